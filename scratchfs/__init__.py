@@ -1,0 +1,37 @@
+"""scratchfs: an out-of-context scratch store for LLM agents.
+
+Large tool results are spilled to a local store under an unguessable handle and replaced in the model's context by a
+compact stub; the model reads them back in pieces (:meth:`Scope.read_handle`) and keeps a per-run notebook
+(``scratch_*``). See README.md for a tour and ``docs/`` for the design.
+"""
+
+from .errors import CorruptBlob, InvalidArgument, NotFound, ScratchError, StorageError, StoreBusy
+from .index import Entry
+from .policy import NEVER_SPILL_TOOLS, SPILL_CLASSES, Observation, Stub, should_spill
+from .search import Window
+from .store import MAX_READ_BYTES, Matches, Scope, ScratchStore, Slice
+from .sweeper import SweepResult
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "MAX_READ_BYTES",
+    "NEVER_SPILL_TOOLS",
+    "SPILL_CLASSES",
+    "CorruptBlob",
+    "Entry",
+    "InvalidArgument",
+    "Matches",
+    "NotFound",
+    "Observation",
+    "Scope",
+    "ScratchError",
+    "ScratchStore",
+    "Slice",
+    "StorageError",
+    "StoreBusy",
+    "Stub",
+    "SweepResult",
+    "Window",
+    "should_spill",
+]

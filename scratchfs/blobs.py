@@ -1,0 +1,289 @@
+"""Blob files on disk: where each one lives, how it is written so that no reader sees it half-done, how it goes away.
+
+Layout under the store's root::
+
+    runs/<run>/<agent>/<token>.zst   one seekable blob per entry (see :mod:`scratchfs.seekable`)
+    trash/<token>/                   a run or agent directory being removed (renamed here first)
+    locks/                           lock files (never inside a directory that a delete removes)
+
+``<run>`` and ``<agent>`` are :func:`scratchfs.ids.path_part` encodings; ``<token>`` is a fresh random token per
+write (for a spilled result, the handle itself), so a file is never rewritten in place: an overwrite writes a new
+file and the index row moves to it.
+
+Atomicity comes from the order of the steps, not from a rename: the file is written completely (and flushed with
+``fsync`` when the store is durable) *before* the index row that names it is committed, and a reader only finds files
+through rows. A crash mid-write leaves a file with no row (an orphan), which :mod:`scratchfs.sweeper` removes after a
+grace period. While a write is in flight its file holds an exclusive ``flock``; the sweeper never removes a locked
+file, so a slow writer's file is safe however long it takes.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import re
+import shutil
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import ids
+from .errors import InvalidArgument, StorageError
+from .seekable import SeekableWriter
+
+BLOB_SUFFIX = ".zst"
+BLOB_NAME_RE = re.compile(r"([a-z2-7]{24})\.zst\Z")
+READ_CHUNK_BYTES = 1024 * 1024
+_FILE_MODE = 0o600
+_DIR_MODE = 0o700
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+
+def iter_chunks(content: object, chunk_bytes: int = READ_CHUNK_BYTES) -> Iterator[bytes | memoryview]:
+    """Yield the bytes of ``content`` in chunks, never holding more than one chunk of a stream.
+
+    ``content`` is ``bytes``/``bytearray``/``memoryview``; ``str`` (stored as UTF-8); a binary file object (anything
+    with ``read(n)``; ``str`` from a text file is encoded as UTF-8); or an iterable of such chunks.
+
+    Raises:
+        InvalidArgument: any other type, a chunk of another type, or text that is not valid UTF-8 (lone surrogates).
+    """
+    if isinstance(content, (bytes, bytearray, memoryview)):
+        yield memoryview(content).cast("B")
+    elif isinstance(content, str):
+        for start in range(0, len(content), chunk_bytes):
+            yield _encode(content[start : start + chunk_bytes])
+    elif callable(getattr(content, "read", None)):
+        while True:
+            chunk = content.read(chunk_bytes)
+            if not chunk:
+                return
+            yield _as_bytes(chunk)
+    elif isinstance(content, Iterable) and not isinstance(content, (dict, set, frozenset)):
+        for chunk in content:
+            yield _as_bytes(chunk)
+    else:
+        raise InvalidArgument(
+            f"content must be bytes, str, a binary file or an iterable of byte chunks, not {type(content).__name__}"
+        )
+
+
+def _encode(text: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidArgument(f"content is not valid UTF-8 text (at character {exc.start})") from None
+
+
+def _as_bytes(chunk: object) -> bytes | memoryview:
+    if isinstance(chunk, (bytes, bytearray, memoryview)):
+        return memoryview(chunk).cast("B")
+    if isinstance(chunk, str):
+        return _encode(chunk)
+    raise InvalidArgument(f"a content chunk must be bytes or str, not {type(chunk).__name__}")
+
+
+def storage_error(exc: OSError, doing: str) -> StorageError:
+    """Wrap an ``OSError`` as a :class:`StorageError` whose message says what failed and why."""
+    reason = {
+        errno.ENOSPC: "the disk is full",
+        errno.EFBIG: "the file-size limit was reached",
+        errno.EDQUOT: "the disk quota is exhausted",
+        errno.EACCES: "permission denied",
+        errno.EROFS: "the file system is read-only",
+    }.get(exc.errno or 0, exc.strerror or str(exc))
+    err = StorageError(f"{doing}: {reason}")
+    err.errno = exc.errno
+    return err
+
+
+@dataclass(frozen=True, slots=True)
+class BlobInfo:
+    """What :meth:`Blobs.write` wrote: ``size`` (decompressed bytes), ``stored_size`` (file bytes) and the per-frame
+    newline counts (``frame_newlines``, one per frame)."""
+
+    size: int
+    stored_size: int
+    frames: int
+    frame_newlines: bytes
+
+
+class PendingBlob:
+    """A blob file written completely but not yet named by an index row; holds the file's ``flock``.
+
+    Call :meth:`exists` inside the index transaction that inserts the row (a concurrent ``delete_run`` may have moved
+    the directory away), then :meth:`release` after the commit, or :meth:`discard` if the row was not written.
+    """
+
+    def __init__(self, path: Path, fd: int, info: BlobInfo) -> None:
+        self.path = path
+        self.info = info
+        self._fd: int | None = fd
+
+    def exists(self) -> bool:
+        """True while the file is still at its path (not moved away by a delete)."""
+        return os.path.exists(self.path)
+
+    def release(self) -> None:
+        """Drop the lock and close the file (idempotent)."""
+        if self._fd is not None:
+            os.close(self._fd)  # closing the last descriptor drops the flock
+            self._fd = None
+
+    def discard(self) -> None:
+        """Remove the file and release it (idempotent; a file already gone is fine)."""
+        try:
+            os.unlink(self.path)
+        except FileNotFoundError:
+            pass
+        finally:
+            self.release()
+
+
+class Blobs:
+    """The blob files of one store root.
+
+    Args:
+        root: the store's root directory (must exist).
+        frame_bytes: decompressed bytes per frame.
+        level: zstd compression level.
+        durable: ``fsync`` each file and its directory before the row that names it is committed.
+    """
+
+    def __init__(self, root: Path, frame_bytes: int, level: int, durable: bool = False) -> None:
+        self.root = root
+        self.runs = root / "runs"
+        self.trash = root / "trash"
+        self.frame_bytes = frame_bytes
+        self.level = level
+        self.durable = durable
+
+    # -- paths ----------------------------------------------------------------------------------------------------
+
+    def run_dir(self, run_id: str) -> Path:
+        """Directory of a (validated) run id."""
+        return self.runs / ids.path_part(run_id)
+
+    def agent_dir(self, run_id: str, agent_id: str) -> Path:
+        """Directory of a (validated) run id and agent id."""
+        return self.runs / ids.path_part(run_id) / ids.path_part(agent_id)
+
+    def path(self, run_id: str, agent_id: str, token: str) -> Path:
+        """Path of the blob ``token`` of a scope. ``token`` must come from :func:`scratchfs.ids.new_token` (checked)."""
+        if not ids.TOKEN_RE.match(token):
+            raise ValueError(f"not a blob token: {token!r}")
+        return self.agent_dir(run_id, agent_id) / (token + BLOB_SUFFIX)
+
+    # -- writing --------------------------------------------------------------------------------------------------
+
+    def write(self, run_id: str, agent_id: str, token: str, chunks: Iterable) -> PendingBlob:
+        """Write a new blob from an iterable of byte chunks and return it, still locked, for the index commit.
+
+        Raises:
+            StorageError: the file system refused (disk full, file-size limit, permissions, or the run's directory
+                was removed mid-write); no file is left behind.
+            InvalidArgument: from ``chunks`` (bad content); no file is left behind.
+        """
+        path = self.path(run_id, agent_id, token)
+        fd = self._create(path)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            writer = SeekableWriter(fd, self.frame_bytes, self.level, count_lines=True)
+            for chunk in chunks:
+                writer.write(chunk)
+            writer.close()
+            if self.durable:
+                os.fsync(fd)
+                _fsync_dir(path.parent)
+        except BaseException as exc:
+            _unlink_quietly(path)
+            os.close(fd)
+            if isinstance(exc, OSError):
+                raise storage_error(exc, "cannot write the blob") from exc
+            raise
+        info = BlobInfo(writer.size, writer.stored_size, len(writer.frame_newlines), writer.frame_newlines.tobytes())
+        return PendingBlob(path, fd, info)
+
+    def _create(self, path: Path) -> int:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_CLOEXEC
+        for attempt in range(3):
+            try:
+                return os.open(path, flags, _FILE_MODE)
+            except FileNotFoundError:
+                if attempt == 2:
+                    raise StorageError(f"cannot create the blob directory {path.parent}") from None
+                self._make_dirs(path.parent)
+            except OSError as exc:
+                raise storage_error(exc, "cannot create the blob file") from exc
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _make_dirs(self, directory: Path) -> None:
+        try:
+            os.makedirs(directory, mode=_DIR_MODE, exist_ok=True)
+            if self.durable:
+                _fsync_dir(directory.parent)
+                _fsync_dir(directory.parent.parent)
+        except OSError as exc:
+            raise storage_error(exc, "cannot create the blob directory") from exc
+
+    # -- reading --------------------------------------------------------------------------------------------------
+
+    def open(self, run_id: str, agent_id: str, token: str) -> int:
+        """Open a blob for reading and return its file descriptor (the caller closes it).
+
+        Raises:
+            FileNotFoundError: the file is gone (the caller decides what that means).
+            StorageError: any other file-system failure.
+        """
+        try:
+            return os.open(self.path(run_id, agent_id, token), os.O_RDONLY | _O_CLOEXEC)
+        except FileNotFoundError:
+            raise
+        except OSError as exc:
+            raise storage_error(exc, "cannot open the blob") from exc
+
+    # -- removing -------------------------------------------------------------------------------------------------
+
+    def unlink(self, run_id: str, agent_id: str, token: str) -> int:
+        """Remove a blob file; return the bytes freed (0 if it was already gone)."""
+        path = self.path(run_id, agent_id, token)
+        try:
+            size = os.stat(path).st_size
+            os.unlink(path)
+            return size
+        except FileNotFoundError:
+            return 0
+
+    def move_to_trash(self, directory: Path) -> Path | None:
+        """Rename a run or agent directory into ``trash/`` (atomic), so that no new file can land in it; return the
+        trash path, or ``None`` if the directory did not exist."""
+        target = self.trash / ids.new_token()
+        try:
+            os.makedirs(self.trash, mode=_DIR_MODE, exist_ok=True)
+            os.rename(directory, target)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise storage_error(exc, "cannot remove the directory") from exc
+        return target
+
+    @staticmethod
+    def remove_tree(path: Path) -> None:
+        """Remove a directory tree that was moved to the trash (errors ignored: the sweeper retries)."""
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _unlink_quietly(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY | _O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,113 @@
+"""``scratchfs demo``: the main job on real tool outputs.
+
+For each recorded output in the fixtures folder: offload it as the agent runtime would (so the spill policy decides),
+then show the bytes the tool returned, the bytes that reached the context (the stub), the bytes on disk, and check a
+range read and a match search against the original bytes. Then a scratchpad round trip and the run's listing.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from .policy import Observation
+from .render import entries_table, human_bytes
+from .store import ScratchStore
+
+RUN_ID = "demo"
+AGENT_ID = "agent-1"
+
+# tool name and result class by file extension, as an agent runtime would tag them
+_TOOLS = {
+    ".html": ("browser.get", "browser"),
+    ".htm": ("browser.get", "browser"),
+    ".json": ("api.describe", "query"),
+    ".csv": ("sql.query", "query"),
+    ".txt": ("workspace.grep", "workspace"),
+}
+_WORD = re.compile(rb"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]{5,}")
+
+
+def find_fixtures(explicit: str | None) -> Path:
+    """The fixtures folder: ``explicit``, else ``./fixtures``, else ``fixtures/`` beside the package (a clone)."""
+    if explicit:
+        return Path(explicit)
+    for candidate in (Path.cwd() / "fixtures", Path(__file__).resolve().parent.parent / "fixtures"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError("no fixtures folder found: run from a clone of scratchfs or pass --fixtures DIR")
+
+
+def pick_needle(data: bytes) -> bytes:
+    """A word from the middle of the content, to search for."""
+    found = _WORD.search(data, len(data) // 2) or _WORD.search(data)
+    return found.group(0) if found else data[len(data) // 2 : len(data) // 2 + 8] or b"a"
+
+
+def run_demo(store: ScratchStore, fixtures_dir: str | None) -> None:
+    """Run the demo against ``store`` under run :data:`RUN_ID` and print its report to stdout."""
+    console = Console(width=max(120, Console().width))
+    folder = find_fixtures(fixtures_dir)
+    files = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix in _TOOLS)
+    if not files:
+        raise FileNotFoundError(f"no recorded outputs ({', '.join(_TOOLS)}) in {folder}")
+    store.delete_run(RUN_ID)
+    scope = store.scope(RUN_ID, AGENT_ID)
+    console.print(f"scratchfs demo: {len(files)} real tool outputs from {folder}, store at {store.root}\n")
+
+    table = Table(title="tool results: what the tool returned, what reached the context, what went to disk")
+    for name in ("output", "tool", "returned", "to context", "on disk", "saved", "range read", "match: windows"):
+        table.add_column(name, justify="left" if name in ("output", "tool", "match: windows") else "right",
+                         overflow="fold")
+    total_in = total_ctx = total_disk = 0
+    stubs: list[str] = []
+    for path in files:
+        data = path.read_bytes()
+        tool, result_class = _TOOLS[path.suffix]
+        out = scope.offload(Observation(tool=tool, content=data, result_class=result_class))
+        to_context = len(out.content.encode("utf-8") if isinstance(out.content, str) else out.content)
+        total_in += len(data)
+        total_ctx += to_context
+        if out.stub is None:
+            table.add_row(path.name, tool, human_bytes(len(data)), human_bytes(to_context),
+                          "-", "-", "kept in context", "-")
+            continue
+        handle = out.stub.handle
+        stubs.append(out.content)
+        entry = next(e for e in scope.list_entries() if e.key == handle)
+        total_disk += entry.stored_size
+        middle = len(data) // 2
+        part = scope.read_handle(handle, offset=middle, length=256)
+        range_ok = part.data == data[middle : middle + 256]
+        needle = pick_needle(data)
+        found = scope.read_handle(handle, match=needle, context=40, max_matches=5)
+        windows_ok = all(w.data == data[w.offset : w.offset + w.length] and
+                         data[w.match_offset : w.match_offset + len(needle)] == needle for w in found.windows)
+        first = data.find(needle)
+        windows_ok = windows_ok and bool(found.windows) and found.windows[0].match_offset == first
+        table.add_row(
+            path.name, tool, human_bytes(len(data)), human_bytes(to_context),
+            human_bytes(entry.stored_size), f"{1 - to_context / len(data):.1%}",
+            f"{len(part.data)} B @{middle} {'ok' if range_ok else 'WRONG'}",
+            f"{needle.decode('utf-8', 'replace')!r}: {len(found.windows)}"
+            f"{'+' if found.next_offset is not None else ''} {'ok' if windows_ok else 'WRONG'}",
+        )
+    table.add_section()
+    table.add_row("total", "", human_bytes(total_in), human_bytes(total_ctx), human_bytes(total_disk),
+                  f"{1 - total_ctx / max(1, total_in):.1%}", "", "")
+    console.print(table)
+
+    if stubs:
+        console.print(f"\nthe stub that reached the context instead of {files[0].name} ({len(stubs[0])} bytes):")
+        console.print(stubs[0], markup=False, highlight=False, soft_wrap=True)
+
+    note = "plan: 1) read the CSV's header 2) search the grep output for 'class Thread'"
+    scope.scratch_write("plan", note)
+    back = scope.scratch_read("plan").decode("utf-8")
+    keys = [e.key for e in scope.scratch_list()]
+    console.print(f"\nscratchpad: wrote 'plan' ({len(note)} bytes), read back "
+                  f"{'identical' if back == note else 'DIFFERENT'}; keys: {keys}\n")
+    console.print(entries_table(store.list_entries_for_run(RUN_ID), store.now(), title=f"run {RUN_ID!r}"))

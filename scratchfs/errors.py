@@ -1,0 +1,65 @@
+"""The exception hierarchy of scratchfs: one base class, one subclass per kind of failure.
+
+Every error a caller can see from the public API is a :class:`ScratchError`. The CLI maps each kind to one exit
+code (:attr:`ScratchError.exit_code`), and the MCP faces map it to a tool error whose text starts with
+:attr:`ScratchError.kind`.
+"""
+
+from __future__ import annotations
+
+
+class ScratchError(Exception):
+    """Base class of every error raised by scratchfs.
+
+    Attributes:
+        kind: a short stable name of the failure, e.g. ``"not found"``.
+        exit_code: the CLI exit code for this kind of failure.
+    """
+
+    kind = "error"
+    exit_code = 4
+
+
+class NotFound(ScratchError, KeyError):
+    """No live entry answers this handle or key in this scope.
+
+    Raised alike for a handle of another scope, an expired entry, a deleted run's entry and one that never existed,
+    so that nothing about other scopes leaks. ``str(err)`` is the message (not ``KeyError``'s quoted repr).
+    """
+
+    kind = "not found"
+    exit_code = 1
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "not found"
+
+
+class InvalidArgument(ScratchError, ValueError):
+    """A bad id, key, range, TTL, needle or option; the message names the bad value."""
+
+    kind = "invalid argument"
+    exit_code = 2
+
+
+class CorruptBlob(ScratchError):
+    """A blob file does not match its seek table, its checksums or its index row; the message names the handle."""
+
+    kind = "corrupt"
+    exit_code = 3
+
+
+class StoreBusy(ScratchError, TimeoutError):
+    """The index or a lock stayed busy past the store's busy timeout (seconds)."""
+
+    kind = "busy"
+    exit_code = 4
+
+
+class StorageError(ScratchError, OSError):
+    """The file system refused a write or a read (disk full, file-size limit, permissions, run deleted mid-write)."""
+
+    kind = "storage"
+    exit_code = 4
+
+
+__all__ = ["CorruptBlob", "InvalidArgument", "NotFound", "ScratchError", "StorageError", "StoreBusy"]

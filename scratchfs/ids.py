@@ -1,0 +1,131 @@
+"""Validation and on-disk encoding of run ids, agent ids and keys; generation of handles and blob names.
+
+Ids come from models and sandboxes, so nothing about them is trusted:
+
+* A run id or agent id is text of 1 to :data:`MAX_ID_BYTES` UTF-8 bytes with no control characters (C0, DEL, C1).
+  Anything else (``bytes``, ``None``, lone surrogates that are not UTF-8, NUL, newlines) raises
+  :class:`~scratchfs.errors.InvalidArgument`. Ids are compared as given: no case folding and no Unicode
+  normalization, so ``"é"`` (NFC) and ``"e\\u0301"`` (NFD) are two distinct ids.
+* A key is the same kind of text, up to :data:`MAX_KEY_BYTES` UTF-8 bytes. Keys never become paths.
+* :func:`path_part` maps an id to one directory name, injectively, using only ``[a-z0-9._%-]``: safe bytes pass
+  through, every other byte becomes ``%XX`` (upper-case hex), a leading ``.`` is escaped, and a name that would be
+  longer than :data:`MAX_PART_CHARS` becomes ``%h`` + the SHA-256 of the id. No id can produce ``.``, ``..``, a
+  separator, or two names that differ only by case, so no path leaves the root and two ids never share a directory
+  (even on a case-insensitive file system).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from base64 import b32encode
+
+from .errors import InvalidArgument
+
+MAX_ID_BYTES = 256
+"""Longest run id or agent id, in UTF-8 bytes."""
+MAX_KEY_BYTES = 512
+"""Longest scratchpad key, in UTF-8 bytes."""
+MAX_TOOL_BYTES = 256
+"""Longest source tool name, in UTF-8 bytes."""
+MAX_PART_CHARS = 120
+"""Longest directory name :func:`path_part` writes before it switches to a hash."""
+
+HANDLE_PREFIX = "h_"
+HANDLE_RE = re.compile(r"h_[a-z2-7]{24}\Z")
+TOKEN_RE = re.compile(r"[a-z2-7]{24}\Z")
+_TOKEN_BYTES = 15  # 120 random bits -> 24 base32 characters
+
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_SAFE = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_-.")
+
+
+def _shorten(value: object, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def check_text(value: object, what: str, max_bytes: int, *, allow_empty: bool = False) -> str:
+    """Return ``value`` if it is acceptable as an id, key or prefix named ``what``.
+
+    Raises:
+        InvalidArgument: not ``str``; empty (unless ``allow_empty``); longer than ``max_bytes`` UTF-8 bytes; not
+            encodable as UTF-8 (lone surrogates); or containing a control character.
+    """
+    if not isinstance(value, str):
+        raise InvalidArgument(f"{what} must be text, not {type(value).__name__}: {_shorten(value)}")
+    if not value and not allow_empty:
+        raise InvalidArgument(f"{what} must not be empty")
+    try:
+        size = len(value.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise InvalidArgument(f"{what} is not valid UTF-8 text: {_shorten(value)}") from None
+    if size > max_bytes:
+        raise InvalidArgument(f"{what} is {size} UTF-8 bytes, longer than the limit of {max_bytes}: {_shorten(value)}")
+    if _CONTROL_RE.search(value):
+        raise InvalidArgument(f"{what} contains a control character: {_shorten(value)}")
+    return value
+
+
+def check_run_id(value: object) -> str:
+    """Validate a run id (see the module docstring). Raises :class:`InvalidArgument`."""
+    return check_text(value, "run id", MAX_ID_BYTES)
+
+
+def check_agent_id(value: object) -> str:
+    """Validate an agent id (see the module docstring). Raises :class:`InvalidArgument`."""
+    return check_text(value, "agent id", MAX_ID_BYTES)
+
+
+def check_key(value: object) -> str:
+    """Validate a scratchpad key (see the module docstring). Raises :class:`InvalidArgument`."""
+    return check_text(value, "key", MAX_KEY_BYTES)
+
+
+def check_tool(value: object) -> str | None:
+    """Validate a source tool name: ``None`` or text of at most :data:`MAX_TOOL_BYTES` UTF-8 bytes.
+
+    Raises:
+        InvalidArgument: as :func:`check_text`.
+    """
+    if value is None:
+        return None
+    return check_text(value, "source tool", MAX_TOOL_BYTES, allow_empty=True)
+
+
+def check_handle(value: object) -> str:
+    """Validate the shape of a handle (``h_`` + 24 base32 characters).
+
+    Raises:
+        InvalidArgument: not text, or not shaped like a handle. A well-shaped handle that names nothing is not an
+            error here; the lookup raises :class:`~scratchfs.errors.NotFound`.
+    """
+    if not isinstance(value, str) or not HANDLE_RE.match(value):
+        raise InvalidArgument(f"not a handle (expected 'h_' and 24 letters a-z or digits 2-7): {_shorten(value)}")
+    return value
+
+
+def new_token() -> str:
+    """Return 24 characters of base32 (``[a-z2-7]``) from 120 bits of :mod:`secrets` randomness."""
+    return b32encode(secrets.token_bytes(_TOKEN_BYTES)).decode("ascii").lower()
+
+
+def new_handle() -> str:
+    """Return a fresh, unguessable handle: ``h_`` + :func:`new_token`."""
+    return HANDLE_PREFIX + new_token()
+
+
+def path_part(value: str) -> str:
+    """Encode an already validated id as one directory name (see the module docstring); injective."""
+    raw = value.encode("utf-8")
+    out = []
+    for i, byte in enumerate(raw):
+        if byte in _SAFE and not (i == 0 and byte == 0x2E):
+            out.append(chr(byte))
+        else:
+            out.append(f"%{byte:02X}")
+    name = "".join(out)
+    if len(name) > MAX_PART_CHARS:
+        name = "%h" + hashlib.sha256(raw).hexdigest()
+    return name

@@ -1,0 +1,378 @@
+"""The SQLite index: the only module that speaks SQL.
+
+One table, ``entries``, one row per ``(run_id, agent_id, kind, key)``; ``kind`` is ``"handle"`` (a spilled result,
+``key`` = its handle) or ``"scratch"`` (a scratchpad key). Times are epoch seconds (``REAL``) from the store's one
+clock; sizes are bytes. A row names its blob file by ``blob`` (a random token, see :mod:`scratchfs.blobs`).
+
+Connections: one per thread and per process (a ``fork()`` child opens its own and never touches its parent's), in
+WAL mode with ``synchronous=NORMAL`` (``FULL`` for durable stores) and the store's busy timeout. Every write is one
+short ``BEGIN IMMEDIATE`` transaction, so writers queue on SQLite's lock instead of failing on a read-to-write
+upgrade. A lock still busy after the timeout raises :class:`~scratchfs.errors.StoreBusy`; any other SQLite failure
+raises :class:`~scratchfs.errors.StorageError`. The schema is created (and migrated, by ``PRAGMA user_version``) under
+a file lock, so many processes may open one new root at once.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import sqlite_utils
+from filelock import FileLock, Timeout
+
+from .errors import StorageError, StoreBusy
+
+SCHEMA_VERSION = 1
+KINDS = ("handle", "scratch")
+
+_COLUMNS = (
+    "kind, run_id, agent_id, key, blob, size, stored_size, frames, lines, preview, source_tool, content_type, shape, "
+    "created_at, expires_at, ttl"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One live entry, as the index knows it (no content).
+
+    Attributes:
+        kind: ``"handle"`` or ``"scratch"``.
+        key: the handle (for ``kind="handle"``) or the scratchpad key.
+        run_id, agent_id: the entry's scope.
+        blob: the token of its blob file.
+        size: content bytes (uncompressed).
+        stored_size: bytes on disk (compressed, seek table included).
+        frames: number of zstd frames.
+        lines: number of lines (``\\n`` count, plus one for an unterminated last line).
+        preview: the first bytes of the content as text (see :mod:`scratchfs.policy`).
+        source_tool: the tool whose result this is (``None`` for scratchpad entries written without one).
+        content_type, shape: what the content looks like, when known.
+        created_at, expires_at: epoch seconds.
+        ttl: the entry's time to live, in seconds.
+    """
+
+    kind: str
+    run_id: str
+    agent_id: str
+    key: str
+    blob: str
+    size: int
+    stored_size: int
+    frames: int
+    lines: int
+    preview: str
+    source_tool: str | None
+    content_type: str | None
+    shape: str | None
+    created_at: float
+    expires_at: float
+    ttl: float
+
+    def to_dict(self) -> dict:
+        """The entry as a JSON-ready dict (without the blob token)."""
+        return {name: getattr(self, name) for name in self.__slots__ if name != "blob"}
+
+
+@dataclass(frozen=True, slots=True)
+class Expired:
+    """A row removed by :meth:`Index.pop_expired`."""
+
+    run_id: str
+    agent_id: str
+    blob: str
+    stored_size: int
+
+
+def _busy_or_storage(exc: sqlite3.Error, doing: str) -> Exception:
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        return StoreBusy(f"the index stayed busy past the busy timeout while {doing}")
+    return StorageError(f"the index failed while {doing}: {text}")
+
+
+class Index:
+    """The entries table of one store.
+
+    Args:
+        path: the SQLite file (created if missing).
+        lock_dir: directory for the schema lock file.
+        busy_timeout: seconds a statement waits for a lock before :class:`StoreBusy`.
+        durable: ``synchronous=FULL`` instead of ``NORMAL``.
+
+    Raises:
+        StoreBusy: the schema lock or the database stayed locked past ``busy_timeout``.
+        StorageError: the database cannot be opened or is not a scratchfs index.
+    """
+
+    def __init__(self, path: Path, lock_dir: Path, busy_timeout: float, durable: bool = False) -> None:
+        self.path = path
+        self.busy_timeout = busy_timeout
+        self._synchronous = "FULL" if durable else "NORMAL"
+        self._local = threading.local()
+        self._all_conns: list[tuple[int, sqlite3.Connection]] = []
+        self._conns_lock = threading.Lock()
+        self._closed = False
+        self._migrate(lock_dir)
+
+    # -- connections ----------------------------------------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(
+                self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False
+            )
+            conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+            conn.execute(f"PRAGMA synchronous = {self._synchronous}")
+            conn.execute("PRAGMA foreign_keys = ON")
+        except sqlite3.Error as exc:
+            raise _busy_or_storage(exc, "opening the index") from exc
+        return conn
+
+    def conn(self) -> sqlite3.Connection:
+        """This thread's connection in this process (opened on first use)."""
+        local = self._local
+        pid = os.getpid()
+        conn = getattr(local, "conn", None)
+        if conn is None or local.pid != pid:
+            if self._closed:
+                raise StorageError("the store is closed")
+            conn = self._connect()
+            local.conn, local.pid = conn, pid
+            with self._conns_lock:
+                self._all_conns.append((pid, conn))
+        return conn
+
+    def close(self) -> None:
+        """Close every connection this process opened (a forked child leaves its parent's alone)."""
+        self._closed = True
+        pid = os.getpid()
+        with self._conns_lock:
+            conns, self._all_conns = self._all_conns, []
+        for owner, conn in conns:
+            if owner == pid:
+                try:
+                    conn.close()
+                except sqlite3.Error:  # pragma: no cover - closing never fails in practice
+                    pass
+
+    @contextmanager
+    def write(self, doing: str) -> Iterator[sqlite3.Connection]:
+        """One ``BEGIN IMMEDIATE`` transaction: committed on success, rolled back on any exception."""
+        conn = self.conn()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise _busy_or_storage(exc, doing) from exc
+        try:
+            yield conn
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        try:
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise _busy_or_storage(exc, doing) from exc
+
+    def read(self, sql: str, params: tuple, doing: str) -> list[tuple]:
+        """Run one read-only statement and return all rows."""
+        try:
+            return self.conn().execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise _busy_or_storage(exc, doing) from exc
+
+    # -- schema ---------------------------------------------------------------------------------------------------
+
+    def _migrate(self, lock_dir: Path) -> None:
+        conn = self.conn()
+        try:
+            if conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+                return
+        except sqlite3.Error as exc:
+            raise _busy_or_storage(exc, "reading the schema version") from exc
+        lock = FileLock(str(lock_dir / "index.lock"), timeout=self.busy_timeout)
+        try:
+            with lock:
+                self._create_schema(conn)
+        except Timeout:
+            raise StoreBusy(f"the schema lock {lock.lock_file} stayed busy past the busy timeout") from None
+        except sqlite3.Error as exc:
+            raise _busy_or_storage(exc, "creating the schema") from exc
+
+    def _create_schema(self, conn: sqlite3.Connection) -> None:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version == SCHEMA_VERSION:
+            return
+        if version > SCHEMA_VERSION:
+            raise StorageError(f"{self.path} has schema version {version}; this scratchfs knows {SCHEMA_VERSION}")
+        conn.execute("PRAGMA journal_mode = WAL")
+        db = sqlite_utils.Database(conn)
+        with self.write("creating the schema"):
+            db["entries"].create(
+                {
+                    "id": int, "kind": str, "run_id": str, "agent_id": str, "key": str, "blob": str,
+                    "size": int, "stored_size": int, "frames": int, "lines": int, "preview": str,
+                    "source_tool": str, "content_type": str, "shape": str,
+                    "created_at": float, "expires_at": float, "ttl": float, "frame_newlines": bytes,
+                },
+                pk="id",
+                not_null={"kind", "run_id", "agent_id", "key", "blob", "size", "stored_size", "frames", "lines",
+                          "preview", "created_at", "expires_at", "ttl"},
+                if_not_exists=True,
+            )
+            table = db["entries"]
+            table.create_index(["run_id", "agent_id", "kind", "key"], unique=True, if_not_exists=True,
+                               index_name="entries_scope_key")
+            table.create_index(["expires_at"], if_not_exists=True, index_name="entries_expires_at")
+            table.create_index(["blob"], unique=True, if_not_exists=True, index_name="entries_blob")
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    # -- entries --------------------------------------------------------------------------------------------------
+
+    def lookup(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> Entry | None:
+        """The live entry of a scope and key (``expires_at > now``), or ``None``."""
+        rows = self.read(
+            f"SELECT {_COLUMNS} FROM entries WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ? "
+            "AND expires_at > ?",
+            (run_id, agent_id, kind, key, now), "looking up an entry",
+        )
+        return Entry(*rows[0]) if rows else None
+
+    def frame_newlines(self, run_id: str, agent_id: str, kind: str, key: str, blob: str) -> bytes | None:
+        """The per-frame newline counts (``array('I')`` bytes) of an entry's blob, or ``None``."""
+        rows = self.read(
+            "SELECT frame_newlines FROM entries WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ? "
+            "AND blob = ?",
+            (run_id, agent_id, kind, key, blob), "reading line counts",
+        )
+        return rows[0][0] if rows else None
+
+    def put(self, entry: Entry, frame_newlines: bytes, check: Callable[[], bool]) -> tuple[bool, str | None]:
+        """Insert or replace the row of ``(run_id, agent_id, kind, key)`` in one transaction.
+
+        ``check`` runs inside the transaction; if it returns False the transaction is rolled back and
+        ``(False, None)`` returned (the blob vanished: its run was deleted meanwhile). Otherwise returns
+        ``(True, blob token of the replaced row or None)``; the caller removes the replaced blob.
+        """
+        e = entry
+        with self.write("writing an entry") as conn:
+            if not check():
+                conn.execute("ROLLBACK")
+                return False, None
+            old = conn.execute(
+                "SELECT blob FROM entries WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ?",
+                (e.run_id, e.agent_id, e.kind, e.key),
+            ).fetchone()
+            conn.execute(
+                f"INSERT INTO entries ({_COLUMNS}, frame_newlines) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+                "ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET blob = excluded.blob, "
+                "size = excluded.size, stored_size = excluded.stored_size, frames = excluded.frames, "
+                "lines = excluded.lines, preview = excluded.preview, source_tool = excluded.source_tool, "
+                "content_type = excluded.content_type, shape = excluded.shape, created_at = excluded.created_at, "
+                "expires_at = excluded.expires_at, ttl = excluded.ttl, frame_newlines = excluded.frame_newlines",
+                (e.kind, e.run_id, e.agent_id, e.key, e.blob, e.size, e.stored_size, e.frames, e.lines, e.preview,
+                 e.source_tool, e.content_type, e.shape, e.created_at, e.expires_at, e.ttl, frame_newlines),
+            )
+        return True, (old[0] if old else None)
+
+    def delete_key(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> tuple[bool, str | None]:
+        """Delete the row of a scope and key; return ``(it was live, its blob token or None)``."""
+        where = "WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ?"
+        with self.write("deleting an entry") as conn:
+            row = conn.execute(f"SELECT blob, expires_at FROM entries {where}", (run_id, agent_id, kind, key)).fetchone()
+            if row is not None:
+                conn.execute(f"DELETE FROM entries {where}", (run_id, agent_id, kind, key))
+        if row is None:
+            return False, None
+        return row[1] > now, row[0]
+
+    def delete_scope(self, run_id: str, agent_id: str | None, inside: Callable[[], object]) -> int:
+        """Delete every row of a run (or of one agent of it) and run ``inside`` (the directory move) in the same
+        transaction, so that no concurrent write can commit a row for a file that moves away. Returns rows deleted."""
+        with self.write("deleting a run") as conn:
+            if agent_id is None:
+                count = conn.execute("DELETE FROM entries WHERE run_id = ?", (run_id,)).rowcount
+            else:
+                count = conn.execute(
+                    "DELETE FROM entries WHERE run_id = ? AND agent_id = ?", (run_id, agent_id)
+                ).rowcount
+            inside()
+        return count
+
+    def list_scope(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str, now: float) -> list[Entry]:
+        """Live entries of a run (every agent when ``agent_id`` is None), of one kind or all, whose key starts with
+        ``prefix`` (an exact prefix: no wildcards, case-sensitive); ordered by creation time."""
+        sql = f"SELECT {_COLUMNS} FROM entries WHERE run_id = ? AND expires_at > ?"
+        params: list = [run_id, now]
+        if agent_id is not None:
+            sql += " AND agent_id = ?"
+            params.append(agent_id)
+        if kind is not None:
+            sql += " AND kind = ?"
+            params.append(kind)
+        if prefix:
+            sql += " AND substr(key, 1, ?) = ?"
+            params += [len(prefix), prefix]
+        sql += " ORDER BY created_at, id"
+        return [Entry(*row) for row in self.read(sql, tuple(params), "listing entries")]
+
+    def list_all(self, now: float) -> list[Entry]:
+        """Every live entry of every run, ordered by run, agent, creation time."""
+        rows = self.read(
+            f"SELECT {_COLUMNS} FROM entries WHERE expires_at > ? ORDER BY run_id, agent_id, created_at, id",
+            (now,), "listing entries",
+        )
+        return [Entry(*row) for row in rows]
+
+    def touch(self, run_id: str, agent_id: str, kind: str, key: str, blob: str, expires_at: float) -> None:
+        """Move a live entry's expiry to ``expires_at`` (epoch seconds) if that is later."""
+        with self.write("refreshing an entry") as conn:
+            conn.execute(
+                "UPDATE entries SET expires_at = ? WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ? "
+                "AND blob = ? AND expires_at < ?",
+                (expires_at, run_id, agent_id, kind, key, blob, expires_at),
+            )
+
+    # -- sweeping -------------------------------------------------------------------------------------------------
+
+    def pop_expired(self, now: float, limit: int) -> list[Expired]:
+        """Delete up to ``limit`` rows with ``expires_at <= now`` in one short transaction and return them."""
+        with self.write("sweeping expired entries") as conn:
+            rows = conn.execute(
+                "SELECT id, run_id, agent_id, blob, stored_size FROM entries WHERE expires_at <= ? LIMIT ?",
+                (now, limit),
+            ).fetchall()
+            conn.executemany("DELETE FROM entries WHERE id = ?", [(row[0],) for row in rows])
+        return [Expired(*row[1:]) for row in rows]
+
+    def blob_rows(self) -> list[tuple[int, str, str, str]]:
+        """``(id, run_id, agent_id, blob)`` of every row, expired or not."""
+        return self.read("SELECT id, run_id, agent_id, blob FROM entries", (), "listing blobs")
+
+    def blobs(self) -> set[str]:
+        """The blob token of every row."""
+        return {row[0] for row in self.read("SELECT blob FROM entries", (), "listing blobs")}
+
+    def has_blob(self, blob: str) -> bool:
+        """True if a row names this blob token."""
+        return bool(self.read("SELECT 1 FROM entries WHERE blob = ?", (blob,), "looking up a blob"))
+
+    def delete_rows(self, rows: list[tuple[int, str]]) -> int:
+        """Delete rows by ``(id, blob)``, each only if it still names that blob; return rows deleted."""
+        if not rows:
+            return 0
+        with self.write("removing rows whose file is gone") as conn:
+            return sum(
+                conn.execute("DELETE FROM entries WHERE id = ? AND blob = ?", row).rowcount for row in rows
+            )
+
+    def integrity_check(self) -> str:
+        """The result of ``PRAGMA integrity_check`` (``"ok"`` when the database is sound)."""
+        return "\n".join(row[0] for row in self.read("PRAGMA integrity_check", (), "checking integrity"))

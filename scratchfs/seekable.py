@@ -1,0 +1,464 @@
+"""The Zstandard Seekable Format: a streaming writer and a verifying, frame-at-a-time reader.
+
+Source: facebook/zstd, ``contrib/seekable_format/zstd_seekable_compression_format.md`` (version 0.1.0). A blob is a
+sequence of independent zstd frames followed by one skippable frame holding the seek table::
+
+    frame 0 | frame 1 | ... | frame n-1 | seek table
+
+    seek table = Skippable_Magic_Number (u32 LE, 0x184D2A5E)
+                 Frame_Size             (u32 LE, bytes after this field)
+                 n x [Compressed_Size u32 | Decompressed_Size u32 | Checksum u32]
+                 Number_Of_Frames       (u32 LE)
+                 Seek_Table_Descriptor  (u8; bit 7 = Checksum_Flag, bits 6-2 reserved = 0)
+                 Seekable_Magic_Number  (u32 LE, 0x8F92EAB1)
+
+Every frame we write carries its content size and zstd's content checksum, and the seek table has the checksum flag
+set. Its per-frame checksum is "the least significant 32 bits of the XXH64 digest of the uncompressed data" -- the
+very value zstd stores as a frame's content checksum, so the writer copies the frame's last four bytes instead of
+hashing the data twice. python-zstandard has no API for the skippable seek-table frame; :func:`encode_seek_table`
+writes it from the spec.
+
+The reader trusts nothing: :func:`parse_seek_table` checks the magic numbers, reserved bits, the frame count against
+the file size, the sum of compressed sizes against the file size and every decompressed size against
+:data:`MAX_FRAME_BYTES`; :meth:`SeekableReader.frame` checks each frame's header (content size, checksum flag, window)
+against the seek table before it allocates anything, lets zstd verify the content checksum, and compares the
+checksums in the frame and the seek table. Any mismatch raises :class:`FormatError`; no bytes that failed a check are
+returned.
+
+Compressor and decompressor objects are kept per thread (:mod:`threading.local`) and re-created after ``fork()``: a
+zstd context is never shared between threads or processes.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import threading
+from array import array
+from bisect import bisect_right
+from collections import OrderedDict
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import zstandard
+
+SKIPPABLE_MAGIC = 0x184D2A5E
+SEEKABLE_MAGIC = 0x8F92EAB1
+FOOTER_SIZE = 9
+ENTRY_SIZE = 12  # with the checksum flag set
+CHECKSUM_FLAG = 0x80
+RESERVED_BITS = 0x7C
+MAX_FRAMES = 0x8000000  # the reference implementation's ZSTD_SEEKABLE_MAXFRAMES
+
+DEFAULT_FRAME_BYTES = 256 * 1024
+"""Default decompressed size of a frame, in bytes (chosen by measurement: ``bench/README.md``)."""
+MIN_FRAME_BYTES = 4 * 1024
+MAX_FRAME_BYTES = 4 * 1024 * 1024
+"""Largest decompressed frame the writer makes or the reader accepts, in bytes (bounds every allocation)."""
+MAX_WINDOW_BYTES = 8 * 1024 * 1024
+"""Largest zstd window the reader accepts, in bytes."""
+DEFAULT_LEVEL = 3
+
+_FOOTER = struct.Struct("<IBI")
+_HEADER = struct.Struct("<II")
+_BATCH_FRAMES = 8  # frames compressed together (in parallel) per batch
+
+
+class FormatError(ValueError):
+    """The bytes are not a valid seekable blob as this module writes them; the message says what is wrong."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeekTable:
+    """A parsed seek table.
+
+    Attributes:
+        c_offsets: ``n + 1`` byte offsets in the file where each frame starts (the last is the seek table's offset).
+        d_offsets: ``n + 1`` byte offsets in the decompressed content where each frame starts (the last is the size).
+        checksums: ``n`` per-frame checksums (low 32 bits of XXH64 of the frame's decompressed bytes).
+    """
+
+    c_offsets: array
+    d_offsets: array
+    checksums: array
+
+    @property
+    def frames(self) -> int:
+        """Number of frames."""
+        return len(self.checksums)
+
+    @property
+    def size(self) -> int:
+        """Decompressed size of the whole content, in bytes."""
+        return self.d_offsets[-1]
+
+    def frame_at(self, offset: int) -> int:
+        """Index of the frame holding decompressed byte ``offset`` (``0 <= offset < size``)."""
+        return bisect_right(self.d_offsets, offset) - 1
+
+
+def encode_seek_table(compressed: list[int], decompressed: list[int], checksums: list[int]) -> bytes:
+    """Encode a seek table (with the checksum flag set) as a skippable frame, as the spec lays it out.
+
+    Args:
+        compressed: per-frame compressed sizes, in bytes.
+        decompressed: per-frame decompressed sizes, in bytes.
+        checksums: per-frame low 32 bits of XXH64 of the decompressed bytes.
+    """
+    n = len(compressed)
+    if not (n == len(decompressed) == len(checksums)) or n > MAX_FRAMES:
+        raise ValueError("seek table columns differ in length or exceed the frame limit")
+    entries = array("I")
+    for c, d, x in zip(compressed, decompressed, checksums):
+        entries.extend((c, d, x))
+    if entries.itemsize != 4:  # pragma: no cover - every platform we run on has a 4-byte unsigned int
+        raise RuntimeError("array('I') is not 32-bit here")
+    if struct.pack("=I", 1) != struct.pack("<I", 1):  # pragma: no cover - big-endian hosts
+        entries.byteswap()
+    body = entries.tobytes() + _FOOTER.pack(n, CHECKSUM_FLAG, SEEKABLE_MAGIC)
+    return _HEADER.pack(SKIPPABLE_MAGIC, len(body)) + body
+
+
+def parse_seek_table(tail: bytes, file_size: int) -> SeekTable:
+    """Parse and check the seek table at the end of a blob.
+
+    Args:
+        tail: the last bytes of the file; at least the whole seek table frame (see :func:`seek_table_length`).
+        file_size: the blob's size, in bytes.
+
+    Raises:
+        FormatError: any field that is not what this module writes, or sizes that do not add up to ``file_size``.
+    """
+    count = seek_table_length(tail[-FOOTER_SIZE:], file_size)
+    table_len = count * ENTRY_SIZE + FOOTER_SIZE + _HEADER.size
+    if len(tail) < table_len:
+        raise FormatError("seek table shorter than its footer says")
+    frame = tail[len(tail) - table_len :]
+    magic, body_len = _HEADER.unpack_from(frame, 0)
+    if magic != SKIPPABLE_MAGIC or body_len != table_len - _HEADER.size:
+        raise FormatError("seek table frame header is damaged")
+    entries = array("I")
+    entries.frombytes(frame[_HEADER.size : _HEADER.size + count * ENTRY_SIZE])
+    if struct.pack("=I", 1) != struct.pack("<I", 1):  # pragma: no cover - big-endian hosts
+        entries.byteswap()
+    c_offsets = array("Q", [0])
+    d_offsets = array("Q", [0])
+    c_total = d_total = 0
+    compressed = entries[0::3]
+    decompressed = entries[1::3]
+    for c, d in zip(compressed, decompressed):
+        if d > MAX_FRAME_BYTES:
+            raise FormatError(f"a frame claims {d} decompressed bytes, more than the limit of {MAX_FRAME_BYTES}")
+        if c == 0:
+            raise FormatError("a frame claims 0 compressed bytes")
+        c_total += c
+        d_total += d
+        c_offsets.append(c_total)
+        d_offsets.append(d_total)
+    if c_total != file_size - table_len:
+        raise FormatError(
+            f"frames add up to {c_total} bytes but {file_size - table_len} precede the seek table "
+            "(truncated, or bytes added)"
+        )
+    return SeekTable(c_offsets, d_offsets, entries[2::3])
+
+
+def seek_table_length(footer: bytes, file_size: int) -> int:
+    """Check a blob's 9-byte footer and return its number of frames.
+
+    Raises:
+        FormatError: the file is too short, the magic number is wrong, reserved bits are set, the checksum flag is
+            clear, or the frame count cannot fit in the file.
+    """
+    if file_size < FOOTER_SIZE + _HEADER.size or len(footer) != FOOTER_SIZE:
+        raise FormatError(f"file of {file_size} bytes is too short for a seek table")
+    count, descriptor, magic = _FOOTER.unpack(footer)
+    if magic != SEEKABLE_MAGIC:
+        raise FormatError("no seek table at the end of the file (magic number mismatch)")
+    if descriptor & RESERVED_BITS or not descriptor & CHECKSUM_FLAG:
+        raise FormatError(f"seek table descriptor {descriptor:#04x} is not supported")
+    if count > MAX_FRAMES or count * ENTRY_SIZE + FOOTER_SIZE + _HEADER.size > file_size:
+        raise FormatError(f"seek table claims {count} frames, more than a file of {file_size} bytes can hold")
+    return count
+
+
+# -- per-thread zstd contexts -------------------------------------------------------------------------------------
+
+class _Contexts(threading.local):
+    pid = -1
+    compressors: dict
+    decompressor: zstandard.ZstdDecompressor
+
+
+_contexts = _Contexts()
+
+
+def _local() -> _Contexts:
+    ctx = _contexts
+    pid = os.getpid()
+    if ctx.pid != pid:  # first use in this thread, or first use in a forked child
+        ctx.pid = pid
+        ctx.compressors = {}
+        ctx.decompressor = zstandard.ZstdDecompressor(max_window_size=MAX_WINDOW_BYTES)
+    return ctx
+
+
+def compressor(level: int) -> zstandard.ZstdCompressor:
+    """This thread's compressor for ``level``: frames with content size and content checksum."""
+    ctx = _local()
+    cctx = ctx.compressors.get(level)
+    if cctx is None:
+        cctx = zstandard.ZstdCompressor(level=level, write_checksum=True, write_content_size=True)
+        ctx.compressors[level] = cctx
+    return cctx
+
+
+def decompressor() -> zstandard.ZstdDecompressor:
+    """This thread's decompressor (window limited to :data:`MAX_WINDOW_BYTES`)."""
+    return _local().decompressor
+
+
+# -- writing ------------------------------------------------------------------------------------------------------
+
+def _write_all(fd: int, data) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+class SeekableWriter:
+    """Compress a stream into a seekable blob on an open file descriptor, one frame per ``frame_bytes``.
+
+    Memory stays bounded: at most :data:`_BATCH_FRAMES` frames of input and their compressed output are held at once,
+    whatever the total size. Batches of full frames are compressed on all cores
+    (``ZstdCompressor.multi_compress_to_buffer``); each frame is still one independent zstd frame.
+
+    Args:
+        fd: a file descriptor open for writing, positioned at the start of an empty file.
+        frame_bytes: decompressed bytes per frame (:data:`MIN_FRAME_BYTES` to :data:`MAX_FRAME_BYTES`).
+        level: zstd compression level.
+        count_lines: also count ``b"\\n"`` per frame (:attr:`frame_newlines`).
+
+    After :meth:`close`: :attr:`size` (decompressed bytes), :attr:`stored_size` (bytes written, seek table included),
+    :attr:`frame_newlines` (per-frame newline counts, or empty).
+
+    Raises:
+        OSError: from the file system (disk full, file-size limit); the caller removes the partial file.
+    """
+
+    def __init__(self, fd: int, frame_bytes: int = DEFAULT_FRAME_BYTES, level: int = DEFAULT_LEVEL,
+                 count_lines: bool = False) -> None:
+        if not MIN_FRAME_BYTES <= frame_bytes <= MAX_FRAME_BYTES:
+            raise ValueError(f"frame size {frame_bytes} is outside {MIN_FRAME_BYTES}..{MAX_FRAME_BYTES} bytes")
+        self._fd = fd
+        self._frame_bytes = frame_bytes
+        self._level = level
+        self._count_lines = count_lines
+        self._buffer = bytearray()
+        self._pending: list = []  # full frames waiting to be compressed as one batch
+        self._compressed: list[int] = []
+        self._decompressed: list[int] = []
+        self._checksums: list[int] = []
+        self.frame_newlines = array("I")
+        self.size = 0
+        self.stored_size = 0
+        self.closed = False
+
+    def write(self, data) -> None:
+        """Append bytes (any bytes-like object) to the content."""
+        view = memoryview(data).cast("B")
+        frame = self._frame_bytes
+        if self._buffer:
+            take = min(len(view), frame - len(self._buffer))
+            self._buffer += view[:take]
+            view = view[take:]
+            if len(self._buffer) == frame:
+                self._queue(bytes(self._buffer))
+                self._buffer.clear()
+        while len(view) >= frame:
+            self._queue(view[:frame])
+            view = view[frame:]
+        if view:
+            self._buffer += view
+
+    def _queue(self, frame) -> None:
+        self._pending.append(frame)
+        if len(self._pending) >= _BATCH_FRAMES:
+            self._flush()
+
+    def _flush(self) -> None:
+        pending = self._pending
+        if not pending:
+            return
+        cctx = compressor(self._level)
+        if len(pending) == 1 or (os.cpu_count() or 1) < 2:
+            outputs = [cctx.compress(frame) for frame in pending]
+        else:
+            outputs = [segment for segment in cctx.multi_compress_to_buffer(pending, threads=-1)]
+        for raw, out in zip(pending, outputs):
+            self._emit(raw, out)
+        self._pending = []
+
+    def _emit(self, raw, out) -> None:
+        out = memoryview(out)
+        _write_all(self._fd, out)
+        self._compressed.append(len(out))
+        self._decompressed.append(len(raw))
+        self._checksums.append(int.from_bytes(out[-4:], "little"))  # zstd's content checksum = XXH64 low 32 bits
+        if self._count_lines:
+            self.frame_newlines.append(bytes(raw).count(b"\n") if not isinstance(raw, bytes) else raw.count(b"\n"))
+        self.size += len(raw)
+        self.stored_size += len(out)
+
+    def close(self) -> None:
+        """Compress what is left and write the seek table. An empty content is stored as one empty frame."""
+        if self.closed:
+            return
+        if self._buffer or not (self._compressed or self._pending):
+            self._pending.append(bytes(self._buffer))
+            self._buffer.clear()
+        self._flush()
+        table = encode_seek_table(self._compressed, self._decompressed, self._checksums)
+        _write_all(self._fd, table)
+        self.stored_size += len(table)
+        self.closed = True
+
+
+# -- reading ------------------------------------------------------------------------------------------------------
+
+class SeekableReader:
+    """Read decompressed byte ranges and frames from a seekable blob on an open file descriptor.
+
+    Args:
+        fd: a file descriptor open for reading (the caller closes it).
+        table: the blob's parsed :class:`SeekTable` (see :func:`read_seek_table`).
+
+    Every method raises :class:`FormatError` on damaged data and ``OSError`` from the file system.
+    """
+
+    __slots__ = ("_fd", "table")
+
+    def __init__(self, fd: int, table: SeekTable) -> None:
+        self._fd = fd
+        self.table = table
+
+    def raw_frames(self, first: int, last: int) -> bytes:
+        """The compressed bytes of frames ``first`` to ``last`` (inclusive), read with one ``pread``."""
+        start = self.table.c_offsets[first]
+        end = self.table.c_offsets[last + 1]
+        data = os.pread(self._fd, end - start, start)
+        if len(data) != end - start:
+            raise FormatError("file is shorter than its seek table says")
+        return data
+
+    def decode(self, index: int, raw) -> bytes:
+        """Decompress frame ``index`` from its compressed bytes ``raw``, after checking its header against the seek
+        table; zstd verifies the content checksum, so a frame is returned whole and verified or not at all."""
+        table = self.table
+        expected = table.d_offsets[index + 1] - table.d_offsets[index]
+        try:
+            params = zstandard.get_frame_parameters(raw)
+        except zstandard.ZstdError as exc:
+            raise FormatError(f"frame {index} header is damaged: {exc}") from None
+        if params.content_size != expected:
+            raise FormatError(f"frame {index} says {params.content_size} bytes, the seek table {expected}")
+        if not params.has_checksum or params.window_size > MAX_WINDOW_BYTES:
+            raise FormatError(f"frame {index} has no checksum or a window over the limit")
+        if int.from_bytes(raw[-4:], "little") != table.checksums[index]:
+            raise FormatError(f"frame {index} checksum differs from the seek table's")
+        dctx = decompressor()
+        try:
+            data = dctx.decompress(raw)
+        except zstandard.ZstdError as exc:
+            raise FormatError(f"frame {index} does not decompress: {exc}") from None
+        if len(data) != expected:
+            raise FormatError(f"frame {index} decompressed to {len(data)} bytes, expected {expected}")
+        return data
+
+    def frame(self, index: int) -> bytes:
+        """The decompressed bytes of frame ``index``, verified against its checksum."""
+        return self.decode(index, self.raw_frames(index, index))
+
+    def read(self, offset: int, length: int) -> bytes:
+        """Decompressed bytes ``[offset, offset + length)``, clipped to the content; decompresses only the frames
+        that cover the range."""
+        table = self.table
+        end = min(offset + length, table.size)
+        if offset >= end:
+            return b""
+        first = table.frame_at(offset)
+        last = table.frame_at(end - 1)
+        raw = self.raw_frames(first, last)
+        base = table.c_offsets[first]
+        parts = []
+        for index in range(first, last + 1):
+            chunk = raw[table.c_offsets[index] - base : table.c_offsets[index + 1] - base]
+            parts.append(self.decode(index, chunk))
+        data = parts[0] if len(parts) == 1 else b"".join(parts)
+        lo = offset - table.d_offsets[first]
+        return data[lo : lo + (end - offset)]
+
+    def iter_frames(self, first: int = 0, batch_bytes: int = 4 * 1024 * 1024) -> Iterator[tuple[int, bytes]]:
+        """Yield ``(decompressed offset, bytes)`` for each frame from ``first`` on, reading about ``batch_bytes`` of
+        compressed data per ``pread``."""
+        table = self.table
+        index = first
+        while index < table.frames:
+            last = index
+            start = table.c_offsets[index]
+            while last + 1 < table.frames and table.c_offsets[last + 2] - start <= batch_bytes:
+                last += 1
+            raw = self.raw_frames(index, last)
+            for i in range(index, last + 1):
+                chunk = raw[table.c_offsets[i] - start : table.c_offsets[i + 1] - start]
+                yield table.d_offsets[i], self.decode(i, chunk)
+            index = last + 1
+
+
+# -- seek table cache ---------------------------------------------------------------------------------------------
+
+class SeekTableCache:
+    """A bounded LRU cache of parsed seek tables, keyed by file identity and version.
+
+    The key is ``(st_dev, st_ino, st_size, st_mtime_ns)`` from ``fstat``, so a file replaced or changed under the same
+    name is parsed again. Thread-safe.
+    """
+
+    def __init__(self, capacity: int = 512) -> None:
+        self._capacity = capacity
+        self._tables: OrderedDict[tuple, SeekTable] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, fd: int) -> SeekTable:
+        """The seek table of the blob open on ``fd``. Raises :class:`FormatError` and ``OSError``."""
+        st = os.fstat(fd)
+        key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        with self._lock:
+            table = self._tables.get(key)
+            if table is not None:
+                self._tables.move_to_end(key)
+                return table
+        table = read_seek_table(fd, st.st_size)
+        with self._lock:
+            self._tables[key] = table
+            while len(self._tables) > self._capacity:
+                self._tables.popitem(last=False)
+        return table
+
+    def clear(self) -> None:
+        with self._lock:
+            self._tables.clear()
+
+
+def read_seek_table(fd: int, file_size: int) -> SeekTable:
+    """Read and parse the seek table of the blob open on ``fd`` (two ``pread`` calls).
+
+    Raises:
+        FormatError: see :func:`parse_seek_table`.
+    """
+    footer = os.pread(fd, FOOTER_SIZE, max(0, file_size - FOOTER_SIZE))
+    count = seek_table_length(footer, file_size)
+    table_len = count * ENTRY_SIZE + FOOTER_SIZE + _HEADER.size
+    tail = os.pread(fd, table_len, file_size - table_len)
+    return parse_seek_table(tail, file_size)

@@ -1,0 +1,166 @@
+"""read_handle: byte ranges and match windows equal the plain Python answer, across frame boundaries too."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from scratchfs import MAX_READ_BYTES, InvalidArgument, NotFound
+
+
+def reference_windows(data: bytes, needle: bytes, start: int, context: int, max_matches: int,
+                      budget: int = MAX_READ_BYTES):
+    """The plain answer: a bytes.find loop, resuming after each match."""
+    windows, used, pos = [], 0, start
+    while True:
+        found = data.find(needle, pos)
+        if found < 0:
+            return windows, None
+        if len(windows) == max_matches:
+            return windows, found
+        lo, hi = max(0, found - context), min(len(data), found + len(needle) + context)
+        if used + hi - lo > budget:
+            return windows, found
+        windows.append((found, lo, data[lo:hi]))
+        used += hi - lo
+        pos = found + len(needle)
+
+
+def as_tuples(result):
+    return [(w.match_offset, w.offset, w.data) for w in result.windows], result.next_offset
+
+
+@given(data=st.binary(max_size=30_000),
+       ranges=st.lists(st.tuples(st.integers(0, 30_000), st.integers(0, 70_000)), min_size=1, max_size=6))
+def test_range_reads_equal_the_slice(small_frames_store, data, ranges):
+    scope = small_frames_store.scope("r", "a")
+    stub = scope.spill(data, source_tool="t")
+    assert stub.size == len(data)
+    for offset, length in ranges:
+        if offset > len(data):
+            with pytest.raises(InvalidArgument, match="past the end"):
+                scope.read_handle(stub.handle, offset, length)
+            continue
+        got = scope.read_handle(stub.handle, offset, length)
+        want = data[offset : offset + min(length, MAX_READ_BYTES)]
+        assert got.data == want
+        assert got.size == len(data)
+        end = offset + len(want)
+        assert got.next_offset == (end if end < len(data) else None)
+
+
+def test_reading_a_whole_blob_by_next_offset(small_frames_store, fixture_data):
+    scope = small_frames_store.scope("r", "a")
+    data = fixture_data["browser-rust-book.html"]
+    handle = scope.spill(data, source_tool="browser.get").handle
+    parts, offset = [], 0
+    while offset is not None:
+        part = scope.read_handle(handle, offset, MAX_READ_BYTES)
+        parts.append(part.data)
+        offset = part.next_offset
+    assert b"".join(parts) == data
+    assert len(parts) == -(-len(data) // MAX_READ_BYTES)
+
+
+# needles and haystacks built so that matches land on frame boundaries (4 KiB frames)
+_alphabet = st.sampled_from([b"a", b"b", b"ab", b"\n", b"\xc3\xa9", b"xyz"])
+
+
+@st.composite
+def haystack_and_needle(draw):
+    needle = b"".join(draw(st.lists(_alphabet, min_size=1, max_size=4)))
+    pieces = draw(st.lists(st.one_of(st.just(needle), _alphabet, st.binary(max_size=50)), max_size=80))
+    data = b"".join(pieces)
+    # put copies of the needle across a frame boundary
+    for boundary in draw(st.lists(st.integers(1, 6), max_size=3)):
+        cut = draw(st.integers(0, len(needle)))
+        at = boundary * 4096 - cut
+        if at > len(data):
+            data += b"." * (at - len(data))
+        data = data[:at] + needle + data[at:]
+    return data, needle
+
+
+@given(case=haystack_and_needle(), start=st.integers(0, 30_000), context=st.integers(0, 300),
+       max_matches=st.integers(1, 50))
+def test_match_windows_equal_a_find_loop(small_frames_store, case, start, context, max_matches):
+    data, needle = case
+    start = min(start, len(data))
+    scope = small_frames_store.scope("r", "a")
+    handle = scope.spill(data, source_tool="t").handle
+    got = scope.read_handle(handle, start, match=needle, context=context, max_matches=max_matches)
+    assert as_tuples(got) == reference_windows(data, needle, start, context, max_matches)
+
+
+def test_resuming_a_search_finds_every_match_once(small_frames_store, fixture_data):
+    scope = small_frames_store.scope("r", "a")
+    data = fixture_data["workspace-grep-stdlib-defs.txt"]
+    handle = scope.spill(data, source_tool="workspace.grep").handle
+    needle = b"def __init__"
+    found, offset = [], 0
+    while offset is not None:
+        result = scope.read_handle(handle, offset, match=needle, context=30, max_matches=7)
+        found += [w.match_offset for w in result.windows]
+        offset = result.next_offset
+    want, pos = [], data.find(needle)
+    while pos >= 0:
+        want.append(pos)
+        pos = data.find(needle, pos + len(needle))
+    assert found == want and len(want) == data.count(needle) > 100
+
+
+def test_windows_of_one_call_stay_within_the_cap(scope):
+    data = b"needle" + b"." * 8000 + b"needle"
+    data = data * 40
+    handle = scope.spill(data, source_tool="t").handle
+    result = scope.read_handle(handle, match="needle", context=8192, max_matches=1000)
+    assert sum(len(w.data) for w in result.windows) <= MAX_READ_BYTES
+    assert result.next_offset == result.windows[-1].match_offset + 6 + data[result.windows[-1].match_offset + 6:].find(b"needle")
+
+
+def test_text_needle_is_searched_as_utf8(scope, fixture_data):
+    data = fixture_data["browser-rust-book.html"]
+    handle = scope.spill(data, source_tool="browser.get").handle
+    result = scope.read_handle(handle, match="Rust’s", context=5, max_matches=3)
+    assert result.windows[0].match_offset == data.find("Rust’s".encode())
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"offset": -1}, "offset"),
+    ({"offset": 1.5}, "offset"),
+    ({"offset": True}, "offset"),
+    ({"length": -5}, "length"),
+    ({"length": float("nan")}, "length"),
+    ({"match": ""}, "empty"),
+    ({"match": "x", "context": -1}, "context"),
+    ({"match": "x", "context": 10**9}, "context"),
+    ({"match": "x", "max_matches": 0}, "max_matches"),
+    ({"match": "x", "max_matches": float("inf")}, "max_matches"),
+    ({"match": "x" * 5000}, "longer"),
+    ({"match": 42}, "text or bytes"),
+    ({"match": "x", "length": 10}, "length applies"),
+])
+def test_bad_read_arguments_raise_invalid_argument(scope, kwargs, message):
+    handle = scope.spill(b"x" * 100, source_tool="t").handle
+    with pytest.raises(InvalidArgument, match=message):
+        scope.read_handle(handle, **kwargs)
+
+
+@pytest.mark.parametrize("handle", ["", "h_", "nope", "h_" + "A" * 24, "../../etc/passwd", None, 42])
+def test_malformed_handles_raise_invalid_argument(scope, handle):
+    with pytest.raises(InvalidArgument, match="not a handle"):
+        scope.read_handle(handle)
+
+
+def test_zero_length_and_end_offset(scope):
+    handle = scope.spill(b"0123456789", source_tool="t").handle
+    assert scope.read_handle(handle, 10, 5).data == b""
+    assert scope.read_handle(handle, 10, 5).next_offset is None
+    assert scope.read_handle(handle, 3, 0).next_offset == 3
+    assert scope.read_handle(handle, 0, 10**12).data == b"0123456789"
+
+
+def test_unknown_well_formed_handle_is_not_found(scope):
+    with pytest.raises(NotFound):
+        scope.read_handle("h_" + "a" * 24)
