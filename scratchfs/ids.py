@@ -8,10 +8,11 @@ Ids come from models and sandboxes, so nothing about them is trusted:
   normalization, so ``"é"`` (NFC) and ``"e\\u0301"`` (NFD) are two distinct ids.
 * A key is the same kind of text, up to :data:`MAX_KEY_BYTES` UTF-8 bytes. Keys never become paths.
 * :func:`path_part` maps an id to one directory name, injectively, using only ``[a-z0-9._%-]``: safe bytes pass
-  through, every other byte becomes ``%XX`` (upper-case hex), a leading ``.`` is escaped, and a name that would be
-  longer than :data:`MAX_PART_CHARS` becomes ``%h`` + the SHA-256 of the id. No id can produce ``.``, ``..``, a
-  separator, or two names that differ only by case, so no path leaves the root and two ids never share a directory
-  (even on a case-insensitive file system).
+  through, every other byte becomes ``%xx`` (lower-case hex; ``%`` itself always starts an escape, so decoding is
+  unambiguous), a leading ``.`` is escaped, and a name that would be longer than :data:`MAX_PART_CHARS` becomes
+  ``%h`` + the SHA-256 of the id (``h`` is not a hex digit, so no escape looks like it). No id can produce ``.``,
+  ``..`` or a separator, and names have no upper case, so no path leaves the root and two ids never share a
+  directory, even on a case-insensitive file system.
 """
 
 from __future__ import annotations
@@ -124,7 +125,7 @@ def path_part(value: str) -> str:
         if byte in _SAFE and not (i == 0 and byte == 0x2E):
             out.append(chr(byte))
         else:
-            out.append(f"%{byte:02X}")
+            out.append(f"%{byte:02x}")
     name = "".join(out)
     if len(name) > MAX_PART_CHARS:
         name = "%h" + hashlib.sha256(raw).hexdigest()

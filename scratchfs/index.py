@@ -286,9 +286,10 @@ class Index:
         """Delete the row of a scope and key; return ``(it was live, its blob token or None)``."""
         where = "WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ?"
         with self.write("deleting an entry") as conn:
-            row = conn.execute(f"SELECT blob, expires_at FROM entries {where}", (run_id, agent_id, kind, key)).fetchone()
+            params = (run_id, agent_id, kind, key)
+            row = conn.execute(f"SELECT blob, expires_at FROM entries {where}", params).fetchone()
             if row is not None:
-                conn.execute(f"DELETE FROM entries {where}", (run_id, agent_id, kind, key))
+                conn.execute(f"DELETE FROM entries {where}", params)
         if row is None:
             return False, None
         return row[1] > now, row[0]

@@ -57,7 +57,7 @@ def find_windows(
     pending: list[int] = []  # matches found whose right context is not read yet
     windows: list[Window] = []
     used = 0
-    for frame_start, data in reader.iter_frames(first):
+    for _frame_start, data in reader.iter_frames(first):
         buf += data
         buf_end = buf_start + len(buf)
         at_end = buf_end >= size

@@ -109,7 +109,7 @@ def encode_seek_table(compressed: list[int], decompressed: list[int], checksums:
     if not (n == len(decompressed) == len(checksums)) or n > MAX_FRAMES:
         raise ValueError("seek table columns differ in length or exceed the frame limit")
     entries = array("I")
-    for c, d, x in zip(compressed, decompressed, checksums):
+    for c, d, x in zip(compressed, decompressed, checksums, strict=False):
         entries.extend((c, d, x))
     if entries.itemsize != 4:  # pragma: no cover - every platform we run on has a 4-byte unsigned int
         raise RuntimeError("array('I') is not 32-bit here")
@@ -146,7 +146,7 @@ def parse_seek_table(tail: bytes, file_size: int) -> SeekTable:
     c_total = d_total = 0
     compressed = entries[0::3]
     decompressed = entries[1::3]
-    for c, d in zip(compressed, decompressed):
+    for c, d in zip(compressed, decompressed, strict=False):
         if d > MAX_FRAME_BYTES:
             raise FormatError(f"a frame claims {d} decompressed bytes, more than the limit of {MAX_FRAME_BYTES}")
         if c == 0:
@@ -295,8 +295,8 @@ class SeekableWriter:
         if len(pending) == 1 or (os.cpu_count() or 1) < 2:
             outputs = [cctx.compress(frame) for frame in pending]
         else:
-            outputs = [segment for segment in cctx.multi_compress_to_buffer(pending, threads=-1)]
-        for raw, out in zip(pending, outputs):
+            outputs = list(cctx.multi_compress_to_buffer(pending, threads=-1))
+        for raw, out in zip(pending, outputs, strict=False):
             self._emit(raw, out)
         self._pending = []
 

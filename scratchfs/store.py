@@ -388,7 +388,7 @@ class ScratchStore:
 class _Head:
     """Keeps the first bytes of a stream (for the preview) and its last byte (for the line count)."""
 
-    __slots__ = ("limit", "data", "last_byte")
+    __slots__ = ("data", "last_byte", "limit")
 
     def __init__(self, limit: int) -> None:
         self.limit = limit + 4

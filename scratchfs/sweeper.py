@@ -174,7 +174,7 @@ def _rmdir_if_old_and_empty(path: str, cutoff: float) -> None:
 def _scandir(path) -> list[os.DirEntry]:
     try:
         with os.scandir(path) as it:
-            return [entry for entry in it if entry.is_dir(follow_symlinks=False) or entry.is_file(follow_symlinks=False)]
+            return [e for e in it if e.is_dir(follow_symlinks=False) or e.is_file(follow_symlinks=False)]
     except (FileNotFoundError, NotADirectoryError):
         return []
 

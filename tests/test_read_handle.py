@@ -116,7 +116,8 @@ def test_windows_of_one_call_stay_within_the_cap(scope):
     handle = scope.spill(data, source_tool="t").handle
     result = scope.read_handle(handle, match="needle", context=8192, max_matches=1000)
     assert sum(len(w.data) for w in result.windows) <= MAX_READ_BYTES
-    assert result.next_offset == result.windows[-1].match_offset + 6 + data[result.windows[-1].match_offset + 6:].find(b"needle")
+    last = result.windows[-1].match_offset
+    assert result.next_offset == data.find(b"needle", last + 6)
 
 
 def test_text_needle_is_searched_as_utf8(scope, fixture_data):

@@ -1,0 +1,182 @@
+"""The scratchfs command line: every verb, its JSON, and its exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from scratchfs import ScratchStore
+from scratchfs.cli import main
+
+
+@pytest.fixture
+def cli(tmp_path, monkeypatch):
+    root = tmp_path / "root"
+    monkeypatch.setenv("SCRATCHFS_ROOT", str(root))
+    monkeypatch.setenv("SCRATCHFS_RUN_ID", "run-1")
+    monkeypatch.setenv("SCRATCHFS_AGENT_ID", "agent-1")
+    runner = CliRunner()
+
+    def invoke(*args, input=None):
+        return runner.invoke(main, list(args), input=input, catch_exceptions=False)
+
+    invoke.root = root
+    return invoke
+
+
+def test_spill_then_read_by_range_and_match(cli, fixture_data, tmp_path):
+    data = fixture_data["query-packages-by-month.csv"]
+    path = tmp_path / "q.csv"
+    path.write_bytes(data)
+    result = cli("spill", str(path), "--tool", "sql.query")
+    assert result.exit_code == 0, result.output
+    stub = json.loads(result.stdout)
+    assert set(stub) == {"handle", "preview", "size", "note"} and stub["size"] == len(data)
+
+    ranged = cli("read-handle", stub["handle"], "--offset", "1000", "--length", "300")
+    assert ranged.exit_code == 0 and ranged.stdout_bytes == data[1000:1300]
+
+    as_json = json.loads(cli("read-handle", stub["handle"], "--offset", "10", "--length", "5", "--json").stdout)
+    assert as_json == {"handle": stub["handle"], "offset": 10, "length": 5, "size": len(data), "next_offset": 15,
+                       "data": data[10:15].decode()}
+
+    found = json.loads(cli("read-handle", stub["handle"], "--match", "numpy", "--context", "10",
+                           "--max-matches", "3").stdout)
+    first = data.find(b"numpy")
+    assert found["windows"][0]["match_offset"] == first
+    assert found["windows"][0]["offset"] == first - 10
+    assert found["windows"][0]["data"] == data[first - 10 : first + 15].decode()
+    assert found["windows"][0]["length"] == 25
+
+
+def test_spill_from_stdin_and_ttl(cli):
+    result = cli("spill", "-", "--tool", "t", "--ttl", "60", input=b"from stdin " * 100)
+    stub = json.loads(result.stdout)
+    assert cli("read-handle", stub["handle"], "--length", "10").stdout_bytes == b"from stdin"
+    (entry,) = json.loads(cli("ls", "--json").stdout)
+    assert entry["expires_at"] - entry["created_at"] == pytest.approx(60)
+
+
+def test_scratchpad_verbs(cli, tmp_path):
+    assert cli("scratch-write", "plan", input="step 1").exit_code == 0
+    path = tmp_path / "v.bin"
+    path.write_bytes(b"\x00\xffbinary")
+    assert cli("scratch-write", "blob", str(path), "--ttl", "30").exit_code == 0
+    assert cli("scratch-read", "plan").stdout_bytes == b"step 1"
+    assert cli("scratch-read", "blob").stdout_bytes == b"\x00\xffbinary"
+    listed = json.loads(cli("scratch-list", "--prefix", "pl").stdout)
+    assert [e["key"] for e in listed] == ["plan"]
+    assert json.loads(cli("scratch-delete", "plan").stdout) == {"key": "plan", "deleted": True}
+    gone = cli("scratch-delete", "plan")
+    assert gone.exit_code == 1 and "not found" in gone.stderr
+    assert cli("scratch-read", "plan").exit_code == 1
+
+
+def test_ls_delete_agent_delete_run_sweep(cli):
+    cli("scratch-write", "k", "--run", "r", "--agent", "a", input="v")
+    cli("scratch-write", "k", "--run", "r", "--agent", "b", input="v")
+    table = cli("ls", "--run", "r")
+    assert table.exit_code == 0 and "scratch" in table.stdout and "agent" in table.stdout
+    assert len(json.loads(cli("ls", "--run", "r", "--json").stdout)) == 2
+    assert json.loads(cli("delete-agent", "--run", "r", "--agent", "a").stdout)["rows_deleted"] == 1
+    assert json.loads(cli("delete-run", "r").stdout)["rows_deleted"] == 1
+    assert json.loads(cli("ls", "--run", "r", "--json").stdout) == []
+    counts = json.loads(cli("sweep").stdout)
+    assert set(counts) >= {"rows_deleted", "files_deleted", "bytes_freed", "orphans_removed"}
+
+
+@pytest.mark.parametrize("args", [
+    ("read-handle", "h_" + "a" * 24),
+    ("scratch-read", "missing"),
+    ("read-handle", "h_" + "a" * 24, "--match", "x"),
+])
+def test_not_found_exits_1(cli, args):
+    result = cli(*args)
+    assert result.exit_code == 1
+    assert result.stderr.startswith("scratchfs: not found:") and result.stderr.count("\n") == 1
+    assert "Traceback" not in result.stderr
+
+
+def test_another_scopes_handle_exits_1(cli):
+    stub = json.loads(cli("spill", "--tool", "t", input="x" * 100).stdout)
+    assert cli("read-handle", stub["handle"], "--agent", "someone-else").exit_code == 1
+    assert cli("read-handle", stub["handle"], "--run", "other-run").exit_code == 1
+    cli("delete-run", "run-1")
+    assert cli("read-handle", stub["handle"]).exit_code == 1
+
+
+@pytest.mark.parametrize("args", [
+    ("read-handle", "not-a-handle"),
+    ("read-handle", "h_" + "a" * 24, "--offset", "-1"),
+    ("read-handle", "h_" + "a" * 24, "--offset", "x"),
+    ("spill", "--tool", "t", "--ttl", "nan"),
+    ("spill", "--tool", "t", "--ttl", "-5"),
+    ("spill", "/no/such/file", "--tool", "t"),
+    ("scratch-write", "bad\nkey"),
+    ("spill",),
+    ("no-such-command",),
+])
+def test_bad_usage_exits_2(cli, args):
+    result = cli(*args, input="content")
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.stderr
+
+
+def test_missing_scope_exits_2(cli, monkeypatch):
+    monkeypatch.delenv("SCRATCHFS_RUN_ID")
+    result = cli("scratch-read", "k")
+    assert result.exit_code == 2 and "--run" in result.stderr
+
+
+def test_corrupt_blob_exits_3(cli):
+    stub = json.loads(cli("spill", "--tool", "t", input="x" * 100_000).stdout)
+    with ScratchStore(cli.root) as store:
+        (entry,) = store.list_entries_for_run("run-1")
+        path = store.blobs.path("run-1", "agent-1", entry.blob)
+    raw = bytearray(path.read_bytes())
+    raw[len(raw) // 3] ^= 0xFF
+    path.write_bytes(bytes(raw))
+    result = cli("read-handle", stub["handle"])
+    assert result.exit_code == 3
+    assert result.stderr.startswith("scratchfs: corrupt: ") and stub["handle"] in result.stderr
+
+
+def test_io_failure_exits_4(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    result = CliRunner().invoke(main, ["sweep", "--root", str(blocker / "root")])
+    assert result.exit_code == 4
+    assert result.stderr.startswith("scratchfs: storage: ")
+
+
+def test_help_documents_every_command_and_the_exit_codes():
+    runner = CliRunner()
+    top = runner.invoke(main, ["--help"]).output
+    for code in ("0  success", "1  not found", "2  bad usage", "3  corrupt", "4  busy"):
+        assert code in top
+    for name, command in main.commands.items():
+        assert command.help, f"{name} has no help text"
+        assert name in top
+        assert runner.invoke(main, [name, "--help"]).exit_code == 0
+
+
+def test_readme_documents_every_command():
+    with open(os.path.join(os.path.dirname(__file__), "..", "README.md"), encoding="utf-8") as f:
+        text = f.read()
+    for name in main.commands:
+        assert f"scratchfs {name}" in text, f"README does not show `scratchfs {name}`"
+
+
+def test_installed_entry_point_runs(tmp_path):
+    env = dict(os.environ, SCRATCHFS_ROOT=str(tmp_path))
+    exe = os.path.join(os.path.dirname(sys.executable), "scratchfs")
+    result = subprocess.run([exe, "scratch-read", "k", "--run", "r", "--agent", "a"], env=env,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert result.stderr.strip().startswith("scratchfs: not found:")
+    assert len(result.stderr.strip().splitlines()) == 1

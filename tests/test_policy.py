@@ -1,0 +1,99 @@
+"""Spill policy: should_spill's conservative decision and offload's never-fail contract."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from scratchfs import NEVER_SPILL_TOOLS, Observation, ScratchStore, should_spill
+from scratchfs.policy import utf8_prefix
+
+BIG = "x" * 9000
+
+
+@pytest.mark.parametrize("result_class", ["query", "workspace", "browser"])
+def test_large_results_of_flooding_classes_spill(result_class):
+    assert should_spill(Observation("some.tool", BIG, result_class))
+    assert should_spill(Observation("some.tool", BIG.encode(), result_class))
+
+
+@pytest.mark.parametrize("obs", [
+    Observation("t", "x" * 8192, "query"),  # at the threshold: not larger
+    Observation("t", BIG, "effect"),
+    Observation("t", BIG, None),
+    Observation("t", BIG, "mystery"),
+    Observation("t", BIG, "query", artifact_id="a1"),
+    Observation("t", BIG, "query", mutation_complete=True),
+    Observation("t", BIG, "query", mutation_complete=False),
+    Observation("t", BIG, "query", metadata={"k": "v"}),
+    Observation("t", BIG, "query", memory_entry_id="m1"),
+    Observation("t", BIG, "query", persisted=True),
+    Observation("read_handle", BIG, "query"),
+    Observation("scratchfs.scratch_read", BIG, "query"),
+    Observation("mcp__scratchfs__read_handle", BIG, "query"),
+    Observation("report_progress", BIG, "workspace"),
+    Observation("tool_search", BIG, "query"),
+    Observation("memory_recall_v2", BIG, "query"),
+    Observation("t", {"not": "text"}, "query"),  # type: ignore[arg-type]
+])
+def test_conservative_cases_never_spill(obs):
+    assert not should_spill(obs)
+
+
+def test_threshold_counts_utf8_bytes():
+    text = "é" * 4097  # 4,097 characters, 8,194 bytes
+    assert should_spill(Observation("t", text, "query"))
+    assert not should_spill(Observation("t", "é" * 4096, "query"))
+    assert should_spill(Observation("t", "x" * 101, "query"), threshold_bytes=100)
+
+
+def test_never_spill_list_is_configurable():
+    assert not should_spill(Observation("browser.get", BIG, "browser"), never_spill_tools={"browser.get"})
+    assert should_spill(Observation("read_handle", BIG, "query"), never_spill_tools=set())
+    assert "scratch_write" in NEVER_SPILL_TOOLS
+
+
+def test_offload_replaces_content_with_the_stub(store):
+    scope = store.scope("r", "a")
+    out = scope.offload(Observation("sql.query", BIG, "query", ))
+    assert out.stub is not None and out.tool == "sql.query"
+    assert json.loads(out.content) == out.stub.to_dict()
+    assert set(json.loads(out.content)) == {"handle", "preview", "size", "note"}
+    assert scope.read_handle(out.stub.handle, 0, 9000).data == BIG.encode()
+    small = Observation("sql.query", "tiny", "query")
+    assert scope.offload(small) is small
+    assert scope.offload(out) is out  # already offloaded
+
+
+def test_offload_failure_passes_the_original_through_with_an_error_log(store, caplog):
+    scope = store.scope("r", "a")
+    obs = Observation("sql.query", BIG, "query")
+    store.blobs.write = lambda *a, **k: (_ for _ in ()).throw(OSError(28, "No space left on device"))
+    with caplog.at_level(logging.ERROR, logger="scratchfs"):
+        out = scope.offload(obs)
+    assert out is obs
+    assert any(r.levelno == logging.ERROR and r.exc_info for r in caplog.records)
+    assert scope.list_entries() == []
+
+
+def test_offload_honours_store_settings(tmp_path):
+    with ScratchStore(tmp_path, spill_threshold_bytes=100, never_spill_tools={"x"}, spill_classes={"effect"}) as s:
+        scope = s.scope("r", "a")
+        assert scope.offload(Observation("t", "y" * 101, "effect")).stub is not None
+        assert scope.offload(Observation("t", "y" * 101, "query")).stub is None
+        assert scope.offload(Observation("x", "y" * 101, "effect")).stub is None
+
+
+@given(st.text(max_size=300), st.integers(0, 400))
+def test_utf8_prefix_is_the_longest_whole_character_prefix(text, limit):
+    data = text.encode()
+    cut = utf8_prefix(data, limit)
+    assert len(cut) <= limit
+    decoded = cut.decode()  # never raises: whole characters only
+    assert text.startswith(decoded)
+    longer = len(decoded) + 1
+    assert len(text[:longer].encode()) > limit or longer > len(text)

@@ -1,0 +1,331 @@
+"""The store's verbs through the Python API: scopes, expiry, the scratchpad, deletion and sweeping."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from scratchfs import InvalidArgument, NotFound, ScratchStore, StorageError
+from scratchfs.index import Index
+
+
+def blob_files(store) -> list[str]:
+    return sorted(
+        os.path.join(d, f) for d, _, files in os.walk(store.root / "runs") for f in files if f.endswith(".zst")
+    )
+
+
+def test_spill_round_trips_every_fixture(scope, fixture_data):
+    for name, data in fixture_data.items():
+        stub = scope.spill(data, source_tool=name)
+        assert stub.size == len(data)
+        assert stub.preview.encode() == data[: len(stub.preview.encode())]
+        assert len(stub.preview.encode()) <= 1024
+        whole, offset = b"", 0
+        while offset is not None:
+            part = scope.read_handle(stub.handle, offset, 65536)
+            whole += part.data
+            offset = part.next_offset
+        assert whole == data
+
+
+def test_stub_note_names_the_exact_next_calls(scope):
+    data = ("é" * 2000).encode()  # two bytes per character: the preview cuts on a character boundary
+    stub = scope.spill(data, source_tool="browser.get")
+    covered = len(stub.preview.encode())
+    assert covered == 1024 and stub.preview == "é" * 512
+    assert f'read_handle(handle="{stub.handle}", offset={covered}, length=4096)' in stub.note
+    assert f'read_handle(handle="{stub.handle}", match="TEXT")' in stub.note
+
+
+def test_preview_of_binary_content_is_valid_text(store):
+    store_small = ScratchStore(store.root, preview_bytes=10, clock=store.clock)
+    scope = store_small.scope("r", "a")
+    # invalid bytes become U+FFFD; a sequence cut short by the end of the content is one U+FFFD
+    assert scope.spill(b"\xff\xfe\x00abc\xe2\x82").preview == "\ufffd\ufffd\x00abc\ufffd"
+    # a sequence cut short by the preview limit is left out
+    assert scope.spill(b"abcdefgh\xe2\x82\xac and more").preview == "abcdefgh"
+    store_small.close()
+
+
+def test_streams_and_chunk_iterables_are_accepted(scope, fixture_data, tmp_path):
+    data = fixture_data["query-packages-by-month.csv"]
+    path = tmp_path / "q.csv"
+    path.write_bytes(data)
+    with open(path, "rb") as f:
+        from_file = scope.spill(f, source_tool="sql.query")
+    from_chunks = scope.spill((data[i : i + 1000] for i in range(0, len(data), 1000)), source_tool="sql.query")
+    from_text = scope.spill(data.decode(), source_tool="sql.query")
+    for stub in (from_file, from_chunks, from_text):
+        assert stub.size == len(data)
+        assert scope.read_handle(stub.handle, 300_000, 5000).data == data[300_000:305_000]
+
+
+@pytest.mark.parametrize("content", [None, 42, 3.5, {"a": 1}, ["text", 3], "\udcff"])
+def test_bad_content_raises_and_leaves_nothing(scope, store, content):
+    with pytest.raises(InvalidArgument):
+        scope.spill(content, source_tool="t")
+    assert scope.list_entries() == []
+    assert blob_files(store) == []
+
+
+def test_another_scope_sees_nothing(store):
+    mine = store.scope("run-1", "agent-1")
+    stub = mine.spill(b"secret" * 3000, source_tool="t")
+    mine.scratch_write("k", b"v")
+    for run, agent in [("run-1", "agent-2"), ("run-2", "agent-1"), ("run-1/agent-1", ""[:0] or "x")]:
+        other = store.scope(run, agent)
+        with pytest.raises(NotFound):
+            other.read_handle(stub.handle)
+        with pytest.raises(NotFound):
+            other.read_handle(stub.handle, match="secret")
+        with pytest.raises(NotFound):
+            other.scratch_read("k")
+        assert other.scratch_list() == []
+        assert other.scratch_delete("k") is False
+    assert mine.scratch_read("k") == b"v"
+
+
+def test_expired_entries_are_invisible_before_any_sweep(store, clock):
+    scope = store.scope("r", "a")
+    short = scope.spill(b"x" * 10_000, source_tool="t", ttl=10)
+    long = scope.spill(b"y" * 10_000, source_tool="t")
+    scope.scratch_write("k", "v", ttl=10)
+    clock.advance(9.999)
+    assert scope.read_handle(short.handle, 0, 1).data == b"x"
+    clock.advance(0.001)
+    for call in (lambda: scope.read_handle(short.handle), lambda: scope.read_handle(short.handle, match="x"),
+                 lambda: scope.scratch_read("k")):
+        with pytest.raises(NotFound):
+            call()
+    assert [e.key for e in store.list_entries_for_run("r")] == [long.handle]
+    assert scope.scratch_list() == []
+    assert scope.scratch_delete("k") is False  # not live: nothing reported as deleted
+    clock.advance(3600)
+    with pytest.raises(NotFound):
+        scope.read_handle(long.handle)
+
+
+def test_default_and_explicit_ttl(store, clock):
+    scope = store.scope("r", "a")
+    scope.spill(b"a", source_tool="t")
+    entry = scope.scratch_write("k", b"v", ttl=5.5)
+    assert entry.expires_at == clock.now + 5.5
+    (spilled,) = [e for e in store.list_entries_for_run("r") if e.kind == "handle"]
+    assert spilled.expires_at - spilled.created_at == 3600.0
+
+
+@pytest.mark.parametrize("ttl", [0, -1, float("nan"), float("inf"), "10", True, 10**9])
+def test_bad_ttl_raises_invalid_argument(scope, ttl):
+    with pytest.raises(InvalidArgument, match="ttl"):
+        scope.spill(b"x", ttl=ttl)
+    with pytest.raises(InvalidArgument, match="ttl"):
+        scope.scratch_write("k", b"x", ttl=ttl)
+
+
+def test_scratchpad_verbs(store):
+    scope = store.scope("r", "a")
+    scope.scratch_write("notes/1", "first")
+    scope.scratch_write("notes/2", b"second")
+    scope.scratch_write("Notes/3", b"third")
+    scope.scratch_write("notes%", b"percent")
+    scope.scratch_write("notes_x", b"underscore")
+    assert scope.scratch_read("notes/1") == b"first"
+    assert [e.key for e in scope.scratch_list("notes/")] == ["notes/1", "notes/2"]
+    assert [e.key for e in scope.scratch_list("notes%")] == ["notes%"]  # no LIKE wildcards
+    assert [e.key for e in scope.scratch_list("notes_")] == ["notes_x"]
+    assert len(scope.scratch_list()) == 5
+    before = len(blob_files(store))
+    scope.scratch_write("notes/1", "rewritten")
+    assert scope.scratch_read("notes/1") == b"rewritten"
+    assert len(blob_files(store)) == before  # the old value's file is gone
+    assert scope.scratch_delete("notes/1") is True
+    assert scope.scratch_delete("notes/1") is False
+    with pytest.raises(NotFound):
+        scope.scratch_read("notes/1")
+    assert len(blob_files(store)) == before - 1
+
+
+def test_scratch_values_can_be_large_and_empty(small_frames_store, fixture_data):
+    scope = small_frames_store.scope("r", "a")
+    data = fixture_data["api-ec2-service-model.json"]
+    scope.scratch_write("model", data)
+    assert scope.scratch_read("model") == data
+    scope.scratch_write("empty", b"")
+    assert scope.scratch_read("empty") == b""
+
+
+def test_list_entries_for_run_spans_agents_without_content(store):
+    a = store.scope("run", "a")
+    b = store.scope("run", "b")
+    stub = a.spill(b"q" * 9000, source_tool="sql.query")
+    b.scratch_write("k", b"v" * 10)
+    store.scope("other-run", "a").scratch_write("k", b"v")
+    entries = store.list_entries_for_run("run")
+    assert [(e.kind, e.key, e.agent_id) for e in entries] == [("handle", stub.handle, "a"), ("scratch", "k", "b")]
+    first = entries[0].to_dict()
+    assert first["size"] == 9000 and first["source_tool"] == "sql.query" and "blob" not in first
+    assert set(first) >= {"kind", "key", "agent_id", "size", "preview", "source_tool", "created_at", "expires_at"}
+
+
+def test_delete_run_and_agent_remove_rows_and_directories(store):
+    a = store.scope("run", "a")
+    b = store.scope("run", "b")
+    ha = a.spill(b"a" * 9000, source_tool="t").handle
+    hb = b.spill(b"b" * 9000, source_tool="t").handle
+    keep = store.scope("run2", "a").spill(b"c", source_tool="t").handle
+    assert store.delete_agent("run", "a") == 1
+    with pytest.raises(NotFound):
+        a.read_handle(ha)
+    assert b.read_handle(hb, 0, 1).data == b"b"
+    assert not store.blobs.agent_dir("run", "a").exists()
+    assert store.delete_run("run") == 1
+    with pytest.raises(NotFound):
+        b.read_handle(hb)
+    assert not store.blobs.run_dir("run").exists()
+    assert store.list_entries_for_run("run") == []
+    assert store.delete_run("run") == 0
+    assert store.scope("run2", "a").read_handle(keep).data == b"c"
+    assert os.listdir(store.root / "trash") == []
+
+
+def test_a_deleted_run_can_be_used_again(store):
+    scope = store.scope("run", "a")
+    scope.scratch_write("k", b"1")
+    store.delete_run("run")
+    scope.scratch_write("k", b"2")
+    assert scope.scratch_read("k") == b"2"
+
+
+def test_run_directory_removed_from_outside_reads_as_not_found_and_sweeps(store):
+    import shutil
+
+    scope = store.scope("run", "a")
+    handle = scope.spill(b"z" * 9000, source_tool="t").handle
+    shutil.rmtree(store.blobs.run_dir("run"))
+    with pytest.raises(NotFound):
+        scope.read_handle(handle)
+    result = store.sweep()
+    assert result.missing_files == 1 and result.rows_deleted == 1
+    assert store.list_entries_for_run("run") == []
+
+
+def test_sweep_removes_expired_rows_files_and_orphans(store, clock):
+    scope = store.scope("run", "a")
+    for i in range(600):  # more than one batch
+        scope.scratch_write(f"k{i}", b"v" * 100, ttl=10)
+    live = scope.spill(b"live" * 3000, source_tool="t")
+    orphan = store.blobs.agent_dir("run", "a") / ("a" * 24 + ".zst")
+    orphan.write_bytes(b"left by a crash")
+    stranger = store.blobs.agent_dir("run", "a") / "notes.txt"  # not ours: left alone
+    stranger.write_bytes(b"x")
+    clock.advance(11)
+    before = sum(os.path.getsize(p) for p in blob_files(store) if "aaaa" not in p) - live.size * 0
+    result = store.sweep()
+    assert result.rows_deleted == 600 and result.files_deleted == 600
+    assert result.orphans_removed == 1
+    assert result.bytes_freed == before - store.list_entries_for_run("run")[0].stored_size + len(b"left by a crash")
+    assert not orphan.exists() and stranger.exists()
+    assert [e.key for e in store.list_entries_for_run("run")] == [live.handle]
+    assert len(blob_files(store)) == 1
+    assert store.sweep().rows_deleted == 0
+
+
+def test_orphans_younger_than_the_grace_period_stay(tmp_path):
+    with ScratchStore(tmp_path, orphan_grace=3600) as store:
+        store.scope("r", "a").scratch_write("k", b"v")
+        orphan = store.blobs.agent_dir("r", "a") / ("b" * 24 + ".zst")
+        orphan.write_bytes(b"in flight, perhaps")
+        assert store.sweep().orphans_removed == 0
+        assert orphan.exists()
+        old = time.time() - 7200
+        os.utime(orphan, (old, old))
+        assert store.sweep().orphans_removed == 1
+
+
+def test_a_locked_in_flight_file_is_never_swept(store):
+    import fcntl
+
+    store.scope("r", "a").scratch_write("k", b"v")
+    path = store.blobs.agent_dir("r", "a") / ("c" * 24 + ".zst")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    old = time.time() - 7200
+    os.utime(path, (old, old))
+    try:
+        assert store.sweep().orphans_removed == 0
+        assert path.exists()
+    finally:
+        os.close(fd)
+    assert store.sweep().orphans_removed == 1
+
+
+def test_background_sweeper_sweeps_until_closed(tmp_path):
+    now = [1000.0]
+    store = ScratchStore(tmp_path, clock=lambda: now[0])
+    store.scope("r", "a").scratch_write("k", b"v", ttl=1)
+    now[0] += 5
+    store.start_sweeper(interval=0.05)
+    store.start_sweeper(interval=0.05)  # a second call changes nothing
+    deadline = time.time() + 10
+    while store.index.blobs() and time.time() < deadline:
+        time.sleep(0.02)
+    assert store.index.blobs() == set()
+    sweeper = store._sweeper
+    store.close()
+    assert sweeper is not None and not sweeper.is_alive()
+
+
+def test_start_sweeper_rejects_bad_intervals(store):
+    for interval in (0, -1, float("nan"), float("inf"), "5"):
+        with pytest.raises(InvalidArgument):
+            store.start_sweeper(interval)
+
+
+def test_root_from_environment_and_default(tmp_path, monkeypatch):
+    monkeypatch.setenv("SCRATCHFS_ROOT", str(tmp_path / "env-root"))
+    with ScratchStore() as store:
+        assert store.root == tmp_path / "env-root"
+    monkeypatch.delenv("SCRATCHFS_ROOT")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    with ScratchStore() as store:
+        assert store.root == tmp_path / "cache" / "scratchfs"
+
+
+def test_index_schema_and_pragmas(store):
+    conn = store.index.conn()
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == 30_000
+    columns = {row[1]: row[2] for row in conn.execute("PRAGMA table_info(entries)")}
+    for name in ("kind", "run_id", "agent_id", "key", "size", "stored_size", "preview", "source_tool"):
+        assert name in columns
+    assert columns["created_at"] == "REAL" and columns["expires_at"] == "REAL"
+    unique = [row for row in conn.execute("PRAGMA index_list(entries)") if row[2]]
+    cols = [[c[2] for c in conn.execute(f"PRAGMA index_info({row[1]})")] for row in unique]
+    assert ["run_id", "agent_id", "kind", "key"] in cols
+    assert store.integrity_check() == "ok"
+
+
+def test_a_newer_schema_is_refused(tmp_path):
+    with ScratchStore(tmp_path) as store:
+        store.index.conn().execute("PRAGMA user_version = 99")
+    with pytest.raises(StorageError, match="schema version 99"):
+        Index(tmp_path / "index.sqlite", tmp_path / "locks", 1.0)
+
+
+def test_closed_store_refuses_writes(tmp_path):
+    store = ScratchStore(tmp_path)
+    scope = store.scope("r", "a")
+    store.close()
+    store.close()
+    with pytest.raises(StorageError, match="closed"):
+        scope.spill(b"x")
+
+
+def test_bad_settings_raise_invalid_argument(tmp_path):
+    for kwargs in ({"default_ttl": 0}, {"spill_threshold_bytes": -1}, {"preview_bytes": 10**9},
+                   {"frame_bytes": 10}, {"busy_timeout": float("nan")}, {"orphan_grace": -1}):
+        with pytest.raises(InvalidArgument):
+            ScratchStore(tmp_path, **kwargs)
