@@ -110,7 +110,7 @@ def _check_ttl(ttl: object, default: float) -> float:
         return default
     if isinstance(ttl, bool) or not isinstance(ttl, (int, float)):
         raise InvalidArgument(f"ttl must be a number of seconds, not {type(ttl).__name__}: {ttl!r}")
-    if not math.isfinite(ttl) or ttl <= 0 or ttl > MAX_TTL:
+    if not 0 < ttl <= MAX_TTL:  # false for NaN; compares huge ints exactly (math.isfinite would overflow)
         raise InvalidArgument(f"ttl must be positive, finite seconds of at most {MAX_TTL:.0f}: {ttl!r}")
     return float(ttl)
 
