@@ -188,7 +188,7 @@ class ScratchStore:
         never_spill_tools: Iterable[str] = NEVER_SPILL_TOOLS,
         spill_classes: Iterable[str] = SPILL_CLASSES,
     ) -> None:
-        self.default_ttl = _check_ttl(default_ttl, 0.0)
+        self.default_ttl = _check_ttl(default_ttl, 3600.0)
         self.spill_threshold_bytes = _check_int(spill_threshold_bytes, "spill_threshold_bytes", 0)
         self.preview_bytes = _check_int(preview_bytes, "preview_bytes", 0, MAX_READ_BYTES)
         frame_bytes = _check_int(frame_bytes, "frame_bytes", MIN_FRAME_BYTES, MAX_FRAME_BYTES)
