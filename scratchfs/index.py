@@ -175,7 +175,8 @@ class Index:
                 conn.execute("ROLLBACK")
             raise
         try:
-            conn.execute("COMMIT")
+            if conn.in_transaction:  # put() rolls back by itself when its check fails
+                conn.execute("COMMIT")
         except sqlite3.Error as exc:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
