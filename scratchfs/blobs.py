@@ -186,9 +186,8 @@ class Blobs:
             InvalidArgument: from ``chunks`` (bad content); no file is left behind.
         """
         path = self.path(run_id, agent_id, token)
-        fd = self._create(path)
+        fd = self._create_locked(path)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
             writer = SeekableWriter(fd, self.frame_bytes, self.level, count_lines=True)
             for chunk in chunks:
                 writer.write(chunk)
@@ -204,6 +203,21 @@ class Blobs:
             raise
         info = BlobInfo(writer.size, writer.stored_size, len(writer.frame_newlines), writer.frame_newlines.tobytes())
         return PendingBlob(path, fd, info)
+
+    def _create_locked(self, path: Path) -> int:
+        """Create the blob file and take its ``flock``. In the instant between the two the new file is empty, has no
+        row and is not locked, so a sweep with a short grace period may remove it; then it is created again."""
+        for _ in range(10):
+            fd = self._create(path)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                if os.fstat(fd).st_nlink:  # still linked: from now on no sweep can remove it
+                    return fd
+            except BaseException:
+                os.close(fd)
+                raise
+            os.close(fd)
+        raise StorageError(f"the blob file {path} was removed as soon as it was created, 10 times")
 
     def _create(self, path: Path) -> int:
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_CLOEXEC
