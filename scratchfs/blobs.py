@@ -221,11 +221,11 @@ class Blobs:
 
     def _create(self, path: Path) -> int:
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_CLOEXEC
-        for attempt in range(3):
+        for attempt in range(10):  # a sweep may remove an empty directory again between makedirs and open
             try:
                 return os.open(path, flags, _FILE_MODE)
             except FileNotFoundError:
-                if attempt == 2:
+                if attempt == 9:
                     raise StorageError(f"cannot create the blob directory {path.parent}") from None
                 self._make_dirs(path.parent)
             except OSError as exc:
@@ -238,6 +238,8 @@ class Blobs:
             if self.durable:
                 _fsync_dir(directory.parent)
                 _fsync_dir(directory.parent.parent)
+        except FileNotFoundError:
+            pass  # a sweep removed the empty run directory while makedirs was creating the agent directory: retry
         except OSError as exc:
             raise storage_error(exc, "cannot create the blob directory") from exc
 
