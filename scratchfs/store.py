@@ -377,7 +377,7 @@ class ScratchStore:
 
     def _reader(self, entry: Entry, fd: int, name: str) -> SeekableReader:
         try:
-            table = self._tables.get(fd)
+            table = self._tables.get(fd, entry.blob)
         except FormatError as exc:
             raise CorruptBlob(f"{name}: {exc}") from None
         if table.size != entry.size:
