@@ -24,12 +24,14 @@ import fcntl
 import os
 import re
 import shutil
+import time
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import ids
-from .errors import InvalidArgument, StorageError
+from .errors import InvalidArgument, StorageError, StoreBusy
 from .seekable import SeekableWriter
 
 BLOB_SUFFIX = ".zst"
@@ -242,6 +244,38 @@ class Blobs:
             pass  # a sweep removed the empty run directory while makedirs was creating the agent directory: retry
         except OSError as exc:
             raise storage_error(exc, "cannot create the blob directory") from exc
+
+    @contextmanager
+    def delete_lock(self, exclusive: bool, timeout: float) -> Iterator[None]:
+        """Hold ``locks/delete.lock``: exclusively while a delete commits its rows and moves its directory to the
+        trash, shared while a write commits its row. So no row is committed for a file that a delete then moves
+        away, and the delete can commit before it moves the directory: a crash between the two leaves orphan
+        files (which a sweep removes), never rows whose files are gone. A killed holder's ``flock`` is released by
+        the kernel.
+
+        Raises:
+            StoreBusy: the lock stayed busy for ``timeout`` seconds.
+            StorageError: the lock file cannot be opened.
+        """
+        try:
+            fd = os.open(self.root / "locks" / "delete.lock", os.O_RDWR | os.O_CREAT | _O_CLOEXEC, _FILE_MODE)
+        except OSError as exc:
+            raise storage_error(exc, "cannot open the delete lock") from exc
+        try:
+            operation = (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB
+            deadline, delay = time.monotonic() + timeout, 0.001
+            while True:
+                try:
+                    fcntl.flock(fd, operation)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise StoreBusy(f"the delete lock stayed busy past the busy timeout ({timeout:g} s)") from None
+                    time.sleep(delay)
+                    delay = min(2 * delay, 0.05)
+            yield
+        finally:
+            os.close(fd)  # drops the flock
 
     # -- reading --------------------------------------------------------------------------------------------------
 

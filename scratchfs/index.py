@@ -295,9 +295,10 @@ class Index:
             return False, None
         return row[1] > now, row[0]
 
-    def delete_scope(self, run_id: str, agent_id: str | None, inside: Callable[[], object]) -> int:
-        """Delete every row of a run (or of one agent of it) and run ``inside`` (the directory move) in the same
-        transaction, so that no concurrent write can commit a row for a file that moves away. Returns rows deleted."""
+    def delete_scope(self, run_id: str, agent_id: str | None) -> int:
+        """Delete every row of a run (or of one agent of it) in one transaction; return the rows deleted. The
+        caller moves the directory away after the commit, under the delete lock (see
+        :meth:`scratchfs.blobs.Blobs.delete_lock`)."""
         with self.write("deleting a run") as conn:
             if agent_id is None:
                 count = conn.execute("DELETE FROM entries WHERE run_id = ?", (run_id,)).rowcount
@@ -305,7 +306,6 @@ class Index:
                 count = conn.execute(
                     "DELETE FROM entries WHERE run_id = ? AND agent_id = ?", (run_id, agent_id)
                 ).rowcount
-            inside()
         return count
 
     def list_scope(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str, now: float) -> list[Entry]:

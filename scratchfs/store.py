@@ -6,7 +6,8 @@ How the main paths flow (each module has one job)::
                               -> index.put (one short transaction that also checks the file is still there)
     read_handle  Scope.read_handle -> index.lookup (scoped, live rows only) -> blobs.open
                               -> seekable (frames covering the range) or search (frames streamed for matches)
-    delete_run   index.delete_scope (rows deleted and the run directory moved to trash in one transaction)
+    delete_run   under the delete lock (exclusive; writes hold it shared while they commit):
+                              index.delete_scope (rows deleted, committed) -> directory moved to trash
                               -> trash removed
     sweep        sweeper.sweep (expired rows, then their files; orphans; leftovers)
 """
@@ -268,7 +269,9 @@ class ScratchStore:
 
         Raises:
             InvalidArgument: a bad run id.
-            StoreBusy, StorageError: the index or the file system failed; nothing was deleted.
+            StoreBusy: the index or the delete lock stayed busy; nothing was deleted.
+            StorageError: the index failed (nothing was deleted), or the directory could not be moved (the rows
+                are deleted; the next sweeps remove the files).
         """
         run_id = ids.check_run_id(run_id)
         return self._delete_dir(run_id, None, self.blobs.run_dir(run_id))
@@ -278,16 +281,17 @@ class ScratchStore:
 
         Raises:
             InvalidArgument: a bad run id or agent id.
-            StoreBusy, StorageError: the index or the file system failed; nothing was deleted.
+            StoreBusy, StorageError: as :meth:`delete_run`.
         """
         run_id, agent_id = ids.check_run_id(run_id), ids.check_agent_id(agent_id)
         return self._delete_dir(run_id, agent_id, self.blobs.agent_dir(run_id, agent_id))
 
     def _delete_dir(self, run_id: str, agent_id: str | None, directory: Path) -> int:
-        moved: list[Path | None] = []
-        count = self.index.delete_scope(run_id, agent_id, lambda: moved.append(self.blobs.move_to_trash(directory)))
-        if moved and moved[0] is not None:
-            self.blobs.remove_tree(moved[0])
+        with self.blobs.delete_lock(True, self.busy_timeout):  # no write commits between the two steps
+            count = self.index.delete_scope(run_id, agent_id)
+            moved = self.blobs.move_to_trash(directory)
+        if moved is not None:
+            self.blobs.remove_tree(moved)
         return count
 
     # -- retention ------------------------------------------------------------------------------------------------
@@ -350,7 +354,8 @@ class ScratchStore:
             lines = sum(memoryview(info.frame_newlines).cast("I")) + (1 if head.last_byte not in (None, 0x0A) else 0)
             entry = Entry(kind, scope.run_id, scope.agent_id, key, token, info.size, info.stored_size, info.frames,
                           lines, preview, tool, None, None, now, now + ttl, ttl)
-            written, old = self.index.put(entry, info.frame_newlines, pending.exists)
+            with self.blobs.delete_lock(False, self.busy_timeout):
+                written, old = self.index.put(entry, info.frame_newlines, pending.exists)
             if not written:
                 raise StorageError(f"run {scope.run_id!r} was deleted while this entry was being written")
         except BaseException:
