@@ -17,7 +17,7 @@ def as_tuples(result):
 
 
 @given(data=st.binary(max_size=30_000),
-       ranges=st.lists(st.tuples(st.integers(0, 30_000), st.integers(0, 70_000)), min_size=1, max_size=6))
+       ranges=st.lists(st.tuples(st.integers(0, 30_000), st.integers(1, 70_000)), min_size=1, max_size=6))
 def test_range_reads_equal_the_slice(small_frames_store, data, ranges):
     scope = small_frames_store.scope("r", "a")
     stub = scope.spill(data, source_tool="t")
@@ -127,7 +127,7 @@ def test_text_needle_is_searched_as_utf8(scope, fixture_data):
     ({"match": "x", "pattern": "y"}, "not both"),
     ({"pattern": "("}, "compile"),
     ({"pattern": ""}, "empty"),
-    ({"pattern": "a(?=.*b)"}, "lookaround"),
+    ({"pattern": "(?<=x{20000})a"}, "lookbehind"),
     ({"pattern": b"bytes"}, "text"),
     ({"ignore_case": True}, "searches"),
     ({"match": b"x", "ignore_case": True}, "needs text"),
