@@ -27,7 +27,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import sqlite_utils
 from filelock import FileLock, Timeout
 
 from .errors import QuotaExceeded, StorageError, StoreBusy
@@ -190,6 +189,8 @@ class Index:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+        if not conn.in_transaction:  # the body rolled back on purpose
+            return
         try:
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
@@ -228,6 +229,8 @@ class Index:
             return
         if version > SCHEMA_VERSION:
             raise StorageError(f"{self.path} has schema version {version}; this scratchfs knows {SCHEMA_VERSION}")
+        import sqlite_utils  # only needed here: keeps it off the import path of every read (about 100 ms)
+
         conn.execute("PRAGMA journal_mode = WAL")
         db = sqlite_utils.Database(conn)
         with self.write("creating the schema"):
