@@ -17,6 +17,7 @@ Ids come from models and sandboxes, so nothing about them is trusted:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import secrets
@@ -125,6 +126,7 @@ def new_handle() -> str:
     return HANDLE_PREFIX + new_token()
 
 
+@functools.lru_cache(maxsize=4096)
 def path_part(value: str) -> str:
     """Encode an already validated id as one directory name (see the module docstring); injective."""
     raw = value.encode("utf-8")

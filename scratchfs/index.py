@@ -326,7 +326,7 @@ class Index:
             if not check():
                 conn.execute("ROLLBACK")
                 return False, None
-            old = conn.execute(
+            old = None if e.kind == "handle" else conn.execute(  # a handle is new: nothing to replace
                 "SELECT blob, stored_size, expires_at FROM entries WHERE run_id = ? AND agent_id = ? AND kind = ? "
                 "AND key = ?",
                 (e.run_id, e.agent_id, e.kind, e.key),
@@ -343,8 +343,9 @@ class Index:
                 (e.kind, e.run_id, e.agent_id, e.key, e.blob, e.size, e.stored_size, e.frames, e.lines, e.preview,
                  e.source_tool, e.content_type, e.shape, e.created_at, e.expires_at, e.ttl, frame_newlines),
             )
-            conn.execute("DELETE FROM gone WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ?",
-                         (e.run_id, e.agent_id, e.kind, e.key))
+            if e.kind != "handle":
+                conn.execute("DELETE FROM gone WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ?",
+                             (e.run_id, e.agent_id, e.kind, e.key))
         return True, (old[0] if old else None)
 
     def _check_quota(self, conn: sqlite3.Connection, e: Entry, old: tuple | None,

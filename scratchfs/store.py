@@ -698,7 +698,7 @@ class Scope:
 
         * **Range** (default): bytes ``[offset, offset + length)``, ``length`` 4096 by default, capped at
           :data:`MAX_READ_BYTES`. Returns :class:`Slice`. Decompresses only the frames that cover the range.
-        * **Lines** (``line=N``, ``lines=K``): lines N to N+K-1, 1-based, a line ending at ``\n`` only (see
+        * **Lines** (``line=N``, ``lines=K``): lines N to N+K-1, 1-based, a line ending at ``\\n`` only (see
           :mod:`scratchfs.lines`); ``lines`` 50 by default, at most :data:`MAX_LINES`, and the bytes capped at
           :data:`MAX_READ_BYTES` (a longer line is cut and ``next_offset`` says where it continues). Returns
           :class:`LineSlice`. Finds line N from per-frame line counts: no scan of earlier frames.
@@ -706,8 +706,9 @@ class Scope:
           ``offset`` -- a substring (text is searched as UTF-8), or a Python ``re`` pattern over the bytes with
           ``^``/``$`` per line and ASCII ``ignore_case`` (see :mod:`scratchfs.search`); empty matches are not
           reported. Each match gets up to ``context`` bytes (default 200) on each side; overlapping windows are
-          merged; at most ``max_matches`` matches (default 20) and :data:`MAX_READ_BYTES` of windows per call. Returns :class:`Matches`; pass
-          its ``next_offset`` as ``offset=`` to resume. Streams the blob frame by frame.
+          merged; at most ``max_matches`` matches (default 20) and :data:`MAX_READ_BYTES` of windows per call.
+          Returns :class:`Matches`; pass its ``next_offset`` as ``offset=`` to resume. Streams the blob frame by
+          frame.
 
         Every result says how to go on: ``next_offset`` / ``next_line``, ``remaining`` bytes and ``next_call``.
 

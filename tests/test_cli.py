@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -143,7 +144,7 @@ def test_corrupt_blob_exits_3(cli):
     stub = json.loads(cli("spill", "--tool", "t", input="x" * 100_000).stdout)
     with ScratchStore(cli.root) as store:
         (entry,) = store.list_entries_for_run("run-1")
-        path = store.blobs.path("run-1", "agent-1", entry.blob)
+        path = Path(store.blobs.path("run-1", "agent-1", entry.blob))
     raw = bytearray(path.read_bytes())
     raw[len(raw) // 3] ^= 0xFF
     path.write_bytes(bytes(raw))
