@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Callable
 from decimal import Decimal
 from fractions import Fraction
+from pathlib import Path
 
 import zstandard
 
@@ -95,16 +96,16 @@ NUMBER_CASES: dict[str, list[tuple[object, bool]]] = {
     "offset": [(0, True), (1, True), (SIZE // 2, True), (SIZE, True), (SIZE + 1, False), (-1, False),
                (10**30, False), (2**63, False), (-(2**63), False), (1.0, False), (0.5, False), (NAN, False),
                (INF, False), (-INF, False), ("0", False), (None, False), (True, False), (Decimal(1), False)],
-    "length": [(0, True), (1, True), (4096, True), (65536, True), (65537, True), (10**30, True), (2**63, True),
+    "length": [(0, False), (1, True), (4096, True), (65536, True), (65537, True), (10**30, True), (2**63, True),
                (None, True), (-1, False), (-(10**30), False), (1.5, False), (NAN, False), (INF, False),
                ("10", False), (False, False), (Fraction(1, 2), False)],
     "ttl": [(1, True), (0.5, True), (1e-3, True), (30 * 24 * 3600, True), (None, True), (0, False), (-1, False),
             (30 * 24 * 3600 + 1, False), (1e308, False), (10**400, False), (-(10**400), False), (NAN, False),
             (INF, False), (-INF, False), ("60", False), (True, False), (Decimal(60), False), (complex(1, 0), False)],
     "context": [(0, True), (1, True), (8192, True), (8193, False), (-1, False), (10**30, False), (1.0, False),
-                (NAN, False), (INF, False), ("8", False), (None, False), (True, False)],
+                (NAN, False), (INF, False), ("8", False), (None, True), (True, False)],
     "max_matches": [(1, True), (2, True), (1000, True), (0, False), (-1, False), (1001, False), (10**30, False),
-                    (2.0, False), (NAN, False), (INF, False), ("3", False), (None, False), (False, False)],
+                    (2.0, False), (NAN, False), (INF, False), ("3", False), (None, True), (False, False)],
 }
 """``read_handle`` and write arguments: ``(value, accepted)`` per argument."""
 
@@ -256,7 +257,7 @@ def tally(root: str) -> list[tuple[str, int, Counter, int]]:
             victim = scope.spill(data, source_tool="t")
             other = scope.spill(data[::-1], source_tool="t")
             entry = store.index.lookup("run", "agent", "handle", victim.handle, store.now())
-            path = store.blobs.path("run", "agent", entry.blob)
+            path = Path(store.blobs.path("run", "agent", entry.blob))
             path.write_bytes(damage(path.read_bytes()))
             outcome = []
             for offset, length in ((0, 65536), (40_000, 100), (len(data) - 10, 10)):
@@ -292,11 +293,12 @@ def _number_answer(store, scope, handle, base, name, value) -> tuple[str, bool]:
             right[0] = math.isclose(entry.expires_at - entry.created_at, want, rel_tol=1e-9, abs_tol=1e-6)
         elif name == "context":
             m = scope.read_handle(handle, match=base[500:503], context=value, max_matches=1)
-            w = m.windows[0]
-            right[0] = w.data == base[w.offset : w.match_offset + 3 + value] and w.offset == max(
-                0, w.match_offset - value)
+            w, c = m.windows[0], 200 if value is None else value
+            right[0] = w.data == base[w.offset : w.match_offset + 3 + c] and w.offset == max(0, w.match_offset - c)
         else:
             m = scope.read_handle(handle, match=base[500:501], context=0, max_matches=value)
-            right[0] = 1 <= len(m.windows) <= value and all(w.data == base[500:501] for w in m.windows)
+            hits = [h.offset for w in m.windows for h in w.matches]
+            most = 20 if value is None else value
+            right[0] = 1 <= len(hits) <= most and all(base[h : h + 1] == base[500:501] for h in hits)
 
     return _answer(call), right[0]
