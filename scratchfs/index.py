@@ -25,6 +25,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import NamedTuple
 from pathlib import Path
 
 from filelock import FileLock, Timeout
@@ -33,6 +34,8 @@ from .errors import QuotaExceeded, StorageError, StoreBusy
 
 SCHEMA_VERSION = 1
 KINDS = ("handle", "scratch")
+LIST_PREVIEW_BYTES = 256
+"""Most bytes of content the index keeps as an entry's preview (for listings)."""
 TOMBSTONE_SECONDS = 3600.0
 """How long a tombstone of an expired or deleted entry is kept, in seconds."""
 
@@ -42,9 +45,9 @@ _COLUMNS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """One live entry, as the index knows it (no content).
+class Entry(NamedTuple):
+    """One live entry, as the index knows it (no content). An immutable record (a named tuple: listing 10,000 of
+    them must stay cheap).
 
     Attributes:
         kind: ``"handle"`` or ``"scratch"``.
@@ -55,7 +58,8 @@ class Entry:
         stored_size: bytes on disk (compressed, seek table included).
         frames: number of zstd frames.
         lines: number of lines (``\\n`` count, plus one for an unterminated last line).
-        preview: the first bytes of the content as text (see :mod:`scratchfs.policy`).
+        preview: the first bytes of the content as text, at most :data:`LIST_PREVIEW_BYTES` (see
+            :mod:`scratchfs.policy`; a stub's own preview may be longer).
         source_tool: the tool whose result this is (``None`` for scratchpad entries written without one).
         content_type, shape: what the content looks like, when known.
         created_at, expires_at: epoch seconds.
@@ -81,7 +85,7 @@ class Entry:
 
     def to_dict(self) -> dict:
         """The entry as a JSON-ready dict (without the blob token)."""
-        return {name: getattr(self, name) for name in self.__slots__ if name != "blob"}
+        return {name: value for name, value in zip(self._fields, self) if name != "blob"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,6 +254,7 @@ class Index:
             table.create_index(["run_id", "agent_id", "kind", "key"], unique=True, if_not_exists=True,
                                index_name="entries_scope_key")
             table.create_index(["expires_at"], if_not_exists=True, index_name="entries_expires_at")
+            table.create_index(["run_id", "created_at"], if_not_exists=True, index_name="entries_run_created")
             table.create_index(["blob"], unique=True, if_not_exists=True, index_name="entries_blob")
             db["gone"].create(
                 {"run_id": str, "agent_id": str, "kind": str, "key": str, "reason": str, "at": float},
@@ -267,7 +272,7 @@ class Index:
             "AND expires_at > ?",
             (run_id, agent_id, kind, key, now), "looking up an entry",
         )
-        return Entry(*rows[0]) if rows else None
+        return Entry._make(rows[0]) if rows else None
 
     def lookup_with_lines(self, run_id: str, agent_id: str, kind: str, key: str,
                           now: float) -> tuple[Entry, bytes] | None:
@@ -277,7 +282,7 @@ class Index:
             "AND key = ? AND expires_at > ?",
             (run_id, agent_id, kind, key, now), "looking up an entry",
         )
-        return (Entry(*rows[0][:-1]), rows[0][-1] or b"") if rows else None
+        return (Entry._make(rows[0][:-1]), rows[0][-1] or b"") if rows else None
 
     def gone(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> Gone | None:
         """Why the entry of a scope and key is not live: expired (row not swept yet) or a recent tombstone; ``None``
@@ -410,7 +415,7 @@ class Index:
             sql += " AND substr(key, 1, ?) = ?"
             params += [len(prefix), prefix]
         sql += " ORDER BY created_at, id"
-        return [Entry(*row) for row in self.read(sql, tuple(params), "listing entries")]
+        return list(map(Entry._make, self.read(sql, tuple(params), "listing entries")))
 
     def list_all(self, now: float) -> list[Entry]:
         """Every live entry of every run, ordered by run, agent, creation time."""
@@ -418,7 +423,7 @@ class Index:
             f"SELECT {_COLUMNS} FROM entries WHERE expires_at > ? ORDER BY run_id, agent_id, created_at, id",
             (now,), "listing entries",
         )
-        return [Entry(*row) for row in rows]
+        return list(map(Entry._make, rows))
 
     def touch(self, run_id: str, agent_id: str, kind: str, key: str, blob: str, expires_at: float) -> None:
         """Move a live entry's expiry to ``expires_at`` (epoch seconds) if that is later."""

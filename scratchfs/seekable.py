@@ -50,7 +50,7 @@ CHECKSUM_FLAG = 0x80
 RESERVED_BITS = 0x7C
 MAX_FRAMES = 0x8000000  # the reference implementation's ZSTD_SEEKABLE_MAXFRAMES
 
-DEFAULT_FRAME_BYTES = 256 * 1024
+DEFAULT_FRAME_BYTES = 128 * 1024
 """Default decompressed size of a frame, in bytes (chosen by measurement: ``bench/README.md``)."""
 MIN_FRAME_BYTES = 4 * 1024
 MAX_FRAME_BYTES = 4 * 1024 * 1024

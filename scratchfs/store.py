@@ -41,7 +41,7 @@ from .errors import (
     ScratchError,
     StorageError,
 )
-from .index import Entry, Index
+from .index import LIST_PREVIEW_BYTES, Entry, Index
 from .lines import LineTable, read_lines
 from .policy import (
     NEVER_SPILL_TOOLS,
@@ -511,7 +511,7 @@ class ScratchStore:
             stub = None if kind != "handle" else build_stub(
                 key, tap.head, tap.tail, info.size, lines, content_type, shape_text, tool, self.preview_bytes,
                 preview_mode or self.preview_mode)
-            preview, _ = make_preview(tap.head, b"", info.size, self.preview_bytes)
+            preview, _ = make_preview(tap.head, b"", info.size, min(self.preview_bytes, LIST_PREVIEW_BYTES))
             now = self.now()
             entry = Entry(kind, scope.run_id, scope.agent_id, key, token, info.size, info.stored_size, info.frames,
                           lines, preview, tool, content_type, shape_text, now, now + ttl, ttl)
