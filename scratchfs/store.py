@@ -286,7 +286,7 @@ class ScratchStore:
             a spill when neither the call nor ``preview_modes`` says otherwise.
         preview_modes: preview mode per result class, for :meth:`Scope.offload` (e.g. ``{"workspace":
             "head+tail"}``).
-        detect_shape: detect each spill's content type and shape (from its first MiB) for the stub.
+        detect_shape: detect each spill's content type and shape (from its first 512 KiB) for the stub.
         refresh_on_read: a read pushes the entry's expiry forward by its TTL.
         run_quota_bytes: most stored (compressed) bytes a run may hold, or ``None``.
         run_quota_entries: most entries a run may hold, or ``None``.
