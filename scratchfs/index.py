@@ -30,6 +30,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
+from . import _fork
 from .errors import QuotaExceeded, StorageError, StoreBusy
 
 SCHEMA_VERSION = 1
@@ -114,6 +115,16 @@ def _busy_or_storage(exc: sqlite3.Error, doing: str) -> Exception:
     return StorageError(f"the index failed while {doing}: {text}")
 
 
+_CACHE_ENTRIES = 4096  # lookups kept per thread
+
+
+class _Local(threading.local):
+    conn: sqlite3.Connection | None = None
+    generation = -1
+    version: int | None = None
+    cache: dict = {}  # noqa: RUF012 - replaced per thread in Index.conn()
+
+
 class Index:
     """The entries table of one store.
 
@@ -132,7 +143,7 @@ class Index:
         self.path = path
         self.busy_timeout = busy_timeout
         self._synchronous = "FULL" if durable else "NORMAL"
-        self._local = threading.local()
+        self._local = _Local()
         self._all_conns: list[tuple[int, sqlite3.Connection]] = []
         self._conns_lock = threading.Lock()
         self._closed = False
@@ -153,18 +164,31 @@ class Index:
         return conn
 
     def conn(self) -> sqlite3.Connection:
-        """This thread's connection in this process (opened on first use)."""
+        """This thread's connection in this process (opened on first use; a ``fork()`` child opens its own)."""
         local = self._local
-        pid = os.getpid()
-        conn = getattr(local, "conn", None)
-        if conn is None or local.pid != pid:
+        if local.generation != _fork.generation or local.conn is None:
             if self._closed:
                 raise StorageError("the store is closed")
             conn = self._connect()
-            local.conn, local.pid = conn, pid
+            local.conn, local.generation, local.version = conn, _fork.generation, None
+            local.cache = {}
             with self._conns_lock:
-                self._all_conns.append((pid, conn))
-        return conn
+                self._all_conns.append((os.getpid(), conn))
+        return local.conn
+
+    def _cached(self) -> dict:
+        """This thread's lookup cache, emptied whenever another connection has committed since it was filled
+        (``PRAGMA data_version``); this connection's own commits empty it in :meth:`write`."""
+        conn = self.conn()
+        local = self._local
+        try:
+            version = conn.execute("PRAGMA data_version").fetchone()[0]
+        except sqlite3.Error as exc:
+            raise _busy_or_storage(exc, "reading the index version") from exc
+        if version != local.version:
+            local.cache.clear()
+            local.version = version
+        return local.cache
 
     def close(self) -> None:
         """Close every connection this process opened (a forked child leaves its parent's alone)."""
@@ -193,6 +217,8 @@ class Index:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+        finally:
+            self._local.cache.clear()  # this connection's own commits do not change its data_version
         if not conn.in_transaction:  # the body rolled back on purpose (put() when its check fails)
             return
         try:
@@ -266,23 +292,32 @@ class Index:
     # -- entries --------------------------------------------------------------------------------------------------
 
     def lookup(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> Entry | None:
-        """The live entry of a scope and key (``expires_at > now``), or ``None``."""
-        rows = self.read(
-            f"SELECT {_COLUMNS} FROM entries WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ? "
-            "AND expires_at > ?",
-            (run_id, agent_id, kind, key, now), "looking up an entry",
-        )
-        return Entry._make(rows[0]) if rows else None
+        """The live entry of a scope and key (``expires_at > now``), or ``None``.
+
+        Answered from this thread's lookup cache while no connection has committed since (see :meth:`_cached`).
+        """
+        found = self.lookup_with_lines(run_id, agent_id, kind, key, now)
+        return found[0] if found else None
 
     def lookup_with_lines(self, run_id: str, agent_id: str, kind: str, key: str,
                           now: float) -> tuple[Entry, bytes] | None:
         """Like :meth:`lookup`, with the entry's per-frame newline counts (``array('I')`` bytes)."""
-        rows = self.read(
-            f"SELECT {_COLUMNS}, frame_newlines FROM entries WHERE run_id = ? AND agent_id = ? AND kind = ? "
-            "AND key = ? AND expires_at > ?",
-            (run_id, agent_id, kind, key, now), "looking up an entry",
-        )
-        return (Entry._make(rows[0][:-1]), rows[0][-1] or b"") if rows else None
+        cache = self._cached()
+        ident = (run_id, agent_id, kind, key)
+        found = cache.get(ident)
+        if found is None:
+            rows = self.read(
+                f"SELECT {_COLUMNS}, frame_newlines FROM entries WHERE run_id = ? AND agent_id = ? AND kind = ? "
+                "AND key = ?",
+                ident, "looking up an entry",
+            )
+            if not rows:
+                return None
+            found = (Entry._make(rows[0][:-1]), rows[0][-1] or b"")
+            if len(cache) >= _CACHE_ENTRIES:
+                cache.clear()
+            cache[ident] = found
+        return found if found[0].expires_at > now else None
 
     def gone(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> Gone | None:
         """Why the entry of a scope and key is not live: expired (row not swept yet) or a recent tombstone; ``None``

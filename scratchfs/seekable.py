@@ -42,6 +42,8 @@ from dataclasses import dataclass
 
 import zstandard
 
+from . import _fork
+
 SKIPPABLE_MAGIC = 0x184D2A5E
 SEEKABLE_MAGIC = 0x8F92EAB1
 FOOTER_SIZE = 9
@@ -185,7 +187,7 @@ def seek_table_length(footer: bytes, file_size: int) -> int:
 # -- per-thread zstd contexts -------------------------------------------------------------------------------------
 
 class _Contexts(threading.local):
-    pid = -1
+    generation = -1
     compressors: dict
     decompressor: zstandard.ZstdDecompressor
 
@@ -195,9 +197,8 @@ _contexts = _Contexts()
 
 def _local() -> _Contexts:
     ctx = _contexts
-    pid = os.getpid()
-    if ctx.pid != pid:  # first use in this thread, or first use in a forked child
-        ctx.pid = pid
+    if ctx.generation != _fork.generation:  # first use in this thread, or first use in a forked child
+        ctx.generation = _fork.generation
         ctx.compressors = {}
         ctx.decompressor = zstandard.ZstdDecompressor(max_window_size=MAX_WINDOW_BYTES)
     return ctx
