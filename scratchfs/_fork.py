@@ -10,7 +10,7 @@ generation = 0
 
 
 def _after_fork_in_child() -> None:
-    global generation
+    global generation  # noqa: PLW0603 - the one piece of process state this module exists for
     generation += 1
 
 

@@ -25,8 +25,8 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import NamedTuple
 from pathlib import Path
+from typing import NamedTuple
 
 from filelock import FileLock, Timeout
 
@@ -86,7 +86,7 @@ class Entry(NamedTuple):
 
     def to_dict(self) -> dict:
         """The entry as a JSON-ready dict (without the blob token)."""
-        return {name: value for name, value in zip(self._fields, self) if name != "blob"}
+        return {name: value for name, value in zip(self._fields, self, strict=False) if name != "blob"}
 
 
 @dataclass(frozen=True, slots=True)
