@@ -385,6 +385,7 @@ class ScratchStore:
         self.stop_sweeper()
         self.closed = True
         self.index.close()
+        self.blobs.close()
 
     def __repr__(self) -> str:
         return f"ScratchStore(root={str(self.root)!r})"
