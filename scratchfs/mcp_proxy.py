@@ -237,7 +237,11 @@ def _leaf(exc: BaseException) -> BaseException:
 
 
 def _describe(exc: BaseException) -> str:
+    from mcp_types import CONNECTION_CLOSED
+
     leaf = _leaf(exc)
+    if getattr(leaf, "code", None) == CONNECTION_CLOSED:
+        return "the server exited or closed its connection during start-up"
     if isinstance(leaf, OSError) and leaf.strerror:
         return f"cannot start: {leaf.strerror}" + (f": {leaf.filename}" if leaf.filename else "")
     return str(leaf) or type(leaf).__name__
@@ -330,7 +334,7 @@ class Proxy:
         except ScratchError as exc:
             return text_result(error_text(exc), is_error=True)
         progress = None
-        if meta.get("progressToken") is not None:
+        if meta.get("progress_token", meta.get("progressToken")) is not None:  # the SDK names it progress_token
             session = ctx.session
 
             async def progress(value: float, total: float | None, message: str | None) -> None:

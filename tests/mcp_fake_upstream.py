@@ -33,8 +33,8 @@ def big_text(size: int, salt: str = "") -> str:
 
 
 _SCHEMA = {"type": "object", "properties": {"size": {"type": "integer"}, "seconds": {"type": "number"}}}
-_TOOLS = ["big", "two_blocks", "structured", "failing", "image", "annotated", "with_meta", "echo_meta", "add_tool",
-          "crash", "sleep", "progress", "json_error"]
+_TOOLS = ["big", "big_effect", "two_blocks", "structured", "failing", "image", "annotated", "with_meta", "echo_meta",
+          "add_tool", "crash", "sleep", "progress", "json_error"]
 _extra_tools: list[str] = []
 
 
@@ -51,7 +51,7 @@ async def call_tool(ctx, params) -> types.CallToolResult:
     args = params.arguments or {}
     size = int(args.get("size", 20_000))
     name = params.name
-    if name == "big":
+    if name in ("big", "big_effect"):
         return _text(big_text(size))
     if name == "two_blocks":
         return types.CallToolResult(content=[types.TextContent(text=big_text(size, "a")),
