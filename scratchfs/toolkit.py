@@ -13,8 +13,9 @@ Result contract (every result is one JSON object):
   UTF-8 characters: a character cut by the end of the range is left for the next read (``next_offset`` is the first
   byte not returned, ``null`` at the end), and continuation bytes at the start of a range that begins inside a
   character are skipped (``offset`` is then where ``data`` really starts). ``data`` always equals the content's
-  bytes ``[offset, offset + length)`` decoded. Bytes that are not UTF-8 come as base64 with
-  ``"encoding": "base64"`` (the range exactly as read).
+  bytes ``[offset, offset + length)`` decoded; a range shorter than the character at its start is empty (ask for
+  at least 4 bytes to always get on). Bytes that are not UTF-8 come as base64 with ``"encoding": "base64"`` (the
+  range exactly as read).
 * ``read_handle`` by match: ``{handle, match, size, next_offset, windows: [{match_offset, offset, length, data}]}``
   with each window trimmed to whole characters the same way (a window that is not UTF-8 is base64 with
   ``"encoding": "base64"``); ``next_offset`` resumes the search, ``null`` when no match is left.
@@ -196,7 +197,7 @@ def _text_piece(raw: bytes, offset: int, size: int, keep_from: int | None = None
         tail = min(tail, max(0, end - keep_to))
     body = raw[lead : len(raw) - tail]
     text = _decode(body)
-    if text is None or (raw and not body):
+    if text is None:
         return {"offset": offset, "length": len(raw), "data": base64.b64encode(raw).decode("ascii"),
                 "encoding": "base64"}
     return {"offset": offset + lead, "length": len(body), "data": text}

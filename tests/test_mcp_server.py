@@ -6,6 +6,7 @@ import sys
 
 import pytest
 from click.testing import CliRunner
+from mcp.shared.exceptions import MCPError
 
 from scratchfs import ScratchStore
 from scratchfs.cli import main
@@ -68,6 +69,8 @@ def test_tools_over_stdio_answer_the_contract_byte_exact(era, tmp_path, fixture_
                 "invalid argument: read_handle: offset: 'x' is not of type 'integer'")
             assert "past the end" in error_of(await client.call_tool("read_handle", {"handle": handle,
                                                                                      "offset": len(page) + 1}))
+            with pytest.raises(MCPError, match="Unknown tool: nope"):  # a protocol error, as the spec says
+                await client.call_tool("nope", {})
             corrupt = error_of(await client.call_tool("read_handle", {"handle": damaged, "offset": len(grep) // 2}))
             assert corrupt.startswith("corrupt: ") and damaged in corrupt
 
