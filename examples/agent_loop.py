@@ -8,7 +8,7 @@ The "web" is the Rust book page recorded in fixtures/ and the "model" is a scrip
 transcript holds, so nothing here needs a network or an API key. What it shows:
 
 1. the tool ``fetch_page`` returns 512 KiB of HTML; the adapter spills it and only the stub enters the transcript;
-2. the model searches the stored page with ``read_handle(match=...)`` and reads the paragraph it found by range;
+2. the model searches the stored page with ``read_handle(match=...)`` and reads the lines where it found it;
 3. the transcript ends up a few KiB long instead of half a megabyte.
 """
 
@@ -39,10 +39,10 @@ def scripted_model(transcript: list[dict[str, Any]]) -> dict[str, Any]:
         stub = json.loads(last)
         return {"tool": "read_handle", "arguments": {"handle": stub["handle"], "match": "What Is Ownership?",
                                                      "context": 60}}
-    if steps == 2:  # found the heading: read what follows it
+    if steps == 2:  # found the heading: read the lines from there
         found = json.loads(last)
-        return {"tool": "read_handle", "arguments": {"handle": found["handle"],
-                                                     "offset": found["windows"][0]["match_offset"], "length": 500}}
+        return {"tool": "read_handle", "arguments": {"handle": found["handle"], "line": found["windows"][0]["line"],
+                                                     "lines": 3}}
     text = re.sub(r"<[^>]+>", "", json.loads(last)["data"])
     sentence = re.search(r"Ownership is [^.]*\.", " ".join(text.split())).group(0)
     return {"answer": sentence}

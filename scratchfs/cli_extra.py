@@ -30,8 +30,7 @@ def _print(renderable: Any) -> None:
 
 @main.command("ls")
 @_root_option
-@click.option("--run", "run_id", envvar="SCRATCHFS_RUN_ID", default=None,
-              help="Only this run [env: SCRATCHFS_RUN_ID; default: every run].")
+@click.option("--run", "run_id", default=None, help="Only this run [default: every run].")
 @click.option("--agent", "agent_id", default=None, help="Only this agent.")
 @_JSON
 @_with_store
@@ -51,8 +50,7 @@ def ls(store: ScratchStore, run_id: str | None, agent_id: str | None, as_json: b
 
 @main.command("stats")
 @_root_option
-@click.option("--run", "run_id", envvar="SCRATCHFS_RUN_ID", default=None,
-              help="Only this run [env: SCRATCHFS_RUN_ID; default: every run].")
+@click.option("--run", "run_id", default=None, help="Only this run [default: every run].")
 @click.option("--soon", type=click.FloatRange(min=0), default=DEFAULT_SOON, show_default=True,
               help="Seconds: entries expiring within this count as expiring soon.")
 @_JSON

@@ -36,18 +36,18 @@ def ratio(size: int, stored: int) -> str:
 
 
 def entries_table(entries: Iterable[Entry], now: float, title: str | None = None, show_run: bool = False) -> Table:
-    """A table of entries: (run,) kind, key, agent, size, on disk, ratio, expires in, source tool."""
+    """A table of entries: (run,) agent, kind, key, size, on disk, ratio, expires in, source tool."""
     table = Table(title=title)
-    columns = [("kind", "left"), ("key", "left"), ("agent", "left"), ("size", "right"), ("on disk", "right"),
-               ("ratio", "right"), ("expires in", "right"), ("tool", "left")]
-    if show_run:
-        columns.insert(0, ("run", "left"))
+    columns = [("run", "left")] if show_run else []
+    columns += [("agent", "left"), ("kind", "left"), ("key", "left"), ("size", "right"), ("on disk", "right"),
+                ("ratio", "right"), ("expires in", "right"), ("tool", "left")]
     for name, justify in columns:
         table.add_column(name, justify=justify)
     for e in entries:
-        row = [e.kind, e.key, e.agent_id, human_bytes(e.size), human_bytes(e.stored_size),
-               ratio(e.size, e.stored_size), human_seconds(e.expires_at - now), e.source_tool or ""]
-        table.add_row(*([e.run_id, *row] if show_run else row))
+        cells = [e.run_id] if show_run else []
+        cells += [e.agent_id, e.kind, e.key, human_bytes(e.size), human_bytes(e.stored_size),
+                  ratio(e.size, e.stored_size), human_seconds(e.expires_at - now), e.source_tool or ""]
+        table.add_row(*cells)
     return table
 
 

@@ -7,21 +7,26 @@ Tools: ``read_handle``, ``scratch_write``, ``scratch_read``, ``scratch_list``, `
 (:data:`TOOL_SPECS`). Arguments are checked against each tool's JSON Schema (``jsonschema``, Draft 2020-12) before
 the store sees them; a bad argument raises :class:`~scratchfs.errors.InvalidArgument` naming it.
 
-Result contract (every result is one JSON object):
+Result contract (every result is one JSON object; every read says how to go on: ``next_offset`` / ``next_line``,
+``remaining`` bytes and ``next_call``, the exact call that reads on, ``null`` at the end):
 
-* ``read_handle`` by range: ``{handle, offset, length, size, next_offset, data}``. ``data`` is text cut to whole
-  UTF-8 characters: a character cut by the end of the range is left for the next read (``next_offset`` is the first
-  byte not returned, ``null`` at the end), and continuation bytes at the start of a range that begins inside a
-  character are skipped (``offset`` is then where ``data`` really starts). ``data`` always equals the content's
-  bytes ``[offset, offset + length)`` decoded; a range shorter than the character at its start is empty (ask for
-  at least 4 bytes to always get on). Bytes that are not UTF-8 come as base64 with ``"encoding": "base64"`` (the
-  range exactly as read).
-* ``read_handle`` by match: ``{handle, match, size, next_offset, windows: [{match_offset, offset, length, data}]}``
-  with each window trimmed to whole characters the same way (a window that is not UTF-8 is base64 with
-  ``"encoding": "base64"``); ``next_offset`` resumes the search, ``null`` when no match is left.
+* ``read_handle`` by range: ``{handle, offset, length, size, next_offset, remaining, next_call, data}``. ``data`` is
+  text cut to whole UTF-8 characters: a character cut by the end of the range is left for the next read
+  (``next_offset`` is the first byte not returned, ``null`` at the end), and continuation bytes at the start of a
+  range that begins inside a character are skipped (``offset`` is then where ``data`` really starts). ``data``
+  always equals the content's bytes ``[offset, offset + length)`` decoded; a range shorter than the character at its
+  start is empty (ask for at least 4 bytes to always get on). Bytes that are not UTF-8 come as base64 with
+  ``"encoding": "base64"`` (the range exactly as read).
+* ``read_handle`` by lines (``line``, ``lines``): the range keys plus ``first_line, lines, total_lines, next_line,
+  cut`` (``cut``: the read cap stopped inside a line, which goes on at ``next_offset``).
+* ``read_handle`` by ``match`` or ``pattern``: ``{handle, match (or pattern), size, next_offset, more, remaining,
+  next_call, windows: [{match_offset, line, offset, length, matches: [{offset, length, line}], data}]}``; windows
+  whose context overlaps are merged and list each match; each window is trimmed to whole characters the same way
+  (one that is not UTF-8 is base64 with ``"encoding": "base64"``); ``next_offset`` resumes the search, ``null`` when
+  no match is left. ``ignore_case`` is given when it was set.
 * ``scratch_write``: ``{key, size, ttl, expires_at}``; ``scratch_read``: ``{key, offset, length, size, next_offset,
-  data}`` as a range read; ``scratch_list``: ``{prefix, entries: [{key, size, expires_in, preview}]}``;
-  ``scratch_delete``: ``{key, deleted}``.
+  remaining, next_call, data}`` as a range read (``next_call`` names ``scratch_read``); ``scratch_list``:
+  ``{prefix, entries: [{key, size, expires_in, preview}]}``; ``scratch_delete``: ``{key, deleted}``.
 
 Sizes and offsets are bytes; ``ttl`` and ``expires_in`` are seconds; ``expires_at`` is epoch seconds.
 """
@@ -32,12 +37,26 @@ import base64
 import binascii
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .errors import InvalidArgument, ScratchError
-from .search import Window
-from .store import DEFAULT_READ_BYTES, MAX_CONTEXT_BYTES, MAX_MATCHES, MAX_READ_BYTES, MAX_TTL, Matches, Scope, Slice
+from .search import MAX_REACH_BYTES, Window
+from .store import (
+    DEFAULT_CONTEXT,
+    DEFAULT_LINES,
+    DEFAULT_MATCHES,
+    DEFAULT_READ_BYTES,
+    MAX_CONTEXT_BYTES,
+    MAX_LINES,
+    MAX_MATCHES,
+    MAX_READ_BYTES,
+    MAX_TTL,
+    LineSlice,
+    Matches,
+    Scope,
+    Slice,
+)
 
 PREVIEW_CHARS = 80
 """Characters of each value's start shown by ``scratch_list``."""
@@ -59,17 +78,17 @@ TOOL_SPECS: dict[str, ToolSpec] = {spec.name: spec for spec in (
     ToolSpec(
         "read_handle",
         "Read back a large tool result that was stored out of your context. When a result was too large, you got a "
-        "stub instead: {handle, preview, size, note}. Pass its handle here.\n"
-        "Two modes:\n"
-        "- Search (usually best first): give `match`, an exact, case-sensitive text; you get up to `max_matches` "
-        "windows of `context` bytes around each match. To see further matches, call again with "
-        "offset=<next_offset>.\n"
-        f"- Range: bytes from `offset` (default 0), `length` bytes (default {DEFAULT_READ_BYTES}, at most "
-        f"{MAX_READ_BYTES}). Continue with offset=<next_offset> until next_offset is null.\n"
-        "Offsets and sizes are bytes of the UTF-8 text. Returns JSON: range -> {handle, offset, length, size, "
-        "next_offset, data}; search -> {handle, match, size, next_offset, windows: [{match_offset, offset, length, "
-        "data}]}. Bytes that are not text come base64-encoded with \"encoding\": \"base64\". One call returns at "
-        f"most {MAX_READ_BYTES} bytes, so read in pieces; do not try to read a whole large result.",
+        "stub instead: {handle, preview, size, lines, content_type, shape, note}. Pass its handle here and read only "
+        "what you need, in small pieces. Modes:\n"
+        "- Search (usually best first): `match` (exact text) or `pattern` (a regular expression, Python syntax, `^` "
+        "and `$` per line; `ignore_case` for either); you get windows of `context` bytes around up to "
+        "`max_matches` matches, with their line numbers.\n"
+        f"- Lines: `line` (1-based) and `lines` (default {DEFAULT_LINES}), as an editor counts them.\n"
+        f"- Range: bytes from `offset` (default 0), `length` bytes (default {DEFAULT_READ_BYTES}).\n"
+        "Every result says how to go on: next_offset / next_line, remaining bytes, and next_call, the exact call "
+        "for the next piece (null when there is nothing more). Offsets and sizes are bytes of the UTF-8 text; data "
+        "that is not text comes base64-encoded with \"encoding\": \"base64\". One call returns at most "
+        f"{MAX_READ_BYTES} bytes: never try to read a whole large result.",
         {
             "type": "object",
             "properties": {
@@ -77,14 +96,24 @@ TOOL_SPECS: dict[str, ToolSpec] = {spec.name: spec for spec in (
                 "offset": {"type": "integer", "minimum": 0, "default": 0,
                            "description": "Range: the first byte to return. Search: where the search starts (pass "
                                           "the previous result's next_offset to continue)."},
-                "length": {"type": "integer", "minimum": 0, "maximum": MAX_READ_BYTES, "default": DEFAULT_READ_BYTES,
+                "length": {"type": "integer", "minimum": 1, "maximum": MAX_READ_BYTES, "default": DEFAULT_READ_BYTES,
                            "description": "Range only: how many bytes to return."},
+                "line": {"type": "integer", "minimum": 1, "default": 1,
+                         "description": "Lines: the first line to return (1-based)."},
+                "lines": {"type": "integer", "minimum": 1, "maximum": MAX_LINES, "default": DEFAULT_LINES,
+                          "description": "Lines: how many lines to return."},
                 "match": {"type": "string", "minLength": 1,
-                          "description": "Search for this exact text (case-sensitive) instead of reading a range."},
-                "context": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT_BYTES, "default": 200,
-                            "description": "Search only: bytes shown on each side of a match."},
-                "max_matches": {"type": "integer", "minimum": 1, "maximum": MAX_MATCHES, "default": 20,
-                                "description": "Search only: most windows to return in this call."},
+                          "description": "Search for this exact text (case-sensitive unless ignore_case)."},
+                "pattern": {"type": "string", "minLength": 1,
+                            "description": "Search for this regular expression (Python syntax, ^ and $ per line; a "
+                                           f"match may span at most {MAX_REACH_BYTES} bytes)."},
+                "ignore_case": {"type": "boolean", "default": False,
+                                "description": "Search only: match ASCII letters regardless of case."},
+                "context": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT_BYTES,
+                            "default": DEFAULT_CONTEXT, "description": "Search only: bytes shown on each side of a "
+                                                                       "match."},
+                "max_matches": {"type": "integer", "minimum": 1, "maximum": MAX_MATCHES, "default": DEFAULT_MATCHES,
+                                "description": "Search only: most matches to return in this call."},
             },
             "required": ["handle"],
             "additionalProperties": False,
@@ -203,36 +232,68 @@ def _text_piece(raw: bytes, offset: int, size: int, keep_from: int | None = None
     return {"offset": offset + lead, "length": len(body), "data": text}
 
 
+def _cursor(sl: Slice | LineSlice, name: str) -> dict[str, Any]:
+    call = sl.next_call
+    if call is not None and name != "handle":
+        call = call.replace("read_handle(handle=", f"scratch_read({name}=", 1)
+    return {"remaining": sl.remaining, "next_call": call}
+
+
 def range_result(sl: Slice, name: str = "handle") -> dict[str, Any]:
     """A range read as the contract's JSON object (see the module docstring); ``name`` is ``"handle"`` or ``"key"``."""
     piece = _text_piece(sl.data, sl.offset, sl.size)
-    if piece.get("encoding"):
-        next_offset = sl.next_offset
-    else:
+    if not piece.get("encoding"):
         end = piece["offset"] + piece["length"]
-        next_offset = end if end < sl.size else None
+        body = sl.data[piece["offset"] - sl.offset : end - sl.offset]
+        sl = replace(sl, offset=piece["offset"], data=body, next_offset=end if end < sl.size else None)
     result = {name: sl.handle, "offset": piece["offset"], "length": piece["length"], "size": sl.size,
-              "next_offset": next_offset, "data": piece["data"]}
+              "next_offset": sl.next_offset, **_cursor(sl, name), "data": piece["data"]}
     if piece.get("encoding"):
         result["encoding"] = piece["encoding"]
     return result
 
 
-def window_result(window: Window, needle_bytes: int, size: int) -> dict[str, Any]:
-    """One search window as ``{match_offset, offset, length, data}`` (plus ``encoding`` when base64)."""
-    match_end = window.match_offset + needle_bytes
+def lines_result(sl: LineSlice) -> dict[str, Any]:
+    """A line read as the contract's JSON object (see the module docstring)."""
+    data = sl.data
+    if sl.cut and sl.next_offset is not None:  # the cap stopped inside a line: maybe inside a character too
+        tail = _partial_tail(data)
+        if tail and _decode(data[: len(data) - tail]) is not None:
+            data = data[: len(data) - tail]
+            sl = replace(sl, data=data, next_offset=sl.offset + len(data))
+    text = _decode(data)
+    result = {"handle": sl.handle, "offset": sl.offset, "length": len(data), "size": sl.size,
+              "next_offset": sl.next_offset, "first_line": sl.first_line, "lines": sl.lines,
+              "total_lines": sl.total_lines, "next_line": sl.next_line, "cut": sl.cut, **_cursor(sl, "handle"),
+              "data": text if text is not None else base64.b64encode(data).decode("ascii")}
+    if text is None:
+        result["encoding"] = "base64"
+    return result
+
+
+def window_result(window: Window, size: int) -> dict[str, Any]:
+    """One search window as ``{match_offset, line, offset, length, matches, data}`` (plus ``encoding`` when
+    base64)."""
+    match_end = max(h.offset + h.length for h in window.matches) if window.matches else window.match_offset
     piece = _text_piece(window.data, window.offset, size, window.match_offset, match_end)
-    return {"match_offset": window.match_offset, **piece}
+    return {"match_offset": window.match_offset, "line": window.line, "offset": piece["offset"],
+            "length": piece["length"],
+            "matches": [{"offset": h.offset, "length": h.length, "line": h.line} for h in window.matches],
+            "data": piece["data"], **({"encoding": piece["encoding"]} if "encoding" in piece else {})}
 
 
 def matches_result(found: Matches) -> dict[str, Any]:
     """A search as the contract's JSON object (see the module docstring)."""
+    if found.pattern is not None:
+        what: dict[str, Any] = {"pattern": found.pattern, "ignore_case": found.ignore_case}
+    else:
+        what = {"match": (found.match or b"").decode("utf-8", "replace")}
+        if found.ignore_case:
+            what["ignore_case"] = True
     return {
-        "handle": found.handle,
-        "match": found.match.decode("utf-8", "replace"),
-        "size": found.size,
-        "next_offset": found.next_offset,
-        "windows": [window_result(w, len(found.match), found.size) for w in found.windows],
+        "handle": found.handle, **what, "size": found.size, "next_offset": found.next_offset, "more": found.more,
+        "remaining": found.remaining, "next_call": found.next_call,
+        "windows": [window_result(w, found.size) for w in found.windows],
     }
 
 
@@ -308,14 +369,20 @@ class ScratchTools:
         args = check_arguments(name, arguments)
         return getattr(self, name)(**args)
 
-    def read_handle(self, handle: str, offset: int = 0, length: int | None = None, match: str | None = None,
-                    context: int = 200, max_matches: int = 20) -> dict[str, Any]:
-        """``read_handle`` by range (no ``match``) or by match; see the module docstring for the result."""
-        scope = self.scope
-        if match is None:
-            return range_result(scope.read_handle(handle, offset, length))
-        found = scope.read_handle(handle, offset, length, match=match, context=context, max_matches=max_matches)
-        return matches_result(found)
+    def read_handle(self, handle: str, offset: int = 0, length: int | None = None, line: int | None = None,
+                    lines: int | None = None, match: str | None = None, pattern: str | None = None,
+                    ignore_case: bool = False, context: int | None = None, max_matches: int | None = None
+                    ) -> dict[str, Any]:
+        """``read_handle`` by range, by lines, or by match / pattern (see :meth:`Scope.read_handle`, whose checks
+        apply: mixing the options of two modes is an invalid argument); see the module docstring for the result."""
+        result = self.scope.read_handle(handle, offset, length, match=match, pattern=pattern,
+                                        ignore_case=ignore_case, context=context, max_matches=max_matches,
+                                        line=line, lines=lines)
+        if isinstance(result, Matches):
+            return matches_result(result)
+        if isinstance(result, LineSlice):
+            return lines_result(result)
+        return range_result(result)
 
     def scratch_write(self, key: str, value: str, encoding: str = "utf-8", ttl: float | None = None
                       ) -> dict[str, Any]:
@@ -365,6 +432,7 @@ __all__ = [
     "ToolSpec",
     "check_arguments",
     "error_text",
+    "lines_result",
     "matches_result",
     "range_result",
     "to_json",

@@ -101,6 +101,18 @@ async def search_all(client: Any, handle: str, needle: str, context: int = 50) -
     return windows
 
 
+def match_offsets(windows: list[dict]) -> list[int]:
+    """The offset of every match in a list of (possibly merged) windows."""
+    return [m["offset"] for w in windows for m in w["matches"]]
+
+
+def window_is_exact(window: dict, data: bytes) -> bool:
+    """The window's text is the original bytes at its offset, and holds each of its matches."""
+    lo, hi = window["offset"], window["offset"] + window["length"]
+    return (window["data"].encode() == data[lo:hi] and window["match_offset"] == window["matches"][0]["offset"]
+            and all(lo <= m["offset"] and m["offset"] + m["length"] <= hi for m in window["matches"]))
+
+
 def find_all(data: bytes, needle: bytes) -> list[int]:
     """Offsets of the non-overlapping matches of ``needle`` in ``data`` (the plain Python answer)."""
     out, i = [], data.find(needle)

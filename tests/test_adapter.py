@@ -24,7 +24,8 @@ def test_a_large_page_from_a_sync_tool_becomes_a_stub(scratch_scope, fixture_dat
 
     assert fetch_page.__name__ == "fetch_page" and fetch_page.__doc__ == "Fetch a page."
     stub = json.loads(fetch_page("big"))
-    assert set(stub) == {"handle", "preview", "size", "note"} and stub["size"] == len(page.encode())
+    assert set(stub) == {"handle", "preview", "size", "lines", "content_type", "shape", "note"}
+    assert stub["size"] == len(page.encode()) and stub["content_type"] == "html"
     assert fetch_page("small") == "<p>small</p>"
     obs = fetch_page.observe("big")
     assert isinstance(obs, Observation) and obs.stub is not None and obs.result_class == "browser"

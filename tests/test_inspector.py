@@ -6,6 +6,7 @@ import fcntl
 import json
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -72,7 +73,7 @@ def damage(root):
     """Break the store four ways: a file removed, a byte flipped inside a frame, a file cut short, an orphan."""
     with ScratchStore(root) as store:
         entries = {e.source_tool: e for e in store.list_entries()}
-        paths = {tool: store.blobs.path(e.run_id, e.agent_id, e.blob) for tool, e in entries.items()}
+        paths = {tool: Path(store.blobs.path(e.run_id, e.agent_id, e.blob)) for tool, e in entries.items()}
     paths["browser.get"].unlink()
     raw = bytearray(paths["sql.query"].read_bytes())
     raw[100] ^= 0xFF
@@ -127,7 +128,7 @@ def test_fsck_finds_missing_corrupt_and_orphaned_and_repairs_them(root):
 def test_fsck_leaves_a_file_whose_writer_is_at_work(root):
     with ScratchStore(root) as store:
         e = store.list_entries()[0]
-        path = store.blobs.path(e.run_id, e.agent_id, e.blob)
+        path = Path(store.blobs.path(e.run_id, e.agent_id, e.blob))
     pending = path.with_name(new_token() + ".zst")
     pending.write_bytes(b"half written")
     with open(pending, "rb") as f:
@@ -155,7 +156,7 @@ def test_every_command_takes_json(tmp_path):
     cli("scratch-write", "k", "--run", "r", "--agent", "a", "--root", root, "--json")
     read = CliRunner().invoke(main, ["scratch-read", "k", "--run", "r", "--agent", "a", "--root", root, "--json"])
     assert json.loads(read.stdout) == {"key": "k", "offset": 0, "length": 0, "size": 0, "next_offset": None,
-                                       "data": ""}
+                                       "remaining": 0, "next_call": None, "data": ""}
     demo = cli("demo", "--root", root, "--json")
     assert demo.exit_code == 0
     assert len(json.loads(demo.stdout)) == 5

@@ -11,7 +11,18 @@ import sys
 import pytest
 from mcp import StdioServerParameters
 
-from .mcp_support import ERAS, connect, find_all, payload, read_all, run, scratchfs_params, search_all
+from .mcp_support import (
+    ERAS,
+    connect,
+    find_all,
+    match_offsets,
+    payload,
+    read_all,
+    run,
+    scratchfs_params,
+    search_all,
+    window_is_exact,
+)
 from .mcp_upstreams import build_git_repo, build_packages_db, sqlite_answer, sqlite_server_venv
 
 GIT_SERVER = [sys.executable, "-m", "mcp_server_git"]
@@ -22,7 +33,7 @@ def stub_of(result) -> dict:
     assert not result.is_error
     (block,) = result.content
     stub = json.loads(block.text)
-    assert set(stub) == {"handle", "preview", "size", "note"}
+    assert set(stub) == {"handle", "preview", "size", "lines", "content_type", "shape", "note"}
     return stub
 
 
@@ -65,17 +76,18 @@ def test_git_log_and_diff_are_spilled_and_read_back_byte_exact(era, git_repo, tm
             assert await read_all(client, stub["handle"], length=7000) == log
             needle = "naïve café"
             windows = await search_all(client, stub["handle"], needle, context=80)
-            assert [w["match_offset"] for w in windows] == find_all(log, needle.encode())
-            assert len(windows) == 300
-            for w in windows:
-                assert w["data"].encode() == log[w["offset"] : w["offset"] + w["length"]]
+            assert match_offsets(windows) == find_all(log, needle.encode())
+            assert len(match_offsets(windows)) == 300
+            assert all(window_is_exact(w, log) for w in windows)
+            assert {m["line"] for w in windows for m in w["matches"]} == {
+                log[:i].count(b"\n") + 1 for i in find_all(log, needle.encode())}
 
             stub = stub_of(await client.call_tool("git_diff", {"repo_path": str(repo), "target": DIFF_TARGET}))
             assert stub["size"] == len(diff)
             assert await read_all(client, stub["handle"]) == diff
             windows = await search_all(client, stub["handle"], "diff --git", context=200)
-            assert [w["match_offset"] for w in windows] == find_all(diff, b"diff --git")
-            assert all(w["data"].encode() == diff[w["offset"] : w["offset"] + w["length"]] for w in windows)
+            assert match_offsets(windows) == find_all(diff, b"diff --git")
+            assert all(window_is_exact(w, diff) for w in windows)
             # a range that starts in the middle of the second frame
             middle = payload(await client.call_tool("read_handle", {"handle": stub["handle"], "offset": 300_000,
                                                                     "length": 5000}))
@@ -115,10 +127,9 @@ def test_sqlite_query_result_is_spilled_and_searched(era, sqlite_server, tmp_pat
             assert await read_all(client, stub["handle"]) == expected
             for needle in ("'name': 'aiohasupervisor'", "Home Assistant"):
                 windows = await search_all(client, stub["handle"], needle, context=120)
-                assert [w["match_offset"] for w in windows] == find_all(expected, needle.encode())
+                assert match_offsets(windows) == find_all(expected, needle.encode())
                 assert windows, needle
-                for w in windows:
-                    assert w["data"].encode() == expected[w["offset"] : w["offset"] + w["length"]]
+                assert all(window_is_exact(w, expected) for w in windows)
 
             small = await client.call_tool("read_query", {"query": "SELECT count(*) AS n FROM packages"})
             assert [b.text for b in small.content] == ["[{'n': 4486}]"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -11,7 +12,19 @@ from mcp.shared.exceptions import MCPError
 from scratchfs import ScratchStore
 from scratchfs.cli import main
 
-from .mcp_support import ERAS, connect, error_of, find_all, payload, read_all, run, scratchfs_params, search_all
+from .mcp_support import (
+    ERAS,
+    connect,
+    error_of,
+    find_all,
+    match_offsets,
+    payload,
+    read_all,
+    run,
+    scratchfs_params,
+    search_all,
+    window_is_exact,
+)
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -23,7 +36,7 @@ def test_tools_over_stdio_answer_the_contract_byte_exact(era, tmp_path, fixture_
         handle = scope.spill(page, source_tool="browser.get").handle
         damaged = scope.spill(grep, source_tool="workspace.grep").handle
         entry = next(e for e in scope.list_entries() if e.key == damaged)
-        path = store.blobs.path("run-1", "agent-1", entry.blob)
+        path = Path(store.blobs.path("run-1", "agent-1", entry.blob))
     raw = bytearray(path.read_bytes())
     raw[len(raw) // 2] ^= 0xFF
     path.write_bytes(bytes(raw))
@@ -42,7 +55,9 @@ def test_tools_over_stdio_answer_the_contract_byte_exact(era, tmp_path, fixture_
             r = payload(await client.call_tool("read_handle", {"handle": handle, "offset": first_multibyte - 10,
                                                                "length": 11}))
             assert r == {"handle": handle, "offset": first_multibyte - 10, "length": 10, "size": len(page),
-                         "next_offset": first_multibyte, "data": page[first_multibyte - 10 : first_multibyte].decode()}
+                         "next_offset": first_multibyte, "remaining": len(page) - first_multibyte,
+                         "next_call": f'read_handle(handle="{handle}", offset={first_multibyte}, length=4096)',
+                         "data": page[first_multibyte - 10 : first_multibyte].decode()}
             inside = payload(await client.call_tool("read_handle", {"handle": handle, "offset": first_multibyte + 1}))
             assert inside["offset"] > first_multibyte + 1
             assert inside["data"].encode() == page[inside["offset"] : inside["offset"] + inside["length"]]
@@ -50,9 +65,18 @@ def test_tools_over_stdio_answer_the_contract_byte_exact(era, tmp_path, fixture_
 
             # by match: every match of the plain Python loop, each window the original bytes
             windows = await search_all(client, handle, "ownership", context=60)
-            assert [w["match_offset"] for w in windows] == find_all(page, b"ownership")
-            for w in windows:
-                assert w["data"].encode() == page[w["offset"] : w["offset"] + w["length"]]
+            assert match_offsets(windows) == find_all(page, b"ownership")
+            assert all(window_is_exact(w, page) for w in windows)
+
+            # by lines and by pattern, as the store reads them
+            lines = payload(await client.call_tool("read_handle", {"handle": handle, "line": 3348, "lines": 2}))
+            assert lines["data"].encode() == b"".join(page.splitlines(keepends=True)[3347:3349])
+            assert (lines["first_line"], lines["lines"], lines["next_line"]) == (3348, 2, 3350)
+            found = payload(await client.call_tool("read_handle", {"handle": handle, "pattern": r"^<h2 id=\"wh",
+                                                                   "ignore_case": True, "max_matches": 2}))
+            assert found["pattern"] == r"^<h2 id=\"wh" and found["more"] is True
+            assert [w["line"] for w in found["windows"]] == [
+                i + 1 for i, ln in enumerate(page.splitlines()) if ln.lower().startswith(b'<h2 id="wh')][:2]
 
             # the scratchpad
             assert payload(await client.call_tool("scratch_write", {"key": "plan", "value": "read ch. 4 — then 5",

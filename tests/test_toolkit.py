@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 
 import pytest
 from hypothesis import given
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 from scratchfs import MAX_READ_BYTES, InvalidArgument, NotFound
 from scratchfs.toolkit import TOOL_SPECS, ScratchTools, check_arguments, error_text
 
-from .mcp_support import find_all
+from .mcp_support import find_all, match_offsets, window_is_exact
 
 # text with 1-, 2-, 3- and 4-byte characters
 TEXT = st.text(alphabet=st.sampled_from("ab \n\té—✓日本語😀\u0301"), max_size=3000)
@@ -22,19 +23,24 @@ def piece_bytes(piece: dict) -> bytes:
     return base64.b64decode(piece["data"]) if piece.get("encoding") == "base64" else piece["data"].encode()
 
 
-@given(text=TEXT, offset=st.integers(0, 12_000), length=st.integers(0, 5000))
+@given(text=TEXT, offset=st.integers(0, 12_000), length=st.integers(1, 5000))
 def test_range_data_is_whole_characters_and_byte_exact(scratch_scope, text, offset, length):
     data = text.encode()
     offset = min(offset, len(data))
     tools = ScratchTools(scratch_scope)
     handle = scratch_scope.spill(data).handle
     r = tools.call("read_handle", {"handle": handle, "offset": offset, "length": length})
-    assert set(r) == {"handle", "offset", "length", "size", "next_offset", "data"}  # valid UTF-8: never base64
+    # valid UTF-8: never base64
+    assert set(r) == {"handle", "offset", "length", "size", "next_offset", "remaining", "next_call", "data"}
     assert r["handle"] == handle and r["size"] == len(data)
     assert 0 <= r["offset"] - offset <= 3  # only continuation bytes of a character begun earlier are skipped
     assert r["data"].encode() == data[r["offset"] : r["offset"] + r["length"]]
     end = r["offset"] + r["length"]
     assert r["next_offset"] == (end if end < len(data) else None)
+    assert r["remaining"] == len(data) - end
+    assert (r["next_call"] is None) == (r["next_offset"] is None)
+    if r["next_call"] is not None:
+        assert r["next_call"].startswith(f'read_handle(handle="{handle}", offset={end}, length=')
     assert end <= offset + length  # never more than asked for
     if length >= 4 and offset < len(data):
         assert r["next_offset"] is None or r["next_offset"] > offset  # always gets on when a character fits
@@ -74,16 +80,47 @@ def test_match_windows_are_whole_characters_around_every_match(scratch_scope, te
     found, offset = [], 0
     while offset is not None:
         r = tools.read_handle(handle, offset, match=needle, context=context, max_matches=7)
-        assert set(r) == {"handle", "match", "size", "next_offset", "windows"} and r["match"] == needle
+        assert set(r) == {"handle", "match", "size", "next_offset", "more", "remaining", "next_call", "windows"}
+        assert r["match"] == needle and r["more"] == (r["next_offset"] is not None)
         found += r["windows"]
         offset = r["next_offset"]
-    assert [w["match_offset"] for w in found] == find_all(data, needle.encode())
+    assert match_offsets(found) == find_all(data, needle.encode())
     for w in found:
-        assert set(w) == {"match_offset", "offset", "length", "data"}
-        assert w["data"].encode() == data[w["offset"] : w["offset"] + w["length"]]
-        assert w["offset"] <= w["match_offset"]
-        assert w["match_offset"] + len(needle.encode()) <= w["offset"] + w["length"]
+        assert set(w) == {"match_offset", "line", "offset", "length", "matches", "data"}
+        assert window_is_exact(w, data)
         assert w["match_offset"] - w["offset"] <= context
+        for m in w["matches"]:
+            assert m["line"] == data[: m["offset"]].count(b"\n") + 1
+
+
+def test_line_reads_and_pattern_searches_through_the_tool(scratch_scope, fixture_data):
+    data = fixture_data["workspace-grep-stdlib-defs.txt"]
+    handle = scratch_scope.spill(data).handle
+    tools = ScratchTools(scratch_scope)
+    r = tools.call("read_handle", {"handle": handle, "line": 100, "lines": 3})
+    assert r["data"].encode() == b"".join(data.splitlines(keepends=True)[99:102])
+    assert (r["first_line"], r["lines"], r["next_line"], r["cut"]) == (100, 3, 103, False)
+    assert r["total_lines"] == data.count(b"\n") + (not data.endswith(b"\n"))
+    assert r["next_call"] == f'read_handle(handle="{handle}", line=103, lines=50)'
+    found = tools.call("read_handle", {"handle": handle, "pattern": r"class \w+Error\b", "context": 0,
+                                       "max_matches": 1000})
+    want = [m.start() for m in re.finditer(rb"class \w+Error\b", data, re.M)]
+    got = match_offsets(found["windows"])
+    assert got == want[: len(got)] and got
+    assert found["pattern"] == r"class \w+Error\b" and found["ignore_case"] is False
+    loud = tools.call("read_handle", {"handle": handle, "match": "CLASS ", "ignore_case": True, "max_matches": 1})
+    assert loud["ignore_case"] is True and loud["windows"][0]["match_offset"] == data.find(b"class ")
+    with pytest.raises(InvalidArgument):
+        tools.call("read_handle", {"handle": handle, "line": 1, "match": "x"})
+
+
+def test_a_line_cut_by_the_cap_is_cut_on_a_character(scratch_scope):
+    data = ("é" * 40_000 + "\n").encode()  # one line of 80,001 bytes
+    handle = scratch_scope.spill(data).handle
+    r = ScratchTools(scratch_scope).read_handle(handle, line=1, lines=1)
+    assert r["cut"] is True and r["length"] == MAX_READ_BYTES and r["next_offset"] == MAX_READ_BYTES
+    assert r["data"] == "é" * (MAX_READ_BYTES // 2)
+    assert r["next_call"] == f'read_handle(handle="{handle}", offset={MAX_READ_BYTES}, length={MAX_READ_BYTES})'
 
 
 def test_scratchpad_tools_round_trip(scratch_scope, scratch_clock):
@@ -97,7 +134,8 @@ def test_scratchpad_tools_round_trip(scratch_scope, scratch_clock):
     blob = tools.call("scratch_read", {"key": "blob"})
     assert blob["encoding"] == "base64" and base64.b64decode(blob["data"]) == b"\x00\xff\xfe"
     part = tools.call("scratch_read", {"key": "plan", "offset": 3, "length": 5})
-    assert part == {"key": "plan", "offset": 3, "length": 5, "size": 18, "next_offset": 8, "data": "lire "}
+    assert part == {"key": "plan", "offset": 3, "length": 5, "size": 18, "next_offset": 8, "remaining": 10,
+                    "next_call": 'scratch_read(key="plan", offset=8, length=4096)', "data": "lire "}
     listed = tools.call("scratch_list", {"prefix": "pl"})
     assert listed == {"prefix": "pl", "entries": [{"key": "plan", "size": 18, "expires_in": 60.0,
                                                    "preview": "1) lire 2) écrire"}]}
@@ -140,8 +178,7 @@ def test_store_errors_keep_their_kind(scratch_scope):
     tools = ScratchTools(scratch_scope)
     with pytest.raises(NotFound) as info:
         tools.call("read_handle", {"handle": "h_" + "a" * 24})
-    assert error_text(info.value) == ("not found: no handle 'h_aaaaaaaaaaaaaaaaaaaaaaaa' in this scope "
-                                      "(or it has expired)")
+    assert error_text(info.value) == "not found: no handle 'h_aaaaaaaaaaaaaaaaaaaaaaaa' in this scope"
     handle = scratch_scope.spill("abc").handle
     with pytest.raises(InvalidArgument, match="length applies to range reads"):
         tools.call("read_handle", {"handle": handle, "match": "b", "length": 3})
