@@ -2,8 +2,8 @@
 
 The proxy starts the upstream MCP server ``COMMAND`` as a child process (stdio), connects to it with the official
 client (the 2025-11-25 ``initialize`` handshake, which 1.x and 2.x servers both speak) and serves, over its own stdio,
-the upstream's tools unchanged plus the scratchfs tools (:mod:`scratchfs.mcp_server`). The client may speak either
-protocol era the SDK serves.
+the upstream's tools unchanged plus the scratchfs tools (:mod:`scratchfs.mcp_server`; an upstream tool with the name
+of one of them is hidden, with a warning in the log). The client may speak either protocol era the SDK serves.
 
 An upstream tool result goes back unchanged unless all of these hold, in which case it is spilled to the store and
 the client gets one text block holding the stub as compact JSON:
