@@ -42,6 +42,8 @@ from dataclasses import dataclass
 
 import zstandard
 
+from . import _fork
+
 SKIPPABLE_MAGIC = 0x184D2A5E
 SEEKABLE_MAGIC = 0x8F92EAB1
 FOOTER_SIZE = 9
@@ -50,7 +52,7 @@ CHECKSUM_FLAG = 0x80
 RESERVED_BITS = 0x7C
 MAX_FRAMES = 0x8000000  # the reference implementation's ZSTD_SEEKABLE_MAXFRAMES
 
-DEFAULT_FRAME_BYTES = 256 * 1024
+DEFAULT_FRAME_BYTES = 128 * 1024
 """Default decompressed size of a frame, in bytes (chosen by measurement: ``bench/README.md``)."""
 MIN_FRAME_BYTES = 4 * 1024
 MAX_FRAME_BYTES = 4 * 1024 * 1024
@@ -185,7 +187,7 @@ def seek_table_length(footer: bytes, file_size: int) -> int:
 # -- per-thread zstd contexts -------------------------------------------------------------------------------------
 
 class _Contexts(threading.local):
-    pid = -1
+    generation = -1
     compressors: dict
     decompressor: zstandard.ZstdDecompressor
 
@@ -195,9 +197,8 @@ _contexts = _Contexts()
 
 def _local() -> _Contexts:
     ctx = _contexts
-    pid = os.getpid()
-    if ctx.pid != pid:  # first use in this thread, or first use in a forked child
-        ctx.pid = pid
+    if ctx.generation != _fork.generation:  # first use in this thread, or first use in a forked child
+        ctx.generation = _fork.generation
         ctx.compressors = {}
         ctx.decompressor = zstandard.ZstdDecompressor(max_window_size=MAX_WINDOW_BYTES)
     return ctx
@@ -419,10 +420,11 @@ class SeekableReader:
 # -- seek table cache ---------------------------------------------------------------------------------------------
 
 class SeekTableCache:
-    """A bounded LRU cache of parsed seek tables, keyed by file identity and version.
+    """A bounded LRU cache of parsed seek tables, keyed by blob name, file identity and version.
 
-    The key is ``(st_dev, st_ino, st_size, st_mtime_ns)`` from ``fstat``, so a file replaced or changed under the same
-    name is parsed again. Thread-safe.
+    The key is ``(name, st_dev, st_ino, st_size, st_mtime_ns)`` from ``fstat``, so a file replaced or changed under
+    the same name is parsed again. The name matters: a new file may get a freed inode number with the same size
+    and, on a file system with coarse timestamps, the same mtime. Thread-safe.
     """
 
     def __init__(self, capacity: int = 512) -> None:
@@ -430,10 +432,10 @@ class SeekTableCache:
         self._tables: OrderedDict[tuple, SeekTable] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, fd: int) -> SeekTable:
-        """The seek table of the blob open on ``fd``. Raises :class:`FormatError` and ``OSError``."""
+    def get(self, fd: int, name: str = "") -> SeekTable:
+        """The seek table of the blob ``name`` open on ``fd``. Raises :class:`FormatError` and ``OSError``."""
         st = os.fstat(fd)
-        key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        key = (name, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
         with self._lock:
             table = self._tables.get(key)
             if table is not None:
