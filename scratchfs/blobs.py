@@ -169,6 +169,8 @@ class Blobs:
         self._runs = str(self.runs)
         self._delete_lock_path = str(root / "locks" / "delete.lock")
         self._local = _LockLocal()
+        self._fds: list[int] = []
+        self._fds_lock = threading.Lock()
         self.trash = root / "trash"
         self.frame_bytes = frame_bytes
         self.level = level
