@@ -253,7 +253,7 @@ def worker(root: str, wid: int, seed: int, kill_point: str | None = None) -> Non
 
 KILL_POINTS = {
     # name: (module path, class, method, "before"/"after", the operation that reaches it)
-    "spill: blob half written": ("scratchfs.seekable", "SeekableWriter", "_emit", "after", "spill"),
+    "spill: blob half written": ("scratchfs.seekable", None, "_write_all", "after", "spill"),
     "spill: blob written, row not committed": ("scratchfs.index", "Index", "put", "before", "spill"),
     "overwrite: row committed, old blob still there": ("scratchfs.blobs", "PendingBlob", "release", "before",
                                                        "scratch_write"),

@@ -403,11 +403,11 @@ def test_disk_full_during_a_spill(store, monkeypatch, caplog):
     real_write = seekable._write_all
     written = [0]
 
-    def full_disk(fd, data):  # the file system accepts 100 KB, then ENOSPC
+    def full_disk(fd, buffers):  # the file system accepts 100 KB, then ENOSPC
         if written[0] > 100_000:
             raise OSError(errno.ENOSPC, "No space left on device")
-        real_write(fd, data)
-        written[0] += len(data)
+        real_write(fd, buffers)
+        written[0] += sum(len(b) for b in buffers)
 
     monkeypatch.setattr(seekable, "_write_all", full_disk)
     big = os.urandom(2**20)
