@@ -268,6 +268,9 @@ class SeekableWriter:
     def write(self, data) -> None:
         """Append bytes (any bytes-like object) to the content."""
         view = memoryview(data).cast("B")
+        # frames wait in a batch after this call returns; only an immutable ``bytes`` may stay borrowed that long (a
+        # caller may refill a reused buffer for its next chunk)
+        borrow = isinstance(view.obj, bytes)
         frame = self._frame_bytes
         if self._buffer:
             take = min(len(view), frame - len(self._buffer))
@@ -277,7 +280,7 @@ class SeekableWriter:
                 self._queue(bytes(self._buffer))
                 self._buffer.clear()
         while len(view) >= frame:
-            self._queue(view[:frame])
+            self._queue(view[:frame] if borrow else bytes(view[:frame]))
             view = view[frame:]
         if view:
             self._buffer += view
