@@ -2,7 +2,7 @@
 """The scratchfs benchmark: scratchfs and the anchors on the same data in one run, as one table (issue 3).
 
     pip install -e '.[bench]'
-    python bench/run.py                  # every figure (about 2 minutes on 2 cores; needs ~1.5 GiB of free disk)
+    python bench/run.py                  # every figure (about a minute on 2 cores; needs ~1 GiB of free disk)
     python bench/run.py --skip-large     # without the 1 GiB blob (T4 skipped; memory figures on 256 MiB)
     python bench/run.py --quick          # every figure, tiny (seconds): a smoke test, not a measurement
     python bench/run.py --only T3,T5     # some figures
@@ -12,7 +12,8 @@ Each figure runs scratchfs and its anchor side by side, alternating which goes f
 the table shows the median over the repetitions (for a latency, the median of the per-repetition p50s). Scratchfs
 is driven through its public API (``ScratchStore``, ``Scope``) only. Data: the real tool outputs in ``fixtures/``
 (see ``bench/benchlib.py``), repeated to size. The table goes to stdout and, as JSON, to ``bench/results/``
-(``<UTC time>.json`` and ``latest.json``; a quick run writes ``quick-latest.json`` instead).
+(``<UTC time>.json`` and ``latest.json``; a quick run writes ``quick-latest.json`` instead, and a partial,
+profiled or ``--skip-large`` run only its timestamped file).
 
 Adding a figure: write one function ``f(ctx: Ctx) -> list[Row]`` (build each row with :func:`row`) and add one
 :class:`Figure` line to :data:`FIGURES`.
@@ -207,14 +208,15 @@ class Ctx:
         return a, b
 
     @contextlib.contextmanager
-    def ours(self, figure: str) -> Iterator[None]:
-        """Wrap the timed scratchfs part of a figure: profiled when ``--profile`` names the figure."""
-        if figure not in self._profile:
+    def ours(self, part: str) -> Iterator[None]:
+        """Wrap the timed scratchfs part of a figure (``"T8"``, or ``"T8-list"`` for one of its parts): profiled
+        with pyinstrument, one profile per part, when ``--profile`` names the figure."""
+        if part.split("-", maxsplit=1)[0] not in self._profile:
             yield
             return
         from pyinstrument import Profiler
 
-        profiler = self.profilers.setdefault(figure, Profiler(interval=0.0005))
+        profiler = self.profilers.setdefault(part, Profiler(interval=0.0005))
         profiler.start()
         try:
             yield
@@ -527,7 +529,7 @@ def t8_index_reads(ctx: Ctx) -> list[Row]:
         assert scope.scratch_read("value") == value
         listed = []
         for _ in range(ctx.reps):
-            with ctx.ours("T8"):
+            with ctx.ours("T8-list"):
                 start = time.perf_counter()
                 entries = store.list_entries_for_run("bench")
                 listed.append((time.perf_counter() - start) * 1000)
@@ -543,7 +545,7 @@ def t8_index_reads(ctx: Ctx) -> list[Row]:
 
             def ours() -> float:
                 samples = []
-                with ctx.ours("T8"):
+                with ctx.ours("T8-read"):
                     for _ in range(reads):
                         start = clock()
                         scope.scratch_read("value")
@@ -625,17 +627,20 @@ def table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
-def write_results(report: dict, directory: Path, quick: bool) -> Path:
+def write_results(report: dict, directory: Path, kind: str) -> Path:
+    """Write the report as ``<UTC time>[-kind].json``; a full run also replaces ``latest.json``, a quick one
+    ``quick-latest.json`` (a partial or profiled run replaces neither)."""
     directory.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    name = f"{stamp}{'-quick' if quick else ''}.json"
+    path = directory / f"{stamp}{'' if kind == 'full' else '-' + kind}.json"
     text = json.dumps(report, indent=1, ensure_ascii=False) + "\n"
-    (directory / name).write_text(text)
-    latest = directory / ("quick-latest.json" if quick else "latest.json")
-    tmp = latest.with_suffix(".json.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, latest)
-    return directory / name
+    path.write_text(text)
+    latest = {"full": "latest.json", "quick": "quick-latest.json"}.get(kind)
+    if latest:
+        tmp = directory / (latest + ".tmp")
+        tmp.write_text(text)
+        os.replace(tmp, directory / latest)
+    return path
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -682,12 +687,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n{note}")
     if profile:
         print("\n(profiled run: pyinstrument slows the profiled figures; do not quote their numbers)")
+    kind = "quick" if args.quick else "partial" if only or profile or args.skip_large else "full"
     report = {
-        "date": date, "command": command, "quick": args.quick, "reps": args.reps, "seconds": round(seconds, 1),
+        "date": date, "command": command, "kind": kind, "quick": args.quick, "reps": args.reps,
+        "seconds": round(seconds, 1),
         "machine": benchlib.machine(), "columns": list(COLUMNS), "rows": [asdict(r) for r in rows],
         "notes": ctx.notes, "profiled": sorted(profile),
     }
-    path = write_results(report, args.results_dir, args.quick)
+    path = write_results(report, args.results_dir, kind)
     print(f"\nJSON: {path}  ({seconds:.0f} s)")
     for figure_id, profiler in ctx.profilers.items():
         text = profiler.output_text(unicode=True, color=False, show_all=False)
