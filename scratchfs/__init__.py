@@ -5,11 +5,23 @@ compact stub; the model reads them back in pieces (:meth:`Scope.read_handle`) an
 (``scratch_*``). See README.md for a tour and ``docs/`` for the design.
 """
 
-from .errors import CorruptBlob, InvalidArgument, NotFound, ScratchError, StorageError, StoreBusy
+from .errors import (
+    CorruptBlob,
+    Deleted,
+    Expired,
+    InvalidArgument,
+    NotFound,
+    PatternTimeout,
+    PatternTooLong,
+    QuotaExceeded,
+    ScratchError,
+    StorageError,
+    StoreBusy,
+)
 from .index import Entry
 from .policy import NEVER_SPILL_TOOLS, SPILL_CLASSES, Observation, Stub, should_spill
-from .search import Window
-from .store import MAX_READ_BYTES, Matches, Scope, ScratchStore, Slice
+from .search import Hit, Window
+from .store import MAX_READ_BYTES, LineSlice, Matches, Scope, ScratchStore, Slice
 from .sweeper import SweepResult
 
 __version__ = "0.1.0"
@@ -19,11 +31,18 @@ __all__ = [
     "NEVER_SPILL_TOOLS",
     "SPILL_CLASSES",
     "CorruptBlob",
+    "Deleted",
     "Entry",
+    "Expired",
+    "Hit",
     "InvalidArgument",
+    "LineSlice",
     "Matches",
     "NotFound",
     "Observation",
+    "PatternTimeout",
+    "PatternTooLong",
+    "QuotaExceeded",
     "Scope",
     "ScratchError",
     "ScratchStore",

@@ -34,11 +34,57 @@ class NotFound(ScratchError, KeyError):
         return str(self.args[0]) if self.args else "not found"
 
 
+class Expired(NotFound):
+    """The entry existed in this scope but its TTL ran out (the message says when, in UTC and epoch seconds)."""
+
+
+class Deleted(NotFound):
+    """The entry was deleted (by ``scratch_delete``, ``delete_run`` or ``delete_agent``) within the last hour."""
+
+
 class InvalidArgument(ScratchError, ValueError):
     """A bad id, key, range, TTL, needle or option; the message names the bad value."""
 
     kind = "invalid argument"
     exit_code = 2
+
+
+class PatternTimeout(InvalidArgument):
+    """A pattern search ran past its time limit (catastrophic backtracking).
+
+    Attributes:
+        resume_offset: the byte offset where the search stood; pass it as ``offset=`` to go on from there.
+    """
+
+    def __init__(self, message: str, resume_offset: int = 0) -> None:
+        super().__init__(message)
+        self.resume_offset = resume_offset
+
+    def __reduce__(self):
+        return (type(self), (str(self), self.resume_offset))
+
+
+class PatternTooLong(InvalidArgument):
+    """A pattern match (with its lookaround) is longer than the search's reach bound, so it cannot be found exactly
+    in a streaming search.
+
+    Attributes:
+        resume_offset: the byte offset of the offending match.
+    """
+
+    def __init__(self, message: str, resume_offset: int = 0) -> None:
+        super().__init__(message)
+        self.resume_offset = resume_offset
+
+    def __reduce__(self):
+        return (type(self), (str(self), self.resume_offset))
+
+
+class QuotaExceeded(ScratchError):
+    """Writing this entry would take its run past ``run_quota_bytes`` (stored bytes) or ``run_quota_entries``."""
+
+    kind = "quota exceeded"
+    exit_code = 5
 
 
 class CorruptBlob(ScratchError):
@@ -62,4 +108,16 @@ class StorageError(ScratchError, OSError):
     exit_code = 4
 
 
-__all__ = ["CorruptBlob", "InvalidArgument", "NotFound", "ScratchError", "StorageError", "StoreBusy"]
+__all__ = [
+    "CorruptBlob",
+    "Deleted",
+    "Expired",
+    "InvalidArgument",
+    "NotFound",
+    "PatternTimeout",
+    "PatternTooLong",
+    "QuotaExceeded",
+    "ScratchError",
+    "StorageError",
+    "StoreBusy",
+]

@@ -1,8 +1,13 @@
 """The SQLite index: the only module that speaks SQL.
 
-One table, ``entries``, one row per ``(run_id, agent_id, kind, key)``; ``kind`` is ``"handle"`` (a spilled result,
+Table ``entries``: one row per ``(run_id, agent_id, kind, key)``; ``kind`` is ``"handle"`` (a spilled result,
 ``key`` = its handle) or ``"scratch"`` (a scratchpad key). Times are epoch seconds (``REAL``) from the store's one
-clock; sizes are bytes. A row names its blob file by ``blob`` (a random token, see :mod:`scratchfs.blobs`).
+clock; sizes are bytes. A row names its blob file by ``blob`` (a random token, see :mod:`scratchfs.blobs`) and keeps
+the per-frame newline counts of its content (``frame_newlines``, for line reads).
+
+Table ``gone``: tombstones of entries expired, swept or deleted within the last :data:`TOMBSTONE_SECONDS`, so that a
+read of one's own vanished entry can say what happened to it. They are looked up by the reader's own scope and key
+only, so they reveal nothing of other scopes.
 
 Connections: one per thread and per process (a ``fork()`` child opens its own and never touches its parent's), in
 WAL mode with ``synchronous=NORMAL`` (``FULL`` for durable stores) and the store's busy timeout. Every write is one
@@ -25,10 +30,12 @@ from pathlib import Path
 import sqlite_utils
 from filelock import FileLock, Timeout
 
-from .errors import StorageError, StoreBusy
+from .errors import QuotaExceeded, StorageError, StoreBusy
 
 SCHEMA_VERSION = 1
 KINDS = ("handle", "scratch")
+TOMBSTONE_SECONDS = 3600.0
+"""How long a tombstone of an expired or deleted entry is kept, in seconds."""
 
 _COLUMNS = (
     "kind, run_id, agent_id, key, blob, size, stored_size, frames, lines, preview, source_tool, content_type, shape, "
@@ -76,6 +83,15 @@ class Entry:
     def to_dict(self) -> dict:
         """The entry as a JSON-ready dict (without the blob token)."""
         return {name: getattr(self, name) for name in self.__slots__ if name != "blob"}
+
+
+@dataclass(frozen=True, slots=True)
+class Gone:
+    """Why an entry of one's own scope is no longer there: ``reason`` (``"expired"``, ``"deleted"``,
+    ``"deleted with its run"``, ``"deleted with its agent"``) and ``at`` (epoch seconds)."""
+
+    reason: str
+    at: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +248,11 @@ class Index:
                                index_name="entries_scope_key")
             table.create_index(["expires_at"], if_not_exists=True, index_name="entries_expires_at")
             table.create_index(["blob"], unique=True, if_not_exists=True, index_name="entries_blob")
+            db["gone"].create(
+                {"run_id": str, "agent_id": str, "kind": str, "key": str, "reason": str, "at": float},
+                pk=("run_id", "agent_id", "kind", "key"), not_null={"reason", "at"}, if_not_exists=True,
+            )
+            db["gone"].create_index(["at"], if_not_exists=True, index_name="gone_at")
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     # -- entries --------------------------------------------------------------------------------------------------
@@ -245,21 +266,57 @@ class Index:
         )
         return Entry(*rows[0]) if rows else None
 
-    def frame_newlines(self, run_id: str, agent_id: str, kind: str, key: str, blob: str) -> bytes | None:
-        """The per-frame newline counts (``array('I')`` bytes) of an entry's blob, or ``None``."""
+    def lookup_with_lines(self, run_id: str, agent_id: str, kind: str, key: str,
+                          now: float) -> tuple[Entry, bytes] | None:
+        """Like :meth:`lookup`, with the entry's per-frame newline counts (``array('I')`` bytes)."""
         rows = self.read(
-            "SELECT frame_newlines FROM entries WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ? "
-            "AND blob = ?",
-            (run_id, agent_id, kind, key, blob), "reading line counts",
+            f"SELECT {_COLUMNS}, frame_newlines FROM entries WHERE run_id = ? AND agent_id = ? AND kind = ? "
+            "AND key = ? AND expires_at > ?",
+            (run_id, agent_id, kind, key, now), "looking up an entry",
         )
-        return rows[0][0] if rows else None
+        return (Entry(*rows[0][:-1]), rows[0][-1] or b"") if rows else None
 
-    def put(self, entry: Entry, frame_newlines: bytes, check: Callable[[], bool]) -> tuple[bool, str | None]:
+    def gone(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> Gone | None:
+        """Why the entry of a scope and key is not live: expired (row not swept yet) or a recent tombstone; ``None``
+        if nothing is known (it never existed, or too long ago)."""
+        rows = self.read(
+            "SELECT 'expired', expires_at FROM entries WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ? "
+            "AND expires_at <= ? UNION ALL SELECT reason, at FROM gone WHERE run_id = ? AND agent_id = ? "
+            "AND kind = ? AND key = ? AND at > ?",
+            (run_id, agent_id, kind, key, now, run_id, agent_id, kind, key, now - TOMBSTONE_SECONDS),
+            "looking up an entry",
+        )
+        return Gone(*rows[0]) if rows else None
+
+    def usage(self, run_id: str, now: float) -> tuple[int, int]:
+        """``(stored bytes, entries)`` of a run's live entries."""
+        return self._usage(self.conn(), run_id, now)
+
+    @staticmethod
+    def _usage(conn: sqlite3.Connection, run_id: str, now: float) -> tuple[int, int]:
+        try:
+            row = conn.execute(
+                "SELECT COALESCE(SUM(stored_size), 0), COUNT(*) FROM entries WHERE run_id = ? AND expires_at > ?",
+                (run_id, now),
+            ).fetchone()
+        except sqlite3.Error as exc:
+            raise _busy_or_storage(exc, "reading a run's usage") from exc
+        return row[0], row[1]
+
+    def put(self, entry: Entry, frame_newlines: bytes, check: Callable[[], bool],
+            quota: tuple[int | None, int | None] = (None, None)) -> tuple[bool, str | None]:
         """Insert or replace the row of ``(run_id, agent_id, kind, key)`` in one transaction.
 
         ``check`` runs inside the transaction; if it returns False the transaction is rolled back and
         ``(False, None)`` returned (the blob vanished: its run was deleted meanwhile). Otherwise returns
         ``(True, blob token of the replaced row or None)``; the caller removes the replaced blob.
+
+        Args:
+            quota: ``(run_quota_bytes, run_quota_entries)``; ``None`` for no limit. Counted over the run's live
+                entries, the replaced row excluded, the new one included.
+
+        Raises:
+            QuotaExceeded: the run would go over a quota; nothing was written.
         """
         e = entry
         with self.write("writing an entry") as conn:
@@ -267,9 +324,12 @@ class Index:
                 conn.execute("ROLLBACK")
                 return False, None
             old = conn.execute(
-                "SELECT blob FROM entries WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ?",
+                "SELECT blob, stored_size, expires_at FROM entries WHERE run_id = ? AND agent_id = ? AND kind = ? "
+                "AND key = ?",
                 (e.run_id, e.agent_id, e.kind, e.key),
             ).fetchone()
+            if quota != (None, None):
+                self._check_quota(conn, e, old, quota)
             conn.execute(
                 f"INSERT INTO entries ({_COLUMNS}, frame_newlines) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
                 "ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET blob = excluded.blob, "
@@ -280,7 +340,27 @@ class Index:
                 (e.kind, e.run_id, e.agent_id, e.key, e.blob, e.size, e.stored_size, e.frames, e.lines, e.preview,
                  e.source_tool, e.content_type, e.shape, e.created_at, e.expires_at, e.ttl, frame_newlines),
             )
+            conn.execute("DELETE FROM gone WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ?",
+                         (e.run_id, e.agent_id, e.kind, e.key))
         return True, (old[0] if old else None)
+
+    def _check_quota(self, conn: sqlite3.Connection, e: Entry, old: tuple | None,
+                     quota: tuple[int | None, int | None]) -> None:
+        stored, count = self._usage(conn, e.run_id, e.created_at)
+        if old is not None and old[2] > e.created_at:  # the row being replaced is live: it no longer counts
+            stored -= old[1]
+            count -= 1
+        max_bytes, max_entries = quota
+        if max_bytes is not None and stored + e.stored_size > max_bytes:
+            raise QuotaExceeded(
+                f"run {e.run_id!r} would hold {stored + e.stored_size:,} stored bytes, over its quota of "
+                f"{max_bytes:,}; delete entries or wait for them to expire"
+            )
+        if max_entries is not None and count + 1 > max_entries:
+            raise QuotaExceeded(
+                f"run {e.run_id!r} would hold {count + 1:,} entries, over its quota of {max_entries:,}; "
+                "delete entries or wait for them to expire"
+            )
 
     def delete_key(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> tuple[bool, str | None]:
         """Delete the row of a scope and key; return ``(it was live, its blob token or None)``."""
@@ -290,20 +370,26 @@ class Index:
             row = conn.execute(f"SELECT blob, expires_at FROM entries {where}", params).fetchone()
             if row is not None:
                 conn.execute(f"DELETE FROM entries {where}", params)
+                reason, at = ("deleted", now) if row[1] > now else ("expired", row[1])
+                conn.execute("INSERT OR REPLACE INTO gone VALUES (?, ?, ?, ?, ?, ?)", (*params, reason, at))
         if row is None:
             return False, None
         return row[1] > now, row[0]
 
-    def delete_scope(self, run_id: str, agent_id: str | None, inside: Callable[[], object]) -> int:
+    def delete_scope(self, run_id: str, agent_id: str | None, now: float, inside: Callable[[], object]) -> int:
         """Delete every row of a run (or of one agent of it) and run ``inside`` (the directory move) in the same
-        transaction, so that no concurrent write can commit a row for a file that moves away. Returns rows deleted."""
+        transaction, so that no concurrent write can commit a row for a file that moves away. Live rows leave a
+        tombstone. Returns rows deleted."""
+        where, params = ("run_id = ?", (run_id,)) if agent_id is None else ("run_id = ? AND agent_id = ?",
+                                                                             (run_id, agent_id))
+        reason = "deleted with its run" if agent_id is None else "deleted with its agent"
         with self.write("deleting a run") as conn:
-            if agent_id is None:
-                count = conn.execute("DELETE FROM entries WHERE run_id = ?", (run_id,)).rowcount
-            else:
-                count = conn.execute(
-                    "DELETE FROM entries WHERE run_id = ? AND agent_id = ?", (run_id, agent_id)
-                ).rowcount
+            conn.execute(
+                "INSERT OR REPLACE INTO gone SELECT run_id, agent_id, kind, key, ?, ? FROM entries "
+                f"WHERE {where} AND expires_at > ?",
+                (reason, now, *params, now),
+            )
+            count = conn.execute(f"DELETE FROM entries WHERE {where}", params).rowcount
             inside()
         return count
 
@@ -347,11 +433,21 @@ class Index:
         """Delete up to ``limit`` rows with ``expires_at <= now`` in one short transaction and return them."""
         with self.write("sweeping expired entries") as conn:
             rows = conn.execute(
-                "SELECT id, run_id, agent_id, blob, stored_size FROM entries WHERE expires_at <= ? LIMIT ?",
+                "SELECT id, run_id, agent_id, blob, stored_size, kind, key, expires_at FROM entries "
+                "WHERE expires_at <= ? LIMIT ?",
                 (now, limit),
             ).fetchall()
             conn.executemany("DELETE FROM entries WHERE id = ?", [(row[0],) for row in rows])
-        return [Expired(*row[1:]) for row in rows]
+            conn.executemany(
+                "INSERT OR REPLACE INTO gone VALUES (?, ?, ?, ?, 'expired', ?)",
+                [(row[1], row[2], row[5], row[6], row[7]) for row in rows if row[7] > now - TOMBSTONE_SECONDS],
+            )
+        return [Expired(*row[1:5]) for row in rows]
+
+    def forget_tombstones(self, now: float) -> int:
+        """Delete tombstones older than :data:`TOMBSTONE_SECONDS`; return how many."""
+        with self.write("forgetting tombstones") as conn:
+            return conn.execute("DELETE FROM gone WHERE at <= ?", (now - TOMBSTONE_SECONDS,)).rowcount
 
     def blob_rows(self) -> list[tuple[int, str, str, str]]:
         """``(id, run_id, agent_id, blob)`` of every row, expired or not."""

@@ -29,15 +29,25 @@ name starting with ``memory_`` or ``memory.`` counts as a memory verb."""
 _NAMESPACE_RE = re.compile(r".*(?:__|[./:])")
 
 
+MAX_STUB_BYTES = 1536
+"""Most bytes of a stub's compact JSON: the preview gives way so that the whole stub fits."""
+PREVIEW_MODES = ("head", "head+tail")
+"""``head``: the first bytes. ``head+tail``: the first and the last bytes, with a marker giving the tail's offset."""
+
+
 @dataclass(frozen=True)
 class Stub:
     """What reaches the model instead of a spilled result.
 
     Attributes:
         handle: the handle to read the whole result back with ``read_handle``.
-        preview: the first bytes of the content as text (cut on a UTF-8 character boundary).
+        preview: the first bytes of the content as text, cut on a UTF-8 character boundary (``head+tail``: also the
+            last bytes, after a marker that gives their byte offset).
         size: the whole content, in bytes.
-        note: one or two sentences naming the exact calls that read more.
+        note: the exact next calls that read on by range, by line and by pattern.
+        lines: the content's line count (``\n`` count, plus one for an unterminated last line).
+        content_type: ``json``, ``jsonl``, ``csv``, ``html``, ``xml``, ``log``, ``text`` or ``binary``.
+        shape: a one- or two-line summary of the content (keys, columns, title, line lengths, ...).
         source_tool: the tool that produced the result (not part of the JSON).
     """
 
@@ -45,14 +55,20 @@ class Stub:
     preview: str
     size: int
     note: str
+    lines: int = 0
+    content_type: str | None = None
+    shape: str | None = None
     source_tool: str | None = field(default=None, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        """The stub as the JSON object that enters the context: ``{handle, preview, size, note}``."""
-        return {"handle": self.handle, "preview": self.preview, "size": self.size, "note": self.note}
+        """The stub as the JSON object that enters the context:
+        ``{handle, preview, size, lines, content_type, shape, note}``."""
+        return {"handle": self.handle, "preview": self.preview, "size": self.size, "lines": self.lines,
+                "content_type": self.content_type, "shape": self.shape, "note": self.note}
 
     def to_json(self) -> str:
-        """The stub as compact JSON text (non-ASCII kept as is)."""
+        """The stub as compact JSON text (non-ASCII kept as is); at most :data:`MAX_STUB_BYTES` UTF-8 bytes when
+        built by :func:`build_stub`."""
         return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
 
 
@@ -149,23 +165,70 @@ def utf8_prefix(data: bytes, limit: int) -> bytes:
     return data[:cut]
 
 
-def make_preview(head: bytes, preview_bytes: int) -> tuple[str, int]:
-    """Text of the first bytes of a content, at most ``preview_bytes`` bytes, cut on a UTF-8 character boundary.
+def utf8_suffix_start(data: bytes) -> int:
+    """Index of the first byte of ``data`` that starts a UTF-8 character (skips at most 3 continuation bytes)."""
+    start = 0
+    while start < min(3, len(data)) and data[start] & 0xC0 == 0x80:
+        start += 1
+    return start
 
-    Invalid UTF-8 (binary content) is replaced with U+FFFD so the preview is always valid text. Returns
-    ``(text, bytes of the content it covers)``.
+
+def make_preview(head: bytes, tail: bytes, size: int, limit: int, mode: str = "head") -> tuple[str, int]:
+    """The preview text of a content and the bytes of its start it covers.
+
+    Args:
+        head: the first bytes of the content (at least ``limit`` of them when the content is that long).
+        tail: the last bytes of the content (used by ``head+tail``).
+        size: the content's size, in bytes.
+        limit: most bytes of content the preview shows.
+        mode: ``"head"`` or ``"head+tail"`` (:data:`PREVIEW_MODES`).
+
+    Invalid UTF-8 (binary content) is replaced with U+FFFD, so the preview is always valid text.
     """
-    prefix = utf8_prefix(bytes(head[:preview_bytes + 4]), preview_bytes)
+    if mode == "head+tail" and size > limit:
+        half = limit // 2
+        start_bytes = utf8_prefix(bytes(head[: half + 4]), half)
+        tail_bytes = bytes(tail[len(tail) - min(len(tail), limit - len(start_bytes)) :])
+        tail_bytes = tail_bytes[utf8_suffix_start(tail_bytes) :]
+        tail_offset = size - len(tail_bytes)
+        omitted = tail_offset - len(start_bytes)
+        marker = f"\n[… {omitted:,} bytes omitted; the tail starts at byte {tail_offset} …]\n"
+        text = start_bytes.decode("utf-8", "replace") + marker + tail_bytes.decode("utf-8", "replace")
+        return text, len(start_bytes)
+    prefix = utf8_prefix(bytes(head[: limit + 4]), limit)
     return prefix.decode("utf-8", "replace"), len(prefix)
 
 
-def make_note(handle: str, size: int, covered: int, tool: str | None, read_bytes: int = 4096) -> str:
-    """The stub's note: what was stored, and the exact calls that read the next range and search by match."""
-    source = f"Output of {tool}" if tool else "Content"
+def make_note(handle: str, size: int, covered: int, next_line: int, lines: int, tool: str | None) -> str:
+    """The stub's note: what was stored, and the exact next calls that read on by range, by line and by pattern."""
+    source = f"Output of {_clip(tool, 64)}" if tool else "Content"
+    what = f"{source} ({size:,} bytes, {lines:,} lines) stored out of context as {handle}"
+    pattern = f'read_handle(handle="{handle}", pattern="REGEX")'
     if covered >= size:
-        more = f'Search it with read_handle(handle="{handle}", match="TEXT").'
-    else:
-        more = (f'Read on with read_handle(handle="{handle}", offset={covered}, length={read_bytes}) '
-                f'or search it with read_handle(handle="{handle}", match="TEXT").')
-    return (f"{source} ({size:,} bytes) was stored out of context as {handle}; "
-            f"the preview shows bytes 0-{covered}. {more}")
+        return f"{what}; the preview shows all of it. Search it: {pattern}."
+    return (f"{what}; the preview shows bytes 0-{covered}. Next: "
+            f'read_handle(handle="{handle}", offset={covered}, length=4096) | '
+            f'read_handle(handle="{handle}", line={next_line}, lines=50) | {pattern}.')
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, content_type: str | None,
+               shape: str | None, tool: str | None, preview_bytes: int, mode: str = "head") -> Stub:
+    """Build the stub of a spilled content so that its compact JSON fits :data:`MAX_STUB_BYTES`.
+
+    The preview starts at ``preview_bytes`` bytes of content and gives way (shrinks) until the whole stub fits;
+    the note names the next calls from where the preview stops.
+    """
+    limit = preview_bytes
+    while True:
+        preview, covered = make_preview(head, tail, size, limit, mode)
+        next_line = head[:covered].count(b"\n") + 1
+        note = make_note(handle, size, covered, next_line, lines, tool)
+        stub = Stub(handle, preview, size, note, lines, content_type, shape, tool)
+        excess = len(stub.to_json().encode("utf-8")) - MAX_STUB_BYTES
+        if excess <= 0 or limit == 0:
+            return stub
+        limit = max(0, limit - max(excess, 16))

@@ -13,13 +13,16 @@ How the main paths flow (each module has one job)::
 
 from __future__ import annotations
 
+import datetime as _dt
+import json
 import logging
 import math
 import operator
 import os
+import re
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -27,18 +30,30 @@ import platformdirs
 
 from . import ids
 from .blobs import Blobs, iter_chunks
-from .errors import CorruptBlob, InvalidArgument, NotFound, ScratchError, StorageError
+from .errors import (
+    CorruptBlob,
+    Deleted,
+    Expired,
+    InvalidArgument,
+    NotFound,
+    QuotaExceeded,
+    ScratchError,
+    StorageError,
+)
 from .index import Entry, Index
+from .lines import LineTable, read_lines
 from .policy import (
     NEVER_SPILL_TOOLS,
+    PREVIEW_MODES,
     SPILL_CLASSES,
     Observation,
     Stub,
-    make_note,
+    build_stub,
     make_preview,
     should_spill,
 )
-from .search import Window, find_windows
+from .search import DEFAULT_TIMEOUT, LiteralMatcher, Matcher, PatternMatcher, Window, search
+from .shape import SAMPLE_BYTES, describe
 from .seekable import (
     DEFAULT_FRAME_BYTES,
     DEFAULT_LEVEL,
@@ -60,11 +75,18 @@ MAX_NEEDLE_BYTES = 4 * 1024
 """Longest ``match`` needle, in UTF-8 bytes."""
 MAX_MATCHES = 1000
 """Largest ``max_matches`` of a search."""
+MAX_LINES = 10_000
+"""Largest ``lines`` of a line read (the bytes are capped by :data:`MAX_READ_BYTES` too)."""
+DEFAULT_LINES = 50
 MAX_TTL = 30 * 24 * 3600.0
 """Longest TTL, in seconds (30 days): this is temporary data."""
 DEFAULT_READ_BYTES = 4096
 
 ENV_ROOT = "SCRATCHFS_ROOT"
+
+
+def _quote(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,24 +107,113 @@ class Slice:
     size: int
     next_offset: int | None
 
+    @property
+    def remaining(self) -> int:
+        """Bytes after this slice, not read yet."""
+        return self.size - self.offset - len(self.data)
+
+    @property
+    def next_call(self) -> str | None:
+        """The exact call that reads on, or ``None`` at the end."""
+        if self.next_offset is None:
+            return None
+        length = min(max(len(self.data), DEFAULT_READ_BYTES), MAX_READ_BYTES)
+        return f"read_handle(handle={_quote(self.handle)}, offset={self.next_offset}, length={length})"
+
 
 @dataclass(frozen=True, slots=True)
-class Matches:
-    """The result of a search.
+class LineSlice:
+    """The result of a line-range read.
 
     Attributes:
-        handle: the handle searched.
-        match: the needle, as bytes.
-        windows: one :class:`~scratchfs.search.Window` per match, in content order.
+        handle: the handle read.
+        offset: byte offset of ``data`` (the start of ``first_line``).
+        data: whole lines, line ends as they are (at most :data:`MAX_READ_BYTES`; the last one may be cut, see
+            ``cut``).
         size: the content's total size, in bytes.
-        next_offset: pass it as ``offset=`` to resume after these windows; ``None`` when no match is left.
+        first_line: 1-based number of the first line in ``data``.
+        lines: number of lines in ``data`` (a cut or unterminated last line counts).
+        total_lines: the content's line count.
+        next_line: the first line not started in ``data`` (read on by lines), or ``None`` at the end.
+        next_offset: the first byte not in ``data`` (read on by bytes, e.g. the rest of a cut line), or ``None``.
+        cut: the read cap stopped ``data`` inside a line, which continues at ``next_offset``.
     """
 
     handle: str
-    match: bytes
+    offset: int
+    data: bytes
+    size: int
+    first_line: int
+    lines: int
+    total_lines: int
+    next_line: int | None
+    next_offset: int | None
+    cut: bool
+
+    @property
+    def remaining(self) -> int:
+        """Bytes after this read, not read yet."""
+        return self.size - self.offset - len(self.data)
+
+    @property
+    def next_call(self) -> str | None:
+        """The exact call that reads on (the rest of a cut line by bytes, else the next lines), or ``None``."""
+        if self.cut and self.next_offset is not None:
+            return f"read_handle(handle={_quote(self.handle)}, offset={self.next_offset}, length={MAX_READ_BYTES})"
+        if self.next_line is None:
+            return None
+        count = max(self.lines, DEFAULT_LINES) if not self.cut else DEFAULT_LINES
+        return f"read_handle(handle={_quote(self.handle)}, line={self.next_line}, lines={count})"
+
+
+@dataclass(frozen=True, slots=True)
+class Matches:
+    """The result of a search, by substring (``match``) or by regular expression (``pattern``).
+
+    Attributes:
+        handle: the handle searched.
+        match: the needle as bytes (substring search), else ``None``.
+        pattern: the regular expression (pattern search), else ``None``.
+        windows: :class:`~scratchfs.search.Window` objects in content order; overlapping windows are merged and
+            list each of their matches.
+        size: the content's total size, in bytes.
+        next_offset: pass it as ``offset=`` to resume after these windows; ``None`` when no match is left.
+        ignore_case: the pattern was matched case-insensitively.
+    """
+
+    handle: str
+    match: bytes | None
     windows: list[Window]
     size: int
     next_offset: int | None
+    pattern: str | None = None
+    ignore_case: bool = False
+
+    @property
+    def more(self) -> bool:
+        """True when more matches follow ``next_offset``."""
+        return self.next_offset is not None
+
+    @property
+    def remaining(self) -> int:
+        """Bytes from ``next_offset`` to the end, not searched yet (0 when the search is complete)."""
+        return 0 if self.next_offset is None else self.size - self.next_offset
+
+    @property
+    def match_count(self) -> int:
+        """Number of matches in the windows."""
+        return sum(len(w.matches) for w in self.windows)
+
+    @property
+    def next_call(self) -> str | None:
+        """The exact call that finds the next matches, or ``None`` when no match is left."""
+        if self.next_offset is None:
+            return None
+        if self.pattern is not None:
+            what = f"pattern={_quote(self.pattern)}" + (", ignore_case=True" if self.ignore_case else "")
+        else:
+            what = f"match={_quote((self.match or b'').decode('utf-8', 'replace'))}"
+        return f"read_handle(handle={_quote(self.handle)}, {what}, offset={self.next_offset})"
 
 
 def _check_ttl(ttl: object, default: float) -> float:
@@ -126,6 +237,12 @@ def _check_int(value: object, what: str, low: int, high: int | None = None) -> i
         bound = f"between {low} and {high}" if high is not None else f"at least {low}"
         raise InvalidArgument(f"{what} must be {bound}: {number}")
     return number
+
+
+def _check_mode(mode: object) -> str:
+    if mode not in PREVIEW_MODES:
+        raise InvalidArgument(f"preview mode must be one of {', '.join(PREVIEW_MODES)}: {mode!r}")
+    return str(mode)
 
 
 def _needle(match: object) -> bytes:
@@ -162,6 +279,15 @@ class ScratchStore:
             ``synchronous=FULL``: what returned then survives a power loss, not only a process crash.
         clock: the one clock of expiry, returning epoch seconds (``time.time`` by default; tests pass a fake).
         never_spill_tools, spill_classes: the spill policy's lists (see :mod:`scratchfs.policy`).
+        preview_mode: ``"head"`` or ``"head+tail"`` (:data:`~scratchfs.policy.PREVIEW_MODES`): the stub preview of
+            a spill when neither the call nor ``preview_modes`` says otherwise.
+        preview_modes: preview mode per result class, for :meth:`Scope.offload` (e.g. ``{"workspace":
+            "head+tail"}``).
+        detect_shape: detect each spill's content type and shape (from its first MiB) for the stub.
+        refresh_on_read: a read pushes the entry's expiry forward by its TTL.
+        run_quota_bytes: most stored (compressed) bytes a run may hold, or ``None``.
+        run_quota_entries: most entries a run may hold, or ``None``.
+        pattern_timeout: seconds one pattern search may spend in the regex engine.
 
     Raises:
         InvalidArgument: a bad setting.
@@ -187,6 +313,13 @@ class ScratchStore:
         clock: Callable[[], float] = time.time,
         never_spill_tools: Iterable[str] = NEVER_SPILL_TOOLS,
         spill_classes: Iterable[str] = SPILL_CLASSES,
+        preview_mode: str = "head",
+        preview_modes: Mapping[str, str] | None = None,
+        detect_shape: bool = True,
+        refresh_on_read: bool = False,
+        run_quota_bytes: int | None = None,
+        run_quota_entries: int | None = None,
+        pattern_timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
         self.default_ttl = _check_ttl(default_ttl, 0.0)
         self.spill_threshold_bytes = _check_int(spill_threshold_bytes, "spill_threshold_bytes", 0)
@@ -202,6 +335,18 @@ class ScratchStore:
         self.clock = clock
         self.never_spill_tools = frozenset(never_spill_tools)
         self.spill_classes = frozenset(spill_classes)
+        self.preview_mode = _check_mode(preview_mode)
+        self.preview_modes = {str(k): _check_mode(v) for k, v in (preview_modes or {}).items()}
+        self.detect_shape = bool(detect_shape)
+        self.refresh_on_read = bool(refresh_on_read)
+        self.quota = (
+            None if run_quota_bytes is None else _check_int(run_quota_bytes, "run_quota_bytes", 0),
+            None if run_quota_entries is None else _check_int(run_quota_entries, "run_quota_entries", 0),
+        )
+        if isinstance(pattern_timeout, bool) or not isinstance(pattern_timeout, (int, float)) \
+                or not 0 < pattern_timeout < math.inf:
+            raise InvalidArgument(f"pattern_timeout must be positive, finite seconds: {pattern_timeout!r}")
+        self.pattern_timeout = float(pattern_timeout)
         if root is None:
             root = os.environ.get(ENV_ROOT) or platformdirs.user_cache_dir("scratchfs")
         self.root = Path(root).expanduser().absolute()
@@ -285,7 +430,8 @@ class ScratchStore:
 
     def _delete_dir(self, run_id: str, agent_id: str | None, directory: Path) -> int:
         moved: list[Path | None] = []
-        count = self.index.delete_scope(run_id, agent_id, lambda: moved.append(self.blobs.move_to_trash(directory)))
+        count = self.index.delete_scope(run_id, agent_id, self.now(),
+                                        lambda: moved.append(self.blobs.move_to_trash(directory)))
         if moved and moved[0] is not None:
             self.blobs.remove_tree(moved[0])
         return count
@@ -334,23 +480,37 @@ class ScratchStore:
 
     # -- internals used by Scope ----------------------------------------------------------------------------------
 
-    def _write(self, scope: Scope, kind: str, key: str, content: object, tool: str | None, ttl: float
-               ) -> tuple[Entry, int]:
-        """Write one entry (blob, then row); return it and the bytes of content its preview covers."""
+    def _write(self, scope: Scope, kind: str, key: str, content: object, tool: str | None, ttl: float,
+               preview_mode: str | None = None) -> tuple[Entry, Stub | None]:
+        """Write one entry (blob, then row); return it and, for a spill, its stub."""
         if self.closed:
             raise StorageError("the store is closed")
+        quota = self.quota
+        if quota != (None, None):
+            stored, count = self.index.usage(scope.run_id, self.now())
+            if (quota[0] is not None and stored >= quota[0]) or (quota[1] is not None and count >= quota[1]):
+                raise QuotaExceeded(f"run {scope.run_id!r} is at its quota ({stored:,} stored bytes, {count:,} "
+                                    "entries); delete entries or wait for them to expire")
         token = ids.new_token()
-        head = _Head(self.preview_bytes)
-        chunks = head.watch(iter_chunks(content))
-        pending = self.blobs.write(scope.run_id, scope.agent_id, token, chunks)
+        tap = _Tap(max(SAMPLE_BYTES, self.preview_bytes + 4) if self.detect_shape else self.preview_bytes + 4,
+                   self.preview_bytes)
+        pending = self.blobs.write(scope.run_id, scope.agent_id, token, tap.watch(iter_chunks(content)))
         try:
             info = pending.info
-            preview, covered = make_preview(head.data, self.preview_bytes)
+            lines = sum(memoryview(info.frame_newlines).cast("I")) + (1 if tap.last_byte not in (None, 0x0A) else 0)
+            if self.detect_shape:
+                shape = describe(tap.head, info.size, lines)
+                content_type, shape_text = shape.content_type, shape.text
+            else:
+                content_type = shape_text = None
+            stub = None if kind != "handle" else build_stub(
+                key, tap.head, tap.tail, info.size, lines, content_type, shape_text, tool, self.preview_bytes,
+                preview_mode or self.preview_mode)
+            preview, _ = make_preview(tap.head, b"", info.size, self.preview_bytes)
             now = self.now()
-            lines = sum(memoryview(info.frame_newlines).cast("I")) + (1 if head.last_byte not in (None, 0x0A) else 0)
             entry = Entry(kind, scope.run_id, scope.agent_id, key, token, info.size, info.stored_size, info.frames,
-                          lines, preview, tool, None, None, now, now + ttl, ttl)
-            written, old = self.index.put(entry, info.frame_newlines, pending.exists)
+                          lines, preview, tool, content_type, shape_text, now, now + ttl, ttl)
+            written, old = self.index.put(entry, info.frame_newlines, pending.exists, quota)
             if not written:
                 raise StorageError(f"run {scope.run_id!r} was deleted while this entry was being written")
         except BaseException:
@@ -359,21 +519,44 @@ class ScratchStore:
         pending.release()
         if old is not None and old != token:
             self.blobs.unlink(scope.run_id, scope.agent_id, old)
-        return entry, covered
+        return entry, stub
 
-    def _open(self, scope: Scope, kind: str, key: str) -> tuple[Entry, int]:
-        """Look up a live entry and open its blob; a blob replaced meanwhile (an overwrite) is looked up again."""
+    def _open(self, scope: Scope, kind: str, key: str, with_lines: bool = False) -> tuple[Entry, int, bytes]:
+        """Look up a live entry and open its blob; a blob replaced meanwhile (an overwrite) is looked up again.
+
+        Returns ``(entry, file descriptor, per-frame newline counts or b"")``; the caller closes the descriptor.
+        """
+        index = self.index
         for _ in range(5):
-            entry = self.index.lookup(scope.run_id, scope.agent_id, kind, key, self.now())
+            now = self.now()
+            if with_lines:
+                found = index.lookup_with_lines(scope.run_id, scope.agent_id, kind, key, now)
+                entry, newlines = found if found else (None, b"")
+            else:
+                entry, newlines = index.lookup(scope.run_id, scope.agent_id, kind, key, now), b""
             if entry is None:
                 break
             try:
-                return entry, self.blobs.open(scope.run_id, scope.agent_id, entry.blob)
+                fd = self.blobs.open(scope.run_id, scope.agent_id, entry.blob)
             except FileNotFoundError:
-                again = self.index.lookup(scope.run_id, scope.agent_id, kind, key, self.now())
+                again = index.lookup(scope.run_id, scope.agent_id, kind, key, self.now())
                 if again is None or again.blob == entry.blob:
                     break  # its file is gone (removed from outside): the next sweep drops the row
-        raise NotFound(f"no {'handle' if kind == 'handle' else 'key'} {key!r} in this scope (or it has expired)")
+                continue
+            if self.refresh_on_read:
+                index.touch(scope.run_id, scope.agent_id, kind, key, entry.blob, now + entry.ttl)
+            return entry, fd, newlines
+        raise self._not_found(scope, kind, key)
+
+    def _not_found(self, scope: Scope, kind: str, key: str) -> NotFound:
+        what = f"{'handle' if kind == 'handle' else 'key'} {key!r}"
+        gone = self.index.gone(scope.run_id, scope.agent_id, kind, key, self.now())
+        if gone is None:
+            return NotFound(f"no {what} in this scope")
+        when = f"{_utc(gone.at)} (epoch {gone.at:.3f})"
+        if gone.reason == "expired":
+            return Expired(f"{what} expired at {when}; write it again if it is still needed")
+        return Deleted(f"{what} was {gone.reason} at {when}")
 
     def _reader(self, entry: Entry, fd: int, name: str) -> SeekableReader:
         try:
@@ -385,21 +568,43 @@ class ScratchStore:
         return SeekableReader(fd, table)
 
 
-class _Head:
-    """Keeps the first bytes of a stream (for the preview) and its last byte (for the line count)."""
+def _utc(epoch: float) -> str:
+    return _dt.datetime.fromtimestamp(epoch, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
-    __slots__ = ("data", "last_byte", "limit")
 
-    def __init__(self, limit: int) -> None:
-        self.limit = limit + 4
-        self.data = b""
+class _Tap:
+    """Keeps the first bytes of a stream (preview and shape sample), its last bytes (the tail preview) and its last
+    byte (the line count), while the stream flows through to the writer."""
+
+    __slots__ = ("head_limit", "tail_limit", "head_parts", "head_len", "tail", "last_byte")
+
+    def __init__(self, head_limit: int, tail_limit: int) -> None:
+        self.head_limit = head_limit
+        self.tail_limit = tail_limit
+        self.head_parts: list[bytes] = []
+        self.head_len = 0
+        self.tail = b""
         self.last_byte: int | None = None
+
+    @property
+    def head(self) -> bytes:
+        if len(self.head_parts) > 1:
+            self.head_parts = [b"".join(self.head_parts)]
+        return self.head_parts[0] if self.head_parts else b""
 
     def watch(self, chunks: Iterable) -> Iterator:
         for chunk in chunks:
-            if len(chunk):
-                if len(self.data) < self.limit:
-                    self.data += bytes(chunk[: self.limit - len(self.data)])
+            size = len(chunk)
+            if size:
+                if self.head_len < self.head_limit:
+                    piece = bytes(chunk[: self.head_limit - self.head_len])
+                    self.head_parts.append(piece)
+                    self.head_len += len(piece)
+                if self.tail_limit:
+                    if size >= self.tail_limit:
+                        self.tail = bytes(chunk[size - self.tail_limit :])
+                    else:
+                        self.tail = (self.tail + bytes(chunk))[-self.tail_limit :]
                 self.last_byte = chunk[-1]
             yield chunk
 
@@ -421,7 +626,8 @@ class Scope:
 
     # -- spilling -------------------------------------------------------------------------------------------------
 
-    def spill(self, content: object, source_tool: str | None = None, ttl: float | None = None) -> Stub:
+    def spill(self, content: object, source_tool: str | None = None, ttl: float | None = None, *,
+              preview: str | None = None) -> Stub:
         """Store a result out of context (always, whatever its size) and return its stub.
 
         Args:
@@ -429,25 +635,30 @@ class Scope:
                 streams are never held in memory whole.
             source_tool: the tool that produced it.
             ttl: seconds until it expires (default: the store's ``default_ttl``).
+            preview: ``"head"`` or ``"head+tail"`` (default: the store's ``preview_mode``).
 
         Returns:
-            a :class:`~scratchfs.policy.Stub`: ``handle``, ``preview``, ``size`` (bytes), ``note``.
+            a :class:`~scratchfs.policy.Stub`: ``handle``, ``preview``, ``size`` (bytes), ``lines``,
+            ``content_type``, ``shape``, ``note``; its compact JSON is at most 1.5 KiB.
 
         Raises:
-            InvalidArgument: bad content, tool name or TTL.
+            InvalidArgument: bad content, tool name, TTL or preview mode.
+            QuotaExceeded: the run would go over ``run_quota_bytes`` or ``run_quota_entries``; nothing was stored.
             StorageError: the file system refused (disk full, file-size limit), or the run was deleted meanwhile;
                 nothing was stored.
             StoreBusy: the index stayed locked past the busy timeout; nothing was stored.
         """
         tool = ids.check_tool(source_tool)
         ttl = _check_ttl(ttl, self.store.default_ttl)
-        handle = ids.new_handle()
-        entry, covered = self.store._write(self, "handle", handle, content, tool, ttl)
-        return Stub(handle, entry.preview, entry.size, make_note(handle, entry.size, covered, tool), tool)
+        mode = None if preview is None else _check_mode(preview)
+        _, stub = self.store._write(self, "handle", ids.new_handle(), content, tool, ttl, mode)
+        assert stub is not None
+        return stub
 
     def offload(self, obs: Observation) -> Observation:
         """Apply the spill policy to a tool result: return it unchanged, or with its content replaced by the stub
-        (compact JSON text) and the :class:`~scratchfs.policy.Stub` attached as ``stub``.
+        (compact JSON text) and the :class:`~scratchfs.policy.Stub` attached as ``stub``. The preview mode is the
+        store's ``preview_modes`` entry for the observation's result class, else its ``preview_mode``.
 
         Never raises for a failed spill: the original observation goes through unchanged and the failure is logged
         at ERROR level with its exception.
@@ -457,7 +668,8 @@ class Scope:
             if not should_spill(obs, store.spill_threshold_bytes, never_spill_tools=store.never_spill_tools,
                                 spill_classes=store.spill_classes):
                 return obs
-            stub = self.spill(obs.content, source_tool=obs.tool)
+            mode = store.preview_modes.get(obs.result_class or "", store.preview_mode)
+            stub = self.spill(obs.content, source_tool=obs.tool, preview=mode)
         except Exception:
             log.error("scratchfs: spilling the result of %r failed; passing it through whole", obs.tool,
                       exc_info=True)
@@ -473,41 +685,85 @@ class Scope:
         length: int | None = None,
         *,
         match: str | bytes | None = None,
+        pattern: str | None = None,
+        ignore_case: bool = False,
         context: int = 200,
         max_matches: int = 20,
-    ) -> Slice | Matches:
-        """Read a spilled result back: a byte range, or the windows around matches of a substring.
+        line: int | None = None,
+        lines: int | None = None,
+    ) -> Slice | LineSlice | Matches:
+        """Read a spilled result back: a byte range, a line range, or the windows around matches.
 
-        Range mode (no ``match``): bytes ``[offset, offset + length)`` with ``length`` (default 4096) capped at
-        :data:`MAX_READ_BYTES`; returns a :class:`Slice` whose ``next_offset`` is where the next read starts
-        (``None`` at the end). Decompresses only the frames that cover the range.
+        * **Range** (default): bytes ``[offset, offset + length)``, ``length`` 4096 by default, capped at
+          :data:`MAX_READ_BYTES`. Returns :class:`Slice`. Decompresses only the frames that cover the range.
+        * **Lines** (``line=N``, ``lines=K``): lines N to N+K-1, 1-based, a line ending at ``\n`` only (see
+          :mod:`scratchfs.lines`); ``lines`` 50 by default, at most :data:`MAX_LINES`, and the bytes capped at
+          :data:`MAX_READ_BYTES` (a longer line is cut and ``next_offset`` says where it continues). Returns
+          :class:`LineSlice`. Finds line N from per-frame line counts: no scan of earlier frames.
+        * **Search** (``match=TEXT`` or ``pattern=REGEX``): non-overlapping matches starting at or after byte
+          ``offset`` -- a substring (text is searched as UTF-8), or a Python ``re`` pattern over the bytes with
+          ``^``/``$`` per line and ASCII ``ignore_case`` (see :mod:`scratchfs.search`); empty matches are not
+          reported. Each match gets up to ``context`` bytes on each side; overlapping windows are merged; at most
+          ``max_matches`` matches and :data:`MAX_READ_BYTES` of windows per call. Returns :class:`Matches`; pass
+          its ``next_offset`` as ``offset=`` to resume. Streams the blob frame by frame.
 
-        Match mode: non-overlapping matches of ``match`` (text is searched as UTF-8) starting at or after byte
-        ``offset``, each with up to ``context`` bytes on either side; at most ``max_matches`` windows, and all
-        windows together within :data:`MAX_READ_BYTES`. Returns :class:`Matches`; pass its ``next_offset`` as
-        ``offset=`` to resume. Streams the blob frame by frame.
+        Every result says how to go on: ``next_offset`` / ``next_line``, ``remaining`` bytes and ``next_call``.
 
         Raises:
-            InvalidArgument: a malformed handle; ``offset`` not an integer in ``[0, size]``; ``length``, ``context``
-                or ``max_matches`` out of range; an empty or too long ``match``; ``length`` given with ``match``.
-            NotFound: no live entry of this scope has this handle (another scope's, expired, deleted, missing).
+            InvalidArgument: a malformed handle; ``offset`` not an integer in ``[0, size]``; ``line`` past the last
+                line; ``length``, ``lines``, ``context`` or ``max_matches`` out of range; an empty, too long or
+                invalid ``match``/``pattern``; options of different modes mixed.
+            PatternTimeout: the pattern search ran past ``pattern_timeout`` (its ``resume_offset`` says where it
+                stood). PatternTooLong: a pattern match is longer than the reach bound (16 KiB).
+            NotFound: no live entry of this scope has this handle (another scope's, deleted, missing); its
+                subclasses :class:`~scratchfs.errors.Expired` and :class:`~scratchfs.errors.Deleted` say what
+                happened to an entry of this scope within the last hour.
             CorruptBlob: the blob is damaged (the message names the handle); no bytes are returned.
         """
         handle = ids.check_handle(handle)
         offset = _check_int(offset, "offset", 0)
-        if match is None:
-            length = _check_int(DEFAULT_READ_BYTES if length is None else length, "length", 0)
+        searching = match is not None or pattern is not None
+        if match is not None and pattern is not None:
+            raise InvalidArgument("give match (a substring) or pattern (a regular expression), not both")
+        if line is not None or lines is not None:
+            if searching or length is not None or offset:
+                raise InvalidArgument("a line read takes line and lines; offset, length, match and pattern are for "
+                                      "other reads")
+            first = _check_int(1 if line is None else line, "line", 1)
+            count = _check_int(DEFAULT_LINES if lines is None else lines, "lines", 1, MAX_LINES)
+            return self._read_lines(handle, first, count)
+        if not searching:
+            if ignore_case:
+                raise InvalidArgument("ignore_case applies to searches (match or pattern)")
+            length = _check_int(DEFAULT_READ_BYTES if length is None else length, "length", 1)
             return self._read_range("handle", handle, offset, min(length, MAX_READ_BYTES))
         if length is not None:
             raise InvalidArgument("length applies to range reads; a search takes context and max_matches")
-        needle = _needle(match)
         context = _check_int(context, "context", 0, MAX_CONTEXT_BYTES)
         max_matches = _check_int(max_matches, "max_matches", 1, MAX_MATCHES)
-        return self._search(handle, offset, needle, context, max_matches)
+        if not isinstance(ignore_case, bool):
+            raise InvalidArgument(f"ignore_case must be True or False: {ignore_case!r}")
+        matcher: Matcher
+        needle: bytes | None = None
+        matcher: Matcher
+        if pattern is None:
+            needle = _needle(match)
+            if not ignore_case:
+                matcher = LiteralMatcher(needle)
+                return self._search(handle, offset, matcher, needle, None, False, context, max_matches)
+            if not isinstance(match, str):
+                raise InvalidArgument("ignore_case with match needs text; use pattern for bytes")
+            search_pattern = re.escape(match)
+        else:
+            search_pattern = pattern
+            if isinstance(pattern, str) and len(pattern.encode("utf-8", "surrogatepass")) > MAX_NEEDLE_BYTES:
+                raise InvalidArgument(f"pattern is longer than the limit of {MAX_NEEDLE_BYTES} bytes")
+        matcher = PatternMatcher(search_pattern, ignore_case, timeout=self.store.pattern_timeout)
+        return self._search(handle, offset, matcher, needle, pattern, ignore_case, context, max_matches)
 
     def _read_range(self, kind: str, key: str, offset: int, length: int) -> Slice:
         store = self.store
-        entry, fd = store._open(self, kind, key)
+        entry, fd, _ = store._open(self, kind, key)
         try:
             if offset > entry.size:
                 raise InvalidArgument(f"offset {offset} is past the end of {key} ({entry.size} bytes)")
@@ -521,20 +777,47 @@ class Scope:
         end = offset + len(data)
         return Slice(key, offset, data, entry.size, end if end < entry.size else None)
 
-    def _search(self, handle: str, offset: int, needle: bytes, context: int, max_matches: int) -> Matches:
+    def _read_lines(self, handle: str, line: int, count: int) -> LineSlice:
         store = self.store
-        entry, fd = store._open(self, "handle", handle)
+        entry, fd, newlines = store._open(self, "handle", handle, with_lines=True)
         try:
-            if offset > entry.size:
-                raise InvalidArgument(f"offset {offset} is past the end of {handle} ({entry.size} bytes)")
+            if line > max(entry.lines, 1):
+                raise InvalidArgument(f"line {line} is past the end of {handle} ({entry.lines} lines)")
             reader = store._reader(entry, fd, handle)
+            table = LineTable(newlines)
+            if len(table.newlines_before) != reader.table.frames + 1:
+                raise CorruptBlob(f"{handle}: the index's line counts do not match the blob's frames")
             try:
-                windows, next_offset = find_windows(reader, needle, offset, context, max_matches, MAX_READ_BYTES)
+                got = read_lines(reader, table, line, count, MAX_READ_BYTES)
             except FormatError as exc:
                 raise CorruptBlob(f"{handle}: {exc}") from None
         finally:
             os.close(fd)
-        return Matches(handle, needle, windows, entry.size, next_offset)
+        end = got.offset + len(got.data)
+        # the next line to start: after the last whole line, or after the line the cap cut
+        next_line = line + got.data.count(b"\n") + (1 if got.cut else 0)
+        more = end < entry.size and next_line <= entry.lines
+        return LineSlice(handle, got.offset, got.data, entry.size, line, got.lines, entry.lines,
+                         next_line if more else None, end if end < entry.size else None, got.cut)
+
+    def _search(self, handle: str, offset: int, matcher: Matcher, needle: bytes | None, pattern: str | None,
+                ignore_case: bool, context: int, max_matches: int) -> Matches:
+        store = self.store
+        entry, fd, newlines = store._open(self, "handle", handle, with_lines=True)
+        try:
+            if offset > entry.size:
+                raise InvalidArgument(f"offset {offset} is past the end of {handle} ({entry.size} bytes)")
+            reader = store._reader(entry, fd, handle)
+            table = LineTable(newlines)
+            if len(table.newlines_before) != reader.table.frames + 1:
+                raise CorruptBlob(f"{handle}: the index's line counts do not match the blob's frames")
+            try:
+                found = search(reader, matcher, offset, context, max_matches, MAX_READ_BYTES, table.line_of_frame)
+            except FormatError as exc:
+                raise CorruptBlob(f"{handle}: {exc}") from None
+        finally:
+            os.close(fd)
+        return Matches(handle, needle, found.windows, entry.size, found.next_offset, pattern, ignore_case)
 
     # -- scratchpad -----------------------------------------------------------------------------------------------
 
@@ -547,7 +830,7 @@ class Scope:
 
         Raises:
             InvalidArgument: bad key, value or TTL.
-            StorageError, StoreBusy: as :meth:`spill`; the previous value, if any, is kept.
+            QuotaExceeded, StorageError, StoreBusy: as :meth:`spill`; the previous value, if any, is kept.
         """
         key = ids.check_key(key)
         ttl = _check_ttl(ttl, self.store.default_ttl)
@@ -563,7 +846,7 @@ class Scope:
         """
         key = ids.check_key(key)
         store = self.store
-        entry, fd = store._open(self, "scratch", key)
+        entry, fd, _ = store._open(self, "scratch", key)
         try:
             reader = store._reader(entry, fd, key)
             try:
@@ -601,4 +884,4 @@ class Scope:
         return self.store.index.list_scope(self.run_id, self.agent_id, None, "", self.store.now())
 
 
-__all__ = ["Matches", "Scope", "ScratchError", "ScratchStore", "Slice"]
+__all__ = ["LineSlice", "Matches", "Scope", "ScratchError", "ScratchStore", "Slice"]

@@ -86,6 +86,7 @@ def sweep(index: Index, blobs: Blobs, lock_path: str, now: float, grace: float, 
                 freed += size
             if len(batch) < BATCH_ROWS:
                 break
+        index.forget_tombstones(now)
         missing = _drop_rows_without_files(index, blobs)
         orphans, orphan_bytes = _remove_orphans(index, blobs, grace)
         orphans += _remove_leftovers(blobs, grace)

@@ -36,7 +36,9 @@ def test_spill_then_read_by_range_and_match(cli, fixture_data, tmp_path):
     result = cli("spill", str(path), "--tool", "sql.query")
     assert result.exit_code == 0, result.output
     stub = json.loads(result.stdout)
-    assert set(stub) == {"handle", "preview", "size", "note"} and stub["size"] == len(data)
+    assert set(stub) == {"handle", "preview", "size", "lines", "content_type", "shape", "note"}
+    assert stub["size"] == len(data)
+    assert stub["content_type"] == "csv"
 
     ranged = cli("read-handle", stub["handle"], "--offset", "1000", "--length", "300")
     assert ranged.exit_code == 0 and ranged.stdout_bytes == data[1000:1300]

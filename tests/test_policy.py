@@ -62,7 +62,7 @@ def test_offload_replaces_content_with_the_stub(store):
     out = scope.offload(Observation("sql.query", BIG, "query", ))
     assert out.stub is not None and out.tool == "sql.query"
     assert json.loads(out.content) == out.stub.to_dict()
-    assert set(json.loads(out.content)) == {"handle", "preview", "size", "note"}
+    assert set(json.loads(out.content)) == {"handle", "preview", "size", "lines", "content_type", "shape", "note"}
     assert scope.read_handle(out.stub.handle, 0, 9000).data == BIG.encode()
     small = Observation("sql.query", "tiny", "query")
     assert scope.offload(small) is small

@@ -8,27 +8,12 @@ from hypothesis import strategies as st
 
 from scratchfs import MAX_READ_BYTES, InvalidArgument, NotFound
 
-
-def reference_windows(data: bytes, needle: bytes, start: int, context: int, max_matches: int,
-                      budget: int = MAX_READ_BYTES):
-    """The plain answer: a bytes.find loop, resuming after each match."""
-    windows, used, pos = [], 0, start
-    while True:
-        found = data.find(needle, pos)
-        if found < 0:
-            return windows, None
-        if len(windows) == max_matches:
-            return windows, found
-        lo, hi = max(0, found - context), min(len(data), found + len(needle) + context)
-        if used + hi - lo > budget:
-            return windows, found
-        windows.append((found, lo, data[lo:hi]))
-        used += hi - lo
-        pos = found + len(needle)
+from .reference import find_loop, line_of, windows
 
 
 def as_tuples(result):
-    return [(w.match_offset, w.offset, w.data) for w in result.windows], result.next_offset
+    return [(w.match_offset, w.offset, w.data, tuple(h.offset for h in w.matches)) for w in result.windows], \
+        result.next_offset
 
 
 @given(data=st.binary(max_size=30_000),
@@ -90,7 +75,11 @@ def test_match_windows_equal_a_find_loop(small_frames_store, case, start, contex
     scope = small_frames_store.scope("r", "a")
     handle = scope.spill(data, source_tool="t").handle
     got = scope.read_handle(handle, start, match=needle, context=context, max_matches=max_matches)
-    assert as_tuples(got) == reference_windows(data, needle, start, context, max_matches)
+    assert as_tuples(got) == windows(data, find_loop(data, needle, start), context, max_matches)
+    for window in got.windows:
+        assert window.line == line_of(data, window.match_offset)
+        assert [h.line for h in window.matches] == [line_of(data, h.offset) for h in window.matches]
+        assert all(h.length == len(needle) for h in window.matches)
 
 
 def test_resuming_a_search_finds_every_match_once(small_frames_store, fixture_data):
@@ -101,13 +90,12 @@ def test_resuming_a_search_finds_every_match_once(small_frames_store, fixture_da
     found, offset = [], 0
     while offset is not None:
         result = scope.read_handle(handle, offset, match=needle, context=30, max_matches=7)
-        found += [w.match_offset for w in result.windows]
+        found += [h.offset for w in result.windows for h in w.matches]
+        assert result.match_count <= 7
         offset = result.next_offset
-    want, pos = [], data.find(needle)
-    while pos >= 0:
-        want.append(pos)
-        pos = data.find(needle, pos + len(needle))
-    assert found == want and len(want) == data.count(needle) > 100
+    want = [start for start, _ in find_loop(data, needle)]
+    assert found == want
+    assert len(want) == data.count(needle) > 100
 
 
 def test_windows_of_one_call_stay_within_the_cap(scope):
@@ -116,8 +104,11 @@ def test_windows_of_one_call_stay_within_the_cap(scope):
     handle = scope.spill(data, source_tool="t").handle
     result = scope.read_handle(handle, match="needle", context=8192, max_matches=1000)
     assert sum(len(w.data) for w in result.windows) <= MAX_READ_BYTES
-    last = result.windows[-1].match_offset
+    assert len(result.windows) == 1  # every window overlaps the next: one merged window
+    last = result.windows[-1].matches[-1].offset
     assert result.next_offset == data.find(b"needle", last + 6)
+    assert result.remaining == len(data) - result.next_offset
+    assert result.next_call == f'read_handle(handle="{handle}", match="needle", offset={result.next_offset})'
 
 
 def test_text_needle_is_searched_as_utf8(scope, fixture_data):
@@ -129,6 +120,17 @@ def test_text_needle_is_searched_as_utf8(scope, fixture_data):
 
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"offset": -1}, "offset"),
+    ({"length": 0}, "length"),
+    ({"line": 0}, "line"),
+    ({"line": 2, "offset": 5}, "line read"),
+    ({"lines": 10**6}, "lines"),
+    ({"match": "x", "pattern": "y"}, "not both"),
+    ({"pattern": "("}, "compile"),
+    ({"pattern": ""}, "empty"),
+    ({"pattern": "a(?=.*b)"}, "lookaround"),
+    ({"pattern": b"bytes"}, "text"),
+    ({"ignore_case": True}, "searches"),
+    ({"match": b"x", "ignore_case": True}, "needs text"),
     ({"offset": 1.5}, "offset"),
     ({"offset": True}, "offset"),
     ({"length": -5}, "length"),
@@ -154,12 +156,15 @@ def test_malformed_handles_raise_invalid_argument(scope, handle):
         scope.read_handle(handle)
 
 
-def test_zero_length_and_end_offset(scope):
+def test_end_offset_and_huge_length(scope):
     handle = scope.spill(b"0123456789", source_tool="t").handle
     assert scope.read_handle(handle, 10, 5).data == b""
     assert scope.read_handle(handle, 10, 5).next_offset is None
-    assert scope.read_handle(handle, 3, 0).next_offset == 3
+    assert scope.read_handle(handle, 10, 5).next_call is None
     assert scope.read_handle(handle, 0, 10**12).data == b"0123456789"
+    part = scope.read_handle(handle, 2, 3)
+    assert (part.data, part.next_offset, part.remaining) == (b"234", 5, 5)
+    assert part.next_call == f'read_handle(handle="{handle}", offset=5, length=4096)'
 
 
 def test_unknown_well_formed_handle_is_not_found(scope):

@@ -1,0 +1,103 @@
+"""Line-range reads over a seekable blob, at the cost of the frames they touch.
+
+A line ends at ``\\n`` only, as ``grep -n``, ``sed`` and ``wc -l`` count: a ``\\r\\n`` line keeps its ``\\r`` and a
+lone ``\\r`` (progress output) ends nothing; line ends are returned as they are. An output has as many lines as
+``\\n`` bytes, plus one for an unterminated last line; lines are numbered from 1, as editors and ``sed -n`` number them.
+
+At write time the writer counts the ``\\n`` of every frame (:attr:`scratchfs.seekable.SeekableWriter.frame_newlines`,
+kept in the index); :class:`LineTable` sums them, so the frame that holds line N is found by bisection, with no scan
+of earlier frames.
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_left
+from dataclasses import dataclass
+from itertools import accumulate
+
+from .seekable import SeekableReader
+
+
+class LineTable:
+    """Cumulative newline counts per frame of one blob.
+
+    Args:
+        frame_newlines: the per-frame ``\\n`` counts as ``array('I')`` bytes (native byte order).
+    """
+
+    __slots__ = ("newlines_before",)
+
+    def __init__(self, frame_newlines: bytes) -> None:
+        counts = array("I")
+        counts.frombytes(frame_newlines)
+        self.newlines_before = array("Q", accumulate(counts, initial=0))
+
+    def line_of_frame(self, frame: int) -> int:
+        """1-based line number of the first byte of ``frame``."""
+        return self.newlines_before[frame] + 1
+
+    def frame_of_newline(self, k: int) -> int:
+        """Index of the frame holding the ``k``-th ``\\n`` of the content (``k >= 1``)."""
+        return bisect_left(self.newlines_before, k) - 1
+
+
+@dataclass(frozen=True, slots=True)
+class LineRead:
+    """What :func:`read_lines` read: ``data`` starting at byte ``offset``; ``lines`` lines in it (the last possibly
+    unterminated); ``cut`` when the read cap stopped it inside a line."""
+
+    offset: int
+    data: bytes
+    lines: int
+    cut: bool
+
+
+def _nth_newline(data: bytes, n: int, start: int = 0) -> int:
+    """Index of the ``n``-th ``\\n`` in ``data[start:]`` (``n >= 1``), or -1 if there are fewer."""
+    pos = start - 1
+    for _ in range(n):
+        pos = data.find(b"\n", pos + 1)
+        if pos < 0:
+            return -1
+    return pos
+
+
+def read_lines(reader: SeekableReader, table: LineTable, line: int, count: int, cap: int) -> LineRead:
+    """Read ``count`` lines from 1-based ``line`` (the caller has checked it exists), at most ``cap`` bytes.
+
+    Raises:
+        FormatError: a damaged frame.
+    """
+    seek = reader.table
+    size = seek.size
+    cached_frame, cached = -1, b""
+    if line == 1:
+        start = 0
+    else:
+        frame = table.frame_of_newline(line - 1)
+        cached_frame, cached = frame, reader.frame(frame)
+        at = _nth_newline(cached, line - 1 - table.newlines_before[frame])
+        start = seek.d_offsets[frame] + at + 1
+    out = bytearray()
+    found = 0
+    cut = False
+    if start < size:
+        frame = seek.frame_at(start)
+        while frame < seek.frames and found < count:
+            data = cached if frame == cached_frame else reader.frame(frame)
+            begin = start - seek.d_offsets[frame] if not out else 0
+            need = count - found
+            here = data.count(b"\n", begin)
+            stop = len(data) if here < need else _nth_newline(data, need, begin) + 1
+            found += min(here, need)
+            piece = memoryview(data)[begin:stop]
+            if len(out) + len(piece) > cap:
+                out += piece[: cap - len(out)]
+                cut = True
+                break
+            out += piece
+            frame += 1
+    data = bytes(out)
+    lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    return LineRead(start, data, lines, cut)
