@@ -237,7 +237,7 @@ def _analyse(source: bytes, flags: int, reach: int) -> tuple[bytes | None, int]:
     width = 0  # max width of the items before the current one
     run = bytearray()
     run_start_width = 0
-    for op, av in list(tree) + [(None, None)]:
+    for op, av in [*list(tree), (None, None)]:
         if op is _sre_parse.LITERAL:
             if not run:
                 run_start_width = width
@@ -283,7 +283,7 @@ def _check_lookarounds(tree, reach: int) -> None:
 class _Lines:
     """Counts lines incrementally as the search moves forward through the buffer."""
 
-    __slots__ = ("offset", "line")
+    __slots__ = ("line", "offset")
 
     def __init__(self, offset: int, line: int) -> None:
         self.offset = offset

@@ -53,7 +53,6 @@ from .policy import (
     should_spill,
 )
 from .search import DEFAULT_TIMEOUT, LiteralMatcher, Matcher, PatternMatcher, Window, search
-from .shape import SAMPLE_BYTES, describe
 from .seekable import (
     DEFAULT_FRAME_BYTES,
     DEFAULT_LEVEL,
@@ -63,6 +62,7 @@ from .seekable import (
     SeekableReader,
     SeekTableCache,
 )
+from .shape import SAMPLE_BYTES, describe
 from .sweeper import Sweeper, SweepResult, sweep
 
 log = logging.getLogger(__name__)
@@ -576,7 +576,7 @@ class _Tap:
     """Keeps the first bytes of a stream (preview and shape sample), its last bytes (the tail preview) and its last
     byte (the line count), while the stream flows through to the writer."""
 
-    __slots__ = ("head_limit", "tail_limit", "head_parts", "head_len", "tail", "last_byte")
+    __slots__ = ("head_len", "head_limit", "head_parts", "last_byte", "tail", "tail_limit")
 
     def __init__(self, head_limit: int, tail_limit: int) -> None:
         self.head_limit = head_limit
