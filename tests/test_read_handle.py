@@ -17,7 +17,7 @@ def as_tuples(result):
 
 
 @given(data=st.binary(max_size=30_000),
-       ranges=st.lists(st.tuples(st.integers(0, 30_000), st.integers(0, 70_000)), min_size=1, max_size=6))
+       ranges=st.lists(st.tuples(st.integers(0, 30_000), st.integers(1, 70_000)), min_size=1, max_size=6))
 def test_range_reads_equal_the_slice(small_frames_store, data, ranges):
     scope = small_frames_store.scope("r", "a")
     stub = scope.spill(data, source_tool="t")
@@ -27,6 +27,8 @@ def test_range_reads_equal_the_slice(small_frames_store, data, ranges):
             with pytest.raises(InvalidArgument, match="past the end"):
                 scope.read_handle(stub.handle, offset, length)
             continue
+        with pytest.raises(InvalidArgument, match="length must be at least 1"):
+            scope.read_handle(stub.handle, offset, 0)
         got = scope.read_handle(stub.handle, offset, length)
         want = data[offset : offset + min(length, MAX_READ_BYTES)]
         assert got.data == want
