@@ -422,7 +422,7 @@ def t5_search(ctx: Ctx) -> list[Row]:
             found, offset = 0, 0
             while offset is not None:
                 result = scope.read_handle(handle, offset=offset, match=needle, max_matches=1000)
-                found += len(result.windows)
+                found += result.match_count
                 offset = result.next_offset
             seconds = time.perf_counter() - start
         counts["scratchfs"] = found
