@@ -9,14 +9,14 @@ Semantics (what the results equal):
 * **Substrings** (:class:`LiteralMatcher`): non-overlapping occurrences, left to right, the search resuming after
   each one -- the offsets a ``bytes.find`` loop reports, wherever they fall (across frame boundaries included).
 * **Patterns** (:class:`PatternMatcher`): the non-empty matches of ``re.finditer(pattern, content, re.MULTILINE)``
-  over the whole content (bytes semantics: ``.`` is one byte, ``\\w`` and ``(?i)`` are ASCII), for every match whose
-  *reach* -- the match plus any lookaround -- fits :data:`MAX_REACH_BYTES`. A match found at a buffer position is
-  accepted only when at least twice that bound of content follows it in the buffer, so the engine decided it on the
-  same bytes as over the whole content; a match that runs into that margin is longer than the bound and raises
-  :class:`~scratchfs.errors.PatternTooLong` (never a silent miss). Lookarounds wider than the bound are refused when
-  the pattern is compiled. The syntax is Python's ``re`` (checked by compiling with ``re``); the engine is the
-  ``regex`` package, for its per-call ``timeout``: a pattern that backtracks past the time limit raises
-  :class:`~scratchfs.errors.PatternTimeout` saying where to resume.
+  over the whole content (bytes semantics: ``.`` is one byte, ``\\w`` and ``(?i)`` are ASCII). A pattern that can
+  never match ``\\n`` (most grep-style patterns) is decided line by line, exactly, for lines up to
+  :data:`MAX_LINE_BYTES`. A pattern that can match ``\\n`` is exact for every match whose *reach* -- the match plus
+  any lookaround -- fits :data:`MAX_REACH_BYTES` (16 KiB): a match is accepted only when twice that bound of content
+  follows it in the buffer; one that runs into the margin raises :class:`~scratchfs.errors.PatternTooLong` instead
+  of being missed (see :class:`PatternMatcher` for the checks). The syntax is Python's ``re`` (checked by compiling
+  with ``re``); the engine is the ``regex`` package, for its per-call ``timeout``: a pattern that backtracks past
+  the time limit raises :class:`~scratchfs.errors.PatternTimeout` saying where to resume.
 * **Prefilter** (as ripgrep does): when every match must contain a literal that begins at most
   :data:`MAX_PREFIX_BYTES` after the match start, the engine runs only at the few positions before each occurrence of
   that literal (found with ``bytes.find``), which is exact: no match can start elsewhere.
@@ -94,7 +94,10 @@ class Matcher(Protocol):
     """Finds the next match in a buffer (see :class:`LiteralMatcher` and :class:`PatternMatcher`)."""
 
     keep_before: int  # bytes of content a match decision may look at before its start
-    margin: int  # bytes of content that must follow a match start in the buffer before the match is final
+
+    def limit(self, buf: bytearray, pos: int, at_end: bool, base: int) -> int:
+        """Buffer index before which a match start found in this buffer is final."""
+        ...
 
     def find(self, buf: bytearray, pos: int, limit: int, at_end: bool, base: int) -> tuple[int, int] | None:
         """The first match starting in ``buf[pos:limit]`` as ``(start, end)`` buffer indices, or ``None``.
@@ -113,7 +116,9 @@ class LiteralMatcher:
         if not needle:
             raise InvalidArgument("match must not be empty")
         self.needle = needle
-        self.margin = len(needle) - 1
+
+    def limit(self, buf: bytearray, pos: int, at_end: bool, base: int) -> int:
+        return len(buf) if at_end else len(buf) - len(self.needle) + 1
 
     def find(self, buf: bytearray, pos: int, limit: int, at_end: bool, base: int) -> tuple[int, int] | None:
         found = buf.find(self.needle, pos)
@@ -122,8 +127,25 @@ class LiteralMatcher:
         return found, found + len(self.needle)
 
 
+MAX_LINE_BYTES = 4 * 1024 * 1024
+"""Longest line a line-bound pattern search holds whole, in bytes; a longer line raises PatternTooLong."""
+
+
 class PatternMatcher:
     """Non-empty, non-overlapping matches of a regular expression, with a prefilter and a time limit.
+
+    How a match is known to be final depends on what the pattern can match (decided when it is compiled):
+
+    * ``lines``: the pattern (lookarounds included) can never match ``\n``, so every match lies within one line and
+      is decided by that line alone. Only matches in lines whose end is in the buffer are accepted: exact, for lines
+      up to :data:`MAX_LINE_BYTES` (a longer one raises :class:`PatternTooLong`).
+    * ``bounded``: the pattern can match ``\n`` but its reach (longest match plus lookahead) is at most ``reach``
+      bytes: a match is accepted when ``2 * reach`` bytes follow its start in the buffer. Exact.
+    * ``reach``: the pattern can match ``\n`` and its length is unbounded (``\\s+``, ``[\\s\\S]*``). Accepted like
+      ``bounded``, and checked: a match that runs into the buffer's last ``reach`` bytes, a match that needs more
+      bytes than the buffer holds, or one that changes when the buffer's last ``reach`` bytes are hidden raises
+      :class:`PatternTooLong`. Exact whenever each match, and the bytes the engine examines to decide it, fit
+      within ``reach``.
 
     Args:
         pattern: Python ``re`` syntax, applied to the content's bytes with ``re.MULTILINE``.
@@ -132,8 +154,7 @@ class PatternMatcher:
         reach: the reach bound in bytes (:data:`MAX_REACH_BYTES`; tests use smaller ones).
 
     Raises:
-        InvalidArgument: the pattern is not text, does not compile, uses ``\\G``, or has a lookaround that can reach
-            past ``reach`` bytes.
+        InvalidArgument: the pattern is not text, does not compile, or has a lookbehind longer than ``reach``.
     """
 
     def __init__(self, pattern: str, ignore_case: bool = False, timeout: float = DEFAULT_TIMEOUT,
@@ -157,11 +178,35 @@ class PatternMatcher:
         self.pattern = pattern
         self.reach = reach
         self.keep_before = reach
-        self.margin = 2 * reach
-        self.deadline = time.monotonic() + timeout
         self.timeout = timeout
-        self.literal, self.prefix_width = _analyse(source, flags, reach)
-        self._tried = -1  # last buffer position tried by the prefilter (reset per buffer state by the caller)
+        self.deadline = time.monotonic() + timeout
+        analysis = _analyse(source, flags, reach)
+        self.literal, self.prefix_width = analysis.literal, analysis.prefix_width
+        if not analysis.crosses_lines:
+            self.mode = "lines"
+        elif analysis.reach is not None and analysis.reach <= reach:
+            self.mode = "bounded"
+        else:
+            self.mode = "reach"
+        self._certain = 0  # buffer index before which matches need no checks (set by limit())
+
+    def limit(self, buf: bytearray, pos: int, at_end: bool, base: int) -> int:
+        """Buffer index before which a match start is final (see the class docstring)."""
+        if at_end:
+            self._certain = len(buf)
+            return len(buf)
+        if self.mode == "lines":
+            certain = buf.rfind(b"\n") + 1
+            self._certain = certain
+            if certain <= pos and len(buf) - pos > MAX_LINE_BYTES:
+                raise PatternTooLong(
+                    f"the line at byte {base + pos} is longer than {MAX_LINE_BYTES} bytes, too long for a pattern "
+                    "search; search it with match= (a substring) or read it by range",
+                    resume_offset=base + pos,
+                )
+            return certain
+        self._certain = 0 if self.mode == "reach" else len(buf)
+        return len(buf) - 2 * self.reach
 
     def find(self, buf: bytearray, pos: int, limit: int, at_end: bool, base: int) -> tuple[int, int] | None:
         try:
@@ -181,26 +226,42 @@ class PatternMatcher:
             raise TimeoutError
         return left
 
-    def _accept(self, buf: bytearray, start: int, end: int, at_end: bool, base: int) -> tuple[int, int]:
-        if not at_end and end > len(buf) - self.reach:
-            raise PatternTooLong(
-                f"a match of {self.pattern!r} at byte {base + start} is longer than the reach bound of {self.reach} "
-                f"bytes; narrow the pattern (e.g. [^\\n]{{0,200}} instead of .*) or resume with offset={base + end}",
-                resume_offset=base + start,
-            )
+    def _too_long(self, base: int, start: int) -> PatternTooLong:
+        return PatternTooLong(
+            f"a match of {self.pattern!r} near byte {base + start} may be longer than the reach bound of "
+            f"{self.reach} bytes; bound the pattern (e.g. [^\\n]{{0,200}} instead of [\\s\\S]*) or resume after "
+            f"it with offset={base + start + 1}",
+            resume_offset=base + start,
+        )
+
+    def _accept(self, buf: bytearray, m, at_end: bool, base: int) -> tuple[int, int]:
+        start, end = m.span()
+        if at_end or start < self._certain:
+            return start, end
+        # reach mode: the match must not depend on the end of the buffer
+        if m.partial or end > len(buf) - self.reach:
+            raise self._too_long(base, start)
+        again = self.compiled.match(buf, start, len(buf) - self.reach, partial=True, timeout=self._remaining())
+        if again is None or again.partial or again.span() != (start, end):
+            raise self._too_long(base, start)
         return start, end
 
     def _scan(self, buf: bytearray, pos: int, limit: int, at_end: bool, base: int) -> tuple[int, int] | None:
-        for m in self.compiled.finditer(buf, pos, timeout=self._remaining()):
+        partial = self.mode == "reach" and not at_end
+        # a line-bound pattern is decided by whole lines: the engine need not look past the last complete one
+        endpos = limit if self.mode == "lines" else len(buf)
+        for m in self.compiled.finditer(buf, pos, endpos, partial=partial, timeout=self._remaining()):
             start, end = m.span()
             if start >= limit:
                 return None
-            if end > start:
-                return self._accept(buf, start, end, at_end, base)
+            if end > start or m.partial:
+                return self._accept(buf, m, at_end, base)
         return None
 
     def _prefiltered(self, buf: bytearray, pos: int, limit: int, at_end: bool, base: int) -> tuple[int, int] | None:
         literal, width = self.literal, self.prefix_width
+        partial = self.mode == "reach" and not at_end
+        endpos = limit if self.mode == "lines" else len(buf)
         tried = pos - 1
         search_from = pos
         while True:
@@ -210,74 +271,140 @@ class PatternMatcher:
             for start in range(max(tried + 1, found - width), found + 1):
                 if start >= limit:
                     return None
-                m = self.compiled.match(buf, start, timeout=self._remaining())
-                if m is not None and m.end() > start:
-                    return self._accept(buf, start, m.end(), at_end, base)
+                m = self.compiled.match(buf, start, endpos, partial=partial, timeout=self._remaining())
+                if m is not None and (m.end() > start or m.partial):
+                    return self._accept(buf, m, at_end, base)
             tried = found
             search_from = found + 1
 
 
-def _analyse(source: bytes, flags: int, reach: int) -> tuple[bytes | None, int]:
-    """Check lookaround widths against ``reach`` and pick a required literal for the prefilter.
+@dataclass(frozen=True, slots=True)
+class _Analysis:
+    literal: bytes | None  # a byte string every match contains ...
+    prefix_width: int  # ... beginning at most this many bytes after the match start
+    crosses_lines: bool  # some part of the pattern (lookarounds included) can match b"\n"
+    reach: int | None  # longest match plus lookahead, in bytes; None if unbounded
 
-    Returns ``(literal, prefix_width)``: a byte string every match contains, beginning at most ``prefix_width`` bytes
-    after the match start, or ``(None, 0)``.
+
+def _analyse(source: bytes, flags: int, reach: int) -> _Analysis:
+    """Analyse a pattern with the parser behind ``re``.
 
     Raises:
-        InvalidArgument: ``\\G``, or a lookaround that can reach past ``reach`` bytes.
+        InvalidArgument: a lookbehind longer than ``reach``.
     """
     try:
         tree = _sre_parse.parse(source, flags)
     except Exception:  # pragma: no cover - re.compile accepted it, so the parser does too
-        return None, 0
-    _check_lookarounds(tree, reach)
-    if tree.state.flags & re.IGNORECASE:
-        return None, 0
+        return _Analysis(None, 0, True, None)
+    dotall = bool(tree.state.flags & re.DOTALL)
+    crosses, lookahead = _walk(tree, dotall, reach)
+    width = tree.getwidth()[1]
+    total = None if lookahead is None or width >= _sre_parse.MAXREPEAT else width + lookahead
+    literal, prefix = (None, 0) if tree.state.flags & re.IGNORECASE else _required_literal(tree)
+    return _Analysis(literal, prefix, crosses, total)
+
+
+def _required_literal(tree) -> tuple[bytes | None, int]:
+    """The longest run of literal bytes in the pattern's top-level sequence that starts at most
+    :data:`MAX_PREFIX_BYTES` bytes into any match, and that distance."""
     best: tuple[bytes, int] | None = None
     width = 0  # max width of the items before the current one
     run = bytearray()
-    run_start_width = 0
-    for op, av in [*list(tree), (None, None)]:
+    run_start = 0
+    for op, av in [*tree, (None, None)]:
         if op is _sre_parse.LITERAL:
             if not run:
-                run_start_width = width
+                run_start = width
             run.append(av)
             width += 1
             continue
-        if run and (best is None or len(run) > len(best[0])) and run_start_width <= MAX_PREFIX_BYTES:
-            best = (bytes(run), run_start_width)
+        if run and (best is None or len(run) > len(best[0])) and run_start <= MAX_PREFIX_BYTES:
+            best = (bytes(run), run_start)
         run = bytearray()
         if op is None:
             break
-        item = _sre_parse.SubPattern(tree.state, [(op, av)])
-        width += item.getwidth()[1]
+        width += _sre_parse.SubPattern(tree.state, [(op, av)]).getwidth()[1]
         if width > MAX_PREFIX_BYTES:
             break
-    return (best[0], best[1]) if best else (None, 0)
+    return best if best else (None, 0)
 
 
-def _check_lookarounds(tree, reach: int) -> None:
+_LINE_CATEGORIES = {"CATEGORY_SPACE", "CATEGORY_NOT_DIGIT", "CATEGORY_NOT_WORD", "CATEGORY_LINEBREAK",
+                    "CATEGORY_UNI_SPACE", "CATEGORY_UNI_NOT_DIGIT", "CATEGORY_UNI_NOT_WORD", "CATEGORY_UNI_LINEBREAK",
+                    "CATEGORY_LOC_NOT_WORD"}
+
+
+def _op(constant: object) -> str:
+    """The name of an ``re`` parser constant (``LITERAL``, ``CATEGORY_SPACE``, ...)."""
+    return getattr(constant, "name", str(constant))
+
+
+def _class_has_newline(items) -> bool:
+    negate = False
+    hit = False
+    for op, av in items:
+        name = _op(op)
+        if name == "NEGATE":
+            negate = True
+        elif name == "LITERAL":
+            hit = hit or av == 10
+        elif name == "RANGE":
+            hit = hit or av[0] <= 10 <= av[1]
+        elif name == "CATEGORY":
+            hit = hit or _op(av) in _LINE_CATEGORIES
+        else:  # pragma: no cover - unknown set item: assume the worst
+            hit = True
+    return hit != negate
+
+
+def _walk(tree, dotall: bool, reach: int) -> tuple[bool, int | None]:
+    """``(some part can match b"\n", summed max widths of the lookaheads or None if unbounded)``; checks that
+    every lookbehind fits ``reach``."""
+    crosses = False
+    lookahead: int | None = 0
     for op, av in tree:
-        if op in (_sre_parse.ASSERT, _sre_parse.ASSERT_NOT):
-            _direction, sub = av
-            if sub.getwidth()[1] > reach:
-                raise InvalidArgument(
-                    f"the pattern has a lookaround that can reach more than {reach} bytes; bound it (e.g. .{{0,80}})"
-                )
-            _check_lookarounds(sub, reach)
-        elif op is _sre_parse.BRANCH:
-            for sub in av[1]:
-                _check_lookarounds(sub, reach)
-        elif op in (_sre_parse.MAX_REPEAT, _sre_parse.MIN_REPEAT, getattr(_sre_parse, "POSSESSIVE_REPEAT", None)):
-            _check_lookarounds(av[2], reach)
-        elif op is _sre_parse.SUBPATTERN:
-            _check_lookarounds(av[-1], reach)
-        elif op is getattr(_sre_parse, "ATOMIC_GROUP", None):
-            _check_lookarounds(av, reach)
-        elif op is _sre_parse.GROUPREF_EXISTS:
-            for sub in av[1:]:
-                if sub is not None:
-                    _check_lookarounds(sub, reach)
+        name = _op(op)
+        sub_results: list[tuple[bool, int | None]] = []
+        if name == "LITERAL":
+            crosses = crosses or av == 10
+        elif name == "NOT_LITERAL":
+            crosses = crosses or av != 10
+        elif name == "ANY":
+            crosses = crosses or dotall
+        elif name == "IN":
+            crosses = crosses or _class_has_newline(av)
+        elif name in ("ASSERT", "ASSERT_NOT"):
+            direction, sub = av
+            width = sub.getwidth()[1]
+            if direction < 0 and width > reach:
+                raise InvalidArgument(f"the pattern has a lookbehind longer than {reach} bytes")
+            inner = _walk(sub, dotall, reach)
+            sub_results.append(inner)
+            if direction > 0 and lookahead is not None:
+                lookahead = None if width >= _sre_parse.MAXREPEAT else lookahead + width
+        elif name == "BRANCH":
+            sub_results += [_walk(sub, dotall, reach) for sub in av[1]]
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            sub_results.append(_walk(av[2], dotall, reach))
+        elif name == "SUBPATTERN":
+            add, remove = av[1], av[2]
+            flags_dotall = (dotall or bool(add & re.DOTALL)) and not (remove & re.DOTALL)
+            sub_results.append(_walk(av[-1], flags_dotall, reach))
+        elif name == "ATOMIC_GROUP":
+            sub_results.append(_walk(av, dotall, reach))
+        elif name == "GROUPREF_EXISTS":
+            sub_results += [_walk(sub, dotall, reach) for sub in av[1:] if sub is not None]
+        elif name == "GROUPREF":
+            crosses = True  # a backreference matches whatever its group matched: assume the worst
+        elif name not in ("AT", "GROUPREF_IGNORE", "GROUPREF_LOC_IGNORE", "GROUPREF_UNI_IGNORE"):
+            crosses = True  # pragma: no cover - an op this analysis does not know: assume the worst
+        for sub_crosses, sub_lookahead in sub_results:
+            crosses = crosses or sub_crosses
+            if sub_lookahead is None or lookahead is None:
+                lookahead = None
+            else:
+                lookahead += sub_lookahead
+    return crosses, lookahead
 
 
 class _Lines:
@@ -312,9 +439,12 @@ def search(reader: SeekableReader, matcher: Matcher, start: int, context: int, m
 
     Returns:
         :class:`SearchResult`; its ``next_offset`` is the first match not returned, or ``None`` when none is left.
+        When a pattern error (time limit, reach) comes after some matches were found, those are returned and
+        ``next_offset`` is where the error stood, so the next call meets it.
 
     Raises:
-        FormatError: a damaged frame. PatternTimeout, PatternTooLong: from a :class:`PatternMatcher`.
+        FormatError: a damaged frame. PatternTimeout, PatternTooLong: from a :class:`PatternMatcher`, before any
+            match was found.
     """
     table = reader.table
     size = table.size
@@ -344,9 +474,21 @@ def search(reader: SeekableReader, matcher: Matcher, start: int, context: int, m
         end = base + len(buf)
         at_end = end >= size
         if next_offset is None:
-            limit = size if at_end else end - matcher.margin
+            try:
+                limit = base + matcher.limit(buf, pos - base, at_end, base)
+            except (PatternTimeout, PatternTooLong) as exc:
+                if not hits:
+                    raise
+                next_offset = exc.resume_offset  # return what was found; the next call meets the error
+                limit = pos
             while pos < limit:
-                found = matcher.find(buf, pos - base, limit - base, at_end, base)
+                try:
+                    found = matcher.find(buf, pos - base, limit - base, at_end, base)
+                except (PatternTimeout, PatternTooLong) as exc:
+                    if not hits:
+                        raise
+                    next_offset = exc.resume_offset
+                    break
                 if found is None:
                     pos = limit  # no match starts before the limit
                     break

@@ -46,6 +46,13 @@ class Shape:
     text: str
 
 
+_GREP_RE = re.compile(rb"^([^:\n]{1,400}):(\d+)[:-]")
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count:,} {word}" + ("" if count == 1 else "s")
+
+
 def _kib(size: int) -> str:
     if size < 1024:
         return f"{size} B"
@@ -106,7 +113,7 @@ def describe(sample: bytes, size: int, lines: int) -> Shape:
             if stripped.startswith("<?xml"):
                 later = _XML_ROOT_RE.search(sample, sample.find(b"?>") + 2)
                 name = later.group(1).decode("utf-8", "replace") if later else name
-            return Shape("xml", _clip(f"XML, root <{_name(name)}>, {_kib(size)}, {lines:,} lines"))
+            return Shape("xml", _clip(f"XML, root <{_name(name)}>, {_kib(size)}, {_plural(lines, 'line')}"))
     found = _delimited(text, complete, lines, scope)
     if found is not None:
         return found
@@ -143,12 +150,11 @@ def _json(text: str, complete: bool, size: int, lines: int, scope: str) -> Shape
         try:
             value = json.loads(text)
         except ValueError:
-            value = None
             return _jsonl(text, decoder, complete, lines, scope)
         if isinstance(value, dict):
-            return Shape("json", _clip(f"JSON object, {len(value)} keys: {_keys(value)}"))
+            return Shape("json", _clip(f"JSON object, {_plural(len(value), 'key')}: {_keys(value)}"))
         if isinstance(value, list):
-            return Shape("json", _clip(f"JSON array of {len(value):,} items{_items(value)}"))
+            return Shape("json", _clip(f"JSON array of {_plural(len(value), 'item')}{_items(value)}"))
         return Shape("json", _clip(f"JSON {_value(value)}"))
     jsonl = _jsonl(text, decoder, complete, lines, scope)
     if jsonl is not None:
@@ -178,7 +184,7 @@ def _jsonl(text: str, decoder: json.JSONDecoder, complete: bool, lines: int, sco
         return None
     first = values[0]
     keys = f"; first record keys: {', '.join(_name(k) for k in list(first)[:12])}" if isinstance(first, dict) else ""
-    return Shape("jsonl", _clip(f"JSON lines, {lines:,} records{keys}"))
+    return Shape("jsonl", _clip(f"JSON lines, {_plural(lines, 'record')}{keys}"))
 
 
 def _partial_json(text: str, decoder: json.JSONDecoder, scope: str) -> Shape | None:
@@ -199,7 +205,13 @@ def _partial_json(text: str, decoder: json.JSONDecoder, scope: str) -> Shape | N
                 if text[pos : pos + 1] != ":":
                     return None
                 pos = ws.match(text, pos + 1).end()
-                value, pos = decoder.raw_decode(text, pos)
+                try:
+                    value, pos = decoder.raw_decode(text, pos)
+                except ValueError:
+                    kind = {"{": "object", "[": "array", '"': "str"}.get(text[pos : pos + 1], "value")
+                    seen.append(f"{_name(key)}: {kind} (runs past the sample)")
+                    count += 1
+                    break
                 seen.append(f"{_name(key)}: {_value(value)}")
             else:
                 value, pos = decoder.raw_decode(text, pos)
@@ -216,8 +228,9 @@ def _partial_json(text: str, decoder: json.JSONDecoder, scope: str) -> Shape | N
         return Shape("json", _clip(f"JSON object{scope}; its first value is larger than the sample"))
     if opening == "{":
         listed = ", ".join(seen[:12]) + (f", … {len(seen) - 12} more" if len(seen) > 12 else "")
-        return Shape("json", _clip(f"JSON object, at least {count} keys{scope}: {listed}"))
-    return Shape("json", _clip(f"JSON array, at least {count:,} items{scope}" + (f"; {seen[0]}" if seen else "")))
+        return Shape("json", _clip(f"JSON object, at least {_plural(count, 'key')}{scope}: {listed}"))
+    first = f"; {seen[0]}" if seen else ""
+    return Shape("json", _clip(f"JSON array, at least {_plural(count, 'item')}{scope}{first}"))
 
 
 def _delimited(text: str, complete: bool, lines: int, scope: str) -> Shape | None:
@@ -247,9 +260,9 @@ def _delimited(text: str, complete: bool, lines: int, scope: str) -> Shape | Non
             records = sum(1 for row in csv.reader(io.StringIO(text), delimiter=delimiter) if row)
         except csv.Error:
             records = lines
-        count = f"{records - (1 if looks_like_header else 0):,} rows"
+        count = _plural(records - (1 if looks_like_header else 0), "row")
     else:
-        count = f"~{lines - (1 if looks_like_header else 0):,} rows (by line count)"
+        count = f"~{_plural(lines - (1 if looks_like_header else 0), 'row')} (by line count)"
     kind = "TSV" if delimiter == "\t" else "CSV"
     named = f"{width} columns ({columns})" if looks_like_header else f"{width} columns, no header"
     return Shape("csv", _clip(f"{kind}, {named}, {count}"))
@@ -266,11 +279,18 @@ def _html(sample: bytes, size: int, scope: str) -> str:
 
 def _plain(sample: bytes, size: int, lines: int, scope: str) -> Shape:
     rows = sample.split(b"\n")
-    if len(sample) < size and len(rows) > 1:
-        rows = rows[:-1]
+    if rows and (len(sample) < size or not rows[-1]):
+        rows = rows[:-1]  # cut by the sample's end, or the empty rest after a final newline
     longest = max(map(len, rows)) if rows else 0
     blank = sum(1 for row in rows if not row.strip()) / max(1, len(rows))
     checked = [row for row in rows[:400] if row.strip()][:200]
     is_log = bool(checked) and sum(1 for row in checked if _LOG_LINE_RE.match(row)) >= 0.5 * len(checked)
     kind = "log" if is_log else "text"
-    return Shape(kind, _clip(f"{kind}, {lines:,} lines, longest {longest:,} bytes, {blank:.0%} blank{scope}"))
+    extra = ""
+    if not is_log and checked:
+        grep = [m.group(1) for m in map(_GREP_RE.match, checked) if m]
+        if len(grep) >= 0.8 * len(checked):
+            files = len({m.group(1) for m in map(_GREP_RE.match, rows) if m})
+            extra = f", grep-style path:line: output ({_plural(files, 'file')} in {'the sample' if scope else 'all'})"
+    text = f"{kind}, {_plural(lines, 'line')}, longest {longest:,} bytes, {blank:.0%} blank{extra}{scope}"
+    return Shape(kind, _clip(text))

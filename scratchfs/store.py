@@ -486,7 +486,7 @@ class ScratchStore:
         if self.closed:
             raise StorageError("the store is closed")
         quota = self.quota
-        if quota != (None, None):
+        if quota != (None, None) and kind == "handle":  # a spill replaces nothing: refuse before writing
             stored, count = self.index.usage(scope.run_id, self.now())
             if (quota[0] is not None and stored >= quota[0]) or (quota[1] is not None and count >= quota[1]):
                 raise QuotaExceeded(f"run {scope.run_id!r} is at its quota ({stored:,} stored bytes, {count:,} "

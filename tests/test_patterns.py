@@ -1,0 +1,179 @@
+"""Pattern searches equal re.finditer over the whole original bytes, across frame and buffer edges."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from scratchfs import InvalidArgument, PatternTimeout, PatternTooLong, ScratchStore
+from scratchfs.search import LiteralMatcher, PatternMatcher, search
+from scratchfs.seekable import SeekableReader, SeekableWriter, read_seek_table
+
+from .reference import line_of, regex_spans, windows
+
+# small pieces so that \\b, ^, $ and lookarounds meet buffer and frame edges often
+_atoms = [r"a", r"b", r"ab", r"\b", r"^", r"$", r"(?<=a)", r"(?<!b)", r"(?=b)", r"(?!a)", r"a+", r"[ab]{1,3}",
+          r"\n", r"\r", r" ", r".", r"(?:ab|ba)", r"b?", r"\w", r"\s", r"x\d"]
+
+
+@st.composite
+def patterns(draw):
+    return "".join(draw(st.lists(st.sampled_from(_atoms), min_size=1, max_size=5)))
+
+
+@st.composite
+def contents(draw):
+    return draw(st.text(alphabet="ab \n\rx1", max_size=6000)).encode()
+
+
+def run_search(tmp_path, data: bytes, matcher, start: int, context: int, max_matches: int, budget: int = 65536):
+    path = tmp_path / f"s{time.monotonic_ns()}.zst"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT)
+    writer = SeekableWriter(fd, frame_bytes=4096, count_lines=True)
+    writer.write(data)
+    writer.close()
+    os.close(fd)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        reader = SeekableReader(fd, read_seek_table(fd, os.fstat(fd).st_size))
+        lines_before = [0]
+        for count in writer.frame_newlines:
+            lines_before.append(lines_before[-1] + count)
+        return search(reader, matcher, start, context, max_matches, budget, lambda f: lines_before[f] + 1)
+    finally:
+        os.close(fd)
+
+
+def as_tuples(result):
+    return [(w.match_offset, w.offset, w.data, tuple(h.offset for h in w.matches)) for w in result.windows], \
+        result.next_offset
+
+
+@given(pattern=patterns(), data=contents(), start=st.integers(0, 6000), context=st.integers(0, 40),
+       max_matches=st.integers(1, 400), ignore_case=st.booleans())
+def test_pattern_windows_equal_re_finditer_with_a_small_reach(tmp_path_factory, pattern, data, start, context,
+                                                               max_matches, ignore_case):
+    start = min(start, len(data))
+    reach = 64
+    matcher = PatternMatcher(pattern, ignore_case, reach=reach)
+    ref = regex_spans(data, pattern, start, ignore_case)
+    try:
+        got = run_search(tmp_path_factory.mktemp("p"), data, matcher, start, context, max_matches, budget=4096)
+    except PatternTooLong as exc:
+        error = exc
+    else:
+        error = None
+    if error is not None:  # only a match longer than the reach bound may stop the search
+        assert any(end - begin > reach for begin, end in ref if begin <= error.resume_offset)
+        return
+    assert as_tuples(got) == windows(data, ref, context, max_matches, budget=4096)
+    for window in got.windows:
+        for hit in window.matches:
+            assert hit.line == line_of(data, hit.offset)
+            assert (hit.offset, hit.offset + hit.length) in ref
+
+
+@given(needle=st.sampled_from([b"a", b"ab", b"\n", b"b a", b"x1"]), data=contents(), start=st.integers(0, 6000),
+       context=st.integers(0, 40))
+def test_literal_matcher_agrees_with_an_escaped_pattern(tmp_path_factory, needle, data, start, context):
+    start = min(start, len(data))
+    folder = tmp_path_factory.mktemp("l")
+    literal = run_search(folder, data, LiteralMatcher(needle), start, context, 50)
+    pattern = run_search(folder, data, PatternMatcher(re.escape(needle.decode())), start, context, 50)
+    assert as_tuples(literal) == as_tuples(pattern)
+
+
+FIXTURE_PATTERNS = [
+    ("workspace-grep-stdlib-defs.txt", r"def __\w+__\(self"),
+    ("workspace-grep-stdlib-defs.txt", r"^\./[\w/-]*test\w*\.py:\d+:\s*def \w+"),
+    ("workspace-grep-stdlib-defs.txt", r"\):\n\./\w+\.py"),
+    ("workspace-grep-stdlib-defs.txt", r"\d{4,}:"),
+    ("query-packages-by-month.csv", r',"[^"\n]*(?i:python)[^"\n]*"\r?$'),
+    ("query-packages-by-month.csv", r"^\w+,\d+\.\d+\.\d+,2026-1[01],\"\w+\s+\S"),
+    ("browser-rust-book.html", r"<h[1-3][^>]*>"),
+    ("api-ec2-service-model.json", r'"shape":"(\w+)Request"'),
+]
+
+
+@pytest.mark.parametrize(("name", "pattern"), FIXTURE_PATTERNS)
+def test_patterns_on_fixtures_through_the_store(small_frames_store, fixture_data, name, pattern):
+    data = fixture_data[name]
+    scope = small_frames_store.scope("r", "a")
+    handle = scope.spill(data, source_tool="t").handle
+    ref = regex_spans(data, pattern)
+    assert ref, "the pattern should match the fixture"
+    found, offset = [], 0
+    while offset is not None:
+        got = scope.read_handle(handle, offset, pattern=pattern, context=20, max_matches=50)
+        for window in got.windows:
+            assert window.data == data[window.offset : window.offset + len(window.data)]
+            found += [(h.offset, h.offset + h.length) for h in window.matches]
+        offset = got.next_offset
+    assert found == ref
+
+
+def test_ignore_case_is_ascii_and_works_for_match_text(scope):
+    data = b"Error ERROR error \xc3\x89RROR"
+    handle = scope.spill(data, source_tool="t").handle
+    got = scope.read_handle(handle, pattern="error", ignore_case=True, context=0)
+    assert [h.offset for w in got.windows for h in w.matches] == [0, 6, 12]
+    by_match = scope.read_handle(handle, match="eRRor", ignore_case=True, context=0)
+    assert by_match.match_count == 3
+    assert by_match.next_call is None
+
+
+def test_prefilter_is_chosen_for_required_literals():
+    assert PatternMatcher(r"ERROR.*timeout").literal == b"ERROR"
+    assert PatternMatcher(r"\w{1,5}Exception: ").literal == b"Exception: "
+    assert PatternMatcher(r"\w{1,5}Exception: ").prefix_width == 5
+    assert PatternMatcher(r"\w+Error").literal is None  # the literal may start arbitrarily far in
+    assert PatternMatcher(r"foo|bar").literal is None
+    assert PatternMatcher(r"(?i)abc").literal is None
+
+
+def test_catastrophic_backtracking_is_stopped_with_a_resume_offset(tmp_path):
+    with ScratchStore(tmp_path, pattern_timeout=0.3) as store:
+        scope = store.scope("r", "a")
+        data = b"x" * 1000 + b"\n" + b"a" * 40 + b"b\n"
+        handle = scope.spill(data, source_tool="t").handle
+        began = time.monotonic()
+        with pytest.raises(PatternTimeout) as caught:
+            scope.read_handle(handle, pattern=r"(a|aa)+$")
+        assert time.monotonic() - began < 5
+        assert 0 <= caught.value.resume_offset <= len(data)
+        assert f"offset={caught.value.resume_offset}" in str(caught.value)
+        assert isinstance(caught.value, InvalidArgument)
+
+
+def test_a_match_longer_than_the_reach_bound_is_an_error_not_a_miss(scope):
+    # a pattern that spans lines, whose match would run past the buffer: a typed error, never a silent miss
+    data = b"BEGIN\n" + b"x\n" * 200_000 + b"END\n" + b"y" * 1000
+    handle = scope.spill(data, source_tool="t").handle
+    with pytest.raises(PatternTooLong) as caught:
+        scope.read_handle(handle, pattern=r"BEGIN[\s\S]*END")
+    assert caught.value.resume_offset == 0
+    # a long match of a line-bound pattern is found exactly, whatever its length within the line limit
+    line = b"BEGIN " + b"x" * 40_000 + b" END\n"
+    handle = scope.spill(b"z\n" * 200_000 + line + b"z\n" * 200_000, source_tool="t").handle
+    got = scope.read_handle(handle, pattern=r"BEGIN.*END", context=0)
+    assert got.windows[0].matches[0].offset == 400_000
+    assert got.windows[0].data == line[:-1]
+
+
+def test_a_line_longer_than_the_line_limit_is_an_error(scope):
+    from scratchfs.search import MAX_LINE_BYTES
+
+    data = b"start\n" + b"x" * (MAX_LINE_BYTES + 300_000) + b"\nend\n"
+    handle = scope.spill(data, source_tool="t").handle
+    with pytest.raises(PatternTooLong, match="longer than"):
+        scope.read_handle(handle, pattern=r"x+yz")
+    found = scope.read_handle(handle, pattern=r"start")
+    assert found.match_count == 1
+    assert found.next_offset == 6  # where the long line starts: the next call meets the error
+    with pytest.raises(PatternTooLong):
+        scope.read_handle(handle, found.next_offset, pattern=r"start")

@@ -1,0 +1,147 @@
+"""Stubs that show the shape: content type, shape, line count, preview modes and the 1.5 KiB budget."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from scratchfs import Observation, ScratchStore
+from scratchfs.policy import MAX_STUB_BYTES
+
+from .reference import lines_of
+
+
+def stub_bytes(stub) -> int:
+    return len(stub.to_json().encode("utf-8"))
+
+
+def test_json_fixture_shape(scope, fixture_data):
+    data = fixture_data["api-ec2-service-model.json"]
+    model = json.loads(data)
+    stub = scope.spill(data, source_tool="api.describe")
+    assert stub.content_type == "json"
+    assert stub.shape.startswith(f"JSON object, {len(model)} keys: ")
+    for key, value in model.items():
+        summary = f"{key}: object({len(value)} keys)" if isinstance(value, dict) else f"{key}: str"
+        assert summary in stub.shape
+    assert stub.lines == len(lines_of(data))
+
+
+def test_csv_fixture_shape(scope, fixture_data):
+    data = fixture_data["query-packages-by-month.csv"]
+    rows = list(csv.reader(io.StringIO(data.decode("utf-8"), newline="")))
+    stub = scope.spill(data, source_tool="sql.query")
+    assert stub.content_type == "csv"
+    assert stub.shape == f"CSV, {len(rows[0])} columns ({', '.join(rows[0])}), {len(rows) - 1:,} rows"
+
+
+def test_html_fixture_shape(scope, fixture_data):
+    data = fixture_data["browser-rust-book.html"]
+    title = re.search(rb"<title>(.*?)</title>", data).group(1).decode()
+    stub = scope.spill(data, source_tool="browser.get")
+    assert stub.content_type == "html"
+    assert stub.shape.startswith(f'HTML, title "{title}", ~')
+    assert "of text in 512 KiB" in stub.shape
+
+
+def test_grep_fixture_shape(scope, fixture_data):
+    data = fixture_data["workspace-grep-stdlib-defs.txt"]
+    files = {line.split(b":", 1)[0] for line in data.splitlines()}
+    stub = scope.spill(data, source_tool="workspace.grep")
+    assert stub.content_type == "text"
+    assert f"{len(lines_of(data)):,} lines" in stub.shape
+    assert f"({len(files)} files in all)" in stub.shape
+    assert f"longest {max(map(len, data.splitlines())):,} bytes" in stub.shape
+
+
+@pytest.mark.parametrize(("content", "content_type", "shape"), [
+    (b'{"a":1}\n{"a":2}\n{"b":3}\n', "jsonl", "JSON lines, 3 records; first record keys: a"),
+    (b"[1, 2, 3]", "json", "JSON array of 3 items; first item: int"),
+    (b"2024-01-01 10:00:00 INFO start\n2024-01-01 10:00:01 ERROR boom\n", "log",
+     "log, 2 lines, longest 30 bytes, 0% blank"),
+    (b"\x89PNG\r\n\x1a\n\x00\x00", "binary", "binary, 10 B, PNG image; starts with 89 50 4e 47 0d 0a 1a 0a"),
+    (b'<?xml version="1.0"?>\n<project><a/></project>\n', "xml", "XML, root <project>, 46 B, 2 lines"),
+    (b"a\tb\n1\t2\n3\t4\n", "csv", "TSV, 2 columns (a, b), 2 rows"),
+    (b"", "text", "empty"),
+])
+def test_content_types(scope, content, content_type, shape):
+    stub = scope.spill(content, source_tool="t")
+    assert (stub.content_type, stub.shape) == (content_type, shape)
+
+
+def test_streaming_spill_of_a_large_json_says_it_sampled(scope):
+    chunks = [b'{"meta":{"n":1},"items":[']
+    chunks += [b",".join(b'{"id":%d}' % i for i in range(j, j + 10_000)) + b"," for j in range(0, 400_000, 10_000)]
+    chunks += [b'{"id":-1}],"tail":1}']
+    size = sum(map(len, chunks))
+    stub = scope.spill(iter(chunks), source_tool="api.list")
+    assert stub.size == size
+    assert stub.content_type == "json"
+    assert "(in the first 1.0 MiB of" in stub.shape
+    assert "meta: object(1 keys)" in stub.shape
+    assert "items: array (runs past the sample)" in stub.shape
+
+
+def test_head_and_tail_preview(tmp_path, fixture_data):
+    data = fixture_data["workspace-grep-stdlib-defs.txt"]
+    with ScratchStore(tmp_path, preview_modes={"workspace": "head+tail"}) as store:
+        scope = store.scope("r", "a")
+        out = scope.offload(Observation("workspace.grep", data, "workspace"))
+        preview = out.stub.preview
+        found = re.search(r"\n\[… ([\d,]+) bytes omitted; the tail starts at byte (\d+) …\]\n", preview)
+        assert found is not None
+        tail_offset = int(found.group(2))
+        head, tail = preview[: found.start()], preview[found.end() :]
+        assert data.startswith(head.encode())
+        assert data[tail_offset:] == tail.encode()
+        assert int(found.group(1).replace(",", "")) == tail_offset - len(head.encode())
+        assert stub_bytes(out.stub) <= MAX_STUB_BYTES
+        # the default class keeps the head preview; a call may ask for head+tail itself
+        assert "omitted" not in scope.offload(Observation("sql.query", data, "query")).stub.preview
+        assert "omitted" in scope.spill(data, preview="head+tail").preview
+
+
+def test_note_names_the_next_calls_with_this_handle(scope, fixture_data):
+    data = fixture_data["query-packages-by-month.csv"]
+    stub = scope.spill(data, source_tool="sql.query")
+    covered = len(stub.preview.encode())
+    next_line = stub.preview.count("\n") + 1
+    assert f'read_handle(handle="{stub.handle}", offset={covered}, length=4096)' in stub.note
+    assert f'read_handle(handle="{stub.handle}", line={next_line}, lines=50)' in stub.note
+    assert f'read_handle(handle="{stub.handle}", pattern="REGEX")' in stub.note
+
+
+@given(content=st.one_of(st.binary(max_size=5000), st.text(max_size=3000).map(str.encode),
+                         st.sampled_from([b"\x00" * 5000, b'"\\' * 3000, "\u2028é😀".encode() * 900])),
+       tool=st.text(st.characters(blacklist_categories=("Cc", "Cs")), max_size=120),
+       mode=st.sampled_from(["head", "head+tail"]))
+def test_every_stub_fits_the_budget(scope, content, tool, mode):
+    stub = scope.spill(content, source_tool=tool or None, preview=mode)
+    assert stub_bytes(stub) <= MAX_STUB_BYTES
+    json.loads(stub.to_json())
+
+
+def test_large_generated_outputs_fit_the_budget(scope):
+    def control_heavy():  # the worst case for JSON escaping, 100 MiB
+        block = bytes(range(32)) * 2048
+        for _ in range(100 * 1024 * 1024 // len(block)):
+            yield block
+
+    stub = scope.spill(control_heavy(), source_tool="x" * 200, preview="head+tail")
+    assert stub.size == 100 * 1024 * 1024
+    assert stub_bytes(stub) <= MAX_STUB_BYTES
+
+    def records():
+        for i in range(0, 1_000_000, 10_000):
+            yield b"".join(b'{"i":%d,"s":"%s"}\n' % (j, b"v" * 90) for j in range(i, i + 10_000))
+
+    stub = scope.spill(records(), source_tool="db.dump")
+    assert stub.content_type == "jsonl"
+    assert stub.lines == 1_000_000
+    assert stub_bytes(stub) <= MAX_STUB_BYTES
