@@ -2,7 +2,7 @@
 """The scratchfs benchmark: scratchfs and the anchors on the same data in one run, as one table (issue 3).
 
     pip install -e '.[bench]'
-    python bench/run.py                  # every figure (about a minute on 2 cores; needs ~1 GiB of free disk)
+    python bench/run.py                  # every figure (under 2 minutes on 2 cores; needs ~1 GiB of free disk)
     python bench/run.py --skip-large     # without the 1 GiB blob (T4 skipped; memory figures on 256 MiB)
     python bench/run.py --quick          # every figure, tiny (seconds): a smoke test, not a measurement
     python bench/run.py --only T3,T5     # some figures
