@@ -116,7 +116,7 @@ class PendingBlob:
     the directory away), then :meth:`release` after the commit, or :meth:`discard` if the row was not written.
     """
 
-    def __init__(self, path: Path, fd: int, info: BlobInfo) -> None:
+    def __init__(self, path: str, fd: int, info: BlobInfo) -> None:
         self.path = path
         self.info = info
         self._fd: int | None = fd
@@ -154,6 +154,7 @@ class Blobs:
     def __init__(self, root: Path, frame_bytes: int, level: int, durable: bool = False) -> None:
         self.root = root
         self.runs = root / "runs"
+        self._runs = str(self.runs)
         self.trash = root / "trash"
         self.frame_bytes = frame_bytes
         self.level = level
@@ -169,11 +170,11 @@ class Blobs:
         """Directory of a (validated) run id and agent id."""
         return self.runs / ids.path_part(run_id) / ids.path_part(agent_id)
 
-    def path(self, run_id: str, agent_id: str, token: str) -> Path:
+    def path(self, run_id: str, agent_id: str, token: str) -> str:
         """Path of the blob ``token`` of a scope. ``token`` must come from :func:`scratchfs.ids.new_token` (checked)."""
         if not ids.TOKEN_RE.match(token):
             raise ValueError(f"not a blob token: {token!r}")
-        return self.agent_dir(run_id, agent_id) / (token + BLOB_SUFFIX)
+        return f"{self._runs}/{ids.path_part(run_id)}/{ids.path_part(agent_id)}/{token}{BLOB_SUFFIX}"
 
     # -- writing --------------------------------------------------------------------------------------------------
 
@@ -195,7 +196,7 @@ class Blobs:
             writer.close()
             if self.durable:
                 os.fsync(fd)
-                _fsync_dir(path.parent)
+                _fsync_dir(os.path.dirname(path))
         except BaseException as exc:
             _unlink_quietly(path)
             os.close(fd)
@@ -205,15 +206,15 @@ class Blobs:
         info = BlobInfo(writer.size, writer.stored_size, len(writer.frame_newlines), writer.frame_newlines.tobytes())
         return PendingBlob(path, fd, info)
 
-    def _create(self, path: Path) -> int:
+    def _create(self, path: str) -> int:
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_CLOEXEC
         for attempt in range(3):
             try:
                 return os.open(path, flags, _FILE_MODE)
             except FileNotFoundError:
                 if attempt == 2:
-                    raise StorageError(f"cannot create the blob directory {path.parent}") from None
-                self._make_dirs(path.parent)
+                    raise StorageError(f"cannot create the blob directory {os.path.dirname(path)}") from None
+                self._make_dirs(Path(path).parent)
             except OSError as exc:
                 raise storage_error(exc, "cannot create the blob file") from exc
         raise AssertionError("unreachable")  # pragma: no cover
@@ -281,7 +282,7 @@ def _unlink_quietly(path: Path) -> None:
         pass
 
 
-def _fsync_dir(directory: Path) -> None:
+def _fsync_dir(directory: Path | str) -> None:
     fd = os.open(directory, os.O_RDONLY | _O_CLOEXEC)
     try:
         os.fsync(fd)

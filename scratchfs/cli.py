@@ -1,7 +1,8 @@
 """The ``scratchfs`` command line: the store's verbs for shells and scripts, JSON on stdout where output is structured.
 
 Exit codes: 0 success, 1 not found, 2 bad usage or invalid argument, 3 corrupt data, 4 busy or I/O failure (disk
-full, permissions). Errors are one line on stderr (``scratchfs: <kind>: <message>``), never a traceback.
+full, permissions), 5 quota exceeded, 130 interrupted. Errors are one line on stderr
+(``scratchfs: <kind>: <message>``), never a traceback.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from typing import Any
 
 import click
 
-from .errors import ScratchError
-from .store import MAX_READ_BYTES, Matches, ScratchStore, Slice
+from .errors import InvalidArgument, ScratchError, StorageError
+from .store import MAX_READ_BYTES, LineSlice, Matches, ScratchStore, Slice
 
 EXIT_CODES_HELP = """\b
 Exit codes:
@@ -24,11 +25,27 @@ Exit codes:
   2  bad usage or invalid argument
   3  corrupt data
   4  busy (lock timeout) or I/O failure (disk full, permissions)
+  5  quota exceeded (the run holds too many bytes or entries)
 """
 
 
 class _Group(click.Group):
-    """A click group that turns every scratchfs error into one stderr line and its exit code."""
+    """A click group that turns every error -- usage, scratchfs, I/O, interrupt -- into one stderr line and its exit
+    code."""
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except click.UsageError as exc:
+            where = f"scratchfs {exc.ctx.info_name} --help" if exc.ctx and exc.ctx.parent else "scratchfs --help"
+            _fail(f"usage: {exc.format_message()} (see {where})", exc.exit_code)
+        except click.ClickException as exc:
+            _fail(f"error: {exc.format_message()}", exc.exit_code)
+        except (click.Abort, KeyboardInterrupt):
+            _fail("interrupted", 130)
+        sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -42,6 +59,20 @@ class _Group(click.Group):
         except OSError as exc:
             click.echo(f"scratchfs: storage: {exc.strerror or exc}", err=True)
             ctx.exit(4)
+
+
+def _fail(message: str, code: int) -> None:
+    try:
+        click.echo(f"scratchfs: {message}", err=True)
+    finally:
+        sys.exit(code)
+
+
+def _stdout() -> Any:
+    """The binary stdout. Raises StorageError when stdout is closed."""
+    if sys.stdout is None:
+        raise StorageError("standard output is closed")
+    return sys.stdout.buffer
 
 
 @click.group(cls=_Group, epilog=EXIT_CODES_HELP)
@@ -86,19 +117,32 @@ def _text(data: bytes) -> str:
     return data.decode("utf-8", "replace")
 
 
-def slice_to_dict(result: Slice) -> dict[str, Any]:
-    """A range read as JSON: bytes as UTF-8 text (invalid bytes replaced) beside their offsets and length."""
-    return {"handle": result.handle, "offset": result.offset, "length": len(result.data), "size": result.size,
-            "next_offset": result.next_offset, "data": _text(result.data)}
+def slice_to_dict(result: Slice | LineSlice) -> dict[str, Any]:
+    """A range or line read as JSON: bytes as UTF-8 text (invalid bytes replaced) beside their offsets and length,
+    and how to go on."""
+    out: dict[str, Any] = {"handle": result.handle, "offset": result.offset, "length": len(result.data),
+                           "size": result.size, "next_offset": result.next_offset}
+    if isinstance(result, LineSlice):
+        out.update(first_line=result.first_line, lines=result.lines, total_lines=result.total_lines,
+                   next_line=result.next_line, cut=result.cut)
+    out.update(remaining=result.remaining, next_call=result.next_call, data=_text(result.data))
+    return out
 
 
 def matches_to_dict(result: Matches) -> dict[str, Any]:
-    """A search as JSON: each window's bytes as UTF-8 text (invalid bytes replaced) beside their offsets."""
+    """A search as JSON: each window's bytes as UTF-8 text (invalid bytes replaced) beside their offsets, lines and
+    matches, and how to go on."""
+    what: dict[str, Any] = ({"pattern": result.pattern, "ignore_case": result.ignore_case}
+                            if result.pattern is not None else {"match": _text(result.match or b"")})
     return {
-        "handle": result.handle, "match": _text(result.match), "size": result.size,
-        "next_offset": result.next_offset,
-        "windows": [{"match_offset": w.match_offset, "offset": w.offset, "length": w.length, "data": _text(w.data)}
-                    for w in result.windows],
+        "handle": result.handle, **what, "size": result.size, "next_offset": result.next_offset,
+        "more": result.more, "remaining": result.remaining, "next_call": result.next_call,
+        "windows": [
+            {"match_offset": w.match_offset, "line": w.line, "offset": w.offset, "length": w.length,
+             "matches": [{"offset": h.offset, "length": h.length, "line": h.line} for h in w.matches],
+             "data": _text(w.data)}
+            for w in result.windows
+        ],
     }
 
 
@@ -108,41 +152,56 @@ _INPUT = click.argument("source", type=click.File("rb", lazy=False), default="-"
 
 @main.command()
 @_scope_options
-@click.option("--tool", required=True, help="Name of the tool whose result this is.")
+@click.option("--tool", default=None, help="Name of the tool whose result this is.")
 @_TTL
 @_INPUT
 @_with_store
-def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str, ttl: float | None, source) -> None:
+@click.option("--preview", type=click.Choice(["head", "head+tail"]), default=None,
+              help="Preview of the stub [default: head].")
+def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl: float | None, source,
+          preview: str | None) -> None:
     """Store FILE (or stdin) out of context and print its stub as JSON."""
-    stub = store.scope(run_id, agent_id).spill(source, source_tool=tool, ttl=ttl)
+    stub = store.scope(run_id, agent_id).spill(source, source_tool=tool, ttl=ttl, preview=preview)
     _echo_json(stub.to_dict())
 
 
 @main.command("read-handle")
 @_scope_options
 @click.argument("handle")
-@click.option("--offset", type=int, default=0, show_default=True,
-              help="First byte to read; with --match, where the search starts.")
+@click.option("--offset", type=int, default=None,
+              help="First byte to read [default: 0]; with --match or --pattern, where the search starts.")
 @click.option("--length", type=int, default=None, help=f"Bytes to read [default: 4096; at most {MAX_READ_BYTES}].")
-@click.option("--match", "needle", default=None, help="Search for this text and print the windows around matches.")
-@click.option("--context", type=int, default=200, show_default=True, help="Bytes of context on each side of a match.")
-@click.option("--max-matches", type=int, default=20, show_default=True, help="Most windows to print.")
-@click.option("--json", "as_json", is_flag=True, help="Print a range read as JSON instead of raw bytes.")
+@click.option("--line", type=int, default=None, help="First line to read (1-based; lines end at \\n).")
+@click.option("--lines", type=int, default=None, help="Lines to read from --line [default: 50].")
+@click.option("--match", "needle", default=None, help="Search for this text; print the windows as JSON.")
+@click.option("--pattern", default=None, help="Search for this regular expression (Python re syntax, ^ and $ per "
+              "line); print the windows as JSON.")
+@click.option("--ignore-case", is_flag=True, default=None, help="Match --pattern or --match ignoring ASCII case.")
+@click.option("--context", type=int, default=None, help="Bytes of context on each side of a match [default: 200].")
+@click.option("--max-matches", type=int, default=None, help="Most matches to print [default: 20].")
+@click.option("--json", "as_json", is_flag=True, help="Print a range or line read as JSON instead of raw bytes.")
 @_with_store
-def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, offset: int, length: int | None,
-                needle: str | None, context: int, max_matches: int, as_json: bool) -> None:
-    """Read a spilled result: raw bytes of a range to stdout, or (with --match) the windows as JSON."""
-    scope = store.scope(run_id, agent_id)
-    if needle is not None:
-        found = scope.read_handle(handle, offset, match=needle, context=context, max_matches=max_matches)
-        _echo_json(matches_to_dict(found))
+def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json: bool, **options: Any) -> None:
+    """Read a spilled result: raw bytes of a byte or line range to stdout, or the windows of a search as JSON.
+
+    A raw read that stops before the end prints where the next read starts on stderr.
+    """
+    given = {name: value for name, value in options.items() if value is not None}
+    if "needle" in given:
+        given["match"] = given.pop("needle")
+    result = store.scope(run_id, agent_id).read_handle(handle, **given)
+    if isinstance(result, Matches):
+        _echo_json(matches_to_dict(result))
         return
-    result = scope.read_handle(handle, offset, length)
     if as_json:
         _echo_json(slice_to_dict(result))
-    else:
-        sys.stdout.buffer.write(result.data)
-        sys.stdout.buffer.flush()
+        return
+    out = _stdout()
+    out.write(result.data)
+    out.flush()
+    if result.next_call is not None:
+        click.echo(f"scratchfs: {len(result.data)} bytes from offset {result.offset}; {result.remaining} bytes "
+                   f"follow; next: {result.next_call}", err=True)
 
 
 @main.command("scratch-write")
@@ -164,8 +223,9 @@ def scratch_write(store: ScratchStore, run_id: str, agent_id: str, key: str, sou
 def scratch_read(store: ScratchStore, run_id: str, agent_id: str, key: str) -> None:
     """Write the value of KEY to stdout, as raw bytes."""
     data = store.scope(run_id, agent_id).scratch_read(key)
-    sys.stdout.buffer.write(data)
-    sys.stdout.buffer.flush()
+    out = _stdout()
+    out.write(data)
+    out.flush()
 
 
 @main.command("scratch-list")
@@ -191,8 +251,7 @@ def scratch_delete(store: ScratchStore, run_id: str, agent_id: str, key: str) ->
 
 @main.command("ls")
 @_root_option
-@click.option("--run", "run_id", envvar="SCRATCHFS_RUN_ID", default=None,
-              help="Only this run [env: SCRATCHFS_RUN_ID; default: every run].")
+@click.option("--run", "run_id", default=None, help="Only this run [default: every run].")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @_with_store
 def ls(store: ScratchStore, run_id: str | None, as_json: bool) -> None:
@@ -203,7 +262,8 @@ def ls(store: ScratchStore, run_id: str | None, as_json: bool) -> None:
         return
     from .render import entries_table, print_table
 
-    print_table(entries_table(entries, store.now(), title=f"run {run_id}" if run_id else "all runs"))
+    print_table(entries_table(entries, store.now(), title=f"run {run_id}" if run_id else "all runs",
+                              show_run=run_id is None))
 
 
 @main.command("delete-run")
@@ -217,8 +277,9 @@ def delete_run(store: ScratchStore, run_id: str) -> None:
 
 @main.command("delete-agent")
 @_root_option
-@click.option("--run", "run_id", required=True, help="Run id.")
-@click.option("--agent", "agent_id", required=True, help="Agent id.")
+@click.option("--run", "run_id", envvar="SCRATCHFS_RUN_ID", required=True, help="Run id [env: SCRATCHFS_RUN_ID].")
+@click.option("--agent", "agent_id", envvar="SCRATCHFS_AGENT_ID", required=True,
+              help="Agent id [env: SCRATCHFS_AGENT_ID].")
 @_with_store
 def delete_agent(store: ScratchStore, run_id: str, agent_id: str) -> None:
     """Delete every entry of one agent of a run, with its directory."""
@@ -242,7 +303,10 @@ def demo(store: ScratchStore, fixtures_dir: str | None) -> None:
     """Run the main job on real tool outputs: spill each, read a range and a match back, use the scratchpad."""
     from .demo import run_demo
 
-    run_demo(store, fixtures_dir)
+    try:
+        run_demo(store, fixtures_dir)
+    except FileNotFoundError as exc:
+        raise InvalidArgument(str(exc)) from None
 
 
 if __name__ == "__main__":  # pragma: no cover

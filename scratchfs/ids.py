@@ -17,6 +17,7 @@ Ids come from models and sandboxes, so nothing about them is trusted:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import secrets
@@ -95,6 +96,14 @@ def check_tool(value: object) -> str | None:
     return check_text(value, "source tool", MAX_TOOL_BYTES, allow_empty=True)
 
 
+def clean_tool(value: str) -> str:
+    """A tool name made acceptable as a source tool: control characters dropped, cut to :data:`MAX_TOOL_BYTES`
+    UTF-8 bytes on a character boundary, lone surrogates replaced (for :meth:`~scratchfs.Scope.offload`, which
+    must not fail on a strange tool name)."""
+    text = _CONTROL_RE.sub("", value).encode("utf-8", "replace")[:MAX_TOOL_BYTES]
+    return text.decode("utf-8", "ignore")
+
+
 def check_handle(value: object) -> str:
     """Validate the shape of a handle (``h_`` + 24 base32 characters).
 
@@ -117,6 +126,7 @@ def new_handle() -> str:
     return HANDLE_PREFIX + new_token()
 
 
+@functools.lru_cache(maxsize=4096)
 def path_part(value: str) -> str:
     """Encode an already validated id as one directory name (see the module docstring); injective."""
     raw = value.encode("utf-8")

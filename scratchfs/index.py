@@ -27,7 +27,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import sqlite_utils
 from filelock import FileLock, Timeout
 
 from .errors import QuotaExceeded, StorageError, StoreBusy
@@ -190,6 +189,8 @@ class Index:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+        if not conn.in_transaction:  # the body rolled back on purpose
+            return
         try:
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
@@ -228,6 +229,8 @@ class Index:
             return
         if version > SCHEMA_VERSION:
             raise StorageError(f"{self.path} has schema version {version}; this scratchfs knows {SCHEMA_VERSION}")
+        import sqlite_utils  # only needed here: keeps it off the import path of every read (about 100 ms)
+
         conn.execute("PRAGMA journal_mode = WAL")
         db = sqlite_utils.Database(conn)
         with self.write("creating the schema"):
@@ -323,7 +326,7 @@ class Index:
             if not check():
                 conn.execute("ROLLBACK")
                 return False, None
-            old = conn.execute(
+            old = None if e.kind == "handle" else conn.execute(  # a handle is new: nothing to replace
                 "SELECT blob, stored_size, expires_at FROM entries WHERE run_id = ? AND agent_id = ? AND kind = ? "
                 "AND key = ?",
                 (e.run_id, e.agent_id, e.kind, e.key),
@@ -340,8 +343,9 @@ class Index:
                 (e.kind, e.run_id, e.agent_id, e.key, e.blob, e.size, e.stored_size, e.frames, e.lines, e.preview,
                  e.source_tool, e.content_type, e.shape, e.created_at, e.expires_at, e.ttl, frame_newlines),
             )
-            conn.execute("DELETE FROM gone WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ?",
-                         (e.run_id, e.agent_id, e.kind, e.key))
+            if e.kind != "handle":
+                conn.execute("DELETE FROM gone WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ?",
+                             (e.run_id, e.agent_id, e.kind, e.key))
         return True, (old[0] if old else None)
 
     def _check_quota(self, conn: sqlite3.Connection, e: Entry, old: tuple | None,

@@ -202,10 +202,13 @@ def make_preview(head: bytes, tail: bytes, size: int, limit: int, mode: str = "h
 def make_note(handle: str, size: int, covered: int, next_line: int, lines: int, tool: str | None) -> str:
     """The stub's note: what was stored, and the exact next calls that read on by range, by line and by pattern."""
     source = f"Output of {_clip(tool, 64)}" if tool else "Content"
-    what = f"{source} ({size:,} bytes, {lines:,} lines) stored out of context as {handle}"
+    counted = f"{size:,} byte{'' if size == 1 else 's'}, {lines:,} line{'' if lines == 1 else 's'}"
+    what = f"{source} ({counted}) stored out of context as {handle}"
     pattern = f'read_handle(handle="{handle}", pattern="REGEX")'
+    if size == 0:
+        return f"{what}; it is empty."
     if covered >= size:
-        return f"{what}; the preview shows all of it. Search it: {pattern}."
+        return f"{what}; the preview shows all of it."
     return (f"{what}; the preview shows bytes 0-{covered}. Next: "
             f'read_handle(handle="{handle}", offset={covered}, length=4096) | '
             f'read_handle(handle="{handle}", line={next_line}, lines=50) | {pattern}.')

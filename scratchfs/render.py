@@ -30,16 +30,20 @@ def human_seconds(seconds: float) -> str:
     return f"{sign}{seconds // 3600}h{seconds % 3600 // 60:02d}m"
 
 
-def entries_table(entries: Iterable[Entry], now: float, title: str | None = None) -> Table:
-    """A table of entries: kind, key, agent, size, on disk, ratio, expires in, source tool, preview start."""
+def entries_table(entries: Iterable[Entry], now: float, title: str | None = None, show_run: bool = False) -> Table:
+    """A table of entries: (run,) agent, kind, key, size, on disk, ratio, expires in, source tool."""
     table = Table(title=title)
-    for name, justify in (("kind", "left"), ("key", "left"), ("agent", "left"), ("size", "right"),
-                          ("on disk", "right"), ("ratio", "right"), ("expires in", "right"), ("tool", "left")):
+    columns = [("run", "left")] if show_run else []
+    columns += [("agent", "left"), ("kind", "left"), ("key", "left"), ("size", "right"), ("on disk", "right"),
+                ("ratio", "right"), ("expires in", "right"), ("tool", "left")]
+    for name, justify in columns:
         table.add_column(name, justify=justify)
     for e in entries:
         ratio = f"{e.size / e.stored_size:.1f}x" if e.stored_size else "-"
-        table.add_row(e.kind, e.key, e.agent_id, human_bytes(e.size), human_bytes(e.stored_size), ratio,
-                      human_seconds(e.expires_at - now), e.source_tool or "")
+        cells = [e.run_id] if show_run else []
+        cells += [e.agent_id, e.kind, e.key, human_bytes(e.size), human_bytes(e.stored_size), ratio,
+                  human_seconds(e.expires_at - now), e.source_tool or ""]
+        table.add_row(*cells)
     return table
 
 

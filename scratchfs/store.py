@@ -78,6 +78,8 @@ MAX_MATCHES = 1000
 MAX_LINES = 10_000
 """Largest ``lines`` of a line read (the bytes are capped by :data:`MAX_READ_BYTES` too)."""
 DEFAULT_LINES = 50
+DEFAULT_CONTEXT = 200
+DEFAULT_MATCHES = 20
 MAX_TTL = 30 * 24 * 3600.0
 """Longest TTL, in seconds (30 days): this is temporary data."""
 DEFAULT_READ_BYTES = 4096
@@ -669,7 +671,7 @@ class Scope:
                                 spill_classes=store.spill_classes):
                 return obs
             mode = store.preview_modes.get(obs.result_class or "", store.preview_mode)
-            stub = self.spill(obs.content, source_tool=obs.tool, preview=mode)
+            stub = self.spill(obs.content, source_tool=ids.clean_tool(obs.tool), preview=mode)
         except Exception:
             log.error("scratchfs: spilling the result of %r failed; passing it through whole", obs.tool,
                       exc_info=True)
@@ -687,8 +689,8 @@ class Scope:
         match: str | bytes | None = None,
         pattern: str | None = None,
         ignore_case: bool = False,
-        context: int = 200,
-        max_matches: int = 20,
+        context: int | None = None,
+        max_matches: int | None = None,
         line: int | None = None,
         lines: int | None = None,
     ) -> Slice | LineSlice | Matches:
@@ -696,16 +698,17 @@ class Scope:
 
         * **Range** (default): bytes ``[offset, offset + length)``, ``length`` 4096 by default, capped at
           :data:`MAX_READ_BYTES`. Returns :class:`Slice`. Decompresses only the frames that cover the range.
-        * **Lines** (``line=N``, ``lines=K``): lines N to N+K-1, 1-based, a line ending at ``\n`` only (see
+        * **Lines** (``line=N``, ``lines=K``): lines N to N+K-1, 1-based, a line ending at ``\\n`` only (see
           :mod:`scratchfs.lines`); ``lines`` 50 by default, at most :data:`MAX_LINES`, and the bytes capped at
           :data:`MAX_READ_BYTES` (a longer line is cut and ``next_offset`` says where it continues). Returns
           :class:`LineSlice`. Finds line N from per-frame line counts: no scan of earlier frames.
         * **Search** (``match=TEXT`` or ``pattern=REGEX``): non-overlapping matches starting at or after byte
           ``offset`` -- a substring (text is searched as UTF-8), or a Python ``re`` pattern over the bytes with
           ``^``/``$`` per line and ASCII ``ignore_case`` (see :mod:`scratchfs.search`); empty matches are not
-          reported. Each match gets up to ``context`` bytes on each side; overlapping windows are merged; at most
-          ``max_matches`` matches and :data:`MAX_READ_BYTES` of windows per call. Returns :class:`Matches`; pass
-          its ``next_offset`` as ``offset=`` to resume. Streams the blob frame by frame.
+          reported. Each match gets up to ``context`` bytes (default 200) on each side; overlapping windows are
+          merged; at most ``max_matches`` matches (default 20) and :data:`MAX_READ_BYTES` of windows per call.
+          Returns :class:`Matches`; pass its ``next_offset`` as ``offset=`` to resume. Streams the blob frame by
+          frame.
 
         Every result says how to go on: ``next_offset`` / ``next_line``, ``remaining`` bytes and ``next_call``.
 
@@ -725,6 +728,8 @@ class Scope:
         searching = match is not None or pattern is not None
         if match is not None and pattern is not None:
             raise InvalidArgument("give match (a substring) or pattern (a regular expression), not both")
+        if not searching and (context is not None or max_matches is not None):
+            raise InvalidArgument("context and max_matches apply to searches (match or pattern)")
         if line is not None or lines is not None:
             if searching or length is not None or offset:
                 raise InvalidArgument("a line read takes line and lines; offset, length, match and pattern are for "
@@ -739,8 +744,9 @@ class Scope:
             return self._read_range("handle", handle, offset, min(length, MAX_READ_BYTES))
         if length is not None:
             raise InvalidArgument("length applies to range reads; a search takes context and max_matches")
-        context = _check_int(context, "context", 0, MAX_CONTEXT_BYTES)
-        max_matches = _check_int(max_matches, "max_matches", 1, MAX_MATCHES)
+        context = _check_int(DEFAULT_CONTEXT if context is None else context, "context", 0, MAX_CONTEXT_BYTES)
+        max_matches = _check_int(DEFAULT_MATCHES if max_matches is None else max_matches, "max_matches", 1,
+                                 MAX_MATCHES)
         if not isinstance(ignore_case, bool):
             raise InvalidArgument(f"ignore_case must be True or False: {ignore_case!r}")
         matcher: Matcher

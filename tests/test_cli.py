@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -45,7 +46,8 @@ def test_spill_then_read_by_range_and_match(cli, fixture_data, tmp_path):
 
     as_json = json.loads(cli("read-handle", stub["handle"], "--offset", "10", "--length", "5", "--json").stdout)
     assert as_json == {"handle": stub["handle"], "offset": 10, "length": 5, "size": len(data), "next_offset": 15,
-                       "data": data[10:15].decode()}
+                       "remaining": len(data) - 15, "data": data[10:15].decode(),
+                       "next_call": f'read_handle(handle="{stub["handle"]}", offset=15, length=4096)'}
 
     found = json.loads(cli("read-handle", stub["handle"], "--match", "numpy", "--context", "10",
                            "--max-matches", "3").stdout)
@@ -120,13 +122,16 @@ def test_another_scopes_handle_exits_1(cli):
     ("spill", "--tool", "t", "--ttl", "-5"),
     ("spill", "/no/such/file", "--tool", "t"),
     ("scratch-write", "bad\nkey"),
-    ("spill",),
+    ("read-handle", "h_" + "a" * 24, "--context", "5"),
+    ("read-handle", "h_" + "a" * 24, "--match", "x", "--length", "5"),
+    ("read-handle", "h_" + "a" * 24, "--line", "0"),
     ("no-such-command",),
 ])
 def test_bad_usage_exits_2(cli, args):
     result = cli(*args, input="content")
     assert result.exit_code == 2, result.output
-    assert "Traceback" not in result.stderr
+    assert result.stderr.startswith("scratchfs: ")
+    assert result.stderr.count("\n") == 1  # one line, no traceback, no usage block
 
 
 def test_missing_scope_exits_2(cli, monkeypatch):
@@ -139,7 +144,7 @@ def test_corrupt_blob_exits_3(cli):
     stub = json.loads(cli("spill", "--tool", "t", input="x" * 100_000).stdout)
     with ScratchStore(cli.root) as store:
         (entry,) = store.list_entries_for_run("run-1")
-        path = store.blobs.path("run-1", "agent-1", entry.blob)
+        path = Path(store.blobs.path("run-1", "agent-1", entry.blob))
     raw = bytearray(path.read_bytes())
     raw[len(raw) // 3] ^= 0xFF
     path.write_bytes(bytes(raw))
@@ -182,3 +187,73 @@ def test_installed_entry_point_runs(tmp_path):
     assert result.returncode == 1
     assert result.stderr.strip().startswith("scratchfs: not found:")
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_line_and_pattern_reads(cli, fixture_data, tmp_path):
+    data = fixture_data["workspace-grep-stdlib-defs.txt"]
+    path = tmp_path / "grep.txt"
+    path.write_bytes(data)
+    handle = json.loads(cli("spill", str(path), "--tool", "workspace.grep").stdout)["handle"]
+    lines = data.splitlines(keepends=True)
+    raw = cli("read-handle", handle, "--line", "100", "--lines", "3")
+    assert raw.stdout_bytes == b"".join(lines[99:102])
+    assert f"next: read_handle(handle=\"{handle}\", line=103, lines=50)" in raw.stderr
+    as_json = json.loads(cli("read-handle", handle, "--line", "100", "--lines", "3", "--json").stdout)
+    assert (as_json["first_line"], as_json["next_line"], as_json["cut"]) == (100, 103, False)
+    found = json.loads(cli("read-handle", handle, "--pattern", r"^\./fileinput\.py:\d+:def (\w+)",
+                           "--max-matches", "3", "--context", "0").stdout)
+    assert found["pattern"].startswith("^") and found["more"] is True
+    first = found["windows"][0]
+    assert first["data"].startswith("./fileinput.py:")
+    assert first["line"] == 1 and first["matches"][0]["line"] == 1
+    loud = json.loads(cli("read-handle", handle, "--pattern", "DEF __INIT__", "--ignore-case", "--max-matches",
+                          "1").stdout)
+    assert loud["windows"][0]["matches"][0]["offset"] == data.find(b"def __init__")
+
+
+def test_raw_read_that_stops_early_says_where_to_go_on(cli):
+    stub = json.loads(cli("spill", "--tool", "t", input="x" * 100_000).stdout)
+    result = cli("read-handle", stub["handle"], "--length", "100000")
+    assert len(result.stdout_bytes) == 65536
+    assert result.exit_code == 0
+    assert "offset=65536" in result.stderr and "34464 bytes follow" in result.stderr
+    whole = cli("read-handle", stub["handle"], "--offset", "65536", "--length", "65536")
+    assert len(whole.stdout_bytes) == 34464 and whole.stderr == ""
+
+
+def test_quota_exceeded_exits_5(tmp_path, monkeypatch):
+    monkeypatch.setenv("SCRATCHFS_ROOT", str(tmp_path))
+    with ScratchStore(tmp_path, run_quota_entries=1) as store:
+        store.scope("r", "a").scratch_write("k", b"v")
+    from scratchfs import cli as cli_module
+
+    original = cli_module.ScratchStore
+    monkeypatch.setattr(cli_module, "ScratchStore", lambda root: original(root, run_quota_entries=1))
+    result = CliRunner().invoke(main, ["scratch-write", "k2", "--run", "r", "--agent", "a"], input="v")
+    assert result.exit_code == 5
+    assert result.stderr.startswith("scratchfs: quota exceeded: ")
+
+
+def test_closed_stdout_is_one_line_not_a_traceback(tmp_path):
+    env = dict(os.environ, SCRATCHFS_ROOT=str(tmp_path), SCRATCHFS_RUN_ID="r", SCRATCHFS_AGENT_ID="a")
+    exe = os.path.join(os.path.dirname(sys.executable), "scratchfs")
+    subprocess.run([exe, "scratch-write", "k"], input=b"value", env=env, capture_output=True, check=True)
+    result = subprocess.run(f'"{exe}" scratch-read k >&-', shell=True, env=env, capture_output=True, text=True)
+    assert result.returncode == 4
+    assert result.stderr.strip() == "scratchfs: storage: standard output is closed"
+
+
+def test_ls_of_all_runs_shows_the_run(cli):
+    cli("scratch-write", "k", "--run", "first-run", input="v")
+    cli("scratch-write", "k", "--run", "second-run", input="v")
+    table = cli("ls").stdout  # SCRATCHFS_RUN_ID is set, but ls lists every run unless --run is given
+    assert "first-run" in table and "second-run" in table
+    assert json.loads(cli("delete-agent").stdout) == {"run_id": "run-1", "agent_id": "agent-1", "rows_deleted": 0}
+
+
+def test_demo_without_outputs_is_a_usage_error(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = CliRunner().invoke(main, ["demo", "--root", str(tmp_path / "root"), "--fixtures", str(empty)])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("scratchfs: invalid argument: no recorded outputs")
