@@ -24,12 +24,14 @@ import fcntl
 import os
 import re
 import shutil
+import time
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import ids
-from .errors import InvalidArgument, StorageError
+from .errors import InvalidArgument, StorageError, StoreBusy
 from .seekable import SeekableWriter
 
 BLOB_SUFFIX = ".zst"
@@ -187,9 +189,8 @@ class Blobs:
             InvalidArgument: from ``chunks`` (bad content); no file is left behind.
         """
         path = self.path(run_id, agent_id, token)
-        fd = self._create(path)
+        fd = self._create_locked(path)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
             writer = SeekableWriter(fd, self.frame_bytes, self.level, count_lines=True)
             for chunk in chunks:
                 writer.write(chunk)
@@ -206,13 +207,28 @@ class Blobs:
         info = BlobInfo(writer.size, writer.stored_size, len(writer.frame_newlines), writer.frame_newlines.tobytes())
         return PendingBlob(path, fd, info)
 
+    def _create_locked(self, path: str) -> int:
+        """Create the blob file and take its ``flock``. In the instant between the two the new file is empty, has no
+        row and is not locked, so a sweep with a short grace period may remove it; then it is created again."""
+        for _ in range(10):
+            fd = self._create(path)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                if os.fstat(fd).st_nlink:  # still linked: from now on no sweep can remove it
+                    return fd
+            except BaseException:
+                os.close(fd)
+                raise
+            os.close(fd)
+        raise StorageError(f"the blob file {path} was removed as soon as it was created, 10 times")
+
     def _create(self, path: str) -> int:
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_CLOEXEC
-        for attempt in range(3):
+        for attempt in range(10):  # a sweep may remove an empty directory again between makedirs and open
             try:
                 return os.open(path, flags, _FILE_MODE)
             except FileNotFoundError:
-                if attempt == 2:
+                if attempt == 9:
                     raise StorageError(f"cannot create the blob directory {os.path.dirname(path)}") from None
                 self._make_dirs(Path(path).parent)
             except OSError as exc:
@@ -225,8 +241,42 @@ class Blobs:
             if self.durable:
                 _fsync_dir(directory.parent)
                 _fsync_dir(directory.parent.parent)
+        except FileNotFoundError:
+            pass  # a sweep removed the empty run directory while makedirs was creating the agent directory: retry
         except OSError as exc:
             raise storage_error(exc, "cannot create the blob directory") from exc
+
+    @contextmanager
+    def delete_lock(self, exclusive: bool, timeout: float) -> Iterator[None]:
+        """Hold ``locks/delete.lock``: exclusively while a delete commits its rows and moves its directory to the
+        trash, shared while a write commits its row. So no row is committed for a file that a delete then moves
+        away, and the delete can commit before it moves the directory: a crash between the two leaves orphan
+        files (which a sweep removes), never rows whose files are gone. A killed holder's ``flock`` is released by
+        the kernel.
+
+        Raises:
+            StoreBusy: the lock stayed busy for ``timeout`` seconds.
+            StorageError: the lock file cannot be opened.
+        """
+        try:
+            fd = os.open(self.root / "locks" / "delete.lock", os.O_RDWR | os.O_CREAT | _O_CLOEXEC, _FILE_MODE)
+        except OSError as exc:
+            raise storage_error(exc, "cannot open the delete lock") from exc
+        try:
+            operation = (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB
+            deadline, delay = time.monotonic() + timeout, 0.001
+            while True:
+                try:
+                    fcntl.flock(fd, operation)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise StoreBusy(f"the delete lock stayed busy past the busy timeout ({timeout:g} s)") from None
+                    time.sleep(delay)
+                    delay = min(2 * delay, 0.05)
+            yield
+        finally:
+            os.close(fd)  # drops the flock
 
     # -- reading --------------------------------------------------------------------------------------------------
 

@@ -189,7 +189,7 @@ class Index:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
-        if not conn.in_transaction:  # the body rolled back on purpose
+        if not conn.in_transaction:  # the body rolled back on purpose (put() when its check fails)
             return
         try:
             conn.execute("COMMIT")
@@ -380,10 +380,10 @@ class Index:
             return False, None
         return row[1] > now, row[0]
 
-    def delete_scope(self, run_id: str, agent_id: str | None, now: float, inside: Callable[[], object]) -> int:
-        """Delete every row of a run (or of one agent of it) and run ``inside`` (the directory move) in the same
-        transaction, so that no concurrent write can commit a row for a file that moves away. Live rows leave a
-        tombstone. Returns rows deleted."""
+    def delete_scope(self, run_id: str, agent_id: str | None, now: float) -> int:
+        """Delete every row of a run (or of one agent of it) in one transaction; live rows leave a tombstone. Return
+        the rows deleted. The caller moves the directory away after the commit, under the delete lock (see
+        :meth:`scratchfs.blobs.Blobs.delete_lock`)."""
         where, params = ("run_id = ?", (run_id,)) if agent_id is None else ("run_id = ? AND agent_id = ?",
                                                                              (run_id, agent_id))
         reason = "deleted with its run" if agent_id is None else "deleted with its agent"
@@ -393,9 +393,7 @@ class Index:
                 f"WHERE {where} AND expires_at > ?",
                 (reason, now, *params, now),
             )
-            count = conn.execute(f"DELETE FROM entries WHERE {where}", params).rowcount
-            inside()
-        return count
+            return conn.execute(f"DELETE FROM entries WHERE {where}", params).rowcount
 
     def list_scope(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str, now: float) -> list[Entry]:
         """Live entries of a run (every agent when ``agent_id`` is None), of one kind or all, whose key starts with

@@ -422,10 +422,11 @@ class SeekableReader:
 # -- seek table cache ---------------------------------------------------------------------------------------------
 
 class SeekTableCache:
-    """A bounded LRU cache of parsed seek tables, keyed by file identity and version.
+    """A bounded LRU cache of parsed seek tables, keyed by blob name, file identity and version.
 
-    The key is ``(st_dev, st_ino, st_size, st_mtime_ns)`` from ``fstat``, so a file replaced or changed under the same
-    name is parsed again. Thread-safe.
+    The key is ``(name, st_dev, st_ino, st_size, st_mtime_ns)`` from ``fstat``, so a file replaced or changed under
+    the same name is parsed again. The name matters: a new file may get a freed inode number with the same size
+    and, on a file system with coarse timestamps, the same mtime. Thread-safe.
     """
 
     def __init__(self, capacity: int = 512) -> None:
@@ -433,10 +434,10 @@ class SeekTableCache:
         self._tables: OrderedDict[tuple, SeekTable] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, fd: int) -> SeekTable:
-        """The seek table of the blob open on ``fd``. Raises :class:`FormatError` and ``OSError``."""
+    def get(self, fd: int, name: str = "") -> SeekTable:
+        """The seek table of the blob ``name`` open on ``fd``. Raises :class:`FormatError` and ``OSError``."""
         st = os.fstat(fd)
-        key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        key = (name, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
         with self._lock:
             table = self._tables.get(key)
             if table is not None:

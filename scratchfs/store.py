@@ -6,7 +6,8 @@ How the main paths flow (each module has one job)::
                               -> index.put (one short transaction that also checks the file is still there)
     read_handle  Scope.read_handle -> index.lookup (scoped, live rows only) -> blobs.open
                               -> seekable (frames covering the range) or search (frames streamed for matches)
-    delete_run   index.delete_scope (rows deleted and the run directory moved to trash in one transaction)
+    delete_run   under the delete lock (exclusive; writes hold it shared while they commit):
+                              index.delete_scope (rows deleted, committed) -> directory moved to trash
                               -> trash removed
     sweep        sweeper.sweep (expired rows, then their files; orphans; leftovers)
 """
@@ -223,7 +224,7 @@ def _check_ttl(ttl: object, default: float) -> float:
         return default
     if isinstance(ttl, bool) or not isinstance(ttl, (int, float)):
         raise InvalidArgument(f"ttl must be a number of seconds, not {type(ttl).__name__}: {ttl!r}")
-    if not math.isfinite(ttl) or ttl <= 0 or ttl > MAX_TTL:
+    if not 0 < ttl <= MAX_TTL:  # false for NaN; compares huge ints exactly (math.isfinite would overflow)
         raise InvalidArgument(f"ttl must be positive, finite seconds of at most {MAX_TTL:.0f}: {ttl!r}")
     return float(ttl)
 
@@ -323,7 +324,7 @@ class ScratchStore:
         run_quota_entries: int | None = None,
         pattern_timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
-        self.default_ttl = _check_ttl(default_ttl, 0.0)
+        self.default_ttl = _check_ttl(default_ttl, 3600.0)
         self.spill_threshold_bytes = _check_int(spill_threshold_bytes, "spill_threshold_bytes", 0)
         self.preview_bytes = _check_int(preview_bytes, "preview_bytes", 0, MAX_READ_BYTES)
         frame_bytes = _check_int(frame_bytes, "frame_bytes", MIN_FRAME_BYTES, MAX_FRAME_BYTES)
@@ -415,7 +416,9 @@ class ScratchStore:
 
         Raises:
             InvalidArgument: a bad run id.
-            StoreBusy, StorageError: the index or the file system failed; nothing was deleted.
+            StoreBusy: the index or the delete lock stayed busy; nothing was deleted.
+            StorageError: the index failed (nothing was deleted), or the directory could not be moved (the rows
+                are deleted; the next sweeps remove the files).
         """
         run_id = ids.check_run_id(run_id)
         return self._delete_dir(run_id, None, self.blobs.run_dir(run_id))
@@ -425,17 +428,17 @@ class ScratchStore:
 
         Raises:
             InvalidArgument: a bad run id or agent id.
-            StoreBusy, StorageError: the index or the file system failed; nothing was deleted.
+            StoreBusy, StorageError: as :meth:`delete_run`.
         """
         run_id, agent_id = ids.check_run_id(run_id), ids.check_agent_id(agent_id)
         return self._delete_dir(run_id, agent_id, self.blobs.agent_dir(run_id, agent_id))
 
     def _delete_dir(self, run_id: str, agent_id: str | None, directory: Path) -> int:
-        moved: list[Path | None] = []
-        count = self.index.delete_scope(run_id, agent_id, self.now(),
-                                        lambda: moved.append(self.blobs.move_to_trash(directory)))
-        if moved and moved[0] is not None:
-            self.blobs.remove_tree(moved[0])
+        with self.blobs.delete_lock(True, self.busy_timeout):  # no write commits between the two steps
+            count = self.index.delete_scope(run_id, agent_id, self.now())
+            moved = self.blobs.move_to_trash(directory)
+        if moved is not None:
+            self.blobs.remove_tree(moved)
         return count
 
     # -- retention ------------------------------------------------------------------------------------------------
@@ -512,7 +515,8 @@ class ScratchStore:
             now = self.now()
             entry = Entry(kind, scope.run_id, scope.agent_id, key, token, info.size, info.stored_size, info.frames,
                           lines, preview, tool, content_type, shape_text, now, now + ttl, ttl)
-            written, old = self.index.put(entry, info.frame_newlines, pending.exists, quota)
+            with self.blobs.delete_lock(False, self.busy_timeout):
+                written, old = self.index.put(entry, info.frame_newlines, pending.exists, quota)
             if not written:
                 raise StorageError(f"run {scope.run_id!r} was deleted while this entry was being written")
         except BaseException:
@@ -562,7 +566,7 @@ class ScratchStore:
 
     def _reader(self, entry: Entry, fd: int, name: str) -> SeekableReader:
         try:
-            table = self._tables.get(fd)
+            table = self._tables.get(fd, entry.blob)
         except FormatError as exc:
             raise CorruptBlob(f"{name}: {exc}") from None
         if table.size != entry.size:
