@@ -24,13 +24,14 @@ import fcntl
 import os
 import re
 import shutil
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import ids
+from . import _fork, ids
 from .errors import InvalidArgument, StorageError, StoreBusy
 from .seekable import SeekableWriter
 
@@ -51,8 +52,10 @@ def iter_chunks(content: object, chunk_bytes: int = READ_CHUNK_BYTES) -> Iterato
     Raises:
         InvalidArgument: any other type, a chunk of another type, or text that is not valid UTF-8 (lone surrogates).
     """
-    if isinstance(content, (bytes, bytearray, memoryview)):
-        yield memoryview(content).cast("B")
+    if isinstance(content, (bytes, bytearray)):
+        yield content
+    elif isinstance(content, memoryview):
+        yield content.cast("B")
     elif isinstance(content, str):
         for start in range(0, len(content), chunk_bytes):
             yield _encode(content[start : start + chunk_bytes])
@@ -78,9 +81,11 @@ def _encode(text: str) -> bytes:
         raise InvalidArgument(f"content is not valid UTF-8 text (at character {exc.start})") from None
 
 
-def _as_bytes(chunk: object) -> bytes | memoryview:
-    if isinstance(chunk, (bytes, bytearray, memoryview)):
-        return memoryview(chunk).cast("B")
+def _as_bytes(chunk: object) -> bytes | bytearray | memoryview:
+    if isinstance(chunk, (bytes, bytearray)):
+        return chunk
+    if isinstance(chunk, memoryview):
+        return chunk.cast("B")
     if isinstance(chunk, str):
         return _encode(chunk)
     raise InvalidArgument(f"a content chunk must be bytes or str, not {type(chunk).__name__}")
@@ -143,6 +148,11 @@ class PendingBlob:
             self.release()
 
 
+class _LockLocal(threading.local):
+    fd: int | None = None
+    generation = -1
+
+
 class Blobs:
     """The blob files of one store root.
 
@@ -157,6 +167,10 @@ class Blobs:
         self.root = root
         self.runs = root / "runs"
         self._runs = str(self.runs)
+        self._delete_lock_path = str(root / "locks" / "delete.lock")
+        self._local = _LockLocal()
+        self._fds: list[int] = []
+        self._fds_lock = threading.Lock()
         self.trash = root / "trash"
         self.frame_bytes = frame_bytes
         self.level = level
@@ -258,25 +272,51 @@ class Blobs:
             StoreBusy: the lock stayed busy for ``timeout`` seconds.
             StorageError: the lock file cannot be opened.
         """
+        fd = self._delete_lock_fd()
+        operation = (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB
         try:
-            fd = os.open(self.root / "locks" / "delete.lock", os.O_RDWR | os.O_CREAT | _O_CLOEXEC, _FILE_MODE)
-        except OSError as exc:
-            raise storage_error(exc, "cannot open the delete lock") from exc
-        try:
-            operation = (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB
+            fcntl.flock(fd, operation)
+        except BlockingIOError:
             deadline, delay = time.monotonic() + timeout, 0.001
             while True:
+                if time.monotonic() >= deadline:
+                    raise StoreBusy(f"the delete lock stayed busy past the busy timeout ({timeout:g} s)") from None
+                time.sleep(delay)
+                delay = min(2 * delay, 0.05)
                 try:
                     fcntl.flock(fd, operation)
                     break
                 except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        raise StoreBusy(f"the delete lock stayed busy past the busy timeout ({timeout:g} s)") from None
-                    time.sleep(delay)
-                    delay = min(2 * delay, 0.05)
+                    continue
+        try:
             yield
         finally:
-            os.close(fd)  # drops the flock
+            fcntl.flock(fd, fcntl.LOCK_UN)
+
+    def _delete_lock_fd(self) -> int:
+        """This thread's descriptor of ``locks/delete.lock`` (a ``flock`` belongs to an open file description, so
+        threads must not share one; a ``fork()`` child opens its own)."""
+        local = self._local
+        if local.generation != _fork.generation or local.fd is None:
+            try:
+                local.fd = os.open(self._delete_lock_path, os.O_RDWR | os.O_CREAT | _O_CLOEXEC, _FILE_MODE)
+            except OSError as exc:
+                raise storage_error(exc, "cannot open the delete lock") from exc
+            local.generation = _fork.generation
+            with self._fds_lock:
+                self._fds.append(local.fd)
+        return local.fd
+
+    def close(self) -> None:
+        """Close the lock descriptors this process opened (idempotent)."""
+        with self._fds_lock:
+            fds, self._fds = self._fds, []
+        for fd in fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self._local = _LockLocal()
 
     # -- reading --------------------------------------------------------------------------------------------------
 

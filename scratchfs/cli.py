@@ -219,10 +219,16 @@ def scratch_write(store: ScratchStore, run_id: str, agent_id: str, key: str, sou
 @main.command("scratch-read")
 @_scope_options
 @click.argument("key")
+@click.option("--json", "as_json", is_flag=True, help="Print {key, size, data} as JSON (base64 if not UTF-8).")
 @_with_store
-def scratch_read(store: ScratchStore, run_id: str, agent_id: str, key: str) -> None:
-    """Write the value of KEY to stdout, as raw bytes."""
+def scratch_read(store: ScratchStore, run_id: str, agent_id: str, key: str, as_json: bool) -> None:
+    """Write the value of KEY to stdout, as raw bytes (or JSON with --json)."""
     data = store.scope(run_id, agent_id).scratch_read(key)
+    if as_json:
+        from .toolkit import range_result
+
+        _echo_json(range_result(Slice(key, 0, data, len(data), None), name="key"))
+        return
     out = _stdout()
     out.write(data)
     out.flush()
@@ -247,23 +253,6 @@ def scratch_delete(store: ScratchStore, run_id: str, agent_id: str, key: str) ->
         click.echo(f"scratchfs: not found: no key {key!r} in this scope (or it has expired)", err=True)
         sys.exit(1)
     _echo_json({"key": key, "deleted": True})
-
-
-@main.command("ls")
-@_root_option
-@click.option("--run", "run_id", default=None, help="Only this run [default: every run].")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
-@_with_store
-def ls(store: ScratchStore, run_id: str | None, as_json: bool) -> None:
-    """List live entries (no content): a readable table, or JSON with --json."""
-    entries = store.list_entries_for_run(run_id) if run_id is not None else store.list_entries()
-    if as_json:
-        _echo_json([entry.to_dict() for entry in entries])
-        return
-    from .render import entries_table, print_table
-
-    print_table(entries_table(entries, store.now(), title=f"run {run_id}" if run_id else "all runs",
-                              show_run=run_id is None))
 
 
 @main.command("delete-run")
@@ -298,16 +287,27 @@ def sweep_command(store: ScratchStore) -> None:
 @_root_option
 @click.option("--fixtures", "fixtures_dir", type=click.Path(exists=True, file_okay=False), default=None,
               help="Folder of recorded tool outputs [default: fixtures/ of this clone].")
+@click.option("--json", "as_json", is_flag=True, help="Print the run's entries as JSON instead of the report.")
 @_with_store
-def demo(store: ScratchStore, fixtures_dir: str | None) -> None:
+def demo(store: ScratchStore, fixtures_dir: str | None, as_json: bool) -> None:
     """Run the main job on real tool outputs: spill each, read a range and a match back, use the scratchpad."""
-    from .demo import run_demo
+    import contextlib
+    import io
+
+    from .demo import RUN_ID, run_demo
 
     try:
-        run_demo(store, fixtures_dir)
+        if not as_json:
+            run_demo(store, fixtures_dir)
+            return
+        with contextlib.redirect_stdout(io.StringIO()):
+            run_demo(store, fixtures_dir)
     except FileNotFoundError as exc:
         raise InvalidArgument(str(exc)) from None
+    _echo_json([entry.to_dict() for entry in store.list_entries_for_run(RUN_ID)])
 
+
+from . import cli_extra  # noqa: E402, F401  (registers ls, stats, fsck, load, mcp, mcp-proxy)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

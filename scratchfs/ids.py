@@ -21,7 +21,6 @@ import functools
 import hashlib
 import re
 import secrets
-from base64 import b32encode
 
 from .errors import InvalidArgument
 
@@ -116,9 +115,14 @@ def check_handle(value: object) -> str:
     return value
 
 
+_B32 = "abcdefghijklmnopqrstuvwxyz234567"
+
+
 def new_token() -> str:
-    """Return 24 characters of base32 (``[a-z2-7]``) from 120 bits of :mod:`secrets` randomness."""
-    return b32encode(secrets.token_bytes(_TOKEN_BYTES)).decode("ascii").lower()
+    """Return 24 characters of base32 (RFC 4648 alphabet, lower case: ``[a-z2-7]``) from 120 bits of
+    :mod:`secrets` randomness."""
+    bits = secrets.randbits(_TOKEN_BYTES * 8)
+    return "".join([_B32[(bits >> shift) & 31] for shift in range(115, -1, -5)])
 
 
 def new_handle() -> str:

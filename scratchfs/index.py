@@ -26,13 +26,17 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from filelock import FileLock, Timeout
 
+from . import _fork
 from .errors import QuotaExceeded, StorageError, StoreBusy
 
 SCHEMA_VERSION = 1
 KINDS = ("handle", "scratch")
+LIST_PREVIEW_BYTES = 256
+"""Most bytes of content the index keeps as an entry's preview (for listings)."""
 TOMBSTONE_SECONDS = 3600.0
 """How long a tombstone of an expired or deleted entry is kept, in seconds."""
 
@@ -42,9 +46,9 @@ _COLUMNS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """One live entry, as the index knows it (no content).
+class Entry(NamedTuple):
+    """One live entry, as the index knows it (no content). An immutable record (a named tuple: listing 10,000 of
+    them must stay cheap).
 
     Attributes:
         kind: ``"handle"`` or ``"scratch"``.
@@ -55,7 +59,8 @@ class Entry:
         stored_size: bytes on disk (compressed, seek table included).
         frames: number of zstd frames.
         lines: number of lines (``\\n`` count, plus one for an unterminated last line).
-        preview: the first bytes of the content as text (see :mod:`scratchfs.policy`).
+        preview: the first bytes of the content as text, at most :data:`LIST_PREVIEW_BYTES` (see
+            :mod:`scratchfs.policy`; a stub's own preview may be longer).
         source_tool: the tool whose result this is (``None`` for scratchpad entries written without one).
         content_type, shape: what the content looks like, when known.
         created_at, expires_at: epoch seconds.
@@ -81,7 +86,7 @@ class Entry:
 
     def to_dict(self) -> dict:
         """The entry as a JSON-ready dict (without the blob token)."""
-        return {name: getattr(self, name) for name in self.__slots__ if name != "blob"}
+        return {name: value for name, value in zip(self._fields, self, strict=False) if name != "blob"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +115,16 @@ def _busy_or_storage(exc: sqlite3.Error, doing: str) -> Exception:
     return StorageError(f"the index failed while {doing}: {text}")
 
 
+_CACHE_ENTRIES = 4096  # lookups kept per thread
+
+
+class _Local(threading.local):
+    conn: sqlite3.Connection | None = None
+    generation = -1
+    version: int | None = None
+    cache: dict = {}  # noqa: RUF012 - replaced per thread in Index.conn()
+
+
 class Index:
     """The entries table of one store.
 
@@ -128,7 +143,7 @@ class Index:
         self.path = path
         self.busy_timeout = busy_timeout
         self._synchronous = "FULL" if durable else "NORMAL"
-        self._local = threading.local()
+        self._local = _Local()
         self._all_conns: list[tuple[int, sqlite3.Connection]] = []
         self._conns_lock = threading.Lock()
         self._closed = False
@@ -149,18 +164,31 @@ class Index:
         return conn
 
     def conn(self) -> sqlite3.Connection:
-        """This thread's connection in this process (opened on first use)."""
+        """This thread's connection in this process (opened on first use; a ``fork()`` child opens its own)."""
         local = self._local
-        pid = os.getpid()
-        conn = getattr(local, "conn", None)
-        if conn is None or local.pid != pid:
+        if local.generation != _fork.generation or local.conn is None:
             if self._closed:
                 raise StorageError("the store is closed")
             conn = self._connect()
-            local.conn, local.pid = conn, pid
+            local.conn, local.generation, local.version = conn, _fork.generation, None
+            local.cache = {}
             with self._conns_lock:
-                self._all_conns.append((pid, conn))
-        return conn
+                self._all_conns.append((os.getpid(), conn))
+        return local.conn
+
+    def _cached(self) -> dict:
+        """This thread's lookup cache, emptied whenever another connection has committed since it was filled
+        (``PRAGMA data_version``); this connection's own commits empty it in :meth:`write`."""
+        conn = self.conn()
+        local = self._local
+        try:
+            version = conn.execute("PRAGMA data_version").fetchone()[0]
+        except sqlite3.Error as exc:
+            raise _busy_or_storage(exc, "reading the index version") from exc
+        if version != local.version:
+            local.cache.clear()
+            local.version = version
+        return local.cache
 
     def close(self) -> None:
         """Close every connection this process opened (a forked child leaves its parent's alone)."""
@@ -189,6 +217,8 @@ class Index:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+        finally:
+            self._local.cache.clear()  # this connection's own commits do not change its data_version
         if not conn.in_transaction:  # the body rolled back on purpose (put() when its check fails)
             return
         try:
@@ -250,6 +280,7 @@ class Index:
             table.create_index(["run_id", "agent_id", "kind", "key"], unique=True, if_not_exists=True,
                                index_name="entries_scope_key")
             table.create_index(["expires_at"], if_not_exists=True, index_name="entries_expires_at")
+            table.create_index(["run_id", "created_at"], if_not_exists=True, index_name="entries_run_created")
             table.create_index(["blob"], unique=True, if_not_exists=True, index_name="entries_blob")
             db["gone"].create(
                 {"run_id": str, "agent_id": str, "kind": str, "key": str, "reason": str, "at": float},
@@ -261,23 +292,32 @@ class Index:
     # -- entries --------------------------------------------------------------------------------------------------
 
     def lookup(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> Entry | None:
-        """The live entry of a scope and key (``expires_at > now``), or ``None``."""
-        rows = self.read(
-            f"SELECT {_COLUMNS} FROM entries WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ? "
-            "AND expires_at > ?",
-            (run_id, agent_id, kind, key, now), "looking up an entry",
-        )
-        return Entry(*rows[0]) if rows else None
+        """The live entry of a scope and key (``expires_at > now``), or ``None``.
+
+        Answered from this thread's lookup cache while no connection has committed since (see :meth:`_cached`).
+        """
+        found = self.lookup_with_lines(run_id, agent_id, kind, key, now)
+        return found[0] if found else None
 
     def lookup_with_lines(self, run_id: str, agent_id: str, kind: str, key: str,
                           now: float) -> tuple[Entry, bytes] | None:
         """Like :meth:`lookup`, with the entry's per-frame newline counts (``array('I')`` bytes)."""
-        rows = self.read(
-            f"SELECT {_COLUMNS}, frame_newlines FROM entries WHERE run_id = ? AND agent_id = ? AND kind = ? "
-            "AND key = ? AND expires_at > ?",
-            (run_id, agent_id, kind, key, now), "looking up an entry",
-        )
-        return (Entry(*rows[0][:-1]), rows[0][-1] or b"") if rows else None
+        cache = self._cached()
+        ident = (run_id, agent_id, kind, key)
+        found = cache.get(ident)
+        if found is None:
+            rows = self.read(
+                f"SELECT {_COLUMNS}, frame_newlines FROM entries WHERE run_id = ? AND agent_id = ? AND kind = ? "
+                "AND key = ?",
+                ident, "looking up an entry",
+            )
+            if not rows:
+                return None
+            found = (Entry._make(rows[0][:-1]), rows[0][-1] or b"")
+            if len(cache) >= _CACHE_ENTRIES:
+                cache.clear()
+            cache[ident] = found
+        return found if found[0].expires_at > now else None
 
     def gone(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> Gone | None:
         """Why the entry of a scope and key is not live: expired (row not swept yet) or a recent tombstone; ``None``
@@ -410,7 +450,7 @@ class Index:
             sql += " AND substr(key, 1, ?) = ?"
             params += [len(prefix), prefix]
         sql += " ORDER BY created_at, id"
-        return [Entry(*row) for row in self.read(sql, tuple(params), "listing entries")]
+        return list(map(Entry._make, self.read(sql, tuple(params), "listing entries")))
 
     def list_all(self, now: float) -> list[Entry]:
         """Every live entry of every run, ordered by run, agent, creation time."""
@@ -418,7 +458,7 @@ class Index:
             f"SELECT {_COLUMNS} FROM entries WHERE expires_at > ? ORDER BY run_id, agent_id, created_at, id",
             (now,), "listing entries",
         )
-        return [Entry(*row) for row in rows]
+        return list(map(Entry._make, rows))
 
     def touch(self, run_id: str, agent_id: str, kind: str, key: str, blob: str, expires_at: float) -> None:
         """Move a live entry's expiry to ``expires_at`` (epoch seconds) if that is later."""

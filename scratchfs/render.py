@@ -30,6 +30,11 @@ def human_seconds(seconds: float) -> str:
     return f"{sign}{seconds // 3600}h{seconds % 3600 // 60:02d}m"
 
 
+def ratio(size: int, stored: int) -> str:
+    """Compression ratio as ``"3.2x"`` (``"-"`` when nothing is stored)."""
+    return f"{size / stored:.1f}x" if stored else "-"
+
+
 def entries_table(entries: Iterable[Entry], now: float, title: str | None = None, show_run: bool = False) -> Table:
     """A table of entries: (run,) agent, kind, key, size, on disk, ratio, expires in, source tool."""
     table = Table(title=title)
@@ -39,11 +44,42 @@ def entries_table(entries: Iterable[Entry], now: float, title: str | None = None
     for name, justify in columns:
         table.add_column(name, justify=justify)
     for e in entries:
-        ratio = f"{e.size / e.stored_size:.1f}x" if e.stored_size else "-"
         cells = [e.run_id] if show_run else []
-        cells += [e.agent_id, e.kind, e.key, human_bytes(e.size), human_bytes(e.stored_size), ratio,
-                  human_seconds(e.expires_at - now), e.source_tool or ""]
+        cells += [e.agent_id, e.kind, e.key, human_bytes(e.size), human_bytes(e.stored_size),
+                  ratio(e.size, e.stored_size), human_seconds(e.expires_at - now), e.source_tool or ""]
         table.add_row(*cells)
+    return table
+
+
+def stats_table(rows: Iterable, soon: float, title: str | None = None) -> Table:
+    """A table of :class:`scratchfs.inspector.ScopeStats`, with a total line."""
+    table = Table(title=title)
+    for name, justify in (("run", "left"), ("agent", "left"), ("entries", "right"), ("handles", "right"),
+                          ("scratch", "right"), ("bytes in", "right"), ("on disk", "right"), ("ratio", "right"),
+                          ("oldest", "right"), (f"expiring <{human_seconds(soon)}", "right")):
+        table.add_column(name, justify=justify)
+    total = [0, 0, 0, 0, 0, 0]
+    rows = list(rows)
+    for s in rows:
+        table.add_row(s.run_id, s.agent_id, str(s.entries), str(s.handles), str(s.scratch), human_bytes(s.bytes_in),
+                      human_bytes(s.bytes_on_disk), ratio(s.bytes_in, s.bytes_on_disk),
+                      human_seconds(s.oldest_age) + " ago", str(s.expiring_soon))
+        for i, value in enumerate((s.entries, s.handles, s.scratch, s.bytes_in, s.bytes_on_disk, s.expiring_soon)):
+            total[i] += value
+    if len(rows) > 1:
+        table.add_section()
+        table.add_row("total", "", str(total[0]), str(total[1]), str(total[2]), human_bytes(total[3]),
+                      human_bytes(total[4]), ratio(total[3], total[4]), "", str(total[5]))
+    return table
+
+
+def problems_table(problems: Iterable, title: str | None = None) -> Table:
+    """A table of :class:`scratchfs.inspector.Problem`."""
+    table = Table(title=title)
+    for name in ("problem", "run", "agent", "key", "detail", "repaired"):
+        table.add_column(name, overflow="fold")
+    for p in problems:
+        table.add_row(p.kind, p.run_id, p.agent_id, p.key or "-", p.detail, "yes" if p.repaired else "no")
     return table
 
 

@@ -408,20 +408,24 @@ def _walk(tree, dotall: bool, reach: int) -> tuple[bool, int | None]:
 
 
 class _Lines:
-    """Counts lines incrementally as the search moves forward through the buffer."""
+    """1-based line numbers of buffer positions, from the per-frame line counts: counted from the start of the
+    position's frame or back from its end, whichever is nearer, so no byte is counted twice over a search."""
 
-    __slots__ = ("line", "offset")
+    __slots__ = ("d_offsets", "frame_at", "line_of_frame")
 
-    def __init__(self, offset: int, line: int) -> None:
-        self.offset = offset
-        self.line = line
+    def __init__(self, reader: SeekableReader, line_of_frame) -> None:
+        self.d_offsets = reader.table.d_offsets
+        self.frame_at = reader.table.frame_at
+        self.line_of_frame = line_of_frame
 
     def at(self, buf: bytearray, base: int, offset: int) -> int:
-        """1-based line of content byte ``offset`` (not before the last one asked for, nor outside the buffer)."""
-        if offset > self.offset:
-            self.line += buf.count(b"\n", self.offset - base, offset - base)
-            self.offset = offset
-        return self.line
+        """Line of content byte ``offset``, which lies in a frame appended whole to ``buf`` (``buf[0]`` is content
+        byte ``base``)."""
+        frame = self.frame_at(offset)
+        start, end = self.d_offsets[frame], self.d_offsets[frame + 1]
+        if start >= base and offset - start <= end - offset:
+            return self.line_of_frame(frame) + buf.count(b"\n", start - base, offset - base)
+        return self.line_of_frame(frame + 1) - buf.count(b"\n", offset - base, end - base)
 
 
 def search(reader: SeekableReader, matcher: Matcher, start: int, context: int, max_matches: int, budget: int,
@@ -453,7 +457,7 @@ def search(reader: SeekableReader, matcher: Matcher, start: int, context: int, m
     first = table.frame_at(max(0, start - max(context, matcher.keep_before)))
     base = table.d_offsets[first]  # content offset of buf[0]
     buf = bytearray()
-    lines = _Lines(base, line_of_frame(first))
+    lines = _Lines(reader, line_of_frame)
     pos = start  # content offset where the next match may start
     windows: list[Window] = []
     open_lo = open_hi = -1  # the window being built: content offsets
@@ -517,7 +521,6 @@ def search(reader: SeekableReader, matcher: Matcher, start: int, context: int, m
         # trim what no later match, window or line count can need
         keep = min(pos - max(context, matcher.keep_before), open_lo if open_hits else pos)
         if keep > base:
-            lines.at(buf, base, keep)
             del buf[: keep - base]
             base = keep
     if open_hits:

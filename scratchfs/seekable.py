@@ -42,6 +42,8 @@ from dataclasses import dataclass
 
 import zstandard
 
+from . import _fork
+
 SKIPPABLE_MAGIC = 0x184D2A5E
 SEEKABLE_MAGIC = 0x8F92EAB1
 FOOTER_SIZE = 9
@@ -50,7 +52,7 @@ CHECKSUM_FLAG = 0x80
 RESERVED_BITS = 0x7C
 MAX_FRAMES = 0x8000000  # the reference implementation's ZSTD_SEEKABLE_MAXFRAMES
 
-DEFAULT_FRAME_BYTES = 256 * 1024
+DEFAULT_FRAME_BYTES = 128 * 1024
 """Default decompressed size of a frame, in bytes (chosen by measurement: ``bench/README.md``)."""
 MIN_FRAME_BYTES = 4 * 1024
 MAX_FRAME_BYTES = 4 * 1024 * 1024
@@ -185,7 +187,7 @@ def seek_table_length(footer: bytes, file_size: int) -> int:
 # -- per-thread zstd contexts -------------------------------------------------------------------------------------
 
 class _Contexts(threading.local):
-    pid = -1
+    generation = -1
     compressors: dict
     decompressor: zstandard.ZstdDecompressor
 
@@ -195,9 +197,8 @@ _contexts = _Contexts()
 
 def _local() -> _Contexts:
     ctx = _contexts
-    pid = os.getpid()
-    if ctx.pid != pid:  # first use in this thread, or first use in a forked child
-        ctx.pid = pid
+    if ctx.generation != _fork.generation:  # first use in this thread, or first use in a forked child
+        ctx.generation = _fork.generation
         ctx.compressors = {}
         ctx.decompressor = zstandard.ZstdDecompressor(max_window_size=MAX_WINDOW_BYTES)
     return ctx
@@ -220,11 +221,16 @@ def decompressor() -> zstandard.ZstdDecompressor:
 
 # -- writing ------------------------------------------------------------------------------------------------------
 
-def _write_all(fd: int, data) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
+def _write_all(fd: int, buffers: list) -> None:
+    """Write every buffer, in order, with as few ``writev`` calls as the kernel allows."""
+    views = [memoryview(b).cast("B") for b in buffers if len(b)]
+    while views:
+        written = os.writev(fd, views)
+        while views and written >= len(views[0]):
+            written -= len(views[0])
+            views.pop(0)
+        if views and written:
+            views[0] = views[0][written:]
 
 
 class SeekableWriter:
@@ -232,7 +238,8 @@ class SeekableWriter:
 
     Memory stays bounded: at most :data:`_BATCH_FRAMES` frames of input and their compressed output are held at once,
     whatever the total size. Batches of full frames are compressed on all cores
-    (``ZstdCompressor.multi_compress_to_buffer``); each frame is still one independent zstd frame.
+    (``ZstdCompressor.multi_compress_to_buffer``); each frame is still one independent zstd frame. Each batch is
+    written with one ``writev``; a content of one frame is written, seek table included, in one system call.
 
     Args:
         fd: a file descriptor open for writing, positioned at the start of an empty file.
@@ -257,6 +264,7 @@ class SeekableWriter:
         self._count_lines = count_lines
         self._buffer = bytearray()
         self._pending: list = []  # full frames waiting to be compressed as one batch
+        self._pending_lines: list[int] = []
         self._compressed: list[int] = []
         self._decompressed: list[int] = []
         self._checksums: list[int] = []
@@ -267,63 +275,70 @@ class SeekableWriter:
 
     def write(self, data) -> None:
         """Append bytes (any bytes-like object) to the content."""
-        view = memoryview(data).cast("B")
-        # frames wait in a batch after this call returns; only an immutable ``bytes`` may stay borrowed that long (a
-        # caller may refill a reused buffer for its next chunk)
-        borrow = isinstance(view.obj, bytes)
+        if not isinstance(data, (bytes, bytearray)):
+            data = bytes(data)  # one copy, so that frames can be counted and sliced without more
+        view = memoryview(data)
         frame = self._frame_bytes
+        start, end = 0, len(data)
         if self._buffer:
-            take = min(len(view), frame - len(self._buffer))
+            take = min(end, frame - len(self._buffer))
             self._buffer += view[:take]
-            view = view[take:]
+            start = take
             if len(self._buffer) == frame:
-                self._queue(bytes(self._buffer))
+                full = bytes(self._buffer)
+                self._queue(full, full.count(b"\n") if self._count_lines else 0)
                 self._buffer.clear()
-        while len(view) >= frame:
-            self._queue(view[:frame] if borrow else bytes(view[:frame]))
-            view = view[frame:]
-        if view:
-            self._buffer += view
+        count_lines = self._count_lines
+        while end - start >= frame:
+            self._queue(view[start : start + frame], data.count(b"\n", start, start + frame) if count_lines else 0)
+            start += frame
+        if start < end:
+            self._buffer += view[start:]
 
-    def _queue(self, frame) -> None:
+    def _queue(self, frame, newlines: int) -> None:
         self._pending.append(frame)
+        self._pending_lines.append(newlines)
         if len(self._pending) >= _BATCH_FRAMES:
             self._flush()
 
-    def _flush(self) -> None:
-        pending = self._pending
+    def _compress_pending(self) -> list:
+        """Compress the queued frames (in parallel when there are several), record them, and return the outputs."""
+        pending, lines = self._pending, self._pending_lines
+        self._pending, self._pending_lines = [], []
         if not pending:
-            return
+            return []
         cctx = compressor(self._level)
         if len(pending) == 1 or (os.cpu_count() or 1) < 2:
             outputs = [cctx.compress(frame) for frame in pending]
         else:
             outputs = list(cctx.multi_compress_to_buffer(pending, threads=-1))
-        for raw, out in zip(pending, outputs, strict=False):
-            self._emit(raw, out)
-        self._pending = []
+        for raw, out, newlines in zip(pending, outputs, lines, strict=True):
+            out = memoryview(out)
+            self._compressed.append(len(out))
+            self._decompressed.append(len(raw))
+            self._checksums.append(int.from_bytes(out[-4:], "little"))  # zstd's checksum = XXH64 low 32 bits
+            if self._count_lines:
+                self.frame_newlines.append(newlines)
+            self.size += len(raw)
+            self.stored_size += len(out)
+        return outputs
 
-    def _emit(self, raw, out) -> None:
-        out = memoryview(out)
-        _write_all(self._fd, out)
-        self._compressed.append(len(out))
-        self._decompressed.append(len(raw))
-        self._checksums.append(int.from_bytes(out[-4:], "little"))  # zstd's content checksum = XXH64 low 32 bits
-        if self._count_lines:
-            self.frame_newlines.append(bytes(raw).count(b"\n") if not isinstance(raw, bytes) else raw.count(b"\n"))
-        self.size += len(raw)
-        self.stored_size += len(out)
+    def _flush(self) -> None:
+        _write_all(self._fd, self._compress_pending())
 
     def close(self) -> None:
-        """Compress what is left and write the seek table. An empty content is stored as one empty frame."""
+        """Compress what is left and write it with the seek table (one ``writev``). An empty content is stored as one
+        empty frame."""
         if self.closed:
             return
         if self._buffer or not (self._compressed or self._pending):
-            self._pending.append(bytes(self._buffer))
+            last = bytes(self._buffer)
             self._buffer.clear()
-        self._flush()
+            self._pending.append(last)
+            self._pending_lines.append(last.count(b"\n") if self._count_lines else 0)
+        outputs = self._compress_pending()
         table = encode_seek_table(self._compressed, self._decompressed, self._checksums)
-        _write_all(self._fd, table)
+        _write_all(self._fd, [*outputs, table])
         self.stored_size += len(table)
         self.closed = True
 

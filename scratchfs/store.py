@@ -23,9 +23,11 @@ import os
 import re
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TypeVar
 
 import platformdirs
 
@@ -41,7 +43,7 @@ from .errors import (
     ScratchError,
     StorageError,
 )
-from .index import Entry, Index
+from .index import LIST_PREVIEW_BYTES, Entry, Index
 from .lines import LineTable, read_lines
 from .policy import (
     NEVER_SPILL_TOOLS,
@@ -78,6 +80,8 @@ MAX_MATCHES = 1000
 """Largest ``max_matches`` of a search."""
 MAX_LINES = 10_000
 """Largest ``lines`` of a line read (the bytes are capped by :data:`MAX_READ_BYTES` too)."""
+MAX_CACHED_VALUE_BYTES = 64 * 1024
+"""Largest scratchpad value kept in the in-memory value cache, in bytes (the cache holds at most 16 MiB)."""
 DEFAULT_LINES = 50
 DEFAULT_CONTEXT = 200
 DEFAULT_MATCHES = 20
@@ -86,6 +90,7 @@ MAX_TTL = 30 * 24 * 3600.0
 DEFAULT_READ_BYTES = 4096
 
 ENV_ROOT = "SCRATCHFS_ROOT"
+T = TypeVar("T")
 
 
 def _quote(text: str) -> str:
@@ -286,7 +291,7 @@ class ScratchStore:
             a spill when neither the call nor ``preview_modes`` says otherwise.
         preview_modes: preview mode per result class, for :meth:`Scope.offload` (e.g. ``{"workspace":
             "head+tail"}``).
-        detect_shape: detect each spill's content type and shape (from its first MiB) for the stub.
+        detect_shape: detect each spill's content type and shape (from its first 512 KiB) for the stub.
         refresh_on_read: a read pushes the entry's expiry forward by its TTL.
         run_quota_bytes: most stored (compressed) bytes a run may hold, or ``None``.
         run_quota_entries: most entries a run may hold, or ``None``.
@@ -362,6 +367,7 @@ class ScratchStore:
         self.index = Index(self.root / "index.sqlite", self._locks, self.busy_timeout, self.durable)
         self.blobs = Blobs(self.root, frame_bytes, level, self.durable)
         self._tables = SeekTableCache()
+        self._values = _ValueCache(MAX_CACHED_VALUE_BYTES, 16 * 1024 * 1024)
         self._sweeper: Sweeper | None = None
         self._sweeper_lock = threading.Lock()
         self.closed = False
@@ -379,6 +385,7 @@ class ScratchStore:
         self.stop_sweeper()
         self.closed = True
         self.index.close()
+        self.blobs.close()
 
     def __repr__(self) -> str:
         return f"ScratchStore(root={str(self.root)!r})"
@@ -511,7 +518,7 @@ class ScratchStore:
             stub = None if kind != "handle" else build_stub(
                 key, tap.head, tap.tail, info.size, lines, content_type, shape_text, tool, self.preview_bytes,
                 preview_mode or self.preview_mode)
-            preview, _ = make_preview(tap.head, b"", info.size, self.preview_bytes)
+            preview, _ = make_preview(tap.head, b"", info.size, min(self.preview_bytes, LIST_PREVIEW_BYTES))
             now = self.now()
             entry = Entry(kind, scope.run_id, scope.agent_id, key, token, info.size, info.stored_size, info.frames,
                           lines, preview, tool, content_type, shape_text, now, now + ttl, ttl)
@@ -527,32 +534,62 @@ class ScratchStore:
             self.blobs.unlink(scope.run_id, scope.agent_id, old)
         return entry, stub
 
-    def _open(self, scope: Scope, kind: str, key: str, with_lines: bool = False) -> tuple[Entry, int, bytes]:
-        """Look up a live entry and open its blob; a blob replaced meanwhile (an overwrite) is looked up again.
+    def _with_entry(self, scope: Scope, kind: str, key: str, attempt: Callable[[Entry, bytes], T]) -> T:
+        """Look up a live entry and return ``attempt(entry, per-frame newline counts)``. If its file is gone because
+        the entry was replaced meanwhile (an overwrite), look it up again; if it is gone otherwise (removed from
+        outside), it is not found (the next sweep drops the row).
 
-        Returns ``(entry, file descriptor, per-frame newline counts or b"")``; the caller closes the descriptor.
+        Raises:
+            NotFound: no live entry (or its file is gone).
         """
         index = self.index
         for _ in range(5):
             now = self.now()
-            if with_lines:
-                found = index.lookup_with_lines(scope.run_id, scope.agent_id, kind, key, now)
-                entry, newlines = found if found else (None, b"")
-            else:
-                entry, newlines = index.lookup(scope.run_id, scope.agent_id, kind, key, now), b""
-            if entry is None:
+            found = index.lookup_with_lines(scope.run_id, scope.agent_id, kind, key, now)
+            if found is None:
                 break
+            entry, newlines = found
             try:
-                fd = self.blobs.open(scope.run_id, scope.agent_id, entry.blob)
+                result = attempt(entry, newlines)
             except FileNotFoundError:
                 again = index.lookup(scope.run_id, scope.agent_id, kind, key, self.now())
                 if again is None or again.blob == entry.blob:
-                    break  # its file is gone (removed from outside): the next sweep drops the row
+                    break
                 continue
             if self.refresh_on_read:
                 index.touch(scope.run_id, scope.agent_id, kind, key, entry.blob, now + entry.ttl)
-            return entry, fd, newlines
+            return result
         raise self._not_found(scope, kind, key)
+
+    def _open(self, scope: Scope, kind: str, key: str) -> tuple[Entry, int, bytes]:
+        """Look up a live entry and open its blob: ``(entry, file descriptor, per-frame newline counts)``; the caller
+        closes the descriptor. Raises NotFound."""
+        return self._with_entry(scope, kind, key, lambda entry, newlines: (
+            entry, self.blobs.open(scope.run_id, scope.agent_id, entry.blob), newlines))
+
+    def _read_whole(self, scope: Scope, kind: str, key: str) -> bytes:
+        """The whole content of a live entry; a small one (at most :data:`MAX_CACHED_VALUE_BYTES`) from the value
+        cache when its file is still there. Raises NotFound, CorruptBlob."""
+
+        def attempt(entry: Entry, _newlines: bytes) -> bytes:
+            path = self.blobs.path(scope.run_id, scope.agent_id, entry.blob)
+            data = self._values.get(entry.blob)
+            if data is not None:
+                os.stat(path)  # FileNotFoundError when removed from outside
+                return data
+            fd = self.blobs.open(scope.run_id, scope.agent_id, entry.blob)
+            try:
+                reader = self._reader(entry, fd, key)
+                try:
+                    data = b"".join(chunk for _, chunk in reader.iter_frames())
+                except FormatError as exc:
+                    raise CorruptBlob(f"{key}: {exc}") from None
+            finally:
+                os.close(fd)
+            self._values.put(entry.blob, data)
+            return data
+
+        return self._with_entry(scope, kind, key, attempt)
 
     def _not_found(self, scope: Scope, kind: str, key: str) -> NotFound:
         what = f"{'handle' if kind == 'handle' else 'key'} {key!r}"
@@ -572,6 +609,37 @@ class ScratchStore:
         if table.size != entry.size:
             raise CorruptBlob(f"{name}: the blob holds {table.size} bytes, the index says {entry.size}")
         return SeekableReader(fd, table)
+
+
+class _ValueCache:
+    """Small decompressed values by blob token, least recently used first out, thread-safe. Safe to share between
+    threads and across ``fork()``: a token names one file, written once and never changed."""
+
+    def __init__(self, max_value: int, max_total: int) -> None:
+        self._values: OrderedDict[str, bytes] = OrderedDict()
+        self._max_value = max_value
+        self._max_total = max_total
+        self._total = 0
+        self._lock = threading.Lock()
+
+    def get(self, token: str) -> bytes | None:
+        with self._lock:
+            data = self._values.get(token)
+            if data is not None:
+                self._values.move_to_end(token)
+            return data
+
+    def put(self, token: str, data: bytes) -> None:
+        if len(data) > self._max_value:
+            return
+        with self._lock:
+            if token in self._values:
+                return
+            self._values[token] = data
+            self._total += len(data)
+            while self._total > self._max_total:
+                _, old = self._values.popitem(last=False)
+                self._total -= len(old)
 
 
 def _utc(epoch: float) -> str:
@@ -789,7 +857,7 @@ class Scope:
 
     def _read_lines(self, handle: str, line: int, count: int) -> LineSlice:
         store = self.store
-        entry, fd, newlines = store._open(self, "handle", handle, with_lines=True)
+        entry, fd, newlines = store._open(self, "handle", handle)
         try:
             if line > max(entry.lines, 1):
                 raise InvalidArgument(f"line {line} is past the end of {handle} ({entry.lines} lines)")
@@ -813,7 +881,7 @@ class Scope:
     def _search(self, handle: str, offset: int, matcher: Matcher, needle: bytes | None, pattern: str | None,
                 ignore_case: bool, context: int, max_matches: int) -> Matches:
         store = self.store
-        entry, fd, newlines = store._open(self, "handle", handle, with_lines=True)
+        entry, fd, newlines = store._open(self, "handle", handle)
         try:
             if offset > entry.size:
                 raise InvalidArgument(f"offset {offset} is past the end of {handle} ({entry.size} bytes)")
@@ -854,17 +922,7 @@ class Scope:
             NotFound: no live value under this key in this scope.
             CorruptBlob: the value's blob is damaged.
         """
-        key = ids.check_key(key)
-        store = self.store
-        entry, fd, _ = store._open(self, "scratch", key)
-        try:
-            reader = store._reader(entry, fd, key)
-            try:
-                return b"".join(data for _, data in reader.iter_frames())
-            except FormatError as exc:
-                raise CorruptBlob(f"{key}: {exc}") from None
-        finally:
-            os.close(fd)
+        return self.store._read_whole(self, "scratch", ids.check_key(key))
 
     def scratch_list(self, prefix: str = "") -> list[Entry]:
         """Live scratchpad entries of this scope whose key starts with ``prefix`` (exactly, case-sensitive), oldest

@@ -1,4 +1,4 @@
-"""Shared fixtures: a store in a temporary directory, a controllable clock, and the real-data fixtures."""
+"""Shared fixtures: the plugin's store, clock and scope under the tests' names, and the real-data fixtures."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from scratchfs import ScratchStore
+pytest_plugins = ["pytester"]
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 FIXTURE_FILES = sorted(p for p in FIXTURES.iterdir() if p.suffix in {".html", ".json", ".csv", ".txt"})
@@ -20,40 +20,29 @@ settings.register_profile("stress", deadline=None, max_examples=2000, suppress_h
 settings.load_profile("stress" if os.environ.get("SCRATCHFS_STRESS") else "default")
 
 
-class FakeClock:
-    """A clock that stands still until told to move (epoch seconds)."""
-
-    def __init__(self, start: float = 1_800_000_000.0) -> None:
-        self.now = start
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
+# The store, clock and scope fixtures come from scratchfs's own pytest plugin (scratchfs.pytest_plugin, installed
+# with the package): these names are the ones the tests were written with.
 
 
 @pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
+def clock(scratch_clock):
+    return scratch_clock
 
 
 @pytest.fixture
-def store(tmp_path: Path, clock: FakeClock):
-    with ScratchStore(tmp_path / "store", clock=clock, orphan_grace=0.0) as s:
-        yield s
+def store(scratch_store):
+    return scratch_store
 
 
 @pytest.fixture
-def small_frames_store(tmp_path: Path, clock: FakeClock):
+def small_frames_store(scratch_store_factory):
     """A store with 4 KiB frames, so that modest contents span many frames."""
-    with ScratchStore(tmp_path / "small", clock=clock, frame_bytes=4096, orphan_grace=0.0) as s:
-        yield s
+    return scratch_store_factory("small", frame_bytes=4096)
 
 
 @pytest.fixture
-def scope(store):
-    return store.scope("run-1", "agent-1")
+def scope(scratch_scope):
+    return scratch_scope
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,154 @@
+"""The agent-loop adapter: spill for plain Python tool functions, and the store's verbs as tools for any loop.
+
+Wrap the tools of a hand-written agent loop so that their results pass through :meth:`Scope.offload` (the spill
+policy of :mod:`scratchfs.policy`), with the result class set per tool::
+
+    offloader = Offloader(store.scope("run-42", "agent-1"))
+
+    @offloader.tool(result_class="browser")
+    def fetch_page(url: str) -> str:
+        ...                                   # returns the whole page
+
+    fetch_page("https://...")                 # the page if small, else the stub as compact JSON text
+    fetch_page.observe("https://...")         # the Observation, with .stub set when it was spilled
+
+``async def`` tools work the same (``await fetch_page(...)``; the spill runs in a worker thread under asyncio).
+A tool returning something other than ``str`` or ``bytes`` is passed through untouched, and a failed spill passes
+the whole result through (logged at ERROR level), as :meth:`Scope.offload` does.
+
+For the model's side, :func:`tool_definitions` gives the scratchfs tools as ``{name, description, input_schema}``
+dicts, and :meth:`Offloader.call_scratch_tool` runs one by name and returns a :class:`ToolReply` whose ``text`` is
+what goes back into the transcript (the JSON result of :mod:`scratchfs.toolkit`, or ``"<kind>: <message>"``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import ScratchError
+from .policy import Observation
+from .store import Scope
+from .toolkit import TOOL_SPECS, ScratchTools, error_text, to_json
+
+
+@dataclass(frozen=True)
+class ToolReply:
+    """The answer of a scratchfs tool in an agent loop.
+
+    Attributes:
+        text: what goes back to the model: the result as compact JSON, or ``"<kind>: <message>"`` on error.
+        is_error: True when the call failed.
+        result: the result object (``None`` on error).
+    """
+
+    text: str
+    is_error: bool
+    result: dict[str, Any] | None = None
+
+
+def tool_definitions() -> list[dict[str, Any]]:
+    """The scratchfs tools as ``{"name", "description", "input_schema"}`` dicts (the shape most model APIs take)."""
+    return [{"name": s.name, "description": s.description, "input_schema": s.input_schema}
+            for s in TOOL_SPECS.values()]
+
+
+class Offloader:
+    """Applies the spill policy to tool functions' results, in one scope.
+
+    Args:
+        scope: the :class:`~scratchfs.store.Scope` spills go to, or a function returning it (called per result,
+            e.g. to read the current run from a context variable).
+        classes: result class per tool name (``"query"``, ``"workspace"``, ``"browser"``, ``"effect"``).
+        default_class: the class of tools not in ``classes`` (``None``: unknown, never spilled).
+    """
+
+    def __init__(self, scope: Scope | Callable[[], Scope], classes: Mapping[str, str] | None = None,
+                 default_class: str | None = None) -> None:
+        self._scope = scope
+        self.classes = dict(classes or {})
+        self.default_class = default_class
+
+    @property
+    def scope(self) -> Scope:
+        """The scope the next result goes to."""
+        return self._scope if isinstance(self._scope, Scope) else self._scope()
+
+    def class_of(self, tool: str) -> str | None:
+        """The result class of ``tool``."""
+        return self.classes.get(tool, self.default_class)
+
+    def offload(self, tool: str, content: Any, result_class: str | None = None) -> Observation:
+        """Pass one result through the spill policy; returns the :class:`~scratchfs.policy.Observation` (its
+        ``content`` is the stub's JSON text and ``stub`` is set when it was spilled). Never raises for a failed
+        spill. Content that is not ``str`` or ``bytes`` comes back untouched."""
+        obs = Observation(tool=tool, content=content, result_class=result_class or self.class_of(tool))
+        if not isinstance(content, (str, bytes, bytearray, memoryview)):
+            return obs
+        return self.scope.offload(obs)
+
+    def wrap(self, func: Callable[..., Any], *, name: str | None = None, result_class: str | None = None
+             ) -> Callable[..., Any]:
+        """Wrap a sync or async tool function: the wrapper returns the content for the transcript (the result, or
+        the stub's JSON text); its ``.observe(...)`` returns the whole Observation. ``name`` defaults to the
+        function's ``__name__``; ``result_class`` to the class configured for that name."""
+        tool = name or func.__name__
+        if result_class is not None:
+            self.classes[tool] = result_class
+
+        if inspect.iscoroutinefunction(func):
+            async def observe_async(*args: Any, **kwargs: Any) -> Observation:
+                content = await func(*args, **kwargs)
+                try:
+                    asyncio.get_running_loop()
+                except RuntimeError:  # another event loop library: spill inline
+                    return self.offload(tool, content)
+                return await asyncio.to_thread(self.offload, tool, content)
+
+            @functools.wraps(func)
+            async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
+                return (await observe_async(*args, **kwargs)).content
+
+            wrapper: Any = async_wrapper
+            wrapper.observe = observe_async
+        else:
+            def observe(*args: Any, **kwargs: Any) -> Observation:
+                return self.offload(tool, func(*args, **kwargs))
+
+            @functools.wraps(func)
+            def sync_wrapper(*args: Any, **kwargs: Any) -> Any:
+                return observe(*args, **kwargs).content
+
+            wrapper = sync_wrapper
+            wrapper.observe = observe
+        wrapper.tool_name = tool
+        return wrapper
+
+    def tool(self, name: str | None = None, *, result_class: str | None = None) -> Callable[[Callable], Callable]:
+        """Decorator form of :meth:`wrap`: ``@offloader.tool(result_class="browser")``."""
+        def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+            return self.wrap(func, name=name, result_class=result_class)
+
+        return decorate
+
+    def call_scratch_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> ToolReply:
+        """Run a scratchfs tool (``read_handle``, ``scratch_*``) for the model; never raises for a failed call."""
+        try:
+            result = ScratchTools(self.scope).call(name, arguments)
+        except ScratchError as exc:
+            return ToolReply(error_text(exc), True)
+        return ToolReply(to_json(result), False, result)
+
+
+def offloaded(scope: Scope | Callable[[], Scope], result_class: str | None, *, name: str | None = None
+              ) -> Callable[[Callable], Callable]:
+    """Decorator: spill a tool function's large results into ``scope``; shorthand for
+    ``Offloader(scope).tool(name, result_class=result_class)``."""
+    return Offloader(scope).tool(name, result_class=result_class)
+
+
+__all__ = ["Offloader", "ToolReply", "offloaded", "tool_definitions"]

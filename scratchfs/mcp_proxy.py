@@ -1,0 +1,451 @@
+"""``scratchfs mcp-proxy -- COMMAND [ARGS...]``: spill for any MCP server.
+
+The proxy starts the upstream MCP server ``COMMAND`` as a child process (stdio), connects to it with the official
+client (the 2025-11-25 ``initialize`` handshake, which 1.x and 2.x servers both speak) and serves, over its own stdio,
+the upstream's tools unchanged plus the scratchfs tools (:mod:`scratchfs.mcp_server`; an upstream tool with the name
+of one of them is hidden, with a warning in the log). The client may speak either protocol era the SDK serves.
+
+An upstream tool result goes back unchanged unless all of these hold, in which case it is spilled to the store and
+the client gets one text block holding the stub as compact JSON:
+
+* it is not an error (``isError``) and carries no structured content and no ``_meta`` (meaning a stub would strip);
+* every content block is plain text (no images, audio, resources, annotations or block ``_meta``); several text
+  blocks are stored joined by ``"\\n"``;
+* the store's spill policy allows it (:func:`scratchfs.policy.should_spill`): larger than ``--threshold`` bytes, the
+  tool's result class (``--class TOOL=CLASS``, else ``--default-class``) is one that floods the context, and the
+  tool is not one of the never-spilled verbs.
+
+A failed spill passes the whole result through (logged at ERROR level). Everything else passes through untouched:
+tool-list, prompt-list and resource-list changes (to clients of both eras: ``notifications/*/list_changed`` on the
+handshake era, ``subscriptions/listen`` on 2026-07-28), upstream JSON-RPC errors, resources, resource templates,
+subscriptions, prompts and completions (each served only when the upstream offers it), progress notifications of a
+call. ``_meta`` keys starting with ``scratchfs/`` (the scope, see :mod:`scratchfs.mcp_server`) and the SDK's reserved
+``io.modelcontextprotocol/`` keys are removed from every request before it goes upstream.
+
+When the upstream server cannot be started, exits, or does not answer within ``--timeout`` seconds, its tool calls
+become tool errors whose text starts with ``upstream unavailable:``, its other requests JSON-RPC errors with that
+message, and the proxy keeps serving its own tools (and lists the upstream's last known tools).
+
+Scope of spills and of the scratchfs tools: ``--run`` / ``--agent`` (or ``$SCRATCHFS_RUN_ID`` /
+``$SCRATCHFS_AGENT_ID``, or the request's ``_meta``); without them the proxy uses a fresh run id
+``mcp-proxy-<random>`` and agent ``default``, so that what it spills is readable through itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import ScratchError
+from .mcp_server import (
+    INSTRUCTIONS,
+    META_PREFIX,
+    ScopeResolver,
+    require_mcp,
+    run_scratch_tool,
+    scratch_tools,
+    text_result,
+)
+from .policy import Observation, should_spill
+from .store import Scope, ScratchStore
+from .toolkit import TOOL_SPECS, error_text
+
+if sys.version_info < (3, 11):  # pragma: no cover
+    from exceptiongroup import BaseExceptionGroup
+
+log = logging.getLogger(__name__)
+
+RESULT_CLASSES = ("query", "workspace", "browser", "effect")
+"""Result classes accepted by ``--class`` and ``--default-class`` (``effect`` is never spilled)."""
+RESERVED_META_PREFIX = "io.modelcontextprotocol/"
+MAX_TOOL_PAGES = 100
+"""Most ``tools/list`` pages read from the upstream server."""
+
+
+class UpstreamUnavailable(ScratchError):
+    """The upstream server could not be started, has exited, or did not answer within the timeout (seconds)."""
+
+    kind = "upstream unavailable"
+    exit_code = 4
+
+
+@dataclass
+class ProxyConfig:
+    """What ``scratchfs mcp-proxy`` was started with.
+
+    Attributes:
+        command, args: the upstream server's command line.
+        threshold: spill text results larger than this many bytes.
+        classes: result class per upstream tool name; ``default_class`` for the others.
+        ttl: seconds a spilled result (and a scratchpad value written without a ttl) lives.
+        timeout: seconds to wait for the upstream server to start, and for each answer.
+        root, run_id, agent_id: the store and the default scope (see the module docstring).
+        env: the upstream's environment (default: this process's).
+    """
+
+    command: str
+    args: list[str] = field(default_factory=list)
+    threshold: int = 8192
+    classes: dict[str, str] = field(default_factory=dict)
+    default_class: str = "query"
+    ttl: float = 3600.0
+    timeout: float = 60.0
+    root: str | None = None
+    run_id: str | None = None
+    agent_id: str | None = None
+    env: dict[str, str] | None = None
+
+    def class_of(self, tool: str) -> str:
+        """The result class of an upstream tool."""
+        return self.classes.get(tool, self.default_class)
+
+
+def strip_meta(meta: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """``_meta`` as it goes upstream: without ``scratchfs/*`` keys, the SDK's reserved keys and the progress token
+    (the upstream session sets its own). ``None`` when nothing is left."""
+    if not meta:
+        return None
+    kept = {k: v for k, v in meta.items()
+            if not k.startswith((META_PREFIX, RESERVED_META_PREFIX)) and k not in ("progressToken", "progress_token")}
+    return kept or None
+
+
+def _without_meta(params: Any) -> Any:
+    """A copy of request params with ``_meta`` stripped for the upstream (``None`` stays ``None``)."""
+    if params is None:
+        return None
+    return params.model_copy(update={"meta": strip_meta(params.meta)})
+
+
+def spill_result(scope: Scope, config: ProxyConfig, tool: str, result: Any) -> Any:
+    """Apply the spill policy to an upstream ``CallToolResult``: the result unchanged, or one text block holding the
+    stub. Blocking (call it from a worker thread); never raises (a failed spill passes the result through)."""
+    import mcp_types as types
+
+    if result.is_error or result.structured_content is not None or result.meta or not result.content:
+        return result
+    if any(not isinstance(block, types.TextContent) or block.annotations is not None or block.meta
+           for block in result.content):
+        return result
+    text = result.content[0].text if len(result.content) == 1 else "\n".join(b.text for b in result.content)
+    obs = Observation(tool=tool, content=text, result_class=config.class_of(tool))
+    store = scope.store
+    if not should_spill(obs, store.spill_threshold_bytes, never_spill_tools=store.never_spill_tools,
+                        spill_classes=store.spill_classes):
+        return result
+    out = scope.offload(obs)
+    if out.stub is None:
+        return result
+    return types.CallToolResult(content=[types.TextContent(text=out.content)])
+
+
+class Upstream:
+    """The upstream MCP server: a child process and the client session to it, run by :meth:`run` in its own task.
+
+    ``on_notification`` is awaited with each notification the upstream sends.
+    """
+
+    def __init__(self, config: ProxyConfig, on_notification: Callable[[Any], Any]) -> None:
+        import anyio
+
+        self.config = config
+        self.session: Any = None
+        self.capabilities: Any = None
+        self.error: str | None = None
+        self.ready = anyio.Event()
+        self._stop = anyio.Event()
+        self._on_notification = on_notification
+
+    async def run(self) -> None:
+        """Start the server, connect, and stay connected until :meth:`stop` (or until the task is cancelled)."""
+        import anyio
+        from mcp import ClientSession, StdioServerParameters, stdio_client
+
+        config = self.config
+        params = StdioServerParameters(command=config.command, args=list(config.args),
+                                       env=dict(os.environ) if config.env is None else dict(config.env))
+        try:
+            async with stdio_client(params) as (read_stream, write_stream), \
+                    ClientSession(read_stream, write_stream, message_handler=self._on_message) as session:
+                with anyio.fail_after(config.timeout):
+                    init = await session.initialize()
+                self.session, self.capabilities = session, init.capabilities
+                self.ready.set()
+                await self._stop.wait()
+        except Exception as exc:  # spawn, handshake or transport failure: report it on every call
+            detail = _describe(exc)
+            if isinstance(_leaf(exc), TimeoutError) and self.session is None:
+                detail = f"no answer to initialize within {config.timeout:g} s"
+            self.error = self.error or f"{config.command}: {detail}"
+            log.error("scratchfs mcp-proxy: upstream %s", self.error)
+        finally:
+            self.ready.set()
+
+    def stop(self) -> None:
+        """Ask :meth:`run` to disconnect and stop the server."""
+        self._stop.set()
+
+    async def _on_message(self, message: Any) -> None:
+        if isinstance(message, Exception):
+            log.warning("scratchfs mcp-proxy: upstream transport: %s", message)
+            return
+        await self._on_notification(message)
+
+    async def request(self, request: Any, result_type: Any, progress: Callable[..., Any] | None = None) -> Any:
+        """Send one request upstream and return its typed result.
+
+        Raises:
+            UpstreamUnavailable: the server is not running or did not answer within the timeout.
+            MCPError: the upstream's own JSON-RPC error (passes through to the client).
+        """
+        import anyio
+        from mcp.shared.exceptions import MCPError
+        from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+        from pydantic import ValidationError
+
+        timeout = self.config.timeout
+        with anyio.move_on_after(timeout):
+            await self.ready.wait()
+        if self.error is not None:
+            raise UpstreamUnavailable(self.error)
+        if self.session is None:
+            raise UpstreamUnavailable(f"{self.config.command}: still starting after {timeout:g} s")
+        try:
+            return await self.session.send_request(request, result_type, request_read_timeout_seconds=timeout,
+                                                   progress_callback=progress)
+        except MCPError as exc:
+            if exc.code == REQUEST_TIMEOUT:
+                raise UpstreamUnavailable(f"{self.config.command}: no answer within {timeout:g} s") from None
+            if exc.code == CONNECTION_CLOSED:
+                self.error = f"{self.config.command}: the server exited or closed its connection"
+                raise UpstreamUnavailable(self.error) from None
+            raise
+        except ValidationError as exc:
+            raise UpstreamUnavailable(f"{self.config.command}: malformed answer: {exc.error_count()} errors") from None
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    """The first leaf of nested exception groups (the SDK wraps transport failures in them)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _describe(exc: BaseException) -> str:
+    from mcp_types import CONNECTION_CLOSED
+
+    leaf = _leaf(exc)
+    if getattr(leaf, "code", None) == CONNECTION_CLOSED:
+        return "the server exited or closed its connection during start-up"
+    if isinstance(leaf, OSError) and leaf.strerror:
+        return f"cannot start: {leaf.strerror}" + (f": {leaf.filename}" if leaf.filename else "")
+    return str(leaf) or type(leaf).__name__
+
+
+class Proxy:
+    """The proxy's MCP server over one :class:`Upstream` and one store."""
+
+    def __init__(self, config: ProxyConfig, store: ScratchStore) -> None:
+        from mcp.server.subscriptions import InMemorySubscriptionBus
+
+        self.config = config
+        self.store = store
+        run_id = config.run_id or f"mcp-proxy-{secrets.token_hex(6)}"
+        self.resolver = ScopeResolver(store, run_id, config.agent_id or "default")
+        self.upstream = Upstream(config, self._on_upstream_notification)
+        self.own_tools = scratch_tools()
+        self._upstream_tools: list[Any] | None = None
+        self._bus = InMemorySubscriptionBus()
+        self._handshake_session: Any = None  # the latest handshake-era client session, for notifications
+
+    # -- upstream notifications -----------------------------------------------------------------------------------
+
+    async def _on_upstream_notification(self, note: Any) -> None:
+        import mcp_types as types
+        from mcp.server.subscriptions import PromptsListChanged, ResourcesListChanged, ResourceUpdated, ToolsListChanged
+
+        session = self._handshake_session
+        if isinstance(note, types.ToolListChangedNotification):
+            self._upstream_tools = None
+            await self._bus.publish(ToolsListChanged())
+            if session is not None:
+                await session.send_tool_list_changed()
+        elif isinstance(note, types.PromptListChangedNotification):
+            await self._bus.publish(PromptsListChanged())
+            if session is not None:
+                await session.send_prompt_list_changed()
+        elif isinstance(note, types.ResourceListChangedNotification):
+            await self._bus.publish(ResourcesListChanged())
+            if session is not None:
+                await session.send_resource_list_changed()
+        elif isinstance(note, types.ResourceUpdatedNotification):
+            await self._bus.publish(ResourceUpdated(str(note.params.uri)))
+            if session is not None:
+                await session.send_resource_updated(note.params.uri)
+
+    # -- tools ----------------------------------------------------------------------------------------------------
+
+    async def upstream_tools(self) -> list[Any]:
+        """The upstream's tools (every page), cached until it says its list changed; the last known list (or none)
+        while it is unavailable."""
+        import mcp_types as types
+
+        if self._upstream_tools is not None:
+            return self._upstream_tools
+        tools: list[Any] = []
+        cursor = None
+        try:
+            for _ in range(MAX_TOOL_PAGES):
+                params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+                page = await self.upstream.request(types.ListToolsRequest(params=params), types.ListToolsResult)
+                tools += page.tools
+                cursor = page.next_cursor
+                if not cursor:
+                    break
+        except UpstreamUnavailable:
+            return []
+        own = {t.name for t in self.own_tools}
+        shadowed = [t.name for t in tools if t.name in own]
+        if shadowed:
+            log.warning("scratchfs mcp-proxy: upstream tools %s are hidden by the proxy's own", shadowed)
+        self._upstream_tools = [t for t in tools if t.name not in own]
+        return self._upstream_tools
+
+    async def list_tools(self, ctx: Any, params: Any) -> Any:
+        import mcp_types as types
+
+        return types.ListToolsResult(tools=[*await self.upstream_tools(), *self.own_tools])
+
+    async def call_tool(self, ctx: Any, params: Any) -> Any:
+        import anyio.to_thread
+        import mcp_types as types
+
+        meta = dict(ctx.meta or {})
+        if params.name in TOOL_SPECS:
+            return await anyio.to_thread.run_sync(run_scratch_tool, self.resolver, params.name, params.arguments,
+                                                  meta)
+        try:
+            scope = self.resolver.resolve(meta)
+        except ScratchError as exc:
+            return text_result(error_text(exc), is_error=True)
+        progress = None
+        if meta.get("progress_token", meta.get("progressToken")) is not None:  # the SDK names it progress_token
+            session = ctx.session
+
+            async def progress(value: float, total: float | None, message: str | None) -> None:
+                await session.report_progress(value, total, message)
+
+        request = types.CallToolRequest(params=_without_meta(params))
+        try:
+            result = await self.upstream.request(request, types.CallToolResult, progress)
+        except UpstreamUnavailable as exc:
+            return text_result(error_text(exc), is_error=True)
+        return await anyio.to_thread.run_sync(spill_result, scope, self.config, params.name, result)
+
+    # -- everything else passes through ---------------------------------------------------------------------------
+
+    def _forward(self, request_type: Any, result_type: Any) -> Callable[..., Any]:
+        async def handler(ctx: Any, params: Any) -> Any:
+            from mcp.shared.exceptions import MCPError
+            from mcp_types import INTERNAL_ERROR
+
+            try:
+                return await self.upstream.request(request_type(params=_without_meta(params)), result_type)
+            except UpstreamUnavailable as exc:
+                raise MCPError(code=INTERNAL_ERROR, message=error_text(exc)) from None
+
+        return handler
+
+    def build_server(self) -> Any:
+        """The MCP ``Server``; prompts, resources and completions are served when the upstream offers them."""
+        import mcp_types as types
+        from mcp.server.lowlevel import Server
+        from mcp.server.subscriptions import ListenHandler
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        from . import __version__
+
+        caps = self.upstream.capabilities
+        handlers: dict[str, Any] = {}
+        if caps is not None and caps.resources is not None:
+            handlers["on_list_resources"] = self._forward(types.ListResourcesRequest, types.ListResourcesResult)
+            handlers["on_list_resource_templates"] = self._forward(types.ListResourceTemplatesRequest,
+                                                                   types.ListResourceTemplatesResult)
+            handlers["on_read_resource"] = self._forward(types.ReadResourceRequest, types.ReadResourceResult)
+            if caps.resources.subscribe:
+                handlers["on_subscribe_resource"] = self._forward(types.SubscribeRequest, types.EmptyResult)
+                handlers["on_unsubscribe_resource"] = self._forward(types.UnsubscribeRequest, types.EmptyResult)
+        if caps is not None and caps.prompts is not None:
+            handlers["on_list_prompts"] = self._forward(types.ListPromptsRequest, types.ListPromptsResult)
+            handlers["on_get_prompt"] = self._forward(types.GetPromptRequest, types.GetPromptResult)
+        if caps is not None and caps.completions is not None:
+            handlers["on_completion"] = self._forward(types.CompleteRequest, types.CompleteResult)
+        upstream_info = getattr(self.upstream.session, "server_info", None) if self.upstream.session else None
+        instructions = INSTRUCTIONS
+        upstream_instructions = getattr(self.upstream.session, "instructions", None) if self.upstream.session else None
+        if upstream_instructions:
+            instructions = f"{upstream_instructions}\n\n{INSTRUCTIONS}"
+        name = f"scratchfs-proxy({upstream_info.name})" if upstream_info is not None else "scratchfs-proxy"
+        server = Server(name, version=__version__, instructions=instructions, on_list_tools=self.list_tools,
+                        on_call_tool=self.call_tool, on_subscriptions_listen=ListenHandler(self._bus), **handlers)
+
+        async def remember_session(ctx: Any, call_next: Any) -> Any:
+            if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+                self._handshake_session = ctx.session
+            return await call_next(ctx)
+
+        server.middleware.append(remember_session)
+        return server
+
+    def initialization_options(self, server: Any) -> Any:
+        from mcp.server.lowlevel.server import NotificationOptions
+
+        return server.create_initialization_options(
+            NotificationOptions(prompts_changed=True, resources_changed=True, tools_changed=True))
+
+    async def serve(self) -> None:
+        """Start the upstream, wait for it (up to the timeout), serve stdio until the client leaves, stop it."""
+        import anyio
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self.upstream.run)
+            with anyio.move_on_after(self.config.timeout):
+                await self.upstream.ready.wait()
+            server = self.build_server()
+            try:
+                await _serve_stdio_with(server, self.initialization_options(server))
+            finally:
+                self.upstream.stop()
+
+
+async def _serve_stdio_with(server: Any, options: Any) -> None:
+    from mcp.server.stdio import stdio_server
+
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, options)
+
+
+def run(config: ProxyConfig, sweep_interval: float = 300.0) -> None:
+    """``scratchfs mcp-proxy``: open the store, run the proxy until the client leaves, close the store.
+
+    Raises:
+        ImportError: the ``mcp`` package is missing (the message says how to install it).
+        ScratchError: the store cannot be opened, or a setting is invalid.
+    """
+    require_mcp()
+    import anyio
+
+    with ScratchStore(config.root, default_ttl=config.ttl, spill_threshold_bytes=config.threshold) as store:
+        proxy = Proxy(config, store)
+        if sweep_interval > 0:
+            store.start_sweeper(sweep_interval)
+        anyio.run(proxy.serve)
+
+
+__all__ = ["RESULT_CLASSES", "Proxy", "ProxyConfig", "Upstream", "UpstreamUnavailable", "run", "spill_result",
+           "strip_meta"]

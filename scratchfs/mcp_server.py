@@ -1,0 +1,185 @@
+"""``scratchfs mcp``: the store's tools over the Model Context Protocol (stdio), with the official ``mcp`` SDK (2.x).
+
+Tools: ``read_handle``, ``scratch_write``, ``scratch_read``, ``scratch_list``, ``scratch_delete`` (descriptions and
+input schemas in :mod:`scratchfs.toolkit`). Every result is the contract's JSON object twice: as the text of one
+text block and as the result's structured content. A failure is a tool error (``isError``) whose text is
+``"<kind>: <message>"`` with kind ``not found``, ``invalid argument``, ``corrupt``, ``busy`` or ``storage`` -- never a
+crash of the server.
+
+Scope: one server serves one ``(run_id, agent_id)``, from ``--run`` / ``--agent`` or ``$SCRATCHFS_RUN_ID`` /
+``$SCRATCHFS_AGENT_ID``; a client may name another per request in the request's ``_meta`` as ``scratchfs/run_id``
+and ``scratchfs/agent_id``. A call with no run id or agent id from either source is a tool error (invalid argument).
+
+Both protocol eras the SDK serves work: the 2025-11-25 ``initialize`` handshake and the sessionless 2026-07-28 one.
+The SDK does not check arguments against ``inputSchema``; :func:`scratchfs.toolkit.check_arguments` does.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from . import ids
+from .errors import InvalidArgument, ScratchError
+from .store import Scope, ScratchStore
+from .toolkit import TOOL_SPECS, ScratchTools, error_text, to_json
+
+log = logging.getLogger(__name__)
+
+META_RUN_ID = "scratchfs/run_id"
+"""Request ``_meta`` key naming the run of this call."""
+META_AGENT_ID = "scratchfs/agent_id"
+"""Request ``_meta`` key naming the agent of this call."""
+META_PREFIX = "scratchfs/"
+"""Prefix of every ``_meta`` key of scratchfs (stripped by the proxy before a request goes upstream)."""
+
+INSTALL_HINT = "the MCP faces need the mcp package (2.x): pip install 'scratchfs[mcp]'"
+
+INSTRUCTIONS = (
+    "scratchfs keeps large tool results out of your context. When a result was too large you receive a stub "
+    "{handle, preview, size, note}; read the rest with read_handle (search with `match`, or read ranges with "
+    "`offset`/`length`). Keep notes for later in this run with scratch_write / scratch_read / scratch_list / "
+    "scratch_delete."
+)
+
+_ANNOTATIONS = {
+    "read_handle": {"read_only_hint": True, "idempotent_hint": True, "open_world_hint": False},
+    "scratch_read": {"read_only_hint": True, "idempotent_hint": True, "open_world_hint": False},
+    "scratch_list": {"read_only_hint": True, "idempotent_hint": True, "open_world_hint": False},
+    "scratch_write": {"read_only_hint": False, "destructive_hint": True, "idempotent_hint": True,
+                      "open_world_hint": False},
+    "scratch_delete": {"read_only_hint": False, "destructive_hint": True, "idempotent_hint": True,
+                       "open_world_hint": False},
+}
+
+
+def require_mcp() -> None:
+    """Import the SDK or raise :class:`ImportError` with the install hint."""
+    try:
+        import mcp  # noqa: F401
+        import mcp_types  # noqa: F401
+    except ImportError as exc:
+        raise ImportError(INSTALL_HINT) from exc
+
+
+class ScopeResolver:
+    """Picks the scope of each call: the request's ``_meta`` ids, else the defaults (options or environment).
+
+    Args:
+        store: the store.
+        run_id, agent_id: the default ids (``None``: none; a call must then name it in ``_meta``).
+
+    Raises:
+        InvalidArgument: a bad default id.
+    """
+
+    def __init__(self, store: ScratchStore, run_id: str | None, agent_id: str | None) -> None:
+        self.store = store
+        self.run_id = ids.check_run_id(run_id) if run_id is not None else None
+        self.agent_id = ids.check_agent_id(agent_id) if agent_id is not None else None
+
+    def resolve(self, meta: Mapping[str, Any] | None) -> Scope:
+        """The scope for a request with this ``_meta``.
+
+        Raises:
+            InvalidArgument: an id in ``_meta`` is malformed, or no run id or agent id is known.
+        """
+        meta = meta or {}
+        run_id = meta.get(META_RUN_ID, self.run_id)
+        agent_id = meta.get(META_AGENT_ID, self.agent_id)
+        if run_id is None:
+            raise InvalidArgument(f"no run id: start the server with --run or $SCRATCHFS_RUN_ID, or pass "
+                                  f"_meta {META_RUN_ID!r} in the request")
+        if agent_id is None:
+            raise InvalidArgument(f"no agent id: start the server with --agent or $SCRATCHFS_AGENT_ID, or pass "
+                                  f"_meta {META_AGENT_ID!r} in the request")
+        return self.store.scope(run_id, agent_id)
+
+
+def scratch_tools() -> list:
+    """The scratchfs tools as ``mcp_types.Tool`` objects."""
+    import mcp_types as types
+
+    return [types.Tool(name=spec.name, title=spec.name.replace("_", " "), description=spec.description,
+                       input_schema=spec.input_schema, annotations=types.ToolAnnotations(**_ANNOTATIONS[spec.name]))
+            for spec in TOOL_SPECS.values()]
+
+
+def text_result(text: str, *, is_error: bool = False, structured: Any = None) -> Any:
+    """A ``CallToolResult`` of one text block (and structured content, when given)."""
+    import mcp_types as types
+
+    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=structured,
+                                is_error=is_error)
+
+
+def run_scratch_tool(resolver: ScopeResolver, name: str, arguments: Mapping[str, Any] | None,
+                     meta: Mapping[str, Any] | None) -> Any:
+    """Run one scratchfs tool (blocking: call it from a worker thread) and return its ``CallToolResult``.
+
+    Never raises for a failure of the call: a :class:`~scratchfs.errors.ScratchError` becomes a tool error whose
+    text is ``"<kind>: <message>"``; anything unexpected is logged and becomes a tool error too.
+    """
+    try:
+        result = ScratchTools(resolver.resolve(meta)).call(name, arguments)
+    except ScratchError as exc:
+        return text_result(error_text(exc), is_error=True)
+    except Exception as exc:  # a bug must not take the server down: report it to the caller and the log
+        log.exception("scratchfs: tool %s failed", name)
+        return text_result(error_text(exc), is_error=True)
+    return text_result(to_json(result), structured=result)
+
+
+def build_server(resolver: ScopeResolver) -> Any:
+    """A low-level MCP ``Server`` exposing the scratchfs tools over ``resolver``'s store."""
+    import anyio.to_thread
+    import mcp_types as types
+    from mcp.server.lowlevel import Server
+
+    from . import __version__
+
+    tools = scratch_tools()
+
+    async def list_tools(ctx: Any, params: Any) -> Any:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx: Any, params: Any) -> Any:
+        if params.name not in TOOL_SPECS:
+            from mcp.shared.exceptions import MCPError
+
+            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {params.name}")
+        return await anyio.to_thread.run_sync(run_scratch_tool, resolver, params.name, params.arguments,
+                                              dict(ctx.meta or {}))
+
+    return Server("scratchfs", version=__version__, instructions=INSTRUCTIONS,
+                  on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+async def serve_stdio(server: Any) -> None:
+    """Serve ``server`` over this process's stdin and stdout until the client closes the connection."""
+    from mcp.server.stdio import stdio_server
+
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def run(root: str | None, run_id: str | None, agent_id: str | None, sweep_interval: float = 300.0) -> None:
+    """``scratchfs mcp``: open the store, serve the tools over stdio, close the store when the client leaves.
+
+    Raises:
+        ImportError: the ``mcp`` package is missing (the message says how to install it).
+        ScratchError: the store cannot be opened, or a default id is malformed.
+    """
+    require_mcp()
+    import anyio
+
+    with ScratchStore(root) as store:
+        resolver = ScopeResolver(store, run_id, agent_id)
+        if sweep_interval > 0:
+            store.start_sweeper(sweep_interval)
+        anyio.run(serve_stdio, build_server(resolver))
+
+
+__all__ = ["META_AGENT_ID", "META_PREFIX", "META_RUN_ID", "ScopeResolver", "build_server", "run",
+           "run_scratch_tool", "scratch_tools"]

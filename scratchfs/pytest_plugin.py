@@ -1,0 +1,107 @@
+"""The scratchfs pytest plugin (installed with the package through the ``pytest11`` entry point).
+
+Fixtures:
+
+* ``scratch_clock``: a :class:`ScratchClock`, the store's clock in tests; it stands still until told to move
+  (``scratch_clock.advance(3600)``), so TTL expiry and sweeps are tested without sleeping.
+* ``scratch_store``: a :class:`~scratchfs.ScratchStore` in ``tmp_path`` on that clock, closed after the test. Its
+  ``orphan_grace`` is 0 (a sweep removes files with no row at once). Pass other settings with the marker
+  ``@pytest.mark.scratch_store(frame_bytes=4096, ...)``.
+* ``scratch_scope``: ``scratch_store.scope("run-1", "agent-1")``; other ids with
+  ``@pytest.mark.scratch_scope("run", "agent")``.
+* ``scratch_store_factory``: ``factory(name="extra", **settings)`` opens more stores in ``tmp_path`` on the same
+  clock (each closed after the test).
+
+To start a test from recorded tool outputs, spill a folder of them with :func:`scratchfs.loader.load_dir`
+(``scratchfs load DIR --run R --agent A`` from a shell).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .store import Scope, ScratchStore
+
+DEFAULT_START = 1_800_000_000.0
+"""Where :class:`ScratchClock` starts, epoch seconds (2027-01-15)."""
+DEFAULT_RUN_ID = "run-1"
+DEFAULT_AGENT_ID = "agent-1"
+
+
+class ScratchClock:
+    """A clock that stands still until told to move; call it for the time (epoch seconds).
+
+    Attributes:
+        now: the current time, epoch seconds.
+    """
+
+    def __init__(self, start: float = DEFAULT_START) -> None:
+        self.now = float(start)
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> float:
+        """Move the clock forward (or back, for a negative value) by ``seconds``; return the new time."""
+        self.now += seconds
+        return self.now
+
+    def set(self, epoch_seconds: float) -> None:
+        """Set the time."""
+        self.now = float(epoch_seconds)
+
+    def __repr__(self) -> str:
+        return f"ScratchClock(now={self.now!r})"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "scratch_store(**settings): ScratchStore settings for the scratch_store "
+                                       "fixture (e.g. frame_bytes=4096)")
+    config.addinivalue_line("markers", "scratch_scope(run_id, agent_id): the ids of the scratch_scope fixture")
+
+
+@pytest.fixture
+def scratch_clock() -> ScratchClock:
+    """The store clock of this test (see :class:`ScratchClock`)."""
+    return ScratchClock()
+
+
+@pytest.fixture
+def scratch_store_factory(tmp_path: Path, scratch_clock: ScratchClock) -> Iterator[Callable[..., ScratchStore]]:
+    """``factory(name="extra", **settings)``: a store at ``tmp_path/name`` on ``scratch_clock`` (``orphan_grace=0``
+    unless given), closed after the test."""
+    stores: list[ScratchStore] = []
+
+    def factory(name: str = "extra", **settings: Any) -> ScratchStore:
+        settings.setdefault("clock", scratch_clock)
+        settings.setdefault("orphan_grace", 0.0)
+        store = ScratchStore(tmp_path / name, **settings)
+        stores.append(store)
+        return store
+
+    yield factory
+    for store in stores:
+        store.close()
+
+
+@pytest.fixture
+def scratch_store(request: pytest.FixtureRequest, scratch_store_factory: Callable[..., ScratchStore]) -> ScratchStore:
+    """A store in ``tmp_path`` on ``scratch_clock``, closed after the test; settings from
+    ``@pytest.mark.scratch_store(...)``."""
+    marker = request.node.get_closest_marker("scratch_store")
+    return scratch_store_factory("scratchfs", **(marker.kwargs if marker else {}))
+
+
+@pytest.fixture
+def scratch_scope(request: pytest.FixtureRequest, scratch_store: ScratchStore) -> Scope:
+    """``scratch_store.scope("run-1", "agent-1")``, or the ids of ``@pytest.mark.scratch_scope(run, agent)``."""
+    marker = request.node.get_closest_marker("scratch_scope")
+    run_id, agent_id = marker.args if marker else (DEFAULT_RUN_ID, DEFAULT_AGENT_ID)
+    return scratch_store.scope(run_id, agent_id)
+
+
+__all__ = ["ScratchClock"]

@@ -1,0 +1,122 @@
+"""Helpers for the MCP tests: run async test bodies, connect with the official client in either protocol era.
+
+The SDK serves two protocol eras over stdio: ``ClientSession.initialize()`` speaks the 2025-11-25 handshake, and
+``mcp.Client`` (mode ``auto``) negotiates the sessionless 2026-07-28 one. Every MCP test runs under both.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client, ClientSession, StdioServerParameters, stdio_client
+
+if sys.version_info < (3, 11):  # pragma: no cover
+    from exceptiongroup import BaseExceptionGroup
+
+ERAS = ("2025-11-25", "2026-07-28")
+TESTS = Path(__file__).resolve().parent
+FAKE_UPSTREAM = [sys.executable, str(TESTS / "mcp_fake_upstream.py")]
+
+
+def run(body: Callable[[], Awaitable[Any]]) -> Any:
+    """Run an async test body; a failure inside the SDK's task groups comes out as itself, not as a group."""
+    try:
+        return anyio.run(body)
+    except BaseExceptionGroup as group:
+        leaf: BaseException = group
+        while isinstance(leaf, BaseExceptionGroup) and len(leaf.exceptions) == 1:
+            leaf = leaf.exceptions[0]
+        raise leaf from None
+
+
+def scratchfs_params(*args: str, env: dict[str, str] | None = None) -> StdioServerParameters:
+    """``python -m scratchfs ARGS...`` as a stdio server, with this process's environment plus ``env``."""
+    return StdioServerParameters(command=sys.executable, args=["-m", "scratchfs", *args],
+                                 env={**os.environ, **(env or {})})
+
+
+@asynccontextmanager
+async def connect(params: StdioServerParameters, era: str, message_handler: Any = None) -> AsyncIterator[Any]:
+    """A connected client in protocol era ``era`` (checked): a ``ClientSession`` or an ``mcp.Client``, which take the
+    same ``call_tool`` / ``list_tools`` calls."""
+    if era == "2025-11-25":
+        async with stdio_client(params) as (read_stream, write_stream), \
+                ClientSession(read_stream, write_stream, message_handler=message_handler) as session:
+            await session.initialize()
+            assert session.protocol_version == era
+            yield session
+    else:
+        async with Client(params, message_handler=message_handler) as client:
+            assert client.protocol_version == era
+            yield client
+
+
+def payload(result: Any) -> dict:
+    """The JSON object of a successful scratchfs tool result, checked to equal its structured content."""
+    assert not result.is_error, result.content
+    (block,) = result.content
+    value = json.loads(block.text)
+    assert result.structured_content == value
+    return value
+
+
+def error_of(result: Any) -> str:
+    """The text of a tool error (asserting it is one)."""
+    assert result.is_error, result.content
+    (block,) = result.content
+    return block.text
+
+
+async def read_all(client: Any, handle: str, length: int = 65536) -> bytes:
+    """Every byte of a spilled result, read back by range through ``read_handle`` (text, or base64 pieces)."""
+    import base64
+
+    out = bytearray()
+    offset: int | None = 0
+    while offset is not None:
+        piece = payload(await client.call_tool("read_handle", {"handle": handle, "offset": offset, "length": length}))
+        assert piece["offset"] == len(out)
+        out += base64.b64decode(piece["data"]) if piece.get("encoding") == "base64" else piece["data"].encode()
+        assert piece["length"] == len(out) - piece["offset"]
+        offset = piece["next_offset"]
+    return bytes(out)
+
+
+async def search_all(client: Any, handle: str, needle: str, context: int = 50) -> list[dict]:
+    """Every match window of ``needle``, following ``next_offset`` until no match is left."""
+    windows: list[dict] = []
+    offset: int | None = 0
+    while offset is not None:
+        found = payload(await client.call_tool("read_handle", {"handle": handle, "match": needle, "offset": offset,
+                                                               "context": context, "max_matches": 50}))
+        windows += found["windows"]
+        offset = found["next_offset"]
+    return windows
+
+
+def match_offsets(windows: list[dict]) -> list[int]:
+    """The offset of every match in a list of (possibly merged) windows."""
+    return [m["offset"] for w in windows for m in w["matches"]]
+
+
+def window_is_exact(window: dict, data: bytes) -> bool:
+    """The window's text is the original bytes at its offset, and holds each of its matches."""
+    lo, hi = window["offset"], window["offset"] + window["length"]
+    return (window["data"].encode() == data[lo:hi] and window["match_offset"] == window["matches"][0]["offset"]
+            and all(lo <= m["offset"] and m["offset"] + m["length"] <= hi for m in window["matches"]))
+
+
+def find_all(data: bytes, needle: bytes) -> list[int]:
+    """Offsets of the non-overlapping matches of ``needle`` in ``data`` (the plain Python answer)."""
+    out, i = [], data.find(needle)
+    while i >= 0:
+        out.append(i)
+        i = data.find(needle, i + len(needle))
+    return out

@@ -1,0 +1,105 @@
+"""The agent-loop adapter: plain sync and async tool functions whose large results are spilled, per-tool classes."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import json
+import logging
+
+import pytest
+
+from scratchfs import Observation
+from scratchfs.adapter import Offloader, offloaded, tool_definitions
+
+
+def test_a_large_page_from_a_sync_tool_becomes_a_stub(scratch_scope, fixture_data):
+    page = fixture_data["browser-rust-book.html"].decode()
+    offloader = Offloader(scratch_scope)
+
+    @offloader.tool(result_class="browser")
+    def fetch_page(url: str) -> str:
+        """Fetch a page."""
+        return page if url == "big" else "<p>small</p>"
+
+    assert fetch_page.__name__ == "fetch_page" and fetch_page.__doc__ == "Fetch a page."
+    stub = json.loads(fetch_page("big"))
+    assert set(stub) == {"handle", "preview", "size", "lines", "content_type", "shape", "note"}
+    assert stub["size"] == len(page.encode()) and stub["content_type"] == "html"
+    assert fetch_page("small") == "<p>small</p>"
+    obs = fetch_page.observe("big")
+    assert isinstance(obs, Observation) and obs.stub is not None and obs.result_class == "browser"
+    assert obs.content == obs.stub.to_json()
+    (entry, _) = [e for e in scratch_scope.list_entries() if e.kind == "handle"]
+    assert entry.source_tool == "fetch_page"
+    assert scratch_scope.read_handle(stub["handle"], 1000, 500).data == page.encode()[1000:1500]
+
+
+def test_result_classes_per_tool_decide(scratch_scope):
+    big = "row\n" * 5000
+    offloader = Offloader(scratch_scope, classes={"sql": "query", "send_mail": "effect"})
+    sql = offloader.wrap(lambda: big, name="sql")
+    send_mail = offloader.wrap(lambda: big, name="send_mail")
+    unknown = offloader.wrap(lambda: big, name="mystery")  # no class: never spilled
+    assert json.loads(sql())["size"] == len(big)
+    assert send_mail() == big and unknown() == big
+    assert Offloader(scratch_scope, default_class="workspace").wrap(lambda: big, name="grep")().startswith('{"handle"')
+    assert offloaded(scratch_scope, "query", name="q")(lambda: big)().startswith('{"handle"')
+    assert offloaded(scratch_scope, "query")(lambda: {"rows": big})() == {"rows": big}  # not text: untouched
+
+
+def test_async_tools_are_wrapped_too(scratch_scope):
+    offloader = Offloader(scratch_scope)
+
+    @offloader.tool(result_class="query")
+    async def query(n: int) -> str:
+        await asyncio.sleep(0)
+        return "x" * n
+
+    assert asyncio.run(query(10)) == "x" * 10
+    stub = json.loads(asyncio.run(query(50_000)))
+    assert scratch_scope.read_handle(stub["handle"], 49_990, 100).data == b"x" * 10
+    obs = asyncio.run(query.observe(20_000))
+    assert obs.stub is not None and obs.stub.size == 20_000
+
+
+def test_the_scope_may_be_picked_per_call(scratch_store):
+    current = contextvars.ContextVar("scope")
+    offloader = Offloader(current.get, classes={"tool": "query"})
+    tool = offloader.wrap(lambda: "y" * 9000, name="tool")
+    for agent in ("a", "b"):
+        current.set(scratch_store.scope("run", agent))
+        tool()
+    assert sorted(e.agent_id for e in scratch_store.list_entries_for_run("run")) == ["a", "b"]
+
+
+def test_a_failed_spill_passes_the_result_through(scratch_store, caplog):
+    scope = scratch_store.scope("r", "a")
+    tool = Offloader(scope).wrap(lambda: "z" * 9000, name="tool", result_class="query")
+    scratch_store.close()
+    with caplog.at_level(logging.ERROR):
+        assert tool() == "z" * 9000
+    assert any(r.levelno == logging.ERROR and "'tool'" in r.getMessage() for r in caplog.records)
+
+
+def test_scratch_tools_for_the_model(scratch_scope):
+    offloader = Offloader(scratch_scope)
+    handle = scratch_scope.spill("alpha beta gamma beta").handle
+    reply = offloader.call_scratch_tool("read_handle", {"handle": handle, "match": "beta", "context": 2})
+    assert not reply.is_error
+    assert [w["match_offset"] for w in json.loads(reply.text)["windows"]] == [6, 17]
+    assert reply.result == json.loads(reply.text)
+    missing = offloader.call_scratch_tool("scratch_read", {"key": "nope"})
+    assert missing.is_error and missing.text.startswith("not found: ") and missing.result is None
+    bad = offloader.call_scratch_tool("read_handle", {"handle": handle, "offset": -5})
+    assert bad.is_error and bad.text.startswith("invalid argument: ")
+    names = [t["name"] for t in tool_definitions()]
+    assert names == ["read_handle", "scratch_write", "scratch_read", "scratch_list", "scratch_delete"]
+    assert all(t["input_schema"]["type"] == "object" and t["description"] for t in tool_definitions())
+
+
+@pytest.mark.parametrize("content", [b"\x00" * 9000, bytearray(b"\xff" * 9000)])
+def test_bytes_results_are_spilled_as_bytes(scratch_scope, content):
+    obs = Offloader(scratch_scope).offload("tool", content, "query")
+    assert obs.stub is not None
+    assert scratch_scope.read_handle(obs.stub.handle, 0, 10).data == bytes(content[:10])

@@ -1,0 +1,39 @@
+"""examples/agent_loop.py runs offline and prints what README.md shows (random handles compared as a placeholder)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+from .conftest import FIXTURES
+
+ROOT = FIXTURES.parent
+HANDLE = re.compile(r"h_[a-z2-7]{24}")
+MARKER = "<!-- agent_loop output:"
+
+
+def normalized(output: str) -> str:
+    """The output with its folded lines joined (a fold may cut a handle) and every handle replaced."""
+    return HANDLE.sub("h_HANDLE", output.replace("\n    ", ""))
+
+
+def readme_output() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    after = text[text.index(MARKER):]
+    start = after.index("```text\n") + len("```text\n")
+    return after[start : after.index("```", start)]
+
+
+def test_example_agent_loop_prints_what_the_readme_shows():
+    result = subprocess.run([sys.executable, str(ROOT / "examples" / "agent_loop.py")], capture_output=True,
+                            text=True, timeout=120, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    out = result.stdout
+    handles = set(HANDLE.findall(out))
+    assert len(handles) == 1  # one page spilled, read back through its handle
+    assert normalized(out) == normalized(readme_output())
+    assert "the stub entered the transcript" in out
+    assert "assistant calls read_handle" in out
+    assert "Ownership is a set of rules that govern how a Rust program manages memory." in out

@@ -1,0 +1,162 @@
+"""The inspector CLI: ``ls`` (table), ``stats``, ``fsck [--repair]``, and ``--json`` on every command."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from scratchfs import NotFound, ScratchStore
+from scratchfs.cli import main
+from scratchfs.ids import new_token
+
+
+@pytest.fixture
+def root(tmp_path, fixture_data):
+    """A store with entries in two runs and three agents: real outputs spilled, one short-lived scratch value."""
+    root = tmp_path / "root"
+    with ScratchStore(root) as store:
+        a = store.scope("run-a", "agent-1")
+        a.spill(fixture_data["browser-rust-book.html"], source_tool="browser.get")
+        a.spill(fixture_data["query-packages-by-month.csv"], source_tool="sql.query")
+        a.scratch_write("plan", "read the CSV", ttl=60)
+        store.scope("run-a", "agent-2").spill(fixture_data["workspace-grep-stdlib-defs.txt"],
+                                              source_tool="workspace.grep")
+        store.scope("run-b", "agent-1").spill(fixture_data["api-ec2-service-model.json"], source_tool="api.describe")
+    return root
+
+
+def cli(*args):
+    return CliRunner().invoke(main, list(args), catch_exceptions=False, terminal_width=200)
+
+
+def test_ls_shows_a_readable_table(root):
+    table = cli("ls", "--root", str(root))
+    assert table.exit_code == 0
+    for text in ("all runs: 5 entries", "run-b", "agent-2", "512.0 KiB", "browser.get", "sql.query", "expires in",
+                 "ratio", "59m", "plan"):
+        assert text in table.stdout, text
+    only = cli("ls", "--root", str(root), "--run", "run-a", "--agent", "agent-2")
+    assert "workspace.grep" in only.stdout and "browser.get" not in only.stdout
+    entries = json.loads(cli("ls", "--root", str(root), "--run", "run-a", "--json").stdout)
+    assert sorted(e["source_tool"] or "" for e in entries) == ["", "browser.get", "sql.query", "workspace.grep"]
+
+
+def test_stats_per_run_and_agent(root):
+    result = cli("stats", "--root", str(root), "--json")
+    assert result.exit_code == 0
+    rows = {(r["run_id"], r["agent_id"]): r for r in json.loads(result.stdout)}
+    with ScratchStore(root) as store:
+        entries = store.list_entries()
+    assert set(rows) == {("run-a", "agent-1"), ("run-a", "agent-2"), ("run-b", "agent-1")}
+    mine = [e for e in entries if (e.run_id, e.agent_id) == ("run-a", "agent-1")]
+    row = rows[("run-a", "agent-1")]
+    assert (row["entries"], row["handles"], row["scratch"]) == (3, 2, 1)
+    assert row["bytes_in"] == sum(e.size for e in mine)
+    assert row["bytes_on_disk"] == sum(e.stored_size for e in mine) < row["bytes_in"]
+    assert row["oldest"] == min(e.created_at for e in mine) and 0 <= row["oldest_age"] < 60
+    assert row["expiring_soon"] == 1  # the scratch value with a 60 s TTL
+    assert rows[("run-b", "agent-1")]["expiring_soon"] == 0
+    assert json.loads(cli("stats", "--root", str(root), "--soon", "7200", "--json").stdout)[0]["expiring_soon"] == 3
+    table = cli("stats", "--root", str(root))
+    assert "total" in table.stdout and "expiring <5m00s" in table.stdout
+    assert [r["run_id"] for r in json.loads(cli("stats", "--root", str(root), "--run", "run-b", "--json").stdout)] \
+        == ["run-b"]
+
+
+def damage(root):
+    """Break the store four ways: a file removed, a byte flipped inside a frame, a file cut short, an orphan."""
+    with ScratchStore(root) as store:
+        entries = {e.source_tool: e for e in store.list_entries()}
+        paths = {tool: Path(store.blobs.path(e.run_id, e.agent_id, e.blob)) for tool, e in entries.items()}
+    paths["browser.get"].unlink()
+    raw = bytearray(paths["sql.query"].read_bytes())
+    raw[100] ^= 0xFF
+    paths["sql.query"].write_bytes(bytes(raw))
+    with open(paths["api.describe"], "r+b") as f:
+        f.truncate(os.path.getsize(paths["api.describe"]) - 7)
+    orphan = paths["workspace.grep"].with_name(new_token() + ".zst")
+    shutil.copy(paths["workspace.grep"], orphan)
+    return entries, orphan
+
+
+def test_fsck_finds_missing_corrupt_and_orphaned_and_repairs_them(root):
+    clean = cli("fsck", "--root", str(root), "--json")
+    assert clean.exit_code == 0
+    report = json.loads(clean.stdout)
+    with ScratchStore(root) as store:
+        assert report["bytes_checked"] == sum(e.size for e in store.list_entries())
+    assert (report["entries_checked"], report["files_checked"], report["index"], report["clean"]) == (5, 5, "ok", True)
+
+    entries, orphan = damage(root)
+    found = cli("fsck", "--root", str(root), "--json")
+    assert found.exit_code == 3
+    assert found.stderr == "scratchfs: corrupt: 4 problems remain; `scratchfs fsck --repair` removes them\n"
+    report = json.loads(found.stdout)
+    problems = {(p["kind"], p["key"]) for p in report["problems"]}
+    assert problems == {("missing", entries["browser.get"].key), ("corrupt", entries["sql.query"].key),
+                        ("corrupt", entries["api.describe"].key), ("orphaned", None)}
+    assert (report["missing"], report["corrupt"], report["orphaned"], report["repaired"]) == (1, 2, 1, 0)
+    assert any(p["path"] == str(orphan) for p in report["problems"])
+
+    quick = json.loads(cli("fsck", "--root", str(root), "--quick", "--json").stdout)
+    assert quick["corrupt"] == 1 and quick["bytes_checked"] == 0  # the flipped byte needs the frames decompressed
+
+    table = cli("fsck", "--root", str(root))
+    assert table.exit_code == 3 and "missing 1, corrupt 2, orphaned 1" in table.stdout and "orphaned" in table.stdout
+
+    repaired = cli("fsck", "--root", str(root), "--repair", "--json")
+    assert repaired.exit_code == 0, repaired.output
+    assert json.loads(repaired.stdout)["repaired"] == 4
+    assert not orphan.exists()
+    again = json.loads(cli("fsck", "--root", str(root), "--json").stdout)
+    assert again["clean"] and again["problems"] == [] and again["entries_checked"] == 2
+    with ScratchStore(root) as store:
+        for tool in ("browser.get", "sql.query", "api.describe"):
+            e = entries[tool]
+            with pytest.raises(NotFound):
+                store.scope(e.run_id, e.agent_id).read_handle(e.key)
+        e = entries["workspace.grep"]
+        assert store.scope(e.run_id, e.agent_id).read_handle(e.key, 0, 10).data
+
+
+def test_fsck_leaves_a_file_whose_writer_is_at_work(root):
+    with ScratchStore(root) as store:
+        e = store.list_entries()[0]
+        path = Path(store.blobs.path(e.run_id, e.agent_id, e.blob))
+    pending = path.with_name(new_token() + ".zst")
+    pending.write_bytes(b"half written")
+    with open(pending, "rb") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)  # as a writer holds it until its row is committed
+        report = json.loads(cli("fsck", "--root", str(root), "--repair", "--json").stdout)
+        assert report["orphaned"] == 0 and pending.exists()
+    assert json.loads(cli("fsck", "--root", str(root), "--json").stdout)["orphaned"] == 1
+
+
+def test_fsck_progress_bar_stays_off_stdout(root):
+    result = cli("fsck", "--root", str(root), "--progress", "--json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["clean"] is True
+
+
+def test_every_command_takes_json(tmp_path):
+    servers = {"mcp", "mcp-proxy"}  # their stdout is the MCP protocol
+    for name, command in main.commands.items():
+        has_json = any("--json" in getattr(p, "opts", ()) for p in command.params)
+        assert has_json != (name in servers), name
+    root = str(tmp_path)
+    for args in (["sweep"], ["scratch-list", "--run", "r", "--agent", "a"], ["delete-run", "r"]):
+        result = cli(*args, "--root", root, "--json")
+        assert result.exit_code == 0 and json.loads(result.stdout) is not None
+    cli("scratch-write", "k", "--run", "r", "--agent", "a", "--root", root, "--json")
+    read = CliRunner().invoke(main, ["scratch-read", "k", "--run", "r", "--agent", "a", "--root", root, "--json"])
+    assert json.loads(read.stdout) == {"key": "k", "offset": 0, "length": 0, "size": 0, "next_offset": None,
+                                       "remaining": 0, "next_call": None, "data": ""}
+    demo = cli("demo", "--root", root, "--json")
+    assert demo.exit_code == 0
+    assert len(json.loads(demo.stdout)) == 5

@@ -1,0 +1,193 @@
+"""``scratchfs mcp-proxy`` in front of a small MCP server with one tool per kind of result (tests/mcp_fake_upstream.py),
+over stdio with the official client, in both protocol eras: what is spilled, what passes through untouched, and how
+an upstream that crashes, hangs or never starts is reported while the proxy keeps serving its own tools."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import anyio
+import mcp_types as types
+import pytest
+from click.testing import CliRunner
+from mcp.shared.exceptions import MCPError
+
+from scratchfs.cli import main
+
+from .mcp_fake_upstream import big_text
+from .mcp_support import (
+    ERAS,
+    FAKE_UPSTREAM,
+    connect,
+    error_of,
+    find_all,
+    match_offsets,
+    payload,
+    read_all,
+    run,
+    scratchfs_params,
+    search_all,
+    window_is_exact,
+)
+
+OWN_TOOLS = {"read_handle", "scratch_write", "scratch_read", "scratch_list", "scratch_delete"}
+
+
+def proxy(root, *options: str, upstream=FAKE_UPSTREAM):
+    return scratchfs_params("mcp-proxy", "--root", str(root), *options, "--", *upstream)
+
+
+def stub_of(result) -> dict:
+    """The stub of a spilled result: one text block of compact JSON, nothing else."""
+    assert not result.is_error and result.structured_content is None
+    (block,) = result.content
+    assert block.type == "text"
+    stub = json.loads(block.text)
+    assert set(stub) == {"handle", "preview", "size", "lines", "content_type", "shape", "note"}
+    assert block.text == json.dumps(stub, ensure_ascii=False, separators=(",", ":"))
+    return stub
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_large_text_is_spilled_and_everything_else_passes_through(era, tmp_path):
+    expected = big_text(20_000).encode()
+    events: list = []
+
+    async def on_message(message):
+        events.append(message)
+
+    async def body():
+        async with connect(proxy(tmp_path, "--class", "big_effect=effect"), era, on_message) as client:
+            names = {t.name for t in (await client.list_tools()).tools}
+            assert names >= OWN_TOOLS | {"big", "structured", "crash"}
+
+            # a large text result becomes a stub; read back by range and by match, byte-exact
+            stub = stub_of(await client.call_tool("big", {"size": 20_000}))
+            assert stub["size"] == len(expected)
+            assert expected.startswith(stub["preview"].encode()) and 200 < len(stub["preview"].encode()) <= 1024
+            assert await read_all(client, stub["handle"], length=3000) == expected
+            windows = await search_all(client, stub["handle"], "日本語", context=25)
+            assert match_offsets(windows) == find_all(expected, "日本語".encode())
+            assert all(window_is_exact(w, expected) for w in windows)
+
+            # several text blocks are stored joined by a newline
+            joined = (big_text(9000, "a") + "\n" + big_text(9000, "b")).encode()
+            assert await read_all(client, stub_of(await client.call_tool("two_blocks", {"size": 9000}))["handle"]) \
+                == joined
+
+            # untouched: small results, effect-class tools, structured content, errors, non-text content,
+            # annotated blocks, results with _meta
+            small = await client.call_tool("big", {"size": 100})
+            assert [b.text for b in small.content] == [big_text(100)]
+            assert [b.text for b in (await client.call_tool("big_effect", {"size": 20_000})).content] == [
+                big_text(20_000)]
+            structured = await client.call_tool("structured", {"size": 20_000})
+            assert structured.structured_content == {"rows": 20_000}
+            assert [b.text for b in structured.content] == [big_text(20_000)]
+            failing = await client.call_tool("failing", {"size": 20_000})
+            assert failing.is_error and [b.text for b in failing.content] == [big_text(20_000)]
+            image = await client.call_tool("image", {"size": 20_000})
+            assert [b.type for b in image.content] == ["image", "text"]
+            assert image.content[0].data == "iVBORw0KGgo=" and image.content[1].text == big_text(20_000)
+            annotated = await client.call_tool("annotated", {"size": 20_000})
+            assert annotated.content[0].annotations.priority == 0.5
+            assert annotated.content[0].text == big_text(20_000)
+            with_meta = await client.call_tool("with_meta", {"size": 20_000})
+            assert with_meta.meta["example.org/receipt"] == "r-1"
+            assert with_meta.content[0].text == big_text(20_000)
+
+            # the upstream's JSON-RPC errors pass through as they are
+            with pytest.raises(MCPError, match="fake upstream rejects this") as info:
+                await client.call_tool("json_error", {})
+            assert info.value.code == types.INVALID_PARAMS
+
+            # scratchfs _meta picks the scope and never reaches the upstream; other _meta does
+            meta = {"scratchfs/run_id": "run-9", "scratchfs/agent_id": "a-9", "example.org/trace": "t-1"}
+            seen = json.loads((await client.call_tool("echo_meta", {}, meta=meta)).content[0].text)
+            assert seen == {"example.org/trace": "t-1"}
+            theirs = stub_of(await client.call_tool("big", {"size": 20_000}, meta=meta))["handle"]
+            assert error_of(await client.call_tool("read_handle", {"handle": theirs})).startswith("not found: ")
+            assert payload(await client.call_tool("read_handle", {"handle": theirs, "length": 5},
+                                                  meta=meta))["data"] == expected[:5].decode()
+
+            # progress of a call reaches the client
+            progress: list = []
+
+            async def on_progress(value, total, message):
+                progress.append((value, total, message))
+
+            done = await client.call_tool("progress", {}, progress_callback=on_progress)
+            assert done.content[0].text == "finished"
+            assert progress == [(1, 2, "half way"), (2, 2, "done")]
+
+            # resources and prompts pass through
+            resources = await client.list_resources()
+            assert [str(r.uri) for r in resources.resources] == ["fake://readme"]
+            assert (await client.read_resource("fake://readme")).contents[0].text == big_text(30_000)
+            assert [p.name for p in (await client.list_prompts()).prompts] == ["greet"]
+            assert (await client.get_prompt("greet")).messages[0].content.text == "hello, proxy"
+
+            # a change of the upstream's tool list reaches the client, in its era's way
+            if era == "2025-11-25":
+                await client.call_tool("add_tool", {})
+                with anyio.fail_after(10):
+                    while not any(isinstance(e, types.ToolListChangedNotification) for e in events):
+                        await anyio.sleep(0.05)
+            else:
+                async with client.listen(tools_list_changed=True) as subscription:
+                    await client.call_tool("add_tool", {})
+                    with anyio.fail_after(10):
+                        event = await subscription.__anext__()
+                    assert type(event).__name__ == "ToolsListChanged"
+            assert "extra_1" in {t.name for t in (await client.list_tools()).tools}
+
+    run(body)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_upstream_hang_and_crash_become_tool_errors_and_own_tools_keep_working(era, tmp_path):
+    async def body():
+        async with connect(proxy(tmp_path, "--timeout", "5"), era) as client:
+            hung = error_of(await client.call_tool("sleep", {"seconds": 60}))
+            assert hung.startswith("upstream unavailable: ") and "no answer within 5 s" in hung
+            assert (await client.call_tool("big", {"size": 10})).content[0].text == big_text(10)  # still alive
+
+            crashed = error_of(await client.call_tool("crash", {}))
+            assert crashed.startswith("upstream unavailable: ") and "exited" in crashed
+            assert error_of(await client.call_tool("big", {"size": 10})).startswith("upstream unavailable: ")
+
+            payload(await client.call_tool("scratch_write", {"key": "still", "value": "here"}))
+            assert payload(await client.call_tool("scratch_read", {"key": "still"}))["data"] == "here"
+            assert {t.name for t in (await client.list_tools()).tools} >= OWN_TOOLS
+
+    run(body)
+
+
+@pytest.mark.parametrize(("era", "upstream", "reason"), [
+    (ERAS[0], ["/nonexistent/mcp-server"], "cannot start"),
+    (ERAS[1], [sys.executable, "-c", "import sys; sys.exit(1)"], "exited"),
+])
+def test_an_upstream_that_never_starts_leaves_the_proxys_own_tools(era, upstream, reason, tmp_path):
+    async def body():
+        async with connect(proxy(tmp_path, "--timeout", "20", upstream=upstream), era) as client:
+            assert {t.name for t in (await client.list_tools()).tools} == OWN_TOOLS
+            text = error_of(await client.call_tool("git_log", {}))
+            assert text.startswith(f"upstream unavailable: {upstream[0]}: ") and reason in text
+            payload(await client.call_tool("scratch_write", {"key": "k", "value": "v"}))
+
+    run(body)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--class", "git_log"], "expected TOOL=CLASS"),
+    (["--class", "git_log=huge"], "expected TOOL=CLASS"),
+    (["--default-class", "huge"], "'huge' is not one of"),
+    (["--threshold", "-1"], "-1 is not in the range"),
+    (["--timeout", "0"], "0.0 is not in the range"),
+    ([], "Missing argument 'COMMAND...'"),
+])
+def test_bad_proxy_options_exit_2(tmp_path, args, message):
+    result = CliRunner().invoke(main, ["mcp-proxy", "--root", str(tmp_path), *args, *(["--", "x"] if args else [])])
+    assert result.exit_code == 2
+    assert message in result.stderr

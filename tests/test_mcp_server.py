@@ -1,0 +1,137 @@
+"""``scratchfs mcp``: the tools over stdio with the official MCP client, in both protocol eras the SDK serves."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from mcp.shared.exceptions import MCPError
+
+from scratchfs import ScratchStore
+from scratchfs.cli import main
+
+from .mcp_support import (
+    ERAS,
+    connect,
+    error_of,
+    find_all,
+    match_offsets,
+    payload,
+    read_all,
+    run,
+    scratchfs_params,
+    search_all,
+    window_is_exact,
+)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_tools_over_stdio_answer_the_contract_byte_exact(era, tmp_path, fixture_data):
+    page = fixture_data["browser-rust-book.html"]
+    grep = fixture_data["workspace-grep-stdlib-defs.txt"]
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("run-1", "agent-1")
+        handle = scope.spill(page, source_tool="browser.get").handle
+        damaged = scope.spill(grep, source_tool="workspace.grep").handle
+        entry = next(e for e in scope.list_entries() if e.key == damaged)
+        path = Path(store.blobs.path("run-1", "agent-1", entry.blob))
+    raw = bytearray(path.read_bytes())
+    raw[len(raw) // 2] ^= 0xFF
+    path.write_bytes(bytes(raw))
+    first_multibyte = next(i for i, b in enumerate(page) if b >= 0xC0)
+
+    async def body():
+        async with connect(scratchfs_params("mcp", "--root", str(tmp_path), "--run", "run-1", "--agent", "agent-1"),
+                           era) as client:
+            listed = {t.name: t for t in (await client.list_tools()).tools}
+            assert set(listed) == {"read_handle", "scratch_write", "scratch_read", "scratch_list", "scratch_delete"}
+            assert listed["read_handle"].input_schema["required"] == ["handle"]
+            assert "next_offset" in listed["read_handle"].description
+            assert listed["read_handle"].annotations.read_only_hint is True
+
+            # by range: whole characters only, byte-exact, and reading on from next_offset rebuilds the page
+            r = payload(await client.call_tool("read_handle", {"handle": handle, "offset": first_multibyte - 10,
+                                                               "length": 11}))
+            assert r == {"handle": handle, "offset": first_multibyte - 10, "length": 10, "size": len(page),
+                         "next_offset": first_multibyte, "remaining": len(page) - first_multibyte,
+                         "next_call": f'read_handle(handle="{handle}", offset={first_multibyte}, length=4096)',
+                         "data": page[first_multibyte - 10 : first_multibyte].decode()}
+            inside = payload(await client.call_tool("read_handle", {"handle": handle, "offset": first_multibyte + 1}))
+            assert inside["offset"] > first_multibyte + 1
+            assert inside["data"].encode() == page[inside["offset"] : inside["offset"] + inside["length"]]
+            assert await read_all(client, handle, length=30_000) == page
+
+            # by match: every match of the plain Python loop, each window the original bytes
+            windows = await search_all(client, handle, "ownership", context=60)
+            assert match_offsets(windows) == find_all(page, b"ownership")
+            assert all(window_is_exact(w, page) for w in windows)
+
+            # by lines and by pattern, as the store reads them
+            lines = payload(await client.call_tool("read_handle", {"handle": handle, "line": 3348, "lines": 2}))
+            assert lines["data"].encode() == b"".join(page.splitlines(keepends=True)[3347:3349])
+            assert (lines["first_line"], lines["lines"], lines["next_line"]) == (3348, 2, 3350)
+            found = payload(await client.call_tool("read_handle", {"handle": handle, "pattern": r"^<h2 id=\"wh",
+                                                                   "ignore_case": True, "max_matches": 2}))
+            assert found["pattern"] == r"^<h2 id=\"wh" and found["more"] is True
+            assert [w["line"] for w in found["windows"]] == [
+                i + 1 for i, ln in enumerate(page.splitlines()) if ln.lower().startswith(b'<h2 id="wh')][:2]
+
+            # the scratchpad
+            assert payload(await client.call_tool("scratch_write", {"key": "plan", "value": "read ch. 4 — then 5",
+                                                                    "ttl": 120}))["size"] == 21
+            assert payload(await client.call_tool("scratch_read", {"key": "plan"}))["data"] == "read ch. 4 — then 5"
+            listing = payload(await client.call_tool("scratch_list", {}))
+            assert [e["key"] for e in listing["entries"]] == ["plan"]
+            assert payload(await client.call_tool("scratch_delete", {"key": "plan"})) == {"key": "plan",
+                                                                                          "deleted": True}
+
+            # errors are tool errors that say their kind, and the server keeps serving
+            assert error_of(await client.call_tool("scratch_read", {"key": "plan"})).startswith("not found: ")
+            assert error_of(await client.call_tool("read_handle", {"handle": handle, "offset": "x"})) == (
+                "invalid argument: read_handle: offset: 'x' is not of type 'integer'")
+            assert "past the end" in error_of(await client.call_tool("read_handle", {"handle": handle,
+                                                                                     "offset": len(page) + 1}))
+            with pytest.raises(MCPError, match="Unknown tool: nope"):  # a protocol error, as the spec says
+                await client.call_tool("nope", {})
+            corrupt = error_of(await client.call_tool("read_handle", {"handle": damaged, "offset": len(grep) // 2}))
+            assert corrupt.startswith("corrupt: ") and damaged in corrupt
+
+            # another scope, named in the request's _meta, does not see this scope's handle
+            other = {"scratchfs/run_id": "run-2", "scratchfs/agent_id": "agent-9"}
+            assert error_of(await client.call_tool("read_handle", {"handle": handle}, meta=other)).startswith(
+                "not found: ")
+            await client.call_tool("scratch_write", {"key": "theirs", "value": "x"}, meta=other)
+            assert payload(await client.call_tool("scratch_list", {}))["entries"] == []
+            assert payload(await client.call_tool("scratch_list", {}, meta=other))["entries"][0]["key"] == "theirs"
+            assert "run id" in error_of(await client.call_tool("scratch_list", {},
+                                                               meta={"scratchfs/run_id": "bad\nid"}))
+
+    run(body)
+    with ScratchStore(tmp_path) as store:
+        assert [e.key for e in store.scope("run-2", "agent-9").scratch_list()] == ["theirs"]
+
+
+def test_scope_from_the_environment_and_meta(tmp_path):
+    params = scratchfs_params("mcp", "--root", str(tmp_path), env={"SCRATCHFS_RUN_ID": "env-run",
+                                                                  "SCRATCHFS_AGENT_ID": ""})
+
+    async def body():
+        async with connect(params, ERAS[0]) as client:
+            text = error_of(await client.call_tool("scratch_write", {"key": "k", "value": "v"}))
+            assert text.startswith("invalid argument: no agent id")
+            payload(await client.call_tool("scratch_write", {"key": "k", "value": "v"},
+                                           meta={"scratchfs/agent_id": "a-7"}))
+
+    run(body)
+    with ScratchStore(tmp_path) as store:
+        assert store.scope("env-run", "a-7").scratch_read("k") == b"v"
+
+
+def test_mcp_without_the_sdk_says_how_to_install_it(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "mcp", None)
+    result = CliRunner().invoke(main, ["mcp", "--root", str(tmp_path), "--run", "r", "--agent", "a"])
+    assert result.exit_code == 2
+    assert result.stderr == ("scratchfs: missing dependency: the MCP faces need the mcp package (2.x): "
+                             "pip install 'scratchfs[mcp]'\n")

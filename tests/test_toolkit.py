@@ -1,0 +1,199 @@
+"""The model-facing tools and their JSON contract, in process: text cut to whole UTF-8 characters, byte-exact."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from scratchfs import MAX_READ_BYTES, InvalidArgument, NotFound
+from scratchfs.toolkit import TOOL_SPECS, ScratchTools, check_arguments, error_text
+
+from .mcp_support import find_all, match_offsets, window_is_exact
+
+# text with 1-, 2-, 3- and 4-byte characters
+TEXT = st.text(alphabet=st.sampled_from("ab \n\té—✓日本語😀\u0301"), max_size=3000)
+
+
+def piece_bytes(piece: dict) -> bytes:
+    return base64.b64decode(piece["data"]) if piece.get("encoding") == "base64" else piece["data"].encode()
+
+
+@given(text=TEXT, offset=st.integers(0, 12_000), length=st.integers(1, 5000))
+def test_range_data_is_whole_characters_and_byte_exact(scratch_scope, text, offset, length):
+    data = text.encode()
+    offset = min(offset, len(data))
+    tools = ScratchTools(scratch_scope)
+    handle = scratch_scope.spill(data).handle
+    r = tools.call("read_handle", {"handle": handle, "offset": offset, "length": length})
+    # valid UTF-8: never base64
+    assert set(r) == {"handle", "offset", "length", "size", "next_offset", "remaining", "next_call", "data"}
+    assert r["handle"] == handle and r["size"] == len(data)
+    assert 0 <= r["offset"] - offset <= 3  # only continuation bytes of a character begun earlier are skipped
+    assert r["data"].encode() == data[r["offset"] : r["offset"] + r["length"]]
+    end = r["offset"] + r["length"]
+    assert r["next_offset"] == (end if end < len(data) else None)
+    assert r["remaining"] == len(data) - end
+    assert (r["next_call"] is None) == (r["next_offset"] is None)
+    if r["next_call"] is not None:
+        assert r["next_call"].startswith(f'read_handle(handle="{handle}", offset={end}, length=')
+    assert end <= offset + length  # never more than asked for
+    if length >= 4 and offset < len(data):
+        assert r["next_offset"] is None or r["next_offset"] > offset  # always gets on when a character fits
+
+
+def test_reading_on_from_next_offset_reassembles_the_content(scratch_scope, fixture_data):
+    data = fixture_data["browser-rust-book.html"]
+    tools = ScratchTools(scratch_scope)
+    handle = scratch_scope.spill(data).handle
+    out, offset = bytearray(), 0
+    while offset is not None:
+        r = tools.read_handle(handle, offset, 1000)  # 1000-byte reads cut many multi-byte characters
+        assert r["offset"] == offset
+        out += r["data"].encode()
+        offset = r["next_offset"]
+    assert bytes(out) == data
+
+
+@given(data=st.binary(max_size=3000), offset=st.integers(0, 3000), length=st.integers(1, 3000))
+def test_bytes_that_are_not_utf8_come_as_base64(scratch_scope, data, offset, length):
+    offset = min(offset, len(data))
+    handle = scratch_scope.spill(data).handle
+    r = ScratchTools(scratch_scope).read_handle(handle, offset, length)
+    got = piece_bytes(r)
+    assert got == data[r["offset"] : r["offset"] + r["length"]]
+    if r.get("encoding") == "base64":
+        assert r["offset"] == offset and got == data[offset : offset + length]
+        with pytest.raises(UnicodeDecodeError):
+            got.decode("utf-8")
+
+
+@given(text=TEXT, needle=st.sampled_from(["a", "日本", "é", "😀", "b\n"]), context=st.integers(0, 40))
+def test_match_windows_are_whole_characters_around_every_match(scratch_scope, text, needle, context):
+    data = text.encode()
+    handle = scratch_scope.spill(data).handle
+    tools = ScratchTools(scratch_scope)
+    found, offset = [], 0
+    while offset is not None:
+        r = tools.read_handle(handle, offset, match=needle, context=context, max_matches=7)
+        assert set(r) == {"handle", "match", "size", "next_offset", "more", "remaining", "next_call", "windows"}
+        assert r["match"] == needle and r["more"] == (r["next_offset"] is not None)
+        found += r["windows"]
+        offset = r["next_offset"]
+    assert match_offsets(found) == find_all(data, needle.encode())
+    for w in found:
+        assert set(w) == {"match_offset", "line", "offset", "length", "matches", "data"}
+        assert window_is_exact(w, data)
+        assert w["match_offset"] - w["offset"] <= context
+        for m in w["matches"]:
+            assert m["line"] == data[: m["offset"]].count(b"\n") + 1
+
+
+def test_line_reads_and_pattern_searches_through_the_tool(scratch_scope, fixture_data):
+    data = fixture_data["workspace-grep-stdlib-defs.txt"]
+    handle = scratch_scope.spill(data).handle
+    tools = ScratchTools(scratch_scope)
+    r = tools.call("read_handle", {"handle": handle, "line": 100, "lines": 3})
+    assert r["data"].encode() == b"".join(data.splitlines(keepends=True)[99:102])
+    assert (r["first_line"], r["lines"], r["next_line"], r["cut"]) == (100, 3, 103, False)
+    assert r["total_lines"] == data.count(b"\n") + (not data.endswith(b"\n"))
+    assert r["next_call"] == f'read_handle(handle="{handle}", line=103, lines=50)'
+    found = tools.call("read_handle", {"handle": handle, "pattern": r"class \w+Error\b", "context": 0,
+                                       "max_matches": 1000})
+    want = [m.start() for m in re.finditer(rb"class \w+Error\b", data, re.M)]
+    got = match_offsets(found["windows"])
+    assert got == want[: len(got)] and got
+    assert found["pattern"] == r"class \w+Error\b" and found["ignore_case"] is False
+    loud = tools.call("read_handle", {"handle": handle, "match": "CLASS ", "ignore_case": True, "max_matches": 1})
+    assert loud["ignore_case"] is True and loud["windows"][0]["match_offset"] == data.find(b"class ")
+    with pytest.raises(InvalidArgument):
+        tools.call("read_handle", {"handle": handle, "line": 1, "match": "x"})
+
+
+def test_a_line_cut_by_the_cap_is_cut_on_a_character(scratch_scope):
+    data = ("é" * 40_000 + "\n").encode()  # one line of 80,001 bytes
+    handle = scratch_scope.spill(data).handle
+    r = ScratchTools(scratch_scope).read_handle(handle, line=1, lines=1)
+    assert r["cut"] is True and r["length"] == MAX_READ_BYTES and r["next_offset"] == MAX_READ_BYTES
+    assert r["data"] == "é" * (MAX_READ_BYTES // 2)
+    assert r["next_call"] == f'read_handle(handle="{handle}", offset={MAX_READ_BYTES}, length={MAX_READ_BYTES})'
+
+
+def test_scratchpad_tools_round_trip(scratch_scope, scratch_clock):
+    tools = ScratchTools(scratch_scope)
+    written = tools.call("scratch_write", {"key": "plan", "value": "1) lire 2) écrire", "ttl": 60})
+    assert written == {"key": "plan", "size": len("1) lire 2) écrire".encode()), "ttl": 60.0,
+                       "expires_at": scratch_clock.now + 60}
+    tools.call("scratch_write", {"key": "blob", "value": base64.b64encode(b"\x00\xff\xfe").decode(),
+                                 "encoding": "base64"})
+    assert tools.call("scratch_read", {"key": "plan"})["data"] == "1) lire 2) écrire"
+    blob = tools.call("scratch_read", {"key": "blob"})
+    assert blob["encoding"] == "base64" and base64.b64decode(blob["data"]) == b"\x00\xff\xfe"
+    part = tools.call("scratch_read", {"key": "plan", "offset": 3, "length": 5})
+    assert part == {"key": "plan", "offset": 3, "length": 5, "size": 18, "next_offset": 8, "remaining": 10,
+                    "next_call": 'scratch_read(key="plan", offset=8, length=4096)', "data": "lire "}
+    listed = tools.call("scratch_list", {"prefix": "pl"})
+    assert listed == {"prefix": "pl", "entries": [{"key": "plan", "size": 18, "expires_in": 60.0,
+                                                   "preview": "1) lire 2) écrire"}]}
+    scratch_clock.advance(61)
+    assert [e["key"] for e in tools.call("scratch_list")["entries"]] == ["blob"]
+    assert tools.call("scratch_delete", {"key": "blob"}) == {"key": "blob", "deleted": True}
+    assert tools.call("scratch_delete", {"key": "blob"}) == {"key": "blob", "deleted": False}
+
+
+def test_large_scratch_values_are_read_in_capped_pieces(scratch_scope):
+    value = "x" * (MAX_READ_BYTES + 10)
+    tools = ScratchTools(scratch_scope)
+    tools.scratch_write("big", value)
+    first = tools.scratch_read("big")
+    assert first["length"] == MAX_READ_BYTES and first["next_offset"] == MAX_READ_BYTES
+    assert tools.scratch_read("big", offset=first["next_offset"])["data"] == "x" * 10
+
+
+@pytest.mark.parametrize(("name", "args", "message"), [
+    ("read_handle", {}, "'handle' is a required property"),
+    ("read_handle", {"handle": "h_" + "a" * 24, "offset": "10"}, "offset: '10' is not of type 'integer'"),
+    ("read_handle", {"handle": "h_" + "a" * 24, "offset": -1}, "offset: -1 is less than the minimum of 0"),
+    ("read_handle", {"handle": "h_" + "a" * 24, "length": 10**9}, "length: 1000000000 is greater than the maximum"),
+    ("read_handle", {"handle": "h_" + "a" * 24, "bogus": 1}, "'bogus' was unexpected"),
+    ("read_handle", {"handle": "h_" + "a" * 24, "match": ""}, "match: '' should be non-empty"),
+    ("scratch_write", {"key": "k", "value": 3}, "value: 3 is not of type 'string'"),
+    ("scratch_write", {"key": "k", "value": "v", "ttl": 0}, "ttl: 0 is less than or equal to the minimum of 0"),
+    ("scratch_write", {"key": "k", "value": "v", "encoding": "hex"}, "encoding: 'hex' is not one of"),
+    ("scratch_list", [], "must be a JSON object"),
+    ("no_such_tool", {}, "unknown tool 'no_such_tool'"),
+])
+def test_bad_arguments_are_invalid_argument_errors_naming_the_value(name, args, message):
+    with pytest.raises(InvalidArgument) as info:
+        check_arguments(name, args)
+    assert message in str(info.value)
+    assert error_text(info.value).startswith("invalid argument: ")
+
+
+def test_store_errors_keep_their_kind(scratch_scope):
+    tools = ScratchTools(scratch_scope)
+    with pytest.raises(NotFound) as info:
+        tools.call("read_handle", {"handle": "h_" + "a" * 24})
+    assert error_text(info.value) == "not found: no handle 'h_aaaaaaaaaaaaaaaaaaaaaaaa' in this scope"
+    handle = scratch_scope.spill("abc").handle
+    with pytest.raises(InvalidArgument, match="length applies to range reads"):
+        tools.call("read_handle", {"handle": handle, "match": "b", "length": 3})
+    with pytest.raises(InvalidArgument, match="past the end"):
+        tools.call("read_handle", {"handle": handle, "offset": 4})
+    assert check_arguments("read_handle", {"handle": handle, "offset": 2.0}) == {"handle": handle, "offset": 2}
+
+
+def test_every_tool_has_a_schema_a_model_can_follow():
+    assert set(TOOL_SPECS) == {"read_handle", "scratch_write", "scratch_read", "scratch_list", "scratch_delete"}
+    for spec in TOOL_SPECS.values():
+        assert spec.input_schema["type"] == "object" and spec.input_schema["additionalProperties"] is False
+        assert len(spec.description) > 80
+        for name, prop in spec.input_schema["properties"].items():
+            assert prop.get("description"), f"{spec.name}.{name} has no description"
+        json.dumps(spec.input_schema)
+    read = TOOL_SPECS["read_handle"].description
+    assert "next_offset" in read and "match" in read and str(MAX_READ_BYTES) in read
