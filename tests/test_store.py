@@ -77,10 +77,17 @@ def test_chunks_from_a_reused_buffer_are_stored_as_they_were(scope, fixture_data
             buffer[:n] = data[start : start + n]
             yield memoryview(buffer)[:n]
 
-    stub = scope.spill(views())
-    assert stub.size == len(data)
-    for offset in range(0, len(data), 300_001):
-        assert scope.read_handle(stub.handle, offset, 4096).data == data[offset : offset + 4096]
+    def same_bytearray():
+        for start in range(0, len(data), len(buffer)):
+            n = len(data[start : start + len(buffer)])
+            buffer[:n] = data[start : start + n]
+            yield buffer if n == len(buffer) else buffer[:n]
+
+    for chunks in (views(), same_bytearray()):
+        stub = scope.spill(chunks)
+        assert stub.size == len(data)
+        for offset in range(0, len(data), 300_001):
+            assert scope.read_handle(stub.handle, offset, 4096).data == data[offset : offset + 4096]
 
 
 @pytest.mark.parametrize("content", [None, 42, 3.5, {"a": 1}, ["text", 3], "\udcff"])
