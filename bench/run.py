@@ -643,6 +643,14 @@ def write_results(report: dict, directory: Path, kind: str) -> Path:
     return path
 
 
+def _load() -> str:
+    """The 1-minute load average, as text ("?" where the platform has none)."""
+    try:
+        return f"{os.getloadavg()[0]:.2f}"
+    except (AttributeError, OSError):
+        return "?"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="scratchfs benchmark against the anchors (issue 3)")
     parser.add_argument("--quick", action="store_true", help="every figure, tiny: a smoke test, not a measurement")
@@ -665,6 +673,7 @@ def main(argv: list[str] | None = None) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="scratchfs-bench-", dir=args.workdir))
     ctx = Ctx(args.quick, args.reps, workdir, args.skip_large, profile, args.seed)
     rows: list[Row] = []
+    load_before = _load()
     started = time.perf_counter()
     try:
         for figure in FIGURES:
@@ -677,11 +686,12 @@ def main(argv: list[str] | None = None) -> int:
         ctx.close()
         shutil.rmtree(workdir, ignore_errors=True)
     seconds = time.perf_counter() - started
+    load = f"load average {load_before} before, {_load()} after (other processes share these {os.cpu_count()} cores)"
 
     date = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     command = "python bench/run.py" + "".join(f" {a}" for a in (sys.argv[1:] if argv is None else argv))
     print(f"scratchfs benchmark, {date}, `{command}`, median of {args.reps} repetitions"
-          f"{' (QUICK: tiny sizes, not a measurement)' if args.quick else ''}\n")
+          f"{' (QUICK: tiny sizes, not a measurement)' if args.quick else ''}; {load}\n")
     print(table(rows))
     for note in ctx.notes:
         print(f"\n{note}")
@@ -691,7 +701,7 @@ def main(argv: list[str] | None = None) -> int:
     report = {
         "date": date, "command": command, "kind": kind, "quick": args.quick, "reps": args.reps,
         "seconds": round(seconds, 1),
-        "machine": benchlib.machine(), "columns": list(COLUMNS), "rows": [asdict(r) for r in rows],
+        "machine": benchlib.machine(), "load": load, "columns": list(COLUMNS), "rows": [asdict(r) for r in rows],
         "notes": ctx.notes, "profiled": sorted(profile),
     }
     path = write_results(report, args.results_dir, kind)
