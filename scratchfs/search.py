@@ -471,10 +471,8 @@ def search(reader: SeekableReader, matcher: Matcher, start: int, context: int, m
         windows.append(Window(open_hits[0].offset, open_lo, data, open_hits[0].line, tuple(open_hits)))
         open_hits = []
 
-    frame = first
-    while frame < table.frames:
-        buf += reader.frame(frame)
-        frame += 1
+    for _, data in reader.iter_frames(first, batch_bytes=1024 * 1024):
+        buf += data
         end = base + len(buf)
         at_end = end >= size
         if next_offset is None:

@@ -275,8 +275,10 @@ class SeekableWriter:
 
     def write(self, data) -> None:
         """Append bytes (any bytes-like object) to the content."""
-        if not isinstance(data, (bytes, bytearray)):
-            data = bytes(data)  # one copy, so that frames can be counted and sliced without more
+        if not isinstance(data, bytes):
+            # one copy, so that frames can be counted and sliced without more; and frames wait in a batch after this
+            # call returns, so only an immutable ``bytes`` may stay borrowed (a caller may refill a reused buffer)
+            data = bytes(data)
         view = memoryview(data)
         frame = self._frame_bytes
         start, end = 0, len(data)

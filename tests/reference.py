@@ -17,9 +17,10 @@ def find_loop(data: bytes, needle: bytes, start: int = 0) -> list[tuple[int, int
 
 
 def regex_spans(data: bytes, pattern: str, start: int = 0, ignore_case: bool = False) -> list[tuple[int, int]]:
-    """Non-empty matches of ``re.finditer(pattern, data, re.M)`` that start at or after ``start``."""
+    """Non-empty matches of ``re.compile(pattern, re.M).finditer(data, start)``: the search starts at ``start``, as
+    ``pos=`` does (the bytes before it are seen by lookbehind and ``^`` only)."""
     flags = re.MULTILINE | (re.IGNORECASE if ignore_case else 0)
-    return [m.span() for m in re.finditer(pattern.encode(), data, flags) if m.end() > m.start() and m.start() >= start]
+    return [m.span() for m in re.compile(pattern.encode(), flags).finditer(data, start) if m.end() > m.start()]
 
 
 def windows(data: bytes, spans: list[tuple[int, int]], context: int, max_matches: int,

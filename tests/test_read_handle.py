@@ -27,6 +27,8 @@ def test_range_reads_equal_the_slice(small_frames_store, data, ranges):
             with pytest.raises(InvalidArgument, match="past the end"):
                 scope.read_handle(stub.handle, offset, length)
             continue
+        with pytest.raises(InvalidArgument, match="length must be at least 1"):
+            scope.read_handle(stub.handle, offset, 0)
         got = scope.read_handle(stub.handle, offset, length)
         want = data[offset : offset + min(length, MAX_READ_BYTES)]
         assert got.data == want

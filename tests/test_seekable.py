@@ -107,6 +107,29 @@ def test_empty_content_is_one_empty_frame(tmp_path):
         os.close(fd)
 
 
+@pytest.mark.parametrize("kind", ["bytearray", "memoryview"])
+def test_a_buffer_refilled_after_each_write_is_stored_as_it_was(tmp_path, fixture_data, kind):
+    # frames wait in a batch after write() returns: the writer must not keep views of a buffer its caller reuses
+    data = b"".join(fixture_data.values())
+    buffer = bytearray(64 * 1024)
+    path = tmp_path / "r.zst"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT)
+    try:
+        writer = SeekableWriter(fd, frame_bytes=16 * 1024)
+        for start in range(0, len(data), len(buffer)):
+            n = len(data[start : start + len(buffer)])
+            buffer[:n] = data[start : start + n]
+            writer.write(buffer[:n] if n < len(buffer) else buffer if kind == "bytearray" else memoryview(buffer))
+        writer.close()
+    finally:
+        os.close(fd)
+    fd, reader = open_reader(path)
+    try:
+        assert reader.read(0, len(data)) == data
+    finally:
+        os.close(fd)
+
+
 def damaged(tmp_path, mutate) -> bytes:
     data = b"".join(b"line %d of a log\n" % i for i in range(5000))
     path = tmp_path / "d.zst"

@@ -66,6 +66,30 @@ def test_streams_and_chunk_iterables_are_accepted(scope, fixture_data, tmp_path)
         assert scope.read_handle(stub.handle, 300_000, 5000).data == data[300_000:305_000]
 
 
+def test_chunks_from_a_reused_buffer_are_stored_as_they_were(scope, fixture_data):
+    # a producer that refills one buffer and yields views of it: each chunk must be taken before the next refill
+    data = b"".join(fixture_data.values())
+    buffer = bytearray(1 << 20)
+
+    def views():
+        for start in range(0, len(data), len(buffer)):
+            n = len(data[start : start + len(buffer)])
+            buffer[:n] = data[start : start + n]
+            yield memoryview(buffer)[:n]
+
+    def same_bytearray():
+        for start in range(0, len(data), len(buffer)):
+            n = len(data[start : start + len(buffer)])
+            buffer[:n] = data[start : start + n]
+            yield buffer if n == len(buffer) else buffer[:n]
+
+    for chunks in (views(), same_bytearray()):
+        stub = scope.spill(chunks)
+        assert stub.size == len(data)
+        for offset in range(0, len(data), 300_001):
+            assert scope.read_handle(stub.handle, offset, 4096).data == data[offset : offset + 4096]
+
+
 @pytest.mark.parametrize("content", [None, 42, 3.5, {"a": 1}, ["text", 3], "\udcff"])
 def test_bad_content_raises_and_leaves_nothing(scope, store, content):
     with pytest.raises(InvalidArgument):

@@ -1,0 +1,146 @@
+"""Shared pieces of the benchmark scripts: the real data, streamed to any size, and peak-RSS probes.
+
+Data: the real tool outputs in ``fixtures/`` (see ``fixtures/README.md``), concatenated in name order into one
+*corpus* of about 2 MiB and repeated to the size a figure needs. Nothing else is read.
+
+RSS: on Linux, writing ``5`` to ``/proc/self/clear_refs`` resets the peak resident set size (``VmHWM``) to the
+current one (``proc(5)``), so ``peak_after - rss_before`` is exactly the growth of the step between. Where that
+file cannot be written, the peak since the process started (``ru_maxrss``) stands in; it can only over-state the
+growth, never hide it.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import resource
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+FIXTURE_SUFFIXES = {".html", ".json", ".csv", ".txt"}
+KIB = 1024
+MIB = 1024 * KIB
+GIB = 1024 * MIB
+
+
+def fixture_files() -> list[Path]:
+    """The real data files, in name order."""
+    return sorted(p for p in FIXTURES.iterdir() if p.suffix in FIXTURE_SUFFIXES)
+
+
+def corpus() -> bytes:
+    """All fixtures concatenated in name order (about 2 MiB of CSV, JSON, HTML and grep output)."""
+    return b"".join(p.read_bytes() for p in fixture_files())
+
+
+def repeated(source: bytes, size: int, start: int = 0) -> bytes:
+    """``size`` bytes of ``source`` repeated, starting at byte ``start`` of it."""
+    if not source:
+        raise ValueError("source is empty")
+    start %= len(source)
+    reps = (start + size) // len(source) + 1
+    return (source * reps)[start : start + size]
+
+
+def repeated_chunks(source: bytes, size: int, chunk_bytes: int = MIB) -> Iterator[memoryview]:
+    """Yield ``size`` bytes of ``source`` repeated, in chunks of ``chunk_bytes``, holding only ``source`` plus one
+    chunk (the chunks are read-only views into one buffer)."""
+    doubled = memoryview(source + source[: min(chunk_bytes, len(source))] * (chunk_bytes // len(source) + 1))
+    pos = done = 0
+    while done < size:
+        n = min(chunk_bytes, size - done)
+        yield doubled[pos : pos + n]
+        done += n
+        pos = (pos + n) % len(source)
+
+
+class RepeatedReader(io.RawIOBase):
+    """A binary file object whose content is ``source`` repeated to ``size`` bytes, generated as it is read."""
+
+    def __init__(self, source: bytes, size: int) -> None:
+        super().__init__()
+        self._source = source
+        self._size = size
+        self._pos = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        view = memoryview(buffer).cast("B")
+        n = min(len(view), self._size - self._pos)
+        done = 0
+        while done < n:
+            at = (self._pos + done) % len(self._source)
+            take = min(n - done, len(self._source) - at)
+            view[done : done + take] = self._source[at : at + take]
+            done += take
+        self._pos += n
+        return n
+
+
+def pick_needle(period: bytes, per_period: int) -> bytes:
+    """A word of the data (8 to 24 letters) that occurs ``per_period`` times in ``period`` as a substring, or as
+    close to that as any word does; among equals the alphabetically first, so the choice is stable."""
+    counts = Counter(re.findall(rb"\b[A-Za-z]{8,24}\b", period))
+    for word in sorted(counts, key=lambda w: (abs(counts[w] - per_period), w)):
+        if period.count(word) == counts[word]:  # no occurrence hides inside a longer word
+            return word
+    raise ValueError("the data has no word of 8 to 24 letters")
+
+
+# -- resident set size -------------------------------------------------------------------------------------------
+
+def _status_kib(field: str) -> int | None:
+    try:
+        with open("/proc/self/status") as f:
+            text = f.read()
+    except OSError:
+        return None
+    match = re.search(rf"^{field}:\s+(\d+) kB", text, re.M)
+    return int(match.group(1)) if match else None
+
+
+def rss_bytes() -> int:
+    """The current resident set size of this process, in bytes (the peak so far where it cannot be read)."""
+    kib = _status_kib("VmRSS")
+    return kib * KIB if kib is not None else peak_rss_bytes()
+
+
+def peak_rss_bytes() -> int:
+    """The peak resident set size of this process since start or the last :func:`reset_peak_rss`, in bytes."""
+    kib = _status_kib("VmHWM")
+    if kib is not None:
+        return kib * KIB
+    maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return maxrss if sys.platform == "darwin" else maxrss * KIB  # bytes on macOS, KiB elsewhere
+
+
+def reset_peak_rss() -> bool:
+    """Reset the peak RSS to the current RSS; False where the platform cannot (the peak then stays since start)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        return False
+    return True
+
+
+def machine() -> dict:
+    """What the figures were measured on."""
+    import platform
+
+    import zstandard
+
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "zstd": zstandard.ZSTD_VERSION and ".".join(map(str, zstandard.ZSTD_VERSION)),
+        "python-zstandard": zstandard.__version__,
+    }
