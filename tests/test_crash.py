@@ -248,3 +248,21 @@ def test_durable_store_syncs_file_and_directory_before_the_row(tmp_path, monkeyp
         store.scope("run", "agent").spill(b"x" * 10_000, source_tool="t")
     first_commit = events.index("commit")
     assert "fsync file" in events[:first_commit] and "fsync dir" in events[:first_commit]
+
+
+def test_the_checker_counts_an_expired_value_but_not_its_replacement_in_flight():
+    """The checker's own logic: a short-lived value past its expiry must be gone, unless the write in flight at the
+    kill (with a new value and its own TTL) replaced it."""
+    from collections import Counter as Count
+
+    ident = ("scratch", "run", "agent", "k0")
+    expected = {ident: {"seed": 1, "exp_lo": 10.0, "exp_hi": 11.0}}
+    overwrite = {"op": "scratch_write", "run": "run", "agent": "agent", "key": "k0", "seed": 2}
+    for seen_seed, pending, violations in [
+        (1, None, {"expired entries visible": 1}),       # the expired value itself is still visible
+        (2, overwrite, {}),                              # the overwrite in flight landed: a new, live value
+        (3, overwrite, {"wrong bytes": 1}),              # a value nobody wrote
+    ]:
+        report, problems = Count(), []
+        harness._compare(expected, {ident: {"seed": seen_seed}}, pending, 20.0, 20.1, report, problems)
+        assert dict(report) == violations
