@@ -614,6 +614,14 @@ class ScratchStore:
                 self._line_tables[blob] = table
         return table
 
+    def _line_reader(self, entry: Entry, fd: int, newlines: bytes, name: str) -> tuple[SeekableReader, LineTable]:
+        """The blob's reader and its line table, checked against each other. Raises CorruptBlob."""
+        reader = self._reader(entry, fd, name)
+        table = self._line_table(entry.blob, newlines)
+        if len(table.newlines_before) != reader.table.frames + 1:
+            raise CorruptBlob(f"{name}: the index's line counts do not match the blob's frames")
+        return reader, table
+
     def _reader(self, entry: Entry, fd: int, name: str) -> SeekableReader:
         try:
             table = self._tables.get(fd, entry.blob)
@@ -874,10 +882,7 @@ class Scope:
         try:
             if line > max(entry.lines, 1):
                 raise InvalidArgument(f"line {line} is past the end of {handle} ({entry.lines} lines)")
-            reader = store._reader(entry, fd, handle)
-            table = store._line_table(entry.blob, newlines)
-            if len(table.newlines_before) != reader.table.frames + 1:
-                raise CorruptBlob(f"{handle}: the index's line counts do not match the blob's frames")
+            reader, table = store._line_reader(entry, fd, newlines, handle)
             try:
                 got = read_lines(reader, table, line, count, MAX_READ_BYTES)
             except FormatError as exc:
@@ -898,10 +903,7 @@ class Scope:
         try:
             if offset > entry.size:
                 raise InvalidArgument(f"offset {offset} is past the end of {handle} ({entry.size} bytes)")
-            reader = store._reader(entry, fd, handle)
-            table = store._line_table(entry.blob, newlines)
-            if len(table.newlines_before) != reader.table.frames + 1:
-                raise CorruptBlob(f"{handle}: the index's line counts do not match the blob's frames")
+            reader, table = store._line_reader(entry, fd, newlines, handle)
             try:
                 found = search(reader, matcher, offset, context, max_matches, MAX_READ_BYTES, table.line_of_frame)
             except FormatError as exc:
