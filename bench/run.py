@@ -26,6 +26,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import shutil
 import statistics
 import sys
@@ -587,6 +588,121 @@ def m_memory(ctx: Ctx) -> list[Row]:
     ]
 
 
+# -- issue 5: reads an agent can steer ------------------------------------------------------------------------------
+
+def l1_line_read(ctx: Ctx) -> list[Row]:
+    """Line reads near 90% of a 64 MiB text against byte-range reads of the same bytes at the same offsets."""
+    size = ctx.pick(64 * MIB, 2 * MIB)
+    scope, handle, _path = ctx.blob(size)
+    total = scope.read_handle(handle, line=1, lines=1).total_lines
+    lines = [ctx.rng.randrange(int(total * 0.88), int(total * 0.92)) for _ in range(ctx.pick(300, 20))]
+    spans = {}
+    for n in lines:  # the byte span of each line read, so that the range read returns the very same bytes
+        got = scope.read_handle(handle, line=n, lines=20)
+        spans[n] = (got.offset, len(got.data))
+
+    def ours() -> float:
+        samples = []
+        with ctx.ours("L1"):
+            for n in lines:
+                start = time.perf_counter_ns()
+                scope.read_handle(handle, line=n, lines=20)
+                samples.append(time.perf_counter_ns() - start)
+        return p50_ms(samples)
+
+    def anchor() -> float:
+        samples = []
+        for n in lines:
+            offset, length = spans[n]
+            start = time.perf_counter_ns()
+            scope.read_handle(handle, offset=offset, length=length)
+            samples.append(time.perf_counter_ns() - start)
+        return p50_ms(samples)
+
+    a, b = ctx.repeat(ours, anchor)
+    mean_bytes = round(sum(length for _, length in spans.values()) / len(spans))
+    return [row("L1", f"read_handle(line=N, lines=20) at ~90% of a {human(size)} text ({total:,} lines), p50, vs "
+                f"a byte-range read of the same {mean_bytes:,} bytes", "ms", median(a), Target("<=", 2.0),
+                median(b), lines=total, mean_bytes=mean_bytes)]
+
+
+def _search_all(scope, handle: str, **query) -> tuple[float, int]:
+    """Seconds to find every match (resuming by ``next_offset``) and the number of matches."""
+    start = time.perf_counter()
+    found, offset = 0, 0
+    while offset is not None:
+        result = scope.read_handle(handle, offset=offset, max_matches=1000, context=40, **query)
+        found += result.match_count
+        offset = result.next_offset
+    return time.perf_counter() - start, found
+
+
+def p1_pattern_search(ctx: Ctx) -> list[Row]:
+    """Pattern search over the T5 blob: with a literal part (prefiltered) against the substring search of that
+    literal; and without a literal part (reported)."""
+    size = ctx.pick(64 * MIB, 2 * MIB)
+    scope, handle, _path = ctx.blob(size)
+    cycles = size / len(ctx.corpus)
+    needle = benchlib.pick_needle(ctx.corpus, max(1, round(100 / cycles)))
+    pattern = r"\b" + re.escape(needle.decode()) + r"\w*"
+    counts: dict[str, int] = {}
+
+    def timed(name: str, **query) -> Callable[[], float]:
+        def run() -> float:
+            with ctx.ours("P1"):
+                seconds, found = _search_all(scope, handle, **query)
+            counts[name] = found
+            return size / 1e6 / seconds
+        return run
+
+    a, b = ctx.repeat(timed("pattern", pattern=pattern), timed("match", match=needle))
+    if counts["pattern"] != counts["match"]:
+        raise AssertionError(f"pattern and substring found different counts: {counts}")
+    no_literal = r"[0-9a-f]{40}|\d{3}-\d{3}-\d{4}"
+    c, _ = ctx.repeat(timed("no-literal", pattern=no_literal))
+    return [
+        row("P1", f"read_handle(pattern={pattern!r}) over a {human(size)} blob, {counts['match']} matches, vs "
+            f"read_handle(match={needle.decode()!r})", "MB/s", median(a), Target(">=", 0.5), median(b),
+            pattern=pattern, matches=counts["match"]),
+        row("P2", f"read_handle(pattern={no_literal!r}) over the same blob, {counts['no-literal']} matches (no "
+            "literal part; reported)", "MB/s", median(c), Target(">=", 0.0, on="value"),
+            matches=counts["no-literal"]),
+    ]
+
+
+def s1_shape_cost(ctx: Ctx) -> list[Row]:
+    """Spill of a 64 MiB JSON document (an array of copies of the real JSON model) with shape detection on and
+    off."""
+    model = next(p for p in benchlib.fixture_files() if p.suffix == ".json").read_bytes().strip()
+    size = ctx.pick(64 * MIB, 2 * MIB)
+    copies = max(1, size // (len(model) + 1))
+
+    def document() -> Iterator[bytes]:
+        yield b"["
+        for i in range(copies):
+            yield model if i == 0 else b"," + model
+        yield b"]"
+
+    total = 2 + copies * (len(model) + 1) - 1
+
+    def spill(detect: bool) -> Callable[[], float]:
+        def run() -> float:
+            with ctx.store(detect_shape=detect) as store:
+                scope = store.scope("bench", "s1")
+                with ctx.ours("S1" if detect else "S1-off"):
+                    start = time.perf_counter()
+                    stub = scope.spill(document(), source_tool="bench.s1")
+                    seconds = time.perf_counter() - start
+            if detect and stub.content_type != "json":
+                raise AssertionError(f"the document was detected as {stub.content_type}")
+            return total / 1e6 / seconds
+        return run
+
+    a, b = ctx.repeat(spill(True), spill(False))
+    return [row("S1", f"spill of a {total / MIB:.0f} MiB JSON document with shape detection on, vs off", "MB/s",
+                median(a), Target(">=", 0.8), median(b), bytes=total)]
+
+
 @dataclass(frozen=True)
 class Figure:
     id: str
@@ -603,8 +719,11 @@ FIGURES = [
     Figure("T7", t7_sweep),
     Figure("T8", t8_index_reads),
     Figure("M", m_memory),
+    Figure("L1", l1_line_read),
+    Figure("P1", p1_pattern_search),
+    Figure("S1", s1_shape_cost),
 ]
-"""The figures, in table order. Issue 5 adds its figures here."""
+"""The figures, in table order: issue 3's (T1-T8, M), then issue 5's (L1, P1-P2, S1)."""
 
 
 # -- output -------------------------------------------------------------------------------------------------------

@@ -18,8 +18,6 @@ are not checked: they are the sweeper's (:mod:`scratchfs.sweeper`).
 
 from __future__ import annotations
 
-import errno
-import fcntl
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
@@ -28,6 +26,7 @@ from .blobs import BLOB_NAME_RE
 from .index import Entry
 from .seekable import FormatError, SeekableReader, read_seek_table
 from .store import ScratchStore
+from .sweeper import check_orphan
 
 DEFAULT_SOON = 300.0
 """Seconds: ``stats`` counts entries expiring within this as expiring soon."""
@@ -199,31 +198,6 @@ def _scandir(path: str) -> list[os.DirEntry]:
         return []
 
 
-def _orphan_check(store: ScratchStore, path: str, token: str, remove: bool) -> bool:
-    """True if the file is (still) an orphan -- not locked by a writer and named by no row -- checked while holding
-    its lock; removed as well when ``remove``."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return False
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                return False  # a writer is still at work on it
-            raise
-        if store.index.has_blob(token):
-            return False
-        if remove:
-            os.unlink(path)
-        return True
-    except FileNotFoundError:
-        return False
-    finally:
-        os.close(fd)
-
-
 def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
          progress: Callable[[int], None] | None = None) -> FsckReport:
     """Check the index against the blob files (see the module docstring); with ``repair``, remove what is broken.
@@ -263,7 +237,7 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
             broken_rows.append((row_ids[entry.blob], entry.blob))
             broken_problems.append(problem)
     for run_dir, agent_dir, path, token in files:
-        if token in known or not _orphan_check(store, path, token, remove=False):
+        if token in known or check_orphan(store.index, path, token, None, remove=False) is None:
             continue
         report.problems.append(Problem("orphaned", run_dir, agent_dir, None, path, "no index row names this file"))
     if repair:
@@ -281,7 +255,7 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
         for problem in report.problems:
             if problem.kind == "orphaned":
                 token = BLOB_NAME_RE.match(os.path.basename(problem.path)).group(1)
-                problem.repaired = _orphan_check(store, problem.path, token, remove=True)
+                problem.repaired = check_orphan(store.index, problem.path, token, None, remove=True) is not None
     return report
 
 

@@ -53,14 +53,26 @@ class LineRead:
     cut: bool
 
 
-def _nth_newline(data: bytes, n: int, start: int = 0) -> int:
-    """Index of the ``n``-th ``\\n`` in ``data[start:]`` (``n >= 1``), or -1 if there are fewer."""
-    pos = start - 1
-    for _ in range(n):
-        pos = data.find(b"\n", pos + 1)
-        if pos < 0:
-            return -1
-    return pos
+_BLOCK = 8192  # bytes counted per C call while looking for the n-th newline
+
+
+def _nth_newline(data: bytes, n: int, start: int = 0) -> tuple[int, int]:
+    """Find the ``n``-th ``\\n`` of ``data[start:]`` (``n >= 1``): ``(its index, n)``, or ``(-1, newlines found)``
+    if there are fewer. Counts a block at a time at C speed, then finds within the block that holds it."""
+    found = 0
+    pos = start
+    end = len(data)
+    while pos < end:
+        stop = min(pos + _BLOCK, end)
+        here = data.count(b"\n", pos, stop)
+        if found + here >= n:
+            at = pos - 1
+            for _ in range(n - found):
+                at = data.find(b"\n", at + 1, stop)
+            return at, n
+        found += here
+        pos = stop
+    return -1, found
 
 
 def read_lines(reader: SeekableReader, table: LineTable, line: int, count: int, cap: int) -> LineRead:
@@ -77,7 +89,7 @@ def read_lines(reader: SeekableReader, table: LineTable, line: int, count: int, 
     else:
         frame = table.frame_of_newline(line - 1)
         cached_frame, cached = frame, reader.frame(frame)
-        at = _nth_newline(cached, line - 1 - table.newlines_before[frame])
+        at, _ = _nth_newline(cached, line - 1 - table.newlines_before[frame])
         start = seek.d_offsets[frame] + at + 1
     out = bytearray()
     found = 0
@@ -87,14 +99,13 @@ def read_lines(reader: SeekableReader, table: LineTable, line: int, count: int, 
         while frame < seek.frames and found < count:
             data = cached if frame == cached_frame else reader.frame(frame)
             begin = start - seek.d_offsets[frame] if not out else 0
-            need = count - found
-            here = data.count(b"\n", begin)
-            stop = len(data) if here < need else _nth_newline(data, need, begin) + 1
-            found += min(here, need)
+            at, here = _nth_newline(data, count - found, begin)
+            stop = at + 1 if at >= 0 else len(data)
+            found += here
             piece = memoryview(data)[begin:stop]
             if len(out) + len(piece) > cap:
                 out += piece[: cap - len(out)]
-                cut = True
+                cut = not out.endswith(b"\n")
                 break
             out += piece
             frame += 1

@@ -368,6 +368,8 @@ class ScratchStore:
         self.blobs = Blobs(self.root, frame_bytes, level, self.durable)
         self._tables = SeekTableCache()
         self._values = _ValueCache(MAX_CACHED_VALUE_BYTES, 16 * 1024 * 1024)
+        self._line_tables: dict[str, LineTable] = {}
+        self._line_tables_lock = threading.Lock()
         self._sweeper: Sweeper | None = None
         self._sweeper_lock = threading.Lock()
         self.closed = False
@@ -600,6 +602,25 @@ class ScratchStore:
         if gone.reason == "expired":
             return Expired(f"{what} expired at {when}; write it again if it is still needed")
         return Deleted(f"{what} was {gone.reason} at {when}")
+
+    def _line_table(self, blob: str, newlines: bytes) -> LineTable:
+        """The cumulative line counts of a blob (cached by blob token: a token's file never changes)."""
+        table = self._line_tables.get(blob)
+        if table is None:
+            table = LineTable(newlines)
+            with self._line_tables_lock:
+                if len(self._line_tables) >= 256:
+                    self._line_tables.pop(next(iter(self._line_tables)))
+                self._line_tables[blob] = table
+        return table
+
+    def _line_reader(self, entry: Entry, fd: int, newlines: bytes, name: str) -> tuple[SeekableReader, LineTable]:
+        """The blob's reader and its line table, checked against each other. Raises CorruptBlob."""
+        reader = self._reader(entry, fd, name)
+        table = self._line_table(entry.blob, newlines)
+        if len(table.newlines_before) != reader.table.frames + 1:
+            raise CorruptBlob(f"{name}: the index's line counts do not match the blob's frames")
+        return reader, table
 
     def _reader(self, entry: Entry, fd: int, name: str) -> SeekableReader:
         try:
@@ -861,10 +882,7 @@ class Scope:
         try:
             if line > max(entry.lines, 1):
                 raise InvalidArgument(f"line {line} is past the end of {handle} ({entry.lines} lines)")
-            reader = store._reader(entry, fd, handle)
-            table = LineTable(newlines)
-            if len(table.newlines_before) != reader.table.frames + 1:
-                raise CorruptBlob(f"{handle}: the index's line counts do not match the blob's frames")
+            reader, table = store._line_reader(entry, fd, newlines, handle)
             try:
                 got = read_lines(reader, table, line, count, MAX_READ_BYTES)
             except FormatError as exc:
@@ -885,10 +903,7 @@ class Scope:
         try:
             if offset > entry.size:
                 raise InvalidArgument(f"offset {offset} is past the end of {handle} ({entry.size} bytes)")
-            reader = store._reader(entry, fd, handle)
-            table = LineTable(newlines)
-            if len(table.newlines_before) != reader.table.frames + 1:
-                raise CorruptBlob(f"{handle}: the index's line counts do not match the blob's frames")
+            reader, table = store._line_reader(entry, fd, newlines, handle)
             try:
                 found = search(reader, matcher, offset, context, max_matches, MAX_READ_BYTES, table.line_of_frame)
             except FormatError as exc:

@@ -119,21 +119,25 @@ def _remove_orphans(index: Index, blobs: Blobs, grace: float) -> tuple[int, int]
     for path, token in candidates:
         if token in known:
             continue
-        size = _remove_if_orphan(index, path, token, cutoff)
+        size = check_orphan(index, path, token, cutoff, remove=True)
         if size is not None:
             removed += 1
             freed += size
     return removed, freed
 
 
-def _remove_if_orphan(index: Index, path: str, token: str, cutoff: float) -> int | None:
+def check_orphan(index: Index, path: str, token: str, cutoff: float | None, remove: bool) -> int | None:
+    """If the blob file ``path`` (token ``token``) is an orphan -- not locked by a writer, no row names it, and last
+    modified before ``cutoff`` (epoch seconds, file-system clock; ``None``: any age) -- return its size in bytes,
+    after removing it when ``remove``; else ``None``. The row check runs while holding the file's lock, so a write
+    that commits meanwhile is never mistaken for an orphan."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return None
     try:
         st = os.fstat(fd)
-        if st.st_mtime > cutoff:
+        if cutoff is not None and st.st_mtime > cutoff:
             return None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -141,9 +145,10 @@ def _remove_if_orphan(index: Index, path: str, token: str, cutoff: float) -> int
             if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                 return None  # a writer is still at work on it
             raise
-        if index.has_blob(token):  # committed after we listed: not an orphan
+        if index.has_blob(token):  # committed after the caller listed: not an orphan
             return None
-        os.unlink(path)
+        if remove:
+            os.unlink(path)
         return st.st_size
     except FileNotFoundError:
         return None

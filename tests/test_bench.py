@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 COLUMNS = ["#", "figure", "scratchfs", "anchor", "ratio", "target", "met"]
 # the figures, one row each, T3 (relative and absolute), T7 and T8 two, T6 one per real file; M = memory
 EXPECTED_IDS = (["T1", "T2", "T3", "T3", "T4", "T5"] + ["T6"] * len(FIXTURE_FILES) + ["T7", "T7", "T8", "T8"]
-                + ["M1", "M2"])
+                + ["M1", "M2", "L1", "P1", "P2", "S1"])
 
 
 def test_quick_run_prints_one_table_and_writes_its_json(tmp_path):
