@@ -263,7 +263,7 @@ KILL_POINTS = {
     "delete_agent: directory moved to trash": ("scratchfs.blobs", "Blobs", "move_to_trash", "after",
                                                "delete_agent"),
     "sweep: expired rows deleted, files not removed": ("scratchfs.blobs", "Blobs", "unlink", "before", "sweep"),
-    "sweep: removing orphans": ("scratchfs.sweeper", None, "_remove_if_orphan", "before", "sweep"),
+    "sweep: removing orphans": ("scratchfs.sweeper", None, "check_orphan", "before", "sweep"),
     "scratch_delete: row deleted, file not removed": ("scratchfs.blobs", "Blobs", "unlink", "before",
                                                       "scratch_delete"),
 }
