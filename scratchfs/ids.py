@@ -42,7 +42,8 @@ _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _SAFE = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_-.")
 
 
-def _shorten(value: object, limit: int = 60) -> str:
+def shorten(value: object, limit: int = 60) -> str:
+    """``repr(value)``, cut to ``limit`` characters (error messages name bad values without flooding)."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -55,17 +56,17 @@ def check_text(value: object, what: str, max_bytes: int, *, allow_empty: bool = 
             encodable as UTF-8 (lone surrogates); or containing a control character.
     """
     if not isinstance(value, str):
-        raise InvalidArgument(f"{what} must be text, not {type(value).__name__}: {_shorten(value)}")
+        raise InvalidArgument(f"{what} must be text, not {type(value).__name__}: {shorten(value)}")
     if not value and not allow_empty:
         raise InvalidArgument(f"{what} must not be empty")
     try:
         size = len(value.encode("utf-8"))
     except UnicodeEncodeError:
-        raise InvalidArgument(f"{what} is not valid UTF-8 text: {_shorten(value)}") from None
+        raise InvalidArgument(f"{what} is not valid UTF-8 text: {shorten(value)}") from None
     if size > max_bytes:
-        raise InvalidArgument(f"{what} is {size} UTF-8 bytes, longer than the limit of {max_bytes}: {_shorten(value)}")
+        raise InvalidArgument(f"{what} is {size} UTF-8 bytes, longer than the limit of {max_bytes}: {shorten(value)}")
     if _CONTROL_RE.search(value):
-        raise InvalidArgument(f"{what} contains a control character: {_shorten(value)}")
+        raise InvalidArgument(f"{what} contains a control character: {shorten(value)}")
     return value
 
 
@@ -111,7 +112,7 @@ def check_handle(value: object) -> str:
             error here; the lookup raises :class:`~scratchfs.errors.NotFound`.
     """
     if not isinstance(value, str) or not HANDLE_RE.match(value):
-        raise InvalidArgument(f"not a handle (expected 'h_' and 24 letters a-z or digits 2-7): {_shorten(value)}")
+        raise InvalidArgument(f"not a handle (expected 'h_' and 24 letters a-z or digits 2-7): {shorten(value)}")
     return value
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import logging
-import math
 import operator
 import os
 import re
@@ -228,22 +227,36 @@ def _check_ttl(ttl: object, default: float) -> float:
     if ttl is None:
         return default
     if isinstance(ttl, bool) or not isinstance(ttl, (int, float)):
-        raise InvalidArgument(f"ttl must be a number of seconds, not {type(ttl).__name__}: {ttl!r}")
+        raise InvalidArgument(f"ttl must be a number of seconds, not {type(ttl).__name__}: {ids.shorten(ttl)}")
     if not 0 < ttl <= MAX_TTL:  # false for NaN; compares huge ints exactly (math.isfinite would overflow)
-        raise InvalidArgument(f"ttl must be positive, finite seconds of at most {MAX_TTL:.0f}: {ttl!r}")
+        raise InvalidArgument(f"ttl must be positive, finite seconds of at most {MAX_TTL:.0f}: {ids.shorten(ttl)}")
     return float(ttl)
+
+
+def _check_seconds(value: object, what: str, maximum: float, zero_ok: bool = False) -> float:
+    """A number of seconds in ``(0, maximum]`` (``[0, maximum]`` when ``zero_ok``), as a float.
+
+    Raises:
+        InvalidArgument: not a real number (bools refused), NaN, infinite, or out of range; huge integers included.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidArgument(f"{what} must be a number of seconds, not {type(value).__name__}: {ids.shorten(value)}")
+    if not ((value >= 0) if zero_ok else (value > 0)) or not value <= maximum:  # NaN fails both
+        low = "non-negative" if zero_ok else "positive"
+        raise InvalidArgument(f"{what} must be {low}, finite seconds of at most {maximum:g}: {ids.shorten(value)}")
+    return float(value)
 
 
 def _check_int(value: object, what: str, low: int, high: int | None = None) -> int:
     if isinstance(value, bool):
-        raise InvalidArgument(f"{what} must be an integer, not a bool: {value!r}")
+        raise InvalidArgument(f"{what} must be an integer, not a bool: {ids.shorten(value)}")
     try:
         number = operator.index(value)
     except TypeError:
-        raise InvalidArgument(f"{what} must be an integer, not {type(value).__name__}: {value!r}") from None
+        raise InvalidArgument(f"{what} must be an integer, not {type(value).__name__}: {ids.shorten(value)}") from None
     if number < low or (high is not None and number > high):
         bound = f"between {low} and {high}" if high is not None else f"at least {low}"
-        raise InvalidArgument(f"{what} must be {bound}: {number}")
+        raise InvalidArgument(f"{what} must be {bound}: {ids.shorten(number)}")
     return number
 
 
@@ -334,11 +347,8 @@ class ScratchStore:
         self.preview_bytes = _check_int(preview_bytes, "preview_bytes", 0, MAX_READ_BYTES)
         frame_bytes = _check_int(frame_bytes, "frame_bytes", MIN_FRAME_BYTES, MAX_FRAME_BYTES)
         level = _check_int(level, "level", -7, 22)
-        for name, value in (("busy_timeout", busy_timeout), ("orphan_grace", orphan_grace)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
-                raise InvalidArgument(f"{name} must be a finite, non-negative number of seconds: {value!r}")
-        self.busy_timeout = float(busy_timeout)
-        self.orphan_grace = float(orphan_grace)
+        self.busy_timeout = _check_seconds(busy_timeout, "busy_timeout", 86_400.0, zero_ok=True)
+        self.orphan_grace = _check_seconds(orphan_grace, "orphan_grace", MAX_TTL, zero_ok=True)
         self.durable = bool(durable)
         self.clock = clock
         self.never_spill_tools = frozenset(never_spill_tools)
@@ -351,10 +361,7 @@ class ScratchStore:
             None if run_quota_bytes is None else _check_int(run_quota_bytes, "run_quota_bytes", 0),
             None if run_quota_entries is None else _check_int(run_quota_entries, "run_quota_entries", 0),
         )
-        if isinstance(pattern_timeout, bool) or not isinstance(pattern_timeout, (int, float)) \
-                or not 0 < pattern_timeout < math.inf:
-            raise InvalidArgument(f"pattern_timeout must be positive, finite seconds: {pattern_timeout!r}")
-        self.pattern_timeout = float(pattern_timeout)
+        self.pattern_timeout = _check_seconds(pattern_timeout, "pattern_timeout", 3600.0)
         if root is None:
             root = os.environ.get(ENV_ROOT) or platformdirs.user_cache_dir("scratchfs")
         self.root = Path(root).expanduser().absolute()
@@ -473,12 +480,11 @@ class ScratchStore:
         Raises:
             InvalidArgument: ``interval`` is not a positive, finite number of seconds.
         """
-        if isinstance(interval, bool) or not isinstance(interval, (int, float)) or not 0 < interval < math.inf:
-            raise InvalidArgument(f"interval must be positive, finite seconds: {interval!r}")
+        interval = _check_seconds(interval, "interval", 86_400.0)
         with self._sweeper_lock:
             if self._sweeper is not None and self._sweeper.is_alive():
                 return
-            self._sweeper = Sweeper(lambda: self.sweep(wait=0), float(interval))
+            self._sweeper = Sweeper(lambda: self.sweep(wait=0), interval)
             self._sweeper.start()
 
     def stop_sweeper(self) -> None:
