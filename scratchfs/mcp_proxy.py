@@ -8,7 +8,10 @@ of one of them is hidden, with a warning in the log). The client may speak eithe
 An upstream tool result goes back unchanged unless all of these hold, in which case it is spilled to the store and
 the client gets one text block holding the stub as compact JSON:
 
-* it is not an error (``isError``) and carries no structured content and no ``_meta`` (meaning a stub would strip);
+* it is not an error (``isError``) and carries no ``_meta`` and no structured content (meaning a stub would strip)
+  -- except structured content that only mirrors the text, ``{"result": <the same text>}``, which the SDK's
+  ``MCPServer`` adds to every tool that returns a string: that result is spilled, its structured content becoming
+  ``{"result": <the stub>}`` (so it still fits the tool's output schema);
 * every content block is plain text (no images, audio, resources, annotations or block ``_meta``); several text
   blocks are stored joined by ``"\\n"``;
 * the store's spill policy allows it (:func:`scratchfs.policy.should_spill`): larger than ``--threshold`` bytes, the
@@ -127,12 +130,15 @@ def spill_result(scope: Scope, config: ProxyConfig, tool: str, result: Any) -> A
     stub. Blocking (call it from a worker thread); never raises (a failed spill passes the result through)."""
     import mcp_types as types
 
-    if result.is_error or result.structured_content is not None or result.meta or not result.content:
+    if result.is_error or result.meta or not result.content:
         return result
     if any(not isinstance(block, types.TextContent) or block.annotations is not None or block.meta
            for block in result.content):
         return result
     text = result.content[0].text if len(result.content) == 1 else "\n".join(b.text for b in result.content)
+    mirrored = result.structured_content == {"result": text}  # what the SDK's MCPServer adds to a str result
+    if result.structured_content is not None and not mirrored:
+        return result
     obs = Observation(tool=tool, content=text, result_class=config.class_of(tool))
     store = scope.store
     if not should_spill(obs, store.spill_threshold_bytes, never_spill_tools=store.never_spill_tools,
@@ -141,7 +147,8 @@ def spill_result(scope: Scope, config: ProxyConfig, tool: str, result: Any) -> A
     out = scope.offload(obs)
     if out.stub is None:
         return result
-    return types.CallToolResult(content=[types.TextContent(text=out.content)])
+    return types.CallToolResult(content=[types.TextContent(text=out.content)],
+                                structured_content={"result": out.content} if mirrored else None)
 
 
 class Upstream:

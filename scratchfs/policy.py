@@ -173,8 +173,8 @@ def utf8_suffix_start(data: bytes) -> int:
     return start
 
 
-def make_preview(head: bytes, tail: bytes, size: int, limit: int, mode: str = "head") -> tuple[str, int]:
-    """The preview text of a content and the bytes of its start it covers.
+def make_preview(head: bytes, tail: bytes, size: int, limit: int, mode: str = "head") -> tuple[str, int, int | None]:
+    """The preview text of a content, the bytes of its start it covers, and where its tail part starts.
 
     Args:
         head: the first bytes of the content (at least ``limit`` of them when the content is that long).
@@ -183,7 +183,9 @@ def make_preview(head: bytes, tail: bytes, size: int, limit: int, mode: str = "h
         limit: most bytes of content the preview shows.
         mode: ``"head"`` or ``"head+tail"`` (:data:`PREVIEW_MODES`).
 
-    Invalid UTF-8 (binary content) is replaced with U+FFFD, so the preview is always valid text.
+    Returns:
+        ``(text, bytes of the start covered, byte offset of the tail shown or None)``. Invalid UTF-8 (binary
+        content) is replaced with U+FFFD, so the preview is always valid text.
     """
     if mode == "head+tail" and size > limit:
         half = limit // 2
@@ -194,24 +196,32 @@ def make_preview(head: bytes, tail: bytes, size: int, limit: int, mode: str = "h
         omitted = tail_offset - len(start_bytes)
         marker = f"\n[… {omitted:,} bytes omitted; the tail starts at byte {tail_offset} …]\n"
         text = start_bytes.decode("utf-8", "replace") + marker + tail_bytes.decode("utf-8", "replace")
-        return text, len(start_bytes)
+        return text, len(start_bytes), tail_offset
     prefix = utf8_prefix(bytes(head[: limit + 4]), limit)
-    return prefix.decode("utf-8", "replace"), len(prefix)
+    return prefix.decode("utf-8", "replace"), len(prefix), None
 
 
-def make_note(handle: str, size: int, covered: int, next_line: int, lines: int, tool: str | None) -> str:
-    """The stub's note: what was stored, and the exact next calls that read on by range, by line and by pattern."""
+def make_note(handle: str, size: int, covered: int, next_line: int, lines: int, tool: str | None,
+              tail_offset: int | None = None, content_type: str | None = None) -> str:
+    """The stub's note: what was stored, what the preview shows, and the exact next calls that read on by range,
+    by line and by pattern (by range and by match for binary content, which has no lines)."""
     source = f"Output of {_clip(tool, 64)}" if tool else "Content"
-    counted = f"{size:,} byte{'' if size == 1 else 's'}, {lines:,} line{'' if lines == 1 else 's'}"
+    counted = f"{size:,} byte{'' if size == 1 else 's'}"
+    if content_type != "binary":
+        counted += f", {lines:,} line{'' if lines == 1 else 's'}"
     what = f"{source} ({counted}) stored out of context as {handle}"
-    pattern = f'read_handle(handle="{handle}", pattern="REGEX")'
     if size == 0:
         return f"{what}; it is empty."
     if covered >= size:
         return f"{what}; the preview shows all of it."
-    return (f"{what}; the preview shows bytes 0-{covered}. Next: "
-            f'read_handle(handle="{handle}", offset={covered}, length=4096) | '
-            f'read_handle(handle="{handle}", line={next_line}, lines=50) | {pattern}.')
+    shows = f"bytes 0-{covered}" + (f" and {tail_offset}-{size}" if tail_offset is not None else "")
+    by_range = f'read_handle(handle="{handle}", offset={covered}, length=4096)'
+    if content_type == "binary":
+        return (f"{what}; binary content, the preview shows {shows} with U+FFFD for bytes that are not text. "
+                f'Next: {by_range} | read_handle(handle="{handle}", match="TEXT").')
+    return (f"{what}; the preview shows {shows}. Next: {by_range} | "
+            f'read_handle(handle="{handle}", line={next_line}, lines=50) | '
+            f'read_handle(handle="{handle}", pattern="REGEX").')
 
 
 def _clip(text: str, limit: int) -> str:
@@ -222,16 +232,19 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
                shape: str | None, tool: str | None, preview_bytes: int, mode: str = "head") -> Stub:
     """Build the stub of a spilled content so that its compact JSON fits :data:`MAX_STUB_BYTES`.
 
-    The preview starts at ``preview_bytes`` bytes of content and gives way (shrinks) until the whole stub fits;
-    the note names the next calls from where the preview stops.
+    The preview starts at ``preview_bytes`` bytes of content and shrinks, in proportion to what its JSON escaping
+    costs, until the whole stub fits; the note names the next calls from where the preview stops.
     """
     limit = preview_bytes
     while True:
-        preview, covered = make_preview(head, tail, size, limit, mode)
+        preview, covered, tail_offset = make_preview(head, tail, size, limit, mode)
         next_line = head[:covered].count(b"\n") + 1
-        note = make_note(handle, size, covered, next_line, lines, tool)
+        note = make_note(handle, size, covered, next_line, lines, tool, tail_offset, content_type)
         stub = Stub(handle, preview, size, note, lines, content_type, shape, tool)
-        excess = len(stub.to_json().encode("utf-8")) - MAX_STUB_BYTES
-        if excess <= 0 or limit == 0:
+        total = len(stub.to_json().encode("utf-8"))
+        if total <= MAX_STUB_BYTES or limit == 0:
             return stub
-        limit = max(0, limit - max(excess, 16))
+        preview_cost = len(json.dumps(preview, ensure_ascii=False).encode("utf-8")) - 2
+        room = max(0, MAX_STUB_BYTES - (total - preview_cost) - 8)  # 8: the note's numbers may grow a digit
+        limit = min(limit - 1, int(limit * room / max(1, preview_cost)))
+        limit = max(0, limit)

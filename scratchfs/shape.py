@@ -115,7 +115,7 @@ def describe(sample: bytes, size: int, lines: int) -> Shape:
                 later = _XML_ROOT_RE.search(sample, sample.find(b"?>") + 2)
                 name = later.group(1).decode("utf-8", "replace") if later else name
             return Shape("xml", _clip(f"XML, root <{_name(name)}>, {_kib(size)}, {_plural(lines, 'line')}"))
-    found = _delimited(text, complete, lines, scope)
+    found = None if _is_log(sample) else _delimited(text, complete, lines, scope)
     if found is not None:
         return found
     return _plain(sample, size, lines, scope)
@@ -279,6 +279,17 @@ def _html(sample: bytes, size: int, scope: str) -> str:
     return _clip(f"HTML, {titled}~{_kib(len(visible))} of text in {_kib(len(sample))} ({share:.0%} markup){scope}")
 
 
+def _head_rows(head: bytes) -> int:
+    """Non-empty lines in ``head`` (which starts with a newline)."""
+    return max(1, head.count(b"\n") + (not head.endswith(b"\n")) - head.count(b"\n\n"))
+
+
+def _is_log(sample: bytes) -> bool:
+    """Most of the first lines start with a timestamp or a log level (a log, whatever commas it has)."""
+    head = b"\n" + sample[:4096]  # the first lines tell a log or grep output
+    return len(_LOG_LINE_RE.findall(head)) >= 0.5 * _head_rows(head)
+
+
 def _plain(sample: bytes, size: int, lines: int, scope: str) -> Shape:
     if len(sample) < size:
         sample = sample[: sample.rfind(b"\n") + 1] or sample  # whole lines only
@@ -288,8 +299,8 @@ def _plain(sample: bytes, size: int, lines: int, scope: str) -> Shape:
     longest = max(map(len, rows)) if rows else 0
     blank = (sample.count(b"\n\n") + sample.startswith(b"\n")) / max(1, len(rows))
     head = b"\n" + sample[:4096]  # the first lines tell a log or grep output
-    head_rows = max(1, head.count(b"\n") + (not head.endswith(b"\n")) - head.count(b"\n\n"))
-    is_log = len(_LOG_LINE_RE.findall(head)) >= 0.5 * head_rows
+    head_rows = _head_rows(head)
+    is_log = _is_log(sample)
     kind = "log" if is_log else "text"
     extra = ""
     if not is_log and len(_GREP_RE.findall(head)) >= 0.8 * head_rows:

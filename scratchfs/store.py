@@ -106,6 +106,7 @@ class Slice:
         data: the bytes read (at most :data:`MAX_READ_BYTES`).
         size: the content's total size, in bytes.
         next_offset: where the next read starts, or ``None`` at the end.
+        requested: the length asked for, capped at :data:`MAX_READ_BYTES` (the next call asks for as much).
     """
 
     handle: str
@@ -113,6 +114,7 @@ class Slice:
     data: bytes
     size: int
     next_offset: int | None
+    requested: int = DEFAULT_READ_BYTES
 
     @property
     def remaining(self) -> int:
@@ -121,11 +123,10 @@ class Slice:
 
     @property
     def next_call(self) -> str | None:
-        """The exact call that reads on, or ``None`` at the end."""
+        """The exact call that reads on -- the next range of the same length -- or ``None`` at the end."""
         if self.next_offset is None:
             return None
-        length = min(max(len(self.data), DEFAULT_READ_BYTES), MAX_READ_BYTES)
-        return f"read_handle(handle={_quote(self.handle)}, offset={self.next_offset}, length={length})"
+        return f"read_handle(handle={_quote(self.handle)}, offset={self.next_offset}, length={self.requested})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +145,7 @@ class LineSlice:
         next_line: the first line not started in ``data`` (read on by lines), or ``None`` at the end.
         next_offset: the first byte not in ``data`` (read on by bytes, e.g. the rest of a cut line), or ``None``.
         cut: the read cap stopped ``data`` inside a line, which continues at ``next_offset``.
+        requested: the number of lines asked for (the next call asks for as many).
     """
 
     handle: str
@@ -156,6 +158,7 @@ class LineSlice:
     next_line: int | None
     next_offset: int | None
     cut: bool
+    requested: int = DEFAULT_LINES
 
     @property
     def remaining(self) -> int:
@@ -169,8 +172,7 @@ class LineSlice:
             return f"read_handle(handle={_quote(self.handle)}, offset={self.next_offset}, length={MAX_READ_BYTES})"
         if self.next_line is None:
             return None
-        count = max(self.lines, DEFAULT_LINES) if not self.cut else DEFAULT_LINES
-        return f"read_handle(handle={_quote(self.handle)}, line={self.next_line}, lines={count})"
+        return f"read_handle(handle={_quote(self.handle)}, line={self.next_line}, lines={self.requested})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +187,8 @@ class Matches:
             list each of their matches.
         size: the content's total size, in bytes.
         next_offset: pass it as ``offset=`` to resume after these windows; ``None`` when no match is left.
-        ignore_case: the pattern was matched case-insensitively.
+        ignore_case: matched ignoring ASCII case.
+        context, max_matches: the search's settings (the next call uses them too).
     """
 
     handle: str
@@ -195,6 +198,8 @@ class Matches:
     next_offset: int | None
     pattern: str | None = None
     ignore_case: bool = False
+    context: int = DEFAULT_CONTEXT
+    max_matches: int = DEFAULT_MATCHES
 
     @property
     def more(self) -> bool:
@@ -217,10 +222,13 @@ class Matches:
         if self.next_offset is None:
             return None
         if self.pattern is not None:
-            what = f"pattern={_quote(self.pattern)}" + (", ignore_case=True" if self.ignore_case else "")
+            what = f"pattern={_quote(self.pattern)}"
         else:
             what = f"match={_quote((self.match or b'').decode('utf-8', 'replace'))}"
-        return f"read_handle(handle={_quote(self.handle)}, {what}, offset={self.next_offset})"
+        if self.ignore_case:
+            what += ", ignore_case=True"
+        return (f"read_handle(handle={_quote(self.handle)}, {what}, offset={self.next_offset}, "
+                f"context={self.context}, max_matches={self.max_matches})")
 
 
 def _check_ttl(ttl: object, default: float) -> float:
@@ -526,7 +534,7 @@ class ScratchStore:
             stub = None if kind != "handle" else build_stub(
                 key, tap.head, tap.tail, info.size, lines, content_type, shape_text, tool, self.preview_bytes,
                 preview_mode or self.preview_mode)
-            preview, _ = make_preview(tap.head, b"", info.size, min(self.preview_bytes, LIST_PREVIEW_BYTES))
+            preview = make_preview(tap.head, b"", info.size, min(self.preview_bytes, LIST_PREVIEW_BYTES))[0]
             now = self.now()
             entry = Entry(kind, scope.run_id, scope.agent_id, key, token, info.size, info.stored_size, info.frames,
                           lines, preview, tool, content_type, shape_text, now, now + ttl, ttl)
@@ -880,7 +888,7 @@ class Scope:
         finally:
             os.close(fd)
         end = offset + len(data)
-        return Slice(key, offset, data, entry.size, end if end < entry.size else None)
+        return Slice(key, offset, data, entry.size, end if end < entry.size else None, length)
 
     def _read_lines(self, handle: str, line: int, count: int) -> LineSlice:
         store = self.store
@@ -900,7 +908,7 @@ class Scope:
         next_line = line + got.data.count(b"\n") + (1 if got.cut else 0)
         more = end < entry.size and next_line <= entry.lines
         return LineSlice(handle, got.offset, got.data, entry.size, line, got.lines, entry.lines,
-                         next_line if more else None, end if end < entry.size else None, got.cut)
+                         next_line if more else None, end if end < entry.size else None, got.cut, count)
 
     def _search(self, handle: str, offset: int, matcher: Matcher, needle: bytes | None, pattern: str | None,
                 ignore_case: bool, context: int, max_matches: int) -> Matches:
@@ -916,7 +924,8 @@ class Scope:
                 raise CorruptBlob(f"{handle}: {exc}") from None
         finally:
             os.close(fd)
-        return Matches(handle, needle, found.windows, entry.size, found.next_offset, pattern, ignore_case)
+        return Matches(handle, needle, found.windows, entry.size, found.next_offset, pattern, ignore_case, context,
+                       max_matches)
 
     # -- scratchpad -----------------------------------------------------------------------------------------------
 

@@ -232,6 +232,18 @@ def _text_piece(raw: bytes, offset: int, size: int, keep_from: int | None = None
     return {"offset": offset + lead, "length": len(body), "data": text}
 
 
+def _first_character(sl: Slice) -> Slice:
+    """The slice cut after its first whole character (continuation bytes it starts with are skipped first)."""
+    lead = _leading_continuations(sl.data) if sl.offset > 0 else 0
+    if lead >= len(sl.data):
+        return sl
+    byte = sl.data[lead]
+    size = 2 if byte >> 5 == 0b110 else 3 if byte >> 4 == 0b1110 else 4 if byte >> 3 == 0b11110 else 1
+    data = sl.data[: lead + size]
+    end = sl.offset + len(data)
+    return replace(sl, data=data, next_offset=end if end < sl.size else None)
+
+
 def _cursor(sl: Slice | LineSlice, name: str) -> dict[str, Any]:
     call = sl.next_call
     if call is not None and name != "handle":
@@ -382,7 +394,12 @@ class ScratchTools:
             return matches_result(result)
         if isinstance(result, LineSlice):
             return lines_result(result)
-        return range_result(result)
+        out = range_result(result)
+        if not out["length"] and result.data and out["next_offset"] is not None:
+            # the range is shorter than the character it starts: return that whole character, so a reader moves on
+            wider = self.scope.read_handle(handle, offset, len(result.data) + 3)
+            out = range_result(_first_character(replace(wider, requested=result.requested)))
+        return out
 
     def scratch_write(self, key: str, value: str, encoding: str = "utf-8", ttl: float | None = None
                       ) -> dict[str, Any]:
@@ -406,9 +423,16 @@ class ScratchTools:
             raise InvalidArgument(f"offset must be an integer between 0 and {len(data)}: {offset!r}")
         if isinstance(length, bool) or not isinstance(length, int) or length < 0:
             raise InvalidArgument(f"length must be a non-negative integer: {length!r}")
-        piece = data[offset : offset + min(length, MAX_READ_BYTES)]
+        length = min(length, MAX_READ_BYTES)
+        piece = data[offset : offset + length]
         end = offset + len(piece)
-        return range_result(Slice(key, offset, piece, len(data), end if end < len(data) else None), name="key")
+        out = range_result(Slice(key, offset, piece, len(data), end if end < len(data) else None, length), name="key")
+        if not out["length"] and piece and out["next_offset"] is not None:  # shorter than its first character
+            piece = data[offset : offset + len(piece) + 3]
+            end = offset + len(piece)
+            wider = Slice(key, offset, piece, len(data), end if end < len(data) else None, length)
+            out = range_result(_first_character(wider), name="key")
+        return out
 
     def scratch_list(self, prefix: str = "") -> dict[str, Any]:
         """``scratch_list``: the live keys starting with ``prefix``, oldest first."""

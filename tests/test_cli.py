@@ -47,7 +47,7 @@ def test_spill_then_read_by_range_and_match(cli, fixture_data, tmp_path):
     as_json = json.loads(cli("read-handle", stub["handle"], "--offset", "10", "--length", "5", "--json").stdout)
     assert as_json == {"handle": stub["handle"], "offset": 10, "length": 5, "size": len(data), "next_offset": 15,
                        "remaining": len(data) - 15, "data": data[10:15].decode(),
-                       "next_call": f'read_handle(handle="{stub["handle"]}", offset=15, length=4096)'}
+                       "next_call": f'read_handle(handle="{stub["handle"]}", offset=15, length=5)'}
 
     found = json.loads(cli("read-handle", stub["handle"], "--match", "numpy", "--context", "10",
                            "--max-matches", "3").stdout)
@@ -197,7 +197,7 @@ def test_line_and_pattern_reads(cli, fixture_data, tmp_path):
     lines = data.splitlines(keepends=True)
     raw = cli("read-handle", handle, "--line", "100", "--lines", "3")
     assert raw.stdout_bytes == b"".join(lines[99:102])
-    assert f"next: read_handle(handle=\"{handle}\", line=103, lines=50)" in raw.stderr
+    assert f"next: read_handle(handle=\"{handle}\", line=103, lines=3)" in raw.stderr
     as_json = json.loads(cli("read-handle", handle, "--line", "100", "--lines", "3", "--json").stdout)
     assert (as_json["first_line"], as_json["next_line"], as_json["cut"]) == (100, 103, False)
     found = json.loads(cli("read-handle", handle, "--pattern", r"^\./fileinput\.py:\d+:def (\w+)",

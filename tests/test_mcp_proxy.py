@@ -85,6 +85,12 @@ def test_large_text_is_spilled_and_everything_else_passes_through(era, tmp_path)
             structured = await client.call_tool("structured", {"size": 20_000})
             assert structured.structured_content == {"rows": 20_000}
             assert [b.text for b in structured.content] == [big_text(20_000)]
+            # structured content that only mirrors the text carries nothing a stub strips: spilled, mirror kept
+            mirrored = await client.call_tool("mirrored", {"size": 20_000})
+            (block,) = mirrored.content
+            mirrored_stub = json.loads(block.text)
+            assert mirrored.structured_content == {"result": block.text}
+            assert await read_all(client, mirrored_stub["handle"], length=5000) == expected
             failing = await client.call_tool("failing", {"size": 20_000})
             assert failing.is_error and [b.text for b in failing.content] == [big_text(20_000)]
             image = await client.call_tool("image", {"size": 20_000})

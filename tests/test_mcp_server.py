@@ -56,7 +56,7 @@ def test_tools_over_stdio_answer_the_contract_byte_exact(era, tmp_path, fixture_
                                                                "length": 11}))
             assert r == {"handle": handle, "offset": first_multibyte - 10, "length": 10, "size": len(page),
                          "next_offset": first_multibyte, "remaining": len(page) - first_multibyte,
-                         "next_call": f'read_handle(handle="{handle}", offset={first_multibyte}, length=4096)',
+                         "next_call": f'read_handle(handle="{handle}", offset={first_multibyte}, length=11)',
                          "data": page[first_multibyte - 10 : first_multibyte].decode()}
             inside = payload(await client.call_tool("read_handle", {"handle": handle, "offset": first_multibyte + 1}))
             assert inside["offset"] > first_multibyte + 1

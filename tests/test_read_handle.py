@@ -110,7 +110,8 @@ def test_windows_of_one_call_stay_within_the_cap(scope):
     last = result.windows[-1].matches[-1].offset
     assert result.next_offset == data.find(b"needle", last + 6)
     assert result.remaining == len(data) - result.next_offset
-    assert result.next_call == f'read_handle(handle="{handle}", match="needle", offset={result.next_offset})'
+    assert result.next_call == (f'read_handle(handle="{handle}", match="needle", offset={result.next_offset}, '
+                                'context=8192, max_matches=1000)')
 
 
 def test_text_needle_is_searched_as_utf8(scope, fixture_data):
@@ -166,7 +167,7 @@ def test_end_offset_and_huge_length(scope):
     assert scope.read_handle(handle, 0, 10**12).data == b"0123456789"
     part = scope.read_handle(handle, 2, 3)
     assert (part.data, part.next_offset, part.remaining) == (b"234", 5, 5)
-    assert part.next_call == f'read_handle(handle="{handle}", offset=5, length=4096)'
+    assert part.next_call == f'read_handle(handle="{handle}", offset=5, length=3)'
 
 
 def test_unknown_well_formed_handle_is_not_found(scope):

@@ -249,7 +249,7 @@ def test_sweep_removes_expired_rows_files_and_orphans(store, clock):
     stranger = store.blobs.agent_dir("run", "a") / "notes.txt"  # not ours: left alone
     stranger.write_bytes(b"x")
     clock.advance(11)
-    before = sum(os.path.getsize(p) for p in blob_files(store) if "aaaa" not in p) - live.size * 0
+    before = sum(os.path.getsize(p) for p in blob_files(store) if p != str(orphan))
     result = store.sweep()
     assert result.rows_deleted == 600 and result.files_deleted == 600
     assert result.orphans_removed == 1
