@@ -219,7 +219,9 @@ def scratch_write(store: ScratchStore, run_id: str, agent_id: str, key: str, sou
 @main.command("scratch-read")
 @_scope_options
 @click.argument("key")
-@click.option("--json", "as_json", is_flag=True, help="Print {key, size, data} as JSON (base64 if not UTF-8).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the value as a JSON range object ({key, offset, length, size, next_offset, remaining, "
+                   "next_call, data}; base64 if not UTF-8).")
 @_with_store
 def scratch_read(store: ScratchStore, run_id: str, agent_id: str, key: str, as_json: bool) -> None:
     """Write the value of KEY to stdout, as raw bytes (or JSON with --json)."""

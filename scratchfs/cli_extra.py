@@ -106,7 +106,8 @@ def fsck_command(store: ScratchStore, repair: bool, quick: bool, progress: bool 
     if not report.clean:
         left = sum(not p.repaired for p in report.problems)
         hint = "" if repair else "; `scratchfs fsck --repair` removes them"
-        what = f"{left} problems remain{hint}" if left else f"the index failed its integrity check: {report.index}"
+        remain = "1 problem remains" if left == 1 else f"{left} problems remain"
+        what = f"{remain}{hint}" if left else f"the index failed its integrity check: {report.index}"
         click.echo(f"scratchfs: corrupt: {what}", err=True)
         sys.exit(3)
 

@@ -42,7 +42,9 @@ def entries_table(entries: Iterable[Entry], now: float, title: str | None = None
     columns += [("agent", "left"), ("kind", "left"), ("key", "left"), ("size", "right"), ("on disk", "right"),
                 ("ratio", "right"), ("expires in", "right"), ("tool", "left")]
     for name, justify in columns:
-        table.add_column(name, justify=justify)
+        # a handle must stay whole (it is copied into the next command); other text may fold
+        table.add_column(name, justify=justify, no_wrap=name == "key", min_width=26 if name == "key" else None,
+                         overflow="fold")
     for e in entries:
         cells = [e.run_id] if show_run else []
         cells += [e.agent_id, e.kind, e.key, human_bytes(e.size), human_bytes(e.stored_size),
@@ -76,10 +78,10 @@ def stats_table(rows: Iterable, soon: float, title: str | None = None) -> Table:
 def problems_table(problems: Iterable, title: str | None = None) -> Table:
     """A table of :class:`scratchfs.inspector.Problem`."""
     table = Table(title=title)
-    for name in ("problem", "run", "agent", "key", "detail", "repaired"):
+    for name in ("problem", "run", "agent", "key", "file", "detail", "repaired"):
         table.add_column(name, overflow="fold")
     for p in problems:
-        table.add_row(p.kind, p.run_id, p.agent_id, p.key or "-", p.detail, "yes" if p.repaired else "no")
+        table.add_row(p.kind, p.run_id, p.agent_id, p.key or "-", p.path, p.detail, "yes" if p.repaired else "no")
     return table
 
 

@@ -81,7 +81,8 @@ TOOL_SPECS: dict[str, ToolSpec] = {spec.name: spec for spec in (
         "stub instead: {handle, preview, size, lines, content_type, shape, note}. Pass its handle here and read only "
         "what you need, in small pieces. Modes:\n"
         "- Search (usually best first): `match` (exact text) or `pattern` (a regular expression, Python syntax, `^` "
-        "and `$` per line; `ignore_case` for either); you get windows of `context` bytes around up to "
+        "and `$` per line, matched against the UTF-8 bytes: `.` is one byte, so write `caf(é|e)`, not `caf.`; "
+        "`ignore_case` for either, ASCII letters only); you get windows of `context` bytes around up to "
         "`max_matches` matches, with their line numbers.\n"
         f"- Lines: `line` (1-based) and `lines` (default {DEFAULT_LINES}), as an editor counts them.\n"
         f"- Range: bytes from `offset` (default 0), `length` bytes (default {DEFAULT_READ_BYTES}).\n"
@@ -105,8 +106,9 @@ TOOL_SPECS: dict[str, ToolSpec] = {spec.name: spec for spec in (
                 "match": {"type": "string", "minLength": 1,
                           "description": "Search for this exact text (case-sensitive unless ignore_case)."},
                 "pattern": {"type": "string", "minLength": 1,
-                            "description": "Search for this regular expression (Python syntax, ^ and $ per line; a "
-                                           f"match may span at most {MAX_REACH_BYTES} bytes)."},
+                            "description": "Search for this regular expression (Python syntax over the UTF-8 bytes: . "
+                                           "is one byte; ^ and $ per line; a match that spans lines may span at "
+                                           f"most {MAX_REACH_BYTES} bytes)."},
                 "ignore_case": {"type": "boolean", "default": False,
                                 "description": "Search only: match ASCII letters regardless of case."},
                 "context": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT_BYTES,
