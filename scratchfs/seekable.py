@@ -63,7 +63,7 @@ DEFAULT_LEVEL = 3
 
 _FOOTER = struct.Struct("<IBI")
 _HEADER = struct.Struct("<II")
-_BATCH_FRAMES = 8  # frames compressed together (in parallel) per batch
+_BATCH_FRAMES = 32  # frames compressed together (in parallel) per batch
 
 
 class FormatError(ValueError):

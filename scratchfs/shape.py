@@ -19,6 +19,7 @@ from dataclasses import dataclass
 SAMPLE_BYTES = 512 * 1024
 """Bytes of the start of a content that shape detection looks at."""
 MAX_SHAPE_CHARS = 300
+_PARTIAL_JSON_CHARS = 128 * 1024  # a JSON document larger than the sample is parsed this far for its top level
 """Longest shape text, in characters."""
 
 _MAGIC = (
@@ -160,7 +161,10 @@ def _json(text: str, complete: bool, size: int, lines: int, scope: str) -> Shape
     jsonl = _jsonl(text, decoder, complete, lines, scope)
     if jsonl is not None:
         return jsonl
-    return _partial_json(text, decoder, scope)
+    head = text[:_PARTIAL_JSON_CHARS]
+    if len(head) < len(text):
+        scope = f" (in the first {_kib(len(head.encode('utf-8')))} of {_kib(size)})"
+    return _partial_json(head, decoder, scope)
 
 
 def _items(items: list) -> str:
