@@ -403,11 +403,12 @@ def test_disk_full_during_a_spill(store, monkeypatch, caplog):
     real_write = seekable._write_all
     written = [0]
 
-    def full_disk(fd, buffers):  # the file system accepts 100 KB, then ENOSPC
-        if written[0] > 100_000:
+    def full_disk(fd, buffers):  # the file system accepts 100 KB, then ENOSPC (however the writes are grouped)
+        size = sum(len(b) for b in buffers)
+        if written[0] + size > 100_000:
             raise OSError(errno.ENOSPC, "No space left on device")
         real_write(fd, buffers)
-        written[0] += sum(len(b) for b in buffers)
+        written[0] += size
 
     monkeypatch.setattr(seekable, "_write_all", full_disk)
     big = os.urandom(2**20)
