@@ -49,35 +49,32 @@ class InvalidArgument(ScratchError, ValueError):
     exit_code = 2
 
 
-class PatternTimeout(InvalidArgument):
+class _Resumable(InvalidArgument):
+    """An invalid search that stopped at a byte offset: ``resume_offset`` says where to go on."""
+
+    def __init__(self, message: str, resume_offset: int = 0) -> None:
+        super().__init__(message)
+        self.resume_offset = resume_offset
+
+    def __reduce__(self):
+        return (type(self), (str(self), self.resume_offset))
+
+
+class PatternTimeout(_Resumable):
     """A pattern search ran past its time limit (catastrophic backtracking).
 
     Attributes:
         resume_offset: the byte offset where the search stood; pass it as ``offset=`` to go on from there.
     """
 
-    def __init__(self, message: str, resume_offset: int = 0) -> None:
-        super().__init__(message)
-        self.resume_offset = resume_offset
 
-    def __reduce__(self):
-        return (type(self), (str(self), self.resume_offset))
-
-
-class PatternTooLong(InvalidArgument):
+class PatternTooLong(_Resumable):
     """A pattern match (with its lookaround) is longer than the search's reach bound, so it cannot be found exactly
     in a streaming search.
 
     Attributes:
         resume_offset: the byte offset of the offending match.
     """
-
-    def __init__(self, message: str, resume_offset: int = 0) -> None:
-        super().__init__(message)
-        self.resume_offset = resume_offset
-
-    def __reduce__(self):
-        return (type(self), (str(self), self.resume_offset))
 
 
 class QuotaExceeded(ScratchError):
