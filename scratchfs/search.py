@@ -428,6 +428,20 @@ class _Lines:
         return self.line_of_frame(frame + 1) - buf.count(b"\n", offset - base, end - base)
 
 
+def _skip_frame(buf: bytearray, base: int, pos: int, data: bytes, frame_start: int, needle: bytes) -> bool:
+    """True when no occurrence of ``needle`` starting at or after ``pos`` lies in ``buf`` + ``data`` (``buf`` ends
+    where ``data``, the next frame, begins) -- checked in ``data`` itself and at the seam, without joining them."""
+    width = len(needle)
+    if data.find(needle, max(0, pos - frame_start)) >= 0:
+        return False
+    if width > 1 and len(buf):
+        seam_from = max(pos, frame_start - width + 1, base)
+        seam = bytes(buf[seam_from - base :]) + data[: width - 1]
+        if seam.find(needle) >= 0:
+            return False
+    return True
+
+
 def search(reader: SeekableReader, matcher: Matcher, start: int, context: int, max_matches: int, budget: int,
            line_of_frame) -> SearchResult:
     """Find matches at or after byte ``start`` and cut merged context windows around them.
@@ -471,7 +485,22 @@ def search(reader: SeekableReader, matcher: Matcher, start: int, context: int, m
         windows.append(Window(open_hits[0].offset, open_lo, data, open_hits[0].line, tuple(open_hits)))
         open_hits = []
 
-    for _, data in reader.iter_frames(first, batch_bytes=1024 * 1024):
+    literal = matcher.needle if isinstance(matcher, LiteralMatcher) else None
+    for frame_start, data in reader.iter_frames(first, batch_bytes=1024 * 1024):
+        end = frame_start + len(data)
+        if (literal is not None and next_offset is None and end < size
+                and (not open_hits or (open_hi <= frame_start and end - len(literal) + 1 - context > open_hi))
+                and _skip_frame(buf, base, pos, data, frame_start, literal)):
+            # no occurrence starts in this frame or at its seam: keep only the tail later matches may need
+            # (context before them, and a needle's start), without copying the frame into the buffer; a window
+            # still open is complete and no later match can reach it
+            if open_hits:
+                close()
+            tail = context + len(literal)
+            buf = (buf + data)[-tail:] if len(data) < tail else bytearray(data[len(data) - tail :])
+            base = end - len(buf)
+            pos = max(pos, end - len(literal) + 1)
+            continue
         buf += data
         end = base + len(buf)
         at_end = end >= size

@@ -173,3 +173,19 @@ def test_end_offset_and_huge_length(scope):
 def test_unknown_well_formed_handle_is_not_found(scope):
     with pytest.raises(NotFound):
         scope.read_handle("h_" + "a" * 24)
+
+
+@given(gaps=st.lists(st.integers(0, 20_000), min_size=1, max_size=12),
+       needle=st.sampled_from([b"N", b"NEEDLE", b"x\ny"]), start=st.integers(0, 60_000), context=st.integers(0, 5000),
+       max_matches=st.integers(1, 8))
+def test_sparse_matches_across_many_frames(small_frames_store, gaps, needle, start, context, max_matches):
+    # long stretches without a match, frames skipped without copying, windows closed as they complete
+    filler = b"abcdefghij\n"
+    data = b"".join((filler * (gap // len(filler) + 1))[:gap] + needle for gap in gaps) + filler * 50
+    start = min(start, len(data))
+    scope = small_frames_store.scope("r", "a")
+    handle = scope.spill(data, source_tool="t").handle
+    got = scope.read_handle(handle, start, match=needle, context=context, max_matches=max_matches)
+    assert as_tuples(got) == windows(data, find_loop(data, needle, start), context, max_matches)
+    for window in got.windows:
+        assert [h.line for h in window.matches] == [line_of(data, h.offset) for h in window.matches]
