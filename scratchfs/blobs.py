@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import logging
 import os
 import re
 import shutil
 import threading
 import time
+import weakref
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -34,6 +36,8 @@ from pathlib import Path
 from . import _fork, ids
 from .errors import InvalidArgument, StorageError, StoreBusy
 from .seekable import SeekableWriter
+
+log = logging.getLogger(__name__)
 
 BLOB_SUFFIX = ".zst"
 BLOB_NAME_RE = re.compile(r"([a-z2-7]{24})\.zst\Z")
@@ -148,8 +152,33 @@ class PendingBlob:
             self.release()
 
 
+class _Descriptor:
+    """A file descriptor closed when this object is collected (a thread's dies with the thread) or by :meth:`close`."""
+
+    __slots__ = ("__weakref__", "_finalizer", "fd")
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._finalizer = weakref.finalize(self, _close_quietly, fd)
+
+    def close(self) -> None:
+        self._finalizer()
+
+    def detach(self) -> int:
+        """Forget the descriptor without closing it; return it."""
+        self._finalizer.detach()
+        return self.fd
+
+
+def _close_quietly(fd: int) -> None:
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+
+
 class _LockLocal(threading.local):
-    fd: int | None = None
+    lock: _Descriptor | None = None
     generation = -1
 
 
@@ -169,7 +198,8 @@ class Blobs:
         self._runs = str(self.runs)
         self._delete_lock_path = str(root / "locks" / "delete.lock")
         self._local = _LockLocal()
-        self._fds: list[int] = []
+        self._locks: weakref.WeakSet[_Descriptor] = weakref.WeakSet()
+        self._inherited: list[int] = []  # a fork() parent's descriptors: kept open, never used here
         self._fds_lock = threading.Lock()
         self.trash = root / "trash"
         self.frame_bytes = frame_bytes
@@ -297,25 +327,25 @@ class Blobs:
         """This thread's descriptor of ``locks/delete.lock`` (a ``flock`` belongs to an open file description, so
         threads must not share one; a ``fork()`` child opens its own)."""
         local = self._local
-        if local.generation != _fork.generation or local.fd is None:
+        if local.generation != _fork.generation or local.lock is None:
+            if local.lock is not None:  # opened by the parent of this fork() child: neither use nor close it
+                self._inherited.append(local.lock.detach())
             try:
-                local.fd = os.open(self._delete_lock_path, os.O_RDWR | os.O_CREAT | _O_CLOEXEC, _FILE_MODE)
+                fd = os.open(self._delete_lock_path, os.O_RDWR | os.O_CREAT | _O_CLOEXEC, _FILE_MODE)
             except OSError as exc:
                 raise storage_error(exc, "cannot open the delete lock") from exc
-            local.generation = _fork.generation
+            local.lock, local.generation = _Descriptor(fd), _fork.generation
             with self._fds_lock:
-                self._fds.append(local.fd)
-        return local.fd
+                self._locks.add(local.lock)
+        return local.lock.fd
 
     def close(self) -> None:
         """Close the lock descriptors this process opened (idempotent)."""
         with self._fds_lock:
-            fds, self._fds = self._fds, []
-        for fd in fds:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+            locks = list(self._locks)
+            self._locks = weakref.WeakSet()
+        for lock in locks:
+            lock.close()
         self._local = _LockLocal()
 
     # -- reading --------------------------------------------------------------------------------------------------
@@ -337,13 +367,18 @@ class Blobs:
     # -- removing -------------------------------------------------------------------------------------------------
 
     def unlink(self, run_id: str, agent_id: str, token: str) -> int:
-        """Remove a blob file; return the bytes freed (0 if it was already gone)."""
+        """Remove a blob file whose row is gone; return the bytes freed (0 if it was already gone, or could not be
+        removed: that is logged as a warning and left to a later sweep, which removes files no row names). Never
+        raises."""
         path = self.path(run_id, agent_id, token)
         try:
             size = os.stat(path).st_size
             os.unlink(path)
             return size
         except FileNotFoundError:
+            return 0
+        except OSError as exc:
+            log.warning("scratchfs: cannot remove %s (%s); a later sweep will", path, exc.strerror or exc)
             return 0
 
     def move_to_trash(self, directory: Path) -> Path | None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -118,8 +119,15 @@ def _busy_or_storage(exc: sqlite3.Error, doing: str) -> Exception:
 _CACHE_ENTRIES = 4096  # lookups kept per thread
 
 
+class _Connection(sqlite3.Connection):
+    """A connection that records the process that opened it and can be weakly referenced, so that the one a thread
+    used is closed when the thread ends (its thread-local reference goes) instead of lingering until ``close()``."""
+
+    owner = 0
+
+
 class _Local(threading.local):
-    conn: sqlite3.Connection | None = None
+    conn: _Connection | None = None
     generation = -1
     version: int | None = None
     cache: dict = {}  # noqa: RUF012 - replaced per thread in Index.conn()
@@ -144,18 +152,21 @@ class Index:
         self.busy_timeout = busy_timeout
         self._synchronous = "FULL" if durable else "NORMAL"
         self._local = _Local()
-        self._all_conns: list[tuple[int, sqlite3.Connection]] = []
+        self._conns: weakref.WeakSet[_Connection] = weakref.WeakSet()  # a thread's dies (and closes) with it
+        self._inherited: list[sqlite3.Connection] = []  # a fork() parent's: kept, never used or closed here
         self._conns_lock = threading.Lock()
         self._closed = False
         self._migrate(lock_dir)
 
     # -- connections ----------------------------------------------------------------------------------------------
 
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self) -> _Connection:
         try:
             conn = sqlite3.connect(
-                self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False
+                self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False,
+                factory=_Connection,
             )
+            conn.owner = os.getpid()
             conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
             conn.execute(f"PRAGMA synchronous = {self._synchronous}")
             conn.execute("PRAGMA foreign_keys = ON")
@@ -169,11 +180,13 @@ class Index:
         if local.generation != _fork.generation or local.conn is None:
             if self._closed:
                 raise StorageError("the store is closed")
+            if local.conn is not None:  # opened by the parent of this fork() child: neither use nor close it
+                self._inherited.append(local.conn)
             conn = self._connect()
             local.conn, local.generation, local.version = conn, _fork.generation, None
             local.cache = {}
             with self._conns_lock:
-                self._all_conns.append((os.getpid(), conn))
+                self._conns.add(conn)
         return local.conn
 
     def _cached(self) -> dict:
@@ -195,9 +208,10 @@ class Index:
         self._closed = True
         pid = os.getpid()
         with self._conns_lock:
-            conns, self._all_conns = self._all_conns, []
-        for owner, conn in conns:
-            if owner == pid:
+            conns = list(self._conns)
+            self._conns = weakref.WeakSet()
+        for conn in conns:
+            if conn.owner == pid:
                 try:
                     conn.close()
                 except sqlite3.Error:  # pragma: no cover - closing never fails in practice
@@ -324,9 +338,10 @@ class Index:
         if nothing is known (it never existed, or too long ago)."""
         rows = self.read(
             "SELECT 'expired', expires_at FROM entries WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ? "
-            "AND expires_at <= ? UNION ALL SELECT reason, at FROM gone WHERE run_id = ? AND agent_id = ? "
-            "AND kind = ? AND key = ? AND at > ?",
-            (run_id, agent_id, kind, key, now, run_id, agent_id, kind, key, now - TOMBSTONE_SECONDS),
+            "AND expires_at <= ? AND expires_at > ? UNION ALL SELECT reason, at FROM gone WHERE run_id = ? "
+            "AND agent_id = ? AND kind = ? AND key = ? AND at > ?",
+            (run_id, agent_id, kind, key, now, now - TOMBSTONE_SECONDS, run_id, agent_id, kind, key,
+             now - TOMBSTONE_SECONDS),
             "looking up an entry",
         )
         return Gone(*rows[0]) if rows else None

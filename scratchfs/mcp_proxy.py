@@ -54,7 +54,7 @@ from .mcp_server import (
     scratch_tools,
     text_result,
 )
-from .policy import Observation, should_spill
+from .policy import Observation
 from .store import Scope, ScratchStore
 from .toolkit import TOOL_SPECS, error_text
 
@@ -139,12 +139,7 @@ def spill_result(scope: Scope, config: ProxyConfig, tool: str, result: Any) -> A
     mirrored = result.structured_content == {"result": text}  # what the SDK's MCPServer adds to a str result
     if result.structured_content is not None and not mirrored:
         return result
-    obs = Observation(tool=tool, content=text, result_class=config.class_of(tool))
-    store = scope.store
-    if not should_spill(obs, store.spill_threshold_bytes, never_spill_tools=store.never_spill_tools,
-                        spill_classes=store.spill_classes):
-        return result
-    out = scope.offload(obs)
+    out = scope.offload(Observation(tool=tool, content=text, result_class=config.class_of(tool)))
     if out.stub is None:
         return result
     return types.CallToolResult(content=[types.TextContent(text=out.content)],

@@ -29,6 +29,8 @@ name starting with ``memory_`` or ``memory.`` counts as a memory verb."""
 _NAMESPACE_RE = re.compile(r".*(?:__|[./:])")
 
 
+_READ_BYTES = 4096  # the next calls a note names: read_handle's default range length ...
+_LINES = 50  # ... and line count (scratchfs.store.DEFAULT_READ_BYTES, DEFAULT_LINES)
 MAX_STUB_BYTES = 1536
 """Most bytes of a stub's compact JSON: the preview gives way so that the whole stub fits."""
 PREVIEW_MODES = ("head", "head+tail")
@@ -215,12 +217,12 @@ def make_note(handle: str, size: int, covered: int, next_line: int, lines: int, 
     if covered >= size:
         return f"{what}; the preview shows all of it."
     shows = f"bytes 0-{covered}" + (f" and {tail_offset}-{size}" if tail_offset is not None else "")
-    by_range = f'read_handle(handle="{handle}", offset={covered}, length=4096)'
+    by_range = f'read_handle(handle="{handle}", offset={covered}, length={_READ_BYTES})'
     if content_type == "binary":
         return (f"{what}; binary content, the preview shows {shows} with U+FFFD for bytes that are not text. "
                 f'Next: {by_range} | read_handle(handle="{handle}", match="TEXT").')
     return (f"{what}; the preview shows {shows}. Next: {by_range} | "
-            f'read_handle(handle="{handle}", line={next_line}, lines=50) | '
+            f'read_handle(handle="{handle}", line={next_line}, lines={_LINES}) | '
             f'read_handle(handle="{handle}", pattern="REGEX").')
 
 
@@ -242,7 +244,13 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
         note = make_note(handle, size, covered, next_line, lines, tool, tail_offset, content_type)
         stub = Stub(handle, preview, size, note, lines, content_type, shape, tool)
         total = len(stub.to_json().encode("utf-8"))
-        if total <= MAX_STUB_BYTES or limit == 0:
+        if total <= MAX_STUB_BYTES:
+            return stub
+        if limit == 0:  # the preview is gone and it still does not fit: the shape gives way too
+            while shape and total > MAX_STUB_BYTES:
+                shape = shape[: max(0, len(shape) - (total - MAX_STUB_BYTES) - 1)] + "…" if len(shape) > 1 else ""
+                stub = Stub(handle, preview, size, note, lines, content_type, shape, tool)
+                total = len(stub.to_json().encode("utf-8"))
             return stub
         preview_cost = len(json.dumps(preview, ensure_ascii=False).encode("utf-8")) - 2
         room = max(0, MAX_STUB_BYTES - (total - preview_cost) - 8)  # 8: the note's numbers may grow a digit

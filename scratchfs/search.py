@@ -457,6 +457,8 @@ def search(reader: SeekableReader, matcher: Matcher, start: int, context: int, m
 
     Returns:
         :class:`SearchResult`; its ``next_offset`` is the first match not returned, or ``None`` when none is left.
+        A first match whose window would not fit ``budget`` comes cut to the budget (its :class:`Hit` keeps its
+        whole length), so a search always gets past it.
         When a pattern error (time limit, reach) comes after some matches were found, those are returned and
         ``next_offset`` is where the error stood, so the next call meets it.
 
@@ -527,6 +529,9 @@ def search(reader: SeekableReader, matcher: Matcher, start: int, context: int, m
                 lo, hi = max(0, m_start - context), min(size, m_end + context)
                 merge = bool(open_hits) and lo <= open_hi
                 cost = (max(hi, open_hi) - open_hi) if merge else hi - lo
+                if not hits and cost > budget:  # one match too long for any window: show its start, go on past it
+                    hi = lo + budget
+                    cost = budget
                 if hits == max_matches or used + cost > budget:
                     next_offset = m_start
                     break

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 SAMPLE_BYTES = 512 * 1024
 """Bytes of the start of a content that shape detection looks at."""
 MAX_SHAPE_CHARS = 300
-_PARTIAL_JSON_CHARS = 128 * 1024  # a JSON document larger than the sample is parsed this far for its top level
 """Longest shape text, in characters."""
+_PARTIAL_JSON_CHARS = 128 * 1024  # a JSON document larger than the sample is parsed this far for its top level
 
 _MAGIC = (
     (b"\x89PNG", "PNG image"), (b"\x1f\x8b", "gzip"), (b"PK\x03\x04", "zip"), (b"%PDF", "PDF"),
@@ -69,8 +69,11 @@ def _clip(text: str, limit: int = MAX_SHAPE_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
 def _name(key: object, limit: int = 32) -> str:
-    text = str(key)
+    text = _CONTROL_RE.sub("?", str(key))  # control characters would cost six bytes each in the stub's JSON
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -116,10 +119,11 @@ def describe(sample: bytes, size: int, lines: int) -> Shape:
                 later = _XML_ROOT_RE.search(sample, sample.find(b"?>") + 2)
                 name = later.group(1).decode("utf-8", "replace") if later else name
             return Shape("xml", _clip(f"XML, root <{_name(name)}>, {_kib(size)}, {_plural(lines, 'line')}"))
-    found = None if _is_log(sample) else _delimited(text, complete, lines, scope)
+    is_log = _is_log(sample)
+    found = None if is_log else _delimited(text, complete, lines, scope)
     if found is not None:
         return found
-    return _plain(sample, size, lines, scope)
+    return _plain(sample, size, lines, scope, is_log)
 
 
 def _binary(sample: bytes, size: int) -> str:
@@ -294,7 +298,7 @@ def _is_log(sample: bytes) -> bool:
     return len(_LOG_LINE_RE.findall(head)) >= 0.5 * _head_rows(head)
 
 
-def _plain(sample: bytes, size: int, lines: int, scope: str) -> Shape:
+def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool) -> Shape:
     if len(sample) < size:
         sample = sample[: sample.rfind(b"\n") + 1] or sample  # whole lines only
     rows = sample.split(b"\n")
@@ -304,7 +308,6 @@ def _plain(sample: bytes, size: int, lines: int, scope: str) -> Shape:
     blank = (sample.count(b"\n\n") + sample.startswith(b"\n")) / max(1, len(rows))
     head = b"\n" + sample[:4096]  # the first lines tell a log or grep output
     head_rows = _head_rows(head)
-    is_log = _is_log(sample)
     kind = "log" if is_log else "text"
     extra = ""
     if not is_log and len(_GREP_RE.findall(head)) >= 0.8 * head_rows:

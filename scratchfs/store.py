@@ -24,6 +24,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
@@ -31,7 +32,7 @@ from typing import TypeVar
 import platformdirs
 
 from . import ids
-from .blobs import Blobs, iter_chunks
+from .blobs import Blobs, iter_chunks, storage_error
 from .errors import (
     CorruptBlob,
     Deleted,
@@ -82,11 +83,15 @@ MAX_LINES = 10_000
 MAX_CACHED_VALUE_BYTES = 64 * 1024
 """Largest scratchpad value kept in the in-memory value cache, in bytes (the cache holds at most 16 MiB)."""
 DEFAULT_LINES = 50
+"""Lines a line read returns when no ``lines`` is given."""
 DEFAULT_CONTEXT = 200
+"""Bytes of context on each side of a match when no ``context`` is given."""
 DEFAULT_MATCHES = 20
+"""Matches a search returns when no ``max_matches`` is given."""
 MAX_TTL = 30 * 24 * 3600.0
 """Longest TTL, in seconds (30 days): this is temporary data."""
 DEFAULT_READ_BYTES = 4096
+"""Bytes a range read returns when no ``length`` is given."""
 
 ENV_ROOT = "SCRATCHFS_ROOT"
 T = TypeVar("T")
@@ -299,9 +304,10 @@ class ScratchStore:
             (``platformdirs``). Created if missing.
         default_ttl: seconds an entry lives when no TTL is given (positive, finite, at most :data:`MAX_TTL`).
         spill_threshold_bytes: :meth:`Scope.offload` spills results larger than this many bytes.
-        preview_bytes: most bytes of content shown in a stub's preview.
+        preview_bytes: most bytes of content shown in a stub's preview (0 to 65,536; the stub's 1.5 KiB budget may
+            show fewer).
         frame_bytes: decompressed bytes per zstd frame (see :mod:`scratchfs.seekable`).
-        level: zstd compression level.
+        level: zstd compression level (-7 to 22; 3 by default).
         busy_timeout: seconds to wait for a busy index or lock before :class:`~scratchfs.errors.StoreBusy`.
         orphan_grace: seconds a file with no index row is left alone before a sweep removes it.
         durable: ``fsync`` each blob and its directory before its row is committed, and run SQLite with
@@ -520,8 +526,9 @@ class ScratchStore:
                 raise QuotaExceeded(f"run {scope.run_id!r} is at its quota ({stored:,} stored bytes, {count:,} "
                                     "entries); delete entries or wait for them to expire")
         token = ids.new_token()
+        tail_mode = kind == "handle" and (preview_mode or self.preview_mode) == "head+tail"
         tap = _Tap(max(SAMPLE_BYTES, self.preview_bytes + 4) if self.detect_shape else self.preview_bytes + 4,
-                   self.preview_bytes)
+                   self.preview_bytes if tail_mode else 0)
         pending = self.blobs.write(scope.run_id, scope.agent_id, token, tap.watch(iter_chunks(content)))
         try:
             info = pending.info
@@ -565,16 +572,14 @@ class ScratchStore:
             if found is None:
                 break
             entry, newlines = found
+            if self.refresh_on_read:  # before the attempt, which may open a file that a failure here would leak
+                index.touch(scope.run_id, scope.agent_id, kind, key, entry.blob, now + entry.ttl)
             try:
-                result = attempt(entry, newlines)
+                return attempt(entry, newlines)
             except FileNotFoundError:
                 again = index.lookup(scope.run_id, scope.agent_id, kind, key, self.now())
                 if again is None or again.blob == entry.blob:
                     break
-                continue
-            if self.refresh_on_read:
-                index.touch(scope.run_id, scope.agent_id, kind, key, entry.blob, now + entry.ttl)
-            return result
         raise self._not_found(scope, kind, key)
 
     def _open(self, scope: Scope, kind: str, key: str) -> tuple[Entry, int, bytes]:
@@ -596,10 +601,8 @@ class ScratchStore:
             fd = self.blobs.open(scope.run_id, scope.agent_id, entry.blob)
             try:
                 reader = self._reader(entry, fd, key)
-                try:
+                with _reading(key):
                     data = b"".join(chunk for _, chunk in reader.iter_frames())
-                except FormatError as exc:
-                    raise CorruptBlob(f"{key}: {exc}") from None
             finally:
                 os.close(fd)
             self._values.put(entry.blob, data)
@@ -637,10 +640,8 @@ class ScratchStore:
         return reader, table
 
     def _reader(self, entry: Entry, fd: int, name: str) -> SeekableReader:
-        try:
+        with _reading(name):
             table = self._tables.get(fd, entry.blob)
-        except FormatError as exc:
-            raise CorruptBlob(f"{name}: {exc}") from None
         if table.size != entry.size:
             raise CorruptBlob(f"{name}: the blob holds {table.size} bytes, the index says {entry.size}")
         return SeekableReader(fd, table)
@@ -675,6 +676,18 @@ class _ValueCache:
             while self._total > self._max_total:
                 _, old = self._values.popitem(last=False)
                 self._total -= len(old)
+
+
+@contextmanager
+def _reading(name: str) -> Iterator[None]:
+    """Turn what reading a blob can raise into the store's errors: damaged data into :class:`CorruptBlob` (naming
+    the handle or key), a failing file system into :class:`StorageError`."""
+    try:
+        yield
+    except FormatError as exc:
+        raise CorruptBlob(f"{name}: {exc}") from None
+    except OSError as exc:
+        raise storage_error(exc, f"cannot read {name}") from exc
 
 
 def _utc(epoch: float) -> str:
@@ -829,6 +842,7 @@ class Scope:
                 subclasses :class:`~scratchfs.errors.Expired` and :class:`~scratchfs.errors.Deleted` say what
                 happened to an entry of this scope within the last hour.
             CorruptBlob: the blob is damaged (the message names the handle); no bytes are returned.
+            StoreBusy: the index stayed locked past the busy timeout. StorageError: the file system failed.
         """
         handle = ids.check_handle(handle)
         offset = _check_int(offset, "offset", 0)
@@ -881,10 +895,8 @@ class Scope:
             if offset > entry.size:
                 raise InvalidArgument(f"offset {offset} is past the end of {key} ({entry.size} bytes)")
             reader = store._reader(entry, fd, key)
-            try:
+            with _reading(key):
                 data = reader.read(offset, length)
-            except FormatError as exc:
-                raise CorruptBlob(f"{key}: {exc}") from None
         finally:
             os.close(fd)
         end = offset + len(data)
@@ -897,10 +909,8 @@ class Scope:
             if line > max(entry.lines, 1):
                 raise InvalidArgument(f"line {line} is past the end of {handle} ({entry.lines} lines)")
             reader, table = store._line_reader(entry, fd, newlines, handle)
-            try:
+            with _reading(handle):
                 got = read_lines(reader, table, line, count, MAX_READ_BYTES)
-            except FormatError as exc:
-                raise CorruptBlob(f"{handle}: {exc}") from None
         finally:
             os.close(fd)
         end = got.offset + len(got.data)
@@ -918,10 +928,8 @@ class Scope:
             if offset > entry.size:
                 raise InvalidArgument(f"offset {offset} is past the end of {handle} ({entry.size} bytes)")
             reader, table = store._line_reader(entry, fd, newlines, handle)
-            try:
+            with _reading(handle):
                 found = search(reader, matcher, offset, context, max_matches, MAX_READ_BYTES, table.line_of_frame)
-            except FormatError as exc:
-                raise CorruptBlob(f"{handle}: {exc}") from None
         finally:
             os.close(fd)
         return Matches(handle, needle, found.windows, entry.size, found.next_offset, pattern, ignore_case, context,
@@ -949,8 +957,10 @@ class Scope:
 
         Raises:
             InvalidArgument: a bad key.
-            NotFound: no live value under this key in this scope.
+            NotFound: no live value under this key in this scope (:class:`~scratchfs.errors.Expired` or
+                :class:`~scratchfs.errors.Deleted` for one of the last hour).
             CorruptBlob: the value's blob is damaged.
+            StoreBusy, StorageError: the index stayed locked past the busy timeout; the file system failed.
         """
         return self.store._read_whole(self, "scratch", ids.check_key(key))
 
@@ -960,6 +970,7 @@ class Scope:
 
         Raises:
             InvalidArgument: a bad prefix.
+            StoreBusy, StorageError: the index stayed locked past the busy timeout, or failed.
         """
         prefix = ids.check_text(prefix, "prefix", ids.MAX_KEY_BYTES, allow_empty=True)
         return self.store.index.list_scope(self.run_id, self.agent_id, "scratch", prefix, self.store.now())
@@ -969,6 +980,7 @@ class Scope:
 
         Raises:
             InvalidArgument: a bad key.
+            StoreBusy, StorageError: the index stayed locked past the busy timeout, or failed; nothing was deleted.
         """
         key = ids.check_key(key)
         store = self.store

@@ -15,7 +15,8 @@ Result contract (every result is one JSON object; every read says how to go on: 
   (``next_offset`` is the first byte not returned, ``null`` at the end), and continuation bytes at the start of a
   range that begins inside a character are skipped (``offset`` is then where ``data`` really starts). ``data``
   always equals the content's bytes ``[offset, offset + length)`` decoded; a range shorter than the character at its
-  start is empty (ask for at least 4 bytes to always get on). Bytes that are not UTF-8 come as base64 with
+  start returns that whole character (at most 3 bytes more), so a reader always gets on. Bytes that are not UTF-8
+  come as base64 with
   ``"encoding": "base64"`` (the range exactly as read).
 * ``read_handle`` by lines (``line``, ``lines``): the range keys plus ``first_line, lines, total_lines, next_line,
   cut`` (``cut``: the read cap stopped inside a line, which goes on at ``next_offset``).
@@ -151,7 +152,7 @@ TOOL_SPECS: dict[str, ToolSpec] = {spec.name: spec for spec in (
             "properties": {
                 "key": _KEY,
                 "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "First byte to return."},
-                "length": {"type": "integer", "minimum": 0, "maximum": MAX_READ_BYTES, "default": MAX_READ_BYTES,
+                "length": {"type": "integer", "minimum": 1, "maximum": MAX_READ_BYTES, "default": MAX_READ_BYTES,
                            "description": "Most bytes to return."},
             },
             "required": ["key"],
@@ -423,8 +424,8 @@ class ScratchTools:
         data = self.scope.scratch_read(key)
         if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset <= len(data):
             raise InvalidArgument(f"offset must be an integer between 0 and {len(data)}: {offset!r}")
-        if isinstance(length, bool) or not isinstance(length, int) or length < 0:
-            raise InvalidArgument(f"length must be a non-negative integer: {length!r}")
+        if isinstance(length, bool) or not isinstance(length, int) or length < 1:
+            raise InvalidArgument(f"length must be a positive integer: {length!r}")
         length = min(length, MAX_READ_BYTES)
         piece = data[offset : offset + length]
         end = offset + len(piece)
