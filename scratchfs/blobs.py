@@ -111,8 +111,8 @@ def storage_error(exc: OSError, doing: str) -> StorageError:
 
 @dataclass(frozen=True, slots=True)
 class BlobInfo:
-    """What :meth:`Blobs.write` wrote: ``size`` (decompressed bytes), ``stored_size`` (file bytes) and the per-frame
-    newline counts (``frame_newlines``, one per frame)."""
+    """What :meth:`Blobs.write` wrote: ``size`` (decompressed bytes), ``stored_size`` (file bytes), ``frames`` and
+    the per-frame newline counts (``frame_newlines``, ``array('I')`` bytes, one per frame)."""
 
     size: int
     stored_size: int
@@ -248,7 +248,7 @@ class Blobs:
             if isinstance(exc, OSError):
                 raise storage_error(exc, "cannot write the blob") from exc
             raise
-        info = BlobInfo(writer.size, writer.stored_size, len(writer.frame_newlines), writer.frame_newlines.tobytes())
+        info = BlobInfo(writer.size, writer.stored_size, writer.frames, writer.frame_newlines.tobytes())
         return PendingBlob(path, fd, info)
 
     def _create_locked(self, path: str) -> int:
@@ -394,10 +394,32 @@ class Blobs:
             raise storage_error(exc, "cannot remove the directory") from exc
         return target
 
+    def blob_files(self) -> list[tuple[str, str, str, str]]:
+        """``(run directory name, agent directory name, path, token)`` of every regular file under ``runs/`` named
+        like a blob, sorted by name (files of other names are not ours and are left alone)."""
+        found = []
+        for run in list_dir(self.runs):
+            for agent in list_dir(run.path):
+                for entry in list_dir(agent.path):
+                    match = BLOB_NAME_RE.match(entry.name)
+                    if match and entry.is_file(follow_symlinks=False):
+                        found.append((run.name, agent.name, entry.path, match.group(1)))
+        return found
+
     @staticmethod
     def remove_tree(path: Path) -> None:
         """Remove a directory tree that was moved to the trash (errors ignored: the sweeper retries)."""
         shutil.rmtree(path, ignore_errors=True)
+
+
+def list_dir(path: Path | str) -> list[os.DirEntry]:
+    """The directories and regular files in ``path``, sorted by name (none if it is missing or not a directory)."""
+    try:
+        with os.scandir(path) as it:
+            return sorted((e for e in it if e.is_dir(follow_symlinks=False) or e.is_file(follow_symlinks=False)),
+                          key=lambda e: e.name)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
 
 
 def _unlink_quietly(path: Path) -> None:

@@ -100,7 +100,7 @@ class Gone:
 
 
 @dataclass(frozen=True, slots=True)
-class Expired:
+class ExpiredRow:
     """A row removed by :meth:`Index.pop_expired`."""
 
     run_id: str
@@ -486,7 +486,7 @@ class Index:
 
     # -- sweeping -------------------------------------------------------------------------------------------------
 
-    def pop_expired(self, now: float, limit: int) -> list[Expired]:
+    def pop_expired(self, now: float, limit: int) -> list[ExpiredRow]:
         """Delete up to ``limit`` rows with ``expires_at <= now`` in one short transaction and return them."""
         with self.write("sweeping expired entries") as conn:
             rows = conn.execute(
@@ -499,7 +499,7 @@ class Index:
                 "INSERT OR REPLACE INTO gone VALUES (?, ?, ?, ?, 'expired', ?)",
                 [(row[1], row[2], row[5], row[6], row[7]) for row in rows if row[7] > now - TOMBSTONE_SECONDS],
             )
-        return [Expired(*row[1:5]) for row in rows]
+        return [ExpiredRow(*row[1:5]) for row in rows]
 
     def forget_tombstones(self, now: float) -> int:
         """Delete tombstones older than :data:`TOMBSTONE_SECONDS`; return how many."""

@@ -178,26 +178,6 @@ def _verify(store: ScratchStore, entry: Entry, deep: bool, progress: Callable[[i
         os.close(fd)
 
 
-def _blob_files(store: ScratchStore) -> list[tuple[str, str, str, str]]:
-    """``(run dir, agent dir, path, token)`` of every blob-named file under ``runs/``."""
-    found = []
-    for run in _scandir(str(store.blobs.runs)):
-        for agent in _scandir(run.path):
-            for f in _scandir(agent.path):
-                match = BLOB_NAME_RE.match(f.name)
-                if match and f.is_file(follow_symlinks=False):
-                    found.append((run.name, agent.name, f.path, match.group(1)))
-    return found
-
-
-def _scandir(path: str) -> list[os.DirEntry]:
-    try:
-        with os.scandir(path) as it:
-            return sorted(it, key=lambda e: e.name)
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-
-
 def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
          progress: Callable[[int], None] | None = None) -> FsckReport:
     """Check the index against the blob files (see the module docstring); with ``repair``, remove what is broken.
@@ -213,10 +193,10 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
     report = FsckReport()
     advance = progress or (lambda n: None)
     report.index = store.integrity_check()
-    files = _blob_files(store)  # listed before the rows are read: a file committed meanwhile has its row below
+    files = store.blobs.blob_files()  # listed before the rows are read: a file committed meanwhile has its row
     report.files_checked = len(files)
-    known = store.index.blobs()
     row_ids = {blob: row_id for row_id, _run, _agent, blob in store.index.blob_rows()}
+    known = row_ids.keys()
     broken_rows: list[tuple[int, str]] = []
     broken_problems: list[Problem] = []
     for entry in store.list_entries():

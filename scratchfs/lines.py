@@ -44,13 +44,18 @@ class LineTable:
 
 @dataclass(frozen=True, slots=True)
 class LineRead:
-    """What :func:`read_lines` read: ``data`` starting at byte ``offset``; ``lines`` lines in it (the last possibly
-    unterminated); ``cut`` when the read cap stopped it inside a line."""
+    """What :func:`read_lines` read: ``data`` starting at byte ``offset``, holding ``newlines`` ``\\n`` bytes;
+    ``cut`` when the read cap stopped it inside a line."""
 
     offset: int
     data: bytes
-    lines: int
+    newlines: int
     cut: bool
+
+    @property
+    def lines(self) -> int:
+        """Lines in ``data``, an unterminated (or cut) last one included."""
+        return self.newlines + (1 if self.data and not self.data.endswith(b"\n") else 0)
 
 
 _BLOCK = 8192  # bytes counted per C call while looking for the n-th newline
@@ -110,5 +115,4 @@ def read_lines(reader: SeekableReader, table: LineTable, line: int, count: int, 
             out += piece
             frame += 1
     data = bytes(out)
-    lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
-    return LineRead(start, data, lines, cut)
+    return LineRead(start, data, data.count(b"\n"), cut)

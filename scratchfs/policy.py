@@ -150,24 +150,29 @@ def should_spill(
     return content_size(content) > threshold_bytes
 
 
+def utf8_lead_length(byte: int) -> int:
+    """Bytes in the UTF-8 sequence that ``byte`` starts (RFC 3629): 2 to 4 for a lead byte, else 1."""
+    return 2 if byte >> 5 == 0b110 else 3 if byte >> 4 == 0b1110 else 4 if byte >> 3 == 0b11110 else 1
+
+
+def utf8_partial_tail(data: bytes | memoryview) -> int:
+    """How many bytes at the end of ``data`` are a UTF-8 sequence cut short (0 if none)."""
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte & 0xC0 != 0x80:  # ASCII or a lead byte: the last sequence starts here
+            return back if utf8_lead_length(byte) > back else 0
+    return 0
+
+
 def utf8_prefix(data: bytes, limit: int) -> bytes:
     """The longest prefix of ``data`` of at most ``limit`` bytes that does not end inside a UTF-8 sequence."""
     if len(data) <= limit:
         return data
-    cut = limit
-    for back in range(1, 4):  # the last 1..3 bytes: find the lead byte of the last sequence
-        if cut - back < 0:
-            break
-        byte = data[cut - back]
-        if byte & 0xC0 != 0x80:  # ASCII or a lead byte
-            need = 2 if byte >> 5 == 0b110 else 3 if byte >> 4 == 0b1110 else 4 if byte >> 3 == 0b11110 else 1
-            if need > back:
-                cut -= back  # that sequence is cut short: leave it out
-            break
-    return data[:cut]
+    piece = data[:limit]
+    return piece[: len(piece) - utf8_partial_tail(piece)]
 
 
-def utf8_suffix_start(data: bytes) -> int:
+def utf8_suffix_start(data: bytes | memoryview) -> int:
     """Index of the first byte of ``data`` that starts a UTF-8 character (skips at most 3 continuation bytes)."""
     start = 0
     while start < min(3, len(data)) and data[start] & 0xC0 == 0x80:

@@ -106,6 +106,12 @@ class Matcher(Protocol):
         """
         ...
 
+    def skippable(self, buf: bytearray, base: int, pos: int, data: bytes, frame_start: int) -> int:
+        """If no match starting at or after content offset ``pos`` can lie in ``buf`` (content from ``base``) plus
+        the next frame ``data`` (content from ``frame_start``, where ``buf`` ends), the longest match in bytes, so
+        the search may drop all but that much of the frame's end unread; else 0."""
+        ...
+
 
 class LiteralMatcher:
     """Non-overlapping occurrences of a byte string (``bytes.find``)."""
@@ -125,6 +131,19 @@ class LiteralMatcher:
         if found < 0 or found >= limit:
             return None
         return found, found + len(self.needle)
+
+    def skippable(self, buf: bytearray, base: int, pos: int, data: bytes, frame_start: int) -> int:
+        """No occurrence in the frame itself nor at its seam with ``buf`` (checked without joining them): the
+        needle's length; else 0."""
+        needle = self.needle
+        width = len(needle)
+        if data.find(needle, max(0, pos - frame_start)) >= 0:
+            return 0
+        if width > 1 and len(buf):
+            seam_from = max(pos, frame_start - width + 1, base)
+            if (bytes(buf[seam_from - base :]) + data[: width - 1]).find(needle) >= 0:
+                return 0
+        return width
 
 
 MAX_LINE_BYTES = 4 * 1024 * 1024
@@ -219,6 +238,10 @@ class PatternMatcher:
                 f"offset={base + pos}, or use a pattern with a literal part or less backtracking",
                 resume_offset=base + pos,
             ) from None
+
+    def skippable(self, buf: bytearray, base: int, pos: int, data: bytes, frame_start: int) -> int:
+        """Never: a pattern's matches are decided in the buffer (its literal prefilter works there)."""
+        return 0
 
     def _remaining(self) -> float:
         left = self.deadline - time.monotonic()
@@ -428,20 +451,6 @@ class _Lines:
         return self.line_of_frame(frame + 1) - buf.count(b"\n", offset - base, end - base)
 
 
-def _skip_frame(buf: bytearray, base: int, pos: int, data: bytes, frame_start: int, needle: bytes) -> bool:
-    """True when no occurrence of ``needle`` starting at or after ``pos`` lies in ``buf`` + ``data`` (``buf`` ends
-    where ``data``, the next frame, begins) -- checked in ``data`` itself and at the seam, without joining them."""
-    width = len(needle)
-    if data.find(needle, max(0, pos - frame_start)) >= 0:
-        return False
-    if width > 1 and len(buf):
-        seam_from = max(pos, frame_start - width + 1, base)
-        seam = bytes(buf[seam_from - base :]) + data[: width - 1]
-        if seam.find(needle) >= 0:
-            return False
-    return True
-
-
 def search(reader: SeekableReader, matcher: Matcher, start: int, context: int, max_matches: int, budget: int,
            line_of_frame) -> SearchResult:
     """Find matches at or after byte ``start`` and cut merged context windows around them.
@@ -487,21 +496,21 @@ def search(reader: SeekableReader, matcher: Matcher, start: int, context: int, m
         windows.append(Window(open_hits[0].offset, open_lo, data, open_hits[0].line, tuple(open_hits)))
         open_hits = []
 
-    literal = matcher.needle if isinstance(matcher, LiteralMatcher) else None
     for frame_start, data in reader.iter_frames(first, batch_bytes=1024 * 1024):
         end = frame_start + len(data)
-        if (literal is not None and next_offset is None and end < size
-                and (not open_hits or (open_hi <= frame_start and end - len(literal) + 1 - context > open_hi))
-                and _skip_frame(buf, base, pos, data, frame_start, literal)):
-            # no occurrence starts in this frame or at its seam: keep only the tail later matches may need
-            # (context before them, and a needle's start), without copying the frame into the buffer; a window
-            # still open is complete and no later match can reach it
+        width = 0
+        if next_offset is None and end < size:
+            width = matcher.skippable(buf, base, pos, data, frame_start)
+        if width and (not open_hits or (open_hi <= frame_start and end - width + 1 - context > open_hi)):
+            # no match starts in this frame or at its seam: keep only the tail later matches may need (context
+            # before them, and a match's start), without copying the frame into the buffer; a window still open
+            # is complete and no later match can reach it
             if open_hits:
                 close()
-            tail = context + len(literal)
+            tail = context + width
             buf = (buf + data)[-tail:] if len(data) < tail else bytearray(data[len(data) - tail :])
             base = end - len(buf)
-            pos = max(pos, end - len(literal) + 1)
+            pos = max(pos, end - width + 1)
             continue
         buf += data
         end = base + len(buf)

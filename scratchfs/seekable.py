@@ -297,6 +297,11 @@ class SeekableWriter:
         if start < end:
             self._buffer += view[start:]
 
+    @property
+    def frames(self) -> int:
+        """Frames written so far."""
+        return len(self._compressed)
+
     def _queue(self, frame, newlines: int) -> None:
         self._pending.append(frame)
         self._pending_lines.append(newlines)
@@ -409,15 +414,15 @@ class SeekableReader:
             return b""
         first = table.frame_at(offset)
         last = table.frame_at(end - 1)
-        raw = self.raw_frames(first, last)
+        raw = memoryview(self.raw_frames(first, last))
         base = table.c_offsets[first]
         parts = []
         for index in range(first, last + 1):
             chunk = raw[table.c_offsets[index] - base : table.c_offsets[index + 1] - base]
-            parts.append(self.decode(index, chunk))
-        data = parts[0] if len(parts) == 1 else b"".join(parts)
-        lo = offset - table.d_offsets[first]
-        return data[lo : lo + (end - offset)]
+            frame_start = table.d_offsets[index]
+            lo, hi = max(offset, frame_start) - frame_start, min(end, table.d_offsets[index + 1]) - frame_start
+            parts.append(memoryview(self.decode(index, chunk))[lo:hi])
+        return parts[0].tobytes() if len(parts) == 1 else b"".join(parts)
 
     def iter_frames(self, first: int = 0, batch_bytes: int = 4 * 1024 * 1024) -> Iterator[tuple[int, bytes]]:
         """Yield ``(decompressed offset, bytes)`` for each frame from ``first`` on, reading about ``batch_bytes`` of

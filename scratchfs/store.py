@@ -237,13 +237,8 @@ class Matches:
 
 
 def _check_ttl(ttl: object, default: float) -> float:
-    if ttl is None:
-        return default
-    if isinstance(ttl, bool) or not isinstance(ttl, (int, float)):
-        raise InvalidArgument(f"ttl must be a number of seconds, not {type(ttl).__name__}: {ids.shorten(ttl)}")
-    if not 0 < ttl <= MAX_TTL:  # false for NaN; compares huge ints exactly (math.isfinite would overflow)
-        raise InvalidArgument(f"ttl must be positive, finite seconds of at most {MAX_TTL:.0f}: {ids.shorten(ttl)}")
-    return float(ttl)
+    """``default`` for ``None``, else a TTL in ``(0, MAX_TTL]`` seconds. Raises InvalidArgument."""
+    return default if ttl is None else _check_seconds(ttl, "ttl", MAX_TTL)
 
 
 def _check_seconds(value: object, what: str, maximum: float, zero_ok: bool = False) -> float:
@@ -254,9 +249,10 @@ def _check_seconds(value: object, what: str, maximum: float, zero_ok: bool = Fal
     """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InvalidArgument(f"{what} must be a number of seconds, not {type(value).__name__}: {ids.shorten(value)}")
-    if not ((value >= 0) if zero_ok else (value > 0)) or not value <= maximum:  # NaN fails both
+    # false for NaN; compares huge integers exactly (math.isfinite would overflow)
+    if not ((value >= 0) if zero_ok else (value > 0)) or not value <= maximum:
         low = "non-negative" if zero_ok else "positive"
-        raise InvalidArgument(f"{what} must be {low}, finite seconds of at most {maximum:g}: {ids.shorten(value)}")
+        raise InvalidArgument(f"{what} must be {low}, finite seconds of at most {maximum:.0f}: {ids.shorten(value)}")
     return float(value)
 
 
@@ -870,7 +866,6 @@ class Scope:
                                  MAX_MATCHES)
         if not isinstance(ignore_case, bool):
             raise InvalidArgument(f"ignore_case must be True or False: {ignore_case!r}")
-        matcher: Matcher
         needle: bytes | None = None
         matcher: Matcher
         if pattern is None:
@@ -915,7 +910,7 @@ class Scope:
             os.close(fd)
         end = got.offset + len(got.data)
         # the next line to start: after the last whole line, or after the line the cap cut
-        next_line = line + got.data.count(b"\n") + (1 if got.cut else 0)
+        next_line = line + got.newlines + (1 if got.cut else 0)
         more = end < entry.size and next_line <= entry.lines
         return LineSlice(handle, got.offset, got.data, entry.size, line, got.lines, entry.lines,
                          next_line if more else None, end if end < entry.size else None, got.cut, count)

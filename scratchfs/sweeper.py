@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass
 
 from filelock import FileLock, Timeout
 
-from .blobs import BLOB_NAME_RE, Blobs
+from .blobs import Blobs, list_dir
 from .index import Index
 
 log = logging.getLogger(__name__)
@@ -105,13 +105,7 @@ def _drop_rows_without_files(index: Index, blobs: Blobs) -> int:
 
 def _remove_orphans(index: Index, blobs: Blobs, grace: float) -> tuple[int, int]:
     cutoff = time.time() - grace  # file modification times are on the file system's clock
-    candidates = []
-    for run_entry in _scandir(blobs.runs):
-        for agent_entry in _scandir(run_entry.path):
-            for entry in _scandir(agent_entry.path):
-                match = BLOB_NAME_RE.match(entry.name)
-                if match and entry.is_file(follow_symlinks=False):
-                    candidates.append((entry.path, match.group(1)))
+    candidates = [(path, token) for _run, _agent, path, token in blobs.blob_files()]
     if not candidates:
         return 0, 0
     known = index.blobs()  # read after listing: a file written and committed meanwhile is in here
@@ -158,12 +152,12 @@ def check_orphan(index: Index, path: str, token: str, cutoff: float | None, remo
 
 def _remove_leftovers(blobs: Blobs, grace: float) -> int:
     removed = 0
-    for entry in _scandir(blobs.trash):
+    for entry in list_dir(blobs.trash):
         blobs.remove_tree(entry.path)
         removed += 1
     cutoff = time.time() - grace
-    for run_entry in _scandir(blobs.runs):
-        for agent_entry in _scandir(run_entry.path):
+    for run_entry in list_dir(blobs.runs):
+        for agent_entry in list_dir(run_entry.path):
             _rmdir_if_old_and_empty(agent_entry.path, cutoff)
         _rmdir_if_old_and_empty(run_entry.path, cutoff)
     return removed
@@ -175,14 +169,6 @@ def _rmdir_if_old_and_empty(path: str, cutoff: float) -> None:
             os.rmdir(path)  # fails harmlessly if anything is inside
     except OSError:
         pass
-
-
-def _scandir(path) -> list[os.DirEntry]:
-    try:
-        with os.scandir(path) as it:
-            return [e for e in it if e.is_dir(follow_symlinks=False) or e.is_file(follow_symlinks=False)]
-    except (FileNotFoundError, NotADirectoryError):
-        return []
 
 
 class Sweeper(threading.Thread):

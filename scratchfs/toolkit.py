@@ -42,6 +42,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .errors import InvalidArgument, ScratchError
+from .ids import check_key
+from .policy import utf8_lead_length, utf8_partial_tail, utf8_suffix_start
 from .search import MAX_REACH_BYTES, Window
 from .store import (
     DEFAULT_CONTEXT,
@@ -191,24 +193,6 @@ TOOL_NAMES = frozenset(TOOL_SPECS)
 
 # -- UTF-8 trimming -------------------------------------------------------------------------------------------------
 
-def _leading_continuations(data: bytes | memoryview, limit: int = 3) -> int:
-    """How many UTF-8 continuation bytes (at most ``limit``) start ``data``."""
-    count = 0
-    while count < min(limit, len(data)) and data[count] & 0xC0 == 0x80:
-        count += 1
-    return count
-
-
-def _partial_tail(data: bytes | memoryview) -> int:
-    """How many bytes at the end of ``data`` are an incomplete UTF-8 sequence (0 if none)."""
-    for back in range(1, min(4, len(data)) + 1):
-        byte = data[-back]
-        if byte & 0xC0 != 0x80:  # ASCII or a lead byte: the last sequence starts here
-            need = 2 if byte >> 5 == 0b110 else 3 if byte >> 4 == 0b1110 else 4 if byte >> 3 == 0b11110 else 1
-            return back if need > back else 0
-    return 0
-
-
 def _decode(data: bytes) -> str | None:
     try:
         return data.decode("utf-8")
@@ -220,11 +204,11 @@ def _text_piece(raw: bytes, offset: int, size: int, keep_from: int | None = None
                 ) -> dict[str, Any]:
     """``{offset, length, data}`` (plus ``encoding`` when base64) for the bytes ``raw`` at ``offset`` of a content
     of ``size`` bytes, trimmed to whole characters without cutting into ``[keep_from, keep_to)``."""
-    lead = _leading_continuations(raw) if offset > 0 else 0
+    lead = utf8_suffix_start(raw) if offset > 0 else 0
     if keep_from is not None:
         lead = min(lead, keep_from - offset)
     end = offset + len(raw)
-    tail = _partial_tail(raw[lead:]) if end < size else 0
+    tail = utf8_partial_tail(raw[lead:]) if end < size else 0
     if keep_to is not None:
         tail = min(tail, max(0, end - keep_to))
     body = raw[lead : len(raw) - tail]
@@ -237,14 +221,22 @@ def _text_piece(raw: bytes, offset: int, size: int, keep_from: int | None = None
 
 def _first_character(sl: Slice) -> Slice:
     """The slice cut after its first whole character (continuation bytes it starts with are skipped first)."""
-    lead = _leading_continuations(sl.data) if sl.offset > 0 else 0
+    lead = utf8_suffix_start(sl.data) if sl.offset > 0 else 0
     if lead >= len(sl.data):
         return sl
-    byte = sl.data[lead]
-    size = 2 if byte >> 5 == 0b110 else 3 if byte >> 4 == 0b1110 else 4 if byte >> 3 == 0b11110 else 1
-    data = sl.data[: lead + size]
+    data = sl.data[: lead + utf8_lead_length(sl.data[lead])]
     end = sl.offset + len(data)
     return replace(sl, data=data, next_offset=end if end < sl.size else None)
+
+
+def _whole_characters(sl: Slice, read: Callable[[int], Slice], name: str) -> dict[str, Any]:
+    """:func:`range_result` of ``sl``; when the range is shorter than the character it starts, that whole
+    character instead (``read(length)`` reads the same offset again), so a reader always moves on."""
+    out = range_result(sl, name=name)
+    if not out["length"] and sl.data and out["next_offset"] is not None:
+        wider = read(len(sl.data) + 3)
+        out = range_result(_first_character(replace(wider, requested=sl.requested)), name=name)
+    return out
 
 
 def _cursor(sl: Slice | LineSlice, name: str) -> dict[str, Any]:
@@ -272,7 +264,7 @@ def lines_result(sl: LineSlice) -> dict[str, Any]:
     """A line read as the contract's JSON object (see the module docstring)."""
     data = sl.data
     if sl.cut and sl.next_offset is not None:  # the cap stopped inside a line: maybe inside a character too
-        tail = _partial_tail(data)
+        tail = utf8_partial_tail(data)
         if tail and _decode(data[: len(data) - tail]) is not None:
             data = data[: len(data) - tail]
             sl = replace(sl, data=data, next_offset=sl.offset + len(data))
@@ -397,12 +389,7 @@ class ScratchTools:
             return matches_result(result)
         if isinstance(result, LineSlice):
             return lines_result(result)
-        out = range_result(result)
-        if not out["length"] and result.data and out["next_offset"] is not None:
-            # the range is shorter than the character it starts: return that whole character, so a reader moves on
-            wider = self.scope.read_handle(handle, offset, len(result.data) + 3)
-            out = range_result(_first_character(replace(wider, requested=result.requested)))
-        return out
+        return _whole_characters(result, lambda n: self.scope.read_handle(handle, offset, n), "handle")
 
     def scratch_write(self, key: str, value: str, encoding: str = "utf-8", ttl: float | None = None
                       ) -> dict[str, Any]:
@@ -421,21 +408,16 @@ class ScratchTools:
 
     def scratch_read(self, key: str, offset: int = 0, length: int = MAX_READ_BYTES) -> dict[str, Any]:
         """``scratch_read``: a range of the value of ``key`` (at most :data:`MAX_READ_BYTES` bytes)."""
-        data = self.scope.scratch_read(key)
-        if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset <= len(data):
-            raise InvalidArgument(f"offset must be an integer between 0 and {len(data)}: {offset!r}")
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+            raise InvalidArgument(f"offset must be a non-negative integer: {offset!r}")
         if isinstance(length, bool) or not isinstance(length, int) or length < 1:
             raise InvalidArgument(f"length must be a positive integer: {length!r}")
-        length = min(length, MAX_READ_BYTES)
-        piece = data[offset : offset + length]
-        end = offset + len(piece)
-        out = range_result(Slice(key, offset, piece, len(data), end if end < len(data) else None, length), name="key")
-        if not out["length"] and piece and out["next_offset"] is not None:  # shorter than its first character
-            piece = data[offset : offset + len(piece) + 3]
-            end = offset + len(piece)
-            wider = Slice(key, offset, piece, len(data), end if end < len(data) else None, length)
-            out = range_result(_first_character(wider), name="key")
-        return out
+        scope, key = self.scope, check_key(key)
+
+        def read(n: int) -> Slice:  # only the frames that cover the range, as read_handle reads
+            return scope._read_range("scratch", key, offset, min(n, MAX_READ_BYTES))
+
+        return _whole_characters(read(length), read, "key")
 
     def scratch_list(self, prefix: str = "") -> dict[str, Any]:
         """``scratch_list``: the live keys starting with ``prefix``, oldest first."""
