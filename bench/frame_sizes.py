@@ -35,7 +35,7 @@ import benchlib
 from benchlib import KIB, MIB
 
 from scratchfs import ScratchStore
-from scratchfs.seekable import DEFAULT_FRAME_BYTES, MAX_FRAME_BYTES, SeekableWriter
+from scratchfs.engine.seekable import DEFAULT_FRAME_BYTES, MAX_FRAME_BYTES, SeekableWriter
 
 FRAME_SIZES = [32 * KIB, 64 * KIB, 128 * KIB, 256 * KIB, 512 * KIB, MIB, MAX_FRAME_BYTES]
 WHOLE = MAX_FRAME_BYTES

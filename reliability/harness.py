@@ -251,20 +251,21 @@ def worker(root: str, wid: int, seed: int, kill_point: str | None = None) -> Non
 
 # -- deterministic crash points -----------------------------------------------------------------------------------
 
+_BLOBS = "scratchfs.engine.local_blobs"
 KILL_POINTS = {
     # name: (module path, class, method, "before"/"after", the operation that reaches it)
-    "spill: blob half written": ("scratchfs.seekable", None, "_write_all", "after", "spill"),
-    "spill: blob written, row not committed": ("scratchfs.index", "Index", "put", "before", "spill"),
-    "overwrite: row committed, old blob still there": ("scratchfs.blobs", "PendingBlob", "release", "before",
+    "spill: blob half written": ("scratchfs.engine.seekable", None, "_write_all", "after", "spill"),
+    "spill: blob written, row not committed": ("scratchfs.engine.sqlite_index", "Index", "put", "before", "spill"),
+    "overwrite: row committed, old blob still there": (_BLOBS, "PendingBlob", "release", "before",
                                                        "scratch_write"),
-    "delete_run: before the directory moves": ("scratchfs.blobs", "Blobs", "move_to_trash", "before",
+    "delete_run: before the directory moves": (_BLOBS, "Blobs", "move_to_trash", "before",
                                                "delete_run"),
-    "delete_run: directory moved to trash": ("scratchfs.blobs", "Blobs", "move_to_trash", "after", "delete_run"),
-    "delete_agent: directory moved to trash": ("scratchfs.blobs", "Blobs", "move_to_trash", "after",
+    "delete_run: directory moved to trash": (_BLOBS, "Blobs", "move_to_trash", "after", "delete_run"),
+    "delete_agent: directory moved to trash": (_BLOBS, "Blobs", "move_to_trash", "after",
                                                "delete_agent"),
-    "sweep: expired rows deleted, files not removed": ("scratchfs.blobs", "Blobs", "unlink", "before", "sweep"),
-    "sweep: removing orphans": ("scratchfs.sweeper", None, "check_orphan", "before", "sweep"),
-    "scratch_delete: row deleted, file not removed": ("scratchfs.blobs", "Blobs", "unlink", "before",
+    "sweep: expired rows deleted, files not removed": (_BLOBS, "Blobs", "unlink", "before", "sweep"),
+    "sweep: removing orphans": ("scratchfs.engine.sweeper", None, "check_orphan", "before", "sweep"),
+    "scratch_delete: row deleted, file not removed": (_BLOBS, "Blobs", "unlink", "before",
                                                       "scratch_delete"),
 }
 
@@ -437,7 +438,7 @@ def check(root: str, model_json: dict) -> dict:
     """Verify a store against the model after a kill (see the module docstring); return a JSON-ready report:
     counts of every kind of violation, and the observed state (the next round's model)."""
     from scratchfs import CorruptBlob, NotFound, ScratchStore
-    from scratchfs.blobs import BLOB_NAME_RE
+    from scratchfs.engine.local_blobs import BLOB_NAME_RE
 
     report: Counter = Counter()
     observed: dict[str, list] = {}

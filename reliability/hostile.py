@@ -209,7 +209,7 @@ def tally(root: str) -> list[tuple[str, int, Counter, int]]:
     """Try every catalog case against a store at ``root``; return ``(what, tried, answers, wrong)`` per catalog,
     where ``wrong`` counts answers other than the right one (or wrong bytes)."""
     from scratchfs import ScratchStore
-    from scratchfs.ids import path_part
+    from scratchfs.foundation.checks import path_part
 
     rows = []
     with ScratchStore(root, frame_bytes=4096, orphan_grace=0.0) as store:

@@ -5,7 +5,12 @@ compact stub; the model reads them back in pieces (:meth:`Scope.read_handle`) an
 (``scratch_*``). See README.md for a tour and ``docs/`` for the design.
 """
 
-from .errors import (
+from scratchfs.api.policy import NEVER_SPILL_TOOLS, SPILL_CLASSES, Observation, Stub, should_spill
+from scratchfs.api.store import MAX_READ_BYTES, LineSlice, Matches, Scope, ScratchStore, Slice
+from scratchfs.engine.search import Hit, Window
+from scratchfs.engine.sqlite_index import Entry
+from scratchfs.engine.sweeper import SweepResult
+from scratchfs.foundation.errors import (
     CorruptBlob,
     Deleted,
     Expired,
@@ -18,11 +23,6 @@ from .errors import (
     StorageError,
     StoreBusy,
 )
-from .index import Entry
-from .policy import NEVER_SPILL_TOOLS, SPILL_CLASSES, Observation, Stub, should_spill
-from .search import Hit, Window
-from .store import MAX_READ_BYTES, LineSlice, Matches, Scope, ScratchStore, Slice
-from .sweeper import SweepResult
 
 __version__ = "0.1.0"
 

@@ -30,10 +30,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import ScratchError
-from .policy import Observation
-from .store import Scope
-from .toolkit import TOOL_SPECS, ScratchTools, error_text, to_json
+from scratchfs.api.contract import TOOL_SPECS, ScratchTools, error_text, to_json
+from scratchfs.api.policy import Observation
+from scratchfs.api.store import Scope
+from scratchfs.foundation.errors import ScratchError
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from .policy import Observation
-from .render import entries_table, human_bytes
-from .store import ScratchStore
+from scratchfs.api.policy import Observation
+from scratchfs.api.store import ScratchStore
+from scratchfs.cli.render import entries_table, human_bytes
 
 RUN_ID = "demo"
 AGENT_ID = "agent-1"

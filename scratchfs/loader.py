@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .errors import InvalidArgument
-from .policy import Stub
-from .store import Scope
+from scratchfs.api.policy import Stub
+from scratchfs.api.store import Scope
+from scratchfs.foundation.errors import InvalidArgument
 
 
 def iter_files(folder: str | os.PathLike[str]) -> list[Path]:

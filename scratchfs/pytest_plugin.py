@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from .store import Scope, ScratchStore
+from scratchfs.api.store import Scope, ScratchStore
 
 DEFAULT_START = 1_800_000_000.0
 """Where :class:`ScratchClock` starts, epoch seconds (2027-01-15)."""

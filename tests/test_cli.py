@@ -225,7 +225,7 @@ def test_quota_exceeded_exits_5(tmp_path, monkeypatch):
     monkeypatch.setenv("SCRATCHFS_ROOT", str(tmp_path))
     with ScratchStore(tmp_path, run_quota_entries=1) as store:
         store.scope("r", "a").scratch_write("k", b"v")
-    from scratchfs import cli as cli_module
+    from scratchfs.cli import app as cli_module
 
     original = cli_module.ScratchStore
     monkeypatch.setattr(cli_module, "ScratchStore", lambda root: original(root, run_quota_entries=1))

@@ -218,7 +218,7 @@ def test_sweeps_never_remove_a_writer_file_or_directory(tmp_path):
 
 def test_a_file_created_just_before_a_sweep_is_not_lost(store, monkeypatch):
     """The window between creating a blob file and locking it: a sweep at grace 0 runs right there."""
-    from scratchfs.blobs import Blobs
+    from scratchfs.engine.local_blobs import Blobs
 
     real_create = Blobs._create
     swept = []
@@ -316,7 +316,7 @@ def test_eight_processes_open_one_new_root_at_once(tmp_path):
 
 @pytest.mark.parametrize("with_sweeper", [False, True])
 def test_fork_after_use(tmp_path, with_sweeper):
-    from scratchfs import seekable
+    from scratchfs.engine import seekable
 
     with ScratchStore(tmp_path / "root", orphan_grace=0.0) as store:
         scope = store.scope("run", "parent")
@@ -483,7 +483,7 @@ def test_contention_waits_then_raises_store_busy(tmp_path):
 def test_zstd_contexts_are_never_shared_between_threads(tmp_path, monkeypatch):
     import zstandard
 
-    from scratchfs import seekable
+    from scratchfs.engine import seekable
 
     misuse: list[str] = []
 

@@ -74,7 +74,7 @@ HOLDERS = {
             ready()
     """,
     "the sweep lock": """
-        import scratchfs.sweeper as sweeper
+        import scratchfs.engine.sweeper as sweeper
         sweeper._remove_orphans = lambda *args: ready()
         store.sweep()
     """,
@@ -141,7 +141,7 @@ def test_killed_while_creating_the_schema_of_a_new_root(tmp_path):
     root = tmp_path / "new"
     before = """
         import contextlib
-        import scratchfs.index as index
+        import scratchfs.engine.sqlite_index as index
         real_write = index.Index.write
 
         @contextlib.contextmanager
@@ -227,8 +227,8 @@ def test_a_killed_writer_file_goes_once_past_the_grace_period(tmp_path):
 # -- durable ------------------------------------------------------------------------------------------------------
 
 def test_durable_store_syncs_file_and_directory_before_the_row(tmp_path, monkeypatch):
-    from scratchfs import blobs
-    from scratchfs.index import Index
+    from scratchfs.engine import local_blobs as blobs
+    from scratchfs.engine.sqlite_index import Index
 
     events = []
     real_fsync, real_put = os.fsync, Index.put

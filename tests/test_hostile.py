@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from reliability.hostile import DAMAGES, ID_CASES, KEY_CASES, NUMBER_CASES, SIZE, damage_target
 from scratchfs import CorruptBlob, InvalidArgument, NotFound, Observation, ScratchStore, StorageError
-from scratchfs.ids import path_part
+from scratchfs.foundation.checks import path_part
 
 # -- ids and keys -------------------------------------------------------------------------------------------------
 
@@ -395,7 +395,7 @@ def test_file_size_limit_during_a_spill(tmp_path):
 
 
 def test_disk_full_during_a_spill(store, monkeypatch, caplog):
-    from scratchfs import seekable
+    from scratchfs.engine import seekable
 
     scope = store.scope("run", "agent")
     kept = scope.spill(b"kept " * 10_000, source_tool="t").handle

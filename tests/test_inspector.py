@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from scratchfs import NotFound, ScratchStore
 from scratchfs.cli import main
-from scratchfs.ids import new_token
+from scratchfs.foundation.checks import new_token
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scratchfs import InvalidArgument, PatternTimeout, PatternTooLong, ScratchStore
-from scratchfs.search import LiteralMatcher, PatternMatcher, search
-from scratchfs.seekable import SeekableReader, SeekableWriter, read_seek_table
+from scratchfs.engine.search import LiteralMatcher, PatternMatcher, search
+from scratchfs.engine.seekable import SeekableReader, SeekableWriter, read_seek_table
 
 from .reference import line_of, regex_spans, windows
 
@@ -166,7 +166,7 @@ def test_a_match_longer_than_the_reach_bound_is_an_error_not_a_miss(scope):
 
 
 def test_a_line_longer_than_the_line_limit_is_an_error(scope):
-    from scratchfs.search import MAX_LINE_BYTES
+    from scratchfs.engine.search import MAX_LINE_BYTES
 
     data = b"start\n" + b"x" * (MAX_LINE_BYTES + 300_000) + b"\nend\n"
     handle = scope.spill(data, source_tool="t").handle

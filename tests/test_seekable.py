@@ -13,7 +13,7 @@ import zstandard
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scratchfs.seekable import (
+from scratchfs.engine.seekable import (
     CHECKSUM_FLAG,
     MAX_FRAME_BYTES,
     SEEKABLE_MAGIC,

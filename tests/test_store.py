@@ -8,7 +8,7 @@ import time
 import pytest
 
 from scratchfs import InvalidArgument, NotFound, ScratchStore, StorageError
-from scratchfs.index import Index
+from scratchfs.engine.sqlite_index import Index
 
 
 def blob_files(store) -> list[str]:

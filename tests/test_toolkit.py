@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scratchfs import MAX_READ_BYTES, InvalidArgument, NotFound
-from scratchfs.toolkit import TOOL_SPECS, ScratchTools, check_arguments, error_text
+from scratchfs.api.contract import TOOL_SPECS, ScratchTools, check_arguments, error_text
 
 from .mcp_support import find_all, match_offsets, window_is_exact
 

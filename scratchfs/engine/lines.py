@@ -16,7 +16,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from itertools import accumulate
 
-from .seekable import SeekableReader
+from scratchfs.engine.seekable import SeekableReader
 
 
 class LineTable:

@@ -31,21 +31,7 @@ from typing import TypeVar
 
 import platformdirs
 
-from . import ids
-from .blobs import Blobs, iter_chunks, storage_error
-from .errors import (
-    CorruptBlob,
-    Deleted,
-    Expired,
-    InvalidArgument,
-    NotFound,
-    QuotaExceeded,
-    ScratchError,
-    StorageError,
-)
-from .index import LIST_PREVIEW_BYTES, Entry, Index
-from .lines import LineTable, read_lines
-from .policy import (
+from scratchfs.api.policy import (
     NEVER_SPILL_TOOLS,
     PREVIEW_MODES,
     SPILL_CLASSES,
@@ -55,8 +41,11 @@ from .policy import (
     make_preview,
     should_spill,
 )
-from .search import DEFAULT_TIMEOUT, LiteralMatcher, Matcher, PatternMatcher, Window, search
-from .seekable import (
+from scratchfs.api.shape import SAMPLE_BYTES, describe
+from scratchfs.engine.lines import LineTable, read_lines
+from scratchfs.engine.local_blobs import Blobs, iter_chunks, storage_error
+from scratchfs.engine.search import DEFAULT_TIMEOUT, LiteralMatcher, Matcher, PatternMatcher, Window, search
+from scratchfs.engine.seekable import (
     DEFAULT_FRAME_BYTES,
     DEFAULT_LEVEL,
     MAX_FRAME_BYTES,
@@ -65,8 +54,19 @@ from .seekable import (
     SeekableReader,
     SeekTableCache,
 )
-from .shape import SAMPLE_BYTES, describe
-from .sweeper import Sweeper, SweepResult, sweep
+from scratchfs.engine.sqlite_index import LIST_PREVIEW_BYTES, Entry, Index
+from scratchfs.engine.sweeper import Sweeper, SweepResult, sweep
+from scratchfs.foundation import checks as ids
+from scratchfs.foundation.errors import (
+    CorruptBlob,
+    Deleted,
+    Expired,
+    InvalidArgument,
+    NotFound,
+    QuotaExceeded,
+    ScratchError,
+    StorageError,
+)
 
 log = logging.getLogger(__name__)
 

@@ -31,8 +31,8 @@ from typing import NamedTuple
 
 from filelock import FileLock, Timeout
 
-from . import _fork
-from .errors import QuotaExceeded, StorageError, StoreBusy
+from scratchfs.foundation import forks
+from scratchfs.foundation.errors import QuotaExceeded, StorageError, StoreBusy
 
 SCHEMA_VERSION = 1
 KINDS = ("handle", "scratch")
@@ -177,13 +177,13 @@ class Index:
     def conn(self) -> sqlite3.Connection:
         """This thread's connection in this process (opened on first use; a ``fork()`` child opens its own)."""
         local = self._local
-        if local.generation != _fork.generation or local.conn is None:
+        if local.generation != forks.generation or local.conn is None:
             if self._closed:
                 raise StorageError("the store is closed")
             if local.conn is not None:  # opened by the parent of this fork() child: neither use nor close it
                 self._inherited.append(local.conn)
             conn = self._connect()
-            local.conn, local.generation, local.version = conn, _fork.generation, None
+            local.conn, local.generation, local.version = conn, forks.generation, None
             local.cache = {}
             with self._conns_lock:
                 self._conns.add(conn)

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 import zstandard
 
-from . import _fork
+from scratchfs.foundation import forks
 
 SKIPPABLE_MAGIC = 0x184D2A5E
 SEEKABLE_MAGIC = 0x8F92EAB1
@@ -197,8 +197,8 @@ _contexts = _Contexts()
 
 def _local() -> _Contexts:
     ctx = _contexts
-    if ctx.generation != _fork.generation:  # first use in this thread, or first use in a forked child
-        ctx.generation = _fork.generation
+    if ctx.generation != forks.generation:  # first use in this thread, or first use in a forked child
+        ctx.generation = forks.generation
         ctx.compressors = {}
         ctx.decompressor = zstandard.ZstdDecompressor(max_window_size=MAX_WINDOW_BYTES)
     return ctx

@@ -33,8 +33,8 @@ from typing import Protocol
 
 import regex
 
-from .errors import InvalidArgument, PatternTimeout, PatternTooLong
-from .seekable import SeekableReader
+from scratchfs.engine.seekable import SeekableReader
+from scratchfs.foundation.errors import InvalidArgument, PatternTimeout, PatternTooLong
 
 try:  # the parser behind `re`: used only to analyse a pattern (literals, lookaround widths), never to match
     from re import _parser as _sre_parse  # Python 3.11+

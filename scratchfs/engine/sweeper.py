@@ -25,8 +25,8 @@ from dataclasses import asdict, dataclass
 
 from filelock import FileLock, Timeout
 
-from .blobs import Blobs, list_dir
-from .index import Index
+from scratchfs.engine.local_blobs import Blobs, list_dir
+from scratchfs.engine.sqlite_index import Index
 
 log = logging.getLogger(__name__)
 

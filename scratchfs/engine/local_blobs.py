@@ -33,9 +33,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import _fork, ids
-from .errors import InvalidArgument, StorageError, StoreBusy
-from .seekable import SeekableWriter
+from scratchfs.engine.seekable import SeekableWriter
+from scratchfs.foundation import checks as ids
+from scratchfs.foundation import forks
+from scratchfs.foundation.errors import InvalidArgument, StorageError, StoreBusy
 
 log = logging.getLogger(__name__)
 
@@ -327,14 +328,14 @@ class Blobs:
         """This thread's descriptor of ``locks/delete.lock`` (a ``flock`` belongs to an open file description, so
         threads must not share one; a ``fork()`` child opens its own)."""
         local = self._local
-        if local.generation != _fork.generation or local.lock is None:
+        if local.generation != forks.generation or local.lock is None:
             if local.lock is not None:  # opened by the parent of this fork() child: neither use nor close it
                 self._inherited.append(local.lock.detach())
             try:
                 fd = os.open(self._delete_lock_path, os.O_RDWR | os.O_CREAT | _O_CLOEXEC, _FILE_MODE)
             except OSError as exc:
                 raise storage_error(exc, "cannot open the delete lock") from exc
-            local.lock, local.generation = _Descriptor(fd), _fork.generation
+            local.lock, local.generation = _Descriptor(fd), forks.generation
             with self._fds_lock:
                 self._locks.add(local.lock)
         return local.lock.fd

@@ -15,8 +15,8 @@ from typing import Any
 
 import click
 
-from .errors import InvalidArgument, ScratchError, StorageError
-from .store import MAX_READ_BYTES, LineSlice, Matches, ScratchStore, Slice
+from scratchfs.api.store import MAX_READ_BYTES, LineSlice, Matches, ScratchStore, Slice
+from scratchfs.foundation.errors import InvalidArgument, ScratchError, StorageError
 
 EXIT_CODES_HELP = """\b
 Exit codes:
@@ -227,7 +227,7 @@ def scratch_read(store: ScratchStore, run_id: str, agent_id: str, key: str, as_j
     """Write the value of KEY to stdout, as raw bytes (or JSON with --json)."""
     data = store.scope(run_id, agent_id).scratch_read(key)
     if as_json:
-        from .toolkit import range_result
+        from scratchfs.api.contract import range_result
 
         _echo_json(range_result(Slice(key, 0, data, len(data), None), name="key"))
         return
@@ -296,7 +296,7 @@ def demo(store: ScratchStore, fixtures_dir: str | None, as_json: bool) -> None:
     import contextlib
     import io
 
-    from .demo import RUN_ID, run_demo
+    from scratchfs.demo import RUN_ID, run_demo
 
     try:
         if not as_json:
@@ -308,8 +308,6 @@ def demo(store: ScratchStore, fixtures_dir: str | None, as_json: bool) -> None:
         raise InvalidArgument(str(exc)) from None
     _echo_json([entry.to_dict() for entry in store.list_entries_for_run(RUN_ID)])
 
-
-from . import cli_extra  # noqa: E402, F401  (registers ls, stats, fsck, load, mcp, mcp-proxy)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -44,8 +44,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import ScratchError
-from .mcp_server import (
+from scratchfs.api.contract import TOOL_SPECS, error_text
+from scratchfs.api.policy import Observation
+from scratchfs.api.store import Scope, ScratchStore
+from scratchfs.foundation.errors import ScratchError
+from scratchfs.mcp.server import (
     INSTRUCTIONS,
     META_PREFIX,
     ScopeResolver,
@@ -54,9 +57,6 @@ from .mcp_server import (
     scratch_tools,
     text_result,
 )
-from .policy import Observation
-from .store import Scope, ScratchStore
-from .toolkit import TOOL_SPECS, error_text
 
 if sys.version_info < (3, 11):  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup
@@ -370,7 +370,7 @@ class Proxy:
         from mcp.server.subscriptions import ListenHandler
         from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-        from . import __version__
+        from scratchfs import __version__
 
         caps = self.upstream.capabilities
         handlers: dict[str, Any] = {}

@@ -22,11 +22,11 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 
-from .blobs import BLOB_NAME_RE
-from .index import Entry
-from .seekable import FormatError, SeekableReader, read_seek_table
-from .store import ScratchStore
-from .sweeper import check_orphan
+from scratchfs.api.store import ScratchStore
+from scratchfs.engine.local_blobs import BLOB_NAME_RE
+from scratchfs.engine.seekable import FormatError, SeekableReader, read_seek_table
+from scratchfs.engine.sqlite_index import Entry
+from scratchfs.engine.sweeper import check_orphan
 
 DEFAULT_SOON = 300.0
 """Seconds: ``stats`` counts entries expiring within this as expiring soon."""

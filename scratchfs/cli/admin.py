@@ -12,10 +12,10 @@ from typing import Any
 
 import click
 
-from .cli import _TTL, _echo_json, _root_option, _scope_options, _with_store, main
-from .inspector import DEFAULT_SOON, fsck, stats
-from .loader import load_dir
-from .store import ScratchStore
+from scratchfs.api.inspector import DEFAULT_SOON, fsck, stats
+from scratchfs.api.store import ScratchStore
+from scratchfs.cli.app import _TTL, _echo_json, _root_option, _scope_options, _with_store, main
+from scratchfs.loader import load_dir
 
 _JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 _PROGRESS_MIN_BYTES = 64 * 1024 * 1024
@@ -23,7 +23,7 @@ _PROGRESS_MIN_ENTRIES = 1000
 
 
 def _print(renderable: Any) -> None:
-    from .render import print_table
+    from scratchfs.cli.render import print_table
 
     print_table(renderable)
 
@@ -42,7 +42,7 @@ def ls(store: ScratchStore, run_id: str | None, agent_id: str | None, as_json: b
     if as_json:
         _echo_json([entry.to_dict() for entry in entries])
         return
-    from .render import entries_table
+    from scratchfs.cli.render import entries_table
 
     title = (f"run {run_id}" if run_id else "all runs") + (f", agent {agent_id}" if agent_id else "")
     _print(entries_table(entries, store.now(), title=f"{title}: {len(entries)} entries", show_run=run_id is None))
@@ -62,7 +62,7 @@ def stats_command(store: ScratchStore, run_id: str | None, soon: float, as_json:
     if as_json:
         _echo_json([row.to_dict() for row in rows])
         return
-    from .render import stats_table
+    from scratchfs.cli.render import stats_table
 
     _print(stats_table(rows, soon, title=f"{'run ' + run_id if run_id else 'all runs'} at {store.root}"))
 
@@ -95,7 +95,7 @@ def fsck_command(store: ScratchStore, repair: bool, quick: bool, progress: bool 
     if as_json:
         _echo_json(report.to_dict())
     else:
-        from .render import human_bytes, problems_table
+        from scratchfs.cli.render import human_bytes, problems_table
 
         counts = report.counts()
         click.echo(f"checked {report.entries_checked} entries ({human_bytes(report.bytes_checked)} verified) and "
@@ -144,7 +144,7 @@ _MCP_SCOPE_HELP = " (a client may name another per request in _meta 'scratchfs/r
               help="Agent id of the calls [env: SCRATCHFS_AGENT_ID].")
 def mcp_command(root: str | None, run_id: str | None, agent_id: str | None) -> None:
     """Serve read_handle and the scratchpad tools to an MCP client over stdio (needs: pip install 'scratchfs[mcp]')."""
-    from . import mcp_server
+    from scratchfs.mcp import server as mcp_server
 
     try:
         mcp_server.run(root, run_id, agent_id)
@@ -155,7 +155,7 @@ def mcp_command(root: str | None, run_id: str | None, agent_id: str | None) -> N
 
 
 def _parse_classes(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict[str, str]:
-    from .mcp_proxy import RESULT_CLASSES
+    from scratchfs.mcp.proxy import RESULT_CLASSES
 
     classes = {}
     for value in values:
@@ -191,7 +191,7 @@ def mcp_proxy_command(root: str | None, run_id: str | None, agent_id: str | None
 
     Offers the upstream's tools unchanged plus read_handle and the scratchpad tools (needs the mcp extra).
     """
-    from . import mcp_proxy
+    from scratchfs.mcp import proxy as mcp_proxy
 
     config = mcp_proxy.ProxyConfig(command=command[0], args=list(command[1:]), threshold=threshold,
                                    classes=classes, default_class=default_class, ttl=ttl, timeout=timeout,

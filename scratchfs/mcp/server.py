@@ -20,10 +20,10 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from . import ids
-from .errors import InvalidArgument, ScratchError
-from .store import Scope, ScratchStore
-from .toolkit import TOOL_SPECS, ScratchTools, error_text, to_json
+from scratchfs.api.contract import TOOL_SPECS, ScratchTools, error_text, to_json
+from scratchfs.api.store import Scope, ScratchStore
+from scratchfs.foundation import checks as ids
+from scratchfs.foundation.errors import InvalidArgument, ScratchError
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +137,7 @@ def build_server(resolver: ScopeResolver) -> Any:
     import mcp_types as types
     from mcp.server.lowlevel import Server
 
-    from . import __version__
+    from scratchfs import __version__
 
     tools = scratch_tools()
 

@@ -41,11 +41,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .errors import InvalidArgument, ScratchError
-from .ids import check_key
-from .policy import utf8_lead_length, utf8_partial_tail, utf8_suffix_start
-from .search import MAX_REACH_BYTES, Window
-from .store import (
+from scratchfs.api.policy import utf8_lead_length, utf8_partial_tail, utf8_suffix_start
+from scratchfs.api.store import (
     DEFAULT_CONTEXT,
     DEFAULT_LINES,
     DEFAULT_MATCHES,
@@ -60,6 +57,9 @@ from .store import (
     Scope,
     Slice,
 )
+from scratchfs.engine.search import MAX_REACH_BYTES, Window
+from scratchfs.foundation.checks import check_key
+from scratchfs.foundation.errors import InvalidArgument, ScratchError
 
 PREVIEW_CHARS = 80
 """Characters of each value's start shown by ``scratch_list``."""

@@ -22,7 +22,7 @@ import hashlib
 import re
 import secrets
 
-from .errors import InvalidArgument
+from scratchfs.foundation.errors import InvalidArgument
 
 MAX_ID_BYTES = 256
 """Longest run id or agent id, in UTF-8 bytes."""
