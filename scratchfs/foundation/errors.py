@@ -105,6 +105,13 @@ class StorageError(ScratchError, OSError):
     exit_code = 4
 
 
+class StoreClosed(StorageError):
+    """The store was closed (:meth:`~scratchfs.ScratchStore.close`): the call did nothing, and no later call will."""
+
+    kind = "closed"
+    exit_code = 4
+
+
 __all__ = [
     "CorruptBlob",
     "Deleted",
@@ -117,4 +124,5 @@ __all__ = [
     "ScratchError",
     "StorageError",
     "StoreBusy",
+    "StoreClosed",
 ]
