@@ -7,6 +7,8 @@ code (:attr:`ScratchError.exit_code`), and the MCP faces map it to a tool error 
 
 from __future__ import annotations
 
+import errno
+
 
 class ScratchError(Exception):
     """Base class of every error raised by scratchfs.
@@ -112,6 +114,20 @@ class StoreClosed(StorageError):
     exit_code = 4
 
 
+def storage_error(exc: OSError, doing: str) -> StorageError:
+    """Wrap an ``OSError`` as a :class:`StorageError` whose message says what failed and why."""
+    reason = {
+        errno.ENOSPC: "the disk is full",
+        errno.EFBIG: "the file-size limit was reached",
+        errno.EDQUOT: "the disk quota is exhausted",
+        errno.EACCES: "permission denied",
+        errno.EROFS: "the file system is read-only",
+    }.get(exc.errno or 0, exc.strerror or str(exc))
+    err = StorageError(f"{doing}: {reason}")
+    err.errno = exc.errno
+    return err
+
+
 __all__ = [
     "CorruptBlob",
     "Deleted",
@@ -125,4 +141,5 @@ __all__ = [
     "StorageError",
     "StoreBusy",
     "StoreClosed",
+    "storage_error",
 ]

@@ -46,7 +46,8 @@ from typing import Any
 
 from scratchfs.api.contract import TOOL_SPECS, error_text
 from scratchfs.api.policy import Observation
-from scratchfs.api.store import Scope, ScratchStore
+from scratchfs.api.scope import Scope
+from scratchfs.api.store import ScratchStore
 from scratchfs.foundation.errors import ScratchError
 from scratchfs.mcp.server import (
     INSTRUCTIONS,

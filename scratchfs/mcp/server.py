@@ -21,7 +21,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from scratchfs.api.contract import TOOL_SPECS, ScratchTools, error_text, to_json
-from scratchfs.api.store import Scope, ScratchStore
+from scratchfs.api.scope import Scope
+from scratchfs.api.store import ScratchStore
 from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 
