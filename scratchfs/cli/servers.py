@@ -15,7 +15,11 @@ def _missing_mcp(exc: ImportError) -> None:
     sys.exit(2)
 
 
-_MCP_SCOPE_HELP = " (a client may name another per request in _meta 'scratchfs/run_id', 'scratchfs/agent_id')"
+_MCP_SCOPE_HELP = " (the server is pinned to it: see --allow-meta-scope)"
+ALLOW_META_SCOPE = click.option(
+    "--allow-meta-scope", is_flag=True,
+    help="Let a request name another run or agent in its _meta ('scratchfs/run_id', 'scratchfs/agent_id') even "
+         "where --run/--agent pin the scope [default: only ids the server was not given may come from _meta].")
 
 
 @main.command("mcp")
@@ -24,12 +28,13 @@ _MCP_SCOPE_HELP = " (a client may name another per request in _meta 'scratchfs/r
               help="Run id of the calls [env: SCRATCHFS_RUN_ID]" + _MCP_SCOPE_HELP + ".")
 @click.option("--agent", "agent_id", envvar="SCRATCHFS_AGENT_ID", default=None,
               help="Agent id of the calls [env: SCRATCHFS_AGENT_ID].")
-def mcp_command(root: str | None, run_id: str | None, agent_id: str | None) -> None:
+@ALLOW_META_SCOPE
+def mcp_command(root: str | None, run_id: str | None, agent_id: str | None, allow_meta_scope: bool) -> None:
     """Serve read_handle and the scratchpad tools to an MCP client over stdio (needs: pip install 'scratchfs[mcp]')."""
     from scratchfs.mcp import server as mcp_server
 
     try:
-        mcp_server.run(root, run_id, agent_id)
+        mcp_server.run(root, run_id, agent_id, allow_meta_scope=allow_meta_scope)
     except ImportError as exc:
         _missing_mcp(exc)
     except KeyboardInterrupt:
@@ -66,10 +71,11 @@ def _parse_classes(ctx: click.Context, param: click.Parameter, values: tuple[str
               help="Seconds a spilled result lives (and scratchpad values written without a ttl).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
               help="Seconds to wait for the upstream server to start and for each of its answers.")
+@ALLOW_META_SCOPE
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def mcp_proxy_command(root: str | None, run_id: str | None, agent_id: str | None, threshold: int,
                       classes: dict[str, str], default_class: str, ttl: float, timeout: float,
-                      command: tuple[str, ...]) -> None:
+                      allow_meta_scope: bool, command: tuple[str, ...]) -> None:
     """Run the MCP server COMMAND behind a proxy that spills its large text results (stdio; use -- before COMMAND).
 
     Offers the upstream's tools unchanged plus read_handle and the scratchpad tools (needs the mcp extra).
@@ -78,7 +84,7 @@ def mcp_proxy_command(root: str | None, run_id: str | None, agent_id: str | None
 
     config = mcp_proxy.ProxyConfig(command=command[0], args=list(command[1:]), threshold=threshold,
                                    classes=classes, default_class=default_class, ttl=ttl, timeout=timeout,
-                                   root=root, run_id=run_id, agent_id=agent_id)
+                                   root=root, run_id=run_id, agent_id=agent_id, allow_meta_scope=allow_meta_scope)
     try:
         mcp_proxy.run(config)
     except ImportError as exc:

@@ -107,6 +107,13 @@ class StorageError(ScratchError, OSError):
     exit_code = 4
 
 
+class UpstreamUnavailable(ScratchError):
+    """The MCP proxy's upstream server could not be started, has exited, or did not answer within the timeout."""
+
+    kind = "upstream unavailable"
+    exit_code = 4
+
+
 class StoreClosed(StorageError):
     """The store was closed (:meth:`~scratchfs.ScratchStore.close`): the call did nothing, and no later call will."""
 
@@ -141,5 +148,6 @@ __all__ = [
     "StorageError",
     "StoreBusy",
     "StoreClosed",
+    "UpstreamUnavailable",
     "storage_error",
 ]
