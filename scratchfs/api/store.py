@@ -25,9 +25,8 @@ import platformdirs
 from scratchfs.api.entries import Entries
 from scratchfs.api.scope import Scope
 from scratchfs.api.settings import Settings
-from scratchfs.engine.local_blobs import Blobs
+from scratchfs.engine.backends import open_backends
 from scratchfs.engine.protocols import Entry
-from scratchfs.engine.sqlite_index import Index
 from scratchfs.engine.sweeper import Sweeper, SweepResult, sweep
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import StorageError
@@ -78,8 +77,8 @@ class ScratchStore:
         except OSError as exc:
             raise StorageError(f"cannot create the store root {self.root}: {exc.strerror or exc}") from None
         self._locks = self.root / "locks"
-        self.index = Index(self.root / "index.sqlite", self._locks, s.busy_timeout, s.durable)
-        self.blobs = Blobs(self.root, s.frame_bytes, s.level, s.durable)
+        self.index, self.blobs = open_backends(self.root, busy_timeout=s.busy_timeout, durable=s.durable,
+                                               frame_bytes=s.frame_bytes, level=s.level)
         self.closed = False
         self.entries = Entries(s, self.index, self.blobs, lambda: self.closed)
         self._sweeper: Sweeper | None = None

@@ -398,3 +398,13 @@ def _fsync_dir(directory: Path | str) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+__all__ = [
+    "BLOB_NAME_RE",
+    "BLOB_SUFFIX",
+    "Blobs",
+    "LocalSource",
+    "PendingBlob",
+    "list_dir",
+]

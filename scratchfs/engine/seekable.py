@@ -516,3 +516,33 @@ def read_seek_table(source: RangeSource | int, file_size: int) -> SeekTable:
     table_len = count * ENTRY_SIZE + FOOTER_SIZE + _HEADER.size
     tail = source.pread(table_len, file_size - table_len)
     return parse_seek_table(tail, file_size)
+
+
+__all__ = [
+    "CHECKSUM_FLAG",
+    "DEFAULT_FRAME_BYTES",
+    "DEFAULT_LEVEL",
+    "ENTRY_SIZE",
+    "FOOTER_SIZE",
+    "MAX_FRAMES",
+    "MAX_FRAME_BYTES",
+    "MAX_WINDOW_BYTES",
+    "MIN_FRAME_BYTES",
+    "RESERVED_BITS",
+    "SEEKABLE_MAGIC",
+    "SKIPPABLE_MAGIC",
+    "FileRange",
+    "FormatError",
+    "RangeSource",
+    "SeekTable",
+    "SeekTableCache",
+    "SeekableReader",
+    "SeekableWriter",
+    "as_source",
+    "compressor",
+    "decompressor",
+    "encode_seek_table",
+    "parse_seek_table",
+    "read_seek_table",
+    "seek_table_length",
+]

@@ -462,3 +462,9 @@ class Index:
     def integrity_check(self) -> str:
         """The result of ``PRAGMA integrity_check`` (``"ok"`` when the database is sound)."""
         return "\n".join(row[0] for row in self.read("PRAGMA integrity_check", (), "checking integrity"))
+
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "Index",
+]
