@@ -14,6 +14,7 @@ import click
 from scratchfs.api.inspector import fsck, stats
 from scratchfs.api.store import ScratchStore
 from scratchfs.cli.app import TTL_OPTION, echo_json, main, root_option, scope_options, with_store
+from scratchfs.foundation.errors import CorruptBlob
 from scratchfs.foundation.limits import SOON_SECONDS
 from scratchfs.loader import load_dir
 
@@ -110,8 +111,7 @@ def fsck_command(store: ScratchStore, repair: bool, quick: bool, progress: bool 
         hint = "" if repair else "; `scratchfs fsck --repair` removes them"
         remain = "1 problem remains" if left == 1 else f"{left} problems remain"
         what = f"{remain}{hint}" if left else f"the index failed its integrity check: {report.index}"
-        click.echo(f"scratchfs: corrupt: {what}", err=True)
-        sys.exit(3)
+        raise CorruptBlob(what)
 
 
 @main.command("load")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import sys
 from typing import Any
 
 import click
@@ -28,7 +27,7 @@ from scratchfs.cli.app import (
     stdout_bytes,
     with_store,
 )
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import InvalidArgument, NotFound
 from scratchfs.foundation.limits import MAX_READ_BYTES
 
 
@@ -141,8 +140,7 @@ def scratch_list(store: ScratchStore, run_id: str, agent_id: str, prefix: str) -
 def scratch_delete(store: ScratchStore, run_id: str, agent_id: str, key: str) -> None:
     """Delete KEY from the scratchpad (exit code 1 if there was no live value)."""
     if not store.scope(run_id, agent_id).scratch_delete(key):
-        click.echo(f"scratchfs: not found: no key {key!r} in this scope (or it has expired)", err=True)
-        sys.exit(1)
+        raise NotFound(f"no key {key!r} in this scope (or it has expired)")
     echo_json({"key": key, "deleted": True})
 
 
