@@ -18,6 +18,7 @@ import click
 
 from scratchfs.api.store import ScratchStore
 from scratchfs.foundation.errors import ScratchError, StorageError
+from scratchfs.foundation.limits import DEFAULT_TTL
 
 EXIT_CODES_HELP = """\b
 Exit codes:
@@ -125,7 +126,8 @@ def echo_json(value: Any) -> None:
     click.echo(json.dumps(value, ensure_ascii=False, indent=2))
 
 
-TTL_OPTION = click.option("--ttl", type=float, default=None, help="Seconds until the entry expires [default: 3600].")
+TTL_OPTION = click.option("--ttl", type=float, default=None,
+                          help=f"Seconds until the entry expires [default: {DEFAULT_TTL:.0f}].")
 INPUT_ARGUMENT = click.argument("source", type=click.File("rb", lazy=False), default="-", required=False)
 
 __all__ = ["EXIT_CODES_HELP", "INPUT_ARGUMENT", "TTL_OPTION", "ScratchGroup", "echo_json", "fail", "json_accepted",
