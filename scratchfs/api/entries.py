@@ -3,8 +3,11 @@
 * **Write** (:meth:`Entries.write`): a spill or scratchpad value is streamed into a new blob (the blob store writes
   frames and a seek table, sampling the head and tail on the way for the preview and the shape), then one short
   transaction inserts the row that names it, holding the delete lock shared and checking that the blob is still in
-  place, so a concurrent ``delete_run`` can never leave a row whose blob moved away. A failure at any step discards the
-  blob: nothing half-written is ever visible. An overwrite's old blob is removed after the commit.
+  place, so a concurrent ``delete_run`` can never leave a row whose blob moved away. A write that a ``delete_run`` or
+  ``delete_agent`` of its scope overtook (the blob moved away with the directory before the row was committed) is not
+  an error: it behaves as if it had come entirely before the delete, which then deleted it (no row; its blob goes
+  with the directory). A failure at any step discards the blob: nothing half-written is ever visible. An overwrite's
+  old blob is removed after the commit.
 * **Open** (:meth:`Entries.open`): the live row is looked up in the caller's scope, its blob opened and its seek table
   checked against the row (:class:`OpenEntry`). A blob gone because the row moved to a new blob meanwhile (an
   overwrite) is looked up again; gone otherwise, it is :class:`~scratchfs.foundation.errors.NotFound`.
@@ -33,7 +36,6 @@ from scratchfs.foundation.errors import (
     Expired,
     NotFound,
     QuotaExceeded,
-    StorageError,
     StoreClosed,
     storage_error,
 )
@@ -206,13 +208,15 @@ class Entries:
         return entry, stub
 
     def _commit(self, entry: Entry, pending) -> str | None:
-        """Insert the row under the shared delete lock; return the blob token of the row it replaced, if any."""
+        """Insert the row under the shared delete lock; return the blob token of the row it replaced, if any.
+
+        If a delete of the entry's run or agent moved the blob away first, nothing is inserted and ``None`` is
+        returned: the write is ordered before that delete, which deleted it (an earlier value of a scratchpad key
+        was deleted by the same delete)."""
         quota = (self.settings.run_quota_bytes, self.settings.run_quota_entries)
         with self.blobs.delete_lock(False, self.settings.busy_timeout):
             written, old = self.index.put(entry, pending.info.frame_newlines, pending.exists, quota)
-        if not written:
-            raise StorageError(f"run {entry.run_id!r} was deleted while this entry was being written")
-        return old
+        return old if written else None
 
     # -- opening --------------------------------------------------------------------------------------------------
 
