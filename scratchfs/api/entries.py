@@ -9,8 +9,11 @@
   with the directory). A failure at any step discards the blob: nothing half-written is ever visible. An overwrite's
   old blob is removed after the commit.
 * **Open** (:meth:`Entries.open`): the live row is looked up in the caller's scope, its blob opened and its seek table
-  checked against the row (:class:`OpenEntry`). A blob gone because the row moved to a new blob meanwhile (an
-  overwrite) is looked up again; gone otherwise, it is :class:`~scratchfs.foundation.errors.NotFound`.
+  checked against the row (:class:`OpenEntry`). An entry born in the future (the clock stepped back since it was
+  written) first has its expiry capped at ``now + ttl``; a read that reports an entry Expired removes its row, so a
+  clock stepping back never revives it (see :mod:`scratchfs.engine.sqlite_scale`). A blob gone because the row moved
+  to a new blob meanwhile (an overwrite) is looked up again; gone otherwise, it is
+  :class:`~scratchfs.foundation.errors.NotFound`.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from scratchfs.foundation.errors import (
     storage_error,
 )
 from scratchfs.foundation.limits import (
+    CLOCK_SLACK_SECONDS,
     LINE_TABLE_CACHE_ENTRIES,
     LIST_PREVIEW_BYTES,
     MAX_CACHED_VALUE_BYTES,
@@ -236,6 +240,9 @@ class Entries:
             if found is None:
                 break
             entry, newlines = found
+            if entry.expires_at - entry.ttl > now + CLOCK_SLACK_SECONDS:  # born in the future: the clock stepped back
+                index.cap_future(now, run_id, agent_id, kind, key)
+                continue
             if self.settings.refresh_on_read:  # before the attempt, which may open a blob a failure here would leak
                 index.touch(run_id, agent_id, kind, key, entry.blob, now + entry.ttl)
             try:
@@ -311,7 +318,11 @@ class Entries:
         """The :class:`NotFound` for a key of this scope: :class:`Expired` or :class:`Deleted` when the index knows
         what happened within the last hour."""
         what = f"{'handle' if kind == 'handle' else 'key'} {key!r}"
-        gone = self.index.gone(run_id, agent_id, kind, key, self.now())
+        now = self.now()
+        expired = self.index.expire_now(run_id, agent_id, kind, key, now)  # reported Expired: gone for good
+        if expired is not None:
+            self.blobs.unlink(run_id, agent_id, expired)
+        gone = self.index.gone(run_id, agent_id, kind, key, now)
         if gone is None:
             return NotFound(f"no {what} in this scope")
         when = f"{_utc(gone.at)} (epoch {gone.at:.3f})"

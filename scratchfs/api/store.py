@@ -8,8 +8,9 @@ How the main paths flow (each module has one job)::
                               -> shape, stub (preview, note) -> index.put (one short transaction, delete lock shared)
     read_handle  Scope.read_* -> Entries.open: index lookup (scoped, live rows only) -> blob opened, checked
                               -> seekable reader (frames covering the range), lines, or search (frames streamed)
-    delete_run   under the delete lock (exclusive): index.delete_scope (rows deleted, committed)
-                              -> blobs.detach_scope (directory moved to trash) -> blobs.purge
+    delete_run   under the delete lock (exclusive): index.hide_scope (rows invisible, one short commit)
+                              -> blobs.detach_scope (directory moved to trash); then blobs.purge (files first)
+                              -> index.drain_scope (rows deleted in short batches)
     sweep        engine.sweeper.sweep (expired rows, then their files; orphans; leftovers)
 """
 
@@ -171,12 +172,13 @@ class ScratchStore:
 
     def _delete_scope(self, run_id: str, agent_id: str | None) -> int:
         self.entries.check_open()
+        now = self.now()
         with self.blobs.delete_lock(True, self.settings.busy_timeout):  # no write commits between the two steps
-            count = self.index.delete_scope(run_id, agent_id, self.now())
+            upto = self.index.hide_scope(run_id, agent_id, now)
             detached = self.blobs.detach_scope(run_id, agent_id)
         if detached is not None:
             self.blobs.purge(detached)
-        return count
+        return self.index.drain_scope(run_id, agent_id, upto, now)[0]
 
     # -- retention ------------------------------------------------------------------------------------------------
 

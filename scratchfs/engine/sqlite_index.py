@@ -30,11 +30,12 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from scratchfs.engine.protocols import Entry, ExpiredRow, Gone
+from scratchfs.engine.sqlite_scale import NEXT_ID, VISIBLE, ScaleQueries
 from scratchfs.foundation import forks
 from scratchfs.foundation.errors import QuotaExceeded, StorageError, StoreBusy
 from scratchfs.foundation.limits import LOOKUP_CACHE_ENTRIES, TOMBSTONE_SECONDS
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _COLUMNS = (
     "kind, run_id, agent_id, key, blob, size, stored_size, frames, lines, preview, source_tool, content_type, shape, "
@@ -65,7 +66,7 @@ class _Local(threading.local):
     cache: dict = {}  # noqa: RUF012 - replaced per thread in Index.conn()
 
 
-class Index:
+class Index(ScaleQueries):
     """The entries table of one store.
 
     Args:
@@ -205,6 +206,10 @@ class Index:
             return
         if version > SCHEMA_VERSION:
             raise StorageError(f"{self.path} has schema version {version}; this scratchfs knows {SCHEMA_VERSION}")
+        if version == 1:
+            with self.write("upgrading the schema"):
+                self._create_v2(conn)
+            return
         import sqlite_utils  # only needed here: keeps it off the import path of every read (about 100 ms)
 
         conn.execute("PRAGMA journal_mode = WAL")
@@ -233,7 +238,19 @@ class Index:
                 pk=("run_id", "agent_id", "kind", "key"), not_null={"reason", "at"}, if_not_exists=True,
             )
             db["gone"].create_index(["at"], if_not_exists=True, index_name="gone_at")
-            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            self._create_v2(conn)
+
+    @staticmethod
+    def _create_v2(conn: sqlite3.Connection) -> None:
+        """Version 2 (issue 13): an index on when each entry was born (``expires_at - ttl``: written or last
+        refreshed), for capping entries born in the future after a clock step; the ``deleted_scopes`` table of
+        deletes in progress (see :mod:`scratchfs.engine.scale_index`)."""
+        conn.execute("CREATE INDEX IF NOT EXISTS entries_born ON entries (expires_at - ttl)")
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS deleted_scopes (run_id TEXT NOT NULL, agent_id TEXT NOT NULL, "
+            "upto INTEGER NOT NULL, at REAL NOT NULL, PRIMARY KEY (run_id, agent_id, upto))"
+        )
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     # -- entries --------------------------------------------------------------------------------------------------
 
@@ -254,7 +271,7 @@ class Index:
         if found is None:
             rows = self.read(
                 f"SELECT {_COLUMNS}, frame_newlines FROM entries WHERE run_id = ? AND agent_id = ? AND kind = ? "
-                "AND key = ?",
+                f"AND key = ? AND {VISIBLE}",
                 ident, "looking up an entry",
             )
             if not rows:
@@ -276,7 +293,10 @@ class Index:
              now - TOMBSTONE_SECONDS),
             "looking up an entry",
         )
-        return Gone(*rows[0]) if rows else None
+        if rows:
+            return Gone(*rows[0])
+        hidden = self.hidden_reason(run_id, agent_id, kind, key)
+        return Gone(*hidden) if hidden else None
 
     def usage(self, run_id: str, now: float) -> tuple[int, int]:
         """``(stored bytes, entries)`` of a run's live entries."""
@@ -286,7 +306,8 @@ class Index:
     def _usage(conn: sqlite3.Connection, run_id: str, now: float) -> tuple[int, int]:
         try:
             row = conn.execute(
-                "SELECT COALESCE(SUM(stored_size), 0), COUNT(*) FROM entries WHERE run_id = ? AND expires_at > ?",
+                "SELECT COALESCE(SUM(stored_size), 0), COUNT(*) FROM entries WHERE run_id = ? AND expires_at > ? "
+                f"AND {VISIBLE}",
                 (run_id, now),
             ).fetchone()
         except sqlite3.Error as exc:
@@ -313,6 +334,8 @@ class Index:
             if not check():
                 conn.execute("ROLLBACK")
                 return False, None
+            if e.kind != "handle":
+                self.replace_hidden(conn, e.run_id, e.agent_id, e.kind, e.key)  # a delete in progress hid it
             old = None if e.kind == "handle" else conn.execute(  # a handle is new: nothing to replace
                 "SELECT blob, stored_size, expires_at FROM entries WHERE run_id = ? AND agent_id = ? AND kind = ? "
                 "AND key = ?",
@@ -321,7 +344,8 @@ class Index:
             if quota != (None, None):
                 self._check_quota(conn, e, old, quota)
             conn.execute(
-                f"INSERT INTO entries ({_COLUMNS}, frame_newlines) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+                f"INSERT INTO entries (id, {_COLUMNS}, frame_newlines) "
+                f"VALUES ({NEXT_ID},?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
                 "ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET blob = excluded.blob, "
                 "size = excluded.size, stored_size = excluded.stored_size, frames = excluded.frames, "
                 "lines = excluded.lines, preview = excluded.preview, source_tool = excluded.source_tool, "
@@ -385,7 +409,7 @@ class Index:
     def list_scope(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str, now: float) -> list[Entry]:
         """Live entries of a run (every agent when ``agent_id`` is None), of one kind or all, whose key starts with
         ``prefix`` (an exact prefix: no wildcards, case-sensitive); ordered by creation time."""
-        sql = f"SELECT {_COLUMNS} FROM entries WHERE run_id = ? AND expires_at > ?"
+        sql = f"SELECT {_COLUMNS} FROM entries WHERE run_id = ? AND expires_at > ? AND {VISIBLE}"
         params: list = [run_id, now]
         if agent_id is not None:
             sql += " AND agent_id = ?"
@@ -402,7 +426,8 @@ class Index:
     def list_all(self, now: float) -> list[Entry]:
         """Every live entry of every run, ordered by run, agent, creation time."""
         rows = self.read(
-            f"SELECT {_COLUMNS} FROM entries WHERE expires_at > ? ORDER BY run_id, agent_id, created_at, id",
+            f"SELECT {_COLUMNS} FROM entries WHERE expires_at > ? AND {VISIBLE} "
+            "ORDER BY run_id, agent_id, created_at, id",
             (now,), "listing entries",
         )
         return list(map(Entry._make, rows))

@@ -1,6 +1,8 @@
 """Sweeping: expired rows and their files go together; files with no row and rows with no file are reconciled.
 
-One sweep, under a cross-process lock (only one runs at a time per root), in four steps:
+One sweep, under a cross-process lock (only one runs at a time per root), in four steps, after two quick ones: entries
+born in the future (the clock stepped back) get ``expires_at`` capped at ``now + ttl``, and a ``delete_run`` that
+crashed half-way is finished (see :mod:`scratchfs.engine.sqlite_scale`):
 
 1. Expired rows, in batches of :data:`BATCH_ROWS`: each batch is deleted in one short transaction, then its files are
    removed. A crash between the two leaves files with no row, which step 3 reclaims.
@@ -77,6 +79,9 @@ def sweep(index: Index, blobs: Blobs, lock_path: str, now: float, grace: float, 
         return SweepResult(skipped=True)
     try:
         rows = files = freed = 0
+        index.cap_future(now)  # entries born in the future (the clock stepped back): expiry at most now + ttl
+        for run_id, agent_id, upto, _at in index.pending_deletes():  # a delete that crashed half-way
+            rows += index.drain_scope(run_id, agent_id, upto, now)[0]
         while True:
             batch = index.pop_expired(now, BATCH_ROWS)
             rows += len(batch)
