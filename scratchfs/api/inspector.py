@@ -7,6 +7,9 @@
 * **corrupt**: a live entry whose blob does not match its index row or does not verify: the seek table does not parse,
   the file or content size differs from the row, or (unless ``deep=False``) a frame fails its header or content
   checksum check (:mod:`scratchfs.seekable`);
+* **incomplete**: a blob file that no index row names and that does not end in a seek table: a write abandoned
+  mid-way (its process was killed). Not corruption: nothing stored was lost, and the sweep removes it after the grace
+  period; it does not make the report unclean.
 * **orphaned**: a blob file that no index row names (a writer crashed before its row was committed). A file whose
   writer is still at work holds an exclusive ``flock`` and is skipped; the row check is repeated while holding the
   file's lock, as the sweeper does, so a write committing meanwhile is never counted or removed.
@@ -98,7 +101,7 @@ class Problem:
     """One inconsistency found by :func:`fsck`.
 
     Attributes:
-        kind: ``"missing"``, ``"corrupt"`` or ``"orphaned"``.
+        kind: ``"missing"``, ``"corrupt"``, ``"orphaned"`` or ``"incomplete"``.
         run_id, agent_id: the scope (of the entry, or of the directory the orphan is in, as path parts).
         key: the handle or scratchpad key (``None`` for an orphan).
         path: the blob file.
@@ -138,12 +141,13 @@ class FsckReport:
 
     @property
     def clean(self) -> bool:
-        """True when the index is sound and every problem found (if any) was repaired."""
-        return self.index == "ok" and all(p.repaired for p in self.problems)
+        """True when the index is sound and every problem found (if any) was repaired; incomplete writes (abandoned
+        by a killed writer, left to the sweep) do not count."""
+        return self.index == "ok" and all(p.repaired or p.kind == "incomplete" for p in self.problems)
 
     def counts(self) -> dict[str, int]:
-        """Problems per kind (``missing``, ``corrupt``, ``orphaned``) and how many were repaired."""
-        out = {"missing": 0, "corrupt": 0, "orphaned": 0, "repaired": 0}
+        """Problems per kind (``missing``, ``corrupt``, ``orphaned``, ``incomplete``) and how many were repaired."""
+        out = {"missing": 0, "corrupt": 0, "orphaned": 0, "incomplete": 0, "repaired": 0}
         for p in self.problems:
             out[p.kind] += 1
             out["repaired"] += p.repaired
@@ -176,6 +180,22 @@ def _verify(store: ScratchStore, entry: Entry, deep: bool, progress: Callable[[i
         return None
     finally:
         os.close(fd)
+
+
+def _orphan_problem(run_dir: str, agent_dir: str, path: str) -> Problem:
+    """An orphan that ends in a seek table is ``orphaned``; one that does not is an ``incomplete`` write."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return Problem("orphaned", run_dir, agent_dir, None, path, "no index row names this file")
+    try:
+        read_seek_table(fd, os.fstat(fd).st_size)
+    except (FormatError, OSError):
+        return Problem("incomplete", run_dir, agent_dir, None, path,
+                       "an abandoned write (its writer was killed); the sweep removes it after the grace period")
+    finally:
+        os.close(fd)
+    return Problem("orphaned", run_dir, agent_dir, None, path, "no index row names this file")
 
 
 def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
@@ -219,7 +239,7 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
     for run_dir, agent_dir, path, token in files:
         if token in known or check_orphan(store.index, path, token, None, remove=False) is None:
             continue
-        report.problems.append(Problem("orphaned", run_dir, agent_dir, None, path, "no index row names this file"))
+        report.problems.append(_orphan_problem(run_dir, agent_dir, path))
     if repair:
         if broken_rows and store.index.delete_rows(broken_rows):
             still = store.index.blobs()
@@ -233,7 +253,7 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
                         pass
                 problem.repaired = True
         for problem in report.problems:
-            if problem.kind == "orphaned":
+            if problem.kind in ("orphaned", "incomplete"):
                 token = BLOB_NAME_RE.match(os.path.basename(problem.path)).group(1)
                 problem.repaired = check_orphan(store.index, problem.path, token, None, remove=True) is not None
     return report

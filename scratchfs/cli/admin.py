@@ -103,7 +103,8 @@ def fsck_command(store: ScratchStore, repair: bool, quick: bool, progress: bool 
         counts = report.counts()
         click.echo(f"checked {report.entries_checked} entries ({human_bytes(report.bytes_checked)} verified) and "
                    f"{report.files_checked} files; index: {report.index}; missing {counts['missing']}, "
-                   f"corrupt {counts['corrupt']}, orphaned {counts['orphaned']}, repaired {counts['repaired']}")
+                   f"corrupt {counts['corrupt']}, orphaned {counts['orphaned']}, "
+                   f"incomplete writes {counts['incomplete']}, repaired {counts['repaired']}")
         if report.problems:
             print_renderable(problems_table(report.problems))
     if not report.clean:
