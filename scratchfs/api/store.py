@@ -182,20 +182,22 @@ class ScratchStore:
 
     # -- retention ------------------------------------------------------------------------------------------------
 
-    def sweep(self, wait: float | None = None) -> SweepResult:
+    def sweep(self, wait: float | None = None, full: bool = False) -> SweepResult:
         """Delete expired entries and their blobs, rows whose blob is gone, and orphan blobs older than the grace
         period (see :mod:`scratchfs.engine.sweeper`).
 
         Args:
             wait: seconds to wait if another process is sweeping (default: the busy timeout); 0 returns at once
                 with ``skipped=True``.
+            full: reconcile every row and file at once; by default a sweep checks the next bounded slice of them,
+                so that a sweep with nothing to sweep stays cheap at any size (see :mod:`scratchfs.engine.sweeper`).
 
         Raises:
             StoreBusy, StorageError, StoreClosed: from the index.
         """
         self.entries.check_open()
         return sweep(self.index, self.blobs, str(self._locks / "sweep.lock"), self.now(), self.settings.orphan_grace,
-                     self.settings.busy_timeout if wait is None else wait)
+                     self.settings.busy_timeout if wait is None else wait, full)
 
     def start_sweeper(self, interval: float = SWEEP_INTERVAL) -> None:
         """Sweep in a background daemon thread every ``interval`` seconds until :meth:`stop_sweeper` or

@@ -26,7 +26,7 @@ from __future__ import annotations
 import sqlite3
 import time
 
-from scratchfs.engine.protocols import Entry
+from scratchfs.engine.protocols import Entry, ExpiredRow
 from scratchfs.foundation.limits import TOMBSTONE_SECONDS
 
 DELETE_BATCH_ROWS = 256
@@ -117,6 +117,28 @@ class ScaleQueries:
             (run_id, agent_id, kind, key), "looking up an entry",
         )
         return (rows[0][0], rows[0][1]) if rows else None
+
+    # -- expiry, files first -------------------------------------------------------------------------------------
+
+    def expired_batch(self, now: float, limit: int) -> list[ExpiredRow]:
+        """Up to ``limit`` expired rows (``expires_at <= now``), read without writing: the sweep removes their files
+        first (freeing space), then deletes them with :meth:`delete_expired`."""
+        rows = self.read("SELECT run_id, agent_id, blob, stored_size FROM entries WHERE expires_at <= ? LIMIT ?",
+                         (now, limit), "listing expired entries")
+        return [ExpiredRow(*row) for row in rows]
+
+    def delete_expired(self, rows: list[ExpiredRow], now: float) -> int:
+        """Delete the rows of :meth:`expired_batch` in one transaction, each only if it still names the same blob and
+        is still expired; a recent one leaves an ``expired`` tombstone. Return the rows deleted."""
+        if not rows:
+            return 0
+        blobs = [(row.blob, now) for row in rows]
+        with self.write("sweeping expired entries") as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO gone SELECT run_id, agent_id, kind, key, 'expired', expires_at FROM entries "
+                f"WHERE blob = ? AND expires_at <= ? AND expires_at > {now - TOMBSTONE_SECONDS!r}", blobs)
+            return sum(conn.execute("DELETE FROM entries WHERE blob = ? AND expires_at <= ?", b).rowcount
+                       for b in blobs)
 
     # -- clock steps ------------------------------------------------------------------------------------------------
 

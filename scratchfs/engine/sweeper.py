@@ -4,8 +4,10 @@ One sweep, under a cross-process lock (only one runs at a time per root), in fou
 born in the future (the clock stepped back) get ``expires_at`` capped at ``now + ttl``, and a ``delete_run`` that
 crashed half-way is finished (see :mod:`scratchfs.engine.sqlite_scale`):
 
-1. Expired rows, in batches of :data:`BATCH_ROWS`: each batch is deleted in one short transaction, then its files are
-   removed. A crash between the two leaves files with no row, which step 3 reclaims.
+1. Expired rows, in batches of :data:`BATCH_ROWS`: files first, then rows. Each batch of expired rows is read, its
+   files are removed, then its rows are deleted in one short transaction (each only if it still names the same file
+   and is still expired). Removing files first frees space before the index needs any: a sweep can recover a full
+   disk. A crash between the two leaves expired rows with no file, which the next sweep deletes.
 2. Rows whose blob file is gone (a sandbox removed a run directory from outside): deleted, each only if it still
    names the same file.
 3. Orphans: blob files that no row names and that are older than the grace period (seconds). A file whose writer is
@@ -13,27 +15,41 @@ crashed half-way is finished (see :mod:`scratchfs.engine.sqlite_scale`):
    sweeper holds the file's lock, so a write that commits meanwhile is never lost.
 4. Leftovers: directories in ``trash/`` (a crashed delete), and empty run and agent directories older than the grace
    period.
+
+Steps 2 to 4 are incremental, so that a sweep with nothing to sweep costs little however large the store: each sweep
+checks a bounded slice -- up to :data:`SLICE_ROWS` rows (by id) and :data:`SLICE_FILES` directory entries (by run and
+agent directory, in name order) -- and goes on where the last one stopped (a cursor in ``locks/sweep.cursor``), so
+that successive sweeps cover the whole store in turn. ``full=True`` checks everything at once (as ``fsck`` does).
 """
 
 from __future__ import annotations
 
+import bisect
 import errno
 import fcntl
+import json
 import logging
 import os
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 
 from filelock import FileLock, Timeout
 
-from scratchfs.engine.local_blobs import Blobs, list_dir
+from scratchfs.engine.local_blobs import BLOB_NAME_RE, Blobs, list_dir
 from scratchfs.engine.sqlite_index import Index
 
 log = logging.getLogger(__name__)
 
 BATCH_ROWS = 256
 """Expired rows deleted per write transaction."""
+
+SLICE_ROWS = 4096
+"""Rows one sweep checks for a missing file (one ``stat`` each)."""
+
+SLICE_FILES = 4096
+"""Directory entries (blob files and agent directories) one sweep looks at for orphans."""
 
 
 @dataclass(frozen=True)
@@ -60,7 +76,8 @@ class SweepResult:
         return asdict(self)
 
 
-def sweep(index: Index, blobs: Blobs, lock_path: str, now: float, grace: float, wait: float | None) -> SweepResult:
+def sweep(index: Index, blobs: Blobs, lock_path: str, now: float, grace: float, wait: float | None,
+          full: bool = False) -> SweepResult:
     """Run one sweep (see the module docstring).
 
     Args:
@@ -68,6 +85,7 @@ def sweep(index: Index, blobs: Blobs, lock_path: str, now: float, grace: float, 
         grace: seconds a file with no row is left alone (by its modification time, on the file system's clock).
         wait: seconds to wait for another process's sweep to finish; ``None`` or 0 returns at once with
             ``skipped=True``.
+        full: check every row and every file for steps 2 to 4, instead of the next slice.
 
     Raises:
         StoreBusy, StorageError: from the index.
@@ -83,45 +101,123 @@ def sweep(index: Index, blobs: Blobs, lock_path: str, now: float, grace: float, 
         for run_id, agent_id, upto, _at in index.pending_deletes():  # a delete that crashed half-way
             rows += index.drain_scope(run_id, agent_id, upto, now)[0]
         while True:
-            batch = index.pop_expired(now, BATCH_ROWS)
-            rows += len(batch)
-            for gone in batch:
+            batch = index.expired_batch(now, BATCH_ROWS)
+            for gone in batch:  # files first: space is freed before the index is asked for any
                 size = blobs.unlink(gone.run_id, gone.agent_id, gone.blob)
                 files += size > 0
                 freed += size
+            rows += index.delete_expired(batch, now)
             if len(batch) < BATCH_ROWS:
                 break
         index.forget_tombstones(now)
-        missing = _drop_rows_without_files(index, blobs)
-        orphans, orphan_bytes = _remove_orphans(index, blobs, grace)
-        orphans += _remove_leftovers(blobs, grace)
+        cursor_path = os.path.join(os.path.dirname(lock_path), "sweep.cursor")
+        cursor = _Cursor.load(cursor_path) if not full else _Cursor()
+        missing = _drop_rows_without_files(index, blobs, cursor, None if full else SLICE_ROWS)
+        orphans, orphan_bytes = _remove_orphans(index, blobs, grace, cursor, None if full else SLICE_FILES)
+        orphans += _remove_trash(blobs)
+        if not full:
+            cursor.save(cursor_path)
         return SweepResult(rows + missing, files, freed + orphan_bytes, orphans, missing)
     finally:
         lock.release()
 
 
-def _drop_rows_without_files(index: Index, blobs: Blobs) -> int:
-    gone = []
-    for row_id, run_id, agent_id, blob in index.blob_rows():
-        if not os.path.exists(blobs.path(run_id, agent_id, blob)):
-            gone.append((row_id, blob))
+class _Cursor:
+    """Where the last sweep's slices stopped: the last row id checked, and the last ``(run, agent)`` directory."""
+
+    def __init__(self, row: int = 0, run: str = "", agent: str = "") -> None:
+        self.row, self.run, self.agent = row, run, agent
+
+    @classmethod
+    def load(cls, path: str) -> _Cursor:
+        try:
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
+            return cls(int(data["row"]), str(data["run"]), str(data["agent"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            return cls()  # no cursor yet (or unreadable): start from the beginning
+
+    def save(self, path: str) -> None:
+        try:
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump({"row": self.row, "run": self.run, "agent": self.agent}, f)
+        except OSError:  # a full disk: the next sweep starts over, no harm done
+            pass
+
+
+def _drop_rows_without_files(index: Index, blobs: Blobs, cursor: _Cursor, limit: int | None) -> int:
+    """Check rows from the cursor on (wrapping around once), up to ``limit`` rows (``None``: all); delete those whose
+    file is gone."""
+    gone, checked, start, wrapped = [], 0, cursor.row, False
+    after = start
+    while True:
+        want = 1024 if limit is None else min(1024, limit - checked)
+        if want <= 0:
+            break
+        batch = index.blob_rows_after(after, want)
+        if wrapped:
+            batch = [row for row in batch if row[0] <= start]
+        for row_id, run_id, agent_id, blob in batch:
+            if not os.path.exists(blobs.path(run_id, agent_id, blob)):
+                gone.append((row_id, blob))
+        checked += len(batch)
+        if batch:
+            after = batch[-1][0]
+        if len(batch) < want:  # the end of the table (or of the part before the start, once wrapped)
+            if wrapped or start == 0:
+                after = 0  # a whole round: the next sweep starts from the beginning
+                break
+            wrapped, after = True, 0
+    cursor.row = after
     return index.delete_rows(gone)
 
 
-def _remove_orphans(index: Index, blobs: Blobs, grace: float) -> tuple[int, int]:
+def _agent_dirs(blobs: Blobs, cursor: _Cursor) -> Iterator[tuple[os.DirEntry, os.DirEntry | None]]:
+    """``(run directory, agent directory)`` in name order, starting after the cursor and wrapping around once; each
+    run directory also once with ``None`` after its agents (for removing it when empty)."""
+    runs = list_dir(blobs.runs)
+    names = [r.name for r in runs]
+    start = bisect.bisect_left(names, cursor.run) if cursor.run else 0
+    for i in list(range(start, len(runs))) + list(range(start)):
+        run = runs[i]
+        for agent in list_dir(run.path):
+            if i == start and cursor.run == run.name and agent.name <= cursor.agent and cursor.agent:
+                continue
+            yield run, agent
+        yield run, None
+    if start < len(runs) and cursor.agent:  # the agents of the cursor's own run before the cursor, last
+        for agent in list_dir(runs[start].path):
+            if agent.name <= cursor.agent:
+                yield runs[start], agent
+
+
+def _remove_orphans(index: Index, blobs: Blobs, grace: float, cursor: _Cursor,
+                    limit: int | None) -> tuple[int, int]:
+    """Look at agent directories from the cursor on, up to ``limit`` directory entries (``None``: all): remove
+    orphan files older than the grace period, and empty directories older than it."""
     cutoff = time.time() - grace  # file modification times are on the file system's clock
-    candidates = [(path, token) for _run, _agent, path, token in blobs.blob_files()]
-    if not candidates:
-        return 0, 0
-    known = index.blobs()  # read after listing: a file written and committed meanwhile is in here
-    removed = freed = 0
-    for path, token in candidates:
-        if token in known:
+    removed = freed = seen = 0
+    for run, agent in _agent_dirs(blobs, cursor):
+        if agent is None:
+            _rmdir_if_old_and_empty(run.path, cutoff)
             continue
-        size = check_orphan(index, path, token, cutoff, remove=True)
-        if size is not None:
-            removed += 1
-            freed += size
+        entries = list_dir(agent.path)
+        seen += len(entries) + 1
+        for entry in entries:
+            match = BLOB_NAME_RE.match(entry.name)
+            if not match or not entry.is_file(follow_symlinks=False) or index.has_blob(match.group(1)):
+                continue
+            size = check_orphan(index, entry.path, match.group(1), cutoff, remove=True)
+            if size is not None:
+                removed += 1
+                freed += size
+        if not entries:
+            _rmdir_if_old_and_empty(agent.path, cutoff)
+        cursor.run, cursor.agent = run.name, agent.name
+        if limit is not None and seen >= limit:
+            break
+    else:
+        cursor.run = cursor.agent = ""  # went all the way round: the next sweep starts from the beginning
     return removed, freed
 
 
@@ -155,16 +251,11 @@ def check_orphan(index: Index, path: str, token: str, cutoff: float | None, remo
         os.close(fd)
 
 
-def _remove_leftovers(blobs: Blobs, grace: float) -> int:
+def _remove_trash(blobs: Blobs) -> int:
     removed = 0
     for entry in list_dir(blobs.trash):
         blobs.remove_tree(entry.path)
         removed += 1
-    cutoff = time.time() - grace
-    for run_entry in list_dir(blobs.runs):
-        for agent_entry in list_dir(run_entry.path):
-            _rmdir_if_old_and_empty(agent_entry.path, cutoff)
-        _rmdir_if_old_and_empty(run_entry.path, cutoff)
     return removed
 
 
