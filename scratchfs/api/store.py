@@ -28,6 +28,7 @@ from scratchfs.api.scope import Scope
 from scratchfs.api.settings import Settings
 from scratchfs.engine.backends import open_backends
 from scratchfs.engine.protocols import Entry
+from scratchfs.engine.reserve import Reserve
 from scratchfs.engine.sweeper import Sweeper, SweepResult, sweep
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import StorageError
@@ -82,6 +83,8 @@ class ScratchStore:
                                                frame_bytes=s.frame_bytes, level=s.level)
         self.closed = False
         self.entries = Entries(s, self.index, self.blobs, lambda: self.closed)
+        self.reserve = Reserve(self.root / "reserve")  # released when a delete or sweep finds the disk full
+        self.reserve.ensure()
         self._sweeper: Sweeper | None = None
         self._sweeper_lock = threading.Lock()
 
@@ -156,8 +159,9 @@ class ScratchStore:
         Raises:
             InvalidArgument: a bad run id.
             StoreBusy: the index or the delete lock stayed busy; nothing was deleted.
-            StorageError: the index failed (nothing was deleted), or the blobs could not be moved (the rows
-                are deleted; the next sweeps remove the files).
+            StorageError: the index failed (nothing was deleted, or the rows are hidden and the next sweep
+                deletes them), or the blobs could not be moved (the rows are hidden; the next sweeps delete them and
+                the files). A full disk is not an error: the store's reserve file is released to make room.
         """
         return self._delete_scope(checks.check_run_id(run_id), None)
 
@@ -172,6 +176,9 @@ class ScratchStore:
 
     def _delete_scope(self, run_id: str, agent_id: str | None) -> int:
         self.entries.check_open()
+        return self.reserve.run(lambda: self._delete_scope_once(run_id, agent_id))
+
+    def _delete_scope_once(self, run_id: str, agent_id: str | None) -> int:
         now = self.now()
         with self.blobs.delete_lock(True, self.settings.busy_timeout):  # no write commits between the two steps
             upto = self.index.hide_scope(run_id, agent_id, now)
@@ -196,8 +203,9 @@ class ScratchStore:
             StoreBusy, StorageError, StoreClosed: from the index.
         """
         self.entries.check_open()
-        return sweep(self.index, self.blobs, str(self._locks / "sweep.lock"), self.now(), self.settings.orphan_grace,
-                     self.settings.busy_timeout if wait is None else wait, full)
+        return self.reserve.run(lambda: sweep(
+            self.index, self.blobs, str(self._locks / "sweep.lock"), self.now(), self.settings.orphan_grace,
+            self.settings.busy_timeout if wait is None else wait, full))
 
     def start_sweeper(self, interval: float = SWEEP_INTERVAL) -> None:
         """Sweep in a background daemon thread every ``interval`` seconds until :meth:`stop_sweeper` or
