@@ -21,8 +21,10 @@ are not checked: they are the sweeper's (:mod:`scratchfs.sweeper`).
 
 from __future__ import annotations
 
+import base64
+import json
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 
 from scratchfs.api.store import ScratchStore
@@ -94,6 +96,64 @@ def stats(entries: Iterable[Entry], now: float, soon: float = DEFAULT_SOON) -> l
     return [groups[k] for k in sorted(groups)]
 
 
+def stats_in_sql(store: ScratchStore, now: float, soon: float = DEFAULT_SOON,
+                 run_id: str | None = None) -> list[ScopeStats]:
+    """What :func:`stats` computes, aggregated by the index in one query (no entry is loaded: constant memory at
+    any size); of one run, or of every run. Raises StoreBusy, StorageError."""
+    out = []
+    for run, agent, count, handles, scratch, size, stored, oldest, next_expiry, soon_n in store.index.scope_stats(
+            now, soon, run_id):
+        out.append(ScopeStats(run, agent, count, handles, scratch, size, stored, oldest, max(0.0, now - oldest),
+                              soon_n, next_expiry))
+    return out
+
+
+# -- paging ---------------------------------------------------------------------------------------------------------
+
+PAGE_ROWS = 1000
+"""Entries read per index query while streaming (``ls``, ``fsck``)."""
+
+
+def encode_cursor(cursor: tuple[str, float, int]) -> str:
+    """An opaque, printable cursor (URL-safe base64 of ``[run_id, created_at, id]``) to resume a listing after."""
+    return base64.urlsafe_b64encode(json.dumps(list(cursor)).encode()).decode().rstrip("=")
+
+
+def decode_cursor(text: str) -> tuple[str, float, int]:
+    """The cursor :func:`encode_cursor` printed.
+
+    Raises:
+        InvalidArgument: not such a cursor.
+    """
+    from scratchfs.foundation.errors import InvalidArgument
+
+    try:
+        run, created, row = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
+        if not isinstance(run, str) or not isinstance(created, (int, float)) or not isinstance(row, int):
+            raise ValueError(text)
+        return run, float(created), row
+    except (ValueError, TypeError, UnicodeDecodeError):
+        raise InvalidArgument(f"not a cursor printed by scratchfs: {text[:80]!r}") from None
+
+
+def iter_entries(store: ScratchStore, now: float, run_id: str | None = None, agent_id: str | None = None,
+                 after: tuple[str, float, int] | None = None,
+                 limit: int | None = None) -> Iterator[tuple[Entry, tuple[str, float, int]]]:
+    """Live entries ordered by run, creation time and row id, each with its cursor, read :data:`PAGE_ROWS` at a time
+    (constant memory); after the cursor ``after``; at most ``limit`` (``None``: all). Raises StoreBusy,
+    StorageError."""
+    left = limit
+    while left is None or left > 0:
+        want = PAGE_ROWS if left is None else min(PAGE_ROWS, left)
+        page = store.index.page(now, after, want, run_id, agent_id)
+        yield from page
+        if len(page) < want:
+            return
+        after = page[-1][1]
+        if left is not None:
+            left -= len(page)
+
+
 # -- fsck -----------------------------------------------------------------------------------------------------------
 
 @dataclass
@@ -127,6 +187,8 @@ class FsckReport:
 
     Attributes:
         entries_checked: live entries checked.
+        next_cursor: set when ``limit`` stopped the check early: pass it as ``after`` to go on from there (the
+            files are checked for orphans only by a run that reaches the last entry).
         files_checked: blob files found under ``runs/``.
         bytes_checked: content bytes decompressed and verified.
         index: the index's ``PRAGMA integrity_check`` (``"ok"`` when sound).
@@ -138,6 +200,7 @@ class FsckReport:
     bytes_checked: int = 0
     index: str = "ok"
     problems: list[Problem] = field(default_factory=list)
+    next_cursor: str | None = None
 
     @property
     def clean(self) -> bool:
@@ -156,7 +219,7 @@ class FsckReport:
     def to_dict(self) -> dict:
         return {"entries_checked": self.entries_checked, "files_checked": self.files_checked,
                 "bytes_checked": self.bytes_checked, "index": self.index, **self.counts(), "clean": self.clean,
-                "problems": [p.to_dict() for p in self.problems]}
+                "next_cursor": self.next_cursor, "problems": [p.to_dict() for p in self.problems]}
 
 
 def _verify(store: ScratchStore, entry: Entry, deep: bool, progress: Callable[[int], None]) -> str | None:
@@ -199,27 +262,31 @@ def _orphan_problem(run_dir: str, agent_dir: str, path: str) -> Problem:
 
 
 def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
-         progress: Callable[[int], None] | None = None) -> FsckReport:
+         progress: Callable[[int], None] | None = None, after: str | None = None,
+         limit: int | None = None) -> FsckReport:
     """Check the index against the blob files (see the module docstring); with ``repair``, remove what is broken.
 
     Args:
         repair: remove the rows of missing and corrupt entries, corrupt files and orphaned files.
         deep: decompress every frame and verify its checksums (else only the seek table and sizes).
         progress: called with the number of content bytes verified, as they are (for a progress bar).
+        after: a cursor (``next_cursor`` of an earlier report): resume the entry check after it.
+        limit: check at most this many entries (``None``: all); entries are read a page at a time either way.
 
     Raises:
-        StoreBusy, StorageError: from the index.
+        InvalidArgument: a bad ``after`` cursor. StoreBusy, StorageError: from the index.
     """
     report = FsckReport()
     advance = progress or (lambda n: None)
     report.index = store.integrity_check()
-    files = store.blobs.blob_files()  # listed before the rows are read: a file committed meanwhile has its row
+    whole = after is None and limit is None
+    files = store.blobs.blob_files() if whole else []  # listed before the rows: a file committed meanwhile has one
     report.files_checked = len(files)
-    row_ids = {blob: row_id for row_id, _run, _agent, blob in store.index.blob_rows()}
-    known = row_ids.keys()
     broken_rows: list[tuple[int, str]] = []
     broken_problems: list[Problem] = []
-    for entry in store.list_entries():
+    cursor = None
+    start = None if after is None else decode_cursor(after)
+    for entry, cursor in iter_entries(store, store.now(), after=start, limit=limit):
         report.entries_checked += 1
         path = str(store.blobs.path(entry.run_id, entry.agent_id, entry.blob))
         try:
@@ -233,18 +300,18 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
                 continue
             problem = Problem("corrupt", entry.run_id, entry.agent_id, entry.key, path, detail)
         report.problems.append(problem)
-        if entry.blob in row_ids:
-            broken_rows.append((row_ids[entry.blob], entry.blob))
-            broken_problems.append(problem)
+        broken_rows.append((cursor[2], entry.blob))
+        broken_problems.append(problem)
+    if limit is not None and report.entries_checked == limit and cursor is not None:
+        report.next_cursor = encode_cursor(cursor)
     for run_dir, agent_dir, path, token in files:
-        if token in known or check_orphan(store.index, path, token, None, remove=False) is None:
+        if store.index.has_blob(token) or check_orphan(store.index, path, token, None, remove=False) is None:
             continue
         report.problems.append(_orphan_problem(run_dir, agent_dir, path))
     if repair:
         if broken_rows and store.index.delete_rows(broken_rows):
-            still = store.index.blobs()
             for problem, (_, blob) in zip(broken_problems, broken_rows, strict=True):
-                if blob in still:
+                if store.index.has_blob(blob):
                     continue
                 if problem.kind == "corrupt":
                     try:
@@ -259,4 +326,5 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
     return report
 
 
-__all__ = ["DEFAULT_SOON", "FsckReport", "Problem", "ScopeStats", "fsck", "stats"]
+__all__ = ["DEFAULT_SOON", "PAGE_ROWS", "FsckReport", "Problem", "ScopeStats", "decode_cursor", "encode_cursor", "fsck",
+           "iter_entries", "stats", "stats_in_sql"]
