@@ -29,8 +29,8 @@ import time
 from scratchfs.engine.protocols import Entry, ExpiredRow
 from scratchfs.foundation.limits import TOMBSTONE_SECONDS
 
-DELETE_BATCH_ROWS = 256
-"""Rows deleted per write transaction by :meth:`ScaleQueries.drain_scope` (about 5 ms each; see bench/)."""
+DELETE_BATCH_ROWS = 128
+"""Rows deleted per write transaction by :meth:`ScaleQueries.drain_scope` (a few ms each; see bench/growth.py)."""
 
 VISIBLE = ("NOT EXISTS (SELECT 1 FROM deleted_scopes d WHERE d.run_id = entries.run_id "
            "AND d.agent_id IN ('', entries.agent_id) AND entries.id <= d.upto)")
@@ -76,8 +76,8 @@ class ScaleQueries:
         reason = "deleted with its run" if agent_id is None else "deleted with its agent"
         total, longest = 0, 0.0
         while True:
-            started = time.perf_counter()
             with self.write("deleting a run") as conn:
+                started = time.perf_counter()  # from BEGIN (the write lock held) to COMMIT
                 rows = conn.execute(
                     f"SELECT id, agent_id, kind, key, expires_at FROM entries WHERE {where} AND id <= ? LIMIT ?",
                     (*params, upto, batch),
@@ -173,6 +173,15 @@ class ScaleQueries:
         return row[1]
 
     # -- slices and pages -----------------------------------------------------------------------------------------
+
+    def known_blobs(self, tokens: list[str]) -> set[str]:
+        """Those of ``tokens`` that a row names (one query per 500 tokens, by the unique index on ``blob``)."""
+        known: set[str] = set()
+        for i in range(0, len(tokens), 500):
+            part = tokens[i:i + 500]
+            known.update(row[0] for row in self.read(
+                f"SELECT blob FROM entries WHERE blob IN ({','.join('?' * len(part))})", tuple(part), "listing blobs"))
+        return known
 
     def blob_rows_after(self, after_id: int, limit: int) -> list[tuple[int, str, str, str]]:
         """``(id, run_id, agent_id, blob)`` of up to ``limit`` rows with ``id > after_id``, by id."""

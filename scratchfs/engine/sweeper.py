@@ -45,11 +45,14 @@ log = logging.getLogger(__name__)
 BATCH_ROWS = 256
 """Expired rows deleted per write transaction."""
 
-SLICE_ROWS = 4096
-"""Rows one sweep checks for a missing file (one ``stat`` each)."""
+SLICE_ROWS = 2048
+"""Most rows one sweep checks for a missing file (one ``stat`` each)."""
 
 SLICE_FILES = 4096
-"""Directory entries (blob files and agent directories) one sweep looks at for orphans."""
+"""Most directory entries (blob files and agent directories) one sweep looks at for orphans."""
+
+SLICE_SECONDS = 0.012
+"""Each of the two slices also stops after this many seconds (checked between batches)."""
 
 
 @dataclass(frozen=True)
@@ -150,9 +153,10 @@ def _drop_rows_without_files(index: Index, blobs: Blobs, cursor: _Cursor, limit:
     file is gone."""
     gone, checked, start, wrapped = [], 0, cursor.row, False
     after = start
+    deadline = time.perf_counter() + SLICE_SECONDS
     while True:
-        want = 1024 if limit is None else min(1024, limit - checked)
-        if want <= 0:
+        want = 1024 if limit is None else min(512, limit - checked)
+        if want <= 0 or (limit is not None and time.perf_counter() > deadline):
             break
         batch = index.blob_rows_after(after, want)
         if wrapped:
@@ -197,24 +201,26 @@ def _remove_orphans(index: Index, blobs: Blobs, grace: float, cursor: _Cursor,
     orphan files older than the grace period, and empty directories older than it."""
     cutoff = time.time() - grace  # file modification times are on the file system's clock
     removed = freed = seen = 0
+    deadline = time.perf_counter() + SLICE_SECONDS
     for run, agent in _agent_dirs(blobs, cursor):
         if agent is None:
             _rmdir_if_old_and_empty(run.path, cutoff)
             continue
         entries = list_dir(agent.path)
         seen += len(entries) + 1
-        for entry in entries:
-            match = BLOB_NAME_RE.match(entry.name)
-            if not match or not entry.is_file(follow_symlinks=False) or index.has_blob(match.group(1)):
+        files = [(e, m.group(1)) for e in entries if (m := BLOB_NAME_RE.match(e.name))]
+        known = index.known_blobs([token for _, token in files])  # listed first: a file committed meanwhile is here
+        for entry, token in files:
+            if token in known or not entry.is_file(follow_symlinks=False):
                 continue
-            size = check_orphan(index, entry.path, match.group(1), cutoff, remove=True)
+            size = check_orphan(index, entry.path, token, cutoff, remove=True)
             if size is not None:
                 removed += 1
                 freed += size
         if not entries:
             _rmdir_if_old_and_empty(agent.path, cutoff)
         cursor.run, cursor.agent = run.name, agent.name
-        if limit is not None and seen >= limit:
+        if limit is not None and (seen >= limit or time.perf_counter() > deadline):
             break
     else:
         cursor.run = cursor.agent = ""  # went all the way round: the next sweep starts from the beginning
