@@ -79,7 +79,7 @@ class ScaleQueries:
             with self.write("deleting a run") as conn:
                 started = time.perf_counter()  # from BEGIN (the write lock held) to COMMIT
                 rows = conn.execute(
-                    f"SELECT id, agent_id, kind, key, expires_at FROM entries WHERE {where} AND id <= ? LIMIT ?",
+                    f"SELECT id, agent_id, kind, key, expires_at FROM entries WHERE {where} AND +id <= ? LIMIT ?",
                     (*params, upto, batch),
                 ).fetchall()
                 conn.executemany("DELETE FROM entries WHERE id = ?", [(r[0],) for r in rows])

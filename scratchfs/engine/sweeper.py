@@ -52,7 +52,11 @@ SLICE_FILES = 4096
 """Most directory entries (blob files and agent directories) one sweep looks at for orphans."""
 
 SLICE_SECONDS = 0.008
-"""Each of the two slices also stops after this many seconds (checked between batches)."""
+"""Each of the two slices also stops after this many seconds (checked between batches), once it has checked at
+least :data:`SLICE_MIN` (so a busy machine slows the round but never stops it)."""
+
+SLICE_MIN = 512
+"""Rows, and directory entries, each sweep checks whatever the time it takes."""
 
 
 @dataclass(frozen=True)
@@ -167,7 +171,7 @@ def _drop_rows_without_files(index: Index, blobs: Blobs, cursor: _Cursor, limit:
     deadline = time.perf_counter() + SLICE_SECONDS
     while True:
         want = 1024 if limit is None else min(512, limit - checked)
-        if want <= 0 or (limit is not None and time.perf_counter() > deadline):
+        if want <= 0 or (limit is not None and checked >= SLICE_MIN and time.perf_counter() > deadline):
             break
         batch = index.blob_rows_after(after, want)
         if wrapped:
@@ -231,7 +235,7 @@ def _remove_orphans(index: Index, blobs: Blobs, grace: float, cursor: _Cursor,
         if not entries:
             _rmdir_if_old_and_empty(agent.path, cutoff)
         cursor.run, cursor.agent = run.name, agent.name
-        if limit is not None and (seen >= limit or time.perf_counter() > deadline):
+        if limit is not None and (seen >= limit or (seen >= SLICE_MIN and time.perf_counter() > deadline)):
             break
     else:
         cursor.run = cursor.agent = ""  # went all the way round: the next sweep starts from the beginning
