@@ -65,10 +65,10 @@ MAX_PATTERN_BYTES = 16 * 1024
 """Longest pattern, in bytes of its UTF-8 text (room for an escaped ``match`` of the longest needle)."""
 MAX_REPEAT_COUNT = 65_535
 """Largest count in a counted repeat (``{m}``, ``{m,n}``)."""
-MAX_PROGRAM_SIZE = 50_000
-"""Largest program: items (a byte, a class, an anchor, a backreference) each weighted by the product of the
-minimum counts of the repeats around it (``a{50000}`` is the largest single repeat; about 20 MB and 0.05 s to
-compile)."""
+MAX_PROGRAM_SIZE = 20_000
+"""Largest program: items (a byte, a class, an anchor, a group, a backreference) each weighted by the product of
+the minimum counts of the repeats around it (``a{19999}`` is about the largest single repeat: a few MB and 0.01 s
+to compile; compiled patterns are not cached, so none of that outlives the search)."""
 MAX_NESTING = 100
 """Deepest nesting of groups, repeats and lookarounds."""
 
@@ -128,7 +128,7 @@ def compile_pattern(pattern: str, ignore_case: bool, reach: int) -> tuple[regex.
     writer = _Writer(reach)
     try:
         core, crosses, lookahead = writer.seq(tree, tree.state.flags, 0, 1)
-        compiled = regex.compile(core, regex.VERSION0 | regex.MULTILINE)
+        compiled = regex.compile(core, regex.VERSION0 | regex.MULTILINE, cache_pattern=False)
     except regex.error as exc:  # pragma: no cover - the core syntax is what regex accepts
         raise InvalidArgument(f"pattern does not compile: {exc}") from None
     except (OverflowError, RecursionError, MemoryError) as exc:
@@ -503,7 +503,9 @@ class _Writer:
 
     def lookaround(self, name: str, av, flags: int, depth: int, weight: int) -> tuple[bytes, bool, int | None]:
         direction, sub = av
-        width = sub.getwidth()[1]
+        narrowest, width = sub.getwidth()
+        if direction < 0 and narrowest != width:  # as re's compiler checks (regex would accept it)
+            raise InvalidArgument("pattern does not compile: look-behind requires fixed-width pattern")
         if direction < 0 and width > self.reach:
             raise InvalidArgument(f"the pattern has a lookbehind longer than {self.reach} bytes")
         text, crosses, lookahead = self.seq(sub, flags, depth + 1, weight)
