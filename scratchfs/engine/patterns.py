@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import regex
 
+from scratchfs.engine.pattern_worker import FLAGS, Engine, Span
 from scratchfs.foundation.errors import InvalidArgument, PatternTimeout, PatternTooLong
 
 try:  # the parser behind `re`: the one parser of the pattern syntax
@@ -128,7 +129,7 @@ def compile_pattern(pattern: str, ignore_case: bool, reach: int) -> tuple[regex.
     writer = _Writer(reach)
     try:
         core, crosses, lookahead = writer.seq(tree, tree.state.flags, 0, 1)
-        compiled = regex.compile(core, regex.VERSION0 | regex.MULTILINE, cache_pattern=False)
+        compiled = regex.compile(core, FLAGS, cache_pattern=False)
     except regex.error as exc:  # pragma: no cover - the core syntax is what regex accepts
         raise InvalidArgument(f"pattern does not compile: {exc}") from None
     except (OverflowError, RecursionError, MemoryError) as exc:
@@ -155,9 +156,10 @@ class PatternMatcher:
       :class:`PatternTooLong`. Exact whenever each match, and the bytes the engine examines to decide it, fit
       within ``reach``.
 
-    The engine runs with ``concurrent=True`` (the GIL is released while it matches) and a ``timeout`` taken from
-    one deadline: a runaway pattern raises :class:`PatternTimeout` once ``timeout`` seconds have passed since the
-    matcher was made.
+    The engine runs with ``concurrent=True`` (the GIL is released while it matches) under one deadline: a runaway
+    pattern raises :class:`PatternTimeout` once ``timeout`` seconds (wall clock) have passed since the matcher was
+    made; a call that outlasts a short slice finishes in a worker process that is killed at the deadline (see
+    :mod:`scratchfs.engine.pattern_worker`).
 
     Args:
         pattern: Python ``re`` syntax, applied to the content's bytes with ``re.MULTILINE`` (see
@@ -179,6 +181,7 @@ class PatternMatcher:
         self.keep_before = reach
         self.timeout = timeout
         self.deadline = time.monotonic() + timeout
+        self.engine = Engine(self.compiled, self.deadline, timeout)
         self.analysis = analysis
         self.literal, self.prefix_width = analysis.literal, analysis.prefix_width
         if not analysis.crosses_lines:
@@ -223,12 +226,6 @@ class PatternMatcher:
         """Never: a pattern's matches are decided in the buffer (its literal prefilter works there)."""
         return 0
 
-    def _remaining(self) -> float:
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError
-        return left
-
     def _too_long(self, base: int, start: int) -> PatternTooLong:
         return PatternTooLong(
             f"a match of {self.pattern!r} near byte {base + start} may be longer than the reach bound of "
@@ -237,16 +234,15 @@ class PatternMatcher:
             resume_offset=base + start,
         )
 
-    def _accept(self, buf: bytearray, m, at_end: bool, base: int) -> tuple[int, int]:
-        start, end = m.span()
+    def _accept(self, buf: bytearray, span: Span, at_end: bool, base: int) -> tuple[int, int]:
+        start, end, partial = span
         if at_end or start < self._certain:
             return start, end
         # reach mode: the match must not depend on the end of the buffer
-        if m.partial or end > len(buf) - self.reach:
+        if partial or end > len(buf) - self.reach:
             raise self._too_long(base, start)
-        again = self.compiled.match(buf, start, len(buf) - self.reach, partial=True, timeout=self._remaining(),
-                                    concurrent=True)
-        if again is None or again.partial or again.span() != (start, end):
+        again = self.engine.match(buf, start, len(buf) - self.reach, True)
+        if again is None or again != (start, end, False):
             raise self._too_long(base, start)
         return start, end
 
@@ -254,14 +250,8 @@ class PatternMatcher:
         partial = self.mode == "reach" and not at_end
         # a line-bound pattern is decided by whole lines: the engine need not look past the last complete one
         endpos = limit if self.mode == "lines" else len(buf)
-        for m in self.compiled.finditer(buf, pos, endpos, partial=partial, timeout=self._remaining(),
-                                  concurrent=True):
-            start, end = m.span()
-            if start >= limit:
-                return None
-            if end > start or m.partial:
-                return self._accept(buf, m, at_end, base)
-        return None
+        found = self.engine.first(buf, pos, endpos, partial, limit)
+        return None if found is None else self._accept(buf, found, at_end, base)
 
     def _prefiltered(self, buf: bytearray, pos: int, limit: int, at_end: bool, base: int) -> tuple[int, int] | None:
         literal, width = self.literal, self.prefix_width
@@ -276,10 +266,9 @@ class PatternMatcher:
             for start in range(max(tried + 1, found - width), found + 1):
                 if start >= limit:
                     return None
-                m = self.compiled.match(buf, start, endpos, partial=partial, timeout=self._remaining(),
-                                  concurrent=True)
-                if m is not None and (m.end() > start or m.partial):
-                    return self._accept(buf, m, at_end, base)
+                span = self.engine.match(buf, start, endpos, partial)
+                if span is not None and (span[1] > start or span[2]):
+                    return self._accept(buf, span, at_end, base)
             tried = found
             search_from = found + 1
 

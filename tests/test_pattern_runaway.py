@@ -1,0 +1,109 @@
+"""Runaway patterns stop near their time limit and never stall the process's other calls (in-process, over MCP)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import anyio
+import pytest
+
+from scratchfs import PatternTimeout, ScratchStore
+from scratchfs.engine.patterns import DEFAULT_TIMEOUT
+
+from .mcp_support import connect, error_of, payload, run, scratchfs_params
+
+RUNAWAY = r"(a+)+$"  # backtracks exponentially on a long line of a's that does not end the way it needs
+LINE = b"a" * 6000 + b"b\n"
+
+
+def p99(latencies: list[float]) -> float:
+    ordered = sorted(latencies)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+
+
+def test_two_runaway_searches_stop_in_time_and_other_calls_answer_promptly(tmp_path):
+    limit = 2.0
+    with ScratchStore(tmp_path, pattern_timeout=limit) as store:
+        scope = store.scope("r", "a")
+        handle = scope.spill(b"x\n" * 100 + LINE * 3, source_tool="t").handle
+        scope.scratch_write("note", "unrelated")
+        ended: list[tuple[float, BaseException | None]] = []
+
+        def runaway() -> None:
+            began = time.monotonic()
+            try:
+                scope.read_handle(handle, pattern=RUNAWAY)
+            except BaseException as exc:  # noqa: BLE001 - the test checks what it was
+                ended.append((time.monotonic() - began, exc))
+            else:
+                ended.append((time.monotonic() - began, None))
+
+        threads = [threading.Thread(target=runaway) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        latencies = []
+        while any(thread.is_alive() for thread in threads):
+            began = time.monotonic()
+            assert [e.key for e in scope.scratch_list()] == ["note"]
+            assert scope.read_handle(handle, 0, 2).data == b"x\n"
+            latencies.append(time.monotonic() - began)
+            time.sleep(0.01)
+        for thread in threads:
+            thread.join()
+    assert len(latencies) >= 20
+    assert p99(latencies) < 0.5
+    assert [type(exc) for _, exc in ended] == [PatternTimeout, PatternTimeout]
+    assert all(exc.resume_offset == 0 for _, exc in ended)  # where the search stood when the engine ran away
+    assert max(seconds for seconds, _ in ended) <= 1.5 * limit
+
+
+def test_a_runaway_search_over_mcp_leaves_scratch_list_prompt(tmp_path):
+    # the server runs each tool call in a worker thread; the regex engine releases the GIL while it matches
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("r", "a")
+        handle = scope.spill(LINE * 2, source_tool="t").handle
+        scope.scratch_write("note", "unrelated")
+    ended: list[tuple[float, str]] = []
+    latencies: list[float] = []
+
+    async def body():
+        params = scratchfs_params("mcp", "--root", str(tmp_path), "--run", "r", "--agent", "a")
+        async with connect(params, "2025-11-25") as client:
+            assert payload(await client.call_tool("scratch_list", {}))["entries"][0]["key"] == "note"  # warm
+
+            async def runaway():
+                began = time.monotonic()
+                result = await client.call_tool("read_handle", {"handle": handle, "pattern": RUNAWAY})
+                ended.append((time.monotonic() - began, error_of(result)))
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(runaway)
+                group.start_soon(runaway)
+                await anyio.sleep(0.2)
+                while len(ended) < 2:
+                    began = time.monotonic()
+                    listing = payload(await client.call_tool("scratch_list", {}))
+                    latencies.append(time.monotonic() - began)
+                    assert listing["entries"][0]["key"] == "note"
+                    await anyio.sleep(0.02)
+
+    run(body)
+    assert len(latencies) >= 20
+    assert p99(latencies) < 0.5
+    assert all(text.startswith("pattern timeout: ") or "time limit" in text for _, text in ended), ended
+    assert max(seconds for seconds, _ in ended) <= 1.5 * DEFAULT_TIMEOUT + 1.0  # + the server's start-up share
+
+
+@pytest.mark.parametrize("limit", [0.5, 1.0])
+def test_a_search_alone_stops_within_its_limit(tmp_path, limit):
+    with ScratchStore(tmp_path, pattern_timeout=limit) as store:
+        scope = store.scope("r", "a")
+        handle = scope.spill(LINE, source_tool="t").handle
+        cpu_began, wall_began = time.thread_time(), time.monotonic()
+        with pytest.raises(PatternTimeout) as caught:
+            scope.read_handle(handle, pattern=RUNAWAY)
+        cpu, wall = time.thread_time() - cpu_began, time.monotonic() - wall_began
+    assert caught.value.resume_offset == 0
+    assert cpu <= 1.5 * limit
+    assert limit * 0.9 <= wall <= 1.5 * limit
