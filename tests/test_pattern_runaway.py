@@ -9,9 +9,12 @@ import anyio
 import pytest
 
 from scratchfs import PatternTimeout, ScratchStore
-from scratchfs.engine.patterns import DEFAULT_TIMEOUT
+from scratchfs.engine.pattern_worker import MAX_WORKERS, workers
+from scratchfs.engine.patterns import DEFAULT_TIMEOUT, PatternMatcher
 
 from .mcp_support import connect, error_of, payload, run, scratchfs_params
+from .reference import regex_spans
+from .test_patterns import FIXTURE_PATTERNS, as_tuples, run_search
 
 RUNAWAY = r"(a+)+$"  # backtracks exponentially on a long line of a's that does not end the way it needs
 LINE = b"a" * 6000 + b"b\n"
@@ -34,7 +37,7 @@ def test_two_runaway_searches_stop_in_time_and_other_calls_answer_promptly(tmp_p
             began = time.monotonic()
             try:
                 scope.read_handle(handle, pattern=RUNAWAY)
-            except BaseException as exc:  # noqa: BLE001 - the test checks what it was
+            except BaseException as exc:  # the test checks what it was
                 ended.append((time.monotonic() - began, exc))
             else:
                 ended.append((time.monotonic() - began, None))
@@ -107,3 +110,29 @@ def test_a_search_alone_stops_within_its_limit(tmp_path, limit):
     assert caught.value.resume_offset == 0
     assert cpu <= 1.5 * limit
     assert limit * 0.9 <= wall <= 1.5 * limit
+
+
+@pytest.mark.parametrize(("name", "pattern"), FIXTURE_PATTERNS)
+def test_matches_found_in_a_worker_equal_those_found_in_the_thread(tmp_path, fixture_data, name, pattern):
+    data = fixture_data[name][:300_000]
+    in_thread = run_search(tmp_path, data, PatternMatcher(pattern), 0, 20, 400)
+    remote = PatternMatcher(pattern)
+    remote.engine.remote = True  # as after a call outlasted its slice: every call goes to a worker process
+    got = run_search(tmp_path, data, remote, 0, 20, 400)
+    assert as_tuples(got) == as_tuples(in_thread)
+    found = [(h.offset, h.offset + h.length) for w in got.windows for h in w.matches]
+    assert found and found == regex_spans(data, pattern)[: len(found)]
+
+
+def test_stopped_workers_are_replaced_and_never_more_than_the_cap_run(tmp_path):
+    with ScratchStore(tmp_path, pattern_timeout=0.4) as store:
+        scope = store.scope("r", "a")
+        handle = scope.spill(LINE, source_tool="t").handle
+        for _ in range(MAX_WORKERS + 2):  # each runaway search ends by stopping its worker
+            with pytest.raises(PatternTimeout):
+                scope.read_handle(handle, pattern=RUNAWAY)
+            assert workers()[0] <= MAX_WORKERS
+        found = scope.read_handle(handle, pattern=r"a{5}b$", context=0)
+    assert [(h.offset, h.length) for w in found.windows for h in w.matches] == [(5995, 6)]
+    alive, idle = workers()
+    assert alive == idle  # nothing is left running a call

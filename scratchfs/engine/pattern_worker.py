@@ -33,7 +33,7 @@ from typing import Any
 
 import regex
 
-__all__ = ["FLAGS", "MAX_WORKERS", "SLICE_SECONDS", "Engine", "Span", "anchored_match", "first_match"]
+__all__ = ["FLAGS", "MAX_WORKERS", "SLICE_SECONDS", "Engine", "Span", "anchored_match", "first_match", "workers"]
 
 SLICE_SECONDS = 0.2
 """Longest time limit of a call in the calling thread, in seconds of the process's CPU time, before it moves to a
@@ -184,6 +184,12 @@ class _Pool:
 
 
 _POOL = _Pool(MAX_WORKERS)
+
+
+def workers() -> tuple[int, int]:
+    """``(alive, idle)``: worker processes running, and those of them waiting for a call."""
+    with _POOL.lock:
+        return _POOL.alive, len(_POOL.idle)
 
 
 def _write_frame(pipe: Any, data: bytes) -> None:
