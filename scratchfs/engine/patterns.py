@@ -25,6 +25,7 @@ import regex
 
 from scratchfs.engine.pattern_syntax import MAXREPEAT, parse, write_core
 from scratchfs.engine.pattern_worker import FLAGS, Engine, Span
+from scratchfs.foundation import limits
 from scratchfs.foundation.errors import InvalidArgument, PatternTimeout, PatternTooLong
 
 try:  # the parser behind `re`: its tree's node kinds, for the required literal
@@ -48,8 +49,8 @@ MAX_PREFIX_BYTES = 256
 """Largest distance from a match's start to its required literal for the prefilter to be used, in bytes."""
 MAX_LINE_BYTES = 4 * 1024 * 1024
 """Longest line a line-bound pattern search holds whole, in bytes; a longer line raises PatternTooLong."""
-DEFAULT_TIMEOUT = 5.0
-"""Default time limit of one pattern search, in seconds."""
+DEFAULT_TIMEOUT = limits.PATTERN_TIMEOUT
+"""Default time limit of one pattern search, in seconds (:data:`scratchfs.foundation.limits.PATTERN_TIMEOUT`)."""
 
 
 @dataclass(frozen=True, slots=True)
