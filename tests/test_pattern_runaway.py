@@ -117,7 +117,8 @@ def test_matches_found_in_a_worker_equal_those_found_in_the_thread(tmp_path, fix
     data = fixture_data[name][:300_000]
     in_thread = run_search(tmp_path, data, PatternMatcher(pattern), 0, 20, 400)
     remote = PatternMatcher(pattern)
-    remote.engine.remote = True  # as after a call outlasted its slice: every call goes to a worker process
+    remote.engine.remote = True  # as after a call outlasted its slice: calls go to a worker process ...
+    remote.engine.slice = 0.0  # ... and, no call being quicker than half of no time, every one of them
     got = run_search(tmp_path, data, remote, 0, 20, 400)
     assert as_tuples(got) == as_tuples(in_thread)
     found = [(h.offset, h.offset + h.length) for w in got.windows for h in w.matches]
@@ -136,3 +137,12 @@ def test_stopped_workers_are_replaced_and_never_more_than_the_cap_run(tmp_path):
     assert [(h.offset, h.length) for w in found.windows for h in w.matches] == [(5995, 6)]
     alive, idle = workers()
     assert alive == idle  # nothing is left running a call
+
+
+def test_a_search_goes_back_to_its_thread_after_a_quick_call_in_a_worker(tmp_path, fixture_data):
+    data = fixture_data["workspace-grep-stdlib-defs.txt"][:100_000]
+    matcher = PatternMatcher(r"def __\w+__\(self")
+    matcher.engine.remote = True
+    got = run_search(tmp_path, data, matcher, 0, 0, 5)
+    assert matcher.engine.remote is False
+    assert [h.offset for w in got.windows for h in w.matches] == [b for b, _ in regex_spans(data, matcher.pattern)][:5]

@@ -4,9 +4,11 @@ process, which is killed at the search's deadline (wall clock).
 Why not the ``regex`` package's own ``timeout`` alone: it counts the *process's* CPU time (C ``clock()``), so a
 search on a machine that gives the process less than a core ends late by that factor (measured: 3.9 s for a 2 s
 limit under a load of 5 on 2 cores), and a thread cannot be stopped from outside. A process can. Each call runs
-first in the calling thread with ``concurrent=True`` (the GIL released, so other threads go on) and a time limit of
-:data:`SLICE_SECONDS`; a call that needs longer is run again from its start in a worker process, and every later call
-of that search goes there too. Normal searches never leave the thread.
+first in the calling thread with ``concurrent=True`` (the GIL released, so other threads go on) and a time limit of a
+tenth of the search's limit, at most :data:`SLICE_SECONDS`; a call that needs longer is run again from its start in
+a worker process, and the search's later calls go there too until one of them is quick again (no buffer copies for
+a search of many short calls). Normal searches never leave the thread. A search ends at most a slice (times the
+CPU starvation of the process) after its deadline.
 
 Why a fresh interpreter (this file run by ``sys.executable``, which imports only ``regex``), not ``fork``: the store
 holds SQLite connections and file locks, and a forked child that frees them (CPython clears other threads' states
@@ -35,7 +37,7 @@ import regex
 
 __all__ = ["FLAGS", "MAX_WORKERS", "SLICE_SECONDS", "Engine", "Span", "anchored_match", "first_match", "workers"]
 
-SLICE_SECONDS = 0.2
+SLICE_SECONDS = 0.5
 """Longest time limit of a call in the calling thread, in seconds of the process's CPU time, before it moves to a
 worker."""
 MAX_WORKERS = 4
@@ -115,6 +117,7 @@ class Engine:
             worker = None
         if worker is None:  # every worker is busy: the thread's own limit, as before workers
             return _OPERATIONS[operation](self.compiled, buf, *args, timeout=left)
+        began = time.monotonic()
         try:
             result = worker.call((self.compiled.pattern, operation, bytes(buf), args, left), self.deadline)
         except (EOFError, OSError, pickle.UnpicklingError):  # the worker died: the thread's own limit
@@ -126,6 +129,8 @@ class Engine:
         _POOL.give(worker)
         if result == "timeout":
             raise TimeoutError
+        if time.monotonic() - began < self.slice / 2:  # a quick call: the next one tries the thread again (no copy)
+            self.remote = False
         return result
 
 
