@@ -25,7 +25,7 @@ from .test_patterns import as_tuples, run_search
 # class syntax the engine (regex) and re both accept, each item of a class on its own and together: literals,
 # ranges, escapes (categories, hex, octal, control, backspace), negation, ']' first, '-' first and last, '^' not
 # first; plus the one-byte forms outside classes ('.', categories) and what changes a class (ignore_case, (?i:),
-# (?-i:), (?s:))
+# (?-i:), (?s:)); verbose groups, where whitespace inside a class counts (as re reads it)
 _CLASS_ITEMS = ["a", "b", "A", "_", "0-9", "a-c", "A-Z", r"\d", r"\D", r"\s", r"\S", r"\w", r"\W", r"\x41", r"\x00",
                 r"\xc9", r"\101", r"\n", r"\t", r"\r", r"\b", r"\-", r"\]", r"\\", r"\^", ".", "*", "$", "(", ")",
                 r"\x80-\xff", ":", "|", "&", "~"]
@@ -42,7 +42,8 @@ def classes(draw):
 _ATOMS = [r"a", r"b", r"A", r"ab", r"\b", r"\B", r"^", r"$", r"\A", r"\Z", r"(?-m:^)", r"(?-m:$)", r"(?<=a)",
           r"(?<!b)", r"(?=b)", r"(?!a)", r"a+", r"\n", r"\r", r" ", r".", r"(?s:.)", r"(?:ab|ba)", r"b?", r"\w",
           r"\s", r"\d", r"\W", r"\S", r"\D", r"x\d", r"(a)\1", r"(?P<n>b)(?P=n)", r"(?i:a)", r"(?i:(b)\1)",
-          r"(?>a+)", r"a{1,3}+", r"a{2}", r"[ab]{1,3}?", r"(a)?(?(1)b|A)", r"\x41", r"\xc9", r"_"]
+          r"(?>a+)", r"a{1,3}+", r"a{2}", r"[ab]{1,3}?", r"(a)?(?(1)b|A)", r"\x41", r"\xc9", r"_",
+          r"(?x: a b # c" "\n" r")", r"(?x:[ a])", r"a{,2}", r"(?i:[^\W\d])", r"(?-i:a)"]
 
 
 @st.composite

@@ -209,7 +209,9 @@ def _read_exactly(fd: int, size: int, deadline: float | None) -> bytes:
     while len(out) < size:
         if deadline is not None:
             left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
+            poller = select.poll()  # not select.select: descriptors past 1024 are common in a busy server
+            poller.register(fd, select.POLLIN)
+            if left <= 0 or not poller.poll(max(1, int(left * 1000))):
                 raise TimeoutError
         chunk = os.read(fd, size - len(out))
         if not chunk:
