@@ -355,7 +355,7 @@ class Searcher:
 
 
 def search(reader: SeekableReader, matcher: Matcher, start: int, context: int, max_matches: int, budget: int,
-           line_of_frame) -> SearchResult:
+           line_of_frame, sink_class: type[Sink] = Sink) -> SearchResult:
     """Find matches at or after byte ``start`` and cut merged context windows around them.
 
     Args:
@@ -366,6 +366,7 @@ def search(reader: SeekableReader, matcher: Matcher, start: int, context: int, m
         max_matches: most matches returned.
         budget: most bytes all windows together may hold; needs ``budget >= 2 * context + longest match``.
         line_of_frame: ``f(frame index) -> 1-based line number of the frame's first byte``.
+        sink_class: the :class:`Sink` to collect windows (a subclass may count the budget another way).
 
     Returns:
         :class:`SearchResult`; its ``next_offset`` is the first match not returned, or ``None`` when none is left.
@@ -378,6 +379,6 @@ def search(reader: SeekableReader, matcher: Matcher, start: int, context: int, m
         FormatError: a damaged frame. PatternTimeout, PatternTooLong: from a
             :class:`~scratchfs.engine.patterns.PatternMatcher`, before any match was found.
     """
-    sink = Sink(context, max_matches, budget, reader.table.size)
+    sink = sink_class(context, max_matches, budget, reader.table.size)
     next_offset = Searcher(reader, matcher, start, line_of_frame).run(sink)
     return SearchResult(sink.windows, next_offset)
