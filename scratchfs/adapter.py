@@ -30,9 +30,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from scratchfs.api.contract import TOOL_SPECS, ScratchTools, error_text, to_json
+from scratchfs.api.contract import ScratchTools, error_text, to_json
 from scratchfs.api.policy import Observation
 from scratchfs.api.scope import Scope
+from scratchfs.api.tools import TOOL_SPECS
 from scratchfs.foundation.errors import ScratchError
 
 

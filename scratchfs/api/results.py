@@ -10,7 +10,7 @@ Offsets and sizes are bytes of the content; lines are 1-based and end at ``\\n``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from scratchfs.engine.search import Window
 from scratchfs.foundation.limits import (
@@ -18,7 +18,6 @@ from scratchfs.foundation.limits import (
     DEFAULT_LINES,
     DEFAULT_MATCHES,
     DEFAULT_READ_BYTES,
-    MAX_READ_BYTES,
 )
 from scratchfs.foundation.text import quote
 
@@ -55,6 +54,7 @@ class Slice:
         next_offset: where the next read starts, or ``None`` at the end.
         requested: the length asked for (the next call asks for as much), in bytes.
         kind: ``"handle"`` (a spilled result) or ``"scratch"`` (a scratchpad value): names the next call's verb.
+        binary: the content is binary (not text): faces show it as a hex dump.
     """
 
     handle: str
@@ -64,6 +64,13 @@ class Slice:
     next_offset: int | None
     requested: int = DEFAULT_READ_BYTES
     kind: str = "handle"
+    binary: bool = False
+
+    def prefix(self, length: int) -> Slice:
+        """This slice cut to its first ``length`` bytes, its cursor moved to match."""
+        data = self.data[:length]
+        end = self.offset + len(data)
+        return replace(self, data=data, next_offset=end if end < self.size else None)
 
     @property
     def remaining(self) -> int:
@@ -90,11 +97,13 @@ class LineSlice:
         first_line: 1-based number of the first line in ``data``.
         lines: number of lines in ``data`` (a cut or unterminated last line counts).
         total_lines: the content's line count.
-        next_line: the first line not started in ``data`` (read on by lines), or ``None`` at the end.
-        next_offset: the first byte not in ``data`` (read on by bytes, e.g. the rest of a cut line), or ``None``.
-        cut: the read cap stopped ``data`` inside a line, which continues at ``next_offset``.
+        next_line: the line the next read starts in -- the line after the last whole one, or the cut line itself,
+            whose rest starts at ``next_offset`` -- or ``None`` at the end.
+        next_offset: the first byte not in ``data``, or ``None`` at the end.
+        cut: ``data`` stops inside a line (the read cap or a reply budget cut it); the line continues at
+            ``next_offset``, and ``next_call`` reads on from there, by lines: no byte is skipped.
         requested: the number of lines asked for (the next call asks for as many).
-        requested_bytes: the byte length the next call asks for when it reads the rest of a cut line.
+        binary: the content is binary (not text).
     """
 
     handle: str
@@ -108,7 +117,18 @@ class LineSlice:
     next_offset: int | None
     cut: bool
     requested: int = DEFAULT_LINES
-    requested_bytes: int = MAX_READ_BYTES
+    binary: bool = False
+
+    def prefix(self, length: int) -> LineSlice:
+        """This read cut to its first ``length`` bytes (a reply budget), its line counts and cursor moved to match."""
+        if length >= len(self.data):
+            return self
+        data = self.data[:length]
+        newlines = data.count(b"\n")
+        cut = not data.endswith(b"\n")
+        end = self.offset + len(data)
+        return replace(self, data=data, lines=newlines + cut, cut=cut, next_offset=end if end < self.size else None,
+                       next_line=self.first_line + newlines if end < self.size else None)
 
     @property
     def remaining(self) -> int:
@@ -119,7 +139,7 @@ class LineSlice:
     def next_call(self) -> str | None:
         """The exact call that reads on (the rest of a cut line by bytes, else the next lines), or ``None``."""
         if self.cut and self.next_offset is not None:
-            return _reader_call("handle", self.handle, offset=self.next_offset, length=self.requested_bytes)
+            return _reader_call("handle", self.handle, offset=self.next_offset, lines=self.requested)
         if self.next_line is None:
             return None
         return _reader_call("handle", self.handle, line=self.next_line, lines=self.requested)
@@ -139,6 +159,7 @@ class Matches:
         pattern: the regular expression (pattern search), else ``None``.
         ignore_case: matched ignoring ASCII case.
         context, max_matches: the search's settings (the next call uses them too).
+        binary: the content is binary (not text).
     """
 
     handle: str
@@ -150,6 +171,7 @@ class Matches:
     ignore_case: bool = False
     context: int = DEFAULT_CONTEXT
     max_matches: int = DEFAULT_MATCHES
+    binary: bool = False
 
     @property
     def more(self) -> bool:
