@@ -25,16 +25,14 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from scratchfs.api.results import LineSlice, Matches, Slice, render_call
+from scratchfs.api.results import LineSlice, Matches, Page, Slice, render_call
 from scratchfs.api.scope import Scope
 from scratchfs.api.tools import TOOL_SPECS, check_arguments
 from scratchfs.api.views import fit, lead_inside_character, piece, reply_size, to_json
-from scratchfs.engine.protocols import Entry
 from scratchfs.engine.search import Window
 from scratchfs.foundation.checks import check_int, check_key
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
@@ -180,32 +178,14 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
 # -- listings -------------------------------------------------------------------------------------------------------
 
 
-def encode_cursor(entry: Entry) -> str:
-    """An opaque listing cursor: where the page after ``entry`` starts."""
-    raw = json.dumps([entry.created_at, entry.agent_id, entry.kind, entry.key], ensure_ascii=False)
-    return base64.urlsafe_b64encode(raw.encode("utf-8")).decode("ascii").rstrip("=")
-
-
-def decode_cursor(cursor: str | None) -> tuple[float, str, str, str] | None:
-    """The position a cursor of :func:`encode_cursor` names. Raises :class:`InvalidArgument` for a malformed one."""
-    if cursor is None:
-        return None
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        created, agent, kind, key = json.loads(raw.decode("utf-8"))
-        return float(created), str(agent), str(kind), str(key)
-    except (ValueError, TypeError, binascii.Error, UnicodeDecodeError):
-        raise InvalidArgument(f"not a listing cursor: {cursor[:60]!r}") from None
-
-
-def listing_reply(head: dict[str, Any], rows: list[dict[str, Any]], entries: list[Entry], more: bool,
-                  call: Callable[[str], str], budget: int) -> dict[str, Any]:
-    """A page of a listing: ``{**head, entries: rows, next_cursor, next_call}``, as many rows as fit ``budget``
-    (at least one); ``call(cursor)`` writes the call that reads the next page."""
+def listing_reply(head: dict[str, Any], rows: list[dict[str, Any]], page: Page, call: Callable[[str], str],
+                  budget: int) -> dict[str, Any]:
+    """A page of a listing: ``{**head, entries: rows, next_cursor, next_call}`` (``rows``: one JSON row per entry of
+    ``page``), as many rows as fit ``budget`` (at least one); ``call(cursor)`` writes the call that reads the next
+    page."""
 
     def build(n: int) -> dict[str, Any]:
-        rest = n < len(rows) or more
-        cursor = encode_cursor(entries[n - 1]) if rest and n else None
+        cursor = page.cursor_after(n)
         return {**head, "entries": rows[:n], "next_cursor": cursor, "next_call": call(cursor) if cursor else None}
 
     if not rows:
@@ -311,16 +291,16 @@ class ScratchTools:
         scope = self.scope
         budget = self._budget(scope, budget)
         limit = check_int(limit, "limit", 1, MAX_LIST_ENTRIES)
-        entries, more = scope.scratch_page(prefix, limit=limit, after=decode_cursor(cursor))
+        page = scope.scratch_page(prefix, limit=limit, cursor=cursor)
         now = scope.store.now()
         rows = [{"key": e.key, "size": e.size, "expires_in": round(e.expires_at - now, 3),
-                 "preview": e.preview[:LIST_PREVIEW_CHARS]} for e in entries]
+                 "preview": e.preview[:LIST_PREVIEW_CHARS]} for e in page.entries]
 
         def call(next_cursor: str) -> str:
             return render_call("scratch_list", prefix=prefix or None, limit=limit if limit != MAX_LIST_ENTRIES
                                else None, cursor=next_cursor)
 
-        return listing_reply({"prefix": prefix}, rows, entries, more, call, budget)
+        return listing_reply({"prefix": prefix}, rows, page, call, budget)
 
     def scratch_delete(self, key: str) -> dict[str, Any]:
         """``scratch_delete``: ``{key, deleted}``."""
@@ -334,5 +314,5 @@ def error_text(exc: BaseException) -> str:
     return f"error: {type(exc).__name__}: {exc}"
 
 
-__all__ = ["TOOL_SPECS", "ScratchTools", "check_arguments", "decode_cursor", "encode_cursor", "error_text",
+__all__ = ["TOOL_SPECS", "ScratchTools", "check_arguments", "error_text",
            "lines_reply", "listing_reply", "matches_reply", "range_reply", "to_json", "window_json"]

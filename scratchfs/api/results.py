@@ -10,9 +10,14 @@ Offsets and sizes are bytes of the content; lines are 1-based and end at ``\\n``
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 from dataclasses import dataclass, replace
 
+from scratchfs.engine.protocols import Entry
 from scratchfs.engine.search import Window
+from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import (
     DEFAULT_CONTEXT,
     DEFAULT_LINES,
@@ -202,4 +207,42 @@ class Matches:
                             offset=self.next_offset, context=self.context, max_matches=self.max_matches)
 
 
-__all__ = ["LineSlice", "Matches", "Slice", "render_call"]
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One page of a listing: ``entries`` in listing order, and whether ``more`` follow the last of them."""
+
+    entries: list[Entry]
+    more: bool
+
+    @property
+    def next_cursor(self) -> str | None:
+        """The cursor of the page after this one, or ``None`` when this is the last."""
+        return self.cursor_after(len(self.entries))
+
+    def cursor_after(self, count: int) -> str | None:
+        """The cursor of the page that starts after the first ``count`` entries (``None``: nothing follows)."""
+        if not count or (count >= len(self.entries) and not self.more):
+            return None
+        return encode_cursor(self.entries[count - 1])
+
+
+def encode_cursor(entry: Entry) -> str:
+    """An opaque listing cursor (URL-safe base64 of JSON): where the page after ``entry`` starts."""
+    raw = json.dumps([entry.created_at, entry.agent_id, entry.kind, entry.key], ensure_ascii=False)
+    return base64.urlsafe_b64encode(raw.encode("utf-8")).decode("ascii").rstrip("=")
+
+
+def decode_cursor(cursor: str | None) -> tuple[float, str, str, str] | None:
+    """The position ``(created_at, agent_id, kind, key)`` a cursor of :func:`encode_cursor` names (``None`` for
+    ``None``). Raises :class:`~scratchfs.foundation.errors.InvalidArgument` for a malformed one."""
+    if cursor is None:
+        return None
+    try:
+        raw = base64.urlsafe_b64decode(str(cursor) + "=" * (-len(str(cursor)) % 4))
+        created, agent, kind, key = json.loads(raw.decode("utf-8"))
+        return float(created), str(agent), str(kind), str(key)
+    except (ValueError, TypeError, binascii.Error, UnicodeDecodeError):
+        raise InvalidArgument(f"not a listing cursor: {str(cursor)[:60]!r}") from None
+
+
+__all__ = ["LineSlice", "Matches", "Page", "Slice", "decode_cursor", "encode_cursor", "render_call"]

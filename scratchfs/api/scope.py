@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from scratchfs.api.entries import Entries, reading
 from scratchfs.api.policy import Observation, should_spill
-from scratchfs.api.results import LineSlice, Matches, Slice
+from scratchfs.api.results import LineSlice, Matches, Page, Slice
 from scratchfs.api.stub import PREVIEW_MODES, Stub
 from scratchfs.engine.lines import line_at, read_lines
 from scratchfs.engine.protocols import Entry
@@ -30,6 +30,7 @@ from scratchfs.foundation.limits import (
     MAX_CONTEXT_BYTES,
     MAX_KEY_BYTES,
     MAX_LINES,
+    MAX_LIST_ENTRIES,
     MAX_MATCHES,
     MAX_NEEDLE_BYTES,
     MAX_READ_BYTES,
@@ -311,20 +312,16 @@ class Scope:
         self._entries.check_open()
         return self.store.index.list_scope(self.run_id, self.agent_id, "scratch", prefix, self.store.now())
 
-    def scratch_page(self, prefix: str = "", *, limit: int, after: tuple[float, str, str, str] | None = None
-                     ) -> tuple[list[Entry], bool]:
-        """One page of :meth:`scratch_list`: at most ``limit`` entries after the position ``after`` (``(created_at,
-        agent_id, kind, key)`` of the last entry of the previous page), and whether more follow.
+    def scratch_page(self, prefix: str = "", *, limit: int = MAX_LIST_ENTRIES, cursor: str | None = None) -> Page:
+        """One :class:`~scratchfs.api.results.Page` of :meth:`scratch_list`: at most ``limit`` live scratchpad
+        entries, oldest first, starting after ``cursor`` (a previous page's ``next_cursor``; ``None``: the first).
+        A keyset page: its cost does not grow with how deep into the listing it is.
 
         Raises:
-            InvalidArgument: a bad prefix or limit.
+            InvalidArgument: a bad prefix, limit or cursor.
         """
         prefix = checks.check_text(prefix, "prefix", MAX_KEY_BYTES, allow_empty=True)
-        limit = checks.check_int(limit, "limit", 1)
-        self._entries.check_open()
-        rows = self.store.index.list_page(self.run_id, self.agent_id, "scratch", prefix, self.store.now(), after,
-                                          limit + 1)
-        return rows[:limit], len(rows) > limit
+        return self.store.page(self.run_id, self.agent_id, "scratch", prefix, limit, cursor)
 
     def scratch_delete(self, key: str) -> bool:
         """Delete a scratchpad key; return True if a live value was deleted (False if there was none).

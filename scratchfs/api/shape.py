@@ -94,7 +94,7 @@ MAX_ODD_SHARE = 0.30
 text may hold: a stray NUL, Latin-1 letters or a few broken sequences leave a log a log."""
 MAX_NUL_SHARE = 0.01
 """Most share of NUL bytes text may hold (binary formats are full of them)."""
-_NOT_ODD_CONTROL = bytes(b for b in range(256) if not (b < 0x20 and b not in b"\t\n\r\f\b\x1b\x0b" or b == 0x7F))
+_NOT_ODD_CONTROL = bytes(b for b in range(256) if not ((b < 0x20 and b not in b"\t\n\r\f\b\x1b\x0b") or b == 0x7F))
 
 
 def is_text(sample: bytes) -> bool:
@@ -348,10 +348,10 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool) -> Sh
 __all__ = [
     "MAX_NUL_SHARE",
     "MAX_ODD_SHARE",
-    "TEXT_PROBE_BYTES",
-    "is_text",
     "MAX_SHAPE_CHARS",
     "SAMPLE_BYTES",
+    "TEXT_PROBE_BYTES",
     "Shape",
     "describe",
+    "is_text",
 ]
