@@ -198,7 +198,7 @@ def test_line_and_pattern_reads(cli, fixture_data, tmp_path):
     lines = data.splitlines(keepends=True)
     raw = cli("read-handle", handle, "--line", "100", "--lines", "3")
     assert raw.stdout_bytes == b"".join(lines[99:102])
-    assert f"next: read_handle(handle=\"{handle}\", line=103, lines=3)" in raw.stderr
+    assert f"next: scratchfs read-handle {handle} --line 103 --lines 3 --run run-1 --agent agent-1" in raw.stderr
     as_json = json.loads(cli("read-handle", handle, "--line", "100", "--lines", "3", "--json").stdout)
     assert (as_json["first_line"], as_json["next_line"], as_json["cut"]) == (100, 103, False)
     found = json.loads(cli("read-handle", handle, "--pattern", r"^\./fileinput\.py:\d+:def (\w+)",
@@ -214,10 +214,12 @@ def test_line_and_pattern_reads(cli, fixture_data, tmp_path):
 
 def test_raw_read_that_stops_early_says_where_to_go_on(cli):
     stub = json.loads(cli("spill", "--tool", "t", input="x" * 100_000).stdout)
-    result = cli("read-handle", stub["handle"], "--length", "100000")
+    refused = cli("read-handle", stub["handle"], "--length", "100000")  # one rule with MCP: over the cap is refused
+    assert refused.exit_code == 2 and "length: 100000 is greater than the maximum of 65536" in refused.stderr
+    result = cli("read-handle", stub["handle"], "--length", "65536")
     assert len(result.stdout_bytes) == 65536
     assert result.exit_code == 0
-    assert "offset=65536" in result.stderr and "34464 bytes follow" in result.stderr
+    assert "--offset 65536 --length 65536" in result.stderr and "34464 bytes follow" in result.stderr
     whole = cli("read-handle", stub["handle"], "--offset", "65536", "--length", "65536")
     assert len(whole.stdout_bytes) == 34464 and whole.stderr == ""
 
