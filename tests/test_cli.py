@@ -260,3 +260,29 @@ def test_demo_without_outputs_is_a_usage_error(tmp_path):
     result = CliRunner().invoke(main, ["demo", "--root", str(tmp_path / "root"), "--fixtures", str(empty)])
     assert result.exit_code == 2
     assert result.stderr.startswith("scratchfs: invalid argument: no recorded outputs")
+
+
+def test_closed_stdout_is_an_io_failure_not_silence(tmp_path):
+    env = {**os.environ, "SCRATCHFS_ROOT": str(tmp_path), "SCRATCHFS_RUN_ID": "r", "SCRATCHFS_AGENT_ID": "a"}
+    for command in ("scratch-list", "ls", "stats", "sweep"):
+        done = subprocess.run(["bash", "-c", f'"{sys.executable}" -m scratchfs {command} >&-'], env=env,
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 4, (command, done.stderr)
+        assert done.stderr == "scratchfs: storage: standard output is closed\n"
+
+
+def test_global_options_before_the_command(tmp_path):
+    runner = CliRunner()
+    root = str(tmp_path)
+    spilled = runner.invoke(main, ["--root", root, "--run", "r", "--agent", "a", "spill", "--tool", "t"],
+                            input="x" * 10_000)
+    assert spilled.exit_code == 0, spilled.output
+    handle = json.loads(spilled.stdout)["handle"]
+    listed = runner.invoke(main, ["--root", root, "ls"])
+    assert listed.exit_code == 0 and handle in listed.stdout
+    # an option after the command wins over the same option before it
+    other = runner.invoke(main, ["--root", root, "--run", "r", "--agent", "a", "read-handle", handle, "--agent", "b"])
+    assert other.exit_code == 1 and "(run 'r', agent 'b')" in other.stderr
+    missing = runner.invoke(main, ["--root", root, "read-handle", handle], env={"SCRATCHFS_RUN_ID": None,
+                                                                               "SCRATCHFS_AGENT_ID": None})
+    assert missing.exit_code == 2 and "Missing option '--run'" in missing.stderr

@@ -52,6 +52,8 @@ class ScratchGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
+            if sys.stdout is None and ctx.protected_args:  # every command's output goes there: a closed stdout is
+                raise StorageError("standard output is closed")  # an I/O failure up front, not output lost
             return super().invoke(ctx)
         except ScratchError as exc:
             click.echo(f"scratchfs: {exc.kind}: {exc}", err=True)
