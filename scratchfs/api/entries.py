@@ -309,7 +309,7 @@ class Entries:
         what = f"{'handle' if kind == 'handle' else 'key'} {key!r}"
         gone = self.index.gone(run_id, agent_id, kind, key, self.now())
         if gone is None:
-            return NotFound(f"no {what} in this scope")
+            return NotFound(f"no {what} in this scope (run {run_id!r}, agent {agent_id!r})")
         when = f"{_utc(gone.at)} (epoch {gone.at:.3f})"
         if gone.reason == "expired":
             return Expired(f"{what} expired at {when}; write it again if it is still needed")

@@ -23,6 +23,7 @@ from typing import Any
 import platformdirs
 
 from scratchfs.api.entries import Entries
+from scratchfs.api.results import Page, decode_cursor
 from scratchfs.api.scope import Scope
 from scratchfs.api.settings import Settings
 from scratchfs.engine.backends import open_backends
@@ -30,7 +31,7 @@ from scratchfs.engine.protocols import Entry
 from scratchfs.engine.sweeper import Sweeper, SweepResult, sweep
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import StorageError
-from scratchfs.foundation.limits import MAX_SWEEP_INTERVAL, SWEEP_INTERVAL
+from scratchfs.foundation.limits import MAX_LIST_ENTRIES, MAX_SWEEP_INTERVAL, SWEEP_INTERVAL
 
 ENV_ROOT = "SCRATCHFS_ROOT"
 """Environment variable naming the store root when none is given."""
@@ -139,6 +140,29 @@ class ScratchStore:
         run_id = checks.check_run_id(run_id)
         self.entries.check_open()
         return self.index.list_scope(run_id, None, None, "", self.now())
+
+    def list_page_for_run(self, run_id: str, *, limit: int = MAX_LIST_ENTRIES, cursor: str | None = None) -> Page:
+        """One :class:`~scratchfs.api.results.Page` of :meth:`list_entries_for_run`: at most ``limit`` live entries
+        of every agent of a run, oldest first, after ``cursor`` (a previous page's ``next_cursor``).
+
+        Raises:
+            InvalidArgument: a bad run id, limit or cursor. StoreBusy, StorageError, StoreClosed.
+        """
+        return self.page(checks.check_run_id(run_id), None, None, "", limit, cursor)
+
+    def page(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str, limit: int,
+             cursor: str | None) -> Page:
+        """A page of a run's live entries (of one agent and kind, keys starting with ``prefix``, when given), at
+        most ``limit`` (1 to 1,000) after ``cursor``. The ids and prefix must be checked already.
+
+        Raises:
+            InvalidArgument: a bad limit or cursor. StoreBusy, StorageError, StoreClosed.
+        """
+        limit = checks.check_int(limit, "limit", 1, MAX_LIST_ENTRIES)
+        after = decode_cursor(cursor)
+        self.entries.check_open()
+        rows = self.index.list_page(run_id, agent_id, kind, prefix, self.now(), after, limit + 1)
+        return Page(rows[:limit], len(rows) > limit)
 
     def list_entries(self) -> list[Entry]:
         """Every live entry of every run, ordered by run, agent and age (no content).

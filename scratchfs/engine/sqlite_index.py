@@ -399,6 +399,27 @@ class Index:
         sql += " ORDER BY created_at, id"
         return list(map(Entry._make, self.read(sql, tuple(params), "listing entries")))
 
+    def list_page(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str, now: float,
+                  after: tuple[float, str, str, str] | None, limit: int) -> list[Entry]:
+        """Like :meth:`list_scope`, one page at a time: at most ``limit`` live entries ordered by ``(created_at,
+        agent_id, kind, key)`` -- unique within a run -- that come after the position ``after`` (``None``: from the
+        start). A keyset page: its cost does not grow with how far into the listing it is."""
+        sql = f"SELECT {_COLUMNS} FROM entries WHERE run_id = ? AND expires_at > ?"
+        params: list = [run_id, now]
+        for column, value in (("agent_id", agent_id), ("kind", kind)):
+            if value is not None:
+                sql += f" AND {column} = ?"
+                params.append(value)
+        if prefix:
+            sql += " AND substr(key, 1, ?) = ?"
+            params += [len(prefix), prefix]
+        if after is not None:
+            sql += " AND (created_at, agent_id, kind, key) > (?, ?, ?, ?)"
+            params += list(after)
+        sql += " ORDER BY created_at, agent_id, kind, key LIMIT ?"
+        params.append(limit)
+        return list(map(Entry._make, self.read(sql, tuple(params), "listing entries")))
+
     def list_all(self, now: float) -> list[Entry]:
         """Every live entry of every run, ordered by run, agent, creation time."""
         rows = self.read(
