@@ -66,6 +66,7 @@ from scratchfs.foundation.errors import (
     QuotaExceeded,
     ScratchError,
     StorageError,
+    StoreClosed,
 )
 
 log = logging.getLogger(__name__)
@@ -381,8 +382,9 @@ class ScratchStore:
         except OSError as exc:
             raise StorageError(f"cannot create the store root {self.root}: {exc.strerror or exc}") from None
         self._locks = self.root / "locks"
-        self.index = Index(self.root / "index.sqlite", self._locks, self.busy_timeout, self.durable)
         self.blobs = Blobs(self.root, frame_bytes, level, self.durable)
+        self.index = Index(self.root / "index.sqlite", self._locks, self.busy_timeout, self.durable,
+                           existing_data=lambda: bool(self.blobs.blob_files()))
         self._tables = SeekTableCache()
         self._values = _ValueCache(MAX_CACHED_VALUE_BYTES, 16 * 1024 * 1024)
         self._line_tables: dict[str, LineTable] = {}
@@ -390,6 +392,9 @@ class ScratchStore:
         self._sweeper: Sweeper | None = None
         self._sweeper_lock = threading.Lock()
         self.closed = False
+        self._lock_users = 0  # calls holding the blobs' delete lock: Blobs.close() waits for the last one
+        self._lock_users_lock = threading.Lock()
+        self._close_blobs = False
 
     # -- life cycle ---------------------------------------------------------------------------------------------
 
@@ -400,11 +405,44 @@ class ScratchStore:
         self.close()
 
     def close(self) -> None:
-        """Stop the background sweeper (if any) and close this process's connections. Idempotent."""
-        self.stop_sweeper()
+        """Stop the background sweeper (if any) and close this process's connections. Idempotent, and safe from any
+        thread at any time: calls in flight finish or raise :class:`~scratchfs.errors.StoreClosed`, later calls
+        raise it; a connection in use is closed by its thread once its statement is done."""
         self.closed = True
+        self.stop_sweeper()
         self.index.close()
-        self.blobs.close()
+        with self._lock_users_lock:  # the lock descriptors in use are closed by the last call that holds one
+            self._close_blobs = self._lock_users > 0
+            now = not self._close_blobs
+        if now:
+            self.blobs.close()
+
+    @contextmanager
+    def _delete_lock(self, exclusive: bool) -> Iterator[None]:
+        """The blobs' delete lock, counted so that :meth:`close` never closes a descriptor a call is using.
+        Raises StoreClosed after close(); StoreBusy, StorageError from the lock."""
+        with self._lock_users_lock:
+            if self.closed:
+                raise StoreClosed("the store is closed")
+            self._lock_users += 1
+        try:
+            with self.blobs.delete_lock(exclusive, self.busy_timeout):
+                yield
+        finally:
+            with self._lock_users_lock:
+                self._lock_users -= 1
+                last = self._close_blobs and self._lock_users == 0
+                if last:
+                    self._close_blobs = False
+            if last:
+                self.blobs.close()
+
+    @property
+    def read_only(self) -> str | None:
+        """Why this store cannot be written (a read-only file system, no write permission), or ``None``. A
+        read-only store serves reads, listings, ``stats`` and ``fsck`` without repair; every write raises
+        :class:`~scratchfs.errors.StorageError` naming the cause."""
+        return self.index.read_only
 
     def __repr__(self) -> str:
         return f"ScratchStore(root={str(self.root)!r})"
@@ -460,7 +498,8 @@ class ScratchStore:
         return self._delete_dir(run_id, agent_id, self.blobs.agent_dir(run_id, agent_id))
 
     def _delete_dir(self, run_id: str, agent_id: str | None, directory: Path) -> int:
-        with self.blobs.delete_lock(True, self.busy_timeout):  # no write commits between the two steps
+        self.index.check_writable("delete entries")
+        with self._delete_lock(True):  # no write commits between the two steps
             count = self.index.delete_scope(run_id, agent_id, self.now())
             moved = self.blobs.move_to_trash(directory)
         if moved is not None:
@@ -480,6 +519,7 @@ class ScratchStore:
         Raises:
             StoreBusy, StorageError: from the index.
         """
+        self.index.check_writable("sweep")
         return sweep(self.index, self.blobs, str(self._locks / "sweep.lock"), self.now(), self.orphan_grace,
                      self.busy_timeout if wait is None else wait)
 
@@ -494,7 +534,7 @@ class ScratchStore:
         with self._sweeper_lock:
             if self._sweeper is not None and self._sweeper.is_alive():
                 return
-            self._sweeper = Sweeper(lambda: self.sweep(wait=0), interval)
+            self._sweeper = Sweeper(lambda: self.sweep(wait=0), interval, on_exit=self.index.release_thread)
             self._sweeper.start()
 
     def stop_sweeper(self) -> None:
@@ -513,8 +553,7 @@ class ScratchStore:
     def _write(self, scope: Scope, kind: str, key: str, content: object, tool: str | None, ttl: float,
                preview_mode: str | None = None) -> tuple[Entry, Stub | None]:
         """Write one entry (blob, then row); return it and, for a spill, its stub."""
-        if self.closed:
-            raise StorageError("the store is closed")
+        self.index.check_writable("write an entry")
         quota = self.quota
         if quota != (None, None) and kind == "handle":  # a spill replaces nothing: refuse before writing
             stored, count = self.index.usage(scope.run_id, self.now())
@@ -541,7 +580,7 @@ class ScratchStore:
             now = self.now()
             entry = Entry(kind, scope.run_id, scope.agent_id, key, token, info.size, info.stored_size, info.frames,
                           lines, preview, tool, content_type, shape_text, now, now + ttl, ttl)
-            with self.blobs.delete_lock(False, self.busy_timeout):
+            with self._delete_lock(False):
                 written, old = self.index.put(entry, info.frame_newlines, pending.exists, quota)
             if not written:
                 raise StorageError(f"run {scope.run_id!r} was deleted while this entry was being written")

@@ -1,4 +1,5 @@
-"""The SQLite index: the only module that speaks SQL.
+"""The SQLite index: its schema and its queries (with :mod:`scratchfs.engine.sqlite_connections`, the only modules
+that speak SQL).
 
 Table ``entries``: one row per ``(run_id, agent_id, kind, key)``; ``kind`` is ``"handle"`` (a spilled result,
 ``key`` = its handle) or ``"scratch"`` (a scratchpad key). Times are epoch seconds (``REAL``) from the store's one
@@ -9,20 +10,22 @@ Table ``gone``: tombstones of entries expired, swept or deleted within the last 
 read of one's own vanished entry can say what happened to it. They are looked up by the reader's own scope and key
 only, so they reveal nothing of other scopes.
 
-Connections: one per thread and per process (a ``fork()`` child opens its own and never touches its parent's), in
-WAL mode with ``synchronous=NORMAL`` (``FULL`` for durable stores) and the store's busy timeout. Every write is one
-short ``BEGIN IMMEDIATE`` transaction, so writers queue on SQLite's lock instead of failing on a read-to-write
-upgrade. A lock still busy after the timeout raises :class:`~scratchfs.errors.StoreBusy`; any other SQLite failure
-raises :class:`~scratchfs.errors.StorageError`. The schema is created (and migrated, by ``PRAGMA user_version``) under
-a file lock, so many processes may open one new root at once.
+Connections (see :mod:`scratchfs.engine.sqlite_connections`): one per thread and per process, checked out for each
+operation so that :meth:`Index.close` never closes one under a running statement, in WAL mode with
+``synchronous=NORMAL`` (``FULL`` for durable stores) and the store's busy timeout. Every write is one short ``BEGIN
+IMMEDIATE`` transaction, so writers queue on SQLite's lock instead of failing on a read-to-write upgrade; before its
+``COMMIT`` the index file is checked to be the one the store opened. A lock still busy after the timeout raises
+:class:`~scratchfs.foundation.errors.StoreBusy`; any other SQLite failure, of any statement, raises
+:class:`~scratchfs.foundation.errors.StorageError` naming its cause; a closed store raises
+:class:`~scratchfs.foundation.errors.StoreClosed`. The file is marked as ours (``PRAGMA application_id``,
+:data:`SCHEMA_VERSION` in ``PRAGMA user_version``); the schema is created under a file lock, so many processes may
+open one new root at once.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
-import threading
-import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -31,7 +34,7 @@ from typing import NamedTuple
 
 from filelock import FileLock, Timeout
 
-from scratchfs.foundation import forks
+from scratchfs.engine.sqlite_connections import APPLICATION_ID, Connections, index_error, read_only_reason
 from scratchfs.foundation.errors import QuotaExceeded, StorageError, StoreBusy
 
 SCHEMA_VERSION = 1
@@ -109,173 +112,208 @@ class ExpiredRow:
     stored_size: int
 
 
-def _busy_or_storage(exc: sqlite3.Error, doing: str) -> Exception:
-    text = str(exc)
-    if "locked" in text or "busy" in text:
-        return StoreBusy(f"the index stayed busy past the busy timeout while {doing}")
-    return StorageError(f"the index failed while {doing}: {text}")
-
-
 _CACHE_ENTRIES = 4096  # lookups kept per thread
-
-
-class _Connection(sqlite3.Connection):
-    """A connection that records the process that opened it and can be weakly referenced, so that the one a thread
-    used is closed when the thread ends (its thread-local reference goes) instead of lingering until ``close()``."""
-
-    owner = 0
-
-
-class _Local(threading.local):
-    conn: _Connection | None = None
-    generation = -1
-    version: int | None = None
-    cache: dict = {}  # noqa: RUF012 - replaced per thread in Index.conn()
+_TABLES = {"entries", "gone"}
 
 
 class Index:
     """The entries table of one store.
+
+    Opening checks that the file is a scratchfs index (``PRAGMA application_id``, the schema version in ``PRAGMA
+    user_version``); an empty or missing file gets the schema, unless ``existing_data()`` says the store already
+    holds blobs (then the index was lost or truncated, and opening it empty would hide them). A store whose index
+    or directory cannot be written is opened read-only (see :attr:`read_only`): reads work, every write raises
+    :class:`StorageError`. See :mod:`scratchfs.engine.sqlite_connections` for connections, identity and errors.
 
     Args:
         path: the SQLite file (created if missing).
         lock_dir: directory for the schema lock file.
         busy_timeout: seconds a statement waits for a lock before :class:`StoreBusy`.
         durable: ``synchronous=FULL`` instead of ``NORMAL``.
+        existing_data: called when the index has no schema yet; True refuses to create one.
 
     Raises:
         StoreBusy: the schema lock or the database stayed locked past ``busy_timeout``.
-        StorageError: the database cannot be opened or is not a scratchfs index.
+        StorageError: the database cannot be opened, is another application's file, has a newer schema, is empty
+            beside existing data, or is read-only and has no schema.
     """
 
-    def __init__(self, path: Path, lock_dir: Path, busy_timeout: float, durable: bool = False) -> None:
+    on_connect: Callable[[sqlite3.Connection], None] | None = None
+    """Called with each new connection before its first use: a hook for fault injection in tests."""
+
+    def __init__(self, path: Path, lock_dir: Path, busy_timeout: float, durable: bool = False,
+                 existing_data: Callable[[], bool] | None = None) -> None:
         self.path = path
         self.busy_timeout = busy_timeout
-        self._synchronous = "FULL" if durable else "NORMAL"
-        self._local = _Local()
-        self._conns: weakref.WeakSet[_Connection] = weakref.WeakSet()  # a thread's dies (and closes) with it
-        self._inherited: list[sqlite3.Connection] = []  # a fork() parent's: kept, never used or closed here
-        self._conns_lock = threading.Lock()
-        self._closed = False
-        self._migrate(lock_dir)
+        self.connections = Connections(path, busy_timeout, "FULL" if durable else "NORMAL", type(self).on_connect)
+        self._existing_data = existing_data or (lambda: False)
+        self._open(lock_dir)
+
+    @property
+    def read_only(self) -> str | None:
+        """Why the index cannot be written (a sentence naming the cause), or ``None``."""
+        return self.connections.read_only
 
     # -- connections ----------------------------------------------------------------------------------------------
 
-    def _connect(self) -> _Connection:
-        try:
-            conn = sqlite3.connect(
-                self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False,
-                factory=_Connection,
-            )
-            conn.owner = os.getpid()
-            conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
-            conn.execute(f"PRAGMA synchronous = {self._synchronous}")
-            conn.execute("PRAGMA foreign_keys = ON")
-        except sqlite3.Error as exc:
-            raise _busy_or_storage(exc, "opening the index") from exc
-        return conn
-
     def conn(self) -> sqlite3.Connection:
-        """This thread's connection in this process (opened on first use; a ``fork()`` child opens its own)."""
-        local = self._local
-        if local.generation != forks.generation or local.conn is None:
-            if self._closed:
-                raise StorageError("the store is closed")
-            if local.conn is not None:  # opened by the parent of this fork() child: neither use nor close it
-                self._inherited.append(local.conn)
-            conn = self._connect()
-            local.conn, local.generation, local.version = conn, forks.generation, None
-            local.cache = {}
-            with self._conns_lock:
-                self._conns.add(conn)
-        return local.conn
-
-    def _cached(self) -> dict:
-        """This thread's lookup cache, emptied whenever another connection has committed since it was filled
-        (``PRAGMA data_version``); this connection's own commits empty it in :meth:`write`."""
-        conn = self.conn()
-        local = self._local
-        try:
-            version = conn.execute("PRAGMA data_version").fetchone()[0]
-        except sqlite3.Error as exc:
-            raise _busy_or_storage(exc, "reading the index version") from exc
-        if version != local.version:
-            local.cache.clear()
-            local.version = version
-        return local.cache
+        """This thread's connection in this process, for tests and tools (statements of the index go through a
+        checkout, :meth:`Connections.use`). Raises StoreClosed, StorageError, StoreBusy."""
+        return self.connections.thread_connection()
 
     def close(self) -> None:
-        """Close every connection this process opened (a forked child leaves its parent's alone)."""
-        self._closed = True
-        pid = os.getpid()
-        with self._conns_lock:
-            conns = list(self._conns)
-            self._conns = weakref.WeakSet()
-        for conn in conns:
-            if conn.owner == pid:
-                try:
-                    conn.close()
-                except sqlite3.Error:  # pragma: no cover - closing never fails in practice
-                    pass
+        """Close every connection this process opened, each once no statement runs on it (a forked child leaves its
+        parent's alone); later calls raise :class:`StoreClosed`. Safe from any thread at any time."""
+        self.connections.close()
+
+    def release_thread(self) -> None:
+        """Close the calling thread's connection now (for a thread about to end)."""
+        self.connections.release_thread()
+
+    def check_writable(self, doing: str) -> None:
+        """Raise :class:`StoreClosed` when closed, :class:`StorageError` naming the cause when the store is read-only
+        or its index was deleted or replaced; ``doing`` is a verb phrase ("write an entry")."""
+        self.connections.check_writable(doing)
 
     @contextmanager
     def write(self, doing: str) -> Iterator[sqlite3.Connection]:
-        """One ``BEGIN IMMEDIATE`` transaction: committed on success, rolled back on any exception."""
-        conn = self.conn()
+        """One ``BEGIN IMMEDIATE`` transaction: committed on success (after checking that the index file is still
+        the one opened), rolled back on any exception. Every :class:`sqlite3.Error` of the body becomes
+        :class:`StorageError` or :class:`StoreBusy`."""
+        connections = self.connections
+        connections.check_writable(doing)
+        with connections.use() as conn:
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
+                raise index_error(exc, doing, self.path) from exc
+            try:
+                yield conn
+                if conn.in_transaction:  # the body may have rolled back on purpose (put() when its check fails)
+                    connections.check_identity()
+                    conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                self._rollback(conn)
+                raise index_error(exc, doing, self.path) from exc
+            except BaseException:
+                self._rollback(conn)
+                raise
+            finally:
+                connections.local.cache.clear()  # this connection's own commits do not change its data_version
+
+    def _rollback(self, conn: sqlite3.Connection) -> None:
         try:
-            conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as exc:
-            raise _busy_or_storage(exc, doing) from exc
-        try:
-            yield conn
-        except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
-            raise
-        finally:
-            self._local.cache.clear()  # this connection's own commits do not change its data_version
-        if not conn.in_transaction:  # the body rolled back on purpose (put() when its check fails)
-            return
-        try:
-            conn.execute("COMMIT")
-        except sqlite3.Error as exc:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise _busy_or_storage(exc, doing) from exc
+        except sqlite3.Error:  # a failed rollback (I/O error) leaves the connection unusable: open a new one
+            self.connections.discard(conn)
 
     def read(self, sql: str, params: tuple, doing: str) -> list[tuple]:
-        """Run one read-only statement and return all rows."""
-        try:
-            return self.conn().execute(sql, params).fetchall()
-        except sqlite3.Error as exc:
-            raise _busy_or_storage(exc, doing) from exc
+        """Run one read-only statement and return all rows. Raises StorageError, StoreBusy, StoreClosed."""
+        with self.connections.use() as conn:
+            try:
+                return conn.execute(sql, params).fetchall()
+            except sqlite3.Error as exc:
+                raise index_error(exc, doing, self.path) from exc
 
-    # -- schema ---------------------------------------------------------------------------------------------------
+    # -- opening and the schema -----------------------------------------------------------------------------------
 
-    def _migrate(self, lock_dir: Path) -> None:
-        conn = self.conn()
+    def _open(self, lock_dir: Path) -> None:
+        connections = self.connections
+        exists = self.path.exists()
+        connections.read_only = read_only_reason(self.path) if exists else None
+        if not exists and not os.access(self.path.parent, os.W_OK):
+            raise StorageError(f"cannot create the index {self.path}: {read_only_reason(self.path.parent)}")
+        if connections.read_only:
+            self._open_read_only()
+            return
+        connections.thread_connection()  # mode=rwc: creates a missing file
+        connections.opened("rw", False)  # later connections: mode=rw, and the file must stay this one
+        with connections.use() as conn:
+            if self._identity(conn, "reading the schema version") != (APPLICATION_ID, SCHEMA_VERSION):
+                self._migrate(conn, lock_dir)
+
+    def _open_read_only(self) -> None:
+        """Open with ``mode=ro``; when SQLite cannot open the WAL's ``-shm`` there, with ``immutable=1`` too, which
+        is exact only when no ``-wal`` file holds frames (a cleanly closed store has none)."""
+        connections = self.connections
+        connections.opened("ro", False)
+        connections.identity = None  # the first connection is the one that defines it
         try:
-            if conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
-                return
+            conn = connections.connect()
+            self._identity(conn, "reading the schema version")
+        except StorageError:
+            wal = Path(f"{self.path}-wal")
+            if wal.exists() and wal.stat().st_size > 0:
+                raise StorageError(f"cannot read the read-only index {self.path}: its write-ahead log {wal} holds "
+                                   f"changes and SQLite cannot create {self.path}-shm "
+                                   f"({connections.read_only})") from None
+            connections.opened("ro", True)
+            connections.identity = None
+            conn = connections.connect()
+        try:
+            found = self._identity(conn, "reading the schema version")
+        finally:
+            conn.close()
+        if found != (APPLICATION_ID, SCHEMA_VERSION):
+            raise StorageError(f"{self.path} is read-only ({connections.read_only}) and does not hold a scratchfs "
+                               f"index of schema version {SCHEMA_VERSION} (application id {found[0]:#x}, "
+                               f"version {found[1]})")
+        connections.opened("ro", connections.immutable)
+
+    def _identity(self, conn: sqlite3.Connection, doing: str) -> tuple[int, int]:
+        """``(application_id, user_version)`` of the database."""
+        try:
+            return (conn.execute("PRAGMA application_id").fetchone()[0],
+                    conn.execute("PRAGMA user_version").fetchone()[0])
         except sqlite3.Error as exc:
-            raise _busy_or_storage(exc, "reading the schema version") from exc
+            raise index_error(exc, doing, self.path) from exc
+
+    def _migrate(self, conn: sqlite3.Connection, lock_dir: Path) -> None:
         lock = FileLock(str(lock_dir / "index.lock"), timeout=self.busy_timeout)
         try:
             with lock:
                 self._create_schema(conn)
         except Timeout:
             raise StoreBusy(f"the schema lock {lock.lock_file} stayed busy past the busy timeout") from None
-        except sqlite3.Error as exc:
-            raise _busy_or_storage(exc, "creating the schema") from exc
+        except OSError as exc:
+            if isinstance(exc, StorageError):
+                raise
+            raise StorageError(f"cannot take the schema lock {lock.lock_file}: {exc.strerror or exc}") from exc
 
     def _create_schema(self, conn: sqlite3.Connection) -> None:
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        if version == SCHEMA_VERSION:
+        app_id, version = self._identity(conn, "reading the schema version")
+        if (app_id, version) == (APPLICATION_ID, SCHEMA_VERSION):
             return
+        try:
+            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.Error as exc:
+            raise index_error(exc, "reading the schema", self.path) from exc
+        foreign = StorageError(
+            f"{self.path} is not a scratchfs index (application id {app_id:#x}, user version {version}, tables "
+            f"{', '.join(sorted(tables)) or 'none'}); move it away or choose another root"
+        )
+        if app_id not in (0, APPLICATION_ID):
+            raise foreign
         if version > SCHEMA_VERSION:
             raise StorageError(f"{self.path} has schema version {version}; this scratchfs knows {SCHEMA_VERSION}")
+        if app_id == 0 and not (version == 0 and not tables) and not (version == 1 and tables >= _TABLES):
+            raise foreign  # neither empty nor a scratchfs index from before the application id
+        if not tables and self._existing_data():
+            raise StorageError(
+                f"the index {self.path} is empty or missing, but the store holds blob files under "
+                f"{self.path.parent / 'runs'}: the index was lost or truncated, and an empty one would hide them; "
+                "restore it from a copy, or move runs/ away to start afresh"
+            )
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+        except sqlite3.Error as exc:
+            raise index_error(exc, "creating the schema", self.path) from exc
+        self._schema_transaction(conn)
+
+    def _schema_transaction(self, conn: sqlite3.Connection) -> None:
         import sqlite_utils  # only needed here: keeps it off the import path of every read (about 100 ms)
 
-        conn.execute("PRAGMA journal_mode = WAL")
         db = sqlite_utils.Database(conn)
         with self.write("creating the schema"):
             db["entries"].create(
@@ -301,6 +339,7 @@ class Index:
                 pk=("run_id", "agent_id", "kind", "key"), not_null={"reason", "at"}, if_not_exists=True,
             )
             db["gone"].create_index(["at"], if_not_exists=True, index_name="gone_at")
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     # -- entries --------------------------------------------------------------------------------------------------
@@ -308,7 +347,8 @@ class Index:
     def lookup(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> Entry | None:
         """The live entry of a scope and key (``expires_at > now``), or ``None``.
 
-        Answered from this thread's lookup cache while no connection has committed since (see :meth:`_cached`).
+        Answered from this thread's lookup cache while no connection has committed since (``PRAGMA data_version``;
+        this connection's own commits empty it in :meth:`write`).
         """
         found = self.lookup_with_lines(run_id, agent_id, kind, key, now)
         return found[0] if found else None
@@ -316,21 +356,30 @@ class Index:
     def lookup_with_lines(self, run_id: str, agent_id: str, kind: str, key: str,
                           now: float) -> tuple[Entry, bytes] | None:
         """Like :meth:`lookup`, with the entry's per-frame newline counts (``array('I')`` bytes)."""
-        cache = self._cached()
         ident = (run_id, agent_id, kind, key)
-        found = cache.get(ident)
-        if found is None:
-            rows = self.read(
-                f"SELECT {_COLUMNS}, frame_newlines FROM entries WHERE run_id = ? AND agent_id = ? AND kind = ? "
-                "AND key = ?",
-                ident, "looking up an entry",
-            )
-            if not rows:
-                return None
-            found = (Entry._make(rows[0][:-1]), rows[0][-1] or b"")
-            if len(cache) >= _CACHE_ENTRIES:
-                cache.clear()
-            cache[ident] = found
+        local = self.connections.local
+        with self.connections.use() as conn:
+            try:
+                version = conn.execute("PRAGMA data_version").fetchone()[0]
+                if version != local.version:  # another connection committed since the cache was filled
+                    local.cache.clear()
+                    local.version = version
+                cache = local.cache
+                found = cache.get(ident)
+                if found is None:
+                    row = conn.execute(
+                        f"SELECT {_COLUMNS}, frame_newlines FROM entries WHERE run_id = ? AND agent_id = ? "
+                        "AND kind = ? AND key = ?",
+                        ident,
+                    ).fetchone()
+                    if row is None:
+                        return None
+                    found = (Entry._make(row[:-1]), row[-1] or b"")
+                    if len(cache) >= _CACHE_ENTRIES:
+                        cache.clear()
+                    cache[ident] = found
+            except sqlite3.Error as exc:
+                raise index_error(exc, "looking up an entry", self.path) from exc
         return found if found[0].expires_at > now else None
 
     def gone(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> Gone | None:
@@ -348,7 +397,8 @@ class Index:
 
     def usage(self, run_id: str, now: float) -> tuple[int, int]:
         """``(stored bytes, entries)`` of a run's live entries."""
-        return self._usage(self.conn(), run_id, now)
+        with self.connections.use() as conn:
+            return self._usage(conn, run_id, now)
 
     @staticmethod
     def _usage(conn: sqlite3.Connection, run_id: str, now: float) -> tuple[int, int]:
@@ -358,7 +408,7 @@ class Index:
                 (run_id, now),
             ).fetchone()
         except sqlite3.Error as exc:
-            raise _busy_or_storage(exc, "reading a run's usage") from exc
+            raise index_error(exc, "reading a run's usage", None) from exc
         return row[0], row[1]
 
     def put(self, entry: Entry, frame_newlines: bytes, check: Callable[[], bool],
@@ -476,7 +526,10 @@ class Index:
         return list(map(Entry._make, rows))
 
     def touch(self, run_id: str, agent_id: str, kind: str, key: str, blob: str, expires_at: float) -> None:
-        """Move a live entry's expiry to ``expires_at`` (epoch seconds) if that is later."""
+        """Move a live entry's expiry to ``expires_at`` (epoch seconds) if that is later; nothing on a read-only
+        store (reads go on without refreshing)."""
+        if self.read_only:
+            return
         with self.write("refreshing an entry") as conn:
             conn.execute(
                 "UPDATE entries SET expires_at = ? WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ? "
@@ -530,3 +583,15 @@ class Index:
     def integrity_check(self) -> str:
         """The result of ``PRAGMA integrity_check`` (``"ok"`` when the database is sound)."""
         return "\n".join(row[0] for row in self.read("PRAGMA integrity_check", (), "checking integrity"))
+
+
+__all__ = [
+    "KINDS",
+    "LIST_PREVIEW_BYTES",
+    "SCHEMA_VERSION",
+    "TOMBSTONE_SECONDS",
+    "Entry",
+    "ExpiredRow",
+    "Gone",
+    "Index",
+]
