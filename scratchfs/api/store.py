@@ -57,6 +57,7 @@ from scratchfs.engine.seekable import (
 from scratchfs.engine.sqlite_index import LIST_PREVIEW_BYTES, Entry, Index
 from scratchfs.engine.sweeper import Sweeper, SweepResult, sweep
 from scratchfs.foundation import checks as ids
+from scratchfs.foundation import forks
 from scratchfs.foundation.errors import (
     CorruptBlob,
     Deleted,
@@ -394,6 +395,7 @@ class ScratchStore:
         self.closed = False
         self._lock_users = 0  # calls holding the blobs' delete lock: Blobs.close() waits for the last one
         self._lock_users_lock = threading.Lock()
+        self._lock_users_generation = forks.generation
         self._close_blobs = False
 
     # -- life cycle ---------------------------------------------------------------------------------------------
@@ -411,17 +413,23 @@ class ScratchStore:
         self.closed = True
         self.stop_sweeper()
         self.index.close()
-        with self._lock_users_lock:  # the lock descriptors in use are closed by the last call that holds one
+        with self._users_lock():  # the lock descriptors in use are closed by the last call that holds one
             self._close_blobs = self._lock_users > 0
             now = not self._close_blobs
         if now:
             self.blobs.close()
 
+    def _users_lock(self) -> threading.Lock:
+        if self._lock_users_generation != forks.generation:  # a fork() child: a parent's thread may hold the lock
+            self._lock_users_lock, self._lock_users = threading.Lock(), 0
+            self._lock_users_generation = forks.generation
+        return self._lock_users_lock
+
     @contextmanager
     def _delete_lock(self, exclusive: bool) -> Iterator[None]:
         """The blobs' delete lock, counted so that :meth:`close` never closes a descriptor a call is using.
         Raises StoreClosed after close(); StoreBusy, StorageError from the lock."""
-        with self._lock_users_lock:
+        with self._users_lock():
             if self.closed:
                 raise StoreClosed("the store is closed")
             self._lock_users += 1
@@ -429,7 +437,7 @@ class ScratchStore:
             with self.blobs.delete_lock(exclusive, self.busy_timeout):
                 yield
         finally:
-            with self._lock_users_lock:
+            with self._users_lock():
                 self._lock_users -= 1
                 last = self._close_blobs and self._lock_users == 0
                 if last:

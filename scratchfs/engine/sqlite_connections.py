@@ -150,6 +150,7 @@ class Connections:
         self._open: weakref.WeakSet[Connection] = weakref.WeakSet()
         self._inherited: list[sqlite3.Connection] = []  # a fork() parent's: kept, never used or closed here
         self._lock = threading.Lock()
+        self._lock_generation = forks.generation
         self._closed = False
         self._broken: str | None = None
 
@@ -207,8 +208,14 @@ class Connections:
         if (st.st_dev, st.st_ino) != self.identity:
             self._break(f"the index {self.path} was replaced by another file while the store was open")
 
+    def _guard(self) -> threading.Lock:
+        """The lock of the counts, new in a ``fork()`` child (a parent's thread may have held it at the fork)."""
+        if self._lock_generation != forks.generation:
+            self._lock, self._lock_generation = threading.Lock(), forks.generation
+        return self._lock
+
     def _break(self, why: str) -> None:
-        with self._lock:
+        with self._guard():
             self._broken = f"{why}; nothing more is written to it: close the store and open it again"
         raise StorageError(self._broken)
 
@@ -231,7 +238,7 @@ class Connections:
             self._inherited.append(conn)
             local.conn = None
         conn = self.connect()
-        with self._lock:
+        with self._guard():
             if self._closed:
                 _close_quietly(conn)
                 raise StoreClosed("the store is closed")
@@ -248,7 +255,7 @@ class Connections:
             StorageError: the index was deleted or replaced, or cannot be opened. StoreBusy: from opening.
         """
         conn = self.thread_connection()
-        with self._lock:
+        with self._guard():
             if self._closed:
                 raise StoreClosed("the store is closed")
             if self._broken:
@@ -257,7 +264,7 @@ class Connections:
         try:
             yield conn
         finally:
-            with self._lock:
+            with self._guard():
                 conn.busy -= 1
                 close_now = (self._closed or conn.dropped) and conn.busy == 0 and conn.owner == os.getpid()
             if close_now:
@@ -281,7 +288,7 @@ class Connections:
         when its last checkout ends, and the thread opens a new one on its next use."""
         if self.local.conn is conn:
             self.local.conn = None
-        with self._lock:
+        with self._guard():
             self._open.discard(conn)
             conn.dropped = True
             close_now = conn.busy == 0
@@ -298,7 +305,7 @@ class Connections:
         """Refuse new checkouts; close idle connections of this process now and busy ones when their checkout ends
         (a forked child leaves its parent's alone). Idempotent, safe from any thread at any time."""
         pid = os.getpid()
-        with self._lock:
+        with self._guard():
             self._closed = True
             conns = list(self._open)
             self._open = weakref.WeakSet()
