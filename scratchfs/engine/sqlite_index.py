@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from filelock import FileLock, Timeout
 
@@ -112,6 +112,7 @@ class ExpiredRow:
     stored_size: int
 
 
+T = TypeVar("T")
 _CACHE_ENTRIES = 4096  # lookups kept per thread
 _TABLES = {"entries", "gone"}
 
@@ -184,8 +185,11 @@ class Index:
         connections.check_writable(doing)
         with connections.use() as conn:
             try:
+                if conn.in_transaction:  # left open by a failure that could not roll back
+                    conn.execute("ROLLBACK")
                 conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
+                self._rollback(conn)  # an interrupted BEGIN may have begun
                 raise index_error(exc, doing, self.path) from exc
             try:
                 yield conn
@@ -314,8 +318,8 @@ class Index:
     def _schema_transaction(self, conn: sqlite3.Connection) -> None:
         import sqlite_utils  # only needed here: keeps it off the import path of every read (about 100 ms)
 
-        db = sqlite_utils.Database(conn)
         with self.write("creating the schema"):
+            db = sqlite_utils.Database(conn)  # runs a PRAGMA: inside, so that its failure is typed too
             db["entries"].create(
                 {
                     "id": int, "kind": str, "run_id": str, "agent_id": str, "key": str, "blob": str,
@@ -411,6 +415,30 @@ class Index:
             raise index_error(exc, "reading a run's usage", None) from exc
         return row[0], row[1]
 
+    def _decided(self, doing: str, body: Callable[[sqlite3.Connection], T],
+                 took_effect: Callable[[T], bool]) -> T:
+        """Run ``body`` in one :meth:`write` transaction and return its result. A COMMIT can fail after it took
+        effect (interrupted on its last step; an I/O error reported late), so when the commit of a completed body
+        fails, ``took_effect(result)`` asks the index; if the change is there, the result stands (so that no caller
+        removes the file of a row that exists, or keeps a file whose row is gone)."""
+        box: list[T] = []
+        try:
+            with self.write(doing) as conn:
+                box.append(body(conn))
+        except (StorageError, StoreBusy):
+            if not box:
+                raise
+            try:
+                done = took_effect(box[0])
+            except (StorageError, StoreBusy):
+                done = False
+            if not done:
+                raise
+        return box[0]
+
+    def _has_blob(self, blob: str) -> bool:
+        return bool(self.read("SELECT 1 FROM entries WHERE blob = ?", (blob,), "checking a failed write"))
+
     def put(self, entry: Entry, frame_newlines: bytes, check: Callable[[], bool],
             quota: tuple[int | None, int | None] = (None, None)) -> tuple[bool, str | None]:
         """Insert or replace the row of ``(run_id, agent_id, kind, key)`` in one transaction.
@@ -426,31 +454,34 @@ class Index:
         Raises:
             QuotaExceeded: the run would go over a quota; nothing was written.
         """
-        e = entry
-        with self.write("writing an entry") as conn:
-            if not check():
-                conn.execute("ROLLBACK")
-                return False, None
-            old = None if e.kind == "handle" else conn.execute(  # a handle is new: nothing to replace
-                "SELECT blob, stored_size, expires_at FROM entries WHERE run_id = ? AND agent_id = ? AND kind = ? "
-                "AND key = ?",
-                (e.run_id, e.agent_id, e.kind, e.key),
-            ).fetchone()
-            if quota != (None, None):
-                self._check_quota(conn, e, old, quota)
-            conn.execute(
-                f"INSERT INTO entries ({_COLUMNS}, frame_newlines) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
-                "ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET blob = excluded.blob, "
-                "size = excluded.size, stored_size = excluded.stored_size, frames = excluded.frames, "
-                "lines = excluded.lines, preview = excluded.preview, source_tool = excluded.source_tool, "
-                "content_type = excluded.content_type, shape = excluded.shape, created_at = excluded.created_at, "
-                "expires_at = excluded.expires_at, ttl = excluded.ttl, frame_newlines = excluded.frame_newlines",
-                (e.kind, e.run_id, e.agent_id, e.key, e.blob, e.size, e.stored_size, e.frames, e.lines, e.preview,
-                 e.source_tool, e.content_type, e.shape, e.created_at, e.expires_at, e.ttl, frame_newlines),
-            )
-            if e.kind != "handle":
-                conn.execute("DELETE FROM gone WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ?",
-                             (e.run_id, e.agent_id, e.kind, e.key))
+        return self._decided("writing an entry", lambda conn: self._put(conn, entry, frame_newlines, check, quota),
+                             lambda result: result[0] and self._has_blob(entry.blob))
+
+    def _put(self, conn: sqlite3.Connection, e: Entry, frame_newlines: bytes, check: Callable[[], bool],
+             quota: tuple[int | None, int | None]) -> tuple[bool, str | None]:
+        if not check():
+            conn.execute("ROLLBACK")
+            return False, None
+        old = None if e.kind == "handle" else conn.execute(  # a handle is new: nothing to replace
+            "SELECT blob, stored_size, expires_at FROM entries WHERE run_id = ? AND agent_id = ? AND kind = ? "
+            "AND key = ?",
+            (e.run_id, e.agent_id, e.kind, e.key),
+        ).fetchone()
+        if quota != (None, None):
+            self._check_quota(conn, e, old, quota)
+        conn.execute(
+            f"INSERT INTO entries ({_COLUMNS}, frame_newlines) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+            "ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET blob = excluded.blob, "
+            "size = excluded.size, stored_size = excluded.stored_size, frames = excluded.frames, "
+            "lines = excluded.lines, preview = excluded.preview, source_tool = excluded.source_tool, "
+            "content_type = excluded.content_type, shape = excluded.shape, created_at = excluded.created_at, "
+            "expires_at = excluded.expires_at, ttl = excluded.ttl, frame_newlines = excluded.frame_newlines",
+            (e.kind, e.run_id, e.agent_id, e.key, e.blob, e.size, e.stored_size, e.frames, e.lines, e.preview,
+             e.source_tool, e.content_type, e.shape, e.created_at, e.expires_at, e.ttl, frame_newlines),
+        )
+        if e.kind != "handle":
+            conn.execute("DELETE FROM gone WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ?",
+                         (e.run_id, e.agent_id, e.kind, e.key))
         return True, (old[0] if old else None)
 
     def _check_quota(self, conn: sqlite3.Connection, e: Entry, old: tuple | None,
@@ -474,13 +505,17 @@ class Index:
     def delete_key(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> tuple[bool, str | None]:
         """Delete the row of a scope and key; return ``(it was live, its blob token or None)``."""
         where = "WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ?"
-        with self.write("deleting an entry") as conn:
-            params = (run_id, agent_id, kind, key)
+        params = (run_id, agent_id, kind, key)
+
+        def body(conn: sqlite3.Connection) -> tuple | None:
             row = conn.execute(f"SELECT blob, expires_at FROM entries {where}", params).fetchone()
             if row is not None:
                 conn.execute(f"DELETE FROM entries {where}", params)
                 reason, at = ("deleted", now) if row[1] > now else ("expired", row[1])
                 conn.execute("INSERT OR REPLACE INTO gone VALUES (?, ?, ?, ?, ?, ?)", (*params, reason, at))
+            return row
+
+        row = self._decided("deleting an entry", body, lambda row: row is not None and not self._has_blob(row[0]))
         if row is None:
             return False, None
         return row[1] > now, row[0]
@@ -492,13 +527,17 @@ class Index:
         where, params = ("run_id = ?", (run_id,)) if agent_id is None else ("run_id = ? AND agent_id = ?",
                                                                              (run_id, agent_id))
         reason = "deleted with its run" if agent_id is None else "deleted with its agent"
-        with self.write("deleting a run") as conn:
+
+        def body(conn: sqlite3.Connection) -> int:
             conn.execute(
                 "INSERT OR REPLACE INTO gone SELECT run_id, agent_id, kind, key, ?, ? FROM entries "
                 f"WHERE {where} AND expires_at > ?",
                 (reason, now, *params, now),
             )
             return conn.execute(f"DELETE FROM entries WHERE {where}", params).rowcount
+
+        return self._decided("deleting a run", body, lambda count: count > 0 and not self.read(
+            f"SELECT 1 FROM entries WHERE {where} LIMIT 1", params, "checking a failed delete"))
 
     def list_scope(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str, now: float) -> list[Entry]:
         """Live entries of a run (every agent when ``agent_id`` is None), of one kind or all, whose key starts with
@@ -541,7 +580,8 @@ class Index:
 
     def pop_expired(self, now: float, limit: int) -> list[ExpiredRow]:
         """Delete up to ``limit`` rows with ``expires_at <= now`` in one short transaction and return them."""
-        with self.write("sweeping expired entries") as conn:
+
+        def body(conn: sqlite3.Connection) -> list[tuple]:
             rows = conn.execute(
                 "SELECT id, run_id, agent_id, blob, stored_size, kind, key, expires_at FROM entries "
                 "WHERE expires_at <= ? LIMIT ?",
@@ -552,6 +592,10 @@ class Index:
                 "INSERT OR REPLACE INTO gone VALUES (?, ?, ?, ?, 'expired', ?)",
                 [(row[1], row[2], row[5], row[6], row[7]) for row in rows if row[7] > now - TOMBSTONE_SECONDS],
             )
+            return rows
+
+        rows = self._decided("sweeping expired entries", body,
+                             lambda rows: bool(rows) and not any(self._has_blob(row[3]) for row in rows))
         return [ExpiredRow(*row[1:5]) for row in rows]
 
     def forget_tombstones(self, now: float) -> int:
