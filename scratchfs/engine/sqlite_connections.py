@@ -190,6 +190,38 @@ class Connections:
             raise StorageError(f"the index {self.path} vanished while it was being opened: {exc.strerror}") from None
         self.identity = (st.st_dev, st.st_ino)
 
+    def open_read_only(self) -> tuple[int, int]:
+        """Open a read-only index: with ``mode=ro``; when SQLite cannot open the WAL's ``-shm`` there, with
+        ``immutable=1`` too, which is exact only when no ``-wal`` file holds frames (a cleanly closed store has
+        none). Return ``(application_id, user_version)``. Raises StorageError."""
+        self.opened("ro", False)
+        self.identity = None  # checked against the file once it is open
+        try:
+            conn = self.connect()
+            self.identity_of(conn, "reading the schema version")
+        except StorageError:
+            wal = Path(f"{self.path}-wal")
+            if wal.exists() and wal.stat().st_size > 0:
+                raise StorageError(f"cannot read the read-only index {self.path}: its write-ahead log {wal} holds "
+                                   f"changes and SQLite cannot create {self.path}-shm ({self.read_only})") from None
+            self.opened("ro", True)
+            self.identity = None
+            conn = self.connect()
+        try:
+            found = self.identity_of(conn, "reading the schema version")
+        finally:
+            conn.close()
+        self.opened("ro", self.immutable)
+        return found
+
+    def identity_of(self, conn: sqlite3.Connection, doing: str) -> tuple[int, int]:
+        """``(application_id, user_version)`` of the database. Raises StorageError, StoreBusy."""
+        try:
+            return (conn.execute("PRAGMA application_id").fetchone()[0],
+                    conn.execute("PRAGMA user_version").fetchone()[0])
+        except sqlite3.Error as exc:
+            raise index_error(exc, doing, self.path) from exc
+
     def _check_new(self, conn: sqlite3.Connection) -> None:
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
         if app_id != APPLICATION_ID:

@@ -28,21 +28,17 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple, TypeVar
+from typing import TypeVar
 
 from filelock import FileLock, Timeout
 
+from scratchfs.engine.protocols import Entry, ExpiredRow, Gone
 from scratchfs.engine.sqlite_connections import APPLICATION_ID, Connections, index_error, read_only_reason
 from scratchfs.foundation.errors import QuotaExceeded, StorageError, StoreBusy
+from scratchfs.foundation.limits import LOOKUP_CACHE_ENTRIES, TOMBSTONE_SECONDS
 
 SCHEMA_VERSION = 1
-KINDS = ("handle", "scratch")
-LIST_PREVIEW_BYTES = 256
-"""Most bytes of content the index keeps as an entry's preview (for listings)."""
-TOMBSTONE_SECONDS = 3600.0
-"""How long a tombstone of an expired or deleted entry is kept, in seconds."""
 
 _COLUMNS = (
     "kind, run_id, agent_id, key, blob, size, stored_size, frames, lines, preview, source_tool, content_type, shape, "
@@ -50,70 +46,7 @@ _COLUMNS = (
 )
 
 
-class Entry(NamedTuple):
-    """One live entry, as the index knows it (no content). An immutable record (a named tuple: listing 10,000 of
-    them must stay cheap).
-
-    Attributes:
-        kind: ``"handle"`` or ``"scratch"``.
-        key: the handle (for ``kind="handle"``) or the scratchpad key.
-        run_id, agent_id: the entry's scope.
-        blob: the token of its blob file.
-        size: content bytes (uncompressed).
-        stored_size: bytes on disk (compressed, seek table included).
-        frames: number of zstd frames.
-        lines: number of lines (``\\n`` count, plus one for an unterminated last line).
-        preview: the first bytes of the content as text, at most :data:`LIST_PREVIEW_BYTES` (see
-            :mod:`scratchfs.policy`; a stub's own preview may be longer).
-        source_tool: the tool whose result this is (``None`` for scratchpad entries written without one).
-        content_type, shape: what the content looks like, when known.
-        created_at, expires_at: epoch seconds.
-        ttl: the entry's time to live, in seconds.
-    """
-
-    kind: str
-    run_id: str
-    agent_id: str
-    key: str
-    blob: str
-    size: int
-    stored_size: int
-    frames: int
-    lines: int
-    preview: str
-    source_tool: str | None
-    content_type: str | None
-    shape: str | None
-    created_at: float
-    expires_at: float
-    ttl: float
-
-    def to_dict(self) -> dict:
-        """The entry as a JSON-ready dict (without the blob token)."""
-        return {name: value for name, value in zip(self._fields, self, strict=False) if name != "blob"}
-
-
-@dataclass(frozen=True, slots=True)
-class Gone:
-    """Why an entry of one's own scope is no longer there: ``reason`` (``"expired"``, ``"deleted"``,
-    ``"deleted with its run"``, ``"deleted with its agent"``) and ``at`` (epoch seconds)."""
-
-    reason: str
-    at: float
-
-
-@dataclass(frozen=True, slots=True)
-class ExpiredRow:
-    """A row removed by :meth:`Index.pop_expired`."""
-
-    run_id: str
-    agent_id: str
-    blob: str
-    stored_size: int
-
-
 T = TypeVar("T")
-_CACHE_ENTRIES = 4096  # lookups kept per thread
 _TABLES = {"entries", "gone"}
 
 
@@ -238,40 +171,13 @@ class Index:
                 self._migrate(conn, lock_dir)
 
     def _open_read_only(self) -> None:
-        """Open with ``mode=ro``; when SQLite cannot open the WAL's ``-shm`` there, with ``immutable=1`` too, which
-        is exact only when no ``-wal`` file holds frames (a cleanly closed store has none)."""
-        connections = self.connections
-        connections.opened("ro", False)
-        connections.identity = None  # the first connection is the one that defines it
-        try:
-            conn = connections.connect()
-            self._identity(conn, "reading the schema version")
-        except StorageError:
-            wal = Path(f"{self.path}-wal")
-            if wal.exists() and wal.stat().st_size > 0:
-                raise StorageError(f"cannot read the read-only index {self.path}: its write-ahead log {wal} holds "
-                                   f"changes and SQLite cannot create {self.path}-shm "
-                                   f"({connections.read_only})") from None
-            connections.opened("ro", True)
-            connections.identity = None
-            conn = connections.connect()
-        try:
-            found = self._identity(conn, "reading the schema version")
-        finally:
-            conn.close()
+        found = self.connections.open_read_only()
         if found != (APPLICATION_ID, SCHEMA_VERSION):
-            raise StorageError(f"{self.path} is read-only ({connections.read_only}) and does not hold a scratchfs "
-                               f"index of schema version {SCHEMA_VERSION} (application id {found[0]:#x}, "
-                               f"version {found[1]})")
-        connections.opened("ro", connections.immutable)
+            raise StorageError(f"{self.path} is read-only ({self.read_only}) and does not hold a scratchfs index of "
+                               f"schema version {SCHEMA_VERSION} (application id {found[0]:#x}, version {found[1]})")
 
     def _identity(self, conn: sqlite3.Connection, doing: str) -> tuple[int, int]:
-        """``(application_id, user_version)`` of the database."""
-        try:
-            return (conn.execute("PRAGMA application_id").fetchone()[0],
-                    conn.execute("PRAGMA user_version").fetchone()[0])
-        except sqlite3.Error as exc:
-            raise index_error(exc, doing, self.path) from exc
+        return self.connections.identity_of(conn, doing)
 
     def _migrate(self, conn: sqlite3.Connection, lock_dir: Path) -> None:
         lock = FileLock(str(lock_dir / "index.lock"), timeout=self.busy_timeout)
@@ -379,7 +285,7 @@ class Index:
                     if row is None:
                         return None
                     found = (Entry._make(row[:-1]), row[-1] or b"")
-                    if len(cache) >= _CACHE_ENTRIES:
+                    if len(cache) >= LOOKUP_CACHE_ENTRIES:
                         cache.clear()
                     cache[ident] = found
             except sqlite3.Error as exc:
@@ -630,12 +536,6 @@ class Index:
 
 
 __all__ = [
-    "KINDS",
-    "LIST_PREVIEW_BYTES",
     "SCHEMA_VERSION",
-    "TOMBSTONE_SECONDS",
-    "Entry",
-    "ExpiredRow",
-    "Gone",
     "Index",
 ]
