@@ -201,7 +201,7 @@ class Entries:
             StorageError, StoreBusy, StoreClosed: nothing was stored (an overwritten value is kept).
         """
         self.check_open()
-        self.index.check_writable("write an entry")
+        self.index.check_writable("writing an entry")
         if kind == "handle":
             self._check_quota(run_id)  # a spill replaces nothing: refuse before writing
         token = checks.new_token()

@@ -180,7 +180,7 @@ class ScratchStore:
 
     def _delete_scope(self, run_id: str, agent_id: str | None) -> int:
         self.entries.check_open()
-        self.index.check_writable("delete entries")
+        self.index.check_writable("deleting entries")
         with self.entries.delete_lock(True):  # no write commits between the two steps
             count = self.index.delete_scope(run_id, agent_id, self.now())
             detached = self.blobs.detach_scope(run_id, agent_id)
@@ -202,7 +202,7 @@ class ScratchStore:
             StoreBusy, StorageError, StoreClosed: from the index; StorageError naming the cause on a read-only store.
         """
         self.entries.check_open()
-        self.index.check_writable("sweep")
+        self.index.check_writable("sweeping")
         return sweep(self.index, self.blobs, str(self._locks / "sweep.lock"), self.now(), self.settings.orphan_grace,
                      self.settings.busy_timeout if wait is None else wait)
 

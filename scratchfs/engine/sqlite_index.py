@@ -106,7 +106,7 @@ class Index:
 
     def check_writable(self, doing: str) -> None:
         """Raise :class:`StoreClosed` when closed, :class:`StorageError` naming the cause when the store is read-only
-        or its index was deleted or replaced; ``doing`` is a verb phrase ("write an entry")."""
+        or its index was deleted or replaced; ``doing`` is a gerund phrase ("writing an entry")."""
         self.connections.check_writable(doing)
 
     @contextmanager
@@ -147,11 +147,13 @@ class Index:
 
     def read(self, sql: str, params: tuple, doing: str) -> list[tuple]:
         """Run one read-only statement and return all rows. Raises StorageError, StoreBusy, StoreClosed."""
-        with self.connections.use() as conn:
-            try:
-                return conn.execute(sql, params).fetchall()
-            except sqlite3.Error as exc:
-                raise index_error(exc, doing, self.path) from exc
+        conn = self.connections.acquire()
+        try:
+            return conn.execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise index_error(exc, doing, self.path) from exc
+        finally:
+            self.connections.release(conn)
 
     # -- opening and the schema -----------------------------------------------------------------------------------
 
@@ -267,29 +269,32 @@ class Index:
                           now: float) -> tuple[Entry, bytes] | None:
         """Like :meth:`lookup`, with the entry's per-frame newline counts (``array('I')`` bytes)."""
         ident = (run_id, agent_id, kind, key)
-        local = self.connections.local
-        with self.connections.use() as conn:
-            try:
-                version = conn.execute("PRAGMA data_version").fetchone()[0]
-                if version != local.version:  # another connection committed since the cache was filled
-                    local.cache.clear()
-                    local.version = version
-                cache = local.cache
-                found = cache.get(ident)
-                if found is None:
-                    row = conn.execute(
-                        f"SELECT {_COLUMNS}, frame_newlines FROM entries WHERE run_id = ? AND agent_id = ? "
-                        "AND kind = ? AND key = ?",
-                        ident,
-                    ).fetchone()
-                    if row is None:
-                        return None
-                    found = (Entry._make(row[:-1]), row[-1] or b"")
-                    if len(cache) >= LOOKUP_CACHE_ENTRIES:
-                        cache.clear()
-                    cache[ident] = found
-            except sqlite3.Error as exc:
-                raise index_error(exc, "looking up an entry", self.path) from exc
+        connections = self.connections
+        conn = connections.acquire()  # not use(): this is the hot path of every read
+        try:
+            local = connections.local
+            version = conn.execute("PRAGMA data_version").fetchone()[0]
+            if version != local.version:  # another connection committed since the cache was filled
+                local.cache.clear()
+                local.version = version
+            cache = local.cache
+            found = cache.get(ident)
+            if found is None:
+                row = conn.execute(
+                    f"SELECT {_COLUMNS}, frame_newlines FROM entries WHERE run_id = ? AND agent_id = ? "
+                    "AND kind = ? AND key = ?",
+                    ident,
+                ).fetchone()
+                if row is None:
+                    return None
+                found = (Entry._make(row[:-1]), row[-1] or b"")
+                if len(cache) >= LOOKUP_CACHE_ENTRIES:
+                    cache.clear()
+                cache[ident] = found
+        except sqlite3.Error as exc:
+            raise index_error(exc, "looking up an entry", self.path) from exc
+        finally:
+            connections.release(conn)
         return found if found[0].expires_at > now else None
 
     def gone(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> Gone | None:
