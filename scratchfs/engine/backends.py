@@ -34,4 +34,15 @@ def open_backends(root: Path, *, busy_timeout: float, durable: bool, frame_bytes
     return index, blobs
 
 
-__all__ = ["open_backends"]
+def create_empty_index(root: Path, *, busy_timeout: float) -> None:
+    """Give the store at ``root`` an empty index where its index is missing or empty, even beside existing blobs
+    (which :func:`open_backends` refuses, so that a lost index is never silently replaced): the first step of
+    rebuilding the index from the blobs. A file that is not an empty or scratchfs index is still refused.
+
+    Raises:
+        StorageError: the index cannot be created, or is another application's file. StoreBusy: it stayed locked.
+    """
+    Index(root / "index.sqlite", root / "locks", busy_timeout).close()
+
+
+__all__ = ["create_empty_index", "open_backends"]

@@ -215,7 +215,8 @@ class Index:
             raise StorageError(
                 f"the index {self.path} is empty or missing, but the store holds blob files under "
                 f"{self.path.parent / 'runs'}: the index was lost or truncated, and an empty one would hide them; "
-                "restore it from a copy, or move runs/ away to start afresh"
+                "restore it from a copy, rebuild it from the blobs (scratchfs fsck --rebuild-index), or move runs/ "
+                "away to start afresh"
             )
         try:
             conn.execute("PRAGMA journal_mode = WAL")
