@@ -196,10 +196,12 @@ class Connections:
         none). Return ``(application_id, user_version)``. Raises StorageError."""
         self.opened("ro", False)
         self.identity = None  # checked against the file once it is open
+        conn = None
         try:
             conn = self.connect()
             self.identity_of(conn, "reading the schema version")
         except StorageError:
+            _close_quietly(conn)
             wal = Path(f"{self.path}-wal")
             if wal.exists() and wal.stat().st_size > 0:
                 raise StorageError(f"cannot read the read-only index {self.path}: its write-ahead log {wal} holds "
