@@ -25,10 +25,24 @@ def open_backends(root: Path, *, busy_timeout: float, durable: bool, frame_bytes
         frame_bytes: decompressed bytes per blob frame. level: the zstd level.
 
     Raises:
-        StorageError: the index cannot be opened. StoreBusy: it stayed locked past ``busy_timeout``.
+        StorageError: the index cannot be opened, is not a scratchfs index, or is empty or missing beside existing
+            blobs. StoreBusy: it stayed locked past ``busy_timeout``.
     """
-    index = Index(root / "index.sqlite", root / "locks", busy_timeout, durable)
-    return index, Blobs(root, frame_bytes, level, durable)
+    blobs = Blobs(root, frame_bytes, level, durable)
+    index = Index(root / "index.sqlite", root / "locks", busy_timeout, durable,
+                  existing_data=lambda: bool(blobs.blob_files()))  # an empty index beside blobs is refused
+    return index, blobs
 
 
-__all__ = ["open_backends"]
+def create_empty_index(root: Path, *, busy_timeout: float) -> None:
+    """Give the store at ``root`` an empty index where its index is missing or empty, even beside existing blobs
+    (which :func:`open_backends` refuses, so that a lost index is never silently replaced): the first step of
+    rebuilding the index from the blobs. A file that is not an empty or scratchfs index is still refused.
+
+    Raises:
+        StorageError: the index cannot be created, or is another application's file. StoreBusy: it stayed locked.
+    """
+    Index(root / "index.sqlite", root / "locks", busy_timeout).close()
+
+
+__all__ = ["create_empty_index", "open_backends"]
