@@ -23,10 +23,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 
 from scratchfs.api.store import ScratchStore
+from scratchfs.engine.binding import Binding
 from scratchfs.engine.local_blobs import BLOB_NAME_RE
 from scratchfs.engine.seekable import FormatError, SeekableReader, read_seek_table
 from scratchfs.engine.sqlite_index import Entry
 from scratchfs.engine.sweeper import check_orphan
+from scratchfs.foundation.errors import ScratchError
 
 DEFAULT_SOON = 300.0
 """Seconds: ``stats`` counts entries expiring within this as expiring soon."""
@@ -156,8 +158,12 @@ class FsckReport:
 
 
 def _verify(store: ScratchStore, entry: Entry, deep: bool, progress: Callable[[int], None]) -> str | None:
-    """None if the entry's blob is sound, else what is wrong; raises FileNotFoundError if it is gone."""
-    fd = store.blobs.open(entry.run_id, entry.agent_id, entry.blob)
+    """None if the entry's blob is sound and bound to it, else what is wrong; raises FileNotFoundError if it is
+    gone. Never follows a link or opens anything but a regular file (that is reported as what it is)."""
+    try:
+        fd = store.blobs.open(entry.run_id, entry.agent_id, entry.blob)
+    except ScratchError as exc:  # a link, FIFO or directory in the way: reported, never touched
+        return str(exc)
     try:
         file_size = os.fstat(fd).st_size
         if file_size != entry.stored_size:
@@ -166,6 +172,10 @@ def _verify(store: ScratchStore, entry: Entry, deep: bool, progress: Callable[[i
             table = read_seek_table(fd, file_size)
             if table.size != entry.size:
                 return f"the blob holds {table.size} bytes, the index says {entry.size}"
+            problem = Binding.of_table(table).mismatch(entry.blob, entry.run_id, entry.agent_id, entry.kind,
+                                                       entry.key)
+            if problem:
+                return problem
             if deep:
                 for _, data in SeekableReader(fd, table).iter_frames():
                     progress(len(data))
@@ -217,7 +227,8 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
             broken_rows.append((row_ids[entry.blob], entry.blob))
             broken_problems.append(problem)
     for run_dir, agent_dir, path, token in files:
-        if token in known or check_orphan(store.index, path, token, None, remove=False) is None:
+        if token in known or check_orphan(store.index, store.blobs, (run_dir, agent_dir), token, None,
+                                          remove=False) is None:
             continue
         report.problems.append(Problem("orphaned", run_dir, agent_dir, None, path, "no index row names this file"))
     if repair:
@@ -226,16 +237,14 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
             for problem, (_, blob) in zip(broken_problems, broken_rows, strict=True):
                 if blob in still:
                     continue
-                if problem.kind == "corrupt":
-                    try:
-                        os.unlink(problem.path)
-                    except FileNotFoundError:
-                        pass
+                if problem.kind == "corrupt":  # the name itself is removed: a link's target is never touched
+                    store.blobs.unlink(problem.run_id, problem.agent_id, blob)
                 problem.repaired = True
         for problem in report.problems:
             if problem.kind == "orphaned":
                 token = BLOB_NAME_RE.match(os.path.basename(problem.path)).group(1)
-                problem.repaired = check_orphan(store.index, problem.path, token, None, remove=True) is not None
+                problem.repaired = check_orphan(store.index, store.blobs, (problem.run_id, problem.agent_id), token,
+                                                None, remove=True) is not None
     return report
 
 

@@ -44,6 +44,7 @@ from scratchfs.api.policy import (
 from scratchfs.api.shape import SAMPLE_BYTES, describe
 from scratchfs.engine.lines import LineTable, read_lines
 from scratchfs.engine.local_blobs import Blobs, iter_chunks, storage_error
+from scratchfs.engine.root import prepare_root
 from scratchfs.engine.search import DEFAULT_TIMEOUT, LiteralMatcher, Matcher, PatternMatcher, Window, search
 from scratchfs.engine.seekable import (
     DEFAULT_FRAME_BYTES,
@@ -375,11 +376,7 @@ class ScratchStore:
         if root is None:
             root = os.environ.get(ENV_ROOT) or platformdirs.user_cache_dir("scratchfs")
         self.root = Path(root).expanduser().absolute()
-        try:
-            for sub in ("", "runs", "locks"):
-                os.makedirs(self.root / sub, mode=0o700, exist_ok=True)
-        except OSError as exc:
-            raise StorageError(f"cannot create the store root {self.root}: {exc.strerror or exc}") from None
+        prepare_root(self.root)  # 0700 root, 0600 index files before SQLite opens them; no links followed
         self._locks = self.root / "locks"
         self.index = Index(self.root / "index.sqlite", self._locks, self.busy_timeout, self.durable)
         self.blobs = Blobs(self.root, frame_bytes, level, self.durable)
@@ -525,7 +522,8 @@ class ScratchStore:
         tail_mode = kind == "handle" and (preview_mode or self.preview_mode) == "head+tail"
         tap = _Tap(max(SAMPLE_BYTES, self.preview_bytes + 4) if self.detect_shape else self.preview_bytes + 4,
                    self.preview_bytes if tail_mode else 0)
-        pending = self.blobs.write(scope.run_id, scope.agent_id, token, tap.watch(iter_chunks(content)))
+        pending = self.blobs.write(scope.run_id, scope.agent_id, token, tap.watch(iter_chunks(content)),
+                                   {"kind": kind, "key": key, "tool": tool, "ttl": ttl, "created_at": self.now()})
         try:
             info = pending.info
             lines = sum(memoryview(info.frame_newlines).cast("I")) + (1 if tap.last_byte not in (None, 0x0A) else 0)

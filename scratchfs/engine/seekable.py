@@ -12,6 +12,12 @@ sequence of independent zstd frames followed by one skippable frame holding the 
                  Seek_Table_Descriptor  (u8; bit 7 = Checksum_Flag, bits 6-2 reserved = 0)
                  Seekable_Magic_Number  (u32 LE, 0x8F92EAB1)
 
+After the last content frame the writer may add one *binding* frame: a skippable frame (magic
+:data:`BINDING_MAGIC`) listed in the seek table as a frame of 0 decompressed bytes, holding what the blob belongs to
+(see :mod:`scratchfs.engine.binding`). Listed, it keeps the spec's sum of compressed sizes, so ``zstd -d``,
+``pyzstd.SeekableZstdFile`` and ``indexed_zstd`` read the blob as before (tests/test_interop.py); this module hides it
+from :class:`SeekTable` (``frames``, offsets) and hands its payload over as :attr:`SeekTable.binding`.
+
 Every frame we write carries its content size and zstd's content checksum, and the seek table has the checksum flag
 set. Its per-frame checksum is "the least significant 32 bits of the XXH64 digest of the uncompressed data" -- the
 very value zstd stores as a frame's content checksum, so the writer copies the frame's last four bytes instead of
@@ -37,14 +43,25 @@ import threading
 from array import array
 from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import zstandard
 
+from scratchfs.engine.binding import (
+    EMPTY_CHECKSUM,
+    Binding,
+    FormatError,
+    binding_limit,
+    encode_binding_frame,
+    find_binding,
+    table_digest,
+)
 from scratchfs.foundation import forks
 
 SKIPPABLE_MAGIC = 0x184D2A5E
+TAIL_READ_BYTES = 8 * 1024
+"""Bytes read from the end of a blob at once to find the seek table and binding frame (one ``pread`` usually)."""
 SEEKABLE_MAGIC = 0x8F92EAB1
 FOOTER_SIZE = 9
 ENTRY_SIZE = 12  # with the checksum flag set
@@ -66,10 +83,6 @@ _HEADER = struct.Struct("<II")
 _BATCH_FRAMES = 32  # frames compressed together (in parallel) per batch
 
 
-class FormatError(ValueError):
-    """The bytes are not a valid seekable blob as this module writes them; the message says what is wrong."""
-
-
 @dataclass(frozen=True, slots=True)
 class SeekTable:
     """A parsed seek table.
@@ -83,6 +96,8 @@ class SeekTable:
     c_offsets: array
     d_offsets: array
     checksums: array
+    binding: bytes | None = None
+    """The binding frame's payload (see :mod:`scratchfs.engine.binding`), or ``None`` if the blob has none."""
 
     @property
     def frames(self) -> int:
@@ -122,10 +137,11 @@ def encode_seek_table(compressed: list[int], decompressed: list[int], checksums:
 
 
 def parse_seek_table(tail: bytes, file_size: int) -> SeekTable:
-    """Parse and check the seek table at the end of a blob.
+    """Parse and check the seek table (and binding frame, if any) at the end of a blob.
 
     Args:
-        tail: the last bytes of the file; at least the whole seek table frame (see :func:`seek_table_length`).
+        tail: the last bytes of the file; at least the whole seek table frame (see :func:`seek_table_length`) and,
+            when the last listed frame is a binding frame, that frame too (:func:`read_seek_table` reads enough).
         file_size: the blob's size, in bytes.
 
     Raises:
@@ -143,11 +159,13 @@ def parse_seek_table(tail: bytes, file_size: int) -> SeekTable:
     entries.frombytes(frame[_HEADER.size : _HEADER.size + count * ENTRY_SIZE])
     if struct.pack("=I", 1) != struct.pack("<I", 1):  # pragma: no cover - big-endian hosts
         entries.byteswap()
+    compressed, decompressed, checksums = entries[0::3], entries[1::3], entries[2::3]
+    binding = find_binding(tail, table_len, compressed, decompressed, checksums)
+    if binding is not None:
+        del compressed[-1], decompressed[-1], checksums[-1]
     c_offsets = array("Q", [0])
     d_offsets = array("Q", [0])
     c_total = d_total = 0
-    compressed = entries[0::3]
-    decompressed = entries[1::3]
     for c, d in zip(compressed, decompressed, strict=False):
         if d > MAX_FRAME_BYTES:
             raise FormatError(f"a frame claims {d} decompressed bytes, more than the limit of {MAX_FRAME_BYTES}")
@@ -157,12 +175,13 @@ def parse_seek_table(tail: bytes, file_size: int) -> SeekTable:
         d_total += d
         c_offsets.append(c_total)
         d_offsets.append(d_total)
-    if c_total != file_size - table_len:
+    binding_len = 0 if binding is None else len(binding) + _HEADER.size
+    if c_total != file_size - table_len - binding_len:
         raise FormatError(
-            f"frames add up to {c_total} bytes but {file_size - table_len} precede the seek table "
+            f"frames add up to {c_total} bytes but {file_size - table_len - binding_len} precede the seek table "
             "(truncated, or bytes added)"
         )
-    return SeekTable(c_offsets, d_offsets, entries[2::3])
+    return SeekTable(c_offsets, d_offsets, checksums, binding)
 
 
 def seek_table_length(footer: bytes, file_size: int) -> int:
@@ -333,9 +352,14 @@ class SeekableWriter:
     def _flush(self) -> None:
         _write_all(self._fd, self._compress_pending())
 
-    def close(self) -> None:
+    def close(self, binding: Callable[[SeekableWriter], bytes] | None = None) -> None:
         """Compress what is left and write it with the seek table (one ``writev``). An empty content is stored as one
-        empty frame."""
+        empty frame.
+
+        Args:
+            binding: called once the content frames are known (:meth:`digest` works then); its bytes are written as
+                the binding frame (at most :data:`MAX_BINDING_BYTES`) after the content, listed in the seek table.
+        """
         if self.closed:
             return
         if self._buffer or not (self._compressed or self._pending):
@@ -344,10 +368,21 @@ class SeekableWriter:
             self._pending.append(last)
             self._pending_lines.append(last.count(b"\n") if self._count_lines else 0)
         outputs = self._compress_pending()
-        table = encode_seek_table(self._compressed, self._decompressed, self._checksums)
+        compressed, decompressed, checksums = self._compressed, self._decompressed, self._checksums
+        if binding is not None:
+            frame = encode_binding_frame(binding(self))
+            outputs.append(frame)
+            compressed, decompressed = [*compressed, len(frame)], [*decompressed, 0]
+            checksums = [*checksums, EMPTY_CHECKSUM]
+            self.stored_size += len(frame)
+        table = encode_seek_table(compressed, decompressed, checksums)
         _write_all(self._fd, [*outputs, table])
         self.stored_size += len(table)
         self.closed = True
+
+    def digest(self) -> str:
+        """The content checksum of the frames written so far (:func:`table_digest`)."""
+        return table_digest(self._compressed, self._decompressed, self._checksums)
 
 
 # -- reading ------------------------------------------------------------------------------------------------------
@@ -457,7 +492,13 @@ class SeekTableCache:
         self._lock = threading.Lock()
 
     def get(self, fd: int, name: str = "") -> SeekTable:
-        """The seek table of the blob ``name`` open on ``fd``. Raises :class:`FormatError` and ``OSError``."""
+        """The seek table of the blob ``name`` open on ``fd``. A ``name`` (the blob token) must match the blob's
+        binding frame (:meth:`Binding.of_table`, :meth:`Binding.mismatch`).
+
+        Raises:
+            FormatError: a damaged table, or (with ``name``) a missing or foreign binding.
+            OSError: from the file system.
+        """
         st = os.fstat(fd)
         key = (name, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
         with self._lock:
@@ -466,6 +507,10 @@ class SeekTableCache:
                 self._tables.move_to_end(key)
                 return table
         table = read_seek_table(fd, st.st_size)
+        if name:  # the blob must be bound to this token (checked once, cached with the table)
+            problem = Binding.of_table(table).mismatch(name)
+            if problem:
+                raise FormatError(problem)
         with self._lock:
             self._tables[key] = table
             while len(self._tables) > self._capacity:
@@ -478,13 +523,26 @@ class SeekTableCache:
 
 
 def read_seek_table(fd: int, file_size: int) -> SeekTable:
-    """Read and parse the seek table of the blob open on ``fd`` (two ``pread`` calls).
+    """Read and parse the seek table and binding frame of the blob open on ``fd``: one ``pread`` of the last
+    :data:`TAIL_READ_BYTES` bytes, more only for a larger table or binding.
 
     Raises:
         FormatError: see :func:`parse_seek_table`.
     """
-    footer = os.pread(fd, FOOTER_SIZE, max(0, file_size - FOOTER_SIZE))
-    count = seek_table_length(footer, file_size)
-    table_len = count * ENTRY_SIZE + FOOTER_SIZE + _HEADER.size
-    tail = os.pread(fd, table_len, file_size - table_len)
+    want = min(file_size, TAIL_READ_BYTES)
+    tail = os.pread(fd, want, file_size - want)
+    if len(tail) != want:
+        raise FormatError("file is shorter than its size")
+    count = seek_table_length(tail[-FOOTER_SIZE:], file_size)
+    need = count * ENTRY_SIZE + FOOTER_SIZE + _HEADER.size
+    if count >= 2:  # room for a binding frame; its size is in the last entry
+        entry = tail[-FOOTER_SIZE - ENTRY_SIZE :] if need <= want else os.pread(fd, ENTRY_SIZE, file_size - FOOTER_SIZE
+                                                                                 - ENTRY_SIZE)
+        last_c, last_d, _ = struct.unpack("<III", entry[:ENTRY_SIZE])
+        if last_d == 0 and last_c <= binding_limit():
+            need = min(file_size, need + last_c)
+    if need > want:
+        tail = os.pread(fd, need, file_size - need)
+        if len(tail) != need:
+            raise FormatError("file is shorter than its size")
     return parse_seek_table(tail, file_size)
