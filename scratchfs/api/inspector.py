@@ -11,6 +11,10 @@
   writer is still at work holds an exclusive ``flock`` and is skipped; the row check is repeated while holding the
   file's lock, as the sweeper does, so a write committing meanwhile is never counted or removed.
 
+A blob bound to another entry (its binding frame names another token or scope, :mod:`scratchfs.engine.binding`)
+is corrupt too, whatever its size; and a link, FIFO or directory where a blob should be is reported as corrupt
+without being followed or opened. ``rebuild_index`` first restores rows from the blobs' bindings.
+
 ``repair`` removes what is broken: the rows of missing and corrupt entries (each only if it still names the blob that
 was checked, so a concurrent overwrite is never lost), the corrupt blob files, and orphaned files. Expired entries
 are not checked: they are the sweeper's (:mod:`scratchfs.sweeper`).
@@ -22,6 +26,8 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 
+from scratchfs.api.rebuild import RebuildReport
+from scratchfs.api.rebuild import rebuild_index as rebuild
 from scratchfs.api.store import ScratchStore
 from scratchfs.engine.binding import Binding
 from scratchfs.engine.local_blobs import BLOB_NAME_RE
@@ -130,6 +136,7 @@ class FsckReport:
         bytes_checked: content bytes decompressed and verified.
         index: the index's ``PRAGMA integrity_check`` (``"ok"`` when sound).
         problems: what is wrong, in the order found.
+        rebuilt: what ``rebuild_index`` restored (``None`` when not asked).
     """
 
     entries_checked: int = 0
@@ -137,6 +144,7 @@ class FsckReport:
     bytes_checked: int = 0
     index: str = "ok"
     problems: list[Problem] = field(default_factory=list)
+    rebuilt: RebuildReport | None = None
 
     @property
     def clean(self) -> bool:
@@ -152,9 +160,12 @@ class FsckReport:
         return out
 
     def to_dict(self) -> dict:
-        return {"entries_checked": self.entries_checked, "files_checked": self.files_checked,
-                "bytes_checked": self.bytes_checked, "index": self.index, **self.counts(), "clean": self.clean,
-                "problems": [p.to_dict() for p in self.problems]}
+        out = {"entries_checked": self.entries_checked, "files_checked": self.files_checked,
+               "bytes_checked": self.bytes_checked, "index": self.index, **self.counts(), "clean": self.clean,
+               "problems": [p.to_dict() for p in self.problems]}
+        if self.rebuilt is not None:
+            out["rebuilt"] = self.rebuilt.to_dict()
+        return out
 
 
 def _verify(store: ScratchStore, entry: Entry, deep: bool, progress: Callable[[int], None]) -> str | None:
@@ -189,19 +200,23 @@ def _verify(store: ScratchStore, entry: Entry, deep: bool, progress: Callable[[i
 
 
 def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
-         progress: Callable[[int], None] | None = None) -> FsckReport:
+         progress: Callable[[int], None] | None = None, rebuild_index: bool = False) -> FsckReport:
     """Check the index against the blob files (see the module docstring); with ``repair``, remove what is broken.
 
     Args:
         repair: remove the rows of missing and corrupt entries, corrupt files and orphaned files.
         deep: decompress every frame and verify its checksums (else only the seek table and sizes).
         progress: called with the number of content bytes verified, as they are (for a progress bar).
+        rebuild_index: first restore the rows of sound, bound, live blobs that no row names
+            (:func:`scratchfs.api.rebuild.rebuild_index`), e.g. after the index was lost.
 
     Raises:
         StoreBusy, StorageError: from the index.
     """
     report = FsckReport()
     advance = progress or (lambda n: None)
+    if rebuild_index:
+        report.rebuilt = rebuild(store)
     report.index = store.integrity_check()
     files = store.blobs.blob_files()  # listed before the rows are read: a file committed meanwhile has its row
     report.files_checked = len(files)
