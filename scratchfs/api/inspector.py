@@ -34,7 +34,7 @@ from scratchfs.engine.local_blobs import BLOB_NAME_RE
 from scratchfs.engine.seekable import FormatError, SeekableReader, read_seek_table
 from scratchfs.engine.sqlite_index import Entry
 from scratchfs.engine.sweeper import check_orphan
-from scratchfs.foundation.errors import ScratchError
+from scratchfs.foundation.errors import CorruptBlob, StorageError
 
 DEFAULT_SOON = 300.0
 """Seconds: ``stats`` counts entries expiring within this as expiring soon."""
@@ -106,7 +106,8 @@ class Problem:
     """One inconsistency found by :func:`fsck`.
 
     Attributes:
-        kind: ``"missing"``, ``"corrupt"`` or ``"orphaned"``.
+        kind: ``"missing"``, ``"corrupt"``, ``"orphaned"`` or ``"unexpected"`` (a link or other file where a
+            directory of the root belongs: reported, never followed, never repaired).
         run_id, agent_id: the scope (of the entry, or of the directory the orphan is in, as path parts).
         key: the handle or scratchpad key (``None`` for an orphan).
         path: the blob file.
@@ -152,8 +153,8 @@ class FsckReport:
         return self.index == "ok" and all(p.repaired for p in self.problems)
 
     def counts(self) -> dict[str, int]:
-        """Problems per kind (``missing``, ``corrupt``, ``orphaned``) and how many were repaired."""
-        out = {"missing": 0, "corrupt": 0, "orphaned": 0, "repaired": 0}
+        """Problems per kind (``missing``, ``corrupt``, ``orphaned``, ``unexpected``) and how many were repaired."""
+        out = {"missing": 0, "corrupt": 0, "orphaned": 0, "unexpected": 0, "repaired": 0}
         for p in self.problems:
             out[p.kind] += 1
             out["repaired"] += p.repaired
@@ -173,7 +174,7 @@ def _verify(store: ScratchStore, entry: Entry, deep: bool, progress: Callable[[i
     gone. Never follows a link or opens anything but a regular file (that is reported as what it is)."""
     try:
         fd = store.blobs.open(entry.run_id, entry.agent_id, entry.blob)
-    except ScratchError as exc:  # a link, FIFO or directory in the way: reported, never touched
+    except CorruptBlob as exc:  # a link, FIFO or directory at the blob's name: reported, never followed
         return str(exc)
     try:
         file_size = os.fstat(fd).st_size
@@ -218,7 +219,11 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
     if rebuild_index:
         report.rebuilt = rebuild(store)
     report.index = store.integrity_check()
-    files = store.blobs.blob_files()  # listed before the rows are read: a file committed meanwhile has its row
+    try:
+        files = store.blobs.blob_files()  # listed before the rows are read: a file committed meanwhile has its row
+    except StorageError as exc:  # runs/ is a link or not a directory: reported, never walked through
+        files = []
+        report.problems.append(Problem("unexpected", "", "", None, str(store.blobs.runs), str(exc)))
     report.files_checked = len(files)
     row_ids = {blob: row_id for row_id, _run, _agent, blob in store.index.blob_rows()}
     known = row_ids.keys()
@@ -231,6 +236,9 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
             detail = _verify(store, entry, deep, advance)
         except FileNotFoundError:
             problem = Problem("missing", entry.run_id, entry.agent_id, entry.key, path, "the blob file is gone")
+        except StorageError as exc:  # a directory on the way is a link or not a directory: reported, row kept
+            report.problems.append(Problem("unexpected", entry.run_id, entry.agent_id, entry.key, path, str(exc)))
+            continue
         else:
             if deep and detail is None:
                 report.bytes_checked += entry.size

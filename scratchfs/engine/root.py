@@ -1,11 +1,12 @@
 """Preparing a store's root: private from the moment it exists.
 
-:func:`prepare_root` creates the root (0700) with ``runs/``, ``locks/`` and ``trash/`` (0700) and the index file
-``index.sqlite`` (0600) *before* SQLite opens it -- SQLite creates its ``-wal`` and ``-shm`` files with the main
-file's permissions, so they are 0600 too, whatever the umask. An existing root that is group- or world-accessible
-is tightened when it is ours (same owner), refused otherwise; its subdirectories, index files and lock files are
-tightened the same way. Nothing below the root is followed: a link, FIFO or other file where a directory, index or
-lock file should be is refused with a :class:`~scratchfs.errors.StorageError` naming what was found.
+:func:`prepare_root` creates the root (0700) with ``runs/``, ``locks/`` and ``trash/`` (0700), the index file
+``index.sqlite`` and the lock files (0600) *before* SQLite or a lock opens them -- SQLite creates its ``-wal`` and
+``-shm`` files with the main file's permissions, so they are 0600 too, whatever the umask. An existing root that is
+group- or world-accessible is tightened when it is ours (same owner), refused otherwise; its subdirectories, index
+files and lock files are tightened the same way. Nothing below the root is followed: a link, FIFO or other file
+where a directory, index or lock file should be is refused with a :class:`~scratchfs.errors.StorageError` naming
+what was found.
 """
 
 from __future__ import annotations
@@ -57,8 +58,8 @@ def prepare_root(root: Path) -> None:
         except FileNotFoundError:
             return
         try:
-            for name in LOCK_FILES:
-                _prepare_file(locks, name, "locks/", create=False)
+            for name in LOCK_FILES:  # created here 0600: a lock library's own default mode may be looser
+                _prepare_file(locks, name, "locks/", create=True)
         finally:
             os.close(locks)
     finally:

@@ -107,8 +107,8 @@ def open_dir(parent: int, name: str, where: str, create: bool = False) -> int:
             if not create:
                 raise
         except OSError as exc:
-            if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                raise unexpected(parent, name, where, "a directory") from None
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR) and describe(parent, name) != "a directory":
+                raise unexpected(parent, name, where, "a directory") from exc
             raise storage_error(exc, f"cannot open {where}") from exc
         try:
             os.mkdir(name, 0o700, dir_fd=parent)
@@ -152,8 +152,9 @@ def open_file(dir_fd: int, name: str, flags: int, where: str, error: type[Scratc
     except FileNotFoundError:
         raise
     except OSError as exc:
-        if exc.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO, errno.ENOTDIR):
-            raise unexpected(dir_fd, name, where, "a regular file", error) from None
+        if (exc.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO, errno.ENOTDIR)
+                and describe(dir_fd, name) not in ("a regular file", "missing")):
+            raise unexpected(dir_fd, name, where, "a regular file", error) from exc
         raise storage_error(exc, f"cannot open {where}") from exc
     try:
         mode_found = os.fstat(fd).st_mode
