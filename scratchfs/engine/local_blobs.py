@@ -279,7 +279,7 @@ class Blobs:
             _unlink_quietly(dir_fd, name)
             os.close(fd)
             os.close(dir_fd)
-            if isinstance(exc, OSError):
+            if isinstance(exc, OSError) and not isinstance(exc, ScratchError):
                 raise storage_error(exc, "cannot write the blob") from exc
             raise
         info = BlobInfo(writer.size, writer.stored_size, writer.frames, writer.frame_newlines.tobytes())
@@ -489,6 +489,8 @@ class Blobs:
                 os.close(trash)
         except FileNotFoundError:
             return None
+        except ScratchError:
+            raise
         except OSError as exc:
             raise storage_error(exc, "cannot remove the directory") from exc
         finally:

@@ -60,8 +60,6 @@ _REASONS = {
 def storage_error(exc: OSError, doing: str) -> StorageError:
     """Wrap an ``OSError`` as a :class:`StorageError` whose message says what failed and why; its ``errno`` is the
     cause's (the caller raises it ``from exc``)."""
-    if isinstance(exc, ScratchError):
-        return exc  # type: ignore[return-value]
     err = StorageError(f"{doing}: {_REASONS.get(exc.errno or 0, exc.strerror or str(exc))}")
     err.errno = exc.errno
     return err

@@ -83,6 +83,8 @@ def sweep(index: Index, blobs: Blobs, lock_path: str, now: float, grace: float, 
             if not locked:
                 return SweepResult(skipped=True)
             return _sweep(index, blobs, now, grace)
+    except ScratchError:
+        raise
     except OSError as exc:  # anything the steps did not type: never a raw OSError
         raise storage_error(exc, "the sweep failed") from exc
 
