@@ -37,6 +37,9 @@ log = logging.getLogger(__name__)
 
 BATCH_ROWS = 256
 """Expired rows deleted per write transaction."""
+FRESH_EMPTY_SECONDS = 1.0
+"""An empty blob file younger than this (seconds) is never an orphan, whatever the grace period: its writer is
+between creating it and locking it."""
 
 
 @dataclass(frozen=True)
@@ -153,6 +156,8 @@ def check_orphan(index: Index, blobs: Blobs, where: tuple[str, str], token: str,
         st = os.fstat(fd)
         if cutoff is not None and st.st_mtime > cutoff:
             return None
+        if st.st_size == 0 and st.st_mtime > time.time() - FRESH_EMPTY_SECONDS:
+            return None  # created this instant: its writer has not taken its lock yet
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
