@@ -287,12 +287,14 @@ class Blobs:
 
     def _create_locked(self, parts: tuple[str, ...], name: str) -> tuple[int, int]:
         """Create the blob file and take its ``flock``; return it and its directory's descriptor. In the instant
-        between the two the new file is empty, has no row and is not locked, so a sweep with a short grace period
-        may remove it; then it is created again."""
+        between the two the new file is empty, has no row and is not locked: the directory's shared ``flock``,
+        held from before the creation until the file is locked, keeps a sweep (which takes it exclusively to judge
+        an orphan) away from it. Should the file vanish all the same, it is created again."""
         for _ in range(10):
             fd, dir_fd = self._create(parts, name)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX)
+                fcntl.flock(dir_fd, fcntl.LOCK_UN)
                 if os.fstat(fd).st_nlink:  # still linked: from now on no sweep can remove it
                     return fd, dir_fd
             except BaseException as exc:
@@ -313,6 +315,7 @@ class Blobs:
             except FileNotFoundError:
                 continue
             try:
+                fcntl.flock(dir_fd, fcntl.LOCK_SH)  # released by _create_locked once the file is locked
                 if self.durable:
                     os.fsync(dir_fd)
                 return safe_fs.open_file(dir_fd, name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, f"{where}/{name}"), dir_fd

@@ -37,9 +37,7 @@ log = logging.getLogger(__name__)
 
 BATCH_ROWS = 256
 """Expired rows deleted per write transaction."""
-FRESH_EMPTY_SECONDS = 1.0
-"""An empty blob file younger than this (seconds) is never an orphan, whatever the grace period: its writer is
-between creating it and locking it."""
+
 
 
 @dataclass(frozen=True)
@@ -149,15 +147,20 @@ def check_orphan(index: Index, blobs: Blobs, where: tuple[str, str], token: str,
     for an orphan. Never follows a link."""
     parts = ("runs", *where)
     try:
-        fd = blobs.open_part(parts, token + BLOB_SUFFIX)
+        dir_fd = safe_fs.walk(blobs.root_fd, parts)
     except (OSError, ScratchError):
+        return None
+    try:
+        # a writer holds the directory shared from creating its file until it has locked it
+        fcntl.flock(dir_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fd = safe_fs.open_file(dir_fd, token + BLOB_SUFFIX, os.O_RDONLY, "/".join((*parts, token + BLOB_SUFFIX)))
+    except (OSError, ScratchError):
+        os.close(dir_fd)
         return None
     try:
         st = os.fstat(fd)
         if cutoff is not None and st.st_mtime > cutoff:
             return None
-        if st.st_size == 0 and st.st_mtime > time.time() - FRESH_EMPTY_SECONDS:
-            return None  # created this instant: its writer has not taken its lock yet
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
@@ -167,10 +170,13 @@ def check_orphan(index: Index, blobs: Blobs, where: tuple[str, str], token: str,
         if index.has_blob(token):  # committed after the caller listed: not an orphan
             return None
         if remove:
-            blobs.unlink_part(parts, token + BLOB_SUFFIX)
+            os.unlink(token + BLOB_SUFFIX, dir_fd=dir_fd)
         return st.st_size
+    except FileNotFoundError:
+        return None
     finally:
         os.close(fd)
+        os.close(dir_fd)
 
 
 def _remove_leftovers(blobs: Blobs, grace: float) -> int:
