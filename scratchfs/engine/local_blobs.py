@@ -14,7 +14,12 @@ Atomicity comes from the order of the steps, not from a rename: the file is writ
 ``fsync`` when the store is durable) *before* the index row that names it is committed, and a reader only finds files
 through rows. A crash mid-write leaves a file with no row (an orphan), which :mod:`scratchfs.sweeper` removes after a
 grace period. While a write is in flight its file holds an exclusive ``flock``; the sweeper never removes a locked
-file, so a slow writer's file is safe however long it takes.
+file, so a slow writer's file is safe however long it takes; from before it creates its file until it holds that
+lock it holds its directory's ``flock`` shared, which the sweeper takes exclusively to judge an orphan.
+
+Nothing here opens a path: every directory below the root is opened from the root's descriptor one component at a
+time without following links, and only regular files are opened as blobs (:mod:`scratchfs.engine.safe_fs`). Each
+blob ends with a binding frame naming its entry (:mod:`scratchfs.engine.binding`).
 """
 
 from __future__ import annotations
@@ -24,76 +29,36 @@ import logging
 import os
 import re
 import stat
-import threading
 import time
-import weakref
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from scratchfs.engine import safe_fs
 from scratchfs.engine.binding import Binding
+from scratchfs.engine.chunks import READ_CHUNK_BYTES, iter_chunks
+from scratchfs.engine.root_locks import Descriptor, RootLocks
 from scratchfs.engine.safe_fs import storage_error
 from scratchfs.engine.seekable import SeekableWriter
 from scratchfs.foundation import checks as ids
-from scratchfs.foundation import forks
-from scratchfs.foundation.errors import CorruptBlob, InvalidArgument, ScratchError, StorageError, StoreBusy
+from scratchfs.foundation.errors import CorruptBlob, ScratchError, StorageError
+
+__all__ = [
+    "BLOB_NAME_RE",
+    "BLOB_SUFFIX",
+    "READ_CHUNK_BYTES",
+    "BlobInfo",
+    "Blobs",
+    "PendingBlob",
+    "iter_chunks",
+    "storage_error",
+]
 
 log = logging.getLogger(__name__)
 
 BLOB_SUFFIX = ".zst"
 BLOB_NAME_RE = re.compile(r"([a-z2-7]{24})\.zst\Z")
-READ_CHUNK_BYTES = 1024 * 1024
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-
-
-def iter_chunks(content: object, chunk_bytes: int = READ_CHUNK_BYTES) -> Iterator[bytes | memoryview]:
-    """Yield the bytes of ``content`` in chunks, never holding more than one chunk of a stream.
-
-    ``content`` is ``bytes``/``bytearray``/``memoryview``; ``str`` (stored as UTF-8); a binary file object (anything
-    with ``read(n)``; ``str`` from a text file is encoded as UTF-8); or an iterable of such chunks.
-
-    Raises:
-        InvalidArgument: any other type, a chunk of another type, or text that is not valid UTF-8 (lone surrogates).
-    """
-    if isinstance(content, (bytes, bytearray)):
-        yield content
-    elif isinstance(content, memoryview):
-        yield content.cast("B")
-    elif isinstance(content, str):
-        for start in range(0, len(content), chunk_bytes):
-            yield _encode(content[start : start + chunk_bytes])
-    elif callable(getattr(content, "read", None)):
-        while True:
-            chunk = content.read(chunk_bytes)
-            if not chunk:
-                return
-            yield _as_bytes(chunk)
-    elif isinstance(content, Iterable) and not isinstance(content, (dict, set, frozenset)):
-        for chunk in content:
-            yield _as_bytes(chunk)
-    else:
-        raise InvalidArgument(
-            f"content must be bytes, str, a binary file or an iterable of byte chunks, not {type(content).__name__}"
-        )
-
-
-def _encode(text: str) -> bytes:
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise InvalidArgument(f"content is not valid UTF-8 text (at character {exc.start})") from None
-
-
-def _as_bytes(chunk: object) -> bytes | bytearray | memoryview:
-    if isinstance(chunk, (bytes, bytearray)):
-        return chunk
-    if isinstance(chunk, memoryview):
-        return chunk.cast("B")
-    if isinstance(chunk, str):
-        return _encode(chunk)
-    raise InvalidArgument(f"a content chunk must be bytes or str, not {type(chunk).__name__}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,37 +124,6 @@ class PendingBlob:
             self.release()
 
 
-class _Descriptor:
-    """A file descriptor closed when this object is collected (a thread's dies with the thread) or by :meth:`close`."""
-
-    __slots__ = ("__weakref__", "_finalizer", "fd")
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self._finalizer = weakref.finalize(self, _close_quietly, fd)
-
-    def close(self) -> None:
-        self._finalizer()
-
-    def detach(self) -> int:
-        """Forget the descriptor without closing it; return it."""
-        self._finalizer.detach()
-        return self.fd
-
-
-def _close_quietly(fd: int) -> None:
-    try:
-        os.close(fd)
-    except OSError:
-        pass
-
-
-class _LockLocal(threading.local):
-    lock: _Descriptor | None = None
-    generation = -1
-
-
-
 class Blobs:
     """The blob files of one store root, reached only through directory descriptors from the root's
     (:mod:`scratchfs.engine.safe_fs`: no link inside the root is followed, only regular files are opened).
@@ -212,13 +146,10 @@ class Blobs:
         self.runs = root / "runs"
         self.trash = root / "trash"
         try:
-            self._root = _Descriptor(os.open(root, os.O_RDONLY | os.O_DIRECTORY | _O_CLOEXEC))
+            self._root = Descriptor(os.open(root, os.O_RDONLY | os.O_DIRECTORY | _O_CLOEXEC))
         except OSError as exc:
             raise storage_error(exc, f"cannot open the store root {root}") from exc
-        self._local = _LockLocal()
-        self._locks: weakref.WeakSet[_Descriptor] = weakref.WeakSet()
-        self._inherited: list[int] = []  # a fork() parent's descriptors: kept open, never used here
-        self._fds_lock = threading.Lock()
+        self.locks = RootLocks(self._root)
         self.frame_bytes = frame_bytes
         self.level = level
         self.durable = durable
@@ -309,7 +240,7 @@ class Blobs:
 
     def _create(self, parts: tuple[str, ...], name: str) -> tuple[int, int]:
         where = "/".join(parts)
-        for _ in range(10):  # a sweep may remove an empty directory again between its creation and the open
+        for _ in range(50):  # a sweep may remove an empty run directory again between its creation and the open
             try:
                 dir_fd = safe_fs.walk(self.root_fd, parts, create=True)
             except FileNotFoundError:
@@ -327,77 +258,22 @@ class Blobs:
                 if isinstance(exc, OSError) and not isinstance(exc, ScratchError):
                     raise storage_error(exc, "cannot create the blob file") from exc
                 raise
-        raise StorageError(f"cannot create the blob directory {where}: it was removed again 10 times")
+        raise StorageError(f"cannot create the blob directory {where}: it was removed again 50 times")
 
-    @contextmanager
-    def delete_lock(self, exclusive: bool, timeout: float) -> Iterator[None]:
-        """Hold ``locks/delete.lock``: exclusively while a delete commits its rows and moves its directory to the
-        trash, shared while a write commits its row. So no row is committed for a file that a delete then moves
-        away, and the delete can commit before it moves the directory: a crash between the two leaves orphan
-        files (which a sweep removes), never rows whose files are gone. A killed holder's ``flock`` is released by
-        the kernel.
+    # -- locks (see :mod:`scratchfs.engine.root_locks`) -----------------------------------------------------------
 
-        Raises:
-            StoreBusy: the lock stayed busy for ``timeout`` seconds.
-            StorageError: the lock file cannot be opened (or is a link, FIFO, ...).
-        """
-        fd = self._delete_lock_fd()
-        operation = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
-        if not _flock_within(fd, operation, timeout):
-            raise StoreBusy(f"the delete lock stayed busy past the busy timeout ({timeout:g} s)")
-        try:
-            yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
+    def delete_lock(self, exclusive: bool, timeout: float):
+        """:meth:`RootLocks.delete_lock`: ``locks/delete.lock``, exclusive for a delete, shared for a write's
+        commit. Raises StoreBusy after ``timeout`` seconds, StorageError if the lock file cannot be opened."""
+        return self.locks.delete_lock(exclusive, timeout)
 
-    def open_lock(self, name: str) -> int:
-        """A new descriptor of the lock file ``locks/<name>`` (created 0600; the caller closes it).
-
-        Raises:
-            StorageError: it cannot be opened, or is not a regular file.
-        """
-        try:
-            dir_fd = safe_fs.walk(self.root_fd, ("locks",), create=True)
-        except FileNotFoundError as exc:
-            raise storage_error(exc, "cannot open the lock directory") from exc
-        try:
-            return safe_fs.open_file(dir_fd, name, os.O_RDWR | os.O_CREAT, f"locks/{name}")
-        except FileNotFoundError as exc:
-            raise storage_error(exc, f"cannot open locks/{name}") from exc
-        finally:
-            os.close(dir_fd)
-
-    @contextmanager
-    def file_lock(self, name: str, wait: float) -> Iterator[bool]:
-        """Hold ``locks/<name>`` exclusively (waiting up to ``wait`` seconds); yields False, unlocked, if it stayed
-        busy. Raises StorageError as :meth:`open_lock`."""
-        fd = self.open_lock(name)
-        try:
-            got = _flock_within(fd, fcntl.LOCK_EX, wait)
-            yield got
-        finally:
-            os.close(fd)  # drops the flock
-
-    def _delete_lock_fd(self) -> int:
-        """This thread's descriptor of ``locks/delete.lock`` (a ``flock`` belongs to an open file description, so
-        threads must not share one; a ``fork()`` child opens its own)."""
-        local = self._local
-        if local.generation != forks.generation or local.lock is None:
-            if local.lock is not None:  # opened by the parent of this fork() child: neither use nor close it
-                self._inherited.append(local.lock.detach())
-            local.lock, local.generation = _Descriptor(self.open_lock("delete.lock")), forks.generation
-            with self._fds_lock:
-                self._locks.add(local.lock)
-        return local.lock.fd
+    def file_lock(self, name: str, wait: float):
+        """:meth:`RootLocks.file_lock`: hold ``locks/<name>`` exclusively, waiting up to ``wait`` seconds."""
+        return self.locks.file_lock(name, wait)
 
     def close(self) -> None:
         """Close the lock descriptors this process opened (idempotent)."""
-        with self._fds_lock:
-            locks = list(self._locks)
-            self._locks = weakref.WeakSet()
-        for lock in locks:
-            lock.close()
-        self._local = _LockLocal()
+        self.locks.close()
 
     # -- reading --------------------------------------------------------------------------------------------------
 
@@ -580,23 +456,6 @@ def _name(token: str) -> str:
     if not ids.TOKEN_RE.match(token):
         raise ValueError(f"not a blob token: {token!r}")
     return token + BLOB_SUFFIX
-
-
-def _flock_within(fd: int, operation: int, timeout: float) -> bool:
-    """Take a ``flock`` on ``fd``, polling for up to ``timeout`` seconds; False if it stayed busy."""
-    deadline, delay = time.monotonic() + timeout, 0.001
-    while True:
-        try:
-            fcntl.flock(fd, operation | fcntl.LOCK_NB)
-            return True
-        except BlockingIOError:
-            pass
-        except OSError as exc:
-            raise storage_error(exc, "cannot take a lock") from exc
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(delay)
-        delay = min(2 * delay, 0.05)
 
 
 def _unlink_quietly(dir_fd: int, name: str) -> None:

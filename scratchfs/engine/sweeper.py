@@ -170,7 +170,14 @@ def check_orphan(index: Index, blobs: Blobs, where: tuple[str, str], token: str,
         if index.has_blob(token):  # committed after the caller listed: not an orphan
             return None
         if remove:
-            os.unlink(token + BLOB_SUFFIX, dir_fd=dir_fd)
+            try:
+                os.unlink(token + BLOB_SUFFIX, dir_fd=dir_fd)
+            except FileNotFoundError:
+                return None
+            except OSError as exc:
+                log.warning("scratchfs: cannot remove the orphan %s (%s); a later sweep will", token,
+                            exc.strerror or exc)
+                return None
         return st.st_size
     except FileNotFoundError:
         return None
@@ -211,12 +218,19 @@ def _rmdir_if_old_and_empty(blobs: Blobs, parts: tuple[str, ...], name: str, cut
     except (OSError, ScratchError):
         return
     try:
-        st = os.stat(name, dir_fd=parent, follow_symlinks=False)
-        if stat.S_ISDIR(st.st_mode) and st.st_mtime <= cutoff:
+        fd = os.open(name, safe_fs.DIR_FLAGS, dir_fd=parent)
+    except OSError:
+        os.close(parent)
+        return
+    try:
+        # a writer holds its directory's flock shared from before it creates its file until it has locked it
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if os.fstat(fd).st_mtime <= cutoff:
             os.rmdir(name, dir_fd=parent)  # fails harmlessly if anything is inside
     except OSError:
         pass
     finally:
+        os.close(fd)
         os.close(parent)
 
 
