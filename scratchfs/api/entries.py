@@ -207,7 +207,8 @@ class Entries:
         token = checks.new_token()
         mode = preview_mode or self.settings.preview_mode
         sample = self._sample(kind, mode)
-        pending = self.blobs.write(run_id, agent_id, token, sample.watch(iter_chunks(content)))
+        bound = {"kind": kind, "key": key, "tool": tool, "ttl": ttl, "created_at": self.now()}  # for a rebuild
+        pending = self.blobs.write(run_id, agent_id, token, sample.watch(iter_chunks(content)), bound)
         try:
             entry, stub = self._describe(run_id, agent_id, kind, key, token, pending.info, sample, tool, ttl, mode)
             old = self._commit(entry, pending)

@@ -30,7 +30,6 @@ from scratchfs.engine.backends import open_backends
 from scratchfs.engine.protocols import Entry
 from scratchfs.engine.sweeper import Sweeper, SweepResult, sweep
 from scratchfs.foundation import checks
-from scratchfs.foundation.errors import StorageError
 from scratchfs.foundation.limits import MAX_LIST_ENTRIES, MAX_SWEEP_INTERVAL, SWEEP_INTERVAL
 
 ENV_ROOT = "SCRATCHFS_ROOT"
@@ -72,11 +71,6 @@ class ScratchStore:
         if root is None:
             root = os.environ.get(ENV_ROOT) or platformdirs.user_cache_dir("scratchfs")
         self.root = Path(root).expanduser().absolute()
-        try:
-            for sub in ("", "runs", "locks"):
-                os.makedirs(self.root / sub, mode=0o700, exist_ok=True)
-        except OSError as exc:
-            raise StorageError(f"cannot create the store root {self.root}: {exc.strerror or exc}") from None
         self._locks = self.root / "locks"
         self.index, self.blobs = open_backends(self.root, busy_timeout=s.busy_timeout, durable=s.durable,
                                                frame_bytes=s.frame_bytes, level=s.level)

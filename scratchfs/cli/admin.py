@@ -66,11 +66,15 @@ def stats_command(store: ScratchStore, run_id: str | None, soon: float, as_json:
 @click.option("--repair", is_flag=True, help="Remove what is broken: rows of missing and corrupt entries, corrupt "
                                              "and orphaned files.")
 @click.option("--quick", is_flag=True, help="Check seek tables and sizes only, without decompressing every frame.")
+@click.option("--rebuild-index", "rebuild_index", is_flag=True,
+              help="First restore the index rows of sound, live blobs that no row names, from the bindings the blobs "
+                   "carry (after a lost or damaged index).")
 @click.option("--progress/--no-progress", default=None,
               help="Show a progress bar on stderr [default: on a terminal, for stores over 64 MiB or 1000 entries].")
 @JSON_TABLE
 @with_store
-def fsck_command(store: ScratchStore, repair: bool, quick: bool, progress: bool | None, as_json: bool) -> None:
+def fsck_command(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, progress: bool | None,
+                 as_json: bool) -> None:
     """Check the index against the blob files: missing, orphaned and corrupt entries (exit code 3 if any remain)."""
     entries = store.list_entries()
     total = sum(e.size for e in entries)
@@ -83,15 +87,19 @@ def fsck_command(store: ScratchStore, repair: bool, quick: bool, progress: bool 
         with Progress(TextColumn("fsck"), BarColumn(), DownloadColumn(binary_units=True), TimeRemainingColumn(),
                       console=Console(stderr=True), transient=True) as bar:
             task = bar.add_task("verify", total=total)
-            report = fsck(store, repair=repair, deep=True, progress=lambda n: bar.advance(task, n))
+            report = fsck(store, repair=repair, deep=True, progress=lambda n: bar.advance(task, n),
+                          rebuild_index=rebuild_index)
     else:
-        report = fsck(store, repair=repair, deep=not quick)
+        report = fsck(store, repair=repair, deep=not quick, rebuild_index=rebuild_index)
     if as_json:
         echo_json(report.to_dict())
     else:
         from scratchfs.cli.render import human_bytes, problems_listing, show
 
         counts = report.counts()
+        if report.rebuilt is not None:
+            click.echo(f"rebuilt the index: {report.rebuilt.restored} entries restored from their blobs, "
+                       f"{len(report.rebuilt.skipped)} blob files skipped")
         click.echo(f"checked {report.entries_checked} entries ({human_bytes(report.bytes_checked)} verified) and "
                    f"{report.files_checked} files; index: {report.index}; missing {counts['missing']}, "
                    f"corrupt {counts['corrupt']}, orphaned {counts['orphaned']}, repaired {counts['repaired']}")

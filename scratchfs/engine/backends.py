@@ -11,12 +11,14 @@ from pathlib import Path
 
 from scratchfs.engine.local_blobs import Blobs
 from scratchfs.engine.protocols import BlobStore, IndexBackend
+from scratchfs.engine.root import prepare_root
 from scratchfs.engine.sqlite_index import Index
 
 
 def open_backends(root: Path, *, busy_timeout: float, durable: bool, frame_bytes: int,
                   level: int) -> tuple[IndexBackend, BlobStore]:
-    """The index and the blob store of the store at ``root`` (which exists: see the store's root preparation).
+    """The index and the blob store of the store at ``root``, created private (0700/0600) when missing and checked
+    when not (:func:`scratchfs.engine.root.prepare_root`).
 
     Args:
         root: the store's root directory.
@@ -25,9 +27,11 @@ def open_backends(root: Path, *, busy_timeout: float, durable: bool, frame_bytes
         frame_bytes: decompressed bytes per blob frame. level: the zstd level.
 
     Raises:
-        StorageError: the index cannot be opened, is not a scratchfs index, or is empty or missing beside existing
+        StorageError: the root cannot be created or is not private and ours (see ``prepare_root``); the index cannot
+            be opened, is not a scratchfs index, or is empty or missing beside existing
             blobs. StoreBusy: it stayed locked past ``busy_timeout``.
     """
+    prepare_root(root)  # 0700 root, 0600 index files before SQLite opens them; no links followed
     blobs = Blobs(root, frame_bytes, level, durable)
     index = Index(root / "index.sqlite", root / "locks", busy_timeout, durable,
                   existing_data=lambda: bool(blobs.blob_files()))  # an empty index beside blobs is refused

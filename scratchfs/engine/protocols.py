@@ -13,12 +13,12 @@ delete lock after its rows are deleted, and the write of a row holds that lock s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
-from scratchfs.engine.seekable import RangeSource
+from scratchfs.engine.sources import RangeSource
 
 
 class Entry(NamedTuple):
@@ -179,8 +179,11 @@ class BlobStore(Protocol):
     for a failing file system or object store; ``run_id`` and ``agent_id`` are validated ids, ``token`` a blob
     token (:func:`scratchfs.foundation.checks.new_token`)."""
 
-    def write(self, run_id: str, agent_id: str, token: str, chunks: Iterable) -> PendingWrite:
-        """Write a new blob from byte chunks (seekable format) and return it, pending its row."""
+    def write(self, run_id: str, agent_id: str, token: str, chunks: Iterable,
+              bound: Mapping | None = None) -> PendingWrite:
+        """Write a new blob from byte chunks (seekable format), bound to its entry (``bound``: ``kind``, ``key``,
+        ``tool``, ``ttl``, ``created_at``, written into the blob so a lost index can be rebuilt), and return it,
+        pending its row."""
         ...
 
     def open_source(self, run_id: str, agent_id: str, token: str) -> BlobSource:
