@@ -35,6 +35,7 @@ from filelock import FileLock, Timeout
 
 from scratchfs.engine.protocols import Entry, ExpiredRow, Gone
 from scratchfs.engine.sqlite_connections import APPLICATION_ID, Connections, index_error, read_only_reason
+from scratchfs.engine.sqlite_schema import create_tables
 from scratchfs.foundation.errors import QuotaExceeded, StorageError, StoreBusy
 from scratchfs.foundation.limits import LOOKUP_CACHE_ENTRIES, TOMBSTONE_SECONDS
 
@@ -225,33 +226,8 @@ class Index:
         self._schema_transaction(conn)
 
     def _schema_transaction(self, conn: sqlite3.Connection) -> None:
-        import sqlite_utils  # only needed here: keeps it off the import path of every read (about 100 ms)
-
         with self.write("creating the schema"):
-            db = sqlite_utils.Database(conn)  # runs a PRAGMA: inside, so that its failure is typed too
-            db["entries"].create(
-                {
-                    "id": int, "kind": str, "run_id": str, "agent_id": str, "key": str, "blob": str,
-                    "size": int, "stored_size": int, "frames": int, "lines": int, "preview": str,
-                    "source_tool": str, "content_type": str, "shape": str,
-                    "created_at": float, "expires_at": float, "ttl": float, "frame_newlines": bytes,
-                },
-                pk="id",
-                not_null={"kind", "run_id", "agent_id", "key", "blob", "size", "stored_size", "frames", "lines",
-                          "preview", "created_at", "expires_at", "ttl"},
-                if_not_exists=True,
-            )
-            table = db["entries"]
-            table.create_index(["run_id", "agent_id", "kind", "key"], unique=True, if_not_exists=True,
-                               index_name="entries_scope_key")
-            table.create_index(["expires_at"], if_not_exists=True, index_name="entries_expires_at")
-            table.create_index(["run_id", "created_at"], if_not_exists=True, index_name="entries_run_created")
-            table.create_index(["blob"], unique=True, if_not_exists=True, index_name="entries_blob")
-            db["gone"].create(
-                {"run_id": str, "agent_id": str, "kind": str, "key": str, "reason": str, "at": float},
-                pk=("run_id", "agent_id", "kind", "key"), not_null={"reason", "at"}, if_not_exists=True,
-            )
-            db["gone"].create_index(["at"], if_not_exists=True, index_name="gone_at")
+            create_tables(conn)  # its PRAGMAs inside the transaction, so that their failure is typed too
             conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
