@@ -63,7 +63,7 @@ SCRATCH_READ = _obj({"key": _STR, **_PIECE}, {"encoding": {"const": "base64"}})
 TREE = _obj({"handle": _STR, "path": _STR, "type": _STR, "count": _INT, "offset": _INT,
              "next_offset": _NULLABLE_INT,
              "children": {"type": "array", "items": _obj({"key": {"type": ["string", "integer"]}, "path": _STR,
-                                                          "type": _STR}, {"count": _INT, "value": {},
+                                                          "type": _STR}, {"count": _INT, "value": {}, "text": _STR,
                                                                           "cut": {"type": "boolean"}})}},
             {"value": {}})
 TABLE = _obj({"handle": _STR, "columns": {"type": "array", "items": _STR}, "row": _INT,

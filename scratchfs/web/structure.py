@@ -143,8 +143,8 @@ def _child(key: str | int, pointer: str, value: Any) -> dict[str, Any]:
         out["count"] = len(value)
     elif isinstance(value, str) and len(value) > MAX_STRING_CHARS:
         out["value"], out["cut"] = value[:MAX_STRING_CHARS], True
-    elif isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) > 2**53:
-        out["value"] = str(value)  # exactly as parsed, not rounded by a JavaScript number
+    elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2**53:
+        out["value"], out["text"] = value, str(value)  # the page shows the text: a JavaScript number would round it
     else:
         out["value"] = value
     return out
@@ -152,7 +152,8 @@ def _child(key: str | int, pointer: str, value: Any) -> dict[str, Any]:
 
 def json_tree(scope: Scope, handle: str, pointer: str = "", offset: int = 0, limit: int = 200) -> dict[str, Any]:
     """One node of a spilled JSON document: ``{handle, path, type, count, offset, children: [{key, path, type,
-    count | value, cut?}], next_offset}`` (``count``: children of an object or array; ``next_offset``: the child index
+    count | value, cut?, text?}], next_offset}`` (``count``: children of an object or array; ``text``: the
+    decimal digits of an integer beyond 2**53, which a JavaScript number would round; ``next_offset``: the child index
     to list next, ``null`` when all were listed).
 
     Raises:

@@ -316,7 +316,7 @@ function searchPane(base) {
                                               (w.matches.length > 1 ? ` · ${w.matches.length} matches` : "")}),
           highlighted(w)));
       }
-      out.prepend(el("p", {class: "summary", text: count ? `${number(count)} matches shown` +
+      out.prepend(el("p", {class: "summary", text: count ? `${number(count)} ${count === 1 ? "match" : "matches"} shown` +
                                                           (r.more ? " (more below)" : "") : "no match"}));
       const old = out.querySelectorAll("p.summary");
       for (let i = 1; i < old.length; i++) old[i].remove();
@@ -346,7 +346,8 @@ function treeNode(base, child) {
     });
     return el("li", {}, details);
   }
-  const value = child.type === "string" ? JSON.stringify(child.value) + (child.cut ? "…" : "") : String(child.value);
+  const value = child.type === "string" ? JSON.stringify(child.value) + (child.cut ? "…" : "")
+    : child.text !== undefined ? child.text : String(child.value);
   return el("li", {class: "leaf"}, ...label, el("span", {class: "punct", text: ": "}),
             el("span", {class: "v-" + child.type, text: value}));
 }
