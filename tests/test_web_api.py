@@ -89,7 +89,7 @@ def test_entry_metadata(store, clock, client, fixture_data):
     assert meta["content_type"] == "json" and meta["expires_in"] == pytest.approx(500.0)
     assert "blob" not in meta
     scope.scratch_write("notes", "α" * 10)
-    note = client.get(f"/api/runs/run-m/agents/agent-1/scratchpad", params={"key": "notes"}).json()
+    note = client.get("/api/runs/run-m/agents/agent-1/scratchpad", params={"key": "notes"}).json()
     assert note["kind"] == "scratch" and note["size"] == 20
 
 

@@ -1,5 +1,5 @@
 // scratchfs inspector page: builds every view from the JSON API with DOM calls that set text only
-// (textContent, never innerHTML), so entry content can never run as HTML. No framework, no build step.
+// (textContent only, never markup), so entry content can never run as HTML. No framework, no build step.
 "use strict";
 
 const body = document.body;
