@@ -134,7 +134,7 @@ def openapi() -> dict[str, Any]:
             ], "listRunEntries")},
             _H: {"get": _op("One spilled entry's metadata", ENTRY, [RUN, AGENT, HANDLE], "getHandle")},
             _H + "/read": {"get": _op("Read a spilled entry by range, lines or search (the read_handle contract)",
-                                      {"oneOf": [RANGE, LINES, SEARCH]}, [RUN, AGENT, HANDLE, *READ_PARAMS],
+                                      {"anyOf": [LINES, SEARCH, RANGE]}, [RUN, AGENT, HANDLE, *READ_PARAMS],
                                       "readHandle")},
             _H + "/tree": {"get": _op("One node of a spilled JSON document", TREE, [
                 RUN, AGENT, HANDLE, _q("path", _STR, "A JSON pointer (RFC 6901); empty for the root."),
