@@ -342,7 +342,7 @@ function treeNode(base, child) {
          el("span", {class: "count", text: ` ${number(child.count)} ${child.type === "object" ? "keys" : "items"}`})));
     let loaded = false;
     details.addEventListener("toggle", () => {
-      if (details.open && !loaded) { loaded = true; details.append(treeChildren(base, child.path, 0)); }
+      if (details.open && !loaded) { loaded = true; details.append(treeChildren(base, child.path)); }
     });
     return el("li", {}, details);
   }
@@ -352,18 +352,23 @@ function treeNode(base, child) {
             el("span", {class: "v-" + child.type, text: value}));
 }
 
-function treeChildren(base, path, offset) {
+function treeChildren(base, path) {
   const list = el("ul", {class: "tree"}, el("li", {class: "loading", text: "loading…"}));
+  fillTree(base, path, 0, list, list.firstChild);
+  return list;
+}
+
+// load children from `offset` into `list`, in place of `placeholder` (a "loading…" or "more…" item)
+function fillTree(base, path, offset, list, placeholder) {
   getJson(base + "/tree", {path, offset, limit: 200}).then(node => {
-    list.replaceChildren(...node.children.map(c => treeNode(base, c)));
+    placeholder.replaceWith(...node.children.map(c => treeNode(base, c)));
     if (node.next_offset !== null) {
       const moreItem = el("li", {}, el("button", {type: "button", class: "small",
         text: `${number(node.count - node.next_offset)} more…`,
-        onclick: () => moreItem.replaceWith(...treeChildren(base, path, node.next_offset).childNodes)}));
+        onclick: () => fillTree(base, path, node.next_offset, list, moreItem)}));
       list.append(moreItem);
     }
   }).catch(e => showError(list, e));
-  return list;
 }
 
 function treePane(base) {
@@ -379,7 +384,7 @@ function treePane(base) {
       }
       pane.append(el("p", {class: "summary", text: `${root.type}, ${number(root.count)} ` +
                                                    (root.type === "object" ? "keys" : "items")}),
-                  treeChildren(base, "", 0));
+                  treeChildren(base, ""));
     }).catch(e => showError(pane, e));
   };
   return pane;
