@@ -176,9 +176,9 @@ def test_json_tree_of_the_fixture(site, page, fixture_data):
     method = page.locator("#tree-pane li.leaf", has_text="method").first
     method.wait_for()
     assert method.inner_text() == f'method: "{doc["operations"][names[0]]["http"]["method"]}"'
+    shot(site, page, "05-json-tree")
     page.locator("#tree-pane button", has_text="more").click()
     expect(ops).to_have_count(len(names))
-    shot(site, page, "05-json-tree")
 
 
 def test_csv_table(site, page, fixture_data):
