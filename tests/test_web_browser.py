@@ -236,3 +236,36 @@ def test_a_request_without_the_token_is_refused(site):
     shot(site, tab, "08-refused")
     context.close()
     assert re.match(r"http://127\.0\.0\.1:\d+$", site["base"])
+
+
+def test_a_scratchpad_value(site, page):
+    page.goto(f"{site['base']}/runs/{RUN}")
+    page.locator("a", has_text="plan").click()
+    page.locator("pre.window").wait_for()
+    assert page.inner_text("pre.window") == "1) find the needle 2) read around it"
+    assert page.inner_text(".where") == "bytes 0–36 of 36"
+
+
+def test_deleting_from_the_page_with_allow_delete(site, tmp_path):
+    with ScratchStore(tmp_path / "root") as store:
+        scope = store.scope("run-del", "agent-1")
+        scope.spill(b"keep me\n" * 2000, source_tool="keep")
+        gone = scope.spill(b"delete me\n" * 2000, source_tool="gone").handle
+    with serve(tmp_path / "root", "--allow-delete") as (found, _):
+        context = site["browser"].new_context()
+        tab = context.new_page()
+        dialogs: list[str] = []
+        tab.on("dialog", lambda d: (dialogs.append(d.message), d.accept()))
+        tab.goto(found.group(1))
+        tab.goto(found.group(1).split("/?")[0] + "/runs/run-del")
+        row = tab.locator("table.grid tbody tr", has_text=gone)
+        row.locator("button", has_text="delete").click()  # a POST with the page's CSRF header
+        expect(row).to_have_count(0)
+        expect(tab.locator("table.grid tbody tr")).to_have_count(1)
+        shot(site, tab, "09-after-delete")
+        tab.locator("button", has_text="Delete run").click()
+        tab.wait_for_url(found.group(1).split("/?")[0] + "/")
+        context.close()
+    assert dialogs == ["Delete every entry of run run-del?"]
+    with ScratchStore(tmp_path / "root") as store:
+        assert store.list_entries() == []

@@ -257,3 +257,29 @@ def test_path_parameters_go_through_the_api_id_checks(seeded, url, value, check)
     got = client.get(url.format(v=urllib.request.quote(value)))
     assert got.status_code == 400
     assert str(expected.value) in (got.json()["error"]["message"] if url.startswith("/api/") else got.text)
+
+
+def test_a_websocket_is_refused_even_with_the_token(seeded):
+    from starlette.websockets import WebSocketDisconnect
+
+    store, _, _ = seeded
+    with pytest.raises(WebSocketDisconnect) as closed, \
+            TestClient(create_app(store, TOKEN), headers=AUTH).websocket_connect("/api/runs"):
+        pass
+    assert closed.value.code == 1008
+
+
+def test_a_port_in_use_is_one_line_and_exit_4(tmp_path):
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        got = subprocess.run([sys.executable, "-m", "scratchfs", "serve", "--root", str(tmp_path), "--port",
+                              str(port)], capture_output=True, text=True, timeout=60)
+    assert got.returncode == 4 and got.stdout == ""
+    assert got.stderr.count("\n") == 1
+    assert got.stderr.startswith(f"scratchfs: storage: cannot listen on 127.0.0.1:{port}")
