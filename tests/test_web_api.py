@@ -250,3 +250,19 @@ def test_openapi_names_every_api_route(client):
     assert set(doc["paths"]) == api_paths
     assert doc["paths"]["/api/runs/{run}/scratch"]["get"]["parameters"][0]["name"] == "run"
 
+
+
+def test_html_text_of_the_fixture(store, client, fixture_data):
+    scope = store.scope("run-t", "agent-1")
+    html = b"<html><head><title>T</title><style>p{}</style></head><body><h1>Own&amp;ership</h1>" \
+           b"<script>var x = '<p>no</p>';</script><p>Rust  is\n  safe</p><ul><li>one</li><li>two</li></ul></body>"
+    handle = scope.spill(html + b" " * 9000).handle
+    got = client.get(h_url(scope, handle, "/text")).json()
+    assert got["data"] == "T\nOwn&ership\nRust is safe\none\ntwo" and got["size"] == len(got["data"])
+    book = scope.spill(fixture_data["browser-rust-book.html"]).handle
+    first = client.get(h_url(scope, book, "/text"), params={"length": 1000}).json()
+    assert first["length"] == 1000 and first["next_offset"] == 1000 and "<" not in first["data"]
+    assert "The Rust Programming Language" in first["data"]
+    whole = "".join(client.get(h_url(scope, book, "/text"), params={"offset": at, "length": 65536}).json()["data"]
+                    for at in range(0, first["size"], 65536))
+    assert len(whole) == first["size"] and "What Is Ownership?" in whole and "<script" not in whole

@@ -53,6 +53,7 @@ def site(tmp_path_factory, fixture_data):
             "big": scope.spill(big, source_tool="workspace.cat").handle,
             "json": scope.spill(fixture_data["api-ec2-service-model.json"], source_tool="aws.describe").handle,
             "csv": scope.spill(fixture_data["query-packages-by-month.csv"], source_tool="sql.query").handle,
+            "html": scope.spill(fixture_data["browser-rust-book.html"], source_tool="browser.fetch").handle,
             "evil": store.scope(RUN, "agent-2").spill(EVIL.encode() + b"\n", source_tool="browser.get").handle,
         }
         scope.scratch_write("plan", "1) find the needle 2) read around it")
@@ -99,9 +100,9 @@ def test_open_a_run(site, page, fixture_data):
     page.wait_for_url(f"{site['base']}/runs/{RUN}")
     rows = page.locator("table.grid tbody tr")
     rows.first.wait_for()
-    assert rows.count() == 5  # four spilled results and the scratchpad value
+    assert rows.count() == 6  # five spilled results and the scratchpad value
     tools = page.locator("table.grid tbody tr td:nth-child(4)").all_inner_texts()
-    assert sorted(tools) == ["", "aws.describe", "browser.get", "sql.query", "workspace.cat"]
+    assert sorted(tools) == ["", "aws.describe", "browser.fetch", "browser.get", "sql.query", "workspace.cat"]
     widths = page.locator("div.bar > span").evaluate_all("spans => spans.map(s => s.style.width)")
     sizes = [len(site["big"]), len(fixture_data["api-ec2-service-model.json"]),
              len(fixture_data["query-packages-by-month.csv"])]
@@ -193,6 +194,17 @@ def test_csv_table(site, page, fixture_data):
     first = page.locator("#table-pane tbody tr").first.locator("td").all_text_contents()
     assert first == ["1", *records[1]]
     shot(site, page, "06-csv")
+
+
+def test_the_text_of_an_html_entry(site, page):
+    page.goto(entry_url(site, "html"))
+    page.click("#tab-text")
+    text = page.locator("#text-pane pre.window")
+    text.wait_for()
+    assert text.inner_text().startswith("The Rust Programming Language")
+    assert "<" not in text.inner_text().split("\n", 3)[2]
+    assert "of text" in page.inner_text("#text-pane .where")
+    shot(site, page, "06b-html-text")
 
 
 def test_an_entry_holding_script_is_shown_as_text(site, page):

@@ -64,6 +64,7 @@ def routes() -> list[Route]:
         Route(h + "/read", api.endpoint(api.handle_read), methods=get),
         Route(h + "/tree", api.endpoint(api.handle_tree), methods=get),
         Route(h + "/table", api.endpoint(api.handle_table), methods=get),
+        Route(h + "/text", api.endpoint(api.handle_text), methods=get),
         Route(s, api.endpoint(api.scratch_meta), methods=get),
         Route(s + "/read", api.endpoint(api.scratch_read), methods=get),
         Route("/api/stats", api.endpoint(api.stats_view), methods=get),

@@ -12,7 +12,7 @@ from typing import Any
 from scratchfs.api.store import MAX_CONTEXT_BYTES, MAX_LINES, MAX_MATCHES, MAX_READ_BYTES
 from scratchfs.foundation.checks import MAX_ID_BYTES, MAX_KEY_BYTES
 from scratchfs.web.api import MAX_PAGE
-from scratchfs.web.structure import MAX_CHILDREN, MAX_ROWS
+from scratchfs.web.structure import MAX_CHILDREN, MAX_ROWS, MAX_TEXT_CHARS
 
 _ID = {"type": "string", "minLength": 1, "maxLength": MAX_ID_BYTES, "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f/]+$"}
 _INT = {"type": "integer"}
@@ -69,6 +69,8 @@ TREE = _obj({"handle": _STR, "path": _STR, "type": _STR, "count": _INT, "offset"
 TABLE = _obj({"handle": _STR, "columns": {"type": "array", "items": _STR}, "row": _INT,
               "rows": {"type": "array", "items": {"type": "array", "items": _STR}}, "total_rows": _INT,
               "next_row": _NULLABLE_INT, "partial": {"type": "boolean"}})
+TEXT = _obj({"handle": _STR, "offset": _INT, "length": _INT, "size": _INT, "next_offset": _NULLABLE_INT,
+             "partial": {"type": "boolean"}, "data": _STR})
 STATS = _obj({"now": _NUM, "soon": _NUM, "scopes": {"type": "array", "items": _obj({
     "run_id": _STR, "agent_id": _STR, "entries": _INT, "handles": _INT, "scratch": _INT, "bytes_in": _INT,
     "bytes_on_disk": _INT, "oldest": _NUM, "oldest_age": _NUM, "expiring_soon": _INT, "next_expiry": _NUM})}})
@@ -145,6 +147,10 @@ def openapi() -> dict[str, Any]:
                 RUN, AGENT, HANDLE, _q("row", _NONNEG, "First data row (0-based)."),
                 _q("rows", {"type": "integer", "minimum": 1, "maximum": MAX_ROWS}, "Rows (100)."),
             ], "getCsvTable")},
+            _H + "/text": {"get": _op("A page of the text of a spilled HTML entry (characters)", TEXT, [
+                RUN, AGENT, HANDLE, _q("offset", _NONNEG, "First character."),
+                _q("length", {"type": "integer", "minimum": 1, "maximum": MAX_TEXT_CHARS}, "Characters."),
+            ], "getHtmlText")},
             _S: {"get": _op("One scratchpad entry's metadata", ENTRY, [RUN, AGENT, KEY], "getScratch")},
             _S + "/read": {"get": _op("A range of a scratchpad value (the scratch_read contract)", SCRATCH_READ, [
                 RUN, AGENT, KEY, _q("offset", _NONNEG, "First byte."),

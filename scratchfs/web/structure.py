@@ -13,6 +13,10 @@ table, paged by rows. Both parse on the server from a bounded read of the entry.
   :class:`csv.Sniffer` from the first 64 KiB, a comma when it cannot tell); rows are returned in pages of at most
   :data:`MAX_ROWS`, cells cut to :data:`MAX_CELL_CHARS` characters.
 
+* HTML is reduced to its text by the standard library's :class:`html.parser.HTMLParser` (HTML5 character references
+  decoded; the contents of ``script``, ``style``, ``template`` and ``noscript`` dropped; white space squeezed to one
+  space outside ``pre``; a line break around each block element, blank lines dropped), returned in pages of at most :data:`MAX_TEXT_CHARS` characters.
+
 Parsed documents are kept in a small cache (:data:`CACHE_DOCUMENTS` of them, by run, agent and handle: a handle's
 content never changes), so expanding a tree does not parse the document again.
 """
@@ -22,8 +26,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import threading
 from collections import OrderedDict
+from html.parser import HTMLParser
 from typing import Any
 
 from scratchfs.api.store import MAX_READ_BYTES, Scope
@@ -39,6 +45,8 @@ MAX_ROWS = 500
 """Most CSV rows returned per request."""
 MAX_CELL_CHARS = 1000
 """Longest CSV cell returned, in characters."""
+MAX_TEXT_CHARS = 65536
+"""Most characters of an HTML entry's text returned per request."""
 CACHE_DOCUMENTS = 4
 """Parsed documents kept in memory."""
 
@@ -218,4 +226,67 @@ def csv_table(scope: Scope, handle: str, row: int = 0, rows: int = 100) -> dict[
             "total_rows": len(body), "next_row": end if end < len(body) else None, "partial": partial}
 
 
-__all__ = ["MAX_CHILDREN", "MAX_ROWS", "MAX_STRUCTURE_BYTES", "csv_table", "json_tree", "read_bounded", "resolve"]
+_HIDDEN = frozenset({"script", "style", "template", "noscript"})
+_BLOCKS = frozenset({"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "section", "article",
+                     "header", "footer", "table", "ul", "ol", "dt", "dd", "blockquote", "title", "hr"})
+
+
+class _TextOf(HTMLParser):
+    """Collects the visible text of an HTML document."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.hidden = 0
+        self.pre = 0
+
+    def handle_starttag(self, tag: str, attrs: Any) -> None:
+        if tag in _HIDDEN:
+            self.hidden += 1
+        elif tag in _BLOCKS:
+            self.parts.append("\n")
+        self.pre += tag == "pre"
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _HIDDEN:
+            self.hidden = max(0, self.hidden - 1)
+        elif tag in _BLOCKS:
+            self.parts.append("\n")
+        if tag == "pre":
+            self.pre = max(0, self.pre - 1)
+
+    def handle_data(self, data: str) -> None:
+        if not self.hidden:
+            self.parts.append(data if self.pre else re.sub(r"\s+", " ", data))
+
+
+def _parse_html(scope: Scope, handle: str) -> tuple[str, bool]:
+    data, size = read_bounded(scope, handle)
+    parser = _TextOf()
+    parser.feed(data.decode("utf-8", "replace"))
+    parser.close()
+    text = re.sub(r"[ \t]*\n[ \t\n]*", "\n", "".join(parser.parts)).strip()
+    return text, size > len(data)
+
+
+def html_text(scope: Scope, handle: str, offset: int = 0, length: int = MAX_TEXT_CHARS) -> dict[str, Any]:
+    """A page of the text of a spilled HTML entry: ``{handle, offset, length, size, next_offset, partial, data}``
+    (offsets, lengths and ``size`` in characters of the extracted text; ``partial``: only the first
+    :data:`MAX_STRUCTURE_BYTES` bytes were read).
+
+    Raises:
+        InvalidArgument: a bad offset or length. NotFound, CorruptBlob, StoreBusy, StorageError: from the store.
+    """
+    if not 1 <= length <= MAX_TEXT_CHARS:
+        raise InvalidArgument(f"length must be 1 to {MAX_TEXT_CHARS}: {length}")
+    if offset < 0:
+        raise InvalidArgument(f"offset must not be negative: {offset}")
+    text, partial = _cached(scope, handle, "html", lambda: _parse_html(scope, handle))
+    piece = text[offset : offset + length]
+    end = offset + len(piece)
+    return {"handle": handle, "offset": offset, "length": len(piece), "size": len(text),
+            "next_offset": end if end < len(text) else None, "partial": partial, "data": piece}
+
+
+__all__ = ["MAX_CHILDREN", "MAX_ROWS", "MAX_STRUCTURE_BYTES", "MAX_TEXT_CHARS", "csv_table", "html_text", "json_tree",
+           "read_bounded", "resolve"]

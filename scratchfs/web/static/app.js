@@ -414,6 +414,31 @@ function tablePane(base) {
   return pane;
 }
 
+function textPane(base) {
+  const pane = el("section", {class: "pane", id: "text-pane", hidden: true});
+  const out = el("div", {class: "out"});
+  const where = el("span", {class: "where"});
+  const history = [];
+  let offset = 0;
+  const prev = el("button", {type: "button", text: "◀ previous", onclick: () => { offset = history.pop() || 0; load(); }});
+  const next = el("button", {type: "button", text: "next ▶"});
+  pane.append(el("div", {class: "tools"}, prev, next, where), out);
+  async function load() {
+    try {
+      const t = await getJson(base + "/text", {offset, length: 16384});
+      out.replaceChildren(el("pre", {class: "window prose", text: t.data}));
+      where.textContent = `characters ${number(t.offset)}–${number(t.offset + t.length)} of ${number(t.size)} ` +
+                          "of text" + (t.partial ? " (from the first 4 MiB)" : "");
+      prev.disabled = !history.length;
+      next.disabled = t.next_offset === null;
+      next.onclick = () => { history.push(offset); offset = t.next_offset; load(); };
+    } catch (e) { showError(out, e); }
+  }
+  let loaded = false;
+  pane.load = () => { if (!loaded) { loaded = true; load(); } };
+  return pane;
+}
+
 async function viewHandle() {
   const {run, agent, handle} = body.dataset;
   crumbs(["runs", "/"], ["run " + run, runHref(run)], ["agent " + agent, null], [handle, null]);
@@ -426,7 +451,8 @@ async function viewHandle() {
   const panes = {lines: linesPane(base, meta), search: searchPane(base)};
   if (meta.content_type === "json") panes.tree = treePane(base);
   if (meta.content_type === "csv") panes.table = tablePane(base);
-  const names = {lines: "Lines", search: "Search", tree: "JSON tree", table: "Table"};
+  if (meta.content_type === "html") panes.text = textPane(base);
+  const names = {lines: "Lines", search: "Search", tree: "JSON tree", table: "Table", text: "Text"};
   const tabs = el("nav", {class: "tabs"});
   for (const name of Object.keys(panes)) {
     tabs.append(el("button", {type: "button", id: "tab-" + name, class: name === "lines" ? "active" : "",
