@@ -15,7 +15,8 @@ table, paged by rows. Both parse on the server from a bounded read of the entry.
 
 * HTML is reduced to its text by the standard library's :class:`html.parser.HTMLParser` (HTML5 character references
   decoded; the contents of ``script``, ``style``, ``template`` and ``noscript`` dropped; white space squeezed to one
-  space outside ``pre``; a line break around each block element, blank lines dropped), returned in pages of at most :data:`MAX_TEXT_CHARS` characters.
+  space outside ``pre``; a line break around each block element, blank lines dropped), returned in pages of at
+  most :data:`MAX_TEXT_CHARS` characters.
 
 Parsed documents are kept in a small cache (:data:`CACHE_DOCUMENTS` of them, by run, agent and handle: a handle's
 content never changes), so expanding a tree does not parse the document again.
