@@ -111,3 +111,12 @@ def run_demo(store: ScratchStore, fixtures_dir: str | None) -> None:
     console.print(f"\nscratchpad: wrote 'plan' ({len(note)} bytes), read back "
                   f"{'identical' if back == note else 'DIFFERENT'}; keys: {keys}\n")
     console.print(entries_table(store.list_entries_for_run(RUN_ID), store.now(), title=f"run {RUN_ID!r}"))
+
+
+__all__ = [
+    "AGENT_ID",
+    "RUN_ID",
+    "find_fixtures",
+    "pick_needle",
+    "run_demo",
+]

@@ -283,3 +283,22 @@ def test_a_port_in_use_is_one_line_and_exit_4(tmp_path):
     assert got.returncode == 4 and got.stdout == ""
     assert got.stderr.count("\n") == 1
     assert got.stderr.startswith(f"scratchfs: storage: cannot listen on 127.0.0.1:{port}")
+
+
+def test_the_start_line_as_json(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    from tests.web_support import read_line
+
+    proc = subprocess.Popen([sys.executable, "-m", "scratchfs", "serve", "--root", str(tmp_path), "--port", "0",
+                             "--json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        start = json.loads(read_line(proc, 30))
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        proc.stdout.close()
+    assert start["host"] == "127.0.0.1" and len(start["token"]) >= 32
+    assert start["url"] == f"http://127.0.0.1:{start['port']}/?token={start['token']}"

@@ -315,3 +315,11 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool) -> Sh
         extra = f", grep-style path:line: output ({_plural(files, 'file')} in {'the sample' if scope else 'all'})"
     text = f"{kind}, {_plural(lines, 'line')}, longest {longest:,} bytes, {blank:.0%} blank{extra}{scope}"
     return Shape(kind, _clip(text))
+
+
+__all__ = [
+    "MAX_SHAPE_CHARS",
+    "SAMPLE_BYTES",
+    "Shape",
+    "describe",
+]

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from rich.console import Console
 from rich.table import Table
 
-from scratchfs.engine.sqlite_index import Entry
+from scratchfs.engine.protocols import Entry
 
 
 def human_bytes(size: float) -> str:
@@ -88,3 +88,14 @@ def problems_table(problems: Iterable, title: str | None = None) -> Table:
 def print_table(table: Table) -> None:
     """Print a table to stdout (wide enough not to fold handles)."""
     Console(width=max(120, Console().width)).print(table)
+
+
+__all__ = [
+    "entries_table",
+    "human_bytes",
+    "human_seconds",
+    "print_table",
+    "problems_table",
+    "ratio",
+    "stats_table",
+]

@@ -5,13 +5,14 @@ run on a socket this command binds itself, so ``--port 0`` picks a free port and
 Its access log is off (the first request's URL carries the token).
 
 At start it prints one line on stdout, flushed, with the URL to open, the token in it (as Jupyter does):
-``scratchfs inspector: http://127.0.0.1:8765/?token=...``. Exit codes as for every command: 2 for a bad option or a
-missing ``web`` extra, 4 when the address cannot be bound.
+``scratchfs inspector: http://127.0.0.1:8765/?token=...`` (with ``--json``: ``{url, host, port, token}``). Exit
+codes as for every command: 2 for a bad option or a missing ``web`` extra, 4 when the address cannot be bound.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import json
 import re
 import socket
 import sys
@@ -65,7 +66,9 @@ def _is_loopback(host: str) -> bool:
 @click.option("--token", envvar="SCRATCHFS_TOKEN", default=None,
               help="Access token (16-256 characters of A-Z a-z 0-9 . _ ~ -) [env: SCRATCHFS_TOKEN; default: random].")
 @click.option("--allow-delete", is_flag=True, help="Allow deleting entries, agents and runs (POST, from the page).")
-def serve_command(root: str | None, host: str, port: int, token: str | None, allow_delete: bool) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the start line as JSON: {url, host, port, token}.")
+def serve_command(root: str | None, host: str, port: int, token: str | None, allow_delete: bool,
+                  as_json: bool) -> None:
     """Serve the web inspector: a JSON API and a page over the store (needs: pip install 'scratchfs[web]').
 
     Every request needs the access token; open the printed URL, which carries it. Read-only unless --allow-delete.
@@ -88,7 +91,9 @@ def serve_command(root: str | None, host: str, port: int, token: str | None, all
         config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False)
         bound = sock.getsockname()[1]
         shown = f"[{host.strip('[]')}]" if ":" in host else host
-        click.echo(f"scratchfs inspector: http://{shown}:{bound}/?token={token}")
+        url = f"http://{shown}:{bound}/?token={token}"
+        click.echo(json.dumps({"url": url, "host": host, "port": bound, "token": token}) if as_json
+                   else f"scratchfs inspector: {url}")
         sys.stdout.flush()
         mode = "deletes allowed" if allow_delete else "read-only"
         click.echo(f"scratchfs: serving {store.root} ({mode}); Ctrl-C stops", err=True)

@@ -116,3 +116,10 @@ def read_lines(reader: SeekableReader, table: LineTable, line: int, count: int, 
             frame += 1
     data = bytes(out)
     return LineRead(start, data, data.count(b"\n"), cut)
+
+
+__all__ = [
+    "LineRead",
+    "LineTable",
+    "read_lines",
+]

@@ -567,3 +567,18 @@ def search(reader: SeekableReader, matcher: Matcher, start: int, context: int, m
     if open_hits:
         close()
     return SearchResult(windows, next_offset)
+
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "MAX_LINE_BYTES",
+    "MAX_PREFIX_BYTES",
+    "MAX_REACH_BYTES",
+    "Hit",
+    "LiteralMatcher",
+    "Matcher",
+    "PatternMatcher",
+    "SearchResult",
+    "Window",
+    "search",
+]

@@ -195,3 +195,12 @@ class Sweeper(threading.Thread):
         self._stopped.set()
         if self.is_alive() and threading.current_thread() is not self:
             self.join(timeout)
+
+
+__all__ = [
+    "BATCH_ROWS",
+    "SweepResult",
+    "Sweeper",
+    "check_orphan",
+    "sweep",
+]

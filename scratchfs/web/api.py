@@ -28,8 +28,9 @@ from starlette.responses import JSONResponse
 
 from scratchfs.api.contract import ScratchTools
 from scratchfs.api.inspector import DEFAULT_SOON, fsck, stats
-from scratchfs.api.store import Scope, ScratchStore
-from scratchfs.engine.sqlite_index import Entry
+from scratchfs.api.scope import Scope
+from scratchfs.api.store import ScratchStore
+from scratchfs.engine.protocols import Entry
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import InvalidArgument, NotFound, ScratchError
 from scratchfs.web import structure

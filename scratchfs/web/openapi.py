@@ -9,8 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from scratchfs.api.store import MAX_CONTEXT_BYTES, MAX_LINES, MAX_MATCHES, MAX_READ_BYTES
-from scratchfs.foundation.checks import MAX_ID_BYTES, MAX_KEY_BYTES
+from scratchfs.foundation.limits import (
+    MAX_CONTEXT_BYTES,
+    MAX_ID_BYTES,
+    MAX_KEY_BYTES,
+    MAX_LINES,
+    MAX_MATCHES,
+    MAX_READ_BYTES,
+)
 from scratchfs.web.api import MAX_PAGE
 from scratchfs.web.structure import MAX_CHILDREN, MAX_ROWS, MAX_TEXT_CHARS
 

@@ -1,7 +1,7 @@
 """Structure views of one spilled entry for the web inspector: a JSON tree, expanded one node at a time, and a CSV
 table, paged by rows. Both parse on the server from a bounded read of the entry.
 
-* The content is read through :meth:`scratchfs.api.store.Scope.read_handle` in 64 KiB ranges, at most
+* The content is read through :meth:`scratchfs.api.scope.Scope.read_range` in 64 KiB ranges, at most
   :data:`MAX_STRUCTURE_BYTES` bytes: a JSON document larger than that gets no tree (``InvalidArgument``; its lines,
   ranges and searches still work), a larger CSV is tabled from its first :data:`MAX_STRUCTURE_BYTES` bytes (cut
   after the last whole line; ``partial`` says so).
@@ -33,8 +33,9 @@ from collections import OrderedDict
 from html.parser import HTMLParser
 from typing import Any
 
-from scratchfs.api.store import MAX_READ_BYTES, Scope
+from scratchfs.api.scope import Scope
 from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.limits import MAX_READ_BYTES
 
 MAX_STRUCTURE_BYTES = 4 * 1024 * 1024
 """Most content bytes parsed for a structure view."""
@@ -61,10 +62,10 @@ def read_bounded(scope: Scope, handle: str, limit: int = MAX_STRUCTURE_BYTES) ->
     Raises:
         InvalidArgument: a bad handle. NotFound: no live entry. CorruptBlob, StoreBusy, StorageError: from the store.
     """
-    first = scope.read_handle(handle, 0, MAX_READ_BYTES)
+    first = scope.read_range(handle, 0, MAX_READ_BYTES)
     parts, size, at = [first.data], first.size, len(first.data)
     while at < min(size, limit):
-        piece = scope.read_handle(handle, at, min(MAX_READ_BYTES, limit - at))
+        piece = scope.read_range(handle, at, min(MAX_READ_BYTES, limit - at))
         if not piece.data:
             break
         parts.append(piece.data)
