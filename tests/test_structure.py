@@ -18,10 +18,18 @@ from inscriptis import get_text
 
 from scratchfs.engine.seekable import SeekableReader, SeekableWriter, read_seek_table
 from scratchfs.engine.structure import (
-    BytesSource, ReaderSource, jq_page, json_bytes, parse_path, records_page, rows_page, select_page, text_page,
+    BytesSource,
+    ReaderSource,
+    jq_page,
+    json_bytes,
+    jsondoc,
+    parse_path,
+    records_page,
+    rows_page,
+    select_page,
+    text_page,
     view_page,
 )
-from scratchfs.engine.structure import jsondoc
 from scratchfs.foundation.errors import InvalidArgument
 
 BUDGETS = [256, 700, 8192, 65536]
@@ -77,10 +85,10 @@ def ec2(fixture_data):
     '.shapes | to_entries[] | select(.value.type == "structure") | .key', ".", "[.shapes[] | .type] | length",
     ".operations.AcceptAddressTransfer",
 ])
-@pytest.mark.parametrize("budget", BUDGETS)
+@pytest.mark.parametrize("budget", [700, 8192, 65536])  # 256: the hypothesis test below
 def test_jq_pages_equal_jq_on_the_whole_document(ec2, flt, budget):
     expected = jq.compile(flt).input_text(ec2.decode()).all()
-    pages = follow(lambda **kw: jq_page(BytesSource(ec2), flt, **kw), budget)
+    pages = follow(lambda **kw: jq_page(BytesSource(ec2), flt, cache_key="ec2", **kw), budget)
     assert values(pages, "results") == expected
 
 
@@ -137,7 +145,7 @@ def test_large_documents_stream_path_filters(monkeypatch, ec2):
         expected = jq.compile(flt).input_text(ec2.decode()).all()
         pages = follow(lambda f=flt, **kw: jq_page(BytesSource(ec2), f.replace(" | ", ""), **kw), 2048)
         assert values(pages, "results") == expected
-    with pytest.raises(InvalidArgument, match="over the 0 MiB bound for jq filters|over the .* bound"):
+    with pytest.raises(InvalidArgument, match=r"over the .* bound for jq filters"):
         jq_page(BytesSource(ec2), "keys")
     with pytest.raises(InvalidArgument, match="not valid JSON"):
         jq_page(BytesSource(b'{"a": [1, 2, ' + b" " * 70_000), ".a[]")
@@ -228,14 +236,16 @@ def test_tsv_and_row_errors():
         rows_page(BytesSource(data), 4, 5)
 
 
-@given(st.lists(st.lists(st.text(st.characters(blacklist_characters="\x00\r"), max_size=40), min_size=3, max_size=3),
-                min_size=1, max_size=30), st.integers(256, 2000), st.integers(1, 9))
+_CELL = st.text(st.characters(blacklist_characters="\x00\r", blacklist_categories=("Cs",)), max_size=40)
+
+
+@given(st.lists(st.lists(_CELL, min_size=3, max_size=3), min_size=1, max_size=30), st.integers(256, 2000),
+       st.integers(1, 9))
 def test_following_the_rows_cursor_returns_each_row_once(table, budget, per_page):
     out = io.StringIO()
     csv.writer(out, lineterminator="\n").writerows([["a", "b", "c"], *table])
     data = out.getvalue().encode()
-    expected = [r for r in csv.reader(io.StringIO(out.getvalue(), newline=""))][1:]
-    expected = [r for r in expected if r]
+    expected = [r for r in list(csv.reader(io.StringIO(out.getvalue(), newline="")))[1:] if r]
     pages = follow(lambda **kw: rows_page(BytesSource(data, 32), 1, per_page, **kw), budget)
     assert values(pages, "rows") == expected
 

@@ -30,6 +30,7 @@ import jq
 from scratchfs.engine.structure.paging import (
     ContentSource,
     ItemPage,
+    ViewCache,
     check_budget,
     decode_cursor,
     encode_cursor,
@@ -45,6 +46,7 @@ MAX_JQ_DOCUMENT_BYTES = 64 * 1024 * 1024
 MAX_FILTER_CHARS = 4096
 """Longest jq filter, in characters."""
 
+_CUT = ViewCache(max_bytes=64 * 1024 * 1024, max_entries=16)  # texts of outputs cut across pages
 _PREFIX = "def env: {}; {} as $ENV | "
 _STEP_RE = re.compile(
     r'\.?\[(\d+)\]|\.?\[\]|\.([A-Za-z_][A-Za-z0-9_]*)|\.?\["((?:[^"\\]|\\.)*)"\]|\."((?:[^"\\]|\\.)*)"')
@@ -93,7 +95,7 @@ def parse_path(text: str) -> list[tuple[str, Any]] | None:
 
 
 def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budget_bytes: int = 8192,
-            max_results: int = 1000) -> ItemPage:
+            max_results: int = 1000, cache_key: str | None = None) -> ItemPage:
     """Run a jq filter over the JSON document in ``source`` and return one page of its outputs.
 
     Args:
@@ -102,6 +104,8 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
         cursor: ``page.cursor`` of the previous page of the same filter, or ``None`` for the first.
         budget_bytes: most UTF-8 bytes of ``json.dumps(page.to_dict())`` (compact), 256 to 65536.
         max_results: most outputs per page.
+        cache_key: names the content (a blob token): the text of an output cut across pages is kept under it, so
+            the next pages of that output do not run the filter again.
 
     Returns:
         an :class:`ItemPage` named ``results``: outputs numbered from 1; one output larger than the page comes as
@@ -116,26 +120,42 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
     if isinstance(max_results, bool) or not isinstance(max_results, int) or max_results < 1:
         raise InvalidArgument(f"max_results must be a positive integer: {str(max_results)[:40]!r}")
     index, chars = decode_cursor(cursor, 2, source.size) if cursor is not None else (0, 0)
-    limit = index + min(max_results, budget) + 1
-    if source.size > MAX_JQ_DOCUMENT_BYTES:
-        steps = parse_path(filter) if isinstance(filter, str) else None
-        if steps is None:
-            raise InvalidArgument(
-                f"the document is {source.size / 2**20:.0f} MiB, over the {MAX_JQ_DOCUMENT_BYTES // 2**20} MiB bound "
-                "for jq filters; past it only path filters stream (e.g. '.items[3].name', '.items[].id')")
-        outputs = _limited(stream_path(source, steps), limit)
-    else:
-        program = compile_filter(filter, limit)
-        outputs = iter(_run(program, read_whole(source, MAX_JQ_DOCUMENT_BYTES, "jq")))
     page = ItemPage("results", index + 1)
+    if chars and cache_key is not None:
+        text = _CUT.get(f"jq:{cache_key}:{index}:{filter}")
+        if text is not None:  # the rest of an output cut on an earlier page: no need to run the filter
+            whole = fill_items(page, iter([(index, text, True)]), chars, budget, 1,
+                               lambda number, skip: encode_cursor((number, skip), source.size))
+            if whole.cursor is not None:
+                return whole
+            index, chars = index + 1, 0
+            page = ItemPage("results", index, part=whole.part)
+    outputs = _outputs(source, filter, index + min(max_results, budget) + 1)
 
     def numbered() -> Iterator[tuple[int, Any, bool]]:
         for number, value in enumerate(outputs):
             if number >= index:
                 yield number, value, False
 
+    def keep(number: int, text: str) -> None:
+        if cache_key is not None:
+            _CUT.put(f"jq:{cache_key}:{number}:{filter}", text, len(text))
+
     return fill_items(page, numbered(), chars, budget, max_results,
-                      lambda number, skip: encode_cursor((number, skip), source.size))
+                      lambda number, skip: encode_cursor((number, skip), source.size), keep)
+
+
+def _outputs(source: ContentSource, filter: str, limit: int) -> Iterator[Any]:
+    """The first ``limit`` outputs of the filter: by jq, or by streaming a path past the bound."""
+    if source.size > MAX_JQ_DOCUMENT_BYTES:
+        steps = parse_path(filter) if isinstance(filter, str) else None
+        if steps is None:
+            raise InvalidArgument(
+                f"the document is {source.size / 2**20:.0f} MiB, over the {MAX_JQ_DOCUMENT_BYTES // 2**20} MiB bound "
+                "for jq filters; past it only path filters stream (e.g. '.items[3].name', '.items[].id')")
+        return _limited(stream_path(source, steps), limit)
+    program = compile_filter(filter, limit)
+    return iter(_run(program, read_whole(source, MAX_JQ_DOCUMENT_BYTES, "jq")))
 
 
 def _run(program: Any, data: bytes) -> list:

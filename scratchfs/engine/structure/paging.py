@@ -236,7 +236,7 @@ class TextPage:
 
 def _fit_text(text: str, room: int) -> str:
     """The longest prefix of ``text`` whose JSON string (quotes included) is at most ``room`` UTF-8 bytes."""
-    if json_bytes(text) <= room:
+    if len(text) <= room and json_bytes(text) <= room:  # a JSON string costs at least its length + 2
         return text
     lo, hi = 0, min(len(text), room)
     while lo < hi:  # JSON cost grows with the prefix: bisect on characters
@@ -249,7 +249,7 @@ def _fit_text(text: str, room: int) -> str:
 
 
 def fill_items(page: ItemPage, items: Iterator[tuple[Any, Any, bool]], skip_chars: int, budget: int, limit: int,
-               cursor_of: Callable[[Any, int], str]) -> ItemPage:
+               cursor_of: Callable[[Any, int], str], on_cut: Callable[[Any, str], None] | None = None) -> ItemPage:
     """Fill ``page`` from ``items`` within ``budget`` bytes of JSON and at most ``limit`` items.
 
     Args:
@@ -257,6 +257,7 @@ def fill_items(page: ItemPage, items: Iterator[tuple[Any, Any, bool]], skip_char
             at that item, ``chars`` characters into its text. ``is_text``: the value is a string whose own text is
             cut when it is too large (else its compact JSON text is cut).
         skip_chars: characters of the first item's text already returned (resuming a cut item).
+        on_cut: called with ``(position, text)`` when an item's text is cut (a caller may keep it for the next page).
 
     An item too large for the page alone goes into ``page.part``, cut, with a cursor into it; a cut item counts as
     one of the ``limit`` items on the page where it ends.
@@ -268,12 +269,13 @@ def fill_items(page: ItemPage, items: Iterator[tuple[Any, Any, bool]], skip_char
         if count >= limit or value is STOP:
             page.cursor = cursor_of(position, skip_chars)
             return page
-        cost = json_bytes(value) + 1
-        if not skip_chars and used + cost <= budget:
-            page.items.append(value)
-            used += cost
-            count += 1
-            continue
+        if not skip_chars:
+            cost = json_bytes(value) + 1
+            if used + cost <= budget:
+                page.items.append(value)
+                used += cost
+                count += 1
+                continue
         if count or page.part is not None:  # the page has items: this one starts the next page
             page.cursor = cursor_of(position, 0)
             return page
@@ -283,6 +285,8 @@ def fill_items(page: ItemPage, items: Iterator[tuple[Any, Any, bool]], skip_char
         used += json_bytes(piece) + part_cost
         if skip_chars + len(piece) < len(text):
             page.cursor = cursor_of(position, skip_chars + len(piece))
+            if on_cut is not None:
+                on_cut(position, text)
             return page
         skip_chars = 0
         count += 1

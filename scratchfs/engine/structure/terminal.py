@@ -52,9 +52,11 @@ def _number(params: str, default: int = 1) -> int:
 
 
 def render_line(line: str) -> str:
-    """One line (no ``\\n``) as the terminal shows it (see the module docstring)."""
+    """One line (no ``\\n``) as the terminal shows it (see the module docstring), trailing blanks removed."""
+    while line.endswith("\r"):
+        line = line[:-1]  # a CRLF line end moves the cursor only
     if not _SPECIAL.search(line):
-        return line.expandtabs(8) if "\t" in line else line
+        return (line.expandtabs(8) if "\t" in line else line).rstrip(" ")
     cells: list[str] = []
     col = 0
     pos = 0
