@@ -41,7 +41,7 @@ from scratchfs.api.policy import (
     make_preview,
     should_spill,
 )
-from scratchfs.api.shape import SAMPLE_BYTES, describe
+from scratchfs.api.shape import SAMPLE_BYTES, describe_blob
 from scratchfs.engine.lines import LineTable, read_lines
 from scratchfs.engine.local_blobs import Blobs, iter_chunks, storage_error
 from scratchfs.engine.search import DEFAULT_TIMEOUT, LiteralMatcher, Matcher, PatternMatcher, Window, search
@@ -530,7 +530,7 @@ class ScratchStore:
             info = pending.info
             lines = sum(memoryview(info.frame_newlines).cast("I")) + (1 if tap.last_byte not in (None, 0x0A) else 0)
             if self.detect_shape:
-                shape = describe(tap.head, info.size, lines)
+                shape = describe_blob(tap.head, info.size, lines, pending.path)
                 content_type, shape_text = shape.content_type, shape.text
             else:
                 content_type = shape_text = None

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 import ijson
@@ -39,7 +40,10 @@ from scratchfs.engine.structure.paging import (
 )
 from scratchfs.foundation.errors import InvalidArgument
 
-__all__ = ["MAX_FILTER_CHARS", "MAX_JQ_DOCUMENT_BYTES", "compile_filter", "jq_page", "parse_path", "stream_path"]
+__all__ = [
+    "MAX_FILTER_CHARS", "MAX_JQ_DOCUMENT_BYTES", "TopEntry", "TopLevel", "compile_filter", "jq_page", "parse_path",
+    "stream_path", "top_level",
+]
 
 MAX_JQ_DOCUMENT_BYTES = 64 * 1024 * 1024
 """Largest document (bytes) that jq filters run over; larger ones get streaming path reads only."""
@@ -247,3 +251,96 @@ def _build(events: Iterator[tuple[str, str, Any]], first: str) -> Any:
     return builder.value
 
 
+
+
+@dataclass(slots=True)
+class TopEntry:
+    """One top-level member of a JSON document: ``key`` (``None`` for an array's items), ``kind`` (``object``,
+    ``array``, ``str``, ``int``, ``float``, ``bool``, ``null``), ``count`` (keys or items; string length in bytes
+    for a ``str``) and ``names`` (an object's first keys; an array's first item's keys)."""
+
+    key: str | None
+    kind: str = "null"
+    count: int = 0
+    names: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class TopLevel:
+    """The top level of a JSON document read by streaming: ``kind`` (``object``/``array``/a scalar type), ``count``
+    (keys or items), ``entries`` (the first members, see :class:`TopEntry`), ``complete`` (the whole document was
+    read, within the byte bound)."""
+
+    kind: str
+    count: int = 0
+    entries: list[TopEntry] = field(default_factory=list)
+    complete: bool = True
+
+
+_SCALARS = {"string": "str", "integer": "int", "double": "float", "number": "float", "boolean": "bool", "null": "null"}
+_VALUE_EVENTS = frozenset({"start_map", "start_array", *_SCALARS})
+
+
+class _Bounded(_SourceFile):
+    def __init__(self, source: ContentSource, limit: int) -> None:
+        super().__init__(source)
+        self.limit = limit
+
+    def read(self, size: int = -1) -> bytes:
+        size = self.limit - self.pos if size is None or size < 0 else min(size, self.limit - self.pos)
+        return super().read(size) if size > 0 else b""
+
+
+def top_level(source: ContentSource, max_bytes: int = 64 * 1024 * 1024, max_entries: int = 64,
+              max_names: int = 8) -> TopLevel | None:
+    """The top level of the JSON document in ``source``, by streaming its first ``max_bytes`` with ijson (memory:
+    a few KiB whatever the document's size). ``None`` when the content does not start as JSON."""
+    found: TopLevel | None = None
+    depth = 0
+    entry: TopEntry | None = None
+    try:
+        for _prefix, event, value in ijson.parse(_Bounded(source, max_bytes), buf_size=256 * 1024):
+            if depth == 0 and found is None:
+                found = TopLevel(_kind(event, value) if event in _VALUE_EVENTS else "null")
+            elif depth == 1:
+                if event == "map_key":
+                    found.count += 1
+                    entry = TopEntry(value) if len(found.entries) < max_entries else None
+                    if entry is not None:
+                        found.entries.append(entry)
+                elif event in _VALUE_EVENTS:
+                    if found.kind == "array":
+                        found.count += 1
+                        entry = TopEntry(None) if found.count == 1 else None
+                        if entry is not None:
+                            found.entries.append(entry)
+                    if entry is not None:
+                        entry.kind = _kind(event, value)
+                        entry.count = len(value.encode("utf-8")) if event == "string" else 0
+            elif depth == 2 and entry is not None:
+                if event == "map_key" and entry.kind == "object":
+                    entry.count += 1
+                    if len(entry.names) < max_names:
+                        entry.names.append(value)
+                elif event in _VALUE_EVENTS and entry.kind == "array":
+                    entry.count += 1
+            elif (depth == 3 and entry is not None and entry.kind == "array" and entry.count == 1
+                  and event == "map_key" and len(entry.names) < max_names):
+                entry.names.append(value)
+            if event in ("start_map", "start_array"):
+                depth += 1
+            elif event in ("end_map", "end_array"):
+                depth -= 1
+    except ijson.JSONError:
+        if found is None or source.size <= max_bytes:
+            return None
+        found.complete = False
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return found
+
+
+def _kind(event: str, value: Any) -> str:
+    if event == "number":
+        return "int" if isinstance(value, int) else "float"
+    return "object" if event == "start_map" else "array" if event == "start_array" else _SCALARS[event]
