@@ -327,3 +327,12 @@ def test_terminal_offsets_resume():
     assert page.offset == 9000
     assert full.encode()[9000:].startswith(page.text.encode())
     assert re.fullmatch(r"[xy\n]+", page.text)
+
+
+def test_terminal_view_from_a_raw_offset():
+    raw = _progress_log().encode()
+    full = "".join(p.text for p in follow(lambda **kw: view_page(BytesSource(raw), **kw), 65536)).encode()
+    at = raw.index(b"error[E0425]")
+    page = view_page(BytesSource(raw), raw_offset=at, budget_bytes=512)
+    assert page.text.startswith("error[E0425]: cannot find value `x` in this scope")
+    assert full[page.offset :].startswith(page.text.encode())

@@ -111,7 +111,7 @@ def render_text(raw: bytes) -> str:
 
 
 def view_page(source: ContentSource, offset: int = 0, *, cursor: str | None = None, budget_bytes: int = 8192,
-              ) -> TextPage:
+              raw_offset: int | None = None) -> TextPage:
     """One page of the rendered view of terminal output.
 
     Args:
@@ -119,6 +119,8 @@ def view_page(source: ContentSource, offset: int = 0, *, cursor: str | None = No
         offset: byte offset *into the rendered view* to start at (ignored when ``cursor`` is given); finding it
             renders the view from the start up to there.
         cursor: ``page.cursor`` of the previous page: resumes without rendering what came before.
+        raw_offset: a byte offset in the raw output (e.g. where a pattern search found a match): the page starts at
+            the rendered line holding it (``offset`` is then ignored).
         budget_bytes: most UTF-8 bytes of the page's compact JSON (256 to 65536).
 
     Returns:
@@ -131,6 +133,8 @@ def view_page(source: ContentSource, offset: int = 0, *, cursor: str | None = No
     budget = check_budget(budget_bytes)
     if cursor is not None:
         raw_at, view_at, skip = decode_cursor(cursor, 3, source.size)
+    elif raw_offset is not None:
+        (raw_at, view_at), skip = _line_of(source, raw_offset), 0
     else:
         if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
             raise InvalidArgument(f"offset must be a non-negative integer: {str(offset)[:40]!r}")
@@ -165,3 +169,16 @@ def view_page(source: ContentSource, offset: int = 0, *, cursor: str | None = No
             raw, base = raw_start, view_start
     page.cursor = encode_cursor((raw, base, end - (base - view_at)), source.size)
     return page
+
+
+def _line_of(source: ContentSource, raw_offset: object) -> tuple[int, int]:
+    """``(raw offset, view offset)`` of the line holding byte ``raw_offset`` (rendering the lines before it)."""
+    if isinstance(raw_offset, bool) or not isinstance(raw_offset, int) or not 0 <= raw_offset <= source.size:
+        raise InvalidArgument(f"raw_offset must be an integer from 0 to {source.size:,}: {str(raw_offset)[:40]!r}")
+    view_at = 0
+    for start, line in iter_lines(source, 0, MAX_LINE_BYTES):
+        if start + len(line) > raw_offset:
+            return start, view_at
+        ended = line.endswith(b"\n")
+        view_at += len(render_line((line[:-1] if ended else line).decode("utf-8", "replace")).encode("utf-8")) + ended
+    return source.size, view_at
