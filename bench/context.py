@@ -32,7 +32,6 @@ import io
 import json
 import random
 import re
-import statistics
 import sys
 import tempfile
 import time
@@ -47,7 +46,13 @@ sys.path.insert(0, str(ROOT))
 from scratchfs import ScratchStore  # noqa: E402
 from scratchfs.api.contract import lines_result, matches_result, to_json  # noqa: E402
 from scratchfs.engine.structure import (  # noqa: E402
-    BytesSource, jq_page, records_page, rows_page, select_page, text_page, view_page,
+    BytesSource,
+    jq_page,
+    records_page,
+    rows_page,
+    select_page,
+    text_page,
+    view_page,
 )
 
 FIXTURES = ROOT / "fixtures"
@@ -101,7 +106,7 @@ def build_log(rng: random.Random) -> bytes:
         total = 18.3 + 40 * n
         bar = "".join(f"\r\x1b[2K  \x1b[32m{'━' * (p // 3)}\x1b[0m{' ' * (33 - p // 3)} {total * p / 100:.1f}/"
                       f"{total:.1f} MB \x1b[31m{rng.uniform(5, 60):.1f} MB/s\x1b[0m eta 0:00:{99 - p:02d}"
-                      for p in range(0, 101))
+                      for p in range(101))
         parts.append(f"Downloading {pkg}-cp312-manylinux_x86_64.whl ({total:.1f} MB)\n{bar}\n")
     for i in range(2200):
         crate = f"crate_{i:04d}"
@@ -123,6 +128,7 @@ def shop_page(rng: random.Random) -> bytes:
     parts = ['<!DOCTYPE html><html><head><meta charset="utf-8"><title>Hardware Store — Catalogue 2026</title>'
              "<style>" + ".p{margin:0}" * 2000 + "</style><script>" + "var t=1;" * 3000 + "</script></head><body>"
              '<nav><a href="/">Home</a> <a href="/deals">Deals</a></nav><main><h1>Catalogue 2026</h1>']
+    words = ["durable", "steel", "ergonomic", "grip"]
     categories = ["Hand tools", "Power tools", "Fasteners", "Plumbing", "Electrical", "Garden", "Paint", "Safety"]
     for n in range(3000):
         if n % 375 == 0:
@@ -130,8 +136,7 @@ def shop_page(rng: random.Random) -> bytes:
         price = f"{rng.uniform(1, 900):.2f}"
         parts.append(f'<div class="product" id="p{n}"><h3 class="name">{categories[n // 375]} item {n}</h3>'
                      f'<span class="price">€{price}</span><span class="stock">{rng.randrange(50)} in stock</span>'
-                     f'<p class="desc">{" ".join(rng.choice(["durable", "steel", "ergonomic", "grip"]) for _ in range(30))}'
-                     f"</p></div>\n")
+                     f'<p class="desc">{" ".join(rng.choice(words) for _ in range(30))}</p></div>\n')
         if n % 375 == 374:
             parts.append("</section>\n")
     parts.append('</main><footer><p>Returns within 30 days. Support: help@store.test</p></footer></body></html>\n')
@@ -140,7 +145,8 @@ def shop_page(rng: random.Random) -> bytes:
 
 def contents() -> dict[str, bytes]:
     rng = random.Random(12)
-    data = {p.name: p.read_bytes() for p in sorted(FIXTURES.iterdir()) if p.suffix in {".json", ".csv", ".html", ".txt"}}
+    kinds = {".json", ".csv", ".html", ".txt"}
+    data = {p.name: p.read_bytes() for p in sorted(FIXTURES.iterdir()) if p.suffix in kinds}
     data["ec2-compact.json"] = json.dumps(json.loads(data["api-ec2-service-model.json"]),
                                           separators=(",", ":")).encode()
     data["shop-api.json"] = shop_api(rng)
@@ -281,7 +287,7 @@ def tasks(data: dict[str, bytes]) -> list[Task]:
     ]
 
     table = list(csv.reader(io.StringIO(data["query-packages-by-month.csv"].decode(), newline="")))
-    header, body = table[0], table[1:]
+    body = table[1:]
     out += [
         Task("csv-row-2500", "query-packages-by-month.csv", "Which package is row 2,500?", body[2499][0],
              f"^{re.escape(body[2499][0])},", [rows(2500, 1)]),
@@ -335,7 +341,8 @@ def tasks(data: dict[str, bytes]) -> list[Task]:
     name = re.search(r"(?:def|class) (\w+)", target).group(1)
     out += [
         Task("grep-where-defined", "workspace-grep-stdlib-defs.txt", f"Where is {name} defined?",
-             f"{path}:{number}", rf":\s*(def|class) {name}\b", [search(rf"^[^:\n]+:\d+:\s*(def|class) {name}\b", 0, 5)]),
+             f"{path}:{number}", rf":\s*(def|class) {name}\b",
+             [search(rf"^[^:\n]+:\d+:\s*(def|class) {name}\b", 0, 5)]),
         Task("grep-last-file", "workspace-grep-stdlib-defs.txt", "Which file is listed last?", grep[-1].split(":")[0],
              "test_multidigraph", [search(r"test_multidigraph\.py", 0, 1), lines_at_match(0, 200)]),
     ]
@@ -511,14 +518,15 @@ def chart(summary: dict, path: Path) -> None:
     names = list(summary)
     medians = [summary[n]["median"] or 0 for n in names]
     p90s = [summary[n]["p90"] or 0 for n in names]
-    fig, ax = plt.subplots(figsize=(8, 4.2), dpi=110)
+    fig, ax = plt.subplots(figsize=(10, 4.4), dpi=110)
     x = range(len(names))
     ax.bar([i - 0.2 for i in x], medians, width=0.4, label="median", color="#4C72B0")
     ax.bar([i + 0.2 for i in x], p90s, width=0.4, label="p90", color="#DD8452")
     ax.set_yscale("log")
     ax.set_xticks(list(x), [f"{n}\n{summary[n]['answered']}/{summary[n]['tasks']} answered" for n in names])
     ax.set_ylabel("bytes into context until the answer (log)")
-    ax.set_title("Context economy: bytes a model reads until the answer is in view")
+    ax.set_title("Bytes into context until the answer is in view (each strategy over the tasks it answers)",
+                 fontsize=10)
     for i, value in enumerate(medians):
         ax.annotate(f"{value:,.0f}", (i - 0.2, value), ha="center", va="bottom", fontsize=7)
     ax.legend()

@@ -336,3 +336,58 @@ def test_terminal_view_from_a_raw_offset():
     page = view_page(BytesSource(raw), raw_offset=at, budget_bytes=512)
     assert page.text.startswith("error[E0425]: cannot find value `x` in this scope")
     assert full[page.offset :].startswith(page.text.encode())
+
+
+# -- the top level of a JSON document, streamed -------------------------------------------------------------------
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+                     | st.text(max_size=20),
+                     lambda kids: st.lists(kids, max_size=5) | st.dictionaries(st.text(max_size=6), kids, max_size=5),
+                     max_leaves=30)
+
+
+def _kind_of(value):
+    return {dict: "object", list: "array", str: "str", int: "int", float: "float", bool: "bool"}.get(
+        type(value), "null")
+
+
+@given(st.one_of(st.lists(_JSON, max_size=8), st.dictionaries(st.text(max_size=6), _JSON, max_size=8)),
+       st.sampled_from([None, 0, 2]), st.integers(1, 64))
+def test_top_level_equals_json_loads(doc, indent, frame):
+    from scratchfs.engine.structure.toplevel import top_level
+
+    data = json.dumps(doc, indent=indent, ensure_ascii=indent is None).encode()
+    top = top_level(BytesSource(data, frame))
+    assert top is not None
+    assert top.complete
+    assert top.count == len(doc)
+    if isinstance(doc, dict):
+        assert top.kind == "object"
+        assert [e.key for e in top.entries] == list(doc)
+        for entry, value in zip(top.entries, doc.values(), strict=True):
+            assert entry.kind == _kind_of(value)
+            if isinstance(value, (dict, list)):
+                assert entry.count == len(value)
+            if isinstance(value, dict):
+                assert entry.names == list(value)[:8]
+            if isinstance(value, list) and value:
+                assert entry.item_kind == _kind_of(value[0])
+                assert entry.names == (list(value[0])[:8] if isinstance(value[0], dict) else [])
+    else:
+        assert top.kind == "array"
+        if doc:
+            assert top.entries[0].item_kind == _kind_of(doc[0])
+
+
+def test_top_level_bounds_and_malformed_documents():
+    from scratchfs.engine.structure.toplevel import top_level
+
+    big = b'{"meta":{"n":1},"items":[' + b",".join(b'{"id":%d}' % i for i in range(200_000)) + b'],"tail":1}'
+    whole = top_level(BytesSource(big))
+    assert (whole.complete, whole.count, [e.count for e in whole.entries]) == (True, 3, [1, 200_000, 0])
+    cut = top_level(BytesSource(big), max_bytes=1024 * 1024)
+    assert not cut.complete
+    assert cut.read_bytes == 1024 * 1024
+    assert [e.key for e in cut.entries] == ["meta"]  # the items array runs past the bound: not listed as whole
+    for bad in [b"", b"x", b'{"a":', b"[1,2", b'{"a" 1}', b'{"a":[1 2]}', b"\xff[1]"]:
+        assert top_level(BytesSource(bad)) is None

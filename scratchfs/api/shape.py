@@ -8,8 +8,9 @@ milliseconds whatever the size. When the content is larger than the sample, the 
 The shape names the structure a model needs to aim a structure read: JSON key paths a few levels deep with the
 keys of array items and the counts (``items: array(710) of {id: int, name: str, …}``); JSON-lines record keys and
 types; CSV columns and row count; an HTML page's title and headings. The top level of a JSON document larger than
-the sample is described whole by streaming it (ijson, :func:`scratchfs.engine.structure.jsondoc.top_level`, memory
-of a few KiB) when the caller passes the stored content (``source``), up to :data:`STREAM_BYTES`.
+the sample is described whole by streaming it (:func:`scratchfs.engine.structure.toplevel.top_level`, about 100 MB/s,
+bounded memory) when the caller passes the stored content (``source``), up to :data:`STREAM_BYTES` and about
+:data:`STREAM_SECONDS` (a larger document's shape says how much it read).
 
 Content types: ``json``, ``jsonl``, ``csv`` (also tab-separated), ``html``, ``xml``, ``log``, ``text``, ``binary``.
 """
@@ -25,8 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from scratchfs.engine.seekable import FormatError, SeekableReader, read_seek_table
-from scratchfs.engine.structure.jsondoc import TopLevel, top_level
 from scratchfs.engine.structure.paging import ContentSource, ReaderSource
+from scratchfs.engine.structure.toplevel import TopEntry, TopLevel, top_level
 
 SAMPLE_BYTES = 512 * 1024
 """Bytes of the start of a content that shape detection looks at."""
@@ -34,6 +35,8 @@ MAX_SHAPE_CHARS = 600
 """Longest shape text, in characters (the stub's preview gives way to it within the 1.5 KiB stub)."""
 STREAM_BYTES = 256 * 1024 * 1024
 """Most bytes of a large JSON document streamed to describe its top level (past it the shape says "at least")."""
+STREAM_SECONDS = 2.0
+"""About the most time spent streaming a large JSON document for its top level (past it: "at least")."""
 _PARTIAL_JSON_CHARS = 128 * 1024  # a JSON document larger than the sample is parsed this far for its top level
 
 _MAGIC = (
@@ -226,7 +229,7 @@ def _json(text: str, complete: bool, size: int, lines: int, scope: str, source: 
 def _streamed(source: ContentSource) -> Shape | None:
     """The top level of a large JSON document, read whole by streaming (ijson)."""
     try:
-        top = top_level(source, STREAM_BYTES)
+        top = top_level(source, STREAM_BYTES, STREAM_SECONDS)
     except (OSError, FormatError, ValueError):
         return None
     if top is None or top.kind not in ("object", "array"):
@@ -234,35 +237,41 @@ def _streamed(source: ContentSource) -> Shape | None:
     return Shape("json", _top_text(top, source.size))
 
 
+def _entry_text(entry: TopEntry) -> str:
+    if entry.kind == "object":
+        names = ", ".join(_name(n) for n in entry.names[:6])
+        more = ", …" if entry.count > len(entry.names[:6]) else ""
+        return f"object({entry.count} keys: {names}{more})" if entry.count else "object(0 keys)"
+    if entry.kind == "array":
+        if entry.names:
+            names = ", ".join(_name(n) for n in entry.names[:8])
+            return f"array({entry.count}) of {{{names}{', …' if len(entry.names) >= 8 else ''}}}"
+        return f"array({entry.count}) of {entry.item_kind}" if entry.item_kind else f"array({entry.count})"
+    if entry.kind == "str":
+        return "str" if entry.count < 200 else f"str({_kib(entry.count)})"
+    return entry.kind
+
+
 def _top_text(top: TopLevel, size: int) -> str:
     least = "" if top.complete else "at least "
-    scope = "" if top.complete else f" (in the first {_kib(STREAM_BYTES)} of {_kib(size)})"
-    parts = []
-    for entry in top.entries:
-        if entry.kind == "object":
-            names = ", ".join(_name(n) for n in entry.names[:6])
-            more = ", …" if entry.count > len(entry.names[:6]) else ""
-            desc = f"object({entry.count} keys: {names}{more})" if entry.count else "object(0 keys)"
-        elif entry.kind == "array":
-            names = ", ".join(_name(n) for n in entry.names[:8])
-            desc = f"array({entry.count}) of {{{names}{', …' if len(entry.names) >= 8 else ''}}}" if names \
-                else f"array({entry.count})"
-        elif entry.kind == "str":
-            desc = "str" if entry.count < 200 else f"str({_kib(entry.count)})"
-        else:
-            desc = entry.kind
-        parts.append(desc if entry.key is None else f"{_name(entry.key)}: {desc}")
+    scope = "" if top.complete else f" (in the first {_kib(top.read_bytes)} of {_kib(size)})"
     if top.kind == "array":
-        first = f"; items: {parts[0]}" if parts else ""
+        items = top.entries[0] if top.entries else None
+        first = ""
+        if items is not None and items.names:
+            first = "; items: {" + ", ".join(_name(n) for n in items.names[:8]) + "}"
+        elif items is not None and items.item_kind:
+            first = f"; first item: {items.item_kind}"
         return _clip(f"JSON array of {least}{_plural(top.count, 'item')}{scope}{first}")
     text = f"JSON object, {least}{_plural(top.count, 'key')}{scope}: "
     listed = ""
-    for count, part in enumerate(parts):
+    for count, entry in enumerate(top.entries):
+        part = f"{_name(entry.key)}: {_entry_text(entry)}"
         more = f", … {top.count - count} more" if count < top.count else ""
         if len(text) + len(listed) + len(part) + 2 + len(more) > MAX_SHAPE_CHARS:
             return _clip(text + listed + more)
         listed += (", " if listed else "") + part
-    extra = f", … {top.count - len(parts)} more" if top.count > len(parts) else ""
+    extra = f", … {top.count - len(top.entries)} more" if top.count > len(top.entries) else ""
     return _clip(text + listed + extra)
 
 
