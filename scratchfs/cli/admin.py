@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
 
 import click
 
@@ -24,13 +23,6 @@ _PROGRESS_MIN_BYTES = 64 * 1024 * 1024
 _PROGRESS_MIN_ENTRIES = 1000
 TERMINAL_LIMIT = 50
 """Entries ``ls`` shows on a terminal unless ``--limit`` says otherwise."""
-
-
-def print_renderable(renderable: Any) -> None:
-    """Print a rich table to stdout."""
-    from scratchfs.cli.render import print_table
-
-    print_table(renderable)
 
 
 @main.command("ls")
@@ -87,10 +79,15 @@ def _print_page(page: list, shown: int, as_json: bool, store: ScratchStore, titl
             sep = "," if shown + i else ""
             click.echo(sep + "\n" + json.dumps(entry.to_dict(), ensure_ascii=False), nl=False)
         return
-    from scratchfs.cli.render import entries_table
+    from scratchfs.cli.render import entries_listing, show
 
     what = f"{len(page)} entries" if single else f"entries {shown + 1}-{shown + len(page)}"
-    print_renderable(entries_table(page, store.now(), title=f"{title}: {what}", show_run=show_run))
+    listing = entries_listing(page, store.now(), title=f"{title}: {what}", show_run=show_run)
+    if shown and not sys.stdout.isatty():  # tab-separated rows: one header for the whole listing
+        sys.stdout.write(listing.tsv().split("\n", 1)[1])
+        sys.stdout.flush()
+        return
+    show(listing)
 
 
 @main.command("stats")
@@ -107,9 +104,9 @@ def stats_command(store: ScratchStore, run_id: str | None, soon: float, as_json:
     if as_json:
         echo_json([row.to_dict() for row in rows])
         return
-    from scratchfs.cli.render import stats_table
+    from scratchfs.cli.render import show, stats_listing
 
-    print_renderable(stats_table(rows, soon, title=f"{'run ' + run_id if run_id else 'all runs'} at {store.root}"))
+    show(stats_listing(rows, soon, title=f"{'run ' + run_id if run_id else 'all runs'} at {store.root}"))
 
 
 @main.command("fsck")
@@ -117,6 +114,9 @@ def stats_command(store: ScratchStore, run_id: str | None, soon: float, as_json:
 @click.option("--repair", is_flag=True, help="Remove what is broken: rows of missing and corrupt entries, corrupt "
                                              "and orphaned files.")
 @click.option("--quick", is_flag=True, help="Check seek tables and sizes only, without decompressing every frame.")
+@click.option("--rebuild-index", "rebuild_index", is_flag=True,
+              help="First restore the index rows of sound, live blobs that no row names, from the bindings the blobs "
+                   "carry (after a lost or damaged index).")
 @click.option("--limit", type=click.IntRange(min=1), default=None,
               help="Check at most this many entries (then print a cursor to resume with --after); orphan files are "
                    "looked for only by a check that reaches the last entry.")
@@ -125,8 +125,8 @@ def stats_command(store: ScratchStore, run_id: str | None, soon: float, as_json:
               help="Show a progress bar on stderr [default: on a terminal, for stores over 64 MiB or 1000 entries].")
 @JSON_TABLE
 @with_store
-def fsck_command(store: ScratchStore, repair: bool, quick: bool, limit: int | None, after: str | None,
-                 progress: bool | None, as_json: bool) -> None:
+def fsck_command(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, limit: int | None,
+                 after: str | None, progress: bool | None, as_json: bool) -> None:
     """Check the index against the blob files: missing, orphaned and corrupt entries (exit code 3 if any remain).
 
     Entries are read a page at a time (constant memory); --limit bounds a check and --after resumes one."""
@@ -143,22 +143,25 @@ def fsck_command(store: ScratchStore, repair: bool, quick: bool, limit: int | No
         with Progress(TextColumn("fsck"), BarColumn(), DownloadColumn(binary_units=True), TimeRemainingColumn(),
                       console=Console(stderr=True), transient=True) as bar:
             task = bar.add_task("verify", total=total)
-            report = fsck(store, repair=repair, deep=True, progress=lambda n: bar.advance(task, n), after=after,
-                          limit=limit)
+            report = fsck(store, repair=repair, deep=True, progress=lambda n: bar.advance(task, n),
+                          rebuild_index=rebuild_index, after=after, limit=limit)
     else:
-        report = fsck(store, repair=repair, deep=not quick, after=after, limit=limit)
+        report = fsck(store, repair=repair, deep=not quick, rebuild_index=rebuild_index, after=after, limit=limit)
     if as_json:
         echo_json(report.to_dict())
     else:
-        from scratchfs.cli.render import human_bytes, problems_table
+        from scratchfs.cli.render import human_bytes, problems_listing, show
 
         counts = report.counts()
+        if report.rebuilt is not None:
+            click.echo(f"rebuilt the index: {report.rebuilt.restored} entries restored from their blobs, "
+                       f"{len(report.rebuilt.skipped)} blob files skipped")
         click.echo(f"checked {report.entries_checked} entries ({human_bytes(report.bytes_checked)} verified) and "
                    f"{report.files_checked} files; index: {report.index}; missing {counts['missing']}, "
                    f"corrupt {counts['corrupt']}, orphaned {counts['orphaned']}, "
                    f"incomplete writes {counts['incomplete']}, repaired {counts['repaired']}")
         if report.problems:
-            print_renderable(problems_table(report.problems))
+            show(problems_listing(report.problems, str(store.root)))
     if report.next_cursor:
         click.echo(f"scratchfs: stopped after {report.entries_checked} entries; go on with --after "
                    f"{report.next_cursor}", err=True)

@@ -62,11 +62,17 @@ class ScaleQueries:
     def hide_scope(self, run_id: str, agent_id: str | None, now: float) -> int:
         """Make every current row of a run (or of one agent) invisible, in one short transaction; return ``upto``,
         the largest row id at that instant, for :meth:`drain_scope`. Call it under the exclusive delete lock."""
-        with self.write("deleting a run") as conn:
+        def body(conn: sqlite3.Connection) -> int:
             upto = conn.execute(f"SELECT {NEXT_ID} - 1").fetchone()[0]
             conn.execute("INSERT OR IGNORE INTO deleted_scopes VALUES (?, ?, ?, ?)",
                          (run_id, agent_id or "", upto, now))
-        return upto
+            return upto
+
+        def took_effect(upto: int) -> bool:  # a COMMIT that failed after taking effect: the delete stands
+            return bool(self.read("SELECT 1 FROM deleted_scopes WHERE run_id = ? AND agent_id = ? AND upto = ?",
+                                  (run_id, agent_id or "", upto), "checking a failed delete"))
+
+        return self._decided("deleting a run", body, took_effect)
 
     def drain_scope(self, run_id: str, agent_id: str | None, upto: int, now: float,
                     batch: int = DELETE_BATCH_ROWS) -> tuple[int, float]:

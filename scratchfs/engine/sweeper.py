@@ -18,8 +18,12 @@ crashed half-way is finished (see :mod:`scratchfs.engine.sqlite_scale`):
 
 Steps 2 to 4 are incremental, so that a sweep with nothing to sweep costs little however large the store: each sweep
 checks a bounded slice -- up to :data:`SLICE_ROWS` rows (by id) and :data:`SLICE_FILES` directory entries (by run and
-agent directory, in name order) -- and goes on where the last one stopped (a cursor in ``locks/sweep.cursor``), so
-that successive sweeps cover the whole store in turn. ``full=True`` checks everything at once (as ``fsck`` does).
+agent directory, in name order), each also bounded by :data:`SLICE_SECONDS` once :data:`SLICE_MIN` are checked -- and
+goes on where the last one stopped (a cursor in ``locks/sweep.cursor``), so that successive sweeps cover the whole
+store in turn. ``full=True`` checks everything at once (as ``fsck`` does).
+
+Every step reaches files through directory descriptors and never follows a link (:mod:`scratchfs.engine.safe_fs`):
+a link in the trash is removed itself, a ``runs/`` or ``trash/`` replaced by a link is never walked through.
 """
 
 from __future__ import annotations
@@ -30,15 +34,16 @@ import fcntl
 import json
 import logging
 import os
+import stat
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 
-from filelock import FileLock, Timeout
-
-from scratchfs.engine.local_blobs import BLOB_NAME_RE, Blobs, list_dir
+from scratchfs.engine import safe_fs
+from scratchfs.engine.local_blobs import BLOB_NAME_RE, BLOB_SUFFIX, Blobs
 from scratchfs.engine.sqlite_index import Index
+from scratchfs.foundation.errors import ScratchError, StoreClosed, storage_error
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +51,7 @@ BATCH_ROWS = 256
 """Expired rows deleted per write transaction."""
 
 SLICE_ROWS = 2048
-"""Most rows one sweep checks for a missing file (one ``stat`` each)."""
+"""Most rows one sweep checks for a missing file."""
 
 SLICE_FILES = 4096
 """Most directory entries (blob files and agent directories) one sweep looks at for orphans."""
@@ -57,6 +62,10 @@ least :data:`SLICE_MIN` (so a busy machine slows the round but never stops it)."
 
 SLICE_MIN = 512
 """Rows, and directory entries, each sweep checks whatever the time it takes."""
+
+CURSOR_NAME = "sweep.cursor"
+"""Where the last sweep's slices stopped, in the root's ``locks/``."""
+_CURSOR_BYTES = 4096
 
 
 @dataclass(frozen=True)
@@ -88,6 +97,8 @@ def sweep(index: Index, blobs: Blobs, lock_path: str, now: float, grace: float, 
     """Run one sweep (see the module docstring).
 
     Args:
+        lock_path: the sweep lock, a file in the root's ``locks/`` (only its name is used: it is opened from the
+            root's descriptor, never through a link).
         now: the store clock's time, epoch seconds: rows with ``expires_at <= now`` are expired.
         grace: seconds a file with no row is left alone (by its modification time, on the file system's clock).
         wait: seconds to wait for another process's sweep to finish; ``None`` or 0 returns at once with
@@ -95,41 +106,42 @@ def sweep(index: Index, blobs: Blobs, lock_path: str, now: float, grace: float, 
         full: check every row and every file for steps 2 to 4, instead of the next slice.
 
     Raises:
-        StoreBusy, StorageError: from the index.
+        StoreBusy, StorageError: from the index; StorageError from the file system (a read-only store says so, a
+            link where ``runs/`` or a lock file should be names what was found), with the cause's ``errno``.
     """
-    lock = FileLock(lock_path, timeout=wait if wait else 0)
     try:
-        lock.acquire()
-    except Timeout:
-        return SweepResult(skipped=True)
-    try:
-        rows = files = freed = 0
-        index.cap_future(now)  # entries born in the future (the clock stepped back): expiry at most now + ttl
-        for run_id, agent_id, upto, _at in index.pending_deletes():  # a delete that crashed half-way
-            rows += index.drain_scope(run_id, agent_id, upto, now)[0]
-        while True:
-            batch = index.expired_batch(now, BATCH_ROWS)
-            for gone in batch:  # files first: space is freed before the index is asked for any
-                size = blobs.unlink(gone.run_id, gone.agent_id, gone.blob)
-                files += size > 0
-                freed += size
-            rows += index.delete_expired(batch, now)
-            if len(batch) < BATCH_ROWS:
-                break
-        index.forget_tombstones(now)
-        cursor_path = os.path.join(os.path.dirname(lock_path), "sweep.cursor")
-        cursor = _Cursor.load(cursor_path) if not full else _Cursor()
-        missing = _drop_rows_without_files(index, blobs, cursor, None if full else SLICE_ROWS)
-        orphans, orphan_bytes = _remove_orphans(index, blobs, grace, cursor, None if full else SLICE_FILES)
-        orphans += _remove_trash(blobs)
-        if not full:
-            cursor.save(cursor_path)
-        return SweepResult(rows + missing, files, freed + orphan_bytes, orphans, missing)
-    finally:
-        lock.release()
+        with blobs.file_lock(os.path.basename(lock_path), wait or 0) as locked:
+            if not locked:
+                return SweepResult(skipped=True)
+            return _sweep(index, blobs, now, grace, full)
+    except ScratchError:
+        raise
+    except OSError as exc:  # anything the steps did not type: never a raw OSError
+        raise storage_error(exc, "the sweep failed") from exc
 
 
-_CURSOR_BYTES = 4096
+def _sweep(index: Index, blobs: Blobs, now: float, grace: float, full: bool) -> SweepResult:
+    rows = files = freed = 0
+    index.cap_future(now)  # entries born in the future (the clock stepped back): expiry at most now + ttl
+    for run_id, agent_id, upto, _at in index.pending_deletes():  # a delete that crashed half-way
+        rows += index.drain_scope(run_id, agent_id, upto, now)[0]
+    while True:
+        batch = index.expired_batch(now, BATCH_ROWS)
+        for gone in batch:  # files first: space is freed before the index is asked for any
+            size = blobs.unlink(gone.run_id, gone.agent_id, gone.blob)
+            files += size > 0
+            freed += size
+        rows += index.delete_expired(batch, now)
+        if len(batch) < BATCH_ROWS:
+            break
+    index.forget_tombstones(now)
+    cursor = _Cursor() if full else _Cursor.load(blobs)
+    missing = _drop_rows_without_files(index, blobs, cursor, None if full else SLICE_ROWS)
+    orphans, orphan_bytes = _remove_orphans(index, blobs, grace, cursor, None if full else SLICE_FILES)
+    orphans += _empty_trash(blobs)
+    if not full:
+        cursor.save(blobs)
+    return SweepResult(rows + missing, files, freed + orphan_bytes, orphans, missing)
 
 
 class _Cursor:
@@ -139,33 +151,42 @@ class _Cursor:
         self.row, self.run, self.agent = row, run, agent
 
     @classmethod
-    def load(cls, path: str) -> _Cursor:
+    def load(cls, blobs: Blobs) -> _Cursor:
         try:
-            with open(path, encoding="utf-8") as f:
-                data = json.load(f)
+            data = json.loads(_cursor_file(blobs, os.O_RDONLY, lambda fd: os.pread(fd, _CURSOR_BYTES, 0)))
             return cls(int(data["row"]), str(data["run"]), str(data["agent"]))
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ScratchError, ValueError, KeyError, TypeError):
             return cls()  # no cursor yet (or unreadable): start from the beginning
 
-    def save(self, path: str) -> None:
+    def save(self, blobs: Blobs) -> None:
         """Overwrite the cursor in place, padded to a fixed size: no truncation, which on ext4 would flush the file
         (``auto_da_alloc``) and cost a sweep milliseconds. Errors are ignored (a full disk: the next sweep starts
         over, no harm done)."""
         text = json.dumps({"row": self.row, "run": self.run, "agent": self.agent}).encode()
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0),
-                         0o600)
-            try:
-                os.pwrite(fd, text.ljust(max(_CURSOR_BYTES, len(text))), 0)
-            finally:
-                os.close(fd)
-        except OSError:
+            _cursor_file(blobs, os.O_WRONLY | os.O_CREAT,
+                         lambda fd: os.pwrite(fd, text.ljust(max(_CURSOR_BYTES, len(text))), 0))
+        except (OSError, ScratchError):
             pass
+
+
+def _cursor_file(blobs: Blobs, flags: int, use: Callable[[int], object]) -> object:
+    """``use(fd)`` of ``locks/sweep.cursor``, reached without following a link."""
+    locks = safe_fs.walk(blobs.root_fd, ("locks",))
+    try:
+        fd = safe_fs.open_file(locks, CURSOR_NAME, flags, "locks/" + CURSOR_NAME)
+        try:
+            return use(fd)
+        finally:
+            os.close(fd)
+    finally:
+        os.close(locks)
 
 
 def _drop_rows_without_files(index: Index, blobs: Blobs, cursor: _Cursor, limit: int | None) -> int:
     """Check rows from the cursor on (wrapping around once), up to ``limit`` rows (``None``: all); delete those whose
-    file is gone."""
+    file is missing. A file that cannot be reached because a link or other file is in the way is not counted missing
+    (its row stays; fsck reports it)."""
     gone, checked, start, wrapped = [], 0, cursor.row, False
     after = start
     deadline = time.perf_counter() + SLICE_SECONDS
@@ -177,8 +198,11 @@ def _drop_rows_without_files(index: Index, blobs: Blobs, cursor: _Cursor, limit:
         if wrapped:
             batch = [row for row in batch if row[0] <= start]
         for row_id, run_id, agent_id, blob in batch:
-            if not os.path.exists(blobs.path(run_id, agent_id, blob)):
-                gone.append((row_id, blob))
+            try:
+                if not blobs.exists(run_id, agent_id, blob):
+                    gone.append((row_id, blob))
+            except ScratchError:
+                continue
         checked += len(batch)
         if batch:
             after = batch[-1][0]
@@ -191,22 +215,29 @@ def _drop_rows_without_files(index: Index, blobs: Blobs, cursor: _Cursor, limit:
     return index.delete_rows(gone)
 
 
-def _agent_dirs(blobs: Blobs, cursor: _Cursor) -> Iterator[tuple[os.DirEntry, os.DirEntry | None]]:
-    """``(run directory, agent directory)`` in name order, starting after the cursor and wrapping around once; each
-    run directory also once with ``None`` after its agents (for removing it when empty)."""
-    runs = list_dir(blobs.runs)
-    names = [r.name for r in runs]
-    start = bisect.bisect_left(names, cursor.run) if cursor.run else 0
+def _agent_dirs(blobs: Blobs, cursor: _Cursor) -> Iterator[tuple[str, str | None]]:
+    """``(run directory, agent directory)`` names in name order, starting after the cursor and wrapping around once;
+    each run directory also once with ``None`` after its agents (for removing it when empty). Links and files are
+    skipped; a directory that cannot be listed is skipped."""
+
+    def agents(run: str) -> list[str]:
+        try:
+            return [name for name, mode in blobs.list_parts(("runs", run)) if stat.S_ISDIR(mode)]
+        except ScratchError:
+            return []
+
+    runs = [name for name, mode in blobs.list_parts(("runs",)) if stat.S_ISDIR(mode)]
+    start = bisect.bisect_left(runs, cursor.run) if cursor.run else 0
     for i in list(range(start, len(runs))) + list(range(start)):
         run = runs[i]
-        for agent in list_dir(run.path):
-            if i == start and cursor.run == run.name and agent.name <= cursor.agent and cursor.agent:
+        for agent in agents(run):
+            if i == start and cursor.agent and run == cursor.run and agent <= cursor.agent:
                 continue
             yield run, agent
         yield run, None
-    if start < len(runs) and cursor.agent:  # the agents of the cursor's own run before the cursor, last
-        for agent in list_dir(runs[start].path):
-            if agent.name <= cursor.agent:
+    if start < len(runs) and cursor.agent and runs[start] == cursor.run:  # the cursor run's first agents, last
+        for agent in agents(runs[start]):
+            if agent <= cursor.agent:
                 yield runs[start], agent
 
 
@@ -219,22 +250,26 @@ def _remove_orphans(index: Index, blobs: Blobs, grace: float, cursor: _Cursor,
     deadline = time.perf_counter() + SLICE_SECONDS
     for run, agent in _agent_dirs(blobs, cursor):
         if agent is None:
-            _rmdir_if_old_and_empty(run.path, cutoff)
+            _rmdir_if_old_and_empty(blobs, ("runs",), run, cutoff)
             continue
-        entries = list_dir(agent.path)
+        try:
+            entries = blobs.list_parts(("runs", run, agent))
+        except ScratchError:
+            entries = []
         seen += len(entries) + 1
-        files = [(e, m.group(1)) for e in entries if (m := BLOB_NAME_RE.match(e.name))]
-        known = index.known_blobs([token for _, token in files])  # listed first: a file committed meanwhile is here
-        for entry, token in files:
-            if token in known or not entry.is_file(follow_symlinks=False):
+        files = [name[: -len(BLOB_SUFFIX)] for name, mode in entries
+                 if stat.S_ISREG(mode) and BLOB_NAME_RE.match(name)]
+        known = index.known_blobs(files)  # read after listing: a file committed meanwhile is in here
+        for token in files:
+            if token in known:
                 continue
-            size = check_orphan(index, entry.path, token, cutoff, remove=True)
+            size = check_orphan(index, blobs, (run, agent), token, cutoff, remove=True)
             if size is not None:
                 removed += 1
                 freed += size
         if not entries:
-            _rmdir_if_old_and_empty(agent.path, cutoff)
-        cursor.run, cursor.agent = run.name, agent.name
+            _rmdir_if_old_and_empty(blobs, ("runs", run), agent, cutoff)
+        cursor.run, cursor.agent = run, agent
         if limit is not None and (seen >= limit or (seen >= SLICE_MIN and time.perf_counter() > deadline)):
             break
     else:
@@ -242,14 +277,24 @@ def _remove_orphans(index: Index, blobs: Blobs, grace: float, cursor: _Cursor,
     return removed, freed
 
 
-def check_orphan(index: Index, path: str, token: str, cutoff: float | None, remove: bool) -> int | None:
-    """If the blob file ``path`` (token ``token``) is an orphan -- not locked by a writer, no row names it, and last
-    modified before ``cutoff`` (epoch seconds, file-system clock; ``None``: any age) -- return its size in bytes,
-    after removing it when ``remove``; else ``None``. The row check runs while holding the file's lock, so a write
-    that commits meanwhile is never mistaken for an orphan."""
+def check_orphan(index: Index, blobs: Blobs, where: tuple[str, str], token: str, cutoff: float | None,
+                 remove: bool) -> int | None:
+    """If the blob file ``token`` in ``runs/<run dir>/<agent dir>`` (``where``, directory names) is an orphan -- a
+    regular file, not locked by a writer, no row names it, and last modified before ``cutoff`` (epoch seconds,
+    file-system clock; ``None``: any age) -- return its size in bytes, after removing it when ``remove``; else
+    ``None``. The row check runs while holding the file's lock, so a write that commits meanwhile is never mistaken
+    for an orphan. Never follows a link."""
+    parts = ("runs", *where)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
+        dir_fd = safe_fs.walk(blobs.root_fd, parts)
+    except (OSError, ScratchError):
+        return None
+    try:
+        # a writer holds the directory shared from creating its file until it has locked it
+        fcntl.flock(dir_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fd = safe_fs.open_file(dir_fd, token + BLOB_SUFFIX, os.O_RDONLY, "/".join((*parts, token + BLOB_SUFFIX)))
+    except (OSError, ScratchError):
+        os.close(dir_fd)
         return None
     try:
         st = os.fstat(fd)
@@ -264,48 +309,89 @@ def check_orphan(index: Index, path: str, token: str, cutoff: float | None, remo
         if index.has_blob(token):  # committed after the caller listed: not an orphan
             return None
         if remove:
-            os.unlink(path)
+            try:
+                os.unlink(token + BLOB_SUFFIX, dir_fd=dir_fd)
+            except FileNotFoundError:
+                return None
+            except OSError as exc:
+                log.warning("scratchfs: cannot remove the orphan %s (%s); a later sweep will", token,
+                            exc.strerror or exc)
+                return None
         return st.st_size
     except FileNotFoundError:
         return None
     finally:
         os.close(fd)
+        os.close(dir_fd)
 
 
-def _remove_trash(blobs: Blobs) -> int:
+def _empty_trash(blobs: Blobs) -> int:
+    """Empty the trash (each entry removed without following links: a link is removed itself). A ``trash/`` that is
+    a link is left alone (logged)."""
     removed = 0
-    for entry in list_dir(blobs.trash):
-        blobs.remove_tree(entry.path)
-        removed += 1
+    try:
+        trash = blobs.list_parts(("trash",))
+    except ScratchError as exc:
+        log.warning("scratchfs: not emptying the trash: %s", exc)
+        trash = []
+    for name, _mode in trash:
+        removed += blobs.remove_tree(name)
     return removed
 
 
-def _rmdir_if_old_and_empty(path: str, cutoff: float) -> None:
+def _rmdir_if_old_and_empty(blobs: Blobs, parts: tuple[str, ...], name: str, cutoff: float) -> None:
     try:
-        if os.stat(path).st_mtime <= cutoff:
-            os.rmdir(path)  # fails harmlessly if anything is inside
+        parent = safe_fs.walk(blobs.root_fd, parts)
+    except (OSError, ScratchError):
+        return
+    try:
+        fd = os.open(name, safe_fs.DIR_FLAGS, dir_fd=parent)
+    except OSError:
+        os.close(parent)
+        return
+    try:
+        # a writer holds its directory's flock shared from before it creates its file until it has locked it
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if os.fstat(fd).st_mtime <= cutoff:
+            os.rmdir(name, dir_fd=parent)  # fails harmlessly if anything is inside
     except OSError:
         pass
+    finally:
+        os.close(fd)
+        os.close(parent)
 
 
 class Sweeper(threading.Thread):
     """A daemon thread that calls ``sweep_once()`` every ``interval`` seconds until :meth:`stop`.
 
-    A sweep that fails is logged at ERROR level and retried at the next interval; it never stops the thread.
+    A sweep that fails is logged at ERROR level and retried at the next interval; it never stops the thread, except
+    :class:`~scratchfs.foundation.errors.StoreClosed` (the store was closed under a sweep that outlived the join
+    timeout of :meth:`stop`), which ends it quietly. ``on_exit()`` runs in the thread as it ends, to close what the
+    thread opened (its index connection).
     """
 
-    def __init__(self, sweep_once, interval: float) -> None:
+    def __init__(self, sweep_once: Callable[[], object], interval: float,
+                 on_exit: Callable[[], None] | None = None) -> None:
         super().__init__(name="scratchfs-sweeper", daemon=True)
         self._sweep_once = sweep_once
         self._interval = interval
+        self._on_exit = on_exit
         self._stopped = threading.Event()
 
     def run(self) -> None:
-        while not self._stopped.wait(self._interval):
-            try:
-                self._sweep_once()
-            except Exception:
-                log.exception("scratchfs background sweep failed; retrying in %.0f s", self._interval)
+        try:
+            while not self._stopped.wait(self._interval):
+                try:
+                    self._sweep_once()
+                except StoreClosed:
+                    return
+                except Exception:
+                    if self._stopped.is_set():  # stopped mid-sweep (the store is closing): nothing to retry
+                        return
+                    log.exception("scratchfs background sweep failed; retrying in %.0f s", self._interval)
+        finally:
+            if self._on_exit is not None:
+                self._on_exit()
 
     def stop(self, timeout: float | None = None) -> None:
         """Ask the thread to stop and wait up to ``timeout`` seconds for it."""
@@ -316,6 +402,11 @@ class Sweeper(threading.Thread):
 
 __all__ = [
     "BATCH_ROWS",
+    "CURSOR_NAME",
+    "SLICE_FILES",
+    "SLICE_MIN",
+    "SLICE_ROWS",
+    "SLICE_SECONDS",
     "SweepResult",
     "Sweeper",
     "check_orphan",
