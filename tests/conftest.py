@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+from tests.services import pg_schema, postgres_dsn, postgres_server, s3_endpoint, s3_env  # noqa: F401
+
 pytest_plugins = ["pytester"]
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
