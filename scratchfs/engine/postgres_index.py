@@ -137,6 +137,7 @@ class PostgresIndex:
         self._inherited: list[ConnectionPool] = []  # a fork() parent's pool: kept, never used or closed here
         self._closed = False
         self.lock_key = _lock_key(f"scratchfs sweep {schema}")
+        self.delete_key = _lock_key(f"scratchfs delete {schema}")
         self._migrate()
 
     # -- connections ----------------------------------------------------------------------------------------------
@@ -299,6 +300,8 @@ class PostgresIndex:
         e = entry
         ident = {"run": e.run_id, "agent": e.agent_id, "kind": e.kind, "key": e.key, "now": e.created_at}
         with self.transaction("writing an entry") as conn:
+            # the delete lock, shared (see delete_lock): no delete of a scope runs between the check and the commit
+            conn.execute("SELECT pg_advisory_xact_lock_shared(%s)", (self.delete_key,))
             if not check():  # nothing written yet: leaving the block commits an empty transaction
                 return False, None
             created = conn.execute(self.q("SELECT @NOW"), ident).fetchone()[0] if self.database_clock else e.created_at
@@ -456,6 +459,32 @@ class PostgresIndex:
     def database_now(self) -> float:
         """The database server's time, epoch seconds."""
         return float(self.read(f"SELECT {_DB_NOW}", {}, "reading the database clock")[0][0])
+
+    @contextmanager
+    def delete_lock(self, exclusive: bool, timeout: float) -> Iterator[None]:
+        """The fleet's delete lock (a PostgreSQL advisory lock on this schema), for a blob store shared by every host:
+        held exclusively (a session lock on one pooled connection) while a delete of a run or agent commits its rows
+        and removes its blobs. The shared side costs nothing here: :meth:`put` takes it, transaction-scoped, around
+        its check and commit.
+
+        Raises:
+            StoreBusy: the lock stayed busy for ``timeout`` seconds. StorageError: the database failed.
+        """
+        if not exclusive:
+            yield
+            return
+        with self.connection("taking the delete lock") as conn:
+            try:
+                conn.execute(f"SET lock_timeout = {max(1, int(timeout * 1000))}")
+                conn.execute("SELECT pg_advisory_lock(%s)", (self.delete_key,))
+            except pg_errors.LockNotAvailable:
+                raise StoreBusy(f"the delete lock stayed busy past the busy timeout ({timeout:g} s)") from None
+            finally:
+                self._configure(conn)
+            try:
+                yield
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (self.delete_key,))
 
     @contextmanager
     def sweep_lock(self, wait: float | None) -> Iterator[bool]:
