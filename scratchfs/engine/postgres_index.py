@@ -136,8 +136,8 @@ class PostgresIndex:
         self._pool: ConnectionPool | None = None
         self._inherited: list[ConnectionPool] = []  # a fork() parent's pool: kept, never used or closed here
         self._closed = False
-        self.lock_key = _lock_key(f"scratchfs sweep {schema}")
-        self.delete_key = _lock_key(f"scratchfs delete {schema}")
+        self._sweep_lock_key = _lock_key(f"scratchfs sweep {schema}")
+        self._delete_lock_key = _lock_key(f"scratchfs delete {schema}")
         self._migrate()
 
     # -- connections ----------------------------------------------------------------------------------------------
@@ -301,7 +301,7 @@ class PostgresIndex:
         ident = {"run": e.run_id, "agent": e.agent_id, "kind": e.kind, "key": e.key, "now": e.created_at}
         with self.transaction("writing an entry") as conn:
             # the delete lock, shared (see delete_lock): no delete of a scope runs between the check and the commit
-            conn.execute("SELECT pg_advisory_xact_lock_shared(%s)", (self.delete_key,))
+            conn.execute("SELECT pg_advisory_xact_lock_shared(%s)", (self._delete_lock_key,))
             if not check():  # nothing written yet: leaving the block commits an empty transaction
                 return False, None
             created = conn.execute(self.q("SELECT @NOW"), ident).fetchone()[0] if self.database_clock else e.created_at
@@ -476,7 +476,7 @@ class PostgresIndex:
         with self.connection("taking the delete lock") as conn:
             try:
                 conn.execute(f"SET lock_timeout = {max(1, int(timeout * 1000))}")
-                conn.execute("SELECT pg_advisory_lock(%s)", (self.delete_key,))
+                conn.execute("SELECT pg_advisory_lock(%s)", (self._delete_lock_key,))
             except pg_errors.LockNotAvailable:
                 raise StoreBusy(f"the delete lock stayed busy past the busy timeout ({timeout:g} s)") from None
             finally:
@@ -484,18 +484,18 @@ class PostgresIndex:
             try:
                 yield
             finally:
-                conn.execute("SELECT pg_advisory_unlock(%s)", (self.delete_key,))
+                conn.execute("SELECT pg_advisory_unlock(%s)", (self._delete_lock_key,))
 
     @contextmanager
     def sweep_lock(self, wait: float | None) -> Iterator[bool]:
         """Hold this schema's sweep lock (a session-level advisory lock, released if the holder's connection dies)
         for the duration; yields False at once (or after ``wait`` seconds) if another host holds it."""
         with self.connection("taking the sweep lock") as conn:
-            got = conn.execute("SELECT pg_try_advisory_lock(%s)", (self.lock_key,)).fetchone()[0]
+            got = conn.execute("SELECT pg_try_advisory_lock(%s)", (self._sweep_lock_key,)).fetchone()[0]
             if not got and wait:
                 try:
                     conn.execute(f"SET lock_timeout = {max(1, int(wait * 1000))}")
-                    conn.execute("SELECT pg_advisory_lock(%s)", (self.lock_key,))
+                    conn.execute("SELECT pg_advisory_lock(%s)", (self._sweep_lock_key,))
                     got = True
                 except pg_errors.LockNotAvailable:
                     got = False
@@ -505,7 +505,7 @@ class PostgresIndex:
                 yield bool(got)
             finally:
                 if got:
-                    conn.execute("SELECT pg_advisory_unlock(%s)", (self.lock_key,))
+                    conn.execute("SELECT pg_advisory_unlock(%s)", (self._sweep_lock_key,))
 
 
 def _lock_key(text: str) -> int:
