@@ -32,7 +32,7 @@ from typing import Any
 
 from scratchfs.api.contract import TOOL_SPECS, ScratchTools, error_text, to_json
 from scratchfs.api.policy import Observation
-from scratchfs.api.store import Scope
+from scratchfs.api.scope import Scope
 from scratchfs.foundation.errors import ScratchError
 
 

@@ -164,7 +164,8 @@ def test_io_failure_exits_4(tmp_path):
 def test_help_documents_every_command_and_the_exit_codes():
     runner = CliRunner()
     top = runner.invoke(main, ["--help"]).output
-    for code in ("0  success", "1  not found", "2  bad usage", "3  corrupt", "4  busy"):
+    for code in ("0    success", "1    not found", "2    bad usage", "3    corrupt", "4    busy", "5    quota",
+                 "130  interrupted"):
         assert code in top
     for name, command in main.commands.items():
         assert command.help, f"{name} has no help text"

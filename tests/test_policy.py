@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scratchfs import NEVER_SPILL_TOOLS, Observation, ScratchStore, should_spill
-from scratchfs.api.policy import utf8_prefix
+from scratchfs.foundation.text import utf8_prefix
 
 BIG = "x" * 9000
 

@@ -10,7 +10,7 @@ import threading
 import pytest
 
 from scratchfs import Expired, NotFound, ScratchStore, StoreBusy
-from scratchfs.api.policy import MAX_STUB_BYTES
+from scratchfs.foundation.limits import MAX_STUB_BYTES
 
 
 def test_a_match_longer_than_the_read_cap_is_shown_cut_and_passed(scope):

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scratchfs import Observation, ScratchStore
-from scratchfs.api.policy import MAX_STUB_BYTES
+from scratchfs.foundation.limits import MAX_STUB_BYTES
 
 from .reference import lines_of
 

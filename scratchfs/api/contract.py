@@ -41,28 +41,24 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from scratchfs.api.policy import utf8_lead_length, utf8_partial_tail, utf8_suffix_start
-from scratchfs.api.store import (
+from scratchfs.api.results import LineSlice, Matches, Slice
+from scratchfs.api.scope import Scope
+from scratchfs.engine.search import MAX_REACH_BYTES, Window
+from scratchfs.foundation.checks import check_key
+from scratchfs.foundation.errors import InvalidArgument, ScratchError
+from scratchfs.foundation.limits import (
     DEFAULT_CONTEXT,
     DEFAULT_LINES,
     DEFAULT_MATCHES,
     DEFAULT_READ_BYTES,
+    LIST_PREVIEW_CHARS,
     MAX_CONTEXT_BYTES,
     MAX_LINES,
     MAX_MATCHES,
     MAX_READ_BYTES,
     MAX_TTL,
-    LineSlice,
-    Matches,
-    Scope,
-    Slice,
 )
-from scratchfs.engine.search import MAX_REACH_BYTES, Window
-from scratchfs.foundation.checks import check_key
-from scratchfs.foundation.errors import InvalidArgument, ScratchError
-
-PREVIEW_CHARS = 80
-"""Characters of each value's start shown by ``scratch_list``."""
+from scratchfs.foundation.text import decode_or_none, utf8_lead_length, utf8_partial_tail, utf8_suffix_start
 
 
 @dataclass(frozen=True)
@@ -188,17 +184,9 @@ TOOL_SPECS: dict[str, ToolSpec] = {spec.name: spec for spec in (
 )}
 """The tools, by name."""
 
-TOOL_NAMES = frozenset(TOOL_SPECS)
 
 
 # -- UTF-8 trimming -------------------------------------------------------------------------------------------------
-
-def _decode(data: bytes) -> str | None:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-
 
 def _text_piece(raw: bytes, offset: int, size: int, keep_from: int | None = None, keep_to: int | None = None
                 ) -> dict[str, Any]:
@@ -212,7 +200,7 @@ def _text_piece(raw: bytes, offset: int, size: int, keep_from: int | None = None
     if keep_to is not None:
         tail = min(tail, max(0, end - keep_to))
     body = raw[lead : len(raw) - tail]
-    text = _decode(body)
+    text = decode_or_none(body)
     if text is None:
         return {"offset": offset, "length": len(raw), "data": base64.b64encode(raw).decode("ascii"),
                 "encoding": "base64"}
@@ -239,11 +227,8 @@ def _whole_characters(sl: Slice, read: Callable[[int], Slice], name: str) -> dic
     return out
 
 
-def _cursor(sl: Slice | LineSlice, name: str) -> dict[str, Any]:
-    call = sl.next_call
-    if call is not None and name != "handle":
-        call = call.replace("read_handle(handle=", f"scratch_read({name}=", 1)
-    return {"remaining": sl.remaining, "next_call": call}
+def _cursor(sl: Slice | LineSlice) -> dict[str, Any]:
+    return {"remaining": sl.remaining, "next_call": sl.next_call}
 
 
 def range_result(sl: Slice, name: str = "handle") -> dict[str, Any]:
@@ -254,7 +239,7 @@ def range_result(sl: Slice, name: str = "handle") -> dict[str, Any]:
         body = sl.data[piece["offset"] - sl.offset : end - sl.offset]
         sl = replace(sl, offset=piece["offset"], data=body, next_offset=end if end < sl.size else None)
     result = {name: sl.handle, "offset": piece["offset"], "length": piece["length"], "size": sl.size,
-              "next_offset": sl.next_offset, **_cursor(sl, name), "data": piece["data"]}
+              "next_offset": sl.next_offset, **_cursor(sl), "data": piece["data"]}
     if piece.get("encoding"):
         result["encoding"] = piece["encoding"]
     return result
@@ -265,13 +250,13 @@ def lines_result(sl: LineSlice) -> dict[str, Any]:
     data = sl.data
     if sl.cut and sl.next_offset is not None:  # the cap stopped inside a line: maybe inside a character too
         tail = utf8_partial_tail(data)
-        if tail and _decode(data[: len(data) - tail]) is not None:
+        if tail and decode_or_none(data[: len(data) - tail]) is not None:
             data = data[: len(data) - tail]
             sl = replace(sl, data=data, next_offset=sl.offset + len(data))
-    text = _decode(data)
+    text = decode_or_none(data)
     result = {"handle": sl.handle, "offset": sl.offset, "length": len(data), "size": sl.size,
               "next_offset": sl.next_offset, "first_line": sl.first_line, "lines": sl.lines,
-              "total_lines": sl.total_lines, "next_line": sl.next_line, "cut": sl.cut, **_cursor(sl, "handle"),
+              "total_lines": sl.total_lines, "next_line": sl.next_line, "cut": sl.cut, **_cursor(sl),
               "data": text if text is not None else base64.b64encode(data).decode("ascii")}
     if text is None:
         result["encoding"] = "base64"
@@ -415,7 +400,7 @@ class ScratchTools:
         scope, key = self.scope, check_key(key)
 
         def read(n: int) -> Slice:  # only the frames that cover the range, as read_handle reads
-            return scope._read_range("scratch", key, offset, min(n, MAX_READ_BYTES))
+            return scope.scratch_read_range(key, offset, min(n, MAX_READ_BYTES))
 
         return _whole_characters(read(length), read, "key")
 
@@ -425,7 +410,7 @@ class ScratchTools:
         now = scope.store.now()
         return {"prefix": prefix, "entries": [
             {"key": e.key, "size": e.size, "expires_in": round(e.expires_at - now, 3),
-             "preview": e.preview[:PREVIEW_CHARS]}
+             "preview": e.preview[:LIST_PREVIEW_CHARS]}
             for e in scope.scratch_list(prefix)
         ]}
 
@@ -435,7 +420,6 @@ class ScratchTools:
 
 
 __all__ = [
-    "TOOL_NAMES",
     "TOOL_SPECS",
     "ScratchTools",
     "ToolSpec",

@@ -24,8 +24,8 @@ from dataclasses import asdict, dataclass, field
 
 from scratchfs.api.store import ScratchStore
 from scratchfs.engine.local_blobs import BLOB_NAME_RE
+from scratchfs.engine.protocols import Entry
 from scratchfs.engine.seekable import FormatError, SeekableReader, read_seek_table
-from scratchfs.engine.sqlite_index import Entry
 from scratchfs.engine.sweeper import check_orphan
 
 DEFAULT_SOON = 300.0

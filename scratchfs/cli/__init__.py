@@ -1,6 +1,8 @@
-"""The ``scratchfs`` command line (click): the store's verbs for shells and scripts; see :mod:`scratchfs.cli.app`."""
+"""The ``scratchfs`` command line (click): the store's verbs for shells and scripts (:mod:`scratchfs.cli.verbs`), the
+inspector (:mod:`scratchfs.cli.admin`) and the MCP servers (:mod:`scratchfs.cli.servers`), on the group of
+:mod:`scratchfs.cli.app`. Importing this package registers every command."""
 
-from scratchfs.cli import admin as _admin  # noqa: F401 - registers ls, stats, fsck, load, mcp, mcp-proxy
+from scratchfs.cli import admin, servers, verbs
 from scratchfs.cli.app import main
 
-__all__ = ["main"]
+__all__ = ["admin", "main", "servers", "verbs"]

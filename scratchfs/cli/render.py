@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from rich.console import Console
 from rich.table import Table
 
-from scratchfs.engine.sqlite_index import Entry
+from scratchfs.engine.protocols import Entry
 
 
 def human_bytes(size: float) -> str:

@@ -19,7 +19,6 @@ file, so a slow writer's file is safe however long it takes.
 
 from __future__ import annotations
 
-import errno
 import fcntl
 import logging
 import os
@@ -30,95 +29,33 @@ import time
 import weakref
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
-from scratchfs.engine.seekable import SeekableWriter
+from scratchfs.engine.protocols import BlobFile, BlobInfo
+from scratchfs.engine.seekable import FileRange, SeekableWriter
 from scratchfs.foundation import checks as ids
 from scratchfs.foundation import forks
-from scratchfs.foundation.errors import InvalidArgument, StorageError, StoreBusy
+from scratchfs.foundation.errors import StorageError, StoreBusy, storage_error
 
 log = logging.getLogger(__name__)
 
 BLOB_SUFFIX = ".zst"
 BLOB_NAME_RE = re.compile(r"([a-z2-7]{24})\.zst\Z")
-READ_CHUNK_BYTES = 1024 * 1024
 _FILE_MODE = 0o600
 _DIR_MODE = 0o700
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
-def iter_chunks(content: object, chunk_bytes: int = READ_CHUNK_BYTES) -> Iterator[bytes | memoryview]:
-    """Yield the bytes of ``content`` in chunks, never holding more than one chunk of a stream.
+class LocalSource(FileRange):
+    """A blob file open for reading: a :class:`~scratchfs.engine.seekable.FileRange` that owns its descriptor."""
 
-    ``content`` is ``bytes``/``bytearray``/``memoryview``; ``str`` (stored as UTF-8); a binary file object (anything
-    with ``read(n)``; ``str`` from a text file is encoded as UTF-8); or an iterable of such chunks.
+    __slots__ = ()
 
-    Raises:
-        InvalidArgument: any other type, a chunk of another type, or text that is not valid UTF-8 (lone surrogates).
-    """
-    if isinstance(content, (bytes, bytearray)):
-        yield content
-    elif isinstance(content, memoryview):
-        yield content.cast("B")
-    elif isinstance(content, str):
-        for start in range(0, len(content), chunk_bytes):
-            yield _encode(content[start : start + chunk_bytes])
-    elif callable(getattr(content, "read", None)):
-        while True:
-            chunk = content.read(chunk_bytes)
-            if not chunk:
-                return
-            yield _as_bytes(chunk)
-    elif isinstance(content, Iterable) and not isinstance(content, (dict, set, frozenset)):
-        for chunk in content:
-            yield _as_bytes(chunk)
-    else:
-        raise InvalidArgument(
-            f"content must be bytes, str, a binary file or an iterable of byte chunks, not {type(content).__name__}"
-        )
-
-
-def _encode(text: str) -> bytes:
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise InvalidArgument(f"content is not valid UTF-8 text (at character {exc.start})") from None
-
-
-def _as_bytes(chunk: object) -> bytes | bytearray | memoryview:
-    if isinstance(chunk, (bytes, bytearray)):
-        return chunk
-    if isinstance(chunk, memoryview):
-        return chunk.cast("B")
-    if isinstance(chunk, str):
-        return _encode(chunk)
-    raise InvalidArgument(f"a content chunk must be bytes or str, not {type(chunk).__name__}")
-
-
-def storage_error(exc: OSError, doing: str) -> StorageError:
-    """Wrap an ``OSError`` as a :class:`StorageError` whose message says what failed and why."""
-    reason = {
-        errno.ENOSPC: "the disk is full",
-        errno.EFBIG: "the file-size limit was reached",
-        errno.EDQUOT: "the disk quota is exhausted",
-        errno.EACCES: "permission denied",
-        errno.EROFS: "the file system is read-only",
-    }.get(exc.errno or 0, exc.strerror or str(exc))
-    err = StorageError(f"{doing}: {reason}")
-    err.errno = exc.errno
-    return err
-
-
-@dataclass(frozen=True, slots=True)
-class BlobInfo:
-    """What :meth:`Blobs.write` wrote: ``size`` (decompressed bytes), ``stored_size`` (file bytes), ``frames`` and
-    the per-frame newline counts (``frame_newlines``, ``array('I')`` bytes, one per frame)."""
-
-    size: int
-    stored_size: int
-    frames: int
-    frame_newlines: bytes
+    def close(self) -> None:
+        """Close the file descriptor (idempotent)."""
+        if self.fd >= 0:
+            fd, self.fd = self.fd, -1
+            os.close(fd)
 
 
 class PendingBlob:
@@ -365,7 +302,31 @@ class Blobs:
         except OSError as exc:
             raise storage_error(exc, "cannot open the blob") from exc
 
+    def open_source(self, run_id: str, agent_id: str, token: str) -> LocalSource:
+        """Open a blob for reading as a :class:`LocalSource` (the caller closes it).
+
+        Raises:
+            FileNotFoundError: the file is gone (the caller decides what that means).
+            StorageError: any other file-system failure.
+        """
+        fd = self.open(run_id, agent_id, token)
+        try:
+            return LocalSource(fd)
+        except OSError as exc:
+            os.close(fd)
+            raise storage_error(exc, "cannot open the blob") from exc
+
     # -- removing -------------------------------------------------------------------------------------------------
+
+    def detach_scope(self, run_id: str, agent_id: str | None) -> Path | None:
+        """Move a run's directory (or one agent's) into ``trash/`` (see :meth:`move_to_trash`); call it under the
+        exclusive delete lock. Returns the trash path for :meth:`purge`, or ``None`` if there was no directory."""
+        directory = self.run_dir(run_id) if agent_id is None else self.agent_dir(run_id, agent_id)
+        return self.move_to_trash(directory)
+
+    def purge(self, detached: Path) -> None:
+        """Remove a directory :meth:`detach_scope` moved to the trash (errors ignored: the sweeper retries)."""
+        self.remove_tree(detached)
 
     def unlink(self, run_id: str, agent_id: str, token: str) -> int:
         """Remove a blob file whose row is gone; return the bytes freed (0 if it was already gone, or could not be
@@ -395,16 +356,17 @@ class Blobs:
             raise storage_error(exc, "cannot remove the directory") from exc
         return target
 
-    def blob_files(self) -> list[tuple[str, str, str, str]]:
-        """``(run directory name, agent directory name, path, token)`` of every regular file under ``runs/`` named
-        like a blob, sorted by name (files of other names are not ours and are left alone)."""
+    def blob_files(self) -> list[BlobFile]:
+        """A :class:`~scratchfs.engine.protocols.BlobFile` (run directory name, agent directory name, path, token) for
+        every regular file under ``runs/`` named like a blob, sorted by name (files of other names are not ours and
+        are left alone)."""
         found = []
         for run in list_dir(self.runs):
             for agent in list_dir(run.path):
                 for entry in list_dir(agent.path):
                     match = BLOB_NAME_RE.match(entry.name)
                     if match and entry.is_file(follow_symlinks=False):
-                        found.append((run.name, agent.name, entry.path, match.group(1)))
+                        found.append(BlobFile(run.name, agent.name, entry.path, match.group(1)))
         return found
 
     @staticmethod

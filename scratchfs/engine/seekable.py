@@ -36,13 +36,15 @@ import struct
 import threading
 from array import array
 from bisect import bisect_right
-from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
+from typing import Protocol
 
 import zstandard
 
+from scratchfs.engine.caches import LRU
 from scratchfs.foundation import forks
+from scratchfs.foundation.limits import FRAME_BYTES, SEEK_TABLE_CACHE_ENTRIES, ZSTD_LEVEL
 
 SKIPPABLE_MAGIC = 0x184D2A5E
 SEEKABLE_MAGIC = 0x8F92EAB1
@@ -52,14 +54,14 @@ CHECKSUM_FLAG = 0x80
 RESERVED_BITS = 0x7C
 MAX_FRAMES = 0x8000000  # the reference implementation's ZSTD_SEEKABLE_MAXFRAMES
 
-DEFAULT_FRAME_BYTES = 128 * 1024
+DEFAULT_FRAME_BYTES = FRAME_BYTES
 """Default decompressed size of a frame, in bytes (chosen by measurement: ``bench/README.md``)."""
 MIN_FRAME_BYTES = 4 * 1024
 MAX_FRAME_BYTES = 4 * 1024 * 1024
 """Largest decompressed frame the writer makes or the reader accepts, in bytes (bounds every allocation)."""
 MAX_WINDOW_BYTES = 8 * 1024 * 1024
 """Largest zstd window the reader accepts, in bytes."""
-DEFAULT_LEVEL = 3
+DEFAULT_LEVEL = ZSTD_LEVEL
 
 _FOOTER = struct.Struct("<IBI")
 _HEADER = struct.Struct("<II")
@@ -352,27 +354,64 @@ class SeekableWriter:
 
 # -- reading ------------------------------------------------------------------------------------------------------
 
-class SeekableReader:
-    """Read decompressed byte ranges and frames from a seekable blob on an open file descriptor.
+class RangeSource(Protocol):
+    """Where a blob's bytes are read from: a local file (:class:`FileRange`) or an object store's range requests.
 
-    Args:
-        fd: a file descriptor open for reading (the caller closes it).
-        table: the blob's parsed :class:`SeekTable` (see :func:`read_seek_table`).
-
-    Every method raises :class:`FormatError` on damaged data and ``OSError`` from the file system.
+    Attributes:
+        size: the blob's size, in bytes.
+        identity: a hashable value that changes whenever the bytes may have changed (a cache key).
     """
 
-    __slots__ = ("_fd", "table")
+    size: int
+    identity: Hashable
 
-    def __init__(self, fd: int, table: SeekTable) -> None:
-        self._fd = fd
+    def pread(self, length: int, offset: int) -> bytes:
+        """Up to ``length`` bytes from byte ``offset`` (fewer only at the end). Raises ``OSError``."""
+        ...
+
+
+class FileRange:
+    """A :class:`RangeSource` over an open file descriptor (stateless ``pread``, so threads may share it); ``size``
+    and ``identity`` (``(st_dev, st_ino, st_size, st_mtime_ns)``) come from one ``fstat``. The caller closes ``fd``."""
+
+    __slots__ = ("fd", "identity", "size")
+
+    def __init__(self, fd: int) -> None:
+        st = os.fstat(fd)
+        self.fd = fd
+        self.size = st.st_size
+        self.identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def pread(self, length: int, offset: int) -> bytes:
+        return os.pread(self.fd, length, offset)
+
+
+def as_source(source: RangeSource | int) -> RangeSource:
+    """``source`` itself, or a :class:`FileRange` over it when it is a file descriptor."""
+    return FileRange(source) if isinstance(source, int) else source
+
+
+class SeekableReader:
+    """Read decompressed byte ranges and frames from a seekable blob.
+
+    Args:
+        source: a :class:`RangeSource` (or an open file descriptor; the caller closes it).
+        table: the blob's parsed :class:`SeekTable` (see :func:`read_seek_table`).
+
+    Every method raises :class:`FormatError` on damaged data and ``OSError`` from the file system or object store.
+    """
+
+    __slots__ = ("_source", "table")
+
+    def __init__(self, source: RangeSource | int, table: SeekTable) -> None:
+        self._source = as_source(source)
         self.table = table
 
     def raw_frames(self, first: int, last: int) -> bytes:
         """The compressed bytes of frames ``first`` to ``last`` (inclusive), read with one ``pread``."""
         start = self.table.c_offsets[first]
         end = self.table.c_offsets[last + 1]
-        data = os.pread(self._fd, end - start, start)
+        data = self._source.pread(end - start, start)
         if len(data) != end - start:
             raise FormatError("file is shorter than its seek table says")
         return data
@@ -444,47 +483,36 @@ class SeekableReader:
 # -- seek table cache ---------------------------------------------------------------------------------------------
 
 class SeekTableCache:
-    """A bounded LRU cache of parsed seek tables, keyed by blob name, file identity and version.
+    """A bounded LRU cache of parsed seek tables, keyed by blob name and the source's identity.
 
-    The key is ``(name, st_dev, st_ino, st_size, st_mtime_ns)`` from ``fstat``, so a file replaced or changed under
-    the same name is parsed again. The name matters: a new file may get a freed inode number with the same size
-    and, on a file system with coarse timestamps, the same mtime. Thread-safe.
+    For a local file the identity is ``(st_dev, st_ino, st_size, st_mtime_ns)`` from ``fstat``, so a file replaced or
+    changed under the same name is parsed again. The name matters: a new file may get a freed inode number with the
+    same size and, on a file system with coarse timestamps, the same mtime. Thread-safe.
     """
 
-    def __init__(self, capacity: int = 512) -> None:
-        self._capacity = capacity
-        self._tables: OrderedDict[tuple, SeekTable] = OrderedDict()
-        self._lock = threading.Lock()
+    def __init__(self, capacity: int = SEEK_TABLE_CACHE_ENTRIES) -> None:
+        self._tables: LRU[tuple, SeekTable] = LRU(capacity)
 
-    def get(self, fd: int, name: str = "") -> SeekTable:
-        """The seek table of the blob ``name`` open on ``fd``. Raises :class:`FormatError` and ``OSError``."""
-        st = os.fstat(fd)
-        key = (name, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-        with self._lock:
-            table = self._tables.get(key)
-            if table is not None:
-                self._tables.move_to_end(key)
-                return table
-        table = read_seek_table(fd, st.st_size)
-        with self._lock:
-            self._tables[key] = table
-            while len(self._tables) > self._capacity:
-                self._tables.popitem(last=False)
+    def get(self, source: RangeSource | int, name: str = "") -> SeekTable:
+        """The seek table of the blob ``name`` read from ``source``. Raises :class:`FormatError` and ``OSError``."""
+        source = as_source(source)
+        key = (name, source.identity)
+        table = self._tables.get(key)
+        if table is None:
+            table = read_seek_table(source, source.size)
+            self._tables.put(key, table)
         return table
 
-    def clear(self) -> None:
-        with self._lock:
-            self._tables.clear()
 
-
-def read_seek_table(fd: int, file_size: int) -> SeekTable:
-    """Read and parse the seek table of the blob open on ``fd`` (two ``pread`` calls).
+def read_seek_table(source: RangeSource | int, file_size: int) -> SeekTable:
+    """Read and parse the seek table of the blob of ``file_size`` bytes read from ``source`` (two ``pread`` calls).
 
     Raises:
         FormatError: see :func:`parse_seek_table`.
     """
-    footer = os.pread(fd, FOOTER_SIZE, max(0, file_size - FOOTER_SIZE))
+    source = as_source(source)
+    footer = source.pread(FOOTER_SIZE, max(0, file_size - FOOTER_SIZE))
     count = seek_table_length(footer, file_size)
     table_len = count * ENTRY_SIZE + FOOTER_SIZE + _HEADER.size
-    tail = os.pread(fd, table_len, file_size - table_len)
+    tail = source.pread(table_len, file_size - table_len)
     return parse_seek_table(tail, file_size)

@@ -25,88 +25,21 @@ import threading
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 from filelock import FileLock, Timeout
 
+from scratchfs.engine.protocols import Entry, ExpiredRow, Gone
 from scratchfs.foundation import forks
 from scratchfs.foundation.errors import QuotaExceeded, StorageError, StoreBusy
+from scratchfs.foundation.limits import LOOKUP_CACHE_ENTRIES, TOMBSTONE_SECONDS
 
 SCHEMA_VERSION = 1
-KINDS = ("handle", "scratch")
-LIST_PREVIEW_BYTES = 256
-"""Most bytes of content the index keeps as an entry's preview (for listings)."""
-TOMBSTONE_SECONDS = 3600.0
-"""How long a tombstone of an expired or deleted entry is kept, in seconds."""
 
 _COLUMNS = (
     "kind, run_id, agent_id, key, blob, size, stored_size, frames, lines, preview, source_tool, content_type, shape, "
     "created_at, expires_at, ttl"
 )
-
-
-class Entry(NamedTuple):
-    """One live entry, as the index knows it (no content). An immutable record (a named tuple: listing 10,000 of
-    them must stay cheap).
-
-    Attributes:
-        kind: ``"handle"`` or ``"scratch"``.
-        key: the handle (for ``kind="handle"``) or the scratchpad key.
-        run_id, agent_id: the entry's scope.
-        blob: the token of its blob file.
-        size: content bytes (uncompressed).
-        stored_size: bytes on disk (compressed, seek table included).
-        frames: number of zstd frames.
-        lines: number of lines (``\\n`` count, plus one for an unterminated last line).
-        preview: the first bytes of the content as text, at most :data:`LIST_PREVIEW_BYTES` (see
-            :mod:`scratchfs.policy`; a stub's own preview may be longer).
-        source_tool: the tool whose result this is (``None`` for scratchpad entries written without one).
-        content_type, shape: what the content looks like, when known.
-        created_at, expires_at: epoch seconds.
-        ttl: the entry's time to live, in seconds.
-    """
-
-    kind: str
-    run_id: str
-    agent_id: str
-    key: str
-    blob: str
-    size: int
-    stored_size: int
-    frames: int
-    lines: int
-    preview: str
-    source_tool: str | None
-    content_type: str | None
-    shape: str | None
-    created_at: float
-    expires_at: float
-    ttl: float
-
-    def to_dict(self) -> dict:
-        """The entry as a JSON-ready dict (without the blob token)."""
-        return {name: value for name, value in zip(self._fields, self, strict=False) if name != "blob"}
-
-
-@dataclass(frozen=True, slots=True)
-class Gone:
-    """Why an entry of one's own scope is no longer there: ``reason`` (``"expired"``, ``"deleted"``,
-    ``"deleted with its run"``, ``"deleted with its agent"``) and ``at`` (epoch seconds)."""
-
-    reason: str
-    at: float
-
-
-@dataclass(frozen=True, slots=True)
-class ExpiredRow:
-    """A row removed by :meth:`Index.pop_expired`."""
-
-    run_id: str
-    agent_id: str
-    blob: str
-    stored_size: int
 
 
 def _busy_or_storage(exc: sqlite3.Error, doing: str) -> Exception:
@@ -116,7 +49,6 @@ def _busy_or_storage(exc: sqlite3.Error, doing: str) -> Exception:
     return StorageError(f"the index failed while {doing}: {text}")
 
 
-_CACHE_ENTRIES = 4096  # lookups kept per thread
 
 
 class _Connection(sqlite3.Connection):
@@ -328,7 +260,7 @@ class Index:
             if not rows:
                 return None
             found = (Entry._make(rows[0][:-1]), rows[0][-1] or b"")
-            if len(cache) >= _CACHE_ENTRIES:
+            if len(cache) >= LOOKUP_CACHE_ENTRIES:
                 cache.clear()
             cache[ident] = found
         return found if found[0].expires_at > now else None
