@@ -31,6 +31,7 @@ from collections.abc import Iterator
 import pytest
 
 __all__ = ["REQUIRE_SERVICES", "PostgresServer", "free_port", "pg_schema", "postgres_dsn", "postgres_server",
+           "postgres_url",
            "s3_endpoint", "s3_env", "unavailable"]
 
 REQUIRE_SERVICES = os.environ.get("SCRATCHFS_REQUIRE_SERVICES") == "1"
@@ -141,8 +142,25 @@ def pg_schema(postgres_dsn: str) -> Iterator[str]:
 
     name = f"t_{uuid.uuid4().hex[:16]}"
     yield name
-    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
-        conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:  # the schema and any named after it
+        for (schema,) in conn.execute("SELECT nspname FROM pg_namespace WHERE starts_with(nspname, %s)",
+                                      (name,)).fetchall():
+            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+def postgres_url(dsn: str, schema: str) -> str:
+    """A ``postgresql://`` URL for ``dsn`` (libpq ``key=value`` form or a URL) with scratchfs's ``schema``."""
+    from urllib.parse import quote, urlencode
+
+    from psycopg.conninfo import conninfo_to_dict
+
+    params = {k: str(v) for k, v in conninfo_to_dict(dsn).items()}
+    user = quote(params.pop("user", ""), safe="")
+    password = params.pop("password", None)
+    auth = f"{user}:{quote(password, safe='')}@" if password else (f"{user}@" if user else "")
+    host, port = params.pop("host", "127.0.0.1"), params.pop("port", "5432")
+    dbname = quote(params.pop("dbname", "postgres"), safe="")
+    return f"postgresql://{auth}{host}:{port}/{dbname}?{urlencode({**params, 'schema': schema})}"
 
 
 @pytest.fixture(scope="session")

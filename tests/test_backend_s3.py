@@ -13,27 +13,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scratchfs.engine.s3_blobs import PART_BYTES, S3Blobs, parse_s3_url
-from scratchfs.engine.seekable import SeekableReader, parse_seek_table, seek_table_length
+from scratchfs.engine.seekable import SeekableReader, read_seek_table
 from scratchfs.foundation.checks import new_token
 from scratchfs.foundation.errors import InvalidArgument, StorageError
 from tests.services import free_port
 
 
-class SourceReader(SeekableReader):
-    """The seekable reader over a range source (until the engine's reader takes one directly)."""
-
-    __slots__ = ("source",)
-
-    def __init__(self, source):
-        footer = source.pread(9, source.size - 9)
-        count = seek_table_length(footer, source.size)
-        length = count * 12 + 9 + 8
-        super().__init__(-1, parse_seek_table(source.pread(length, source.size - length), source.size))
-        self.source = source
-
-    def raw_frames(self, first, last):
-        start, end = self.table.c_offsets[first], self.table.c_offsets[last + 1]
-        return self.source.pread(end - start, start)
+def source_reader(source):
+    """The engine's seekable reader over an S3 range source, its seek table read through the source."""
+    return SeekableReader(source, read_seek_table(source, source.size))
 
 
 @pytest.fixture
@@ -61,7 +49,7 @@ def test_a_blob_reads_back_exactly(blobs, text):
     assert pending.exists()
     source = blobs.open_source("run-1", "agent-1", token)
     assert source.size == pending.info.stored_size
-    reader = SourceReader(source)
+    reader = source_reader(source)
     assert b"".join(chunk for _, chunk in reader.iter_frames()) == text
     rng = random.Random(7)
     for _ in range(50):
@@ -75,20 +63,20 @@ def test_a_blob_reads_back_exactly(blobs, text):
 def test_range_reads_match_slicing(blobs, text, offset, length):
     if not hasattr(blobs, "_hyp_token"):
         blobs._hyp_token = put(blobs, text)[0]
-    reader = SourceReader(blobs.open_source("run-1", "agent-1", blobs._hyp_token))
+    reader = source_reader(blobs.open_source("run-1", "agent-1", blobs._hyp_token))
     assert reader.read(offset, length) == text[offset : offset + length]
 
 
 def test_a_read_within_one_frame_costs_two_requests(blobs, text):
     token, _ = put(blobs, text)
     source = blobs.open_source("run-1", "agent-1", token)
-    reader = SourceReader(source)  # the seek table comes out of the tail fetched on opening
+    reader = source_reader(source)  # the seek table comes out of the tail fetched on opening
     assert source.requests == 1
     assert reader.read(100_000, 1000) == text[100_000:101_000]
     assert source.requests == 2
     small, _ = put(blobs, b"hello\n" * 100)  # a blob within the tail: the opening request was all
     tiny = blobs.open_source("run-1", "agent-1", small)
-    assert SourceReader(tiny).read(6, 6) == b"hello\n"
+    assert source_reader(tiny).read(6, 6) == b"hello\n"
     assert tiny.requests == 1
 
 
@@ -118,7 +106,7 @@ def test_large_spills_use_multipart_with_bounded_memory(blobs):
     assert sum(size for _, size in parts) == pending.info.stored_size
     source = blobs.open_source("run-1", "agent-1", token)
     assert source.size == pending.info.stored_size
-    reader = SourceReader(source)
+    reader = source_reader(source)
     assert reader.read(23 * 1024 * 1024 + 5, 100) == (chunk[23:] + chunk[:23])[5:105]
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +26,9 @@ import platformdirs
 from scratchfs.api.entries import Entries
 from scratchfs.api.scope import Scope
 from scratchfs.api.settings import Settings
-from scratchfs.engine.local_blobs import Blobs
+from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX, describe_url, open_backends, sweep_backends
 from scratchfs.engine.protocols import Entry
-from scratchfs.engine.sqlite_index import Index
-from scratchfs.engine.sweeper import Sweeper, SweepResult, sweep
+from scratchfs.engine.sweeper import Sweeper, SweepResult
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import StorageError
 from scratchfs.foundation.limits import MAX_SWEEP_INTERVAL, SWEEP_INTERVAL
@@ -50,6 +50,10 @@ class ScratchStore:
             ``never_spill_tools``, ``spill_classes``, ``preview_mode``, ``preview_modes``, ``detect_shape``,
             ``refresh_on_read``, ``run_quota_bytes``, ``run_quota_entries``, ``pattern_timeout`` (seconds),
             ``sweep_interval`` (seconds) -- see :class:`~scratchfs.api.settings.Settings`.
+        index: the index: unset for the embedded SQLite file under the root (else ``$SCRATCHFS_INDEX``), or a
+            ``postgresql://`` URL (see :mod:`scratchfs.engine.backends`).
+        blobs: the blob store: unset for files under the root (else ``$SCRATCHFS_BLOBS``), or ``s3://bucket/prefix``
+            (needs a PostgreSQL index).
 
     Raises:
         InvalidArgument: a bad setting (or an unknown one).
@@ -61,7 +65,7 @@ class ScratchStore:
     """
 
     def __init__(self, root: str | os.PathLike[str] | None = None, *, settings: Settings | None = None,
-                 **overrides: Any) -> None:
+                 index: str | None = None, blobs: str | None = None, **overrides: Any) -> None:
         unknown = set(overrides) - Settings.names()
         if unknown:
             from scratchfs.foundation.errors import InvalidArgument
@@ -78,8 +82,11 @@ class ScratchStore:
         except OSError as exc:
             raise StorageError(f"cannot create the store root {self.root}: {exc.strerror or exc}") from None
         self._locks = self.root / "locks"
-        self.index = Index(self.root / "index.sqlite", self._locks, s.busy_timeout, s.durable)
-        self.blobs = Blobs(self.root, s.frame_bytes, s.level, s.durable)
+        self.index_url = os.environ.get(ENV_INDEX) if index is None else index
+        self.blobs_url = os.environ.get(ENV_BLOBS) if blobs is None else blobs
+        self.index, self.blobs = open_backends(
+            self.root, self.index_url, self.blobs_url, busy_timeout=s.busy_timeout, durable=s.durable,
+            frame_bytes=s.frame_bytes, level=s.level, database_clock=s.clock is time.time)
         self.closed = False
         self.entries = Entries(s, self.index, self.blobs, lambda: self.closed)
         self._sweeper: Sweeper | None = None
@@ -113,7 +120,10 @@ class ScratchStore:
         self.blobs.close()
 
     def __repr__(self) -> str:
-        return f"ScratchStore(root={str(self.root)!r})"
+        if not (self.index_url or self.blobs_url):
+            return f"ScratchStore(root={str(self.root)!r})"
+        return (f"ScratchStore(root={str(self.root)!r}, index={describe_url(self.index_url)!r}, "
+                f"blobs={describe_url(self.blobs_url)!r})")
 
     # -- scopes ---------------------------------------------------------------------------------------------------
 
@@ -193,8 +203,8 @@ class ScratchStore:
             StoreBusy, StorageError, StoreClosed: from the index.
         """
         self.entries.check_open()
-        return sweep(self.index, self.blobs, str(self._locks / "sweep.lock"), self.now(), self.settings.orphan_grace,
-                     self.settings.busy_timeout if wait is None else wait)
+        return sweep_backends(self.index, self.blobs, str(self._locks / "sweep.lock"), self.now(),
+                              self.settings.orphan_grace, self.settings.busy_timeout if wait is None else wait)
 
     def start_sweeper(self, interval: float = SWEEP_INTERVAL) -> None:
         """Sweep in a background daemon thread every ``interval`` seconds until :meth:`stop_sweeper` or

@@ -1,12 +1,14 @@
 """The PostgreSQL index: the entries of a store shared by many hosts, in one PostgreSQL database.
 
-The same rows, tombstones, quotas and expiry semantics as :mod:`scratchfs.engine.sqlite_index` (whose public methods
-this class mirrors, ``now`` arguments included), in a schema of its own (``scratchfs`` by default)::
+The same rows, tombstones, quotas and expiry semantics as :mod:`scratchfs.engine.sqlite_index` (it implements
+:class:`scratchfs.engine.protocols.IndexBackend`, ``now`` arguments included), in a schema of its own
+(``scratchfs`` by default)::
 
     <schema>.schema_version (version integer)                  one row per applied migration
     <schema>.entries        (id bigserial primary key, kind, run_id, agent_id, key, blob unique, size, stored_size,
                              frames, lines, preview, source_tool, content_type, shape, created_at, expires_at, ttl
-                             -- epoch seconds, float8 --, frame_newlines bytea); unique (run_id, agent_id, kind, key)
+                             -- epoch seconds, float8 --, frame_newlines bytea); unique (run_id, agent_id, kind, key);
+                             preview and shape are UTF-8 bytea (text cannot hold the NUL a preview may show)
     <schema>.gone           (run_id, agent_id, kind, key, reason, at) primary key (run_id, agent_id, kind, key)
 
 **Clock.** With ``clock="database"`` (what :func:`scratchfs.engine.backends.open_index` picks for a store on the
@@ -50,8 +52,9 @@ from psycopg import errors as pg_errors
 from psycopg import sql as pg_sql
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from scratchfs.engine.sqlite_index import TOMBSTONE_SECONDS, Entry, ExpiredRow, Gone
+from scratchfs.engine.protocols import Entry, ExpiredRow, Gone
 from scratchfs.foundation.errors import QuotaExceeded, StorageError, StoreBusy, StoreClosed
+from scratchfs.foundation.limits import TOMBSTONE_SECONDS
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "PostgresIndex"]
 
@@ -69,8 +72,8 @@ MIGRATIONS: dict[int, list[str]] = {
     1: [
         "CREATE TABLE @S.entries (id bigserial PRIMARY KEY, kind text NOT NULL, run_id text NOT NULL, "
         "agent_id text NOT NULL, key text NOT NULL, blob text NOT NULL UNIQUE, size bigint NOT NULL, "
-        "stored_size bigint NOT NULL, frames integer NOT NULL, lines bigint NOT NULL, preview text NOT NULL, "
-        "source_tool text, content_type text, shape text, created_at float8 NOT NULL, expires_at float8 NOT NULL, "
+        "stored_size bigint NOT NULL, frames integer NOT NULL, lines bigint NOT NULL, preview bytea NOT NULL, "
+        "source_tool text, content_type text, shape bytea, created_at float8 NOT NULL, expires_at float8 NOT NULL, "
         "ttl float8 NOT NULL, frame_newlines bytea, UNIQUE (run_id, agent_id, kind, key))",
         "CREATE INDEX entries_expires_at ON @S.entries (expires_at)",
         "CREATE INDEX entries_run_created ON @S.entries (run_id, created_at)",
@@ -263,7 +266,7 @@ class PostgresIndex:
         )
         if not rows:
             return None
-        return Entry._make(rows[0][:-1]), bytes(rows[0][-1] or b"")
+        return _entry(rows[0][:-1]), bytes(rows[0][-1] or b"")
 
     def gone(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> Gone | None:
         """Why the entry of a scope and key is not live: expired (row not swept yet) or a recent tombstone."""
@@ -320,8 +323,9 @@ class PostgresIndex:
                 "lines = excluded.lines, preview = excluded.preview, source_tool = excluded.source_tool, "
                 "content_type = excluded.content_type, shape = excluded.shape, created_at = excluded.created_at, "
                 "expires_at = excluded.expires_at, ttl = excluded.ttl, frame_newlines = excluded.frame_newlines"),
-                (e.kind, e.run_id, e.agent_id, e.key, e.blob, e.size, e.stored_size, e.frames, e.lines, e.preview,
-                 e.source_tool, e.content_type, e.shape, created, expires, e.ttl, frame_newlines),
+                (e.kind, e.run_id, e.agent_id, e.key, e.blob, e.size, e.stored_size, e.frames, e.lines,
+                 _utf8(e.preview), e.source_tool, e.content_type, _utf8(e.shape), created, expires, e.ttl,
+                 frame_newlines),
             )
             if e.kind != "handle":
                 conn.execute(self.q(f"DELETE FROM @G WHERE {_SCOPE_KEY}"), ident)
@@ -386,13 +390,13 @@ class PostgresIndex:
             text += " AND left(key, %(plen)s) = %(prefix)s"
         text += " ORDER BY created_at, id"
         params = {"run": run_id, "agent": agent_id, "kind": kind, "prefix": prefix, "plen": len(prefix), "now": now}
-        return list(map(Entry._make, self.read(text, params, "listing entries")))
+        return list(map(_entry, self.read(text, params, "listing entries")))
 
     def list_all(self, now: float) -> list[Entry]:
         """Every live entry of every run, ordered by run, agent, creation time."""
         rows = self.read(f"SELECT {_COLUMNS} FROM @E WHERE expires_at > @NOW ORDER BY run_id, agent_id, created_at, "
                          "id", {"now": now}, "listing entries")
-        return list(map(Entry._make, rows))
+        return list(map(_entry, rows))
 
     def touch(self, run_id: str, agent_id: str, kind: str, key: str, blob: str, expires_at: float) -> None:
         """Move a live entry's expiry later: to ``expires_at`` (caller's clock) or, with the database clock, to the
@@ -506,6 +510,20 @@ class PostgresIndex:
             finally:
                 if got:
                     conn.execute("SELECT pg_advisory_unlock(%s)", (self._sweep_lock_key,))
+
+
+def _utf8(text: str | None) -> bytes | None:
+    """Text kept as UTF-8 ``bytea`` (PostgreSQL ``text`` cannot hold NUL, which a preview of binary content may)."""
+    return None if text is None else text.encode("utf-8", "surrogatepass")
+
+
+def _entry(row: tuple) -> Entry:
+    """An :class:`Entry` from a row of ``_COLUMNS`` (preview and shape decoded from UTF-8)."""
+    values = list(row)
+    values[9] = bytes(values[9]).decode("utf-8", "surrogatepass")
+    if values[12] is not None:
+        values[12] = bytes(values[12]).decode("utf-8", "surrogatepass")
+    return Entry._make(values)
 
 
 def _lock_key(text: str) -> int:

@@ -48,7 +48,7 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
-from scratchfs.engine.local_blobs import BlobInfo
+from scratchfs.engine.protocols import BlobInfo
 from scratchfs.engine.seekable import SeekableWriter
 from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import InvalidArgument, StorageError, StoreBusy
