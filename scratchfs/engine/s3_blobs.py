@@ -296,11 +296,17 @@ class S3Blobs:
         return S3Source(self, key, size, str(got.get("ETag", "")), tail)
 
     def get_range(self, key: str, start: int, end: int) -> bytes:
-        """Bytes ``[start, end)`` of an object, by one range ``GET``. Raises StorageError (missing included)."""
+        """Bytes ``[start, end)`` of an object, by one range ``GET``.
+
+        Raises:
+            FileNotFoundError: the object is gone (deleted after it was opened). StorageError: any other failure.
+        """
         try:
             got = self.client().get_object(Bucket=self.bucket, Key=key, Range=f"bytes={start}-{end - 1}")
             data = got["Body"].read()
         except self._errors() as exc:
+            if _code(exc) in _MISSING:
+                raise FileNotFoundError(f"the object {key} is gone (deleted while it was being read)") from None
             raise _storage_error(exc, f"reading {key}") from None
         if len(data) > end - start:
             raise StorageError(f"the object store sent {len(data)} bytes for a range of {end - start}")
