@@ -227,3 +227,45 @@ def test_a_stopped_database_gives_storage_error_and_offload_passes_through(s3_en
             assert store.blobs.blob_files() != []  # the spilled object of the failed row is an orphan for the sweep
     finally:
         server.remove()
+
+
+def test_fsck_finds_and_repairs_missing_corrupt_and_orphaned_objects(fleet):
+    from scratchfs.api.inspector import fsck
+
+    store = fleet()
+    scope = store.scope("run-1", "agent-1")
+    stubs = [scope.spill(f"entry {i} ".encode() * 3000) for i in range(3)]
+    rows = {row.key: row for row in store.list_entries()}
+    client, bucket = store.blobs.client(), store.blobs.bucket
+    gone, damaged = rows[stubs[0].handle], rows[stubs[1].handle]
+    client.delete_object(Bucket=bucket, Key=store.blobs.key("run-1", "agent-1", gone.blob))
+    client.put_object(Bucket=bucket, Key=store.blobs.key("run-1", "agent-1", damaged.blob),
+                      Body=b"\0" * damaged.stored_size)
+    client.put_object(Bucket=bucket, Key=store.blobs.key("run-2", "agent-1", new_token()), Body=b"orphan")
+    report = fsck(store)
+    assert sorted(p.kind for p in report.problems) == ["corrupt", "missing", "orphaned"]
+    assert report.entries_checked == 3 and report.index == "ok"
+    repaired = fsck(store, repair=True)
+    assert all(p.repaired for p in repaired.problems)
+    assert fsck(store).clean
+    assert [row.key for row in store.list_entries()] == [stubs[2].handle]
+    assert objects(store) == {rows[stubs[2].handle].blob}
+
+
+def test_the_cli_opens_the_fleet_store_from_the_environment(urls, tmp_path):
+    from click.testing import CliRunner
+
+    from scratchfs.cli import main
+
+    env = {"SCRATCHFS_INDEX": urls["index"], "SCRATCHFS_BLOBS": urls["blobs"], "SCRATCHFS_RUN_ID": "run-1",
+           "SCRATCHFS_AGENT_ID": "agent-1"}
+    page = tmp_path / "page.txt"
+    page.write_bytes(b"line of a page\n" * 2000)
+    spilled = CliRunner().invoke(main, ["spill", str(page), "--root", str(tmp_path / "host-a")], env=env,
+                                 catch_exceptions=False)
+    assert spilled.exit_code == 0, spilled.output
+    handle = json.loads(spilled.output)["handle"]
+    read = CliRunner().invoke(main, ["read-handle", handle, "--offset", "15", "--length", "14", "--root",
+                                     str(tmp_path / "host-b")], env=env, catch_exceptions=False)
+    assert read.exit_code == 0, read.output
+    assert read.stdout_bytes == b"line of a page"

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 
 from scratchfs.api.store import ScratchStore
-from scratchfs.engine.local_blobs import BLOB_NAME_RE
+from scratchfs.engine.local_blobs import BLOB_NAME_RE, Blobs
 from scratchfs.engine.protocols import Entry
 from scratchfs.engine.seekable import FormatError, SeekableReader, read_seek_table
 from scratchfs.engine.sweeper import check_orphan
@@ -156,18 +156,18 @@ class FsckReport:
 
 
 def _verify(store: ScratchStore, entry: Entry, deep: bool, progress: Callable[[int], None]) -> str | None:
-    """None if the entry's blob is sound, else what is wrong; raises FileNotFoundError if it is gone."""
-    fd = store.blobs.open(entry.run_id, entry.agent_id, entry.blob)
+    """None if the entry's blob is sound, else what is wrong; raises FileNotFoundError if it is gone. Works on any
+    blob store (a file or an object: read through its range source)."""
+    source = store.blobs.open_source(entry.run_id, entry.agent_id, entry.blob)
     try:
-        file_size = os.fstat(fd).st_size
-        if file_size != entry.stored_size:
-            return f"the file is {file_size} bytes, the index says {entry.stored_size}"
+        if source.size != entry.stored_size:
+            return f"the file is {source.size} bytes, the index says {entry.stored_size}"
         try:
-            table = read_seek_table(fd, file_size)
+            table = read_seek_table(source, source.size)
             if table.size != entry.size:
                 return f"the blob holds {table.size} bytes, the index says {entry.size}"
             if deep:
-                for _, data in SeekableReader(fd, table).iter_frames():
+                for _, data in SeekableReader(source, table).iter_frames():
                     progress(len(data))
         except FormatError as exc:
             return str(exc)
@@ -175,7 +175,17 @@ def _verify(store: ScratchStore, entry: Entry, deep: bool, progress: Callable[[i
             return f"cannot read: {exc.strerror or exc}"
         return None
     finally:
-        os.close(fd)
+        source.close()
+
+
+def _orphan(store: ScratchStore, path: str, token: str, remove: bool) -> bool:
+    """True if the blob ``token`` at ``path`` is an orphan (removed first when ``remove``): for files, as the sweeper
+    decides (never one a writer holds); for objects, no row names it on a second look."""
+    if isinstance(store.blobs, Blobs):
+        return check_orphan(store.index, path, token, None, remove=remove) is not None
+    if store.index.has_blob(token):
+        return False
+    return not remove or bool(store.blobs.delete_keys([path]))  # type: ignore[attr-defined]
 
 
 def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
@@ -217,7 +227,7 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
             broken_rows.append((row_ids[entry.blob], entry.blob))
             broken_problems.append(problem)
     for run_dir, agent_dir, path, token in files:
-        if token in known or check_orphan(store.index, path, token, None, remove=False) is None:
+        if token in known or not _orphan(store, path, token, remove=False):
             continue
         report.problems.append(Problem("orphaned", run_dir, agent_dir, None, path, "no index row names this file"))
     if repair:
@@ -227,15 +237,12 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
                 if blob in still:
                     continue
                 if problem.kind == "corrupt":
-                    try:
-                        os.unlink(problem.path)
-                    except FileNotFoundError:
-                        pass
+                    store.blobs.unlink(problem.run_id, problem.agent_id, blob)
                 problem.repaired = True
         for problem in report.problems:
             if problem.kind == "orphaned":
                 token = BLOB_NAME_RE.match(os.path.basename(problem.path)).group(1)
-                problem.repaired = check_orphan(store.index, problem.path, token, None, remove=True) is not None
+                problem.repaired = _orphan(store, problem.path, token, remove=True)
     return report
 
 

@@ -54,7 +54,7 @@ def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float, grace: float, 
             if len(batch) < BATCH_ROWS:
                 break
         index.forget_tombstones(now)
-        objects = blobs.blob_files()  # listed before the rows are read: a row committed meanwhile is HEAD-checked
+        objects = blobs.list_objects()  # listed before the rows are read: a row committed meanwhile is HEAD-checked
         known = index.blob_rows()
         listed = {obj.token for obj in objects}
         missing = [(row_id, blob) for row_id, run_id, agent_id, blob in known

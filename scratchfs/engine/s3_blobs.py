@@ -48,7 +48,7 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
-from scratchfs.engine.protocols import BlobInfo
+from scratchfs.engine.protocols import BlobFile, BlobInfo
 from scratchfs.engine.seekable import SeekableWriter
 from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import InvalidArgument, StorageError, StoreBusy
@@ -399,9 +399,10 @@ class S3Blobs:
             raise _storage_error(exc, "listing blobs") from None
         return sorted(found, key=lambda o: o.location)
 
-    def blob_files(self) -> list[S3Object]:
-        """Every blob of the store (for orphan reconciliation and fsck)."""
-        return self.list_objects()
+    def blob_files(self) -> list[BlobFile]:
+        """Every blob of the store, as :class:`~scratchfs.engine.protocols.BlobFile` records (location = key), for
+        fsck; the sweeper uses :meth:`list_objects` (with sizes and times)."""
+        return [BlobFile(o.run, o.agent, o.location, o.token) for o in self.list_objects()]
 
     def close(self) -> None:
         """Forget the client (its pooled connections close with it). Idempotent."""
