@@ -37,6 +37,27 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("backend", ("local",) if local_only else BACKENDS, indirect=True)
 
 
+BACKEND_EXAMPLES = 12
+"""Hypothesis examples per property test on the server backends (the local store runs the full profile; the
+round-trips there are the same code above the seams, and every request here is a network round trip)."""
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    callspec = getattr(item, "callspec", None)
+    test = getattr(item, "obj", None)
+    base = getattr(test, "_hypothesis_internal_use_settings", None)
+    if (callspec is None or callspec.params.get("backend", "local") == "local" or base is None
+            or os.environ.get("SCRATCHFS_STRESS")):
+        yield
+        return
+    test._hypothesis_internal_use_settings = settings(base, max_examples=min(base.max_examples, BACKEND_EXAMPLES))
+    try:
+        yield
+    finally:
+        test._hypothesis_internal_use_settings = base
+
+
 @pytest.fixture
 def backend(request: pytest.FixtureRequest) -> str:
     """The storage combination of this test (``"local"`` unless a contract test is parametrized over them)."""

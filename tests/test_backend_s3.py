@@ -78,6 +78,9 @@ def test_a_read_within_one_frame_costs_two_requests(blobs, text):
     tiny = blobs.open_source("run-1", "agent-1", small)
     assert source_reader(tiny).read(6, 6) == b"hello\n"
     assert tiny.requests == 1
+    again = blobs.open_source("run-1", "agent-1", token)  # an object never changes: its tail is cached
+    assert source_reader(again).read(300_000, 100) == text[300_000:300_100]
+    assert again.requests == 1
 
 
 def test_large_spills_use_multipart_with_bounded_memory(blobs):

@@ -17,8 +17,12 @@ is committed (:class:`S3Pending`); the row's transaction checks the object is st
 
 **Reading.** :meth:`S3Blobs.open_source` fetches the last :data:`TAIL_BYTES` of the object with one suffix-range
 ``GET``, which gives the object's size (``Content-Range``) and, for any blob of up to about 1,300 frames, its whole
-seek table; a read of bytes within one frame then costs one more range ``GET`` (two requests in all, the seek table
-cache cold or warm), and a blob that fits in the tail costs no more. :attr:`S3Source.requests` counts them.
+seek table; a read of bytes within one frame then costs one more range ``GET`` (two requests in all), and a blob that
+fits in the tail costs no more. An object never changes under its key (a new token per write), so the tail is kept
+in a bounded cache (:data:`TAIL_CACHE_BYTES`): opening the same blob again costs no request, and a read within one
+frame one. :attr:`S3Source.requests` counts them. (An object removed from outside after it was cached is then
+noticed by the range ``GET`` -- ``FileNotFoundError`` -- or not at all when the whole blob is in the tail: the bytes
+returned are still the blob's own.)
 
 **Removing.** Deletes are batched (``DeleteObjects``, up to 1,000 keys a request). Deleting a run or an agent lists
 its key prefix and deletes what is there, under the index's exclusive delete lock (a PostgreSQL advisory lock,
@@ -48,6 +52,7 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
+from scratchfs.engine.caches import LRU
 from scratchfs.engine.protocols import BlobFile, BlobInfo
 from scratchfs.engine.seekable import SeekableWriter
 from scratchfs.foundation import checks as ids
@@ -59,6 +64,8 @@ PART_BYTES = 8 * 1024 * 1024
 """Bytes per part of a multipart upload (S3 requires at least 5 MiB for every part but the last)."""
 TAIL_BYTES = 16 * 1024
 """Bytes fetched from the end of an object when it is opened (size and seek table in one request)."""
+TAIL_CACHE_BYTES = 16 * 1024 * 1024
+"""Most bytes of object tails kept in memory per store (see the module docstring)."""
 DELETE_BATCH = 1000
 """Most keys per ``DeleteObjects`` request (the S3 limit)."""
 _BUCKET_RE = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]\Z")
@@ -118,14 +125,14 @@ class S3Source:
 
     __slots__ = ("_blobs", "_tail", "_tail_start", "identity", "key", "requests", "size")
 
-    def __init__(self, blobs: S3Blobs, key: str, size: int, etag: str, tail: bytes) -> None:
+    def __init__(self, blobs: S3Blobs, key: str, size: int, etag: str, tail: bytes, requests: int = 1) -> None:
         self._blobs = blobs
         self.key = key
         self.size = size
         self.identity = ("s3", key, size, etag)
         self._tail = tail
         self._tail_start = size - len(tail)
-        self.requests = 1
+        self.requests = requests
 
     def pread(self, length: int, offset: int) -> bytes:
         """Up to ``length`` bytes from byte ``offset`` (fewer only at the end). Raises StorageError (an OSError)."""
@@ -192,6 +199,8 @@ class S3Blobs:
         self._client = client
         self._client_pid = os.getpid() if client is not None else -1
         self._client_lock = threading.Lock()
+        self._tails: LRU[str, tuple[int, str, bytes]] = LRU(4096, max_weight=TAIL_CACHE_BYTES,
+                                                            weigh=lambda found: len(found[2]))
 
     # -- client ---------------------------------------------------------------------------------------------------
 
@@ -203,6 +212,7 @@ class S3Blobs:
             if self._client is None or self._client_pid != os.getpid():
                 try:
                     import boto3
+                    import botocore.session
                     from botocore.config import Config
                 except ImportError:
                     raise StorageError("the S3 blob store needs boto3: pip install 'scratchfs[s3]'") from None
@@ -213,7 +223,9 @@ class S3Blobs:
                     s3={"addressing_style": "path" if custom_endpoint else "auto"},
                     region_name=os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or None,
                 )
-                self._client = boto3.session.Session().client("s3", config=config)
+                session = botocore.session.get_session()  # credentials and endpoint: the environment, now
+                session.register_component("data_loader", _data_loader(session))
+                self._client = boto3.session.Session(botocore_session=session).client("s3", config=config)
                 self._client_pid = os.getpid()
         return self._client
 
@@ -275,13 +287,17 @@ class S3Blobs:
     # -- reading --------------------------------------------------------------------------------------------------
 
     def open_source(self, run_id: str, agent_id: str, token: str) -> S3Source:
-        """Open a blob for reading with one suffix-range ``GET`` (see :class:`S3Source`).
+        """Open a blob for reading with one suffix-range ``GET``, or none when its tail is cached (see
+        :class:`S3Source`).
 
         Raises:
             FileNotFoundError: there is no such object (the caller decides what that means).
             StorageError: any other failure of the object store.
         """
         key = self.key(run_id, agent_id, token)
+        cached = self._tails.get(key)
+        if cached is not None:
+            return S3Source(self, key, *cached, requests=0)
         try:
             got = self.client().get_object(Bucket=self.bucket, Key=key, Range=f"bytes=-{TAIL_BYTES}")
             tail = got["Body"].read()
@@ -293,7 +309,9 @@ class S3Blobs:
         size = int(total) if total.isdigit() else len(tail)
         if len(tail) > size:
             raise StorageError(f"the object store sent {len(tail)} bytes of an object of {size}")
-        return S3Source(self, key, size, str(got.get("ETag", "")), tail)
+        etag = str(got.get("ETag", ""))
+        self._tails.put(key, (size, etag, tail))
+        return S3Source(self, key, size, etag, tail)
 
     def get_range(self, key: str, start: int, end: int) -> bytes:
         """Bytes ``[start, end)`` of an object, by one range ``GET``.
@@ -407,6 +425,18 @@ class S3Blobs:
     def close(self) -> None:
         """Forget the client (its pooled connections close with it). Idempotent."""
         self._client = None
+
+
+_LOADER: list = []
+_LOADER_LOCK = threading.Lock()
+
+
+def _data_loader(session: Any) -> Any:
+    """One botocore data loader per process (it caches the parsed service model: a client costs 60 ms, not 300)."""
+    with _LOADER_LOCK:
+        if not _LOADER:
+            _LOADER.append(session.get_component("data_loader"))
+        return _LOADER[0]
 
 
 class _Upload:
