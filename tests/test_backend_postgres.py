@@ -226,3 +226,15 @@ def test_a_stopped_server_gives_storage_error_within_a_bounded_time():
             PostgresIndex(server.dsn.replace(f"port={server.port}", "port=1"), busy_timeout=1.0)
     finally:
         server.remove()
+
+
+def test_a_slow_statement_gives_store_busy_within_the_timeout(postgres_dsn, pg_schema):
+    index = PostgresIndex(postgres_dsn, schema=pg_schema, busy_timeout=0.5, clock="caller")
+    try:
+        started = time.monotonic()
+        with pytest.raises(StoreBusy):
+            index.read("SELECT pg_sleep(5)", {}, "waiting on a slow server")  # statement_timeout = busy_timeout
+        assert time.monotonic() - started < 3.0
+        assert index.lookup("run-1", "agent-1", "handle", "h", NOW) is None  # the connection is usable again
+    finally:
+        index.close()
