@@ -10,25 +10,29 @@ from __future__ import annotations
 
 import contextlib
 import io
-import sys
+import shlex
+import tempfile
 from typing import Any
 
 import click
 
 from scratchfs.api.contract import ScratchTools, to_json
+from scratchfs.api.results import LineSlice, Slice
 from scratchfs.api.store import ScratchStore
+from scratchfs.api.tools import check_arguments
 from scratchfs.cli.app import (
     INPUT_ARGUMENT,
     TTL_OPTION,
     echo_json,
     json_accepted,
     main,
+    resolve_root,
     root_option,
     scope_options,
     stdout_bytes,
     with_store,
 )
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import InvalidArgument, NotFound
 from scratchfs.foundation.limits import MAX_READ_BYTES
 
 
@@ -74,16 +78,28 @@ def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, as
     if "needle" in given:
         given["match"] = given.pop("needle")
     scope = store.scope(run_id, agent_id)
+    arguments = check_arguments("read_handle", {"handle": handle, **given})  # one rule with MCP and --json
     if as_json or "match" in given or "pattern" in given:
-        click.echo(to_json(ScratchTools(scope).call("read_handle", {"handle": handle, **given})))
+        click.echo(to_json(ScratchTools(scope).call("read_handle", arguments)))
         return
-    result = scope.read_handle(handle, **given)
+    result = scope.read_handle(**arguments)
     out = stdout_bytes()
     out.write(result.data)
     out.flush()
     if result.next_call is not None:
         click.echo(f"scratchfs: {len(result.data)} bytes from offset {result.offset}; {result.remaining} bytes "
-                   f"follow; next: {result.next_call}", err=True)
+                   f"follow; next: {shell_next(result, run_id, agent_id)}", err=True)
+
+
+def shell_next(result: Slice | LineSlice, run_id: str, agent_id: str) -> str:
+    """The shell command that reads on after a raw read (the CLI's twin of ``next_call``)."""
+    if isinstance(result, LineSlice):
+        where = (["--offset", str(result.next_offset)] if result.cut else ["--line", str(result.next_line)])
+        more = [*where, "--lines", str(result.requested)]
+    else:
+        more = ["--offset", str(result.next_offset), "--length", str(result.requested)]
+    words = ["scratchfs", "read-handle", result.handle, *more, "--run", run_id, "--agent", agent_id]
+    return " ".join(shlex.quote(word) for word in words)
 
 
 @main.command("scratch-write")
@@ -141,8 +157,7 @@ def scratch_list(store: ScratchStore, run_id: str, agent_id: str, prefix: str) -
 def scratch_delete(store: ScratchStore, run_id: str, agent_id: str, key: str) -> None:
     """Delete KEY from the scratchpad (exit code 1 if there was no live value)."""
     if not store.scope(run_id, agent_id).scratch_delete(key):
-        click.echo(f"scratchfs: not found: no key {key!r} in this scope (or it has expired)", err=True)
-        sys.exit(1)
+        raise NotFound(f"no key {key!r} in this scope (or it has expired)")
     echo_json({"key": key, "deleted": True})
 
 
@@ -157,10 +172,7 @@ def delete_run(store: ScratchStore, run_id: str) -> None:
 
 
 @main.command("delete-agent")
-@root_option
-@click.option("--run", "run_id", envvar="SCRATCHFS_RUN_ID", required=True, help="Run id [env: SCRATCHFS_RUN_ID].")
-@click.option("--agent", "agent_id", envvar="SCRATCHFS_AGENT_ID", required=True,
-              help="Agent id [env: SCRATCHFS_AGENT_ID].")
+@scope_options
 @json_accepted
 @with_store
 def delete_agent(store: ScratchStore, run_id: str, agent_id: str) -> None:
@@ -182,21 +194,41 @@ def sweep_command(store: ScratchStore) -> None:
 @click.option("--fixtures", "fixtures_dir", type=click.Path(exists=True, file_okay=False), default=None,
               help="Folder of recorded tool outputs [default: fixtures/ of this clone].")
 @click.option("--json", "as_json", is_flag=True, help="Print the run's entries as JSON instead of the report.")
-@with_store
-def demo(store: ScratchStore, fixtures_dir: str | None, as_json: bool) -> None:
-    """Run the main job on real tool outputs: spill each, read a range and a match back, use the scratchpad."""
+def demo(root: str | None, fixtures_dir: str | None, as_json: bool) -> None:
+    """Run the main job on real tool outputs: spill each, read a range and a match back, use the scratchpad.
+
+    The store is a new temporary directory (removed at the end) unless --root or $SCRATCHFS_ROOT names one.
+    """
     from scratchfs.demo import RUN_ID, run_demo
 
-    try:
-        if not as_json:
-            run_demo(store, fixtures_dir)
-            return
-        with contextlib.redirect_stdout(io.StringIO()):
-            run_demo(store, fixtures_dir)
-    except FileNotFoundError as exc:
-        raise InvalidArgument(str(exc)) from None
-    echo_json([entry.to_dict() for entry in store.list_entries_for_run(RUN_ID)])
+    root = resolve_root(root)
+    with contextlib.ExitStack() as stack:
+        if root is None:
+            root = stack.enter_context(tempfile.TemporaryDirectory(prefix="scratchfs-demo-"))
+            if not as_json:
+                click.echo(f"(a temporary store at {root}, removed at the end; pass --root DIR to keep it)")
+        store = stack.enter_context(ScratchStore(root))
+        try:
+            if not as_json:
+                run_demo(store, fixtures_dir)
+                return
+            with contextlib.redirect_stdout(io.StringIO()):
+                run_demo(store, fixtures_dir)
+        except FileNotFoundError as exc:
+            raise InvalidArgument(str(exc)) from None
+        echo_json([entry.to_dict() for entry in store.list_entries_for_run(RUN_ID)])
 
 
-__all__ = ["delete_agent", "delete_run", "demo", "read_handle", "scratch_delete", "scratch_list", "scratch_read",
-           "scratch_write", "spill", "sweep_command"]
+__all__ = [
+    "delete_agent",
+    "delete_run",
+    "demo",
+    "read_handle",
+    "scratch_delete",
+    "scratch_list",
+    "scratch_read",
+    "scratch_write",
+    "shell_next",
+    "spill",
+    "sweep_command",
+]

@@ -18,7 +18,9 @@ error message or a log line whole (it may hold a password). S3 blobs need the Po
 the sweep lock that every host shares are PostgreSQL advisory locks.
 
 ``ScratchStore(index=…, blobs=…)`` passes its arguments here; unset, ``$SCRATCHFS_INDEX`` and ``$SCRATCHFS_BLOBS``
-are read (so the CLI and the MCP server take them from the environment).
+are read (so the CLI and the MCP server take them from the environment). The API layer holds what
+:func:`open_backends` returns through the protocols of :mod:`scratchfs.engine.protocols`, so it never names SQLite,
+PostgreSQL, a path or a bucket.
 """
 
 from __future__ import annotations
@@ -29,11 +31,13 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from scratchfs.engine.local_blobs import Blobs
 from scratchfs.engine.protocols import BlobStore, IndexBackend
+from scratchfs.engine.root import prepare_root
 from scratchfs.engine.sqlite_index import Index
-from scratchfs.engine.sweeper import SweepResult, sweep
+from scratchfs.engine.sweeper import SweepResult, check_orphan, sweep
 from scratchfs.foundation.errors import InvalidArgument
 
-__all__ = ["ENV_BLOBS", "ENV_INDEX", "describe_url", "open_backends", "split_postgres_url", "sweep_backends"]
+__all__ = ["ENV_BLOBS", "ENV_INDEX", "create_empty_index", "describe_url", "find_orphan", "open_backends",
+           "split_postgres_url", "sweep_backends"]
 
 ENV_INDEX = "SCRATCHFS_INDEX"
 """Environment variable naming the index URL when none is given."""
@@ -76,23 +80,33 @@ def split_postgres_url(url: str) -> tuple[str, str, str | None]:
     return urlunsplit(parts._replace(query=urlencode(rest))), own.get("schema", "scratchfs"), own.get("runs_table")
 
 
-def open_backends(root: Path, index_url: str | None, blobs_url: str | None, *, busy_timeout: float, durable: bool,
-                  frame_bytes: int, level: int, database_clock: bool) -> tuple[IndexBackend, BlobStore]:
-    """The index and blob store the URLs name (see the module docstring).
+def open_backends(root: Path, index_url: str | None = None, blobs_url: str | None = None, *, busy_timeout: float,
+                  durable: bool, frame_bytes: int, level: int,
+                  database_clock: bool = False) -> tuple[IndexBackend, BlobStore]:
+    """The index and blob store the URLs name (see the module docstring). The root is created private (0700/0600)
+    when missing and checked when not (:func:`scratchfs.engine.root.prepare_root`): it holds the local backends and
+    the lock files.
 
     Args:
-        root: the store's root directory (exists; holds the local backends and the lock files).
+        root: the store's root directory.
         database_clock: let a PostgreSQL index decide expiry by the server's clock (the store is on the real
             clock); otherwise the store's clock decides (a test clock).
 
     Raises:
         InvalidArgument: an unknown URL scheme, a bad schema or runs table, or S3 blobs without PostgreSQL.
-        StorageError, StoreBusy: a backend cannot be opened (the database is down, the schema is newer, ...).
+        StorageError, StoreBusy: a backend cannot be opened (the root is not private and ours, the database is
+            down, the schema is newer, a local index is empty or missing beside existing blobs, ...).
     """
     index_url = index_url or ""
     blobs_url = blobs_url or ""
+    prepare_root(root)  # 0700 root, 0600 index files before SQLite opens them; no links followed
     index: IndexBackend
     if index_url in _DEFAULT:
+        if blobs_url in _DEFAULT:
+            blobs = Blobs(root, frame_bytes, level, durable)
+            index = Index(root / "index.sqlite", root / "locks", busy_timeout, durable,
+                          existing_data=lambda: bool(blobs.blob_files()))  # an empty index beside blobs is refused
+            return index, blobs
         index = Index(root / "index.sqlite", root / "locks", busy_timeout, durable)
     else:
         from scratchfs.engine.postgres_index import PostgresIndex
@@ -120,6 +134,33 @@ def open_backends(root: Path, index_url: str | None, blobs_url: str | None, *, b
         index.close()
         raise
     return index, blobs
+
+
+def create_empty_index(root: Path, *, busy_timeout: float) -> None:
+    """Give the local store at ``root`` an empty index where its index is missing or empty, even beside existing
+    blobs (which :func:`open_backends` refuses, so that a lost index is never silently replaced): the first step of
+    rebuilding the index from the blobs. A file that is not an empty or scratchfs index is still refused.
+
+    Raises:
+        StorageError: the index cannot be created, or is another application's file. StoreBusy: it stayed locked.
+    """
+    Index(root / "index.sqlite", root / "locks", busy_timeout).close()
+
+
+def find_orphan(index: IndexBackend, blobs: BlobStore, where: tuple[str, str], token: str, remove: bool) -> int | None:
+    """If the blob ``token`` listed in ``where`` (its encoded run and agent names) is an orphan -- no row names it,
+    and for a file no writer holds it -- return its size in bytes (objects: 0), after removing it when ``remove``;
+    else ``None``. For files see :func:`scratchfs.engine.sweeper.check_orphan`; an object is checked against the
+    rows once more (an object is whole before its row is committed)."""
+    from scratchfs.engine.local_blobs import Blobs as LocalBlobs
+
+    if isinstance(blobs, LocalBlobs):
+        return check_orphan(index, blobs, where, token, None, remove=remove)  # type: ignore[arg-type]
+    if index.has_blob(token):
+        return None
+    if remove and not blobs.delete_keys([blobs.key_of(where, token)]):  # type: ignore[attr-defined]
+        return None
+    return 0
 
 
 def sweep_backends(index: IndexBackend, blobs: BlobStore, lock_path: str, now: float, grace: float,

@@ -213,6 +213,20 @@ class PostgresIndex:
         if pool is not None and self._pid == os.getpid():
             pool.close(timeout=5)
 
+    @property
+    def read_only(self) -> str | None:
+        """Why the index cannot be written, or ``None``: a PostgreSQL index is writable while it answers (a
+        refusal is a :class:`StorageError` of the write itself)."""
+        return None
+
+    def check_writable(self, doing: str) -> None:
+        """Raise :class:`StoreClosed` once the index is closed (``doing``: a gerund phrase, for the message)."""
+        if self._closed:
+            raise StoreClosed(f"the store is closed (while {doing})")
+
+    def release_thread(self) -> None:
+        """Nothing to do: connections are pooled per process, not per thread."""
+
     # -- schema ---------------------------------------------------------------------------------------------------
 
     def _migrate(self) -> None:
@@ -390,6 +404,25 @@ class PostgresIndex:
             text += " AND left(key, %(plen)s) = %(prefix)s"
         text += " ORDER BY created_at, id"
         params = {"run": run_id, "agent": agent_id, "kind": kind, "prefix": prefix, "plen": len(prefix), "now": now}
+        return list(map(_entry, self.read(text, params, "listing entries")))
+
+    def list_page(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str, now: float,
+                  after: tuple[float, str, str, str] | None, limit: int) -> list[Entry]:
+        """Like :meth:`list_scope`, one keyset page at a time: at most ``limit`` live entries ordered by
+        ``(created_at, agent_id, kind, key)`` after the position ``after`` (``None``: from the start)."""
+        text = f"SELECT {_COLUMNS} FROM @E WHERE run_id = %(run)s AND expires_at > @NOW"
+        if agent_id is not None:
+            text += " AND agent_id = %(agent)s"
+        if kind is not None:
+            text += " AND kind = %(kind)s"
+        if prefix:
+            text += " AND left(key, %(plen)s) = %(prefix)s"
+        if after is not None:
+            text += " AND (created_at, agent_id, kind, key) > (%(a0)s, %(a1)s, %(a2)s, %(a3)s)"
+        text += " ORDER BY created_at, agent_id, kind, key LIMIT %(limit)s"
+        a = after or (0.0, "", "", "")
+        params = {"run": run_id, "agent": agent_id, "kind": kind, "prefix": prefix, "plen": len(prefix), "now": now,
+                  "a0": a[0], "a1": a[1], "a2": a[2], "a3": a[3], "limit": limit}
         return list(map(_entry, self.read(text, params, "listing entries")))
 
     def list_all(self, now: float) -> list[Entry]:

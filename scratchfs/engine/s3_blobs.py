@@ -47,11 +47,13 @@ import os
 import re
 import tempfile
 import threading
-from collections.abc import Callable, Iterable, Iterator
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
+from scratchfs.engine.binding import Binding
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.protocols import BlobFile, BlobInfo
 from scratchfs.engine.seekable import SeekableWriter
@@ -254,15 +256,22 @@ class S3Blobs:
 
     # -- writing --------------------------------------------------------------------------------------------------
 
-    def write(self, run_id: str, agent_id: str, token: str, chunks: Iterable) -> S3Pending:
+    def write(self, run_id: str, agent_id: str, token: str, chunks: Iterable,
+              bound: Mapping | None = None) -> S3Pending:
         """Upload a new blob from byte chunks (multipart when larger than :data:`PART_BYTES`) and return it,
         pending its row.
+
+        Args:
+            bound: what the blob belongs to besides its token and scope -- ``kind``, ``key``, ``tool``, ``ttl``
+                (seconds), ``created_at`` (epoch seconds) -- written into its binding frame, as on local disk
+                (:mod:`scratchfs.engine.binding`).
 
         Raises:
             StorageError: the object store refused or did not answer; no object is left behind.
             InvalidArgument: from ``chunks`` (bad content); no object is left behind.
         """
         key = self.key(run_id, agent_id, token)
+        fields = {"kind": "", "key": "", "tool": None, "ttl": 0.0, "created_at": time.time(), **(bound or {})}
         fd, spool = tempfile.mkstemp(prefix="scratchfs-s3-")  # mode 0600
         os.unlink(spool)  # nothing else can open it; it vanishes with the descriptor
         upload = _Upload(self, key)
@@ -272,7 +281,8 @@ class S3Blobs:
                 writer.write(chunk)
                 if os.fstat(fd).st_size >= PART_BYTES:
                     upload.part(_drain(fd))
-            writer.close()
+            writer.close(lambda w: Binding(token, run_id, agent_id, size=w.size, frames=w.frames,
+                                           content=w.digest(), **fields).encode())
             upload.finish(_drain(fd))
         except BaseException as exc:
             upload.abort()
@@ -294,7 +304,9 @@ class S3Blobs:
             FileNotFoundError: there is no such object (the caller decides what that means).
             StorageError: any other failure of the object store.
         """
-        key = self.key(run_id, agent_id, token)
+        return self._open_key(self.key(run_id, agent_id, token))
+
+    def _open_key(self, key: str) -> S3Source:
         cached = self._tails.get(key)
         if cached is not None:
             return S3Source(self, key, *cached, requests=0)
@@ -312,6 +324,22 @@ class S3Blobs:
         etag = str(got.get("ETag", ""))
         self._tails.put(key, (size, etag, tail))
         return S3Source(self, key, size, etag, tail)
+
+    def open_file(self, found: BlobFile) -> S3Source:
+        """Open a blob listed by :meth:`blob_files` for reading. Raises FileNotFoundError, StorageError."""
+        return self._open_key(found.location)
+
+    def locate(self, run_id: str | None = None, agent_id: str | None = None, token: str | None = None) -> str:
+        """``s3://bucket/key`` of a blob, for reports; without arguments, where the blobs are."""
+        if run_id is None or agent_id is None or token is None:
+            return f"s3://{self.bucket}/{self.prefix}"
+        return self.path(run_id, agent_id, token)
+
+    def key_of(self, where: tuple[str, str], token: str) -> str:
+        """The key of blob ``token`` listed under ``where`` (its encoded run and agent names, as listed)."""
+        if not ids.TOKEN_RE.match(token) or any("/" in part or not part for part in where):
+            raise ValueError(f"not a listed blob: {where!r} {token!r}")
+        return (f"{self.prefix}/" if self.prefix else "") + f"{where[0]}/{where[1]}/{token}.zst"
 
     def get_range(self, key: str, start: int, end: int) -> bytes:
         """Bytes ``[start, end)`` of an object, by one range ``GET``.
