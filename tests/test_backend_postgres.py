@@ -9,7 +9,8 @@ import time
 import psycopg
 import pytest
 
-from scratchfs.engine.postgres_index import SCHEMA_VERSION, PostgresIndex
+from scratchfs.engine.postgres_index import PostgresIndex
+from scratchfs.engine.postgres_schema import SCHEMA_VERSION
 from scratchfs.engine.sqlite_index import Entry
 from scratchfs.foundation.checks import new_token
 from scratchfs.foundation.errors import QuotaExceeded, StorageError, StoreBusy

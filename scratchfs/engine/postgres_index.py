@@ -20,7 +20,8 @@ with, a tombstone's age -- is the database server's ``statement_timestamp()``, t
 ever built from an id). **Quotas** are checked under a per-run transaction-level advisory lock, so two hosts cannot
 both pass the check. **Schema**: created and migrated when the index opens, in one transaction under an advisory
 lock (many hosts may open a new database at once); ``schema_version`` records each applied step. Upgrade path: a
-new scratchfs appends a step to :data:`MIGRATIONS` and bumps :data:`SCHEMA_VERSION`; the first store of the new
+new scratchfs appends a step to :data:`scratchfs.engine.postgres_schema.MIGRATIONS` and bumps its
+:data:`~scratchfs.engine.postgres_schema.SCHEMA_VERSION`; the first store of the new
 version to open applies the missing steps in one transaction; an older scratchfs refuses a newer schema with
 :class:`StorageError` instead of misreading it.
 
@@ -40,7 +41,6 @@ protocol, server-side parameters, health-checked pooled connections re-made afte
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import threading
@@ -49,16 +49,15 @@ from contextlib import contextmanager
 
 import psycopg
 from psycopg import errors as pg_errors
-from psycopg import sql as pg_sql
 from psycopg_pool import ConnectionPool, PoolTimeout
 
+from scratchfs.engine.postgres_schema import SCHEMA_VERSION, lock_key, migrate
 from scratchfs.engine.protocols import Entry, ExpiredRow, Gone
 from scratchfs.foundation.errors import QuotaExceeded, StorageError, StoreBusy, StoreClosed
 from scratchfs.foundation.limits import TOMBSTONE_SECONDS
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "PostgresIndex"]
+__all__ = ["PostgresIndex"]
 
-SCHEMA_VERSION = 1
 _SCHEMA_RE = re.compile(r"[a-z_][a-z0-9_]{0,62}\Z")
 _RUNS_RE = re.compile(r"\s*(?:([A-Za-z_]\w{0,62})\.)?([A-Za-z_]\w{0,62})\s*\(\s*([A-Za-z_]\w{0,62})\s*\)\s*\Z")
 _COLUMNS = (
@@ -68,21 +67,6 @@ _COLUMNS = (
 _DB_NOW = "extract(epoch from statement_timestamp())::float8"
 _SCOPE_KEY = "run_id = %(run)s AND agent_id = %(agent)s AND kind = %(kind)s AND key = %(key)s"
 
-MIGRATIONS: dict[int, list[str]] = {
-    1: [
-        "CREATE TABLE @S.entries (id bigserial PRIMARY KEY, kind text NOT NULL, run_id text NOT NULL, "
-        "agent_id text NOT NULL, key text NOT NULL, blob text NOT NULL UNIQUE, size bigint NOT NULL, "
-        "stored_size bigint NOT NULL, frames integer NOT NULL, lines bigint NOT NULL, preview bytea NOT NULL, "
-        "source_tool text, content_type text, shape bytea, created_at float8 NOT NULL, expires_at float8 NOT NULL, "
-        "ttl float8 NOT NULL, frame_newlines bytea, UNIQUE (run_id, agent_id, kind, key))",
-        "CREATE INDEX entries_expires_at ON @S.entries (expires_at)",
-        "CREATE INDEX entries_run_created ON @S.entries (run_id, created_at)",
-        "CREATE TABLE @S.gone (run_id text NOT NULL, agent_id text NOT NULL, kind text NOT NULL, key text NOT NULL, "
-        "reason text NOT NULL, at float8 NOT NULL, PRIMARY KEY (run_id, agent_id, kind, key))",
-        "CREATE INDEX gone_at ON @S.gone (at)",
-    ],
-}
-"""Schema steps by version: the SQL applied to go from version ``n - 1`` to ``n`` (``@S`` is the schema)."""
 
 
 def _typed(exc: BaseException, doing: str) -> Exception:
@@ -139,8 +123,8 @@ class PostgresIndex:
         self._pool: ConnectionPool | None = None
         self._inherited: list[ConnectionPool] = []  # a fork() parent's pool: kept, never used or closed here
         self._closed = False
-        self._sweep_lock_key = _lock_key(f"scratchfs sweep {schema}")
-        self._delete_lock_key = _lock_key(f"scratchfs delete {schema}")
+        self._sweep_lock_key = lock_key(f"scratchfs sweep {schema}")
+        self._delete_lock_key = lock_key(f"scratchfs delete {schema}")
         self._migrate()
 
     # -- connections ----------------------------------------------------------------------------------------------
@@ -232,37 +216,9 @@ class PostgresIndex:
     def _migrate(self) -> None:
         try:
             with self.transaction("creating the schema") as conn:
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_lock_key(f"scratchfs schema {self.schema}"),))
-                conn.execute(self.q("CREATE SCHEMA IF NOT EXISTS @S"))
-                conn.execute(self.q("CREATE TABLE IF NOT EXISTS @S.schema_version (version integer PRIMARY KEY, "
-                                    "applied_at timestamptz NOT NULL DEFAULT now())"))
-                version = conn.execute(self.q("SELECT COALESCE(max(version), 0) FROM @S.schema_version")).fetchone()[0]
-                if version > SCHEMA_VERSION:
-                    raise StorageError(f"the index schema {self.schema!r} has version {version}; this scratchfs "
-                                       f"knows {SCHEMA_VERSION}: upgrade scratchfs")
-                for step in range(version + 1, SCHEMA_VERSION + 1):
-                    for statement in MIGRATIONS[step]:
-                        conn.execute(self.q(statement))
-                    conn.execute(self.q("INSERT INTO @S.schema_version (version) VALUES (%s)"), (step,))
-                if self._runs is not None:
-                    self._tie_to_runs(conn)
+                migrate(conn, self.schema, self._runs.groups() if self._runs is not None else None)
         except PoolTimeout as exc:
             raise _typed(exc, "opening the index") from None
-
-    def _tie_to_runs(self, conn: psycopg.Connection) -> None:
-        assert self._runs is not None
-        ref_schema, table, column = self._runs.groups()
-        exists = conn.execute(
-            "SELECT 1 FROM pg_constraint WHERE conname = 'entries_run_fk' AND conrelid = %s::regclass",
-            (f'"{self.schema}".entries',),
-        ).fetchone()
-        if exists:
-            return
-        target = pg_sql.Identifier(table) if ref_schema is None else pg_sql.Identifier(ref_schema, table)
-        conn.execute(pg_sql.SQL(
-            "ALTER TABLE {}.entries ADD CONSTRAINT entries_run_fk FOREIGN KEY (run_id) REFERENCES {} ({}) "
-            "ON DELETE CASCADE").format(pg_sql.Identifier(self.schema), target, pg_sql.Identifier(column)))
-        conn.execute(self.q("CREATE INDEX IF NOT EXISTS entries_run ON @S.entries (run_id)"))
 
     # -- entries --------------------------------------------------------------------------------------------------
 
@@ -324,7 +280,7 @@ class PostgresIndex:
             created = conn.execute(self.q("SELECT @NOW"), ident).fetchone()[0] if self.database_clock else e.created_at
             expires = created + e.ttl if self.database_clock else e.expires_at
             if quota != (None, None):
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_lock_key(f"scratchfs quota {e.run_id}"),))
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(f"scratchfs quota {e.run_id}"),))
             old = None if e.kind == "handle" else conn.execute(
                 self.q(f"SELECT blob, stored_size, expires_at FROM @E WHERE {_SCOPE_KEY} FOR UPDATE"), ident,
             ).fetchone()
@@ -557,8 +513,3 @@ def _entry(row: tuple) -> Entry:
     if values[12] is not None:
         values[12] = bytes(values[12]).decode("utf-8", "surrogatepass")
     return Entry._make(values)
-
-
-def _lock_key(text: str) -> int:
-    """A stable signed 64-bit advisory-lock key for ``text`` (BLAKE2b, so equal on every host)."""
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big", signed=True)
