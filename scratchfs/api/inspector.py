@@ -28,8 +28,8 @@ from dataclasses import asdict, dataclass, field
 from scratchfs.api.rebuild import RebuildReport
 from scratchfs.api.rebuild import rebuild_index as rebuild
 from scratchfs.api.store import ScratchStore
+from scratchfs.engine.backends import find_orphan
 from scratchfs.engine.protocols import Entry
-from scratchfs.engine.sweeper import check_orphan
 from scratchfs.engine.verify import verify_blob
 from scratchfs.foundation.errors import StorageError
 from scratchfs.foundation.limits import SOON_SECONDS
@@ -218,8 +218,8 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
             broken_problems.append(problem)
     orphans: dict[int, str] = {}  # problem id -> blob token
     for run_dir, agent_dir, path, token in files:
-        if token in known or check_orphan(store.index, store.blobs, (run_dir, agent_dir), token, None,
-                                          remove=False) is None:
+        if token in known or find_orphan(store.index, store.blobs, (run_dir, agent_dir), token,
+                                         remove=False) is None:
             continue
         problem = Problem("orphaned", run_dir, agent_dir, None, path, "no index row names this file")
         orphans[id(problem)] = token
@@ -243,8 +243,8 @@ def _repair(store: ScratchStore, report: FsckReport, broken_rows: list[tuple[int
             problem.repaired = True
     for problem in report.problems:
         if problem.kind == "orphaned":
-            problem.repaired = check_orphan(store.index, store.blobs, (problem.run_id, problem.agent_id),
-                                            orphans[id(problem)], None, remove=True) is not None
+            problem.repaired = find_orphan(store.index, store.blobs, (problem.run_id, problem.agent_id),
+                                           orphans[id(problem)], remove=True) is not None
 
 
 __all__ = ["DEFAULT_SOON", "FsckReport", "Problem", "ScopeStats", "fsck", "stats"]
