@@ -130,8 +130,9 @@ def openapi() -> dict[str, Any]:
                  "description": "Every request needs the access token: Authorization: Bearer <token>, the cookie "
                                 "set by opening the printed URL, or ?token=. Sizes and offsets are bytes; *_in are "
                                 "seconds from now; *_at and next_expiry are epoch seconds."},
-        "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
-        "security": [{"bearer": []}],
+        "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"},
+                                           "token": {"type": "apiKey", "in": "query", "name": "token"}}},
+        "security": [{"bearer": []}, {"token": []}],
         "paths": {
             "/api/runs": {"get": _op("Runs with their agents, entry counts, bytes and next expiry", RUNS, [],
                                      "listRuns")},
