@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
@@ -38,7 +39,7 @@ from scratchfs.web import structure
 log = logging.getLogger(__name__)
 
 STATUS_OF_KIND = {"not found": 404, "invalid argument": 400, "corrupt": 500, "quota exceeded": 507, "busy": 503,
-                  "storage": 500, "closed": 503, "forbidden": 403}
+                  "storage": 500, "closed": 503}
 """HTTP status per :attr:`ScratchError.kind` (anything else: 500)."""
 MAX_PAGE = 1000
 """Most entries one page of ``/api/runs/{run}/scratch`` lists."""
@@ -46,12 +47,6 @@ DEFAULT_PAGE = 100
 """Entries per page when no ``limit`` is given."""
 
 _INT_RE = re.compile(r"-?[0-9]{1,18}\Z")
-
-
-class Forbidden(ScratchError):
-    """The server was not started with ``--allow-delete``."""
-
-    kind = "forbidden"
 
 
 def error_response(exc: ScratchError) -> JSONResponse:
@@ -72,6 +67,8 @@ def endpoint(func: Callable[..., Any]) -> Callable[[Request], Any]:
             return JSONResponse(func(request, **params))
         except ScratchError as exc:
             return error_response(exc)
+        except HTTPException:  # 403 for a delete without --allow-delete: the app's handler renders it
+            raise
         except Exception:  # a bug: logged, and a JSON 500 without details
             log.exception("web API %s failed", request.url.path)
             return JSONResponse({"error": {"kind": "internal", "message": "internal error (see the server log)"}},
@@ -310,7 +307,7 @@ def fsck_view(request: Request) -> dict[str, Any]:
 
 def _allowed(request: Request) -> None:
     if not request.app.state.allow_delete:
-        raise Forbidden("this server is read-only: start it with --allow-delete to delete")
+        raise HTTPException(403, "this server is read-only: start it with --allow-delete to delete")
 
 
 def delete_run(request: Request, run: str) -> dict[str, Any]:
@@ -352,4 +349,4 @@ def _delete_entry(scope: Scope, kind: str, key: str) -> bool:
     return live
 
 
-__all__ = ["DEFAULT_PAGE", "MAX_PAGE", "STATUS_OF_KIND", "Forbidden", "endpoint", "entry_dict", "error_response"]
+__all__ = ["DEFAULT_PAGE", "MAX_PAGE", "STATUS_OF_KIND", "endpoint", "entry_dict", "error_response"]
