@@ -67,6 +67,7 @@ function seconds(s) {
 }
 
 function number(n) { return Number(n).toLocaleString("en-US"); }
+function counted(n, noun) { return number(n) + " " + noun + (n === 1 ? "" : "s"); }
 
 function setStatus(text, isError) {
   const status = document.getElementById("status");
@@ -339,7 +340,7 @@ function treeNode(base, child) {
     const open = child.type === "object" ? "{…}" : "[…]";
     const details = el("details", {},
       el("summary", {}, ...label, el("span", {class: "punct", text: ": " + open}),
-         el("span", {class: "count", text: ` ${number(child.count)} ${child.type === "object" ? "keys" : "items"}`})));
+         el("span", {class: "count", text: " " + counted(child.count, child.type === "object" ? "key" : "item")})));
     let loaded = false;
     details.addEventListener("toggle", () => {
       if (details.open && !loaded) { loaded = true; details.append(treeChildren(base, child.path)); }
@@ -382,8 +383,8 @@ function treePane(base) {
         pane.append(el("p", {text: "The document is a single " + root.type + ": " + JSON.stringify(root.value)}));
         return;
       }
-      pane.append(el("p", {class: "summary", text: `${root.type}, ${number(root.count)} ` +
-                                                   (root.type === "object" ? "keys" : "items")}),
+      pane.append(el("p", {class: "summary", text: `${root.type}, ` +
+                                                   counted(root.count, root.type === "object" ? "key" : "item")}),
                   treeChildren(base, ""));
     }).catch(e => showError(pane, e));
   };
