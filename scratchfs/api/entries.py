@@ -13,26 +13,29 @@
 from __future__ import annotations
 
 import datetime as _dt
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TypeVar
 
 from scratchfs.api.settings import Settings
-from scratchfs.api.shape import SAMPLE_BYTES, describe
+from scratchfs.api.shape import SAMPLE_BYTES, Shape, describe
 from scratchfs.api.stub import Stub, build_stub, make_preview
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.chunks import iter_chunks
 from scratchfs.engine.lines import LineTable
 from scratchfs.engine.protocols import BlobInfo, BlobSource, BlobStore, Entry, IndexBackend
 from scratchfs.engine.seekable import FormatError, SeekableReader, SeekTableCache
-from scratchfs.foundation import checks
+from scratchfs.engine.structure.paging import ReaderSource
+from scratchfs.foundation import checks, forks
 from scratchfs.foundation.errors import (
     CorruptBlob,
     Deleted,
     Expired,
     NotFound,
     QuotaExceeded,
+    ScratchError,
     StorageError,
     StoreClosed,
     storage_error,
@@ -131,6 +134,10 @@ class Entries:
         self.index = index
         self.blobs = blobs
         self._is_closed = is_closed
+        self._lock_users = 0  # calls holding the blobs' delete lock: close_blobs() leaves it to the last one
+        self._lock_users_lock = threading.Lock()
+        self._lock_users_generation = forks.generation
+        self._close_blobs = False
         self._tables = SeekTableCache()
         self._line_tables: LRU[str, LineTable] = LRU(LINE_TABLE_CACHE_ENTRIES)
         self._values: LRU[str, bytes] = LRU(1 << 30, max_weight=VALUE_CACHE_BYTES, weigh=len,
@@ -145,6 +152,46 @@ class Entries:
         if self._is_closed():
             raise StoreClosed("the store is closed")
 
+    # -- the delete lock and closing ------------------------------------------------------------------------------
+
+    def _users_lock(self) -> threading.Lock:
+        if self._lock_users_generation != forks.generation:  # a fork() child: a parent's thread may hold it
+            self._lock_users_lock, self._lock_users = threading.Lock(), 0
+            self._lock_users_generation = forks.generation
+        return self._lock_users_lock
+
+    @contextmanager
+    def delete_lock(self, exclusive: bool) -> Iterator[None]:
+        """The blob store's delete lock (shared for a write's commit, exclusive for a delete), counted so that
+        :meth:`close_blobs` never closes a lock descriptor a call is using.
+
+        Raises:
+            StoreClosed: the store is closed. StoreBusy, StorageError: from the lock.
+        """
+        with self._users_lock():
+            self.check_open()
+            self._lock_users += 1
+        try:
+            with self.blobs.delete_lock(exclusive, self.settings.busy_timeout):
+                yield
+        finally:
+            with self._users_lock():
+                self._lock_users -= 1
+                last = self._close_blobs and self._lock_users == 0
+                if last:
+                    self._close_blobs = False
+            if last:
+                self.blobs.close()
+
+    def close_blobs(self) -> None:
+        """Close the blob store's descriptors now, or when the last call holding the delete lock lets it go (the
+        store is closed first, so no call takes it again)."""
+        with self._users_lock():
+            self._close_blobs = self._lock_users > 0
+            now = not self._close_blobs
+        if now:
+            self.blobs.close()
+
     # -- writing --------------------------------------------------------------------------------------------------
 
     def write(self, run_id: str, agent_id: str, kind: str, key: str, content: object, tool: str | None, ttl: float,
@@ -156,12 +203,14 @@ class Entries:
             StorageError, StoreBusy, StoreClosed: nothing was stored (an overwritten value is kept).
         """
         self.check_open()
+        self.index.check_writable("writing an entry")
         if kind == "handle":
             self._check_quota(run_id)  # a spill replaces nothing: refuse before writing
         token = checks.new_token()
         mode = preview_mode or self.settings.preview_mode
         sample = self._sample(kind, mode)
-        pending = self.blobs.write(run_id, agent_id, token, sample.watch(iter_chunks(content)))
+        bound = {"kind": kind, "key": key, "tool": tool, "ttl": ttl, "created_at": self.now()}  # for a rebuild
+        pending = self.blobs.write(run_id, agent_id, token, sample.watch(iter_chunks(content)), bound)
         try:
             entry, stub = self._describe(run_id, agent_id, kind, key, token, pending.info, sample, tool, ttl, mode)
             old = self._commit(entry, pending)
@@ -194,7 +243,7 @@ class Entries:
         lines = sum(memoryview(info.frame_newlines).cast("I")) + (sample.last_byte not in (None, 0x0A))
         content_type = shape_text = None
         if settings.detect_shape:
-            shape = describe(sample.head, info.size, lines)
+            shape = self._shape(run_id, agent_id, token, sample.head, info.size, lines)
             content_type, shape_text = shape.content_type, shape.text
         stub = None if kind != "handle" else build_stub(
             key, sample.head, sample.tail, info.size, lines, content_type, shape_text, tool, settings.preview_bytes,
@@ -205,10 +254,28 @@ class Entries:
                       tool, content_type, shape_text, now, now + ttl, ttl)
         return entry, stub
 
+    def _shape(self, run_id: str, agent_id: str, token: str, head: bytes, size: int, lines: int) -> Shape:
+        """The content's shape from its sample; a JSON document larger than the sample is described whole, its top
+        level streamed from the blob just written (any failure to read it leaves the shape of the sample)."""
+        start = head[:64].lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+        if len(head) >= size or start not in (b"{", b"["):
+            return describe(head, size, lines)
+        try:
+            source = self.blobs.open_source(run_id, agent_id, token)
+        except (OSError, ScratchError):
+            return describe(head, size, lines)
+        try:
+            reader = SeekableReader(source, self._tables.get(source))
+            return describe(head, size, lines, ReaderSource(reader, size))
+        except (OSError, FormatError, ScratchError):
+            return describe(head, size, lines)
+        finally:
+            source.close()
+
     def _commit(self, entry: Entry, pending) -> str | None:
         """Insert the row under the shared delete lock; return the blob token of the row it replaced, if any."""
         quota = (self.settings.run_quota_bytes, self.settings.run_quota_entries)
-        with self.blobs.delete_lock(False, self.settings.busy_timeout):
+        with self.delete_lock(False):
             written, old = self.index.put(entry, pending.info.frame_newlines, pending.exists, quota)
         if not written:
             raise StorageError(f"run {entry.run_id!r} was deleted while this entry was being written")
@@ -309,7 +376,7 @@ class Entries:
         what = f"{'handle' if kind == 'handle' else 'key'} {key!r}"
         gone = self.index.gone(run_id, agent_id, kind, key, self.now())
         if gone is None:
-            return NotFound(f"no {what} in this scope")
+            return NotFound(f"no {what} in this scope (run {run_id!r}, agent {agent_id!r})")
         when = f"{_utc(gone.at)} (epoch {gone.at:.3f})"
         if gone.reason == "expired":
             return Expired(f"{what} expired at {when}; write it again if it is still needed")

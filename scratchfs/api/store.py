@@ -23,14 +23,14 @@ from typing import Any
 import platformdirs
 
 from scratchfs.api.entries import Entries
+from scratchfs.api.results import Page, decode_cursor
 from scratchfs.api.scope import Scope
 from scratchfs.api.settings import Settings
 from scratchfs.engine.backends import open_backends
 from scratchfs.engine.protocols import Entry
 from scratchfs.engine.sweeper import Sweeper, SweepResult, sweep
 from scratchfs.foundation import checks
-from scratchfs.foundation.errors import StorageError
-from scratchfs.foundation.limits import MAX_SWEEP_INTERVAL, SWEEP_INTERVAL
+from scratchfs.foundation.limits import MAX_LIST_ENTRIES, MAX_SWEEP_INTERVAL, SWEEP_INTERVAL
 
 ENV_ROOT = "SCRATCHFS_ROOT"
 """Environment variable naming the store root when none is given."""
@@ -71,11 +71,6 @@ class ScratchStore:
         if root is None:
             root = os.environ.get(ENV_ROOT) or platformdirs.user_cache_dir("scratchfs")
         self.root = Path(root).expanduser().absolute()
-        try:
-            for sub in ("", "runs", "locks"):
-                os.makedirs(self.root / sub, mode=0o700, exist_ok=True)
-        except OSError as exc:
-            raise StorageError(f"cannot create the store root {self.root}: {exc.strerror or exc}") from None
         self._locks = self.root / "locks"
         self.index, self.blobs = open_backends(self.root, busy_timeout=s.busy_timeout, durable=s.durable,
                                                frame_bytes=s.frame_bytes, level=s.level)
@@ -105,11 +100,20 @@ class ScratchStore:
         self.close()
 
     def close(self) -> None:
-        """Stop the background sweeper (if any) and close this process's connections. Idempotent."""
-        self.stop_sweeper()
+        """Stop the background sweeper (if any) and close this process's connections. Idempotent, and safe from any
+        thread at any time: calls in flight finish or raise :class:`~scratchfs.foundation.errors.StoreClosed`, later
+        calls raise it; a connection or lock descriptor in use is closed once its call is done with it."""
         self.closed = True
+        self.stop_sweeper()
         self.index.close()
-        self.blobs.close()
+        self.entries.close_blobs()
+
+    @property
+    def read_only(self) -> str | None:
+        """Why this store cannot be written (a read-only file system, no write permission), or ``None``. A
+        read-only store serves reads, listings, ``stats`` and ``fsck`` without repair; every write raises
+        :class:`~scratchfs.foundation.errors.StorageError` naming the cause."""
+        return self.index.read_only
 
     def __repr__(self) -> str:
         return f"ScratchStore(root={str(self.root)!r})"
@@ -139,6 +143,29 @@ class ScratchStore:
         run_id = checks.check_run_id(run_id)
         self.entries.check_open()
         return self.index.list_scope(run_id, None, None, "", self.now())
+
+    def list_page_for_run(self, run_id: str, *, limit: int = MAX_LIST_ENTRIES, cursor: str | None = None) -> Page:
+        """One :class:`~scratchfs.api.results.Page` of :meth:`list_entries_for_run`: at most ``limit`` live entries
+        of every agent of a run, oldest first, after ``cursor`` (a previous page's ``next_cursor``).
+
+        Raises:
+            InvalidArgument: a bad run id, limit or cursor. StoreBusy, StorageError, StoreClosed.
+        """
+        return self.page(checks.check_run_id(run_id), None, None, "", limit, cursor)
+
+    def page(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str, limit: int,
+             cursor: str | None) -> Page:
+        """A page of a run's live entries (of one agent and kind, keys starting with ``prefix``, when given), at
+        most ``limit`` (1 to 1,000) after ``cursor``. The ids and prefix must be checked already.
+
+        Raises:
+            InvalidArgument: a bad limit or cursor. StoreBusy, StorageError, StoreClosed.
+        """
+        limit = checks.check_int(limit, "limit", 1, MAX_LIST_ENTRIES)
+        after = decode_cursor(cursor)
+        self.entries.check_open()
+        rows = self.index.list_page(run_id, agent_id, kind, prefix, self.now(), after, limit + 1)
+        return Page(rows[:limit], len(rows) > limit)
 
     def list_entries(self) -> list[Entry]:
         """Every live entry of every run, ordered by run, agent and age (no content).
@@ -171,7 +198,8 @@ class ScratchStore:
 
     def _delete_scope(self, run_id: str, agent_id: str | None) -> int:
         self.entries.check_open()
-        with self.blobs.delete_lock(True, self.settings.busy_timeout):  # no write commits between the two steps
+        self.index.check_writable("deleting entries")
+        with self.entries.delete_lock(True):  # no write commits between the two steps
             count = self.index.delete_scope(run_id, agent_id, self.now())
             detached = self.blobs.detach_scope(run_id, agent_id)
         if detached is not None:
@@ -189,9 +217,10 @@ class ScratchStore:
                 with ``skipped=True``.
 
         Raises:
-            StoreBusy, StorageError, StoreClosed: from the index.
+            StoreBusy, StorageError, StoreClosed: from the index; StorageError naming the cause on a read-only store.
         """
         self.entries.check_open()
+        self.index.check_writable("sweeping")
         return sweep(self.index, self.blobs, str(self._locks / "sweep.lock"), self.now(), self.settings.orphan_grace,
                      self.settings.busy_timeout if wait is None else wait)
 
@@ -206,7 +235,7 @@ class ScratchStore:
         with self._sweeper_lock:
             if self._sweeper is not None and self._sweeper.is_alive():
                 return
-            self._sweeper = Sweeper(lambda: self.sweep(wait=0), interval)
+            self._sweeper = Sweeper(lambda: self.sweep(wait=0), interval, on_exit=self.index.release_thread)
             self._sweeper.start()
 
     def stop_sweeper(self) -> None:

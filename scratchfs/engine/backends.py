@@ -11,12 +11,14 @@ from pathlib import Path
 
 from scratchfs.engine.local_blobs import Blobs
 from scratchfs.engine.protocols import BlobStore, IndexBackend
+from scratchfs.engine.root import prepare_root
 from scratchfs.engine.sqlite_index import Index
 
 
 def open_backends(root: Path, *, busy_timeout: float, durable: bool, frame_bytes: int,
                   level: int) -> tuple[IndexBackend, BlobStore]:
-    """The index and the blob store of the store at ``root`` (which exists: see the store's root preparation).
+    """The index and the blob store of the store at ``root``, created private (0700/0600) when missing and checked
+    when not (:func:`scratchfs.engine.root.prepare_root`).
 
     Args:
         root: the store's root directory.
@@ -25,10 +27,26 @@ def open_backends(root: Path, *, busy_timeout: float, durable: bool, frame_bytes
         frame_bytes: decompressed bytes per blob frame. level: the zstd level.
 
     Raises:
-        StorageError: the index cannot be opened. StoreBusy: it stayed locked past ``busy_timeout``.
+        StorageError: the root cannot be created or is not private and ours (see ``prepare_root``); the index cannot
+            be opened, is not a scratchfs index, or is empty or missing beside existing
+            blobs. StoreBusy: it stayed locked past ``busy_timeout``.
     """
-    index = Index(root / "index.sqlite", root / "locks", busy_timeout, durable)
-    return index, Blobs(root, frame_bytes, level, durable)
+    prepare_root(root)  # 0700 root, 0600 index files before SQLite opens them; no links followed
+    blobs = Blobs(root, frame_bytes, level, durable)
+    index = Index(root / "index.sqlite", root / "locks", busy_timeout, durable,
+                  existing_data=lambda: bool(blobs.blob_files()))  # an empty index beside blobs is refused
+    return index, blobs
 
 
-__all__ = ["open_backends"]
+def create_empty_index(root: Path, *, busy_timeout: float) -> None:
+    """Give the store at ``root`` an empty index where its index is missing or empty, even beside existing blobs
+    (which :func:`open_backends` refuses, so that a lost index is never silently replaced): the first step of
+    rebuilding the index from the blobs. A file that is not an empty or scratchfs index is still refused.
+
+    Raises:
+        StorageError: the index cannot be created, or is another application's file. StoreBusy: it stayed locked.
+    """
+    Index(root / "index.sqlite", root / "locks", busy_timeout).close()
+
+
+__all__ = ["create_empty_index", "open_backends"]
