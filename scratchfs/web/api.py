@@ -84,10 +84,12 @@ def _path_params(request: Request) -> dict[str, str]:
     return {name: checkers[name](value) for name, value in request.path_params.items()}
 
 
-def _query(request: Request, allowed: Iterable[str]) -> dict[str, str]:
+def _query(request: Request, allowed: Iterable[str], repeatable: tuple[str, ...] = ()) -> dict[str, str]:
     allowed = set(allowed) | {"token"}
     out: dict[str, str] = {}
     for name, value in request.query_params.multi_items():
+        if name in repeatable:
+            continue
         if name not in allowed:
             raise InvalidArgument(f"unknown query parameter {checks.shorten(name)}; allowed: "
                                   f"{', '.join(sorted(allowed - {'token'})) or 'none'}")
@@ -214,21 +216,29 @@ def handle_meta(request: Request, run: str, agent: str, handle: str) -> dict[str
     return entry_dict(_find(store, run, agent, "handle", handle), store.now())
 
 
-_READ_INTS = ("offset", "length", "line", "lines", "context", "max_matches")
+READ_INTS = ("offset", "length", "line", "lines", "context", "max_matches", "record", "records", "row", "rows",
+             "budget")
+"""Integer query parameters of a read (as the ``read_handle`` tool's arguments)."""
+READ_TEXTS = ("match", "pattern", "jq", "view", "select", "cursor")
+"""Text query parameters of a read; ``ignore_case`` is a boolean, ``columns`` may repeat."""
 
 
 def handle_read(request: Request, run: str, agent: str, handle: str) -> dict[str, Any]:
-    """A range, line or search read of a spilled entry: the ``read_handle`` tool's arguments as query parameters, its
-    result object as the body (:mod:`scratchfs.api.contract`)."""
-    q = _query(request, (*_READ_INTS, "match", "pattern", "ignore_case"))
+    """A range, line, search or structure read of a spilled entry: the ``read_handle`` tool's arguments as query
+    parameters (``columns`` repeated for a list; a column given by digits is a column number), its result object
+    as the body, within the same reply budget as over MCP (:mod:`scratchfs.api.contract`)."""
+    columns = request.query_params.getlist("columns")
+    q = _query(request, (*READ_INTS, *READ_TEXTS, "ignore_case"), repeatable=("columns",))
     args: dict[str, Any] = {"handle": handle}
     for name, value in q.items():
-        if name in _READ_INTS:
+        if name in READ_INTS:
             args[name] = _int(value, name)
         elif name == "ignore_case":
             args[name] = _bool(value, name)
         else:
             args[name] = value
+    if columns:
+        args["columns"] = [int(c) if c.isdigit() and c.isascii() else c for c in columns]
     return ScratchTools(_store(request).scope(run, agent)).call("read_handle", args)
 
 
@@ -349,4 +359,5 @@ def _delete_entry(scope: Scope, kind: str, key: str) -> bool:
     return live
 
 
-__all__ = ["DEFAULT_PAGE", "MAX_PAGE", "STATUS_OF_KIND", "endpoint", "entry_dict", "error_response"]
+__all__ = ["DEFAULT_PAGE", "MAX_PAGE", "READ_INTS", "READ_TEXTS", "STATUS_OF_KIND", "endpoint", "entry_dict",
+           "error_response"]

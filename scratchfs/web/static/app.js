@@ -257,7 +257,9 @@ function linesPane(base, meta) {
 
   async function load() {
     const cur = state.current;
-    const params = cur.offset !== undefined ? {offset: cur.offset, length: 65536} : {line: cur.line, lines: 200};
+    // the largest reply budget the contract allows: a page is as many of 200 lines as fit in 64 KiB of JSON
+    const params = cur.offset !== undefined ? {offset: cur.offset, length: 65536, budget: 65536}
+                                            : {line: cur.line, lines: 200, budget: 65536};
     try {
       const r = await getJson(base + "/read", params);
       out.replaceChildren(codeTable(r.first_line === undefined ? null : r.first_line, textOf(r)));
@@ -304,7 +306,7 @@ function searchPane(base) {
   const more = el("button", {type: "button", id: "more-matches", text: "more matches", hidden: true});
   let count = 0;
   async function run(offset) {
-    const params = {context: context.value, max_matches: 50, offset};
+    const params = {context: context.value, max_matches: 50, offset, budget: 65536};
     params[regex.checked ? "pattern" : "match"] = input.value;
     if (fold.checked) params.ignore_case = "true";
     try {
