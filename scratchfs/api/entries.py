@@ -322,8 +322,9 @@ class Entries:
     def _cap(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> bool:
         """Cap the expiry of an entry born in the future at ``now + ttl``; False if the index refused (a read-only
         store: the entry is served as it is)."""
+        cap_future = getattr(self.index, "cap_future", None)
         try:
-            return self.index.cap_future(now, run_id, agent_id, kind, key) > 0
+            return cap_future is not None and cap_future(now, run_id, agent_id, kind, key) > 0
         except ScratchError:
             return False
 
@@ -357,11 +358,13 @@ class Entries:
         """
 
         def attempt(entry: Entry, _newlines: bytes) -> bytes:
+            data = self._values.get(entry.blob)
+            if data is not None:  # served only while its blob is still there (a sweep or an outsider may remove it)
+                if not self.blobs.exists(run_id, agent_id, entry.blob):
+                    raise FileNotFoundError(entry.blob)
+                return data
             source = self.blobs.open_source(run_id, agent_id, entry.blob)  # FileNotFoundError when removed
             try:
-                data = self._values.get(entry.blob)
-                if data is not None:
-                    return data
                 reader = self.reader(entry, source, key)
                 with reading(key):
                     data = b"".join(chunk for _, chunk in reader.iter_frames())
@@ -393,8 +396,9 @@ class Entries:
         what happened within the last hour."""
         what = f"{'handle' if kind == 'handle' else 'key'} {key!r}"
         now = self.now()
-        try:
-            expired = self.index.expire_now(run_id, agent_id, kind, key, now)  # reported Expired: gone for good
+        try:  # reported Expired: gone for good (an index without expire_now leaves it to the sweep)
+            expire_now = getattr(self.index, "expire_now", None)
+            expired = None if expire_now is None else expire_now(run_id, agent_id, kind, key, now)
         except ScratchError:  # a read-only store, a busy index: the report is still right
             expired = None
         if expired is not None:

@@ -33,9 +33,9 @@ from dataclasses import asdict, dataclass, field
 from scratchfs.api.rebuild import RebuildReport
 from scratchfs.api.rebuild import rebuild_index as rebuild
 from scratchfs.api.store import ScratchStore
+from scratchfs.engine.backends import find_orphan
 from scratchfs.engine.protocols import BlobFile, Entry
 from scratchfs.engine.seekable import FormatError, read_seek_table
-from scratchfs.engine.sweeper import check_orphan
 from scratchfs.engine.verify import verify_blob
 from scratchfs.foundation.errors import CorruptBlob, StorageError
 from scratchfs.foundation.limits import SOON_SECONDS
@@ -107,6 +107,8 @@ def stats_in_sql(store: ScratchStore, now: float, soon: float = DEFAULT_SOON,
                  run_id: str | None = None) -> list[ScopeStats]:
     """What :func:`stats` computes, aggregated by the index in one query (no entry is loaded: constant memory at
     any size); of one run, or of every run. Raises StoreBusy, StorageError."""
+    if not hasattr(store.index, "scope_stats"):  # an index without aggregates: the per-entry sum
+        return stats(store.list_entries() if run_id is None else store.list_entries_for_run(run_id), now, soon)
     out = []
     for run, agent, count, handles, scratch, size, stored, oldest, next_expiry, soon_n in store.index.scope_stats(
             now, soon, run_id):
@@ -149,6 +151,9 @@ def iter_entries(store: ScratchStore, now: float, run_id: str | None = None, age
     """Live entries ordered by run, creation time and row id, each with its cursor, read :data:`PAGE_ROWS` at a time
     (constant memory); after the cursor ``after``; at most ``limit`` (``None``: all). Raises StoreBusy,
     StorageError."""
+    if not hasattr(store.index, "page"):  # an index without keyset pages: its whole listing, in the same order
+        yield from _listed(store, now, run_id, agent_id, after, limit)
+        return
     left = limit
     while left is None or left > 0:
         want = PAGE_ROWS if left is None else min(PAGE_ROWS, left)
@@ -159,6 +164,15 @@ def iter_entries(store: ScratchStore, now: float, run_id: str | None = None, age
         after = page[-1][1]
         if left is not None:
             left -= len(page)
+
+
+def _listed(store: ScratchStore, now: float, run_id: str | None, agent_id: str | None,
+            after: tuple[str, float, int] | None, limit: int | None) -> Iterator[tuple[Entry, tuple[str, float, int]]]:
+    entries = store.list_entries() if run_id is None else store.list_entries_for_run(run_id)
+    keyed = sorted(((e, (e.run_id, e.created_at, i)) for i, e in enumerate(entries)
+                    if agent_id is None or e.agent_id == agent_id), key=lambda pair: pair[1])
+    picked = [pair for pair in keyed if after is None or pair[1] > after]
+    yield from picked if limit is None else picked[:limit]
 
 
 # -- fsck -----------------------------------------------------------------------------------------------------------
@@ -270,6 +284,7 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
     broken_rows: list[tuple[int, str]] = []
     broken_problems: list[Problem] = []
     cursor = None
+    row_of = None if hasattr(store.index, "page") else {blob: i for i, _run, _agent, blob in store.index.blob_rows()}
     for entry, cursor in iter_entries(store, store.now(), after=start, limit=limit):
         report.entries_checked += 1
         path = store.blobs.locate(entry.run_id, entry.agent_id, entry.blob)
@@ -287,15 +302,17 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
                 continue
             problem = Problem("corrupt", entry.run_id, entry.agent_id, entry.key, path, detail)
         report.problems.append(problem)
-        broken_rows.append((cursor[2], entry.blob))
-        broken_problems.append(problem)
+        row_id = cursor[2] if row_of is None else row_of.get(entry.blob)
+        if row_id is not None:
+            broken_rows.append((row_id, entry.blob))
+            broken_problems.append(problem)
     if limit is not None and report.entries_checked == limit and cursor is not None:
         report.next_cursor = encode_cursor(cursor)
     orphans: dict[int, str] = {}  # problem id -> blob token
     for found in files:
-        run_dir, agent_dir, path, token = found
-        if store.index.has_blob(token) or check_orphan(store.index, store.blobs, (run_dir, agent_dir), token, None,
-                                                       remove=False) is None:
+        run_dir, agent_dir, _path, token = found
+        if store.index.has_blob(token) or find_orphan(store.index, store.blobs, (run_dir, agent_dir), token,
+                                                      remove=False) is None:
             continue
         problem = _orphan_problem(store, found)
         orphans[id(problem)] = token
@@ -334,8 +351,8 @@ def _repair(store: ScratchStore, report: FsckReport, broken_rows: list[tuple[int
             problem.repaired = True
     for problem in report.problems:
         if problem.kind in ("orphaned", "incomplete"):
-            problem.repaired = check_orphan(store.index, store.blobs, (problem.run_id, problem.agent_id),
-                                            orphans[id(problem)], None, remove=True) is not None
+            problem.repaired = find_orphan(store.index, store.blobs, (problem.run_id, problem.agent_id),
+                                           orphans[id(problem)], remove=True) is not None
 
 
 __all__ = ["DEFAULT_SOON", "PAGE_ROWS", "FsckReport", "Problem", "ScopeStats", "decode_cursor", "encode_cursor", "fsck",

@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +29,10 @@ from scratchfs.api.entries import Entries
 from scratchfs.api.results import Page, decode_cursor
 from scratchfs.api.scope import Scope
 from scratchfs.api.settings import Settings
-from scratchfs.engine.backends import open_backends
+from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX, describe_url, open_backends, sweep_backends
 from scratchfs.engine.protocols import Entry
 from scratchfs.engine.reserve import Reserve
-from scratchfs.engine.sweeper import Sweeper, SweepResult, sweep
+from scratchfs.engine.sweeper import Sweeper, SweepResult
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import StorageError, StoreBusy
 from scratchfs.foundation.limits import MAX_LIST_ENTRIES, MAX_SWEEP_INTERVAL, SWEEP_INTERVAL
@@ -55,6 +56,10 @@ class ScratchStore:
             ``never_spill_tools``, ``spill_classes``, ``preview_mode``, ``preview_modes``, ``detect_shape``,
             ``refresh_on_read``, ``run_quota_bytes``, ``run_quota_entries``, ``pattern_timeout`` (seconds),
             ``sweep_interval`` (seconds) -- see :class:`~scratchfs.api.settings.Settings`.
+        index: the index: unset for the embedded SQLite file under the root (else ``$SCRATCHFS_INDEX``), or a
+            ``postgresql://`` URL (see :mod:`scratchfs.engine.backends`).
+        blobs: the blob store: unset for files under the root (else ``$SCRATCHFS_BLOBS``), or ``s3://bucket/prefix``
+            (needs a PostgreSQL index).
 
     Raises:
         InvalidArgument: a bad setting (or an unknown one).
@@ -66,7 +71,7 @@ class ScratchStore:
     """
 
     def __init__(self, root: str | os.PathLike[str] | None = None, *, settings: Settings | None = None,
-                 **overrides: Any) -> None:
+                 index: str | None = None, blobs: str | None = None, **overrides: Any) -> None:
         unknown = set(overrides) - Settings.names()
         if unknown:
             from scratchfs.foundation.errors import InvalidArgument
@@ -78,8 +83,11 @@ class ScratchStore:
             root = os.environ.get(ENV_ROOT) or platformdirs.user_cache_dir("scratchfs")
         self.root = Path(root).expanduser().absolute()
         self._locks = self.root / "locks"
-        self.index, self.blobs = open_backends(self.root, busy_timeout=s.busy_timeout, durable=s.durable,
-                                               frame_bytes=s.frame_bytes, level=s.level)
+        self.index_url = os.environ.get(ENV_INDEX) if index is None else index
+        self.blobs_url = os.environ.get(ENV_BLOBS) if blobs is None else blobs
+        self.index, self.blobs = open_backends(
+            self.root, self.index_url, self.blobs_url, busy_timeout=s.busy_timeout, durable=s.durable,
+            frame_bytes=s.frame_bytes, level=s.level, database_clock=s.clock is time.time)
         self.closed = False
         self.entries = Entries(s, self.index, self.blobs, lambda: self.closed)
         self.reserve = Reserve(self.root / "reserve")  # released when a delete or sweep finds the disk full
@@ -124,7 +132,10 @@ class ScratchStore:
         return self.index.read_only
 
     def __repr__(self) -> str:
-        return f"ScratchStore(root={str(self.root)!r})"
+        if not (self.index_url or self.blobs_url):
+            return f"ScratchStore(root={str(self.root)!r})"
+        return (f"ScratchStore(root={str(self.root)!r}, index={describe_url(self.index_url)!r}, "
+                f"blobs={describe_url(self.blobs_url)!r})")
 
     # -- scopes ---------------------------------------------------------------------------------------------------
 
@@ -212,6 +223,13 @@ class ScratchStore:
 
     def _delete_scope_once(self, run_id: str, agent_id: str | None) -> int:
         now = self.now()
+        if not hasattr(self.index, "hide_scope"):  # an index without batched deletes: one transaction
+            with self.entries.delete_lock(True):
+                count = self.index.delete_scope(run_id, agent_id, now)
+                detached = self.blobs.detach_scope(run_id, agent_id)
+            if detached is not None:
+                self.blobs.purge(detached)
+            return count
         with self.entries.delete_lock(True):  # no write commits between the two steps
             upto = self.index.hide_scope(run_id, agent_id, now)
             detached = self.blobs.detach_scope(run_id, agent_id)
@@ -240,7 +258,7 @@ class ScratchStore:
         """
         self.entries.check_open()
         self.index.check_writable("sweeping")
-        return self.reserve.run(lambda: sweep(
+        return self.reserve.run(lambda: sweep_backends(
             self.index, self.blobs, str(self._locks / "sweep.lock"), self.now(), self.settings.orphan_grace,
             self.settings.busy_timeout if wait is None else wait, full))
 

@@ -124,6 +124,20 @@ class ScaleQueries:
         )
         return (rows[0][0], rows[0][1]) if rows else None
 
+    # -- the whole-scope forms of IndexBackend (the store and the sweep use the batched ones above) ---------------
+
+    def delete_scope(self, run_id: str, agent_id: str | None, now: float) -> int:
+        """Hide a run (or agent) and delete all its rows at once (:meth:`hide_scope` then :meth:`drain_scope`);
+        return the rows deleted."""
+        return self.drain_scope(run_id, agent_id, self.hide_scope(run_id, agent_id, now), now)[0]
+
+    def pop_expired(self, now: float, limit: int) -> list[ExpiredRow]:
+        """Delete up to ``limit`` expired rows and return them (:meth:`expired_batch` then :meth:`delete_expired`:
+        the caller removes their files after, not before)."""
+        batch = self.expired_batch(now, limit)
+        self.delete_expired(batch, now)
+        return batch
+
     # -- expiry, files first -------------------------------------------------------------------------------------
 
     def expired_batch(self, now: float, limit: int) -> list[ExpiredRow]:

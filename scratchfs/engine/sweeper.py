@@ -121,20 +121,23 @@ def sweep(index: Index, blobs: Blobs, lock_path: str, now: float, grace: float, 
 
 
 def _sweep(index: Index, blobs: Blobs, now: float, grace: float, full: bool) -> SweepResult:
+    scaled = hasattr(index, "expired_batch")  # else an index of IndexBackend only: whole rounds, rows first
     rows = files = freed = 0
-    index.cap_future(now)  # entries born in the future (the clock stepped back): expiry at most now + ttl
-    for run_id, agent_id, upto, _at in index.pending_deletes():  # a delete that crashed half-way
-        rows += index.drain_scope(run_id, agent_id, upto, now)[0]
+    if scaled:
+        index.cap_future(now)  # entries born in the future (the clock stepped back): expiry at most now + ttl
+        for run_id, agent_id, upto, _at in index.pending_deletes():  # a delete that crashed half-way
+            rows += index.drain_scope(run_id, agent_id, upto, now)[0]
     while True:
-        batch = index.expired_batch(now, BATCH_ROWS)
+        batch = index.expired_batch(now, BATCH_ROWS) if scaled else index.pop_expired(now, BATCH_ROWS)
         for gone in batch:  # files first: space is freed before the index is asked for any
             size = blobs.unlink(gone.run_id, gone.agent_id, gone.blob)
             files += size > 0
             freed += size
-        rows += index.delete_expired(batch, now)
+        rows += index.delete_expired(batch, now) if scaled else len(batch)
         if len(batch) < BATCH_ROWS:
             break
     index.forget_tombstones(now)
+    full = full or not scaled
     cursor = _Cursor() if full else _Cursor.load(blobs)
     missing = _drop_rows_without_files(index, blobs, cursor, None if full else SLICE_ROWS)
     orphans, orphan_bytes = _remove_orphans(index, blobs, grace, cursor, None if full else SLICE_FILES)
@@ -194,7 +197,8 @@ def _drop_rows_without_files(index: Index, blobs: Blobs, cursor: _Cursor, limit:
         want = 1024 if limit is None else min(512, limit - checked)
         if want <= 0 or (limit is not None and checked >= SLICE_MIN and time.perf_counter() > deadline):
             break
-        batch = index.blob_rows_after(after, want)
+        batch = (index.blob_rows_after(after, want) if hasattr(index, "blob_rows_after")
+                 else [row for row in index.blob_rows() if row[0] > after] if after == 0 else [])
         if wrapped:
             batch = [row for row in batch if row[0] <= start]
         for row_id, run_id, agent_id, blob in batch:
@@ -259,7 +263,8 @@ def _remove_orphans(index: Index, blobs: Blobs, grace: float, cursor: _Cursor,
         seen += len(entries) + 1
         files = [name[: -len(BLOB_SUFFIX)] for name, mode in entries
                  if stat.S_ISREG(mode) and BLOB_NAME_RE.match(name)]
-        known = index.known_blobs(files)  # read after listing: a file committed meanwhile is in here
+        known = (index.known_blobs(files) if hasattr(index, "known_blobs")  # read after listing: a file committed
+                 else {token for token in files if index.has_blob(token)})  # meanwhile is in here
         for token in files:
             if token in known:
                 continue
