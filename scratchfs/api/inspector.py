@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass, field
 from scratchfs.api.rebuild import RebuildReport
 from scratchfs.api.rebuild import rebuild_index as rebuild
 from scratchfs.api.store import ScratchStore
-from scratchfs.engine.backends import find_orphan
+from scratchfs.engine.backends import find_orphan, local_blobs
 from scratchfs.engine.protocols import BlobFile, Entry
 from scratchfs.engine.seekable import FormatError, read_seek_table
 from scratchfs.engine.verify import verify_blob
@@ -323,7 +323,10 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
 
 
 def _orphan_problem(store: ScratchStore, found: BlobFile) -> Problem:
-    """An orphan that ends in a seek table is ``orphaned``; one that does not is an ``incomplete`` write."""
+    """A local blob file with no row that does not end in a seek table is an ``incomplete`` write; any other orphan
+    (an object store's uploads are whole or absent) is ``orphaned``."""
+    if not local_blobs(getattr(store, "blobs_url", None)):
+        return Problem("orphaned", found.run, found.agent, None, found.location, "no index row names this file")
     try:
         source = store.blobs.open_file(found)
     except (OSError, StorageError, CorruptBlob):

@@ -36,14 +36,20 @@ from scratchfs.engine.sqlite_index import Index
 from scratchfs.engine.sweeper import SweepResult, check_orphan, sweep
 from scratchfs.foundation.errors import InvalidArgument
 
-__all__ = ["ENV_BLOBS", "ENV_INDEX", "create_empty_index", "describe_url", "find_orphan", "open_backends",
-           "split_postgres_url", "sweep_backends"]
+__all__ = ["ENV_BLOBS", "ENV_INDEX", "create_empty_index", "describe_url", "find_orphan", "local_blobs",
+           "open_backends", "split_postgres_url", "sweep_backends"]
 
 ENV_INDEX = "SCRATCHFS_INDEX"
 """Environment variable naming the index URL when none is given."""
 ENV_BLOBS = "SCRATCHFS_BLOBS"
 """Environment variable naming the blobs URL when none is given."""
 _DEFAULT = ("", "sqlite", "file")
+
+
+def local_blobs(url: str | None) -> bool:
+    """True if a blobs URL names the local blob files (written in place: a killed writer leaves a partial file; an
+    object store's upload is whole or absent)."""
+    return (url or "") in _DEFAULT
 
 
 def describe_url(url: str | None) -> str:
