@@ -15,8 +15,8 @@ Strategies (scripted, as the peers document them):
   30,000 bytes), then ``sed -n`` of 40 lines around the first hit.
 * ``scratchfs``: the stub (its compact JSON, at most 1.5 KiB), then the read the stub's shape suggests: a jq
   filter, records, rows, a CSS selector, the rendered terminal view, or a pattern search (``read_handle``), each
-  reply counted as the UTF-8 bytes of its compact JSON. Structure reads call ``scratchfs.engine.structure``
-  directly (not yet wired into ``read_handle``), with an 8 KiB reply budget.
+  reply counted as the UTF-8 bytes of its compact JSON: ``read_handle`` as a model calls it (the MCP contract),
+  with an 8 KiB reply budget (the rendered terminal view at a match's line calls the engine reader directly).
 * ``scratchfs-lean``: the same with a store made with ``preview_bytes=256`` (a stub of about 1 KiB that keeps its
   room for the shape and the note).
 
@@ -44,14 +44,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from scratchfs import ScratchStore  # noqa: E402
-from scratchfs.api.contract import lines_result, matches_result, to_json  # noqa: E402
+from scratchfs.api.contract import ScratchTools, to_json  # noqa: E402
 from scratchfs.engine.structure import (  # noqa: E402
     BytesSource,
-    jq_page,
-    records_page,
-    rows_page,
-    select_page,
-    text_page,
     view_page,
 )
 
@@ -187,21 +182,27 @@ def _reply(handle: str, page: Any) -> str:
     return to_json({"handle": handle, **page.to_dict()})
 
 
+def _call(env: Env, **arguments: Any) -> str:
+    """read_handle as a model calls it (MCP's contract, budgeted): the reply's JSON text."""
+    return to_json(ScratchTools(env.scope).call("read_handle", {"handle": env.handle, **arguments}))
+
+
 def jq(flt: str, budget: int = BUDGET) -> Step:
-    return lambda env: _reply(env.handle, jq_page(env.source, flt, budget_bytes=budget, cache_key=env.handle))
+    return lambda env: _call(env, jq=flt, budget=budget)
 
 
 def records(first: int, count: int, flt: str | None = None) -> Step:
-    return lambda env: _reply(env.handle, records_page(env.source, first, count, jq=flt, budget_bytes=BUDGET))
+    extra = {"jq": flt} if flt else {}
+    return lambda env: _call(env, record=first, records=count, budget=BUDGET, **extra)
 
 
 def rows(first: int, count: int, columns: list[str] | None = None) -> Step:
-    return lambda env: _reply(env.handle, rows_page(env.source, first, count, columns=columns, budget_bytes=BUDGET))
+    extra = {"columns": columns} if columns else {}
+    return lambda env: _call(env, row=first, rows=count, budget=BUDGET, **extra)
 
 
 def select(css: str, budget: int = BUDGET, max_elements: int = 100) -> Step:
-    return lambda env: _reply(env.handle, select_page(env.source, css, budget_bytes=budget,
-                                                      max_elements=max_elements))
+    return lambda env: _call(env, select=css, budget=max(1024, budget))
 
 
 def search(pattern: str, context: int = 100, max_matches: int = 3) -> Step:
@@ -210,14 +211,14 @@ def search(pattern: str, context: int = 100, max_matches: int = 3) -> Step:
         if found.windows:
             env.state["match"] = found.windows[0].match_offset
             env.state["line"] = found.windows[0].line
-        return to_json(matches_result(found))
+        return _call(env, pattern=pattern, context=context, max_matches=max_matches, budget=BUDGET)
     return step
 
 
 def lines_at_match(before: int = 2, count: int = 8) -> Step:
     def step(env: Env) -> str:
         line = max(1, env.state.get("line", 1) - before)
-        return to_json(lines_result(env.scope.read_handle(env.handle, line=line, lines=count)))
+        return _call(env, line=line, lines=count, budget=BUDGET)
     return step
 
 
@@ -227,11 +228,11 @@ def view_at_match(budget: int = 1024) -> Step:
 
 
 def view(offset: int = 0, budget: int = BUDGET) -> Step:
-    return lambda env: _reply(env.handle, view_page(env.source, offset, budget_bytes=budget))
+    return lambda env: _call(env, view="text", offset=offset, budget=max(1024, budget))
 
 
 def html_text(offset: int = 0, budget: int = BUDGET) -> Step:
-    return lambda env: _reply(env.handle, text_page(env.source, offset, budget_bytes=budget, cache_key=env.handle))
+    return lambda env: _call(env, view="text", offset=offset, budget=max(1024, budget))
 
 
 def tasks(data: dict[str, bytes]) -> list[Task]:

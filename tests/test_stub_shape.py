@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scratchfs import Observation, ScratchStore
-from scratchfs.api.policy import MAX_STUB_BYTES
+from scratchfs.foundation.limits import MAX_STUB_BYTES
 
 from .reference import lines_of
 
@@ -121,7 +121,8 @@ def test_note_names_the_next_calls_with_this_handle(scope, fixture_data):
     covered = len(stub.preview.encode())
     next_line = stub.preview.count("\n") + 1
     assert f'read_handle(handle="{stub.handle}", offset={covered}, length=4096)' in stub.note
-    assert f'read_handle(handle="{stub.handle}", line={next_line}, lines=50)' in stub.note
+    count = 4096 * stub.lines // stub.size  # as many lines as hold about 4 KiB, at the average line length
+    assert f'read_handle(handle="{stub.handle}", line={next_line}, lines={count})' in stub.note
     assert f'read_handle(handle="{stub.handle}", pattern="REGEX")' in stub.note
 
 

@@ -20,13 +20,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import re
 from dataclasses import dataclass
 from typing import Any
 
-from scratchfs.engine.seekable import FormatError, SeekableReader, read_seek_table
-from scratchfs.engine.structure.paging import ContentSource, ReaderSource
+from scratchfs.engine.seekable import FormatError
+from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.engine.structure.toplevel import TopEntry, TopLevel, top_level
 
 SAMPLE_BYTES = 512 * 1024
@@ -67,7 +66,6 @@ class Shape:
     text: str
 
 
-__all__ = ["MAX_SHAPE_CHARS", "SAMPLE_BYTES", "STREAM_BYTES", "Shape", "describe", "describe_blob"]
 
 _GREP_RE = re.compile(rb"\n([^:\n]{1,400}):\d+[:-]")
 
@@ -108,6 +106,34 @@ def _utf8(sample: bytes, complete: bool) -> str | None:
         return None
 
 
+TEXT_PROBE_BYTES = 64 * 1024
+"""Bytes of the start of a content that decide whether it is text."""
+MAX_ODD_SHARE = 0.30
+"""Most share of odd bytes (invalid UTF-8, control bytes other than tab, newlines, form feed, backspace and escape)
+text may hold: a stray NUL, Latin-1 letters or a few broken sequences leave a log a log."""
+MAX_NUL_SHARE = 0.01
+"""Most share of NUL bytes text may hold (binary formats are full of them)."""
+_NOT_ODD_CONTROL = bytes(b for b in range(256) if not ((b < 0x20 and b not in b"\t\n\r\f\b\x1b\x0b") or b == 0x7F))
+
+
+def is_text(sample: bytes) -> bool:
+    """The one rule of what is text (every face shows text as text and only binary as a hex dump): no binary magic
+    number, at most :data:`MAX_NUL_SHARE` NUL bytes and at most :data:`MAX_ODD_SHARE` odd bytes (invalid UTF-8 and
+    control bytes) in the first :data:`TEXT_PROBE_BYTES`."""
+    probe = sample[:TEXT_PROBE_BYTES]
+    if not probe:
+        return True
+    if any(probe.startswith(magic) for magic, _ in _MAGIC):
+        return False
+    if probe.count(0) > MAX_NUL_SHARE * len(probe):
+        return False
+    cut = len(probe) - len(probe.rstrip(bytes(range(0x80, 0x100)))) if len(probe) < len(sample) else 0
+    body = probe[: len(probe) - min(cut, 3)]  # a character cut by the probe's end is not odd
+    invalid = len(body) - len(body.decode("utf-8", "ignore").encode("utf-8"))
+    controls = len(body.translate(None, _NOT_ODD_CONTROL))
+    return invalid + controls <= MAX_ODD_SHARE * len(body)
+
+
 def describe(sample: bytes, size: int, lines: int, source: ContentSource | None = None) -> Shape:
     """Detect the content type and shape of a content from its first bytes.
 
@@ -125,9 +151,9 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     scope = "" if complete else f" (in the first {_kib(len(sample))} of {_kib(size)})"
     if size == 0:
         return Shape("text", "empty")
-    text = None if b"\x00" in sample[:65536] else _utf8(sample, complete)
-    if text is None:
+    if not is_text(sample):
         return Shape("binary", _binary(sample, size))
+    text = _utf8(sample, complete) or sample.decode("utf-8", "replace")
     stripped = text.lstrip("\ufeff \t\r\n")
     first = stripped[:1]
     if first in ("{", "["):
@@ -444,21 +470,14 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool) -> Sh
     return Shape(kind, _clip(text))
 
 
-def describe_blob(sample: bytes, size: int, lines: int, path: str) -> Shape:
-    """:func:`describe`, given the stored seekable blob at ``path`` as the whole content; the blob is opened only
-    for a JSON document larger than the sample (no symlink followed), and any failure to read it gives the shape
-    from the sample. Never raises."""
-    head = sample[:64].lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
-    if len(sample) >= size or head not in (b"{", b"["):
-        return describe(sample, size, lines)
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return describe(sample, size, lines)
-    try:
-        reader = SeekableReader(fd, read_seek_table(fd, os.fstat(fd).st_size))
-        return describe(sample, size, lines, ReaderSource(reader, size))
-    except (OSError, FormatError):
-        return describe(sample, size, lines)
-    finally:
-        os.close(fd)
+__all__ = [
+    "MAX_NUL_SHARE",
+    "MAX_ODD_SHARE",
+    "MAX_SHAPE_CHARS",
+    "SAMPLE_BYTES",
+    "STREAM_BYTES",
+    "TEXT_PROBE_BYTES",
+    "Shape",
+    "describe",
+    "is_text",
+]

@@ -1,0 +1,62 @@
+"""Content as a stream of byte chunks: every accepted type of content (bytes, text, a binary file, an iterable of
+chunks) read without holding a stream in memory whole."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from scratchfs.foundation.errors import InvalidArgument
+
+READ_CHUNK_BYTES = 1024 * 1024
+"""Bytes read from a file object per chunk."""
+
+
+def iter_chunks(content: object, chunk_bytes: int = READ_CHUNK_BYTES) -> Iterator[bytes | memoryview]:
+    """Yield the bytes of ``content`` in chunks, never holding more than one chunk of a stream.
+
+    ``content`` is ``bytes``/``bytearray``/``memoryview``; ``str`` (stored as UTF-8); a binary file object (anything
+    with ``read(n)``; ``str`` from a text file is encoded as UTF-8); or an iterable of such chunks.
+
+    Raises:
+        InvalidArgument: any other type, a chunk of another type, or text that is not valid UTF-8 (lone surrogates).
+    """
+    if isinstance(content, (bytes, bytearray)):
+        yield content
+    elif isinstance(content, memoryview):
+        yield content.cast("B")
+    elif isinstance(content, str):
+        for start in range(0, len(content), chunk_bytes):
+            yield _encode(content[start : start + chunk_bytes])
+    elif callable(getattr(content, "read", None)):
+        while True:
+            chunk = content.read(chunk_bytes)
+            if not chunk:
+                return
+            yield _as_bytes(chunk)
+    elif isinstance(content, Iterable) and not isinstance(content, (dict, set, frozenset)):
+        for chunk in content:
+            yield _as_bytes(chunk)
+    else:
+        raise InvalidArgument(
+            f"content must be bytes, str, a binary file or an iterable of byte chunks, not {type(content).__name__}"
+        )
+
+
+def _encode(text: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidArgument(f"content is not valid UTF-8 text (at character {exc.start})") from None
+
+
+def _as_bytes(chunk: object) -> bytes | bytearray | memoryview:
+    if isinstance(chunk, (bytes, bytearray)):
+        return chunk
+    if isinstance(chunk, memoryview):
+        return chunk.cast("B")
+    if isinstance(chunk, str):
+        return _encode(chunk)
+    raise InvalidArgument(f"a content chunk must be bytes or str, not {type(chunk).__name__}")
+
+
+__all__ = ["READ_CHUNK_BYTES", "iter_chunks"]
