@@ -12,8 +12,9 @@ import sys
 import click
 
 from scratchfs.api.inspector import PAGE_ROWS, decode_cursor, encode_cursor, fsck, iter_entries, stats_in_sql
+from scratchfs.api.rebuild import open_for_rebuild
 from scratchfs.api.store import ScratchStore
-from scratchfs.cli.app import TTL_OPTION, echo_json, main, root_option, scope_options, with_store
+from scratchfs.cli.app import TTL_OPTION, echo_json, main, resolve_root, root_option, scope_options, with_store
 from scratchfs.foundation.errors import CorruptBlob
 from scratchfs.foundation.limits import SOON_SECONDS
 from scratchfs.loader import load_dir
@@ -124,14 +125,21 @@ def stats_command(store: ScratchStore, run_id: str | None, soon: float, as_json:
 @click.option("--progress/--no-progress", default=None,
               help="Show a progress bar on stderr [default: on a terminal, for stores over 64 MiB or 1000 entries].")
 @JSON_TABLE
-@with_store
-def fsck_command(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, limit: int | None,
+def fsck_command(root: str | None, repair: bool, quick: bool, rebuild_index: bool, limit: int | None,
                  after: str | None, progress: bool | None, as_json: bool) -> None:
     """Check the index against the blob files: missing, orphaned and corrupt entries (exit code 3 if any remain).
 
     Entries are read a page at a time (constant memory); --limit bounds a check and --after resumes one."""
     if after is not None:
         decode_cursor(after)  # a bad cursor is a usage error before any work
+    root = resolve_root(root)
+    store = open_for_rebuild(root) if rebuild_index and root is not None else ScratchStore(root)
+    with store:
+        _fsck(store, repair, quick, rebuild_index, limit, after, progress, as_json)
+
+
+def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, limit: int | None,
+          after: str | None, progress: bool | None, as_json: bool) -> None:
     sizes = stats_in_sql(store, store.now())  # totals for the progress bar, aggregated by the index
     total, count = sum(r.bytes_in for r in sizes), sum(r.entries for r in sizes)
     if progress is None:
