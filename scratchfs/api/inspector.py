@@ -255,20 +255,27 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
             continue
         report.problems.append(Problem("orphaned", run_dir, agent_dir, None, path, "no index row names this file"))
     if repair:
-        if broken_rows and store.index.delete_rows(broken_rows):
-            still = store.index.blobs()
-            for problem, (_, blob) in zip(broken_problems, broken_rows, strict=True):
-                if blob in still:
-                    continue
-                if problem.kind == "corrupt":  # the name itself is removed: a link's target is never touched
-                    store.blobs.unlink(problem.run_id, problem.agent_id, blob)
-                problem.repaired = True
-        for problem in report.problems:
-            if problem.kind == "orphaned":
-                token = BLOB_NAME_RE.match(os.path.basename(problem.path)).group(1)
-                problem.repaired = check_orphan(store.index, store.blobs, (problem.run_id, problem.agent_id), token,
-                                                None, remove=True) is not None
+        _repair(store, report, broken_rows, broken_problems)
     return report
+
+
+def _repair(store: ScratchStore, report: FsckReport, broken_rows: list[tuple[int, str]],
+            broken_problems: list[Problem]) -> None:
+    """Remove the rows of missing and corrupt entries (each only if it still names the blob checked), corrupt files
+    (the name itself: a link's target is never touched) and orphaned files; mark what was repaired."""
+    if broken_rows and store.index.delete_rows(broken_rows):
+        still = store.index.blobs()
+        for problem, (_, blob) in zip(broken_problems, broken_rows, strict=True):
+            if blob in still:
+                continue
+            if problem.kind == "corrupt":
+                store.blobs.unlink(problem.run_id, problem.agent_id, blob)
+            problem.repaired = True
+    for problem in report.problems:
+        if problem.kind == "orphaned":
+            token = BLOB_NAME_RE.match(os.path.basename(problem.path)).group(1)
+            problem.repaired = check_orphan(store.index, store.blobs, (problem.run_id, problem.agent_id), token,
+                                            None, remove=True) is not None
 
 
 __all__ = ["DEFAULT_SOON", "FsckReport", "Problem", "ScopeStats", "fsck", "stats"]
