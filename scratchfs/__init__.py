@@ -2,13 +2,17 @@
 
 Large tool results are spilled to a local store under an unguessable handle and replaced in the model's context by a
 compact stub; the model reads them back in pieces (:meth:`Scope.read_handle`) and keeps a per-run notebook
-(``scratch_*``). See README.md for a tour and ``docs/`` for the design.
+(``scratch_*``). See README.md for a tour, and its "Layout" section for the modules.
 """
 
-from scratchfs.api.policy import NEVER_SPILL_TOOLS, SPILL_CLASSES, Observation, Stub, should_spill
-from scratchfs.api.store import MAX_READ_BYTES, LineSlice, Matches, Scope, ScratchStore, Slice
+from scratchfs.api.policy import NEVER_SPILL_TOOLS, SPILL_CLASSES, Observation, should_spill
+from scratchfs.api.results import LineSlice, Matches, Slice
+from scratchfs.api.scope import Scope
+from scratchfs.api.settings import Settings
+from scratchfs.api.store import ScratchStore
+from scratchfs.api.stub import Stub
+from scratchfs.engine.protocols import Entry
 from scratchfs.engine.search import Hit, Window
-from scratchfs.engine.sqlite_index import Entry
 from scratchfs.engine.sweeper import SweepResult
 from scratchfs.foundation.errors import (
     CorruptBlob,
@@ -22,7 +26,9 @@ from scratchfs.foundation.errors import (
     ScratchError,
     StorageError,
     StoreBusy,
+    StoreClosed,
 )
+from scratchfs.foundation.limits import MAX_READ_BYTES
 
 __version__ = "0.1.0"
 
@@ -46,9 +52,11 @@ __all__ = [
     "Scope",
     "ScratchError",
     "ScratchStore",
+    "Settings",
     "Slice",
     "StorageError",
     "StoreBusy",
+    "StoreClosed",
     "Stub",
     "SweepResult",
     "Window",

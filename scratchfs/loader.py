@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from scratchfs.api.policy import Stub
-from scratchfs.api.store import Scope
+from scratchfs.api.scope import Scope
+from scratchfs.api.stub import Stub
 from scratchfs.foundation.errors import InvalidArgument
 
 

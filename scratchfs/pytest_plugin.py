@@ -24,7 +24,8 @@ from typing import Any
 
 import pytest
 
-from scratchfs.api.store import Scope, ScratchStore
+from scratchfs.api.scope import Scope
+from scratchfs.api.store import ScratchStore
 
 DEFAULT_START = 1_800_000_000.0
 """Where :class:`ScratchClock` starts, epoch seconds (2027-01-15)."""

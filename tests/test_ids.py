@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scratchfs import InvalidArgument, NotFound
-from scratchfs.foundation.checks import MAX_ID_BYTES, MAX_KEY_BYTES, check_run_id, new_handle, path_part
+from scratchfs.foundation.checks import check_run_id, new_handle, path_part
+from scratchfs.foundation.limits import MAX_ID_BYTES, MAX_KEY_BYTES
 
 SAFE = set("abcdefghijklmnopqrstuvwxyz0123456789._-%")
 

@@ -43,8 +43,8 @@ def test_tools_over_stdio_answer_the_contract_byte_exact(era, tmp_path, fixture_
     first_multibyte = next(i for i, b in enumerate(page) if b >= 0xC0)
 
     async def body():
-        async with connect(scratchfs_params("mcp", "--root", str(tmp_path), "--run", "run-1", "--agent", "agent-1"),
-                           era) as client:
+        async with connect(scratchfs_params("mcp", "--root", str(tmp_path), "--run", "run-1", "--agent", "agent-1",
+                                            "--allow-meta-scope"), era) as client:
             listed = {t.name: t for t in (await client.list_tools()).tools}
             assert set(listed) == {"read_handle", "scratch_write", "scratch_read", "scratch_list", "scratch_delete"}
             assert listed["read_handle"].input_schema["required"] == ["handle"]
@@ -111,6 +111,35 @@ def test_tools_over_stdio_answer_the_contract_byte_exact(era, tmp_path, fixture_
     run(body)
     with ScratchStore(tmp_path) as store:
         assert [e.key for e in store.scope("run-2", "agent-9").scratch_list()] == ["theirs"]
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_pinned_server_refuses_another_scope_in_meta(era, tmp_path):
+    """Started with --run/--agent, the server is pinned: _meta naming another run or agent is refused for every verb
+    (read, write, list, delete), and nothing of the other scope is read or written; the pinned ids themselves are
+    accepted in _meta."""
+    with ScratchStore(tmp_path) as store:
+        theirs = store.scope("run-2", "agent-9")
+        handle = theirs.spill(b"secret " * 2000, source_tool="t").handle
+        theirs.scratch_write("plan", b"their plan")
+
+    async def body():
+        async with connect(scratchfs_params("mcp", "--root", str(tmp_path), "--run", "run-1", "--agent", "agent-1"),
+                           era) as client:
+            for meta in ({"scratchfs/run_id": "run-2", "scratchfs/agent_id": "agent-9"},
+                         {"scratchfs/run_id": "run-2"}, {"scratchfs/agent_id": "agent-9"}):
+                for name, args in (("read_handle", {"handle": handle}), ("scratch_read", {"key": "plan"}),
+                                   ("scratch_list", {}), ("scratch_write", {"key": "plan", "value": "x"}),
+                                   ("scratch_delete", {"key": "plan"})):
+                    text = error_of(await client.call_tool(name, args, meta=meta))
+                    assert text.startswith("invalid argument: this server is pinned to "), (name, meta, text)
+            same = {"scratchfs/run_id": "run-1", "scratchfs/agent_id": "agent-1"}
+            assert payload(await client.call_tool("scratch_list", {}, meta=same))["entries"] == []
+
+    run(body)
+    with ScratchStore(tmp_path) as store:
+        assert store.scope("run-2", "agent-9").scratch_read("plan") == b"their plan"
+        assert store.scope("run-1", "agent-1").list_entries() == []
 
 
 def test_scope_from_the_environment_and_meta(tmp_path):

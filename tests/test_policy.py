@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scratchfs import NEVER_SPILL_TOOLS, Observation, ScratchStore, should_spill
-from scratchfs.api.policy import utf8_prefix
+from scratchfs.foundation.limits import MAX_STUB_BYTES
+from scratchfs.foundation.text import utf8_prefix
 
 BIG = "x" * 9000
 
@@ -97,3 +98,9 @@ def test_utf8_prefix_is_the_longest_whole_character_prefix(text, limit):
     assert text.startswith(decoded)
     longer = len(decoded) + 1
     assert len(text[:longer].encode()) > limit or longer > len(text)
+
+
+def test_stub_fits_even_when_the_shape_is_made_of_control_characters(scope):
+    document = json.dumps({"\x01" * 30 + str(i): i for i in range(40)}).encode()
+    stub = scope.spill(document, source_tool="t" * 200)
+    assert len(stub.to_json().encode()) <= MAX_STUB_BYTES

@@ -189,3 +189,16 @@ def test_sparse_matches_across_many_frames(small_frames_store, gaps, needle, sta
     assert as_tuples(got) == windows(data, find_loop(data, needle, start), context, max_matches)
     for window in got.windows:
         assert [h.line for h in window.matches] == [line_of(data, h.offset) for h in window.matches]
+
+
+def test_a_match_longer_than_the_read_cap_is_shown_cut_and_passed(scope):
+    data = b"a\n" + b"x" * 100_000 + b"\nb\n" + b"x" * 50 + b"\n"
+    handle = scope.spill(data, source_tool="t").handle
+    first = scope.read_handle(handle, pattern=r"^x+$")
+    (window,) = first.windows
+    assert (window.matches[0].offset, window.matches[0].length) == (2, 100_000)
+    assert window.data == data[window.offset : window.offset + 65536]
+    assert first.next_offset == 100_005  # the search moves on instead of returning the same call forever
+    second = scope.read_handle(handle, first.next_offset, pattern=r"^x+$")
+    assert [h.offset for w in second.windows for h in w.matches] == [100_005]
+    assert second.next_offset is None

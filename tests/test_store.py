@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
+import gc
 import os
+import threading
 import time
 
 import pytest
 
-from scratchfs import InvalidArgument, NotFound, ScratchStore, StorageError
+from scratchfs import Expired, InvalidArgument, NotFound, ScratchStore, StorageError, StoreBusy
 from scratchfs.engine.sqlite_index import Index
 
 
 def blob_files(store) -> list[str]:
-    return sorted(
-        os.path.join(d, f) for d, _, files in os.walk(store.root / "runs") for f in files if f.endswith(".zst")
-    )
+    return sorted(str(found.location) for found in store.blobs.blob_files())  # files or objects, on any backend
 
 
 def test_spill_round_trips_every_fixture(scope, fixture_data):
@@ -197,6 +197,7 @@ def test_list_entries_for_run_spans_agents_without_content(store):
     assert set(first) >= {"kind", "key", "agent_id", "size", "preview", "source_tool", "created_at", "expires_at"}
 
 
+@pytest.mark.local_backend  # looks at files under the root; tests/test_backend_contract.py covers the others
 def test_delete_run_and_agent_remove_rows_and_directories(store):
     a = store.scope("run", "a")
     b = store.scope("run", "b")
@@ -226,6 +227,7 @@ def test_a_deleted_run_can_be_used_again(store):
     assert scope.scratch_read("k") == b"2"
 
 
+@pytest.mark.local_backend  # looks at files under the root; tests/test_backend_contract.py covers the others
 def test_run_directory_removed_from_outside_reads_as_not_found_and_sweeps(store):
     import shutil
 
@@ -239,6 +241,7 @@ def test_run_directory_removed_from_outside_reads_as_not_found_and_sweeps(store)
     assert store.list_entries_for_run("run") == []
 
 
+@pytest.mark.local_backend  # looks at files under the root; tests/test_backend_contract.py covers the others
 def test_sweep_removes_expired_rows_files_and_orphans(store, clock):
     scope = store.scope("run", "a")
     for i in range(600):  # more than one batch
@@ -272,6 +275,7 @@ def test_orphans_younger_than_the_grace_period_stay(tmp_path):
         assert store.sweep().orphans_removed == 1
 
 
+@pytest.mark.local_backend  # looks at files under the root; tests/test_backend_contract.py covers the others
 def test_a_locked_in_flight_file_is_never_swept(store):
     import fcntl
 
@@ -321,6 +325,7 @@ def test_root_from_environment_and_default(tmp_path, monkeypatch):
         assert store.root == tmp_path / "cache" / "scratchfs"
 
 
+@pytest.mark.local_backend  # looks at files under the root; tests/test_backend_contract.py covers the others
 def test_index_schema_and_pragmas(store):
     conn = store.index.conn()
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -356,3 +361,72 @@ def test_bad_settings_raise_invalid_argument(tmp_path):
                    {"frame_bytes": 10}, {"busy_timeout": float("nan")}, {"orphan_grace": -1}):
         with pytest.raises(InvalidArgument):
             ScratchStore(tmp_path, **kwargs)
+
+
+def _open_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc")
+def test_threads_that_end_do_not_pile_up_descriptors(store):
+    def work():
+        scope = store.scope("r", "a")
+        scope.scratch_write("k", b"v")
+        scope.scratch_read("k")
+
+    def run(count: int) -> None:
+        for _ in range(count):
+            thread = threading.Thread(target=work)
+            thread.start()
+            thread.join()
+        gc.collect()
+
+    run(20)
+    before = _open_descriptors()
+    run(200)
+    assert _open_descriptors() - before < 100  # was 3 descriptors per thread: 600
+
+
+def test_a_failed_refresh_does_not_leak_the_blob_descriptor(tmp_path, monkeypatch):
+    with ScratchStore(tmp_path, refresh_on_read=True) as store:
+        scope = store.scope("r", "a")
+        handle = scope.spill(b"x" * 100, source_tool="t").handle
+
+        def busy(*args, **kwargs):
+            raise StoreBusy("busy")
+
+        monkeypatch.setattr(store.index, "touch", busy)
+        before = _open_descriptors()
+        for _ in range(30):
+            with pytest.raises(StoreBusy):
+                scope.read_handle(handle)
+        assert _open_descriptors() <= before + 1
+
+
+def test_an_old_blob_that_cannot_be_removed_does_not_fail_the_write(store, monkeypatch, caplog):
+    scope = store.scope("r", "a")
+    scope.scratch_write("k", b"first")
+    real_unlink = os.unlink
+
+    def refuse(path, *args, **kwargs):
+        if str(path).endswith(".zst"):
+            raise PermissionError(13, "Permission denied")
+        return real_unlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "unlink", refuse)
+    scope.scratch_write("k", b"second")  # the new value is committed; the old file is left to a sweep
+    assert scope.scratch_read("k") == b"second"
+    assert scope.scratch_delete("k") is True
+    assert "cannot remove" in caplog.text
+
+
+def test_expired_is_said_only_within_the_last_hour(store, clock):
+    scope = store.scope("r", "a")
+    scope.scratch_write("k", b"v", ttl=10)
+    clock.advance(11)
+    with pytest.raises(Expired):
+        scope.scratch_read("k")
+    clock.advance(3600)  # not swept yet, but expired more than an hour ago: nothing to tell
+    with pytest.raises(NotFound) as caught:
+        scope.scratch_read("k")
+    assert type(caught.value) is NotFound

@@ -1,13 +1,11 @@
-"""Content as a stream of byte chunks: what a spill or scratchpad write accepts, turned into ``bytes`` chunks without
-ever holding a whole stream in memory."""
+"""Content as a stream of byte chunks: every accepted type of content (bytes, text, a binary file, an iterable of
+chunks) read without holding a stream in memory whole."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
 from scratchfs.foundation.errors import InvalidArgument
-
-__all__ = ["READ_CHUNK_BYTES", "iter_chunks"]
 
 READ_CHUNK_BYTES = 1024 * 1024
 """Bytes read from a file object per chunk."""
@@ -59,3 +57,6 @@ def _as_bytes(chunk: object) -> bytes | bytearray | memoryview:
     if isinstance(chunk, str):
         return _encode(chunk)
     raise InvalidArgument(f"a content chunk must be bytes or str, not {type(chunk).__name__}")
+
+
+__all__ = ["READ_CHUNK_BYTES", "iter_chunks"]

@@ -31,27 +31,23 @@ import re
 import stat
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from scratchfs.engine import safe_fs
 from scratchfs.engine.binding import Binding
-from scratchfs.engine.chunks import READ_CHUNK_BYTES, iter_chunks
+from scratchfs.engine.protocols import BlobFile, BlobInfo
 from scratchfs.engine.root_locks import Descriptor, RootLocks
-from scratchfs.engine.safe_fs import storage_error
 from scratchfs.engine.seekable import SeekableWriter
+from scratchfs.engine.sources import FileRange
 from scratchfs.foundation import checks as ids
-from scratchfs.foundation.errors import CorruptBlob, ScratchError, StorageError
+from scratchfs.foundation.errors import CorruptBlob, ScratchError, StorageError, storage_error
 
 __all__ = [
     "BLOB_NAME_RE",
     "BLOB_SUFFIX",
-    "READ_CHUNK_BYTES",
-    "BlobInfo",
     "Blobs",
+    "LocalSource",
     "PendingBlob",
-    "iter_chunks",
-    "storage_error",
 ]
 
 log = logging.getLogger(__name__)
@@ -61,15 +57,16 @@ BLOB_NAME_RE = re.compile(r"([a-z2-7]{24})\.zst\Z")
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
-@dataclass(frozen=True, slots=True)
-class BlobInfo:
-    """What :meth:`Blobs.write` wrote: ``size`` (decompressed bytes), ``stored_size`` (file bytes), ``frames`` and
-    the per-frame newline counts (``frame_newlines``, ``array('I')`` bytes, one per frame)."""
+class LocalSource(FileRange):
+    """A blob file open for reading: a :class:`~scratchfs.engine.sources.FileRange` that owns its descriptor."""
 
-    size: int
-    stored_size: int
-    frames: int
-    frame_newlines: bytes
+    __slots__ = ()
+
+    def close(self) -> None:
+        """Close the file descriptor (idempotent)."""
+        if self.fd >= 0:
+            fd, self.fd = self.fd, -1
+            os.close(fd)
 
 
 class PendingBlob:
@@ -344,6 +341,49 @@ class Blobs:
         finally:
             os.close(dir_fd)
 
+    def open_source(self, run_id: str, agent_id: str, token: str) -> LocalSource:
+        """Open a blob for reading as a :class:`LocalSource` (the caller closes it).
+
+        Raises:
+            FileNotFoundError: the file is gone (the caller decides what that means).
+            StorageError, CorruptBlob: as :meth:`open`.
+        """
+        fd = self.open(run_id, agent_id, token)
+        try:
+            return LocalSource(fd)
+        except OSError as exc:
+            os.close(fd)
+            raise storage_error(exc, "cannot open the blob") from exc
+
+    def open_file(self, found: BlobFile) -> LocalSource:
+        """Open a blob listed by :meth:`blob_files` (by its encoded directory names and token) for reading.
+
+        Raises:
+            FileNotFoundError: it is gone. StorageError, CorruptBlob: as :meth:`open`.
+        """
+        fd = self.open_part(("runs", found.run, found.agent), found.token + BLOB_SUFFIX)
+        try:
+            return LocalSource(fd)
+        except OSError as exc:
+            os.close(fd)
+            raise storage_error(exc, "cannot open the blob") from exc
+
+    def locate(self, run_id: str | None = None, agent_id: str | None = None, token: str | None = None) -> str:
+        """Where a blob is (its path), for reports; without arguments, where the blobs are (``runs/``)."""
+        if run_id is None or agent_id is None or token is None:
+            return str(self.runs)
+        return str(self.path(run_id, agent_id, token))
+
+    def detach_scope(self, run_id: str, agent_id: str | None) -> Path | None:
+        """Move a run's directory (or one agent's) into ``trash/`` (see :meth:`move_to_trash`); call it under the
+        exclusive delete lock. Returns the trash path for :meth:`purge`, or ``None`` if there was no directory."""
+        directory = self.run_dir(run_id) if agent_id is None else self.agent_dir(run_id, agent_id)
+        return self.move_to_trash(directory)
+
+    def purge(self, detached: Path) -> None:
+        """Remove a directory :meth:`detach_scope` moved to the trash (errors are left for the sweeper)."""
+        self.remove_tree(detached)
+
     def move_to_trash(self, directory: Path) -> Path | None:
         """Rename a run or agent directory (a path below ``runs/``) into ``trash/`` (atomic), so that no new file
         can land in it; return the trash path, or ``None`` if the directory did not exist. A link found there is
@@ -422,9 +462,10 @@ class Blobs:
         finally:
             os.close(fd)
 
-    def blob_files(self) -> list[tuple[str, str, str, str]]:
-        """``(run directory name, agent directory name, path, token)`` of every regular file under ``runs/`` named
-        like a blob, sorted by name (links, other files and files of other names are left alone).
+    def blob_files(self) -> list[BlobFile]:
+        """A :class:`~scratchfs.engine.protocols.BlobFile` (run directory name, agent directory name, path, token)
+        for every regular file under ``runs/`` named like a blob, sorted by name (links, other files and files of
+        other names are left alone).
 
         Raises:
             StorageError: ``runs/`` is a link or not a directory, or cannot be read.
@@ -439,7 +480,7 @@ class Blobs:
                 for name, mode in self._list_quietly(("runs", run, agent)):
                     match = BLOB_NAME_RE.match(name)
                     if match and stat.S_ISREG(mode):
-                        found.append((run, agent, f"{self.runs}/{run}/{agent}/{name}", match.group(1)))
+                        found.append(BlobFile(run, agent, f"{self.runs}/{run}/{agent}/{name}", match.group(1)))
         return found
 
     def _list_quietly(self, parts: tuple[str, ...]) -> list[tuple[str, int]]:

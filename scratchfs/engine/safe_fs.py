@@ -19,7 +19,7 @@ import logging
 import os
 import stat
 
-from scratchfs.foundation.errors import ScratchError, StorageError
+from scratchfs.foundation.errors import ScratchError, StorageError, storage_error
 
 __all__ = [
     "DIR_FLAGS",
@@ -42,28 +42,6 @@ FILE_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | _O_CLOEXEC
 """Flags added to every file opened below the root (with ``O_RDONLY``, ``O_RDWR`` or ``O_WRONLY``)."""
 MAX_DEPTH = 32
 """Deepest directory tree :func:`remove_tree_at` descends into (ours are 2 levels deep)."""
-
-_REASONS = {
-    errno.ENOSPC: "the disk is full",
-    errno.EFBIG: "the file-size limit was reached",
-    errno.EDQUOT: "the disk quota is exhausted",
-    errno.EACCES: "permission denied",
-    errno.EPERM: "operation not permitted",
-    errno.EROFS: "the file system is read-only",
-    errno.ELOOP: "a symbolic link is in the way (scratchfs never follows links inside its root)",
-    errno.EMFILE: "too many open files in this process",
-    errno.ENFILE: "too many open files in the system",
-    errno.EIO: "an input/output error",
-}
-
-
-def storage_error(exc: OSError, doing: str) -> StorageError:
-    """Wrap an ``OSError`` as a :class:`StorageError` whose message says what failed and why; its ``errno`` is the
-    cause's (the caller raises it ``from exc``)."""
-    err = StorageError(f"{doing}: {_REASONS.get(exc.errno or 0, exc.strerror or str(exc))}")
-    err.errno = exc.errno
-    return err
-
 
 def describe(dir_fd: int, name: str) -> str:
     """What ``name`` in the directory ``dir_fd`` is, without following it: ``"a symbolic link"``, ``"a FIFO"``,

@@ -9,13 +9,13 @@ against the file size, the sum of compressed sizes against the file size, and ev
 
 from __future__ import annotations
 
-import os
 import struct
 from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
 
 from scratchfs.engine.binding import FormatError, binding_limit, find_binding
+from scratchfs.engine.sources import RangeSource, as_source
 
 __all__ = [
     "CHECKSUM_FLAG",
@@ -169,27 +169,29 @@ def seek_table_length(footer: bytes, file_size: int) -> int:
     return count
 
 
-def read_seek_table(fd: int, file_size: int) -> SeekTable:
-    """Read and parse the seek table and binding frame of the blob open on ``fd``: one ``pread`` of the last
+def read_seek_table(source: RangeSource | int, file_size: int) -> SeekTable:
+    """Read and parse the seek table and binding frame of the blob of ``file_size`` bytes read from ``source`` (a
+    :class:`~scratchfs.engine.sources.RangeSource` or a file descriptor): one read of the last
     :data:`TAIL_READ_BYTES` bytes, more only for a larger table or binding.
 
     Raises:
         FormatError: see :func:`parse_seek_table`.
     """
+    source = as_source(source)
     want = min(file_size, TAIL_READ_BYTES)
-    tail = os.pread(fd, want, file_size - want)
+    tail = source.pread(want, file_size - want)
     if len(tail) != want:
         raise FormatError("file is shorter than its size")
     count = seek_table_length(tail[-FOOTER_SIZE:], file_size)
     need = count * ENTRY_SIZE + FOOTER_SIZE + _HEADER.size
     if count >= 2:  # room for a binding frame; its size is in the last entry
-        entry = tail[-FOOTER_SIZE - ENTRY_SIZE :] if need <= want else os.pread(fd, ENTRY_SIZE, file_size - FOOTER_SIZE
-                                                                                 - ENTRY_SIZE)
+        entry = tail[-FOOTER_SIZE - ENTRY_SIZE :] if need <= want else source.pread(
+            ENTRY_SIZE, file_size - FOOTER_SIZE - ENTRY_SIZE)
         last_c, last_d, _ = struct.unpack("<III", entry[:ENTRY_SIZE])
         if last_d == 0 and last_c <= binding_limit():
             need = min(file_size, need + last_c)
     if need > want:
-        tail = os.pread(fd, need, file_size - need)
+        tail = source.pread(need, file_size - need)
         if len(tail) != need:
             raise FormatError("file is shorter than its size")
     return parse_seek_table(tail, file_size)

@@ -42,12 +42,12 @@ from __future__ import annotations
 import os
 import threading
 from array import array
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 
 import zstandard
 
 from scratchfs.engine.binding import EMPTY_CHECKSUM, Binding, FormatError, encode_binding_frame, table_digest
+from scratchfs.engine.caches import LRU
 from scratchfs.engine.seek_table import (
     CHECKSUM_FLAG,
     ENTRY_SIZE,
@@ -61,7 +61,9 @@ from scratchfs.engine.seek_table import (
     read_seek_table,
     seek_table_length,
 )
+from scratchfs.engine.sources import RangeSource, as_source
 from scratchfs.foundation import forks
+from scratchfs.foundation.limits import FRAME_BYTES, SEEK_TABLE_CACHE_ENTRIES, ZSTD_LEVEL
 
 __all__ = [
     "CHECKSUM_FLAG",
@@ -87,12 +89,12 @@ __all__ = [
     "seek_table_length",
 ]
 
-DEFAULT_FRAME_BYTES = 128 * 1024
+DEFAULT_FRAME_BYTES = FRAME_BYTES
 """Default decompressed size of a frame, in bytes (chosen by measurement: ``bench/README.md``)."""
 MIN_FRAME_BYTES = 4 * 1024
 MAX_WINDOW_BYTES = 8 * 1024 * 1024
 """Largest zstd window the reader accepts, in bytes."""
-DEFAULT_LEVEL = 3
+DEFAULT_LEVEL = ZSTD_LEVEL
 
 _BATCH_FRAMES = 32  # frames compressed together (in parallel) per batch
 
@@ -282,26 +284,26 @@ class SeekableWriter:
 # -- reading ------------------------------------------------------------------------------------------------------
 
 class SeekableReader:
-    """Read decompressed byte ranges and frames from a seekable blob on an open file descriptor.
+    """Read decompressed byte ranges and frames from a seekable blob.
 
     Args:
-        fd: a file descriptor open for reading (the caller closes it).
+        source: a :class:`~scratchfs.engine.sources.RangeSource` (or an open file descriptor; the caller closes it).
         table: the blob's parsed :class:`SeekTable` (see :func:`read_seek_table`).
 
-    Every method raises :class:`FormatError` on damaged data and ``OSError`` from the file system.
+    Every method raises :class:`FormatError` on damaged data and ``OSError`` from the file system or object store.
     """
 
-    __slots__ = ("_fd", "table")
+    __slots__ = ("_source", "table")
 
-    def __init__(self, fd: int, table: SeekTable) -> None:
-        self._fd = fd
+    def __init__(self, source: RangeSource | int, table: SeekTable) -> None:
+        self._source = as_source(source)
         self.table = table
 
     def raw_frames(self, first: int, last: int) -> bytes:
         """The compressed bytes of frames ``first`` to ``last`` (inclusive), read with one ``pread``."""
         start = self.table.c_offsets[first]
         end = self.table.c_offsets[last + 1]
-        data = os.pread(self._fd, end - start, start)
+        data = self._source.pread(end - start, start)
         if len(data) != end - start:
             raise FormatError("file is shorter than its seek table says")
         return data
@@ -373,44 +375,33 @@ class SeekableReader:
 # -- seek table cache ---------------------------------------------------------------------------------------------
 
 class SeekTableCache:
-    """A bounded LRU cache of parsed seek tables, keyed by blob name, file identity and version.
+    """A bounded LRU cache of parsed seek tables, keyed by blob name and the source's identity.
 
-    The key is ``(name, st_dev, st_ino, st_size, st_mtime_ns)`` from ``fstat``, so a file replaced or changed under
-    the same name is parsed again. The name matters: a new file may get a freed inode number with the same size
-    and, on a file system with coarse timestamps, the same mtime. Thread-safe.
+    For a local file the identity is ``(st_dev, st_ino, st_size, st_mtime_ns)`` from ``fstat``, so a file replaced or
+    changed under the same name is parsed again. The name matters: a new file may get a freed inode number with the
+    same size and, on a file system with coarse timestamps, the same mtime. Thread-safe.
     """
 
-    def __init__(self, capacity: int = 512) -> None:
-        self._capacity = capacity
-        self._tables: OrderedDict[tuple, SeekTable] = OrderedDict()
-        self._lock = threading.Lock()
+    def __init__(self, capacity: int = SEEK_TABLE_CACHE_ENTRIES) -> None:
+        self._tables: LRU[tuple, SeekTable] = LRU(capacity)
 
-    def get(self, fd: int, name: str = "") -> SeekTable:
-        """The seek table of the blob ``name`` open on ``fd``. A ``name`` (the blob token) must match the blob's
-        binding frame (:meth:`Binding.of_table`, :meth:`Binding.mismatch`).
+    def get(self, source: RangeSource | int, name: str = "") -> SeekTable:
+        """The seek table of the blob ``name`` read from ``source``. A ``name`` (the blob token) must match the
+        blob's binding frame (:meth:`Binding.of_table`, :meth:`Binding.mismatch`), checked once and cached with the
+        table.
 
         Raises:
             FormatError: a damaged table, or (with ``name``) a missing or foreign binding.
-            OSError: from the file system.
+            OSError: from the file system or object store.
         """
-        st = os.fstat(fd)
-        key = (name, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-        with self._lock:
-            table = self._tables.get(key)
-            if table is not None:
-                self._tables.move_to_end(key)
-                return table
-        table = read_seek_table(fd, st.st_size)
-        if name:  # the blob must be bound to this token (checked once, cached with the table)
-            problem = Binding.of_table(table).mismatch(name)
-            if problem:
-                raise FormatError(problem)
-        with self._lock:
-            self._tables[key] = table
-            while len(self._tables) > self._capacity:
-                self._tables.popitem(last=False)
+        source = as_source(source)
+        key = (name, source.identity)
+        table = self._tables.get(key)
+        if table is None:
+            table = read_seek_table(source, source.size)
+            if name:
+                problem = Binding.of_table(table).mismatch(name)
+                if problem:
+                    raise FormatError(problem)
+            self._tables.put(key, table)
         return table
-
-    def clear(self) -> None:
-        with self._lock:
-            self._tables.clear()

@@ -1,4 +1,5 @@
-"""Validation and on-disk encoding of run ids, agent ids and keys; generation of handles and blob names.
+"""Argument checks: run ids, agent ids, keys, handles, numbers, seconds and needles; the on-disk encoding of ids;
+generation of handles and blob tokens.
 
 Ids come from models and sandboxes, so nothing about them is trusted:
 
@@ -19,17 +20,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import operator
 import re
 import secrets
 
 from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.limits import MAX_ID_BYTES, MAX_KEY_BYTES, MAX_NEEDLE_BYTES, MAX_TOOL_BYTES, MAX_TTL
 
-MAX_ID_BYTES = 256
-"""Longest run id or agent id, in UTF-8 bytes."""
-MAX_KEY_BYTES = 512
-"""Longest scratchpad key, in UTF-8 bytes."""
-MAX_TOOL_BYTES = 256
-"""Longest source tool name, in UTF-8 bytes."""
 MAX_PART_CHARS = 120
 """Longest directory name :func:`path_part` writes before it switches to a hash."""
 
@@ -145,3 +142,101 @@ def path_part(value: str) -> str:
     if len(name) > MAX_PART_CHARS:
         name = "%h" + hashlib.sha256(raw).hexdigest()
     return name
+
+
+def check_int(value: object, what: str, low: int, high: int | None = None) -> int:
+    """``value`` as an ``int`` in ``[low, high]`` (``high`` ``None``: no upper bound); ``operator.index`` accepted.
+
+    Raises:
+        InvalidArgument: not an integer (bools refused) or out of range; the message names ``what`` and the value.
+    """
+    if isinstance(value, bool):
+        raise InvalidArgument(f"{what} must be an integer, not a bool: {shorten(value)}")
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise InvalidArgument(f"{what} must be an integer, not {type(value).__name__}: {shorten(value)}") from None
+    if number < low or (high is not None and number > high):
+        bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+        raise InvalidArgument(f"{what} must be {bound}: {shorten(number)}")
+    return number
+
+
+def check_seconds(value: object, what: str, maximum: float, zero_ok: bool = False) -> float:
+    """A number of seconds in ``(0, maximum]`` (``[0, maximum]`` when ``zero_ok``), as a float.
+
+    Raises:
+        InvalidArgument: not a real number (bools refused), NaN, infinite, or out of range; huge integers included.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidArgument(f"{what} must be a number of seconds, not {type(value).__name__}: {shorten(value)}")
+    # false for NaN; compares huge integers exactly (math.isfinite would overflow)
+    if not ((value >= 0) if zero_ok else (value > 0)) or not value <= maximum:
+        low = "non-negative" if zero_ok else "positive"
+        raise InvalidArgument(f"{what} must be {low}, finite seconds of at most {maximum:.0f}: {shorten(value)}")
+    return float(value)
+
+
+def check_ttl(ttl: object, default: float) -> float:
+    """``default`` for ``None``, else a TTL in ``(0, MAX_TTL]`` seconds. Raises :class:`InvalidArgument`."""
+    return default if ttl is None else check_seconds(ttl, "ttl", MAX_TTL)
+
+
+def check_choice(value: object, what: str, choices: tuple[str, ...]) -> str:
+    """``value`` if it is one of ``choices``. Raises :class:`InvalidArgument`."""
+    if value not in choices:
+        raise InvalidArgument(f"{what} must be one of {', '.join(choices)}: {shorten(value)}")
+    return str(value)
+
+
+def check_flag(value: object, what: str) -> bool:
+    """``value`` if it is ``True`` or ``False``. Raises :class:`InvalidArgument`."""
+    if not isinstance(value, bool):
+        raise InvalidArgument(f"{what} must be True or False: {shorten(value)}")
+    return value
+
+
+def check_needle(match: object) -> bytes:
+    """A substring to search for, as bytes (text is UTF-8): 1 to :data:`MAX_NEEDLE_BYTES` bytes.
+
+    Raises:
+        InvalidArgument: not text or bytes, not valid UTF-8 text, empty or too long.
+    """
+    if isinstance(match, str):
+        try:
+            needle = match.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidArgument(f"match is not valid UTF-8 text: {shorten(match)}") from None
+    elif isinstance(match, (bytes, bytearray, memoryview)):
+        needle = bytes(match)
+    else:
+        raise InvalidArgument(f"match must be text or bytes, not {type(match).__name__}")
+    if not needle:
+        raise InvalidArgument("match must not be empty")
+    if len(needle) > MAX_NEEDLE_BYTES:
+        raise InvalidArgument(f"match is {len(needle)} bytes, longer than the limit of {MAX_NEEDLE_BYTES}")
+    return needle
+
+
+__all__ = [
+    "HANDLE_PREFIX",
+    "HANDLE_RE",
+    "TOKEN_RE",
+    "check_agent_id",
+    "check_choice",
+    "check_flag",
+    "check_handle",
+    "check_int",
+    "check_key",
+    "check_needle",
+    "check_run_id",
+    "check_seconds",
+    "check_text",
+    "check_tool",
+    "check_ttl",
+    "clean_tool",
+    "new_handle",
+    "new_token",
+    "path_part",
+    "shorten",
+]

@@ -7,6 +7,8 @@ code (:attr:`ScratchError.exit_code`), and the MCP faces map it to a tool error 
 
 from __future__ import annotations
 
+import errno
+
 
 class ScratchError(Exception):
     """Base class of every error raised by scratchfs.
@@ -105,11 +107,40 @@ class StorageError(ScratchError, OSError):
     exit_code = 4
 
 
+class UpstreamUnavailable(ScratchError):
+    """The MCP proxy's upstream server could not be started, has exited, or did not answer within the timeout."""
+
+    kind = "upstream unavailable"
+    exit_code = 4
+
+
 class StoreClosed(StorageError):
     """The store was closed (:meth:`~scratchfs.ScratchStore.close`): the call did nothing, and no later call will."""
 
     kind = "closed"
     exit_code = 4
+
+
+_REASONS = {
+    errno.ENOSPC: "the disk is full",
+    errno.EFBIG: "the file-size limit was reached",
+    errno.EDQUOT: "the disk quota is exhausted",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.EROFS: "the file system is read-only",
+    errno.ELOOP: "a symbolic link is in the way (scratchfs never follows links inside its root)",
+    errno.EMFILE: "too many open files in this process",
+    errno.ENFILE: "too many open files in the system",
+    errno.EIO: "an input/output error",
+}
+
+
+def storage_error(exc: OSError, doing: str) -> StorageError:
+    """Wrap an ``OSError`` as a :class:`StorageError` whose message says what failed and why; its ``errno`` is the
+    cause's (the caller raises it ``from exc``)."""
+    err = StorageError(f"{doing}: {_REASONS.get(exc.errno or 0, exc.strerror or str(exc))}")
+    err.errno = exc.errno
+    return err
 
 
 __all__ = [
@@ -125,4 +156,6 @@ __all__ = [
     "StorageError",
     "StoreBusy",
     "StoreClosed",
+    "UpstreamUnavailable",
+    "storage_error",
 ]

@@ -44,10 +44,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from scratchfs.api.contract import TOOL_SPECS, error_text
+from scratchfs.api.contract import error_text
 from scratchfs.api.policy import Observation
-from scratchfs.api.store import Scope, ScratchStore
-from scratchfs.foundation.errors import ScratchError
+from scratchfs.api.scope import Scope
+from scratchfs.api.settings import Settings
+from scratchfs.api.store import ScratchStore
+from scratchfs.api.tools import TOOL_SPECS
+from scratchfs.foundation.errors import ScratchError, UpstreamUnavailable
+from scratchfs.foundation.limits import DEFAULT_TTL, SPILL_THRESHOLD_BYTES, SWEEP_INTERVAL
 from scratchfs.mcp.server import (
     INSTRUCTIONS,
     META_PREFIX,
@@ -70,13 +74,6 @@ MAX_TOOL_PAGES = 100
 """Most ``tools/list`` pages read from the upstream server."""
 
 
-class UpstreamUnavailable(ScratchError):
-    """The upstream server could not be started, has exited, or did not answer within the timeout (seconds)."""
-
-    kind = "upstream unavailable"
-    exit_code = 4
-
-
 @dataclass
 class ProxyConfig:
     """What ``scratchfs mcp-proxy`` was started with.
@@ -88,20 +85,22 @@ class ProxyConfig:
         ttl: seconds a spilled result (and a scratchpad value written without a ttl) lives.
         timeout: seconds to wait for the upstream server to start, and for each answer.
         root, run_id, agent_id: the store and the default scope (see the module docstring).
+        allow_meta_scope: accept a request's ``_meta`` scope even when ``run_id``/``agent_id`` pin it.
         env: the upstream's environment (default: this process's).
     """
 
     command: str
     args: list[str] = field(default_factory=list)
-    threshold: int = 8192
+    threshold: int = SPILL_THRESHOLD_BYTES
     classes: dict[str, str] = field(default_factory=dict)
     default_class: str = "query"
-    ttl: float = 3600.0
+    ttl: float = DEFAULT_TTL
     timeout: float = 60.0
     root: str | None = None
     run_id: str | None = None
     agent_id: str | None = None
     env: dict[str, str] | None = None
+    allow_meta_scope: bool = False
 
     def class_of(self, tool: str) -> str:
         """The result class of an upstream tool."""
@@ -258,7 +257,8 @@ class Proxy:
         self.config = config
         self.store = store
         run_id = config.run_id or f"mcp-proxy-{secrets.token_hex(6)}"
-        self.resolver = ScopeResolver(store, run_id, config.agent_id or "default")
+        self.resolver = ScopeResolver(store, run_id, config.agent_id or "default", pin_run=config.run_id is not None,
+                                      pin_agent=config.agent_id is not None, allow_meta_scope=config.allow_meta_scope)
         self.upstream = Upstream(config, self._on_upstream_notification)
         self.own_tools = scratch_tools()
         self._upstream_tools: list[Any] | None = None
@@ -432,7 +432,7 @@ async def _serve_stdio_with(server: Any, options: Any) -> None:
         await server.run(read_stream, write_stream, options)
 
 
-def run(config: ProxyConfig, sweep_interval: float = 300.0) -> None:
+def run(config: ProxyConfig, sweep_interval: float = SWEEP_INTERVAL) -> None:
     """``scratchfs mcp-proxy``: open the store, run the proxy until the client leaves, close the store.
 
     Raises:
@@ -442,7 +442,8 @@ def run(config: ProxyConfig, sweep_interval: float = 300.0) -> None:
     require_mcp()
     import anyio
 
-    with ScratchStore(config.root, default_ttl=config.ttl, spill_threshold_bytes=config.threshold) as store:
+    settings = Settings(default_ttl=config.ttl, spill_threshold_bytes=config.threshold, sweep_interval=sweep_interval)
+    with ScratchStore(config.root, settings=settings) as store:
         proxy = Proxy(config, store)
         if sweep_interval > 0:
             store.start_sweeper(sweep_interval)

@@ -7,8 +7,9 @@ text block and as the result's structured content. A failure is a tool error (``
 crash of the server.
 
 Scope: one server serves one ``(run_id, agent_id)``, from ``--run`` / ``--agent`` or ``$SCRATCHFS_RUN_ID`` /
-``$SCRATCHFS_AGENT_ID``; a client may name another per request in the request's ``_meta`` as ``scratchfs/run_id``
-and ``scratchfs/agent_id``. A call with no run id or agent id from either source is a tool error (invalid argument).
+``$SCRATCHFS_AGENT_ID``, and is pinned to it: a request's ``_meta`` (``scratchfs/run_id``, ``scratchfs/agent_id``)
+may name the scope only where the server was given none, or when it was started with ``--allow-meta-scope``
+(:class:`ScopeResolver`). A call with no run id or agent id from either source is a tool error (invalid argument).
 
 Both protocol eras the SDK serves work: the 2025-11-25 ``initialize`` handshake and the sessionless 2026-07-28 one.
 The SDK does not check arguments against ``inputSchema``; :func:`scratchfs.toolkit.check_arguments` does.
@@ -20,10 +21,13 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from scratchfs.api.contract import TOOL_SPECS, ScratchTools, error_text, to_json
-from scratchfs.api.store import Scope, ScratchStore
+from scratchfs.api.contract import ScratchTools, error_text, to_json
+from scratchfs.api.scope import Scope
+from scratchfs.api.store import ScratchStore
+from scratchfs.api.tools import TOOL_SPECS
 from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
+from scratchfs.foundation.limits import SWEEP_INTERVAL
 
 log = logging.getLogger(__name__)
 
@@ -64,37 +68,55 @@ def require_mcp() -> None:
 
 
 class ScopeResolver:
-    """Picks the scope of each call: the request's ``_meta`` ids, else the defaults (options or environment).
+    """Picks the scope of each call: the server's own ids, or ids a request names in its ``_meta``.
+
+    A server started with a run id (or agent id) is *pinned* to it: a request whose ``_meta`` names another is refused
+    (invalid argument), so that a client cannot reach another run's entries through it -- unless the server was started
+    with ``allow_meta_scope`` (``--allow-meta-scope``). An id the server was not given may come from ``_meta``.
 
     Args:
         store: the store.
-        run_id, agent_id: the default ids (``None``: none; a call must then name it in ``_meta``).
+        run_id, agent_id: the server's ids (``None``: none; a call must then name it in ``_meta``).
+        pin_run, pin_agent: whether the given ids pin the scope (default: yes, when given); the proxy's generated
+            default ids do not.
+        allow_meta_scope: accept ``_meta`` ids even where the scope is pinned.
 
     Raises:
-        InvalidArgument: a bad default id.
+        InvalidArgument: a bad id.
     """
 
-    def __init__(self, store: ScratchStore, run_id: str | None, agent_id: str | None) -> None:
+    def __init__(self, store: ScratchStore, run_id: str | None, agent_id: str | None, *,
+                 pin_run: bool | None = None, pin_agent: bool | None = None, allow_meta_scope: bool = False) -> None:
         self.store = store
         self.run_id = ids.check_run_id(run_id) if run_id is not None else None
         self.agent_id = ids.check_agent_id(agent_id) if agent_id is not None else None
+        self.pin_run = (run_id is not None if pin_run is None else pin_run) and not allow_meta_scope
+        self.pin_agent = (agent_id is not None if pin_agent is None else pin_agent) and not allow_meta_scope
 
     def resolve(self, meta: Mapping[str, Any] | None) -> Scope:
         """The scope for a request with this ``_meta``.
 
         Raises:
-            InvalidArgument: an id in ``_meta`` is malformed, or no run id or agent id is known.
+            InvalidArgument: an id in ``_meta`` is malformed, names another scope than a pinned one, or no run id or
+                agent id is known.
         """
         meta = meta or {}
-        run_id = meta.get(META_RUN_ID, self.run_id)
-        agent_id = meta.get(META_AGENT_ID, self.agent_id)
-        if run_id is None:
-            raise InvalidArgument(f"no run id: start the server with --run or $SCRATCHFS_RUN_ID, or pass "
-                                  f"_meta {META_RUN_ID!r} in the request")
-        if agent_id is None:
-            raise InvalidArgument(f"no agent id: start the server with --agent or $SCRATCHFS_AGENT_ID, or pass "
-                                  f"_meta {META_AGENT_ID!r} in the request")
+        run_id = self._pick(meta, META_RUN_ID, self.run_id, self.pin_run, "run", "--run")
+        agent_id = self._pick(meta, META_AGENT_ID, self.agent_id, self.pin_agent, "agent", "--agent")
         return self.store.scope(run_id, agent_id)
+
+    @staticmethod
+    def _pick(meta: Mapping[str, Any], key: str, default: str | None, pinned: bool, what: str, option: str) -> str:
+        given = meta.get(key)
+        if given is not None and pinned and given != default:
+            raise InvalidArgument(f"this server is pinned to {what} {default!r}; a request's _meta may not name "
+                                  f"another {what} (start the server with --allow-meta-scope to allow it)")
+        value = default if given is None else given
+        if value is None:
+            env = "SCRATCHFS_RUN_ID" if what == "run" else "SCRATCHFS_AGENT_ID"
+            raise InvalidArgument(f"no {what} id: start the server with {option} or ${env}, or pass _meta {key!r} in "
+                                  "the request")
+        return value
 
 
 def scratch_tools() -> list:
@@ -164,7 +186,8 @@ async def serve_stdio(server: Any) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-def run(root: str | None, run_id: str | None, agent_id: str | None, sweep_interval: float = 300.0) -> None:
+def run(root: str | None, run_id: str | None, agent_id: str | None, sweep_interval: float = SWEEP_INTERVAL, *,
+        allow_meta_scope: bool = False) -> None:
     """``scratchfs mcp``: open the store, serve the tools over stdio, close the store when the client leaves.
 
     Raises:
@@ -175,7 +198,7 @@ def run(root: str | None, run_id: str | None, agent_id: str | None, sweep_interv
     import anyio
 
     with ScratchStore(root) as store:
-        resolver = ScopeResolver(store, run_id, agent_id)
+        resolver = ScopeResolver(store, run_id, agent_id, allow_meta_scope=allow_meta_scope)
         if sweep_interval > 0:
             store.start_sweeper(sweep_interval)
         anyio.run(serve_stdio, build_server(resolver))

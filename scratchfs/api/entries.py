@@ -1,0 +1,390 @@
+"""One entry's way in and out: write-then-commit, and lookup-then-open, over the two storage seams.
+
+* **Write** (:meth:`Entries.write`): a spill or scratchpad value is streamed into a new blob (the blob store writes
+  frames and a seek table, sampling the head and tail on the way for the preview and the shape), then one short
+  transaction inserts the row that names it, holding the delete lock shared and checking that the blob is still in
+  place, so a concurrent ``delete_run`` can never leave a row whose blob moved away. A failure at any step discards the
+  blob: nothing half-written is ever visible. An overwrite's old blob is removed after the commit.
+* **Open** (:meth:`Entries.open`): the live row is looked up in the caller's scope, its blob opened and its seek table
+  checked against the row (:class:`OpenEntry`). A blob gone because the row moved to a new blob meanwhile (an
+  overwrite) is looked up again; gone otherwise, it is :class:`~scratchfs.foundation.errors.NotFound`.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TypeVar
+
+from scratchfs.api.settings import Settings
+from scratchfs.api.shape import SAMPLE_BYTES, Shape, describe
+from scratchfs.api.stub import Stub, build_stub, make_preview
+from scratchfs.engine.caches import LRU
+from scratchfs.engine.chunks import iter_chunks
+from scratchfs.engine.lines import LineTable
+from scratchfs.engine.protocols import BlobInfo, BlobSource, BlobStore, Entry, IndexBackend
+from scratchfs.engine.seekable import FormatError, SeekableReader, SeekTableCache
+from scratchfs.engine.structure.paging import ReaderSource
+from scratchfs.foundation import checks, forks
+from scratchfs.foundation.errors import (
+    CorruptBlob,
+    Deleted,
+    Expired,
+    NotFound,
+    QuotaExceeded,
+    ScratchError,
+    StorageError,
+    StoreClosed,
+    storage_error,
+)
+from scratchfs.foundation.limits import (
+    LINE_TABLE_CACHE_ENTRIES,
+    LIST_PREVIEW_BYTES,
+    MAX_CACHED_VALUE_BYTES,
+    VALUE_CACHE_BYTES,
+)
+
+T = TypeVar("T")
+
+
+@contextmanager
+def reading(name: str) -> Iterator[None]:
+    """Turn what reading a blob can raise into the store's errors: damaged data into :class:`CorruptBlob` (naming
+    the handle or key), a failing file system into :class:`StorageError`."""
+    try:
+        yield
+    except FormatError as exc:
+        raise CorruptBlob(f"{name}: {exc}") from None
+    except OSError as exc:
+        raise storage_error(exc, f"cannot read {name}") from exc
+
+
+@dataclass
+class OpenEntry:
+    """A live entry with its blob open: ``entry`` (the row), ``source`` (the blob), ``newlines`` (per-frame ``\\n``
+    counts, ``array('I')`` bytes), and ``reader``/``lines`` once :meth:`Entries.open` checked them. Close it (or use
+    it as a context manager)."""
+
+    entry: Entry
+    source: BlobSource
+    reader: SeekableReader
+    lines: LineTable
+
+    def __enter__(self) -> OpenEntry:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.source.close()
+
+
+class _Sample:
+    """Keeps the first bytes of a stream (preview and shape sample), its last bytes (the tail preview) and its last
+    byte (the line count), while the stream flows through to the blob store."""
+
+    __slots__ = ("head_len", "head_limit", "head_parts", "last_byte", "tail", "tail_limit")
+
+    def __init__(self, head_limit: int, tail_limit: int) -> None:
+        self.head_limit = head_limit
+        self.tail_limit = tail_limit
+        self.head_parts: list[bytes] = []
+        self.head_len = 0
+        self.tail = b""
+        self.last_byte: int | None = None
+
+    @property
+    def head(self) -> bytes:
+        if len(self.head_parts) > 1:
+            self.head_parts = [b"".join(self.head_parts)]
+        return self.head_parts[0] if self.head_parts else b""
+
+    def watch(self, chunks: Iterable) -> Iterator:
+        for chunk in chunks:
+            size = len(chunk)
+            if size:
+                if self.head_len < self.head_limit:
+                    piece = bytes(chunk[: self.head_limit - self.head_len])
+                    self.head_parts.append(piece)
+                    self.head_len += len(piece)
+                if self.tail_limit:
+                    if size >= self.tail_limit:
+                        self.tail = bytes(chunk[size - self.tail_limit :])
+                    else:
+                        self.tail = (self.tail + bytes(chunk))[-self.tail_limit :]
+                self.last_byte = chunk[-1]
+            yield chunk
+
+
+class Entries:
+    """Writing and opening entries of one store.
+
+    Args:
+        settings: the store's settings.
+        index: the index backend.
+        blobs: the blob store.
+        is_closed: returns True once the store is closed (every call then raises
+            :class:`~scratchfs.foundation.errors.StoreClosed`).
+    """
+
+    def __init__(self, settings: Settings, index: IndexBackend, blobs: BlobStore,
+                 is_closed: Callable[[], bool]) -> None:
+        self.settings = settings
+        self.index = index
+        self.blobs = blobs
+        self._is_closed = is_closed
+        self._lock_users = 0  # calls holding the blobs' delete lock: close_blobs() leaves it to the last one
+        self._lock_users_lock = threading.Lock()
+        self._lock_users_generation = forks.generation
+        self._close_blobs = False
+        self._tables = SeekTableCache()
+        self._line_tables: LRU[str, LineTable] = LRU(LINE_TABLE_CACHE_ENTRIES)
+        self._values: LRU[str, bytes] = LRU(1 << 30, max_weight=VALUE_CACHE_BYTES, weigh=len,
+                                            max_item_weight=MAX_CACHED_VALUE_BYTES)
+
+    def now(self) -> float:
+        """The store clock's time, epoch seconds."""
+        return float(self.settings.clock())
+
+    def check_open(self) -> None:
+        """Raise :class:`StoreClosed` once the store is closed."""
+        if self._is_closed():
+            raise StoreClosed("the store is closed")
+
+    # -- the delete lock and closing ------------------------------------------------------------------------------
+
+    def _users_lock(self) -> threading.Lock:
+        if self._lock_users_generation != forks.generation:  # a fork() child: a parent's thread may hold it
+            self._lock_users_lock, self._lock_users = threading.Lock(), 0
+            self._lock_users_generation = forks.generation
+        return self._lock_users_lock
+
+    @contextmanager
+    def delete_lock(self, exclusive: bool) -> Iterator[None]:
+        """The blob store's delete lock (shared for a write's commit, exclusive for a delete), counted so that
+        :meth:`close_blobs` never closes a lock descriptor a call is using.
+
+        Raises:
+            StoreClosed: the store is closed. StoreBusy, StorageError: from the lock.
+        """
+        with self._users_lock():
+            self.check_open()
+            self._lock_users += 1
+        try:
+            with self.blobs.delete_lock(exclusive, self.settings.busy_timeout):
+                yield
+        finally:
+            with self._users_lock():
+                self._lock_users -= 1
+                last = self._close_blobs and self._lock_users == 0
+                if last:
+                    self._close_blobs = False
+            if last:
+                self.blobs.close()
+
+    def close_blobs(self) -> None:
+        """Close the blob store's descriptors now, or when the last call holding the delete lock lets it go (the
+        store is closed first, so no call takes it again)."""
+        with self._users_lock():
+            self._close_blobs = self._lock_users > 0
+            now = not self._close_blobs
+        if now:
+            self.blobs.close()
+
+    # -- writing --------------------------------------------------------------------------------------------------
+
+    def write(self, run_id: str, agent_id: str, kind: str, key: str, content: object, tool: str | None, ttl: float,
+              preview_mode: str | None = None) -> tuple[Entry, Stub | None]:
+        """Write one entry (blob, then row); return it and, for a spill (``kind="handle"``), its stub.
+
+        Raises:
+            InvalidArgument: bad content. QuotaExceeded: the run is at its quota; nothing was stored.
+            StorageError, StoreBusy, StoreClosed: nothing was stored (an overwritten value is kept).
+        """
+        self.check_open()
+        self.index.check_writable("writing an entry")
+        if kind == "handle":
+            self._check_quota(run_id)  # a spill replaces nothing: refuse before writing
+        token = checks.new_token()
+        mode = preview_mode or self.settings.preview_mode
+        sample = self._sample(kind, mode)
+        bound = {"kind": kind, "key": key, "tool": tool, "ttl": ttl, "created_at": self.now()}  # for a rebuild
+        pending = self.blobs.write(run_id, agent_id, token, sample.watch(iter_chunks(content)), bound)
+        try:
+            entry, stub = self._describe(run_id, agent_id, kind, key, token, pending.info, sample, tool, ttl, mode)
+            old = self._commit(entry, pending)
+        except BaseException:
+            pending.discard()
+            raise
+        pending.release()
+        if old is not None and old != token:
+            self.blobs.unlink(run_id, agent_id, old)
+        return entry, stub
+
+    def _check_quota(self, run_id: str) -> None:
+        quota = (self.settings.run_quota_bytes, self.settings.run_quota_entries)
+        if quota == (None, None):
+            return
+        stored, count = self.index.usage(run_id, self.now())
+        if (quota[0] is not None and stored >= quota[0]) or (quota[1] is not None and count >= quota[1]):
+            raise QuotaExceeded(f"run {run_id!r} is at its quota ({stored:,} stored bytes, {count:,} entries); "
+                                "delete entries or wait for them to expire")
+
+    def _sample(self, kind: str, mode: str) -> _Sample:
+        preview = self.settings.preview_bytes
+        head = max(SAMPLE_BYTES, preview + 4) if self.settings.detect_shape else preview + 4
+        return _Sample(head, preview if kind == "handle" and mode == "head+tail" else 0)
+
+    def _describe(self, run_id: str, agent_id: str, kind: str, key: str, token: str, info: BlobInfo,
+                  sample: _Sample, tool: str | None, ttl: float, mode: str) -> tuple[Entry, Stub | None]:
+        """The entry's row and, for a spill, its stub: line count, content type and shape, previews."""
+        settings = self.settings
+        lines = sum(memoryview(info.frame_newlines).cast("I")) + (sample.last_byte not in (None, 0x0A))
+        content_type = shape_text = None
+        if settings.detect_shape:
+            shape = self._shape(run_id, agent_id, token, sample.head, info.size, lines)
+            content_type, shape_text = shape.content_type, shape.text
+        stub = None if kind != "handle" else build_stub(
+            key, sample.head, sample.tail, info.size, lines, content_type, shape_text, tool, settings.preview_bytes,
+            mode)
+        preview = make_preview(sample.head, b"", info.size, min(settings.preview_bytes, LIST_PREVIEW_BYTES))[0]
+        now = self.now()
+        entry = Entry(kind, run_id, agent_id, key, token, info.size, info.stored_size, info.frames, lines, preview,
+                      tool, content_type, shape_text, now, now + ttl, ttl)
+        return entry, stub
+
+    def _shape(self, run_id: str, agent_id: str, token: str, head: bytes, size: int, lines: int) -> Shape:
+        """The content's shape from its sample; a JSON document larger than the sample is described whole, its top
+        level streamed from the blob just written (any failure to read it leaves the shape of the sample)."""
+        start = head[:64].lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+        if len(head) >= size or start not in (b"{", b"["):
+            return describe(head, size, lines)
+        try:
+            source = self.blobs.open_source(run_id, agent_id, token)
+        except (OSError, ScratchError):
+            return describe(head, size, lines)
+        try:
+            reader = SeekableReader(source, self._tables.get(source))
+            return describe(head, size, lines, ReaderSource(reader, size))
+        except (OSError, FormatError, ScratchError):
+            return describe(head, size, lines)
+        finally:
+            source.close()
+
+    def _commit(self, entry: Entry, pending) -> str | None:
+        """Insert the row under the shared delete lock; return the blob token of the row it replaced, if any."""
+        quota = (self.settings.run_quota_bytes, self.settings.run_quota_entries)
+        with self.delete_lock(False):
+            written, old = self.index.put(entry, pending.info.frame_newlines, pending.exists, quota)
+        if not written:
+            raise StorageError(f"run {entry.run_id!r} was deleted while this entry was being written")
+        return old
+
+    # -- opening --------------------------------------------------------------------------------------------------
+
+    def with_entry(self, run_id: str, agent_id: str, kind: str, key: str, attempt: Callable[[Entry, bytes], T]) -> T:
+        """Look up a live entry and return ``attempt(entry, per-frame newline counts)``. If its blob is gone because
+        the entry was replaced meanwhile (an overwrite), look it up again; if it is gone otherwise (removed from
+        outside), it is not found (the next sweep drops the row).
+
+        Raises:
+            NotFound: no live entry (or its blob is gone). StoreClosed: the store is closed.
+        """
+        self.check_open()
+        index = self.index
+        for _ in range(5):
+            now = self.now()
+            found = index.lookup_with_lines(run_id, agent_id, kind, key, now)
+            if found is None:
+                break
+            entry, newlines = found
+            if self.settings.refresh_on_read:  # before the attempt, which may open a blob a failure here would leak
+                index.touch(run_id, agent_id, kind, key, entry.blob, now + entry.ttl)
+            try:
+                return attempt(entry, newlines)
+            except FileNotFoundError:
+                again = index.lookup(run_id, agent_id, kind, key, self.now())
+                if again is None or again.blob == entry.blob:
+                    break
+        raise self.not_found(run_id, agent_id, kind, key)
+
+    def open(self, run_id: str, agent_id: str, kind: str, key: str) -> OpenEntry:
+        """Look up a live entry and open its blob, checked against its row (the caller closes it).
+
+        Raises:
+            NotFound: no live entry. CorruptBlob: the blob does not match its row. StorageError, StoreBusy,
+            StoreClosed.
+        """
+
+        def attempt(entry: Entry, newlines: bytes) -> OpenEntry:
+            source = self.blobs.open_source(run_id, agent_id, entry.blob)
+            try:
+                reader = self.reader(entry, source, key)
+                lines = self._line_table(entry.blob, newlines)
+                if len(lines.newlines_before) != reader.table.frames + 1:
+                    raise CorruptBlob(f"{key}: the index's line counts do not match the blob's frames")
+            except BaseException:
+                source.close()
+                raise
+            return OpenEntry(entry, source, reader, lines)
+
+        return self.with_entry(run_id, agent_id, kind, key, attempt)
+
+    def read_whole(self, run_id: str, agent_id: str, kind: str, key: str) -> bytes:
+        """The whole content of a live entry; a small one from the value cache while its blob is still there.
+
+        Raises:
+            NotFound, CorruptBlob, StorageError, StoreBusy, StoreClosed.
+        """
+
+        def attempt(entry: Entry, _newlines: bytes) -> bytes:
+            source = self.blobs.open_source(run_id, agent_id, entry.blob)  # FileNotFoundError when removed
+            try:
+                data = self._values.get(entry.blob)
+                if data is not None:
+                    return data
+                reader = self.reader(entry, source, key)
+                with reading(key):
+                    data = b"".join(chunk for _, chunk in reader.iter_frames())
+            finally:
+                source.close()
+            self._values.put(entry.blob, data)
+            return data
+
+        return self.with_entry(run_id, agent_id, kind, key, attempt)
+
+    def reader(self, entry: Entry, source: BlobSource, name: str) -> SeekableReader:
+        """A reader of an entry's blob, its seek table checked against the row. Raises CorruptBlob, StorageError."""
+        with reading(name):
+            table = self._tables.get(source, entry.blob)
+        if table.size != entry.size:
+            raise CorruptBlob(f"{name}: the blob holds {table.size} bytes, the index says {entry.size}")
+        return SeekableReader(source, table)
+
+    def _line_table(self, blob: str, newlines: bytes) -> LineTable:
+        """The cumulative line counts of a blob (cached by blob token: a token's blob never changes)."""
+        table = self._line_tables.get(blob)
+        if table is None:
+            table = LineTable(newlines)
+            self._line_tables.put(blob, table)
+        return table
+
+    def not_found(self, run_id: str, agent_id: str, kind: str, key: str) -> NotFound:
+        """The :class:`NotFound` for a key of this scope: :class:`Expired` or :class:`Deleted` when the index knows
+        what happened within the last hour."""
+        what = f"{'handle' if kind == 'handle' else 'key'} {key!r}"
+        gone = self.index.gone(run_id, agent_id, kind, key, self.now())
+        if gone is None:
+            return NotFound(f"no {what} in this scope (run {run_id!r}, agent {agent_id!r})")
+        when = f"{_utc(gone.at)} (epoch {gone.at:.3f})"
+        if gone.reason == "expired":
+            return Expired(f"{what} expired at {when}; write it again if it is still needed")
+        return Deleted(f"{what} was {gone.reason} at {when}")
+
+
+def _utc(epoch: float) -> str:
+    return _dt.datetime.fromtimestamp(epoch, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+__all__ = ["Entries", "OpenEntry", "reading"]

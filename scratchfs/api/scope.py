@@ -1,0 +1,353 @@
+"""One ``(run_id, agent_id)`` of a store: spills, reads and the scratchpad, each a public verb with one result type.
+
+Reads: :meth:`Scope.read_range` (:class:`~scratchfs.api.results.Slice`), :meth:`Scope.read_lines`
+(:class:`~scratchfs.api.results.LineSlice`), :meth:`Scope.search` (:class:`~scratchfs.api.results.Matches`),
+:meth:`Scope.scratch_read_range` (a :class:`~scratchfs.api.results.Slice` of a scratchpad value); and
+:meth:`Scope.read_handle`, the model-facing verb, a thin dispatcher over the first three.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from scratchfs.api.entries import Entries, reading
+from scratchfs.api.policy import Observation, should_spill
+from scratchfs.api.results import LineSlice, Matches, Page, Slice
+from scratchfs.api.structured import StructureReads
+from scratchfs.api.stub import PREVIEW_MODES, Stub
+from scratchfs.engine.lines import line_at, read_lines
+from scratchfs.engine.protocols import Entry
+from scratchfs.engine.search import LiteralMatcher, Matcher, PatternMatcher, search
+from scratchfs.foundation import checks
+from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.limits import (
+    DEFAULT_CONTEXT,
+    DEFAULT_LINES,
+    DEFAULT_MATCHES,
+    DEFAULT_READ_BYTES,
+    MAX_CONTEXT_BYTES,
+    MAX_KEY_BYTES,
+    MAX_LINES,
+    MAX_LIST_ENTRIES,
+    MAX_MATCHES,
+    MAX_NEEDLE_BYTES,
+    MAX_READ_BYTES,
+)
+
+if TYPE_CHECKING:
+    from scratchfs.api.store import ScratchStore
+
+log = logging.getLogger(__name__)
+
+
+class Scope:
+    """One ``(run_id, agent_id)`` of a store: spills, reads and the scratchpad, all limited to that pair.
+
+    Obtain one with :meth:`ScratchStore.scope`. Another scope's handle or key, an expired one and a missing one all
+    raise the same :class:`~scratchfs.foundation.errors.NotFound`. Every method may also raise
+    :class:`~scratchfs.foundation.errors.StoreBusy` (the index stayed locked past the busy timeout),
+    :class:`~scratchfs.foundation.errors.StorageError` (the file system failed) and
+    :class:`~scratchfs.foundation.errors.StoreClosed`.
+    """
+
+    def __init__(self, store: ScratchStore, run_id: str, agent_id: str) -> None:
+        self.store = store
+        self.run_id = run_id
+        self.agent_id = agent_id
+
+    def __repr__(self) -> str:
+        return f"Scope(run_id={self.run_id!r}, agent_id={self.agent_id!r})"
+
+    @property
+    def _entries(self) -> Entries:
+        return self.store.entries
+
+    @property
+    def structure(self) -> StructureReads:
+        """Reads that follow the structure of an output: ``jq``, ``records``, ``rows``, ``text``, ``select``
+        (:mod:`scratchfs.api.structured`)."""
+        return StructureReads(self)
+
+    # -- spilling -------------------------------------------------------------------------------------------------
+
+    def spill(self, content: object, source_tool: str | None = None, ttl: float | None = None, *,
+              preview: str | None = None) -> Stub:
+        """Store a result out of context (always, whatever its size) and return its stub.
+
+        Args:
+            content: ``bytes``, ``str`` (stored as UTF-8), a binary file object, or an iterable of byte chunks;
+                streams are never held in memory whole.
+            source_tool: the tool that produced it.
+            ttl: seconds until it expires (default: the store's ``default_ttl``).
+            preview: ``"head"`` or ``"head+tail"`` (default: the store's ``preview_mode``).
+
+        Returns:
+            a :class:`~scratchfs.api.stub.Stub`: ``handle``, ``preview``, ``size`` (bytes), ``lines``,
+            ``content_type``, ``shape``, ``note``; its compact JSON is at most 1.5 KiB.
+
+        Raises:
+            InvalidArgument: bad content, tool name, TTL or preview mode.
+            QuotaExceeded: the run would go over ``run_quota_bytes`` or ``run_quota_entries``; nothing was stored.
+            StorageError: the file system refused (disk full, file-size limit), or the run was deleted meanwhile;
+                nothing was stored.
+            StoreBusy: the index stayed locked past the busy timeout; nothing was stored.
+        """
+        tool = checks.check_tool(source_tool)
+        ttl = checks.check_ttl(ttl, self.store.settings.default_ttl)
+        mode = None if preview is None else checks.check_choice(preview, "preview mode", PREVIEW_MODES)
+        _, stub = self._entries.write(self.run_id, self.agent_id, "handle", checks.new_handle(), content, tool, ttl,
+                                      mode)
+        assert stub is not None
+        return stub
+
+    def offload(self, obs: Observation) -> Observation:
+        """Apply the spill policy to a tool result: return it unchanged, or with its content replaced by the stub
+        (compact JSON text) and the :class:`~scratchfs.api.stub.Stub` attached as ``stub``. The preview mode is the
+        store's ``preview_modes`` entry for the observation's result class, else its ``preview_mode``.
+
+        Never raises for a failed spill: the original observation goes through unchanged and the failure is logged
+        at ERROR level with its exception.
+        """
+        settings = self.store.settings
+        try:
+            if not should_spill(obs, settings.spill_threshold_bytes, never_spill_tools=settings.never_spill_tools,
+                                spill_classes=settings.spill_classes):
+                return obs
+            mode = settings.preview_modes.get(obs.result_class or "", settings.preview_mode)
+            stub = self.spill(obs.content, source_tool=checks.clean_tool(obs.tool), preview=mode)
+        except Exception:
+            log.error("scratchfs: spilling the result of %r failed; passing it through whole", obs.tool,
+                      exc_info=True)
+            return obs
+        return replace(obs, content=stub.to_json(), stub=stub)
+
+    # -- reading --------------------------------------------------------------------------------------------------
+
+    def read_range(self, handle: str, offset: int = 0, length: int | None = None) -> Slice:
+        """Bytes ``[offset, offset + length)`` of a spilled result (``length`` 4096 by default, capped at
+        :data:`~scratchfs.foundation.limits.MAX_READ_BYTES`); decompresses only the frames that cover the range.
+
+        Raises:
+            InvalidArgument: a malformed handle; ``offset`` not an integer in ``[0, size]``; a bad ``length``.
+            NotFound (Expired, Deleted): no live entry of this scope has this handle. CorruptBlob: a damaged blob.
+        """
+        handle = checks.check_handle(handle)
+        return self._range("handle", handle, offset, length)
+
+    def scratch_read_range(self, key: str, offset: int = 0, length: int | None = None) -> Slice:
+        """Bytes ``[offset, offset + length)`` of a scratchpad value, as :meth:`read_range` reads a spilled result
+        (``length`` 4096 by default, capped at 64 KiB); the slice's ``next_call`` names ``scratch_read``.
+
+        Raises:
+            InvalidArgument: a bad key, offset or length. NotFound, CorruptBlob: as :meth:`read_range`.
+        """
+        return self._range("scratch", checks.check_key(key), offset, length)
+
+    def _range(self, kind: str, key: str, offset: object, length: object) -> Slice:
+        offset = checks.check_int(offset, "offset", 0)
+        length = min(checks.check_int(DEFAULT_READ_BYTES if length is None else length, "length", 1), MAX_READ_BYTES)
+        with self._entries.open(self.run_id, self.agent_id, kind, key) as opened:
+            size, binary = opened.entry.size, opened.entry.content_type == "binary"
+            if offset > size:
+                raise InvalidArgument(f"offset {offset} is past the end of {key} ({size} bytes)")
+            with reading(key):
+                data = opened.reader.read(offset, length)
+        end = offset + len(data)
+        return Slice(key, offset, data, size, end if end < size else None, length, kind, binary)
+
+    def read_lines(self, handle: str, line: int | None = None, lines: int | None = None, *, offset: int | None = None,
+                   cap: int = MAX_READ_BYTES) -> LineSlice:
+        """Lines ``line`` to ``line + lines - 1`` (1-based; a line ends at ``\\n`` only, see
+        :mod:`scratchfs.engine.lines`); or, with ``offset`` instead of ``line``, ``lines`` lines from content byte
+        ``offset`` (the rest of the line it falls in counts as the first): the cursor of a line read cut inside a line.
+        ``lines`` is 50 by default, at most 10,000, and the bytes at most ``cap`` (64 KiB at most; a longer line is cut
+        and ``next_call`` goes on from where it stops, by lines). Finds line N from per-frame line counts.
+
+        Raises:
+            InvalidArgument: a malformed handle, ``line`` past the last line, ``offset`` past the end, both ``line``
+                and ``offset``, ``lines`` or ``cap`` out of range.
+            NotFound (Expired, Deleted), CorruptBlob: as :meth:`read_range`.
+        """
+        handle = checks.check_handle(handle)
+        if line is not None and offset is not None:
+            raise InvalidArgument("a line read starts at a line or at a byte offset, not both")
+        first = checks.check_int(1 if line is None else line, "line", 1)
+        start = None if offset is None else checks.check_int(offset, "offset", 0)
+        count = checks.check_int(DEFAULT_LINES if lines is None else lines, "lines", 1, MAX_LINES)
+        cap = checks.check_int(cap, "cap", 1, MAX_READ_BYTES)
+        with self._entries.open(self.run_id, self.agent_id, "handle", handle) as opened:
+            entry = opened.entry
+            with reading(handle):
+                if start is not None:
+                    if start > entry.size:
+                        raise InvalidArgument(f"offset {start} is past the end of {handle} ({entry.size} bytes)")
+                    first = line_at(opened.reader, opened.lines, start)
+                elif first > max(entry.lines, 1):
+                    raise InvalidArgument(f"line {first} is past the end of {handle} ({entry.lines} lines)")
+                got = read_lines(opened.reader, opened.lines, first, count, cap, start)
+        end = got.offset + len(got.data)
+        more = end < entry.size
+        # the next read starts after the last whole line, or in the line the cap cut (its rest at next_offset)
+        return LineSlice(handle, got.offset, got.data, entry.size, first, got.lines, entry.lines,
+                         first + got.newlines if more else None, end if more else None, got.cut, count,
+                         entry.content_type == "binary")
+
+    def search(self, handle: str, match: str | bytes | None = None, pattern: str | None = None, offset: int = 0, *,
+               ignore_case: bool = False, context: int | None = None, max_matches: int | None = None,
+               cap: int = MAX_READ_BYTES) -> Matches:
+        """Non-overlapping matches starting at or after byte ``offset``: a substring (``match``; text is searched as
+        UTF-8) or a Python ``re`` pattern over the bytes (``pattern``; ``^``/``$`` per line, ASCII ``ignore_case``;
+        see :mod:`scratchfs.engine.search`); empty matches are not reported. Each match gets up to ``context`` bytes
+        (default 200) on each side; overlapping windows are merged; at most ``max_matches`` (default 20) matches and
+        ``cap`` bytes of windows (64 KiB at most) per call. Pass the result's ``next_offset`` as ``offset=`` to resume.
+        Streams the blob.
+
+        Raises:
+            InvalidArgument: a malformed handle; both or neither of ``match``/``pattern``; an empty, too long or
+                invalid needle or pattern; ``offset``, ``context`` or ``max_matches`` out of range.
+            PatternTimeout: the search ran past ``pattern_timeout`` (its ``resume_offset`` says where it stood).
+            PatternTooLong: a pattern match is longer than the reach bound (16 KiB).
+            NotFound (Expired, Deleted), CorruptBlob: as :meth:`read_range`.
+        """
+        handle = checks.check_handle(handle)
+        offset = checks.check_int(offset, "offset", 0)
+        if match is not None and pattern is not None:
+            raise InvalidArgument("give match (a substring) or pattern (a regular expression), not both")
+        if match is None and pattern is None:
+            raise InvalidArgument("a search needs match (a substring) or pattern (a regular expression)")
+        context = checks.check_int(DEFAULT_CONTEXT if context is None else context, "context", 0, MAX_CONTEXT_BYTES)
+        max_matches = checks.check_int(DEFAULT_MATCHES if max_matches is None else max_matches, "max_matches", 1,
+                                       MAX_MATCHES)
+        ignore_case = checks.check_flag(ignore_case, "ignore_case")
+        cap = max(checks.check_int(cap, "cap", 1, MAX_READ_BYTES), 2 * context + 1)
+        needle, matcher = self._matcher(match, pattern, ignore_case)
+        with self._entries.open(self.run_id, self.agent_id, "handle", handle) as opened:
+            size, binary = opened.entry.size, opened.entry.content_type == "binary"
+            if offset > size:
+                raise InvalidArgument(f"offset {offset} is past the end of {handle} ({size} bytes)")
+            with reading(handle):
+                found = search(opened.reader, matcher, offset, context, max_matches, cap,
+                               opened.lines.line_of_frame)
+        return Matches(handle, needle, found.windows, size, found.next_offset, pattern, ignore_case, context,
+                       max_matches, binary)
+
+    def _matcher(self, match: object, pattern: object, ignore_case: bool) -> tuple[bytes | None, Matcher]:
+        """The needle (for a substring search) and the matcher of a search."""
+        if pattern is None:
+            needle = checks.check_needle(match)
+            if not ignore_case:
+                return needle, LiteralMatcher(needle)
+            if not isinstance(match, str):
+                raise InvalidArgument("ignore_case with match needs text; use pattern for bytes")
+            return needle, PatternMatcher(re.escape(match), True, timeout=self.store.settings.pattern_timeout)
+        if isinstance(pattern, str) and len(pattern.encode("utf-8", "surrogatepass")) > MAX_NEEDLE_BYTES:
+            raise InvalidArgument(f"pattern is longer than the limit of {MAX_NEEDLE_BYTES} bytes")
+        return None, PatternMatcher(pattern, ignore_case, timeout=self.store.settings.pattern_timeout)
+
+    def read_handle(self, handle: str, offset: int = 0, length: int | None = None, *,
+                    match: str | bytes | None = None, pattern: str | None = None, ignore_case: bool = False,
+                    context: int | None = None, max_matches: int | None = None, line: int | None = None,
+                    lines: int | None = None, cap: int = MAX_READ_BYTES) -> Slice | LineSlice | Matches:
+        """The model-facing read verb: a byte range (:meth:`read_range`, the default), a line range
+        (:meth:`read_lines`: ``line``, ``lines``) or a search (:meth:`search`: ``match`` or ``pattern``, with
+        ``offset``, ``ignore_case``, ``context``, ``max_matches``); ``cap`` bounds the content bytes of a line read
+        or of a search's windows (64 KiB at most). Every result says how to go on:
+        ``next_offset`` / ``next_line``, ``remaining`` bytes and ``next_call``.
+
+        Raises:
+            InvalidArgument: options of different modes mixed, and whatever the chosen read raises.
+            PatternTimeout, PatternTooLong, NotFound, CorruptBlob, StoreBusy, StorageError: as the chosen read.
+        """
+        searching = match is not None or pattern is not None
+        if not searching and (context is not None or max_matches is not None):
+            raise InvalidArgument("context and max_matches apply to searches (match or pattern)")
+        if line is not None or lines is not None:
+            if searching or length is not None:
+                raise InvalidArgument("a line read takes line (or offset) and lines; length, match and pattern are "
+                                      "for other reads")
+            if line is not None and offset:
+                raise InvalidArgument("a line read starts at a line or at a byte offset, not both")
+            return self.read_lines(handle, line, lines, offset=offset if line is None and offset else None, cap=cap)
+        if not searching:
+            if ignore_case:
+                raise InvalidArgument("ignore_case applies to searches (match or pattern)")
+            return self.read_range(handle, offset, length)
+        if length is not None:
+            raise InvalidArgument("length applies to range reads; a search takes context and max_matches")
+        return self.search(handle, match, pattern, offset, ignore_case=ignore_case, context=context,
+                           max_matches=max_matches, cap=cap)
+
+    # -- scratchpad -----------------------------------------------------------------------------------------------
+
+    def scratch_write(self, key: str, value: object, ttl: float | None = None) -> Entry:
+        """Write (or overwrite, atomically) a scratchpad value under ``key``; return its entry.
+
+        Args:
+            value: ``bytes``, ``str`` (UTF-8), a binary file object or an iterable of byte chunks.
+            ttl: seconds until it expires (default: the store's ``default_ttl``).
+
+        Raises:
+            InvalidArgument: bad key, value or TTL.
+            QuotaExceeded, StorageError, StoreBusy: as :meth:`spill`; the previous value, if any, is kept.
+        """
+        key = checks.check_key(key)
+        ttl = checks.check_ttl(ttl, self.store.settings.default_ttl)
+        return self._entries.write(self.run_id, self.agent_id, "scratch", key, value, None, ttl)[0]
+
+    def scratch_read(self, key: str) -> bytes:
+        """The whole value of a scratchpad key, as bytes.
+
+        Raises:
+            InvalidArgument: a bad key.
+            NotFound: no live value under this key in this scope (:class:`~scratchfs.foundation.errors.Expired` or
+                :class:`~scratchfs.foundation.errors.Deleted` for one of the last hour).
+            CorruptBlob: the value's blob is damaged.
+        """
+        return self._entries.read_whole(self.run_id, self.agent_id, "scratch", checks.check_key(key))
+
+    def scratch_list(self, prefix: str = "") -> list[Entry]:
+        """Live scratchpad entries of this scope whose key starts with ``prefix`` (exactly, case-sensitive), oldest
+        first.
+
+        Raises:
+            InvalidArgument: a bad prefix.
+        """
+        prefix = checks.check_text(prefix, "prefix", MAX_KEY_BYTES, allow_empty=True)
+        self._entries.check_open()
+        return self.store.index.list_scope(self.run_id, self.agent_id, "scratch", prefix, self.store.now())
+
+    def scratch_page(self, prefix: str = "", *, limit: int = MAX_LIST_ENTRIES, cursor: str | None = None) -> Page:
+        """One :class:`~scratchfs.api.results.Page` of :meth:`scratch_list`: at most ``limit`` live scratchpad
+        entries, oldest first, starting after ``cursor`` (a previous page's ``next_cursor``; ``None``: the first).
+        A keyset page: its cost does not grow with how deep into the listing it is.
+
+        Raises:
+            InvalidArgument: a bad prefix, limit or cursor.
+        """
+        prefix = checks.check_text(prefix, "prefix", MAX_KEY_BYTES, allow_empty=True)
+        return self.store.page(self.run_id, self.agent_id, "scratch", prefix, limit, cursor)
+
+    def scratch_delete(self, key: str) -> bool:
+        """Delete a scratchpad key; return True if a live value was deleted (False if there was none).
+
+        Raises:
+            InvalidArgument: a bad key. StoreBusy, StorageError: nothing was deleted.
+        """
+        key = checks.check_key(key)
+        self._entries.check_open()
+        store = self.store
+        live, blob = store.index.delete_key(self.run_id, self.agent_id, "scratch", key, store.now())
+        if blob is not None:
+            store.blobs.unlink(self.run_id, self.agent_id, blob)
+        return live
+
+    def list_entries(self) -> list[Entry]:
+        """Live entries of this scope (spilled handles and scratchpad keys), oldest first."""
+        self._entries.check_open()
+        return self.store.index.list_scope(self.run_id, self.agent_id, None, "", self.store.now())
+
+
+__all__ = ["Scope"]

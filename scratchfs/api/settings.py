@@ -1,0 +1,130 @@
+"""The settings of a store: one frozen record, validated once, shared by the store, the CLI and the MCP proxy.
+
+Every default comes from :mod:`scratchfs.foundation.limits`; every check from :mod:`scratchfs.foundation.checks`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from types import MappingProxyType
+from typing import Any
+
+from scratchfs.api.policy import NEVER_SPILL_TOOLS, SPILL_CLASSES
+from scratchfs.api.stub import PREVIEW_MODES
+from scratchfs.engine.seekable import MAX_FRAME_BYTES, MIN_FRAME_BYTES
+from scratchfs.foundation import limits
+from scratchfs.foundation.checks import check_choice, check_int, check_seconds, check_ttl
+from scratchfs.foundation.errors import InvalidArgument
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How a store behaves. Build one with keywords (``Settings(default_ttl=600)``); every field is checked once, in
+    ``__post_init__``, and :class:`~scratchfs.foundation.errors.InvalidArgument` names the first bad one.
+
+    Attributes:
+        default_ttl: seconds an entry lives when no TTL is given (positive, finite, at most 30 days).
+        spill_threshold_bytes: :meth:`Scope.offload` spills results larger than this many bytes.
+        preview_bytes: most bytes of content shown in a stub's preview (0 to 65,536; the stub's 1.5 KiB budget may
+            show fewer).
+        frame_bytes: decompressed bytes per zstd frame (4 KiB to 4 MiB; see :mod:`scratchfs.engine.seekable`).
+        level: zstd compression level (-7 to 22).
+        busy_timeout: seconds to wait for a busy index or lock before ``StoreBusy``.
+        orphan_grace: seconds a blob with no index row is left alone before a sweep removes it.
+        durable: ``fsync`` each blob and its directory before its row is committed, and run SQLite with
+            ``synchronous=FULL``: what returned then survives a power loss, not only a process crash.
+        clock: the one clock of expiry, returning epoch seconds (``time.time``; tests pass a fake).
+        never_spill_tools, spill_classes: the spill policy's lists (see :mod:`scratchfs.api.policy`).
+        preview_mode: ``"head"`` or ``"head+tail"``: a spill's stub preview unless the call or ``preview_modes`` says
+            otherwise.
+        preview_modes: preview mode per result class, for :meth:`Scope.offload` (e.g. ``{"workspace": "head+tail"}``).
+        detect_shape: detect each spill's content type and shape (from its first 512 KiB) for the stub.
+        refresh_on_read: a read pushes the entry's expiry forward by its TTL.
+        run_quota_bytes: most stored (compressed) bytes a run may hold, or ``None``.
+        run_quota_entries: most entries a run may hold, or ``None``.
+        pattern_timeout: seconds one pattern search may spend in the regex engine.
+        sweep_interval: seconds between background sweeps of the MCP server and proxy (0: none).
+        reply_budget_bytes: the default most bytes of one model-facing reply, counted as the model receives them
+            (its JSON text); 1 KiB to 64 KiB, 8 KiB by default. A call may ask for another, up to 64 KiB.
+    """
+
+    default_ttl: float = limits.DEFAULT_TTL
+    spill_threshold_bytes: int = limits.SPILL_THRESHOLD_BYTES
+    preview_bytes: int = limits.PREVIEW_BYTES
+    frame_bytes: int = limits.FRAME_BYTES
+    level: int = limits.ZSTD_LEVEL
+    busy_timeout: float = limits.BUSY_TIMEOUT
+    orphan_grace: float = limits.ORPHAN_GRACE
+    durable: bool = False
+    clock: Callable[[], float] = time.time
+    never_spill_tools: frozenset[str] = NEVER_SPILL_TOOLS
+    spill_classes: frozenset[str] = SPILL_CLASSES
+    preview_mode: str = "head"
+    preview_modes: Mapping[str, str] = field(default_factory=dict)
+    detect_shape: bool = True
+    refresh_on_read: bool = False
+    run_quota_bytes: int | None = None
+    run_quota_entries: int | None = None
+    pattern_timeout: float = limits.PATTERN_TIMEOUT
+    sweep_interval: float = limits.SWEEP_INTERVAL
+    reply_budget_bytes: int = limits.REPLY_BUDGET_BYTES
+
+    def __post_init__(self) -> None:
+        for name, value in _checked(self).items():
+            object.__setattr__(self, name, value)
+
+    def with_changes(self, **changes: Any) -> Settings:
+        """A copy with ``changes`` applied (and checked). Raises :class:`InvalidArgument`."""
+        return replace(self, **changes)
+
+    @classmethod
+    def names(cls) -> frozenset[str]:
+        """The names of every setting."""
+        return frozenset(f.name for f in fields(cls))
+
+
+def _quota(value: object, what: str) -> int | None:
+    return None if value is None else check_int(value, what, 0)
+
+
+def _strings(value: object, what: str) -> frozenset[str]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise InvalidArgument(f"{what} must be a collection of names, not {type(value).__name__}")
+    return frozenset(str(name) for name in value)
+
+
+def _checked(s: Settings) -> dict[str, Any]:
+    """Every field of ``s``, checked and normalised. Raises InvalidArgument naming the first bad one."""
+    if not callable(s.clock):
+        raise InvalidArgument("clock must be a function returning epoch seconds")
+    modes = s.preview_modes or {}
+    if not isinstance(modes, Mapping):
+        raise InvalidArgument(f"preview_modes must be a mapping, not {type(modes).__name__}")
+    return {
+        "default_ttl": check_ttl(s.default_ttl, limits.DEFAULT_TTL),
+        "spill_threshold_bytes": check_int(s.spill_threshold_bytes, "spill_threshold_bytes", 0),
+        "preview_bytes": check_int(s.preview_bytes, "preview_bytes", 0, limits.MAX_PREVIEW_BYTES),
+        "frame_bytes": check_int(s.frame_bytes, "frame_bytes", MIN_FRAME_BYTES, MAX_FRAME_BYTES),
+        "level": check_int(s.level, "level", limits.MIN_LEVEL, limits.MAX_LEVEL),
+        "busy_timeout": check_seconds(s.busy_timeout, "busy_timeout", limits.MAX_BUSY_TIMEOUT, zero_ok=True),
+        "orphan_grace": check_seconds(s.orphan_grace, "orphan_grace", limits.MAX_TTL, zero_ok=True),
+        "durable": bool(s.durable),
+        "never_spill_tools": _strings(s.never_spill_tools, "never_spill_tools"),
+        "spill_classes": _strings(s.spill_classes, "spill_classes"),
+        "preview_mode": check_choice(s.preview_mode, "preview mode", PREVIEW_MODES),
+        "preview_modes": MappingProxyType({str(k): check_choice(v, "preview mode", PREVIEW_MODES)
+                                           for k, v in modes.items()}),
+        "detect_shape": bool(s.detect_shape),
+        "refresh_on_read": bool(s.refresh_on_read),
+        "run_quota_bytes": _quota(s.run_quota_bytes, "run_quota_bytes"),
+        "run_quota_entries": _quota(s.run_quota_entries, "run_quota_entries"),
+        "pattern_timeout": check_seconds(s.pattern_timeout, "pattern_timeout", limits.MAX_PATTERN_TIMEOUT),
+        "sweep_interval": check_seconds(s.sweep_interval, "sweep_interval", limits.MAX_SWEEP_INTERVAL, zero_ok=True),
+        "reply_budget_bytes": check_int(s.reply_budget_bytes, "reply_budget_bytes", limits.MIN_REPLY_BYTES,
+                                        limits.MAX_REPLY_BYTES),
+    }
+
+
+__all__ = ["Settings"]

@@ -1,0 +1,107 @@
+"""The MCP faces on the command line: ``scratchfs mcp`` (the server) and ``scratchfs mcp-proxy``."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from scratchfs.cli.app import global_option, main, resolve_root, root_option
+from scratchfs.foundation.limits import DEFAULT_TTL, SPILL_THRESHOLD_BYTES, SWEEP_INTERVAL
+
+
+def _missing_mcp(exc: ImportError) -> None:
+    click.echo(f"scratchfs: missing dependency: {exc}", err=True)
+    sys.exit(2)
+
+
+_MCP_SCOPE_HELP = " (the server is pinned to it: see --allow-meta-scope)"
+SWEEP_INTERVAL_OPTION = click.option(
+    "--sweep-interval", type=click.FloatRange(min=0), default=SWEEP_INTERVAL, show_default=True, metavar="SECONDS",
+    help="While serving, sweep expired entries (and orphans past their grace) every this many seconds; 0: never.")
+ALLOW_META_SCOPE = click.option(
+    "--allow-meta-scope", is_flag=True,
+    help="Let a request name another run or agent in its _meta ('scratchfs/run_id', 'scratchfs/agent_id') even "
+         "where --run/--agent pin the scope [default: only ids the server was not given may come from _meta].")
+
+
+@main.command("mcp")
+@root_option
+@click.option("--run", "run_id", default=None,
+              help="Run id of the calls [env: SCRATCHFS_RUN_ID]" + _MCP_SCOPE_HELP + ".")
+@click.option("--agent", "agent_id", default=None,
+              help="Agent id of the calls [env: SCRATCHFS_AGENT_ID].")
+@ALLOW_META_SCOPE
+@SWEEP_INTERVAL_OPTION
+def mcp_command(root: str | None, run_id: str | None, agent_id: str | None, allow_meta_scope: bool,
+                sweep_interval: float) -> None:
+    """Serve read_handle and the scratchpad tools to an MCP client over stdio (needs: pip install 'scratchfs[mcp]')."""
+    from scratchfs.mcp import server as mcp_server
+
+    try:
+        mcp_server.run(resolve_root(root), run_id if run_id is not None else global_option("run_id"),
+                       agent_id if agent_id is not None else global_option("agent_id"),
+                       sweep_interval, allow_meta_scope=allow_meta_scope)
+    except ImportError as exc:
+        _missing_mcp(exc)
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+def _parse_classes(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict[str, str]:
+    from scratchfs.mcp.proxy import RESULT_CLASSES
+
+    classes = {}
+    for value in values:
+        tool, sep, cls = value.rpartition("=")
+        if not sep or not tool or cls not in RESULT_CLASSES:
+            raise click.BadParameter(f"{value!r}: expected TOOL=CLASS with CLASS one of {', '.join(RESULT_CLASSES)}")
+        classes[tool] = cls
+    return classes
+
+
+@main.command("mcp-proxy", context_settings={"allow_interspersed_args": False})
+@root_option
+@click.option("--run", "run_id", default=None,
+              help="Run id of spills and calls [env: SCRATCHFS_RUN_ID; default: a fresh mcp-proxy-<random>].")
+@click.option("--agent", "agent_id", default=None,
+              help="Agent id [env: SCRATCHFS_AGENT_ID; default: 'default'].")
+@click.option("--threshold", type=click.IntRange(min=0), default=SPILL_THRESHOLD_BYTES, show_default=True,
+              metavar="BYTES",
+              help="Spill text results larger than this many bytes.")
+@click.option("--class", "classes", multiple=True, metavar="TOOL=CLASS", callback=_parse_classes,
+              help="Result class of an upstream tool: query, workspace, browser (spilled when large) or effect "
+                   "(never spilled). Repeatable.")
+@click.option("--default-class", type=click.Choice(["query", "workspace", "browser", "effect"]), default="query",
+              show_default=True, help="Result class of the tools not named by --class.")
+@click.option("--ttl", type=float, default=DEFAULT_TTL, show_default=True,
+              help="Seconds a spilled result lives (and scratchpad values written without a ttl).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
+              help="Seconds to wait for the upstream server to start and for each of its answers.")
+@ALLOW_META_SCOPE
+@SWEEP_INTERVAL_OPTION
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def mcp_proxy_command(root: str | None, run_id: str | None, agent_id: str | None, threshold: int,
+                      classes: dict[str, str], default_class: str, ttl: float, timeout: float,
+                      allow_meta_scope: bool, sweep_interval: float, command: tuple[str, ...]) -> None:
+    """Run the MCP server COMMAND behind a proxy that spills its large text results (stdio; use -- before COMMAND).
+
+    Offers the upstream's tools unchanged plus read_handle and the scratchpad tools (needs the mcp extra).
+    """
+    from scratchfs.mcp import proxy as mcp_proxy
+
+    config = mcp_proxy.ProxyConfig(command=command[0], args=list(command[1:]), threshold=threshold,
+                                   classes=classes, default_class=default_class, ttl=ttl, timeout=timeout,
+                                   root=resolve_root(root),
+                                   run_id=run_id if run_id is not None else global_option("run_id"),
+                                   agent_id=agent_id if agent_id is not None else global_option("agent_id"),
+                                   allow_meta_scope=allow_meta_scope)
+    try:
+        mcp_proxy.run(config, sweep_interval)
+    except ImportError as exc:
+        _missing_mcp(exc)
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+__all__ = ["mcp_command", "mcp_proxy_command"]

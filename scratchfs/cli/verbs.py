@@ -1,0 +1,248 @@
+"""The store's verbs on the command line: ``spill``, ``read-handle``, ``scratch-*``, ``delete-run``,
+``delete-agent``, ``sweep`` and ``demo``.
+
+Content goes to stdout as raw bytes; structured output is JSON. ``--json`` output of ``read-handle`` and
+``scratch-read`` is the model-facing contract of :mod:`scratchfs.api.contract` -- byte for byte the JSON text an
+MCP client receives for the same call.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import shlex
+import tempfile
+from typing import Any
+
+import click
+
+from scratchfs.api.contract import STRUCTURE_ARGUMENTS, ScratchTools, to_json
+from scratchfs.api.results import LineSlice, Slice
+from scratchfs.api.store import ScratchStore
+from scratchfs.api.tools import check_arguments
+from scratchfs.cli.app import (
+    INPUT_ARGUMENT,
+    TTL_OPTION,
+    echo_json,
+    json_accepted,
+    main,
+    resolve_root,
+    root_option,
+    scope_options,
+    stdout_bytes,
+    with_store,
+)
+from scratchfs.foundation.errors import InvalidArgument, NotFound
+from scratchfs.foundation.limits import MAX_READ_BYTES
+
+
+@main.command()
+@scope_options
+@click.option("--tool", default=None, help="Name of the tool whose result this is.")
+@TTL_OPTION
+@INPUT_ARGUMENT
+@click.option("--preview", type=click.Choice(["head", "head+tail"]), default=None,
+              help="Preview of the stub [default: head].")
+@json_accepted
+@with_store
+def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl: float | None, source,
+          preview: str | None) -> None:
+    """Store FILE (or stdin) out of context and print its stub as JSON."""
+    stub = store.scope(run_id, agent_id).spill(source, source_tool=tool, ttl=ttl, preview=preview)
+    echo_json(stub.to_dict())
+
+
+@main.command("read-handle")
+@scope_options
+@click.argument("handle")
+@click.option("--offset", type=int, default=None,
+              help="First byte to read [default: 0]; with --match or --pattern, where the search starts.")
+@click.option("--length", type=int, default=None, help=f"Bytes to read [default: 4096; at most {MAX_READ_BYTES}].")
+@click.option("--line", type=int, default=None, help="First line to read (1-based; lines end at \\n).")
+@click.option("--lines", type=int, default=None, help="Lines to read from --line [default: 50].")
+@click.option("--match", "needle", default=None, help="Search for this text; print the windows as JSON.")
+@click.option("--pattern", default=None, help="Search for this regular expression (Python re syntax, ^ and $ per "
+              "line); print the windows as JSON.")
+@click.option("--ignore-case", is_flag=True, default=None, help="Match --pattern or --match ignoring ASCII case.")
+@click.option("--context", type=int, default=None, help="Bytes of context on each side of a match [default: 200].")
+@click.option("--max-matches", type=int, default=None, help="Most matches to print [default: 20].")
+@click.option("--jq", default=None, help="Structure: a jq filter over the JSON document (prints JSON).")
+@click.option("--record", type=int, default=None, help="Structure: the first JSON-lines record (from 1).")
+@click.option("--records", type=int, default=None, help="Structure: how many JSON-lines records.")
+@click.option("--row", type=int, default=None, help="Structure: the first CSV/TSV row (from 1, after the header).")
+@click.option("--rows", type=int, default=None, help="Structure: how many CSV/TSV rows.")
+@click.option("--column", "columns", multiple=True, help="Structure: only this CSV/TSV column (repeatable).")
+@click.option("--view", type=click.Choice(["text"]), default=None,
+              help="Structure: the text of an HTML page, or terminal output as rendered.")
+@click.option("--select", default=None, help="Structure: the text of the HTML elements this CSS selector matches.")
+@click.option("--cursor", default=None, help="Structure: where the next page starts (a previous reply's cursor).")
+@click.option("--budget", type=int, default=None,
+              help="Most bytes of the JSON reply (1024 to 65536) [default: 8192].")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the result as the JSON a model receives (the MCP read_handle result) instead of raw bytes.")
+@with_store
+def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json: bool, **options: Any) -> None:
+    """Read a spilled result: raw bytes of a byte or line range to stdout, or the windows of a search as JSON.
+
+    A raw read that stops before the end prints where the next read starts on stderr.
+    """
+    given = {name: value for name, value in options.items() if value not in (None, ())}
+    if "needle" in given:
+        given["match"] = given.pop("needle")
+    if "columns" in given:
+        given["columns"] = [int(c) if c.isdigit() else c for c in given["columns"]]
+    scope = store.scope(run_id, agent_id)
+    arguments = check_arguments("read_handle", {"handle": handle, **given})  # one rule with MCP and --json
+    if as_json or given.keys() & {"match", "pattern", "budget", *STRUCTURE_ARGUMENTS}:
+        click.echo(to_json(ScratchTools(scope).call("read_handle", arguments)))
+        return
+    result = scope.read_handle(**arguments)
+    out = stdout_bytes()
+    out.write(result.data)
+    out.flush()
+    if result.next_call is not None:
+        click.echo(f"scratchfs: {len(result.data)} bytes from offset {result.offset}; {result.remaining} bytes "
+                   f"follow; next: {shell_next(result, run_id, agent_id)}", err=True)
+
+
+def shell_next(result: Slice | LineSlice, run_id: str, agent_id: str) -> str:
+    """The shell command that reads on after a raw read (the CLI's twin of ``next_call``)."""
+    if isinstance(result, LineSlice):
+        where = (["--offset", str(result.next_offset)] if result.cut else ["--line", str(result.next_line)])
+        more = [*where, "--lines", str(result.requested)]
+    else:
+        more = ["--offset", str(result.next_offset), "--length", str(result.requested)]
+    words = ["scratchfs", "read-handle", result.handle, *more, "--run", run_id, "--agent", agent_id]
+    return " ".join(shlex.quote(word) for word in words)
+
+
+@main.command("scratch-write")
+@scope_options
+@click.argument("key")
+@INPUT_ARGUMENT
+@TTL_OPTION
+@json_accepted
+@with_store
+def scratch_write(store: ScratchStore, run_id: str, agent_id: str, key: str, source, ttl: float | None) -> None:
+    """Write FILE (or stdin) to the scratchpad under KEY (an overwrite is atomic); print the entry as JSON."""
+    entry = store.scope(run_id, agent_id).scratch_write(key, source, ttl=ttl)
+    echo_json(entry.to_dict())
+
+
+@main.command("scratch-read")
+@scope_options
+@click.argument("key")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the JSON a model receives (the MCP scratch_read result: {key, offset, length, size, "
+                   "next_offset, remaining, next_call, data}) instead of the raw value.")
+@click.option("--offset", type=int, default=None, help="With --json: the first byte [default: 0].")
+@click.option("--length", type=int, default=None, help=f"With --json: most bytes [default: {MAX_READ_BYTES}].")
+@with_store
+def scratch_read(store: ScratchStore, run_id: str, agent_id: str, key: str, as_json: bool, offset: int | None,
+                 length: int | None) -> None:
+    """Write the value of KEY to stdout, as raw bytes (or JSON with --json)."""
+    scope = store.scope(run_id, agent_id)
+    if as_json:
+        given = {name: value for name, value in (("offset", offset), ("length", length)) if value is not None}
+        click.echo(to_json(ScratchTools(scope).call("scratch_read", {"key": key, **given})))
+        return
+    if offset is not None or length is not None:
+        raise InvalidArgument("--offset and --length apply to --json reads; the raw value is printed whole")
+    out = stdout_bytes()
+    out.write(scope.scratch_read(key))
+    out.flush()
+
+
+@main.command("scratch-list")
+@scope_options
+@click.option("--prefix", default="", help="Only keys starting with this text (exact, case-sensitive).")
+@json_accepted
+@with_store
+def scratch_list(store: ScratchStore, run_id: str, agent_id: str, prefix: str) -> None:
+    """List the scratchpad's live keys as JSON."""
+    echo_json([entry.to_dict() for entry in store.scope(run_id, agent_id).scratch_list(prefix)])
+
+
+@main.command("scratch-delete")
+@scope_options
+@click.argument("key")
+@json_accepted
+@with_store
+def scratch_delete(store: ScratchStore, run_id: str, agent_id: str, key: str) -> None:
+    """Delete KEY from the scratchpad (exit code 1 if there was no live value)."""
+    if not store.scope(run_id, agent_id).scratch_delete(key):
+        raise NotFound(f"no key {key!r} in this scope (or it has expired)")
+    echo_json({"key": key, "deleted": True})
+
+
+@main.command("delete-run")
+@root_option
+@click.argument("run_id")
+@json_accepted
+@with_store
+def delete_run(store: ScratchStore, run_id: str) -> None:
+    """Delete every entry of RUN_ID, with its directory."""
+    echo_json({"run_id": run_id, "rows_deleted": store.delete_run(run_id)})
+
+
+@main.command("delete-agent")
+@scope_options
+@json_accepted
+@with_store
+def delete_agent(store: ScratchStore, run_id: str, agent_id: str) -> None:
+    """Delete every entry of one agent of a run, with its directory."""
+    echo_json({"run_id": run_id, "agent_id": agent_id, "rows_deleted": store.delete_agent(run_id, agent_id)})
+
+
+@main.command("sweep")
+@root_option
+@json_accepted
+@with_store
+def sweep_command(store: ScratchStore) -> None:
+    """Delete expired entries and their files, and reconcile orphans; print the counts as JSON."""
+    echo_json(store.sweep().to_dict())
+
+
+@main.command()
+@root_option
+@click.option("--fixtures", "fixtures_dir", type=click.Path(exists=True, file_okay=False), default=None,
+              help="Folder of recorded tool outputs [default: fixtures/ of this clone].")
+@click.option("--json", "as_json", is_flag=True, help="Print the run's entries as JSON instead of the report.")
+def demo(root: str | None, fixtures_dir: str | None, as_json: bool) -> None:
+    """Run the main job on real tool outputs: spill each, read a range and a match back, use the scratchpad.
+
+    The store is a new temporary directory (removed at the end) unless --root or $SCRATCHFS_ROOT names one.
+    """
+    from scratchfs.demo import RUN_ID, run_demo
+
+    root = resolve_root(root)
+    with contextlib.ExitStack() as stack:
+        if root is None:
+            root = stack.enter_context(tempfile.TemporaryDirectory(prefix="scratchfs-demo-"))
+            if not as_json:
+                click.echo(f"(a temporary store at {root}, removed at the end; pass --root DIR to keep it)")
+        store = stack.enter_context(ScratchStore(root))
+        try:
+            if not as_json:
+                run_demo(store, fixtures_dir)
+                return
+            with contextlib.redirect_stdout(io.StringIO()):
+                run_demo(store, fixtures_dir)
+        except FileNotFoundError as exc:
+            raise InvalidArgument(str(exc)) from None
+        echo_json([entry.to_dict() for entry in store.list_entries_for_run(RUN_ID)])
+
+
+__all__ = [
+    "delete_agent",
+    "delete_run",
+    "demo",
+    "read_handle",
+    "scratch_delete",
+    "scratch_list",
+    "scratch_read",
+    "scratch_write",
+    "shell_next",
+    "spill",
+    "sweep_command",
+]

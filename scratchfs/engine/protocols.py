@@ -1,0 +1,227 @@
+"""The two storage seams: what the API asks of an index and of a blob store, and the records they exchange.
+
+Today's implementations are :class:`scratchfs.engine.sqlite_index.Index` (SQLite) and
+:class:`scratchfs.engine.local_blobs.Blobs` (per-run/per-agent directories of files); a PostgreSQL index or an
+S3-compatible blob store implements the same protocols. Nothing above the engine names SQLite or a path: the API layer
+holds an :class:`IndexBackend` and a :class:`BlobStore` and calls only what is declared here.
+
+Ordering rules every implementation keeps (see ``README.md``, "How it works"): a blob is written completely before the
+row that names it is committed (:meth:`BlobStore.write` returns a :class:`PendingWrite`, committed by
+:meth:`IndexBackend.put`); a row is deleted before its blob; a run's or agent's blobs are detached under the exclusive
+delete lock after its rows are deleted, and the write of a row holds that lock shared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import NamedTuple, Protocol
+
+from scratchfs.engine.sources import RangeSource
+
+
+class Entry(NamedTuple):
+    """One live entry, as the index knows it (no content). An immutable record (a named tuple: listing 10,000 of
+    them must stay cheap).
+
+    Attributes:
+        kind: ``"handle"`` or ``"scratch"``.
+        key: the handle (for ``kind="handle"``) or the scratchpad key.
+        run_id, agent_id: the entry's scope.
+        blob: the token of its blob file.
+        size: content bytes (uncompressed).
+        stored_size: bytes on disk (compressed, seek table included).
+        frames: number of zstd frames.
+        lines: number of lines (``\\n`` count, plus one for an unterminated last line).
+        preview: the first bytes of the content as text, at most :data:`LIST_PREVIEW_BYTES` (see
+            :mod:`scratchfs.policy`; a stub's own preview may be longer).
+        source_tool: the tool whose result this is (``None`` for scratchpad entries written without one).
+        content_type, shape: what the content looks like, when known.
+        created_at, expires_at: epoch seconds.
+        ttl: the entry's time to live, in seconds.
+    """
+
+    kind: str
+    run_id: str
+    agent_id: str
+    key: str
+    blob: str
+    size: int
+    stored_size: int
+    frames: int
+    lines: int
+    preview: str
+    source_tool: str | None
+    content_type: str | None
+    shape: str | None
+    created_at: float
+    expires_at: float
+    ttl: float
+
+    def to_dict(self) -> dict:
+        """The entry as a JSON-ready dict (without the blob token)."""
+        return {name: value for name, value in zip(self._fields, self, strict=False) if name != "blob"}
+
+
+@dataclass(frozen=True, slots=True)
+class Gone:
+    """Why an entry of one's own scope is no longer there: ``reason`` (``"expired"``, ``"deleted"``,
+    ``"deleted with its run"``, ``"deleted with its agent"``) and ``at`` (epoch seconds)."""
+
+    reason: str
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class ExpiredRow:
+    """A row removed by :meth:`Index.pop_expired`."""
+
+    run_id: str
+    agent_id: str
+    blob: str
+    stored_size: int
+
+
+
+@dataclass(frozen=True, slots=True)
+class BlobInfo:
+    """What :meth:`Blobs.write` wrote: ``size`` (decompressed bytes), ``stored_size`` (file bytes), ``frames`` and
+    the per-frame newline counts (``frame_newlines``, ``array('I')`` bytes, one per frame)."""
+
+    size: int
+    stored_size: int
+    frames: int
+    frame_newlines: bytes
+
+
+class BlobFile(NamedTuple):
+    """A blob found by :meth:`BlobStore.blob_files`: the scope's encoded ``run`` and ``agent`` names, a ``location``
+    (a path or object key, for reports only) and the blob's ``token``."""
+
+    run: str
+    agent: str
+    location: str
+    token: str
+
+
+class BlobSource(RangeSource, Protocol):
+    """An open blob: a :class:`~scratchfs.engine.seekable.RangeSource` that must be closed."""
+
+    def close(self) -> None:
+        """Release what the source holds (a file descriptor, a connection). Idempotent."""
+        ...
+
+
+class PendingWrite(Protocol):
+    """A blob written completely but not yet named by a row (see :meth:`BlobStore.write`)."""
+
+    info: BlobInfo
+
+    def exists(self) -> bool:
+        """True while the blob is still in place (called inside the row's transaction)."""
+        ...
+
+    def release(self) -> None:
+        """The row is committed: let go of the blob (idempotent)."""
+        ...
+
+    def discard(self) -> None:
+        """The row was not written: remove the blob (idempotent)."""
+        ...
+
+
+class IndexBackend(Protocol):
+    """What the API asks of an index. Times are epoch seconds of the store's clock; sizes are bytes. Every method
+    raises :class:`~scratchfs.foundation.errors.StoreBusy` (a lock past the busy timeout) or
+    :class:`~scratchfs.foundation.errors.StorageError`; writes are short transactions."""
+
+    def lookup(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> Entry | None: ...
+    def lookup_with_lines(self, run_id: str, agent_id: str, kind: str, key: str,
+                          now: float) -> tuple[Entry, bytes] | None: ...
+    def gone(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> Gone | None: ...
+    def usage(self, run_id: str, now: float) -> tuple[int, int]: ...
+    def put(self, entry: Entry, frame_newlines: bytes, check: Callable[[], bool],
+            quota: tuple[int | None, int | None] = (None, None)) -> tuple[bool, str | None]: ...
+    def delete_key(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> tuple[bool, str | None]: ...
+    def delete_scope(self, run_id: str, agent_id: str | None, now: float) -> int: ...
+    def list_scope(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str,
+                   now: float) -> list[Entry]: ...
+    def list_page(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str, now: float,
+                  after: tuple[float, str, str, str] | None, limit: int) -> list[Entry]: ...
+    def list_all(self, now: float) -> list[Entry]: ...
+    def touch(self, run_id: str, agent_id: str, kind: str, key: str, blob: str, expires_at: float) -> None: ...
+    def pop_expired(self, now: float, limit: int) -> list[ExpiredRow]: ...
+    def forget_tombstones(self, now: float) -> int: ...
+    def blob_rows(self) -> list[tuple[int, str, str, str]]: ...
+    def blobs(self) -> set[str]: ...
+    def has_blob(self, blob: str) -> bool: ...
+    def delete_rows(self, rows: list[tuple[int, str]]) -> int: ...
+    def integrity_check(self) -> str: ...
+    def close(self) -> None: ...
+
+    @property
+    def read_only(self) -> str | None:
+        """Why the index cannot be written (a sentence naming the cause), or ``None``."""
+        ...
+
+    def check_writable(self, doing: str) -> None:
+        """Raise StoreClosed when closed, StorageError naming the cause when the index cannot be written."""
+        ...
+
+    def release_thread(self) -> None:
+        """Close the calling thread's resources now (a thread about to end)."""
+        ...
+
+
+class BlobStore(Protocol):
+    """What the API asks of a blob store. Every method raises :class:`~scratchfs.foundation.errors.StorageError`
+    for a failing file system or object store; ``run_id`` and ``agent_id`` are validated ids, ``token`` a blob
+    token (:func:`scratchfs.foundation.checks.new_token`)."""
+
+    def write(self, run_id: str, agent_id: str, token: str, chunks: Iterable,
+              bound: Mapping | None = None) -> PendingWrite:
+        """Write a new blob from byte chunks (seekable format), bound to its entry (``bound``: ``kind``, ``key``,
+        ``tool``, ``ttl``, ``created_at``, written into the blob so a lost index can be rebuilt), and return it,
+        pending its row."""
+        ...
+
+    def open_source(self, run_id: str, agent_id: str, token: str) -> BlobSource:
+        """Open a blob for reading. Raises ``FileNotFoundError`` when it is gone (the caller decides what that
+        means)."""
+        ...
+
+    def open_file(self, found: BlobFile) -> BlobSource:
+        """Open a blob listed by :meth:`blob_files` for reading. Raises ``FileNotFoundError`` when it is gone."""
+        ...
+
+    def locate(self, run_id: str | None = None, agent_id: str | None = None, token: str | None = None) -> str:
+        """Where a blob is (a path or object key), for reports only; without arguments, where the blobs are."""
+        ...
+
+    def unlink(self, run_id: str, agent_id: str, token: str) -> int:
+        """Remove a blob whose row is gone; return the bytes freed (0 if already gone). Never raises."""
+        ...
+
+    def delete_lock(self, exclusive: bool, timeout: float) -> AbstractContextManager[None]:
+        """Held exclusively by a delete of a run or agent, shared by a write while it commits its row."""
+        ...
+
+    def detach_scope(self, run_id: str, agent_id: str | None) -> object | None:
+        """Move a run's (or one agent's) blobs out of reach at once (under the exclusive delete lock); return what
+        :meth:`purge` then removes, or ``None`` if there was nothing."""
+        ...
+
+    def purge(self, detached: object) -> None:
+        """Remove what :meth:`detach_scope` moved away (errors are left for the sweeper)."""
+        ...
+
+    def blob_files(self) -> list[BlobFile]:
+        """Every blob in the store (for orphan reconciliation and fsck)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+__all__ = ["BlobFile", "BlobInfo", "BlobSource", "BlobStore", "Entry", "ExpiredRow", "Gone", "IndexBackend",
+           "PendingWrite"]

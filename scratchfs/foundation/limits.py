@@ -1,0 +1,105 @@
+"""Every default and cap of scratchfs, in one place (bytes, seconds, counts).
+
+Other modules import these names; none writes its own copy of a number. Format constants that belong to a file
+format (the seekable format's magic numbers and frame bounds) stay with the format in
+:mod:`scratchfs.engine.seekable`.
+"""
+
+from __future__ import annotations
+
+# -- settings defaults (ScratchStore arguments) ----------------------------------------------------------------------
+DEFAULT_TTL = 3600.0
+"""Seconds an entry lives when no TTL is given."""
+MAX_TTL = 30 * 24 * 3600.0
+"""Longest TTL, in seconds (30 days): this is temporary data."""
+SPILL_THRESHOLD_BYTES = 8192
+"""Results larger than this many bytes (UTF-8 for text) are spilled by the spill policy."""
+PREVIEW_BYTES = 1024
+"""Bytes of content a stub's preview starts from (the stub's budget may show fewer)."""
+MAX_PREVIEW_BYTES = 64 * 1024
+"""Largest ``preview_bytes`` setting."""
+BUSY_TIMEOUT = 30.0
+"""Seconds to wait for a busy index or lock before ``StoreBusy``."""
+MAX_BUSY_TIMEOUT = 86_400.0
+"""Longest busy timeout, in seconds."""
+ORPHAN_GRACE = 300.0
+"""Seconds a blob with no index row is left alone before a sweep removes it."""
+SWEEP_INTERVAL = 300.0
+"""Seconds between background sweeps (``start_sweeper``, and the MCP server and proxy)."""
+MAX_SWEEP_INTERVAL = 86_400.0
+"""Longest background sweep interval, in seconds."""
+PATTERN_TIMEOUT = 5.0
+"""Seconds one pattern search may spend in the regex engine."""
+MAX_PATTERN_TIMEOUT = 3600.0
+"""Longest ``pattern_timeout`` setting, in seconds."""
+FRAME_BYTES = 128 * 1024
+"""Default decompressed size of a blob frame, in bytes (chosen by measurement: ``bench/README.md``)."""
+ZSTD_LEVEL = 3
+"""Default zstd compression level."""
+MIN_LEVEL, MAX_LEVEL = -7, 22
+"""zstd compression levels accepted."""
+
+# -- reads -----------------------------------------------------------------------------------------------------------
+MAX_READ_BYTES = 64 * 1024
+"""Most content bytes one ``read_handle`` call returns (a range, or all windows of a search together)."""
+DEFAULT_READ_BYTES = 4096
+"""Bytes a range read returns when no ``length`` is given."""
+DEFAULT_LINES = 50
+"""Lines a line read returns when no ``lines`` is given."""
+MAX_LINES = 10_000
+"""Largest ``lines`` of a line read (the bytes are capped by :data:`MAX_READ_BYTES` too)."""
+DEFAULT_CONTEXT = 200
+"""Bytes of context on each side of a match when no ``context`` is given."""
+MAX_CONTEXT_BYTES = 8 * 1024
+"""Largest ``context`` of a search, in bytes on each side of a match."""
+DEFAULT_MATCHES = 20
+"""Matches a search returns when no ``max_matches`` is given."""
+MAX_MATCHES = 1000
+"""Largest ``max_matches`` of a search."""
+MAX_NEEDLE_BYTES = 4 * 1024
+"""Longest ``match`` needle or ``pattern``, in UTF-8 bytes."""
+
+# -- replies (what a model receives) --------------------------------------------------------------------------------
+REPLY_BUDGET_BYTES = 8192
+"""Default most bytes of one model-facing reply, counted as the model receives them (the UTF-8 bytes of its JSON
+text, escapes included): the spill threshold, so a read never brings back more than a spill keeps out."""
+MAX_REPLY_BYTES = 64 * 1024
+"""Hard ceiling of a reply's ``budget``, in bytes of JSON."""
+MIN_REPLY_BYTES = 1024
+"""Smallest ``budget`` a call may ask for, in bytes of JSON (room for the reply's own fields)."""
+MAX_LIST_ENTRIES = 1000
+"""Most entries one listing page holds."""
+
+# -- ids, keys, stubs, listings --------------------------------------------------------------------------------------
+MAX_ID_BYTES = 256
+"""Longest run id or agent id, in UTF-8 bytes."""
+MAX_KEY_BYTES = 512
+"""Longest scratchpad key, in UTF-8 bytes."""
+MAX_TOOL_BYTES = 256
+"""Longest source tool name, in UTF-8 bytes."""
+MAX_STUB_BYTES = 1536
+"""Most bytes of a stub's compact JSON: the preview gives way so that the whole stub fits."""
+LIST_PREVIEW_BYTES = 256
+"""Most bytes of content the index keeps as an entry's preview (for listings)."""
+LIST_PREVIEW_CHARS = 80
+"""Characters of each value's start shown by ``scratch_list``."""
+TOMBSTONE_SECONDS = 3600.0
+"""How long a tombstone of an expired or deleted entry is kept, in seconds."""
+
+# -- caches ----------------------------------------------------------------------------------------------------------
+MAX_CACHED_VALUE_BYTES = 64 * 1024
+"""Largest scratchpad value kept in the in-memory value cache, in bytes."""
+VALUE_CACHE_BYTES = 16 * 1024 * 1024
+"""Most bytes the value cache holds in all."""
+SEEK_TABLE_CACHE_ENTRIES = 512
+"""Parsed seek tables kept in memory."""
+LINE_TABLE_CACHE_ENTRIES = 256
+"""Per-blob line tables kept in memory."""
+LOOKUP_CACHE_ENTRIES = 4096
+"""Index lookups kept per thread."""
+
+# -- inspector -------------------------------------------------------------------------------------------------------
+SOON_SECONDS = 300.0
+"""Seconds: ``stats`` counts entries expiring within this as expiring soon."""
+
+__all__ = [name for name in dir() if name.isupper()]
