@@ -339,11 +339,13 @@ class Entries:
         """
 
         def attempt(entry: Entry, _newlines: bytes) -> bytes:
+            data = self._values.get(entry.blob)
+            if data is not None:  # served only while its blob is still there (a sweep or an outsider may remove it)
+                if not self.blobs.exists(run_id, agent_id, entry.blob):
+                    raise FileNotFoundError(entry.blob)
+                return data
             source = self.blobs.open_source(run_id, agent_id, entry.blob)  # FileNotFoundError when removed
             try:
-                data = self._values.get(entry.blob)
-                if data is not None:
-                    return data
                 reader = self.reader(entry, source, key)
                 with reading(key):
                     data = b"".join(chunk for _, chunk in reader.iter_frames())
