@@ -16,8 +16,10 @@ from hypothesis import strategies as st
 
 from scratchfs import ScratchStore
 from scratchfs.api.inspector import fsck
+from scratchfs.api.rebuild import prepare_rebuild
 from scratchfs.cli import main
 from scratchfs.engine.binding import BINDING_MAGIC, EMPTY_CHECKSUM, Binding, FormatError
+from scratchfs.engine.caches import LRU
 from scratchfs.engine.seekable import encode_seek_table, read_seek_table
 from scratchfs.foundation.errors import CorruptBlob
 
@@ -30,7 +32,7 @@ def blob_path(store: ScratchStore, kind: str, key: str) -> Path:
 
 
 def fresh_values(store: ScratchStore) -> None:
-    store._values = type(store._values)(0, 0)  # no cached value: every read goes to the file
+    store.entries._values = LRU(0)  # no value cache: every read goes to the file
 
 
 def test_another_entrys_blob_of_the_same_size_is_refused_and_fsck_finds_it(tmp_path, clock):
@@ -153,6 +155,7 @@ def test_a_lost_index_is_rebuilt_from_the_blobs(tmp_path, clock):
         before = _strip(store.list_entries())
     clock.advance(5)  # the short-lived entry has expired
     _drop_index(tmp_path)
+    prepare_rebuild(tmp_path)  # opening refuses an empty index beside blobs: the rebuild's explicit first step
     with ScratchStore(tmp_path, clock=clock) as store:
         assert store.list_entries() == []
         report = fsck(store, rebuild_index=True)

@@ -10,12 +10,17 @@ the row -- unless the entry has expired (the sweeper's), or a newer live entry a
 
 from __future__ import annotations
 
+import os
 from array import array
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import platformdirs
 
 from scratchfs.api.shape import SAMPLE_BYTES, describe
-from scratchfs.api.store import ScratchStore
+from scratchfs.api.store import ENV_ROOT, ScratchStore
 from scratchfs.api.stub import make_preview
+from scratchfs.engine.backends import ENV_INDEX, create_empty_index
 from scratchfs.engine.binding import Binding
 from scratchfs.engine.protocols import BlobFile, Entry
 from scratchfs.engine.seekable import FormatError, SeekableReader, read_seek_table
@@ -23,7 +28,7 @@ from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import ScratchError
 from scratchfs.foundation.limits import LIST_PREVIEW_BYTES
 
-__all__ = ["RebuildReport", "rebuild_index"]
+__all__ = ["RebuildReport", "prepare_rebuild", "rebuild_index"]
 
 
 @dataclass
@@ -133,3 +138,24 @@ def _scan(reader: SeekableReader, head_bytes: int) -> tuple[array, bytes, int | 
         if data:
             last = data[-1]
     return newlines, bytes(head), last
+
+
+def prepare_rebuild(root: str | os.PathLike[str] | None, busy_timeout: float = 30.0) -> None:
+    """Give a local store whose index was lost or truncated an empty index, so that it opens for
+    :func:`rebuild_index` (opening refuses an empty index beside blob files, so that a lost index is never silently
+    replaced). Does nothing when the index is not a local file (``$SCRATCHFS_INDEX`` is set) or the root does not
+    exist.
+
+    Args:
+        root: the store root, as :class:`~scratchfs.api.store.ScratchStore` takes it (``None``: the default).
+        busy_timeout: seconds to wait for a locked index.
+
+    Raises:
+        StorageError: the index cannot be created, or is another application's file. StoreBusy: it stayed locked.
+    """
+    if os.environ.get(ENV_INDEX):
+        return
+    path = Path(root if root is not None else os.environ.get(ENV_ROOT) or platformdirs.user_cache_dir("scratchfs"))
+    path = path.expanduser().absolute()
+    if path.is_dir():
+        create_empty_index(path, busy_timeout=busy_timeout)
