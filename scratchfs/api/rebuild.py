@@ -14,13 +14,13 @@ import os
 from array import array
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
-import platformdirs
-
+from scratchfs.api.settings import Settings
 from scratchfs.api.shape import SAMPLE_BYTES, describe
-from scratchfs.api.store import ENV_ROOT, ScratchStore
+from scratchfs.api.store import ScratchStore
 from scratchfs.api.stub import make_preview
-from scratchfs.engine.backends import ENV_INDEX, create_empty_index
+from scratchfs.engine.backends import create_empty_index
 from scratchfs.engine.binding import Binding
 from scratchfs.engine.protocols import BlobFile, Entry
 from scratchfs.engine.seekable import FormatError, SeekableReader, read_seek_table
@@ -28,7 +28,7 @@ from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import ScratchError
 from scratchfs.foundation.limits import LIST_PREVIEW_BYTES
 
-__all__ = ["RebuildReport", "prepare_rebuild", "rebuild_index"]
+__all__ = ["RebuildReport", "open_for_rebuild", "rebuild_index"]
 
 
 @dataclass
@@ -47,6 +47,22 @@ class RebuildReport:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def open_for_rebuild(root: str | os.PathLike[str], **settings: Any) -> ScratchStore:
+    """Open a store whose index was lost -- missing or empty beside its blobs, which :class:`ScratchStore` refuses
+    so that a lost index is never silently replaced -- with a new, empty index, for :func:`rebuild_index`.
+
+    Args:
+        root: the store's root. settings: as :class:`ScratchStore` takes them.
+
+    Raises:
+        StorageError: the index is another application's file, or cannot be created. StoreBusy: it stayed locked.
+        InvalidArgument: a bad setting.
+    """
+    path = Path(root).expanduser().absolute()
+    create_empty_index(path, busy_timeout=Settings(**settings).busy_timeout)
+    return ScratchStore(path, **settings)
 
 
 def rebuild_index(store: ScratchStore) -> RebuildReport:
@@ -138,24 +154,3 @@ def _scan(reader: SeekableReader, head_bytes: int) -> tuple[array, bytes, int | 
         if data:
             last = data[-1]
     return newlines, bytes(head), last
-
-
-def prepare_rebuild(root: str | os.PathLike[str] | None, busy_timeout: float = 30.0) -> None:
-    """Give a local store whose index was lost or truncated an empty index, so that it opens for
-    :func:`rebuild_index` (opening refuses an empty index beside blob files, so that a lost index is never silently
-    replaced). Does nothing when the index is not a local file (``$SCRATCHFS_INDEX`` is set) or the root does not
-    exist.
-
-    Args:
-        root: the store root, as :class:`~scratchfs.api.store.ScratchStore` takes it (``None``: the default).
-        busy_timeout: seconds to wait for a locked index.
-
-    Raises:
-        StorageError: the index cannot be created, or is another application's file. StoreBusy: it stayed locked.
-    """
-    if os.environ.get(ENV_INDEX):
-        return
-    path = Path(root if root is not None else os.environ.get(ENV_ROOT) or platformdirs.user_cache_dir("scratchfs"))
-    path = path.expanduser().absolute()
-    if path.is_dir():
-        create_empty_index(path, busy_timeout=busy_timeout)
