@@ -14,16 +14,16 @@ import os
 from array import array
 from dataclasses import asdict, dataclass, field
 
-from scratchfs.api.stub import make_preview
 from scratchfs.api.shape import SAMPLE_BYTES, describe
 from scratchfs.api.store import ScratchStore
+from scratchfs.api.stub import make_preview
 from scratchfs.engine.binding import Binding
 from scratchfs.engine.local_blobs import BLOB_SUFFIX
-from scratchfs.engine.seekable import FormatError, SeekableReader, read_seek_table
 from scratchfs.engine.protocols import Entry
-from scratchfs.foundation.limits import LIST_PREVIEW_BYTES
+from scratchfs.engine.seekable import FormatError, SeekableReader, read_seek_table
 from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import ScratchError
+from scratchfs.foundation.limits import LIST_PREVIEW_BYTES
 
 __all__ = ["RebuildReport", "rebuild_index"]
 

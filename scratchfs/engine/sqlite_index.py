@@ -31,14 +31,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
-from filelock import FileLock, Timeout
-
 from scratchfs.engine.protocols import Entry, ExpiredRow, Gone
 from scratchfs.engine.sqlite_connections import APPLICATION_ID, Connections, index_error, read_only_reason
+from scratchfs.engine.sqlite_schema import SCHEMA_VERSION, migrate
 from scratchfs.foundation.errors import QuotaExceeded, StorageError, StoreBusy
 from scratchfs.foundation.limits import LOOKUP_CACHE_ENTRIES, TOMBSTONE_SECONDS
-
-SCHEMA_VERSION = 1
 
 _COLUMNS = (
     "kind, run_id, agent_id, key, blob, size, stored_size, frames, lines, preview, source_tool, content_type, shape, "
@@ -47,7 +44,6 @@ _COLUMNS = (
 
 
 T = TypeVar("T")
-_TABLES = {"entries", "gone"}
 
 
 class Index:
@@ -182,78 +178,7 @@ class Index:
         return self.connections.identity_of(conn, doing)
 
     def _migrate(self, conn: sqlite3.Connection, lock_dir: Path) -> None:
-        lock = FileLock(str(lock_dir / "index.lock"), timeout=self.busy_timeout)
-        try:
-            with lock:
-                self._create_schema(conn)
-        except Timeout:
-            raise StoreBusy(f"the schema lock {lock.lock_file} stayed busy past the busy timeout") from None
-        except OSError as exc:
-            if isinstance(exc, StorageError):
-                raise
-            raise StorageError(f"cannot take the schema lock {lock.lock_file}: {exc.strerror or exc}") from exc
-
-    def _create_schema(self, conn: sqlite3.Connection) -> None:
-        app_id, version = self._identity(conn, "reading the schema version")
-        if (app_id, version) == (APPLICATION_ID, SCHEMA_VERSION):
-            return
-        try:
-            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        except sqlite3.Error as exc:
-            raise index_error(exc, "reading the schema", self.path) from exc
-        foreign = StorageError(
-            f"{self.path} is not a scratchfs index (application id {app_id:#x}, user version {version}, tables "
-            f"{', '.join(sorted(tables)) or 'none'}); move it away or choose another root"
-        )
-        if app_id not in (0, APPLICATION_ID):
-            raise foreign
-        if version > SCHEMA_VERSION:
-            raise StorageError(f"{self.path} has schema version {version}; this scratchfs knows {SCHEMA_VERSION}")
-        if app_id == 0 and not (version == 0 and not tables) and not (version == 1 and tables >= _TABLES):
-            raise foreign  # neither empty nor a scratchfs index from before the application id
-        if not tables and self._existing_data():
-            raise StorageError(
-                f"the index {self.path} is empty or missing, but the store holds blob files under "
-                f"{self.path.parent / 'runs'}: the index was lost or truncated, and an empty one would hide them; "
-                "restore it from a copy, rebuild it from the blobs (scratchfs fsck --rebuild-index), or move runs/ "
-                "away to start afresh"
-            )
-        try:
-            conn.execute("PRAGMA journal_mode = WAL")
-        except sqlite3.Error as exc:
-            raise index_error(exc, "creating the schema", self.path) from exc
-        self._schema_transaction(conn)
-
-    def _schema_transaction(self, conn: sqlite3.Connection) -> None:
-        import sqlite_utils  # only needed here: keeps it off the import path of every read (about 100 ms)
-
-        with self.write("creating the schema"):
-            db = sqlite_utils.Database(conn)  # runs a PRAGMA: inside, so that its failure is typed too
-            db["entries"].create(
-                {
-                    "id": int, "kind": str, "run_id": str, "agent_id": str, "key": str, "blob": str,
-                    "size": int, "stored_size": int, "frames": int, "lines": int, "preview": str,
-                    "source_tool": str, "content_type": str, "shape": str,
-                    "created_at": float, "expires_at": float, "ttl": float, "frame_newlines": bytes,
-                },
-                pk="id",
-                not_null={"kind", "run_id", "agent_id", "key", "blob", "size", "stored_size", "frames", "lines",
-                          "preview", "created_at", "expires_at", "ttl"},
-                if_not_exists=True,
-            )
-            table = db["entries"]
-            table.create_index(["run_id", "agent_id", "kind", "key"], unique=True, if_not_exists=True,
-                               index_name="entries_scope_key")
-            table.create_index(["expires_at"], if_not_exists=True, index_name="entries_expires_at")
-            table.create_index(["run_id", "created_at"], if_not_exists=True, index_name="entries_run_created")
-            table.create_index(["blob"], unique=True, if_not_exists=True, index_name="entries_blob")
-            db["gone"].create(
-                {"run_id": str, "agent_id": str, "kind": str, "key": str, "reason": str, "at": float},
-                pk=("run_id", "agent_id", "kind", "key"), not_null={"reason", "at"}, if_not_exists=True,
-            )
-            db["gone"].create_index(["at"], if_not_exists=True, index_name="gone_at")
-            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        migrate(conn, self.path, lock_dir, self.busy_timeout, self.write, self._existing_data)
 
     # -- entries --------------------------------------------------------------------------------------------------
 
