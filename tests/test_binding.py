@@ -16,10 +16,11 @@ from hypothesis import strategies as st
 
 from scratchfs import ScratchStore
 from scratchfs.api.inspector import fsck
+from scratchfs.api.rebuild import prepare_rebuild
 from scratchfs.cli import main
 from scratchfs.engine.binding import BINDING_MAGIC, EMPTY_CHECKSUM, Binding, FormatError
 from scratchfs.engine.seekable import encode_seek_table, read_seek_table
-from scratchfs.foundation.errors import CorruptBlob
+from scratchfs.foundation.errors import CorruptBlob, StorageError
 
 from .conftest import FIXTURE_FILES
 
@@ -153,6 +154,9 @@ def test_a_lost_index_is_rebuilt_from_the_blobs(tmp_path, clock):
         before = _strip(store.list_entries())
     clock.advance(5)  # the short-lived entry has expired
     _drop_index(tmp_path)
+    with pytest.raises(StorageError, match="lost or truncated"):  # never silently an empty store beside blobs
+        ScratchStore(tmp_path, clock=clock)
+    prepare_rebuild(tmp_path)  # the explicit step: an empty index to rebuild into
     with ScratchStore(tmp_path, clock=clock) as store:
         assert store.list_entries() == []
         report = fsck(store, rebuild_index=True)

@@ -15,8 +15,9 @@ from array import array
 from dataclasses import asdict, dataclass, field
 
 from scratchfs.api.shape import SAMPLE_BYTES, describe
-from scratchfs.api.store import ScratchStore
+from scratchfs.api.store import ScratchStore, store_root
 from scratchfs.api.stub import make_preview
+from scratchfs.engine.backends import create_empty_index
 from scratchfs.engine.binding import Binding
 from scratchfs.engine.local_blobs import BLOB_SUFFIX
 from scratchfs.engine.protocols import Entry
@@ -25,7 +26,7 @@ from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import ScratchError
 from scratchfs.foundation.limits import LIST_PREVIEW_BYTES
 
-__all__ = ["RebuildReport", "rebuild_index"]
+__all__ = ["RebuildReport", "prepare_rebuild", "rebuild_index"]
 
 
 @dataclass
@@ -44,6 +45,22 @@ class RebuildReport:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def prepare_rebuild(root: str | os.PathLike[str] | None, busy_timeout: float = 30.0) -> None:
+    """Give a store whose index was lost (missing, or truncated to 0 bytes) an empty index, so that it opens beside
+    its blobs -- which :class:`ScratchStore` refuses on its own, so that a lost index is never silently replaced by
+    an empty one -- and :func:`rebuild_index` can restore the rows. A sound index is left as it is.
+
+    Args:
+        root: the store root (``None``: as :class:`ScratchStore` resolves it).
+        busy_timeout: seconds to wait for the schema lock.
+
+    Raises:
+        StorageError: the root or the index cannot be created, or the index is another application's file.
+        StoreBusy: the index stayed locked.
+    """
+    create_empty_index(store_root(root), busy_timeout=busy_timeout)
 
 
 def rebuild_index(store: ScratchStore) -> RebuildReport:
@@ -84,18 +101,18 @@ def _restore(store: ScratchStore, where: tuple[str, str], token: str) -> str | N
         live = store.index.lookup(b.run_id, b.agent_id, b.kind, b.key, now)
         if live is not None and live.created_at >= b.created_at:
             return "a newer entry holds its key"
-        newlines, head, last = _scan(SeekableReader(fd, table), max(SAMPLE_BYTES, store.preview_bytes + 4))
+        newlines, head, last = _scan(SeekableReader(fd, table), max(SAMPLE_BYTES, store.settings.preview_bytes + 4))
     finally:
         os.close(fd)
     lines = sum(newlines) + (1 if last not in (None, 0x0A) else 0)
     content_type = shape = None
-    if store.detect_shape:
+    if store.settings.detect_shape:
         found = describe(head, b.size, lines)
         content_type, shape = found.content_type, found.text
-    preview = make_preview(head, b"", b.size, min(store.preview_bytes, LIST_PREVIEW_BYTES))[0]
+    preview = make_preview(head, b"", b.size, min(store.settings.preview_bytes, LIST_PREVIEW_BYTES))[0]
     entry = Entry(b.kind, b.run_id, b.agent_id, b.key, token, b.size, stored_size, b.frames, lines, preview, b.tool,
                   content_type, shape, b.created_at, b.created_at + b.ttl, b.ttl)
-    with store.blobs.delete_lock(False, store.busy_timeout):
+    with store.entries.delete_lock(False):  # counted: close() never closes the descriptor under it
         written, old = store.index.put(entry, newlines.tobytes(),
                                        lambda: store.blobs.exists(b.run_id, b.agent_id, token))
     if not written:

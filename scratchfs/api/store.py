@@ -36,6 +36,14 @@ ENV_ROOT = "SCRATCHFS_ROOT"
 """Environment variable naming the store root when none is given."""
 
 
+def store_root(root: str | os.PathLike[str] | None) -> Path:
+    """The absolute root directory of a store: ``root``; else ``$SCRATCHFS_ROOT``; else the user cache directory
+    for ``scratchfs`` (``platformdirs``)."""
+    if root is None:
+        root = os.environ.get(ENV_ROOT) or platformdirs.user_cache_dir("scratchfs")
+    return Path(root).expanduser().absolute()
+
+
 class ScratchStore:
     """A scratch store at one root directory: a SQLite index beside per-run, per-agent blob directories.
 
@@ -68,9 +76,7 @@ class ScratchStore:
             raise InvalidArgument(f"unknown store setting(s): {', '.join(sorted(unknown))}")
         self.settings = (settings or Settings()).with_changes(**overrides) if overrides else (settings or Settings())
         s = self.settings
-        if root is None:
-            root = os.environ.get(ENV_ROOT) or platformdirs.user_cache_dir("scratchfs")
-        self.root = Path(root).expanduser().absolute()
+        self.root = store_root(root)
         self._locks = self.root / "locks"
         self.index, self.blobs = open_backends(self.root, busy_timeout=s.busy_timeout, durable=s.durable,
                                                frame_bytes=s.frame_bytes, level=s.level)
@@ -250,4 +256,4 @@ class ScratchStore:
         return self.index.integrity_check()
 
 
-__all__ = ["ENV_ROOT", "ScratchStore"]
+__all__ = ["ENV_ROOT", "ScratchStore", "store_root"]

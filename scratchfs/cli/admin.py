@@ -6,13 +6,17 @@ that it did not repair, or the index fails its integrity check.
 
 from __future__ import annotations
 
+import functools
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import click
 
 from scratchfs.api.inspector import fsck, stats
+from scratchfs.api.rebuild import prepare_rebuild
 from scratchfs.api.store import ScratchStore
-from scratchfs.cli.app import TTL_OPTION, echo_json, main, root_option, scope_options, with_store
+from scratchfs.cli.app import TTL_OPTION, echo_json, main, resolve_root, root_option, scope_options, with_store
 from scratchfs.foundation.errors import CorruptBlob
 from scratchfs.foundation.limits import SOON_SECONDS
 from scratchfs.loader import load_dir
@@ -61,6 +65,19 @@ def stats_command(store: ScratchStore, run_id: str | None, soon: float, as_json:
     show(stats_listing(rows, soon, title=f"{'run ' + run_id if run_id else 'all runs'} at {store.root}"))
 
 
+def _rebuild_first(func: Callable) -> Callable:
+    """With ``--rebuild-index``, give a store whose index was lost an empty one before it is opened (opening alone
+    refuses an empty index beside blobs)."""
+
+    @functools.wraps(func)
+    def wrapper(root: str | None, rebuild_index: bool, **kwargs: Any) -> Any:
+        if rebuild_index:
+            prepare_rebuild(resolve_root(root))
+        return func(root=root, rebuild_index=rebuild_index, **kwargs)
+
+    return wrapper
+
+
 @main.command("fsck")
 @root_option
 @click.option("--repair", is_flag=True, help="Remove what is broken: rows of missing and corrupt entries, corrupt "
@@ -72,6 +89,7 @@ def stats_command(store: ScratchStore, run_id: str | None, soon: float, as_json:
 @click.option("--progress/--no-progress", default=None,
               help="Show a progress bar on stderr [default: on a terminal, for stores over 64 MiB or 1000 entries].")
 @JSON_TABLE
+@_rebuild_first
 @with_store
 def fsck_command(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, progress: bool | None,
                  as_json: bool) -> None:

@@ -44,8 +44,10 @@ def create_empty_index(root: Path, *, busy_timeout: float) -> None:
     rebuilding the index from the blobs. A file that is not an empty or scratchfs index is still refused.
 
     Raises:
-        StorageError: the index cannot be created, or is another application's file. StoreBusy: it stayed locked.
+        StorageError: the root or the index cannot be created, or the index is another application's file.
+        StoreBusy: it stayed locked.
     """
+    prepare_root(root)  # private modes before SQLite creates the file
     Index(root / "index.sqlite", root / "locks", busy_timeout).close()
 
 
