@@ -31,7 +31,7 @@ def blob_path(store: ScratchStore, kind: str, key: str) -> Path:
 
 
 def fresh_values(store: ScratchStore) -> None:
-    store._values = type(store._values)(0, 0)  # no cached value: every read goes to the file
+    store.entries._values = type(store.entries._values)(0)  # no cached value: every read goes to the file
 
 
 def test_another_entrys_blob_of_the_same_size_is_refused_and_fsck_finds_it(tmp_path, clock):
