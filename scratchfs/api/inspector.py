@@ -29,8 +29,8 @@ from dataclasses import asdict, dataclass, field
 from scratchfs.api.rebuild import RebuildReport
 from scratchfs.api.rebuild import rebuild_index as rebuild
 from scratchfs.api.store import ScratchStore
+from scratchfs.engine.backends import BLOB_NAME_RE
 from scratchfs.engine.binding import Binding
-from scratchfs.engine.local_blobs import BLOB_NAME_RE
 from scratchfs.engine.protocols import Entry
 from scratchfs.engine.seekable import FormatError, SeekableReader, read_seek_table
 from scratchfs.engine.sweeper import check_orphan

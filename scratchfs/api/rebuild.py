@@ -17,9 +17,8 @@ from dataclasses import asdict, dataclass, field
 from scratchfs.api.shape import SAMPLE_BYTES, describe
 from scratchfs.api.store import ScratchStore, store_root
 from scratchfs.api.stub import make_preview
-from scratchfs.engine.backends import create_empty_index
+from scratchfs.engine.backends import BLOB_SUFFIX, create_empty_index
 from scratchfs.engine.binding import Binding
-from scratchfs.engine.local_blobs import BLOB_SUFFIX
 from scratchfs.engine.protocols import Entry
 from scratchfs.engine.seekable import FormatError, SeekableReader, read_seek_table
 from scratchfs.foundation import checks as ids

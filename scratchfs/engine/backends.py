@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scratchfs.engine.local_blobs import Blobs
+from scratchfs.engine.local_blobs import BLOB_NAME_RE, BLOB_SUFFIX, Blobs
 from scratchfs.engine.protocols import BlobStore, IndexBackend
 from scratchfs.engine.root import prepare_root
 from scratchfs.engine.sqlite_index import Index
@@ -51,4 +51,4 @@ def create_empty_index(root: Path, *, busy_timeout: float) -> None:
     Index(root / "index.sqlite", root / "locks", busy_timeout).close()
 
 
-__all__ = ["create_empty_index", "open_backends"]
+__all__ = ["BLOB_NAME_RE", "BLOB_SUFFIX", "create_empty_index", "open_backends"]  # the blob names, for fsck
