@@ -175,6 +175,75 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
             "windows": [window_json(w, found.size, found.binary) for w in windows]}
 
 
+# -- structure reads ------------------------------------------------------------------------------------------------
+
+STRUCTURE_ARGUMENTS = frozenset({"jq", "record", "records", "row", "rows", "columns", "view", "select", "cursor"})
+"""The arguments of ``read_handle``'s structure reads."""
+
+
+def structure_reply(scope: Scope, handle: str, offset: int, given: dict[str, Any], budget: int) -> dict[str, Any]:
+    """A structure read as the contract's JSON object: ``{handle, read: {the read's arguments}, size, **page,
+    next_call}``
+    where the page is ``{first, results|records|rows|elements, cursor, more}`` (``header`` for rows; ``part`` for an
+    item longer than the budget) or ``{offset, text, cursor, more}`` for ``view="text"``; fitted into ``budget``
+    bytes. ``next_call`` repeats the read with the page's cursor.
+
+    Raises:
+        InvalidArgument: unknown or conflicting structure arguments, and what the reader raises.
+    """
+    unknown = set(given) - STRUCTURE_ARGUMENTS
+    if unknown:
+        raise InvalidArgument(f"unknown structure arguments: {', '.join(sorted(unknown))}")
+    read = _structure_read(scope, handle, offset, given)
+    shown = {k: v for k, v in given.items() if k != "cursor"}
+    size = None
+    page_budget = budget
+    for _ in range(4):  # the page fits its own budget; the reply's own fields are measured and given room
+        page = read(max(256, page_budget))
+        if size is None:
+            size = scope.store.entries.index.lookup(scope.run_id, scope.agent_id, "handle", handle,
+                                                    scope.store.now())
+            size = size.size if size is not None else 0
+        call = render_call("read_handle", handle=handle, **shown, cursor=page.cursor) if page.cursor else None
+        reply = {"handle": handle, "read": shown, "size": size, **page.to_dict(), "next_call": call}
+        excess = reply_size(reply) - budget
+        if excess <= 0 or page_budget <= 256:
+            return reply
+        page_budget -= excess + 32
+    return reply
+
+
+def _structure_read(scope: Scope, handle: str, offset: int, given: dict[str, Any]) -> Callable[[int], Any]:
+    """The reader for the structure arguments ``given``: a function of the page's budget."""
+    reads = scope.structure
+    cursor = given.get("cursor")
+    if "select" in given:
+        _only(given, {"select", "cursor"})
+        return lambda b: reads.select(handle, given["select"], cursor=cursor, budget=b)
+    if "view" in given:
+        _only(given, {"view", "cursor"})
+        return lambda b: reads.text(handle, offset, cursor=cursor, budget=b)
+    if {"row", "rows", "columns"} & given.keys():
+        _only(given, {"row", "rows", "columns", "cursor"})
+        return lambda b: reads.rows(handle, given.get("row", 1), given.get("rows", 50), columns=given.get("columns"),
+                                    cursor=cursor, budget=b)
+    if {"record", "records"} & given.keys():
+        _only(given, {"record", "records", "jq", "cursor"})
+        return lambda b: reads.records(handle, given.get("record", 1), given.get("records", 50),
+                                       jq=given.get("jq"), cursor=cursor, budget=b)
+    if "jq" in given:
+        _only(given, {"jq", "cursor"})
+        return lambda b: reads.jq(handle, given["jq"], cursor=cursor, budget=b)
+    raise InvalidArgument("a cursor continues a structure read: give the read's own arguments too (next_call does)")
+
+
+def _only(given: dict[str, Any], allowed: set[str]) -> None:
+    extra = sorted(set(given) - allowed)
+    if extra:
+        mode = ", ".join(sorted(allowed - {"cursor"}))
+        raise InvalidArgument(f"{', '.join(extra)} cannot be combined with {mode}")
+
+
 # -- listings -------------------------------------------------------------------------------------------------------
 
 
@@ -230,11 +299,23 @@ class ScratchTools:
     def read_handle(self, handle: str, offset: int = 0, length: int | None = None, line: int | None = None,
                     lines: int | None = None, match: str | None = None, pattern: str | None = None,
                     ignore_case: bool = False, context: int | None = None, max_matches: int | None = None,
-                    budget: int | None = None) -> dict[str, Any]:
-        """``read_handle`` by range, by lines, or by match / pattern (see :meth:`Scope.read_handle`, whose checks
-        apply: mixing the options of two modes is an invalid argument); see the module docstring for the result."""
+                    budget: int | None = None, **structure: Any) -> dict[str, Any]:
+        """``read_handle`` by range, by lines, by match / pattern (see :meth:`Scope.read_handle`, whose checks
+        apply: mixing the options of two modes is an invalid argument), or by structure (``jq``, ``record``,
+        ``records``, ``row``, ``rows``, ``columns``, ``view``, ``select``, ``cursor``: :func:`structure_reply`); see
+        the module docstring for the result."""
         scope = self.scope
         budget = self._budget(scope, budget)
+        given = {k: v for k, v in structure.items() if v is not None}
+        if given:
+            others = {"length": length, "line": line, "lines": lines, "match": match, "pattern": pattern,
+                      "context": context, "max_matches": max_matches}
+            mixed = [name for name, value in others.items() if value is not None] + (["ignore_case"] if ignore_case
+                                                                                     else [])
+            if mixed:
+                raise InvalidArgument(f"{', '.join(mixed)} cannot be mixed with a structure read "
+                                      f"({', '.join(sorted(given))})")
+            return structure_reply(scope, handle, offset, given, budget)
         cap = min(MAX_READ_BYTES, budget)
         result = scope.read_handle(handle, offset, length, match=match, pattern=pattern, ignore_case=ignore_case,
                                    context=context, max_matches=max_matches, line=line, lines=lines, cap=cap)
@@ -314,5 +395,17 @@ def error_text(exc: BaseException) -> str:
     return f"error: {type(exc).__name__}: {exc}"
 
 
-__all__ = ["TOOL_SPECS", "ScratchTools", "check_arguments", "error_text",
-           "lines_reply", "listing_reply", "matches_reply", "range_reply", "to_json", "window_json"]
+__all__ = [
+    "STRUCTURE_ARGUMENTS",
+    "TOOL_SPECS",
+    "ScratchTools",
+    "check_arguments",
+    "error_text",
+    "lines_reply",
+    "listing_reply",
+    "matches_reply",
+    "range_reply",
+    "structure_reply",
+    "to_json",
+    "window_json",
+]

@@ -22,21 +22,19 @@ are not checked: they are the sweeper's (:mod:`scratchfs.sweeper`).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 
 from scratchfs.api.rebuild import RebuildReport
 from scratchfs.api.rebuild import rebuild_index as rebuild
 from scratchfs.api.store import ScratchStore
-from scratchfs.engine.backends import BLOB_NAME_RE
-from scratchfs.engine.binding import Binding
+from scratchfs.engine.backends import find_orphan
 from scratchfs.engine.protocols import Entry
-from scratchfs.engine.seekable import FormatError, SeekableReader, read_seek_table
-from scratchfs.engine.sweeper import check_orphan
-from scratchfs.foundation.errors import CorruptBlob, StorageError
+from scratchfs.engine.verify import verify_blob
+from scratchfs.foundation.errors import StorageError
+from scratchfs.foundation.limits import SOON_SECONDS
 
-DEFAULT_SOON = 300.0
+DEFAULT_SOON = SOON_SECONDS
 """Seconds: ``stats`` counts entries expiring within this as expiring soon."""
 
 
@@ -169,37 +167,6 @@ class FsckReport:
         return out
 
 
-def _verify(store: ScratchStore, entry: Entry, deep: bool, progress: Callable[[int], None]) -> str | None:
-    """None if the entry's blob is sound and bound to it, else what is wrong; raises FileNotFoundError if it is
-    gone. Never follows a link or opens anything but a regular file (that is reported as what it is)."""
-    try:
-        fd = store.blobs.open(entry.run_id, entry.agent_id, entry.blob)
-    except CorruptBlob as exc:  # a link, FIFO or directory at the blob's name: reported, never followed
-        return str(exc)
-    try:
-        file_size = os.fstat(fd).st_size
-        if file_size != entry.stored_size:
-            return f"the file is {file_size} bytes, the index says {entry.stored_size}"
-        try:
-            table = read_seek_table(fd, file_size)
-            if table.size != entry.size:
-                return f"the blob holds {table.size} bytes, the index says {entry.size}"
-            problem = Binding.of_table(table).mismatch(entry.blob, entry.run_id, entry.agent_id, entry.kind,
-                                                       entry.key)
-            if problem:
-                return problem
-            if deep:
-                for _, data in SeekableReader(fd, table).iter_frames():
-                    progress(len(data))
-        except FormatError as exc:
-            return str(exc)
-        except OSError as exc:
-            return f"cannot read: {exc.strerror or exc}"
-        return None
-    finally:
-        os.close(fd)
-
-
 def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
          progress: Callable[[int], None] | None = None, rebuild_index: bool = False) -> FsckReport:
     """Check the index against the blob files (see the module docstring); with ``repair``, remove what is broken.
@@ -223,7 +190,7 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
         files = store.blobs.blob_files()  # listed before the rows are read: a file committed meanwhile has its row
     except StorageError as exc:  # runs/ is a link or not a directory: reported, never walked through
         files = []
-        report.problems.append(Problem("unexpected", "", "", None, str(store.blobs.runs), str(exc)))
+        report.problems.append(Problem("unexpected", "", "", None, store.blobs.locate(), str(exc)))
     report.files_checked = len(files)
     row_ids = {blob: row_id for row_id, _run, _agent, blob in store.index.blob_rows()}
     known = row_ids.keys()
@@ -231,9 +198,9 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
     broken_problems: list[Problem] = []
     for entry in store.list_entries():
         report.entries_checked += 1
-        path = str(store.blobs.path(entry.run_id, entry.agent_id, entry.blob))
+        path = store.blobs.locate(entry.run_id, entry.agent_id, entry.blob)
         try:
-            detail = _verify(store, entry, deep, advance)
+            detail = verify_blob(store.blobs, entry, deep, advance)
         except FileNotFoundError:
             problem = Problem("missing", entry.run_id, entry.agent_id, entry.key, path, "the blob file is gone")
         except StorageError as exc:  # a directory on the way is a link or not a directory: reported, row kept
@@ -249,26 +216,35 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
         if entry.blob in row_ids:
             broken_rows.append((row_ids[entry.blob], entry.blob))
             broken_problems.append(problem)
+    orphans: dict[int, str] = {}  # problem id -> blob token
     for run_dir, agent_dir, path, token in files:
-        if token in known or check_orphan(store.index, store.blobs, (run_dir, agent_dir), token, None,
-                                          remove=False) is None:
+        if token in known or find_orphan(store.index, store.blobs, (run_dir, agent_dir), token,
+                                         remove=False) is None:
             continue
-        report.problems.append(Problem("orphaned", run_dir, agent_dir, None, path, "no index row names this file"))
+        problem = Problem("orphaned", run_dir, agent_dir, None, path, "no index row names this file")
+        orphans[id(problem)] = token
+        report.problems.append(problem)
     if repair:
-        if broken_rows and store.index.delete_rows(broken_rows):
-            still = store.index.blobs()
-            for problem, (_, blob) in zip(broken_problems, broken_rows, strict=True):
-                if blob in still:
-                    continue
-                if problem.kind == "corrupt":  # the name itself is removed: a link's target is never touched
-                    store.blobs.unlink(problem.run_id, problem.agent_id, blob)
-                problem.repaired = True
-        for problem in report.problems:
-            if problem.kind == "orphaned":
-                token = BLOB_NAME_RE.match(os.path.basename(problem.path)).group(1)
-                problem.repaired = check_orphan(store.index, store.blobs, (problem.run_id, problem.agent_id), token,
-                                                None, remove=True) is not None
+        _repair(store, report, broken_rows, broken_problems, orphans)
     return report
+
+
+def _repair(store: ScratchStore, report: FsckReport, broken_rows: list[tuple[int, str]],
+            broken_problems: list[Problem], orphans: dict[int, str]) -> None:
+    """Remove what fsck found broken: rows of missing and corrupt entries (each only if it still names the blob that
+    was checked), corrupt blobs, and orphaned blobs (checked again under their lock)."""
+    if broken_rows and store.index.delete_rows(broken_rows):
+        still = store.index.blobs()
+        for problem, (_, blob) in zip(broken_problems, broken_rows, strict=True):
+            if blob in still:
+                continue
+            if problem.kind == "corrupt":  # the name itself is removed: a link's target is never touched
+                store.blobs.unlink(problem.run_id, problem.agent_id, blob)
+            problem.repaired = True
+    for problem in report.problems:
+        if problem.kind == "orphaned":
+            problem.repaired = find_orphan(store.index, store.blobs, (problem.run_id, problem.agent_id),
+                                           orphans[id(problem)], remove=True) is not None
 
 
 __all__ = ["DEFAULT_SOON", "FsckReport", "Problem", "ScopeStats", "fsck", "stats"]

@@ -17,9 +17,9 @@ from dataclasses import asdict, dataclass, field
 from scratchfs.api.shape import SAMPLE_BYTES, describe
 from scratchfs.api.store import ScratchStore, store_root
 from scratchfs.api.stub import make_preview
-from scratchfs.engine.backends import BLOB_SUFFIX, create_empty_index
+from scratchfs.engine.backends import create_empty_index
 from scratchfs.engine.binding import Binding
-from scratchfs.engine.protocols import Entry
+from scratchfs.engine.protocols import BlobFile, Entry
 from scratchfs.engine.seekable import FormatError, SeekableReader, read_seek_table
 from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import ScratchError
@@ -47,9 +47,9 @@ class RebuildReport:
 
 
 def prepare_rebuild(root: str | os.PathLike[str] | None, busy_timeout: float = 30.0) -> None:
-    """Give a store whose index was lost (missing, or truncated to 0 bytes) an empty index, so that it opens beside
-    its blobs -- which :class:`ScratchStore` refuses on its own, so that a lost index is never silently replaced by
-    an empty one -- and :func:`rebuild_index` can restore the rows. A sound index is left as it is.
+    """Give a local store whose index was lost (missing, or truncated to 0 bytes) an empty index, so that it opens
+    beside its blobs -- which :class:`ScratchStore` refuses on its own, so that a lost index is never silently
+    replaced by an empty one -- and :func:`rebuild_index` can restore the rows. A sound index is left as it is.
 
     Args:
         root: the store root (``None``: as :class:`ScratchStore` resolves it).
@@ -86,10 +86,10 @@ def rebuild_index(store: ScratchStore) -> RebuildReport:
 
 def _restore(store: ScratchStore, where: tuple[str, str], token: str) -> str | None:
     """Insert the row of one blob; None on success, else why not."""
-    fd = store.blobs.open_part(("runs", *where), token + BLOB_SUFFIX)
+    source = store.blobs.open_file(BlobFile(*where, "", token))
     try:
-        stored_size = _fstat_size(fd)
-        table = read_seek_table(fd, stored_size)
+        stored_size = source.size
+        table = read_seek_table(source, stored_size)
         b = Binding.of_table(table)
         problem = b.mismatch(token) or _check_fields(b, where)
         if problem:
@@ -100,15 +100,16 @@ def _restore(store: ScratchStore, where: tuple[str, str], token: str) -> str | N
         live = store.index.lookup(b.run_id, b.agent_id, b.kind, b.key, now)
         if live is not None and live.created_at >= b.created_at:
             return "a newer entry holds its key"
-        newlines, head, last = _scan(SeekableReader(fd, table), max(SAMPLE_BYTES, store.settings.preview_bytes + 4))
+        settings = store.settings
+        newlines, head, last = _scan(SeekableReader(source, table), max(SAMPLE_BYTES, settings.preview_bytes + 4))
     finally:
-        os.close(fd)
+        source.close()
     lines = sum(newlines) + (1 if last not in (None, 0x0A) else 0)
     content_type = shape = None
-    if store.settings.detect_shape:
+    if settings.detect_shape:
         found = describe(head, b.size, lines)
         content_type, shape = found.content_type, found.text
-    preview = make_preview(head, b"", b.size, min(store.settings.preview_bytes, LIST_PREVIEW_BYTES))[0]
+    preview = make_preview(head, b"", b.size, min(settings.preview_bytes, LIST_PREVIEW_BYTES))[0]
     entry = Entry(b.kind, b.run_id, b.agent_id, b.key, token, b.size, stored_size, b.frames, lines, preview, b.tool,
                   content_type, shape, b.created_at, b.created_at + b.ttl, b.ttl)
     with store.entries.delete_lock(False):  # counted: close() never closes the descriptor under it
@@ -119,10 +120,6 @@ def _restore(store: ScratchStore, where: tuple[str, str], token: str) -> str | N
     if old is not None and old != token:
         store.blobs.unlink(b.run_id, b.agent_id, old)
     return None
-
-
-def _fstat_size(fd: int) -> int:
-    return os.fstat(fd).st_size
 
 
 def _check_fields(b: Binding, where: tuple[str, str]) -> str | None:

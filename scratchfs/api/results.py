@@ -29,13 +29,19 @@ from scratchfs.foundation.text import quote
 
 def render_call(verb: str, **arguments: object) -> str:
     """A call written out for a model, e.g. ``read_handle(handle="h_...", offset=4096, length=4096)``: text as a JSON
-    string literal, numbers as they are, ``True``/``False`` for flags; arguments in the order given, ``None`` left out.
+    string literal, numbers as they are, ``True``/``False`` for flags, lists as JSON; arguments in the order given,
+    ``None`` left out.
     The one place every "next call" text is written (results, stub notes, every face)."""
     parts = []
     for name, value in arguments.items():
         if value is None:
             continue
-        shown = quote(value) if isinstance(value, str) else repr(value)
+        if isinstance(value, str):
+            shown = quote(value)
+        elif isinstance(value, (bool, int, float)):
+            shown = repr(value)
+        else:  # a list (columns): JSON, as a model writes it
+            shown = json.dumps(value, ensure_ascii=False)
         parts.append(f"{name}={shown}")
     return f"{verb}({', '.join(parts)})"
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from scratchfs.api.entries import Entries, reading
 from scratchfs.api.policy import Observation, should_spill
 from scratchfs.api.results import LineSlice, Matches, Page, Slice
+from scratchfs.api.structured import StructureReads
 from scratchfs.api.stub import PREVIEW_MODES, Stub
 from scratchfs.engine.lines import line_at, read_lines
 from scratchfs.engine.protocols import Entry
@@ -63,6 +64,12 @@ class Scope:
     @property
     def _entries(self) -> Entries:
         return self.store.entries
+
+    @property
+    def structure(self) -> StructureReads:
+        """Reads that follow the structure of an output: ``jq``, ``records``, ``rows``, ``text``, ``select``
+        (:mod:`scratchfs.api.structured`)."""
+        return StructureReads(self)
 
     # -- spilling -------------------------------------------------------------------------------------------------
 

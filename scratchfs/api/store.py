@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +27,9 @@ from scratchfs.api.entries import Entries
 from scratchfs.api.results import Page, decode_cursor
 from scratchfs.api.scope import Scope
 from scratchfs.api.settings import Settings
-from scratchfs.engine.backends import open_backends
+from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX, describe_url, open_backends, sweep_backends
 from scratchfs.engine.protocols import Entry
-from scratchfs.engine.sweeper import Sweeper, SweepResult, sweep
+from scratchfs.engine.sweeper import Sweeper, SweepResult
 from scratchfs.foundation import checks
 from scratchfs.foundation.limits import MAX_LIST_ENTRIES, MAX_SWEEP_INTERVAL, SWEEP_INTERVAL
 
@@ -57,6 +58,10 @@ class ScratchStore:
             ``never_spill_tools``, ``spill_classes``, ``preview_mode``, ``preview_modes``, ``detect_shape``,
             ``refresh_on_read``, ``run_quota_bytes``, ``run_quota_entries``, ``pattern_timeout`` (seconds),
             ``sweep_interval`` (seconds) -- see :class:`~scratchfs.api.settings.Settings`.
+        index: the index: unset for the embedded SQLite file under the root (else ``$SCRATCHFS_INDEX``), or a
+            ``postgresql://`` URL (see :mod:`scratchfs.engine.backends`).
+        blobs: the blob store: unset for files under the root (else ``$SCRATCHFS_BLOBS``), or ``s3://bucket/prefix``
+            (needs a PostgreSQL index).
 
     Raises:
         InvalidArgument: a bad setting (or an unknown one).
@@ -68,7 +73,7 @@ class ScratchStore:
     """
 
     def __init__(self, root: str | os.PathLike[str] | None = None, *, settings: Settings | None = None,
-                 **overrides: Any) -> None:
+                 index: str | None = None, blobs: str | None = None, **overrides: Any) -> None:
         unknown = set(overrides) - Settings.names()
         if unknown:
             from scratchfs.foundation.errors import InvalidArgument
@@ -78,8 +83,11 @@ class ScratchStore:
         s = self.settings
         self.root = store_root(root)
         self._locks = self.root / "locks"
-        self.index, self.blobs = open_backends(self.root, busy_timeout=s.busy_timeout, durable=s.durable,
-                                               frame_bytes=s.frame_bytes, level=s.level)
+        self.index_url = os.environ.get(ENV_INDEX) if index is None else index
+        self.blobs_url = os.environ.get(ENV_BLOBS) if blobs is None else blobs
+        self.index, self.blobs = open_backends(
+            self.root, self.index_url, self.blobs_url, busy_timeout=s.busy_timeout, durable=s.durable,
+            frame_bytes=s.frame_bytes, level=s.level, database_clock=s.clock is time.time)
         self.closed = False
         self.entries = Entries(s, self.index, self.blobs, lambda: self.closed)
         self._sweeper: Sweeper | None = None
@@ -122,7 +130,10 @@ class ScratchStore:
         return self.index.read_only
 
     def __repr__(self) -> str:
-        return f"ScratchStore(root={str(self.root)!r})"
+        if not (self.index_url or self.blobs_url):
+            return f"ScratchStore(root={str(self.root)!r})"
+        return (f"ScratchStore(root={str(self.root)!r}, index={describe_url(self.index_url)!r}, "
+                f"blobs={describe_url(self.blobs_url)!r})")
 
     # -- scopes ---------------------------------------------------------------------------------------------------
 
@@ -227,8 +238,8 @@ class ScratchStore:
         """
         self.entries.check_open()
         self.index.check_writable("sweeping")
-        return sweep(self.index, self.blobs, str(self._locks / "sweep.lock"), self.now(), self.settings.orphan_grace,
-                     self.settings.busy_timeout if wait is None else wait)
+        return sweep_backends(self.index, self.blobs, str(self._locks / "sweep.lock"), self.now(),
+                              self.settings.orphan_grace, self.settings.busy_timeout if wait is None else wait)
 
     def start_sweeper(self, interval: float = SWEEP_INTERVAL) -> None:
         """Sweep in a background daemon thread every ``interval`` seconds until :meth:`stop_sweeper` or

@@ -102,6 +102,9 @@ def make_note(handle: str, size: int, covered: int, next_line: int, lines: int, 
         return (f"{what}; binary content, the preview shows {shows} with U+FFFD for bytes that are not text. "
                 f"Next: {by_range} | {render_call('read_handle', handle=handle, match='TEXT')}.")
     by_pattern = render_call("read_handle", handle=handle, pattern="REGEX")
+    by_structure = _structure_call(handle, content_type)
+    if by_structure:
+        by_pattern = f"{by_structure} | {by_pattern}"
     average = size / max(1, lines)
     if average > DEFAULT_READ_BYTES:
         return (f"{what}; the preview shows {shows}; its lines average {average:,.0f} bytes, so read it by range. "
@@ -109,6 +112,17 @@ def make_note(handle: str, size: int, covered: int, next_line: int, lines: int, 
     count = max(1, min(DEFAULT_LINES, int(DEFAULT_READ_BYTES // max(1.0, average))))
     by_line = render_call("read_handle", handle=handle, line=next_line, lines=count)
     return f"{what}; the preview shows {shows}. Next: {by_range} | {by_line} | {by_pattern}."
+
+
+def _structure_call(handle: str, content_type: str | None) -> str | None:
+    """The structure read that fits a content type (the shape names what to aim it at), or ``None``."""
+    arguments: dict[str, object] | None = {
+        "json": {"jq": "keys"},
+        "jsonl": {"record": 1, "records": 10},
+        "csv": {"row": 1, "rows": 20},
+        "html": {"view": "text"},
+    }.get(content_type or "")
+    return render_call("read_handle", handle=handle, **arguments) if arguments else None
 
 
 def _clip(text: str, limit: int) -> str:

@@ -65,6 +65,10 @@ _READ_HANDLE = ToolSpec(
     f"- Lines: `line` (1-based) and `lines` (default {DEFAULT_LINES}), as an editor counts them; a line read cut "
     "inside a line goes on from a byte `offset` with `lines`.\n"
     f"- Range: bytes from `offset` (default 0), `length` bytes (default {DEFAULT_READ_BYTES}).\n"
+    "- Structure (the stub's shape and note say which fits): `jq` (a jq filter over JSON), `record`/`records` (JSON "
+    "lines, optionally with `jq` per record), `row`/`rows`/`columns` (CSV/TSV, with the header), `view=\"text\"` "
+    "(an HTML page's text, or terminal output as rendered), `select` (CSS selector over HTML); each page has a "
+    "`cursor` to go on.\n"
     "Every result says how to go on: next_offset / next_line, remaining bytes, and next_call, the exact call for "
     "the next piece (null when there is nothing more). Offsets and sizes are bytes of the content. Text comes as "
     "text: bytes that are not valid UTF-8 show as U+FFFD and `replaced` counts them; binary content comes as a hex "
@@ -96,6 +100,29 @@ _READ_HANDLE = ToolSpec(
                                                                    "match."},
             "max_matches": {"type": "integer", "minimum": 1, "maximum": MAX_MATCHES, "default": DEFAULT_MATCHES,
                             "description": "Search only: most matches to return in this call."},
+            "jq": {"type": "string", "minLength": 1,
+                   "description": "Structure: a jq filter over the JSON document (e.g. `.items[] | select(.state == "
+                                  "\"running\") | .id`, `keys`, `.operations.DescribeInstances.input`); with "
+                                  "`record`/`records`, applied to each JSON-lines record."},
+            "record": {"type": "integer", "minimum": 1, "description": "Structure: the first JSON-lines record (from "
+                                                                     "1)."},
+            "records": {"type": "integer", "minimum": 1, "maximum": 10_000,
+                        "description": "Structure: how many JSON-lines records."},
+            "row": {"type": "integer", "minimum": 1,
+                    "description": "Structure: the first CSV/TSV row (from 1, after the header; the header always "
+                                   "comes with the rows)."},
+            "rows": {"type": "integer", "minimum": 1, "maximum": 10_000, "description": "Structure: how many rows."},
+            "columns": {"type": "array", "items": {"type": ["string", "integer"]}, "minItems": 1, "maxItems": 100,
+                        "description": "Structure: only these CSV/TSV columns (names, or numbers from 0)."},
+            "view": {"type": "string", "enum": ["text"],
+                     "description": "Structure: \"text\": the readable text of an HTML page, or terminal output as a "
+                                    "person sees it (ANSI escapes removed, \\r redraws applied); paged by `offset` "
+                                    "into that text."},
+            "select": {"type": "string", "minLength": 1,
+                       "description": "Structure: the text of the HTML elements this CSS selector matches."},
+            "cursor": {"type": "string", "minLength": 1,
+                       "description": "Structure: where the next page starts (pass the previous reply's cursor; "
+                                      "next_call does)."},
             "budget": _BUDGET,
         },
         "required": ["handle"],

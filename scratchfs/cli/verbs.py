@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from scratchfs.api.contract import ScratchTools, to_json
+from scratchfs.api.contract import STRUCTURE_ARGUMENTS, ScratchTools, to_json
 from scratchfs.api.results import LineSlice, Slice
 from scratchfs.api.store import ScratchStore
 from scratchfs.api.tools import check_arguments
@@ -66,6 +66,18 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
 @click.option("--ignore-case", is_flag=True, default=None, help="Match --pattern or --match ignoring ASCII case.")
 @click.option("--context", type=int, default=None, help="Bytes of context on each side of a match [default: 200].")
 @click.option("--max-matches", type=int, default=None, help="Most matches to print [default: 20].")
+@click.option("--jq", default=None, help="Structure: a jq filter over the JSON document (prints JSON).")
+@click.option("--record", type=int, default=None, help="Structure: the first JSON-lines record (from 1).")
+@click.option("--records", type=int, default=None, help="Structure: how many JSON-lines records.")
+@click.option("--row", type=int, default=None, help="Structure: the first CSV/TSV row (from 1, after the header).")
+@click.option("--rows", type=int, default=None, help="Structure: how many CSV/TSV rows.")
+@click.option("--column", "columns", multiple=True, help="Structure: only this CSV/TSV column (repeatable).")
+@click.option("--view", type=click.Choice(["text"]), default=None,
+              help="Structure: the text of an HTML page, or terminal output as rendered.")
+@click.option("--select", default=None, help="Structure: the text of the HTML elements this CSS selector matches.")
+@click.option("--cursor", default=None, help="Structure: where the next page starts (a previous reply's cursor).")
+@click.option("--budget", type=int, default=None,
+              help="Most bytes of the JSON reply (1024 to 65536) [default: 8192].")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the result as the JSON a model receives (the MCP read_handle result) instead of raw bytes.")
 @with_store
@@ -74,12 +86,14 @@ def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, as
 
     A raw read that stops before the end prints where the next read starts on stderr.
     """
-    given = {name: value for name, value in options.items() if value is not None}
+    given = {name: value for name, value in options.items() if value not in (None, ())}
     if "needle" in given:
         given["match"] = given.pop("needle")
+    if "columns" in given:
+        given["columns"] = [int(c) if c.isdigit() else c for c in given["columns"]]
     scope = store.scope(run_id, agent_id)
     arguments = check_arguments("read_handle", {"handle": handle, **given})  # one rule with MCP and --json
-    if as_json or "match" in given or "pattern" in given:
+    if as_json or given.keys() & {"match", "pattern", "budget", *STRUCTURE_ARGUMENTS}:
         click.echo(to_json(ScratchTools(scope).call("read_handle", arguments)))
         return
     result = scope.read_handle(**arguments)

@@ -357,6 +357,25 @@ class Blobs:
             os.close(fd)
             raise storage_error(exc, "cannot open the blob") from exc
 
+    def open_file(self, found: BlobFile) -> LocalSource:
+        """Open a blob listed by :meth:`blob_files` (by its encoded directory names and token) for reading.
+
+        Raises:
+            FileNotFoundError: it is gone. StorageError, CorruptBlob: as :meth:`open`.
+        """
+        fd = self.open_part(("runs", found.run, found.agent), found.token + BLOB_SUFFIX)
+        try:
+            return LocalSource(fd)
+        except OSError as exc:
+            os.close(fd)
+            raise storage_error(exc, "cannot open the blob") from exc
+
+    def locate(self, run_id: str | None = None, agent_id: str | None = None, token: str | None = None) -> str:
+        """Where a blob is (its path), for reports; without arguments, where the blobs are (``runs/``)."""
+        if run_id is None or agent_id is None or token is None:
+            return str(self.runs)
+        return str(self.path(run_id, agent_id, token))
+
     def detach_scope(self, run_id: str, agent_id: str | None) -> Path | None:
         """Move a run's directory (or one agent's) into ``trash/`` (see :meth:`move_to_trash`); call it under the
         exclusive delete lock. Returns the trash path for :meth:`purge`, or ``None`` if there was no directory."""

@@ -191,6 +191,18 @@ class BlobStore(Protocol):
         means)."""
         ...
 
+    def open_file(self, found: BlobFile) -> BlobSource:
+        """Open a blob listed by :meth:`blob_files` for reading. Raises ``FileNotFoundError`` when it is gone."""
+        ...
+
+    def locate(self, run_id: str | None = None, agent_id: str | None = None, token: str | None = None) -> str:
+        """Where a blob is (a path or object key), for reports only; without arguments, where the blobs are."""
+        ...
+
+    def exists(self, run_id: str, agent_id: str, token: str) -> bool:
+        """True if the blob is still there (cheaper than opening it)."""
+        ...
+
     def unlink(self, run_id: str, agent_id: str, token: str) -> int:
         """Remove a blob whose row is gone; return the bytes freed (0 if already gone). Never raises."""
         ...

@@ -31,11 +31,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
+from filelock import FileLock, Timeout
+
 from scratchfs.engine.protocols import Entry, ExpiredRow, Gone
 from scratchfs.engine.sqlite_connections import APPLICATION_ID, Connections, index_error, read_only_reason
-from scratchfs.engine.sqlite_schema import SCHEMA_VERSION, migrate
+from scratchfs.engine.sqlite_schema import create_tables
 from scratchfs.foundation.errors import QuotaExceeded, StorageError, StoreBusy
 from scratchfs.foundation.limits import LOOKUP_CACHE_ENTRIES, TOMBSTONE_SECONDS
+
+SCHEMA_VERSION = 1
 
 _COLUMNS = (
     "kind, run_id, agent_id, key, blob, size, stored_size, frames, lines, preview, source_tool, content_type, shape, "
@@ -44,6 +48,7 @@ _COLUMNS = (
 
 
 T = TypeVar("T")
+_TABLES = {"entries", "gone"}
 
 
 class Index:
@@ -178,7 +183,53 @@ class Index:
         return self.connections.identity_of(conn, doing)
 
     def _migrate(self, conn: sqlite3.Connection, lock_dir: Path) -> None:
-        migrate(conn, self.path, lock_dir, self.busy_timeout, self.write, self._existing_data)
+        lock = FileLock(str(lock_dir / "index.lock"), timeout=self.busy_timeout)
+        try:
+            with lock:
+                self._create_schema(conn)
+        except Timeout:
+            raise StoreBusy(f"the schema lock {lock.lock_file} stayed busy past the busy timeout") from None
+        except OSError as exc:
+            if isinstance(exc, StorageError):
+                raise
+            raise StorageError(f"cannot take the schema lock {lock.lock_file}: {exc.strerror or exc}") from exc
+
+    def _create_schema(self, conn: sqlite3.Connection) -> None:
+        app_id, version = self._identity(conn, "reading the schema version")
+        if (app_id, version) == (APPLICATION_ID, SCHEMA_VERSION):
+            return
+        try:
+            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.Error as exc:
+            raise index_error(exc, "reading the schema", self.path) from exc
+        foreign = StorageError(
+            f"{self.path} is not a scratchfs index (application id {app_id:#x}, user version {version}, tables "
+            f"{', '.join(sorted(tables)) or 'none'}); move it away or choose another root"
+        )
+        if app_id not in (0, APPLICATION_ID):
+            raise foreign
+        if version > SCHEMA_VERSION:
+            raise StorageError(f"{self.path} has schema version {version}; this scratchfs knows {SCHEMA_VERSION}")
+        if app_id == 0 and not (version == 0 and not tables) and not (version == 1 and tables >= _TABLES):
+            raise foreign  # neither empty nor a scratchfs index from before the application id
+        if not tables and self._existing_data():
+            raise StorageError(
+                f"the index {self.path} is empty or missing, but the store holds blob files under "
+                f"{self.path.parent / 'runs'}: the index was lost or truncated, and an empty one would hide them; "
+                "restore it from a copy, rebuild it from the blobs (scratchfs fsck --rebuild-index), or move runs/ "
+                "away to start afresh"
+            )
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+        except sqlite3.Error as exc:
+            raise index_error(exc, "creating the schema", self.path) from exc
+        self._schema_transaction(conn)
+
+    def _schema_transaction(self, conn: sqlite3.Connection) -> None:
+        with self.write("creating the schema"):
+            create_tables(conn)  # its PRAGMAs inside the transaction, so that their failure is typed too
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     # -- entries --------------------------------------------------------------------------------------------------
 
