@@ -143,6 +143,11 @@ class Entries:
         self._values: LRU[str, bytes] = LRU(1 << 30, max_weight=VALUE_CACHE_BYTES, weigh=len,
                                             max_item_weight=MAX_CACHED_VALUE_BYTES)
 
+    def drop_value_cache(self) -> None:
+        """Stop serving whole scratchpad values from memory: from now on every read goes to the blob (after blobs
+        were restored or damaged by hand, and in tests of damage)."""
+        self._values = LRU(0)
+
     def now(self) -> float:
         """The store clock's time, epoch seconds."""
         return float(self.settings.clock())

@@ -13,9 +13,12 @@ from __future__ import annotations
 import os
 from array import array
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
 
+from scratchfs.api.settings import Settings
 from scratchfs.api.shape import SAMPLE_BYTES, describe
-from scratchfs.api.store import ScratchStore, store_root
+from scratchfs.api.store import ScratchStore
 from scratchfs.api.stub import make_preview
 from scratchfs.engine.backends import create_empty_index
 from scratchfs.engine.binding import Binding
@@ -25,7 +28,7 @@ from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import ScratchError
 from scratchfs.foundation.limits import LIST_PREVIEW_BYTES
 
-__all__ = ["RebuildReport", "prepare_rebuild", "rebuild_index"]
+__all__ = ["RebuildReport", "open_for_rebuild", "rebuild_index"]
 
 
 @dataclass
@@ -46,20 +49,20 @@ class RebuildReport:
         return asdict(self)
 
 
-def prepare_rebuild(root: str | os.PathLike[str] | None, busy_timeout: float = 30.0) -> None:
-    """Give a local store whose index was lost (missing, or truncated to 0 bytes) an empty index, so that it opens
-    beside its blobs -- which :class:`ScratchStore` refuses on its own, so that a lost index is never silently
-    replaced by an empty one -- and :func:`rebuild_index` can restore the rows. A sound index is left as it is.
+def open_for_rebuild(root: str | os.PathLike[str], **settings: Any) -> ScratchStore:
+    """Open a store whose index was lost -- missing or empty beside its blobs, which :class:`ScratchStore` refuses
+    so that a lost index is never silently replaced -- with a new, empty index, for :func:`rebuild_index`.
 
     Args:
-        root: the store root (``None``: as :class:`ScratchStore` resolves it).
-        busy_timeout: seconds to wait for the schema lock.
+        root: the store's root. settings: as :class:`ScratchStore` takes them.
 
     Raises:
-        StorageError: the root or the index cannot be created, or the index is another application's file.
-        StoreBusy: the index stayed locked.
+        StorageError: the index is another application's file, or cannot be created. StoreBusy: it stayed locked.
+        InvalidArgument: a bad setting.
     """
-    create_empty_index(store_root(root), busy_timeout=busy_timeout)
+    path = Path(root).expanduser().absolute()
+    create_empty_index(path, busy_timeout=Settings(**settings).busy_timeout)
+    return ScratchStore(path, **settings)
 
 
 def rebuild_index(store: ScratchStore) -> RebuildReport:

@@ -6,15 +6,12 @@ that it did not repair, or the index fails its integrity check.
 
 from __future__ import annotations
 
-import functools
 import sys
-from collections.abc import Callable
-from typing import Any
 
 import click
 
 from scratchfs.api.inspector import fsck, stats
-from scratchfs.api.rebuild import prepare_rebuild
+from scratchfs.api.rebuild import open_for_rebuild
 from scratchfs.api.store import ScratchStore
 from scratchfs.cli.app import TTL_OPTION, echo_json, main, resolve_root, root_option, scope_options, with_store
 from scratchfs.foundation.errors import CorruptBlob
@@ -65,19 +62,6 @@ def stats_command(store: ScratchStore, run_id: str | None, soon: float, as_json:
     show(stats_listing(rows, soon, title=f"{'run ' + run_id if run_id else 'all runs'} at {store.root}"))
 
 
-def _rebuild_first(func: Callable) -> Callable:
-    """With ``--rebuild-index``, give a store whose index was lost an empty one before it is opened (opening alone
-    refuses an empty index beside blobs)."""
-
-    @functools.wraps(func)
-    def wrapper(root: str | None, rebuild_index: bool, **kwargs: Any) -> Any:
-        if rebuild_index:
-            prepare_rebuild(resolve_root(root))
-        return func(root=root, rebuild_index=rebuild_index, **kwargs)
-
-    return wrapper
-
-
 @main.command("fsck")
 @root_option
 @click.option("--repair", is_flag=True, help="Remove what is broken: rows of missing and corrupt entries, corrupt "
@@ -89,46 +73,47 @@ def _rebuild_first(func: Callable) -> Callable:
 @click.option("--progress/--no-progress", default=None,
               help="Show a progress bar on stderr [default: on a terminal, for stores over 64 MiB or 1000 entries].")
 @JSON_TABLE
-@_rebuild_first
-@with_store
-def fsck_command(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, progress: bool | None,
+def fsck_command(root: str | None, repair: bool, quick: bool, rebuild_index: bool, progress: bool | None,
                  as_json: bool) -> None:
     """Check the index against the blob files: missing, orphaned and corrupt entries (exit code 3 if any remain)."""
-    entries = store.list_entries()
-    total = sum(e.size for e in entries)
-    if progress is None:
-        progress = sys.stderr.isatty() and (total >= _PROGRESS_MIN_BYTES or len(entries) >= _PROGRESS_MIN_ENTRIES)
-    if progress and not quick:
-        from rich.console import Console
-        from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+    root = resolve_root(root)
+    store = open_for_rebuild(root) if rebuild_index and root is not None else ScratchStore(root)
+    with store:
+        entries = store.list_entries()
+        total = sum(e.size for e in entries)
+        if progress is None:
+            progress = sys.stderr.isatty() and (total >= _PROGRESS_MIN_BYTES or len(entries) >= _PROGRESS_MIN_ENTRIES)
+        if progress and not quick:
+            from rich.console import Console
+            from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
-        with Progress(TextColumn("fsck"), BarColumn(), DownloadColumn(binary_units=True), TimeRemainingColumn(),
-                      console=Console(stderr=True), transient=True) as bar:
-            task = bar.add_task("verify", total=total)
-            report = fsck(store, repair=repair, deep=True, progress=lambda n: bar.advance(task, n),
-                          rebuild_index=rebuild_index)
-    else:
-        report = fsck(store, repair=repair, deep=not quick, rebuild_index=rebuild_index)
-    if as_json:
-        echo_json(report.to_dict())
-    else:
-        from scratchfs.cli.render import human_bytes, problems_listing, show
+            with Progress(TextColumn("fsck"), BarColumn(), DownloadColumn(binary_units=True), TimeRemainingColumn(),
+                          console=Console(stderr=True), transient=True) as bar:
+                task = bar.add_task("verify", total=total)
+                report = fsck(store, repair=repair, deep=True, progress=lambda n: bar.advance(task, n),
+                              rebuild_index=rebuild_index)
+        else:
+            report = fsck(store, repair=repair, deep=not quick, rebuild_index=rebuild_index)
+        if as_json:
+            echo_json(report.to_dict())
+        else:
+            from scratchfs.cli.render import human_bytes, problems_listing, show
 
-        counts = report.counts()
-        if report.rebuilt is not None:
-            click.echo(f"rebuilt the index: {report.rebuilt.restored} entries restored from their blobs, "
-                       f"{len(report.rebuilt.skipped)} blob files skipped")
-        click.echo(f"checked {report.entries_checked} entries ({human_bytes(report.bytes_checked)} verified) and "
-                   f"{report.files_checked} files; index: {report.index}; missing {counts['missing']}, "
-                   f"corrupt {counts['corrupt']}, orphaned {counts['orphaned']}, repaired {counts['repaired']}")
-        if report.problems:
-            show(problems_listing(report.problems, str(store.root)))
-    if not report.clean:
-        left = sum(not p.repaired for p in report.problems)
-        hint = "" if repair else "; `scratchfs fsck --repair` removes them"
-        remain = "1 problem remains" if left == 1 else f"{left} problems remain"
-        what = f"{remain}{hint}" if left else f"the index failed its integrity check: {report.index}"
-        raise CorruptBlob(what)
+            counts = report.counts()
+            if report.rebuilt is not None:
+                click.echo(f"rebuilt the index: {report.rebuilt.restored} entries restored from their blobs, "
+                           f"{len(report.rebuilt.skipped)} blob files skipped")
+            click.echo(f"checked {report.entries_checked} entries ({human_bytes(report.bytes_checked)} verified) and "
+                       f"{report.files_checked} files; index: {report.index}; missing {counts['missing']}, "
+                       f"corrupt {counts['corrupt']}, orphaned {counts['orphaned']}, repaired {counts['repaired']}")
+            if report.problems:
+                show(problems_listing(report.problems, str(store.root)))
+        if not report.clean:
+            left = sum(not p.repaired for p in report.problems)
+            hint = "" if repair else "; `scratchfs fsck --repair` removes them"
+            remain = "1 problem remains" if left == 1 else f"{left} problems remain"
+            what = f"{remain}{hint}" if left else f"the index failed its integrity check: {report.index}"
+            raise CorruptBlob(what)
 
 
 @main.command("load")
