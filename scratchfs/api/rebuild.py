@@ -115,7 +115,7 @@ def _restore(store: ScratchStore, where: tuple[str, str], token: str) -> str | N
     preview = make_preview(head, b"", b.size, min(settings.preview_bytes, LIST_PREVIEW_BYTES))[0]
     entry = Entry(b.kind, b.run_id, b.agent_id, b.key, token, b.size, stored_size, b.frames, lines, preview, b.tool,
                   content_type, shape, b.created_at, b.created_at + b.ttl, b.ttl)
-    with store.blobs.delete_lock(False, settings.busy_timeout):
+    with store.entries.delete_lock(False):  # counted: close() never closes the descriptor under it
         written, old = store.index.put(entry, newlines.tobytes(),
                                        lambda: store.blobs.exists(b.run_id, b.agent_id, token))
     if not written:
