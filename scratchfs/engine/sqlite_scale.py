@@ -15,8 +15,8 @@ so the index module stays readable. Every statement here is one short transactio
 * **Clock steps.** An entry is *born* at ``expires_at - ttl`` (written, or last refreshed). One born in the future
   (the clock stepped back since) has ``expires_at`` capped at ``now + ttl`` (:meth:`ScaleQueries.cap_future`, by the
   index ``entries_born``), so it outlives its TTL by no more than the step, and by no more than its TTL.
-  :meth:`ScaleQueries.expire_now` removes an expired row when a read reports it Expired, so a clock stepping back
-  cannot revive it.
+  :meth:`ScaleQueries.expire_now` moves an expired row's expiry to 0 when a read reports it Expired, so a clock
+  stepping back cannot revive it (the sweep deletes it as any expired row).
 * **Slices and pages**: rows by id in bounded slices (the sweep's incremental check of files), entries in keyset
   pages (``scratchfs ls``), per-scope aggregates computed by SQLite (``scratchfs stats``).
 """
@@ -175,22 +175,23 @@ class ScaleQueries:
             return conn.execute(sql, params).rowcount
 
     def expire_now(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> str | None:
-        """If the row of this key has expired (``expires_at <= now``), delete it, leave an ``expired`` tombstone and
-        return its blob token (the caller removes the file); else ``None``. Reads first: no write when there is
-        nothing to do."""
-        where = "WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ? AND expires_at <= ?"
+        """If the row of this key has expired (``expires_at <= now``), leave an ``expired`` tombstone (at its real
+        expiry) and move its ``expires_at`` to 0, so that no clock stepping back can make it live again; the sweep
+        deletes it and its file as any expired row. Return ``None`` (nothing for the caller to remove). Reads first:
+        no write when there is nothing to do."""
+        where = "WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ? AND expires_at <= ? AND expires_at > 0"
         params = (run_id, agent_id, kind, key, now)
         if not self.read(f"SELECT 1 FROM entries {where}", params, "looking up an entry"):
             return None
         with self.write("expiring an entry") as conn:
-            row = conn.execute(f"SELECT id, blob, expires_at FROM entries {where}", params).fetchone()
+            row = conn.execute(f"SELECT id, expires_at FROM entries {where}", params).fetchone()
             if row is None:
                 return None
-            conn.execute("DELETE FROM entries WHERE id = ?", (row[0],))
-            if row[2] > now - TOMBSTONE_SECONDS:
+            conn.execute("UPDATE entries SET expires_at = 0 WHERE id = ?", (row[0],))
+            if row[1] > now - TOMBSTONE_SECONDS:
                 conn.execute("INSERT OR REPLACE INTO gone VALUES (?, ?, ?, ?, 'expired', ?)",
-                             (run_id, agent_id, kind, key, row[2]))
-        return row[1]
+                             (run_id, agent_id, kind, key, row[1]))
+        return None
 
     # -- slices and pages -----------------------------------------------------------------------------------------
 
