@@ -230,17 +230,22 @@ class ScaleQueries:
         return [(Entry._make(r[:-1]), (r[1], r[13], r[-1])) for r in rows]
 
     def scope_stats(self, now: float, soon: float, run_id: str | None = None) -> list[tuple]:
-        """Per ``(run_id, agent_id)`` of live entries, aggregated by SQLite: ``(run_id, agent_id, entries, handles,
-        scratch, bytes in, bytes on disk, oldest created_at, next expires_at, expiring within soon seconds)``."""
-        sql = ("SELECT run_id, agent_id, COUNT(*), SUM(kind = 'handle'), SUM(kind = 'scratch'), SUM(size), "
-               "SUM(stored_size), MIN(created_at), MIN(expires_at), SUM(expires_at - ? <= ?) FROM entries "
-               f"WHERE expires_at > ? AND {VISIBLE}")
-        params: list = [now, soon, now]
+        """Per ``(run_id, agent_id)``, aggregated by SQLite: ``(run_id, agent_id, live entries, handles, scratch,
+        bytes in, bytes on disk, oldest created_at, next expires_at, expiring within soon seconds, expired entries
+        not swept yet, their bytes on disk)`` (``None`` for the times of a scope with no live entry)."""
+        live = "expires_at > :now"
+        sql = (f"SELECT run_id, agent_id, SUM({live}), SUM(kind = 'handle' AND {live}), "
+               f"SUM(kind = 'scratch' AND {live}), SUM(CASE WHEN {live} THEN size ELSE 0 END), "
+               f"SUM(CASE WHEN {live} THEN stored_size ELSE 0 END), MIN(CASE WHEN {live} THEN created_at END), "
+               f"MIN(CASE WHEN {live} THEN expires_at END), SUM({live} AND expires_at - :now <= :soon), "
+               "SUM(expires_at <= :now), SUM(CASE WHEN expires_at <= :now THEN stored_size ELSE 0 END) "
+               f"FROM entries WHERE {VISIBLE}")
+        params: dict = {"now": now, "soon": soon}
         if run_id is not None:
-            sql += " AND run_id = ?"
-            params.append(run_id)
+            sql += " AND run_id = :run"
+            params["run"] = run_id
         sql += " GROUP BY run_id, agent_id ORDER BY run_id, agent_id"
-        return self.read(sql, tuple(params), "aggregating entries")
+        return self.read(sql, params, "aggregating entries")
 
 
 __all__ = ["DELETE_BATCH_ROWS", "NEXT_ID", "VISIBLE", "ScaleQueries"]
