@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import datetime as _dt
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ from scratchfs.engine.chunks import iter_chunks
 from scratchfs.engine.lines import LineTable
 from scratchfs.engine.protocols import BlobInfo, BlobSource, BlobStore, Entry, IndexBackend
 from scratchfs.engine.seekable import FormatError, SeekableReader, SeekTableCache
-from scratchfs.foundation import checks
+from scratchfs.foundation import checks, forks
 from scratchfs.foundation.errors import (
     CorruptBlob,
     Deleted,
@@ -131,6 +132,10 @@ class Entries:
         self.index = index
         self.blobs = blobs
         self._is_closed = is_closed
+        self._lock_users = 0  # calls holding the blobs' delete lock: close_blobs() leaves it to the last one
+        self._lock_users_lock = threading.Lock()
+        self._lock_users_generation = forks.generation
+        self._close_blobs = False
         self._tables = SeekTableCache()
         self._line_tables: LRU[str, LineTable] = LRU(LINE_TABLE_CACHE_ENTRIES)
         self._values: LRU[str, bytes] = LRU(1 << 30, max_weight=VALUE_CACHE_BYTES, weigh=len,
@@ -145,6 +150,46 @@ class Entries:
         if self._is_closed():
             raise StoreClosed("the store is closed")
 
+    # -- the delete lock and closing ------------------------------------------------------------------------------
+
+    def _users_lock(self) -> threading.Lock:
+        if self._lock_users_generation != forks.generation:  # a fork() child: a parent's thread may hold it
+            self._lock_users_lock, self._lock_users = threading.Lock(), 0
+            self._lock_users_generation = forks.generation
+        return self._lock_users_lock
+
+    @contextmanager
+    def delete_lock(self, exclusive: bool) -> Iterator[None]:
+        """The blob store's delete lock (shared for a write's commit, exclusive for a delete), counted so that
+        :meth:`close_blobs` never closes a lock descriptor a call is using.
+
+        Raises:
+            StoreClosed: the store is closed. StoreBusy, StorageError: from the lock.
+        """
+        with self._users_lock():
+            self.check_open()
+            self._lock_users += 1
+        try:
+            with self.blobs.delete_lock(exclusive, self.settings.busy_timeout):
+                yield
+        finally:
+            with self._users_lock():
+                self._lock_users -= 1
+                last = self._close_blobs and self._lock_users == 0
+                if last:
+                    self._close_blobs = False
+            if last:
+                self.blobs.close()
+
+    def close_blobs(self) -> None:
+        """Close the blob store's descriptors now, or when the last call holding the delete lock lets it go (the
+        store is closed first, so no call takes it again)."""
+        with self._users_lock():
+            self._close_blobs = self._lock_users > 0
+            now = not self._close_blobs
+        if now:
+            self.blobs.close()
+
     # -- writing --------------------------------------------------------------------------------------------------
 
     def write(self, run_id: str, agent_id: str, kind: str, key: str, content: object, tool: str | None, ttl: float,
@@ -156,6 +201,7 @@ class Entries:
             StorageError, StoreBusy, StoreClosed: nothing was stored (an overwritten value is kept).
         """
         self.check_open()
+        self.index.check_writable("write an entry")
         if kind == "handle":
             self._check_quota(run_id)  # a spill replaces nothing: refuse before writing
         token = checks.new_token()
@@ -208,7 +254,7 @@ class Entries:
     def _commit(self, entry: Entry, pending) -> str | None:
         """Insert the row under the shared delete lock; return the blob token of the row it replaced, if any."""
         quota = (self.settings.run_quota_bytes, self.settings.run_quota_entries)
-        with self.blobs.delete_lock(False, self.settings.busy_timeout):
+        with self.delete_lock(False):
             written, old = self.index.put(entry, pending.info.frame_newlines, pending.exists, quota)
         if not written:
             raise StorageError(f"run {entry.run_id!r} was deleted while this entry was being written")

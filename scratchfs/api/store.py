@@ -105,11 +105,20 @@ class ScratchStore:
         self.close()
 
     def close(self) -> None:
-        """Stop the background sweeper (if any) and close this process's connections. Idempotent."""
-        self.stop_sweeper()
+        """Stop the background sweeper (if any) and close this process's connections. Idempotent, and safe from any
+        thread at any time: calls in flight finish or raise :class:`~scratchfs.foundation.errors.StoreClosed`, later
+        calls raise it; a connection or lock descriptor in use is closed once its call is done with it."""
         self.closed = True
+        self.stop_sweeper()
         self.index.close()
-        self.blobs.close()
+        self.entries.close_blobs()
+
+    @property
+    def read_only(self) -> str | None:
+        """Why this store cannot be written (a read-only file system, no write permission), or ``None``. A
+        read-only store serves reads, listings, ``stats`` and ``fsck`` without repair; every write raises
+        :class:`~scratchfs.foundation.errors.StorageError` naming the cause."""
+        return self.index.read_only
 
     def __repr__(self) -> str:
         return f"ScratchStore(root={str(self.root)!r})"
@@ -171,7 +180,8 @@ class ScratchStore:
 
     def _delete_scope(self, run_id: str, agent_id: str | None) -> int:
         self.entries.check_open()
-        with self.blobs.delete_lock(True, self.settings.busy_timeout):  # no write commits between the two steps
+        self.index.check_writable("delete entries")
+        with self.entries.delete_lock(True):  # no write commits between the two steps
             count = self.index.delete_scope(run_id, agent_id, self.now())
             detached = self.blobs.detach_scope(run_id, agent_id)
         if detached is not None:
@@ -189,9 +199,10 @@ class ScratchStore:
                 with ``skipped=True``.
 
         Raises:
-            StoreBusy, StorageError, StoreClosed: from the index.
+            StoreBusy, StorageError, StoreClosed: from the index; StorageError naming the cause on a read-only store.
         """
         self.entries.check_open()
+        self.index.check_writable("sweep")
         return sweep(self.index, self.blobs, str(self._locks / "sweep.lock"), self.now(), self.settings.orphan_grace,
                      self.settings.busy_timeout if wait is None else wait)
 
@@ -206,7 +217,7 @@ class ScratchStore:
         with self._sweeper_lock:
             if self._sweeper is not None and self._sweeper.is_alive():
                 return
-            self._sweeper = Sweeper(lambda: self.sweep(wait=0), interval)
+            self._sweeper = Sweeper(lambda: self.sweep(wait=0), interval, on_exit=self.index.release_thread)
             self._sweeper.start()
 
     def stop_sweeper(self) -> None:

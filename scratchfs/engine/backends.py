@@ -25,10 +25,13 @@ def open_backends(root: Path, *, busy_timeout: float, durable: bool, frame_bytes
         frame_bytes: decompressed bytes per blob frame. level: the zstd level.
 
     Raises:
-        StorageError: the index cannot be opened. StoreBusy: it stayed locked past ``busy_timeout``.
+        StorageError: the index cannot be opened, is not a scratchfs index, or is empty or missing beside existing
+            blobs. StoreBusy: it stayed locked past ``busy_timeout``.
     """
-    index = Index(root / "index.sqlite", root / "locks", busy_timeout, durable)
-    return index, Blobs(root, frame_bytes, level, durable)
+    blobs = Blobs(root, frame_bytes, level, durable)
+    index = Index(root / "index.sqlite", root / "locks", busy_timeout, durable,
+                  existing_data=lambda: bool(blobs.blob_files()))  # an empty index beside blobs is refused
+    return index, blobs
 
 
 __all__ = ["open_backends"]

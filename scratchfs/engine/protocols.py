@@ -158,6 +158,19 @@ class IndexBackend(Protocol):
     def integrity_check(self) -> str: ...
     def close(self) -> None: ...
 
+    @property
+    def read_only(self) -> str | None:
+        """Why the index cannot be written (a sentence naming the cause), or ``None``."""
+        ...
+
+    def check_writable(self, doing: str) -> None:
+        """Raise StoreClosed when closed, StorageError naming the cause when the index cannot be written."""
+        ...
+
+    def release_thread(self) -> None:
+        """Close the calling thread's resources now (a thread about to end)."""
+        ...
+
 
 class BlobStore(Protocol):
     """What the API asks of a blob store. Every method raises :class:`~scratchfs.foundation.errors.StorageError`

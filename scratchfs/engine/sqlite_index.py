@@ -1,4 +1,5 @@
-"""The SQLite index: the only module that speaks SQL.
+"""The SQLite index: its schema and its queries (with :mod:`scratchfs.engine.sqlite_connections`, the only modules
+that speak SQL).
 
 Table ``entries``: one row per ``(run_id, agent_id, kind, key)``; ``kind`` is ``"handle"`` (a spilled result,
 ``key`` = its handle) or ``"scratch"`` (a scratchpad key). Times are epoch seconds (``REAL``) from the store's one
@@ -9,28 +10,31 @@ Table ``gone``: tombstones of entries expired, swept or deleted within the last 
 read of one's own vanished entry can say what happened to it. They are looked up by the reader's own scope and key
 only, so they reveal nothing of other scopes.
 
-Connections: one per thread and per process (a ``fork()`` child opens its own and never touches its parent's), in
-WAL mode with ``synchronous=NORMAL`` (``FULL`` for durable stores) and the store's busy timeout. Every write is one
-short ``BEGIN IMMEDIATE`` transaction, so writers queue on SQLite's lock instead of failing on a read-to-write
-upgrade. A lock still busy after the timeout raises :class:`~scratchfs.errors.StoreBusy`; any other SQLite failure
-raises :class:`~scratchfs.errors.StorageError`. The schema is created (and migrated, by ``PRAGMA user_version``) under
-a file lock, so many processes may open one new root at once.
+Connections (see :mod:`scratchfs.engine.sqlite_connections`): one per thread and per process, checked out for each
+operation so that :meth:`Index.close` never closes one under a running statement, in WAL mode with
+``synchronous=NORMAL`` (``FULL`` for durable stores) and the store's busy timeout. Every write is one short ``BEGIN
+IMMEDIATE`` transaction, so writers queue on SQLite's lock instead of failing on a read-to-write upgrade; before its
+``COMMIT`` the index file is checked to be the one the store opened. A lock still busy after the timeout raises
+:class:`~scratchfs.foundation.errors.StoreBusy`; any other SQLite failure, of any statement, raises
+:class:`~scratchfs.foundation.errors.StorageError` naming its cause; a closed store raises
+:class:`~scratchfs.foundation.errors.StoreClosed`. The file is marked as ours (``PRAGMA application_id``,
+:data:`SCHEMA_VERSION` in ``PRAGMA user_version``); the schema is created under a file lock, so many processes may
+open one new root at once.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
-import threading
-import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 from filelock import FileLock, Timeout
 
 from scratchfs.engine.protocols import Entry, ExpiredRow, Gone
-from scratchfs.foundation import forks
+from scratchfs.engine.sqlite_connections import APPLICATION_ID, Connections, index_error, read_only_reason
 from scratchfs.foundation.errors import QuotaExceeded, StorageError, StoreBusy
 from scratchfs.foundation.limits import LOOKUP_CACHE_ENTRIES, TOMBSTONE_SECONDS
 
@@ -42,174 +46,186 @@ _COLUMNS = (
 )
 
 
-def _busy_or_storage(exc: sqlite3.Error, doing: str) -> Exception:
-    text = str(exc)
-    if "locked" in text or "busy" in text:
-        return StoreBusy(f"the index stayed busy past the busy timeout while {doing}")
-    return StorageError(f"the index failed while {doing}: {text}")
-
-
-
-
-class _Connection(sqlite3.Connection):
-    """A connection that records the process that opened it and can be weakly referenced, so that the one a thread
-    used is closed when the thread ends (its thread-local reference goes) instead of lingering until ``close()``."""
-
-    owner = 0
-
-
-class _Local(threading.local):
-    conn: _Connection | None = None
-    generation = -1
-    version: int | None = None
-    cache: dict = {}  # noqa: RUF012 - replaced per thread in Index.conn()
+T = TypeVar("T")
+_TABLES = {"entries", "gone"}
 
 
 class Index:
     """The entries table of one store.
+
+    Opening checks that the file is a scratchfs index (``PRAGMA application_id``, the schema version in ``PRAGMA
+    user_version``); an empty or missing file gets the schema, unless ``existing_data()`` says the store already
+    holds blobs (then the index was lost or truncated, and opening it empty would hide them). A store whose index
+    or directory cannot be written is opened read-only (see :attr:`read_only`): reads work, every write raises
+    :class:`StorageError`. See :mod:`scratchfs.engine.sqlite_connections` for connections, identity and errors.
 
     Args:
         path: the SQLite file (created if missing).
         lock_dir: directory for the schema lock file.
         busy_timeout: seconds a statement waits for a lock before :class:`StoreBusy`.
         durable: ``synchronous=FULL`` instead of ``NORMAL``.
+        existing_data: called when the index has no schema yet; True refuses to create one.
 
     Raises:
         StoreBusy: the schema lock or the database stayed locked past ``busy_timeout``.
-        StorageError: the database cannot be opened or is not a scratchfs index.
+        StorageError: the database cannot be opened, is another application's file, has a newer schema, is empty
+            beside existing data, or is read-only and has no schema.
     """
 
-    def __init__(self, path: Path, lock_dir: Path, busy_timeout: float, durable: bool = False) -> None:
+    on_connect: Callable[[sqlite3.Connection], None] | None = None
+    """Called with each new connection before its first use: a hook for fault injection in tests."""
+
+    def __init__(self, path: Path, lock_dir: Path, busy_timeout: float, durable: bool = False,
+                 existing_data: Callable[[], bool] | None = None) -> None:
         self.path = path
         self.busy_timeout = busy_timeout
-        self._synchronous = "FULL" if durable else "NORMAL"
-        self._local = _Local()
-        self._conns: weakref.WeakSet[_Connection] = weakref.WeakSet()  # a thread's dies (and closes) with it
-        self._inherited: list[sqlite3.Connection] = []  # a fork() parent's: kept, never used or closed here
-        self._conns_lock = threading.Lock()
-        self._closed = False
-        self._migrate(lock_dir)
+        self.connections = Connections(path, busy_timeout, "FULL" if durable else "NORMAL", type(self).on_connect)
+        self._existing_data = existing_data or (lambda: False)
+        self._open(lock_dir)
+
+    @property
+    def read_only(self) -> str | None:
+        """Why the index cannot be written (a sentence naming the cause), or ``None``."""
+        return self.connections.read_only
 
     # -- connections ----------------------------------------------------------------------------------------------
 
-    def _connect(self) -> _Connection:
-        try:
-            conn = sqlite3.connect(
-                self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False,
-                factory=_Connection,
-            )
-            conn.owner = os.getpid()
-            conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
-            conn.execute(f"PRAGMA synchronous = {self._synchronous}")
-            conn.execute("PRAGMA foreign_keys = ON")
-        except sqlite3.Error as exc:
-            raise _busy_or_storage(exc, "opening the index") from exc
-        return conn
-
     def conn(self) -> sqlite3.Connection:
-        """This thread's connection in this process (opened on first use; a ``fork()`` child opens its own)."""
-        local = self._local
-        if local.generation != forks.generation or local.conn is None:
-            if self._closed:
-                raise StorageError("the store is closed")
-            if local.conn is not None:  # opened by the parent of this fork() child: neither use nor close it
-                self._inherited.append(local.conn)
-            conn = self._connect()
-            local.conn, local.generation, local.version = conn, forks.generation, None
-            local.cache = {}
-            with self._conns_lock:
-                self._conns.add(conn)
-        return local.conn
-
-    def _cached(self) -> dict:
-        """This thread's lookup cache, emptied whenever another connection has committed since it was filled
-        (``PRAGMA data_version``); this connection's own commits empty it in :meth:`write`."""
-        conn = self.conn()
-        local = self._local
-        try:
-            version = conn.execute("PRAGMA data_version").fetchone()[0]
-        except sqlite3.Error as exc:
-            raise _busy_or_storage(exc, "reading the index version") from exc
-        if version != local.version:
-            local.cache.clear()
-            local.version = version
-        return local.cache
+        """This thread's connection in this process, for tests and tools (statements of the index go through a
+        checkout, :meth:`Connections.use`). Raises StoreClosed, StorageError, StoreBusy."""
+        return self.connections.thread_connection()
 
     def close(self) -> None:
-        """Close every connection this process opened (a forked child leaves its parent's alone)."""
-        self._closed = True
-        pid = os.getpid()
-        with self._conns_lock:
-            conns = list(self._conns)
-            self._conns = weakref.WeakSet()
-        for conn in conns:
-            if conn.owner == pid:
-                try:
-                    conn.close()
-                except sqlite3.Error:  # pragma: no cover - closing never fails in practice
-                    pass
+        """Close every connection this process opened, each once no statement runs on it (a forked child leaves its
+        parent's alone); later calls raise :class:`StoreClosed`. Safe from any thread at any time."""
+        self.connections.close()
+
+    def release_thread(self) -> None:
+        """Close the calling thread's connection now (for a thread about to end)."""
+        self.connections.release_thread()
+
+    def check_writable(self, doing: str) -> None:
+        """Raise :class:`StoreClosed` when closed, :class:`StorageError` naming the cause when the store is read-only
+        or its index was deleted or replaced; ``doing`` is a verb phrase ("write an entry")."""
+        self.connections.check_writable(doing)
 
     @contextmanager
     def write(self, doing: str) -> Iterator[sqlite3.Connection]:
-        """One ``BEGIN IMMEDIATE`` transaction: committed on success, rolled back on any exception."""
-        conn = self.conn()
+        """One ``BEGIN IMMEDIATE`` transaction: committed on success (after checking that the index file is still
+        the one opened), rolled back on any exception. Every :class:`sqlite3.Error` of the body becomes
+        :class:`StorageError` or :class:`StoreBusy`."""
+        connections = self.connections
+        connections.check_writable(doing)
+        with connections.use() as conn:
+            try:
+                if conn.in_transaction:  # left open by a failure that could not roll back
+                    conn.execute("ROLLBACK")
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
+                self._rollback(conn)  # an interrupted BEGIN may have begun
+                raise index_error(exc, doing, self.path) from exc
+            try:
+                yield conn
+                if conn.in_transaction:  # the body may have rolled back on purpose (put() when its check fails)
+                    connections.check_identity()
+                    conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                self._rollback(conn)
+                raise index_error(exc, doing, self.path) from exc
+            except BaseException:
+                self._rollback(conn)
+                raise
+            finally:
+                connections.local.cache.clear()  # this connection's own commits do not change its data_version
+
+    def _rollback(self, conn: sqlite3.Connection) -> None:
         try:
-            conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as exc:
-            raise _busy_or_storage(exc, doing) from exc
-        try:
-            yield conn
-        except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
-            raise
-        finally:
-            self._local.cache.clear()  # this connection's own commits do not change its data_version
-        if not conn.in_transaction:  # the body rolled back on purpose (put() when its check fails)
-            return
-        try:
-            conn.execute("COMMIT")
-        except sqlite3.Error as exc:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise _busy_or_storage(exc, doing) from exc
+        except sqlite3.Error:  # a failed rollback (I/O error) leaves the connection unusable: open a new one
+            self.connections.discard(conn)
 
     def read(self, sql: str, params: tuple, doing: str) -> list[tuple]:
-        """Run one read-only statement and return all rows."""
-        try:
-            return self.conn().execute(sql, params).fetchall()
-        except sqlite3.Error as exc:
-            raise _busy_or_storage(exc, doing) from exc
+        """Run one read-only statement and return all rows. Raises StorageError, StoreBusy, StoreClosed."""
+        with self.connections.use() as conn:
+            try:
+                return conn.execute(sql, params).fetchall()
+            except sqlite3.Error as exc:
+                raise index_error(exc, doing, self.path) from exc
 
-    # -- schema ---------------------------------------------------------------------------------------------------
+    # -- opening and the schema -----------------------------------------------------------------------------------
 
-    def _migrate(self, lock_dir: Path) -> None:
-        conn = self.conn()
-        try:
-            if conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
-                return
-        except sqlite3.Error as exc:
-            raise _busy_or_storage(exc, "reading the schema version") from exc
+    def _open(self, lock_dir: Path) -> None:
+        connections = self.connections
+        exists = self.path.exists()
+        connections.read_only = read_only_reason(self.path) if exists else None
+        if not exists and not os.access(self.path.parent, os.W_OK):
+            raise StorageError(f"cannot create the index {self.path}: {read_only_reason(self.path.parent)}")
+        if connections.read_only:
+            self._open_read_only()
+            return
+        connections.thread_connection()  # mode=rwc: creates a missing file
+        connections.opened("rw", False)  # later connections: mode=rw, and the file must stay this one
+        with connections.use() as conn:
+            if self._identity(conn, "reading the schema version") != (APPLICATION_ID, SCHEMA_VERSION):
+                self._migrate(conn, lock_dir)
+
+    def _open_read_only(self) -> None:
+        found = self.connections.open_read_only()
+        if found != (APPLICATION_ID, SCHEMA_VERSION):
+            raise StorageError(f"{self.path} is read-only ({self.read_only}) and does not hold a scratchfs index of "
+                               f"schema version {SCHEMA_VERSION} (application id {found[0]:#x}, version {found[1]})")
+
+    def _identity(self, conn: sqlite3.Connection, doing: str) -> tuple[int, int]:
+        return self.connections.identity_of(conn, doing)
+
+    def _migrate(self, conn: sqlite3.Connection, lock_dir: Path) -> None:
         lock = FileLock(str(lock_dir / "index.lock"), timeout=self.busy_timeout)
         try:
             with lock:
                 self._create_schema(conn)
         except Timeout:
             raise StoreBusy(f"the schema lock {lock.lock_file} stayed busy past the busy timeout") from None
-        except sqlite3.Error as exc:
-            raise _busy_or_storage(exc, "creating the schema") from exc
+        except OSError as exc:
+            if isinstance(exc, StorageError):
+                raise
+            raise StorageError(f"cannot take the schema lock {lock.lock_file}: {exc.strerror or exc}") from exc
 
     def _create_schema(self, conn: sqlite3.Connection) -> None:
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        if version == SCHEMA_VERSION:
+        app_id, version = self._identity(conn, "reading the schema version")
+        if (app_id, version) == (APPLICATION_ID, SCHEMA_VERSION):
             return
+        try:
+            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.Error as exc:
+            raise index_error(exc, "reading the schema", self.path) from exc
+        foreign = StorageError(
+            f"{self.path} is not a scratchfs index (application id {app_id:#x}, user version {version}, tables "
+            f"{', '.join(sorted(tables)) or 'none'}); move it away or choose another root"
+        )
+        if app_id not in (0, APPLICATION_ID):
+            raise foreign
         if version > SCHEMA_VERSION:
             raise StorageError(f"{self.path} has schema version {version}; this scratchfs knows {SCHEMA_VERSION}")
+        if app_id == 0 and not (version == 0 and not tables) and not (version == 1 and tables >= _TABLES):
+            raise foreign  # neither empty nor a scratchfs index from before the application id
+        if not tables and self._existing_data():
+            raise StorageError(
+                f"the index {self.path} is empty or missing, but the store holds blob files under "
+                f"{self.path.parent / 'runs'}: the index was lost or truncated, and an empty one would hide them; "
+                "restore it from a copy, or move runs/ away to start afresh"
+            )
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+        except sqlite3.Error as exc:
+            raise index_error(exc, "creating the schema", self.path) from exc
+        self._schema_transaction(conn)
+
+    def _schema_transaction(self, conn: sqlite3.Connection) -> None:
         import sqlite_utils  # only needed here: keeps it off the import path of every read (about 100 ms)
 
-        conn.execute("PRAGMA journal_mode = WAL")
-        db = sqlite_utils.Database(conn)
         with self.write("creating the schema"):
+            db = sqlite_utils.Database(conn)  # runs a PRAGMA: inside, so that its failure is typed too
             db["entries"].create(
                 {
                     "id": int, "kind": str, "run_id": str, "agent_id": str, "key": str, "blob": str,
@@ -233,6 +249,7 @@ class Index:
                 pk=("run_id", "agent_id", "kind", "key"), not_null={"reason", "at"}, if_not_exists=True,
             )
             db["gone"].create_index(["at"], if_not_exists=True, index_name="gone_at")
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     # -- entries --------------------------------------------------------------------------------------------------
@@ -240,7 +257,8 @@ class Index:
     def lookup(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> Entry | None:
         """The live entry of a scope and key (``expires_at > now``), or ``None``.
 
-        Answered from this thread's lookup cache while no connection has committed since (see :meth:`_cached`).
+        Answered from this thread's lookup cache while no connection has committed since (``PRAGMA data_version``;
+        this connection's own commits empty it in :meth:`write`).
         """
         found = self.lookup_with_lines(run_id, agent_id, kind, key, now)
         return found[0] if found else None
@@ -248,21 +266,30 @@ class Index:
     def lookup_with_lines(self, run_id: str, agent_id: str, kind: str, key: str,
                           now: float) -> tuple[Entry, bytes] | None:
         """Like :meth:`lookup`, with the entry's per-frame newline counts (``array('I')`` bytes)."""
-        cache = self._cached()
         ident = (run_id, agent_id, kind, key)
-        found = cache.get(ident)
-        if found is None:
-            rows = self.read(
-                f"SELECT {_COLUMNS}, frame_newlines FROM entries WHERE run_id = ? AND agent_id = ? AND kind = ? "
-                "AND key = ?",
-                ident, "looking up an entry",
-            )
-            if not rows:
-                return None
-            found = (Entry._make(rows[0][:-1]), rows[0][-1] or b"")
-            if len(cache) >= LOOKUP_CACHE_ENTRIES:
-                cache.clear()
-            cache[ident] = found
+        local = self.connections.local
+        with self.connections.use() as conn:
+            try:
+                version = conn.execute("PRAGMA data_version").fetchone()[0]
+                if version != local.version:  # another connection committed since the cache was filled
+                    local.cache.clear()
+                    local.version = version
+                cache = local.cache
+                found = cache.get(ident)
+                if found is None:
+                    row = conn.execute(
+                        f"SELECT {_COLUMNS}, frame_newlines FROM entries WHERE run_id = ? AND agent_id = ? "
+                        "AND kind = ? AND key = ?",
+                        ident,
+                    ).fetchone()
+                    if row is None:
+                        return None
+                    found = (Entry._make(row[:-1]), row[-1] or b"")
+                    if len(cache) >= LOOKUP_CACHE_ENTRIES:
+                        cache.clear()
+                    cache[ident] = found
+            except sqlite3.Error as exc:
+                raise index_error(exc, "looking up an entry", self.path) from exc
         return found if found[0].expires_at > now else None
 
     def gone(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> Gone | None:
@@ -280,7 +307,8 @@ class Index:
 
     def usage(self, run_id: str, now: float) -> tuple[int, int]:
         """``(stored bytes, entries)`` of a run's live entries."""
-        return self._usage(self.conn(), run_id, now)
+        with self.connections.use() as conn:
+            return self._usage(conn, run_id, now)
 
     @staticmethod
     def _usage(conn: sqlite3.Connection, run_id: str, now: float) -> tuple[int, int]:
@@ -290,8 +318,32 @@ class Index:
                 (run_id, now),
             ).fetchone()
         except sqlite3.Error as exc:
-            raise _busy_or_storage(exc, "reading a run's usage") from exc
+            raise index_error(exc, "reading a run's usage", None) from exc
         return row[0], row[1]
+
+    def _decided(self, doing: str, body: Callable[[sqlite3.Connection], T],
+                 took_effect: Callable[[T], bool]) -> T:
+        """Run ``body`` in one :meth:`write` transaction and return its result. A COMMIT can fail after it took
+        effect (interrupted on its last step; an I/O error reported late), so when the commit of a completed body
+        fails, ``took_effect(result)`` asks the index; if the change is there, the result stands (so that no caller
+        removes the file of a row that exists, or keeps a file whose row is gone)."""
+        box: list[T] = []
+        try:
+            with self.write(doing) as conn:
+                box.append(body(conn))
+        except (StorageError, StoreBusy):
+            if not box:
+                raise
+            try:
+                done = took_effect(box[0])
+            except (StorageError, StoreBusy):
+                done = False
+            if not done:
+                raise
+        return box[0]
+
+    def _has_blob(self, blob: str) -> bool:
+        return bool(self.read("SELECT 1 FROM entries WHERE blob = ?", (blob,), "checking a failed write"))
 
     def put(self, entry: Entry, frame_newlines: bytes, check: Callable[[], bool],
             quota: tuple[int | None, int | None] = (None, None)) -> tuple[bool, str | None]:
@@ -308,31 +360,34 @@ class Index:
         Raises:
             QuotaExceeded: the run would go over a quota; nothing was written.
         """
-        e = entry
-        with self.write("writing an entry") as conn:
-            if not check():
-                conn.execute("ROLLBACK")
-                return False, None
-            old = None if e.kind == "handle" else conn.execute(  # a handle is new: nothing to replace
-                "SELECT blob, stored_size, expires_at FROM entries WHERE run_id = ? AND agent_id = ? AND kind = ? "
-                "AND key = ?",
-                (e.run_id, e.agent_id, e.kind, e.key),
-            ).fetchone()
-            if quota != (None, None):
-                self._check_quota(conn, e, old, quota)
-            conn.execute(
-                f"INSERT INTO entries ({_COLUMNS}, frame_newlines) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
-                "ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET blob = excluded.blob, "
-                "size = excluded.size, stored_size = excluded.stored_size, frames = excluded.frames, "
-                "lines = excluded.lines, preview = excluded.preview, source_tool = excluded.source_tool, "
-                "content_type = excluded.content_type, shape = excluded.shape, created_at = excluded.created_at, "
-                "expires_at = excluded.expires_at, ttl = excluded.ttl, frame_newlines = excluded.frame_newlines",
-                (e.kind, e.run_id, e.agent_id, e.key, e.blob, e.size, e.stored_size, e.frames, e.lines, e.preview,
-                 e.source_tool, e.content_type, e.shape, e.created_at, e.expires_at, e.ttl, frame_newlines),
-            )
-            if e.kind != "handle":
-                conn.execute("DELETE FROM gone WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ?",
-                             (e.run_id, e.agent_id, e.kind, e.key))
+        return self._decided("writing an entry", lambda conn: self._put(conn, entry, frame_newlines, check, quota),
+                             lambda result: result[0] and self._has_blob(entry.blob))
+
+    def _put(self, conn: sqlite3.Connection, e: Entry, frame_newlines: bytes, check: Callable[[], bool],
+             quota: tuple[int | None, int | None]) -> tuple[bool, str | None]:
+        if not check():
+            conn.execute("ROLLBACK")
+            return False, None
+        old = None if e.kind == "handle" else conn.execute(  # a handle is new: nothing to replace
+            "SELECT blob, stored_size, expires_at FROM entries WHERE run_id = ? AND agent_id = ? AND kind = ? "
+            "AND key = ?",
+            (e.run_id, e.agent_id, e.kind, e.key),
+        ).fetchone()
+        if quota != (None, None):
+            self._check_quota(conn, e, old, quota)
+        conn.execute(
+            f"INSERT INTO entries ({_COLUMNS}, frame_newlines) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+            "ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET blob = excluded.blob, "
+            "size = excluded.size, stored_size = excluded.stored_size, frames = excluded.frames, "
+            "lines = excluded.lines, preview = excluded.preview, source_tool = excluded.source_tool, "
+            "content_type = excluded.content_type, shape = excluded.shape, created_at = excluded.created_at, "
+            "expires_at = excluded.expires_at, ttl = excluded.ttl, frame_newlines = excluded.frame_newlines",
+            (e.kind, e.run_id, e.agent_id, e.key, e.blob, e.size, e.stored_size, e.frames, e.lines, e.preview,
+             e.source_tool, e.content_type, e.shape, e.created_at, e.expires_at, e.ttl, frame_newlines),
+        )
+        if e.kind != "handle":
+            conn.execute("DELETE FROM gone WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ?",
+                         (e.run_id, e.agent_id, e.kind, e.key))
         return True, (old[0] if old else None)
 
     def _check_quota(self, conn: sqlite3.Connection, e: Entry, old: tuple | None,
@@ -356,13 +411,17 @@ class Index:
     def delete_key(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> tuple[bool, str | None]:
         """Delete the row of a scope and key; return ``(it was live, its blob token or None)``."""
         where = "WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ?"
-        with self.write("deleting an entry") as conn:
-            params = (run_id, agent_id, kind, key)
+        params = (run_id, agent_id, kind, key)
+
+        def body(conn: sqlite3.Connection) -> tuple | None:
             row = conn.execute(f"SELECT blob, expires_at FROM entries {where}", params).fetchone()
             if row is not None:
                 conn.execute(f"DELETE FROM entries {where}", params)
                 reason, at = ("deleted", now) if row[1] > now else ("expired", row[1])
                 conn.execute("INSERT OR REPLACE INTO gone VALUES (?, ?, ?, ?, ?, ?)", (*params, reason, at))
+            return row
+
+        row = self._decided("deleting an entry", body, lambda row: row is not None and not self._has_blob(row[0]))
         if row is None:
             return False, None
         return row[1] > now, row[0]
@@ -374,13 +433,17 @@ class Index:
         where, params = ("run_id = ?", (run_id,)) if agent_id is None else ("run_id = ? AND agent_id = ?",
                                                                              (run_id, agent_id))
         reason = "deleted with its run" if agent_id is None else "deleted with its agent"
-        with self.write("deleting a run") as conn:
+
+        def body(conn: sqlite3.Connection) -> int:
             conn.execute(
                 "INSERT OR REPLACE INTO gone SELECT run_id, agent_id, kind, key, ?, ? FROM entries "
                 f"WHERE {where} AND expires_at > ?",
                 (reason, now, *params, now),
             )
             return conn.execute(f"DELETE FROM entries WHERE {where}", params).rowcount
+
+        return self._decided("deleting a run", body, lambda count: count > 0 and not self.read(
+            f"SELECT 1 FROM entries WHERE {where} LIMIT 1", params, "checking a failed delete"))
 
     def list_scope(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str, now: float) -> list[Entry]:
         """Live entries of a run (every agent when ``agent_id`` is None), of one kind or all, whose key starts with
@@ -408,7 +471,10 @@ class Index:
         return list(map(Entry._make, rows))
 
     def touch(self, run_id: str, agent_id: str, kind: str, key: str, blob: str, expires_at: float) -> None:
-        """Move a live entry's expiry to ``expires_at`` (epoch seconds) if that is later."""
+        """Move a live entry's expiry to ``expires_at`` (epoch seconds) if that is later; nothing on a read-only
+        store (reads go on without refreshing)."""
+        if self.read_only:
+            return
         with self.write("refreshing an entry") as conn:
             conn.execute(
                 "UPDATE entries SET expires_at = ? WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ? "
@@ -420,7 +486,8 @@ class Index:
 
     def pop_expired(self, now: float, limit: int) -> list[ExpiredRow]:
         """Delete up to ``limit`` rows with ``expires_at <= now`` in one short transaction and return them."""
-        with self.write("sweeping expired entries") as conn:
+
+        def body(conn: sqlite3.Connection) -> list[tuple]:
             rows = conn.execute(
                 "SELECT id, run_id, agent_id, blob, stored_size, kind, key, expires_at FROM entries "
                 "WHERE expires_at <= ? LIMIT ?",
@@ -431,6 +498,10 @@ class Index:
                 "INSERT OR REPLACE INTO gone VALUES (?, ?, ?, ?, 'expired', ?)",
                 [(row[1], row[2], row[5], row[6], row[7]) for row in rows if row[7] > now - TOMBSTONE_SECONDS],
             )
+            return rows
+
+        rows = self._decided("sweeping expired entries", body,
+                             lambda rows: bool(rows) and not any(self._has_blob(row[3]) for row in rows))
         return [ExpiredRow(*row[1:5]) for row in rows]
 
     def forget_tombstones(self, now: float) -> int:

@@ -21,12 +21,14 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 from filelock import FileLock, Timeout
 
 from scratchfs.engine.local_blobs import Blobs, list_dir
 from scratchfs.engine.sqlite_index import Index
+from scratchfs.foundation.errors import StoreClosed
 
 log = logging.getLogger(__name__)
 
@@ -174,21 +176,34 @@ def _rmdir_if_old_and_empty(path: str, cutoff: float) -> None:
 class Sweeper(threading.Thread):
     """A daemon thread that calls ``sweep_once()`` every ``interval`` seconds until :meth:`stop`.
 
-    A sweep that fails is logged at ERROR level and retried at the next interval; it never stops the thread.
+    A sweep that fails is logged at ERROR level and retried at the next interval; it never stops the thread, except
+    :class:`~scratchfs.foundation.errors.StoreClosed` (the store was closed under a sweep that outlived the join
+    timeout of :meth:`stop`), which ends it quietly. ``on_exit()`` runs in the thread as it ends, to close what the
+    thread opened (its index connection).
     """
 
-    def __init__(self, sweep_once, interval: float) -> None:
+    def __init__(self, sweep_once: Callable[[], object], interval: float,
+                 on_exit: Callable[[], None] | None = None) -> None:
         super().__init__(name="scratchfs-sweeper", daemon=True)
         self._sweep_once = sweep_once
         self._interval = interval
+        self._on_exit = on_exit
         self._stopped = threading.Event()
 
     def run(self) -> None:
-        while not self._stopped.wait(self._interval):
-            try:
-                self._sweep_once()
-            except Exception:
-                log.exception("scratchfs background sweep failed; retrying in %.0f s", self._interval)
+        try:
+            while not self._stopped.wait(self._interval):
+                try:
+                    self._sweep_once()
+                except StoreClosed:
+                    return
+                except Exception:
+                    if self._stopped.is_set():  # stopped mid-sweep (the store is closing): nothing to retry
+                        return
+                    log.exception("scratchfs background sweep failed; retrying in %.0f s", self._interval)
+        finally:
+            if self._on_exit is not None:
+                self._on_exit()
 
     def stop(self, timeout: float | None = None) -> None:
         """Ask the thread to stop and wait up to ``timeout`` seconds for it."""

@@ -1,0 +1,369 @@
+"""The SQLite connections of one index file: opened per thread, checked out for each use, closed safely; the file's
+identity; typed errors.
+
+With :mod:`scratchfs.engine.sqlite_index` (the schema and the queries), the only module that speaks SQL; it uses the
+standard library's :mod:`sqlite3` (no other driver is needed: the index is one local file).
+
+**Connections.** One per thread and per process (a ``fork()`` child opens its own and never touches its parent's),
+opened with a ``file:`` URI (SQLite's URI filenames, https://sqlite.org/uri.html): ``mode=rwc`` only while the index
+is first created, ``mode=rw`` afterwards (so a new thread never creates an empty file where the index was deleted),
+``mode=ro`` on a read-only store, and ``mode=ro&immutable=1`` when even the ``-shm`` file of the WAL cannot be
+created (https://sqlite.org/wal.html#readonly: a read-only WAL database needs its ``-shm`` and ``-wal`` files to
+exist or to be creatable). Every use of a connection is a checkout (:meth:`Connections.use`), counted under a lock:
+:meth:`Connections.close` closes idle connections at once and leaves busy ones to the thread that holds them, which
+closes its connection when its statement is done. So no connection is ever closed under a running statement, and a
+call that starts after ``close()`` raises :class:`~scratchfs.foundation.errors.StoreClosed`.
+
+**Identity.** A scratchfs index carries ``PRAGMA application_id`` = :data:`APPLICATION_ID` and its schema version in
+``PRAGMA user_version`` (https://sqlite.org/fileformat.html#application_id). The device and inode of the file are
+recorded when the store opens it; each new connection and each write, before its ``COMMIT``, checks that the path
+still names that file, so a write into an index deleted or replaced under an open store is never acknowledged.
+
+**Errors.** Every :class:`sqlite3.Error` becomes :class:`~scratchfs.foundation.errors.StoreBusy` (the lock stayed
+busy past the busy timeout) or :class:`~scratchfs.foundation.errors.StorageError` whose message names the operation,
+SQLite's error name (e.g. ``SQLITE_IOERR_WRITE``, ``SQLITE_FULL``, ``SQLITE_CANTOPEN``) and, for a file that cannot be
+opened, the operating system's reason (``EMFILE``, ``EACCES``, ``ENOENT``...).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import urllib.parse
+import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from scratchfs.foundation import forks
+from scratchfs.foundation.errors import StorageError, StoreBusy, StoreClosed
+
+APPLICATION_ID = 0x53435246
+"""``PRAGMA application_id`` of a scratchfs index: the bytes ``SCRF``."""
+
+_BUSY_CODES = {5, 6}  # SQLITE_BUSY, SQLITE_LOCKED (primary result codes)
+_REASONS = {
+    8: "the index is read-only",  # SQLITE_READONLY
+    10: "an I/O error (disk full, file-size limit or a failing device)",  # SQLITE_IOERR
+    11: "the index file is corrupt",  # SQLITE_CORRUPT
+    13: "the disk or the file-size limit is full",  # SQLITE_FULL
+    14: "the index file cannot be opened",  # SQLITE_CANTOPEN
+    26: "the file is not a SQLite database",  # SQLITE_NOTADB
+}
+
+
+def index_error(exc: sqlite3.Error, doing: str, path: Path | None = None) -> StorageError | StoreBusy:
+    """The typed error for a :class:`sqlite3.Error` raised while ``doing`` (a phrase: "writing an entry").
+
+    Returns :class:`StoreBusy` for a lock still busy after the busy timeout, else :class:`StorageError` naming SQLite's
+    error and its cause; with ``path``, a file that cannot be opened is probed for the operating system's reason,
+    which also sets the error's ``errno``.
+    """
+    text = str(exc)
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    if primary in _BUSY_CODES or (primary is None and ("locked" in text or "busy" in text)):
+        return StoreBusy(f"the index stayed busy past the busy timeout while {doing}")
+    name = getattr(exc, "sqlite_errorname", None)
+    reason = _REASONS.get(primary or 0, text)
+    detail = f"{text}, {name}" if name else text
+    err_no = None
+    if path is not None and (primary == 14 or "unable to open" in text):
+        err_no, why = _probe(path)
+        if why:
+            reason = f"{reason}: {why}"
+    err = StorageError(f"the index failed while {doing}: {reason} ({detail})")
+    err.errno = err_no
+    return err
+
+
+def _probe(path: Path) -> tuple[int | None, str | None]:
+    """Why a database file cannot be opened, as the operating system tells: ``(errno, reason)``."""
+    for flags, what in ((os.O_RDWR, "file"), (os.O_RDONLY | os.O_DIRECTORY, "directory")):
+        target = path if what == "file" else path.parent
+        try:
+            os.close(os.open(target, flags | getattr(os, "O_CLOEXEC", 0)))
+        except OSError as exc:
+            return exc.errno, f"{exc.strerror or exc} ({target})"
+    if not os.access(path.parent, os.W_OK):
+        return None, f"cannot create the -wal and -shm files in {path.parent}"
+    return None, None
+
+
+def read_only_reason(path: Path) -> str | None:
+    """Why an existing index file cannot be written (a read-only file system, no write permission on the file or
+    on its directory, where SQLite creates the ``-wal`` and ``-shm`` files), or ``None`` when it can."""
+    for target in (path.parent, path):
+        if not os.access(target, os.W_OK):
+            try:
+                readonly_fs = bool(os.statvfs(target).f_flag & os.ST_RDONLY)
+            except OSError:
+                readonly_fs = False
+            if readonly_fs:
+                return f"the file system holding {target} is mounted read-only"
+            return f"no write permission on {target}"
+    return None
+
+
+class Connection(sqlite3.Connection):
+    """A connection that records the process that opened it and how many uses hold it (``busy``), and can be
+    weakly referenced, so that the one a thread used is closed when the thread ends."""
+
+    owner = 0
+    busy = 0
+    dropped = False
+
+
+class Local(threading.local):
+    """One thread's state: its connection, the fork generation it was opened in, and the index's lookup cache with
+    the ``PRAGMA data_version`` it was filled at (kept here so that both die with the thread)."""
+
+    conn: Connection | None = None
+    generation = -1
+    version: int | None = None
+    cache: dict = {}  # noqa: RUF012 - replaced per thread when its connection opens
+
+
+class Connections:
+    """The connections of one index file (see the module docstring).
+
+    Args:
+        path: the SQLite file.
+        busy_timeout: seconds a statement waits for a lock.
+        synchronous: ``"NORMAL"`` or ``"FULL"``.
+        on_connect: called with each new connection before its first use (a hook for fault injection in tests).
+    """
+
+    def __init__(self, path: Path, busy_timeout: float, synchronous: str,
+                 on_connect: Callable[[sqlite3.Connection], None] | None = None) -> None:
+        self.path = path
+        self.busy_timeout = busy_timeout
+        self.synchronous = synchronous
+        self.on_connect = on_connect
+        self.local = Local()
+        self.read_only: str | None = None
+        """Why the store is read-only (a sentence), or ``None`` when it can be written."""
+        self.immutable = False
+        self.identity: tuple[int, int] | None = None
+        self._mode = "rwc"
+        self._open: weakref.WeakSet[Connection] = weakref.WeakSet()
+        self._inherited: list[sqlite3.Connection] = []  # a fork() parent's: kept, never used or closed here
+        self._lock = threading.Lock()
+        self._lock_generation = forks.generation
+        self._closed = False
+        self._broken: str | None = None
+
+    # -- opening --------------------------------------------------------------------------------------------------
+
+    def connect(self, doing: str = "opening the index") -> Connection:
+        """A new connection in the current mode (not registered for this thread). Raises StorageError, StoreBusy."""
+        query = f"mode={self._mode}" + ("&immutable=1" if self.immutable else "")
+        uri = f"file:{urllib.parse.quote(str(self.path))}?{query}"
+        conn = None
+        try:
+            conn = sqlite3.connect(uri, uri=True, timeout=self.busy_timeout, isolation_level=None,
+                                   check_same_thread=False, factory=Connection)
+            conn.owner = os.getpid()
+            conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+            if self._mode != "ro":
+                conn.execute(f"PRAGMA synchronous = {self.synchronous}")
+            if self.on_connect is not None:
+                self.on_connect(conn)
+            if self.identity is not None:
+                self._check_new(conn)
+        except sqlite3.Error as exc:
+            _close_quietly(conn)
+            raise index_error(exc, doing, self.path) from exc
+        except BaseException:
+            _close_quietly(conn)
+            raise
+        return conn
+
+    def opened(self, mode: str, immutable: bool) -> None:
+        """Record how the store opened the index (``"rw"`` or ``"ro"``), and the file's device and inode, which
+        every later connection and write is checked against. Raises StorageError when the file is gone."""
+        self._mode, self.immutable = mode, immutable
+        try:
+            st = os.stat(self.path)
+        except OSError as exc:
+            raise StorageError(f"the index {self.path} vanished while it was being opened: {exc.strerror}") from None
+        self.identity = (st.st_dev, st.st_ino)
+
+    def open_read_only(self) -> tuple[int, int]:
+        """Open a read-only index: with ``mode=ro``; when SQLite cannot open the WAL's ``-shm`` there, with
+        ``immutable=1`` too, which is exact only when no ``-wal`` file holds frames (a cleanly closed store has
+        none). Return ``(application_id, user_version)``. Raises StorageError."""
+        self.opened("ro", False)
+        self.identity = None  # checked against the file once it is open
+        try:
+            conn = self.connect()
+            self.identity_of(conn, "reading the schema version")
+        except StorageError:
+            wal = Path(f"{self.path}-wal")
+            if wal.exists() and wal.stat().st_size > 0:
+                raise StorageError(f"cannot read the read-only index {self.path}: its write-ahead log {wal} holds "
+                                   f"changes and SQLite cannot create {self.path}-shm ({self.read_only})") from None
+            self.opened("ro", True)
+            self.identity = None
+            conn = self.connect()
+        try:
+            found = self.identity_of(conn, "reading the schema version")
+        finally:
+            conn.close()
+        self.opened("ro", self.immutable)
+        return found
+
+    def identity_of(self, conn: sqlite3.Connection, doing: str) -> tuple[int, int]:
+        """``(application_id, user_version)`` of the database. Raises StorageError, StoreBusy."""
+        try:
+            return (conn.execute("PRAGMA application_id").fetchone()[0],
+                    conn.execute("PRAGMA user_version").fetchone()[0])
+        except sqlite3.Error as exc:
+            raise index_error(exc, doing, self.path) from exc
+
+    def _check_new(self, conn: sqlite3.Connection) -> None:
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        if app_id != APPLICATION_ID:
+            self._break(f"the index {self.path} was replaced by another file while the store was open")
+        self.check_identity()
+
+    def check_identity(self) -> None:
+        """Check that the index path still names the file the store opened (device and inode); called before each
+        write is committed. Raises StorageError (and every later call does) when it was deleted or replaced."""
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            self._break(f"the index {self.path} was deleted while the store was open")
+        except OSError as exc:
+            raise StorageError(f"cannot check the index {self.path}: {exc.strerror or exc}") from None
+        if (st.st_dev, st.st_ino) != self.identity:
+            self._break(f"the index {self.path} was replaced by another file while the store was open")
+
+    def _guard(self) -> threading.Lock:
+        """The lock of the counts, new in a ``fork()`` child (a parent's thread may have held it at the fork)."""
+        if self._lock_generation != forks.generation:
+            self._lock, self._lock_generation = threading.Lock(), forks.generation
+        return self._lock
+
+    def _break(self, why: str) -> None:
+        with self._guard():
+            self._broken = f"{why}; nothing more is written to it: close the store and open it again"
+        raise StorageError(self._broken)
+
+    # -- checkout -------------------------------------------------------------------------------------------------
+
+    def thread_connection(self) -> Connection:
+        """This thread's connection in this process (opened on first use; a ``fork()`` child opens its own). Not
+        checked out: use :meth:`use` around statements.
+
+        Raises:
+            StoreClosed: the store is closed.
+            StorageError, StoreBusy: the index cannot be opened.
+        """
+        local = self.local
+        conn = local.conn
+        if conn is not None and local.generation == forks.generation:
+            return conn
+        self.check_open()
+        if conn is not None:  # opened by the parent of this fork() child: neither use nor close it
+            self._inherited.append(conn)
+            local.conn = None
+        conn = self.connect()
+        with self._guard():
+            if self._closed:
+                _close_quietly(conn)
+                raise StoreClosed("the store is closed")
+            self._open.add(conn)
+        local.conn, local.generation, local.version, local.cache = conn, forks.generation, None, {}
+        return conn
+
+    @contextmanager
+    def use(self) -> Iterator[Connection]:
+        """Check out this thread's connection for the statements of one operation.
+
+        Raises:
+            StoreClosed: the store is closed (before the checkout; a checkout held across ``close()`` finishes).
+            StorageError: the index was deleted or replaced, or cannot be opened. StoreBusy: from opening.
+        """
+        conn = self.thread_connection()
+        with self._guard():
+            if self._closed:
+                raise StoreClosed("the store is closed")
+            if self._broken:
+                raise StorageError(self._broken)
+            conn.busy += 1
+        try:
+            yield conn
+        finally:
+            with self._guard():
+                conn.busy -= 1
+                close_now = (self._closed or conn.dropped) and conn.busy == 0 and conn.owner == os.getpid()
+            if close_now:
+                _close_quietly(conn)
+
+    def check_open(self) -> None:
+        """Raise StoreClosed when the store is closed, StorageError when its index was deleted or replaced."""
+        if self._closed:
+            raise StoreClosed("the store is closed")
+        if self._broken:
+            raise StorageError(self._broken)
+
+    def check_writable(self, doing: str) -> None:
+        """Raise StoreClosed when closed, StorageError when the index is gone or the store is read-only."""
+        self.check_open()
+        if self.read_only:
+            raise StorageError(f"cannot {doing}: the store is read-only ({self.read_only})")
+
+    def discard(self, conn: Connection) -> None:
+        """Forget this thread's connection (after a failure that may have left it mid-transaction); it is closed
+        when its last checkout ends, and the thread opens a new one on its next use."""
+        if self.local.conn is conn:
+            self.local.conn = None
+        with self._guard():
+            self._open.discard(conn)
+            conn.dropped = True
+            close_now = conn.busy == 0
+        if close_now:
+            _close_quietly(conn)
+
+    def release_thread(self) -> None:
+        """Close this thread's connection now (a thread about to end, such as the sweeper's)."""
+        conn = self.local.conn
+        if conn is not None and self.local.generation == forks.generation:
+            self.discard(conn)
+
+    def close(self) -> None:
+        """Refuse new checkouts; close idle connections of this process now and busy ones when their checkout ends
+        (a forked child leaves its parent's alone). Idempotent, safe from any thread at any time."""
+        pid = os.getpid()
+        with self._guard():
+            self._closed = True
+            conns = list(self._open)
+            self._open = weakref.WeakSet()
+            idle = [conn for conn in conns if conn.busy == 0 and conn.owner == pid]
+        for conn in idle:
+            _close_quietly(conn)
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` was called."""
+        return self._closed
+
+
+def _close_quietly(conn: sqlite3.Connection | None) -> None:
+    if conn is not None:
+        try:
+            conn.close()
+        except sqlite3.Error:  # pragma: no cover - closing an idle connection does not fail in practice
+            pass
+
+
+__all__ = [
+    "APPLICATION_ID",
+    "Connection",
+    "Connections",
+    "Local",
+    "index_error",
+    "read_only_reason",
+]
