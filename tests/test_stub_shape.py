@@ -157,20 +157,3 @@ def test_grep_line_pattern_finds_what_the_plain_backtracking_pattern_finds(text,
     plain = re.findall(rb"\n([^:\n]{1,400}):\d+[:-]", data)
     assert re.findall(GREP_LINE_PATTERN, data) == plain
     assert plain[-1] == b"p" * 400
-
-
-@pytest.mark.parametrize("chunking", ["bytes", "bytearray", "memoryview", "one piece"])
-def test_shape_detected_as_the_stream_ends_equals_the_shape_of_the_whole(scope, fixture_data, chunking):
-    # the shape of a large spill is detected while its last frames are still compressing (issue 16), from the sizes
-    # and lines counted on the way; it must be what describe() says of the whole content
-    from scratchfs.api.shape import SAMPLE_BYTES, describe
-
-    for name, data in fixture_data.items():
-        content = data * 3  # past the 512 KiB sample
-        pieces = [content[i : i + 100_003] for i in range(0, len(content), 100_003)]
-        stream = {"bytes": pieces, "bytearray": [bytearray(p) for p in pieces],
-                  "memoryview": [memoryview(p) for p in pieces], "one piece": [content]}[chunking]
-        stub = scope.spill(iter(stream), source_tool="t")
-        lines = content.count(b"\n") + (not content.endswith(b"\n"))
-        expected = describe(content[:SAMPLE_BYTES], len(content), lines)
-        assert (stub.content_type, stub.shape, stub.lines) == (expected.content_type, expected.text, lines), name

@@ -80,28 +80,17 @@ class OpenEntry:
 
 class _Sample:
     """Keeps the first bytes of a stream (preview and shape sample), its last bytes (the tail preview) and its last
-    byte (the line count), while the stream flows through to the blob store.
+    byte (the line count), while the stream flows through to the blob store."""
 
-    When the stream ends, and before the blob store finishes the blob, ``on_end`` is called with the sample (size and
-    newline count known): the shape is detected there, while the last frames of a large content are still being
-    compressed on the writer's worker threads (issue 16). ``newlines`` is counted only on ``bytes``/``bytearray``
-    chunks (no copy); ``counted`` is False once another chunk type went by."""
+    __slots__ = ("head_len", "head_limit", "head_parts", "last_byte", "tail", "tail_limit")
 
-    __slots__ = ("counted", "head_len", "head_limit", "head_parts", "last_byte", "newlines", "on_end", "shape",
-                 "size", "tail", "tail_limit")
-
-    def __init__(self, head_limit: int, tail_limit: int, on_end: Callable[[_Sample], None] | None = None) -> None:
+    def __init__(self, head_limit: int, tail_limit: int) -> None:
         self.head_limit = head_limit
         self.tail_limit = tail_limit
         self.head_parts: list[bytes] = []
         self.head_len = 0
         self.tail = b""
         self.last_byte: int | None = None
-        self.size = 0
-        self.newlines = 0
-        self.counted = True
-        self.on_end = on_end
-        self.shape: tuple | None = None  # (size, lines, Shape) when on_end detected it
 
     @property
     def head(self) -> bytes:
@@ -123,26 +112,7 @@ class _Sample:
                     else:
                         self.tail = (self.tail + bytes(chunk))[-self.tail_limit :]
                 self.last_byte = chunk[-1]
-                self.size += size
-                if self.counted and self.on_end is not None:
-                    if isinstance(chunk, (bytes, bytearray)):
-                        self.newlines += chunk.count(b"\n")
-                    else:
-                        self.counted = False
             yield chunk
-        if self.on_end is not None and self.counted:
-            self.on_end(self)
-
-    @property
-    def lines(self) -> int:
-        """Lines of what went by: ``\\n`` count, plus one for an unterminated last line."""
-        return self.newlines + (self.last_byte not in (None, 0x0A))
-
-
-def _detect_shape(sample: _Sample) -> None:
-    """``on_end`` of a store that detects shapes: the shape of the whole stream, from its sample and totals."""
-    size, lines = sample.size, sample.lines
-    sample.shape = (size, lines, describe(sample.head, size, lines))
 
 
 class Entries:
@@ -261,8 +231,7 @@ class Entries:
     def _sample(self, kind: str, mode: str) -> _Sample:
         preview = self.settings.preview_bytes
         head = max(SAMPLE_BYTES, preview + 4) if self.settings.detect_shape else preview + 4
-        return _Sample(head, preview if kind == "handle" and mode == "head+tail" else 0,
-                       _detect_shape if self.settings.detect_shape else None)
+        return _Sample(head, preview if kind == "handle" and mode == "head+tail" else 0)
 
     def _describe(self, run_id: str, agent_id: str, kind: str, key: str, token: str, info: BlobInfo,
                   sample: _Sample, tool: str | None, ttl: float, mode: str) -> tuple[Entry, Stub | None]:
@@ -271,9 +240,7 @@ class Entries:
         lines = sum(memoryview(info.frame_newlines).cast("I")) + (sample.last_byte not in (None, 0x0A))
         content_type = shape_text = None
         if settings.detect_shape:
-            found = sample.shape
-            # detected when the stream ended (see _Sample), for the very totals the blob store counted
-            shape = found[2] if found and found[:2] == (info.size, lines) else describe(sample.head, info.size, lines)
+            shape = describe(sample.head, info.size, lines)
             content_type, shape_text = shape.content_type, shape.text
         stub = None if kind != "handle" else build_stub(
             key, sample.head, sample.tail, info.size, lines, content_type, shape_text, tool, settings.preview_bytes,

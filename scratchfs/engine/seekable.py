@@ -67,7 +67,7 @@ DEFAULT_LEVEL = ZSTD_LEVEL
 
 _FOOTER = struct.Struct("<IBI")
 _HEADER = struct.Struct("<II")
-_INFLIGHT_BYTES = 8 * 1024 * 1024  # input in flight of a large write (bounds its memory; at least 2 frames a worker)
+_INFLIGHT_PER_WORKER = 4  # frames in flight per worker thread of a large write (bounds its memory)
 
 
 class FormatError(ValueError):
@@ -245,10 +245,9 @@ class SeekableWriter:
     releases the GIL, and each thread keeps its own compressor) while the calling thread goes on reading the stream
     and writes finished frames, in order, with one ``writev`` per batch: compression overlaps writing, no frame is
     copied on the way (a worker compresses a ``memoryview`` of the caller's immutable chunk), and each frame is still
-    one independent zstd frame. Memory stays bounded: at most 8 MiB of input (and at least two frames per worker) is
-    in flight with its output, whatever the total size; a content of up to 8 MiB is handed to the workers whole, so
-    :meth:`write` returns while they compress and the caller can work meanwhile. The workers end at :meth:`close`
-    (or when the writer is dropped), so no thread outlives a write (a later ``fork()`` copies none).
+    one independent zstd frame. Memory stays bounded: at most :data:`_INFLIGHT_PER_WORKER` frames per worker are in
+    flight (input and output), whatever the total size. The workers end at :meth:`close` (or when the writer is
+    dropped), so no thread outlives a write (a later ``fork()`` copies none).
 
     Args:
         fd: a file descriptor open for writing, positioned at the start of an empty file.
@@ -319,7 +318,7 @@ class SeekableWriter:
         if self._pool is None:
             workers = os.cpu_count() or 1
             self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="scratchfs-zstd")
-            self._limit = max(2 * workers, _INFLIGHT_BYTES // self._frame_bytes)
+            self._limit = _INFLIGHT_PER_WORKER * workers
             first, self._first = self._first, None
             self._submit(*first)
         self._submit(data, start, end)
