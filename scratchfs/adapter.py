@@ -13,8 +13,9 @@ policy of :mod:`scratchfs.policy`), with the result class set per tool::
     fetch_page.observe("https://...")         # the Observation, with .stub set when it was spilled
 
 ``async def`` tools work the same (``await fetch_page(...)``; the spill runs in a worker thread under asyncio).
-A tool returning something other than ``str`` or ``bytes`` is passed through untouched, and a failed spill passes
-the whole result through (logged at ERROR level), as :meth:`Scope.offload` does.
+A tool returning a ``dict`` or ``list`` is judged by its JSON text (what the loop sends the model) and spilled as that
+JSON when the policy says so; anything else that is not ``str`` or ``bytes`` is passed through untouched, and a failed
+spill passes the whole result through (logged at ERROR level), as :meth:`Scope.offload` does.
 
 For the model's side, :func:`tool_definitions` gives the scratchfs tools as ``{name, description, input_schema}``
 dicts, and :meth:`Offloader.call_scratch_tool` runs one by name and returns a :class:`ToolReply` whose ``text`` is
@@ -26,14 +27,19 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+import json
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from scratchfs.api.contract import TOOL_SPECS, ScratchTools, error_text, to_json
+from scratchfs.api.contract import ScratchTools, error_text, to_json
 from scratchfs.api.policy import Observation
 from scratchfs.api.scope import Scope
+from scratchfs.api.tools import TOOL_SPECS
 from scratchfs.foundation.errors import ScratchError
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -83,10 +89,21 @@ class Offloader:
         return self.classes.get(tool, self.default_class)
 
     def offload(self, tool: str, content: Any, result_class: str | None = None) -> Observation:
-        """Pass one result through the spill policy; returns the :class:`~scratchfs.policy.Observation` (its
+        """Pass one result through the spill policy; returns the :class:`~scratchfs.api.policy.Observation` (its
         ``content`` is the stub's JSON text and ``stub`` is set when it was spilled). Never raises for a failed
-        spill. Content that is not ``str`` or ``bytes`` comes back untouched."""
-        obs = Observation(tool=tool, content=content, result_class=result_class or self.class_of(tool))
+        spill. A ``dict`` or ``list`` result is judged (and stored) as its JSON text -- what the loop would send the
+        model -- and comes back as it was when it is not spilled; other content that is not ``str`` or ``bytes``
+        (or a dict or list that is not JSON-serialisable) comes back untouched."""
+        cls = result_class or self.class_of(tool)
+        if isinstance(content, (dict, list)):
+            try:
+                text = json.dumps(content, ensure_ascii=False)
+            except (TypeError, ValueError):
+                log.warning("scratchfs: the result of %r is not JSON-serialisable; passing it through", tool)
+                return Observation(tool=tool, content=content, result_class=cls)
+            spilled = self.scope.offload(Observation(tool=tool, content=text, result_class=cls))
+            return spilled if spilled.stub is not None else Observation(tool=tool, content=content, result_class=cls)
+        obs = Observation(tool=tool, content=content, result_class=cls)
         if not isinstance(content, (str, bytes, bytearray, memoryview)):
             return obs
         return self.scope.offload(obs)

@@ -15,7 +15,7 @@ from rich.table import Table
 
 from scratchfs.api.policy import Observation
 from scratchfs.api.store import ScratchStore
-from scratchfs.cli.render import entries_table, human_bytes
+from scratchfs.cli.render import entries_listing, human_bytes
 
 RUN_ID = "demo"
 AGENT_ID = "agent-1"
@@ -32,10 +32,10 @@ _WORD = re.compile(rb"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]{5,}")
 
 
 def find_fixtures(explicit: str | None) -> Path:
-    """The fixtures folder: ``explicit``, else ``./fixtures``, else ``fixtures/`` beside the package (a clone)."""
+    """The fixtures folder: ``explicit``, else this clone's ``fixtures/`` (beside the package), else ``./fixtures``."""
     if explicit:
         return Path(explicit)
-    for candidate in (Path.cwd() / "fixtures", Path(__file__).resolve().parent.parent / "fixtures"):
+    for candidate in (Path(__file__).resolve().parent.parent / "fixtures", Path.cwd() / "fixtures"):
         if candidate.is_dir():
             return candidate
     raise FileNotFoundError("no fixtures folder found: run from a clone of scratchfs or pass --fixtures DIR")
@@ -49,7 +49,7 @@ def pick_needle(data: bytes) -> bytes:
 
 def run_demo(store: ScratchStore, fixtures_dir: str | None) -> None:
     """Run the demo against ``store`` under run :data:`RUN_ID` and print its report to stdout."""
-    console = Console(width=max(120, Console().width))
+    console = Console()
     folder = find_fixtures(fixtures_dir)
     files = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix in _TOOLS)
     if not files:
@@ -63,7 +63,7 @@ def run_demo(store: ScratchStore, fixtures_dir: str | None) -> None:
         table.add_column(name, justify="left" if name in ("output", "tool", "match: windows") else "right",
                          overflow="fold")
     total_in = total_ctx = total_disk = 0
-    stubs: list[str] = []
+    stubs: list[tuple[str, str]] = []  # (file name, stub JSON) of the outputs that were spilled
     for path in files:
         data = path.read_bytes()
         tool, result_class = _TOOLS[path.suffix]
@@ -76,7 +76,7 @@ def run_demo(store: ScratchStore, fixtures_dir: str | None) -> None:
                           "-", "-", "kept in context", "-")
             continue
         handle = out.stub.handle
-        stubs.append(out.content)
+        stubs.append((path.name, out.content))
         entry = next(e for e in scope.list_entries() if e.key == handle)
         total_disk += entry.stored_size
         middle = len(data) // 2
@@ -101,8 +101,9 @@ def run_demo(store: ScratchStore, fixtures_dir: str | None) -> None:
     console.print(table)
 
     if stubs:
-        console.print(f"\nthe stub that reached the context instead of {files[0].name} ({len(stubs[0])} bytes):")
-        console.print(stubs[0], markup=False, highlight=False, soft_wrap=True)
+        name, stub = stubs[0]
+        console.print(f"\nthe stub that reached the context instead of {name} ({len(stub.encode())} bytes):")
+        console.print(stub, markup=False, highlight=False, soft_wrap=True)
 
     note = "plan: 1) read the CSV's header 2) search the grep output for 'class Thread'"
     scope.scratch_write("plan", note)
@@ -110,7 +111,8 @@ def run_demo(store: ScratchStore, fixtures_dir: str | None) -> None:
     keys = [e.key for e in scope.scratch_list()]
     console.print(f"\nscratchpad: wrote 'plan' ({len(note)} bytes), read back "
                   f"{'identical' if back == note else 'DIFFERENT'}; keys: {keys}\n")
-    console.print(entries_table(store.list_entries_for_run(RUN_ID), store.now(), title=f"run {RUN_ID!r}"))
+    listing = entries_listing(store.list_entries_for_run(RUN_ID), store.now(), title=f"run {RUN_ID!r}")
+    console.print(listing.table(console.width))
 
 
 __all__ = [

@@ -8,6 +8,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+from scratchfs import ScratchStore
+from tests.services import pg_schema, postgres_dsn, postgres_server, postgres_url, s3_endpoint, s3_env  # noqa: F401
+
 pytest_plugins = ["pytester"]
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -18,6 +21,84 @@ settings.register_profile("default", deadline=None,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 settings.register_profile("stress", deadline=None, max_examples=2000, suppress_health_check=list(HealthCheck))
 settings.load_profile("stress" if os.environ.get("SCRATCHFS_STRESS") else "default")
+
+
+BACKENDS = ("local", "postgres+files", "postgres+s3")
+"""The combinations the contract tests run against: SQLite + files, PostgreSQL + files, PostgreSQL + S3."""
+CONTRACT_MODULES = {"test_read_handle", "test_lines", "test_toolkit", "test_store", "test_patterns", "test_adapter",
+                    "test_limits", "test_backend_contract"}
+"""Test modules whose store fixtures run against every combination of :data:`BACKENDS`."""
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    module = metafunc.module.__name__.rsplit(".", 1)[-1]
+    if module in CONTRACT_MODULES and "scratch_store_factory" in metafunc.fixturenames:
+        local_only = metafunc.definition.get_closest_marker("local_backend") is not None
+        metafunc.parametrize("backend", ("local",) if local_only else BACKENDS, indirect=True)
+
+
+BACKEND_EXAMPLES = 12
+"""Hypothesis examples per property test on the server backends (the local store runs the full profile; the
+round-trips there are the same code above the seams, and every request here is a network round trip)."""
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    callspec = getattr(item, "callspec", None)
+    test = getattr(item, "obj", None)
+    base = getattr(test, "_hypothesis_internal_use_settings", None)
+    if (callspec is None or callspec.params.get("backend", "local") == "local" or base is None
+            or os.environ.get("SCRATCHFS_STRESS")):
+        yield
+        return
+    test._hypothesis_internal_use_settings = settings(base, max_examples=min(base.max_examples, BACKEND_EXAMPLES))
+    try:
+        yield
+    finally:
+        test._hypothesis_internal_use_settings = base
+
+
+@pytest.fixture
+def backend(request: pytest.FixtureRequest) -> str:
+    """The storage combination of this test (``"local"`` unless a contract test is parametrized over them)."""
+    return getattr(request, "param", "local")
+
+
+@pytest.fixture
+def backend_urls(request: pytest.FixtureRequest, backend: str):
+    """``name -> {index=..., blobs=...}``: the URLs of a store named ``name`` on this test's backend (each name its
+    own PostgreSQL schema and S3 prefix, so two stores of one test are as separate as two roots)."""
+    if backend == "local":
+        return lambda name: {}
+    dsn, schema = request.getfixturevalue("postgres_dsn"), request.getfixturevalue("pg_schema")
+    bucket_url = request.getfixturevalue("s3_env") if backend == "postgres+s3" else None
+    names: dict[str, int] = {}
+
+    def urls(name: str) -> dict:
+        number = names.setdefault(name, len(names))
+        found = {"index": postgres_url(dsn, f"{schema}_{number}")}
+        if bucket_url:
+            found["blobs"] = f"{bucket_url}-{number}"
+        return found
+
+    return urls
+
+
+@pytest.fixture
+def scratch_store_factory(tmp_path, scratch_clock, backend_urls):
+    """The plugin's factory (see :mod:`scratchfs.pytest_plugin`), on this test's backend."""
+    stores: list[ScratchStore] = []
+
+    def factory(name: str = "extra", **settings):
+        settings.setdefault("clock", scratch_clock)
+        settings.setdefault("orphan_grace", 0.0)
+        store = ScratchStore(tmp_path / name, **backend_urls(name), **settings)
+        stores.append(store)
+        return store
+
+    yield factory
+    for store in stores:
+        store.close()
 
 
 # The store, clock and scope fixtures come from scratchfs's own pytest plugin (scratchfs.pytest_plugin, installed

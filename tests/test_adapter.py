@@ -45,7 +45,8 @@ def test_result_classes_per_tool_decide(scratch_scope):
     assert send_mail() == big and unknown() == big
     assert Offloader(scratch_scope, default_class="workspace").wrap(lambda: big, name="grep")().startswith('{"handle"')
     assert offloaded(scratch_scope, "query", name="q")(lambda: big)().startswith('{"handle"')
-    assert offloaded(scratch_scope, "query")(lambda: {"rows": big})() == {"rows": big}  # not text: untouched
+    as_json = offloaded(scratch_scope, "query")(lambda: {"rows": big})()  # a dict: judged as its JSON text
+    assert json.loads(as_json)["size"] == len(json.dumps({"rows": big}).encode())
 
 
 def test_async_tools_are_wrapped_too(scratch_scope):
@@ -103,3 +104,21 @@ def test_bytes_results_are_spilled_as_bytes(scratch_scope, content):
     obs = Offloader(scratch_scope).offload("tool", content, "query")
     assert obs.stub is not None
     assert scratch_scope.read_handle(obs.stub.handle, 0, 10).data == bytes(content[:10])
+
+
+def test_dict_and_list_results_are_judged_and_spilled_as_json(scratch_scope):
+    offloader = Offloader(scratch_scope, classes={"api": "query"})
+    big = {"items": [{"id": i, "name": f"item-{i}", "tags": ["a", "b"]} for i in range(2000)]}
+
+    @offloader.tool()
+    def api(n: int):
+        return big if n else {"ok": True}
+
+    assert api(0) == {"ok": True}  # small: the object itself, untouched
+    out = api.observe(1)
+    assert out.stub is not None and out.content == out.stub.to_json()
+    assert out.stub.content_type == "json"
+    text = json.dumps(big, ensure_ascii=False).encode()
+    assert scratch_scope.read_range(out.stub.handle, 0, 65536).data == text[:65536]
+    rows = [{"n": i, "when": object()} for i in range(10)]
+    assert offloader.offload("api", rows).content is rows  # not JSON: passed through as it was

@@ -198,7 +198,7 @@ def test_line_and_pattern_reads(cli, fixture_data, tmp_path):
     lines = data.splitlines(keepends=True)
     raw = cli("read-handle", handle, "--line", "100", "--lines", "3")
     assert raw.stdout_bytes == b"".join(lines[99:102])
-    assert f"next: read_handle(handle=\"{handle}\", line=103, lines=3)" in raw.stderr
+    assert f"next: scratchfs read-handle {handle} --line 103 --lines 3 --run run-1 --agent agent-1" in raw.stderr
     as_json = json.loads(cli("read-handle", handle, "--line", "100", "--lines", "3", "--json").stdout)
     assert (as_json["first_line"], as_json["next_line"], as_json["cut"]) == (100, 103, False)
     found = json.loads(cli("read-handle", handle, "--pattern", r"^\./fileinput\.py:\d+:def (\w+)",
@@ -214,10 +214,12 @@ def test_line_and_pattern_reads(cli, fixture_data, tmp_path):
 
 def test_raw_read_that_stops_early_says_where_to_go_on(cli):
     stub = json.loads(cli("spill", "--tool", "t", input="x" * 100_000).stdout)
-    result = cli("read-handle", stub["handle"], "--length", "100000")
+    refused = cli("read-handle", stub["handle"], "--length", "100000")  # one rule with MCP: over the cap is refused
+    assert refused.exit_code == 2 and "length: 100000 is greater than the maximum of 65536" in refused.stderr
+    result = cli("read-handle", stub["handle"], "--length", "65536")
     assert len(result.stdout_bytes) == 65536
     assert result.exit_code == 0
-    assert "offset=65536" in result.stderr and "34464 bytes follow" in result.stderr
+    assert "--offset 65536 --length 65536" in result.stderr and "34464 bytes follow" in result.stderr
     whole = cli("read-handle", stub["handle"], "--offset", "65536", "--length", "65536")
     assert len(whole.stdout_bytes) == 34464 and whole.stderr == ""
 
@@ -258,3 +260,29 @@ def test_demo_without_outputs_is_a_usage_error(tmp_path):
     result = CliRunner().invoke(main, ["demo", "--root", str(tmp_path / "root"), "--fixtures", str(empty)])
     assert result.exit_code == 2
     assert result.stderr.startswith("scratchfs: invalid argument: no recorded outputs")
+
+
+def test_closed_stdout_is_an_io_failure_not_silence(tmp_path):
+    env = {**os.environ, "SCRATCHFS_ROOT": str(tmp_path), "SCRATCHFS_RUN_ID": "r", "SCRATCHFS_AGENT_ID": "a"}
+    for command in ("scratch-list", "ls", "stats", "sweep"):
+        done = subprocess.run(["bash", "-c", f'"{sys.executable}" -m scratchfs {command} >&-'], env=env,
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 4, (command, done.stderr)
+        assert done.stderr == "scratchfs: storage: standard output is closed\n"
+
+
+def test_global_options_before_the_command(tmp_path):
+    runner = CliRunner()
+    root = str(tmp_path)
+    spilled = runner.invoke(main, ["--root", root, "--run", "r", "--agent", "a", "spill", "--tool", "t"],
+                            input="x" * 10_000)
+    assert spilled.exit_code == 0, spilled.output
+    handle = json.loads(spilled.stdout)["handle"]
+    listed = runner.invoke(main, ["--root", root, "ls"])
+    assert listed.exit_code == 0 and handle in listed.stdout
+    # an option after the command wins over the same option before it
+    other = runner.invoke(main, ["--root", root, "--run", "r", "--agent", "a", "read-handle", handle, "--agent", "b"])
+    assert other.exit_code == 1 and "(run 'r', agent 'b')" in other.stderr
+    missing = runner.invoke(main, ["--root", root, "read-handle", handle], env={"SCRATCHFS_RUN_ID": None,
+                                                                               "SCRATCHFS_AGENT_ID": None})
+    assert missing.exit_code == 2 and "Missing option '--run'" in missing.stderr

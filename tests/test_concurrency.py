@@ -223,11 +223,11 @@ def test_a_file_created_just_before_a_sweep_is_not_lost(store, monkeypatch):
     real_create = Blobs._create
     swept = []
 
-    def create_then_sweep(self, path):
-        fd = real_create(self, path)
+    def create_then_sweep(self, parts, name):
+        fds = real_create(self, parts, name)
         if not swept:
             swept.append(store.sweep().orphans_removed)
-        return fd
+        return fds
 
     monkeypatch.setattr(Blobs, "_create", create_then_sweep)
     scope = store.scope("run", "agent")
@@ -237,19 +237,17 @@ def test_a_file_created_just_before_a_sweep_is_not_lost(store, monkeypatch):
 
 
 def test_a_directory_removed_while_it_is_created_is_created_again(store, monkeypatch):
-    """A sweep removes an empty run directory between the two mkdir calls of os.makedirs."""
-    real_makedirs = os.makedirs
+    """A sweep removes an empty run directory between its creation and the agent directory's."""
+    real_mkdir = os.mkdir
     races = []
 
-    def racing_makedirs(name, mode=0o777, exist_ok=False):
-        if not races:
+    def racing_mkdir(name, mode=0o777, *, dir_fd=None):
+        if not races and name == "agent":
             races.append(name)
-            real_makedirs(os.path.dirname(name), mode, exist_ok=True)
-            os.rmdir(os.path.dirname(name))  # the sweeper's rmdir of an empty, old run directory
-            raise FileNotFoundError(2, "No such file or directory", name)
-        return real_makedirs(name, mode, exist_ok)
+            os.rmdir(store.blobs.run_dir("new-run"))  # the sweeper's rmdir of an empty, old run directory
+        return real_mkdir(name, mode, dir_fd=dir_fd)
 
-    monkeypatch.setattr(os, "makedirs", racing_makedirs)
+    monkeypatch.setattr(os, "mkdir", racing_mkdir)
     scope = store.scope("new-run", "agent")
     stub = scope.spill(b"x" * 100, source_tool="t")
     assert races and scope.read_handle(stub.handle).data == b"x" * 100

@@ -29,3 +29,21 @@ def test_demo_twice_starts_clean(tmp_path):
         assert CliRunner().invoke(main, ["demo", "--root", str(tmp_path)]).exit_code == 0
     with ScratchStore(tmp_path) as store:
         assert len(store.list_entries_for_run("demo")) == len(FIXTURE_FILES) + 1
+
+
+def test_demo_without_a_root_uses_a_temporary_store_and_names_the_right_file(tmp_path, monkeypatch):
+    """No --root and no $SCRATCHFS_ROOT: nothing is written to the user's cache directory; the stub shown is named
+    after the file it replaced, even when the first file was too small to spill."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    monkeypatch.delenv("SCRATCHFS_ROOT", raising=False)
+    fixtures = tmp_path / "outputs"
+    fixtures.mkdir()
+    (fixtures / "a-small.txt").write_bytes(b"tiny\n")
+    (fixtures / "b-page.html").write_bytes((FIXTURES / "browser-rust-book.html").read_bytes())
+    result = CliRunner().invoke(main, ["demo", "--fixtures", str(fixtures)], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    assert "a temporary store at " in result.stdout
+    assert "instead of b-page.html" in result.stdout and "instead of a-small.txt" not in result.stdout
+    assert not (home / ".cache" / "scratchfs").exists()

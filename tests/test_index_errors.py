@@ -108,6 +108,10 @@ def _operations(w: World) -> dict:
         finally:
             w.now[0] = 1_000_000.0
 
+    def uncached(call, *args):  # each run looks the row up in SQLite, not in this thread's lookup cache
+        w.store.index.connections.local.cache.clear()
+        return call(*args)
+
     return {
         # name: (call, check after a failure)
         "put: spill": (lambda: victim.spill(BIG + b"new"), None),
@@ -115,8 +119,8 @@ def _operations(w: World) -> dict:
             lambda: victim.scratch_write("old", b"new value"),
             lambda: victim.scratch_read("old") == b"old value"),
         "put: spill under a quota (usage)": (lambda: w.quota.scope("keep", "q").spill(BIG), None),
-        "lookup: read_handle": (lambda: victim.read_handle(w.victim_handle, 100, 50), None),
-        "lookup: scratch_read": (lambda: keep.scratch_read("k1"), None),
+        "lookup: read_handle": (lambda: uncached(victim.read_handle, w.victim_handle, 100, 50), None),
+        "lookup: scratch_read": (lambda: uncached(keep.scratch_read, "k1"), None),
         "gone: a deleted key": (lambda: victim.scratch_read("gone"), None),
         "touch: refresh on read": (lambda: w.refreshing.scope("keep", "agent").scratch_read("k2"), None),
         "list: scratch_list": (keep.scratch_list, None),

@@ -68,6 +68,19 @@ def test_an_empty_or_missing_index_beside_blobs_is_refused(tmp_path, how):
     assert len(list((tmp_path / "runs").rglob("*.zst"))) == 2  # the blobs are untouched
 
 
+def test_an_empty_index_is_created_on_purpose_for_a_rebuild(tmp_path):
+    from scratchfs.engine.backends import create_empty_index
+
+    _filled(tmp_path)
+    os.truncate(tmp_path / "index.sqlite", 0)
+    with pytest.raises(StorageError, match="lost or truncated"):
+        ScratchStore(tmp_path)
+    create_empty_index(tmp_path, busy_timeout=5.0)  # the explicit step a rebuild from the blobs takes first
+    with ScratchStore(tmp_path) as store:
+        assert store.list_entries() == []
+        assert len(store.blobs.blob_files()) == 2  # the blobs wait for the rebuild
+
+
 def _foreign(path, app_id: int = 0, version: int = 0) -> None:
     conn = sqlite3.connect(path)
     conn.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")

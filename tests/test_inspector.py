@@ -5,7 +5,10 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -35,11 +38,13 @@ def cli(*args):
     return CliRunner().invoke(main, list(args), catch_exceptions=False, terminal_width=200)
 
 
-def test_ls_shows_a_readable_table(root):
+def test_ls_piped_prints_tab_separated_rows(root):
     table = cli("ls", "--root", str(root))
     assert table.exit_code == 0
-    for text in ("all runs: 5 entries", "run-b", "agent-2", "512.0 KiB", "browser.get", "sql.query", "expires in",
-                 "ratio", "59m", "plan"):
+    header, *rows = table.stdout.splitlines()
+    assert header.split("\t") == ["run", "agent", "kind", "key", "size", "on disk", "ratio", "expires in", "tool"]
+    assert len(rows) == 5 and all(len(row.split("\t")) == 9 for row in rows)
+    for text in ("run-b", "agent-2", "512.0 KiB", "browser.get", "sql.query", "59m", "plan"):
         assert text in table.stdout, text
     only = cli("ls", "--root", str(root), "--run", "run-a", "--agent", "agent-2")
     assert "workspace.grep" in only.stdout and "browser.get" not in only.stdout
@@ -160,3 +165,43 @@ def test_every_command_takes_json(tmp_path):
     demo = cli("demo", "--root", root, "--json")
     assert demo.exit_code == 0
     assert len(json.loads(demo.stdout)) == 5
+
+
+def _on_a_terminal(args: list[str], columns: int) -> str:
+    """Run ``scratchfs ARGS`` with its stdout on a pseudo-terminal ``columns`` wide; return what it printed."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    proc = subprocess.run([sys.executable, "-m", "scratchfs", *args], stdout=follower, stderr=subprocess.PIPE,
+                          env=env, timeout=60, check=True)
+    os.close(follower)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(leader)
+    assert proc.returncode == 0
+    return re.sub(r"\x1b\[[0-9;]*m", "", out.decode())
+
+
+def test_tables_fit_an_80_column_terminal_and_never_cut_an_id(root):
+    with ScratchStore(root) as store:
+        entries = store.list_entries()
+    for args in (["ls", "--root", str(root)], ["stats", "--root", str(root)]):
+        shown = _on_a_terminal(args, 80)
+        lines = shown.replace("\r", "").splitlines()
+        assert lines and max(len(line) for line in lines) <= 80, args
+        for e in entries:
+            assert e.run_id in shown
+            if args[0] == "ls":
+                assert e.key in shown, e.key  # whole, on one line: a handle is copied into the next command

@@ -85,10 +85,14 @@ def test_a_line_longer_than_the_cap_is_cut_and_says_where_it_goes_on(scope):
     assert got.cut
     assert len(got.data) == MAX_READ_BYTES
     assert got.next_offset == 6 + MAX_READ_BYTES
-    assert got.next_line == 3
-    assert got.next_call == f'read_handle(handle="{handle}", offset={got.next_offset}, length={MAX_READ_BYTES})'
-    rest = scope.read_handle(handle, got.next_offset, MAX_READ_BYTES)
-    assert rest.data == data[got.next_offset : got.next_offset + MAX_READ_BYTES]
+    assert got.next_line == 2  # the cut line goes on at next_offset, read by lines: nothing is skipped
+    assert got.next_call == f'read_handle(handle="{handle}", offset={got.next_offset}, lines=2)'
+    parts = [got.data]
+    while got.next_call is not None:  # follow the cursor: by lines, from where each read stopped
+        got = scope.read_handle(handle, got.next_offset, lines=2)
+        assert got.first_line == 2 and got.offset == 6 + sum(map(len, parts))
+        parts.append(got.data)
+    assert b"".join(parts) == data[6:] and got.data.endswith(b"}\nafter\n")
     assert scope.read_handle(handle, line=3).data == b"after\n"
 
 

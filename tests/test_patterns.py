@@ -11,10 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scratchfs import InvalidArgument, PatternTimeout, PatternTooLong, ScratchStore
-from scratchfs.engine.search import LiteralMatcher, PatternMatcher, search
+from scratchfs.engine.search import LiteralMatcher, PatternMatcher, Sink, search
 from scratchfs.engine.seekable import SeekableReader, SeekableWriter, read_seek_table
 
-from .reference import line_of, regex_spans, windows
+from .reference import find_loop, line_of, regex_spans, windows
 
 # small pieces so that \\b, ^, $ and lookarounds meet buffer and frame edges often
 _atoms = [r"a", r"b", r"ab", r"\b", r"^", r"$", r"(?<=a)", r"(?<!b)", r"(?=b)", r"(?!a)", r"a+", r"[ab]{1,3}",
@@ -31,7 +31,8 @@ def contents(draw):
     return draw(st.text(alphabet="ab \n\rx1", max_size=6000)).encode()
 
 
-def run_search(tmp_path, data: bytes, matcher, start: int, context: int, max_matches: int, budget: int = 65536):
+def run_search(tmp_path, data: bytes, matcher, start: int, context: int, max_matches: int, budget: int = 65536,
+               sink_class=Sink):
     path = tmp_path / f"s{time.monotonic_ns()}.zst"
     fd = os.open(path, os.O_WRONLY | os.O_CREAT)
     writer = SeekableWriter(fd, frame_bytes=4096, count_lines=True)
@@ -44,7 +45,8 @@ def run_search(tmp_path, data: bytes, matcher, start: int, context: int, max_mat
         lines_before = [0]
         for count in writer.frame_newlines:
             lines_before.append(lines_before[-1] + count)
-        return search(reader, matcher, start, context, max_matches, budget, lambda f: lines_before[f] + 1)
+        return search(reader, matcher, start, context, max_matches, budget, lambda f: lines_before[f] + 1,
+                      sink_class)
     finally:
         os.close(fd)
 
@@ -177,3 +179,23 @@ def test_a_line_longer_than_the_line_limit_is_an_error(scope):
     assert found.next_offset == 6  # where the long line starts: the next call meets the error
     with pytest.raises(PatternTooLong):
         scope.read_handle(handle, found.next_offset, pattern=r"start")
+
+
+class DoubleCost(Sink):
+    """A budget counted another way: every window byte costs two."""
+
+    def cost(self, lo: int, hi: int) -> int:
+        return 2 * (hi - lo)
+
+    def cut(self, lo: int, hi: int) -> int:
+        return min(hi, lo + self.budget // 2)
+
+
+@given(needle=st.sampled_from([b"a", b"ab", b"b a"]), data=contents(), context=st.integers(0, 40),
+       budget=st.integers(200, 3000))
+def test_the_budget_is_counted_by_the_sinks_cost_alone(tmp_path_factory, needle, data, context, budget):
+    folder = tmp_path_factory.mktemp("c")
+    doubled = run_search(folder, data, LiteralMatcher(needle), 0, context, 400, 2 * budget, DoubleCost)
+    plain = run_search(folder, data, LiteralMatcher(needle), 0, context, 400, budget)
+    assert as_tuples(doubled) == as_tuples(plain)
+    assert as_tuples(plain) == windows(data, find_loop(data, needle), context, 400, budget=budget)

@@ -14,9 +14,7 @@ from scratchfs.engine.sqlite_index import Index
 
 
 def blob_files(store) -> list[str]:
-    return sorted(
-        os.path.join(d, f) for d, _, files in os.walk(store.root / "runs") for f in files if f.endswith(".zst")
-    )
+    return sorted(str(found.location) for found in store.blobs.blob_files())  # files or objects, on any backend
 
 
 def test_spill_round_trips_every_fixture(scope, fixture_data):
@@ -199,6 +197,7 @@ def test_list_entries_for_run_spans_agents_without_content(store):
     assert set(first) >= {"kind", "key", "agent_id", "size", "preview", "source_tool", "created_at", "expires_at"}
 
 
+@pytest.mark.local_backend  # looks at files under the root; tests/test_backend_contract.py covers the others
 def test_delete_run_and_agent_remove_rows_and_directories(store):
     a = store.scope("run", "a")
     b = store.scope("run", "b")
@@ -228,6 +227,7 @@ def test_a_deleted_run_can_be_used_again(store):
     assert scope.scratch_read("k") == b"2"
 
 
+@pytest.mark.local_backend  # looks at files under the root; tests/test_backend_contract.py covers the others
 def test_run_directory_removed_from_outside_reads_as_not_found_and_sweeps(store):
     import shutil
 
@@ -241,6 +241,7 @@ def test_run_directory_removed_from_outside_reads_as_not_found_and_sweeps(store)
     assert store.list_entries_for_run("run") == []
 
 
+@pytest.mark.local_backend  # looks at files under the root; tests/test_backend_contract.py covers the others
 def test_sweep_removes_expired_rows_files_and_orphans(store, clock):
     scope = store.scope("run", "a")
     for i in range(600):  # more than one batch
@@ -274,6 +275,7 @@ def test_orphans_younger_than_the_grace_period_stay(tmp_path):
         assert store.sweep().orphans_removed == 1
 
 
+@pytest.mark.local_backend  # looks at files under the root; tests/test_backend_contract.py covers the others
 def test_a_locked_in_flight_file_is_never_swept(store):
     import fcntl
 
@@ -323,6 +325,7 @@ def test_root_from_environment_and_default(tmp_path, monkeypatch):
         assert store.root == tmp_path / "cache" / "scratchfs"
 
 
+@pytest.mark.local_backend  # looks at files under the root; tests/test_backend_contract.py covers the others
 def test_index_schema_and_pragmas(store):
     conn = store.index.conn()
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"

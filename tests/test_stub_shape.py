@@ -28,8 +28,12 @@ def test_json_fixture_shape(scope, fixture_data):
     assert stub.content_type == "json"
     assert stub.shape.startswith(f"JSON object, {len(model)} keys: ")
     for key, value in model.items():
-        summary = f"{key}: object({len(value)} keys)" if isinstance(value, dict) else f"{key}: str"
+        summary = f"{key}: object({len(value)} keys: " if isinstance(value, dict) else f"{key}: str"
         assert summary in stub.shape
+    # key paths to aim a jq read: the first operation's members, three levels down
+    name, operation = next(iter(model["operations"].items()))
+    assert f"operations: object({len(model['operations'])} keys: {name}: {{name: str, http: {{method: str" in stub.shape
+    assert all(f"{member}: " in stub.shape for member in operation)
     assert stub.lines == len(lines_of(data))
 
 
@@ -48,6 +52,8 @@ def test_html_fixture_shape(scope, fixture_data):
     assert stub.content_type == "html"
     assert stub.shape.startswith(f'HTML, title "{title}", ~')
     assert "of text in 512 KiB" in stub.shape
+    headings = [re.sub(rb"<[^>]*>", b"", h).decode() for h in re.findall(rb"<h[1-3][^>]*>(.*?)</h[1-3]>", data)]
+    assert f"; {len(headings)} headings: h2 {headings[0]} | h1 {headings[1]} |" in stub.shape
 
 
 def test_grep_fixture_shape(scope, fixture_data):
@@ -61,8 +67,10 @@ def test_grep_fixture_shape(scope, fixture_data):
 
 
 @pytest.mark.parametrize(("content", "content_type", "shape"), [
-    (b'{"a":1}\n{"a":2}\n{"b":3}\n', "jsonl", "JSON lines, 3 records; first record keys: a"),
+    (b'{"a":1}\n{"a":2}\n{"b":[3]}\n', "jsonl", "JSON lines, 3 records; record keys: a: int, b: array(1) of int"),
     (b"[1, 2, 3]", "json", "JSON array of 3 items; first item: int"),
+    (b'{"items": [{"id": 1, "tags": ["x"]}], "n": null}', "json",
+     "JSON object, 2 keys: items: array(1) of {id: int, tags: array(1) of str}, n: null"),
     (b"2024-01-01 10:00:00 INFO start\n2024-01-01 10:00:01 ERROR boom\n", "log",
      "log, 2 lines, longest 30 bytes, 0% blank"),
     (b"\x89PNG\r\n\x1a\n\x00\x00", "binary", "binary, 10 B, PNG image; starts with 89 50 4e 47 0d 0a 1a 0a"),
@@ -83,9 +91,8 @@ def test_streaming_spill_of_a_large_json_says_it_sampled(scope):
     stub = scope.spill(iter(chunks), source_tool="api.list")
     assert stub.size == size
     assert stub.content_type == "json"
-    assert "(in the first 128 KiB of" in stub.shape  # a large document: its top level is parsed this far
-    assert "meta: object(1 keys)" in stub.shape
-    assert "items: array (runs past the sample)" in stub.shape
+    # a large document: its top level is described whole, by streaming the stored content
+    assert stub.shape == "JSON object, 3 keys: meta: object(1 keys: n), items: array(400001) of {id}, tail: int"
 
 
 def test_head_and_tail_preview(tmp_path, fixture_data):
@@ -113,7 +120,8 @@ def test_note_names_the_next_calls_with_this_handle(scope, fixture_data):
     covered = len(stub.preview.encode())
     next_line = stub.preview.count("\n") + 1
     assert f'read_handle(handle="{stub.handle}", offset={covered}, length=4096)' in stub.note
-    assert f'read_handle(handle="{stub.handle}", line={next_line}, lines=50)' in stub.note
+    count = 4096 * stub.lines // stub.size  # as many lines as hold about 4 KiB, at the average line length
+    assert f'read_handle(handle="{stub.handle}", line={next_line}, lines={count})' in stub.note
     assert f'read_handle(handle="{stub.handle}", pattern="REGEX")' in stub.note
 
 

@@ -11,7 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scratchfs import MAX_READ_BYTES, InvalidArgument, NotFound
-from scratchfs.api.contract import TOOL_SPECS, ScratchTools, check_arguments, error_text
+from scratchfs.api.contract import ScratchTools, error_text, to_json
+from scratchfs.api.tools import TOOL_SPECS, check_arguments
+from scratchfs.foundation.limits import MAX_REPLY_BYTES
 
 from .mcp_support import find_all, match_offsets, window_is_exact
 
@@ -20,7 +22,10 @@ TEXT = st.text(alphabet=st.sampled_from("ab \n\té—✓日本語😀\u0301"), m
 
 
 def piece_bytes(piece: dict) -> bytes:
-    return base64.b64decode(piece["data"]) if piece.get("encoding") == "base64" else piece["data"].encode()
+    """The content bytes a piece shows: a hex dump read back, or the text (U+FFFD where bytes were replaced)."""
+    if piece.get("encoding") == "hexdump":
+        return b"".join(bytes.fromhex(line[10:57]) for line in piece["data"].split("\n") if line)
+    return piece["data"].encode()
 
 
 @given(text=TEXT, offset=st.integers(0, 12_000), length=st.integers(1, 5000))
@@ -62,17 +67,22 @@ def test_reading_on_from_next_offset_reassembles_the_content(scratch_scope, fixt
 
 
 @given(data=st.binary(max_size=3000), offset=st.integers(0, 3000), length=st.integers(1, 3000))
-def test_bytes_that_are_not_utf8_come_as_base64(scratch_scope, data, offset, length):
+def test_any_bytes_come_as_text_with_replacements_or_as_a_hex_dump(scratch_scope, data, offset, length):
+    """One rule: binary content is a hex dump of exactly the range; any other content is text, each invalid byte a
+    U+FFFD, counted by ``replaced``."""
     offset = min(offset, len(data))
-    handle = scratch_scope.spill(data).handle
-    r = ScratchTools(scratch_scope).read_handle(handle, offset, length)
-    got = piece_bytes(r)
-    assert got == data[r["offset"] : r["offset"] + r["length"]]
-    if r.get("encoding") == "base64":
-        assert r["offset"] == offset
-        assert got == data[offset : offset + max(length, min(r["length"], 4))]
-        with pytest.raises(UnicodeDecodeError):
-            got.decode("utf-8")
+    stub = scratch_scope.spill(data)
+    r = ScratchTools(scratch_scope).read_handle(stub.handle, offset, length)
+    raw = data[r["offset"] : r["offset"] + r["length"]]
+    if r.get("encoding") == "hexdump":
+        assert stub.content_type == "binary"
+        assert r["offset"] == offset and piece_bytes(r) == raw
+    else:
+        assert "encoding" not in r and stub.content_type != "binary"
+        assert r["data"] == raw.decode("utf-8", "replace")
+        dropped = len(raw) - len(raw.decode("utf-8", "ignore").encode())
+        assert r.get("replaced", 0) == dropped
+        assert 0 <= r["offset"] - offset <= 3
 
 
 @given(text=TEXT, needle=st.sampled_from(["a", "日本", "é", "😀", "b\n"]), context=st.integers(0, 40))
@@ -120,10 +130,16 @@ def test_line_reads_and_pattern_searches_through_the_tool(scratch_scope, fixture
 def test_a_line_cut_by_the_cap_is_cut_on_a_character(scratch_scope):
     data = ("é" * 40_000 + "\n").encode()  # one line of 80,001 bytes
     handle = scratch_scope.spill(data).handle
-    r = ScratchTools(scratch_scope).read_handle(handle, line=1, lines=1)
-    assert r["cut"] is True and r["length"] == MAX_READ_BYTES and r["next_offset"] == MAX_READ_BYTES
-    assert r["data"] == "é" * (MAX_READ_BYTES // 2)
-    assert r["next_call"] == f'read_handle(handle="{handle}", offset={MAX_READ_BYTES}, length={MAX_READ_BYTES})'
+    tools = ScratchTools(scratch_scope)
+    r = tools.read_handle(handle, line=1, lines=1, budget=MAX_REPLY_BYTES)
+    assert r["cut"] is True and r["length"] % 2 == 0 and r["next_offset"] == r["length"] > 60_000
+    assert r["data"] == "é" * (r["length"] // 2)
+    assert len(to_json(r).encode()) <= MAX_REPLY_BYTES
+    assert r["next_line"] == 1  # the cut line goes on: by the cursor, from where it stops
+    assert r["next_call"] == f'read_handle(handle="{handle}", offset={r["length"]}, lines=1)'
+    rest = tools.call("read_handle", {"handle": handle, "offset": r["next_offset"], "lines": 1, "budget": 65536})
+    assert rest["first_line"] == 1 and rest["offset"] == r["length"]
+    assert (rest["data"].encode() == data[r["length"] :]) and rest["next_call"] is None
 
 
 def test_scratchpad_tools_round_trip(scratch_scope, scratch_clock):
@@ -134,14 +150,15 @@ def test_scratchpad_tools_round_trip(scratch_scope, scratch_clock):
     tools.call("scratch_write", {"key": "blob", "value": base64.b64encode(b"\x00\xff\xfe").decode(),
                                  "encoding": "base64"})
     assert tools.call("scratch_read", {"key": "plan"})["data"] == "1) lire 2) écrire"
-    blob = tools.call("scratch_read", {"key": "blob"})
-    assert blob["encoding"] == "base64" and base64.b64decode(blob["data"]) == b"\x00\xff\xfe"
+    blob = tools.call("scratch_read", {"key": "blob"})  # binary: a hex dump
+    assert blob["encoding"] == "hexdump" and blob["data"] == "00000000  00 ff fe" + " " * 39 + "  |...|"
     part = tools.call("scratch_read", {"key": "plan", "offset": 3, "length": 5})
     assert part == {"key": "plan", "offset": 3, "length": 5, "size": 18, "next_offset": 8, "remaining": 10,
                     "next_call": 'scratch_read(key="plan", offset=8, length=5)', "data": "lire "}
     listed = tools.call("scratch_list", {"prefix": "pl"})
     assert listed == {"prefix": "pl", "entries": [{"key": "plan", "size": 18, "expires_in": 60.0,
-                                                   "preview": "1) lire 2) écrire"}]}
+                                                   "preview": "1) lire 2) écrire"}],
+                      "next_cursor": None, "next_call": None}
     scratch_clock.advance(61)
     assert [e["key"] for e in tools.call("scratch_list")["entries"]] == ["blob"]
     assert tools.call("scratch_delete", {"key": "blob"}) == {"key": "blob", "deleted": True}
@@ -152,9 +169,13 @@ def test_large_scratch_values_are_read_in_capped_pieces(scratch_scope):
     value = "x" * (MAX_READ_BYTES + 10)
     tools = ScratchTools(scratch_scope)
     tools.scratch_write("big", value)
-    first = tools.scratch_read("big")
-    assert first["length"] == MAX_READ_BYTES and first["next_offset"] == MAX_READ_BYTES
-    assert tools.scratch_read("big", offset=first["next_offset"])["data"] == "x" * 10
+    first = tools.scratch_read("big", budget=MAX_REPLY_BYTES)
+    assert first["next_offset"] == first["length"] and len(to_json(first).encode()) <= MAX_REPLY_BYTES
+    assert first["next_call"] == f'scratch_read(key="big", offset={first["length"]}, length={MAX_READ_BYTES})'
+    rest = tools.scratch_read("big", offset=first["next_offset"], budget=MAX_REPLY_BYTES)
+    assert rest["data"] == "x" * (len(value) - first["length"]) and rest["next_offset"] is None
+    small = tools.scratch_read("big")  # the default budget: 8 KiB of JSON
+    assert len(to_json(small).encode()) <= 8192 < len(to_json(small).encode()) + 100
 
 
 @pytest.mark.parametrize(("name", "args", "message"), [

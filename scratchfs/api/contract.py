@@ -1,351 +1,281 @@
-"""The store's verbs as model-facing tools: names, descriptions, input schemas, and the JSON result contract.
+"""The one model-facing JSON contract: every reply a model receives, from MCP, the adapter, the CLI's ``--json`` and
+the web API, is built here and fitted into its budget (:mod:`scratchfs.api.views`).
 
-Shared by every face that hands the verbs to a model -- the MCP server and proxy (:mod:`scratchfs.mcp_server`,
-:mod:`scratchfs.mcp_proxy`) and the agent-loop adapter (:mod:`scratchfs.adapter`) -- so that they all answer alike.
+Every result is one JSON object; every read says how to go on: ``next_offset`` / ``next_line`` / ``next_cursor``,
+``remaining`` bytes and ``next_call``, the exact call that reads on (``null`` at the end). Sizes and offsets are bytes
+of the content; ``ttl`` and ``expires_in`` are seconds; ``expires_at`` is epoch seconds. ``data`` is text (invalid
+bytes as U+FFFD, counted by ``replaced``) or, for binary content, a hex dump (``"encoding": "hexdump"``).
 
-Tools: ``read_handle``, ``scratch_write``, ``scratch_read``, ``scratch_list``, ``scratch_delete``
-(:data:`TOOL_SPECS`). Arguments are checked against each tool's JSON Schema (``jsonschema``, Draft 2020-12) before
-the store sees them; a bad argument raises :class:`~scratchfs.errors.InvalidArgument` naming it.
-
-Result contract (every result is one JSON object; every read says how to go on: ``next_offset`` / ``next_line``,
-``remaining`` bytes and ``next_call``, the exact call that reads on, ``null`` at the end):
-
-* ``read_handle`` by range: ``{handle, offset, length, size, next_offset, remaining, next_call, data}``. ``data`` is
-  text cut to whole UTF-8 characters: a character cut by the end of the range is left for the next read
-  (``next_offset`` is the first byte not returned, ``null`` at the end), and continuation bytes at the start of a
-  range that begins inside a character are skipped (``offset`` is then where ``data`` really starts). ``data``
-  always equals the content's bytes ``[offset, offset + length)`` decoded; a range shorter than the character at its
-  start returns that whole character (at most 3 bytes more), so a reader always gets on. Bytes that are not UTF-8
-  come as base64 with
-  ``"encoding": "base64"`` (the range exactly as read).
-* ``read_handle`` by lines (``line``, ``lines``): the range keys plus ``first_line, lines, total_lines, next_line,
-  cut`` (``cut``: the read cap stopped inside a line, which goes on at ``next_offset``).
-* ``read_handle`` by ``match`` or ``pattern``: ``{handle, match (or pattern), size, next_offset, more, remaining,
+* ``read_handle`` by range: ``{handle, offset, length, size, next_offset, remaining, next_call, data}``: whole UTF-8
+  characters (a character cut by the end of the range is left for the next read; a range starting inside a character
+  starts after it, and ``offset`` says where; a range shorter than the character at its start returns that whole
+  character, so a reader always gets on).
+* by lines: the range keys plus ``first_line, lines, total_lines, next_line, cut``; a read cut inside a line (by the
+  cap or the budget) goes on by ``offset=next_offset, lines=N``: no byte is skipped.
+* by ``match`` / ``pattern``: ``{handle, match (or pattern, ignore_case), size, next_offset, more, remaining,
   next_call, windows: [{match_offset, line, offset, length, matches: [{offset, length, line}], data}]}``; windows
-  whose context overlaps are merged and list each match; each window is trimmed to whole characters the same way
-  (one that is not UTF-8 is base64 with ``"encoding": "base64"``); ``next_offset`` resumes the search, ``null`` when
-  no match is left. ``ignore_case`` is given when it was set.
-* ``scratch_write``: ``{key, size, ttl, expires_at}``; ``scratch_read``: ``{key, offset, length, size, next_offset,
-  remaining, next_call, data}`` as a range read (``next_call`` names ``scratch_read``); ``scratch_list``:
-  ``{prefix, entries: [{key, size, expires_in, preview}]}``; ``scratch_delete``: ``{key, deleted}``.
-
-Sizes and offsets are bytes; ``ttl`` and ``expires_in`` are seconds; ``expires_at`` is epoch seconds.
+  whose context overlaps are merged; a reply over budget keeps fewer windows, then fewer matches, then less context,
+  and ``next_offset`` is the first match not shown.
+* ``scratch_write``: ``{key, size, ttl, expires_at}``; ``scratch_read``: a range read of the value (``key`` for
+  ``handle``, ``next_call`` names ``scratch_read``); ``scratch_list``: ``{prefix, entries: [{key, size, expires_in,
+  preview}], next_cursor, next_call}``; ``scratch_delete``: ``{key, deleted}``.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
-from scratchfs.api.results import LineSlice, Matches, Slice
+from scratchfs.api.results import LineSlice, Matches, Page, Slice, render_call
 from scratchfs.api.scope import Scope
-from scratchfs.engine.search import MAX_REACH_BYTES, Window
-from scratchfs.foundation.checks import check_key
+from scratchfs.api.tools import TOOL_SPECS, check_arguments
+from scratchfs.api.views import fit, lead_inside_character, piece, reply_size, to_json
+from scratchfs.engine.search import Window
+from scratchfs.foundation.checks import check_int, check_key
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import (
-    DEFAULT_CONTEXT,
-    DEFAULT_LINES,
-    DEFAULT_MATCHES,
-    DEFAULT_READ_BYTES,
     LIST_PREVIEW_CHARS,
-    MAX_CONTEXT_BYTES,
-    MAX_LINES,
-    MAX_MATCHES,
+    MAX_LIST_ENTRIES,
     MAX_READ_BYTES,
-    MAX_TTL,
+    MAX_REPLY_BYTES,
+    MIN_REPLY_BYTES,
 )
-from scratchfs.foundation.text import decode_or_none, utf8_lead_length, utf8_partial_tail, utf8_suffix_start
+from scratchfs.foundation.text import utf8_lead_length
+
+# -- ranges and lines -----------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ToolSpec:
-    """One model-facing tool: ``name``, ``description`` (for the model) and ``input_schema`` (JSON Schema)."""
+def range_reply(sl: Slice, budget: int, before: bytes = b"") -> dict[str, Any]:
+    """A range read as the contract's JSON object, fitted into ``budget`` bytes (``before``: up to 3 content bytes
+    just before the slice, to tell whether it starts inside a character)."""
+    name = "key" if sl.kind == "scratch" else "handle"
 
-    name: str
-    description: str
-    input_schema: dict[str, Any]
+    def build(k: int) -> dict[str, Any]:
+        part = sl.prefix(max(k, _first_character(sl.data) if not sl.binary else 1))
+        shown = piece(part.data, part.offset, part.size, part.binary, before=before)
+        at = shown.offset - part.offset
+        part = replace(part, offset=shown.offset, data=part.data[at : at + shown.length])
+        part = part.prefix(shown.length)
+        return {name: sl.handle, **shown.fields(), "size": sl.size, "next_offset": part.next_offset,
+                "remaining": part.remaining, "next_call": part.next_call, **shown.content_fields()}
 
-
-_HANDLE = {"type": "string", "description": "The handle from a stub, e.g. \"h_abc...\" (exactly as given)."}
-_KEY = {"type": "string", "minLength": 1, "description": "The scratchpad key (1-512 bytes of text, case-sensitive)."}
-
-TOOL_SPECS: dict[str, ToolSpec] = {spec.name: spec for spec in (
-    ToolSpec(
-        "read_handle",
-        "Read back a large tool result that was stored out of your context. When a result was too large, you got a "
-        "stub instead: {handle, preview, size, lines, content_type, shape, note}. Pass its handle here and read only "
-        "what you need, in small pieces. Modes:\n"
-        "- Search (usually best first): `match` (exact text) or `pattern` (a regular expression, Python syntax, `^` "
-        "and `$` per line, matched against the UTF-8 bytes: `.` is one byte, so write `caf(é|e)`, not `caf.`; "
-        "`ignore_case` for either, ASCII letters only); you get windows of `context` bytes around up to "
-        "`max_matches` matches, with their line numbers.\n"
-        f"- Lines: `line` (1-based) and `lines` (default {DEFAULT_LINES}), as an editor counts them.\n"
-        f"- Range: bytes from `offset` (default 0), `length` bytes (default {DEFAULT_READ_BYTES}).\n"
-        "Every result says how to go on: next_offset / next_line, remaining bytes, and next_call, the exact call "
-        "for the next piece (null when there is nothing more). Offsets and sizes are bytes of the UTF-8 text; data "
-        "that is not text comes base64-encoded with \"encoding\": \"base64\". One call returns at most "
-        f"{MAX_READ_BYTES} bytes: never try to read a whole large result.",
-        {
-            "type": "object",
-            "properties": {
-                "handle": _HANDLE,
-                "offset": {"type": "integer", "minimum": 0, "default": 0,
-                           "description": "Range: the first byte to return. Search: where the search starts (pass "
-                                          "the previous result's next_offset to continue)."},
-                "length": {"type": "integer", "minimum": 1, "maximum": MAX_READ_BYTES, "default": DEFAULT_READ_BYTES,
-                           "description": "Range only: how many bytes to return."},
-                "line": {"type": "integer", "minimum": 1, "default": 1,
-                         "description": "Lines: the first line to return (1-based)."},
-                "lines": {"type": "integer", "minimum": 1, "maximum": MAX_LINES, "default": DEFAULT_LINES,
-                          "description": "Lines: how many lines to return."},
-                "match": {"type": "string", "minLength": 1,
-                          "description": "Search for this exact text (case-sensitive unless ignore_case)."},
-                "pattern": {"type": "string", "minLength": 1,
-                            "description": "Search for this regular expression (Python syntax over the UTF-8 bytes: . "
-                                           "is one byte; ^ and $ per line; a match that spans lines may span at "
-                                           f"most {MAX_REACH_BYTES} bytes)."},
-                "ignore_case": {"type": "boolean", "default": False,
-                                "description": "Search only: match ASCII letters regardless of case."},
-                "context": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT_BYTES,
-                            "default": DEFAULT_CONTEXT, "description": "Search only: bytes shown on each side of a "
-                                                                       "match."},
-                "max_matches": {"type": "integer", "minimum": 1, "maximum": MAX_MATCHES, "default": DEFAULT_MATCHES,
-                                "description": "Search only: most matches to return in this call."},
-            },
-            "required": ["handle"],
-            "additionalProperties": False,
-        },
-    ),
-    ToolSpec(
-        "scratch_write",
-        "Save a note or an intermediate result in your scratchpad under a key. It stays out of your context until "
-        "you read it back with scratch_read. Writing a key again replaces its value. Values expire after `ttl` "
-        "seconds (default one hour). Use it for plans, partial results and anything you need again later in this "
-        "run. Returns {key, size, ttl, expires_at}.",
-        {
-            "type": "object",
-            "properties": {
-                "key": _KEY,
-                "value": {"type": "string", "description": "The text to store (or base64, see encoding)."},
-                "encoding": {"type": "string", "enum": ["utf-8", "base64"], "default": "utf-8",
-                             "description": "\"base64\" if value is base64-encoded bytes."},
-                "ttl": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_TTL,
-                        "description": "Seconds until the value expires (default: one hour)."},
-            },
-            "required": ["key", "value"],
-            "additionalProperties": False,
-        },
-    ),
-    ToolSpec(
-        "scratch_read",
-        "Read a value from your scratchpad (written earlier with scratch_write). Returns {key, offset, length, size, "
-        f"next_offset, data}}; at most {MAX_READ_BYTES} bytes per call: if next_offset is not null, call again with "
-        "offset=<next_offset> for the rest.",
-        {
-            "type": "object",
-            "properties": {
-                "key": _KEY,
-                "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "First byte to return."},
-                "length": {"type": "integer", "minimum": 1, "maximum": MAX_READ_BYTES, "default": MAX_READ_BYTES,
-                           "description": "Most bytes to return."},
-            },
-            "required": ["key"],
-            "additionalProperties": False,
-        },
-    ),
-    ToolSpec(
-        "scratch_list",
-        "List the keys in your scratchpad (optionally only those starting with `prefix`), oldest first, with each "
-        "value's size in bytes, seconds until it expires and the start of its text. Values are not returned: use "
-        "scratch_read. Returns {prefix, entries: [{key, size, expires_in, preview}]}.",
-        {
-            "type": "object",
-            "properties": {
-                "prefix": {"type": "string", "default": "",
-                           "description": "Only keys starting with this text (exact, case-sensitive)."},
-            },
-            "additionalProperties": False,
-        },
-    ),
-    ToolSpec(
-        "scratch_delete",
-        "Delete a key from your scratchpad. Returns {key, deleted}; deleted is false if there was no live value.",
-        {
-            "type": "object",
-            "properties": {"key": _KEY},
-            "required": ["key"],
-            "additionalProperties": False,
-        },
-    ),
-)}
-"""The tools, by name."""
+    return fit(len(sl.data), build, budget)
 
 
+def lines_reply(ls: LineSlice, budget: int) -> dict[str, Any]:
+    """A line read as the contract's JSON object, fitted into ``budget`` bytes (cut inside a line when it must; the
+    cursor then resumes there)."""
 
-# -- UTF-8 trimming -------------------------------------------------------------------------------------------------
+    def build(k: int) -> dict[str, Any]:
+        part = ls.prefix(max(k, _first_character(ls.data) if not ls.binary else 1))
+        shown = piece(part.data, part.offset, part.size, part.binary)
+        if shown.length < len(part.data):  # a character cut at the end: left for the next read
+            part = part.prefix(shown.length)
+        return {"handle": ls.handle, **shown.fields(), "size": ls.size, "next_offset": part.next_offset,
+                "first_line": part.first_line, "lines": part.lines, "total_lines": part.total_lines,
+                "next_line": part.next_line, "cut": part.cut, "remaining": part.remaining,
+                "next_call": part.next_call, **shown.content_fields()}
 
-def _text_piece(raw: bytes, offset: int, size: int, keep_from: int | None = None, keep_to: int | None = None
-                ) -> dict[str, Any]:
-    """``{offset, length, data}`` (plus ``encoding`` when base64) for the bytes ``raw`` at ``offset`` of a content
-    of ``size`` bytes, trimmed to whole characters without cutting into ``[keep_from, keep_to)``."""
-    lead = utf8_suffix_start(raw) if offset > 0 else 0
-    if keep_from is not None:
-        lead = min(lead, keep_from - offset)
-    end = offset + len(raw)
-    tail = utf8_partial_tail(raw[lead:]) if end < size else 0
-    if keep_to is not None:
-        tail = min(tail, max(0, end - keep_to))
-    body = raw[lead : len(raw) - tail]
-    text = decode_or_none(body)
-    if text is None:
-        return {"offset": offset, "length": len(raw), "data": base64.b64encode(raw).decode("ascii"),
-                "encoding": "base64"}
-    return {"offset": offset + lead, "length": len(body), "data": text}
+    return fit(len(ls.data), build, budget)
 
 
-def _first_character(sl: Slice) -> Slice:
-    """The slice cut after its first whole character (continuation bytes it starts with are skipped first)."""
-    lead = utf8_suffix_start(sl.data) if sl.offset > 0 else 0
-    if lead >= len(sl.data):
-        return sl
-    data = sl.data[: lead + utf8_lead_length(sl.data[lead])]
-    end = sl.offset + len(data)
-    return replace(sl, data=data, next_offset=end if end < sl.size else None)
+def _first_character(data: bytes) -> int:
+    """Bytes of the first UTF-8 character of ``data`` (1 for an invalid byte), so a reply always moves on."""
+    return min(len(data), utf8_lead_length(data[0])) if data else 0
 
 
-def _whole_characters(sl: Slice, read: Callable[[int], Slice], name: str) -> dict[str, Any]:
-    """:func:`range_result` of ``sl``; when the range is shorter than the character it starts, that whole
-    character instead (``read(length)`` reads the same offset again), so a reader always moves on."""
-    out = range_result(sl, name=name)
-    if not out["length"] and sl.data and out["next_offset"] is not None:
-        wider = read(len(sl.data) + 3)
-        out = range_result(_first_character(replace(wider, requested=sl.requested)), name=name)
-    return out
+# -- searches -------------------------------------------------------------------------------------------------------
 
 
-def _cursor(sl: Slice | LineSlice) -> dict[str, Any]:
-    return {"remaining": sl.remaining, "next_call": sl.next_call}
-
-
-def range_result(sl: Slice, name: str = "handle") -> dict[str, Any]:
-    """A range read as the contract's JSON object (see the module docstring); ``name`` is ``"handle"`` or ``"key"``."""
-    piece = _text_piece(sl.data, sl.offset, sl.size)
-    if not piece.get("encoding"):
-        end = piece["offset"] + piece["length"]
-        body = sl.data[piece["offset"] - sl.offset : end - sl.offset]
-        sl = replace(sl, offset=piece["offset"], data=body, next_offset=end if end < sl.size else None)
-    result = {name: sl.handle, "offset": piece["offset"], "length": piece["length"], "size": sl.size,
-              "next_offset": sl.next_offset, **_cursor(sl), "data": piece["data"]}
-    if piece.get("encoding"):
-        result["encoding"] = piece["encoding"]
-    return result
-
-
-def lines_result(sl: LineSlice) -> dict[str, Any]:
-    """A line read as the contract's JSON object (see the module docstring)."""
-    data = sl.data
-    if sl.cut and sl.next_offset is not None:  # the cap stopped inside a line: maybe inside a character too
-        tail = utf8_partial_tail(data)
-        if tail and decode_or_none(data[: len(data) - tail]) is not None:
-            data = data[: len(data) - tail]
-            sl = replace(sl, data=data, next_offset=sl.offset + len(data))
-    text = decode_or_none(data)
-    result = {"handle": sl.handle, "offset": sl.offset, "length": len(data), "size": sl.size,
-              "next_offset": sl.next_offset, "first_line": sl.first_line, "lines": sl.lines,
-              "total_lines": sl.total_lines, "next_line": sl.next_line, "cut": sl.cut, **_cursor(sl),
-              "data": text if text is not None else base64.b64encode(data).decode("ascii")}
-    if text is None:
-        result["encoding"] = "base64"
-    return result
-
-
-def window_result(window: Window, size: int) -> dict[str, Any]:
-    """One search window as ``{match_offset, line, offset, length, matches, data}`` (plus ``encoding`` when
-    base64)."""
+def window_json(window: Window, size: int, binary: bool) -> dict[str, Any]:
+    """One search window: ``{match_offset, line, offset, length, matches, data}`` (plus ``replaced``/``encoding``)."""
     match_end = max(h.offset + h.length for h in window.matches) if window.matches else window.match_offset
-    piece = _text_piece(window.data, window.offset, size, window.match_offset, match_end)
-    return {"match_offset": window.match_offset, "line": window.line, "offset": piece["offset"],
-            "length": piece["length"],
+    shown = piece(window.data, window.offset, size, binary, before=None, keep_from=window.match_offset,
+                  keep_to=match_end)
+    return {"match_offset": window.match_offset, "line": window.line, **shown.fields(),
             "matches": [{"offset": h.offset, "length": h.length, "line": h.line} for h in window.matches],
-            "data": piece["data"], **({"encoding": piece["encoding"]} if "encoding" in piece else {})}
+            **shown.content_fields()}
 
 
-def matches_result(found: Matches) -> dict[str, Any]:
-    """A search as the contract's JSON object (see the module docstring)."""
+def matches_reply(found: Matches, budget: int) -> dict[str, Any]:
+    """A search as the contract's JSON object, fitted into ``budget`` bytes: fewer windows, then fewer matches of the
+    first window, then less context, then the first match cut; ``next_offset`` is the first match not shown."""
+    reply = _matches_json(found, found.windows, found.next_offset)
+    if reply_size(reply) <= budget or not found.windows:
+        return reply
+    windows = found.windows
+    count = _most(len(windows) - 1, lambda n: reply_size(_matches_json(found, windows[:n], _first_hit(windows[n])))
+                  <= budget)
+    if count:
+        return _matches_json(found, windows[:count], _first_hit(windows[count]))
+    after = _first_hit(windows[1]) if len(windows) > 1 else found.next_offset
+    return _fit_one_window(found, windows[0], after, budget)
+
+
+def _first_hit(window: Window) -> int:
+    return window.matches[0].offset
+
+
+def _most(high: int, fits: Callable[[int], bool]) -> int:
+    """The largest ``n`` in ``[0, high]`` with ``fits(n)`` (``fits`` monotone; ``fits(0)`` assumed), by bisection."""
+    low = 0
+    while low < high:
+        mid = (low + high + 1) // 2
+        if fits(mid):
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _fit_one_window(found: Matches, window: Window, after: int | None, budget: int) -> dict[str, Any]:
+    """The first window alone is over budget: keep its first matches, then less context, then the match's start."""
+    hits = window.matches
+
+    def cut(first: int, last: int, keep: int) -> Window:
+        """The window's bytes ``[first, last)`` holding its first ``keep`` hits."""
+        lo, hi = max(first, window.offset), min(last, window.offset + len(window.data))
+        data = window.data[lo - window.offset : hi - window.offset]
+        return Window(hits[0].offset, lo, data, hits[0].line, tuple(hits[:keep]))
+
+    def with_hits(n: int) -> dict[str, Any]:
+        end = hits[n - 1].offset + hits[n - 1].length + found.context
+        return _matches_json(found, [cut(window.offset, end, n)], hits[n].offset if n < len(hits) else after)
+
+    keep = _most(len(hits), lambda n: n >= 1 and reply_size(with_hits(n)) <= budget)
+    if keep:
+        return with_hits(keep)
+    first = hits[0]
+    rest = hits[1].offset if len(hits) > 1 else after
+
+    def with_context(c: int) -> dict[str, Any]:
+        return _matches_json(found, [cut(first.offset - c, first.offset + first.length + c, 1)], rest)
+
+    context = _most(found.context, lambda c: reply_size(with_context(c)) <= budget)
+    if reply_size(with_context(context)) <= budget:
+        return with_context(context)
+    shown = _most(first.length, lambda n: n >= 1 and reply_size(
+        _matches_json(found, [cut(first.offset, first.offset + n, 1)], rest)) <= budget)
+    return _matches_json(found, [cut(first.offset, first.offset + max(1, shown), 1)], rest)
+
+
+def _matches_json(found: Matches, windows: list[Window], next_offset: int | None) -> dict[str, Any]:
+    shown = replace(found, windows=windows, next_offset=next_offset)
     if found.pattern is not None:
         what: dict[str, Any] = {"pattern": found.pattern, "ignore_case": found.ignore_case}
     else:
         what = {"match": (found.match or b"").decode("utf-8", "replace")}
         if found.ignore_case:
             what["ignore_case"] = True
-    return {
-        "handle": found.handle, **what, "size": found.size, "next_offset": found.next_offset, "more": found.more,
-        "remaining": found.remaining, "next_call": found.next_call,
-        "windows": [window_result(w, found.size) for w in found.windows],
-    }
+    return {"handle": found.handle, **what, "size": found.size, "next_offset": shown.next_offset,
+            "more": shown.more, "remaining": shown.remaining, "next_call": shown.next_call,
+            "windows": [window_json(w, found.size, found.binary) for w in windows]}
 
 
-def to_json(result: Mapping[str, Any]) -> str:
-    """A result as the compact JSON text that enters the context (non-ASCII kept as is)."""
-    return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+# -- structure reads ------------------------------------------------------------------------------------------------
+
+STRUCTURE_ARGUMENTS = frozenset({"jq", "record", "records", "row", "rows", "columns", "view", "select", "cursor"})
+"""The arguments of ``read_handle``'s structure reads."""
 
 
-def error_text(exc: BaseException) -> str:
-    """The text of a tool error: ``"<kind>: <message>"``, e.g. ``"not found: no handle 'h_...' in this scope"``."""
-    if isinstance(exc, ScratchError):
-        return f"{exc.kind}: {exc}"
-    return f"error: {type(exc).__name__}: {exc}"
-
-
-# -- argument checking ----------------------------------------------------------------------------------------------
-
-_VALIDATORS: dict[str, Any] = {}
-
-
-def check_arguments(name: str, arguments: object) -> dict[str, Any]:
-    """Check a tool call's arguments against the tool's input schema; return them with integral floats as ints.
+def structure_reply(scope: Scope, handle: str, offset: int, given: dict[str, Any], budget: int) -> dict[str, Any]:
+    """A structure read as the contract's JSON object: ``{handle, read: {the read's arguments}, size, **page,
+    next_call}``
+    where the page is ``{first, results|records|rows|elements, cursor, more}`` (``header`` for rows; ``part`` for an
+    item longer than the budget) or ``{offset, text, cursor, more}`` for ``view="text"``; fitted into ``budget``
+    bytes. ``next_call`` repeats the read with the page's cursor.
 
     Raises:
-        InvalidArgument: an unknown tool, arguments that are not an object, or the first schema violation (the
-            message names the argument and the bad value).
+        InvalidArgument: unknown or conflicting structure arguments, and what the reader raises.
     """
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import best_match
+    unknown = set(given) - STRUCTURE_ARGUMENTS
+    if unknown:
+        raise InvalidArgument(f"unknown structure arguments: {', '.join(sorted(unknown))}")
+    read = _structure_read(scope, handle, offset, given)
+    shown = {k: v for k, v in given.items() if k != "cursor"}
+    size = None
+    page_budget = budget
+    for _ in range(4):  # the page fits its own budget; the reply's own fields are measured and given room
+        page = read(max(256, page_budget))
+        if size is None:
+            size = scope.store.entries.index.lookup(scope.run_id, scope.agent_id, "handle", handle,
+                                                    scope.store.now())
+            size = size.size if size is not None else 0
+        call = render_call("read_handle", handle=handle, **shown, cursor=page.cursor) if page.cursor else None
+        reply = {"handle": handle, "read": shown, "size": size, **page.to_dict(), "next_call": call}
+        excess = reply_size(reply) - budget
+        if excess <= 0 or page_budget <= 256:
+            return reply
+        page_budget -= excess + 32
+    return reply
 
-    spec = TOOL_SPECS.get(name)
-    if spec is None:
-        raise InvalidArgument(f"unknown tool {name!r}; the tools are {', '.join(sorted(TOOL_SPECS))}")
-    if arguments is None:
-        arguments = {}
-    if not isinstance(arguments, Mapping):
-        raise InvalidArgument(f"the arguments of {name} must be a JSON object, not {type(arguments).__name__}")
-    validator = _VALIDATORS.get(name)
-    if validator is None:
-        validator = _VALIDATORS[name] = Draft202012Validator(spec.input_schema)
-    error = best_match(validator.iter_errors(arguments))
-    if error is not None:
-        where = ".".join(str(p) for p in error.absolute_path)
-        raise InvalidArgument(f"{name}: {where + ': ' if where else ''}{error.message}")
-    return {k: int(v) if isinstance(v, float) and v.is_integer() and
-            spec.input_schema["properties"][k].get("type") == "integer" else v for k, v in arguments.items()}
+
+def _structure_read(scope: Scope, handle: str, offset: int, given: dict[str, Any]) -> Callable[[int], Any]:
+    """The reader for the structure arguments ``given``: a function of the page's budget."""
+    reads = scope.structure
+    cursor = given.get("cursor")
+    if "select" in given:
+        _only(given, {"select", "cursor"})
+        return lambda b: reads.select(handle, given["select"], cursor=cursor, budget=b)
+    if "view" in given:
+        _only(given, {"view", "cursor"})
+        return lambda b: reads.text(handle, offset, cursor=cursor, budget=b)
+    if {"row", "rows", "columns"} & given.keys():
+        _only(given, {"row", "rows", "columns", "cursor"})
+        return lambda b: reads.rows(handle, given.get("row", 1), given.get("rows", 50), columns=given.get("columns"),
+                                    cursor=cursor, budget=b)
+    if {"record", "records"} & given.keys():
+        _only(given, {"record", "records", "jq", "cursor"})
+        return lambda b: reads.records(handle, given.get("record", 1), given.get("records", 50),
+                                       jq=given.get("jq"), cursor=cursor, budget=b)
+    if "jq" in given:
+        _only(given, {"jq", "cursor"})
+        return lambda b: reads.jq(handle, given["jq"], cursor=cursor, budget=b)
+    raise InvalidArgument("a cursor continues a structure read: give the read's own arguments too (next_call does)")
+
+
+def _only(given: dict[str, Any], allowed: set[str]) -> None:
+    extra = sorted(set(given) - allowed)
+    if extra:
+        mode = ", ".join(sorted(allowed - {"cursor"}))
+        raise InvalidArgument(f"{', '.join(extra)} cannot be combined with {mode}")
+
+
+# -- listings -------------------------------------------------------------------------------------------------------
+
+
+def listing_reply(head: dict[str, Any], rows: list[dict[str, Any]], page: Page, call: Callable[[str], str],
+                  budget: int) -> dict[str, Any]:
+    """A page of a listing: ``{**head, entries: rows, next_cursor, next_call}`` (``rows``: one JSON row per entry of
+    ``page``), as many rows as fit ``budget`` (at least one); ``call(cursor)`` writes the call that reads the next
+    page."""
+
+    def build(n: int) -> dict[str, Any]:
+        cursor = page.cursor_after(n)
+        return {**head, "entries": rows[:n], "next_cursor": cursor, "next_call": call(cursor) if cursor else None}
+
+    if not rows:
+        return build(0)
+    return fit(len(rows), build, budget)
 
 
 # -- the tools ------------------------------------------------------------------------------------------------------
+
 
 class ScratchTools:
     """The model-facing tools over one scope (or a function that picks the scope per call).
 
     Args:
-        scope: a :class:`~scratchfs.store.Scope`, or a function returning one.
+        scope: a :class:`~scratchfs.api.scope.Scope`, or a function returning one.
 
-    Each method takes the tool's arguments as keywords and returns the contract's JSON object (a ``dict``);
-    :meth:`call` does the same by tool name after checking the arguments against the schema. All raise
-    :class:`~scratchfs.errors.ScratchError` subclasses: ``InvalidArgument`` (bad arguments), ``NotFound`` (no live
-    handle or key in this scope), ``CorruptBlob``, ``StoreBusy``, ``StorageError``.
+    Each method takes the tool's arguments as keywords and returns the contract's JSON object (a ``dict``) within
+    its budget (the store's ``reply_budget_bytes`` unless the call gives ``budget``); :meth:`call` does the same by
+    tool name after checking the arguments against the schema. All raise
+    :class:`~scratchfs.foundation.errors.ScratchError` subclasses: ``InvalidArgument`` (bad arguments), ``NotFound``
+    (no live handle or key in this scope), ``CorruptBlob``, ``StoreBusy``, ``StorageError``.
     """
 
     def __init__(self, scope: Scope | Callable[[], Scope]) -> None:
@@ -361,20 +291,53 @@ class ScratchTools:
         args = check_arguments(name, arguments)
         return getattr(self, name)(**args)
 
+    def _budget(self, scope: Scope, budget: int | None) -> int:
+        if budget is None:
+            return scope.store.settings.reply_budget_bytes
+        return check_int(budget, "budget", MIN_REPLY_BYTES, MAX_REPLY_BYTES)
+
     def read_handle(self, handle: str, offset: int = 0, length: int | None = None, line: int | None = None,
                     lines: int | None = None, match: str | None = None, pattern: str | None = None,
-                    ignore_case: bool = False, context: int | None = None, max_matches: int | None = None
-                    ) -> dict[str, Any]:
-        """``read_handle`` by range, by lines, or by match / pattern (see :meth:`Scope.read_handle`, whose checks
-        apply: mixing the options of two modes is an invalid argument); see the module docstring for the result."""
-        result = self.scope.read_handle(handle, offset, length, match=match, pattern=pattern,
-                                        ignore_case=ignore_case, context=context, max_matches=max_matches,
-                                        line=line, lines=lines)
+                    ignore_case: bool = False, context: int | None = None, max_matches: int | None = None,
+                    budget: int | None = None, **structure: Any) -> dict[str, Any]:
+        """``read_handle`` by range, by lines, by match / pattern (see :meth:`Scope.read_handle`, whose checks
+        apply: mixing the options of two modes is an invalid argument), or by structure (``jq``, ``record``,
+        ``records``, ``row``, ``rows``, ``columns``, ``view``, ``select``, ``cursor``: :func:`structure_reply`); see
+        the module docstring for the result."""
+        scope = self.scope
+        budget = self._budget(scope, budget)
+        given = {k: v for k, v in structure.items() if v is not None}
+        if given:
+            others = {"length": length, "line": line, "lines": lines, "match": match, "pattern": pattern,
+                      "context": context, "max_matches": max_matches}
+            mixed = [name for name, value in others.items() if value is not None] + (["ignore_case"] if ignore_case
+                                                                                     else [])
+            if mixed:
+                raise InvalidArgument(f"{', '.join(mixed)} cannot be mixed with a structure read "
+                                      f"({', '.join(sorted(given))})")
+            return structure_reply(scope, handle, offset, given, budget)
+        cap = min(MAX_READ_BYTES, budget)
+        result = scope.read_handle(handle, offset, length, match=match, pattern=pattern, ignore_case=ignore_case,
+                                   context=context, max_matches=max_matches, line=line, lines=lines, cap=cap)
         if isinstance(result, Matches):
-            return matches_result(result)
+            return matches_reply(result, budget)
         if isinstance(result, LineSlice):
-            return lines_result(result)
-        return _whole_characters(result, lambda n: self.scope.read_handle(handle, offset, n), "handle")
+            return lines_reply(result, budget)
+        return self._range(result, budget, lambda at, n: scope.read_range(handle, at, n))
+
+    def _range(self, sl: Slice, budget: int, read: Callable[[int, int], Slice]) -> dict[str, Any]:
+        """A range reply; reads the 3 bytes before a range that does not start at 0 (is it inside a character?), and
+        a little more when the range is shorter than the character it starts with."""
+        if len(sl.data) > budget:
+            sl = sl.prefix(budget)
+        before = read(sl.offset - 3 if sl.offset >= 3 else 0, min(3, sl.offset)).data if sl.offset else b""
+        reply = range_reply(sl, budget, before)
+        if not reply["length"] and sl.data and reply["next_offset"] is not None and not sl.binary:
+            wider = read(sl.offset, len(sl.data) + 3)
+            lead = lead_inside_character(wider.data, before)
+            wider = wider.prefix(lead + _first_character(wider.data[lead:]))  # that one character, whole
+            reply = range_reply(replace(wider, requested=sl.requested), budget, before)
+        return reply
 
     def scratch_write(self, key: str, value: str, encoding: str = "utf-8", ttl: float | None = None
                       ) -> dict[str, Any]:
@@ -391,43 +354,58 @@ class ScratchTools:
         entry = self.scope.scratch_write(key, data, ttl=ttl)
         return {"key": entry.key, "size": entry.size, "ttl": entry.ttl, "expires_at": entry.expires_at}
 
-    def scratch_read(self, key: str, offset: int = 0, length: int = MAX_READ_BYTES) -> dict[str, Any]:
-        """``scratch_read``: a range of the value of ``key`` (at most :data:`MAX_READ_BYTES` bytes)."""
-        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-            raise InvalidArgument(f"offset must be a non-negative integer: {offset!r}")
-        if isinstance(length, bool) or not isinstance(length, int) or length < 1:
-            raise InvalidArgument(f"length must be a positive integer: {length!r}")
+    def scratch_read(self, key: str, offset: int = 0, length: int = MAX_READ_BYTES, budget: int | None = None
+                     ) -> dict[str, Any]:
+        """``scratch_read``: a range of the value of ``key``, fitted into the budget."""
         scope, key = self.scope, check_key(key)
+        budget = self._budget(scope, budget)
+        offset = check_int(offset, "offset", 0)
+        length = check_int(length, "length", 1)
+        requested = min(length, MAX_READ_BYTES)
+        sl = scope.scratch_read_range(key, offset, min(requested, budget))
+        return self._range(replace(sl, requested=requested), budget,
+                           lambda at, n: scope.scratch_read_range(key, at, n))
 
-        def read(n: int) -> Slice:  # only the frames that cover the range, as read_handle reads
-            return scope.scratch_read_range(key, offset, min(n, MAX_READ_BYTES))
-
-        return _whole_characters(read(length), read, "key")
-
-    def scratch_list(self, prefix: str = "") -> dict[str, Any]:
-        """``scratch_list``: the live keys starting with ``prefix``, oldest first."""
+    def scratch_list(self, prefix: str = "", limit: int = MAX_LIST_ENTRIES, cursor: str | None = None,
+                     budget: int | None = None) -> dict[str, Any]:
+        """``scratch_list``: a page of the live keys starting with ``prefix``, oldest first."""
         scope = self.scope
+        budget = self._budget(scope, budget)
+        limit = check_int(limit, "limit", 1, MAX_LIST_ENTRIES)
+        page = scope.scratch_page(prefix, limit=limit, cursor=cursor)
         now = scope.store.now()
-        return {"prefix": prefix, "entries": [
-            {"key": e.key, "size": e.size, "expires_in": round(e.expires_at - now, 3),
-             "preview": e.preview[:LIST_PREVIEW_CHARS]}
-            for e in scope.scratch_list(prefix)
-        ]}
+        rows = [{"key": e.key, "size": e.size, "expires_in": round(e.expires_at - now, 3),
+                 "preview": e.preview[:LIST_PREVIEW_CHARS]} for e in page.entries]
+
+        def call(next_cursor: str) -> str:
+            return render_call("scratch_list", prefix=prefix or None, limit=limit if limit != MAX_LIST_ENTRIES
+                               else None, cursor=next_cursor)
+
+        return listing_reply({"prefix": prefix}, rows, page, call, budget)
 
     def scratch_delete(self, key: str) -> dict[str, Any]:
         """``scratch_delete``: ``{key, deleted}``."""
         return {"key": key, "deleted": self.scope.scratch_delete(key)}
 
 
+def error_text(exc: BaseException) -> str:
+    """The text of a tool error: ``"<kind>: <message>"``, e.g. ``"not found: no handle 'h_...' in this scope"``."""
+    if isinstance(exc, ScratchError):
+        return f"{exc.kind}: {exc}"
+    return f"error: {type(exc).__name__}: {exc}"
+
+
 __all__ = [
+    "STRUCTURE_ARGUMENTS",
     "TOOL_SPECS",
     "ScratchTools",
-    "ToolSpec",
     "check_arguments",
     "error_text",
-    "lines_result",
-    "matches_result",
-    "range_result",
+    "lines_reply",
+    "listing_reply",
+    "matches_reply",
+    "range_reply",
+    "structure_reply",
     "to_json",
-    "window_result",
+    "window_json",
 ]

@@ -20,13 +20,14 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from scratchfs.api.settings import Settings
-from scratchfs.api.shape import SAMPLE_BYTES, describe
+from scratchfs.api.shape import SAMPLE_BYTES, Shape, describe
 from scratchfs.api.stub import Stub, build_stub, make_preview
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.chunks import iter_chunks
 from scratchfs.engine.lines import LineTable
 from scratchfs.engine.protocols import BlobInfo, BlobSource, BlobStore, Entry, IndexBackend
 from scratchfs.engine.seekable import FormatError, SeekableReader, SeekTableCache
+from scratchfs.engine.structure.paging import ReaderSource
 from scratchfs.foundation import checks, forks
 from scratchfs.foundation.errors import (
     CorruptBlob,
@@ -34,6 +35,7 @@ from scratchfs.foundation.errors import (
     Expired,
     NotFound,
     QuotaExceeded,
+    ScratchError,
     StorageError,
     StoreClosed,
     storage_error,
@@ -201,13 +203,14 @@ class Entries:
             StorageError, StoreBusy, StoreClosed: nothing was stored (an overwritten value is kept).
         """
         self.check_open()
-        self.index.check_writable("write an entry")
+        self.index.check_writable("writing an entry")
         if kind == "handle":
             self._check_quota(run_id)  # a spill replaces nothing: refuse before writing
         token = checks.new_token()
         mode = preview_mode or self.settings.preview_mode
         sample = self._sample(kind, mode)
-        pending = self.blobs.write(run_id, agent_id, token, sample.watch(iter_chunks(content)))
+        bound = {"kind": kind, "key": key, "tool": tool, "ttl": ttl, "created_at": self.now()}  # for a rebuild
+        pending = self.blobs.write(run_id, agent_id, token, sample.watch(iter_chunks(content)), bound)
         try:
             entry, stub = self._describe(run_id, agent_id, kind, key, token, pending.info, sample, tool, ttl, mode)
             old = self._commit(entry, pending)
@@ -240,7 +243,7 @@ class Entries:
         lines = sum(memoryview(info.frame_newlines).cast("I")) + (sample.last_byte not in (None, 0x0A))
         content_type = shape_text = None
         if settings.detect_shape:
-            shape = describe(sample.head, info.size, lines)
+            shape = self._shape(run_id, agent_id, token, sample.head, info.size, lines)
             content_type, shape_text = shape.content_type, shape.text
         stub = None if kind != "handle" else build_stub(
             key, sample.head, sample.tail, info.size, lines, content_type, shape_text, tool, settings.preview_bytes,
@@ -250,6 +253,24 @@ class Entries:
         entry = Entry(kind, run_id, agent_id, key, token, info.size, info.stored_size, info.frames, lines, preview,
                       tool, content_type, shape_text, now, now + ttl, ttl)
         return entry, stub
+
+    def _shape(self, run_id: str, agent_id: str, token: str, head: bytes, size: int, lines: int) -> Shape:
+        """The content's shape from its sample; a JSON document larger than the sample is described whole, its top
+        level streamed from the blob just written (any failure to read it leaves the shape of the sample)."""
+        start = head[:64].lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+        if len(head) >= size or start not in (b"{", b"["):
+            return describe(head, size, lines)
+        try:
+            source = self.blobs.open_source(run_id, agent_id, token)
+        except (OSError, ScratchError):
+            return describe(head, size, lines)
+        try:
+            reader = SeekableReader(source, self._tables.get(source))
+            return describe(head, size, lines, ReaderSource(reader, size))
+        except (OSError, FormatError, ScratchError):
+            return describe(head, size, lines)
+        finally:
+            source.close()
 
     def _commit(self, entry: Entry, pending) -> str | None:
         """Insert the row under the shared delete lock; return the blob token of the row it replaced, if any."""
@@ -355,7 +376,7 @@ class Entries:
         what = f"{'handle' if kind == 'handle' else 'key'} {key!r}"
         gone = self.index.gone(run_id, agent_id, kind, key, self.now())
         if gone is None:
-            return NotFound(f"no {what} in this scope")
+            return NotFound(f"no {what} in this scope (run {run_id!r}, agent {agent_id!r})")
         when = f"{_utc(gone.at)} (epoch {gone.at:.3f})"
         if gone.reason == "expired":
             return Expired(f"{what} expired at {when}; write it again if it is still needed")

@@ -11,6 +11,10 @@
   writer is still at work holds an exclusive ``flock`` and is skipped; the row check is repeated while holding the
   file's lock, as the sweeper does, so a write committing meanwhile is never counted or removed.
 
+A blob bound to another entry (its binding frame names another token or scope, :mod:`scratchfs.engine.binding`)
+is corrupt too, whatever its size; and a link, FIFO or directory where a blob should be is reported as corrupt
+without being followed or opened. ``rebuild_index`` first restores rows from the blobs' bindings.
+
 ``repair`` removes what is broken: the rows of missing and corrupt entries (each only if it still names the blob that
 was checked, so a concurrent overwrite is never lost), the corrupt blob files, and orphaned files. Expired entries
 are not checked: they are the sweeper's (:mod:`scratchfs.sweeper`).
@@ -18,17 +22,19 @@ are not checked: they are the sweeper's (:mod:`scratchfs.sweeper`).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 
+from scratchfs.api.rebuild import RebuildReport
+from scratchfs.api.rebuild import rebuild_index as rebuild
 from scratchfs.api.store import ScratchStore
-from scratchfs.engine.local_blobs import BLOB_NAME_RE
+from scratchfs.engine.backends import find_orphan
 from scratchfs.engine.protocols import Entry
-from scratchfs.engine.seekable import FormatError, SeekableReader, read_seek_table
-from scratchfs.engine.sweeper import check_orphan
+from scratchfs.engine.verify import verify_blob
+from scratchfs.foundation.errors import StorageError
+from scratchfs.foundation.limits import SOON_SECONDS
 
-DEFAULT_SOON = 300.0
+DEFAULT_SOON = SOON_SECONDS
 """Seconds: ``stats`` counts entries expiring within this as expiring soon."""
 
 
@@ -98,7 +104,8 @@ class Problem:
     """One inconsistency found by :func:`fsck`.
 
     Attributes:
-        kind: ``"missing"``, ``"corrupt"`` or ``"orphaned"``.
+        kind: ``"missing"``, ``"corrupt"``, ``"orphaned"`` or ``"unexpected"`` (a link or other file where a
+            directory of the root belongs: reported, never followed, never repaired).
         run_id, agent_id: the scope (of the entry, or of the directory the orphan is in, as path parts).
         key: the handle or scratchpad key (``None`` for an orphan).
         path: the blob file.
@@ -128,6 +135,7 @@ class FsckReport:
         bytes_checked: content bytes decompressed and verified.
         index: the index's ``PRAGMA integrity_check`` (``"ok"`` when sound).
         problems: what is wrong, in the order found.
+        rebuilt: what ``rebuild_index`` restored (``None`` when not asked).
     """
 
     entries_checked: int = 0
@@ -135,6 +143,7 @@ class FsckReport:
     bytes_checked: int = 0
     index: str = "ok"
     problems: list[Problem] = field(default_factory=list)
+    rebuilt: RebuildReport | None = None
 
     @property
     def clean(self) -> bool:
@@ -142,58 +151,46 @@ class FsckReport:
         return self.index == "ok" and all(p.repaired for p in self.problems)
 
     def counts(self) -> dict[str, int]:
-        """Problems per kind (``missing``, ``corrupt``, ``orphaned``) and how many were repaired."""
-        out = {"missing": 0, "corrupt": 0, "orphaned": 0, "repaired": 0}
+        """Problems per kind (``missing``, ``corrupt``, ``orphaned``, ``unexpected``) and how many were repaired."""
+        out = {"missing": 0, "corrupt": 0, "orphaned": 0, "unexpected": 0, "repaired": 0}
         for p in self.problems:
             out[p.kind] += 1
             out["repaired"] += p.repaired
         return out
 
     def to_dict(self) -> dict:
-        return {"entries_checked": self.entries_checked, "files_checked": self.files_checked,
-                "bytes_checked": self.bytes_checked, "index": self.index, **self.counts(), "clean": self.clean,
-                "problems": [p.to_dict() for p in self.problems]}
-
-
-def _verify(store: ScratchStore, entry: Entry, deep: bool, progress: Callable[[int], None]) -> str | None:
-    """None if the entry's blob is sound, else what is wrong; raises FileNotFoundError if it is gone."""
-    fd = store.blobs.open(entry.run_id, entry.agent_id, entry.blob)
-    try:
-        file_size = os.fstat(fd).st_size
-        if file_size != entry.stored_size:
-            return f"the file is {file_size} bytes, the index says {entry.stored_size}"
-        try:
-            table = read_seek_table(fd, file_size)
-            if table.size != entry.size:
-                return f"the blob holds {table.size} bytes, the index says {entry.size}"
-            if deep:
-                for _, data in SeekableReader(fd, table).iter_frames():
-                    progress(len(data))
-        except FormatError as exc:
-            return str(exc)
-        except OSError as exc:
-            return f"cannot read: {exc.strerror or exc}"
-        return None
-    finally:
-        os.close(fd)
+        out = {"entries_checked": self.entries_checked, "files_checked": self.files_checked,
+               "bytes_checked": self.bytes_checked, "index": self.index, **self.counts(), "clean": self.clean,
+               "problems": [p.to_dict() for p in self.problems]}
+        if self.rebuilt is not None:
+            out["rebuilt"] = self.rebuilt.to_dict()
+        return out
 
 
 def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
-         progress: Callable[[int], None] | None = None) -> FsckReport:
+         progress: Callable[[int], None] | None = None, rebuild_index: bool = False) -> FsckReport:
     """Check the index against the blob files (see the module docstring); with ``repair``, remove what is broken.
 
     Args:
         repair: remove the rows of missing and corrupt entries, corrupt files and orphaned files.
         deep: decompress every frame and verify its checksums (else only the seek table and sizes).
         progress: called with the number of content bytes verified, as they are (for a progress bar).
+        rebuild_index: first restore the rows of sound, bound, live blobs that no row names
+            (:func:`scratchfs.api.rebuild.rebuild_index`), e.g. after the index was lost.
 
     Raises:
         StoreBusy, StorageError: from the index.
     """
     report = FsckReport()
     advance = progress or (lambda n: None)
+    if rebuild_index:
+        report.rebuilt = rebuild(store)
     report.index = store.integrity_check()
-    files = store.blobs.blob_files()  # listed before the rows are read: a file committed meanwhile has its row
+    try:
+        files = store.blobs.blob_files()  # listed before the rows are read: a file committed meanwhile has its row
+    except StorageError as exc:  # runs/ is a link or not a directory: reported, never walked through
+        files = []
+        report.problems.append(Problem("unexpected", "", "", None, store.blobs.locate(), str(exc)))
     report.files_checked = len(files)
     row_ids = {blob: row_id for row_id, _run, _agent, blob in store.index.blob_rows()}
     known = row_ids.keys()
@@ -201,11 +198,14 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
     broken_problems: list[Problem] = []
     for entry in store.list_entries():
         report.entries_checked += 1
-        path = str(store.blobs.path(entry.run_id, entry.agent_id, entry.blob))
+        path = store.blobs.locate(entry.run_id, entry.agent_id, entry.blob)
         try:
-            detail = _verify(store, entry, deep, advance)
+            detail = verify_blob(store.blobs, entry, deep, advance)
         except FileNotFoundError:
             problem = Problem("missing", entry.run_id, entry.agent_id, entry.key, path, "the blob file is gone")
+        except StorageError as exc:  # a directory on the way is a link or not a directory: reported, row kept
+            report.problems.append(Problem("unexpected", entry.run_id, entry.agent_id, entry.key, path, str(exc)))
+            continue
         else:
             if deep and detail is None:
                 report.bytes_checked += entry.size
@@ -216,27 +216,35 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
         if entry.blob in row_ids:
             broken_rows.append((row_ids[entry.blob], entry.blob))
             broken_problems.append(problem)
+    orphans: dict[int, str] = {}  # problem id -> blob token
     for run_dir, agent_dir, path, token in files:
-        if token in known or check_orphan(store.index, path, token, None, remove=False) is None:
+        if token in known or find_orphan(store.index, store.blobs, (run_dir, agent_dir), token,
+                                         remove=False) is None:
             continue
-        report.problems.append(Problem("orphaned", run_dir, agent_dir, None, path, "no index row names this file"))
+        problem = Problem("orphaned", run_dir, agent_dir, None, path, "no index row names this file")
+        orphans[id(problem)] = token
+        report.problems.append(problem)
     if repair:
-        if broken_rows and store.index.delete_rows(broken_rows):
-            still = store.index.blobs()
-            for problem, (_, blob) in zip(broken_problems, broken_rows, strict=True):
-                if blob in still:
-                    continue
-                if problem.kind == "corrupt":
-                    try:
-                        os.unlink(problem.path)
-                    except FileNotFoundError:
-                        pass
-                problem.repaired = True
-        for problem in report.problems:
-            if problem.kind == "orphaned":
-                token = BLOB_NAME_RE.match(os.path.basename(problem.path)).group(1)
-                problem.repaired = check_orphan(store.index, problem.path, token, None, remove=True) is not None
+        _repair(store, report, broken_rows, broken_problems, orphans)
     return report
+
+
+def _repair(store: ScratchStore, report: FsckReport, broken_rows: list[tuple[int, str]],
+            broken_problems: list[Problem], orphans: dict[int, str]) -> None:
+    """Remove what fsck found broken: rows of missing and corrupt entries (each only if it still names the blob that
+    was checked), corrupt blobs, and orphaned blobs (checked again under their lock)."""
+    if broken_rows and store.index.delete_rows(broken_rows):
+        still = store.index.blobs()
+        for problem, (_, blob) in zip(broken_problems, broken_rows, strict=True):
+            if blob in still:
+                continue
+            if problem.kind == "corrupt":  # the name itself is removed: a link's target is never touched
+                store.blobs.unlink(problem.run_id, problem.agent_id, blob)
+            problem.repaired = True
+    for problem in report.problems:
+        if problem.kind == "orphaned":
+            problem.repaired = find_orphan(store.index, store.blobs, (problem.run_id, problem.agent_id),
+                                           orphans[id(problem)], remove=True) is not None
 
 
 __all__ = ["DEFAULT_SOON", "FsckReport", "Problem", "ScopeStats", "fsck", "stats"]

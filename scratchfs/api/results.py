@@ -10,28 +10,38 @@ Offsets and sizes are bytes of the content; lines are 1-based and end at ``\\n``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import base64
+import binascii
+import json
+from dataclasses import dataclass, replace
 
+from scratchfs.engine.protocols import Entry
 from scratchfs.engine.search import Window
+from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import (
     DEFAULT_CONTEXT,
     DEFAULT_LINES,
     DEFAULT_MATCHES,
     DEFAULT_READ_BYTES,
-    MAX_READ_BYTES,
 )
 from scratchfs.foundation.text import quote
 
 
 def render_call(verb: str, **arguments: object) -> str:
     """A call written out for a model, e.g. ``read_handle(handle="h_...", offset=4096, length=4096)``: text as a JSON
-    string literal, numbers as they are, ``True``/``False`` for flags; arguments in the order given, ``None`` left out.
+    string literal, numbers as they are, ``True``/``False`` for flags, lists as JSON; arguments in the order given,
+    ``None`` left out.
     The one place every "next call" text is written (results, stub notes, every face)."""
     parts = []
     for name, value in arguments.items():
         if value is None:
             continue
-        shown = quote(value) if isinstance(value, str) else repr(value)
+        if isinstance(value, str):
+            shown = quote(value)
+        elif isinstance(value, (bool, int, float)):
+            shown = repr(value)
+        else:  # a list (columns): JSON, as a model writes it
+            shown = json.dumps(value, ensure_ascii=False)
         parts.append(f"{name}={shown}")
     return f"{verb}({', '.join(parts)})"
 
@@ -55,6 +65,7 @@ class Slice:
         next_offset: where the next read starts, or ``None`` at the end.
         requested: the length asked for (the next call asks for as much), in bytes.
         kind: ``"handle"`` (a spilled result) or ``"scratch"`` (a scratchpad value): names the next call's verb.
+        binary: the content is binary (not text): faces show it as a hex dump.
     """
 
     handle: str
@@ -64,6 +75,13 @@ class Slice:
     next_offset: int | None
     requested: int = DEFAULT_READ_BYTES
     kind: str = "handle"
+    binary: bool = False
+
+    def prefix(self, length: int) -> Slice:
+        """This slice cut to its first ``length`` bytes, its cursor moved to match."""
+        data = self.data[:length]
+        end = self.offset + len(data)
+        return replace(self, data=data, next_offset=end if end < self.size else None)
 
     @property
     def remaining(self) -> int:
@@ -90,11 +108,13 @@ class LineSlice:
         first_line: 1-based number of the first line in ``data``.
         lines: number of lines in ``data`` (a cut or unterminated last line counts).
         total_lines: the content's line count.
-        next_line: the first line not started in ``data`` (read on by lines), or ``None`` at the end.
-        next_offset: the first byte not in ``data`` (read on by bytes, e.g. the rest of a cut line), or ``None``.
-        cut: the read cap stopped ``data`` inside a line, which continues at ``next_offset``.
+        next_line: the line the next read starts in -- the line after the last whole one, or the cut line itself,
+            whose rest starts at ``next_offset`` -- or ``None`` at the end.
+        next_offset: the first byte not in ``data``, or ``None`` at the end.
+        cut: ``data`` stops inside a line (the read cap or a reply budget cut it); the line continues at
+            ``next_offset``, and ``next_call`` reads on from there, by lines: no byte is skipped.
         requested: the number of lines asked for (the next call asks for as many).
-        requested_bytes: the byte length the next call asks for when it reads the rest of a cut line.
+        binary: the content is binary (not text).
     """
 
     handle: str
@@ -108,7 +128,18 @@ class LineSlice:
     next_offset: int | None
     cut: bool
     requested: int = DEFAULT_LINES
-    requested_bytes: int = MAX_READ_BYTES
+    binary: bool = False
+
+    def prefix(self, length: int) -> LineSlice:
+        """This read cut to its first ``length`` bytes (a reply budget), its line counts and cursor moved to match."""
+        if length >= len(self.data):
+            return self
+        data = self.data[:length]
+        newlines = data.count(b"\n")
+        cut = not data.endswith(b"\n")
+        end = self.offset + len(data)
+        return replace(self, data=data, lines=newlines + cut, cut=cut, next_offset=end if end < self.size else None,
+                       next_line=self.first_line + newlines if end < self.size else None)
 
     @property
     def remaining(self) -> int:
@@ -119,7 +150,7 @@ class LineSlice:
     def next_call(self) -> str | None:
         """The exact call that reads on (the rest of a cut line by bytes, else the next lines), or ``None``."""
         if self.cut and self.next_offset is not None:
-            return _reader_call("handle", self.handle, offset=self.next_offset, length=self.requested_bytes)
+            return _reader_call("handle", self.handle, offset=self.next_offset, lines=self.requested)
         if self.next_line is None:
             return None
         return _reader_call("handle", self.handle, line=self.next_line, lines=self.requested)
@@ -139,6 +170,7 @@ class Matches:
         pattern: the regular expression (pattern search), else ``None``.
         ignore_case: matched ignoring ASCII case.
         context, max_matches: the search's settings (the next call uses them too).
+        binary: the content is binary (not text).
     """
 
     handle: str
@@ -150,6 +182,7 @@ class Matches:
     ignore_case: bool = False
     context: int = DEFAULT_CONTEXT
     max_matches: int = DEFAULT_MATCHES
+    binary: bool = False
 
     @property
     def more(self) -> bool:
@@ -180,4 +213,42 @@ class Matches:
                             offset=self.next_offset, context=self.context, max_matches=self.max_matches)
 
 
-__all__ = ["LineSlice", "Matches", "Slice", "render_call"]
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One page of a listing: ``entries`` in listing order, and whether ``more`` follow the last of them."""
+
+    entries: list[Entry]
+    more: bool
+
+    @property
+    def next_cursor(self) -> str | None:
+        """The cursor of the page after this one, or ``None`` when this is the last."""
+        return self.cursor_after(len(self.entries))
+
+    def cursor_after(self, count: int) -> str | None:
+        """The cursor of the page that starts after the first ``count`` entries (``None``: nothing follows)."""
+        if not count or (count >= len(self.entries) and not self.more):
+            return None
+        return encode_cursor(self.entries[count - 1])
+
+
+def encode_cursor(entry: Entry) -> str:
+    """An opaque listing cursor (URL-safe base64 of JSON): where the page after ``entry`` starts."""
+    raw = json.dumps([entry.created_at, entry.agent_id, entry.kind, entry.key], ensure_ascii=False)
+    return base64.urlsafe_b64encode(raw.encode("utf-8")).decode("ascii").rstrip("=")
+
+
+def decode_cursor(cursor: str | None) -> tuple[float, str, str, str] | None:
+    """The position ``(created_at, agent_id, kind, key)`` a cursor of :func:`encode_cursor` names (``None`` for
+    ``None``). Raises :class:`~scratchfs.foundation.errors.InvalidArgument` for a malformed one."""
+    if cursor is None:
+        return None
+    try:
+        raw = base64.urlsafe_b64decode(str(cursor) + "=" * (-len(str(cursor)) % 4))
+        created, agent, kind, key = json.loads(raw.decode("utf-8"))
+        return float(created), str(agent), str(kind), str(key)
+    except (ValueError, TypeError, binascii.Error, UnicodeDecodeError):
+        raise InvalidArgument(f"not a listing cursor: {str(cursor)[:60]!r}") from None
+
+
+__all__ = ["LineSlice", "Matches", "Page", "Slice", "decode_cursor", "encode_cursor", "render_call"]

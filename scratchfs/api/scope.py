@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING
 
 from scratchfs.api.entries import Entries, reading
 from scratchfs.api.policy import Observation, should_spill
-from scratchfs.api.results import LineSlice, Matches, Slice
+from scratchfs.api.results import LineSlice, Matches, Page, Slice
+from scratchfs.api.structured import StructureReads
 from scratchfs.api.stub import PREVIEW_MODES, Stub
-from scratchfs.engine.lines import read_lines
+from scratchfs.engine.lines import line_at, read_lines
 from scratchfs.engine.protocols import Entry
 from scratchfs.engine.search import LiteralMatcher, Matcher, PatternMatcher, search
 from scratchfs.foundation import checks
@@ -30,6 +31,7 @@ from scratchfs.foundation.limits import (
     MAX_CONTEXT_BYTES,
     MAX_KEY_BYTES,
     MAX_LINES,
+    MAX_LIST_ENTRIES,
     MAX_MATCHES,
     MAX_NEEDLE_BYTES,
     MAX_READ_BYTES,
@@ -62,6 +64,12 @@ class Scope:
     @property
     def _entries(self) -> Entries:
         return self.store.entries
+
+    @property
+    def structure(self) -> StructureReads:
+        """Reads that follow the structure of an output: ``jq``, ``records``, ``rows``, ``text``, ``select``
+        (:mod:`scratchfs.api.structured`)."""
+        return StructureReads(self)
 
     # -- spilling -------------------------------------------------------------------------------------------------
 
@@ -142,46 +150,60 @@ class Scope:
         offset = checks.check_int(offset, "offset", 0)
         length = min(checks.check_int(DEFAULT_READ_BYTES if length is None else length, "length", 1), MAX_READ_BYTES)
         with self._entries.open(self.run_id, self.agent_id, kind, key) as opened:
-            size = opened.entry.size
+            size, binary = opened.entry.size, opened.entry.content_type == "binary"
             if offset > size:
                 raise InvalidArgument(f"offset {offset} is past the end of {key} ({size} bytes)")
             with reading(key):
                 data = opened.reader.read(offset, length)
         end = offset + len(data)
-        return Slice(key, offset, data, size, end if end < size else None, length, kind)
+        return Slice(key, offset, data, size, end if end < size else None, length, kind, binary)
 
-    def read_lines(self, handle: str, line: int = 1, lines: int | None = None) -> LineSlice:
+    def read_lines(self, handle: str, line: int | None = None, lines: int | None = None, *, offset: int | None = None,
+                   cap: int = MAX_READ_BYTES) -> LineSlice:
         """Lines ``line`` to ``line + lines - 1`` (1-based; a line ends at ``\\n`` only, see
-        :mod:`scratchfs.engine.lines`); ``lines`` 50 by default, at most 10,000, and the bytes capped at 64 KiB (a
-        longer line is cut and ``next_offset`` says where it continues). Finds line N from per-frame line counts.
+        :mod:`scratchfs.engine.lines`); or, with ``offset`` instead of ``line``, ``lines`` lines from content byte
+        ``offset`` (the rest of the line it falls in counts as the first): the cursor of a line read cut inside a line.
+        ``lines`` is 50 by default, at most 10,000, and the bytes at most ``cap`` (64 KiB at most; a longer line is cut
+        and ``next_call`` goes on from where it stops, by lines). Finds line N from per-frame line counts.
 
         Raises:
-            InvalidArgument: a malformed handle, ``line`` past the last line, ``lines`` out of range.
+            InvalidArgument: a malformed handle, ``line`` past the last line, ``offset`` past the end, both ``line``
+                and ``offset``, ``lines`` or ``cap`` out of range.
             NotFound (Expired, Deleted), CorruptBlob: as :meth:`read_range`.
         """
         handle = checks.check_handle(handle)
-        first = checks.check_int(line, "line", 1)
+        if line is not None and offset is not None:
+            raise InvalidArgument("a line read starts at a line or at a byte offset, not both")
+        first = checks.check_int(1 if line is None else line, "line", 1)
+        start = None if offset is None else checks.check_int(offset, "offset", 0)
         count = checks.check_int(DEFAULT_LINES if lines is None else lines, "lines", 1, MAX_LINES)
+        cap = checks.check_int(cap, "cap", 1, MAX_READ_BYTES)
         with self._entries.open(self.run_id, self.agent_id, "handle", handle) as opened:
             entry = opened.entry
-            if first > max(entry.lines, 1):
-                raise InvalidArgument(f"line {first} is past the end of {handle} ({entry.lines} lines)")
             with reading(handle):
-                got = read_lines(opened.reader, opened.lines, first, count, MAX_READ_BYTES)
+                if start is not None:
+                    if start > entry.size:
+                        raise InvalidArgument(f"offset {start} is past the end of {handle} ({entry.size} bytes)")
+                    first = line_at(opened.reader, opened.lines, start)
+                elif first > max(entry.lines, 1):
+                    raise InvalidArgument(f"line {first} is past the end of {handle} ({entry.lines} lines)")
+                got = read_lines(opened.reader, opened.lines, first, count, cap, start)
         end = got.offset + len(got.data)
-        # the next line to start: after the last whole line, or after the line the cap cut
-        next_line = first + got.newlines + (1 if got.cut else 0)
-        more = end < entry.size and next_line <= entry.lines
+        more = end < entry.size
+        # the next read starts after the last whole line, or in the line the cap cut (its rest at next_offset)
         return LineSlice(handle, got.offset, got.data, entry.size, first, got.lines, entry.lines,
-                         next_line if more else None, end if end < entry.size else None, got.cut, count)
+                         first + got.newlines if more else None, end if more else None, got.cut, count,
+                         entry.content_type == "binary")
 
     def search(self, handle: str, match: str | bytes | None = None, pattern: str | None = None, offset: int = 0, *,
-               ignore_case: bool = False, context: int | None = None, max_matches: int | None = None) -> Matches:
+               ignore_case: bool = False, context: int | None = None, max_matches: int | None = None,
+               cap: int = MAX_READ_BYTES) -> Matches:
         """Non-overlapping matches starting at or after byte ``offset``: a substring (``match``; text is searched as
         UTF-8) or a Python ``re`` pattern over the bytes (``pattern``; ``^``/``$`` per line, ASCII ``ignore_case``;
         see :mod:`scratchfs.engine.search`); empty matches are not reported. Each match gets up to ``context`` bytes
         (default 200) on each side; overlapping windows are merged; at most ``max_matches`` (default 20) matches and
-        64 KiB of windows per call. Pass the result's ``next_offset`` as ``offset=`` to resume. Streams the blob.
+        ``cap`` bytes of windows (64 KiB at most) per call. Pass the result's ``next_offset`` as ``offset=`` to resume.
+        Streams the blob.
 
         Raises:
             InvalidArgument: a malformed handle; both or neither of ``match``/``pattern``; an empty, too long or
@@ -200,16 +222,17 @@ class Scope:
         max_matches = checks.check_int(DEFAULT_MATCHES if max_matches is None else max_matches, "max_matches", 1,
                                        MAX_MATCHES)
         ignore_case = checks.check_flag(ignore_case, "ignore_case")
+        cap = max(checks.check_int(cap, "cap", 1, MAX_READ_BYTES), 2 * context + 1)
         needle, matcher = self._matcher(match, pattern, ignore_case)
         with self._entries.open(self.run_id, self.agent_id, "handle", handle) as opened:
-            size = opened.entry.size
+            size, binary = opened.entry.size, opened.entry.content_type == "binary"
             if offset > size:
                 raise InvalidArgument(f"offset {offset} is past the end of {handle} ({size} bytes)")
             with reading(handle):
-                found = search(opened.reader, matcher, offset, context, max_matches, MAX_READ_BYTES,
+                found = search(opened.reader, matcher, offset, context, max_matches, cap,
                                opened.lines.line_of_frame)
         return Matches(handle, needle, found.windows, size, found.next_offset, pattern, ignore_case, context,
-                       max_matches)
+                       max_matches, binary)
 
     def _matcher(self, match: object, pattern: object, ignore_case: bool) -> tuple[bytes | None, Matcher]:
         """The needle (for a substring search) and the matcher of a search."""
@@ -227,10 +250,11 @@ class Scope:
     def read_handle(self, handle: str, offset: int = 0, length: int | None = None, *,
                     match: str | bytes | None = None, pattern: str | None = None, ignore_case: bool = False,
                     context: int | None = None, max_matches: int | None = None, line: int | None = None,
-                    lines: int | None = None) -> Slice | LineSlice | Matches:
+                    lines: int | None = None, cap: int = MAX_READ_BYTES) -> Slice | LineSlice | Matches:
         """The model-facing read verb: a byte range (:meth:`read_range`, the default), a line range
         (:meth:`read_lines`: ``line``, ``lines``) or a search (:meth:`search`: ``match`` or ``pattern``, with
-        ``offset``, ``ignore_case``, ``context``, ``max_matches``). Every result says how to go on:
+        ``offset``, ``ignore_case``, ``context``, ``max_matches``); ``cap`` bounds the content bytes of a line read
+        or of a search's windows (64 KiB at most). Every result says how to go on:
         ``next_offset`` / ``next_line``, ``remaining`` bytes and ``next_call``.
 
         Raises:
@@ -241,10 +265,12 @@ class Scope:
         if not searching and (context is not None or max_matches is not None):
             raise InvalidArgument("context and max_matches apply to searches (match or pattern)")
         if line is not None or lines is not None:
-            if searching or length is not None or offset:
-                raise InvalidArgument("a line read takes line and lines; offset, length, match and pattern are for "
-                                      "other reads")
-            return self.read_lines(handle, 1 if line is None else line, lines)
+            if searching or length is not None:
+                raise InvalidArgument("a line read takes line (or offset) and lines; length, match and pattern are "
+                                      "for other reads")
+            if line is not None and offset:
+                raise InvalidArgument("a line read starts at a line or at a byte offset, not both")
+            return self.read_lines(handle, line, lines, offset=offset if line is None and offset else None, cap=cap)
         if not searching:
             if ignore_case:
                 raise InvalidArgument("ignore_case applies to searches (match or pattern)")
@@ -252,7 +278,7 @@ class Scope:
         if length is not None:
             raise InvalidArgument("length applies to range reads; a search takes context and max_matches")
         return self.search(handle, match, pattern, offset, ignore_case=ignore_case, context=context,
-                           max_matches=max_matches)
+                           max_matches=max_matches, cap=cap)
 
     # -- scratchpad -----------------------------------------------------------------------------------------------
 
@@ -292,6 +318,17 @@ class Scope:
         prefix = checks.check_text(prefix, "prefix", MAX_KEY_BYTES, allow_empty=True)
         self._entries.check_open()
         return self.store.index.list_scope(self.run_id, self.agent_id, "scratch", prefix, self.store.now())
+
+    def scratch_page(self, prefix: str = "", *, limit: int = MAX_LIST_ENTRIES, cursor: str | None = None) -> Page:
+        """One :class:`~scratchfs.api.results.Page` of :meth:`scratch_list`: at most ``limit`` live scratchpad
+        entries, oldest first, starting after ``cursor`` (a previous page's ``next_cursor``; ``None``: the first).
+        A keyset page: its cost does not grow with how deep into the listing it is.
+
+        Raises:
+            InvalidArgument: a bad prefix, limit or cursor.
+        """
+        prefix = checks.check_text(prefix, "prefix", MAX_KEY_BYTES, allow_empty=True)
+        return self.store.page(self.run_id, self.agent_id, "scratch", prefix, limit, cursor)
 
     def scratch_delete(self, key: str) -> bool:
         """Delete a scratchpad key; return True if a live value was deleted (False if there was none).

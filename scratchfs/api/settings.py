@@ -46,6 +46,8 @@ class Settings:
         run_quota_entries: most entries a run may hold, or ``None``.
         pattern_timeout: seconds one pattern search may spend in the regex engine.
         sweep_interval: seconds between background sweeps of the MCP server and proxy (0: none).
+        reply_budget_bytes: the default most bytes of one model-facing reply, counted as the model receives them
+            (its JSON text); 1 KiB to 64 KiB, 8 KiB by default. A call may ask for another, up to 64 KiB.
     """
 
     default_ttl: float = limits.DEFAULT_TTL
@@ -67,6 +69,7 @@ class Settings:
     run_quota_entries: int | None = None
     pattern_timeout: float = limits.PATTERN_TIMEOUT
     sweep_interval: float = limits.SWEEP_INTERVAL
+    reply_budget_bytes: int = limits.REPLY_BUDGET_BYTES
 
     def __post_init__(self) -> None:
         for name, value in _checked(self).items():
@@ -119,6 +122,8 @@ def _checked(s: Settings) -> dict[str, Any]:
         "run_quota_entries": _quota(s.run_quota_entries, "run_quota_entries"),
         "pattern_timeout": check_seconds(s.pattern_timeout, "pattern_timeout", limits.MAX_PATTERN_TIMEOUT),
         "sweep_interval": check_seconds(s.sweep_interval, "sweep_interval", limits.MAX_SWEEP_INTERVAL, zero_ok=True),
+        "reply_budget_bytes": check_int(s.reply_budget_bytes, "reply_budget_bytes", limits.MIN_REPLY_BYTES,
+                                        limits.MAX_REPLY_BYTES),
     }
 
 

@@ -5,6 +5,13 @@ streams -- plus the totals the writer counts anyway (size, lines), so it never h
 milliseconds whatever the size. When the content is larger than the sample, the shape says so (``in the first
 512 KiB``). Parsing runs at C speed (``json``, ``csv``, ``re``).
 
+The shape names the structure a model needs to aim a structure read: JSON key paths a few levels deep with the
+keys of array items and the counts (``items: array(710) of {id: int, name: str, …}``); JSON-lines record keys and
+types; CSV columns and row count; an HTML page's title and headings. The top level of a JSON document larger than
+the sample is described whole by streaming it (:func:`scratchfs.engine.structure.toplevel.top_level`, about 100 MB/s,
+bounded memory) when the caller passes the stored content (``source``), up to :data:`STREAM_BYTES` and about
+:data:`STREAM_SECONDS` (a larger document's shape says how much it read).
+
 Content types: ``json``, ``jsonl``, ``csv`` (also tab-separated), ``html``, ``xml``, ``log``, ``text``, ``binary``.
 """
 
@@ -15,11 +22,20 @@ import io
 import json
 import re
 from dataclasses import dataclass
+from typing import Any
+
+from scratchfs.engine.seekable import FormatError
+from scratchfs.engine.structure.paging import ContentSource
+from scratchfs.engine.structure.toplevel import TopEntry, TopLevel, top_level
 
 SAMPLE_BYTES = 512 * 1024
 """Bytes of the start of a content that shape detection looks at."""
-MAX_SHAPE_CHARS = 300
-"""Longest shape text, in characters."""
+MAX_SHAPE_CHARS = 600
+"""Longest shape text, in characters (the stub's preview gives way to it within the 1.5 KiB stub)."""
+STREAM_BYTES = 256 * 1024 * 1024
+"""Most bytes of a large JSON document streamed to describe its top level (past it the shape says "at least")."""
+STREAM_SECONDS = 2.0
+"""About the most time spent streaming a large JSON document for its top level (past it: "at least")."""
 _PARTIAL_JSON_CHARS = 128 * 1024  # a JSON document larger than the sample is parsed this far for its top level
 
 _MAGIC = (
@@ -31,6 +47,7 @@ _HTML_RE = re.compile(rb"<!doctype\s+html|<html[\s>]", re.IGNORECASE)
 _TITLE_RE = re.compile(rb"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 _SCRIPT_RE = re.compile(rb"<(script|style)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
 _TAG_RE = re.compile(rb"<[^>]*>")
+_HEADING_RE = re.compile(rb"<h([1-3])\b[^>]*>(.*?)</h\1\s*>", re.IGNORECASE | re.DOTALL)
 _WS_RE = re.compile(rb"\s+")
 _XML_ROOT_RE = re.compile(rb"<([A-Za-z_][\w.:-]*)")
 # anchored on a literal newline (the text is searched with one prepended), which the engine finds at C speed
@@ -91,26 +108,58 @@ def _utf8(sample: bytes, complete: bool) -> str | None:
         return None
 
 
-def describe(sample: bytes, size: int, lines: int) -> Shape:
+TEXT_PROBE_BYTES = 64 * 1024
+"""Bytes of the start of a content that decide whether it is text."""
+MAX_ODD_SHARE = 0.30
+"""Most share of odd bytes (invalid UTF-8, control bytes other than tab, newlines, form feed, backspace and escape)
+text may hold: a stray NUL, Latin-1 letters or a few broken sequences leave a log a log."""
+MAX_NUL_SHARE = 0.01
+"""Most share of NUL bytes text may hold (binary formats are full of them)."""
+_NOT_ODD_CONTROL = bytes(b for b in range(256) if not ((b < 0x20 and b not in b"\t\n\r\f\b\x1b\x0b") or b == 0x7F))
+
+
+def is_text(sample: bytes) -> bool:
+    """The one rule of what is text (every face shows text as text and only binary as a hex dump): no binary magic
+    number, at most :data:`MAX_NUL_SHARE` NUL bytes and at most :data:`MAX_ODD_SHARE` odd bytes (invalid UTF-8 and
+    control bytes) in the first :data:`TEXT_PROBE_BYTES`."""
+    probe = sample[:TEXT_PROBE_BYTES]
+    if not probe:
+        return True
+    if any(probe.startswith(magic) for magic, _ in _MAGIC):
+        return False
+    if probe.count(0) > MAX_NUL_SHARE * len(probe):
+        return False
+    cut = len(probe) - len(probe.rstrip(bytes(range(0x80, 0x100)))) if len(probe) < len(sample) else 0
+    body = probe[: len(probe) - min(cut, 3)]  # a character cut by the probe's end is not odd
+    invalid = len(body) - len(body.decode("utf-8", "ignore").encode("utf-8"))
+    controls = len(body.translate(None, _NOT_ODD_CONTROL))
+    return invalid + controls <= MAX_ODD_SHARE * len(body)
+
+
+def describe(sample: bytes, size: int, lines: int, source: ContentSource | None = None) -> Shape:
     """Detect the content type and shape of a content from its first bytes.
 
     Args:
         sample: the first bytes of the content (at most :data:`SAMPLE_BYTES` are looked at).
         size: the whole content's size, in bytes.
         lines: the whole content's line count (``\\n`` count, plus one for an unterminated last line).
+        source: the whole content (``size``, ``read(offset, length)``), optional: a JSON document larger than the
+            sample then has its top level described whole, by streaming (see the module docstring).
+
+    Never raises for any content; a ``source`` that fails to read gives the shape from the sample.
     """
     sample = sample[:SAMPLE_BYTES]
     complete = len(sample) >= size
     scope = "" if complete else f" (in the first {_kib(len(sample))} of {_kib(size)})"
     if size == 0:
         return Shape("text", "empty")
-    text = None if b"\x00" in sample[:65536] else _utf8(sample, complete)
-    if text is None:
+    if not is_text(sample):
         return Shape("binary", _binary(sample, size))
+    text = _utf8(sample, complete) or sample.decode("utf-8", "replace")
     stripped = text.lstrip("\ufeff \t\r\n")
     first = stripped[:1]
     if first in ("{", "["):
-        found = _json(stripped, complete, size, lines, scope)
+        found = _json(stripped, complete, size, lines, scope, source)
         if found is not None:
             return found
     if first == "<":
@@ -148,13 +197,39 @@ def _value(value: object) -> str:
     return type(value).__name__
 
 
-def _keys(obj: dict, limit: int = 12) -> str:
-    items = [f"{_name(k)}: {_value(v)}" for k, v in list(obj.items())[:limit]]
-    more = f", … {len(obj) - limit} more" if len(obj) > limit else ""
-    return ", ".join(items) + more
+def _tree(value: object, depth: int, width: int) -> str:
+    """``value`` described ``depth`` levels down, listing at most ``width`` keys per object (an object with more
+    keys -- a map -- shows its first value described and the next few keys by name)."""
+    if isinstance(value, dict):
+        if depth <= 0 or not value:
+            return _value(value)
+        if len(value) <= width:
+            return "{" + ", ".join(f"{_name(k)}: {_tree(v, depth - 1, width)}" for k, v in value.items()) + "}"
+        key, first = next(iter(value.items()))
+        names = "".join(f", {_name(k, 24)}" for k in list(value)[1 : max(2, width // 2)])
+        return f"object({len(value)} keys: {_name(key)}: {_tree(first, depth - 1, width)}{names}, …)"
+    if isinstance(value, list):
+        if not value or depth <= 0:
+            return _value(value)
+        return f"array({len(value)}) of {_tree(value[0], depth - 1, width)}"
+    return _value(value)
 
 
-def _json(text: str, complete: bool, size: int, lines: int, scope: str) -> Shape | None:
+def _fitted(head: str, value: object) -> str:
+    """``head`` + the deepest description of ``value`` that fits :data:`MAX_SHAPE_CHARS` (an object's outer braces
+    dropped)."""
+    text = ""
+    for depth, width in ((5, 8), (4, 8), (4, 6), (3, 8), (3, 6), (3, 4), (2, 8), (2, 4), (1, 12), (1, 6), (0, 0)):
+        body = _tree(value, depth, width)
+        if body.startswith("{") and body.endswith("}"):
+            body = body[1:-1]
+        text = f"{head}{body}"
+        if len(text) <= MAX_SHAPE_CHARS:
+            return text
+    return _clip(text)
+
+
+def _json(text: str, complete: bool, size: int, lines: int, scope: str, source: Any = None) -> Shape | None:
     decoder = json.JSONDecoder()
     if complete:
         try:
@@ -162,17 +237,71 @@ def _json(text: str, complete: bool, size: int, lines: int, scope: str) -> Shape
         except ValueError:
             return _jsonl(text, decoder, complete, lines, scope)
         if isinstance(value, dict):
-            return Shape("json", _clip(f"JSON object, {_plural(len(value), 'key')}: {_keys(value)}"))
+            return Shape("json", _fitted(f"JSON object, {_plural(len(value), 'key')}: ", value))
         if isinstance(value, list):
-            return Shape("json", _clip(f"JSON array of {_plural(len(value), 'item')}{_items(value)}"))
+            head = f"JSON array of {_plural(len(value), 'item')}"
+            return Shape("json", _fitted(f"{head}; first item: ", value[0]) if value else head)
         return Shape("json", _clip(f"JSON {_value(value)}"))
     jsonl = _jsonl(text, decoder, complete, lines, scope)
     if jsonl is not None:
         return jsonl
+    if source is not None:
+        found = _streamed(source)
+        if found is not None:
+            return found
     head = text[:_PARTIAL_JSON_CHARS]
     if len(head) < len(text):
         scope = f" (in the first {_kib(len(head.encode('utf-8')))} of {_kib(size)})"
     return _partial_json(head, decoder, scope)
+
+
+def _streamed(source: ContentSource) -> Shape | None:
+    """The top level of a large JSON document, read whole by streaming (ijson)."""
+    try:
+        top = top_level(source, STREAM_BYTES, STREAM_SECONDS)
+    except (OSError, FormatError, ValueError):
+        return None
+    if top is None or top.kind not in ("object", "array"):
+        return None
+    return Shape("json", _top_text(top, source.size))
+
+
+def _entry_text(entry: TopEntry) -> str:
+    if entry.kind == "object":
+        names = ", ".join(_name(n) for n in entry.names[:6])
+        more = ", …" if entry.count > len(entry.names[:6]) else ""
+        return f"object({entry.count} keys: {names}{more})" if entry.count else "object(0 keys)"
+    if entry.kind == "array":
+        if entry.names:
+            names = ", ".join(_name(n) for n in entry.names[:8])
+            return f"array({entry.count}) of {{{names}{', …' if len(entry.names) >= 8 else ''}}}"
+        return f"array({entry.count}) of {entry.item_kind}" if entry.item_kind else f"array({entry.count})"
+    if entry.kind == "str":
+        return "str" if entry.count < 200 else f"str({_kib(entry.count)})"
+    return entry.kind
+
+
+def _top_text(top: TopLevel, size: int) -> str:
+    least = "" if top.complete else "at least "
+    scope = "" if top.complete else f" (in the first {_kib(top.read_bytes)} of {_kib(size)})"
+    if top.kind == "array":
+        items = top.entries[0] if top.entries else None
+        first = ""
+        if items is not None and items.names:
+            first = "; items: {" + ", ".join(_name(n) for n in items.names[:8]) + "}"
+        elif items is not None and items.item_kind:
+            first = f"; first item: {items.item_kind}"
+        return _clip(f"JSON array of {least}{_plural(top.count, 'item')}{scope}{first}")
+    text = f"JSON object, {least}{_plural(top.count, 'key')}{scope}: "
+    listed = ""
+    for count, entry in enumerate(top.entries):
+        part = f"{_name(entry.key)}: {_entry_text(entry)}"
+        more = f", … {top.count - count} more" if count < top.count else ""
+        if len(text) + len(listed) + len(part) + 2 + len(more) > MAX_SHAPE_CHARS:
+            return _clip(text + listed + more)
+        listed += (", " if listed else "") + part
+    extra = f", … {top.count - len(top.entries)} more" if top.count > len(top.entries) else ""
+    return _clip(text + listed + extra)
 
 
 def _items(items: list) -> str:
@@ -197,8 +326,14 @@ def _jsonl(text: str, decoder: json.JSONDecoder, complete: bool, lines: int, sco
     except ValueError:
         return None
     first = values[0]
-    keys = f"; first record keys: {', '.join(_name(k) for k in list(first)[:12])}" if isinstance(first, dict) else ""
-    return Shape("jsonl", _clip(f"JSON lines, {_plural(lines, 'record')}{keys}"))
+    if not isinstance(first, dict):
+        return Shape("jsonl", _clip(f"JSON lines, {_plural(lines, 'record')}; first record: {_value(first)}"))
+    merged: dict = {}
+    for value in values:  # the keys of the sampled records, in order of first appearance
+        if isinstance(value, dict):
+            for key, item in value.items():
+                merged.setdefault(key, item)
+    return Shape("jsonl", _fitted(f"JSON lines, {_plural(lines, 'record')}; record keys: ", merged))
 
 
 def _partial_json(text: str, decoder: json.JSONDecoder, scope: str) -> Shape | None:
@@ -288,7 +423,21 @@ def _html(sample: bytes, size: int, scope: str) -> str:
     visible = _WS_RE.sub(b" ", _TAG_RE.sub(b" ", _SCRIPT_RE.sub(b" ", sample))).strip()
     share = 1 - len(visible) / max(1, len(sample))
     titled = f'title "{_name(name, 80)}", ' if name else "no title, "
-    return _clip(f"HTML, {titled}~{_kib(len(visible))} of text in {_kib(len(sample))} ({share:.0%} markup){scope}")
+    text = f"HTML, {titled}~{_kib(len(visible))} of text in {_kib(len(sample))} ({share:.0%} markup){scope}"
+    headings = [(level.decode(), _WS_RE.sub(b" ", _TAG_RE.sub(b"", body)).strip().decode("utf-8", "replace"))
+                for level, body in _HEADING_RE.findall(sample)]
+    headings = [(level, body) for level, body in headings if body]
+    if not headings:
+        return _clip(text)
+    text += f"; {_plural(len(headings), 'heading')}: "
+    listed = []
+    for count, (level, body) in enumerate(headings):
+        item = f"h{level} {_name(body, 48)}"
+        more = f" … {len(headings) - count} more" if count < len(headings) else ""
+        if len(text) + len(" | ".join([*listed, item])) + len(more) + 3 > MAX_SHAPE_CHARS:
+            return _clip(text + " | ".join(listed) + more)
+        listed.append(item)
+    return _clip(text + " | ".join(listed))
 
 
 def _head_rows(head: bytes) -> int:
@@ -323,8 +472,13 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool) -> Sh
 
 __all__ = [
     "GREP_LINE_PATTERN",
+    "MAX_NUL_SHARE",
+    "MAX_ODD_SHARE",
     "MAX_SHAPE_CHARS",
     "SAMPLE_BYTES",
+    "STREAM_BYTES",
+    "TEXT_PROBE_BYTES",
     "Shape",
     "describe",
+    "is_text",
 ]

@@ -17,20 +17,21 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import platformdirs
 
 from scratchfs.api.entries import Entries
+from scratchfs.api.results import Page, decode_cursor
 from scratchfs.api.scope import Scope
 from scratchfs.api.settings import Settings
-from scratchfs.engine.backends import open_backends
+from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX, describe_url, open_backends, sweep_backends
 from scratchfs.engine.protocols import Entry
-from scratchfs.engine.sweeper import Sweeper, SweepResult, sweep
+from scratchfs.engine.sweeper import Sweeper, SweepResult
 from scratchfs.foundation import checks
-from scratchfs.foundation.errors import StorageError
-from scratchfs.foundation.limits import MAX_SWEEP_INTERVAL, SWEEP_INTERVAL
+from scratchfs.foundation.limits import MAX_LIST_ENTRIES, MAX_SWEEP_INTERVAL, SWEEP_INTERVAL
 
 ENV_ROOT = "SCRATCHFS_ROOT"
 """Environment variable naming the store root when none is given."""
@@ -49,6 +50,10 @@ class ScratchStore:
             ``never_spill_tools``, ``spill_classes``, ``preview_mode``, ``preview_modes``, ``detect_shape``,
             ``refresh_on_read``, ``run_quota_bytes``, ``run_quota_entries``, ``pattern_timeout`` (seconds),
             ``sweep_interval`` (seconds) -- see :class:`~scratchfs.api.settings.Settings`.
+        index: the index: unset for the embedded SQLite file under the root (else ``$SCRATCHFS_INDEX``), or a
+            ``postgresql://`` URL (see :mod:`scratchfs.engine.backends`).
+        blobs: the blob store: unset for files under the root (else ``$SCRATCHFS_BLOBS``), or ``s3://bucket/prefix``
+            (needs a PostgreSQL index).
 
     Raises:
         InvalidArgument: a bad setting (or an unknown one).
@@ -60,7 +65,7 @@ class ScratchStore:
     """
 
     def __init__(self, root: str | os.PathLike[str] | None = None, *, settings: Settings | None = None,
-                 **overrides: Any) -> None:
+                 index: str | None = None, blobs: str | None = None, **overrides: Any) -> None:
         unknown = set(overrides) - Settings.names()
         if unknown:
             from scratchfs.foundation.errors import InvalidArgument
@@ -71,14 +76,12 @@ class ScratchStore:
         if root is None:
             root = os.environ.get(ENV_ROOT) or platformdirs.user_cache_dir("scratchfs")
         self.root = Path(root).expanduser().absolute()
-        try:
-            for sub in ("", "runs", "locks"):
-                os.makedirs(self.root / sub, mode=0o700, exist_ok=True)
-        except OSError as exc:
-            raise StorageError(f"cannot create the store root {self.root}: {exc.strerror or exc}") from None
         self._locks = self.root / "locks"
-        self.index, self.blobs = open_backends(self.root, busy_timeout=s.busy_timeout, durable=s.durable,
-                                               frame_bytes=s.frame_bytes, level=s.level)
+        self.index_url = os.environ.get(ENV_INDEX) if index is None else index
+        self.blobs_url = os.environ.get(ENV_BLOBS) if blobs is None else blobs
+        self.index, self.blobs = open_backends(
+            self.root, self.index_url, self.blobs_url, busy_timeout=s.busy_timeout, durable=s.durable,
+            frame_bytes=s.frame_bytes, level=s.level, database_clock=s.clock is time.time)
         self.closed = False
         self.entries = Entries(s, self.index, self.blobs, lambda: self.closed)
         self._sweeper: Sweeper | None = None
@@ -121,7 +124,10 @@ class ScratchStore:
         return self.index.read_only
 
     def __repr__(self) -> str:
-        return f"ScratchStore(root={str(self.root)!r})"
+        if not (self.index_url or self.blobs_url):
+            return f"ScratchStore(root={str(self.root)!r})"
+        return (f"ScratchStore(root={str(self.root)!r}, index={describe_url(self.index_url)!r}, "
+                f"blobs={describe_url(self.blobs_url)!r})")
 
     # -- scopes ---------------------------------------------------------------------------------------------------
 
@@ -148,6 +154,29 @@ class ScratchStore:
         run_id = checks.check_run_id(run_id)
         self.entries.check_open()
         return self.index.list_scope(run_id, None, None, "", self.now())
+
+    def list_page_for_run(self, run_id: str, *, limit: int = MAX_LIST_ENTRIES, cursor: str | None = None) -> Page:
+        """One :class:`~scratchfs.api.results.Page` of :meth:`list_entries_for_run`: at most ``limit`` live entries
+        of every agent of a run, oldest first, after ``cursor`` (a previous page's ``next_cursor``).
+
+        Raises:
+            InvalidArgument: a bad run id, limit or cursor. StoreBusy, StorageError, StoreClosed.
+        """
+        return self.page(checks.check_run_id(run_id), None, None, "", limit, cursor)
+
+    def page(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str, limit: int,
+             cursor: str | None) -> Page:
+        """A page of a run's live entries (of one agent and kind, keys starting with ``prefix``, when given), at
+        most ``limit`` (1 to 1,000) after ``cursor``. The ids and prefix must be checked already.
+
+        Raises:
+            InvalidArgument: a bad limit or cursor. StoreBusy, StorageError, StoreClosed.
+        """
+        limit = checks.check_int(limit, "limit", 1, MAX_LIST_ENTRIES)
+        after = decode_cursor(cursor)
+        self.entries.check_open()
+        rows = self.index.list_page(run_id, agent_id, kind, prefix, self.now(), after, limit + 1)
+        return Page(rows[:limit], len(rows) > limit)
 
     def list_entries(self) -> list[Entry]:
         """Every live entry of every run, ordered by run, agent and age (no content).
@@ -180,7 +209,7 @@ class ScratchStore:
 
     def _delete_scope(self, run_id: str, agent_id: str | None) -> int:
         self.entries.check_open()
-        self.index.check_writable("delete entries")
+        self.index.check_writable("deleting entries")
         with self.entries.delete_lock(True):  # no write commits between the two steps
             count = self.index.delete_scope(run_id, agent_id, self.now())
             detached = self.blobs.detach_scope(run_id, agent_id)
@@ -202,9 +231,9 @@ class ScratchStore:
             StoreBusy, StorageError, StoreClosed: from the index; StorageError naming the cause on a read-only store.
         """
         self.entries.check_open()
-        self.index.check_writable("sweep")
-        return sweep(self.index, self.blobs, str(self._locks / "sweep.lock"), self.now(), self.settings.orphan_grace,
-                     self.settings.busy_timeout if wait is None else wait)
+        self.index.check_writable("sweeping")
+        return sweep_backends(self.index, self.blobs, str(self._locks / "sweep.lock"), self.now(),
+                              self.settings.orphan_grace, self.settings.busy_timeout if wait is None else wait)
 
     def start_sweeper(self, interval: float = SWEEP_INTERVAL) -> None:
         """Sweep in a background daemon thread every ``interval`` seconds until :meth:`stop_sweeper` or

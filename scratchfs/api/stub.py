@@ -83,7 +83,10 @@ def make_preview(head: bytes, tail: bytes, size: int, limit: int, mode: str = "h
 def make_note(handle: str, size: int, covered: int, next_line: int, lines: int, tool: str | None,
               tail_offset: int | None = None, content_type: str | None = None) -> str:
     """The stub's note: what was stored, what the preview shows, and the exact next calls that read on by range,
-    by line and by pattern (by range and by match for binary content, which has no lines)."""
+    by line and by pattern (by range and by match for binary content, which has no lines). Every call it names fits
+    the default reply budget: a line read asks for as many lines as hold about :data:`DEFAULT_READ_BYTES` bytes at
+    the content's average line length, and content whose lines are longer than that (one-line JSON, minified pages)
+    gets no line read, only ranges and searches."""
     source = f"Output of {_clip(tool, 64)}" if tool else "Content"
     counted = f"{size:,} byte{'' if size == 1 else 's'}"
     if content_type != "binary":
@@ -98,9 +101,28 @@ def make_note(handle: str, size: int, covered: int, next_line: int, lines: int, 
     if content_type == "binary":
         return (f"{what}; binary content, the preview shows {shows} with U+FFFD for bytes that are not text. "
                 f"Next: {by_range} | {render_call('read_handle', handle=handle, match='TEXT')}.")
-    by_line = render_call("read_handle", handle=handle, line=next_line, lines=DEFAULT_LINES)
-    return (f"{what}; the preview shows {shows}. Next: {by_range} | {by_line} | "
-            f"{render_call('read_handle', handle=handle, pattern='REGEX')}.")
+    by_pattern = render_call("read_handle", handle=handle, pattern="REGEX")
+    by_structure = _structure_call(handle, content_type)
+    if by_structure:
+        by_pattern = f"{by_structure} | {by_pattern}"
+    average = size / max(1, lines)
+    if average > DEFAULT_READ_BYTES:
+        return (f"{what}; the preview shows {shows}; its lines average {average:,.0f} bytes, so read it by range. "
+                f"Next: {by_range} | {by_pattern}.")
+    count = max(1, min(DEFAULT_LINES, int(DEFAULT_READ_BYTES // max(1.0, average))))
+    by_line = render_call("read_handle", handle=handle, line=next_line, lines=count)
+    return f"{what}; the preview shows {shows}. Next: {by_range} | {by_line} | {by_pattern}."
+
+
+def _structure_call(handle: str, content_type: str | None) -> str | None:
+    """The structure read that fits a content type (the shape names what to aim it at), or ``None``."""
+    arguments: dict[str, object] | None = {
+        "json": {"jq": "keys"},
+        "jsonl": {"record": 1, "records": 10},
+        "csv": {"row": 1, "rows": 20},
+        "html": {"view": "text"},
+    }.get(content_type or "")
+    return render_call("read_handle", handle=handle, **arguments) if arguments else None
 
 
 def _clip(text: str, limit: int) -> str:

@@ -7,7 +7,6 @@ that it did not repair, or the index fails its integrity check.
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 import click
 
@@ -21,13 +20,6 @@ from scratchfs.loader import load_dir
 JSON_TABLE = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 _PROGRESS_MIN_BYTES = 64 * 1024 * 1024
 _PROGRESS_MIN_ENTRIES = 1000
-
-
-def print_renderable(renderable: Any) -> None:
-    """Print a rich table to stdout."""
-    from scratchfs.cli.render import print_table
-
-    print_table(renderable)
 
 
 @main.command("ls")
@@ -44,11 +36,10 @@ def ls(store: ScratchStore, run_id: str | None, agent_id: str | None, as_json: b
     if as_json:
         echo_json([entry.to_dict() for entry in entries])
         return
-    from scratchfs.cli.render import entries_table
+    from scratchfs.cli.render import entries_listing, show
 
     title = (f"run {run_id}" if run_id else "all runs") + (f", agent {agent_id}" if agent_id else "")
-    print_renderable(entries_table(entries, store.now(), title=f"{title}: {len(entries)} entries",
-                                   show_run=run_id is None))
+    show(entries_listing(entries, store.now(), title=f"{title}: {len(entries)} entries", show_run=run_id is None))
 
 
 @main.command("stats")
@@ -65,9 +56,9 @@ def stats_command(store: ScratchStore, run_id: str | None, soon: float, as_json:
     if as_json:
         echo_json([row.to_dict() for row in rows])
         return
-    from scratchfs.cli.render import stats_table
+    from scratchfs.cli.render import show, stats_listing
 
-    print_renderable(stats_table(rows, soon, title=f"{'run ' + run_id if run_id else 'all runs'} at {store.root}"))
+    show(stats_listing(rows, soon, title=f"{'run ' + run_id if run_id else 'all runs'} at {store.root}"))
 
 
 @main.command("fsck")
@@ -75,11 +66,15 @@ def stats_command(store: ScratchStore, run_id: str | None, soon: float, as_json:
 @click.option("--repair", is_flag=True, help="Remove what is broken: rows of missing and corrupt entries, corrupt "
                                              "and orphaned files.")
 @click.option("--quick", is_flag=True, help="Check seek tables and sizes only, without decompressing every frame.")
+@click.option("--rebuild-index", "rebuild_index", is_flag=True,
+              help="First restore the index rows of sound, live blobs that no row names, from the bindings the blobs "
+                   "carry (after a lost or damaged index).")
 @click.option("--progress/--no-progress", default=None,
               help="Show a progress bar on stderr [default: on a terminal, for stores over 64 MiB or 1000 entries].")
 @JSON_TABLE
 @with_store
-def fsck_command(store: ScratchStore, repair: bool, quick: bool, progress: bool | None, as_json: bool) -> None:
+def fsck_command(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, progress: bool | None,
+                 as_json: bool) -> None:
     """Check the index against the blob files: missing, orphaned and corrupt entries (exit code 3 if any remain)."""
     entries = store.list_entries()
     total = sum(e.size for e in entries)
@@ -92,20 +87,24 @@ def fsck_command(store: ScratchStore, repair: bool, quick: bool, progress: bool 
         with Progress(TextColumn("fsck"), BarColumn(), DownloadColumn(binary_units=True), TimeRemainingColumn(),
                       console=Console(stderr=True), transient=True) as bar:
             task = bar.add_task("verify", total=total)
-            report = fsck(store, repair=repair, deep=True, progress=lambda n: bar.advance(task, n))
+            report = fsck(store, repair=repair, deep=True, progress=lambda n: bar.advance(task, n),
+                          rebuild_index=rebuild_index)
     else:
-        report = fsck(store, repair=repair, deep=not quick)
+        report = fsck(store, repair=repair, deep=not quick, rebuild_index=rebuild_index)
     if as_json:
         echo_json(report.to_dict())
     else:
-        from scratchfs.cli.render import human_bytes, problems_table
+        from scratchfs.cli.render import human_bytes, problems_listing, show
 
         counts = report.counts()
+        if report.rebuilt is not None:
+            click.echo(f"rebuilt the index: {report.rebuilt.restored} entries restored from their blobs, "
+                       f"{len(report.rebuilt.skipped)} blob files skipped")
         click.echo(f"checked {report.entries_checked} entries ({human_bytes(report.bytes_checked)} verified) and "
                    f"{report.files_checked} files; index: {report.index}; missing {counts['missing']}, "
                    f"corrupt {counts['corrupt']}, orphaned {counts['orphaned']}, repaired {counts['repaired']}")
         if report.problems:
-            print_renderable(problems_table(report.problems))
+            show(problems_listing(report.problems, str(store.root)))
     if not report.clean:
         left = sum(not p.repaired for p in report.problems)
         hint = "" if repair else "; `scratchfs fsck --repair` removes them"

@@ -52,6 +52,8 @@ class ScratchGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
+            if sys.stdout is None and ctx.protected_args:  # every command's output goes there: a closed stdout is
+                raise StorageError("standard output is closed")  # an I/O failure up front, not output lost
             return super().invoke(ctx)
         except ScratchError as exc:
             click.echo(f"scratchfs: {exc.kind}: {exc}", err=True)
@@ -80,28 +82,68 @@ def stdout_bytes() -> Any:
 
 
 @click.group(cls=ScratchGroup, epilog=EXIT_CODES_HELP)
+@click.option("--root", type=click.Path(file_okay=False), envvar="SCRATCHFS_ROOT", default=None,
+              help="Store root directory, for every command [env: SCRATCHFS_ROOT; default: the user cache directory].")
+@click.option("--run", "run_id", envvar="SCRATCHFS_RUN_ID", default=None, help="Run id [env: SCRATCHFS_RUN_ID].")
+@click.option("--agent", "agent_id", envvar="SCRATCHFS_AGENT_ID", default=None,
+              help="Agent id [env: SCRATCHFS_AGENT_ID].")
 @click.version_option(package_name="scratchfs")
-def main() -> None:
+@click.pass_context
+def main(ctx: click.Context, root: str | None, run_id: str | None, agent_id: str | None) -> None:
     """scratchfs: an out-of-context scratch store for LLM agents.
 
     Large tool results are spilled to the store under a handle; read them back by range or by match; keep a per-run
-    scratchpad. The store lives at --root, else $SCRATCHFS_ROOT, else the user cache directory.
+    scratchpad. The store lives at --root, else $SCRATCHFS_ROOT, else the user cache directory. --root, --run and
+    --agent may come before the command (for every command) or after it.
     """
+    ctx.obj = {"root": root, "run_id": run_id, "agent_id": agent_id}
+
+
+def global_option(name: str) -> str | None:
+    """The value of a global option (``root``, ``run_id``, ``agent_id``: given before the command, else from its
+    environment variable), or ``None``."""
+    ctx = click.get_current_context(silent=True)
+    obj = ctx.find_root().obj if ctx is not None else None
+    return (obj or {}).get(name)
+
+
+def resolve_root(root: str | None) -> str | None:
+    """The store root: the command's ``--root``, else the global one (or ``$SCRATCHFS_ROOT``), else ``None``."""
+    return root if root is not None else global_option("root")
+
+
+def resolve_scope(run_id: str | None, agent_id: str | None) -> tuple[str, str]:
+    """The command's ``--run``/``--agent``, else the global ones (or the environment).
+
+    Raises:
+        click.UsageError: one of them is given nowhere.
+    """
+    run_id = run_id if run_id is not None else global_option("run_id")
+    agent_id = agent_id if agent_id is not None else global_option("agent_id")
+    for value, option, env in ((run_id, "--run", "SCRATCHFS_RUN_ID"), (agent_id, "--agent", "SCRATCHFS_AGENT_ID")):
+        if value is None:
+            raise click.UsageError(f"Missing option '{option}' (or ${env})")
+    return run_id, agent_id  # type: ignore[return-value]
 
 
 def root_option(func: Callable) -> Callable:
-    """``--root``: the store root."""
+    """``--root``: the store root (also accepted before the command)."""
     return click.option("--root", type=click.Path(file_okay=False), default=None,
                         help="Store root directory [default: $SCRATCHFS_ROOT, else the user cache directory].")(func)
 
 
 def scope_options(func: Callable) -> Callable:
-    """``--run``/``--agent`` (required; from the environment when not given) and ``--root``."""
-    func = click.option("--agent", "agent_id", envvar="SCRATCHFS_AGENT_ID", required=True,
-                        help="Agent id [env: SCRATCHFS_AGENT_ID].")(func)
-    func = click.option("--run", "run_id", envvar="SCRATCHFS_RUN_ID", required=True,
-                        help="Run id [env: SCRATCHFS_RUN_ID].")(func)
-    return root_option(func)
+    """``--run``/``--agent`` (needed: here, before the command, or from the environment) and ``--root``."""
+
+    @functools.wraps(func)
+    def resolved(*args: Any, run_id: str | None = None, agent_id: str | None = None, **kwargs: Any) -> Any:
+        run_id, agent_id = resolve_scope(run_id, agent_id)
+        return func(*args, run_id=run_id, agent_id=agent_id, **kwargs)
+
+    wrapped: Callable = click.option("--agent", "agent_id", default=None,
+                                     help="Agent id [env: SCRATCHFS_AGENT_ID].")(resolved)
+    wrapped = click.option("--run", "run_id", default=None, help="Run id [env: SCRATCHFS_RUN_ID].")(wrapped)
+    return root_option(wrapped)
 
 
 def json_accepted(func: Callable) -> Callable:
@@ -115,7 +157,7 @@ def with_store(func: Callable) -> Callable:
 
     @functools.wraps(func)
     def wrapper(root: str | None, **kwargs: Any) -> Any:
-        with ScratchStore(root) as store:
+        with ScratchStore(resolve_root(root)) as store:
             return func(store, **kwargs)
 
     return wrapper
@@ -130,5 +172,6 @@ TTL_OPTION = click.option("--ttl", type=float, default=None,
                           help=f"Seconds until the entry expires [default: {DEFAULT_TTL:.0f}].")
 INPUT_ARGUMENT = click.argument("source", type=click.File("rb", lazy=False), default="-", required=False)
 
-__all__ = ["EXIT_CODES_HELP", "INPUT_ARGUMENT", "TTL_OPTION", "ScratchGroup", "echo_json", "fail", "json_accepted",
-           "main", "root_option", "scope_options", "stdout_bytes", "with_store"]
+__all__ = ["EXIT_CODES_HELP", "INPUT_ARGUMENT", "TTL_OPTION", "ScratchGroup", "echo_json", "fail", "global_option",
+           "json_accepted", "main", "resolve_root", "resolve_scope", "root_option", "scope_options", "stdout_bytes",
+           "with_store"]

@@ -1,8 +1,16 @@
-"""Readable tables for the terminal (``rich``): entry listings and the demo's report."""
+"""Listings for people: a table that fits the terminal (``rich``) when stdout is a terminal, plain tab-separated
+rows when it is not (a pipe, a file), from one :class:`Listing` of text cells.
+
+An id a user must copy into the next command (a run, an agent, a key or handle) is never cut or folded: its column is
+as wide as its longest value, and the other columns give way (an ellipsis in the middle of their text).
+"""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TextIO
 
 from rich.console import Console
 from rich.table import Table
@@ -35,67 +43,137 @@ def ratio(size: int, stored: int) -> str:
     return f"{size / stored:.1f}x" if stored else "-"
 
 
-def entries_table(entries: Iterable[Entry], now: float, title: str | None = None, show_run: bool = False) -> Table:
-    """A table of entries: (run,) agent, kind, key, size, on disk, ratio, expires in, source tool."""
-    table = Table(title=title)
-    columns = [("run", "left")] if show_run else []
-    columns += [("agent", "left"), ("kind", "left"), ("key", "left"), ("size", "right"), ("on disk", "right"),
-                ("ratio", "right"), ("expires in", "right"), ("tool", "left")]
-    for name, justify in columns:
-        # a handle must stay whole (it is copied into the next command); other text may fold
-        table.add_column(name, justify=justify, no_wrap=name == "key", min_width=26 if name == "key" else None,
-                         overflow="fold")
+def middle_ellipsis(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters by dropping its middle (``"abc…xyz"``)."""
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[:width]
+    left = (width - 1 + 1) // 2
+    return text[:left] + "…" + text[len(text) - (width - 1 - left):]
+
+
+@dataclass
+class Listing:
+    """Rows of text cells under named columns, for people.
+
+    ``ids``: columns holding ids a user copies (never cut); ``right``: right-aligned columns (numbers); ``elastic``:
+    text columns that may be cut in the middle to fit; ``optional``: columns dropped, first to last, when the
+    terminal is too narrow even so; ``total``: an optional last row.
+    """
+
+    columns: list[str]
+    rows: list[list[str]] = field(default_factory=list)
+    title: str | None = None
+    ids: frozenset[str] = frozenset()
+    right: frozenset[str] = frozenset()
+    elastic: frozenset[str] = frozenset()
+    optional: tuple[str, ...] = ()
+    total: list[str] | None = None
+
+    def fitted(self, width: int) -> tuple[list[str], list[int]]:
+        """The columns shown at ``width`` characters and their widths (elastic ones cut, optional ones dropped)."""
+        all_rows = [*self.rows, *([self.total] if self.total else [])]
+        natural = {c: max([len(c)] + [len(r[i]) for r in all_rows]) for i, c in enumerate(self.columns)}
+        shown = list(self.columns)
+        dropping = list(self.optional)
+        while True:
+            widths = {c: natural[c] for c in shown}
+            over = sum(widths.values()) + 3 * len(shown) + 1 - width
+            for name in [c for c in shown if c in self.elastic]:
+                if over <= 0:
+                    break
+                cut = min(over, max(0, widths[name] - 8))
+                widths[name] -= cut
+                over -= cut
+            if over <= 0 or not dropping:
+                return shown, [widths[c] for c in shown]
+            victim = dropping.pop(0)
+            if victim in shown:
+                shown.remove(victim)
+
+    def table(self, width: int) -> Table:
+        """A rich table at most ``width`` characters wide (ids whole; see the class docstring)."""
+        shown, widths = self.fitted(width)
+        index = [self.columns.index(c) for c in shown]
+        table = Table(title=self.title, expand=False)
+        for name, size in zip(shown, widths, strict=True):
+            table.add_column(name, justify="right" if name in self.right else "left", no_wrap=True,
+                             overflow="ignore", min_width=min(size, len(name)), max_width=size)
+        for row in self.rows:
+            table.add_row(*[middle_ellipsis(row[i], size) for i, size in zip(index, widths, strict=True)])
+        if self.total:
+            table.add_section()
+            table.add_row(*[middle_ellipsis(self.total[i], size) for i, size in zip(index, widths, strict=True)])
+        return table
+
+    def tsv(self) -> str:
+        """The header and rows as tab-separated lines (tabs and newlines in cells become spaces)."""
+        lines = ["\t".join(self.columns)]
+        for row in [*self.rows, *([self.total] if self.total else [])]:
+            lines.append("\t".join(cell.replace("\t", " ").replace("\n", " ") for cell in row))
+        return "\n".join(lines) + "\n"
+
+
+def show(listing: Listing, out: TextIO | None = None) -> None:
+    """Print a listing to stdout: a table fitted to the terminal when stdout is one, else tab-separated rows."""
+    out = out or sys.stdout
+    if out.isatty():
+        console = Console(file=out)
+        console.print(listing.table(console.width))
+    else:
+        out.write(listing.tsv())
+        out.flush()
+
+
+def entries_listing(entries: Iterable[Entry], now: float, title: str | None = None,
+                    show_run: bool = False) -> Listing:
+    """Entries: (run,) agent, kind, key, size, on disk, ratio, expires in, source tool."""
+    columns = (["run"] if show_run else []) + ["agent", "kind", "key", "size", "on disk", "ratio", "expires in",
+                                               "tool"]
+    listing = Listing(columns, title=title, ids=frozenset({"run", "agent", "key"}),
+                      right=frozenset({"size", "on disk", "ratio", "expires in"}), elastic=frozenset({"tool"}),
+                      optional=("ratio", "on disk", "kind", "tool", "agent"))
     for e in entries:
         cells = [e.run_id] if show_run else []
         cells += [e.agent_id, e.kind, e.key, human_bytes(e.size), human_bytes(e.stored_size),
                   ratio(e.size, e.stored_size), human_seconds(e.expires_at - now), e.source_tool or ""]
-        table.add_row(*cells)
-    return table
+        listing.rows.append(cells)
+    return listing
 
 
-def stats_table(rows: Iterable, soon: float, title: str | None = None) -> Table:
-    """A table of :class:`scratchfs.inspector.ScopeStats`, with a total line."""
-    table = Table(title=title)
-    for name, justify in (("run", "left"), ("agent", "left"), ("entries", "right"), ("handles", "right"),
-                          ("scratch", "right"), ("bytes in", "right"), ("on disk", "right"), ("ratio", "right"),
-                          ("oldest", "right"), (f"expiring <{human_seconds(soon)}", "right")):
-        table.add_column(name, justify=justify)
+def stats_listing(rows: Iterable, soon: float, title: str | None = None) -> Listing:
+    """Per-scope statistics (:class:`scratchfs.api.inspector.ScopeStats`), with a total line."""
+    soon_name = f"expiring <{human_seconds(soon)}"
+    numbers = ("entries", "handles", "scratch", "bytes in", "on disk", "ratio", "oldest", soon_name)
+    listing = Listing(["run", "agent", *numbers], title=title, ids=frozenset({"run", "agent"}),
+                      right=frozenset(numbers), optional=("ratio", "handles", "scratch", "on disk", "oldest"))
     total = [0, 0, 0, 0, 0, 0]
     rows = list(rows)
     for s in rows:
-        table.add_row(s.run_id, s.agent_id, str(s.entries), str(s.handles), str(s.scratch), human_bytes(s.bytes_in),
-                      human_bytes(s.bytes_on_disk), ratio(s.bytes_in, s.bytes_on_disk),
-                      human_seconds(s.oldest_age) + " ago", str(s.expiring_soon))
+        listing.rows.append([s.run_id, s.agent_id, str(s.entries), str(s.handles), str(s.scratch),
+                             human_bytes(s.bytes_in), human_bytes(s.bytes_on_disk), ratio(s.bytes_in, s.bytes_on_disk),
+                             human_seconds(s.oldest_age) + " ago", str(s.expiring_soon)])
         for i, value in enumerate((s.entries, s.handles, s.scratch, s.bytes_in, s.bytes_on_disk, s.expiring_soon)):
             total[i] += value
     if len(rows) > 1:
-        table.add_section()
-        table.add_row("total", "", str(total[0]), str(total[1]), str(total[2]), human_bytes(total[3]),
-                      human_bytes(total[4]), ratio(total[3], total[4]), "", str(total[5]))
-    return table
+        listing.total = ["total", "", str(total[0]), str(total[1]), str(total[2]), human_bytes(total[3]),
+                         human_bytes(total[4]), ratio(total[3], total[4]), "", str(total[5])]
+    return listing
 
 
-def problems_table(problems: Iterable, title: str | None = None) -> Table:
-    """A table of :class:`scratchfs.inspector.Problem`."""
-    table = Table(title=title)
-    for name in ("problem", "run", "agent", "key", "file", "detail", "repaired"):
-        table.add_column(name, overflow="fold")
+def problems_listing(problems: Iterable, root: str = "", title: str | None = None) -> Listing:
+    """Problems found by fsck (:class:`scratchfs.api.inspector.Problem`): ids decoded, paths relative to ``root``."""
+    listing = Listing(["problem", "run", "agent", "key", "file", "detail", "repaired"], title=title,
+                      ids=frozenset({"run", "agent", "key"}), elastic=frozenset({"file", "detail"}),
+                      optional=("file", "repaired"))
+    prefix = root.rstrip("/") + "/" if root else ""
     for p in problems:
-        table.add_row(p.kind, p.run_id, p.agent_id, p.key or "-", p.path, p.detail, "yes" if p.repaired else "no")
-    return table
+        path = p.path[len(prefix):] if prefix and p.path.startswith(prefix) else p.path
+        listing.rows.append([p.kind, p.run_id, p.agent_id, p.key or "-", path, p.detail,
+                             "yes" if p.repaired else "no"])
+    return listing
 
 
-def print_table(table: Table) -> None:
-    """Print a table to stdout (wide enough not to fold handles)."""
-    Console(width=max(120, Console().width)).print(table)
-
-
-__all__ = [
-    "entries_table",
-    "human_bytes",
-    "human_seconds",
-    "print_table",
-    "problems_table",
-    "ratio",
-    "stats_table",
-]
+__all__ = ["Listing", "entries_listing", "human_bytes", "human_seconds", "middle_ellipsis", "problems_listing", "ratio",
+           "show", "stats_listing"]

@@ -6,8 +6,8 @@ import sys
 
 import click
 
-from scratchfs.cli.app import main, root_option
-from scratchfs.foundation.limits import DEFAULT_TTL, SPILL_THRESHOLD_BYTES
+from scratchfs.cli.app import global_option, main, resolve_root, root_option
+from scratchfs.foundation.limits import DEFAULT_TTL, SPILL_THRESHOLD_BYTES, SWEEP_INTERVAL
 
 
 def _missing_mcp(exc: ImportError) -> None:
@@ -16,6 +16,9 @@ def _missing_mcp(exc: ImportError) -> None:
 
 
 _MCP_SCOPE_HELP = " (the server is pinned to it: see --allow-meta-scope)"
+SWEEP_INTERVAL_OPTION = click.option(
+    "--sweep-interval", type=click.FloatRange(min=0), default=SWEEP_INTERVAL, show_default=True, metavar="SECONDS",
+    help="While serving, sweep expired entries (and orphans past their grace) every this many seconds; 0: never.")
 ALLOW_META_SCOPE = click.option(
     "--allow-meta-scope", is_flag=True,
     help="Let a request name another run or agent in its _meta ('scratchfs/run_id', 'scratchfs/agent_id') even "
@@ -24,17 +27,21 @@ ALLOW_META_SCOPE = click.option(
 
 @main.command("mcp")
 @root_option
-@click.option("--run", "run_id", envvar="SCRATCHFS_RUN_ID", default=None,
+@click.option("--run", "run_id", default=None,
               help="Run id of the calls [env: SCRATCHFS_RUN_ID]" + _MCP_SCOPE_HELP + ".")
-@click.option("--agent", "agent_id", envvar="SCRATCHFS_AGENT_ID", default=None,
+@click.option("--agent", "agent_id", default=None,
               help="Agent id of the calls [env: SCRATCHFS_AGENT_ID].")
 @ALLOW_META_SCOPE
-def mcp_command(root: str | None, run_id: str | None, agent_id: str | None, allow_meta_scope: bool) -> None:
+@SWEEP_INTERVAL_OPTION
+def mcp_command(root: str | None, run_id: str | None, agent_id: str | None, allow_meta_scope: bool,
+                sweep_interval: float) -> None:
     """Serve read_handle and the scratchpad tools to an MCP client over stdio (needs: pip install 'scratchfs[mcp]')."""
     from scratchfs.mcp import server as mcp_server
 
     try:
-        mcp_server.run(root, run_id, agent_id, allow_meta_scope=allow_meta_scope)
+        mcp_server.run(resolve_root(root), run_id if run_id is not None else global_option("run_id"),
+                       agent_id if agent_id is not None else global_option("agent_id"),
+                       sweep_interval, allow_meta_scope=allow_meta_scope)
     except ImportError as exc:
         _missing_mcp(exc)
     except KeyboardInterrupt:
@@ -55,9 +62,9 @@ def _parse_classes(ctx: click.Context, param: click.Parameter, values: tuple[str
 
 @main.command("mcp-proxy", context_settings={"allow_interspersed_args": False})
 @root_option
-@click.option("--run", "run_id", envvar="SCRATCHFS_RUN_ID", default=None,
+@click.option("--run", "run_id", default=None,
               help="Run id of spills and calls [env: SCRATCHFS_RUN_ID; default: a fresh mcp-proxy-<random>].")
-@click.option("--agent", "agent_id", envvar="SCRATCHFS_AGENT_ID", default=None,
+@click.option("--agent", "agent_id", default=None,
               help="Agent id [env: SCRATCHFS_AGENT_ID; default: 'default'].")
 @click.option("--threshold", type=click.IntRange(min=0), default=SPILL_THRESHOLD_BYTES, show_default=True,
               metavar="BYTES",
@@ -72,10 +79,11 @@ def _parse_classes(ctx: click.Context, param: click.Parameter, values: tuple[str
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
               help="Seconds to wait for the upstream server to start and for each of its answers.")
 @ALLOW_META_SCOPE
+@SWEEP_INTERVAL_OPTION
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def mcp_proxy_command(root: str | None, run_id: str | None, agent_id: str | None, threshold: int,
                       classes: dict[str, str], default_class: str, ttl: float, timeout: float,
-                      allow_meta_scope: bool, command: tuple[str, ...]) -> None:
+                      allow_meta_scope: bool, sweep_interval: float, command: tuple[str, ...]) -> None:
     """Run the MCP server COMMAND behind a proxy that spills its large text results (stdio; use -- before COMMAND).
 
     Offers the upstream's tools unchanged plus read_handle and the scratchpad tools (needs the mcp extra).
@@ -84,9 +92,12 @@ def mcp_proxy_command(root: str | None, run_id: str | None, agent_id: str | None
 
     config = mcp_proxy.ProxyConfig(command=command[0], args=list(command[1:]), threshold=threshold,
                                    classes=classes, default_class=default_class, ttl=ttl, timeout=timeout,
-                                   root=root, run_id=run_id, agent_id=agent_id, allow_meta_scope=allow_meta_scope)
+                                   root=resolve_root(root),
+                                   run_id=run_id if run_id is not None else global_option("run_id"),
+                                   agent_id=agent_id if agent_id is not None else global_option("agent_id"),
+                                   allow_meta_scope=allow_meta_scope)
     try:
-        mcp_proxy.run(config)
+        mcp_proxy.run(config, sweep_interval)
     except ImportError as exc:
         _missing_mcp(exc)
     except KeyboardInterrupt:

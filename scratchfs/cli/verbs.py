@@ -10,18 +10,23 @@ from __future__ import annotations
 
 import contextlib
 import io
+import shlex
+import tempfile
 from typing import Any
 
 import click
 
-from scratchfs.api.contract import ScratchTools, to_json
+from scratchfs.api.contract import STRUCTURE_ARGUMENTS, ScratchTools, to_json
+from scratchfs.api.results import LineSlice, Slice
 from scratchfs.api.store import ScratchStore
+from scratchfs.api.tools import check_arguments
 from scratchfs.cli.app import (
     INPUT_ARGUMENT,
     TTL_OPTION,
     echo_json,
     json_accepted,
     main,
+    resolve_root,
     root_option,
     scope_options,
     stdout_bytes,
@@ -61,6 +66,18 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
 @click.option("--ignore-case", is_flag=True, default=None, help="Match --pattern or --match ignoring ASCII case.")
 @click.option("--context", type=int, default=None, help="Bytes of context on each side of a match [default: 200].")
 @click.option("--max-matches", type=int, default=None, help="Most matches to print [default: 20].")
+@click.option("--jq", default=None, help="Structure: a jq filter over the JSON document (prints JSON).")
+@click.option("--record", type=int, default=None, help="Structure: the first JSON-lines record (from 1).")
+@click.option("--records", type=int, default=None, help="Structure: how many JSON-lines records.")
+@click.option("--row", type=int, default=None, help="Structure: the first CSV/TSV row (from 1, after the header).")
+@click.option("--rows", type=int, default=None, help="Structure: how many CSV/TSV rows.")
+@click.option("--column", "columns", multiple=True, help="Structure: only this CSV/TSV column (repeatable).")
+@click.option("--view", type=click.Choice(["text"]), default=None,
+              help="Structure: the text of an HTML page, or terminal output as rendered.")
+@click.option("--select", default=None, help="Structure: the text of the HTML elements this CSS selector matches.")
+@click.option("--cursor", default=None, help="Structure: where the next page starts (a previous reply's cursor).")
+@click.option("--budget", type=int, default=None,
+              help="Most bytes of the JSON reply (1024 to 65536) [default: 8192].")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the result as the JSON a model receives (the MCP read_handle result) instead of raw bytes.")
 @with_store
@@ -69,20 +86,34 @@ def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, as
 
     A raw read that stops before the end prints where the next read starts on stderr.
     """
-    given = {name: value for name, value in options.items() if value is not None}
+    given = {name: value for name, value in options.items() if value not in (None, ())}
     if "needle" in given:
         given["match"] = given.pop("needle")
+    if "columns" in given:
+        given["columns"] = [int(c) if c.isdigit() else c for c in given["columns"]]
     scope = store.scope(run_id, agent_id)
-    if as_json or "match" in given or "pattern" in given:
-        click.echo(to_json(ScratchTools(scope).call("read_handle", {"handle": handle, **given})))
+    arguments = check_arguments("read_handle", {"handle": handle, **given})  # one rule with MCP and --json
+    if as_json or given.keys() & {"match", "pattern", "budget", *STRUCTURE_ARGUMENTS}:
+        click.echo(to_json(ScratchTools(scope).call("read_handle", arguments)))
         return
-    result = scope.read_handle(handle, **given)
+    result = scope.read_handle(**arguments)
     out = stdout_bytes()
     out.write(result.data)
     out.flush()
     if result.next_call is not None:
         click.echo(f"scratchfs: {len(result.data)} bytes from offset {result.offset}; {result.remaining} bytes "
-                   f"follow; next: {result.next_call}", err=True)
+                   f"follow; next: {shell_next(result, run_id, agent_id)}", err=True)
+
+
+def shell_next(result: Slice | LineSlice, run_id: str, agent_id: str) -> str:
+    """The shell command that reads on after a raw read (the CLI's twin of ``next_call``)."""
+    if isinstance(result, LineSlice):
+        where = (["--offset", str(result.next_offset)] if result.cut else ["--line", str(result.next_line)])
+        more = [*where, "--lines", str(result.requested)]
+    else:
+        more = ["--offset", str(result.next_offset), "--length", str(result.requested)]
+    words = ["scratchfs", "read-handle", result.handle, *more, "--run", run_id, "--agent", agent_id]
+    return " ".join(shlex.quote(word) for word in words)
 
 
 @main.command("scratch-write")
@@ -155,10 +186,7 @@ def delete_run(store: ScratchStore, run_id: str) -> None:
 
 
 @main.command("delete-agent")
-@root_option
-@click.option("--run", "run_id", envvar="SCRATCHFS_RUN_ID", required=True, help="Run id [env: SCRATCHFS_RUN_ID].")
-@click.option("--agent", "agent_id", envvar="SCRATCHFS_AGENT_ID", required=True,
-              help="Agent id [env: SCRATCHFS_AGENT_ID].")
+@scope_options
 @json_accepted
 @with_store
 def delete_agent(store: ScratchStore, run_id: str, agent_id: str) -> None:
@@ -180,21 +208,41 @@ def sweep_command(store: ScratchStore) -> None:
 @click.option("--fixtures", "fixtures_dir", type=click.Path(exists=True, file_okay=False), default=None,
               help="Folder of recorded tool outputs [default: fixtures/ of this clone].")
 @click.option("--json", "as_json", is_flag=True, help="Print the run's entries as JSON instead of the report.")
-@with_store
-def demo(store: ScratchStore, fixtures_dir: str | None, as_json: bool) -> None:
-    """Run the main job on real tool outputs: spill each, read a range and a match back, use the scratchpad."""
+def demo(root: str | None, fixtures_dir: str | None, as_json: bool) -> None:
+    """Run the main job on real tool outputs: spill each, read a range and a match back, use the scratchpad.
+
+    The store is a new temporary directory (removed at the end) unless --root or $SCRATCHFS_ROOT names one.
+    """
     from scratchfs.demo import RUN_ID, run_demo
 
-    try:
-        if not as_json:
-            run_demo(store, fixtures_dir)
-            return
-        with contextlib.redirect_stdout(io.StringIO()):
-            run_demo(store, fixtures_dir)
-    except FileNotFoundError as exc:
-        raise InvalidArgument(str(exc)) from None
-    echo_json([entry.to_dict() for entry in store.list_entries_for_run(RUN_ID)])
+    root = resolve_root(root)
+    with contextlib.ExitStack() as stack:
+        if root is None:
+            root = stack.enter_context(tempfile.TemporaryDirectory(prefix="scratchfs-demo-"))
+            if not as_json:
+                click.echo(f"(a temporary store at {root}, removed at the end; pass --root DIR to keep it)")
+        store = stack.enter_context(ScratchStore(root))
+        try:
+            if not as_json:
+                run_demo(store, fixtures_dir)
+                return
+            with contextlib.redirect_stdout(io.StringIO()):
+                run_demo(store, fixtures_dir)
+        except FileNotFoundError as exc:
+            raise InvalidArgument(str(exc)) from None
+        echo_json([entry.to_dict() for entry in store.list_entries_for_run(RUN_ID)])
 
 
-__all__ = ["delete_agent", "delete_run", "demo", "read_handle", "scratch_delete", "scratch_list", "scratch_read",
-           "scratch_write", "spill", "sweep_command"]
+__all__ = [
+    "delete_agent",
+    "delete_run",
+    "demo",
+    "read_handle",
+    "scratch_delete",
+    "scratch_list",
+    "scratch_read",
+    "scratch_write",
+    "shell_next",
+    "spill",
+    "sweep_command",
+]

@@ -1,37 +1,180 @@
-"""Opening the two storage backends of a store: the index and the blob store, chosen by a location.
+"""One way to open any store: an index URL and a blobs URL become the two backends (and the sweep that fits them).
 
-Today's backends are the embedded ones: a SQLite index (``index.sqlite`` under the root) and per-run/per-agent
-directories of blob files (``runs/`` under the root). The API layer calls :func:`open_backends` and holds what it
-returns through the protocols of :mod:`scratchfs.engine.protocols`, so it never names SQLite or a path.
+=====================================  ==============================================================================
+index                                  blobs
+=====================================  ==============================================================================
+unset (``None``, ``""``, ``sqlite``)   unset (``None``, ``""``, ``file``): the embedded default, a SQLite file and
+                                       per-run directories under the store's root (one host)
+``postgresql://user@host:5432/db``     unset: blob files under the root (one host, or a file system every host
+                                       mounts)
+``postgresql://…``                     ``s3://bucket/prefix``: a fleet (any number of hosts)
+=====================================  ==============================================================================
+
+The PostgreSQL URL is a libpq URL (``postgres://`` too); two query parameters are scratchfs's own and are taken out
+before it reaches libpq: ``schema`` (the schema of the tables, ``scratchfs`` by default) and ``runs_table`` (e.g.
+``runs_table=runs(id)``: the platform cascade, see :mod:`scratchfs.engine.postgres_index`). S3 credentials and
+endpoint come from the standard AWS environment (see :mod:`scratchfs.engine.s3_blobs`). A URL is never put in an
+error message or a log line whole (it may hold a password). S3 blobs need the PostgreSQL index: the delete lock and
+the sweep lock that every host shares are PostgreSQL advisory locks.
+
+``ScratchStore(index=…, blobs=…)`` passes its arguments here; unset, ``$SCRATCHFS_INDEX`` and ``$SCRATCHFS_BLOBS``
+are read (so the CLI and the MCP server take them from the environment). The API layer holds what
+:func:`open_backends` returns through the protocols of :mod:`scratchfs.engine.protocols`, so it never names SQLite,
+PostgreSQL, a path or a bucket.
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from scratchfs.engine.local_blobs import Blobs
 from scratchfs.engine.protocols import BlobStore, IndexBackend
+from scratchfs.engine.root import prepare_root
 from scratchfs.engine.sqlite_index import Index
+from scratchfs.engine.sweeper import SweepResult, check_orphan, sweep
+from scratchfs.foundation.errors import InvalidArgument
+
+__all__ = ["ENV_BLOBS", "ENV_INDEX", "create_empty_index", "describe_url", "find_orphan", "open_backends",
+           "split_postgres_url", "sweep_backends"]
+
+ENV_INDEX = "SCRATCHFS_INDEX"
+"""Environment variable naming the index URL when none is given."""
+ENV_BLOBS = "SCRATCHFS_BLOBS"
+"""Environment variable naming the blobs URL when none is given."""
+_DEFAULT = ("", "sqlite", "file")
 
 
-def open_backends(root: Path, *, busy_timeout: float, durable: bool, frame_bytes: int,
-                  level: int) -> tuple[IndexBackend, BlobStore]:
-    """The index and the blob store of the store at ``root`` (which exists: see the store's root preparation).
+def describe_url(url: str | None) -> str:
+    """``url`` without its password or query (for a ``repr`` or a report); ``"local"`` when unset."""
+    if not url or url in _DEFAULT:
+        return "local"
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    user = f"{parts.username}@" if parts.username else ""
+    port = f":{parts.port}" if _port(parts) else ""
+    return urlunsplit((parts.scheme, f"{user}{host}{port}", parts.path, "", ""))
+
+
+def _port(parts) -> int | None:
+    try:
+        return parts.port
+    except ValueError:
+        return None
+
+
+def split_postgres_url(url: str) -> tuple[str, str, str | None]:
+    """``(libpq URL, schema, runs_table)``: scratchfs's own query parameters taken out of a ``postgresql://`` URL.
+
+    Raises:
+        InvalidArgument: not a ``postgresql://`` or ``postgres://`` URL.
+    """
+    parts = urlsplit(url)
+    if parts.scheme not in ("postgresql", "postgres"):
+        raise InvalidArgument(f"the index must be a postgresql:// URL, or unset for SQLite (got a {parts.scheme}:// "
+                              "URL)" if parts.scheme else "the index must be a postgresql:// URL, or unset for SQLite")
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    own = {k: v for k, v in query if k in ("schema", "runs_table")}
+    rest = [(k, v) for k, v in query if k not in ("schema", "runs_table")]
+    return urlunsplit(parts._replace(query=urlencode(rest))), own.get("schema", "scratchfs"), own.get("runs_table")
+
+
+def open_backends(root: Path, index_url: str | None = None, blobs_url: str | None = None, *, busy_timeout: float,
+                  durable: bool, frame_bytes: int, level: int,
+                  database_clock: bool = False) -> tuple[IndexBackend, BlobStore]:
+    """The index and blob store the URLs name (see the module docstring). The root is created private (0700/0600)
+    when missing and checked when not (:func:`scratchfs.engine.root.prepare_root`): it holds the local backends and
+    the lock files.
 
     Args:
         root: the store's root directory.
-        busy_timeout: seconds to wait for a busy index or lock.
-        durable: ``fsync`` blobs and their directories, ``synchronous=FULL`` for SQLite.
-        frame_bytes: decompressed bytes per blob frame. level: the zstd level.
+        database_clock: let a PostgreSQL index decide expiry by the server's clock (the store is on the real
+            clock); otherwise the store's clock decides (a test clock).
 
     Raises:
-        StorageError: the index cannot be opened, is not a scratchfs index, or is empty or missing beside existing
-            blobs. StoreBusy: it stayed locked past ``busy_timeout``.
+        InvalidArgument: an unknown URL scheme, a bad schema or runs table, or S3 blobs without PostgreSQL.
+        StorageError, StoreBusy: a backend cannot be opened (the root is not private and ours, the database is
+            down, the schema is newer, a local index is empty or missing beside existing blobs, ...).
     """
-    blobs = Blobs(root, frame_bytes, level, durable)
-    index = Index(root / "index.sqlite", root / "locks", busy_timeout, durable,
-                  existing_data=lambda: bool(blobs.blob_files()))  # an empty index beside blobs is refused
+    index_url = index_url or ""
+    blobs_url = blobs_url or ""
+    prepare_root(root)  # 0700 root, 0600 index files before SQLite opens them; no links followed
+    index: IndexBackend
+    if index_url in _DEFAULT:
+        if blobs_url in _DEFAULT:
+            blobs = Blobs(root, frame_bytes, level, durable)
+            index = Index(root / "index.sqlite", root / "locks", busy_timeout, durable,
+                          existing_data=lambda: bool(blobs.blob_files()))  # an empty index beside blobs is refused
+            return index, blobs
+        index = Index(root / "index.sqlite", root / "locks", busy_timeout, durable)
+    else:
+        from scratchfs.engine.postgres_index import PostgresIndex
+
+        dsn, schema, runs_table = split_postgres_url(index_url)
+        try:
+            index = PostgresIndex(dsn, schema=schema, busy_timeout=busy_timeout, runs_table=runs_table,
+                                  clock="database" if database_clock else "caller")
+        except ValueError as exc:
+            raise InvalidArgument(str(exc)) from None
+    if blobs_url in _DEFAULT:
+        return index, Blobs(root, frame_bytes, level, durable)
+    if not blobs_url.startswith("s3://"):
+        index.close()
+        raise InvalidArgument("blobs must be an s3://bucket/prefix URL, or unset for files under the root")
+    from scratchfs.engine.postgres_index import PostgresIndex
+    from scratchfs.engine.s3_blobs import S3Blobs
+
+    if not isinstance(index, PostgresIndex):
+        index.close()
+        raise InvalidArgument("s3:// blobs need a postgresql:// index (its locks are shared by every host)")
+    try:
+        blobs = S3Blobs(blobs_url, frame_bytes, level, timeout=max(busy_timeout, 1.0), delete_lock=index.delete_lock)
+    except BaseException:
+        index.close()
+        raise
     return index, blobs
 
 
-__all__ = ["open_backends"]
+def create_empty_index(root: Path, *, busy_timeout: float) -> None:
+    """Give the local store at ``root`` an empty index where its index is missing or empty, even beside existing
+    blobs (which :func:`open_backends` refuses, so that a lost index is never silently replaced): the first step of
+    rebuilding the index from the blobs. A file that is not an empty or scratchfs index is still refused.
+
+    Raises:
+        StorageError: the index cannot be created, or is another application's file. StoreBusy: it stayed locked.
+    """
+    Index(root / "index.sqlite", root / "locks", busy_timeout).close()
+
+
+def find_orphan(index: IndexBackend, blobs: BlobStore, where: tuple[str, str], token: str, remove: bool) -> int | None:
+    """If the blob ``token`` listed in ``where`` (its encoded run and agent names) is an orphan -- no row names it,
+    and for a file no writer holds it -- return its size in bytes (objects: 0), after removing it when ``remove``;
+    else ``None``. For files see :func:`scratchfs.engine.sweeper.check_orphan`; an object is checked against the
+    rows once more (an object is whole before its row is committed)."""
+    from scratchfs.engine.local_blobs import Blobs as LocalBlobs
+
+    if isinstance(blobs, LocalBlobs):
+        return check_orphan(index, blobs, where, token, None, remove=remove)  # type: ignore[arg-type]
+    if index.has_blob(token):
+        return None
+    if remove and not blobs.delete_keys([blobs.key_of(where, token)]):  # type: ignore[attr-defined]
+        return None
+    return 0
+
+
+def sweep_backends(index: IndexBackend, blobs: BlobStore, lock_path: str, now: float, grace: float,
+                   wait: float | None) -> SweepResult:
+    """One sweep of whichever backends these are: the fleet sweep (PostgreSQL advisory lock, S3 listing) for S3
+    blobs, else the local sweep (a file lock under the root; see :mod:`scratchfs.engine.sweeper`).
+
+    Raises:
+        StoreBusy, StorageError: from the backends.
+    """
+    from scratchfs.engine.local_blobs import Blobs as LocalBlobs
+
+    if isinstance(blobs, LocalBlobs):
+        return sweep(index, blobs, lock_path, now, grace, wait)  # type: ignore[arg-type]
+    from scratchfs.engine.fleet_sweeper import fleet_sweep
+
+    return fleet_sweep(index, blobs, now, grace, wait, time.time)  # type: ignore[arg-type]

@@ -80,8 +80,24 @@ def _nth_newline(data: bytes, n: int, start: int = 0) -> tuple[int, int]:
     return -1, found
 
 
-def read_lines(reader: SeekableReader, table: LineTable, line: int, count: int, cap: int) -> LineRead:
-    """Read ``count`` lines from 1-based ``line`` (the caller has checked it exists), at most ``cap`` bytes.
+def line_at(reader: SeekableReader, table: LineTable, offset: int) -> int:
+    """The 1-based line that holds content byte ``offset`` (``0 <= offset <= size``); decompresses one frame.
+
+    Raises:
+        FormatError: a damaged frame.
+    """
+    seek = reader.table
+    if offset >= seek.size:
+        return table.newlines_before[-1] + 1
+    frame = seek.frame_at(offset)
+    within = offset - seek.d_offsets[frame]
+    return table.line_of_frame(frame) + (reader.frame(frame).count(b"\n", 0, within) if within else 0)
+
+
+def read_lines(reader: SeekableReader, table: LineTable, line: int, count: int, cap: int,
+               start: int | None = None) -> LineRead:
+    """Read ``count`` lines from 1-based ``line`` (the caller has checked it exists), at most ``cap`` bytes; or,
+    with ``start``, from content byte ``start`` (inside line ``line``: the rest of that line is the first line read).
 
     Raises:
         FormatError: a damaged frame.
@@ -89,7 +105,9 @@ def read_lines(reader: SeekableReader, table: LineTable, line: int, count: int, 
     seek = reader.table
     size = seek.size
     cached_frame, cached = -1, b""
-    if line == 1:
+    if start is not None:
+        pass
+    elif line == 1:
         start = 0
     else:
         frame = table.frame_of_newline(line - 1)

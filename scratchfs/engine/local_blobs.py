@@ -14,7 +14,12 @@ Atomicity comes from the order of the steps, not from a rename: the file is writ
 ``fsync`` when the store is durable) *before* the index row that names it is committed, and a reader only finds files
 through rows. A crash mid-write leaves a file with no row (an orphan), which :mod:`scratchfs.sweeper` removes after a
 grace period. While a write is in flight its file holds an exclusive ``flock``; the sweeper never removes a locked
-file, so a slow writer's file is safe however long it takes.
+file, so a slow writer's file is safe however long it takes; from before it creates its file until it holds that
+lock it holds its directory's ``flock`` shared, which the sweeper takes exclusively to judge an orphan.
+
+Nothing here opens a path: every directory below the root is opened from the root's descriptor one component at a
+time without following links, and only regular files are opened as blobs (:mod:`scratchfs.engine.safe_fs`). Each
+blob ends with a binding frame naming its entry (:mod:`scratchfs.engine.binding`).
 """
 
 from __future__ import annotations
@@ -23,31 +28,37 @@ import fcntl
 import logging
 import os
 import re
-import shutil
-import threading
+import stat
 import time
-import weakref
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from scratchfs.engine import safe_fs
+from scratchfs.engine.binding import Binding
 from scratchfs.engine.protocols import BlobFile, BlobInfo
-from scratchfs.engine.seekable import FileRange, SeekableWriter
+from scratchfs.engine.root_locks import Descriptor, RootLocks
+from scratchfs.engine.seekable import SeekableWriter
+from scratchfs.engine.sources import FileRange
 from scratchfs.foundation import checks as ids
-from scratchfs.foundation import forks
-from scratchfs.foundation.errors import StorageError, StoreBusy, storage_error
+from scratchfs.foundation.errors import CorruptBlob, ScratchError, StorageError, storage_error
+
+__all__ = [
+    "BLOB_NAME_RE",
+    "BLOB_SUFFIX",
+    "Blobs",
+    "LocalSource",
+    "PendingBlob",
+]
 
 log = logging.getLogger(__name__)
 
 BLOB_SUFFIX = ".zst"
 BLOB_NAME_RE = re.compile(r"([a-z2-7]{24})\.zst\Z")
-_FILE_MODE = 0o600
-_DIR_MODE = 0o700
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
 class LocalSource(FileRange):
-    """A blob file open for reading: a :class:`~scratchfs.engine.seekable.FileRange` that owns its descriptor."""
+    """A blob file open for reading: a :class:`~scratchfs.engine.sources.FileRange` that owns its descriptor."""
 
     __slots__ = ()
 
@@ -65,84 +76,85 @@ class PendingBlob:
     the directory away), then :meth:`release` after the commit, or :meth:`discard` if the row was not written.
     """
 
-    def __init__(self, path: str, fd: int, info: BlobInfo) -> None:
-        self.path = path
+    def __init__(self, blobs: Blobs, parts: tuple[str, ...], name: str, fd: int, dir_fd: int, info: BlobInfo) -> None:
+        self.path = f"{blobs.root}/{'/'.join(parts)}/{name}"
         self.info = info
+        self._blobs, self._parts, self._name = blobs, parts, name
         self._fd: int | None = fd
+        self._dir_fd: int | None = dir_fd
 
     def exists(self) -> bool:
-        """True while the file is still at its path (not moved away by a delete)."""
-        return os.path.exists(self.path)
+        """True while this very file is still at its path below the root (not moved away by a delete), reached
+        without following a link."""
+        if self._fd is None:
+            return False
+        try:
+            dir_fd = safe_fs.walk(self._blobs.root_fd, self._parts)
+        except (OSError, ScratchError):
+            return False
+        try:
+            found = os.stat(self._name, dir_fd=dir_fd, follow_symlinks=False)
+            mine = os.fstat(self._fd)
+        except OSError:
+            return False
+        finally:
+            os.close(dir_fd)
+        return (found.st_dev, found.st_ino) == (mine.st_dev, mine.st_ino)
 
     def release(self) -> None:
         """Drop the lock and close the file (idempotent)."""
         if self._fd is not None:
             os.close(self._fd)  # closing the last descriptor drops the flock
             self._fd = None
+        if self._dir_fd is not None:
+            os.close(self._dir_fd)
+            self._dir_fd = None
 
     def discard(self) -> None:
-        """Remove the file and release it (idempotent; a file already gone is fine)."""
+        """Remove the file (from its directory, wherever a delete moved it) and release it (idempotent)."""
         try:
-            os.unlink(self.path)
-        except FileNotFoundError:
+            if self._dir_fd is not None:
+                os.unlink(self._name, dir_fd=self._dir_fd)
+        except OSError:
             pass
         finally:
             self.release()
 
 
-class _Descriptor:
-    """A file descriptor closed when this object is collected (a thread's dies with the thread) or by :meth:`close`."""
-
-    __slots__ = ("__weakref__", "_finalizer", "fd")
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self._finalizer = weakref.finalize(self, _close_quietly, fd)
-
-    def close(self) -> None:
-        self._finalizer()
-
-    def detach(self) -> int:
-        """Forget the descriptor without closing it; return it."""
-        self._finalizer.detach()
-        return self.fd
-
-
-def _close_quietly(fd: int) -> None:
-    try:
-        os.close(fd)
-    except OSError:
-        pass
-
-
-class _LockLocal(threading.local):
-    lock: _Descriptor | None = None
-    generation = -1
-
-
 class Blobs:
-    """The blob files of one store root.
+    """The blob files of one store root, reached only through directory descriptors from the root's
+    (:mod:`scratchfs.engine.safe_fs`: no link inside the root is followed, only regular files are opened).
 
     Args:
-        root: the store's root directory (must exist).
+        root: the store's root directory (must exist; prepared by :func:`scratchfs.engine.root.prepare_root`).
         frame_bytes: decompressed bytes per frame.
         level: zstd compression level.
         durable: ``fsync`` each file and its directory before the row that names it is committed.
+
+    The root's descriptor stays open until this object is collected (not at :meth:`close`, so that a call still
+    running in another thread never uses a closed, reused descriptor number).
+
+    Raises:
+        StorageError: the root cannot be opened.
     """
 
     def __init__(self, root: Path, frame_bytes: int, level: int, durable: bool = False) -> None:
         self.root = root
         self.runs = root / "runs"
-        self._runs = str(self.runs)
-        self._delete_lock_path = str(root / "locks" / "delete.lock")
-        self._local = _LockLocal()
-        self._locks: weakref.WeakSet[_Descriptor] = weakref.WeakSet()
-        self._inherited: list[int] = []  # a fork() parent's descriptors: kept open, never used here
-        self._fds_lock = threading.Lock()
         self.trash = root / "trash"
+        try:
+            self._root = Descriptor(os.open(root, os.O_RDONLY | os.O_DIRECTORY | _O_CLOEXEC))
+        except OSError as exc:
+            raise storage_error(exc, f"cannot open the store root {root}") from exc
+        self.locks = RootLocks(self._root)
         self.frame_bytes = frame_bytes
         self.level = level
         self.durable = durable
+
+    @property
+    def root_fd(self) -> int:
+        """The root directory's descriptor (owned by this object; do not close it)."""
+        return self._root.fd
 
     # -- paths ----------------------------------------------------------------------------------------------------
 
@@ -155,136 +167,110 @@ class Blobs:
         return self.runs / ids.path_part(run_id) / ids.path_part(agent_id)
 
     def path(self, run_id: str, agent_id: str, token: str) -> str:
-        """Path of the blob ``token`` of a scope. ``token`` must come from :func:`scratchfs.ids.new_token` (checked)."""
-        if not ids.TOKEN_RE.match(token):
-            raise ValueError(f"not a blob token: {token!r}")
-        return f"{self._runs}/{ids.path_part(run_id)}/{ids.path_part(agent_id)}/{token}{BLOB_SUFFIX}"
+        """Path of the blob ``token`` of a scope (for messages and tests; this class never opens by path).
+        ``token`` must come from :func:`scratchfs.ids.new_token` (checked)."""
+        return f"{self.root}/{'/'.join(self._parts(run_id, agent_id))}/{_name(token)}"
+
+    @staticmethod
+    def _parts(run_id: str, agent_id: str) -> tuple[str, str, str]:
+        return ("runs", ids.path_part(run_id), ids.path_part(agent_id))
 
     # -- writing --------------------------------------------------------------------------------------------------
 
-    def write(self, run_id: str, agent_id: str, token: str, chunks: Iterable) -> PendingBlob:
+    def write(self, run_id: str, agent_id: str, token: str, chunks: Iterable,
+              bound: Mapping | None = None) -> PendingBlob:
         """Write a new blob from an iterable of byte chunks and return it, still locked, for the index commit.
 
+        Args:
+            bound: what the blob belongs to besides its token and scope -- ``kind``, ``key``, ``tool``, ``ttl``
+                (seconds), ``created_at`` (epoch seconds) -- written into its binding frame
+                (:mod:`scratchfs.engine.binding`).
+
         Raises:
-            StorageError: the file system refused (disk full, file-size limit, permissions, or the run's directory
-                was removed mid-write); no file is left behind.
+            StorageError: the file system refused (disk full, file-size limit, permissions, a link or other file in
+                the way, or the run's directory was removed mid-write); no file is left behind.
             InvalidArgument: from ``chunks`` (bad content); no file is left behind.
         """
-        path = self.path(run_id, agent_id, token)
-        fd = self._create_locked(path)
+        parts, name = self._parts(run_id, agent_id), _name(token)
+        fields = {"kind": "", "key": "", "tool": None, "ttl": 0.0, "created_at": time.time(), **(bound or {})}
+        fd, dir_fd = self._create_locked(parts, name)
         try:
             writer = SeekableWriter(fd, self.frame_bytes, self.level, count_lines=True)
             for chunk in chunks:
                 writer.write(chunk)
-            writer.close()
+            writer.close(lambda w: Binding(token, run_id, agent_id, size=w.size, frames=w.frames,
+                                           content=w.digest(), **fields).encode())
             if self.durable:
                 os.fsync(fd)
-                _fsync_dir(os.path.dirname(path))
+                os.fsync(dir_fd)
         except BaseException as exc:
-            _unlink_quietly(path)
+            _unlink_quietly(dir_fd, name)
             os.close(fd)
-            if isinstance(exc, OSError):
+            os.close(dir_fd)
+            if isinstance(exc, OSError) and not isinstance(exc, ScratchError):
                 raise storage_error(exc, "cannot write the blob") from exc
             raise
         info = BlobInfo(writer.size, writer.stored_size, writer.frames, writer.frame_newlines.tobytes())
-        return PendingBlob(path, fd, info)
+        return PendingBlob(self, parts, name, fd, dir_fd, info)
 
-    def _create_locked(self, path: str) -> int:
-        """Create the blob file and take its ``flock``. In the instant between the two the new file is empty, has no
-        row and is not locked, so a sweep with a short grace period may remove it; then it is created again."""
+    def _create_locked(self, parts: tuple[str, ...], name: str) -> tuple[int, int]:
+        """Create the blob file and take its ``flock``; return it and its directory's descriptor. In the instant
+        between the two the new file is empty, has no row and is not locked: the directory's shared ``flock``,
+        held from before the creation until the file is locked, keeps a sweep (which takes it exclusively to judge
+        an orphan) away from it. Should the file vanish all the same, it is created again."""
         for _ in range(10):
-            fd = self._create(path)
+            fd, dir_fd = self._create(parts, name)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX)
+                fcntl.flock(dir_fd, fcntl.LOCK_UN)
                 if os.fstat(fd).st_nlink:  # still linked: from now on no sweep can remove it
-                    return fd
-            except BaseException:
+                    return fd, dir_fd
+            except BaseException as exc:
                 os.close(fd)
+                os.close(dir_fd)
+                if isinstance(exc, OSError):
+                    raise storage_error(exc, "cannot lock the blob file") from exc
                 raise
             os.close(fd)
-        raise StorageError(f"the blob file {path} was removed as soon as it was created, 10 times")
+            os.close(dir_fd)
+        raise StorageError(f"the blob file {'/'.join(parts)}/{name} was removed as soon as it was created, 10 times")
 
-    def _create(self, path: str) -> int:
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_CLOEXEC
-        for attempt in range(10):  # a sweep may remove an empty directory again between makedirs and open
+    def _create(self, parts: tuple[str, ...], name: str) -> tuple[int, int]:
+        where = "/".join(parts)
+        for _ in range(50):  # a sweep may remove an empty run directory again between its creation and the open
             try:
-                return os.open(path, flags, _FILE_MODE)
+                dir_fd = safe_fs.walk(self.root_fd, parts, create=True)
             except FileNotFoundError:
-                if attempt == 9:
-                    raise StorageError(f"cannot create the blob directory {os.path.dirname(path)}") from None
-                self._make_dirs(Path(path).parent)
-            except OSError as exc:
-                raise storage_error(exc, "cannot create the blob file") from exc
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    def _make_dirs(self, directory: Path) -> None:
-        try:
-            os.makedirs(directory, mode=_DIR_MODE, exist_ok=True)
-            if self.durable:
-                _fsync_dir(directory.parent)
-                _fsync_dir(directory.parent.parent)
-        except FileNotFoundError:
-            pass  # a sweep removed the empty run directory while makedirs was creating the agent directory: retry
-        except OSError as exc:
-            raise storage_error(exc, "cannot create the blob directory") from exc
-
-    @contextmanager
-    def delete_lock(self, exclusive: bool, timeout: float) -> Iterator[None]:
-        """Hold ``locks/delete.lock``: exclusively while a delete commits its rows and moves its directory to the
-        trash, shared while a write commits its row. So no row is committed for a file that a delete then moves
-        away, and the delete can commit before it moves the directory: a crash between the two leaves orphan
-        files (which a sweep removes), never rows whose files are gone. A killed holder's ``flock`` is released by
-        the kernel.
-
-        Raises:
-            StoreBusy: the lock stayed busy for ``timeout`` seconds.
-            StorageError: the lock file cannot be opened.
-        """
-        fd = self._delete_lock_fd()
-        operation = (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB
-        try:
-            fcntl.flock(fd, operation)
-        except BlockingIOError:
-            deadline, delay = time.monotonic() + timeout, 0.001
-            while True:
-                if time.monotonic() >= deadline:
-                    raise StoreBusy(f"the delete lock stayed busy past the busy timeout ({timeout:g} s)") from None
-                time.sleep(delay)
-                delay = min(2 * delay, 0.05)
-                try:
-                    fcntl.flock(fd, operation)
-                    break
-                except BlockingIOError:
-                    continue
-        try:
-            yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-
-    def _delete_lock_fd(self) -> int:
-        """This thread's descriptor of ``locks/delete.lock`` (a ``flock`` belongs to an open file description, so
-        threads must not share one; a ``fork()`` child opens its own)."""
-        local = self._local
-        if local.generation != forks.generation or local.lock is None:
-            if local.lock is not None:  # opened by the parent of this fork() child: neither use nor close it
-                self._inherited.append(local.lock.detach())
+                continue
             try:
-                fd = os.open(self._delete_lock_path, os.O_RDWR | os.O_CREAT | _O_CLOEXEC, _FILE_MODE)
-            except OSError as exc:
-                raise storage_error(exc, "cannot open the delete lock") from exc
-            local.lock, local.generation = _Descriptor(fd), forks.generation
-            with self._fds_lock:
-                self._locks.add(local.lock)
-        return local.lock.fd
+                fcntl.flock(dir_fd, fcntl.LOCK_SH)  # released by _create_locked once the file is locked
+                if self.durable:
+                    os.fsync(dir_fd)
+                return safe_fs.open_file(dir_fd, name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, f"{where}/{name}"), dir_fd
+            except FileNotFoundError:
+                os.close(dir_fd)
+                continue
+            except BaseException as exc:
+                os.close(dir_fd)
+                if isinstance(exc, OSError) and not isinstance(exc, ScratchError):
+                    raise storage_error(exc, "cannot create the blob file") from exc
+                raise
+        raise StorageError(f"cannot create the blob directory {where}: it was removed again 50 times")
+
+    # -- locks (see :mod:`scratchfs.engine.root_locks`) -----------------------------------------------------------
+
+    def delete_lock(self, exclusive: bool, timeout: float):
+        """:meth:`RootLocks.delete_lock`: ``locks/delete.lock``, exclusive for a delete, shared for a write's
+        commit. Raises StoreBusy after ``timeout`` seconds, StorageError if the lock file cannot be opened."""
+        return self.locks.delete_lock(exclusive, timeout)
+
+    def file_lock(self, name: str, wait: float):
+        """:meth:`RootLocks.file_lock`: hold ``locks/<name>`` exclusively, waiting up to ``wait`` seconds."""
+        return self.locks.file_lock(name, wait)
 
     def close(self) -> None:
         """Close the lock descriptors this process opened (idempotent)."""
-        with self._fds_lock:
-            locks = list(self._locks)
-            self._locks = weakref.WeakSet()
-        for lock in locks:
-            lock.close()
-        self._local = _LockLocal()
+        self.locks.close()
 
     # -- reading --------------------------------------------------------------------------------------------------
 
@@ -293,21 +279,76 @@ class Blobs:
 
         Raises:
             FileNotFoundError: the file is gone (the caller decides what that means).
-            StorageError: any other file-system failure.
+            CorruptBlob: something other than a regular file is at the blob's name (a link, FIFO, directory).
+            StorageError: a directory on the way is not one (a link, ...), or any other file-system failure.
+        """
+        return self.open_part(self._parts(run_id, agent_id), _name(token))
+
+    def open_part(self, parts: tuple[str, ...], name: str) -> int:
+        """As :meth:`open`, for the file ``name`` in the directory ``parts`` (path components below the root)."""
+        dir_fd = safe_fs.walk(self.root_fd, parts)
+        try:
+            return safe_fs.open_file(dir_fd, name, os.O_RDONLY, f"{'/'.join(parts)}/{name}", CorruptBlob)
+        finally:
+            os.close(dir_fd)
+
+    def exists(self, run_id: str, agent_id: str, token: str) -> bool:
+        """True if something is at the blob's name (False only when it is missing, the way there included).
+
+        Raises:
+            StorageError: a directory on the way is a link or not a directory, or the file system failed.
         """
         try:
-            return os.open(self.path(run_id, agent_id, token), os.O_RDONLY | _O_CLOEXEC)
+            dir_fd = safe_fs.walk(self.root_fd, self._parts(run_id, agent_id))
         except FileNotFoundError:
-            raise
+            return False
+        try:
+            os.stat(_name(token), dir_fd=dir_fd, follow_symlinks=False)
+            return True
+        except FileNotFoundError:
+            return False
         except OSError as exc:
-            raise storage_error(exc, "cannot open the blob") from exc
+            raise storage_error(exc, "cannot look for the blob") from exc
+        finally:
+            os.close(dir_fd)
+
+    # -- removing -------------------------------------------------------------------------------------------------
+
+    def unlink(self, run_id: str, agent_id: str, token: str) -> int:
+        """Remove a blob file whose row is gone; return the bytes freed (0 if it was already gone, or could not be
+        removed: that is logged as a warning and left to a later sweep, which removes files no row names). Never
+        raises."""
+        return self.unlink_part(self._parts(run_id, agent_id), _name(token))
+
+    def unlink_part(self, parts: tuple[str, ...], name: str) -> int:
+        """As :meth:`unlink`, for the file ``name`` in the directory ``parts``. A link or FIFO at the name is
+        removed itself (its target is never touched); a directory there is left alone."""
+        where = f"{'/'.join(parts)}/{name}"
+        try:
+            dir_fd = safe_fs.walk(self.root_fd, parts)
+        except FileNotFoundError:
+            return 0
+        except (OSError, ScratchError) as exc:
+            log.warning("scratchfs: cannot remove %s (%s); a later sweep will", where, exc)
+            return 0
+        try:
+            st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+            os.unlink(name, dir_fd=dir_fd)
+            return st.st_size if stat.S_ISREG(st.st_mode) else 0
+        except FileNotFoundError:
+            return 0
+        except OSError as exc:
+            log.warning("scratchfs: cannot remove %s (%s); a later sweep will", where, exc.strerror or exc)
+            return 0
+        finally:
+            os.close(dir_fd)
 
     def open_source(self, run_id: str, agent_id: str, token: str) -> LocalSource:
         """Open a blob for reading as a :class:`LocalSource` (the caller closes it).
 
         Raises:
             FileNotFoundError: the file is gone (the caller decides what that means).
-            StorageError: any other file-system failure.
+            StorageError, CorruptBlob: as :meth:`open`.
         """
         fd = self.open(run_id, agent_id, token)
         try:
@@ -316,7 +357,24 @@ class Blobs:
             os.close(fd)
             raise storage_error(exc, "cannot open the blob") from exc
 
-    # -- removing -------------------------------------------------------------------------------------------------
+    def open_file(self, found: BlobFile) -> LocalSource:
+        """Open a blob listed by :meth:`blob_files` (by its encoded directory names and token) for reading.
+
+        Raises:
+            FileNotFoundError: it is gone. StorageError, CorruptBlob: as :meth:`open`.
+        """
+        fd = self.open_part(("runs", found.run, found.agent), found.token + BLOB_SUFFIX)
+        try:
+            return LocalSource(fd)
+        except OSError as exc:
+            os.close(fd)
+            raise storage_error(exc, "cannot open the blob") from exc
+
+    def locate(self, run_id: str | None = None, agent_id: str | None = None, token: str | None = None) -> str:
+        """Where a blob is (its path), for reports; without arguments, where the blobs are (``runs/``)."""
+        if run_id is None or agent_id is None or token is None:
+            return str(self.runs)
+        return str(self.path(run_id, agent_id, token))
 
     def detach_scope(self, run_id: str, agent_id: str | None) -> Path | None:
         """Move a run's directory (or one agent's) into ``trash/`` (see :meth:`move_to_trash`); call it under the
@@ -325,86 +383,124 @@ class Blobs:
         return self.move_to_trash(directory)
 
     def purge(self, detached: Path) -> None:
-        """Remove a directory :meth:`detach_scope` moved to the trash (errors ignored: the sweeper retries)."""
+        """Remove a directory :meth:`detach_scope` moved to the trash (errors are left for the sweeper)."""
         self.remove_tree(detached)
 
-    def unlink(self, run_id: str, agent_id: str, token: str) -> int:
-        """Remove a blob file whose row is gone; return the bytes freed (0 if it was already gone, or could not be
-        removed: that is logged as a warning and left to a later sweep, which removes files no row names). Never
-        raises."""
-        path = self.path(run_id, agent_id, token)
-        try:
-            size = os.stat(path).st_size
-            os.unlink(path)
-            return size
-        except FileNotFoundError:
-            return 0
-        except OSError as exc:
-            log.warning("scratchfs: cannot remove %s (%s); a later sweep will", path, exc.strerror or exc)
-            return 0
-
     def move_to_trash(self, directory: Path) -> Path | None:
-        """Rename a run or agent directory into ``trash/`` (atomic), so that no new file can land in it; return the
-        trash path, or ``None`` if the directory did not exist."""
-        target = self.trash / ids.new_token()
+        """Rename a run or agent directory (a path below ``runs/``) into ``trash/`` (atomic), so that no new file
+        can land in it; return the trash path, or ``None`` if the directory did not exist. A link found there is
+        moved as it is (never followed), and removed from the trash like the rest.
+
+        Raises:
+            StorageError: the rename failed, or ``trash/`` or a directory on the way is not a directory.
+        """
+        parts = Path(directory).relative_to(self.root).parts
+        target = ids.new_token()
         try:
-            os.makedirs(self.trash, mode=_DIR_MODE, exist_ok=True)
-            os.rename(directory, target)
+            parent = safe_fs.walk(self.root_fd, parts[:-1])
         except FileNotFoundError:
             return None
+        try:
+            trash = safe_fs.walk(self.root_fd, ("trash",), create=True)
+            try:
+                os.rename(parts[-1], target, src_dir_fd=parent, dst_dir_fd=trash)
+            finally:
+                os.close(trash)
+        except FileNotFoundError:
+            return None
+        except ScratchError:
+            raise
         except OSError as exc:
             raise storage_error(exc, "cannot remove the directory") from exc
-        return target
+        finally:
+            os.close(parent)
+        return self.trash / target
+
+    def remove_tree(self, path: Path | str) -> bool:
+        """Remove an entry of ``trash/`` and everything in it, following no link (a link is removed itself). Errors
+        are logged, not raised: the sweeper retries. Returns True if it is gone."""
+        name = os.path.basename(path)
+        try:
+            trash = safe_fs.walk(self.root_fd, ("trash",))
+        except FileNotFoundError:
+            return True
+        except (OSError, ScratchError) as exc:
+            log.warning("scratchfs: cannot empty the trash (%s)", exc)
+            return False
+        try:
+            safe_fs.remove_tree_at(trash, name)
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError as exc:
+            log.warning("scratchfs: cannot remove trash/%s (%s); a later sweep will", name, exc.strerror or exc)
+            return False
+        finally:
+            os.close(trash)
+
+    # -- walking --------------------------------------------------------------------------------------------------
+
+    def list_parts(self, parts: tuple[str, ...]) -> list[tuple[str, int]]:
+        """``(name, st_mode)`` of every entry of the directory ``parts`` (below the root), sorted by name, links
+        not followed; none if it is missing.
+
+        Raises:
+            StorageError: it (or a directory on the way) is a link or not a directory, or cannot be read.
+        """
+        try:
+            fd = safe_fs.walk(self.root_fd, parts)
+        except FileNotFoundError:
+            return []
+        try:
+            found = []
+            for name in sorted(os.listdir(fd)):
+                try:
+                    found.append((name, os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode))
+                except FileNotFoundError:
+                    continue
+            return found
+        except OSError as exc:
+            raise storage_error(exc, f"cannot list {'/'.join(parts)}") from exc
+        finally:
+            os.close(fd)
 
     def blob_files(self) -> list[BlobFile]:
-        """A :class:`~scratchfs.engine.protocols.BlobFile` (run directory name, agent directory name, path, token) for
-        every regular file under ``runs/`` named like a blob, sorted by name (files of other names are not ours and
-        are left alone)."""
+        """A :class:`~scratchfs.engine.protocols.BlobFile` (run directory name, agent directory name, path, token)
+        for every regular file under ``runs/`` named like a blob, sorted by name (links, other files and files of
+        other names are left alone).
+
+        Raises:
+            StorageError: ``runs/`` is a link or not a directory, or cannot be read.
+        """
         found = []
-        for run in list_dir(self.runs):
-            for agent in list_dir(run.path):
-                for entry in list_dir(agent.path):
-                    match = BLOB_NAME_RE.match(entry.name)
-                    if match and entry.is_file(follow_symlinks=False):
-                        found.append(BlobFile(run.name, agent.name, entry.path, match.group(1)))
+        for run, run_mode in self.list_parts(("runs",)):
+            if not stat.S_ISDIR(run_mode):
+                continue
+            for agent, agent_mode in self._list_quietly(("runs", run)):
+                if not stat.S_ISDIR(agent_mode):
+                    continue
+                for name, mode in self._list_quietly(("runs", run, agent)):
+                    match = BLOB_NAME_RE.match(name)
+                    if match and stat.S_ISREG(mode):
+                        found.append(BlobFile(run, agent, f"{self.runs}/{run}/{agent}/{name}", match.group(1)))
         return found
 
-    @staticmethod
-    def remove_tree(path: Path) -> None:
-        """Remove a directory tree that was moved to the trash (errors ignored: the sweeper retries)."""
-        shutil.rmtree(path, ignore_errors=True)
+    def _list_quietly(self, parts: tuple[str, ...]) -> list[tuple[str, int]]:
+        """:meth:`list_parts`, with a directory swapped for a link meanwhile listed as empty."""
+        try:
+            return self.list_parts(parts)
+        except ScratchError:
+            return []
 
 
-def list_dir(path: Path | str) -> list[os.DirEntry]:
-    """The directories and regular files in ``path``, sorted by name (none if it is missing or not a directory)."""
+def _name(token: str) -> str:
+    if not ids.TOKEN_RE.match(token):
+        raise ValueError(f"not a blob token: {token!r}")
+    return token + BLOB_SUFFIX
+
+
+def _unlink_quietly(dir_fd: int, name: str) -> None:
     try:
-        with os.scandir(path) as it:
-            return sorted((e for e in it if e.is_dir(follow_symlinks=False) or e.is_file(follow_symlinks=False)),
-                          key=lambda e: e.name)
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-
-
-def _unlink_quietly(path: Path) -> None:
-    try:
-        os.unlink(path)
+        os.unlink(name, dir_fd=dir_fd)
     except OSError:
         pass
-
-
-def _fsync_dir(directory: Path | str) -> None:
-    fd = os.open(directory, os.O_RDONLY | _O_CLOEXEC)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-__all__ = [
-    "BLOB_NAME_RE",
-    "BLOB_SUFFIX",
-    "Blobs",
-    "LocalSource",
-    "PendingBlob",
-    "list_dir",
-]

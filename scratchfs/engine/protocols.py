@@ -13,12 +13,12 @@ delete lock after its rows are deleted, and the write of a row holds that lock s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
-from scratchfs.engine.seekable import RangeSource
+from scratchfs.engine.sources import RangeSource
 
 
 class Entry(NamedTuple):
@@ -147,6 +147,8 @@ class IndexBackend(Protocol):
     def delete_scope(self, run_id: str, agent_id: str | None, now: float) -> int: ...
     def list_scope(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str,
                    now: float) -> list[Entry]: ...
+    def list_page(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str, now: float,
+                  after: tuple[float, str, str, str] | None, limit: int) -> list[Entry]: ...
     def list_all(self, now: float) -> list[Entry]: ...
     def touch(self, run_id: str, agent_id: str, kind: str, key: str, blob: str, expires_at: float) -> None: ...
     def pop_expired(self, now: float, limit: int) -> list[ExpiredRow]: ...
@@ -177,13 +179,24 @@ class BlobStore(Protocol):
     for a failing file system or object store; ``run_id`` and ``agent_id`` are validated ids, ``token`` a blob
     token (:func:`scratchfs.foundation.checks.new_token`)."""
 
-    def write(self, run_id: str, agent_id: str, token: str, chunks: Iterable) -> PendingWrite:
-        """Write a new blob from byte chunks (seekable format) and return it, pending its row."""
+    def write(self, run_id: str, agent_id: str, token: str, chunks: Iterable,
+              bound: Mapping | None = None) -> PendingWrite:
+        """Write a new blob from byte chunks (seekable format), bound to its entry (``bound``: ``kind``, ``key``,
+        ``tool``, ``ttl``, ``created_at``, written into the blob so a lost index can be rebuilt), and return it,
+        pending its row."""
         ...
 
     def open_source(self, run_id: str, agent_id: str, token: str) -> BlobSource:
         """Open a blob for reading. Raises ``FileNotFoundError`` when it is gone (the caller decides what that
         means)."""
+        ...
+
+    def open_file(self, found: BlobFile) -> BlobSource:
+        """Open a blob listed by :meth:`blob_files` for reading. Raises ``FileNotFoundError`` when it is gone."""
+        ...
+
+    def locate(self, run_id: str | None = None, agent_id: str | None = None, token: str | None = None) -> str:
+        """Where a blob is (a path or object key), for reports only; without arguments, where the blobs are."""
         ...
 
     def unlink(self, run_id: str, agent_id: str, token: str) -> int:

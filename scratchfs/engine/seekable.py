@@ -12,6 +12,12 @@ sequence of independent zstd frames followed by one skippable frame holding the 
                  Seek_Table_Descriptor  (u8; bit 7 = Checksum_Flag, bits 6-2 reserved = 0)
                  Seekable_Magic_Number  (u32 LE, 0x8F92EAB1)
 
+After the last content frame the writer may add one *binding* frame: a skippable frame (magic
+:data:`BINDING_MAGIC`) listed in the seek table as a frame of 0 decompressed bytes, holding what the blob belongs to
+(see :mod:`scratchfs.engine.binding`). Listed, it keeps the spec's sum of compressed sizes, so ``zstd -d``,
+``pyzstd.SeekableZstdFile`` and ``indexed_zstd`` read the blob as before (tests/test_interop.py); this module hides it
+from :class:`SeekTable` (``frames``, offsets) and hands its payload over as :attr:`SeekTable.binding`.
+
 Every frame we write carries its content size and zstd's content checksum, and the seek table has the checksum flag
 set. Its per-frame checksum is "the least significant 32 bits of the XXH64 digest of the uncompressed data" -- the
 very value zstd stores as a frame's content checksum, so the writer copies the frame's last four bytes instead of
@@ -25,6 +31,8 @@ against the seek table before it allocates anything, lets zstd verify the conten
 checksums in the frame and the seek table. Any mismatch raises :class:`FormatError`; no bytes that failed a check are
 returned.
 
+The seek table itself (encoding, parsing, reading) is :mod:`scratchfs.engine.seek_table`.
+
 Compressor and decompressor objects are kept per thread (:mod:`threading.local`) and re-created after ``fork()``: a
 zstd context is never shared between threads or processes.
 """
@@ -32,160 +40,65 @@ zstd context is never shared between threads or processes.
 from __future__ import annotations
 
 import os
-import struct
 import threading
 from array import array
-from bisect import bisect_right
 from collections import deque
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Protocol
 
 import zstandard
 
+from scratchfs.engine.binding import EMPTY_CHECKSUM, Binding, FormatError, encode_binding_frame, table_digest
 from scratchfs.engine.caches import LRU
+from scratchfs.engine.seek_table import (
+    CHECKSUM_FLAG,
+    ENTRY_SIZE,
+    FOOTER_SIZE,
+    MAX_FRAME_BYTES,
+    SEEKABLE_MAGIC,
+    SKIPPABLE_MAGIC,
+    SeekTable,
+    encode_seek_table,
+    parse_seek_table,
+    read_seek_table,
+    seek_table_length,
+)
+from scratchfs.engine.sources import RangeSource, as_source
 from scratchfs.foundation import forks
 from scratchfs.foundation.limits import FRAME_BYTES, SEEK_TABLE_CACHE_ENTRIES, ZSTD_LEVEL
 
-SKIPPABLE_MAGIC = 0x184D2A5E
-SEEKABLE_MAGIC = 0x8F92EAB1
-FOOTER_SIZE = 9
-ENTRY_SIZE = 12  # with the checksum flag set
-CHECKSUM_FLAG = 0x80
-RESERVED_BITS = 0x7C
-MAX_FRAMES = 0x8000000  # the reference implementation's ZSTD_SEEKABLE_MAXFRAMES
+__all__ = [
+    "CHECKSUM_FLAG",
+    "DEFAULT_FRAME_BYTES",
+    "DEFAULT_LEVEL",
+    "ENTRY_SIZE",
+    "FOOTER_SIZE",
+    "MAX_FRAME_BYTES",
+    "MAX_WINDOW_BYTES",
+    "MIN_FRAME_BYTES",
+    "SEEKABLE_MAGIC",
+    "SKIPPABLE_MAGIC",
+    "FormatError",
+    "SeekTable",
+    "SeekTableCache",
+    "SeekableReader",
+    "SeekableWriter",
+    "compressor",
+    "decompressor",
+    "encode_seek_table",
+    "parse_seek_table",
+    "read_seek_table",
+    "seek_table_length",
+]
 
 DEFAULT_FRAME_BYTES = FRAME_BYTES
 """Default decompressed size of a frame, in bytes (chosen by measurement: ``bench/README.md``)."""
 MIN_FRAME_BYTES = 4 * 1024
-MAX_FRAME_BYTES = 4 * 1024 * 1024
-"""Largest decompressed frame the writer makes or the reader accepts, in bytes (bounds every allocation)."""
 MAX_WINDOW_BYTES = 8 * 1024 * 1024
 """Largest zstd window the reader accepts, in bytes."""
 DEFAULT_LEVEL = ZSTD_LEVEL
 
-_FOOTER = struct.Struct("<IBI")
-_HEADER = struct.Struct("<II")
 _INFLIGHT_PER_WORKER = 4  # frames in flight per worker thread of a large write (bounds its memory)
-
-
-class FormatError(ValueError):
-    """The bytes are not a valid seekable blob as this module writes them; the message says what is wrong."""
-
-
-@dataclass(frozen=True, slots=True)
-class SeekTable:
-    """A parsed seek table.
-
-    Attributes:
-        c_offsets: ``n + 1`` byte offsets in the file where each frame starts (the last is the seek table's offset).
-        d_offsets: ``n + 1`` byte offsets in the decompressed content where each frame starts (the last is the size).
-        checksums: ``n`` per-frame checksums (low 32 bits of XXH64 of the frame's decompressed bytes).
-    """
-
-    c_offsets: array
-    d_offsets: array
-    checksums: array
-
-    @property
-    def frames(self) -> int:
-        """Number of frames."""
-        return len(self.checksums)
-
-    @property
-    def size(self) -> int:
-        """Decompressed size of the whole content, in bytes."""
-        return self.d_offsets[-1]
-
-    def frame_at(self, offset: int) -> int:
-        """Index of the frame holding decompressed byte ``offset`` (``0 <= offset < size``)."""
-        return bisect_right(self.d_offsets, offset) - 1
-
-
-def encode_seek_table(compressed: list[int], decompressed: list[int], checksums: list[int]) -> bytes:
-    """Encode a seek table (with the checksum flag set) as a skippable frame, as the spec lays it out.
-
-    Args:
-        compressed: per-frame compressed sizes, in bytes.
-        decompressed: per-frame decompressed sizes, in bytes.
-        checksums: per-frame low 32 bits of XXH64 of the decompressed bytes.
-    """
-    n = len(compressed)
-    if not (n == len(decompressed) == len(checksums)) or n > MAX_FRAMES:
-        raise ValueError("seek table columns differ in length or exceed the frame limit")
-    entries = array("I")
-    for c, d, x in zip(compressed, decompressed, checksums, strict=False):
-        entries.extend((c, d, x))
-    if entries.itemsize != 4:  # pragma: no cover - every platform we run on has a 4-byte unsigned int
-        raise RuntimeError("array('I') is not 32-bit here")
-    if struct.pack("=I", 1) != struct.pack("<I", 1):  # pragma: no cover - big-endian hosts
-        entries.byteswap()
-    body = entries.tobytes() + _FOOTER.pack(n, CHECKSUM_FLAG, SEEKABLE_MAGIC)
-    return _HEADER.pack(SKIPPABLE_MAGIC, len(body)) + body
-
-
-def parse_seek_table(tail: bytes, file_size: int) -> SeekTable:
-    """Parse and check the seek table at the end of a blob.
-
-    Args:
-        tail: the last bytes of the file; at least the whole seek table frame (see :func:`seek_table_length`).
-        file_size: the blob's size, in bytes.
-
-    Raises:
-        FormatError: any field that is not what this module writes, or sizes that do not add up to ``file_size``.
-    """
-    count = seek_table_length(tail[-FOOTER_SIZE:], file_size)
-    table_len = count * ENTRY_SIZE + FOOTER_SIZE + _HEADER.size
-    if len(tail) < table_len:
-        raise FormatError("seek table shorter than its footer says")
-    frame = tail[len(tail) - table_len :]
-    magic, body_len = _HEADER.unpack_from(frame, 0)
-    if magic != SKIPPABLE_MAGIC or body_len != table_len - _HEADER.size:
-        raise FormatError("seek table frame header is damaged")
-    entries = array("I")
-    entries.frombytes(frame[_HEADER.size : _HEADER.size + count * ENTRY_SIZE])
-    if struct.pack("=I", 1) != struct.pack("<I", 1):  # pragma: no cover - big-endian hosts
-        entries.byteswap()
-    c_offsets = array("Q", [0])
-    d_offsets = array("Q", [0])
-    c_total = d_total = 0
-    compressed = entries[0::3]
-    decompressed = entries[1::3]
-    for c, d in zip(compressed, decompressed, strict=False):
-        if d > MAX_FRAME_BYTES:
-            raise FormatError(f"a frame claims {d} decompressed bytes, more than the limit of {MAX_FRAME_BYTES}")
-        if c == 0:
-            raise FormatError("a frame claims 0 compressed bytes")
-        c_total += c
-        d_total += d
-        c_offsets.append(c_total)
-        d_offsets.append(d_total)
-    if c_total != file_size - table_len:
-        raise FormatError(
-            f"frames add up to {c_total} bytes but {file_size - table_len} precede the seek table "
-            "(truncated, or bytes added)"
-        )
-    return SeekTable(c_offsets, d_offsets, entries[2::3])
-
-
-def seek_table_length(footer: bytes, file_size: int) -> int:
-    """Check a blob's 9-byte footer and return its number of frames.
-
-    Raises:
-        FormatError: the file is too short, the magic number is wrong, reserved bits are set, the checksum flag is
-            clear, or the frame count cannot fit in the file.
-    """
-    if file_size < FOOTER_SIZE + _HEADER.size or len(footer) != FOOTER_SIZE:
-        raise FormatError(f"file of {file_size} bytes is too short for a seek table")
-    count, descriptor, magic = _FOOTER.unpack(footer)
-    if magic != SEEKABLE_MAGIC:
-        raise FormatError("no seek table at the end of the file (magic number mismatch)")
-    if descriptor & RESERVED_BITS or not descriptor & CHECKSUM_FLAG:
-        raise FormatError(f"seek table descriptor {descriptor:#04x} is not supported")
-    if count > MAX_FRAMES or count * ENTRY_SIZE + FOOTER_SIZE + _HEADER.size > file_size:
-        raise FormatError(f"seek table claims {count} frames, more than a file of {file_size} bytes can hold")
-    return count
 
 
 # -- per-thread zstd contexts -------------------------------------------------------------------------------------
@@ -376,16 +289,32 @@ class SeekableWriter:
             if self._pool is not None:
                 self._pool.shutdown(wait=True, cancel_futures=True)
 
-    def close(self) -> None:
+    def close(self, binding: Callable[[SeekableWriter], bytes] | None = None) -> None:
         """Compress what is left and write it with the seek table (one ``writev``). An empty content is stored as one
-        empty frame."""
+        empty frame.
+
+        Args:
+            binding: called once the content frames are known (:meth:`digest` works then); its bytes are written as
+                the binding frame (at most :data:`MAX_BINDING_BYTES`) after the content, listed in the seek table.
+        """
         if self.closed:
             return
         outputs = self._finish_frames()
-        table = encode_seek_table(self._compressed, self._decompressed, self._checksums)
+        compressed, decompressed, checksums = self._compressed, self._decompressed, self._checksums
+        if binding is not None:
+            frame = encode_binding_frame(binding(self))
+            outputs.append(frame)
+            compressed, decompressed = [*compressed, len(frame)], [*decompressed, 0]
+            checksums = [*checksums, EMPTY_CHECKSUM]
+            self.stored_size += len(frame)
+        table = encode_seek_table(compressed, decompressed, checksums)
         _write_all(self._fd, [*outputs, table])
         self.stored_size += len(table)
         self.closed = True
+
+    def digest(self) -> str:
+        """The content checksum of the frames written so far (:func:`table_digest`)."""
+        return table_digest(self._compressed, self._decompressed, self._checksums)
 
 
 def _compress_frame(level: int, count_lines: bool, data: bytes, start: int, end: int) -> tuple[bytes, int]:
@@ -397,48 +326,11 @@ def _compress_frame(level: int, count_lines: bool, data: bytes, start: int, end:
 
 # -- reading ------------------------------------------------------------------------------------------------------
 
-class RangeSource(Protocol):
-    """Where a blob's bytes are read from: a local file (:class:`FileRange`) or an object store's range requests.
-
-    Attributes:
-        size: the blob's size, in bytes.
-        identity: a hashable value that changes whenever the bytes may have changed (a cache key).
-    """
-
-    size: int
-    identity: Hashable
-
-    def pread(self, length: int, offset: int) -> bytes:
-        """Up to ``length`` bytes from byte ``offset`` (fewer only at the end). Raises ``OSError``."""
-        ...
-
-
-class FileRange:
-    """A :class:`RangeSource` over an open file descriptor (stateless ``pread``, so threads may share it); ``size``
-    and ``identity`` (``(st_dev, st_ino, st_size, st_mtime_ns)``) come from one ``fstat``. The caller closes ``fd``."""
-
-    __slots__ = ("fd", "identity", "size")
-
-    def __init__(self, fd: int) -> None:
-        st = os.fstat(fd)
-        self.fd = fd
-        self.size = st.st_size
-        self.identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-
-    def pread(self, length: int, offset: int) -> bytes:
-        return os.pread(self.fd, length, offset)
-
-
-def as_source(source: RangeSource | int) -> RangeSource:
-    """``source`` itself, or a :class:`FileRange` over it when it is a file descriptor."""
-    return FileRange(source) if isinstance(source, int) else source
-
-
 class SeekableReader:
     """Read decompressed byte ranges and frames from a seekable blob.
 
     Args:
-        source: a :class:`RangeSource` (or an open file descriptor; the caller closes it).
+        source: a :class:`~scratchfs.engine.sources.RangeSource` (or an open file descriptor; the caller closes it).
         table: the blob's parsed :class:`SeekTable` (see :func:`read_seek_table`).
 
     Every method raises :class:`FormatError` on damaged data and ``OSError`` from the file system or object store.
@@ -537,55 +429,22 @@ class SeekTableCache:
         self._tables: LRU[tuple, SeekTable] = LRU(capacity)
 
     def get(self, source: RangeSource | int, name: str = "") -> SeekTable:
-        """The seek table of the blob ``name`` read from ``source``. Raises :class:`FormatError` and ``OSError``."""
+        """The seek table of the blob ``name`` read from ``source``. A ``name`` (the blob token) must match the
+        blob's binding frame (:meth:`Binding.of_table`, :meth:`Binding.mismatch`), checked once and cached with the
+        table.
+
+        Raises:
+            FormatError: a damaged table, or (with ``name``) a missing or foreign binding.
+            OSError: from the file system or object store.
+        """
         source = as_source(source)
         key = (name, source.identity)
         table = self._tables.get(key)
         if table is None:
             table = read_seek_table(source, source.size)
+            if name:
+                problem = Binding.of_table(table).mismatch(name)
+                if problem:
+                    raise FormatError(problem)
             self._tables.put(key, table)
         return table
-
-
-def read_seek_table(source: RangeSource | int, file_size: int) -> SeekTable:
-    """Read and parse the seek table of the blob of ``file_size`` bytes read from ``source`` (two ``pread`` calls).
-
-    Raises:
-        FormatError: see :func:`parse_seek_table`.
-    """
-    source = as_source(source)
-    footer = source.pread(FOOTER_SIZE, max(0, file_size - FOOTER_SIZE))
-    count = seek_table_length(footer, file_size)
-    table_len = count * ENTRY_SIZE + FOOTER_SIZE + _HEADER.size
-    tail = source.pread(table_len, file_size - table_len)
-    return parse_seek_table(tail, file_size)
-
-
-__all__ = [
-    "CHECKSUM_FLAG",
-    "DEFAULT_FRAME_BYTES",
-    "DEFAULT_LEVEL",
-    "ENTRY_SIZE",
-    "FOOTER_SIZE",
-    "MAX_FRAMES",
-    "MAX_FRAME_BYTES",
-    "MAX_WINDOW_BYTES",
-    "MIN_FRAME_BYTES",
-    "RESERVED_BITS",
-    "SEEKABLE_MAGIC",
-    "SKIPPABLE_MAGIC",
-    "FileRange",
-    "FormatError",
-    "RangeSource",
-    "SeekTable",
-    "SeekTableCache",
-    "SeekableReader",
-    "SeekableWriter",
-    "as_source",
-    "compressor",
-    "decompressor",
-    "encode_seek_table",
-    "parse_seek_table",
-    "read_seek_table",
-    "seek_table_length",
-]

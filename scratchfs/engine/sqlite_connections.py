@@ -196,10 +196,12 @@ class Connections:
         none). Return ``(application_id, user_version)``. Raises StorageError."""
         self.opened("ro", False)
         self.identity = None  # checked against the file once it is open
+        conn = None
         try:
             conn = self.connect()
             self.identity_of(conn, "reading the schema version")
         except StorageError:
+            _close_quietly(conn)
             wal = Path(f"{self.path}-wal")
             if wal.exists() and wal.stat().st_size > 0:
                 raise StorageError(f"cannot read the read-only index {self.path}: its write-ahead log {wal} holds "
@@ -280,27 +282,41 @@ class Connections:
 
     @contextmanager
     def use(self) -> Iterator[Connection]:
-        """Check out this thread's connection for the statements of one operation.
+        """Check out this thread's connection for the statements of one operation (:meth:`acquire`, then
+        :meth:`release`).
 
         Raises:
             StoreClosed: the store is closed (before the checkout; a checkout held across ``close()`` finishes).
             StorageError: the index was deleted or replaced, or cannot be opened. StoreBusy: from opening.
         """
-        conn = self.thread_connection()
-        with self._guard():
+        conn = self.acquire()
+        try:
+            yield conn
+        finally:
+            self.release(conn)
+
+    def acquire(self) -> Connection:
+        """Check out this thread's connection; pair with :meth:`release` (in a ``finally``). Raises as :meth:`use`."""
+        local = self.local
+        conn = local.conn
+        generation = forks.generation
+        if conn is None or local.generation != generation:
+            conn = self.thread_connection()
+        with self._lock if self._lock_generation == generation else self._guard():
             if self._closed:
                 raise StoreClosed("the store is closed")
             if self._broken:
                 raise StorageError(self._broken)
             conn.busy += 1
-        try:
-            yield conn
-        finally:
-            with self._guard():
-                conn.busy -= 1
-                close_now = (self._closed or conn.dropped) and conn.busy == 0 and conn.owner == os.getpid()
-            if close_now:
-                _close_quietly(conn)
+        return conn
+
+    def release(self, conn: Connection) -> None:
+        """End a checkout; the last one of a connection closed or dropped meanwhile closes it."""
+        with self._lock if self._lock_generation == forks.generation else self._guard():
+            conn.busy -= 1
+            close_now = (self._closed or conn.dropped) and conn.busy == 0
+        if close_now and conn.owner == os.getpid():
+            _close_quietly(conn)
 
     def check_open(self) -> None:
         """Raise StoreClosed when the store is closed, StorageError when its index was deleted or replaced."""
@@ -310,10 +326,11 @@ class Connections:
             raise StorageError(self._broken)
 
     def check_writable(self, doing: str) -> None:
-        """Raise StoreClosed when closed, StorageError when the index is gone or the store is read-only."""
+        """Raise StoreClosed when closed, StorageError when the index is gone or the store is read-only; ``doing``
+        is a gerund phrase ("writing an entry")."""
         self.check_open()
         if self.read_only:
-            raise StorageError(f"cannot {doing}: the store is read-only ({self.read_only})")
+            raise StorageError(f"refused {doing}: the store is read-only ({self.read_only})")
 
     def discard(self, conn: Connection) -> None:
         """Forget this thread's connection (after a failure that may have left it mid-transaction); it is closed

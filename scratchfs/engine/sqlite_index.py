@@ -35,6 +35,7 @@ from filelock import FileLock, Timeout
 
 from scratchfs.engine.protocols import Entry, ExpiredRow, Gone
 from scratchfs.engine.sqlite_connections import APPLICATION_ID, Connections, index_error, read_only_reason
+from scratchfs.engine.sqlite_schema import create_tables
 from scratchfs.foundation.errors import QuotaExceeded, StorageError, StoreBusy
 from scratchfs.foundation.limits import LOOKUP_CACHE_ENTRIES, TOMBSTONE_SECONDS
 
@@ -106,7 +107,7 @@ class Index:
 
     def check_writable(self, doing: str) -> None:
         """Raise :class:`StoreClosed` when closed, :class:`StorageError` naming the cause when the store is read-only
-        or its index was deleted or replaced; ``doing`` is a verb phrase ("write an entry")."""
+        or its index was deleted or replaced; ``doing`` is a gerund phrase ("writing an entry")."""
         self.connections.check_writable(doing)
 
     @contextmanager
@@ -147,11 +148,13 @@ class Index:
 
     def read(self, sql: str, params: tuple, doing: str) -> list[tuple]:
         """Run one read-only statement and return all rows. Raises StorageError, StoreBusy, StoreClosed."""
-        with self.connections.use() as conn:
-            try:
-                return conn.execute(sql, params).fetchall()
-            except sqlite3.Error as exc:
-                raise index_error(exc, doing, self.path) from exc
+        conn = self.connections.acquire()
+        try:
+            return conn.execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise index_error(exc, doing, self.path) from exc
+        finally:
+            self.connections.release(conn)
 
     # -- opening and the schema -----------------------------------------------------------------------------------
 
@@ -213,7 +216,8 @@ class Index:
             raise StorageError(
                 f"the index {self.path} is empty or missing, but the store holds blob files under "
                 f"{self.path.parent / 'runs'}: the index was lost or truncated, and an empty one would hide them; "
-                "restore it from a copy, or move runs/ away to start afresh"
+                "restore it from a copy, rebuild it from the blobs (scratchfs fsck --rebuild-index), or move runs/ "
+                "away to start afresh"
             )
         try:
             conn.execute("PRAGMA journal_mode = WAL")
@@ -222,33 +226,8 @@ class Index:
         self._schema_transaction(conn)
 
     def _schema_transaction(self, conn: sqlite3.Connection) -> None:
-        import sqlite_utils  # only needed here: keeps it off the import path of every read (about 100 ms)
-
         with self.write("creating the schema"):
-            db = sqlite_utils.Database(conn)  # runs a PRAGMA: inside, so that its failure is typed too
-            db["entries"].create(
-                {
-                    "id": int, "kind": str, "run_id": str, "agent_id": str, "key": str, "blob": str,
-                    "size": int, "stored_size": int, "frames": int, "lines": int, "preview": str,
-                    "source_tool": str, "content_type": str, "shape": str,
-                    "created_at": float, "expires_at": float, "ttl": float, "frame_newlines": bytes,
-                },
-                pk="id",
-                not_null={"kind", "run_id", "agent_id", "key", "blob", "size", "stored_size", "frames", "lines",
-                          "preview", "created_at", "expires_at", "ttl"},
-                if_not_exists=True,
-            )
-            table = db["entries"]
-            table.create_index(["run_id", "agent_id", "kind", "key"], unique=True, if_not_exists=True,
-                               index_name="entries_scope_key")
-            table.create_index(["expires_at"], if_not_exists=True, index_name="entries_expires_at")
-            table.create_index(["run_id", "created_at"], if_not_exists=True, index_name="entries_run_created")
-            table.create_index(["blob"], unique=True, if_not_exists=True, index_name="entries_blob")
-            db["gone"].create(
-                {"run_id": str, "agent_id": str, "kind": str, "key": str, "reason": str, "at": float},
-                pk=("run_id", "agent_id", "kind", "key"), not_null={"reason", "at"}, if_not_exists=True,
-            )
-            db["gone"].create_index(["at"], if_not_exists=True, index_name="gone_at")
+            create_tables(conn)  # its PRAGMAs inside the transaction, so that their failure is typed too
             conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
@@ -267,29 +246,32 @@ class Index:
                           now: float) -> tuple[Entry, bytes] | None:
         """Like :meth:`lookup`, with the entry's per-frame newline counts (``array('I')`` bytes)."""
         ident = (run_id, agent_id, kind, key)
-        local = self.connections.local
-        with self.connections.use() as conn:
-            try:
-                version = conn.execute("PRAGMA data_version").fetchone()[0]
-                if version != local.version:  # another connection committed since the cache was filled
-                    local.cache.clear()
-                    local.version = version
-                cache = local.cache
-                found = cache.get(ident)
-                if found is None:
-                    row = conn.execute(
-                        f"SELECT {_COLUMNS}, frame_newlines FROM entries WHERE run_id = ? AND agent_id = ? "
-                        "AND kind = ? AND key = ?",
-                        ident,
-                    ).fetchone()
-                    if row is None:
-                        return None
-                    found = (Entry._make(row[:-1]), row[-1] or b"")
-                    if len(cache) >= LOOKUP_CACHE_ENTRIES:
-                        cache.clear()
-                    cache[ident] = found
-            except sqlite3.Error as exc:
-                raise index_error(exc, "looking up an entry", self.path) from exc
+        connections = self.connections
+        conn = connections.acquire()  # not use(): this is the hot path of every read
+        try:
+            local = connections.local
+            version = conn.execute("PRAGMA data_version").fetchone()[0]
+            if version != local.version:  # another connection committed since the cache was filled
+                local.cache.clear()
+                local.version = version
+            cache = local.cache
+            found = cache.get(ident)
+            if found is None:
+                row = conn.execute(
+                    f"SELECT {_COLUMNS}, frame_newlines FROM entries WHERE run_id = ? AND agent_id = ? "
+                    "AND kind = ? AND key = ?",
+                    ident,
+                ).fetchone()
+                if row is None:
+                    return None
+                found = (Entry._make(row[:-1]), row[-1] or b"")
+                if len(cache) >= LOOKUP_CACHE_ENTRIES:
+                    cache.clear()
+                cache[ident] = found
+        except sqlite3.Error as exc:
+            raise index_error(exc, "looking up an entry", self.path) from exc
+        finally:
+            connections.release(conn)
         return found if found[0].expires_at > now else None
 
     def gone(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> Gone | None:
@@ -460,6 +442,27 @@ class Index:
             sql += " AND substr(key, 1, ?) = ?"
             params += [len(prefix), prefix]
         sql += " ORDER BY created_at, id"
+        return list(map(Entry._make, self.read(sql, tuple(params), "listing entries")))
+
+    def list_page(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str, now: float,
+                  after: tuple[float, str, str, str] | None, limit: int) -> list[Entry]:
+        """Like :meth:`list_scope`, one page at a time: at most ``limit`` live entries ordered by ``(created_at,
+        agent_id, kind, key)`` -- unique within a run -- that come after the position ``after`` (``None``: from the
+        start). A keyset page: its cost does not grow with how far into the listing it is."""
+        sql = f"SELECT {_COLUMNS} FROM entries WHERE run_id = ? AND expires_at > ?"
+        params: list = [run_id, now]
+        for column, value in (("agent_id", agent_id), ("kind", kind)):
+            if value is not None:
+                sql += f" AND {column} = ?"
+                params.append(value)
+        if prefix:
+            sql += " AND substr(key, 1, ?) = ?"
+            params += [len(prefix), prefix]
+        if after is not None:
+            sql += " AND (created_at, agent_id, kind, key) > (?, ?, ?, ?)"
+            params += list(after)
+        sql += " ORDER BY created_at, agent_id, kind, key LIMIT ?"
+        params.append(limit)
         return list(map(Entry._make, self.read(sql, tuple(params), "listing entries")))
 
     def list_all(self, now: float) -> list[Entry]:

@@ -11,6 +11,9 @@ One sweep, under a cross-process lock (only one runs at a time per root), in fou
    sweeper holds the file's lock, so a write that commits meanwhile is never lost.
 4. Leftovers: directories in ``trash/`` (a crashed delete), and empty run and agent directories older than the grace
    period.
+
+Every step reaches files through directory descriptors and never follows a link (:mod:`scratchfs.engine.safe_fs`):
+a link in the trash is removed itself, a ``runs/`` or ``trash/`` replaced by a link is never walked through.
 """
 
 from __future__ import annotations
@@ -19,21 +22,22 @@ import errno
 import fcntl
 import logging
 import os
+import stat
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
-from filelock import FileLock, Timeout
-
-from scratchfs.engine.local_blobs import Blobs, list_dir
+from scratchfs.engine import safe_fs
+from scratchfs.engine.local_blobs import BLOB_SUFFIX, Blobs
 from scratchfs.engine.sqlite_index import Index
-from scratchfs.foundation.errors import StoreClosed
+from scratchfs.foundation.errors import ScratchError, StoreClosed, storage_error
 
 log = logging.getLogger(__name__)
 
 BATCH_ROWS = 256
 """Expired rows deleted per write transaction."""
+
 
 
 @dataclass(frozen=True)
@@ -64,72 +68,94 @@ def sweep(index: Index, blobs: Blobs, lock_path: str, now: float, grace: float, 
     """Run one sweep (see the module docstring).
 
     Args:
+        lock_path: the sweep lock, a file in the root's ``locks/`` (only its name is used: it is opened from the
+            root's descriptor, never through a link).
         now: the store clock's time, epoch seconds: rows with ``expires_at <= now`` are expired.
         grace: seconds a file with no row is left alone (by its modification time, on the file system's clock).
         wait: seconds to wait for another process's sweep to finish; ``None`` or 0 returns at once with
             ``skipped=True``.
 
     Raises:
-        StoreBusy, StorageError: from the index.
+        StoreBusy, StorageError: from the index; StorageError from the file system (a read-only store says so, a
+            link where ``runs/`` or a lock file should be names what was found), with the cause's ``errno``.
     """
-    lock = FileLock(lock_path, timeout=wait if wait else 0)
     try:
-        lock.acquire()
-    except Timeout:
-        return SweepResult(skipped=True)
-    try:
-        rows = files = freed = 0
-        while True:
-            batch = index.pop_expired(now, BATCH_ROWS)
-            rows += len(batch)
-            for gone in batch:
-                size = blobs.unlink(gone.run_id, gone.agent_id, gone.blob)
-                files += size > 0
-                freed += size
-            if len(batch) < BATCH_ROWS:
-                break
-        index.forget_tombstones(now)
-        missing = _drop_rows_without_files(index, blobs)
-        orphans, orphan_bytes = _remove_orphans(index, blobs, grace)
-        orphans += _remove_leftovers(blobs, grace)
-        return SweepResult(rows + missing, files, freed + orphan_bytes, orphans, missing)
-    finally:
-        lock.release()
+        with blobs.file_lock(os.path.basename(lock_path), wait or 0) as locked:
+            if not locked:
+                return SweepResult(skipped=True)
+            return _sweep(index, blobs, now, grace)
+    except ScratchError:
+        raise
+    except OSError as exc:  # anything the steps did not type: never a raw OSError
+        raise storage_error(exc, "the sweep failed") from exc
+
+
+def _sweep(index: Index, blobs: Blobs, now: float, grace: float) -> SweepResult:
+    rows = files = freed = 0
+    while True:
+        batch = index.pop_expired(now, BATCH_ROWS)
+        rows += len(batch)
+        for gone in batch:
+            size = blobs.unlink(gone.run_id, gone.agent_id, gone.blob)
+            files += size > 0
+            freed += size
+        if len(batch) < BATCH_ROWS:
+            break
+    index.forget_tombstones(now)
+    missing = _drop_rows_without_files(index, blobs)
+    orphans, orphan_bytes = _remove_orphans(index, blobs, grace)
+    orphans += _remove_leftovers(blobs, grace)
+    return SweepResult(rows + missing, files, freed + orphan_bytes, orphans, missing)
 
 
 def _drop_rows_without_files(index: Index, blobs: Blobs) -> int:
+    """Rows whose file is missing. A file that cannot be reached because a link or other file is in the way is not
+    counted missing (its row stays; fsck reports it)."""
     gone = []
     for row_id, run_id, agent_id, blob in index.blob_rows():
-        if not os.path.exists(blobs.path(run_id, agent_id, blob)):
-            gone.append((row_id, blob))
+        try:
+            if not blobs.exists(run_id, agent_id, blob):
+                gone.append((row_id, blob))
+        except ScratchError:
+            continue
     return index.delete_rows(gone)
 
 
 def _remove_orphans(index: Index, blobs: Blobs, grace: float) -> tuple[int, int]:
     cutoff = time.time() - grace  # file modification times are on the file system's clock
-    candidates = [(path, token) for _run, _agent, path, token in blobs.blob_files()]
+    candidates = blobs.blob_files()
     if not candidates:
         return 0, 0
     known = index.blobs()  # read after listing: a file written and committed meanwhile is in here
     removed = freed = 0
-    for path, token in candidates:
+    for run, agent, _path, token in candidates:
         if token in known:
             continue
-        size = check_orphan(index, path, token, cutoff, remove=True)
+        size = check_orphan(index, blobs, (run, agent), token, cutoff, remove=True)
         if size is not None:
             removed += 1
             freed += size
     return removed, freed
 
 
-def check_orphan(index: Index, path: str, token: str, cutoff: float | None, remove: bool) -> int | None:
-    """If the blob file ``path`` (token ``token``) is an orphan -- not locked by a writer, no row names it, and last
-    modified before ``cutoff`` (epoch seconds, file-system clock; ``None``: any age) -- return its size in bytes,
-    after removing it when ``remove``; else ``None``. The row check runs while holding the file's lock, so a write
-    that commits meanwhile is never mistaken for an orphan."""
+def check_orphan(index: Index, blobs: Blobs, where: tuple[str, str], token: str, cutoff: float | None,
+                 remove: bool) -> int | None:
+    """If the blob file ``token`` in ``runs/<run dir>/<agent dir>`` (``where``, directory names) is an orphan -- a
+    regular file, not locked by a writer, no row names it, and last modified before ``cutoff`` (epoch seconds,
+    file-system clock; ``None``: any age) -- return its size in bytes, after removing it when ``remove``; else
+    ``None``. The row check runs while holding the file's lock, so a write that commits meanwhile is never mistaken
+    for an orphan. Never follows a link."""
+    parts = ("runs", *where)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
+        dir_fd = safe_fs.walk(blobs.root_fd, parts)
+    except (OSError, ScratchError):
+        return None
+    try:
+        # a writer holds the directory shared from creating its file until it has locked it
+        fcntl.flock(dir_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fd = safe_fs.open_file(dir_fd, token + BLOB_SUFFIX, os.O_RDONLY, "/".join((*parts, token + BLOB_SUFFIX)))
+    except (OSError, ScratchError):
+        os.close(dir_fd)
         return None
     try:
         st = os.fstat(fd)
@@ -144,33 +170,68 @@ def check_orphan(index: Index, path: str, token: str, cutoff: float | None, remo
         if index.has_blob(token):  # committed after the caller listed: not an orphan
             return None
         if remove:
-            os.unlink(path)
+            try:
+                os.unlink(token + BLOB_SUFFIX, dir_fd=dir_fd)
+            except FileNotFoundError:
+                return None
+            except OSError as exc:
+                log.warning("scratchfs: cannot remove the orphan %s (%s); a later sweep will", token,
+                            exc.strerror or exc)
+                return None
         return st.st_size
     except FileNotFoundError:
         return None
     finally:
         os.close(fd)
+        os.close(dir_fd)
 
 
 def _remove_leftovers(blobs: Blobs, grace: float) -> int:
+    """Empty the trash (each entry removed without following links: a link is removed itself) and remove empty run
+    and agent directories older than the grace period. A ``trash/`` that is a link is left alone (logged)."""
     removed = 0
-    for entry in list_dir(blobs.trash):
-        blobs.remove_tree(entry.path)
-        removed += 1
+    try:
+        trash = blobs.list_parts(("trash",))
+    except ScratchError as exc:
+        log.warning("scratchfs: not emptying the trash: %s", exc)
+        trash = []
+    for name, _mode in trash:
+        removed += blobs.remove_tree(name)
     cutoff = time.time() - grace
-    for run_entry in list_dir(blobs.runs):
-        for agent_entry in list_dir(run_entry.path):
-            _rmdir_if_old_and_empty(agent_entry.path, cutoff)
-        _rmdir_if_old_and_empty(run_entry.path, cutoff)
+    for run, run_mode in blobs.list_parts(("runs",)):
+        if not stat.S_ISDIR(run_mode):
+            continue
+        try:
+            agents = blobs.list_parts(("runs", run))
+        except ScratchError:
+            continue
+        for agent, agent_mode in agents:
+            if stat.S_ISDIR(agent_mode):
+                _rmdir_if_old_and_empty(blobs, ("runs", run), agent, cutoff)
+        _rmdir_if_old_and_empty(blobs, ("runs",), run, cutoff)
     return removed
 
 
-def _rmdir_if_old_and_empty(path: str, cutoff: float) -> None:
+def _rmdir_if_old_and_empty(blobs: Blobs, parts: tuple[str, ...], name: str, cutoff: float) -> None:
     try:
-        if os.stat(path).st_mtime <= cutoff:
-            os.rmdir(path)  # fails harmlessly if anything is inside
+        parent = safe_fs.walk(blobs.root_fd, parts)
+    except (OSError, ScratchError):
+        return
+    try:
+        fd = os.open(name, safe_fs.DIR_FLAGS, dir_fd=parent)
+    except OSError:
+        os.close(parent)
+        return
+    try:
+        # a writer holds its directory's flock shared from before it creates its file until it has locked it
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if os.fstat(fd).st_mtime <= cutoff:
+            os.rmdir(name, dir_fd=parent)  # fails harmlessly if anything is inside
     except OSError:
         pass
+    finally:
+        os.close(fd)
+        os.close(parent)
 
 
 class Sweeper(threading.Thread):

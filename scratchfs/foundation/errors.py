@@ -121,16 +121,24 @@ class StoreClosed(StorageError):
     exit_code = 4
 
 
+_REASONS = {
+    errno.ENOSPC: "the disk is full",
+    errno.EFBIG: "the file-size limit was reached",
+    errno.EDQUOT: "the disk quota is exhausted",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.EROFS: "the file system is read-only",
+    errno.ELOOP: "a symbolic link is in the way (scratchfs never follows links inside its root)",
+    errno.EMFILE: "too many open files in this process",
+    errno.ENFILE: "too many open files in the system",
+    errno.EIO: "an input/output error",
+}
+
+
 def storage_error(exc: OSError, doing: str) -> StorageError:
-    """Wrap an ``OSError`` as a :class:`StorageError` whose message says what failed and why."""
-    reason = {
-        errno.ENOSPC: "the disk is full",
-        errno.EFBIG: "the file-size limit was reached",
-        errno.EDQUOT: "the disk quota is exhausted",
-        errno.EACCES: "permission denied",
-        errno.EROFS: "the file system is read-only",
-    }.get(exc.errno or 0, exc.strerror or str(exc))
-    err = StorageError(f"{doing}: {reason}")
+    """Wrap an ``OSError`` as a :class:`StorageError` whose message says what failed and why; its ``errno`` is the
+    cause's (the caller raises it ``from exc``)."""
+    err = StorageError(f"{doing}: {_REASONS.get(exc.errno or 0, exc.strerror or str(exc))}")
     err.errno = exc.errno
     return err
 

@@ -59,6 +59,17 @@ MAX_MATCHES = 1000
 MAX_NEEDLE_BYTES = 4 * 1024
 """Longest ``match`` needle or ``pattern``, in UTF-8 bytes."""
 
+# -- replies (what a model receives) --------------------------------------------------------------------------------
+REPLY_BUDGET_BYTES = 8192
+"""Default most bytes of one model-facing reply, counted as the model receives them (the UTF-8 bytes of its JSON
+text, escapes included): the spill threshold, so a read never brings back more than a spill keeps out."""
+MAX_REPLY_BYTES = 64 * 1024
+"""Hard ceiling of a reply's ``budget``, in bytes of JSON."""
+MIN_REPLY_BYTES = 1024
+"""Smallest ``budget`` a call may ask for, in bytes of JSON (room for the reply's own fields)."""
+MAX_LIST_ENTRIES = 1000
+"""Most entries one listing page holds."""
+
 # -- ids, keys, stubs, listings --------------------------------------------------------------------------------------
 MAX_ID_BYTES = 256
 """Longest run id or agent id, in UTF-8 bytes."""

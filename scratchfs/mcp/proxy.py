@@ -44,11 +44,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from scratchfs.api.contract import TOOL_SPECS, error_text
+from scratchfs.api.contract import error_text
 from scratchfs.api.policy import Observation
 from scratchfs.api.scope import Scope
 from scratchfs.api.settings import Settings
 from scratchfs.api.store import ScratchStore
+from scratchfs.api.tools import TOOL_SPECS
 from scratchfs.foundation.errors import ScratchError, UpstreamUnavailable
 from scratchfs.foundation.limits import DEFAULT_TTL, SPILL_THRESHOLD_BYTES, SWEEP_INTERVAL
 from scratchfs.mcp.server import (

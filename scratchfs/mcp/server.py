@@ -21,9 +21,10 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from scratchfs.api.contract import TOOL_SPECS, ScratchTools, error_text, to_json
+from scratchfs.api.contract import ScratchTools, error_text, to_json
 from scratchfs.api.scope import Scope
 from scratchfs.api.store import ScratchStore
+from scratchfs.api.tools import TOOL_SPECS
 from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import SWEEP_INTERVAL

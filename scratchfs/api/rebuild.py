@@ -1,0 +1,135 @@
+"""Rebuilding a lost index from the blobs (``scratchfs fsck --rebuild-index``).
+
+Every blob carries a binding frame (:mod:`scratchfs.engine.binding`) with what an index row needs that its content
+cannot tell: scope, kind, key, source tool, TTL and creation time. :func:`rebuild_index` walks the blob files that no
+row names, checks each binding (its token is the file's name, its scope the directory's, its checksum the frames'),
+decompresses and verifies every frame to count lines per frame and take the preview and shape sample, and inserts
+the row -- unless the entry has expired (the sweeper's), or a newer live entry already holds its key. Tombstones
+(expired or deleted within the hour) are not rebuilt.
+"""
+
+from __future__ import annotations
+
+from array import array
+from dataclasses import asdict, dataclass, field
+
+from scratchfs.api.shape import SAMPLE_BYTES, describe
+from scratchfs.api.store import ScratchStore
+from scratchfs.api.stub import make_preview
+from scratchfs.engine.binding import Binding
+from scratchfs.engine.protocols import BlobFile, Entry
+from scratchfs.engine.seekable import FormatError, SeekableReader, read_seek_table
+from scratchfs.foundation import checks as ids
+from scratchfs.foundation.errors import ScratchError
+from scratchfs.foundation.limits import LIST_PREVIEW_BYTES
+
+__all__ = ["RebuildReport", "rebuild_index"]
+
+
+@dataclass
+class RebuildReport:
+    """What :func:`rebuild_index` did.
+
+    Attributes:
+        restored: entries whose rows were inserted from their blobs.
+        already: blob files a row already named.
+        skipped: ``[path, reason]`` of the blob files left alone (expired, superseded, unbound, damaged).
+    """
+
+    restored: int = 0
+    already: int = 0
+    skipped: list[list[str]] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def rebuild_index(store: ScratchStore) -> RebuildReport:
+    """Insert a row for every sound, bound, live blob file that no row names (see the module docstring).
+
+    Raises:
+        StoreBusy, StorageError: from the index or the delete lock (rows inserted so far stay).
+    """
+    report = RebuildReport()
+    for run_dir, agent_dir, path, token in store.blobs.blob_files():
+        if store.index.has_blob(token):
+            report.already += 1
+            continue
+        try:
+            reason = _restore(store, (run_dir, agent_dir), token)
+        except (FormatError, ScratchError, OSError) as exc:
+            reason = str(exc)
+        if reason is None:
+            report.restored += 1
+        else:
+            report.skipped.append([path, reason])
+    return report
+
+
+def _restore(store: ScratchStore, where: tuple[str, str], token: str) -> str | None:
+    """Insert the row of one blob; None on success, else why not."""
+    source = store.blobs.open_file(BlobFile(*where, "", token))
+    try:
+        stored_size = source.size
+        table = read_seek_table(source, stored_size)
+        b = Binding.of_table(table)
+        problem = b.mismatch(token) or _check_fields(b, where)
+        if problem:
+            return problem
+        now = store.now()
+        if b.created_at + b.ttl <= now:
+            return "expired (left to the sweeper)"
+        live = store.index.lookup(b.run_id, b.agent_id, b.kind, b.key, now)
+        if live is not None and live.created_at >= b.created_at:
+            return "a newer entry holds its key"
+        settings = store.settings
+        newlines, head, last = _scan(SeekableReader(source, table), max(SAMPLE_BYTES, settings.preview_bytes + 4))
+    finally:
+        source.close()
+    lines = sum(newlines) + (1 if last not in (None, 0x0A) else 0)
+    content_type = shape = None
+    if settings.detect_shape:
+        found = describe(head, b.size, lines)
+        content_type, shape = found.content_type, found.text
+    preview = make_preview(head, b"", b.size, min(settings.preview_bytes, LIST_PREVIEW_BYTES))[0]
+    entry = Entry(b.kind, b.run_id, b.agent_id, b.key, token, b.size, stored_size, b.frames, lines, preview, b.tool,
+                  content_type, shape, b.created_at, b.created_at + b.ttl, b.ttl)
+    with store.blobs.delete_lock(False, settings.busy_timeout):
+        written, old = store.index.put(entry, newlines.tobytes(),
+                                       lambda: store.blobs.exists(b.run_id, b.agent_id, token))
+    if not written:
+        return "the file vanished while its row was written"
+    if old is not None and old != token:
+        store.blobs.unlink(b.run_id, b.agent_id, old)
+    return None
+
+
+def _check_fields(b: Binding, where: tuple[str, str]) -> str | None:
+    """Why a binding cannot be an entry of the directory ``where``, or None."""
+    try:
+        run_id, agent_id = ids.check_run_id(b.run_id), ids.check_agent_id(b.agent_id)
+        (ids.check_handle if b.kind == "handle" else ids.check_key)(b.key)
+        ids.check_tool(b.tool)
+    except ScratchError as exc:
+        return f"the binding holds a bad field: {exc}"
+    if b.kind not in ("handle", "scratch"):
+        return f"the binding's kind {b.kind!r} is not an entry kind"
+    if (ids.path_part(run_id), ids.path_part(agent_id)) != where:
+        return "the binding names another scope than the directory the file is in"
+    if not b.ttl > 0:
+        return "the binding's TTL is not positive"
+    return None
+
+
+def _scan(reader: SeekableReader, head_bytes: int) -> tuple[array, bytes, int | None]:
+    """Per-frame newline counts, the first ``head_bytes`` bytes and the last byte, every frame verified."""
+    newlines = array("I")
+    head = bytearray()
+    last = None
+    for _, data in reader.iter_frames():
+        newlines.append(data.count(b"\n"))
+        if len(head) < head_bytes:
+            head += data[: head_bytes - len(head)]
+        if data:
+            last = data[-1]
+    return newlines, bytes(head), last

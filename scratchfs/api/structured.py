@@ -1,0 +1,97 @@
+"""Structure reads of one scope: reads that follow the structure of an output instead of its bytes -- a jq filter
+over a JSON document, records of JSON lines, rows of CSV/TSV with their header, the text of an HTML page and the
+text of the elements a CSS selector matches, the rendered view of terminal output. The engine readers
+(:mod:`scratchfs.engine.structure`) do the work over the entry's blob and page within a byte budget; each page
+carries a ``cursor`` that resumes exactly where it stopped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from scratchfs.api.entries import reading
+from scratchfs.engine.structure import (
+    ItemPage,
+    ReaderSource,
+    TextPage,
+    jq_page,
+    records_page,
+    rows_page,
+    select_page,
+    text_page,
+    view_page,
+)
+from scratchfs.foundation import checks
+from scratchfs.foundation.errors import InvalidArgument
+
+if TYPE_CHECKING:
+    from scratchfs.api.scope import Scope
+
+TEXT_VIEWS = {"html": "the page's text", "log": "the rendered terminal view", "text": "the rendered terminal view"}
+"""Content types with a ``view="text"``: HTML (its readable text) and terminal output (rendered as a person sees it:
+ANSI escapes removed, ``\\r`` redraws applied)."""
+
+
+class StructureReads:
+    """The structure reads of one scope (see the module docstring); ``scope.structure`` hands one out."""
+
+    def __init__(self, scope: Scope) -> None:
+        self.scope = scope
+
+    def _page(self, handle: str, read: Callable[[ReaderSource, str, str | None], Any]) -> Any:
+        """Open the entry, run ``read(source, blob token, content type)`` over it, map damaged data to CorruptBlob."""
+        scope = self.scope
+        handle = checks.check_handle(handle)
+        with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened, reading(handle):
+            return read(ReaderSource(opened.reader, opened.entry.size), opened.entry.blob,
+                        opened.entry.content_type)
+
+    def jq(self, handle: str, filter: str, *, cursor: str | None = None, budget: int = 8192) -> ItemPage:
+        """One page of the outputs of jq ``filter`` over the JSON document (``results``), within ``budget`` bytes
+        of JSON. Raises InvalidArgument (a malformed document or filter, with the parser's message; a document over
+        the memory bound), NotFound, CorruptBlob."""
+        if not isinstance(filter, str) or not filter.strip():
+            raise InvalidArgument("jq must be a non-empty jq filter")
+        return self._page(handle, lambda src, blob, _: jq_page(src, filter, cursor, budget, cache_key=blob))
+
+    def records(self, handle: str, record: int = 1, records: int = 50, *, jq: str | None = None,
+                cursor: str | None = None, budget: int = 8192) -> ItemPage:
+        """Records ``record`` to ``record + records - 1`` of JSON lines (numbered from 1), or their ``jq`` outputs,
+        streamed record by record. Raises InvalidArgument, NotFound, CorruptBlob."""
+        return self._page(handle, lambda src, _blob, _type: records_page(src, record, records, jq=jq, cursor=cursor,
+                                                                         budget_bytes=budget))
+
+    def rows(self, handle: str, row: int = 1, rows: int = 50, *, columns: list[str | int] | None = None,
+             cursor: str | None = None, budget: int = 8192) -> ItemPage:
+        """Rows ``row`` to ``row + rows - 1`` of CSV/TSV (numbered from 1 after the header), always with the header,
+        quoted multi-line fields counted as one row; ``columns`` by name or 0-based number. Raises InvalidArgument,
+        NotFound, CorruptBlob."""
+        return self._page(handle, lambda src, _blob, _type: rows_page(src, row, rows, columns=columns, cursor=cursor,
+                                                                      budget_bytes=budget))
+
+    def text(self, handle: str, offset: int = 0, *, cursor: str | None = None, budget: int = 8192) -> TextPage:
+        """A page of the text view (``view="text"``): the readable text of an HTML page, or terminal output rendered
+        as a person sees it; ``offset`` is a byte offset into the view. Raises InvalidArgument (a content with no
+        text view), NotFound, CorruptBlob."""
+
+        def read(src: ReaderSource, blob: str, content_type: str | None) -> TextPage:
+            if content_type == "html":
+                return text_page(src, offset, cursor=cursor, budget_bytes=budget, cache_key=blob)
+            if content_type in ("log", "text", None):
+                return view_page(src, offset, cursor=cursor, budget_bytes=budget)
+            raise InvalidArgument(f"view='text' is for HTML pages and terminal output; this is {content_type}: read "
+                                  "it by range, lines or pattern")
+
+        return self._page(handle, read)
+
+    def select(self, handle: str, selector: str, *, cursor: str | None = None, budget: int = 8192) -> ItemPage:
+        """The text of the HTML elements a CSS ``selector`` matches (``elements``), in document order. Raises
+        InvalidArgument (a bad selector), NotFound, CorruptBlob."""
+        if not isinstance(selector, str) or not selector.strip():
+            raise InvalidArgument("select must be a non-empty CSS selector")
+        return self._page(handle, lambda src, _blob, _type: select_page(src, selector, cursor=cursor,
+                                                                        budget_bytes=budget))
+
+
+__all__ = ["TEXT_VIEWS", "StructureReads"]

@@ -1,0 +1,238 @@
+"""The store's verbs as model-facing tools: names, descriptions and input schemas (JSON Schema, Draft 2020-12), and
+the check of a call's arguments against them (``jsonschema``, the reference validator, so that every face refuses
+the same arguments with the same message).
+
+Tools: ``read_handle``, ``scratch_write``, ``scratch_read``, ``scratch_list``, ``scratch_delete``. Every read takes
+``budget``: the most bytes its reply may take, counted as the model receives them (the JSON text, escapes
+included); 8 KiB by default (the store's ``reply_budget_bytes``), at most 64 KiB. ``length``, ``lines``,
+``max_matches``, ``context`` and ``limit`` are requests: a reply shrinks to fit its budget and its ``next_call`` says
+exactly where to go on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from scratchfs.engine.search import MAX_REACH_BYTES
+from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.limits import (
+    DEFAULT_CONTEXT,
+    DEFAULT_LINES,
+    DEFAULT_MATCHES,
+    DEFAULT_READ_BYTES,
+    MAX_CONTEXT_BYTES,
+    MAX_LINES,
+    MAX_LIST_ENTRIES,
+    MAX_MATCHES,
+    MAX_READ_BYTES,
+    MAX_REPLY_BYTES,
+    MAX_TTL,
+    MIN_REPLY_BYTES,
+    REPLY_BUDGET_BYTES,
+)
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One model-facing tool: ``name``, ``description`` (for the model) and ``input_schema`` (JSON Schema)."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+
+_HANDLE = {"type": "string", "description": "The handle from a stub, e.g. \"h_abc...\" (exactly as given)."}
+_KEY = {"type": "string", "minLength": 1, "description": "The scratchpad key (1-512 bytes of text, case-sensitive)."}
+_BUDGET = {"type": "integer", "minimum": MIN_REPLY_BYTES, "maximum": MAX_REPLY_BYTES, "default": REPLY_BUDGET_BYTES,
+           "description": f"Most bytes this reply may take, counted as you receive them (its JSON text); default "
+                          f"{REPLY_BUDGET_BYTES}, at most {MAX_REPLY_BYTES}. A larger reply is cut to fit, and its "
+                          "next_call says where to go on."}
+_BUDGET_TEXT = (f"Each reply is at most `budget` bytes of JSON as you receive it ({REPLY_BUDGET_BYTES} by default, "
+                f"{MAX_REPLY_BYTES} at most): `length`, `lines`, `max_matches` and `context` are requests, and a reply "
+                "that would be larger is cut to fit; follow its next_call to go on (nothing is skipped).")
+
+_READ_HANDLE = ToolSpec(
+    "read_handle",
+    "Read back a large tool result that was stored out of your context. When a result was too large, you got a "
+    "stub instead: {handle, preview, size, lines, content_type, shape, note}. Pass its handle here and read only "
+    "what you need, in small pieces. Modes:\n"
+    "- Search (usually best first): `match` (exact text) or `pattern` (a regular expression, Python syntax, `^` "
+    "and `$` per line, matched against the UTF-8 bytes: `.` is one byte, so write `caf(é|e)`, not `caf.`; "
+    "`ignore_case` for either, ASCII letters only); you get windows of `context` bytes around up to "
+    "`max_matches` matches, with their line numbers.\n"
+    f"- Lines: `line` (1-based) and `lines` (default {DEFAULT_LINES}), as an editor counts them; a line read cut "
+    "inside a line goes on from a byte `offset` with `lines`.\n"
+    f"- Range: bytes from `offset` (default 0), `length` bytes (default {DEFAULT_READ_BYTES}).\n"
+    "- Structure (the stub's shape and note say which fits): `jq` (a jq filter over JSON), `record`/`records` (JSON "
+    "lines, optionally with `jq` per record), `row`/`rows`/`columns` (CSV/TSV, with the header), `view=\"text\"` "
+    "(an HTML page's text, or terminal output as rendered), `select` (CSS selector over HTML); each page has a "
+    "`cursor` to go on.\n"
+    "Every result says how to go on: next_offset / next_line, remaining bytes, and next_call, the exact call for "
+    "the next piece (null when there is nothing more). Offsets and sizes are bytes of the content. Text comes as "
+    "text: bytes that are not valid UTF-8 show as U+FFFD and `replaced` counts them; binary content comes as a hex "
+    f"dump (\"encoding\": \"hexdump\"). {_BUDGET_TEXT} Never try to read a whole large result.",
+    {
+        "type": "object",
+        "properties": {
+            "handle": _HANDLE,
+            "offset": {"type": "integer", "minimum": 0, "default": 0,
+                       "description": "Range: the first byte to return. Lines: the byte to start from (instead of "
+                                      "`line`; the cursor of a cut line). Search: where the search starts (pass the "
+                                      "previous result's next_offset to continue)."},
+            "length": {"type": "integer", "minimum": 1, "maximum": MAX_READ_BYTES, "default": DEFAULT_READ_BYTES,
+                       "description": "Range only: how many bytes to return."},
+            "line": {"type": "integer", "minimum": 1, "default": 1,
+                     "description": "Lines: the first line to return (1-based)."},
+            "lines": {"type": "integer", "minimum": 1, "maximum": MAX_LINES, "default": DEFAULT_LINES,
+                      "description": "Lines: how many lines to return."},
+            "match": {"type": "string", "minLength": 1,
+                      "description": "Search for this exact text (case-sensitive unless ignore_case)."},
+            "pattern": {"type": "string", "minLength": 1,
+                        "description": "Search for this regular expression (Python syntax over the UTF-8 bytes: . "
+                                       "is one byte; ^ and $ per line; a match that spans lines may span at "
+                                       f"most {MAX_REACH_BYTES} bytes)."},
+            "ignore_case": {"type": "boolean", "default": False,
+                            "description": "Search only: match ASCII letters regardless of case."},
+            "context": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT_BYTES,
+                        "default": DEFAULT_CONTEXT, "description": "Search only: bytes shown on each side of a "
+                                                                   "match."},
+            "max_matches": {"type": "integer", "minimum": 1, "maximum": MAX_MATCHES, "default": DEFAULT_MATCHES,
+                            "description": "Search only: most matches to return in this call."},
+            "jq": {"type": "string", "minLength": 1,
+                   "description": "Structure: a jq filter over the JSON document (e.g. `.items[] | select(.state == "
+                                  "\"running\") | .id`, `keys`, `.operations.DescribeInstances.input`); with "
+                                  "`record`/`records`, applied to each JSON-lines record."},
+            "record": {"type": "integer", "minimum": 1, "description": "Structure: the first JSON-lines record (from "
+                                                                     "1)."},
+            "records": {"type": "integer", "minimum": 1, "maximum": 10_000,
+                        "description": "Structure: how many JSON-lines records."},
+            "row": {"type": "integer", "minimum": 1,
+                    "description": "Structure: the first CSV/TSV row (from 1, after the header; the header always "
+                                   "comes with the rows)."},
+            "rows": {"type": "integer", "minimum": 1, "maximum": 10_000, "description": "Structure: how many rows."},
+            "columns": {"type": "array", "items": {"type": ["string", "integer"]}, "minItems": 1, "maxItems": 100,
+                        "description": "Structure: only these CSV/TSV columns (names, or numbers from 0)."},
+            "view": {"type": "string", "enum": ["text"],
+                     "description": "Structure: \"text\": the readable text of an HTML page, or terminal output as a "
+                                    "person sees it (ANSI escapes removed, \\r redraws applied); paged by `offset` "
+                                    "into that text."},
+            "select": {"type": "string", "minLength": 1,
+                       "description": "Structure: the text of the HTML elements this CSS selector matches."},
+            "cursor": {"type": "string", "minLength": 1,
+                       "description": "Structure: where the next page starts (pass the previous reply's cursor; "
+                                      "next_call does)."},
+            "budget": _BUDGET,
+        },
+        "required": ["handle"],
+        "additionalProperties": False,
+    },
+)
+
+_SCRATCH_WRITE = ToolSpec(
+    "scratch_write",
+    "Save a note or an intermediate result in your scratchpad under a key. It stays out of your context until "
+    "you read it back with scratch_read. Writing a key again replaces its value. Values expire after `ttl` "
+    "seconds (default one hour). Use it for plans, partial results and anything you need again later in this "
+    "run. Returns {key, size, ttl, expires_at}.",
+    {
+        "type": "object",
+        "properties": {
+            "key": _KEY,
+            "value": {"type": "string", "description": "The text to store (or base64, see encoding)."},
+            "encoding": {"type": "string", "enum": ["utf-8", "base64"], "default": "utf-8",
+                         "description": "\"base64\" if value is base64-encoded bytes."},
+            "ttl": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_TTL,
+                    "description": "Seconds until the value expires (default: one hour)."},
+        },
+        "required": ["key", "value"],
+        "additionalProperties": False,
+    },
+)
+
+_SCRATCH_READ = ToolSpec(
+    "scratch_read",
+    "Read a value from your scratchpad (written earlier with scratch_write). Returns {key, offset, length, size, "
+    f"next_offset, remaining, next_call, data}}. {_BUDGET_TEXT}",
+    {
+        "type": "object",
+        "properties": {
+            "key": _KEY,
+            "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "First byte to return."},
+            "length": {"type": "integer", "minimum": 1, "maximum": MAX_READ_BYTES, "default": MAX_READ_BYTES,
+                       "description": "Most bytes to return."},
+            "budget": _BUDGET,
+        },
+        "required": ["key"],
+        "additionalProperties": False,
+    },
+)
+
+_SCRATCH_LIST = ToolSpec(
+    "scratch_list",
+    "List the keys in your scratchpad (optionally only those starting with `prefix`), oldest first, with each "
+    "value's size in bytes, seconds until it expires and the start of its text. Values are not returned: use "
+    "scratch_read. Returns {prefix, entries: [{key, size, expires_in, preview}], next_cursor, next_call}; a long "
+    f"listing comes in pages: pass next_cursor as `cursor` (next_call does). {_BUDGET_TEXT}",
+    {
+        "type": "object",
+        "properties": {
+            "prefix": {"type": "string", "default": "",
+                       "description": "Only keys starting with this text (exact, case-sensitive)."},
+            "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIST_ENTRIES, "default": MAX_LIST_ENTRIES,
+                      "description": "Most entries in this page."},
+            "cursor": {"type": "string", "description": "Where the page starts: a previous reply's next_cursor."},
+            "budget": _BUDGET,
+        },
+        "additionalProperties": False,
+    },
+)
+
+_SCRATCH_DELETE = ToolSpec(
+    "scratch_delete",
+    "Delete a key from your scratchpad. Returns {key, deleted}; deleted is false if there was no live value.",
+    {
+        "type": "object",
+        "properties": {"key": _KEY},
+        "required": ["key"],
+        "additionalProperties": False,
+    },
+)
+
+TOOL_SPECS: dict[str, ToolSpec] = {spec.name: spec for spec in (
+    _READ_HANDLE, _SCRATCH_WRITE, _SCRATCH_READ, _SCRATCH_LIST, _SCRATCH_DELETE)}
+"""The tools, by name."""
+
+_VALIDATORS: dict[str, Any] = {}
+
+
+def check_arguments(name: str, arguments: object) -> dict[str, Any]:
+    """Check a tool call's arguments against the tool's input schema; return them with integral floats as ints.
+
+    Raises:
+        InvalidArgument: an unknown tool, arguments that are not an object, or the first schema violation (the
+            message names the argument and the bad value).
+    """
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import best_match
+
+    spec = TOOL_SPECS.get(name)
+    if spec is None:
+        raise InvalidArgument(f"unknown tool {name!r}; the tools are {', '.join(sorted(TOOL_SPECS))}")
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, Mapping):
+        raise InvalidArgument(f"the arguments of {name} must be a JSON object, not {type(arguments).__name__}")
+    validator = _VALIDATORS.get(name)
+    if validator is None:
+        validator = _VALIDATORS[name] = Draft202012Validator(spec.input_schema)
+    error = best_match(validator.iter_errors(arguments))
+    if error is not None:
+        where = ".".join(str(p) for p in error.absolute_path)
+        raise InvalidArgument(f"{name}: {where + ': ' if where else ''}{error.message}")
+    return {k: int(v) if isinstance(v, float) and v.is_integer() and
+            spec.input_schema["properties"][k].get("type") == "integer" else v for k, v in arguments.items()}
+
+
+__all__ = ["TOOL_SPECS", "ToolSpec", "check_arguments"]

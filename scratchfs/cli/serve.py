@@ -1,0 +1,106 @@
+"""``scratchfs serve``: the web inspector (:mod:`scratchfs.web`) under uvicorn, on loopback by default.
+
+Server: uvicorn (the reference ASGI server from the Starlette authors, well kept, pure Python with optional speed-ups),
+run on a socket this command binds itself, so ``--port 0`` picks a free port and the printed URL names the real one.
+Its access log is off (the first request's URL carries the token).
+
+At start it prints one line on stdout, flushed, with the URL to open, the token in it (as Jupyter does):
+``scratchfs inspector: http://127.0.0.1:8765/?token=...`` (with ``--json``: ``{url, host, port, token}``). Exit
+codes as for every command: 2 for a bad option or a missing ``web`` extra, 4 when the address cannot be bound.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import re
+import socket
+import sys
+
+import click
+
+from scratchfs.api.store import ScratchStore
+from scratchfs.cli.app import main
+from scratchfs.foundation.errors import InvalidArgument, StorageError
+
+DEFAULT_PORT = 8765
+"""The port ``scratchfs serve`` listens on when no ``--port`` is given."""
+_TOKEN_RE = re.compile(r"[A-Za-z0-9._~-]{16,256}\Z")
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host:port`` (IPv6 when ``host`` is an IPv6 address).
+
+    Raises:
+        StorageError: the address cannot be bound (in use, not local, permission).
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host.strip("[]"), port))
+        sock.listen(128)
+    except (OSError, OverflowError) as exc:
+        sock.close()
+        raise StorageError(f"cannot listen on {host}:{port}: {getattr(exc, 'strerror', None) or exc}") from None
+    sock.set_inheritable(True)
+    return sock
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+@main.command("serve")
+@click.option("--root", type=click.Path(file_okay=False), default=None,
+              help="Store root directory [default: $SCRATCHFS_ROOT, else the user cache directory].")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on (loopback unless you mean to share the store).")
+@click.option("--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True,
+              help="Port to listen on (0: any free port; the printed URL names it).")
+@click.option("--token", envvar="SCRATCHFS_TOKEN", default=None,
+              help="Access token (16-256 characters of A-Z a-z 0-9 . _ ~ -) [env: SCRATCHFS_TOKEN; default: random].")
+@click.option("--allow-delete", is_flag=True, help="Allow deleting entries, agents and runs (POST, from the page).")
+@click.option("--json", "as_json", is_flag=True, help="Print the start line as JSON: {url, host, port, token}.")
+def serve_command(root: str | None, host: str, port: int, token: str | None, allow_delete: bool,
+                  as_json: bool) -> None:
+    """Serve the web inspector: a JSON API and a page over the store (needs: pip install 'scratchfs[web]').
+
+    Every request needs the access token; open the printed URL, which carries it. Read-only unless --allow-delete.
+    """
+    try:
+        import uvicorn
+
+        from scratchfs.web import create_app
+        from scratchfs.web.security import new_access_token
+    except ImportError as exc:
+        click.echo(f"scratchfs: serve needs the web extra (pip install 'scratchfs[web]'): {exc}", err=True)
+        sys.exit(2)
+    if token is None:
+        token = new_access_token()
+    elif not _TOKEN_RE.match(token):
+        raise InvalidArgument("the token must be 16 to 256 characters of A-Z a-z 0-9 . _ ~ -")
+    sock = _listen(host, port)
+    with ScratchStore(root) as store:
+        app = create_app(store, token, allow_delete=allow_delete)
+        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False)
+        bound = sock.getsockname()[1]
+        shown = f"[{host.strip('[]')}]" if ":" in host else host
+        url = f"http://{shown}:{bound}/?token={token}"
+        click.echo(json.dumps({"url": url, "host": host, "port": bound, "token": token}) if as_json
+                   else f"scratchfs inspector: {url}")
+        sys.stdout.flush()
+        mode = "deletes allowed" if allow_delete else "read-only"
+        click.echo(f"scratchfs: serving {store.root} ({mode}); Ctrl-C stops", err=True)
+        if not _is_loopback(host):
+            click.echo(f"scratchfs: warning: {host} is not a loopback address; anyone who can reach it and has the "
+                       "token can read the store", err=True)
+        uvicorn.Server(config).run(sockets=[sock])
+
+
+__all__ = ["DEFAULT_PORT", "serve_command"]

@@ -1,0 +1,71 @@
+"""The fleet sweeper: one sweep at a time across every host of a PostgreSQL index with an S3-compatible blob store.
+
+Any number of hosts may call :func:`fleet_sweep` (``ScratchStore.sweep`` / ``start_sweeper``); the one that takes
+the index's sweep lock (a PostgreSQL session advisory lock, released by the server if its holder dies) does the
+work, the others return at once with ``skipped=True``. Steps, each a short transaction or a batched request:
+
+1. Expired rows, :data:`~scratchfs.engine.sweeper.BATCH_ROWS` per transaction (rows another host has locked are
+   skipped), then their objects with one batched ``DeleteObjects`` per batch. A crash between the two leaves
+   objects with no row, which step 4 reclaims.
+2. Tombstones older than an hour.
+3. Rows whose object is gone (removed from outside the store): the bucket is listed first, the rows read after, and
+   a row whose object is not in the listing is ``HEAD``-checked before it is dropped (it may have been written after
+   the listing), each only if it still names the same blob.
+4. Orphans: objects no row names (a crashed write, a run whose rows the platform deleted with ``ON DELETE CASCADE``)
+   and whose ``LastModified`` is older than the grace period, checked against the rows once more, deleted in
+   batches. An object is complete before its row is committed and the commit follows within a transaction, so the
+   grace period (seconds; 300 by default) is what keeps a write in flight safe.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from scratchfs.engine.postgres_index import PostgresIndex
+from scratchfs.engine.s3_blobs import S3Blobs
+from scratchfs.engine.sweeper import BATCH_ROWS, SweepResult
+
+__all__ = ["fleet_sweep"]
+
+
+def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float, grace: float, wait: float | None,
+                clock: Callable[[], float] = time.time) -> SweepResult:
+    """Run one fleet sweep (see the module docstring).
+
+    Args:
+        now: the store clock's time, epoch seconds (ignored by an index on the database clock).
+        grace: seconds an object with no row is left alone (by its ``LastModified``, against ``clock()``).
+        wait: seconds to wait for another host's sweep; ``None`` or 0 returns at once with ``skipped=True``.
+
+    Raises:
+        StoreBusy, StorageError: from the index or the object store (what was done before stays done).
+    """
+    with index.sweep_lock(wait) as got:
+        if not got:
+            return SweepResult(skipped=True)
+        rows = files = freed = 0
+        while True:
+            batch = index.pop_expired(now, BATCH_ROWS)
+            rows += len(batch)
+            if batch:
+                files += blobs.unlink_many([(r.run_id, r.agent_id, r.blob) for r in batch])
+                freed += sum(r.stored_size for r in batch)
+            if len(batch) < BATCH_ROWS:
+                break
+        index.forget_tombstones(now)
+        objects = blobs.list_objects()  # listed before the rows are read: a row committed meanwhile is HEAD-checked
+        known = index.blob_rows()
+        listed = {obj.token for obj in objects}
+        missing = [(row_id, blob) for row_id, run_id, agent_id, blob in known
+                   if blob not in listed and blobs.head(blobs.key(run_id, agent_id, blob)) is None]
+        dropped = index.delete_rows(missing)
+        named = {row[3] for row in known}
+        cutoff = clock() - grace
+        candidates = [obj for obj in objects if obj.token not in named and obj.modified <= cutoff]
+        if candidates:
+            named = index.blobs()  # committed since the first read: not an orphan
+            candidates = [obj for obj in candidates if obj.token not in named]
+            blobs.delete_keys([obj.location for obj in candidates])
+        return SweepResult(rows + dropped, files, freed + sum(obj.size for obj in candidates), len(candidates),
+                           dropped)

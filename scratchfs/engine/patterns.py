@@ -1,0 +1,255 @@
+"""Regular-expression patterns for the streaming search: the analysis of a pattern and its matcher.
+
+**One parser.** What a pattern means is decided once, by the parser behind Python's ``re``
+(:mod:`scratchfs.engine.pattern_syntax`): its tree is analysed here -- the literal every match contains (the
+prefilter), whether a match can span a line end, how far a match and its lookahead reach -- and the *same tree*,
+written out in a core syntax, is what the engine compiles. The engine cannot read a construct differently from the
+analysis (``[[:alpha:]]`` is a POSIX class to ``regex`` and five bytes and a ``]`` to ``re``); such syntax is
+refused with InvalidArgument, as are patterns beyond the compile bounds (``a{100000000}``).
+
+**The engine** is the ``regex`` package (a well-kept, widely used PyPI package): unlike ``re`` it takes a time limit
+and ``concurrent=True``, which releases the GIL while it matches, so a search never stalls the process's other
+threads; a call that outlasts a short slice finishes in a worker process stopped at the search's deadline
+(:mod:`scratchfs.engine.pattern_worker`).
+
+See :mod:`scratchfs.engine.search` for how the matcher is used (frames, buffer, windows).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+
+import regex
+
+from scratchfs.engine.pattern_syntax import MAXREPEAT, parse, write_core
+from scratchfs.engine.pattern_worker import FLAGS, Engine, Span
+from scratchfs.foundation import limits
+from scratchfs.foundation.errors import InvalidArgument, PatternTimeout, PatternTooLong
+
+try:  # the parser behind `re`: its tree's node kinds, for the required literal
+    from re import _parser as _sre_parse  # Python 3.11+
+except ImportError:  # pragma: no cover - Python 3.10
+    import sre_parse as _sre_parse  # type: ignore[no-redef]
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "MAX_LINE_BYTES",
+    "MAX_PREFIX_BYTES",
+    "MAX_REACH_BYTES",
+    "Analysis",
+    "PatternMatcher",
+    "compile_pattern",
+]
+
+MAX_REACH_BYTES = 16 * 1024
+"""Longest reach (match plus lookaround) a pattern match may have, in bytes; a longer match raises PatternTooLong."""
+MAX_PREFIX_BYTES = 256
+"""Largest distance from a match's start to its required literal for the prefilter to be used, in bytes."""
+MAX_LINE_BYTES = 4 * 1024 * 1024
+"""Longest line a line-bound pattern search holds whole, in bytes; a longer line raises PatternTooLong."""
+DEFAULT_TIMEOUT = limits.PATTERN_TIMEOUT
+"""Default time limit of one pattern search, in seconds (:data:`scratchfs.foundation.limits.PATTERN_TIMEOUT`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """What the streaming search needs to know of a pattern.
+
+    Attributes:
+        literal: a byte string every match contains, or ``None`` ...
+        prefix_width: ... beginning at most this many bytes after the match start.
+        crosses_lines: some part of the pattern (lookarounds included) can match or look at ``b"\\n"`` beyond its
+            own line.
+        reach: longest match plus lookahead, in bytes; ``None`` if unbounded.
+    """
+
+    literal: bytes | None
+    prefix_width: int
+    crosses_lines: bool
+    reach: int | None
+
+
+def compile_pattern(pattern: str, ignore_case: bool, reach: int) -> tuple[regex.Pattern, Analysis]:
+    """Parse ``pattern`` (Python ``re`` syntax over bytes, ``re.MULTILINE``, ASCII ``ignore_case``), check its
+    bounds, analyse it and compile the core-syntax form of the same tree with ``regex``.
+
+    Returns:
+        ``(compiled, analysis)``: the engine's pattern (bytes, ``regex.VERSION0``) and its :class:`Analysis`.
+
+    Raises:
+        InvalidArgument: from :func:`~scratchfs.engine.pattern_syntax.parse` and
+            :func:`~scratchfs.engine.pattern_syntax.write_core` (not text, empty, not UTF-8, too long, does not
+            compile, ambiguous syntax, beyond a compile bound, a lookbehind longer than ``reach`` bytes).
+    """
+    tree = parse(pattern, ignore_case)
+    core, crosses, lookahead = write_core(tree, reach)
+    try:
+        compiled = regex.compile(core, FLAGS, cache_pattern=False)
+    except regex.error as exc:  # pragma: no cover - the core syntax is what regex accepts
+        raise InvalidArgument(f"pattern does not compile: {exc}") from None
+    except (OverflowError, RecursionError, MemoryError) as exc:
+        raise InvalidArgument(f"pattern is too complex: {type(exc).__name__}") from None
+    width = tree.getwidth()[1]
+    total = None if lookahead is None or width >= MAXREPEAT else width + lookahead
+    literal, prefix = (None, 0) if tree.state.flags & re.IGNORECASE else _required_literal(tree)
+    return compiled, Analysis(literal, prefix, crosses, total)
+
+
+class PatternMatcher:
+    """Non-empty, non-overlapping matches of a regular expression, with a prefilter and a time limit.
+
+    How a match is known to be final depends on what the pattern can match (decided when it is compiled):
+
+    * ``lines``: the pattern (lookarounds included) can never match ``\n``, so every match lies within one line and
+      is decided by that line alone. Only matches in lines whose end is in the buffer are accepted: exact, for lines
+      up to :data:`MAX_LINE_BYTES` (a longer one raises :class:`PatternTooLong`).
+    * ``bounded``: the pattern can match ``\n`` but its reach (longest match plus lookahead) is at most ``reach``
+      bytes: a match is accepted when ``2 * reach`` bytes follow its start in the buffer. Exact.
+    * ``reach``: the pattern can match ``\n`` and its length is unbounded (``\\s+``, ``[\\s\\S]*``). Accepted like
+      ``bounded``, and checked: a match that runs into the buffer's last ``reach`` bytes, a match that needs more
+      bytes than the buffer holds, or one that changes when the buffer's last ``reach`` bytes are hidden raises
+      :class:`PatternTooLong`. Exact whenever each match, and the bytes the engine examines to decide it, fit
+      within ``reach``.
+
+    The engine runs with ``concurrent=True`` (the GIL is released while it matches) under one deadline: a runaway
+    pattern raises :class:`PatternTimeout` once ``timeout`` seconds (wall clock) have passed since the matcher was
+    made; a call that outlasts a short slice finishes in a worker process that is killed at the deadline (see
+    :mod:`scratchfs.engine.pattern_worker`).
+
+    Args:
+        pattern: Python ``re`` syntax, applied to the content's bytes with ``re.MULTILINE`` (see
+            :func:`compile_pattern`).
+        ignore_case: ASCII case-insensitive matching.
+        timeout: seconds this matcher may spend in the regex engine over its whole life (one search call).
+        reach: the reach bound in bytes (:data:`MAX_REACH_BYTES`; tests use smaller ones).
+
+    Raises:
+        InvalidArgument: from :func:`compile_pattern` (does not compile, ambiguous, beyond a bound, a lookbehind
+            longer than ``reach``).
+    """
+
+    def __init__(self, pattern: str, ignore_case: bool = False, timeout: float = DEFAULT_TIMEOUT,
+                 reach: int = MAX_REACH_BYTES) -> None:
+        self.compiled, analysis = compile_pattern(pattern, ignore_case, reach)
+        self.pattern = pattern
+        self.reach = reach
+        self.keep_before = reach
+        self.timeout = timeout
+        self.deadline = time.monotonic() + timeout
+        self.engine = Engine(self.compiled, self.deadline, timeout)
+        self.analysis = analysis
+        self.literal, self.prefix_width = analysis.literal, analysis.prefix_width
+        if not analysis.crosses_lines:
+            self.mode = "lines"
+        elif analysis.reach is not None and analysis.reach <= reach:
+            self.mode = "bounded"
+        else:
+            self.mode = "reach"
+        self._certain = 0  # buffer index before which matches need no checks (set by limit())
+
+    def limit(self, buf: bytearray, pos: int, at_end: bool, base: int) -> int:
+        """Buffer index before which a match start is final (see the class docstring)."""
+        if at_end:
+            self._certain = len(buf)
+            return len(buf)
+        if self.mode == "lines":
+            certain = buf.rfind(b"\n") + 1
+            self._certain = certain
+            if certain <= pos and len(buf) - pos > MAX_LINE_BYTES:
+                raise PatternTooLong(
+                    f"the line at byte {base + pos} is longer than {MAX_LINE_BYTES} bytes, too long for a pattern "
+                    "search; search it with match= (a substring) or read it by range",
+                    resume_offset=base + pos,
+                )
+            return certain
+        self._certain = 0 if self.mode == "reach" else len(buf)
+        return len(buf) - 2 * self.reach
+
+    def find(self, buf: bytearray, pos: int, limit: int, at_end: bool, base: int) -> tuple[int, int] | None:
+        try:
+            if self.literal is None:
+                return self._scan(buf, pos, limit, at_end, base)
+            return self._prefiltered(buf, pos, limit, at_end, base)
+        except TimeoutError:
+            raise PatternTimeout(
+                f"pattern {self.pattern!r} ran past its time limit of {self.timeout:g} s; resume the search with "
+                f"offset={base + pos}, or use a pattern with a literal part or less backtracking",
+                resume_offset=base + pos,
+            ) from None
+
+    def skippable(self, buf: bytearray, base: int, pos: int, data: bytes, frame_start: int) -> int:
+        """Never: a pattern's matches are decided in the buffer (its literal prefilter works there)."""
+        return 0
+
+    def _too_long(self, base: int, start: int) -> PatternTooLong:
+        return PatternTooLong(
+            f"a match of {self.pattern!r} near byte {base + start} may be longer than the reach bound of "
+            f"{self.reach} bytes; bound the pattern (e.g. [^\\n]{{0,200}} instead of [\\s\\S]*) or resume after "
+            f"it with offset={base + start + 1}",
+            resume_offset=base + start,
+        )
+
+    def _accept(self, buf: bytearray, span: Span, at_end: bool, base: int) -> tuple[int, int]:
+        start, end, partial = span
+        if at_end or start < self._certain:
+            return start, end
+        # reach mode: the match must not depend on the end of the buffer
+        if partial or end > len(buf) - self.reach:
+            raise self._too_long(base, start)
+        again = self.engine.match(buf, start, len(buf) - self.reach, True)
+        if again is None or again != (start, end, False):
+            raise self._too_long(base, start)
+        return start, end
+
+    def _scan(self, buf: bytearray, pos: int, limit: int, at_end: bool, base: int) -> tuple[int, int] | None:
+        partial = self.mode == "reach" and not at_end
+        # a line-bound pattern is decided by whole lines: the engine need not look past the last complete one
+        endpos = limit if self.mode == "lines" else len(buf)
+        found = self.engine.first(buf, pos, endpos, partial, limit)
+        return None if found is None else self._accept(buf, found, at_end, base)
+
+    def _prefiltered(self, buf: bytearray, pos: int, limit: int, at_end: bool, base: int) -> tuple[int, int] | None:
+        literal, width = self.literal, self.prefix_width
+        partial = self.mode == "reach" and not at_end
+        endpos = limit if self.mode == "lines" else len(buf)
+        tried = pos - 1
+        search_from = pos
+        while True:
+            found = buf.find(literal, search_from)
+            if found < 0 or found - width >= limit:
+                return None
+            for start in range(max(tried + 1, found - width), found + 1):
+                if start >= limit:
+                    return None
+                span = self.engine.match(buf, start, endpos, partial)
+                if span is not None and (span[1] > start or span[2]):
+                    return self._accept(buf, span, at_end, base)
+            tried = found
+            search_from = found + 1
+
+
+def _required_literal(tree) -> tuple[bytes | None, int]:
+    """The longest run of literal bytes in the pattern's top-level sequence that starts at most
+    :data:`MAX_PREFIX_BYTES` bytes into any match, and that distance."""
+    best: tuple[bytes, int] | None = None
+    width = 0  # max width of the items before the current one
+    run = bytearray()
+    run_start = 0
+    for op, av in [*tree, (None, None)]:
+        if op is _sre_parse.LITERAL:
+            if not run:
+                run_start = width
+            run.append(av)
+            width += 1
+            continue
+        if run and (best is None or len(run) > len(best[0])) and run_start <= MAX_PREFIX_BYTES:
+            best = (bytes(run), run_start)
+        run = bytearray()
+        if op is None:
+            break
+        width += _sre_parse.SubPattern(tree.state, [(op, av)]).getwidth()[1]
+        if width > MAX_PREFIX_BYTES:
+            break
+    return best if best else (None, 0)

@@ -1,0 +1,515 @@
+"""The PostgreSQL index: the entries of a store shared by many hosts, in one PostgreSQL database.
+
+The same rows, tombstones, quotas and expiry semantics as :mod:`scratchfs.engine.sqlite_index` (it implements
+:class:`scratchfs.engine.protocols.IndexBackend`, ``now`` arguments included), in a schema of its own
+(``scratchfs`` by default)::
+
+    <schema>.schema_version (version integer)                  one row per applied migration
+    <schema>.entries        (id bigserial primary key, kind, run_id, agent_id, key, blob unique, size, stored_size,
+                             frames, lines, preview, source_tool, content_type, shape, created_at, expires_at, ttl
+                             -- epoch seconds, float8 --, frame_newlines bytea); unique (run_id, agent_id, kind, key);
+                             preview and shape are UTF-8 bytea (text cannot hold the NUL a preview may show)
+    <schema>.gone           (run_id, agent_id, kind, key, reason, at) primary key (run_id, agent_id, kind, key)
+
+**Clock.** With ``clock="database"`` (what :func:`scratchfs.engine.backends.open_index` picks for a store on the
+real clock) every expiry decision -- what is live, what a sweep pops, the times a row is written and refreshed
+with, a tombstone's age -- is the database server's ``statement_timestamp()``, the one clock all hosts share; the
+``now`` arguments are ignored. With ``clock="caller"`` the ``now`` arguments decide (a store on a test clock).
+
+**Scope** is part of every statement's ``WHERE`` clause (``run_id`` and ``agent_id`` as bound parameters; no SQL is
+ever built from an id). **Quotas** are checked under a per-run transaction-level advisory lock, so two hosts cannot
+both pass the check. **Schema**: created and migrated when the index opens, in one transaction under an advisory
+lock (many hosts may open a new database at once); ``schema_version`` records each applied step. Upgrade path: a
+new scratchfs appends a step to :data:`scratchfs.engine.postgres_schema.MIGRATIONS` and bumps its
+:data:`~scratchfs.engine.postgres_schema.SCHEMA_VERSION`; the first store of the new
+version to open applies the missing steps in one transaction; an older scratchfs refuses a newer schema with
+:class:`StorageError` instead of misreading it.
+
+**Platform cascade.** ``runs_table="runs(id)"`` (optionally ``"schema.table(column)"``) adds a foreign key from
+``entries.run_id`` to the platform's own runs table with ``ON DELETE CASCADE``: deleting the platform's run row
+deletes its entries in the same transaction; the sweeper then removes the blobs no row names (orphans). A write for
+a run the platform does not know fails with :class:`StorageError`. The referenced column must be ``text`` (or
+``varchar``) with a unique constraint.
+
+**Failures** are typed within a bounded time: connections come from a ``psycopg_pool`` pool that waits at most
+``busy_timeout`` seconds for a connection; every session has ``statement_timeout`` and ``lock_timeout`` set to the
+busy timeout. A lock or statement timeout, a deadlock, a serialization failure or a pool wait that ran out while the
+server is up raises :class:`StoreBusy`; a server that is down, refusing or failing raises :class:`StorageError`.
+Library: psycopg 3 with psycopg_pool, the PostgreSQL project's maintained Python driver and its pool (binary
+protocol, server-side parameters, health-checked pooled connections re-made after a server restart).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import psycopg
+from psycopg import errors as pg_errors
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from scratchfs.engine.postgres_schema import SCHEMA_VERSION, lock_key, migrate
+from scratchfs.engine.protocols import Entry, ExpiredRow, Gone
+from scratchfs.foundation.errors import QuotaExceeded, StorageError, StoreBusy, StoreClosed
+from scratchfs.foundation.limits import TOMBSTONE_SECONDS
+
+__all__ = ["PostgresIndex"]
+
+_SCHEMA_RE = re.compile(r"[a-z_][a-z0-9_]{0,62}\Z")
+_RUNS_RE = re.compile(r"\s*(?:([A-Za-z_]\w{0,62})\.)?([A-Za-z_]\w{0,62})\s*\(\s*([A-Za-z_]\w{0,62})\s*\)\s*\Z")
+_COLUMNS = (
+    "kind, run_id, agent_id, key, blob, size, stored_size, frames, lines, preview, source_tool, content_type, shape, "
+    "created_at, expires_at, ttl"
+)
+_DB_NOW = "extract(epoch from statement_timestamp())::float8"
+_SCOPE_KEY = "run_id = %(run)s AND agent_id = %(agent)s AND kind = %(kind)s AND key = %(key)s"
+
+
+
+def _typed(exc: BaseException, doing: str) -> Exception:
+    """The store's error for a psycopg or pool failure (the DSN and its password never appear in a message)."""
+    if isinstance(exc, (pg_errors.LockNotAvailable, pg_errors.QueryCanceled, pg_errors.DeadlockDetected,
+                        pg_errors.SerializationFailure)):
+        return StoreBusy(f"the index database stayed busy past the busy timeout while {doing}")
+    if isinstance(exc, PoolTimeout):
+        return StorageError(f"no connection to the index database within the busy timeout while {doing} "
+                            "(the server is down, refusing or overloaded)")
+    if isinstance(exc, pg_errors.ForeignKeyViolation):
+        return StorageError(f"the platform's runs table has no such run while {doing}")
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return StorageError(f"the index database failed while {doing}: {text}")
+
+
+class PostgresIndex:
+    """The entries table of a store, in PostgreSQL (see the module docstring).
+
+    Args:
+        dsn: a libpq connection string or ``postgresql://`` URL (never logged or put in an error message).
+        schema: the schema holding the tables (lower-case letters, digits, ``_``); created if missing.
+        busy_timeout: seconds to wait for a connection, a lock or a statement before :class:`StoreBusy` or
+            :class:`StorageError`.
+        runs_table: ``"table(column)"`` or ``"schema.table(column)"``: tie ``entries.run_id`` to the platform's
+            runs table with ``ON DELETE CASCADE``; ``None`` for no foreign key.
+        clock: ``"database"`` (the server's clock decides expiry) or ``"caller"`` (the ``now`` arguments do).
+        pool_size: most connections this process keeps open.
+
+    Raises:
+        InvalidArgument-like ``ValueError``: a bad schema, runs table or clock.
+        StorageError: the database cannot be reached, the schema is newer than this scratchfs knows, or the foreign
+            key cannot be created. StoreBusy: the schema lock stayed busy.
+    """
+
+    def __init__(self, dsn: str, *, schema: str = "scratchfs", busy_timeout: float = 30.0,
+                 runs_table: str | None = None, clock: str = "database", pool_size: int = 8) -> None:
+        if not _SCHEMA_RE.match(schema):
+            raise ValueError(f"schema must be lower-case letters, digits and _ (at most 63): {schema!r}")
+        if clock not in ("database", "caller"):
+            raise ValueError(f"clock must be 'database' or 'caller': {clock!r}")
+        self._runs = None if runs_table is None else _RUNS_RE.match(runs_table)
+        if runs_table is not None and self._runs is None:
+            raise ValueError(f"runs_table must look like 'runs(id)' or 'schema.runs(id)': {runs_table!r}")
+        self.schema = schema
+        self.busy_timeout = busy_timeout
+        self.database_clock = clock == "database"
+        self._dsn = dsn
+        self._pool_size = max(1, pool_size)
+        self._now = _DB_NOW if self.database_clock else "%(now)s"
+        self._sql: dict[str, str] = {}
+        self._lock = threading.Lock()
+        self._pid = -1
+        self._pool: ConnectionPool | None = None
+        self._inherited: list[ConnectionPool] = []  # a fork() parent's pool: kept, never used or closed here
+        self._closed = False
+        self._sweep_lock_key = lock_key(f"scratchfs sweep {schema}")
+        self._delete_lock_key = lock_key(f"scratchfs delete {schema}")
+        self._migrate()
+
+    # -- connections ----------------------------------------------------------------------------------------------
+
+    def _configure(self, conn: psycopg.Connection) -> None:
+        ms = max(1, int(self.busy_timeout * 1000))
+        conn.execute(f"SET statement_timeout = {ms}; SET lock_timeout = {ms}; "
+                     f"SET idle_in_transaction_session_timeout = {max(ms, 60_000)}")
+
+    def pool(self) -> ConnectionPool:
+        """This process's connection pool (a ``fork()`` child makes its own and leaves its parent's alone)."""
+        if self._pid == os.getpid() and self._pool is not None:
+            return self._pool
+        with self._lock:
+            if self._closed:
+                raise StoreClosed("the store is closed")
+            if self._pid != os.getpid() or self._pool is None:
+                if self._pool is not None:
+                    self._inherited.append(self._pool)
+                connect_timeout = max(1, min(int(self.busy_timeout) or 1, 10))
+                pool = ConnectionPool(
+                    self._dsn, min_size=1, max_size=self._pool_size, open=False, timeout=max(self.busy_timeout, 0.1),
+                    kwargs={"autocommit": True, "connect_timeout": connect_timeout}, configure=self._configure,
+                    check=ConnectionPool.check_connection, reconnect_timeout=max(self.busy_timeout, 1.0),
+                    name="scratchfs-index",
+                )
+                try:
+                    pool.open(wait=True, timeout=max(self.busy_timeout, 1.0))
+                except BaseException:
+                    pool.close(timeout=0)
+                    raise
+                self._pool, self._pid = pool, os.getpid()
+        return self._pool
+
+    @contextmanager
+    def connection(self, doing: str) -> Iterator[psycopg.Connection]:
+        """A pooled connection (autocommit) for one operation; psycopg and pool errors become the store's."""
+        try:
+            with self.pool().connection() as conn:
+                yield conn
+        except (psycopg.Error, PoolTimeout) as exc:
+            raise _typed(exc, doing) from None
+
+    @contextmanager
+    def transaction(self, doing: str) -> Iterator[psycopg.Connection]:
+        """One transaction on a pooled connection: committed on success, rolled back on any exception."""
+        with self.connection(doing) as conn, conn.transaction():
+            yield conn
+
+    def q(self, text: str) -> str:
+        """``text`` with ``@E``/``@G``/``@S`` (tables, schema) and ``@NOW`` (the clock's epoch seconds) filled in."""
+        found = self._sql.get(text)
+        if found is None:
+            schema = f'"{self.schema}"'
+            found = (text.replace("@E", f"{schema}.entries").replace("@G", f"{schema}.gone")
+                     .replace("@S", schema).replace("@NOW", self._now))
+            self._sql[text] = found
+        return found
+
+    def read(self, text: str, params: dict, doing: str) -> list[tuple]:
+        """Run one read-only statement (see :meth:`q`) and return all rows."""
+        with self.connection(doing) as conn:
+            return conn.execute(self.q(text), params, prepare=True).fetchall()
+
+    def close(self) -> None:
+        """Close this process's pool (a forked child leaves its parent's alone). Idempotent."""
+        with self._lock:
+            self._closed = True
+            pool, self._pool = self._pool, None
+        if pool is not None and self._pid == os.getpid():
+            pool.close(timeout=5)
+
+    @property
+    def read_only(self) -> str | None:
+        """Why the index cannot be written, or ``None``: a PostgreSQL index is writable while it answers (a
+        refusal is a :class:`StorageError` of the write itself)."""
+        return None
+
+    def check_writable(self, doing: str) -> None:
+        """Raise :class:`StoreClosed` once the index is closed (``doing``: a gerund phrase, for the message)."""
+        if self._closed:
+            raise StoreClosed(f"the store is closed (while {doing})")
+
+    def release_thread(self) -> None:
+        """Nothing to do: connections are pooled per process, not per thread."""
+
+    # -- schema ---------------------------------------------------------------------------------------------------
+
+    def _migrate(self) -> None:
+        try:
+            with self.transaction("creating the schema") as conn:
+                migrate(conn, self.schema, self._runs.groups() if self._runs is not None else None)
+        except PoolTimeout as exc:
+            raise _typed(exc, "opening the index") from None
+
+    # -- entries --------------------------------------------------------------------------------------------------
+
+    def lookup(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> Entry | None:
+        """The live entry of a scope and key (``expires_at`` after the clock's now), or ``None``."""
+        found = self.lookup_with_lines(run_id, agent_id, kind, key, now)
+        return found[0] if found else None
+
+    def lookup_with_lines(self, run_id: str, agent_id: str, kind: str, key: str,
+                          now: float) -> tuple[Entry, bytes] | None:
+        """Like :meth:`lookup`, with the entry's per-frame newline counts (``array('I')`` bytes)."""
+        rows = self.read(
+            f"SELECT {_COLUMNS}, frame_newlines FROM @E WHERE {_SCOPE_KEY} AND expires_at > @NOW",
+            {"run": run_id, "agent": agent_id, "kind": kind, "key": key, "now": now}, "looking up an entry",
+        )
+        if not rows:
+            return None
+        return _entry(rows[0][:-1]), bytes(rows[0][-1] or b"")
+
+    def gone(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> Gone | None:
+        """Why the entry of a scope and key is not live: expired (row not swept yet) or a recent tombstone."""
+        rows = self.read(
+            f"SELECT 'expired', expires_at FROM @E WHERE {_SCOPE_KEY} AND expires_at <= @NOW "
+            f"AND expires_at > @NOW - %(keep)s UNION ALL SELECT reason, at FROM @G WHERE {_SCOPE_KEY} "
+            "AND at > @NOW - %(keep)s",
+            {"run": run_id, "agent": agent_id, "kind": kind, "key": key, "now": now, "keep": TOMBSTONE_SECONDS},
+            "looking up an entry",
+        )
+        return Gone(*rows[0]) if rows else None
+
+    def usage(self, run_id: str, now: float) -> tuple[int, int]:
+        """``(stored bytes, entries)`` of a run's live entries."""
+        with self.connection("reading a run's usage") as conn:
+            return self._usage(conn, run_id, now)
+
+    def _usage(self, conn: psycopg.Connection, run_id: str, now: float) -> tuple[int, int]:
+        row = conn.execute(self.q("SELECT COALESCE(SUM(stored_size), 0)::bigint, COUNT(*) FROM @E "
+                                  "WHERE run_id = %(run)s AND expires_at > @NOW"), {"run": run_id, "now": now},
+                           prepare=True).fetchone()
+        return int(row[0]), int(row[1])
+
+    def put(self, entry: Entry, frame_newlines: bytes, check: Callable[[], bool],
+            quota: tuple[int | None, int | None] = (None, None)) -> tuple[bool, str | None]:
+        """Insert or replace the row of ``(run_id, agent_id, kind, key)`` in one transaction (see
+        :meth:`scratchfs.engine.sqlite_index.Index.put`). With the database clock the row's ``created_at`` is the
+        server's now and ``expires_at`` that plus ``ttl``.
+
+        Raises:
+            QuotaExceeded: the run would go over a quota; nothing was written.
+            StorageError: the platform's runs table has no such run (``runs_table``), or the database failed.
+        """
+        e = entry
+        ident = {"run": e.run_id, "agent": e.agent_id, "kind": e.kind, "key": e.key, "now": e.created_at}
+        with self.transaction("writing an entry") as conn:
+            # the delete lock, shared (see delete_lock): no delete of a scope runs between the check and the commit
+            conn.execute("SELECT pg_advisory_xact_lock_shared(%s)", (self._delete_lock_key,))
+            if not check():  # nothing written yet: leaving the block commits an empty transaction
+                return False, None
+            created = conn.execute(self.q("SELECT @NOW"), ident).fetchone()[0] if self.database_clock else e.created_at
+            expires = created + e.ttl if self.database_clock else e.expires_at
+            if quota != (None, None):
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(f"scratchfs quota {e.run_id}"),))
+            old = None if e.kind == "handle" else conn.execute(
+                self.q(f"SELECT blob, stored_size, expires_at FROM @E WHERE {_SCOPE_KEY} FOR UPDATE"), ident,
+            ).fetchone()
+            if quota != (None, None):
+                self._check_quota(conn, e, created, old, quota)
+            conn.execute(self.q(
+                f"INSERT INTO @E ({_COLUMNS}, frame_newlines) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,"
+                "%s) ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET blob = excluded.blob, "
+                "size = excluded.size, stored_size = excluded.stored_size, frames = excluded.frames, "
+                "lines = excluded.lines, preview = excluded.preview, source_tool = excluded.source_tool, "
+                "content_type = excluded.content_type, shape = excluded.shape, created_at = excluded.created_at, "
+                "expires_at = excluded.expires_at, ttl = excluded.ttl, frame_newlines = excluded.frame_newlines"),
+                (e.kind, e.run_id, e.agent_id, e.key, e.blob, e.size, e.stored_size, e.frames, e.lines,
+                 _utf8(e.preview), e.source_tool, e.content_type, _utf8(e.shape), created, expires, e.ttl,
+                 frame_newlines),
+            )
+            if e.kind != "handle":
+                conn.execute(self.q(f"DELETE FROM @G WHERE {_SCOPE_KEY}"), ident)
+        return True, (old[0] if old else None)
+
+    def _check_quota(self, conn: psycopg.Connection, e: Entry, now: float, old: tuple | None,
+                     quota: tuple[int | None, int | None]) -> None:
+        stored, count = self._usage(conn, e.run_id, now)
+        if old is not None and old[2] > now:  # the row being replaced is live: it no longer counts
+            stored -= old[1]
+            count -= 1
+        max_bytes, max_entries = quota
+        if max_bytes is not None and stored + e.stored_size > max_bytes:
+            raise QuotaExceeded(
+                f"run {e.run_id!r} would hold {stored + e.stored_size:,} stored bytes, over its quota of "
+                f"{max_bytes:,}; delete entries or wait for them to expire"
+            )
+        if max_entries is not None and count + 1 > max_entries:
+            raise QuotaExceeded(f"run {e.run_id!r} would hold {count + 1:,} entries, over its quota of "
+                                f"{max_entries:,}; delete entries or wait for them to expire")
+
+    def delete_key(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> tuple[bool, str | None]:
+        """Delete the row of a scope and key (leaving a tombstone); return ``(it was live, its blob or None)``."""
+        params = {"run": run_id, "agent": agent_id, "kind": kind, "key": key, "now": now}
+        with self.transaction("deleting an entry") as conn:
+            row = conn.execute(self.q(
+                f"DELETE FROM @E WHERE {_SCOPE_KEY} RETURNING blob, expires_at, expires_at > @NOW, @NOW"),
+                params).fetchone()
+            if row is not None:
+                reason, at = ("deleted", row[3]) if row[2] else ("expired", row[1])
+                conn.execute(self.q(
+                    "INSERT INTO @G VALUES (%(run)s, %(agent)s, %(kind)s, %(key)s, %(reason)s, %(at)s) "
+                    "ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET reason = excluded.reason, "
+                    "at = excluded.at"), {**params, "reason": reason, "at": at})
+        if row is None:
+            return False, None
+        return bool(row[2]), row[0]
+
+    def delete_scope(self, run_id: str, agent_id: str | None, now: float) -> int:
+        """Delete every row of a run (or one agent of it) in one transaction; live rows leave a tombstone. Return the
+        rows deleted."""
+        where = "run_id = %(run)s" + ("" if agent_id is None else " AND agent_id = %(agent)s")
+        reason = "deleted with its run" if agent_id is None else "deleted with its agent"
+        with self.transaction("deleting a run") as conn:
+            row = conn.execute(self.q(
+                f"WITH d AS (DELETE FROM @E WHERE {where} RETURNING run_id, agent_id, kind, key, expires_at), "
+                "t AS (INSERT INTO @G SELECT run_id, agent_id, kind, key, %(reason)s, @NOW FROM d "
+                "WHERE expires_at > @NOW ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET "
+                "reason = excluded.reason, at = excluded.at) SELECT count(*) FROM d"),
+                {"run": run_id, "agent": agent_id, "reason": reason, "now": now}).fetchone()
+        return int(row[0])
+
+    def list_scope(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str, now: float) -> list[Entry]:
+        """Live entries of a run (every agent when ``agent_id`` is None), of one kind or all, whose key starts with
+        ``prefix`` (exactly, case-sensitive); ordered by creation time."""
+        text = f"SELECT {_COLUMNS} FROM @E WHERE run_id = %(run)s AND expires_at > @NOW"
+        if agent_id is not None:
+            text += " AND agent_id = %(agent)s"
+        if kind is not None:
+            text += " AND kind = %(kind)s"
+        if prefix:
+            text += " AND left(key, %(plen)s) = %(prefix)s"
+        text += " ORDER BY created_at, id"
+        params = {"run": run_id, "agent": agent_id, "kind": kind, "prefix": prefix, "plen": len(prefix), "now": now}
+        return list(map(_entry, self.read(text, params, "listing entries")))
+
+    def list_page(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str, now: float,
+                  after: tuple[float, str, str, str] | None, limit: int) -> list[Entry]:
+        """Like :meth:`list_scope`, one keyset page at a time: at most ``limit`` live entries ordered by
+        ``(created_at, agent_id, kind, key)`` after the position ``after`` (``None``: from the start)."""
+        text = f"SELECT {_COLUMNS} FROM @E WHERE run_id = %(run)s AND expires_at > @NOW"
+        if agent_id is not None:
+            text += " AND agent_id = %(agent)s"
+        if kind is not None:
+            text += " AND kind = %(kind)s"
+        if prefix:
+            text += " AND left(key, %(plen)s) = %(prefix)s"
+        if after is not None:
+            text += " AND (created_at, agent_id, kind, key) > (%(a0)s, %(a1)s, %(a2)s, %(a3)s)"
+        text += " ORDER BY created_at, agent_id, kind, key LIMIT %(limit)s"
+        a = after or (0.0, "", "", "")
+        params = {"run": run_id, "agent": agent_id, "kind": kind, "prefix": prefix, "plen": len(prefix), "now": now,
+                  "a0": a[0], "a1": a[1], "a2": a[2], "a3": a[3], "limit": limit}
+        return list(map(_entry, self.read(text, params, "listing entries")))
+
+    def list_all(self, now: float) -> list[Entry]:
+        """Every live entry of every run, ordered by run, agent, creation time."""
+        rows = self.read(f"SELECT {_COLUMNS} FROM @E WHERE expires_at > @NOW ORDER BY run_id, agent_id, created_at, "
+                         "id", {"now": now}, "listing entries")
+        return list(map(_entry, rows))
+
+    def touch(self, run_id: str, agent_id: str, kind: str, key: str, blob: str, expires_at: float) -> None:
+        """Move a live entry's expiry later: to ``expires_at`` (caller's clock) or, with the database clock, to the
+        server's now plus the entry's TTL."""
+        target = "@NOW + ttl" if self.database_clock else "%(until)s"
+        with self.connection("refreshing an entry") as conn:
+            conn.execute(self.q(f"UPDATE @E SET expires_at = {target} WHERE {_SCOPE_KEY} AND blob = %(blob)s "
+                                f"AND expires_at < {target}"),
+                         {"run": run_id, "agent": agent_id, "kind": kind, "key": key, "blob": blob,
+                          "until": expires_at, "now": expires_at})
+
+    # -- sweeping -------------------------------------------------------------------------------------------------
+
+    def pop_expired(self, now: float, limit: int) -> list[ExpiredRow]:
+        """Delete up to ``limit`` expired rows in one short transaction (rows another sweeper holds are skipped) and
+        return them; recent ones leave an ``expired`` tombstone."""
+        with self.transaction("sweeping expired entries") as conn:
+            rows = conn.execute(self.q(
+                "WITH d AS (DELETE FROM @E WHERE id IN (SELECT id FROM @E WHERE expires_at <= @NOW "
+                "ORDER BY expires_at LIMIT %(limit)s FOR UPDATE SKIP LOCKED) "
+                "RETURNING run_id, agent_id, kind, key, blob, stored_size, expires_at), "
+                "t AS (INSERT INTO @G SELECT run_id, agent_id, kind, key, 'expired', expires_at FROM d "
+                "WHERE expires_at > @NOW - %(keep)s ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET "
+                "reason = excluded.reason, at = excluded.at) SELECT run_id, agent_id, blob, stored_size FROM d"),
+                {"limit": limit, "now": now, "keep": TOMBSTONE_SECONDS}).fetchall()
+        return [ExpiredRow(r[0], r[1], r[2], int(r[3])) for r in rows]
+
+    def forget_tombstones(self, now: float) -> int:
+        """Delete tombstones older than :data:`TOMBSTONE_SECONDS`; return how many."""
+        with self.connection("forgetting tombstones") as conn:
+            return conn.execute(self.q("DELETE FROM @G WHERE at <= @NOW - %(keep)s"),
+                                {"now": now, "keep": TOMBSTONE_SECONDS}).rowcount
+
+    def blob_rows(self) -> list[tuple[int, str, str, str]]:
+        """``(id, run_id, agent_id, blob)`` of every row, expired or not."""
+        return self.read("SELECT id, run_id, agent_id, blob FROM @E", {}, "listing blobs")
+
+    def blobs(self) -> set[str]:
+        """The blob token of every row."""
+        return {row[0] for row in self.read("SELECT blob FROM @E", {}, "listing blobs")}
+
+    def has_blob(self, blob: str) -> bool:
+        """True if a row names this blob token."""
+        return bool(self.read("SELECT 1 FROM @E WHERE blob = %(blob)s", {"blob": blob}, "looking up a blob"))
+
+    def delete_rows(self, rows: list[tuple[int, str]]) -> int:
+        """Delete rows by ``(id, blob)``, each only if it still names that blob; return rows deleted."""
+        if not rows:
+            return 0
+        with self.transaction("removing rows whose blob is gone") as conn:
+            return conn.execute(self.q("DELETE FROM @E WHERE (id, blob) IN (SELECT * FROM unnest(%s::bigint[], "
+                                       "%s::text[]))"), ([r[0] for r in rows], [r[1] for r in rows])).rowcount
+
+    def integrity_check(self) -> str:
+        """``"ok"`` when the schema is at this scratchfs's version and the tables answer; else what is wrong."""
+        version = self.read("SELECT COALESCE(max(version), 0) FROM @S.schema_version", {}, "checking integrity")
+        if version[0][0] != SCHEMA_VERSION:
+            return f"schema version {version[0][0]}, expected {SCHEMA_VERSION}"
+        self.read("SELECT count(*) FROM @E UNION ALL SELECT count(*) FROM @G", {}, "checking integrity")
+        return "ok"
+
+    # -- fleet ----------------------------------------------------------------------------------------------------
+
+    def database_now(self) -> float:
+        """The database server's time, epoch seconds."""
+        return float(self.read(f"SELECT {_DB_NOW}", {}, "reading the database clock")[0][0])
+
+    @contextmanager
+    def delete_lock(self, exclusive: bool, timeout: float) -> Iterator[None]:
+        """The fleet's delete lock (a PostgreSQL advisory lock on this schema), for a blob store shared by every host:
+        held exclusively (a session lock on one pooled connection) while a delete of a run or agent commits its rows
+        and removes its blobs. The shared side costs nothing here: :meth:`put` takes it, transaction-scoped, around
+        its check and commit.
+
+        Raises:
+            StoreBusy: the lock stayed busy for ``timeout`` seconds. StorageError: the database failed.
+        """
+        if not exclusive:
+            yield
+            return
+        with self.connection("taking the delete lock") as conn:
+            try:
+                conn.execute(f"SET lock_timeout = {max(1, int(timeout * 1000))}")
+                conn.execute("SELECT pg_advisory_lock(%s)", (self._delete_lock_key,))
+            except pg_errors.LockNotAvailable:
+                raise StoreBusy(f"the delete lock stayed busy past the busy timeout ({timeout:g} s)") from None
+            finally:
+                self._configure(conn)
+            try:
+                yield
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (self._delete_lock_key,))
+
+    @contextmanager
+    def sweep_lock(self, wait: float | None) -> Iterator[bool]:
+        """Hold this schema's sweep lock (a session-level advisory lock, released if the holder's connection dies)
+        for the duration; yields False at once (or after ``wait`` seconds) if another host holds it."""
+        with self.connection("taking the sweep lock") as conn:
+            got = conn.execute("SELECT pg_try_advisory_lock(%s)", (self._sweep_lock_key,)).fetchone()[0]
+            if not got and wait:
+                try:
+                    conn.execute(f"SET lock_timeout = {max(1, int(wait * 1000))}")
+                    conn.execute("SELECT pg_advisory_lock(%s)", (self._sweep_lock_key,))
+                    got = True
+                except pg_errors.LockNotAvailable:
+                    got = False
+                finally:
+                    self._configure(conn)
+            try:
+                yield bool(got)
+            finally:
+                if got:
+                    conn.execute("SELECT pg_advisory_unlock(%s)", (self._sweep_lock_key,))
+
+
+def _utf8(text: str | None) -> bytes | None:
+    """Text kept as UTF-8 ``bytea`` (PostgreSQL ``text`` cannot hold NUL, which a preview of binary content may)."""
+    return None if text is None else text.encode("utf-8", "surrogatepass")
+
+
+def _entry(row: tuple) -> Entry:
+    """An :class:`Entry` from a row of ``_COLUMNS`` (preview and shape decoded from UTF-8)."""
+    values = list(row)
+    values[9] = bytes(values[9]).decode("utf-8", "surrogatepass")
+    if values[12] is not None:
+        values[12] = bytes(values[12]).decode("utf-8", "surrogatepass")
+    return Entry._make(values)

@@ -1,0 +1,86 @@
+"""The PostgreSQL index's schema: its tables, the steps that create and migrate them, the platform cascade.
+
+Tables (in the index's own schema, ``scratchfs`` by default; see :mod:`scratchfs.engine.postgres_index`)::
+
+    schema_version (version integer primary key, applied_at)   one row per applied step
+    entries        one row per (run_id, agent_id, kind, key); preview and shape as UTF-8 bytea (text cannot hold NUL)
+    gone           tombstones of the last hour, by (run_id, agent_id, kind, key)
+
+Upgrade path: a new scratchfs appends a step to :data:`MIGRATIONS` and bumps :data:`SCHEMA_VERSION`; the first store
+of the new version to open applies the missing steps in one transaction under an advisory lock (many hosts may open
+at once); an older scratchfs refuses a newer schema with :class:`StorageError` instead of misreading it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import psycopg
+from psycopg import sql as pg_sql
+
+from scratchfs.foundation.errors import StorageError
+
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "lock_key", "migrate"]
+
+SCHEMA_VERSION = 1
+"""The schema version this scratchfs writes and reads."""
+
+MIGRATIONS: dict[int, list[str]] = {
+    1: [
+        "CREATE TABLE @S.entries (id bigserial PRIMARY KEY, kind text NOT NULL, run_id text NOT NULL, "
+        "agent_id text NOT NULL, key text NOT NULL, blob text NOT NULL UNIQUE, size bigint NOT NULL, "
+        "stored_size bigint NOT NULL, frames integer NOT NULL, lines bigint NOT NULL, preview bytea NOT NULL, "
+        "source_tool text, content_type text, shape bytea, created_at float8 NOT NULL, expires_at float8 NOT NULL, "
+        "ttl float8 NOT NULL, frame_newlines bytea, UNIQUE (run_id, agent_id, kind, key))",
+        "CREATE INDEX entries_expires_at ON @S.entries (expires_at)",
+        "CREATE INDEX entries_run_created ON @S.entries (run_id, created_at)",
+        "CREATE TABLE @S.gone (run_id text NOT NULL, agent_id text NOT NULL, kind text NOT NULL, key text NOT NULL, "
+        "reason text NOT NULL, at float8 NOT NULL, PRIMARY KEY (run_id, agent_id, kind, key))",
+        "CREATE INDEX gone_at ON @S.gone (at)",
+    ],
+}
+"""Schema steps by version: the SQL applied to go from version ``n - 1`` to ``n`` (``@S`` is the schema)."""
+
+
+def lock_key(text: str) -> int:
+    """A stable signed 64-bit advisory-lock key for ``text`` (BLAKE2b, so equal on every host)."""
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big", signed=True)
+
+
+def migrate(conn: psycopg.Connection, schema: str, runs: tuple[str | None, str, str] | None) -> None:
+    """Create or migrate ``schema`` inside the caller's transaction (under an advisory lock), and add the platform
+    cascade when ``runs`` (``(schema or None, table, column)``) is given.
+
+    Raises:
+        StorageError: the schema is newer than this scratchfs knows. psycopg errors: from the database.
+    """
+    quoted = f'"{schema}"'
+    conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(f"scratchfs schema {schema}"),))
+    conn.execute(f"CREATE SCHEMA IF NOT EXISTS {quoted}")
+    conn.execute(f"CREATE TABLE IF NOT EXISTS {quoted}.schema_version (version integer PRIMARY KEY, "
+                 "applied_at timestamptz NOT NULL DEFAULT now())")
+    version = conn.execute(f"SELECT COALESCE(max(version), 0) FROM {quoted}.schema_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise StorageError(f"the index schema {schema!r} has version {version}; this scratchfs knows "
+                           f"{SCHEMA_VERSION}: upgrade scratchfs")
+    for step in range(version + 1, SCHEMA_VERSION + 1):
+        for statement in MIGRATIONS[step]:
+            conn.execute(statement.replace("@S", quoted))
+        conn.execute(f"INSERT INTO {quoted}.schema_version (version) VALUES (%s)", (step,))
+    if runs is not None:
+        _tie_to_runs(conn, schema, runs)
+
+
+def _tie_to_runs(conn: psycopg.Connection, schema: str, runs: tuple[str | None, str, str]) -> None:
+    ref_schema, table, column = runs
+    exists = conn.execute(
+        "SELECT 1 FROM pg_constraint WHERE conname = 'entries_run_fk' AND conrelid = %s::regclass",
+        (f'"{schema}".entries',),
+    ).fetchone()
+    if exists:
+        return
+    target = pg_sql.Identifier(table) if ref_schema is None else pg_sql.Identifier(ref_schema, table)
+    conn.execute(pg_sql.SQL(
+        "ALTER TABLE {}.entries ADD CONSTRAINT entries_run_fk FOREIGN KEY (run_id) REFERENCES {} ({}) "
+        "ON DELETE CASCADE").format(pg_sql.Identifier(schema), target, pg_sql.Identifier(column)))
+    conn.execute(f'CREATE INDEX IF NOT EXISTS entries_run ON "{schema}".entries (run_id)')

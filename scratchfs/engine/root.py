@@ -1,0 +1,113 @@
+"""Preparing a store's root: private from the moment it exists.
+
+:func:`prepare_root` creates the root (0700) with ``runs/``, ``locks/`` and ``trash/`` (0700), the index file
+``index.sqlite`` and the lock files (0600) *before* SQLite or a lock opens them -- SQLite creates its ``-wal`` and
+``-shm`` files with the main file's permissions, so they are 0600 too, whatever the umask. An existing root that is
+group- or world-accessible is tightened when it is ours (same owner), refused otherwise; its subdirectories, index
+files and lock files are tightened the same way. Nothing below the root is followed: a link, FIFO or other file
+where a directory, index or lock file should be is refused with a :class:`~scratchfs.errors.StorageError` naming
+what was found.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from scratchfs.engine import safe_fs
+from scratchfs.engine.safe_fs import storage_error
+from scratchfs.foundation.errors import StorageError
+
+__all__ = ["DIR_MODE", "FILE_MODE", "INDEX_NAME", "prepare_root"]
+
+DIR_MODE = 0o700
+"""Mode of the root and every directory in it."""
+FILE_MODE = 0o600
+"""Mode of every file in the root."""
+INDEX_NAME = "index.sqlite"
+SUBDIRS = ("runs", "locks", "trash")
+INDEX_FILES = (INDEX_NAME, INDEX_NAME + "-wal", INDEX_NAME + "-shm", INDEX_NAME + "-journal")
+LOCK_FILES = ("delete.lock", "sweep.lock", "index.lock")
+
+
+def prepare_root(root: Path) -> None:
+    """Create or check the store root ``root`` (see the module docstring).
+
+    Raises:
+        StorageError: the root cannot be created or opened; it is not a directory; it is group- or world-accessible
+            and owned by another user; a link or another kind of file is where a directory, index file or lock file
+            belongs; or the file system refused (read-only, permissions). A read-only store whose modes are already
+            private is accepted as it is.
+    """
+    try:
+        os.makedirs(root, mode=DIR_MODE, exist_ok=True)
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise storage_error(exc, f"cannot create the store root {root}") from exc
+    try:
+        _tighten(fd, str(root), DIR_MODE)
+        for name in SUBDIRS:
+            _prepare_dir(fd, name)
+        _prepare_file(fd, INDEX_NAME, "", create=True)
+        for name in INDEX_FILES[1:]:
+            _prepare_file(fd, name, "", create=False)
+        try:
+            locks = safe_fs.open_dir(fd, "locks", "locks")
+        except FileNotFoundError:
+            return
+        try:
+            for name in LOCK_FILES:  # created here 0600: a lock library's own default mode may be looser
+                _prepare_file(locks, name, "locks/", create=True)
+        finally:
+            os.close(locks)
+    finally:
+        os.close(fd)
+
+
+def _tighten(fd: int, where: str, mode: int) -> None:
+    """Give the open file or directory ``fd`` exactly ``mode`` if it has group or other bits; refuse if not ours."""
+    st = os.fstat(fd)
+    if not st.st_mode & 0o077:
+        return
+    if st.st_uid != os.geteuid():
+        raise StorageError(f"{where} is accessible to other users (mode {stat.S_IMODE(st.st_mode):04o}) and owned by "
+                           f"uid {st.st_uid}, not by this user: refusing to use it")
+    try:
+        os.fchmod(fd, mode)
+    except OSError as exc:
+        if exc.errno == errno.EROFS:
+            return  # a read-only store: nothing new will be written there
+        raise storage_error(exc, f"cannot make {where} private (mode {mode:04o})") from exc
+
+
+def _prepare_dir(root: int, name: str) -> None:
+    try:
+        fd = safe_fs.open_dir(root, name, name, create=True)
+    except FileNotFoundError as exc:
+        raise storage_error(exc, f"cannot create {name}") from exc
+    except StorageError as exc:
+        if exc.errno == errno.EROFS and safe_fs.describe(root, name) == "missing":
+            return  # a read-only store without it: nothing to write there anyway
+        raise
+    try:
+        _tighten(fd, name, DIR_MODE)
+    finally:
+        os.close(fd)
+
+
+def _prepare_file(dir_fd: int, name: str, prefix: str, create: bool) -> None:
+    flags = os.O_RDONLY | (os.O_CREAT if create else 0)
+    try:
+        fd = safe_fs.open_file(dir_fd, name, flags, prefix + name)
+    except FileNotFoundError:
+        return
+    except StorageError as exc:
+        if create and exc.errno in (errno.EROFS, errno.EACCES) and safe_fs.describe(dir_fd, name) == "missing":
+            return  # read-only and no index yet: the index reports what it can and cannot open
+        raise
+    try:
+        _tighten(fd, prefix + name, FILE_MODE)
+    finally:
+        os.close(fd)

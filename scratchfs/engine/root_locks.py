@@ -1,0 +1,154 @@
+"""The lock files of a store root (``locks/``), reached from the root's directory descriptor without following a
+link, and the descriptors behind them.
+
+``locks/delete.lock`` orders deletes against writes (see :meth:`RootLocks.delete_lock`); ``locks/sweep.lock`` lets
+one sweep run at a time. Both are ``flock`` locks on files opened ``O_NOFOLLOW | O_NONBLOCK`` and checked to be
+regular files (:func:`scratchfs.engine.safe_fs.open_file`): a link planted in their place is a typed error, never
+followed (a lock library that opens with ``O_TRUNC`` would truncate the link's target). A killed holder's ``flock``
+is released by the kernel.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import threading
+import time
+import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from scratchfs.engine import safe_fs
+from scratchfs.engine.safe_fs import storage_error
+from scratchfs.foundation import forks
+from scratchfs.foundation.errors import StoreBusy
+
+__all__ = ["Descriptor", "RootLocks", "flock_within"]
+
+
+class Descriptor:
+    """A file descriptor closed when this object is collected (a thread's dies with the thread) or by :meth:`close`."""
+
+    __slots__ = ("__weakref__", "_finalizer", "fd")
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._finalizer = weakref.finalize(self, _close_quietly, fd)
+
+    def close(self) -> None:
+        self._finalizer()
+
+    def detach(self) -> int:
+        """Forget the descriptor without closing it; return it."""
+        self._finalizer.detach()
+        return self.fd
+
+
+def _close_quietly(fd: int) -> None:
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+
+
+class _LockLocal(threading.local):
+    lock: Descriptor | None = None
+    generation = -1
+
+
+class RootLocks:
+    """The lock files of the root open on ``root`` (a :class:`Descriptor` owned by the caller)."""
+
+    def __init__(self, root: Descriptor) -> None:
+        self._root = root
+        self._local = _LockLocal()
+        self._locks: weakref.WeakSet[Descriptor] = weakref.WeakSet()
+        self._inherited: list[int] = []  # a fork() parent's descriptors: kept open, never used here
+        self._fds_lock = threading.Lock()
+
+    @contextmanager
+    def delete_lock(self, exclusive: bool, timeout: float) -> Iterator[None]:
+        """Hold ``locks/delete.lock``: exclusively while a delete commits its rows and moves its directory to the
+        trash, shared while a write commits its row. So no row is committed for a file that a delete then moves
+        away, and the delete can commit before it moves the directory: a crash between the two leaves orphan
+        files (which a sweep removes), never rows whose files are gone. A killed holder's ``flock`` is released by
+        the kernel.
+
+        Raises:
+            StoreBusy: the lock stayed busy for ``timeout`` seconds.
+            StorageError: the lock file cannot be opened (or is a link, FIFO, ...).
+        """
+        fd = self._delete_lock_fd()
+        operation = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
+        if not flock_within(fd, operation, timeout):
+            raise StoreBusy(f"the delete lock stayed busy past the busy timeout ({timeout:g} s)")
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+
+    def open_lock(self, name: str) -> int:
+        """A new descriptor of the lock file ``locks/<name>`` (created 0600; the caller closes it).
+
+        Raises:
+            StorageError: it cannot be opened, or is not a regular file.
+        """
+        try:
+            dir_fd = safe_fs.walk(self._root.fd, ("locks",), create=True)
+        except FileNotFoundError as exc:
+            raise storage_error(exc, "cannot open the lock directory") from exc
+        try:
+            return safe_fs.open_file(dir_fd, name, os.O_RDWR | os.O_CREAT, f"locks/{name}")
+        except FileNotFoundError as exc:
+            raise storage_error(exc, f"cannot open locks/{name}") from exc
+        finally:
+            os.close(dir_fd)
+
+    @contextmanager
+    def file_lock(self, name: str, wait: float) -> Iterator[bool]:
+        """Hold ``locks/<name>`` exclusively (waiting up to ``wait`` seconds); yields False, unlocked, if it stayed
+        busy. Raises StorageError as :meth:`open_lock`."""
+        fd = self.open_lock(name)
+        try:
+            got = flock_within(fd, fcntl.LOCK_EX, wait)
+            yield got
+        finally:
+            os.close(fd)  # drops the flock
+
+    def _delete_lock_fd(self) -> int:
+        """This thread's descriptor of ``locks/delete.lock`` (a ``flock`` belongs to an open file description, so
+        threads must not share one; a ``fork()`` child opens its own)."""
+        local = self._local
+        if local.generation != forks.generation or local.lock is None:
+            if local.lock is not None:  # opened by the parent of this fork() child: neither use nor close it
+                self._inherited.append(local.lock.detach())
+            local.lock, local.generation = Descriptor(self.open_lock("delete.lock")), forks.generation
+            with self._fds_lock:
+                self._locks.add(local.lock)
+        return local.lock.fd
+
+    def close(self) -> None:
+        """Close the lock descriptors this process opened (idempotent)."""
+        with self._fds_lock:
+            locks = list(self._locks)
+            self._locks = weakref.WeakSet()
+        for lock in locks:
+            lock.close()
+        self._local = _LockLocal()
+
+
+def flock_within(fd: int, operation: int, timeout: float) -> bool:
+    """Take a ``flock`` on ``fd``, polling for up to ``timeout`` seconds; False if it stayed busy."""
+    deadline, delay = time.monotonic() + timeout, 0.001
+    while True:
+        try:
+            fcntl.flock(fd, operation | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            pass
+        except OSError as exc:
+            raise storage_error(exc, "cannot take a lock") from exc
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(delay)
+        delay = min(2 * delay, 0.05)

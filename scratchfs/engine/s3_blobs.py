@@ -1,0 +1,517 @@
+"""Blobs in an S3-compatible object store: one object per blob, in the seekable format, read by HTTP range requests.
+
+Layout in the bucket (``s3://bucket/prefix``)::
+
+    <prefix>/<run>/<agent>/<token>.zst     one seekable blob per entry (see :mod:`scratchfs.engine.seekable`)
+
+``<run>`` and ``<agent>`` are :func:`scratchfs.foundation.checks.path_part` encodings (injective, so two scopes never
+share a key prefix); ``<token>`` is a fresh random token per write, so an object is never rewritten: an overwrite
+writes a new object and the index row moves to it.
+
+**Writing.** The seekable writer compresses into a private spool file (0600, in the system temp directory); each time
+the spool holds :data:`PART_BYTES` it is sent as one part of a multipart upload and emptied, so memory and disk stay
+bounded by about one part whatever the size of the content. A content smaller than one part is sent with one
+``PUT``. An object appears whole or not at all (S3 makes an upload visible at ``PUT``/``CompleteMultipartUpload``); a
+failed upload is aborted and leaves nothing. As on local disk, the object is complete before the row that names it
+is committed (:class:`S3Pending`); the row's transaction checks the object is still there with a ``HEAD``.
+
+**Reading.** :meth:`S3Blobs.open_source` fetches the last :data:`TAIL_BYTES` of the object with one suffix-range
+``GET``, which gives the object's size (``Content-Range``) and, for any blob of up to about 1,300 frames, its whole
+seek table; a read of bytes within one frame then costs one more range ``GET`` (two requests in all), and a blob that
+fits in the tail costs no more. An object never changes under its key (a new token per write), so the tail is kept
+in a bounded cache (:data:`TAIL_CACHE_BYTES`): opening the same blob again costs no request, and a read within one
+frame one. :attr:`S3Source.requests` counts them. (An object removed from outside after it was cached is then
+noticed by the range ``GET`` -- ``FileNotFoundError`` -- or not at all when the whole blob is in the tail: the bytes
+returned are still the blob's own.)
+
+**Removing.** Deletes are batched (``DeleteObjects``, up to 1,000 keys a request). Deleting a run or an agent lists
+its key prefix and deletes what is there, under the index's exclusive delete lock (a PostgreSQL advisory lock,
+passed in as ``delete_lock``: writes hold it shared while they check and commit their row), so no row is committed
+for an object that the delete removes. Orphans -- objects no row names, older than the grace period by their
+``LastModified`` -- are found by listing (:meth:`S3Blobs.blob_files`) and removed by the fleet sweeper.
+
+**Failures**: a missing object raises ``FileNotFoundError`` from :meth:`open_source` (the store reads it as not
+found); every other failure (connection refused, timeout, throttling past the retries, an error status) raises
+:class:`StorageError` within a bounded time: connect and read timeouts and the retry count are set on the client.
+
+**Client**: boto3 (botocore), AWS's own SDK: the standard credential chain and environment (``AWS_ACCESS_KEY_ID``,
+``AWS_SECRET_ACCESS_KEY``, ``AWS_SESSION_TOKEN``, ``AWS_REGION``, ``AWS_ENDPOINT_URL`` for any S3-compatible store:
+MinIO, Ceph RGW, ...), thread-safe clients, range GETs, multipart uploads, batched deletes and bounded retries, with
+no native build. (obstore also worked here and is faster per request, but is younger and does not read the AWS
+config files.) Credentials are never printed or logged by this module; error messages name the bucket and key only.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any, NamedTuple
+from urllib.parse import urlsplit
+
+from scratchfs.engine.binding import Binding
+from scratchfs.engine.caches import LRU
+from scratchfs.engine.protocols import BlobFile, BlobInfo
+from scratchfs.engine.seekable import SeekableWriter
+from scratchfs.foundation import checks as ids
+from scratchfs.foundation.errors import InvalidArgument, StorageError, StoreBusy
+
+__all__ = ["PART_BYTES", "TAIL_BYTES", "S3Blobs", "S3Object", "S3Pending", "S3Source", "parse_s3_url"]
+
+PART_BYTES = 8 * 1024 * 1024
+"""Bytes per part of a multipart upload (S3 requires at least 5 MiB for every part but the last)."""
+TAIL_BYTES = 16 * 1024
+"""Bytes fetched from the end of an object when it is opened (size and seek table in one request)."""
+TAIL_CACHE_BYTES = 16 * 1024 * 1024
+"""Most bytes of object tails kept in memory per store (see the module docstring)."""
+DELETE_BATCH = 1000
+"""Most keys per ``DeleteObjects`` request (the S3 limit)."""
+_BUCKET_RE = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]\Z")
+_PREFIX_RE = re.compile(r"[A-Za-z0-9._/-]{0,512}\Z")
+_KEY_RE = re.compile(r"(?P<run>[^/]+)/(?P<agent>[^/]+)/(?P<token>[a-z2-7]{24})\.zst\Z")
+_MISSING = {"404", "NoSuchKey", "NotFound"}
+
+
+def parse_s3_url(url: str) -> tuple[str, str]:
+    """``(bucket, prefix)`` of ``s3://bucket/prefix`` (the prefix without slashes at either end; may be empty).
+
+    Raises:
+        InvalidArgument: not an ``s3://`` URL, a bucket name S3 would refuse, or a prefix with other characters than
+            letters, digits, ``. _ - /``.
+    """
+    parts = urlsplit(url)
+    if parts.scheme != "s3" or parts.query or parts.fragment or parts.username or parts.password:
+        raise InvalidArgument("blobs URL must look like s3://bucket/prefix")
+    bucket, prefix = parts.netloc, parts.path.strip("/")
+    if not _BUCKET_RE.match(bucket) or ".." in bucket:
+        raise InvalidArgument(f"not a valid S3 bucket name: {ids.shorten(bucket)}")
+    if not _PREFIX_RE.match(prefix) or "//" in prefix or any(p in (".", "..") for p in prefix.split("/") if prefix):
+        raise InvalidArgument(f"S3 prefix must be letters, digits, '._-' and single '/': {ids.shorten(prefix)}")
+    return bucket, prefix
+
+
+def _code(exc: BaseException) -> str:
+    response = getattr(exc, "response", None) or {}
+    return str(response.get("Error", {}).get("Code", "")) or str(response.get("ResponseMetadata", {}).get(
+        "HTTPStatusCode", ""))
+
+
+def _storage_error(exc: BaseException, doing: str) -> StorageError:
+    code = _code(exc)
+    reason = f"error {code}" if code else type(exc).__name__
+    return StorageError(f"the object store failed while {doing} ({reason})")
+
+
+class S3Object(NamedTuple):
+    """A blob found by :meth:`S3Blobs.blob_files`: encoded ``run`` and ``agent`` names, object ``location`` (the
+    key), ``token``, and the object's ``size`` (bytes) and ``modified`` time (epoch seconds, the store's clock)."""
+
+    run: str
+    agent: str
+    location: str
+    token: str
+    size: int = 0
+    modified: float = 0.0
+
+
+class S3Source:
+    """An open blob in the object store: a range source (``pread(length, offset)``, ``size``, ``identity``).
+
+    Opening fetched the last :data:`TAIL_BYTES` (or the whole object when smaller); reads inside them cost no
+    request, others one range ``GET`` each. Thread-safe (the client is). ``requests`` counts the requests made.
+    """
+
+    __slots__ = ("_blobs", "_tail", "_tail_start", "identity", "key", "requests", "size")
+
+    def __init__(self, blobs: S3Blobs, key: str, size: int, etag: str, tail: bytes, requests: int = 1) -> None:
+        self._blobs = blobs
+        self.key = key
+        self.size = size
+        self.identity = ("s3", key, size, etag)
+        self._tail = tail
+        self._tail_start = size - len(tail)
+        self.requests = requests
+
+    def pread(self, length: int, offset: int) -> bytes:
+        """Up to ``length`` bytes from byte ``offset`` (fewer only at the end). Raises StorageError (an OSError)."""
+        end = min(offset + length, self.size)
+        if offset >= end:
+            return b""
+        if offset >= self._tail_start:
+            return self._tail[offset - self._tail_start : end - self._tail_start]
+        self.requests += 1
+        return self._blobs.get_range(self.key, offset, end)
+
+    def close(self) -> None:
+        """Nothing to release (the client's connections are pooled). Idempotent."""
+        self._tail = b""
+
+
+class S3Pending:
+    """An object uploaded completely but not yet named by a row (see the module docstring)."""
+
+    def __init__(self, blobs: S3Blobs, key: str, info: BlobInfo) -> None:
+        self._blobs = blobs
+        self.key = key
+        self.path = key
+        self.info = info
+
+    def exists(self) -> bool:
+        """True while the object is still there (``HEAD``; called inside the row's transaction). Raises
+        StorageError when the store cannot say."""
+        return self._blobs.head(self.key) is not None
+
+    def release(self) -> None:
+        """The row is committed: nothing is held (idempotent)."""
+
+    def discard(self) -> None:
+        """The row was not written: delete the object (a failure is left to the orphan sweep). Never raises."""
+        self._blobs.delete_keys([self.key])
+
+
+class S3Blobs:
+    """The blobs of one store in an S3-compatible bucket (see the module docstring).
+
+    Args:
+        url: ``s3://bucket/prefix``.
+        frame_bytes: decompressed bytes per frame; level: zstd compression level.
+        timeout: seconds for a connection and for each response (the bound on a stalled request, per attempt).
+        delete_lock: ``delete_lock(exclusive, timeout)`` context manager shared by every host (the PostgreSQL
+            index's); ``None``: a lock within this process only (one host).
+        client: a boto3 S3 client to use instead of one made from the AWS environment.
+
+    Raises:
+        InvalidArgument: a bad URL. StorageError: boto3 is missing.
+    """
+
+    def __init__(self, url: str, frame_bytes: int, level: int, *, timeout: float = 30.0,
+                 delete_lock: Callable[[bool, float], AbstractContextManager[None]] | None = None,
+                 client: Any = None) -> None:
+        self.bucket, self.prefix = parse_s3_url(url)
+        self.url = url
+        self.frame_bytes = frame_bytes
+        self.level = level
+        self.timeout = timeout
+        self._external_lock = delete_lock
+        self._local_lock = threading.RLock()
+        self._client = client
+        self._client_pid = os.getpid() if client is not None else -1
+        self._client_lock = threading.Lock()
+        self._tails: LRU[str, tuple[int, str, bytes]] = LRU(4096, max_weight=TAIL_CACHE_BYTES,
+                                                            weigh=lambda found: len(found[2]))
+
+    # -- client ---------------------------------------------------------------------------------------------------
+
+    def client(self) -> Any:
+        """This process's boto3 S3 client (made from the AWS environment on first use; a fork child makes its own)."""
+        if self._client is not None and self._client_pid == os.getpid():
+            return self._client
+        with self._client_lock:
+            if self._client is None or self._client_pid != os.getpid():
+                try:
+                    import boto3
+                    import botocore.session
+                    from botocore.config import Config
+                except ImportError:
+                    raise StorageError("the S3 blob store needs boto3: pip install 'scratchfs[s3]'") from None
+                custom_endpoint = bool(os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL"))
+                config = Config(
+                    connect_timeout=min(self.timeout, 10.0), read_timeout=max(self.timeout, 1.0),
+                    retries={"max_attempts": 3, "mode": "standard"}, max_pool_connections=32,
+                    s3={"addressing_style": "path" if custom_endpoint else "auto"},
+                    region_name=os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or None,
+                )
+                session = botocore.session.get_session()  # credentials and endpoint: the environment, now
+                session.register_component("data_loader", _data_loader(session))
+                self._client = boto3.session.Session(botocore_session=session).client("s3", config=config)
+                self._client_pid = os.getpid()
+        return self._client
+
+    def _errors(self) -> tuple[type[BaseException], ...]:
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        return (BotoCoreError, ClientError)
+
+    # -- keys -----------------------------------------------------------------------------------------------------
+
+    def scope_prefix(self, run_id: str, agent_id: str | None = None) -> str:
+        """The key prefix (ending in ``/``) of a validated run, or of one agent of it."""
+        base = f"{self.prefix}/" if self.prefix else ""
+        base += ids.path_part(run_id) + "/"
+        return base if agent_id is None else base + ids.path_part(agent_id) + "/"
+
+    def key(self, run_id: str, agent_id: str, token: str) -> str:
+        """The object key of blob ``token`` of a scope (``token`` is checked)."""
+        if not ids.TOKEN_RE.match(token):
+            raise ValueError(f"not a blob token: {token!r}")
+        return f"{self.scope_prefix(run_id, agent_id)}{token}.zst"
+
+    def path(self, run_id: str, agent_id: str, token: str) -> str:
+        """``s3://bucket/key`` of a blob (for reports)."""
+        return f"s3://{self.bucket}/{self.key(run_id, agent_id, token)}"
+
+    # -- writing --------------------------------------------------------------------------------------------------
+
+    def write(self, run_id: str, agent_id: str, token: str, chunks: Iterable,
+              bound: Mapping | None = None) -> S3Pending:
+        """Upload a new blob from byte chunks (multipart when larger than :data:`PART_BYTES`) and return it,
+        pending its row.
+
+        Args:
+            bound: what the blob belongs to besides its token and scope -- ``kind``, ``key``, ``tool``, ``ttl``
+                (seconds), ``created_at`` (epoch seconds) -- written into its binding frame, as on local disk
+                (:mod:`scratchfs.engine.binding`).
+
+        Raises:
+            StorageError: the object store refused or did not answer; no object is left behind.
+            InvalidArgument: from ``chunks`` (bad content); no object is left behind.
+        """
+        key = self.key(run_id, agent_id, token)
+        fields = {"kind": "", "key": "", "tool": None, "ttl": 0.0, "created_at": time.time(), **(bound or {})}
+        fd, spool = tempfile.mkstemp(prefix="scratchfs-s3-")  # mode 0600
+        os.unlink(spool)  # nothing else can open it; it vanishes with the descriptor
+        upload = _Upload(self, key)
+        try:
+            writer = SeekableWriter(fd, self.frame_bytes, self.level, count_lines=True)
+            for chunk in chunks:
+                writer.write(chunk)
+                if os.fstat(fd).st_size >= PART_BYTES:
+                    upload.part(_drain(fd))
+            writer.close(lambda w: Binding(token, run_id, agent_id, size=w.size, frames=w.frames,
+                                           content=w.digest(), **fields).encode())
+            upload.finish(_drain(fd))
+        except BaseException as exc:
+            upload.abort()
+            if isinstance(exc, OSError) and not isinstance(exc, StorageError):
+                raise StorageError(f"cannot spool the blob: {exc.strerror or exc}") from exc
+            raise
+        finally:
+            os.close(fd)
+        info = BlobInfo(writer.size, writer.stored_size, writer.frames, writer.frame_newlines.tobytes())
+        return S3Pending(self, key, info)
+
+    # -- reading --------------------------------------------------------------------------------------------------
+
+    def open_source(self, run_id: str, agent_id: str, token: str) -> S3Source:
+        """Open a blob for reading with one suffix-range ``GET``, or none when its tail is cached (see
+        :class:`S3Source`).
+
+        Raises:
+            FileNotFoundError: there is no such object (the caller decides what that means).
+            StorageError: any other failure of the object store.
+        """
+        return self._open_key(self.key(run_id, agent_id, token))
+
+    def _open_key(self, key: str) -> S3Source:
+        cached = self._tails.get(key)
+        if cached is not None:
+            return S3Source(self, key, *cached, requests=0)
+        try:
+            got = self.client().get_object(Bucket=self.bucket, Key=key, Range=f"bytes=-{TAIL_BYTES}")
+            tail = got["Body"].read()
+        except self._errors() as exc:
+            if _code(exc) in _MISSING:
+                raise FileNotFoundError(f"no object {key}") from None
+            raise _storage_error(exc, f"opening {key}") from None
+        total = got.get("ContentRange", "").rpartition("/")[2]
+        size = int(total) if total.isdigit() else len(tail)
+        if len(tail) > size:
+            raise StorageError(f"the object store sent {len(tail)} bytes of an object of {size}")
+        etag = str(got.get("ETag", ""))
+        self._tails.put(key, (size, etag, tail))
+        return S3Source(self, key, size, etag, tail)
+
+    def open_file(self, found: BlobFile) -> S3Source:
+        """Open a blob listed by :meth:`blob_files` for reading. Raises FileNotFoundError, StorageError."""
+        return self._open_key(found.location)
+
+    def locate(self, run_id: str | None = None, agent_id: str | None = None, token: str | None = None) -> str:
+        """``s3://bucket/key`` of a blob, for reports; without arguments, where the blobs are."""
+        if run_id is None or agent_id is None or token is None:
+            return f"s3://{self.bucket}/{self.prefix}"
+        return self.path(run_id, agent_id, token)
+
+    def key_of(self, where: tuple[str, str], token: str) -> str:
+        """The key of blob ``token`` listed under ``where`` (its encoded run and agent names, as listed)."""
+        if not ids.TOKEN_RE.match(token) or any("/" in part or not part for part in where):
+            raise ValueError(f"not a listed blob: {where!r} {token!r}")
+        return (f"{self.prefix}/" if self.prefix else "") + f"{where[0]}/{where[1]}/{token}.zst"
+
+    def get_range(self, key: str, start: int, end: int) -> bytes:
+        """Bytes ``[start, end)`` of an object, by one range ``GET``.
+
+        Raises:
+            FileNotFoundError: the object is gone (deleted after it was opened). StorageError: any other failure.
+        """
+        try:
+            got = self.client().get_object(Bucket=self.bucket, Key=key, Range=f"bytes={start}-{end - 1}")
+            data = got["Body"].read()
+        except self._errors() as exc:
+            if _code(exc) in _MISSING:
+                raise FileNotFoundError(f"the object {key} is gone (deleted while it was being read)") from None
+            raise _storage_error(exc, f"reading {key}") from None
+        if len(data) > end - start:
+            raise StorageError(f"the object store sent {len(data)} bytes for a range of {end - start}")
+        return data
+
+    def head(self, key: str) -> dict | None:
+        """The object's metadata, or ``None`` if there is no such object. Raises StorageError."""
+        try:
+            return self.client().head_object(Bucket=self.bucket, Key=key)
+        except self._errors() as exc:
+            if _code(exc) in _MISSING:
+                return None
+            raise _storage_error(exc, f"checking {key}") from None
+
+    # -- removing -------------------------------------------------------------------------------------------------
+
+    def delete_keys(self, keys: list[str]) -> int:
+        """Delete objects, :data:`DELETE_BATCH` keys per request; return how many the store confirmed. Failures are
+        left to the orphan sweep. Never raises."""
+        done = 0
+        for start in range(0, len(keys), DELETE_BATCH):
+            batch = keys[start : start + DELETE_BATCH]
+            try:
+                got = self.client().delete_objects(Bucket=self.bucket, Delete={
+                    "Objects": [{"Key": k} for k in batch], "Quiet": False})
+                done += len(got.get("Deleted", []))
+            except (*self._errors(), StorageError):
+                continue
+        return done
+
+    def unlink(self, run_id: str, agent_id: str, token: str) -> int:
+        """Delete a blob whose row is gone; return the bytes freed (0 if it was already gone or the store failed:
+        a later sweep removes objects no row names). Never raises."""
+        key = self.key(run_id, agent_id, token)
+        try:
+            found = self.head(key)
+        except StorageError:
+            return 0
+        if found is None:
+            return 0
+        return int(found.get("ContentLength", 0)) if self.delete_keys([key]) else 0
+
+    def unlink_many(self, blobs: list[tuple[str, str, str]]) -> int:
+        """Delete many blobs ``(run_id, agent_id, token)`` with batched requests (no ``HEAD`` first); return how
+        many objects the store confirmed deleted. Never raises."""
+        return self.delete_keys([self.key(*b) for b in blobs])
+
+    @contextmanager
+    def _process_lock(self, exclusive: bool, timeout: float) -> Iterator[None]:
+        del exclusive  # one lock for both: correct, if less concurrent, within a process
+        if not self._local_lock.acquire(timeout=max(timeout, 0.001)):
+            raise StoreBusy(f"the delete lock stayed busy past the busy timeout ({timeout:g} s)")
+        try:
+            yield
+        finally:
+            self._local_lock.release()
+
+    def delete_lock(self, exclusive: bool, timeout: float) -> AbstractContextManager[None]:
+        """The delete lock: the index's (shared by every host) when given, else one within this process."""
+        if self._external_lock is not None:
+            return self._external_lock(exclusive, timeout)
+        return self._process_lock(exclusive, timeout)
+
+    def detach_scope(self, run_id: str, agent_id: str | None) -> int | None:
+        """Delete every object of a run (or one agent) now, under the exclusive delete lock, so that a write in
+        flight finds its object gone and fails instead of committing a row for it. Returns the objects deleted,
+        or ``None`` if there were none. Raises StorageError if the listing fails (the rows are already gone: the
+        sweeper reclaims what is left)."""
+        keys = [obj.location for obj in self.list_objects(self.scope_prefix(run_id, agent_id))]
+        return self.delete_keys(keys) if keys else None
+
+    def purge(self, detached: object) -> None:
+        """Nothing is left to remove after :meth:`detach_scope` (it deleted the objects already)."""
+
+    def list_objects(self, prefix: str | None = None) -> list[S3Object]:
+        """Every blob object under ``prefix`` (default: the store's), sorted by key; other keys are not ours and
+        are left alone. Raises StorageError."""
+        base = (f"{self.prefix}/" if self.prefix else "") if prefix is None else prefix
+        root = f"{self.prefix}/" if self.prefix else ""
+        found = []
+        try:
+            pages = self.client().get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=base)
+            for page in pages:
+                for item in page.get("Contents", []):
+                    match = _KEY_RE.match(item["Key"][len(root):])
+                    if match and item["Key"].startswith(root):
+                        found.append(S3Object(match["run"], match["agent"], item["Key"], match["token"],
+                                              int(item.get("Size", 0)), item["LastModified"].timestamp()))
+        except self._errors() as exc:
+            raise _storage_error(exc, "listing blobs") from None
+        return sorted(found, key=lambda o: o.location)
+
+    def blob_files(self) -> list[BlobFile]:
+        """Every blob of the store, as :class:`~scratchfs.engine.protocols.BlobFile` records (location = key), for
+        fsck; the sweeper uses :meth:`list_objects` (with sizes and times)."""
+        return [BlobFile(o.run, o.agent, o.location, o.token) for o in self.list_objects()]
+
+    def close(self) -> None:
+        """Forget the client (its pooled connections close with it). Idempotent."""
+        self._client = None
+
+
+_LOADER: list = []
+_LOADER_LOCK = threading.Lock()
+
+
+def _data_loader(session: Any) -> Any:
+    """One botocore data loader per process (it caches the parsed service model: a client costs 60 ms, not 300)."""
+    with _LOADER_LOCK:
+        if not _LOADER:
+            _LOADER.append(session.get_component("data_loader"))
+        return _LOADER[0]
+
+
+class _Upload:
+    """One object's upload: a single ``PUT`` when it ends within its first part, else a multipart upload."""
+
+    def __init__(self, blobs: S3Blobs, key: str) -> None:
+        self.blobs = blobs
+        self.key = key
+        self.upload_id: str | None = None
+        self.parts: list[dict] = []
+
+    def _call(self, doing: str, method: str, **kwargs: Any) -> dict:
+        try:
+            return getattr(self.blobs.client(), method)(Bucket=self.blobs.bucket, Key=self.key, **kwargs)
+        except self.blobs._errors() as exc:
+            raise _storage_error(exc, f"{doing} {self.key}") from None
+
+    def part(self, data: bytes) -> None:
+        if self.upload_id is None:
+            self.upload_id = self._call("starting the upload of", "create_multipart_upload")["UploadId"]
+        number = len(self.parts) + 1
+        got = self._call("uploading", "upload_part", UploadId=self.upload_id, PartNumber=number, Body=data)
+        self.parts.append({"PartNumber": number, "ETag": got["ETag"]})
+
+    def finish(self, data: bytes) -> None:
+        if self.upload_id is None:
+            self._call("uploading", "put_object", Body=data)
+            return
+        if data:
+            self.part(data)
+        self._call("completing the upload of", "complete_multipart_upload", UploadId=self.upload_id,
+                   MultipartUpload={"Parts": self.parts})
+        self.upload_id = None
+
+    def abort(self) -> None:
+        if self.upload_id is not None:
+            try:
+                self._call("aborting the upload of", "abort_multipart_upload", UploadId=self.upload_id)
+            except StorageError:
+                pass  # an incomplete upload holds no object; the bucket's lifecycle rule or a later abort ends it
+            self.upload_id = None
+
+
+def _drain(fd: int) -> bytes:
+    """The spool's bytes; the spool is emptied (the writer goes on writing at its start)."""
+    size = os.fstat(fd).st_size
+    data = os.pread(fd, size, 0)
+    os.ftruncate(fd, 0)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return data

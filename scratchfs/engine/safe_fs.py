@@ -1,0 +1,166 @@
+"""File-system steps that never follow a symbolic link inside the store's root and never open anything but what
+they expect: every path is walked one component at a time from a directory file descriptor.
+
+The rule (README, "Security"): below the root, directories are opened with ``O_DIRECTORY | O_NOFOLLOW`` relative to
+their parent's descriptor (``dir_fd=``), files with ``O_NOFOLLOW | O_NONBLOCK`` and checked with ``fstat`` to be
+regular files, and files and directories are created, renamed and removed relative to directory descriptors. So a
+link planted anywhere in the root (a run directory pointing outside, ``trash/`` or ``runs/`` replaced by a link, a
+lock file that is a link) is never followed, a FIFO never blocks an open or a read, and a directory is never read as
+a file; each such find becomes a typed error that names what was found (:func:`unexpected`).
+
+The standard library has the primitives (``os.open`` with ``dir_fd``, ``O_NOFOLLOW``) but no walk over them;
+``shutil.rmtree`` takes ``dir_fd`` only from Python 3.11 on, so :func:`remove_tree_at` is ours (a few lines).
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import stat
+
+from scratchfs.foundation.errors import ScratchError, StorageError, storage_error
+
+__all__ = [
+    "DIR_FLAGS",
+    "FILE_FLAGS",
+    "describe",
+    "open_dir",
+    "open_file",
+    "remove_tree_at",
+    "storage_error",
+    "unexpected",
+    "walk",
+]
+
+log = logging.getLogger(__name__)
+
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _O_CLOEXEC
+"""Flags of every directory opened below the root."""
+FILE_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | _O_CLOEXEC
+"""Flags added to every file opened below the root (with ``O_RDONLY``, ``O_RDWR`` or ``O_WRONLY``)."""
+MAX_DEPTH = 32
+"""Deepest directory tree :func:`remove_tree_at` descends into (ours are 2 levels deep)."""
+
+def describe(dir_fd: int, name: str) -> str:
+    """What ``name`` in the directory ``dir_fd`` is, without following it: ``"a symbolic link"``, ``"a FIFO"``,
+    ``"a directory"``, ``"a regular file"``, ... or ``"missing"``."""
+    try:
+        mode = os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode
+    except OSError:
+        return "missing"
+    return _kind(mode)
+
+
+def _kind(mode: int) -> str:
+    for test, what in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a directory"), (stat.S_ISREG,
+                       "a regular file"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return what
+    return "of an unknown file type"
+
+
+def unexpected(dir_fd: int, name: str, where: str, wanted: str, error: type[ScratchError] = StorageError
+               ) -> ScratchError:
+    """The typed error for finding something other than ``wanted`` at ``where`` (a path relative to the root)."""
+    return error(f"{where} is {describe(dir_fd, name)}, not {wanted}; scratchfs never follows links or opens "
+                 "other kinds of files inside its root")
+
+
+def open_dir(parent: int, name: str, where: str, create: bool = False) -> int:
+    """Open the directory ``name`` in ``parent`` (creating it 0700 when ``create``) without following a link.
+
+    Raises:
+        FileNotFoundError: it does not exist (and not ``create``).
+        StorageError: it is not a directory (a link, a file, ...), or the file system failed.
+    """
+    for _ in range(2):
+        try:
+            return os.open(name, DIR_FLAGS, dir_fd=parent)
+        except FileNotFoundError:
+            if not create:
+                raise
+        except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR) and describe(parent, name) != "a directory":
+                raise unexpected(parent, name, where, "a directory") from exc
+            raise storage_error(exc, f"cannot open {where}") from exc
+        try:
+            os.mkdir(name, 0o700, dir_fd=parent)
+        except FileExistsError:
+            pass
+        except FileNotFoundError:
+            raise  # the parent was removed meanwhile: the caller walks again
+        except OSError as exc:
+            raise storage_error(exc, f"cannot create {where}") from exc
+    raise FileNotFoundError(errno.ENOENT, f"{where} vanished as it was created")
+
+
+def walk(root: int, parts: tuple[str, ...], create: bool = False) -> int:
+    """A new descriptor of the directory ``root/parts[0]/parts[1]/...`` (the caller closes it), each component
+    opened with :func:`open_dir`. Raises as :func:`open_dir`."""
+    fd = root
+    try:
+        for depth, part in enumerate(parts):
+            child = open_dir(fd, part, "/".join(parts[: depth + 1]), create)
+            if fd != root:
+                os.close(fd)
+            fd = child
+    except BaseException:
+        if fd != root:
+            os.close(fd)
+        raise
+    return fd if fd != root else os.dup(root)
+
+
+def open_file(dir_fd: int, name: str, flags: int, where: str, error: type[ScratchError] = StorageError,
+              mode: int = 0o600) -> int:
+    """Open the regular file ``name`` in ``dir_fd`` with ``flags | FILE_FLAGS`` (``O_CREAT`` makes it ``mode``);
+    anything else found there (a link, FIFO, directory, device) is closed unread and raised as ``error``.
+
+    Raises:
+        FileNotFoundError: it does not exist (and no ``O_CREAT``).
+        StorageError: the file system failed; or ``error`` for something that is not a regular file.
+    """
+    try:
+        fd = os.open(name, flags | FILE_FLAGS, mode, dir_fd=dir_fd)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        if (exc.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO, errno.ENOTDIR)
+                and describe(dir_fd, name) not in ("a regular file", "missing")):
+            raise unexpected(dir_fd, name, where, "a regular file", error) from exc
+        raise storage_error(exc, f"cannot open {where}") from exc
+    try:
+        mode_found = os.fstat(fd).st_mode
+    except OSError as exc:
+        os.close(fd)
+        raise storage_error(exc, f"cannot open {where}") from exc
+    if not stat.S_ISREG(mode_found):
+        os.close(fd)
+        raise error(f"{where} is {_kind(mode_found)}, not a regular file; scratchfs never follows links or opens "
+                    "other kinds of files inside its root")
+    return fd
+
+
+def remove_tree_at(parent: int, name: str, depth: int = 0) -> None:
+    """Remove ``name`` in the directory ``parent`` and, if it is a directory, everything in it, without following
+    any link (a link is removed itself, never its target).
+
+    Raises:
+        OSError: the first failure (the caller retries later).
+    """
+    st = os.stat(name, dir_fd=parent, follow_symlinks=False)
+    if not stat.S_ISDIR(st.st_mode):
+        os.unlink(name, dir_fd=parent)
+        return
+    if depth >= MAX_DEPTH:
+        raise OSError(errno.ELOOP, f"directory tree deeper than {MAX_DEPTH} levels")
+    fd = os.open(name, DIR_FLAGS, dir_fd=parent)
+    try:
+        for child in os.listdir(fd):
+            remove_tree_at(fd, child, depth + 1)
+    finally:
+        os.close(fd)
+    os.rmdir(name, dir_fd=parent)

@@ -1,0 +1,48 @@
+"""Where a blob's bytes are read from: a :class:`RangeSource` -- a local file (:class:`FileRange`) or an object
+store's range requests -- so that the seekable reader never names a file descriptor or a path."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Hashable
+from typing import Protocol
+
+
+class RangeSource(Protocol):
+    """A blob's bytes, read by ranges.
+
+    Attributes:
+        size: the blob's size, in bytes.
+        identity: a hashable value that changes whenever the bytes may have changed (a cache key).
+    """
+
+    size: int
+    identity: Hashable
+
+    def pread(self, length: int, offset: int) -> bytes:
+        """Up to ``length`` bytes from byte ``offset`` (fewer only at the end). Raises ``OSError``."""
+        ...
+
+
+class FileRange:
+    """A :class:`RangeSource` over an open file descriptor (stateless ``pread``, so threads may share it); ``size``
+    and ``identity`` (``(st_dev, st_ino, st_size, st_mtime_ns)``) come from one ``fstat``. The caller closes ``fd``."""
+
+    __slots__ = ("fd", "identity", "size")
+
+    def __init__(self, fd: int) -> None:
+        st = os.fstat(fd)
+        self.fd = fd
+        self.size = st.st_size
+        self.identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def pread(self, length: int, offset: int) -> bytes:
+        return os.pread(self.fd, length, offset)
+
+
+def as_source(source: RangeSource | int) -> RangeSource:
+    """``source`` itself, or a :class:`FileRange` over it when it is a file descriptor."""
+    return FileRange(source) if isinstance(source, int) else source
+
+
+__all__ = ["FileRange", "RangeSource", "as_source"]

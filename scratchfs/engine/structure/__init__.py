@@ -1,0 +1,28 @@
+"""Structure-aware reads over a stored content: jq filters (JSON), records (JSON lines), rows (CSV/TSV), the text
+view and CSS selectors (HTML), and the rendered view (terminal output).
+
+Each reader is a pure function over a *content source* (``size``, ``read(offset, length)``,
+``iter_frames(first_frame=0)``; :class:`~scratchfs.engine.seekable.SeekableReader` is one) and returns a page whose
+compact JSON fits the caller's ``budget_bytes``, with a ``cursor`` that resumes exactly where it stopped (``None`` at
+the end). One module per format; :mod:`~scratchfs.engine.structure.paging` holds the shared page types.
+"""
+
+from scratchfs.engine.structure.html import MAX_HTML_BYTES, html_text, select_page, text_page
+from scratchfs.engine.structure.jsondoc import MAX_JQ_DOCUMENT_BYTES, jq_page, parse_path, stream_path
+from scratchfs.engine.structure.jsonl import records_page
+from scratchfs.engine.structure.paging import (
+    BytesSource,
+    ContentSource,
+    ItemPage,
+    ReaderSource,
+    TextPage,
+    json_bytes,
+)
+from scratchfs.engine.structure.table import rows_page
+from scratchfs.engine.structure.terminal import render_line, render_text, view_page
+
+__all__ = [
+    "MAX_HTML_BYTES", "MAX_JQ_DOCUMENT_BYTES", "BytesSource", "ContentSource", "ItemPage", "ReaderSource", "TextPage",
+    "html_text", "jq_page", "json_bytes", "parse_path", "records_page", "render_line", "render_text", "rows_page",
+    "select_page", "stream_path", "text_page", "view_page",
+]

@@ -1,0 +1,133 @@
+"""JSON lines (JSONL, NDJSON): record ranges and a jq filter applied record by record, streaming.
+
+A record is a line that is not blank (whitespace only), numbered from 1 in content order, parsed with the standard
+``json`` module (C speed). Records are read by streaming from the cursor's byte offset, so a page costs the bytes it
+shows, not the bytes before it (the first read of record N scans the N-1 records before it once). The jq filter is
+compiled once (``jq``, see :mod:`scratchfs.engine.structure.jsondoc` for the choice) and run on each record.
+Memory: one record at a time, at most :data:`MAX_RECORD_BYTES`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from scratchfs.engine.structure.jsondoc import compile_filter
+from scratchfs.engine.structure.paging import (
+    STOP,
+    ContentSource,
+    ItemPage,
+    check_budget,
+    decode_cursor,
+    encode_cursor,
+    fill_items,
+    iter_lines,
+)
+from scratchfs.foundation.errors import InvalidArgument
+
+__all__ = ["MAX_RECORDS", "MAX_RECORD_BYTES", "records_page"]
+
+MAX_RECORD_BYTES = 64 * 1024 * 1024
+"""Longest record (bytes) a read holds in memory; a longer line is refused with InvalidArgument."""
+MAX_RECORDS = 10_000
+"""Most records a page asks for."""
+
+
+def _check_count(value: object, name: str, low: int, high: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+        bound = f" to {high:,}" if high is not None else " or more"
+        raise InvalidArgument(f"{name} must be an integer from {low}{bound}: {str(value)[:40]!r}")
+    return value
+
+
+def records_page(source: ContentSource, record: int = 1, records: int = 50, *, jq: str | None = None,
+                 cursor: str | None = None, budget_bytes: int = 8192) -> ItemPage:
+    """Read records ``record`` to ``record + records - 1`` of a JSON-lines content, or their jq outputs.
+
+    Args:
+        source: the content.
+        record: the first record, from 1 (ignored when ``cursor`` is given).
+        records: most records per page (1 to :data:`MAX_RECORDS`); with ``jq``, most records *read* per page.
+        jq: a jq filter applied to each record; the page lists its outputs (a record with none adds nothing).
+        cursor: ``page.cursor`` of the previous page of the same read.
+        budget_bytes: most UTF-8 bytes of the page's compact JSON (256 to 65536).
+
+    Returns:
+        an :class:`ItemPage` named ``records`` (``first`` is the number of the first record shown), or, with ``jq``,
+        named ``results`` with ``extra["record"]``: the record the page starts reading at (``first`` numbers the
+        outputs of that record from 1). A record or output larger
+        than the page comes as ``part`` pieces of its compact JSON.
+
+    Raises:
+        InvalidArgument: a record that is not JSON (its number and the parser's message), a filter that does not
+            compile or fails on a record, a bad cursor, count or budget, a record past the last one, a line longer
+            than :data:`MAX_RECORD_BYTES`.
+    """
+    budget = check_budget(budget_bytes)
+    records = _check_count(records, "records", 1, MAX_RECORDS)
+    if cursor is not None:
+        number, offset, out_index, chars = decode_cursor(cursor, 4, source.size)
+    else:
+        number, offset, out_index, chars = _check_count(record, "record", 1), 0, 0, 0
+        number, offset = _seek(source, number)
+    program = compile_filter(jq, 1_000_000) if jq is not None else None
+
+    def cursor_of(position: tuple[int, int, int], skip: int) -> str:
+        return encode_cursor((*position, skip), source.size)
+
+    if program is None:
+        page = ItemPage("records", number)
+        return fill_items(page, _values(source, number, offset), chars, budget, records,
+                          lambda pos, skip: cursor_of((pos[0], pos[1], 0), skip))
+    page = ItemPage("results", out_index + 1, extra={"record": number})
+    outputs = _outputs(program, source, number, offset, out_index, records)
+    return fill_items(page, outputs, chars, budget, 1_000_000, cursor_of)
+
+
+def _seek(source: ContentSource, number: int) -> tuple[int, int]:
+    """``(number, byte offset)`` of record ``number`` (scanning from the start)."""
+    seen = 0
+    for offset, line in iter_lines(source, 0, MAX_RECORD_BYTES):
+        if line.strip():
+            seen += 1
+            if seen == number:
+                return number, offset
+    if number == 1 and seen == 0:
+        return 1, source.size  # no records: an empty page
+    raise InvalidArgument(f"record {number} is past the last record ({seen:,})")
+
+
+def _records(source: ContentSource, number: int, offset: int) -> Iterator[tuple[int, int, Any]]:
+    for start, line in iter_lines(source, offset, MAX_RECORD_BYTES):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError as exc:
+            raise InvalidArgument(f"record {number} (at byte {start}) is not JSON: {exc}") from None
+        yield number, start, value
+        number += 1
+
+
+def _values(source: ContentSource, number: int, offset: int) -> Iterator[tuple[tuple[int, int], Any, bool]]:
+    for at, start, value in _records(source, number, offset):
+        yield (at, start), value, False
+
+
+def _outputs(program: Any, source: ContentSource, number: int, offset: int, out_index: int, records: int,
+             ) -> Iterator[tuple[tuple[int, int, int], Any, bool]]:
+    read = 0
+    for at, start, value in _records(source, number, offset):
+        if read >= records:
+            yield (at, start, 0), STOP, False  # the page's record limit: the next page starts here
+            return
+        read += 1
+        try:
+            outputs = program.input_value(value).all()
+        except ValueError as exc:
+            raise InvalidArgument(f"jq failed on record {at}: {' '.join(str(exc).split())[:300]}") from None
+        for index, output in enumerate(outputs):
+            if at == number and index < out_index:
+                continue
+            yield (at, start, index), output, False

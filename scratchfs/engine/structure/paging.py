@@ -1,0 +1,343 @@
+"""Pages within a byte budget, cursors and content-source access shared by the structure readers.
+
+A *content source* is any object with ``size`` (bytes), ``read(offset, length) -> bytes`` and
+``iter_frames(first_frame=0)`` yielding ``(content offset, bytes)`` -- :class:`scratchfs.engine.seekable.SeekableReader`
+is one, :class:`BytesSource` wraps plain bytes. Every reader returns an :class:`ItemPage` or a :class:`TextPage`
+whose compact JSON (``json.dumps(page.to_dict(), ensure_ascii=False, separators=(",", ":"))``, escapes included) is at
+most the caller's ``budget_bytes`` UTF-8 bytes, and a ``cursor`` that resumes exactly where the page stopped.
+
+Cursors are small opaque strings: dot-separated integers and a 4-hex-digit guard (CRC-32 of the numbers and the
+content size), so a cursor edited by hand or taken from another content is refused with ``InvalidArgument`` rather than
+read from the wrong place.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import zlib
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from scratchfs.foundation.errors import InvalidArgument
+
+__all__ = [
+    "CHUNK_BYTES",
+    "MAX_BUDGET_BYTES",
+    "MIN_BUDGET_BYTES",
+    "STOP",
+    "BytesSource",
+    "ContentSource",
+    "ItemPage",
+    "ReaderSource",
+    "TextPage",
+    "ViewCache",
+    "check_budget",
+    "decode_cursor",
+    "encode_cursor",
+    "fill_items",
+    "fill_text",
+    "iter_chunks",
+    "iter_lines",
+    "json_bytes",
+    "read_whole",
+]
+
+MIN_BUDGET_BYTES = 256
+"""Smallest ``budget_bytes`` a reader accepts (room for the page's own fields and some content)."""
+MAX_BUDGET_BYTES = 64 * 1024
+"""Largest ``budget_bytes`` a reader accepts (the hard ceiling of a reply)."""
+CHUNK_BYTES = 256 * 1024
+"""Bytes read from a content source per call when streaming."""
+_CURSOR_ROOM = 48  # bytes kept for the cursor's JSON when a page is filled
+STOP = object()
+"""An item value that ends a page at its position (a reader's own limit), with a cursor there."""
+
+
+class ContentSource(Protocol):
+    """What the readers read: ``size`` in bytes, ``read(offset, length)`` and ``iter_frames(first_frame=0)``."""
+
+    size: int
+
+    def read(self, offset: int, length: int) -> bytes: ...
+
+    def iter_frames(self, first_frame: int = 0) -> Iterator[tuple[int, bytes]]: ...
+
+
+class BytesSource:
+    """A content source over plain bytes, cut into frames of ``frame_bytes`` (for tests and the benchmark)."""
+
+    def __init__(self, data: bytes, frame_bytes: int = 128 * 1024) -> None:
+        self.data = bytes(data)
+        self.size = len(self.data)
+        self.frame_bytes = max(1, frame_bytes)
+
+    def read(self, offset: int, length: int) -> bytes:
+        return self.data[offset : offset + max(0, length)]
+
+    def iter_frames(self, first_frame: int = 0) -> Iterator[tuple[int, bytes]]:
+        for start in range(first_frame * self.frame_bytes, self.size, self.frame_bytes):
+            yield start, self.data[start : start + self.frame_bytes]
+
+
+class ReaderSource:
+    """A content source over a reader that has ``read`` and ``iter_frames`` but no ``size`` (such as
+    :class:`~scratchfs.engine.seekable.SeekableReader`, whose size is ``reader.table.size``)."""
+
+    def __init__(self, reader: Any, size: int | None = None) -> None:
+        self.reader = reader
+        self.size = reader.table.size if size is None else size
+
+    def read(self, offset: int, length: int) -> bytes:
+        return self.reader.read(offset, length)
+
+    def iter_frames(self, first_frame: int = 0) -> Iterator[tuple[int, bytes]]:
+        return self.reader.iter_frames(first_frame)
+
+
+def json_bytes(value: Any) -> int:
+    """UTF-8 bytes of the compact JSON text of ``value`` (non-ASCII kept as is, escapes counted)."""
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+
+
+def check_budget(budget_bytes: object) -> int:
+    """``budget_bytes`` checked: an int in ``[MIN_BUDGET_BYTES, MAX_BUDGET_BYTES]``. Raises InvalidArgument."""
+    if isinstance(budget_bytes, bool) or not isinstance(budget_bytes, int) or not (
+            MIN_BUDGET_BYTES <= budget_bytes <= MAX_BUDGET_BYTES):
+        raise InvalidArgument(f"budget_bytes must be an integer from {MIN_BUDGET_BYTES} to {MAX_BUDGET_BYTES}: "
+                              f"{str(budget_bytes)[:40]!r}")
+    return budget_bytes
+
+
+def encode_cursor(numbers: Iterable[int], size: int) -> str:
+    """An opaque cursor for ``numbers`` (non-negative ints) of a content of ``size`` bytes."""
+    body = ".".join(str(int(n)) for n in numbers)
+    return f"{body}.{zlib.crc32(f'{body}/{size}'.encode()) & 0xFFFF:04x}"
+
+
+def decode_cursor(cursor: object, count: int, size: int) -> list[int]:
+    """The ``count`` numbers of a cursor made by :func:`encode_cursor` for a content of ``size`` bytes.
+
+    Raises:
+        InvalidArgument: not a string, malformed, of another kind of read, or of another content.
+    """
+    if not isinstance(cursor, str) or len(cursor) > 120:
+        raise InvalidArgument(f"cursor must be the string a previous read returned: {str(cursor)[:40]!r}")
+    parts = cursor.split(".")
+    body = ".".join(parts[:-1])
+    if (len(parts) != count + 1 or not all(p.isdigit() and p.isascii() for p in parts[:-1])
+            or parts[-1] != f"{zlib.crc32(f'{body}/{size}'.encode()) & 0xFFFF:04x}"):
+        raise InvalidArgument(f"cursor {cursor[:40]!r} was not returned by this kind of read of this content")
+    return [int(p) for p in parts[:-1]]
+
+
+def read_whole(source: ContentSource, limit: int, what: str) -> bytes:
+    """The whole content, when it is at most ``limit`` bytes. Raises InvalidArgument naming the bound."""
+    if source.size > limit:
+        raise InvalidArgument(f"{what} reads documents of at most {limit // (1024 * 1024)} MiB; this one is "
+                              f"{source.size / (1024 * 1024):.1f} MiB")
+    return b"".join(chunk for _, chunk in source.iter_frames())
+
+
+def iter_chunks(source: ContentSource, offset: int = 0, chunk_bytes: int = CHUNK_BYTES) -> Iterator[bytes]:
+    """The content from ``offset`` on, ``chunk_bytes`` at a time."""
+    while offset < source.size:
+        data = source.read(offset, chunk_bytes)
+        if not data:
+            return
+        offset += len(data)
+        yield data
+
+
+def iter_lines(source: ContentSource, offset: int = 0, max_line_bytes: int = 64 * 1024 * 1024,
+               ) -> Iterator[tuple[int, bytes]]:
+    """``(byte offset, line)`` for each line from ``offset`` on, line ends kept (a line ends at ``\\n``).
+
+    Raises:
+        InvalidArgument: a line is longer than ``max_line_bytes`` (the bound on what is held in memory).
+    """
+    rest = b""
+    start = offset
+    for chunk in iter_chunks(source, offset):
+        data = rest + chunk if rest else chunk
+        pos = 0
+        while True:
+            end = data.find(b"\n", pos)
+            if end < 0:
+                break
+            yield start, data[pos : end + 1]
+            start += end + 1 - pos
+            pos = end + 1
+        rest = data[pos:]
+        if len(rest) > max_line_bytes:
+            raise InvalidArgument(f"a line at byte {start} is longer than {max_line_bytes:,} bytes")
+    if rest:
+        yield start, rest
+
+
+@dataclass(slots=True)
+class ItemPage:
+    """One page of items (jq outputs, records, rows, element texts).
+
+    Attributes:
+        name: the items' field name in :meth:`to_dict` (``results``, ``records``, ``rows``, ``elements``).
+        first: number of the first item shown (of ``part`` when it is set), counted from 1.
+        items: whole items, JSON values.
+        part: a piece of the compact JSON text of item ``first`` (of its text, for text items), when that item is
+            longer than the budget; the cursor continues it.
+        cursor: resumes after this page; ``None`` at the end.
+        extra: format fields shown before the items (CSV ``header``).
+    """
+
+    name: str
+    first: int
+    items: list = field(default_factory=list)
+    part: str | None = None
+    cursor: str | None = None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def more(self) -> bool:
+        """True when more follows (the cursor is set)."""
+        return self.cursor is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{**extra, first, [part], <name>: items, cursor, more}``, the JSON a caller sends on."""
+        out: dict[str, Any] = dict(self.extra)
+        out["first"] = self.first
+        if self.part is not None:
+            out["part"] = self.part
+        out[self.name] = self.items
+        out["cursor"] = self.cursor
+        out["more"] = self.more
+        return out
+
+
+@dataclass(slots=True)
+class TextPage:
+    """One page of a text view: ``text`` starts at byte ``offset`` of the view's UTF-8 text; ``cursor`` resumes."""
+
+    offset: int
+    text: str
+    cursor: str | None = None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def more(self) -> bool:
+        """True when more follows (the cursor is set)."""
+        return self.cursor is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{**extra, offset, text, cursor, more}``."""
+        return {**self.extra, "offset": self.offset, "text": self.text, "cursor": self.cursor, "more": self.more}
+
+
+def _fit_text(text: str, room: int) -> str:
+    """The longest prefix of ``text`` whose JSON string (quotes included) is at most ``room`` UTF-8 bytes."""
+    if len(text) <= room and json_bytes(text) <= room:  # a JSON string costs at least its length + 2
+        return text
+    lo, hi = 0, min(len(text), room)
+    while lo < hi:  # JSON cost grows with the prefix: bisect on characters
+        mid = (lo + hi + 1) // 2
+        if json_bytes(text[:mid]) <= room:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo]
+
+
+def fill_items(page: ItemPage, items: Iterator[tuple[Any, Any, bool]], skip_chars: int, budget: int, limit: int,
+               cursor_of: Callable[[Any, int], str], on_cut: Callable[[Any, str], None] | None = None) -> ItemPage:
+    """Fill ``page`` from ``items`` within ``budget`` bytes of JSON and at most ``limit`` items.
+
+    Args:
+        items: ``(position, value, is_text)`` in order; ``cursor_of(position, chars)`` makes the cursor that starts
+            at that item, ``chars`` characters into its text. ``is_text``: the value is a string whose own text is
+            cut when it is too large (else its compact JSON text is cut).
+        skip_chars: characters of the first item's text already returned (resuming a cut item).
+        on_cut: called with ``(position, text)`` when an item's text is cut (a caller may keep it for the next page).
+
+    An item too large for the page alone goes into ``page.part``, cut, with a cursor into it; a cut item counts as
+    one of the ``limit`` items on the page where it ends.
+    """
+    used = json_bytes(page.to_dict()) + _CURSOR_ROOM + json_bytes(page.name) + 8
+    part_cost = len(',"part":')
+    count = 0
+    for position, value, is_text in items:
+        if count >= limit or value is STOP:
+            page.cursor = cursor_of(position, skip_chars)
+            return page
+        if not skip_chars:
+            cost = json_bytes(value) + 1
+            if used + cost <= budget:
+                page.items.append(value)
+                used += cost
+                count += 1
+                continue
+        if count or page.part is not None:  # the page has items: this one starts the next page
+            page.cursor = cursor_of(position, 0)
+            return page
+        text = value if is_text else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        piece = _fit_text(text[skip_chars:], max(8, budget - used - part_cost))
+        page.part = piece
+        used += json_bytes(piece) + part_cost
+        if skip_chars + len(piece) < len(text):
+            page.cursor = cursor_of(position, skip_chars + len(piece))
+            if on_cut is not None:
+                on_cut(position, text)
+            return page
+        skip_chars = 0
+        count += 1
+    page.cursor = None
+    return page
+
+
+def fill_text(text_bytes: bytes, offset: int, budget: int, page: TextPage) -> tuple[TextPage, int]:
+    """Put the text from byte ``offset`` of ``text_bytes`` into ``page`` within ``budget`` bytes of JSON, cut on a
+    UTF-8 character boundary; returns the page and the byte offset where the next page starts."""
+    room = budget - json_bytes(page.to_dict()) - _CURSOR_ROOM
+    take = max(4, room)
+    while True:
+        end = min(len(text_bytes), offset + take)
+        while end < len(text_bytes) and end > offset and text_bytes[end] & 0xC0 == 0x80:
+            end -= 1  # not inside a character
+        text = text_bytes[offset:end].decode("utf-8", "replace")
+        cost = json_bytes(text) - 2
+        if cost <= room or take <= 4:
+            break
+        take = max(4, min(take - 1, int(take * room / max(1, cost))))
+    page.text = text
+    return page, end
+
+
+class ViewCache:
+    """A small least-recently-used cache of rendered views (HTML text, terminal view) by a caller's key, holding
+    at most ``max_bytes`` in all; thread-safe."""
+
+    def __init__(self, max_bytes: int = 64 * 1024 * 1024, max_entries: int = 8) -> None:
+        self.max_bytes = max_bytes
+        self.max_entries = max_entries
+        self._items: OrderedDict[str, Any] = OrderedDict()
+        self._sizes: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: str | None) -> Any:
+        if key is None:
+            return None
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
+
+    def put(self, key: str | None, value: Any, size: int) -> None:
+        if key is None or size > self.max_bytes:
+            return
+        with self._lock:
+            self._items[key] = value
+            self._sizes[key] = size
+            while len(self._items) > self.max_entries or sum(self._sizes.values()) > self.max_bytes:
+                old, _ = self._items.popitem(last=False)
+                self._sizes.pop(old, None)

@@ -1,0 +1,184 @@
+"""Terminal output as a person sees it: ANSI escapes removed and ``\\r`` redraws applied, paged by byte offset.
+
+A small state machine renders each line (the text between two ``\\n``) on its own: printable text is written at the
+cursor column, overwriting what is there; ``\\r`` returns to column 0; ``\\b`` steps back one column; ``\\t`` moves to
+the next multiple of 8; ``ESC[K``/``ESC[0K`` erases to the end of the line, ``ESC[1K`` to the cursor, ``ESC[2K`` the
+whole line; ``ESC[nG`` moves to column n, ``ESC[nC``/``ESC[nD`` right/left; every other CSI sequence (colours,
+styles), OSC sequence (titles, hyperlinks) and two-byte escape is dropped, as are other control characters. Cursor
+moves to other lines (``ESC[A``, used by multi-line progress displays) are not followed: each line keeps its own last
+state. Lines without ``\\r``, ``\\b`` or ``ESC`` are copied as they are (with tabs expanded), at C speed.
+
+Why not ``pyte``: it emulates a whole VT100 screen in pure Python and renders about 0.9 MB/s here (2.4 MB of
+``\\r`` progress redraws in 2.7 s), and it wraps at a fixed width; this renderer matches pyte's screen on lines that
+fit pyte's width (tests compare the two) and runs at tens of MB/s on ordinary logs.
+
+The view is rendered from a line start that the cursor carries, so a page costs the lines it shows; a content of up
+to :data:`MAX_LINE_BYTES` per raw line is handled (a longer line is refused with InvalidArgument).
+"""
+
+from __future__ import annotations
+
+import re
+
+from scratchfs.engine.structure.paging import (
+    ContentSource,
+    TextPage,
+    check_budget,
+    decode_cursor,
+    encode_cursor,
+    fill_text,
+    iter_lines,
+)
+from scratchfs.foundation.errors import InvalidArgument
+
+__all__ = ["MAX_LINE_BYTES", "render_line", "render_text", "view_page"]
+
+MAX_LINE_BYTES = 16 * 1024 * 1024
+"""Longest raw line (bytes, between two newlines) rendered."""
+
+_SPECIAL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_TOKEN = re.compile(
+    r"\x1b\[([0-?]*)[ -/]*([@-~])"  # CSI: parameters, final byte
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\|$)"  # OSC, ended by BEL or ST (or the line's end)
+    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\|$)"  # DCS, SOS, PM, APC strings
+    r"|\x1b[ -/]*[0-~]?"  # other escapes (charset selection, keypad modes, ...)
+    r"|[\x00-\x1f\x7f]"  # one control character
+)
+
+
+def _number(params: str, default: int = 1) -> int:
+    head = params.split(";", 1)[0]
+    return int(head) if head.isdigit() and int(head) > 0 else default
+
+
+def render_line(line: str) -> str:
+    """One line (no ``\\n``) as the terminal shows it (see the module docstring), trailing blanks removed."""
+    while line.endswith("\r"):
+        line = line[:-1]  # a CRLF line end moves the cursor only
+    if not _SPECIAL.search(line):
+        return (line.expandtabs(8) if "\t" in line else line).rstrip(" ")
+    cells: list[str] = []
+    col = 0
+    pos = 0
+    for token in _TOKEN.finditer(line):
+        if token.start() > pos:
+            col = _put(cells, col, line[pos : token.start()])
+        pos = token.end()
+        text = token.group(0)
+        if text == "\r":
+            col = 0
+        elif text == "\b":
+            col = max(0, col - 1)
+        elif text == "\t":
+            col = _put(cells, col, " " * (8 - col % 8))
+        elif token.group(2) is not None:
+            col = _csi(cells, col, token.group(1), token.group(2))
+    if pos < len(line):
+        _put(cells, col, line[pos:])
+    return "".join(cells).rstrip(" ") if cells else ""
+
+
+def _put(cells: list[str], col: int, text: str) -> int:
+    if col > len(cells):
+        cells.extend(" " * (col - len(cells)))
+    cells[col : col + len(text)] = text
+    return col + len(text)
+
+
+def _csi(cells: list[str], col: int, params: str, final: str) -> int:
+    if final == "K":
+        mode = params or "0"
+        if mode == "0":
+            del cells[col:]
+        elif mode == "1":
+            cells[: min(col + 1, len(cells))] = " " * min(col + 1, len(cells))
+        elif mode == "2":
+            cells.clear()
+    elif final == "G":
+        return _number(params) - 1
+    elif final == "C":
+        return col + _number(params)
+    elif final == "D":
+        return max(0, col - _number(params))
+    return col
+
+
+def render_text(raw: bytes) -> str:
+    """A whole content rendered (invalid UTF-8 read as U+FFFD); lines end with ``\\n`` as in the content."""
+    text = raw.decode("utf-8", "replace")
+    parts = text.split("\n")
+    return "\n".join(render_line(part) for part in parts)
+
+
+def view_page(source: ContentSource, offset: int = 0, *, cursor: str | None = None, budget_bytes: int = 8192,
+              raw_offset: int | None = None) -> TextPage:
+    """One page of the rendered view of terminal output.
+
+    Args:
+        source: the raw output (UTF-8; invalid bytes read as U+FFFD).
+        offset: byte offset *into the rendered view* to start at (ignored when ``cursor`` is given); finding it
+            renders the view from the start up to there.
+        cursor: ``page.cursor`` of the previous page: resumes without rendering what came before.
+        raw_offset: a byte offset in the raw output (e.g. where a pattern search found a match): the page starts at
+            the rendered line holding it (``offset`` is then ignored).
+        budget_bytes: most UTF-8 bytes of the page's compact JSON (256 to 65536).
+
+    Returns:
+        a :class:`TextPage`: ``offset`` (byte offset of ``text`` in the rendered view), ``text``, ``cursor``,
+        ``more``.
+
+    Raises:
+        InvalidArgument: a bad offset, cursor or budget, a raw line longer than :data:`MAX_LINE_BYTES`.
+    """
+    budget = check_budget(budget_bytes)
+    if cursor is not None:
+        raw_at, view_at, skip = decode_cursor(cursor, 3, source.size)
+    elif raw_offset is not None:
+        (raw_at, view_at), skip = _line_of(source, raw_offset), 0
+    else:
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+            raise InvalidArgument(f"offset must be a non-negative integer: {str(offset)[:40]!r}")
+        raw_at, view_at, skip = 0, 0, offset
+    pieces: list[bytes] = []
+    starts: list[tuple[int, int]] = []  # (raw offset, view offset) of each rendered line held
+    held = 0
+    exhausted = True
+    for start, line in iter_lines(source, raw_at, MAX_LINE_BYTES):
+        ended = line.endswith(b"\n")
+        data = render_line((line[:-1] if ended else line).decode("utf-8", "replace")).encode("utf-8")
+        data += b"\n" if ended else b""
+        if not pieces and skip >= len(data) > 0:
+            skip -= len(data)  # a whole line before the offset asked for
+            view_at += len(data)
+            continue
+        starts.append((start, view_at + held))
+        pieces.append(data)
+        held += len(data)
+        if held >= skip + budget:
+            exhausted = False
+            break
+    view = b"".join(pieces)
+    if skip > len(view):
+        raise InvalidArgument(f"offset {offset} is past the end of the rendered view")
+    page, end = fill_text(view, skip, budget, TextPage(view_at + skip, "", None))
+    if end >= len(view) and exhausted:
+        return page
+    raw, base = starts[0]
+    for raw_start, view_start in starts:  # the next page starts in the line holding byte `end` of the view held
+        if view_start - view_at <= end:
+            raw, base = raw_start, view_start
+    page.cursor = encode_cursor((raw, base, end - (base - view_at)), source.size)
+    return page
+
+
+def _line_of(source: ContentSource, raw_offset: object) -> tuple[int, int]:
+    """``(raw offset, view offset)`` of the line holding byte ``raw_offset`` (rendering the lines before it)."""
+    if isinstance(raw_offset, bool) or not isinstance(raw_offset, int) or not 0 <= raw_offset <= source.size:
+        raise InvalidArgument(f"raw_offset must be an integer from 0 to {source.size:,}: {str(raw_offset)[:40]!r}")
+    view_at = 0
+    for start, line in iter_lines(source, 0, MAX_LINE_BYTES):
+        if start + len(line) > raw_offset:
+            return start, view_at
+        ended = line.endswith(b"\n")
+        view_at += len(render_line((line[:-1] if ended else line).decode("utf-8", "replace")).encode("utf-8")) + ended
+    return source.size, view_at

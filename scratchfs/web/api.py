@@ -1,0 +1,355 @@
+"""The web inspector's JSON API: runs, a run's entries (paged by cursor), one entry's metadata, reads of an entry
+through the model-facing contract, structure views, stats, fsck, and deletes when allowed.
+
+Every endpoint is a plain function of a Starlette :class:`~starlette.requests.Request` (Starlette runs it in its
+thread pool, so the store's blocking calls never stall the event loop). Path parameters go through the store's id
+checks (:mod:`scratchfs.foundation.checks`) before anything else; query parameters are checked here (unknown ones
+are refused); reads go through :class:`scratchfs.api.contract.ScratchTools`, the one model-facing contract, with
+its schemas and 64 KiB budget. Every :class:`~scratchfs.foundation.errors.ScratchError` becomes a JSON error
+``{"error": {"kind", "message"}}`` with the HTTP status of its kind (:data:`STATUS_OF_KIND`).
+
+Sizes and offsets are bytes; ``expires_in`` and ``next_expiry_in`` are seconds from now; ``*_at`` and
+``next_expiry`` are epoch seconds.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import logging
+import os
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from scratchfs.api.contract import ScratchTools
+from scratchfs.api.inspector import DEFAULT_SOON, fsck, stats
+from scratchfs.api.scope import Scope
+from scratchfs.api.store import ScratchStore
+from scratchfs.engine.protocols import Entry
+from scratchfs.foundation import checks
+from scratchfs.foundation.errors import InvalidArgument, NotFound, ScratchError
+from scratchfs.web import structure
+
+log = logging.getLogger(__name__)
+
+STATUS_OF_KIND = {"not found": 404, "invalid argument": 400, "corrupt": 500, "quota exceeded": 507, "busy": 503,
+                  "storage": 500, "closed": 503, "forbidden": 403}
+"""HTTP status per :attr:`ScratchError.kind` (anything else: 500)."""
+MAX_PAGE = 1000
+"""Most entries one page of ``/api/runs/{run}/scratch`` lists."""
+DEFAULT_PAGE = 100
+"""Entries per page when no ``limit`` is given."""
+
+_INT_RE = re.compile(r"-?[0-9]{1,18}\Z")
+
+
+class Forbidden(ScratchError):
+    """The server was not started with ``--allow-delete``."""
+
+    kind = "forbidden"
+
+
+def error_response(exc: ScratchError) -> JSONResponse:
+    """The JSON error of a :class:`ScratchError` with the status of its kind."""
+    body: dict[str, Any] = {"kind": exc.kind, "message": str(exc)}
+    if hasattr(exc, "resume_offset"):
+        body["resume_offset"] = exc.resume_offset
+    return JSONResponse({"error": body}, status_code=STATUS_OF_KIND.get(exc.kind, 500))
+
+
+def endpoint(func: Callable[..., Any]) -> Callable[[Request], Any]:
+    """Wrap an API function ``func(request, **checked path params) -> JSON value``: errors become JSON errors, never a
+    traceback."""
+
+    def handler(request: Request) -> JSONResponse:
+        try:
+            params = _path_params(request)
+            return JSONResponse(func(request, **params))
+        except ScratchError as exc:
+            return error_response(exc)
+        except Exception:  # a bug: logged, and a JSON 500 without details
+            log.exception("web API %s failed", request.url.path)
+            return JSONResponse({"error": {"kind": "internal", "message": "internal error (see the server log)"}},
+                                status_code=500)
+
+    handler.__name__ = func.__name__
+    handler.__doc__ = func.__doc__
+    return handler
+
+
+def _path_params(request: Request) -> dict[str, str]:
+    checkers = {"run": checks.check_run_id, "agent": checks.check_agent_id, "handle": checks.check_handle}
+    return {name: checkers[name](value) for name, value in request.path_params.items()}
+
+
+def _query(request: Request, allowed: Iterable[str]) -> dict[str, str]:
+    allowed = set(allowed) | {"token"}
+    out: dict[str, str] = {}
+    for name, value in request.query_params.multi_items():
+        if name not in allowed:
+            raise InvalidArgument(f"unknown query parameter {checks.shorten(name)}; allowed: "
+                                  f"{', '.join(sorted(allowed - {'token'})) or 'none'}")
+        if name in out:
+            raise InvalidArgument(f"query parameter {name} given twice")
+        if name != "token":
+            out[name] = value
+    return out
+
+
+def _int(value: str, name: str) -> int:
+    if not _INT_RE.match(value):
+        raise InvalidArgument(f"{name} must be an integer: {checks.shorten(value)}")
+    return int(value)
+
+
+def _bool(value: str, name: str) -> bool:
+    if value in ("true", "1"):
+        return True
+    if value in ("false", "0"):
+        return False
+    raise InvalidArgument(f"{name} must be true or false: {checks.shorten(value)}")
+
+
+def _store(request: Request) -> ScratchStore:
+    return request.app.state.store
+
+
+def entry_dict(entry: Entry, now: float) -> dict[str, Any]:
+    """An entry's metadata for the API: the index row (no blob token) plus ``expires_in`` (seconds) and ``ratio``
+    (content bytes per stored byte)."""
+    out = entry.to_dict()
+    out["expires_in"] = round(entry.expires_at - now, 3)
+    out["ratio"] = round(entry.size / entry.stored_size, 3) if entry.stored_size else None
+    return out
+
+
+# -- runs and entries -------------------------------------------------------------------------------------------------
+
+def list_runs(request: Request) -> dict[str, Any]:
+    """Every run with live entries, most recently written first, with its agents: entries, bytes, next expiry."""
+    _query(request, ())
+    store = _store(request)
+    now = store.now()
+    entries = store.list_entries()
+    latest: dict[str, float] = {}
+    for e in entries:
+        latest[e.run_id] = max(latest.get(e.run_id, 0.0), e.created_at)
+    runs: dict[str, dict[str, Any]] = {}
+    for s in stats(entries, now):
+        run = runs.setdefault(s.run_id, {"run_id": s.run_id, "entries": 0, "handles": 0, "scratch": 0,
+                                         "bytes_in": 0, "bytes_on_disk": 0, "next_expiry": s.next_expiry,
+                                         "last_write": latest[s.run_id], "agents": []})
+        for name in ("entries", "handles", "scratch", "bytes_in", "bytes_on_disk"):
+            run[name] += getattr(s, name)
+        run["next_expiry"] = min(run["next_expiry"], s.next_expiry)
+        run["agents"].append({"agent_id": s.agent_id, "entries": s.entries, "handles": s.handles,
+                              "scratch": s.scratch, "bytes_in": s.bytes_in, "bytes_on_disk": s.bytes_on_disk,
+                              "next_expiry": s.next_expiry, "next_expiry_in": round(s.next_expiry - now, 3)})
+    for run in runs.values():
+        run["next_expiry_in"] = round(run["next_expiry"] - now, 3)
+    ordered = sorted(runs.values(), key=lambda r: (-r["last_write"], r["run_id"]))
+    return {"now": now, "runs": ordered}
+
+
+def _encode_cursor(entry: Entry) -> str:
+    raw = json.dumps([entry.created_at, entry.agent_id, entry.kind, entry.key], ensure_ascii=False)
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str) -> tuple[float, str, str, str]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        created, agent, kind, key = json.loads(raw)
+        if not (isinstance(created, (int, float)) and not isinstance(created, bool) and isinstance(agent, str)
+                and isinstance(kind, str) and isinstance(key, str)):
+            raise ValueError
+    except (ValueError, TypeError, binascii.Error, UnicodeDecodeError):
+        raise InvalidArgument(f"not a cursor of this API: {checks.shorten(cursor)}") from None
+    return float(created), agent, kind, key
+
+
+def _sort_key(e: Entry) -> tuple[float, str, str, str]:
+    return e.created_at, e.agent_id, e.kind, e.key
+
+
+def run_entries(request: Request, run: str) -> dict[str, Any]:
+    """A run's live entries, oldest first, paged: ``?limit=`` (1-1000, 100) and ``?cursor=`` (the previous page's
+    ``next_cursor``); ``?agent=`` and ``?kind=`` (handle, scratch) filter."""
+    q = _query(request, ("cursor", "limit", "agent", "kind"))
+    limit = _int(q.get("limit", str(DEFAULT_PAGE)), "limit")
+    if not 1 <= limit <= MAX_PAGE:
+        raise InvalidArgument(f"limit must be 1 to {MAX_PAGE}: {limit}")
+    agent = checks.check_agent_id(q["agent"]) if "agent" in q else None
+    kind = q.get("kind")
+    if kind not in (None, "handle", "scratch"):
+        raise InvalidArgument(f"kind must be handle or scratch: {checks.shorten(kind)}")
+    store = _store(request)
+    now = store.now()
+    entries = sorted((e for e in store.list_entries_for_run(run)
+                      if (agent is None or e.agent_id == agent) and (kind is None or e.kind == kind)), key=_sort_key)
+    if "cursor" in q:
+        after = _decode_cursor(q["cursor"])
+        entries = [e for e in entries if _sort_key(e) > after]
+    page = entries[:limit]
+    more = len(entries) > limit
+    return {"run_id": run, "now": now, "count": len(page), "remaining": len(entries) - len(page),
+            "next_cursor": _encode_cursor(page[-1]) if more else None,
+            "entries": [entry_dict(e, now) for e in page]}
+
+
+def _find(store: ScratchStore, run: str, agent: str, kind: str, key: str) -> Entry:
+    for e in store.scope(run, agent).list_entries():
+        if e.kind == kind and e.key == key:
+            return e
+    what = "handle" if kind == "handle" else "key"
+    raise NotFound(f"no live {what} {checks.shorten(key)} in run {checks.shorten(run)}, agent {checks.shorten(agent)}")
+
+
+def handle_meta(request: Request, run: str, agent: str, handle: str) -> dict[str, Any]:
+    """One spilled entry's metadata."""
+    _query(request, ())
+    store = _store(request)
+    return entry_dict(_find(store, run, agent, "handle", handle), store.now())
+
+
+_READ_INTS = ("offset", "length", "line", "lines", "context", "max_matches")
+
+
+def handle_read(request: Request, run: str, agent: str, handle: str) -> dict[str, Any]:
+    """A range, line or search read of a spilled entry: the ``read_handle`` tool's arguments as query parameters, its
+    result object as the body (:mod:`scratchfs.api.contract`)."""
+    q = _query(request, (*_READ_INTS, "match", "pattern", "ignore_case"))
+    args: dict[str, Any] = {"handle": handle}
+    for name, value in q.items():
+        if name in _READ_INTS:
+            args[name] = _int(value, name)
+        elif name == "ignore_case":
+            args[name] = _bool(value, name)
+        else:
+            args[name] = value
+    return ScratchTools(_store(request).scope(run, agent)).call("read_handle", args)
+
+
+def handle_tree(request: Request, run: str, agent: str, handle: str) -> dict[str, Any]:
+    """One node of a spilled JSON document (``?path=`` a JSON pointer, ``?offset=``, ``?limit=``)."""
+    q = _query(request, ("path", "offset", "limit"))
+    store = _store(request)
+    _find(store, run, agent, "handle", handle)
+    return structure.json_tree(store.scope(run, agent), handle, q.get("path", ""), _int(q.get("offset", "0"), "offset"),
+                               _int(q.get("limit", "200"), "limit"))
+
+
+def handle_table(request: Request, run: str, agent: str, handle: str) -> dict[str, Any]:
+    """A page of rows of a spilled CSV entry (``?row=``, ``?rows=``)."""
+    q = _query(request, ("row", "rows"))
+    store = _store(request)
+    _find(store, run, agent, "handle", handle)
+    return structure.csv_table(store.scope(run, agent), handle, _int(q.get("row", "0"), "row"),
+                               _int(q.get("rows", "100"), "rows"))
+
+
+def handle_text(request: Request, run: str, agent: str, handle: str) -> dict[str, Any]:
+    """A page of the text of a spilled HTML entry (``?offset=``, ``?length=``, in characters)."""
+    q = _query(request, ("offset", "length"))
+    store = _store(request)
+    _find(store, run, agent, "handle", handle)
+    return structure.html_text(store.scope(run, agent), handle, _int(q.get("offset", "0"), "offset"),
+                               _int(q.get("length", str(structure.MAX_TEXT_CHARS)), "length"))
+
+
+def scratch_meta(request: Request, run: str, agent: str) -> dict[str, Any]:
+    """One scratchpad entry's metadata (``?key=``)."""
+    q = _query(request, ("key",))
+    key = checks.check_key(q.get("key"))
+    store = _store(request)
+    return entry_dict(_find(store, run, agent, "scratch", key), store.now())
+
+
+def scratch_read(request: Request, run: str, agent: str) -> dict[str, Any]:
+    """A range of a scratchpad value (``?key=``, ``?offset=``, ``?length=``): the ``scratch_read`` tool's result."""
+    q = _query(request, ("key", "offset", "length"))
+    args: dict[str, Any] = {"key": q.get("key")}
+    for name in ("offset", "length"):
+        if name in q:
+            args[name] = _int(q[name], name)
+    return ScratchTools(_store(request).scope(run, agent)).call("scratch_read", args)
+
+
+# -- inspector --------------------------------------------------------------------------------------------------------
+
+def stats_view(request: Request) -> dict[str, Any]:
+    """Per run and agent: entries, bytes, oldest entry, entries expiring within ``?soon=`` seconds (300)."""
+    q = _query(request, ("run", "soon"))
+    soon = float(_int(q.get("soon", str(int(DEFAULT_SOON))), "soon"))
+    if soon < 0:
+        raise InvalidArgument(f"soon must not be negative: {soon}")
+    store = _store(request)
+    now = store.now()
+    entries = store.list_entries_for_run(checks.check_run_id(q["run"])) if "run" in q else store.list_entries()
+    return {"now": now, "soon": soon, "scopes": [s.to_dict() for s in stats(entries, now, soon)]}
+
+
+def fsck_view(request: Request) -> dict[str, Any]:
+    """The fsck report (never repairs): ``?deep=false`` checks seek tables and sizes only. Paths are relative to the
+    root."""
+    q = _query(request, ("deep",))
+    store = _store(request)
+    report = fsck(store, deep=_bool(q.get("deep", "true"), "deep")).to_dict()
+    root = str(store.root)
+    for problem in report["problems"]:
+        problem["path"] = os.path.relpath(problem["path"], root)
+    return report
+
+
+# -- deletes (only with --allow-delete) -------------------------------------------------------------------------------
+
+def _allowed(request: Request) -> None:
+    if not request.app.state.allow_delete:
+        raise Forbidden("this server is read-only: start it with --allow-delete to delete")
+
+
+def delete_run(request: Request, run: str) -> dict[str, Any]:
+    """Delete every entry of a run."""
+    _query(request, ())
+    _allowed(request)
+    return {"run_id": run, "deleted": _store(request).delete_run(run)}
+
+
+def delete_agent(request: Request, run: str, agent: str) -> dict[str, Any]:
+    """Delete every entry of one agent of a run."""
+    _query(request, ())
+    _allowed(request)
+    return {"run_id": run, "agent_id": agent, "deleted": _store(request).delete_agent(run, agent)}
+
+
+def delete_handle(request: Request, run: str, agent: str, handle: str) -> dict[str, Any]:
+    """Delete one spilled entry (its row, then its blob file, as ``scratch_delete`` does for a key)."""
+    _query(request, ())
+    _allowed(request)
+    return {"handle": handle, "deleted": _delete_entry(_store(request).scope(run, agent), "handle", handle)}
+
+
+def delete_scratch(request: Request, run: str, agent: str) -> dict[str, Any]:
+    """Delete one scratchpad entry (``?key=``)."""
+    q = _query(request, ("key",))
+    _allowed(request)
+    key = checks.check_key(q.get("key"))
+    return {"key": key, "deleted": _delete_entry(_store(request).scope(run, agent), "scratch", key)}
+
+
+def _delete_entry(scope: Scope, kind: str, key: str) -> bool:
+    if kind == "scratch":
+        return scope.scratch_delete(key)
+    store = scope.store  # no Scope method deletes a handle yet: the same two steps as Scope.scratch_delete
+    live, blob = store.index.delete_key(scope.run_id, scope.agent_id, kind, key, store.now())
+    if blob is not None:
+        store.blobs.unlink(scope.run_id, scope.agent_id, blob)
+    return live
+
+
+__all__ = ["DEFAULT_PAGE", "MAX_PAGE", "STATUS_OF_KIND", "Forbidden", "endpoint", "entry_dict", "error_response"]

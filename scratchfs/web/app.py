@@ -1,0 +1,100 @@
+"""The web inspector as one ASGI application: :func:`create_app` assembles the routes of the JSON API
+(:mod:`scratchfs.web.api`), its OpenAPI description (:mod:`scratchfs.web.openapi`) and the page
+(:mod:`scratchfs.web.page`) behind the guard (:mod:`scratchfs.web.security`).
+
+Framework: Starlette (a small, well-kept ASGI toolkit by the authors of uvicorn and httpx, BSD-licensed, typed;
+routing, requests and responses, a thread pool for blocking handlers, and a test client) -- enough for a JSON API and
+a page, without the weight of a full framework. :mod:`scratchfs.cli.serve` runs the app under uvicorn.
+
+Routes are listed one by one (there is no static-file mount and no catch-all): a path that is not one of them is a
+JSON 404 under ``/api/`` and a plain-text 404 elsewhere; a method not allowed is a 405.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from scratchfs.api.store import ScratchStore
+from scratchfs.web import api, page
+from scratchfs.web.openapi import openapi
+from scratchfs.web.security import Guard
+
+
+def _http_error(request: Request, exc: Exception) -> Response:
+    status = exc.status_code if isinstance(exc, HTTPException) else 500
+    kind = {404: "not found", 405: "method not allowed"}.get(status, "error")
+    message = "no such route" if status == 404 else str(getattr(exc, "detail", "error"))
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"error": {"kind": kind, "message": message}}, status_code=status,
+                            headers=getattr(exc, "headers", None))
+    return PlainTextResponse(f"{status} {kind}: {message}\n", status_code=status,
+                             headers=getattr(exc, "headers", None))
+
+
+def _openapi(request: Request) -> JSONResponse:
+    return JSONResponse(openapi())
+
+
+def _no_icon(request: Request) -> Response:
+    return Response(status_code=204)
+
+
+def routes() -> list[Route]:
+    """Every route of the app."""
+    h = "/api/runs/{run}/agents/{agent}/handles/{handle}"
+    s = "/api/runs/{run}/agents/{agent}/scratchpad"
+    get, post = ["GET"], ["POST"]
+    return [
+        Route("/", page.runs_page, methods=get),
+        Route("/runs/{run}", page.run_page, methods=get),
+        Route("/runs/{run}/agents/{agent}/handles/{handle}", page.handle_page, methods=get),
+        Route("/runs/{run}/agents/{agent}/scratchpad", page.scratch_page, methods=get),
+        Route("/static/{name:str}", page.asset, methods=get),
+        Route("/favicon.ico", _no_icon, methods=get),
+        Route("/api/openapi.json", _openapi, methods=get),
+        Route("/api/runs", api.endpoint(api.list_runs), methods=get),
+        Route("/api/runs/{run}/scratch", api.endpoint(api.run_entries), methods=get),
+        Route(h, api.endpoint(api.handle_meta), methods=get),
+        Route(h + "/read", api.endpoint(api.handle_read), methods=get),
+        Route(h + "/tree", api.endpoint(api.handle_tree), methods=get),
+        Route(h + "/table", api.endpoint(api.handle_table), methods=get),
+        Route(h + "/text", api.endpoint(api.handle_text), methods=get),
+        Route(s, api.endpoint(api.scratch_meta), methods=get),
+        Route(s + "/read", api.endpoint(api.scratch_read), methods=get),
+        Route("/api/stats", api.endpoint(api.stats_view), methods=get),
+        Route("/api/fsck", api.endpoint(api.fsck_view), methods=get),
+        Route("/api/runs/{run}/delete", api.endpoint(api.delete_run), methods=post),
+        Route("/api/runs/{run}/agents/{agent}/delete", api.endpoint(api.delete_agent), methods=post),
+        Route(h + "/delete", api.endpoint(api.delete_handle), methods=post),
+        Route(s + "/delete", api.endpoint(api.delete_scratch), methods=post),
+    ]
+
+
+def create_app(store: ScratchStore, token: str, *, allow_delete: bool = False) -> Any:
+    """The inspector's ASGI app over ``store``, guarded by the access ``token``.
+
+    Args:
+        store: the open store to inspect (the caller closes it).
+        token: the access token every request must carry (see :mod:`scratchfs.web.security`).
+        allow_delete: serve the delete routes (POST); without it they answer 403.
+
+    Returns:
+        An ASGI application (the :class:`~scratchfs.web.security.Guard` around a Starlette app).
+
+    Raises:
+        ValueError: an empty token.
+    """
+    app = Starlette(routes=routes(), exception_handlers={HTTPException: _http_error, Exception: _http_error})
+    app.state.store = store
+    app.state.token = token
+    app.state.allow_delete = bool(allow_delete)
+    return Guard(app, token)
+
+
+__all__ = ["create_app", "routes"]

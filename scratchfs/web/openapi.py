@@ -1,0 +1,179 @@
+"""The OpenAPI 3.1 description of the web inspector's JSON API (served at ``/api/openapi.json``).
+
+Written out here rather than generated, so that it states exactly what :mod:`scratchfs.web.api` accepts and
+returns; ``tests/test_web_api.py`` runs ``schemathesis`` against it (responses checked against these schemas).
+Read results follow the model-facing contract of :mod:`scratchfs.api.contract`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scratchfs.foundation.limits import (
+    MAX_CONTEXT_BYTES,
+    MAX_ID_BYTES,
+    MAX_KEY_BYTES,
+    MAX_LINES,
+    MAX_MATCHES,
+    MAX_READ_BYTES,
+)
+from scratchfs.web.api import MAX_PAGE
+from scratchfs.web.structure import MAX_CHILDREN, MAX_ROWS, MAX_TEXT_CHARS
+
+_ID = {"type": "string", "minLength": 1, "maxLength": MAX_ID_BYTES, "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f/]+$"}
+_INT = {"type": "integer"}
+_NUM = {"type": "number"}
+_STR = {"type": "string"}
+_NULLABLE_INT = {"type": ["integer", "null"]}
+
+
+def _obj(required: dict[str, Any], optional: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"type": "object", "required": sorted(required), "properties": {**required, **(optional or {})}}
+
+
+def _path(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"name": name, "in": "path", "required": True, "schema": schema, "description": description}
+
+
+def _q(name: str, schema: dict[str, Any], description: str, required: bool = False) -> dict[str, Any]:
+    return {"name": name, "in": "query", "required": required, "schema": schema, "description": description}
+
+
+ERROR = _obj({"error": _obj({"kind": _STR, "message": _STR}, {"resume_offset": _INT})})
+ENTRY = _obj({
+    "kind": {"enum": ["handle", "scratch"]}, "run_id": _STR, "agent_id": _STR, "key": _STR, "size": _INT,
+    "stored_size": _INT, "frames": _INT, "lines": _INT, "preview": _STR, "source_tool": {"type": ["string", "null"]},
+    "content_type": {"type": ["string", "null"]}, "shape": {"type": ["string", "null"]}, "created_at": _NUM,
+    "expires_at": _NUM, "ttl": _NUM, "expires_in": _NUM, "ratio": {"type": ["number", "null"]},
+})
+_COUNTS = {"entries": _INT, "handles": _INT, "scratch": _INT, "bytes_in": _INT, "bytes_on_disk": _INT,
+           "next_expiry": _NUM, "next_expiry_in": _NUM}
+RUNS = _obj({"now": _NUM, "runs": {"type": "array", "items": _obj({
+    "run_id": _STR, "last_write": _NUM, **_COUNTS,
+    "agents": {"type": "array", "items": _obj({"agent_id": _STR, **_COUNTS})}})}})
+PAGE = _obj({"run_id": _STR, "now": _NUM, "count": _INT, "remaining": _INT,
+             "next_cursor": {"type": ["string", "null"]}, "entries": {"type": "array", "items": ENTRY}})
+_PIECE = {"offset": _INT, "length": _INT, "size": _INT, "next_offset": _NULLABLE_INT, "remaining": _INT,
+          "next_call": {"type": ["string", "null"]}, "data": _STR}
+RANGE = _obj({"handle": _STR, **_PIECE}, {"encoding": {"const": "base64"}})
+LINES = _obj({"handle": _STR, **_PIECE, "first_line": _INT, "lines": _INT, "total_lines": _INT,
+              "next_line": _NULLABLE_INT, "cut": {"type": "boolean"}}, {"encoding": {"const": "base64"}})
+WINDOW = _obj({"match_offset": _INT, "line": _INT, "offset": _INT, "length": _INT, "data": _STR,
+               "matches": {"type": "array", "items": _obj({"offset": _INT, "length": _INT, "line": _INT})}},
+              {"encoding": {"const": "base64"}})
+SEARCH = _obj({"handle": _STR, "size": _INT, "next_offset": _NULLABLE_INT, "more": {"type": "boolean"},
+               "remaining": _INT, "next_call": {"type": ["string", "null"]},
+               "windows": {"type": "array", "items": WINDOW}},
+              {"match": _STR, "pattern": _STR, "ignore_case": {"type": "boolean"}})
+SCRATCH_READ = _obj({"key": _STR, **_PIECE}, {"encoding": {"const": "base64"}})
+TREE = _obj({"handle": _STR, "path": _STR, "type": _STR, "count": _INT, "offset": _INT,
+             "next_offset": _NULLABLE_INT,
+             "children": {"type": "array", "items": _obj({"key": {"type": ["string", "integer"]}, "path": _STR,
+                                                          "type": _STR}, {"count": _INT, "value": {}, "text": _STR,
+                                                                          "cut": {"type": "boolean"}})}},
+            {"value": {}})
+TABLE = _obj({"handle": _STR, "columns": {"type": "array", "items": _STR}, "row": _INT,
+              "rows": {"type": "array", "items": {"type": "array", "items": _STR}}, "total_rows": _INT,
+              "next_row": _NULLABLE_INT, "partial": {"type": "boolean"}})
+TEXT = _obj({"handle": _STR, "offset": _INT, "length": _INT, "size": _INT, "next_offset": _NULLABLE_INT,
+             "partial": {"type": "boolean"}, "data": _STR})
+STATS = _obj({"now": _NUM, "soon": _NUM, "scopes": {"type": "array", "items": _obj({
+    "run_id": _STR, "agent_id": _STR, "entries": _INT, "handles": _INT, "scratch": _INT, "bytes_in": _INT,
+    "bytes_on_disk": _INT, "oldest": _NUM, "oldest_age": _NUM, "expiring_soon": _INT, "next_expiry": _NUM})}})
+FSCK = _obj({"entries_checked": _INT, "files_checked": _INT, "bytes_checked": _INT, "index": _STR, "missing": _INT,
+             "corrupt": _INT, "orphaned": _INT, "repaired": _INT, "clean": {"type": "boolean"},
+             "problems": {"type": "array", "items": _obj({
+                 "kind": _STR, "run_id": _STR, "agent_id": _STR, "key": {"type": ["string", "null"]}, "path": _STR,
+                 "detail": _STR, "repaired": {"type": "boolean"}})}})
+DELETED = {"type": "object", "required": ["deleted"], "properties": {"deleted": {"type": ["integer", "boolean"]}}}
+
+RUN = _path("run", _ID, "A run id (1-256 UTF-8 bytes, no control characters).")
+AGENT = _path("agent", _ID, "An agent id (1-256 UTF-8 bytes, no control characters).")
+HANDLE = _path("handle", {"type": "string", "pattern": "^h_[a-z2-7]{24}$"}, "A handle: h_ and 24 base32 letters.")
+KEY = _q("key", {"type": "string", "minLength": 1, "maxLength": MAX_KEY_BYTES}, "A scratchpad key.", required=True)
+_NONNEG = {"type": "integer", "minimum": 0}
+
+
+def _op(summary: str, ok: dict[str, Any], params: list[dict[str, Any]], operation_id: str,
+        statuses: tuple[int, ...] = (400, 404, 500, 503)) -> dict[str, Any]:
+    responses: dict[str, Any] = {"200": {"description": "OK", "content": {"application/json": {"schema": ok}}}}
+    for status in (401, *statuses):
+        responses[str(status)] = {"description": "An error", "content": {"application/json": {"schema": ERROR}}}
+    return {"summary": summary, "operationId": operation_id, "parameters": params, "responses": responses}
+
+
+READ_PARAMS = [
+    _q("offset", _NONNEG, "Range: first byte. Search: where it starts (a previous next_offset)."),
+    _q("length", {"type": "integer", "minimum": 1, "maximum": MAX_READ_BYTES}, "Range: bytes to return."),
+    _q("line", {"type": "integer", "minimum": 1}, "Lines: first line (1-based)."),
+    _q("lines", {"type": "integer", "minimum": 1, "maximum": MAX_LINES}, "Lines: how many."),
+    _q("match", {"type": "string", "minLength": 1}, "Search for this exact text."),
+    _q("pattern", {"type": "string", "minLength": 1}, "Search for this regular expression (Python, over bytes)."),
+    _q("ignore_case", {"type": "boolean"}, "Search: ASCII letters regardless of case."),
+    _q("context", {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT_BYTES}, "Search: bytes each side."),
+    _q("max_matches", {"type": "integer", "minimum": 1, "maximum": MAX_MATCHES}, "Search: most matches."),
+]
+_H = "/api/runs/{run}/agents/{agent}/handles/{handle}"
+_S = "/api/runs/{run}/agents/{agent}/scratchpad"
+
+
+def _post(summary: str, params: list[dict[str, Any]], operation_id: str) -> dict[str, Any]:
+    return {"post": _op(summary + " (only with --allow-delete; needs the token and a CSRF header)", DELETED, params,
+                        operation_id, (400, 403, 404, 500, 503))}
+
+
+def openapi() -> dict[str, Any]:
+    """The OpenAPI 3.1 document (a fresh dict)."""
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "scratchfs web inspector", "version": "1",
+                 "description": "Every request needs the access token: Authorization: Bearer <token>, the cookie "
+                                "set by opening the printed URL, or ?token=. Sizes and offsets are bytes; *_in are "
+                                "seconds from now; *_at and next_expiry are epoch seconds."},
+        "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+        "security": [{"bearer": []}],
+        "paths": {
+            "/api/runs": {"get": _op("Runs with their agents, entry counts, bytes and next expiry", RUNS, [],
+                                     "listRuns")},
+            "/api/runs/{run}/scratch": {"get": _op("A run's live entries, oldest first, paged by cursor", PAGE, [
+                RUN, _q("cursor", _STR, "The previous page's next_cursor."),
+                _q("limit", {"type": "integer", "minimum": 1, "maximum": MAX_PAGE}, "Entries per page (100)."),
+                _q("agent", _ID, "Only this agent."), _q("kind", {"enum": ["handle", "scratch"]}, "Only this kind."),
+            ], "listRunEntries")},
+            _H: {"get": _op("One spilled entry's metadata", ENTRY, [RUN, AGENT, HANDLE], "getHandle")},
+            _H + "/read": {"get": _op("Read a spilled entry by range, lines or search (the read_handle contract)",
+                                      {"anyOf": [LINES, SEARCH, RANGE]}, [RUN, AGENT, HANDLE, *READ_PARAMS],
+                                      "readHandle")},
+            _H + "/tree": {"get": _op("One node of a spilled JSON document", TREE, [
+                RUN, AGENT, HANDLE, _q("path", _STR, "A JSON pointer (RFC 6901); empty for the root."),
+                _q("offset", _NONNEG, "First child to list."),
+                _q("limit", {"type": "integer", "minimum": 1, "maximum": MAX_CHILDREN}, "Children to list (200)."),
+            ], "getJsonTree")},
+            _H + "/table": {"get": _op("A page of rows of a spilled CSV entry", TABLE, [
+                RUN, AGENT, HANDLE, _q("row", _NONNEG, "First data row (0-based)."),
+                _q("rows", {"type": "integer", "minimum": 1, "maximum": MAX_ROWS}, "Rows (100)."),
+            ], "getCsvTable")},
+            _H + "/text": {"get": _op("A page of the text of a spilled HTML entry (characters)", TEXT, [
+                RUN, AGENT, HANDLE, _q("offset", _NONNEG, "First character."),
+                _q("length", {"type": "integer", "minimum": 1, "maximum": MAX_TEXT_CHARS}, "Characters."),
+            ], "getHtmlText")},
+            _S: {"get": _op("One scratchpad entry's metadata", ENTRY, [RUN, AGENT, KEY], "getScratch")},
+            _S + "/read": {"get": _op("A range of a scratchpad value (the scratch_read contract)", SCRATCH_READ, [
+                RUN, AGENT, KEY, _q("offset", _NONNEG, "First byte."),
+                _q("length", {"type": "integer", "minimum": 1}, "Bytes (at most 65,536 are returned)."),
+            ], "readScratch")},
+            "/api/stats": {"get": _op("Per run and agent: entries, bytes, oldest, expiring soon", STATS, [
+                _q("run", _ID, "Only this run."), _q("soon", _NONNEG, "Seconds (300)."),
+            ], "getStats")},
+            "/api/fsck": {"get": _op("Index against blob files (never repairs)", FSCK, [
+                _q("deep", {"type": "boolean"}, "Decompress and verify every frame (true)."),
+            ], "getFsck")},
+            "/api/runs/{run}/delete": _post("Delete a run", [RUN], "deleteRun"),
+            "/api/runs/{run}/agents/{agent}/delete": _post("Delete an agent of a run", [RUN, AGENT], "deleteAgent"),
+            _H + "/delete": _post("Delete a spilled entry", [RUN, AGENT, HANDLE], "deleteHandle"),
+            _S + "/delete": _post("Delete a scratchpad entry", [RUN, AGENT, KEY], "deleteScratch"),
+        },
+    }
+
+
+__all__ = ["openapi"]

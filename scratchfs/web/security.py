@@ -1,0 +1,194 @@
+"""The web inspector's guard: the access token, the token cookie, CSRF checks and the security headers of every
+response, as one pure ASGI middleware (:class:`Guard`) in front of the whole app.
+
+* Every request needs the access token, also on loopback: as ``Authorization: Bearer <token>``, as the cookie this
+  guard sets, or as ``?token=`` in the URL (the URL printed at start, as Jupyter does). A page opened with
+  ``?token=`` is redirected (303) to the same URL without it, with the token moved into a cookie (``HttpOnly``,
+  ``SameSite=Strict``, ``Path=/``; its name carries the port, since cookies are not kept apart by port), so the
+  token stays out of later URLs, the history and ``Referer`` headers. A request without a valid token gets 401.
+  Tokens are compared in constant time (:func:`hmac.compare_digest`).
+* Requests that change state (every method but GET and HEAD) also need proof that they come from the page or from a
+  script that holds the token, never from another site riding on the cookie: an ``Authorization: Bearer`` header,
+  or the cookie together with an ``X-Scratchfs-Csrf`` header equal to :func:`csrf_token` (which the page reads
+  from its own HTML; another origin cannot read the page, and cannot set a custom header on a cross-site request
+  without a CORS preflight, which this app never grants). A request whose ``Origin`` or ``Sec-Fetch-Site`` says it
+  comes from another site is refused (403) whatever it carries.
+* Every response, errors included, carries :data:`SECURITY_HEADERS`: a ``Content-Security-Policy`` that allows
+  scripts, styles and fetches from this origin only (no inline script or style, no frames, no forms, no plugins),
+  ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer``, ``X-Frame-Options: DENY`` and
+  ``Cache-Control: no-store``.
+
+The policy follows the OWASP cheat sheets "Cross-Site Request Forgery Prevention" (custom request headers, Fetch
+Metadata) and "Content Security Policy".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+from collections.abc import Awaitable, Callable, MutableMapping
+from http.cookies import SimpleCookie
+from typing import Any
+from urllib.parse import parse_qsl, quote, urlencode
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+       "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+"""The ``Content-Security-Policy`` of every response."""
+SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
+    (b"content-security-policy", CSP.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+    (b"cache-control", b"no-store"),
+    (b"cross-origin-resource-policy", b"same-origin"),
+)
+"""Headers added to every response (lower-case names, as ASGI sends them)."""
+CSRF_HEADER = "x-scratchfs-csrf"
+"""The request header that carries :func:`csrf_token` on a state-changing request from the page."""
+TOKEN_PARAM = "token"
+"""The query parameter that may carry the access token."""
+_SAFE_METHODS = frozenset({"GET", "HEAD"})
+
+
+def new_access_token() -> str:
+    """A fresh random access token: 32 URL-safe characters from 192 bits of :mod:`secrets` randomness."""
+    return secrets.token_urlsafe(24)
+
+
+def csrf_token(token: str) -> str:
+    """The CSRF token that goes with an access token: ``HMAC-SHA256(token, "scratchfs csrf")``, hex, 64 characters.
+    It grants nothing alone (reads need the access token too), and reveals nothing about the access token."""
+    return hmac.new(token.encode(), b"scratchfs csrf", hashlib.sha256).hexdigest()
+
+
+def cookie_name(port: int | None) -> str:
+    """The name of the token cookie for a server on ``port`` (cookies are shared between the ports of a host)."""
+    return f"scratchfs_token_{port or 0}"
+
+
+def _same(supplied: str | None, expected: str) -> bool:
+    return supplied is not None and hmac.compare_digest(supplied.encode("utf-8", "replace"), expected.encode())
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for name, value in scope.get("headers", []):
+        out.setdefault(name.decode("latin-1").lower(), value.decode("latin-1"))
+    return out
+
+
+def _port(scope: Scope) -> int | None:
+    server = scope.get("server")
+    return server[1] if server else None
+
+
+class Guard:
+    """ASGI middleware: the token check, the token cookie, the CSRF check and the security headers (see the module
+    docstring).
+
+    Args:
+        app: the application behind the guard.
+        token: the access token (any non-empty text).
+    """
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        if not token:
+            raise ValueError("the access token must not be empty")
+        self.app = app
+        self.token = token
+        self.csrf = csrf_token(token)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":  # the app has no websocket route: refuse before anything else
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        if scope["type"] != "http":  # lifespan
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                names = {name.lower() for name, _ in message.get("headers", [])}
+                extra = [(n, v) for n, v in SECURITY_HEADERS if n not in names]
+                message["headers"] = [*message.get("headers", []), *extra]
+            await send(message)
+
+        headers = _headers(scope)
+        query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+        from_query = next((v for k, v in query if k == TOKEN_PARAM), None)
+        bearer = headers.get("authorization", "")
+        bearer = bearer[7:].strip() if bearer[:7].lower() == "bearer " else None
+        cookie = SimpleCookie()
+        try:
+            cookie.load(headers.get("cookie", ""))
+        except Exception:  # a malformed cookie header is no token
+            cookie = SimpleCookie()
+        morsel = cookie.get(cookie_name(_port(scope)))
+        from_cookie = morsel.value if morsel is not None else None
+        if not any(_same(v, self.token) for v in (from_query, bearer, from_cookie)):
+            await _refuse(scope, send_with_headers, 401, "unauthorized",
+                          "the access token is missing or wrong: open the URL that `scratchfs serve` printed")
+            return
+        method = scope.get("method", "GET")
+        if method not in _SAFE_METHODS:
+            problem = self._csrf_problem(headers, bearer)
+            if problem:
+                await _refuse(scope, send_with_headers, 403, "forbidden", problem)
+                return
+        elif from_query is not None and not scope["path"].startswith("/api/"):
+            await _redirect_into_cookie(scope, send_with_headers, query, self.token)
+            return
+        await self.app(scope, receive, send_with_headers)
+
+    def _csrf_problem(self, headers: dict[str, str], bearer: str | None) -> str | None:
+        """Why a state-changing request is refused, or None."""
+        site = headers.get("sec-fetch-site")
+        if site is not None and site not in ("same-origin", "none"):
+            return f"a cross-site request ({site}) may not change anything"
+        origin = headers.get("origin")
+        if origin is not None and origin.split("://", 1)[-1] != headers.get("host"):
+            return "a request from another origin may not change anything"
+        if _same(bearer, self.token) or _same(headers.get(CSRF_HEADER), self.csrf):
+            return None
+        return f"a request that changes something needs an Authorization: Bearer header or {CSRF_HEADER}"
+
+
+async def _refuse(scope: Scope, send: Send, status: int, kind: str, message: str) -> None:
+    if scope["path"].startswith("/api/"):
+        body = json.dumps({"error": {"kind": kind, "message": message}}).encode()
+        ctype = b"application/json"
+    else:
+        body = f"{status} {kind}: {message}\n".encode()
+        ctype = b"text/plain; charset=utf-8"
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", ctype), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _redirect_into_cookie(scope: Scope, send: Send, query: list[tuple[str, str]], token: str) -> None:
+    rest = urlencode([(k, v) for k, v in query if k != TOKEN_PARAM])
+    path = quote(scope.get("root_path", "") + scope["path"])
+    location = path + (f"?{rest}" if rest else "")
+    cookie = SimpleCookie()
+    name = cookie_name(_port(scope))
+    cookie[name] = token
+    cookie[name]["httponly"] = True
+    cookie[name]["samesite"] = "Strict"
+    cookie[name]["path"] = "/"
+    header = cookie[name].OutputString()
+    await send({"type": "http.response.start", "status": 303,
+                "headers": [(b"location", location.encode("utf-8")), (b"set-cookie", header.encode("latin-1")),
+                            (b"content-length", b"0")]})
+    await send({"type": "http.response.body", "body": b""})
+
+
+__all__ = ["CSP", "CSRF_HEADER", "SECURITY_HEADERS", "TOKEN_PARAM", "Guard", "cookie_name", "csrf_token",
+           "new_access_token"]

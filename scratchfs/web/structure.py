@@ -1,0 +1,294 @@
+"""Structure views of one spilled entry for the web inspector: a JSON tree, expanded one node at a time, and a CSV
+table, paged by rows. Both parse on the server from a bounded read of the entry.
+
+* The content is read through :meth:`scratchfs.api.scope.Scope.read_range` in 64 KiB ranges, at most
+  :data:`MAX_STRUCTURE_BYTES` bytes: a JSON document larger than that gets no tree (``InvalidArgument``; its lines,
+  ranges and searches still work), a larger CSV is tabled from its first :data:`MAX_STRUCTURE_BYTES` bytes (cut
+  after the last whole line; ``partial`` says so).
+* JSON is parsed by the standard library's :mod:`json` (RFC 8259; ``NaN`` and ``Infinity`` are refused, since they are
+  not JSON); nodes are addressed by JSON Pointer (RFC 6901: ``""`` the root, ``/a/0/b``, ``~0`` for ``~`` and ``~1``
+  for ``/``). A node's children are listed in pages of at most :data:`MAX_CHILDREN`; a scalar child carries its
+  value, a string cut to :data:`MAX_STRING_CHARS` characters (``cut`` says so).
+* CSV is parsed by :mod:`csv` (RFC 4180 quoting; the delimiter -- comma, tab, semicolon or bar -- picked by
+  :class:`csv.Sniffer` from the first 64 KiB, a comma when it cannot tell); rows are returned in pages of at most
+  :data:`MAX_ROWS`, cells cut to :data:`MAX_CELL_CHARS` characters.
+
+* HTML is reduced to its text by the standard library's :class:`html.parser.HTMLParser` (HTML5 character references
+  decoded; the contents of ``script``, ``style``, ``template`` and ``noscript`` dropped; white space squeezed to one
+  space outside ``pre``; a line break around each block element, blank lines dropped), returned in pages of at
+  most :data:`MAX_TEXT_CHARS` characters.
+
+Parsed documents are kept in a small cache (:data:`CACHE_DOCUMENTS` of them, by run, agent and handle: a handle's
+content never changes), so expanding a tree does not parse the document again.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import threading
+from collections import OrderedDict
+from html.parser import HTMLParser
+from typing import Any
+
+from scratchfs.api.scope import Scope
+from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.limits import MAX_READ_BYTES
+
+MAX_STRUCTURE_BYTES = 4 * 1024 * 1024
+"""Most content bytes parsed for a structure view."""
+MAX_CHILDREN = 500
+"""Most children of a JSON node listed per request."""
+MAX_STRING_CHARS = 300
+"""Longest string value shown in a JSON tree, in characters."""
+MAX_ROWS = 500
+"""Most CSV rows returned per request."""
+MAX_CELL_CHARS = 1000
+"""Longest CSV cell returned, in characters."""
+MAX_TEXT_CHARS = 65536
+"""Most characters of an HTML entry's text returned per request."""
+CACHE_DOCUMENTS = 4
+"""Parsed documents kept in memory."""
+
+_cache: OrderedDict[tuple[str, str, str, str], Any] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def read_bounded(scope: Scope, handle: str, limit: int = MAX_STRUCTURE_BYTES) -> tuple[bytes, int]:
+    """The first ``limit`` bytes of a spilled entry and its full size in bytes.
+
+    Raises:
+        InvalidArgument: a bad handle. NotFound: no live entry. CorruptBlob, StoreBusy, StorageError: from the store.
+    """
+    first = scope.read_range(handle, 0, MAX_READ_BYTES)
+    parts, size, at = [first.data], first.size, len(first.data)
+    while at < min(size, limit):
+        piece = scope.read_range(handle, at, min(MAX_READ_BYTES, limit - at))
+        if not piece.data:
+            break
+        parts.append(piece.data)
+        at += len(piece.data)
+    return b"".join(parts)[:limit], size
+
+
+def _cached(scope: Scope, handle: str, view: str, parse: Any) -> Any:
+    key = (scope.run_id, scope.agent_id, handle, view)
+    with _cache_lock:
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
+    value = parse()
+    with _cache_lock:
+        _cache[key] = value
+        while len(_cache) > CACHE_DOCUMENTS:
+            _cache.popitem(last=False)
+    return value
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _parse_json(scope: Scope, handle: str) -> Any:
+    data, size = read_bounded(scope, handle)
+    if size > MAX_STRUCTURE_BYTES:
+        raise InvalidArgument(f"the entry is {size:,} bytes, more than the {MAX_STRUCTURE_BYTES:,} a JSON tree "
+                              "parses; read it by lines or search it")
+    try:
+        return json.loads(data.decode("utf-8-sig"), parse_constant=_refuse_constant)
+    except UnicodeDecodeError:
+        raise InvalidArgument("the entry is not UTF-8 text, so not JSON") from None
+    except ValueError as exc:
+        raise InvalidArgument(f"the entry is not JSON: {exc}") from None
+    except RecursionError:
+        raise InvalidArgument("the entry's JSON is nested too deeply to show as a tree") from None
+
+
+def _type(value: Any) -> str:
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    if value is None:
+        return "null"
+    return "number"
+
+
+def _escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def resolve(document: Any, pointer: str) -> Any:
+    """The node of ``document`` at JSON Pointer ``pointer`` (RFC 6901).
+
+    Raises:
+        InvalidArgument: a malformed pointer, or one that names no node.
+    """
+    if pointer == "":
+        return document
+    if not pointer.startswith("/"):
+        raise InvalidArgument(f"a JSON pointer starts with '/' (or is empty for the root): {pointer[:80]!r}")
+    node = document
+    for raw in pointer[1:].split("/"):
+        part = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and (part == "0" or not part.startswith("0")) \
+                and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            raise InvalidArgument(f"no node at JSON pointer {pointer[:200]!r}")
+    return node
+
+
+def _child(key: str | int, pointer: str, value: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"key": key, "path": f"{pointer}/{_escape(str(key))}", "type": _type(value)}
+    if isinstance(value, (dict, list)):
+        out["count"] = len(value)
+    elif isinstance(value, str) and len(value) > MAX_STRING_CHARS:
+        out["value"], out["cut"] = value[:MAX_STRING_CHARS], True
+    elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2**53:
+        out["value"], out["text"] = value, str(value)  # the page shows the text: a JavaScript number would round it
+    else:
+        out["value"] = value
+    return out
+
+
+def json_tree(scope: Scope, handle: str, pointer: str = "", offset: int = 0, limit: int = 200) -> dict[str, Any]:
+    """One node of a spilled JSON document: ``{handle, path, type, count, offset, children: [{key, path, type,
+    count | value, cut?, text?}], next_offset}`` (``count``: children of an object or array; ``text``: the
+    decimal digits of an integer beyond 2**53, which a JavaScript number would round; ``next_offset``: the child index
+    to list next, ``null`` when all were listed).
+
+    Raises:
+        InvalidArgument: not JSON, larger than :data:`MAX_STRUCTURE_BYTES`, a bad pointer, offset or limit.
+        NotFound, CorruptBlob, StoreBusy, StorageError: from the store.
+    """
+    if not 1 <= limit <= MAX_CHILDREN:
+        raise InvalidArgument(f"limit must be 1 to {MAX_CHILDREN}: {limit}")
+    if offset < 0:
+        raise InvalidArgument(f"offset must not be negative: {offset}")
+    document = _cached(scope, handle, "json", lambda: _parse_json(scope, handle))
+    node = resolve(document, pointer)
+    result: dict[str, Any] = {"handle": handle, "path": pointer, "type": _type(node)}
+    if isinstance(node, dict):
+        items: list[tuple[str | int, Any]] = list(node.items())[offset : offset + limit]
+    elif isinstance(node, list):
+        items = list(enumerate(node[offset : offset + limit], start=offset))
+    else:
+        result["value"] = _child("", pointer, node).get("value")
+        return {**result, "count": 0, "offset": 0, "children": [], "next_offset": None}
+    end = offset + len(items)
+    return {**result, "count": len(node), "offset": offset,
+            "children": [_child(key, pointer, value) for key, value in items],
+            "next_offset": end if end < len(node) else None}
+
+
+def _parse_csv(scope: Scope, handle: str) -> tuple[list[list[str]], bool]:
+    data, size = read_bounded(scope, handle)
+    partial = size > len(data)
+    if partial:
+        data = data[: data.rfind(b"\n") + 1]
+    text = data.decode("utf-8-sig", "replace")
+    try:
+        dialect: Any = csv.Sniffer().sniff(text[:65536], delimiters=",\t;|")
+    except csv.Error:
+        dialect = csv.excel
+    try:
+        rows = [[cell[:MAX_CELL_CHARS] for cell in row] for row in csv.reader(io.StringIO(text, newline=""), dialect)]
+    except csv.Error as exc:
+        raise InvalidArgument(f"the entry is not CSV: {exc}") from None
+    return rows, partial
+
+
+def csv_table(scope: Scope, handle: str, row: int = 0, rows: int = 100) -> dict[str, Any]:
+    """A page of a spilled CSV (or TSV) entry: ``{handle, columns, row, rows: [[cell, ...]], total_rows,
+    next_row, partial}``. ``columns`` is the first record; ``row`` counts data records from 0 (after it);
+    ``total_rows`` counts the data records parsed; ``partial``: the entry is larger than
+    :data:`MAX_STRUCTURE_BYTES` and only its first records were parsed.
+
+    Raises:
+        InvalidArgument: not CSV, a bad row or rows. NotFound, CorruptBlob, StoreBusy, StorageError: from the store.
+    """
+    if not 1 <= rows <= MAX_ROWS:
+        raise InvalidArgument(f"rows must be 1 to {MAX_ROWS}: {rows}")
+    if row < 0:
+        raise InvalidArgument(f"row must not be negative: {row}")
+    records, partial = _cached(scope, handle, "csv", lambda: _parse_csv(scope, handle))
+    body = records[1:]
+    page = body[row : row + rows]
+    end = row + len(page)
+    return {"handle": handle, "columns": records[0] if records else [], "row": row, "rows": page,
+            "total_rows": len(body), "next_row": end if end < len(body) else None, "partial": partial}
+
+
+_HIDDEN = frozenset({"script", "style", "template", "noscript"})
+_BLOCKS = frozenset({"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "section", "article",
+                     "header", "footer", "table", "ul", "ol", "dt", "dd", "blockquote", "title", "hr"})
+
+
+class _TextOf(HTMLParser):
+    """Collects the visible text of an HTML document."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.hidden = 0
+        self.pre = 0
+
+    def handle_starttag(self, tag: str, attrs: Any) -> None:
+        if tag in _HIDDEN:
+            self.hidden += 1
+        elif tag in _BLOCKS:
+            self.parts.append("\n")
+        self.pre += tag == "pre"
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _HIDDEN:
+            self.hidden = max(0, self.hidden - 1)
+        elif tag in _BLOCKS:
+            self.parts.append("\n")
+        if tag == "pre":
+            self.pre = max(0, self.pre - 1)
+
+    def handle_data(self, data: str) -> None:
+        if not self.hidden:
+            self.parts.append(data if self.pre else re.sub(r"\s+", " ", data))
+
+
+def _parse_html(scope: Scope, handle: str) -> tuple[str, bool]:
+    data, size = read_bounded(scope, handle)
+    parser = _TextOf()
+    parser.feed(data.decode("utf-8", "replace"))
+    parser.close()
+    text = re.sub(r"[ \t]*\n[ \t\n]*", "\n", "".join(parser.parts)).strip()
+    return text, size > len(data)
+
+
+def html_text(scope: Scope, handle: str, offset: int = 0, length: int = MAX_TEXT_CHARS) -> dict[str, Any]:
+    """A page of the text of a spilled HTML entry: ``{handle, offset, length, size, next_offset, partial, data}``
+    (offsets, lengths and ``size`` in characters of the extracted text; ``partial``: only the first
+    :data:`MAX_STRUCTURE_BYTES` bytes were read).
+
+    Raises:
+        InvalidArgument: a bad offset or length. NotFound, CorruptBlob, StoreBusy, StorageError: from the store.
+    """
+    if not 1 <= length <= MAX_TEXT_CHARS:
+        raise InvalidArgument(f"length must be 1 to {MAX_TEXT_CHARS}: {length}")
+    if offset < 0:
+        raise InvalidArgument(f"offset must not be negative: {offset}")
+    text, partial = _cached(scope, handle, "html", lambda: _parse_html(scope, handle))
+    piece = text[offset : offset + length]
+    end = offset + len(piece)
+    return {"handle": handle, "offset": offset, "length": len(piece), "size": len(text),
+            "next_offset": end if end < len(text) else None, "partial": partial, "data": piece}
+
+
+__all__ = ["MAX_CHILDREN", "MAX_ROWS", "MAX_STRUCTURE_BYTES", "MAX_TEXT_CHARS", "csv_table", "html_text", "json_tree",
+           "read_bounded", "resolve"]

@@ -1,0 +1,198 @@
+"""Real servers for the backend tests: a private PostgreSQL and an S3 API server on loopback, one per session.
+
+* ``postgres_dsn`` (session): ``$SCRATCHFS_TEST_POSTGRES_DSN`` when set; else a PostgreSQL server started from the
+  Debian binaries (``/usr/lib/postgresql/<version>/bin``, newest first) in a private temporary directory, on a free
+  loopback port and its own socket directory, with ``fsync=off`` (test data), stopped and removed at the end of the
+  session. ``initdb`` refuses root, so as root the server runs as the ``postgres`` user through ``runuser``.
+* ``pg_schema`` (function): a fresh schema name in that database for one test (dropped afterwards), so that tests
+  never see each other's rows.
+* ``s3_endpoint`` (session): moto's ``ThreadedMotoServer`` (an S3 API emulator, not a mock of the client: the backend
+  talks HTTP to it as to any S3-compatible store) on ``127.0.0.1`` and a free port.
+* ``s3_env`` (function): the standard AWS environment pointed at that server (``AWS_ENDPOINT_URL``, a test key pair,
+  ``AWS_REGION``) and a fresh bucket; returns ``s3://bucket/prefix``.
+
+Without the binaries or the package, these fixtures skip with the reason -- unless ``$SCRATCHFS_REQUIRE_SERVICES=1``
+(``.ci/run`` sets it), where the missing service fails the test instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+__all__ = ["REQUIRE_SERVICES", "PostgresServer", "free_port", "pg_schema", "postgres_dsn", "postgres_server",
+           "postgres_url",
+           "s3_endpoint", "s3_env", "unavailable"]
+
+REQUIRE_SERVICES = os.environ.get("SCRATCHFS_REQUIRE_SERVICES") == "1"
+DSN_ENV = "SCRATCHFS_TEST_POSTGRES_DSN"
+
+
+def unavailable(reason: str) -> None:
+    """Skip the test for ``reason``, or fail it when services are required (``SCRATCHFS_REQUIRE_SERVICES=1``)."""
+    if REQUIRE_SERVICES:
+        pytest.fail(f"{reason} (SCRATCHFS_REQUIRE_SERVICES=1: the backend tests must run here)", pytrace=False)
+    pytest.skip(reason)
+
+
+def free_port() -> int:
+    """A TCP port free on loopback right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _pg_bin() -> str | None:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
+                   key=lambda p: int(p.split("/")[4]) if p.split("/")[4].isdigit() else 0)
+    return os.path.dirname(found[-1]) if found else None
+
+
+class PostgresServer:
+    """A throw-away PostgreSQL cluster in a private temporary directory (see the module docstring)."""
+
+    def __init__(self, bindir: str) -> None:
+        self.bindir = bindir
+        self.port = free_port()
+        self.dir = tempfile.mkdtemp(prefix="scratchfs-pg-")
+        self.data = os.path.join(self.dir, "data")
+        self.user = None
+        if os.geteuid() == 0:
+            try:
+                self.user = pwd.getpwnam("postgres")
+            except KeyError:
+                shutil.rmtree(self.dir, ignore_errors=True)
+                raise RuntimeError("running as root and there is no 'postgres' user to run initdb as") from None
+            os.chown(self.dir, self.user.pw_uid, self.user.pw_gid)
+
+    @property
+    def dsn(self) -> str:
+        return f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres connect_timeout=10"
+
+    def _run(self, *args: str, timeout: float = 60.0) -> None:
+        cmd = [os.path.join(self.bindir, args[0]), *args[1:]]
+        if self.user is not None:
+            cmd = ["runuser", "-u", "postgres", "--", *cmd]
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=self.dir)
+        if done.returncode:
+            raise RuntimeError(f"{args[0]} failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
+
+    def start(self) -> None:
+        """Create the cluster (the first time) and start the server; wait until it accepts connections."""
+        if not os.path.exists(os.path.join(self.data, "PG_VERSION")):
+            self._run("initdb", "-D", self.data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8")
+        opts = (f"-k {self.dir} -p {self.port} -c listen_addresses=127.0.0.1 -c fsync=off "
+                "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300")
+        self._run("pg_ctl", "-D", self.data, "-l", os.path.join(self.dir, "log"), "-w", "-t", "60", "-o", opts,
+                  "start", timeout=90)
+
+    def stop(self, mode: str = "fast") -> None:
+        with contextlib.suppress(Exception):
+            self._run("pg_ctl", "-D", self.data, "-m", mode, "-w", "stop")
+
+    def remove(self) -> None:
+        self.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer | None]:
+    """The session's own PostgreSQL server (``None`` when ``$SCRATCHFS_TEST_POSTGRES_DSN`` names one instead)."""
+    if os.environ.get(DSN_ENV):
+        yield None
+        return
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        unavailable("psycopg is not installed (pip install -e '.[postgres]')")
+    bindir = _pg_bin()
+    if bindir is None:
+        unavailable("no PostgreSQL binaries under /usr/lib/postgresql/*/bin (apt-get install postgresql), and "
+                    f"${DSN_ENV} is not set")
+    server = PostgresServer(bindir)
+    try:
+        server.start()
+    except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
+        server.remove()
+        unavailable(f"the PostgreSQL test server did not start: {exc}")
+    yield server
+    server.remove()
+
+
+@pytest.fixture(scope="session")
+def postgres_dsn(postgres_server: PostgresServer | None) -> str:
+    """A DSN (libpq ``key=value`` form) of the session's PostgreSQL database."""
+    return os.environ.get(DSN_ENV) or postgres_server.dsn  # type: ignore[union-attr]
+
+
+@pytest.fixture
+def pg_schema(postgres_dsn: str) -> Iterator[str]:
+    """A fresh schema name for one test; the schema (if the test created it) is dropped afterwards."""
+    import psycopg
+
+    name = f"t_{uuid.uuid4().hex[:16]}"
+    yield name
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:  # the schema and any named after it
+        for (schema,) in conn.execute("SELECT nspname FROM pg_namespace WHERE starts_with(nspname, %s)",
+                                      (name,)).fetchall():
+            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+def postgres_url(dsn: str, schema: str) -> str:
+    """A ``postgresql://`` URL for ``dsn`` (libpq ``key=value`` form or a URL) with scratchfs's ``schema``."""
+    from urllib.parse import quote, urlencode
+
+    from psycopg.conninfo import conninfo_to_dict
+
+    params = {k: str(v) for k, v in conninfo_to_dict(dsn).items()}
+    user = quote(params.pop("user", ""), safe="")
+    password = params.pop("password", None)
+    auth = f"{user}:{quote(password, safe='')}@" if password else (f"{user}@" if user else "")
+    host, port = params.pop("host", "127.0.0.1"), params.pop("port", "5432")
+    dbname = quote(params.pop("dbname", "postgres"), safe="")
+    return f"postgresql://{auth}{host}:{port}/{dbname}?{urlencode({**params, 'schema': schema})}"
+
+
+@pytest.fixture(scope="session")
+def s3_endpoint() -> Iterator[str]:
+    """``http://127.0.0.1:PORT`` of the session's S3 API server (moto)."""
+    try:
+        import boto3  # noqa: F401
+        from moto.server import ThreadedMotoServer
+    except ImportError:
+        unavailable("moto[server] or boto3 is not installed (pip install -e '.[test]')")
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=free_port(), verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    yield f"http://{host}:{port}"
+    server.stop()
+
+
+S3_TEST_ENV = {"AWS_ACCESS_KEY_ID": "scratchfs-test", "AWS_SECRET_ACCESS_KEY": "scratchfs-test-secret",
+               "AWS_REGION": "us-east-1"}
+
+
+@pytest.fixture
+def s3_env(s3_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The AWS environment pointed at the test server, and a fresh bucket: returns ``s3://<bucket>/scratch``."""
+    import boto3
+
+    for name, value in {**S3_TEST_ENV, "AWS_ENDPOINT_URL": s3_endpoint}.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("AWS_CONFIG_FILE", os.devnull)  # no reading of the user's own AWS files
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", os.devnull)
+    for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_DEFAULT_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    bucket = f"scratchfs-{uuid.uuid4().hex[:12]}"
+    boto3.client("s3").create_bucket(Bucket=bucket)
+    return f"s3://{bucket}/scratch"

@@ -1,0 +1,277 @@
+"""A store on PostgreSQL + S3 as a fleet uses it: the fleet sweeper, deletes that reach the bucket, the platform
+cascade, several hosts (processes with their own temp dirs) on one database and one bucket, range requests per
+read, and outages (typed errors within a bounded time; ``offload`` never fails a turn)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from scratchfs import Deleted, NotFound, Observation, ScratchStore, StorageError
+from scratchfs.foundation.checks import new_token
+from tests.fleet_host import content
+from tests.services import PostgresServer, _pg_bin, free_port, postgres_url, unavailable
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def urls(postgres_dsn, pg_schema, s3_env):
+    return {"index": postgres_url(postgres_dsn, pg_schema), "blobs": s3_env}
+
+
+@pytest.fixture
+def fleet(tmp_path, urls, scratch_clock):
+    stores = []
+
+    def open_store(name="host", **settings):
+        settings.setdefault("clock", scratch_clock)
+        settings.setdefault("orphan_grace", 0.0)
+        store = ScratchStore(tmp_path / name, **urls, **settings)
+        stores.append(store)
+        return store
+
+    yield open_store
+    for store in stores:
+        store.close()
+
+
+def objects(store) -> set[str]:
+    return {found.token for found in store.blobs.blob_files()}
+
+
+def test_the_fleet_sweep_removes_expired_rows_their_objects_and_orphans(fleet, scratch_clock):
+    store = fleet()
+    scope = store.scope("run-1", "agent-1")
+    kept = scope.spill(b"kept\n" * 5000, ttl=3600)
+    scope.scratch_write("short", b"gone soon", ttl=10)
+    orphan = new_token()
+    store.blobs.client().put_object(Bucket=store.blobs.bucket, Key=store.blobs.key("run-9", "agent-1", orphan),
+                                    Body=b"no row names me")
+    assert len(objects(store)) == 3
+    scratch_clock.advance(20)
+    result = store.sweep()
+    assert (result.rows_deleted, result.files_deleted, result.orphans_removed) == (1, 1, 1)
+    assert result.bytes_freed > len(b"no row names me")
+    assert objects(store) == {row.blob for row in store.list_entries()}
+    assert scope.read_handle(kept.handle, length=5).data == b"kept\n"
+    with pytest.raises(NotFound):
+        scope.scratch_read("short")
+    assert store.sweep() == type(result)()  # nothing left to do
+
+
+def test_orphans_younger_than_the_grace_period_are_kept(fleet):
+    store = fleet(orphan_grace=3600.0)
+    token = new_token()
+    store.blobs.client().put_object(Bucket=store.blobs.bucket, Key=store.blobs.key("run-1", "a", token), Body=b"x")
+    assert store.sweep().orphans_removed == 0
+    assert objects(store) == {token}
+
+
+def test_a_missing_object_reads_as_not_found_and_its_row_is_swept(fleet):
+    store = fleet()
+    scope = store.scope("run-1", "agent-1")
+    stub = scope.spill(b"data " * 1000)
+    row = store.list_entries()[0]
+    store.blobs.client().delete_object(Bucket=store.blobs.bucket, Key=store.blobs.key("run-1", "agent-1", row.blob))
+    with pytest.raises(NotFound):
+        scope.read_handle(stub.handle)
+    result = store.sweep()
+    assert (result.rows_deleted, result.missing_files) == (1, 1)
+    assert store.list_entries() == []
+
+
+def test_delete_run_and_agent_remove_rows_and_objects(fleet):
+    store = fleet()
+    a1, a2, b1 = store.scope("run-a", "one"), store.scope("run-a", "two"), store.scope("run-b", "one")
+    h1, h2, h3 = (s.spill(f"content of {s.agent_id}".encode() * 100) for s in (a1, a2, b1))
+    assert store.delete_agent("run-a", "two") == 1
+    with pytest.raises(Deleted, match="deleted with its agent"):
+        a2.read_handle(h2.handle)
+    assert store.delete_run("run-a") == 1
+    with pytest.raises(Deleted, match="deleted with its run"):
+        a1.read_handle(h1.handle)
+    assert objects(store) == {store.list_entries()[0].blob}
+    assert b1.read_handle(h3.handle, length=10).data == b"content of"
+
+
+def test_only_one_host_sweeps_at_a_time(fleet):
+    a, b = fleet("a"), fleet("b")
+    with a.index.sweep_lock(None) as got:
+        assert got
+        assert b.sweep(wait=0).skipped
+    assert not b.sweep(wait=0).skipped
+
+
+def test_a_read_within_one_frame_costs_at_most_two_range_requests(fleet, fixture_data):
+    store = fleet()
+    scope = store.scope("run-1", "agent-1")
+    data = fixture_data["browser-rust-book.html"]
+    stub = scope.spill(data)
+    sent = []
+    store.blobs.client().meta.events.register("before-send.s3", lambda request, **kw: sent.append(
+        (request.method, request.headers.get("Range"))))
+    for number, offset in enumerate((0, 200_000, 400_000)):
+        sent.clear()
+        assert scope.read_handle(stub.handle, offset=offset, length=4096).data == data[offset : offset + 4096]
+        ranges = [r.decode() if isinstance(r, bytes) else r for _, r in sent]
+        if number == 0:  # the tail (size and seek table), then the frame
+            assert ranges[0] == "bytes=-16384" and len(sent) == 2
+        else:  # the tail is cached: the frame only
+            assert len(sent) == 1
+        assert all(method == "GET" for method, _ in sent) and ranges[-1].startswith("bytes=")
+
+
+def test_the_platform_cascade_deletes_entries_and_the_sweep_reclaims_their_objects(postgres_dsn, pg_schema, s3_env,
+                                                                                   tmp_path):
+    platform = f"{pg_schema}_platform"
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{platform}"')
+        conn.execute(f'CREATE TABLE "{platform}".runs (id text PRIMARY KEY, started timestamptz DEFAULT now())')
+        conn.execute(f"INSERT INTO \"{platform}\".runs (id) VALUES ('run-1'), ('run-2')")
+    index = postgres_url(postgres_dsn, pg_schema) + f"&runs_table={platform}.runs(id)"
+    with ScratchStore(tmp_path, index=index, blobs=s3_env, orphan_grace=0.0) as store:
+        doomed, kept = store.scope("run-1", "agent"), store.scope("run-2", "agent")
+        handles = [doomed.spill(b"doomed " * 2000).handle for _ in range(3)]
+        keep = kept.spill(b"kept " * 2000).handle
+        with pytest.raises(StorageError, match="runs table"):
+            store.scope("run-unknown", "agent").spill(b"no such run")
+        with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+            conn.execute(f"DELETE FROM \"{platform}\".runs WHERE id = 'run-1'")  # the platform deletes its run
+        assert store.list_entries_for_run("run-1") == []
+        for handle in handles:
+            with pytest.raises(NotFound):
+                doomed.read_handle(handle)
+        assert len(objects(store)) == 4
+        result = store.sweep()
+        assert result.orphans_removed == 3
+        assert objects(store) == {store.list_entries()[0].blob}
+        assert kept.read_handle(keep, length=5).data == b"kept "
+        assert store.sweep().orphans_removed == 0  # the failed spill left no object behind either
+
+
+def test_several_hosts_share_one_database_and_one_bucket(urls, tmp_path):
+    """Three processes, each with its own temp dir and nothing shared but the servers: they spill, read each
+    other's handles, sweep at once and delete their own runs; nothing is lost, wrong or orphaned."""
+    hosts, count = 3, 6
+    env = {**os.environ, "SCRATCHFS_INDEX": urls["index"], "SCRATCHFS_BLOBS": urls["blobs"]}
+    env.pop("SCRATCHFS_ROOT", None)
+
+    def run_all(*verb_args):
+        procs = [subprocess.Popen([sys.executable, "-m", "tests.fleet_host", verb_args[0], str(h),
+                                   *[a.format(h=h) for a in verb_args[1:]]], cwd=REPO, env=env,
+                                  stderr=subprocess.PIPE, text=True) for h in range(hosts)]
+        for proc in procs:
+            _, err = proc.communicate(timeout=240)
+            assert proc.returncode == 0, err[-3000:]
+
+    run_all("spill", str(count), str(tmp_path / "handles-{h}.json"))
+    handles = {str(h): json.loads((tmp_path / f"handles-{h}.json").read_text()) for h in range(hosts)}
+    (tmp_path / "all.json").write_text(json.dumps(handles))
+    run_all("check", str(tmp_path / "all.json"))
+    with ScratchStore(tmp_path / "observer", **urls, orphan_grace=0.0) as store:
+        shared = store.scope("fleet", "shared")
+        entries = store.list_entries()
+        assert {(e.run_id, e.agent_id) for e in entries} == {("fleet", "shared")}
+        assert len(entries) == hosts * count
+        for h, found in handles.items():
+            for i, handle in enumerate(found["shared"]):
+                assert shared.read_handle(handle, length=65536).data == content(int(h), i, False)[:65536]
+        store.sweep()
+        assert objects(store) == {e.blob for e in entries}  # no orphan left, none missing
+
+
+def test_a_stopped_object_store_gives_storage_error_and_offload_passes_through(fleet, monkeypatch):
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=free_port(), verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://{host}:{port}")
+    store = fleet(busy_timeout=2.0)
+    store.blobs.client().create_bucket(Bucket=store.blobs.bucket)
+    scope = store.scope("run-1", "agent-1")
+    stub = scope.spill(b"before the outage " * 1000)
+    server.stop()
+    started = time.monotonic()
+    with pytest.raises(StorageError):
+        scope.spill(b"during the outage " * 1000)
+    with pytest.raises(StorageError):
+        scope.read_handle(stub.handle)
+    obs = Observation(tool="sql.query", content="x" * 100_000, result_class="query")
+    assert scope.offload(obs) is obs  # the turn goes on with the whole result
+    assert time.monotonic() - started < 60
+    assert [e.key for e in store.list_entries()] == [stub.handle]  # the failed uploads left no row
+
+
+def test_a_stopped_database_gives_storage_error_and_offload_passes_through(s3_env, tmp_path):
+    if _pg_bin() is None:
+        unavailable("no PostgreSQL binaries to start a server of this test's own")
+    server = PostgresServer(_pg_bin())
+    try:
+        server.start()
+        index = postgres_url(server.dsn, "scratchfs")
+        with ScratchStore(tmp_path, index=index, blobs=s3_env, busy_timeout=1.0) as store:
+            scope = store.scope("run-1", "agent-1")
+            stub = scope.spill(b"before the outage " * 1000)
+            server.stop()
+            started = time.monotonic()
+            with pytest.raises(StorageError):
+                scope.read_handle(stub.handle)
+            with pytest.raises(StorageError):
+                scope.spill(b"during the outage " * 1000)
+            obs = Observation(tool="sql.query", content="y" * 100_000, result_class="query")
+            assert scope.offload(obs) is obs
+            assert time.monotonic() - started < 30
+            assert store.blobs.blob_files() != []  # the spilled object of the failed row is an orphan for the sweep
+    finally:
+        server.remove()
+
+
+def test_fsck_finds_and_repairs_missing_corrupt_and_orphaned_objects(fleet):
+    from scratchfs.api.inspector import fsck
+
+    store = fleet()
+    scope = store.scope("run-1", "agent-1")
+    stubs = [scope.spill(f"entry {i} ".encode() * 3000) for i in range(3)]
+    rows = {row.key: row for row in store.list_entries()}
+    client, bucket = store.blobs.client(), store.blobs.bucket
+    gone, damaged = rows[stubs[0].handle], rows[stubs[1].handle]
+    client.delete_object(Bucket=bucket, Key=store.blobs.key("run-1", "agent-1", gone.blob))
+    client.put_object(Bucket=bucket, Key=store.blobs.key("run-1", "agent-1", damaged.blob),
+                      Body=b"\0" * damaged.stored_size)
+    client.put_object(Bucket=bucket, Key=store.blobs.key("run-2", "agent-1", new_token()), Body=b"orphan")
+    report = fsck(store)
+    assert sorted(p.kind for p in report.problems) == ["corrupt", "missing", "orphaned"]
+    assert report.entries_checked == 3 and report.index == "ok"
+    repaired = fsck(store, repair=True)
+    assert all(p.repaired for p in repaired.problems)
+    assert fsck(store).clean
+    assert [row.key for row in store.list_entries()] == [stubs[2].handle]
+    assert objects(store) == {rows[stubs[2].handle].blob}
+
+
+def test_the_cli_opens_the_fleet_store_from_the_environment(urls, tmp_path):
+    from click.testing import CliRunner
+
+    from scratchfs.cli import main
+
+    env = {"SCRATCHFS_INDEX": urls["index"], "SCRATCHFS_BLOBS": urls["blobs"], "SCRATCHFS_RUN_ID": "run-1",
+           "SCRATCHFS_AGENT_ID": "agent-1"}
+    page = tmp_path / "page.txt"
+    page.write_bytes(b"line of a page\n" * 2000)
+    spilled = CliRunner().invoke(main, ["spill", str(page), "--root", str(tmp_path / "host-a")], env=env,
+                                 catch_exceptions=False)
+    assert spilled.exit_code == 0, spilled.output
+    handle = json.loads(spilled.output)["handle"]
+    read = CliRunner().invoke(main, ["read-handle", handle, "--offset", "15", "--length", "14", "--root",
+                                     str(tmp_path / "host-b")], env=env, catch_exceptions=False)
+    assert read.exit_code == 0, read.output
+    assert read.stdout_bytes == b"line of a page"

@@ -1,0 +1,241 @@
+"""The PostgreSQL index against a real PostgreSQL server (tests/services.py): scope, tombstones, quotas, the
+database's clock, schema versions, the platform cascade and typed errors within a bounded time."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import psycopg
+import pytest
+
+from scratchfs.engine.postgres_index import PostgresIndex
+from scratchfs.engine.postgres_schema import SCHEMA_VERSION
+from scratchfs.engine.sqlite_index import Entry
+from scratchfs.foundation.checks import new_token
+from scratchfs.foundation.errors import QuotaExceeded, StorageError, StoreBusy
+from tests.services import PostgresServer, _pg_bin, unavailable
+
+NOW = 1_800_000_000.0
+
+
+def entry(run="run-1", agent="agent-1", kind="handle", key=None, size=100, stored=40, now=NOW, ttl=3600.0):
+    return Entry(kind, run, agent, key or new_token(), new_token(), size, stored, 1, 3, "preview", "tool", None, None,
+                 now, now + ttl, ttl)
+
+
+@pytest.fixture
+def index(postgres_dsn, pg_schema):
+    idx = PostgresIndex(postgres_dsn, schema=pg_schema, busy_timeout=2.0, clock="caller")
+    yield idx
+    idx.close()
+
+
+def test_rows_round_trip_within_their_scope_only(index):
+    e = entry(key="h1")
+    assert index.put(e, b"\x03\x00\x00\x00", lambda: True) == (True, None)
+    got, newlines = index.lookup_with_lines("run-1", "agent-1", "handle", "h1", NOW)
+    assert got == e
+    assert newlines == b"\x03\x00\x00\x00"
+    assert index.lookup("run-1", "agent-2", "handle", "h1", NOW) is None  # another agent
+    assert index.lookup("run-2", "agent-1", "handle", "h1", NOW) is None  # another run
+    assert index.lookup("run-1", "agent-1", "handle", "h1", NOW + 3600) is None  # expired
+    assert index.has_blob(e.blob)
+    assert index.blobs() == {e.blob}
+    assert index.usage("run-1", NOW) == (40, 1)
+    assert index.integrity_check() == "ok"
+
+
+def test_scratch_overwrite_returns_the_old_blob_and_quotas_count_the_replacement(index):
+    first = entry(kind="scratch", key="plan", stored=60)
+    assert index.put(first, b"", lambda: True, (100, None)) == (True, None)
+    second = entry(kind="scratch", key="plan", stored=90)
+    assert index.put(second, b"", lambda: True, (100, None)) == (True, first.blob)  # 90 replaces 60: within 100
+    with pytest.raises(QuotaExceeded):
+        index.put(entry(kind="scratch", key="other", stored=20), b"", lambda: True, (100, None))
+    with pytest.raises(QuotaExceeded):
+        index.put(entry(kind="scratch", key="other", stored=1), b"", lambda: True, (None, 1))
+    assert [x.key for x in index.list_scope("run-1", "agent-1", "scratch", "pl", NOW)] == ["plan"]
+    assert index.put(entry(), b"", lambda: False) == (False, None)  # the check failed: nothing written
+    assert len(index.list_all(NOW)) == 1
+
+
+def test_tombstones_say_what_happened(index):
+    e = entry(kind="scratch", key="k")
+    index.put(e, b"", lambda: True)
+    assert index.delete_key("run-1", "agent-1", "scratch", "k", NOW + 1) == (True, e.blob)
+    gone = index.gone("run-1", "agent-1", "scratch", "k", NOW + 2)
+    assert (gone.reason, gone.at) == ("deleted", NOW + 1)
+    assert index.gone("run-1", "agent-2", "scratch", "k", NOW + 2) is None  # another scope learns nothing
+    index.put(entry(key="a", agent="agent-1"), b"", lambda: True)
+    index.put(entry(key="b", agent="agent-2"), b"", lambda: True)
+    assert index.delete_scope("run-1", "agent-2", NOW + 5) == 1
+    assert index.gone("run-1", "agent-2", "handle", "b", NOW + 6).reason == "deleted with its agent"
+    assert index.delete_scope("run-1", None, NOW + 7) == 1
+    assert index.gone("run-1", "agent-1", "handle", "a", NOW + 8).reason == "deleted with its run"
+    assert index.forget_tombstones(NOW + 7200) == 3
+
+
+def test_pop_expired_batches_and_leaves_expired_tombstones(index):
+    entries = [entry(key=f"h{i}", ttl=10.0 + i) for i in range(5)]
+    for e in entries:
+        index.put(e, b"", lambda: True)
+    popped = index.pop_expired(NOW + 12.5, 2)
+    assert [p.blob for p in popped] == [entries[0].blob, entries[1].blob]
+    assert len(index.pop_expired(NOW + 12.5, 10)) == 1  # h2 expires at NOW + 12
+    assert index.gone("run-1", "agent-1", "handle", "h0", NOW + 13).reason == "expired"
+    assert {e.key for e in index.list_all(NOW + 12.5)} == {"h3", "h4"}
+
+
+def test_the_database_clock_decides_expiry_not_the_hosts(postgres_dsn, pg_schema):
+    index = PostgresIndex(postgres_dsn, schema=pg_schema, busy_timeout=2.0)  # clock="database"
+    try:
+        skewed = time.time() + 86_400.0  # a host whose clock runs a day ahead
+        e = entry(key="h", now=skewed, ttl=1.0)
+        index.put(e, b"", lambda: True)
+        row = index.lookup("run-1", "agent-1", "handle", "h", skewed + 10)  # `now` arguments are ignored
+        db_now = index.database_now()
+        assert row is not None
+        assert abs(row.created_at - db_now) < 5  # stamped by the server, not by the host
+        assert row.expires_at == pytest.approx(row.created_at + 1.0)
+        assert index.pop_expired(skewed + 10, 10) == []  # the skewed host cannot expire it early
+        time.sleep(max(0.0, row.expires_at - index.database_now()) + 0.05)
+        assert index.lookup("run-1", "agent-1", "handle", "h", 0.0) is None
+        assert [p.blob for p in index.pop_expired(0.0, 10)] == [e.blob]
+    finally:
+        index.close()
+
+
+def test_two_hosts_cannot_both_pass_a_quota(postgres_dsn, pg_schema):
+    hosts = [PostgresIndex(postgres_dsn, schema=pg_schema, busy_timeout=10.0, clock="caller") for _ in range(2)]
+    accepted = []
+
+    def writer(index):
+        for _ in range(10):
+            try:
+                index.put(entry(stored=10), b"", lambda: True, (None, 7))
+                accepted.append(1)
+            except QuotaExceeded:
+                pass
+
+    threads = [threading.Thread(target=writer, args=(h,)) for h in hosts]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(accepted) == 7
+    assert hosts[0].usage("run-1", NOW) == (70, 7)
+    for h in hosts:
+        h.close()
+
+
+def test_schema_version_table_and_a_newer_schema_is_refused(postgres_dsn, pg_schema):
+    PostgresIndex(postgres_dsn, schema=pg_schema).close()
+    PostgresIndex(postgres_dsn, schema=pg_schema).close()  # opening again migrates nothing
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+        assert conn.execute(f'SELECT version FROM "{pg_schema}".schema_version').fetchall() == [(SCHEMA_VERSION,)]
+        conn.execute(f'INSERT INTO "{pg_schema}".schema_version (version) VALUES ({SCHEMA_VERSION + 1})')
+    with pytest.raises(StorageError, match="version"):
+        PostgresIndex(postgres_dsn, schema=pg_schema)
+
+
+def test_bad_settings_are_refused():
+    with pytest.raises(ValueError, match="schema"):
+        PostgresIndex("host=127.0.0.1", schema='x"; drop')
+    with pytest.raises(ValueError, match="runs_table"):
+        PostgresIndex("host=127.0.0.1", runs_table="runs; drop table runs")
+
+
+def test_platform_cascade_deletes_entries_with_the_run_row(postgres_dsn, pg_schema):
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{pg_schema}_p"')
+        conn.execute(f'CREATE TABLE "{pg_schema}_p".runs (id text PRIMARY KEY)')
+        conn.execute(f"INSERT INTO \"{pg_schema}_p\".runs VALUES ('run-1'), ('run-2')")
+    index = PostgresIndex(postgres_dsn, schema=pg_schema, runs_table=f"{pg_schema}_p.runs(id)", clock="caller")
+    try:
+        kept, doomed = entry(run="run-2", key="k"), entry(run="run-1", key="d")
+        index.put(kept, b"", lambda: True)
+        index.put(doomed, b"", lambda: True)
+        with pytest.raises(StorageError, match="runs table"):
+            index.put(entry(run="run-unknown"), b"", lambda: True)
+        with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+            conn.execute(f"DELETE FROM \"{pg_schema}_p\".runs WHERE id = 'run-1'")
+        assert index.lookup("run-1", "agent-1", "handle", "d", NOW) is None
+        assert index.blobs() == {kept.blob}  # the doomed blob is now an orphan for the sweeper
+    finally:
+        index.close()
+        with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{pg_schema}" CASCADE')
+            conn.execute(f'DROP SCHEMA "{pg_schema}_p" CASCADE')
+
+
+def test_a_held_row_lock_gives_store_busy_within_the_timeout(index, postgres_dsn, pg_schema):
+    index.put(entry(kind="scratch", key="k"), b"", lambda: True)
+    with psycopg.connect(postgres_dsn) as other:
+        other.execute(f"SELECT 1 FROM \"{pg_schema}\".entries WHERE key = 'k' FOR UPDATE")
+        started = time.monotonic()
+        with pytest.raises(StoreBusy):
+            index.delete_key("run-1", "agent-1", "scratch", "k", NOW)
+        assert time.monotonic() - started < 2.0 + 2.0
+        other.rollback()
+    assert index.delete_key("run-1", "agent-1", "scratch", "k", NOW)[0] is True
+
+
+def test_the_sweep_lock_admits_one_host_at_a_time(postgres_dsn, pg_schema):
+    a = PostgresIndex(postgres_dsn, schema=pg_schema)
+    b = PostgresIndex(postgres_dsn, schema=pg_schema)
+    try:
+        with a.sweep_lock(None) as got_a:
+            assert got_a
+            with b.sweep_lock(None) as got_b:
+                assert not got_b
+            with b.sweep_lock(0.2) as got_b:
+                assert not got_b
+        with b.sweep_lock(None) as got_b:
+            assert got_b
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_stopped_server_gives_storage_error_within_a_bounded_time():
+    if _pg_bin() is None:
+        unavailable("no PostgreSQL binaries to start a server of this test's own")
+    server = PostgresServer(_pg_bin())
+    try:
+        server.start()
+        index = PostgresIndex(server.dsn, busy_timeout=1.0, clock="caller")
+        index.put(entry(key="h"), b"", lambda: True)
+        server.stop("fast")
+        started = time.monotonic()
+        for _ in range(3):
+            with pytest.raises(StorageError):
+                index.lookup("run-1", "agent-1", "handle", "h", NOW)
+        assert time.monotonic() - started < 15.0
+        server.start()  # the pool re-makes its connections once the server is back
+        deadline = time.monotonic() + 15
+        while True:
+            try:
+                assert index.lookup("run-1", "agent-1", "handle", "h", NOW) is not None
+                break
+            except StorageError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+        index.close()
+        with pytest.raises(StorageError):
+            PostgresIndex(server.dsn.replace(f"port={server.port}", "port=1"), busy_timeout=1.0)
+    finally:
+        server.remove()
+
+
+def test_a_slow_statement_gives_store_busy_within_the_timeout(postgres_dsn, pg_schema):
+    index = PostgresIndex(postgres_dsn, schema=pg_schema, busy_timeout=0.5, clock="caller")
+    try:
+        started = time.monotonic()
+        with pytest.raises(StoreBusy):
+            index.read("SELECT pg_sleep(5)", {}, "waiting on a slow server")  # statement_timeout = busy_timeout
+        assert time.monotonic() - started < 3.0
+        assert index.lookup("run-1", "agent-1", "handle", "h", NOW) is None  # the connection is usable again
+    finally:
+        index.close()

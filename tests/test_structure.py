@@ -1,0 +1,393 @@
+"""Structure reads (jq, records, rows, HTML text and selectors, terminal view) against the plain library answers on
+real data, within their byte budgets, and following the cursor pages through each result exactly once."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+
+import jq
+import lxml.html
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from inscriptis import get_text
+
+from scratchfs.engine.seekable import SeekableReader, SeekableWriter, read_seek_table
+from scratchfs.engine.structure import (
+    BytesSource,
+    ReaderSource,
+    jq_page,
+    json_bytes,
+    jsondoc,
+    parse_path,
+    records_page,
+    rows_page,
+    select_page,
+    text_page,
+    view_page,
+)
+from scratchfs.foundation.errors import InvalidArgument
+
+BUDGETS = [256, 700, 8192, 65536]
+
+
+def follow(read, budget):
+    """Every page of a read, from the first to the last, each checked against the budget."""
+    pages, cursor = [], None
+    for _ in range(100_000):
+        page = read(cursor=cursor, budget_bytes=budget)
+        assert json_bytes(page.to_dict()) <= budget
+        pages.append(page)
+        cursor = page.cursor
+        if cursor is None:
+            return pages
+    raise AssertionError("the cursor never ended")
+
+
+def items_of(pages, name):
+    """The items of a paged read, cut items put back together (each exactly once)."""
+    out, partial = [], None
+    for page in pages:
+        body = page.to_dict()
+        if "part" in body:
+            partial = (partial or "") + body["part"]
+            if page.cursor is None or body[name] or _complete(partial):
+                out.append(partial)
+                partial = None
+        out.extend(json.dumps(v, ensure_ascii=False, separators=(",", ":")) for v in body[name])
+    assert partial is None
+    return out
+
+
+def _complete(text):
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def values(pages, name):
+    return [json.loads(text) for text in items_of(pages, name)]
+
+
+@pytest.fixture(scope="module")
+def ec2(fixture_data):
+    return fixture_data["api-ec2-service-model.json"]
+
+
+@pytest.mark.parametrize("flt", [
+    ".metadata", ".operations | keys", ".operations.DescribeInstances.input", ".operations[] | .name",
+    '.shapes | to_entries[] | select(.value.type == "structure") | .key', ".", "[.shapes[] | .type] | length",
+    ".operations.AcceptAddressTransfer",
+])
+@pytest.mark.parametrize("budget", [700, 8192, 65536])  # 256: the hypothesis test below
+def test_jq_pages_equal_jq_on_the_whole_document(ec2, flt, budget):
+    expected = jq.compile(flt).input_text(ec2.decode()).all()
+    pages = follow(lambda **kw: jq_page(BytesSource(ec2), flt, cache_key="ec2", **kw), budget)
+    assert values(pages, "results") == expected
+
+
+def test_jq_paths_agree_with_python(ec2):
+    model = json.loads(ec2)
+    page = jq_page(BytesSource(ec2), ".operations.DescribeInstances.input", budget_bytes=8192)
+    assert page.items == [model["operations"]["DescribeInstances"]["input"]]
+    page = jq_page(BytesSource(ec2), "keys", budget_bytes=8192)
+    assert page.items == [sorted(model)]
+
+
+def test_jq_over_a_seekable_blob(tmp_path, ec2):
+    path = tmp_path / "blob"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        writer = SeekableWriter(fd, frame_bytes=4096)
+        writer.write(ec2)
+        writer.close()
+        source = ReaderSource(SeekableReader(fd, read_seek_table(fd, os.fstat(fd).st_size)))
+        pages = follow(lambda **kw: jq_page(source, ".operations | keys[]", **kw), 1024)
+        assert values(pages, "results") == sorted(json.loads(ec2)["operations"])
+    finally:
+        os.close(fd)
+
+
+def test_jq_errors_carry_the_parser_message(ec2):
+    with pytest.raises(InvalidArgument, match="syntax error"):
+        jq_page(BytesSource(ec2), ".a[")
+    with pytest.raises(InvalidArgument, match="parse error"):
+        jq_page(BytesSource(b'{"a": [1, 2'), ".a")
+    with pytest.raises(InvalidArgument, match="Cannot index"):
+        jq_page(BytesSource(b"[1, 2]"), ".a")
+    with pytest.raises(InvalidArgument, match="cursor"):
+        jq_page(BytesSource(ec2), ".", cursor="1.2.ffff")
+    other = jq_page(BytesSource(b"[1,2,3]"), ".[]", budget_bytes=256, max_results=1).cursor
+    with pytest.raises(InvalidArgument, match="cursor"):
+        jq_page(BytesSource(b"[1,2,3,4]"), ".[]", cursor=other)  # a cursor of another content
+
+
+def test_jq_cannot_read_the_environment_or_run_forever():
+    assert jq_page(BytesSource(b"{}"), "env.HOME, $ENV").items == [None, {}]
+    with pytest.raises(InvalidArgument):
+        jq_page(BytesSource(b"{}"), 'include "x"; .')
+    page = jq_page(BytesSource(b"1"), "repeat(1)", budget_bytes=300)
+    assert page.more
+    assert set(page.items) == {1}
+
+
+def test_large_documents_stream_path_filters(monkeypatch, ec2):
+    monkeypatch.setattr(jsondoc, "MAX_JQ_DOCUMENT_BYTES", 64 * 1024)
+    for flt in [".operations.DescribeInstances.input", ".operations[] | .name", ".metadata.uid"]:
+        steps = parse_path(flt.replace(" | ", ""))
+        assert steps is not None
+        expected = jq.compile(flt).input_text(ec2.decode()).all()
+        pages = follow(lambda f=flt, **kw: jq_page(BytesSource(ec2), f.replace(" | ", ""), **kw), 2048)
+        assert values(pages, "results") == expected
+    with pytest.raises(InvalidArgument, match=r"over the .* bound for jq filters"):
+        jq_page(BytesSource(ec2), "keys")
+    with pytest.raises(InvalidArgument, match="not valid JSON"):
+        jq_page(BytesSource(b'{"a": [1, 2, ' + b" " * 70_000), ".a[]")
+
+
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=30),
+                    lambda kids: st.lists(kids, max_size=6) | st.dictionaries(st.text(max_size=8), kids, max_size=6),
+                    max_leaves=40),
+       st.sampled_from(["..", ".[]?", "paths", "tostream"]), st.integers(256, 2000))
+def test_following_the_jq_cursor_returns_each_output_once(doc, flt, budget):
+    data = json.dumps(doc).encode()
+    expected = jq.compile(flt).input_text(data.decode()).all()
+    assert values(follow(lambda **kw: jq_page(BytesSource(data), flt, **kw), budget), "results") == expected
+
+
+# -- JSON lines ---------------------------------------------------------------------------------------------------
+
+def _jsonl(n=2000):
+    return b"".join(json.dumps({"id": i, "user": f"u{i % 37}", "tags": ["x"] * (i % 4), "note": "é" * (i % 50)},
+                               ensure_ascii=False).encode() + b"\n" for i in range(n))
+
+
+@pytest.mark.parametrize("budget", BUDGETS)
+def test_records_pages_equal_json_loads(budget):
+    data = _jsonl()
+    expected = [json.loads(line) for line in data.splitlines()]
+    pages = follow(lambda **kw: records_page(BytesSource(data, 4096), 1, 500, **kw), budget)
+    assert values(pages, "records") == expected
+    page = records_page(BytesSource(data), 1234, 3, budget_bytes=8192)
+    assert (page.first, page.items) == (1234, expected[1233:1236])
+
+
+def test_records_with_jq_equal_jq_record_by_record():
+    data = _jsonl()
+    flt = 'select(.user == "u5") | {id, n: (.tags | length)}'
+    program = jq.compile(flt)
+    expected = [out for line in data.splitlines() for out in program.input_text(line.decode()).all()]
+    pages = follow(lambda **kw: records_page(BytesSource(data), 1, 100, jq=flt, **kw), 512)
+    assert values(pages, "results") == expected
+
+
+def test_record_errors():
+    with pytest.raises(InvalidArgument, match=r"record 2 .*not JSON"):
+        records_page(BytesSource(b'{"a":1}\n{"a":\n'), 1, 5)
+    with pytest.raises(InvalidArgument, match="past the last record"):
+        records_page(BytesSource(b'{"a":1}\n'), 3, 5)
+
+
+@given(st.lists(st.dictionaries(st.text(max_size=5), st.integers() | st.text(max_size=300), max_size=4),
+                max_size=40), st.integers(256, 3000), st.integers(1, 7))
+def test_following_the_records_cursor_returns_each_record_once(records, budget, per_page):
+    data = b"".join(json.dumps(r).encode() + b"\n\n" for r in records)  # blank lines are not records
+    pages = follow(lambda **kw: records_page(BytesSource(data, 64), 1, per_page, **kw), budget)
+    assert values(pages, "records") == records
+    assert all(sum(1 for _ in p.items) + (p.part is not None) <= per_page for p in pages)
+
+
+# -- CSV ----------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("budget", BUDGETS)
+def test_rows_equal_the_csv_module(fixture_data, budget):
+    data = fixture_data["query-packages-by-month.csv"]
+    table = list(csv.reader(io.StringIO(data.decode(), newline="")))
+    pages = follow(lambda **kw: rows_page(BytesSource(data, 4096), 1, 1000, **kw), budget)
+    assert all(p.extra["header"] == table[0] for p in pages)
+    assert values(pages, "rows") == table[1:]
+    page = rows_page(BytesSource(data), 4000, 2, columns=["summary", "name"])
+    assert page.extra["header"] == ["summary", "name"]
+    assert page.items == [[r[3], r[0]] for r in table[4000:4002]]
+
+
+def test_quoted_multiline_fields_are_one_row():
+    data = b'id,text\n1,"two\nlines"\n2,"a ""quote"""\n\n3,"x,\r\ny"\n'
+    table = [r for r in csv.reader(io.StringIO(data.decode(), newline="")) if r]
+    pages = follow(lambda **kw: rows_page(BytesSource(data, 8), 1, 1, **kw), 256)
+    assert values(pages, "rows") == table[1:]
+    assert [p.first for p in pages] == [1, 2, 3]
+    assert rows_page(BytesSource(data), 3, 5).items == [["3", "x,\r\ny"]]
+
+
+def test_tsv_and_row_errors():
+    data = b"a\tb\n1\t2\n3\t4\n"
+    assert rows_page(BytesSource(data), 2, 5, columns=[1]).to_dict() == {
+        "header": ["b"], "first": 2, "rows": [["4"]], "cursor": None, "more": False}
+    with pytest.raises(InvalidArgument, match="the columns are: a, b"):
+        rows_page(BytesSource(data), 1, 5, columns=["c"])
+    with pytest.raises(InvalidArgument, match="past the last row"):
+        rows_page(BytesSource(data), 4, 5)
+
+
+_CELL = st.text(st.characters(blacklist_characters="\x00\r", blacklist_categories=("Cs",)), max_size=40)
+
+
+@given(st.lists(st.lists(_CELL, min_size=3, max_size=3), min_size=1, max_size=30), st.integers(256, 2000),
+       st.integers(1, 9))
+def test_following_the_rows_cursor_returns_each_row_once(table, budget, per_page):
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows([["a", "b", "c"], *table])
+    data = out.getvalue().encode()
+    expected = [r for r in list(csv.reader(io.StringIO(out.getvalue(), newline="")))[1:] if r]
+    pages = follow(lambda **kw: rows_page(BytesSource(data, 32), 1, per_page, **kw), budget)
+    assert values(pages, "rows") == expected
+
+
+# -- HTML ---------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("budget", [256, 8192, 65536])
+def test_html_text_pages_equal_inscriptis(fixture_data, budget):
+    html = fixture_data["browser-rust-book.html"]
+    view = get_text(html.decode())
+    pages = follow(lambda **kw: text_page(BytesSource(html), **kw, cache_key=f"book{budget}"), budget)
+    assert "".join(p.text for p in pages) == view
+    offsets = [p.offset for p in pages]
+    assert offsets == sorted(offsets)
+    middle = pages[len(pages) // 2]
+    assert text_page(BytesSource(html), middle.offset, budget_bytes=budget).text == middle.text
+
+
+def test_css_selectors_return_element_text(fixture_data):
+    html = fixture_data["browser-rust-book.html"]
+    tree = lxml.html.document_fromstring(html.decode())
+    for selector in ["h1", "h2", "main h1 a", "code.language-console"]:
+        expected = [" ".join(e.text_content().split()) for e in tree.cssselect(selector)]
+        pages = follow(lambda s=selector, **kw: select_page(BytesSource(html), s, **kw), 1024)
+        got = [" ".join(t.split()) for t in (json.loads(x) for x in items_of(pages, "elements"))]
+        assert got == expected
+        assert pages[0].extra["matches"] == len(expected)
+    with pytest.raises(InvalidArgument, match="does not parse"):
+        select_page(BytesSource(html), "h1[")
+
+
+# -- terminal -----------------------------------------------------------------------------------------------------
+
+def _pyte_lines(raw: str, width=120) -> list[str]:
+    import pyte
+    rows = raw.split("\n")
+    screen = pyte.Screen(width, len(rows) + 1)
+    screen.set_mode(pyte.modes.LNM)  # a newline returns to column 0, as a tty's output processing does
+    pyte.Stream(screen).feed(raw)
+    return [line.rstrip() for line in screen.display[: len(rows)]]
+
+
+def _progress_log() -> str:
+    parts = []
+    for step in range(30):
+        parts.append("".join(f"\r\x1b[2K[{'#' * (p // 5):<20}] {p:3d}% step {step}" for p in range(0, 101, 7)))
+        parts.append(f"\r\x1b[32mdone\x1b[0m step {step}\x1b[K\n")
+        parts.append(f"\x1b]0;title {step}\x07\x1b[1mcompiling\x1b[22m crate_{step} ... ok\n")
+    parts.append("\x1b[1;31merror[E0425]\x1b[0m: cannot find value `x` in this scope\n")
+    return "".join(parts)
+
+
+def test_terminal_view_equals_pyte():
+    raw = _progress_log()
+    view = "\n".join(_pyte_lines(raw))
+    pages = follow(lambda **kw: view_page(BytesSource(raw.encode(), 512), **kw), 300)
+    assert "".join(p.text for p in pages) == view
+    assert "error[E0425]: cannot find value `x` in this scope" in view
+    assert "done step 7\ncompiling crate_7 ... ok\n" in view
+
+
+_TOKENS = ["a", "bc", "é", " ", "\r", "\b", "\x1b[K", "\x1b[2K", "\x1b[1K", "\x1b[31m", "\x1b[0m", "\x1b[3G",
+           "\x1b[2C", "\x1b[D", "\x1b]8;;http://x\x07", "\n"]
+
+
+@given(st.lists(st.sampled_from(_TOKENS), max_size=60), st.integers(256, 600))
+def test_terminal_pages_equal_pyte_on_random_redraws(tokens, budget):
+    raw = "".join(tokens)
+    rendered = "\n".join(_pyte_lines(raw))
+    pages = follow(lambda **kw: view_page(BytesSource(raw.encode(), 16), **kw), budget)
+    assert "".join(p.text for p in pages) == rendered
+
+
+def test_terminal_offsets_resume():
+    raw = ("x" * 90 + "\r" + "y" * 40 + "\n") * 300
+    full = "".join(p.text for p in follow(lambda **kw: view_page(BytesSource(raw.encode()), **kw), 4096))
+    assert full == ("y" * 40 + "x" * 50 + "\n") * 300
+    page = view_page(BytesSource(raw.encode()), 9000, budget_bytes=512)
+    assert page.offset == 9000
+    assert full.encode()[9000:].startswith(page.text.encode())
+    assert re.fullmatch(r"[xy\n]+", page.text)
+
+
+def test_terminal_view_from_a_raw_offset():
+    raw = _progress_log().encode()
+    full = "".join(p.text for p in follow(lambda **kw: view_page(BytesSource(raw), **kw), 65536)).encode()
+    at = raw.index(b"error[E0425]")
+    page = view_page(BytesSource(raw), raw_offset=at, budget_bytes=512)
+    assert page.text.startswith("error[E0425]: cannot find value `x` in this scope")
+    assert full[page.offset :].startswith(page.text.encode())
+
+
+# -- the top level of a JSON document, streamed -------------------------------------------------------------------
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+                     | st.text(max_size=20),
+                     lambda kids: st.lists(kids, max_size=5) | st.dictionaries(st.text(max_size=6), kids, max_size=5),
+                     max_leaves=30)
+
+
+def _kind_of(value):
+    return {dict: "object", list: "array", str: "str", int: "int", float: "float", bool: "bool"}.get(
+        type(value), "null")
+
+
+@given(st.one_of(st.lists(_JSON, max_size=8), st.dictionaries(st.text(max_size=6), _JSON, max_size=8)),
+       st.sampled_from([None, 0, 2]), st.integers(1, 64))
+def test_top_level_equals_json_loads(doc, indent, frame):
+    from scratchfs.engine.structure.toplevel import top_level
+
+    data = json.dumps(doc, indent=indent, ensure_ascii=indent is None).encode()
+    top = top_level(BytesSource(data, frame))
+    assert top is not None
+    assert top.complete
+    assert top.count == len(doc)
+    if isinstance(doc, dict):
+        assert top.kind == "object"
+        assert [e.key for e in top.entries] == list(doc)
+        for entry, value in zip(top.entries, doc.values(), strict=True):
+            assert entry.kind == _kind_of(value)
+            if isinstance(value, (dict, list)):
+                assert entry.count == len(value)
+            if isinstance(value, dict):
+                assert entry.names == list(value)[:8]
+            if isinstance(value, list) and value:
+                assert entry.item_kind == _kind_of(value[0])
+                assert entry.names == (list(value[0])[:8] if isinstance(value[0], dict) else [])
+    else:
+        assert top.kind == "array"
+        if doc:
+            assert top.entries[0].item_kind == _kind_of(doc[0])
+
+
+def test_top_level_bounds_and_malformed_documents():
+    from scratchfs.engine.structure.toplevel import top_level
+
+    big = b'{"meta":{"n":1},"items":[' + b",".join(b'{"id":%d}' % i for i in range(200_000)) + b'],"tail":1}'
+    whole = top_level(BytesSource(big))
+    assert (whole.complete, whole.count, [e.count for e in whole.entries]) == (True, 3, [1, 200_000, 0])
+    cut = top_level(BytesSource(big), max_bytes=1024 * 1024)
+    assert not cut.complete
+    assert cut.read_bytes == 1024 * 1024
+    assert [e.key for e in cut.entries] == ["meta"]  # the items array runs past the bound: not listed as whole
+    for bad in [b"", b"x", b'{"a":', b"[1,2", b'{"a" 1}', b'{"a":[1 2]}', b"\xff[1]"]:
+        assert top_level(BytesSource(bad)) is None

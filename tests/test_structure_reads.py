@@ -1,0 +1,115 @@
+"""Structure reads through the model-facing contract (MCP's read_handle): answers equal the plain library's, every
+reply fits its budget, and following next_call pages through each result exactly once."""
+
+from __future__ import annotations
+
+import ast
+import csv
+import io
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from scratchfs import InvalidArgument, ScratchStore
+from scratchfs.api.contract import ScratchTools, to_json
+from scratchfs.cli import main
+
+
+def follow(tools: ScratchTools, args: dict, budget: int) -> list[dict]:
+    """Every page of a read, by its next_call; checks each reply's size against the budget."""
+    pages = []
+    call: dict | None = {**args, "budget": budget}
+    while call is not None:
+        reply = tools.call("read_handle", call)
+        assert len(to_json(reply).encode()) <= budget
+        pages.append(reply)
+        if reply["next_call"] is None:
+            break
+        node = ast.parse(reply["next_call"], mode="eval").body
+        call = {k.arg: ast.literal_eval(k.value) for k in node.keywords}
+        call["budget"] = budget
+        assert len(pages) < 10_000
+    return pages
+
+
+@pytest.fixture
+def tools(scratch_scope):
+    return ScratchTools(scratch_scope)
+
+
+def test_jq_answers_as_python_does(tools, scratch_scope, fixture_data):
+    data = fixture_data["api-ec2-service-model.json"]
+    doc = json.loads(data)
+    handle = scratch_scope.spill(data, source_tool="api").handle
+    (reply,) = follow(tools, {"handle": handle, "jq": ".metadata.apiVersion"}, 8192)
+    assert reply["results"] == [doc["metadata"]["apiVersion"]] and reply["read"] == {"jq": ".metadata.apiVersion"}
+    pages = follow(tools, {"handle": handle, "jq": ".operations | keys[]"}, 2048)
+    assert [r for p in pages for r in p["results"]] == sorted(doc["operations"])
+    with pytest.raises(InvalidArgument, match="jq"):
+        tools.call("read_handle", {"handle": handle, "jq": ".operations | keys["})
+
+
+def test_rows_page_through_with_their_header_exactly_once(tools, scratch_scope, fixture_data):
+    data = fixture_data["query-packages-by-month.csv"]
+    handle = scratch_scope.spill(data, source_tool="sql").handle
+    table = list(csv.reader(io.StringIO(data.decode("utf-8", "replace"))))
+    header, body = table[0], [row for row in table[1:] if row]
+    pages = follow(tools, {"handle": handle, "row": 100, "rows": 37, "columns": ["name", "month"]}, 3000)
+    got = [row for p in pages for row in p["rows"]]
+    assert all(p["header"] == ["name", "month"] for p in pages)
+    wanted = [[row[header.index("name")], row[header.index("month")]] for row in body[99:]]
+    assert got[: len(wanted)] == wanted[: len(got)] and len(got) == len(wanted)
+
+
+def test_records_and_per_record_jq(tools, scratch_scope):
+    lines = [{"i": i, "level": "error" if i % 7 == 0 else "info", "msg": "x" * (i % 50)} for i in range(500)]
+    data = "".join(json.dumps(r) + "\n" for r in lines).encode()
+    handle = scratch_scope.spill(data, source_tool="logs").handle
+    pages = follow(tools, {"handle": handle, "record": 1, "records": 100}, 4096)
+    assert [r for p in pages for r in p["records"]] == lines
+    errors = follow(tools, {"handle": handle, "record": 1, "records": 500, "jq": 'select(.level == "error") | .i'},
+                    4096)
+    assert [r for p in errors for r in p["results"]] == [r["i"] for r in lines if r["level"] == "error"]
+
+
+def test_html_selectors_and_the_text_view_page_through_once(tools, scratch_scope, fixture_data):
+    data = fixture_data["browser-rust-book.html"]
+    handle = scratch_scope.spill(data, source_tool="browser").handle
+    headings = follow(tools, {"handle": handle, "select": "h2"}, 2048)
+    texts = [e for p in headings for e in p["elements"]]
+    assert len(texts) == headings[0]["matches"] and "What Is Ownership?" in texts
+    small = follow(tools, {"handle": handle, "view": "text"}, 8192)
+    whole = follow(tools, {"handle": handle, "view": "text"}, 65536)
+    assert "".join(p["text"] for p in small) == "".join(p["text"] for p in whole)
+    offsets = [p["offset"] for p in small]
+    assert offsets == sorted(offsets) and offsets[0] == 0
+
+
+def test_terminal_output_is_rendered(tools, scratch_scope):
+    data = b"".join(b"\x1b[32mstep %d\x1b[0m " % i + b"".join(b"\r[%3d%%]" % p for p in range(0, 101, 10)) + b"\n"
+                    for i in range(300)) + b"\x1b[31mERROR: disk full\x1b[0m\n"
+    handle = scratch_scope.spill(data, source_tool="build").handle
+    text = "".join(p["text"] for p in follow(tools, {"handle": handle, "view": "text"}, 8192))
+    assert "\x1b" not in text and "\r" not in text
+    assert text.splitlines()[0] == "[100%]" or text.splitlines()[0].startswith("[100%]")
+    assert text.rstrip().endswith("ERROR: disk full")
+
+
+def test_structure_reads_refuse_mixed_modes(tools, scratch_scope):
+    handle = scratch_scope.spill(b'{"a": 1}' * 2000, source_tool="t").handle
+    for args in ({"jq": ".", "match": "a"}, {"row": 1, "jq": "."}, {"cursor": "x"}, {"select": "p", "lines": 3}):
+        with pytest.raises(InvalidArgument):
+            tools.call("read_handle", {"handle": handle, **args})
+
+
+def test_the_cli_prints_the_same_structure_reply(tmp_path, fixture_data):
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("r", "a")
+        handle = scope.spill(fixture_data["query-packages-by-month.csv"], source_tool="sql").handle
+        expected = to_json(ScratchTools(scope).call("read_handle", {"handle": handle, "row": 5, "rows": 3,
+                                                                    "columns": ["name", 2]}))
+    result = CliRunner().invoke(main, ["read-handle", handle, "--row", "5", "--rows", "3", "--column", "name",
+                                       "--column", "2", "--root", str(tmp_path), "--run", "r", "--agent", "a"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.rstrip("\n") == expected

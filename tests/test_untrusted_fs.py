@@ -1,0 +1,239 @@
+"""The file system is not trusted: links, FIFOs, directories and loose permissions planted inside the root (issue 9).
+
+Each test plants what an attacker or an unlucky operator could, then checks that scratchfs neither follows it (the
+files outside the root are byte for byte as they were), nor blocks on it, nor crashes on it: it raises one typed
+error naming what it found, and fsck reports it without touching the target.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from pathlib import Path
+
+import pytest
+
+from scratchfs import ScratchStore
+from scratchfs.api.inspector import fsck
+from scratchfs.foundation.errors import CorruptBlob, NotFound, StorageError
+
+from .conftest import FIXTURE_FILES
+
+SECRET = b"the user's own file, not scratchfs's\n"
+
+
+def outside(tmp_path: Path) -> Path:
+    """A directory outside the store's root holding a user's files (and a subdirectory), to be left alone."""
+    target = tmp_path / "outside"
+    (target / "sub").mkdir(parents=True)
+    (target / "file.txt").write_bytes(SECRET)
+    (target / "sub" / "nested.txt").write_bytes(SECRET)
+    (target / ("a" * 24 + ".zst")).write_bytes(SECRET)  # named like a blob
+    return target
+
+
+def snapshot(path: Path) -> dict[str, bytes | None]:
+    """Every file and directory under ``path`` with its bytes (None for a directory)."""
+    return {str(p.relative_to(path)): (None if p.is_dir() else p.read_bytes()) for p in sorted(path.rglob("*"))}
+
+
+def in_thread(call, timeout: float = 10.0):
+    """Run ``call`` in a daemon thread; return ``("ok", value)`` or ``("raised", exception)``; fail if it blocks."""
+    box: list = []
+
+    def run() -> None:
+        try:
+            box.append(("ok", call()))
+        except BaseException as exc:
+            box.append(("raised", exc))
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        pytest.fail(f"the call blocked for {timeout} s")
+    return box[0]
+
+
+def data() -> bytes:
+    return FIXTURE_FILES[0].read_bytes()[:20_000]
+
+
+# -- links in place of directories --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("level", ["run", "agent"])
+def test_a_spill_never_writes_through_a_linked_run_or_agent_directory(tmp_path, level):
+    target = outside(tmp_path)
+    before = snapshot(target)
+    with ScratchStore(tmp_path / "root") as store:
+        scope = store.scope("r", "a")
+        scope.spill(b"first", source_tool="t")  # creates runs/r/a
+        linked = store.blobs.run_dir("r") if level == "run" else store.blobs.agent_dir("r", "a")
+        os.rename(linked, tmp_path / "moved-away")
+        os.symlink(target, linked)
+        with pytest.raises(StorageError, match="symbolic link"):
+            scope.spill(data(), source_tool="t")
+        with pytest.raises(StorageError, match="symbolic link"):
+            scope.scratch_write("k", b"value")
+    assert snapshot(target) == before
+
+
+def test_delete_run_moves_a_linked_run_directory_to_the_trash_and_removes_the_link_only(tmp_path):
+    target = outside(tmp_path)
+    before = snapshot(target)
+    with ScratchStore(tmp_path / "root") as store:
+        store.scope("r", "a").spill(b"x", source_tool="t")
+        run_dir = store.blobs.run_dir("r")
+        os.rename(run_dir, tmp_path / "moved-away")
+        os.symlink(target, run_dir)
+        store.delete_run("r")
+        store.sweep()
+        assert os.listdir(store.root / "trash") == []
+        assert not os.path.lexists(run_dir)
+    assert snapshot(target) == before
+
+
+def test_a_link_planted_in_the_trash_is_removed_not_followed(tmp_path):
+    target = outside(tmp_path)
+    before = snapshot(target)
+    with ScratchStore(tmp_path / "root") as store:
+        os.symlink(target, store.root / "trash" / "planted")
+        os.mkdir(store.root / "trash" / "dir")
+        os.symlink(target, store.root / "trash" / "dir" / "inner-link")
+        store.sweep()
+        assert os.listdir(store.root / "trash") == []
+    assert snapshot(target) == before
+
+
+@pytest.mark.parametrize("which", ["trash", "runs"])
+def test_a_sweep_never_removes_anything_through_a_linked_trash_or_runs(tmp_path, which):
+    target = outside(tmp_path)
+    before = snapshot(target)
+    with ScratchStore(tmp_path / "root", orphan_grace=0) as store:
+        store.scope("r", "a").spill(b"x", source_tool="t")
+        os.rename(store.root / which, tmp_path / f"{which}-moved")
+        os.symlink(target, store.root / which)
+        if which == "runs":
+            with pytest.raises(StorageError, match="runs is a symbolic link"):
+                store.sweep()
+        else:
+            store.sweep()
+        report = fsck(store, repair=True)
+        assert report.entries_checked == 1
+        assert report.counts()["unexpected"] == (2 if which == "runs" else 0)  # runs/ itself, and the entry's row
+        assert len(store.list_entries()) == 1  # a row behind a link is reported, never dropped
+    assert snapshot(target) == before
+    with pytest.raises(StorageError, match=f"{which} is a symbolic link"):  # refused at open, named
+        ScratchStore(tmp_path / "root").close()
+
+
+# -- lock files ---------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["delete.lock", "sweep.lock", "index.lock"])
+def test_a_lock_file_planted_as_a_link_is_a_typed_error_and_its_target_is_untouched(tmp_path, name):
+    target = outside(tmp_path)
+    before = snapshot(target)
+    root = tmp_path / "root"
+    with ScratchStore(root) as store:
+        (root / "locks" / name).unlink(missing_ok=True)
+        os.symlink(target / "file.txt", root / "locks" / name)  # planted while the store is open
+        scope = store.scope("r", "a")
+        if name == "delete.lock":  # a new thread opens its own descriptor of the delete lock
+            outcome, exc = in_thread(lambda: scope.spill(b"x", source_tool="t"))
+            assert outcome == "raised" and isinstance(exc, StorageError) and "symbolic link" in str(exc), exc
+        if name == "sweep.lock":
+            with pytest.raises(StorageError, match="symbolic link"):
+                store.sweep()
+    with pytest.raises(StorageError, match=f"locks/{name} is a symbolic link"):
+        ScratchStore(root)  # and a store is not opened beside it
+    assert snapshot(target) == before
+
+
+# -- blobs that are not regular files -----------------------------------------------------------------------------
+
+def _replace_blob(store: ScratchStore, kind: str, key: str, how: str, target: Path) -> Path:
+    entry = next(e for e in store.list_entries() if e.key == key and e.kind == kind)
+    path = Path(store.blobs.path(entry.run_id, entry.agent_id, entry.blob))
+    path.unlink()
+    if how == "fifo":
+        os.mkfifo(path, 0o600)
+    elif how == "directory":
+        path.mkdir()
+        (path / "inside").write_bytes(b"x")
+    else:
+        os.symlink(target / "file.txt", path)
+    return path
+
+
+@pytest.mark.parametrize("how", ["fifo", "directory", "link"])
+def test_a_blob_replaced_by_a_fifo_directory_or_link_is_corrupt_and_nothing_blocks(tmp_path, how):
+    target = outside(tmp_path)
+    before = snapshot(target)
+    with ScratchStore(tmp_path / "root") as store:
+        scope = store.scope("r", "a")
+        handle = scope.spill(data(), source_tool="t").handle
+        scope.scratch_write("k", data())
+        store._values = type(store._values)(0, 0)  # no cached value: read the file
+        paths = [_replace_blob(store, "handle", handle, how, target), _replace_blob(store, "scratch", "k", how, target)]
+        for call in (lambda: scope.read_handle(handle), lambda: scope.read_handle(handle, match="a"),
+                     lambda: scope.read_handle(handle, line=1), lambda: scope.scratch_read("k")):
+            outcome, value = in_thread(call)
+            assert outcome == "raised" and isinstance(value, CorruptBlob), value
+            assert {"fifo": "FIFO", "directory": "directory", "link": "symbolic link"}[how] in str(value)
+        outcome, report = in_thread(lambda: fsck(store))
+        assert outcome == "ok"
+        assert report.counts()["corrupt"] == 2 and not report.clean
+        outcome, report = in_thread(lambda: fsck(store, repair=True))
+        assert outcome == "ok", report
+        if how != "directory":
+            assert all(not os.path.lexists(p) for p in paths)  # the FIFO or link itself is removed
+        with pytest.raises(NotFound):
+            scope.read_handle(handle)
+    assert snapshot(target) == before
+
+
+# -- permissions --------------------------------------------------------------------------------------------------
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(os.lstat(path).st_mode)
+
+
+def test_every_file_is_private_from_the_moment_it_exists_whatever_the_umask(tmp_path):
+    old = os.umask(0o022)
+    try:
+        with ScratchStore(tmp_path / "root") as store:
+            scope = store.scope("r", "a")
+            scope.spill(b"secret preview " * 1000, source_tool="t")
+            scope.scratch_write("k", b"v")
+            store.sweep()
+            found = [store.root, *store.root.rglob("*")]
+            modes = {path: _mode(path) for path in found}
+    finally:
+        os.umask(old)
+    names = {p.name for p in found}
+    assert {"index.sqlite", "index.sqlite-wal", "index.sqlite-shm", "delete.lock", "sweep.lock"} <= names
+    for path, mode in modes.items():
+        assert mode == (0o700 if path.is_dir() else 0o600), path
+
+
+def test_an_existing_loose_root_and_index_are_tightened(tmp_path):
+    root = tmp_path / "root"
+    ScratchStore(root).close()
+    os.chmod(root, 0o755)
+    os.chmod(root / "runs", 0o777)
+    os.chmod(root / "index.sqlite", 0o644)
+    with ScratchStore(root) as store:
+        store.scope("r", "a").spill(b"x", source_tool="t")
+    assert (_mode(root), _mode(root / "runs"), _mode(root / "index.sqlite")) == (0o700, 0o700, 0o600)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to give the root directory to another user")
+def test_a_loose_root_owned_by_another_user_is_refused(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir(mode=0o755)
+    os.chmod(root, 0o755)
+    os.chown(root, 65534, 65534)
+    with pytest.raises(StorageError, match="other users"):
+        ScratchStore(root)
+    assert _mode(root) == 0o755 and os.listdir(root) == []

@@ -1,0 +1,268 @@
+"""The web inspector's JSON API through Starlette's test client: values against the store's own answers (the
+model-facing contract, the inspector, the fixtures parsed by the standard library), paging, errors as statuses."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from starlette.testclient import TestClient
+
+from scratchfs.api.contract import ScratchTools
+from scratchfs.api.inspector import stats
+from scratchfs.web import create_app
+from scratchfs.web.structure import json_tree
+
+TOKEN = "test-token-0123456789abcdef"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+@pytest.fixture
+def client(store):
+    with TestClient(create_app(store, TOKEN), headers=AUTH) as c:
+        yield c
+
+
+def h_url(scope, handle: str, tail: str = "") -> str:
+    return f"/api/runs/{scope.run_id}/agents/{scope.agent_id}/handles/{handle}{tail}"
+
+
+def test_runs_list_agents_counts_bytes_and_next_expiry(store, clock, client):
+    a = store.scope("run-a", "agent-1")
+    a.spill(b"x" * 10_000, source_tool="t1", ttl=100)
+    a.spill(b"y" * 20_000, source_tool="t2", ttl=50)
+    store.scope("run-a", "agent-2").scratch_write("plan", "step 1", ttl=30)
+    clock.advance(5)
+    store.scope("run-b", "agent-1").spill(b"z" * 300, ttl=500)
+    body = client.get("/api/runs").json()
+    assert [r["run_id"] for r in body["runs"]] == ["run-b", "run-a"]  # most recently written first
+    run_a = body["runs"][1]
+    entries = store.list_entries_for_run("run-a")
+    assert run_a["entries"] == 3 and run_a["handles"] == 2 and run_a["scratch"] == 1
+    assert run_a["bytes_in"] == 30_006 == sum(e.size for e in entries)
+    assert run_a["bytes_on_disk"] == sum(e.stored_size for e in entries)
+    assert run_a["next_expiry"] == min(e.expires_at for e in entries)
+    assert run_a["next_expiry_in"] == pytest.approx(25.0)  # the scratch value: 30 s, 5 s ago
+    assert [(g["agent_id"], g["entries"], g["bytes_in"]) for g in run_a["agents"]] == [
+        ("agent-1", 2, 30_000), ("agent-2", 1, 6)]
+
+
+def test_run_entries_are_paged_by_cursor_without_loss_or_repeat(store, clock, client):
+    scope = store.scope("run-p", "agent-1")
+    other = store.scope("run-p", "agent-2")
+    keys = []
+    for i in range(23):
+        clock.advance(0.5)
+        keys.append((scope if i % 3 else other).spill(f"entry {i} ".encode() * 50).handle)
+    seen, cursor, pages = [], None, 0
+    while True:
+        params = {"limit": 10} | ({"cursor": cursor} if cursor else {})
+        page = client.get("/api/runs/run-p/scratch", params=params).json()
+        pages += 1
+        seen += [e["key"] for e in page["entries"]]
+        assert page["remaining"] == 23 - len(seen)
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    assert pages == 3 and seen == keys
+    only = client.get("/api/runs/run-p/scratch", params={"agent": "agent-2", "limit": 1000}).json()
+    assert [e["key"] for e in only["entries"]] == keys[0::3]
+    first = client.get("/api/runs/run-p/scratch", params={"limit": 1}).json()["entries"][0]
+    assert first["size"] == len(b"entry 0 " * 50) and first["ratio"] == round(first["size"] / first["stored_size"], 3)
+    assert client.get("/api/runs/run-p/scratch", params={"cursor": "not-a-cursor"}).status_code == 400
+    assert client.get("/api/runs/run-p/scratch", params={"limit": 1001}).status_code == 400
+    assert client.get("/api/runs/nobody/scratch").json()["entries"] == []
+
+
+def test_entry_metadata(store, clock, client, fixture_data):
+    scope = store.scope("run-m", "agent-1")
+    stub = scope.spill(fixture_data["api-ec2-service-model.json"], source_tool="aws.describe", ttl=600)
+    clock.advance(100)
+    meta = client.get(h_url(scope, stub.handle)).json()
+    assert meta["key"] == stub.handle and meta["kind"] == "handle" and meta["source_tool"] == "aws.describe"
+    assert meta["size"] == len(fixture_data["api-ec2-service-model.json"]) and meta["lines"] == stub.lines
+    assert meta["content_type"] == "json" and meta["expires_in"] == pytest.approx(500.0)
+    assert "blob" not in meta
+    scope.scratch_write("notes", "α" * 10)
+    note = client.get("/api/runs/run-m/agents/agent-1/scratchpad", params={"key": "notes"}).json()
+    assert note["kind"] == "scratch" and note["size"] == 20
+
+
+@pytest.mark.parametrize("args", [
+    {"offset": 1000, "length": 5000},
+    {"offset": 3, "length": 1},
+    {"line": 120, "lines": 40},
+    {"match": "Ownership", "context": 50, "max_matches": 5},
+    {"pattern": "^<h2 .*ownership", "ignore_case": True, "max_matches": 3},
+    {"match": "the", "offset": 200_000, "max_matches": 2, "context": 0},
+])
+def test_reads_are_the_model_facing_contract(store, client, fixture_data, args):
+    scope = store.scope("run-r", "agent-1")
+    handle = scope.spill(fixture_data["browser-rust-book.html"]).handle
+    params = {k: str(v).lower() if isinstance(v, bool) else v for k, v in args.items()}
+    got = client.get(h_url(scope, handle, "/read"), params=params)
+    assert got.status_code == 200
+    assert got.json() == ScratchTools(scope).call("read_handle", {"handle": handle, **args})
+
+
+def test_reads_keep_the_contract_budgets_and_checks(store, client):
+    scope = store.scope("run-r", "agent-1")
+    handle = scope.spill(b"abc\n" * 30_000).handle
+    too_long = client.get(h_url(scope, handle, "/read"), params={"length": 100_000})
+    assert too_long.status_code == 400 and too_long.json()["error"]["kind"] == "invalid argument"
+    assert "65536" in too_long.json()["error"]["message"]
+    mixed = client.get(h_url(scope, handle, "/read"), params={"line": 3, "match": "abc"})
+    assert mixed.status_code == 400
+    assert client.get(h_url(scope, handle, "/read"), params={"offset": "1e3"}).status_code == 400
+    assert client.get(h_url(scope, handle, "/read"), params={"ignore_case": "maybe", "match": "a"}).status_code == 400
+    whole = client.get(h_url(scope, handle, "/read"), params={"length": 65536}).json()
+    assert whole["length"] == 65536 and whole["next_offset"] == 65536
+
+
+def test_json_tree_of_the_fixture(store, client, fixture_data):
+    scope = store.scope("run-j", "agent-1")
+    handle = scope.spill(fixture_data["api-ec2-service-model.json"]).handle
+    doc = json.loads(fixture_data["api-ec2-service-model.json"])
+    root = client.get(h_url(scope, handle, "/tree")).json()
+    assert root["type"] == "object" and root["count"] == len(doc)
+    assert [c["key"] for c in root["children"]] == list(doc)
+    assert root["children"][0] == {"key": "version", "path": "/version", "type": "string", "value": doc["version"]}
+    ops = client.get(h_url(scope, handle, "/tree"), params={"path": "/operations", "limit": 100}).json()
+    assert ops["count"] == len(doc["operations"]) and ops["next_offset"] == 100
+    assert [c["key"] for c in ops["children"]] == list(doc["operations"])[:100]
+    rest = client.get(h_url(scope, handle, "/tree"), params={"path": "/operations", "offset": 100, "limit": 500})
+    assert [c["key"] for c in rest.json()["children"]] == list(doc["operations"])[100:]
+    name = next(iter(doc["operations"]))
+    leaf = client.get(h_url(scope, handle, "/tree"), params={"path": f"/operations/{name}/http/method"}).json()
+    assert leaf["type"] == "string" and leaf["value"] == doc["operations"][name]["http"]["method"]
+    assert client.get(h_url(scope, handle, "/tree"), params={"path": "/nope"}).status_code == 400
+    assert client.get(h_url(scope, handle, "/tree"), params={"path": "operations"}).status_code == 400
+    text = scope.spill(b"not json at all " * 1000).handle
+    assert client.get(h_url(scope, text, "/tree")).json()["error"]["kind"] == "invalid argument"
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner, max_size=5),
+    max_leaves=30,
+)
+
+
+def _rebuild(scope, handle: str, path: str, kind: str):
+    node = json_tree(scope, handle, path, 0, 500)
+    assert node["next_offset"] is None
+    build = {} if kind == "object" else []
+    for child in node["children"]:
+        value = _rebuild(scope, handle, child["path"], child["type"]) if "count" in child else child["value"]
+        if kind == "object":
+            build[child["key"]] = value
+        else:
+            build.append(value)
+    return build
+
+
+@settings(max_examples=40)
+@given(doc=st.dictionaries(st.text(max_size=8), _json, max_size=6) | st.lists(_json, max_size=6))
+def test_json_tree_rebuilds_the_document(store, doc):
+    """Walking the tree node by node (JSON pointers with ~ and / in keys included) gives back json.loads' answer."""
+    scope = store.scope("run-h", "agent-1")
+    handle = scope.spill(json.dumps(doc).encode() + b" " * 9000).handle
+    kind = "object" if isinstance(doc, dict) else "array"
+    assert _rebuild(scope, handle, "", kind) == json.loads(json.dumps(doc))
+
+
+def test_csv_table_of_the_fixture(store, client, fixture_data):
+    scope = store.scope("run-c", "agent-1")
+    handle = scope.spill(fixture_data["query-packages-by-month.csv"]).handle
+    records = list(csv.reader(io.StringIO(fixture_data["query-packages-by-month.csv"].decode(), newline="")))
+    page = client.get(h_url(scope, handle, "/table"), params={"row": 200, "rows": 50}).json()
+    assert page["columns"] == records[0] == ["name", "version", "month", "summary"]
+    assert page["rows"] == records[201:251] and page["total_rows"] == len(records) - 1
+    assert page["next_row"] == 250 and page["partial"] is False
+    last = client.get(h_url(scope, handle, "/table"), params={"row": len(records) - 3, "rows": 500}).json()
+    assert last["rows"] == records[-2:] and last["next_row"] is None
+
+
+def test_scratchpad_read_is_the_contract(store, client):
+    scope = store.scope("run-s", "agent-1")
+    scope.scratch_write("plan/1", "é" * 5000)
+    got = client.get("/api/runs/run-s/agents/agent-1/scratchpad/read",
+                     params={"key": "plan/1", "offset": 1, "length": 100}).json()
+    assert got == ScratchTools(scope).call("scratch_read", {"key": "plan/1", "offset": 1, "length": 100})
+    assert got["offset"] == 2 and got["data"] == "é" * 49  # whole characters, as over MCP
+
+
+def test_stats_and_fsck(store, client):
+    scope = store.scope("run-f", "agent-1")
+    stub = scope.spill(b"hello world\n" * 2000)
+    body = client.get("/api/stats", params={"soon": 7200}).json()
+    expected = [s.to_dict() for s in stats(store.list_entries(), store.now(), 7200.0)]
+    assert body["scopes"] == expected and body["scopes"][0]["expiring_soon"] == 1
+    clean = client.get("/api/fsck").json()
+    assert clean["clean"] is True and clean["entries_checked"] == 1 and clean["bytes_checked"] == 24_000
+    entry = store.list_entries()[0]
+    os.unlink(store.blobs.path(entry.run_id, entry.agent_id, entry.blob))
+    broken = client.get("/api/fsck", params={"deep": "false"}).json()
+    assert broken["clean"] is False and broken["missing"] == 1
+    problem = broken["problems"][0]
+    assert problem["key"] == stub.handle and not problem["path"].startswith("/")  # relative to the root
+
+
+@pytest.mark.parametrize(("path", "status", "kind"), [
+    ("/api/runs/run-x/agents/agent-1/handles/h_aaaaaaaaaaaaaaaaaaaaaaaa", 404, "not found"),
+    ("/api/runs/run-x/agents/agent-1/handles/not-a-handle", 400, "invalid argument"),
+    ("/api/runs/run%01x/scratch", 400, "invalid argument"),
+    ("/api/runs/run-x/agents/ag%0aent/handles/h_aaaaaaaaaaaaaaaaaaaaaaaa/read", 400, "invalid argument"),
+    ("/api/runs/" + "r" * 257 + "/scratch", 400, "invalid argument"),
+    ("/api/runs?bogus=1", 400, "invalid argument"),
+    ("/api/runs/run-x/agents/agent-1/scratchpad?key=", 400, "invalid argument"),
+    ("/api/nothing-here", 404, "not found"),
+])
+def test_errors_are_json_with_the_status_of_their_kind(client, path, status, kind):
+    got = client.get(path)
+    assert got.status_code == status
+    assert got.headers["content-type"] == "application/json"
+    assert got.json()["error"]["kind"] == kind
+
+
+def test_a_pattern_timeout_says_where_to_resume(store, client):
+    store.pattern_timeout = 0.2
+    scope = store.scope("run-t", "agent-1")
+    data = b"x" * 1000 + b"\n" + b"a" * 40 + b"b\n"
+    handle = scope.spill(data).handle
+    got = client.get(h_url(scope, handle, "/read"), params={"pattern": "(a|aa)+$"})
+    error = got.json()["error"]
+    assert got.status_code == 400 and error["kind"] == "invalid argument"
+    assert 0 <= error["resume_offset"] <= len(data) and f"offset={error['resume_offset']}" in error["message"]
+
+
+def test_openapi_names_every_api_route(client):
+    from scratchfs.web.app import routes
+
+    doc = client.get("/api/openapi.json").json()
+    api_paths = {r.path for r in routes() if r.path.startswith("/api/") and r.path != "/api/openapi.json"}
+    assert set(doc["paths"]) == api_paths
+    assert doc["paths"]["/api/runs/{run}/scratch"]["get"]["parameters"][0]["name"] == "run"
+
+
+
+def test_html_text_of_the_fixture(store, client, fixture_data):
+    scope = store.scope("run-t", "agent-1")
+    html = b"<html><head><title>T</title><style>p{}</style></head><body><h1>Own&amp;ership</h1>" \
+           b"<script>var x = '<p>no</p>';</script><p>Rust  is\n  safe</p><ul><li>one</li><li>two</li></ul></body>"
+    handle = scope.spill(html + b" " * 9000).handle
+    got = client.get(h_url(scope, handle, "/text")).json()
+    assert got["data"] == "T\nOwn&ership\nRust is safe\none\ntwo" and got["size"] == len(got["data"])
+    book = scope.spill(fixture_data["browser-rust-book.html"]).handle
+    first = client.get(h_url(scope, book, "/text"), params={"length": 1000}).json()
+    assert first["length"] == 1000 and first["next_offset"] == 1000 and "<" not in first["data"]
+    assert "The Rust Programming Language" in first["data"]
+    whole = "".join(client.get(h_url(scope, book, "/text"), params={"offset": at, "length": 65536}).json()["data"]
+                    for at in range(0, first["size"], 65536))
+    assert len(whole) == first["size"] and "What Is Ownership?" in whole and "<script" not in whole

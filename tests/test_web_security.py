@@ -1,0 +1,304 @@
+"""The web inspector's security list, one test per line: loopback by default, a token on every request, the URL
+printed with the token, the token moved into a cookie, read-only unless --allow-delete (then POST + CSRF), no
+directory listing, no request path reaching the file system, CSP and nosniff on every response, entry content never
+HTML, path parameters checked as the API checks them."""
+
+from __future__ import annotations
+
+import builtins
+import os
+import re
+import urllib.error
+import urllib.request
+from http.cookies import SimpleCookie
+
+import psutil
+import pytest
+from starlette.testclient import TestClient
+
+from scratchfs.foundation import checks
+from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.web import create_app
+from scratchfs.web.app import routes
+from scratchfs.web.page import ASSETS
+from scratchfs.web.security import CSP, cookie_name, csrf_token
+from tests.web_support import serve
+
+TOKEN = "sec-token-0123456789abcdefghij"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+EVIL = b"<script>window.__pwned = 1</script><img src=x onerror=\"window.__pwned = 2\">"
+
+
+@pytest.fixture
+def seeded(store):
+    scope = store.scope("run-1", "agent-1")
+    handle = scope.spill(EVIL * 200, source_tool="evil.tool").handle
+    scope.scratch_write("note", "<b>bold?</b>")
+    return store, scope, handle
+
+
+def _urls(handle: str) -> list[tuple[str, str]]:
+    """(method, url) for every route, its parameters filled in."""
+    fill = {"{run}": "run-1", "{agent}": "agent-1", "{handle}": handle, "{name:str}": "app.js"}
+    out = []
+    for route in routes():
+        path = route.path
+        for name, value in fill.items():
+            path = path.replace(name, value)
+        if "scratchpad" in path:
+            path += "?key=note"
+        out += [(method, path) for method in sorted(route.methods - {"HEAD"})]
+    return out
+
+
+def test_binds_to_loopback_by_default(tmp_path):
+    with serve(tmp_path / "root") as (found, proc):
+        assert found.group(2) == "127.0.0.1"
+        listening = [c for c in psutil.Process(proc.pid).net_connections(kind="inet") if c.status == "LISTEN"]
+        assert listening and {c.laddr.ip for c in listening} == {"127.0.0.1"}
+        assert {c.laddr.port for c in listening} == {int(found.group(3))}
+
+
+def test_every_request_needs_the_token_also_on_loopback(seeded, tmp_path):
+    store, _, handle = seeded
+    app = create_app(store, TOKEN, allow_delete=True)
+    anonymous, wrong = TestClient(app), TestClient(app, headers={"Authorization": "Bearer " + "x" * len(TOKEN)})
+    for method, url in _urls(handle):
+        for client in (anonymous, wrong):
+            got = client.request(method, url, follow_redirects=False)
+            assert got.status_code == 401, (method, url)
+    assert TestClient(app).get("/api/runs", params={"token": TOKEN[:-1]}).status_code == 401
+    assert len(store.list_entries()) == 2  # nothing was deleted by the refused POSTs
+    for method, url in _urls(handle):
+        assert TestClient(app, headers=AUTH).request(method, url).status_code != 401, (method, url)
+    with serve(tmp_path / "root", env={"SCRATCHFS_TOKEN": TOKEN}) as (found, _):  # the real server, on loopback
+        base = f"http://127.0.0.1:{found.group(3)}"
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(base + "/api/runs", timeout=10)
+        refused.value.close()
+        assert refused.value.code == 401
+        with urllib.request.urlopen(urllib.request.Request(base + "/api/runs", headers=AUTH), timeout=10) as ok:
+            assert ok.status == 200
+
+
+def test_prints_the_url_with_the_token_on_stdout_flushed(tmp_path):
+    # stdout is a pipe (block-buffered): the line arrives while the server runs only because it is flushed
+    with serve(tmp_path / "r", env={"SCRATCHFS_TOKEN": TOKEN}) as (found, _):
+        assert found.group(4) == TOKEN
+        url = found.group(1)
+        opener = urllib.request.build_opener(_NoRedirect())
+        with pytest.raises(urllib.error.HTTPError) as moved:
+            opener.open(url, timeout=10)
+        moved.value.close()
+        assert moved.value.code == 303 and moved.value.headers["Location"] == "/"
+    with serve(tmp_path / "r", "--token", "given-on-the-command-line", env={"SCRATCHFS_TOKEN": TOKEN}) as (found, _):
+        assert found.group(4) == "given-on-the-command-line"
+    with serve(tmp_path / "r") as (one, _), serve(tmp_path / "r") as (two, _):
+        assert len(one.group(4)) >= 32 and one.group(4) != two.group(4) != TOKEN
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+def test_a_bad_token_option_is_one_line_and_exit_2(tmp_path):
+    import subprocess
+    import sys
+
+    got = subprocess.run([sys.executable, "-m", "scratchfs", "serve", "--root", str(tmp_path), "--token", "short"],
+                         capture_output=True, text=True, timeout=60)
+    assert got.returncode == 2 and got.stdout == ""
+    assert got.stderr.count("\n") == 1 and got.stderr.startswith("scratchfs: invalid argument: the token")
+
+
+def test_the_page_moves_the_token_into_an_httponly_samesite_cookie(seeded):
+    store, _, handle = seeded
+    app = create_app(store, TOKEN)
+    got = TestClient(app).get(f"/runs/run-1?token={TOKEN}&x=1", follow_redirects=False)
+    assert got.status_code == 303 and got.headers["location"] == "/runs/run-1?x=1"
+    cookie = SimpleCookie(got.headers["set-cookie"])[cookie_name(80)]
+    assert cookie.value == TOKEN and cookie["httponly"] is True and cookie["samesite"] == "Strict"
+    assert cookie["path"] == "/"
+    with TestClient(app, cookies={cookie_name(80): TOKEN}) as browser:
+        page = browser.get(f"/runs/run-1/agents/agent-1/handles/{handle}")
+        assert page.status_code == 200 and TOKEN not in page.text
+        assert browser.get("/api/runs").status_code == 200
+    assert TestClient(app, cookies={cookie_name(81): TOKEN}).get("/api/runs").status_code == 401  # another port's
+
+
+def test_read_only_unless_allow_delete(seeded):
+    store, scope, handle = seeded
+    client = TestClient(create_app(store, TOKEN), headers=AUTH)
+    for method, url in _urls(handle):
+        if method == "POST":
+            got = client.post(url)
+            assert got.status_code == 403 and got.json()["error"]["kind"] == "forbidden", url
+    assert len(store.list_entries()) == 2 and scope.scratch_read("note") == b"<b>bold?</b>"
+
+
+def test_deletes_need_a_post_with_the_token_and_a_csrf_safe_header(store):
+    app = create_app(store, TOKEN, allow_delete=True)
+    jar = {cookie_name(80): TOKEN}
+    csrf = {"X-Scratchfs-Csrf": csrf_token(TOKEN)}
+    scope = store.scope("run-d", "agent-1")
+    handle = scope.spill(b"x" * 10_000).handle
+    scope.scratch_write("k", "v")
+    store.scope("run-d", "agent-2").scratch_write("k", "v")
+    store.scope("run-e", "agent-1").scratch_write("k", "v")
+    url = f"/api/runs/run-d/agents/agent-1/handles/{handle}/delete"
+    cookie_only = TestClient(app, cookies=jar)
+    assert cookie_only.get(url).status_code == 405  # never by GET (a link or an image cannot delete)
+    assert cookie_only.post(url).status_code == 403  # the cookie alone: a cross-site form would carry it
+    assert cookie_only.post(url, headers={"X-Scratchfs-Csrf": "0" * 64}).status_code == 403
+    assert cookie_only.post(url, headers={**csrf, "Origin": "http://evil.example"}).status_code == 403
+    assert cookie_only.post(url, headers={**csrf, "Sec-Fetch-Site": "cross-site"}).status_code == 403
+    assert len(store.list_entries()) == 4
+    page = cookie_only.post(url, headers={**csrf, "Origin": "http://testserver", "Sec-Fetch-Site": "same-origin"})
+    assert page.status_code == 200 and page.json() == {"handle": handle, "deleted": True}
+    bearer = TestClient(app, headers=AUTH)
+    assert bearer.post("/api/runs/run-d/agents/agent-1/scratchpad/delete", params={"key": "k"}).json()["deleted"]
+    assert bearer.post("/api/runs/run-d/agents/agent-2/delete").json()["deleted"] == 1
+    assert bearer.post("/api/runs/run-e/delete").json()["deleted"] == 1
+    assert store.list_entries() == []
+
+
+def test_the_page_carries_the_csrf_token_and_no_inline_script_or_style(seeded):
+    store, _, _handle = seeded
+    html = TestClient(create_app(store, TOKEN), headers=AUTH).get("/").text
+    assert f'<meta name="scratchfs-csrf" content="{csrf_token(TOKEN)}">' in html
+    scripts = re.findall(r"<script([^>]*)>(.*?)</script>", html, re.S)
+    assert scripts == [(' src="/static/app.js" defer', "")]
+    assert "<style" not in html and " style=" not in html and " on" not in html.split("<body", 1)[1]
+
+
+def test_no_directory_listing(seeded):
+    store, _, _ = seeded
+    client = TestClient(create_app(store, TOKEN), headers=AUTH)
+    for url in ("/static", "/static/", "/static/%2e%2e", "/api", "/api/", "/runs", "/runs/", "/static/index.html",
+                "/index.sqlite", "/runs/run-1/agents", "/runs/run-1/agents/agent-1", "/api/runs/run-1/agents"):
+        got = client.get(url, follow_redirects=False)
+        assert got.status_code == 404, url
+        assert "app.css" not in got.text and "index.sqlite" not in got.text
+
+
+def test_no_path_from_a_request_reaches_the_file_system(seeded, monkeypatch):
+    store, _scope, handle = seeded
+    root = os.path.realpath(store.root)
+    opened: list[str] = []
+    real_open, real_os_open, real_scandir = builtins.open, os.open, os.scandir
+
+    def note(path):
+        if isinstance(path, (str, bytes, os.PathLike)):
+            opened.append(os.path.realpath(os.fsdecode(path)))
+
+    monkeypatch.setattr(builtins, "open", lambda f, *a, **k: (note(f), real_open(f, *a, **k))[1])
+    monkeypatch.setattr(os, "open", lambda f, *a, **k: (note(f), real_os_open(f, *a, **k))[1])
+    monkeypatch.setattr(os, "scandir", lambda p=".": (note(p), real_scandir(p))[1])
+    client = TestClient(create_app(store, TOKEN), headers=AUTH)
+    hostile = ["..", "../..", "%2e%2e", "..%2f..%2fetc", "%2fetc%2fpasswd", "~", "run-1%00", "C:%5cwindows"]
+    for part in hostile:
+        for url in (f"/api/runs/{part}/scratch", f"/api/runs/{part}/agents/{part}/handles/{handle}",
+                    f"/api/runs/run-1/agents/{part}/handles/{handle}/read", f"/static/{part}",
+                    f"/static/{part}%2fpyproject.toml", f"/runs/{part}/agents/agent-1/handles/{handle}",
+                    f"/api/runs/run-1/agents/agent-1/scratchpad/read?key={part}"):
+            got = client.get(url)
+            assert got.status_code in (200, 400, 404), url
+            assert b"[project]" not in got.content and b"root:" not in got.content
+    assert client.get(f"/api/runs/run-1/agents/agent-1/handles/{handle}/read").status_code == 200
+    outside = [p for p in opened if not p.startswith(root + os.sep)]
+    assert opened and outside == []  # the reads did open blobs, and only under the root
+
+
+def test_every_response_sets_csp_and_nosniff(seeded):
+    store, _, handle = seeded
+    app = create_app(store, TOKEN)
+    authed, anonymous = TestClient(app, headers=AUTH), TestClient(app)
+    responses = [
+        authed.get("/"), authed.get("/runs/run-1"), authed.get("/static/app.js"), authed.get("/static/app.css"),
+        authed.get("/api/runs"), authed.get(f"/api/runs/run-1/agents/agent-1/handles/{handle}/read"),
+        authed.get("/api/openapi.json"), authed.get("/api/runs/%01/scratch"), authed.get("/nothing"),
+        authed.get("/api/nothing"), authed.get("/api/runs/run-1/delete"), authed.post("/api/runs/run-1/delete"),
+        authed.get("/runs/%01"), anonymous.get("/"), anonymous.get("/api/runs"),
+        anonymous.get(f"/?token={TOKEN}", follow_redirects=False),
+    ]
+    assert {r.status_code for r in responses} == {200, 303, 400, 401, 403, 404, 405}
+    for r in responses:
+        assert r.headers["content-security-policy"] == CSP, r.url
+        assert r.headers["x-content-type-options"] == "nosniff", r.url
+    script_src = re.search(r"script-src ([^;]*)", CSP).group(1)
+    assert script_src == "'self'" and "unsafe" not in CSP and "default-src 'none'" in CSP
+
+
+def test_entry_content_is_never_rendered_as_html(seeded):
+    store, _, handle = seeded
+    client = TestClient(create_app(store, TOKEN), headers=AUTH)
+    read = client.get(f"/api/runs/run-1/agents/agent-1/handles/{handle}/read", params={"length": 200})
+    assert read.headers["content-type"] == "application/json" and read.json()["data"].startswith("<script>")
+    page = client.get(f"/runs/run-1/agents/agent-1/handles/{handle}")
+    assert page.headers["content-type"].startswith("text/html") and "__pwned" not in page.text
+    script = ASSETS["app.js"][0].decode()
+    for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"):
+        assert sink not in script, sink  # the page sets text only
+
+
+@pytest.mark.parametrize(("url", "value", "check"), [
+    ("/api/runs/{v}/scratch", "bad\x01run", checks.check_run_id),
+    ("/api/runs/run-1/agents/{v}/handles/h_aaaaaaaaaaaaaaaaaaaaaaaa", "a" * 257, checks.check_agent_id),
+    ("/api/runs/run-1/agents/agent-1/handles/{v}", "h_AAAAAAAAAAAAAAAAAAAAAAAA", checks.check_handle),
+    ("/api/runs/run-1/agents/agent-1/scratchpad?key={v}", "k" * 513, checks.check_key),
+    ("/runs/{v}", "bad\x7frun", checks.check_run_id),
+])
+def test_path_parameters_go_through_the_api_id_checks(seeded, url, value, check):
+    store, _, _ = seeded
+    client = TestClient(create_app(store, TOKEN), headers=AUTH)
+    with pytest.raises(InvalidArgument) as expected:
+        check(value)
+    got = client.get(url.format(v=urllib.request.quote(value)))
+    assert got.status_code == 400
+    assert str(expected.value) in (got.json()["error"]["message"] if url.startswith("/api/") else got.text)
+
+
+def test_a_websocket_is_refused_even_with_the_token(seeded):
+    from starlette.websockets import WebSocketDisconnect
+
+    store, _, _ = seeded
+    with pytest.raises(WebSocketDisconnect) as closed, \
+            TestClient(create_app(store, TOKEN), headers=AUTH).websocket_connect("/api/runs"):
+        pass
+    assert closed.value.code == 1008
+
+
+def test_a_port_in_use_is_one_line_and_exit_4(tmp_path):
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        got = subprocess.run([sys.executable, "-m", "scratchfs", "serve", "--root", str(tmp_path), "--port",
+                              str(port)], capture_output=True, text=True, timeout=60)
+    assert got.returncode == 4 and got.stdout == ""
+    assert got.stderr.count("\n") == 1
+    assert got.stderr.startswith(f"scratchfs: storage: cannot listen on 127.0.0.1:{port}")
+
+
+def test_the_start_line_as_json(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    from tests.web_support import read_line
+
+    proc = subprocess.Popen([sys.executable, "-m", "scratchfs", "serve", "--root", str(tmp_path), "--port", "0",
+                             "--json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        start = json.loads(read_line(proc, 30))
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        proc.stdout.close()
+    assert start["host"] == "127.0.0.1" and len(start["token"]) >= 32
+    assert start["url"] == f"http://127.0.0.1:{start['port']}/?token={start['token']}"

@@ -1,0 +1,68 @@
+"""Helpers of the web inspector's tests: a real ``scratchfs serve`` process, and skipping (or failing, when
+``SCRATCHFS_REQUIRE_SERVICES=1``, as in CI) when a service such as Chromium is missing."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import selectors
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+URL_RE = re.compile(r"scratchfs inspector: (http://(\S+?):(\d+)/\?token=(\S+))\n\Z")
+CHROMIUM = "/usr/bin/chromium"
+
+
+def require(available: bool, reason: str) -> None:
+    """Skip the test when ``available`` is false, or fail it when the environment requires every service."""
+    if available:
+        return
+    if os.environ.get("SCRATCHFS_REQUIRE_SERVICES") == "1":
+        pytest.fail(f"required service missing: {reason}")
+    pytest.skip(reason)
+
+
+def read_line(proc: subprocess.Popen, timeout: float) -> str:
+    """The first line the process writes on stdout within ``timeout`` seconds ('' if none)."""
+    selector = selectors.DefaultSelector()
+    selector.register(proc.stdout, selectors.EVENT_READ)
+    deadline = time.monotonic() + timeout
+    line = b""
+    while not line.endswith(b"\n") and time.monotonic() < deadline:
+        if selector.select(max(0.0, deadline - time.monotonic())):
+            chunk = os.read(proc.stdout.fileno(), 1)
+            if not chunk:
+                break
+            line += chunk
+    selector.close()
+    return line.decode()
+
+
+@contextlib.contextmanager
+def serve(root: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[tuple[re.Match, subprocess.Popen]]:
+    """Run ``scratchfs serve --root ROOT --port 0 ARGS`` until the block ends; yield the match of its URL line
+    (groups: url, host, port, token) and the process."""
+    environment = {k: v for k, v in os.environ.items() if k != "SCRATCHFS_TOKEN"}
+    environment.update(env or {})
+    proc = subprocess.Popen([sys.executable, "-m", "scratchfs", "serve", "--root", str(root), "--port", "0", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment)
+    try:
+        line = read_line(proc, 30)
+        found = URL_RE.match(line)
+        assert found, f"no URL line on stdout: {line!r}; stderr: {proc.stderr.read1(4096) if proc.poll() else ''!r}"
+        yield found, proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
