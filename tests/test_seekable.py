@@ -233,3 +233,27 @@ def test_a_large_write_leaves_no_worker_thread_and_keeps_frame_order(tmp_path, f
         assert [chunk for _, chunk in reader.iter_frames()] == [data[i : i + 4096] for i in range(0, len(data), 4096)]
     finally:
         os.close(fd)
+
+
+def test_a_large_write_abandoned_midway_leaves_no_worker_thread(tmp_path, fixture_data):
+    # a content stream that fails after several frames: the writer is dropped without close(); its worker threads
+    # must not outlive it
+    import gc
+    import threading
+    import time
+
+    data = b"".join(fixture_data.values())
+    before = threading.active_count()
+    fd = os.open(tmp_path / "a.zst", os.O_WRONLY | os.O_CREAT)
+    try:
+        writer = SeekableWriter(fd, frame_bytes=4096, count_lines=True)
+        writer.write(data[: 64 * 1024])  # 16 frames: the workers are running
+        assert threading.active_count() > before
+        del writer
+        gc.collect()
+        deadline = time.monotonic() + 10
+        while threading.active_count() > before and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert threading.active_count() == before
+    finally:
+        os.close(fd)
