@@ -76,3 +76,21 @@ def test_modules_and_functions_stay_readable(path):
             if where in LONG_FUNCTIONS:
                 continue
             assert length <= MAX_FUNCTION_LINES, f"{where} has {length} lines"
+
+
+def test_every_backend_implements_its_protocol():
+    """Each index and blob store has every method its protocol declares (the API calls nothing else)."""
+    from scratchfs.engine import protocols
+    from scratchfs.engine.local_blobs import Blobs
+    from scratchfs.engine.postgres_index import PostgresIndex
+    from scratchfs.engine.s3_blobs import S3Blobs
+    from scratchfs.engine.sqlite_index import Index
+
+    def declared(proto: type) -> set[str]:
+        return {name for name, value in vars(proto).items() if callable(value) and not name.startswith("_")}
+
+    for proto, implementations in ((protocols.IndexBackend, (Index, PostgresIndex)),
+                                   (protocols.BlobStore, (Blobs, S3Blobs))):
+        assert declared(proto)
+        for implementation in implementations:
+            assert not [n for n in declared(proto) if not hasattr(implementation, n)], implementation

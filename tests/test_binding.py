@@ -16,10 +16,11 @@ from hypothesis import strategies as st
 
 from scratchfs import ScratchStore
 from scratchfs.api.inspector import fsck
+from scratchfs.api.rebuild import open_for_rebuild
 from scratchfs.cli import main
 from scratchfs.engine.binding import BINDING_MAGIC, EMPTY_CHECKSUM, Binding, FormatError
 from scratchfs.engine.seekable import encode_seek_table, read_seek_table
-from scratchfs.foundation.errors import CorruptBlob
+from scratchfs.foundation.errors import CorruptBlob, StorageError
 
 from .conftest import FIXTURE_FILES
 
@@ -30,7 +31,7 @@ def blob_path(store: ScratchStore, kind: str, key: str) -> Path:
 
 
 def fresh_values(store: ScratchStore) -> None:
-    store._values = type(store._values)(0, 0)  # no cached value: every read goes to the file
+    store.entries.drop_value_cache()  # no cached value: every read goes to the file
 
 
 def test_another_entrys_blob_of_the_same_size_is_refused_and_fsck_finds_it(tmp_path, clock):
@@ -153,7 +154,9 @@ def test_a_lost_index_is_rebuilt_from_the_blobs(tmp_path, clock):
         before = _strip(store.list_entries())
     clock.advance(5)  # the short-lived entry has expired
     _drop_index(tmp_path)
-    with ScratchStore(tmp_path, clock=clock) as store:
+    with pytest.raises(StorageError, match="rebuild it from the blobs"):  # a lost index is never silently replaced
+        ScratchStore(tmp_path, clock=clock)
+    with open_for_rebuild(tmp_path, clock=clock) as store:
         assert store.list_entries() == []
         report = fsck(store, rebuild_index=True)
         assert report.rebuilt.restored == len(written)

@@ -121,7 +121,7 @@ def test_each_errno_at_each_file_operation_is_typed_and_loses_nothing(tmp_path, 
             keep.scratch_write(f"k{i}", content)
             written[("scratch", f"k{i}")] = content
         store.scope("doomed", "a").scratch_write("x", b"to delete")
-        store._values = type(store._values)(0, 0)  # reads go to the files
+        store.entries.drop_value_cache()  # reads go to the files
         call = _operation(store, point)
         function, when = POINTS[point]
         with failing(function, when, code) as hits:
@@ -149,7 +149,7 @@ def test_a_sweep_of_a_read_only_store_names_the_cause_and_reads_still_work(tmp_p
     writes = os.O_WRONLY | os.O_RDWR | os.O_CREAT
     with ScratchStore(tmp_path) as store:
         scope = store.scope("r", "a")
-        store._values = type(store._values)(0, 0)
+        store.entries.drop_value_cache()
         with failing("open", lambda a: bool(_flags(a) & writes), code), \
                 failing("unlink", lambda a: True, code), failing("mkdir", lambda a: True, code), \
                 failing("rmdir", lambda a: True, code), failing("rename", lambda a: True, code):
@@ -160,3 +160,20 @@ def test_a_sweep_of_a_read_only_store_names_the_cause_and_reads_still_work(tmp_p
             assert scope.read_handle(handle, 0, 65536).data == content
             assert scope.read_handle(handle, match="a").windows
             assert scope.scratch_read("k") == b"value"
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc to name a descriptor's directory")
+def test_a_durable_spill_into_a_new_run_syncs_every_directory_it_created(tmp_path, monkeypatch):
+    synced = []
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        return real_fsync(fd)
+
+    with ScratchStore(tmp_path / "root", durable=True) as store:
+        monkeypatch.setattr(os, "fsync", fsync)
+        store.scope("new run", "new agent").spill(b"x" * 1000, source_tool="t")
+        run_dir, agent_dir = store.blobs.run_dir("new run"), store.blobs.agent_dir("new run", "new agent")
+    # the new entries in runs/, in the run directory and in the agent directory all reach the disk
+    assert {str(store.root / "runs"), str(run_dir), str(agent_dir)} <= set(synced)

@@ -53,7 +53,8 @@ def test_html_fixture_shape(scope, fixture_data):
     assert stub.shape.startswith(f'HTML, title "{title}", ~')
     assert "of text in 512 KiB" in stub.shape
     headings = [re.sub(rb"<[^>]*>", b"", h).decode() for h in re.findall(rb"<h[1-3][^>]*>(.*?)</h[1-3]>", data)]
-    assert f"; {len(headings)} headings: h2 {headings[0]} | h1 {headings[1]} |" in stub.shape
+    assert f"; {len(headings)} headings: h2 {headings[0]} | h1 {headings[1]} | h1 {headings[3]} |" in stub.shape
+    assert headings[1] == headings[2]  # repeated right after itself: listed once
 
 
 def test_grep_fixture_shape(scope, fixture_data):

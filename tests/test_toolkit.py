@@ -202,7 +202,8 @@ def test_store_errors_keep_their_kind(scratch_scope):
     tools = ScratchTools(scratch_scope)
     with pytest.raises(NotFound) as info:
         tools.call("read_handle", {"handle": "h_" + "a" * 24})
-    assert error_text(info.value) == "not found: no handle 'h_aaaaaaaaaaaaaaaaaaaaaaaa' in this scope"
+    assert error_text(info.value) == ("not found: no handle 'h_aaaaaaaaaaaaaaaaaaaaaaaa' in this scope "
+                                      f"(run {scratch_scope.run_id!r}, agent {scratch_scope.agent_id!r})")
     handle = scratch_scope.spill("abc").handle
     with pytest.raises(InvalidArgument, match="length applies to range reads"):
         tools.call("read_handle", {"handle": handle, "match": "b", "length": 3})

@@ -174,7 +174,7 @@ def test_a_blob_replaced_by_a_fifo_directory_or_link_is_corrupt_and_nothing_bloc
         scope = store.scope("r", "a")
         handle = scope.spill(data(), source_tool="t").handle
         scope.scratch_write("k", data())
-        store._values = type(store._values)(0, 0)  # no cached value: read the file
+        store.entries.drop_value_cache()  # no cached value: read the file
         paths = [_replace_blob(store, "handle", handle, how, target), _replace_blob(store, "scratch", "k", how, target)]
         for call in (lambda: scope.read_handle(handle), lambda: scope.read_handle(handle, match="a"),
                      lambda: scope.read_handle(handle, line=1), lambda: scope.scratch_read("k")):

@@ -188,12 +188,15 @@ def test_no_path_from_a_request_reaches_the_file_system(seeded, monkeypatch):
     opened: list[str] = []
     real_open, real_os_open, real_scandir = builtins.open, os.open, os.scandir
 
-    def note(path):
+    def note(path, dir_fd=None):
         if isinstance(path, (str, bytes, os.PathLike)):
-            opened.append(os.path.realpath(os.fsdecode(path)))
+            path = os.fsdecode(path)
+            if dir_fd is not None:  # an openat() walk: the name is relative to that directory
+                path = os.path.join(os.readlink(f"/proc/self/fd/{dir_fd}"), path)
+            opened.append(os.path.realpath(path))
 
     monkeypatch.setattr(builtins, "open", lambda f, *a, **k: (note(f), real_open(f, *a, **k))[1])
-    monkeypatch.setattr(os, "open", lambda f, *a, **k: (note(f), real_os_open(f, *a, **k))[1])
+    monkeypatch.setattr(os, "open", lambda f, *a, **k: (note(f, k.get("dir_fd")), real_os_open(f, *a, **k))[1])
     monkeypatch.setattr(os, "scandir", lambda p=".": (note(p), real_scandir(p))[1])
     client = TestClient(create_app(store, TOKEN), headers=AUTH)
     hostile = ["..", "../..", "%2e%2e", "..%2f..%2fetc", "%2fetc%2fpasswd", "~", "run-1%00", "C:%5cwindows"]

@@ -10,12 +10,17 @@ the row -- unless the entry has expired (the sweeper's), or a newer live entry a
 
 from __future__ import annotations
 
+import os
 from array import array
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
 
+from scratchfs.api.settings import Settings
 from scratchfs.api.shape import SAMPLE_BYTES, describe
 from scratchfs.api.store import ScratchStore
 from scratchfs.api.stub import make_preview
+from scratchfs.engine.backends import create_empty_index
 from scratchfs.engine.binding import Binding
 from scratchfs.engine.protocols import BlobFile, Entry
 from scratchfs.engine.seekable import FormatError, SeekableReader, read_seek_table
@@ -23,7 +28,7 @@ from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import ScratchError
 from scratchfs.foundation.limits import LIST_PREVIEW_BYTES
 
-__all__ = ["RebuildReport", "rebuild_index"]
+__all__ = ["RebuildReport", "open_for_rebuild", "rebuild_index"]
 
 
 @dataclass
@@ -42,6 +47,22 @@ class RebuildReport:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def open_for_rebuild(root: str | os.PathLike[str], **settings: Any) -> ScratchStore:
+    """Open a store whose index was lost -- missing or empty beside its blobs, which :class:`ScratchStore` refuses
+    so that a lost index is never silently replaced -- with a new, empty index, for :func:`rebuild_index`.
+
+    Args:
+        root: the store's root. settings: as :class:`ScratchStore` takes them.
+
+    Raises:
+        StorageError: the index is another application's file, or cannot be created. StoreBusy: it stayed locked.
+        InvalidArgument: a bad setting.
+    """
+    path = Path(root).expanduser().absolute()
+    create_empty_index(path, busy_timeout=Settings(**settings).busy_timeout)
+    return ScratchStore(path, **settings)
 
 
 def rebuild_index(store: ScratchStore) -> RebuildReport:
@@ -94,7 +115,7 @@ def _restore(store: ScratchStore, where: tuple[str, str], token: str) -> str | N
     preview = make_preview(head, b"", b.size, min(settings.preview_bytes, LIST_PREVIEW_BYTES))[0]
     entry = Entry(b.kind, b.run_id, b.agent_id, b.key, token, b.size, stored_size, b.frames, lines, preview, b.tool,
                   content_type, shape, b.created_at, b.created_at + b.ttl, b.ttl)
-    with store.blobs.delete_lock(False, settings.busy_timeout):
+    with store.entries.delete_lock(False):  # counted: close() never closes the descriptor under it
         written, old = store.index.put(entry, newlines.tobytes(),
                                        lambda: store.blobs.exists(b.run_id, b.agent_id, token))
     if not written:

@@ -47,6 +47,7 @@ _HTML_RE = re.compile(rb"<!doctype\s+html|<html[\s>]", re.IGNORECASE)
 _TITLE_RE = re.compile(rb"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 _SCRIPT_RE = re.compile(rb"<(script|style)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
 _TAG_RE = re.compile(rb"<[^>]*>")
+_HEADINGS = 12  # most headings an HTML shape lists
 _HEADING_RE = re.compile(rb"<h([1-3])\b[^>]*>(.*?)</h\1\s*>", re.IGNORECASE | re.DOTALL)
 _WS_RE = re.compile(rb"\s+")
 _XML_ROOT_RE = re.compile(rb"<([A-Za-z_][\w.:-]*)")
@@ -430,11 +431,13 @@ def _html(sample: bytes, size: int, scope: str) -> str:
     if not headings:
         return _clip(text)
     text += f"; {_plural(len(headings), 'heading')}: "
-    listed = []
+    listed: list[str] = []
     for count, (level, body) in enumerate(headings):
         item = f"h{level} {_name(body, 48)}"
+        if listed and listed[-1] == item:
+            continue  # a heading repeated right after itself (a page title over its first section)
         more = f" … {len(headings) - count} more" if count < len(headings) else ""
-        if len(text) + len(" | ".join([*listed, item])) + len(more) + 3 > MAX_SHAPE_CHARS:
+        if len(listed) == _HEADINGS or len(text) + len(" | ".join([*listed, item])) + len(more) + 3 > MAX_SHAPE_CHARS:
             return _clip(text + " | ".join(listed) + more)
         listed.append(item)
     return _clip(text + " | ".join(listed))

@@ -37,6 +37,14 @@ ENV_ROOT = "SCRATCHFS_ROOT"
 """Environment variable naming the store root when none is given."""
 
 
+def store_root(root: str | os.PathLike[str] | None) -> Path:
+    """The absolute root directory of a store: ``root``; else ``$SCRATCHFS_ROOT``; else the user cache directory
+    for ``scratchfs`` (``platformdirs``)."""
+    if root is None:
+        root = os.environ.get(ENV_ROOT) or platformdirs.user_cache_dir("scratchfs")
+    return Path(root).expanduser().absolute()
+
+
 class ScratchStore:
     """A scratch store at one root directory: a SQLite index beside per-run, per-agent blob directories.
 
@@ -73,9 +81,7 @@ class ScratchStore:
             raise InvalidArgument(f"unknown store setting(s): {', '.join(sorted(unknown))}")
         self.settings = (settings or Settings()).with_changes(**overrides) if overrides else (settings or Settings())
         s = self.settings
-        if root is None:
-            root = os.environ.get(ENV_ROOT) or platformdirs.user_cache_dir("scratchfs")
-        self.root = Path(root).expanduser().absolute()
+        self.root = store_root(root)
         self._locks = self.root / "locks"
         self.index_url = os.environ.get(ENV_INDEX) if index is None else index
         self.blobs_url = os.environ.get(ENV_BLOBS) if blobs is None else blobs
@@ -261,4 +267,4 @@ class ScratchStore:
         return self.index.integrity_check()
 
 
-__all__ = ["ENV_ROOT", "ScratchStore"]
+__all__ = ["ENV_ROOT", "ScratchStore", "store_root"]

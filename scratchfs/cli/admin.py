@@ -11,8 +11,9 @@ import sys
 import click
 
 from scratchfs.api.inspector import fsck, stats
+from scratchfs.api.rebuild import open_for_rebuild
 from scratchfs.api.store import ScratchStore
-from scratchfs.cli.app import TTL_OPTION, echo_json, main, root_option, scope_options, with_store
+from scratchfs.cli.app import TTL_OPTION, echo_json, main, resolve_root, root_option, scope_options, with_store
 from scratchfs.foundation.errors import CorruptBlob
 from scratchfs.foundation.limits import SOON_SECONDS
 from scratchfs.loader import load_dir
@@ -72,45 +73,47 @@ def stats_command(store: ScratchStore, run_id: str | None, soon: float, as_json:
 @click.option("--progress/--no-progress", default=None,
               help="Show a progress bar on stderr [default: on a terminal, for stores over 64 MiB or 1000 entries].")
 @JSON_TABLE
-@with_store
-def fsck_command(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, progress: bool | None,
+def fsck_command(root: str | None, repair: bool, quick: bool, rebuild_index: bool, progress: bool | None,
                  as_json: bool) -> None:
     """Check the index against the blob files: missing, orphaned and corrupt entries (exit code 3 if any remain)."""
-    entries = store.list_entries()
-    total = sum(e.size for e in entries)
-    if progress is None:
-        progress = sys.stderr.isatty() and (total >= _PROGRESS_MIN_BYTES or len(entries) >= _PROGRESS_MIN_ENTRIES)
-    if progress and not quick:
-        from rich.console import Console
-        from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+    root = resolve_root(root)
+    store = open_for_rebuild(root) if rebuild_index and root is not None else ScratchStore(root)
+    with store:
+        entries = store.list_entries()
+        total = sum(e.size for e in entries)
+        if progress is None:
+            progress = sys.stderr.isatty() and (total >= _PROGRESS_MIN_BYTES or len(entries) >= _PROGRESS_MIN_ENTRIES)
+        if progress and not quick:
+            from rich.console import Console
+            from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
-        with Progress(TextColumn("fsck"), BarColumn(), DownloadColumn(binary_units=True), TimeRemainingColumn(),
-                      console=Console(stderr=True), transient=True) as bar:
-            task = bar.add_task("verify", total=total)
-            report = fsck(store, repair=repair, deep=True, progress=lambda n: bar.advance(task, n),
-                          rebuild_index=rebuild_index)
-    else:
-        report = fsck(store, repair=repair, deep=not quick, rebuild_index=rebuild_index)
-    if as_json:
-        echo_json(report.to_dict())
-    else:
-        from scratchfs.cli.render import human_bytes, problems_listing, show
+            with Progress(TextColumn("fsck"), BarColumn(), DownloadColumn(binary_units=True), TimeRemainingColumn(),
+                          console=Console(stderr=True), transient=True) as bar:
+                task = bar.add_task("verify", total=total)
+                report = fsck(store, repair=repair, deep=True, progress=lambda n: bar.advance(task, n),
+                              rebuild_index=rebuild_index)
+        else:
+            report = fsck(store, repair=repair, deep=not quick, rebuild_index=rebuild_index)
+        if as_json:
+            echo_json(report.to_dict())
+        else:
+            from scratchfs.cli.render import human_bytes, problems_listing, show
 
-        counts = report.counts()
-        if report.rebuilt is not None:
-            click.echo(f"rebuilt the index: {report.rebuilt.restored} entries restored from their blobs, "
-                       f"{len(report.rebuilt.skipped)} blob files skipped")
-        click.echo(f"checked {report.entries_checked} entries ({human_bytes(report.bytes_checked)} verified) and "
-                   f"{report.files_checked} files; index: {report.index}; missing {counts['missing']}, "
-                   f"corrupt {counts['corrupt']}, orphaned {counts['orphaned']}, repaired {counts['repaired']}")
-        if report.problems:
-            show(problems_listing(report.problems, str(store.root)))
-    if not report.clean:
-        left = sum(not p.repaired for p in report.problems)
-        hint = "" if repair else "; `scratchfs fsck --repair` removes them"
-        remain = "1 problem remains" if left == 1 else f"{left} problems remain"
-        what = f"{remain}{hint}" if left else f"the index failed its integrity check: {report.index}"
-        raise CorruptBlob(what)
+            counts = report.counts()
+            if report.rebuilt is not None:
+                click.echo(f"rebuilt the index: {report.rebuilt.restored} entries restored from their blobs, "
+                           f"{len(report.rebuilt.skipped)} blob files skipped")
+            click.echo(f"checked {report.entries_checked} entries ({human_bytes(report.bytes_checked)} verified) and "
+                       f"{report.files_checked} files; index: {report.index}; missing {counts['missing']}, "
+                       f"corrupt {counts['corrupt']}, orphaned {counts['orphaned']}, repaired {counts['repaired']}")
+            if report.problems:
+                show(problems_listing(report.problems, str(store.root)))
+        if not report.clean:
+            left = sum(not p.repaired for p in report.problems)
+            hint = "" if repair else "; `scratchfs fsck --repair` removes them"
+            remain = "1 problem remains" if left == 1 else f"{left} problems remain"
+            what = f"{remain}{hint}" if left else f"the index failed its integrity check: {report.index}"
+            raise CorruptBlob(what)
 
 
 @main.command("load")

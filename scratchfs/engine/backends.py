@@ -144,6 +144,7 @@ def create_empty_index(root: Path, *, busy_timeout: float) -> None:
     Raises:
         StorageError: the index cannot be created, or is another application's file. StoreBusy: it stayed locked.
     """
+    prepare_root(root)  # private modes before SQLite creates the file
     Index(root / "index.sqlite", root / "locks", busy_timeout).close()
 
 

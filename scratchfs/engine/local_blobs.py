@@ -239,13 +239,11 @@ class Blobs:
         where = "/".join(parts)
         for _ in range(50):  # a sweep may remove an empty run directory again between its creation and the open
             try:
-                dir_fd = safe_fs.walk(self.root_fd, parts, create=True)
+                dir_fd = safe_fs.walk(self.root_fd, parts, create=True, durable=self.durable)
             except FileNotFoundError:
                 continue
             try:
                 fcntl.flock(dir_fd, fcntl.LOCK_SH)  # released by _create_locked once the file is locked
-                if self.durable:
-                    os.fsync(dir_fd)
                 return safe_fs.open_file(dir_fd, name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, f"{where}/{name}"), dir_fd
             except FileNotFoundError:
                 os.close(dir_fd)

@@ -199,6 +199,10 @@ class BlobStore(Protocol):
         """Where a blob is (a path or object key), for reports only; without arguments, where the blobs are."""
         ...
 
+    def exists(self, run_id: str, agent_id: str, token: str) -> bool:
+        """True if the blob is still there (cheaper than opening it)."""
+        ...
+
     def unlink(self, run_id: str, agent_id: str, token: str) -> int:
         """Remove a blob whose row is gone; return the bytes freed (0 if already gone). Never raises."""
         ...

@@ -383,6 +383,14 @@ class S3Blobs:
                 continue
         return done
 
+    def exists(self, run_id: str, agent_id: str, token: str) -> bool:
+        """True if the blob's object is there (one HEAD request).
+
+        Raises:
+            StorageError: the object store failed or refused.
+        """
+        return self.head(self.key(run_id, agent_id, token)) is not None
+
     def unlink(self, run_id: str, agent_id: str, token: str) -> int:
         """Delete a blob whose row is gone; return the bytes freed (0 if it was already gone or the store failed:
         a later sweep removes objects no row names). Never raises."""

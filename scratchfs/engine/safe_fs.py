@@ -64,13 +64,19 @@ def _kind(mode: int) -> str:
 
 def unexpected(dir_fd: int, name: str, where: str, wanted: str, error: type[ScratchError] = StorageError
                ) -> ScratchError:
-    """The typed error for finding something other than ``wanted`` at ``where`` (a path relative to the root)."""
-    return error(f"{where} is {describe(dir_fd, name)}, not {wanted}; scratchfs never follows links or opens "
-                 "other kinds of files inside its root")
+    """The typed error for finding something other than ``wanted`` at ``where`` (a path relative to the root); its
+    ``errno`` is ``ELOOP`` for a link, ``ENOTDIR``/``EISDIR``/``ENXIO`` for other misfits."""
+    found = describe(dir_fd, name)
+    err = error(f"{where} is {found}, not {wanted}; scratchfs never follows links or opens other kinds of files "
+                "inside its root")
+    err.errno = (errno.ELOOP if found == "a symbolic link" else errno.EISDIR if found == "a directory"
+                 else errno.ENOTDIR if wanted == "a directory" else errno.ENXIO)
+    return err
 
 
-def open_dir(parent: int, name: str, where: str, create: bool = False) -> int:
-    """Open the directory ``name`` in ``parent`` (creating it 0700 when ``create``) without following a link.
+def open_dir(parent: int, name: str, where: str, create: bool = False, durable: bool = False) -> int:
+    """Open the directory ``name`` in ``parent`` (creating it 0700 when ``create``, then ``fsync``-ing ``parent``
+    when ``durable``) without following a link.
 
     Raises:
         FileNotFoundError: it does not exist (and not ``create``).
@@ -88,6 +94,8 @@ def open_dir(parent: int, name: str, where: str, create: bool = False) -> int:
             raise storage_error(exc, f"cannot open {where}") from exc
         try:
             os.mkdir(name, 0o700, dir_fd=parent)
+            if durable:
+                os.fsync(parent)
         except FileExistsError:
             pass
         except FileNotFoundError:
@@ -97,13 +105,13 @@ def open_dir(parent: int, name: str, where: str, create: bool = False) -> int:
     raise FileNotFoundError(errno.ENOENT, f"{where} vanished as it was created")
 
 
-def walk(root: int, parts: tuple[str, ...], create: bool = False) -> int:
+def walk(root: int, parts: tuple[str, ...], create: bool = False, durable: bool = False) -> int:
     """A new descriptor of the directory ``root/parts[0]/parts[1]/...`` (the caller closes it), each component
     opened with :func:`open_dir`. Raises as :func:`open_dir`."""
     fd = root
     try:
         for depth, part in enumerate(parts):
-            child = open_dir(fd, part, "/".join(parts[: depth + 1]), create)
+            child = open_dir(fd, part, "/".join(parts[: depth + 1]), create, durable)
             if fd != root:
                 os.close(fd)
             fd = child

@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
@@ -38,7 +39,7 @@ from scratchfs.web import structure
 log = logging.getLogger(__name__)
 
 STATUS_OF_KIND = {"not found": 404, "invalid argument": 400, "corrupt": 500, "quota exceeded": 507, "busy": 503,
-                  "storage": 500, "closed": 503, "forbidden": 403}
+                  "storage": 500, "closed": 503}
 """HTTP status per :attr:`ScratchError.kind` (anything else: 500)."""
 MAX_PAGE = 1000
 """Most entries one page of ``/api/runs/{run}/scratch`` lists."""
@@ -46,12 +47,6 @@ DEFAULT_PAGE = 100
 """Entries per page when no ``limit`` is given."""
 
 _INT_RE = re.compile(r"-?[0-9]{1,18}\Z")
-
-
-class Forbidden(ScratchError):
-    """The server was not started with ``--allow-delete``."""
-
-    kind = "forbidden"
 
 
 def error_response(exc: ScratchError) -> JSONResponse:
@@ -72,6 +67,8 @@ def endpoint(func: Callable[..., Any]) -> Callable[[Request], Any]:
             return JSONResponse(func(request, **params))
         except ScratchError as exc:
             return error_response(exc)
+        except HTTPException:  # 403 for a delete without --allow-delete: the app's handler renders it
+            raise
         except Exception:  # a bug: logged, and a JSON 500 without details
             log.exception("web API %s failed", request.url.path)
             return JSONResponse({"error": {"kind": "internal", "message": "internal error (see the server log)"}},
@@ -87,10 +84,12 @@ def _path_params(request: Request) -> dict[str, str]:
     return {name: checkers[name](value) for name, value in request.path_params.items()}
 
 
-def _query(request: Request, allowed: Iterable[str]) -> dict[str, str]:
+def _query(request: Request, allowed: Iterable[str], repeatable: tuple[str, ...] = ()) -> dict[str, str]:
     allowed = set(allowed) | {"token"}
     out: dict[str, str] = {}
     for name, value in request.query_params.multi_items():
+        if name in repeatable:
+            continue
         if name not in allowed:
             raise InvalidArgument(f"unknown query parameter {checks.shorten(name)}; allowed: "
                                   f"{', '.join(sorted(allowed - {'token'})) or 'none'}")
@@ -217,21 +216,29 @@ def handle_meta(request: Request, run: str, agent: str, handle: str) -> dict[str
     return entry_dict(_find(store, run, agent, "handle", handle), store.now())
 
 
-_READ_INTS = ("offset", "length", "line", "lines", "context", "max_matches")
+READ_INTS = ("offset", "length", "line", "lines", "context", "max_matches", "record", "records", "row", "rows",
+             "budget")
+"""Integer query parameters of a read (as the ``read_handle`` tool's arguments)."""
+READ_TEXTS = ("match", "pattern", "jq", "view", "select", "cursor")
+"""Text query parameters of a read; ``ignore_case`` is a boolean, ``columns`` may repeat."""
 
 
 def handle_read(request: Request, run: str, agent: str, handle: str) -> dict[str, Any]:
-    """A range, line or search read of a spilled entry: the ``read_handle`` tool's arguments as query parameters, its
-    result object as the body (:mod:`scratchfs.api.contract`)."""
-    q = _query(request, (*_READ_INTS, "match", "pattern", "ignore_case"))
+    """A range, line, search or structure read of a spilled entry: the ``read_handle`` tool's arguments as query
+    parameters (``columns`` repeated for a list; a column given by digits is a column number), its result object
+    as the body, within the same reply budget as over MCP (:mod:`scratchfs.api.contract`)."""
+    columns = request.query_params.getlist("columns")
+    q = _query(request, (*READ_INTS, *READ_TEXTS, "ignore_case"), repeatable=("columns",))
     args: dict[str, Any] = {"handle": handle}
     for name, value in q.items():
-        if name in _READ_INTS:
+        if name in READ_INTS:
             args[name] = _int(value, name)
         elif name == "ignore_case":
             args[name] = _bool(value, name)
         else:
             args[name] = value
+    if columns:
+        args["columns"] = [int(c) if c.isdigit() and c.isascii() else c for c in columns]
     return ScratchTools(_store(request).scope(run, agent)).call("read_handle", args)
 
 
@@ -310,7 +317,7 @@ def fsck_view(request: Request) -> dict[str, Any]:
 
 def _allowed(request: Request) -> None:
     if not request.app.state.allow_delete:
-        raise Forbidden("this server is read-only: start it with --allow-delete to delete")
+        raise HTTPException(403, "this server is read-only: start it with --allow-delete to delete")
 
 
 def delete_run(request: Request, run: str) -> dict[str, Any]:
@@ -352,4 +359,5 @@ def _delete_entry(scope: Scope, kind: str, key: str) -> bool:
     return live
 
 
-__all__ = ["DEFAULT_PAGE", "MAX_PAGE", "STATUS_OF_KIND", "Forbidden", "endpoint", "entry_dict", "error_response"]
+__all__ = ["DEFAULT_PAGE", "MAX_PAGE", "READ_INTS", "READ_TEXTS", "STATUS_OF_KIND", "endpoint", "entry_dict",
+           "error_response"]

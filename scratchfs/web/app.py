@@ -28,7 +28,7 @@ from scratchfs.web.security import Guard
 
 def _http_error(request: Request, exc: Exception) -> Response:
     status = exc.status_code if isinstance(exc, HTTPException) else 500
-    kind = {404: "not found", 405: "method not allowed"}.get(status, "error")
+    kind = {403: "forbidden", 404: "not found", 405: "method not allowed"}.get(status, "error")
     message = "no such route" if status == 404 else str(getattr(exc, "detail", "error"))
     if request.url.path.startswith("/api/"):
         return JSONResponse({"error": {"kind": kind, "message": message}}, status_code=status,

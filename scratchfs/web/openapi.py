@@ -9,14 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from scratchfs.foundation.limits import (
-    MAX_CONTEXT_BYTES,
-    MAX_ID_BYTES,
-    MAX_KEY_BYTES,
-    MAX_LINES,
-    MAX_MATCHES,
-    MAX_READ_BYTES,
-)
+from scratchfs.api.contract import TOOL_SPECS
+from scratchfs.foundation.limits import MAX_ID_BYTES, MAX_KEY_BYTES
 from scratchfs.web.api import MAX_PAGE
 from scratchfs.web.structure import MAX_CHILDREN, MAX_ROWS, MAX_TEXT_CHARS
 
@@ -65,6 +59,8 @@ SEARCH = _obj({"handle": _STR, "size": _INT, "next_offset": _NULLABLE_INT, "more
                "remaining": _INT, "next_call": {"type": ["string", "null"]},
                "windows": {"type": "array", "items": WINDOW}},
               {"match": _STR, "pattern": _STR, "ignore_case": {"type": "boolean"}})
+STRUCTURE = {"type": "object", "required": ["handle"], "description": "A structure read (jq, records, rows, view, "
+             "select): see scratchfs.api.contract."}
 SCRATCH_READ = _obj({"key": _STR, **_PIECE}, {"encoding": {"const": "base64"}})
 TREE = _obj({"handle": _STR, "path": _STR, "type": _STR, "count": _INT, "offset": _INT,
              "next_offset": _NULLABLE_INT,
@@ -102,17 +98,22 @@ def _op(summary: str, ok: dict[str, Any], params: list[dict[str, Any]], operatio
     return {"summary": summary, "operationId": operation_id, "parameters": params, "responses": responses}
 
 
-READ_PARAMS = [
-    _q("offset", _NONNEG, "Range: first byte. Search: where it starts (a previous next_offset)."),
-    _q("length", {"type": "integer", "minimum": 1, "maximum": MAX_READ_BYTES}, "Range: bytes to return."),
-    _q("line", {"type": "integer", "minimum": 1}, "Lines: first line (1-based)."),
-    _q("lines", {"type": "integer", "minimum": 1, "maximum": MAX_LINES}, "Lines: how many."),
-    _q("match", {"type": "string", "minLength": 1}, "Search for this exact text."),
-    _q("pattern", {"type": "string", "minLength": 1}, "Search for this regular expression (Python, over bytes)."),
-    _q("ignore_case", {"type": "boolean"}, "Search: ASCII letters regardless of case."),
-    _q("context", {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT_BYTES}, "Search: bytes each side."),
-    _q("max_matches", {"type": "integer", "minimum": 1, "maximum": MAX_MATCHES}, "Search: most matches."),
-]
+
+
+def _read_params() -> list[dict[str, Any]]:
+    """The query parameters of a read: the ``read_handle`` tool's arguments, from its input schema (one source)."""
+    out = []
+    for name, prop in TOOL_SPECS["read_handle"].input_schema["properties"].items():
+        if name == "handle":
+            continue
+        schema = {k: v for k, v in prop.items() if k not in ("description", "default")}
+        param = _q(name, schema, prop.get("description", ""))
+        if schema.get("type") == "array":
+            param.update(style="form", explode=True)
+        out.append(param)
+    return out
+
+
 _H = "/api/runs/{run}/agents/{agent}/handles/{handle}"
 _S = "/api/runs/{run}/agents/{agent}/scratchpad"
 
@@ -130,8 +131,9 @@ def openapi() -> dict[str, Any]:
                  "description": "Every request needs the access token: Authorization: Bearer <token>, the cookie "
                                 "set by opening the printed URL, or ?token=. Sizes and offsets are bytes; *_in are "
                                 "seconds from now; *_at and next_expiry are epoch seconds."},
-        "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
-        "security": [{"bearer": []}],
+        "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"},
+                                           "token": {"type": "apiKey", "in": "query", "name": "token"}}},
+        "security": [{"bearer": []}, {"token": []}],
         "paths": {
             "/api/runs": {"get": _op("Runs with their agents, entry counts, bytes and next expiry", RUNS, [],
                                      "listRuns")},
@@ -141,9 +143,10 @@ def openapi() -> dict[str, Any]:
                 _q("agent", _ID, "Only this agent."), _q("kind", {"enum": ["handle", "scratch"]}, "Only this kind."),
             ], "listRunEntries")},
             _H: {"get": _op("One spilled entry's metadata", ENTRY, [RUN, AGENT, HANDLE], "getHandle")},
-            _H + "/read": {"get": _op("Read a spilled entry by range, lines or search (the read_handle contract)",
-                                      {"anyOf": [LINES, SEARCH, RANGE]}, [RUN, AGENT, HANDLE, *READ_PARAMS],
-                                      "readHandle")},
+            _H + "/read": {"get": _op("Read a spilled entry by range, lines, search or structure (the read_handle "
+                                      "contract, its reply budget included)",
+                                      {"anyOf": [LINES, SEARCH, RANGE, STRUCTURE]},
+                                      [RUN, AGENT, HANDLE, *_read_params()], "readHandle")},
             _H + "/tree": {"get": _op("One node of a spilled JSON document", TREE, [
                 RUN, AGENT, HANDLE, _q("path", _STR, "A JSON pointer (RFC 6901); empty for the root."),
                 _q("offset", _NONNEG, "First child to list."),

@@ -67,6 +67,7 @@ function seconds(s) {
 }
 
 function number(n) { return Number(n).toLocaleString("en-US"); }
+function counted(n, noun) { return number(n) + " " + noun + (n === 1 ? "" : "s"); }
 
 function setStatus(text, isError) {
   const status = document.getElementById("status");
@@ -256,7 +257,9 @@ function linesPane(base, meta) {
 
   async function load() {
     const cur = state.current;
-    const params = cur.offset !== undefined ? {offset: cur.offset, length: 65536} : {line: cur.line, lines: 200};
+    // the largest reply budget the contract allows: a page is as many of 200 lines as fit in 64 KiB of JSON
+    const params = cur.offset !== undefined ? {offset: cur.offset, length: 65536, budget: 65536}
+                                            : {line: cur.line, lines: 200, budget: 65536};
     try {
       const r = await getJson(base + "/read", params);
       out.replaceChildren(codeTable(r.first_line === undefined ? null : r.first_line, textOf(r)));
@@ -303,7 +306,7 @@ function searchPane(base) {
   const more = el("button", {type: "button", id: "more-matches", text: "more matches", hidden: true});
   let count = 0;
   async function run(offset) {
-    const params = {context: context.value, max_matches: 50, offset};
+    const params = {context: context.value, max_matches: 50, offset, budget: 65536};
     params[regex.checked ? "pattern" : "match"] = input.value;
     if (fold.checked) params.ignore_case = "true";
     try {
@@ -339,7 +342,7 @@ function treeNode(base, child) {
     const open = child.type === "object" ? "{…}" : "[…]";
     const details = el("details", {},
       el("summary", {}, ...label, el("span", {class: "punct", text: ": " + open}),
-         el("span", {class: "count", text: ` ${number(child.count)} ${child.type === "object" ? "keys" : "items"}`})));
+         el("span", {class: "count", text: " " + counted(child.count, child.type === "object" ? "key" : "item")})));
     let loaded = false;
     details.addEventListener("toggle", () => {
       if (details.open && !loaded) { loaded = true; details.append(treeChildren(base, child.path)); }
@@ -382,8 +385,8 @@ function treePane(base) {
         pane.append(el("p", {text: "The document is a single " + root.type + ": " + JSON.stringify(root.value)}));
         return;
       }
-      pane.append(el("p", {class: "summary", text: `${root.type}, ${number(root.count)} ` +
-                                                   (root.type === "object" ? "keys" : "items")}),
+      pane.append(el("p", {class: "summary", text: `${root.type}, ` +
+                                                   counted(root.count, root.type === "object" ? "key" : "item")}),
                   treeChildren(base, ""));
     }).catch(e => showError(pane, e));
   };
