@@ -763,7 +763,7 @@ def write_results(report: dict, directory: Path, kind: str) -> Path:
     path = directory / f"{stamp}{'' if kind == 'full' else '-' + kind}.json"
     text = json.dumps(report, indent=1, ensure_ascii=False) + "\n"
     path.write_text(text)
-    latest = {"full": "latest.json", "quick": "quick-latest.json"}.get(kind)
+    latest = {"full": "latest.json", "quick": "quick-latest.json", "growth": "growth-latest.json"}.get(kind)
     if latest:
         tmp = directory / (latest + ".tmp")
         tmp.write_text(text)
@@ -779,6 +779,33 @@ def _load() -> str:
         return "?"
 
 
+def growth_main(args: argparse.Namespace, argv: list[str] | None) -> int:
+    """``--growth``: the growth figures of bench/growth.py, printed as tables and written as JSON."""
+    import growth
+
+    sizes = [1000, 10_000, 100_000] + ([1_000_000] if args.growth_1m else [])
+    if args.growth_sizes:
+        sizes = [int(s) for s in args.growth_sizes.split(",")]
+    workdir = Path(tempfile.mkdtemp(prefix="scratchfs-bench-", dir=args.workdir))
+    load_before = _load()
+    started = time.perf_counter()
+    try:
+        out = growth.run_growth(workdir, benchlib.corpus(), sizes, args.seed)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    seconds = time.perf_counter() - started
+    date = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    command = "python bench/run.py" + "".join(f" {a}" for a in (sys.argv[1:] if argv is None else argv))
+    load = f"load average {load_before} before, {_load()} after (other processes share these {os.cpu_count()} cores)"
+    print(f"scratchfs growth figures, {date}, `{command}`; {load}\n")
+    print(growth.table(out))
+    report = {"date": date, "command": command, "kind": "growth", "seconds": round(seconds, 1),
+              "machine": benchlib.machine(), "load": load, **out}
+    path = write_results(report, args.results_dir, "growth")
+    print(f"\nJSON: {path}  ({seconds:.0f} s)")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="scratchfs benchmark against the anchors (issue 3)")
     parser.add_argument("--quick", action="store_true", help="every figure, tiny: a smoke test, not a measurement")
@@ -789,7 +816,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--results-dir", type=Path, default=RESULTS, help="where the JSON goes (bench/results)")
     parser.add_argument("--workdir", type=Path, default=None, help="where stores are made (default: a temp dir)")
     parser.add_argument("--seed", type=int, default=3)
+    parser.add_argument("--growth", action="store_true",
+                        help="only the growth figures (issue 13): one store at 1k, 10k and 100k entries")
+    parser.add_argument("--growth-1m", action="store_true", help="with --growth: go on to 1M entries")
+    parser.add_argument("--growth-sizes", default="", help=argparse.SUPPRESS)  # e.g. 1000,2000 (tests)
     args = parser.parse_args(argv)
+    if args.growth or args.growth_1m:
+        return growth_main(args, argv)
     if args.reps < MIN_REPS:
         parser.error(f"--reps must be at least {MIN_REPS}")
     only = {s.strip() for s in args.only.split(",") if s.strip()}

@@ -478,8 +478,8 @@ def check(root: str, model_json: dict) -> dict:
                                    "size": e.size, "exp_lo": e.expires_at, "exp_hi": e.expires_at}
             t_after = time.time()
             _compare(expected, seen, pending, t_before, t_after, report, problems)
-        # after one sweep: no orphan, no in-flight file (every writer is dead), no trash left
-        result = store.sweep()
+        # after one full sweep: no orphan, no in-flight file (every writer is dead), no trash left
+        result = store.sweep(full=True)
         report["orphans reclaimed by the sweep"] += result.orphans_removed
         rows = store.index.blobs()
         for dirpath, _dirs, files in os.walk(store.root / "runs"):

@@ -8,6 +8,7 @@ range read and a match search against the original bytes. Then a scratchpad roun
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 from rich.console import Console
@@ -49,7 +50,7 @@ def pick_needle(data: bytes) -> bytes:
 
 def run_demo(store: ScratchStore, fixtures_dir: str | None) -> None:
     """Run the demo against ``store`` under run :data:`RUN_ID` and print its report to stdout."""
-    console = Console()
+    console = Console() if sys.stdout.isatty() else Console(width=140)  # a pipe or a file does not fold lines
     folder = find_fixtures(fixtures_dir)
     files = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix in _TOOLS)
     if not files:
@@ -60,8 +61,9 @@ def run_demo(store: ScratchStore, fixtures_dir: str | None) -> None:
 
     table = Table(title="tool results: what the tool returned, what reached the context, what went to disk")
     for name in ("output", "tool", "returned", "to context", "on disk", "saved", "range read", "match: windows"):
-        table.add_column(name, justify="left" if name in ("output", "tool", "match: windows") else "right",
-                         overflow="fold")
+        text = name in ("output", "tool", "match: windows")
+        table.add_column(name, justify="left" if text else "right", no_wrap=True, overflow="ellipsis",
+                         min_width=None if text else {"saved": 6, "range read": 19}.get(name, 9))
     total_in = total_ctx = total_disk = 0
     stubs: list[tuple[str, str]] = []  # (file name, stub JSON) of the outputs that were spilled
     for path in files:
@@ -91,9 +93,9 @@ def run_demo(store: ScratchStore, fixtures_dir: str | None) -> None:
         table.add_row(
             path.name, tool, human_bytes(len(data)), human_bytes(to_context),
             human_bytes(entry.stored_size), f"{1 - to_context / len(data):.1%}",
-            f"{len(part.data)} B @{middle} {'ok' if range_ok else 'WRONG'}",
-            f"{needle.decode('utf-8', 'replace')!r}: {len(found.windows)}"
-            f"{'+' if found.next_offset is not None else ''} {'ok' if windows_ok else 'WRONG'}",
+            f"{'ok' if range_ok else 'WRONG'}: {len(part.data)} B @{middle}",
+            f"{'ok' if windows_ok else 'WRONG'}: {len(found.windows)}{'+' if found.next_offset is not None else ''} "
+            f"of {needle.decode('utf-8', 'replace')!r}",
         )
     table.add_section()
     table.add_row("total", "", human_bytes(total_in), human_bytes(total_ctx), human_bytes(total_disk),

@@ -140,7 +140,7 @@ def test_fsck_leaves_a_file_whose_writer_is_at_work(root):
         fcntl.flock(f, fcntl.LOCK_EX)  # as a writer holds it until its row is committed
         report = json.loads(cli("fsck", "--root", str(root), "--repair", "--json").stdout)
         assert report["orphaned"] == 0 and pending.exists()
-    assert json.loads(cli("fsck", "--root", str(root), "--json").stdout)["orphaned"] == 1
+    assert json.loads(cli("fsck", "--root", str(root), "--json").stdout)["incomplete"] == 1
 
 
 def test_fsck_progress_bar_stays_off_stdout(root):

@@ -3,11 +3,17 @@
 * **Write** (:meth:`Entries.write`): a spill or scratchpad value is streamed into a new blob (the blob store writes
   frames and a seek table, sampling the head and tail on the way for the preview and the shape), then one short
   transaction inserts the row that names it, holding the delete lock shared and checking that the blob is still in
-  place, so a concurrent ``delete_run`` can never leave a row whose blob moved away. A failure at any step discards the
-  blob: nothing half-written is ever visible. An overwrite's old blob is removed after the commit.
+  place, so a concurrent ``delete_run`` can never leave a row whose blob moved away. A write that a ``delete_run`` or
+  ``delete_agent`` of its scope overtook (the blob moved away with the directory before the row was committed) is not
+  an error: it behaves as if it had come entirely before the delete, which then deleted it (no row; its blob goes
+  with the directory). A failure at any step discards the blob: nothing half-written is ever visible. An overwrite's
+  old blob is removed after the commit.
 * **Open** (:meth:`Entries.open`): the live row is looked up in the caller's scope, its blob opened and its seek table
-  checked against the row (:class:`OpenEntry`). A blob gone because the row moved to a new blob meanwhile (an
-  overwrite) is looked up again; gone otherwise, it is :class:`~scratchfs.foundation.errors.NotFound`.
+  checked against the row (:class:`OpenEntry`). An entry born in the future (the clock stepped back since it was
+  written) first has its expiry capped at ``now + ttl``; a read that reports an entry Expired removes its row, so a
+  clock stepping back never revives it (see :mod:`scratchfs.engine.sqlite_scale`). A blob gone because the row moved
+  to a new blob meanwhile (an overwrite) is looked up again; gone otherwise, it is
+  :class:`~scratchfs.foundation.errors.NotFound`.
 """
 
 from __future__ import annotations
@@ -36,11 +42,11 @@ from scratchfs.foundation.errors import (
     NotFound,
     QuotaExceeded,
     ScratchError,
-    StorageError,
     StoreClosed,
     storage_error,
 )
 from scratchfs.foundation.limits import (
+    CLOCK_SLACK_SECONDS,
     LINE_TABLE_CACHE_ENTRIES,
     LIST_PREVIEW_BYTES,
     MAX_CACHED_VALUE_BYTES,
@@ -278,13 +284,15 @@ class Entries:
             source.close()
 
     def _commit(self, entry: Entry, pending) -> str | None:
-        """Insert the row under the shared delete lock; return the blob token of the row it replaced, if any."""
+        """Insert the row under the shared delete lock; return the blob token of the row it replaced, if any.
+
+        If a delete of the entry's run or agent moved the blob away first, nothing is inserted and ``None`` is
+        returned: the write is ordered before that delete, which deleted it (an earlier value of a scratchpad key
+        was deleted by the same delete)."""
         quota = (self.settings.run_quota_bytes, self.settings.run_quota_entries)
         with self.delete_lock(False):
             written, old = self.index.put(entry, pending.info.frame_newlines, pending.exists, quota)
-        if not written:
-            raise StorageError(f"run {entry.run_id!r} was deleted while this entry was being written")
-        return old
+        return old if written else None
 
     # -- opening --------------------------------------------------------------------------------------------------
 
@@ -304,6 +312,8 @@ class Entries:
             if found is None:
                 break
             entry, newlines = found
+            if entry.expires_at - entry.ttl > now + CLOCK_SLACK_SECONDS and self._cap(run_id, agent_id, kind, key, now):
+                continue  # born in the future (the clock stepped back): capped at now + ttl, looked up again
             if self.settings.refresh_on_read:  # before the attempt, which may open a blob a failure here would leak
                 index.touch(run_id, agent_id, kind, key, entry.blob, now + entry.ttl)
             try:
@@ -313,6 +323,15 @@ class Entries:
                 if again is None or again.blob == entry.blob:
                     break
         raise self.not_found(run_id, agent_id, kind, key)
+
+    def _cap(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> bool:
+        """Cap the expiry of an entry born in the future at ``now + ttl``; False if the index refused (a read-only
+        store: the entry is served as it is)."""
+        cap_future = getattr(self.index, "cap_future", None)
+        try:
+            return cap_future is not None and cap_future(now, run_id, agent_id, kind, key) > 0
+        except ScratchError:
+            return False
 
     def open(self, run_id: str, agent_id: str, kind: str, key: str) -> OpenEntry:
         """Look up a live entry and open its blob, checked against its row (the caller closes it).
@@ -381,7 +400,15 @@ class Entries:
         """The :class:`NotFound` for a key of this scope: :class:`Expired` or :class:`Deleted` when the index knows
         what happened within the last hour."""
         what = f"{'handle' if kind == 'handle' else 'key'} {key!r}"
-        gone = self.index.gone(run_id, agent_id, kind, key, self.now())
+        now = self.now()
+        try:  # reported Expired: gone for good (an index without expire_now leaves it to the sweep)
+            expire_now = getattr(self.index, "expire_now", None)
+            expired = None if expire_now is None else expire_now(run_id, agent_id, kind, key, now)
+        except ScratchError:  # a read-only store, a busy index: the report is still right
+            expired = None
+        if expired is not None:
+            self.blobs.unlink(run_id, agent_id, expired)
+        gone = self.index.gone(run_id, agent_id, kind, key, now)
         if gone is None:
             return NotFound(f"no {what} in this scope (run {run_id!r}, agent {agent_id!r})")
         when = f"{_utc(gone.at)} (epoch {gone.at:.3f})"

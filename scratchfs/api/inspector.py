@@ -7,6 +7,9 @@
 * **corrupt**: a live entry whose blob does not match its index row or does not verify: the seek table does not parse,
   the file or content size differs from the row, or (unless ``deep=False``) a frame fails its header or content
   checksum check (:mod:`scratchfs.seekable`);
+* **incomplete**: a blob file that no index row names and that does not end in a seek table: a write abandoned
+  mid-way (its process was killed). Not corruption: nothing stored was lost, and the sweep removes it after the grace
+  period; it does not make the report unclean.
 * **orphaned**: a blob file that no index row names (a writer crashed before its row was committed). A file whose
   writer is still at work holds an exclusive ``flock`` and is skipped; the row check is repeated while holding the
   file's lock, as the sweeper does, so a write committing meanwhile is never counted or removed.
@@ -22,16 +25,19 @@ are not checked: they are the sweeper's (:mod:`scratchfs.sweeper`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import base64
+import json
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 
 from scratchfs.api.rebuild import RebuildReport
 from scratchfs.api.rebuild import rebuild_index as rebuild
 from scratchfs.api.store import ScratchStore
-from scratchfs.engine.backends import find_orphan
-from scratchfs.engine.protocols import Entry
+from scratchfs.engine.backends import find_orphan, local_blobs
+from scratchfs.engine.protocols import BlobFile, Entry
+from scratchfs.engine.seekable import FormatError, read_seek_table
 from scratchfs.engine.verify import verify_blob
-from scratchfs.foundation.errors import StorageError
+from scratchfs.foundation.errors import CorruptBlob, StorageError
 from scratchfs.foundation.limits import SOON_SECONDS
 
 DEFAULT_SOON = SOON_SECONDS
@@ -97,6 +103,78 @@ def stats(entries: Iterable[Entry], now: float, soon: float = DEFAULT_SOON) -> l
     return [groups[k] for k in sorted(groups)]
 
 
+def stats_in_sql(store: ScratchStore, now: float, soon: float = DEFAULT_SOON,
+                 run_id: str | None = None) -> list[ScopeStats]:
+    """What :func:`stats` computes, aggregated by the index in one query (no entry is loaded: constant memory at
+    any size); of one run, or of every run. Raises StoreBusy, StorageError."""
+    if not hasattr(store.index, "scope_stats"):  # an index without aggregates: the per-entry sum
+        return stats(store.list_entries() if run_id is None else store.list_entries_for_run(run_id), now, soon)
+    out = []
+    for run, agent, count, handles, scratch, size, stored, oldest, next_expiry, soon_n in store.index.scope_stats(
+            now, soon, run_id):
+        out.append(ScopeStats(run, agent, count, handles, scratch, size, stored, oldest, max(0.0, now - oldest),
+                              soon_n, next_expiry))
+    return out
+
+
+# -- paging ---------------------------------------------------------------------------------------------------------
+
+PAGE_ROWS = 1000
+"""Entries read per index query while streaming (``ls``, ``fsck``)."""
+
+
+def encode_cursor(cursor: tuple[str, float, int]) -> str:
+    """An opaque, printable cursor (URL-safe base64 of ``[run_id, created_at, id]``) to resume a listing after."""
+    return base64.urlsafe_b64encode(json.dumps(list(cursor)).encode()).decode().rstrip("=")
+
+
+def decode_cursor(text: str) -> tuple[str, float, int]:
+    """The cursor :func:`encode_cursor` printed.
+
+    Raises:
+        InvalidArgument: not such a cursor.
+    """
+    from scratchfs.foundation.errors import InvalidArgument
+
+    try:
+        run, created, row = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
+        if not isinstance(run, str) or not isinstance(created, (int, float)) or not isinstance(row, int):
+            raise ValueError(text)
+        return run, float(created), row
+    except (ValueError, TypeError, UnicodeDecodeError):
+        raise InvalidArgument(f"not a cursor printed by scratchfs: {text[:80]!r}") from None
+
+
+def iter_entries(store: ScratchStore, now: float, run_id: str | None = None, agent_id: str | None = None,
+                 after: tuple[str, float, int] | None = None,
+                 limit: int | None = None) -> Iterator[tuple[Entry, tuple[str, float, int]]]:
+    """Live entries ordered by run, creation time and row id, each with its cursor, read :data:`PAGE_ROWS` at a time
+    (constant memory); after the cursor ``after``; at most ``limit`` (``None``: all). Raises StoreBusy,
+    StorageError."""
+    if not hasattr(store.index, "page"):  # an index without keyset pages: its whole listing, in the same order
+        yield from _listed(store, now, run_id, agent_id, after, limit)
+        return
+    left = limit
+    while left is None or left > 0:
+        want = PAGE_ROWS if left is None else min(PAGE_ROWS, left)
+        page = store.index.page(now, after, want, run_id, agent_id)
+        yield from page
+        if len(page) < want:
+            return
+        after = page[-1][1]
+        if left is not None:
+            left -= len(page)
+
+
+def _listed(store: ScratchStore, now: float, run_id: str | None, agent_id: str | None,
+            after: tuple[str, float, int] | None, limit: int | None) -> Iterator[tuple[Entry, tuple[str, float, int]]]:
+    entries = store.list_entries() if run_id is None else store.list_entries_for_run(run_id)
+    keyed = sorted(((e, (e.run_id, e.created_at, i)) for i, e in enumerate(entries)
+                    if agent_id is None or e.agent_id == agent_id), key=lambda pair: pair[1])
+    picked = [pair for pair in keyed if after is None or pair[1] > after]
+    yield from picked if limit is None else picked[:limit]
+
+
 # -- fsck -----------------------------------------------------------------------------------------------------------
 
 @dataclass
@@ -104,8 +182,9 @@ class Problem:
     """One inconsistency found by :func:`fsck`.
 
     Attributes:
-        kind: ``"missing"``, ``"corrupt"``, ``"orphaned"`` or ``"unexpected"`` (a link or other file where a
-            directory of the root belongs: reported, never followed, never repaired).
+        kind: ``"missing"``, ``"corrupt"``, ``"orphaned"``, ``"incomplete"`` (an orphan with no seek table: a
+            write abandoned by a killed writer) or ``"unexpected"`` (a link or other file where a directory of the
+            root belongs: reported, never followed, never repaired).
         run_id, agent_id: the scope (of the entry, or of the directory the orphan is in, as path parts).
         key: the handle or scratchpad key (``None`` for an orphan).
         path: the blob file.
@@ -136,6 +215,8 @@ class FsckReport:
         index: the index's ``PRAGMA integrity_check`` (``"ok"`` when sound).
         problems: what is wrong, in the order found.
         rebuilt: what ``rebuild_index`` restored (``None`` when not asked).
+        next_cursor: set when ``limit`` stopped the check early: pass it as ``after`` to go on from there (the
+            files are checked for orphans only by a check that is neither bounded nor resumed).
     """
 
     entries_checked: int = 0
@@ -144,15 +225,18 @@ class FsckReport:
     index: str = "ok"
     problems: list[Problem] = field(default_factory=list)
     rebuilt: RebuildReport | None = None
+    next_cursor: str | None = None
 
     @property
     def clean(self) -> bool:
-        """True when the index is sound and every problem found (if any) was repaired."""
-        return self.index == "ok" and all(p.repaired for p in self.problems)
+        """True when the index is sound and every problem found (if any) was repaired; incomplete writes (abandoned
+        by a killed writer, left to the sweep) do not count."""
+        return self.index == "ok" and all(p.repaired or p.kind == "incomplete" for p in self.problems)
 
     def counts(self) -> dict[str, int]:
-        """Problems per kind (``missing``, ``corrupt``, ``orphaned``, ``unexpected``) and how many were repaired."""
-        out = {"missing": 0, "corrupt": 0, "orphaned": 0, "unexpected": 0, "repaired": 0}
+        """Problems per kind (``missing``, ``corrupt``, ``orphaned``, ``incomplete``, ``unexpected``) and how many
+        were repaired."""
+        out = {"missing": 0, "corrupt": 0, "orphaned": 0, "incomplete": 0, "unexpected": 0, "repaired": 0}
         for p in self.problems:
             out[p.kind] += 1
             out["repaired"] += p.repaired
@@ -161,14 +245,15 @@ class FsckReport:
     def to_dict(self) -> dict:
         out = {"entries_checked": self.entries_checked, "files_checked": self.files_checked,
                "bytes_checked": self.bytes_checked, "index": self.index, **self.counts(), "clean": self.clean,
-               "problems": [p.to_dict() for p in self.problems]}
+               "next_cursor": self.next_cursor, "problems": [p.to_dict() for p in self.problems]}
         if self.rebuilt is not None:
             out["rebuilt"] = self.rebuilt.to_dict()
         return out
 
 
 def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
-         progress: Callable[[int], None] | None = None, rebuild_index: bool = False) -> FsckReport:
+         progress: Callable[[int], None] | None = None, rebuild_index: bool = False, after: str | None = None,
+         limit: int | None = None) -> FsckReport:
     """Check the index against the blob files (see the module docstring); with ``repair``, remove what is broken.
 
     Args:
@@ -177,26 +262,30 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
         progress: called with the number of content bytes verified, as they are (for a progress bar).
         rebuild_index: first restore the rows of sound, bound, live blobs that no row names
             (:func:`scratchfs.api.rebuild.rebuild_index`), e.g. after the index was lost.
+        after: a cursor (``next_cursor`` of an earlier report): resume the entry check after it.
+        limit: check at most this many entries (``None``: all); entries are read a page at a time either way.
 
     Raises:
-        StoreBusy, StorageError: from the index.
+        InvalidArgument: a bad ``after`` cursor. StoreBusy, StorageError: from the index.
     """
     report = FsckReport()
     advance = progress or (lambda n: None)
     if rebuild_index:
         report.rebuilt = rebuild(store)
     report.index = store.integrity_check()
+    start = None if after is None else decode_cursor(after)
+    files: list[BlobFile] = []
     try:
-        files = store.blobs.blob_files()  # listed before the rows are read: a file committed meanwhile has its row
+        if after is None and limit is None:  # listed before the rows are read: a file committed meanwhile has one
+            files = store.blobs.blob_files()
     except StorageError as exc:  # runs/ is a link or not a directory: reported, never walked through
-        files = []
         report.problems.append(Problem("unexpected", "", "", None, store.blobs.locate(), str(exc)))
     report.files_checked = len(files)
-    row_ids = {blob: row_id for row_id, _run, _agent, blob in store.index.blob_rows()}
-    known = row_ids.keys()
     broken_rows: list[tuple[int, str]] = []
     broken_problems: list[Problem] = []
-    for entry in store.list_entries():
+    cursor = None
+    row_of = None if hasattr(store.index, "page") else {blob: i for i, _run, _agent, blob in store.index.blob_rows()}
+    for entry, cursor in iter_entries(store, store.now(), after=start, limit=limit):
         report.entries_checked += 1
         path = store.blobs.locate(entry.run_id, entry.agent_id, entry.blob)
         try:
@@ -213,15 +302,19 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
                 continue
             problem = Problem("corrupt", entry.run_id, entry.agent_id, entry.key, path, detail)
         report.problems.append(problem)
-        if entry.blob in row_ids:
-            broken_rows.append((row_ids[entry.blob], entry.blob))
+        row_id = cursor[2] if row_of is None else row_of.get(entry.blob)
+        if row_id is not None:
+            broken_rows.append((row_id, entry.blob))
             broken_problems.append(problem)
+    if limit is not None and report.entries_checked == limit and cursor is not None:
+        report.next_cursor = encode_cursor(cursor)
     orphans: dict[int, str] = {}  # problem id -> blob token
-    for run_dir, agent_dir, path, token in files:
-        if token in known or find_orphan(store.index, store.blobs, (run_dir, agent_dir), token,
-                                         remove=False) is None:
+    for found in files:
+        run_dir, agent_dir, _path, token = found
+        if store.index.has_blob(token) or find_orphan(store.index, store.blobs, (run_dir, agent_dir), token,
+                                                      remove=False) is None:
             continue
-        problem = Problem("orphaned", run_dir, agent_dir, None, path, "no index row names this file")
+        problem = _orphan_problem(store, found)
         orphans[id(problem)] = token
         report.problems.append(problem)
     if repair:
@@ -229,22 +322,41 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
     return report
 
 
+def _orphan_problem(store: ScratchStore, found: BlobFile) -> Problem:
+    """A local blob file with no row that does not end in a seek table is an ``incomplete`` write; any other orphan
+    (an object store's uploads are whole or absent) is ``orphaned``."""
+    if not local_blobs(getattr(store, "blobs_url", None)):
+        return Problem("orphaned", found.run, found.agent, None, found.location, "no index row names this file")
+    try:
+        source = store.blobs.open_file(found)
+    except (OSError, StorageError, CorruptBlob):
+        return Problem("orphaned", found.run, found.agent, None, found.location, "no index row names this file")
+    try:
+        read_seek_table(source, source.size)
+    except (FormatError, OSError):
+        return Problem("incomplete", found.run, found.agent, None, found.location,
+                       "an abandoned write (its writer was killed); the sweep removes it after the grace period")
+    finally:
+        source.close()
+    return Problem("orphaned", found.run, found.agent, None, found.location, "no index row names this file")
+
+
 def _repair(store: ScratchStore, report: FsckReport, broken_rows: list[tuple[int, str]],
             broken_problems: list[Problem], orphans: dict[int, str]) -> None:
     """Remove what fsck found broken: rows of missing and corrupt entries (each only if it still names the blob that
     was checked), corrupt blobs, and orphaned blobs (checked again under their lock)."""
     if broken_rows and store.index.delete_rows(broken_rows):
-        still = store.index.blobs()
         for problem, (_, blob) in zip(broken_problems, broken_rows, strict=True):
-            if blob in still:
+            if store.index.has_blob(blob):
                 continue
             if problem.kind == "corrupt":  # the name itself is removed: a link's target is never touched
                 store.blobs.unlink(problem.run_id, problem.agent_id, blob)
             problem.repaired = True
     for problem in report.problems:
-        if problem.kind == "orphaned":
+        if problem.kind in ("orphaned", "incomplete"):
             problem.repaired = find_orphan(store.index, store.blobs, (problem.run_id, problem.agent_id),
                                            orphans[id(problem)], remove=True) is not None
 
 
-__all__ = ["DEFAULT_SOON", "FsckReport", "Problem", "ScopeStats", "fsck", "stats"]
+__all__ = ["DEFAULT_SOON", "PAGE_ROWS", "FsckReport", "Problem", "ScopeStats", "decode_cursor", "encode_cursor", "fsck",
+           "iter_entries", "stats", "stats_in_sql"]

@@ -91,8 +91,8 @@ class Scope:
         Raises:
             InvalidArgument: bad content, tool name, TTL or preview mode.
             QuotaExceeded: the run would go over ``run_quota_bytes`` or ``run_quota_entries``; nothing was stored.
-            StorageError: the file system refused (disk full, file-size limit), or the run was deleted meanwhile;
-                nothing was stored.
+            StorageError: the file system refused (disk full, file-size limit); nothing was stored. (A delete of
+                the run that overtakes the write is not an error: the write is ordered before it and deleted.)
             StoreBusy: the index stayed locked past the busy timeout; nothing was stored.
         """
         tool = checks.check_tool(source_tool)

@@ -8,13 +8,15 @@ How the main paths flow (each module has one job)::
                               -> shape, stub (preview, note) -> index.put (one short transaction, delete lock shared)
     read_handle  Scope.read_* -> Entries.open: index lookup (scoped, live rows only) -> blob opened, checked
                               -> seekable reader (frames covering the range), lines, or search (frames streamed)
-    delete_run   under the delete lock (exclusive): index.delete_scope (rows deleted, committed)
-                              -> blobs.detach_scope (directory moved to trash) -> blobs.purge
+    delete_run   under the delete lock (exclusive): index.hide_scope (rows invisible, one short commit)
+                              -> blobs.detach_scope (directory moved to trash); then blobs.purge (files first)
+                              -> index.drain_scope (rows deleted in short batches)
     sweep        engine.sweeper.sweep (expired rows, then their files; orphans; leftovers)
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -29,9 +31,13 @@ from scratchfs.api.scope import Scope
 from scratchfs.api.settings import Settings
 from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX, describe_url, open_backends, sweep_backends
 from scratchfs.engine.protocols import Entry
+from scratchfs.engine.reserve import Reserve
 from scratchfs.engine.sweeper import Sweeper, SweepResult
 from scratchfs.foundation import checks
+from scratchfs.foundation.errors import StorageError, StoreBusy
 from scratchfs.foundation.limits import MAX_LIST_ENTRIES, MAX_SWEEP_INTERVAL, SWEEP_INTERVAL
+
+log = logging.getLogger(__name__)
 
 ENV_ROOT = "SCRATCHFS_ROOT"
 """Environment variable naming the store root when none is given."""
@@ -90,6 +96,8 @@ class ScratchStore:
             frame_bytes=s.frame_bytes, level=s.level, database_clock=s.clock is time.time)
         self.closed = False
         self.entries = Entries(s, self.index, self.blobs, lambda: self.closed)
+        self.reserve = Reserve(self.root / "reserve")  # released when a delete or sweep finds the disk full
+        self.reserve.ensure()
         self._sweeper: Sweeper | None = None
         self._sweeper_lock = threading.Lock()
 
@@ -199,8 +207,9 @@ class ScratchStore:
         Raises:
             InvalidArgument: a bad run id.
             StoreBusy: the index or the delete lock stayed busy; nothing was deleted.
-            StorageError: the index failed (nothing was deleted), or the blobs could not be moved (the rows
-                are deleted; the next sweeps remove the files).
+            StorageError: the index failed (nothing was deleted, or the rows are hidden and the next sweep
+                deletes them), or the blobs could not be moved (the rows are hidden; the next sweeps delete them and
+                the files). A full disk is not an error: the store's reserve file is released to make room.
         """
         return self._delete_scope(checks.check_run_id(run_id), None)
 
@@ -216,30 +225,48 @@ class ScratchStore:
     def _delete_scope(self, run_id: str, agent_id: str | None) -> int:
         self.entries.check_open()
         self.index.check_writable("deleting entries")
+        return self.reserve.run(lambda: self._delete_scope_once(run_id, agent_id))
+
+    def _delete_scope_once(self, run_id: str, agent_id: str | None) -> int:
+        now = self.now()
+        if not hasattr(self.index, "hide_scope"):  # an index without batched deletes: one transaction
+            with self.entries.delete_lock(True):
+                count = self.index.delete_scope(run_id, agent_id, now)
+                detached = self.blobs.detach_scope(run_id, agent_id)
+            if detached is not None:
+                self.blobs.purge(detached)
+            return count
         with self.entries.delete_lock(True):  # no write commits between the two steps
-            count = self.index.delete_scope(run_id, agent_id, self.now())
+            upto = self.index.hide_scope(run_id, agent_id, now)
             detached = self.blobs.detach_scope(run_id, agent_id)
         if detached is not None:
             self.blobs.purge(detached)
-        return count
+        try:
+            return self.index.drain_scope(run_id, agent_id, upto, now)[0]
+        except (StorageError, StoreBusy) as exc:  # hidden already: the delete stands, the next sweep finishes it
+            log.warning("scratchfs: %s; the rows of the deleted scope are hidden and the next sweep deletes them", exc)
+            return 0
 
     # -- retention ------------------------------------------------------------------------------------------------
 
-    def sweep(self, wait: float | None = None) -> SweepResult:
+    def sweep(self, wait: float | None = None, full: bool = False) -> SweepResult:
         """Delete expired entries and their blobs, rows whose blob is gone, and orphan blobs older than the grace
         period (see :mod:`scratchfs.engine.sweeper`).
 
         Args:
             wait: seconds to wait if another process is sweeping (default: the busy timeout); 0 returns at once
                 with ``skipped=True``.
+            full: reconcile every row and file at once; by default a sweep checks the next bounded slice of them,
+                so that a sweep with nothing to sweep stays cheap at any size (see :mod:`scratchfs.engine.sweeper`).
 
         Raises:
             StoreBusy, StorageError, StoreClosed: from the index; StorageError naming the cause on a read-only store.
         """
         self.entries.check_open()
         self.index.check_writable("sweeping")
-        return sweep_backends(self.index, self.blobs, str(self._locks / "sweep.lock"), self.now(),
-                              self.settings.orphan_grace, self.settings.busy_timeout if wait is None else wait)
+        return self.reserve.run(lambda: sweep_backends(
+            self.index, self.blobs, str(self._locks / "sweep.lock"), self.now(), self.settings.orphan_grace,
+            self.settings.busy_timeout if wait is None else wait, full))
 
     def start_sweeper(self, interval: float = SWEEP_INTERVAL) -> None:
         """Sweep in a background daemon thread every ``interval`` seconds until :meth:`stop_sweeper` or

@@ -6,11 +6,12 @@ that it did not repair, or the index fails its integrity check.
 
 from __future__ import annotations
 
+import json
 import sys
 
 import click
 
-from scratchfs.api.inspector import fsck, stats
+from scratchfs.api.inspector import PAGE_ROWS, decode_cursor, encode_cursor, fsck, iter_entries, stats_in_sql
 from scratchfs.api.rebuild import open_for_rebuild
 from scratchfs.api.store import ScratchStore
 from scratchfs.cli.app import TTL_OPTION, echo_json, main, resolve_root, root_option, scope_options, with_store
@@ -21,26 +22,73 @@ from scratchfs.loader import load_dir
 JSON_TABLE = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 _PROGRESS_MIN_BYTES = 64 * 1024 * 1024
 _PROGRESS_MIN_ENTRIES = 1000
+TERMINAL_LIMIT = 50
+"""Entries ``ls`` shows on a terminal unless ``--limit`` says otherwise."""
 
 
 @main.command("ls")
 @root_option
 @click.option("--run", "run_id", default=None, help="Only this run [default: every run].")
 @click.option("--agent", "agent_id", default=None, help="Only this agent.")
+@click.option("--limit", type=click.IntRange(min=0), default=None,
+              help=f"Show at most this many entries; 0 for all [default: {TERMINAL_LIMIT} on a terminal, else all].")
+@click.option("--after", "after", default=None, metavar="CURSOR",
+              help="Go on after this cursor (printed on stderr when --limit cut a listing short).")
 @JSON_TABLE
 @with_store
-def ls(store: ScratchStore, run_id: str | None, agent_id: str | None, as_json: bool) -> None:
-    """List live entries (no content): kind, key, agent, size, on disk, compression ratio, expires in, source tool."""
-    entries = store.list_entries_for_run(run_id) if run_id is not None else store.list_entries()
-    if agent_id is not None:
-        entries = [e for e in entries if e.agent_id == agent_id]
+def ls(store: ScratchStore, run_id: str | None, agent_id: str | None, limit: int | None, after: str | None,
+       as_json: bool) -> None:
+    """List live entries (no content): kind, key, agent, size, on disk, compression ratio, expires in, source tool.
+
+    Entries are read a page at a time and printed as they are read (constant memory at any size), ordered by run
+    and age."""
+    if limit is None:
+        limit = TERMINAL_LIMIT if sys.stdout.isatty() else 0
+    start = None if after is None else decode_cursor(after)
+    now = store.now()
+    entries = iter_entries(store, now, run_id, agent_id, start, None if limit == 0 else limit + 1)
+    shown, last = 0, None
+    title = (f"run {run_id}" if run_id else "all runs") + (f", agent {agent_id}" if agent_id else "")
     if as_json:
-        echo_json([entry.to_dict() for entry in entries])
+        click.echo("[", nl=False)
+    while True:
+        page = []
+        for entry, cursor in entries:
+            if limit and shown + len(page) == limit:  # one more than the limit: there is more to show
+                click.echo(f"scratchfs: {limit} entries shown; more with --after {encode_cursor(last)}", err=True)
+                break
+            page.append(entry)
+            last = cursor
+            if len(page) == PAGE_ROWS:
+                break
+        if not page:
+            break
+        _print_page(page, shown, as_json, store, title, run_id is None, single=shown == 0 and len(page) < PAGE_ROWS)
+        shown += len(page)
+        if len(page) < PAGE_ROWS:
+            break
+    if as_json:
+        click.echo("]")
+    elif shown == 0:
+        _print_page([], 0, False, store, title, run_id is None, single=True)
+
+
+def _print_page(page: list, shown: int, as_json: bool, store: ScratchStore, title: str, show_run: bool,
+                single: bool) -> None:
+    if as_json:
+        for i, entry in enumerate(page):
+            sep = "," if shown + i else ""
+            click.echo(sep + "\n" + json.dumps(entry.to_dict(), ensure_ascii=False), nl=False)
         return
     from scratchfs.cli.render import entries_listing, show
 
-    title = (f"run {run_id}" if run_id else "all runs") + (f", agent {agent_id}" if agent_id else "")
-    show(entries_listing(entries, store.now(), title=f"{title}: {len(entries)} entries", show_run=run_id is None))
+    what = f"{len(page)} entries" if single else f"entries {shown + 1}-{shown + len(page)}"
+    listing = entries_listing(page, store.now(), title=f"{title}: {what}", show_run=show_run)
+    if shown and not sys.stdout.isatty():  # tab-separated rows: one header for the whole listing
+        sys.stdout.write(listing.tsv().split("\n", 1)[1])
+        sys.stdout.flush()
+        return
+    show(listing)
 
 
 @main.command("stats")
@@ -51,9 +99,9 @@ def ls(store: ScratchStore, run_id: str | None, agent_id: str | None, as_json: b
 @JSON_TABLE
 @with_store
 def stats_command(store: ScratchStore, run_id: str | None, soon: float, as_json: bool) -> None:
-    """Per run and agent: entries, bytes in, bytes on disk, oldest entry, entries expiring soon."""
-    entries = store.list_entries_for_run(run_id) if run_id is not None else store.list_entries()
-    rows = stats(entries, store.now(), soon)
+    """Per run and agent: entries, bytes in, bytes on disk, oldest entry, entries expiring soon (aggregated by the
+    index: no entry is loaded)."""
+    rows = stats_in_sql(store, store.now(), soon, run_id)
     if as_json:
         echo_json([row.to_dict() for row in rows])
         return
@@ -70,50 +118,67 @@ def stats_command(store: ScratchStore, run_id: str | None, soon: float, as_json:
 @click.option("--rebuild-index", "rebuild_index", is_flag=True,
               help="First restore the index rows of sound, live blobs that no row names, from the bindings the blobs "
                    "carry (after a lost or damaged index).")
+@click.option("--limit", type=click.IntRange(min=1), default=None,
+              help="Check at most this many entries (then print a cursor to resume with --after); orphan files are "
+                   "looked for only by a check that reaches the last entry.")
+@click.option("--after", "after", default=None, metavar="CURSOR", help="Resume after this cursor.")
 @click.option("--progress/--no-progress", default=None,
               help="Show a progress bar on stderr [default: on a terminal, for stores over 64 MiB or 1000 entries].")
 @JSON_TABLE
-def fsck_command(root: str | None, repair: bool, quick: bool, rebuild_index: bool, progress: bool | None,
-                 as_json: bool) -> None:
-    """Check the index against the blob files: missing, orphaned and corrupt entries (exit code 3 if any remain)."""
+def fsck_command(root: str | None, repair: bool, quick: bool, rebuild_index: bool, limit: int | None,
+                 after: str | None, progress: bool | None, as_json: bool) -> None:
+    """Check the index against the blob files: missing, orphaned and corrupt entries (exit code 3 if any remain).
+
+    Entries are read a page at a time (constant memory); --limit bounds a check and --after resumes one."""
+    if after is not None:
+        decode_cursor(after)  # a bad cursor is a usage error before any work
     root = resolve_root(root)
     store = open_for_rebuild(root) if rebuild_index and root is not None else ScratchStore(root)
     with store:
-        entries = store.list_entries()
-        total = sum(e.size for e in entries)
-        if progress is None:
-            progress = sys.stderr.isatty() and (total >= _PROGRESS_MIN_BYTES or len(entries) >= _PROGRESS_MIN_ENTRIES)
-        if progress and not quick:
-            from rich.console import Console
-            from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+        _fsck(store, repair, quick, rebuild_index, limit, after, progress, as_json)
 
-            with Progress(TextColumn("fsck"), BarColumn(), DownloadColumn(binary_units=True), TimeRemainingColumn(),
-                          console=Console(stderr=True), transient=True) as bar:
-                task = bar.add_task("verify", total=total)
-                report = fsck(store, repair=repair, deep=True, progress=lambda n: bar.advance(task, n),
-                              rebuild_index=rebuild_index)
-        else:
-            report = fsck(store, repair=repair, deep=not quick, rebuild_index=rebuild_index)
-        if as_json:
-            echo_json(report.to_dict())
-        else:
-            from scratchfs.cli.render import human_bytes, problems_listing, show
 
-            counts = report.counts()
-            if report.rebuilt is not None:
-                click.echo(f"rebuilt the index: {report.rebuilt.restored} entries restored from their blobs, "
-                           f"{len(report.rebuilt.skipped)} blob files skipped")
-            click.echo(f"checked {report.entries_checked} entries ({human_bytes(report.bytes_checked)} verified) and "
-                       f"{report.files_checked} files; index: {report.index}; missing {counts['missing']}, "
-                       f"corrupt {counts['corrupt']}, orphaned {counts['orphaned']}, repaired {counts['repaired']}")
-            if report.problems:
-                show(problems_listing(report.problems, str(store.root)))
-        if not report.clean:
-            left = sum(not p.repaired for p in report.problems)
-            hint = "" if repair else "; `scratchfs fsck --repair` removes them"
-            remain = "1 problem remains" if left == 1 else f"{left} problems remain"
-            what = f"{remain}{hint}" if left else f"the index failed its integrity check: {report.index}"
-            raise CorruptBlob(what)
+def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, limit: int | None,
+          after: str | None, progress: bool | None, as_json: bool) -> None:
+    sizes = stats_in_sql(store, store.now())  # totals for the progress bar, aggregated by the index
+    total, count = sum(r.bytes_in for r in sizes), sum(r.entries for r in sizes)
+    if progress is None:
+        progress = sys.stderr.isatty() and (total >= _PROGRESS_MIN_BYTES or count >= _PROGRESS_MIN_ENTRIES)
+    if progress and not quick:
+        from rich.console import Console
+        from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
+        with Progress(TextColumn("fsck"), BarColumn(), DownloadColumn(binary_units=True), TimeRemainingColumn(),
+                      console=Console(stderr=True), transient=True) as bar:
+            task = bar.add_task("verify", total=total)
+            report = fsck(store, repair=repair, deep=True, progress=lambda n: bar.advance(task, n),
+                          rebuild_index=rebuild_index, after=after, limit=limit)
+    else:
+        report = fsck(store, repair=repair, deep=not quick, rebuild_index=rebuild_index, after=after, limit=limit)
+    if as_json:
+        echo_json(report.to_dict())
+    else:
+        from scratchfs.cli.render import human_bytes, problems_listing, show
+
+        counts = report.counts()
+        if report.rebuilt is not None:
+            click.echo(f"rebuilt the index: {report.rebuilt.restored} entries restored from their blobs, "
+                       f"{len(report.rebuilt.skipped)} blob files skipped")
+        click.echo(f"checked {report.entries_checked} entries ({human_bytes(report.bytes_checked)} verified) and "
+                   f"{report.files_checked} files; index: {report.index}; missing {counts['missing']}, "
+                   f"corrupt {counts['corrupt']}, orphaned {counts['orphaned']}, "
+                   f"incomplete writes {counts['incomplete']}, repaired {counts['repaired']}")
+        if report.problems:
+            show(problems_listing(report.problems, str(store.root)))
+    if report.next_cursor:
+        click.echo(f"scratchfs: stopped after {report.entries_checked} entries; go on with --after "
+                   f"{report.next_cursor}", err=True)
+    if not report.clean:
+        left = sum(not p.repaired for p in report.problems)
+        hint = "" if repair else "; `scratchfs fsck --repair` removes them"
+        remain = "1 problem remains" if left == 1 else f"{left} problems remain"
+        what = f"{remain}{hint}" if left else f"the index failed its integrity check: {report.index}"
+        raise CorruptBlob(what)
 
 
 @main.command("load")

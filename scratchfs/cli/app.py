@@ -1,7 +1,8 @@
 """The ``scratchfs`` click group, its error handling, and the options its commands share.
 
 Exit codes: 0 success, 1 not found, 2 bad usage or invalid argument, 3 corrupt data, 4 busy or I/O failure (disk
-full, permissions), 5 quota exceeded, 130 interrupted. Errors are one line on stderr
+full, permissions), 5 quota exceeded, 130 interrupted (SIGINT), 143 terminated (SIGTERM), 129 hung up
+(SIGHUP; a write in flight removes its partial blob on all three). Errors are one line on stderr
 (``scratchfs: <kind>: <message>``), never a traceback. The commands live in :mod:`scratchfs.cli.verbs`,
 :mod:`scratchfs.cli.admin` and :mod:`scratchfs.cli.servers`; importing :mod:`scratchfs.cli` registers them all.
 """
@@ -10,7 +11,9 @@ from __future__ import annotations
 
 import functools
 import json
+import signal
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -28,8 +31,31 @@ Exit codes:
   3    corrupt data
   4    busy (lock timeout) or I/O failure (disk full, permissions)
   5    quota exceeded (the run holds too many bytes or entries)
-  130  interrupted
+  129  hung up (SIGHUP)
+  130  interrupted (SIGINT)
+  143  terminated (SIGTERM)
 """
+
+
+class Terminated(BaseException):
+    """Raised in the main thread by SIGTERM or SIGHUP (as SIGINT raises KeyboardInterrupt), so that a write in
+    flight discards its partial blob on the way out. ``signum``: the signal; the exit code is ``128 + signum``."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_terminated(signum: int, _frame: object) -> None:
+    raise Terminated(signum)
+
+
+def handle_termination() -> None:
+    """Turn SIGTERM and SIGHUP into :class:`Terminated` (main thread only; a no-op elsewhere)."""
+    if threading.current_thread() is threading.main_thread():
+        for name in ("SIGTERM", "SIGHUP"):
+            if hasattr(signal, name):
+                signal.signal(getattr(signal, name), _raise_terminated)
 
 
 class ScratchGroup(click.Group):
@@ -39,6 +65,7 @@ class ScratchGroup(click.Group):
     def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
         if not standalone_mode:
             return super().main(*args, standalone_mode=False, **kwargs)
+        handle_termination()
         try:
             code = super().main(*args, standalone_mode=False, **kwargs)
         except click.UsageError as exc:
@@ -48,6 +75,8 @@ class ScratchGroup(click.Group):
             fail(f"error: {exc.format_message()}", exc.exit_code)
         except (click.Abort, KeyboardInterrupt):
             fail("interrupted", 130)
+        except Terminated as exc:
+            fail("hung up" if exc.signum == getattr(signal, "SIGHUP", -1) else "terminated", 128 + exc.signum)
         sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -172,6 +201,6 @@ TTL_OPTION = click.option("--ttl", type=float, default=None,
                           help=f"Seconds until the entry expires [default: {DEFAULT_TTL:.0f}].")
 INPUT_ARGUMENT = click.argument("source", type=click.File("rb", lazy=False), default="-", required=False)
 
-__all__ = ["EXIT_CODES_HELP", "INPUT_ARGUMENT", "TTL_OPTION", "ScratchGroup", "echo_json", "fail", "global_option",
-           "json_accepted", "main", "resolve_root", "resolve_scope", "root_option", "scope_options", "stdout_bytes",
-           "with_store"]
+__all__ = ["EXIT_CODES_HELP", "INPUT_ARGUMENT", "TTL_OPTION", "ScratchGroup", "Terminated", "echo_json", "fail",
+           "global_option", "handle_termination", "json_accepted", "main", "resolve_root", "resolve_scope",
+           "root_option", "scope_options", "stdout_bytes", "with_store"]

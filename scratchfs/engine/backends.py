@@ -36,14 +36,20 @@ from scratchfs.engine.sqlite_index import Index
 from scratchfs.engine.sweeper import SweepResult, check_orphan, sweep
 from scratchfs.foundation.errors import InvalidArgument
 
-__all__ = ["ENV_BLOBS", "ENV_INDEX", "create_empty_index", "describe_url", "find_orphan", "open_backends",
-           "split_postgres_url", "sweep_backends"]
+__all__ = ["ENV_BLOBS", "ENV_INDEX", "create_empty_index", "describe_url", "find_orphan", "local_blobs",
+           "open_backends", "split_postgres_url", "sweep_backends"]
 
 ENV_INDEX = "SCRATCHFS_INDEX"
 """Environment variable naming the index URL when none is given."""
 ENV_BLOBS = "SCRATCHFS_BLOBS"
 """Environment variable naming the blobs URL when none is given."""
 _DEFAULT = ("", "sqlite", "file")
+
+
+def local_blobs(url: str | None) -> bool:
+    """True if a blobs URL names the local blob files (written in place: a killed writer leaves a partial file; an
+    object store's upload is whole or absent)."""
+    return (url or "") in _DEFAULT
 
 
 def describe_url(url: str | None) -> str:
@@ -165,17 +171,18 @@ def find_orphan(index: IndexBackend, blobs: BlobStore, where: tuple[str, str], t
 
 
 def sweep_backends(index: IndexBackend, blobs: BlobStore, lock_path: str, now: float, grace: float,
-                   wait: float | None) -> SweepResult:
+                   wait: float | None, full: bool = False) -> SweepResult:
     """One sweep of whichever backends these are: the fleet sweep (PostgreSQL advisory lock, S3 listing) for S3
     blobs, else the local sweep (a file lock under the root; see :mod:`scratchfs.engine.sweeper`).
 
     Raises:
         StoreBusy, StorageError: from the backends.
+    ``full``: the local sweep reconciles every row and file at once instead of its next slice.
     """
     from scratchfs.engine.local_blobs import Blobs as LocalBlobs
 
     if isinstance(blobs, LocalBlobs):
-        return sweep(index, blobs, lock_path, now, grace, wait)  # type: ignore[arg-type]
+        return sweep(index, blobs, lock_path, now, grace, wait, full)  # type: ignore[arg-type]
     from scratchfs.engine.fleet_sweeper import fleet_sweep
 
     return fleet_sweep(index, blobs, now, grace, wait, time.time)  # type: ignore[arg-type]

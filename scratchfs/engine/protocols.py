@@ -75,7 +75,7 @@ class Gone:
 
 @dataclass(frozen=True, slots=True)
 class ExpiredRow:
-    """A row removed by :meth:`Index.pop_expired`."""
+    """An expired row found by :meth:`IndexBackend.expired_batch`."""
 
     run_id: str
     agent_id: str
@@ -160,6 +160,29 @@ class IndexBackend(Protocol):
     def integrity_check(self) -> str: ...
     def close(self) -> None: ...
 
+
+
+class ScaleIndex(IndexBackend, Protocol):
+    """What a large store asks of an index beyond :class:`IndexBackend` (issue 13; the SQLite index implements it,
+    see :mod:`scratchfs.engine.sqlite_scale`): deletes hidden in one short transaction then drained in batches,
+    expiry capped after a clock step, expired rows read before their files go, bounded slices and pages, aggregates.
+    An index without these methods (``hasattr``) gets the whole-scope delete, ``pop_expired``, full reconciliation
+    and in-memory listings instead."""
+
+    def hide_scope(self, run_id: str, agent_id: str | None, now: float) -> int: ...
+    def drain_scope(self, run_id: str, agent_id: str | None, upto: int, now: float) -> tuple[int, float]: ...
+    def pending_deletes(self) -> list[tuple[str, str | None, int, float]]: ...
+    def cap_future(self, now: float, run_id: str | None = None, agent_id: str = "", kind: str = "",
+                   key: str = "") -> int: ...
+    def expired_batch(self, now: float, limit: int) -> list[ExpiredRow]: ...
+    def delete_expired(self, rows: list[ExpiredRow], now: float) -> int: ...
+    def expire_now(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> str | None: ...
+    def known_blobs(self, tokens: list[str]) -> set[str]: ...
+    def blob_rows_after(self, after_id: int, limit: int) -> list[tuple[int, str, str, str]]: ...
+    def page(self, now: float, after: tuple[str, float, int] | None, limit: int, run_id: str | None = None,
+             agent_id: str | None = None) -> list[tuple[Entry, tuple[str, float, int]]]: ...
+    def scope_stats(self, now: float, soon: float, run_id: str | None = None) -> list[tuple]: ...
+
     @property
     def read_only(self) -> str | None:
         """Why the index cannot be written (a sentence naming the cause), or ``None``."""
@@ -172,6 +195,7 @@ class IndexBackend(Protocol):
     def release_thread(self) -> None:
         """Close the calling thread's resources now (a thread about to end)."""
         ...
+
 
 
 class BlobStore(Protocol):
@@ -228,4 +252,4 @@ class BlobStore(Protocol):
 
 
 __all__ = ["BlobFile", "BlobInfo", "BlobSource", "BlobStore", "Entry", "ExpiredRow", "Gone", "IndexBackend",
-           "PendingWrite"]
+           "PendingWrite", "ScaleIndex"]

@@ -33,13 +33,14 @@ from typing import TypeVar
 
 from filelock import FileLock, Timeout
 
-from scratchfs.engine.protocols import Entry, ExpiredRow, Gone
+from scratchfs.engine.protocols import Entry, Gone
 from scratchfs.engine.sqlite_connections import APPLICATION_ID, Connections, index_error, read_only_reason
+from scratchfs.engine.sqlite_scale import NEXT_ID, VISIBLE, ScaleQueries
 from scratchfs.engine.sqlite_schema import create_tables
 from scratchfs.foundation.errors import QuotaExceeded, StorageError, StoreBusy
 from scratchfs.foundation.limits import LOOKUP_CACHE_ENTRIES, TOMBSTONE_SECONDS
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _COLUMNS = (
     "kind, run_id, agent_id, key, blob, size, stored_size, frames, lines, preview, source_tool, content_type, shape, "
@@ -51,7 +52,7 @@ T = TypeVar("T")
 _TABLES = {"entries", "gone"}
 
 
-class Index:
+class Index(ScaleQueries):
     """The entries table of one store.
 
     Opening checks that the file is a scratchfs index (``PRAGMA application_id``, the schema version in ``PRAGMA
@@ -259,7 +260,7 @@ class Index:
             if found is None:
                 row = conn.execute(
                     f"SELECT {_COLUMNS}, frame_newlines FROM entries WHERE run_id = ? AND agent_id = ? "
-                    "AND kind = ? AND key = ?",
+                    f"AND kind = ? AND key = ? AND {VISIBLE}",
                     ident,
                 ).fetchone()
                 if row is None:
@@ -285,7 +286,8 @@ class Index:
              now - TOMBSTONE_SECONDS),
             "looking up an entry",
         )
-        return Gone(*rows[0]) if rows else None
+        hidden = None if rows else self.hidden_reason(run_id, agent_id, kind, key)
+        return Gone(*rows[0]) if rows else Gone(*hidden) if hidden else None
 
     def usage(self, run_id: str, now: float) -> tuple[int, int]:
         """``(stored bytes, entries)`` of a run's live entries."""
@@ -296,7 +298,8 @@ class Index:
     def _usage(conn: sqlite3.Connection, run_id: str, now: float) -> tuple[int, int]:
         try:
             row = conn.execute(
-                "SELECT COALESCE(SUM(stored_size), 0), COUNT(*) FROM entries WHERE run_id = ? AND expires_at > ?",
+                "SELECT COALESCE(SUM(stored_size), 0), COUNT(*) FROM entries WHERE run_id = ? AND expires_at > ? "
+                f"AND {VISIBLE}",
                 (run_id, now),
             ).fetchone()
         except sqlite3.Error as exc:
@@ -350,6 +353,8 @@ class Index:
         if not check():
             conn.execute("ROLLBACK")
             return False, None
+        if e.kind != "handle":
+            self.replace_hidden(conn, e.run_id, e.agent_id, e.kind, e.key)  # a delete in progress hid it
         old = None if e.kind == "handle" else conn.execute(  # a handle is new: nothing to replace
             "SELECT blob, stored_size, expires_at FROM entries WHERE run_id = ? AND agent_id = ? AND kind = ? "
             "AND key = ?",
@@ -358,7 +363,8 @@ class Index:
         if quota != (None, None):
             self._check_quota(conn, e, old, quota)
         conn.execute(
-            f"INSERT INTO entries ({_COLUMNS}, frame_newlines) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+            f"INSERT INTO entries (id, {_COLUMNS}, frame_newlines) "
+            f"VALUES ({NEXT_ID},?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
             "ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET blob = excluded.blob, "
             "size = excluded.size, stored_size = excluded.stored_size, frames = excluded.frames, "
             "lines = excluded.lines, preview = excluded.preview, source_tool = excluded.source_tool, "
@@ -408,29 +414,10 @@ class Index:
             return False, None
         return row[1] > now, row[0]
 
-    def delete_scope(self, run_id: str, agent_id: str | None, now: float) -> int:
-        """Delete every row of a run (or of one agent of it) in one transaction; live rows leave a tombstone. Return
-        the rows deleted. The caller moves the directory away after the commit, under the delete lock (see
-        :meth:`scratchfs.blobs.Blobs.delete_lock`)."""
-        where, params = ("run_id = ?", (run_id,)) if agent_id is None else ("run_id = ? AND agent_id = ?",
-                                                                             (run_id, agent_id))
-        reason = "deleted with its run" if agent_id is None else "deleted with its agent"
-
-        def body(conn: sqlite3.Connection) -> int:
-            conn.execute(
-                "INSERT OR REPLACE INTO gone SELECT run_id, agent_id, kind, key, ?, ? FROM entries "
-                f"WHERE {where} AND expires_at > ?",
-                (reason, now, *params, now),
-            )
-            return conn.execute(f"DELETE FROM entries WHERE {where}", params).rowcount
-
-        return self._decided("deleting a run", body, lambda count: count > 0 and not self.read(
-            f"SELECT 1 FROM entries WHERE {where} LIMIT 1", params, "checking a failed delete"))
-
     def list_scope(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str, now: float) -> list[Entry]:
         """Live entries of a run (every agent when ``agent_id`` is None), of one kind or all, whose key starts with
         ``prefix`` (an exact prefix: no wildcards, case-sensitive); ordered by creation time."""
-        sql = f"SELECT {_COLUMNS} FROM entries WHERE run_id = ? AND expires_at > ?"
+        sql = f"SELECT {_COLUMNS} FROM entries WHERE run_id = ? AND expires_at > ? AND {VISIBLE}"
         params: list = [run_id, now]
         if agent_id is not None:
             sql += " AND agent_id = ?"
@@ -449,7 +436,7 @@ class Index:
         """Like :meth:`list_scope`, one page at a time: at most ``limit`` live entries ordered by ``(created_at,
         agent_id, kind, key)`` -- unique within a run -- that come after the position ``after`` (``None``: from the
         start). A keyset page: its cost does not grow with how far into the listing it is."""
-        sql = f"SELECT {_COLUMNS} FROM entries WHERE run_id = ? AND expires_at > ?"
+        sql = f"SELECT {_COLUMNS} FROM entries WHERE run_id = ? AND expires_at > ? AND {VISIBLE}"
         params: list = [run_id, now]
         for column, value in (("agent_id", agent_id), ("kind", kind)):
             if value is not None:
@@ -468,7 +455,8 @@ class Index:
     def list_all(self, now: float) -> list[Entry]:
         """Every live entry of every run, ordered by run, agent, creation time."""
         rows = self.read(
-            f"SELECT {_COLUMNS} FROM entries WHERE expires_at > ? ORDER BY run_id, agent_id, created_at, id",
+            f"SELECT {_COLUMNS} FROM entries WHERE expires_at > ? AND {VISIBLE} "
+            "ORDER BY run_id, agent_id, created_at, id",
             (now,), "listing entries",
         )
         return list(map(Entry._make, rows))
@@ -487,25 +475,7 @@ class Index:
 
     # -- sweeping -------------------------------------------------------------------------------------------------
 
-    def pop_expired(self, now: float, limit: int) -> list[ExpiredRow]:
-        """Delete up to ``limit`` rows with ``expires_at <= now`` in one short transaction and return them."""
-
-        def body(conn: sqlite3.Connection) -> list[tuple]:
-            rows = conn.execute(
-                "SELECT id, run_id, agent_id, blob, stored_size, kind, key, expires_at FROM entries "
-                "WHERE expires_at <= ? LIMIT ?",
-                (now, limit),
-            ).fetchall()
-            conn.executemany("DELETE FROM entries WHERE id = ?", [(row[0],) for row in rows])
-            conn.executemany(
-                "INSERT OR REPLACE INTO gone VALUES (?, ?, ?, ?, 'expired', ?)",
-                [(row[1], row[2], row[5], row[6], row[7]) for row in rows if row[7] > now - TOMBSTONE_SECONDS],
-            )
-            return rows
-
-        rows = self._decided("sweeping expired entries", body,
-                             lambda rows: bool(rows) and not any(self._has_blob(row[3]) for row in rows))
-        return [ExpiredRow(*row[1:5]) for row in rows]
+    # expired rows: expired_batch and delete_expired (files first), in engine.sqlite_scale
 
     def forget_tombstones(self, now: float) -> int:
         """Delete tombstones older than :data:`TOMBSTONE_SECONDS`; return how many."""

@@ -1,5 +1,6 @@
 """The SQLite index's tables and indexes (``sqlite-utils`` writes the DDL): ``entries``, one row per
-``(run_id, agent_id, kind, key)``, and ``gone``, the tombstones. Created inside the caller's transaction, idempotent."""
+``(run_id, agent_id, kind, key)``, ``gone``, the tombstones, and ``deleted_scopes``, the deletes in progress
+(schema 2). Created inside the caller's transaction, idempotent."""
 
 from __future__ import annotations
 
@@ -38,6 +39,13 @@ def create_tables(conn: sqlite3.Connection) -> None:
         pk=("run_id", "agent_id", "kind", "key"), not_null={"reason", "at"}, if_not_exists=True,
     )
     db["gone"].create_index(["at"], if_not_exists=True, index_name="gone_at")
+    # schema 2 (issue 13): when each entry was born (written or last refreshed), for capping entries born in the
+    # future after a clock step; and the deletes in progress (see scratchfs.engine.sqlite_scale)
+    conn.execute("CREATE INDEX IF NOT EXISTS entries_born ON entries (expires_at - ttl)")
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS deleted_scopes (run_id TEXT NOT NULL, agent_id TEXT NOT NULL, "
+        "upto INTEGER NOT NULL, at REAL NOT NULL, PRIMARY KEY (run_id, agent_id, upto))"
+    )
 
 
 __all__ = ["create_tables"]

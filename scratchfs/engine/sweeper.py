@@ -1,9 +1,13 @@
 """Sweeping: expired rows and their files go together; files with no row and rows with no file are reconciled.
 
-One sweep, under a cross-process lock (only one runs at a time per root), in four steps:
+One sweep, under a cross-process lock (only one runs at a time per root), in four steps, after two quick ones: entries
+born in the future (the clock stepped back) get ``expires_at`` capped at ``now + ttl``, and a ``delete_run`` that
+crashed half-way is finished (see :mod:`scratchfs.engine.sqlite_scale`):
 
-1. Expired rows, in batches of :data:`BATCH_ROWS`: each batch is deleted in one short transaction, then its files are
-   removed. A crash between the two leaves files with no row, which step 3 reclaims.
+1. Expired rows, in batches of :data:`BATCH_ROWS`: files first, then rows. Each batch of expired rows is read, its
+   files are removed, then its rows are deleted in one short transaction (each only if it still names the same file
+   and is still expired). Removing files first frees space before the index needs any: a sweep can recover a full
+   disk. A crash between the two leaves expired rows with no file, which the next sweep deletes.
 2. Rows whose blob file is gone (a sandbox removed a run directory from outside): deleted, each only if it still
    names the same file.
 3. Orphans: blob files that no row names and that are older than the grace period (seconds). A file whose writer is
@@ -12,24 +16,32 @@ One sweep, under a cross-process lock (only one runs at a time per root), in fou
 4. Leftovers: directories in ``trash/`` (a crashed delete), and empty run and agent directories older than the grace
    period.
 
+Steps 2 to 4 are incremental, so that a sweep with nothing to sweep costs little however large the store: each sweep
+checks a bounded slice -- up to :data:`SLICE_ROWS` rows (by id) and :data:`SLICE_FILES` directory entries (by run and
+agent directory, in name order), each also bounded by :data:`SLICE_SECONDS` once :data:`SLICE_MIN` are checked -- and
+goes on where the last one stopped (a cursor in ``locks/sweep.cursor``), so that successive sweeps cover the whole
+store in turn. ``full=True`` checks everything at once (as ``fsck`` does).
+
 Every step reaches files through directory descriptors and never follows a link (:mod:`scratchfs.engine.safe_fs`):
 a link in the trash is removed itself, a ``runs/`` or ``trash/`` replaced by a link is never walked through.
 """
 
 from __future__ import annotations
 
+import bisect
 import errno
 import fcntl
+import json
 import logging
 import os
 import stat
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 
 from scratchfs.engine import safe_fs
-from scratchfs.engine.local_blobs import BLOB_SUFFIX, Blobs
+from scratchfs.engine.local_blobs import BLOB_NAME_RE, BLOB_SUFFIX, Blobs
 from scratchfs.engine.sqlite_index import Index
 from scratchfs.foundation.errors import ScratchError, StoreClosed, storage_error
 
@@ -38,6 +50,22 @@ log = logging.getLogger(__name__)
 BATCH_ROWS = 256
 """Expired rows deleted per write transaction."""
 
+SLICE_ROWS = 2048
+"""Most rows one sweep checks for a missing file."""
+
+SLICE_FILES = 4096
+"""Most directory entries (blob files and agent directories) one sweep looks at for orphans."""
+
+SLICE_SECONDS = 0.008
+"""Each of the two slices also stops after this many seconds (checked between batches), once it has checked at
+least :data:`SLICE_MIN` (so a busy machine slows the round but never stops it)."""
+
+SLICE_MIN = 512
+"""Rows, and directory entries, each sweep checks whatever the time it takes."""
+
+CURSOR_NAME = "sweep.cursor"
+"""Where the last sweep's slices stopped, in the root's ``locks/``."""
+_CURSOR_BYTES = 4096
 
 
 @dataclass(frozen=True)
@@ -64,7 +92,8 @@ class SweepResult:
         return asdict(self)
 
 
-def sweep(index: Index, blobs: Blobs, lock_path: str, now: float, grace: float, wait: float | None) -> SweepResult:
+def sweep(index: Index, blobs: Blobs, lock_path: str, now: float, grace: float, wait: float | None,
+          full: bool = False) -> SweepResult:
     """Run one sweep (see the module docstring).
 
     Args:
@@ -74,6 +103,7 @@ def sweep(index: Index, blobs: Blobs, lock_path: str, now: float, grace: float, 
         grace: seconds a file with no row is left alone (by its modification time, on the file system's clock).
         wait: seconds to wait for another process's sweep to finish; ``None`` or 0 returns at once with
             ``skipped=True``.
+        full: check every row and every file for steps 2 to 4, instead of the next slice.
 
     Raises:
         StoreBusy, StorageError: from the index; StorageError from the file system (a read-only store says so, a
@@ -83,58 +113,172 @@ def sweep(index: Index, blobs: Blobs, lock_path: str, now: float, grace: float, 
         with blobs.file_lock(os.path.basename(lock_path), wait or 0) as locked:
             if not locked:
                 return SweepResult(skipped=True)
-            return _sweep(index, blobs, now, grace)
+            return _sweep(index, blobs, now, grace, full)
     except ScratchError:
         raise
     except OSError as exc:  # anything the steps did not type: never a raw OSError
         raise storage_error(exc, "the sweep failed") from exc
 
 
-def _sweep(index: Index, blobs: Blobs, now: float, grace: float) -> SweepResult:
+def _sweep(index: Index, blobs: Blobs, now: float, grace: float, full: bool) -> SweepResult:
+    scaled = hasattr(index, "expired_batch")  # else an index of IndexBackend only: whole rounds, rows first
     rows = files = freed = 0
+    if scaled:
+        index.cap_future(now)  # entries born in the future (the clock stepped back): expiry at most now + ttl
+        for run_id, agent_id, upto, _at in index.pending_deletes():  # a delete that crashed half-way
+            rows += index.drain_scope(run_id, agent_id, upto, now)[0]
     while True:
-        batch = index.pop_expired(now, BATCH_ROWS)
-        rows += len(batch)
-        for gone in batch:
+        batch = index.expired_batch(now, BATCH_ROWS) if scaled else index.pop_expired(now, BATCH_ROWS)
+        for gone in batch:  # files first: space is freed before the index is asked for any
             size = blobs.unlink(gone.run_id, gone.agent_id, gone.blob)
             files += size > 0
             freed += size
+        rows += index.delete_expired(batch, now) if scaled else len(batch)
         if len(batch) < BATCH_ROWS:
             break
     index.forget_tombstones(now)
-    missing = _drop_rows_without_files(index, blobs)
-    orphans, orphan_bytes = _remove_orphans(index, blobs, grace)
-    orphans += _remove_leftovers(blobs, grace)
+    full = full or not scaled
+    cursor = _Cursor() if full else _Cursor.load(blobs)
+    missing = _drop_rows_without_files(index, blobs, cursor, None if full else SLICE_ROWS)
+    orphans, orphan_bytes = _remove_orphans(index, blobs, grace, cursor, None if full else SLICE_FILES)
+    orphans += _empty_trash(blobs)
+    if not full:
+        cursor.save(blobs)
     return SweepResult(rows + missing, files, freed + orphan_bytes, orphans, missing)
 
 
-def _drop_rows_without_files(index: Index, blobs: Blobs) -> int:
-    """Rows whose file is missing. A file that cannot be reached because a link or other file is in the way is not
-    counted missing (its row stays; fsck reports it)."""
-    gone = []
-    for row_id, run_id, agent_id, blob in index.blob_rows():
+class _Cursor:
+    """Where the last sweep's slices stopped: the last row id checked, and the last ``(run, agent)`` directory."""
+
+    def __init__(self, row: int = 0, run: str = "", agent: str = "") -> None:
+        self.row, self.run, self.agent = row, run, agent
+
+    @classmethod
+    def load(cls, blobs: Blobs) -> _Cursor:
         try:
-            if not blobs.exists(run_id, agent_id, blob):
-                gone.append((row_id, blob))
-        except ScratchError:
-            continue
+            data = json.loads(_cursor_file(blobs, os.O_RDONLY, lambda fd: os.pread(fd, _CURSOR_BYTES, 0)))
+            return cls(int(data["row"]), str(data["run"]), str(data["agent"]))
+        except (OSError, ScratchError, ValueError, KeyError, TypeError):
+            return cls()  # no cursor yet (or unreadable): start from the beginning
+
+    def save(self, blobs: Blobs) -> None:
+        """Overwrite the cursor in place, padded to a fixed size: no truncation, which on ext4 would flush the file
+        (``auto_da_alloc``) and cost a sweep milliseconds. Errors are ignored (a full disk: the next sweep starts
+        over, no harm done)."""
+        text = json.dumps({"row": self.row, "run": self.run, "agent": self.agent}).encode()
+        try:
+            _cursor_file(blobs, os.O_WRONLY | os.O_CREAT,
+                         lambda fd: os.pwrite(fd, text.ljust(max(_CURSOR_BYTES, len(text))), 0))
+        except (OSError, ScratchError):
+            pass
+
+
+def _cursor_file(blobs: Blobs, flags: int, use: Callable[[int], object]) -> object:
+    """``use(fd)`` of ``locks/sweep.cursor``, reached without following a link."""
+    locks = safe_fs.walk(blobs.root_fd, ("locks",))
+    try:
+        fd = safe_fs.open_file(locks, CURSOR_NAME, flags, "locks/" + CURSOR_NAME)
+        try:
+            return use(fd)
+        finally:
+            os.close(fd)
+    finally:
+        os.close(locks)
+
+
+def _drop_rows_without_files(index: Index, blobs: Blobs, cursor: _Cursor, limit: int | None) -> int:
+    """Check rows from the cursor on (wrapping around once), up to ``limit`` rows (``None``: all); delete those whose
+    file is missing. A file that cannot be reached because a link or other file is in the way is not counted missing
+    (its row stays; fsck reports it)."""
+    gone, checked, start, wrapped = [], 0, cursor.row, False
+    after = start
+    deadline = time.perf_counter() + SLICE_SECONDS
+    while True:
+        want = 1024 if limit is None else min(512, limit - checked)
+        if want <= 0 or (limit is not None and checked >= SLICE_MIN and time.perf_counter() > deadline):
+            break
+        batch = (index.blob_rows_after(after, want) if hasattr(index, "blob_rows_after")
+                 else [row for row in index.blob_rows() if row[0] > after] if after == 0 else [])
+        if wrapped:
+            batch = [row for row in batch if row[0] <= start]
+        for row_id, run_id, agent_id, blob in batch:
+            try:
+                if not blobs.exists(run_id, agent_id, blob):
+                    gone.append((row_id, blob))
+            except ScratchError:
+                continue
+        checked += len(batch)
+        if batch:
+            after = batch[-1][0]
+        if len(batch) < want:  # the end of the table (or of the part before the start, once wrapped)
+            if wrapped or start == 0:
+                after = 0  # a whole round: the next sweep starts from the beginning
+                break
+            wrapped, after = True, 0
+    cursor.row = after
     return index.delete_rows(gone)
 
 
-def _remove_orphans(index: Index, blobs: Blobs, grace: float) -> tuple[int, int]:
+def _agent_dirs(blobs: Blobs, cursor: _Cursor) -> Iterator[tuple[str, str | None]]:
+    """``(run directory, agent directory)`` names in name order, starting after the cursor and wrapping around once;
+    each run directory also once with ``None`` after its agents (for removing it when empty). Links and files are
+    skipped; a directory that cannot be listed is skipped."""
+
+    def agents(run: str) -> list[str]:
+        try:
+            return [name for name, mode in blobs.list_parts(("runs", run)) if stat.S_ISDIR(mode)]
+        except ScratchError:
+            return []
+
+    runs = [name for name, mode in blobs.list_parts(("runs",)) if stat.S_ISDIR(mode)]
+    start = bisect.bisect_left(runs, cursor.run) if cursor.run else 0
+    for i in list(range(start, len(runs))) + list(range(start)):
+        run = runs[i]
+        for agent in agents(run):
+            if i == start and cursor.agent and run == cursor.run and agent <= cursor.agent:
+                continue
+            yield run, agent
+        yield run, None
+    if start < len(runs) and cursor.agent and runs[start] == cursor.run:  # the cursor run's first agents, last
+        for agent in agents(runs[start]):
+            if agent <= cursor.agent:
+                yield runs[start], agent
+
+
+def _remove_orphans(index: Index, blobs: Blobs, grace: float, cursor: _Cursor,
+                    limit: int | None) -> tuple[int, int]:
+    """Look at agent directories from the cursor on, up to ``limit`` directory entries (``None``: all): remove
+    orphan files older than the grace period, and empty directories older than it."""
     cutoff = time.time() - grace  # file modification times are on the file system's clock
-    candidates = blobs.blob_files()
-    if not candidates:
-        return 0, 0
-    known = index.blobs()  # read after listing: a file written and committed meanwhile is in here
-    removed = freed = 0
-    for run, agent, _path, token in candidates:
-        if token in known:
+    removed = freed = seen = 0
+    deadline = time.perf_counter() + SLICE_SECONDS
+    for run, agent in _agent_dirs(blobs, cursor):
+        if agent is None:
+            _rmdir_if_old_and_empty(blobs, ("runs",), run, cutoff)
             continue
-        size = check_orphan(index, blobs, (run, agent), token, cutoff, remove=True)
-        if size is not None:
-            removed += 1
-            freed += size
+        try:
+            entries = blobs.list_parts(("runs", run, agent))
+        except ScratchError:
+            entries = []
+        seen += len(entries) + 1
+        files = [name[: -len(BLOB_SUFFIX)] for name, mode in entries
+                 if stat.S_ISREG(mode) and BLOB_NAME_RE.match(name)]
+        known = (index.known_blobs(files) if hasattr(index, "known_blobs")  # read after listing: a file committed
+                 else {token for token in files if index.has_blob(token)})  # meanwhile is in here
+        for token in files:
+            if token in known:
+                continue
+            size = check_orphan(index, blobs, (run, agent), token, cutoff, remove=True)
+            if size is not None:
+                removed += 1
+                freed += size
+        if not entries:
+            _rmdir_if_old_and_empty(blobs, ("runs", run), agent, cutoff)
+        cursor.run, cursor.agent = run, agent
+        if limit is not None and (seen >= limit or (seen >= SLICE_MIN and time.perf_counter() > deadline)):
+            break
+    else:
+        cursor.run = cursor.agent = ""  # went all the way round: the next sweep starts from the beginning
     return removed, freed
 
 
@@ -186,9 +330,9 @@ def check_orphan(index: Index, blobs: Blobs, where: tuple[str, str], token: str,
         os.close(dir_fd)
 
 
-def _remove_leftovers(blobs: Blobs, grace: float) -> int:
-    """Empty the trash (each entry removed without following links: a link is removed itself) and remove empty run
-    and agent directories older than the grace period. A ``trash/`` that is a link is left alone (logged)."""
+def _empty_trash(blobs: Blobs) -> int:
+    """Empty the trash (each entry removed without following links: a link is removed itself). A ``trash/`` that is
+    a link is left alone (logged)."""
     removed = 0
     try:
         trash = blobs.list_parts(("trash",))
@@ -197,18 +341,6 @@ def _remove_leftovers(blobs: Blobs, grace: float) -> int:
         trash = []
     for name, _mode in trash:
         removed += blobs.remove_tree(name)
-    cutoff = time.time() - grace
-    for run, run_mode in blobs.list_parts(("runs",)):
-        if not stat.S_ISDIR(run_mode):
-            continue
-        try:
-            agents = blobs.list_parts(("runs", run))
-        except ScratchError:
-            continue
-        for agent, agent_mode in agents:
-            if stat.S_ISDIR(agent_mode):
-                _rmdir_if_old_and_empty(blobs, ("runs", run), agent, cutoff)
-        _rmdir_if_old_and_empty(blobs, ("runs",), run, cutoff)
     return removed
 
 
@@ -275,6 +407,11 @@ class Sweeper(threading.Thread):
 
 __all__ = [
     "BATCH_ROWS",
+    "CURSOR_NAME",
+    "SLICE_FILES",
+    "SLICE_MIN",
+    "SLICE_ROWS",
+    "SLICE_SECONDS",
     "SweepResult",
     "Sweeper",
     "check_orphan",

@@ -83,6 +83,9 @@ LIST_PREVIEW_BYTES = 256
 """Most bytes of content the index keeps as an entry's preview (for listings)."""
 LIST_PREVIEW_CHARS = 80
 """Characters of each value's start shown by ``scratch_list``."""
+CLOCK_SLACK_SECONDS = 1.0
+"""Seconds an entry's birth (``expires_at - ttl``) may lie ahead of the clock before a read caps its expiry at
+``now + ttl`` (processes of one machine read one clock; this absorbs the time between reading it and committing)."""
 TOMBSTONE_SECONDS = 3600.0
 """How long a tombstone of an expired or deleted entry is kept, in seconds."""
 

@@ -1,0 +1,259 @@
+"""Growth figures (issue 13): one store measured at 1k, 10k, 100k (and with ``--growth-1m``, 1M) entries.
+
+At each size: spill, 4 KiB range read and scratch_read latency (p50 and p99 of :data:`SAMPLES` calls each, on the
+real-data corpus), the idle sweep (median of 5, nothing expired), and the first page of ``ls`` (50 entries, in
+process; and the whole ``scratchfs ls --limit 50 --json`` command once). At the largest size: ``delete_run`` of a
+50k-entry run, with the longest write transaction it ran and the worst spill latency of another process spilling
+all the while (against that process's own baseline max before the delete).
+
+**Shortcut (documented):** the store is grown by inserting rows through the index in transactions of 10k rows, each
+row naming its own real blob file -- a copy of one real 4 KiB spill's blob -- in directories of 1,000 files
+(``runs/grow-<n>/a<m>/``), so the file system holds as many files as the index has rows (the idle sweep's slices
+walk real directories and ``stat`` real files). Only the entries that are read were spilled through the API.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from scratchfs import ScratchStore
+from scratchfs.api.inspector import iter_entries
+from scratchfs.foundation import checks
+
+SAMPLES = 300
+DELETE_RUN_ENTRIES = 50_000
+ROWS_PER_COMMIT = 10_000
+FILES_PER_DIR = 1000
+REPO = Path(__file__).resolve().parent.parent
+
+SPILLER = """
+import json, sys, time
+from scratchfs import ScratchStore
+root, seconds = sys.argv[1], float(sys.argv[2])
+data = b"x" * 16384
+lat = []
+with ScratchStore(root) as store:
+    scope = store.scope("other", "spiller")
+    print("ready", flush=True)
+    sys.stdin.readline()
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        t = time.perf_counter()
+        scope.spill(data, source_tool="bench")
+        lat.append((time.monotonic(), time.perf_counter() - t))
+print(json.dumps(lat))
+"""
+
+
+def pct(samples: list[float], q: float) -> float:
+    """The ``q`` quantile (0..1) of samples, in milliseconds (samples in seconds)."""
+    ordered = sorted(samples)
+    return 1000 * ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+class Grower:
+    """Grows one store by direct row inserts (see the module docstring)."""
+
+    def __init__(self, store: ScratchStore, corpus: bytes) -> None:
+        self.store = store
+        template = store.scope("grow-template", "t").spill(corpus[:4096], source_tool="bench")
+        entry = store.index.lookup_with_lines("grow-template", "t", "handle", template.handle, store.now())
+        assert entry is not None
+        self.entry, self.newlines = entry
+        blob = store.blobs.path("grow-template", "t", self.entry.blob)
+        with open(blob, "rb") as f:
+            self.blob_bytes = f.read()
+        self.count = 0
+        self.made: dict[str, int] = {}
+
+    def grow(self, n: int, run_prefix: str = "grow", per_run: int = 10 * FILES_PER_DIR,
+             ttl: float = 30 * 86400) -> None:
+        """Add ``n`` entries, ``per_run`` to a run (``<run_prefix>-<n>``), :data:`FILES_PER_DIR` to an agent."""
+        index, e, now = self.store.index, self.entry, self.store.now()
+        done = 0
+        while done < n:
+            rows = []
+            for _ in range(min(ROWS_PER_COMMIT, n - done)):
+                i = self.made.get(run_prefix, 0)
+                self.made[run_prefix] = i + 1
+                run, agent = f"{run_prefix}-{i // per_run}", f"a{(i % per_run) // FILES_PER_DIR}"
+                token = checks.new_token()
+                path = self.store.blobs.path(run, agent, token)
+                try:
+                    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                except FileNotFoundError:
+                    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+                    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                os.write(fd, self.blob_bytes)
+                os.close(fd)
+                rows.append(("handle", run, agent, checks.new_handle(), token, e.size, e.stored_size, e.frames,
+                             e.lines, e.preview, "bench", e.content_type, e.shape, now, now + ttl, ttl,
+                             self.newlines))
+                self.count += 1
+            with index.write("growing the bench store") as conn:
+                conn.executemany(
+                    "INSERT INTO entries (kind, run_id, agent_id, key, blob, size, stored_size, frames, lines, "
+                    "preview, source_tool, content_type, shape, created_at, expires_at, ttl, frame_newlines) "
+                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+            done += len(rows)
+
+
+def latencies(store: ScratchStore, corpus: bytes, rng: random.Random) -> dict:
+    """Spill, range read and scratch_read p50/p99 (ms)."""
+    scope = store.scope("bench", f"main-{rng.randrange(10**9)}")
+    spill, read, sread = [], [], []
+    handles = []
+    for i in range(SAMPLES):
+        start = rng.randrange(len(corpus) - 16384)
+        t = time.perf_counter()
+        handles.append(scope.spill(corpus[start:start + 16384], source_tool="bench").handle)
+        spill.append(time.perf_counter() - t)
+        if i < 20:
+            scope.scratch_write(f"k{i}", corpus[start:start + 2048])
+    for _ in range(SAMPLES):
+        handle, offset = rng.choice(handles), rng.randrange(16384 - 4096)
+        t = time.perf_counter()
+        scope.read_handle(handle, offset, 4096)
+        read.append(time.perf_counter() - t)
+    for i in range(SAMPLES):
+        t = time.perf_counter()
+        scope.scratch_read(f"k{i % 20}")
+        sread.append(time.perf_counter() - t)
+    return {"spill_p50_ms": pct(spill, 0.5), "spill_p99_ms": pct(spill, 0.99), "read_p50_ms": pct(read, 0.5),
+            "read_p99_ms": pct(read, 0.99), "scratch_read_p50_ms": pct(sread, 0.5),
+            "scratch_read_p99_ms": pct(sread, 0.99)}
+
+
+def idle_sweep(store: ScratchStore) -> dict:
+    """Median wall and CPU milliseconds of 5 sweeps with nothing to sweep (CPU: this process's, so the figure of a
+    machine shared with other work is visible apart from the waiting)."""
+    store.sweep()  # a first one may find the filler's leftovers (none expected)
+    wall, cpu = [], []
+    for _ in range(5):
+        t, c = time.perf_counter(), time.process_time()
+        result = store.sweep()
+        wall.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
+        assert result.rows_deleted == 0, result
+    return {"idle_sweep_ms": 1000 * statistics.median(wall), "idle_sweep_cpu_ms": 1000 * statistics.median(cpu)}
+
+
+def ls_page(store: ScratchStore) -> dict:
+    t = time.perf_counter()
+    page = list(iter_entries(store, store.now(), limit=50))
+    in_process = time.perf_counter() - t
+    assert len(page) == 50
+    t = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "scratchfs", "ls", "--root", str(store.root), "--limit", "50",
+                           "--json"], check=False, capture_output=True, cwd=REPO, timeout=600)
+    command = time.perf_counter() - t
+    assert done.returncode == 0, done.stderr
+    return {"ls_first_page_ms": 1000 * in_process, "ls_command_s": command}
+
+
+def delete_run_figure(store: ScratchStore, grower: Grower, seconds: float = 6.0) -> dict:
+    """delete_run of a 50k-entry run while another process spills; the steps of ScratchStore.delete_run, timed."""
+    grower.grow(DELETE_RUN_ENTRIES, run_prefix="doomed", per_run=DELETE_RUN_ENTRIES)  # one run: doomed-0
+    child = subprocess.Popen([sys.executable, "-c", SPILLER, str(store.root), str(seconds)], cwd=REPO,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert child.stdout.readline() == "ready\n"
+    child.stdin.write("go\n")
+    child.stdin.flush()
+    time.sleep(seconds / 3)
+    started = time.monotonic()
+    longest, count = 0.0, 0
+    for run in ["doomed-0"]:
+        t = time.perf_counter()
+        with store.blobs.delete_lock(True, 30):
+            upto = store.index.hide_scope(run, None, store.now())
+            longest = max(longest, time.perf_counter() - t)
+            detached = store.blobs.detach_scope(run, None)
+        if detached is not None:
+            store.blobs.purge(detached)
+        deleted, batch_longest = store.index.drain_scope(run, None, upto, store.now())
+        longest, count = max(longest, batch_longest), count + deleted
+    ended = time.monotonic()
+    out, _ = child.communicate(timeout=120)
+    lat = json.loads(out)
+    before = [s for at, s in lat if at < started]
+    during = [s for at, s in lat if started <= at <= ended + 0.05]
+    return {"delete_run_entries": count, "delete_run_s": ended - started,
+            "delete_longest_transaction_ms": 1000 * longest,
+            "other_spill_baseline_max_ms": 1000 * max(before, default=0.0),
+            "other_spill_baseline_p99_ms": pct(before, 0.99) if before else None,
+            "other_spill_max_during_delete_ms": 1000 * max(during, default=0.0),
+            "other_spill_p99_during_delete_ms": pct(during, 0.99) if during else None}
+
+
+def run_growth(workdir: Path, corpus: bytes, sizes: list[int], seed: int = 3) -> dict:
+    """Measure at each size (entries in the store), on one store; return the figures and the targets met."""
+    rng = random.Random(seed)
+    out: dict = {"sizes": {}, "shortcut": "rows inserted through the index, each with its own real blob file"}
+    with ScratchStore(workdir / "growth", default_ttl=30 * 86400) as store:
+        grower = Grower(store, corpus)
+        for size in sizes:
+            t = time.perf_counter()
+            grower.grow(size - grower.count)
+            built = time.perf_counter() - t
+            figures = {"entries": grower.count, "build_s": built}
+            figures.update(latencies(store, corpus, rng))
+            figures.update(idle_sweep(store))
+            figures.update(ls_page(store))
+            out["sizes"][str(size)] = figures
+            print(f"  growth {size:,}: {json.dumps(figures)}", file=sys.stderr, flush=True)
+        out["delete_run"] = delete_run_figure(store, grower)
+        print(f"  growth delete_run: {json.dumps(out['delete_run'])}", file=sys.stderr, flush=True)
+    out["targets"] = targets(out)
+    return out
+
+
+def targets(out: dict) -> dict:
+    sizes = sorted(out["sizes"], key=int)
+    small, large = out["sizes"][sizes[0]], out["sizes"][sizes[-1]]
+    spill_ratio = large["spill_p50_ms"] / small["spill_p50_ms"]
+    read_ratio = large["read_p50_ms"] / small["read_p50_ms"]
+    d = out["delete_run"]
+    return {
+        "at": sizes[-1],
+        "spill_growth_ratio": spill_ratio, "spill_growth_met": spill_ratio <= 1.5,
+        "read_growth_ratio": read_ratio, "read_growth_met": read_ratio <= 1.5,
+        "idle_sweep_ms": large["idle_sweep_ms"], "idle_sweep_met": large["idle_sweep_ms"] <= 50,
+        "longest_transaction_ms": d["delete_longest_transaction_ms"],
+        "longest_transaction_met": d["delete_longest_transaction_ms"] <= 50,
+        "ls_first_page_ms": large["ls_first_page_ms"], "ls_first_page_met": large["ls_first_page_ms"] <= 500,
+    }
+
+
+def table(out: dict) -> str:
+    keys = ["spill_p50_ms", "spill_p99_ms", "read_p50_ms", "read_p99_ms", "scratch_read_p50_ms",
+            "scratch_read_p99_ms", "idle_sweep_ms", "idle_sweep_cpu_ms", "ls_first_page_ms", "ls_command_s"]
+    sizes = sorted(out["sizes"], key=int)
+    lines = ["| figure | " + " | ".join(f"{int(s):,}" for s in sizes) + " |",
+             "|---|" + "---|" * len(sizes)]
+    for k in keys:
+        lines.append(f"| {k} | " + " | ".join(f"{out['sizes'][s][k]:.3f}" for s in sizes) + " |")
+    lines.append("")
+    lines.append("| delete_run | value |")
+    lines.append("|---|---|")
+    for k, v in out["delete_run"].items():
+        lines.append(f"| {k} | {v:.3f} |" if isinstance(v, float) else f"| {k} | {v} |")
+    lines.append("")
+    lines.append("| target | value | met |")
+    lines.append("|---|---|---|")
+    t = out["targets"]
+    for name, bound in (("spill_growth_ratio", "≤ 1.5×"), ("read_growth_ratio", "≤ 1.5×"),
+                        ("idle_sweep_ms", "≤ 50 ms"), ("longest_transaction_ms", "≤ 50 ms"),
+                        ("ls_first_page_ms", "≤ 500 ms")):
+        met = t[name.replace("_ratio", "_met").replace("_ms", "_met")]
+        lines.append(f"| {name} ({bound}) at {int(t['at']):,} | {t[name]:.3f} | {'yes' if met else 'NO'} |")
+    return "\n".join(lines)
+
+
+__all__ = ["run_growth", "table"]

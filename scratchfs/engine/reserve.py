@@ -1,0 +1,106 @@
+"""A small reserve file the store releases when the disk is full, so that deleting can always proceed.
+
+Deleting needs a little space before it frees any: SQLite writes the pages of a delete to its write-ahead log before
+a single blob can be removed safely (a delete first hides its scope in the index, see
+:mod:`scratchfs.engine.sqlite_scale`). On a disk filled to the last byte that first write fails with "database or
+disk is full". So the store keeps ``<root>/reserve`` (:data:`RESERVE_BYTES` of zeros, really allocated): a delete or
+sweep that fails because the disk is full releases it and tries once more, and the reserve is written again once
+there is room (:meth:`Reserve.ensure`, best effort, after each delete and sweep and when a store opens).
+
+The sweep itself needs no reserve (it removes files before their rows, :mod:`scratchfs.engine.sweeper`); the reserve
+is for ``delete_run``/``delete_agent`` and for a sweep's bookkeeping on a disk that something else filled.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Callable
+from typing import TypeVar
+
+from scratchfs.foundation.errors import StorageError
+
+T = TypeVar("T")
+
+RESERVE_BYTES = 256 * 1024
+"""Size of the reserve file, in bytes: room for the write-ahead log of a delete's first transactions."""
+
+_CHUNK = b"\0" * 65536
+_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """True if ``exc`` says the disk is full: ``ENOSPC``/``EDQUOT``, or a :class:`StorageError` from SQLite's
+    ``SQLITE_FULL`` ("database or disk is full") or from a blob write ("the disk is full")."""
+    if isinstance(exc, OSError):
+        return exc.errno in (errno.ENOSPC, errno.EDQUOT)
+    return isinstance(exc, StorageError) and ("disk is full" in str(exc) or "quota" in str(exc).lower())
+
+
+class Reserve:
+    """The reserve file of one store root.
+
+    Args:
+        path: the file (``<root>/reserve``).
+        size: its size in bytes.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], size: int = RESERVE_BYTES) -> None:
+        self.path = os.fspath(path)
+        self.size = size
+
+    def ensure(self) -> bool:
+        """Write the reserve if it is missing (zeros, so the blocks are really allocated; written beside and renamed
+        into place, so a half-written reserve is never mistaken for a whole one). Return True if it is in place.
+        Never raises: on a full or read-only disk it stays missing until a later call."""
+        try:
+            st = os.lstat(self.path)
+            if st.st_size >= self.size:
+                return True
+        except OSError:
+            pass
+        tmp = f"{self.path}.{os.getpid()}.tmp"
+        try:
+            fd = os.open(tmp, _FLAGS, 0o600)
+            try:
+                left = self.size
+                while left > 0:
+                    left -= os.write(fd, _CHUNK[:left])
+            finally:
+                os.close(fd)
+            os.replace(tmp, self.path)
+            return True
+        except OSError:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            return False
+
+    def release(self) -> int:
+        """Remove the reserve; return the bytes freed (0 if it was not there). Never raises."""
+        try:
+            size = os.lstat(self.path).st_size
+            os.unlink(self.path)
+            return size
+        except OSError:
+            return 0
+
+    def run(self, operation: Callable[[], T]) -> T:
+        """Run ``operation``; if it fails because the disk is full, release the reserve and run it once more. Write
+        the reserve again afterwards (best effort).
+
+        Raises:
+            whatever ``operation`` raises (the second time, if it was retried).
+        """
+        try:
+            result = operation()
+        except (StorageError, OSError) as exc:
+            if not is_disk_full(exc) or not self.release():
+                raise
+            result = operation()
+        self.ensure()
+        return result
+
+
+__all__ = ["RESERVE_BYTES", "Reserve", "is_disk_full"]

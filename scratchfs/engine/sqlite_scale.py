@@ -1,0 +1,246 @@
+"""The index's statements for a large store (issue 13): deletes in short batches, clock-step caps, slices, pages.
+
+A mixin of :class:`scratchfs.engine.sqlite_index.Index` (it uses the index's ``conn``/``read``/``write``); kept apart
+so the index module stays readable. Every statement here is one short transaction or one bounded read.
+
+* **Deletes in batches.** ``delete_run``/``delete_agent`` first record the scope in ``deleted_scopes`` with
+  ``upto`` = the largest row id at that instant (:meth:`ScaleQueries.hide_scope`, one short transaction under the
+  exclusive delete lock, see :mod:`scratchfs.engine.local_blobs`). From that commit on, every row of the scope with
+  ``id <= upto`` is invisible to lookups, listings, usage and quota (:data:`VISIBLE`), and a read of one says
+  Deleted. The rows are then deleted in batches of :data:`DELETE_BATCH_ROWS` (:meth:`ScaleQueries.drain_scope`),
+  each its own transaction, and the record goes with the last batch. A new row always gets an id above every
+  ``upto`` (:data:`NEXT_ID`), so a write committed after the delete survives it; a scratchpad row overwritten after
+  the delete is replaced by a new row (:meth:`ScaleQueries.replace_hidden`). A delete that crashed half-way is
+  finished by the next sweep (:meth:`ScaleQueries.pending_deletes`).
+* **Clock steps.** An entry is *born* at ``expires_at - ttl`` (written, or last refreshed). One born in the future
+  (the clock stepped back since) has ``expires_at`` capped at ``now + ttl`` (:meth:`ScaleQueries.cap_future`, by the
+  index ``entries_born``), so it outlives its TTL by no more than the step, and by no more than its TTL.
+  :meth:`ScaleQueries.expire_now` removes an expired row when a read reports it Expired, so a clock stepping back
+  cannot revive it.
+* **Slices and pages**: rows by id in bounded slices (the sweep's incremental check of files), entries in keyset
+  pages (``scratchfs ls``), per-scope aggregates computed by SQLite (``scratchfs stats``).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+
+from scratchfs.engine.protocols import Entry, ExpiredRow
+from scratchfs.foundation.limits import TOMBSTONE_SECONDS
+
+DELETE_BATCH_ROWS = 128
+"""Rows deleted per write transaction by :meth:`ScaleQueries.drain_scope` (a few ms each; see bench/growth.py)."""
+
+VISIBLE = ("NOT EXISTS (SELECT 1 FROM deleted_scopes d WHERE d.run_id = entries.run_id "
+           "AND d.agent_id IN ('', entries.agent_id) AND entries.id <= d.upto)")
+"""SQL condition: a row of ``entries`` not hidden by a delete in progress."""
+
+NEXT_ID = ("(SELECT MAX(COALESCE((SELECT MAX(id) FROM entries), 0), "
+           "COALESCE((SELECT MAX(upto) FROM deleted_scopes), 0)) + 1)")
+"""SQL expression: the id of a new row, above every row and every delete's ``upto``."""
+
+_COLUMNS = (
+    "kind, run_id, agent_id, key, blob, size, stored_size, frames, lines, preview, source_tool, content_type, shape, "
+    "created_at, expires_at, ttl"
+)
+
+
+def _scope_where(run_id: str, agent_id: str | None) -> tuple[str, tuple]:
+    if agent_id is None:
+        return "run_id = ?", (run_id,)
+    return "run_id = ? AND agent_id = ?", (run_id, agent_id)
+
+
+class ScaleQueries:
+    """Statements mixed into the index (see the module docstring). Times are epoch seconds of the store clock."""
+
+    # uses the index's read(sql, params, doing) and write(doing) (one BEGIN IMMEDIATE transaction)
+
+    # -- deletes in batches -------------------------------------------------------------------------------------
+
+    def hide_scope(self, run_id: str, agent_id: str | None, now: float) -> int:
+        """Make every current row of a run (or of one agent) invisible, in one short transaction; return ``upto``,
+        the largest row id at that instant, for :meth:`drain_scope`. Call it under the exclusive delete lock."""
+        def body(conn: sqlite3.Connection) -> int:
+            upto = conn.execute(f"SELECT {NEXT_ID} - 1").fetchone()[0]
+            conn.execute("INSERT OR IGNORE INTO deleted_scopes VALUES (?, ?, ?, ?)",
+                         (run_id, agent_id or "", upto, now))
+            return upto
+
+        def took_effect(upto: int) -> bool:  # a COMMIT that failed after taking effect: the delete stands
+            return bool(self.read("SELECT 1 FROM deleted_scopes WHERE run_id = ? AND agent_id = ? AND upto = ?",
+                                  (run_id, agent_id or "", upto), "checking a failed delete"))
+
+        return self._decided("deleting a run", body, took_effect)
+
+    def drain_scope(self, run_id: str, agent_id: str | None, upto: int, now: float,
+                    batch: int = DELETE_BATCH_ROWS) -> tuple[int, float]:
+        """Delete the rows :meth:`hide_scope` hid, ``batch`` rows per transaction (live ones leave a tombstone), then
+        the record of the delete. Return ``(rows deleted, longest transaction in seconds)``."""
+        where, params = _scope_where(run_id, agent_id)
+        reason = "deleted with its run" if agent_id is None else "deleted with its agent"
+        total, longest = 0, 0.0
+        while True:
+            with self.write("deleting a run") as conn:
+                started = time.perf_counter()  # from BEGIN (the write lock held) to COMMIT
+                rows = conn.execute(
+                    f"SELECT id, agent_id, kind, key, expires_at FROM entries WHERE {where} AND +id <= ? LIMIT ?",
+                    (*params, upto, batch),
+                ).fetchall()
+                conn.executemany("DELETE FROM entries WHERE id = ?", [(r[0],) for r in rows])
+                conn.executemany("INSERT OR REPLACE INTO gone VALUES (?, ?, ?, ?, ?, ?)",
+                                 [(run_id, r[1], r[2], r[3], reason, now) for r in rows if r[4] > now])
+                if len(rows) < batch:
+                    conn.execute("DELETE FROM deleted_scopes WHERE run_id = ? AND agent_id = ? AND upto = ?",
+                                 (run_id, agent_id or "", upto))
+            longest = max(longest, time.perf_counter() - started)
+            total += len(rows)
+            if len(rows) < batch:
+                return total, longest
+
+    def pending_deletes(self) -> list[tuple[str, str | None, int, float]]:
+        """``(run_id, agent_id or None, upto, at)`` of every delete recorded but not finished."""
+        rows = self.read("SELECT run_id, agent_id, upto, at FROM deleted_scopes", (), "listing deletes")
+        return [(r[0], r[1] or None, r[2], r[3]) for r in rows]
+
+    @staticmethod
+    def replace_hidden(conn: sqlite3.Connection, run_id: str, agent_id: str, kind: str, key: str) -> bool:
+        """Inside a write: delete the row of this key if a delete in progress hides it (a scratchpad overwrite
+        after the delete then inserts a new, visible row). Return True if one was deleted."""
+        return conn.execute(
+            f"DELETE FROM entries WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ? AND NOT {VISIBLE}",
+            (run_id, agent_id, kind, key),
+        ).rowcount > 0
+
+    def hidden_reason(self, run_id: str, agent_id: str, kind: str, key: str) -> tuple[str, float] | None:
+        """``(reason, at)`` if a delete in progress hides the row of this key, else ``None``."""
+        rows = self.read(
+            "SELECT CASE d.agent_id WHEN '' THEN 'deleted with its run' ELSE 'deleted with its agent' END, d.at "
+            "FROM entries JOIN deleted_scopes d ON d.run_id = entries.run_id "
+            "AND d.agent_id IN ('', entries.agent_id) AND entries.id <= d.upto "
+            "WHERE entries.run_id = ? AND entries.agent_id = ? AND entries.kind = ? AND entries.key = ? LIMIT 1",
+            (run_id, agent_id, kind, key), "looking up an entry",
+        )
+        return (rows[0][0], rows[0][1]) if rows else None
+
+    # -- the whole-scope forms of IndexBackend (the store and the sweep use the batched ones above) ---------------
+
+    def delete_scope(self, run_id: str, agent_id: str | None, now: float) -> int:
+        """Hide a run (or agent) and delete all its rows at once (:meth:`hide_scope` then :meth:`drain_scope`);
+        return the rows deleted."""
+        return self.drain_scope(run_id, agent_id, self.hide_scope(run_id, agent_id, now), now)[0]
+
+    def pop_expired(self, now: float, limit: int) -> list[ExpiredRow]:
+        """Delete up to ``limit`` expired rows and return them (:meth:`expired_batch` then :meth:`delete_expired`:
+        the caller removes their files after, not before)."""
+        batch = self.expired_batch(now, limit)
+        self.delete_expired(batch, now)
+        return batch
+
+    # -- expiry, files first -------------------------------------------------------------------------------------
+
+    def expired_batch(self, now: float, limit: int) -> list[ExpiredRow]:
+        """Up to ``limit`` expired rows (``expires_at <= now``), read without writing: the sweep removes their files
+        first (freeing space), then deletes them with :meth:`delete_expired`."""
+        rows = self.read("SELECT run_id, agent_id, blob, stored_size FROM entries WHERE expires_at <= ? LIMIT ?",
+                         (now, limit), "listing expired entries")
+        return [ExpiredRow(*row) for row in rows]
+
+    def delete_expired(self, rows: list[ExpiredRow], now: float) -> int:
+        """Delete the rows of :meth:`expired_batch` in one transaction, each only if it still names the same blob and
+        is still expired; a recent one leaves an ``expired`` tombstone. Return the rows deleted."""
+        if not rows:
+            return 0
+        blobs = [(row.blob, now) for row in rows]
+        with self.write("sweeping expired entries") as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO gone SELECT run_id, agent_id, kind, key, 'expired', expires_at FROM entries "
+                f"WHERE blob = ? AND expires_at <= ? AND expires_at > {now - TOMBSTONE_SECONDS!r}", blobs)
+            return sum(conn.execute("DELETE FROM entries WHERE blob = ? AND expires_at <= ?", b).rowcount
+                       for b in blobs)
+
+    # -- clock steps ------------------------------------------------------------------------------------------------
+
+    def cap_future(self, now: float, run_id: str | None = None, agent_id: str = "", kind: str = "",
+                   key: str = "") -> int:
+        """Set ``expires_at = now + ttl`` on rows born after ``now`` (``expires_at - ttl > now``: the clock stepped
+        back since they were written or refreshed); of one key, or of every row. Return the rows changed."""
+        sql = "UPDATE entries SET expires_at = ? + ttl WHERE expires_at - ttl > ?"
+        params: tuple = (now, now)
+        if run_id is not None:
+            sql += " AND run_id = ? AND agent_id = ? AND kind = ? AND key = ?"
+            params += (run_id, agent_id, kind, key)
+        with self.write("capping entries born in the future") as conn:
+            return conn.execute(sql, params).rowcount
+
+    def expire_now(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> str | None:
+        """If the row of this key has expired (``expires_at <= now``), delete it, leave an ``expired`` tombstone and
+        return its blob token (the caller removes the file); else ``None``. Reads first: no write when there is
+        nothing to do."""
+        where = "WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ? AND expires_at <= ?"
+        params = (run_id, agent_id, kind, key, now)
+        if not self.read(f"SELECT 1 FROM entries {where}", params, "looking up an entry"):
+            return None
+        with self.write("expiring an entry") as conn:
+            row = conn.execute(f"SELECT id, blob, expires_at FROM entries {where}", params).fetchone()
+            if row is None:
+                return None
+            conn.execute("DELETE FROM entries WHERE id = ?", (row[0],))
+            if row[2] > now - TOMBSTONE_SECONDS:
+                conn.execute("INSERT OR REPLACE INTO gone VALUES (?, ?, ?, ?, 'expired', ?)",
+                             (run_id, agent_id, kind, key, row[2]))
+        return row[1]
+
+    # -- slices and pages -----------------------------------------------------------------------------------------
+
+    def known_blobs(self, tokens: list[str]) -> set[str]:
+        """Those of ``tokens`` that a row names (one query per 500 tokens, by the unique index on ``blob``)."""
+        known: set[str] = set()
+        for i in range(0, len(tokens), 500):
+            part = tokens[i:i + 500]
+            known.update(row[0] for row in self.read(
+                f"SELECT blob FROM entries WHERE blob IN ({','.join('?' * len(part))})", tuple(part), "listing blobs"))
+        return known
+
+    def blob_rows_after(self, after_id: int, limit: int) -> list[tuple[int, str, str, str]]:
+        """``(id, run_id, agent_id, blob)`` of up to ``limit`` rows with ``id > after_id``, by id."""
+        return self.read("SELECT id, run_id, agent_id, blob FROM entries WHERE id > ? ORDER BY id LIMIT ?",
+                         (after_id, limit), "listing blobs")
+
+    def page(self, now: float, after: tuple[str, float, int] | None, limit: int, run_id: str | None = None,
+             agent_id: str | None = None) -> list[tuple[Entry, tuple[str, float, int]]]:
+        """Up to ``limit`` live entries ordered by ``(run_id, created_at, id)`` after the cursor ``after`` (the
+        cursor of the last entry of the previous page; ``None`` for the first), each with its own cursor. One
+        bounded read by the index ``entries_run_created``."""
+        sql = f"SELECT {_COLUMNS}, id FROM entries WHERE expires_at > ? AND {VISIBLE}"
+        params: list = [now]
+        if run_id is not None:
+            sql += " AND run_id = ?"
+            params.append(run_id)
+        if agent_id is not None:
+            sql += " AND agent_id = ?"
+            params.append(agent_id)
+        if after is not None:
+            sql += " AND (run_id, created_at, id) > (?, ?, ?)"
+            params += list(after)
+        sql += " ORDER BY run_id, created_at, id LIMIT ?"
+        params.append(limit)
+        rows = self.read(sql, tuple(params), "listing entries")
+        return [(Entry._make(r[:-1]), (r[1], r[13], r[-1])) for r in rows]
+
+    def scope_stats(self, now: float, soon: float, run_id: str | None = None) -> list[tuple]:
+        """Per ``(run_id, agent_id)`` of live entries, aggregated by SQLite: ``(run_id, agent_id, entries, handles,
+        scratch, bytes in, bytes on disk, oldest created_at, next expires_at, expiring within soon seconds)``."""
+        sql = ("SELECT run_id, agent_id, COUNT(*), SUM(kind = 'handle'), SUM(kind = 'scratch'), SUM(size), "
+               "SUM(stored_size), MIN(created_at), MIN(expires_at), SUM(expires_at - ? <= ?) FROM entries "
+               f"WHERE expires_at > ? AND {VISIBLE}")
+        params: list = [now, soon, now]
+        if run_id is not None:
+            sql += " AND run_id = ?"
+            params.append(run_id)
+        sql += " GROUP BY run_id, agent_id ORDER BY run_id, agent_id"
+        return self.read(sql, tuple(params), "aggregating entries")
+
+
+__all__ = ["DELETE_BATCH_ROWS", "NEXT_ID", "VISIBLE", "ScaleQueries"]

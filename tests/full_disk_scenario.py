@@ -1,0 +1,88 @@
+"""The full-disk scenario of ``tests/test_full_disk.py``, run inside a private mount namespace on a 3 MiB tmpfs:
+fill the store with ttl=1 spills until the disk is full, then recover through the CLI (sweep, delete-run,
+delete-agent), checking each time that space was freed and that spills work again. Prints one JSON report."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+from scratchfs import ScratchStore, StorageError
+
+
+def fill(store: ScratchStore, run: str, agent: str, ttl: float) -> int:
+    """Spill incompressible 64 KiB results until the disk is full, then take the last free bytes with a filler file
+    outside the store (another writer on the same disk); return how many spills fit."""
+    scope = store.scope(run, agent)
+    for n in range(1000):  # noqa: B007 - n is the count returned
+        try:
+            scope.spill(os.urandom(64 * 1024), source_tool="t", ttl=ttl)
+        except StorageError as exc:
+            if "full" not in str(exc):
+                raise
+            break
+    else:
+        raise AssertionError("the disk never filled")
+    fd = os.open(os.path.join(os.path.dirname(store.root), f"filler-{run}"), os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        while os.write(fd, b"\0" * 4096):
+            pass
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+    assert free_bytes(str(store.root)) == 0
+    return n
+
+
+def cli(root: str, *args: str) -> dict:
+    done = subprocess.run([sys.executable, "-m", "scratchfs", *args, "--root", root, "--json"],
+                          capture_output=True, text=True, timeout=120)
+    return {"code": done.returncode, "stderr": done.stderr.strip()[-500:]}
+
+
+def free_bytes(path: str) -> int:
+    st = os.statvfs(path)
+    return st.f_bavail * st.f_frsize
+
+
+def main(mount: str) -> None:
+    report: dict = {}
+    try:
+        scenario(os.path.join(mount, "store"), mount, report)
+    except Exception as exc:
+        report["error"] = f"{type(exc).__name__}: {exc}"
+    print(json.dumps(report))
+
+
+def scenario(root: str, mount: str, report: dict) -> None:
+    with ScratchStore(root) as store:
+        report["filled_ttl1"] = fill(store, "r1", "a", ttl=1.0)
+    time.sleep(1.2)
+    report["free_before_sweep"] = free_bytes(mount)
+    report["sweep"] = cli(root, "sweep")
+    report["free_after_sweep"] = free_bytes(mount)
+    with ScratchStore(root) as store:
+        store.scope("r2", "a").spill(os.urandom(64 * 1024), source_tool="t")
+        report["spill_after_sweep"] = True
+        report["filled_for_delete_run"] = fill(store, "r2", "a", ttl=3600.0)
+    report["delete_run"] = cli(root, "delete-run", "r2")
+    report["free_after_delete_run"] = free_bytes(mount)
+    with ScratchStore(root) as store:
+        store.scope("r3", "b").spill(os.urandom(64 * 1024), source_tool="t")
+        report["spill_after_delete_run"] = True
+        report["filled_for_delete_agent"] = fill(store, "r3", "b", ttl=3600.0)
+    report["delete_agent"] = cli(root, "delete-agent", "--run", "r3", "--agent", "b")
+    report["free_after_delete_agent"] = free_bytes(mount)
+    with ScratchStore(root) as store:
+        handle = store.scope("r3", "b").spill(b"back again" * 1000, source_tool="t").handle
+        report["read_after_delete_agent"] = store.scope("r3", "b").read_handle(handle, 0, 10).data.decode()
+        report["integrity"] = store.integrity_check()
+        report["entries_left"] = len(store.list_entries())
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

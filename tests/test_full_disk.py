@@ -1,0 +1,56 @@
+"""A full disk can be recovered through scratchfs (issue 13). On a 3 MiB tmpfs in a private mount namespace
+(``unshare -m``, as root), ttl=1 spills fill the disk and a filler file takes its last byte; then ``scratchfs sweep``,
+``delete-run`` and ``delete-agent`` must each exit 0 and free space, and spills must work again afterwards (see
+``tests/full_disk_scenario.py``). Skipped with the reason where no small file system can be mounted; under
+``SCRATCHFS_REQUIRE_SERVICES=1`` (``.ci/run``) that is a failure instead."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SCENARIO = REPO / "tests" / "full_disk_scenario.py"
+
+
+def _small_fs_or_skip(mount: Path) -> None:
+    reason = None
+    if os.geteuid() != 0:
+        reason = "mounting a small tmpfs needs root (unshare -m)"
+    elif shutil.which("unshare") is None:
+        reason = "unshare (util-linux) is not installed"
+    else:
+        probe = subprocess.run(["unshare", "-m", "sh", "-c", f"mount -t tmpfs -o size=3m tmpfs '{mount}'"],
+                               capture_output=True, text=True, timeout=30)
+        if probe.returncode:
+            reason = f"cannot mount a tmpfs in a private mount namespace: {probe.stderr.strip()}"
+    if reason:
+        if os.environ.get("SCRATCHFS_REQUIRE_SERVICES"):
+            pytest.fail(f"SCRATCHFS_REQUIRE_SERVICES=1 but {reason}")
+        pytest.skip(reason)
+
+
+def test_sweep_delete_run_and_delete_agent_recover_a_full_disk(tmp_path):
+    mount = tmp_path / "mnt"
+    mount.mkdir()
+    _small_fs_or_skip(mount)
+    script = f"mount -t tmpfs -o size=3m tmpfs '{mount}' && exec '{sys.executable}' '{SCENARIO}' '{mount}'"
+    done = subprocess.run(["unshare", "-m", "sh", "-c", script], cwd=REPO, capture_output=True, text=True,
+                          timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout)
+    assert "error" not in report, report
+    assert report["filled_ttl1"] > 10 and report["free_before_sweep"] == 0
+    for step, freed in (("sweep", "free_after_sweep"), ("delete_run", "free_after_delete_run"),
+                        ("delete_agent", "free_after_delete_agent")):
+        assert report[step] == {"code": 0, "stderr": ""}, (step, report[step])
+        assert report[freed] > 1 << 20, (step, report[freed])  # the blobs' space came back
+    assert report["spill_after_sweep"] and report["spill_after_delete_run"]
+    assert report["read_after_delete_agent"] == "back again"
+    assert (report["integrity"], report["entries_left"]) == ("ok", 1)
