@@ -38,6 +38,27 @@ def corpus() -> bytes:
     return b"".join(p.read_bytes() for p in fixture_files())
 
 
+def file_listing(limit: int, top: str = "/usr") -> tuple[bytes, str]:
+    """A ``find top``-style listing of this machine (one path per line, directories before their contents, names
+    sorted), cut after the last whole line within ``limit`` bytes: real data whose repeats (path prefixes) lie
+    further apart than one frame. Falls back to the Python installation's prefix where ``top`` lists nothing.
+    Returns the listing and the directory listed."""
+    for root in (top, sys.prefix):
+        out: list[bytes] = []
+        size = 0
+        for directory, dirs, files in os.walk(root):
+            dirs.sort()
+            for name in [directory, *(os.path.join(directory, f) for f in sorted(files))]:
+                line = os.fsencode(name) + b"\n"
+                size += len(line)
+                if size > limit:
+                    return b"".join(out), root
+                out.append(line)
+        if out:
+            return b"".join(out), root
+    return b"", top
+
+
 def repeated(source: bytes, size: int, start: int = 0) -> bytes:
     """``size`` bytes of ``source`` repeated, starting at byte ``start`` of it."""
     if not source:

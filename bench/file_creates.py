@@ -5,6 +5,10 @@
 For each directory, creates 1,000 files in a fresh subdirectory the way a spill does (``O_CREAT | O_EXCL``,
 ``flock``, one write of 4 KiB, close), median of 5 runs, and prints files per second. T1 in ``run.py`` compares
 spills with ``diskcache.Cache.set``, which keeps small values inside SQLite and creates no file.
+
+Beside it, the same 1,000 writes appended to one segment file per directory (``flock``, ``fstat`` for the end,
+one ``pwrite``, unlock): what an append-only per-agent segment for small entries would pay instead of a create
+(issue 16; not built).
 """
 
 from __future__ import annotations
@@ -37,11 +41,34 @@ def creates_per_second(directory: str, count: int = 1000, reps: int = 5) -> floa
     return statistics.median(rates)
 
 
+def appends_per_second(directory: str, count: int = 1000, reps: int = 5) -> float:
+    rates = []
+    payload = b"x" * 4096
+    for _ in range(reps):
+        work = tempfile.mkdtemp(dir=directory, prefix="appends-")
+        try:
+            fd = os.open(f"{work}/segment", os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+            try:
+                start = time.perf_counter()
+                for _ in range(count):
+                    fcntl.flock(fd, fcntl.LOCK_EX)
+                    os.pwrite(fd, payload, os.fstat(fd).st_size)
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+                rates.append(count / (time.perf_counter() - start))
+            finally:
+                os.close(fd)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    return statistics.median(rates)
+
+
 def main(argv: list[str]) -> int:
     directories = argv or [tempfile.gettempdir(), str(Path(__file__).resolve().parent / "results")]
     for directory in directories:
         rate = creates_per_second(directory)
-        print(f"{directory}: {rate:,.0f} files/s ({1e6 / rate:.0f} µs each)")
+        appends = appends_per_second(directory)
+        print(f"{directory}: {rate:,.0f} files/s ({1e6 / rate:.0f} µs each); appended to one segment file: "
+              f"{appends:,.0f} writes/s ({1e6 / appends:.0f} µs each)")
     return 0
 
 

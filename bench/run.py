@@ -262,13 +262,20 @@ median = statistics.median
 # -- the figures --------------------------------------------------------------------------------------------------
 
 def t1_spill_small(ctx: Ctx) -> list[Row]:
-    n = ctx.pick(1000, 20)
-    payloads = [benchlib.repeated(ctx.corpus, 16 * KIB, start=i * 16 * KIB + i * 7) for i in range(n)]
+    rows = []
+    for kib, count in ((4, 1000), (16, 1000), (64, 500)):
+        rows.append(_t1_spill(ctx, kib * KIB, ctx.pick(count, 20), "T1" if kib == 16 else f"T1-{kib}k"))
+    return rows
+
+
+def _t1_spill(ctx: Ctx, size: int, n: int, part: str) -> Row:
+    """``n`` spills of distinct ``size``-byte payloads into a fresh store, vs ``diskcache.Cache.set``."""
+    payloads = [benchlib.repeated(ctx.corpus, size, start=i * size + i * 7) for i in range(n)]
 
     def ours() -> float:
         with ctx.store() as store:
             scope = store.scope("bench", "t1")
-            with ctx.ours("T1"):
+            with ctx.ours(part):
                 start = time.perf_counter()
                 for p in payloads:
                     scope.spill(p, source_tool="bench.t1")
@@ -286,8 +293,8 @@ def t1_spill_small(ctx: Ctx) -> list[Row]:
             shutil.rmtree(path, ignore_errors=True)
 
     a, b = ctx.repeat(ours, anchor)
-    return [row("T1", "spill of 16 KiB payloads vs diskcache.Cache.set(expire=3600)", "ops/s", median(a),
-                Target(">=", 1.0), median(b), payloads=n)]
+    return row("T1", f"spill of {human(size)} payloads vs diskcache.Cache.set(expire=3600)", "ops/s", median(a),
+               Target(">=", 1.0), median(b), payloads=n, payload_bytes=size)
 
 
 def t2_spill_large(ctx: Ctx) -> list[Row]:
@@ -451,12 +458,14 @@ def t6_compressed_size(ctx: Ctx) -> list[Row]:
     rows = []
     with ctx.store() as store:
         scope = store.scope("bench", "t6")
-        for path in benchlib.fixture_files():
-            data = path.read_bytes()
+        listing, listed = benchlib.file_listing(ctx.pick(8 * MIB, 256 * KIB))
+        named = [(path.name, path.read_bytes()) for path in benchlib.fixture_files()]
+        named.append((f"a find-style listing of {listed} made now", listing))
+        for name, data in named:
             handle = scope.spill(data, source_tool="bench.t6").handle
             stored = next(e.stored_size for e in scope.list_entries() if e.key == handle)
             one = len(zstandard.ZstdCompressor(level=3).compress(data))
-            rows.append(row("T6", f"compressed size of {path.name} ({len(data):,} B) vs one-frame zstd level 3",
+            rows.append(row("T6", f"compressed size of {name} ({len(data):,} B) vs one-frame zstd level 3",
                             "bytes", stored, Target("<=", 1.15), one))
     return rows
 

@@ -15,8 +15,10 @@ from .conftest import FIXTURE_FILES
 
 ROOT = Path(__file__).resolve().parent.parent
 COLUMNS = ["#", "figure", "scratchfs", "anchor", "ratio", "target", "met"]
-# the figures, one row each, T3 (relative and absolute), T7 and T8 two, T6 one per real file; M = memory
-EXPECTED_IDS = (["T1", "T2", "T3", "T3", "T4", "T5"] + ["T6"] * len(FIXTURE_FILES) + ["T7", "T7", "T8", "T8"]
+# the figures, one row each, T1 three (4, 16, 64 KiB), T3 (relative and absolute), T7 and T8 two, T6 one per
+# real file and one on a file listing of /usr made at bench time; M = memory
+EXPECTED_IDS = (["T1", "T1", "T1", "T2", "T3", "T3", "T4", "T5"] + ["T6"] * (len(FIXTURE_FILES) + 1)
+                + ["T7", "T7", "T8", "T8"]
                 + ["M1", "M2", "L1", "P1", "P2", "S1"])
 
 
@@ -54,7 +56,10 @@ def test_quick_run_prints_one_table_and_writes_its_json(tmp_path):
         assert r["met"] == (x >= spec["bound"] if spec["op"] == ">=" else x <= spec["bound"]), r
         assert c[6] == ("yes" if r["met"] else f"NO ({r['miss']:.2f}× off)")
     # T6 compares with one-frame zstd level 3 of each real file, as named in its row
-    for r, path in zip([r for r in rows if r["id"] == "T6"], FIXTURE_FILES, strict=True):
+    t6 = [r for r in rows if r["id"] == "T6"]
+    for r, path in zip(t6[:-1], FIXTURE_FILES, strict=True):
         assert path.name in r["figure"]
         assert r["anchor"] == len(zstandard.ZstdCompressor(level=3).compress(path.read_bytes()))
+    assert "listing of" in t6[-1]["figure"] and t6[-1]["anchor"] > 0
+    assert [r["detail"]["payload_bytes"] for r in rows if r["id"] == "T1"] == [4096, 16384, 65536]
     assert not list(tmp_path.glob("scratchfs-bench-*")), "the run left its work directory behind"

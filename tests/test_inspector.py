@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from scratchfs import NotFound, ScratchStore
+from scratchfs.api.inspector import stats_in_sql
 from scratchfs.cli import main
 from scratchfs.foundation.checks import new_token
 
@@ -205,3 +206,21 @@ def test_tables_fit_an_80_column_terminal_and_never_cut_an_id(root):
             assert e.run_id in shown
             if args[0] == "ls":
                 assert e.key in shown, e.key  # whole, on one line: a handle is copied into the next command
+
+
+def test_stats_show_expired_entries_not_swept_yet(tmp_path):
+    now = [1_800_000_000.0]
+    with ScratchStore(tmp_path, clock=lambda: now[0]) as store:
+        scope = store.scope("run-x", "agent-x")
+        scope.scratch_write("short", b"s" * 5000, ttl=10)
+        scope.scratch_write("long", b"l" * 100, ttl=3600)
+        store.scope("run-x", "agent-y").scratch_write("gone", b"g" * 100, ttl=10)
+        now[0] += 60
+        rows = {(r.run_id, r.agent_id): r for r in stats_in_sql(store, now[0])}
+        kept = rows[("run-x", "agent-x")]
+        assert (kept.entries, kept.expired) == (1, 1) and kept.expired_bytes > 0
+        only_expired = rows[("run-x", "agent-y")]
+        assert (only_expired.entries, only_expired.expired) == (0, 1)
+        store.sweep()
+        after = {(r.run_id, r.agent_id): r for r in stats_in_sql(store, now[0])}
+        assert after[("run-x", "agent-x")].expired == 0 and ("run-x", "agent-y") not in after

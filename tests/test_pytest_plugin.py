@@ -29,12 +29,13 @@ def test_fixtures_in_a_fresh_session(pytester):
             assert isinstance(scratch_store, ScratchStore) and scratch_store.clock is scratch_clock
             assert (scratch_scope.run_id, scratch_scope.agent_id) == ("run-1", "agent-1")
             stub = scratch_scope.spill("x" * 100, ttl=10)
+            scratch_scope.scratch_write("note", "y", ttl=10)
             scratch_clock.advance(9.5)
             assert scratch_scope.read_handle(stub.handle).data == b"x" * 100
             scratch_clock.advance(0.5)
             with pytest.raises(NotFound):
-                scratch_scope.read_handle(stub.handle)
-            assert scratch_store.sweep().rows_deleted == 1
+                scratch_scope.read_handle(stub.handle)  # a read that finds it expired removes it at once
+            assert scratch_store.sweep().rows_deleted == 1  # the note, expired but never read
             STORES.append(scratch_store)
 
         def test_the_store_was_closed_after_its_test():

@@ -206,3 +206,54 @@ def test_frame_claiming_a_huge_size_is_refused_before_allocation(tmp_path):
             read_seek_table(fd, os.fstat(fd).st_size)
     finally:
         os.close(fd)
+
+
+@given(data=st.binary(max_size=60_000).map(lambda b: b.replace(b"\x00", b"\n")), frame_kib=st.integers(4, 8),
+       pieces=st.integers(1, 9))
+def test_frames_and_line_counts_equal_plain_python_slices(tmp_path_factory, data, frame_kib, pieces):
+    # up to 15 frames: more than the writer keeps in flight on 2 cores, so frames come back from the workers in batches
+    frame = frame_kib * 1024
+    writer = write_blob(tmp_path_factory.mktemp("f") / "b.zst", data, frame_bytes=frame, pieces=pieces)
+    slices = [data[i : i + frame] for i in range(0, len(data), frame)] or [b""]
+    assert writer.frames == len(slices) and writer.size == len(data)
+    assert list(writer.frame_newlines) == [s.count(b"\n") for s in slices]
+
+
+def test_a_large_write_leaves_no_worker_thread_and_keeps_frame_order(tmp_path, fixture_data):
+    import threading
+
+    data = b"".join(fixture_data.values())  # about 2 MiB: 512 frames of 4 KiB, compressed on worker threads
+    before = threading.active_count()
+    path = tmp_path / "big.zst"
+    writer = write_blob(path, data, frame_bytes=4096, pieces=5)
+    assert threading.active_count() == before
+    assert list(writer.frame_newlines) == [data[i : i + 4096].count(b"\n") for i in range(0, len(data), 4096)]
+    fd, reader = open_reader(path)
+    try:
+        assert [chunk for _, chunk in reader.iter_frames()] == [data[i : i + 4096] for i in range(0, len(data), 4096)]
+    finally:
+        os.close(fd)
+
+
+def test_a_large_write_abandoned_midway_leaves_no_worker_thread(tmp_path, fixture_data):
+    # a content stream that fails after several frames: the writer is dropped without close(); its worker threads
+    # must not outlive it
+    import gc
+    import threading
+    import time
+
+    data = b"".join(fixture_data.values())
+    before = threading.active_count()
+    fd = os.open(tmp_path / "a.zst", os.O_WRONLY | os.O_CREAT)
+    try:
+        writer = SeekableWriter(fd, frame_bytes=4096, count_lines=True)
+        writer.write(data[: 64 * 1024])  # 16 frames: the workers are running
+        assert threading.active_count() > before
+        del writer
+        gc.collect()
+        deadline = time.monotonic() + 10
+        while threading.active_count() > before and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert threading.active_count() == before
+    finally:
+        os.close(fd)

@@ -154,3 +154,15 @@ def test_large_generated_outputs_fit_the_budget(scope):
     assert stub.content_type == "jsonl"
     assert stub.lines == 1_000_000
     assert stub_bytes(stub) <= MAX_STUB_BYTES
+
+
+@given(st.text(alphabet=":\n0a-", max_size=2000).map(str.encode), st.integers(1, 5))
+def test_grep_line_pattern_finds_what_the_plain_backtracking_pattern_finds(text, repeat):
+    # the shape's grep detector takes a path atomically (issue 16); it must match exactly where the plain one does,
+    # long paths (over the 400-byte limit) included
+    from scratchfs.api.shape import GREP_LINE_PATTERN
+
+    data = text * repeat + b"\n" + b"p" * 401 + b":1:" + b"\n" + b"p" * 400 + b":2-"
+    plain = re.findall(rb"\n([^:\n]{1,400}):\d+[:-]", data)
+    assert re.findall(GREP_LINE_PATTERN, data) == plain
+    assert plain[-1] == b"p" * 400

@@ -10,9 +10,9 @@
   old blob is removed after the commit.
 * **Open** (:meth:`Entries.open`): the live row is looked up in the caller's scope, its blob opened and its seek table
   checked against the row (:class:`OpenEntry`). An entry born in the future (the clock stepped back since it was
-  written) first has its expiry capped at ``now + ttl``; a read that reports an entry Expired moves its expiry to
-  0, so a clock stepping back never revives it (see :mod:`scratchfs.engine.sqlite_scale`). A blob gone because the
-  row moved to a new blob meanwhile (an overwrite) is looked up again; gone otherwise, it is
+  written) first has its expiry capped at ``now + ttl``; a read that reports an entry Expired removes its row, so a
+  clock stepping back never revives it (see :mod:`scratchfs.engine.sqlite_scale`). A blob gone because the row moved
+  to a new blob meanwhile (an overwrite) is looked up again; gone otherwise, it is
   :class:`~scratchfs.foundation.errors.NotFound`.
 """
 
@@ -401,12 +401,13 @@ class Entries:
         what happened within the last hour."""
         what = f"{'handle' if kind == 'handle' else 'key'} {key!r}"
         now = self.now()
-        expire_now = getattr(self.index, "expire_now", None)  # reported Expired: expired for good, whatever the clock
-        try:
-            if expire_now is not None:
-                expire_now(run_id, agent_id, kind, key, now)
+        try:  # reported Expired: gone for good (an index without expire_now leaves it to the sweep)
+            expire_now = getattr(self.index, "expire_now", None)
+            expired = None if expire_now is None else expire_now(run_id, agent_id, kind, key, now)
         except ScratchError:  # a read-only store, a busy index: the report is still right
-            pass
+            expired = None
+        if expired is not None:
+            self.blobs.unlink(run_id, agent_id, expired)
         gone = self.index.gone(run_id, agent_id, kind, key, now)
         if gone is None:
             return NotFound(f"no {what} in this scope (run {run_id!r}, agent {agent_id!r})")

@@ -59,6 +59,8 @@ class ScopeStats:
         oldest_age: seconds since then.
         expiring_soon: entries expiring within ``soon`` seconds.
         next_expiry: the earliest ``expires_at``, epoch seconds.
+        expired, expired_bytes: entries expired but not swept yet (invisible to reads), and their blob bytes still on
+            disk (a sweep frees them).
     """
 
     run_id: str
@@ -72,6 +74,8 @@ class ScopeStats:
     oldest_age: float = 0.0
     expiring_soon: int = 0
     next_expiry: float = float("inf")
+    expired: int = 0
+    expired_bytes: int = 0
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -106,14 +110,17 @@ def stats(entries: Iterable[Entry], now: float, soon: float = DEFAULT_SOON) -> l
 def stats_in_sql(store: ScratchStore, now: float, soon: float = DEFAULT_SOON,
                  run_id: str | None = None) -> list[ScopeStats]:
     """What :func:`stats` computes, aggregated by the index in one query (no entry is loaded: constant memory at
-    any size); of one run, or of every run. Raises StoreBusy, StorageError."""
+    any size), plus the entries expired but not swept yet and their bytes; of one run, or of every run. Raises
+    StoreBusy, StorageError."""
     if not hasattr(store.index, "scope_stats"):  # an index without aggregates: the per-entry sum
         return stats(store.list_entries() if run_id is None else store.list_entries_for_run(run_id), now, soon)
     out = []
-    for run, agent, count, handles, scratch, size, stored, oldest, next_expiry, soon_n in store.index.scope_stats(
-            now, soon, run_id):
-        out.append(ScopeStats(run, agent, count, handles, scratch, size, stored, oldest, max(0.0, now - oldest),
-                              soon_n, next_expiry))
+    for (run, agent, count, handles, scratch, size, stored, oldest, next_expiry, soon_n, expired,
+         expired_bytes) in store.index.scope_stats(now, soon, run_id):
+        oldest = float("inf") if oldest is None else oldest
+        out.append(ScopeStats(run, agent, count, handles, scratch, size, stored, oldest,
+                              max(0.0, now - oldest) if count else 0.0, soon_n, float("inf") if next_expiry is None
+                              else next_expiry, expired, expired_bytes))
     return out
 
 

@@ -66,8 +66,11 @@ class Shape:
     text: str
 
 
-
-_GREP_RE = re.compile(rb"\n([^:\n]{1,400}):\d+[:-]")
+# "path:line:" after a newline. The path is taken atomically (a lookahead's capture, then the backreference): it
+# cannot hold a colon, so giving back characters never finds one, and without this each line that is not a match
+# costs up to 400 steps of useless backtracking (40% of the regex's time on real output, issue 16).
+GREP_LINE_PATTERN = rb"\n(?=([^:\n]{1,400}))\1:\d+[:-]"
+_GREP_RE = re.compile(GREP_LINE_PATTERN)
 
 
 def _plural(count: int, word: str) -> str:
@@ -471,6 +474,7 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool) -> Sh
 
 
 __all__ = [
+    "GREP_LINE_PATTERN",
     "MAX_NUL_SHARE",
     "MAX_ODD_SHARE",
     "MAX_SHAPE_CHARS",

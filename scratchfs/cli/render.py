@@ -143,23 +143,32 @@ def entries_listing(entries: Iterable[Entry], now: float, title: str | None = No
 
 
 def stats_listing(rows: Iterable, soon: float, title: str | None = None) -> Listing:
-    """Per-scope statistics (:class:`scratchfs.api.inspector.ScopeStats`), with a total line."""
+    """Per-scope statistics (:class:`scratchfs.api.inspector.ScopeStats`), with a total line; ``expired`` shows the
+    entries expired but not swept yet and their bytes still on disk."""
     soon_name = f"expiring <{human_seconds(soon)}"
-    numbers = ("entries", "handles", "scratch", "bytes in", "on disk", "ratio", "oldest", soon_name)
+    numbers = ("entries", "handles", "scratch", "bytes in", "on disk", "ratio", "oldest", soon_name, "expired")
     listing = Listing(["run", "agent", *numbers], title=title, ids=frozenset({"run", "agent"}),
                       right=frozenset(numbers), optional=("ratio", "handles", "scratch", "on disk", "oldest"))
-    total = [0, 0, 0, 0, 0, 0]
+    total = [0, 0, 0, 0, 0, 0, 0, 0]
     rows = list(rows)
     for s in rows:
+        expired, expired_bytes = getattr(s, "expired", 0), getattr(s, "expired_bytes", 0)
         listing.rows.append([s.run_id, s.agent_id, str(s.entries), str(s.handles), str(s.scratch),
                              human_bytes(s.bytes_in), human_bytes(s.bytes_on_disk), ratio(s.bytes_in, s.bytes_on_disk),
-                             human_seconds(s.oldest_age) + " ago", str(s.expiring_soon)])
-        for i, value in enumerate((s.entries, s.handles, s.scratch, s.bytes_in, s.bytes_on_disk, s.expiring_soon)):
+                             human_seconds(s.oldest_age) + " ago" if s.entries else "-", str(s.expiring_soon),
+                             _expired(expired, expired_bytes)])
+        for i, value in enumerate((s.entries, s.handles, s.scratch, s.bytes_in, s.bytes_on_disk, s.expiring_soon,
+                                   expired, expired_bytes)):
             total[i] += value
     if len(rows) > 1:
         listing.total = ["total", "", str(total[0]), str(total[1]), str(total[2]), human_bytes(total[3]),
-                         human_bytes(total[4]), ratio(total[3], total[4]), "", str(total[5])]
+                         human_bytes(total[4]), ratio(total[3], total[4]), "", str(total[5]),
+                         _expired(total[6], total[7])]
     return listing
+
+
+def _expired(count: int, stored: int) -> str:
+    return f"{count} ({human_bytes(stored)})" if count else "0"
 
 
 def problems_listing(problems: Iterable, root: str = "", title: str | None = None) -> Listing:

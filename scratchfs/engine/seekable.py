@@ -42,7 +42,9 @@ from __future__ import annotations
 import os
 import threading
 from array import array
+from collections import deque
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import zstandard
 
@@ -96,7 +98,7 @@ MAX_WINDOW_BYTES = 8 * 1024 * 1024
 """Largest zstd window the reader accepts, in bytes."""
 DEFAULT_LEVEL = ZSTD_LEVEL
 
-_BATCH_FRAMES = 32  # frames compressed together (in parallel) per batch
+_INFLIGHT_PER_WORKER = 4  # frames in flight per worker thread of a large write (bounds its memory)
 
 
 # -- per-thread zstd contexts -------------------------------------------------------------------------------------
@@ -151,10 +153,14 @@ def _write_all(fd: int, buffers: list) -> None:
 class SeekableWriter:
     """Compress a stream into a seekable blob on an open file descriptor, one frame per ``frame_bytes``.
 
-    Memory stays bounded: at most :data:`_BATCH_FRAMES` frames of input and their compressed output are held at once,
-    whatever the total size. Batches of full frames are compressed on all cores
-    (``ZstdCompressor.multi_compress_to_buffer``); each frame is still one independent zstd frame. Each batch is
-    written with one ``writev``; a content of one frame is written, seek table included, in one system call.
+    A content of one frame (every small spill) is compressed in the calling thread and written, seek table included,
+    with one ``writev``. From the second full frame on, frames are compressed on worker threads (one per core; zstd
+    releases the GIL, and each thread keeps its own compressor) while the calling thread goes on reading the stream
+    and writes finished frames, in order, with one ``writev`` per batch: compression overlaps writing, no frame is
+    copied on the way (a worker compresses a ``memoryview`` of the caller's immutable chunk), and each frame is still
+    one independent zstd frame. Memory stays bounded: at most :data:`_INFLIGHT_PER_WORKER` frames per worker are in
+    flight (input and output), whatever the total size. The workers end at :meth:`close` (or when the writer is
+    dropped), so no thread outlives a write (a later ``fork()`` copies none).
 
     Args:
         fd: a file descriptor open for writing, positioned at the start of an empty file.
@@ -178,8 +184,10 @@ class SeekableWriter:
         self._level = level
         self._count_lines = count_lines
         self._buffer = bytearray()
-        self._pending: list = []  # full frames waiting to be compressed as one batch
-        self._pending_lines: list[int] = []
+        self._first: tuple | None = None  # the first full frame, held until a second shows the content is large
+        self._inflight: deque = deque()  # (future of (compressed, newlines), decompressed size), in order
+        self._pool: ThreadPoolExecutor | None = None
+        self._limit = 0  # frames in flight before the oldest are written
         self._compressed: list[int] = []
         self._decompressed: list[int] = []
         self._checksums: list[int] = []
@@ -191,62 +199,95 @@ class SeekableWriter:
     def write(self, data) -> None:
         """Append bytes (any bytes-like object) to the content."""
         if not isinstance(data, bytes):
-            # one copy, so that frames can be counted and sliced without more; and frames wait in a batch after this
-            # call returns, so only an immutable ``bytes`` may stay borrowed (a caller may refill a reused buffer)
+            # one copy, so that frames can be counted and sliced without more; and frames wait for a worker after
+            # this call returns, so only an immutable ``bytes`` may stay borrowed (a caller may refill a reused buffer)
             data = bytes(data)
-        view = memoryview(data)
         frame = self._frame_bytes
         start, end = 0, len(data)
         if self._buffer:
             take = min(end, frame - len(self._buffer))
-            self._buffer += view[:take]
+            self._buffer += memoryview(data)[:take]
             start = take
             if len(self._buffer) == frame:
                 full = bytes(self._buffer)
-                self._queue(full, full.count(b"\n") if self._count_lines else 0)
                 self._buffer.clear()
-        count_lines = self._count_lines
+                self._queue(full, 0, frame)
         while end - start >= frame:
-            self._queue(view[start : start + frame], data.count(b"\n", start, start + frame) if count_lines else 0)
+            self._queue(data, start, start + frame)
             start += frame
         if start < end:
-            self._buffer += view[start:]
+            self._buffer += memoryview(data)[start:]
 
     @property
     def frames(self) -> int:
         """Frames written so far."""
         return len(self._compressed)
 
-    def _queue(self, frame, newlines: int) -> None:
-        self._pending.append(frame)
-        self._pending_lines.append(newlines)
-        if len(self._pending) >= _BATCH_FRAMES:
-            self._flush()
+    def _queue(self, data: bytes, start: int, end: int) -> None:
+        """A full frame ``data[start:end]``: held while it may be the only one, then handed to the workers."""
+        if self._first is None and self._pool is None:
+            self._first = (data, start, end)
+            return
+        if self._pool is None:
+            workers = os.cpu_count() or 1
+            self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="scratchfs-zstd")
+            self._limit = _INFLIGHT_PER_WORKER * workers
+            first, self._first = self._first, None
+            self._submit(*first)
+        self._submit(data, start, end)
+        if len(self._inflight) >= self._limit:
+            self._drain(self._limit // 2)
 
-    def _compress_pending(self) -> list:
-        """Compress the queued frames (in parallel when there are several), record them, and return the outputs."""
-        pending, lines = self._pending, self._pending_lines
-        self._pending, self._pending_lines = [], []
-        if not pending:
-            return []
-        cctx = compressor(self._level)
-        if len(pending) == 1 or (os.cpu_count() or 1) < 2:
-            outputs = [cctx.compress(frame) for frame in pending]
-        else:
-            outputs = list(cctx.multi_compress_to_buffer(pending, threads=-1))
-        for raw, out, newlines in zip(pending, outputs, lines, strict=True):
-            out = memoryview(out)
-            self._compressed.append(len(out))
-            self._decompressed.append(len(raw))
-            self._checksums.append(int.from_bytes(out[-4:], "little"))  # zstd's checksum = XXH64 low 32 bits
-            if self._count_lines:
-                self.frame_newlines.append(newlines)
-            self.size += len(raw)
-            self.stored_size += len(out)
-        return outputs
+    def _submit(self, data: bytes, start: int, end: int) -> None:
+        future = self._pool.submit(_compress_frame, self._level, self._count_lines, data, start, end)
+        self._inflight.append((future, end - start))
 
-    def _flush(self) -> None:
-        _write_all(self._fd, self._compress_pending())
+    def _drain(self, keep: int) -> None:
+        """Write finished frames, in order, until at most ``keep`` are in flight (one ``writev``)."""
+        outputs = []
+        while len(self._inflight) > keep:
+            future, raw_len = self._inflight.popleft()
+            out, newlines = future.result()
+            self._record(out, raw_len, newlines)
+            outputs.append(out)
+        _write_all(self._fd, outputs)
+
+    def _record(self, out: bytes, raw_len: int, newlines: int) -> None:
+        self._compressed.append(len(out))
+        self._decompressed.append(raw_len)
+        self._checksums.append(int.from_bytes(out[-4:], "little"))  # zstd's checksum = XXH64 low 32 bits
+        if self._count_lines:
+            self.frame_newlines.append(newlines)
+        self.size += raw_len
+        self.stored_size += len(out)
+
+    def _finish_frames(self) -> list:
+        """Compress what is left (in this thread when nothing went to the workers), record every frame still
+        unwritten, stop the workers, and return the outputs not yet written, in order."""
+        try:
+            tail = None
+            if self._buffer or not (self._compressed or self._inflight or self._first):
+                tail = bytes(self._buffer)
+                self._buffer.clear()
+            if self._pool is not None and tail is not None:
+                self._submit(tail, 0, len(tail))
+                tail = None
+            outputs = []
+            while self._inflight:
+                future, raw_len = self._inflight.popleft()
+                out, newlines = future.result()
+                self._record(out, raw_len, newlines)
+                outputs.append(out)
+            for data, start, end in [x for x in (self._first, (tail, 0, len(tail)) if tail is not None else None)
+                                     if x is not None]:
+                out, newlines = _compress_frame(self._level, self._count_lines, data, start, end)
+                self._record(out, end - start, newlines)
+                outputs.append(out)
+            self._first = None
+            return outputs
+        finally:
+            if self._pool is not None:
+                self._pool.shutdown(wait=True, cancel_futures=True)
 
     def close(self, binding: Callable[[SeekableWriter], bytes] | None = None) -> None:
         """Compress what is left and write it with the seek table (one ``writev``). An empty content is stored as one
@@ -258,12 +299,7 @@ class SeekableWriter:
         """
         if self.closed:
             return
-        if self._buffer or not (self._compressed or self._pending):
-            last = bytes(self._buffer)
-            self._buffer.clear()
-            self._pending.append(last)
-            self._pending_lines.append(last.count(b"\n") if self._count_lines else 0)
-        outputs = self._compress_pending()
+        outputs = self._finish_frames()
         compressed, decompressed, checksums = self._compressed, self._decompressed, self._checksums
         if binding is not None:
             frame = encode_binding_frame(binding(self))
@@ -279,6 +315,13 @@ class SeekableWriter:
     def digest(self) -> str:
         """The content checksum of the frames written so far (:func:`table_digest`)."""
         return table_digest(self._compressed, self._decompressed, self._checksums)
+
+
+def _compress_frame(level: int, count_lines: bool, data: bytes, start: int, end: int) -> tuple[bytes, int]:
+    """One zstd frame of ``data[start:end]`` (this thread's compressor) and its number of ``b"\\n"``."""
+    view = memoryview(data)[start:end] if start or end != len(data) else data
+    newlines = data.count(b"\n", start, end) if count_lines else 0
+    return compressor(level).compress(view), newlines
 
 
 # -- reading ------------------------------------------------------------------------------------------------------

@@ -211,7 +211,8 @@ class Index(ScaleQueries):
             raise foreign
         if version > SCHEMA_VERSION:
             raise StorageError(f"{self.path} has schema version {version}; this scratchfs knows {SCHEMA_VERSION}")
-        if app_id == 0 and not (version == 0 and not tables) and not (version >= 1 and tables >= _TABLES):
+        old_ours = 1 <= version <= SCHEMA_VERSION and tables >= _TABLES
+        if app_id == 0 and not (version == 0 and not tables) and not old_ours:
             raise foreign  # neither empty nor a scratchfs index from before the application id
         if not tables and self._existing_data():
             raise StorageError(

@@ -15,8 +15,8 @@ so the index module stays readable. Every statement here is one short transactio
 * **Clock steps.** An entry is *born* at ``expires_at - ttl`` (written, or last refreshed). One born in the future
   (the clock stepped back since) has ``expires_at`` capped at ``now + ttl`` (:meth:`ScaleQueries.cap_future`, by the
   index ``entries_born``), so it outlives its TTL by no more than the step, and by no more than its TTL.
-  :meth:`ScaleQueries.expire_now` moves an expired row's expiry to 0 when a read reports it Expired, so a clock
-  stepping back cannot revive it (the sweep deletes it as any expired row).
+  :meth:`ScaleQueries.expire_now` removes an expired row when a read reports it Expired, so a clock stepping back
+  cannot revive it.
 * **Slices and pages**: rows by id in bounded slices (the sweep's incremental check of files), entries in keyset
   pages (``scratchfs ls``), per-scope aggregates computed by SQLite (``scratchfs stats``).
 """
@@ -175,23 +175,22 @@ class ScaleQueries:
             return conn.execute(sql, params).rowcount
 
     def expire_now(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> str | None:
-        """If the row of this key has expired (``expires_at <= now``), leave an ``expired`` tombstone (at its real
-        expiry) and move its ``expires_at`` to 0, so that no clock stepping back can make it live again; the sweep
-        deletes it and its file as any expired row. Return ``None`` (nothing for the caller to remove). Reads first:
-        no write when there is nothing to do."""
-        where = "WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ? AND expires_at <= ? AND expires_at > 0"
+        """If the row of this key has expired (``expires_at <= now``), delete it, leave an ``expired`` tombstone and
+        return its blob token (the caller removes the file); else ``None``. Reads first: no write when there is
+        nothing to do."""
+        where = "WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ? AND expires_at <= ?"
         params = (run_id, agent_id, kind, key, now)
         if not self.read(f"SELECT 1 FROM entries {where}", params, "looking up an entry"):
             return None
         with self.write("expiring an entry") as conn:
-            row = conn.execute(f"SELECT id, expires_at FROM entries {where}", params).fetchone()
+            row = conn.execute(f"SELECT id, blob, expires_at FROM entries {where}", params).fetchone()
             if row is None:
                 return None
-            conn.execute("UPDATE entries SET expires_at = 0 WHERE id = ?", (row[0],))
-            if row[1] > now - TOMBSTONE_SECONDS:
+            conn.execute("DELETE FROM entries WHERE id = ?", (row[0],))
+            if row[2] > now - TOMBSTONE_SECONDS:
                 conn.execute("INSERT OR REPLACE INTO gone VALUES (?, ?, ?, ?, 'expired', ?)",
-                             (run_id, agent_id, kind, key, row[1]))
-        return None
+                             (run_id, agent_id, kind, key, row[2]))
+        return row[1]
 
     # -- slices and pages -----------------------------------------------------------------------------------------
 
@@ -231,17 +230,22 @@ class ScaleQueries:
         return [(Entry._make(r[:-1]), (r[1], r[13], r[-1])) for r in rows]
 
     def scope_stats(self, now: float, soon: float, run_id: str | None = None) -> list[tuple]:
-        """Per ``(run_id, agent_id)`` of live entries, aggregated by SQLite: ``(run_id, agent_id, entries, handles,
-        scratch, bytes in, bytes on disk, oldest created_at, next expires_at, expiring within soon seconds)``."""
-        sql = ("SELECT run_id, agent_id, COUNT(*), SUM(kind = 'handle'), SUM(kind = 'scratch'), SUM(size), "
-               "SUM(stored_size), MIN(created_at), MIN(expires_at), SUM(expires_at - ? <= ?) FROM entries "
-               f"WHERE expires_at > ? AND {VISIBLE}")
-        params: list = [now, soon, now]
+        """Per ``(run_id, agent_id)``, aggregated by SQLite: ``(run_id, agent_id, live entries, handles, scratch,
+        bytes in, bytes on disk, oldest created_at, next expires_at, expiring within soon seconds, expired entries
+        not swept yet, their bytes on disk)`` (``None`` for the times of a scope with no live entry)."""
+        live = "expires_at > :now"
+        sql = (f"SELECT run_id, agent_id, SUM({live}), SUM(kind = 'handle' AND {live}), "
+               f"SUM(kind = 'scratch' AND {live}), SUM(CASE WHEN {live} THEN size ELSE 0 END), "
+               f"SUM(CASE WHEN {live} THEN stored_size ELSE 0 END), MIN(CASE WHEN {live} THEN created_at END), "
+               f"MIN(CASE WHEN {live} THEN expires_at END), SUM({live} AND expires_at - :now <= :soon), "
+               "SUM(expires_at <= :now), SUM(CASE WHEN expires_at <= :now THEN stored_size ELSE 0 END) "
+               f"FROM entries WHERE {VISIBLE}")
+        params: dict = {"now": now, "soon": soon}
         if run_id is not None:
-            sql += " AND run_id = ?"
-            params.append(run_id)
+            sql += " AND run_id = :run"
+            params["run"] = run_id
         sql += " GROUP BY run_id, agent_id ORDER BY run_id, agent_id"
-        return self.read(sql, tuple(params), "aggregating entries")
+        return self.read(sql, params, "aggregating entries")
 
 
 __all__ = ["DELETE_BATCH_ROWS", "NEXT_ID", "VISIBLE", "ScaleQueries"]
