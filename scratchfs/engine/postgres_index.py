@@ -52,8 +52,8 @@ from psycopg import errors as pg_errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from scratchfs.engine.postgres_schema import SCHEMA_VERSION, lock_key, migrate
-from scratchfs.engine.protocols import Entry, ExpiredRow, Gone
-from scratchfs.foundation.errors import QuotaExceeded, StorageError, StoreBusy, StoreClosed
+from scratchfs.engine.protocols import Entry, ExpiredRow, Gone, check_quota
+from scratchfs.foundation.errors import StorageError, StoreBusy, StoreClosed
 from scratchfs.foundation.limits import TOMBSTONE_SECONDS
 
 __all__ = ["PostgresIndex"]
@@ -304,18 +304,7 @@ class PostgresIndex:
     def _check_quota(self, conn: psycopg.Connection, e: Entry, now: float, old: tuple | None,
                      quota: tuple[int | None, int | None]) -> None:
         stored, count = self._usage(conn, e.run_id, now)
-        if old is not None and old[2] > now:  # the row being replaced is live: it no longer counts
-            stored -= old[1]
-            count -= 1
-        max_bytes, max_entries = quota
-        if max_bytes is not None and stored + e.stored_size > max_bytes:
-            raise QuotaExceeded(
-                f"run {e.run_id!r} would hold {stored + e.stored_size:,} stored bytes, over its quota of "
-                f"{max_bytes:,}; delete entries or wait for them to expire"
-            )
-        if max_entries is not None and count + 1 > max_entries:
-            raise QuotaExceeded(f"run {e.run_id!r} would hold {count + 1:,} entries, over its quota of "
-                                f"{max_entries:,}; delete entries or wait for them to expire")
+        check_quota(e, stored, count, None if old is None else (old[1], old[2] > now), quota)
 
     def delete_key(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> tuple[bool, str | None]:
         """Delete the row of a scope and key (leaving a tombstone); return ``(it was live, its blob or None)``."""

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
 from scratchfs.engine.sources import RangeSource
+from scratchfs.foundation.errors import QuotaExceeded
 
 
 class Entry(NamedTuple):
@@ -93,6 +94,31 @@ class BlobInfo:
     stored_size: int
     frames: int
     frame_newlines: bytes
+
+
+def check_quota(entry: Entry, stored: int, count: int, replaced: tuple[int, bool] | None,
+                quota: tuple[int | None, int | None]) -> None:
+    """The one quota rule every index applies inside the transaction that writes ``entry``.
+
+    Args:
+        entry: the row about to be written (``stored_size`` bytes on disk).
+        stored, count: the run's live stored bytes and entries now.
+        replaced: ``(stored bytes, still live)`` of the row ``entry`` replaces, or ``None``.
+        quota: ``(run_quota_bytes, run_quota_entries)``; ``None`` for no limit.
+
+    Raises:
+        QuotaExceeded: the run would go over a quota (nothing is written).
+    """
+    if replaced is not None and replaced[1]:  # the row being replaced is live: it no longer counts
+        stored -= replaced[0]
+        count -= 1
+    max_bytes, max_entries = quota
+    if max_bytes is not None and stored + entry.stored_size > max_bytes:
+        raise QuotaExceeded(f"run {entry.run_id!r} would hold {stored + entry.stored_size:,} stored bytes, over its "
+                            f"quota of {max_bytes:,}; delete entries or wait for them to expire")
+    if max_entries is not None and count + 1 > max_entries:
+        raise QuotaExceeded(f"run {entry.run_id!r} would hold {count + 1:,} entries, over its quota of "
+                            f"{max_entries:,}; delete entries or wait for them to expire")
 
 
 class BlobFile(NamedTuple):
@@ -251,5 +277,16 @@ class BlobStore(Protocol):
     def close(self) -> None: ...
 
 
-__all__ = ["BlobFile", "BlobInfo", "BlobSource", "BlobStore", "Entry", "ExpiredRow", "Gone", "IndexBackend",
-           "PendingWrite", "ScaleIndex"]
+__all__ = [
+    "BlobFile",
+    "BlobInfo",
+    "BlobSource",
+    "BlobStore",
+    "Entry",
+    "ExpiredRow",
+    "Gone",
+    "IndexBackend",
+    "PendingWrite",
+    "ScaleIndex",
+    "check_quota",
+]

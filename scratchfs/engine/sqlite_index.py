@@ -33,11 +33,11 @@ from typing import TypeVar
 
 from filelock import FileLock, Timeout
 
-from scratchfs.engine.protocols import Entry, Gone
+from scratchfs.engine.protocols import Entry, Gone, check_quota
 from scratchfs.engine.sqlite_connections import APPLICATION_ID, Connections, index_error, read_only_reason
 from scratchfs.engine.sqlite_scale import NEXT_ID, VISIBLE, ScaleQueries
 from scratchfs.engine.sqlite_schema import create_tables
-from scratchfs.foundation.errors import QuotaExceeded, StorageError, StoreBusy
+from scratchfs.foundation.errors import StorageError, StoreBusy
 from scratchfs.foundation.limits import LOOKUP_CACHE_ENTRIES, TOMBSTONE_SECONDS
 
 SCHEMA_VERSION = 2
@@ -382,20 +382,7 @@ class Index(ScaleQueries):
     def _check_quota(self, conn: sqlite3.Connection, e: Entry, old: tuple | None,
                      quota: tuple[int | None, int | None]) -> None:
         stored, count = self._usage(conn, e.run_id, e.created_at)
-        if old is not None and old[2] > e.created_at:  # the row being replaced is live: it no longer counts
-            stored -= old[1]
-            count -= 1
-        max_bytes, max_entries = quota
-        if max_bytes is not None and stored + e.stored_size > max_bytes:
-            raise QuotaExceeded(
-                f"run {e.run_id!r} would hold {stored + e.stored_size:,} stored bytes, over its quota of "
-                f"{max_bytes:,}; delete entries or wait for them to expire"
-            )
-        if max_entries is not None and count + 1 > max_entries:
-            raise QuotaExceeded(
-                f"run {e.run_id!r} would hold {count + 1:,} entries, over its quota of {max_entries:,}; "
-                "delete entries or wait for them to expire"
-            )
+        check_quota(e, stored, count, None if old is None else (old[1], old[2] > e.created_at), quota)
 
     def delete_key(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> tuple[bool, str | None]:
         """Delete the row of a scope and key; return ``(it was live, its blob token or None)``."""
