@@ -32,9 +32,9 @@ SAMPLE_BYTES = 512 * 1024
 """Bytes of the start of a content that shape detection looks at."""
 MAX_SHAPE_CHARS = 600
 """Longest shape text, in characters (the stub's preview gives way to it within the 1.5 KiB stub)."""
-STREAM_BYTES = 256 * 1024 * 1024
+STREAM_BYTES = 8 * 1024 * 1024
 """Most bytes of a large JSON document streamed to describe its top level (past it the shape says "at least")."""
-STREAM_SECONDS = 2.0
+STREAM_SECONDS = 0.5
 """About the most time spent streaming a large JSON document for its top level (past it: "at least")."""
 _PARTIAL_JSON_CHARS = 128 * 1024  # a JSON document larger than the sample is parsed this far for its top level
 
