@@ -26,7 +26,7 @@ settings.load_profile("stress" if os.environ.get("SCRATCHFS_STRESS") else "defau
 BACKENDS = ("local", "postgres+files", "postgres+s3")
 """The combinations the contract tests run against: SQLite + files, PostgreSQL + files, PostgreSQL + S3."""
 CONTRACT_MODULES = {"test_read_handle", "test_lines", "test_toolkit", "test_store", "test_patterns", "test_adapter",
-                    "test_limits", "test_backend_contract"}
+                    "test_limits", "test_backend_contract", "test_structure_reads", "test_budgets"}
 """Test modules whose store fixtures run against every combination of :data:`BACKENDS`."""
 
 
