@@ -220,10 +220,12 @@ class Entries:
         token = checks.new_token()
         mode = preview_mode or self.settings.preview_mode
         sample = self._sample(kind, mode)
-        bound = {"kind": kind, "key": key, "tool": tool, "ttl": ttl, "created_at": self.now()}  # for a rebuild
+        now = self.now()  # the row's created_at and the blob's binding say the same time (a rebuild restores it)
+        bound = {"kind": kind, "key": key, "tool": tool, "ttl": ttl, "created_at": now}
         pending = self.blobs.write(run_id, agent_id, token, sample.watch(iter_chunks(content)), bound)
         try:
-            entry, stub = self._describe(run_id, agent_id, kind, key, token, pending.info, sample, tool, ttl, mode)
+            entry, stub = self._describe(run_id, agent_id, kind, key, token, pending.info, sample, tool, ttl, mode,
+                                         now)
             old = self._commit(entry, pending)
         except BaseException:
             pending.discard()
@@ -248,8 +250,9 @@ class Entries:
         return _Sample(head, preview if kind == "handle" and mode == "head+tail" else 0)
 
     def _describe(self, run_id: str, agent_id: str, kind: str, key: str, token: str, info: BlobInfo,
-                  sample: _Sample, tool: str | None, ttl: float, mode: str) -> tuple[Entry, Stub | None]:
-        """The entry's row and, for a spill, its stub: line count, content type and shape, previews."""
+                  sample: _Sample, tool: str | None, ttl: float, mode: str, now: float) -> tuple[Entry, Stub | None]:
+        """The entry's row (created at ``now``, epoch seconds) and, for a spill, its stub: line count, content type
+        and shape, previews."""
         settings = self.settings
         lines = sum(memoryview(info.frame_newlines).cast("I")) + (sample.last_byte not in (None, 0x0A))
         content_type = shape_text = None
@@ -260,7 +263,6 @@ class Entries:
             key, sample.head, sample.tail, info.size, lines, content_type, shape_text, tool, settings.preview_bytes,
             mode)
         preview = make_preview(sample.head, b"", info.size, min(settings.preview_bytes, LIST_PREVIEW_BYTES))[0]
-        now = self.now()
         entry = Entry(kind, run_id, agent_id, key, token, info.size, info.stored_size, info.frames, lines, preview,
                       tool, content_type, shape_text, now, now + ttl, ttl)
         return entry, stub

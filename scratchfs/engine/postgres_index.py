@@ -337,9 +337,11 @@ class PostgresIndex:
                 {"run": run_id, "agent": agent_id, "reason": reason, "now": now}).fetchone()
         return int(row[0])
 
-    def list_scope(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str, now: float) -> list[Entry]:
-        """Live entries of a run (every agent when ``agent_id`` is None), of one kind or all, whose key starts with
-        ``prefix`` (exactly, case-sensitive); ordered by creation time."""
+    @staticmethod
+    def _live_in_run(run_id: str, agent_id: str | None, kind: str | None, prefix: str,
+                     now: float) -> tuple[str, dict]:
+        """``SELECT`` of a run's live entries (of one agent and kind, keys starting with ``prefix``, when given) and
+        its parameters: the one filter of every listing."""
         text = f"SELECT {_COLUMNS} FROM @E WHERE run_id = %(run)s AND expires_at > @NOW"
         if agent_id is not None:
             text += " AND agent_id = %(agent)s"
@@ -347,27 +349,25 @@ class PostgresIndex:
             text += " AND kind = %(kind)s"
         if prefix:
             text += " AND left(key, %(plen)s) = %(prefix)s"
-        text += " ORDER BY created_at, id"
         params = {"run": run_id, "agent": agent_id, "kind": kind, "prefix": prefix, "plen": len(prefix), "now": now}
-        return list(map(_entry, self.read(text, params, "listing entries")))
+        return text, params
+
+    def list_scope(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str, now: float) -> list[Entry]:
+        """Live entries of a run (every agent when ``agent_id`` is None), of one kind or all, whose key starts with
+        ``prefix`` (exactly, case-sensitive); ordered by creation time."""
+        text, params = self._live_in_run(run_id, agent_id, kind, prefix, now)
+        return list(map(_entry, self.read(text + " ORDER BY created_at, id", params, "listing entries")))
 
     def list_page(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str, now: float,
                   after: tuple[float, str, str, str] | None, limit: int) -> list[Entry]:
         """Like :meth:`list_scope`, one keyset page at a time: at most ``limit`` live entries ordered by
         ``(created_at, agent_id, kind, key)`` after the position ``after`` (``None``: from the start)."""
-        text = f"SELECT {_COLUMNS} FROM @E WHERE run_id = %(run)s AND expires_at > @NOW"
-        if agent_id is not None:
-            text += " AND agent_id = %(agent)s"
-        if kind is not None:
-            text += " AND kind = %(kind)s"
-        if prefix:
-            text += " AND left(key, %(plen)s) = %(prefix)s"
+        text, params = self._live_in_run(run_id, agent_id, kind, prefix, now)
         if after is not None:
             text += " AND (created_at, agent_id, kind, key) > (%(a0)s, %(a1)s, %(a2)s, %(a3)s)"
+            params.update(a0=after[0], a1=after[1], a2=after[2], a3=after[3])
         text += " ORDER BY created_at, agent_id, kind, key LIMIT %(limit)s"
-        a = after or (0.0, "", "", "")
-        params = {"run": run_id, "agent": agent_id, "kind": kind, "prefix": prefix, "plen": len(prefix), "now": now,
-                  "a0": a[0], "a1": a[1], "a2": a[2], "a3": a[3], "limit": limit}
+        params["limit"] = limit
         return list(map(_entry, self.read(text, params, "listing entries")))
 
     def list_all(self, now: float) -> list[Entry]:

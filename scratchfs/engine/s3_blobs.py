@@ -310,13 +310,7 @@ class S3Blobs:
         cached = self._tails.get(key)
         if cached is not None:
             return S3Source(self, key, *cached, requests=0)
-        try:
-            got = self.client().get_object(Bucket=self.bucket, Key=key, Range=f"bytes=-{TAIL_BYTES}")
-            tail = got["Body"].read()
-        except self._errors() as exc:
-            if _code(exc) in _MISSING:
-                raise FileNotFoundError(f"no object {key}") from None
-            raise _storage_error(exc, f"opening {key}") from None
+        got, tail = self._ranged_get(key, f"bytes=-{TAIL_BYTES}", f"no object {key}", f"opening {key}")
         total = got.get("ContentRange", "").rpartition("/")[2]
         size = int(total) if total.isdigit() else len(tail)
         if len(tail) > size:
@@ -347,16 +341,22 @@ class S3Blobs:
         Raises:
             FileNotFoundError: the object is gone (deleted after it was opened). StorageError: any other failure.
         """
-        try:
-            got = self.client().get_object(Bucket=self.bucket, Key=key, Range=f"bytes={start}-{end - 1}")
-            data = got["Body"].read()
-        except self._errors() as exc:
-            if _code(exc) in _MISSING:
-                raise FileNotFoundError(f"the object {key} is gone (deleted while it was being read)") from None
-            raise _storage_error(exc, f"reading {key}") from None
+        _, data = self._ranged_get(key, f"bytes={start}-{end - 1}",
+                                   f"the object {key} is gone (deleted while it was being read)", f"reading {key}")
         if len(data) > end - start:
             raise StorageError(f"the object store sent {len(data)} bytes for a range of {end - start}")
         return data
+
+    def _ranged_get(self, key: str, ranged: str, missing: str, doing: str) -> tuple[dict, bytes]:
+        """One ``GET`` of an HTTP byte range (``ranged``, RFC 9110 syntax) of an object: its response and body.
+        Raises FileNotFoundError (``missing``) when the object is gone, StorageError (``doing``) otherwise."""
+        try:
+            got = self.client().get_object(Bucket=self.bucket, Key=key, Range=ranged)
+            return got, got["Body"].read()
+        except self._errors() as exc:
+            if _code(exc) in _MISSING:
+                raise FileNotFoundError(missing) from None
+            raise _storage_error(exc, doing) from None
 
     def head(self, key: str) -> dict | None:
         """The object's metadata, or ``None`` if there is no such object. Raises StorageError."""

@@ -402,28 +402,11 @@ class Index(ScaleQueries):
             return False, None
         return row[1] > now, row[0]
 
-    def list_scope(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str, now: float) -> list[Entry]:
-        """Live entries of a run (every agent when ``agent_id`` is None), of one kind or all, whose key starts with
-        ``prefix`` (an exact prefix: no wildcards, case-sensitive); ordered by creation time."""
-        sql = f"SELECT {_COLUMNS} FROM entries WHERE run_id = ? AND expires_at > ? AND {VISIBLE}"
-        params: list = [run_id, now]
-        if agent_id is not None:
-            sql += " AND agent_id = ?"
-            params.append(agent_id)
-        if kind is not None:
-            sql += " AND kind = ?"
-            params.append(kind)
-        if prefix:
-            sql += " AND substr(key, 1, ?) = ?"
-            params += [len(prefix), prefix]
-        sql += " ORDER BY created_at, id"
-        return list(map(Entry._make, self.read(sql, tuple(params), "listing entries")))
-
-    def list_page(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str, now: float,
-                  after: tuple[float, str, str, str] | None, limit: int) -> list[Entry]:
-        """Like :meth:`list_scope`, one page at a time: at most ``limit`` live entries ordered by ``(created_at,
-        agent_id, kind, key)`` -- unique within a run -- that come after the position ``after`` (``None``: from the
-        start). A keyset page: its cost does not grow with how far into the listing it is."""
+    @staticmethod
+    def _live_in_run(run_id: str, agent_id: str | None, kind: str | None, prefix: str,
+                     now: float) -> tuple[str, list]:
+        """``SELECT`` of a run's live, visible entries (of one agent and kind, keys starting with ``prefix``, when
+        given) and its parameters: the one filter of every listing."""
         sql = f"SELECT {_COLUMNS} FROM entries WHERE run_id = ? AND expires_at > ? AND {VISIBLE}"
         params: list = [run_id, now]
         for column, value in (("agent_id", agent_id), ("kind", kind)):
@@ -433,6 +416,20 @@ class Index(ScaleQueries):
         if prefix:
             sql += " AND substr(key, 1, ?) = ?"
             params += [len(prefix), prefix]
+        return sql, params
+
+    def list_scope(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str, now: float) -> list[Entry]:
+        """Live entries of a run (every agent when ``agent_id`` is None), of one kind or all, whose key starts with
+        ``prefix`` (an exact prefix: no wildcards, case-sensitive); ordered by creation time."""
+        sql, params = self._live_in_run(run_id, agent_id, kind, prefix, now)
+        return list(map(Entry._make, self.read(sql + " ORDER BY created_at, id", tuple(params), "listing entries")))
+
+    def list_page(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str, now: float,
+                  after: tuple[float, str, str, str] | None, limit: int) -> list[Entry]:
+        """Like :meth:`list_scope`, one page at a time: at most ``limit`` live entries ordered by ``(created_at,
+        agent_id, kind, key)`` -- unique within a run -- that come after the position ``after`` (``None``: from the
+        start). A keyset page: its cost does not grow with how far into the listing it is."""
+        sql, params = self._live_in_run(run_id, agent_id, kind, prefix, now)
         if after is not None:
             sql += " AND (created_at, agent_id, kind, key) > (?, ?, ?, ?)"
             params += list(after)
