@@ -37,6 +37,7 @@ from scratchfs.engine.search import Window
 from scratchfs.foundation.checks import check_int, check_key
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import (
+    DEFAULT_READ_BYTES,
     LIST_PREVIEW_CHARS,
     MAX_LIST_ENTRIES,
     MAX_READ_BYTES,
@@ -317,20 +318,33 @@ class ScratchTools:
                                       f"({', '.join(sorted(given))})")
             return structure_reply(scope, handle, offset, given, budget)
         cap = min(MAX_READ_BYTES, budget)
+        ranged = not (match or pattern or ignore_case or line is not None or lines is not None or context is not None
+                      or max_matches is not None)
+        if ranged:  # one read that also takes the bytes just before the range
+            requested = min(check_int(DEFAULT_READ_BYTES if length is None else length, "length", 1),
+                            MAX_READ_BYTES)
+            return self._range(lambda at, n: scope.read_range(handle, at, n), offset, requested, budget)
         result = scope.read_handle(handle, offset, length, match=match, pattern=pattern, ignore_case=ignore_case,
                                    context=context, max_matches=max_matches, line=line, lines=lines, cap=cap)
         if isinstance(result, Matches):
             return matches_reply(result, budget)
-        if isinstance(result, LineSlice):
-            return lines_reply(result, budget)
-        return self._range(result, budget, lambda at, n: scope.read_range(handle, at, n))
+        return lines_reply(result, budget)
 
-    def _range(self, sl: Slice, budget: int, read: Callable[[int, int], Slice]) -> dict[str, Any]:
-        """A range reply; reads the 3 bytes before a range that does not start at 0 (is it inside a character?), and
-        a little more when the range is shorter than the character it starts with."""
-        if len(sl.data) > budget:
-            sl = sl.prefix(budget)
-        before = read(sl.offset - 3 if sl.offset >= 3 else 0, min(3, sl.offset)).data if sl.offset else b""
+    @staticmethod
+    def _range(read: Callable[[int, int], Slice], offset: int, requested: int, budget: int) -> dict[str, Any]:
+        """A range reply of ``requested`` bytes from ``offset`` (at most ``budget`` read). One read takes the up to 3
+        bytes before the range too (does it start inside a character?); a range shorter than the character it starts
+        with is read again, a little wider, so that the reply holds that whole character."""
+        offset = check_int(offset, "offset", 0)
+        lead = min(3, offset)
+        try:
+            wide = read(offset - lead, min(requested, budget) + lead)
+        except InvalidArgument:
+            wide = None
+        if wide is None or offset > wide.size:
+            wide = read(offset, 1)  # raises the error that names this offset (past the end)
+        before = wide.data[:lead]
+        sl = replace(wide, offset=offset, data=wide.data[lead:], requested=requested).prefix(min(requested, budget))
         reply = range_reply(sl, budget, before)
         if not reply["length"] and sl.data and reply["next_offset"] is not None and not sl.binary:
             wider = read(sl.offset, len(sl.data) + 3)
@@ -361,10 +375,8 @@ class ScratchTools:
         budget = self._budget(scope, budget)
         offset = check_int(offset, "offset", 0)
         length = check_int(length, "length", 1)
-        requested = min(length, MAX_READ_BYTES)
-        sl = scope.scratch_read_range(key, offset, min(requested, budget))
-        return self._range(replace(sl, requested=requested), budget,
-                           lambda at, n: scope.scratch_read_range(key, at, n))
+        return self._range(lambda at, n: scope.scratch_read_range(key, at, n), offset, min(length, MAX_READ_BYTES),
+                           budget)
 
     def scratch_list(self, prefix: str = "", limit: int = MAX_LIST_ENTRIES, cursor: str | None = None,
                      budget: int | None = None) -> dict[str, Any]:
