@@ -293,9 +293,28 @@ class Blobs:
     def exists(self, run_id: str, agent_id: str, token: str) -> bool:
         """True if something is at the blob's name (False only when it is missing, the way there included).
 
+        The common case costs four ``lstat`` calls from the root's descriptor (no descriptor opened: this check
+        guards every cached read): each directory on the way must be a real directory, and the name is looked up
+        without following a link. Only a metadata lookup is made that way, never a read; anything unexpected on the
+        way is decided by the descriptor walk of :func:`safe_fs.walk`, which raises for it.
+
         Raises:
             StorageError: a directory on the way is a link or not a directory, or the file system failed.
         """
+        path = ""
+        try:
+            for part in self._parts(run_id, agent_id):
+                path = f"{path}/{part}" if path else part
+                if not stat.S_ISDIR(os.stat(path, dir_fd=self.root_fd, follow_symlinks=False).st_mode):
+                    return self._exists_by_walk(run_id, agent_id, token)  # raises for what is there
+            os.stat(f"{path}/{_name(token)}", dir_fd=self.root_fd, follow_symlinks=False)
+            return True
+        except FileNotFoundError:
+            return False
+        except OSError:
+            return self._exists_by_walk(run_id, agent_id, token)
+
+    def _exists_by_walk(self, run_id: str, agent_id: str, token: str) -> bool:
         try:
             dir_fd = safe_fs.walk(self.root_fd, self._parts(run_id, agent_id))
         except FileNotFoundError:
