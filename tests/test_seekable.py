@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import struct
@@ -255,5 +256,37 @@ def test_a_large_write_abandoned_midway_leaves_no_worker_thread(tmp_path, fixtur
         while threading.active_count() > before and time.monotonic() < deadline:
             time.sleep(0.01)
         assert threading.active_count() == before
+    finally:
+        os.close(fd)
+
+
+@given(data=st.binary(min_size=1, max_size=4_000).map(lambda b: b.replace(b"\x00", b"\n")), repeat=st.integers(1, 40),
+       cuts=st.lists(st.integers(0, 160_000), max_size=12), kinds=st.lists(st.sampled_from("bam"), min_size=1))
+def test_any_chunking_across_the_worker_threads_decodes_to_the_input(tmp_path_factory, data, repeat, cuts, kinds):
+    # chunks of any sizes (empty ones, ones smaller than a frame, ones spanning many frames) and types, up to ~40
+    # frames of 4 KiB: the frames cross the hand-off to the worker threads and back, in batches; zstd itself (all
+    # frames in one stream, the seek table skipped) and the reader must both give the input back
+    content = (data * repeat)[:160_000]
+    bounds = sorted({0, len(content), *(c for c in cuts if c < len(content))})
+    path = tmp_path_factory.mktemp("c") / "b.zst"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    try:
+        writer = SeekableWriter(fd, frame_bytes=4096, count_lines=True)
+        for i, (start, end) in enumerate(itertools.pairwise(bounds)):
+            piece = content[start:end]
+            kind = kinds[i % len(kinds)]
+            writer.write(piece if kind == "b" else bytearray(piece) if kind == "a" else memoryview(piece))
+        writer.close()
+    finally:
+        os.close(fd)
+    slices = [content[i : i + 4096] for i in range(0, len(content), 4096)]
+    assert list(writer.frame_newlines) == [s.count(b"\n") for s in slices]
+    raw = path.read_bytes()
+    reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+    assert reader.read() == content
+    fd, seekable = open_reader(path)
+    try:
+        assert [chunk for _, chunk in seekable.iter_frames()] == slices
+        assert seekable.read(len(content) // 3, 10_000) == content[len(content) // 3 : len(content) // 3 + 10_000]
     finally:
         os.close(fd)
