@@ -290,3 +290,37 @@ def test_any_chunking_across_the_worker_threads_decodes_to_the_input(tmp_path_fa
         assert seekable.read(len(content) // 3, 10_000) == content[len(content) // 3 : len(content) // 3 + 10_000]
     finally:
         os.close(fd)
+
+
+def test_a_worker_error_is_raised_once_and_again_on_close_never_a_hang(tmp_path, fixture_data, monkeypatch):
+    # a frame that fails to compress on a worker: the calling thread raises it, and a later close() raises it
+    # again instead of waiting for frames that will never come back
+    import threading
+    import time
+
+    from scratchfs.engine import seekable
+
+    calls = []
+
+    def failing(level, items):
+        calls.append(len(items))
+        if len(calls) == 2:
+            raise zstandard.ZstdError("simulated")
+        return [seekable.compressor(level).compress(memoryview(d)[s:e]) for _, d, s, e in items]
+
+    monkeypatch.setattr(seekable, "_compress_frames", failing)
+    data = b"".join(fixture_data.values())[: 400 * 1024]
+    before = threading.active_count()
+    fd = os.open(tmp_path / "e.zst", os.O_WRONLY | os.O_CREAT)
+    try:
+        writer = SeekableWriter(fd, frame_bytes=4096)
+        with pytest.raises(zstandard.ZstdError, match="simulated"):
+            writer.write(data)  # 100 frames: more than the window, so write() waits for the workers
+        with pytest.raises(zstandard.ZstdError, match="simulated"):
+            writer.close()
+        deadline = time.monotonic() + 10
+        while threading.active_count() > before and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert threading.active_count() == before  # the workers ended with the error
+    finally:
+        os.close(fd)

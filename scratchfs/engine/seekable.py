@@ -240,6 +240,7 @@ class SeekableWriter:
         self._queued = 0  # frames handed to the workers
         self._written = 0  # frames written (in order)
         self._ready: dict[int, tuple[bytes, int]] = {}  # finished frames waiting for an earlier one
+        self._failed: BaseException | None = None  # what stopped the workers before the end
         self._workers: list[threading.Thread] = []
         self._compressed: list[int] = []
         self._decompressed: list[int] = []
@@ -312,6 +313,8 @@ class SeekableWriter:
         Raises:
             OSError: from ``writev``; or whatever a worker's compression raised. The workers are halted first.
         """
+        if self._failed is not None:  # the workers are halted: what they did not finish will not come back
+            raise self._failed
         outputs, ready, done = [], self._ready, self._frames.done
         try:
             while self._queued - self._written > keep:
@@ -327,7 +330,8 @@ class SeekableWriter:
                 outputs.append(out)
             if write:
                 _write_all(self._fd, outputs)
-        except BaseException:
+        except BaseException as exc:
+            self._failed = exc
             self._finalizer()
             raise
         return outputs
