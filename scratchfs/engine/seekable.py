@@ -98,7 +98,7 @@ MAX_WINDOW_BYTES = 8 * 1024 * 1024
 """Largest zstd window the reader accepts, in bytes."""
 DEFAULT_LEVEL = ZSTD_LEVEL
 
-_WINDOW_PER_WORKER = 16  # frames queued, compressing or unwritten per worker of a large write (bounds its memory)
+_WINDOW_PER_WORKER = 4  # frames queued, compressing or unwritten per worker of a large write (bounds its memory)
 _GROUP = 8  # most frames a worker compresses in one call into zstd
 
 
