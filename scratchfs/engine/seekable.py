@@ -40,11 +40,11 @@ zstd context is never shared between threads or processes.
 from __future__ import annotations
 
 import os
-import queue
 import threading
-import weakref
 from array import array
+from collections import deque
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import zstandard
 
@@ -98,8 +98,7 @@ MAX_WINDOW_BYTES = 8 * 1024 * 1024
 """Largest zstd window the reader accepts, in bytes."""
 DEFAULT_LEVEL = ZSTD_LEVEL
 
-_WINDOW_PER_WORKER = 4  # frames queued, compressing or unwritten per worker of a large write (bounds its memory)
-_GROUP = 8  # most frames a worker compresses in one call into zstd
+_INFLIGHT_PER_WORKER = 4  # frames in flight per worker thread of a large write (bounds its memory)
 
 
 # -- per-thread zstd contexts -------------------------------------------------------------------------------------
@@ -151,66 +150,17 @@ def _write_all(fd: int, buffers: list) -> None:
             views[0] = views[0][written:]
 
 
-class _Frames:
-    """The queues of one large write: frames to compress, ``(index, data, start, end)``, which the workers take oldest
-    first, and finished groups of them, ``(frames, compressed outputs)`` (or ``(frames, exception)``), which the
-    calling thread puts back in order. Both are ``queue.SimpleQueue`` (no lock is taken while neither side waits)."""
-
-    def __init__(self, level: int, workers: int) -> None:
-        self.todo: queue.SimpleQueue = queue.SimpleQueue()
-        self.done: queue.SimpleQueue = queue.SimpleQueue()
-        self.level, self.workers = level, workers
-
-    def halt(self) -> None:
-        """Let the workers end once they have taken what is queued (at most the window)."""
-        for _ in range(self.workers):
-            self.todo.put(None)
-
-
-def _work(frames: _Frames) -> None:
-    """A worker thread: take the oldest queued frames -- up to :data:`_GROUP` while many are queued, its share of
-    them, so that zstd compresses them in one call and the thread waits for the GIL once per group -- and hand them
-    back compressed, until told to stop (``None``)."""
-    todo, done = frames.todo, frames.done
-    while (item := todo.get()) is not None:
-        items, most = [item], min(_GROUP, todo.qsize() // (frames.workers + 1) + 1)
-        while len(items) < most:
-            try:
-                item = todo.get_nowait()
-            except queue.Empty:
-                break
-            if item is None:
-                todo.put(None)  # this worker's stop, taken with the group: seen on the next loop
-                break
-            items.append(item)
-        try:
-            done.put((items, _compress_frames(frames.level, items)))
-        except BaseException as exc:  # handed to the calling thread, which raises it
-            done.put((items, exc))
-
-
-def _threads() -> int:
-    """Cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except (AttributeError, OSError):  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
-
-
 class SeekableWriter:
     """Compress a stream into a seekable blob on an open file descriptor, one frame per ``frame_bytes``.
 
     A content of one frame (every small spill) is compressed in the calling thread and written, seek table included,
-    with one ``writev``. From the second full frame on, frames go through a queue to worker threads (one per core,
-    started for this write): a worker takes the oldest queued frames -- a group of up to :data:`_GROUP` while many
-    are queued, its share of them -- and compresses them in one call into zstd, which releases the GIL (each thread
-    keeps its own compressor), so the cores compress at once and a worker waits for the GIL once per group.
-    Meanwhile the calling thread counts the frames' newlines and goes on reading the stream; it writes finished
-    frames in order, many per ``writev``. No frame is copied on the way (a ``memoryview`` of the caller's immutable
-    chunk is compressed), and each frame is still one independent zstd frame, the same bytes as compressed alone.
-    Memory stays bounded: at most :data:`_WINDOW_PER_WORKER` frames per worker are queued, compressing or unwritten
-    (input and output), whatever the total size. The workers end at :meth:`close`, on an error, or when the writer
-    is dropped, so no thread outlives a write (a later ``fork()`` copies none).
+    with one ``writev``. From the second full frame on, frames are compressed on worker threads (one per core; zstd
+    releases the GIL, and each thread keeps its own compressor) while the calling thread goes on reading the stream
+    and writes finished frames, in order, with one ``writev`` per batch: compression overlaps writing, no frame is
+    copied on the way (a worker compresses a ``memoryview`` of the caller's immutable chunk), and each frame is still
+    one independent zstd frame. Memory stays bounded: at most :data:`_INFLIGHT_PER_WORKER` frames per worker are in
+    flight (input and output), whatever the total size. The workers end at :meth:`close` (or when the writer is
+    dropped), so no thread outlives a write (a later ``fork()`` copies none).
 
     Args:
         fd: a file descriptor open for writing, positioned at the start of an empty file.
@@ -222,7 +172,6 @@ class SeekableWriter:
     :attr:`frame_newlines` (per-frame newline counts, or empty).
 
     Raises:
-        ValueError: ``frame_bytes`` out of range.
         OSError: from the file system (disk full, file-size limit); the caller removes the partial file.
     """
 
@@ -236,12 +185,9 @@ class SeekableWriter:
         self._count_lines = count_lines
         self._buffer = bytearray()
         self._first: tuple | None = None  # the first full frame, held until a second shows the content is large
-        self._frames: _Frames | None = None  # once the content is large
-        self._queued = 0  # frames handed to the workers
-        self._written = 0  # frames written (in order)
-        self._ready: dict[int, tuple[bytes, int]] = {}  # finished frames waiting for an earlier one
-        self._failed: BaseException | None = None  # what stopped the workers before the end
-        self._workers: list[threading.Thread] = []
+        self._inflight: deque = deque()  # (future of (compressed, newlines), decompressed size), in order
+        self._pool: ThreadPoolExecutor | None = None
+        self._limit = 0  # frames in flight before the oldest are written
         self._compressed: list[int] = []
         self._decompressed: list[int] = []
         self._checksums: list[int] = []
@@ -249,9 +195,17 @@ class SeekableWriter:
         self.size = 0
         self.stored_size = 0
         self.closed = False
+        self._failed: BaseException | None = None  # a frame that failed: the content can no longer be whole
 
     def write(self, data) -> None:
-        """Append bytes (any bytes-like object) to the content."""
+        """Append bytes (any bytes-like object) to the content.
+
+        Raises:
+            OSError: from the file system; or what compressing a frame raised -- and again on every later call, as a
+                frame is then missing (the caller removes the partial file).
+        """
+        if self._failed is not None:
+            raise self._failed
         if not isinstance(data, bytes):
             # one copy, so that frames can be counted and sliced without more; and frames wait for a worker after
             # this call returns, so only an immutable ``bytes`` may stay borrowed (a caller may refill a reused buffer)
@@ -278,110 +232,92 @@ class SeekableWriter:
         return len(self._compressed)
 
     def _queue(self, data: bytes, start: int, end: int) -> None:
-        """A full frame ``data[start:end]``: held while it may be the only one, then queued for the workers."""
-        if self._first is None and self._frames is None:
+        """A full frame ``data[start:end]``: held while it may be the only one, then handed to the workers."""
+        if self._first is None and self._pool is None:
             self._first = (data, start, end)
-            self._count(data, start, end)
             return
-        if self._frames is None:
-            self._frames = _Frames(self._level, _threads())
-            self._finalizer = weakref.finalize(self, self._frames.halt)  # a writer dropped unclosed ends its workers
-            for _ in range(self._frames.workers):
-                thread = threading.Thread(target=_work, args=(self._frames,), name="scratchfs-zstd", daemon=True)
-                thread.start()
-                self._workers.append(thread)
+        if self._pool is None:
+            workers = os.cpu_count() or 1
+            self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="scratchfs-zstd")
+            self._limit = _INFLIGHT_PER_WORKER * workers
             first, self._first = self._first, None
-            self._push(*first)
-        self._push(data, start, end)
-        self._count(data, start, end)  # while the workers compress
+            self._submit(*first)
+        self._submit(data, start, end)
+        if len(self._inflight) >= self._limit:
+            self._drain(self._limit // 2)
 
-    def _count(self, data: bytes, start: int, end: int) -> None:
-        if self._count_lines:
-            self.frame_newlines.append(data.count(b"\n", start, end))
+    def _submit(self, data: bytes, start: int, end: int) -> None:
+        future = self._pool.submit(_compress_frame, self._level, self._count_lines, data, start, end)
+        self._inflight.append((future, end - start))
 
-    def _push(self, data: bytes, start: int, end: int) -> None:
-        window = _WINDOW_PER_WORKER * self._frames.workers
-        if self._queued - self._written >= window:
-            self._drain(window // 2)
-        self._frames.todo.put((self._queued, data, start, end))
-        self._queued += 1
-
-    def _drain(self, keep: int, write: bool = True) -> list:
-        """Write finished frames, in order, until at most ``keep`` are queued or compressing (one ``writev``); with
-        ``write`` false, return them instead.
-
-        Raises:
-            OSError: from ``writev``; or whatever a worker's compression raised. The workers are halted first.
-        """
-        if self._failed is not None:  # the workers are halted: what they did not finish will not come back
-            raise self._failed
-        outputs, ready, done = [], self._ready, self._frames.done
+    def _drain(self, keep: int) -> None:
+        """Write finished frames, in order, until at most ``keep`` are in flight (one ``writev``)."""
+        outputs = []
         try:
-            while self._queued - self._written > keep:
-                while self._written not in ready:
-                    items, compressed = done.get()
-                    if isinstance(compressed, BaseException):
-                        raise compressed
-                    for (index, _, start, end), out in zip(items, compressed, strict=True):
-                        ready[index] = (out, end - start)
-                out, raw_len = ready.pop(self._written)
-                self._written += 1
-                self._record(out, raw_len)
+            while len(self._inflight) > keep:
+                future, raw_len = self._inflight.popleft()
+                out, newlines = future.result()
+                self._record(out, raw_len, newlines)
                 outputs.append(out)
-            if write:
-                _write_all(self._fd, outputs)
+            _write_all(self._fd, outputs)
         except BaseException as exc:
             self._failed = exc
-            self._finalizer()
             raise
-        return outputs
 
-    def _record(self, out: bytes, raw_len: int) -> None:
+    def _record(self, out: bytes, raw_len: int, newlines: int) -> None:
         self._compressed.append(len(out))
         self._decompressed.append(raw_len)
         self._checksums.append(int.from_bytes(out[-4:], "little"))  # zstd's checksum = XXH64 low 32 bits
+        if self._count_lines:
+            self.frame_newlines.append(newlines)
         self.size += raw_len
         self.stored_size += len(out)
 
     def _finish_frames(self) -> list:
-        """Compress what is left -- in this thread alone when the content is one frame -- and return the outputs not
-        yet written, in order; the workers are ended."""
-        tail = None
-        if self._buffer or not (self._compressed or self._frames or self._first):
-            tail = (bytes(self._buffer), 0, len(self._buffer))
-            self._buffer.clear()
-            self._count(*tail)
-        pieces = [piece for piece in (self._first, tail) if piece is not None]
-        self._first = None
-        if self._frames is None:
+        """Compress what is left (in this thread when nothing went to the workers), record every frame still
+        unwritten, stop the workers, and return the outputs not yet written, in order."""
+        try:
+            tail = None
+            if self._buffer or not (self._compressed or self._inflight or self._first):
+                tail = bytes(self._buffer)
+                self._buffer.clear()
+            if self._pool is not None and tail is not None:
+                self._submit(tail, 0, len(tail))
+                tail = None
             outputs = []
-            for data, start, end in pieces:
-                out = _compress_frame(self._level, data, start, end)
-                self._record(out, end - start)
+            while self._inflight:
+                future, raw_len = self._inflight.popleft()
+                out, newlines = future.result()
+                self._record(out, raw_len, newlines)
                 outputs.append(out)
+            for data, start, end in [x for x in (self._first, (tail, 0, len(tail)) if tail is not None else None)
+                                     if x is not None]:
+                out, newlines = _compress_frame(self._level, self._count_lines, data, start, end)
+                self._record(out, end - start, newlines)
+                outputs.append(out)
+            self._first = None
             return outputs
-        for piece in pieces:
-            self._push(*piece)
-        outputs = self._drain(0, write=False)
-        self._finalizer()
-        for thread in self._workers:
-            thread.join()
-        return outputs
+        finally:
+            if self._pool is not None:
+                self._pool.shutdown(wait=True, cancel_futures=True)
 
     def close(self, binding: Callable[[SeekableWriter], bytes] | None = None) -> None:
-        """Compress what is left and write it with the seek table (one ``writev``). An empty content is stored as
-        one empty frame.
+        """Compress what is left and write it with the seek table (one ``writev``). An empty content is stored as one
+        empty frame.
 
         Args:
             binding: called once the content frames are known (:meth:`digest` works then); its bytes are written as
                 the binding frame (at most :data:`MAX_BINDING_BYTES`) after the content, listed in the seek table.
-
-        Raises:
-            OSError: from the file system. ValueError: a binding over :data:`MAX_BINDING_BYTES`.
         """
         if self.closed:
             return
-        outputs = self._finish_frames()
+        if self._failed is not None:
+            raise self._failed
+        try:
+            outputs = self._finish_frames()
+        except BaseException as exc:
+            self._failed = exc
+            raise
         compressed, decompressed, checksums = self._compressed, self._decompressed, self._checksums
         if binding is not None:
             frame = encode_binding_frame(binding(self))
@@ -399,19 +335,11 @@ class SeekableWriter:
         return table_digest(self._compressed, self._decompressed, self._checksums)
 
 
-def _compress_frames(level: int, items: list) -> list[bytes]:
-    """One zstd frame of ``data[start:end]`` for each ``(index, data, start, end)``, in one call into zstd where the
-    backend has it (``multi_compress_to_buffer`` in this thread: the frames are the same as one by one)."""
-    cctx = compressor(level)
-    if len(items) == 1 or not hasattr(cctx, "multi_compress_to_buffer"):
-        return [_compress_frame(level, data, start, end) for _, data, start, end in items]
-    outputs = cctx.multi_compress_to_buffer([memoryview(data)[start:end] for _, data, start, end in items], threads=1)
-    return [outputs[i].tobytes() for i in range(len(items))]
-
-
-def _compress_frame(level: int, data: bytes, start: int, end: int) -> bytes:
-    """One zstd frame of ``data[start:end]`` (this thread's compressor)."""
-    return compressor(level).compress(memoryview(data)[start:end] if start or end != len(data) else data)
+def _compress_frame(level: int, count_lines: bool, data: bytes, start: int, end: int) -> tuple[bytes, int]:
+    """One zstd frame of ``data[start:end]`` (this thread's compressor) and its number of ``b"\\n"``."""
+    view = memoryview(data)[start:end] if start or end != len(data) else data
+    newlines = data.count(b"\n", start, end) if count_lines else 0
+    return compressor(level).compress(view), newlines
 
 
 # -- reading ------------------------------------------------------------------------------------------------------
