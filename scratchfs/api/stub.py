@@ -9,7 +9,7 @@ from typing import Any
 
 from scratchfs.api.results import render_call
 from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES, MAX_STUB_BYTES
-from scratchfs.foundation.text import utf8_prefix, utf8_suffix_start
+from scratchfs.foundation.text import quote, utf8_prefix, utf8_suffix_start
 
 PREVIEW_MODES = ("head", "head+tail")
 """``head``: the first bytes. ``head+tail``: the first and the last bytes, with a marker giving the tail's offset."""
@@ -136,25 +136,33 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
     The preview starts at ``preview_bytes`` bytes of content and shrinks, in proportion to what its JSON escaping
     costs, until the whole stub fits; the note names the next calls from where the preview stops.
     """
+    # the JSON's bytes but for the preview's and the note's text (their quotes included), once: each try adds those
+    fixed = len(Stub(handle, "", size, "", lines, content_type, shape).to_json().encode("utf-8"))
     limit = preview_bytes
     while True:
         preview, covered, tail_offset = make_preview(head, tail, size, limit, mode)
-        next_line = head[:covered].count(b"\n") + 1
+        next_line = head.count(b"\n", 0, covered) + 1
         note = make_note(handle, size, covered, next_line, lines, tool, tail_offset, content_type)
-        stub = Stub(handle, preview, size, note, lines, content_type, shape, tool)
-        total = len(stub.to_json().encode("utf-8"))
+        preview_cost = _json_bytes(preview) - 2
+        total = fixed + preview_cost + _json_bytes(note) - 2
         if total <= MAX_STUB_BYTES:
-            return stub
+            return Stub(handle, preview, size, note, lines, content_type, shape, tool)
         if limit == 0:  # the preview is gone and it still does not fit: the shape gives way too
+            stub = Stub(handle, preview, size, note, lines, content_type, shape, tool)
             while shape and total > MAX_STUB_BYTES:
                 shape = shape[: max(0, len(shape) - (total - MAX_STUB_BYTES) - 1)] + "…" if len(shape) > 1 else ""
                 stub = Stub(handle, preview, size, note, lines, content_type, shape, tool)
                 total = len(stub.to_json().encode("utf-8"))
             return stub
-        preview_cost = len(json.dumps(preview, ensure_ascii=False).encode("utf-8")) - 2
         room = max(0, MAX_STUB_BYTES - (total - preview_cost) - 8)  # 8: the note's numbers may grow a digit
         limit = min(limit - 1, int(limit * room / max(1, preview_cost)))
         limit = max(0, limit)
+
+
+def _json_bytes(text: str) -> int:
+    """UTF-8 bytes of ``text`` as a JSON string literal (quotes included, non-ASCII kept as is)."""
+    literal = quote(text)
+    return len(literal) if literal.isascii() else len(literal.encode("utf-8"))
 
 
 __all__ = ["PREVIEW_MODES", "Stub", "build_stub", "make_note", "make_preview"]
