@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
+from dataclasses import asdict
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scratchfs.api import shape
 from scratchfs.api.stub import build_stub
+from scratchfs.engine.binding import Binding
 from tests import reference_shape, reference_stub
 
 LINES = st.one_of(
@@ -108,3 +111,12 @@ def test_stubs_are_built_as_before(args):
     old = reference_stub.build_stub(handle, data, tail, size, lines, content_type, shape_text, tool, preview, mode)
     assert new.to_json() == old.to_json()
     assert new.to_dict() == old.to_dict()
+
+
+def test_a_binding_payload_holds_every_field_as_asdict_gave_it():
+    binding = Binding("t" * 24, "r", "a", "handle", "h_" + "q" * 24, None, 1.5, 1764547200.25, 7, 1, "c" * 32)
+    payload = binding.encode()
+    assert payload.startswith(b"scratchfs-binding/1\n")
+    assert payload[len(b"scratchfs-binding/1\n"):].decode() == json.dumps(asdict(binding), sort_keys=True,
+                                                                            ensure_ascii=False)
+    assert Binding.decode(payload) == binding
