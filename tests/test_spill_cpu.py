@@ -68,6 +68,7 @@ def test_describe_of_samples_longer_than_the_text_probe(data, tail):
 def test_grep_runs_find_the_paths_the_line_pattern_finds(text, repeat):
     data = b"\n" + text * repeat + b"\n" + b"p" * 401 + b":1:\n" + b"p" * 400 + b":2-"
     assert set(re.findall(shape.GREP_RUN_PATTERN, data)) == set(re.findall(shape.GREP_LINE_PATTERN, data))
+    assert shape._grep_lines(data) == len(re.findall(shape.GREP_LINE_PATTERN, data))
 
 
 @given(st.text(alphabet="\n \t[]0123456789-:TZIFNOWAERGaeno ", max_size=3000).map(str.encode))

@@ -72,12 +72,11 @@ class Shape:
 # cannot hold a colon, so giving back characters never finds one, and without this each line that is not a match
 # costs up to 400 steps of useless backtracking (40% of the regex's time on real output, issue 16).
 GREP_LINE_PATTERN = rb"\n(?=([^:\n]{1,400}))\1:\d+[:-]"
-_GREP_RE = re.compile(GREP_LINE_PATTERN)
 # Every grep line holds ":digits:" or ":digits-", found at C speed from its literal ":": fewer of them than lines
 # rules grep output out without running the path pattern over every line.
 _GREP_HINT_RE = re.compile(rb":\d+[:-]")
 # A run of lines of one path in one match (then the rest of each line skipped at C speed): the same set of paths as
-# _GREP_RE finds, in a third to a half of its time.
+# GREP_LINE_PATTERN finds, in a third to a half of its time.
 GREP_RUN_PATTERN = GREP_LINE_PATTERN + rb"[^\n]*(?:\n\1:\d+[:-][^\n]*)*"
 _GREP_RUN_RE = re.compile(GREP_RUN_PATTERN)
 _PAIR_RE = re.compile(rb"\n\n")
@@ -503,6 +502,12 @@ def _head_rows(head: bytes) -> int:
     return max(1, head.count(b"\n") + (not head.endswith(b"\n")) - pairs)
 
 
+def _grep_lines(head: bytes) -> int:
+    """``len(re.findall(GREP_LINE_PATTERN, head))``, counted as the lines of the runs of one path (each line of a
+    run starts with a newline)."""
+    return sum(match.group().count(b"\n") for match in _GREP_RUN_RE.finditer(head))
+
+
 def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known: tuple[bytes, int]) -> Shape:
     """A text or log's shape; ``known`` is ``(b"\n" + sample[:4096], its _head_rows)``."""
     rows = sample.split(b"\n")  # split once: the lines, the longest, and whether two newlines ever meet
@@ -521,7 +526,7 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
     kind = "log" if is_log else "text"
     extra = ""
     threshold = 0.8 * head_rows
-    if not is_log and len(_GREP_HINT_RE.findall(head)) >= threshold and len(_GREP_RE.findall(head)) >= threshold:
+    if not is_log and len(_GREP_HINT_RE.findall(head)) >= threshold and _grep_lines(head) >= threshold:
         files = len(set(_GREP_RUN_RE.findall(b"\n" + sample)))
         extra = f", grep-style path:line: output ({_plural(files, 'file')} in {'the sample' if scope else 'all'})"
     text = f"{kind}, {_plural(lines, 'line')}, longest {longest:,} bytes, {blank:.0%} blank{extra}{scope}"
