@@ -53,9 +53,11 @@ _WS_RE = re.compile(rb"\s+")
 _XML_ROOT_RE = re.compile(rb"<([A-Za-z_][\w.:-]*)")
 # anchored on a literal newline (the text is searched with one prepended), which the engine finds at C speed
 # The indentation is taken atomically (a lookahead's capture, then the backreference): no alternative starts with a
-# blank, so giving blanks back never matches, and on indented text (JSON, code) it cost 4x the time (issue 16).
+# blank, so giving blanks back never matches; and every alternative starts with "[", a digit or a capital, checked
+# once before trying them. On the bench corpus's 4 KiB heads: 4 us a head, against 34 us without both (issue 16).
 _LOG_LINE_RE = re.compile(
-    rb"\n(?=([ \t]*))\1(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}|"
+    rb"\n(?=([ \t]*))\1(?=[\[\dA-Z])"
+    rb"(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}|"
     rb"\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b)"
 )
 
