@@ -74,11 +74,9 @@ class Shape:
 # cannot hold a colon, so giving back characters never finds one, and without this each line that is not a match
 # costs up to 400 steps of useless backtracking (40% of the regex's time on real output, issue 16).
 GREP_LINE_PATTERN = rb"\n(?=([^:\n]{1,400}))\1:\d+[:-]"
-# Every grep line holds ":digits:" or ":digits-", found at C speed from its literal ":": fewer of them than lines
-# rules grep output out without running the path pattern over every line.
+# Each grep line holds ":digits:" or ":digits-" (found from its literal ":"): fewer than 0.8 per line is not grep.
 _GREP_HINT_RE = re.compile(rb":\d+[:-]")
-# A run of lines of one path in one match (then the rest of each line skipped at C speed): the same set of paths as
-# GREP_LINE_PATTERN finds, in a third to a half of its time.
+# A run of lines of one path in one match: the set of paths GREP_LINE_PATTERN finds, in a third to a half its time.
 GREP_RUN_PATTERN = GREP_LINE_PATTERN + rb"[^\n]*(?:\n\1:\d+[:-][^\n]*)*"
 _GREP_RUN_RE = re.compile(GREP_RUN_PATTERN)
 _PAIR_RE = re.compile(rb"\n\n")
@@ -136,24 +134,30 @@ def is_text(sample: bytes) -> bool:
     """The one rule of what is text (every face shows text as text and only binary as a hex dump): no binary magic
     number, at most :data:`MAX_NUL_SHARE` NUL bytes and at most :data:`MAX_ODD_SHARE` odd bytes (invalid UTF-8 and
     control bytes) in the first :data:`TEXT_PROBE_BYTES`."""
+    return _probe(sample)[0]
+
+
+def _probe(sample: bytes) -> tuple[bool, str | None]:
+    """:func:`is_text`, and the sample as text when the probe was all of it and valid UTF-8 (else ``None``)."""
     probe = sample[:TEXT_PROBE_BYTES]
     if not probe:
-        return True
+        return True, None
     if probe.startswith(_MAGIC_STARTS) and any(probe.startswith(magic) for magic, _ in _MAGIC):
-        return False
+        return False, None
     if probe.find(0) >= 0 and probe.count(0) > MAX_NUL_SHARE * len(probe):  # find: memchr, 20x cheaper than count
-        return False
+        return False, None
     if probe.isascii():  # ASCII is valid UTF-8: only control bytes can be odd
-        return len(probe.translate(None, _NOT_ODD_CONTROL)) <= MAX_ODD_SHARE * len(probe)
+        return len(probe.translate(None, _NOT_ODD_CONTROL)) <= MAX_ODD_SHARE * len(probe), None
     cut = len(probe) - len(probe.rstrip(_HIGH_BYTES)) if len(probe) < len(sample) else 0
     body = probe[: len(probe) - min(cut, 3)]  # a character cut by the probe's end is not odd
+    decoded = None
     try:
-        body.decode("utf-8")
+        decoded = body.decode("utf-8")
         invalid = 0
     except UnicodeDecodeError:
         invalid = len(body) - len(body.decode("utf-8", "ignore").encode("utf-8"))
     controls = len(body.translate(None, _NOT_ODD_CONTROL))
-    return invalid + controls <= MAX_ODD_SHARE * len(body)
+    return invalid + controls <= MAX_ODD_SHARE * len(body), decoded if len(body) == len(sample) else None
 
 
 def describe(sample: bytes, size: int, lines: int, source: ContentSource | None = None) -> Shape:
@@ -173,9 +177,11 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     scope = "" if complete else f" (in the first {_kib(len(sample))} of {_kib(size)})"
     if size == 0:
         return Shape("text", "empty")
-    if not is_text(sample):
+    textual, text = _probe(sample)
+    if not textual:
         return Shape("binary", _binary(sample, size))
-    text = _utf8(sample, complete) or sample.decode("utf-8", "replace")
+    if text is None:  # (the probe's text is the sample's when the probe was all of it)
+        text = _utf8(sample, complete) or sample.decode("utf-8", "replace")
     stripped = text.lstrip("\ufeff \t\r\n")
     first = stripped[:1]
     if first in ("{", "["):
@@ -435,27 +441,20 @@ def _table(lines: list[str], delimiter: str) -> list[list[str]] | None:
     make a table (2 rows or more, 2 columns or more, every row but the last as wide as the first), else ``None``."""
     text = "\n".join(lines)
     if '"' in text or "\r" in text or "\x00" in text or len(text) > csv.field_size_limit():
-        rows = []
-        try:  # read row by row: a row too narrow or too wide (not the last) ends it
+        rows: list[list[str]] = []
+        try:  # row by row: a row (not the last) of another width than the first ends it
             for row in csv.reader(io.StringIO(text), delimiter=delimiter):
-                if row:
-                    if (len(rows) == 1 and len(rows[0]) < 2) or (len(rows) >= 2 and len(rows[-1]) != len(rows[0])):
-                        return None
-                    rows.append(row)
+                if row and len(rows) >= 2 and len(rows[-1]) != len(rows[0]):
+                    return None
+                rows += [row] if row else []
         except csv.Error:
             return None
-    else:  # without quotes a row is a non-empty line cut at the delimiter: most text is ruled out by its counts
+    else:  # without quotes a row is a non-empty line cut at the delimiter: most text fails on its counts alone
         present = [line for line in lines if line]
-        if len(present) < 2:
-            return None
-        width = present[0].count(delimiter) + 1
-        if width < 2 or any(line.count(delimiter) + 1 != width for line in present[1:-1]):
+        if len(present) > 2 and any(line.count(delimiter) != present[0].count(delimiter) for line in present[1:-1]):
             return None
         rows = [line.split(delimiter) for line in present]
-    if len(rows) < 2:
-        return None
-    width = len(rows[0])
-    if width < 2 or any(len(row) != width for row in rows[1:-1]):
+    if len(rows) < 2 or len(rows[0]) < 2 or any(len(row) != len(rows[0]) for row in rows[1:-1]):
         return None
     return rows
 
