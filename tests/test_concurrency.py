@@ -524,3 +524,42 @@ def test_zstd_contexts_are_never_shared_between_threads(tmp_path, monkeypatch):
     assert len(made) == 4
     assert len({id(c) for c, _ in made}) == 4 and len({id(d) for _, d in made}) == 4  # one of each per thread
     assert misuse == []
+
+
+def test_a_fork_child_made_while_a_sweep_held_its_lock_does_not_keep_it(tmp_path):
+    """The sweep lock is a ``flock`` of an open file description a fork() child shares: once the parent's sweep
+    lets it go, neither the child nor the parent may find it still held by the child's copy."""
+    with ScratchStore(tmp_path / "root") as store:
+        held, release = threading.Event(), threading.Event()
+
+        def hold() -> None:
+            with store.blobs.file_lock("sweep.lock", 5) as locked:
+                assert locked
+                held.set()
+                release.wait(10)
+
+        holder = threading.Thread(target=hold)
+        holder.start()
+        assert held.wait(10)
+        r, w = os.pipe()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+        if pid == 0:  # the child: the holding thread does not exist here, its descriptor does
+            code = 1
+            try:
+                os.close(r)
+                time.sleep(0.5)  # the parent's sweep ends meanwhile
+                code = 0 if not store.sweep(wait=5).skipped else 3
+            except BaseException as exc:
+                os.write(w, repr(exc).encode())
+            finally:
+                os._exit(code)
+        os.close(w)
+        release.set()
+        holder.join(10)
+        assert not store.sweep(wait=5).skipped  # the parent, while the child lives on with its copy
+        _, status = os.waitpid(pid, 0)
+        with os.fdopen(r, "rb") as f:
+            assert f.read() == b""
+        assert os.waitstatus_to_exitcode(status) == 0

@@ -108,12 +108,16 @@ class RootLocks:
     def file_lock(self, name: str, wait: float) -> Iterator[bool]:
         """Hold ``locks/<name>`` exclusively (waiting up to ``wait`` seconds); yields False, unlocked, if it stayed
         busy. Raises StorageError as :meth:`open_lock`."""
-        fd = self.open_lock(name)
+        fd, got = self.open_lock(name), False
         try:
             got = flock_within(fd, fcntl.LOCK_EX, wait)
             yield got
         finally:
-            os.close(fd)  # drops the flock
+            try:  # unlock the open file description itself: a fork() child holding a copy of this descriptor
+                if got:  # (made while it was locked) must not keep the lock alive
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+            finally:
+                os.close(fd)
 
     def _delete_lock_fd(self) -> int:
         """This thread's descriptor of ``locks/delete.lock`` (a ``flock`` belongs to an open file description, so
