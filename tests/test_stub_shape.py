@@ -84,7 +84,8 @@ def test_content_types(scope, content, content_type, shape):
     assert (stub.content_type, stub.shape) == (content_type, shape)
 
 
-def test_streaming_spill_of_a_large_json_says_it_sampled(scope):
+def test_streaming_spill_of_a_large_json_says_it_sampled(scope, monkeypatch):
+    monkeypatch.setattr("scratchfs.api.shape.STREAM_SECONDS", 60.0)  # what is read, not how fast: no time-out here
     chunks = [b'{"meta":{"n":1},"items":[']
     chunks += [b",".join(b'{"id":%d}' % i for i in range(j, j + 10_000)) + b"," for j in range(0, 400_000, 10_000)]
     chunks += [b'{"id":-1}],"tail":1}']
