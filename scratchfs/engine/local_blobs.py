@@ -113,6 +113,11 @@ class Blobs:
         return f"{self.root}/{'/'.join(self._parts(run_id, agent_id))}/{_file_name(token)}"
 
     @staticmethod
+    def segment_dir(run_id: str, agent_id: str) -> tuple[str, str]:
+        """The encoded ``(run directory, agent directory)`` names of a scope."""
+        return ids.path_part(run_id), ids.path_part(agent_id)
+
+    @staticmethod
     def _parts(run_id: str, agent_id: str) -> tuple[str, str, str]:
         return ("runs", ids.path_part(run_id), ids.path_part(agent_id))
 
@@ -484,8 +489,7 @@ class Blobs:
                          segments.location(r.token, seg, r.offset, r.length)) for r in records]
 
     def scan_segment(self, parts: tuple[str, ...], name: str) -> tuple[list[segments.Record], int, str | None]:
-        """:func:`scratchfs.engine.segments.scan` of the segment ``name`` in ``parts``, plus its size:
-        ``(records, size, problem)``; a segment that cannot be opened has no records and says why."""
+        """:func:`segments.scan` of the segment ``name`` in ``parts``: ``(records, size, problem)``."""
         try:
             fd = self.open_part(parts, name)
         except (OSError, ScratchError) as exc:
@@ -529,9 +533,7 @@ def _holds(st: os.stat_result, blob: str) -> bool:
 def _buffer_head(chunks: Iterable, limit: int) -> tuple[list, Iterator | None]:
     """The first chunks of a stream, copied, while they add up to at most ``limit`` bytes: ``(chunks, None)`` if
     the stream ended there, else ``(chunks so far, the rest of the stream)``."""
-    head: list = []
-    total = 0
-    it = iter(chunks)
+    head, total, it = [], 0, iter(chunks)
     for chunk in it:
         data = chunk if isinstance(chunk, bytes) else bytes(chunk)  # a caller may refill a reused buffer
         head.append(data)
