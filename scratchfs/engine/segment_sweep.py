@@ -23,6 +23,7 @@ import errno
 import fcntl
 import logging
 import os
+import stat
 from dataclasses import dataclass
 
 from scratchfs.engine import safe_fs, segments
@@ -30,7 +31,7 @@ from scratchfs.engine.protocols import BlobInfo
 from scratchfs.foundation.errors import ScratchError
 from scratchfs.foundation.limits import BUSY_TIMEOUT, SEGMENT_COMPACT_FRACTION
 
-__all__ = ["SegmentCheck", "check_segment", "known_locations"]
+__all__ = ["SegmentCheck", "SegmentUsage", "check_segment", "known_locations", "segment_usage"]
 
 log = logging.getLogger(__name__)
 
@@ -151,3 +152,69 @@ def _compact(index, blobs, parts: tuple[str, ...], fd: int, live: list) -> int:
     finally:
         for copy in pending:
             copy.release()
+
+
+@dataclass
+class SegmentUsage:
+    """Segment files of a store (:func:`segment_usage`): ``segments`` (how many), ``bytes`` (their size),
+    ``live_bytes`` (blobs a row names), ``dead_segments`` (segments no row names: the sweeper removes them once
+    their writer let go and the grace period passed), ``damaged`` (``[path, problem]`` of segments whose scan stopped
+    early: a torn tail left by a killed writer, or garbage)."""
+
+    segments: int = 0
+    bytes: int = 0
+    live_bytes: int = 0
+    dead_segments: int = 0
+    damaged: list[list[str]] | None = None
+
+    @property
+    def dead_bytes(self) -> int:
+        """Bytes of segments that no live row needs (reclaimed by removal or compaction)."""
+        return self.bytes - self.live_bytes
+
+    def to_dict(self) -> dict:
+        return {"segments": self.segments, "bytes": self.bytes, "live_bytes": self.live_bytes,
+                "dead_bytes": self.dead_bytes, "dead_segments": self.dead_segments, "damaged": self.damaged or []}
+
+
+def segment_usage(index, blobs) -> SegmentUsage:
+    """Scan every segment file under ``runs/`` (without locking: a writer may be appending) and count its live and
+    dead bytes. Directories that are links or not directories are skipped (fsck reports them).
+
+    Raises:
+        StoreBusy, StorageError: from the index.
+    """
+    usage = SegmentUsage(damaged=[])
+    for run, agent, name in _segment_names(blobs):
+        records, size, problem = blobs.scan_segment(("runs", run, agent), name)
+        seg = name[: -len(segments.SEGMENT_SUFFIX)]
+        located = {segments.location(r.token, seg, r.offset, r.length): r.length for r in records}
+        live = sum(located[k] for k in known_locations(index, list(located)))
+        usage.segments += 1
+        usage.bytes += size
+        usage.live_bytes += live
+        usage.dead_segments += live == 0
+        if problem is not None:
+            usage.damaged.append([f"runs/{run}/{agent}/{name}", problem])
+    return usage
+
+
+def _segment_names(blobs) -> list[tuple[str, str, str]]:
+    found = []
+    try:
+        runs = [r for r, mode in blobs.list_parts(("runs",)) if stat.S_ISDIR(mode)]
+    except ScratchError:
+        return []
+    for run in runs:
+        for agent, mode in _listed(blobs, ("runs", run)):
+            if stat.S_ISDIR(mode):
+                found += [(run, agent, name) for name, m in _listed(blobs, ("runs", run, agent))
+                          if stat.S_ISREG(m) and segments.SEGMENT_NAME_RE.match(name)]
+    return found
+
+
+def _listed(blobs, parts: tuple[str, ...]) -> list[tuple[str, int]]:
+    try:
+        return blobs.list_parts(parts)
+    except ScratchError:
+        return []
