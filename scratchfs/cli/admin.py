@@ -171,7 +171,8 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
         if report.segments is not None and report.segments.segments:
             seg = report.segments
             click.echo(f"segment files: {seg.segments} ({human_bytes(seg.bytes)}), of which "
-                       f"{human_bytes(seg.dead_bytes)} dead bytes ({seg.dead_segments} segments wholly dead); the sweep reclaims them")
+                       f"{human_bytes(seg.dead_bytes)} dead bytes ({seg.dead_segments} segments wholly dead); "
+                       "the sweep reclaims them")
         if report.problems:
             show(problems_listing(report.problems, str(store.root)))
     if report.next_cursor:
