@@ -31,7 +31,7 @@ import os
 import re
 import stat
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from scratchfs.engine import safe_fs, segments
@@ -69,6 +69,8 @@ class Blobs:
         frame_bytes: decompressed bytes per frame.
         level: zstd compression level.
         durable: ``fsync`` each file and its directory before the row that names it is committed.
+        segment_entry_bytes: a content of at most this many bytes goes to a segment file (0: every blob to a file
+            of its own).
 
     The root's descriptor stays open until this object is collected (not at :meth:`close`, so that a call still
     running in another thread never uses a closed, reused descriptor number).
@@ -77,7 +79,8 @@ class Blobs:
         StorageError: the root cannot be opened.
     """
 
-    def __init__(self, root: Path, frame_bytes: int, level: int, durable: bool = False) -> None:
+    def __init__(self, root: Path, frame_bytes: int, level: int, durable: bool = False,
+                 segment_entry_bytes: int = SEGMENT_ENTRY_BYTES) -> None:
         self.root = root
         self.runs = root / "runs"
         self.trash = root / "trash"
@@ -89,6 +92,7 @@ class Blobs:
         self.frame_bytes = frame_bytes
         self.level = level
         self.durable = durable
+        self.segment_entry_bytes = segment_entry_bytes
         self.segments = SegmentWriter(self._root.fd, self._create_locked, ids.new_token, durable)
 
     @property
@@ -127,7 +131,7 @@ class Blobs:
               bound: Mapping | None = None) -> PendingBlob | SegmentPending:
         """Write a new blob from an iterable of byte chunks and return it, still locked, for the index commit.
 
-        A content of at most :data:`~scratchfs.foundation.limits.SEGMENT_ENTRY_BYTES` is made in memory and
+        A content of at most ``segment_entry_bytes`` (when above 0) is made in memory and
         appended to the writer's segment file (:mod:`scratchfs.engine.segments`; ``info.blob`` of the result is its
         location); a larger one goes to a blob file of its own, the buffered start first, then streamed.
 
@@ -148,7 +152,8 @@ class Blobs:
             return Binding(token, run_id, agent_id, size=w.size, frames=w.frames, content=w.digest(),
                            **fields).encode()
 
-        head, rest = _buffer_head(chunks, SEGMENT_ENTRY_BYTES)
+        limit = self.segment_entry_bytes
+        head, rest = segments.buffer_head(chunks, limit) if limit > 0 else ([], iter(chunks))
         if rest is None:
             blob = bytearray()
             writer = SeekableWriter(blob, self.frame_bytes, self.level, count_lines=True)
@@ -273,7 +278,8 @@ class Blobs:
                 path = f"{path}/{part}" if path else part
                 if not stat.S_ISDIR(os.stat(path, dir_fd=self.root_fd, follow_symlinks=False).st_mode):
                     return self._exists_by_walk(run_id, agent_id, token)  # raises for what is there
-            return _holds(os.stat(f"{path}/{_file_name(token)}", dir_fd=self.root_fd, follow_symlinks=False), token)
+            found = os.stat(f"{path}/{_file_name(token)}", dir_fd=self.root_fd, follow_symlinks=False)
+            return segments.slice_fits(found, token)
         except FileNotFoundError:
             return False
         except OSError:
@@ -285,7 +291,7 @@ class Blobs:
         except FileNotFoundError:
             return False
         try:
-            return _holds(os.stat(_file_name(token), dir_fd=dir_fd, follow_symlinks=False), token)
+            return segments.slice_fits(os.stat(_file_name(token), dir_fd=dir_fd, follow_symlinks=False), token)
         except FileNotFoundError:
             return False
         except OSError as exc:
@@ -520,27 +526,6 @@ def _name(token: str) -> str:
 def _file_name(blob: str) -> str:
     """The file a row's ``blob`` names: ``<token>.zst``, or a location's segment file."""
     return segments.parse_location(blob).name if segments.is_location(blob) else _name(blob)
-
-
-def _holds(st: os.stat_result, blob: str) -> bool:
-    """True unless ``blob`` is a location past the end of the segment whose ``stat`` is ``st``."""
-    if not segments.is_location(blob):
-        return True
-    where = segments.parse_location(blob)
-    return st.st_size >= where.offset + where.length
-
-
-def _buffer_head(chunks: Iterable, limit: int) -> tuple[list, Iterator | None]:
-    """The first chunks of a stream, copied, while they add up to at most ``limit`` bytes: ``(chunks, None)`` if
-    the stream ended there, else ``(chunks so far, the rest of the stream)``."""
-    head, total, it = [], 0, iter(chunks)
-    for chunk in it:
-        data = chunk if isinstance(chunk, bytes) else bytes(chunk)  # a caller may refill a reused buffer
-        head.append(data)
-        total += len(data)
-        if total > limit:
-            return head, it
-    return head, None
 
 
 def _unlink_quietly(dir_fd: int, name: str) -> None:

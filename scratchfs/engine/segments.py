@@ -31,7 +31,7 @@ import os
 import re
 import struct
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
 from scratchfs.engine.protocols import BlobInfo
@@ -51,11 +51,13 @@ __all__ = [
     "SegmentPending",
     "SegmentSource",
     "SegmentWriter",
+    "buffer_head",
     "is_location",
     "location",
     "parse_location",
     "record_header",
     "scan",
+    "slice_fits",
     "token_of",
 ]
 
@@ -117,6 +119,27 @@ def parse_location(blob: str) -> Location:
     if offset < RECORD_BYTES or not 0 < length < _MAX_BLOB:
         raise ValueError(f"not a segment location: {blob!r}")
     return Location(parts[0], parts[1] + SEGMENT_SUFFIX, offset, length)
+
+
+def slice_fits(st: os.stat_result, blob: str) -> bool:
+    """True unless ``blob`` is a location past the end of the segment whose ``stat`` is ``st``."""
+    if not is_location(blob):
+        return True
+    where = parse_location(blob)
+    return st.st_size >= where.offset + where.length
+
+
+def buffer_head(chunks: Iterable, limit: int) -> tuple[list, Iterator | None]:
+    """The first chunks of a stream, copied, while they add up to at most ``limit`` bytes: ``(chunks, None)`` if
+    the stream ended there, else ``(chunks so far, the rest of the stream)``."""
+    head, total, it = [], 0, iter(chunks)
+    for chunk in it:
+        data = chunk if isinstance(chunk, bytes) else bytes(chunk)  # a caller may refill a reused buffer
+        head.append(data)
+        total += len(data)
+        if total > limit:
+            return head, it
+    return head, None
 
 
 def record_header(token: str, length: int) -> bytes:

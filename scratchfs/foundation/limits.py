@@ -37,6 +37,8 @@ FRAME_BYTES = 128 * 1024
 SEGMENT_ENTRY_BYTES = 64 * 1024
 """Content of at most this many bytes (uncompressed) is stored in its writer's segment file instead of a blob file of
 its own: creating a file costs ~600 us on ext4, appending to an open one a few (``bench/README.md``, issue 16)."""
+MAX_SEGMENT_ENTRY_BYTES = 1024 * 1024
+"""Largest ``segment_entry_bytes`` setting (a small blob is made in memory before it is appended)."""
 SEGMENT_BYTES = 8 * 1024 * 1024
 """A segment file takes no new blob once it holds this many bytes: its writer starts a new one."""
 SEGMENT_ACTIVE = 64
