@@ -188,21 +188,55 @@ def test_delete_run_racing_writers_leaves_every_listed_entry_readable(tmp_path):
 # -- reclaiming ---------------------------------------------------------------------------------------------------
 
 def test_sweep_removes_a_dead_segment_once_its_writer_let_go(tmp_path):
+    script = """
+import sys
+from scratchfs import ScratchStore
+with ScratchStore(sys.argv[1]) as store:
+    for i in range(5):
+        store.scope("run", "agent").scratch_write(f"k{i}", b"x" * 500)
+    print("written", flush=True)
+    sys.stdin.readline()
+"""
+    ScratchStore(tmp_path).close()
+    writer = subprocess.Popen([sys.executable, "-c", script, str(tmp_path)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE)
+    try:
+        assert writer.stdout.readline() == b"written\n"
+        (seg,) = segment_files(tmp_path)
+        with ScratchStore(tmp_path, orphan_grace=0.0) as store:
+            for i in range(5):
+                store.scope("run", "agent").scratch_delete(f"k{i}")
+            assert fsck(store).segments.dead_segments == 1
+            assert store.sweep(full=True).orphans_removed == 0
+            assert seg.exists()  # another process still holds it: never judged
+            writer.communicate(b"done\n", timeout=60)
+            size = seg.stat().st_size
+            result = store.sweep(full=True)
+            assert not seg.exists()
+            assert (result.orphans_removed, result.bytes_freed) == (1, size)
+    finally:
+        if writer.poll() is None:
+            writer.kill()
+            writer.wait()
+
+
+def test_a_process_reclaims_its_own_dead_active_segment(tmp_path):
     with ScratchStore(tmp_path, orphan_grace=0.0) as store:
         scope = store.scope("run", "agent")
+        scope.scratch_write("live", b"kept")
+        (live_seg,) = segment_files(tmp_path)
+        store.delete_run("run")  # that segment goes with its directory
         for i in range(5):
             scope.scratch_write(f"k{i}", b"x" * 500)
         (seg,) = segment_files(tmp_path)
         for i in range(5):
             scope.scratch_delete(f"k{i}")
-        store.sweep(full=True)
-        assert seg.exists()  # still this process's active segment: locked, never judged
-    with ScratchStore(tmp_path, orphan_grace=0.0) as store:
-        assert fsck(store).segments.dead_segments == 1
         size = seg.stat().st_size
-        result = store.sweep(full=True)
-        assert not seg.exists()
-        assert (result.orphans_removed, result.bytes_freed) == (1, size)
+        result = store.sweep(full=True)  # its own active segment, idle and dead: retired and removed
+        assert not seg.exists() and (result.orphans_removed, result.bytes_freed) == (1, size)
+        scope.scratch_write("after", b"a new segment")
+        assert scope.scratch_read("after") == b"a new segment"
+        assert not live_seg.exists()
 
 
 def test_expired_entries_take_their_segment_with_them(tmp_path):

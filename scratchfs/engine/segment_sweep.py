@@ -65,10 +65,12 @@ def known_locations(index, locations: list[str]) -> set[str]:
 
 
 def check_segment(index, blobs, where: tuple[str, str], name: str, cutoff: float | None, remove: bool,
-                  compact: bool = False) -> SegmentCheck | None:
+                  compact: bool = False, dying: frozenset[str] = frozenset()) -> SegmentCheck | None:
     """Judge the segment ``name`` in ``runs/<run dir>/<agent dir>`` (``where``): how much of it is live, and with
     ``remove`` remove it if nothing is (and it was last modified before ``cutoff``, epoch seconds on the file
     system's clock; ``None``: any age), with ``compact`` compact it if it is mostly dead and older than ``cutoff``.
+    ``dying``: locations whose rows the caller is about to delete (expired rows: their blobs go before their rows,
+    so that a sweep frees space before the index needs any); they count as named by no row.
 
     Returns ``None`` when it is not judged: it is locked (in use by a writer), gone, or not a regular file reached
     without a link. Never raises for the file system (logged); raises what the index raises (StoreBusy,
@@ -82,7 +84,9 @@ def check_segment(index, blobs, where: tuple[str, str], name: str, cutoff: float
     try:
         fcntl.flock(dir_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         fd = safe_fs.open_file(dir_fd, name, os.O_RDONLY, "/".join((*parts, name)))
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if not _try_lock(fd) and not (remove and _retire_own(index, blobs, parts, name, fd, dying)
+                                      and _try_lock(fd)):
+            return _closed(fd, dir_fd)
     except OSError as exc:
         if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES, errno.ENOENT):
             log.warning("scratchfs: cannot check the segment %s (%s)", "/".join((*parts, name)), exc)
@@ -91,12 +95,33 @@ def check_segment(index, blobs, where: tuple[str, str], name: str, cutoff: float
         return _closed(fd, dir_fd)
     try:
         fcntl.flock(dir_fd, fcntl.LOCK_UN)  # a compaction may create this process's own segment in the directory
-        return _judge(index, blobs, parts, name, (fd, dir_fd), cutoff, remove, compact)
+        return _judge(index, blobs, parts, name, (fd, dir_fd), cutoff, (remove, compact, dying))
     except OSError as exc:
         log.warning("scratchfs: cannot check the segment %s (%s); a later sweep will", name, exc)
         return None
     finally:
         _closed(fd, dir_fd)
+
+
+def _try_lock(fd: int) -> bool:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except OSError as exc:
+        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            return False
+        raise
+
+
+def _retire_own(index, blobs, parts: tuple[str, ...], name: str, fd: int, dying: frozenset[str]) -> bool:
+    """A segment locked by a writer: if it is this process's own active segment, with no write pending, and no row
+    (but ``dying`` ones) names a blob in it, have the writer take no more blobs into it and let it go (True), so a
+    long-lived process's sweep reclaims its own dead segments too."""
+    records = segments.scan(lambda n, at: os.pread(fd, n, at), os.fstat(fd).st_size)[0]
+    seg = name[: -len(segments.SEGMENT_SUFFIX)]
+    if known_locations(index, [segments.location(r.token, seg, r.offset, r.length) for r in records]) - dying:
+        return False
+    return blobs.segments.retire_idle(parts, name)
 
 
 def _closed(fd: int, dir_fd: int) -> None:
@@ -106,13 +131,14 @@ def _closed(fd: int, dir_fd: int) -> None:
 
 
 def _judge(index, blobs, parts: tuple[str, ...], name: str, fds: tuple[int, int], cutoff: float | None,
-           remove: bool, compact: bool) -> SegmentCheck:
+           what: tuple[bool, bool, frozenset[str]]) -> SegmentCheck:
     fd, dir_fd = fds
+    remove, compact, dying = what
     st = os.fstat(fd)
     records, _end, problem = segments.scan(lambda n, at: os.pread(fd, n, at), st.st_size)
     seg = name[: -len(segments.SEGMENT_SUFFIX)]
     located = {segments.location(r.token, seg, r.offset, r.length): r for r in records}
-    known = known_locations(index, list(located))
+    known = known_locations(index, list(located)) - dying
     check = SegmentCheck(st.st_size, sum(located[k].length for k in known), len(records), len(known),
                          problem=problem)
     old = cutoff is None or st.st_mtime <= cutoff

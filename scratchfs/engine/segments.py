@@ -306,6 +306,19 @@ class SegmentWriter:
             fd, seg.fd = seg.fd, -1
             os.close(fd)
 
+    def retire_idle(self, parts: tuple[str, ...], name: str) -> bool:
+        """If the active segment of ``parts`` is ``name`` and no write into it is pending, retire it now (its lock is
+        dropped) and return True; the next write there starts a new segment. For the sweeper, once it found no
+        row naming a blob in it."""
+        if self._generation != forks.generation:
+            return False
+        with self._lock:
+            seg = self._active.get(parts)
+            if seg is None or seg.name != name or seg.refs:
+                return False
+            self._retire(seg)
+            return True
+
     def done(self, seg: _Segment, moved: bool = False) -> None:
         """A write into ``seg`` is committed or discarded; ``moved``: it was found away from its place."""
         with self._lock:

@@ -134,10 +134,10 @@ def _sweep(index: Index, blobs: Blobs, now: float, grace: float, full: bool) -> 
             size = blobs.unlink(gone.run_id, gone.agent_id, gone.blob)
             files += size > 0
             freed += size
-        rows += index.delete_expired(batch, now) if scaled else len(batch)
-        removed, size = _drop_dead_segments(index, blobs, batch)
+        removed, size = _drop_dead_segments(index, blobs, batch)  # and segments only these rows still name
         files += removed
         freed += size
+        rows += index.delete_expired(batch, now) if scaled else len(batch)
         if len(batch) < BATCH_ROWS:
             break
     index.forget_tombstones(now)
@@ -152,13 +152,15 @@ def _sweep(index: Index, blobs: Blobs, now: float, grace: float, full: bool) -> 
 
 
 def _drop_dead_segments(index: Index, blobs: Blobs, batch: list) -> tuple[int, int]:
-    """Remove the segments that named the expired rows of ``batch`` and that no row names any more (unless a
-    writer still holds them); return how many and their bytes."""
+    """Remove the segments that name blobs of the expired rows of ``batch`` and no other row's (unless a writer
+    still holds them), before those rows are deleted; return how many and their bytes."""
+    dying = frozenset(r.blob for r in batch if segments.is_location(r.blob))
     seen = {(r.run_id, r.agent_id, segments.parse_location(r.blob).name) for r in batch
             if segments.is_location(r.blob)}
     removed = freed = 0
     for run_id, agent_id, name in sorted(seen):
-        found = check_segment(index, blobs, blobs.segment_dir(run_id, agent_id), name, None, remove=True)
+        found = check_segment(index, blobs, blobs.segment_dir(run_id, agent_id), name, None, remove=True,
+                              dying=dying)
         if found is not None and found.removed:
             removed += 1
             freed += found.size
