@@ -272,13 +272,13 @@ class Blobs:
         Raises:
             StorageError: a directory on the way is a link or not a directory, or the file system failed.
         """
-        path = ""
+        path, name = "", _file_name(token)
         try:
             for part in self._parts(run_id, agent_id):
                 path = f"{path}/{part}" if path else part
                 if not stat.S_ISDIR(os.stat(path, dir_fd=self.root_fd, follow_symlinks=False).st_mode):
                     return self._exists_by_walk(run_id, agent_id, token)  # raises for what is there
-            found = os.stat(f"{path}/{_file_name(token)}", dir_fd=self.root_fd, follow_symlinks=False)
+            found = os.stat(f"{path}/{name}", dir_fd=self.root_fd, follow_symlinks=False)
             return segments.slice_fits(found, token)
         except FileNotFoundError:
             return False

@@ -27,6 +27,7 @@ segment once no live row names any of its blobs.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import struct
@@ -105,8 +106,9 @@ def token_of(blob: str) -> str:
     return blob.partition(":")[0]
 
 
+@functools.lru_cache(maxsize=8192)  # every cached read checks its entry's place: parse each location once
 def parse_location(blob: str) -> Location:
-    """Parse a location written by :func:`location`.
+    """Parse a location written by :func:`location` (cached).
 
     Raises:
         ValueError: not a well-formed location (a row written by something else).
