@@ -103,7 +103,8 @@ def _operation(store: ScratchStore, point: str) -> Callable[[], object]:
     keep = store.scope("keep", "a")
     handle = next(e.key for e in keep.list_entries() if e.kind == "handle")
     return {
-        "create": spill, "blob file create": big, "write": big, "segment write": spill, "fsync": spill, "directory creation": spill, "lock file": store.sweep,
+        "create": spill, "blob file create": big, "write": big, "segment write": spill, "fsync": spill,
+        "directory creation": spill, "lock file": store.sweep,
         "open for read": lambda: keep.read_handle(handle, 0, 100),
         "pread": lambda: keep.read_handle(handle, 1000, 100),
         "directory open": lambda: keep.read_handle(handle, 0, 100),

@@ -383,3 +383,29 @@ def test_garbage_in_a_segment_stops_the_scan_without_reading_past_it(tmp_path):
         assert scope.scratch_read("a") == b"alpha " * 100  # the slice is read, nothing else
         assert scope.scratch_read("b") == b"bravo " * 100  # its row still names its slice, which is intact
         assert fsck(store).segments.damaged[0][1] == problem
+
+
+def test_compaction_and_relocate_on_a_postgresql_index(tmp_path, postgres_dsn, pg_schema):
+    from tests.services import postgres_url
+
+    url = postgres_url(postgres_dsn, pg_schema)
+    values = {f"k{i}": f"pg value {i} ".encode() * (10 + i) for i in range(8)}
+    with ScratchStore(tmp_path, index=url) as store:
+        scope = store.scope("run", "agent")
+        for key, value in values.items():
+            scope.scratch_write(key, value)
+    (old,) = segment_files(tmp_path)
+    with ScratchStore(tmp_path, index=url, orphan_grace=0.0) as store:
+        scope = store.scope("run", "agent")
+        first = blob_of(store, "scratch", "k0")
+        scope.scratch_write("k0", b"overwritten")
+        assert store.index.relocate([(first, first.rsplit(":", 2)[0] + ":40:1")]) == 0  # no row names it now
+        for i in range(1, 6):
+            scope.scratch_delete(f"k{i}")
+            del values[f"k{i}"]
+        values["k0"] = b"overwritten"
+        store.sweep(full=True)
+        assert not old.exists()
+        for key, value in values.items():
+            assert scope.scratch_read(key) == value
+            assert parse_location(blob_of(store, "scratch", key)).name != old.name
