@@ -117,6 +117,8 @@ def _retire_own(index, blobs, parts: tuple[str, ...], name: str, fd: int, dying:
     """A segment locked by a writer: if it is this process's own active segment, with no write pending, and no row
     (but ``dying`` ones) names a blob in it, have the writer take no more blobs into it and let it go (True), so a
     long-lived process's sweep reclaims its own dead segments too."""
+    if not blobs.segments.is_active(parts, name):  # another process's: not scanned at all
+        return False
     records = segments.scan(lambda n, at: os.pread(fd, n, at), os.fstat(fd).st_size)[0]
     seg = name[: -len(segments.SEGMENT_SUFFIX)]
     if known_locations(index, [segments.location(r.token, seg, r.offset, r.length) for r in records]) - dying:

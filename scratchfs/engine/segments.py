@@ -308,6 +308,11 @@ class SegmentWriter:
             fd, seg.fd = seg.fd, -1
             os.close(fd)
 
+    def is_active(self, parts: tuple[str, ...], name: str) -> bool:
+        """True if ``name`` is this process's active segment of ``parts`` (a hint: it may be retired meanwhile)."""
+        seg = self._active.get(parts)
+        return seg is not None and seg.name == name and self._generation == forks.generation
+
     def retire_idle(self, parts: tuple[str, ...], name: str) -> bool:
         """If the active segment of ``parts`` is ``name`` and no write into it is pending, retire it now (its lock is
         dropped) and return True; the next write there starts a new segment. For the sweeper, once it found no
