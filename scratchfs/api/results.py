@@ -34,9 +34,14 @@ def render_call(verb: str, **arguments: object) -> str:
     The one place every "next call" text is written (results, stub notes, every face)."""
     parts = []
     for name, value in arguments.items():
-        if value is None:
+        kind = type(value)  # the common kinds first, by identity (a stub's note writes six calls)
+        if kind is str:
+            shown = quote(value)
+        elif kind is int:
+            shown = repr(value)
+        elif value is None:
             continue
-        if isinstance(value, str):
+        elif isinstance(value, str):
             shown = quote(value)
         elif isinstance(value, (bool, int, float)):
             shown = repr(value)

@@ -9,7 +9,7 @@ from typing import Any
 
 from scratchfs.api.results import render_call
 from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES, MAX_STUB_BYTES
-from scratchfs.foundation.text import utf8_prefix, utf8_suffix_start
+from scratchfs.foundation.text import quote, utf8_prefix, utf8_suffix_start
 
 PREVIEW_MODES = ("head", "head+tail")
 """``head``: the first bytes. ``head+tail``: the first and the last bytes, with a marker giving the tail's offset."""
@@ -87,31 +87,50 @@ def make_note(handle: str, size: int, covered: int, next_line: int, lines: int, 
     the default reply budget: a line read asks for as many lines as hold about :data:`DEFAULT_READ_BYTES` bytes at
     the content's average line length, and content whose lines are longer than that (one-line JSON, minified pages)
     gets no line read, only ranges and searches."""
-    source = f"Output of {_clip(tool, 64)}" if tool else "Content"
-    counted = f"{size:,} byte{'' if size == 1 else 's'}"
-    if content_type != "binary":
-        counted += f", {lines:,} line{'' if lines == 1 else 's'}"
-    what = f"{source} ({counted}) stored out of context as {handle}"
-    if size == 0:
-        return f"{what}; it is empty."
-    if covered >= size:
-        return f"{what}; the preview shows all of it."
-    shows = f"bytes 0-{covered}" + (f" and {tail_offset}-{size}" if tail_offset is not None else "")
-    by_range = render_call("read_handle", handle=handle, offset=covered, length=DEFAULT_READ_BYTES)
-    if content_type == "binary":
-        return (f"{what}; binary content, the preview shows {shows} with U+FFFD for bytes that are not text. "
-                f"Next: {by_range} | {render_call('read_handle', handle=handle, match='TEXT')}.")
-    by_pattern = render_call("read_handle", handle=handle, pattern="REGEX")
-    by_structure = _structure_call(handle, content_type)
-    if by_structure:
-        by_pattern = f"{by_structure} | {by_pattern}"
-    average = size / max(1, lines)
-    if average > DEFAULT_READ_BYTES:
-        return (f"{what}; the preview shows {shows}; its lines average {average:,.0f} bytes, so read it by range. "
-                f"Next: {by_range} | {by_pattern}.")
-    count = max(1, min(DEFAULT_LINES, int(DEFAULT_READ_BYTES // max(1.0, average))))
-    by_line = render_call("read_handle", handle=handle, line=next_line, lines=count)
-    return f"{what}; the preview shows {shows}. Next: {by_range} | {by_line} | {by_pattern}."
+    return _Note(handle, size, lines, tool, content_type).text(covered, next_line, tail_offset)
+
+
+class _Note:
+    """The parts of a note that do not depend on where the preview stops, made once per stub (its fitting tries
+    several previews)."""
+
+    __slots__ = ("by_other", "count", "handle", "lines_average", "size", "what")
+
+    def __init__(self, handle: str, size: int, lines: int, tool: str | None, content_type: str | None) -> None:
+        source = f"Output of {_clip(tool, 64)}" if tool else "Content"
+        counted = f"{size:,} byte{'' if size == 1 else 's'}"
+        if content_type != "binary":
+            counted += f", {lines:,} line{'' if lines == 1 else 's'}"
+        self.what = f"{source} ({counted}) stored out of context as {handle}"
+        self.handle, self.size = handle, size
+        self.lines_average: float | None = None  # binary content: no line read
+        self.count = 0
+        if content_type == "binary":
+            self.by_other = render_call("read_handle", handle=handle, match="TEXT")
+            return
+        by_pattern = render_call("read_handle", handle=handle, pattern="REGEX")
+        by_structure = _structure_call(handle, content_type)
+        self.by_other = f"{by_structure} | {by_pattern}" if by_structure else by_pattern
+        self.lines_average = average = size / max(1, lines)
+        self.count = max(1, min(DEFAULT_LINES, int(DEFAULT_READ_BYTES // max(1.0, average))))
+
+    def text(self, covered: int, next_line: int, tail_offset: int | None) -> str:
+        """The note of a preview that shows ``covered`` bytes of the start (and the tail from ``tail_offset``)."""
+        what, size, average = self.what, self.size, self.lines_average
+        if size == 0:
+            return f"{what}; it is empty."
+        if covered >= size:
+            return f"{what}; the preview shows all of it."
+        shows = f"bytes 0-{covered}" + (f" and {tail_offset}-{size}" if tail_offset is not None else "")
+        by_range = render_call("read_handle", handle=self.handle, offset=covered, length=DEFAULT_READ_BYTES)
+        if average is None:
+            return (f"{what}; binary content, the preview shows {shows} with U+FFFD for bytes that are not text. "
+                    f"Next: {by_range} | {self.by_other}.")
+        if average > DEFAULT_READ_BYTES:
+            return (f"{what}; the preview shows {shows}; its lines average {average:,.0f} bytes, so read it by "
+                    f"range. Next: {by_range} | {self.by_other}.")
+        by_line = render_call("read_handle", handle=self.handle, line=next_line, lines=self.count)
+        return f"{what}; the preview shows {shows}. Next: {by_range} | {by_line} | {self.by_other}."
 
 
 def _structure_call(handle: str, content_type: str | None) -> str | None:
@@ -136,25 +155,34 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
     The preview starts at ``preview_bytes`` bytes of content and shrinks, in proportion to what its JSON escaping
     costs, until the whole stub fits; the note names the next calls from where the preview stops.
     """
+    # the JSON's bytes but for the preview's and the note's text (their quotes included), once: each try adds those
+    fixed = len(Stub(handle, "", size, "", lines, content_type, shape).to_json().encode("utf-8"))
+    notes = _Note(handle, size, lines, tool, content_type)
     limit = preview_bytes
     while True:
         preview, covered, tail_offset = make_preview(head, tail, size, limit, mode)
-        next_line = head[:covered].count(b"\n") + 1
-        note = make_note(handle, size, covered, next_line, lines, tool, tail_offset, content_type)
-        stub = Stub(handle, preview, size, note, lines, content_type, shape, tool)
-        total = len(stub.to_json().encode("utf-8"))
+        next_line = head.count(b"\n", 0, covered) + 1
+        note = notes.text(covered, next_line, tail_offset)
+        preview_cost = _json_bytes(preview) - 2
+        total = fixed + preview_cost + _json_bytes(note) - 2
         if total <= MAX_STUB_BYTES:
-            return stub
+            return Stub(handle, preview, size, note, lines, content_type, shape, tool)
         if limit == 0:  # the preview is gone and it still does not fit: the shape gives way too
+            stub = Stub(handle, preview, size, note, lines, content_type, shape, tool)
             while shape and total > MAX_STUB_BYTES:
                 shape = shape[: max(0, len(shape) - (total - MAX_STUB_BYTES) - 1)] + "…" if len(shape) > 1 else ""
                 stub = Stub(handle, preview, size, note, lines, content_type, shape, tool)
                 total = len(stub.to_json().encode("utf-8"))
             return stub
-        preview_cost = len(json.dumps(preview, ensure_ascii=False).encode("utf-8")) - 2
         room = max(0, MAX_STUB_BYTES - (total - preview_cost) - 8)  # 8: the note's numbers may grow a digit
         limit = min(limit - 1, int(limit * room / max(1, preview_cost)))
         limit = max(0, limit)
+
+
+def _json_bytes(text: str) -> int:
+    """UTF-8 bytes of ``text`` as a JSON string literal (quotes included, non-ASCII kept as is)."""
+    literal = quote(text)
+    return len(literal) if literal.isascii() else len(literal.encode("utf-8"))
 
 
 __all__ = ["PREVIEW_MODES", "Stub", "build_stub", "make_note", "make_preview"]

@@ -21,7 +21,7 @@ import json
 import math
 import struct
 from array import array
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 __all__ = [
     "BINDING_MAGIC",
@@ -135,7 +135,10 @@ class Binding:
 
     def encode(self) -> bytes:
         """The binding frame payload (``scratchfs-binding/1`` line and sorted JSON)."""
-        return _PREFIX + json.dumps(asdict(self), sort_keys=True, ensure_ascii=False).encode("utf-8")
+        fields = {"agent_id": self.agent_id, "content": self.content, "created_at": self.created_at,
+                  "frames": self.frames, "key": self.key, "kind": self.kind, "run_id": self.run_id, "size": self.size,
+                  "token": self.token, "tool": self.tool, "ttl": self.ttl}  # asdict() deep-copies: 4x the time
+        return _PREFIX + json.dumps(fields, sort_keys=True, ensure_ascii=False).encode("utf-8")
 
     @classmethod
     def decode(cls, payload: bytes) -> Binding:

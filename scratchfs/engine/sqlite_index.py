@@ -46,6 +46,16 @@ _COLUMNS = (
     "kind, run_id, agent_id, key, blob, size, stored_size, frames, lines, preview, source_tool, content_type, shape, "
     "created_at, expires_at, ttl"
 )
+# the one statement of a write, made once (the connection's statement cache then finds it by the same string)
+_UPSERT = (
+    f"INSERT INTO entries (id, {_COLUMNS}, frame_newlines) "
+    f"VALUES ({NEXT_ID},?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+    "ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET blob = excluded.blob, "
+    "size = excluded.size, stored_size = excluded.stored_size, frames = excluded.frames, "
+    "lines = excluded.lines, preview = excluded.preview, source_tool = excluded.source_tool, "
+    "content_type = excluded.content_type, shape = excluded.shape, created_at = excluded.created_at, "
+    "expires_at = excluded.expires_at, ttl = excluded.ttl, frame_newlines = excluded.frame_newlines"
+)
 
 
 T = TypeVar("T")
@@ -364,13 +374,7 @@ class Index(ScaleQueries):
         if quota != (None, None):
             self._check_quota(conn, e, old, quota)
         conn.execute(
-            f"INSERT INTO entries (id, {_COLUMNS}, frame_newlines) "
-            f"VALUES ({NEXT_ID},?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
-            "ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET blob = excluded.blob, "
-            "size = excluded.size, stored_size = excluded.stored_size, frames = excluded.frames, "
-            "lines = excluded.lines, preview = excluded.preview, source_tool = excluded.source_tool, "
-            "content_type = excluded.content_type, shape = excluded.shape, created_at = excluded.created_at, "
-            "expires_at = excluded.expires_at, ttl = excluded.ttl, frame_newlines = excluded.frame_newlines",
+            _UPSERT,
             (e.kind, e.run_id, e.agent_id, e.key, e.blob, e.size, e.stored_size, e.frames, e.lines, e.preview,
              e.source_tool, e.content_type, e.shape, e.created_at, e.expires_at, e.ttl, frame_newlines),
         )

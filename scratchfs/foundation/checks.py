@@ -18,6 +18,7 @@ Ids come from models and sandboxes, so nothing about them is trusted:
 
 from __future__ import annotations
 
+import base64
 import functools
 import hashlib
 import operator
@@ -113,14 +114,11 @@ def check_handle(value: object) -> str:
     return value
 
 
-_B32 = "abcdefghijklmnopqrstuvwxyz234567"
-
-
 def new_token() -> str:
     """Return 24 characters of base32 (RFC 4648 alphabet, lower case: ``[a-z2-7]``) from 120 bits of
     :mod:`secrets` randomness."""
-    bits = secrets.randbits(_TOKEN_BYTES * 8)
-    return "".join([_B32[(bits >> shift) & 31] for shift in range(115, -1, -5)])
+    # 15 bytes are exactly 24 base32 digits (no padding), most significant first, as the RFC 4648 encoder writes them
+    return base64.b32encode(secrets.token_bytes(_TOKEN_BYTES)).decode("ascii").lower()
 
 
 def new_handle() -> str:

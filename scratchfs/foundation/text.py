@@ -6,6 +6,8 @@ bytes; continuation bytes are ``10xxxxxx``.
 
 from __future__ import annotations
 
+from json.encoder import encode_basestring
+
 
 def utf8_lead_length(byte: int) -> int:
     """Bytes in the UTF-8 sequence that ``byte`` starts (RFC 3629): 2 to 4 for a lead byte, else 1."""
@@ -46,10 +48,9 @@ def decode_or_none(data: bytes) -> str | None:
 
 
 def quote(text: str) -> str:
-    """``text`` as a JSON string literal (non-ASCII kept as is), for calls written out for a model."""
-    import json
-
-    return json.dumps(text, ensure_ascii=False)
+    """``text`` as a JSON string literal (non-ASCII kept as is), for calls written out for a model: exactly
+    ``json.dumps(text, ensure_ascii=False)``, by the C encoder it calls (without building an encoder per call)."""
+    return encode_basestring(text)
 
 
 __all__ = ["decode_or_none", "quote", "utf8_lead_length", "utf8_partial_tail", "utf8_prefix", "utf8_suffix_start"]

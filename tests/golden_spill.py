@@ -1,0 +1,201 @@
+"""The golden record of what a spill tells the model (issue 16): for several hundred contents -- slices of every file
+in ``fixtures/`` at sizes 1 KiB to 1 MiB and several offsets, and generated kinds of tool output (one-line JSON,
+JSON lines, terminal output with ANSI and ``\\r``, control bytes, Latin-1, binary, CSV/TSV, HTML, XML, grep output,
+logs, cut UTF-8) -- the shape (``describe``), the stub's compact JSON (``build_stub``, both preview modes, several
+preview sizes and tools), the listing preview, and a few binding frame payloads.
+
+``tests/golden_spill.json.gz`` was recorded with the code as it was before the CPU work of issue 16 (main at
+7867ff0) by ``python -m tests.golden_spill --write``; ``tests/test_golden_spill.py`` checks that the code reproduces
+it exactly. Everything here is deterministic (fixed seeds, fixed handle and times).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from scratchfs.api.shape import SAMPLE_BYTES, describe
+from scratchfs.api.stub import build_stub, make_preview
+from scratchfs.engine.binding import Binding
+from scratchfs.foundation.limits import LIST_PREVIEW_BYTES, PREVIEW_BYTES
+
+GOLDEN = Path(__file__).resolve().parent / "golden_spill.json.gz"
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+HANDLE = "h_" + "abcdefghijklmnopqrstuvwx"
+
+
+class BytesSource:
+    """A whole content as a :class:`~scratchfs.engine.structure.paging.ContentSource` (``size``, ``read``)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.size = len(data)
+
+    def read(self, offset: int, length: int) -> bytes:
+        return self.data[offset : offset + length]
+
+
+def _cycled(data: bytes, offset: int, size: int) -> bytes:
+    """``size`` bytes of ``data`` from ``offset`` on, starting over at its end as often as needed."""
+    out = data[offset:]
+    while len(out) < size:
+        out += data
+    return out[:size]
+
+
+def fixture_contents() -> Iterator[tuple[str, bytes]]:
+    for path in sorted(p for p in FIXTURES.iterdir() if p.suffix in {".html", ".json", ".csv", ".txt"}):
+        data = path.read_bytes()
+        yield f"{path.name}@whole", data
+        for size in (1024, 3000, 4096, 16384, 65536, 200_000, SAMPLE_BYTES, 600_000, 1024 * 1024):
+            for offset in (0, 777, len(data) // 2 + 13):
+                yield f"{path.name}@{offset}+{size}", _cycled(data, offset, size)
+
+
+def _generated_base() -> dict[str, bytes]:
+    """The kinds of tests/test_budgets.py (issue 11) and more kinds of real tool output."""
+    rng = random.Random(16)
+    items = [{"id": i, "name": f"instance-{i}", "state": {"code": 16, "name": "running"},
+              "tags": [{"Key": "env", "Value": "prod"}]} for i in range(4000)]
+    one_line = json.dumps({"operations": {f"Op{i}": {"input": {"shape": f"Op{i}Request"}} for i in range(300)},
+                           "items": items}).encode()
+    jsonl = b"".join(json.dumps({"ts": 1700000000 + i, "level": "info", "msg": "x" * 900}).encode() + b"\n"
+                     for i in range(300))
+    terminal = b"".join(b"\x1b[32mDownloading\x1b[0m package-%d " % i +
+                        b"".join(b"\r[%-20s] %3d%%" % (b"#" * (p // 5), p) for p in range(0, 101, 5)) + b"\n"
+                        for i in range(400))
+    controls = bytes(range(32)) * 2000 + b"\n" + b"ok\n" * 100
+    latin1 = ("Résumé des opérations: naïve façade, crème brûlée, déjà vu.\n" * 2000).encode("latin-1")
+    binary = bytes(rng.getrandbits(8) for _ in range(70_000))
+    csv_rows = "id,name,score,when\n" + "".join(f'{i},"name, {i}",{i * 0.5},2026-01-{i % 28 + 1:02d}\n'
+                                                 for i in range(3000))
+    tsv_rows = "id\tname\tvalue\n" + "".join(f"{i}\titem {i}\t{rng.random():.4f}\n" for i in range(3000))
+    headless = "".join(f"{i},{i * 2},{i * 3}\n" for i in range(2000))
+    html = ("<!DOCTYPE html><html><head><title>  A  page\n title </title><style>p{color:red}</style></head><body>"
+            + "".join(f"<h{i % 3 + 1}>Heading <b>{i}</b></h{i % 3 + 1}><p>{'text ' * 40}</p>" for i in range(200))
+            + "<script>var x = '<h1>no</h1>';</script></body></html>")
+    xml = '<?xml version="1.0"?>\n<!-- c -->\n<catalog>' + "".join(
+        f"<book id='{i}'><title>T{i}</title></book>\n" for i in range(1500)) + "</catalog>\n"
+    grep = "".join(f"src/module_{i % 37}/file_{i % 11}.py:{i * 3 + 1}:    def function_{i}(self, arg):\n"
+                   for i in range(3000))
+    grep_dash = "".join(f"lib/a{i % 5}.c-{i}-  context line {i}\nlib/a{i % 5}.c:{i + 1}:  match {i}\n"
+                        for i in range(2000))
+    log_ts = "".join(f"2026-11-30T22:{i % 60:02d}:{i % 60:02d} INFO worker-{i % 4} processed item {i}, ok\n"
+                     for i in range(3000))
+    log_level = "".join(f"[{['DEBUG', 'INFO', 'WARN', 'ERROR'][i % 4]}] step {i}, status=done, x={i}\n"
+                        for i in range(3000))
+    syslog = "".join(f"Nov {i % 28 + 1:2d} 12:{i % 60:02d}:01 host sshd[{i}]: Accepted key for user, port {i}\n"
+                     for i in range(2000))
+    crlf = "".join(f"line {i}, with a comma\r\n" for i in range(3000))
+    blank = "".join(f"paragraph {i}\n\n" if i % 3 else "\n" for i in range(3000))
+    cjk = "".join(f"第{i}行：数据处理完成，结果正常。🙂 émoji ✓\n" for i in range(3000))
+    long_line = "word " * 20000
+    array_json = json.dumps([{"a": i, "b": [1, 2, {"c": None}], "d": "x" * (i % 300)} for i in range(800)],
+                            indent=1)
+    scalar_json = json.dumps("a string " * 50)
+    bom_json = "\ufeff" + json.dumps({f"key_{i}": {"nested": list(range(i % 5))} for i in range(50)})
+    wide_json = json.dumps({f"k{i}\x01": i for i in range(400)})
+    jsonl_lists = "".join(json.dumps([i, "x", None]) + "\n" for i in range(2000))
+    bad_json = '{"a": 1, "b": [1, 2, 3], "c": {"d": "e"}, ' + "junk" * 3000
+    deep_json = json.dumps({"l1": {"l2": {"l3": {"l4": {"l5": {"l6": {"l7": list(range(50))}}}}}}, "n": 1})
+    jsonl_mixed = "".join(json.dumps({"id": i, f"extra_{i % 7}": True, "v": [i] * (i % 3)}) + "\n"
+                          for i in range(2000))
+    big_array = json.dumps([{"id": i, "name": f"n{i}", "tags": ["a", "b"], "pad": "p" * 200} for i in range(3000)])
+    big_object = json.dumps({f"section_{i}": {"items": list(range(i % 50)), "text": "t" * 300} for i in range(2000)})
+    huge_value = json.dumps({"blob": "z" * 700_000, "after": 1})
+    quotes = "".join(f'say "hello" \\ to {i}\t<tab> \u2028 sep\n' for i in range(2000))
+    return {
+        "one-line.json": one_line, "records.jsonl": jsonl, "terminal.log": terminal, "controls.bin": controls,
+        "latin1.txt": latin1, "random.bin": binary, "png.bin": b"\x89PNG\r\n\x1a\n" + binary[:20000],
+        "gzip.bin": b"\x1f\x8b\x08\x00" + binary[:9000], "nul.txt": b"text\x00" * 3000,
+        "data.csv": csv_rows.encode(), "data.tsv": tsv_rows.encode(), "headless.csv": headless.encode(),
+        "page.html": html.encode(), "doc.xml": xml.encode(), "grep.txt": grep.encode(),
+        "grep-C.txt": grep_dash.encode(),
+        "iso.log": log_ts.encode(), "level.log": log_level.encode(), "syslog.log": syslog.encode(),
+        "crlf.txt": crlf.encode(), "blank.txt": blank.encode(), "cjk.txt": cjk.encode(), "long-line.txt":
+        long_line.encode(), "array.json": array_json.encode(), "scalar.json": scalar_json.encode(),
+        "bom.json": bom_json.encode(), "wide.json": wide_json.encode(), "lists.jsonl": jsonl_lists.encode(),
+        "bad.json": bad_json.encode(), "deep.json": deep_json.encode(), "mixed.jsonl": jsonl_mixed.encode(),
+        "big-array.json": big_array.encode(), "big-object.json": big_object.encode(),
+        "huge-value.json": huge_value.encode(), "quotes.txt": quotes.encode(),
+        "empty": b"", "one-byte": b"x", "newline": b"\n", "two-lines": b"a,b\n1,2",
+        "xml-comment": b"<!-- only a comment -->\n<root/>", "lt-text": b"<not a tag at all\nsecond line\n",
+    }
+
+
+def generated_contents() -> Iterator[tuple[str, bytes]]:
+    for name, data in _generated_base().items():
+        sizes = sorted({len(data), *(s for s in (1024, 1537, 16384, 600_000) if s < len(data))})
+        for size in sizes:
+            for offset in ((0, 5) if size < len(data) else (0,)):
+                yield f"{name}@{offset}+{size}", data[offset : offset + size]
+
+
+def _variants(index: int) -> list[tuple[str, str | None, int]]:
+    """(preview mode, tool, preview bytes) for the ``index``-th content: always the defaults, plus others by turn."""
+    tools = (None, "bash", "mcp.server/über_tool " + "x" * 80, "t\"q\\")
+    extra = [("head+tail", tools[index % 4], PREVIEW_BYTES),
+             ("head", tools[(index + 1) % 4], (0, 64, 300, 4096, 65536)[index % 5])]
+    if index % 3 == 0:
+        extra.append(("head+tail", None, (0, 100, 2000, 8000)[index % 4]))
+    return [("head", "bash", PREVIEW_BYTES), *extra]
+
+
+def record(name: str, content: bytes, index: int) -> dict:
+    """What the model and the index receive for one content."""
+    size = len(content)
+    lines = content.count(b"\n") + (bool(content) and content[-1:] != b"\n")
+    head = content[: max(SAMPLE_BYTES, 65536 + 4)]
+    start = head[:64].lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    source = BytesSource(content) if len(head) < size and start in (b"{", b"[") else None
+    shape = describe(head, size, lines, source)
+    stubs = []
+    for mode, tool, preview in _variants(index):
+        tail = content[size - preview :] if mode == "head+tail" and preview else b""
+        stub = build_stub(HANDLE, head, tail, size, lines, shape.content_type, shape.text, tool, preview, mode)
+        stubs.append(stub.to_json())
+    listing = make_preview(head, b"", size, min(PREVIEW_BYTES, LIST_PREVIEW_BYTES))[0]
+    found = {"name": name, "content_type": shape.content_type, "shape": shape.text, "stubs": stubs,
+             "listing": listing}
+    if source is not None:  # the shape of the sample alone (no source, or a source that fails)
+        alone = describe(head, size, lines)
+        found["sample_shape"] = [alone.content_type, alone.text]
+    return found
+
+
+def bindings() -> list[Binding]:
+    return [
+        Binding("abcdefghijklmnopqrstuvwx", "run", "agent", "handle", HANDLE, "bash", 3600.0, 1764547200.123456,
+                16384, 1, "0" * 32),
+        Binding("zzzzzzzzzzzzzzzzzzzzzzzz", "r/ü", "a\"b", "scratch", "key with ✓ and \\", None, 0.5, 1e-7, 0, 0,
+                ""),
+        Binding("222222222222222222222222", "r", "a", "handle", HANDLE, "t" * 300, 86400, 1764547200, 2**40, 10**6,
+                "f" * 32),
+    ]
+
+
+def records() -> list[dict]:
+    contents = [*fixture_contents(), *generated_contents()]
+    out = [record(name, content, i) for i, (name, content) in enumerate(contents)]
+    out.append({"name": "bindings", "payloads": [b.encode().decode("utf-8") for b in bindings()]})
+    return out
+
+
+def write(path: Path = GOLDEN) -> int:
+    data = json.dumps(records(), ensure_ascii=False, indent=0).encode("utf-8")
+    path.write_bytes(gzip.compress(data, 9, mtime=0))
+    return len(data)
+
+
+def load(path: Path = GOLDEN) -> list[dict]:
+    return json.loads(gzip.decompress(path.read_bytes()))
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--write"]:
+        sys.exit("usage: python -m tests.golden_spill --write")
+    print(f"{write():,} bytes of JSON written to {GOLDEN} ({GOLDEN.stat().st_size:,} bytes)")

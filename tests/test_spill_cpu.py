@@ -1,0 +1,136 @@
+"""The faster shape detection and stub fitting of issue 16 give exactly what the code before them gave: the
+reference copies in ``tests/reference_shape.py`` and ``tests/reference_stub.py`` (main at 7867ff0) are the plain
+answers, compared on generated contents built from the lines that steer detection (log, grep, CSV, JSON, blank and
+indented lines, carriage returns, NULs, Latin-1, cut UTF-8, magic numbers)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from dataclasses import asdict
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scratchfs.api import shape
+from scratchfs.api.stub import build_stub
+from scratchfs.engine.binding import Binding
+from tests import reference_shape, reference_stub
+
+LINES = st.one_of(
+    st.sampled_from([
+        b"2026-11-30 12:00:01 INFO started", b"2026-11-30T12:00:01Z x", b"  [12:00:01] warn", b"\t[ERROR] failed",
+        b"Nov  3 12:00:01 host sshd[1]: ok", b"    WARNINGS are not levels", b"  DEBUG", b"   12:00:0",
+        b"src/a.py:12:    def f():", b"src/a.py:13-    pass", b"lib/b.c:7:x", b"no colon here", b"a:b:c", b"p:1",
+        b"id,name,score", b"1,\"a, b\",2", b"3,x,4", b"x\ty\tz", b"1\t2\t3", b'{"a": 1, "b": [1, 2]}', b"[1, 2, 3]",
+        b"", b"", b"\r", b"\x00", b"caf\xe9", b"caf\xc3\xa9", b"\xe2\x82", b"\x1b[32mok\x1b[0m\rdone", b"\x01\x02",
+        b"<h1>Title</h1>", b"p" * 401 + b":1:", b"p" * 400 + b":2-", b"     ", b"\f\v",
+    ]),
+    st.text(alphabet=" \t:,-0123456789abcAZ[]{}\"\\é\u2028\x85", max_size=60).map(str.encode),
+)
+CONTENTS = st.builds(
+    lambda lines, sep, end, magic: magic + sep.join(lines) + end,
+    st.lists(LINES, max_size=60), st.sampled_from([b"\n", b"\n", b"\r\n", b"\n\n"]), st.sampled_from([b"", b"\n"]),
+    st.sampled_from([b"", b"", b"", b"\x89PNG", b"\xef\xbb\xbf", b"{", b"<", b"\n"]),
+)
+
+
+def both(sample: bytes, size: int, lines: int) -> tuple[tuple, tuple]:
+    new, old = shape.describe(sample, size, lines), reference_shape.describe(sample, size, lines)
+    return (new.content_type, new.text), (old.content_type, old.text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(CONTENTS, st.integers(0, 3), st.integers(0, 5000))
+def test_describe_gives_what_it_gave(data, repeat, more):
+    data = data * (repeat + 1)
+    lines = data.count(b"\n") + (data[-1:] not in (b"", b"\n"))
+    new, old = both(data, len(data), lines)
+    assert new == old
+    if more:  # the sample of a larger content (its end cut)
+        new, old = both(data, len(data) + more, lines + more // 7)
+        assert new == old
+
+
+@settings(max_examples=30, deadline=None)
+@given(CONTENTS, st.sampled_from([b"", b"\xc3", b"\xe2\x82", b"\xff"]))
+def test_describe_of_samples_longer_than_the_text_probe(data, tail):
+    data = (data or b"x") * (70_000 // max(1, len(data)) + 1)
+    for sample in (data[: shape.TEXT_PROBE_BYTES + 1] + tail, data + tail, data[:5000] + b"\n" * 2 + data):
+        assert shape.is_text(sample) == reference_shape.is_text(sample)
+        new, old = both(sample, len(sample) * 2, 10)
+        assert new == old
+
+
+@given(st.text(alphabet=":\n0a-/", max_size=3000).map(str.encode), st.integers(1, 4))
+def test_grep_runs_find_the_paths_the_line_pattern_finds(text, repeat):
+    data = b"\n" + text * repeat + b"\n" + b"p" * 401 + b":1:\n" + b"p" * 400 + b":2-"
+    assert set(re.findall(shape.GREP_RUN_PATTERN, data)) == set(re.findall(shape.GREP_LINE_PATTERN, data))
+    assert shape._grep_lines(data) == len(re.findall(shape.GREP_LINE_PATTERN, data))
+
+
+@given(st.text(alphabet="\n \t[]0123456789-:TZIFNOWAERGaeno ", max_size=3000).map(str.encode))
+def test_log_lines_are_counted_as_before(data):
+    assert len(shape._LOG_LINE_RE.findall(b"\n" + data)) == len(reference_shape._LOG_LINE_RE.findall(b"\n" + data))
+
+
+@given(st.text(alphabet='ab,\t "\r\n\x00\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029', max_size=400),
+       st.sampled_from([",", "\t"]))
+def test_csv_records_are_counted_as_the_csv_module_counts_them(text, delimiter):
+    try:
+        want = sum(1 for row in csv.reader(io.StringIO(text), delimiter=delimiter) if row)
+    except csv.Error:
+        want = -1
+    assert shape._records(text, delimiter, -1) == want
+
+
+def test_csv_records_of_a_field_over_the_csv_limit_fall_back_to_the_line_count():
+    limit = csv.field_size_limit()
+    text = "a,b\n" + "x" * (limit + 1) + ",y\n"
+    assert shape._records(text, ",", 99) == 99
+
+
+STUB_ARGS = st.tuples(
+    CONTENTS.map(lambda b: b * 20), st.sampled_from(["head", "head+tail"]),
+    st.sampled_from([None, "bash", "t\"\\ü" * 30]), st.sampled_from([0, 1, 100, 1024, 1500, 4096, 65536]),
+    st.sampled_from([None, "json", "jsonl", "csv", "html", "binary", "text"]),
+    st.one_of(st.none(), st.text(max_size=700)), st.integers(0, 3),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(STUB_ARGS)
+def test_stubs_are_built_as_before(args):
+    data, mode, tool, preview, content_type, shape_text, extra = args
+    size = len(data) + extra * 1000
+    lines = data.count(b"\n") + extra * 17
+    tail = data[len(data) - preview :] if mode == "head+tail" and preview else b""
+    handle = "h_" + "q" * 24
+    new = build_stub(handle, data, tail, size, lines, content_type, shape_text, tool, preview, mode)
+    old = reference_stub.build_stub(handle, data, tail, size, lines, content_type, shape_text, tool, preview, mode)
+    assert new.to_json() == old.to_json()
+    assert new.to_dict() == old.to_dict()
+
+
+def test_a_binding_payload_holds_every_field_as_asdict_gave_it():
+    binding = Binding("t" * 24, "r", "a", "handle", "h_" + "q" * 24, None, 1.5, 1764547200.25, 7, 1, "c" * 32)
+    payload = binding.encode()
+    assert payload.startswith(b"scratchfs-binding/1\n")
+    assert payload[len(b"scratchfs-binding/1\n"):].decode() == json.dumps(asdict(binding), sort_keys=True,
+                                                                            ensure_ascii=False)
+    assert Binding.decode(payload) == binding
+
+
+@given(st.binary(min_size=15, max_size=15))
+def test_a_token_is_its_120_random_bits_in_base32_most_significant_first(raw):
+    from unittest import mock
+
+    from scratchfs.foundation import checks
+
+    with mock.patch.object(checks.secrets, "token_bytes", return_value=raw):
+        token = checks.new_token()
+    bits = int.from_bytes(raw, "big")
+    assert token == "".join("abcdefghijklmnopqrstuvwxyz234567"[(bits >> s) & 31] for s in range(115, -1, -5))
+    assert checks.HANDLE_RE.match("h_" + token)
