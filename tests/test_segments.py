@@ -20,6 +20,7 @@ from scratchfs.api.inspector import fsck
 from scratchfs.api.rebuild import open_for_rebuild, rebuild_index
 from scratchfs.engine import segments
 from scratchfs.engine.segments import SEGMENT_NAME_RE, is_location, parse_location, scan
+from scratchfs.foundation import limits
 from scratchfs.foundation.limits import SEGMENT_ENTRY_BYTES
 
 
@@ -253,7 +254,8 @@ def test_expired_entries_take_their_segment_with_them(tmp_path):
     assert not seg.exists()
 
 
-def test_compaction_keeps_every_live_entry_byte_exact(tmp_path):
+def test_compaction_keeps_every_live_entry_byte_exact(tmp_path, monkeypatch):
+    monkeypatch.setattr(limits, "SEGMENT_COMPACTION", True)  # off by default (see limits)
     values = {f"k{i}": f"value {i} ".encode() * (20 + i) for i in range(20)}
     with ScratchStore(tmp_path) as store:
         scope = store.scope("run", "agent")
@@ -276,6 +278,20 @@ def test_compaction_keeps_every_live_entry_byte_exact(tmp_path):
             assert parse_location(blob_of(store, "scratch", key)).name != old.name
         report = fsck(store)
         assert report.clean and report.entries_checked == len(values)
+
+
+def test_compaction_is_off_by_default_and_a_mostly_dead_segment_stays(tmp_path):
+    with ScratchStore(tmp_path) as store:
+        for i in range(4):
+            store.scope("run", "agent").scratch_write(f"k{i}", b"value %d " % i * 50)
+    (seg,) = segment_files(tmp_path)
+    with ScratchStore(tmp_path, orphan_grace=0.0) as store:
+        scope = store.scope("run", "agent")
+        for i in range(3):
+            scope.scratch_delete(f"k{i}")
+        store.sweep(full=True)
+        assert seg.exists() and scope.scratch_read("k3") == b"value 3 " * 50
+        assert 0 < fsck(store).segments.live_bytes < seg.stat().st_size // 2
 
 
 def test_relocate_applies_only_while_the_row_names_the_old_location(tmp_path):
@@ -385,7 +401,8 @@ def test_garbage_in_a_segment_stops_the_scan_without_reading_past_it(tmp_path):
         assert fsck(store).segments.damaged[0][1] == problem
 
 
-def test_compaction_and_relocate_on_a_postgresql_index(tmp_path, postgres_dsn, pg_schema):
+def test_compaction_and_relocate_on_a_postgresql_index(tmp_path, postgres_dsn, pg_schema, monkeypatch):
+    monkeypatch.setattr(limits, "SEGMENT_COMPACTION", True)  # off by default (see limits)
     from tests.services import postgres_url
 
     url = postgres_url(postgres_dsn, pg_schema)

@@ -9,7 +9,8 @@ writer holds it shared from before it creates its segment until it has locked it
 
 * **Dead segment**: no row names any of its blobs -- removed (when older than the grace period, or at once after the
   sweep deleted the expired rows that named it).
-* **Compaction**: a segment older than the grace period whose live blobs take less than
+* **Compaction** (when :data:`~scratchfs.foundation.limits.SEGMENT_COMPACTION` is on; off by default): a segment
+  older than the grace period whose live blobs take less than
   :data:`~scratchfs.foundation.limits.SEGMENT_COMPACT_FRACTION` of it: each live blob is copied, byte for byte, to
   the sweeping process's own segment of that directory, then the rows are moved in one index transaction, each only
   if it still names the old location (a concurrent overwrite or delete wins; its copy is then dead bytes), under the
@@ -126,6 +127,16 @@ def _retire_own(index, blobs, parts: tuple[str, ...], name: str, fd: int, dying:
     return blobs.segments.retire_idle(parts, name)
 
 
+def _in_place(blobs, parts: tuple[str, ...], name: str, fd: int) -> bool:
+    """True if the segment open at ``fd`` is still ``name`` in the directory ``parts`` (not moved to the trash)."""
+    try:
+        found = os.stat("/".join((*parts, name)), dir_fd=blobs.root_fd, follow_symlinks=False)
+        mine = os.fstat(fd)
+    except OSError:
+        return False
+    return (found.st_dev, found.st_ino) == (mine.st_dev, mine.st_ino)
+
+
 def _closed(fd: int, dir_fd: int) -> None:
     if fd >= 0:
         os.close(fd)
@@ -145,7 +156,7 @@ def _judge(index, blobs, parts: tuple[str, ...], name: str, fds: tuple[int, int]
                          problem=problem)
     old = cutoff is None or st.st_mtime <= cutoff
     if compact and known and old and check.live < SEGMENT_COMPACT_FRACTION * st.st_size:
-        check.moved = _compact(index, blobs, parts, fd, [(k, located[k]) for k in sorted(known)])
+        check.moved = _compact(index, blobs, parts, name, fd, [(k, located[k]) for k in sorted(known)])
         known = known_locations(index, list(known))
     if remove and not known and (old or check.moved):
         try:
@@ -156,7 +167,7 @@ def _judge(index, blobs, parts: tuple[str, ...], name: str, fds: tuple[int, int]
     return check
 
 
-def _compact(index, blobs, parts: tuple[str, ...], fd: int, live: list) -> int:
+def _compact(index, blobs, parts: tuple[str, ...], name: str, fd: int, live: list) -> int:
     """Copy the live blobs ``[(location, record)]`` of the segment open at ``fd`` to this process's own segment of
     the directory, then move their rows (each only if it still names the old location). Returns rows moved."""
     if not hasattr(index, "relocate"):
@@ -170,9 +181,9 @@ def _compact(index, blobs, parts: tuple[str, ...], fd: int, live: list) -> int:
             copy = blobs.segments.append(parts, record.token, data, BlobInfo(0, len(data), 0, b""))
             pending.append(copy)
             moves.append((old, copy.info.blob))
-        with blobs.delete_lock(False, BUSY_TIMEOUT):
-            if not all(copy.exists() for copy in pending):
-                return 0
+        with blobs.delete_lock(False, BUSY_TIMEOUT):  # no delete moves either directory meanwhile
+            if not _in_place(blobs, parts, name, fd) or not all(copy.exists() for copy in pending):
+                return 0  # a delete moved the old segment (its rows are hidden) or the copies away
             return index.relocate(moves)
     except ScratchError as exc:
         log.warning("scratchfs: cannot compact a segment in %s (%s); a later sweep will", "/".join(parts), exc)

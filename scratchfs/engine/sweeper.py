@@ -44,6 +44,7 @@ from scratchfs.engine import safe_fs, segments
 from scratchfs.engine.local_blobs import BLOB_NAME_RE, BLOB_SUFFIX, Blobs
 from scratchfs.engine.segment_sweep import check_segment
 from scratchfs.engine.sqlite_index import Index
+from scratchfs.foundation import limits
 from scratchfs.foundation.errors import ScratchError, StoreClosed, storage_error
 
 log = logging.getLogger(__name__)
@@ -284,7 +285,8 @@ def _remove_orphans(index: Index, blobs: Blobs, grace: float, cursor: _Cursor,
         files = [name[: -len(BLOB_SUFFIX)] for name, mode in entries
                  if stat.S_ISREG(mode) and BLOB_NAME_RE.match(name)]
         for name, _mode in entries:
-            found = (check_segment(index, blobs, (run, agent), name, cutoff, remove=True, compact=True)
+            found = (check_segment(index, blobs, (run, agent), name, cutoff, remove=True,
+                                   compact=limits.SEGMENT_COMPACTION)
                      if segments.SEGMENT_NAME_RE.match(name) else None)
             if found is not None and found.removed:
                 removed += 1

@@ -43,6 +43,10 @@ SEGMENT_BYTES = 8 * 1024 * 1024
 """A segment file takes no new blob once it holds this many bytes: its writer starts a new one."""
 SEGMENT_ACTIVE = 64
 """Most segment files one process keeps open for appending (one per agent directory it writes to)."""
+SEGMENT_COMPACTION = False
+"""Whether the sweeper compacts mostly dead segments (off for now: with it on, ``reliability/run.py --kills 120
+--workers 4`` lost one acknowledged scratchpad value in two runs of seed 1, cause not yet found; dead segments are
+removed either way)."""
 SEGMENT_COMPACT_FRACTION = 0.5
 """A closed segment whose live bytes fall under this fraction of its size is compacted by the sweeper."""
 ZSTD_LEVEL = 3
