@@ -252,6 +252,7 @@ def worker(root: str, wid: int, seed: int, kill_point: str | None = None) -> Non
 # -- deterministic crash points -----------------------------------------------------------------------------------
 
 _BLOBS = "scratchfs.engine.local_blobs"
+_SEGMENTS = "scratchfs.engine.segments"
 KILL_POINTS = {
     # name: (module path, class, method, "before"/"after", the operation that reaches it)
     "spill: blob half written": ("scratchfs.engine.seekable", None, "_write_all", "after", "spill"),
@@ -265,6 +266,10 @@ KILL_POINTS = {
                                                "delete_agent"),
     "sweep: expired rows deleted, files not removed": (_BLOBS, "Blobs", "unlink", "before", "sweep"),
     "sweep: removing orphans": ("scratchfs.engine.sweeper", None, "check_orphan", "before", "sweep"),
+    "spill: segment record written, row not committed": (_SEGMENTS, None, "_pwrite_all", "after", "spill"),
+    "overwrite: row committed, segment write not released": (_SEGMENTS, "SegmentPending", "release", "before",
+                                                             "scratch_write"),
+    "sweep: judging a segment": ("scratchfs.engine.segment_sweep", None, "_judge", "before", "sweep"),
     "scratch_delete: row deleted, file not removed": (_BLOBS, "Blobs", "unlink", "before",
                                                       "scratch_delete"),
 }
@@ -310,8 +315,9 @@ def _scripted(store, rng, runs, agents, run_op, point: str) -> None:
     orphan = store.blobs.agent_dir(other, agent) / "aaaaaaaaaaaaaaaaaaaaaaaa.zst"
     orphan.write_bytes(b"orphan")
     time.sleep(0.1)  # the short-TTL entry expires
+    store.blobs.segments.close()  # its segments are left, unlocked, for the sweep to judge (as at a writer's exit)
     op = _arm(point)
-    cseed, size = rng.getrandbits(40), 200_000
+    cseed, size = rng.getrandbits(40), 2_000 if "segment" in point else 200_000  # small ones go to a segment
     if op == "spill":
         run_op(op, content=make_content(cseed, size), run=run, agent=agent, seed=cseed, size=size, ttl=LONG_TTL)
     elif op == "scratch_write":
@@ -439,6 +445,7 @@ def check(root: str, model_json: dict) -> dict:
     counts of every kind of violation, and the observed state (the next round's model)."""
     from scratchfs import CorruptBlob, NotFound, ScratchStore
     from scratchfs.engine.local_blobs import BLOB_NAME_RE
+    from scratchfs.engine.segments import SEGMENT_NAME_RE
 
     report: Counter = Counter()
     observed: dict[str, list] = {}
@@ -482,10 +489,11 @@ def check(root: str, model_json: dict) -> dict:
         result = store.sweep(full=True)
         report["orphans reclaimed by the sweep"] += result.orphans_removed
         rows = store.index.blobs()
+        named_segments = {blob.split(":")[1] for blob in rows if ":" in blob}  # segment entries' locations
         for dirpath, _dirs, files in os.walk(store.root / "runs"):
             for name in files:
-                m = BLOB_NAME_RE.match(name)
-                if m is None or m.group(1) not in rows:
+                m = BLOB_NAME_RE.match(name) or SEGMENT_NAME_RE.match(name)
+                if m is None or (m.group(1) not in rows and m.group(1) not in named_segments):
                     report["orphans left"] += 1
                     problems.append(f"left after a sweep: {os.path.join(dirpath, name)}")
         trash = store.root / "trash"

@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import struct
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scratchfs import ScratchStore
+from scratchfs import ScratchStore as _ScratchStore
 from scratchfs.api.inspector import fsck
 from scratchfs.api.rebuild import open_for_rebuild
 from scratchfs.cli import main
@@ -24,13 +25,16 @@ from scratchfs.foundation.errors import CorruptBlob, StorageError
 
 from .conftest import FIXTURE_FILES
 
+# blob files of their own, to copy, splice and restore (tests/test_segments.py does the same to segment entries)
+ScratchStore = partial(_ScratchStore, segment_entry_bytes=0)
 
-def blob_path(store: ScratchStore, kind: str, key: str) -> Path:
+
+def blob_path(store: _ScratchStore, kind: str, key: str) -> Path:
     entry = next(e for e in store.list_entries() if e.kind == kind and e.key == key)
     return Path(store.blobs.path(entry.run_id, entry.agent_id, entry.blob))
 
 
-def fresh_values(store: ScratchStore) -> None:
+def fresh_values(store: _ScratchStore) -> None:
     store.entries.drop_value_cache()  # no cached value: every read goes to the file
 
 
@@ -156,7 +160,7 @@ def test_a_lost_index_is_rebuilt_from_the_blobs(tmp_path, clock):
     _drop_index(tmp_path)
     with pytest.raises(StorageError, match="rebuild it from the blobs"):  # a lost index is never silently replaced
         ScratchStore(tmp_path, clock=clock)
-    with open_for_rebuild(tmp_path, clock=clock) as store:
+    with open_for_rebuild(tmp_path, clock=clock, segment_entry_bytes=0) as store:
         assert store.list_entries() == []
         report = fsck(store, rebuild_index=True)
         assert report.rebuilt.restored == len(written)

@@ -252,6 +252,7 @@ def test_a_directory_removed_while_it_is_created_is_created_again(store, monkeyp
 def test_a_recycled_inode_never_serves_a_stale_seek_table(store):
     """An overwrite's new file may get a freed inode number, the same size and (on coarse clocks) the same mtime as
     a file read before: the cached seek table must not be reused for it."""
+    store.blobs.segment_entry_bytes = 0  # a file per entry (a segment slice's cache key holds its offset)
     scope = store.scope("run", "agent")
     first = os.urandom(50_000)
     scope.scratch_write("k", first)
@@ -389,7 +390,8 @@ def test_two_delete_runs_at_once_with_a_spill_in_flight(tmp_path):
                 started, release = threading.Event(), threading.Event()
 
                 def content(started=started, release=release):
-                    yield make_content(99, 40_000)  # the file exists (and is locked) once this is asked for
+                    # over SEGMENT_ENTRY_BYTES: the file exists (and is locked) once the next chunk is asked for
+                    yield make_content(99, 70_000)
                     started.set()
                     release.wait(30)
                     yield make_content(98, 40_000)

@@ -35,11 +35,13 @@ def _flags(args) -> int:
 
 # operation -> (function of os to fail, which of its calls fail)
 POINTS: dict[str, tuple[str, Callable]] = {
-    "create": ("open", lambda a: _name(a).endswith(".zst") and _flags(a) & os.O_CREAT),
+    "create": ("open", lambda a: _name(a).endswith((".zst", ".zseg")) and _flags(a) & os.O_CREAT),
+    "blob file create": ("open", lambda a: _name(a).endswith(".zst") and _flags(a) & os.O_CREAT),
     "write": ("writev", lambda a: True),
+    "segment write": ("pwritev", lambda a: True),
     "fsync": ("fsync", lambda a: True),
     "directory creation": ("mkdir", lambda a: True),
-    "open for read": ("open", lambda a: _name(a).endswith(".zst") and not _flags(a) & os.O_CREAT),
+    "open for read": ("open", lambda a: _name(a).endswith((".zst", ".zseg")) and not _flags(a) & os.O_CREAT),
     "pread": ("pread", lambda a: True),
     "directory open": ("open", lambda a: bool(_flags(a) & os.O_DIRECTORY) and _name(a) != "."),
     "lock file": ("open", lambda a: _name(a).endswith(".lock")),
@@ -96,11 +98,13 @@ def _check_all(store: ScratchStore, written: dict) -> None:
 def _operation(store: ScratchStore, point: str) -> Callable[[], object]:
     """The public call that reaches the file operation ``point``."""
     scope = store.scope("new-run", "agent")
-    spill = lambda: scope.spill(b"fresh content\n" * 500, source_tool="t")  # noqa: E731
+    spill = lambda: scope.spill(b"fresh content\n" * 500, source_tool="t")  # noqa: E731 - to a segment file
+    big = lambda: scope.spill(b"fresh content\n" * 5000, source_tool="t")  # noqa: E731 - over 64 KiB: its own file
     keep = store.scope("keep", "a")
     handle = next(e.key for e in keep.list_entries() if e.kind == "handle")
     return {
-        "create": spill, "write": spill, "fsync": spill, "directory creation": spill, "lock file": store.sweep,
+        "create": spill, "blob file create": big, "write": big, "segment write": spill, "fsync": spill,
+        "directory creation": spill, "lock file": store.sweep,
         "open for read": lambda: keep.read_handle(handle, 0, 100),
         "pread": lambda: keep.read_handle(handle, 1000, 100),
         "directory open": lambda: keep.read_handle(handle, 0, 100),
@@ -120,7 +124,7 @@ def test_each_errno_at_each_file_operation_is_typed_and_loses_nothing(tmp_path, 
             written[("handle", keep.spill(content, source_tool="t").handle)] = content
             keep.scratch_write(f"k{i}", content)
             written[("scratch", f"k{i}")] = content
-        store.scope("doomed", "a").scratch_write("x", b"to delete")
+        store.scope("doomed", "a").scratch_write("x", b"to delete" * 8000)  # a file of its own, for "unlink"
         store.entries.drop_value_cache()  # reads go to the files
         call = _operation(store, point)
         function, when = POINTS[point]

@@ -19,6 +19,7 @@ def small_slices(monkeypatch):
 
 
 def _populate(store, agents: int = 6, per_agent: int = 8) -> list:
+    store.blobs.segment_entry_bytes = 0  # a file per entry, to remove and to copy as orphans
     entries = []
     for a in range(agents):
         scope = store.scope("run", f"a{a}")

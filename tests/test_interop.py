@@ -1,4 +1,6 @@
 """Interoperability: blob files the store wrote, read by other implementations of the Zstandard Seekable Format.
+A small entry's blob is a slice of a segment file (:mod:`scratchfs.engine.segments`): the slice, cut out into a file
+of its own, is what they read (a whole segment is one zstd stream: ``tests/test_segments.py``).
 
 Readers: ``pyzstd.SeekableZstdFile`` and ``indexed_zstd.IndexedZstdFile`` (random ranges, chosen by hypothesis, must
 equal the original bytes), and the ``zstd`` command-line tool (``zstd -d`` must restore the original). All three
@@ -20,6 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scratchfs import ScratchStore
+from scratchfs.engine.segments import is_location, parse_location
 
 from .conftest import FIXTURE_FILES
 
@@ -47,6 +50,7 @@ def blobs(tmp_path_factory) -> dict[str, tuple[bytes, Path]]:
     """Each content spilled through the store (default frames, and 4 KiB frames for many frame boundaries)."""
     root = tmp_path_factory.mktemp("interop")
     found: dict[str, tuple[bytes, Path]] = {}
+    sliced = 0
     for frame_bytes in (256 * 1024, 4096):
         with ScratchStore(root / str(frame_bytes), frame_bytes=frame_bytes) as store:
             scope = store.scope("interop", "tests")
@@ -56,7 +60,15 @@ def blobs(tmp_path_factory) -> dict[str, tuple[bytes, Path]]:
                 handle = scope.spill(data, source_tool="interop").handle
                 entry = next(e for e in scope.list_entries() if e.key == handle)
                 assert entry.frames == max(1, -(-len(data) // frame_bytes))
-                found[f"{name} / {frame_bytes} B frames"] = (data, store.blobs.path("interop", "tests", entry.blob))
+                path = Path(store.blobs.path("interop", "tests", entry.blob))
+                sliced += is_location(entry.blob)
+                if is_location(entry.blob):  # a slice of a segment file: cut out, byte for byte
+                    where = parse_location(entry.blob)
+                    path = root / f"slice-{frame_bytes}-{len(found)}.zst"
+                    segment = Path(store.blobs.path("interop", "tests", entry.blob)).read_bytes()
+                    path.write_bytes(segment[where.offset:where.offset + where.length])
+                found[f"{name} / {frame_bytes} B frames"] = (data, path)
+    assert sliced == 4  # "one byte" and "empty" at both frame sizes live in segment files
     return found
 
 

@@ -154,6 +154,7 @@ def test_bad_ttl_raises_invalid_argument(scope, ttl):
 
 
 def test_scratchpad_verbs(store):
+    store.blobs.segment_entry_bytes = 0  # a file per entry (tests/test_segments.py covers segment entries)
     scope = store.scope("r", "a")
     scope.scratch_write("notes/1", "first")
     scope.scratch_write("notes/2", b"second")
@@ -244,6 +245,7 @@ def test_run_directory_removed_from_outside_reads_as_not_found_and_sweeps(store)
 
 @pytest.mark.local_backend  # looks at files under the root; tests/test_backend_contract.py covers the others
 def test_sweep_removes_expired_rows_files_and_orphans(store, clock):
+    store.blobs.segment_entry_bytes = 0  # a file per entry (tests/test_segments.py covers segment entries)
     scope = store.scope("run", "a")
     for i in range(600):  # more than one batch
         scope.scratch_write(f"k{i}", b"v" * 100, ttl=10)
@@ -407,6 +409,7 @@ def test_a_failed_refresh_does_not_leak_the_blob_descriptor(tmp_path, monkeypatc
 @pytest.mark.local_backend
 def test_an_old_blob_that_cannot_be_removed_does_not_fail_the_write(scratch_store, monkeypatch, caplog):
     """Local files: the old blob's unlink is refused; the write stands and the refusal is logged."""
+    scratch_store.blobs.segment_entry_bytes = 0  # a file per entry: a segment entry's old bytes are the sweep's
     scope = scratch_store.scope("r", "a")
     scope.scratch_write("k", b"first")
     real_unlink = os.unlink

@@ -170,7 +170,7 @@ def _replace_blob(store: ScratchStore, kind: str, key: str, how: str, target: Pa
 def test_a_blob_replaced_by_a_fifo_directory_or_link_is_corrupt_and_nothing_blocks(tmp_path, how):
     target = outside(tmp_path)
     before = snapshot(target)
-    with ScratchStore(tmp_path / "root") as store:
+    with ScratchStore(tmp_path / "root", segment_entry_bytes=0) as store:  # segments: tests/test_segments.py
         scope = store.scope("r", "a")
         handle = scope.spill(data(), source_tool="t").handle
         scope.scratch_write("k", data())

@@ -224,14 +224,15 @@ class Entries:
         bound = {"kind": kind, "key": key, "tool": tool, "ttl": ttl, "created_at": now}
         pending = self.blobs.write(run_id, agent_id, token, sample.watch(iter_chunks(content)), bound)
         try:
-            entry, stub = self._describe(run_id, agent_id, kind, key, token, pending.info, sample, tool, ttl, mode,
+            blob = getattr(pending.info, "blob", None) or token  # a small entry's location in a segment file
+            entry, stub = self._describe(run_id, agent_id, kind, key, blob, pending.info, sample, tool, ttl, mode,
                                          now)
             old = self._commit(entry, pending)
         except BaseException:
             pending.discard()
             raise
         pending.release()
-        if old is not None and old != token:
+        if old is not None and old != blob:
             self.blobs.unlink(run_id, agent_id, old)
         return entry, stub
 

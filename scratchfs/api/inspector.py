@@ -10,6 +10,9 @@
 * **incomplete**: a blob file that no index row names and that does not end in a seek table: a write abandoned
   mid-way (its process was killed). Not corruption: nothing stored was lost, and the sweep removes it after the grace
   period; it does not make the report unclean.
+* **segments**: small entries live in segment files (:mod:`scratchfs.engine.segments`); each is checked like a
+  blob file (its slice must decode and be bound to its entry). Blobs in a segment that no row names are not orphans
+  but dead bytes, reported in ``segments`` (the sweeper removes a dead segment and compacts a mostly dead one).
 * **orphaned**: a blob file that no index row names (a writer crashed before its row was committed). A file whose
   writer is still at work holds an exclusive ``flock`` and is skipped; the row check is repeated while holding the
   file's lock, as the sweeper does, so a write committing meanwhile is never counted or removed.
@@ -36,6 +39,7 @@ from scratchfs.api.store import ScratchStore
 from scratchfs.engine.backends import find_orphan, local_blobs
 from scratchfs.engine.protocols import BlobFile, Entry
 from scratchfs.engine.seekable import FormatError, read_seek_table
+from scratchfs.engine.segment_sweep import SegmentUsage, segment_usage
 from scratchfs.engine.verify import verify_blob
 from scratchfs.foundation.errors import CorruptBlob, StorageError
 from scratchfs.foundation.limits import SOON_SECONDS
@@ -224,6 +228,9 @@ class FsckReport:
         rebuilt: what ``rebuild_index`` restored (``None`` when not asked).
         next_cursor: set when ``limit`` stopped the check early: pass it as ``after`` to go on from there (the
             files are checked for orphans only by a check that is neither bounded nor resumed).
+        segments: the segment files' live and dead bytes (:class:`~scratchfs.engine.segment_sweep.SegmentUsage`;
+            ``None`` for a blob store without segments, or a bounded or resumed check). Dead bytes are not a
+            problem: the sweeper reclaims them.
     """
 
     entries_checked: int = 0
@@ -233,6 +240,7 @@ class FsckReport:
     problems: list[Problem] = field(default_factory=list)
     rebuilt: RebuildReport | None = None
     next_cursor: str | None = None
+    segments: SegmentUsage | None = None
 
     @property
     def clean(self) -> bool:
@@ -255,6 +263,8 @@ class FsckReport:
                "next_cursor": self.next_cursor, "problems": [p.to_dict() for p in self.problems]}
         if self.rebuilt is not None:
             out["rebuilt"] = self.rebuilt.to_dict()
+        if self.segments is not None:
+            out["segments"] = self.segments.to_dict()
         return out
 
 
@@ -324,6 +334,8 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
         problem = _orphan_problem(store, found)
         orphans[id(problem)] = token
         report.problems.append(problem)
+    if hasattr(store.blobs, "scan_segment") and after is None and limit is None:
+        report.segments = segment_usage(store.index, store.blobs)
     if repair:
         _repair(store, report, broken_rows, broken_problems, orphans)
     return report

@@ -3,6 +3,7 @@
 Every blob carries a binding frame (:mod:`scratchfs.engine.binding`) with what an index row needs that its content
 cannot tell: scope, kind, key, source tool, TTL and creation time. :func:`rebuild_index` walks the blob files that no
 row names, checks each binding (its token is the file's name, its scope the directory's, its checksum the frames'),
+and the blobs of segment files found by scanning their record headers (:mod:`scratchfs.engine.segments`),
 decompresses and verifies every frame to count lines per frame and take the preview and shape sample, and inserts
 the row -- unless the entry has expired (the sweeper's), or a newer live entry already holds its key. Tombstones
 (expired or deleted within the hour) are not rebuilt.
@@ -24,6 +25,7 @@ from scratchfs.engine.backends import create_empty_index
 from scratchfs.engine.binding import Binding
 from scratchfs.engine.protocols import BlobFile, Entry
 from scratchfs.engine.seekable import FormatError, SeekableReader, read_seek_table
+from scratchfs.engine.segments import token_of
 from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import ScratchError
 from scratchfs.foundation.limits import LIST_PREVIEW_BYTES
@@ -94,7 +96,7 @@ def _restore(store: ScratchStore, where: tuple[str, str], token: str) -> str | N
         stored_size = source.size
         table = read_seek_table(source, stored_size)
         b = Binding.of_table(table)
-        problem = b.mismatch(token) or _check_fields(b, where)
+        problem = b.mismatch(token_of(token)) or _check_fields(b, where)  # a segment entry's token: its location
         if problem:
             return problem
         now = store.now()

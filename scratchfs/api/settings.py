@@ -31,6 +31,9 @@ class Settings:
             show fewer).
         frame_bytes: decompressed bytes per zstd frame (4 KiB to 4 MiB; see :mod:`scratchfs.engine.seekable`).
         level: zstd compression level (-7 to 22).
+        segment_entry_bytes: a content of at most this many bytes is appended to its writer's segment file instead
+            of a blob file of its own (0 to 1 MiB; 0: every entry gets a file; see :mod:`scratchfs.engine.segments`).
+            Local blobs only.
         busy_timeout: seconds to wait for a busy index or lock before ``StoreBusy``.
         orphan_grace: seconds a blob with no index row is left alone before a sweep removes it.
         durable: ``fsync`` each blob and its directory before its row is committed, and run SQLite with
@@ -55,6 +58,7 @@ class Settings:
     preview_bytes: int = limits.PREVIEW_BYTES
     frame_bytes: int = limits.FRAME_BYTES
     level: int = limits.ZSTD_LEVEL
+    segment_entry_bytes: int = limits.SEGMENT_ENTRY_BYTES
     busy_timeout: float = limits.BUSY_TIMEOUT
     orphan_grace: float = limits.ORPHAN_GRACE
     durable: bool = False
@@ -108,6 +112,8 @@ def _checked(s: Settings) -> dict[str, Any]:
         "preview_bytes": check_int(s.preview_bytes, "preview_bytes", 0, limits.MAX_PREVIEW_BYTES),
         "frame_bytes": check_int(s.frame_bytes, "frame_bytes", MIN_FRAME_BYTES, MAX_FRAME_BYTES),
         "level": check_int(s.level, "level", limits.MIN_LEVEL, limits.MAX_LEVEL),
+        "segment_entry_bytes": check_int(s.segment_entry_bytes, "segment_entry_bytes", 0,
+                                         limits.MAX_SEGMENT_ENTRY_BYTES),
         "busy_timeout": check_seconds(s.busy_timeout, "busy_timeout", limits.MAX_BUSY_TIMEOUT, zero_ok=True),
         "orphan_grace": check_seconds(s.orphan_grace, "orphan_grace", limits.MAX_TTL, zero_ok=True),
         "durable": bool(s.durable),

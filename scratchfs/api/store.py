@@ -93,7 +93,8 @@ class ScratchStore:
         self.blobs_url = os.environ.get(ENV_BLOBS) if blobs is None else blobs
         self.index, self.blobs = open_backends(
             self.root, self.index_url, self.blobs_url, busy_timeout=s.busy_timeout, durable=s.durable,
-            frame_bytes=s.frame_bytes, level=s.level, database_clock=s.clock is time.time)
+            frame_bytes=s.frame_bytes, level=s.level, database_clock=s.clock is time.time,
+            segment_entry_bytes=s.segment_entry_bytes)
         self.closed = False
         self.entries = Entries(s, self.index, self.blobs, lambda: self.closed)
         self.reserve = Reserve(self.root / "reserve")  # released when a delete or sweep finds the disk full

@@ -168,6 +168,11 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
                    f"{report.files_checked} files; index: {report.index}; missing {counts['missing']}, "
                    f"corrupt {counts['corrupt']}, orphaned {counts['orphaned']}, "
                    f"incomplete writes {counts['incomplete']}, repaired {counts['repaired']}")
+        if report.segments is not None and report.segments.segments:
+            seg = report.segments
+            click.echo(f"segment files: {seg.segments} ({human_bytes(seg.bytes)}), of which "
+                       f"{human_bytes(seg.dead_bytes)} dead bytes ({seg.dead_segments} segments wholly dead); "
+                       "the sweep reclaims them")
         if report.problems:
             show(problems_listing(report.problems, str(store.root)))
     if report.next_cursor:

@@ -35,6 +35,7 @@ from scratchfs.engine.root import prepare_root
 from scratchfs.engine.sqlite_index import Index
 from scratchfs.engine.sweeper import SweepResult, check_orphan, sweep
 from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.limits import SEGMENT_ENTRY_BYTES
 
 __all__ = ["ENV_BLOBS", "ENV_INDEX", "create_empty_index", "describe_url", "find_orphan", "local_blobs",
            "open_backends", "split_postgres_url", "sweep_backends"]
@@ -87,8 +88,8 @@ def split_postgres_url(url: str) -> tuple[str, str, str | None]:
 
 
 def open_backends(root: Path, index_url: str | None = None, blobs_url: str | None = None, *, busy_timeout: float,
-                  durable: bool, frame_bytes: int, level: int,
-                  database_clock: bool = False) -> tuple[IndexBackend, BlobStore]:
+                  durable: bool, frame_bytes: int, level: int, database_clock: bool = False,
+                  segment_entry_bytes: int = SEGMENT_ENTRY_BYTES) -> tuple[IndexBackend, BlobStore]:
     """The index and blob store the URLs name (see the module docstring). The root is created private (0700/0600)
     when missing and checked when not (:func:`scratchfs.engine.root.prepare_root`): it holds the local backends and
     the lock files.
@@ -97,6 +98,7 @@ def open_backends(root: Path, index_url: str | None = None, blobs_url: str | Non
         root: the store's root directory.
         database_clock: let a PostgreSQL index decide expiry by the server's clock (the store is on the real
             clock); otherwise the store's clock decides (a test clock).
+        segment_entry_bytes: local blobs of at most this many content bytes go to segment files (0: none).
 
     Raises:
         InvalidArgument: an unknown URL scheme, a bad schema or runs table, or S3 blobs without PostgreSQL.
@@ -109,7 +111,7 @@ def open_backends(root: Path, index_url: str | None = None, blobs_url: str | Non
     index: IndexBackend
     if index_url in _DEFAULT:
         if blobs_url in _DEFAULT:
-            blobs = Blobs(root, frame_bytes, level, durable)
+            blobs = Blobs(root, frame_bytes, level, durable, segment_entry_bytes)
             index = Index(root / "index.sqlite", root / "locks", busy_timeout, durable,
                           existing_data=lambda: bool(blobs.blob_files()))  # an empty index beside blobs is refused
             return index, blobs
@@ -124,7 +126,7 @@ def open_backends(root: Path, index_url: str | None = None, blobs_url: str | Non
         except ValueError as exc:
             raise InvalidArgument(str(exc)) from None
     if blobs_url in _DEFAULT:
-        return index, Blobs(root, frame_bytes, level, durable)
+        return index, Blobs(root, frame_bytes, level, durable, segment_entry_bytes)
     if not blobs_url.startswith("s3://"):
         index.close()
         raise InvalidArgument("blobs must be an s3://bucket/prefix URL, or unset for files under the root")

@@ -3,6 +3,7 @@
 Layout under the store's root::
 
     runs/<run>/<agent>/<token>.zst   one seekable blob per entry (see :mod:`scratchfs.seekable`)
+    runs/<run>/<agent>/<seg>.zseg    small blobs, appended one after the other (:mod:`scratchfs.engine.segments`)
     trash/<token>/                   a run or agent directory being removed (renamed here first)
     locks/                           lock files (never inside a directory that a delete removes)
 
@@ -33,14 +34,16 @@ import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from scratchfs.engine import safe_fs
+from scratchfs.engine import safe_fs, segments
 from scratchfs.engine.binding import Binding
+from scratchfs.engine.blob_file import LocalSource, PendingBlob
 from scratchfs.engine.protocols import BlobFile, BlobInfo
 from scratchfs.engine.root_locks import Descriptor, RootLocks
 from scratchfs.engine.seekable import SeekableWriter
-from scratchfs.engine.sources import FileRange
+from scratchfs.engine.segments import SEGMENT_NAME_RE, SegmentPending, SegmentSource, SegmentWriter
 from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import CorruptBlob, ScratchError, StorageError, storage_error
+from scratchfs.foundation.limits import SEGMENT_ENTRY_BYTES
 
 __all__ = [
     "BLOB_NAME_RE",
@@ -48,77 +51,13 @@ __all__ = [
     "Blobs",
     "LocalSource",
     "PendingBlob",
-]
+]  # LocalSource and PendingBlob live in scratchfs.engine.blob_file, named here for the callers that import them
 
 log = logging.getLogger(__name__)
 
 BLOB_SUFFIX = ".zst"
 BLOB_NAME_RE = re.compile(r"([a-z2-7]{24})\.zst\Z")
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-
-
-class LocalSource(FileRange):
-    """A blob file open for reading: a :class:`~scratchfs.engine.sources.FileRange` that owns its descriptor."""
-
-    __slots__ = ()
-
-    def close(self) -> None:
-        """Close the file descriptor (idempotent)."""
-        if self.fd >= 0:
-            fd, self.fd = self.fd, -1
-            os.close(fd)
-
-
-class PendingBlob:
-    """A blob file written completely but not yet named by an index row; holds the file's ``flock``.
-
-    Call :meth:`exists` inside the index transaction that inserts the row (a concurrent ``delete_run`` may have moved
-    the directory away), then :meth:`release` after the commit, or :meth:`discard` if the row was not written.
-    """
-
-    def __init__(self, blobs: Blobs, parts: tuple[str, ...], name: str, fd: int, dir_fd: int, info: BlobInfo) -> None:
-        self.path = f"{blobs.root}/{'/'.join(parts)}/{name}"
-        self.info = info
-        self._blobs, self._parts, self._name = blobs, parts, name
-        self._fd: int | None = fd
-        self._dir_fd: int | None = dir_fd
-
-    def exists(self) -> bool:
-        """True while this very file is still at its path below the root (not moved away by a delete), reached
-        without following a link."""
-        if self._fd is None:
-            return False
-        try:
-            dir_fd = safe_fs.walk(self._blobs.root_fd, self._parts)
-        except (OSError, ScratchError):
-            return False
-        try:
-            found = os.stat(self._name, dir_fd=dir_fd, follow_symlinks=False)
-            mine = os.fstat(self._fd)
-        except OSError:
-            return False
-        finally:
-            os.close(dir_fd)
-        return (found.st_dev, found.st_ino) == (mine.st_dev, mine.st_ino)
-
-    def release(self) -> None:
-        """Drop the lock and close the file (idempotent)."""
-        if self._fd is not None:
-            os.close(self._fd)  # closing the last descriptor drops the flock
-            self._fd = None
-        if self._dir_fd is not None:
-            os.close(self._dir_fd)
-            self._dir_fd = None
-
-    def discard(self) -> None:
-        """Remove the file (from its directory, wherever a delete moved it) and release it (idempotent)."""
-        try:
-            if self._dir_fd is not None:
-                os.unlink(self._name, dir_fd=self._dir_fd)
-        except OSError:
-            pass
-        finally:
-            self.release()
 
 
 class Blobs:
@@ -130,6 +69,8 @@ class Blobs:
         frame_bytes: decompressed bytes per frame.
         level: zstd compression level.
         durable: ``fsync`` each file and its directory before the row that names it is committed.
+        segment_entry_bytes: a content of at most this many bytes goes to a segment file (0: every blob to a file
+            of its own).
 
     The root's descriptor stays open until this object is collected (not at :meth:`close`, so that a call still
     running in another thread never uses a closed, reused descriptor number).
@@ -138,7 +79,8 @@ class Blobs:
         StorageError: the root cannot be opened.
     """
 
-    def __init__(self, root: Path, frame_bytes: int, level: int, durable: bool = False) -> None:
+    def __init__(self, root: Path, frame_bytes: int, level: int, durable: bool = False,
+                 segment_entry_bytes: int = SEGMENT_ENTRY_BYTES) -> None:
         self.root = root
         self.runs = root / "runs"
         self.trash = root / "trash"
@@ -150,6 +92,8 @@ class Blobs:
         self.frame_bytes = frame_bytes
         self.level = level
         self.durable = durable
+        self.segment_entry_bytes = segment_entry_bytes
+        self.segments = SegmentWriter(self._root.fd, self._create_locked, ids.new_token, durable)
 
     @property
     def root_fd(self) -> int:
@@ -168,8 +112,14 @@ class Blobs:
 
     def path(self, run_id: str, agent_id: str, token: str) -> str:
         """Path of the blob ``token`` of a scope (for messages and tests; this class never opens by path).
-        ``token`` must come from :func:`scratchfs.ids.new_token` (checked)."""
-        return f"{self.root}/{'/'.join(self._parts(run_id, agent_id))}/{_name(token)}"
+        ``token`` must come from :func:`scratchfs.ids.new_token` (checked); for a segment entry's location, the
+        segment's path."""
+        return f"{self.root}/{'/'.join(self._parts(run_id, agent_id))}/{_file_name(token)}"
+
+    @staticmethod
+    def segment_dir(run_id: str, agent_id: str) -> tuple[str, str]:
+        """The encoded ``(run directory, agent directory)`` names of a scope."""
+        return ids.path_part(run_id), ids.path_part(agent_id)
 
     @staticmethod
     def _parts(run_id: str, agent_id: str) -> tuple[str, str, str]:
@@ -178,8 +128,12 @@ class Blobs:
     # -- writing --------------------------------------------------------------------------------------------------
 
     def write(self, run_id: str, agent_id: str, token: str, chunks: Iterable,
-              bound: Mapping | None = None) -> PendingBlob:
+              bound: Mapping | None = None) -> PendingBlob | SegmentPending:
         """Write a new blob from an iterable of byte chunks and return it, still locked, for the index commit.
+
+        A content of at most ``segment_entry_bytes`` (when above 0) is made in memory and
+        appended to the writer's segment file (:mod:`scratchfs.engine.segments`; ``info.blob`` of the result is its
+        location); a larger one goes to a blob file of its own, the buffered start first, then streamed.
 
         Args:
             bound: what the blob belongs to besides its token and scope -- ``kind``, ``key``, ``tool``, ``ttl``
@@ -193,13 +147,29 @@ class Blobs:
         """
         parts, name = self._parts(run_id, agent_id), _name(token)
         fields = {"kind": "", "key": "", "tool": None, "ttl": 0.0, "created_at": time.time(), **(bound or {})}
+
+        def binding(w: SeekableWriter) -> bytes:
+            return Binding(token, run_id, agent_id, size=w.size, frames=w.frames, content=w.digest(),
+                           **fields).encode()
+
+        limit = self.segment_entry_bytes
+        head, rest = segments.buffer_head(chunks, limit) if limit > 0 else ([], iter(chunks))
+        if rest is None:
+            blob = bytearray()
+            writer = SeekableWriter(blob, self.frame_bytes, self.level, count_lines=True)
+            for chunk in head:
+                writer.write(chunk)
+            writer.close(binding)
+            info = BlobInfo(writer.size, writer.stored_size, writer.frames, writer.frame_newlines.tobytes())
+            return self.segments.append(parts, token, blob, info)
         fd, dir_fd = self._create_locked(parts, name)
         try:
             writer = SeekableWriter(fd, self.frame_bytes, self.level, count_lines=True)
-            for chunk in chunks:
+            for chunk in head:
                 writer.write(chunk)
-            writer.close(lambda w: Binding(token, run_id, agent_id, size=w.size, frames=w.frames,
-                                           content=w.digest(), **fields).encode())
+            for chunk in rest:
+                writer.write(chunk)
+            writer.close(binding)
             if self.durable:
                 os.fsync(fd)
                 os.fsync(dir_fd)
@@ -267,7 +237,8 @@ class Blobs:
         return self.locks.file_lock(name, wait)
 
     def close(self) -> None:
-        """Close the lock descriptors this process opened (idempotent)."""
+        """Close the lock descriptors this process opened and retire its segments (idempotent)."""
+        self.segments.close()
         self.locks.close()
 
     # -- reading --------------------------------------------------------------------------------------------------
@@ -280,7 +251,7 @@ class Blobs:
             CorruptBlob: something other than a regular file is at the blob's name (a link, FIFO, directory).
             StorageError: a directory on the way is not one (a link, ...), or any other file-system failure.
         """
-        return self.open_part(self._parts(run_id, agent_id), _name(token))
+        return self.open_part(self._parts(run_id, agent_id), _file_name(token))
 
     def open_part(self, parts: tuple[str, ...], name: str) -> int:
         """As :meth:`open`, for the file ``name`` in the directory ``parts`` (path components below the root)."""
@@ -301,14 +272,14 @@ class Blobs:
         Raises:
             StorageError: a directory on the way is a link or not a directory, or the file system failed.
         """
-        path = ""
+        path, name = "", _file_name(token)
         try:
             for part in self._parts(run_id, agent_id):
                 path = f"{path}/{part}" if path else part
                 if not stat.S_ISDIR(os.stat(path, dir_fd=self.root_fd, follow_symlinks=False).st_mode):
                     return self._exists_by_walk(run_id, agent_id, token)  # raises for what is there
-            os.stat(f"{path}/{_name(token)}", dir_fd=self.root_fd, follow_symlinks=False)
-            return True
+            found = os.stat(f"{path}/{name}", dir_fd=self.root_fd, follow_symlinks=False)
+            return segments.slice_fits(found, token)
         except FileNotFoundError:
             return False
         except OSError:
@@ -320,8 +291,7 @@ class Blobs:
         except FileNotFoundError:
             return False
         try:
-            os.stat(_name(token), dir_fd=dir_fd, follow_symlinks=False)
-            return True
+            return segments.slice_fits(os.stat(_file_name(token), dir_fd=dir_fd, follow_symlinks=False), token)
         except FileNotFoundError:
             return False
         except OSError as exc:
@@ -334,7 +304,10 @@ class Blobs:
     def unlink(self, run_id: str, agent_id: str, token: str) -> int:
         """Remove a blob file whose row is gone; return the bytes freed (0 if it was already gone, or could not be
         removed: that is logged as a warning and left to a later sweep, which removes files no row names). Never
-        raises."""
+        raises. A segment entry's bytes stay where they are (0 is returned): the sweeper reclaims a segment once no
+        row names any blob in it."""
+        if segments.is_location(token):
+            return 0
         return self.unlink_part(self._parts(run_id, agent_id), _name(token))
 
     def unlink_part(self, parts: tuple[str, ...], name: str) -> int:
@@ -360,37 +333,47 @@ class Blobs:
         finally:
             os.close(dir_fd)
 
-    def open_source(self, run_id: str, agent_id: str, token: str) -> LocalSource:
-        """Open a blob for reading as a :class:`LocalSource` (the caller closes it).
+    def open_source(self, run_id: str, agent_id: str, token: str) -> LocalSource | SegmentSource:
+        """Open a blob for reading as a :class:`LocalSource`, or a segment entry's slice as a
+        :class:`~scratchfs.engine.segments.SegmentSource` (the caller closes it).
 
         Raises:
             FileNotFoundError: the file is gone (the caller decides what that means).
-            StorageError, CorruptBlob: as :meth:`open`.
+            StorageError, CorruptBlob: as :meth:`open`; CorruptBlob also for a segment too short for the slice.
         """
-        fd = self.open(run_id, agent_id, token)
-        try:
-            return LocalSource(fd)
-        except OSError as exc:
-            os.close(fd)
-            raise storage_error(exc, "cannot open the blob") from exc
+        return self.open_source_part(self._parts(run_id, agent_id), token)
 
-    def open_file(self, found: BlobFile) -> LocalSource:
-        """Open a blob listed by :meth:`blob_files` (by its encoded directory names and token) for reading.
-
-        Raises:
-            FileNotFoundError: it is gone. StorageError, CorruptBlob: as :meth:`open`.
-        """
-        fd = self.open_part(("runs", found.run, found.agent), found.token + BLOB_SUFFIX)
+    def open_source_part(self, parts: tuple[str, ...], blob: str) -> LocalSource | SegmentSource:
+        """As :meth:`open_source`, for the blob (token or location) ``blob`` in the directory ``parts``."""
+        fd = self.open_part(parts, _file_name(blob))
         try:
-            return LocalSource(fd)
-        except OSError as exc:
+            if not segments.is_location(blob):
+                return LocalSource(fd)
+            where = segments.parse_location(blob)
+            st = os.fstat(fd)
+            if st.st_size < where.offset + where.length:
+                raise CorruptBlob(f"{'/'.join(parts)}/{where.name} holds {st.st_size} bytes, too few for the blob at "
+                                  f"byte {where.offset} ({where.length} bytes): the segment was cut short")
+            return SegmentSource(fd, where.offset, where.length, st)
+        except BaseException as exc:
             os.close(fd)
-            raise storage_error(exc, "cannot open the blob") from exc
+            if isinstance(exc, OSError) and not isinstance(exc, ScratchError):
+                raise storage_error(exc, "cannot open the blob") from exc
+            raise
+
+    def open_file(self, found: BlobFile) -> LocalSource | SegmentSource:
+        """Open a blob listed by :meth:`blob_files` (by its encoded directory names and token or location). Raises
+        FileNotFoundError when it is gone, StorageError and CorruptBlob as :meth:`open_source`."""
+        return self.open_source_part(("runs", found.run, found.agent), found.token)
 
     def locate(self, run_id: str | None = None, agent_id: str | None = None, token: str | None = None) -> str:
-        """Where a blob is (its path), for reports; without arguments, where the blobs are (``runs/``)."""
+        """Where a blob is (its path, and for a segment entry its slice), for reports; without arguments, where the
+        blobs are (``runs/``)."""
         if run_id is None or agent_id is None or token is None:
             return str(self.runs)
+        if segments.is_location(token):
+            where = segments.parse_location(token)
+            return f"{self.path(run_id, agent_id, token)} (bytes {where.offset}+{where.length})"
         return str(self.path(run_id, agent_id, token))
 
     def detach_scope(self, run_id: str, agent_id: str | None) -> Path | None:
@@ -500,7 +483,31 @@ class Blobs:
                     match = BLOB_NAME_RE.match(name)
                     if match and stat.S_ISREG(mode):
                         found.append(BlobFile(run, agent, f"{self.runs}/{run}/{agent}/{name}", match.group(1)))
+                    elif SEGMENT_NAME_RE.match(name) and stat.S_ISREG(mode):
+                        found += self._segment_records(run, agent, name)
         return found
+
+    def _segment_records(self, run: str, agent: str, name: str) -> list[BlobFile]:
+        """A :class:`BlobFile` per complete record of a segment, its ``token`` the record's location."""
+        records = self.scan_segment(("runs", run, agent), name)[0]
+        seg = name[: -len(segments.SEGMENT_SUFFIX)]
+        return [BlobFile(run, agent, f"{self.runs}/{run}/{agent}/{name} (bytes {r.offset}+{r.length})",
+                         segments.location(r.token, seg, r.offset, r.length)) for r in records]
+
+    def scan_segment(self, parts: tuple[str, ...], name: str) -> tuple[list[segments.Record], int, str | None]:
+        """:func:`segments.scan` of the segment ``name`` in ``parts``: ``(records, size, problem)``."""
+        try:
+            fd = self.open_part(parts, name)
+        except (OSError, ScratchError) as exc:
+            return [], 0, f"cannot open it: {exc}"
+        try:
+            size = os.fstat(fd).st_size
+            records, _end, problem = segments.scan(lambda n, at: os.pread(fd, n, at), size)
+            return records, size, problem
+        except OSError as exc:
+            return [], 0, f"cannot read it: {exc}"
+        finally:
+            os.close(fd)
 
     def _list_quietly(self, parts: tuple[str, ...]) -> list[tuple[str, int]]:
         """:meth:`list_parts`, with a directory swapped for a link meanwhile listed as empty."""
@@ -514,6 +521,11 @@ def _name(token: str) -> str:
     if not ids.TOKEN_RE.match(token):
         raise ValueError(f"not a blob token: {token!r}")
     return token + BLOB_SUFFIX
+
+
+def _file_name(blob: str) -> str:
+    """The file a row's ``blob`` names: ``<token>.zst``, or a location's segment file."""
+    return segments.parse_location(blob).name if segments.is_location(blob) else _name(blob)
 
 
 def _unlink_quietly(dir_fd: int, name: str) -> None:

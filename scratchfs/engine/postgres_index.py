@@ -428,6 +428,15 @@ class PostgresIndex:
             return conn.execute(self.q("DELETE FROM @E WHERE (id, blob) IN (SELECT * FROM unnest(%s::bigint[], "
                                        "%s::text[]))"), ([r[0] for r in rows], [r[1] for r in rows])).rowcount
 
+    def relocate(self, moves: list[tuple[str, str]]) -> int:
+        """Point rows at a new copy of their blob, by ``(old blob, new blob)``, each only if it still names the old
+        one (an overwrite or delete meanwhile wins), in one transaction; return rows moved (segment compaction)."""
+        if not moves:
+            return 0
+        with self.transaction("moving rows to a compacted segment") as conn:
+            return conn.execute(self.q("UPDATE @E SET blob = m.new FROM unnest(%s::text[], %s::text[]) AS m(old, new) "
+                                       "WHERE blob = m.old"), ([m[0] for m in moves], [m[1] for m in moves])).rowcount
+
     def integrity_check(self) -> str:
         """``"ok"`` when the schema is at this scratchfs's version and the tables answer; else what is wrong."""
         version = self.read("SELECT COALESCE(max(version), 0) FROM @S.schema_version", {}, "checking integrity")

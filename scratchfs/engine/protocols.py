@@ -30,7 +30,8 @@ class Entry(NamedTuple):
         kind: ``"handle"`` or ``"scratch"``.
         key: the handle (for ``kind="handle"``) or the scratchpad key.
         run_id, agent_id: the entry's scope.
-        blob: the token of its blob file.
+        blob: the token of its blob file, or for a small entry stored in a segment file its location
+            (``<token>:<segment>:<offset>:<length>``, :mod:`scratchfs.engine.segments`).
         size: content bytes (uncompressed).
         stored_size: bytes on disk (compressed, seek table included).
         frames: number of zstd frames.
@@ -87,13 +88,16 @@ class ExpiredRow:
 
 @dataclass(frozen=True, slots=True)
 class BlobInfo:
-    """What :meth:`Blobs.write` wrote: ``size`` (decompressed bytes), ``stored_size`` (file bytes), ``frames`` and
-    the per-frame newline counts (``frame_newlines``, ``array('I')`` bytes, one per frame)."""
+    """What :meth:`Blobs.write` wrote: ``size`` (decompressed bytes), ``stored_size`` (blob bytes), ``frames``, the
+    per-frame newline counts (``frame_newlines``, ``array('I')`` bytes, one per frame), and ``blob``: what the row's
+    ``blob`` column must hold when it is not the token (a segment entry's location,
+    :mod:`scratchfs.engine.segments`), else ``None``."""
 
     size: int
     stored_size: int
     frames: int
     frame_newlines: bytes
+    blob: str | None = None
 
 
 def check_quota(entry: Entry, stored: int, count: int, replaced: tuple[int, bool] | None,

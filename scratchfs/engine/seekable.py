@@ -138,8 +138,13 @@ def decompressor() -> zstandard.ZstdDecompressor:
 
 # -- writing ------------------------------------------------------------------------------------------------------
 
-def _write_all(fd: int, buffers: list) -> None:
-    """Write every buffer, in order, with as few ``writev`` calls as the kernel allows."""
+def _write_all(fd: int | bytearray, buffers: list) -> None:
+    """Write every buffer, in order, with as few ``writev`` calls as the kernel allows (or append them to ``fd``
+    when it is a ``bytearray``: a blob made in memory)."""
+    if isinstance(fd, bytearray):
+        for b in buffers:
+            fd += b
+        return
     views = [memoryview(b).cast("B") for b in buffers if len(b)]
     while views:
         written = os.writev(fd, views)
@@ -163,7 +168,8 @@ class SeekableWriter:
     dropped), so no thread outlives a write (a later ``fork()`` copies none).
 
     Args:
-        fd: a file descriptor open for writing, positioned at the start of an empty file.
+        fd: a file descriptor open for writing, positioned at the start of an empty file, or an empty ``bytearray``
+            that receives the blob's bytes (a small blob made in memory, :mod:`scratchfs.engine.segments`).
         frame_bytes: decompressed bytes per frame (:data:`MIN_FRAME_BYTES` to :data:`MAX_FRAME_BYTES`).
         level: zstd compression level.
         count_lines: also count ``b"\\n"`` per frame (:attr:`frame_newlines`).
@@ -175,7 +181,7 @@ class SeekableWriter:
         OSError: from the file system (disk full, file-size limit); the caller removes the partial file.
     """
 
-    def __init__(self, fd: int, frame_bytes: int = DEFAULT_FRAME_BYTES, level: int = DEFAULT_LEVEL,
+    def __init__(self, fd: int | bytearray, frame_bytes: int = DEFAULT_FRAME_BYTES, level: int = DEFAULT_LEVEL,
                  count_lines: bool = False) -> None:
         if not MIN_FRAME_BYTES <= frame_bytes <= MAX_FRAME_BYTES:
             raise ValueError(f"frame size {frame_bytes} is outside {MIN_FRAME_BYTES}..{MAX_FRAME_BYTES} bytes")
@@ -461,7 +467,7 @@ class SeekTableCache:
         if table is None:
             table = read_seek_table(source, source.size)
             if name:
-                problem = Binding.of_table(table).mismatch(name)
+                problem = Binding.of_table(table).mismatch(name.partition(":")[0])  # a segment entry's location
                 if problem:
                     raise FormatError(problem)
             self._tables.put(key, table)

@@ -40,9 +40,31 @@ class FileRange:
         return os.pread(self.fd, length, offset)
 
 
+class SliceRange:
+    """A :class:`RangeSource` over the bytes ``[base, base + size)`` of an open file descriptor (one blob inside a
+    segment file, :mod:`scratchfs.engine.segments`): offsets are relative to ``base`` and no read goes past the
+    slice. ``identity`` is ``(st_dev, st_ino, base, size)``: a slice of an append-only segment never changes (its
+    binding frame, checked when its seek table is first parsed, names its entry). The caller closes ``fd``."""
+
+    __slots__ = ("base", "fd", "identity", "size")
+
+    def __init__(self, fd: int, base: int, size: int, st: os.stat_result) -> None:
+        self.fd = fd
+        self.base = base
+        self.size = size
+        self.identity = (st.st_dev, st.st_ino, base, size)
+
+    def pread(self, length: int, offset: int) -> bytes:
+        if offset < 0:
+            raise OSError(22, "negative offset in a blob slice")
+        if offset >= self.size or length <= 0:
+            return b""
+        return os.pread(self.fd, min(length, self.size - offset), self.base + offset)
+
+
 def as_source(source: RangeSource | int) -> RangeSource:
     """``source`` itself, or a :class:`FileRange` over it when it is a file descriptor."""
     return FileRange(source) if isinstance(source, int) else source
 
 
-__all__ = ["FileRange", "RangeSource", "as_source"]
+__all__ = ["FileRange", "RangeSource", "SliceRange", "as_source"]

@@ -492,6 +492,15 @@ class Index(ScaleQueries):
                 conn.execute("DELETE FROM entries WHERE id = ? AND blob = ?", row).rowcount for row in rows
             )
 
+    def relocate(self, moves: list[tuple[str, str]]) -> int:
+        """Point rows at a new copy of their blob, by ``(old blob, new blob)``, each only if it still names the old
+        one (an overwrite or delete meanwhile wins), in one transaction; return rows moved (segment compaction)."""
+        if not moves:
+            return 0
+        with self.write("moving rows to a compacted segment") as conn:
+            return sum(conn.execute("UPDATE entries SET blob = ? WHERE blob = ?", (new, old)).rowcount
+                       for old, new in moves)
+
     def integrity_check(self) -> str:
         """The result of ``PRAGMA integrity_check`` (``"ok"`` when the database is sound)."""
         return "\n".join(row[0] for row in self.read("PRAGMA integrity_check", (), "checking integrity"))

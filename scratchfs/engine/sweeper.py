@@ -40,9 +40,11 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 
-from scratchfs.engine import safe_fs
+from scratchfs.engine import safe_fs, segments
 from scratchfs.engine.local_blobs import BLOB_NAME_RE, BLOB_SUFFIX, Blobs
+from scratchfs.engine.segment_sweep import check_segment
 from scratchfs.engine.sqlite_index import Index
+from scratchfs.foundation import limits
 from scratchfs.foundation.errors import ScratchError, StoreClosed, storage_error
 
 log = logging.getLogger(__name__)
@@ -133,6 +135,9 @@ def _sweep(index: Index, blobs: Blobs, now: float, grace: float, full: bool) -> 
             size = blobs.unlink(gone.run_id, gone.agent_id, gone.blob)
             files += size > 0
             freed += size
+        removed, size = _drop_dead_segments(index, blobs, batch)  # and segments only these rows still name
+        files += removed
+        freed += size
         rows += index.delete_expired(batch, now) if scaled else len(batch)
         if len(batch) < BATCH_ROWS:
             break
@@ -145,6 +150,22 @@ def _sweep(index: Index, blobs: Blobs, now: float, grace: float, full: bool) -> 
     if not full:
         cursor.save(blobs)
     return SweepResult(rows + missing, files, freed + orphan_bytes, orphans, missing)
+
+
+def _drop_dead_segments(index: Index, blobs: Blobs, batch: list) -> tuple[int, int]:
+    """Remove the segments that name blobs of the expired rows of ``batch`` and no other row's (unless a writer
+    still holds them), before those rows are deleted; return how many and their bytes."""
+    dying = frozenset(r.blob for r in batch if segments.is_location(r.blob))
+    seen = {(r.run_id, r.agent_id, segments.parse_location(r.blob).name) for r in batch
+            if segments.is_location(r.blob)}
+    removed = freed = 0
+    for run_id, agent_id, name in sorted(seen):
+        found = check_segment(index, blobs, blobs.segment_dir(run_id, agent_id), name, None, remove=True,
+                              dying=dying)
+        if found is not None and found.removed:
+            removed += 1
+            freed += found.size
+    return removed, freed
 
 
 class _Cursor:
@@ -263,6 +284,13 @@ def _remove_orphans(index: Index, blobs: Blobs, grace: float, cursor: _Cursor,
         seen += len(entries) + 1
         files = [name[: -len(BLOB_SUFFIX)] for name, mode in entries
                  if stat.S_ISREG(mode) and BLOB_NAME_RE.match(name)]
+        for name, _mode in entries:
+            found = (check_segment(index, blobs, (run, agent), name, cutoff, remove=True,
+                                   compact=limits.SEGMENT_COMPACTION)
+                     if segments.SEGMENT_NAME_RE.match(name) else None)
+            if found is not None and found.removed:
+                removed += 1
+                freed += found.size
         known = (index.known_blobs(files) if hasattr(index, "known_blobs")  # read after listing: a file committed
                  else {token for token in files if index.has_blob(token)})  # meanwhile is in here
         for token in files:
@@ -289,6 +317,8 @@ def check_orphan(index: Index, blobs: Blobs, where: tuple[str, str], token: str,
     file-system clock; ``None``: any age) -- return its size in bytes, after removing it when ``remove``; else
     ``None``. The row check runs while holding the file's lock, so a write that commits meanwhile is never mistaken
     for an orphan. Never follows a link."""
+    if segments.is_location(token):  # a blob in a segment: reclaimed with its segment (check_segment)
+        return None
     parts = ("runs", *where)
     try:
         dir_fd = safe_fs.walk(blobs.root_fd, parts)

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from scratchfs.engine.binding import Binding
 from scratchfs.engine.protocols import BlobStore, Entry
 from scratchfs.engine.seekable import FormatError, SeekableReader, read_seek_table
+from scratchfs.engine.segments import token_of
 from scratchfs.foundation.errors import CorruptBlob
 
 
@@ -36,7 +37,7 @@ def verify_blob(blobs: BlobStore, entry: Entry, deep: bool, progress: Callable[[
             table = read_seek_table(source, source.size)
             if table.size != entry.size:
                 return f"the blob holds {table.size} bytes, the index says {entry.size}"
-            problem = Binding.of_table(table).mismatch(entry.blob, entry.run_id, entry.agent_id, entry.kind,
+            problem = Binding.of_table(table).mismatch(token_of(entry.blob), entry.run_id, entry.agent_id, entry.kind,
                                                        entry.key)
             if problem:
                 return problem

@@ -34,6 +34,21 @@ MAX_PATTERN_TIMEOUT = 3600.0
 """Longest ``pattern_timeout`` setting, in seconds."""
 FRAME_BYTES = 128 * 1024
 """Default decompressed size of a blob frame, in bytes (chosen by measurement: ``bench/README.md``)."""
+SEGMENT_ENTRY_BYTES = 64 * 1024
+"""Content of at most this many bytes (uncompressed) is stored in its writer's segment file instead of a blob file of
+its own: creating a file costs ~600 us on ext4, appending to an open one a few (``bench/README.md``, issue 16)."""
+MAX_SEGMENT_ENTRY_BYTES = 1024 * 1024
+"""Largest ``segment_entry_bytes`` setting (a small blob is made in memory before it is appended)."""
+SEGMENT_BYTES = 8 * 1024 * 1024
+"""A segment file takes no new blob once it holds this many bytes: its writer starts a new one."""
+SEGMENT_ACTIVE = 64
+"""Most segment files one process keeps open for appending (one per agent directory it writes to)."""
+SEGMENT_COMPACTION = False
+"""Whether the sweeper compacts mostly dead segments (off for now: with it on, ``reliability/run.py --kills 120
+--workers 4`` lost one acknowledged scratchpad value in two runs of seed 1, cause not yet found; dead segments are
+removed either way)."""
+SEGMENT_COMPACT_FRACTION = 0.5
+"""A closed segment whose live bytes fall under this fraction of its size is compacted by the sweeper."""
 ZSTD_LEVEL = 3
 """Default zstd compression level."""
 MIN_LEVEL, MAX_LEVEL = -7, 22

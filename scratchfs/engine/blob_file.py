@@ -1,0 +1,81 @@
+"""A blob file written or opened by :class:`scratchfs.engine.local_blobs.Blobs`: :class:`LocalSource` (open for
+reading) and :class:`PendingBlob` (written, waiting for its index row)."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from scratchfs.engine import safe_fs
+from scratchfs.engine.protocols import BlobInfo
+from scratchfs.engine.sources import FileRange
+from scratchfs.foundation.errors import ScratchError
+
+if TYPE_CHECKING:
+    from scratchfs.engine.local_blobs import Blobs
+
+__all__ = ["LocalSource", "PendingBlob"]
+
+
+class LocalSource(FileRange):
+    """A blob file open for reading: a :class:`~scratchfs.engine.sources.FileRange` that owns its descriptor."""
+
+    __slots__ = ()
+
+    def close(self) -> None:
+        """Close the file descriptor (idempotent)."""
+        if self.fd >= 0:
+            fd, self.fd = self.fd, -1
+            os.close(fd)
+
+
+class PendingBlob:
+    """A blob file written completely but not yet named by an index row; holds the file's ``flock``.
+
+    Call :meth:`exists` inside the index transaction that inserts the row (a concurrent ``delete_run`` may have moved
+    the directory away), then :meth:`release` after the commit, or :meth:`discard` if the row was not written.
+    """
+
+    def __init__(self, blobs: Blobs, parts: tuple[str, ...], name: str, fd: int, dir_fd: int, info: BlobInfo) -> None:
+        self.path = f"{blobs.root}/{'/'.join(parts)}/{name}"
+        self.info = info
+        self._blobs, self._parts, self._name = blobs, parts, name
+        self._fd: int | None = fd
+        self._dir_fd: int | None = dir_fd
+
+    def exists(self) -> bool:
+        """True while this very file is still at its path below the root (not moved away by a delete), reached
+        without following a link."""
+        if self._fd is None:
+            return False
+        try:
+            dir_fd = safe_fs.walk(self._blobs.root_fd, self._parts)
+        except (OSError, ScratchError):
+            return False
+        try:
+            found = os.stat(self._name, dir_fd=dir_fd, follow_symlinks=False)
+            mine = os.fstat(self._fd)
+        except OSError:
+            return False
+        finally:
+            os.close(dir_fd)
+        return (found.st_dev, found.st_ino) == (mine.st_dev, mine.st_ino)
+
+    def release(self) -> None:
+        """Drop the lock and close the file (idempotent)."""
+        if self._fd is not None:
+            os.close(self._fd)  # closing the last descriptor drops the flock
+            self._fd = None
+        if self._dir_fd is not None:
+            os.close(self._dir_fd)
+            self._dir_fd = None
+
+    def discard(self) -> None:
+        """Remove the file (from its directory, wherever a delete moved it) and release it (idempotent)."""
+        try:
+            if self._dir_fd is not None:
+                os.unlink(self._name, dir_fd=self._dir_fd)
+        except OSError:
+            pass
+        finally:
+            self.release()

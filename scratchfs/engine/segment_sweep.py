@@ -1,0 +1,259 @@
+"""Reclaiming segment files (:mod:`scratchfs.engine.segments`): removing a segment no live row names, and compacting
+one that is mostly dead bytes.
+
+A segment is judged only while the judge holds its exclusive ``flock`` (taken without waiting): its writer holds that
+lock from creating it until no write into it is pending any more, and a writer never appends to a segment it did not
+create, so once the lock is ours no row can come to name a blob in it except by a compaction (which only moves rows
+*away*) or ``fsck --rebuild-index``. The directory's ``flock`` is taken exclusively first, as for a blob file: a
+writer holds it shared from before it creates its segment until it has locked it.
+
+* **Dead segment**: no row names any of its blobs -- removed (when older than the grace period, or at once after the
+  sweep deleted the expired rows that named it).
+* **Compaction** (when :data:`~scratchfs.foundation.limits.SEGMENT_COMPACTION` is on; off by default): a segment
+  older than the grace period whose live blobs take less than
+  :data:`~scratchfs.foundation.limits.SEGMENT_COMPACT_FRACTION` of it: each live blob is copied, byte for byte, to
+  the sweeping process's own segment of that directory, then the rows are moved in one index transaction, each only
+  if it still names the old location (a concurrent overwrite or delete wins; its copy is then dead bytes), under the
+  shared delete lock and only if the new segment is still in place (a ``delete_run`` meanwhile wins). The old segment
+  is removed once no row names it.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import logging
+import os
+import stat
+from dataclasses import dataclass
+
+from scratchfs.engine import safe_fs, segments
+from scratchfs.engine.protocols import BlobInfo
+from scratchfs.foundation.errors import ScratchError
+from scratchfs.foundation.limits import BUSY_TIMEOUT, SEGMENT_COMPACT_FRACTION
+
+__all__ = ["SegmentCheck", "SegmentUsage", "check_segment", "known_locations", "segment_usage"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class SegmentCheck:
+    """What :func:`check_segment` found and did: ``size`` (bytes of the segment), ``live`` (bytes of blobs a row
+    names), ``records`` and ``named`` (blobs in it, and of those named by a row), ``removed`` (it was removed),
+    ``moved`` (rows moved to a new segment by compaction), ``problem`` (a damaged header or cut-short record found by
+    the scan, else ``None``)."""
+
+    size: int = 0
+    live: int = 0
+    records: int = 0
+    named: int = 0
+    removed: bool = False
+    moved: int = 0
+    problem: str | None = None
+
+    @property
+    def dead(self) -> int:
+        """Bytes no live row needs (record headers, unnamed blobs, a torn tail)."""
+        return self.size - self.live
+
+
+def known_locations(index, locations: list[str]) -> set[str]:
+    """Those of ``locations`` that a row names (``known_blobs`` when the index has it, else ``has_blob`` each)."""
+    if hasattr(index, "known_blobs"):
+        return index.known_blobs(locations)
+    return {where for where in locations if index.has_blob(where)}
+
+
+def check_segment(index, blobs, where: tuple[str, str], name: str, cutoff: float | None, remove: bool,
+                  compact: bool = False, dying: frozenset[str] = frozenset()) -> SegmentCheck | None:
+    """Judge the segment ``name`` in ``runs/<run dir>/<agent dir>`` (``where``): how much of it is live, and with
+    ``remove`` remove it if nothing is (and it was last modified before ``cutoff``, epoch seconds on the file
+    system's clock; ``None``: any age), with ``compact`` compact it if it is mostly dead and older than ``cutoff``.
+    ``dying``: locations whose rows the caller is about to delete (expired rows: their blobs go before their rows,
+    so that a sweep frees space before the index needs any); they count as named by no row.
+
+    Returns ``None`` when it is not judged: it is locked (in use by a writer), gone, or not a regular file reached
+    without a link. Never raises for the file system (logged); raises what the index raises (StoreBusy,
+    StorageError)."""
+    parts = ("runs", *where)
+    try:
+        dir_fd = safe_fs.walk(blobs.root_fd, parts)
+    except (OSError, ScratchError):
+        return None
+    fd = -1
+    try:
+        fcntl.flock(dir_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fd = safe_fs.open_file(dir_fd, name, os.O_RDONLY, "/".join((*parts, name)))
+        if not _try_lock(fd) and not (remove and _retire_own(index, blobs, parts, name, fd, dying)
+                                      and _try_lock(fd)):
+            return _closed(fd, dir_fd)
+    except OSError as exc:
+        if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES, errno.ENOENT):
+            log.warning("scratchfs: cannot check the segment %s (%s)", "/".join((*parts, name)), exc)
+        return _closed(fd, dir_fd)
+    except ScratchError:
+        return _closed(fd, dir_fd)
+    try:
+        fcntl.flock(dir_fd, fcntl.LOCK_UN)  # a compaction may create this process's own segment in the directory
+        return _judge(index, blobs, parts, name, (fd, dir_fd), cutoff, (remove, compact, dying))
+    except OSError as exc:
+        log.warning("scratchfs: cannot check the segment %s (%s); a later sweep will", name, exc)
+        return None
+    finally:
+        _closed(fd, dir_fd)
+
+
+def _try_lock(fd: int) -> bool:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except OSError as exc:
+        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            return False
+        raise
+
+
+def _retire_own(index, blobs, parts: tuple[str, ...], name: str, fd: int, dying: frozenset[str]) -> bool:
+    """A segment locked by a writer: if it is this process's own active segment, with no write pending, and no row
+    (but ``dying`` ones) names a blob in it, have the writer take no more blobs into it and let it go (True), so a
+    long-lived process's sweep reclaims its own dead segments too."""
+    if not blobs.segments.is_active(parts, name):  # another process's: not scanned at all
+        return False
+    records = segments.scan(lambda n, at: os.pread(fd, n, at), os.fstat(fd).st_size)[0]
+    seg = name[: -len(segments.SEGMENT_SUFFIX)]
+    if known_locations(index, [segments.location(r.token, seg, r.offset, r.length) for r in records]) - dying:
+        return False
+    return blobs.segments.retire_idle(parts, name)
+
+
+def _in_place(blobs, parts: tuple[str, ...], name: str, fd: int) -> bool:
+    """True if the segment open at ``fd`` is still ``name`` in the directory ``parts`` (not moved to the trash)."""
+    try:
+        found = os.stat("/".join((*parts, name)), dir_fd=blobs.root_fd, follow_symlinks=False)
+        mine = os.fstat(fd)
+    except OSError:
+        return False
+    return (found.st_dev, found.st_ino) == (mine.st_dev, mine.st_ino)
+
+
+def _closed(fd: int, dir_fd: int) -> None:
+    if fd >= 0:
+        os.close(fd)
+    os.close(dir_fd)
+
+
+def _judge(index, blobs, parts: tuple[str, ...], name: str, fds: tuple[int, int], cutoff: float | None,
+           what: tuple[bool, bool, frozenset[str]]) -> SegmentCheck:
+    fd, dir_fd = fds
+    remove, compact, dying = what
+    st = os.fstat(fd)
+    records, _end, problem = segments.scan(lambda n, at: os.pread(fd, n, at), st.st_size)
+    seg = name[: -len(segments.SEGMENT_SUFFIX)]
+    located = {segments.location(r.token, seg, r.offset, r.length): r for r in records}
+    known = known_locations(index, list(located)) - dying
+    check = SegmentCheck(st.st_size, sum(located[k].length for k in known), len(records), len(known),
+                         problem=problem)
+    old = cutoff is None or st.st_mtime <= cutoff
+    if compact and known and old and check.live < SEGMENT_COMPACT_FRACTION * st.st_size:
+        check.moved = _compact(index, blobs, parts, name, fd, [(k, located[k]) for k in sorted(known)])
+        known = known_locations(index, list(known))
+    if remove and not known and (old or check.moved):
+        try:
+            os.unlink(name, dir_fd=dir_fd)
+            check.removed = True
+        except FileNotFoundError:
+            pass
+    return check
+
+
+def _compact(index, blobs, parts: tuple[str, ...], name: str, fd: int, live: list) -> int:
+    """Copy the live blobs ``[(location, record)]`` of the segment open at ``fd`` to this process's own segment of
+    the directory, then move their rows (each only if it still names the old location). Returns rows moved."""
+    if not hasattr(index, "relocate"):
+        return 0
+    pending, moves = [], []
+    try:
+        for old, record in live:
+            data = os.pread(fd, record.length, record.offset)
+            if len(data) != record.length:
+                return 0
+            copy = blobs.segments.append(parts, record.token, data, BlobInfo(0, len(data), 0, b""))
+            pending.append(copy)
+            moves.append((old, copy.info.blob))
+        with blobs.delete_lock(False, BUSY_TIMEOUT):  # no delete moves either directory meanwhile
+            if not _in_place(blobs, parts, name, fd) or not all(copy.exists() for copy in pending):
+                return 0  # a delete moved the old segment (its rows are hidden) or the copies away
+            return index.relocate(moves)
+    except ScratchError as exc:
+        log.warning("scratchfs: cannot compact a segment in %s (%s); a later sweep will", "/".join(parts), exc)
+        return 0
+    finally:
+        for copy in pending:
+            copy.release()
+
+
+@dataclass
+class SegmentUsage:
+    """Segment files of a store (:func:`segment_usage`): ``segments`` (how many), ``bytes`` (their size),
+    ``live_bytes`` (blobs a row names), ``dead_segments`` (segments no row names: the sweeper removes them once
+    their writer let go and the grace period passed), ``damaged`` (``[path, problem]`` of segments whose scan stopped
+    early: a torn tail left by a killed writer, or garbage)."""
+
+    segments: int = 0
+    bytes: int = 0
+    live_bytes: int = 0
+    dead_segments: int = 0
+    damaged: list[list[str]] | None = None
+
+    @property
+    def dead_bytes(self) -> int:
+        """Bytes of segments that no live row needs (reclaimed by removal or compaction)."""
+        return self.bytes - self.live_bytes
+
+    def to_dict(self) -> dict:
+        return {"segments": self.segments, "bytes": self.bytes, "live_bytes": self.live_bytes,
+                "dead_bytes": self.dead_bytes, "dead_segments": self.dead_segments, "damaged": self.damaged or []}
+
+
+def segment_usage(index, blobs) -> SegmentUsage:
+    """Scan every segment file under ``runs/`` (without locking: a writer may be appending) and count its live and
+    dead bytes. Directories that are links or not directories are skipped (fsck reports them).
+
+    Raises:
+        StoreBusy, StorageError: from the index.
+    """
+    usage = SegmentUsage(damaged=[])
+    for run, agent, name in _segment_names(blobs):
+        records, size, problem = blobs.scan_segment(("runs", run, agent), name)
+        seg = name[: -len(segments.SEGMENT_SUFFIX)]
+        located = {segments.location(r.token, seg, r.offset, r.length): r.length for r in records}
+        live = sum(located[k] for k in known_locations(index, list(located)))
+        usage.segments += 1
+        usage.bytes += size
+        usage.live_bytes += live
+        usage.dead_segments += live == 0
+        if problem is not None:
+            usage.damaged.append([f"runs/{run}/{agent}/{name}", problem])
+    return usage
+
+
+def _segment_names(blobs) -> list[tuple[str, str, str]]:
+    found = []
+    try:
+        runs = [r for r, mode in blobs.list_parts(("runs",)) if stat.S_ISDIR(mode)]
+    except ScratchError:
+        return []
+    for run in runs:
+        for agent, mode in _listed(blobs, ("runs", run)):
+            if stat.S_ISDIR(mode):
+                found += [(run, agent, name) for name, m in _listed(blobs, ("runs", run, agent))
+                          if stat.S_ISREG(m) and segments.SEGMENT_NAME_RE.match(name)]
+    return found
+
+
+def _listed(blobs, parts: tuple[str, ...]) -> list[tuple[str, int]]:
+    try:
+        return blobs.list_parts(parts)
+    except ScratchError:
+        return []

@@ -1,0 +1,407 @@
+"""Segment files: small blobs appended to one file per writing process per agent directory (issue 16).
+
+Creating a file costs ~600 us on ext4, appending to an open one a few. So a blob whose content is at most
+:data:`~scratchfs.foundation.limits.SEGMENT_ENTRY_BYTES` is made in memory (the same seekable bytes a blob file would
+hold: frames, binding frame, seek table) and appended to its writer's *segment*::
+
+    runs/<run>/<agent>/<segment token>.zseg   [record header][blob][record header][blob]...
+
+Each blob is preceded by a *record header*, a Zstandard skippable frame (magic :data:`RECORD_MAGIC`) holding the
+blob's token and length, so a segment can be scanned forward (fsck, ``fsck --rebuild-index``) and the whole segment
+stays one valid zstd stream (``zstd -d`` prints the contents of its blobs, one after the other).
+
+The index row of such an entry names a *location* instead of a bare token: ``<token>:<segment token>:<offset>:
+<length>`` (:func:`location`, :func:`parse_location`), the blob's byte slice in the segment. A reader opens the
+segment and reads only that slice (:class:`~scratchfs.engine.sources.SliceRange`); the slice's binding frame names
+the token, so a location pointing at another entry's bytes is refused like a blob file copied over another.
+
+Concurrency and crash safety: each process appends only to segments it created (``O_CREAT|O_EXCL``), one active
+segment per agent directory, held with an exclusive ``flock`` while it is active and while any write into it is not
+yet committed (so a sweep, which only judges unlocked segments, never removes one in use). Threads of one process
+serialise on a lock; a segment is left for a new one at :data:`~scratchfs.foundation.limits.SEGMENT_BYTES`, after
+``fork()`` (the child starts its own), and as soon as it is no longer at its place (a ``delete_run`` moved its
+directory to the trash). The bytes are written (and ``fsync``-ed when the store is durable) before the row naming
+them commits; a crash leaves only bytes no row names at a segment's tail, which the sweeper reclaims with the
+segment once no live row names any of its blobs.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import struct
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from typing import NamedTuple
+
+from scratchfs.engine.protocols import BlobInfo
+from scratchfs.engine.sources import SliceRange
+from scratchfs.foundation import forks
+from scratchfs.foundation.checks import TOKEN_RE
+from scratchfs.foundation.errors import StorageError, storage_error
+from scratchfs.foundation.limits import SEGMENT_ACTIVE, SEGMENT_BYTES
+
+__all__ = [
+    "RECORD_BYTES",
+    "RECORD_MAGIC",
+    "SEGMENT_NAME_RE",
+    "SEGMENT_SUFFIX",
+    "Location",
+    "Record",
+    "SegmentPending",
+    "SegmentSource",
+    "SegmentWriter",
+    "buffer_head",
+    "is_location",
+    "location",
+    "parse_location",
+    "record_header",
+    "scan",
+    "slice_fits",
+    "token_of",
+]
+
+SEGMENT_SUFFIX = ".zseg"
+SEGMENT_NAME_RE = re.compile(r"([a-z2-7]{24})\.zseg\Z")
+RECORD_MAGIC = 0x184D2A5D
+"""Magic number of a record header (a skippable frame; the binding frame uses 0x184D2A5C, the seek table 0x184D2A5E)."""
+_RECORD = struct.Struct("<II24sQ")  # magic, payload length (32), blob token (ASCII), blob length
+RECORD_BYTES = _RECORD.size
+"""Bytes of a record header (40)."""
+_MAX_BLOB = 1 << 40
+
+
+class Location(NamedTuple):
+    """Where a segment entry's blob is: its ``token``, the segment's file ``name``, and the slice (``offset``,
+    ``length``, bytes)."""
+
+    token: str
+    name: str
+    offset: int
+    length: int
+
+
+class Record(NamedTuple):
+    """A blob found by :func:`scan`: its ``token`` and its slice (``offset``, ``length``, bytes) in the segment."""
+
+    token: str
+    offset: int
+    length: int
+
+
+def is_location(blob: str) -> bool:
+    """True if a row's ``blob`` names a slice of a segment rather than a blob file of its own."""
+    return ":" in blob
+
+
+def location(token: str, segment: str, offset: int, length: int) -> str:
+    """The ``blob`` value of a row whose blob is ``length`` bytes at ``offset`` in the segment ``segment`` (its
+    token, without the suffix)."""
+    return f"{token}:{segment}:{offset}:{length}"
+
+
+def token_of(blob: str) -> str:
+    """The blob token a row's ``blob`` value names (a token, or a location's first part)."""
+    return blob.partition(":")[0]
+
+
+@functools.lru_cache(maxsize=8192)  # every cached read checks its entry's place: parse each location once
+def parse_location(blob: str) -> Location:
+    """Parse a location written by :func:`location` (cached).
+
+    Raises:
+        ValueError: not a well-formed location (a row written by something else).
+    """
+    parts = blob.split(":")
+    if (len(parts) != 4 or not TOKEN_RE.match(parts[0]) or not TOKEN_RE.match(parts[1])
+            or not parts[2].isdigit() or not parts[3].isdigit()):
+        raise ValueError(f"not a segment location: {blob!r}")
+    offset, length = int(parts[2]), int(parts[3])
+    if offset < RECORD_BYTES or not 0 < length < _MAX_BLOB:
+        raise ValueError(f"not a segment location: {blob!r}")
+    return Location(parts[0], parts[1] + SEGMENT_SUFFIX, offset, length)
+
+
+def slice_fits(st: os.stat_result, blob: str) -> bool:
+    """True unless ``blob`` is a location past the end of the segment whose ``stat`` is ``st``."""
+    if not is_location(blob):
+        return True
+    where = parse_location(blob)
+    return st.st_size >= where.offset + where.length
+
+
+def buffer_head(chunks: Iterable, limit: int) -> tuple[list, Iterator | None]:
+    """The first chunks of a stream, copied, while they add up to at most ``limit`` bytes: ``(chunks, None)`` if
+    the stream ended there, else ``(chunks so far, the rest of the stream)``."""
+    head, total, it = [], 0, iter(chunks)
+    for chunk in it:
+        data = chunk if isinstance(chunk, bytes) else bytes(chunk)  # a caller may refill a reused buffer
+        head.append(data)
+        total += len(data)
+        if total > limit:
+            return head, it
+    return head, None
+
+
+def record_header(token: str, length: int) -> bytes:
+    """The record header written before a blob of ``length`` bytes with token ``token``."""
+    return _RECORD.pack(RECORD_MAGIC, RECORD_BYTES - 8, token.encode("ascii"), length)
+
+
+def scan(pread: Callable[[int, int], bytes], size: int) -> tuple[list[Record], int, str | None]:
+    """Read a segment's record headers forward from its start.
+
+    Args:
+        pread: ``pread(length, offset)`` of the segment file. size: its size, bytes.
+
+    Returns:
+        ``(records, end, problem)``: the records whose header and bytes are complete, the offset where the scan
+        stopped (``size`` for a sound segment), and ``None`` or what stopped it early (a damaged header, or a record
+        cut short: the tail of a write that crashed).
+
+    Raises:
+        OSError: from ``pread``.
+    """
+    records: list[Record] = []
+    pos = 0
+    for pos, header in _headers(pread, size):
+        if len(header) < RECORD_BYTES:
+            return records, pos, f"a record header is cut short at byte {pos}"
+        magic, payload, raw, length = _RECORD.unpack(header)
+        token = raw.decode("ascii", "replace")
+        if magic != RECORD_MAGIC or payload != RECORD_BYTES - 8 or not TOKEN_RE.match(token) or length <= 0:
+            return records, pos, f"no record header at byte {pos}"
+        if pos + RECORD_BYTES + length > size:
+            return records, pos, f"the record at byte {pos} is cut short"
+        records.append(Record(token, pos + RECORD_BYTES, length))
+    return records, size if not records else records[-1].offset + records[-1].length, None
+
+
+def _headers(pread: Callable[[int, int], bytes], size: int) -> Iterator[tuple[int, bytes]]:
+    """``(offset, header bytes)`` of each record in turn; the caller validates each before the next is read (the
+    next offset comes from the header's length field, read through the generator's state)."""
+    pos = 0
+    chunk, chunk_at = b"", 0
+    while pos < size:
+        if not chunk_at <= pos <= pos + RECORD_BYTES <= chunk_at + len(chunk):
+            chunk, chunk_at = pread(min(1 << 20, size - pos), pos), pos
+        header = chunk[pos - chunk_at: pos - chunk_at + RECORD_BYTES]
+        yield pos, header
+        if len(header) < RECORD_BYTES:
+            return
+        pos += RECORD_BYTES + _RECORD.unpack(header)[3]
+
+
+class SegmentSource(SliceRange):
+    """One blob's slice of a segment file, open for reading; owns its descriptor."""
+
+    __slots__ = ()
+
+    def close(self) -> None:
+        """Close the file descriptor (idempotent)."""
+        if self.fd >= 0:
+            fd, self.fd = self.fd, -1
+            os.close(fd)
+
+
+class _Segment:
+    """A segment this process appends to: its descriptor (holding the ``flock``), place and end."""
+
+    __slots__ = ("end", "fd", "ident", "name", "parts", "path", "refs", "retired")
+
+    def __init__(self, fd: int, parts: tuple[str, ...], name: str) -> None:
+        st = os.fstat(fd)
+        self.fd, self.parts, self.name = fd, parts, name
+        self.path = "/".join((*parts, name))
+        self.ident = (st.st_dev, st.st_ino)
+        self.end = st.st_size
+        self.refs = 0  # writes appended but not yet committed or discarded
+        self.retired = False
+
+    def in_place(self, root_fd: int) -> bool:
+        """True while this very file is still at its path below the root (one ``lstat``)."""
+        try:
+            st = os.stat(self.path, dir_fd=root_fd, follow_symlinks=False)
+        except OSError:
+            return False
+        return (st.st_dev, st.st_ino) == self.ident
+
+
+class SegmentWriter:
+    """The segments one :class:`~scratchfs.engine.local_blobs.Blobs` appends to, one per agent directory.
+
+    Args:
+        root_fd: the store root's descriptor.
+        create_locked: ``create_locked(parts, name) -> (fd, dir_fd)``: create the file ``name`` in the directory
+            ``parts`` (``O_EXCL``, mode 0600) and return it holding its exclusive ``flock``.
+        durable: ``fsync`` each append (and a new segment's directory) before returning.
+    """
+
+    def __init__(self, root_fd: int, create_locked: Callable[[tuple[str, ...], str], tuple[int, int]],
+                 new_token: Callable[[], str], durable: bool) -> None:
+        self._root_fd = root_fd
+        self._create_locked = create_locked
+        self._new_token = new_token
+        self._durable = durable
+        self._lock = threading.Lock()
+        self._active: dict[tuple[str, ...], _Segment] = {}
+        self._generation = forks.generation
+
+    def append(self, parts: tuple[str, ...], token: str, blob: bytes | bytearray, info: BlobInfo) -> SegmentPending:
+        """Append ``blob`` (a complete seekable blob of token ``token``) to the active segment of the directory
+        ``parts`` and return it pending its row (``info.blob`` is its location).
+
+        Raises:
+            StorageError: the file system refused (disk full, a link or other file in the way); the bytes written, if
+                any, are unreferenced and reclaimed with the segment.
+        """
+        if self._generation != forks.generation:  # a fork() child: the parent's segments are not ours
+            self._after_fork()
+        header = record_header(token, len(blob))
+        with self._lock:
+            seg = self._segment(parts)
+            offset = seg.end
+            try:
+                _pwrite_all(seg.fd, [header, blob], offset)
+                if self._durable:
+                    os.fsync(seg.fd)
+            except OSError as exc:
+                self._retire(seg)  # its tail may hold part of this record: start afresh
+                raise storage_error(exc, "cannot write the blob") from exc
+            seg.end = offset + RECORD_BYTES + len(blob)
+            seg.refs += 1
+            if seg.end >= SEGMENT_BYTES:
+                self._retire(seg)
+        where = location(token, seg.name[: -len(SEGMENT_SUFFIX)], offset + RECORD_BYTES, len(blob))
+        return SegmentPending(self, seg, BlobInfo(info.size, len(blob), info.frames, info.frame_newlines, where))
+
+    def _segment(self, parts: tuple[str, ...]) -> _Segment:
+        """The active segment of ``parts`` (call with the lock held), a new one if there is none or it moved."""
+        seg = self._active.get(parts)
+        if seg is not None and seg.in_place(self._root_fd):
+            return seg
+        if seg is not None:
+            self._retire(seg)
+        while len(self._active) >= SEGMENT_ACTIVE:
+            self._retire(next(iter(self._active.values())))
+        name = self._new_token() + SEGMENT_SUFFIX
+        fd, dir_fd = self._create_locked(parts, name)
+        try:
+            if self._durable:
+                os.fsync(dir_fd)
+            seg = _Segment(fd, parts, name)
+        except OSError as exc:
+            os.close(fd)
+            raise storage_error(exc, "cannot create the segment file") from exc
+        finally:
+            os.close(dir_fd)
+        self._active[parts] = seg
+        return seg
+
+    def _retire(self, seg: _Segment) -> None:
+        """Take no new blob into ``seg``; close it (dropping its lock) once no write into it is pending."""
+        if self._active.get(seg.parts) is seg:
+            del self._active[seg.parts]
+        seg.retired = True
+        if seg.refs == 0 and seg.fd >= 0:
+            fd, seg.fd = seg.fd, -1
+            os.close(fd)
+
+    def is_active(self, parts: tuple[str, ...], name: str) -> bool:
+        """True if ``name`` is this process's active segment of ``parts`` (a hint: it may be retired meanwhile)."""
+        seg = self._active.get(parts)
+        return seg is not None and seg.name == name and self._generation == forks.generation
+
+    def retire_idle(self, parts: tuple[str, ...], name: str) -> bool:
+        """If the active segment of ``parts`` is ``name`` and no write into it is pending, retire it now (its lock is
+        dropped) and return True; the next write there starts a new segment. For the sweeper, once it found no
+        row naming a blob in it."""
+        if self._generation != forks.generation:
+            return False
+        with self._lock:
+            seg = self._active.get(parts)
+            if seg is None or seg.name != name or seg.refs:
+                return False
+            self._retire(seg)
+            return True
+
+    def done(self, seg: _Segment, moved: bool = False) -> None:
+        """A write into ``seg`` is committed or discarded; ``moved``: it was found away from its place."""
+        with self._lock:
+            seg.refs -= 1
+            if moved or seg.retired:
+                self._retire(seg)
+
+    def check(self, seg: _Segment) -> bool:
+        """True while ``seg`` is still at its place (a ``delete_run`` did not move its directory away)."""
+        return seg.fd >= 0 and seg.in_place(self._root_fd)
+
+    def _after_fork(self) -> None:
+        """In a ``fork()`` child: forget the parent's segments (closing our copies of their descriptors leaves the
+        parent's locks in place) and start afresh."""
+        inherited = list(self._active.values())
+        self._lock = threading.Lock()
+        self._active = {}
+        self._generation = forks.generation
+        for seg in inherited:
+            try:
+                os.close(seg.fd)
+            except OSError:
+                pass
+            seg.fd = -1
+            seg.retired = True
+
+    def close(self) -> None:
+        """Retire every active segment (each closes once its pending writes are done)."""
+        if self._generation != forks.generation:
+            self._after_fork()
+            return
+        with self._lock:
+            for seg in list(self._active.values()):
+                self._retire(seg)
+
+
+class SegmentPending:
+    """A blob appended to a segment but not yet named by a row (the :class:`PendingWrite` of a segment entry): its
+    segment stays locked until :meth:`release` or :meth:`discard`. ``info.blob`` is the location the row names."""
+
+    def __init__(self, writer: SegmentWriter, seg: _Segment, info: BlobInfo) -> None:
+        self.info = info
+        self.path = seg.path
+        self._writer: SegmentWriter | None = writer
+        self._seg = seg
+        self._moved = False
+
+    def exists(self) -> bool:
+        """True while the segment is still at its place below the root (not moved away by a delete)."""
+        if self._writer is None:
+            return False
+        ok = self._writer.check(self._seg)
+        self._moved = not ok
+        return ok
+
+    def release(self) -> None:
+        """The row is committed: let go of the segment (idempotent)."""
+        if self._writer is not None:
+            writer, self._writer = self._writer, None
+            writer.done(self._seg, self._moved)
+
+    def discard(self) -> None:
+        """The row was not written: the bytes stay, unreferenced, until the sweeper reclaims the segment
+        (idempotent)."""
+        self.release()
+
+
+def _pwrite_all(fd: int, buffers: list, offset: int) -> None:
+    views = [memoryview(b).cast("B") for b in buffers if len(b)]
+    while views:
+        written = os.pwritev(fd, views, offset)
+        if written <= 0:
+            raise StorageError("the segment file took no bytes")
+        offset += written
+        while views and written >= len(views[0]):
+            written -= len(views[0])
+            views.pop(0)
+        if views and written:
+            views[0] = views[0][written:]
