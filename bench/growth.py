@@ -265,14 +265,16 @@ def table(out: dict) -> str:
         if not isinstance(v, dict):
             lines.append(f"| {k} | {v:.3f} |" if isinstance(v, float) else f"| {k} | {v} |")
     lines.append("")
-    lines.append("| write transactions | count | longest (ms) | longest does | its rows | most rows | histogram |")
-    lines.append("|---|---|---|---|---|---|---|")
+    lines.append("| write transactions | count | longest (ms) | its CPU (ms) | longest does | its rows | most rows | "
+                 "histogram |")
+    lines.append("|---|---|---|---|---|---|---|---|")
     logs = [(f"measuring at {int(s):,} (spills, sweeps, ls)", out["sizes"][s]["transactions"]) for s in sizes]
     logs += [("delete_run (this process)", out["delete_run"]["delete_transactions"]),
              ("the other process's spills during it", out["delete_run"]["other_process_transactions"])]
     for name, t in logs:
         hist = ", ".join(f"{k}: {n}" for k, n in t["histogram"].items())
-        lines.append(f"| {name} | {t['transactions']} | {t['longest_ms']:.1f} | {t['longest_doing']} | "
+        lines.append(f"| {name} | {t['transactions']} | {t['longest_ms']:.1f} | {t.get('longest_cpu_ms', 0):.1f} | "
+                     f"{t['longest_doing']} | "
                      f"{t['longest_rows']} | {t['most_rows']} | {hist} |")
     lines.append("")
     lines.append("| target | value | met |")

@@ -115,7 +115,7 @@ def test_rows_without_files_go_in_bounded_batches(store):
     _fill(store, "r", 1, 300)
     rows = [(row[0], row[3]) for row in store.index.blob_rows()]
     store.index.txn_log.reset()
-    assert store.index.delete_rows(rows + [(10**9, "nosuchblob")], BatchSizer(50, low=50, high=50)) == 300
+    assert store.index.delete_rows([*rows, (10**9, "nosuchblob")], BatchSizer(50, low=50, high=50)) == 300
     assert store.index.txn_log.summary()["most_rows"] == 50
     assert store.list_entries() == []
 

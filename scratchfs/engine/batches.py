@@ -74,8 +74,9 @@ class TxnLog:
 
     Attributes:
         counts: transactions per bucket of :data:`BUCKETS_MS` (the last bucket: longer than the last bound).
-        longest: the longest transaction, seconds; ``longest_doing`` says what it did (a gerund phrase) and
-            ``longest_rows`` how many rows it changed.
+        longest: the longest transaction, seconds; ``longest_doing`` says what it did (a gerund phrase),
+            ``longest_rows`` how many rows it changed and ``longest_cpu`` the CPU seconds its thread spent in it (the
+            rest is waiting: for a core, the disk, a lock).
         most_rows: the most rows one transaction changed.
         checkpoints: checkpoints run between the transactions of batched jobs; ``longest_checkpoint`` (seconds).
     """
@@ -89,6 +90,7 @@ class TxnLog:
         with self._lock:
             self.counts = [0] * (len(BUCKETS_MS) + 1)
             self.longest, self.longest_doing, self.longest_rows, self.most_rows = 0.0, "", 0, 0
+            self.longest_cpu = 0.0
             self.checkpoints, self.longest_checkpoint = 0, 0.0
 
     def checkpointed(self, seconds: float) -> None:
@@ -97,8 +99,9 @@ class TxnLog:
             self.checkpoints += 1
             self.longest_checkpoint = max(self.longest_checkpoint, seconds)
 
-    def record(self, seconds: float, rows: int, doing: str) -> None:
-        """Count one transaction of ``seconds`` that changed ``rows`` rows while ``doing``."""
+    def record(self, seconds: float, rows: int, doing: str, cpu: float = 0.0) -> None:
+        """Count one transaction of ``seconds`` (wall; ``cpu``: the thread's CPU seconds in it) that changed ``rows``
+        rows while ``doing``."""
         ms = 1000 * seconds
         bucket = next((i for i, bound in enumerate(BUCKETS_MS) if ms <= bound), len(BUCKETS_MS))
         with self._lock:
@@ -106,14 +109,16 @@ class TxnLog:
             self.most_rows = max(self.most_rows, rows)
             if seconds > self.longest:
                 self.longest, self.longest_doing, self.longest_rows = seconds, doing, rows
+                self.longest_cpu = cpu
 
     def summary(self) -> dict:
-        """``{"transactions", "longest_ms", "longest_doing", "longest_rows", "most_rows", "checkpoints",
-        "longest_checkpoint_ms", "histogram"}``; the
-        histogram maps ``"<=N ms"`` (and ``">N ms"`` for the last bucket) to a count, empty buckets left out."""
+        """``{"transactions", "longest_ms", "longest_cpu_ms", "longest_doing", "longest_rows", "most_rows",
+        "checkpoints", "longest_checkpoint_ms", "histogram"}``; the histogram maps ``"<=N ms"`` (and ``">N ms"`` for
+        the last bucket) to a count, empty buckets left out."""
         with self._lock:
             labels = [f"<={b} ms" for b in BUCKETS_MS] + [f">{BUCKETS_MS[-1]} ms"]
             return {"transactions": sum(self.counts), "longest_ms": 1000 * self.longest,
+                    "longest_cpu_ms": 1000 * self.longest_cpu,
                     "longest_doing": self.longest_doing, "longest_rows": self.longest_rows,
                     "most_rows": self.most_rows, "checkpoints": self.checkpoints,
                     "longest_checkpoint_ms": 1000 * self.longest_checkpoint,

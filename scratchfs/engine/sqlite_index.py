@@ -129,7 +129,7 @@ class Index(ScaleQueries):
                 if conn.in_transaction:  # left open by a failure that could not roll back
                     conn.execute("ROLLBACK")
                 conn.execute("BEGIN IMMEDIATE")
-                began, changes = time.perf_counter(), conn.total_changes  # the write lock is held from here
+                began, cpu, changes = time.perf_counter(), time.thread_time(), conn.total_changes  # lock held from here
             except sqlite3.Error as exc:
                 self._rollback(conn)  # an interrupted BEGIN may have begun
                 raise index_error(exc, doing, self.path) from exc
@@ -138,7 +138,8 @@ class Index(ScaleQueries):
                 if conn.in_transaction:  # the body may have rolled back on purpose (put() when its check fails)
                     connections.check_identity()
                     conn.execute("COMMIT")
-                    self.txn_log.record(time.perf_counter() - began, conn.total_changes - changes, doing)
+                    self.txn_log.record(time.perf_counter() - began, conn.total_changes - changes, doing,
+                                        time.thread_time() - cpu)
             except sqlite3.Error as exc:
                 self._rollback(conn)
                 raise index_error(exc, doing, self.path) from exc
