@@ -19,10 +19,10 @@ import threading
 import time
 from collections.abc import Callable
 
-SLOW_SECONDS = 0.010
+SLOW_SECONDS = 0.004
 """A transaction slower than this halves the next batch."""
 
-FAST_SECONDS = 0.0025
+FAST_SECONDS = 0.001
 """A full batch faster than this doubles the next one."""
 
 MIN_ROWS = 8
