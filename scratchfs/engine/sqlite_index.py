@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,6 +34,7 @@ from typing import TypeVar
 
 from filelock import FileLock, Timeout
 
+from scratchfs.engine.batches import BatchSizer, TxnLog
 from scratchfs.engine.protocols import Entry, Gone, check_quota
 from scratchfs.engine.sqlite_connections import APPLICATION_ID, Connections, index_error, read_only_reason
 from scratchfs.engine.sqlite_scale import NEXT_ID, VISIBLE, ScaleQueries
@@ -41,6 +43,9 @@ from scratchfs.foundation.errors import StorageError, StoreBusy
 from scratchfs.foundation.limits import LOOKUP_CACHE_ENTRIES, TOMBSTONE_SECONDS
 
 SCHEMA_VERSION = 2
+
+BATCH_START_ROWS = 256
+"""Rows of the first transaction of a batched job of this module (then adapted to time)."""
 
 _COLUMNS = (
     "kind, run_id, agent_id, key, blob, size, stored_size, frames, lines, preview, source_tool, content_type, shape, "
@@ -93,6 +98,7 @@ class Index(ScaleQueries):
         self.busy_timeout = busy_timeout
         self.connections = Connections(path, busy_timeout, "FULL" if durable else "NORMAL", type(self).on_connect)
         self._existing_data = existing_data or (lambda: False)
+        self.txn_log = TxnLog()  # every write transaction of this object, by duration (see engine.batches)
         self._open(lock_dir)
 
     @property
@@ -133,6 +139,7 @@ class Index(ScaleQueries):
                 if conn.in_transaction:  # left open by a failure that could not roll back
                     conn.execute("ROLLBACK")
                 conn.execute("BEGIN IMMEDIATE")
+                began, cpu, changes = time.perf_counter(), time.thread_time(), conn.total_changes  # lock held from here
             except sqlite3.Error as exc:
                 self._rollback(conn)  # an interrupted BEGIN may have begun
                 raise index_error(exc, doing, self.path) from exc
@@ -141,6 +148,8 @@ class Index(ScaleQueries):
                 if conn.in_transaction:  # the body may have rolled back on purpose (put() when its check fails)
                     connections.check_identity()
                     conn.execute("COMMIT")
+                    self.txn_log.record(time.perf_counter() - began, conn.total_changes - changes, doing,
+                                        time.thread_time() - cpu)
             except sqlite3.Error as exc:
                 self._rollback(conn)
                 raise index_error(exc, doing, self.path) from exc
@@ -466,10 +475,16 @@ class Index(ScaleQueries):
 
     # expired rows: expired_batch and delete_expired (files first), in engine.sqlite_scale
 
-    def forget_tombstones(self, now: float) -> int:
-        """Delete tombstones older than :data:`TOMBSTONE_SECONDS`; return how many."""
-        with self.write("forgetting tombstones") as conn:
-            return conn.execute("DELETE FROM gone WHERE at <= ?", (now - TOMBSTONE_SECONDS,)).rowcount
+    def forget_tombstones(self, now: float, sizer: BatchSizer | None = None) -> int:
+        """Delete tombstones older than :data:`TOMBSTONE_SECONDS` (read first: no write when there is none; else in
+        transactions sized by ``sizer``); return how many."""
+        cutoff = now - TOMBSTONE_SECONDS
+        if not self.read("SELECT 1 FROM gone WHERE at <= ? LIMIT 1", (cutoff,), "looking up tombstones"):
+            return 0
+        return self.in_batches("forgetting tombstones", sizer or BatchSizer(BATCH_START_ROWS),
+                               lambda conn, want: conn.execute(
+                                   "DELETE FROM gone WHERE rowid IN (SELECT rowid FROM gone WHERE at <= ? LIMIT ?)",
+                                   (cutoff, want)).rowcount)
 
     def blob_rows(self) -> list[tuple[int, str, str, str]]:
         """``(id, run_id, agent_id, blob)`` of every row, expired or not."""
@@ -483,14 +498,22 @@ class Index(ScaleQueries):
         """True if a row names this blob token."""
         return bool(self.read("SELECT 1 FROM entries WHERE blob = ?", (blob,), "looking up a blob"))
 
-    def delete_rows(self, rows: list[tuple[int, str]]) -> int:
-        """Delete rows by ``(id, blob)``, each only if it still names that blob; return rows deleted."""
-        if not rows:
-            return 0
-        with self.write("removing rows whose file is gone") as conn:
-            return sum(
-                conn.execute("DELETE FROM entries WHERE id = ? AND blob = ?", row).rowcount for row in rows
-            )
+    def delete_rows(self, rows: list[tuple[int, str]], sizer: BatchSizer | None = None) -> int:
+        """Delete rows by ``(id, blob)``, each only if it still names that blob, in transactions sized by ``sizer``;
+        return rows deleted."""
+        left = list(rows)
+        deleted = 0
+
+        def step(conn: sqlite3.Connection, want: int) -> int:
+            nonlocal deleted
+            part = left[:want]
+            del left[:want]
+            deleted += sum(conn.execute("DELETE FROM entries WHERE id = ? AND blob = ?", row).rowcount for row in part)
+            return len(part)
+
+        if left:
+            self.in_batches("removing rows whose file is gone", sizer or BatchSizer(BATCH_START_ROWS), step)
+        return deleted
 
     def relocate(self, moves: list[tuple[str, str]]) -> int:
         """Point rows at a new copy of their blob, by ``(old blob, new blob)``, each only if it still names the old
@@ -507,6 +530,7 @@ class Index(ScaleQueries):
 
 
 __all__ = [
+    "BATCH_START_ROWS",
     "SCHEMA_VERSION",
     "Index",
 ]

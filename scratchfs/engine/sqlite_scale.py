@@ -23,14 +23,31 @@ so the index module stays readable. Every statement here is one short transactio
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import time
+from collections.abc import Callable
 
+from scratchfs.engine.batches import BatchSizer
 from scratchfs.engine.protocols import Entry, ExpiredRow
+from scratchfs.foundation.errors import ScratchError
 from scratchfs.foundation.limits import TOMBSTONE_SECONDS
 
 DELETE_BATCH_ROWS = 128
-"""Rows deleted per write transaction by :meth:`ScaleQueries.drain_scope` (a few ms each; see bench/growth.py)."""
+"""Rows of the first write transaction of :meth:`ScaleQueries.drain_scope` (then adapted to time, see
+:mod:`scratchfs.engine.batches`)."""
+
+CHECKPOINT_SECONDS = 0.25
+"""A batched job checkpoints the write-ahead log between its transactions at most this often (seconds)."""
+
+AUTOCHECKPOINT_PAGES = 1000
+"""SQLite's automatic checkpoint threshold (its default), restored on the connection after a batched job."""
+
+PAUSE_RATIO = 1.0
+"""A batched job pauses this many times its last transaction's duration before the next one."""
+
+CAP_BATCH_ROWS = 256
+"""Rows of the first write transaction of :meth:`ScaleQueries.cap_future` over the whole table."""
 
 VISIBLE = ("NOT EXISTS (SELECT 1 FROM deleted_scopes d WHERE d.run_id = entries.run_id "
            "AND d.agent_id IN ('', entries.agent_id) AND entries.id <= d.upto)")
@@ -75,29 +92,70 @@ class ScaleQueries:
         return self._decided("deleting a run", body, took_effect)
 
     def drain_scope(self, run_id: str, agent_id: str | None, upto: int, now: float,
-                    batch: int = DELETE_BATCH_ROWS) -> tuple[int, float]:
-        """Delete the rows :meth:`hide_scope` hid, ``batch`` rows per transaction (live ones leave a tombstone), then
-        the record of the delete. Return ``(rows deleted, longest transaction in seconds)``."""
+                    batch: int = DELETE_BATCH_ROWS, sizer: BatchSizer | None = None) -> tuple[int, float]:
+        """Delete the rows :meth:`hide_scope` hid, in transactions sized by ``sizer`` (default: one starting at
+        ``batch`` rows, adapting to time, see :mod:`scratchfs.engine.batches`); live rows leave a tombstone; the
+        record of the delete goes with the last batch. Return ``(rows deleted, longest transaction in seconds)``."""
         where, params = _scope_where(run_id, agent_id)
         reason = "deleted with its run" if agent_id is None else "deleted with its agent"
-        total, longest = 0, 0.0
-        while True:
-            with self.write("deleting a run") as conn:
-                started = time.perf_counter()  # from BEGIN (the write lock held) to COMMIT
-                rows = conn.execute(
-                    f"SELECT id, agent_id, kind, key, expires_at FROM entries WHERE {where} AND +id <= ? LIMIT ?",
-                    (*params, upto, batch),
-                ).fetchall()
-                conn.executemany("DELETE FROM entries WHERE id = ?", [(r[0],) for r in rows])
-                conn.executemany("INSERT OR REPLACE INTO gone VALUES (?, ?, ?, ?, ?, ?)",
-                                 [(run_id, r[1], r[2], r[3], reason, now) for r in rows if r[4] > now])
-                if len(rows) < batch:
-                    conn.execute("DELETE FROM deleted_scopes WHERE run_id = ? AND agent_id = ? AND upto = ?",
-                                 (run_id, agent_id or "", upto))
-            longest = max(longest, time.perf_counter() - started)
-            total += len(rows)
-            if len(rows) < batch:
-                return total, longest
+        sizer = sizer or BatchSizer(batch)
+
+        def step(conn: sqlite3.Connection, want: int) -> int:
+            rows = conn.execute(
+                f"SELECT id, agent_id, kind, key, expires_at FROM entries WHERE {where} AND +id <= ? LIMIT ?",
+                (*params, upto, want),
+            ).fetchall()
+            conn.executemany("DELETE FROM entries WHERE id = ?", [(r[0],) for r in rows])
+            conn.executemany("INSERT OR REPLACE INTO gone VALUES (?, ?, ?, ?, ?, ?)",
+                             [(run_id, r[1], r[2], r[3], reason, now) for r in rows if r[4] > now])
+            if len(rows) < want:
+                conn.execute("DELETE FROM deleted_scopes WHERE run_id = ? AND agent_id = ? AND upto = ?",
+                             (run_id, agent_id or "", upto))
+            return len(rows)
+
+        return self.in_batches("deleting a run", sizer, step), sizer.longest
+
+    def in_batches(self, doing: str, sizer: BatchSizer, step: Callable[[sqlite3.Connection, int], int]) -> int:
+        """Call ``step(conn, rows)`` in one write transaction after another, each asked for ``sizer.size`` rows and
+        timed (from holding the write lock to the end of ``COMMIT``, by ``sizer.clock``) for the next size, until a
+        step does fewer rows than asked; return the sum of what the steps returned (rows done).
+
+        Between two transactions the job pauses as long as the last one took (:data:`PAUSE_RATIO`), so that it
+        holds SQLite's write lock at most about half the time: a writer waiting on the lock polls it on its own
+        schedule (SQLite's busy handler sleeps 1, 2, 5, ... 100 ms between tries), and back-to-back batches left
+        a spill waiting 0.3-0.6 s for a 50k-row drain of 10-20 ms transactions.
+
+        The connection does not checkpoint the write-ahead log inside a ``COMMIT`` meanwhile (SQLite's automatic
+        checkpoint, two ``fsync`` calls, would be timed as the batch's); the job checkpoints between batches instead,
+        every :data:`CHECKPOINT_SECONDS`, and at its end (``PASSIVE``: without the write lock)."""
+        total, last = 0, time.perf_counter()
+        try:
+            while True:
+                want = sizer.size
+                held = time.perf_counter()
+                with self.write(doing) as conn:
+                    conn.execute("PRAGMA wal_autocheckpoint = 0")
+                    started = sizer.clock()
+                    done = step(conn, want)
+                sizer.took(sizer.clock() - started, done)
+                total += done
+                if done < want:
+                    return total
+                time.sleep(PAUSE_RATIO * (time.perf_counter() - held))  # let waiting writers in
+                if time.perf_counter() - last >= CHECKPOINT_SECONDS:
+                    self.checkpoint(doing)
+                    last = time.perf_counter()
+        finally:
+            with contextlib.suppress(ScratchError, sqlite3.Error):
+                with self.connections.use() as conn:
+                    conn.execute(f"PRAGMA wal_autocheckpoint = {AUTOCHECKPOINT_PAGES}")
+                self.checkpoint(doing)
+
+    def checkpoint(self, doing: str) -> None:
+        """A ``PASSIVE`` checkpoint of the write-ahead log (no write lock taken), timed into ``txn_log``."""
+        started = time.perf_counter()
+        self.read("PRAGMA wal_checkpoint(PASSIVE)", (), doing)
+        self.txn_log.checkpointed(time.perf_counter() - started)
 
     def pending_deletes(self) -> list[tuple[str, str | None, int, float]]:
         """``(run_id, agent_id or None, upto, at)`` of every delete recorded but not finished."""
@@ -147,32 +205,44 @@ class ScaleQueries:
                          (now, limit), "listing expired entries")
         return [ExpiredRow(*row) for row in rows]
 
-    def delete_expired(self, rows: list[ExpiredRow], now: float) -> int:
+    def delete_expired(self, rows: list[ExpiredRow], now: float, sizer: BatchSizer | None = None) -> int:
         """Delete the rows of :meth:`expired_batch` in one transaction, each only if it still names the same blob and
-        is still expired; a recent one leaves an ``expired`` tombstone. Return the rows deleted."""
+        is still expired; a recent one leaves an ``expired`` tombstone. Return the rows deleted. The transaction's
+        time is reported to ``sizer`` (which sizes the caller's next :meth:`expired_batch`)."""
         if not rows:
             return 0
         blobs = [(row.blob, now) for row in rows]
+        clock = sizer.clock if sizer is not None else time.perf_counter
         with self.write("sweeping expired entries") as conn:
+            started = clock()
             conn.executemany(
                 "INSERT OR REPLACE INTO gone SELECT run_id, agent_id, kind, key, 'expired', expires_at FROM entries "
                 f"WHERE blob = ? AND expires_at <= ? AND expires_at > {now - TOMBSTONE_SECONDS!r}", blobs)
-            return sum(conn.execute("DELETE FROM entries WHERE blob = ? AND expires_at <= ?", b).rowcount
-                       for b in blobs)
+            deleted = sum(conn.execute("DELETE FROM entries WHERE blob = ? AND expires_at <= ?", b).rowcount
+                          for b in blobs)
+        if sizer is not None:
+            sizer.took(clock() - started, len(rows))
+        return deleted
 
     # -- clock steps ------------------------------------------------------------------------------------------------
 
     def cap_future(self, now: float, run_id: str | None = None, agent_id: str = "", kind: str = "",
-                   key: str = "") -> int:
+                   key: str = "", sizer: BatchSizer | None = None) -> int:
         """Set ``expires_at = now + ttl`` on rows born after ``now`` (``expires_at - ttl > now``: the clock stepped
-        back since they were written or refreshed); of one key, or of every row. Return the rows changed."""
-        sql = "UPDATE entries SET expires_at = ? + ttl WHERE expires_at - ttl > ?"
-        params: tuple = (now, now)
+        back since they were written or refreshed); of one key, or of every row (read first: no write when none
+        is; else in transactions sized by ``sizer``, by the index ``entries_born``). Return the rows changed."""
         if run_id is not None:
-            sql += " AND run_id = ? AND agent_id = ? AND kind = ? AND key = ?"
-            params += (run_id, agent_id, kind, key)
-        with self.write("capping entries born in the future") as conn:
-            return conn.execute(sql, params).rowcount
+            with self.write("capping entries born in the future") as conn:
+                return conn.execute(
+                    "UPDATE entries SET expires_at = ? + ttl WHERE expires_at - ttl > ? "
+                    "AND run_id = ? AND agent_id = ? AND kind = ? AND key = ?",
+                    (now, now, run_id, agent_id, kind, key)).rowcount
+        if not self.read("SELECT 1 FROM entries WHERE expires_at - ttl > ? LIMIT 1", (now,), "looking up entries"):
+            return 0
+        return self.in_batches("capping entries born in the future", sizer or BatchSizer(CAP_BATCH_ROWS),
+                               lambda conn, want: conn.execute(
+                                   "UPDATE entries SET expires_at = ? + ttl WHERE id IN (SELECT id FROM entries "
+                                   "WHERE expires_at - ttl > ? LIMIT ?)", (now, now, want)).rowcount)
 
     def expire_now(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> str | None:
         """If the row of this key has expired (``expires_at <= now``), delete it, leave an ``expired`` tombstone and
@@ -248,4 +318,13 @@ class ScaleQueries:
         return self.read(sql, params, "aggregating entries")
 
 
-__all__ = ["DELETE_BATCH_ROWS", "NEXT_ID", "VISIBLE", "ScaleQueries"]
+__all__ = [
+    "AUTOCHECKPOINT_PAGES",
+    "CAP_BATCH_ROWS",
+    "CHECKPOINT_SECONDS",
+    "DELETE_BATCH_ROWS",
+    "NEXT_ID",
+    "PAUSE_RATIO",
+    "VISIBLE",
+    "ScaleQueries",
+]

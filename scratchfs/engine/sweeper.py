@@ -41,6 +41,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 
 from scratchfs.engine import safe_fs, segments
+from scratchfs.engine.batches import BatchSizer
 from scratchfs.engine.local_blobs import BLOB_NAME_RE, BLOB_SUFFIX, Blobs
 from scratchfs.engine.segment_sweep import check_segment
 from scratchfs.engine.sqlite_index import Index
@@ -50,7 +51,8 @@ from scratchfs.foundation.errors import ScratchError, StoreClosed, storage_error
 log = logging.getLogger(__name__)
 
 BATCH_ROWS = 256
-"""Expired rows deleted per write transaction."""
+"""Expired rows deleted by the first write transaction of a sweep (then adapted to time, see
+:mod:`scratchfs.engine.batches`)."""
 
 SLICE_ROWS = 2048
 """Most rows one sweep checks for a missing file."""
@@ -62,8 +64,9 @@ SLICE_SECONDS = 0.008
 """Each of the two slices also stops after this many seconds (checked between batches), once it has checked at
 least :data:`SLICE_MIN` (so a busy machine slows the round but never stops it)."""
 
-SLICE_MIN = 512
-"""Rows, and directory entries, each sweep checks whatever the time it takes."""
+SLICE_MIN = 64
+"""Rows, and directory entries, each sweep checks whatever the time it takes (small, so that on a loaded machine
+the time bound decides: a round then takes more sweeps, each still short)."""
 
 CURSOR_NAME = "sweep.cursor"
 """Where the last sweep's slices stopped, in the root's ``locks/``."""
@@ -129,8 +132,10 @@ def _sweep(index: Index, blobs: Blobs, now: float, grace: float, full: bool) -> 
         index.cap_future(now)  # entries born in the future (the clock stepped back): expiry at most now + ttl
         for run_id, agent_id, upto, _at in index.pending_deletes():  # a delete that crashed half-way
             rows += index.drain_scope(run_id, agent_id, upto, now)[0]
+    sizer = BatchSizer(BATCH_ROWS)  # rows per transaction, adapted to how long the last one took
     while True:
-        batch = index.expired_batch(now, BATCH_ROWS) if scaled else index.pop_expired(now, BATCH_ROWS)
+        want = sizer.size
+        batch = index.expired_batch(now, want) if scaled else index.pop_expired(now, want)
         for gone in batch:  # files first: space is freed before the index is asked for any
             size = blobs.unlink(gone.run_id, gone.agent_id, gone.blob)
             files += size > 0
@@ -138,8 +143,8 @@ def _sweep(index: Index, blobs: Blobs, now: float, grace: float, full: bool) -> 
         removed, size = _drop_dead_segments(index, blobs, batch)  # and segments only these rows still name
         files += removed
         freed += size
-        rows += index.delete_expired(batch, now) if scaled else len(batch)
-        if len(batch) < BATCH_ROWS:
+        rows += index.delete_expired(batch, now, sizer) if scaled else len(batch)
+        if len(batch) < want:
             break
     index.forget_tombstones(now)
     full = full or not scaled
@@ -215,7 +220,7 @@ def _drop_rows_without_files(index: Index, blobs: Blobs, cursor: _Cursor, limit:
     after = start
     deadline = time.perf_counter() + SLICE_SECONDS
     while True:
-        want = 1024 if limit is None else min(512, limit - checked)
+        want = 1024 if limit is None else min(128, limit - checked)  # the deadline is checked per batch
         if want <= 0 or (limit is not None and checked >= SLICE_MIN and time.perf_counter() > deadline):
             break
         batch = (index.blob_rows_after(after, want) if hasattr(index, "blob_rows_after")
