@@ -133,7 +133,7 @@ def test_a_killed_lock_holder_blocks_nobody(tmp_path, lock):
         leftovers = [p for p in (root / "runs").rglob("*.zst") if p.name[:-4] not in store.index.blobs()]
     assert time.monotonic() - start < 5.0  # well within the lock timeout: nobody waited for the dead holder
     assert leftovers == []  # a killed spill's file was an orphan, and the sweep took it
-    assert set(os.listdir(root / "locks")) <= {"index.lock", "sweep.lock", "delete.lock", "sweep.cursor"}
+    assert set(os.listdir(root / "locks")) <= {"index.lock", "sweep.lock", "delete.lock", "delete.gate", "sweep.cursor"}
     assert [p for p in root.rglob("*.lock") if p.parent != root / "locks"] == []  # no lock inside runs/ or trash/
 
 

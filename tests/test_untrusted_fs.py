@@ -130,7 +130,7 @@ def test_a_sweep_never_removes_anything_through_a_linked_trash_or_runs(tmp_path,
 
 # -- lock files ---------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["delete.lock", "sweep.lock", "index.lock"])
+@pytest.mark.parametrize("name", ["delete.lock", "delete.gate", "sweep.lock", "index.lock"])
 def test_a_lock_file_planted_as_a_link_is_a_typed_error_and_its_target_is_untouched(tmp_path, name):
     target = outside(tmp_path)
     before = snapshot(target)
@@ -139,7 +139,7 @@ def test_a_lock_file_planted_as_a_link_is_a_typed_error_and_its_target_is_untouc
         (root / "locks" / name).unlink(missing_ok=True)
         os.symlink(target / "file.txt", root / "locks" / name)  # planted while the store is open
         scope = store.scope("r", "a")
-        if name == "delete.lock":  # a new thread opens its own descriptor of the delete lock
+        if name in ("delete.lock", "delete.gate"):  # a new thread opens its own descriptor of the delete lock
             outcome, exc = in_thread(lambda: scope.spill(b"x", source_tool="t"))
             assert outcome == "raised" and isinstance(exc, StorageError) and "symbolic link" in str(exc), exc
         if name == "sweep.lock":

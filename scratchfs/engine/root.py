@@ -29,7 +29,7 @@ FILE_MODE = 0o600
 INDEX_NAME = "index.sqlite"
 SUBDIRS = ("runs", "locks", "trash")
 INDEX_FILES = (INDEX_NAME, INDEX_NAME + "-wal", INDEX_NAME + "-shm", INDEX_NAME + "-journal")
-LOCK_FILES = ("delete.lock", "sweep.lock", "index.lock")
+LOCK_FILES = ("delete.lock", "delete.gate", "sweep.lock", "index.lock")
 
 
 def prepare_root(root: Path) -> None:

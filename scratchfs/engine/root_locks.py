@@ -1,8 +1,9 @@
 """The lock files of a store root (``locks/``), reached from the root's directory descriptor without following a
 link, and the descriptors behind them.
 
-``locks/delete.lock`` orders deletes against writes (see :meth:`RootLocks.delete_lock`); ``locks/sweep.lock`` lets
-one sweep run at a time. Both are ``flock`` locks on files opened ``O_NOFOLLOW | O_NONBLOCK`` and checked to be
+``locks/delete.lock`` orders deletes against writes (see :meth:`RootLocks.delete_lock`), with ``locks/delete.gate``
+in front of it so that a steady stream of writes cannot starve a delete; ``locks/sweep.lock`` lets one sweep run at a
+time. Both are ``flock`` locks on files opened ``O_NOFOLLOW | O_NONBLOCK`` and checked to be
 regular files (:func:`scratchfs.engine.safe_fs.open_file`): a link planted in their place is a typed error, never
 followed (a lock library that opens with ``O_TRUNC`` would truncate the link's target). A killed holder's ``flock``
 is released by the kernel.
@@ -53,6 +54,7 @@ def _close_quietly(fd: int) -> None:
 
 class _LockLocal(threading.local):
     lock: Descriptor | None = None
+    gate: Descriptor | None = None
     generation = -1
 
 
@@ -74,13 +76,26 @@ class RootLocks:
         files (which a sweep removes), never rows whose files are gone. A killed holder's ``flock`` is released by
         the kernel.
 
+        ``flock`` grants a shared lock whenever no exclusive one is held, so writes committing back to back in
+        several threads or processes could keep a delete waiting forever. A gate (``locks/delete.gate``) is taken
+        first: a write passes it shared and lets it go as soon as it holds the delete lock; a delete holds it
+        exclusively until it has the delete lock, so no new write slips in while it waits for those in progress
+        (a turnstile; the gate is held for two system calls, so the delete gets it at its next try).
+
         Raises:
             StoreBusy: the lock stayed busy for ``timeout`` seconds.
             StorageError: the lock file cannot be opened (or is a link, FIFO, ...).
         """
-        fd = self._delete_lock_fd()
+        fd, gate = self._thread_fds()
+        deadline = time.monotonic() + timeout
         operation = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
-        if not flock_within(fd, operation, timeout):
+        if not flock_within(gate, operation, timeout):
+            raise StoreBusy(f"the delete lock stayed busy past the busy timeout ({timeout:g} s)")
+        try:
+            got = flock_within(fd, operation, max(0.0, deadline - time.monotonic()))
+        finally:
+            fcntl.flock(gate, fcntl.LOCK_UN)
+        if not got:
             raise StoreBusy(f"the delete lock stayed busy past the busy timeout ({timeout:g} s)")
         try:
             yield
@@ -119,17 +134,23 @@ class RootLocks:
             finally:
                 os.close(fd)
 
-    def _delete_lock_fd(self) -> int:
-        """This thread's descriptor of ``locks/delete.lock`` (a ``flock`` belongs to an open file description, so
-        threads must not share one; a ``fork()`` child opens its own)."""
+    def _thread_fds(self) -> tuple[int, int]:
+        """This thread's descriptors of ``locks/delete.lock`` and ``locks/delete.gate`` (a ``flock`` belongs to an
+        open file description, so threads must not share one; a ``fork()`` child opens its own)."""
         local = self._local
-        if local.generation != forks.generation or local.lock is None:
-            if local.lock is not None:  # opened by the parent of this fork() child: neither use nor close it
-                self._inherited.append(local.lock.detach())
-            local.lock, local.generation = Descriptor(self.open_lock("delete.lock")), forks.generation
+        if local.generation != forks.generation or local.lock is None or local.gate is None:
+            for held in (local.lock, local.gate):
+                if held is not None and local.generation != forks.generation:  # a fork() parent's: never closed
+                    self._inherited.append(held.detach())
+                elif held is not None:  # this thread's, the other one failed to open: opened again below
+                    held.close()
+            local.lock = local.gate = None
+            local.lock = Descriptor(self.open_lock("delete.lock"))
+            local.gate, local.generation = Descriptor(self.open_lock("delete.gate")), forks.generation
             with self._fds_lock:
                 self._locks.add(local.lock)
-        return local.lock.fd
+                self._locks.add(local.gate)
+        return local.lock.fd, local.gate.fd
 
     def close(self) -> None:
         """Close the lock descriptors this process opened (idempotent)."""
