@@ -254,6 +254,26 @@ def test_expired_entries_take_their_segment_with_them(tmp_path):
     assert not seg.exists()
 
 
+def test_a_sweep_scans_each_segment_a_bounded_number_of_times_however_many_batches(tmp_path, monkeypatch):
+    """Judging a segment scans it: once per batch of expired rows made a sweep of N rows in one segment cost
+    O(N^2) (T7: 1,150 entries/s); each segment is judged at most twice per sweep (before and after its rows go)."""
+    from scratchfs.engine import sweeper
+
+    with ScratchStore(tmp_path) as store:  # one process: the segment is this process's own active one
+        scope = store.scope("run", "agent")
+        for i in range(300):
+            scope.spill(f"short-lived {i} ".encode() * 50, ttl=0.01)
+        scans = []
+        real_scan = segments.scan
+        monkeypatch.setattr(segments, "scan", lambda *a, **k: scans.append(1) or real_scan(*a, **k))
+        monkeypatch.setattr(sweeper, "BATCH_ROWS", 8)  # batches of 8 rows at most: 38 batches or more
+        time.sleep(0.05)
+        result = store.sweep()
+        assert result.rows_deleted == 300
+        assert segment_files(tmp_path) == []  # the segment went with its rows
+        assert 1 <= len(scans) <= 4
+
+
 def test_compaction_keeps_every_live_entry_byte_exact(tmp_path, monkeypatch):
     monkeypatch.setattr(limits, "SEGMENT_COMPACTION", True)  # off by default (see limits)
     values = {f"k{i}": f"value {i} ".encode() * (20 + i) for i in range(20)}

@@ -133,6 +133,7 @@ def _sweep(index: Index, blobs: Blobs, now: float, grace: float, full: bool) -> 
         for run_id, agent_id, upto, _at in index.pending_deletes():  # a delete that crashed half-way
             rows += index.drain_scope(run_id, agent_id, upto, now)[0]
     sizer = BatchSizer(BATCH_ROWS)  # rows per transaction, adapted to how long the last one took
+    touched: set[tuple[str, str, str]] = set()  # segments that named expired rows
     while True:
         want = sizer.size
         batch = index.expired_batch(now, want) if scaled else index.pop_expired(now, want)
@@ -140,12 +141,15 @@ def _sweep(index: Index, blobs: Blobs, now: float, grace: float, full: bool) -> 
             size = blobs.unlink(gone.run_id, gone.agent_id, gone.blob)
             files += size > 0
             freed += size
-        removed, size = _drop_dead_segments(index, blobs, batch)  # and segments only these rows still name
-        files += removed
-        freed += size
+        named = {(r.run_id, r.agent_id, segments.parse_location(r.blob).name) for r in batch
+                 if segments.is_location(r.blob)}
+        # segments too, each judged the first time a batch names it (judging scans it: not once per batch)
+        files, freed = _add(_drop_dead_segments(index, blobs, named - touched, batch), files, freed)
+        touched |= named
         rows += index.delete_expired(batch, now, sizer) if scaled else len(batch)
         if len(batch) < want:
             break
+    files, freed = _add(_drop_dead_segments(index, blobs, touched, []), files, freed)  # and once their rows went
     index.forget_tombstones(now)
     full = full or not scaled
     cursor = _Cursor() if full else _Cursor.load(blobs)
@@ -157,14 +161,19 @@ def _sweep(index: Index, blobs: Blobs, now: float, grace: float, full: bool) -> 
     return SweepResult(rows + missing, files, freed + orphan_bytes, orphans, missing)
 
 
-def _drop_dead_segments(index: Index, blobs: Blobs, batch: list) -> tuple[int, int]:
-    """Remove the segments that name blobs of the expired rows of ``batch`` and no other row's (unless a writer
-    still holds them), before those rows are deleted; return how many and their bytes."""
+def _add(found: tuple[int, int], files: int, freed: int) -> tuple[int, int]:
+    return files + found[0], freed + found[1]
+
+
+def _drop_dead_segments(index: Index, blobs: Blobs, touched: set[tuple[str, str, str]],
+                        batch: list) -> tuple[int, int]:
+    """Remove the segments ``touched`` (``(run_id, agent_id, segment name)``) that name no row's blob but those of
+    ``batch``, expired rows about to be deleted (unless a writer still holds them); return how many and their bytes.
+    A judgement scans its segment, so a sweep judges each segment its expired rows name at most twice: before the
+    first batch naming it is deleted (on a full disk, space before the index needs any) and after the last."""
     dying = frozenset(r.blob for r in batch if segments.is_location(r.blob))
-    seen = {(r.run_id, r.agent_id, segments.parse_location(r.blob).name) for r in batch
-            if segments.is_location(r.blob)}
     removed = freed = 0
-    for run_id, agent_id, name in sorted(seen):
+    for run_id, agent_id, name in sorted(touched):
         found = check_segment(index, blobs, blobs.segment_dir(run_id, agent_id), name, None, remove=True,
                               dying=dying)
         if found is not None and found.removed:
