@@ -23,6 +23,14 @@ import pytest
 from reliability import harness
 from scratchfs import ScratchStore
 
+
+@pytest.fixture(autouse=True)
+def segments_on_for_segment_cases(request, monkeypatch):
+    """The cases that exercise segment files turn them on (opt-in: ``$SCRATCHFS_SEGMENT_ENTRY_BYTES``), for this
+    process and the processes they start."""
+    if "segment" in request.node.name:
+        monkeypatch.setenv("SCRATCHFS_SEGMENT_ENTRY_BYTES", "65536")
+
 REPO = Path(__file__).resolve().parent.parent
 STRESS = bool(os.environ.get("SCRATCHFS_STRESS"))
 VIOLATIONS = ("integrity failures", "missing blobs", "corrupt blobs", "wrong bytes", "entries lost",

@@ -18,6 +18,7 @@ from scratchfs import ScratchStore
 from scratchfs.engine.sqlite_connections import APPLICATION_ID
 from scratchfs.engine.sqlite_index import SCHEMA_VERSION
 from scratchfs.foundation.errors import ScratchError, StorageError
+from scratchfs.foundation.limits import SEGMENT_ENTRY_BYTES
 
 
 def _pragmas(path) -> tuple[int, int]:
@@ -30,7 +31,7 @@ def _pragmas(path) -> tuple[int, int]:
 
 def _filled(root) -> tuple[str, bytes]:
     data = b"".join(b"line %d\n" % i for i in range(3000))
-    with ScratchStore(root) as store:
+    with ScratchStore(root, segment_entry_bytes=SEGMENT_ENTRY_BYTES) as store:  # both entries in one segment
         scope = store.scope("run", "agent")
         handle = scope.spill(data, source_tool="t").handle
         scope.scratch_write("k", b"value")

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from scratchfs import ScratchStore
 from scratchfs.engine.segments import is_location, parse_location
+from scratchfs.foundation.limits import SEGMENT_ENTRY_BYTES
 
 from .conftest import FIXTURE_FILES
 
@@ -52,7 +53,8 @@ def blobs(tmp_path_factory) -> dict[str, tuple[bytes, Path]]:
     found: dict[str, tuple[bytes, Path]] = {}
     sliced = 0
     for frame_bytes in (256 * 1024, 4096):
-        with ScratchStore(root / str(frame_bytes), frame_bytes=frame_bytes) as store:
+        with ScratchStore(root / str(frame_bytes), frame_bytes=frame_bytes,
+                          segment_entry_bytes=SEGMENT_ENTRY_BYTES) as store:  # small ones in segment files
             scope = store.scope("interop", "tests")
             for name, data in contents().items():
                 if frame_bytes == 4096 and len(data) > 1 << 20:

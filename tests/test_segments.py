@@ -24,6 +24,13 @@ from scratchfs.foundation import limits
 from scratchfs.foundation.limits import SEGMENT_ENTRY_BYTES
 
 
+@pytest.fixture(autouse=True)
+def segments_on(monkeypatch):
+    """Segment files are opt-in (``$SCRATCHFS_SEGMENT_ENTRY_BYTES``, see scratchfs.api.settings): on for every store
+    of this module, in this process and in the processes its tests start."""
+    monkeypatch.setenv("SCRATCHFS_SEGMENT_ENTRY_BYTES", str(SEGMENT_ENTRY_BYTES))
+
+
 def segment_files(root: Path) -> list[Path]:
     return sorted(p for p in (root / "runs").rglob("*") if SEGMENT_NAME_RE.match(p.name))
 
