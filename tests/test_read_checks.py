@@ -1,0 +1,82 @@
+"""The existence check behind every cached scratchpad read (issue 16, T8): after the first read it costs one
+``lstat``, and a blob removed, cut short or replaced from outside since is still never served."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from scratchfs import NotFound, ScratchStore
+
+VALUE = b"a cached value " * 40  # 600 bytes: a segment entry by default
+
+
+def _blob_file(root: Path) -> Path:
+    (found,) = [p for p in (root / "runs").rglob("*") if p.is_file()]
+    return found
+
+
+def _count_stats(monkeypatch) -> list[int]:
+    calls = [0]
+    real = os.stat
+
+    def counting(*args, **kwargs):
+        calls[0] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", counting)
+    return calls
+
+
+@pytest.mark.parametrize("segment_bytes", [None, 0], ids=["segment", "file"])
+def test_a_read_seen_before_costs_one_lstat(tmp_path, monkeypatch, segment_bytes):
+    extra = {} if segment_bytes is None else {"segment_entry_bytes": segment_bytes}
+    with ScratchStore(tmp_path, **extra) as store:
+        scope = store.scope("run", "agent")
+        scope.scratch_write("k", VALUE)
+        for _ in range(2):  # read from the blob, then from memory after the checked way (four lstat calls)
+            assert scope.scratch_read("k") == VALUE
+        calls = _count_stats(monkeypatch)
+        assert scope.scratch_read("k") == VALUE
+        assert calls[0] == 1
+
+
+@pytest.mark.parametrize(("segment_bytes", "how"), [
+    (None, "removed"), (None, "cut short"), (None, "replaced"), (None, "directory moved away"),
+    (0, "removed"), (0, "directory moved away"),  # a file blob counts while anything is at its name
+])
+def test_a_blob_changed_from_outside_after_a_cached_read_is_never_served(tmp_path, segment_bytes, how):
+    extra = {} if segment_bytes is None else {"segment_entry_bytes": segment_bytes}
+    with ScratchStore(tmp_path / "root", **extra) as store:
+        scope = store.scope("run", "agent")
+        scope.scratch_write("k", VALUE)
+        for _ in range(3):  # cached value, blob file seen
+            assert scope.scratch_read("k") == VALUE
+        blob = _blob_file(tmp_path / "root")
+        if how == "removed":
+            blob.unlink()
+        elif how == "cut short":
+            with open(blob, "r+b") as f:
+                f.truncate(10)
+        elif how == "replaced":  # a new file at the name (new inode), too short for the entry
+            blob.unlink()
+            blob.write_bytes(b"x" * 10)
+        else:
+            shutil.move(str(blob.parent), str(tmp_path / "elsewhere"))
+        with pytest.raises(NotFound):
+            scope.scratch_read("k")
+
+
+def test_a_blob_file_changed_in_place_is_checked_again(tmp_path, monkeypatch):
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("run", "agent")
+        scope.scratch_write("k", VALUE)
+        assert scope.scratch_read("k") == VALUE
+        assert scope.scratch_read("k") == VALUE
+        os.chmod(_blob_file(tmp_path), 0o600)  # moves its ctime: the one lstat no longer vouches for it
+        calls = _count_stats(monkeypatch)
+        assert scope.scratch_read("k") == VALUE
+        assert calls[0] == 5  # the stale lstat, then the checked way
