@@ -80,3 +80,61 @@ def test_a_blob_file_changed_in_place_is_checked_again(tmp_path, monkeypatch):
         calls = _count_stats(monkeypatch)
         assert scope.scratch_read("k") == VALUE
         assert calls[0] == 5  # the stale lstat, then the checked way
+
+
+# -- read_handle: the agent directory's descriptor is kept (safe_fs.DirCache) -------------------------------------
+
+def _count_opens(monkeypatch) -> list[str]:
+    opened: list[str] = []
+    real = os.open
+
+    def counting(path, *args, **kwargs):
+        opened.append(str(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", counting)
+    return opened
+
+
+def _fds_on(directory: Path) -> int:
+    """How many of this process's descriptors are open on ``directory`` itself."""
+    found = 0
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            found += os.readlink(f"/proc/self/fd/{fd}") == str(directory)
+        except OSError:
+            pass  # the listing's own descriptor
+    return found
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc")
+def test_a_range_read_opens_only_the_blob_once_its_directory_is_kept_and_close_lets_it_go(tmp_path, monkeypatch):
+    store = ScratchStore(tmp_path, segment_entry_bytes=0)
+    scope = store.scope("run", "agent")
+    handle = scope.spill(b"0123456789" * 1000, source_tool="t").handle
+    assert scope.read_handle(handle, offset=5, length=10).data == b"5678901234"  # walks, keeps the directory
+    opened = _count_opens(monkeypatch)
+    assert scope.read_handle(handle, offset=13, length=4).data == b"3456"
+    assert len(opened) == 1 and opened[0].endswith(".zst")  # the blob, from the kept directory
+    monkeypatch.undo()
+    agent_dir = _blob_file(tmp_path).parent.resolve()
+    assert _fds_on(agent_dir) == 1
+    store.close()
+    assert _fds_on(agent_dir) == 0
+
+
+@pytest.mark.parametrize("how", ["moved away", "replaced by an empty directory"])
+def test_a_kept_directory_moved_away_or_replaced_from_outside_is_walked_again(tmp_path, how):
+    with ScratchStore(tmp_path / "root", segment_entry_bytes=0) as store:
+        scope = store.scope("run", "agent")
+        handle = scope.spill(b"0123456789" * 1000, source_tool="t").handle
+        assert scope.read_handle(handle, offset=0, length=4).data == b"0123"
+        agent_dir = _blob_file(tmp_path / "root").parent
+        shutil.move(str(agent_dir), str(tmp_path / "elsewhere"))  # the kept descriptor still sees the blob there
+        if how != "moved away":
+            agent_dir.mkdir(mode=0o700)
+        with pytest.raises(NotFound):
+            scope.read_handle(handle, offset=0, length=4)
+        shutil.rmtree(agent_dir, ignore_errors=True)
+        shutil.move(str(tmp_path / "elsewhere"), str(agent_dir))  # back in place: read again
+        assert scope.read_handle(handle, offset=4, length=4).data == b"4567"

@@ -60,6 +60,7 @@ BLOB_SUFFIX = ".zst"
 BLOB_NAME_RE = re.compile(r"([a-z2-7]{24})\.zst\Z")
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _SEEN_ENTRIES = 4096  # blob files whose last check exists() remembers
+_KEPT_DIRS = 64  # directory descriptors kept open for reading blobs
 
 
 class Blobs:
@@ -97,6 +98,7 @@ class Blobs:
         self.segment_entry_bytes = segment_entry_bytes
         self.segments = SegmentWriter(self._root.fd, self._create_locked, ids.new_token, durable)
         self._seen = SeenFiles(_SEEN_ENTRIES)  # blob files exists() found, by (run_id, agent_id, blob)
+        self._dirs = safe_fs.DirCache(self._root.fd, _KEPT_DIRS)  # agent directories blobs were read from
 
     @property
     def root_fd(self) -> int:
@@ -243,6 +245,7 @@ class Blobs:
         """Close the lock descriptors this process opened and retire its segments (idempotent)."""
         self.segments.close()
         self.locks.close()
+        self._dirs.close()
 
     # -- reading --------------------------------------------------------------------------------------------------
 
@@ -258,11 +261,7 @@ class Blobs:
 
     def open_part(self, parts: tuple[str, ...], name: str) -> int:
         """As :meth:`open`, for the file ``name`` in the directory ``parts`` (path components below the root)."""
-        dir_fd = safe_fs.walk(self.root_fd, parts)
-        try:
-            return safe_fs.open_file(dir_fd, name, os.O_RDONLY, f"{'/'.join(parts)}/{name}", CorruptBlob)
-        finally:
-            os.close(dir_fd)
+        return self._dirs.open_file(parts, name, os.O_RDONLY, f"{'/'.join(parts)}/{name}", CorruptBlob)
 
     def exists(self, run_id: str, agent_id: str, token: str) -> bool:
         """True if something is at the blob's name (False only when it is missing, the way there included): one
