@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 from pathlib import Path
 
 import pytest
@@ -138,3 +139,24 @@ def test_a_kept_directory_moved_away_or_replaced_from_outside_is_walked_again(tm
         shutil.rmtree(agent_dir, ignore_errors=True)
         shutil.move(str(tmp_path / "elsewhere"), str(agent_dir))  # back in place: read again
         assert scope.read_handle(handle, offset=4, length=4).data == b"4567"
+
+
+def test_a_directory_removed_and_made_again_is_found_even_if_it_reuses_the_inode(tmp_path, monkeypatch):
+    with ScratchStore(tmp_path, segment_entry_bytes=0) as store:
+        scope = store.scope("run", "agent")
+        first = scope.spill(b"first " * 100, source_tool="t").handle
+        assert scope.read_handle(first, offset=0, length=5).data == b"first"  # keeps the agent directory
+        agent_dir = _blob_file(tmp_path).parent
+        kept = os.stat(agent_dir)
+        store.delete_agent("run", "agent")
+        second = scope.spill(b"second " * 100, source_tool="t").handle  # a new agent directory
+        real_stat = os.stat
+
+        def same_inode(path, *args, **kwargs):  # as if the new directory had taken the removed one's inode
+            found = real_stat(path, *args, **kwargs)
+            if str(path).endswith(agent_dir.name) and stat.S_ISDIR(found.st_mode):
+                return os.stat_result((found.st_mode, kept.st_ino, kept.st_dev, *tuple(found)[3:]))
+            return found
+
+        monkeypatch.setattr(os, "stat", same_inode)
+        assert scope.read_handle(second, offset=0, length=6).data == b"second"

@@ -181,7 +181,8 @@ class DirCache:
     """Descriptors of directories below ``root`` that :func:`walk` opened (no link followed), kept so that opening a
     file in one again costs one ``lstat`` of the directory's path instead of a walk (three ``open`` and ``close``
     calls). A kept descriptor is used only while that path still names the very same directory (inode and device):
-    one moved away, removed or replaced is walked again, and the file is always opened from the descriptor with
+    one moved away, removed or replaced is walked again (so is one that lacks the file: a removed directory has no
+    entries, and a new one may reuse its inode number), and the file is always opened from the descriptor with
     :func:`open_file` (no link followed). The ``lstat`` resolves the directories above it as the kernel does, a
     metadata lookup that can only confirm the directory already opened. At most ``max_entries`` are kept (then all
     are closed and it starts again); thread-safe (a lock keeps a descriptor from being closed while a file is
@@ -214,7 +215,10 @@ class DirCache:
             with self._locked():
                 if self._dirs.get(parts) is kept:
                     if same:
-                        return open_file(kept[0], name, flags, where, error)
+                        try:
+                            return open_file(kept[0], name, flags, where, error)
+                        except FileNotFoundError:
+                            pass  # a removed directory whose inode a new one took: walk to the new one
                     del self._dirs[parts]
                     os.close(kept[0])
         dir_fd = walk(self._root, parts)
