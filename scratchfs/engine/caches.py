@@ -1,8 +1,11 @@
 """One bounded, thread-safe LRU map for every in-memory cache of the engine (parsed seek tables, line tables, small
-decompressed values), bounded by entry count and, optionally, by total weight (bytes)."""
+decompressed values), bounded by entry count and, optionally, by total weight (bytes); and :class:`SeenFiles`, the
+files a checked walk found, re-checked with one ``lstat`` each."""
 
 from __future__ import annotations
 
+import os
+import stat
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
@@ -62,4 +65,38 @@ class LRU(Generic[K, V]):
         return len(self._items)
 
 
-__all__ = ["LRU"]
+class SeenFiles:
+    """Regular files found by a checked way (every directory on it a real one, no link followed), by key: each is
+    re-checked with one ``lstat`` of its path (relative to a directory descriptor), taken as the same file only if
+    its inode, device and ``ctime`` (which any change of the file, or of what is at its name, moves) are unchanged.
+    Holds at most ``max_entries`` (then starts again empty); thread-safe (single dict operations)."""
+
+    def __init__(self, max_entries: int) -> None:
+        self._files: dict[Hashable, tuple[str, tuple[int, int, int]]] = {}
+        self._max_entries = max_entries
+
+    def check(self, dir_fd: int, key: Hashable) -> os.stat_result | None:
+        """The ``lstat`` of the file noted under ``key`` if it is still that file at its path, else ``None``
+        (nothing noted, gone, replaced, changed, or the lookup failed: the caller takes the checked way)."""
+        seen = self._files.get(key)
+        if seen is None:
+            return None
+        try:
+            found = os.stat(seen[0], dir_fd=dir_fd, follow_symlinks=False)
+        except OSError:
+            found = None
+        if found is None or (found.st_ino, found.st_dev, found.st_ctime_ns) != seen[1]:
+            self._files.pop(key, None)
+            return None
+        return found
+
+    def note(self, key: Hashable, path: str, found: os.stat_result) -> None:
+        """Remember that the checked way found ``found`` (an ``lstat`` result) at ``path``; not a regular file:
+        nothing is noted."""
+        if len(self._files) >= self._max_entries:
+            self._files.clear()
+        if stat.S_ISREG(found.st_mode):
+            self._files[key] = (path, (found.st_ino, found.st_dev, found.st_ctime_ns))
+
+
+__all__ = ["LRU", "SeenFiles"]

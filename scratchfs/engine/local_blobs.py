@@ -37,6 +37,7 @@ from pathlib import Path
 from scratchfs.engine import safe_fs, segments
 from scratchfs.engine.binding import Binding
 from scratchfs.engine.blob_file import LocalSource, PendingBlob
+from scratchfs.engine.caches import SeenFiles
 from scratchfs.engine.protocols import BlobFile, BlobInfo
 from scratchfs.engine.root_locks import Descriptor, RootLocks
 from scratchfs.engine.seekable import SeekableWriter
@@ -58,6 +59,8 @@ log = logging.getLogger(__name__)
 BLOB_SUFFIX = ".zst"
 BLOB_NAME_RE = re.compile(r"([a-z2-7]{24})\.zst\Z")
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_SEEN_ENTRIES = 4096  # blob files whose last check exists() remembers
+_KEPT_DIRS = 64  # directory descriptors kept open for reading blobs
 
 
 class Blobs:
@@ -94,6 +97,8 @@ class Blobs:
         self.durable = durable
         self.segment_entry_bytes = segment_entry_bytes
         self.segments = SegmentWriter(self._root.fd, self._create_locked, ids.new_token, durable)
+        self._seen = SeenFiles(_SEEN_ENTRIES)  # blob files exists() found, by (run_id, agent_id, blob)
+        self._dirs = safe_fs.DirCache(self._root.fd, _KEPT_DIRS)  # agent directories blobs were read from
 
     @property
     def root_fd(self) -> int:
@@ -240,6 +245,7 @@ class Blobs:
         """Close the lock descriptors this process opened and retire its segments (idempotent)."""
         self.segments.close()
         self.locks.close()
+        self._dirs.close()
 
     # -- reading --------------------------------------------------------------------------------------------------
 
@@ -255,23 +261,22 @@ class Blobs:
 
     def open_part(self, parts: tuple[str, ...], name: str) -> int:
         """As :meth:`open`, for the file ``name`` in the directory ``parts`` (path components below the root)."""
-        dir_fd = safe_fs.walk(self.root_fd, parts)
-        try:
-            return safe_fs.open_file(dir_fd, name, os.O_RDONLY, f"{'/'.join(parts)}/{name}", CorruptBlob)
-        finally:
-            os.close(dir_fd)
+        return self._dirs.open_file(parts, name, os.O_RDONLY, f"{'/'.join(parts)}/{name}", CorruptBlob)
 
     def exists(self, run_id: str, agent_id: str, token: str) -> bool:
-        """True if something is at the blob's name (False only when it is missing, the way there included).
-
-        The common case costs four ``lstat`` calls from the root's descriptor (no descriptor opened: this check
-        guards every cached read): each directory on the way must be a real directory, and the name is looked up
-        without following a link. Only a metadata lookup is made that way, never a read; anything unexpected on the
-        way is decided by the descriptor walk of :func:`safe_fs.walk`, which raises for it.
+        """True if something is at the blob's name (False only when it is missing, the way there included): one
+        ``lstat`` of its path from the root's descriptor for a regular file found before, if it is still the very same
+        file (see :class:`~scratchfs.engine.caches.SeenFiles`); else four, no descriptor opened (each directory on
+        the way a real directory, the name looked up without following a link; anything unexpected on the way is
+        decided by the descriptor walk of :func:`safe_fs.walk`, which raises for it).
 
         Raises:
             StorageError: a directory on the way is a link or not a directory, or the file system failed.
         """
+        ident = (run_id, agent_id, token)
+        found = self._seen.check(self.root_fd, ident)
+        if found is not None:
+            return segments.slice_fits(found, token)
         path, name = "", _file_name(token)
         try:
             for part in self._parts(run_id, agent_id):
@@ -279,11 +284,12 @@ class Blobs:
                 if not stat.S_ISDIR(os.stat(path, dir_fd=self.root_fd, follow_symlinks=False).st_mode):
                     return self._exists_by_walk(run_id, agent_id, token)  # raises for what is there
             found = os.stat(f"{path}/{name}", dir_fd=self.root_fd, follow_symlinks=False)
-            return segments.slice_fits(found, token)
         except FileNotFoundError:
             return False
         except OSError:
             return self._exists_by_walk(run_id, agent_id, token)
+        self._seen.note(ident, f"{path}/{name}", found)
+        return segments.slice_fits(found, token)
 
     def _exists_by_walk(self, run_id: str, agent_id: str, token: str) -> bool:
         try:

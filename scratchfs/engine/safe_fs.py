@@ -18,12 +18,15 @@ import errno
 import logging
 import os
 import stat
+import threading
 
+from scratchfs.foundation import forks
 from scratchfs.foundation.errors import ScratchError, StorageError, storage_error
 
 __all__ = [
     "DIR_FLAGS",
     "FILE_FLAGS",
+    "DirCache",
     "describe",
     "open_dir",
     "open_file",
@@ -172,3 +175,74 @@ def remove_tree_at(parent: int, name: str, depth: int = 0) -> None:
     finally:
         os.close(fd)
     os.rmdir(name, dir_fd=parent)
+
+
+class DirCache:
+    """Descriptors of directories below ``root`` that :func:`walk` opened (no link followed), kept so that opening a
+    file in one again costs one ``lstat`` of the directory's path instead of a walk (three ``open`` and ``close``
+    calls). A kept descriptor is used only while that path still names the very same directory (inode and device):
+    one moved away, removed or replaced is walked again (so is one that lacks the file: a removed directory has no
+    entries, and a new one may reuse its inode number), and the file is always opened from the descriptor with
+    :func:`open_file` (no link followed). The ``lstat`` resolves the directories above it as the kernel does, a
+    metadata lookup that can only confirm the directory already opened. At most ``max_entries`` are kept (then all
+    are closed and it starts again); thread-safe (a lock keeps a descriptor from being closed while a file is
+    opened from it).
+    """
+
+    def __init__(self, root: int, max_entries: int) -> None:
+        self._root = root
+        self._max_entries = max_entries
+        self._dirs: dict[tuple[str, ...], tuple[int, str, tuple[int, int]]] = {}
+        self._lock = threading.Lock()
+        self._generation = forks.generation
+
+    def _locked(self) -> threading.Lock:
+        if self._generation != forks.generation:  # a fork() child: a parent's thread may have held it
+            self._lock, self._generation = threading.Lock(), forks.generation
+        return self._lock
+
+    def open_file(self, parts: tuple[str, ...], name: str, flags: int, where: str,
+                  error: type[ScratchError] = StorageError) -> int:
+        """As :func:`open_file` of ``name`` in the directory ``walk(root, parts)``. Raises as :func:`walk` and
+        :func:`open_file`."""
+        kept = self._dirs.get(parts)
+        if kept is not None:
+            try:
+                found = os.stat(kept[1], dir_fd=self._root, follow_symlinks=False)
+                same = (found.st_ino, found.st_dev) == kept[2]
+            except OSError:
+                same = False
+            with self._locked():
+                if self._dirs.get(parts) is kept:
+                    if same:
+                        try:
+                            return open_file(kept[0], name, flags, where, error)
+                        except FileNotFoundError:
+                            pass  # a removed directory whose inode a new one took: walk to the new one
+                    del self._dirs[parts]
+                    os.close(kept[0])
+        dir_fd = walk(self._root, parts)
+        try:
+            fd = open_file(dir_fd, name, flags, where, error)
+            found = os.fstat(dir_fd)
+        except BaseException:
+            os.close(dir_fd)
+            raise
+        with self._locked():
+            if len(self._dirs) >= self._max_entries:
+                self._close_all()
+            if parts in self._dirs:
+                os.close(dir_fd)
+            else:
+                self._dirs[parts] = (dir_fd, "/".join(parts), (found.st_ino, found.st_dev))
+        return fd
+
+    def _close_all(self) -> None:
+        dirs, self._dirs = self._dirs, {}
+        for fd, _path, _identity in dirs.values():
+            os.close(fd)
+
+    def close(self) -> None:
+        """Close every kept descriptor (idempotent; the cache may be used again)."""
+        with self._locked():
+            self._close_all()
