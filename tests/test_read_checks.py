@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from scratchfs import NotFound, ScratchStore
+from scratchfs.foundation.limits import SEGMENT_ENTRY_BYTES
 
-VALUE = b"a cached value " * 40  # 600 bytes: a segment entry by default
+VALUE = b"a cached value " * 40  # 600 bytes: a segment entry where segments are on
 
 
 def _blob_file(root: Path) -> Path:
@@ -32,7 +33,7 @@ def _count_stats(monkeypatch) -> list[int]:
     return calls
 
 
-@pytest.mark.parametrize("segment_bytes", [None, 0], ids=["segment", "file"])
+@pytest.mark.parametrize("segment_bytes", [SEGMENT_ENTRY_BYTES, 0], ids=["segment", "file"])
 def test_a_read_seen_before_costs_one_lstat(tmp_path, monkeypatch, segment_bytes):
     extra = {} if segment_bytes is None else {"segment_entry_bytes": segment_bytes}
     with ScratchStore(tmp_path, **extra) as store:
@@ -46,7 +47,8 @@ def test_a_read_seen_before_costs_one_lstat(tmp_path, monkeypatch, segment_bytes
 
 
 @pytest.mark.parametrize(("segment_bytes", "how"), [
-    (None, "removed"), (None, "cut short"), (None, "replaced"), (None, "directory moved away"),
+    (SEGMENT_ENTRY_BYTES, "removed"), (SEGMENT_ENTRY_BYTES, "cut short"), (SEGMENT_ENTRY_BYTES, "replaced"),
+    (SEGMENT_ENTRY_BYTES, "directory moved away"),  # a segment entry's slice must still fit
     (0, "removed"), (0, "directory moved away"),  # a file blob counts while anything is at its name
 ])
 def test_a_blob_changed_from_outside_after_a_cached_read_is_never_served(tmp_path, segment_bytes, how):
