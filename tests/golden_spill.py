@@ -22,6 +22,7 @@ from scratchfs.api.shape import SAMPLE_BYTES, describe
 from scratchfs.api.stub import build_stub, make_preview
 from scratchfs.engine.binding import Binding
 from scratchfs.foundation.limits import LIST_PREVIEW_BYTES, PREVIEW_BYTES
+from tests.test_budgets import generated
 
 GOLDEN = Path(__file__).resolve().parent / "golden_spill.json.gz"
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -59,17 +60,6 @@ def fixture_contents() -> Iterator[tuple[str, bytes]]:
 def _generated_base() -> dict[str, bytes]:
     """The kinds of tests/test_budgets.py (issue 11) and more kinds of real tool output."""
     rng = random.Random(16)
-    items = [{"id": i, "name": f"instance-{i}", "state": {"code": 16, "name": "running"},
-              "tags": [{"Key": "env", "Value": "prod"}]} for i in range(4000)]
-    one_line = json.dumps({"operations": {f"Op{i}": {"input": {"shape": f"Op{i}Request"}} for i in range(300)},
-                           "items": items}).encode()
-    jsonl = b"".join(json.dumps({"ts": 1700000000 + i, "level": "info", "msg": "x" * 900}).encode() + b"\n"
-                     for i in range(300))
-    terminal = b"".join(b"\x1b[32mDownloading\x1b[0m package-%d " % i +
-                        b"".join(b"\r[%-20s] %3d%%" % (b"#" * (p // 5), p) for p in range(0, 101, 5)) + b"\n"
-                        for i in range(400))
-    controls = bytes(range(32)) * 2000 + b"\n" + b"ok\n" * 100
-    latin1 = ("Résumé des opérations: naïve façade, crème brûlée, déjà vu.\n" * 2000).encode("latin-1")
     binary = bytes(rng.getrandbits(8) for _ in range(70_000))
     csv_rows = "id,name,score,when\n" + "".join(f'{i},"name, {i}",{i * 0.5},2026-01-{i % 28 + 1:02d}\n'
                                                  for i in range(3000))
@@ -109,8 +99,7 @@ def _generated_base() -> dict[str, bytes]:
     huge_value = json.dumps({"blob": "z" * 700_000, "after": 1})
     quotes = "".join(f'say "hello" \\ to {i}\t<tab> \u2028 sep\n' for i in range(2000))
     return {
-        "one-line.json": one_line, "records.jsonl": jsonl, "terminal.log": terminal, "controls.bin": controls,
-        "latin1.txt": latin1, "random.bin": binary, "png.bin": b"\x89PNG\r\n\x1a\n" + binary[:20000],
+        **generated(), "random.bin": binary, "png.bin": b"\x89PNG\r\n\x1a\n" + binary[:20000],
         "gzip.bin": b"\x1f\x8b\x08\x00" + binary[:9000], "nul.txt": b"text\x00" * 3000,
         "data.csv": csv_rows.encode(), "data.tsv": tsv_rows.encode(), "headless.csv": headless.encode(),
         "page.html": html.encode(), "doc.xml": xml.encode(), "grep.txt": grep.encode(),
