@@ -355,7 +355,10 @@ class ScratchTools:
 
     def scratch_write(self, key: str, value: str, encoding: str = "utf-8", ttl: float | None = None
                       ) -> dict[str, Any]:
-        """``scratch_write``: store ``value`` (text, or base64 when ``encoding="base64"``) under ``key``."""
+        """``scratch_write``: store ``value`` (text, or base64 when ``encoding="base64"``) under ``key`` for ``ttl``
+        seconds (``None``: the store's default); returns ``{key, size (bytes), ttl (seconds), expires_at (epoch
+        seconds)}``. Raises InvalidArgument (bad base64, an unknown encoding, a bad key or ttl), QuotaExceeded,
+        StorageError, StoreBusy."""
         if encoding == "base64":
             try:
                 data: str | bytes = base64.b64decode(value, validate=True)

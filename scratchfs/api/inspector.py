@@ -114,8 +114,9 @@ def stats(entries: Iterable[Entry], now: float, soon: float = DEFAULT_SOON) -> l
 def stats_in_sql(store: ScratchStore, now: float, soon: float = DEFAULT_SOON,
                  run_id: str | None = None) -> list[ScopeStats]:
     """What :func:`stats` computes, aggregated by the index in one query (no entry is loaded: constant memory at
-    any size), plus the entries expired but not swept yet and their bytes; of one run, or of every run. Raises
-    StoreBusy, StorageError."""
+    any size), plus the entries expired but not swept yet and their bytes; of one run, or of every run. ``now`` is
+    the store clock's time (epoch seconds), ``soon`` a span in seconds ("expiring within"); a list of
+    :class:`ScopeStats`, one per ``(run, agent)``. Raises StoreBusy, StorageError."""
     if not hasattr(store.index, "scope_stats"):  # an index without aggregates: the per-entry sum
         return stats(store.list_entries() if run_id is None else store.list_entries_for_run(run_id), now, soon)
     out = []

@@ -48,6 +48,7 @@ class RebuildReport:
     skipped: list[list[str]] = field(default_factory=list)
 
     def to_dict(self) -> dict:
+        """The report's fields as a JSON-ready dict (counts; the problems as strings)."""
         return asdict(self)
 
 

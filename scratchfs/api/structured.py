@@ -28,7 +28,6 @@ from scratchfs.foundation.errors import InvalidArgument
 if TYPE_CHECKING:
     from scratchfs.api.scope import Scope
 
-TEXT_VIEWS = {"html": "the page's text", "log": "the rendered terminal view", "text": "the rendered terminal view"}
 """Content types with a ``view="text"``: HTML (its readable text) and terminal output (rendered as a person sees it:
 ANSI escapes removed, ``\\r`` redraws applied)."""
 
@@ -94,4 +93,4 @@ class StructureReads:
                                                                         budget_bytes=budget))
 
 
-__all__ = ["TEXT_VIEWS", "StructureReads"]
+__all__ = ["StructureReads"]

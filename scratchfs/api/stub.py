@@ -80,19 +80,12 @@ def make_preview(head: bytes, tail: bytes, size: int, limit: int, mode: str = "h
     return prefix.decode("utf-8", "replace"), len(prefix), None
 
 
-def make_note(handle: str, size: int, covered: int, next_line: int, lines: int, tool: str | None,
-              tail_offset: int | None = None, content_type: str | None = None) -> str:
-    """The stub's note: what was stored, what the preview shows, and the exact next calls that read on by range,
-    by line and by pattern (by range and by match for binary content, which has no lines). Every call it names fits
-    the default reply budget: a line read asks for as many lines as hold about :data:`DEFAULT_READ_BYTES` bytes at
-    the content's average line length, and content whose lines are longer than that (one-line JSON, minified pages)
-    gets no line read, only ranges and searches."""
-    return _Note(handle, size, lines, tool, content_type).text(covered, next_line, tail_offset)
-
-
 class _Note:
-    """The parts of a note that do not depend on where the preview stops, made once per stub (its fitting tries
-    several previews)."""
+    """The stub's note: what was stored, what the preview shows, and the exact next calls that read on by range, by
+    line and by pattern (by range and by match for binary content, which has no lines). Every call it names fits the
+    default reply budget: a line read asks for as many lines as hold about :data:`DEFAULT_READ_BYTES` bytes at the
+    content's average line length, and content whose lines are longer than that gets no line read. The parts that do
+    not depend on where the preview stops are made once per stub (its fitting tries several previews)."""
 
     __slots__ = ("by_other", "count", "handle", "lines_average", "size", "what")
 
@@ -185,4 +178,4 @@ def _json_bytes(text: str) -> int:
     return len(literal) if literal.isascii() else len(literal.encode("utf-8"))
 
 
-__all__ = ["PREVIEW_MODES", "Stub", "build_stub", "make_note", "make_preview"]
+__all__ = ["PREVIEW_MODES", "Stub", "build_stub", "make_preview"]

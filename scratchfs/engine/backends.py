@@ -161,9 +161,8 @@ def find_orphan(index: IndexBackend, blobs: BlobStore, where: tuple[str, str], t
     and for a file no writer holds it -- return its size in bytes (objects: 0), after removing it when ``remove``;
     else ``None``. For files see :func:`scratchfs.engine.sweeper.check_orphan`; an object is checked against the
     rows once more (an object is whole before its row is committed)."""
-    from scratchfs.engine.local_blobs import Blobs as LocalBlobs
 
-    if isinstance(blobs, LocalBlobs):
+    if isinstance(blobs, Blobs):
         return check_orphan(index, blobs, where, token, None, remove=remove)  # type: ignore[arg-type]
     if index.has_blob(token):
         return None
@@ -181,9 +180,8 @@ def sweep_backends(index: IndexBackend, blobs: BlobStore, lock_path: str, now: f
         StoreBusy, StorageError: from the backends.
     ``full``: the local sweep reconciles every row and file at once instead of its next slice.
     """
-    from scratchfs.engine.local_blobs import Blobs as LocalBlobs
 
-    if isinstance(blobs, LocalBlobs):
+    if isinstance(blobs, Blobs):
         return sweep(index, blobs, lock_path, now, grace, wait, full)  # type: ignore[arg-type]
     from scratchfs.engine.fleet_sweeper import fleet_sweep
 

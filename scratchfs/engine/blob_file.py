@@ -37,7 +37,6 @@ class PendingBlob:
     """
 
     def __init__(self, blobs: Blobs, parts: tuple[str, ...], name: str, fd: int, dir_fd: int, info: BlobInfo) -> None:
-        self.path = f"{blobs.root}/{'/'.join(parts)}/{name}"
         self.info = info
         self._blobs, self._parts, self._name = blobs, parts, name
         self._fd: int | None = fd

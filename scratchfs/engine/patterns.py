@@ -139,7 +139,6 @@ class PatternMatcher:
         self.timeout = timeout
         self.deadline = time.monotonic() + timeout
         self.engine = Engine(self.compiled, self.deadline, timeout)
-        self.analysis = analysis
         self.literal, self.prefix_width = analysis.literal, analysis.prefix_width
         if not analysis.crosses_lines:
             self.mode = "lines"
@@ -199,7 +198,7 @@ class PatternMatcher:
         if partial or end > len(buf) - self.reach:
             raise self._too_long(base, start)
         again = self.engine.match(buf, start, len(buf) - self.reach, True)
-        if again is None or again != (start, end, False):
+        if again != (start, end, False):
             raise self._too_long(base, start)
         return start, end
 

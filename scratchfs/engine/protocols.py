@@ -191,6 +191,18 @@ class IndexBackend(Protocol):
     def integrity_check(self) -> str: ...
     def close(self) -> None: ...
 
+    @property
+    def read_only(self) -> str | None:
+        """Why the index cannot be written (a sentence naming the cause), or ``None``."""
+        ...
+
+    def check_writable(self, doing: str) -> None:
+        """Raise StoreClosed when closed, StorageError naming the cause when the index cannot be written."""
+        ...
+
+    def release_thread(self) -> None:
+        """Close the calling thread's resources now (a thread about to end)."""
+        ...
 
 
 class ScaleIndex(IndexBackend, Protocol):
@@ -214,19 +226,6 @@ class ScaleIndex(IndexBackend, Protocol):
     def page(self, now: float, after: tuple[str, float, int] | None, limit: int, run_id: str | None = None,
              agent_id: str | None = None) -> list[tuple[Entry, tuple[str, float, int]]]: ...
     def scope_stats(self, now: float, soon: float, run_id: str | None = None) -> list[tuple]: ...
-
-    @property
-    def read_only(self) -> str | None:
-        """Why the index cannot be written (a sentence naming the cause), or ``None``."""
-        ...
-
-    def check_writable(self, doing: str) -> None:
-        """Raise StoreClosed when closed, StorageError naming the cause when the index cannot be written."""
-        ...
-
-    def release_thread(self) -> None:
-        """Close the calling thread's resources now (a thread about to end)."""
-        ...
 
 
 

@@ -37,6 +37,7 @@ class Descriptor:
         self._finalizer = weakref.finalize(self, _close_quietly, fd)
 
     def close(self) -> None:
+        """Close the descriptor now (idempotent; never raises)."""
         self._finalizer()
 
     def detach(self) -> int:

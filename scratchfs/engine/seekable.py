@@ -63,6 +63,7 @@ from scratchfs.engine.seek_table import (
     read_seek_table,
     seek_table_length,
 )
+from scratchfs.engine.segments import token_of
 from scratchfs.engine.sources import RangeSource, as_source
 from scratchfs.foundation import forks
 from scratchfs.foundation.limits import FRAME_BYTES, SEEK_TABLE_CACHE_ENTRIES, ZSTD_LEVEL
@@ -467,7 +468,7 @@ class SeekTableCache:
         if table is None:
             table = read_seek_table(source, source.size)
             if name:
-                problem = Binding.of_table(table).mismatch(name.partition(":")[0])  # a segment entry's location
+                problem = Binding.of_table(table).mismatch(token_of(name))  # a segment entry's location too
                 if problem:
                     raise FormatError(problem)
             self._tables.put(key, table)

@@ -59,7 +59,8 @@ class SegmentCheck:
 
 
 def known_locations(index, locations: list[str]) -> set[str]:
-    """Those of ``locations`` that a row names (``known_blobs`` when the index has it, else ``has_blob`` each)."""
+    """Those of ``locations`` (blob tokens or segment locations) that a row names (``known_blobs`` when the index has
+    it, else ``has_blob`` each). Raises what the index raises (StoreBusy, StorageError)."""
     if hasattr(index, "known_blobs"):
         return index.known_blobs(locations)
     return {where for where in locations if index.has_blob(where)}
@@ -212,6 +213,7 @@ class SegmentUsage:
         return self.bytes - self.live_bytes
 
     def to_dict(self) -> dict:
+        """``{segments, bytes, live_bytes, dead_bytes, dead_segments, damaged}`` (counts and bytes), for fsck's JSON."""
         return {"segments": self.segments, "bytes": self.bytes, "live_bytes": self.live_bytes,
                 "dead_bytes": self.dead_bytes, "dead_segments": self.dead_segments, "damaged": self.damaged or []}
 

@@ -235,6 +235,7 @@ class SegmentWriter:
         root_fd: the store root's descriptor.
         create_locked: ``create_locked(parts, name) -> (fd, dir_fd)``: create the file ``name`` in the directory
             ``parts`` (``O_EXCL``, mode 0600) and return it holding its exclusive ``flock``.
+        new_token: ``new_token() -> str``, a fresh random token (a new segment's name).
         durable: ``fsync`` each append (and a new segment's directory) before returning.
     """
 
@@ -368,7 +369,6 @@ class SegmentPending:
 
     def __init__(self, writer: SegmentWriter, seg: _Segment, info: BlobInfo) -> None:
         self.info = info
-        self.path = seg.path
         self._writer: SegmentWriter | None = writer
         self._seg = seg
         self._moved = False

@@ -122,8 +122,9 @@ class ScaleQueries:
 
         Between two transactions the job pauses as long as the last one took (:data:`PAUSE_RATIO`), so that it
         holds SQLite's write lock at most about half the time: a writer waiting on the lock polls it on its own
-        schedule (SQLite's busy handler sleeps 1, 2, 5, ... 100 ms between tries), and back-to-back batches left
-        a spill waiting 0.3-0.6 s for a 50k-row drain of 10-20 ms transactions.
+        schedule (SQLite's busy handler sleeps 1, 2, 5, ... 100 ms between tries), so back-to-back batches could
+        keep it waiting for the whole drain (the other process's worst spill during a 50k-row ``delete_run`` is a
+        figure of ``python bench/run.py --growth``).
 
         The connection does not checkpoint the write-ahead log inside a ``COMMIT`` meanwhile (SQLite's automatic
         checkpoint, two ``fsync`` calls, would be timed as the batch's); the job checkpoints between batches instead,

@@ -43,7 +43,7 @@ from dataclasses import asdict, dataclass
 from scratchfs.engine import safe_fs, segments
 from scratchfs.engine.batches import BatchSizer
 from scratchfs.engine.local_blobs import BLOB_NAME_RE, BLOB_SUFFIX, Blobs
-from scratchfs.engine.segment_sweep import check_segment
+from scratchfs.engine.segment_sweep import check_segment, known_locations
 from scratchfs.engine.sqlite_index import Index
 from scratchfs.foundation import limits
 from scratchfs.foundation.errors import ScratchError, StoreClosed, storage_error
@@ -305,8 +305,7 @@ def _remove_orphans(index: Index, blobs: Blobs, grace: float, cursor: _Cursor,
             if found is not None and found.removed:
                 removed += 1
                 freed += found.size
-        known = (index.known_blobs(files) if hasattr(index, "known_blobs")  # read after listing: a file committed
-                 else {token for token in files if index.has_blob(token)})  # meanwhile is in here
+        known = known_locations(index, files)  # read after listing: a file committed meanwhile is in here
         for token in files:
             if token in known:
                 continue
