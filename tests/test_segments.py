@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scratchfs import CorruptBlob, NotFound, ScratchStore
+from scratchfs import CorruptBlob, NotFound, ScratchStore, StorageError
 from scratchfs.api.inspector import fsck
 from scratchfs.api.rebuild import open_for_rebuild, rebuild_index
 from scratchfs.engine import segments
@@ -453,3 +453,57 @@ def test_compaction_and_relocate_on_a_postgresql_index(tmp_path, postgres_dsn, p
         for key, value in values.items():
             assert scope.scratch_read(key) == value
             assert parse_location(blob_of(store, "scratch", key)).name != old.name
+
+
+# -- a write whose segment leaves its place before the commit (issue 16's lost acknowledged write) ---------------
+
+def _before_put(store: ScratchStore, action) -> None:
+    """Make the store's next index ``put`` run ``action(entry)`` first: between the append and the commit."""
+    put = store.index.put
+
+    def hooked(entry, *args, **kwargs):
+        store.index.put = put
+        action(entry)
+        return put(entry, *args, **kwargs)
+
+    store.index.put = hooked
+
+
+@pytest.mark.parametrize("size", [500, SEGMENT_ENTRY_BYTES + 500])  # a segment entry, a blob file
+def test_a_write_whose_blob_is_removed_before_its_commit_fails(tmp_path, size):
+    with ScratchStore(tmp_path, orphan_grace=0.0) as store:
+        scope = store.scope("run", "agent")
+        scope.scratch_write("other", b"another agent's value", ttl=60)
+        store.scope("run", "agent2").scratch_write("k", b"in another directory")
+
+        def remove(entry) -> None:  # what a sweep judging it dead would do, its directory left in place
+            os.unlink(store.blobs.path("run", "agent", entry.blob))
+
+        _before_put(store, remove)
+        with pytest.raises(StorageError, match="left its place"):  # before the fix: acknowledged, and lost
+            scope.scratch_write("k", b"n" * size)
+        with pytest.raises(NotFound):
+            scope.scratch_read("k")
+        assert store.scope("run", "agent2").scratch_read("k") == b"in another directory"
+        scope.scratch_write("k2", b"a later write")  # lands in a new segment
+        assert scope.scratch_read("k2") == b"a later write"
+
+
+@pytest.mark.parametrize("scope_of_delete", ["run", "agent"])
+def test_a_write_overtaken_by_a_delete_of_its_scope_is_ordered_before_it(tmp_path, scope_of_delete):
+    with ScratchStore(tmp_path, orphan_grace=0.0) as store:
+        scope = store.scope("run", "agent")
+        scope.scratch_write("k", b"old value")
+
+        def delete(_entry) -> None:
+            if scope_of_delete == "run":
+                store.delete_run("run")
+            else:
+                store.delete_agent("run", "agent")
+
+        _before_put(store, delete)
+        scope.scratch_write("k", b"new value")  # acknowledged: it came before the delete, which deleted it
+        with pytest.raises(NotFound):
+            scope.scratch_read("k")
+        scope.scratch_write("k", b"after the delete")
+        assert scope.scratch_read("k") == b"after the delete"

@@ -6,8 +6,10 @@
   place, so a concurrent ``delete_run`` can never leave a row whose blob moved away. A write that a ``delete_run`` or
   ``delete_agent`` of its scope overtook (the blob moved away with the directory before the row was committed) is not
   an error: it behaves as if it had come entirely before the delete, which then deleted it (no row; its blob goes
-  with the directory). A failure at any step discards the blob: nothing half-written is ever visible. An overwrite's
-  old blob is removed after the commit.
+  with the directory). A blob that left its place any other way (removed while its directory stayed) fails the
+  write with :class:`~scratchfs.foundation.errors.StorageError`: it is never acknowledged without its row. A failure
+  at any step discards the blob: nothing half-written is ever visible. An overwrite's old blob is removed after the
+  commit.
 * **Open** (:meth:`Entries.open`): the live row is looked up in the caller's scope, its blob opened and its seek table
   checked against the row (:class:`OpenEntry`). An entry born in the future (the clock stepped back since it was
   written) first has its expiry capped at ``now + ttl``; a read that reports an entry Expired removes its row, so a
@@ -291,7 +293,7 @@ class Entries:
 
         If a delete of the entry's run or agent moved the blob away first, nothing is inserted and ``None`` is
         returned: the write is ordered before that delete, which deleted it (an earlier value of a scratchpad key
-        was deleted by the same delete)."""
+        was deleted by the same delete). A blob gone any other way raises StorageError (from ``pending.exists``)."""
         quota = (self.settings.run_quota_bytes, self.settings.run_quota_entries)
         with self.delete_lock(False):
             written, old = self.index.put(entry, pending.info.frame_newlines, pending.exists, quota)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from scratchfs.engine import safe_fs
 from scratchfs.engine.protocols import BlobInfo
 from scratchfs.engine.sources import FileRange
-from scratchfs.foundation.errors import ScratchError
+from scratchfs.foundation.errors import ScratchError, StorageError, storage_error
 
 if TYPE_CHECKING:
     from scratchfs.engine.local_blobs import Blobs
@@ -43,22 +43,36 @@ class PendingBlob:
         self._dir_fd: int | None = dir_fd
 
     def exists(self) -> bool:
-        """True while this very file is still at its path below the root (not moved away by a delete), reached
-        without following a link."""
-        if self._fd is None:
-            return False
+        """True while this very file is still at its path below the root, reached without following a link; False
+        once a delete of its run or agent moved its directory away (the write is then ordered before that delete).
+
+        Raises:
+            StorageError: the file left its place while its directory stayed (removed or replaced by something
+                other than a delete), or it was already released: the write must fail, not be acknowledged without
+                its row.
+        """
+        if self._fd is None or self._dir_fd is None:
+            raise StorageError("the blob file was released before its row was committed; nothing was stored")
         try:
             dir_fd = safe_fs.walk(self._blobs.root_fd, self._parts)
         except (OSError, ScratchError):
             return False
         try:
-            found = os.stat(self._name, dir_fd=dir_fd, follow_symlinks=False)
+            here, mine_dir = os.fstat(dir_fd), os.fstat(self._dir_fd)
             mine = os.fstat(self._fd)
-        except OSError:
-            return False
+            found = os.stat(self._name, dir_fd=dir_fd, follow_symlinks=False)
+            if (found.st_dev, found.st_ino) == (mine.st_dev, mine.st_ino):
+                return True
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise storage_error(exc, "cannot check the blob file") from exc
         finally:
             os.close(dir_fd)
-        return (found.st_dev, found.st_ino) == (mine.st_dev, mine.st_ino)
+        if (here.st_dev, here.st_ino) != (mine_dir.st_dev, mine_dir.st_ino):
+            return False  # its directory is not at its path any more: a delete moved it
+        raise StorageError(f"the blob file {'/'.join(self._parts)}/{self._name} left its place while its row was not "
+                           "yet committed (not by a delete of its run or agent); nothing was stored")
 
     def release(self) -> None:
         """Drop the lock and close the file (idempotent)."""

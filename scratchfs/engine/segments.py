@@ -206,26 +206,45 @@ class SegmentSource(SliceRange):
 
 
 class _Segment:
-    """A segment this process appends to: its descriptor (holding the ``flock``), place and end."""
+    """A segment this process appends to: its descriptor (holding the ``flock``), its directory's descriptor (held
+    open, so that the directory's identity cannot be reused by another), place and end."""
 
-    __slots__ = ("end", "fd", "ident", "name", "parts", "path", "refs", "retired")
+    __slots__ = ("dir_fd", "dir_ident", "end", "fd", "ident", "name", "parts", "path", "refs", "retired")
 
-    def __init__(self, fd: int, parts: tuple[str, ...], name: str) -> None:
-        st = os.fstat(fd)
-        self.fd, self.parts, self.name = fd, parts, name
+    def __init__(self, fd: int, dir_fd: int, parts: tuple[str, ...], name: str) -> None:
+        st, dir_st = os.fstat(fd), os.fstat(dir_fd)
+        self.fd, self.dir_fd, self.parts, self.name = fd, dir_fd, parts, name
         self.path = "/".join((*parts, name))
         self.ident = (st.st_dev, st.st_ino)
+        self.dir_ident = (dir_st.st_dev, dir_st.st_ino)
         self.end = st.st_size
         self.refs = 0  # writes appended but not yet committed or discarded
         self.retired = False
 
     def in_place(self, root_fd: int) -> bool:
         """True while this very file is still at its path below the root (one ``lstat``)."""
-        try:
-            st = os.stat(self.path, dir_fd=root_fd, follow_symlinks=False)
-        except OSError:
-            return False
-        return (st.st_dev, st.st_ino) == self.ident
+        return _same(root_fd, self.path, self.ident)
+
+    def dir_in_place(self, root_fd: int) -> bool:
+        """True while the directory the segment was created in is still at its path (a ``delete_run`` or
+        ``delete_agent`` moves it to the trash; nothing else moves a directory)."""
+        return _same(root_fd, "/".join(self.parts), self.dir_ident)
+
+    def close(self) -> None:
+        """Close both descriptors (dropping the ``flock``); idempotent."""
+        for attr in ("fd", "dir_fd"):
+            fd = getattr(self, attr)
+            if fd >= 0:
+                setattr(self, attr, -1)
+                os.close(fd)
+
+
+def _same(root_fd: int, path: str, ident: tuple[int, int]) -> bool:
+    try:
+        st = os.stat(path, dir_fd=root_fd, follow_symlinks=False)
+    except OSError:
+        return False
+    return (st.st_dev, st.st_ino) == ident
 
 
 class SegmentWriter:
@@ -291,12 +310,11 @@ class SegmentWriter:
         try:
             if self._durable:
                 os.fsync(dir_fd)
-            seg = _Segment(fd, parts, name)
+            seg = _Segment(fd, dir_fd, parts, name)
         except OSError as exc:
             os.close(fd)
-            raise storage_error(exc, "cannot create the segment file") from exc
-        finally:
             os.close(dir_fd)
+            raise storage_error(exc, "cannot create the segment file") from exc
         self._active[parts] = seg
         return seg
 
@@ -305,9 +323,8 @@ class SegmentWriter:
         if self._active.get(seg.parts) is seg:
             del self._active[seg.parts]
         seg.retired = True
-        if seg.refs == 0 and seg.fd >= 0:
-            fd, seg.fd = seg.fd, -1
-            os.close(fd)
+        if seg.refs == 0:
+            seg.close()
 
     def is_active(self, parts: tuple[str, ...], name: str) -> bool:
         """True if ``name`` is this process's active segment of ``parts`` (a hint: it may be retired meanwhile)."""
@@ -335,8 +352,19 @@ class SegmentWriter:
                 self._retire(seg)
 
     def check(self, seg: _Segment) -> bool:
-        """True while ``seg`` is still at its place (a ``delete_run`` did not move its directory away)."""
-        return seg.fd >= 0 and seg.in_place(self._root_fd)
+        """True while ``seg`` (holding a write not yet committed) is still at its place; False if a ``delete_run``
+        or ``delete_agent`` moved its directory away (the write is then ordered before that delete).
+
+        Raises:
+            StorageError: the segment left its place some other way (removed or renamed while its directory stayed,
+                or this process no longer holds it): the write must fail, not be acknowledged without its row.
+        """
+        if seg.fd >= 0 and seg.in_place(self._root_fd):
+            return True
+        if seg.fd < 0 or seg.dir_in_place(self._root_fd):
+            raise StorageError(f"the segment file {seg.path} left its place while a write into it was not yet "
+                               "committed (not by a delete of its run or agent); nothing was stored")
+        return False
 
     def _after_fork(self) -> None:
         """In a ``fork()`` child: forget the parent's segments (closing our copies of their descriptors leaves the
@@ -347,10 +375,9 @@ class SegmentWriter:
         self._generation = forks.generation
         for seg in inherited:
             try:
-                os.close(seg.fd)
+                seg.close()
             except OSError:
                 pass
-            seg.fd = -1
             seg.retired = True
 
     def close(self) -> None:
@@ -374,10 +401,18 @@ class SegmentPending:
         self._moved = False
 
     def exists(self) -> bool:
-        """True while the segment is still at its place below the root (not moved away by a delete)."""
+        """True while the segment is still at its place below the root; False once a delete of its run or agent
+        moved it away.
+
+        Raises:
+            StorageError: it left its place some other way (see :meth:`SegmentWriter.check`)."""
         if self._writer is None:
             return False
-        ok = self._writer.check(self._seg)
+        try:
+            ok = self._writer.check(self._seg)
+        except StorageError:
+            self._moved = True
+            raise
         self._moved = not ok
         return ok
 
