@@ -4,6 +4,8 @@ clock steps back. Run on the store's fake clock (``scratch_clock``)."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from scratchfs import Expired, NotFound
@@ -80,3 +82,33 @@ def test_an_entry_reported_expired_stays_invisible_when_the_clock_steps_back(sto
     assert scope.scratch_list() == []
     assert store.list_entries() == []
     assert not list(store.blobs.agent_dir("run", "agent").glob("*.zst"))  # their files went with them
+
+
+def test_a_sweep_that_waited_for_the_sweep_lock_reads_the_clock_after_it(scratch_store_factory, clock):
+    """A sweep that waits for another's sweep lock must not take the entries written meanwhile for entries born in
+    the future: it used to read the clock before waiting, then capped every entry written during the wait at that
+    old time + ttl, so a short-lived entry expired before its TTL (the kill harness's lost acknowledged write)."""
+
+    asked = threading.Event()
+
+    def watched() -> float:
+        if threading.current_thread().name == "sweep":
+            asked.set()
+        return clock()
+
+    store = scratch_store_factory("watched", clock=watched)
+    scope = store.scope("run", "agent")
+    result = []
+    with store.blobs.file_lock("sweep.lock", 0) as locked:  # another sweep holds it
+        assert locked
+        sweeper = threading.Thread(target=lambda: result.append(store.sweep(wait=30)), name="sweep")
+        sweeper.start()
+        asked.wait(0.5)  # the sweep has read the clock (before the fix) and waits for the lock
+        clock.advance(100)  # the other sweep takes 100 s
+        scope.scratch_write("k", b"written while the sweep waited", ttl=60)
+    sweeper.join(30)
+    assert result and not result[0].skipped
+    entry = store.index.lookup("run", "agent", "scratch", "k", clock())
+    assert entry is not None and entry.expires_at == pytest.approx(clock() + 60)  # was capped to 40 s from now
+    clock.advance(59)
+    assert scope.scratch_read("k") == b"written while the sweep waited"

@@ -266,7 +266,7 @@ class ScratchStore:
         self.entries.check_open()
         self.index.check_writable("sweeping")
         return self.reserve.run(lambda: sweep_backends(
-            self.index, self.blobs, str(self._locks / "sweep.lock"), self.now(), self.settings.orphan_grace,
+            self.index, self.blobs, str(self._locks / "sweep.lock"), self.now, self.settings.orphan_grace,
             self.settings.busy_timeout if wait is None else wait, full))
 
     def start_sweeper(self, interval: float = SWEEP_INTERVAL) -> None:

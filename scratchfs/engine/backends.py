@@ -26,6 +26,7 @@ PostgreSQL, a path or a bucket.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -171,10 +172,11 @@ def find_orphan(index: IndexBackend, blobs: BlobStore, where: tuple[str, str], t
     return 0
 
 
-def sweep_backends(index: IndexBackend, blobs: BlobStore, lock_path: str, now: float, grace: float,
+def sweep_backends(index: IndexBackend, blobs: BlobStore, lock_path: str, now: Callable[[], float], grace: float,
                    wait: float | None, full: bool = False) -> SweepResult:
     """One sweep of whichever backends these are: the fleet sweep (PostgreSQL advisory lock, S3 listing) for S3
-    blobs, else the local sweep (a file lock under the root; see :mod:`scratchfs.engine.sweeper`).
+    blobs, else the local sweep (a file lock under the root; see :mod:`scratchfs.engine.sweeper`). ``now``: the
+    store clock (epoch seconds), read once the sweep's lock is held.
 
     Raises:
         StoreBusy, StorageError: from the backends.

@@ -29,12 +29,13 @@ from scratchfs.engine.sweeper import BATCH_ROWS, SweepResult
 __all__ = ["fleet_sweep"]
 
 
-def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float, grace: float, wait: float | None,
-                clock: Callable[[], float] = time.time) -> SweepResult:
+def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], float], grace: float,
+                wait: float | None, clock: Callable[[], float] = time.time) -> SweepResult:
     """Run one fleet sweep (see the module docstring).
 
     Args:
-        now: the store clock's time, epoch seconds (ignored by an index on the database clock).
+        now: the store clock (or its time, epoch seconds), read once the sweep lock is held (ignored by an index
+            on the database clock).
         grace: seconds an object with no row is left alone (by its ``LastModified``, against ``clock()``).
         wait: seconds to wait for another host's sweep; ``None`` or 0 returns at once with ``skipped=True``.
 
@@ -44,6 +45,7 @@ def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float, grace: float, 
     with index.sweep_lock(wait) as got:
         if not got:
             return SweepResult(skipped=True)
+        now = now() if callable(now) else now
         rows = files = freed = 0
         while True:
             batch = index.pop_expired(now, BATCH_ROWS)

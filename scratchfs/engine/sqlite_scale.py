@@ -228,22 +228,25 @@ class ScaleQueries:
     # -- clock steps ------------------------------------------------------------------------------------------------
 
     def cap_future(self, now: float, run_id: str | None = None, agent_id: str = "", kind: str = "",
-                   key: str = "", sizer: BatchSizer | None = None) -> int:
-        """Set ``expires_at = now + ttl`` on rows born after ``now`` (``expires_at - ttl > now``: the clock stepped
-        back since they were written or refreshed); of one key, or of every row (read first: no write when none
-        is; else in transactions sized by ``sizer``, by the index ``entries_born``). Return the rows changed."""
+                   key: str = "", sizer: BatchSizer | None = None, slack: float = 0.0) -> int:
+        """Set ``expires_at = now + ttl`` on rows born after ``now + slack`` (``expires_at - ttl > now + slack``:
+        the clock stepped back since they were written or refreshed); of one key, or of every row (read first: no
+        write when none is; else in transactions sized by ``sizer``, by the index ``entries_born``). Return the rows
+        changed. ``slack`` (seconds, every row only): rows born that little after ``now`` are writes that committed
+        since the caller read the clock, not a clock step (the sweep passes ``CLOCK_SLACK_SECONDS``)."""
         if run_id is not None:
             with self.write("capping entries born in the future") as conn:
                 return conn.execute(
                     "UPDATE entries SET expires_at = ? + ttl WHERE expires_at - ttl > ? "
                     "AND run_id = ? AND agent_id = ? AND kind = ? AND key = ?",
                     (now, now, run_id, agent_id, kind, key)).rowcount
-        if not self.read("SELECT 1 FROM entries WHERE expires_at - ttl > ? LIMIT 1", (now,), "looking up entries"):
+        born = now + slack
+        if not self.read("SELECT 1 FROM entries WHERE expires_at - ttl > ? LIMIT 1", (born,), "looking up entries"):
             return 0
         return self.in_batches("capping entries born in the future", sizer or BatchSizer(CAP_BATCH_ROWS),
                                lambda conn, want: conn.execute(
                                    "UPDATE entries SET expires_at = ? + ttl WHERE id IN (SELECT id FROM entries "
-                                   "WHERE expires_at - ttl > ? LIMIT ?)", (now, now, want)).rowcount)
+                                   "WHERE expires_at - ttl > ? LIMIT ?)", (now, born, want)).rowcount)
 
     def expire_now(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> str | None:
         """If the row of this key has expired (``expires_at <= now``), delete it, leave an ``expired`` tombstone and

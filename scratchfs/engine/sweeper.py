@@ -97,14 +97,17 @@ class SweepResult:
         return asdict(self)
 
 
-def sweep(index: Index, blobs: Blobs, lock_path: str, now: float, grace: float, wait: float | None,
-          full: bool = False) -> SweepResult:
+def sweep(index: Index, blobs: Blobs, lock_path: str, now: float | Callable[[], float], grace: float,
+          wait: float | None, full: bool = False) -> SweepResult:
     """Run one sweep (see the module docstring).
 
     Args:
         lock_path: the sweep lock, a file in the root's ``locks/`` (only its name is used: it is opened from the
             root's descriptor, never through a link).
-        now: the store clock's time, epoch seconds: rows with ``expires_at <= now`` are expired.
+        now: the store clock (or its time, epoch seconds), read once the sweep lock is held: rows with
+            ``expires_at <= now`` are expired, rows born after ``now`` are capped at ``now + ttl``. A time read
+            before waiting for another process's sweep would take every entry written during the wait for one born
+            in the future, and cut its life short by the wait.
         grace: seconds a file with no row is left alone (by its modification time, on the file system's clock).
         wait: seconds to wait for another process's sweep to finish; ``None`` or 0 returns at once with
             ``skipped=True``.
@@ -118,7 +121,7 @@ def sweep(index: Index, blobs: Blobs, lock_path: str, now: float, grace: float, 
         with blobs.file_lock(os.path.basename(lock_path), wait or 0) as locked:
             if not locked:
                 return SweepResult(skipped=True)
-            return _sweep(index, blobs, now, grace, full)
+            return _sweep(index, blobs, now() if callable(now) else now, grace, full)
     except ScratchError:
         raise
     except OSError as exc:  # anything the steps did not type: never a raw OSError
@@ -129,7 +132,9 @@ def _sweep(index: Index, blobs: Blobs, now: float, grace: float, full: bool) -> 
     scaled = hasattr(index, "expired_batch")  # else an index of IndexBackend only: whole rounds, rows first
     rows = files = freed = 0
     if scaled:
-        index.cap_future(now)  # entries born in the future (the clock stepped back): expiry at most now + ttl
+        # entries born in the future (the clock stepped back): expiry at most now + ttl; not those born within the
+        # slack after now, written since the clock was read (capping them would cut their life short)
+        index.cap_future(now, slack=limits.CLOCK_SLACK_SECONDS)
         for run_id, agent_id, upto, _at in index.pending_deletes():  # a delete that crashed half-way
             rows += index.drain_scope(run_id, agent_id, upto, now)[0]
     sizer = BatchSizer(BATCH_ROWS)  # rows per transaction, adapted to how long the last one took
