@@ -25,8 +25,9 @@ from .conftest import FIXTURE_FILES
 
 @pytest.fixture(autouse=True)
 def segments_on_for_segment_cases(request, monkeypatch):
-    """The cases that exercise segment files turn them on (opt-in: ``$SCRATCHFS_SEGMENT_ENTRY_BYTES``), for this
-    process and the processes they start."""
+    """The cases that exercise segment files turn them on (the default, set here so that a
+    ``$SCRATCHFS_SEGMENT_ENTRY_BYTES=0`` in the caller's environment does not turn them off), for this process and
+    the processes they start."""
     if "segment" in request.node.name:
         monkeypatch.setenv("SCRATCHFS_SEGMENT_ENTRY_BYTES", "65536")
 

@@ -26,8 +26,9 @@ from scratchfs.foundation.limits import SEGMENT_ENTRY_BYTES
 
 @pytest.fixture(autouse=True)
 def segments_on(monkeypatch):
-    """Segment files are opt-in (``$SCRATCHFS_SEGMENT_ENTRY_BYTES``, see scratchfs.api.settings): on for every store
-    of this module, in this process and in the processes its tests start."""
+    """Segment files are on by default; set here too (``$SCRATCHFS_SEGMENT_ENTRY_BYTES``, see scratchfs.api.settings)
+    so that a 0 in the caller's environment does not turn them off for this module, in this process and in the
+    processes its tests start."""
     monkeypatch.setenv("SCRATCHFS_SEGMENT_ENTRY_BYTES", str(SEGMENT_ENTRY_BYTES))
 
 
@@ -507,3 +508,21 @@ def test_a_write_overtaken_by_a_delete_of_its_scope_is_ordered_before_it(tmp_pat
             scope.scratch_read("k")
         scope.scratch_write("k", b"after the delete")
         assert scope.scratch_read("k") == b"after the delete"
+
+
+def test_segments_are_on_by_default_and_the_environment_turns_them_off(tmp_path, monkeypatch):
+    from scratchfs import InvalidArgument
+    from scratchfs.api.settings import Settings
+
+    monkeypatch.delenv("SCRATCHFS_SEGMENT_ENTRY_BYTES", raising=False)
+    assert Settings().segment_entry_bytes == SEGMENT_ENTRY_BYTES == 65536
+    with ScratchStore(tmp_path / "on") as store:
+        store.scope("run", "agent").scratch_write("k", b"small")
+        assert is_location(blob_of(store, "scratch", "k"))
+    monkeypatch.setenv("SCRATCHFS_SEGMENT_ENTRY_BYTES", "0")
+    with ScratchStore(tmp_path / "off") as store:
+        store.scope("run", "agent").scratch_write("k", b"small")
+        assert not is_location(blob_of(store, "scratch", "k"))
+    monkeypatch.setenv("SCRATCHFS_SEGMENT_ENTRY_BYTES", "lots")
+    with pytest.raises(InvalidArgument):
+        ScratchStore(tmp_path / "bad")

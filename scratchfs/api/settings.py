@@ -20,16 +20,15 @@ from scratchfs.foundation.checks import check_choice, check_int, check_seconds, 
 from scratchfs.foundation.errors import InvalidArgument
 
 SEGMENTS_ENV = "SCRATCHFS_SEGMENT_ENTRY_BYTES"
-"""Environment variable giving the default ``segment_entry_bytes`` (unset: 0, a blob file per entry)."""
+"""Environment variable giving the default ``segment_entry_bytes`` (unset: 65536; 0 turns segment files off)."""
 
 
 def default_segment_entry_bytes() -> int | str:
-    """The default ``segment_entry_bytes``: ``$SCRATCHFS_SEGMENT_ENTRY_BYTES`` (for example 65536, the measured
-    threshold :data:`~scratchfs.foundation.limits.SEGMENT_ENTRY_BYTES`), else 0: segment files are opt-in until the
-    kill harness's one unexplained lost value with them on is explained (RELIABILITY.md). A value that is not a
-    number is returned as it is, for validation to refuse (InvalidArgument)."""
+    """The default ``segment_entry_bytes``: ``$SCRATCHFS_SEGMENT_ENTRY_BYTES`` if set (0: a blob file per entry),
+    else :data:`~scratchfs.foundation.limits.SEGMENT_ENTRY_BYTES` (64 KiB, the measured threshold). A value that is
+    not a number is returned as it is, for validation to refuse (InvalidArgument)."""
     raw = os.environ.get(SEGMENTS_ENV, "").strip()
-    return int(raw) if raw.isdigit() else (raw or 0)
+    return int(raw) if raw.isdigit() else (raw or limits.SEGMENT_ENTRY_BYTES)
 
 
 @dataclass(frozen=True)
@@ -46,7 +45,7 @@ class Settings:
         level: zstd compression level (-7 to 22).
         segment_entry_bytes: a content of at most this many bytes is appended to its writer's segment file instead
             of a blob file of its own (0 to 1 MiB; 0: every entry gets a file; see :mod:`scratchfs.engine.segments`).
-            Local blobs only. Default: ``$SCRATCHFS_SEGMENT_ENTRY_BYTES``, else 0 (opt-in, see
+            Local blobs only. Default: ``$SCRATCHFS_SEGMENT_ENTRY_BYTES``, else 65536 (see
             :func:`default_segment_entry_bytes`).
         busy_timeout: seconds to wait for a busy index or lock before ``StoreBusy``.
         orphan_grace: seconds a blob with no index row is left alone before a sweep removes it.
