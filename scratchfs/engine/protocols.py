@@ -150,7 +150,10 @@ class PendingWrite(Protocol):
     info: BlobInfo
 
     def exists(self) -> bool:
-        """True while the blob is still in place (called inside the row's transaction)."""
+        """True while the blob is still in place (called inside the row's transaction); False when a delete of its
+        run or agent moved it away (the write is then ordered before that delete). Local blobs raise StorageError
+        when it is gone any other way (such a write must fail, never be acknowledged without its row); an S3 object
+        cannot tell a delete from another removal."""
         ...
 
     def release(self) -> None:
