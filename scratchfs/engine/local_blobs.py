@@ -44,7 +44,7 @@ from scratchfs.engine.seekable import SeekableWriter
 from scratchfs.engine.segments import SEGMENT_NAME_RE, SegmentPending, SegmentSource, SegmentWriter
 from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import CorruptBlob, ScratchError, StorageError, storage_error
-from scratchfs.foundation.limits import SEGMENT_ENTRY_BYTES
+from scratchfs.foundation.limits import SEGMENT_ENTRY_BYTES, SMALL_CONTENT_LEVEL
 
 __all__ = [
     "BLOB_NAME_RE",
@@ -70,7 +70,8 @@ class Blobs:
     Args:
         root: the store's root directory (must exist; prepared by :func:`scratchfs.engine.root.prepare_root`).
         frame_bytes: decompressed bytes per frame.
-        level: zstd compression level.
+        level: zstd compression level (a content small enough for a segment file: at most
+            :data:`~scratchfs.foundation.limits.SMALL_CONTENT_LEVEL`).
         durable: ``fsync`` each file and its directory before the row that names it is committed.
         segment_entry_bytes: a content of at most this many bytes goes to a segment file (0: every blob to a file
             of its own).
@@ -161,7 +162,7 @@ class Blobs:
         head, rest = segments.buffer_head(chunks, limit) if limit > 0 else ([], iter(chunks))
         if rest is None:
             blob = bytearray()
-            writer = SeekableWriter(blob, self.frame_bytes, self.level, count_lines=True)
+            writer = SeekableWriter(blob, self.frame_bytes, min(self.level, SMALL_CONTENT_LEVEL), count_lines=True)
             for chunk in head:
                 writer.write(chunk)
             writer.close(binding)
