@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scratchfs.api import shape
+from scratchfs.api.results import call_start, call_with, render_call
 from scratchfs.api.stub import build_stub
 from scratchfs.engine.binding import Binding
 from tests import reference_shape, reference_stub
@@ -134,3 +135,12 @@ def test_a_token_is_its_120_random_bits_in_base32_most_significant_first(raw):
     bits = int.from_bytes(raw, "big")
     assert token == "".join("abcdefghijklmnopqrstuvwxyz234567"[(bits >> s) & 31] for s in range(115, -1, -5))
     assert checks.HANDLE_RE.match("h_" + token)
+
+
+@given(st.text(max_size=40), st.dictionaries(st.sampled_from(["offset", "length", "line", "lines"]),
+                                             st.integers(-(2**70), 2**70) | st.booleans(), max_size=4))
+def test_a_call_finished_from_its_start_is_the_call_rendered_whole(handle, numbers):
+    # the stub's note quotes the handle once (call_start) and adds each preview's numbers to it (call_with)
+    whole = render_call("read_handle", handle=handle, **numbers)
+    assert call_with(call_start("read_handle", handle=handle), **numbers) == whole
+    assert call_with(call_start("scratch_list"), **numbers) == render_call("scratch_list", **numbers)
