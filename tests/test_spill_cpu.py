@@ -115,8 +115,9 @@ def test_stubs_are_built_as_before(args):
     assert new.to_dict() == old.to_dict()
 
 
-def test_a_binding_payload_holds_every_field_as_asdict_gave_it():
-    binding = Binding("t" * 24, "r", "a", "handle", "h_" + "q" * 24, None, 1.5, 1764547200.25, 7, 1, "c" * 32)
+@given(st.text(max_size=20), st.text(max_size=20) | st.none(), st.floats(0, 1e10), st.integers(0, 2**40))
+def test_a_binding_payload_holds_every_field_as_asdict_gave_it(text, tool, when, size):
+    binding = Binding("t" * 24, "r", text, "handle", "h_" + "q" * 24, tool, 1.5, when, size, 1, "c" * 32)
     payload = binding.encode()
     assert payload.startswith(b"scratchfs-binding/1\n")
     assert payload[len(b"scratchfs-binding/1\n"):].decode() == json.dumps(asdict(binding), sort_keys=True,
