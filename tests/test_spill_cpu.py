@@ -11,13 +11,14 @@ import json
 import re
 from dataclasses import asdict
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from scratchfs.api import shape
 from scratchfs.api.results import call_start, call_with, render_call
 from scratchfs.api.stub import build_stub
 from scratchfs.engine.binding import Binding
+from scratchfs.engine.seekable import MIN_FRAME_BYTES, SeekableWriter, one_frame_blob
 from tests import reference_shape, reference_stub
 
 LINES = st.one_of(
@@ -36,6 +37,9 @@ CONTENTS = st.builds(
     st.lists(LINES, max_size=60), st.sampled_from([b"\n", b"\n", b"\r\n", b"\n\n"]), st.sampled_from([b"", b"\n"]),
     st.sampled_from([b"", b"", b"", b"\x89PNG", b"\xef\xbb\xbf", b"{", b"<", b"\n"]),
 )
+
+
+MAX_FRAME = max(MIN_FRAME_BYTES, 64 * 1024)  # a content of one frame at most
 
 
 def both(sample: bytes, size: int, lines: int) -> tuple[tuple, tuple]:
@@ -145,3 +149,23 @@ def test_a_call_finished_from_its_start_is_the_call_rendered_whole(handle, numbe
     whole = render_call("read_handle", handle=handle, **numbers)
     assert call_with(call_start("read_handle", handle=handle), **numbers) == whole
     assert call_with(call_start("scratch_list"), **numbers) == render_call("scratch_list", **numbers)
+
+
+@given(st.binary(max_size=5000) | st.builds(lambda line, n: line * n, st.binary(max_size=40), st.integers(0, 3000)),
+       st.sampled_from([-5, 1, 3, 19]), st.text(max_size=30))
+@example(b"a line\n" * 10_000, 1, "k")  # longer than a frame: cut to exactly one frame
+@example(b"", 3, "")  # empty: one empty frame
+def test_a_one_frame_blob_is_the_bytes_the_writer_writes(data, level, key):
+    # the small-content path of Blobs.write (one_frame_blob) against the general writer, binding frame included
+    def payload(size: int, frames: int, digest: str) -> bytes:
+        return Binding("t" * 24, "r", "a", "handle", key, None, 1.5, 2.5, size, frames, digest).encode()
+
+    data = data[:MAX_FRAME]
+    blob, newlines = one_frame_blob(data, level, payload)
+    written = bytearray()
+    writer = SeekableWriter(written, MAX_FRAME, level, count_lines=True)
+    writer.write(data)
+    writer.close(lambda w: payload(w.size, w.frames, w.digest()))
+    assert blob == bytes(written)
+    assert (newlines, len(blob)) == (data.count(b"\n"), writer.stored_size)
+    assert list(writer.frame_newlines) == [newlines]
