@@ -2,19 +2,26 @@
 the spilling thread per spill: the loop to run under ``strace -f -c`` or ``perf stat`` when counting what one spill
 costs (issue 16).
 
-    python bench/spill_loop.py SIZE_BYTES COUNT [DIR]     # e.g. 16384 1000, or 4194304 8
+    python bench/spill_loop.py SIZE_BYTES COUNT [DIR] [--steps]     # e.g. 16384 1000, or 4194304 8
 
 The payloads are the real corpus repeated (``benchlib.repeated``), as T1 and T2 use them; the store is made in a new
 directory under ``DIR`` (default: the system temp directory) and removed afterwards. One spill before the timed loop
 opens the index and the directories, so the counts are those of the steady state plus a fixed start-up.
+
+``--steps`` also prints the spilling thread's CPU per spill by step (µs; each step's own time, the steps it calls
+taken out; a large content's frames compressed by worker threads are not the spilling thread's and not counted): the
+wrappers cost a few µs a spill themselves, so the total is a little above a run without them.
 """
 
 from __future__ import annotations
 
+import functools
 import shutil
 import sys
 import tempfile
+import threading
 import time
+import types
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -24,19 +31,95 @@ import benchlib
 
 from scratchfs import ScratchStore
 
+# (step, module, attribute): each wrapped callable's CPU goes to its step, less that of the wrapped callables it calls
+STEPS = (
+    ("blob write: zstd", "scratchfs.engine.seekable", "compressor().compress"),
+    ("blob write: newline count and frame glue (frames of the writer)", "scratchfs.engine.seekable",
+     "_compress_frame"),
+    ("blob write: binding frame", "scratchfs.engine.seekable", "encode_binding_frame"),
+    ("blob write: segment append", "scratchfs.engine.segments", "SegmentWriter.append"),
+    ("blob write: the rest (sampling, writer, binding payload, seek table)", "scratchfs.engine.local_blobs",
+     "Blobs.write"),
+    ("shape (describe)", "scratchfs.api.entries", "describe"),
+    ("stub (build_stub)", "scratchfs.api.entries", "build_stub"),
+    ("listing preview", "scratchfs.api.entries", "make_preview"),
+    ("index put (BEGIN, check, upsert, COMMIT)", "scratchfs.engine.sqlite_index", "Index.put"),
+    ("delete lock + commit glue", "scratchfs.api.entries", "Entries._commit"),
+    ("entry glue (token, checks, row)", "scratchfs.api.entries", "Entries.write"),
+)
+
+
+class StepTimer:
+    """Wraps the callables of :data:`STEPS`; ``own[step]`` is the thread CPU seconds spent in each, exclusive."""
+
+    def __init__(self) -> None:
+        self.own: dict[str, float] = {name: 0.0 for name, _, _ in STEPS}
+        self._stack: list[float] = []  # CPU seconds of the wrapped callees of each open call
+        self._spilling = threading.get_ident()  # the thread that spills (made in it)
+
+    def install(self) -> None:
+        import importlib
+        for name, module, attr in STEPS:
+            owner = importlib.import_module(module)
+            if attr.endswith("().compress"):  # a factory of zstd compressors: time what they compress
+                factory = getattr(owner, attr.split("(")[0])
+                setattr(owner, attr.split("(")[0], self._compressors(name, factory))
+                continue
+            *path, last = attr.split(".")
+            for part in path:
+                owner = getattr(owner, part)
+            setattr(owner, last, self._wrap(name, getattr(owner, last)))
+
+    def _compressors(self, name: str, factory):
+        timed = {}
+
+        @functools.wraps(factory)
+        def made(level):  # one per thread and level, as the factory's (a compressor is not shared by threads)
+            key = (threading.get_ident(), level)
+            if key not in timed:
+                timed[key] = types.SimpleNamespace(compress=self._wrap(name, factory(level).compress))
+            return timed[key]
+        return made
+
+    def _wrap(self, name: str, fn):
+        own, stack, clock, spilling = self.own, self._stack, time.thread_time, self._spilling
+
+        @functools.wraps(fn)
+        def timed(*args, **kwargs):
+            if threading.get_ident() != spilling:  # a large content's zstd workers: not the spilling thread's CPU
+                return fn(*args, **kwargs)
+            stack.append(0.0)
+            start = clock()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent = clock() - start
+                inner = stack.pop()
+                own[name] += spent - inner
+                if stack:
+                    stack[-1] += spent
+        return timed
+
 
 def main(argv: list[str]) -> int:
+    steps = "--steps" in argv
+    argv = [a for a in argv if a != "--steps"]
     if len(argv) not in (2, 3):
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2
     size, count = int(argv[0]), int(argv[1])
     corpus = benchlib.corpus()
     payloads = [benchlib.repeated(corpus, size, start=i * size + i * 7) for i in range(count + 1)]
+    timer = StepTimer() if steps else None
+    if timer:
+        timer.install()
     directory = tempfile.mkdtemp(prefix="spill-loop-", dir=argv[2] if len(argv) == 3 else None)
     try:
         with ScratchStore(directory) as store:
             scope = store.scope("bench", "loop")
             scope.spill(payloads[0], source_tool="bench.loop")
+            if timer:
+                timer.own.update(dict.fromkeys(timer.own, 0.0))  # the first spill's opening out
             start, cpu = time.perf_counter(), time.thread_time()
             for payload in payloads[1:]:
                 scope.spill(payload, source_tool="bench.loop")
@@ -45,6 +128,10 @@ def main(argv: list[str]) -> int:
         shutil.rmtree(directory, ignore_errors=True)
     print(f"{count / seconds:,.0f} spills/s of {size:,} bytes ({seconds / count * 1e6:,.0f} µs each, "
           f"{cpu / count * 1e6:,.0f} µs of the spilling thread's CPU)")
+    if timer:
+        named = sum(timer.own.values())
+        for name, spent in [*timer.own.items(), ("everything else (scope.spill, the sample's watch)", cpu - named)]:
+            print(f"  {spent / count * 1e6:7.1f} µs  {name}")
     return 0
 
 

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+import zstandard
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -80,6 +81,20 @@ def test_a_segment_is_one_zstd_stream_of_its_blobs(tmp_path):
             assert pyzstd.decompress(raw[where.offset:where.offset + where.length]) == value
         records, end, problem = scan(lambda n, at: raw[at:at + n], len(raw))
         assert (len(records), end, problem) == (5, len(raw), None)
+
+
+@pytest.mark.parametrize("level", [3, -5])
+def test_a_segment_entry_is_compressed_at_most_at_the_small_content_level(tmp_path, level):
+    value = b"".join(b"line %d of a small content, some words repeated\n" % i for i in range(300))
+    with ScratchStore(tmp_path, level=level) as store:
+        store.scope("run", "agent").scratch_write("k", value)
+        where = parse_location(blob_of(store, "scratch", "k"))
+        (seg,) = segment_files(tmp_path)
+        blob = seg.read_bytes()[where.offset:where.offset + where.length]
+    expected = zstandard.ZstdCompressor(level=min(level, limits.SMALL_CONTENT_LEVEL), write_checksum=True,
+                                        write_content_size=True).compress(value)
+    assert blob.startswith(expected)  # the content frame, then the binding frame and the seek table
+    assert zstandard.ZstdCompressor(level=3, write_checksum=True).compress(value) != expected
 
 
 def test_threads_and_processes_append_to_one_agent_directory(tmp_path):

@@ -11,12 +11,14 @@ import json
 import re
 from dataclasses import asdict
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from scratchfs.api import shape
+from scratchfs.api.results import call_start, call_with, render_call
 from scratchfs.api.stub import build_stub
 from scratchfs.engine.binding import Binding
+from scratchfs.engine.seekable import MIN_FRAME_BYTES, SeekableWriter, one_frame_blob
 from tests import reference_shape, reference_stub
 
 LINES = st.one_of(
@@ -35,6 +37,9 @@ CONTENTS = st.builds(
     st.lists(LINES, max_size=60), st.sampled_from([b"\n", b"\n", b"\r\n", b"\n\n"]), st.sampled_from([b"", b"\n"]),
     st.sampled_from([b"", b"", b"", b"\x89PNG", b"\xef\xbb\xbf", b"{", b"<", b"\n"]),
 )
+
+
+MAX_FRAME = max(MIN_FRAME_BYTES, 64 * 1024)  # a content of one frame at most
 
 
 def both(sample: bytes, size: int, lines: int) -> tuple[tuple, tuple]:
@@ -114,8 +119,9 @@ def test_stubs_are_built_as_before(args):
     assert new.to_dict() == old.to_dict()
 
 
-def test_a_binding_payload_holds_every_field_as_asdict_gave_it():
-    binding = Binding("t" * 24, "r", "a", "handle", "h_" + "q" * 24, None, 1.5, 1764547200.25, 7, 1, "c" * 32)
+@given(st.text(max_size=20), st.text(max_size=20) | st.none(), st.floats(0, 1e10), st.integers(0, 2**40))
+def test_a_binding_payload_holds_every_field_as_asdict_gave_it(text, tool, when, size):
+    binding = Binding("t" * 24, "r", text, "handle", "h_" + "q" * 24, tool, 1.5, when, size, 1, "c" * 32)
     payload = binding.encode()
     assert payload.startswith(b"scratchfs-binding/1\n")
     assert payload[len(b"scratchfs-binding/1\n"):].decode() == json.dumps(asdict(binding), sort_keys=True,
@@ -134,3 +140,32 @@ def test_a_token_is_its_120_random_bits_in_base32_most_significant_first(raw):
     bits = int.from_bytes(raw, "big")
     assert token == "".join("abcdefghijklmnopqrstuvwxyz234567"[(bits >> s) & 31] for s in range(115, -1, -5))
     assert checks.HANDLE_RE.match("h_" + token)
+
+
+@given(st.text(max_size=40), st.dictionaries(st.sampled_from(["offset", "length", "line", "lines"]),
+                                             st.integers(-(2**70), 2**70) | st.booleans(), max_size=4))
+def test_a_call_finished_from_its_start_is_the_call_rendered_whole(handle, numbers):
+    # the stub's note quotes the handle once (call_start) and adds each preview's numbers to it (call_with)
+    whole = render_call("read_handle", handle=handle, **numbers)
+    assert call_with(call_start("read_handle", handle=handle), **numbers) == whole
+    assert call_with(call_start("scratch_list"), **numbers) == render_call("scratch_list", **numbers)
+
+
+@given(st.binary(max_size=5000) | st.builds(lambda line, n: line * n, st.binary(max_size=40), st.integers(0, 3000)),
+       st.sampled_from([-5, 1, 3, 19]), st.text(max_size=30))
+@example(b"a line\n" * 10_000, 1, "k")  # longer than a frame: cut to exactly one frame
+@example(b"", 3, "")  # empty: one empty frame
+def test_a_one_frame_blob_is_the_bytes_the_writer_writes(data, level, key):
+    # the small-content path of Blobs.write (one_frame_blob) against the general writer, binding frame included
+    def payload(size: int, frames: int, digest: str) -> bytes:
+        return Binding("t" * 24, "r", "a", "handle", key, None, 1.5, 2.5, size, frames, digest).encode()
+
+    data = data[:MAX_FRAME]
+    blob, newlines = one_frame_blob(data, level, payload)
+    written = bytearray()
+    writer = SeekableWriter(written, MAX_FRAME, level, count_lines=True)
+    writer.write(data)
+    writer.close(lambda w: payload(w.size, w.frames, w.digest()))
+    assert blob == bytes(written)
+    assert (newlines, len(blob)) == (data.count(b"\n"), writer.stored_size)
+    assert list(writer.frame_newlines) == [newlines]

@@ -51,6 +51,20 @@ def render_call(verb: str, **arguments: object) -> str:
     return f"{verb}({', '.join(parts)})"
 
 
+def call_start(verb: str, **arguments: object) -> str:
+    """``render_call(verb, **arguments)`` without its closing parenthesis: the shared start of calls that
+    :func:`call_with` finishes (a stub's note writes several calls of one handle)."""
+    return render_call(verb, **arguments)[:-1]
+
+
+def call_with(start: str, **numbers: int) -> str:
+    """The call ``start`` (from :func:`call_start`) with ``numbers`` (ints, none of them ``None``) added after its
+    arguments: exactly ``render_call(verb, **arguments, **numbers)``, without quoting the shared arguments again."""
+    if numbers and not start.endswith("("):
+        start += ", "
+    return start + ", ".join([f"{name}={value!r}" for name, value in numbers.items()]) + ")"
+
+
 def _reader_call(kind: str, name: str, **arguments: object) -> str:
     """``read_handle(handle=...)`` for a spilled result, ``scratch_read(key=...)`` for a scratchpad value."""
     if kind == "scratch":
@@ -256,4 +270,14 @@ def decode_cursor(cursor: str | None) -> tuple[float, str, str, str] | None:
         raise InvalidArgument(f"not a listing cursor: {str(cursor)[:60]!r}") from None
 
 
-__all__ = ["LineSlice", "Matches", "Page", "Slice", "decode_cursor", "encode_cursor", "render_call"]
+__all__ = [
+    "LineSlice",
+    "Matches",
+    "Page",
+    "Slice",
+    "call_start",
+    "call_with",
+    "decode_cursor",
+    "encode_cursor",
+    "render_call",
+]

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from scratchfs.api.results import render_call
+from scratchfs.api.results import call_start, call_with, render_call
 from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES, MAX_STUB_BYTES
 from scratchfs.foundation.text import quote, utf8_prefix, utf8_suffix_start
 
@@ -87,7 +87,7 @@ class _Note:
     content's average line length, and content whose lines are longer than that gets no line read. The parts that do
     not depend on where the preview stops are made once per stub (its fitting tries several previews)."""
 
-    __slots__ = ("by_other", "count", "handle", "lines_average", "size", "what")
+    __slots__ = ("by_other", "call", "count", "lines_average", "size", "what")
 
     def __init__(self, handle: str, size: int, lines: int, tool: str | None, content_type: str | None) -> None:
         source = f"Output of {_clip(tool, 64)}" if tool else "Content"
@@ -95,7 +95,7 @@ class _Note:
         if content_type != "binary":
             counted += f", {lines:,} line{'' if lines == 1 else 's'}"
         self.what = f"{source} ({counted}) stored out of context as {handle}"
-        self.handle, self.size = handle, size
+        self.call, self.size = call_start("read_handle", handle=handle), size  # the handle quoted once
         self.lines_average: float | None = None  # binary content: no line read
         self.count = 0
         if content_type == "binary":
@@ -115,14 +115,14 @@ class _Note:
         if covered >= size:
             return f"{what}; the preview shows all of it."
         shows = f"bytes 0-{covered}" + (f" and {tail_offset}-{size}" if tail_offset is not None else "")
-        by_range = render_call("read_handle", handle=self.handle, offset=covered, length=DEFAULT_READ_BYTES)
+        by_range = call_with(self.call, offset=covered, length=DEFAULT_READ_BYTES)
         if average is None:
             return (f"{what}; binary content, the preview shows {shows} with U+FFFD for bytes that are not text. "
                     f"Next: {by_range} | {self.by_other}.")
         if average > DEFAULT_READ_BYTES:
             return (f"{what}; the preview shows {shows}; its lines average {average:,.0f} bytes, so read it by "
                     f"range. Next: {by_range} | {self.by_other}.")
-        by_line = render_call("read_handle", handle=self.handle, line=next_line, lines=self.count)
+        by_line = call_with(self.call, line=next_line, lines=self.count)
         return f"{what}; the preview shows {shows}. Next: {by_range} | {by_line} | {self.by_other}."
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import threading
 import time
+from bisect import bisect_left
 from collections.abc import Callable
 
 SLOW_SECONDS = 0.004
@@ -103,7 +104,7 @@ class TxnLog:
         """Count one transaction of ``seconds`` (wall; ``cpu``: the thread's CPU seconds in it) that changed ``rows``
         rows while ``doing``."""
         ms = 1000 * seconds
-        bucket = next((i for i, bound in enumerate(BUCKETS_MS) if ms <= bound), len(BUCKETS_MS))
+        bucket = bisect_left(BUCKETS_MS, ms)  # the first bound >= ms, or len(BUCKETS_MS)
         with self._lock:
             self.counts[bucket] += 1
             self.most_rows = max(self.most_rows, rows)

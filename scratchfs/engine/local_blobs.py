@@ -31,6 +31,7 @@ import os
 import re
 import stat
 import time
+from array import array
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -40,11 +41,11 @@ from scratchfs.engine.blob_file import LocalSource, PendingBlob
 from scratchfs.engine.caches import SeenFiles
 from scratchfs.engine.protocols import BlobFile, BlobInfo
 from scratchfs.engine.root_locks import Descriptor, RootLocks
-from scratchfs.engine.seekable import SeekableWriter
+from scratchfs.engine.seekable import SeekableWriter, one_frame_blob
 from scratchfs.engine.segments import SEGMENT_NAME_RE, SegmentPending, SegmentSource, SegmentWriter
 from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import CorruptBlob, ScratchError, StorageError, storage_error
-from scratchfs.foundation.limits import SEGMENT_ENTRY_BYTES
+from scratchfs.foundation.limits import SEGMENT_ENTRY_BYTES, SMALL_CONTENT_LEVEL
 
 __all__ = [
     "BLOB_NAME_RE",
@@ -70,7 +71,8 @@ class Blobs:
     Args:
         root: the store's root directory (must exist; prepared by :func:`scratchfs.engine.root.prepare_root`).
         frame_bytes: decompressed bytes per frame.
-        level: zstd compression level.
+        level: zstd compression level (a content small enough for a segment file: at most
+            :data:`~scratchfs.foundation.limits.SMALL_CONTENT_LEVEL`).
         durable: ``fsync`` each file and its directory before the row that names it is committed.
         segment_entry_bytes: a content of at most this many bytes goes to a segment file (0: every blob to a file
             of its own).
@@ -136,9 +138,9 @@ class Blobs:
               bound: Mapping | None = None) -> PendingBlob | SegmentPending:
         """Write a new blob from an iterable of byte chunks and return it, still locked, for the index commit.
 
-        A content of at most ``segment_entry_bytes`` (when above 0) is made in memory and
-        appended to the writer's segment file (:mod:`scratchfs.engine.segments`; ``info.blob`` of the result is its
-        location); a larger one goes to a blob file of its own, the buffered start first, then streamed.
+        A content of at most ``segment_entry_bytes`` (when above 0) is made in memory and appended to the writer's
+        segment file (:mod:`scratchfs.engine.segments`; ``info.blob`` of the result is its location); a larger one
+        goes to a blob file of its own, the buffered start first, then streamed.
 
         Args:
             bound: what the blob belongs to besides its token and scope -- ``kind``, ``key``, ``tool``, ``ttl``
@@ -153,18 +155,21 @@ class Blobs:
         parts, name = self._parts(run_id, agent_id), _name(token)
         fields = {"kind": "", "key": "", "tool": None, "ttl": 0.0, "created_at": time.time(), **(bound or {})}
 
-        def binding(w: SeekableWriter) -> bytes:
-            return Binding(token, run_id, agent_id, size=w.size, frames=w.frames, content=w.digest(),
-                           **fields).encode()
+        def payload(size: int, frames: int, digest: str) -> bytes:  # the binding frame's
+            return Binding(token, run_id, agent_id, size=size, frames=frames, content=digest, **fields).encode()
 
         limit = self.segment_entry_bytes
         head, rest = segments.buffer_head(chunks, limit) if limit > 0 else ([], iter(chunks))
         if rest is None:
+            data, level = head[0] if len(head) == 1 else b"".join(head), min(self.level, SMALL_CONTENT_LEVEL)
+            if len(data) <= self.frame_bytes:  # one frame: made at once (the same bytes as the writer's)
+                blob, newlines = one_frame_blob(data, level, payload)
+                info = BlobInfo(len(data), len(blob), 1, array("I", (newlines,)).tobytes())
+                return self.segments.append(parts, token, blob, info)
             blob = bytearray()
-            writer = SeekableWriter(blob, self.frame_bytes, self.level, count_lines=True)
-            for chunk in head:
-                writer.write(chunk)
-            writer.close(binding)
+            writer = SeekableWriter(blob, self.frame_bytes, level, count_lines=True)
+            writer.write(data)
+            writer.close(lambda w: payload(w.size, w.frames, w.digest()))
             info = BlobInfo(writer.size, writer.stored_size, writer.frames, writer.frame_newlines.tobytes())
             return self.segments.append(parts, token, blob, info)
         fd, dir_fd = self._create_locked(parts, name)
@@ -174,7 +179,7 @@ class Blobs:
                 writer.write(chunk)
             for chunk in rest:
                 writer.write(chunk)
-            writer.close(binding)
+            writer.close(lambda w: payload(w.size, w.frames, w.digest()))
             if self.durable:
                 os.fsync(fd)
                 os.fsync(dir_fd)

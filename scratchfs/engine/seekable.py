@@ -87,6 +87,7 @@ __all__ = [
     "compressor",
     "decompressor",
     "encode_seek_table",
+    "one_frame_blob",
     "parse_seek_table",
     "read_seek_table",
     "seek_table_length",
@@ -347,6 +348,22 @@ def _compress_frame(level: int, count_lines: bool, data: bytes, start: int, end:
     view = memoryview(data)[start:end] if start or end != len(data) else data
     newlines = data.count(b"\n", start, end) if count_lines else 0
     return compressor(level).compress(view), newlines
+
+
+def one_frame_blob(data: bytes, level: int, binding: Callable[[int, int, str], bytes]) -> tuple[bytes, int]:
+    """A whole blob of a content that fits one frame (at most the frame size), made at once: the bytes
+    :class:`SeekableWriter` writes for it with ``count_lines=True`` -- the content frame, the binding frame, the seek
+    table -- without its buffering, and its ``b"\\n"`` count.
+
+    Args:
+        binding: called with ``(size, frames, digest)`` -- content bytes, 1, :func:`table_digest` of the frame --
+            for the binding frame's payload (at most :data:`MAX_BINDING_BYTES`).
+    """
+    out = compressor(level).compress(data)
+    checksum = int.from_bytes(out[-4:], "little")  # zstd's checksum = XXH64 low 32 bits
+    frame = encode_binding_frame(binding(len(data), 1, table_digest((len(out),), (len(data),), (checksum,))))
+    table = encode_seek_table([len(out), len(frame)], [len(data), 0], [checksum, EMPTY_CHECKSUM])
+    return b"".join((out, frame, table)), data.count(b"\n")
 
 
 # -- reading ------------------------------------------------------------------------------------------------------

@@ -18,7 +18,6 @@ Ids come from models and sandboxes, so nothing about them is trusted:
 
 from __future__ import annotations
 
-import base64
 import functools
 import hashlib
 import operator
@@ -35,6 +34,9 @@ HANDLE_PREFIX = "h_"
 HANDLE_RE = re.compile(r"h_[a-z2-7]{24}\Z")
 TOKEN_RE = re.compile(r"[a-z2-7]{24}\Z")
 _TOKEN_BYTES = 15  # 120 random bits -> 24 base32 characters
+_BASE32 = "abcdefghijklmnopqrstuvwxyz234567"  # RFC 4648's alphabet, lower case
+_BASE32_PAIRS = tuple(a + b for a in _BASE32 for b in _BASE32)  # the two digits of each 10-bit value
+_PAIR_SHIFTS = tuple(range(110, -1, -10))  # the 12 pairs of a 120-bit number, most significant first
 
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _SAFE = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_-.")
@@ -117,8 +119,11 @@ def check_handle(value: object) -> str:
 def new_token() -> str:
     """Return 24 characters of base32 (RFC 4648 alphabet, lower case: ``[a-z2-7]``) from 120 bits of
     :mod:`secrets` randomness."""
-    # 15 bytes are exactly 24 base32 digits (no padding), most significant first, as the RFC 4648 encoder writes them
-    return base64.b32encode(secrets.token_bytes(_TOKEN_BYTES)).decode("ascii").lower()
+    # 15 bytes are exactly 24 base32 digits (no padding), most significant first, as the RFC 4648 encoder writes them;
+    # two digits a lookup (base64.b32encode, pure Python, took 2.5x the time: two tokens a spill)
+    bits = int.from_bytes(secrets.token_bytes(_TOKEN_BYTES), "big")
+    pairs = _BASE32_PAIRS
+    return "".join([pairs[(bits >> shift) & 1023] for shift in _PAIR_SHIFTS])
 
 
 def new_handle() -> str:
