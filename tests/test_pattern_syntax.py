@@ -207,3 +207,49 @@ def test_cli_exits_2_with_one_line_for_a_pattern_beyond_the_bounds(tmp_path):
     ok = subprocess.run([*command, "--pattern", "a{3}", "--max-matches", "1", "--context", "0"], capture_output=True,
                         text=True, timeout=60, check=True)
     assert json.loads(ok.stdout)["windows"][0]["data"] == "aaa"
+
+
+def _longest_string(core: bytes) -> int:
+    """The longest run of single bytes (``x`` or ``\\xHH``) in core syntax, as regex joins them into one string."""
+    longest = run = i = 0
+    while i < len(core):
+        if core[i : i + 2] == b"\\x":
+            run, i = run + 1, i + 4
+        elif chr(core[i]).isalnum() or core[i] in b"_ ":
+            run, i = run + 1, i + 1
+        else:
+            run, i = 0, i + 1
+        longest = max(longest, run)
+    return longest
+
+
+@pytest.mark.parametrize("needle", ["\x7f" * 4096, "ab" * 2048, "é" * 2048, "abc" * 1365])
+def test_a_long_literal_is_no_long_string_for_regex_and_still_matches_only_itself(scope, needle):
+    """regex builds a table for a literal string, on a pattern's first use, in time that grows with about the cube
+    of its length and ignores the call's timeout (4,096 DEL bytes as a case-blind match: about 40 s). The core
+    syntax breaks every run at MAX_STRING_BYTES; the search still finds exactly the needle's occurrences."""
+    from scratchfs.engine.pattern_syntax import MAX_STRING_BYTES
+    from scratchfs.engine.patterns import compile_pattern
+
+    for ignore_case in (False, True):
+        compiled, _ = compile_pattern(re.escape(needle), ignore_case, 1 << 20)
+        assert _longest_string(compiled.pattern) <= MAX_STRING_BYTES
+    raw = needle.encode()
+    data = b"".join(b"x%d " % i + raw[: len(raw) - i] + b" y\n" for i in range(3)) + raw + b"\n" + raw.upper()
+    handle = scope.spill(data).handle
+    exact = scope.search(handle, match=needle, ignore_case=True, context=0)
+    assert [h.offset for w in exact.windows for h in w.matches] == [
+        m.start() for m in re.finditer(re.escape(raw), data, re.I)]
+    as_pattern = scope.search(handle, pattern=re.escape(needle), context=0)
+    assert [h.offset for w in as_pattern.windows for h in w.matches] == [
+        m.start() for m in re.finditer(re.escape(raw), data)]
+
+
+@given(run=st.text(alphabet="aAb\x7f.", min_size=60, max_size=400), tail=st.sampled_from(["", "x+", "[ab]", "(c)"]),
+       ignore_case=st.booleans(), data=st.binary(max_size=300) | st.text(alphabet="aAbB\x7f.xc\n").map(str.encode))
+def test_broken_strings_match_what_re_matches(run, tail, ignore_case, data):
+    pattern = re.escape(run) + tail
+    matcher = PatternMatcher(pattern, ignore_case)
+    hay = data + run.encode() + data
+    expected = [m.span() for m in re.finditer(pattern.encode(), hay, re.M | (re.I if ignore_case else 0))]
+    assert [m.span() for m in matcher.compiled.finditer(hay)] == expected

@@ -39,6 +39,12 @@ MAX_PROGRAM_SIZE = 20_000
 """Largest program: items (a byte, a class, an anchor, a group, a backreference) each weighted by the product of
 the minimum counts of the repeats around it (``a{19999}`` is about the largest single repeat: a few MB and 0.01 s
 to compile; compiled patterns are not cached, so none of that outlives the search)."""
+MAX_STRING_BYTES = 64
+"""Longest run of single bytes written as one literal string. ``regex`` joins consecutive literal bytes into one
+string and, the first time a compiled pattern is used, builds a search table for it in time that grows with about
+the cube of its length and does not honour the call's ``timeout``: 1,024 identical bytes took 0.7 s, 2,048 took
+4.6 s and 4,096 (a ``match`` of that length with ``ignore_case``) about 40 s. A longer run is broken every this many
+bytes by a lookahead of the next byte, which ``regex`` does not join (4,096 bytes: under 5 ms)."""
 MAX_NESTING = 100
 """Deepest nesting of groups, repeats and lookarounds."""
 MAXREPEAT = _sre_parse.MAXREPEAT
@@ -171,6 +177,11 @@ def _byte(value: int) -> bytes:
     return bytes([value]) if value in _PLAIN else b"\\x%02x" % value
 
 
+def _is_single_byte(text: bytes) -> bool:
+    """Whether ``text`` is :func:`_byte`'s syntax for one byte."""
+    return len(text) == 1 or (len(text) == 4 and text.startswith(b"\\x"))
+
+
 def _class(members: frozenset[int] | set[int]) -> bytes:
     """The core syntax for a set of bytes: one byte, ``[\\xHH-\\xHH...]``, or ``(?!)`` (matches nothing)."""
     if not members:
@@ -257,8 +268,13 @@ class _Writer:
         parts: list[bytes] = []
         crosses = False
         lookahead: int | None = 0
+        run = 0  # single bytes written one after another (``regex`` joins them into one string)
         for op, av in tree:
             text, item_crosses, item_lookahead = self.item(_op(op), av, flags, depth, weight)
+            run = run + 1 if _is_single_byte(text) else 0
+            if run > MAX_STRING_BYTES:  # break the string: (?=X)X matches what X matches, and regex keeps them apart
+                parts.append(b"(?=" + text + b")")
+                run = 1
             parts.append(text)
             crosses = crosses or item_crosses
             lookahead = None if lookahead is None or item_lookahead is None else lookahead + item_lookahead
