@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 from scratchfs.engine import safe_fs
 from scratchfs.engine.protocols import BlobInfo
 from scratchfs.engine.sources import FileRange
-from scratchfs.foundation.errors import ScratchError
 
 if TYPE_CHECKING:
     from scratchfs.engine.local_blobs import Blobs
@@ -38,27 +37,20 @@ class PendingBlob:
 
     def __init__(self, blobs: Blobs, parts: tuple[str, ...], name: str, fd: int, dir_fd: int, info: BlobInfo) -> None:
         self.info = info
-        self._blobs, self._parts, self._name = blobs, parts, name
+        self._blobs, self._name = blobs, name
+        self._path = "/".join((*parts, name))
         self._fd: int | None = fd
         self._dir_fd: int | None = dir_fd
+        try:  # taken now, outside the index transaction that calls exists()
+            self._ident = safe_fs.identity(fd)
+        except OSError:
+            self._ident = (-1, -1)  # matches no file: exists() is False, the write is discarded
 
     def exists(self) -> bool:
-        """True while this very file is still at its path below the root (not moved away by a delete), reached
-        without following a link."""
-        if self._fd is None:
-            return False
-        try:
-            dir_fd = safe_fs.walk(self._blobs.root_fd, self._parts)
-        except (OSError, ScratchError):
-            return False
-        try:
-            found = os.stat(self._name, dir_fd=dir_fd, follow_symlinks=False)
-            mine = os.fstat(self._fd)
-        except OSError:
-            return False
-        finally:
-            os.close(dir_fd)
-        return (found.st_dev, found.st_ino) == (mine.st_dev, mine.st_ino)
+        """True while this very file (its inode and device when written) is still at its path below the root, not
+        moved away by a delete: one ``lstat`` (:func:`~scratchfs.engine.safe_fs.is_at`), called inside the index's
+        write transaction."""
+        return self._fd is not None and safe_fs.is_at(self._blobs.root_fd, self._path, self._ident)
 
     def release(self) -> None:
         """Drop the lock and close the file (idempotent)."""
