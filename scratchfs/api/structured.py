@@ -33,16 +33,23 @@ ANSI escapes removed, ``\\r`` redraws applied)."""
 
 
 class StructureReads:
-    """The structure reads of one scope (see the module docstring); ``scope.structure`` hands one out."""
+    """The structure reads of one scope (see the module docstring); ``scope.structure`` hands one out.
+
+    Attributes:
+        size: bytes of the entry the last read of this object opened (``None`` before the first), so that a caller
+            that reports the size does not look the entry up again.
+    """
 
     def __init__(self, scope: Scope) -> None:
         self.scope = scope
+        self.size: int | None = None
 
     def _page(self, handle: str, read: Callable[[ReaderSource, str, str | None], Any]) -> Any:
         """Open the entry, run ``read(source, blob token, content type)`` over it, map damaged data to CorruptBlob."""
         scope = self.scope
         handle = checks.check_handle(handle)
         with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened, reading(handle):
+            self.size = opened.entry.size
             return read(ReaderSource(opened.reader, opened.entry.size), opened.entry.blob,
                         opened.entry.content_type)
 
