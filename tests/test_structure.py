@@ -8,6 +8,7 @@ import io
 import json
 import os
 import re
+from typing import ClassVar
 
 import jq
 import lxml.html
@@ -30,6 +31,7 @@ from scratchfs.engine.structure import (
     text_page,
     view_page,
 )
+from scratchfs.engine.structure.paging import iter_lines
 from scratchfs.foundation.errors import InvalidArgument
 
 BUDGETS = [256, 700, 8192, 65536]
@@ -391,3 +393,58 @@ def test_top_level_bounds_and_malformed_documents():
     assert [e.key for e in cut.entries] == ["meta"]  # the items array runs past the bound: not listed as whole
     for bad in [b"", b"x", b'{"a":', b"[1,2", b'{"a" 1}', b'{"a":[1 2]}', b"\xff[1]"]:
         assert top_level(BytesSource(bad)) is None
+
+
+class _Counted(bytes):
+    """Bytes that add the length of every copy made from them by ``+`` or slicing to ``copied[0]``."""
+
+    copied: ClassVar[list[int]] = [0]
+
+    def __add__(self, other):
+        _Counted.copied[0] += len(self) + len(other)
+        return _Counted(bytes(self) + bytes(other))
+
+    def __radd__(self, other):
+        _Counted.copied[0] += len(self) + len(other)
+        return _Counted(bytes(other) + bytes(self))
+
+    def __getitem__(self, index):
+        got = bytes.__getitem__(self, index)
+        if isinstance(index, slice):
+            _Counted.copied[0] += len(got)
+            return _Counted(got)
+        return got
+
+
+class _ShortReads:
+    """A content source whose reads return at most ``most`` bytes (so lines span many chunks), as ``_Counted``."""
+
+    def __init__(self, data: bytes, most: int) -> None:
+        self.data, self.size, self.most = data, len(data), most
+
+    def read(self, offset: int, length: int) -> bytes:
+        return _Counted(self.data[offset : offset + min(length, self.most)])
+
+    def iter_frames(self, first_frame: int = 0):
+        raise AssertionError("iter_lines reads by range")
+
+
+@given(st.lists(st.sampled_from([b"a", b"bc", b"\n", b"\r\n", b"xyz" * 5]), max_size=40).map(b"".join),
+       st.integers(1, 9), st.integers(0, 50))
+def test_iter_lines_matches_splitting_the_bytes(data, most, offset):
+    offset = min(offset, len(data))
+    want, at = [], offset
+    for piece in re.findall(rb"[^\n]*\n|[^\n]+\Z", data[offset:]):
+        want.append((at, piece))
+        at += len(piece)
+    assert [(o, bytes(x)) for o, x in iter_lines(_ShortReads(data, most), offset)] == want
+
+
+def test_a_20_mib_line_is_copied_a_bounded_number_of_times_not_once_per_chunk():
+    data = b"head\n" + b"x" * (20 * 1024 * 1024) + b"\ntail"
+    _Counted.copied[0] = 0
+    got = [(o, len(x)) for o, x in iter_lines(_ShortReads(data, 256 * 1024), 0)]
+    assert got == [(0, 5), (5, 20 * 1024 * 1024 + 1), (5 + 20 * 1024 * 1024 + 1, 4)]
+    assert _Counted.copied[0] <= 2 * len(data)  # holding the line's tail and re-copying it per chunk: ~80 x 10 MiB
+    with pytest.raises(InvalidArgument, match="a line at byte 5 is longer than 1,048,576 bytes"):
+        list(iter_lines(_ShortReads(data, 256 * 1024), 0, max_line_bytes=1024 * 1024))

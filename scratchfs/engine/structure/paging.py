@@ -153,28 +153,36 @@ def iter_chunks(source: ContentSource, offset: int = 0, chunk_bytes: int = CHUNK
 
 def iter_lines(source: ContentSource, offset: int = 0, max_line_bytes: int = 64 * 1024 * 1024,
                ) -> Iterator[tuple[int, bytes]]:
-    """``(byte offset, line)`` for each line from ``offset`` on, line ends kept (a line ends at ``\\n``).
+    """``(byte offset, line)`` for each line from ``offset`` on, line ends kept (a line ends at ``\\n``). A line
+    that spans chunks is held as its pieces and joined once when it ends: each byte is copied a bounded number of
+    times, however long the line.
 
     Raises:
         InvalidArgument: a line is longer than ``max_line_bytes`` (the bound on what is held in memory).
     """
-    rest = b""
+    held: list[bytes] = []  # the pieces of a line not yet ended, in order
+    held_bytes = 0
     start = offset
     for chunk in iter_chunks(source, offset):
-        data = rest + chunk if rest else chunk
         pos = 0
         while True:
-            end = data.find(b"\n", pos)
+            end = chunk.find(b"\n", pos)
             if end < 0:
                 break
-            yield start, data[pos : end + 1]
-            start += end + 1 - pos
+            line = chunk[pos : end + 1]
+            if held:
+                held.append(line)
+                line, held, held_bytes = b"".join(held), [], 0
+            yield start, line
+            start += len(line)
             pos = end + 1
-        rest = data[pos:]
-        if len(rest) > max_line_bytes:
-            raise InvalidArgument(f"a line at byte {start} is longer than {max_line_bytes:,} bytes")
-    if rest:
-        yield start, rest
+        if pos < len(chunk):
+            held.append(chunk[pos:] if pos else chunk)
+            held_bytes += len(chunk) - pos
+            if held_bytes > max_line_bytes:
+                raise InvalidArgument(f"a line at byte {start} is longer than {max_line_bytes:,} bytes")
+    if held:
+        yield start, b"".join(held)
 
 
 @dataclass(slots=True)
