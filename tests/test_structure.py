@@ -448,3 +448,37 @@ def test_a_20_mib_line_is_copied_a_bounded_number_of_times_not_once_per_chunk():
     assert _Counted.copied[0] <= 2 * len(data)  # holding the line's tail and re-copying it per chunk: ~80 x 10 MiB
     with pytest.raises(InvalidArgument, match="a line at byte 5 is longer than 1,048,576 bytes"):
         list(iter_lines(_ShortReads(data, 256 * 1024), 0, max_line_bytes=1024 * 1024))
+
+
+_JSONL, _CSV, _HTML, _LOG = (BytesSource(b'{"a":1}\n{"a":2}\n'), BytesSource(b"h\n1\n2\n"),
+                             BytesSource(b"<p>one</p><p>two</p>"), BytesSource(b"x\ny\n"))
+_INT_ARGUMENTS = [  # (what, read taking the value, lowest, highest or None)
+    ("record", lambda v: records_page(_JSONL, v), 1, None),
+    ("records", lambda v: records_page(_JSONL, 1, v), 1, 10_000),
+    ("row", lambda v: rows_page(_CSV, v), 1, None),
+    ("rows", lambda v: rows_page(_CSV, 1, v), 1, 10_000),
+    ("offset", lambda v: view_page(_LOG, v), 0, None),
+    ("raw_offset", lambda v: view_page(_LOG, raw_offset=v), 0, 4),
+    ("max_results", lambda v: jq_page(BytesSource(b"[1]"), ".[]", max_results=v), 1, None),
+    ("max_elements", lambda v: select_page(_HTML, "p", max_elements=v), 1, None),
+    ("offset (a byte offset into the text view)", lambda v: text_page(_HTML, v), 0, 9),  # the view's size in bytes
+    ("budget_bytes", lambda v: records_page(_JSONL, budget_bytes=v), 256, 65536),
+]
+
+
+@pytest.mark.parametrize(("what", "read", "low", "high"), _INT_ARGUMENTS, ids=[a[0] for a in _INT_ARGUMENTS])
+def test_every_integer_argument_of_a_structure_read_is_checked_by_check_int(what, read, low, high):
+    read(low)  # the bounds themselves are accepted
+    if high is not None:
+        read(high)
+    bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+    for bad, message in ((True, f"{what} must be an integer, not a bool: True"),
+                         (1.0, f"{what} must be an integer, not float: 1.0"),
+                         ("3", f"{what} must be an integer, not str: '3'"),
+                         (low - 1, f"{what} must be {bound}: {low - 1}"),
+                         (None if high is None else high + 1, f"{what} must be {bound}: {high and high + 1}")):
+        if bad is None:
+            continue
+        with pytest.raises(InvalidArgument) as caught:
+            read(bad)
+        assert str(caught.value) == message

@@ -34,6 +34,7 @@ from scratchfs.engine.structure.paging import (
     fill_text,
     read_whole,
 )
+from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
 
 __all__ = ["MAX_HTML_BYTES", "MAX_SELECTOR_CHARS", "html_text", "select_page", "text_page"]
@@ -83,9 +84,7 @@ def page_of_text(view: bytes, size: int, offset: int, cursor: str | None, budget
     """A page of a rendered ``view`` (bytes) of a content of ``size`` bytes, from ``offset`` or ``cursor``."""
     if cursor is not None:
         (offset,) = decode_cursor(cursor, 1, size)
-    if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset <= len(view):
-        raise InvalidArgument(f"offset must be an integer from 0 to {len(view):,} (the text view's size in bytes): "
-                              f"{str(offset)[:40]!r}")
+    offset = check_int(offset, "offset (a byte offset into the text view)", 0, len(view))
     while offset < len(view) and view[offset] & 0xC0 == 0x80:
         offset += 1  # an offset inside a character starts at the next one
     page, end = fill_text(view, offset, budget, TextPage(offset, "", None, {"size": len(view)}))
@@ -126,8 +125,7 @@ def select_page(source: ContentSource, selector: str, *, cursor: str | None = No
     budget = check_budget(budget_bytes)
     if not isinstance(selector, str) or not selector.strip() or len(selector) > MAX_SELECTOR_CHARS:
         raise InvalidArgument(f"select must be a CSS selector of 1 to {MAX_SELECTOR_CHARS} characters")
-    if isinstance(max_elements, bool) or not isinstance(max_elements, int) or max_elements < 1:
-        raise InvalidArgument(f"max_elements must be a positive integer: {str(max_elements)[:40]!r}")
+    max_elements = check_int(max_elements, "max_elements", 1)
     index, chars = decode_cursor(cursor, 2, source.size) if cursor is not None else (0, 0)
     tree = _tree(source)
     try:

@@ -37,6 +37,7 @@ from scratchfs.engine.structure.paging import (
     fill_items,
     read_whole,
 )
+from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
 
 __all__ = ["MAX_FILTER_CHARS", "MAX_JQ_DOCUMENT_BYTES", "compile_filter", "jq_page", "parse_path", "stream_path"]
@@ -117,8 +118,7 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
             :data:`MAX_JQ_DOCUMENT_BYTES` with a filter that is not a path.
     """
     budget = check_budget(budget_bytes)
-    if isinstance(max_results, bool) or not isinstance(max_results, int) or max_results < 1:
-        raise InvalidArgument(f"max_results must be a positive integer: {str(max_results)[:40]!r}")
+    max_results = check_int(max_results, "max_results", 1)
     index, chars = decode_cursor(cursor, 2, source.size) if cursor is not None else (0, 0)
     page = ItemPage("results", index + 1)
     if chars and cache_key is not None:

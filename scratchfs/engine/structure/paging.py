@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
 
 __all__ = [
@@ -104,11 +105,7 @@ def json_bytes(value: Any) -> int:
 
 def check_budget(budget_bytes: object) -> int:
     """``budget_bytes`` checked: an int in ``[MIN_BUDGET_BYTES, MAX_BUDGET_BYTES]``. Raises InvalidArgument."""
-    if isinstance(budget_bytes, bool) or not isinstance(budget_bytes, int) or not (
-            MIN_BUDGET_BYTES <= budget_bytes <= MAX_BUDGET_BYTES):
-        raise InvalidArgument(f"budget_bytes must be an integer from {MIN_BUDGET_BYTES} to {MAX_BUDGET_BYTES}: "
-                              f"{str(budget_bytes)[:40]!r}")
-    return budget_bytes
+    return check_int(budget_bytes, "budget_bytes", MIN_BUDGET_BYTES, MAX_BUDGET_BYTES)
 
 
 def encode_cursor(numbers: Iterable[int], size: int) -> str:

@@ -23,6 +23,7 @@ from scratchfs.engine.structure.paging import (
     iter_lines,
     json_bytes,
 )
+from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
 
 __all__ = ["MAX_ROWS", "detect_delimiter", "rows_page"]
@@ -111,8 +112,7 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
             (the ``csv`` module's message and the byte offset), a bad cursor, count or budget.
     """
     budget = check_budget(budget_bytes)
-    if isinstance(rows, bool) or not isinstance(rows, int) or not 1 <= rows <= MAX_ROWS:
-        raise InvalidArgument(f"rows must be an integer from 1 to {MAX_ROWS:,}: {str(rows)[:40]!r}")
+    rows = check_int(rows, "rows", 1, MAX_ROWS)
     if delimiter is None:
         delimiter = detect_delimiter(source.read(0, 65536).split(b"\n", 1)[0])
     elif delimiter not in (",", "\t", ";", "|"):
@@ -125,8 +125,7 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
         number, offset, chars = decode_cursor(cursor, 3, source.size)
         _, body = _reader(source, offset, delimiter)
     else:
-        if isinstance(row, bool) or not isinstance(row, int) or row < 1:
-            raise InvalidArgument(f"row must be an integer from 1: {str(row)[:40]!r}")
+        row = check_int(row, "row", 1)
         number, chars, body = row, 0, header_rows
         for skipped in range(row - 1):
             if next(body, None) is None:
