@@ -264,3 +264,33 @@ def test_a_pending_blob_file_is_in_place_only_while_that_very_file_is_at_its_nam
         for p in (stay, moved, replaced, linked):
             p.discard()
         assert not stay.exists()  # released: never in place again
+
+
+def test_is_at_confirms_only_the_very_file_at_its_name(tmp_path):
+    """``safe_fs.is_at``, the one in-place check of blob files, segments and compaction: one ``lstat``, never a
+    link at the name, and a file moved away, replaced or missing is not in place."""
+    from scratchfs.engine import safe_fs
+
+    (tmp_path / "runs" / "r").mkdir(parents=True)
+    path = tmp_path / "runs" / "r" / "f"
+    path.write_bytes(b"x")
+    root = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        ident = safe_fs.identity(fd)
+        assert ident == (os.stat(path).st_dev, os.stat(path).st_ino)
+        assert safe_fs.is_at(root, "runs/r/f", ident)
+        assert not safe_fs.is_at(root, "runs/r/g", ident)  # missing
+        (tmp_path / "runs" / "r").rename(tmp_path / "trash")
+        assert not safe_fs.is_at(root, "runs/r/f", ident)  # its directory moved away (a delete_run)
+        (tmp_path / "trash").rename(tmp_path / "runs" / "r")
+        assert safe_fs.is_at(root, "runs/r/f", ident)  # and back
+        path.rename(path.with_name("aside"))
+        path.symlink_to(path.with_name("aside"))
+        assert not safe_fs.is_at(root, "runs/r/f", ident)  # a link to it at its name: not followed
+        path.unlink()
+        path.write_bytes(b"x")
+        assert not safe_fs.is_at(root, "runs/r/f", ident)  # another file at its name
+    finally:
+        os.close(fd)
+        os.close(root)

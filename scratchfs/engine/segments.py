@@ -35,6 +35,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
+from scratchfs.engine import safe_fs
 from scratchfs.engine.protocols import BlobInfo
 from scratchfs.engine.sources import SliceRange
 from scratchfs.foundation import forks
@@ -214,18 +215,14 @@ class _Segment:
         st = os.fstat(fd)
         self.fd, self.parts, self.name = fd, parts, name
         self.path = "/".join((*parts, name))
-        self.ident = (st.st_dev, st.st_ino)
+        self.ident = (st.st_dev, st.st_ino)  # as safe_fs.identity
         self.end = st.st_size
         self.refs = 0  # writes appended but not yet committed or discarded
         self.retired = False
 
     def in_place(self, root_fd: int) -> bool:
-        """True while this very file is still at its path below the root (one ``lstat``)."""
-        try:
-            st = os.stat(self.path, dir_fd=root_fd, follow_symlinks=False)
-        except OSError:
-            return False
-        return (st.st_dev, st.st_ino) == self.ident
+        """True while this very file is still at its path below the root (one ``lstat``: :func:`safe_fs.is_at`)."""
+        return safe_fs.is_at(root_fd, self.path, self.ident)
 
 
 class SegmentWriter:
