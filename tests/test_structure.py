@@ -482,3 +482,22 @@ def test_every_integer_argument_of_a_structure_read_is_checked_by_check_int(what
         with pytest.raises(InvalidArgument) as caught:
             read(bad)
         assert str(caught.value) == message
+
+
+def test_rendered_views_are_kept_by_cache_key_in_the_shared_lru():
+    from scratchfs.engine.structure import html
+
+    class Counting(BytesSource):
+        reads = 0
+
+        def iter_frames(self, first_frame: int = 0):
+            Counting.reads += 1
+            return super().iter_frames(first_frame)
+
+    source = Counting(b"<p>kept</p>")
+    key = f"test-{os.getpid()}-{id(source)}"
+    assert html.html_text(source, key) == html.html_text(source, key) == b"kept\n"
+    assert Counting.reads == 1  # the second view came from the cache
+    html.html_text(source, None)
+    html.html_text(source, None)
+    assert Counting.reads == 3  # no key: rendered each time

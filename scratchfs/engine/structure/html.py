@@ -22,11 +22,11 @@ from cssselect import SelectorError
 from inscriptis import Inscriptis, get_text
 from inscriptis.model.config import ParserConfig
 
+from scratchfs.engine.caches import LRU
 from scratchfs.engine.structure.paging import (
     ContentSource,
     ItemPage,
     TextPage,
-    ViewCache,
     check_budget,
     decode_cursor,
     encode_cursor,
@@ -44,7 +44,8 @@ MAX_HTML_BYTES = 32 * 1024 * 1024
 MAX_SELECTOR_CHARS = 1024
 """Longest CSS selector, in characters."""
 
-_CACHE = ViewCache()
+_VIEW_CACHE_BYTES = 64 * 1024 * 1024
+_CACHE: LRU[str, bytes] = LRU(8, max_weight=_VIEW_CACHE_BYTES, weigh=len, max_item_weight=_VIEW_CACHE_BYTES)
 
 
 def _decode(data: bytes) -> str:
@@ -55,12 +56,13 @@ def html_text(source: ContentSource, cache_key: str | None = None) -> bytes:
     """The text view of an HTML content as UTF-8 bytes: ``inscriptis.get_text`` of its text (invalid UTF-8 read as
     U+FFFD). Raises InvalidArgument for a document over :data:`MAX_HTML_BYTES`."""
     key = None if cache_key is None else f"html:{cache_key}"
-    found = _CACHE.get(key)
+    found = None if key is None else _CACHE.get(key)
     if found is not None:
         return found
     text = _decode(read_whole(source, MAX_HTML_BYTES, "the HTML text view"))
     view = get_text(text).encode("utf-8") if text.strip() else b""
-    _CACHE.put(key, view, len(view))
+    if key is not None:
+        _CACHE.put(key, view)
     return view
 
 

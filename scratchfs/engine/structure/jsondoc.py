@@ -27,10 +27,10 @@ from typing import Any
 import ijson
 import jq
 
+from scratchfs.engine.caches import LRU
 from scratchfs.engine.structure.paging import (
     ContentSource,
     ItemPage,
-    ViewCache,
     check_budget,
     decode_cursor,
     encode_cursor,
@@ -47,7 +47,8 @@ MAX_JQ_DOCUMENT_BYTES = 64 * 1024 * 1024
 MAX_FILTER_CHARS = 4096
 """Longest jq filter, in characters."""
 
-_CUT = ViewCache(max_bytes=64 * 1024 * 1024, max_entries=16)  # texts of outputs cut across pages
+_CUT_CHARS = 64 * 1024 * 1024
+_CUT: LRU[str, str] = LRU(16, max_weight=_CUT_CHARS, weigh=len, max_item_weight=_CUT_CHARS)  # outputs cut across pages
 _PREFIX = "def env: {}; {} as $ENV | "
 _STEP_RE = re.compile(
     r'\.?\[(\d+)\]|\.?\[\]|\.([A-Za-z_][A-Za-z0-9_]*)|\.?\["((?:[^"\\]|\\.)*)"\]|\."((?:[^"\\]|\\.)*)"')
@@ -139,7 +140,7 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
 
     def keep(number: int, text: str) -> None:
         if cache_key is not None:
-            _CUT.put(f"jq:{cache_key}:{number}:{filter}", text, len(text))
+            _CUT.put(f"jq:{cache_key}:{number}:{filter}", text)
 
     return fill_items(page, numbered(), chars, budget, max_results,
                       lambda number, skip: encode_cursor((number, skip), source.size), keep)

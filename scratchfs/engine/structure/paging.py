@@ -14,9 +14,7 @@ read from the wrong place.
 from __future__ import annotations
 
 import json
-import threading
 import zlib
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -34,7 +32,6 @@ __all__ = [
     "ItemPage",
     "ReaderSource",
     "TextPage",
-    "ViewCache",
     "check_budget",
     "decode_cursor",
     "encode_cursor",
@@ -315,34 +312,3 @@ def fill_text(text_bytes: bytes, offset: int, budget: int, page: TextPage) -> tu
         take = max(4, min(take - 1, int(take * room / max(1, cost))))
     page.text = text
     return page, end
-
-
-class ViewCache:
-    """A small least-recently-used cache of rendered views (HTML text, terminal view) by a caller's key, holding
-    at most ``max_bytes`` in all; thread-safe."""
-
-    def __init__(self, max_bytes: int = 64 * 1024 * 1024, max_entries: int = 8) -> None:
-        self.max_bytes = max_bytes
-        self.max_entries = max_entries
-        self._items: OrderedDict[str, Any] = OrderedDict()
-        self._sizes: dict[str, int] = {}
-        self._lock = threading.Lock()
-
-    def get(self, key: str | None) -> Any:
-        if key is None:
-            return None
-        with self._lock:
-            value = self._items.get(key)
-            if value is not None:
-                self._items.move_to_end(key)
-            return value
-
-    def put(self, key: str | None, value: Any, size: int) -> None:
-        if key is None or size > self.max_bytes:
-            return
-        with self._lock:
-            self._items[key] = value
-            self._sizes[key] = size
-            while len(self._items) > self.max_entries or sum(self._sizes.values()) > self.max_bytes:
-                old, _ = self._items.popitem(last=False)
-                self._sizes.pop(old, None)
