@@ -269,3 +269,23 @@ def test_html_text_of_the_fixture(store, client, fixture_data):
     whole = "".join(client.get(h_url(scope, book, "/text"), params={"offset": at, "length": 65536}).json()["data"]
                     for at in range(0, first["size"], 65536))
     assert len(whole) == first["size"] and "What Is Ownership?" in whole and "<script" not in whole
+
+
+def test_run_entries_stream_from_the_index_with_the_listing_cursor(store, clock, client, monkeypatch):
+    from scratchfs.api.inspector import decode_cursor, iter_entries
+
+    scope = store.scope("run-q", "agent-1")
+    keys = []
+    for i in range(7):
+        clock.advance(0.5)
+        written = scope.spill(f"entry {i} ".encode() * 50) if i % 2 else scope.scratch_write(f"k{i}", b"v")
+        keys.append(written.handle if i % 2 else written.key)
+    for name in ("list_entries", "list_entries_for_run"):  # the page comes from keyset pages, not a whole listing
+        monkeypatch.setattr(store, name, lambda *a, **k: pytest.fail("the whole listing was loaded"))
+    page = client.get("/api/runs/run-q/scratch", params={"limit": 2, "kind": "handle"}).json()
+    assert [e["key"] for e in page["entries"]] == keys[1:4:2] and page["remaining"] == 1
+    cursor = decode_cursor(page["next_cursor"])  # the cursor ls prints
+    assert [e.key for e, _ in iter_entries(store, store.now(), "run-q", after=cursor)] == keys[4:]
+    rest = client.get("/api/runs/run-q/scratch", params={"cursor": page["next_cursor"], "kind": "handle"}).json()
+    assert [e["key"] for e in rest["entries"]] == [keys[5]] and rest["next_cursor"] is None
+    assert client.get("/api/runs/run-q/scratch", params={"cursor": "nonsense"}).status_code == 400
