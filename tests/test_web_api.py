@@ -289,3 +289,17 @@ def test_run_entries_stream_from_the_index_with_the_listing_cursor(store, clock,
     rest = client.get("/api/runs/run-q/scratch", params={"cursor": page["next_cursor"], "kind": "handle"}).json()
     assert [e["key"] for e in rest["entries"]] == [keys[5]] and rest["next_cursor"] is None
     assert client.get("/api/runs/run-q/scratch", params={"cursor": "nonsense"}).status_code == 400
+
+
+def test_stats_are_aggregated_by_the_index_as_the_cli_does(store, clock, client, monkeypatch):
+    from scratchfs.api.inspector import stats_in_sql
+
+    scope = store.scope("run-g", "agent-1")
+    scope.spill(b"kept\n" * 100)
+    scope.spill(b"short-lived\n" * 100, ttl=1)
+    clock.advance(2)  # expired, not swept yet: counted apart, as scratchfs stats counts it
+    for name in ("list_entries", "list_entries_for_run"):
+        monkeypatch.setattr(store, name, lambda *a, **k: pytest.fail("every row was loaded"))
+    body = client.get("/api/stats", params={"run": "run-g"}).json()
+    assert body["scopes"] == [s.to_dict() for s in stats_in_sql(store, body["now"], 300.0, "run-g")]
+    assert (body["scopes"][0]["entries"], body["scopes"][0]["expired"]) == (1, 1)

@@ -25,7 +25,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from scratchfs.api.contract import ScratchTools
-from scratchfs.api.inspector import DEFAULT_SOON, decode_cursor, encode_cursor, fsck, iter_entries, stats
+from scratchfs.api.inspector import DEFAULT_SOON, decode_cursor, encode_cursor, fsck, iter_entries, stats, stats_in_sql
 from scratchfs.api.scope import Scope
 from scratchfs.api.store import ScratchStore
 from scratchfs.engine.protocols import Entry
@@ -271,15 +271,17 @@ def scratch_read(request: Request, run: str, agent: str) -> dict[str, Any]:
 # -- inspector --------------------------------------------------------------------------------------------------------
 
 def stats_view(request: Request) -> dict[str, Any]:
-    """Per run and agent: entries, bytes, oldest entry, entries expiring within ``?soon=`` seconds (300)."""
+    """Per run and agent: entries, bytes, oldest entry, entries expiring within ``?soon=`` seconds (300), and those
+    expired but not swept yet; aggregated by the index (:func:`~scratchfs.api.inspector.stats_in_sql`), as
+    ``scratchfs stats`` does."""
     q = _query(request, ("run", "soon"))
     soon = float(_int(q.get("soon", str(int(DEFAULT_SOON))), "soon"))
     if soon < 0:
         raise InvalidArgument(f"soon must not be negative: {soon}")
     store = _store(request)
     now = store.now()
-    entries = store.list_entries_for_run(checks.check_run_id(q["run"])) if "run" in q else store.list_entries()
-    return {"now": now, "soon": soon, "scopes": [s.to_dict() for s in stats(entries, now, soon)]}
+    run = checks.check_run_id(q["run"]) if "run" in q else None
+    return {"now": now, "soon": soon, "scopes": [s.to_dict() for s in stats_in_sql(store, now, soon, run)]}
 
 
 def fsck_view(request: Request) -> dict[str, Any]:
