@@ -15,6 +15,8 @@ from scratchfs.engine.structure import (
     ItemPage,
     ReaderSource,
     TextPage,
+    html_text,
+    iter_rows,
     jq_page,
     records_page,
     rows_page,
@@ -98,6 +100,34 @@ class StructureReads:
             raise InvalidArgument("select must be a non-empty CSS selector")
         return self._page(handle, lambda src, _blob, _type: select_page(src, selector, cursor=cursor,
                                                                         budget_bytes=budget))
+
+    def text_view(self, handle: str) -> str:
+        """The whole text view of an HTML entry: the text whose pages :meth:`text` returns (``inscriptis``), for a
+        person to read what the model reads (the web inspector). Raises InvalidArgument (not an HTML entry, or one
+        over :data:`~scratchfs.engine.structure.MAX_HTML_BYTES`), NotFound, CorruptBlob."""
+
+        def read(src: ReaderSource, blob: str, content_type: str | None) -> str:
+            if content_type != "html":
+                raise InvalidArgument(f"the text view of a page is for HTML entries; this is {content_type}")
+            return html_text(src, cache_key=blob).decode("utf-8")
+
+        return self._page(handle, read)
+
+    def table(self, handle: str, max_bytes: int) -> tuple[list[list[str]], bool]:
+        """The records of a CSV/TSV entry that start in its first ``max_bytes`` bytes, the header first, parsed as
+        :meth:`rows` parses them (same delimiter rule, quoted multi-line fields one record, blank lines skipped), and
+        whether records were left out past ``max_bytes``. Raises InvalidArgument (not valid CSV), NotFound,
+        CorruptBlob."""
+
+        def read(src: ReaderSource, _blob: str, _type: str | None) -> tuple[list[list[str]], bool]:
+            records = []
+            for start, cells in iter_rows(src):
+                if start >= max_bytes:
+                    return records, True
+                records.append(cells)
+            return records, False
+
+        return self._page(handle, read)
 
 
 __all__ = ["StructureReads"]
