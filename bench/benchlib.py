@@ -152,6 +152,19 @@ def reset_peak_rss() -> bool:
     return True
 
 
+def percentile(values, q: float, scale: float = 1.0) -> float | None:
+    """The ``q`` quantile (0..1) of ``values`` times ``scale`` (1000: seconds to milliseconds, 1e-6: nanoseconds to
+    milliseconds), by linear interpolation between the closest ranks (so ``q=0.5`` is ``statistics.median``);
+    ``None`` for no values. The one definition every benchmark quotes."""
+    ordered = sorted(values)
+    if not ordered:
+        return None
+    k = (len(ordered) - 1) * q
+    lo = int(k)
+    hi = min(lo + 1, len(ordered) - 1)
+    return (ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)) * scale
+
+
 def machine() -> dict:
     """What the figures were measured on."""
     import platform

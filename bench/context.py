@@ -42,6 +42,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from benchlib import percentile  # noqa: E402
 
 from scratchfs import ScratchStore  # noqa: E402
 from scratchfs.api.contract import ScratchTools, to_json  # noqa: E402
@@ -426,15 +429,6 @@ def run_scratchfs(scope: Any, data: bytes, task: Task, handles: dict[str, str]) 
         calls += 1
         found = bytes_to_answer(steps, task.answer)
     return found, calls
-
-
-def percentile(values: list[int], q: float) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    k = (len(ordered) - 1) * q
-    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:

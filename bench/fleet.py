@@ -18,7 +18,6 @@ import argparse
 import json
 import os
 import random
-import statistics
 import sys
 import tempfile
 import time
@@ -31,14 +30,10 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import benchlib  # noqa: E402
-from benchlib import KIB, MIB  # noqa: E402
+from benchlib import KIB, MIB, percentile  # noqa: E402
 
 from scratchfs import ScratchStore  # noqa: E402
 from tests.services import PostgresServer, _pg_bin, free_port, postgres_url  # noqa: E402
-
-
-def p50_ms(samples: list[float]) -> float:
-    return statistics.median(samples) * 1000
 
 
 def timed(fn, reps: int) -> float:
@@ -47,7 +42,7 @@ def timed(fn, reps: int) -> float:
         start = time.perf_counter()
         fn()
         samples.append(time.perf_counter() - start)
-    return p50_ms(samples)
+    return percentile(samples, 0.5, 1000)
 
 
 def measure(store: ScratchStore, reps: int, rng: random.Random) -> dict:

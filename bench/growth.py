@@ -23,6 +23,8 @@ import sys
 import time
 from pathlib import Path
 
+from benchlib import percentile  # bench/ is on the path: run.py imports this module
+
 from scratchfs import ScratchStore
 from scratchfs.api.inspector import iter_entries
 
@@ -52,10 +54,9 @@ print(json.dumps({"lat": lat, "txns": txns}))
 """
 
 
-def pct(samples: list[float], q: float) -> float:
-    """The ``q`` quantile (0..1) of samples, in milliseconds (samples in seconds)."""
-    ordered = sorted(samples)
-    return 1000 * ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+def ms(samples: list[float], q: float) -> float | None:
+    """The ``q`` quantile of ``samples`` (seconds) in milliseconds (:func:`benchlib.percentile`)."""
+    return percentile(samples, q, 1000)
 
 
 GROW_WORKER = """
@@ -131,9 +132,9 @@ def latencies(store: ScratchStore, corpus: bytes, rng: random.Random) -> dict:
         t = time.perf_counter()
         scope.scratch_read(f"k{i % 20}")
         sread.append(time.perf_counter() - t)
-    return {"spill_p50_ms": pct(spill, 0.5), "spill_p99_ms": pct(spill, 0.99), "read_p50_ms": pct(read, 0.5),
-            "read_p99_ms": pct(read, 0.99), "scratch_read_p50_ms": pct(sread, 0.5),
-            "scratch_read_p99_ms": pct(sread, 0.99)}
+    return {"spill_p50_ms": ms(spill, 0.5), "spill_p99_ms": ms(spill, 0.99), "read_p50_ms": ms(read, 0.5),
+            "read_p99_ms": ms(read, 0.99), "scratch_read_p50_ms": ms(sread, 0.5),
+            "scratch_read_p99_ms": ms(sread, 0.99)}
 
 
 def run_queue_seconds() -> float:
@@ -200,9 +201,9 @@ def delete_run_figure(store: ScratchStore, grower: Grower, seconds: float = 6.0)
             "delete_longest_transaction_ms": txns["longest_ms"], "delete_transactions": txns,
             "other_process_transactions": child_out["txns"],
             "other_spill_baseline_max_ms": 1000 * max(before, default=0.0),
-            "other_spill_baseline_p99_ms": pct(before, 0.99) if before else None,
+            "other_spill_baseline_p99_ms": ms(before, 0.99) if before else None,
             "other_spill_max_during_delete_ms": 1000 * max(during, default=0.0),
-            "other_spill_p99_during_delete_ms": pct(during, 0.99) if during else None}
+            "other_spill_p99_during_delete_ms": ms(during, 0.99) if during else None}
 
 
 def run_growth(workdir: Path, corpus: bytes, sizes: list[int], seed: int = 3) -> dict:

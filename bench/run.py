@@ -42,7 +42,7 @@ import diskcache
 import memory
 import pyzstd
 import zstandard
-from benchlib import GIB, KIB, MIB
+from benchlib import GIB, KIB, MIB, percentile
 
 from scratchfs import ScratchStore
 
@@ -252,10 +252,6 @@ def blob_path(scope, handle: str) -> Path:
     return scope.store.blobs.path(scope.run_id, scope.agent_id, entry.blob)
 
 
-def p50_ms(samples_ns: list[int]) -> float:
-    return statistics.median(samples_ns) / 1e6
-
-
 median = statistics.median
 
 
@@ -344,7 +340,7 @@ def _read_p50(scope, handle: str, offsets: list[int]) -> float:
         start = clock()
         scope.read_handle(handle, offset=offset, length=4096)
         samples.append(clock() - start)
-    return p50_ms(samples)
+    return percentile(samples, 0.5, 1e-6)
 
 
 def t3_read_range(ctx: Ctx) -> list[Row]:
@@ -371,7 +367,7 @@ def t3_read_range(ctx: Ctx) -> list[Row]:
                 f.seek(offset)
                 f.read(4096)
                 samples.append(clock() - start)
-            return p50_ms(samples)
+            return percentile(samples, 0.5, 1e-6)
 
         a, b = ctx.repeat_each(ours, anchor, offsets_per_rep)
     label = f"read_handle, random 4 KiB range, {human(size)} blob, p50"
@@ -561,7 +557,7 @@ def t8_index_reads(ctx: Ctx) -> list[Row]:
                         start = clock()
                         scope.scratch_read("value")
                         samples.append(clock() - start)
-                return p50_ms(samples)
+                return percentile(samples, 0.5, 1e-6)
 
             def anchor() -> float:
                 samples = []
@@ -569,7 +565,7 @@ def t8_index_reads(ctx: Ctx) -> list[Row]:
                     start = clock()
                     cache.get("value")
                     samples.append(clock() - start)
-                return p50_ms(samples)
+                return percentile(samples, 0.5, 1e-6)
 
             a, b = ctx.repeat(ours, anchor)
         shutil.rmtree(cache_dir, ignore_errors=True)
@@ -618,7 +614,7 @@ def l1_line_read(ctx: Ctx) -> list[Row]:
                 start = time.perf_counter_ns()
                 scope.read_handle(handle, line=n, lines=20)
                 samples.append(time.perf_counter_ns() - start)
-        return p50_ms(samples)
+        return percentile(samples, 0.5, 1e-6)
 
     def anchor() -> float:
         samples = []
@@ -627,7 +623,7 @@ def l1_line_read(ctx: Ctx) -> list[Row]:
             start = time.perf_counter_ns()
             scope.read_handle(handle, offset=offset, length=length)
             samples.append(time.perf_counter_ns() - start)
-        return p50_ms(samples)
+        return percentile(samples, 0.5, 1e-6)
 
     a, b = ctx.repeat(ours, anchor)
     mean_bytes = round(sum(length for _, length in spans.values()) / len(spans))

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 import re
+import statistics
 import subprocess
 import sys
 from pathlib import Path
 
 import zstandard
+from hypothesis import given
+from hypothesis import strategies as st
 
 from .conftest import FIXTURE_FILES
 
@@ -63,3 +66,17 @@ def test_quick_run_prints_one_table_and_writes_its_json(tmp_path):
     assert "listing of" in t6[-1]["figure"] and t6[-1]["anchor"] > 0
     assert [r["detail"]["payload_bytes"] for r in rows if r["id"] == "T1"] == [4096, 16384, 65536]
     assert not list(tmp_path.glob("scratchfs-bench-*")), "the run left its work directory behind"
+
+
+@given(st.lists(st.integers(-10**9, 10**9), min_size=1, max_size=60), st.floats(0, 1))
+def test_the_one_percentile_of_the_benchmarks_interpolates_between_ranks(values, q):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    from benchlib import percentile
+
+    ordered = sorted(values)
+    assert percentile(values, 0.5) == statistics.median(values)
+    assert percentile(values, 0.0) == ordered[0] and percentile(values, 1.0) == ordered[-1]
+    got = percentile(values, q)
+    assert ordered[0] <= got <= ordered[-1]
+    assert percentile(values, q, 1000) == got * 1000
+    assert percentile([], q) is None

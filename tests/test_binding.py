@@ -203,3 +203,25 @@ def test_rebuild_keeps_a_newer_value_and_the_cli_reports_it(tmp_path, clock):
     assert "entries restored" in result.output
     with ScratchStore(tmp_path, clock=clock) as store:
         assert store.scope("r", "a").scratch_read("k") == b"new"  # the newer of the two blobs wins
+
+
+def test_a_rebuilt_large_json_document_is_described_as_its_spill_was(tmp_path, clock):
+    """A JSON document larger than the shape sample is described whole (its top level streamed from the blob) when
+    spilled; a rebuild describes it by the same function, so shape, lines and preview come back equal."""
+    from scratchfs.api.shape import SAMPLE_BYTES
+
+    doc = {"items": [{"id": i, "name": f"n{i}" * 20} for i in range(12000)], "total": 12000, "tail": {"x": [1, 2]}}
+    data = json.dumps(doc, indent=1).encode()
+    assert len(data) > 2 * SAMPLE_BYTES
+    with ScratchStore(tmp_path, clock=clock) as store:
+        handle = store.scope("r", "a").spill(data, source_tool="api").handle
+        (spilled,) = store.list_entries()
+    assert spilled.shape.endswith("total: int, tail: object(1 keys: x)")  # keys past the sample: streamed
+    _drop_index(tmp_path)
+    with open_for_rebuild(tmp_path, clock=clock) as store:
+        assert fsck(store, rebuild_index=True).rebuilt.restored == 1
+        (rebuilt,) = store.list_entries()
+    assert rebuilt.key == handle
+    assert ((rebuilt.shape, rebuilt.content_type, rebuilt.lines, rebuilt.preview)
+            == (spilled.shape, spilled.content_type, spilled.lines, spilled.preview))
+    assert rebuilt == spilled  # every field

@@ -112,3 +112,21 @@ def test_empty_output_and_line_count(scope):
     assert scope.spill(b"a\nb", source_tool="t").lines == 2
     assert scope.spill(b"a\nb\n", source_tool="t").lines == 2
     assert scope.spill(b"\n", source_tool="t").lines == 1
+
+
+def test_a_line_read_from_an_offset_decodes_its_frame_once_and_names_the_right_line(small_frames_store,
+                                                                                     monkeypatch):
+    from scratchfs.engine.seekable import SeekableReader
+
+    data = b"".join(b"line %05d %s\n" % (i, b"x" * (i % 37)) for i in range(3000))  # ~100 KiB: 4 KiB frames
+    scope = small_frames_store.scope("r", "a")
+    handle = scope.spill(data, source_tool="t").handle
+    decoded = []
+    real = SeekableReader.decode
+    monkeypatch.setattr(SeekableReader, "decode", lambda self, i, raw: decoded.append(i) or real(self, i, raw))
+    for offset in (0, 1, 4095, 4096, 4097, 50_000, len(data) - 1, len(data)):
+        decoded.clear()
+        got = scope.read_handle(handle, offset, lines=1)
+        assert got.first_line == data[:offset].count(b"\n") + 1
+        assert got.data == data[offset: data.find(b"\n", offset) + 1 if offset < len(data) else offset]
+        assert len(decoded) == len(set(decoded)) <= 2  # each frame touched decoded once (a line may span two)

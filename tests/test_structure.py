@@ -8,6 +8,7 @@ import io
 import json
 import os
 import re
+from typing import ClassVar
 
 import jq
 import lxml.html
@@ -30,6 +31,7 @@ from scratchfs.engine.structure import (
     text_page,
     view_page,
 )
+from scratchfs.engine.structure.paging import iter_lines
 from scratchfs.foundation.errors import InvalidArgument
 
 BUDGETS = [256, 700, 8192, 65536]
@@ -391,3 +393,111 @@ def test_top_level_bounds_and_malformed_documents():
     assert [e.key for e in cut.entries] == ["meta"]  # the items array runs past the bound: not listed as whole
     for bad in [b"", b"x", b'{"a":', b"[1,2", b'{"a" 1}', b'{"a":[1 2]}', b"\xff[1]"]:
         assert top_level(BytesSource(bad)) is None
+
+
+class _Counted(bytes):
+    """Bytes that add the length of every copy made from them by ``+`` or slicing to ``copied[0]``."""
+
+    copied: ClassVar[list[int]] = [0]
+
+    def __add__(self, other):
+        _Counted.copied[0] += len(self) + len(other)
+        return _Counted(bytes(self) + bytes(other))
+
+    def __radd__(self, other):
+        _Counted.copied[0] += len(self) + len(other)
+        return _Counted(bytes(other) + bytes(self))
+
+    def __getitem__(self, index):
+        got = bytes.__getitem__(self, index)
+        if isinstance(index, slice):
+            _Counted.copied[0] += len(got)
+            return _Counted(got)
+        return got
+
+
+class _ShortReads:
+    """A content source whose reads return at most ``most`` bytes (so lines span many chunks), as ``_Counted``."""
+
+    def __init__(self, data: bytes, most: int) -> None:
+        self.data, self.size, self.most = data, len(data), most
+
+    def read(self, offset: int, length: int) -> bytes:
+        return _Counted(self.data[offset : offset + min(length, self.most)])
+
+    def iter_frames(self, first_frame: int = 0):
+        raise AssertionError("iter_lines reads by range")
+
+
+@given(st.lists(st.sampled_from([b"a", b"bc", b"\n", b"\r\n", b"xyz" * 5]), max_size=40).map(b"".join),
+       st.integers(1, 9), st.integers(0, 50))
+def test_iter_lines_matches_splitting_the_bytes(data, most, offset):
+    offset = min(offset, len(data))
+    want, at = [], offset
+    for piece in re.findall(rb"[^\n]*\n|[^\n]+\Z", data[offset:]):
+        want.append((at, piece))
+        at += len(piece)
+    assert [(o, bytes(x)) for o, x in iter_lines(_ShortReads(data, most), offset)] == want
+
+
+def test_a_20_mib_line_is_copied_a_bounded_number_of_times_not_once_per_chunk():
+    data = b"head\n" + b"x" * (20 * 1024 * 1024) + b"\ntail"
+    _Counted.copied[0] = 0
+    got = [(o, len(x)) for o, x in iter_lines(_ShortReads(data, 256 * 1024), 0)]
+    assert got == [(0, 5), (5, 20 * 1024 * 1024 + 1), (5 + 20 * 1024 * 1024 + 1, 4)]
+    assert _Counted.copied[0] <= 2 * len(data)  # holding the line's tail and re-copying it per chunk: ~80 x 10 MiB
+    with pytest.raises(InvalidArgument, match="a line at byte 5 is longer than 1,048,576 bytes"):
+        list(iter_lines(_ShortReads(data, 256 * 1024), 0, max_line_bytes=1024 * 1024))
+
+
+_JSONL, _CSV, _HTML, _LOG = (BytesSource(b'{"a":1}\n{"a":2}\n'), BytesSource(b"h\n1\n2\n"),
+                             BytesSource(b"<p>one</p><p>two</p>"), BytesSource(b"x\ny\n"))
+_INT_ARGUMENTS = [  # (what, read taking the value, lowest, highest or None)
+    ("record", lambda v: records_page(_JSONL, v), 1, None),
+    ("records", lambda v: records_page(_JSONL, 1, v), 1, 10_000),
+    ("row", lambda v: rows_page(_CSV, v), 1, None),
+    ("rows", lambda v: rows_page(_CSV, 1, v), 1, 10_000),
+    ("offset", lambda v: view_page(_LOG, v), 0, None),
+    ("raw_offset", lambda v: view_page(_LOG, raw_offset=v), 0, 4),
+    ("max_results", lambda v: jq_page(BytesSource(b"[1]"), ".[]", max_results=v), 1, None),
+    ("max_elements", lambda v: select_page(_HTML, "p", max_elements=v), 1, None),
+    ("offset (a byte offset into the text view)", lambda v: text_page(_HTML, v), 0, 9),  # the view's size in bytes
+    ("budget_bytes", lambda v: records_page(_JSONL, budget_bytes=v), 256, 65536),
+]
+
+
+@pytest.mark.parametrize(("what", "read", "low", "high"), _INT_ARGUMENTS, ids=[a[0] for a in _INT_ARGUMENTS])
+def test_every_integer_argument_of_a_structure_read_is_checked_by_check_int(what, read, low, high):
+    read(low)  # the bounds themselves are accepted
+    if high is not None:
+        read(high)
+    bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+    for bad, message in ((True, f"{what} must be an integer, not a bool: True"),
+                         (1.0, f"{what} must be an integer, not float: 1.0"),
+                         ("3", f"{what} must be an integer, not str: '3'"),
+                         (low - 1, f"{what} must be {bound}: {low - 1}"),
+                         (None if high is None else high + 1, f"{what} must be {bound}: {high and high + 1}")):
+        if bad is None:
+            continue
+        with pytest.raises(InvalidArgument) as caught:
+            read(bad)
+        assert str(caught.value) == message
+
+
+def test_rendered_views_are_kept_by_cache_key_in_the_shared_lru():
+    from scratchfs.engine.structure import html
+
+    class Counting(BytesSource):
+        reads = 0
+
+        def iter_frames(self, first_frame: int = 0):
+            Counting.reads += 1
+            return super().iter_frames(first_frame)
+
+    source = Counting(b"<p>kept</p>")
+    key = f"test-{os.getpid()}-{id(source)}"
+    assert html.html_text(source, key) == html.html_text(source, key) == b"kept\n"
+    assert Counting.reads == 1  # the second view came from the cache
+    html.html_text(source, None)
+    html.html_text(source, None)
+    assert Counting.reads == 3  # no key: rendered each time

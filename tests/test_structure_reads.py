@@ -113,3 +113,17 @@ def test_the_cli_prints_the_same_structure_reply(tmp_path, fixture_data):
                                        "--column", "2", "--root", str(tmp_path), "--run", "r", "--agent", "a"])
     assert result.exit_code == 0, result.output
     assert result.stdout.rstrip("\n") == expected
+
+
+def test_a_structure_reply_gives_the_size_of_the_entry_it_read_without_looking_it_up_again(tools, scratch_scope,
+                                                                                          monkeypatch):
+    data = b"".join(b'{"n": %d}\n' % i for i in range(500))
+    handle = scratch_scope.spill(data, source_tool="jsonl").handle
+    index = scratch_scope.store.entries.index
+    calls = []
+    for name in ("lookup", "lookup_with_lines"):
+        real = getattr(index, name)
+        monkeypatch.setattr(index, name, lambda *a, _real=real, _name=name, **k: calls.append(_name) or _real(*a, **k))
+    reply = tools.call("read_handle", {"handle": handle, "records": 3})
+    assert reply["size"] == len(data) and reply["records"] == [{"n": 0}, {"n": 1}, {"n": 2}]
+    assert calls == ["lookup_with_lines"]  # the read's own lookup; the size is that entry's

@@ -237,3 +237,60 @@ def test_a_loose_root_owned_by_another_user_is_refused(tmp_path):
     with pytest.raises(StorageError, match="other users"):
         ScratchStore(root)
     assert _mode(root) == 0o755 and os.listdir(root) == []
+
+
+def test_a_pending_blob_file_is_in_place_only_while_that_very_file_is_at_its_name(tmp_path):
+    """The commit check of a blob file (``PendingBlob.exists``, one ``lstat`` from the root): True while the file is
+    where it was written; False once a delete moved its run directory to the trash, once another file took its name,
+    or once a link to it (in the trash) stands at its name -- the last component is never followed."""
+    from scratchfs.engine.blob_file import PendingBlob
+    from scratchfs.foundation.checks import new_token
+
+    with ScratchStore(tmp_path / "root") as store:
+        blobs = store.blobs
+        blobs.segment_entry_bytes = 0  # a blob file of its own
+        tokens = {a: new_token() for a in ("stay", "moved", "replaced", "linked")}
+        stay, moved, replaced, linked = (blobs.write("run", a, t, [b"x" * 5000]) for a, t in tokens.items())
+        assert all(isinstance(p, PendingBlob) and p.exists() for p in (stay, moved, replaced, linked))
+        blobs.move_to_trash(blobs.agent_dir("run", "moved"))
+        path = Path(blobs.path("run", "replaced", tokens["replaced"]))
+        path.unlink()
+        path.write_bytes(b"x" * 5000)
+        path = Path(blobs.path("run", "linked", tokens["linked"]))
+        aside = path.with_name("aside")
+        path.rename(aside)
+        path.symlink_to(aside)
+        assert [p.exists() for p in (stay, moved, replaced, linked)] == [True, False, False, False]
+        for p in (stay, moved, replaced, linked):
+            p.discard()
+        assert not stay.exists()  # released: never in place again
+
+
+def test_is_at_confirms_only_the_very_file_at_its_name(tmp_path):
+    """``safe_fs.is_at``, the one in-place check of blob files, segments and compaction: one ``lstat``, never a
+    link at the name, and a file moved away, replaced or missing is not in place."""
+    from scratchfs.engine import safe_fs
+
+    (tmp_path / "runs" / "r").mkdir(parents=True)
+    path = tmp_path / "runs" / "r" / "f"
+    path.write_bytes(b"x")
+    root = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        ident = safe_fs.identity(fd)
+        assert ident == (os.stat(path).st_dev, os.stat(path).st_ino)
+        assert safe_fs.is_at(root, "runs/r/f", ident)
+        assert not safe_fs.is_at(root, "runs/r/g", ident)  # missing
+        (tmp_path / "runs" / "r").rename(tmp_path / "trash")
+        assert not safe_fs.is_at(root, "runs/r/f", ident)  # its directory moved away (a delete_run)
+        (tmp_path / "trash").rename(tmp_path / "runs" / "r")
+        assert safe_fs.is_at(root, "runs/r/f", ident)  # and back
+        path.rename(path.with_name("aside"))
+        path.symlink_to(path.with_name("aside"))
+        assert not safe_fs.is_at(root, "runs/r/f", ident)  # a link to it at its name: not followed
+        path.unlink()
+        path.write_bytes(b"x")
+        assert not safe_fs.is_at(root, "runs/r/f", ident)  # another file at its name
+    finally:
+        os.close(fd)
+        os.close(root)

@@ -255,13 +255,24 @@ def test_openapi_names_every_api_route(client):
 
 
 
+def _model_text(scope, handle: str) -> str:
+    """The whole text view the model reads with ``view="text"``, page after page."""
+    parts, page = [], scope.structure.text(handle, budget=65536)
+    parts.append(page.text)
+    while page.cursor is not None:
+        page = scope.structure.text(handle, cursor=page.cursor, budget=65536)
+        parts.append(page.text)
+    return "".join(parts)
+
+
 def test_html_text_of_the_fixture(store, client, fixture_data):
     scope = store.scope("run-t", "agent-1")
     html = b"<html><head><title>T</title><style>p{}</style></head><body><h1>Own&amp;ership</h1>" \
            b"<script>var x = '<p>no</p>';</script><p>Rust  is\n  safe</p><ul><li>one</li><li>two</li></ul></body>"
     handle = scope.spill(html + b" " * 9000).handle
     got = client.get(h_url(scope, handle, "/text")).json()
-    assert got["data"] == "T\nOwn&ership\nRust is safe\none\ntwo" and got["size"] == len(got["data"])
+    assert got["data"] == _model_text(scope, handle) and got["size"] == len(got["data"])  # what the model reads
+    assert "Own&ership" in got["data"] and "Rust is safe" in got["data"] and "no" not in got["data"]
     book = scope.spill(fixture_data["browser-rust-book.html"]).handle
     first = client.get(h_url(scope, book, "/text"), params={"length": 1000}).json()
     assert first["length"] == 1000 and first["next_offset"] == 1000 and "<" not in first["data"]
@@ -269,3 +280,52 @@ def test_html_text_of_the_fixture(store, client, fixture_data):
     whole = "".join(client.get(h_url(scope, book, "/text"), params={"offset": at, "length": 65536}).json()["data"]
                     for at in range(0, first["size"], 65536))
     assert len(whole) == first["size"] and "What Is Ownership?" in whole and "<script" not in whole
+    assert whole == _model_text(scope, book)
+
+
+def test_run_entries_stream_from_the_index_with_the_listing_cursor(store, clock, client, monkeypatch):
+    from scratchfs.api.inspector import decode_cursor, iter_entries
+
+    scope = store.scope("run-q", "agent-1")
+    keys = []
+    for i in range(7):
+        clock.advance(0.5)
+        written = scope.spill(f"entry {i} ".encode() * 50) if i % 2 else scope.scratch_write(f"k{i}", b"v")
+        keys.append(written.handle if i % 2 else written.key)
+    for name in ("list_entries", "list_entries_for_run"):  # the page comes from keyset pages, not a whole listing
+        monkeypatch.setattr(store, name, lambda *a, **k: pytest.fail("the whole listing was loaded"))
+    page = client.get("/api/runs/run-q/scratch", params={"limit": 2, "kind": "handle"}).json()
+    assert [e["key"] for e in page["entries"]] == keys[1:4:2] and page["remaining"] == 1
+    cursor = decode_cursor(page["next_cursor"])  # the cursor ls prints
+    assert [e.key for e, _ in iter_entries(store, store.now(), "run-q", after=cursor)] == keys[4:]
+    rest = client.get("/api/runs/run-q/scratch", params={"cursor": page["next_cursor"], "kind": "handle"}).json()
+    assert [e["key"] for e in rest["entries"]] == [keys[5]] and rest["next_cursor"] is None
+    assert client.get("/api/runs/run-q/scratch", params={"cursor": "nonsense"}).status_code == 400
+
+
+def test_stats_are_aggregated_by_the_index_as_the_cli_does(store, clock, client, monkeypatch):
+    from scratchfs.api.inspector import stats_in_sql
+
+    scope = store.scope("run-g", "agent-1")
+    scope.spill(b"kept\n" * 100)
+    scope.spill(b"short-lived\n" * 100, ttl=1)
+    clock.advance(2)  # expired, not swept yet: counted apart, as scratchfs stats counts it
+    for name in ("list_entries", "list_entries_for_run"):
+        monkeypatch.setattr(store, name, lambda *a, **k: pytest.fail("every row was loaded"))
+    body = client.get("/api/stats", params={"run": "run-g"}).json()
+    assert body["scopes"] == [s.to_dict() for s in stats_in_sql(store, body["now"], 300.0, "run-g")]
+    assert (body["scopes"][0]["entries"], body["scopes"][0]["expired"]) == (1, 1)
+
+
+def test_the_web_table_is_the_models_rows(store, client):
+    scope = store.scope("run-c2", "agent-1")
+    data = "name\tnote\n" + "".join(f"n{i}\tpart;of;{i};one|cell, still\n" for i in range(300))
+    handle = scope.spill(data.encode() + b"\n" * 2000).handle
+    model, page = [], scope.structure.rows(handle, 1, 10_000, budget=65536)
+    model += page.items
+    while page.cursor is not None:
+        page = scope.structure.rows(handle, cursor=page.cursor, budget=65536)
+        model += page.items
+    web = client.get(h_url(scope, handle, "/table"), params={"rows": 500}).json()
+    assert web["columns"] == page.extra["header"] == ["name", "note"]
+    assert web["rows"] == model and web["total_rows"] == 300 and web["partial"] is False

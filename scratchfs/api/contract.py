@@ -31,6 +31,7 @@ from typing import Any
 
 from scratchfs.api.results import LineSlice, Matches, Page, Slice, render_call
 from scratchfs.api.scope import Scope
+from scratchfs.api.structured import StructureReads
 from scratchfs.api.tools import TOOL_SPECS, check_arguments
 from scratchfs.api.views import fit, lead_inside_character, piece, reply_size, to_json
 from scratchfs.engine.search import Window
@@ -195,16 +196,13 @@ def structure_reply(scope: Scope, handle: str, offset: int, given: dict[str, Any
     unknown = set(given) - STRUCTURE_ARGUMENTS
     if unknown:
         raise InvalidArgument(f"unknown structure arguments: {', '.join(sorted(unknown))}")
-    read = _structure_read(scope, handle, offset, given)
+    reads = scope.structure
+    read = _structure_read(reads, handle, offset, given)
     shown = {k: v for k, v in given.items() if k != "cursor"}
-    size = None
     page_budget = budget
     for _ in range(4):  # the page fits its own budget; the reply's own fields are measured and given room
         page = read(max(256, page_budget))
-        if size is None:
-            size = scope.store.entries.index.lookup(scope.run_id, scope.agent_id, "handle", handle,
-                                                    scope.store.now())
-            size = size.size if size is not None else 0
+        size = reads.size  # of the entry the read opened: no second lookup
         call = render_call("read_handle", handle=handle, **shown, cursor=page.cursor) if page.cursor else None
         reply = {"handle": handle, "read": shown, "size": size, **page.to_dict(), "next_call": call}
         excess = reply_size(reply) - budget
@@ -214,9 +212,8 @@ def structure_reply(scope: Scope, handle: str, offset: int, given: dict[str, Any
     return reply
 
 
-def _structure_read(scope: Scope, handle: str, offset: int, given: dict[str, Any]) -> Callable[[int], Any]:
-    """The reader for the structure arguments ``given``: a function of the page's budget."""
-    reads = scope.structure
+def _structure_read(reads: StructureReads, handle: str, offset: int, given: dict[str, Any]) -> Callable[[int], Any]:
+    """The reader (of ``reads``) for the structure arguments ``given``: a function of the page's budget."""
     cursor = given.get("cursor")
     if "select" in given:
         _only(given, {"select", "cursor"})

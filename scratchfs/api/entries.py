@@ -23,9 +23,9 @@ from __future__ import annotations
 import datetime as _dt
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from scratchfs.api.settings import Settings
 from scratchfs.api.shape import SAMPLE_BYTES, Shape, describe
@@ -35,7 +35,7 @@ from scratchfs.engine.chunks import iter_chunks
 from scratchfs.engine.lines import LineTable
 from scratchfs.engine.protocols import BlobInfo, BlobSource, BlobStore, Entry, IndexBackend
 from scratchfs.engine.seekable import FormatError, SeekableReader, SeekTableCache
-from scratchfs.engine.structure.paging import ReaderSource
+from scratchfs.engine.structure.paging import ContentSource, ReaderSource
 from scratchfs.foundation import checks, forks
 from scratchfs.foundation.errors import (
     CorruptBlob,
@@ -254,37 +254,24 @@ class Entries:
 
     def _describe(self, run_id: str, agent_id: str, kind: str, key: str, token: str, info: BlobInfo,
                   sample: _Sample, tool: str | None, ttl: float, mode: str, now: float) -> tuple[Entry, Stub | None]:
-        """The entry's row (created at ``now``, epoch seconds) and, for a spill, its stub: line count, content type
-        and shape, previews."""
+        """The entry's row (created at ``now``, epoch seconds) and, for a spill, its stub (:func:`describe_content`
+        gives the line count, content type, shape and list preview)."""
         settings = self.settings
-        lines = sum(memoryview(info.frame_newlines).cast("I")) + (sample.last_byte not in (None, 0x0A))
-        content_type = shape_text = None
-        if settings.detect_shape:
-            shape = self._shape(run_id, agent_id, token, sample.head, info.size, lines)
-            content_type, shape_text = shape.content_type, shape.text
+        found = describe_content(settings, sample.head, info.size, info.frame_newlines, sample.last_byte,
+                                 lambda: self._whole(run_id, agent_id, token, info.size))
         stub = None if kind != "handle" else build_stub(
-            key, sample.head, sample.tail, info.size, lines, content_type, shape_text, tool, settings.preview_bytes,
-            mode)
-        preview = make_preview(sample.head, b"", info.size, min(settings.preview_bytes, LIST_PREVIEW_BYTES))[0]
-        entry = Entry(kind, run_id, agent_id, key, token, info.size, info.stored_size, info.frames, lines, preview,
-                      tool, content_type, shape_text, now, now + ttl, ttl)
+            key, sample.head, sample.tail, info.size, found.lines, found.content_type, found.shape, tool,
+            settings.preview_bytes, mode)
+        entry = Entry(kind, run_id, agent_id, key, token, info.size, info.stored_size, info.frames, found.lines,
+                      found.preview, tool, found.content_type, found.shape, now, now + ttl, ttl)
         return entry, stub
 
-    def _shape(self, run_id: str, agent_id: str, token: str, head: bytes, size: int, lines: int) -> Shape:
-        """The content's shape from its sample; a JSON document larger than the sample is described whole, its top
-        level streamed from the blob just written (any failure to read it leaves the shape of the sample)."""
-        start = head[:64].lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
-        if len(head) >= size or start not in (b"{", b"["):
-            return describe(head, size, lines)
+    @contextmanager
+    def _whole(self, run_id: str, agent_id: str, token: str, size: int) -> Iterator[ReaderSource]:
+        """The blob just written, open as a content source of ``size`` bytes (closed on leaving)."""
+        source = self.blobs.open_source(run_id, agent_id, token)
         try:
-            source = self.blobs.open_source(run_id, agent_id, token)
-        except (OSError, ScratchError):
-            return describe(head, size, lines)
-        try:
-            reader = SeekableReader(source, self._tables.get(source))
-            return describe(head, size, lines, ReaderSource(reader, size))
-        except (OSError, FormatError, ScratchError):
-            return describe(head, size, lines)
+            yield ReaderSource(SeekableReader(source, self._tables.get(source)), size)
         finally:
             source.close()
 
@@ -422,8 +409,52 @@ class Entries:
         return Deleted(f"{what} was {gone.reason} at {when}")
 
 
+class Description(NamedTuple):
+    """What :func:`describe_content` tells of a content: ``lines`` (a line ends at ``\\n``), ``content_type`` and
+    ``shape`` (``None`` when shape detection is off), ``preview`` (the list preview, text)."""
+
+    lines: int
+    content_type: str | None
+    shape: str | None
+    preview: str
+
+
+def describe_content(settings: Settings, head: bytes, size: int, frame_newlines: bytes, last_byte: int | None,
+                     whole: Callable[[], AbstractContextManager[ContentSource]]) -> Description:
+    """Describe a content of ``size`` bytes for its row, the same way for a spill and for ``fsck --rebuild-index``.
+
+    Args:
+        settings: the store's (``detect_shape``, ``preview_bytes``).
+        head: its first bytes (at least ``SAMPLE_BYTES`` when shape detection is on, the whole content if shorter).
+        frame_newlines: the ``\\n`` count of each frame (``array('I')`` bytes). last_byte: its last byte, or None.
+        whole: opens the whole content as a content source (a context manager), called only for a JSON document
+            larger than ``head``, whose top level is then described whole, streamed; any failure to read it
+            (OSError, FormatError, ScratchError) leaves the shape of ``head``.
+
+    Never raises for the blob.
+    """
+    lines = sum(memoryview(frame_newlines).cast("I")) + (last_byte not in (None, 0x0A))
+    content_type = shape = None
+    if settings.detect_shape:
+        found = _shape(head, size, lines, whole)
+        content_type, shape = found.content_type, found.text
+    preview = make_preview(head, b"", size, min(settings.preview_bytes, LIST_PREVIEW_BYTES))[0]
+    return Description(lines, content_type, shape, preview)
+
+
+def _shape(head: bytes, size: int, lines: int, whole: Callable[[], AbstractContextManager[ContentSource]]) -> Shape:
+    start = head[:64].lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    if len(head) >= size or start not in (b"{", b"["):
+        return describe(head, size, lines)
+    try:
+        with whole() as source:
+            return describe(head, size, lines, source)
+    except (OSError, FormatError, ScratchError):
+        return describe(head, size, lines)
+
+
 def _utc(epoch: float) -> str:
     return _dt.datetime.fromtimestamp(epoch, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-__all__ = ["Entries", "OpenEntry", "reading"]
+__all__ = ["Description", "Entries", "OpenEntry", "describe_content", "reading"]

@@ -13,22 +13,23 @@ from __future__ import annotations
 
 import os
 from array import array
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from scratchfs.api.entries import describe_content
 from scratchfs.api.settings import Settings
-from scratchfs.api.shape import SAMPLE_BYTES, describe
+from scratchfs.api.shape import SAMPLE_BYTES
 from scratchfs.api.store import ScratchStore
-from scratchfs.api.stub import make_preview
 from scratchfs.engine.backends import create_empty_index
 from scratchfs.engine.binding import Binding
 from scratchfs.engine.protocols import BlobFile, Entry
 from scratchfs.engine.seekable import FormatError, SeekableReader, read_seek_table
 from scratchfs.engine.segments import token_of
+from scratchfs.engine.structure.paging import ReaderSource
 from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import ScratchError
-from scratchfs.foundation.limits import LIST_PREVIEW_BYTES
 
 __all__ = ["RebuildReport", "open_for_rebuild", "rebuild_index"]
 
@@ -107,17 +108,14 @@ def _restore(store: ScratchStore, where: tuple[str, str], token: str) -> str | N
         if live is not None and live.created_at >= b.created_at:
             return "a newer entry holds its key"
         settings = store.settings
-        newlines, head, last = _scan(SeekableReader(source, table), max(SAMPLE_BYTES, settings.preview_bytes + 4))
+        reader = SeekableReader(source, table)
+        newlines, head, last = _scan(reader, max(SAMPLE_BYTES, settings.preview_bytes + 4))
+        found = describe_content(settings, head, b.size, newlines.tobytes(), last,
+                                 lambda: nullcontext(ReaderSource(reader, b.size)))  # as a spill describes it
     finally:
         source.close()
-    lines = sum(newlines) + (1 if last not in (None, 0x0A) else 0)
-    content_type = shape = None
-    if settings.detect_shape:
-        found = describe(head, b.size, lines)
-        content_type, shape = found.content_type, found.text
-    preview = make_preview(head, b"", b.size, min(settings.preview_bytes, LIST_PREVIEW_BYTES))[0]
-    entry = Entry(b.kind, b.run_id, b.agent_id, b.key, token, b.size, stored_size, b.frames, lines, preview, b.tool,
-                  content_type, shape, b.created_at, b.created_at + b.ttl, b.ttl)
+    entry = Entry(b.kind, b.run_id, b.agent_id, b.key, token, b.size, stored_size, b.frames, found.lines,
+                  found.preview, b.tool, found.content_type, found.shape, b.created_at, b.created_at + b.ttl, b.ttl)
     with store.entries.delete_lock(False):  # counted: close() never closes the descriptor under it
         written, old = store.index.put(entry, newlines.tobytes(),
                                        lambda: store.blobs.exists(b.run_id, b.agent_id, token))

@@ -18,7 +18,7 @@ from scratchfs.api.policy import Observation, should_spill
 from scratchfs.api.results import LineSlice, Matches, Page, Slice
 from scratchfs.api.structured import StructureReads
 from scratchfs.api.stub import PREVIEW_MODES, Stub
-from scratchfs.engine.lines import line_at, read_lines
+from scratchfs.engine.lines import read_lines
 from scratchfs.engine.protocols import Entry
 from scratchfs.engine.search import LiteralMatcher, Matcher, PatternMatcher, search
 from scratchfs.foundation import checks
@@ -184,10 +184,10 @@ class Scope:
                 if start is not None:
                     if start > entry.size:
                         raise InvalidArgument(f"offset {start} is past the end of {handle} ({entry.size} bytes)")
-                    first = line_at(opened.reader, opened.lines, start)
                 elif first > max(entry.lines, 1):
                     raise InvalidArgument(f"line {first} is past the end of {handle} ({entry.lines} lines)")
                 got = read_lines(opened.reader, opened.lines, first, count, cap, start)
+                first = got.line  # with an offset: the line that holds it, counted as the read decoded its frame
         end = got.offset + len(got.data)
         more = end < entry.size
         # the next read starts after the last whole line, or in the line the cap cut (its rest at next_offset)

@@ -15,6 +15,8 @@ from scratchfs.engine.structure import (
     ItemPage,
     ReaderSource,
     TextPage,
+    html_text,
+    iter_rows,
     jq_page,
     records_page,
     rows_page,
@@ -33,16 +35,23 @@ ANSI escapes removed, ``\\r`` redraws applied)."""
 
 
 class StructureReads:
-    """The structure reads of one scope (see the module docstring); ``scope.structure`` hands one out."""
+    """The structure reads of one scope (see the module docstring); ``scope.structure`` hands one out.
+
+    Attributes:
+        size: bytes of the entry the last read of this object opened (``None`` before the first), so that a caller
+            that reports the size does not look the entry up again.
+    """
 
     def __init__(self, scope: Scope) -> None:
         self.scope = scope
+        self.size: int | None = None
 
     def _page(self, handle: str, read: Callable[[ReaderSource, str, str | None], Any]) -> Any:
         """Open the entry, run ``read(source, blob token, content type)`` over it, map damaged data to CorruptBlob."""
         scope = self.scope
         handle = checks.check_handle(handle)
         with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened, reading(handle):
+            self.size = opened.entry.size
             return read(ReaderSource(opened.reader, opened.entry.size), opened.entry.blob,
                         opened.entry.content_type)
 
@@ -91,6 +100,34 @@ class StructureReads:
             raise InvalidArgument("select must be a non-empty CSS selector")
         return self._page(handle, lambda src, _blob, _type: select_page(src, selector, cursor=cursor,
                                                                         budget_bytes=budget))
+
+    def text_view(self, handle: str) -> str:
+        """The whole text view of an HTML entry: the text whose pages :meth:`text` returns (``inscriptis``), for a
+        person to read what the model reads (the web inspector). Raises InvalidArgument (not an HTML entry, or one
+        over :data:`~scratchfs.engine.structure.MAX_HTML_BYTES`), NotFound, CorruptBlob."""
+
+        def read(src: ReaderSource, blob: str, content_type: str | None) -> str:
+            if content_type != "html":
+                raise InvalidArgument(f"the text view of a page is for HTML entries; this is {content_type}")
+            return html_text(src, cache_key=blob).decode("utf-8")
+
+        return self._page(handle, read)
+
+    def table(self, handle: str, max_bytes: int) -> tuple[list[list[str]], bool]:
+        """The records of a CSV/TSV entry that start in its first ``max_bytes`` bytes, the header first, parsed as
+        :meth:`rows` parses them (same delimiter rule, quoted multi-line fields one record, blank lines skipped), and
+        whether records were left out past ``max_bytes``. Raises InvalidArgument (not valid CSV), NotFound,
+        CorruptBlob."""
+
+        def read(src: ReaderSource, _blob: str, _type: str | None) -> tuple[list[list[str]], bool]:
+            records = []
+            for start, cells in iter_rows(src):
+                if start >= max_bytes:
+                    return records, True
+                records.append(cells)
+            return records, False
+
+        return self._page(handle, read)
 
 
 __all__ = ["StructureReads"]

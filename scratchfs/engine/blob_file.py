@@ -39,12 +39,20 @@ class PendingBlob:
     def __init__(self, blobs: Blobs, parts: tuple[str, ...], name: str, fd: int, dir_fd: int, info: BlobInfo) -> None:
         self.info = info
         self._blobs, self._parts, self._name = blobs, parts, name
+        self._path = "/".join((*parts, name))
         self._fd: int | None = fd
         self._dir_fd: int | None = dir_fd
+        try:  # taken now, outside the index transaction that calls exists()
+            self._ident = safe_fs.identity(fd)
+        except OSError:
+            self._ident = (-1, -1)  # matches no file: exists() is False, the write is discarded
 
     def exists(self) -> bool:
         """True while this very file is still at its path below the root, reached without following a link; False
         once a delete of its run or agent moved its directory away (the write is then ordered before that delete).
+        Called inside the index's write transaction: the common case is one ``lstat`` against the file's identity
+        taken when it was written (:func:`~scratchfs.engine.safe_fs.is_at`); only a file not found so walks its
+        directories to tell a delete from anything else.
 
         Raises:
             StorageError: the file left its place while its directory stayed (removed or replaced by something
@@ -53,6 +61,8 @@ class PendingBlob:
         """
         if self._fd is None or self._dir_fd is None:
             raise StorageError("the blob file was released before its row was committed; nothing was stored")
+        if safe_fs.is_at(self._blobs.root_fd, self._path, self._ident):
+            return True
         try:
             dir_fd = safe_fs.walk(self._blobs.root_fd, self._parts)
         except (OSError, ScratchError):
@@ -71,8 +81,8 @@ class PendingBlob:
             os.close(dir_fd)
         if (here.st_dev, here.st_ino) != (mine_dir.st_dev, mine_dir.st_ino):
             return False  # its directory is not at its path any more: a delete moved it
-        raise StorageError(f"the blob file {'/'.join(self._parts)}/{self._name} left its place while its row was not "
-                           "yet committed (not by a delete of its run or agent); nothing was stored")
+        raise StorageError(f"the blob file {self._path} left its place while its row was not yet committed (not by "
+                           "a delete of its run or agent); nothing was stored")
 
     def release(self) -> None:
         """Drop the lock and close the file (idempotent)."""

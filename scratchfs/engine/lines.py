@@ -44,13 +44,14 @@ class LineTable:
 
 @dataclass(frozen=True, slots=True)
 class LineRead:
-    """What :func:`read_lines` read: ``data`` starting at byte ``offset``, holding ``newlines`` ``\\n`` bytes;
-    ``cut`` when the read cap stopped it inside a line."""
+    """What :func:`read_lines` read: ``data`` starting at byte ``offset`` (in the 1-based ``line``), holding
+    ``newlines`` ``\\n`` bytes; ``cut`` when the read cap stopped it inside a line."""
 
     offset: int
     data: bytes
     newlines: int
     cut: bool
+    line: int
 
     @property
     def lines(self) -> int:
@@ -80,40 +81,36 @@ def _nth_newline(data: bytes, n: int, start: int = 0) -> tuple[int, int]:
     return -1, found
 
 
-def line_at(reader: SeekableReader, table: LineTable, offset: int) -> int:
-    """The 1-based line that holds content byte ``offset`` (``0 <= offset <= size``); decompresses one frame.
-
-    Raises:
-        FormatError: a damaged frame.
-    """
+def _start(reader: SeekableReader, table: LineTable, line: int, start: int | None) -> tuple[int, int, int, bytes]:
+    """``(line, start byte, index of the frame decoded on the way or -1, its bytes)`` of a read from 1-based
+    ``line``, or from content byte ``start`` (then ``line`` is the line that holds it, counted in its frame)."""
     seek = reader.table
-    if offset >= seek.size:
-        return table.newlines_before[-1] + 1
-    frame = seek.frame_at(offset)
-    within = offset - seek.d_offsets[frame]
-    return table.line_of_frame(frame) + (reader.frame(frame).count(b"\n", 0, within) if within else 0)
+    if start is not None:
+        if start >= seek.size:
+            return table.newlines_before[-1] + 1, start, -1, b""
+        frame = seek.frame_at(start)
+        data = reader.frame(frame)
+        return table.line_of_frame(frame) + data.count(b"\n", 0, start - seek.d_offsets[frame]), start, frame, data
+    if line == 1:
+        return 1, 0, -1, b""
+    frame = table.frame_of_newline(line - 1)
+    data = reader.frame(frame)
+    at, _ = _nth_newline(data, line - 1 - table.newlines_before[frame])
+    return line, seek.d_offsets[frame] + at + 1, frame, data
 
 
-def read_lines(reader: SeekableReader, table: LineTable, line: int, count: int, cap: int,
+def read_lines(reader: SeekableReader, table: LineTable, line: int | None, count: int, cap: int,
                start: int | None = None) -> LineRead:
     """Read ``count`` lines from 1-based ``line`` (the caller has checked it exists), at most ``cap`` bytes; or,
-    with ``start``, from content byte ``start`` (inside line ``line``: the rest of that line is the first line read).
+    with ``start`` (``0 <= start <= size``) instead, from content byte ``start``: the rest of the line it falls in
+    is the first line read, and :attr:`LineRead.line` says which line that is (its frame is decoded once for both).
 
     Raises:
         FormatError: a damaged frame.
     """
     seek = reader.table
     size = seek.size
-    cached_frame, cached = -1, b""
-    if start is not None:
-        pass
-    elif line == 1:
-        start = 0
-    else:
-        frame = table.frame_of_newline(line - 1)
-        cached_frame, cached = frame, reader.frame(frame)
-        at, _ = _nth_newline(cached, line - 1 - table.newlines_before[frame])
-        start = seek.d_offsets[frame] + at + 1
+    line, start, cached_frame, cached = _start(reader, table, 1 if line is None else line, start)
     out = bytearray()
     found = 0
     cut = False
@@ -133,7 +130,7 @@ def read_lines(reader: SeekableReader, table: LineTable, line: int, count: int, 
             out += piece
             frame += 1
     data = bytes(out)
-    return LineRead(start, data, data.count(b"\n"), cut)
+    return LineRead(start, data, data.count(b"\n"), cut, line)
 
 
 __all__ = [

@@ -28,6 +28,8 @@ __all__ = [
     "FILE_FLAGS",
     "DirCache",
     "describe",
+    "identity",
+    "is_at",
     "open_dir",
     "open_file",
     "remove_tree_at",
@@ -54,6 +56,26 @@ def describe(dir_fd: int, name: str) -> str:
     except OSError:
         return "missing"
     return _kind(mode)
+
+
+def identity(fd: int) -> tuple[int, int]:
+    """``(st_dev, st_ino)`` of the open file ``fd``: what :func:`is_at` compares. Raises OSError from ``fstat``."""
+    st = os.fstat(fd)
+    return st.st_dev, st.st_ino
+
+
+def is_at(root: int, path: str, ident: tuple[int, int]) -> bool:
+    """True while ``path`` (relative to the directory ``root``, for example ``runs/<run>/<agent>/<name>``) names the
+    very file whose :func:`identity` is ``ident``: one ``lstat`` (``fstatat`` without following the last component),
+    never an ``open``. A file whose directory was moved away (a ``delete_run`` renames it to the trash), removed,
+    or replaced is not found there (False; so is any failure of the lookup). The lookup resolves the directories
+    above the file as the kernel does, a metadata lookup that can only confirm a file already opened by the checked
+    way (:func:`walk`, :func:`open_file`): nothing is opened or read through a link."""
+    try:
+        found = os.stat(path, dir_fd=root, follow_symlinks=False)
+    except OSError:
+        return False
+    return (found.st_dev, found.st_ino) == ident
 
 
 def _kind(mode: int) -> str:

@@ -128,16 +128,6 @@ def _retire_own(index, blobs, parts: tuple[str, ...], name: str, fd: int, dying:
     return blobs.segments.retire_idle(parts, name)
 
 
-def _in_place(blobs, parts: tuple[str, ...], name: str, fd: int) -> bool:
-    """True if the segment open at ``fd`` is still ``name`` in the directory ``parts`` (not moved to the trash)."""
-    try:
-        found = os.stat("/".join((*parts, name)), dir_fd=blobs.root_fd, follow_symlinks=False)
-        mine = os.fstat(fd)
-    except OSError:
-        return False
-    return (found.st_dev, found.st_ino) == (mine.st_dev, mine.st_ino)
-
-
 def _closed(fd: int, dir_fd: int) -> None:
     if fd >= 0:
         os.close(fd)
@@ -183,7 +173,8 @@ def _compact(index, blobs, parts: tuple[str, ...], name: str, fd: int, live: lis
             pending.append(copy)
             moves.append((old, copy.info.blob))
         with blobs.delete_lock(False, BUSY_TIMEOUT):  # no delete moves either directory meanwhile
-            if not _in_place(blobs, parts, name, fd) or not all(copy.exists() for copy in pending):
+            if (not safe_fs.is_at(blobs.root_fd, "/".join((*parts, name)), safe_fs.identity(fd))
+                    or not all(copy.exists() for copy in pending)):
                 return 0  # a delete moved the old segment (its rows are hidden) or the copies away
             return index.relocate(moves)
     except ScratchError as exc:

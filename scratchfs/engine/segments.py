@@ -35,6 +35,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
+from scratchfs.engine import safe_fs
 from scratchfs.engine.protocols import BlobInfo
 from scratchfs.engine.sources import SliceRange
 from scratchfs.foundation import forks
@@ -215,20 +216,20 @@ class _Segment:
         st, dir_st = os.fstat(fd), os.fstat(dir_fd)
         self.fd, self.dir_fd, self.parts, self.name = fd, dir_fd, parts, name
         self.path = "/".join((*parts, name))
-        self.ident = (st.st_dev, st.st_ino)
+        self.ident = (st.st_dev, st.st_ino)  # as safe_fs.identity
         self.dir_ident = (dir_st.st_dev, dir_st.st_ino)
         self.end = st.st_size
         self.refs = 0  # writes appended but not yet committed or discarded
         self.retired = False
 
     def in_place(self, root_fd: int) -> bool:
-        """True while this very file is still at its path below the root (one ``lstat``)."""
-        return _same(root_fd, self.path, self.ident)
+        """True while this very file is still at its path below the root (one ``lstat``: :func:`safe_fs.is_at`)."""
+        return safe_fs.is_at(root_fd, self.path, self.ident)
 
     def dir_in_place(self, root_fd: int) -> bool:
         """True while the directory the segment was created in is still at its path (a ``delete_run`` or
         ``delete_agent`` moves it to the trash; nothing else moves a directory)."""
-        return _same(root_fd, "/".join(self.parts), self.dir_ident)
+        return safe_fs.is_at(root_fd, "/".join(self.parts), self.dir_ident)
 
     def close(self) -> None:
         """Close both descriptors (dropping the ``flock``); idempotent."""
@@ -237,14 +238,6 @@ class _Segment:
             if fd >= 0:
                 setattr(self, attr, -1)
                 os.close(fd)
-
-
-def _same(root_fd: int, path: str, ident: tuple[int, int]) -> bool:
-    try:
-        st = os.stat(path, dir_fd=root_fd, follow_symlinks=False)
-    except OSError:
-        return False
-    return (st.st_dev, st.st_ino) == ident
 
 
 class SegmentWriter:

@@ -14,9 +14,6 @@ Sizes and offsets are bytes; ``expires_in`` and ``next_expiry_in`` are seconds f
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import logging
 import os
 import re
@@ -28,7 +25,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from scratchfs.api.contract import ScratchTools
-from scratchfs.api.inspector import DEFAULT_SOON, fsck, stats
+from scratchfs.api.inspector import DEFAULT_SOON, decode_cursor, encode_cursor, fsck, iter_entries, stats, stats_in_sql
 from scratchfs.api.scope import Scope
 from scratchfs.api.store import ScratchStore
 from scratchfs.engine.protocols import Entry
@@ -155,30 +152,11 @@ def list_runs(request: Request) -> dict[str, Any]:
     return {"now": now, "runs": ordered}
 
 
-def _encode_cursor(entry: Entry) -> str:
-    raw = json.dumps([entry.created_at, entry.agent_id, entry.kind, entry.key], ensure_ascii=False)
-    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
-
-
-def _decode_cursor(cursor: str) -> tuple[float, str, str, str]:
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        created, agent, kind, key = json.loads(raw)
-        if not (isinstance(created, (int, float)) and not isinstance(created, bool) and isinstance(agent, str)
-                and isinstance(kind, str) and isinstance(key, str)):
-            raise ValueError
-    except (ValueError, TypeError, binascii.Error, UnicodeDecodeError):
-        raise InvalidArgument(f"not a cursor of this API: {checks.shorten(cursor)}") from None
-    return float(created), agent, kind, key
-
-
-def _sort_key(e: Entry) -> tuple[float, str, str, str]:
-    return e.created_at, e.agent_id, e.kind, e.key
-
-
 def run_entries(request: Request, run: str) -> dict[str, Any]:
     """A run's live entries, oldest first, paged: ``?limit=`` (1-1000, 100) and ``?cursor=`` (the previous page's
-    ``next_cursor``); ``?agent=`` and ``?kind=`` (handle, scratch) filter."""
+    ``next_cursor``, the cursor of :func:`~scratchfs.api.inspector.iter_entries`, as ``ls`` prints it); ``?agent=``
+    and ``?kind=`` (handle, scratch) filter. Streamed from the index a page of rows at a time (constant memory);
+    ``remaining`` counts the entries after the page."""
     q = _query(request, ("cursor", "limit", "agent", "kind"))
     limit = _int(q.get("limit", str(DEFAULT_PAGE)), "limit")
     if not 1 <= limit <= MAX_PAGE:
@@ -187,17 +165,20 @@ def run_entries(request: Request, run: str) -> dict[str, Any]:
     kind = q.get("kind")
     if kind not in (None, "handle", "scratch"):
         raise InvalidArgument(f"kind must be handle or scratch: {checks.shorten(kind)}")
+    after = decode_cursor(q["cursor"]) if "cursor" in q else None
     store = _store(request)
     now = store.now()
-    entries = sorted((e for e in store.list_entries_for_run(run)
-                      if (agent is None or e.agent_id == agent) and (kind is None or e.kind == kind)), key=_sort_key)
-    if "cursor" in q:
-        after = _decode_cursor(q["cursor"])
-        entries = [e for e in entries if _sort_key(e) > after]
-    page = entries[:limit]
-    more = len(entries) > limit
-    return {"run_id": run, "now": now, "count": len(page), "remaining": len(entries) - len(page),
-            "next_cursor": _encode_cursor(page[-1]) if more else None,
+    page, last, remaining = [], None, 0
+    for entry, cursor in iter_entries(store, now, run, agent, after):
+        if kind is not None and entry.kind != kind:
+            continue
+        if len(page) < limit:
+            page.append(entry)
+            last = cursor
+        else:
+            remaining += 1
+    return {"run_id": run, "now": now, "count": len(page), "remaining": remaining,
+            "next_cursor": encode_cursor(last) if remaining else None,
             "entries": [entry_dict(e, now) for e in page]}
 
 
@@ -290,15 +271,17 @@ def scratch_read(request: Request, run: str, agent: str) -> dict[str, Any]:
 # -- inspector --------------------------------------------------------------------------------------------------------
 
 def stats_view(request: Request) -> dict[str, Any]:
-    """Per run and agent: entries, bytes, oldest entry, entries expiring within ``?soon=`` seconds (300)."""
+    """Per run and agent: entries, bytes, oldest entry, entries expiring within ``?soon=`` seconds (300), and those
+    expired but not swept yet; aggregated by the index (:func:`~scratchfs.api.inspector.stats_in_sql`), as
+    ``scratchfs stats`` does."""
     q = _query(request, ("run", "soon"))
     soon = float(_int(q.get("soon", str(int(DEFAULT_SOON))), "soon"))
     if soon < 0:
         raise InvalidArgument(f"soon must not be negative: {soon}")
     store = _store(request)
     now = store.now()
-    entries = store.list_entries_for_run(checks.check_run_id(q["run"])) if "run" in q else store.list_entries()
-    return {"now": now, "soon": soon, "scopes": [s.to_dict() for s in stats(entries, now, soon)]}
+    run = checks.check_run_id(q["run"]) if "run" in q else None
+    return {"now": now, "soon": soon, "scopes": [s.to_dict() for s in stats_in_sql(store, now, soon, run)]}
 
 
 def fsck_view(request: Request) -> dict[str, Any]:

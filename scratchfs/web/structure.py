@@ -1,22 +1,20 @@
-"""Structure views of one spilled entry for the web inspector: a JSON tree, expanded one node at a time, and a CSV
-table, paged by rows. Both parse on the server from a bounded read of the entry.
+"""Structure views of one spilled entry for the web inspector: a JSON tree, expanded one node at a time, a CSV
+table, paged by rows, and the text of an HTML page. A person sees what the model reads: the table and the text come
+from the same functions as the model's structure reads (:attr:`scratchfs.api.scope.Scope.structure`).
 
-* The content is read through :meth:`scratchfs.api.scope.Scope.read_range` in 64 KiB ranges, at most
+* JSON is read through :meth:`scratchfs.api.scope.Scope.read_range` in 64 KiB ranges, at most
   :data:`MAX_STRUCTURE_BYTES` bytes: a JSON document larger than that gets no tree (``InvalidArgument``; its lines,
-  ranges and searches still work), a larger CSV is tabled from its first :data:`MAX_STRUCTURE_BYTES` bytes (cut
-  after the last whole line; ``partial`` says so).
-* JSON is parsed by the standard library's :mod:`json` (RFC 8259; ``NaN`` and ``Infinity`` are refused, since they are
-  not JSON); nodes are addressed by JSON Pointer (RFC 6901: ``""`` the root, ``/a/0/b``, ``~0`` for ``~`` and ``~1``
-  for ``/``). A node's children are listed in pages of at most :data:`MAX_CHILDREN`; a scalar child carries its
-  value, a string cut to :data:`MAX_STRING_CHARS` characters (``cut`` says so).
-* CSV is parsed by :mod:`csv` (RFC 4180 quoting; the delimiter -- comma, tab, semicolon or bar -- picked by
-  :class:`csv.Sniffer` from the first 64 KiB, a comma when it cannot tell); rows are returned in pages of at most
-  :data:`MAX_ROWS`, cells cut to :data:`MAX_CELL_CHARS` characters.
-
-* HTML is reduced to its text by the standard library's :class:`html.parser.HTMLParser` (HTML5 character references
-  decoded; the contents of ``script``, ``style``, ``template`` and ``noscript`` dropped; white space squeezed to one
-  space outside ``pre``; a line break around each block element, blank lines dropped), returned in pages of at
-  most :data:`MAX_TEXT_CHARS` characters.
+  ranges and searches still work). It is parsed by the standard library's :mod:`json` (RFC 8259; ``NaN`` and
+  ``Infinity`` are refused, since they are not JSON); nodes are addressed by JSON Pointer (RFC 6901: ``""`` the root,
+  ``/a/0/b``, ``~0`` for ``~`` and ``~1`` for ``/``). A node's children are listed in pages of at most
+  :data:`MAX_CHILDREN`; a scalar child carries its value, a string cut to :data:`MAX_STRING_CHARS` characters
+  (``cut`` says so).
+* CSV/TSV records are those of the model's ``rows`` read (:meth:`~scratchfs.api.structured.StructureReads.table`:
+  the ``csv`` module, a tab delimiter when the header line has at least as many tabs as commas, else a comma): the
+  records that start in the first :data:`MAX_STRUCTURE_BYTES` bytes (``partial`` says when more follow), returned in
+  pages of at most :data:`MAX_ROWS`, cells cut to :data:`MAX_CELL_CHARS` characters.
+* HTML is the model's ``view="text"`` (:meth:`~scratchfs.api.structured.StructureReads.text_view`), returned in pages
+  of at most :data:`MAX_TEXT_CHARS` characters.
 
 Parsed documents are kept in a small cache (:data:`CACHE_DOCUMENTS` of them, by run, agent and handle: a handle's
 content never changes), so expanding a tree does not parse the document again.
@@ -24,13 +22,9 @@ content never changes), so expanding a tree does not parse the document again.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-import re
 import threading
 from collections import OrderedDict
-from html.parser import HTMLParser
 from typing import Any
 
 from scratchfs.api.scope import Scope
@@ -191,20 +185,8 @@ def json_tree(scope: Scope, handle: str, pointer: str = "", offset: int = 0, lim
 
 
 def _parse_csv(scope: Scope, handle: str) -> tuple[list[list[str]], bool]:
-    data, size = read_bounded(scope, handle)
-    partial = size > len(data)
-    if partial:
-        data = data[: data.rfind(b"\n") + 1]
-    text = data.decode("utf-8-sig", "replace")
-    try:
-        dialect: Any = csv.Sniffer().sniff(text[:65536], delimiters=",\t;|")
-    except csv.Error:
-        dialect = csv.excel
-    try:
-        rows = [[cell[:MAX_CELL_CHARS] for cell in row] for row in csv.reader(io.StringIO(text, newline=""), dialect)]
-    except csv.Error as exc:
-        raise InvalidArgument(f"the entry is not CSV: {exc}") from None
-    return rows, partial
+    records, partial = scope.structure.table(handle, MAX_STRUCTURE_BYTES)  # as the model's rows read parses it
+    return [[cell[:MAX_CELL_CHARS] for cell in row] for row in records], partial
 
 
 def csv_table(scope: Scope, handle: str, row: int = 0, rows: int = 100) -> dict[str, Any]:
@@ -228,56 +210,19 @@ def csv_table(scope: Scope, handle: str, row: int = 0, rows: int = 100) -> dict[
             "total_rows": len(body), "next_row": end if end < len(body) else None, "partial": partial}
 
 
-_HIDDEN = frozenset({"script", "style", "template", "noscript"})
-_BLOCKS = frozenset({"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "section", "article",
-                     "header", "footer", "table", "ul", "ol", "dt", "dd", "blockquote", "title", "hr"})
-
-
-class _TextOf(HTMLParser):
-    """Collects the visible text of an HTML document."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self.hidden = 0
-        self.pre = 0
-
-    def handle_starttag(self, tag: str, attrs: Any) -> None:
-        if tag in _HIDDEN:
-            self.hidden += 1
-        elif tag in _BLOCKS:
-            self.parts.append("\n")
-        self.pre += tag == "pre"
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in _HIDDEN:
-            self.hidden = max(0, self.hidden - 1)
-        elif tag in _BLOCKS:
-            self.parts.append("\n")
-        if tag == "pre":
-            self.pre = max(0, self.pre - 1)
-
-    def handle_data(self, data: str) -> None:
-        if not self.hidden:
-            self.parts.append(data if self.pre else re.sub(r"\s+", " ", data))
-
-
 def _parse_html(scope: Scope, handle: str) -> tuple[str, bool]:
-    data, size = read_bounded(scope, handle)
-    parser = _TextOf()
-    parser.feed(data.decode("utf-8", "replace"))
-    parser.close()
-    text = re.sub(r"[ \t]*\n[ \t\n]*", "\n", "".join(parser.parts)).strip()
-    return text, size > len(data)
+    return scope.structure.text_view(handle), False  # the text the model's view="text" pages
 
 
 def html_text(scope: Scope, handle: str, offset: int = 0, length: int = MAX_TEXT_CHARS) -> dict[str, Any]:
-    """A page of the text of a spilled HTML entry: ``{handle, offset, length, size, next_offset, partial, data}``
-    (offsets, lengths and ``size`` in characters of the extracted text; ``partial``: only the first
-    :data:`MAX_STRUCTURE_BYTES` bytes were read).
+    """A page of the text of a spilled HTML entry -- the text view the model reads with ``view="text"``
+    (:meth:`~scratchfs.api.structured.StructureReads.text_view`) -- as ``{handle, offset, length, size, next_offset,
+    partial, data}`` (offsets, lengths and ``size`` in characters of the text; ``partial`` is always false: the whole
+    page is read, up to :data:`~scratchfs.engine.structure.MAX_HTML_BYTES`).
 
     Raises:
-        InvalidArgument: a bad offset or length. NotFound, CorruptBlob, StoreBusy, StorageError: from the store.
+        InvalidArgument: a bad offset or length, not an HTML entry, or one over the bound. NotFound, CorruptBlob,
+            StoreBusy, StorageError: from the store.
     """
     if not 1 <= length <= MAX_TEXT_CHARS:
         raise InvalidArgument(f"length must be 1 to {MAX_TEXT_CHARS}: {length}")

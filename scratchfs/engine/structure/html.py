@@ -22,11 +22,11 @@ from cssselect import SelectorError
 from inscriptis import Inscriptis, get_text
 from inscriptis.model.config import ParserConfig
 
+from scratchfs.engine.caches import LRU
 from scratchfs.engine.structure.paging import (
     ContentSource,
     ItemPage,
     TextPage,
-    ViewCache,
     check_budget,
     decode_cursor,
     encode_cursor,
@@ -34,6 +34,7 @@ from scratchfs.engine.structure.paging import (
     fill_text,
     read_whole,
 )
+from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
 
 __all__ = ["MAX_HTML_BYTES", "MAX_SELECTOR_CHARS", "html_text", "select_page", "text_page"]
@@ -43,7 +44,8 @@ MAX_HTML_BYTES = 32 * 1024 * 1024
 MAX_SELECTOR_CHARS = 1024
 """Longest CSS selector, in characters."""
 
-_CACHE = ViewCache()
+_VIEW_CACHE_BYTES = 64 * 1024 * 1024
+_CACHE: LRU[str, bytes] = LRU(8, max_weight=_VIEW_CACHE_BYTES, weigh=len, max_item_weight=_VIEW_CACHE_BYTES)
 
 
 def _decode(data: bytes) -> str:
@@ -54,12 +56,13 @@ def html_text(source: ContentSource, cache_key: str | None = None) -> bytes:
     """The text view of an HTML content as UTF-8 bytes: ``inscriptis.get_text`` of its text (invalid UTF-8 read as
     U+FFFD). Raises InvalidArgument for a document over :data:`MAX_HTML_BYTES`."""
     key = None if cache_key is None else f"html:{cache_key}"
-    found = _CACHE.get(key)
+    found = None if key is None else _CACHE.get(key)
     if found is not None:
         return found
     text = _decode(read_whole(source, MAX_HTML_BYTES, "the HTML text view"))
     view = get_text(text).encode("utf-8") if text.strip() else b""
-    _CACHE.put(key, view, len(view))
+    if key is not None:
+        _CACHE.put(key, view)
     return view
 
 
@@ -83,9 +86,7 @@ def page_of_text(view: bytes, size: int, offset: int, cursor: str | None, budget
     """A page of a rendered ``view`` (bytes) of a content of ``size`` bytes, from ``offset`` or ``cursor``."""
     if cursor is not None:
         (offset,) = decode_cursor(cursor, 1, size)
-    if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset <= len(view):
-        raise InvalidArgument(f"offset must be an integer from 0 to {len(view):,} (the text view's size in bytes): "
-                              f"{str(offset)[:40]!r}")
+    offset = check_int(offset, "offset (a byte offset into the text view)", 0, len(view))
     while offset < len(view) and view[offset] & 0xC0 == 0x80:
         offset += 1  # an offset inside a character starts at the next one
     page, end = fill_text(view, offset, budget, TextPage(offset, "", None, {"size": len(view)}))
@@ -126,8 +127,7 @@ def select_page(source: ContentSource, selector: str, *, cursor: str | None = No
     budget = check_budget(budget_bytes)
     if not isinstance(selector, str) or not selector.strip() or len(selector) > MAX_SELECTOR_CHARS:
         raise InvalidArgument(f"select must be a CSS selector of 1 to {MAX_SELECTOR_CHARS} characters")
-    if isinstance(max_elements, bool) or not isinstance(max_elements, int) or max_elements < 1:
-        raise InvalidArgument(f"max_elements must be a positive integer: {str(max_elements)[:40]!r}")
+    max_elements = check_int(max_elements, "max_elements", 1)
     index, chars = decode_cursor(cursor, 2, source.size) if cursor is not None else (0, 0)
     tree = _tree(source)
     try:

@@ -27,16 +27,17 @@ from typing import Any
 import ijson
 import jq
 
+from scratchfs.engine.caches import LRU
 from scratchfs.engine.structure.paging import (
     ContentSource,
     ItemPage,
-    ViewCache,
     check_budget,
     decode_cursor,
     encode_cursor,
     fill_items,
     read_whole,
 )
+from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
 
 __all__ = ["MAX_FILTER_CHARS", "MAX_JQ_DOCUMENT_BYTES", "compile_filter", "jq_page", "parse_path", "stream_path"]
@@ -46,7 +47,8 @@ MAX_JQ_DOCUMENT_BYTES = 64 * 1024 * 1024
 MAX_FILTER_CHARS = 4096
 """Longest jq filter, in characters."""
 
-_CUT = ViewCache(max_bytes=64 * 1024 * 1024, max_entries=16)  # texts of outputs cut across pages
+_CUT_CHARS = 64 * 1024 * 1024
+_CUT: LRU[str, str] = LRU(16, max_weight=_CUT_CHARS, weigh=len, max_item_weight=_CUT_CHARS)  # outputs cut across pages
 _PREFIX = "def env: {}; {} as $ENV | "
 _STEP_RE = re.compile(
     r'\.?\[(\d+)\]|\.?\[\]|\.([A-Za-z_][A-Za-z0-9_]*)|\.?\["((?:[^"\\]|\\.)*)"\]|\."((?:[^"\\]|\\.)*)"')
@@ -117,8 +119,7 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
             :data:`MAX_JQ_DOCUMENT_BYTES` with a filter that is not a path.
     """
     budget = check_budget(budget_bytes)
-    if isinstance(max_results, bool) or not isinstance(max_results, int) or max_results < 1:
-        raise InvalidArgument(f"max_results must be a positive integer: {str(max_results)[:40]!r}")
+    max_results = check_int(max_results, "max_results", 1)
     index, chars = decode_cursor(cursor, 2, source.size) if cursor is not None else (0, 0)
     page = ItemPage("results", index + 1)
     if chars and cache_key is not None:
@@ -139,7 +140,7 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
 
     def keep(number: int, text: str) -> None:
         if cache_key is not None:
-            _CUT.put(f"jq:{cache_key}:{number}:{filter}", text, len(text))
+            _CUT.put(f"jq:{cache_key}:{number}:{filter}", text)
 
     return fill_items(page, numbered(), chars, budget, max_results,
                       lambda number, skip: encode_cursor((number, skip), source.size), keep)

@@ -24,6 +24,7 @@ from scratchfs.engine.structure.paging import (
     fill_items,
     iter_lines,
 )
+from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
 
 __all__ = ["MAX_RECORDS", "MAX_RECORD_BYTES", "records_page"]
@@ -32,13 +33,6 @@ MAX_RECORD_BYTES = 64 * 1024 * 1024
 """Longest record (bytes) a read holds in memory; a longer line is refused with InvalidArgument."""
 MAX_RECORDS = 10_000
 """Most records a page asks for."""
-
-
-def _check_count(value: object, name: str, low: int, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
-        bound = f" to {high:,}" if high is not None else " or more"
-        raise InvalidArgument(f"{name} must be an integer from {low}{bound}: {str(value)[:40]!r}")
-    return value
 
 
 def records_page(source: ContentSource, record: int = 1, records: int = 50, *, jq: str | None = None,
@@ -65,11 +59,11 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
             than :data:`MAX_RECORD_BYTES`.
     """
     budget = check_budget(budget_bytes)
-    records = _check_count(records, "records", 1, MAX_RECORDS)
+    records = check_int(records, "records", 1, MAX_RECORDS)
     if cursor is not None:
         number, offset, out_index, chars = decode_cursor(cursor, 4, source.size)
     else:
-        number, offset, out_index, chars = _check_count(record, "record", 1), 0, 0, 0
+        number, offset, out_index, chars = check_int(record, "record", 1), 0, 0, 0
         number, offset = _seek(source, number)
     program = compile_filter(jq, 1_000_000) if jq is not None else None
 

@@ -14,13 +14,12 @@ read from the wrong place.
 from __future__ import annotations
 
 import json
-import threading
 import zlib
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
 
 __all__ = [
@@ -33,7 +32,6 @@ __all__ = [
     "ItemPage",
     "ReaderSource",
     "TextPage",
-    "ViewCache",
     "check_budget",
     "decode_cursor",
     "encode_cursor",
@@ -104,11 +102,7 @@ def json_bytes(value: Any) -> int:
 
 def check_budget(budget_bytes: object) -> int:
     """``budget_bytes`` checked: an int in ``[MIN_BUDGET_BYTES, MAX_BUDGET_BYTES]``. Raises InvalidArgument."""
-    if isinstance(budget_bytes, bool) or not isinstance(budget_bytes, int) or not (
-            MIN_BUDGET_BYTES <= budget_bytes <= MAX_BUDGET_BYTES):
-        raise InvalidArgument(f"budget_bytes must be an integer from {MIN_BUDGET_BYTES} to {MAX_BUDGET_BYTES}: "
-                              f"{str(budget_bytes)[:40]!r}")
-    return budget_bytes
+    return check_int(budget_bytes, "budget_bytes", MIN_BUDGET_BYTES, MAX_BUDGET_BYTES)
 
 
 def encode_cursor(numbers: Iterable[int], size: int) -> str:
@@ -153,28 +147,36 @@ def iter_chunks(source: ContentSource, offset: int = 0, chunk_bytes: int = CHUNK
 
 def iter_lines(source: ContentSource, offset: int = 0, max_line_bytes: int = 64 * 1024 * 1024,
                ) -> Iterator[tuple[int, bytes]]:
-    """``(byte offset, line)`` for each line from ``offset`` on, line ends kept (a line ends at ``\\n``).
+    """``(byte offset, line)`` for each line from ``offset`` on, line ends kept (a line ends at ``\\n``). A line
+    that spans chunks is held as its pieces and joined once when it ends: each byte is copied a bounded number of
+    times, however long the line.
 
     Raises:
         InvalidArgument: a line is longer than ``max_line_bytes`` (the bound on what is held in memory).
     """
-    rest = b""
+    held: list[bytes] = []  # the pieces of a line not yet ended, in order
+    held_bytes = 0
     start = offset
     for chunk in iter_chunks(source, offset):
-        data = rest + chunk if rest else chunk
         pos = 0
         while True:
-            end = data.find(b"\n", pos)
+            end = chunk.find(b"\n", pos)
             if end < 0:
                 break
-            yield start, data[pos : end + 1]
-            start += end + 1 - pos
+            line = chunk[pos : end + 1]
+            if held:
+                held.append(line)
+                line, held, held_bytes = b"".join(held), [], 0
+            yield start, line
+            start += len(line)
             pos = end + 1
-        rest = data[pos:]
-        if len(rest) > max_line_bytes:
-            raise InvalidArgument(f"a line at byte {start} is longer than {max_line_bytes:,} bytes")
-    if rest:
-        yield start, rest
+        if pos < len(chunk):
+            held.append(chunk[pos:] if pos else chunk)
+            held_bytes += len(chunk) - pos
+            if held_bytes > max_line_bytes:
+                raise InvalidArgument(f"a line at byte {start} is longer than {max_line_bytes:,} bytes")
+    if held:
+        yield start, b"".join(held)
 
 
 @dataclass(slots=True)
@@ -310,34 +312,3 @@ def fill_text(text_bytes: bytes, offset: int, budget: int, page: TextPage) -> tu
         take = max(4, min(take - 1, int(take * room / max(1, cost))))
     page.text = text
     return page, end
-
-
-class ViewCache:
-    """A small least-recently-used cache of rendered views (HTML text, terminal view) by a caller's key, holding
-    at most ``max_bytes`` in all; thread-safe."""
-
-    def __init__(self, max_bytes: int = 64 * 1024 * 1024, max_entries: int = 8) -> None:
-        self.max_bytes = max_bytes
-        self.max_entries = max_entries
-        self._items: OrderedDict[str, Any] = OrderedDict()
-        self._sizes: dict[str, int] = {}
-        self._lock = threading.Lock()
-
-    def get(self, key: str | None) -> Any:
-        if key is None:
-            return None
-        with self._lock:
-            value = self._items.get(key)
-            if value is not None:
-                self._items.move_to_end(key)
-            return value
-
-    def put(self, key: str | None, value: Any, size: int) -> None:
-        if key is None or size > self.max_bytes:
-            return
-        with self._lock:
-            self._items[key] = value
-            self._sizes[key] = size
-            while len(self._items) > self.max_entries or sum(self._sizes.values()) > self.max_bytes:
-                old, _ = self._items.popitem(last=False)
-                self._sizes.pop(old, None)

@@ -23,9 +23,10 @@ from scratchfs.engine.structure.paging import (
     iter_lines,
     json_bytes,
 )
+from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
 
-__all__ = ["MAX_ROWS", "detect_delimiter", "rows_page"]
+__all__ = ["MAX_ROWS", "detect_delimiter", "iter_rows", "rows_page"]
 
 MAX_ROWS = 10_000
 """Most rows a page asks for."""
@@ -89,6 +90,27 @@ def _select(header: list[str], columns: object) -> list[int] | None:
     return picked
 
 
+def iter_rows(source: ContentSource, delimiter: str | None = None) -> Iterator[tuple[int, list[str]]]:
+    """Every record of a CSV/TSV content from its start, the header first, as :func:`rows_page` reads them:
+    ``(byte offset where the record starts, cells)``, blank lines skipped, a quoted multi-line field part of one
+    record. ``delimiter``: ``","``, ``"\\t"``, ``";"`` or ``"|"``; ``None`` detects it from the header line
+    (:func:`detect_delimiter`).
+
+    Raises:
+        InvalidArgument: a bad delimiter; while iterating, a malformed table (the ``csv`` module's message and the
+            byte offset).
+    """
+    return _reader(source, 0, _delimiter(source, delimiter))[1]
+
+
+def _delimiter(source: ContentSource, delimiter: str | None) -> str:
+    if delimiter is None:
+        return detect_delimiter(source.read(0, 65536).split(b"\n", 1)[0])
+    if delimiter not in (",", "\t", ";", "|"):
+        raise InvalidArgument(f"delimiter must be one of ',', tab, ';', '|': {str(delimiter)[:10]!r}")
+    return delimiter
+
+
 def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: list[str | int] | None = None,
               cursor: str | None = None, budget_bytes: int = 8192, delimiter: str | None = None) -> ItemPage:
     """Read rows ``row`` to ``row + rows - 1`` of a CSV/TSV content, with the header, optionally some columns only.
@@ -111,12 +133,8 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
             (the ``csv`` module's message and the byte offset), a bad cursor, count or budget.
     """
     budget = check_budget(budget_bytes)
-    if isinstance(rows, bool) or not isinstance(rows, int) or not 1 <= rows <= MAX_ROWS:
-        raise InvalidArgument(f"rows must be an integer from 1 to {MAX_ROWS:,}: {str(rows)[:40]!r}")
-    if delimiter is None:
-        delimiter = detect_delimiter(source.read(0, 65536).split(b"\n", 1)[0])
-    elif delimiter not in (",", "\t", ";", "|"):
-        raise InvalidArgument(f"delimiter must be one of ',', tab, ';', '|': {str(delimiter)[:10]!r}")
+    rows = check_int(rows, "rows", 1, MAX_ROWS)
+    delimiter = _delimiter(source, delimiter)
     _, header_rows = _reader(source, 0, delimiter)
     first = next(header_rows, None)
     header = first[1] if first else []
@@ -125,8 +143,7 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
         number, offset, chars = decode_cursor(cursor, 3, source.size)
         _, body = _reader(source, offset, delimiter)
     else:
-        if isinstance(row, bool) or not isinstance(row, int) or row < 1:
-            raise InvalidArgument(f"row must be an integer from 1: {str(row)[:40]!r}")
+        row = check_int(row, "row", 1)
         number, chars, body = row, 0, header_rows
         for skipped in range(row - 1):
             if next(body, None) is None:

@@ -29,6 +29,7 @@ from scratchfs.engine.structure.paging import (
     fill_text,
     iter_lines,
 )
+from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
 
 __all__ = ["MAX_LINE_BYTES", "render_line", "render_text", "view_page"]
@@ -136,9 +137,7 @@ def view_page(source: ContentSource, offset: int = 0, *, cursor: str | None = No
     elif raw_offset is not None:
         (raw_at, view_at), skip = _line_of(source, raw_offset), 0
     else:
-        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-            raise InvalidArgument(f"offset must be a non-negative integer: {str(offset)[:40]!r}")
-        raw_at, view_at, skip = 0, 0, offset
+        raw_at, view_at, skip = 0, 0, check_int(offset, "offset", 0)
     pieces: list[bytes] = []
     starts: list[tuple[int, int]] = []  # (raw offset, view offset) of each rendered line held
     held = 0
@@ -173,8 +172,7 @@ def view_page(source: ContentSource, offset: int = 0, *, cursor: str | None = No
 
 def _line_of(source: ContentSource, raw_offset: object) -> tuple[int, int]:
     """``(raw offset, view offset)`` of the line holding byte ``raw_offset`` (rendering the lines before it)."""
-    if isinstance(raw_offset, bool) or not isinstance(raw_offset, int) or not 0 <= raw_offset <= source.size:
-        raise InvalidArgument(f"raw_offset must be an integer from 0 to {source.size:,}: {str(raw_offset)[:40]!r}")
+    raw_offset = check_int(raw_offset, "raw_offset", 0, source.size)
     view_at = 0
     for start, line in iter_lines(source, 0, MAX_LINE_BYTES):
         if start + len(line) > raw_offset:
