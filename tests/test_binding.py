@@ -203,3 +203,20 @@ def test_rebuild_keeps_a_newer_value_and_the_cli_reports_it(tmp_path, clock):
     assert "entries restored" in result.output
     with ScratchStore(tmp_path, clock=clock) as store:
         assert store.scope("r", "a").scratch_read("k") == b"new"  # the newer of the two blobs wins
+
+
+def test_fsck_rebuilds_a_lost_index_at_the_default_root(tmp_path, monkeypatch):
+    """Without --root (and without $SCRATCHFS_ROOT) the store is the user cache directory's; --rebuild-index rebuilds
+    its lost index there as it does with --root, instead of refusing to open it."""
+    monkeypatch.delenv("SCRATCHFS_ROOT", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = tmp_path / "cache" / "scratchfs"
+    with ScratchStore(None) as store:
+        assert store.root == root
+        store.scope("r", "a").scratch_write("k", b"kept")
+    _drop_index(root)
+    result = CliRunner().invoke(main, ["fsck", "--rebuild-index", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["rebuilt"]["restored"] == 1
+    with ScratchStore(None) as store:
+        assert store.scope("r", "a").scratch_read("k") == b"kept"

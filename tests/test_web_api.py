@@ -269,3 +269,29 @@ def test_html_text_of_the_fixture(store, client, fixture_data):
     whole = "".join(client.get(h_url(scope, book, "/text"), params={"offset": at, "length": 65536}).json()["data"]
                     for at in range(0, first["size"], 65536))
     assert len(whole) == first["size"] and "What Is Ownership?" in whole and "<script" not in whole
+
+
+def test_fsck_is_bounded_and_served_again_while_fresh(store, client, monkeypatch):
+    """A GET checks at most ?limit= entries (then gives the cursor to go on) and one report is served again, with its
+    age, instead of a new check per GET: GETs cannot pin a core."""
+    import scratchfs.web.api as web_api
+
+    scope = store.scope("run-b", "agent-1")
+    for i in range(5):
+        scope.spill(b"line %d\n" % i * 2000)
+    calls = []
+    real = web_api.fsck
+    monkeypatch.setattr(web_api, "fsck", lambda *a, **k: calls.append(k) or real(*a, **k))
+    first = client.get("/api/fsck", params={"limit": 2}).json()
+    assert first["entries_checked"] == 2 and first["next_cursor"] and first["age"] == 0
+    again = client.get("/api/fsck", params={"limit": 2}).json()
+    assert len(calls) == 1 and again["age"] >= 0 and {**again, "age": 0} == first
+    rest = client.get("/api/fsck", params={"limit": 2, "after": first["next_cursor"]}).json()
+    assert rest["entries_checked"] == 2 and len(calls) == 2
+    whole = client.get("/api/fsck").json()  # the store holds fewer entries than the default limit: all, orphans too
+    assert whole["entries_checked"] == 5 and whole["next_cursor"] is None and calls[-1]["limit"] is None
+    monkeypatch.setattr(web_api, "FSCK_CACHE_SECONDS", 0.0)
+    client.get("/api/fsck")
+    assert len(calls) == 4  # stale: checked again
+    assert client.get("/api/fsck", params={"limit": 0}).status_code == 400
+    assert client.get("/api/fsck", params={"after": "not a cursor"}).status_code == 400

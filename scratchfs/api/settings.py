@@ -18,6 +18,7 @@ from scratchfs.engine.seekable import MAX_FRAME_BYTES, MIN_FRAME_BYTES
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_choice, check_int, check_seconds, check_ttl
 from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.text import is_digits
 
 SEGMENTS_ENV = "SCRATCHFS_SEGMENT_ENTRY_BYTES"
 """Environment variable giving the default ``segment_entry_bytes`` (unset: 0, a blob file per entry)."""
@@ -29,7 +30,7 @@ def default_segment_entry_bytes() -> int | str:
     kill harness's one unexplained lost value with them on is explained (RELIABILITY.md). A value that is not a
     number is returned as it is, for validation to refuse (InvalidArgument)."""
     raw = os.environ.get(SEGMENTS_ENV, "").strip()
-    return int(raw) if raw.isdigit() else (raw or 0)
+    return int(raw) if is_digits(raw) else (raw or 0)
 
 
 @dataclass(frozen=True)
