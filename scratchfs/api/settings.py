@@ -65,7 +65,7 @@ class Settings:
         pattern_timeout: seconds one pattern search may spend in the regex engine.
         sweep_interval: seconds between background sweeps of the MCP server and proxy (0: none).
         reply_budget_bytes: the default most bytes of one model-facing reply, counted as the model receives them
-            (its JSON text); 1 KiB to 64 KiB, 8 KiB by default. A call may ask for another, up to 64 KiB.
+            (its JSON text); 2 KiB to 64 KiB, 8 KiB by default. A call may ask for another, up to 64 KiB.
     """
 
     default_ttl: float = limits.DEFAULT_TTL

@@ -78,7 +78,7 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
 @click.option("--select", default=None, help="Structure: the text of the HTML elements this CSS selector matches.")
 @click.option("--cursor", default=None, help="Structure: where the next page starts (a previous reply's cursor).")
 @click.option("--budget", type=int, default=None,
-              help="Most bytes of the JSON reply (1024 to 65536) [default: 8192].")
+              help="Most bytes of the JSON reply (2048 to 65536) [default: 8192].")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the result as the JSON a model receives (the MCP read_handle result) instead of raw bytes.")
 @with_store

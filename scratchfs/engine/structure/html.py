@@ -34,13 +34,14 @@ from scratchfs.engine.structure.paging import (
     fill_text,
     read_whole,
 )
+from scratchfs.foundation import limits
 from scratchfs.foundation.errors import InvalidArgument
 
 __all__ = ["MAX_HTML_BYTES", "MAX_SELECTOR_CHARS", "html_text", "select_page", "text_page"]
 
 MAX_HTML_BYTES = 32 * 1024 * 1024
 """Largest HTML document (bytes) parsed for a text view or a selector read."""
-MAX_SELECTOR_CHARS = 1024
+MAX_SELECTOR_CHARS = limits.MAX_SELECTOR_CHARS
 """Longest CSS selector, in characters."""
 
 _CACHE = ViewCache()

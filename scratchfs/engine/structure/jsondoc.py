@@ -37,13 +37,14 @@ from scratchfs.engine.structure.paging import (
     fill_items,
     read_whole,
 )
+from scratchfs.foundation import limits
 from scratchfs.foundation.errors import InvalidArgument
 
 __all__ = ["MAX_FILTER_CHARS", "MAX_JQ_DOCUMENT_BYTES", "compile_filter", "jq_page", "parse_path", "stream_path"]
 
 MAX_JQ_DOCUMENT_BYTES = 64 * 1024 * 1024
 """Largest document (bytes) that jq filters run over; larger ones get streaming path reads only."""
-MAX_FILTER_CHARS = 4096
+MAX_FILTER_CHARS = limits.MAX_FILTER_CHARS
 """Longest jq filter, in characters."""
 
 _CUT = ViewCache(max_bytes=64 * 1024 * 1024, max_entries=16)  # texts of outputs cut across pages
