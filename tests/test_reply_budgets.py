@@ -187,3 +187,38 @@ def test_scratch_write_and_delete_replies_fit_the_store_budget(scratch_store_fac
     key = '"' * MAX_KEY_BYTES
     assert reply_size(tools.call("scratch_write", {"key": key, "value": "v"})) <= MIN_REPLY_BYTES
     assert tools.call("scratch_delete", {"key": key}) == {"key": key, "deleted": True}
+
+
+@given(run=st.text(st.sampled_from(['"', "\\", "é", "😀", "a"]), min_size=1, max_size=64),
+       agent=st.text(st.sampled_from(['"', "\\", "日", "a"]), min_size=1, max_size=64), budget=BUDGET,
+       limit=st.integers(1, 5))
+def test_run_listings_fit_and_their_next_call_goes_on(store, run, agent, budget, limit):
+    """A run's listing (every agent's entries, by :func:`listing_reply`, the builder of every listing reply) with
+    ids and keys full of escaped characters: each page fits, and following next_call (or the cursor given alone)
+    lists every entry once."""
+    from scratchfs.api.contract import listing_reply
+    from scratchfs.api.results import render_call
+
+    scope = store.scope(run, agent)
+    keys = [run * (1 + i % 3) + agent for i in range(6)]
+    for i, key in enumerate(keys):
+        scope.scratch_write(key[: 100] + str(i), b"v" * i)
+    seen, cursor = [], None
+    for _ in range(20):
+        page = store.list_page_for_run(run, limit=limit, cursor=cursor)
+        rows = [{"key": e.key, "agent_id": e.agent_id, "size": e.size} for e in page.entries]
+        reply = listing_reply({"run_id": run}, rows, page,
+                              lambda c: render_call("list_run", run_id=run, limit=limit, cursor=c), budget)
+        assert reply_size(reply) <= budget
+        seen += [e["key"] for e in reply["entries"]]
+        if reply["next_call"]:
+            _verb, follow = call_args(reply["next_call"])
+            assert follow["run_id"] == run and follow["limit"] == limit
+            cursor = follow["cursor"]
+        elif "note" in reply:
+            cursor = reply.get("next_cursor")
+            assert cursor is not None  # short ids: the cursor alone always fits
+        else:
+            break
+    assert sorted(seen) == sorted(e.key for e in store.list_entries_for_run(run))
+    store.delete_run(run)

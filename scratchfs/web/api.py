@@ -14,9 +14,6 @@ Sizes and offsets are bytes; ``expires_in`` and ``next_expiry_in`` are seconds f
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import logging
 import os
 import re
@@ -32,6 +29,7 @@ from starlette.responses import JSONResponse
 from scratchfs.api.contract import ScratchTools
 from scratchfs.api.inspector import DEFAULT_SOON, fsck, stats, stats_in_sql
 from scratchfs.api.inspector import decode_cursor as decode_fsck_cursor
+from scratchfs.api.results import decode_cursor, encode_cursor
 from scratchfs.api.scope import Scope
 from scratchfs.api.store import ScratchStore
 from scratchfs.engine.protocols import Entry
@@ -159,23 +157,6 @@ def list_runs(request: Request) -> dict[str, Any]:
     return {"now": now, "runs": ordered}
 
 
-def _encode_cursor(entry: Entry) -> str:
-    raw = json.dumps([entry.created_at, entry.agent_id, entry.kind, entry.key], ensure_ascii=False)
-    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
-
-
-def _decode_cursor(cursor: str) -> tuple[float, str, str, str]:
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        created, agent, kind, key = json.loads(raw)
-        if not (isinstance(created, (int, float)) and not isinstance(created, bool) and isinstance(agent, str)
-                and isinstance(kind, str) and isinstance(key, str)):
-            raise ValueError
-    except (ValueError, TypeError, binascii.Error, UnicodeDecodeError):
-        raise InvalidArgument(f"not a cursor of this API: {checks.shorten(cursor)}") from None
-    return float(created), agent, kind, key
-
-
 def _sort_key(e: Entry) -> tuple[float, str, str, str]:
     return e.created_at, e.agent_id, e.kind, e.key
 
@@ -196,12 +177,12 @@ def run_entries(request: Request, run: str) -> dict[str, Any]:
     entries = sorted((e for e in store.list_entries_for_run(run)
                       if (agent is None or e.agent_id == agent) and (kind is None or e.kind == kind)), key=_sort_key)
     if "cursor" in q:
-        after = _decode_cursor(q["cursor"])
+        after = decode_cursor(q["cursor"])
         entries = [e for e in entries if _sort_key(e) > after]
     page = entries[:limit]
     more = len(entries) > limit
     return {"run_id": run, "now": now, "count": len(page), "remaining": len(entries) - len(page),
-            "next_cursor": _encode_cursor(page[-1]) if more else None,
+            "next_cursor": encode_cursor(page[-1]) if more else None,
             "entries": [entry_dict(e, now) for e in page]}
 
 
