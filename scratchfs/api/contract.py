@@ -34,7 +34,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from scratchfs.api.fixed import Squeeze
+from scratchfs.api.fixed import Squeeze, small
 from scratchfs.api.results import LineSlice, Matches, Page, Slice, render_call
 from scratchfs.api.scope import Scope
 from scratchfs.api.tools import TOOL_SPECS, check_arguments
@@ -69,6 +69,8 @@ def range_reply(sl: Slice, budget: int, before: bytes = b"") -> dict[str, Any]:
         return {name: sl.handle, **shown.fields(), "size": sl.size, "next_offset": part.next_offset,
                 "remaining": part.remaining, "next_call": part.next_call, **shown.content_fields()}
 
+    if small(budget, sl.handle):  # nothing long is echoed: the fixed part is small (the common case, measured first)
+        return fit(len(sl.data), build, budget)
     squeeze = Squeeze(build(1), budget, {"key": ("key",)} if sl.kind == "scratch" else None)
     return fit(len(sl.data), lambda k: squeeze(build(k)), budget)
 
@@ -87,6 +89,8 @@ def lines_reply(ls: LineSlice, budget: int) -> dict[str, Any]:
                 "next_line": part.next_line, "cut": part.cut, "remaining": part.remaining,
                 "next_call": part.next_call, **shown.content_fields()}
 
+    if small(budget, ls.handle):  # a handle: always
+        return fit(len(ls.data), build, budget)
     squeeze = Squeeze(build(1), budget, resume="next_offset and lines (or next_line)")
     return fit(len(ls.data), lambda k: squeeze(build(k)), budget)
 

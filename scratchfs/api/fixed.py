@@ -29,6 +29,12 @@ ELLIPSIS = "…"
 """Ends a shortened echo."""
 
 
+def small(budget: int, *echoed: str) -> bool:
+    """True when texts of these lengths, echoed in a reply and again in its ``next_call``, cannot crowd its budget
+    (a character costs at most 6 bytes of JSON, and 7 inside ``next_call``'s quoted text): no squeeze is needed."""
+    return sum(len(text) for text in echoed) * 13 + 512 <= budget // 2
+
+
 def _json_bytes(value: Any) -> int:
     return len(to_json(value).encode("utf-8")) if not isinstance(value, str) else len(
         to_json([value]).encode("utf-8")) - 2
@@ -130,4 +136,4 @@ class Squeeze:
         return out
 
 
-__all__ = ["ECHO_FLOOR_BYTES", "ELLIPSIS", "SLACK_BYTES", "Squeeze", "shorten"]
+__all__ = ["ECHO_FLOOR_BYTES", "ELLIPSIS", "SLACK_BYTES", "Squeeze", "shorten", "small"]
