@@ -52,6 +52,7 @@ from scratchfs.engine.structure import (  # noqa: E402
     BytesSource,
     view_page,
 )
+from scratchfs.foundation.limits import MIN_REPLY_BYTES  # noqa: E402
 
 FIXTURES = ROOT / "fixtures"
 RESULTS = ROOT / "bench" / "results"
@@ -205,7 +206,7 @@ def rows(first: int, count: int, columns: list[str] | None = None) -> Step:
 
 
 def select(css: str, budget: int = BUDGET, max_elements: int = 100) -> Step:
-    return lambda env: _call(env, select=css, budget=max(1024, budget))
+    return lambda env: _call(env, select=css, budget=max(MIN_REPLY_BYTES, budget))
 
 
 def search(pattern: str, context: int = 100, max_matches: int = 3) -> Step:
@@ -231,11 +232,11 @@ def view_at_match(budget: int = 1024) -> Step:
 
 
 def view(offset: int = 0, budget: int = BUDGET) -> Step:
-    return lambda env: _call(env, view="text", offset=offset, budget=max(1024, budget))
+    return lambda env: _call(env, view="text", offset=offset, budget=max(MIN_REPLY_BYTES, budget))
 
 
 def html_text(offset: int = 0, budget: int = BUDGET) -> Step:
-    return lambda env: _call(env, view="text", offset=offset, budget=max(1024, budget))
+    return lambda env: _call(env, view="text", offset=offset, budget=max(MIN_REPLY_BYTES, budget))
 
 
 def tasks(data: dict[str, bytes]) -> list[Task]:

@@ -67,6 +67,36 @@ def test_the_fleet_sweep_removes_expired_rows_their_objects_and_orphans(fleet, s
     assert store.sweep() == type(result)()  # nothing left to do
 
 
+def test_the_fleet_sweep_counts_only_what_the_store_deleted(fleet, scratch_clock, monkeypatch):
+    """An object whose delete the store refuses is not counted as freed: it is a failure, left for the next sweep."""
+    store = fleet()
+    client = store.blobs.client()
+    scope = store.scope("run-1", "agent-1")
+    scope.scratch_write("short", b"gone soon" * 100, ttl=10)
+    orphans = {run: new_token() for run in ("run-8", "run-9")}
+    for run, token in orphans.items():
+        client.put_object(Bucket=store.blobs.bucket, Key=store.blobs.key(run, "agent-1", token), Body=b"x" * 1000)
+    refused = {store.blobs.key("run-9", "agent-1", orphans["run-9"]), store.blobs.key(
+        "run-1", "agent-1", store.list_entries()[0].blob)}
+    real = client.delete_objects
+
+    def delete_objects(**kwargs):
+        asked = kwargs["Delete"]["Objects"]
+        got = real(**{**kwargs, "Delete": {**kwargs["Delete"], "Objects": [o for o in asked
+                                                                          if o["Key"] not in refused]}})
+        return {**got, "Errors": [{"Key": o["Key"], "Code": "AccessDenied"} for o in asked if o["Key"] in refused]}
+
+    monkeypatch.setattr(client, "delete_objects", delete_objects)
+    scratch_clock.advance(20)
+    result = store.sweep()
+    assert (result.rows_deleted, result.files_deleted, result.orphans_removed, result.delete_failures) == (1, 0, 1, 2)
+    assert result.bytes_freed == 1000  # the one orphan deleted; not the refused orphan, nor the expired value's object
+    monkeypatch.undo()
+    again = store.sweep()  # both refused objects are orphans now, and go
+    assert (again.orphans_removed, again.delete_failures) == (2, 0)
+    assert objects(store) == set()
+
+
 def test_orphans_younger_than_the_grace_period_are_kept(fleet):
     store = fleet(orphan_grace=3600.0)
     token = new_token()

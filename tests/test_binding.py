@@ -225,3 +225,20 @@ def test_a_rebuilt_large_json_document_is_described_as_its_spill_was(tmp_path, c
     assert ((rebuilt.shape, rebuilt.content_type, rebuilt.lines, rebuilt.preview)
             == (spilled.shape, spilled.content_type, spilled.lines, spilled.preview))
     assert rebuilt == spilled  # every field
+
+
+def test_fsck_rebuilds_a_lost_index_at_the_default_root(tmp_path, monkeypatch):
+    """Without --root (and without $SCRATCHFS_ROOT) the store is the user cache directory's; --rebuild-index rebuilds
+    its lost index there as it does with --root, instead of refusing to open it."""
+    monkeypatch.delenv("SCRATCHFS_ROOT", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = tmp_path / "cache" / "scratchfs"
+    with ScratchStore(None) as store:
+        assert store.root == root
+        store.scope("r", "a").scratch_write("k", b"kept")
+    _drop_index(root)
+    result = CliRunner().invoke(main, ["fsck", "--rebuild-index", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["rebuilt"]["restored"] == 1
+    with ScratchStore(None) as store:
+        assert store.scope("r", "a").scratch_read("k") == b"kept"

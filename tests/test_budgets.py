@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from scratchfs import ScratchStore
 from scratchfs.cli import main
+from scratchfs.foundation.limits import MIN_REPLY_BYTES
 from scratchfs.mcp.server import ScopeResolver, run_scratch_tool
 
 DEFAULT = 8192
@@ -137,7 +138,7 @@ CONTENT = st.lists(st.sampled_from([b"a", b"b", b"\n", b" ", "é".encode(), "日
 
 
 @settings(max_examples=40, deadline=None)
-@given(data=CONTENT, budget=st.integers(1024, 3000), mode=st.sampled_from(["range", "lines"]),
+@given(data=CONTENT, budget=st.integers(MIN_REPLY_BYTES, 4000), mode=st.sampled_from(["range", "lines"]),
        size=st.integers(1, 400))
 def test_following_next_call_returns_every_byte_once(scratch_store, data, budget, mode, size):
     scope = scratch_store.scope("r", "a")

@@ -286,3 +286,31 @@ def test_global_options_before_the_command(tmp_path):
     missing = runner.invoke(main, ["--root", root, "read-handle", handle], env={"SCRATCHFS_RUN_ID": None,
                                                                                "SCRATCHFS_AGENT_ID": None})
     assert missing.exit_code == 2 and "Missing option '--run'" in missing.stderr
+
+
+@pytest.mark.parametrize("column", ["²", "١", "٣"])
+def test_a_unicode_digit_column_is_a_name_not_a_traceback(cli, column):
+    """``"²".isdigit()`` is true but ``int("²")`` fails (and ``int("١")`` reads an Arabic-Indic one): a column is a
+    number only when it is ASCII digits; anything else is a name, and a name no header has is one stderr line."""
+    handle = json.loads(cli("spill", "--tool", "t", input="a,b\n1,2\n3,4\n").stdout)["handle"]
+    result = CliRunner().invoke(main, ["read-handle", handle, "--column", column, "--json"])
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("scratchfs: invalid argument:")
+    by_number = json.loads(CliRunner().invoke(main, ["read-handle", handle, "--column", "1", "--json"]).stdout)
+    assert by_number["rows"] == [["2"], ["4"]] and by_number["header"] == ["b"]
+
+
+def test_serve_takes_the_root_given_before_the_command(tmp_path, monkeypatch):
+    uvicorn = pytest.importorskip("uvicorn")
+    def run(self, sockets=None):  # start, print, and stop at once
+        for sock in sockets:
+            sock.close()
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
+    root = tmp_path / "given"
+    result = CliRunner().invoke(main, ["--root", str(root), "serve", "--port", "0", "--json"],
+                                env={"SCRATCHFS_ROOT": str(tmp_path / "env")})
+    assert result.exit_code == 0, result.output
+    assert f"serving {root} " in result.stderr
+    assert (root / "index.sqlite").exists() and not (tmp_path / "env").exists()

@@ -158,7 +158,7 @@ def test_scratchpad_tools_round_trip(scratch_scope, scratch_clock):
     listed = tools.call("scratch_list", {"prefix": "pl"})
     assert listed == {"prefix": "pl", "entries": [{"key": "plan", "size": 18, "expires_in": 60.0,
                                                    "preview": "1) lire 2) écrire"}],
-                      "next_cursor": None, "next_call": None}
+                      "next_call": None}  # the cursor is in next_call only (alone only when next_call does not fit)
     scratch_clock.advance(61)
     assert [e["key"] for e in tools.call("scratch_list")["entries"]] == ["blob"]
     assert tools.call("scratch_delete", {"key": "blob"}) == {"key": "blob", "deleted": True}

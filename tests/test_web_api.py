@@ -120,7 +120,7 @@ def test_reads_keep_the_contract_budgets_and_checks(store, client):
     assert mixed.status_code == 400
     assert client.get(h_url(scope, handle, "/read"), params={"offset": "1e3"}).status_code == 400
     assert client.get(h_url(scope, handle, "/read"), params={"ignore_case": "maybe", "match": "a"}).status_code == 400
-    for budget in (None, 1024, 65536):  # the reply budget, as over MCP: the JSON text fits it, and says how to go on
+    for budget in (None, 2048, 65536):  # the reply budget, as over MCP: the JSON text fits it, and says how to go on
         params = {"length": 65536} | ({"budget": budget} if budget else {})
         got = client.get(h_url(scope, handle, "/read"), params=params)
         assert got.json() == ScratchTools(scope).call("read_handle", {"handle": handle, **params})
@@ -329,3 +329,29 @@ def test_the_web_table_is_the_models_rows(store, client):
     web = client.get(h_url(scope, handle, "/table"), params={"rows": 500}).json()
     assert web["columns"] == page.extra["header"] == ["name", "note"]
     assert web["rows"] == model and web["total_rows"] == 300 and web["partial"] is False
+
+
+def test_fsck_is_bounded_and_served_again_while_fresh(store, client, monkeypatch):
+    """A GET checks at most ?limit= entries (then gives the cursor to go on) and one report is served again, with its
+    age, instead of a new check per GET: GETs cannot pin a core."""
+    import scratchfs.web.api as web_api
+
+    scope = store.scope("run-b", "agent-1")
+    for i in range(5):
+        scope.spill(b"line %d\n" % i * 2000)
+    calls = []
+    real = web_api.fsck
+    monkeypatch.setattr(web_api, "fsck", lambda *a, **k: calls.append(k) or real(*a, **k))
+    first = client.get("/api/fsck", params={"limit": 2}).json()
+    assert first["entries_checked"] == 2 and first["next_cursor"] and first["age"] == 0
+    again = client.get("/api/fsck", params={"limit": 2}).json()
+    assert len(calls) == 1 and again["age"] >= 0 and {**again, "age": 0} == first
+    rest = client.get("/api/fsck", params={"limit": 2, "after": first["next_cursor"]}).json()
+    assert rest["entries_checked"] == 2 and len(calls) == 2
+    whole = client.get("/api/fsck").json()  # the store holds fewer entries than the default limit: all, orphans too
+    assert whole["entries_checked"] == 5 and whole["next_cursor"] is None and calls[-1]["limit"] is None
+    monkeypatch.setattr(web_api, "FSCK_CACHE_SECONDS", 0.0)
+    client.get("/api/fsck")
+    assert len(calls) == 4  # stale: checked again
+    assert client.get("/api/fsck", params={"limit": 0}).status_code == 400
+    assert client.get("/api/fsck", params={"after": "not a cursor"}).status_code == 400

@@ -1,7 +1,7 @@
 """The one model-facing JSON contract: every reply a model receives, from MCP, the adapter, the CLI's ``--json`` and
 the web API, is built here and fitted into its budget (:mod:`scratchfs.api.views`).
 
-Every result is one JSON object; every read says how to go on: ``next_offset`` / ``next_line`` / ``next_cursor``,
+Every result is one JSON object; every read says how to go on: ``next_offset`` / ``next_line``,
 ``remaining`` bytes and ``next_call``, the exact call that reads on (``null`` at the end). Sizes and offsets are bytes
 of the content; ``ttl`` and ``expires_in`` are seconds; ``expires_at`` is epoch seconds. ``data`` is text (invalid
 bytes as U+FFFD, counted by ``replaced``) or, for binary content, a hex dump (``"encoding": "hexdump"``).
@@ -18,7 +18,12 @@ bytes as U+FFFD, counted by ``replaced``) or, for binary content, a hex dump (``
   and ``next_offset`` is the first match not shown.
 * ``scratch_write``: ``{key, size, ttl, expires_at}``; ``scratch_read``: a range read of the value (``key`` for
   ``handle``, ``next_call`` names ``scratch_read``); ``scratch_list``: ``{prefix, entries: [{key, size, expires_in,
-  preview}], next_cursor, next_call}``; ``scratch_delete``: ``{key, deleted}``.
+  preview}], next_call}``; ``scratch_delete``: ``{key, deleted}``.
+
+The budget holds the whole reply: the arguments it echoes and ``next_call`` are measured first
+(:class:`~scratchfs.api.fixed.Squeeze`); an echo too long is shortened (``"shortened": {argument: full length}``), a
+``next_call`` that cannot fit is ``null`` with a ``note``, and only then does the reply give its cursor
+(``next_cursor``, a structure page's ``cursor``) alone. Tool errors are at most ``MIN_REPLY_BYTES`` bytes.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from scratchfs.api.fixed import Squeeze, small
 from scratchfs.api.results import LineSlice, Matches, Page, Slice, render_call
 from scratchfs.api.scope import Scope
 from scratchfs.api.structured import StructureReads
@@ -64,7 +70,10 @@ def range_reply(sl: Slice, budget: int, before: bytes = b"") -> dict[str, Any]:
         return {name: sl.handle, **shown.fields(), "size": sl.size, "next_offset": part.next_offset,
                 "remaining": part.remaining, "next_call": part.next_call, **shown.content_fields()}
 
-    return fit(len(sl.data), build, budget)
+    if small(budget, sl.handle):  # nothing long is echoed: the fixed part is small (the common case, measured first)
+        return fit(len(sl.data), build, budget)
+    squeeze = Squeeze(build(1), budget, {"key": ("key",)} if sl.kind == "scratch" else None)
+    return fit(len(sl.data), lambda k: squeeze(build(k)), budget)
 
 
 def lines_reply(ls: LineSlice, budget: int) -> dict[str, Any]:
@@ -81,7 +90,10 @@ def lines_reply(ls: LineSlice, budget: int) -> dict[str, Any]:
                 "next_line": part.next_line, "cut": part.cut, "remaining": part.remaining,
                 "next_call": part.next_call, **shown.content_fields()}
 
-    return fit(len(ls.data), build, budget)
+    if small(budget, ls.handle):  # a handle: always
+        return fit(len(ls.data), build, budget)
+    squeeze = Squeeze(build(1), budget, resume="next_offset and lines (or next_line)")
+    return fit(len(ls.data), lambda k: squeeze(build(k)), budget)
 
 
 def _first_character(data: bytes) -> int:
@@ -104,17 +116,28 @@ def window_json(window: Window, size: int, binary: bool) -> dict[str, Any]:
 
 def matches_reply(found: Matches, budget: int) -> dict[str, Any]:
     """A search as the contract's JSON object, fitted into ``budget`` bytes: fewer windows, then fewer matches of the
-    first window, then less context, then the first match cut; ``next_offset`` is the first match not shown."""
-    reply = _matches_json(found, found.windows, found.next_offset)
-    if reply_size(reply) <= budget or not found.windows:
-        return reply
+    first window, then less context, then the first match cut; ``next_offset`` is the first match not shown. The
+    echoed ``match``/``pattern`` and ``next_call`` are measured first (:class:`~scratchfs.api.fixed.Squeeze`)."""
     windows = found.windows
-    count = _most(len(windows) - 1, lambda n: reply_size(_matches_json(found, windows[:n], _first_hit(windows[n])))
-                  <= budget)
+    if windows:  # the floor: the first match's first byte alone, the search going on after it
+        hit = windows[0].matches[0]
+        floor = _matches_json(found, [Window(hit.offset, hit.offset, windows[0].data[hit.offset - windows[0].offset:][
+            :1], hit.line, (hit,))], found.size)
+    else:
+        floor = _matches_json(found, [], found.next_offset)
+    squeeze = Squeeze(floor, budget, {"match": ("match",), "pattern": ("pattern",)})
+
+    def shown(part: list[Window], next_offset: int | None) -> dict[str, Any]:
+        return squeeze(_matches_json(found, part, next_offset))
+
+    reply = shown(windows, found.next_offset)
+    if reply_size(reply) <= budget or not windows:
+        return reply
+    count = _most(len(windows) - 1, lambda n: reply_size(shown(windows[:n], _first_hit(windows[n]))) <= budget)
     if count:
-        return _matches_json(found, windows[:count], _first_hit(windows[count]))
+        return shown(windows[:count], _first_hit(windows[count]))
     after = _first_hit(windows[1]) if len(windows) > 1 else found.next_offset
-    return _fit_one_window(found, windows[0], after, budget)
+    return _fit_one_window(found, windows[0], after, budget, shown)
 
 
 def _first_hit(window: Window) -> int:
@@ -133,8 +156,10 @@ def _most(high: int, fits: Callable[[int], bool]) -> int:
     return low
 
 
-def _fit_one_window(found: Matches, window: Window, after: int | None, budget: int) -> dict[str, Any]:
-    """The first window alone is over budget: keep its first matches, then less context, then the match's start."""
+def _fit_one_window(found: Matches, window: Window, after: int | None, budget: int,
+                    shown: Callable[[list[Window], int | None], dict[str, Any]]) -> dict[str, Any]:
+    """The first window alone is over budget: keep its first matches, then less context, then the match's start
+    (``shown(windows, next_offset)``: the reply showing those windows)."""
     hits = window.matches
 
     def cut(first: int, last: int, keep: int) -> Window:
@@ -145,7 +170,7 @@ def _fit_one_window(found: Matches, window: Window, after: int | None, budget: i
 
     def with_hits(n: int) -> dict[str, Any]:
         end = hits[n - 1].offset + hits[n - 1].length + found.context
-        return _matches_json(found, [cut(window.offset, end, n)], hits[n].offset if n < len(hits) else after)
+        return shown([cut(window.offset, end, n)], hits[n].offset if n < len(hits) else after)
 
     keep = _most(len(hits), lambda n: n >= 1 and reply_size(with_hits(n)) <= budget)
     if keep:
@@ -154,14 +179,14 @@ def _fit_one_window(found: Matches, window: Window, after: int | None, budget: i
     rest = hits[1].offset if len(hits) > 1 else after
 
     def with_context(c: int) -> dict[str, Any]:
-        return _matches_json(found, [cut(first.offset - c, first.offset + first.length + c, 1)], rest)
+        return shown([cut(first.offset - c, first.offset + first.length + c, 1)], rest)
 
     context = _most(found.context, lambda c: reply_size(with_context(c)) <= budget)
     if reply_size(with_context(context)) <= budget:
         return with_context(context)
-    shown = _most(first.length, lambda n: n >= 1 and reply_size(
-        _matches_json(found, [cut(first.offset, first.offset + n, 1)], rest)) <= budget)
-    return _matches_json(found, [cut(first.offset, first.offset + max(1, shown), 1)], rest)
+    most = _most(first.length, lambda n: n >= 1 and reply_size(
+        shown([cut(first.offset, first.offset + n, 1)], rest)) <= budget)
+    return shown([cut(first.offset, first.offset + max(1, most), 1)], rest)
 
 
 def _matches_json(found: Matches, windows: list[Window], next_offset: int | None) -> dict[str, Any]:
@@ -186,9 +211,10 @@ STRUCTURE_ARGUMENTS = frozenset({"jq", "record", "records", "row", "rows", "colu
 def structure_reply(scope: Scope, handle: str, offset: int, given: dict[str, Any], budget: int) -> dict[str, Any]:
     """A structure read as the contract's JSON object: ``{handle, read: {the read's arguments}, size, **page,
     next_call}``
-    where the page is ``{first, results|records|rows|elements, cursor, more}`` (``header`` for rows; ``part`` for an
-    item longer than the budget) or ``{offset, text, cursor, more}`` for ``view="text"``; fitted into ``budget``
-    bytes. ``next_call`` repeats the read with the page's cursor.
+    where the page is ``{first, results|records|rows|elements, more}`` (``header`` for rows; ``part`` for an
+    item longer than the budget) or ``{offset, text, more}`` for ``view="text"``; fitted into ``budget``
+    bytes. ``next_call`` repeats the read with the page's cursor; the page's ``cursor`` is given alone only when
+    ``next_call`` does not fit (:class:`~scratchfs.api.fixed.Squeeze`, which shortens long echoed arguments too).
 
     Raises:
         InvalidArgument: unknown or conflicting structure arguments, and what the reader raises.
@@ -199,17 +225,32 @@ def structure_reply(scope: Scope, handle: str, offset: int, given: dict[str, Any
     reads = scope.structure
     read = _structure_read(reads, handle, offset, given)
     shown = {k: v for k, v in given.items() if k != "cursor"}
-    page_budget = budget
-    for _ in range(4):  # the page fits its own budget; the reply's own fields are measured and given room
-        page = read(max(256, page_budget))
-        size = reads.size  # of the entry the read opened: no second lookup
-        call = render_call("read_handle", handle=handle, **shown, cursor=page.cursor) if page.cursor else None
-        reply = {"handle": handle, "read": shown, "size": size, **page.to_dict(), "next_call": call}
+
+    def whole(page: dict[str, Any], cursor: str | None, size: int) -> dict[str, Any]:
+        call = render_call("read_handle", handle=handle, **shown, cursor=cursor) if cursor else None
+        return {"handle": handle, "read": shown, "size": size, **page, "next_call": call}
+
+    # the fixed part is measured first, with the longest cursor a page may have and the widest size
+    longest, widest = "A" * _CURSOR_CHARS, 10 ** 19
+    squeeze = Squeeze(whole({"cursor": longest}, longest, widest), budget, {k: ("read", k) for k in _ECHOED},
+                      cursor_key="cursor", reserve=MIN_PAGE_BYTES)
+    page_budget = budget - reply_size(squeeze(whole({"cursor": longest}, longest, widest))) + 2
+    for _ in range(4):  # the page fits its own budget; what the reply's own fields take is measured and given room
+        page = read(max(MIN_PAGE_BYTES, page_budget))
+        reply = squeeze(whole(page.to_dict(), page.cursor, reads.size))  # the size of the entry the read opened
         excess = reply_size(reply) - budget
-        if excess <= 0 or page_budget <= 256:
+        if excess <= 0 or page_budget <= MIN_PAGE_BYTES:
             return reply
         page_budget -= excess + 32
     return reply
+
+
+_ECHOED = ("jq", "select", "columns")
+"""The structure arguments a reply echoes that may be long."""
+_CURSOR_CHARS = 120
+"""The longest cursor a structure page carries."""
+MIN_PAGE_BYTES = 256
+"""The smallest budget a structure page is read with (room for its own fields and some content)."""
 
 
 def _structure_read(reads: StructureReads, handle: str, offset: int, given: dict[str, Any]) -> Callable[[int], Any]:
@@ -247,17 +288,19 @@ def _only(given: dict[str, Any], allowed: set[str]) -> None:
 
 def listing_reply(head: dict[str, Any], rows: list[dict[str, Any]], page: Page, call: Callable[[str], str],
                   budget: int) -> dict[str, Any]:
-    """A page of a listing: ``{**head, entries: rows, next_cursor, next_call}`` (``rows``: one JSON row per entry of
-    ``page``), as many rows as fit ``budget`` (at least one); ``call(cursor)`` writes the call that reads the next
-    page."""
+    """A page of a listing: ``{**head, entries: rows, next_call}`` (``rows``: one JSON row per entry of ``page``), as
+    many rows as fit ``budget`` (at least one); ``call(cursor)`` writes the call that reads the next page. The echoed
+    ``head`` and ``next_call`` are measured first (:class:`~scratchfs.api.fixed.Squeeze`): ``next_cursor`` is given
+    only when ``next_call`` does not fit."""
 
     def build(n: int) -> dict[str, Any]:
         cursor = page.cursor_after(n)
-        return {**head, "entries": rows[:n], "next_cursor": cursor, "next_call": call(cursor) if cursor else None}
+        return {**head, "entries": rows[:n], "next_call": call(cursor) if cursor else None, "next_cursor": cursor}
 
+    squeeze = Squeeze(build(min(1, len(rows))), budget, {name: (name,) for name in head}, cursor_key="next_cursor")
     if not rows:
-        return build(0)
-    return fit(len(rows), build, budget)
+        return squeeze(build(0))
+    return fit(len(rows), lambda n: squeeze(build(n)), budget)
 
 
 # -- the tools ------------------------------------------------------------------------------------------------------
@@ -365,8 +408,10 @@ class ScratchTools:
             data = value
         else:
             raise InvalidArgument(f"encoding must be 'utf-8' or 'base64': {encoding!r}")
-        entry = self.scope.scratch_write(key, data, ttl=ttl)
-        return {"key": entry.key, "size": entry.size, "ttl": entry.ttl, "expires_at": entry.expires_at}
+        scope = self.scope
+        entry = scope.scratch_write(key, data, ttl=ttl)
+        reply = {"key": entry.key, "size": entry.size, "ttl": entry.ttl, "expires_at": entry.expires_at}
+        return Squeeze(reply, self._budget(scope, None), {"key": ("key",)})(reply)
 
     def scratch_read(self, key: str, offset: int = 0, length: int = MAX_READ_BYTES, budget: int | None = None
                      ) -> dict[str, Any]:
@@ -397,14 +442,18 @@ class ScratchTools:
 
     def scratch_delete(self, key: str) -> dict[str, Any]:
         """``scratch_delete``: ``{key, deleted}``."""
-        return {"key": key, "deleted": self.scope.scratch_delete(key)}
+        scope = self.scope
+        reply = {"key": key, "deleted": scope.scratch_delete(key)}
+        return Squeeze(reply, self._budget(scope, None), {"key": ("key",)})(reply)
 
 
 def error_text(exc: BaseException) -> str:
-    """The text of a tool error: ``"<kind>: <message>"``, e.g. ``"not found: no handle 'h_...' in this scope"``."""
-    if isinstance(exc, ScratchError):
-        return f"{exc.kind}: {exc}"
-    return f"error: {type(exc).__name__}: {exc}"
+    """The text of a tool error: ``"<kind>: <message>"``, e.g. ``"not found: no handle 'h_...' in this scope"``; at
+    most :data:`~scratchfs.foundation.limits.MIN_REPLY_BYTES` UTF-8 bytes (a longer message is cut, ``...``)."""
+    text = f"{exc.kind}: {exc}" if isinstance(exc, ScratchError) else f"error: {type(exc).__name__}: {exc}"
+    if len(text) * 4 > MIN_REPLY_BYTES and len(text.encode("utf-8")) > MIN_REPLY_BYTES:
+        text = text.encode("utf-8")[: MIN_REPLY_BYTES - 3].decode("utf-8", "ignore") + "..."
+    return text
 
 
 __all__ = [

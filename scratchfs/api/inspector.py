@@ -28,8 +28,6 @@ are not checked: they are the sweeper's (:mod:`scratchfs.sweeper`).
 
 from __future__ import annotations
 
-import base64
-import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 
@@ -41,6 +39,7 @@ from scratchfs.engine.protocols import BlobFile, Entry
 from scratchfs.engine.seekable import FormatError, read_seek_table
 from scratchfs.engine.segment_sweep import SegmentUsage, segment_usage
 from scratchfs.engine.verify import verify_blob
+from scratchfs.foundation import cursors
 from scratchfs.foundation.errors import CorruptBlob, StorageError
 from scratchfs.foundation.limits import SOON_SECONDS
 
@@ -136,8 +135,9 @@ PAGE_ROWS = 1000
 
 
 def encode_cursor(cursor: tuple[str, float, int]) -> str:
-    """An opaque, printable cursor (URL-safe base64 of ``[run_id, created_at, id]``) to resume a listing after."""
-    return base64.urlsafe_b64encode(json.dumps(list(cursor)).encode()).decode().rstrip("=")
+    """An opaque, printable cursor (:mod:`scratchfs.foundation.cursors` of ``[run_id, created_at, id]``) to resume
+    a listing after."""
+    return cursors.encode_cursor(cursor, ascii_only=True)
 
 
 def decode_cursor(text: str) -> tuple[str, float, int]:
@@ -146,15 +146,9 @@ def decode_cursor(text: str) -> tuple[str, float, int]:
     Raises:
         InvalidArgument: not such a cursor.
     """
-    from scratchfs.foundation.errors import InvalidArgument
-
-    try:
-        run, created, row = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
-        if not isinstance(run, str) or not isinstance(created, (int, float)) or not isinstance(row, int):
-            raise ValueError(text)
-        return run, float(created), row
-    except (ValueError, TypeError, UnicodeDecodeError):
-        raise InvalidArgument(f"not a cursor printed by scratchfs: {text[:80]!r}") from None
+    run, created, row = cursors.decode_cursor(text, (cursors.TEXT, cursors.NUMBER, cursors.INTEGER),
+                                              "not a cursor printed by scratchfs")
+    return run, created, row  # type: ignore[return-value]
 
 
 def iter_entries(store: ScratchStore, now: float, run_id: str | None = None, agent_id: str | None = None,

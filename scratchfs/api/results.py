@@ -10,14 +10,12 @@ Offsets and sizes are bytes of the content; lines are 1-based and end at ``\\n``
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 from dataclasses import dataclass, replace
 
 from scratchfs.engine.protocols import Entry
 from scratchfs.engine.search import Window
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation import cursors
 from scratchfs.foundation.limits import (
     DEFAULT_CONTEXT,
     DEFAULT_LINES,
@@ -252,9 +250,8 @@ class Page:
 
 
 def encode_cursor(entry: Entry) -> str:
-    """An opaque listing cursor (URL-safe base64 of JSON): where the page after ``entry`` starts."""
-    raw = json.dumps([entry.created_at, entry.agent_id, entry.kind, entry.key], ensure_ascii=False)
-    return base64.urlsafe_b64encode(raw.encode("utf-8")).decode("ascii").rstrip("=")
+    """An opaque listing cursor (:mod:`scratchfs.foundation.cursors`): where the page after ``entry`` starts."""
+    return cursors.encode_cursor([entry.created_at, entry.agent_id, entry.kind, entry.key])
 
 
 def decode_cursor(cursor: str | None) -> tuple[float, str, str, str] | None:
@@ -262,12 +259,11 @@ def decode_cursor(cursor: str | None) -> tuple[float, str, str, str] | None:
     ``None``). Raises :class:`~scratchfs.foundation.errors.InvalidArgument` for a malformed one."""
     if cursor is None:
         return None
-    try:
-        raw = base64.urlsafe_b64decode(str(cursor) + "=" * (-len(str(cursor)) % 4))
-        created, agent, kind, key = json.loads(raw.decode("utf-8"))
-        return float(created), str(agent), str(kind), str(key)
-    except (ValueError, TypeError, binascii.Error, UnicodeDecodeError):
-        raise InvalidArgument(f"not a listing cursor: {str(cursor)[:60]!r}") from None
+    created, agent, kind, key = cursors.decode_cursor(cursor, _POSITION, "not a listing cursor")
+    return created, agent, kind, key  # type: ignore[return-value]
+
+
+_POSITION = (cursors.NUMBER, cursors.TEXT, cursors.TEXT, cursors.TEXT)
 
 
 __all__ = [

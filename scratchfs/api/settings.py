@@ -18,6 +18,7 @@ from scratchfs.engine.seekable import MAX_FRAME_BYTES, MIN_FRAME_BYTES
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_choice, check_int, check_seconds, check_ttl
 from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.text import is_digits
 
 SEGMENTS_ENV = "SCRATCHFS_SEGMENT_ENTRY_BYTES"
 """Environment variable giving the default ``segment_entry_bytes`` (unset: 65536; 0 turns segment files off)."""
@@ -28,7 +29,7 @@ def default_segment_entry_bytes() -> int | str:
     else :data:`~scratchfs.foundation.limits.SEGMENT_ENTRY_BYTES` (64 KiB, the measured threshold). A value that is
     not a number is returned as it is, for validation to refuse (InvalidArgument)."""
     raw = os.environ.get(SEGMENTS_ENV, "").strip()
-    return int(raw) if raw.isdigit() else (raw or limits.SEGMENT_ENTRY_BYTES)
+    return int(raw) if is_digits(raw) else (raw or limits.SEGMENT_ENTRY_BYTES)
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ class Settings:
         pattern_timeout: seconds one pattern search may spend in the regex engine.
         sweep_interval: seconds between background sweeps of the MCP server and proxy (0: none).
         reply_budget_bytes: the default most bytes of one model-facing reply, counted as the model receives them
-            (its JSON text); 1 KiB to 64 KiB, 8 KiB by default. A call may ask for another, up to 64 KiB.
+            (its JSON text); 2 KiB to 64 KiB, 8 KiB by default. A call may ask for another, up to 64 KiB.
     """
 
     default_ttl: float = limits.DEFAULT_TTL

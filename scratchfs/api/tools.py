@@ -22,12 +22,19 @@ from scratchfs.foundation.limits import (
     DEFAULT_LINES,
     DEFAULT_MATCHES,
     DEFAULT_READ_BYTES,
+    MAX_COLUMN_CHARS,
+    MAX_COLUMNS,
     MAX_CONTEXT_BYTES,
+    MAX_CURSOR_CHARS,
+    MAX_FILTER_CHARS,
+    MAX_KEY_BYTES,
     MAX_LINES,
     MAX_LIST_ENTRIES,
     MAX_MATCHES,
+    MAX_NEEDLE_BYTES,
     MAX_READ_BYTES,
     MAX_REPLY_BYTES,
+    MAX_SELECTOR_CHARS,
     MAX_TTL,
     MIN_REPLY_BYTES,
     REPLY_BUDGET_BYTES,
@@ -44,14 +51,17 @@ class ToolSpec:
 
 
 _HANDLE = {"type": "string", "description": "The handle from a stub, e.g. \"h_abc...\" (exactly as given)."}
-_KEY = {"type": "string", "minLength": 1, "description": "The scratchpad key (1-512 bytes of text, case-sensitive)."}
+_KEY = {"type": "string", "minLength": 1, "maxLength": MAX_KEY_BYTES,
+        "description": f"The scratchpad key (1-{MAX_KEY_BYTES} bytes of text, case-sensitive)."}
 _BUDGET = {"type": "integer", "minimum": MIN_REPLY_BYTES, "maximum": MAX_REPLY_BYTES, "default": REPLY_BUDGET_BYTES,
            "description": f"Most bytes this reply may take, counted as you receive them (its JSON text); default "
                           f"{REPLY_BUDGET_BYTES}, at most {MAX_REPLY_BYTES}. A larger reply is cut to fit, and its "
                           "next_call says where to go on."}
 _BUDGET_TEXT = (f"Each reply is at most `budget` bytes of JSON as you receive it ({REPLY_BUDGET_BYTES} by default, "
                 f"{MAX_REPLY_BYTES} at most): `length`, `lines`, `max_matches` and `context` are requests, and a reply "
-                "that would be larger is cut to fit; follow its next_call to go on (nothing is skipped).")
+                "that would be larger is cut to fit; follow its next_call to go on (nothing is skipped). A long "
+                "argument is echoed shortened (`shortened` gives its full length); a next_call too long for the "
+                "budget is null with a `note` saying how to go on.")
 
 _READ_HANDLE = ToolSpec(
     "read_handle",
@@ -67,8 +77,8 @@ _READ_HANDLE = ToolSpec(
     f"- Range: bytes from `offset` (default 0), `length` bytes (default {DEFAULT_READ_BYTES}).\n"
     "- Structure (the stub's shape and note say which fits): `jq` (a jq filter over JSON), `record`/`records` (JSON "
     "lines, optionally with `jq` per record), `row`/`rows`/`columns` (CSV/TSV, with the header), `view=\"text\"` "
-    "(an HTML page's text, or terminal output as rendered), `select` (CSS selector over HTML); each page has a "
-    "`cursor` to go on.\n"
+    "(an HTML page's text, or terminal output as rendered), `select` (CSS selector over HTML); next_call "
+    "reads the next page.\n"
     "Every result says how to go on: next_offset / next_line, remaining bytes, and next_call, the exact call for "
     "the next piece (null when there is nothing more). Offsets and sizes are bytes of the content. Text comes as "
     "text: bytes that are not valid UTF-8 show as U+FFFD and `replaced` counts them; binary content comes as a hex "
@@ -87,9 +97,9 @@ _READ_HANDLE = ToolSpec(
                      "description": "Lines: the first line to return (1-based)."},
             "lines": {"type": "integer", "minimum": 1, "maximum": MAX_LINES, "default": DEFAULT_LINES,
                       "description": "Lines: how many lines to return."},
-            "match": {"type": "string", "minLength": 1,
+            "match": {"type": "string", "minLength": 1, "maxLength": MAX_NEEDLE_BYTES,
                       "description": "Search for this exact text (case-sensitive unless ignore_case)."},
-            "pattern": {"type": "string", "minLength": 1,
+            "pattern": {"type": "string", "minLength": 1, "maxLength": MAX_NEEDLE_BYTES,
                         "description": "Search for this regular expression (Python syntax over the UTF-8 bytes: . "
                                        "is one byte; ^ and $ per line; a match that spans lines may span at "
                                        f"most {MAX_REACH_BYTES} bytes)."},
@@ -100,7 +110,7 @@ _READ_HANDLE = ToolSpec(
                                                                    "match."},
             "max_matches": {"type": "integer", "minimum": 1, "maximum": MAX_MATCHES, "default": DEFAULT_MATCHES,
                             "description": "Search only: most matches to return in this call."},
-            "jq": {"type": "string", "minLength": 1,
+            "jq": {"type": "string", "minLength": 1, "maxLength": MAX_FILTER_CHARS,
                    "description": "Structure: a jq filter over the JSON document (e.g. `.items[] | select(.state == "
                                   "\"running\") | .id`, `keys`, `.operations.DescribeInstances.input`); with "
                                   "`record`/`records`, applied to each JSON-lines record."},
@@ -112,17 +122,18 @@ _READ_HANDLE = ToolSpec(
                     "description": "Structure: the first CSV/TSV row (from 1, after the header; the header always "
                                    "comes with the rows)."},
             "rows": {"type": "integer", "minimum": 1, "maximum": 10_000, "description": "Structure: how many rows."},
-            "columns": {"type": "array", "items": {"type": ["string", "integer"]}, "minItems": 1, "maxItems": 100,
+            "columns": {"type": "array", "items": {"type": ["string", "integer"], "maxLength": MAX_COLUMN_CHARS},
+                        "minItems": 1, "maxItems": MAX_COLUMNS,
                         "description": "Structure: only these CSV/TSV columns (names, or numbers from 0)."},
             "view": {"type": "string", "enum": ["text"],
                      "description": "Structure: \"text\": the readable text of an HTML page, or terminal output as a "
                                     "person sees it (ANSI escapes removed, \\r redraws applied); paged by `offset` "
                                     "into that text."},
-            "select": {"type": "string", "minLength": 1,
+            "select": {"type": "string", "minLength": 1, "maxLength": MAX_SELECTOR_CHARS,
                        "description": "Structure: the text of the HTML elements this CSS selector matches."},
-            "cursor": {"type": "string", "minLength": 1,
-                       "description": "Structure: where the next page starts (pass the previous reply's cursor; "
-                                      "next_call does)."},
+            "cursor": {"type": "string", "minLength": 1, "maxLength": MAX_CURSOR_CHARS,
+                       "description": "Structure: where the next page starts (next_call passes it; a reply whose "
+                                      "next_call did not fit its budget gives the cursor alone)."},
             "budget": _BUDGET,
         },
         "required": ["handle"],
@@ -173,16 +184,18 @@ _SCRATCH_LIST = ToolSpec(
     "scratch_list",
     "List the keys in your scratchpad (optionally only those starting with `prefix`), oldest first, with each "
     "value's size in bytes, seconds until it expires and the start of its text. Values are not returned: use "
-    "scratch_read. Returns {prefix, entries: [{key, size, expires_in, preview}], next_cursor, next_call}; a long "
-    f"listing comes in pages: pass next_cursor as `cursor` (next_call does). {_BUDGET_TEXT}",
+    "scratch_read. Returns {prefix, entries: [{key, size, expires_in, preview}], next_call}; a long listing comes "
+    f"in pages: follow next_call. {_BUDGET_TEXT}",
     {
         "type": "object",
         "properties": {
-            "prefix": {"type": "string", "default": "",
+            "prefix": {"type": "string", "default": "", "maxLength": MAX_KEY_BYTES,
                        "description": "Only keys starting with this text (exact, case-sensitive)."},
             "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIST_ENTRIES, "default": MAX_LIST_ENTRIES,
                       "description": "Most entries in this page."},
-            "cursor": {"type": "string", "description": "Where the page starts: a previous reply's next_cursor."},
+            "cursor": {"type": "string", "maxLength": MAX_CURSOR_CHARS,
+                       "description": "Where the page starts (next_call passes it; a reply whose next_call did not "
+                                      "fit its budget gives it alone, as next_cursor)."},
             "budget": _BUDGET,
         },
         "additionalProperties": False,
@@ -205,6 +218,7 @@ TOOL_SPECS: dict[str, ToolSpec] = {spec.name: spec for spec in (
 """The tools, by name."""
 
 _VALIDATORS: dict[str, Any] = {}
+_MESSAGE_CHARS = 300  # a schema violation's message, at most (it may quote the value)
 
 
 def check_arguments(name: str, arguments: object) -> dict[str, Any]:
@@ -230,7 +244,12 @@ def check_arguments(name: str, arguments: object) -> dict[str, Any]:
     error = best_match(validator.iter_errors(arguments))
     if error is not None:
         where = ".".join(str(p) for p in error.absolute_path)
-        raise InvalidArgument(f"{name}: {where + ': ' if where else ''}{error.message}")
+        message = error.message
+        if error.validator == "maxLength":  # jsonschema's message repeats the whole value
+            message = f"{len(error.instance)} characters, longer than the limit of {error.validator_value}"
+        elif len(message) > _MESSAGE_CHARS:
+            message = message[: _MESSAGE_CHARS - 3] + "..."
+        raise InvalidArgument(f"{name}: {where + ': ' if where else ''}{message}")
     return {k: int(v) if isinstance(v, float) and v.is_integer() and
             spec.input_schema["properties"][k].get("type") == "integer" else v for k, v in arguments.items()}
 

@@ -13,7 +13,7 @@ import click
 
 from scratchfs.api.inspector import PAGE_ROWS, decode_cursor, encode_cursor, fsck, iter_entries, stats_in_sql
 from scratchfs.api.rebuild import open_for_rebuild
-from scratchfs.api.store import ScratchStore
+from scratchfs.api.store import ScratchStore, store_root
 from scratchfs.cli.app import TTL_OPTION, echo_json, main, resolve_root, root_option, scope_options, with_store
 from scratchfs.foundation.errors import CorruptBlob
 from scratchfs.foundation.limits import SOON_SECONDS
@@ -132,8 +132,8 @@ def fsck_command(root: str | None, repair: bool, quick: bool, rebuild_index: boo
     Entries are read a page at a time (constant memory); --limit bounds a check and --after resumes one."""
     if after is not None:
         decode_cursor(after)  # a bad cursor is a usage error before any work
-    root = resolve_root(root)
-    store = open_for_rebuild(root) if rebuild_index and root is not None else ScratchStore(root)
+    root = resolve_root(root)  # --root, else the global --root or $SCRATCHFS_ROOT, else the default root
+    store = open_for_rebuild(store_root(root)) if rebuild_index else ScratchStore(root)
     with store:
         _fsck(store, repair, quick, rebuild_index, limit, after, progress, as_json)
 

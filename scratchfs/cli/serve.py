@@ -20,7 +20,7 @@ import sys
 import click
 
 from scratchfs.api.store import ScratchStore
-from scratchfs.cli.app import main
+from scratchfs.cli.app import main, resolve_root
 from scratchfs.foundation.errors import InvalidArgument, StorageError
 
 DEFAULT_PORT = 8765
@@ -86,7 +86,7 @@ def serve_command(root: str | None, host: str, port: int, token: str | None, all
     elif not _TOKEN_RE.match(token):
         raise InvalidArgument("the token must be 16 to 256 characters of A-Z a-z 0-9 . _ ~ -")
     sock = _listen(host, port)
-    with ScratchStore(root) as store:
+    with ScratchStore(resolve_root(root)) as store:
         app = create_app(store, token, allow_delete=allow_delete)
         config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False)
         bound = sock.getsockname()[1]

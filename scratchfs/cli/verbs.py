@@ -34,6 +34,7 @@ from scratchfs.cli.app import (
 )
 from scratchfs.foundation.errors import InvalidArgument, NotFound
 from scratchfs.foundation.limits import MAX_READ_BYTES
+from scratchfs.foundation.text import is_digits
 
 
 @main.command()
@@ -77,7 +78,7 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
 @click.option("--select", default=None, help="Structure: the text of the HTML elements this CSS selector matches.")
 @click.option("--cursor", default=None, help="Structure: where the next page starts (a previous reply's cursor).")
 @click.option("--budget", type=int, default=None,
-              help="Most bytes of the JSON reply (1024 to 65536) [default: 8192].")
+              help="Most bytes of the JSON reply (2048 to 65536) [default: 8192].")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the result as the JSON a model receives (the MCP read_handle result) instead of raw bytes.")
 @with_store
@@ -90,7 +91,7 @@ def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, as
     if "needle" in given:
         given["match"] = given.pop("needle")
     if "columns" in given:
-        given["columns"] = [int(c) if c.isdigit() else c for c in given["columns"]]
+        given["columns"] = [int(c) if is_digits(c) else c for c in given["columns"]]
     scope = store.scope(run_id, agent_id)
     arguments = check_arguments("read_handle", {"handle": handle, **given})  # one rule with MCP and --json
     if as_json or given.keys() & {"match", "pattern", "budget", *STRUCTURE_ARGUMENTS}:

@@ -13,12 +13,15 @@ work, the others return at once with ``skipped=True``. Steps, each a short trans
    the listing), each only if it still names the same blob.
 4. Orphans: objects no row names (a crashed write, a run whose rows the platform deleted with ``ON DELETE CASCADE``)
    and whose ``LastModified`` is older than the grace period, checked against the rows once more, deleted in
-   batches. An object is complete before its row is committed and the commit follows within a transaction, so the
+   batches. Only the objects the store confirms deleted are counted (``orphans_removed``, ``files_deleted``,
+   ``bytes_freed``); the others are counted in ``delete_failures`` and left for the next sweep. An object is
+   complete before its row is committed and the commit follows within a transaction, so the
    grace period (seconds; 300 by default) is what keeps a write in flight safe.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 
@@ -27,6 +30,8 @@ from scratchfs.engine.s3_blobs import S3Blobs
 from scratchfs.engine.sweeper import BATCH_ROWS, SweepResult
 
 __all__ = ["fleet_sweep"]
+
+log = logging.getLogger(__name__)
 
 
 def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], float], grace: float,
@@ -47,12 +52,15 @@ def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], 
             return SweepResult(skipped=True)
         now = now() if callable(now) else now
         rows = files = freed = 0
+        failures: set[str] = set()  # keys the store did not delete (one object may fail in two steps)
         while True:
             batch = index.pop_expired(now, BATCH_ROWS)
             rows += len(batch)
             if batch:
-                files += blobs.unlink_many([(r.run_id, r.agent_id, r.blob) for r in batch])
-                freed += sum(r.stored_size for r in batch)
+                sizes = {blobs.key(r.run_id, r.agent_id, r.blob): r.stored_size for r in batch}
+                deleted, failed = blobs.delete_confirmed(list(sizes))
+                files, freed = files + len(deleted), freed + sum(sizes[k] for k in deleted)
+                failures.update(failed)
             if len(batch) < BATCH_ROWS:
                 break
         index.forget_tombstones(now)
@@ -65,9 +73,15 @@ def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], 
         named = {row[3] for row in known}
         cutoff = clock() - grace
         candidates = [obj for obj in objects if obj.token not in named and obj.modified <= cutoff]
+        removed: list = []
         if candidates:
             named = index.blobs()  # committed since the first read: not an orphan
             candidates = [obj for obj in candidates if obj.token not in named]
-            blobs.delete_keys([obj.location for obj in candidates])
-        return SweepResult(rows + dropped, files, freed + sum(obj.size for obj in candidates), len(candidates),
-                           dropped)
+            deleted, failed = blobs.delete_confirmed([obj.location for obj in candidates])
+            removed = [obj for obj in candidates if obj.location in deleted]  # only what the store confirmed
+            failures.update(failed)
+        if failures:
+            log.warning("scratchfs: fleet sweep: the object store did not delete %d objects (left for the next "
+                        "sweep)", len(failures))
+        return SweepResult(rows + dropped, files, freed + sum(obj.size for obj in removed), len(removed), dropped,
+                           len(failures))

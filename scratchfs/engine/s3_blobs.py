@@ -59,6 +59,7 @@ from scratchfs.engine.protocols import BlobFile, BlobInfo
 from scratchfs.engine.seekable import SeekableWriter
 from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import InvalidArgument, StorageError, StoreBusy
+from scratchfs.foundation.text import is_digits
 
 __all__ = ["PART_BYTES", "TAIL_BYTES", "S3Blobs", "S3Object", "S3Pending", "S3Source", "parse_s3_url"]
 
@@ -312,7 +313,7 @@ class S3Blobs:
             return S3Source(self, key, *cached, requests=0)
         got, tail = self._ranged_get(key, f"bytes=-{TAIL_BYTES}", f"no object {key}", f"opening {key}")
         total = got.get("ContentRange", "").rpartition("/")[2]
-        size = int(total) if total.isdigit() else len(tail)
+        size = int(total) if is_digits(total) else len(tail)
         if len(tail) > size:
             raise StorageError(f"the object store sent {len(tail)} bytes of an object of {size}")
         etag = str(got.get("ETag", ""))
@@ -372,16 +373,22 @@ class S3Blobs:
     def delete_keys(self, keys: list[str]) -> int:
         """Delete objects, :data:`DELETE_BATCH` keys per request; return how many the store confirmed. Failures are
         left to the orphan sweep. Never raises."""
-        done = 0
+        return len(self.delete_confirmed(keys)[0])
+
+    def delete_confirmed(self, keys: list[str]) -> tuple[set[str], list[str]]:
+        """Delete objects, :data:`DELETE_BATCH` keys per request; return ``(the keys the store confirmed deleted,
+        the keys it did not)`` -- a key the store reported an error for, or one of a request that failed. Never
+        raises: what was not deleted is left to the next sweep."""
+        done: set[str] = set()
         for start in range(0, len(keys), DELETE_BATCH):
             batch = keys[start : start + DELETE_BATCH]
             try:
                 got = self.client().delete_objects(Bucket=self.bucket, Delete={
                     "Objects": [{"Key": k} for k in batch], "Quiet": False})
-                done += len(got.get("Deleted", []))
             except (*self._errors(), StorageError):
                 continue
-        return done
+            done.update(str(d.get("Key")) for d in got.get("Deleted", []))
+        return done, [k for k in keys if k not in done]
 
     def exists(self, run_id: str, agent_id: str, token: str) -> bool:
         """True if the blob's object is there (one HEAD request).

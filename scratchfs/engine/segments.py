@@ -42,6 +42,7 @@ from scratchfs.foundation import forks
 from scratchfs.foundation.checks import TOKEN_RE
 from scratchfs.foundation.errors import StorageError, storage_error
 from scratchfs.foundation.limits import SEGMENT_ACTIVE, SEGMENT_BYTES
+from scratchfs.foundation.text import is_digits
 
 __all__ = [
     "RECORD_BYTES",
@@ -116,7 +117,7 @@ def parse_location(blob: str) -> Location:
     """
     parts = blob.split(":")
     if (len(parts) != 4 or not TOKEN_RE.match(parts[0]) or not TOKEN_RE.match(parts[1])
-            or not parts[2].isdigit() or not parts[3].isdigit()):
+            or not is_digits(parts[2]) or not is_digits(parts[3])):
         raise ValueError(f"not a segment location: {blob!r}")
     offset, length = int(parts[2]), int(parts[3])
     if offset < RECORD_BYTES or not 0 < length < _MAX_BLOB:

@@ -83,6 +83,8 @@ class SweepResult:
         bytes_freed: bytes of files removed (expired and orphaned).
         orphans_removed: files with no row (and leftover trash) removed.
         missing_files: rows dropped because their file was gone (counted in ``rows_deleted`` too).
+        delete_failures: objects the object store did not confirm deleted (fleet sweep; left for the next sweep and
+            counted nowhere else).
         skipped: True if another sweep held the lock and this one did nothing.
     """
 
@@ -91,6 +93,7 @@ class SweepResult:
     bytes_freed: int = 0
     orphans_removed: int = 0
     missing_files: int = 0
+    delete_failures: int = 0
     skipped: bool = False
 
     def to_dict(self) -> dict:

@@ -77,6 +77,16 @@ MAX_MATCHES = 1000
 """Largest ``max_matches`` of a search."""
 MAX_NEEDLE_BYTES = 4 * 1024
 """Longest ``match`` needle or ``pattern``, in UTF-8 bytes."""
+MAX_FILTER_CHARS = 4096
+"""Longest jq filter, in characters."""
+MAX_SELECTOR_CHARS = 1024
+"""Longest CSS selector (``select``), in characters."""
+MAX_COLUMN_CHARS = 1024
+"""Longest CSV/TSV column name a structure read names, in characters."""
+MAX_COLUMNS = 100
+"""Most columns one structure read names."""
+MAX_CURSOR_CHARS = 4096
+"""Longest cursor a call may pass, in characters (a listing cursor holds a key and an agent id, base64)."""
 
 # -- replies (what a model receives) --------------------------------------------------------------------------------
 REPLY_BUDGET_BYTES = 8192
@@ -84,16 +94,17 @@ REPLY_BUDGET_BYTES = 8192
 text, escapes included): the spill threshold, so a read never brings back more than a spill keeps out."""
 MAX_REPLY_BYTES = 64 * 1024
 """Hard ceiling of a reply's ``budget``, in bytes of JSON."""
-MIN_REPLY_BYTES = 1024
-"""Smallest ``budget`` a call may ask for, in bytes of JSON (room for the reply's own fields)."""
+MAX_KEY_BYTES = 512
+"""Longest scratchpad key, in UTF-8 bytes."""
+MIN_REPLY_BYTES = 4 * MAX_KEY_BYTES
+"""Smallest ``budget`` a call may ask for, in bytes of JSON: room for the reply's own fields and a listing row whose
+key is the longest allowed with every character escaped (``"`` costs 2 bytes: 1,026 of JSON)."""
 MAX_LIST_ENTRIES = 1000
 """Most entries one listing page holds."""
 
 # -- ids, keys, stubs, listings --------------------------------------------------------------------------------------
 MAX_ID_BYTES = 256
 """Longest run id or agent id, in UTF-8 bytes."""
-MAX_KEY_BYTES = 512
-"""Longest scratchpad key, in UTF-8 bytes."""
 MAX_TOOL_BYTES = 256
 """Longest source tool name, in UTF-8 bytes."""
 MAX_STUB_BYTES = 1536

@@ -9,6 +9,13 @@ from __future__ import annotations
 from json.encoder import encode_basestring
 
 
+def is_digits(text: str) -> bool:
+    """True if ``text`` is one or more ASCII digits ``0-9``: what ``int(text)`` parses as a plain decimal number.
+    (``str.isdigit`` is true for ``"²"`` and other Unicode digits that ``int`` refuses, and ``isdecimal`` for
+    non-ASCII decimal digits that ``int`` takes but no user means.)"""
+    return text.isascii() and text.isdigit()
+
+
 def utf8_lead_length(byte: int) -> int:
     """Bytes in the UTF-8 sequence that ``byte`` starts (RFC 3629): 2 to 4 for a lead byte, else 1."""
     return 2 if byte >> 5 == 0b110 else 3 if byte >> 4 == 0b1110 else 4 if byte >> 3 == 0b11110 else 1
@@ -53,4 +60,5 @@ def quote(text: str) -> str:
     return encode_basestring(text)
 
 
-__all__ = ["decode_or_none", "quote", "utf8_lead_length", "utf8_partial_tail", "utf8_prefix", "utf8_suffix_start"]
+__all__ = ["decode_or_none", "is_digits", "quote", "utf8_lead_length", "utf8_partial_tail", "utf8_prefix",
+           "utf8_suffix_start"]

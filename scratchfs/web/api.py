@@ -17,6 +17,8 @@ from __future__ import annotations
 import logging
 import os
 import re
+import threading
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -31,6 +33,7 @@ from scratchfs.api.store import ScratchStore
 from scratchfs.engine.protocols import Entry
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import InvalidArgument, NotFound, ScratchError
+from scratchfs.foundation.text import is_digits
 from scratchfs.web import structure
 
 log = logging.getLogger(__name__)
@@ -219,7 +222,7 @@ def handle_read(request: Request, run: str, agent: str, handle: str) -> dict[str
         else:
             args[name] = value
     if columns:
-        args["columns"] = [int(c) if c.isdigit() and c.isascii() else c for c in columns]
+        args["columns"] = [int(c) if is_digits(c) else c for c in columns]
     return ScratchTools(_store(request).scope(run, agent)).call("read_handle", args)
 
 
@@ -284,16 +287,43 @@ def stats_view(request: Request) -> dict[str, Any]:
     return {"now": now, "soon": soon, "scopes": [s.to_dict() for s in stats_in_sql(store, now, soon, run)]}
 
 
+FSCK_ENTRIES = 10_000
+"""Most entries one ``GET /api/fsck`` checks when no ``?limit=`` is given (a deep check decompresses each)."""
+MAX_FSCK_ENTRIES = 100_000
+"""Largest ``?limit=`` of ``GET /api/fsck``."""
+FSCK_CACHE_SECONDS = 30.0
+"""Seconds a fsck report is served again (with its ``age``) instead of checking the store again."""
+
+
 def fsck_view(request: Request) -> dict[str, Any]:
-    """The fsck report (never repairs): ``?deep=false`` checks seek tables and sizes only. Paths are relative to the
-    root."""
-    q = _query(request, ("deep",))
+    """The fsck report (never repairs): ``?deep=false`` checks seek tables and sizes only; ``?limit=`` entries at
+    most (1 to :data:`MAX_FSCK_ENTRIES`, :data:`FSCK_ENTRIES` by default; orphan files are looked for only when the
+    check reaches the last entry from the start) and ``?after=`` the ``next_cursor`` of a report stopped by it. One
+    check runs at a time per server, and a report is served again for :data:`FSCK_CACHE_SECONDS` seconds with its
+    ``age`` (seconds; 0 when just made), so GETs cannot pin a core. Paths are relative to the root."""
+    q = _query(request, ("deep", "limit", "after"))
     store = _store(request)
-    report = fsck(store, deep=_bool(q.get("deep", "true"), "deep")).to_dict()
-    root = str(store.root)
-    for problem in report["problems"]:
-        problem["path"] = os.path.relpath(problem["path"], root)
-    return report
+    deep = _bool(q.get("deep", "true"), "deep")
+    limit = _int(q.get("limit", str(FSCK_ENTRIES)), "limit")
+    if not 1 <= limit <= MAX_FSCK_ENTRIES:
+        raise InvalidArgument(f"limit must be 1 to {MAX_FSCK_ENTRIES}: {limit}")
+    after = q.get("after")
+    if after is not None:
+        decode_cursor(after)  # a bad cursor is a 400 before any work
+    state = request.app.state
+    if getattr(state, "fsck_cache", None) is None:
+        state.fsck_cache, state.fsck_lock = {}, threading.Lock()
+    key = (deep, limit, after)
+    with state.fsck_lock:  # one check at a time; a GET that waited finds the report it waited for
+        made = state.fsck_cache.get(key)
+        if made is None or time.monotonic() - made[0] > FSCK_CACHE_SECONDS:
+            whole = after is None and sum(r.entries for r in stats_in_sql(store, store.now())) <= limit
+            report = fsck(store, deep=deep, after=after, limit=None if whole else limit).to_dict()
+            root = str(store.root)
+            for problem in report["problems"]:
+                problem["path"] = os.path.relpath(problem["path"], root)
+            made = state.fsck_cache[key] = (time.monotonic(), report)
+    return {**made[1], "age": round(time.monotonic() - made[0], 3)}
 
 
 # -- deletes (only with --allow-delete) -------------------------------------------------------------------------------

@@ -78,6 +78,7 @@ STATS = _obj({"now": _NUM, "soon": _NUM, "scopes": {"type": "array", "items": _o
     "bytes_on_disk": _INT, "oldest": _NUM, "oldest_age": _NUM, "expiring_soon": _INT, "next_expiry": _NUM})}})
 FSCK = _obj({"entries_checked": _INT, "files_checked": _INT, "bytes_checked": _INT, "index": _STR, "missing": _INT,
              "corrupt": _INT, "orphaned": _INT, "repaired": _INT, "clean": {"type": "boolean"},
+             "next_cursor": {"type": ["string", "null"]}, "age": {"type": "number"},
              "problems": {"type": "array", "items": _obj({
                  "kind": _STR, "run_id": _STR, "agent_id": _STR, "key": {"type": ["string", "null"]}, "path": _STR,
                  "detail": _STR, "repaired": {"type": "boolean"}})}})
@@ -170,6 +171,9 @@ def openapi() -> dict[str, Any]:
             ], "getStats")},
             "/api/fsck": {"get": _op("Index against blob files (never repairs)", FSCK, [
                 _q("deep", {"type": "boolean"}, "Decompress and verify every frame (true)."),
+                _q("limit", {"type": "integer", "minimum": 1, "maximum": 100_000},
+                   "Most entries checked (10000); a report stopped by it has a next_cursor."),
+                _q("after", _STR, "Resume after this cursor (a report's next_cursor)."),
             ], "getFsck")},
             "/api/runs/{run}/delete": _post("Delete a run", [RUN], "deleteRun"),
             "/api/runs/{run}/agents/{agent}/delete": _post("Delete an agent of a run", [RUN, AGENT], "deleteAgent"),

@@ -30,6 +30,7 @@ from typing import Any
 from scratchfs.api.scope import Scope
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import MAX_READ_BYTES
+from scratchfs.foundation.text import is_digits
 
 MAX_STRUCTURE_BYTES = 4 * 1024 * 1024
 """Most content bytes parsed for a structure view."""
@@ -133,7 +134,7 @@ def resolve(document: Any, pointer: str) -> Any:
         part = raw.replace("~1", "/").replace("~0", "~")
         if isinstance(node, dict) and part in node:
             node = node[part]
-        elif isinstance(node, list) and part.isdigit() and (part == "0" or not part.startswith("0")) \
+        elif isinstance(node, list) and is_digits(part) and (part == "0" or not part.startswith("0")) \
                 and int(part) < len(node):
             node = node[int(part)]
         else:

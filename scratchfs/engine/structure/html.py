@@ -34,6 +34,7 @@ from scratchfs.engine.structure.paging import (
     fill_text,
     read_whole,
 )
+from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
 
@@ -41,7 +42,7 @@ __all__ = ["MAX_HTML_BYTES", "MAX_SELECTOR_CHARS", "html_text", "select_page", "
 
 MAX_HTML_BYTES = 32 * 1024 * 1024
 """Largest HTML document (bytes) parsed for a text view or a selector read."""
-MAX_SELECTOR_CHARS = 1024
+MAX_SELECTOR_CHARS = limits.MAX_SELECTOR_CHARS
 """Longest CSS selector, in characters."""
 
 _VIEW_CACHE_BYTES = 64 * 1024 * 1024

@@ -37,6 +37,7 @@ from scratchfs.engine.structure.paging import (
     fill_items,
     read_whole,
 )
+from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
 
@@ -44,7 +45,7 @@ __all__ = ["MAX_FILTER_CHARS", "MAX_JQ_DOCUMENT_BYTES", "compile_filter", "jq_pa
 
 MAX_JQ_DOCUMENT_BYTES = 64 * 1024 * 1024
 """Largest document (bytes) that jq filters run over; larger ones get streaming path reads only."""
-MAX_FILTER_CHARS = 4096
+MAX_FILTER_CHARS = limits.MAX_FILTER_CHARS
 """Longest jq filter, in characters."""
 
 _CUT_CHARS = 64 * 1024 * 1024

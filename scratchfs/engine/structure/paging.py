@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.text import is_digits
 
 __all__ = [
     "CHUNK_BYTES",
@@ -121,7 +122,7 @@ def decode_cursor(cursor: object, count: int, size: int) -> list[int]:
         raise InvalidArgument(f"cursor must be the string a previous read returned: {str(cursor)[:40]!r}")
     parts = cursor.split(".")
     body = ".".join(parts[:-1])
-    if (len(parts) != count + 1 or not all(p.isdigit() and p.isascii() for p in parts[:-1])
+    if (len(parts) != count + 1 or not all(is_digits(p) for p in parts[:-1])
             or parts[-1] != f"{zlib.crc32(f'{body}/{size}'.encode()) & 0xFFFF:04x}"):
         raise InvalidArgument(f"cursor {cursor[:40]!r} was not returned by this kind of read of this content")
     return [int(p) for p in parts[:-1]]

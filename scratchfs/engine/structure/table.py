@@ -25,6 +25,7 @@ from scratchfs.engine.structure.paging import (
 )
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.limits import MAX_COLUMN_CHARS, MAX_COLUMNS
 
 __all__ = ["MAX_ROWS", "detect_delimiter", "iter_rows", "rows_page"]
 
@@ -78,6 +79,9 @@ def _select(header: list[str], columns: object) -> list[int] | None:
         return None
     if isinstance(columns, (str, bytes)) or not isinstance(columns, (list, tuple)) or not columns:
         raise InvalidArgument("columns must be a non-empty list of column names or 0-based numbers")
+    if len(columns) > MAX_COLUMNS or any(isinstance(c, str) and len(c) > MAX_COLUMN_CHARS for c in columns):
+        raise InvalidArgument(f"columns are at most {MAX_COLUMNS} names (each at most {MAX_COLUMN_CHARS} characters) "
+                              "or numbers")
     picked = []
     for column in columns:
         if isinstance(column, int) and not isinstance(column, bool) and 0 <= column < len(header):

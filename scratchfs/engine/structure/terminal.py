@@ -31,6 +31,7 @@ from scratchfs.engine.structure.paging import (
 )
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.text import is_digits
 
 __all__ = ["MAX_LINE_BYTES", "render_line", "render_text", "view_page"]
 
@@ -49,7 +50,7 @@ _TOKEN = re.compile(
 
 def _number(params: str, default: int = 1) -> int:
     head = params.split(";", 1)[0]
-    return int(head) if head.isdigit() and int(head) > 0 else default
+    return int(head) if is_digits(head) and int(head) > 0 else default
 
 
 def render_line(line: str) -> str:

@@ -1,0 +1,139 @@
+"""The fixed part of a reply -- the arguments it echoes, its ``next_call`` -- measured before its content.
+
+A reply echoes some of the caller's arguments (a search's ``match`` or ``pattern``, a structure read's ``jq``, a
+key, a listing's ``prefix``) and writes them again in ``next_call``; arguments long or full of characters JSON
+escapes (``"`` costs 2 bytes, 4 inside ``next_call``'s quoted string) could take the whole budget. A
+:class:`Squeeze` is planned once on a reply's *floor* (the reply with the least content it can show) and then
+applied to every candidate reply, so that the content gets what the fixed part leaves:
+
+1. echoed arguments, longest first, are shortened to a prefix of whole characters ending in ``…``; the reply then
+   says ``"shortened": {argument: its full length}`` (characters of a text, items of a list);
+2. when the floor still does not fit, ``next_call`` is left out (``null``) and ``note`` says so and how large a
+   budget the call needs; the reply then carries the cursor alone (``cursor`` / ``next_cursor``, when the reply
+   kind has one), which the caller passes with the same arguments. A ``next_call`` that is given is always the
+   complete call. When ``next_call`` is given, the cursor it carries is not repeated beside it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from scratchfs.api.views import reply_size, to_json
+
+ECHO_FLOOR_BYTES = 48
+"""An echoed argument is never shortened below this many bytes of JSON."""
+SLACK_BYTES = 24
+"""Bytes kept free when a squeeze is planned: a larger page's numbers (offsets, counts) take a few more digits."""
+ELLIPSIS = "…"
+"""Ends a shortened echo."""
+
+
+def small(budget: int, *echoed: str) -> bool:
+    """True when texts of these lengths, echoed in a reply and again in its ``next_call``, cannot crowd its budget
+    (a character costs at most 6 bytes of JSON, and 7 inside ``next_call``'s quoted text): no squeeze is needed."""
+    return sum(len(text) for text in echoed) * 13 + 512 <= budget // 2
+
+
+def _json_bytes(value: Any) -> int:
+    return len(to_json(value).encode("utf-8")) if not isinstance(value, str) else len(
+        to_json([value]).encode("utf-8")) - 2
+
+
+def shorten(value: Any, room: int) -> Any:
+    """``value`` (text, or a list) cut to at most ``room`` bytes of compact JSON: a prefix of whole characters
+    followed by :data:`ELLIPSIS`, or the first items of a list; ``value`` itself when it fits. Other values are
+    returned as they are."""
+    if _json_bytes(value) <= room:
+        return value
+    if isinstance(value, list):
+        low, high = 0, len(value)
+        while low < high:
+            mid = (low + high + 1) // 2
+            low, high = (mid, high) if _json_bytes(value[:mid]) <= room else (low, mid - 1)
+        return value[:low]
+    if not isinstance(value, str):
+        return value
+    low, high = 0, min(len(value), room)
+    while low < high:  # JSON cost grows with the prefix: bisect on characters
+        mid = (low + high + 1) // 2
+        low, high = (mid, high) if _json_bytes(value[:mid] + ELLIPSIS) <= room else (low, mid - 1)
+    return value[:low] + ELLIPSIS
+
+
+def _get(reply: Mapping[str, Any], path: tuple[str, ...]) -> Any:
+    node: Any = reply
+    for part in path:
+        if not isinstance(node, Mapping) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def _set(reply: dict[str, Any], path: tuple[str, ...], value: Any) -> dict[str, Any]:
+    """A copy of ``reply`` with ``value`` at ``path`` (dicts on the way copied, nothing else)."""
+    out = dict(reply)
+    if len(path) == 1:
+        out[path[0]] = value
+    else:
+        out[path[0]] = _set(dict(out[path[0]]), path[1:], value)
+    return out
+
+
+class Squeeze:
+    """The plan that makes a reply's fixed part fit (see the module docstring), made on ``floor`` and applied to
+    every reply of the same call with :meth:`__call__`.
+
+    Args:
+        floor: the reply with the least content it can show (it holds the longest ``next_call`` the call makes).
+        budget: the reply's budget, in bytes of compact JSON.
+        echoes: argument name -> its path in the reply, e.g. ``{"jq": ("read", "jq")}``.
+        cursor_key: the reply's cursor field (``"next_cursor"``, ``"cursor"``), which builders always fill and
+            which is kept only when ``next_call`` is left out; ``None`` for reply kinds with none.
+        reserve: bytes the content needs beyond the floor's (a structure page measured apart).
+        resume: what the note says to go on from when ``next_call`` is left out (``"next_offset"``).
+    """
+
+    def __init__(self, floor: dict[str, Any], budget: int, echoes: Mapping[str, tuple[str, ...]] | None = None,
+                 cursor_key: str | None = None, reserve: int = 0, resume: str = "next_offset") -> None:
+        self.cursor_key, self.keep_cursor = cursor_key, cursor_key is not None
+        self.resume = f"the same arguments and {cursor_key or resume}"
+        self.cuts: dict[str, tuple[tuple[str, ...], Any, int]] = {}  # name -> (path, shortened value, full length)
+        self.call_bytes = 0  # > 0: next_call is left out; the size it would take
+        target = budget - SLACK_BYTES - reserve
+        if reply_size(self(floor)) <= target:
+            return
+        present = [(name, path, _get(floor, path)) for name, path in (echoes or {}).items()]
+        longest = sorted((p for p in present if isinstance(p[2], (str, list))), key=lambda p: -_json_bytes(p[2]))
+        for name, path, value in longest:
+            over = reply_size(self(floor)) - target
+            if over <= 0:
+                return
+            size = _json_bytes(value)
+            mark = reply_size({"shortened": {name: len(value)}}) - 1  # what the "shortened" entry costs (at most)
+            room = max(ECHO_FLOOR_BYTES, size - over - mark)
+            if room < size:
+                self.cuts[name] = (path, shorten(value, room), len(value))
+        if reply_size(self(floor)) > target and floor.get("next_call"):
+            self.call_bytes = _json_bytes(floor["next_call"])
+            if self.keep_cursor and reply_size(self(floor)) > target:  # the cursor alone does not fit either
+                self.keep_cursor, self.resume = False, f"a larger budget (over {budget})"
+
+    def __call__(self, reply: dict[str, Any]) -> dict[str, Any]:
+        """``reply`` with the plan applied: echoes shortened, ``next_call`` left out (with ``note``) when planned,
+        the cursor field kept only without a ``next_call``."""
+        out = reply
+        if self.cuts:
+            for path, value, _full in self.cuts.values():
+                out = _set(out, path, value)
+            out["shortened"] = {name: full for name, (_path, _value, full) in self.cuts.items()}
+        dropped = bool(self.call_bytes and out.get("next_call"))
+        if dropped:
+            out = {**out, "next_call": None, "note": f"next_call left out: it takes {self.call_bytes} bytes, more "
+                                                     f"than this budget leaves; go on with {self.resume}"}
+        if self.cursor_key is not None and self.cursor_key in out and not (dropped and self.keep_cursor):
+            out = {k: v for k, v in out.items() if k != self.cursor_key}
+        return out
+
+
+__all__ = ["ECHO_FLOOR_BYTES", "ELLIPSIS", "SLACK_BYTES", "Squeeze", "shorten", "small"]
