@@ -241,8 +241,9 @@ def test_a_loose_root_owned_by_another_user_is_refused(tmp_path):
 
 def test_a_pending_blob_file_is_in_place_only_while_that_very_file_is_at_its_name(tmp_path):
     """The commit check of a blob file (``PendingBlob.exists``, one ``lstat`` from the root): True while the file is
-    where it was written; False once a delete moved its run directory to the trash, once another file took its name,
-    or once a link to it (in the trash) stands at its name -- the last component is never followed."""
+    where it was written; False once a delete moved its agent directory to the trash; StorageError once another
+    file took its name or a link to it stands there (the last component is never followed) while its directory
+    stayed, and once it was released."""
     from scratchfs.engine.blob_file import PendingBlob
     from scratchfs.foundation.checks import new_token
 
@@ -260,10 +261,14 @@ def test_a_pending_blob_file_is_in_place_only_while_that_very_file_is_at_its_nam
         aside = path.with_name("aside")
         path.rename(aside)
         path.symlink_to(aside)
-        assert [p.exists() for p in (stay, moved, replaced, linked)] == [True, False, False, False]
+        assert (stay.exists(), moved.exists()) == (True, False)  # moved by a delete: ordered before it
+        for gone in (replaced, linked):  # left its place while its directory stayed: the write fails
+            with pytest.raises(StorageError, match="left its place"):
+                gone.exists()
         for p in (stay, moved, replaced, linked):
             p.discard()
-        assert not stay.exists()  # released: never in place again
+        with pytest.raises(StorageError, match="released"):
+            stay.exists()  # released: never in place again
 
 
 def test_is_at_confirms_only_the_very_file_at_its_name(tmp_path):
