@@ -221,6 +221,21 @@ def test_stats_show_expired_entries_not_swept_yet(tmp_path):
         assert (kept.entries, kept.expired) == (1, 1) and kept.expired_bytes > 0
         only_expired = rows[("run-x", "agent-y")]
         assert (only_expired.entries, only_expired.expired) == (0, 1)
+        d = only_expired.to_dict()  # no live entry: null, not an infinity JSON cannot carry
+        assert (d["oldest"], d["next_expiry"], d["oldest_age"]) == (None, None, 0.0)
+        json.dumps([r.to_dict() for r in rows.values()], allow_nan=False)  # what stats --json and /api/stats print
         store.sweep()
         after = {(r.run_id, r.agent_id): r for r in stats_in_sql(store, now[0])}
         assert after[("run-x", "agent-x")].expired == 0 and ("run-x", "agent-y") not in after
+
+
+@pytest.mark.parametrize("args", [["stats", "--soon", "nan"], ["stats", "--soon", "1e400"], ["stats", "--soon", "-1"],
+                                  ["mcp", "--sweep-interval", "nan"], ["mcp-proxy", "--timeout", "nan", "--", "true"],
+                                  ["scratch-write", "k", "--ttl", "inf"], ["scratch-write", "k", "--ttl", "x"]])
+def test_seconds_options_refuse_nan_infinity_and_negatives_in_one_line(tmp_path, args):
+    result = subprocess.run([sys.executable, "-m", "scratchfs", "--root", str(tmp_path), "--run", "r", "--agent", "a",
+                             *args], input=b"v", capture_output=True, timeout=60)
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.decode().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("scratchfs: usage: Invalid value for") and "Traceback" not in lines[0]
+    assert not (tmp_path / "runs" / "r").exists()  # nothing written

@@ -317,6 +317,15 @@ def test_stats_are_aggregated_by_the_index_as_the_cli_does(store, clock, client,
     assert (body["scopes"][0]["entries"], body["scopes"][0]["expired"]) == (1, 1)
 
 
+def test_stats_of_a_scope_with_only_expired_entries_are_valid_json(store, clock, client):
+    store.scope("run-e", "agent-1").spill(b"short-lived\n" * 100, ttl=1)
+    clock.advance(2)  # expired, not swept: the scope has no live entry
+    response = client.get("/api/stats", params={"run": "run-e"})
+    assert response.status_code == 200, response.text
+    (scope,) = response.json()["scopes"]
+    assert (scope["entries"], scope["expired"], scope["oldest"], scope["next_expiry"]) == (0, 1, None, None)
+
+
 def test_the_web_table_is_the_models_rows(store, client):
     scope = store.scope("run-c2", "agent-1")
     data = "name\tnote\n" + "".join(f"n{i}\tpart;of;{i};one|cell, still\n" for i in range(300))

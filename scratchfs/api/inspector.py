@@ -28,6 +28,7 @@ are not checked: they are the sweeper's (:mod:`scratchfs.sweeper`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 
@@ -58,10 +59,10 @@ class ScopeStats:
         entries, handles, scratch: live entries, of which spilled results and scratchpad values.
         bytes_in: content bytes (uncompressed).
         bytes_on_disk: blob bytes (compressed, seek tables included).
-        oldest: ``created_at`` of the oldest entry, epoch seconds.
+        oldest: ``created_at`` of the oldest entry, epoch seconds (infinity when no entry is live).
         oldest_age: seconds since then.
         expiring_soon: entries expiring within ``soon`` seconds.
-        next_expiry: the earliest ``expires_at``, epoch seconds.
+        next_expiry: the earliest ``expires_at``, epoch seconds (infinity when no entry is live).
         expired, expired_bytes: entries expired but not swept yet (invisible to reads), and their blob bytes still on
             disk (a sweep frees them).
     """
@@ -81,7 +82,13 @@ class ScopeStats:
     expired_bytes: int = 0
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The fields as a JSON-ready dict; ``oldest`` and ``next_expiry`` are ``None`` (null) for a scope with no
+        live entry (only expired ones not swept yet), never an infinity JSON cannot carry."""
+        out = asdict(self)
+        for name in ("oldest", "next_expiry"):
+            if not math.isfinite(out[name]):
+                out[name] = None
+        return out
 
 
 def stats(entries: Iterable[Entry], now: float, soon: float = DEFAULT_SOON) -> list[ScopeStats]:

@@ -14,7 +14,16 @@ import click
 from scratchfs.api.inspector import PAGE_ROWS, decode_cursor, encode_cursor, fsck, iter_entries, stats_in_sql
 from scratchfs.api.rebuild import open_for_rebuild
 from scratchfs.api.store import ScratchStore, store_root
-from scratchfs.cli.app import TTL_OPTION, echo_json, main, resolve_root, root_option, scope_options, with_store
+from scratchfs.cli.app import (
+    TTL_OPTION,
+    Seconds,
+    echo_json,
+    main,
+    resolve_root,
+    root_option,
+    scope_options,
+    with_store,
+)
 from scratchfs.foundation.errors import CorruptBlob
 from scratchfs.foundation.limits import SOON_SECONDS
 from scratchfs.loader import load_dir
@@ -94,7 +103,7 @@ def _print_page(page: list, shown: int, as_json: bool, store: ScratchStore, titl
 @main.command("stats")
 @root_option
 @click.option("--run", "run_id", default=None, help="Only this run [default: every run].")
-@click.option("--soon", type=click.FloatRange(min=0), default=SOON_SECONDS, show_default=True,
+@click.option("--soon", type=Seconds(zero_ok=True), default=SOON_SECONDS, show_default=True,
               help="Seconds: entries expiring within this count as expiring soon.")
 @JSON_TABLE
 @with_store

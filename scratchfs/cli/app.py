@@ -20,8 +20,9 @@ from typing import Any
 import click
 
 from scratchfs.api.store import ScratchStore
-from scratchfs.foundation.errors import ScratchError, StorageError
-from scratchfs.foundation.limits import DEFAULT_TTL
+from scratchfs.foundation.checks import check_seconds
+from scratchfs.foundation.errors import InvalidArgument, ScratchError, StorageError
+from scratchfs.foundation.limits import DEFAULT_TTL, MAX_TTL
 
 EXIT_CODES_HELP = """\b
 Exit codes:
@@ -197,7 +198,32 @@ def echo_json(value: Any) -> None:
     click.echo(json.dumps(value, ensure_ascii=False, indent=2))
 
 
-TTL_OPTION = click.option("--ttl", type=float, default=None,
+class Seconds(click.ParamType):
+    """A click option type for a span of seconds: a finite number in ``(0, maximum]`` (``[0, maximum]`` when
+    ``zero_ok``), checked by :func:`~scratchfs.foundation.checks.check_seconds` -- NaN, infinities and numbers too
+    large for a float are a usage error (exit 2, one line), not a traceback or a silent default."""
+
+    name = "seconds"
+
+    def __init__(self, zero_ok: bool = False, maximum: float = MAX_TTL) -> None:
+        self.zero_ok, self.maximum = zero_ok, maximum
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        if isinstance(value, float):
+            number = value
+        else:
+            try:
+                number = float(str(value).strip())
+            except ValueError:
+                self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        try:
+            return check_seconds(number, param.name if param is not None and param.name else "seconds",
+                                 self.maximum, zero_ok=self.zero_ok)
+        except InvalidArgument as exc:
+            self.fail(str(exc), param, ctx)
+
+
+TTL_OPTION = click.option("--ttl", type=Seconds(), default=None,
                           help=f"Seconds until the entry expires [default: {DEFAULT_TTL:.0f}].")
 INPUT_ARGUMENT = click.argument("source", type=click.File("rb", lazy=False), default="-", required=False)
 

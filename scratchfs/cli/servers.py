@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from scratchfs.cli.app import global_option, main, resolve_root, root_option
+from scratchfs.cli.app import Seconds, global_option, main, resolve_root, root_option
 from scratchfs.foundation.limits import DEFAULT_TTL, SPILL_THRESHOLD_BYTES, SWEEP_INTERVAL
 
 
@@ -17,7 +17,7 @@ def _missing_mcp(exc: ImportError) -> None:
 
 _MCP_SCOPE_HELP = " (the server is pinned to it: see --allow-meta-scope)"
 SWEEP_INTERVAL_OPTION = click.option(
-    "--sweep-interval", type=click.FloatRange(min=0), default=SWEEP_INTERVAL, show_default=True, metavar="SECONDS",
+    "--sweep-interval", type=Seconds(zero_ok=True), default=SWEEP_INTERVAL, show_default=True, metavar="SECONDS",
     help="While serving, sweep expired entries (and orphans past their grace) every this many seconds; 0: never.")
 ALLOW_META_SCOPE = click.option(
     "--allow-meta-scope", is_flag=True,
@@ -74,9 +74,9 @@ def _parse_classes(ctx: click.Context, param: click.Parameter, values: tuple[str
                    "(never spilled). Repeatable.")
 @click.option("--default-class", type=click.Choice(["query", "workspace", "browser", "effect"]), default="query",
               show_default=True, help="Result class of the tools not named by --class.")
-@click.option("--ttl", type=float, default=DEFAULT_TTL, show_default=True,
+@click.option("--ttl", type=Seconds(), default=DEFAULT_TTL, show_default=True,
               help="Seconds a spilled result lives (and scratchpad values written without a ttl).")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
+@click.option("--timeout", type=Seconds(), default=60.0, show_default=True,
               help="Seconds to wait for the upstream server to start and for each of its answers.")
 @ALLOW_META_SCOPE
 @SWEEP_INTERVAL_OPTION

@@ -19,6 +19,7 @@ _INT = {"type": "integer"}
 _NUM = {"type": "number"}
 _STR = {"type": "string"}
 _NULLABLE_INT = {"type": ["integer", "null"]}
+_NULLABLE_NUM = {"type": ["number", "null"]}
 
 
 def _obj(required: dict[str, Any], optional: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -75,7 +76,8 @@ TEXT = _obj({"handle": _STR, "offset": _INT, "length": _INT, "size": _INT, "next
              "partial": {"type": "boolean"}, "data": _STR})
 STATS = _obj({"now": _NUM, "soon": _NUM, "scopes": {"type": "array", "items": _obj({
     "run_id": _STR, "agent_id": _STR, "entries": _INT, "handles": _INT, "scratch": _INT, "bytes_in": _INT,
-    "bytes_on_disk": _INT, "oldest": _NUM, "oldest_age": _NUM, "expiring_soon": _INT, "next_expiry": _NUM})}})
+    "bytes_on_disk": _INT, "oldest": _NULLABLE_NUM, "oldest_age": _NUM, "expiring_soon": _INT,
+    "next_expiry": _NULLABLE_NUM})}})
 FSCK = _obj({"entries_checked": _INT, "files_checked": _INT, "bytes_checked": _INT, "index": _STR, "missing": _INT,
              "corrupt": _INT, "orphaned": _INT, "repaired": _INT, "clean": {"type": "boolean"},
              "next_cursor": {"type": ["string", "null"]}, "age": {"type": "number"},
