@@ -388,15 +388,42 @@ def test_rebuild_index_restores_segment_entries(tmp_path):
     for name in os.listdir(tmp_path):
         if name.startswith("index.sqlite"):
             os.unlink(tmp_path / name)
+    (segment,) = (tmp_path / "runs" / "run" / "agent").glob("*.zseg")
+    fd = os.open(segment, os.O_RDONLY)
+    try:
+        records, end, problem = scan(lambda n, at: os.pread(fd, n, at), os.path.getsize(segment))
+    finally:
+        os.close(fd)
+    assert (len(records), end, problem) == (len(values) + 1, os.path.getsize(segment), None)  # k0's stepped over
+    whole = zstandard.ZstdDecompressor().stream_reader(segment.read_bytes(), read_across_frames=True).read()
+    assert b"v0 " * 10 in whole  # its bytes stay until the segment is reclaimed; the segment is still one stream
     with open_for_rebuild(tmp_path) as store:
         report = rebuild_index(store)
-        # k0 was deleted, but its bytes are still in the segment (not reclaimed yet): a rebuild restores it too
-        assert report.restored == len(values) + 2
-        assert store.scope("run", "agent").scratch_read("k0") == b"v0 " * 10
+        # k0 was deleted: its record was marked dead (segments.forget), so a rebuild does not bring it back
+        assert report.restored == len(values) + 1
         scope = store.scope("run", "agent")
+        with pytest.raises(NotFound):
+            scope.scratch_read("k0")
         for key, value in values.items():
             assert scope.scratch_read(key) == value
         assert scope.read_handle(spilled.handle, 0, 17).data == b"a spilled result "
+
+
+def test_forget_marks_only_the_record_it_names(tmp_path):
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("run", "agent")
+        scope.scratch_write("a", b"first value")
+        scope.scratch_write("b", b"second value")
+        (a, _), (b, _) = (store.index.lookup_with_lines("run", "agent", "scratch", k, store.now()) for k in "ab")
+        (segment,) = (tmp_path / "runs" / "run" / "agent").glob("*.zseg")
+        fd = os.open(segment, os.O_RDWR)
+        try:
+            wrong = parse_location(a.blob).token + b.blob[b.blob.index(":"):]  # a's token at b's slice
+            assert not segments.forget(fd, wrong)  # b's header does not name a's token: left alone
+            assert segments.forget(fd, a.blob) and not segments.forget(fd, a.blob)  # marked once
+        finally:
+            os.close(fd)
+        assert scope.scratch_read("a") == b"first value"  # the row still names it: reads are unaffected
 
 
 # -- hostile files ------------------------------------------------------------------------------------------------

@@ -342,6 +342,7 @@ class Scope:
         live, blob = store.index.delete_key(self.run_id, self.agent_id, "scratch", key, store.now())
         if blob is not None:
             store.blobs.unlink(self.run_id, self.agent_id, blob)
+            store.blobs.forget(self.run_id, self.agent_id, blob)  # a rebuild of a lost index must not restore it
         return live
 
     def list_entries(self) -> list[Entry]:

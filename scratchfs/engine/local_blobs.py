@@ -47,13 +47,8 @@ from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import CorruptBlob, ScratchError, StorageError, storage_error
 from scratchfs.foundation.limits import SEGMENT_ENTRY_BYTES, SMALL_CONTENT_LEVEL
 
-__all__ = [
-    "BLOB_NAME_RE",
-    "BLOB_SUFFIX",
-    "Blobs",
-    "LocalSource",
-    "PendingBlob",
-]  # LocalSource and PendingBlob live in scratchfs.engine.blob_file, named here for the callers that import them
+__all__ = ["BLOB_NAME_RE", "BLOB_SUFFIX", "Blobs", "LocalSource", "PendingBlob"]
+# LocalSource and PendingBlob live in scratchfs.engine.blob_file, named here for the callers that import them
 
 log = logging.getLogger(__name__)
 
@@ -320,6 +315,11 @@ class Blobs:
         if segments.is_location(token):
             return 0
         return self.unlink_part(self._parts(run_id, agent_id), _name(token))
+
+    def forget(self, run_id: str, agent_id: str, blob: str) -> None:
+        """Mark a deleted segment entry's record dead, for a rebuild not to restore it (:func:`segments.forget_at`)."""
+        at, name = self._parts(run_id, agent_id), _file_name(blob)
+        segments.forget_at(lambda: self._dirs.open_file(at, name, os.O_RDWR, name, CorruptBlob), blob)
 
     def unlink_part(self, parts: tuple[str, ...], name: str) -> int:
         """As :meth:`unlink`, for the file ``name`` in the directory ``parts``. A link or FIFO at the name is

@@ -265,6 +265,12 @@ class BlobStore(Protocol):
         """Remove a blob whose row is gone; return the bytes freed (0 if already gone). Never raises."""
         ...
 
+    def forget(self, run_id: str, agent_id: str, token: str) -> None:
+        """After an explicit delete of the entry whose blob is ``token`` (after :meth:`unlink`): make sure a rebuild
+        of a lost index cannot restore it (a blob that outlives its row, as a segment entry does, is marked dead).
+        Never raises."""
+        ...
+
     def delete_lock(self, exclusive: bool, timeout: float) -> AbstractContextManager[None]:
         """Held exclusively by a delete of a run or agent, shared by a write while it commits its row."""
         ...

@@ -398,6 +398,9 @@ class S3Blobs:
         """
         return self.head(self.key(run_id, agent_id, token)) is not None
 
+    def forget(self, run_id: str, agent_id: str, token: str) -> None:
+        """Nothing to do: :meth:`unlink` deleted the object (no object outlives its row)."""
+
     def unlink(self, run_id: str, agent_id: str, token: str) -> int:
         """Delete a blob whose row is gone; return the bytes freed (0 if it was already gone or the store failed:
         a later sweep removes objects no row names). Never raises."""

@@ -28,6 +28,7 @@ segment once no live row names any of its blobs.
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import re
 import struct
@@ -40,11 +41,14 @@ from scratchfs.engine.protocols import BlobInfo
 from scratchfs.engine.sources import SliceRange
 from scratchfs.foundation import forks
 from scratchfs.foundation.checks import TOKEN_RE
-from scratchfs.foundation.errors import StorageError, storage_error
+from scratchfs.foundation.errors import ScratchError, StorageError, storage_error
 from scratchfs.foundation.limits import SEGMENT_ACTIVE, SEGMENT_BYTES
 from scratchfs.foundation.text import is_digits
 
+log = logging.getLogger(__name__)
+
 __all__ = [
+    "DEAD_RECORD_MAGIC",
     "RECORD_BYTES",
     "RECORD_MAGIC",
     "SEGMENT_NAME_RE",
@@ -55,6 +59,8 @@ __all__ = [
     "SegmentSource",
     "SegmentWriter",
     "buffer_head",
+    "forget",
+    "forget_at",
     "is_location",
     "location",
     "parse_location",
@@ -70,6 +76,9 @@ RECORD_MAGIC = 0x184D2A5D
 """Magic number of a record header (a skippable frame; the binding frame uses 0x184D2A5C, the seek table 0x184D2A5E)."""
 _RECORD = struct.Struct("<II24sQ")  # magic, payload length (32), blob token (ASCII), blob length
 RECORD_BYTES = _RECORD.size
+DEAD_RECORD_MAGIC = 0x184D2A5B
+"""Magic number of the header of a record whose entry was deleted (:func:`forget`): still a skippable frame of the
+same length, so the segment stays a valid zstd stream and :func:`scan` steps over it without restoring it."""
 """Bytes of a record header (40)."""
 _MAX_BLOB = 1 << 40
 
@@ -172,12 +181,50 @@ def scan(pread: Callable[[int, int], bytes], size: int) -> tuple[list[Record], i
             return records, pos, f"a record header is cut short at byte {pos}"
         magic, payload, raw, length = _RECORD.unpack(header)
         token = raw.decode("ascii", "replace")
+        if magic == DEAD_RECORD_MAGIC and payload == RECORD_BYTES - 8 and length > 0:
+            if pos + RECORD_BYTES + length > size:
+                return records, pos, f"the record at byte {pos} is cut short"
+            continue  # a deleted entry's: stepped over, never restored
         if magic != RECORD_MAGIC or payload != RECORD_BYTES - 8 or not TOKEN_RE.match(token) or length <= 0:
             return records, pos, f"no record header at byte {pos}"
         if pos + RECORD_BYTES + length > size:
             return records, pos, f"the record at byte {pos} is cut short"
         records.append(Record(token, pos + RECORD_BYTES, length))
     return records, size if not records else records[-1].offset + records[-1].length, None
+
+
+def forget(fd: int, blob: str) -> bool:
+    """Mark the record of the segment entry at location ``blob`` dead, in the segment open read-write at ``fd``:
+    its header's magic becomes :data:`DEAD_RECORD_MAGIC` (one 4-byte ``pwrite``), only if the header there is this
+    entry's (token and length), so that ``fsck --rebuild-index`` does not bring a deleted entry back. The blob's bytes
+    stay until the segment is reclaimed. Returns whether it was marked.
+
+    Raises:
+        OSError: from ``pread``/``pwrite``. ValueError: ``blob`` is not a location.
+    """
+    where = parse_location(blob)
+    at = where.offset - RECORD_BYTES
+    header = os.pread(fd, RECORD_BYTES, at)
+    if len(header) < RECORD_BYTES or header != record_header(where.token, where.length):
+        return False
+    os.pwrite(fd, struct.pack("<I", DEAD_RECORD_MAGIC), at)
+    return True
+
+
+def forget_at(open_rw: Callable[[], int], blob: str) -> None:
+    """:func:`forget` the entry at ``blob`` (a no-op for a blob token) in the segment ``open_rw()`` opens read-write
+    (closed after). Never raises: a failure is logged (the entry stays deleted in the index; only a rebuild of a lost
+    index could restore it)."""
+    if not is_location(blob):
+        return
+    try:
+        fd = open_rw()
+        try:
+            forget(fd, blob)
+        finally:
+            os.close(fd)
+    except (OSError, ValueError, ScratchError) as exc:
+        log.warning("scratchfs: cannot mark the deleted entry %s dead in its segment (%s)", blob, exc)
 
 
 def _headers(pread: Callable[[int, int], bytes], size: int) -> Iterator[tuple[int, bytes]]:

@@ -369,6 +369,7 @@ def _delete_entry(scope: Scope, kind: str, key: str) -> bool:
     live, blob = store.index.delete_key(scope.run_id, scope.agent_id, kind, key, store.now())
     if blob is not None:
         store.blobs.unlink(scope.run_id, scope.agent_id, blob)
+        store.blobs.forget(scope.run_id, scope.agent_id, blob)
     return live
 
 
