@@ -50,7 +50,7 @@ def pick_needle(data: bytes) -> bytes:
 
 def run_demo(store: ScratchStore, fixtures_dir: str | None) -> None:
     """Run the demo against ``store`` under run :data:`RUN_ID` and print its report to stdout."""
-    console = Console() if sys.stdout.isatty() else Console(width=140)  # a pipe or a file does not fold lines
+    console = Console() if sys.stdout.isatty() else Console(width=100)  # a pipe or a file does not fold lines
     folder = find_fixtures(fixtures_dir)
     files = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix in _TOOLS)
     if not files:
@@ -60,10 +60,10 @@ def run_demo(store: ScratchStore, fixtures_dir: str | None) -> None:
     console.print(f"scratchfs demo: {len(files)} real tool outputs from {folder}, store at {store.root}\n")
 
     table = Table(title="tool results: what the tool returned, what reached the context, what went to disk")
-    for name in ("output", "tool", "returned", "to context", "on disk", "saved", "range read", "match: windows"):
-        text = name in ("output", "tool", "match: windows")
-        table.add_column(name, justify="left" if text else "right", no_wrap=True, overflow="ellipsis",
-                         min_width=None if text else {"saved": 6, "range read": 19}.get(name, 9))
+    for name in ("output", "returned", "to context", "on disk", "saved"):
+        table.add_column(name, justify="left" if name == "output" else "right", no_wrap=True, overflow="ellipsis",
+                         min_width=None if name == "output" else 6, max_width=24 if name == "output" else None)
+    checks: list[str] = []  # one line per spilled output: its range read and search checked against the original
     total_in = total_ctx = total_disk = 0
     stubs: list[tuple[str, str]] = []  # (file name, stub JSON) of the outputs that were spilled
     for path in files:
@@ -74,8 +74,8 @@ def run_demo(store: ScratchStore, fixtures_dir: str | None) -> None:
         total_in += len(data)
         total_ctx += to_context
         if out.stub is None:
-            table.add_row(path.name, tool, human_bytes(len(data)), human_bytes(to_context),
-                          "-", "-", "kept in context", "-")
+            table.add_row(path.name, human_bytes(len(data)), human_bytes(to_context), "-", "-")
+            checks.append(f"  {path.name}: kept in context")
             continue
         handle = out.stub.handle
         stubs.append((path.name, out.content))
@@ -90,17 +90,19 @@ def run_demo(store: ScratchStore, fixtures_dir: str | None) -> None:
                          data[w.match_offset : w.match_offset + len(needle)] == needle for w in found.windows)
         first = data.find(needle)
         windows_ok = windows_ok and bool(found.windows) and found.windows[0].match_offset == first
-        table.add_row(
-            path.name, tool, human_bytes(len(data)), human_bytes(to_context),
-            human_bytes(entry.stored_size), f"{1 - to_context / len(data):.1%}",
-            f"{'ok' if range_ok else 'WRONG'}: {len(part.data)} B @{middle}",
-            f"{'ok' if windows_ok else 'WRONG'}: {len(found.windows)}{'+' if found.next_offset is not None else ''} "
-            f"of {needle.decode('utf-8', 'replace')!r}",
-        )
+        table.add_row(path.name, human_bytes(len(data)), human_bytes(to_context), human_bytes(entry.stored_size),
+                      f"{1 - to_context / len(data):.1%}")
+        more = "+" if found.next_offset is not None else ""
+        checks.append(f"  {path.name}: range read {'ok' if range_ok else 'WRONG'} ({len(part.data)} B at byte "
+                      f"{middle}), search {'ok' if windows_ok else 'WRONG'} ({len(found.windows)}{more} windows of "
+                      f"{needle.decode('utf-8', 'replace')!r})")
     table.add_section()
-    table.add_row("total", "", human_bytes(total_in), human_bytes(total_ctx), human_bytes(total_disk),
-                  f"{1 - total_ctx / max(1, total_in):.1%}", "", "")
+    table.add_row("total", human_bytes(total_in), human_bytes(total_ctx), human_bytes(total_disk),
+                  f"{1 - total_ctx / max(1, total_in):.1%}")
     console.print(table)
+    console.print("read back from the store and checked against the original bytes:", highlight=False)
+    for line in checks:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
 
     if stubs:
         name, stub = stubs[0]
