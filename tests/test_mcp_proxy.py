@@ -190,7 +190,7 @@ def test_an_upstream_that_never_starts_leaves_the_proxys_own_tools(era, upstream
     (["--class", "git_log=huge"], "expected TOOL=CLASS"),
     (["--default-class", "huge"], "'huge' is not one of"),
     (["--threshold", "-1"], "-1 is not in the range"),
-    (["--timeout", "0"], "0.0 is not in the range"),
+    (["--timeout", "0"], "timeout must be positive, finite seconds"),
     ([], "Missing argument 'COMMAND...'"),
 ])
 def test_bad_proxy_options_exit_2(tmp_path, args, message):

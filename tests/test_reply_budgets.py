@@ -222,3 +222,23 @@ def test_run_listings_fit_and_their_next_call_goes_on(store, run, agent, budget,
             break
     assert sorted(seen) == sorted(e.key for e in store.list_entries_for_run(run))
     store.delete_run(run)
+
+
+def test_a_listing_with_a_long_key_goes_on_through_every_page_at_the_minimum_budget(store):
+    """A key of 512 '"' makes a cursor of about 1,450 bytes: a page that ends on it cannot carry its next_call at
+    2 KiB. The page is cut before the long key instead (its next_call fits), and the next page starts with it."""
+    scope = store.scope("r-long", "a")
+    keys = ["!0", "!1", '"' * 512, "m0", "m1", "m2", "m3", "m4"]  # in listing order (created together: by key)
+    for key in keys:
+        scope.scratch_write(key, b"v" * 100)
+    tools = ScratchTools(scope)
+    for limit in (3, 20):
+        reply, seen = tools.call("scratch_list", {"limit": limit, "budget": MIN_REPLY_BYTES}), []
+        while True:
+            assert reply_size(reply) <= MIN_REPLY_BYTES
+            seen += [row["key"] for row in reply["entries"]]
+            if reply["next_call"] is None:
+                break
+            cursor = re.search(r'cursor="([^"]+)"', reply["next_call"]).group(1)
+            reply = tools.call("scratch_list", {"limit": limit, "budget": MIN_REPLY_BYTES, "cursor": cursor})
+        assert seen == keys, limit

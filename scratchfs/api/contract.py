@@ -293,14 +293,27 @@ def listing_reply(head: dict[str, Any], rows: list[dict[str, Any]], page: Page, 
     ``head`` and ``next_call`` are measured first (:class:`~scratchfs.api.fixed.Squeeze`): ``next_cursor`` is given
     only when ``next_call`` does not fit."""
 
-    def build(n: int) -> dict[str, Any]:
-        cursor = page.cursor_after(n)
-        return {**head, "entries": rows[:n], "next_call": call(cursor) if cursor else None, "next_cursor": cursor}
+    def build(n: int, shown: int | None = None) -> dict[str, Any]:
+        cursor = page.cursor_after(n)  # the cursor after row n (its key's length makes the cursor's), rows[:shown]
+        return {**head, "entries": rows[: n if shown is None else shown],
+                "next_call": call(cursor) if cursor else None, "next_cursor": cursor}
 
-    squeeze = Squeeze(build(min(1, len(rows))), budget, {name: (name,) for name in head}, cursor_key="next_cursor")
+    def squeezed(n: int) -> dict[str, Any]:  # planned on n's own next_call with the least content (one row)
+        return Squeeze(build(n, min(1, n)), budget, {name: (name,) for name in head}, cursor_key="next_cursor")(
+            build(n))
+
     if not rows:
-        return squeeze(build(0))
-    return fit(len(rows), lambda n: squeeze(build(n)), budget)
+        return squeezed(0)
+    best = fit(len(rows), squeezed, budget)
+    shown = len(best["entries"])
+    if best.get("next_call") is None and page.cursor_after(shown) is not None:
+        # the most rows fit only without the call that goes on (a long key makes a long cursor): fewer rows whose
+        # next_call fits are the better page
+        for n in range(shown - 1, 0, -1):
+            shorter = squeezed(n)
+            if shorter.get("next_call") is not None and reply_size(shorter) <= budget:
+                return shorter
+    return best
 
 
 # -- the tools ------------------------------------------------------------------------------------------------------
