@@ -98,7 +98,7 @@ class Offloader:
         if isinstance(content, (dict, list)):
             try:
                 text = json.dumps(content, ensure_ascii=False)
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, RecursionError):
                 log.warning("scratchfs: the result of %r is not JSON-serialisable; passing it through", tool)
                 return Observation(tool=tool, content=content, result_class=cls)
             spilled = self.scope.offload(Observation(tool=tool, content=text, result_class=cls))

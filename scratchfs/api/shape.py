@@ -38,11 +38,9 @@ STREAM_SECONDS = 0.5
 """About the most time spent streaming a large JSON document for its top level (past it: "at least")."""
 _PARTIAL_JSON_CHARS = 128 * 1024  # a JSON document larger than the sample is parsed this far for its top level
 
-_MAGIC = (
-    (b"\x89PNG", "PNG image"), (b"\x1f\x8b", "gzip"), (b"PK\x03\x04", "zip"), (b"%PDF", "PDF"),
-    (b"\x28\xb5\x2f\xfd", "zstd"), (b"\x7fELF", "ELF"), (b"\xff\xd8\xff", "JPEG image"), (b"GIF8", "GIF image"),
-    (b"SQLite format 3\x00", "SQLite database"),
-)
+_MAGIC = ((b"\x89PNG", "PNG image"), (b"\x1f\x8b", "gzip"), (b"PK\x03\x04", "zip"), (b"%PDF", "PDF"),
+          (b"\x28\xb5\x2f\xfd", "zstd"), (b"\x7fELF", "ELF"), (b"\xff\xd8\xff", "JPEG image"), (b"GIF8", "GIF image"),
+          (b"SQLite format 3\x00", "SQLite database"))
 _HTML_RE = re.compile(rb"<!doctype\s+html|<html[\s>]", re.IGNORECASE)
 _TITLE_RE = re.compile(rb"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 _SCRIPT_RE = re.compile(rb"<(script|style)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
@@ -169,7 +167,8 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
         source: the whole content (``size``, ``read(offset, length)``), optional: a JSON document larger than the
             sample then has its top level described whole, by streaming (see the module docstring).
 
-    Never raises for any content; a ``source`` that fails to read gives the shape from the sample.
+    Never raises for any content (JSON nested deeper than the parser goes is ``text``: "JSON nested too deeply to
+    parse"); a ``source`` that fails to read gives the shape from the sample.
     """
     sample = sample[:SAMPLE_BYTES]
     complete = len(sample) >= size
@@ -184,7 +183,10 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     stripped = text.lstrip("\ufeff \t\r\n")
     first = stripped[:1]
     if first in ("{", "["):
-        found = _json(stripped, complete, size, lines, scope, source)
+        try:
+            found = _json(stripped, complete, size, lines, scope, source)
+        except (RecursionError, MemoryError):  # nested deeper than the C parser goes: a spill never fails for it
+            found = Shape("text", f"JSON nested too deeply to parse, {_kib(size)}, {_plural(lines, 'line')}")
         if found is not None:
             return found
     if first == "<":

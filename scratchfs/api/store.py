@@ -34,7 +34,7 @@ from scratchfs.engine.protocols import Entry
 from scratchfs.engine.reserve import Reserve
 from scratchfs.engine.sweeper import Sweeper, SweepResult
 from scratchfs.foundation import checks
-from scratchfs.foundation.errors import StorageError, StoreBusy
+from scratchfs.foundation.errors import InvalidArgument, StorageError, StoreBusy
 from scratchfs.foundation.limits import MAX_LIST_ENTRIES, MAX_SWEEP_INTERVAL, SWEEP_INTERVAL
 
 log = logging.getLogger(__name__)
@@ -45,7 +45,13 @@ ENV_ROOT = "SCRATCHFS_ROOT"
 
 def store_root(root: str | os.PathLike[str] | None) -> Path:
     """The absolute root directory of a store: ``root``; else ``$SCRATCHFS_ROOT``; else the user cache directory
-    for ``scratchfs`` (``platformdirs``)."""
+    for ``scratchfs`` (``platformdirs``).
+
+    Raises:
+        InvalidArgument: ``root`` is an empty string (it would mean the current directory).
+    """
+    if root is not None and not os.fspath(root):
+        raise InvalidArgument("the store root is an empty string: give a directory (a new or empty one, or a store)")
     if root is None:
         root = os.environ.get(ENV_ROOT) or platformdirs.user_cache_dir("scratchfs")
     return Path(root).expanduser().absolute()
@@ -70,7 +76,8 @@ class ScratchStore:
             (needs a PostgreSQL index).
 
     Raises:
-        InvalidArgument: a bad setting (or an unknown one).
+        InvalidArgument: a bad setting (or an unknown one); an empty root string; a root that is an existing
+            directory, not empty, and not a scratchfs store (nothing in it is changed).
         StorageError: the root cannot be created or its index opened.
         StoreBusy: the index stayed locked past ``busy_timeout`` while opening.
 
@@ -82,8 +89,6 @@ class ScratchStore:
                  index: str | None = None, blobs: str | None = None, **overrides: Any) -> None:
         unknown = set(overrides) - Settings.names()
         if unknown:
-            from scratchfs.foundation.errors import InvalidArgument
-
             raise InvalidArgument(f"unknown store setting(s): {', '.join(sorted(unknown))}")
         self.settings = (settings or Settings()).with_changes(**overrides) if overrides else (settings or Settings())
         s = self.settings

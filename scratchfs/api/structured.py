@@ -37,6 +37,8 @@ ANSI escapes removed, ``\\r`` redraws applied)."""
 class StructureReads:
     """The structure reads of one scope (see the module docstring); ``scope.structure`` hands one out.
 
+    Every read raises InvalidArgument for content nested too deeply to parse (beyond Python's recursion limit).
+
     Attributes:
         size: bytes of the entry the last read of this object opened (``None`` before the first), so that a caller
             that reports the size does not look the entry up again.
@@ -47,13 +49,19 @@ class StructureReads:
         self.size: int | None = None
 
     def _page(self, handle: str, read: Callable[[ReaderSource, str, str | None], Any]) -> Any:
-        """Open the entry, run ``read(source, blob token, content type)`` over it, map damaged data to CorruptBlob."""
+        """Open the entry, run ``read(source, blob token, content type)`` over it, map damaged data to CorruptBlob
+        and content nested deeper than Python's JSON parser and encoder go (a ``RecursionError``) to
+        InvalidArgument."""
         scope = self.scope
         handle = checks.check_handle(handle)
         with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened, reading(handle):
             self.size = opened.entry.size
-            return read(ReaderSource(opened.reader, opened.entry.size), opened.entry.blob,
-                        opened.entry.content_type)
+            try:
+                return read(ReaderSource(opened.reader, opened.entry.size), opened.entry.blob,
+                            opened.entry.content_type)
+            except RecursionError:
+                raise InvalidArgument(f"{handle} holds JSON nested too deeply to read by its structure; "
+                                      "read it by bytes or lines") from None
 
     def jq(self, handle: str, filter: str, *, cursor: str | None = None, budget: int = 8192) -> ItemPage:
         """One page of the outputs of jq ``filter`` over the JSON document (``results``), within ``budget`` bytes

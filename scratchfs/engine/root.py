@@ -6,7 +6,9 @@
 group- or world-accessible is tightened when it is ours (same owner), refused otherwise; its subdirectories, index
 files and lock files are tightened the same way. Nothing below the root is followed: a link, FIFO or other file
 where a directory, index or lock file should be is refused with a :class:`~scratchfs.errors.StorageError` naming
-what was found.
+what was found. An existing directory that is not empty and holds none of a store's own names (:data:`STORE_NAMES`)
+is refused with :class:`~scratchfs.errors.InvalidArgument` before anything in it is changed: a mistyped root such as
+``~`` or ``/etc`` is never made private nor filled with store files.
 """
 
 from __future__ import annotations
@@ -18,9 +20,9 @@ from pathlib import Path
 
 from scratchfs.engine import safe_fs
 from scratchfs.engine.safe_fs import storage_error
-from scratchfs.foundation.errors import StorageError
+from scratchfs.foundation.errors import InvalidArgument, StorageError
 
-__all__ = ["DIR_MODE", "FILE_MODE", "INDEX_NAME", "prepare_root"]
+__all__ = ["DIR_MODE", "FILE_MODE", "INDEX_NAME", "STORE_NAMES", "prepare_root"]
 
 DIR_MODE = 0o700
 """Mode of the root and every directory in it."""
@@ -30,12 +32,17 @@ INDEX_NAME = "index.sqlite"
 SUBDIRS = ("runs", "locks", "trash")
 INDEX_FILES = (INDEX_NAME, INDEX_NAME + "-wal", INDEX_NAME + "-shm", INDEX_NAME + "-journal")
 LOCK_FILES = ("delete.lock", "delete.gate", "sweep.lock", "index.lock")
+STORE_NAMES = frozenset((*SUBDIRS, *INDEX_FILES, "reserve"))
+"""Names only a store's root holds (every root, also one with a PostgreSQL index, gets them all): a non-empty
+directory holding none of them is not a store."""
 
 
 def prepare_root(root: Path) -> None:
     """Create or check the store root ``root`` (see the module docstring).
 
     Raises:
+        InvalidArgument: the root is an existing directory that is not empty and holds none of :data:`STORE_NAMES`
+            (it is not a store: nothing in it is changed).
         StorageError: the root cannot be created or opened; it is not a directory; it is group- or world-accessible
             and owned by another user; a link or another kind of file is where a directory, index file or lock file
             belongs; or the file system refused (read-only, permissions). A read-only store whose modes are already
@@ -47,6 +54,7 @@ def prepare_root(root: Path) -> None:
     except OSError as exc:
         raise storage_error(exc, f"cannot create the store root {root}") from exc
     try:
+        _refuse_foreign(fd, root)
         _tighten(fd, str(root), DIR_MODE)
         for name in SUBDIRS:
             _prepare_dir(fd, name)
@@ -64,6 +72,17 @@ def prepare_root(root: Path) -> None:
             os.close(locks)
     finally:
         os.close(fd)
+
+
+def _refuse_foreign(fd: int, root: Path) -> None:
+    """Refuse the open root directory ``fd`` when it is not empty and holds none of :data:`STORE_NAMES`."""
+    try:
+        names = os.listdir(fd)
+    except OSError as exc:
+        raise storage_error(exc, f"cannot list the store root {root}") from exc
+    if names and STORE_NAMES.isdisjoint(names):
+        raise InvalidArgument(f"store root {root} is not a scratchfs store and not empty; "
+                              "choose a new or empty directory")
 
 
 def _tighten(fd: int, where: str, mode: int) -> None:

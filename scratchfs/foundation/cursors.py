@@ -50,7 +50,7 @@ def decode_cursor(cursor: object, types: Sequence[str], error: str) -> list[obje
                 raise ValueError(cursor)
             out.append(float(value) if kind == NUMBER else value)
         return out
-    except (ValueError, TypeError, binascii.Error, UnicodeDecodeError):
+    except (ValueError, TypeError, binascii.Error, UnicodeDecodeError, RecursionError, MemoryError):
         raise InvalidArgument(f"{error}: {str(cursor)[:60]!r}") from None
 
 

@@ -54,9 +54,9 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
         than the page comes as ``part`` pieces of its compact JSON.
 
     Raises:
-        InvalidArgument: a record that is not JSON (its number and the parser's message), a filter that does not
-            compile or fails on a record, a bad cursor, count or budget, a record past the last one, a line longer
-            than :data:`MAX_RECORD_BYTES`.
+        InvalidArgument: a record that is not JSON (its number and the parser's message) or is nested too deeply
+            to parse, a filter that does not compile or fails on a record, a bad cursor, count or budget, a record
+            past the last one, a line longer than :data:`MAX_RECORD_BYTES`.
     """
     budget = check_budget(budget_bytes)
     records = check_int(records, "records", 1, MAX_RECORDS)
@@ -100,6 +100,8 @@ def _records(source: ContentSource, number: int, offset: int) -> Iterator[tuple[
             value = json.loads(line)
         except ValueError as exc:
             raise InvalidArgument(f"record {number} (at byte {start}) is not JSON: {exc}") from None
+        except (RecursionError, MemoryError):
+            raise InvalidArgument(f"record {number} (at byte {start}) is JSON nested too deeply to parse") from None
         yield number, start, value
         number += 1
 

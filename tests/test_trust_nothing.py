@@ -1,0 +1,155 @@
+"""Two "trust nothing" faults: a root that is someone else's directory, and JSON nested deeper than a parser goes.
+
+A root is refused (InvalidArgument, nothing in it changed) when it is an empty string or an existing directory that is
+not empty and holds no store; an empty directory, a new one and an existing store keep working. Content nested
+deeper than Python's JSON parser goes is still spilled whole (its shape says so), and structure reads over it give
+one typed error, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from scratchfs import InvalidArgument, ScratchStore
+from scratchfs.adapter import Offloader
+from scratchfs.cli import main
+
+# -- F3: the root ----------------------------------------------------------------------------------------------------
+
+
+def _snapshot(path) -> tuple[int, list[str]]:
+    return stat.S_IMODE(os.stat(path).st_mode), sorted(os.listdir(path))
+
+
+def test_a_non_empty_directory_that_is_not_a_store_is_refused_untouched(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    os.chmod(home, 0o755)
+    (home / "notes.txt").write_text("mine")
+    (home / "projects").mkdir()
+    before = _snapshot(home)
+    with pytest.raises(InvalidArgument, match="not a scratchfs store and not empty"):
+        ScratchStore(home)
+    assert _snapshot(home) == before == (0o755, ["notes.txt", "projects"])
+
+
+def test_an_empty_root_string_is_refused_and_the_current_directory_untouched(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    os.chmod(tmp_path, 0o755)
+    with pytest.raises(InvalidArgument, match="empty string"):
+        ScratchStore("")
+    assert _snapshot(tmp_path) == (0o755, [])
+
+
+def test_new_empty_and_existing_roots_still_work(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    os.chmod(empty, 0o755)
+    with ScratchStore(empty) as store:
+        handle = store.scope("r", "a").spill("x" * 5000).handle
+    assert stat.S_IMODE(os.stat(empty).st_mode) == 0o700  # empty: ours now, made private
+    with ScratchStore(empty) as store:  # an existing store (not empty) reopens
+        assert store.scope("r", "a").read_handle(handle, 0, 5000).data == b"x" * 5000
+    with ScratchStore(tmp_path / "new" / "root") as store:
+        assert store.scope("r", "a").spill("y" * 5000).size == 5000
+
+
+@pytest.mark.parametrize("name", ["index.sqlite", "runs", "locks", "trash", "reserve"])
+def test_any_store_name_marks_a_store(tmp_path, name):
+    """A store with a PostgreSQL index still has every one of these; any one is enough to be taken as a store."""
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / name).mkdir() if name in ("runs", "locks", "trash") else (root / name).write_bytes(b"")
+    (root / "other").write_text("left by an operator")
+    ScratchStore(root).close()
+    assert "index.sqlite" in os.listdir(root)
+
+
+def test_cli_refuses_a_foreign_root_with_exit_2_and_one_line(tmp_path):
+    foreign = tmp_path / "etc"
+    foreign.mkdir()
+    (foreign / "passwd").write_text("root:x:0:0")
+    os.chmod(foreign, 0o755)
+    for root in (str(foreign), ""):
+        result = CliRunner().invoke(main, ["--root", root, "sweep"])
+        assert result.exit_code == 2, result.output
+        assert result.stderr.startswith("scratchfs: invalid argument: ")
+        assert len(result.stderr.strip().splitlines()) == 1
+    assert _snapshot(foreign) == (0o755, ["passwd"])
+
+
+# -- F2: deep JSON -----------------------------------------------------------------------------------------------
+
+DEEP_ARRAY = "[" * 5000 + "]" * 5000
+DEEP_OBJECT = '{"a":' * 100_000 + "1" + "}" * 100_000
+DEEP_JSONL = "\n".join(["[" * 50_000 + "]" * 50_000] * 3) + "\n"
+DEEP_LARGE = "[" * 200_000 + " " * 700_000 + "]" * 200_000  # larger than the shape sample: the streaming path
+
+
+def _read_all(scope, handle: str, size: int) -> bytes:
+    out = b""
+    while len(out) < size:
+        out += scope.read_range(handle, len(out), size - len(out)).data
+    return out
+
+
+@pytest.fixture
+def scope(tmp_path):
+    with ScratchStore(tmp_path / "root") as store:
+        yield store.scope("r", "a")
+
+
+@pytest.mark.parametrize("content", [DEEP_ARRAY, DEEP_OBJECT, DEEP_JSONL, DEEP_LARGE],
+                         ids=["array", "object", "jsonl", "large"])
+def test_deeply_nested_json_is_spilled_whole(scope, content):
+    stub = scope.spill(content)
+    assert stub.content_type == "text"
+    assert stub.shape.startswith("JSON nested too deeply to parse")
+    assert _read_all(scope, stub.handle, len(content)) == content.encode()
+
+
+def test_shallow_json_keeps_its_shape(scope):
+    stub = scope.spill(json.dumps([{"id": i, "name": "x" * 20} for i in range(300)]))
+    assert stub.content_type == "json"
+    assert stub.shape.startswith("JSON array of 300 items")
+
+
+def test_structure_reads_over_deep_json_give_a_typed_error(scope):
+    jsonl = scope.spill(DEEP_JSONL).handle
+    with pytest.raises(InvalidArgument, match=r"record 1 .* nested too deeply"):
+        scope.structure.records(jsonl)
+    deep = scope.spill(DEEP_ARRAY).handle
+    with pytest.raises(InvalidArgument, match="nested too deeply"):
+        scope.structure.jq(deep, ".")  # jq (C) parses it; its value cannot be encoded back by Python
+    with pytest.raises(InvalidArgument, match="nested too deeply"):
+        scope.structure.records(deep)
+    assert scope.structure.jq(deep, "[paths] | length").items == [4999]  # a shallow result over it still works
+
+
+def test_the_adapter_spills_deep_json(tmp_path):
+    with ScratchStore(tmp_path / "root") as store:
+        obs = Offloader(store.scope("r", "a")).offload("db.query", DEEP_ARRAY, result_class="query")
+        assert obs.stub is not None
+        assert _read_all(store.scope("r", "a"), obs.stub.handle, len(DEEP_ARRAY)) == DEEP_ARRAY.encode()
+        deep: list = []
+        for _ in range(5000):
+            deep = [deep]
+        assert Offloader(store.scope("r", "a")).offload("db.query", deep, result_class="query").content is deep
+
+
+def test_cli_spills_deep_json_without_a_traceback(tmp_path):
+    path = tmp_path / "n5k.json"
+    path.write_text(DEEP_ARRAY)
+    env = dict(os.environ, SCRATCHFS_ROOT=str(tmp_path / "root"))
+    exe = os.path.join(os.path.dirname(sys.executable), "scratchfs")
+    result = subprocess.run([exe, "spill", str(path), "--run", "r", "--agent", "a"], env=env,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["size"] == len(DEEP_ARRAY)
