@@ -38,6 +38,7 @@ from scratchfs.engine.backends import find_orphan, local_blobs
 from scratchfs.engine.protocols import BlobFile, Entry
 from scratchfs.engine.seekable import FormatError, read_seek_table
 from scratchfs.engine.segment_sweep import SegmentUsage, segment_usage
+from scratchfs.engine.segments import is_location
 from scratchfs.engine.verify import verify_blob
 from scratchfs.foundation import cursors
 from scratchfs.foundation.errors import CorruptBlob, StorageError
@@ -195,7 +196,7 @@ class Problem:
         key: the handle or scratchpad key (``None`` for an orphan).
         path: the blob file.
         detail: what is wrong.
-        repaired: True once :func:`fsck` removed it.
+        repaired: True once :func:`fsck` removed it (a corrupt entry: its row and its file; False when either stays).
     """
 
     kind: str
@@ -365,11 +366,25 @@ def _repair(store: ScratchStore, report: FsckReport, broken_rows: list[tuple[int
                 continue
             if problem.kind == "corrupt":  # the name itself is removed: a link's target is never touched
                 store.blobs.unlink(problem.run_id, problem.agent_id, blob)
+                if _still_there(store, problem, blob):  # e.g. a directory at its name: not repaired
+                    problem.detail += "; its row was removed but the file could not be"
+                    continue
             problem.repaired = True
     for problem in report.problems:
         if problem.kind in ("orphaned", "incomplete"):
             problem.repaired = find_orphan(store.index, store.blobs, (problem.run_id, problem.agent_id),
                                            orphans[id(problem)], remove=True) is not None
+
+
+def _still_there(store: ScratchStore, problem: Problem, blob: str) -> bool:
+    """True if something is still at a corrupt blob's name after its removal (or that cannot be told); a segment
+    entry's bytes stay in their segment by design (the sweeper reclaims the segment), so it counts as gone."""
+    if is_location(blob):
+        return False
+    try:
+        return store.blobs.exists(problem.run_id, problem.agent_id, blob)
+    except StorageError:
+        return True
 
 
 __all__ = ["DEFAULT_SOON", "PAGE_ROWS", "FsckReport", "Problem", "ScopeStats", "decode_cursor", "encode_cursor", "fsck",
