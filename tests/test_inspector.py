@@ -131,6 +131,23 @@ def test_fsck_finds_missing_corrupt_and_orphaned_and_repairs_them(root):
         assert store.scope(e.run_id, e.agent_id).read_handle(e.key, 0, 10).data
 
 
+def test_fsck_repair_reports_a_blob_it_could_not_remove_as_not_repaired(root):
+    with ScratchStore(root) as store:
+        e = store.list_entries()[0]
+        path = Path(store.blobs.path(e.run_id, e.agent_id, e.blob))
+    path.unlink()
+    path.mkdir()  # a directory where the blob was: verified as corrupt, and no unlink removes it
+    out = cli("fsck", "--root", str(root), "--repair", "--json")
+    assert out.exit_code == 3, out.output
+    report = json.loads(out.stdout)
+    assert [(p["kind"], p["key"], p["repaired"]) for p in report["problems"]] == [("corrupt", e.key, False)]
+    assert report["repaired"] == 0 and not report["clean"]
+    assert "the file could not be" in report["problems"][0]["detail"]
+    assert path.is_dir()
+    table = cli("fsck", "--root", str(root), "--repair")
+    assert table.exit_code in (0, 3)  # the row is gone now; what is left is the directory, no entry names it
+
+
 def test_fsck_leaves_a_file_whose_writer_is_at_work(root):
     with ScratchStore(root) as store:
         e = store.list_entries()[0]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -88,16 +89,23 @@ def test_fsck_bounded_and_resumed_checks_every_entry_once(root, small_pages):
     with ScratchStore(root) as store:
         victim = store.list_entries()[20]
         os.unlink(store.blobs.path(victim.run_id, victim.agent_id, victim.blob))
+        junk = Path(store.blobs.path(victim.run_id, victim.agent_id, "z" * 24))
+    junk.write_bytes(b"junk\n")  # an orphan with no seek table: an incomplete write
     checked, missing, after = 0, 0, []
     while True:
         result = cli("fsck", "--root", str(root), "--json", "--quick", "--limit", "9", *after)
         report = json.loads(result.stdout)
         checked += report["entries_checked"]
         missing += report["missing"]
-        assert report["files_checked"] == 0  # a bounded check leaves orphans to a whole one
         if not report["next_cursor"]:
             break
+        assert report["files_checked"] == report["incomplete"] == 0  # orphans wait for the check's last page
         after = ["--after", report["next_cursor"]]
     assert (checked, missing) == (28, 1)
+    assert (report["files_checked"], report["incomplete"]) == (28, 1)  # the last page looked for orphans
+    assert [p["path"] for p in report["problems"] if p["kind"] == "incomplete"] == [str(junk)]
+    one = json.loads(cli("fsck", "--root", str(root), "--json", "--quick", "--limit", "10000").stdout)
+    assert (one["entries_checked"], one["files_checked"], one["incomplete"], one["next_cursor"]) == (28, 28, 1, None)
+    junk.unlink()
     whole = json.loads(cli("fsck", "--root", str(root), "--json", "--repair").stdout)
     assert (whole["entries_checked"], whole["missing"], whole["repaired"], whole["files_checked"]) == (28, 1, 1, 27)

@@ -279,6 +279,16 @@ def test_css_selectors_return_element_text(fixture_data):
         select_page(BytesSource(html), "h1[")
 
 
+def test_a_selected_element_inscriptis_renders_as_nothing_gives_its_text_content(fixture_data):
+    html = fixture_data["browser-rust-book.html"]
+    page = select_page(BytesSource(html), "title")
+    assert (page.extra["matches"], [json.loads(x) for x in items_of([page], "elements")]) == (
+        1, ["The Rust Programming Language"])
+    doc = b"<html><head><style>p { color: red }</style><script>let x = 1;</script></head><body><p> a <!-- c --> b"
+    got = [json.loads(x) for x in items_of([select_page(BytesSource(doc), "style, script, p, head")], "elements")]
+    assert got == ["p { color: red }let x = 1;", "p { color: red }", "let x = 1;", "a b"]  # p: as inscriptis renders it
+
+
 # -- terminal -----------------------------------------------------------------------------------------------------
 
 def _pyte_lines(raw: str, width=120) -> list[str]:

@@ -222,3 +222,26 @@ def test_every_tool_has_a_schema_a_model_can_follow():
         json.dumps(spec.input_schema)
     read = TOOL_SPECS["read_handle"].description
     assert "next_offset" in read and "match" in read and str(MAX_READ_BYTES) in read
+
+
+@pytest.mark.parametrize(("name", "args", "what"), [
+    ("read_handle", {"jq": "\ud800"}, "jq"),
+    ("read_handle", {"select": "p\udfff"}, "select"),
+    ("read_handle", {"row": 1, "columns": ["a", "\ud800"]}, "columns"),
+    ("read_handle", {"jq": ".", "cursor": "\ud800"}, "cursor"),
+    ("read_handle", {"match": "\ud800"}, "match"),
+    ("read_handle", {"pattern": "a\ud800"}, "pattern"),
+    ("scratch_write", {"key": "k", "value": "v\ud800"}, "value"),
+    ("scratch_list", {"prefix": "\ud800"}, "prefix"),
+    ("scratch_list", {"cursor": "\ud800"}, "cursor"),
+    ("scratch_read", {"key": "\ud800"}, "key"),
+])
+def test_a_lone_surrogate_in_any_text_argument_is_one_invalid_argument(scratch_scope, name, args, what):
+    handle = scratch_scope.spill(b'{"a": 1}\n').handle
+    args = {"handle": handle, **args} if name == "read_handle" else args
+    with pytest.raises(InvalidArgument) as info:
+        ScratchTools(scratch_scope).call(name, args)
+    assert f"{what} is not valid UTF-8 text" in str(info.value)
+    if name == "read_handle" and what in {"jq", "select", "columns", "cursor"}:  # the method, without call(), too
+        with pytest.raises(InvalidArgument, match=f"{what} is not valid UTF-8 text"):
+            ScratchTools(scratch_scope).read_handle(**args)

@@ -41,7 +41,7 @@ from scratchfs.api.structured import StructureReads
 from scratchfs.api.tools import TOOL_SPECS, check_arguments
 from scratchfs.api.views import fit, lead_inside_character, piece, reply_size, to_json
 from scratchfs.engine.search import Window
-from scratchfs.foundation.checks import check_int, check_key
+from scratchfs.foundation.checks import check_int, check_key, check_utf8
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import (
     DEFAULT_READ_BYTES,
@@ -217,11 +217,14 @@ def structure_reply(scope: Scope, handle: str, offset: int, given: dict[str, Any
     ``next_call`` does not fit (:class:`~scratchfs.api.fixed.Squeeze`, which shortens long echoed arguments too).
 
     Raises:
-        InvalidArgument: unknown or conflicting structure arguments, and what the reader raises.
+        InvalidArgument: unknown or conflicting structure arguments, a text argument that is not valid UTF-8
+            (a lone surrogate), and what the reader raises.
     """
     unknown = set(given) - STRUCTURE_ARGUMENTS
     if unknown:
         raise InvalidArgument(f"unknown structure arguments: {', '.join(sorted(unknown))}")
+    for name, value in given.items():  # the reply echoes them and is measured as UTF-8
+        check_utf8(value, name)
     reads = scope.structure
     read = _structure_read(reads, handle, offset, given)
     shown = {k: v for k, v in given.items() if k != "cursor"}

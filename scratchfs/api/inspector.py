@@ -39,6 +39,7 @@ from scratchfs.engine.backends import find_orphan, local_blobs
 from scratchfs.engine.protocols import BlobFile, Entry
 from scratchfs.engine.seekable import FormatError, read_seek_table
 from scratchfs.engine.segment_sweep import SegmentUsage, segment_usage
+from scratchfs.engine.segments import is_location
 from scratchfs.engine.verify import verify_blob
 from scratchfs.foundation import cursors
 from scratchfs.foundation.errors import CorruptBlob, StorageError
@@ -202,7 +203,7 @@ class Problem:
         key: the handle or scratchpad key (``None`` for an orphan).
         path: the blob file.
         detail: what is wrong.
-        repaired: True once :func:`fsck` removed it.
+        repaired: True once :func:`fsck` removed it (a corrupt entry: its row and its file; False when either stays).
     """
 
     kind: str
@@ -283,6 +284,8 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
             (:func:`scratchfs.api.rebuild.rebuild_index`), e.g. after the index was lost.
         after: a cursor (``next_cursor`` of an earlier report): resume the entry check after it.
         limit: check at most this many entries (``None``: all); entries are read a page at a time either way.
+            Orphan files (and segment usage) are looked for by a check that reaches the last entry: one without
+            ``limit`` and ``after``, or one that stops with no ``next_cursor``.
 
     Raises:
         InvalidArgument: a bad ``after`` cursor. StoreBusy, StorageError: from the index.
@@ -293,13 +296,7 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
         report.rebuilt = rebuild(store)
     report.index = store.integrity_check()
     start = None if after is None else decode_cursor(after)
-    files: list[BlobFile] = []
-    try:
-        if after is None and limit is None:  # listed before the rows are read: a file committed meanwhile has one
-            files = store.blobs.blob_files()
-    except StorageError as exc:  # runs/ is a link or not a directory: reported, never walked through
-        report.problems.append(Problem("unexpected", "", "", None, store.blobs.locate(), str(exc)))
-    report.files_checked = len(files)
+    files = _blob_files(store, report) if after is None and limit is None else None
     broken_rows: list[tuple[int, str]] = []
     broken_problems: list[Problem] = []
     cursor = None
@@ -327,8 +324,10 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
             broken_problems.append(problem)
     if limit is not None and report.entries_checked == limit and cursor is not None:
         report.next_cursor = encode_cursor(cursor)
+    if files is None and report.next_cursor is None:  # a bounded or resumed check that reached the last entry
+        files = _blob_files(store, report)  # a file committed since has its row: has_blob below sees it
     orphans: dict[int, str] = {}  # problem id -> blob token
-    for found in files:
+    for found in files or ():
         run_dir, agent_dir, _path, token = found
         if store.index.has_blob(token) or find_orphan(store.index, store.blobs, (run_dir, agent_dir), token,
                                                       remove=False) is None:
@@ -336,11 +335,23 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
         problem = _orphan_problem(store, found)
         orphans[id(problem)] = token
         report.problems.append(problem)
-    if hasattr(store.blobs, "scan_segment") and after is None and limit is None:
+    if hasattr(store.blobs, "scan_segment") and report.next_cursor is None:
         report.segments = segment_usage(store.index, store.blobs)
     if repair:
         _repair(store, report, broken_rows, broken_problems, orphans)
     return report
+
+
+def _blob_files(store: ScratchStore, report: FsckReport) -> list[BlobFile]:
+    """Every blob file of the store (``report.files_checked`` set to their number); a ``runs/`` that is a link or not
+    a directory is reported as ``unexpected``, never walked through, and gives none."""
+    try:
+        files = store.blobs.blob_files()
+    except StorageError as exc:
+        report.problems.append(Problem("unexpected", "", "", None, store.blobs.locate(), str(exc)))
+        files = []
+    report.files_checked = len(files)
+    return files
 
 
 def _orphan_problem(store: ScratchStore, found: BlobFile) -> Problem:
@@ -372,11 +383,25 @@ def _repair(store: ScratchStore, report: FsckReport, broken_rows: list[tuple[int
                 continue
             if problem.kind == "corrupt":  # the name itself is removed: a link's target is never touched
                 store.blobs.unlink(problem.run_id, problem.agent_id, blob)
+                if _still_there(store, problem, blob):  # e.g. a directory at its name: not repaired
+                    problem.detail += "; its row was removed but the file could not be"
+                    continue
             problem.repaired = True
     for problem in report.problems:
         if problem.kind in ("orphaned", "incomplete"):
             problem.repaired = find_orphan(store.index, store.blobs, (problem.run_id, problem.agent_id),
                                            orphans[id(problem)], remove=True) is not None
+
+
+def _still_there(store: ScratchStore, problem: Problem, blob: str) -> bool:
+    """True if something is still at a corrupt blob's name after its removal (or that cannot be told); a segment
+    entry's bytes stay in their segment by design (the sweeper reclaims the segment), so it counts as gone."""
+    if is_location(blob):
+        return False
+    try:
+        return store.blobs.exists(problem.run_id, problem.agent_id, blob)
+    except StorageError:
+        return True
 
 
 __all__ = ["DEFAULT_SOON", "PAGE_ROWS", "FsckReport", "Problem", "ScopeStats", "decode_cursor", "encode_cursor", "fsck",

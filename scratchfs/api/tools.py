@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scratchfs.engine.search import MAX_REACH_BYTES
+from scratchfs.foundation.checks import check_utf8
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import (
     DEFAULT_CONTEXT,
@@ -225,8 +226,8 @@ def check_arguments(name: str, arguments: object) -> dict[str, Any]:
     """Check a tool call's arguments against the tool's input schema; return them with integral floats as ints.
 
     Raises:
-        InvalidArgument: an unknown tool, arguments that are not an object, or the first schema violation (the
-            message names the argument and the bad value).
+        InvalidArgument: an unknown tool, arguments that are not an object, the first schema violation (the
+            message names the argument and the bad value), or a text that is not valid UTF-8 (a lone surrogate).
     """
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import best_match
@@ -250,6 +251,8 @@ def check_arguments(name: str, arguments: object) -> dict[str, Any]:
         elif len(message) > _MESSAGE_CHARS:
             message = message[: _MESSAGE_CHARS - 3] + "..."
         raise InvalidArgument(f"{name}: {where + ': ' if where else ''}{message}")
+    for k, v in arguments.items():  # every text, lists' items too, before anything measures or encodes it
+        check_utf8(v, f"{name}: {k}")
     return {k: int(v) if isinstance(v, float) and v.is_integer() and
             spec.input_schema["properties"][k].get("type") == "integer" else v for k, v in arguments.items()}
 

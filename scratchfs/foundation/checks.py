@@ -75,6 +75,27 @@ def check_run_id(value: object) -> str:
     return check_text(value, "run id", MAX_ID_BYTES)
 
 
+def check_utf8(value: object, what: str) -> None:
+    """Check that every text in ``value`` (a ``str``, or one inside a list, tuple or dict, keys too) is
+    encodable as UTF-8; other values pass unchecked.
+
+    Raises:
+        InvalidArgument: a text holds a lone surrogate ("``what`` is not valid UTF-8 text").
+    """
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidArgument(f"{what} is not valid UTF-8 text: {shorten(value)}") from None
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            check_utf8(item, what)
+    elif isinstance(value, dict):
+        for k, item in value.items():
+            check_utf8(k, what)
+            check_utf8(item, what)
+
+
 def check_agent_id(value: object) -> str:
     """Validate an agent id (see the module docstring). Raises :class:`InvalidArgument`."""
     return check_text(value, "agent id", MAX_ID_BYTES)
@@ -237,6 +258,7 @@ __all__ = [
     "check_text",
     "check_tool",
     "check_ttl",
+    "check_utf8",
     "clean_tool",
     "new_handle",
     "new_token",

@@ -298,7 +298,7 @@ FSCK_CACHE_SECONDS = 30.0
 def fsck_view(request: Request) -> dict[str, Any]:
     """The fsck report (never repairs): ``?deep=false`` checks seek tables and sizes only; ``?limit=`` entries at
     most (1 to :data:`MAX_FSCK_ENTRIES`, :data:`FSCK_ENTRIES` by default; orphan files are looked for only when the
-    check reaches the last entry from the start) and ``?after=`` the ``next_cursor`` of a report stopped by it. One
+    check reaches the last entry) and ``?after=`` the ``next_cursor`` of a report stopped by it. One
     check runs at a time per server, and a report is served again for :data:`FSCK_CACHE_SECONDS` seconds with its
     ``age`` (seconds; 0 when just made), so GETs cannot pin a core. Paths are relative to the root."""
     q = _query(request, ("deep", "limit", "after"))

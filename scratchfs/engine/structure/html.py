@@ -117,7 +117,8 @@ def select_page(source: ContentSource, selector: str, *, cursor: str | None = No
         max_elements: most elements per page.
 
     Returns:
-        an :class:`ItemPage` named ``elements``: each the element's text as inscriptis renders it (stripped);
+        an :class:`ItemPage` named ``elements``: each the element's text as inscriptis renders it (stripped; its
+        text content when inscriptis renders none, as for ``<title>``: :func:`element_text`);
         ``extra["matches"]`` the number of matching elements; an element text larger than the page comes as
         ``part`` pieces.
 
@@ -147,5 +148,8 @@ def select_page(source: ContentSource, selector: str, *, cursor: str | None = No
 
 
 def element_text(element: Any, config: ParserConfig | None = None) -> str:
-    """An element's text as inscriptis renders it, stripped of surrounding blank space."""
-    return Inscriptis(element, config or ParserConfig()).get_text().strip()
+    """An element's text as inscriptis renders it, stripped of surrounding blank space; when inscriptis renders
+    nothing (it drops ``<title>``, ``<script>``, ``<style>`` and other head elements), the element's text content
+    (lxml ``text_content()``, comments left out), stripped."""
+    text = Inscriptis(element, config or ParserConfig()).get_text().strip()
+    return text or element.text_content().strip()
