@@ -151,7 +151,7 @@ def _outputs(program: Any, source: ContentSource, number: int, offset: int, out_
         except TimeoutError:
             raise jq_timeout(deadline, "fewer records per page (records=) or a simpler filter") from None
         failed, message, done = detail if status == "error" else (None, "", detail)
-        for (at, start, _value), outputs in zip(batch, done, strict=False):  # a full page may end before a failed record
+        for (at, start, _value), outputs in zip(batch, done, strict=False):  # a page may fill before a failure
             for index, output in enumerate(outputs):
                 if at == number and index < out_index:
                     continue
