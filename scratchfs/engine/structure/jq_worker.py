@@ -18,6 +18,7 @@ from __future__ import annotations
 import atexit
 import os
 import pickle
+import resource
 import select
 import struct
 import subprocess
@@ -28,12 +29,15 @@ from typing import Any
 
 import jq
 
-__all__ = ["KEEP_AFTER_BYTES", "MAX_WORKERS", "run_jq", "workers"]
+__all__ = ["KEEP_AFTER_BYTES", "MAX_WORKERS", "WORKER_MEMORY_BYTES", "run_jq", "workers"]
 
 MAX_WORKERS = 2
 """Most jq worker processes alive at once."""
 KEEP_AFTER_BYTES = 4 * 1024 * 1024
 """A worker given more input than this (bytes of the pickled request) is stopped after its call."""
+WORKER_MEMORY_BYTES = 4 * 1024**3
+"""Address space of a worker (``RLIMIT_AS``): a filter that builds an enormous value (``[range(1e10)]``, ~60 MB/s)
+ends there at most, with the worker; a 64 MiB document parses in well under it."""
 
 
 def _apply(program: Any, mode: str, data: Any) -> Any:
@@ -54,7 +58,7 @@ def _apply(program: Any, mode: str, data: Any) -> Any:
     return "ok", done
 
 
-def run_jq(program_text: str, mode: str, data: Any, deadline: float) -> tuple[str, Any]:
+def run_jq(program_text: str, mode: str, data: Any, deadline: float, retry: bool = True) -> tuple[str, Any]:
     """Run the jq program ``program_text`` (compiled by the caller once already, so it compiles) over ``data`` in a
     worker, until ``deadline`` (a ``time.monotonic()`` value).
 
@@ -64,9 +68,11 @@ def run_jq(program_text: str, mode: str, data: Any, deadline: float) -> tuple[st
             one input).
         data: as ``mode`` says.
         deadline: when the worker is killed.
+        retry: try a new worker when the one taken turns out dead before the call.
 
     Returns:
-        ``("ok", outputs)`` or ``("error", detail)``: see :func:`_apply`.
+        ``("ok", outputs)`` or ``("error", detail)``: see :func:`_apply`; ``("died", None)``: the worker died (jq
+        aborts past the worker's :data:`WORKER_MEMORY_BYTES` of address space).
 
     Raises:
         TimeoutError: the deadline passed (the worker was killed), or no worker came free before it.
@@ -76,13 +82,27 @@ def run_jq(program_text: str, mode: str, data: Any, deadline: float) -> tuple[st
     if worker is None:  # no process to be had (descriptors, memory): in the thread, unbounded, as before workers
         return _apply(jq.compile(program_text), mode, data)
     try:
-        result = worker.call(request, deadline)
-    except (EOFError, OSError, pickle.UnpicklingError):  # the worker died (memory?): once more in a fresh one
+        _write_frame(worker.process.stdin.fileno(), request, deadline)
+    except TimeoutError:  # (an OSError too) the deadline: the worker is stopped
         _POOL.discard(worker)
-        if time.monotonic() >= deadline:
-            raise TimeoutError from None
-        return run_jq(program_text, mode, data, deadline)
-    except BaseException:  # TimeoutError (the deadline), KeyboardInterrupt: the worker is stopped
+        raise
+    except OSError:  # it died idle (killed from outside): once more, in a new one
+        _POOL.discard(worker)
+        if retry:
+            return run_jq(program_text, mode, data, deadline, retry=False)
+        return "died", None
+    except BaseException:
+        _POOL.discard(worker)
+        raise
+    try:
+        result = pickle.loads(_read_frame(worker.process.stdout.fileno(), deadline))
+    except TimeoutError:  # (an OSError too) the deadline: the worker is stopped
+        _POOL.discard(worker)
+        raise
+    except (EOFError, OSError, pickle.UnpicklingError):  # it died under the call (jq aborts when out of memory)
+        _POOL.discard(worker)
+        return "died", None
+    except BaseException:  # KeyboardInterrupt: the worker is stopped
         _POOL.discard(worker)
         raise
     if len(request) > KEEP_AFTER_BYTES:
@@ -98,12 +118,6 @@ class _Worker:
     def __init__(self) -> None:
         self.process = subprocess.Popen([sys.executable, "-c", _BOOT, __file__], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, bufsize=0, close_fds=True)
-
-    def call(self, request: bytes, deadline: float) -> Any:
-        """Send ``request``, wait for the answer until ``deadline``. Raises TimeoutError (the worker must then be
-        discarded), EOFError or OSError (it died)."""
-        _write_frame(self.process.stdin.fileno(), request, deadline)
-        return pickle.loads(_read_frame(self.process.stdout.fileno(), deadline))
 
     def stop(self) -> None:
         self.process.kill()
@@ -130,8 +144,12 @@ class _Pool:
                 if left <= 0:
                     raise TimeoutError
                 self.cond.wait(left)
-            if self.idle:
-                return self.idle.pop()
+            while self.idle:
+                worker = self.idle.pop()
+                if worker.process.poll() is None:
+                    return worker
+                self.alive -= 1  # it died idle (killed from outside)
+                worker.stop()
             self.alive += 1
         try:
             return _Worker()
@@ -204,13 +222,19 @@ def _stop_idle_workers() -> None:
     with _POOL.cond:
         idle, _POOL.idle = _POOL.idle, []
     for worker in idle:
-        worker.stop()
+        _POOL.discard(worker)
 
 
 def serve() -> None:
     """The worker's loop over stdin and stdout: ``(program text, mode, data)`` in, :func:`_apply`'s answer out;
     returns when stdin closes (the parent is gone or stopped it)."""
     source, sink = sys.stdin.buffer.fileno(), sys.stdout.buffer.fileno()
+    try:
+        hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+        soft = WORKER_MEMORY_BYTES if hard == resource.RLIM_INFINITY else min(hard, WORKER_MEMORY_BYTES)
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    except (ValueError, OSError):  # a platform without it: the time limit alone
+        pass
     cache: dict[str, Any] = {}
     while True:
         try:

@@ -179,6 +179,9 @@ def _run(program: Any, data: bytes, deadline: float) -> list:
     except TimeoutError:
         raise jq_timeout(deadline, "a simpler filter (select early, avoid range/repeat/recursion), or a path read "
                                    "such as '.items[3]'") from None
+    if status == "died":
+        raise InvalidArgument("the jq filter stopped: its worker process ran out of memory or died; try a filter "
+                              "that builds smaller values")
     if status == "error":
         raise InvalidArgument(f"jq: {' '.join(detail.split())[:300]}")
     return detail

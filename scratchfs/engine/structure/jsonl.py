@@ -150,6 +150,9 @@ def _outputs(program: Any, source: ContentSource, number: int, offset: int, out_
             status, detail = run_jq(program.program_string, "values", [value for _, _, value in batch], deadline)
         except TimeoutError:
             raise jq_timeout(deadline, "fewer records per page (records=) or a simpler filter") from None
+        if status == "died":
+            raise InvalidArgument("the jq filter stopped: its worker process ran out of memory or died; try a filter "
+                                  "that builds smaller values")
         failed, message, done = detail if status == "error" else (None, "", detail)
         for (at, start, _value), outputs in zip(batch, done, strict=False):  # a page may fill before a failure
             for index, output in enumerate(outputs):
