@@ -27,6 +27,7 @@ from scratchfs.foundation.errors import (
     StorageError,
     StoreBusy,
     StoreClosed,
+    StructureTimeout,
 )
 from scratchfs.foundation.limits import MAX_READ_BYTES
 
@@ -57,6 +58,7 @@ __all__ = [
     "StorageError",
     "StoreBusy",
     "StoreClosed",
+    "StructureTimeout",
     "Stub",
     "SweepResult",
     "Window",

@@ -61,7 +61,8 @@ class Settings:
         refresh_on_read: a read pushes the entry's expiry forward by its TTL.
         run_quota_bytes: most stored (compressed) bytes a run may hold, or ``None``.
         run_quota_entries: most entries a run may hold, or ``None``.
-        pattern_timeout: seconds one pattern search may spend in the regex engine.
+        pattern_timeout: seconds one pattern search may spend in the regex engine, and one jq read (a document, or
+            a page of records) in jq (wall clock; past it :class:`~scratchfs.foundation.errors.StructureTimeout`).
         sweep_interval: seconds between background sweeps of the MCP server and proxy (0: none).
         reply_budget_bytes: the default most bytes of one model-facing reply, counted as the model receives them
             (its JSON text); 2 KiB to 64 KiB, 8 KiB by default. A call may ask for another, up to 64 KiB.

@@ -63,20 +63,27 @@ class StructureReads:
                 raise InvalidArgument(f"{handle} holds JSON nested too deeply to read by its structure; "
                                       "read it by bytes or lines") from None
 
+    def _timeout(self) -> float:
+        """Seconds a jq filter or CSS selector may run: the store's ``pattern_timeout``."""
+        return self.scope.store.settings.pattern_timeout
+
     def jq(self, handle: str, filter: str, *, cursor: str | None = None, budget: int = 8192) -> ItemPage:
         """One page of the outputs of jq ``filter`` over the JSON document (``results``), within ``budget`` bytes
         of JSON. Raises InvalidArgument (a malformed document or filter, with the parser's message; a document over
-        the memory bound), NotFound, CorruptBlob."""
+        the memory bound), StructureTimeout (the filter ran past ``pattern_timeout``), NotFound, CorruptBlob."""
         if not isinstance(filter, str) or not filter.strip():
             raise InvalidArgument("jq must be a non-empty jq filter")
-        return self._page(handle, lambda src, blob, _: jq_page(src, filter, cursor, budget, cache_key=blob))
+        return self._page(handle, lambda src, blob, _: jq_page(src, filter, cursor, budget, cache_key=blob,
+                                                                          timeout=self._timeout()))
 
     def records(self, handle: str, record: int = 1, records: int = 50, *, jq: str | None = None,
                 cursor: str | None = None, budget: int = 8192) -> ItemPage:
         """Records ``record`` to ``record + records - 1`` of JSON lines (numbered from 1), or their ``jq`` outputs,
-        streamed record by record. Raises InvalidArgument, NotFound, CorruptBlob."""
+        streamed record by record. Raises InvalidArgument, StructureTimeout (``jq`` ran past ``pattern_timeout``),
+        NotFound, CorruptBlob."""
         return self._page(handle, lambda src, _blob, _type: records_page(src, record, records, jq=jq, cursor=cursor,
-                                                                         budget_bytes=budget))
+                                                                         budget_bytes=budget,
+                                                                         timeout=self._timeout()))
 
     def rows(self, handle: str, row: int = 1, rows: int = 50, *, columns: list[str | int] | None = None,
              cursor: str | None = None, budget: int = 8192) -> ItemPage:

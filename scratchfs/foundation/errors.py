@@ -70,6 +70,11 @@ class PatternTimeout(_Resumable):
     """
 
 
+class StructureTimeout(InvalidArgument):
+    """A jq filter or a CSS selector ran past its time limit (the ``pattern_timeout`` setting, seconds, wall clock):
+    the message says what to try instead (a simpler filter, fewer ``records`` per page)."""
+
+
 class PatternTooLong(_Resumable):
     """A pattern match (with its lookaround) is longer than the search's reach bound, so it cannot be found exactly
     in a streaming search.
@@ -156,6 +161,7 @@ __all__ = [
     "StorageError",
     "StoreBusy",
     "StoreClosed",
+    "StructureTimeout",
     "UpstreamUnavailable",
     "storage_error",
 ]

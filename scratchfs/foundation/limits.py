@@ -29,7 +29,7 @@ SWEEP_INTERVAL = 300.0
 MAX_SWEEP_INTERVAL = 86_400.0
 """Longest background sweep interval, in seconds."""
 PATTERN_TIMEOUT = 5.0
-"""Seconds one pattern search may spend in the regex engine."""
+"""Seconds one pattern search may spend in the regex engine, and one jq read in jq."""
 MAX_PATTERN_TIMEOUT = 3600.0
 """Longest ``pattern_timeout`` setting, in seconds."""
 FRAME_BYTES = 128 * 1024

@@ -14,13 +14,15 @@ takes several times the text). Past the bound only *path filters* (``.``-paths o
 Safety: the filter runs with ``env`` and ``$ENV`` shadowed (the process environment is not the model's to read);
 ``import``/``include`` cannot occur (the filter is compiled inside an expression, where directives are not
 allowed); the number of outputs produced is bounded with ``limit`` (an endless generator such as ``repeat(1)`` stops).
-A filter that builds one enormous value (``[range(1e9)]``) is not bounded.
+A filter runs in a worker process killed at the read's time limit (``timeout``, the store's ``pattern_timeout``):
+a filter that runs away (``last(range(1e10))``, ``[repeat(1)]``, ``def f: f; f``) raises ``StructureTimeout``.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -28,6 +30,7 @@ import ijson
 import jq
 
 from scratchfs.engine.caches import LRU
+from scratchfs.engine.structure.jq_worker import run_jq
 from scratchfs.engine.structure.paging import (
     ContentSource,
     ItemPage,
@@ -39,9 +42,10 @@ from scratchfs.engine.structure.paging import (
 )
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import InvalidArgument, StructureTimeout
 
-__all__ = ["MAX_FILTER_CHARS", "MAX_JQ_DOCUMENT_BYTES", "compile_filter", "jq_page", "parse_path", "stream_path"]
+__all__ = ["MAX_FILTER_CHARS", "MAX_JQ_DOCUMENT_BYTES", "compile_filter", "jq_page", "jq_timeout", "parse_path",
+           "stream_path"]
 
 MAX_JQ_DOCUMENT_BYTES = 64 * 1024 * 1024
 """Largest document (bytes) that jq filters run over; larger ones get streaming path reads only."""
@@ -98,7 +102,8 @@ def parse_path(text: str) -> list[tuple[str, Any]] | None:
 
 
 def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budget_bytes: int = 8192,
-            max_results: int = 1000, cache_key: str | None = None) -> ItemPage:
+            max_results: int = 1000, cache_key: str | None = None,
+            timeout: float = limits.PATTERN_TIMEOUT) -> ItemPage:
     """Run a jq filter over the JSON document in ``source`` and return one page of its outputs.
 
     Args:
@@ -109,6 +114,8 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
         max_results: most outputs per page.
         cache_key: names the content (a blob token): the text of an output cut across pages is kept under it, so
             the next pages of that output do not run the filter again.
+        timeout: seconds (wall clock) the filter may run, in a worker process killed at the limit
+            (:mod:`scratchfs.engine.structure.jq_worker`).
 
     Returns:
         an :class:`ItemPage` named ``results``: outputs numbered from 1; one output larger than the page comes as
@@ -118,6 +125,7 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
         InvalidArgument: a filter that does not compile or fails (jq's message), a document that is not JSON or not
             UTF-8 (the parser's message), a bad cursor or budget, or a document over
             :data:`MAX_JQ_DOCUMENT_BYTES` with a filter that is not a path.
+        StructureTimeout: the filter ran past ``timeout``.
     """
     budget = check_budget(budget_bytes)
     max_results = check_int(max_results, "max_results", 1)
@@ -132,7 +140,7 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
                 return whole
             index, chars = index + 1, 0
             page = ItemPage("results", index, part=whole.part)
-    outputs = _outputs(source, filter, index + min(max_results, budget) + 1)
+    outputs = _outputs(source, filter, index + min(max_results, budget) + 1, time.monotonic() + timeout)
 
     def numbered() -> Iterator[tuple[int, Any, bool]]:
         for number, value in enumerate(outputs):
@@ -147,7 +155,7 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
                       lambda number, skip: encode_cursor((number, skip), source.size), keep)
 
 
-def _outputs(source: ContentSource, filter: str, limit: int) -> Iterator[Any]:
+def _outputs(source: ContentSource, filter: str, limit: int, deadline: float) -> Iterator[Any]:
     """The first ``limit`` outputs of the filter: by jq, or by streaming a path past the bound."""
     if source.size > MAX_JQ_DOCUMENT_BYTES:
         steps = parse_path(filter) if isinstance(filter, str) else None
@@ -157,18 +165,33 @@ def _outputs(source: ContentSource, filter: str, limit: int) -> Iterator[Any]:
                 "for jq filters; past it only path filters stream (e.g. '.items[3].name', '.items[].id')")
         return _limited(stream_path(source, steps), limit)
     program = compile_filter(filter, limit)
-    return iter(_run(program, read_whole(source, MAX_JQ_DOCUMENT_BYTES, "jq")))
+    return iter(_run(program, read_whole(source, MAX_JQ_DOCUMENT_BYTES, "jq"), deadline))
 
 
-def _run(program: Any, data: bytes) -> list:
+def _run(program: Any, data: bytes, deadline: float) -> list:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InvalidArgument(f"the document is not UTF-8 text: {exc}") from None
+    del data
     try:
-        return program.input_text(text).all()
-    except ValueError as exc:
-        raise InvalidArgument(f"jq: {_message(exc)}") from None
+        status, detail = run_jq(program.program_string, "text", text, deadline)
+    except TimeoutError:
+        raise jq_timeout(deadline, "a simpler filter (select early, avoid range/repeat/recursion), or a path read "
+                                   "such as '.items[3]'") from None
+    if status == "died":
+        raise InvalidArgument("the jq filter stopped: its worker process ran out of memory or died; try a filter "
+                              "that builds smaller values")
+    if status == "error":
+        raise InvalidArgument(f"jq: {' '.join(detail.split())[:300]}")
+    return detail
+
+
+def jq_timeout(deadline: float, advice: str) -> StructureTimeout:
+    """The :class:`StructureTimeout` of a jq run stopped at ``deadline``: what happened and ``advice``."""
+    late = max(0.0, time.monotonic() - deadline)
+    return StructureTimeout(f"the jq filter ran past its time limit (pattern_timeout; stopped {late:.1f} s after it) "
+                            f"and was stopped; try {advice}")
 
 
 def _limited(values: Iterator[Any], limit: int) -> Iterator[Any]:

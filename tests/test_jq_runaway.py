@@ -1,0 +1,121 @@
+"""Runaway jq filters stop at their time limit with StructureTimeout, in a worker process, while the process's other
+threads go on; normal filters give the same answers as in-process jq."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import jq
+import pytest
+
+from scratchfs import InvalidArgument, ScratchStore, StructureTimeout
+from scratchfs.engine.structure import BytesSource, jq_page, records_page
+from scratchfs.engine.structure.jq_worker import MAX_WORKERS, workers
+
+RUNAWAYS = ["last(range(1e10))", "def f: f; f", "[repeat(1)]", "[range(1e10)] | length"]
+
+
+@pytest.mark.parametrize("flt", RUNAWAYS)
+def test_a_runaway_jq_read_raises_structure_timeout(flt):
+    with pytest.raises(StructureTimeout, match="time limit") as caught:
+        jq_page(BytesSource(b'{"a": 1}'), flt, timeout=0.5)
+    assert isinstance(caught.value, InvalidArgument)  # the faces map it as a bad argument (exit code 2)
+    alive, _idle = workers()
+    assert alive <= MAX_WORKERS
+
+
+def test_a_runaway_records_filter_raises_structure_timeout():
+    data = b"".join(json.dumps({"n": n}).encode() + b"\n" for n in range(5))
+    with pytest.raises(StructureTimeout, match="records"):
+        records_page(BytesSource(data), jq="last(range(1e10))", timeout=0.5)
+    page = records_page(BytesSource(data), jq=".n * 2", timeout=5)  # the pool still answers afterwards
+    assert page.items == [0, 2, 4, 6, 8]
+
+
+def test_other_threads_run_while_a_filter_runs_away():
+    count = [0]
+    stop = threading.Event()
+
+    def counter() -> None:
+        while not stop.is_set():
+            count[0] += 1
+            time.sleep(0.001)
+
+    thread = threading.Thread(target=counter)
+    thread.start()
+    try:
+        before = count[0]
+        with pytest.raises(StructureTimeout):
+            jq_page(BytesSource(b"1"), "last(range(1e10))", timeout=1.0)
+        during = count[0] - before
+    finally:
+        stop.set()
+        thread.join()
+    assert during >= 50  # the GIL was free: ~1000 steps a second with no stall
+
+
+def test_a_runaway_read_through_the_store_names_the_setting(tmp_path):
+    with ScratchStore(tmp_path, pattern_timeout=0.5) as store:
+        scope = store.scope("r", "a")
+        handle = scope.spill(b'{"items": [1, 2, 3]}' + b" " * 5000, source_tool="t").handle
+        with pytest.raises(StructureTimeout, match="pattern_timeout"):
+            scope.structure.jq(handle, "last(range(1e10))")
+        assert scope.structure.jq(handle, ".items[]").items == [1, 2, 3]
+
+
+@pytest.mark.parametrize("flt", [".a", ".[]?", "keys", "[.. | numbers] | add", "tostream", ".b | error",
+                                 "env.HOME, $ENV"])
+def test_results_equal_jq_in_process(flt):
+    doc = {"a": [1, {"b": "x"}, None, 2.5], "b": "boom", "c": {"d": [True, False]}}
+    text = json.dumps(doc)
+    try:
+        expected = jq.compile(f"def env: {{}}; {{}} as $ENV | {flt}").input_text(text).all()
+    except ValueError:
+        with pytest.raises(InvalidArgument, match="boom"):
+            jq_page(BytesSource(text.encode()), flt, budget_bytes=65536)
+        return
+    assert jq_page(BytesSource(text.encode()), flt, budget_bytes=65536).items == expected
+
+
+def test_a_record_that_fails_keeps_its_number_and_the_outputs_before_it():
+    data = b'{"n": 1}\n{"n": 2}\n"x"\n{"n": 4}\n'
+    with pytest.raises(InvalidArgument, match="record 3"):
+        records_page(BytesSource(data), jq=".n")
+    page = records_page(BytesSource(data), jq=".n", records=2)
+    assert page.items == [1, 2]
+
+
+
+def _kill_workers() -> int:
+    """SIGKILL this process's jq workers (found through /proc); how many."""
+    killed = 0
+    for children in Path(f"/proc/{os.getpid()}/task").glob("*/children"):
+        for pid in children.read_text().split():
+            try:
+                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"jq_worker.py" in cmdline:
+                os.kill(int(pid), signal.SIGKILL)
+                killed += 1
+    return killed
+
+
+def test_a_worker_that_dies_is_a_typed_error_and_a_dead_idle_one_is_replaced():
+    assert jq_page(BytesSource(b"[5]"), ".[0]").items == [5]  # a worker is idle now
+    assert _kill_workers() >= 1
+    time.sleep(0.2)  # the kill lands
+    assert jq_page(BytesSource(b"[6]"), ".[0]").items == [6]  # the dead idle worker is replaced, not an error
+    timer = threading.Timer(0.5, _kill_workers)
+    timer.start()
+    try:
+        with pytest.raises(InvalidArgument, match="worker process ran out of memory or died"):
+            jq_page(BytesSource(b"1"), "last(range(1e10))", timeout=20)
+    finally:
+        timer.cancel()
+    assert jq_page(BytesSource(b"[7]"), ".[0]").items == [7]
