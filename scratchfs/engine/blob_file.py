@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from scratchfs.engine import safe_fs
 from scratchfs.engine.protocols import BlobInfo
-from scratchfs.engine.sources import FileRange
+from scratchfs.engine.sources import FileRange, OwnsFd
 from scratchfs.foundation.errors import ScratchError, StorageError, storage_error
 
 if TYPE_CHECKING:
@@ -17,16 +17,10 @@ if TYPE_CHECKING:
 __all__ = ["LocalSource", "PendingBlob"]
 
 
-class LocalSource(FileRange):
+class LocalSource(FileRange, OwnsFd):
     """A blob file open for reading: a :class:`~scratchfs.engine.sources.FileRange` that owns its descriptor."""
 
     __slots__ = ()
-
-    def close(self) -> None:
-        """Close the file descriptor (idempotent)."""
-        if self.fd >= 0:
-            fd, self.fd = self.fd, -1
-            os.close(fd)
 
 
 class PendingBlob:

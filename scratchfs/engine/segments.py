@@ -38,7 +38,7 @@ from typing import NamedTuple
 
 from scratchfs.engine import safe_fs
 from scratchfs.engine.protocols import BlobInfo
-from scratchfs.engine.sources import SliceRange
+from scratchfs.engine.sources import OwnsFd, SliceRange
 from scratchfs.foundation import forks
 from scratchfs.foundation.checks import TOKEN_RE
 from scratchfs.foundation.errors import ScratchError, StorageError, storage_error
@@ -242,16 +242,10 @@ def _headers(pread: Callable[[int, int], bytes], size: int) -> Iterator[tuple[in
         pos += RECORD_BYTES + _RECORD.unpack(header)[3]
 
 
-class SegmentSource(SliceRange):
+class SegmentSource(SliceRange, OwnsFd):
     """One blob's slice of a segment file, open for reading; owns its descriptor."""
 
     __slots__ = ()
-
-    def close(self) -> None:
-        """Close the file descriptor (idempotent)."""
-        if self.fd >= 0:
-            fd, self.fd = self.fd, -1
-            os.close(fd)
 
 
 class _Segment:

@@ -62,9 +62,22 @@ class SliceRange:
         return os.pread(self.fd, min(length, self.size - offset), self.base + offset)
 
 
+class OwnsFd:
+    """Mixin for a :class:`FileRange` or :class:`SliceRange` that owns its descriptor: :meth:`close` closes it."""
+
+    __slots__ = ()
+    fd: int
+
+    def close(self) -> None:
+        """Close the file descriptor (idempotent)."""
+        if self.fd >= 0:
+            fd, self.fd = self.fd, -1
+            os.close(fd)
+
+
 def as_source(source: RangeSource | int) -> RangeSource:
     """``source`` itself, or a :class:`FileRange` over it when it is a file descriptor."""
     return FileRange(source) if isinstance(source, int) else source
 
 
-__all__ = ["FileRange", "RangeSource", "SliceRange", "as_source"]
+__all__ = ["FileRange", "OwnsFd", "RangeSource", "SliceRange", "as_source"]
