@@ -129,3 +129,13 @@ def scope(scratch_scope):
 @pytest.fixture(scope="session")
 def fixture_data() -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in FIXTURE_FILES}
+
+
+@pytest.fixture
+def segments_on_for_segment_cases(request, monkeypatch):
+    """The cases that exercise segment files turn them on (the default, set here so that a
+    ``$SCRATCHFS_SEGMENT_ENTRY_BYTES=0`` in the caller's environment does not turn them off), for this process and
+    the processes they start."""
+    if "segment" in request.node.name:
+        monkeypatch.setenv("SCRATCHFS_SEGMENT_ENTRY_BYTES", "65536")
+

@@ -23,14 +23,7 @@ import pytest
 from reliability import harness
 from scratchfs import ScratchStore
 
-
-@pytest.fixture(autouse=True)
-def segments_on_for_segment_cases(request, monkeypatch):
-    """The cases that exercise segment files turn them on (the default, set here so that a
-    ``$SCRATCHFS_SEGMENT_ENTRY_BYTES=0`` in the caller's environment does not turn them off), for this process and
-    the processes they start."""
-    if "segment" in request.node.name:
-        monkeypatch.setenv("SCRATCHFS_SEGMENT_ENTRY_BYTES", "65536")
+pytestmark = pytest.mark.usefixtures("segments_on_for_segment_cases")
 
 REPO = Path(__file__).resolve().parent.parent
 STRESS = bool(os.environ.get("SCRATCHFS_STRESS"))

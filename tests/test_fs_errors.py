@@ -22,14 +22,7 @@ from scratchfs.foundation.errors import StorageError, StoreBusy
 
 from .conftest import FIXTURE_FILES
 
-
-@pytest.fixture(autouse=True)
-def segments_on_for_segment_cases(request, monkeypatch):
-    """The cases that exercise segment files turn them on (the default, set here so that a
-    ``$SCRATCHFS_SEGMENT_ENTRY_BYTES=0`` in the caller's environment does not turn them off), for this process and
-    the processes they start."""
-    if "segment" in request.node.name:
-        monkeypatch.setenv("SCRATCHFS_SEGMENT_ENTRY_BYTES", "65536")
+pytestmark = pytest.mark.usefixtures("segments_on_for_segment_cases")
 
 ERRNOS = [errno.ENOSPC, errno.EFBIG, errno.EIO, errno.EMFILE, errno.EACCES, errno.EROFS, errno.ELOOP]
 
