@@ -40,6 +40,11 @@ WORKER_MEMORY_BYTES = 4 * 1024**3
 ends there at most, with the worker; a 64 MiB document parses in well under it."""
 
 
+def _error(mode: str, message: str) -> tuple[str, Any]:
+    """The error answer of a request in ``mode`` that failed before any input (see :func:`_apply`)."""
+    return "error", message if mode == "text" else (0, message, [])
+
+
 def _apply(program: Any, mode: str, data: Any) -> Any:
     """``("ok", outputs)`` or ``("error", message)`` for ``mode`` ``"text"`` (one JSON text: the list of outputs);
     for ``"values"`` (a list of inputs): ``("ok", [outputs per input])``, or ``("error", (index, message))`` at the
@@ -249,13 +254,13 @@ def serve() -> None:
                 program = cache[program_text] = jq.compile(program_text)
             answer = _apply(program, mode, data)
         except ValueError as exc:  # does not compile (the caller compiled it first, so not expected)
-            answer = ("error", str(exc) if mode == "text" else (0, str(exc), []))
+            answer = _error(mode, str(exc))
         del data
         try:
             reply = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
         except RecursionError:  # jq (C) builds values deeper than Python can encode
-            detail = "the result is JSON nested too deeply to return; select a shallower part"
-            reply = pickle.dumps(("error", detail if mode == "text" else (0, detail, [])))
+            reply = pickle.dumps(_error(mode, "the result is JSON nested too deeply to return; "
+                                              "select a shallower part"))
         _write_frame(sink, reply, None)
 
 

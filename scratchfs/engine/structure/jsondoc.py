@@ -44,8 +44,8 @@ from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument, StructureTimeout
 
-__all__ = ["MAX_FILTER_CHARS", "MAX_JQ_DOCUMENT_BYTES", "compile_filter", "jq_page", "jq_timeout", "parse_path",
-           "stream_path"]
+__all__ = ["MAX_FILTER_CHARS", "MAX_JQ_DOCUMENT_BYTES", "compile_filter", "jq_message", "jq_page", "jq_timeout",
+           "parse_path", "run_jq_checked", "stream_path"]
 
 MAX_JQ_DOCUMENT_BYTES = 64 * 1024 * 1024
 """Largest document (bytes) that jq filters run over; larger ones get streaming path reads only."""
@@ -174,17 +174,35 @@ def _run(program: Any, data: bytes, deadline: float) -> list:
     except UnicodeDecodeError as exc:
         raise InvalidArgument(f"the document is not UTF-8 text: {exc}") from None
     del data
+    status, detail = run_jq_checked(program, "text", text, deadline,
+                                    "a simpler filter (select early, avoid range/repeat/recursion), or a path read "
+                                    "such as '.items[3]'")
+    if status == "error":
+        raise InvalidArgument(f"jq: {jq_message(detail)}")
+    return detail
+
+
+def run_jq_checked(program: Any, mode: str, data: Any, deadline: float, advice: str) -> tuple[str, Any]:
+    """:func:`~scratchfs.engine.structure.jq_worker.run_jq` of the compiled ``program`` until ``deadline`` (a
+    ``time.monotonic()`` value, seconds): ``("ok", outputs)`` or ``("error", detail)`` as ``run_jq`` gives them.
+
+    Raises:
+        StructureTimeout: the deadline passed (its message ends with ``advice``). InvalidArgument: the worker ran
+            out of memory or died.
+    """
     try:
-        status, detail = run_jq(program.program_string, "text", text, deadline)
+        status, detail = run_jq(program.program_string, mode, data, deadline)
     except TimeoutError:
-        raise jq_timeout(deadline, "a simpler filter (select early, avoid range/repeat/recursion), or a path read "
-                                   "such as '.items[3]'") from None
+        raise jq_timeout(deadline, advice) from None
     if status == "died":
         raise InvalidArgument("the jq filter stopped: its worker process ran out of memory or died; try a filter "
                               "that builds smaller values")
-    if status == "error":
-        raise InvalidArgument(f"jq: {' '.join(detail.split())[:300]}")
-    return detail
+    return status, detail
+
+
+def jq_message(message: str) -> str:
+    """jq's error ``message`` on one line, at most 300 characters."""
+    return " ".join(message.split())[:300]
 
 
 def jq_timeout(deadline: float, advice: str) -> StructureTimeout:

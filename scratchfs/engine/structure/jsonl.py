@@ -15,8 +15,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from scratchfs.engine.structure.jq_worker import run_jq
-from scratchfs.engine.structure.jsondoc import compile_filter, jq_timeout
+from scratchfs.engine.structure.jsondoc import compile_filter, jq_message, run_jq_checked
 from scratchfs.engine.structure.paging import (
     STOP,
     ContentSource,
@@ -148,13 +147,8 @@ def _outputs(program: Any, source: ContentSource, number: int, offset: int, out_
         if batch[0][2] is STOP:
             yield (batch[0][0], batch[0][1], 0), STOP, False
             return
-        try:
-            status, detail = run_jq(program.program_string, "values", [value for _, _, value in batch], deadline)
-        except TimeoutError:
-            raise jq_timeout(deadline, "fewer records per page (records=) or a simpler filter") from None
-        if status == "died":
-            raise InvalidArgument("the jq filter stopped: its worker process ran out of memory or died; try a filter "
-                                  "that builds smaller values")
+        status, detail = run_jq_checked(program, "values", [value for _, _, value in batch], deadline,
+                                        "fewer records per page (records=) or a simpler filter")
         failed, message, done = detail if status == "error" else (None, "", detail)
         for (at, start, _value), outputs in zip(batch, done, strict=False):  # a page may fill before a failure
             for index, output in enumerate(outputs):
@@ -162,4 +156,4 @@ def _outputs(program: Any, source: ContentSource, number: int, offset: int, out_
                     continue
                 yield (at, start, index), output, False
         if failed is not None:
-            raise InvalidArgument(f"jq failed on record {batch[failed][0]}: {' '.join(message.split())[:300]}")
+            raise InvalidArgument(f"jq failed on record {batch[failed][0]}: {jq_message(message)}")
