@@ -462,7 +462,7 @@ def _table(lines: list[str], delimiter: str) -> list[list[str]] | None:
 
 def _records(text: str, delimiter: str, lines: int) -> int:
     """The non-empty records of a whole CSV text as :mod:`csv` reads them (``lines`` if it cannot). Without quotes,
-    carriage returns and NULs a record is a non-empty line,, counted from one split (no parse)."""
+    carriage returns and NULs a record is a non-empty line, counted from one split (no parse)."""
     if '"' not in text and "\r" not in text and "\x00" not in text:
         parts = text.split("\n")
         if max(map(len, parts)) <= csv.field_size_limit():  # a longer field is an error to the csv module

@@ -30,9 +30,6 @@ from scratchfs.foundation.errors import InvalidArgument
 if TYPE_CHECKING:
     from scratchfs.api.scope import Scope
 
-"""Content types with a ``view="text"``: HTML (its readable text) and terminal output (rendered as a person sees it:
-ANSI escapes removed, ``\\r`` redraws applied)."""
-
 
 class StructureReads:
     """The structure reads of one scope (see the module docstring); ``scope.structure`` hands one out.
@@ -64,7 +61,7 @@ class StructureReads:
                                       "read it by bytes or lines") from None
 
     def _timeout(self) -> float:
-        """Seconds a jq filter or CSS selector may run: the store's ``pattern_timeout``."""
+        """Seconds a jq filter may run: the store's ``pattern_timeout`` (CSS selectors have no time limit yet)."""
         return self.scope.store.settings.pattern_timeout
 
     def jq(self, handle: str, filter: str, *, cursor: str | None = None, budget: int = 8192) -> ItemPage:

@@ -99,7 +99,7 @@ def _start(reader: SeekableReader, table: LineTable, line: int, start: int | Non
     return line, seek.d_offsets[frame] + at + 1, frame, data
 
 
-def read_lines(reader: SeekableReader, table: LineTable, line: int | None, count: int, cap: int,
+def read_lines(reader: SeekableReader, table: LineTable, line: int, count: int, cap: int,
                start: int | None = None) -> LineRead:
     """Read ``count`` lines from 1-based ``line`` (the caller has checked it exists), at most ``cap`` bytes; or,
     with ``start`` (``0 <= start <= size``) instead, from content byte ``start``: the rest of the line it falls in
@@ -110,7 +110,7 @@ def read_lines(reader: SeekableReader, table: LineTable, line: int | None, count
     """
     seek = reader.table
     size = seek.size
-    line, start, cached_frame, cached = _start(reader, table, 1 if line is None else line, start)
+    line, start, cached_frame, cached = _start(reader, table, line, start)
     out = bytearray()
     found = 0
     cut = False

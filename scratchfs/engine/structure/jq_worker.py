@@ -1,12 +1,13 @@
 """jq filters run in a worker process that is killed at a deadline: the ``jq`` binding runs a filter in C holding the
-GIL and cannot be interrupted (``last(range(1e10))`` ran 10+ minutes at a full core, stalled every other thread of
-the MCP server and ignored SIGTERM). The calling thread waits in ``poll`` (GIL released, signals handled) and, at
-the deadline, kills the worker and raises :class:`~scratchfs.foundation.errors.StructureTimeout`.
+GIL and cannot be interrupted (``last(range(1e10))`` would run for hours at a full core, stall every other thread of
+the MCP server and ignore SIGTERM; ``tests/test_jq_runaway.py`` runs such filters). The calling thread waits in
+``poll`` (GIL released, signals handled) and, at the deadline, kills the worker and raises
+:class:`~scratchfs.foundation.errors.StructureTimeout`.
 
 Every jq run goes to a worker (there is no in-thread slice as in :mod:`scratchfs.engine.pattern_worker`: a jq call
 cannot be bounded in the thread at all). A worker is a fresh interpreter running this file by path (it imports only
 ``jq``; why not ``fork``: see :mod:`scratchfs.engine.pattern_worker`); it keeps its last compiled programs, so a
-small read costs a pipe round trip and two pickles (measured in the report of this change, ~0.3 ms). At most
+small read costs a pipe round trip and two pickles. At most
 :data:`MAX_WORKERS` run; a call that finds every one busy waits for one until its deadline. A worker that was given
 more than :data:`KEEP_AFTER_BYTES` of input is stopped after its call, so idle workers stay small (jq's parse of a
 document up to 64 MiB takes several times that). Idle workers are stopped at exit; a worker whose parent is gone
@@ -36,7 +37,7 @@ MAX_WORKERS = 2
 KEEP_AFTER_BYTES = 4 * 1024 * 1024
 """A worker given more input than this (bytes of the pickled request) is stopped after its call."""
 WORKER_MEMORY_BYTES = 4 * 1024**3
-"""Address space of a worker (``RLIMIT_AS``): a filter that builds an enormous value (``[range(1e10)]``, ~60 MB/s)
+"""Address space of a worker (``RLIMIT_AS``): a filter that builds an enormous value (``[range(1e10)]``)
 ends there at most, with the worker; a 64 MiB document parses in well under it."""
 
 
