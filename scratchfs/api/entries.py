@@ -226,7 +226,7 @@ class Entries:
         bound = {"kind": kind, "key": key, "tool": tool, "ttl": ttl, "created_at": now}
         pending = self.blobs.write(run_id, agent_id, token, sample.watch(iter_chunks(content)), bound)
         try:
-            blob = getattr(pending.info, "blob", None) or token  # a small entry's location in a segment file
+            blob = pending.info.blob or token  # a small entry's location in a segment file
             entry, stub = self._describe(run_id, agent_id, kind, key, blob, pending.info, sample, tool, ttl, mode,
                                          now)
             old = self._commit(entry, pending)

@@ -63,9 +63,8 @@ class PendingBlob:
             return False
         try:
             here, mine_dir = os.fstat(dir_fd), os.fstat(self._dir_fd)
-            mine = os.fstat(self._fd)
             found = os.stat(self._name, dir_fd=dir_fd, follow_symlinks=False)
-            if (found.st_dev, found.st_ino) == (mine.st_dev, mine.st_ino):
+            if (found.st_dev, found.st_ino) == self._ident:
                 return True
         except FileNotFoundError:
             pass

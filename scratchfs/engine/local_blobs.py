@@ -506,7 +506,8 @@ class Blobs:
                          segments.location(r.token, seg, r.offset, r.length)) for r in records]
 
     def scan_segment(self, parts: tuple[str, ...], name: str) -> tuple[list[segments.Record], int, str | None]:
-        """:func:`segments.scan` of the segment ``name`` in ``parts``: ``(records, size, problem)``."""
+        """:func:`segments.scan` of the segment ``name`` in ``parts``: ``(records, size in bytes, problem)``. Never
+        raises: a segment that cannot be opened or read gives no records and the failure as ``problem``."""
         try:
             fd = self.open_part(parts, name)
         except (OSError, ScratchError) as exc:

@@ -229,11 +229,7 @@ class DirCache:
         :func:`open_file`."""
         kept = self._dirs.get(parts)
         if kept is not None:
-            try:
-                found = os.stat(kept[1], dir_fd=self._root, follow_symlinks=False)
-                same = (found.st_ino, found.st_dev) == kept[2]
-            except OSError:
-                same = False
+            same = is_at(self._root, kept[1], kept[2])
             with self._locked():
                 if self._dirs.get(parts) is kept:
                     if same:
@@ -246,7 +242,7 @@ class DirCache:
         dir_fd = walk(self._root, parts)
         try:
             fd = open_file(dir_fd, name, flags, where, error)
-            found = os.fstat(dir_fd)
+            ident = identity(dir_fd)
         except BaseException:
             os.close(dir_fd)
             raise
@@ -256,7 +252,7 @@ class DirCache:
             if parts in self._dirs:
                 os.close(dir_fd)
             else:
-                self._dirs[parts] = (dir_fd, "/".join(parts), (found.st_ino, found.st_dev))
+                self._dirs[parts] = (dir_fd, "/".join(parts), ident)
         return fd
 
     def _close_all(self) -> None:

@@ -76,10 +76,10 @@ RECORD_MAGIC = 0x184D2A5D
 """Magic number of a record header (a skippable frame; the binding frame uses 0x184D2A5C, the seek table 0x184D2A5E)."""
 _RECORD = struct.Struct("<II24sQ")  # magic, payload length (32), blob token (ASCII), blob length
 RECORD_BYTES = _RECORD.size
+"""Bytes of a record header (40)."""
 DEAD_RECORD_MAGIC = 0x184D2A5B
 """Magic number of the header of a record whose entry was deleted (:func:`forget`): still a skippable frame of the
 same length, so the segment stays a valid zstd stream and :func:`scan` steps over it without restoring it."""
-"""Bytes of a record header (40)."""
 _MAX_BLOB = 1 << 40
 
 
