@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from scratchfs.api.views import reply_size, to_json
+from scratchfs.api.views import reply_size
 
 ECHO_FLOOR_BYTES = 48
 """An echoed argument is never shortened below this many bytes of JSON."""
@@ -35,29 +35,24 @@ def small(budget: int, *echoed: str) -> bool:
     return sum(len(text) for text in echoed) * 13 + 512 <= budget // 2
 
 
-def _json_bytes(value: Any) -> int:
-    return len(to_json(value).encode("utf-8")) if not isinstance(value, str) else len(
-        to_json([value]).encode("utf-8")) - 2
-
-
 def shorten(value: Any, room: int) -> Any:
     """``value`` (text, or a list) cut to at most ``room`` bytes of compact JSON: a prefix of whole characters
     followed by :data:`ELLIPSIS`, or the first items of a list; ``value`` itself when it fits. Other values are
     returned as they are."""
-    if _json_bytes(value) <= room:
+    if reply_size(value) <= room:
         return value
     if isinstance(value, list):
         low, high = 0, len(value)
         while low < high:
             mid = (low + high + 1) // 2
-            low, high = (mid, high) if _json_bytes(value[:mid]) <= room else (low, mid - 1)
+            low, high = (mid, high) if reply_size(value[:mid]) <= room else (low, mid - 1)
         return value[:low]
     if not isinstance(value, str):
         return value
     low, high = 0, min(len(value), room)
     while low < high:  # JSON cost grows with the prefix: bisect on characters
         mid = (low + high + 1) // 2
-        low, high = (mid, high) if _json_bytes(value[:mid] + ELLIPSIS) <= room else (low, mid - 1)
+        low, high = (mid, high) if reply_size(value[:mid] + ELLIPSIS) <= room else (low, mid - 1)
     return value[:low] + ELLIPSIS
 
 
@@ -104,18 +99,18 @@ class Squeeze:
         if reply_size(self(floor)) <= target:
             return
         present = [(name, path, _get(floor, path)) for name, path in (echoes or {}).items()]
-        longest = sorted((p for p in present if isinstance(p[2], (str, list))), key=lambda p: -_json_bytes(p[2]))
+        longest = sorted((p for p in present if isinstance(p[2], (str, list))), key=lambda p: -reply_size(p[2]))
         for name, path, value in longest:
             over = reply_size(self(floor)) - target
             if over <= 0:
                 return
-            size = _json_bytes(value)
+            size = reply_size(value)
             mark = reply_size({"shortened": {name: len(value)}}) - 1  # what the "shortened" entry costs (at most)
             room = max(ECHO_FLOOR_BYTES, size - over - mark)
             if room < size:
                 self.cuts[name] = (path, shorten(value, room), len(value))
         if reply_size(self(floor)) > target and floor.get("next_call"):
-            self.call_bytes = _json_bytes(floor["next_call"])
+            self.call_bytes = reply_size(floor["next_call"])
             if self.keep_cursor and reply_size(self(floor)) > target:  # the cursor alone does not fit either
                 self.keep_cursor, self.resume = False, f"a larger budget (over {budget})"
 

@@ -30,8 +30,9 @@ def to_json(result: Mapping[str, Any]) -> str:
     return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
 
 
-def reply_size(result: Mapping[str, Any]) -> int:
-    """Bytes the model receives for ``result``: the UTF-8 length of its compact JSON text."""
+def reply_size(result: Any) -> int:
+    """Bytes the model receives for ``result`` (a reply, or any JSON value in one): the UTF-8 length of its compact
+    JSON text."""
     return len(to_json(result).encode("utf-8"))
 
 
