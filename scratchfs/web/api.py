@@ -17,7 +17,6 @@ from __future__ import annotations
 import logging
 import os
 import re
-import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -311,8 +310,6 @@ def fsck_view(request: Request) -> dict[str, Any]:
     if after is not None:
         decode_cursor(after)  # a bad cursor is a 400 before any work
     state = request.app.state
-    if getattr(state, "fsck_cache", None) is None:
-        state.fsck_cache, state.fsck_lock = {}, threading.Lock()
     key = (deep, limit, after)
     with state.fsck_lock:  # one check at a time; a GET that waited finds the report it waited for
         made = state.fsck_cache.get(key)
@@ -322,6 +319,7 @@ def fsck_view(request: Request) -> dict[str, Any]:
             root = str(store.root)
             for problem in report["problems"]:
                 problem["path"] = os.path.relpath(problem["path"], root)
+            state.fsck_cache.clear()  # only the last report is kept (any cursor makes a new key)
             made = state.fsck_cache[key] = (time.monotonic(), report)
     return {**made[1], "age": round(time.monotonic() - made[0], 3)}
 

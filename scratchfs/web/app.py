@@ -12,6 +12,7 @@ JSON 404 under ``/api/`` and a plain-text 404 elsewhere; a method not allowed is
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from starlette.applications import Starlette
@@ -94,6 +95,7 @@ def create_app(store: ScratchStore, token: str, *, allow_delete: bool = False) -
     app.state.store = store
     app.state.token = token
     app.state.allow_delete = bool(allow_delete)
+    app.state.fsck_cache, app.state.fsck_lock = {}, threading.Lock()  # GET /api/fsck: the last report, one check
     return Guard(app, token)
 
 
