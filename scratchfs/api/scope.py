@@ -336,10 +336,18 @@ class Scope:
         Raises:
             InvalidArgument: a bad key. StoreBusy, StorageError: nothing was deleted.
         """
-        key = checks.check_key(key)
+        return self.delete_entry("scratch", checks.check_key(key))
+
+    def delete_entry(self, kind: str, key: str) -> bool:
+        """Delete the live entry of ``kind`` (``"handle"`` or ``"scratch"``) named ``key`` (the caller has checked
+        it): its row, then its blob, marked dead for a rebuild of a lost index; True if a live entry was deleted.
+
+        Raises:
+            StoreClosed: the store is closed. StoreBusy, StorageError: nothing was deleted.
+        """
         self._entries.check_open()
         store = self.store
-        live, blob = store.index.delete_key(self.run_id, self.agent_id, "scratch", key, store.now())
+        live, blob = store.index.delete_key(self.run_id, self.agent_id, kind, key, store.now())
         if blob is not None:
             store.blobs.unlink(self.run_id, self.agent_id, blob)
             store.blobs.forget(self.run_id, self.agent_id, blob)  # a rebuild of a lost index must not restore it

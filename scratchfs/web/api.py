@@ -361,14 +361,7 @@ def delete_scratch(request: Request, run: str, agent: str) -> dict[str, Any]:
 
 
 def _delete_entry(scope: Scope, kind: str, key: str) -> bool:
-    if kind == "scratch":
-        return scope.scratch_delete(key)
-    store = scope.store  # no Scope method deletes a handle yet: the same two steps as Scope.scratch_delete
-    live, blob = store.index.delete_key(scope.run_id, scope.agent_id, kind, key, store.now())
-    if blob is not None:
-        store.blobs.unlink(scope.run_id, scope.agent_id, blob)
-        store.blobs.forget(scope.run_id, scope.agent_id, blob)
-    return live
+    return scope.scratch_delete(key) if kind == "scratch" else scope.delete_entry(kind, key)
 
 
 __all__ = ["DEFAULT_PAGE", "MAX_PAGE", "READ_INTS", "READ_TEXTS", "STATUS_OF_KIND", "endpoint", "entry_dict",
