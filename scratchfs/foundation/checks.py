@@ -59,15 +59,20 @@ def check_text(value: object, what: str, max_bytes: int, *, allow_empty: bool = 
         raise InvalidArgument(f"{what} must be text, not {type(value).__name__}: {shorten(value)}")
     if not value and not allow_empty:
         raise InvalidArgument(f"{what} must not be empty")
-    try:
-        size = len(value.encode("utf-8"))
-    except UnicodeEncodeError:
-        raise InvalidArgument(f"{what} is not valid UTF-8 text: {shorten(value)}") from None
+    size = _utf8_bytes(value, what)
     if size > max_bytes:
         raise InvalidArgument(f"{what} is {size} UTF-8 bytes, longer than the limit of {max_bytes}: {shorten(value)}")
     if _CONTROL_RE.search(value):
         raise InvalidArgument(f"{what} contains a control character: {shorten(value)}")
     return value
+
+
+def _utf8_bytes(value: str, what: str) -> int:
+    """The UTF-8 length of ``value`` in bytes. Raises InvalidArgument: a lone surrogate."""
+    try:
+        return len(value.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise InvalidArgument(f"{what} is not valid UTF-8 text: {shorten(value)}") from None
 
 
 def check_run_id(value: object) -> str:
@@ -83,10 +88,7 @@ def check_utf8(value: object, what: str) -> None:
         InvalidArgument: a text holds a lone surrogate ("``what`` is not valid UTF-8 text").
     """
     if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            raise InvalidArgument(f"{what} is not valid UTF-8 text: {shorten(value)}") from None
+        _utf8_bytes(value, what)
     elif isinstance(value, (list, tuple)):
         for item in value:
             check_utf8(item, what)
