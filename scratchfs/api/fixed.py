@@ -30,8 +30,9 @@ ELLIPSIS = "…"
 
 
 def small(budget: int, *echoed: str) -> bool:
-    """True when texts of these lengths, echoed in a reply and again in its ``next_call``, cannot crowd its budget
-    (a character costs at most 6 bytes of JSON, and 7 inside ``next_call``'s quoted text): no squeeze is needed."""
+    """True when texts of these lengths (characters), echoed in a reply and again in its ``next_call``, cannot crowd
+    its ``budget`` (bytes of compact JSON, UTF-8; a character costs at most 6 bytes of JSON, and 7 inside
+    ``next_call``'s quoted text): no squeeze is needed."""
     return sum(len(text) for text in echoed) * 13 + 512 <= budget // 2
 
 

@@ -25,7 +25,8 @@ TEXT = "text"
 
 def encode_cursor(values: Sequence[object], *, ascii_only: bool = False) -> str:
     """``values`` (JSON-serialisable) as a cursor: URL-safe base64 of their JSON array, ``=`` padding removed.
-    ``ascii_only``: non-ASCII text written as ``\\u`` escapes (longer; the CLI inspector's cursors have always been)."""
+    ``ascii_only``: non-ASCII text written as ``\\u`` escapes (longer; the CLI inspector's cursors have always been).
+    Raises TypeError: a value JSON cannot encode."""
     raw = json.dumps(list(values), ensure_ascii=ascii_only)
     return base64.urlsafe_b64encode(raw.encode("utf-8")).decode("ascii").rstrip("=")
 
