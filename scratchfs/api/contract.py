@@ -292,9 +292,9 @@ def _only(given: dict[str, Any], allowed: set[str]) -> None:
 def listing_reply(head: dict[str, Any], rows: list[dict[str, Any]], page: Page, call: Callable[[str], str],
                   budget: int) -> dict[str, Any]:
     """A page of a listing: ``{**head, entries: rows, next_call}`` (``rows``: one JSON row per entry of ``page``), as
-    many rows as fit ``budget`` (bytes of compact JSON, UTF-8; at least one row); ``call(cursor)`` writes the call that reads the next page. The echoed
-    ``head`` and ``next_call`` are measured first (:class:`~scratchfs.api.fixed.Squeeze`): ``next_cursor`` is given
-    only when ``next_call`` does not fit."""
+    many rows as fit ``budget`` (bytes of compact JSON, UTF-8; at least one row); ``call(cursor)`` writes the call
+    that reads the next page. The echoed ``head`` and ``next_call`` are measured first
+    (:class:`~scratchfs.api.fixed.Squeeze`): ``next_cursor`` is given only when ``next_call`` does not fit."""
 
     def build(n: int, shown: int | None = None) -> dict[str, Any]:
         cursor = page.cursor_after(n)  # the cursor after row n (its key's length makes the cursor's), rows[:shown]
