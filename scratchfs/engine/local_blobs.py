@@ -501,9 +501,8 @@ class Blobs:
     def _segment_records(self, run: str, agent: str, name: str) -> list[BlobFile]:
         """A :class:`BlobFile` per complete record of a segment, its ``token`` the record's location."""
         records = self.scan_segment(("runs", run, agent), name)[0]
-        seg = name[: -len(segments.SEGMENT_SUFFIX)]
-        return [BlobFile(run, agent, f"{self.runs}/{run}/{agent}/{name} (bytes {r.offset}+{r.length})",
-                         segments.location(r.token, seg, r.offset, r.length)) for r in records]
+        return [BlobFile(run, agent, f"{self.runs}/{run}/{agent}/{name} (bytes {r.offset}+{r.length})", where)
+                for where, r in segments.locations(name, records).items()]
 
     def scan_segment(self, parts: tuple[str, ...], name: str) -> tuple[list[segments.Record], int, str | None]:
         """:func:`segments.scan` of the segment ``name`` in ``parts``: ``(records, size in bytes, problem)``. Never

@@ -122,8 +122,7 @@ def _retire_own(index, blobs, parts: tuple[str, ...], name: str, fd: int, dying:
     if not blobs.segments.is_active(parts, name):  # another process's: not scanned at all
         return False
     records = segments.scan(lambda n, at: os.pread(fd, n, at), os.fstat(fd).st_size)[0]
-    seg = name[: -len(segments.SEGMENT_SUFFIX)]
-    if known_locations(index, [segments.location(r.token, seg, r.offset, r.length) for r in records]) - dying:
+    if known_locations(index, list(segments.locations(name, records))) - dying:
         return False
     return blobs.segments.retire_idle(parts, name)
 
@@ -140,8 +139,7 @@ def _judge(index, blobs, parts: tuple[str, ...], name: str, fds: tuple[int, int]
     remove, compact, dying = what
     st = os.fstat(fd)
     records, _end, problem = segments.scan(lambda n, at: os.pread(fd, n, at), st.st_size)
-    seg = name[: -len(segments.SEGMENT_SUFFIX)]
-    located = {segments.location(r.token, seg, r.offset, r.length): r for r in records}
+    located = segments.locations(name, records)
     known = known_locations(index, list(located)) - dying
     check = SegmentCheck(st.st_size, sum(located[k].length for k in known), len(records), len(known),
                          problem=problem)
@@ -219,9 +217,8 @@ def segment_usage(index, blobs) -> SegmentUsage:
     usage = SegmentUsage(damaged=[])
     for run, agent, name in _segment_names(blobs):
         records, size, problem = blobs.scan_segment(("runs", run, agent), name)
-        seg = name[: -len(segments.SEGMENT_SUFFIX)]
-        located = {segments.location(r.token, seg, r.offset, r.length): r.length for r in records}
-        live = sum(located[k] for k in known_locations(index, list(located)))
+        located = segments.locations(name, records)
+        live = sum(located[k].length for k in known_locations(index, list(located)))
         usage.segments += 1
         usage.bytes += size
         usage.live_bytes += live

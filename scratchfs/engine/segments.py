@@ -63,6 +63,7 @@ __all__ = [
     "forget_at",
     "is_location",
     "location",
+    "locations",
     "parse_location",
     "record_header",
     "scan",
@@ -110,6 +111,13 @@ def location(token: str, segment: str, offset: int, length: int) -> str:
     """The ``blob`` value of a row whose blob is ``length`` bytes at ``offset`` in the segment ``segment`` (its
     token, without the suffix)."""
     return f"{token}:{segment}:{offset}:{length}"
+
+
+def locations(name: str, records: Iterable[Record]) -> dict[str, Record]:
+    """The :func:`location` of each of ``records`` (found by :func:`scan` in the segment file ``name``, suffix
+    included) and the record, in scan order."""
+    segment = name[: -len(SEGMENT_SUFFIX)]
+    return {location(r.token, segment, r.offset, r.length): r for r in records}
 
 
 def token_of(blob: str) -> str:
