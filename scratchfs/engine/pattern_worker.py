@@ -10,30 +10,22 @@ a worker process, and the search's later calls go there too until one of them is
 a search of many short calls). Normal searches never leave the thread. A search ends at most a slice (times the
 CPU starvation of the process) after its deadline.
 
-Why a fresh interpreter (this file run by ``sys.executable``, which imports only ``regex``), not ``fork``: the store
-holds SQLite connections and file locks, and a forked child that frees them (CPython clears other threads' states
-after ``fork``) can checkpoint or unlink the parent's WAL; SQLite forbids carrying a connection across ``fork()``.
-``multiprocessing``'s spawn would re-import the parent's ``__main__`` (the CLI) in every worker. The worker gets
-only the pattern's core syntax and the bytes to match (length-prefixed pickles over its stdin and stdout, between
-this process and its own child), never a path or a descriptor. At most :data:`MAX_WORKERS` workers run; when all
-are busy a call stays in its thread with the remaining time as its limit. Idle workers are stopped at exit, and a
-worker whose parent is gone reads end-of-file and exits.
+The worker is a fresh interpreter running this file by path (it imports only ``regex``; the process plumbing, and
+why not ``fork``: :mod:`scratchfs.engine.worker_pipe`). It gets only the pattern's core syntax and the bytes to
+match (pickles over its stdin and stdout, between this process and its own child), never a path or a descriptor. At
+most :data:`MAX_WORKERS` workers run; when all are busy a call stays in its thread with the remaining time as its
+limit. Idle workers are stopped at exit, and a worker whose parent is gone reads end-of-file and exits.
 """
 
 from __future__ import annotations
 
-import atexit
-import os
 import pickle
-import select
-import struct
-import subprocess
-import sys
-import threading
 import time
 from typing import Any
 
 import regex
+
+from scratchfs.engine.worker_pipe import WORKER_NAME, Pool, reply, requests
 
 __all__ = ["FLAGS", "MAX_WORKERS", "SLICE_SECONDS", "Engine", "Span", "anchored_match", "first_match", "workers"]
 
@@ -111,11 +103,8 @@ class Engine:
                     raise
                 self.remote = True
             left = self._left()
-        try:
-            worker = _POOL.take()
-        except OSError:  # no process to be had (descriptors, memory): the thread's own limit
-            worker = None
-        if worker is None:  # every worker is busy: the thread's own limit, as before workers
+        worker = _POOL.take()
+        if worker is None:  # every worker is busy, or no process to be had: the thread's own limit, as before workers
             return _OPERATIONS[operation](self.compiled, buf, *args, timeout=left)
         began = time.monotonic()
         try:
@@ -134,116 +123,19 @@ class Engine:
         return result
 
 
-class _Worker:
-    """One worker process (this file run by the same interpreter) and the pipes to it."""
-
-    def __init__(self) -> None:
-        self.process = subprocess.Popen([sys.executable, "-c", _BOOT, __file__], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, bufsize=0, close_fds=True)
-
-    def call(self, request: tuple, deadline: float) -> Any:
-        """Send ``request``, wait for the answer until ``deadline``. Raises TimeoutError (the worker must then be
-        discarded), EOFError or OSError (it died)."""
-        _write_frame(self.process.stdin, pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL))
-        return pickle.loads(_read_frame(self.process.stdout, deadline))
-
-    def stop(self) -> None:
-        self.process.kill()
-        self.process.wait(5)
-        for pipe in (self.process.stdin, self.process.stdout):
-            if pipe is not None:
-                pipe.close()
-
-
-class _Pool:
-    """Idle workers, and how many are alive (under a lock: searches run in many threads)."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.lock = threading.Lock()
-        self.idle: list[_Worker] = []
-        self.alive = 0
-
-    def take(self) -> _Worker | None:
-        with self.lock:
-            if self.idle:
-                return self.idle.pop()
-            if self.alive >= self.size:
-                return None
-            self.alive += 1
-        try:
-            return _Worker()
-        except BaseException:
-            with self.lock:
-                self.alive -= 1
-            raise
-
-    def give(self, worker: _Worker) -> None:
-        with self.lock:
-            self.idle.append(worker)
-
-    def discard(self, worker: _Worker) -> None:
-        worker.stop()
-        with self.lock:
-            self.alive -= 1
-
-
-_POOL = _Pool(MAX_WORKERS)
+_POOL = Pool(__file__, MAX_WORKERS)
 
 
 def workers() -> tuple[int, int]:
     """``(alive, idle)``: worker processes running, and those of them waiting for a call."""
-    with _POOL.lock:
-        return _POOL.alive, len(_POOL.idle)
-
-
-def _write_frame(pipe: Any, data: bytes) -> None:
-    view = memoryview(struct.pack("<Q", len(data)) + data)
-    fd = pipe.fileno()
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def _read_exactly(fd: int, size: int, deadline: float | None) -> bytes:
-    out = bytearray()
-    while len(out) < size:
-        if deadline is not None:
-            left = deadline - time.monotonic()
-            poller = select.poll()  # not select.select: descriptors past 1024 are common in a busy server
-            poller.register(fd, select.POLLIN)
-            if left <= 0 or not poller.poll(max(1, int(left * 1000))):
-                raise TimeoutError
-        chunk = os.read(fd, size - len(out))
-        if not chunk:
-            raise EOFError("the worker closed its pipe")
-        out += chunk
-    return bytes(out)
-
-
-def _read_frame(pipe: Any, deadline: float | None) -> bytes:
-    fd = pipe.fileno()
-    (size,) = struct.unpack("<Q", _read_exactly(fd, 8, deadline))
-    return _read_exactly(fd, size, deadline)
-
-
-@atexit.register
-def _stop_idle_workers() -> None:
-    with _POOL.lock:
-        idle, _POOL.idle = _POOL.idle, []
-    for worker in idle:
-        worker.stop()
+    return _POOL.counts()
 
 
 def serve() -> None:
     """The worker's loop over stdin and stdout: ``(core, operation, buf, args, timeout)`` in, a span, ``None`` or
     ``"timeout"`` out; returns when stdin closes (the parent is gone or stopped it)."""
-    source, sink = sys.stdin.buffer, sys.stdout.buffer
     cache: dict[bytes, regex.Pattern] = {}
-    while True:
-        try:
-            core, operation, buf, args, timeout = pickle.loads(_read_frame(source, None))
-        except (EOFError, OSError):
-            return
+    for core, operation, buf, args, timeout in requests():
         compiled = cache.get(core)
         if compiled is None:
             if len(cache) >= 8:
@@ -253,12 +145,8 @@ def serve() -> None:
             result: Any = _OPERATIONS[operation](compiled, buf, *args, timeout=timeout)
         except TimeoutError:
             result = "timeout"
-        _write_frame(sink, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+        reply(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
 
 
-# the worker is this file run by path (not imported as part of the package, so it starts quickly), with neither
-# the working directory nor this file's directory on sys.path
-_BOOT = "import sys; del sys.path[0]; import runpy; runpy.run_path(sys.argv[1], run_name='__scratchfs_worker__')"
-
-if __name__ == "__scratchfs_worker__":
+if __name__ == WORKER_NAME:
     serve()

@@ -1,0 +1,277 @@
+"""Worker processes over pipes, shared by the engines that must stop on time: regex searches
+(:mod:`scratchfs.engine.pattern_worker`), jq filters (:mod:`scratchfs.engine.structure.jq_worker`) and HTML reads
+(:mod:`scratchfs.engine.structure.html_worker`).
+
+A worker is a fresh interpreter (``sys.executable -c BOOT``) that loads this file by path under its package name
+(so the worker file's ``from scratchfs.engine.worker_pipe import ...`` finds it without importing the ``scratchfs``
+package) and then runs the worker file by path as ``__scratchfs_worker__``, with neither the working directory nor
+the file's directory on ``sys.path``. Why not ``fork``: the store holds SQLite connections and file locks, and a
+forked child that frees them (CPython clears other threads' states after ``fork``) can checkpoint or unlink the
+parent's WAL; SQLite forbids carrying a connection across ``fork()``. ``multiprocessing``'s spawn would re-import the
+parent's ``__main__`` (the CLI) in every worker.
+
+Requests and answers are frames -- an 8-byte little-endian length, then that many bytes (a pickle) -- over the
+worker's stdin and stdout; the parent's writes and reads wait in ``poll`` until a deadline (``time.monotonic()``,
+the GIL released), so a worker that stops reading or answering costs the caller no more than its time limit.
+Idle workers of every :class:`Pool` are stopped at exit; a worker whose parent is gone reads end-of-file and exits.
+
+Standard library only: this file runs in the workers.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import pickle
+import resource
+import select
+import struct
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+__all__ = ["BOOT", "WORKER_NAME", "Pool", "Worker", "limit_memory", "read_frame", "reply", "requests",
+           "write_frame"]
+
+WORKER_NAME = "__scratchfs_worker__"
+"""``__name__`` of a worker file run in a worker process."""
+BOOT = ("import sys, runpy, importlib.util as u; del sys.path[0]; "
+        "s = u.spec_from_file_location('scratchfs.engine.worker_pipe', sys.argv[1]); m = u.module_from_spec(s); "
+        "sys.modules[s.name] = m; s.loader.exec_module(m); runpy.run_path(sys.argv[2], run_name=m.WORKER_NAME)")
+"""The program a worker interpreter runs (``-c``): ``argv[1]`` is this file, ``argv[2]`` the worker file."""
+_CHUNK = 1 << 20
+
+
+class Worker:
+    """One worker process running the worker file ``script`` (a path), and the pipes to it."""
+
+    def __init__(self, script: str) -> None:
+        """Start it. Raises OSError when no process can be started (descriptors, memory)."""
+        self.process = subprocess.Popen([sys.executable, "-c", BOOT, __file__, script], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, bufsize=0, close_fds=True)
+
+    def send(self, request: bytes, deadline: float | None) -> None:
+        """Write the frame of ``request`` (a pickle). Raises TimeoutError (the worker must then be discarded),
+        OSError (it died)."""
+        write_frame(self.process.stdin.fileno(), request, deadline)
+
+    def receive(self, deadline: float | None) -> bytes:
+        """Read the answer frame's bytes. Raises TimeoutError (the worker must then be discarded), EOFError or
+        OSError (it died)."""
+        return read_frame(self.process.stdout.fileno(), deadline)
+
+    def call(self, request: tuple, deadline: float | None) -> Any:
+        """Send ``request`` (pickled), wait for the answer (unpickled) until ``deadline``. Raises TimeoutError (the
+        worker must then be discarded), EOFError, OSError or pickle.UnpicklingError (it died)."""
+        self.send(pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL), deadline)
+        return pickle.loads(self.receive(deadline))
+
+    def alive(self) -> bool:
+        """Whether the process is still running."""
+        return self.process.poll() is None
+
+    def stop(self) -> None:
+        """Kill the process and close its pipes."""
+        self.process.kill()
+        self.process.wait(5)
+        for pipe in (self.process.stdin, self.process.stdout):
+            if pipe is not None:
+                pipe.close()
+
+
+class Pool:
+    """The workers of one worker file: idle ones, and how many are alive (a condition: calls come from many threads).
+
+    Args:
+        script: the worker file's path.
+        size: most workers alive at once.
+    """
+
+    def __init__(self, script: str, size: int) -> None:
+        self.script = script
+        self.size = size
+        self.cond = threading.Condition()
+        self.idle: list[Worker] = []
+        self.alive = 0
+        _POOLS.append(self)
+
+    def take(self, deadline: float | None = None) -> Worker | None:
+        """An idle or new worker. With a ``deadline``, waits until one comes free (raises TimeoutError past it);
+        without, ``None`` when every one is busy. ``None`` also when none can be started (descriptors, memory)."""
+        with self.cond:
+            while not self.idle and self.alive >= self.size:
+                if deadline is None:
+                    return None
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError
+                self.cond.wait(left)
+            while self.idle:
+                worker = self.idle.pop()
+                if worker.alive():
+                    return worker
+                self.alive -= 1  # it died idle (killed from outside)
+                worker.stop()
+            self.alive += 1
+        try:
+            return Worker(self.script)
+        except OSError:
+            self._lost()
+            return None
+        except BaseException:
+            self._lost()
+            raise
+
+    def run(self, request: bytes, deadline: float, keep: bool = True, retry: bool = True) -> tuple[str, Any]:
+        """Send ``request`` (a pickle) to a worker (waiting for one until ``deadline``) and wait for its answer.
+
+        Args:
+            keep: put the worker back among the idle ones after the answer (else stop it: it grew large).
+            retry: try a new worker when the one taken turns out dead before the call.
+
+        Returns:
+            ``("ok", answer)`` (unpickled); ``("died", None)``: the worker died under the call (out of memory);
+            ``("none", None)``: no worker could be started (descriptors, memory).
+
+        Raises:
+            TimeoutError: the deadline passed (the worker was stopped), or no worker came free before it.
+        """
+        worker = self.take(deadline)
+        if worker is None:
+            return "none", None
+        try:
+            worker.send(request, deadline)
+        except TimeoutError:  # (an OSError too) the deadline: the worker is stopped
+            self.discard(worker)
+            raise
+        except OSError:  # it died idle (killed from outside): once more, in a new one
+            self.discard(worker)
+            return self.run(request, deadline, keep, retry=False) if retry else ("died", None)
+        except BaseException:
+            self.discard(worker)
+            raise
+        try:
+            answer = pickle.loads(worker.receive(deadline))
+        except TimeoutError:  # (an OSError too) the deadline: the worker is stopped
+            self.discard(worker)
+            raise
+        except (EOFError, OSError, pickle.UnpicklingError):  # it died under the call (out of memory)
+            self.discard(worker)
+            return "died", None
+        except BaseException:  # KeyboardInterrupt: the worker is stopped
+            self.discard(worker)
+            raise
+        if keep:
+            self.give(worker)
+        else:
+            self.discard(worker)
+        return "ok", answer
+
+    def _lost(self) -> None:
+        with self.cond:
+            self.alive -= 1
+            self.cond.notify()
+
+    def give(self, worker: Worker) -> None:
+        """Put a worker that answered back among the idle ones."""
+        with self.cond:
+            self.idle.append(worker)
+            self.cond.notify()
+
+    def discard(self, worker: Worker) -> None:
+        """Stop a worker (timed out, died, or too large to keep)."""
+        worker.stop()
+        self._lost()
+
+    def counts(self) -> tuple[int, int]:
+        """``(alive, idle)``: worker processes running, and those of them waiting for a call."""
+        with self.cond:
+            return self.alive, len(self.idle)
+
+    def stop_idle(self) -> None:
+        """Stop the idle workers (at exit)."""
+        with self.cond:
+            idle, self.idle = self.idle, []
+        for worker in idle:
+            self.discard(worker)
+
+
+_POOLS: list[Pool] = []
+
+
+@atexit.register
+def _stop_idle_workers() -> None:
+    for pool in _POOLS:
+        pool.stop_idle()
+
+
+def _wait(fd: int, event: int, deadline: float | None) -> None:
+    if deadline is None:
+        return
+    left = deadline - time.monotonic()
+    poller = select.poll()  # not select.select: descriptors past 1024 are common in a busy server
+    poller.register(fd, event)
+    if left <= 0 or not poller.poll(max(1, int(left * 1000))):
+        raise TimeoutError
+
+
+def write_frame(fd: int, data: bytes, deadline: float | None) -> None:
+    """Write ``data`` as one frame to ``fd``, in pieces of at most 1 MiB, each waiting until ``deadline`` (``None``:
+    no limit). Raises TimeoutError, OSError."""
+    write_all(fd, struct.pack("<Q", len(data)), deadline)
+    write_all(fd, data, deadline)
+
+
+def write_all(fd: int, data: bytes, deadline: float | None) -> None:
+    """Write all of ``data`` to ``fd``, each piece waiting until ``deadline``. Raises TimeoutError, OSError."""
+    view = memoryview(data)
+    while view:
+        _wait(fd, select.POLLOUT, deadline)
+        view = view[os.write(fd, view[:_CHUNK]) :]
+
+
+def _read_exactly(fd: int, size: int, deadline: float | None) -> bytes:
+    out = bytearray()
+    while len(out) < size:
+        _wait(fd, select.POLLIN, deadline)
+        chunk = os.read(fd, min(size - len(out), 1 << 24))
+        if not chunk:
+            raise EOFError("the worker closed its pipe")
+        out += chunk
+    return bytes(out)
+
+
+def read_frame(fd: int, deadline: float | None) -> bytes:
+    """The bytes of the next frame on ``fd``, waiting until ``deadline`` (``None``: no limit). Raises TimeoutError,
+    EOFError (the pipe closed), OSError."""
+    (size,) = struct.unpack("<Q", _read_exactly(fd, 8, deadline))
+    return _read_exactly(fd, size, deadline)
+
+
+def requests() -> Iterator[Any]:
+    """In a worker: the requests (unpickled) on stdin, until it closes (the parent is gone or stopped it)."""
+    source = sys.stdin.buffer.fileno()
+    while True:
+        try:
+            yield pickle.loads(read_frame(source, None))
+        except (EOFError, OSError):
+            return
+
+
+def reply(answer: bytes) -> None:
+    """In a worker: write ``answer`` (a pickle) to stdout as one frame."""
+    write_frame(sys.stdout.buffer.fileno(), answer, None)
+
+
+def limit_memory(max_bytes: int) -> None:
+    """In a worker: cap the process's address space (``RLIMIT_AS``) at ``max_bytes``, or the hard limit if lower;
+    a platform without it keeps the time limit alone."""
+    try:
+        hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+        soft = max_bytes if hard == resource.RLIM_INFINITY else min(hard, max_bytes)
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    except (ValueError, OSError):
+        pass
