@@ -61,7 +61,7 @@ class StructureReads:
                                       "read it by bytes or lines") from None
 
     def _timeout(self) -> float:
-        """Seconds a jq filter may run: the store's ``pattern_timeout`` (CSS selectors have no time limit yet)."""
+        """Seconds a jq filter, a CSS selector read or an HTML text view may run: the store's ``pattern_timeout``."""
         return self.scope.store.settings.pattern_timeout
 
     def jq(self, handle: str, filter: str, *, cursor: str | None = None, budget: int = 8192) -> ItemPage:
@@ -93,11 +93,12 @@ class StructureReads:
     def text(self, handle: str, offset: int = 0, *, cursor: str | None = None, budget: int = 8192) -> TextPage:
         """A page of the text view (``view="text"``): the readable text of an HTML page, or terminal output rendered
         as a person sees it; ``offset`` is a byte offset into the view. Raises InvalidArgument (a content with no
-        text view), NotFound, CorruptBlob."""
+        text view), StructureTimeout (rendering an HTML page ran past ``pattern_timeout``), NotFound, CorruptBlob."""
 
         def read(src: ReaderSource, blob: str, content_type: str | None) -> TextPage:
             if content_type == "html":
-                return text_page(src, offset, cursor=cursor, budget_bytes=budget, cache_key=blob)
+                return text_page(src, offset, cursor=cursor, budget_bytes=budget, cache_key=blob,
+                                 timeout=self._timeout())
             if content_type in ("log", "text", None):
                 return view_page(src, offset, cursor=cursor, budget_bytes=budget)
             raise InvalidArgument(f"view='text' is for HTML pages and terminal output; this is {content_type}: read "
@@ -107,21 +108,24 @@ class StructureReads:
 
     def select(self, handle: str, selector: str, *, cursor: str | None = None, budget: int = 8192) -> ItemPage:
         """The text of the HTML elements a CSS ``selector`` matches (``elements``), in document order. Raises
-        InvalidArgument (a bad selector), NotFound, CorruptBlob."""
+        InvalidArgument (a bad selector), StructureTimeout (the read ran past ``pattern_timeout``), NotFound,
+        CorruptBlob."""
         if not isinstance(selector, str) or not selector.strip():
             raise InvalidArgument("select must be a non-empty CSS selector")
         return self._page(handle, lambda src, _blob, _type: select_page(src, selector, cursor=cursor,
-                                                                        budget_bytes=budget))
+                                                                        budget_bytes=budget,
+                                                                        timeout=self._timeout()))
 
     def text_view(self, handle: str) -> str:
         """The whole text view of an HTML entry: the text whose pages :meth:`text` returns (``inscriptis``), for a
         person to read what the model reads (the web inspector). Raises InvalidArgument (not an HTML entry, or one
-        over :data:`~scratchfs.engine.structure.MAX_HTML_BYTES`), NotFound, CorruptBlob."""
+        over :data:`~scratchfs.engine.structure.MAX_HTML_BYTES`), StructureTimeout (rendering ran past
+        ``pattern_timeout``), NotFound, CorruptBlob."""
 
         def read(src: ReaderSource, blob: str, content_type: str | None) -> str:
             if content_type != "html":
                 raise InvalidArgument(f"the text view of a page is for HTML entries; this is {content_type}")
-            return html_text(src, cache_key=blob).decode("utf-8")
+            return html_text(src, cache_key=blob, timeout=self._timeout()).decode("utf-8")
 
         return self._page(handle, read)
 

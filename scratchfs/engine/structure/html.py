@@ -13,17 +13,18 @@ Memory: documents of at most :data:`MAX_HTML_BYTES` are parsed (lxml's tree take
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import lxml.etree
-import lxml.html
 from cssselect import SelectorError
-from inscriptis import Inscriptis, get_text
-from inscriptis.model.config import ParserConfig
+from lxml.cssselect import CSSSelector
 
 from scratchfs.engine.caches import LRU
+from scratchfs.engine.structure.html_worker import run_html
 from scratchfs.engine.structure.paging import (
+    STOP,
     ContentSource,
     ItemPage,
     TextPage,
@@ -36,7 +37,7 @@ from scratchfs.engine.structure.paging import (
 )
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import InvalidArgument, StructureTimeout
 
 __all__ = ["MAX_HTML_BYTES", "MAX_SELECTOR_CHARS", "html_text", "select_page", "text_page"]
 
@@ -53,22 +54,41 @@ def _decode(data: bytes) -> str:
     return data.decode("utf-8", "replace")
 
 
-def html_text(source: ContentSource, cache_key: str | None = None) -> bytes:
+def html_text(source: ContentSource, cache_key: str | None = None,
+              timeout: float = limits.PATTERN_TIMEOUT) -> bytes:
     """The text view of an HTML content as UTF-8 bytes: ``inscriptis.get_text`` of its text (invalid UTF-8 read as
-    U+FFFD). Raises InvalidArgument for a document over :data:`MAX_HTML_BYTES`."""
+    U+FFFD), rendered in a worker process killed after ``timeout`` seconds (wall clock;
+    :mod:`scratchfs.engine.structure.html_worker`). Raises InvalidArgument for a document over
+    :data:`MAX_HTML_BYTES` or a worker that died, StructureTimeout past ``timeout``, RecursionError for a page
+    nested deeper than Python's recursion limit."""
     key = None if cache_key is None else f"html:{cache_key}"
     found = None if key is None else _CACHE.get(key)
     if found is not None:
         return found
+    deadline = time.monotonic() + timeout
     text = _decode(read_whole(source, MAX_HTML_BYTES, "the HTML text view"))
-    view = get_text(text).encode("utf-8") if text.strip() else b""
+    view = _in_worker("view", (text,), deadline, "the HTML text view", "a range, lines or pattern read of the page")
     if key is not None:
         _CACHE.put(key, view)
     return view
 
 
+def _in_worker(operation: str, args: tuple, deadline: float, what: str, advice: str) -> Any:
+    """:func:`~scratchfs.engine.structure.html_worker.run_html`'s answer. Raises StructureTimeout (past
+    ``deadline``), InvalidArgument (the worker died)."""
+    try:
+        answer = run_html(operation, args, deadline)
+    except TimeoutError:
+        late = max(0.0, time.monotonic() - deadline)
+        raise StructureTimeout(f"{what} ran past its time limit (pattern_timeout; stopped {late:.1f} s after it) and "
+                               f"was stopped; try {advice}") from None
+    if isinstance(answer, tuple) and answer[0] == "died":
+        raise InvalidArgument(f"{what} stopped: its worker process ran out of memory or died; try {advice}")
+    return answer
+
+
 def text_page(source: ContentSource, offset: int = 0, *, cursor: str | None = None, budget_bytes: int = 8192,
-              cache_key: str | None = None) -> TextPage:
+              cache_key: str | None = None, timeout: float = limits.PATTERN_TIMEOUT) -> TextPage:
     """One page of the text view of an HTML content, from byte ``offset`` of the view (or from ``cursor``).
 
     Returns:
@@ -77,9 +97,10 @@ def text_page(source: ContentSource, offset: int = 0, *, cursor: str | None = No
 
     Raises:
         InvalidArgument: an offset outside the view, a bad cursor or budget, a document over :data:`MAX_HTML_BYTES`.
+        StructureTimeout: rendering the view took longer than ``timeout`` seconds (:func:`html_text`).
     """
     budget = check_budget(budget_bytes)
-    view = html_text(source, cache_key)
+    view = html_text(source, cache_key, timeout)
     return page_of_text(view, source.size, offset, cursor, budget)
 
 
@@ -95,18 +116,8 @@ def page_of_text(view: bytes, size: int, offset: int, cursor: str | None, budget
     return page
 
 
-def _tree(source: ContentSource) -> Any:
-    text = _decode(read_whole(source, MAX_HTML_BYTES, "the HTML selector read"))
-    if not text.strip():
-        return None
-    try:
-        return lxml.html.document_fromstring(text)
-    except (lxml.etree.ParserError, ValueError) as exc:
-        raise InvalidArgument(f"the HTML does not parse: {exc}") from None
-
-
 def select_page(source: ContentSource, selector: str, *, cursor: str | None = None, budget_bytes: int = 8192,
-                max_elements: int = 100) -> ItemPage:
+                max_elements: int = 100, timeout: float = limits.PATTERN_TIMEOUT) -> ItemPage:
     """The text of the elements matching a CSS selector, in document order, one page at a time.
 
     Args:
@@ -115,41 +126,45 @@ def select_page(source: ContentSource, selector: str, *, cursor: str | None = No
         cursor: ``page.cursor`` of the previous page of the same selector.
         budget_bytes: most UTF-8 bytes of the page's compact JSON (256 to 65536).
         max_elements: most elements per page.
+        timeout: seconds (wall clock) the parse, the selection and the rendering of the page's elements may take,
+            in a worker process killed at the limit (:mod:`scratchfs.engine.structure.html_worker`).
 
     Returns:
         an :class:`ItemPage` named ``elements``: each the element's text as inscriptis renders it (stripped; its
-        text content when inscriptis renders none, as for ``<title>``: :func:`element_text`);
-        ``extra["matches"]`` the number of matching elements; an element text larger than the page comes as
-        ``part`` pieces.
+        text content when inscriptis renders none, as for ``<title>``:
+        :func:`~scratchfs.engine.structure.html_worker.element_text`); ``extra["matches"]`` the number of matching
+        elements; an element text larger than the page comes as ``part`` pieces.
 
     Raises:
         InvalidArgument: a selector cssselect does not parse (its message), a bad cursor or budget, a document over
-            :data:`MAX_HTML_BYTES`.
+            :data:`MAX_HTML_BYTES`, a worker that died.
+        StructureTimeout: the read ran past ``timeout``.
+        RecursionError: a page nested deeper than Python's recursion limit.
     """
     budget = check_budget(budget_bytes)
     if not isinstance(selector, str) or not selector.strip() or len(selector) > MAX_SELECTOR_CHARS:
         raise InvalidArgument(f"select must be a CSS selector of 1 to {MAX_SELECTOR_CHARS} characters")
     max_elements = check_int(max_elements, "max_elements", 1)
     index, chars = decode_cursor(cursor, 2, source.size) if cursor is not None else (0, 0)
-    tree = _tree(source)
+    deadline = time.monotonic() + timeout
     try:
-        found = tree.cssselect(selector) if tree is not None else []
+        CSSSelector(selector, translator="html")  # a bad selector is told here, without a worker
     except (SelectorError, lxml.etree.XPathError) as exc:
         raise InvalidArgument(f"CSS selector {selector[:80]!r} does not parse: {exc}") from None
-    config = ParserConfig()
+    text = _decode(read_whole(source, MAX_HTML_BYTES, "the HTML selector read"))
+    matches, texts = 0, []
+    if text.strip():
+        answer = _in_worker("select", (text, selector, index, chars, budget, max_elements), deadline,
+                            "the CSS selector", "a more specific selector (ids, classes, child combinators)")
+        if answer[0] == "invalid":
+            raise InvalidArgument(answer[1])
+        _, matches, texts = answer
 
     def items() -> Iterator[tuple[int, Any, bool]]:
-        for number in range(index, len(found)):
-            yield number, element_text(found[number], config), True
+        yield from ((index + offset, text, True) for offset, text in enumerate(texts))
+        if index + len(texts) < matches:
+            yield index + len(texts), STOP, False  # the worker sent no more than fits: the next page starts here
 
-    page = ItemPage("elements", index + 1, extra={"matches": len(found)})
+    page = ItemPage("elements", index + 1, extra={"matches": matches})
     return fill_items(page, items(), chars, budget, max_elements,
                       lambda number, skip: encode_cursor((number, skip), source.size))
-
-
-def element_text(element: Any, config: ParserConfig | None = None) -> str:
-    """An element's text as inscriptis renders it, stripped of surrounding blank space; when inscriptis renders
-    nothing (it drops ``<title>``, ``<script>``, ``<style>`` and other head elements), the element's text content
-    (lxml ``text_content()``, comments left out), stripped."""
-    text = Inscriptis(element, config or ParserConfig()).get_text().strip()
-    return text or element.text_content().strip()

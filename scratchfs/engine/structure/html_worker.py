@@ -1,0 +1,136 @@
+"""HTML reads run in a worker process that is killed at a deadline: a CSS selector runs in ``lxml``'s XPath engine
+and the matched elements are rendered by ``inscriptis`` (pure Python), and neither can be stopped in a thread --
+``div:nth-child(2n) span`` over a 9 MB page took 111 s of CPU in the server's process before workers. The calling
+thread waits in ``poll`` (GIL released) and, at the deadline, kills the worker and raises TimeoutError (the caller's
+:class:`~scratchfs.foundation.errors.StructureTimeout`). The text view of a whole page (``inscriptis.get_text``, ~0.2 s
+a MiB) runs there too.
+
+A worker is a fresh interpreter running this file by path (it imports ``lxml``, ``cssselect`` and ``inscriptis``,
+not ``scratchfs``; the process plumbing: :mod:`scratchfs.engine.worker_pipe`). It gets the page's text and returns
+at most a page's worth of element texts: each text cut one character past what a page of ``budget`` bytes can hold,
+and no elements past the first whose texts alone overflow the page. At most :data:`MAX_WORKERS` run; a call that
+finds every one busy waits for one until its deadline. A worker given more than :data:`KEEP_AFTER_BYTES` of input is
+stopped after its call (lxml's tree of a page takes several times its text), and a worker's address space is capped
+at :data:`WORKER_MEMORY_BYTES`.
+"""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+import lxml.etree
+import lxml.html
+from cssselect import SelectorError
+from inscriptis import Inscriptis, get_text
+from inscriptis.model.config import ParserConfig
+
+from scratchfs.engine.worker_pipe import WORKER_NAME, Pool, limit_memory, reply, requests
+
+__all__ = ["KEEP_AFTER_BYTES", "MAX_WORKERS", "WORKER_MEMORY_BYTES", "element_text", "run_html", "select_texts",
+           "view_text", "workers"]
+
+MAX_WORKERS = 2
+"""Most HTML worker processes alive at once."""
+KEEP_AFTER_BYTES = 4 * 1024 * 1024
+"""A worker given more input than this (bytes of the pickled request) is stopped after its call."""
+WORKER_MEMORY_BYTES = 4 * 1024**3
+"""Address space of a worker (``RLIMIT_AS``): a 32 MiB page parses and renders in well under it."""
+
+
+def element_text(element: Any, config: ParserConfig | None = None) -> str:
+    """An element's text as inscriptis renders it, stripped of surrounding blank space; when inscriptis renders
+    nothing (it drops ``<title>``, ``<script>``, ``<style>`` and other head elements), the element's text content
+    (lxml ``text_content()``, comments left out), stripped."""
+    text = Inscriptis(element, config or ParserConfig()).get_text().strip()
+    return text or element.text_content().strip()
+
+
+def select_texts(text: str, selector: str, index: int, chars: int, budget: int, max_elements: int) -> tuple:
+    """The texts of the elements matching ``selector`` in the page ``text``, from match ``index`` (0-based), as
+    much as a page of ``budget`` bytes can show: ``("ok", matches, texts)``; each text is cut one character past
+    ``budget`` characters (past ``chars + budget`` for the first, which resumes ``chars`` characters in), and the
+    texts end at ``max_elements`` or at the first whose texts alone pass ``budget``. ``("invalid", message)``: the
+    page does not parse or the selector does not run."""
+    try:
+        tree = lxml.html.document_fromstring(text)
+    except (lxml.etree.ParserError, ValueError) as exc:
+        return "invalid", f"the HTML does not parse: {exc}"
+    try:
+        found = tree.cssselect(selector)
+    except (SelectorError, lxml.etree.XPathError) as exc:
+        return "invalid", f"CSS selector {selector[:80]!r} does not parse: {exc}"
+    config = ParserConfig()
+    texts: list[str] = []
+    cost = 0
+    for number in range(index, min(len(found), index + max_elements)):
+        skip = chars if number == index else 0
+        element = element_text(found[number], config)
+        texts.append(element[: skip + budget + 1])
+        cost += len(texts[-1]) - skip + 3  # at least its JSON (quotes) and a comma
+        if cost > budget:
+            break
+    return "ok", len(found), texts
+
+
+def view_text(text: str) -> bytes:
+    """The text view of the page ``text``: ``inscriptis.get_text`` as UTF-8 bytes (empty for a blank page)."""
+    return get_text(text).encode("utf-8") if text.strip() else b""
+
+
+_OPERATIONS = {"select": select_texts, "view": view_text}
+
+
+def _answer(operation: str, args: tuple) -> Any:
+    """The answer of one request; ``("deep", None)`` for a page nested deeper than Python's recursion limit."""
+    try:
+        return _OPERATIONS[operation](*args)
+    except RecursionError:
+        return "deep", None
+
+
+def run_html(operation: str, args: tuple, deadline: float) -> Any:
+    """Run :func:`select_texts` (``operation`` ``"select"``) or :func:`view_text` (``"view"``) over ``args`` in a
+    worker, until ``deadline`` (a ``time.monotonic()`` value).
+
+    Returns:
+        the function's answer; ``("died", None)``: the worker died (past its :data:`WORKER_MEMORY_BYTES`).
+
+    Raises:
+        TimeoutError: the deadline passed (the worker was killed), or no worker came free before it.
+        RecursionError: the page is nested deeper than Python's recursion limit.
+    """
+    request = pickle.dumps((operation, args), protocol=pickle.HIGHEST_PROTOCOL)
+    outcome, answer = _POOL.run(request, deadline, keep=len(request) <= KEEP_AFTER_BYTES)
+    if outcome == "none":  # no process to be had (descriptors, memory): in the thread, unbounded, as before workers
+        return _OPERATIONS[operation](*args)
+    if outcome == "died":
+        return "died", None
+    if isinstance(answer, tuple) and answer[0] == "deep":
+        raise RecursionError
+    return answer
+
+
+_POOL = Pool(__file__, MAX_WORKERS)
+
+
+def workers() -> tuple[int, int]:
+    """``(alive, idle)``: HTML worker processes running, and those of them waiting for a call."""
+    return _POOL.counts()
+
+
+def serve() -> None:
+    """The worker's loop over stdin and stdout: ``(operation, args)`` in, the answer out; returns when stdin closes
+    (the parent is gone or stopped it)."""
+    limit_memory(WORKER_MEMORY_BYTES)
+    for operation, args in requests():
+        answer = _answer(operation, args)
+        del args
+        try:
+            reply(pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL))
+        except RecursionError:
+            reply(pickle.dumps(("deep", None)))
+
+
+if __name__ == WORKER_NAME:
+    serve()
