@@ -16,6 +16,7 @@ reads end-of-file and exits.
 
 from __future__ import annotations
 
+import json
 import pickle
 from typing import Any
 
@@ -39,13 +40,37 @@ def _error(mode: str, message: str) -> tuple[str, Any]:
     return "error", message if mode == "text" else (0, message, [])
 
 
+def _page_of(outputs: list, first: int, chars: int, budget: int) -> tuple[list, dict[int, str]]:
+    """The outputs a page of ``budget`` bytes from output ``first`` (``chars`` characters into it) can use, and the
+    compact JSON texts of those that cannot fit a page whole (the page cuts their text): ``None`` for the outputs
+    before ``first``, and none past the first whose texts alone overflow the page."""
+    texts: dict[int, str] = {}
+    cost = 0
+    for number in range(first, len(outputs)):
+        text = json.dumps(outputs[number], ensure_ascii=False, separators=(",", ":"))
+        if len(text) > budget:
+            texts[number] = text
+            outputs[number] = None
+        cost += len(text) - (chars if number == first else 0) + 1  # at most its UTF-8 bytes and a comma
+        if cost > budget:
+            del outputs[number + 1 :]
+            break
+    outputs[:first] = [None] * min(first, len(outputs))
+    return outputs, texts
+
+
 def _apply(program: Any, mode: str, data: Any) -> Any:
     """``("ok", outputs)`` or ``("error", message)`` for ``mode`` ``"text"`` (one JSON text: the list of outputs);
-    for ``"values"`` (a list of inputs): ``("ok", [outputs per input])``, or ``("error", (index, message))`` at the
-    first input that fails, with the outputs of the inputs before it."""
-    if mode == "text":
+    for ``"page"`` (``data`` is ``(text, first, chars, budget)``): ``("ok", (outputs, texts))`` as
+    :func:`_page_of` cuts them, or ``("error", message)``; for ``"values"`` (a list of inputs):
+    ``("ok", [outputs per input])``, or ``("error", (index, message))`` at the first input that fails, with the
+    outputs of the inputs before it."""
+    if mode in ("text", "page"):
         try:
-            return "ok", program.input_text(data).all()
+            if mode == "text":
+                return "ok", program.input_text(data).all()
+            text, first, chars, budget = data
+            return "ok", _page_of(program.input_text(text).all(), first, chars, budget)
         except ValueError as exc:
             return "error", str(exc)
     done: list[list] = []
@@ -63,8 +88,9 @@ def run_jq(program_text: str, mode: str, data: Any, deadline: float, retry: bool
 
     Args:
         program_text: the whole jq program.
-        mode: ``"text"`` (``data`` is a str of JSON texts) or ``"values"`` (``data`` is a list of JSON values, each
-            one input).
+        mode: ``"text"`` (``data`` is a str of JSON texts), ``"page"`` (``data`` is ``(text, first, chars, budget)``:
+            only what a page of outputs from ``first`` uses comes back, large outputs as their JSON text) or
+            ``"values"`` (``data`` is a list of JSON values, each one input).
         data: as ``mode`` says.
         deadline: when the worker is killed.
         retry: try a new worker when the one taken turns out dead before the call.

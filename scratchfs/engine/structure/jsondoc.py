@@ -140,12 +140,14 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
                 return whole
             index, chars = index + 1, 0
             page = ItemPage("results", index, part=whole.part)
-    outputs = _outputs(source, filter, index + min(max_results, budget) + 1, time.monotonic() + timeout)
+    outputs, texts = _outputs(source, filter, index + min(max_results, budget) + 1, time.monotonic() + timeout,
+                              (index, chars, budget))
 
     def numbered() -> Iterator[tuple[int, Any, bool]]:
         for number, value in enumerate(outputs):
             if number >= index:
-                yield number, value, False
+                text = texts.get(number)
+                yield (number, value, False) if text is None else (number, text, True)
 
     def keep(number: int, text: str) -> None:
         if cache_key is not None:
@@ -155,26 +157,30 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
                       lambda number, skip: encode_cursor((number, skip), source.size), keep)
 
 
-def _outputs(source: ContentSource, filter: str, limit: int, deadline: float) -> Iterator[Any]:
-    """The first ``limit`` outputs of the filter: by jq, or by streaming a path past the bound."""
+def _outputs(source: ContentSource, filter: str, limit: int, deadline: float,
+             page: tuple[int, int, int]) -> tuple[Iterator[Any], dict[int, str]]:
+    """The first ``limit`` outputs of the filter, by jq (only those a page from ``page`` = ``(first output,
+    characters into it, budget)`` uses, the ones too large for a page whole as their compact JSON text in the
+    dict), or by streaming a path past the bound."""
     if source.size > MAX_JQ_DOCUMENT_BYTES:
         steps = parse_path(filter) if isinstance(filter, str) else None
         if steps is None:
             raise InvalidArgument(
                 f"the document is {source.size / 2**20:.0f} MiB, over the {MAX_JQ_DOCUMENT_BYTES // 2**20} MiB bound "
                 "for jq filters; past it only path filters stream (e.g. '.items[3].name', '.items[].id')")
-        return _limited(stream_path(source, steps), limit)
+        return _limited(stream_path(source, steps), limit), {}
     program = compile_filter(filter, limit)
-    return iter(_run(program, read_whole(source, MAX_JQ_DOCUMENT_BYTES, "jq"), deadline))
+    outputs, texts = _run(program, read_whole(source, MAX_JQ_DOCUMENT_BYTES, "jq"), deadline, page)
+    return iter(outputs), texts
 
 
-def _run(program: Any, data: bytes, deadline: float) -> list:
+def _run(program: Any, data: bytes, deadline: float, page: tuple[int, int, int]) -> tuple[list, dict[int, str]]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InvalidArgument(f"the document is not UTF-8 text: {exc}") from None
     del data
-    status, detail = run_jq_checked(program, "text", text, deadline,
+    status, detail = run_jq_checked(program, "page", (text, *page), deadline,
                                     "a simpler filter (select early, avoid range/repeat/recursion), or a path read "
                                     "such as '.items[3]'")
     if status == "error":

@@ -1,0 +1,113 @@
+"""Runaway CSS selects and text views of HTML stop at their time limit with StructureTimeout, in a worker process,
+while the process's other threads go on; normal selects give the same answers as lxml and inscriptis in-process,
+page after page."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import lxml.html
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scratchfs import InvalidArgument, ScratchStore, StructureTimeout
+from scratchfs.engine.structure import BytesSource, html_text, select_page
+from scratchfs.engine.structure.html_worker import MAX_WORKERS, element_text, workers
+from scratchfs.engine.structure.paging import decode_cursor
+
+RUNAWAY = "div:nth-child(2n) span"  # quadratic in lxml's XPath: ~8 s of CPU over the page below
+
+
+def _page(rows: int) -> bytes:
+    return (b"<html><body>" + b"<div><p>x</p><span>a</span><div><span>b</span></div></div>" * rows
+            + b"</body></html>")
+
+
+BIG = _page(40_000)  # 2.3 MB
+
+
+def test_a_runaway_select_raises_structure_timeout_near_its_limit():
+    began = time.monotonic()
+    with pytest.raises(StructureTimeout, match="time limit") as caught:
+        select_page(BytesSource(BIG), RUNAWAY, timeout=0.5)
+    took = time.monotonic() - began
+    assert isinstance(caught.value, InvalidArgument)  # the faces map it as a bad argument (exit code 2)
+    assert took < 0.5 + 2.5  # the read's own time (the page goes to the worker) and the kill, under load
+    assert workers()[0] <= MAX_WORKERS
+    page = select_page(BytesSource(b"<p>a</p><div><p>b</p></div>"), "div p", timeout=5)  # the pool answers after
+    assert (page.items, page.extra["matches"]) == (["b"], 1)
+
+
+def test_a_runaway_text_view_raises_structure_timeout():
+    with pytest.raises(StructureTimeout, match="text view"):
+        html_text(BytesSource(_page(200_000)), timeout=0.05)  # 11 MB: rendering takes seconds
+
+
+def test_other_threads_run_while_a_select_runs_away():
+    count = [0]
+    stop = threading.Event()
+
+    def counter() -> None:
+        while not stop.is_set():
+            count[0] += 1
+            time.sleep(0.001)
+
+    thread = threading.Thread(target=counter)
+    thread.start()
+    try:
+        before = count[0]
+        with pytest.raises(StructureTimeout):
+            select_page(BytesSource(BIG), RUNAWAY, timeout=1.0)
+        during = count[0] - before
+    finally:
+        stop.set()
+        thread.join()
+    assert during >= 50  # the GIL was free while the worker ran
+
+
+def test_a_runaway_select_through_the_store_names_the_setting_and_the_store_goes_on(tmp_path):
+    with ScratchStore(tmp_path, pattern_timeout=0.5) as store:
+        scope = store.scope("r", "a")
+        handle = scope.spill(b"<!DOCTYPE html>" + BIG, source_tool="t").handle
+        with pytest.raises(StructureTimeout, match="pattern_timeout"):
+            scope.structure.select(handle, RUNAWAY)
+        page = scope.structure.select(handle, "body > div > span")
+        assert (page.items[:2], page.extra["matches"]) == (["a", "a"], 40_000)
+        other = scope.spill(b"<!DOCTYPE html><html><body><h1>kept</h1></body></html>", source_tool="t").handle
+        assert scope.structure.select(other, "h1").items == ["kept"]
+        assert scope.structure.text(other).text == "kept\n"
+
+
+def _all_elements(doc: bytes, selector: str, budget: int, max_elements: int) -> list[str]:
+    """Every element text of a select by following cursors, ``part`` pieces joined; each page within ``budget``."""
+    out: list[str] = []
+    piece = ""
+    cursor = None
+    while True:
+        page = select_page(BytesSource(doc), selector, cursor=cursor, budget_bytes=budget, max_elements=max_elements)
+        assert len(json.dumps(page.to_dict(), ensure_ascii=False, separators=(",", ":")).encode()) <= budget
+        assert len(page.items) <= max_elements
+        cursor = page.cursor
+        if page.part is not None:  # a piece of the page's first element: it ends unless the cursor is inside it
+            piece += page.part
+            if cursor is None or decode_cursor(cursor, 2, len(doc))[1] == 0:
+                out.append(piece)
+                piece = ""
+        out.extend(page.items)
+        if cursor is None:
+            return out
+
+
+@settings(max_examples=25, deadline=None)
+@given(sizes=st.lists(st.integers(0, 700), min_size=1, max_size=12), budget=st.integers(256, 1200),
+       max_elements=st.integers(1, 5), nested=st.booleans())
+def test_selected_texts_page_through_as_in_process(sizes, budget, max_elements, nested):
+    body = "".join(f"<p>{'é' * size}{n}</p>" for n, size in enumerate(sizes))
+    doc = (f"<html><body><div>{body}</div></body></html>" if nested else f"<html><body>{body}</body></html>").encode()
+    selector = "div, p" if nested else "p"
+    tree = lxml.html.document_fromstring(doc.decode())
+    expected = [element_text(element) for element in tree.cssselect(selector)]
+    assert _all_elements(doc, selector, budget, max_elements) == expected
