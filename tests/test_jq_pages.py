@@ -1,0 +1,55 @@
+"""jq pages whose outputs the worker cuts to what the page uses (``run_jq`` mode ``"page"``) hold exactly the
+outputs of jq run in this process, in order, each page within its budget, whatever the budget, the page size and
+whether cut outputs are kept between pages."""
+
+from __future__ import annotations
+
+import json
+
+import jq
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scratchfs.engine.structure import BytesSource, jq_page
+from scratchfs.engine.structure.paging import decode_cursor
+
+_value = st.recursive(st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=40),
+                      lambda inner: st.lists(inner, max_size=6) | st.dictionaries(st.text(max_size=6), inner,
+                                                                                  max_size=6), max_leaves=30)
+
+
+def _follow(data: bytes, flt: str, budget: int, max_results: int, cache_key: str | None) -> list:
+    """Every output of ``flt`` by following cursors, cut outputs joined from their ``part`` pieces."""
+    out: list = []
+    piece = ""
+    cursor = None
+    while True:
+        page = jq_page(BytesSource(data), flt, cursor, budget, max_results, cache_key)
+        assert len(json.dumps(page.to_dict(), ensure_ascii=False, separators=(",", ":")).encode()) <= budget
+        assert len(page.items) <= max_results
+        cursor = page.cursor
+        if page.part is not None:  # a piece of the page's first output: it ends unless the cursor is inside it
+            piece += page.part
+            if cursor is None or decode_cursor(cursor, 2, len(data))[1] == 0:
+                out.append(json.loads(piece))
+                piece = ""
+        out.extend(page.items)
+        if cursor is None:
+            return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(values=st.lists(_value | st.text(min_size=200, max_size=3000), max_size=12),
+       budget=st.integers(256, 2000), max_results=st.integers(1, 8), keep=st.booleans())
+def test_pages_of_outputs_equal_jq_in_process(values, budget, max_results, keep):
+    data = json.dumps(values, ensure_ascii=False).encode()
+    expected = jq.compile(".[]").input_text(data.decode()).all()
+    key = f"pages-{hash((data, budget, max_results))}" if keep else None
+    assert _follow(data, ".[]", budget, max_results, key) == expected
+
+
+def test_one_output_larger_than_the_page_comes_in_parts_then_the_next_whole():
+    data = json.dumps([{"big": "é" * 5000}, 1, [2, 3]], ensure_ascii=False).encode()
+    first = jq_page(BytesSource(data), ".[]", budget_bytes=512)
+    assert first.items == [] and first.part is not None and first.cursor is not None
+    assert _follow(data, ".[]", 512, 10, None) == [{"big": "é" * 5000}, 1, [2, 3]]
