@@ -59,7 +59,8 @@ def document() -> bytes:
 
 
 def timed(steps: dict[str, Callable[[], object]], reps: int) -> dict[str, float]:
-    """Median milliseconds of each step, the steps alternated (rotated each repetition) after one warm-up call."""
+    """Median milliseconds of each step, the steps alternated (rotated each repetition) after one warm-up call, and
+    for each step after the first its median ratio to the first (the anchor) in the same repetition."""
     for step in steps.values():
         step()
     times: dict[str, list[float]] = {name: [] for name in steps}
@@ -69,7 +70,11 @@ def timed(steps: dict[str, Callable[[], object]], reps: int) -> dict[str, float]
             began = time.perf_counter()
             steps[name]()
             times[name].append((time.perf_counter() - began) * 1000)
-    return {name: statistics.median(values) for name, values in times.items()}
+    out = {name: statistics.median(values) for name, values in times.items()}
+    anchor = times[names[0]]
+    for name in names[1:]:
+        out[f"{name} / {names[0]}"] = statistics.median(a / b for a, b in zip(times[name], anchor, strict=True))
+    return out
 
 
 def jq_rows(flt: str, reps: int) -> dict[str, float]:
@@ -97,12 +102,10 @@ def select_rows(reps: int) -> dict[str, float]:
         tree = lxml.html.document_fromstring(page.decode())
         return [element_text(element) for element in tree.cssselect(selector)[:100]]
 
-    return timed({
-        "select h2, 2 KiB page, in-process": lambda: in_process(small, "h2"),
-        "select h2, 2 KiB page (worker)": lambda: select_page(BytesSource(small), "h2"),
-        "select h2, 512 KiB page, in-process": lambda: in_process(book, "h2"),
-        "select h2, 512 KiB page (worker)": lambda: select_page(BytesSource(book), "h2"),
-    }, reps)
+    return {**timed({"select h2, 2 KiB page, in-process": lambda: in_process(small, "h2"),
+                     "select h2, 2 KiB page (worker)": lambda: select_page(BytesSource(small), "h2")}, reps),
+            **timed({"select h2, 512 KiB page, in-process": lambda: in_process(book, "h2"),
+                     "select h2, 512 KiB page (worker)": lambda: select_page(BytesSource(book), "h2")}, reps)}
 
 
 def main() -> None:
@@ -112,7 +115,7 @@ def main() -> None:
     args = parser.parse_args()
     rows = {**jq_rows(args.filter, args.reps), **select_rows(args.reps)}
     for name, ms in rows.items():
-        print(f"{name:40s} {ms:9.2f} ms")
+        print(f"{name:40s} {ms:9.2f} ms" if " / " not in name else f"{name:76s} {ms:6.2f}x")
     print(json.dumps({"filter": args.filter, "reps": args.reps, "median_ms": rows}), file=sys.stderr)
 
 

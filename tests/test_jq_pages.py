@@ -7,9 +7,11 @@ from __future__ import annotations
 import json
 
 import jq
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scratchfs import InvalidArgument
 from scratchfs.engine.structure import BytesSource, jq_page
 from scratchfs.engine.structure.paging import decode_cursor
 
@@ -53,3 +55,8 @@ def test_one_output_larger_than_the_page_comes_in_parts_then_the_next_whole():
     first = jq_page(BytesSource(data), ".[]", budget_bytes=512)
     assert first.items == [] and first.part is not None and first.cursor is not None
     assert _follow(data, ".[]", 512, 10, None) == [{"big": "é" * 5000}, 1, [2, 3]]
+
+
+def test_a_document_that_is_not_utf8_is_refused_with_the_decoders_message():
+    with pytest.raises(InvalidArgument, match=r"not UTF-8 text: 'utf-8' codec can't decode byte 0xff in position 7"):
+        jq_page(BytesSource(b'{"a": "\xff"}'), ".a")

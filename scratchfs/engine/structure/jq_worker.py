@@ -61,15 +61,20 @@ def _page_of(outputs: list, first: int, chars: int, budget: int) -> tuple[list, 
 
 def _apply(program: Any, mode: str, data: Any) -> Any:
     """``("ok", outputs)`` or ``("error", message)`` for ``mode`` ``"text"`` (one JSON text: the list of outputs);
-    for ``"page"`` (``data`` is ``(text, first, chars, budget)``): ``("ok", (outputs, texts))`` as
-    :func:`_page_of` cuts them, or ``("error", message)``; for ``"values"`` (a list of inputs):
+    for ``"page"`` (``data`` is ``(document, first, chars, budget)``, the document as UTF-8 bytes):
+    ``("ok", (outputs, texts))`` as :func:`_page_of` cuts them, ``("error", message)``, or ``("utf8", message)``
+    for a document that is not UTF-8; for ``"values"`` (a list of inputs):
     ``("ok", [outputs per input])``, or ``("error", (index, message))`` at the first input that fails, with the
     outputs of the inputs before it."""
     if mode in ("text", "page"):
         try:
             if mode == "text":
                 return "ok", program.input_text(data).all()
-            text, first, chars, budget = data
+            document, first, chars, budget = data
+            try:
+                text = document.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return "utf8", str(exc)
             return "ok", _page_of(program.input_text(text).all(), first, chars, budget)
         except ValueError as exc:
             return "error", str(exc)
@@ -88,8 +93,9 @@ def run_jq(program_text: str, mode: str, data: Any, deadline: float, retry: bool
 
     Args:
         program_text: the whole jq program.
-        mode: ``"text"`` (``data`` is a str of JSON texts), ``"page"`` (``data`` is ``(text, first, chars, budget)``:
-            only what a page of outputs from ``first`` uses comes back, large outputs as their JSON text) or
+        mode: ``"text"`` (``data`` is a str of JSON texts), ``"page"`` (``data`` is ``(document bytes, first, chars,
+            budget)``: decoded in the worker (bytes pickle faster than a str: 0.8 ms against 3 ms for 2 MiB there and
+            back), and only what a page of outputs from ``first`` uses comes back, large outputs as their JSON text) or
             ``"values"`` (``data`` is a list of JSON values, each one input).
         data: as ``mode`` says.
         deadline: when the worker is killed.

@@ -175,14 +175,11 @@ def _outputs(source: ContentSource, filter: str, limit: int, deadline: float,
 
 
 def _run(program: Any, data: bytes, deadline: float, page: tuple[int, int, int]) -> tuple[list, dict[int, str]]:
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InvalidArgument(f"the document is not UTF-8 text: {exc}") from None
-    del data
-    status, detail = run_jq_checked(program, "page", (text, *page), deadline,
+    status, detail = run_jq_checked(program, "page", (data, *page), deadline,
                                     "a simpler filter (select early, avoid range/repeat/recursion), or a path read "
                                     "such as '.items[3]'")
+    if status == "utf8":
+        raise InvalidArgument(f"the document is not UTF-8 text: {detail}")
     if status == "error":
         raise InvalidArgument(f"jq: {jq_message(detail)}")
     return detail
@@ -190,7 +187,8 @@ def _run(program: Any, data: bytes, deadline: float, page: tuple[int, int, int])
 
 def run_jq_checked(program: Any, mode: str, data: Any, deadline: float, advice: str) -> tuple[str, Any]:
     """:func:`~scratchfs.engine.structure.jq_worker.run_jq` of the compiled ``program`` until ``deadline`` (a
-    ``time.monotonic()`` value, seconds): ``("ok", outputs)`` or ``("error", detail)`` as ``run_jq`` gives them.
+    ``time.monotonic()`` value, seconds): ``("ok", outputs)``, ``("error", detail)`` or (mode ``"page"``)
+    ``("utf8", message)`` as ``run_jq`` gives them.
 
     Raises:
         StructureTimeout: the deadline passed (its message ends with ``advice``). InvalidArgument: the worker ran
