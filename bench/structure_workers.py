@@ -31,7 +31,7 @@ from scratchfs.engine.structure.html_worker import element_text
 
 def in_thread(program_text: str, mode: str, data: object, deadline: float) -> tuple[str, object]:
     """``run_jq`` as before workers: jq in this thread, every output whole (no time limit)."""
-    text = data[0] if mode == "page" else data
+    text = data[0].decode() if mode == "page" else data  # "page": (document bytes, first, chars, budget)
     try:
         outputs = jq.compile(program_text).input_text(text).all()
     except ValueError as exc:
