@@ -21,7 +21,6 @@ Standard library only: this file runs in the workers.
 from __future__ import annotations
 
 import atexit
-import fcntl
 import os
 import pickle
 import resource
@@ -34,7 +33,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["BOOT", "PIPE_BYTES", "WORKER_NAME", "Pool", "Worker", "limit_memory", "read_frame", "reply", "requests",
+__all__ = ["BOOT", "WORKER_NAME", "Pool", "Worker", "limit_memory", "read_frame", "reply", "requests",
            "write_frame"]
 
 WORKER_NAME = "__scratchfs_worker__"
@@ -44,9 +43,6 @@ BOOT = ("import sys, runpy, importlib.util as u; del sys.path[0]; "
         "sys.modules[s.name] = m; s.loader.exec_module(m); runpy.run_path(sys.argv[2], run_name=m.WORKER_NAME)")
 """The program a worker interpreter runs (``-c``): ``argv[1]`` is this file, ``argv[2]`` the worker file."""
 _CHUNK = 1 << 20
-PIPE_BYTES = 1 << 20
-"""Capacity asked for each pipe to a worker (``F_SETPIPE_SZ``; Linux's default is 64 KiB, and a 2 MiB request through
-it took ~32 wake-ups of each side); the system's ``pipe-max-size`` (1 MiB by default) bounds it."""
 
 
 class Worker:
@@ -56,8 +52,6 @@ class Worker:
         """Start it. Raises OSError when no process can be started (descriptors, memory)."""
         self.process = subprocess.Popen([sys.executable, "-c", BOOT, __file__, script], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, bufsize=0, close_fds=True)
-        for pipe in (self.process.stdin, self.process.stdout):
-            _widen(pipe.fileno())
 
     def send(self, request: bytes, deadline: float | None) -> None:
         """Write the frame of ``request`` (a pickle). Raises TimeoutError (the worker must then be discarded),
@@ -214,17 +208,6 @@ def _stop_idle_workers() -> None:
         pool.stop_idle()
 
 
-def _widen(fd: int) -> None:
-    """Ask for a pipe of :data:`PIPE_BYTES` (kept as it is where the system refuses or has no such call)."""
-    size = getattr(fcntl, "F_SETPIPE_SZ", None)
-    if size is None or PIPE_BYTES <= 0:
-        return
-    try:
-        fcntl.fcntl(fd, size, PIPE_BYTES)
-    except OSError:
-        pass
-
-
 def _wait(fd: int, event: int, deadline: float | None) -> None:
     if deadline is None:
         return
@@ -238,11 +221,11 @@ def _wait(fd: int, event: int, deadline: float | None) -> None:
 def write_frame(fd: int, data: bytes, deadline: float | None) -> None:
     """Write ``data`` as one frame to ``fd``, in pieces of at most 1 MiB, each waiting until ``deadline`` (``None``:
     no limit). Raises TimeoutError, OSError."""
-    write_all(fd, struct.pack("<Q", len(data)), deadline)
-    write_all(fd, data, deadline)
+    _write_all(fd, struct.pack("<Q", len(data)), deadline)
+    _write_all(fd, data, deadline)
 
 
-def write_all(fd: int, data: bytes, deadline: float | None) -> None:
+def _write_all(fd: int, data: bytes, deadline: float | None) -> None:
     """Write all of ``data`` to ``fd``, each piece waiting until ``deadline``. Raises TimeoutError, OSError."""
     view = memoryview(data)
     while view:
