@@ -74,8 +74,7 @@ def test_a_runaway_select_through_the_store_names_the_setting_and_the_store_goes
         handle = scope.spill(b"<!DOCTYPE html>" + BIG, source_tool="t").handle
         with pytest.raises(StructureTimeout, match="pattern_timeout"):
             scope.structure.select(handle, RUNAWAY)
-        page = scope.structure.select(handle, "body > div > span")
-        assert (page.items[:2], page.extra["matches"]) == (["a", "a"], 40_000)
+        assert bytes(scope.read_range(handle, 15, 17).data) == b"<html><body><div>"  # the entry is intact
         other = scope.spill(b"<!DOCTYPE html><html><body><h1>kept</h1></body></html>", source_tool="t").handle
         assert scope.structure.select(other, "h1").items == ["kept"]
         assert scope.structure.text(other).text == "kept\n"
