@@ -8,7 +8,11 @@ Rust-book fixture: inscriptis 0.1 s (selectolax's ``text()`` takes 6 ms but keep
 its own line, hundreds of blank lines), html2text writes Markdown and is slower still. The text view of a content is
 kept in a small cache by the caller's ``cache_key`` (a blob token), so paging does not render it again.
 
-Memory: documents of at most :data:`MAX_HTML_BYTES` are parsed (lxml's tree takes several times the text).
+Time and memory: documents of at most :data:`MAX_HTML_BYTES` are parsed (lxml's tree takes several times the text).
+The parse, the selection and the rendering run in a worker process killed at the read's time limit (the store's
+``pattern_timeout``; :mod:`scratchfs.engine.structure.html_worker`): a selector that runs away
+(``div:nth-child(2n) span`` over a 9 MB page took 111 s of CPU in-process) raises ``StructureTimeout``. A selector
+that does not parse is refused here, without a worker.
 """
 
 from __future__ import annotations

@@ -35,6 +35,9 @@ WORKER_MEMORY_BYTES = 4 * 1024**3
 ends there at most, with the worker; a 64 MiB document parses in well under it."""
 
 
+_DEEP = "the result is JSON nested too deeply to return; select a shallower part"
+
+
 def _error(mode: str, message: str) -> tuple[str, Any]:
     """The error answer of a request in ``mode`` that failed before any input (see :func:`_apply`)."""
     return "error", message if mode == "text" else (0, message, [])
@@ -78,6 +81,8 @@ def _apply(program: Any, mode: str, data: Any) -> Any:
             return "ok", _page_of(program.input_text(text).all(), first, chars, budget)
         except ValueError as exc:
             return "error", str(exc)
+        except RecursionError:  # jq (C) builds values deeper than Python's JSON encoder goes
+            return "error", _DEEP
     done: list[list] = []
     for index, value in enumerate(data):
         try:
@@ -142,8 +147,7 @@ def serve() -> None:
         try:
             reply(pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL))
         except RecursionError:  # jq (C) builds values deeper than Python can encode
-            reply(pickle.dumps(_error(mode, "the result is JSON nested too deeply to return; "
-                                            "select a shallower part")))
+            reply(pickle.dumps(_error(mode, _DEEP)))
 
 
 if __name__ == WORKER_NAME:
