@@ -169,3 +169,18 @@ def test_a_one_frame_blob_is_the_bytes_the_writer_writes(data, level, key):
     assert blob == bytes(written)
     assert (newlines, len(blob)) == (data.count(b"\n"), writer.stored_size)
     assert list(writer.frame_newlines) == [newlines]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([b"", b"", b"", b"a", b"bc", b"\r", b" "]), max_size=200), st.booleans(),
+       st.booleans())
+def test_pairs_of_newlines_from_the_rows_are_the_count_over_the_bytes(lines, ended, cut):
+    # the rows as _plain makes them: the sample's lines, each ended by a newline but a last one that is not empty
+    sample = b"\n".join(lines) + (b"\n" if ended else b"")
+    rows = sample.split(b"\n")
+    if cut and len(rows) > 1:  # the sample of a larger content: whole lines only
+        sample = sample[: sample.rfind(b"\n") + 1]
+        rows.pop()
+    elif len(rows) > 1 and not rows[-1]:
+        rows.pop()
+    assert shape._pairs(rows, sample) == sample.count(b"\n\n")
