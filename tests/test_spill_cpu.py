@@ -19,6 +19,7 @@ from scratchfs.api.results import call_start, call_with, render_call
 from scratchfs.api.stub import build_stub
 from scratchfs.engine.binding import Binding
 from scratchfs.engine.seekable import MIN_FRAME_BYTES, SeekableWriter, one_frame_blob
+from scratchfs.foundation.text import newline_pairs
 from tests import reference_shape, reference_stub
 
 LINES = st.one_of(
@@ -183,4 +184,4 @@ def test_pairs_of_newlines_from_the_rows_are_the_count_over_the_bytes(lines, end
         rows.pop()
     elif len(rows) > 1 and not rows[-1]:
         rows.pop()
-    assert shape._pairs(rows, sample) == sample.count(b"\n\n")
+    assert newline_pairs(rows, sample) == sample.count(b"\n\n")

@@ -27,6 +27,7 @@ from typing import Any
 from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.engine.structure.toplevel import TopEntry, TopLevel, top_level
+from scratchfs.foundation.text import newline_pairs
 
 SAMPLE_BYTES = 512 * 1024
 """Bytes of the start of a content that shape detection looks at."""
@@ -510,31 +511,6 @@ def _grep_lines(head: bytes) -> int:
     return sum(match.group().count(b"\n") for match in _GREP_RUN_RE.finditer(head))
 
 
-_PAIRS_FROM_ROWS = 64  # most empty lines counted in pairs from the rows (more: one count over the bytes)
-
-
-def _pairs(rows: list[bytes], sample: bytes) -> int:
-    """``sample.count(b"\\n\\n")`` (pairs of newlines, not overlapping), where ``rows`` are ``sample``'s lines, each
-    ended by a newline but a last one that is not empty. A run of ``k`` empty rows is ``k + 1`` newlines in a row
-    (``k`` at the start), which hold ``(k + 1) // 2`` pairs; without empty rows there is none, and with few of them
-    the rows say it without a second pass over the bytes."""
-    empty = rows.count(b"")
-    if not empty:
-        return 0
-    if empty > _PAIRS_FROM_ROWS:
-        return sample.count(b"\n\n")
-    pairs, find, at = 0, rows.index, -1
-    start = run = 0
-    for _ in range(empty):
-        at = find(b"", at + 1)
-        if run and at == start + run:
-            run += 1
-            continue
-        pairs += (run + (start > 0)) // 2
-        start, run = at, 1
-    return pairs + (run + (start > 0)) // 2
-
-
 def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known: tuple[bytes, int]) -> Shape:
     """A text or log's shape; ``known`` is ``(b"\n" + sample[:4096], its _head_rows)``."""
     rows = sample.split(b"\n")  # split once: the lines, the longest, and the empty ones
@@ -544,7 +520,7 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
     elif len(rows) > 1 and not rows[-1]:
         rows.pop()  # the empty rest after a final newline
     longest = max(map(len, rows))
-    blank = (_pairs(rows, sample) + sample.startswith(b"\n")) / max(1, len(rows))
+    blank = (newline_pairs(rows, sample) + sample.startswith(b"\n")) / max(1, len(rows))
     head, head_rows = known
     if len(sample) < 4096 and len(head) != len(sample) + 1:  # the whole lines are fewer than the head
         head = b"\n" + sample
