@@ -48,6 +48,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import zstandard
 
+from scratchfs.engine import safe_fs
 from scratchfs.engine.binding import EMPTY_CHECKSUM, Binding, FormatError, encode_binding_frame, table_digest
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.seek_table import (
@@ -141,20 +142,13 @@ def decompressor() -> zstandard.ZstdDecompressor:
 # -- writing ------------------------------------------------------------------------------------------------------
 
 def _write_all(fd: int | bytearray, buffers: list) -> None:
-    """Write every buffer, in order, with as few ``writev`` calls as the kernel allows (or append them to ``fd``
-    when it is a ``bytearray``: a blob made in memory)."""
+    """Write every buffer, in order (:func:`~scratchfs.engine.safe_fs.write_all`), or append them to ``fd`` when it is
+    a ``bytearray``: a blob made in memory."""
     if isinstance(fd, bytearray):
         for b in buffers:
             fd += b
         return
-    views = [memoryview(b).cast("B") for b in buffers if len(b)]
-    while views:
-        written = os.writev(fd, views)
-        while views and written >= len(views[0]):
-            written -= len(views[0])
-            views.pop(0)
-        if views and written:
-            views[0] = views[0][written:]
+    safe_fs.write_all(fd, buffers)
 
 
 class SeekableWriter:
