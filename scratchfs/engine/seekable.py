@@ -320,16 +320,10 @@ class SeekableWriter:
         except BaseException as exc:
             self._failed = exc
             raise
-        compressed, decompressed, checksums = self._compressed, self._decompressed, self._checksums
-        if binding is not None:
-            frame = encode_binding_frame(binding(self))
-            outputs.append(frame)
-            compressed, decompressed = [*compressed, len(frame)], [*decompressed, 0]
-            checksums = [*checksums, EMPTY_CHECKSUM]
-            self.stored_size += len(frame)
-        table = encode_seek_table(compressed, decompressed, checksums)
-        _write_all(self._fd, [*outputs, table])
-        self.stored_size += len(table)
+        tail = _tail(self._compressed, self._decompressed, self._checksums,
+                     binding(self) if binding is not None else None)
+        _write_all(self._fd, [*outputs, *tail])
+        self.stored_size += sum(map(len, tail))
         self.closed = True
 
     def digest(self) -> str:
@@ -355,9 +349,18 @@ def one_frame_blob(data: bytes, level: int, binding: Callable[[int, int, str], b
     """
     out = compressor(level).compress(data)
     checksum = int.from_bytes(out[-4:], "little")  # zstd's checksum = XXH64 low 32 bits
-    frame = encode_binding_frame(binding(len(data), 1, table_digest((len(out),), (len(data),), (checksum,))))
-    table = encode_seek_table([len(out), len(frame)], [len(data), 0], [checksum, EMPTY_CHECKSUM])
-    return b"".join((out, frame, table)), data.count(b"\n")
+    digest = table_digest((len(out),), (len(data),), (checksum,))
+    tail = _tail([len(out)], [len(data)], [checksum], binding(len(data), 1, digest))
+    return b"".join((out, *tail)), data.count(b"\n")
+
+
+def _tail(compressed: list[int], decompressed: list[int], checksums: list[int], payload: bytes | None) -> list[bytes]:
+    """What a blob ends with after its content frames (whose sizes, bytes, and checksums are given): the binding frame
+    of ``payload`` when there is one (listed in the seek table as a frame of 0 bytes) and the seek table."""
+    if payload is None:
+        return [encode_seek_table(compressed, decompressed, checksums)]
+    frame = encode_binding_frame(payload)
+    return [frame, encode_seek_table([*compressed, len(frame)], [*decompressed, 0], [*checksums, EMPTY_CHECKSUM])]
 
 
 # -- reading ------------------------------------------------------------------------------------------------------
