@@ -70,11 +70,16 @@ def test_describe_of_samples_longer_than_the_text_probe(data, tail):
         assert new == old
 
 
+@settings(max_examples=300)
 @given(st.text(alphabet=":\n0a-/", max_size=3000).map(str.encode), st.integers(1, 4))
 def test_grep_runs_find_the_paths_the_line_pattern_finds(text, repeat):
     data = b"\n" + text * repeat + b"\n" + b"p" * 401 + b":1:\n" + b"p" * 400 + b":2-"
     assert set(re.findall(shape.GREP_RUN_PATTERN, data)) == set(re.findall(shape.GREP_LINE_PATTERN, data))
     assert shape._grep_lines(data) == len(re.findall(shape.GREP_LINE_PATTERN, data))
+    # the files count's pattern: its continuation lines unchecked past "path:", possessive on 3.11+ and not before
+    paths = set(re.findall(shape.GREP_LINE_PATTERN, data))
+    assert set(shape._GREP_FILES_RE.findall(data)) == paths
+    assert set(re.findall(shape._GREP_FILES_RE.pattern.replace(b"*+", b"*"), data)) == paths
 
 
 @given(st.text(alphabet="\n \t[]0123456789-:TZIFNOWAERGaeno ", max_size=3000).map(str.encode))
@@ -185,3 +190,17 @@ def test_pairs_of_newlines_from_the_rows_are_the_count_over_the_bytes(lines, end
     elif len(rows) > 1 and not rows[-1]:
         rows.pop()
     assert newline_pairs(rows, sample) == sample.count(b"\n\n")
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 600), st.sampled_from([b" ", b"\n", b"\r\n", b"\t", "\ufeff".encode()]),
+       st.sampled_from([b'{"a": [1, 2]}', b"[1]", b"<?xml version='1.0'?><r/>", b"<!-- c --><r/>", b"<r>",
+                        b"x,y\n1,2"]))
+def test_the_first_character_after_blanks_is_found_without_stripping_the_whole_text(blanks, blank, body):
+    # describe looks for it in the first 256 characters, and strips the whole text only when they are (nearly) blank
+    data = blank * blanks + body
+    lines = data.count(b"\n") + (not data.endswith(b"\n"))
+    new, old = both(data, len(data), lines)
+    assert new == old
+    new, old = both(data, len(data) + 99, lines + 9)
+    assert new == old

@@ -21,6 +21,7 @@ import csv
 import io
 import json
 import re
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,6 +79,10 @@ _GREP_HINT_RE = re.compile(rb":\d+[:-]")
 # A run of lines of one path in one match: the set of paths GREP_LINE_PATTERN finds, with fewer matches.
 GREP_RUN_PATTERN = GREP_LINE_PATTERN + rb"[^\n]*(?:\n\1:\d+[:-][^\n]*)*"
 _GREP_RUN_RE = re.compile(GREP_RUN_PATTERN)
+# The same set of paths in fewer steps: a line that starts with the path of the line before and a colon has that path
+# or none, so its digits need no look; possessive (Python 3.11+) where nothing after could take back what it took.
+_POSSESSIVE = b"+" if sys.version_info >= (3, 11) else b""
+_GREP_FILES_RE = re.compile(GREP_LINE_PATTERN + rb"[^\n]*%b(?:\n\1:[^\n]*%b)*%b" % ((_POSSESSIVE,) * 3))
 
 
 def _plural(count: int, word: str) -> str:
@@ -126,6 +131,7 @@ MAX_NUL_SHARE = 0.01
 _NOT_ODD_CONTROL = bytes(b for b in range(256) if not ((b < 0x20 and b not in b"\t\n\r\f\b\x1b\x0b") or b == 0x7F))
 _HIGH_BYTES = bytes(range(0x80, 0x100))
 _MAGIC_STARTS = tuple({magic[:1] for magic, _ in _MAGIC})  # one startswith() rules out every magic number
+_BLANKS = "\ufeff \t\r\n"  # what may precede the first character that tells a type
 
 
 def is_text(sample: bytes) -> bool:
@@ -181,11 +187,12 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
         return Shape("binary", _binary(sample, size))
     if text is None:  # (the probe's text is the sample's when the probe was all of it)
         text = _utf8(sample, complete) or sample.decode("utf-8", "replace")
-    stripped = text.lstrip("\ufeff \t\r\n")
+    stripped = text[:256].lstrip(_BLANKS)  # the start after blanks, without copying the whole text for it
+    stripped = text.lstrip(_BLANKS) if len(stripped) < 8 and len(text) > 256 else stripped
     first = stripped[:1]
     if first in ("{", "["):
         try:
-            found = _json(stripped, complete, size, lines, scope, source)
+            found = _json(text.lstrip(_BLANKS), complete, size, lines, scope, source)
         except (RecursionError, MemoryError):  # nested deeper than the C parser goes: a spill never fails for it
             found = Shape("text", f"JSON nested too deeply to parse, {_kib(size)}, {_plural(lines, 'line')}")
         if found is not None:
@@ -469,7 +476,7 @@ def _records(text: str, delimiter: str, lines: int) -> int:
         if max(map(len, parts)) <= csv.field_size_limit():  # a longer field is an error to the csv module
             return len(parts) - parts.count("")
     try:
-        return sum(1 for row in csv.reader(io.StringIO(text), delimiter=delimiter) if row)
+        return sum(map(bool, csv.reader(io.StringIO(text), delimiter=delimiter)))  # a row is counted if not empty
     except csv.Error:
         return lines
 
@@ -529,22 +536,11 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
     extra = ""
     threshold = 0.8 * head_rows
     if not is_log and len(_GREP_HINT_RE.findall(head)) >= threshold and _grep_lines(head) >= threshold:
-        files = len(set(_GREP_RUN_RE.findall(b"\n" + sample)))
+        files = len(set(_GREP_FILES_RE.findall(b"\n" + sample)))
         extra = f", grep-style path:line: output ({_plural(files, 'file')} in {'the sample' if scope else 'all'})"
     text = f"{kind}, {_plural(lines, 'line')}, longest {longest:,} bytes, {blank:.0%} blank{extra}{scope}"
     return Shape(kind, _clip(text))
 
 
-__all__ = [
-    "GREP_LINE_PATTERN",
-    "GREP_RUN_PATTERN",
-    "MAX_NUL_SHARE",
-    "MAX_ODD_SHARE",
-    "MAX_SHAPE_CHARS",
-    "SAMPLE_BYTES",
-    "STREAM_BYTES",
-    "TEXT_PROBE_BYTES",
-    "Shape",
-    "describe",
-    "is_text",
-]
+__all__ = ["GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "MAX_NUL_SHARE", "MAX_ODD_SHARE", "MAX_SHAPE_CHARS", "SAMPLE_BYTES",
+           "STREAM_BYTES", "TEXT_PROBE_BYTES", "Shape", "describe", "is_text"]
