@@ -151,17 +151,23 @@ def _probe(sample: bytes) -> tuple[bool, str | None]:
     if probe.find(0) >= 0 and probe.count(0) > MAX_NUL_SHARE * len(probe):  # find (memchr) stops at the first NUL
         return False, None
     if probe.isascii():  # ASCII is valid UTF-8: only control bytes can be odd
-        return len(probe.translate(None, _NOT_ODD_CONTROL)) <= MAX_ODD_SHARE * len(probe), None
+        return _few_odd(probe, 0), None
     cut = len(probe) - len(probe.rstrip(_HIGH_BYTES)) if len(probe) < len(sample) else 0
     body = probe[: len(probe) - min(cut, 3)]  # a character cut by the probe's end is not odd
-    decoded = None
     try:
-        decoded = body.decode("utf-8")
-        invalid = 0
+        decoded, invalid = body.decode("utf-8"), 0
     except UnicodeDecodeError:
-        invalid = len(body) - len(body.decode("utf-8", "ignore").encode("utf-8"))
-    controls = len(body.translate(None, _NOT_ODD_CONTROL))
-    return invalid + controls <= MAX_ODD_SHARE * len(body), decoded if len(body) == len(sample) else None
+        decoded, invalid = None, len(body) - len(body.decode("utf-8", "ignore").encode("utf-8"))
+    return _few_odd(body, invalid), decoded if len(body) == len(sample) else None
+
+
+def _few_odd(data: bytes, odd: int) -> bool:
+    """``odd`` + the control bytes of ``data`` <= ``MAX_ODD_SHARE * len(data)``; the end (as many bytes as could all
+    be odd with the answer still yes) is counted only when the rest does not decide."""
+    most = MAX_ODD_SHARE * len(data)
+    cut = len(data) - max(0, min(len(data), int(most) - odd)) if len(data) > 16384 else len(data)  # end: data[cut:]
+    odd += len(data[:cut].translate(None, _NOT_ODD_CONTROL))
+    return odd + len(data) - cut <= most or odd + len(data[cut:].translate(None, _NOT_ODD_CONTROL)) <= most
 
 
 def describe(sample: bytes, size: int, lines: int, source: ContentSource | None = None) -> Shape:
@@ -508,8 +514,7 @@ def _html(sample: bytes, size: int, scope: str) -> str:
 
 def _head_rows(head: bytes) -> int:
     """Non-empty lines in ``head`` (which starts with a newline)."""
-    pairs = head.count(b"\n\n")
-    return max(1, head.count(b"\n") + (not head.endswith(b"\n")) - pairs)
+    return max(1, head.count(b"\n") + (not head.endswith(b"\n")) - head.count(b"\n\n"))
 
 
 def _grep_lines(head: bytes) -> int:
@@ -532,8 +537,7 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
     if len(sample) < 4096 and len(head) != len(sample) + 1:  # the whole lines are fewer than the head
         head = b"\n" + sample
         head_rows = _head_rows(head)
-    kind = "log" if is_log else "text"
-    extra = ""
+    kind, extra = ("log" if is_log else "text"), ""
     threshold = 0.8 * head_rows
     if not is_log and len(_GREP_HINT_RE.findall(head)) >= threshold and _grep_lines(head) >= threshold:
         files = len(set(_GREP_FILES_RE.findall(b"\n" + sample)))
