@@ -207,7 +207,8 @@ def test_the_first_character_after_blanks_is_found_without_stripping_the_whole_t
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from([1, 7, 3000, 16384, 16385, 40000]), st.floats(0, 0.6), st.integers(0, 2**32), st.integers(0, 9000))
+@given(st.sampled_from([1, 7, 3000, 16384, 16385, 40000]), st.floats(0, 0.6), st.integers(0, 2**32),
+       st.integers(0, 9000))
 def test_odd_bytes_judged_from_the_start_are_the_full_count(size, share, seed, invalid):
     # _few_odd counts the end only when the start does not decide; the answer is the full count's
     import random
