@@ -266,7 +266,9 @@ KILL_POINTS = {
                                                "delete_agent"),
     "sweep: expired rows deleted, files not removed": (_BLOBS, "Blobs", "unlink", "before", "sweep"),
     "sweep: removing orphans": ("scratchfs.engine.sweeper", None, "check_orphan", "before", "sweep"),
-    "spill: segment record written, row not committed": (_SEGMENTS, None, "_pwrite_all", "after", "spill"),
+    # a small spill's one write: its segment record (safe_fs.write_all at the segment's end)
+    "spill: segment record written, row not committed": ("scratchfs.engine.safe_fs", None, "write_all", "after",
+                                                         "spill"),
     "overwrite: row committed, segment write not released": (_SEGMENTS, "SegmentPending", "release", "before",
                                                              "scratch_write"),
     "sweep: judging a segment": ("scratchfs.engine.segment_sweep", None, "_judge", "before", "sweep"),

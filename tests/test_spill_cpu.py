@@ -19,6 +19,7 @@ from scratchfs.api.results import call_start, call_with, render_call
 from scratchfs.api.stub import build_stub
 from scratchfs.engine.binding import Binding
 from scratchfs.engine.seekable import MIN_FRAME_BYTES, SeekableWriter, one_frame_blob
+from scratchfs.foundation.text import newline_pairs
 from tests import reference_shape, reference_stub
 
 LINES = st.one_of(
@@ -69,11 +70,16 @@ def test_describe_of_samples_longer_than_the_text_probe(data, tail):
         assert new == old
 
 
+@settings(max_examples=300)
 @given(st.text(alphabet=":\n0a-/", max_size=3000).map(str.encode), st.integers(1, 4))
 def test_grep_runs_find_the_paths_the_line_pattern_finds(text, repeat):
     data = b"\n" + text * repeat + b"\n" + b"p" * 401 + b":1:\n" + b"p" * 400 + b":2-"
     assert set(re.findall(shape.GREP_RUN_PATTERN, data)) == set(re.findall(shape.GREP_LINE_PATTERN, data))
     assert shape._grep_lines(data) == len(re.findall(shape.GREP_LINE_PATTERN, data))
+    # the files count's pattern: its continuation lines unchecked past "path:", possessive on 3.11+ and not before
+    paths = set(re.findall(shape.GREP_LINE_PATTERN, data))
+    assert set(shape._GREP_FILES_RE.findall(data)) == paths
+    assert set(re.findall(shape._GREP_FILES_RE.pattern.replace(b"*+", b"*"), data)) == paths
 
 
 @given(st.text(alphabet="\n \t[]0123456789-:TZIFNOWAERGaeno ", max_size=3000).map(str.encode))
@@ -169,3 +175,45 @@ def test_a_one_frame_blob_is_the_bytes_the_writer_writes(data, level, key):
     assert blob == bytes(written)
     assert (newlines, len(blob)) == (data.count(b"\n"), writer.stored_size)
     assert list(writer.frame_newlines) == [newlines]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([b"", b"", b"", b"a", b"bc", b"\r", b" "]), max_size=200), st.booleans(),
+       st.booleans())
+def test_pairs_of_newlines_from_the_rows_are_the_count_over_the_bytes(lines, ended, cut):
+    # the rows as _plain makes them: the sample's lines, each ended by a newline but a last one that is not empty
+    sample = b"\n".join(lines) + (b"\n" if ended else b"")
+    rows = sample.split(b"\n")
+    if cut and len(rows) > 1:  # the sample of a larger content: whole lines only
+        sample = sample[: sample.rfind(b"\n") + 1]
+        rows.pop()
+    elif len(rows) > 1 and not rows[-1]:
+        rows.pop()
+    assert newline_pairs(rows, sample) == sample.count(b"\n\n")
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 600), st.sampled_from([b" ", b"\n", b"\r\n", b"\t", "\ufeff".encode()]),
+       st.sampled_from([b'{"a": [1, 2]}', b"[1]", b"<?xml version='1.0'?><r/>", b"<!-- c --><r/>", b"<r>",
+                        b"x,y\n1,2"]))
+def test_the_first_character_after_blanks_is_found_without_stripping_the_whole_text(blanks, blank, body):
+    # describe looks for it in the first 256 characters, and strips the whole text only when they are (nearly) blank
+    data = blank * blanks + body
+    lines = data.count(b"\n") + (not data.endswith(b"\n"))
+    new, old = both(data, len(data), lines)
+    assert new == old
+    new, old = both(data, len(data) + 99, lines + 9)
+    assert new == old
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from([1, 7, 3000, 16384, 16385, 40000]), st.floats(0, 0.6), st.integers(0, 2**32),
+       st.integers(0, 9000))
+def test_odd_bytes_judged_from_the_start_are_the_full_count(size, share, seed, invalid):
+    # _few_odd counts the end only when the start does not decide; the answer is the full count's
+    import random
+
+    rng = random.Random(seed)
+    data = bytes(rng.choice(b"\x01\x02\x7f") if rng.random() < share else rng.choice(b"ab\n\t") for _ in range(size))
+    controls = len(data.translate(None, shape._NOT_ODD_CONTROL))
+    assert shape._few_odd(data, invalid) == (invalid + controls <= shape.MAX_ODD_SHARE * len(data))

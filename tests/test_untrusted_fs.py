@@ -11,11 +11,15 @@ import os
 import stat
 import threading
 from pathlib import Path
+from unittest import mock
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scratchfs import ScratchStore
 from scratchfs.api.inspector import fsck
+from scratchfs.engine import safe_fs
 from scratchfs.foundation.errors import CorruptBlob, NotFound, StorageError
 
 from .conftest import FIXTURE_FILES
@@ -299,3 +303,41 @@ def test_is_at_confirms_only_the_very_file_at_its_name(tmp_path):
     finally:
         os.close(fd)
         os.close(root)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.binary(max_size=300), max_size=8), st.integers(1, 97), st.sampled_from([None, 0, 5, 4096]))
+def test_write_all_writes_every_buffer_in_order_however_short_the_kernel_writes(tmp_path_factory, buffers, most,
+                                                                                 offset):
+    # the blob writer's writev and the segment append's pwritev at an offset: one loop (safe_fs.write_all)
+    path = tmp_path_factory.mktemp("w") / "f"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    real_writev, real_pwritev = os.writev, os.pwritev
+    calls = []
+
+    def short(views):  # the kernel takes at most `most` bytes a call
+        room, cut = most, []
+        for view in views:
+            cut.append(view[:room])
+            room -= len(cut[-1])
+        calls.append(sum(map(len, cut)))
+        return [c for c in cut if len(c)]
+
+    try:
+        with mock.patch.object(os, "writev", lambda f, v: real_writev(f, short(v))), \
+                mock.patch.object(os, "pwritev", lambda f, v, at: real_pwritev(f, short(v), at)):
+            safe_fs.write_all(fd, buffers, offset)
+    finally:
+        os.close(fd)
+    data = b"".join(buffers)
+    assert path.read_bytes() == (b"\0" * (offset or 0) + data if data else b"")
+    assert sum(calls) == len(data) and all(0 < c <= most for c in calls)
+
+
+def test_write_all_refuses_a_file_that_takes_no_bytes(tmp_path):
+    fd = os.open(tmp_path / "f", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        with mock.patch.object(os, "pwritev", return_value=0), pytest.raises(StorageError, match="no bytes"):
+            safe_fs.write_all(fd, [b"abc"], 0)
+    finally:
+        os.close(fd)

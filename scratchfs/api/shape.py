@@ -21,12 +21,14 @@ import csv
 import io
 import json
 import re
+import sys
 from dataclasses import dataclass
 from typing import Any
 
 from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.engine.structure.toplevel import TopEntry, TopLevel, top_level
+from scratchfs.foundation.text import newline_pairs
 
 SAMPLE_BYTES = 512 * 1024
 """Bytes of the start of a content that shape detection looks at."""
@@ -77,6 +79,10 @@ _GREP_HINT_RE = re.compile(rb":\d+[:-]")
 # A run of lines of one path in one match: the set of paths GREP_LINE_PATTERN finds, with fewer matches.
 GREP_RUN_PATTERN = GREP_LINE_PATTERN + rb"[^\n]*(?:\n\1:\d+[:-][^\n]*)*"
 _GREP_RUN_RE = re.compile(GREP_RUN_PATTERN)
+# The same set of paths in fewer steps: a line that starts with the path of the line before and a colon has that path
+# or none, so its digits need no look; possessive (Python 3.11+) where nothing after could take back what it took.
+_POSSESSIVE = b"+" if sys.version_info >= (3, 11) else b""
+_GREP_FILES_RE = re.compile(GREP_LINE_PATTERN + rb"[^\n]*%b(?:\n\1:[^\n]*%b)*%b" % ((_POSSESSIVE,) * 3))
 
 
 def _plural(count: int, word: str) -> str:
@@ -125,6 +131,7 @@ MAX_NUL_SHARE = 0.01
 _NOT_ODD_CONTROL = bytes(b for b in range(256) if not ((b < 0x20 and b not in b"\t\n\r\f\b\x1b\x0b") or b == 0x7F))
 _HIGH_BYTES = bytes(range(0x80, 0x100))
 _MAGIC_STARTS = tuple({magic[:1] for magic, _ in _MAGIC})  # one startswith() rules out every magic number
+_BLANKS = "\ufeff \t\r\n"  # what may precede the first character that tells a type
 
 
 def is_text(sample: bytes) -> bool:
@@ -144,17 +151,23 @@ def _probe(sample: bytes) -> tuple[bool, str | None]:
     if probe.find(0) >= 0 and probe.count(0) > MAX_NUL_SHARE * len(probe):  # find (memchr) stops at the first NUL
         return False, None
     if probe.isascii():  # ASCII is valid UTF-8: only control bytes can be odd
-        return len(probe.translate(None, _NOT_ODD_CONTROL)) <= MAX_ODD_SHARE * len(probe), None
+        return _few_odd(probe, 0), None
     cut = len(probe) - len(probe.rstrip(_HIGH_BYTES)) if len(probe) < len(sample) else 0
     body = probe[: len(probe) - min(cut, 3)]  # a character cut by the probe's end is not odd
-    decoded = None
     try:
-        decoded = body.decode("utf-8")
-        invalid = 0
+        decoded, invalid = body.decode("utf-8"), 0
     except UnicodeDecodeError:
-        invalid = len(body) - len(body.decode("utf-8", "ignore").encode("utf-8"))
-    controls = len(body.translate(None, _NOT_ODD_CONTROL))
-    return invalid + controls <= MAX_ODD_SHARE * len(body), decoded if len(body) == len(sample) else None
+        decoded, invalid = None, len(body) - len(body.decode("utf-8", "ignore").encode("utf-8"))
+    return _few_odd(body, invalid), decoded if len(body) == len(sample) else None
+
+
+def _few_odd(data: bytes, odd: int) -> bool:
+    """``odd`` + the control bytes of ``data`` <= ``MAX_ODD_SHARE * len(data)``; the end (as many bytes as could all
+    be odd with the answer still yes) is counted only when the rest does not decide."""
+    most = MAX_ODD_SHARE * len(data)
+    cut = len(data) - max(0, min(len(data), int(most) - odd)) if len(data) > 16384 else len(data)  # end: data[cut:]
+    odd += len(data[:cut].translate(None, _NOT_ODD_CONTROL))
+    return odd + len(data) - cut <= most or odd + len(data[cut:].translate(None, _NOT_ODD_CONTROL)) <= most
 
 
 def describe(sample: bytes, size: int, lines: int, source: ContentSource | None = None) -> Shape:
@@ -180,11 +193,12 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
         return Shape("binary", _binary(sample, size))
     if text is None:  # (the probe's text is the sample's when the probe was all of it)
         text = _utf8(sample, complete) or sample.decode("utf-8", "replace")
-    stripped = text.lstrip("\ufeff \t\r\n")
+    stripped = text[:256].lstrip(_BLANKS)  # the start after blanks, without copying the whole text for it
+    stripped = text.lstrip(_BLANKS) if len(stripped) < 8 and len(text) > 256 else stripped
     first = stripped[:1]
     if first in ("{", "["):
         try:
-            found = _json(stripped, complete, size, lines, scope, source)
+            found = _json(text.lstrip(_BLANKS), complete, size, lines, scope, source)
         except (RecursionError, MemoryError):  # nested deeper than the C parser goes: a spill never fails for it
             found = Shape("text", f"JSON nested too deeply to parse, {_kib(size)}, {_plural(lines, 'line')}")
         if found is not None:
@@ -468,7 +482,7 @@ def _records(text: str, delimiter: str, lines: int) -> int:
         if max(map(len, parts)) <= csv.field_size_limit():  # a longer field is an error to the csv module
             return len(parts) - parts.count("")
     try:
-        return sum(1 for row in csv.reader(io.StringIO(text), delimiter=delimiter) if row)
+        return sum(map(bool, csv.reader(io.StringIO(text), delimiter=delimiter)))  # a row is counted if not empty
     except csv.Error:
         return lines
 
@@ -500,8 +514,7 @@ def _html(sample: bytes, size: int, scope: str) -> str:
 
 def _head_rows(head: bytes) -> int:
     """Non-empty lines in ``head`` (which starts with a newline)."""
-    pairs = head.count(b"\n\n")
-    return max(1, head.count(b"\n") + (not head.endswith(b"\n")) - pairs)
+    return max(1, head.count(b"\n") + (not head.endswith(b"\n")) - head.count(b"\n\n"))
 
 
 def _grep_lines(head: bytes) -> int:
@@ -512,39 +525,26 @@ def _grep_lines(head: bytes) -> int:
 
 def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known: tuple[bytes, int]) -> Shape:
     """A text or log's shape; ``known`` is ``(b"\n" + sample[:4096], its _head_rows)``."""
-    rows = sample.split(b"\n")  # split once: the lines, the longest, and whether two newlines ever meet
-    paired = rows.count(b"") > (rows[0] == b"") + (len(rows) > 1 and rows[-1] == b"")  # an empty line inside
+    rows = sample.split(b"\n")  # split once: the lines, the longest, and the empty ones
     if len(sample) < size and len(rows) > 1:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
         rows.pop()  # the part after the last newline
     elif len(rows) > 1 and not rows[-1]:
         rows.pop()  # the empty rest after a final newline
     longest = max(map(len, rows))
-    blank = ((sample.count(b"\n\n") if paired else 0) + sample.startswith(b"\n")) / max(1, len(rows))
+    blank = (newline_pairs(rows, sample) + sample.startswith(b"\n")) / max(1, len(rows))
     head, head_rows = known
     if len(sample) < 4096 and len(head) != len(sample) + 1:  # the whole lines are fewer than the head
         head = b"\n" + sample
         head_rows = _head_rows(head)
-    kind = "log" if is_log else "text"
-    extra = ""
+    kind, extra = ("log" if is_log else "text"), ""
     threshold = 0.8 * head_rows
     if not is_log and len(_GREP_HINT_RE.findall(head)) >= threshold and _grep_lines(head) >= threshold:
-        files = len(set(_GREP_RUN_RE.findall(b"\n" + sample)))
+        files = len(set(_GREP_FILES_RE.findall(b"\n" + sample)))
         extra = f", grep-style path:line: output ({_plural(files, 'file')} in {'the sample' if scope else 'all'})"
     text = f"{kind}, {_plural(lines, 'line')}, longest {longest:,} bytes, {blank:.0%} blank{extra}{scope}"
     return Shape(kind, _clip(text))
 
 
-__all__ = [
-    "GREP_LINE_PATTERN",
-    "GREP_RUN_PATTERN",
-    "MAX_NUL_SHARE",
-    "MAX_ODD_SHARE",
-    "MAX_SHAPE_CHARS",
-    "SAMPLE_BYTES",
-    "STREAM_BYTES",
-    "TEXT_PROBE_BYTES",
-    "Shape",
-    "describe",
-    "is_text",
-]
+__all__ = ["GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "MAX_NUL_SHARE", "MAX_ODD_SHARE", "MAX_SHAPE_CHARS", "SAMPLE_BYTES",
+           "STREAM_BYTES", "TEXT_PROBE_BYTES", "Shape", "describe", "is_text"]

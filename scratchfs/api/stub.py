@@ -11,6 +11,7 @@ from scratchfs.api.results import call_start, call_with, render_call
 from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES, MAX_STUB_BYTES
 from scratchfs.foundation.text import quote, utf8_prefix, utf8_suffix_start
 
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # json.dumps with options makes one a call
 PREVIEW_MODES = ("head", "head+tail")
 """``head``: the first bytes. ``head+tail``: the first and the last bytes, with a marker giving the tail's offset."""
 
@@ -43,13 +44,19 @@ class Stub:
     def to_dict(self) -> dict[str, Any]:
         """The stub as the JSON object that enters the context:
         ``{handle, preview, size, lines, content_type, shape, note}``."""
-        return {"handle": self.handle, "preview": self.preview, "size": self.size, "lines": self.lines,
-                "content_type": self.content_type, "shape": self.shape, "note": self.note}
+        return _fields(self.handle, self.preview, self.size, self.lines, self.content_type, self.shape, self.note)
 
     def to_json(self) -> str:
         """The stub as compact JSON text (non-ASCII kept as is); at most :data:`MAX_STUB_BYTES` UTF-8 bytes when
         built by :func:`build_stub`."""
-        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
+        return _COMPACT.encode(self.to_dict())
+
+
+def _fields(handle: str, preview: str, size: int, lines: int, content_type: str | None, shape: str | None,
+            note: str) -> dict[str, Any]:
+    """The stub's JSON object, in its order (:meth:`Stub.to_dict`)."""
+    return {"handle": handle, "preview": preview, "size": size, "lines": lines, "content_type": content_type,
+            "shape": shape, "note": note}
 
 
 def make_preview(head: bytes, tail: bytes, size: int, limit: int, mode: str = "head") -> tuple[str, int, int | None]:
@@ -149,7 +156,7 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
     costs, until the whole stub fits; the note names the next calls from where the preview stops.
     """
     # the JSON's bytes but for the preview's and the note's text (their quotes included), once: each try adds those
-    fixed = len(Stub(handle, "", size, "", lines, content_type, shape).to_json().encode("utf-8"))
+    fixed = len(_COMPACT.encode(_fields(handle, "", size, lines, content_type, shape, "")).encode("utf-8"))
     notes = _Note(handle, size, lines, tool, content_type)
     limit = preview_bytes
     while True:

@@ -36,6 +36,7 @@ __all__ = [
     "storage_error",
     "unexpected",
     "walk",
+    "write_all",
 ]
 
 log = logging.getLogger(__name__)
@@ -264,3 +265,25 @@ class DirCache:
         """Close every kept descriptor (idempotent; the cache may be used again)."""
         with self._locked():
             self._close_all()
+
+
+def write_all(fd: int, buffers: list, offset: int | None = None) -> None:
+    """Write every buffer (bytes-like), in order, with as few ``writev`` calls as the kernel allows -- ``pwritev`` at
+    ``offset`` (bytes from the file's start) when one is given, else at the file's position.
+
+    Raises:
+        OSError: from the file system (disk full, file-size limit); StorageError (an OSError) if a call takes no
+            bytes. What was written before stays.
+    """
+    views = [memoryview(b).cast("B") for b in buffers if len(b)]
+    while views:
+        written = os.writev(fd, views) if offset is None else os.pwritev(fd, views, offset)
+        if written <= 0:
+            raise StorageError("the file took no bytes")
+        if offset is not None:
+            offset += written
+        while views and written >= len(views[0]):
+            written -= len(views[0])
+            views.pop(0)
+        if views and written:
+            views[0] = views[0][written:]

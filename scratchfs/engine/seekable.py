@@ -48,6 +48,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import zstandard
 
+from scratchfs.engine import safe_fs
 from scratchfs.engine.binding import EMPTY_CHECKSUM, Binding, FormatError, encode_binding_frame, table_digest
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.seek_table import (
@@ -141,20 +142,13 @@ def decompressor() -> zstandard.ZstdDecompressor:
 # -- writing ------------------------------------------------------------------------------------------------------
 
 def _write_all(fd: int | bytearray, buffers: list) -> None:
-    """Write every buffer, in order, with as few ``writev`` calls as the kernel allows (or append them to ``fd``
-    when it is a ``bytearray``: a blob made in memory)."""
+    """Write every buffer, in order (:func:`~scratchfs.engine.safe_fs.write_all`), or append them to ``fd`` when it is
+    a ``bytearray``: a blob made in memory."""
     if isinstance(fd, bytearray):
         for b in buffers:
             fd += b
         return
-    views = [memoryview(b).cast("B") for b in buffers if len(b)]
-    while views:
-        written = os.writev(fd, views)
-        while views and written >= len(views[0]):
-            written -= len(views[0])
-            views.pop(0)
-        if views and written:
-            views[0] = views[0][written:]
+    safe_fs.write_all(fd, buffers)
 
 
 class SeekableWriter:
@@ -326,16 +320,10 @@ class SeekableWriter:
         except BaseException as exc:
             self._failed = exc
             raise
-        compressed, decompressed, checksums = self._compressed, self._decompressed, self._checksums
-        if binding is not None:
-            frame = encode_binding_frame(binding(self))
-            outputs.append(frame)
-            compressed, decompressed = [*compressed, len(frame)], [*decompressed, 0]
-            checksums = [*checksums, EMPTY_CHECKSUM]
-            self.stored_size += len(frame)
-        table = encode_seek_table(compressed, decompressed, checksums)
-        _write_all(self._fd, [*outputs, table])
-        self.stored_size += len(table)
+        tail = _tail(self._compressed, self._decompressed, self._checksums,
+                     binding(self) if binding is not None else None)
+        _write_all(self._fd, [*outputs, *tail])
+        self.stored_size += sum(map(len, tail))
         self.closed = True
 
     def digest(self) -> str:
@@ -361,9 +349,18 @@ def one_frame_blob(data: bytes, level: int, binding: Callable[[int, int, str], b
     """
     out = compressor(level).compress(data)
     checksum = int.from_bytes(out[-4:], "little")  # zstd's checksum = XXH64 low 32 bits
-    frame = encode_binding_frame(binding(len(data), 1, table_digest((len(out),), (len(data),), (checksum,))))
-    table = encode_seek_table([len(out), len(frame)], [len(data), 0], [checksum, EMPTY_CHECKSUM])
-    return b"".join((out, frame, table)), data.count(b"\n")
+    digest = table_digest((len(out),), (len(data),), (checksum,))
+    tail = _tail([len(out)], [len(data)], [checksum], binding(len(data), 1, digest))
+    return b"".join((out, *tail)), data.count(b"\n")
+
+
+def _tail(compressed: list[int], decompressed: list[int], checksums: list[int], payload: bytes | None) -> list[bytes]:
+    """What a blob ends with after its content frames (whose sizes, bytes, and checksums are given): the binding frame
+    of ``payload`` when there is one (listed in the seek table as a frame of 0 bytes) and the seek table."""
+    if payload is None:
+        return [encode_seek_table(compressed, decompressed, checksums)]
+    frame = encode_binding_frame(payload)
+    return [frame, encode_seek_table([*compressed, len(frame)], [*decompressed, 0], [*checksums, EMPTY_CHECKSUM])]
 
 
 # -- reading ------------------------------------------------------------------------------------------------------

@@ -326,7 +326,7 @@ class SegmentWriter:
             seg = self._segment(parts)
             offset = seg.end
             try:
-                _pwrite_all(seg.fd, [header, blob], offset)
+                safe_fs.write_all(seg.fd, [header, blob], offset)
                 if self._durable:
                     os.fsync(seg.fd)
             except OSError as exc:
@@ -469,17 +469,3 @@ class SegmentPending:
         """The row was not written: the bytes stay, unreferenced, until the sweeper reclaims the segment
         (idempotent)."""
         self.release()
-
-
-def _pwrite_all(fd: int, buffers: list, offset: int) -> None:
-    views = [memoryview(b).cast("B") for b in buffers if len(b)]
-    while views:
-        written = os.pwritev(fd, views, offset)
-        if written <= 0:
-            raise StorageError("the segment file took no bytes")
-        offset += written
-        while views and written >= len(views[0]):
-            written -= len(views[0])
-            views.pop(0)
-        if views and written:
-            views[0] = views[0][written:]

@@ -1,4 +1,5 @@
-"""UTF-8 helpers: where characters start and end in bytes, so that text is cut on character boundaries.
+"""UTF-8 helpers: where characters start and end in bytes, so that text is cut on character boundaries; and pairs of
+newlines counted from lines already split.
 
 Source: RFC 3629 (UTF-8): a lead byte ``110xxxxx``, ``1110xxxx`` or ``11110xxx`` starts a sequence of 2, 3 or 4
 bytes; continuation bytes are ``10xxxxxx``.
@@ -60,5 +61,30 @@ def quote(text: str) -> str:
     return encode_basestring(text)
 
 
-__all__ = ["decode_or_none", "is_digits", "quote", "utf8_lead_length", "utf8_partial_tail", "utf8_prefix",
-           "utf8_suffix_start"]
+_PAIRS_FROM_ROWS = 64  # most empty lines counted in pairs from the rows (more: one count over the bytes)
+
+
+def newline_pairs(rows: list[bytes], sample: bytes) -> int:
+    """``sample.count(b"\\n\\n")`` (pairs of newlines, not overlapping), where ``rows`` are ``sample``'s lines (as
+    ``split(b"\\n")`` gives them), each ended by a newline but a last one that is not empty. A run of ``k`` empty rows
+    is ``k + 1`` newlines in a row (``k`` at the start), which hold ``(k + 1) // 2`` pairs; without empty rows there
+    is none, and with few of them the rows say it without a second pass over the bytes."""
+    empty = rows.count(b"")
+    if not empty:
+        return 0
+    if empty > _PAIRS_FROM_ROWS:
+        return sample.count(b"\n\n")
+    pairs, find, at = 0, rows.index, -1
+    start = run = 0
+    for _ in range(empty):
+        at = find(b"", at + 1)
+        if run and at == start + run:
+            run += 1
+            continue
+        pairs += (run + (start > 0)) // 2
+        start, run = at, 1
+    return pairs + (run + (start > 0)) // 2
+
+
+__all__ = ["decode_or_none", "is_digits", "newline_pairs", "quote", "utf8_lead_length", "utf8_partial_tail",
+           "utf8_prefix", "utf8_suffix_start"]
