@@ -103,6 +103,19 @@ def test_structure_reads_refuse_mixed_modes(tools, scratch_scope):
             tools.call("read_handle", {"handle": handle, **args})
 
 
+def test_a_float_column_is_refused_not_looked_up_as_a_name(tools, scratch_scope):
+    """``columns: [1.0]`` passes the schema (an integral number is a JSON Schema integer) and was looked up as the
+    column name ``'1.0'`` (even with a header holding that name); a column is text or an integer."""
+    handle = scratch_scope.spill(b"1.0,b\n1,2\n3,4\n" * 50, source_tool="t").handle
+    assert tools.call("read_handle", {"handle": handle, "row": 1, "rows": 1, "columns": ["1.0"]})["header"] == ["1.0"]
+    for column in (1.0, 1.5, True):
+        with pytest.raises(InvalidArgument, match=r"names \(text\) or 0-based column numbers \(integers\)") as err:
+            tools.read_handle(handle, row=1, rows=1, columns=[column])
+        assert "no column" not in str(err.value)
+    with pytest.raises(InvalidArgument, match="integers"):
+        tools.call("read_handle", {"handle": handle, "row": 1, "rows": 1, "columns": [1.0]})
+
+
 def test_the_cli_prints_the_same_structure_reply(tmp_path, fixture_data):
     with ScratchStore(tmp_path) as store:
         scope = store.scope("r", "a")

@@ -76,8 +76,8 @@ def check_segment(index, blobs, where: tuple[str, str], name: str, cutoff: float
 
     Returns ``None`` when it is not judged: it is younger than ``cutoff`` (tested first, as for a blob file: such a
     segment is neither removed nor compacted, so it is not scanned and the index is not asked), locked (in use by a
-    writer), gone, or not a regular file reached without a link. Never raises for the file system (logged); raises what the index raises (StoreBusy,
-    StorageError)."""
+    writer), gone, or not a regular file reached without a link. Never raises for the file system (logged); raises
+    what the index raises (StoreBusy, StorageError)."""
     parts = ("runs", *where)
     try:
         dir_fd = safe_fs.walk(blobs.root_fd, parts)
