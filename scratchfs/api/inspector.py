@@ -42,7 +42,7 @@ from scratchfs.engine.segment_sweep import SegmentUsage, segment_usage
 from scratchfs.engine.segments import is_location
 from scratchfs.engine.verify import verify_blob
 from scratchfs.foundation import cursors
-from scratchfs.foundation.errors import CorruptBlob, StorageError
+from scratchfs.foundation.errors import CorruptBlob, InvalidArgument, StorageError
 from scratchfs.foundation.limits import SOON_SECONDS
 
 DEFAULT_SOON = SOON_SECONDS
@@ -180,6 +180,16 @@ def iter_entries(store: ScratchStore, now: float, run_id: str | None = None, age
             left -= len(page)
 
 
+def count_entries(store: ScratchStore, now: float, run_id: str | None = None, agent_id: str | None = None,
+                  after: tuple[str, float, int] | None = None, kind: str | None = None) -> int:
+    """How many live entries :func:`iter_entries` gives after the cursor ``after`` (of one run, agent and kind --
+    ``"handle"`` or ``"scratch"`` -- when given): counted by the index in one query when it can (no entry loaded),
+    else by listing them. Raises StoreBusy, StorageError."""
+    if hasattr(store.index, "count_after"):
+        return store.index.count_after(now, after, run_id, agent_id, kind)
+    return sum(kind is None or e.kind == kind for e, _ in iter_entries(store, now, run_id, agent_id, after))
+
+
 def _listed(store: ScratchStore, now: float, run_id: str | None, agent_id: str | None,
             after: tuple[str, float, int] | None, limit: int | None) -> Iterator[tuple[Entry, tuple[str, float, int]]]:
     entries = store.list_entries() if run_id is None else store.list_entries_for_run(run_id)
@@ -229,8 +239,8 @@ class FsckReport:
         index: the index's ``PRAGMA integrity_check`` (``"ok"`` when sound).
         problems: what is wrong, in the order found.
         rebuilt: what ``rebuild_index`` restored (``None`` when not asked).
-        next_cursor: set when ``limit`` stopped the check early: pass it as ``after`` to go on from there (the
-            files are checked for orphans only by a check that is neither bounded nor resumed).
+        next_cursor: set when ``limit`` stopped the check before an entry that follows: pass it as ``after`` to go
+            on from there (the files are checked for orphans only by a check that reaches the last entry).
         segments: the segment files' live and dead bytes (:class:`~scratchfs.engine.segment_sweep.SegmentUsage`;
             ``None`` for a blob store without segments, or a bounded or resumed check). Dead bytes are not a
             problem: the sweeper reclaims them.
@@ -283,13 +293,16 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
         rebuild_index: first restore the rows of sound, bound, live blobs that no row names
             (:func:`scratchfs.api.rebuild.rebuild_index`), e.g. after the index was lost.
         after: a cursor (``next_cursor`` of an earlier report): resume the entry check after it.
-        limit: check at most this many entries (``None``: all); entries are read a page at a time either way.
-            Orphan files (and segment usage) are looked for by a check that reaches the last entry: one without
-            ``limit`` and ``after``, or one that stops with no ``next_cursor``.
+        limit: check at most this many entries (``None``: all; at least 1); entries are read a page at a time
+            either way. Orphan files (and segment usage) are looked for by a check that reaches the last entry: one
+            without ``limit`` and ``after``, or one that stops with no ``next_cursor`` (one entry past ``limit`` is
+            read to tell: a check of exactly the entries there are is whole, with no cursor).
 
     Raises:
-        InvalidArgument: a bad ``after`` cursor. StoreBusy, StorageError: from the index.
+        InvalidArgument: a bad ``after`` cursor, a ``limit`` below 1. StoreBusy, StorageError: from the index.
     """
+    if limit is not None and limit < 1:
+        raise InvalidArgument(f"limit must be at least 1: {limit}")
     report = FsckReport()
     advance = progress or (lambda n: None)
     if rebuild_index:
@@ -299,9 +312,14 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
     files = _blob_files(store, report) if after is None and limit is None else None
     broken_rows: list[tuple[int, str]] = []
     broken_problems: list[Problem] = []
-    cursor = None
+    last = None  # the cursor of the last entry checked
     row_of = None if hasattr(store.index, "page") else {blob: i for i, _run, _agent, blob in store.index.blob_rows()}
-    for entry, cursor in iter_entries(store, store.now(), after=start, limit=limit):
+    # one entry past the limit is read (not checked): a check that stops exactly at the last entry is whole
+    for entry, cursor in iter_entries(store, store.now(), after=start, limit=None if limit is None else limit + 1):
+        if report.entries_checked == limit:
+            report.next_cursor = encode_cursor(last)  # limit >= 1: an entry was checked
+            break
+        last = cursor
         report.entries_checked += 1
         path = store.blobs.locate(entry.run_id, entry.agent_id, entry.blob)
         try:
@@ -322,8 +340,6 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
         if row_id is not None:
             broken_rows.append((row_id, entry.blob))
             broken_problems.append(problem)
-    if limit is not None and report.entries_checked == limit and cursor is not None:
-        report.next_cursor = encode_cursor(cursor)
     if files is None and report.next_cursor is None:  # a bounded or resumed check that reached the last entry
         files = _blob_files(store, report)  # a file committed since has its row: has_blob below sees it
     orphans: dict[int, str] = {}  # problem id -> blob token
@@ -404,5 +420,5 @@ def _still_there(store: ScratchStore, problem: Problem, blob: str) -> bool:
         return True
 
 
-__all__ = ["DEFAULT_SOON", "PAGE_ROWS", "FsckReport", "Problem", "ScopeStats", "decode_cursor", "encode_cursor", "fsck",
-           "iter_entries", "stats", "stats_in_sql"]
+__all__ = ["DEFAULT_SOON", "PAGE_ROWS", "FsckReport", "Problem", "ScopeStats", "count_entries", "decode_cursor",
+           "encode_cursor", "fsck", "iter_entries", "stats", "stats_in_sql"]
