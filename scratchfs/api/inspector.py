@@ -40,6 +40,7 @@ from scratchfs.engine.protocols import BlobFile, Entry
 from scratchfs.engine.seekable import FormatError, read_seek_table
 from scratchfs.engine.segment_sweep import SegmentUsage, segment_usage
 from scratchfs.engine.segments import is_location
+from scratchfs.engine.sweeper import empty_trash
 from scratchfs.engine.verify import verify_blob
 from scratchfs.foundation import cursors
 from scratchfs.foundation.errors import CorruptBlob, InvalidArgument, StorageError
@@ -208,7 +209,8 @@ class Problem:
     Attributes:
         kind: ``"missing"``, ``"corrupt"``, ``"orphaned"``, ``"incomplete"`` (an orphan with no seek table: a
             write abandoned by a killed writer) or ``"unexpected"`` (a link or other file where a directory of the
-            root belongs: reported, never followed, never repaired).
+            root belongs: reported, never followed, never repaired; or an entry of ``trash/`` that a repair could
+            not remove whole).
         run_id, agent_id: the scope (of the entry, or of the directory the orphan is in, as path parts).
         key: the handle or scratchpad key (``None`` for an orphan).
         path: the blob file.
@@ -287,7 +289,8 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
     """Check the index against the blob files (see the module docstring); with ``repair``, remove what is broken.
 
     Args:
-        repair: remove the rows of missing and corrupt entries, corrupt files and orphaned files.
+        repair: remove the rows of missing and corrupt entries, corrupt files and orphaned files, and empty
+            ``trash/`` (what cannot be removed is reported as ``unexpected``).
         deep: decompress every frame and verify its checksums (else only the seek table and sizes).
         progress: called with the number of content bytes verified, as they are (for a progress bar).
         rebuild_index: first restore the rows of sound, bound, live blobs that no row names
@@ -407,6 +410,11 @@ def _repair(store: ScratchStore, report: FsckReport, broken_rows: list[tuple[int
         if problem.kind in ("orphaned", "incomplete"):
             problem.repaired = find_orphan(store.index, store.blobs, (problem.run_id, problem.agent_id),
                                            orphans[id(problem)], remove=True) is not None
+    if hasattr(store.blobs, "remove_tree"):  # a local store's trash/, emptied as the sweep does
+        for name in empty_trash(store.blobs)[1]:
+            report.problems.append(Problem("unexpected", "", "", None, str(store.root / "trash" / name),
+                                           "left in the trash: it could not be removed whole (everything in it "
+                                           "that could be was; links are never followed); see the log"))
 
 
 def _still_there(store: ScratchStore, problem: Problem, blob: str) -> bool:
