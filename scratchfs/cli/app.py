@@ -243,10 +243,11 @@ class Integer(click.ParamType):
             number = int(value)
         else:
             self.fail(f"{value!r} is not an integer (ASCII digits 0-9, optionally after a -)", param, ctx)
-        if self.minimum is not None and number < self.minimum:
-            self.fail(f"{number} is less than {self.minimum}", param, ctx)
-        if self.maximum is not None and number > self.maximum:
-            self.fail(f"{number} is more than {self.maximum}", param, ctx)
+        low, high = self.minimum, self.maximum
+        if (low is not None and number < low) or (high is not None and number > high):
+            bounds = f"{low}<=x<={high}" if low is not None and high is not None else \
+                f"x>={low}" if low is not None else f"x<={high}"
+            self.fail(f"{number} is not in the range {bounds}", param, ctx)
         return number
 
 
