@@ -134,6 +134,43 @@ def test_bad_usage_exits_2(cli, args):
     assert result.stderr.count("\n") == 1  # one line, no traceback, no usage block
 
 
+def test_int_options_take_ascii_digits_only(cli):
+    """``int`` takes Unicode digits (``"٥"`` is 5), underscores, spaces and a ``+``; the contract's integers are JSON
+    digits: every integer option of the CLI refuses them as a usage error (exit 2, one line)."""
+    stub = json.loads(cli("spill", "--tool", "t", input="0123456789" * 20).stdout)
+    assert cli("read-handle", stub["handle"], "--offset", "5", "--length", "3").stdout == "567"
+    for value in ("٥", "1_0", "+5", " 5", "5.0", "0x5", "²"):
+        result = cli("read-handle", stub["handle"], "--offset", value, "--length", "3")
+        assert result.exit_code == 2, (value, result.output)
+        assert "is not an integer" in result.stderr and result.stderr.count("\n") == 1, result.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ("read-handle", "h_" + "a" * 24, "--length", "٣"),
+    ("read-handle", "h_" + "a" * 24, "--line", "١"),
+    ("read-handle", "h_" + "a" * 24, "--lines", "١"),
+    ("read-handle", "h_" + "a" * 24, "--match", "x", "--context", "١"),
+    ("read-handle", "h_" + "a" * 24, "--match", "x", "--max-matches", "١"),
+    ("read-handle", "h_" + "a" * 24, "--record", "١"),
+    ("read-handle", "h_" + "a" * 24, "--records", "١"),
+    ("read-handle", "h_" + "a" * 24, "--row", "١"),
+    ("read-handle", "h_" + "a" * 24, "--rows", "١"),
+    ("read-handle", "h_" + "a" * 24, "--budget", "٤٠٩٦"),
+    ("scratch-read", "k", "--json", "--offset", "١"),
+    ("scratch-read", "k", "--json", "--length", "١"),
+    ("ls", "--limit", "١"),
+    ("fsck", "--limit", "١"),
+    ("fsck", "--limit", "0"),
+    ("serve", "--port", "٨٠٨٠"),
+    ("serve", "--port", "65536"),
+    ("mcp-proxy", "--threshold", "١", "--", "true"),
+])
+def test_every_int_option_refuses_non_ascii_digits_with_exit_2(cli, args):
+    result = cli(*args)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("scratchfs: usage: ") and result.stderr.count("\n") == 1, result.stderr
+
+
 def test_missing_scope_exits_2(cli, monkeypatch):
     monkeypatch.delenv("SCRATCHFS_RUN_ID")
     result = cli("scratch-read", "k")

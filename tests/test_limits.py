@@ -77,6 +77,56 @@ def test_refresh_on_read(tmp_path, clock):
             scope.read_handle(handle)
 
 
+def test_a_read_never_revives_a_row_the_sweep_judged_expired(tmp_path, clock, monkeypatch):
+    """refresh_on_read: a read that looked its entry up while it was live (t=5, expiry t=10) and refreshes it after
+    a sweep (t=12) judged it expired and removed its blob (files first, rows after) revived the row (expiry
+    5 + 10 = 15 > 12): the sweep then left a live row with no blob. The refresh is now conditional in SQL on the row
+    being still live at a time read just before it."""
+    with ScratchStore(tmp_path, clock=clock, refresh_on_read=True, orphan_grace=3600) as store:
+        start = clock.now
+        scope = store.scope("r", "a")
+        handle = scope.spill(bytes(range(256)) * 1024, ttl=10).handle  # 256 KiB: a blob file of its own
+        real_lookup, real_unlink = store.index.lookup_with_lines, store.blobs.unlink
+        failed, read = [], []
+
+        def delayed_lookup(*args):  # the reader looked up at t=5 and was delayed until the sweep at t=12
+            found = real_lookup(*args)
+            clock.set(start + 12)
+            return found
+
+        def unlink_then_read(run_id, agent_id, blob):  # the sweep removed the blob; its row is deleted after
+            size = real_unlink(run_id, agent_id, blob)
+            if read:  # the read once (its own not-found path unlinks an expired blob too)
+                return size
+            read.append(blob)
+            clock.set(start + 5)
+            monkeypatch.setattr(store.index, "lookup_with_lines", delayed_lookup)
+            try:
+                scope.read_handle(handle, 0, 1)
+            except NotFound as exc:  # its blob is gone: not found, and the row is not revived
+                failed.append(exc)
+            monkeypatch.setattr(store.index, "lookup_with_lines", real_lookup)
+            return size
+
+        clock.set(start + 12)
+        monkeypatch.setattr(store.blobs, "unlink", unlink_then_read)
+        result = store.sweep()
+        assert len(failed) == 1 and clock.now == start + 12
+        # the expired row is gone (the read reported it Expired and dropped it, or the sweep did) and the sweep's
+        # backstop found no live row left without its blob (before: the revived row, dropped as "missing")
+        assert isinstance(failed[0], Expired) and not store.index.has_blob(read[0])
+        assert (result.files_deleted, result.missing_files) == (1, 0)
+        clock.set(start + 13)
+        assert store.list_entries() == []
+        # the index refuses to refresh a row expired at the time given, and refreshes a live one
+        live = scope.spill(b"y" * 100, ttl=10)
+        (entry,) = store.list_entries()
+        store.index.touch("r", "a", "handle", live.handle, entry.blob, clock.now + 100, clock.now + 11)
+        assert store.list_entries()[0].expires_at == entry.expires_at
+        store.index.touch("r", "a", "handle", live.handle, entry.blob, clock.now + 100, clock.now)
+        assert store.list_entries()[0].expires_at == clock.now + 100
+
+
 def test_errors_say_what_happened_to_ones_own_entry(store, clock):
     scope = store.scope("run", "a")
     expired = scope.spill(b"x", ttl=10).handle

@@ -224,6 +224,34 @@ def test_run_listings_fit_and_their_next_call_goes_on(store, run, agent, budget,
     store.delete_run(run)
 
 
+def test_a_shorter_listing_page_is_planned_a_bounded_number_of_times(store, monkeypatch):
+    """When the most rows fit only without their next_call, listing_reply looks for fewer rows whose next_call fits:
+    it planned a Squeeze per row count tried (up to 30 here, unbounded in rows); now per distinct call length, by
+    bisection. The page found is the same: the one row whose cursor is short, with its next_call."""
+    from scratchfs.api import contract
+    from scratchfs.api.results import render_call
+
+    scope = store.scope("r-plans", "a")
+    keys = ["!0", *('"' * 500 + f"{i:02d}" for i in range(30))]  # listing order: created together, by key
+    for key in [*keys, '"' * 500 + "99"]:
+        scope.scratch_write(key, b"v")
+    page = scope.scratch_page("", limit=len(keys))
+    assert [e.key for e in page.entries] == keys and page.more
+    rows = [{"n": i} for i in range(len(keys))]  # small rows: every one fits, only the calls are long
+    prefix = "p" * 600  # echoed (and shortened) in the reply, whole in next_call
+
+    def call(cursor):
+        return render_call("scratch_list", prefix=prefix, cursor=cursor)
+
+    plans = []
+    real = contract.Squeeze
+    monkeypatch.setattr(contract, "Squeeze", lambda *a, **k: plans.append(1) or real(*a, **k))
+    reply = contract.listing_reply({"prefix": prefix}, rows, page, call, MIN_REPLY_BYTES)
+    assert reply["entries"] == rows[:1] and reply_size(reply) <= MIN_REPLY_BYTES
+    assert reply["next_call"] == call(page.cursor_after(1))
+    assert len(plans) <= 9, len(plans)  # the first fit (about log2 of 31 rows), then two call lengths; 31 before
+
+
 def test_a_listing_with_a_long_key_goes_on_through_every_page_at_the_minimum_budget(store):
     """A key of 512 '"' makes a cursor of about 1,450 bytes: a page that ends on it cannot carry its next_call at
     2 KiB. The page is cut before the long key instead (its next_call fits), and the next page starts with it."""

@@ -297,6 +297,33 @@ def test_a_sweep_scans_each_segment_a_bounded_number_of_times_however_many_batch
         assert 1 <= len(scans) <= 4
 
 
+def test_a_young_segment_is_judged_by_its_age_first_neither_scanned_nor_asked_about(tmp_path, monkeypatch):
+    """The orphan pass tests a segment's age before scanning it and asking the index (as for a blob file): a segment
+    younger than the grace period can be neither removed nor compacted, so its judgement was thrown away."""
+    from scratchfs.engine import segment_sweep
+
+    with ScratchStore(tmp_path) as store:
+        for i in range(5):
+            store.scope("run", "agent").scratch_write(f"k{i}", b"x" * 500)
+    (seg,) = segment_files(tmp_path)
+    scans, asked = [], []
+    real_scan, real_known = segments.scan, segment_sweep.known_locations
+    monkeypatch.setattr(segments, "scan", lambda *a, **k: scans.append(1) or real_scan(*a, **k))
+    monkeypatch.setattr(segment_sweep, "known_locations", lambda *a: asked.append(1) or real_known(*a))
+    with ScratchStore(tmp_path, orphan_grace=3600.0) as store:
+        for i in range(5):
+            store.scope("run", "agent").scratch_delete(f"k{i}")
+        assert store.sweep(full=True).orphans_removed == 0
+        assert seg.exists() and (scans, asked) == ([], [])  # young: not scanned, the index not asked
+    old = time.time() - 7200
+    os.utime(seg, (old, old))
+    with ScratchStore(tmp_path, orphan_grace=3600.0) as store:
+        size = seg.stat().st_size
+        result = store.sweep(full=True)
+        assert not seg.exists() and (result.orphans_removed, result.bytes_freed) == (1, size)
+        assert scans and asked  # old enough: judged, and removed since no row names it
+
+
 def test_compaction_keeps_every_live_entry_byte_exact(tmp_path, monkeypatch):
     monkeypatch.setattr(limits, "SEGMENT_COMPACTION", True)  # off by default (see limits)
     values = {f"k{i}": f"value {i} ".encode() * (20 + i) for i in range(20)}

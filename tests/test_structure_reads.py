@@ -103,6 +103,40 @@ def test_structure_reads_refuse_mixed_modes(tools, scratch_scope):
             tools.call("read_handle", {"handle": handle, **args})
 
 
+def test_a_float_column_is_refused_not_looked_up_as_a_name(tools, scratch_scope):
+    """``columns: [1.0]`` passes the schema (an integral number is a JSON Schema integer) and was looked up as the
+    column name ``'1.0'`` (even with a header holding that name); a column is text or an integer."""
+    handle = scratch_scope.spill(b"1.0,b\n1,2\n3,4\n" * 50, source_tool="t").handle
+    assert tools.call("read_handle", {"handle": handle, "row": 1, "rows": 1, "columns": ["1.0"]})["header"] == ["1.0"]
+    for column in (1.0, 1.5, True):
+        with pytest.raises(InvalidArgument, match=r"names \(text\) or 0-based column numbers \(integers\)") as err:
+            tools.read_handle(handle, row=1, rows=1, columns=[column])
+        assert "no column" not in str(err.value)
+    with pytest.raises(InvalidArgument, match="integers"):
+        tools.call("read_handle", {"handle": handle, "row": 1, "rows": 1, "columns": [1.0]})
+
+
+def test_structure_texts_are_checked_as_utf8_once_per_call(tools, scratch_scope, monkeypatch):
+    """Over MCP (``ScratchTools.call``) the schema check already checks every text as UTF-8: the structure read does
+    not check them again (it did); a direct caller, who skipped the schema check, still gets the check."""
+    from scratchfs.api import contract
+    from scratchfs.api import tools as tool_specs
+
+    handle = scratch_scope.spill(b'{"a": [1, 2, 3]}' * 2000, source_tool="t").handle
+    seen = {"schema": [], "reply": []}
+    for module, name in ((tool_specs, "schema"), (contract, "reply")):
+        real = module.check_utf8
+        monkeypatch.setattr(module, "check_utf8", lambda v, w, real=real, name=name: seen[name].append(v) or real(v, w))
+    tools.call("read_handle", {"handle": handle, "jq": ".a"})
+    assert ".a" in seen["schema"] and seen["reply"] == []
+    tools.read_handle(handle, jq=".a")
+    assert seen["reply"] == [".a"]
+    with pytest.raises(InvalidArgument, match="UTF-8"):
+        tools.read_handle(handle, jq=".a\ud800")
+    with pytest.raises(InvalidArgument, match="UTF-8"):
+        tools.call("read_handle", {"handle": handle, "jq": ".a\ud800"})
+
+
 def test_the_cli_prints_the_same_structure_reply(tmp_path, fixture_data):
     with ScratchStore(tmp_path) as store:
         scope = store.scope("r", "a")

@@ -40,6 +40,28 @@ def test_a_non_empty_directory_that_is_not_a_store_is_refused_untouched(tmp_path
     assert _snapshot(home) == before == (0o755, ["notes.txt", "projects"])
 
 
+def test_a_mount_point_holding_only_lost_and_found_is_taken_as_an_empty_root(tmp_path):
+    mount = tmp_path / "mnt"
+    mount.mkdir()
+    (mount / "lost+found").mkdir(mode=0o700)
+    with ScratchStore(mount) as store:
+        store.scope("run", "agent").scratch_write("k", "value")
+        assert store.scope("run", "agent").scratch_read("k") == b"value"
+    assert {"runs", "trash", "lost+found"} <= set(os.listdir(mount))
+
+
+def test_lost_and_found_beside_other_files_is_still_refused_untouched(tmp_path):
+    mount = tmp_path / "mnt"
+    mount.mkdir()
+    os.chmod(mount, 0o755)
+    (mount / "lost+found").mkdir(mode=0o700)
+    (mount / "data.bin").write_bytes(b"mine")
+    before = _snapshot(mount)
+    with pytest.raises(InvalidArgument, match="not a scratchfs store and not empty"):
+        ScratchStore(mount)
+    assert _snapshot(mount) == before == (0o755, ["data.bin", "lost+found"])
+
+
 def test_an_empty_root_string_is_refused_and_the_current_directory_untouched(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     os.chmod(tmp_path, 0o755)

@@ -110,6 +110,36 @@ def test_a_link_planted_in_the_trash_is_removed_not_followed(tmp_path):
     assert snapshot(target) == before
 
 
+def test_a_planted_trash_directory_that_cannot_be_removed_whole_is_removed_as_far_as_it_can_be(tmp_path):
+    """A tree in the trash deeper than safe_fs.MAX_DEPTH cannot be removed whole: the removal stopped at the first
+    failure, leaving the files and links beside and above it. Now everything else goes (links removed, not
+    followed), the sweep counts the entry in delete_failures and fsck --repair reports it, neither crashing."""
+    from scratchfs.engine.safe_fs import MAX_DEPTH
+
+    target = outside(tmp_path)
+    before = snapshot(target)
+    with ScratchStore(tmp_path / "root") as store:
+        planted = store.root / "trash" / "planted"
+        level = planted
+        for i in range(MAX_DEPTH + 3):  # a file and a link beside the directory at every level
+            (level / "d").mkdir(parents=True)
+            (level / f"f{i}").write_bytes(b"x")
+            os.symlink(target, level / f"link{i}")
+            level = level / "d"
+        os.mkdir(store.root / "trash" / "other")
+        (store.root / "trash" / "other" / "file").write_bytes(b"y")
+        result = store.sweep()
+        assert (result.delete_failures, result.orphans_removed) == (1, 1)  # "other" went whole
+        files = [p.relative_to(planted) for p in planted.rglob("*") if p.is_symlink() or not p.is_dir()]
+        # only the directory chain down to the depth bound, and what is below it (never reached) is left
+        assert files and all(len(p.parts) > MAX_DEPTH for p in files), files
+        assert os.listdir(store.root / "trash") == ["planted"]
+        report = fsck(store, repair=True)
+        (problem,) = report.problems
+        assert problem.kind == "unexpected" and problem.path == str(planted) and not report.clean
+    assert snapshot(target) == before
+
+
 @pytest.mark.parametrize("which", ["trash", "runs"])
 def test_a_sweep_never_removes_anything_through_a_linked_trash_or_runs(tmp_path, which):
     target = outside(tmp_path)

@@ -358,9 +358,76 @@ def test_fsck_is_bounded_and_served_again_while_fresh(store, client, monkeypatch
     rest = client.get("/api/fsck", params={"limit": 2, "after": first["next_cursor"]}).json()
     assert rest["entries_checked"] == 2 and len(calls) == 2
     whole = client.get("/api/fsck").json()  # the store holds fewer entries than the default limit: all, orphans too
-    assert whole["entries_checked"] == 5 and whole["next_cursor"] is None and calls[-1]["limit"] is None
+    assert whole["entries_checked"] == 5 and whole["next_cursor"] is None and calls[-1]["limit"] == 10_000
     monkeypatch.setattr(web_api, "FSCK_CACHE_SECONDS", 0.0)
     client.get("/api/fsck")
     assert len(calls) == 4  # stale: checked again
     assert client.get("/api/fsck", params={"limit": 0}).status_code == 400
     assert client.get("/api/fsck", params={"after": "not a cursor"}).status_code == 400
+
+
+def test_fsck_of_exactly_limit_entries_is_whole_without_an_aggregate_query(store, client, monkeypatch):
+    """fsck reads one entry past its limit to tell whether the check is whole: a check of exactly the entries there
+    are gives no cursor and looks for orphans (it gave a cursor and no orphan check before; the web view ran an
+    aggregate query over the whole index to decide instead)."""
+    import scratchfs.web.api as web_api
+    from scratchfs.api.inspector import fsck
+
+    scope = store.scope("run-f", "agent-1")
+    for i in range(3):
+        scope.spill(b"entry %d\n" % i * 20_000)
+    (one, *_) = store.list_entries()
+    os.makedirs(os.path.dirname(store.blobs.path(one.run_id, one.agent_id, "z" * 24)), exist_ok=True)
+    with open(store.blobs.path(one.run_id, one.agent_id, "z" * 24), "wb") as junk:
+        junk.write(b"junk\n")  # an orphan with no seek table
+    report = fsck(store, limit=3)
+    assert (report.entries_checked, report.next_cursor, report.counts()["incomplete"]) == (3, None, 1)
+    bounded = fsck(store, limit=2)
+    assert bounded.entries_checked == 2 and bounded.next_cursor and bounded.counts()["incomplete"] == 0
+    rest = fsck(store, limit=1, after=bounded.next_cursor)
+    assert (rest.entries_checked, rest.next_cursor, rest.counts()["incomplete"]) == (1, None, 1)
+    monkeypatch.setattr(web_api, "stats_in_sql", lambda *a, **k: pytest.fail("an aggregate query for fsck"))
+    got = client.get("/api/fsck", params={"limit": 3}).json()
+    assert (got["entries_checked"], got["next_cursor"], got["incomplete"]) == (3, None, 1)
+
+
+def test_run_entries_count_the_remaining_entries_without_walking_them(store, clock, client, monkeypatch):
+    from scratchfs.api import inspector
+
+    scope = store.scope("run-c", "agent-1")
+    for i in range(40):
+        clock.advance(0.01)
+        scope.spill(f"entry {i} ".encode() * 30) if i % 4 else scope.scratch_write(f"k{i}", b"v")
+    walked = []
+    real_page = store.index.page
+    monkeypatch.setattr(store.index, "page", lambda *a: walked.append(a[2]) or real_page(*a))
+    monkeypatch.setattr(inspector, "PAGE_ROWS", 8)  # entries are read 8 at a time
+    page = client.get("/api/runs/run-c/scratch", params={"limit": 5}).json()
+    assert page["count"] == 5 and page["remaining"] == 35 and len(walked) == 1  # not every page after it
+    walked.clear()
+    page = client.get("/api/runs/run-c/scratch", params={"limit": 5, "kind": "scratch"}).json()
+    assert page["count"] == 5 and page["remaining"] == 5 and len(walked) <= 3
+    assert [e["key"] for e in page["entries"]] == [f"k{i}" for i in range(0, 20, 4)]
+    last = client.get("/api/runs/run-c/scratch", params={"limit": 5, "kind": "scratch",
+                                                        "cursor": page["next_cursor"]}).json()
+    assert (last["count"], last["remaining"], last["next_cursor"]) == (5, 0, None)
+
+
+def test_html_text_says_partial_when_the_text_was_cut(store, client, monkeypatch):
+    """An HTML entry larger than the text view reads (the model's view="text" refuses it) is shown from its first
+    bytes with ``partial`` true; ``partial`` was always false."""
+    import scratchfs.web.structure as web_structure
+
+    scope = store.scope("run-h", "agent-1")
+    html = b"<html><body>" + b"".join(b"<p>paragraph %d \xc3\xa9t\xc3\xa9</p>" % i for i in range(2000))
+    handle = scope.spill(html + b"</body></html>").handle
+    whole = client.get(h_url(scope, handle, "/text")).json()
+    assert whole["partial"] is False and "paragraph 1999 \u00e9t\u00e9" in whole["data"]
+    at = html.index(b"paragraph 39 ") + len(b"paragraph 39 ") + 1
+    monkeypatch.setattr(web_structure, "MAX_HTML_TEXT_BYTES", at)  # cuts inside the first "é" of paragraph 39
+    web_structure._cache.clear()
+    cut = client.get(h_url(scope, handle, "/text")).json()
+    assert cut["partial"] is True and cut["size"] < whole["size"]
+    assert "paragraph 38 \u00e9t\u00e9" in cut["data"] and "paragraph 39" in cut["data"]
+    assert "paragraph 40" not in cut["data"]
+    assert "\ufffd" not in cut["data"]  # cut on a character boundary

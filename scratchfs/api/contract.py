@@ -208,13 +208,16 @@ STRUCTURE_ARGUMENTS = frozenset({"jq", "record", "records", "row", "rows", "colu
 """The arguments of ``read_handle``'s structure reads."""
 
 
-def structure_reply(scope: Scope, handle: str, offset: int, given: dict[str, Any], budget: int) -> dict[str, Any]:
+def structure_reply(scope: Scope, handle: str, offset: int, given: dict[str, Any], budget: int, *,
+                    checked: bool = False) -> dict[str, Any]:
     """A structure read as the contract's JSON object: ``{handle, read: {the read's arguments}, size, **page,
     next_call}``
     where the page is ``{first, results|records|rows|elements, more}`` (``header`` for rows; ``part`` for an
     item longer than the budget) or ``{offset, text, more}`` for ``view="text"``; fitted into ``budget``
     bytes. ``next_call`` repeats the read with the page's cursor; the page's ``cursor`` is given alone only when
     ``next_call`` does not fit (:class:`~scratchfs.api.fixed.Squeeze`, which shortens long echoed arguments too).
+    ``checked``: the texts of ``given`` were checked as UTF-8 already (by the schema check of
+    :func:`~scratchfs.api.tools.check_arguments`, as :meth:`ScratchTools.call` does); else they are checked here.
 
     Raises:
         InvalidArgument: unknown or conflicting structure arguments, a text argument that is not valid UTF-8
@@ -223,7 +226,7 @@ def structure_reply(scope: Scope, handle: str, offset: int, given: dict[str, Any
     unknown = set(given) - STRUCTURE_ARGUMENTS
     if unknown:
         raise InvalidArgument(f"unknown structure arguments: {', '.join(sorted(unknown))}")
-    for name, value in given.items():  # the reply echoes them and is measured as UTF-8
+    for name, value in () if checked else given.items():  # the reply echoes them and is measured as UTF-8
         check_utf8(value, name)
     reads = scope.structure
     read = _structure_read(reads, handle, offset, given)
@@ -312,11 +315,36 @@ def listing_reply(head: dict[str, Any], rows: list[dict[str, Any]], page: Page, 
     if best.get("next_call") is None and page.cursor_after(shown) is not None:
         # the most rows fit only without the call that goes on (a long key makes a long cursor): fewer rows whose
         # next_call fits are the better page
-        for n in range(shown - 1, 0, -1):
-            shorter = squeezed(n)
+        return _shorter_page(build, {name: (name,) for name in head}, shown, budget) or best
+    return best
+
+
+def _shorter_page(build: Callable[..., dict[str, Any]], echoes: dict[str, tuple[str, ...]], shown: int,
+                  budget: int) -> dict[str, Any] | None:
+    """The page of the most rows below ``shown`` whose ``next_call`` fits ``budget``, or ``None``. A plan
+    (:class:`Squeeze`) depends on the row count only through its call's length, and a longer call is left out
+    sooner: plans are made for a bisection over the distinct call lengths (``O(log shown)`` of them, not one per
+    row count), and the longest call that a plan keeps is the one every row count with a call as short is tried
+    with."""
+    calls = {n: reply_size(build(n, 0)["next_call"]) for n in range(1, shown)}
+    lengths = sorted(set(calls.values()))
+    some_row = {length: n for n, length in calls.items()}  # a row count whose call is that long
+    low, high, plan, longest = 0, len(lengths) - 1, None, 0
+    while low <= high:
+        mid = (low + high) // 2
+        candidate = Squeeze(build(some_row[lengths[mid]], 1), budget, echoes, cursor_key="next_cursor")
+        if candidate.call_bytes:  # left out: so is any longer call
+            high = mid - 1
+        else:
+            plan, longest, low = candidate, lengths[mid], mid + 1
+    if plan is None:
+        return None
+    for n in range(shown - 1, 0, -1):
+        if calls[n] <= longest:
+            shorter = plan(build(n))
             if shorter.get("next_call") is not None and reply_size(shorter) <= budget:
                 return shorter
-    return best
+    return None
 
 
 # -- the tools ------------------------------------------------------------------------------------------------------
@@ -345,7 +373,9 @@ class ScratchTools:
 
     def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Run tool ``name`` with ``arguments`` (checked against its schema) and return its result object."""
-        args = check_arguments(name, arguments)
+        args = check_arguments(name, arguments)  # every text (list items too) checked as UTF-8 here
+        if name == "read_handle":  # so a structure read does not check its texts again
+            return self._read_handle(True, **args)
         return getattr(self, name)(**args)
 
     def _budget(self, scope: Scope, budget: int | None) -> int:
@@ -361,6 +391,14 @@ class ScratchTools:
         apply: mixing the options of two modes is an invalid argument), or by structure (``jq``, ``record``,
         ``records``, ``row``, ``rows``, ``columns``, ``view``, ``select``, ``cursor``: :func:`structure_reply`); see
         the module docstring for the result."""
+        return self._read_handle(False, handle, offset, length, line, lines, match, pattern, ignore_case, context,
+                                 max_matches, budget, **structure)
+
+    def _read_handle(self, checked: bool, handle: str, offset: int = 0, length: int | None = None,
+                     line: int | None = None, lines: int | None = None, match: str | None = None,
+                     pattern: str | None = None, ignore_case: bool = False, context: int | None = None,
+                     max_matches: int | None = None, budget: int | None = None, **structure: Any) -> dict[str, Any]:
+        """:meth:`read_handle`; ``checked``: its texts were checked as UTF-8 already (by :meth:`call`)."""
         scope = self.scope
         budget = self._budget(scope, budget)
         given = {k: v for k, v in structure.items() if v is not None}
@@ -372,7 +410,7 @@ class ScratchTools:
             if mixed:
                 raise InvalidArgument(f"{', '.join(mixed)} cannot be mixed with a structure read "
                                       f"({', '.join(sorted(given))})")
-            return structure_reply(scope, handle, offset, given, budget)
+            return structure_reply(scope, handle, offset, given, budget, checked=checked)
         cap = min(MAX_READ_BYTES, budget)
         ranged = not (match or pattern or ignore_case or line is not None or lines is not None or context is not None
                       or max_matches is not None)

@@ -307,7 +307,8 @@ class Entries:
             if entry.expires_at - entry.ttl > now + CLOCK_SLACK_SECONDS and self._cap(run_id, agent_id, kind, key, now):
                 continue  # born in the future (the clock stepped back): capped at now + ttl, looked up again
             if self.settings.refresh_on_read:  # before the attempt, which may open a blob a failure here would leak
-                index.touch(run_id, agent_id, kind, key, entry.blob, now + entry.ttl)
+                at = self.now()  # read again: a sweep that judged the row expired since the lookup read a time <= it
+                index.touch(run_id, agent_id, kind, key, entry.blob, at + entry.ttl, at)
             try:
                 return attempt(entry, newlines)
             except FileNotFoundError:

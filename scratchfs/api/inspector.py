@@ -40,9 +40,10 @@ from scratchfs.engine.protocols import BlobFile, Entry
 from scratchfs.engine.seekable import FormatError, read_seek_table
 from scratchfs.engine.segment_sweep import SegmentUsage, segment_usage
 from scratchfs.engine.segments import is_location
+from scratchfs.engine.sweeper import empty_trash
 from scratchfs.engine.verify import verify_blob
 from scratchfs.foundation import cursors
-from scratchfs.foundation.errors import CorruptBlob, StorageError
+from scratchfs.foundation.errors import CorruptBlob, InvalidArgument, StorageError
 from scratchfs.foundation.limits import SOON_SECONDS
 
 DEFAULT_SOON = SOON_SECONDS
@@ -180,6 +181,16 @@ def iter_entries(store: ScratchStore, now: float, run_id: str | None = None, age
             left -= len(page)
 
 
+def count_entries(store: ScratchStore, now: float, run_id: str | None = None, agent_id: str | None = None,
+                  after: tuple[str, float, int] | None = None, kind: str | None = None) -> int:
+    """How many live entries :func:`iter_entries` gives after the cursor ``after`` (of one run, agent and kind --
+    ``"handle"`` or ``"scratch"`` -- when given): counted by the index in one query when it can (no entry loaded),
+    else by listing them. Raises StoreBusy, StorageError."""
+    if hasattr(store.index, "count_after"):
+        return store.index.count_after(now, after, run_id, agent_id, kind)
+    return sum(kind is None or e.kind == kind for e, _ in iter_entries(store, now, run_id, agent_id, after))
+
+
 def _listed(store: ScratchStore, now: float, run_id: str | None, agent_id: str | None,
             after: tuple[str, float, int] | None, limit: int | None) -> Iterator[tuple[Entry, tuple[str, float, int]]]:
     entries = store.list_entries() if run_id is None else store.list_entries_for_run(run_id)
@@ -198,7 +209,8 @@ class Problem:
     Attributes:
         kind: ``"missing"``, ``"corrupt"``, ``"orphaned"``, ``"incomplete"`` (an orphan with no seek table: a
             write abandoned by a killed writer) or ``"unexpected"`` (a link or other file where a directory of the
-            root belongs: reported, never followed, never repaired).
+            root belongs: reported, never followed, never repaired; or an entry of ``trash/`` that a repair could
+            not remove whole).
         run_id, agent_id: the scope (of the entry, or of the directory the orphan is in, as path parts).
         key: the handle or scratchpad key (``None`` for an orphan).
         path: the blob file.
@@ -229,8 +241,8 @@ class FsckReport:
         index: the index's ``PRAGMA integrity_check`` (``"ok"`` when sound).
         problems: what is wrong, in the order found.
         rebuilt: what ``rebuild_index`` restored (``None`` when not asked).
-        next_cursor: set when ``limit`` stopped the check early: pass it as ``after`` to go on from there (the
-            files are checked for orphans only by a check that is neither bounded nor resumed).
+        next_cursor: set when ``limit`` stopped the check before an entry that follows: pass it as ``after`` to go
+            on from there (the files are checked for orphans only by a check that reaches the last entry).
         segments: the segment files' live and dead bytes (:class:`~scratchfs.engine.segment_sweep.SegmentUsage`;
             ``None`` for a blob store without segments, or a bounded or resumed check). Dead bytes are not a
             problem: the sweeper reclaims them.
@@ -277,19 +289,23 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
     """Check the index against the blob files (see the module docstring); with ``repair``, remove what is broken.
 
     Args:
-        repair: remove the rows of missing and corrupt entries, corrupt files and orphaned files.
+        repair: remove the rows of missing and corrupt entries, corrupt files and orphaned files, and empty
+            ``trash/`` (what cannot be removed is reported as ``unexpected``).
         deep: decompress every frame and verify its checksums (else only the seek table and sizes).
         progress: called with the number of content bytes verified, as they are (for a progress bar).
         rebuild_index: first restore the rows of sound, bound, live blobs that no row names
             (:func:`scratchfs.api.rebuild.rebuild_index`), e.g. after the index was lost.
         after: a cursor (``next_cursor`` of an earlier report): resume the entry check after it.
-        limit: check at most this many entries (``None``: all); entries are read a page at a time either way.
-            Orphan files (and segment usage) are looked for by a check that reaches the last entry: one without
-            ``limit`` and ``after``, or one that stops with no ``next_cursor``.
+        limit: check at most this many entries (``None``: all; at least 1); entries are read a page at a time
+            either way. Orphan files (and segment usage) are looked for by a check that reaches the last entry: one
+            without ``limit`` and ``after``, or one that stops with no ``next_cursor`` (one entry past ``limit`` is
+            read to tell: a check of exactly the entries there are is whole, with no cursor).
 
     Raises:
-        InvalidArgument: a bad ``after`` cursor. StoreBusy, StorageError: from the index.
+        InvalidArgument: a bad ``after`` cursor, a ``limit`` below 1. StoreBusy, StorageError: from the index.
     """
+    if limit is not None and limit < 1:
+        raise InvalidArgument(f"limit must be at least 1: {limit}")
     report = FsckReport()
     advance = progress or (lambda n: None)
     if rebuild_index:
@@ -299,9 +315,14 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
     files = _blob_files(store, report) if after is None and limit is None else None
     broken_rows: list[tuple[int, str]] = []
     broken_problems: list[Problem] = []
-    cursor = None
+    last = None  # the cursor of the last entry checked
     row_of = None if hasattr(store.index, "page") else {blob: i for i, _run, _agent, blob in store.index.blob_rows()}
-    for entry, cursor in iter_entries(store, store.now(), after=start, limit=limit):
+    # one entry past the limit is read (not checked): a check that stops exactly at the last entry is whole
+    for entry, cursor in iter_entries(store, store.now(), after=start, limit=None if limit is None else limit + 1):
+        if report.entries_checked == limit:
+            report.next_cursor = encode_cursor(last)  # limit >= 1: an entry was checked
+            break
+        last = cursor
         report.entries_checked += 1
         path = store.blobs.locate(entry.run_id, entry.agent_id, entry.blob)
         try:
@@ -322,8 +343,6 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
         if row_id is not None:
             broken_rows.append((row_id, entry.blob))
             broken_problems.append(problem)
-    if limit is not None and report.entries_checked == limit and cursor is not None:
-        report.next_cursor = encode_cursor(cursor)
     if files is None and report.next_cursor is None:  # a bounded or resumed check that reached the last entry
         files = _blob_files(store, report)  # a file committed since has its row: has_blob below sees it
     orphans: dict[int, str] = {}  # problem id -> blob token
@@ -391,6 +410,11 @@ def _repair(store: ScratchStore, report: FsckReport, broken_rows: list[tuple[int
         if problem.kind in ("orphaned", "incomplete"):
             problem.repaired = find_orphan(store.index, store.blobs, (problem.run_id, problem.agent_id),
                                            orphans[id(problem)], remove=True) is not None
+    if hasattr(store.blobs, "remove_tree"):  # a local store's trash/, emptied as the sweep does
+        for name in empty_trash(store.blobs)[1]:
+            report.problems.append(Problem("unexpected", "", "", None, str(store.root / "trash" / name),
+                                           "left in the trash: it could not be removed whole (everything in it "
+                                           "that could be was; links are never followed); see the log"))
 
 
 def _still_there(store: ScratchStore, problem: Problem, blob: str) -> bool:
@@ -404,5 +428,5 @@ def _still_there(store: ScratchStore, problem: Problem, blob: str) -> bool:
         return True
 
 
-__all__ = ["DEFAULT_SOON", "PAGE_ROWS", "FsckReport", "Problem", "ScopeStats", "decode_cursor", "encode_cursor", "fsck",
-           "iter_entries", "stats", "stats_in_sql"]
+__all__ = ["DEFAULT_SOON", "PAGE_ROWS", "FsckReport", "Problem", "ScopeStats", "count_entries", "decode_cursor",
+           "encode_cursor", "fsck", "iter_entries", "stats", "stats_in_sql"]

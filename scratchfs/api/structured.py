@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from scratchfs.api.entries import reading
 from scratchfs.engine.structure import (
+    MAX_HTML_BYTES,
+    BytesSource,
     ItemPage,
     ReaderSource,
     TextPage,
@@ -26,6 +28,7 @@ from scratchfs.engine.structure import (
 )
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.text import utf8_partial_tail
 
 if TYPE_CHECKING:
     from scratchfs.api.scope import Scope
@@ -116,16 +119,22 @@ class StructureReads:
                                                                         budget_bytes=budget,
                                                                         timeout=self._timeout()))
 
-    def text_view(self, handle: str) -> str:
-        """The whole text view of an HTML entry: the text whose pages :meth:`text` returns (``inscriptis``), for a
-        person to read what the model reads (the web inspector). Raises InvalidArgument (not an HTML entry, or one
-        over :data:`~scratchfs.engine.structure.MAX_HTML_BYTES`), StructureTimeout (rendering ran past
-        ``pattern_timeout``), NotFound, CorruptBlob."""
+    def text_view(self, handle: str, max_bytes: int = MAX_HTML_BYTES) -> tuple[str, bool]:
+        """The whole text view of an HTML entry -- the text whose pages :meth:`text` returns (``inscriptis``), for a
+        person to read what the model reads (the web inspector) -- and whether it was cut: an entry over
+        ``max_bytes`` bytes (at most :data:`~scratchfs.engine.structure.MAX_HTML_BYTES`, over which the model's
+        ``view="text"`` refuses it) is rendered from its first ``max_bytes`` bytes, cut on a character boundary
+        (True). Raises InvalidArgument (not an HTML entry), StructureTimeout (rendering ran past ``pattern_timeout``),
+        NotFound, CorruptBlob."""
 
-        def read(src: ReaderSource, blob: str, content_type: str | None) -> str:
+        def read(src: ReaderSource, blob: str, content_type: str | None) -> tuple[str, bool]:
             if content_type != "html":
                 raise InvalidArgument(f"the text view of a page is for HTML entries; this is {content_type}")
-            return html_text(src, cache_key=blob, timeout=self._timeout()).decode("utf-8")
+            if src.size <= max_bytes:
+                return html_text(src, cache_key=blob, timeout=self._timeout()).decode("utf-8"), False
+            head = src.read(0, max_bytes)
+            head = head[: len(head) - utf8_partial_tail(head)]  # no character cut in two
+            return html_text(BytesSource(head), timeout=self._timeout()).decode("utf-8"), True
 
         return self._page(handle, read)
 

@@ -16,6 +16,7 @@ from scratchfs.api.rebuild import open_for_rebuild
 from scratchfs.api.store import ScratchStore, store_root
 from scratchfs.cli.app import (
     TTL_OPTION,
+    Integer,
     Seconds,
     echo_json,
     main,
@@ -39,7 +40,7 @@ TERMINAL_LIMIT = 50
 @root_option
 @click.option("--run", "run_id", default=None, help="Only this run [default: every run].")
 @click.option("--agent", "agent_id", default=None, help="Only this agent.")
-@click.option("--limit", type=click.IntRange(min=0), default=None,
+@click.option("--limit", type=Integer(minimum=0), default=None,
               help=f"Show at most this many entries; 0 for all [default: {TERMINAL_LIMIT} on a terminal, else all].")
 @click.option("--after", "after", default=None, metavar="CURSOR",
               help="Go on after this cursor (printed on stderr when --limit cut a listing short).")
@@ -127,7 +128,7 @@ def stats_command(store: ScratchStore, run_id: str | None, soon: float, as_json:
 @click.option("--rebuild-index", "rebuild_index", is_flag=True,
               help="First restore the index rows of sound, live blobs that no row names, from the bindings the blobs "
                    "carry (after a lost or damaged index).")
-@click.option("--limit", type=click.IntRange(min=1), default=None,
+@click.option("--limit", type=Integer(minimum=1), default=None,
               help="Check at most this many entries (then print a cursor to resume with --after); orphan files are "
                    "looked for only by a check that reaches the last entry.")
 @click.option("--after", "after", default=None, metavar="CURSOR", help="Resume after this cursor.")

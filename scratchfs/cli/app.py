@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import signal
 import sys
 import threading
@@ -223,10 +224,37 @@ class Seconds(click.ParamType):
             self.fail(str(exc), param, ctx)
 
 
+class Integer(click.ParamType):
+    """A click option type for a whole number written in ASCII digits ``0-9`` (an optional leading ``-``), at least
+    ``minimum`` and at most ``maximum`` when given (``None``: no bound), as the contract's JSON integers are: Unicode
+    digits (``٥``), underscores (``1_000``), spaces and a ``+`` -- which ``int`` takes -- are a usage error (exit 2,
+    one line), as is a number out of the bounds. Every integer option of the CLI takes it."""
+
+    name = "integer"
+    _DIGITS = re.compile(r"-?[0-9]{1,30}")
+
+    def __init__(self, minimum: int | None = None, maximum: int | None = None) -> None:
+        self.minimum, self.maximum = minimum, maximum
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            number = value
+        elif isinstance(value, str) and self._DIGITS.fullmatch(value):
+            number = int(value)
+        else:
+            self.fail(f"{value!r} is not an integer (ASCII digits 0-9, optionally after a -)", param, ctx)
+        low, high = self.minimum, self.maximum
+        if (low is not None and number < low) or (high is not None and number > high):
+            bounds = f"{low}<=x<={high}" if low is not None and high is not None else \
+                f"x>={low}" if low is not None else f"x<={high}"
+            self.fail(f"{number} is not in the range {bounds}", param, ctx)
+        return number
+
+
 TTL_OPTION = click.option("--ttl", type=Seconds(), default=None,
                           help=f"Seconds until the entry expires [default: {DEFAULT_TTL:.0f}].")
 INPUT_ARGUMENT = click.argument("source", type=click.File("rb", lazy=False), default="-", required=False)
 
-__all__ = ["EXIT_CODES_HELP", "INPUT_ARGUMENT", "TTL_OPTION", "ScratchGroup", "Terminated", "echo_json", "fail",
-           "global_option", "handle_termination", "json_accepted", "main", "resolve_root", "resolve_scope",
+__all__ = ["EXIT_CODES_HELP", "INPUT_ARGUMENT", "TTL_OPTION", "Integer", "ScratchGroup", "Terminated", "echo_json",
+           "fail", "global_option", "handle_termination", "json_accepted", "main", "resolve_root", "resolve_scope",
            "root_option", "scope_options", "stdout_bytes", "with_store"]

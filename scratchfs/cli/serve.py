@@ -20,7 +20,7 @@ import sys
 import click
 
 from scratchfs.api.store import ScratchStore
-from scratchfs.cli.app import main, resolve_root
+from scratchfs.cli.app import Integer, main, resolve_root
 from scratchfs.foundation.errors import InvalidArgument, StorageError
 
 DEFAULT_PORT = 8765
@@ -61,7 +61,7 @@ def _is_loopback(host: str) -> bool:
               help="Store root directory [default: $SCRATCHFS_ROOT, else the user cache directory].")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on (loopback unless you mean to share the store).")
-@click.option("--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True,
+@click.option("--port", type=Integer(0, 65535), default=DEFAULT_PORT, show_default=True,
               help="Port to listen on (0: any free port; the printed URL names it).")
 @click.option("--token", envvar="SCRATCHFS_TOKEN", default=None,
               help="Access token (16-256 characters of A-Z a-z 0-9 . _ ~ -) [env: SCRATCHFS_TOKEN; default: random].")

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from scratchfs.cli.app import Seconds, global_option, main, resolve_root, root_option
+from scratchfs.cli.app import Integer, Seconds, global_option, main, resolve_root, root_option
 from scratchfs.foundation.limits import DEFAULT_TTL, SPILL_THRESHOLD_BYTES, SWEEP_INTERVAL
 
 
@@ -66,7 +66,7 @@ def _parse_classes(ctx: click.Context, param: click.Parameter, values: tuple[str
               help="Run id of spills and calls [env: SCRATCHFS_RUN_ID; default: a fresh mcp-proxy-<random>].")
 @click.option("--agent", "agent_id", default=None,
               help="Agent id [env: SCRATCHFS_AGENT_ID; default: 'default'].")
-@click.option("--threshold", type=click.IntRange(min=0), default=SPILL_THRESHOLD_BYTES, show_default=True,
+@click.option("--threshold", type=Integer(minimum=0), default=SPILL_THRESHOLD_BYTES, show_default=True,
               metavar="BYTES",
               help="Spill text results larger than this many bytes.")
 @click.option("--class", "classes", multiple=True, metavar="TOOL=CLASS", callback=_parse_classes,

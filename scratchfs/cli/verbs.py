@@ -23,6 +23,7 @@ from scratchfs.api.tools import check_arguments
 from scratchfs.cli.app import (
     INPUT_ARGUMENT,
     TTL_OPTION,
+    Integer,
     echo_json,
     json_accepted,
     main,
@@ -35,6 +36,9 @@ from scratchfs.cli.app import (
 from scratchfs.foundation.errors import InvalidArgument, NotFound
 from scratchfs.foundation.limits import MAX_READ_BYTES
 from scratchfs.foundation.text import is_digits
+
+INT = Integer()
+"""The type of every integer option here: ASCII digits only (:class:`~scratchfs.cli.app.Integer`)."""
 
 
 @main.command()
@@ -56,28 +60,28 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
 @main.command("read-handle")
 @scope_options
 @click.argument("handle")
-@click.option("--offset", type=int, default=None,
+@click.option("--offset", type=INT, default=None,
               help="First byte to read [default: 0]; with --match or --pattern, where the search starts.")
-@click.option("--length", type=int, default=None, help=f"Bytes to read [default: 4096; at most {MAX_READ_BYTES}].")
-@click.option("--line", type=int, default=None, help="First line to read (1-based; lines end at \\n).")
-@click.option("--lines", type=int, default=None, help="Lines to read from --line [default: 50].")
+@click.option("--length", type=INT, default=None, help=f"Bytes to read [default: 4096; at most {MAX_READ_BYTES}].")
+@click.option("--line", type=INT, default=None, help="First line to read (1-based; lines end at \\n).")
+@click.option("--lines", type=INT, default=None, help="Lines to read from --line [default: 50].")
 @click.option("--match", "needle", default=None, help="Search for this text; print the windows as JSON.")
 @click.option("--pattern", default=None, help="Search for this regular expression (Python re syntax, ^ and $ per "
               "line); print the windows as JSON.")
 @click.option("--ignore-case", is_flag=True, default=None, help="Match --pattern or --match ignoring ASCII case.")
-@click.option("--context", type=int, default=None, help="Bytes of context on each side of a match [default: 200].")
-@click.option("--max-matches", type=int, default=None, help="Most matches to print [default: 20].")
+@click.option("--context", type=INT, default=None, help="Bytes of context on each side of a match [default: 200].")
+@click.option("--max-matches", type=INT, default=None, help="Most matches to print [default: 20].")
 @click.option("--jq", default=None, help="Structure: a jq filter over the JSON document (prints JSON).")
-@click.option("--record", type=int, default=None, help="Structure: the first JSON-lines record (from 1).")
-@click.option("--records", type=int, default=None, help="Structure: how many JSON-lines records.")
-@click.option("--row", type=int, default=None, help="Structure: the first CSV/TSV row (from 1, after the header).")
-@click.option("--rows", type=int, default=None, help="Structure: how many CSV/TSV rows.")
+@click.option("--record", type=INT, default=None, help="Structure: the first JSON-lines record (from 1).")
+@click.option("--records", type=INT, default=None, help="Structure: how many JSON-lines records.")
+@click.option("--row", type=INT, default=None, help="Structure: the first CSV/TSV row (from 1, after the header).")
+@click.option("--rows", type=INT, default=None, help="Structure: how many CSV/TSV rows.")
 @click.option("--column", "columns", multiple=True, help="Structure: only this CSV/TSV column (repeatable).")
 @click.option("--view", type=click.Choice(["text"]), default=None,
               help="Structure: the text of an HTML page, or terminal output as rendered.")
 @click.option("--select", default=None, help="Structure: the text of the HTML elements this CSS selector matches.")
 @click.option("--cursor", default=None, help="Structure: where the next page starts (a previous reply's cursor).")
-@click.option("--budget", type=int, default=None,
+@click.option("--budget", type=INT, default=None,
               help="Most bytes of the JSON reply (2048 to 65536) [default: 8192].")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the result as the JSON a model receives (the MCP read_handle result) instead of raw bytes.")
@@ -136,8 +140,8 @@ def scratch_write(store: ScratchStore, run_id: str, agent_id: str, key: str, sou
 @click.option("--json", "as_json", is_flag=True,
               help="Print the JSON a model receives (the MCP scratch_read result: {key, offset, length, size, "
                    "next_offset, remaining, next_call, data}) instead of the raw value.")
-@click.option("--offset", type=int, default=None, help="With --json: the first byte [default: 0].")
-@click.option("--length", type=int, default=None, help=f"With --json: most bytes [default: {MAX_READ_BYTES}].")
+@click.option("--offset", type=INT, default=None, help="With --json: the first byte [default: 0].")
+@click.option("--length", type=INT, default=None, help=f"With --json: most bytes [default: {MAX_READ_BYTES}].")
 @with_store
 def scratch_read(store: ScratchStore, run_id: str, agent_id: str, key: str, as_json: bool, offset: int | None,
                  length: int | None) -> None:
@@ -235,6 +239,7 @@ def demo(root: str | None, fixtures_dir: str | None, as_json: bool) -> None:
 
 
 __all__ = [
+    "INT",
     "delete_agent",
     "delete_run",
     "demo",

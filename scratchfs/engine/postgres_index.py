@@ -376,15 +376,17 @@ class PostgresIndex:
                          "id", {"now": now}, "listing entries")
         return list(map(_entry, rows))
 
-    def touch(self, run_id: str, agent_id: str, kind: str, key: str, blob: str, expires_at: float) -> None:
-        """Move a live entry's expiry later: to ``expires_at`` (caller's clock) or, with the database clock, to the
-        server's now plus the entry's TTL."""
+    def touch(self, run_id: str, agent_id: str, kind: str, key: str, blob: str, expires_at: float,
+              now: float) -> None:
+        """Move an entry's expiry later -- to ``expires_at`` (caller's clock) or, with the database clock, to the
+        server's now plus the entry's TTL -- if it is still live at ``now`` (the server's now with the database
+        clock): a row a sweep judged expired, whose blob it may have removed already, is never revived."""
         target = "@NOW + ttl" if self.database_clock else "%(until)s"
         with self.connection("refreshing an entry") as conn:
             conn.execute(self.q(f"UPDATE @E SET expires_at = {target} WHERE {_SCOPE_KEY} AND blob = %(blob)s "
-                                f"AND expires_at < {target}"),
+                                f"AND expires_at < {target} AND expires_at > @NOW"),
                          {"run": run_id, "agent": agent_id, "kind": kind, "key": key, "blob": blob,
-                          "until": expires_at, "now": expires_at})
+                          "until": expires_at, "now": now})
 
     # -- sweeping -------------------------------------------------------------------------------------------------
 

@@ -8,7 +8,8 @@ files and lock files are tightened the same way. Nothing below the root is follo
 where a directory, index or lock file should be is refused with a :class:`~scratchfs.errors.StorageError` naming
 what was found. An existing directory that is not empty and holds none of a store's own names (:data:`STORE_NAMES`)
 is refused with :class:`~scratchfs.errors.InvalidArgument` before anything in it is changed: a mistyped root such as
-``~`` or ``/etc`` is never made private nor filled with store files.
+``~`` or ``/etc`` is never made private nor filled with store files. One holding only ``lost+found`` (the mount point
+of a new file system, :data:`EMPTY_NAMES`) counts as empty.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from scratchfs.engine import safe_fs
 from scratchfs.engine.safe_fs import storage_error
 from scratchfs.foundation.errors import InvalidArgument, StorageError
 
-__all__ = ["DIR_MODE", "FILE_MODE", "INDEX_NAME", "STORE_NAMES", "prepare_root"]
+__all__ = ["DIR_MODE", "EMPTY_NAMES", "FILE_MODE", "INDEX_NAME", "STORE_NAMES", "prepare_root"]
 
 DIR_MODE = 0o700
 """Mode of the root and every directory in it."""
@@ -35,6 +36,9 @@ LOCK_FILES = ("delete.lock", "delete.gate", "sweep.lock", "index.lock")
 STORE_NAMES = frozenset((*SUBDIRS, *INDEX_FILES, "reserve"))
 """Names only a store's root holds (every root, also one with a PostgreSQL index, gets them all): a non-empty
 directory holding none of them is not a store."""
+EMPTY_NAMES = frozenset(("lost+found",))
+"""Names an otherwise empty directory may hold and still be taken as a new root (the mount point of a new file
+system holds ``lost+found``)."""
 
 
 def prepare_root(root: Path) -> None:
@@ -75,12 +79,13 @@ def prepare_root(root: Path) -> None:
 
 
 def _refuse_foreign(fd: int, root: Path) -> None:
-    """Refuse the open root directory ``fd`` when it is not empty and holds none of :data:`STORE_NAMES`."""
+    """Refuse the open root directory ``fd`` when it is not empty and holds none of :data:`STORE_NAMES`; a
+    ``lost+found`` alone (the mount point of a new file system) does not count."""
     try:
         names = os.listdir(fd)
     except OSError as exc:
         raise storage_error(exc, f"cannot list the store root {root}") from exc
-    if names and STORE_NAMES.isdisjoint(names):
+    if set(names) - EMPTY_NAMES and STORE_NAMES.isdisjoint(names):
         raise InvalidArgument(f"store root {root} is not a scratchfs store and not empty; "
                               "choose a new or empty directory")
 

@@ -180,10 +180,12 @@ def open_file(dir_fd: int, name: str, flags: int, where: str, error: type[Scratc
 
 def remove_tree_at(parent: int, name: str, depth: int = 0) -> None:
     """Remove ``name`` in the directory ``parent`` and, if it is a directory, everything in it, without following
-    any link (a link is removed itself, never its target).
+    any link (a link is removed itself, never its target). What can be removed is, past a failure: a part that
+    cannot (a tree deeper than :data:`MAX_DEPTH`, a file the file system refuses to remove) is left with the
+    directories above it.
 
     Raises:
-        OSError: the first failure (the caller retries later).
+        OSError: the first failure, once everything else was removed (the caller retries later).
     """
     st = os.stat(name, dir_fd=parent, follow_symlinks=False)
     if not stat.S_ISDIR(st.st_mode):
@@ -192,11 +194,19 @@ def remove_tree_at(parent: int, name: str, depth: int = 0) -> None:
     if depth >= MAX_DEPTH:
         raise OSError(errno.ELOOP, f"directory tree deeper than {MAX_DEPTH} levels")
     fd = os.open(name, DIR_FLAGS, dir_fd=parent)
+    first: OSError | None = None
     try:
         for child in os.listdir(fd):
-            remove_tree_at(fd, child, depth + 1)
+            try:
+                remove_tree_at(fd, child, depth + 1)
+            except FileNotFoundError:
+                pass  # removed meanwhile (another sweep)
+            except OSError as exc:
+                first = first or exc
     finally:
         os.close(fd)
+    if first is not None:
+        raise first
     os.rmdir(name, dir_fd=parent)
 
 

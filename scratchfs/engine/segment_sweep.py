@@ -74,9 +74,10 @@ def check_segment(index, blobs, where: tuple[str, str], name: str, cutoff: float
     ``dying``: locations whose rows the caller is about to delete (expired rows: their blobs go before their rows,
     so that a sweep frees space before the index needs any); they count as named by no row.
 
-    Returns ``None`` when it is not judged: it is locked (in use by a writer), gone, or not a regular file reached
-    without a link. Never raises for the file system (logged); raises what the index raises (StoreBusy,
-    StorageError)."""
+    Returns ``None`` when it is not judged: it is younger than ``cutoff`` (tested first, as for a blob file: such a
+    segment is neither removed nor compacted, so it is not scanned and the index is not asked), locked (in use by a
+    writer), gone, or not a regular file reached without a link. Never raises for the file system (logged); raises
+    what the index raises (StoreBusy, StorageError)."""
     parts = ("runs", *where)
     try:
         dir_fd = safe_fs.walk(blobs.root_fd, parts)
@@ -86,6 +87,8 @@ def check_segment(index, blobs, where: tuple[str, str], name: str, cutoff: float
     try:
         fcntl.flock(dir_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         fd = safe_fs.open_file(dir_fd, name, os.O_RDONLY, "/".join((*parts, name)))
+        if cutoff is not None and os.fstat(fd).st_mtime > cutoff:
+            return _closed(fd, dir_fd)  # too young to remove or compact: neither scanned nor asked about
         if not _try_lock(fd) and not (remove and _retire_own(index, blobs, parts, name, fd, dying)
                                       and _try_lock(fd)):
             return _closed(fd, dir_fd)

@@ -459,16 +459,18 @@ class Index(ScaleQueries):
         )
         return list(map(Entry._make, rows))
 
-    def touch(self, run_id: str, agent_id: str, kind: str, key: str, blob: str, expires_at: float) -> None:
-        """Move a live entry's expiry to ``expires_at`` (epoch seconds) if that is later; nothing on a read-only
-        store (reads go on without refreshing)."""
+    def touch(self, run_id: str, agent_id: str, kind: str, key: str, blob: str, expires_at: float,
+              now: float) -> None:
+        """Move an entry's expiry to ``expires_at`` (epoch seconds) if that is later and the entry is still live at
+        ``now`` (a row a sweep judged expired, whose blob it may have removed already, is never revived); nothing on
+        a read-only store (reads go on without refreshing)."""
         if self.read_only:
             return
         with self.write("refreshing an entry") as conn:
             conn.execute(
                 "UPDATE entries SET expires_at = ? WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ? "
-                "AND blob = ? AND expires_at < ?",
-                (expires_at, run_id, agent_id, kind, key, blob, expires_at),
+                "AND blob = ? AND expires_at < ? AND expires_at > ?",
+                (expires_at, run_id, agent_id, kind, key, blob, expires_at, now),
             )
 
     # -- sweeping -------------------------------------------------------------------------------------------------

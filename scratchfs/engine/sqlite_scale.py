@@ -303,6 +303,21 @@ class ScaleQueries:
         rows = self.read(sql, tuple(params), "listing entries")
         return [(Entry._make(r[:-1]), (r[1], r[13], r[-1])) for r in rows]
 
+    def count_after(self, now: float, after: tuple[str, float, int] | None, run_id: str | None = None,
+                    agent_id: str | None = None, kind: str | None = None) -> int:
+        """How many live entries :meth:`page` would list after the cursor ``after`` (of one run, agent and kind when
+        given): one ``COUNT`` by SQLite over the index ``entries_run_created``, no row loaded."""
+        sql = f"SELECT COUNT(*) FROM entries WHERE expires_at > ? AND {VISIBLE}"
+        params: list = [now]
+        for column, value in (("run_id", run_id), ("agent_id", agent_id), ("kind", kind)):
+            if value is not None:
+                sql += f" AND {column} = ?"
+                params.append(value)
+        if after is not None:
+            sql += " AND (run_id, created_at, id) > (?, ?, ?)"
+            params += list(after)
+        return self.read(sql, tuple(params), "counting entries")[0][0]
+
     def scope_stats(self, now: float, soon: float, run_id: str | None = None) -> list[tuple]:
         """Per ``(run_id, agent_id)``, aggregated by SQLite: ``(run_id, agent_id, live entries, handles, scratch,
         bytes in, bytes on disk, oldest created_at, next expires_at, expiring within soon seconds, expired entries

@@ -83,8 +83,9 @@ class SweepResult:
         bytes_freed: bytes of files removed (expired and orphaned).
         orphans_removed: files with no row (and leftover trash) removed.
         missing_files: rows dropped because their file was gone (counted in ``rows_deleted`` too).
-        delete_failures: objects the object store did not confirm deleted (fleet sweep; left for the next sweep and
-            counted nowhere else).
+        delete_failures: objects the object store did not confirm deleted (fleet sweep), and entries of ``trash/``
+            that could not be removed whole (everything in them that could be was; logged); left for the next sweep
+            and counted nowhere else.
         skipped: True if another sweep held the lock and this one did nothing.
     """
 
@@ -163,10 +164,10 @@ def _sweep(index: Index, blobs: Blobs, now: float, grace: float, full: bool) -> 
     cursor = _Cursor() if full else _Cursor.load(blobs)
     missing = _drop_rows_without_files(index, blobs, cursor, None if full else SLICE_ROWS)
     orphans, orphan_bytes = _remove_orphans(index, blobs, grace, cursor, None if full else SLICE_FILES)
-    orphans += _empty_trash(blobs)
+    trashed, stuck = empty_trash(blobs)
     if not full:
         cursor.save(blobs)
-    return SweepResult(rows + missing, files, freed + orphan_bytes, orphans, missing)
+    return SweepResult(rows + missing, files, freed + orphan_bytes, orphans + trashed, missing, len(stuck))
 
 
 def _add(found: tuple[int, int], files: int, freed: int) -> tuple[int, int]:
@@ -381,18 +382,22 @@ def check_orphan(index: Index, blobs: Blobs, where: tuple[str, str], token: str,
         os.close(dir_fd)
 
 
-def _empty_trash(blobs: Blobs) -> int:
-    """Empty the trash (each entry removed without following links: a link is removed itself). A ``trash/`` that is
-    a link is left alone (logged)."""
-    removed = 0
+def empty_trash(blobs: Blobs) -> tuple[int, list[str]]:
+    """Empty the trash: each entry removed without following links (a link is removed itself), as much of it as can
+    be -- an entry that cannot be removed whole (logged) is left for the next sweep, never a reason to stop. Returns
+    how many entries went and the names of those left. A ``trash/`` that is a link is left alone (logged)."""
+    removed, left = 0, []
     try:
         trash = blobs.list_parts(("trash",))
     except ScratchError as exc:
         log.warning("scratchfs: not emptying the trash: %s", exc)
         trash = []
     for name, _mode in trash:
-        removed += blobs.remove_tree(name)
-    return removed
+        if blobs.remove_tree(name):
+            removed += 1
+        else:
+            left.append(name)
+    return removed, left
 
 
 def _rmdir_if_old_and_empty(blobs: Blobs, parts: tuple[str, ...], name: str, cutoff: float) -> None:
@@ -466,5 +471,6 @@ __all__ = [
     "SweepResult",
     "Sweeper",
     "check_orphan",
+    "empty_trash",
     "sweep",
 ]

@@ -26,7 +26,16 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from scratchfs.api.contract import ScratchTools
-from scratchfs.api.inspector import DEFAULT_SOON, decode_cursor, encode_cursor, fsck, iter_entries, stats, stats_in_sql
+from scratchfs.api.inspector import (
+    DEFAULT_SOON,
+    count_entries,
+    decode_cursor,
+    encode_cursor,
+    fsck,
+    iter_entries,
+    stats,
+    stats_in_sql,
+)
 from scratchfs.api.scope import Scope
 from scratchfs.api.store import ScratchStore
 from scratchfs.engine.protocols import Entry
@@ -158,7 +167,7 @@ def run_entries(request: Request, run: str) -> dict[str, Any]:
     """A run's live entries, oldest first, paged: ``?limit=`` (1-1000, 100) and ``?cursor=`` (the previous page's
     ``next_cursor``, the cursor of :func:`~scratchfs.api.inspector.iter_entries`, as ``ls`` prints it); ``?agent=``
     and ``?kind=`` (handle, scratch) filter. Streamed from the index a page of rows at a time (constant memory);
-    ``remaining`` counts the entries after the page."""
+    ``remaining`` counts the entries after the page (one ``COUNT`` by the index, not a walk over them)."""
     q = _query(request, ("cursor", "limit", "agent", "kind"))
     limit = _int(q.get("limit", str(DEFAULT_PAGE)), "limit")
     if not 1 <= limit <= MAX_PAGE:
@@ -170,15 +179,16 @@ def run_entries(request: Request, run: str) -> dict[str, Any]:
     after = decode_cursor(q["cursor"]) if "cursor" in q else None
     store = _store(request)
     now = store.now()
-    page, last, remaining = [], None, 0
+    page, last, full = [], None, False
     for entry, cursor in iter_entries(store, now, run, agent, after):
         if kind is not None and entry.kind != kind:
             continue
-        if len(page) < limit:
-            page.append(entry)
-            last = cursor
-        else:
-            remaining += 1
+        if len(page) == limit:  # one more follows: the rest is counted by the index, not walked
+            full = True
+            break
+        page.append(entry)
+        last = cursor
+    remaining = count_entries(store, now, run, agent, last, kind) if full else 0
     return {"run_id": run, "now": now, "count": len(page), "remaining": remaining,
             "next_cursor": encode_cursor(last) if remaining else None,
             "entries": [entry_dict(e, now) for e in page]}
@@ -314,8 +324,8 @@ def fsck_view(request: Request) -> dict[str, Any]:
     with state.fsck_lock:  # one check at a time; a GET that waited finds the report it waited for
         made = state.fsck_cache.get(key)
         if made is None or time.monotonic() - made[0] > FSCK_CACHE_SECONDS:
-            whole = after is None and sum(r.entries for r in stats_in_sql(store, store.now())) <= limit
-            report = fsck(store, deep=deep, after=after, limit=None if whole else limit).to_dict()
+            # a check that reaches the last entry (fsck reads one past the limit to tell) looks for orphans too
+            report = fsck(store, deep=deep, after=after, limit=limit).to_dict()
             root = str(store.root)
             for problem in report["problems"]:
                 problem["path"] = os.path.relpath(problem["path"], root)

@@ -14,7 +14,8 @@ from the same functions as the model's structure reads (:attr:`scratchfs.api.sco
   records that start in the first :data:`MAX_STRUCTURE_BYTES` bytes (``partial`` says when more follow), returned in
   pages of at most :data:`MAX_ROWS`, cells cut to :data:`MAX_CELL_CHARS` characters.
 * HTML is the model's ``view="text"`` (:meth:`~scratchfs.api.structured.StructureReads.text_view`), returned in pages
-  of at most :data:`MAX_TEXT_CHARS` characters.
+  of at most :data:`MAX_TEXT_CHARS` characters; of an entry larger than :data:`MAX_HTML_TEXT_BYTES` (which the
+  model's view refuses), the text of its first bytes (``partial`` says so).
 
 Parsed documents are kept in a small cache (:data:`CACHE_DOCUMENTS` of them, by run, agent and handle: a handle's
 content never changes), so expanding a tree does not parse the document again.
@@ -28,6 +29,7 @@ from collections import OrderedDict
 from typing import Any
 
 from scratchfs.api.scope import Scope
+from scratchfs.engine.structure import MAX_HTML_BYTES
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import MAX_READ_BYTES
 from scratchfs.foundation.text import is_digits
@@ -44,6 +46,9 @@ MAX_CELL_CHARS = 1000
 """Longest CSV cell returned, in characters."""
 MAX_TEXT_CHARS = 65536
 """Most characters of an HTML entry's text returned per request."""
+MAX_HTML_TEXT_BYTES = MAX_HTML_BYTES
+"""Most bytes of an HTML entry rendered for its text (the model's bound: the whole text the model reads up to it, the
+text of the first bytes of a larger entry)."""
 CACHE_DOCUMENTS = 4
 """Parsed documents kept in memory."""
 
@@ -212,18 +217,19 @@ def csv_table(scope: Scope, handle: str, row: int = 0, rows: int = 100) -> dict[
 
 
 def _parse_html(scope: Scope, handle: str) -> tuple[str, bool]:
-    return scope.structure.text_view(handle), False  # the text the model's view="text" pages
+    return scope.structure.text_view(handle, MAX_HTML_TEXT_BYTES)  # the text the model's view="text" pages
 
 
 def html_text(scope: Scope, handle: str, offset: int = 0, length: int = MAX_TEXT_CHARS) -> dict[str, Any]:
     """A page of the text of a spilled HTML entry -- the text view the model reads with ``view="text"``
     (:meth:`~scratchfs.api.structured.StructureReads.text_view`) -- as ``{handle, offset, length, size, next_offset,
-    partial, data}`` (offsets, lengths and ``size`` in characters of the text; ``partial`` is always false: the whole
-    page is read, up to :data:`~scratchfs.engine.structure.MAX_HTML_BYTES`).
+    partial, data}`` (offsets, lengths and ``size`` in characters of the text; ``partial``: the entry is larger
+    than :data:`MAX_HTML_TEXT_BYTES` -- the model's ``view="text"`` refuses it -- and the text is that of its first
+    :data:`MAX_HTML_TEXT_BYTES` bytes).
 
     Raises:
-        InvalidArgument: a bad offset or length, not an HTML entry, or one over the bound. NotFound, CorruptBlob,
-            StoreBusy, StorageError: from the store.
+        InvalidArgument: a bad offset or length, not an HTML entry. NotFound, CorruptBlob, StoreBusy, StorageError:
+            from the store.
     """
     if not 1 <= length <= MAX_TEXT_CHARS:
         raise InvalidArgument(f"length must be 1 to {MAX_TEXT_CHARS}: {length}")
@@ -236,5 +242,5 @@ def html_text(scope: Scope, handle: str, offset: int = 0, length: int = MAX_TEXT
             "next_offset": end if end < len(text) else None, "partial": partial, "data": piece}
 
 
-__all__ = ["MAX_CHILDREN", "MAX_ROWS", "MAX_STRUCTURE_BYTES", "MAX_TEXT_CHARS", "csv_table", "html_text", "json_tree",
-           "read_bounded", "resolve"]
+__all__ = ["MAX_CHILDREN", "MAX_HTML_TEXT_BYTES", "MAX_ROWS", "MAX_STRUCTURE_BYTES", "MAX_TEXT_CHARS", "csv_table",
+           "html_text", "json_tree", "read_bounded", "resolve"]

@@ -84,7 +84,10 @@ def _select(header: list[str], columns: object) -> list[int] | None:
                               "or numbers")
     picked = []
     for column in columns:
-        if isinstance(column, int) and not isinstance(column, bool) and 0 <= column < len(header):
+        if isinstance(column, bool) or not isinstance(column, (int, str)):  # 1.0 is no column name (nor number)
+            raise InvalidArgument(f"columns are column names (text) or 0-based column numbers (integers); "
+                                  f"{str(column)[:60]!r} is a {type(column).__name__}")
+        if isinstance(column, int) and 0 <= column < len(header):
             picked.append(column)
         elif isinstance(column, str) and column in header:
             picked.append(header.index(column))
@@ -133,8 +136,9 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
         is the number of the first row shown. A row larger than the page comes as ``part`` pieces of its JSON.
 
     Raises:
-        InvalidArgument: an unknown column (the message lists the columns), a row past the last, a malformed table
-            (the ``csv`` module's message and the byte offset), a bad cursor, count or budget.
+        InvalidArgument: an unknown column (the message lists the columns), a column neither text nor an integer
+            (``1.0``), a row past the last, a malformed table (the ``csv`` module's message and the byte offset), a
+            bad cursor, count or budget.
     """
     budget = check_budget(budget_bytes)
     rows = check_int(rows, "rows", 1, MAX_ROWS)
