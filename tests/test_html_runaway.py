@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scratchfs import InvalidArgument, ScratchStore, StructureTimeout
-from scratchfs.engine.structure import BytesSource, html_text, select_page
+from scratchfs.engine.structure import BytesSource, html, html_text, select_page
 from scratchfs.engine.structure.html_worker import MAX_WORKERS, element_text, workers
 from scratchfs.engine.structure.paging import decode_cursor
 
@@ -41,9 +41,16 @@ def test_a_runaway_select_raises_structure_timeout_near_its_limit():
     assert (page.items, page.extra["matches"]) == (["b"], 1)
 
 
-def test_a_runaway_text_view_raises_structure_timeout():
+def test_a_runaway_text_view_raises_structure_timeout(monkeypatch):
+    monkeypatch.setattr(html, "VIEW_SECONDS_PER_MIB", 0.0)  # no allowance for the page's size
     with pytest.raises(StructureTimeout, match="text view"):
         html_text(BytesSource(_page(200_000)), timeout=0.05)  # 11 MB: rendering takes seconds
+
+
+def test_a_large_page_is_given_time_for_its_size(monkeypatch):
+    monkeypatch.setattr(html, "VIEW_SECONDS_PER_MIB", 30.0)  # 33 s for this 1.1 MB page, ~0.6 s of rendering
+    view = html_text(BytesSource(_page(20_000)), timeout=0.05)  # the limit alone stops it (the test above)
+    assert view.count(b"a") == 20_000 and view.count(b"b") == 20_000
 
 
 def test_other_threads_run_while_a_select_runs_away():

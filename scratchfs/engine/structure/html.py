@@ -12,7 +12,10 @@ Time and memory: documents of at most :data:`MAX_HTML_BYTES` are parsed (lxml's 
 The parse, the selection and the rendering run in a worker process killed at the read's time limit (the store's
 ``pattern_timeout``; :mod:`scratchfs.engine.structure.html_worker`): a selector that runs away
 (``div:nth-child(2n) span`` over a 9 MB page took 111 s of CPU in-process) raises ``StructureTimeout``. A selector
-that does not parse is refused here, without a worker.
+that does not parse is refused here, without a worker. The text view runs no program of the caller's and takes
+time linear in the page (inscriptis: 0.15 s of CPU a MiB on the Rust-book fixture, 0.55 s on a page of nested
+``div``s), so it is given :data:`VIEW_SECONDS_PER_MIB` beyond the
+time limit for each MiB of the page: a 32 MiB page is not refused on a loaded host for being large.
 """
 
 from __future__ import annotations
@@ -43,12 +46,16 @@ from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument, StructureTimeout
 
-__all__ = ["MAX_HTML_BYTES", "MAX_SELECTOR_CHARS", "html_text", "select_page", "text_page"]
+__all__ = ["MAX_HTML_BYTES", "MAX_SELECTOR_CHARS", "VIEW_SECONDS_PER_MIB", "html_text", "select_page", "text_page"]
 
 MAX_HTML_BYTES = 32 * 1024 * 1024
 """Largest HTML document (bytes) parsed for a text view or a selector read."""
 MAX_SELECTOR_CHARS = limits.MAX_SELECTOR_CHARS
 """Longest CSS selector, in characters."""
+
+VIEW_SECONDS_PER_MIB = 1.0
+"""Seconds the text view is given beyond the time limit for each MiB of the page (about twice inscriptis's slowest
+measured rate, 0.55 s of CPU a MiB of nested ``div``s, for a host under load)."""
 
 _VIEW_CACHE_BYTES = 64 * 1024 * 1024
 _CACHE: LRU[str, bytes] = LRU(8, max_weight=_VIEW_CACHE_BYTES, weigh=len, max_item_weight=_VIEW_CACHE_BYTES)
@@ -61,7 +68,8 @@ def _decode(data: bytes) -> str:
 def html_text(source: ContentSource, cache_key: str | None = None,
               timeout: float = limits.PATTERN_TIMEOUT) -> bytes:
     """The text view of an HTML content as UTF-8 bytes: ``inscriptis.get_text`` of its text (invalid UTF-8 read as
-    U+FFFD), rendered in a worker process killed after ``timeout`` seconds (wall clock;
+    U+FFFD), rendered in a worker process killed after ``timeout`` seconds plus :data:`VIEW_SECONDS_PER_MIB` a MiB
+    of the page (wall clock;
     :mod:`scratchfs.engine.structure.html_worker`). Raises InvalidArgument for a document over
     :data:`MAX_HTML_BYTES` or a worker that died, StructureTimeout past ``timeout``, RecursionError for a page
     nested deeper than Python's recursion limit."""
@@ -69,8 +77,10 @@ def html_text(source: ContentSource, cache_key: str | None = None,
     found = None if key is None else _CACHE.get(key)
     if found is not None:
         return found
-    deadline = time.monotonic() + timeout
-    text = _decode(read_whole(source, MAX_HTML_BYTES, "the HTML text view"))
+    start = time.monotonic()
+    data = read_whole(source, MAX_HTML_BYTES, "the HTML text view")
+    deadline = start + timeout + VIEW_SECONDS_PER_MIB * len(data) / (1024 * 1024)
+    text = _decode(data)
     view = _in_worker("view", (text,), deadline, "the HTML text view", "a range, lines or pattern read of the page")
     if key is not None:
         _CACHE.put(key, view)
