@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import sqlite3
+from array import array
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scratchfs import MAX_READ_BYTES, InvalidArgument, NotFound
+from scratchfs import MAX_READ_BYTES, CorruptBlob, InvalidArgument, NotFound, ScratchStore
 
 from .reference import find_loop, line_of, windows
 
@@ -202,3 +205,55 @@ def test_a_match_longer_than_the_read_cap_is_shown_cut_and_passed(scope):
     second = scope.read_handle(handle, first.next_offset, pattern=r"^x+$")
     assert [h.offset for w in second.windows for h in w.matches] == [100_005]
     assert second.next_offset is None
+
+
+@pytest.fixture(scope="module")
+def two_layouts(tmp_path_factory):
+    """The same 40,000 bytes (4 KiB frames) in a blob file and as a segment entry: the two sources a range read
+    opens (:class:`~scratchfs.engine.blob_file.LocalSource`, :class:`~scratchfs.engine.segments.SegmentSource`)."""
+    data = bytes(range(256)) * 150 + b"line\n" * 320
+    opened = []
+    for segment_bytes in (0, 65536):
+        store = ScratchStore(tmp_path_factory.mktemp("layout"), frame_bytes=4096, segment_entry_bytes=segment_bytes)
+        scope = store.scope("r", "a")
+        opened.append((store, scope, scope.spill(data, source_tool="t").handle))
+    yield data, opened
+    for store, _, _ in opened:
+        store.close()
+
+
+@given(ranges=st.lists(st.tuples(st.integers(0, 40_000), st.integers(1, 13_000)), min_size=1, max_size=8),
+       edges=st.lists(st.tuples(st.integers(1, 9), st.integers(-5, 5), st.integers(1, 9)), max_size=4))
+def test_range_reads_of_both_layouts_equal_the_slice(two_layouts, ranges, edges):
+    # offsets anywhere, and around frame boundaries (k * 4096 + d), lengths inside one frame or across several
+    data, opened = two_layouts
+    ranges = ranges + [(k * 4096 + d, n * 1000) for k, d, n in edges]
+    for _, scope, handle in opened:
+        for offset, length in ranges:
+            got = scope.read_range(handle, offset, length)
+            want = data[offset : offset + length]
+            assert (got.offset, got.data, got.size) == (offset, want, len(data))
+            assert got.next_offset == (offset + len(want) if offset + len(want) < len(data) else None)
+
+
+def test_a_range_read_checks_the_rows_line_counts_against_the_blob(tmp_path):
+    # the range read builds no line table, but a row whose per-frame line counts do not match the blob's frames is
+    # still refused as a damaged entry, as a line read refuses it
+    with ScratchStore(tmp_path, frame_bytes=4096, segment_entry_bytes=0) as store:
+        scope = store.scope("r", "a")
+        data = b"0123456789\n" * 2000  # 22,000 bytes: 6 frames
+        handle = scope.spill(data, source_tool="t").handle
+        assert scope.read_range(handle, 4090, 12).data == data[4090:4102] == b"9\n0123456789"  # across frames
+        conn = sqlite3.connect(tmp_path / "index.sqlite")
+        with conn:
+            (counts,) = conn.execute("SELECT frame_newlines FROM entries WHERE key = ?", (handle,)).fetchone()
+            assert len(counts) == 6 * array("I").itemsize
+            conn.execute("UPDATE entries SET frame_newlines = ? WHERE key = ?", (counts[:-4], handle))
+        conn.close()
+        for read in (lambda: scope.read_range(handle, 0, 10), lambda: scope.read_handle(handle, line=1, lines=2)):
+            with pytest.raises(CorruptBlob, match=f"{handle}: the index's line counts do not match"):
+                read()
+        other = scope.spill(b"abc", source_tool="t").handle  # a good row: the offset checks are unchanged
+        assert (scope.read_range(other, 3, 5).data, scope.read_range(other, 3, 5).next_offset) == (b"", None)
+        with pytest.raises(InvalidArgument, match="offset 4 is past the end"):
+            scope.read_range(other, 4, 1)

@@ -149,14 +149,9 @@ class Scope:
     def _range(self, kind: str, key: str, offset: object, length: object) -> Slice:
         offset = checks.check_int(offset, "offset", 0)
         length = min(checks.check_int(DEFAULT_READ_BYTES if length is None else length, "length", 1), MAX_READ_BYTES)
-        with self._entries.open(self.run_id, self.agent_id, kind, key) as opened:
-            size, binary = opened.entry.size, opened.entry.content_type == "binary"
-            if offset > size:
-                raise InvalidArgument(f"offset {offset} is past the end of {key} ({size} bytes)")
-            with reading(key):
-                data = opened.reader.read(offset, length)
-        end = offset + len(data)
-        return Slice(key, offset, data, size, end if end < size else None, length, kind, binary)
+        entry, data = self._entries.read_range(self.run_id, self.agent_id, kind, key, offset, length)
+        size, end = entry.size, offset + len(data)
+        return Slice(key, offset, data, size, end if end < size else None, length, kind, entry.content_type == "binary")
 
     def read_lines(self, handle: str, line: int | None = None, lines: int | None = None, *, offset: int | None = None,
                    cap: int = MAX_READ_BYTES) -> LineSlice:

@@ -356,12 +356,12 @@ class Blobs:
 
     def open_source_part(self, parts: tuple[str, ...], blob: str) -> LocalSource | SegmentSource:
         """As :meth:`open_source`, for the blob (token or location) ``blob`` in the directory ``parts``."""
-        fd = self.open_part(parts, _file_name(blob))
+        name = _file_name(blob)
+        fd, st = self._dirs.open_file_stat(parts, name, os.O_RDONLY, f"{'/'.join(parts)}/{name}", CorruptBlob)
         try:
             if not segments.is_location(blob):
-                return LocalSource(fd)
+                return LocalSource(fd, st)
             where = segments.parse_location(blob)
-            st = os.fstat(fd)
             if st.st_size < where.offset + where.length:
                 raise CorruptBlob(f"{'/'.join(parts)}/{where.name} holds {st.st_size} bytes, too few for the blob at "
                                   f"byte {where.offset} ({where.length} bytes): the segment was cut short")

@@ -32,6 +32,7 @@ __all__ = [
     "is_at",
     "open_dir",
     "open_file",
+    "open_file_stat",
     "remove_tree_at",
     "storage_error",
     "unexpected",
@@ -157,6 +158,13 @@ def open_file(dir_fd: int, name: str, flags: int, where: str, error: type[Scratc
         FileNotFoundError: it does not exist (and no ``O_CREAT``).
         StorageError: the file system failed; or ``error`` for something that is not a regular file.
     """
+    return open_file_stat(dir_fd, name, flags, where, error, mode)[0]
+
+
+def open_file_stat(dir_fd: int, name: str, flags: int, where: str, error: type[ScratchError] = StorageError,
+                   mode: int = 0o600) -> tuple[int, os.stat_result]:
+    """As :func:`open_file`, with the ``fstat`` of the file opened (taken by the check anyway: a reader needs no
+    second one). Raises as :func:`open_file`."""
     try:
         fd = os.open(name, flags | FILE_FLAGS, mode, dir_fd=dir_fd)
     except FileNotFoundError:
@@ -167,15 +175,15 @@ def open_file(dir_fd: int, name: str, flags: int, where: str, error: type[Scratc
             raise unexpected(dir_fd, name, where, "a regular file", error) from exc
         raise storage_error(exc, f"cannot open {where}") from exc
     try:
-        mode_found = os.fstat(fd).st_mode
+        found = os.fstat(fd)
     except OSError as exc:
         os.close(fd)
         raise storage_error(exc, f"cannot open {where}") from exc
-    if not stat.S_ISREG(mode_found):
+    if not stat.S_ISREG(found.st_mode):
         os.close(fd)
-        raise error(f"{where} is {_kind(mode_found)}, not a regular file; scratchfs never follows links or opens "
+        raise error(f"{where} is {_kind(found.st_mode)}, not a regular file; scratchfs never follows links or opens "
                     "other kinds of files inside its root")
-    return fd
+    return fd, found
 
 
 def remove_tree_at(parent: int, name: str, depth: int = 0) -> None:
@@ -238,6 +246,11 @@ class DirCache:
                   error: type[ScratchError] = StorageError) -> int:
         """As :func:`open_file` of ``name`` in the directory ``walk(root, parts)``. Raises as :func:`walk` and
         :func:`open_file`."""
+        return self.open_file_stat(parts, name, flags, where, error)[0]
+
+    def open_file_stat(self, parts: tuple[str, ...], name: str, flags: int, where: str,
+                       error: type[ScratchError] = StorageError) -> tuple[int, os.stat_result]:
+        """As :meth:`open_file`, with the file's ``fstat`` (:func:`open_file_stat`)."""
         kept = self._dirs.get(parts)
         if kept is not None:
             same = is_at(self._root, kept[1], kept[2])
@@ -245,14 +258,14 @@ class DirCache:
                 if self._dirs.get(parts) is kept:
                     if same:
                         try:
-                            return open_file(kept[0], name, flags, where, error)
+                            return open_file_stat(kept[0], name, flags, where, error)
                         except FileNotFoundError:
                             pass  # a removed directory whose inode a new one took: walk to the new one
                     del self._dirs[parts]
                     os.close(kept[0])
         dir_fd = walk(self._root, parts)
         try:
-            fd = open_file(dir_fd, name, flags, where, error)
+            opened = open_file_stat(dir_fd, name, flags, where, error)
             ident = identity(dir_fd)
         except BaseException:
             os.close(dir_fd)
@@ -264,7 +277,7 @@ class DirCache:
                 os.close(dir_fd)
             else:
                 self._dirs[parts] = (dir_fd, "/".join(parts), ident)
-        return fd
+        return opened
 
     def _close_all(self) -> None:
         dirs, self._dirs = self._dirs, {}

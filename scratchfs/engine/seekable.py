@@ -427,6 +427,9 @@ class SeekableReader:
             return b""
         first = table.frame_at(offset)
         last = table.frame_at(end - 1)
+        if first == last:  # most reads: one frame, sliced once
+            frame_start = table.d_offsets[first]
+            return self.decode(first, self.raw_frames(first, first))[offset - frame_start : end - frame_start]
         raw = memoryview(self.raw_frames(first, last))
         base = table.c_offsets[first]
         parts = []

@@ -26,12 +26,14 @@ class RangeSource(Protocol):
 
 class FileRange:
     """A :class:`RangeSource` over an open file descriptor (stateless ``pread``, so threads may share it); ``size``
-    and ``identity`` (``(st_dev, st_ino, st_size, st_mtime_ns)``) come from one ``fstat``. The caller closes ``fd``."""
+    and ``identity`` (``(st_dev, st_ino, st_size, st_mtime_ns)``) come from one ``fstat`` -- ``st``, when the caller
+    has just taken it on this very descriptor. The caller closes ``fd``."""
 
     __slots__ = ("fd", "identity", "size")
 
-    def __init__(self, fd: int) -> None:
-        st = os.fstat(fd)
+    def __init__(self, fd: int, st: os.stat_result | None = None) -> None:
+        if st is None:
+            st = os.fstat(fd)
         self.fd = fd
         self.size = st.st_size
         self.identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
