@@ -265,8 +265,8 @@ class DirCache:
                     os.close(kept[0])
         dir_fd = walk(self._root, parts)
         try:
+            ident = identity(dir_fd)  # before the file is opened: a failure here leaves no file descriptor open
             opened = open_file_stat(dir_fd, name, flags, where, error)
-            ident = identity(dir_fd)
         except BaseException:
             os.close(dir_fd)
             raise
