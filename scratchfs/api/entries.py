@@ -23,10 +23,11 @@ from __future__ import annotations
 import datetime as _dt
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import NamedTuple, TypeVar
 
+from scratchfs.api import shape as shapes
 from scratchfs.api.settings import Settings
 from scratchfs.api.shape import SAMPLE_BYTES, Shape, describe
 from scratchfs.api.stub import Stub, build_stub, make_preview
@@ -36,6 +37,7 @@ from scratchfs.engine.lines import LineTable
 from scratchfs.engine.protocols import BlobInfo, BlobSource, BlobStore, Entry, IndexBackend
 from scratchfs.engine.seekable import FormatError, SeekableReader, SeekTableCache
 from scratchfs.engine.structure.paging import ContentSource, ReaderSource
+from scratchfs.engine.structure.toplevel import TopLevelFeed
 from scratchfs.foundation import checks, forks
 from scratchfs.foundation.errors import (
     CorruptBlob,
@@ -90,11 +92,14 @@ class OpenEntry:
 
 class _Sample:
     """Keeps the first bytes of a stream (preview and shape sample), its last bytes (the tail preview) and its last
-    byte (the line count), while the stream flows through to the blob store."""
+    byte (the line count), while the stream flows through to the blob store; and feeds ``feed`` (if any) each chunk
+    once the blob store took it, so that a large JSON document's top level is read while its frames compress (the
+    feed is dropped when the content does not start as JSON)."""
 
-    __slots__ = ("head_len", "head_limit", "head_parts", "last_byte", "tail", "tail_limit")
+    __slots__ = ("feed", "head_len", "head_limit", "head_parts", "last_byte", "tail", "tail_limit")
 
-    def __init__(self, head_limit: int, tail_limit: int) -> None:
+    def __init__(self, head_limit: int, tail_limit: int, feed: TopLevelFeed | None = None) -> None:
+        self.feed = feed
         self.head_limit = head_limit
         self.tail_limit = tail_limit
         self.head_parts: list[bytes] = []
@@ -109,6 +114,7 @@ class _Sample:
         return self.head_parts[0] if self.head_parts else b""
 
     def watch(self, chunks: Iterable) -> Iterator:
+        checked = False  # whether the head was seen to start as JSON (before the feed starts to scan)
         for chunk in chunks:
             size = len(chunk)
             if size:
@@ -123,6 +129,15 @@ class _Sample:
                         self.tail = (self.tail + bytes(chunk))[-self.tail_limit :]
                 self.last_byte = chunk[-1]
             yield chunk
+            if self.feed is not None and size:
+                if not checked and self.head_len >= _JSON_START_BYTES:
+                    checked = True
+                    if not _json_start(self.head):
+                        self.feed = None
+                        continue
+                self.feed.feed(chunk)
+        if self.feed is not None:
+            self.feed.close()
 
 
 class Entries:
@@ -250,15 +265,19 @@ class Entries:
     def _sample(self, kind: str, mode: str) -> _Sample:
         preview = self.settings.preview_bytes
         head = max(SAMPLE_BYTES, preview + 4) if self.settings.detect_shape else preview + 4
-        return _Sample(head, preview if kind == "handle" and mode == "head+tail" else 0)
+        stream = shapes.STREAM_BYTES, shapes.STREAM_SECONDS  # (read now: tests change them)
+        feed = TopLevelFeed(*stream, head) if self.settings.detect_shape else None
+        return _Sample(head, preview if kind == "handle" and mode == "head+tail" else 0, feed)
 
     def _describe(self, run_id: str, agent_id: str, kind: str, key: str, token: str, info: BlobInfo,
                   sample: _Sample, tool: str | None, ttl: float, mode: str, now: float) -> tuple[Entry, Stub | None]:
         """The entry's row (created at ``now``, epoch seconds) and, for a spill, its stub (:func:`describe_content`
         gives the line count, content type, shape and list preview)."""
         settings = self.settings
+        feed = sample.feed  # the document read as it was written, else the blob read back
         found = describe_content(settings, sample.head, info.size, info.frame_newlines, sample.last_byte,
-                                 lambda: self._whole(run_id, agent_id, token, info.size))
+                                 (lambda: nullcontext(feed)) if feed is not None and feed.started and feed.size ==
+                                 info.size else lambda: self._whole(run_id, agent_id, token, info.size))
         stub = None if kind != "handle" else build_stub(
             key, sample.head, sample.tail, info.size, found.lines, found.content_type, found.shape, tool,
             settings.preview_bytes, mode)
@@ -442,9 +461,15 @@ def describe_content(settings: Settings, head: bytes, size: int, frame_newlines:
     return Description(lines, content_type, shape, preview)
 
 
+_JSON_START_BYTES = 64  # a content whose first bytes, past a BOM and white space, start with "{" or "[" is JSON
+
+
+def _json_start(head: bytes) -> bool:
+    return head[:_JSON_START_BYTES].lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"[")
+
+
 def _shape(head: bytes, size: int, lines: int, whole: Callable[[], AbstractContextManager[ContentSource]]) -> Shape:
-    start = head[:64].lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
-    if len(head) >= size or start not in (b"{", b"["):
+    if len(head) >= size or not _json_start(head):
         return describe(head, size, lines)
     try:
         with whole() as source:
