@@ -447,8 +447,9 @@ def describe_content(settings: Settings, head: bytes, size: int, frame_newlines:
         head: its first bytes (at least ``SAMPLE_BYTES`` when shape detection is on, the whole content if shorter).
         frame_newlines: the ``\\n`` count of each frame (``array('I')`` bytes). last_byte: its last byte, or None.
         whole: opens the whole content as a content source (a context manager), called only for a JSON document
-            larger than ``head``, whose top level is then described whole, streamed; any failure to read it
-            (OSError, FormatError, ScratchError) leaves the shape of ``head``.
+            larger than ``head``, whose top level is then described whole, streamed (or gives a closed
+            :class:`~scratchfs.engine.structure.toplevel.TopLevelFeed` that read it while it was written); any
+            failure to read it (OSError, FormatError, ScratchError) leaves the shape of ``head``.
 
     Never raises for the blob.
     """
