@@ -92,14 +92,15 @@ class OpenEntry:
 
 class _Sample:
     """Keeps the first bytes of a stream (preview and shape sample), its last bytes (the tail preview) and its last
-    byte (the line count), while the stream flows through to the blob store; and feeds ``feed`` (if any) each chunk
-    once the blob store took it, so that a large JSON document's top level is read while its frames compress (the
-    feed is dropped when the content does not start as JSON)."""
+    byte (the line count), while the stream flows through to the blob store. With ``stream`` (the bounds of
+    :class:`TopLevelFeed`), a content longer than the head that starts as JSON gets a ``feed``, given the head and
+    then each chunk once the blob store took it, so that its top level is read while its frames compress."""
 
-    __slots__ = ("feed", "head_len", "head_limit", "head_parts", "last_byte", "tail", "tail_limit")
+    __slots__ = ("feed", "head_len", "head_limit", "head_parts", "last_byte", "stream", "tail", "tail_limit")
 
-    def __init__(self, head_limit: int, tail_limit: int, feed: TopLevelFeed | None = None) -> None:
-        self.feed = feed
+    def __init__(self, head_limit: int, tail_limit: int, stream: tuple[int, float] | None = None) -> None:
+        self.stream = stream
+        self.feed: TopLevelFeed | None = None
         self.head_limit = head_limit
         self.tail_limit = tail_limit
         self.head_parts: list[bytes] = []
@@ -114,7 +115,7 @@ class _Sample:
         return self.head_parts[0] if self.head_parts else b""
 
     def watch(self, chunks: Iterable) -> Iterator:
-        checked = False  # whether the head was seen to start as JSON (before the feed starts to scan)
+        seen = 0
         for chunk in chunks:
             size = len(chunk)
             if size:
@@ -129,13 +130,15 @@ class _Sample:
                         self.tail = (self.tail + bytes(chunk))[-self.tail_limit :]
                 self.last_byte = chunk[-1]
             yield chunk
-            if self.feed is not None and size:
-                if not checked and self.head_len >= _JSON_START_BYTES:
-                    checked = True
-                    if not _json_start(self.head):
-                        self.feed = None
-                        continue
+            seen += size
+            if self.feed is not None:
                 self.feed.feed(chunk)
+            elif self.stream is not None and seen > self.head_limit:  # longer than the head: JSON is streamed
+                if _json_start(self.head):
+                    self.feed = TopLevelFeed(*self.stream)
+                    self.feed.feed(self.head)
+                    self.feed.feed(memoryview(chunk)[size - (seen - self.head_limit) :])
+                self.stream = None
         if self.feed is not None:
             self.feed.close()
 
@@ -265,9 +268,8 @@ class Entries:
     def _sample(self, kind: str, mode: str) -> _Sample:
         preview = self.settings.preview_bytes
         head = max(SAMPLE_BYTES, preview + 4) if self.settings.detect_shape else preview + 4
-        stream = shapes.STREAM_BYTES, shapes.STREAM_SECONDS  # (read now: tests change them)
-        feed = TopLevelFeed(*stream, head) if self.settings.detect_shape else None
-        return _Sample(head, preview if kind == "handle" and mode == "head+tail" else 0, feed)
+        stream = (shapes.STREAM_BYTES, shapes.STREAM_SECONDS) if self.settings.detect_shape else None  # (read now)
+        return _Sample(head, preview if kind == "handle" and mode == "head+tail" else 0, stream)
 
     def _describe(self, run_id: str, agent_id: str, kind: str, key: str, token: str, info: BlobInfo,
                   sample: _Sample, tool: str | None, ttl: float, mode: str, now: float) -> tuple[Entry, Stub | None]:
@@ -276,8 +278,8 @@ class Entries:
         settings = self.settings
         feed = sample.feed  # the document read as it was written, else the blob read back
         found = describe_content(settings, sample.head, info.size, info.frame_newlines, sample.last_byte,
-                                 (lambda: nullcontext(feed)) if feed is not None and feed.started and feed.size ==
-                                 info.size else lambda: self._whole(run_id, agent_id, token, info.size))
+                                 (lambda: nullcontext(feed)) if feed is not None and feed.size == info.size
+                                 else lambda: self._whole(run_id, agent_id, token, info.size))
         stub = None if kind != "handle" else build_stub(
             key, sample.head, sample.tail, info.size, found.lines, found.content_type, found.shape, tool,
             settings.preview_bytes, mode)

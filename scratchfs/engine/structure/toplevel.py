@@ -347,15 +347,17 @@ class TopLevelFeed:
         return self._started
 
     def feed(self, chunk: bytes | bytearray | memoryview) -> None:
-        """The content's next bytes (a ``bytes`` chunk is borrowed, others copied as far as they are kept)."""
+        """The content's next bytes (``bytes``, or a memoryview of ``bytes``, is borrowed; others are copied as far
+        as they are kept)."""
         view = memoryview(chunk).cast("B")
+        borrowed = isinstance(chunk, bytes) or isinstance(view.obj, bytes)
         self.size += len(view)
         if self._done:
             return
         room = self._text.max_bytes + 1 - self._text.read_bytes - self._pending_bytes  # one more tells "more follow"
         if room > 0 and len(view):
             kept = view[:room]
-            self._pending.append(kept if isinstance(chunk, bytes) else memoryview(bytes(kept)))
+            self._pending.append(kept if borrowed else memoryview(bytes(kept)))
             self._pending_bytes += len(kept)
         if (self._pending_bytes > self._want) if self._scan is not None else self.size > self._start_after:
             self._run()
