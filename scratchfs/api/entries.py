@@ -24,10 +24,11 @@ import datetime as _dt
 import threading
 from array import array
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import NamedTuple, TypeVar
 
+from scratchfs.api import shape as shapes
 from scratchfs.api.settings import Settings
 from scratchfs.api.shape import SAMPLE_BYTES, Shape, describe
 from scratchfs.api.stub import Stub, build_stub, make_preview
@@ -37,6 +38,7 @@ from scratchfs.engine.lines import LineTable
 from scratchfs.engine.protocols import BlobInfo, BlobSource, BlobStore, Entry, IndexBackend
 from scratchfs.engine.seekable import FormatError, SeekableReader, SeekTableCache
 from scratchfs.engine.structure.paging import ContentSource, ReaderSource
+from scratchfs.engine.structure.toplevel import TopLevelFeed
 from scratchfs.foundation import checks, forks
 from scratchfs.foundation.errors import (
     CorruptBlob,
@@ -108,11 +110,15 @@ class OpenEntry:
 
 class _Sample:
     """Keeps the first bytes of a stream (preview and shape sample), its last bytes (the tail preview) and its last
-    byte (the line count), while the stream flows through to the blob store."""
+    byte (the line count), while the stream flows through to the blob store. With ``stream`` (the bounds of
+    :class:`TopLevelFeed`), a content longer than the head that starts as JSON gets a ``feed``, given the head and
+    then each chunk once the blob store took it, so that its top level is read while its frames compress."""
 
-    __slots__ = ("head_len", "head_limit", "head_parts", "last_byte", "tail", "tail_limit")
+    __slots__ = ("feed", "head_len", "head_limit", "head_parts", "last_byte", "stream", "tail", "tail_limit")
 
-    def __init__(self, head_limit: int, tail_limit: int) -> None:
+    def __init__(self, head_limit: int, tail_limit: int, stream: tuple[int, float] | None = None) -> None:
+        self.stream = stream
+        self.feed: TopLevelFeed | None = None
         self.head_limit = head_limit
         self.tail_limit = tail_limit
         self.head_parts: list[bytes] = []
@@ -127,6 +133,7 @@ class _Sample:
         return self.head_parts[0] if self.head_parts else b""
 
     def watch(self, chunks: Iterable) -> Iterator:
+        seen = 0
         for chunk in chunks:
             size = len(chunk)
             if size:
@@ -141,6 +148,17 @@ class _Sample:
                         self.tail = (self.tail + bytes(chunk))[-self.tail_limit :]
                 self.last_byte = chunk[-1]
             yield chunk
+            seen += size
+            if self.feed is not None:
+                self.feed.feed(chunk)
+            elif self.stream is not None and seen > self.head_limit:  # longer than the head: JSON is streamed
+                if _json_start(self.head):
+                    self.feed = TopLevelFeed(*self.stream)
+                    self.feed.feed(self.head)
+                    self.feed.feed(memoryview(chunk)[size - (seen - self.head_limit) :])
+                self.stream = None
+        if self.feed is not None:
+            self.feed.close()
 
 
 class Entries:
@@ -268,15 +286,18 @@ class Entries:
     def _sample(self, kind: str, mode: str) -> _Sample:
         preview = self.settings.preview_bytes
         head = max(SAMPLE_BYTES, preview + 4) if self.settings.detect_shape else preview + 4
-        return _Sample(head, preview if kind == "handle" and mode == "head+tail" else 0)
+        stream = (shapes.STREAM_BYTES, shapes.STREAM_SECONDS) if self.settings.detect_shape else None  # (read now)
+        return _Sample(head, preview if kind == "handle" and mode == "head+tail" else 0, stream)
 
     def _describe(self, run_id: str, agent_id: str, kind: str, key: str, token: str, info: BlobInfo,
                   sample: _Sample, tool: str | None, ttl: float, mode: str, now: float) -> tuple[Entry, Stub | None]:
         """The entry's row (created at ``now``, epoch seconds) and, for a spill, its stub (:func:`describe_content`
         gives the line count, content type, shape and list preview)."""
         settings = self.settings
+        feed = sample.feed  # the document read as it was written, else the blob read back
         found = describe_content(settings, sample.head, info.size, info.frame_newlines, sample.last_byte,
-                                 lambda: self._whole(run_id, agent_id, token, info.size))
+                                 (lambda: nullcontext(feed)) if feed is not None and feed.size == info.size
+                                 else lambda: self._whole(run_id, agent_id, token, info.size))
         stub = None if kind != "handle" else build_stub(
             key, sample.head, sample.tail, info.size, found.lines, found.content_type, found.shape, tool,
             settings.preview_bytes, mode)
@@ -475,8 +496,9 @@ def describe_content(settings: Settings, head: bytes, size: int, frame_newlines:
         head: its first bytes (at least ``SAMPLE_BYTES`` when shape detection is on, the whole content if shorter).
         frame_newlines: the ``\\n`` count of each frame (``array('I')`` bytes). last_byte: its last byte, or None.
         whole: opens the whole content as a content source (a context manager), called only for a JSON document
-            larger than ``head``, whose top level is then described whole, streamed; any failure to read it
-            (OSError, FormatError, ScratchError) leaves the shape of ``head``.
+            larger than ``head``, whose top level is then described whole, streamed (or gives a closed
+            :class:`~scratchfs.engine.structure.toplevel.TopLevelFeed` that read it while it was written); any
+            failure to read it (OSError, FormatError, ScratchError) leaves the shape of ``head``.
 
     Never raises for the blob.
     """
@@ -489,9 +511,15 @@ def describe_content(settings: Settings, head: bytes, size: int, frame_newlines:
     return Description(lines, content_type, shape, preview)
 
 
+_JSON_START_BYTES = 64  # a content whose first bytes, past a BOM and white space, start with "{" or "[" is JSON
+
+
+def _json_start(head: bytes) -> bool:
+    return head[:_JSON_START_BYTES].lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"[")
+
+
 def _shape(head: bytes, size: int, lines: int, whole: Callable[[], AbstractContextManager[ContentSource]]) -> Shape:
-    start = head[:64].lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
-    if len(head) >= size or start not in (b"{", b"["):
+    if len(head) >= size or not _json_start(head):
         return describe(head, size, lines)
     try:
         with whole() as source:

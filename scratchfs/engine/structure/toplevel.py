@@ -15,12 +15,13 @@ import codecs
 import json
 import re
 import time
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import Any
 
 from scratchfs.engine.structure.paging import CHUNK_BYTES, ContentSource
 
-__all__ = ["MAX_BUFFER_CHARS", "TopEntry", "TopLevel", "top_level"]
+__all__ = ["MAX_BUFFER_CHARS", "TopEntry", "TopLevel", "TopLevelFeed", "top_level"]
 
 MAX_BUFFER_CHARS = 32 * 1024 * 1024
 """Most characters of text the scanner holds (a single second-level value larger than this ends the scan)."""
@@ -59,25 +60,39 @@ class _Stop(Exception):
     """The scan stops here: the bounds, a value too large for the buffer, or a malformed document."""
 
 
-class _Text:
-    """The document's text from a content source, decoded incrementally, consumed from the front."""
+_MORE = object()  # what the ``_now`` methods return when the buffer must be refilled first
 
-    def __init__(self, source: ContentSource, max_bytes: int, deadline: float) -> None:
-        self.source, self.max_bytes, self.deadline = source, min(max_bytes, source.size), deadline
+
+class _Text:
+    """The document's text, decoded incrementally, consumed from the front. Its bytes come from whoever drives the
+    scan: :meth:`fill` yields how many bytes it wants and is sent them (the driver sends exactly that many, fewer
+    only at the content's end). ``size`` is ``None`` while a fed content's end is unknown (more bytes follow)."""
+
+    def __init__(self, size: int | None, max_bytes: int, deadline: float) -> None:
+        self.size, self.max_bytes, self.deadline = size, max_bytes, deadline
+        if size is not None:
+            self.max_bytes = min(max_bytes, size)
         self.read_bytes = 0
         self.text = ""
         self.pos = 0
         self.decoder = codecs.getincrementaldecoder("utf-8")()
+        self.stop: _Stop | None = None  # where a refill ahead of need stopped: raised at the next real need
 
     @property
     def at_end(self) -> bool:
-        return self.read_bytes >= self.source.size
+        return self.size is not None and self.read_bytes >= self.size
 
-    def fill(self) -> None:
+    def ends_at(self, size: int) -> None:
+        """The content is ``size`` bytes long (told before its last bytes are sent)."""
+        self.size, self.max_bytes = size, min(self.max_bytes, size)
+
+    def fill(self) -> Generator[int, bytes, None]:
         """Append the next chunk. Raises _Stop at the bounds."""
+        if self.stop is not None:
+            raise self.stop
         if self.read_bytes >= self.max_bytes or time.monotonic() > self.deadline:
             raise _Stop("bound")
-        data = self.source.read(self.read_bytes, min(CHUNK_BYTES * 4, self.max_bytes - self.read_bytes))
+        data = yield min(CHUNK_BYTES * 4, self.max_bytes - self.read_bytes)
         if not data:
             raise _Stop("end")
         self.read_bytes += len(data)
@@ -90,7 +105,15 @@ class _Text:
         except UnicodeDecodeError:
             raise _Stop("not UTF-8") from None
 
-    def peek(self) -> str:
+    def fill_ahead(self) -> Generator[int, bytes, None]:
+        """:meth:`fill` before the text is needed: where it stops, the text there is still read, and the next
+        :meth:`fill` raises that stop -- so a scan stops just where filling only on need would have stopped."""
+        try:
+            yield from self.fill()
+        except _Stop as stop:
+            self.stop = stop
+
+    def peek(self) -> Generator[int, bytes, str]:
         """The next character that is not white space ('' at the end of the document)."""
         while True:
             self.pos = _WS.match(self.text, self.pos).end()
@@ -98,26 +121,42 @@ class _Text:
                 return self.text[self.pos]
             if self.at_end:
                 return ""
-            self.fill()
+            yield from self.fill()
 
-    def expect(self, char: str) -> None:
-        if self.peek() != char:
-            raise _Stop(f"expected {char!r}")
-        self.pos += 1
+    def peek_now(self) -> str | None:
+        """:meth:`peek` without refilling: ``None`` when the buffer must be refilled first."""
+        self.pos = _WS.match(self.text, self.pos).end()
+        if self.pos < len(self.text):
+            return self.text[self.pos]
+        return "" if self.at_end else None
 
-    def value(self) -> Any:
+    def value_now(self) -> Any:
+        """:meth:`value` without refilling: ``_MORE`` when the buffer must be refilled first (or the value is
+        malformed: :meth:`value` then tells)."""
+        if self.peek_now() is None:
+            return _MORE
+        try:
+            value, end = _DECODER.raw_decode(self.text, self.pos)
+        except ValueError:
+            return _MORE
+        if end == len(self.text) and not self.at_end:
+            return _MORE
+        self.pos = end
+        return value
+
+    def value(self) -> Generator[int, bytes, Any]:
         """Decode the next value whole (refilling until it is complete)."""
-        self.peek()
+        yield from self.peek()
         while True:
             try:
                 value, end = _DECODER.raw_decode(self.text, self.pos)
             except ValueError:
                 if self.at_end:
                     raise _Stop("malformed") from None
-                self.fill()
+                yield from self.fill()
                 continue
             if end == len(self.text) and not self.at_end:
-                self.fill()  # a number may go on in the next chunk
+                yield from self.fill()  # a number may go on in the next chunk
                 continue
             self.pos = end
             return value
@@ -135,86 +174,116 @@ def _kind(value: Any) -> str:
     return {str: "str", int: "int", float: "float"}.get(type(value), "null")
 
 
-def _children(text: _Text, entry: TopEntry, max_names: int) -> None:
+_DONE, _SHORT, _NEED = "done", "short", "need"  # how _walk left a container: closed, refill ahead, refill
+
+
+def _children(text: _Text, entry: TopEntry, max_names: int) -> Generator[int, bytes, None]:
     """Walk the container that starts at the cursor, counting its children (each decoded whole by ``raw_decode``).
 
-    The inner loop works on local variables and commits ``text.pos`` after each child and its separator; when the
-    buffer runs out (``IndexError``, or ``ValueError`` from a value cut by the buffer's end) it is refilled and the
-    child read again from its start."""
-    is_object = text.peek() == "{"
-    closing = "}" if is_object else "]"
+    :func:`_walk` reads children as far as the buffer goes; when the buffer runs out (``IndexError``, or
+    ``ValueError`` from a value cut by the buffer's end) it is refilled and the child read again from its start --
+    which happens about once, not at every refill: when fewer characters are left than the last child took, the
+    buffer is refilled first (:meth:`_Text.fill_ahead`)."""
+    first = text.peek_now()
+    is_object = (first if first is not None else (yield from text.peek())) == "{"
     text.pos += 1
-    if text.peek() == closing:
+    first = text.peek_now()
+    if (first if first is not None else (yield from text.peek())) == ("}" if is_object else "]"):
         text.pos += 1
         return
+    yield from _rest(text, entry, is_object, max_names, *_walk(text, entry, is_object, max_names, 0))
+
+
+def _rest(text: _Text, entry: TopEntry, is_object: bool, max_names: int, state: str, room: int
+          ) -> Generator[int, bytes, None]:
+    """The rest of a container :func:`_walk` left in ``state``, refilling as it says."""
+    while state is not _DONE:
+        if state is _SHORT:
+            yield from text.fill_ahead()
+        elif text.at_end:
+            raise _Stop("malformed")
+        else:
+            yield from text.fill()
+        state, room = _walk(text, entry, is_object, max_names, room)
+
+
+def _walk(text: _Text, entry: TopEntry, is_object: bool, max_names: int, room: int) -> tuple[str, int]:
+    """Read the children of an open container from the cursor as far as the buffer goes, on local variables,
+    committing ``text.pos`` after each child and its separator; return how it stopped and the last child's length
+    in characters (``room``: fewer left than that, and more to come, is ``_SHORT``)."""
+    t, pos = text.text, text.pos
+    n = len(t)
+    ahead = text.stop is None and not text.at_end
     decode = _DECODER.raw_decode
     names = entry.names
-    while True:
-        t, pos = text.text, text.pos
-        n = len(t)
-        try:
-            while True:
-                while t[pos] in " \t\r\n":
-                    pos += 1
-                if is_object:
-                    key, pos = decode(t, pos)
-                    while t[pos] in " \t\r\n":
-                        pos += 1
-                    if t[pos] != ":":
-                        raise _Stop("malformed")
-                    pos += 1
-                    while t[pos] in " \t\r\n":
-                        pos += 1
-                child, pos = decode(t, pos)
-                if pos >= n:
-                    raise IndexError  # a number may go on in the next chunk
-                while t[pos] in " \t\r\n":
-                    pos += 1
-                following = t[pos]
+    closing = "}" if is_object else "]"
+    try:
+        while True:
+            while t[pos] in " \t\r\n":
                 pos += 1
-                entry.count += 1
-                text.pos = pos
-                if is_object:
-                    if len(names) < max_names:
-                        names.append(str(key))
-                elif entry.count == 1:
-                    entry.item_kind = _kind(child)
-                    if isinstance(child, dict):
-                        names[:] = [str(k) for k in list(child)[:max_names]]
-                if following == closing:
-                    return
-                if following != ",":
+            if ahead and n - pos <= room:
+                return _SHORT, room
+            start = pos
+            if is_object:
+                key, pos = decode(t, pos)
+                while t[pos] in " \t\r\n":
+                    pos += 1
+                if t[pos] != ":":
                     raise _Stop("malformed")
-        except (IndexError, ValueError):
-            if text.at_end:
-                raise _Stop("malformed") from None
-            text.fill()
+                pos += 1
+                while t[pos] in " \t\r\n":
+                    pos += 1
+            child, pos = decode(t, pos)
+            if pos >= n:
+                return _NEED, room  # a number may go on in the next chunk
+            while t[pos] in " \t\r\n":
+                pos += 1
+            following = t[pos]
+            pos += 1
+            entry.count += 1
+            text.pos = pos
+            room = pos - start
+            if is_object:
+                if len(names) < max_names:
+                    names.append(str(key))
+            elif entry.count == 1:
+                entry.item_kind = _kind(child)
+                if isinstance(child, dict):
+                    names[:] = [str(k) for k in list(child)[:max_names]]
+            if following == closing:
+                return _DONE, room
+            if following != ",":
+                raise _Stop("malformed")
+    except (IndexError, ValueError):
+        return _NEED, room
 
 
-def _member(text: _Text, key: str | None, max_names: int) -> TopEntry:
-    entry = TopEntry(key)
-    first = text.peek()
-    if first in "{[" and first:
-        entry.kind = "object" if first == "{" else "array"
-        _children(text, entry, max_names)
-    else:
-        value = text.value()
-        entry.kind = _kind(value)
-        entry.count = len(value.encode("utf-8")) if isinstance(value, str) else 0
-    return entry
-
-
-def top_level(source: ContentSource, max_bytes: int = 256 * 1024 * 1024, max_seconds: float = 2.0,
+def top_level(source: ContentSource | TopLevelFeed, max_bytes: int = 256 * 1024 * 1024, max_seconds: float = 2.0,
               max_entries: int = 64, max_names: int = 8) -> TopLevel | None:
     """The top level of the JSON document in ``source``, reading at most ``max_bytes`` and for about
     ``max_seconds``; past either bound (or past a second-level value larger than :data:`MAX_BUFFER_CHARS`)
     ``complete`` is False. ``None`` when the content is not a JSON object or array (or is malformed within what
     was read). Never raises for any content; errors of the source itself (``OSError``, a damaged blob) propagate.
+    ``source`` may be a closed :class:`TopLevelFeed` that read the document as it was written: its answer is
+    returned (the bounds it was made with apply, not these).
     """
-    text = _Text(source, max_bytes, time.monotonic() + max_seconds)
+    if isinstance(source, TopLevelFeed):
+        return source.result()
+    text = _Text(source.size, max_bytes, time.monotonic() + max_seconds)
+    scan = _scan(text, max_entries, max_names)
+    try:
+        want = next(scan)
+        while True:
+            want = scan.send(source.read(text.read_bytes, want))
+    except StopIteration as done:
+        return done.value
+
+
+def _scan(text: _Text, max_entries: int, max_names: int) -> Generator[int, bytes, TopLevel | None]:
+    """:func:`top_level`'s scan, asking its driver for the document's bytes (see :meth:`_Text.fill`)."""
     found: TopLevel | None = None
     try:
-        first = text.peek()
+        first = yield from text.peek()
         if first not in ("{", "["):
             return None
         found = TopLevel("object" if first == "{" else "array")
@@ -222,15 +291,15 @@ def top_level(source: ContentSource, max_bytes: int = 256 * 1024 * 1024, max_sec
             items = TopEntry(None, "array")
             found.entries.append(items)
             try:
-                _children(text, items, max_names)
+                yield from _children(text, items, max_names)
             finally:
                 found.count = items.count
         else:
             text.pos += 1
-            if text.peek() == "}":
+            if (yield from text.peek()) == "}":
                 text.pos += 1
             else:
-                _members(text, found, max_entries, max_names)
+                yield from _members(text, found, max_entries, max_names)
     except _Stop as stop:
         if found is None or str(stop) == "malformed" or text.at_end:
             return None
@@ -241,15 +310,151 @@ def top_level(source: ContentSource, max_bytes: int = 256 * 1024 * 1024, max_sec
     return found
 
 
-def _members(text: _Text, found: TopLevel, max_entries: int, max_names: int) -> None:
+class TopLevelFeed:
+    """The top level of a JSON document read while the document is written, from the bytes the writer takes.
+
+    Feed it the content's bytes in order (:meth:`feed`), then :meth:`close` it; ``top_level(feed)`` then answers
+    what :func:`top_level` answers reading the whole content with the same bounds: the scan sees the same bytes in
+    the same pieces (a piece is handed over once the bytes after it, or the content's end, are known). The time
+    bound counts only the time spent scanning, not the writer's. The scan starts once more than ``start_after``
+    bytes were fed (a shorter content is never scanned); the bytes held meanwhile are at most
+    ``max(start_after, 1 MiB) + 1`` plus the borrowed part of the last chunk; nothing is held once the scan ends.
+
+    Args:
+        max_bytes, max_seconds, max_entries, max_names: as :func:`top_level`'s.
+        start_after: bytes fed before the scan starts.
+    """
+
+    def __init__(self, max_bytes: int, max_seconds: float, start_after: int = 0, max_entries: int = 64,
+                 max_names: int = 8) -> None:
+        self.size = 0
+        """Bytes fed so far (the content's size once closed)."""
+        self._text = _Text(None, max_bytes, 0.0)
+        self._left = max_seconds  # of the time bound
+        self._start_after = start_after
+        self._limits = (max_entries, max_names)
+        self._pending: list[memoryview] = []
+        self._pending_bytes = 0
+        self._scan: Generator[int, bytes, TopLevel | None] | None = None
+        self._want = 0
+        self._started = self._done = self._closed = False
+        self._answer: TopLevel | None = None
+        self._error: BaseException | None = None
+
+    @property
+    def started(self) -> bool:
+        """Whether the scan started (more than ``start_after`` bytes were fed)."""
+        return self._started
+
+    def feed(self, chunk: bytes | bytearray | memoryview) -> None:
+        """The content's next bytes (``bytes``, or a memoryview of ``bytes``, is borrowed; others are copied as far
+        as they are kept)."""
+        view = memoryview(chunk).cast("B")
+        borrowed = isinstance(chunk, bytes) or isinstance(view.obj, bytes)
+        self.size += len(view)
+        if self._done:
+            return
+        room = self._text.max_bytes + 1 - self._text.read_bytes - self._pending_bytes  # one more tells "more follow"
+        if room > 0 and len(view):
+            kept = view[:room]
+            self._pending.append(kept if borrowed else memoryview(bytes(kept)))
+            self._pending_bytes += len(kept)
+        if (self._pending_bytes > self._want) if self._scan is not None else self.size > self._start_after:
+            self._run()
+
+    def close(self) -> None:
+        """The content ended: finish the scan."""
+        self._closed = True
+        if not self._done and self.size > self._start_after:
+            self._text.ends_at(self.size)
+            self._run()
+        self._finish()
+
+    def result(self) -> TopLevel | None:
+        """The answer (see :func:`top_level`); raises what the scan raised (a ``RecursionError`` on a document
+        nested deeper than the parser goes) and ``ValueError`` before :meth:`close`."""
+        if not self._closed:
+            raise ValueError("the feed is not closed")
+        if self._error is not None:
+            raise self._error
+        return self._answer
+
+    def _run(self) -> None:
+        deadline = time.monotonic() + self._left
+        self._text.deadline = deadline
+        try:
+            if self._scan is None:
+                self._started = True
+                self._scan = _scan(self._text, *self._limits)
+                self._want = next(self._scan)
+            while self._pending_bytes > self._want or (self._closed and self._pending_bytes):
+                self._want = self._scan.send(self._take(self._want))
+            if self._closed:  # (never: the bytes it may ask for are held) an end it did not expect
+                self._scan.send(b"")
+        except StopIteration as done:
+            self._answer = done.value
+            self._finish()
+        except Exception as exc:  # given back by result(), as top_level would have raised it
+            self._error = exc
+            self._finish()
+        self._left = deadline - time.monotonic()
+
+    def _take(self, want: int) -> bytes:
+        parts, taken = [], 0
+        while taken < want and self._pending:
+            part = self._pending[0]
+            if len(part) > want - taken:
+                part, self._pending[0] = part[: want - taken], part[want - taken :]
+            else:
+                self._pending.pop(0)
+            parts.append(part)
+            taken += len(part)
+        self._pending_bytes -= taken
+        return b"".join(parts)
+
+    def _finish(self) -> None:
+        self._done = True
+        self._pending, self._pending_bytes, self._scan = [], 0, None
+
+
+def _members(text: _Text, found: TopLevel, max_entries: int, max_names: int) -> Generator[int, bytes, None]:
+    """The members of the object whose ``{`` was just read (each value's first character told by
+    :meth:`_Text.peek_now` and a scalar read by :meth:`_Text.value_now`: no generator per member unless the buffer
+    runs out)."""
     while True:
-        key = text.value()
-        text.expect(":")
+        key = text.value_now()
+        if key is _MORE:
+            key = yield from text.value()
+        colon = text.peek_now()
+        if (colon if colon is not None else (yield from text.peek())) != ":":
+            raise _Stop("expected ':'")
+        text.pos += 1
         found.count += 1
-        entry = _member(text, str(key), max_names)
+        entry = TopEntry(str(key))
+        first = text.peek_now()
+        if first is None:
+            first = yield from text.peek()
+        if first in "{[" and first:  # (its opening and first children read here: no generator unless it runs out)
+            entry.kind = "object" if first == "{" else "array"
+            text.pos += 1
+            after = text.peek_now()
+            if (after if after is not None else (yield from text.peek())) == ("}" if first == "{" else "]"):
+                text.pos += 1
+            else:
+                state, room = _walk(text, entry, first == "{", max_names, 0)
+                if state is not _DONE:
+                    yield from _rest(text, entry, first == "{", max_names, state, room)
+        else:
+            value = text.value_now()
+            if value is _MORE:
+                value = yield from text.value()
+            entry.kind = _kind(value)
+            entry.count = len(value.encode("utf-8")) if isinstance(value, str) else 0
         if len(found.entries) < max_entries:
             found.entries.append(entry)
-        following = text.peek()
+        following = text.peek_now()
+        if following is None:
+            following = yield from text.peek()
         text.pos += 1
         if following == "}":
             return
