@@ -62,6 +62,21 @@ def test_lost_and_found_beside_other_files_is_still_refused_untouched(tmp_path):
     assert _snapshot(mount) == before == (0o755, ["data.bin", "lost+found"])
 
 
+@pytest.mark.parametrize("plant", ["link", "file"])
+def test_a_lost_and_found_that_is_not_a_directory_is_refused_untouched(tmp_path, plant):
+    mount = tmp_path / "mnt"
+    mount.mkdir()
+    os.chmod(mount, 0o755)
+    if plant == "link":
+        (mount / "lost+found").symlink_to(tmp_path)
+    else:
+        (mount / "lost+found").write_bytes(b"mine")
+    before = _snapshot(mount)
+    with pytest.raises(InvalidArgument, match="not a scratchfs store and not empty"):
+        ScratchStore(mount)
+    assert _snapshot(mount) == before == (0o755, ["lost+found"])
+
+
 def test_an_empty_root_string_is_refused_and_the_current_directory_untouched(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     os.chmod(tmp_path, 0o755)

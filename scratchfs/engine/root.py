@@ -78,14 +78,24 @@ def prepare_root(root: Path) -> None:
         os.close(fd)
 
 
+def _is_real_dir(fd: int, name: str) -> bool:
+    """Whether ``name`` in the directory ``fd`` is a directory itself (``lstat``: a link to one is not)."""
+    try:
+        return stat.S_ISDIR(os.lstat(name, dir_fd=fd).st_mode)
+    except OSError:
+        return False
+
+
 def _refuse_foreign(fd: int, root: Path) -> None:
     """Refuse the open root directory ``fd`` when it is not empty and holds none of :data:`STORE_NAMES`; a
-    ``lost+found`` alone (the mount point of a new file system) does not count."""
+    ``lost+found`` alone (the mount point of a new file system) does not count when it is a directory (not a link,
+    not a file)."""
     try:
         names = os.listdir(fd)
     except OSError as exc:
         raise storage_error(exc, f"cannot list the store root {root}") from exc
-    if set(names) - EMPTY_NAMES and STORE_NAMES.isdisjoint(names):
+    if (set(names) - EMPTY_NAMES or not all(_is_real_dir(fd, name) for name in names)) \
+            and STORE_NAMES.isdisjoint(names):
         raise InvalidArgument(f"store root {root} is not a scratchfs store and not empty; "
                               "choose a new or empty directory")
 
