@@ -143,6 +143,10 @@ def test_int_options_take_ascii_digits_only(cli):
         result = cli("read-handle", stub["handle"], "--offset", value, "--length", "3")
         assert result.exit_code == 2, (value, result.output)
         assert "is not an integer" in result.stderr and result.stderr.count("\n") == 1, result.stderr
+    result = cli("read-handle", stub["handle"], "--offset", "0" * 31 + "5", "--length", "3")  # ASCII, too long
+    assert result.exit_code == 2 and "has more than 30 digits" in result.stderr, result.stderr
+    assert result.stderr.count("\n") == 1
+    assert cli("read-handle", stub["handle"], "--offset", "0" * 29 + "5", "--length", "3").stdout == "567"
 
 
 @pytest.mark.parametrize("args", [

@@ -231,7 +231,8 @@ class Integer(click.ParamType):
     one line), as is a number out of the bounds. Every integer option of the CLI takes it."""
 
     name = "integer"
-    _DIGITS = re.compile(r"-?[0-9]{1,30}")
+    _DIGITS = re.compile(r"-?[0-9]+")
+    _MAX_DIGITS = 30  # longer is refused before int() is asked (a number of that size is out of any bound here)
 
     def __init__(self, minimum: int | None = None, maximum: int | None = None) -> None:
         self.minimum, self.maximum = minimum, maximum
@@ -240,6 +241,9 @@ class Integer(click.ParamType):
         if isinstance(value, int) and not isinstance(value, bool):
             number = value
         elif isinstance(value, str) and self._DIGITS.fullmatch(value):
+            if len(value.lstrip("-")) > self._MAX_DIGITS:
+                self.fail(f"{value[:40]!r}{'...' if len(value) > 40 else ''} has more than {self._MAX_DIGITS} digits",
+                          param, ctx)
             number = int(value)
         else:
             self.fail(f"{value!r} is not an integer (ASCII digits 0-9, optionally after a -)", param, ctx)
