@@ -110,7 +110,8 @@ def test_a_link_planted_in_the_trash_is_removed_not_followed(tmp_path):
     assert snapshot(target) == before
 
 
-def test_a_planted_trash_directory_that_cannot_be_removed_whole_is_removed_as_far_as_it_can_be(tmp_path):
+def test_a_planted_trash_directory_that_cannot_be_removed_whole_is_removed_as_far_as_it_can_be(tmp_path,
+                                                                                              monkeypatch):
     """A tree in the trash deeper than safe_fs.MAX_DEPTH cannot be removed whole: the removal stopped at the first
     failure, leaving the files and links beside and above it. Now everything else goes (links removed, not
     followed), the sweep counts the entry in delete_failures and fsck --repair reports it, neither crashing."""
@@ -134,6 +135,12 @@ def test_a_planted_trash_directory_that_cannot_be_removed_whole_is_removed_as_fa
         # only the directory chain down to the depth bound, and what is below it (never reached) is left
         assert files and all(len(p.parts) > MAX_DEPTH for p in files), files
         assert os.listdir(store.root / "trash") == ["planted"]
+        assert fsck(store).clean  # moved there moments ago: may be a delete in progress
+        from scratchfs.api import inspector
+
+        monkeypatch.setattr(inspector, "TRASH_GRACE_SECONDS", -5.0)  # as if it had stayed past the grace
+        (problem,) = fsck(store).problems  # a check without repair says what a repair would (it said clean)
+        assert problem.kind == "unexpected" and problem.path == str(planted) and not problem.repaired
         report = fsck(store, repair=True)
         (problem,) = report.problems
         assert problem.kind == "unexpected" and problem.path == str(planted) and not report.clean

@@ -29,6 +29,7 @@ are not checked: they are the sweeper's (:mod:`scratchfs.sweeper`).
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 
@@ -40,7 +41,7 @@ from scratchfs.engine.protocols import BlobFile, Entry
 from scratchfs.engine.seekable import FormatError, read_seek_table
 from scratchfs.engine.segment_sweep import SegmentUsage, segment_usage
 from scratchfs.engine.segments import is_location
-from scratchfs.engine.sweeper import empty_trash
+from scratchfs.engine.sweeper import empty_trash, trash_left
 from scratchfs.engine.verify import verify_blob
 from scratchfs.foundation import cursors
 from scratchfs.foundation.errors import CorruptBlob, InvalidArgument, StorageError
@@ -358,7 +359,29 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
         report.segments = segment_usage(store.index, store.blobs)
     if repair:
         _repair(store, report, broken_rows, broken_problems, orphans)
+    elif report.next_cursor is None:
+        _trash_problems(store, report)
     return report
+
+
+TRASH_GRACE_SECONDS = 60.0
+"""A ``trash/`` entry moved there longer ago than this (seconds) is reported by a check without repair: a delete in
+progress empties its own within moments."""
+
+
+def _trash_problems(store: ScratchStore, report: FsckReport) -> None:
+    """Report what stays in a local store's ``trash/`` (``unexpected``, not repaired) as a repair would."""
+    if not hasattr(store.blobs, "remove_tree"):
+        return
+    try:
+        left = trash_left(store.blobs, time.time() - TRASH_GRACE_SECONDS)
+    except StorageError as exc:
+        report.problems.append(Problem("unexpected", "", "", None, str(store.root / "trash"), str(exc)))
+        return
+    for name in left:
+        report.problems.append(Problem("unexpected", "", "", None, str(store.root / "trash" / name),
+                                       "left in the trash: a delete's directory the sweep could not remove whole; "
+                                       "the sweep and fsck --repair remove what they can (links never followed)"))
 
 
 def _blob_files(store: ScratchStore, report: FsckReport) -> list[BlobFile]:

@@ -400,6 +400,32 @@ def empty_trash(blobs: Blobs) -> tuple[int, list[str]]:
     return removed, left
 
 
+def trash_left(blobs: Blobs, older_than: float) -> list[str]:
+    """Names of the entries of ``trash/`` moved there (``st_ctime``, the file system's clock) before ``older_than``
+    (epoch seconds): what a sweep or a repair could not remove, not a delete in progress. Links are not followed.
+
+    Raises:
+        StorageError: ``trash/`` (or the root) is a link or not a directory, or cannot be read.
+    """
+    try:
+        fd = safe_fs.walk(blobs.root_fd, ("trash",))
+    except FileNotFoundError:
+        return []
+    try:
+        left = []
+        for name in sorted(os.listdir(fd)):
+            try:
+                if os.stat(name, dir_fd=fd, follow_symlinks=False).st_ctime < older_than:
+                    left.append(name)
+            except FileNotFoundError:
+                continue  # removed meanwhile
+        return left
+    except OSError as exc:
+        raise storage_error(exc, "cannot list the trash") from exc
+    finally:
+        os.close(fd)
+
+
 def _rmdir_if_old_and_empty(blobs: Blobs, parts: tuple[str, ...], name: str, cutoff: float) -> None:
     try:
         parent = safe_fs.walk(blobs.root_fd, parts)
@@ -473,4 +499,5 @@ __all__ = [
     "check_orphan",
     "empty_trash",
     "sweep",
+    "trash_left",
 ]
