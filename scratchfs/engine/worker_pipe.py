@@ -13,7 +13,14 @@ parent's ``__main__`` (the CLI) in every worker.
 Requests and answers are frames -- an 8-byte little-endian length, then that many bytes (a pickle) -- over the
 worker's stdin and stdout; the parent's writes and reads wait in ``poll`` until a deadline (``time.monotonic()``,
 the GIL released), so a worker that stops reading or answering costs the caller no more than its time limit.
-Idle workers of every :class:`Pool` are stopped at exit; a worker whose parent is gone reads end-of-file and exits.
+
+A worker never outlives its parent for long. Every worker of every :class:`Pool`, busy or idle, is killed at the
+parent's exit; an idle worker whose parent is gone (killed) reads end-of-file and exits; and a busy one caps its own
+CPU time at each request's time limit plus :data:`CPU_SLACK_SECONDS` (``RLIMIT_CPU``, set before the request runs:
+SIGXCPU's default action ends the process even inside C code that holds the GIL, where no watchdog thread could run).
+The parent kills a worker at the deadline anyway (CPU time never runs ahead of wall time in these single-threaded
+workers); the CPU cap is the backstop for an orphan whose parent was SIGKILLed mid-call. Not ``PR_SET_PDEATHSIG``:
+it fires when the *thread* that started the worker ends, and workers are started from request threads.
 
 Standard library only: this file runs in the workers.
 """
@@ -21,6 +28,7 @@ Standard library only: this file runs in the workers.
 from __future__ import annotations
 
 import atexit
+import math
 import os
 import pickle
 import resource
@@ -33,8 +41,8 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["BOOT", "WORKER_NAME", "Pool", "Worker", "limit_memory", "read_frame", "reply", "requests",
-           "write_frame"]
+__all__ = ["BOOT", "CPU_SLACK_SECONDS", "WORKER_NAME", "Pool", "Worker", "limit_cpu", "limit_memory", "read_frame",
+           "reply", "requests", "write_frame"]
 
 WORKER_NAME = "__scratchfs_worker__"
 """``__name__`` of a worker file run in a worker process."""
@@ -43,6 +51,8 @@ BOOT = ("import sys, runpy, importlib.util as u; del sys.path[0]; "
         "sys.modules[s.name] = m; s.loader.exec_module(m); runpy.run_path(sys.argv[2], run_name=m.WORKER_NAME)")
 """The program a worker interpreter runs (``-c``): ``argv[1]`` is this file, ``argv[2]`` the worker file."""
 _CHUNK = 1 << 20
+CPU_SLACK_SECONDS = 2.0
+"""Seconds of CPU time a worker may use past a request's time limit before ``RLIMIT_CPU`` ends it."""
 
 
 class Worker:
@@ -54,9 +64,13 @@ class Worker:
                                         stdout=subprocess.PIPE, bufsize=0, close_fds=True)
 
     def send(self, request: bytes, deadline: float | None) -> None:
-        """Write the frame of ``request`` (a pickle). Raises TimeoutError (the worker must then be discarded),
-        OSError (it died)."""
-        write_frame(self.process.stdin.fileno(), request, deadline)
+        """Write the frame of ``request`` (a pickle), led by its time limit (8 bytes, a little-endian double:
+        seconds until ``deadline``, negative for none) for the worker's CPU cap. Raises TimeoutError (the worker must
+        then be discarded), OSError (it died)."""
+        limit = -1.0 if deadline is None else max(0.0, deadline - time.monotonic())
+        fd = self.process.stdin.fileno()
+        _write_all(fd, struct.pack("<Qd", len(request) + 8, limit), deadline)
+        _write_all(fd, request, deadline)
 
     def receive(self, deadline: float | None) -> bytes:
         """Read the answer frame's bytes. Raises TimeoutError (the worker must then be discarded), EOFError or
@@ -96,6 +110,7 @@ class Pool:
         self.cond = threading.Condition()
         self.idle: list[Worker] = []
         self.alive = 0
+        self.workers: set[Worker] = set()  # every one running, busy or idle (killed at exit)
         _POOLS.append(self)
 
     def take(self, deadline: float | None = None) -> Worker | None:
@@ -114,16 +129,20 @@ class Pool:
                 if worker.alive():
                     return worker
                 self.alive -= 1  # it died idle (killed from outside)
+                self.workers.discard(worker)
                 worker.stop()
             self.alive += 1
         try:
-            return Worker(self.script)
+            worker = Worker(self.script)
         except OSError:
             self._lost()
             return None
         except BaseException:
             self._lost()
             raise
+        with self.cond:
+            self.workers.add(worker)
+        return worker
 
     def run(self, request: bytes, deadline: float, keep: bool = True, retry: bool = True) -> tuple[str, Any]:
         """Send ``request`` (a pickle) to a worker (waiting for one until ``deadline``) and wait for its answer.
@@ -184,6 +203,8 @@ class Pool:
     def discard(self, worker: Worker) -> None:
         """Stop a worker (timed out, died, or too large to keep)."""
         worker.stop()
+        with self.cond:
+            self.workers.discard(worker)
         self._lost()
 
     def counts(self) -> tuple[int, int]:
@@ -192,20 +213,32 @@ class Pool:
             return self.alive, len(self.idle)
 
     def stop_idle(self) -> None:
-        """Stop the idle workers (at exit)."""
+        """Stop the idle workers."""
         with self.cond:
             idle, self.idle = self.idle, []
         for worker in idle:
             self.discard(worker)
+
+    def kill_all(self) -> None:
+        """Kill every worker, busy ones too (at exit: a call still waiting on one sees it die)."""
+        self.stop_idle()
+        with self.cond:
+            busy = list(self.workers)
+        for worker in busy:
+            try:
+                worker.process.kill()
+                worker.process.wait(1)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
 
 
 _POOLS: list[Pool] = []
 
 
 @atexit.register
-def _stop_idle_workers() -> None:
+def _kill_workers() -> None:
     for pool in _POOLS:
-        pool.stop_idle()
+        pool.kill_all()
 
 
 def _wait(fd: int, event: int, deadline: float | None) -> None:
@@ -252,13 +285,35 @@ def read_frame(fd: int, deadline: float | None) -> bytes:
 
 
 def requests() -> Iterator[Any]:
-    """In a worker: the requests (unpickled) on stdin, until it closes (the parent is gone or stopped it)."""
+    """In a worker: the requests (unpickled) on stdin, until it closes (the parent is gone or stopped it). Before
+    yielding one, caps the process's CPU time at what it used so far plus the request's time limit plus
+    :data:`CPU_SLACK_SECONDS` (:func:`limit_cpu`)."""
     source = sys.stdin.buffer.fileno()
     while True:
         try:
-            yield pickle.loads(read_frame(source, None))
+            frame = read_frame(source, None)
         except (EOFError, OSError):
             return
+        (limit,) = struct.unpack_from("<d", frame)
+        limit_cpu(None if limit < 0 else limit)
+        yield pickle.loads(memoryview(frame)[8:])
+
+
+def limit_cpu(seconds: float | None) -> None:
+    """In a worker: let the process use ``seconds`` more of CPU time, plus :data:`CPU_SLACK_SECONDS` (``None``: up to
+    the hard limit), before SIGXCPU ends it (``RLIMIT_CPU``'s soft limit, whole seconds, at most the hard limit); a
+    platform without it keeps the parent's kill alone."""
+    try:
+        hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+        soft = hard
+        if seconds is not None:
+            usage = resource.getrusage(resource.RUSAGE_SELF)
+            soft = math.ceil(usage.ru_utime + usage.ru_stime + seconds + CPU_SLACK_SECONDS)
+            if hard != resource.RLIM_INFINITY:
+                soft = min(soft, hard)
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+    except (ValueError, OSError):
+        pass
 
 
 def reply(answer: bytes) -> None:
