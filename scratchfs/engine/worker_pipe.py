@@ -28,6 +28,7 @@ Standard library only: this file runs in the workers.
 from __future__ import annotations
 
 import atexit
+import errno
 import math
 import os
 import pickle
@@ -41,8 +42,8 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["BOOT", "CPU_SLACK_SECONDS", "WORKER_NAME", "Pool", "Worker", "limit_cpu", "limit_memory", "read_frame",
-           "reply", "requests", "write_frame"]
+__all__ = ["BOOT", "CPU_SLACK_SECONDS", "WORKER_NAME", "NoWorker", "Pool", "Worker", "limit_cpu", "limit_memory",
+           "read_frame", "reply", "requests", "write_frame"]
 
 WORKER_NAME = "__scratchfs_worker__"
 """``__name__`` of a worker file run in a worker process."""
@@ -53,6 +54,11 @@ BOOT = ("import sys, runpy, importlib.util as u; del sys.path[0]; "
 _CHUNK = 1 << 20
 CPU_SLACK_SECONDS = 2.0
 """Seconds of CPU time a worker may use past a request's time limit before ``RLIMIT_CPU`` ends it."""
+
+
+class NoWorker(OSError):
+    """No worker process could be started (out of descriptors, memory or processes); the message names the errno.
+    The caller must not run the request in its own thread instead: nothing could stop it there."""
 
 
 class Worker:
@@ -115,7 +121,7 @@ class Pool:
 
     def take(self, deadline: float | None = None) -> Worker | None:
         """An idle or new worker. With a ``deadline``, waits until one comes free (raises TimeoutError past it);
-        without, ``None`` when every one is busy. ``None`` also when none can be started (descriptors, memory)."""
+        without, ``None`` when every one is busy. Raises NoWorker when none can be started (descriptors, memory)."""
         with self.cond:
             while not self.idle and self.alive >= self.size:
                 if deadline is None:
@@ -134,9 +140,11 @@ class Pool:
             self.alive += 1
         try:
             worker = Worker(self.script)
-        except OSError:
+        except OSError as exc:
             self._lost()
-            return None
+            name = errno.errorcode.get(exc.errno or 0, "")
+            raise NoWorker(f"no worker process could be started ({name + ': ' if name else ''}"
+                           f"{exc.strerror or exc})") from exc
         except BaseException:
             self._lost()
             raise
@@ -152,15 +160,14 @@ class Pool:
             retry: try a new worker when the one taken turns out dead before the call.
 
         Returns:
-            ``("ok", answer)`` (unpickled); ``("died", None)``: the worker died under the call (out of memory);
-            ``("none", None)``: no worker could be started (descriptors, memory).
+            ``("ok", answer)`` (unpickled); ``("died", None)``: the worker died under the call (out of memory).
 
         Raises:
             TimeoutError: the deadline passed (the worker was stopped), or no worker came free before it.
+            NoWorker: no worker could be started (descriptors, memory).
         """
         worker = self.take(deadline)
-        if worker is None:
-            return "none", None
+        assert worker is not None  # with a deadline, take waits or raises
         try:
             worker.send(request, deadline)
         except TimeoutError:  # (an OSError too) the deadline: the worker is stopped

@@ -98,12 +98,12 @@ def run_html(operation: str, args: tuple, deadline: float) -> Any:
 
     Raises:
         TimeoutError: the deadline passed (the worker was killed), or no worker came free before it.
+        NoWorker: no worker process could be started (descriptors, memory); the read is never run unbounded in the
+            calling thread instead.
         RecursionError: the page is nested deeper than Python's recursion limit.
     """
     request = pickle.dumps((operation, args), protocol=pickle.HIGHEST_PROTOCOL)
     outcome, answer = _POOL.run(request, deadline, keep=len(request) <= KEEP_AFTER_BYTES)
-    if outcome == "none":  # no process to be had (descriptors, memory): in the thread, unbounded, as before workers
-        return _OPERATIONS[operation](*args)
     if outcome == "died":
         return "died", None
     if isinstance(answer, tuple) and answer[0] == "deep":

@@ -112,11 +112,11 @@ def run_jq(program_text: str, mode: str, data: Any, deadline: float, retry: bool
 
     Raises:
         TimeoutError: the deadline passed (the worker was killed), or no worker came free before it.
+        NoWorker: no worker process could be started (descriptors, memory); the filter is never run unbounded in
+            the calling thread instead.
     """
     request = pickle.dumps((program_text, mode, data), protocol=pickle.HIGHEST_PROTOCOL)
     outcome, answer = _POOL.run(request, deadline, keep=len(request) <= KEEP_AFTER_BYTES, retry=retry)
-    if outcome == "none":  # no process to be had (descriptors, memory): in the thread, unbounded, as before workers
-        return _apply(jq.compile(program_text), mode, data)
     return answer if outcome == "ok" else ("died", None)
 
 

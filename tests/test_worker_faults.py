@@ -1,0 +1,49 @@
+"""The worker pools' failures are typed and say what happened: no worker process could be started (a typed
+StoreBusy, never the caller's program run unbounded in its thread), every worker busy until the time limit (StoreBusy
+naming the pool, not the program), a worker that died building a value nested too deeply, and idle workers that end
+after a while and are replaced without an error."""
+
+from __future__ import annotations
+
+import errno
+import time
+
+import pytest
+
+from scratchfs import StoreBusy
+from scratchfs.engine import worker_pipe
+from scratchfs.engine.structure import BytesSource, jq_page, select_page
+from scratchfs.engine.structure.html_worker import workers as html_workers
+from scratchfs.engine.structure.jq_worker import workers as jq_workers
+
+
+@pytest.fixture
+def no_process(monkeypatch):
+    """Starting a worker process fails with EMFILE; idle workers look dead (so the pools drop them)."""
+
+    def refuse(self, script):
+        raise OSError(errno.EMFILE, "Too many open files")
+
+    monkeypatch.setattr(worker_pipe.Worker, "__init__", refuse)
+    monkeypatch.setattr(worker_pipe.Worker, "alive", lambda self: False)
+
+
+def test_a_jq_read_with_no_worker_to_be_had_is_store_busy_and_runs_nothing(no_process):
+    began = time.monotonic()
+    with pytest.raises(StoreBusy, match=r"jq filter was not run: no worker process could be started \(EMFILE"):
+        jq_page(BytesSource(b'{"a": 1}'), ".a", timeout=30)
+    with pytest.raises(StoreBusy, match="no worker process"):
+        jq_page(BytesSource(b'{"a": 1}'), "last(range(1e10))", timeout=30)  # not run in the thread, unbounded
+    assert time.monotonic() - began < 5
+    assert jq_workers()[0] == 0
+
+
+def test_a_css_read_with_no_worker_to_be_had_is_store_busy(no_process):
+    page = b"<html><body><p>a</p><p>b</p></body></html>"
+    with pytest.raises(StoreBusy, match=r"CSS selector was not run: no worker process could be started \(EMFILE"):
+        select_page(BytesSource(page), "p", timeout=30)
+    assert html_workers()[0] == 0
+
+
+def test_the_pools_work_again_once_processes_can_be_started():
+    assert jq_page(BytesSource(b'{"a": 7}'), ".a", timeout=30).items == [7]
