@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-from scratchfs import StoreBusy
+from scratchfs import InvalidArgument, ScratchStore, StoreBusy
 from scratchfs.engine import worker_pipe
-from scratchfs.engine.structure import BytesSource, jq_page, select_page
+from scratchfs.engine.structure import BytesSource, html_text, jq_page, select_page
 from scratchfs.engine.structure.html_worker import workers as html_workers
 from scratchfs.engine.structure.jq_worker import workers as jq_workers
 
@@ -47,3 +47,35 @@ def test_a_css_read_with_no_worker_to_be_had_is_store_busy(no_process):
 
 def test_the_pools_work_again_once_processes_can_be_started():
     assert jq_page(BytesSource(b'{"a": 7}'), ".a", timeout=30).items == [7]
+
+
+def _deep_page(depth: int, pads: int = 2000) -> bytes:
+    return (b"<html><body><p>BEFORE</p>" + b"<div>" * depth + b"DEEP" + b"</div>" * depth + b"<p>AFTER</p>"
+            + b"<p>pad</p>" * pads + b"</body></html>")
+
+
+@pytest.mark.parametrize("depth", [250, 300, 1000])
+def test_a_page_nested_past_256_levels_is_read_whole(depth):
+    page = _deep_page(depth)
+    view = html_text(BytesSource(page), timeout=30)
+    assert view.startswith(b"BEFORE") and b"DEEP" in view and b"AFTER" in view
+    assert view.count(b"pad") == 2000
+    first = select_page(BytesSource(page), "p", timeout=30, budget_bytes=65536, max_elements=10_000)
+    assert first.extra["matches"] == 2002
+    assert first.items[:2] == ["BEFORE", "AFTER"]
+
+
+@pytest.mark.parametrize("depth", [3000, 20_000])
+def test_a_page_nested_past_the_parsers_limit_is_a_typed_refusal_never_a_cut_page(depth, tmp_path):
+    page = _deep_page(depth)
+    with pytest.raises(InvalidArgument, match=r"nested too deeply for the HTML text view.*range, lines or match"):
+        html_text(BytesSource(page), timeout=30)
+    with pytest.raises(InvalidArgument, match="nested too deeply for the CSS selector"):
+        select_page(BytesSource(page), "p", timeout=30)
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("r", "a")
+        handle = scope.spill(b"<!DOCTYPE html>" + page, source_tool="browser.get").handle
+        with pytest.raises(InvalidArgument, match="nested too deeply"):
+            scope.structure.text(handle)
+        shallower = scope.spill(_deep_page(300), source_tool="t").handle
+        assert scope.structure.select(shallower, "p").extra["matches"] == 2002

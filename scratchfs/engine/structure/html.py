@@ -72,9 +72,9 @@ def html_text(source: ContentSource, cache_key: str | None = None,
     U+FFFD), rendered in a worker process killed after ``timeout`` seconds plus :data:`VIEW_SECONDS_PER_MIB` a MiB
     of the page (wall clock;
     :mod:`scratchfs.engine.structure.html_worker`). Raises InvalidArgument for a document over
-    :data:`MAX_HTML_BYTES` or a worker that died, StructureTimeout past ``timeout``, StoreBusy when no worker could
-    be had (all busy until the limit, or none could be started), RecursionError for a page nested deeper than
-    Python's recursion limit."""
+    :data:`MAX_HTML_BYTES`, a worker that died or a page nested too deeply to parse or render whole (never a cut
+    view), StructureTimeout past ``timeout``, StoreBusy when no worker could be had (all busy until the limit, or
+    none could be started)."""
     key = None if cache_key is None else f"html:{cache_key}"
     found = None if key is None else _CACHE.get(key)
     if found is not None:
@@ -103,6 +103,9 @@ def _in_worker(operation: str, args: tuple, deadline: float, what: str, advice: 
                                f"was stopped; try {advice}") from None
     if isinstance(answer, tuple) and answer[0] == "died":
         raise InvalidArgument(f"{what} stopped: its worker process ran out of memory or died; try {advice}")
+    if isinstance(answer, tuple) and answer[0] == "deep":
+        raise InvalidArgument(f"the page is nested too deeply for {what} (elements more than 2,048 levels deep, or "
+                              "deeper than the renderer's recursion goes); read it by range, lines or match instead")
     return answer
 
 
@@ -158,11 +161,10 @@ def select_page(source: ContentSource, selector: str, *, cursor: str | None = No
 
     Raises:
         InvalidArgument: a selector cssselect does not parse (its message), a bad cursor or budget, a document over
-            :data:`MAX_HTML_BYTES`, a worker that died.
+            :data:`MAX_HTML_BYTES`, a worker that died, a page nested too deeply to parse whole (never a cut page).
         StructureTimeout: the read ran past ``timeout``.
         StoreBusy: every worker process stayed busy until the time limit, or none could be started (out of
             descriptors or memory); nothing was run: retry.
-        RecursionError: a page nested deeper than Python's recursion limit.
     """
     budget = check_budget(budget_bytes)
     if not isinstance(selector, str) or not selector.strip() or len(selector) > MAX_SELECTOR_CHARS:
