@@ -6,14 +6,17 @@ after a while and are replaced without an error."""
 from __future__ import annotations
 
 import errno
+import threading
 import time
 
 import pytest
 
-from scratchfs import InvalidArgument, ScratchStore, StoreBusy
+from scratchfs import InvalidArgument, ScratchStore, StoreBusy, StructureTimeout
 from scratchfs.engine import worker_pipe
 from scratchfs.engine.structure import BytesSource, html_text, jq_page, select_page
+from scratchfs.engine.structure.html_worker import MAX_WORKERS as HTML_WORKERS
 from scratchfs.engine.structure.html_worker import workers as html_workers
+from scratchfs.engine.structure.jq_worker import MAX_WORKERS as JQ_WORKERS
 from scratchfs.engine.structure.jq_worker import workers as jq_workers
 
 
@@ -79,3 +82,46 @@ def test_a_page_nested_past_the_parsers_limit_is_a_typed_refusal_never_a_cut_pag
             scope.structure.text(handle)
         shallower = scope.spill(_deep_page(300), source_tool="t").handle
         assert scope.structure.select(shallower, "p").extra["matches"] == 2002
+
+
+def _occupy(run, count: int) -> list[threading.Thread]:
+    """``count`` threads each running ``run`` (a read that runs away until its own limit), started and given time to
+    take a worker each."""
+    threads = [threading.Thread(target=run) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    time.sleep(1.0)
+    return threads
+
+
+def test_a_jq_read_that_finds_every_worker_busy_is_store_busy_not_a_runaway_filter():
+    stopped = []
+
+    def runaway():
+        with pytest.raises(StructureTimeout, match="time limit"):
+            jq_page(BytesSource(b'{"a": 1}'), "last(range(1e10))", timeout=4)
+        stopped.append(1)
+
+    threads = _occupy(runaway, JQ_WORKERS)
+    with pytest.raises(StoreBusy, match=rf"busy: all {JQ_WORKERS} jq worker processes were in use until the time "
+                                        r"limit \(pattern_timeout\): the jq filter was not run; retry"):
+        jq_page(BytesSource(b'{"a": 1}'), ".a", timeout=1)
+    for thread in threads:
+        thread.join(30)
+    assert len(stopped) == JQ_WORKERS
+    assert jq_page(BytesSource(b'{"a": 1}'), ".a", timeout=5).items == [1]  # free again
+
+
+def test_a_css_read_that_finds_every_worker_busy_is_store_busy_not_a_bad_selector():
+    big = b"<html><body>" + b"<div><p>x</p><span>a</span><div><span>b</span></div></div>" * 40_000 + b"</body></html>"
+
+    def runaway():
+        with pytest.raises(StructureTimeout):
+            select_page(BytesSource(big), "div:nth-child(2n) span", timeout=4)
+
+    threads = _occupy(runaway, HTML_WORKERS)
+    with pytest.raises(StoreBusy, match=rf"busy: all {HTML_WORKERS} HTML worker processes .* the CSS selector was not"):
+        select_page(BytesSource(b"<html><body><p>a</p></body></html>"), "p", timeout=1)
+    for thread in threads:
+        thread.join(30)
+    assert select_page(BytesSource(b"<html><body><p>a</p></body></html>"), "p", timeout=5).items == ["a"]

@@ -126,7 +126,7 @@ class Engine:
         return result
 
 
-_POOL = Pool(__file__, MAX_WORKERS)
+_POOL = Pool(__file__, MAX_WORKERS, "regex")
 
 
 def workers() -> tuple[int, int]:

@@ -42,8 +42,8 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["BOOT", "CPU_SLACK_SECONDS", "WORKER_NAME", "NoWorker", "Pool", "Worker", "limit_cpu", "limit_memory",
-           "read_frame", "reply", "requests", "write_frame"]
+__all__ = ["BOOT", "CPU_SLACK_SECONDS", "WORKER_NAME", "NoWorker", "Pool", "PoolBusy", "Worker", "limit_cpu",
+           "limit_memory", "read_frame", "reply", "requests", "write_frame"]
 
 WORKER_NAME = "__scratchfs_worker__"
 """``__name__`` of a worker file run in a worker process."""
@@ -59,6 +59,11 @@ CPU_SLACK_SECONDS = 2.0
 class NoWorker(OSError):
     """No worker process could be started (out of descriptors, memory or processes); the message names the errno.
     The caller must not run the request in its own thread instead: nothing could stop it there."""
+
+
+class PoolBusy(TimeoutError):
+    """Every worker of a pool stayed busy until the call's deadline: the call was not run (the message names the
+    pool and its size)."""
 
 
 class Worker:
@@ -108,11 +113,13 @@ class Pool:
     Args:
         script: the worker file's path.
         size: most workers alive at once.
+        label: what its workers run, for messages (``"jq"``, ``"HTML"``).
     """
 
-    def __init__(self, script: str, size: int) -> None:
+    def __init__(self, script: str, size: int, label: str = "") -> None:
         self.script = script
         self.size = size
+        self.label = label
         self.cond = threading.Condition()
         self.idle: list[Worker] = []
         self.alive = 0
@@ -120,7 +127,7 @@ class Pool:
         _POOLS.append(self)
 
     def take(self, deadline: float | None = None) -> Worker | None:
-        """An idle or new worker. With a ``deadline``, waits until one comes free (raises TimeoutError past it);
+        """An idle or new worker. With a ``deadline``, waits until one comes free (raises PoolBusy past it);
         without, ``None`` when every one is busy. Raises NoWorker when none can be started (descriptors, memory)."""
         with self.cond:
             while not self.idle and self.alive >= self.size:
@@ -128,7 +135,8 @@ class Pool:
                     return None
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise TimeoutError
+                    raise PoolBusy(f"busy: all {self.size} {self.label} worker processes were in use until the time "
+                                   "limit")
                 self.cond.wait(left)
             while self.idle:
                 worker = self.idle.pop()
@@ -163,7 +171,8 @@ class Pool:
             ``("ok", answer)`` (unpickled); ``("died", None)``: the worker died under the call (out of memory).
 
         Raises:
-            TimeoutError: the deadline passed (the worker was stopped), or no worker came free before it.
+            TimeoutError: the deadline passed (the worker was stopped).
+            PoolBusy: no worker came free before the deadline (a TimeoutError too).
             NoWorker: no worker could be started (descriptors, memory).
         """
         worker = self.take(deadline)

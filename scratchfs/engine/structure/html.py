@@ -42,7 +42,7 @@ from scratchfs.engine.structure.paging import (
     fill_text,
     read_whole,
 )
-from scratchfs.engine.worker_pipe import NoWorker
+from scratchfs.engine.worker_pipe import NoWorker, PoolBusy
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument, StoreBusy, StructureTimeout
@@ -91,12 +91,14 @@ def html_text(source: ContentSource, cache_key: str | None = None,
 
 def _in_worker(operation: str, args: tuple, deadline: float, what: str, advice: str) -> Any:
     """:func:`~scratchfs.engine.structure.html_worker.run_html`'s answer. Raises StructureTimeout (past
-    ``deadline``), InvalidArgument (the worker died), StoreBusy (no worker process could be started: out of
-    descriptors or memory; the read was not run)."""
+    ``deadline``), InvalidArgument (the worker died, the page too deep), StoreBusy (every worker stayed busy until
+    ``deadline``, or none could be started: out of descriptors or memory; the read was not run)."""
     try:
         answer = run_html(operation, args, deadline)
     except NoWorker as exc:
         raise StoreBusy(f"{what} was not run: {exc}; retry later") from None
+    except PoolBusy as exc:
+        raise StoreBusy(f"{exc} (pattern_timeout): {what} was not run; retry") from None
     except TimeoutError:
         late = max(0.0, time.monotonic() - deadline)
         raise StructureTimeout(f"{what} ran past its time limit (pattern_timeout; stopped {late:.1f} s after it) and "

@@ -9,7 +9,8 @@ A worker is a fresh interpreter running this file by path (it imports ``lxml``, 
 not ``scratchfs``; the process plumbing: :mod:`scratchfs.engine.worker_pipe`). It gets the page's text and returns
 at most a page's worth of element texts: each text cut one character past what a page of ``budget`` bytes can hold,
 and no elements past the first whose texts alone overflow the page. At most :data:`MAX_WORKERS` run; a call that
-finds every one busy waits for one until its deadline. A worker given more than :data:`KEEP_AFTER_BYTES` of input is
+finds every one busy waits for one until its deadline (then PoolBusy, which the caller reports as busy, not as a
+runaway). A worker given more than :data:`KEEP_AFTER_BYTES` of input is
 stopped after its call (lxml's tree of a page takes several times its text), and a worker's address space is capped
 at :data:`WORKER_MEMORY_BYTES`.
 
@@ -133,7 +134,8 @@ def run_html(operation: str, args: tuple, deadline: float) -> Any:
         ``("deep", None)``: the page is nested too deeply to parse or render whole.
 
     Raises:
-        TimeoutError: the deadline passed (the worker was killed), or no worker came free before it.
+        TimeoutError: the deadline passed (the worker was killed). PoolBusy (a TimeoutError): no worker came free
+            before it.
         NoWorker: no worker process could be started (descriptors, memory); the read is never run unbounded in the
             calling thread instead.
     """
@@ -142,7 +144,7 @@ def run_html(operation: str, args: tuple, deadline: float) -> Any:
     return ("died", None) if outcome == "died" else answer
 
 
-_POOL = Pool(__file__, MAX_WORKERS)
+_POOL = Pool(__file__, MAX_WORKERS, "HTML")
 
 
 def workers() -> tuple[int, int]:

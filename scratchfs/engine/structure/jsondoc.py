@@ -40,7 +40,7 @@ from scratchfs.engine.structure.paging import (
     fill_items,
     read_whole,
 )
-from scratchfs.engine.worker_pipe import NoWorker
+from scratchfs.engine.worker_pipe import NoWorker, PoolBusy
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument, StoreBusy, StructureTimeout
@@ -195,13 +195,15 @@ def run_jq_checked(program: Any, mode: str, data: Any, deadline: float, advice: 
 
     Raises:
         StructureTimeout: the deadline passed (its message ends with ``advice``). InvalidArgument: the worker ran
-            out of memory or died. StoreBusy: no worker process could be started (out of descriptors or memory; the
-            filter was not run).
+            out of memory or died. StoreBusy: every worker process stayed busy until the deadline, or none could be
+            started (out of descriptors or memory); the filter was not run.
     """
     try:
         status, detail = run_jq(program.program_string, mode, data, deadline)
     except NoWorker as exc:
         raise StoreBusy(f"the jq filter was not run: {exc}; retry later") from None
+    except PoolBusy as exc:
+        raise StoreBusy(f"{exc} (pattern_timeout): the jq filter was not run; retry") from None
     except TimeoutError:
         raise jq_timeout(deadline, advice) from None
     if status == "died":
