@@ -125,3 +125,9 @@ def test_a_css_read_that_finds_every_worker_busy_is_store_busy_not_a_bad_selecto
     for thread in threads:
         thread.join(30)
     assert select_page(BytesSource(b"<html><body><p>a</p></body></html>"), "p", timeout=5).items == ["a"]
+
+
+def test_a_jq_output_nested_past_the_c_stack_is_told_as_nested_too_deeply():
+    with pytest.raises(InvalidArgument, match=r"nested too deeply.*shallower"):
+        jq_page(BytesSource(b"1"), "reduce range(100000) as $i ([]; [.])", timeout=30)
+    assert jq_page(BytesSource(b"[1, 2]"), ".[1]", timeout=30).items == [2]  # a new worker answers

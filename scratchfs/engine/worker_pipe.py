@@ -303,8 +303,13 @@ def read_frame(fd: int, deadline: float | None) -> bytes:
 def requests() -> Iterator[Any]:
     """In a worker: the requests (unpickled) on stdin, until it closes (the parent is gone or stopped it). Before
     yielding one, caps the process's CPU time at what it used so far plus the request's time limit plus
-    :data:`CPU_SLACK_SECONDS` (:func:`limit_cpu`)."""
+    :data:`CPU_SLACK_SECONDS` (:func:`limit_cpu`). No core files: a worker that crashes (jq past its C stack) or
+    is ended by SIGXCPU leaves none behind."""
     source = sys.stdin.buffer.fileno()
+    try:
+        resource.setrlimit(resource.RLIMIT_CORE, (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))
+    except (ValueError, OSError):
+        pass
     while True:
         try:
             frame = read_frame(source, None)

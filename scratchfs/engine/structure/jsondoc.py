@@ -195,8 +195,8 @@ def run_jq_checked(program: Any, mode: str, data: Any, deadline: float, advice: 
 
     Raises:
         StructureTimeout: the deadline passed (its message ends with ``advice``). InvalidArgument: the worker ran
-            out of memory or died. StoreBusy: every worker process stayed busy until the deadline, or none could be
-            started (out of descriptors or memory); the filter was not run.
+            out of memory, built a value nested too deeply or died. StoreBusy: every worker process stayed busy
+            until the deadline, or none could be started (out of descriptors or memory); the filter was not run.
     """
     try:
         status, detail = run_jq(program.program_string, mode, data, deadline)
@@ -207,8 +207,9 @@ def run_jq_checked(program: Any, mode: str, data: Any, deadline: float, advice: 
     except TimeoutError:
         raise jq_timeout(deadline, advice) from None
     if status == "died":
-        raise InvalidArgument("the jq filter stopped: its worker process ran out of memory or died; try a filter "
-                              "that builds smaller values")
+        raise InvalidArgument("the jq filter stopped: its worker process ran out of memory or died, or built a value "
+                              "nested too deeply (jq crashes some 10,000s of levels down); try a filter that builds "
+                              "smaller, shallower values")
     return status, detail
 
 
