@@ -6,6 +6,7 @@ after a while and are replaced without an error."""
 from __future__ import annotations
 
 import errno
+import pickle
 import threading
 import time
 
@@ -13,7 +14,7 @@ import pytest
 
 from scratchfs import InvalidArgument, ScratchStore, StoreBusy, StructureTimeout
 from scratchfs.engine import worker_pipe
-from scratchfs.engine.structure import BytesSource, html_text, jq_page, select_page
+from scratchfs.engine.structure import BytesSource, html_text, jq_page, jq_worker, select_page
 from scratchfs.engine.structure.html_worker import MAX_WORKERS as HTML_WORKERS
 from scratchfs.engine.structure.html_worker import workers as html_workers
 from scratchfs.engine.structure.jq_worker import MAX_WORKERS as JQ_WORKERS
@@ -24,7 +25,7 @@ from scratchfs.engine.structure.jq_worker import workers as jq_workers
 def no_process(monkeypatch):
     """Starting a worker process fails with EMFILE; idle workers look dead (so the pools drop them)."""
 
-    def refuse(self, script):
+    def refuse(self, script, idle_exit=None):
         raise OSError(errno.EMFILE, "Too many open files")
 
     monkeypatch.setattr(worker_pipe.Worker, "__init__", refuse)
@@ -131,3 +132,49 @@ def test_a_jq_output_nested_past_the_c_stack_is_told_as_nested_too_deeply():
     with pytest.raises(InvalidArgument, match=r"nested too deeply.*shallower"):
         jq_page(BytesSource(b"1"), "reduce range(100000) as $i ([]; [.])", timeout=30)
     assert jq_page(BytesSource(b"[1, 2]"), ".[1]", timeout=30).items == [2]  # a new worker answers
+
+
+def _jq_request(value: int) -> bytes:
+    return pickle.dumps((".", "text", str(value)), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def test_an_idle_worker_exits_by_itself_and_the_pool_replaces_it_without_an_error():
+    pool = worker_pipe.Pool(jq_worker.__file__, 1, "jq", idle_seconds=0.5)
+    try:
+        assert pool.run(_jq_request(1), time.monotonic() + 30) == ("ok", ("ok", [1]))
+        (first,) = pool.idle
+        first.process.wait(10)  # it exits on its own after 0.75 s idle, status 0
+        assert first.process.returncode == 0
+        assert pool.run(_jq_request(2), time.monotonic() + 30) == ("ok", ("ok", [2]))
+        (second,) = pool.idle
+        assert second.process.pid != first.process.pid and pool.counts() == (1, 1)
+    finally:
+        pool.kill_all()
+
+
+def test_a_worker_idle_past_its_time_is_not_handed_out_again():
+    pool = worker_pipe.Pool(jq_worker.__file__, 1, "jq", idle_seconds=1.0)
+    try:
+        assert pool.run(_jq_request(1), time.monotonic() + 30) == ("ok", ("ok", [1]))
+        (first,) = pool.idle
+        first.idle_since -= 2  # as if idle 2 s: the pool stops it rather than reuse it
+        assert pool.run(_jq_request(3), time.monotonic() + 30) == ("ok", ("ok", [3]))
+        assert first.process.returncode is not None
+        (second,) = pool.idle
+        assert second.process.pid != first.process.pid and pool.counts() == (1, 1)
+    finally:
+        pool.kill_all()
+
+
+def test_a_request_sent_to_a_worker_that_just_exited_idle_runs_in_a_new_one():
+    pool = worker_pipe.Pool(jq_worker.__file__, 1, "jq", idle_seconds=0.2)
+    try:
+        assert pool.run(_jq_request(1), time.monotonic() + 30) == ("ok", ("ok", [1]))
+        (first,) = pool.idle
+        while first.process.poll() is None:  # let it exit (0.3 s), then make the pool believe it fresh and alive
+            time.sleep(0.05)
+        first.idle_since = time.monotonic() + 60
+        first.alive = lambda: True
+        assert pool.run(_jq_request(4), time.monotonic() + 30) == ("ok", ("ok", [4]))
+    finally:
+        pool.kill_all()

@@ -22,6 +22,11 @@ The parent kills a worker at the deadline anyway (CPU time never runs ahead of w
 workers); the CPU cap is the backstop for an orphan whose parent was SIGKILLed mid-call. Not ``PR_SET_PDEATHSIG``:
 it fires when the *thread* that started the worker ends, and workers are started from request threads.
 
+Idle workers do not stay for the life of a long-running process (a jq worker holds some 35 MB): a pool hands out no
+worker idle for more than its ``idle_seconds`` (:data:`IDLE_SECONDS`; it stops it and starts a new one), and a worker
+that gets no request for 1.5 times that exits by itself (exit status 0). The margin keeps the two from crossing; and
+should a request still reach a worker that has just exited that way, the pool runs it once more in a new one.
+
 Standard library only: this file runs in the workers.
 """
 
@@ -42,8 +47,8 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["BOOT", "CPU_SLACK_SECONDS", "WORKER_NAME", "NoWorker", "Pool", "PoolBusy", "Worker", "limit_cpu",
-           "limit_memory", "read_frame", "reply", "requests", "write_frame"]
+__all__ = ["BOOT", "CPU_SLACK_SECONDS", "IDLE_SECONDS", "WORKER_NAME", "NoWorker", "Pool", "PoolBusy", "Worker",
+           "limit_cpu", "limit_memory", "read_frame", "reply", "requests", "write_frame"]
 
 WORKER_NAME = "__scratchfs_worker__"
 """``__name__`` of a worker file run in a worker process."""
@@ -54,6 +59,8 @@ BOOT = ("import sys, runpy, importlib.util as u; del sys.path[0]; "
 _CHUNK = 1 << 20
 CPU_SLACK_SECONDS = 2.0
 """Seconds of CPU time a worker may use past a request's time limit before ``RLIMIT_CPU`` ends it."""
+IDLE_SECONDS = 60.0
+"""Default ``idle_seconds`` of a :class:`Pool`: a worker idle longer is not reused; one idle 1.5 times that exits."""
 
 
 class NoWorker(OSError):
@@ -69,10 +76,12 @@ class PoolBusy(TimeoutError):
 class Worker:
     """One worker process running the worker file ``script`` (a path), and the pipes to it."""
 
-    def __init__(self, script: str) -> None:
-        """Start it. Raises OSError when no process can be started (descriptors, memory)."""
-        self.process = subprocess.Popen([sys.executable, "-c", BOOT, __file__, script], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, bufsize=0, close_fds=True)
+    def __init__(self, script: str, idle_exit: float = 1.5 * IDLE_SECONDS) -> None:
+        """Start it; it exits by itself after ``idle_exit`` seconds without a request. Raises OSError when no process
+        can be started (descriptors, memory)."""
+        self.process = subprocess.Popen([sys.executable, "-c", BOOT, __file__, script, repr(float(idle_exit))],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, close_fds=True)
+        self.idle_since = time.monotonic()
 
     def send(self, request: bytes, deadline: float | None) -> None:
         """Write the frame of ``request`` (a pickle), led by its time limit (8 bytes, a little-endian double:
@@ -114,12 +123,15 @@ class Pool:
         script: the worker file's path.
         size: most workers alive at once.
         label: what its workers run, for messages (``"jq"``, ``"HTML"``).
+        idle_seconds: a worker idle longer is not handed out again (stopped); it exits by itself after 1.5 times
+            that.
     """
 
-    def __init__(self, script: str, size: int, label: str = "") -> None:
+    def __init__(self, script: str, size: int, label: str = "", idle_seconds: float = IDLE_SECONDS) -> None:
         self.script = script
         self.size = size
         self.label = label
+        self.idle_seconds = idle_seconds
         self.cond = threading.Condition()
         self.idle: list[Worker] = []
         self.alive = 0
@@ -140,14 +152,14 @@ class Pool:
                 self.cond.wait(left)
             while self.idle:
                 worker = self.idle.pop()
-                if worker.alive():
+                if worker.alive() and time.monotonic() - worker.idle_since <= self.idle_seconds:
                     return worker
-                self.alive -= 1  # it died idle (killed from outside)
+                self.alive -= 1  # it died idle (killed from outside, or its idle time ran out)
                 self.workers.discard(worker)
                 worker.stop()
             self.alive += 1
         try:
-            worker = Worker(self.script)
+            worker = Worker(self.script, 1.5 * self.idle_seconds)
         except OSError as exc:
             self._lost()
             name = errno.errorcode.get(exc.errno or 0, "")
@@ -195,6 +207,8 @@ class Pool:
             raise
         except (EOFError, OSError, pickle.UnpicklingError):  # it died under the call (out of memory)
             self.discard(worker)
+            if retry and worker.process.returncode == 0:  # it had just exited idle, before reading the request
+                return self.run(request, deadline, keep, retry=False)
             return "died", None
         except BaseException:  # KeyboardInterrupt: the worker is stopped
             self.discard(worker)
@@ -212,6 +226,7 @@ class Pool:
 
     def give(self, worker: Worker) -> None:
         """Put a worker that answered back among the idle ones."""
+        worker.idle_since = time.monotonic()
         with self.cond:
             self.idle.append(worker)
             self.cond.notify()
@@ -301,19 +316,22 @@ def read_frame(fd: int, deadline: float | None) -> bytes:
 
 
 def requests() -> Iterator[Any]:
-    """In a worker: the requests (unpickled) on stdin, until it closes (the parent is gone or stopped it). Before
+    """In a worker: the requests (unpickled) on stdin, until it closes (the parent is gone or stopped it) or none
+    comes for the idle time given as ``argv[3]`` (seconds; see :class:`Worker`). Before
     yielding one, caps the process's CPU time at what it used so far plus the request's time limit plus
     :data:`CPU_SLACK_SECONDS` (:func:`limit_cpu`). No core files: a worker that crashes (jq past its C stack) or
     is ended by SIGXCPU leaves none behind."""
     source = sys.stdin.buffer.fileno()
+    idle_exit = float(sys.argv[3]) if len(sys.argv) > 3 else None
     try:
         resource.setrlimit(resource.RLIMIT_CORE, (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))
     except (ValueError, OSError):
         pass
     while True:
         try:
+            _wait(source, select.POLLIN, None if idle_exit is None else time.monotonic() + idle_exit)
             frame = read_frame(source, None)
-        except (EOFError, OSError):
+        except (EOFError, OSError):  # TimeoutError too: idle for idle_exit seconds
             return
         (limit,) = struct.unpack_from("<d", frame)
         limit_cpu(None if limit < 0 else limit)
