@@ -178,3 +178,12 @@ def test_a_request_sent_to_a_worker_that_just_exited_idle_runs_in_a_new_one():
         assert pool.run(_jq_request(4), time.monotonic() + 30) == ("ok", ("ok", [4]))
     finally:
         pool.kill_all()
+
+
+def test_through_the_store_no_worker_is_store_busy_not_a_storage_error(no_process, tmp_path):
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("r", "a")
+        handle = scope.spill(b'{"a": [1, 2]}', source_tool="t").handle
+        with pytest.raises(StoreBusy, match="no worker process could be started") as caught:
+            scope.structure.jq(handle, ".a")
+        assert caught.value.kind == "busy" and caught.value.exit_code == 4
