@@ -104,8 +104,8 @@ def test_a_jq_read_that_finds_every_worker_busy_is_store_busy_not_a_runaway_filt
         stopped.append(1)
 
     threads = _occupy(runaway, JQ_WORKERS)
-    with pytest.raises(StoreBusy, match=rf"busy: all {JQ_WORKERS} jq worker processes were in use until the time "
-                                        r"limit \(pattern_timeout\): the jq filter was not run; retry"):
+    with pytest.raises(StoreBusy, match=rf"the jq filter: busy: all {JQ_WORKERS} jq worker processes were in use "
+                                        r"until the time limit; the call was not run \(pattern_timeout\); retry"):
         jq_page(BytesSource(b'{"a": 1}'), ".a", timeout=1)
     for thread in threads:
         thread.join(30)
@@ -121,7 +121,7 @@ def test_a_css_read_that_finds_every_worker_busy_is_store_busy_not_a_bad_selecto
             select_page(BytesSource(big), "div:nth-child(2n) span", timeout=4)
 
     threads = _occupy(runaway, HTML_WORKERS)
-    with pytest.raises(StoreBusy, match=rf"busy: all {HTML_WORKERS} HTML worker processes .* the CSS selector was not"):
+    with pytest.raises(StoreBusy, match=rf"the CSS selector: busy: all {HTML_WORKERS} HTML worker .* not run"):
         select_page(BytesSource(b"<html><body><p>a</p></body></html>"), "p", timeout=1)
     for thread in threads:
         thread.join(30)
@@ -187,3 +187,17 @@ def test_through_the_store_no_worker_is_store_busy_not_a_storage_error(no_proces
         with pytest.raises(StoreBusy, match="no worker process could be started") as caught:
             scope.structure.jq(handle, ".a")
         assert caught.value.kind == "busy" and caught.value.exit_code == 4
+
+
+def test_a_call_that_waited_for_a_worker_longer_than_it_then_ran_is_store_busy():
+    def runaway():
+        with pytest.raises(StructureTimeout):
+            jq_page(BytesSource(b'{"a": 1}'), "last(range(1e10))", timeout=2.5)
+
+    threads = _occupy(runaway, JQ_WORKERS)  # they hold every worker for 1.5 s more
+    began = time.monotonic()
+    with pytest.raises(StoreBusy, match=r"were in use for \d\.\d s of the time limit; the call got the last \d\.\d s"):
+        jq_page(BytesSource(b'{"a": 1}'), "last(range(1e10))", timeout=2)
+    assert time.monotonic() - began < 5
+    for thread in threads:
+        thread.join(30)

@@ -148,7 +148,7 @@ class Pool:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise PoolBusy(f"busy: all {self.size} {self.label} worker processes were in use until the time "
-                                   "limit")
+                                   "limit; the call was not run")
                 self.cond.wait(left)
             while self.idle:
                 worker = self.idle.pop()
@@ -184,16 +184,19 @@ class Pool:
 
         Raises:
             TimeoutError: the deadline passed (the worker was stopped).
-            PoolBusy: no worker came free before the deadline (a TimeoutError too).
+            PoolBusy: no worker came free before the deadline, or the call waited for one longer than it then had
+                to run (a TimeoutError too).
             NoWorker: no worker could be started (descriptors, memory).
         """
+        began = time.monotonic()
         worker = self.take(deadline)
         assert worker is not None  # with a deadline, take waits or raises
+        got = time.monotonic()
         try:
             worker.send(request, deadline)
         except TimeoutError:  # (an OSError too) the deadline: the worker is stopped
             self.discard(worker)
-            raise
+            raise self._waited(began, got, deadline) from None
         except OSError:  # it died idle (killed from outside): once more, in a new one
             self.discard(worker)
             return self.run(request, deadline, keep, retry=False) if retry else ("died", None)
@@ -204,7 +207,7 @@ class Pool:
             answer = pickle.loads(worker.receive(deadline))
         except TimeoutError:  # (an OSError too) the deadline: the worker is stopped
             self.discard(worker)
-            raise
+            raise self._waited(began, got, deadline) from None
         except (EOFError, OSError, pickle.UnpicklingError):  # it died under the call (out of memory)
             self.discard(worker)
             if retry and worker.process.returncode == 0:  # it had just exited idle, before reading the request
@@ -218,6 +221,14 @@ class Pool:
         else:
             self.discard(worker)
         return "ok", answer
+
+    def _waited(self, began: float, got: float, deadline: float) -> TimeoutError:
+        """The error of a call stopped at ``deadline``: PoolBusy when it spent more of its time waiting for a worker
+        (from ``began`` until it ``got`` one) than it had left to run, else a plain TimeoutError."""
+        if got - began <= deadline - got:
+            return TimeoutError()
+        return PoolBusy(f"busy: all {self.size} {self.label} worker processes were in use for {got - began:.1f} s of "
+                        f"the time limit; the call got the last {max(0.0, deadline - got):.1f} s and was stopped")
 
     def _lost(self) -> None:
         with self.cond:

@@ -98,7 +98,7 @@ def _in_worker(operation: str, args: tuple, deadline: float, what: str, advice: 
     except NoWorker as exc:
         raise StoreBusy(f"{what} was not run: {exc}; retry later") from None
     except PoolBusy as exc:
-        raise StoreBusy(f"{exc} (pattern_timeout): {what} was not run; retry") from None
+        raise StoreBusy(f"{what}: {exc} (pattern_timeout); retry") from None
     except TimeoutError:
         late = max(0.0, time.monotonic() - deadline)
         raise StructureTimeout(f"{what} ran past its time limit (pattern_timeout; stopped {late:.1f} s after it) and "

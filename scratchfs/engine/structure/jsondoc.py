@@ -203,7 +203,7 @@ def run_jq_checked(program: Any, mode: str, data: Any, deadline: float, advice: 
     except NoWorker as exc:
         raise StoreBusy(f"the jq filter was not run: {exc}; retry later") from None
     except PoolBusy as exc:
-        raise StoreBusy(f"{exc} (pattern_timeout): the jq filter was not run; retry") from None
+        raise StoreBusy(f"the jq filter: {exc} (pattern_timeout); retry") from None
     except TimeoutError:
         raise jq_timeout(deadline, advice) from None
     if status == "died":
