@@ -21,6 +21,7 @@ threading.Thread(target=lambda: run_jq("last(range(1e10))", "text", "1", time.mo
                  daemon=True).start()
 time.sleep(1.5)
 print(os.getpid(), flush=True)
+sys.stdin.readline()  # the test has seen the worker
 if sys.argv[2] == "exit":
     sys.exit(0)
 time.sleep(600)
@@ -49,11 +50,14 @@ def _running(pid: int) -> bool:
 
 
 def _start(limit: float, how: str) -> tuple[subprocess.Popen, list[int]]:
-    child = subprocess.Popen([sys.executable, "-c", _CHILD, str(limit), how], stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen([sys.executable, "-c", _CHILD, str(limit), how], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
     with child.stdout:
         assert int(child.stdout.readline()) == child.pid
     workers = _children(child.pid)
     assert workers and all(_running(pid) for pid in workers)
+    with child.stdin:
+        child.stdin.write("go\n")
     return child, workers
 
 
