@@ -48,6 +48,7 @@ from scratchfs.foundation.errors import (
     NotFound,
     QuotaExceeded,
     ScratchError,
+    StoreBusy,
     StoreClosed,
     storage_error,
 )
@@ -79,7 +80,7 @@ class _Reading:
             return False
         if issubclass(kind, FormatError):
             raise CorruptBlob(f"{self.name}: {exc}") from None
-        if issubclass(kind, OSError):
+        if issubclass(kind, OSError) and not issubclass(kind, StoreBusy):  # busy (no worker free) stays busy
             raise storage_error(exc, f"cannot read {self.name}") from exc
         return False
 

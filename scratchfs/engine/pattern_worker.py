@@ -25,7 +25,7 @@ from typing import Any
 
 import regex
 
-from scratchfs.engine.worker_pipe import WORKER_NAME, Pool, reply, requests
+from scratchfs.engine.worker_pipe import WORKER_NAME, NoWorker, Pool, reply, requests
 
 __all__ = ["FLAGS", "MAX_WORKERS", "SLICE_SECONDS", "Engine", "Span", "anchored_match", "first_match", "workers"]
 
@@ -103,7 +103,10 @@ class Engine:
                     raise
                 self.remote = True
             left = self._left()
-        worker = _POOL.take()
+        try:
+            worker = _POOL.take()
+        except NoWorker:  # no process to be had: the thread, under regex's own (CPU time) limit
+            worker = None
         if worker is None:  # every worker is busy, or no process to be had: the thread's own limit, as before workers
             return _OPERATIONS[operation](self.compiled, buf, *args, timeout=left)
         began = time.monotonic()
@@ -123,7 +126,7 @@ class Engine:
         return result
 
 
-_POOL = Pool(__file__, MAX_WORKERS)
+_POOL = Pool(__file__, MAX_WORKERS, "regex")
 
 
 def workers() -> tuple[int, int]:

@@ -13,7 +13,19 @@ parent's ``__main__`` (the CLI) in every worker.
 Requests and answers are frames -- an 8-byte little-endian length, then that many bytes (a pickle) -- over the
 worker's stdin and stdout; the parent's writes and reads wait in ``poll`` until a deadline (``time.monotonic()``,
 the GIL released), so a worker that stops reading or answering costs the caller no more than its time limit.
-Idle workers of every :class:`Pool` are stopped at exit; a worker whose parent is gone reads end-of-file and exits.
+
+A worker never outlives its parent for long. Every worker of every :class:`Pool`, busy or idle, is killed at the
+parent's exit; an idle worker whose parent is gone (killed) reads end-of-file and exits; and a busy one caps its own
+CPU time at each request's time limit plus :data:`CPU_SLACK_SECONDS` (``RLIMIT_CPU``, set before the request runs:
+SIGXCPU's default action ends the process even inside C code that holds the GIL, where no watchdog thread could run).
+The parent kills a worker at the deadline anyway (CPU time never runs ahead of wall time in these single-threaded
+workers); the CPU cap is the backstop for an orphan whose parent was SIGKILLed mid-call. Not ``PR_SET_PDEATHSIG``:
+it fires when the *thread* that started the worker ends, and workers are started from request threads.
+
+Idle workers do not stay for the life of a long-running process (a jq worker holds some 35 MB): a pool hands out no
+worker idle for more than its ``idle_seconds`` (:data:`IDLE_SECONDS`; it stops it and starts a new one), and a worker
+that gets no request for 1.5 times that exits by itself (exit status 0). The margin keeps the two from crossing; and
+should a request still reach a worker that has just exited that way, the pool runs it once more in a new one.
 
 Standard library only: this file runs in the workers.
 """
@@ -21,6 +33,8 @@ Standard library only: this file runs in the workers.
 from __future__ import annotations
 
 import atexit
+import errno
+import math
 import os
 import pickle
 import resource
@@ -33,8 +47,8 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["BOOT", "WORKER_NAME", "Pool", "Worker", "limit_memory", "read_frame", "reply", "requests",
-           "write_frame"]
+__all__ = ["BOOT", "CPU_SLACK_SECONDS", "IDLE_SECONDS", "WORKER_NAME", "NoWorker", "Pool", "PoolBusy", "Worker",
+           "limit_cpu", "limit_memory", "read_frame", "reply", "requests", "write_frame"]
 
 WORKER_NAME = "__scratchfs_worker__"
 """``__name__`` of a worker file run in a worker process."""
@@ -43,20 +57,40 @@ BOOT = ("import sys, runpy, importlib.util as u; del sys.path[0]; "
         "sys.modules[s.name] = m; s.loader.exec_module(m); runpy.run_path(sys.argv[2], run_name=m.WORKER_NAME)")
 """The program a worker interpreter runs (``-c``): ``argv[1]`` is this file, ``argv[2]`` the worker file."""
 _CHUNK = 1 << 20
+CPU_SLACK_SECONDS = 2.0
+"""Seconds of CPU time a worker may use past a request's time limit before ``RLIMIT_CPU`` ends it."""
+IDLE_SECONDS = 60.0
+"""Default ``idle_seconds`` of a :class:`Pool`: a worker idle longer is not reused; one idle 1.5 times that exits."""
+
+
+class NoWorker(OSError):
+    """No worker process could be started (out of descriptors, memory or processes); the message names the errno.
+    The caller must not run the request in its own thread instead: nothing could stop it there."""
+
+
+class PoolBusy(TimeoutError):
+    """Every worker of a pool stayed busy until the call's deadline: the call was not run (the message names the
+    pool and its size)."""
 
 
 class Worker:
     """One worker process running the worker file ``script`` (a path), and the pipes to it."""
 
-    def __init__(self, script: str) -> None:
-        """Start it. Raises OSError when no process can be started (descriptors, memory)."""
-        self.process = subprocess.Popen([sys.executable, "-c", BOOT, __file__, script], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, bufsize=0, close_fds=True)
+    def __init__(self, script: str, idle_exit: float = 1.5 * IDLE_SECONDS) -> None:
+        """Start it; it exits by itself after ``idle_exit`` seconds without a request. Raises OSError when no process
+        can be started (descriptors, memory)."""
+        self.process = subprocess.Popen([sys.executable, "-c", BOOT, __file__, script, repr(float(idle_exit))],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, close_fds=True)
+        self.idle_since = time.monotonic()
 
     def send(self, request: bytes, deadline: float | None) -> None:
-        """Write the frame of ``request`` (a pickle). Raises TimeoutError (the worker must then be discarded),
-        OSError (it died)."""
-        write_frame(self.process.stdin.fileno(), request, deadline)
+        """Write the frame of ``request`` (a pickle), led by its time limit (8 bytes, a little-endian double:
+        seconds until ``deadline``, negative for none) for the worker's CPU cap. Raises TimeoutError (the worker must
+        then be discarded), OSError (it died)."""
+        limit = -1.0 if deadline is None else max(0.0, deadline - time.monotonic())
+        fd = self.process.stdin.fileno()
+        _write_all(fd, struct.pack("<Qd", len(request) + 8, limit), deadline)
+        _write_all(fd, request, deadline)
 
     def receive(self, deadline: float | None) -> bytes:
         """Read the answer frame's bytes. Raises TimeoutError (the worker must then be discarded), EOFError or
@@ -88,42 +122,55 @@ class Pool:
     Args:
         script: the worker file's path.
         size: most workers alive at once.
+        label: what its workers run, for messages (``"jq"``, ``"HTML"``).
+        idle_seconds: a worker idle longer is not handed out again (stopped); it exits by itself after 1.5 times
+            that.
     """
 
-    def __init__(self, script: str, size: int) -> None:
+    def __init__(self, script: str, size: int, label: str = "", idle_seconds: float = IDLE_SECONDS) -> None:
         self.script = script
         self.size = size
+        self.label = label
+        self.idle_seconds = idle_seconds
         self.cond = threading.Condition()
         self.idle: list[Worker] = []
         self.alive = 0
+        self.workers: set[Worker] = set()  # every one running, busy or idle (killed at exit)
         _POOLS.append(self)
 
     def take(self, deadline: float | None = None) -> Worker | None:
-        """An idle or new worker. With a ``deadline``, waits until one comes free (raises TimeoutError past it);
-        without, ``None`` when every one is busy. ``None`` also when none can be started (descriptors, memory)."""
+        """An idle or new worker. With a ``deadline``, waits until one comes free (raises PoolBusy past it);
+        without, ``None`` when every one is busy. Raises NoWorker when none can be started (descriptors, memory)."""
         with self.cond:
             while not self.idle and self.alive >= self.size:
                 if deadline is None:
                     return None
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise TimeoutError
+                    raise PoolBusy(f"busy: all {self.size} {self.label} worker processes were in use until the time "
+                                   "limit; the call was not run")
                 self.cond.wait(left)
             while self.idle:
                 worker = self.idle.pop()
-                if worker.alive():
+                if worker.alive() and time.monotonic() - worker.idle_since <= self.idle_seconds:
                     return worker
-                self.alive -= 1  # it died idle (killed from outside)
+                self.alive -= 1  # it died idle (killed from outside, or its idle time ran out)
+                self.workers.discard(worker)
                 worker.stop()
             self.alive += 1
         try:
-            return Worker(self.script)
-        except OSError:
+            worker = Worker(self.script, 1.5 * self.idle_seconds)
+        except OSError as exc:
             self._lost()
-            return None
+            name = errno.errorcode.get(exc.errno or 0, "")
+            raise NoWorker(f"no worker process could be started ({name + ': ' if name else ''}"
+                           f"{exc.strerror or exc})") from exc
         except BaseException:
             self._lost()
             raise
+        with self.cond:
+            self.workers.add(worker)
+        return worker
 
     def run(self, request: bytes, deadline: float, keep: bool = True, retry: bool = True) -> tuple[str, Any]:
         """Send ``request`` (a pickle) to a worker (waiting for one until ``deadline``) and wait for its answer.
@@ -133,20 +180,23 @@ class Pool:
             retry: try a new worker when the one taken turns out dead before the call.
 
         Returns:
-            ``("ok", answer)`` (unpickled); ``("died", None)``: the worker died under the call (out of memory);
-            ``("none", None)``: no worker could be started (descriptors, memory).
+            ``("ok", answer)`` (unpickled); ``("died", None)``: the worker died under the call (out of memory).
 
         Raises:
-            TimeoutError: the deadline passed (the worker was stopped), or no worker came free before it.
+            TimeoutError: the deadline passed (the worker was stopped).
+            PoolBusy: no worker came free before the deadline, or the call waited for one longer than it then had
+                to run (a TimeoutError too).
+            NoWorker: no worker could be started (descriptors, memory).
         """
+        began = time.monotonic()
         worker = self.take(deadline)
-        if worker is None:
-            return "none", None
+        assert worker is not None  # with a deadline, take waits or raises
+        got = time.monotonic()
         try:
             worker.send(request, deadline)
         except TimeoutError:  # (an OSError too) the deadline: the worker is stopped
             self.discard(worker)
-            raise
+            raise self._waited(began, got, deadline) from None
         except OSError:  # it died idle (killed from outside): once more, in a new one
             self.discard(worker)
             return self.run(request, deadline, keep, retry=False) if retry else ("died", None)
@@ -157,9 +207,11 @@ class Pool:
             answer = pickle.loads(worker.receive(deadline))
         except TimeoutError:  # (an OSError too) the deadline: the worker is stopped
             self.discard(worker)
-            raise
+            raise self._waited(began, got, deadline) from None
         except (EOFError, OSError, pickle.UnpicklingError):  # it died under the call (out of memory)
             self.discard(worker)
+            if retry and worker.process.returncode == 0:  # it had just exited idle, before reading the request
+                return self.run(request, deadline, keep, retry=False)
             return "died", None
         except BaseException:  # KeyboardInterrupt: the worker is stopped
             self.discard(worker)
@@ -170,6 +222,14 @@ class Pool:
             self.discard(worker)
         return "ok", answer
 
+    def _waited(self, began: float, got: float, deadline: float) -> TimeoutError:
+        """The error of a call stopped at ``deadline``: PoolBusy when it spent more of its time waiting for a worker
+        (from ``began`` until it ``got`` one) than it had left to run, else a plain TimeoutError."""
+        if got - began <= deadline - got:
+            return TimeoutError()
+        return PoolBusy(f"busy: all {self.size} {self.label} worker processes were in use for {got - began:.1f} s of "
+                        f"the time limit; the call got the last {max(0.0, deadline - got):.1f} s and was stopped")
+
     def _lost(self) -> None:
         with self.cond:
             self.alive -= 1
@@ -177,6 +237,7 @@ class Pool:
 
     def give(self, worker: Worker) -> None:
         """Put a worker that answered back among the idle ones."""
+        worker.idle_since = time.monotonic()
         with self.cond:
             self.idle.append(worker)
             self.cond.notify()
@@ -184,6 +245,8 @@ class Pool:
     def discard(self, worker: Worker) -> None:
         """Stop a worker (timed out, died, or too large to keep)."""
         worker.stop()
+        with self.cond:
+            self.workers.discard(worker)
         self._lost()
 
     def counts(self) -> tuple[int, int]:
@@ -192,20 +255,32 @@ class Pool:
             return self.alive, len(self.idle)
 
     def stop_idle(self) -> None:
-        """Stop the idle workers (at exit)."""
+        """Stop the idle workers."""
         with self.cond:
             idle, self.idle = self.idle, []
         for worker in idle:
             self.discard(worker)
+
+    def kill_all(self) -> None:
+        """Kill every worker, busy ones too (at exit: a call still waiting on one sees it die)."""
+        self.stop_idle()
+        with self.cond:
+            busy = list(self.workers)
+        for worker in busy:
+            try:
+                worker.process.kill()
+                worker.process.wait(1)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
 
 
 _POOLS: list[Pool] = []
 
 
 @atexit.register
-def _stop_idle_workers() -> None:
+def _kill_workers() -> None:
     for pool in _POOLS:
-        pool.stop_idle()
+        pool.kill_all()
 
 
 def _wait(fd: int, event: int, deadline: float | None) -> None:
@@ -252,13 +327,43 @@ def read_frame(fd: int, deadline: float | None) -> bytes:
 
 
 def requests() -> Iterator[Any]:
-    """In a worker: the requests (unpickled) on stdin, until it closes (the parent is gone or stopped it)."""
+    """In a worker: the requests (unpickled) on stdin, until it closes (the parent is gone or stopped it) or none
+    comes for the idle time given as ``argv[3]`` (seconds; see :class:`Worker`). Before
+    yielding one, caps the process's CPU time at what it used so far plus the request's time limit plus
+    :data:`CPU_SLACK_SECONDS` (:func:`limit_cpu`). No core files: a worker that crashes (jq past its C stack) or
+    is ended by SIGXCPU leaves none behind."""
     source = sys.stdin.buffer.fileno()
+    idle_exit = float(sys.argv[3]) if len(sys.argv) > 3 else None
+    try:
+        resource.setrlimit(resource.RLIMIT_CORE, (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))
+    except (ValueError, OSError):
+        pass
     while True:
         try:
-            yield pickle.loads(read_frame(source, None))
-        except (EOFError, OSError):
+            _wait(source, select.POLLIN, None if idle_exit is None else time.monotonic() + idle_exit)
+            frame = read_frame(source, None)
+        except (EOFError, OSError):  # TimeoutError too: idle for idle_exit seconds
             return
+        (limit,) = struct.unpack_from("<d", frame)
+        limit_cpu(None if limit < 0 else limit)
+        yield pickle.loads(memoryview(frame)[8:])
+
+
+def limit_cpu(seconds: float | None) -> None:
+    """In a worker: let the process use ``seconds`` more of CPU time, plus :data:`CPU_SLACK_SECONDS` (``None``: up to
+    the hard limit), before SIGXCPU ends it (``RLIMIT_CPU``'s soft limit, whole seconds, at most the hard limit); a
+    platform without it keeps the parent's kill alone."""
+    try:
+        hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+        soft = hard
+        if seconds is not None:
+            usage = resource.getrusage(resource.RUSAGE_SELF)
+            soft = math.ceil(usage.ru_utime + usage.ru_stime + seconds + CPU_SLACK_SECONDS)
+            if hard != resource.RLIM_INFINITY:
+                soft = min(soft, hard)
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+    except (ValueError, OSError):
+        pass
 
 
 def reply(answer: bytes) -> None:

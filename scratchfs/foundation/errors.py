@@ -99,7 +99,9 @@ class CorruptBlob(ScratchError):
 
 
 class StoreBusy(ScratchError, TimeoutError):
-    """The index or a lock stayed busy past the store's busy timeout (seconds)."""
+    """The index or a lock stayed busy past the store's busy timeout (seconds); or a jq or HTML read found no
+    worker process (every one busy until the read's time limit, or none could be started: out of descriptors or
+    memory), so it was not run. Retrying later may succeed."""
 
     kind = "busy"
     exit_code = 4

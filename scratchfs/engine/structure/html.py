@@ -42,9 +42,10 @@ from scratchfs.engine.structure.paging import (
     fill_text,
     read_whole,
 )
+from scratchfs.engine.worker_pipe import NoWorker, PoolBusy
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
-from scratchfs.foundation.errors import InvalidArgument, StructureTimeout
+from scratchfs.foundation.errors import InvalidArgument, StoreBusy, StructureTimeout
 
 __all__ = ["MAX_HTML_BYTES", "MAX_SELECTOR_CHARS", "VIEW_SECONDS_PER_MIB", "html_text", "select_page", "text_page"]
 
@@ -71,8 +72,9 @@ def html_text(source: ContentSource, cache_key: str | None = None,
     U+FFFD), rendered in a worker process killed after ``timeout`` seconds plus :data:`VIEW_SECONDS_PER_MIB` a MiB
     of the page (wall clock;
     :mod:`scratchfs.engine.structure.html_worker`). Raises InvalidArgument for a document over
-    :data:`MAX_HTML_BYTES` or a worker that died, StructureTimeout past ``timeout``, RecursionError for a page
-    nested deeper than Python's recursion limit."""
+    :data:`MAX_HTML_BYTES`, a worker that died or a page nested too deeply to parse or render whole (never a cut
+    view), StructureTimeout past ``timeout``, StoreBusy when no worker could be had (all busy until the limit, or
+    none could be started)."""
     key = None if cache_key is None else f"html:{cache_key}"
     found = None if key is None else _CACHE.get(key)
     if found is not None:
@@ -89,15 +91,23 @@ def html_text(source: ContentSource, cache_key: str | None = None,
 
 def _in_worker(operation: str, args: tuple, deadline: float, what: str, advice: str) -> Any:
     """:func:`~scratchfs.engine.structure.html_worker.run_html`'s answer. Raises StructureTimeout (past
-    ``deadline``), InvalidArgument (the worker died)."""
+    ``deadline``), InvalidArgument (the worker died, the page too deep), StoreBusy (every worker stayed busy until
+    ``deadline``, or none could be started: out of descriptors or memory; the read was not run)."""
     try:
         answer = run_html(operation, args, deadline)
+    except NoWorker as exc:
+        raise StoreBusy(f"{what} was not run: {exc}; retry later") from None
+    except PoolBusy as exc:
+        raise StoreBusy(f"{what}: {exc} (pattern_timeout); retry") from None
     except TimeoutError:
         late = max(0.0, time.monotonic() - deadline)
         raise StructureTimeout(f"{what} ran past its time limit (pattern_timeout; stopped {late:.1f} s after it) and "
                                f"was stopped; try {advice}") from None
     if isinstance(answer, tuple) and answer[0] == "died":
         raise InvalidArgument(f"{what} stopped: its worker process ran out of memory or died; try {advice}")
+    if isinstance(answer, tuple) and answer[0] == "deep":
+        raise InvalidArgument(f"the page is nested too deeply for {what} (elements more than 2,048 levels deep, or "
+                              "deeper than the renderer's recursion goes); read it by range, lines or match instead")
     return answer
 
 
@@ -112,6 +122,8 @@ def text_page(source: ContentSource, offset: int = 0, *, cursor: str | None = No
     Raises:
         InvalidArgument: an offset outside the view, a bad cursor or budget, a document over :data:`MAX_HTML_BYTES`.
         StructureTimeout: rendering the view took longer than ``timeout`` seconds (:func:`html_text`).
+        StoreBusy: every worker process stayed busy until the time limit, or none could be started (out of
+            descriptors or memory); nothing was run: retry.
     """
     budget = check_budget(budget_bytes)
     view = html_text(source, cache_key, timeout)
@@ -151,9 +163,10 @@ def select_page(source: ContentSource, selector: str, *, cursor: str | None = No
 
     Raises:
         InvalidArgument: a selector cssselect does not parse (its message), a bad cursor or budget, a document over
-            :data:`MAX_HTML_BYTES`, a worker that died.
+            :data:`MAX_HTML_BYTES`, a worker that died, a page nested too deeply to parse whole (never a cut page).
         StructureTimeout: the read ran past ``timeout``.
-        RecursionError: a page nested deeper than Python's recursion limit.
+        StoreBusy: every worker process stayed busy until the time limit, or none could be started (out of
+            descriptors or memory); nothing was run: retry.
     """
     budget = check_budget(budget_bytes)
     if not isinstance(selector, str) or not selector.strip() or len(selector) > MAX_SELECTOR_CHARS:

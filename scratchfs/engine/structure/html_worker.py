@@ -9,26 +9,34 @@ A worker is a fresh interpreter running this file by path (it imports ``lxml``, 
 not ``scratchfs``; the process plumbing: :mod:`scratchfs.engine.worker_pipe`). It gets the page's text and returns
 at most a page's worth of element texts: each text cut one character past what a page of ``budget`` bytes can hold,
 and no elements past the first whose texts alone overflow the page. At most :data:`MAX_WORKERS` run; a call that
-finds every one busy waits for one until its deadline. A worker given more than :data:`KEEP_AFTER_BYTES` of input is
+finds every one busy waits for one until its deadline (then PoolBusy, which the caller reports as busy, not as a
+runaway). A worker given more than :data:`KEEP_AFTER_BYTES` of input is
 stopped after its call (lxml's tree of a page takes several times its text), and a worker's address space is capped
 at :data:`WORKER_MEMORY_BYTES`.
+
+Pages are parsed with libxml2's ``huge_tree`` option (its depth limit 2048 instead of 256; the memory cap guards
+it): without it, a page nested more than 256 deep was silently cut there, the rest of its text and elements missing.
+A page that libxml2 still cuts (its error log names the excessive depth), or that is nested deeper than Python's
+recursion limit for rendering, gives the answer ``("deep", None)``, never a cut page.
 """
 
 from __future__ import annotations
 
 import pickle
+import re
+import sys
 from typing import Any
 
 import lxml.etree
 import lxml.html
 from cssselect import SelectorError
-from inscriptis import Inscriptis, get_text
+from inscriptis import Inscriptis
 from inscriptis.model.config import ParserConfig
 
 from scratchfs.engine.worker_pipe import WORKER_NAME, Pool, limit_memory, reply, requests
 
-__all__ = ["KEEP_AFTER_BYTES", "MAX_WORKERS", "WORKER_MEMORY_BYTES", "element_text", "run_html", "select_texts",
-           "view_text", "workers"]
+__all__ = ["KEEP_AFTER_BYTES", "MAX_WORKERS", "RECURSION_LIMIT", "WORKER_MEMORY_BYTES", "TooDeep", "element_text",
+           "parse_page", "run_html", "select_texts", "view_text", "workers"]
 
 MAX_WORKERS = 2
 """Most HTML worker processes alive at once."""
@@ -36,6 +44,23 @@ KEEP_AFTER_BYTES = 4 * 1024 * 1024
 """A worker given more input than this (bytes of the pickled request) is stopped after its call."""
 WORKER_MEMORY_BYTES = 4 * 1024**3
 """Address space of a worker (``RLIMIT_AS``): a 32 MiB page parses and renders in well under it."""
+RECURSION_LIMIT = 12_000
+"""Python's recursion limit in a worker: inscriptis recurses per level of a page, and libxml2 parses 2048 levels."""
+_XML_DECLARATION = re.compile(r"^<\?xml [^>]+?\?>")  # as inscriptis strips it
+
+
+class TooDeep(Exception):
+    """The page is nested deeper than libxml2 parses (2048 levels with ``huge_tree``): its tree would be cut."""
+
+
+def parse_page(text: str) -> Any:
+    """The lxml document tree of the page ``text`` (``huge_tree``). Raises TooDeep when libxml2 cut the tree at its
+    depth limit, lxml.etree.ParserError or ValueError when it does not parse."""
+    parser = lxml.html.HTMLParser(huge_tree=True)
+    tree = lxml.html.document_fromstring(text, parser=parser)
+    if any("depth" in entry.message.lower() for entry in parser.error_log):
+        raise TooDeep
+    return tree
 
 
 def element_text(element: Any, config: ParserConfig | None = None) -> str:
@@ -53,7 +78,7 @@ def select_texts(text: str, selector: str, index: int, chars: int, budget: int, 
     texts end at ``max_elements`` or at the first whose texts alone pass ``budget``. ``("invalid", message)``: the
     page does not parse or the selector does not run."""
     try:
-        tree = lxml.html.document_fromstring(text)
+        tree = parse_page(text)
     except (lxml.etree.ParserError, ValueError) as exc:
         return "invalid", f"the HTML does not parse: {exc}"
     try:
@@ -74,18 +99,29 @@ def select_texts(text: str, selector: str, index: int, chars: int, budget: int, 
 
 
 def view_text(text: str) -> bytes:
-    """The text view of the page ``text``: ``inscriptis.get_text`` as UTF-8 bytes (empty for a blank page)."""
-    return get_text(text).encode("utf-8") if text.strip() else b""
+    """The text view of the page ``text``: what ``inscriptis.get_text`` gives, as UTF-8 bytes (empty for a blank
+    page), from a tree parsed with ``huge_tree`` (:func:`parse_page`; TooDeep past libxml2's depth limit)."""
+    text = text.strip()
+    if not text:
+        return b""
+    if text.startswith("<?xml "):
+        text = _XML_DECLARATION.sub("", text, count=1)
+    try:
+        tree = parse_page(text)
+    except lxml.etree.ParserError:  # as inscriptis: a page with no element at all is read as preformatted text
+        tree = parse_page("<pre>" + text + "</pre>")
+    return Inscriptis(tree, ParserConfig()).get_text().encode("utf-8")
 
 
 _OPERATIONS = {"select": select_texts, "view": view_text}
 
 
 def _answer(operation: str, args: tuple) -> Any:
-    """The answer of one request; ``("deep", None)`` for a page nested deeper than Python's recursion limit."""
+    """The answer of one request; ``("deep", None)`` for a page nested deeper than libxml2 parses or Python's
+    recursion limit renders."""
     try:
         return _OPERATIONS[operation](*args)
-    except RecursionError:
+    except (RecursionError, TooDeep):
         return "deep", None
 
 
@@ -94,24 +130,21 @@ def run_html(operation: str, args: tuple, deadline: float) -> Any:
     worker, until ``deadline`` (a ``time.monotonic()`` value).
 
     Returns:
-        the function's answer; ``("died", None)``: the worker died (past its :data:`WORKER_MEMORY_BYTES`).
+        the function's answer; ``("died", None)``: the worker died (past its :data:`WORKER_MEMORY_BYTES`);
+        ``("deep", None)``: the page is nested too deeply to parse or render whole.
 
     Raises:
-        TimeoutError: the deadline passed (the worker was killed), or no worker came free before it.
-        RecursionError: the page is nested deeper than Python's recursion limit.
+        TimeoutError: the deadline passed (the worker was killed). PoolBusy (a TimeoutError): no worker came free
+            before it.
+        NoWorker: no worker process could be started (descriptors, memory); the read is never run unbounded in the
+            calling thread instead.
     """
     request = pickle.dumps((operation, args), protocol=pickle.HIGHEST_PROTOCOL)
     outcome, answer = _POOL.run(request, deadline, keep=len(request) <= KEEP_AFTER_BYTES)
-    if outcome == "none":  # no process to be had (descriptors, memory): in the thread, unbounded, as before workers
-        return _OPERATIONS[operation](*args)
-    if outcome == "died":
-        return "died", None
-    if isinstance(answer, tuple) and answer[0] == "deep":
-        raise RecursionError
-    return answer
+    return ("died", None) if outcome == "died" else answer
 
 
-_POOL = Pool(__file__, MAX_WORKERS)
+_POOL = Pool(__file__, MAX_WORKERS, "HTML")
 
 
 def workers() -> tuple[int, int]:
@@ -121,8 +154,10 @@ def workers() -> tuple[int, int]:
 
 def serve() -> None:
     """The worker's loop over stdin and stdout: ``(operation, args)`` in, the answer out; returns when stdin closes
-    (the parent is gone or stopped it)."""
+    (the parent is gone or stopped it). Python's recursion limit is raised to :data:`RECURSION_LIMIT`, so that
+    inscriptis renders a page as deep as libxml2 parses (a crash past the C stack is a dead worker, a typed error)."""
     limit_memory(WORKER_MEMORY_BYTES)
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
     for operation, args in requests():
         answer = _answer(operation, args)
         del args

@@ -8,7 +8,8 @@ Every jq run goes to a worker (there is no in-thread slice as in :mod:`scratchfs
 cannot be bounded in the thread at all). A worker is a fresh interpreter running this file by path (it imports only
 ``jq``; the process plumbing, and why not ``fork``: :mod:`scratchfs.engine.worker_pipe`); it keeps its last compiled
 programs, so a small read costs a pipe round trip and two pickles. At most :data:`MAX_WORKERS` run; a call that
-finds every one busy waits for one until its deadline. A worker that was given more than :data:`KEEP_AFTER_BYTES` of
+finds every one busy waits for one until its deadline (then PoolBusy, which the caller reports as busy, not as a
+runaway). A worker that was given more than :data:`KEEP_AFTER_BYTES` of
 input is stopped after its call, so idle workers stay small (jq's parse of a document up to 64 MiB takes several
 times that). Idle workers are stopped at exit; a worker whose parent is gone
 reads end-of-file and exits.
@@ -111,16 +112,17 @@ def run_jq(program_text: str, mode: str, data: Any, deadline: float, retry: bool
         aborts past the worker's :data:`WORKER_MEMORY_BYTES` of address space).
 
     Raises:
-        TimeoutError: the deadline passed (the worker was killed), or no worker came free before it.
+        TimeoutError: the deadline passed (the worker was killed). PoolBusy (a TimeoutError): no worker came free
+            before it.
+        NoWorker: no worker process could be started (descriptors, memory); the filter is never run unbounded in
+            the calling thread instead.
     """
     request = pickle.dumps((program_text, mode, data), protocol=pickle.HIGHEST_PROTOCOL)
     outcome, answer = _POOL.run(request, deadline, keep=len(request) <= KEEP_AFTER_BYTES, retry=retry)
-    if outcome == "none":  # no process to be had (descriptors, memory): in the thread, unbounded, as before workers
-        return _apply(jq.compile(program_text), mode, data)
     return answer if outcome == "ok" else ("died", None)
 
 
-_POOL = Pool(__file__, MAX_WORKERS)
+_POOL = Pool(__file__, MAX_WORKERS, "jq")
 
 
 def workers() -> tuple[int, int]:

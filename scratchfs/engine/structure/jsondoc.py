@@ -40,9 +40,10 @@ from scratchfs.engine.structure.paging import (
     fill_items,
     read_whole,
 )
+from scratchfs.engine.worker_pipe import NoWorker, PoolBusy
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
-from scratchfs.foundation.errors import InvalidArgument, StructureTimeout
+from scratchfs.foundation.errors import InvalidArgument, StoreBusy, StructureTimeout
 
 __all__ = ["MAX_FILTER_CHARS", "MAX_JQ_DOCUMENT_BYTES", "compile_filter", "jq_message", "jq_page", "jq_timeout",
            "parse_path", "run_jq_checked", "stream_path"]
@@ -126,6 +127,8 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
             UTF-8 (the parser's message), a bad cursor or budget, or a document over
             :data:`MAX_JQ_DOCUMENT_BYTES` with a filter that is not a path.
         StructureTimeout: the filter ran past ``timeout``.
+        StoreBusy: every worker process stayed busy until the time limit, or none could be started (out of
+            descriptors or memory); nothing was run: retry.
     """
     budget = check_budget(budget_bytes)
     max_results = check_int(max_results, "max_results", 1)
@@ -192,15 +195,21 @@ def run_jq_checked(program: Any, mode: str, data: Any, deadline: float, advice: 
 
     Raises:
         StructureTimeout: the deadline passed (its message ends with ``advice``). InvalidArgument: the worker ran
-            out of memory or died.
+            out of memory, built a value nested too deeply or died. StoreBusy: every worker process stayed busy
+            until the deadline, or none could be started (out of descriptors or memory); the filter was not run.
     """
     try:
         status, detail = run_jq(program.program_string, mode, data, deadline)
+    except NoWorker as exc:
+        raise StoreBusy(f"the jq filter was not run: {exc}; retry later") from None
+    except PoolBusy as exc:
+        raise StoreBusy(f"the jq filter: {exc} (pattern_timeout); retry") from None
     except TimeoutError:
         raise jq_timeout(deadline, advice) from None
     if status == "died":
-        raise InvalidArgument("the jq filter stopped: its worker process ran out of memory or died; try a filter "
-                              "that builds smaller values")
+        raise InvalidArgument("the jq filter stopped: its worker process ran out of memory or died, or built a value "
+                              "nested too deeply (jq crashes some 10,000s of levels down); try a filter that builds "
+                              "smaller, shallower values")
     return status, detail
 
 

@@ -66,6 +66,8 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
             to parse, a filter that does not compile or fails on a record, a bad cursor, count or budget, a record
             past the last one, a line longer than :data:`MAX_RECORD_BYTES`.
         StructureTimeout: the filter ran past ``timeout`` over the page's records.
+        StoreBusy: every worker process stayed busy until the time limit, or none could be started (out of
+            descriptors or memory); nothing was run: retry.
     """
     budget = check_budget(budget_bytes)
     records = check_int(records, "records", 1, MAX_RECORDS)

@@ -1,0 +1,203 @@
+"""The worker pools' failures are typed and say what happened: no worker process could be started (a typed
+StoreBusy, never the caller's program run unbounded in its thread), every worker busy until the time limit (StoreBusy
+naming the pool, not the program), a worker that died building a value nested too deeply, and idle workers that end
+after a while and are replaced without an error."""
+
+from __future__ import annotations
+
+import errno
+import pickle
+import threading
+import time
+
+import pytest
+
+from scratchfs import InvalidArgument, ScratchStore, StoreBusy, StructureTimeout
+from scratchfs.engine import worker_pipe
+from scratchfs.engine.structure import BytesSource, html_text, jq_page, jq_worker, select_page
+from scratchfs.engine.structure.html_worker import MAX_WORKERS as HTML_WORKERS
+from scratchfs.engine.structure.html_worker import workers as html_workers
+from scratchfs.engine.structure.jq_worker import MAX_WORKERS as JQ_WORKERS
+from scratchfs.engine.structure.jq_worker import workers as jq_workers
+
+
+@pytest.fixture
+def no_process(monkeypatch):
+    """Starting a worker process fails with EMFILE; idle workers look dead (so the pools drop them)."""
+
+    def refuse(self, script, idle_exit=None):
+        raise OSError(errno.EMFILE, "Too many open files")
+
+    monkeypatch.setattr(worker_pipe.Worker, "__init__", refuse)
+    monkeypatch.setattr(worker_pipe.Worker, "alive", lambda self: False)
+
+
+def test_a_jq_read_with_no_worker_to_be_had_is_store_busy_and_runs_nothing(no_process):
+    began = time.monotonic()
+    with pytest.raises(StoreBusy, match=r"jq filter was not run: no worker process could be started \(EMFILE"):
+        jq_page(BytesSource(b'{"a": 1}'), ".a", timeout=30)
+    with pytest.raises(StoreBusy, match="no worker process"):
+        jq_page(BytesSource(b'{"a": 1}'), "last(range(1e10))", timeout=30)  # not run in the thread, unbounded
+    assert time.monotonic() - began < 5
+    assert jq_workers()[0] == 0
+
+
+def test_a_css_read_with_no_worker_to_be_had_is_store_busy(no_process):
+    page = b"<html><body><p>a</p><p>b</p></body></html>"
+    with pytest.raises(StoreBusy, match=r"CSS selector was not run: no worker process could be started \(EMFILE"):
+        select_page(BytesSource(page), "p", timeout=30)
+    assert html_workers()[0] == 0
+
+
+def test_the_pools_work_again_once_processes_can_be_started():
+    assert jq_page(BytesSource(b'{"a": 7}'), ".a", timeout=30).items == [7]
+
+
+def _deep_page(depth: int, pads: int = 2000) -> bytes:
+    return (b"<html><body><p>BEFORE</p>" + b"<div>" * depth + b"DEEP" + b"</div>" * depth + b"<p>AFTER</p>"
+            + b"<p>pad</p>" * pads + b"</body></html>")
+
+
+@pytest.mark.parametrize("depth", [250, 300, 1000])
+def test_a_page_nested_past_256_levels_is_read_whole(depth):
+    page = _deep_page(depth)
+    view = html_text(BytesSource(page), timeout=30)
+    assert view.startswith(b"BEFORE") and b"DEEP" in view and b"AFTER" in view
+    assert view.count(b"pad") == 2000
+    first = select_page(BytesSource(page), "p", timeout=30, budget_bytes=65536, max_elements=10_000)
+    assert first.extra["matches"] == 2002
+    assert first.items[:2] == ["BEFORE", "AFTER"]
+
+
+@pytest.mark.parametrize("depth", [3000, 20_000])
+def test_a_page_nested_past_the_parsers_limit_is_a_typed_refusal_never_a_cut_page(depth, tmp_path):
+    page = _deep_page(depth)
+    with pytest.raises(InvalidArgument, match=r"nested too deeply for the HTML text view.*range, lines or match"):
+        html_text(BytesSource(page), timeout=30)
+    with pytest.raises(InvalidArgument, match="nested too deeply for the CSS selector"):
+        select_page(BytesSource(page), "p", timeout=30)
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("r", "a")
+        handle = scope.spill(b"<!DOCTYPE html>" + page, source_tool="browser.get").handle
+        with pytest.raises(InvalidArgument, match="nested too deeply"):
+            scope.structure.text(handle)
+        shallower = scope.spill(_deep_page(300), source_tool="t").handle
+        assert scope.structure.select(shallower, "p").extra["matches"] == 2002
+
+
+def _occupy(run, count: int) -> list[threading.Thread]:
+    """``count`` threads each running ``run`` (a read that runs away until its own limit), started and given time to
+    take a worker each."""
+    threads = [threading.Thread(target=run) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    time.sleep(1.0)
+    return threads
+
+
+def test_a_jq_read_that_finds_every_worker_busy_is_store_busy_not_a_runaway_filter():
+    stopped = []
+
+    def runaway():
+        with pytest.raises(StructureTimeout, match="time limit"):
+            jq_page(BytesSource(b'{"a": 1}'), "last(range(1e10))", timeout=4)
+        stopped.append(1)
+
+    threads = _occupy(runaway, JQ_WORKERS)
+    with pytest.raises(StoreBusy, match=rf"the jq filter: busy: all {JQ_WORKERS} jq worker processes were in use "
+                                        r"until the time limit; the call was not run \(pattern_timeout\); retry"):
+        jq_page(BytesSource(b'{"a": 1}'), ".a", timeout=1)
+    for thread in threads:
+        thread.join(30)
+    assert len(stopped) == JQ_WORKERS
+    assert jq_page(BytesSource(b'{"a": 1}'), ".a", timeout=5).items == [1]  # free again
+
+
+def test_a_css_read_that_finds_every_worker_busy_is_store_busy_not_a_bad_selector():
+    big = b"<html><body>" + b"<div><p>x</p><span>a</span><div><span>b</span></div></div>" * 40_000 + b"</body></html>"
+
+    def runaway():
+        with pytest.raises(StructureTimeout):
+            select_page(BytesSource(big), "div:nth-child(2n) span", timeout=4)
+
+    threads = _occupy(runaway, HTML_WORKERS)
+    with pytest.raises(StoreBusy, match=rf"the CSS selector: busy: all {HTML_WORKERS} HTML worker .* not run"):
+        select_page(BytesSource(b"<html><body><p>a</p></body></html>"), "p", timeout=1)
+    for thread in threads:
+        thread.join(30)
+    assert select_page(BytesSource(b"<html><body><p>a</p></body></html>"), "p", timeout=5).items == ["a"]
+
+
+def test_a_jq_output_nested_past_the_c_stack_is_told_as_nested_too_deeply():
+    with pytest.raises(InvalidArgument, match=r"nested too deeply.*shallower"):
+        jq_page(BytesSource(b"1"), "reduce range(100000) as $i ([]; [.])", timeout=30)
+    assert jq_page(BytesSource(b"[1, 2]"), ".[1]", timeout=30).items == [2]  # a new worker answers
+
+
+def _jq_request(value: int) -> bytes:
+    return pickle.dumps((".", "text", str(value)), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def test_an_idle_worker_exits_by_itself_and_the_pool_replaces_it_without_an_error():
+    pool = worker_pipe.Pool(jq_worker.__file__, 1, "jq", idle_seconds=0.5)
+    try:
+        assert pool.run(_jq_request(1), time.monotonic() + 30) == ("ok", ("ok", [1]))
+        (first,) = pool.idle
+        first.process.wait(10)  # it exits on its own after 0.75 s idle, status 0
+        assert first.process.returncode == 0
+        assert pool.run(_jq_request(2), time.monotonic() + 30) == ("ok", ("ok", [2]))
+        (second,) = pool.idle
+        assert second.process.pid != first.process.pid and pool.counts() == (1, 1)
+    finally:
+        pool.kill_all()
+
+
+def test_a_worker_idle_past_its_time_is_not_handed_out_again():
+    pool = worker_pipe.Pool(jq_worker.__file__, 1, "jq", idle_seconds=1.0)
+    try:
+        assert pool.run(_jq_request(1), time.monotonic() + 30) == ("ok", ("ok", [1]))
+        (first,) = pool.idle
+        first.idle_since -= 2  # as if idle 2 s: the pool stops it rather than reuse it
+        assert pool.run(_jq_request(3), time.monotonic() + 30) == ("ok", ("ok", [3]))
+        assert first.process.returncode is not None
+        (second,) = pool.idle
+        assert second.process.pid != first.process.pid and pool.counts() == (1, 1)
+    finally:
+        pool.kill_all()
+
+
+def test_a_request_sent_to_a_worker_that_just_exited_idle_runs_in_a_new_one():
+    pool = worker_pipe.Pool(jq_worker.__file__, 1, "jq", idle_seconds=0.2)
+    try:
+        assert pool.run(_jq_request(1), time.monotonic() + 30) == ("ok", ("ok", [1]))
+        (first,) = pool.idle
+        while first.process.poll() is None:  # let it exit (0.3 s), then make the pool believe it fresh and alive
+            time.sleep(0.05)
+        first.idle_since = time.monotonic() + 60
+        first.alive = lambda: True
+        assert pool.run(_jq_request(4), time.monotonic() + 30) == ("ok", ("ok", [4]))
+    finally:
+        pool.kill_all()
+
+
+def test_through_the_store_no_worker_is_store_busy_not_a_storage_error(no_process, tmp_path):
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("r", "a")
+        handle = scope.spill(b'{"a": [1, 2]}', source_tool="t").handle
+        with pytest.raises(StoreBusy, match="no worker process could be started") as caught:
+            scope.structure.jq(handle, ".a")
+        assert caught.value.kind == "busy" and caught.value.exit_code == 4
+
+
+def test_a_call_that_waited_for_a_worker_longer_than_it_then_ran_is_store_busy():
+    def runaway():
+        with pytest.raises(StructureTimeout):
+            jq_page(BytesSource(b'{"a": 1}'), "last(range(1e10))", timeout=2.5)
+
+    threads = _occupy(runaway, JQ_WORKERS)  # they hold every worker for 1.5 s more
+    began = time.monotonic()
+    with pytest.raises(StoreBusy, match=r"were in use for \d\.\d s of the time limit; the call got the last \d\.\d s"):
+        jq_page(BytesSource(b'{"a": 1}'), "last(range(1e10))", timeout=2)
+    assert time.monotonic() - began < 5
+    for thread in threads:
+        thread.join(30)
