@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import os
 import subprocess
 import sys
@@ -239,7 +240,8 @@ def test_line_and_pattern_reads(cli, fixture_data, tmp_path):
     lines = data.splitlines(keepends=True)
     raw = cli("read-handle", handle, "--line", "100", "--lines", "3")
     assert raw.stdout_bytes == b"".join(lines[99:102])
-    assert f"next: scratchfs read-handle {handle} --line 103 --lines 3 --run run-1 --agent agent-1" in raw.stderr
+    assert (f"next: scratchfs read-handle {handle} --line 103 --lines 3 --root {shlex.quote(str(cli.root))} "
+            "--run run-1 --agent agent-1") in raw.stderr
     as_json = json.loads(cli("read-handle", handle, "--line", "100", "--lines", "3", "--json").stdout)
     assert (as_json["first_line"], as_json["next_line"], as_json["cut"]) == (100, 103, False)
     found = json.loads(cli("read-handle", handle, "--pattern", r"^\./fileinput\.py:\d+:def (\w+)",
@@ -263,6 +265,21 @@ def test_raw_read_that_stops_early_says_where_to_go_on(cli):
     assert "--offset 65536 --length 65536" in result.stderr and "34464 bytes follow" in result.stderr
     whole = cli("read-handle", stub["handle"], "--offset", "65536", "--length", "65536")
     assert len(whole.stdout_bytes) == 34464 and whole.stderr == ""
+
+
+def test_the_next_command_of_a_raw_read_names_the_root_it_read(cli, tmp_path, monkeypatch):
+    """The continuation printed after a raw read from a store chosen with --root (not the environment) read the
+    default store when run as printed: it names the root now."""
+    other = tmp_path / "other root"
+    stub = json.loads(cli("--root", str(other), "spill", "--tool", "t", input="y" * 70_000).stdout)
+    first = cli("--root", str(other), "read-handle", stub["handle"], "--length", "65536")
+    command = first.stderr.split("next: ", 1)[1].strip()
+    monkeypatch.delenv("SCRATCHFS_ROOT")
+    words = shlex.split(command)
+    assert words[:2] == ["scratchfs", "read-handle"] and words[words.index("--root") + 1] == str(other)
+    rest = cli(*words[1:])  # as the shell would run it, the environment without the root
+    assert rest.exit_code == 0, rest.stderr
+    assert rest.stdout_bytes == b"y" * (70_000 - 65536)
 
 
 def test_quota_exceeded_exits_5(tmp_path, monkeypatch):

@@ -107,17 +107,18 @@ def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, as
     out.flush()
     if result.next_call is not None:
         click.echo(f"scratchfs: {len(result.data)} bytes from offset {result.offset}; {result.remaining} bytes "
-                   f"follow; next: {shell_next(result, run_id, agent_id)}", err=True)
+                   f"follow; next: {shell_next(result, run_id, agent_id, str(store.root))}", err=True)
 
 
-def shell_next(result: Slice | LineSlice, run_id: str, agent_id: str) -> str:
-    """The shell command that reads on after a raw read (the CLI's twin of ``next_call``)."""
+def shell_next(result: Slice | LineSlice, run_id: str, agent_id: str, root: str) -> str:
+    """The shell command that reads on after a raw read (the CLI's twin of ``next_call``): it names the store's
+    ``root`` as well as the scope, so it reads the same store whatever the environment it is run in."""
     if isinstance(result, LineSlice):
         where = (["--offset", str(result.next_offset)] if result.cut else ["--line", str(result.next_line)])
         more = [*where, "--lines", str(result.requested)]
     else:
         more = ["--offset", str(result.next_offset), "--length", str(result.requested)]
-    words = ["scratchfs", "read-handle", result.handle, *more, "--run", run_id, "--agent", agent_id]
+    words = ["scratchfs", "read-handle", result.handle, *more, "--root", root, "--run", run_id, "--agent", agent_id]
     return " ".join(shlex.quote(word) for word in words)
 
 
