@@ -182,7 +182,8 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
             seg = report.segments
             click.echo(f"segment files: {seg.segments} ({human_bytes(seg.bytes)}), of which "
                        f"{human_bytes(seg.dead_bytes)} dead bytes ({seg.dead_segments} segments wholly dead); "
-                       "the sweep reclaims them")
+                       "the sweep reclaims wholly dead segments; the dead bytes of others stay until their segment "
+                       "is wholly dead (compaction is off)")
         if report.problems:
             show(problems_listing(report.problems, str(store.root)))
     if report.next_cursor:

@@ -4,9 +4,10 @@ through the model-facing contract, structure views, stats, fsck, and deletes whe
 Every endpoint is a plain function of a Starlette :class:`~starlette.requests.Request` (Starlette runs it in its
 thread pool, so the store's blocking calls never stall the event loop). Path parameters go through the store's id
 checks (:mod:`scratchfs.foundation.checks`) before anything else; query parameters are checked here (unknown ones
-are refused); reads go through :class:`scratchfs.api.contract.ScratchTools`, the one model-facing contract, with
-its schemas and 64 KiB budget. Every :class:`~scratchfs.foundation.errors.ScratchError` becomes a JSON error
-``{"error": {"kind", "message"}}`` with the HTTP status of its kind (:data:`STATUS_OF_KIND`).
+are refused); reads go through :class:`scratchfs.api.contract.ScratchTools`, the one model-facing contract, with its
+schemas and reply budgets (8 KiB unless a read's ``budget`` asks for 2 to 64 KiB). Every
+:class:`~scratchfs.foundation.errors.ScratchError` becomes a JSON error ``{"error": {"kind", "message"}}`` with the
+HTTP status of its kind (:data:`STATUS_OF_KIND`).
 
 Sizes and offsets are bytes; ``expires_in`` and ``next_expiry_in`` are seconds from now; ``*_at`` and
 ``next_expiry`` are epoch seconds.
