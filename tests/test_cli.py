@@ -79,7 +79,11 @@ def test_scratchpad_verbs(cli, tmp_path):
     assert json.loads(cli("scratch-delete", "plan").stdout) == {"key": "plan", "deleted": True}
     gone = cli("scratch-delete", "plan")
     assert gone.exit_code == 1 and "not found" in gone.stderr
-    assert cli("scratch-read", "plan").exit_code == 1
+    read = cli("scratch-read", "plan")
+    assert read.exit_code == 1 and "was deleted at" in read.stderr
+    assert gone.stderr == read.stderr  # a second delete says what a read says (it said "or it has expired")
+    never = cli("scratch-delete", "never-written")
+    assert never.exit_code == 1 and "not found" in never.stderr and never.stderr.count("\n") == 1
 
 
 def test_ls_delete_agent_delete_run_sweep(cli):

@@ -176,8 +176,10 @@ def scratch_list(store: ScratchStore, run_id: str, agent_id: str, prefix: str) -
 @with_store
 def scratch_delete(store: ScratchStore, run_id: str, agent_id: str, key: str) -> None:
     """Delete KEY from the scratchpad (exit code 1 if there was no live value)."""
-    if not store.scope(run_id, agent_id).scratch_delete(key):
-        raise NotFound(f"no key {key!r} in this scope (or it has expired)")
+    scope = store.scope(run_id, agent_id)
+    if not scope.scratch_delete(key):
+        scope.scratch_read_range(key, 0, 1)  # raises what a read says: Deleted or Expired (when), or NotFound
+        raise NotFound(f"no live value of key {key!r} in this scope to delete")  # written again meanwhile
     echo_json({"key": key, "deleted": True})
 
 
