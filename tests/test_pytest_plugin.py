@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from importlib.metadata import entry_points
 
 from click.testing import CliRunner
@@ -92,3 +93,22 @@ def test_load_from_the_command_line(tmp_path):
     assert {x["source_tool"] for x in json.loads(tool.stdout)} == {"recorded"}
     missing = CliRunner().invoke(main, ["load", str(tmp_path / "nope"), "--run", "r", "--agent", "a"])
     assert missing.exit_code == 2
+
+
+def test_load_names_what_it_skips_and_follows_no_link(tmp_path):
+    """Links, FIFOs and links to folders were left out without a word; they are named on stderr now, and nothing
+    behind a link is read."""
+    folder = tmp_path / "outputs"
+    folder.mkdir()
+    (folder / "a.json").write_text('{"a": 1}')
+    os.mkfifo(folder / "p.txt")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("outside")
+    (folder / "link.txt").symlink_to(secret)
+    (folder / "dirlink").symlink_to(tmp_path)
+    result = CliRunner().invoke(main, ["load", str(folder), "--root", str(tmp_path / "root"), "--run", "r",
+                                       "--agent", "a"])
+    assert result.exit_code == 0, result.output
+    assert [x["file"] for x in json.loads(result.stdout)] == ["a.json"]
+    assert result.stderr == ("scratchfs: skipped 3 that are not regular files (links are not followed): dirlink, "
+                             "link.txt, p.txt\n")

@@ -207,8 +207,16 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
 @with_store
 def load(store: ScratchStore, run_id: str, agent_id: str, folder: str, tool: str | None, ttl: float | None,
          as_json: bool) -> None:
-    """Spill every file of FOLDER (recorded tool outputs, recursively) into the scope; print the handles as JSON."""
-    stubs = load_dir(store.scope(run_id, agent_id), folder, tool=tool, ttl=ttl)
+    """Spill every file of FOLDER (recorded tool outputs, recursively) into the scope; print the handles as JSON.
+
+    Entries that are not regular files (links, FIFOs, devices) are skipped and named in one line on stderr.
+    """
+    skipped: list[str] = []
+    stubs = load_dir(store.scope(run_id, agent_id), folder, tool=tool, ttl=ttl, skipped=skipped)
+    if skipped:
+        shown = ", ".join(skipped[:5]) + (f" and {len(skipped) - 5} more" if len(skipped) > 5 else "")
+        click.echo(f"scratchfs: skipped {len(skipped)} that are not regular files (links are not followed): {shown}",
+                   err=True)
     echo_json([{"file": name, "handle": stub.handle, "size": stub.size, "source_tool": stub.source_tool}
                 for name, stub in stubs.items()])
 
