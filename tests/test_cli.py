@@ -376,3 +376,11 @@ def test_serve_takes_the_root_given_before_the_command(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     assert f"serving {root} " in result.stderr
     assert (root / "index.sqlite").exists() and not (tmp_path / "env").exists()
+
+
+def test_a_compression_ratio_under_0_1_keeps_two_significant_digits():
+    """3 B stored in 320 B printed as '0.0x', as if nothing were held."""
+    from scratchfs.cli.render import ratio
+
+    assert [ratio(3, 320), ratio(1, 10), ratio(10, 3), ratio(0, 320), ratio(5, 0)] == \
+        ["0.0094x", "0.1x", "3.3x", "0.0x", "-"]

@@ -61,11 +61,12 @@ def ls(store: ScratchStore, run_id: str | None, agent_id: str | None, limit: int
     title = (f"run {run_id}" if run_id else "all runs") + (f", agent {agent_id}" if agent_id else "")
     if as_json:
         click.echo("[", nl=False)
+    more = None  # the cursor to go on from, when the limit cut the listing short (said after the table)
     while True:
         page = []
         for entry, cursor in entries:
             if limit and shown + len(page) == limit:  # one more than the limit: there is more to show
-                click.echo(f"scratchfs: {limit} entries shown; more with --after {encode_cursor(last)}", err=True)
+                more = encode_cursor(last)
                 break
             page.append(entry)
             last = cursor
@@ -81,6 +82,13 @@ def ls(store: ScratchStore, run_id: str | None, agent_id: str | None, limit: int
         click.echo("]")
     elif shown == 0:
         _print_page([], 0, False, store, title, run_id is None, single=True)
+    if more is not None:
+        sys.stdout.flush()
+        click.echo(f"scratchfs: {_entries(limit)} shown; more with --after {more}", err=True)
+
+
+def _entries(count: int) -> str:
+    return "1 entry" if count == 1 else f"{count} entries"
 
 
 def _print_page(page: list, shown: int, as_json: bool, store: ScratchStore, title: str, show_run: bool,
@@ -92,7 +100,7 @@ def _print_page(page: list, shown: int, as_json: bool, store: ScratchStore, titl
         return
     from scratchfs.cli.render import entries_listing, show
 
-    what = f"{len(page)} entries" if single else f"entries {shown + 1}-{shown + len(page)}"
+    what = _entries(len(page)) if single else f"entries {shown + 1}-{shown + len(page)}"
     listing = entries_listing(page, store.now(), title=f"{title}: {what}", show_run=show_run)
     if shown and not sys.stdout.isatty():  # tab-separated rows: one header for the whole listing
         sys.stdout.write(listing.tsv().split("\n", 1)[1])

@@ -39,8 +39,12 @@ def human_seconds(seconds: float) -> str:
 
 
 def ratio(size: int, stored: int) -> str:
-    """Compression ratio as ``"3.2x"`` (``"-"`` when nothing is stored)."""
-    return f"{size / stored:.1f}x" if stored else "-"
+    """Compression ratio as ``"3.2x"``, two significant digits under 0.1 (``"0.0094x"``: a tiny value stores
+    more than it holds), ``"-"`` when nothing is stored."""
+    if not stored:
+        return "-"
+    value = size / stored
+    return f"{value:.1f}x" if value >= 0.1 or value == 0 else f"{value:.2g}x"
 
 
 def middle_ellipsis(text: str, width: int) -> str:
