@@ -458,6 +458,15 @@ class Blobs:
         Raises:
             StorageError: it (or a directory on the way) is a link or not a directory, or cannot be read.
         """
+        return [(name, st.st_mode) for name, st in self.list_stats(parts)]
+
+    def list_stats(self, parts: tuple[str, ...]) -> list[tuple[str, os.stat_result]]:
+        """``(name, lstat)`` of every entry of the directory ``parts`` (below the root), sorted by name, links not
+        followed (an entry gone between the listing and its ``lstat`` is left out); none if it is missing.
+
+        Raises:
+            StorageError: it (or a directory on the way) is a link or not a directory, or cannot be read.
+        """
         try:
             fd = safe_fs.walk(self.root_fd, parts)
         except FileNotFoundError:
@@ -466,7 +475,7 @@ class Blobs:
             found = []
             for name in sorted(os.listdir(fd)):
                 try:
-                    found.append((name, os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode))
+                    found.append((name, os.stat(name, dir_fd=fd, follow_symlinks=False)))
                 except FileNotFoundError:
                     continue
             return found

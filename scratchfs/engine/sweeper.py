@@ -407,23 +407,7 @@ def trash_left(blobs: Blobs, older_than: float) -> list[str]:
     Raises:
         StorageError: ``trash/`` (or the root) is a link or not a directory, or cannot be read.
     """
-    try:
-        fd = safe_fs.walk(blobs.root_fd, ("trash",))
-    except FileNotFoundError:
-        return []
-    try:
-        left = []
-        for name in sorted(os.listdir(fd)):
-            try:
-                if os.stat(name, dir_fd=fd, follow_symlinks=False).st_ctime < older_than:
-                    left.append(name)
-            except FileNotFoundError:
-                continue  # removed meanwhile
-        return left
-    except OSError as exc:
-        raise storage_error(exc, "cannot list the trash") from exc
-    finally:
-        os.close(fd)
+    return [name for name, st in blobs.list_stats(("trash",)) if st.st_ctime < older_than]
 
 
 def _rmdir_if_old_and_empty(blobs: Blobs, parts: tuple[str, ...], name: str, cutoff: float) -> None:
