@@ -5,7 +5,6 @@ page after page."""
 from __future__ import annotations
 
 import json
-import threading
 import time
 
 import lxml.html
@@ -17,6 +16,7 @@ from scratchfs import InvalidArgument, ScratchStore, StructureTimeout
 from scratchfs.engine.structure import BytesSource, html, html_text, select_page
 from scratchfs.engine.structure.html_worker import MAX_WORKERS, element_text, workers
 from scratchfs.engine.structure.paging import decode_cursor
+from tests.thread_support import ticks_during
 
 RUNAWAY = "div:nth-child(2n) span"  # quadratic in lxml's XPath: ~8 s of CPU over the page below
 
@@ -54,25 +54,11 @@ def test_a_large_page_is_given_time_for_its_size(monkeypatch):
 
 
 def test_other_threads_run_while_a_select_runs_away():
-    count = [0]
-    stop = threading.Event()
-
-    def counter() -> None:
-        while not stop.is_set():
-            count[0] += 1
-            time.sleep(0.001)
-
-    thread = threading.Thread(target=counter)
-    thread.start()
-    try:
-        before = count[0]
+    def runaway() -> None:
         with pytest.raises(StructureTimeout):
             select_page(BytesSource(BIG), RUNAWAY, timeout=1.0)
-        during = count[0] - before
-    finally:
-        stop.set()
-        thread.join()
-    assert during >= 50  # the GIL was free while the worker ran
+
+    assert ticks_during(runaway) >= 50  # the GIL was free while the worker ran
 
 
 def test_a_runaway_select_through_the_store_names_the_setting_and_the_store_goes_on(tmp_path):

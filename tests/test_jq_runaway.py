@@ -16,6 +16,7 @@ import pytest
 from scratchfs import InvalidArgument, ScratchStore, StructureTimeout
 from scratchfs.engine.structure import BytesSource, jq_page, records_page
 from scratchfs.engine.structure.jq_worker import MAX_WORKERS, workers
+from tests.thread_support import ticks_during
 
 RUNAWAYS = ["last(range(1e10))", "def f: f; f", "[repeat(1)]", "[range(1e10)] | length"]
 
@@ -38,25 +39,11 @@ def test_a_runaway_records_filter_raises_structure_timeout():
 
 
 def test_other_threads_run_while_a_filter_runs_away():
-    count = [0]
-    stop = threading.Event()
-
-    def counter() -> None:
-        while not stop.is_set():
-            count[0] += 1
-            time.sleep(0.001)
-
-    thread = threading.Thread(target=counter)
-    thread.start()
-    try:
-        before = count[0]
+    def runaway() -> None:
         with pytest.raises(StructureTimeout):
             jq_page(BytesSource(b"1"), "last(range(1e10))", timeout=1.0)
-        during = count[0] - before
-    finally:
-        stop.set()
-        thread.join()
-    assert during >= 50  # the GIL was free: ~1000 steps a second with no stall
+
+    assert ticks_during(runaway) >= 50  # the GIL was free: ~1000 steps a second with no stall
 
 
 def test_a_runaway_read_through_the_store_names_the_setting(tmp_path):
