@@ -7,7 +7,9 @@ the same work done in this process (the anchor), alternated, medians of ``--reps
 Rows: ``jq_page in-process`` (the anchor: the engine's read as it was before workers, jq run in this thread and
 every output handed back whole), ``jq_page (worker)`` (the engine's read over the bytes), ``read_handle jq``
 (``scope.structure.jq``: the store read, decompression and the worker), and for HTML ``select in-process`` (parse,
-select, render: the anchor) against ``select_page (worker)``.
+select, render: the anchor) against ``select_page (worker)``. Last, the text view's CPU per MiB of page in this
+process (``inscriptis.get_text``) on the Rust-book page and on a page of nested ``div``s: the rates behind
+``html.VIEW_SECONDS_PER_MIB``.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import tempfile
 import time
 from collections.abc import Callable
 
+import inscriptis
 import jq
 import lxml.html
 from benchlib import FIXTURES
@@ -108,6 +111,23 @@ def select_rows(reps: int) -> dict[str, float]:
                      "select h2, 512 KiB page (worker)": lambda: select_page(BytesSource(book), "h2")}, reps)}
 
 
+def view_rates(reps: int) -> dict[str, float]:
+    """CPU seconds a MiB of ``inscriptis.get_text`` (the text view's renderer) in this thread, median of ``reps``."""
+    nested = (b"<html><body>" + b"<div><p>x</p><span>a</span><div><span>b</span></div></div>" * 20_000
+              + b"</body></html>")
+    pages = {"Rust-book page": (FIXTURES / "browser-rust-book.html").read_bytes(), "nested divs": nested}
+    rates = {}
+    for name, page in pages.items():
+        text = page.decode("utf-8", "replace")
+        samples = []
+        for _ in range(max(3, reps // 3)):
+            start = time.process_time()
+            inscriptis.get_text(text)
+            samples.append((time.process_time() - start) / (len(page) / 2**20))
+        rates[f"text view CPU, {name}"] = statistics.median(samples)
+    return rates
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=15)
@@ -116,6 +136,8 @@ def main() -> None:
     rows = {**jq_rows(args.filter, args.reps), **select_rows(args.reps)}
     for name, ms in rows.items():
         print(f"{name:40s} {ms:9.2f} ms" if " / " not in name else f"{name:76s} {ms:6.2f}x")
+    for name, rate in view_rates(args.reps).items():
+        print(f"{name:40s} {rate:9.2f} s a MiB")
     print(json.dumps({"filter": args.filter, "reps": args.reps, "median_ms": rows}), file=sys.stderr)
 
 
