@@ -2,13 +2,13 @@
 (:mod:`scratchfs.engine.pattern_worker`), jq filters (:mod:`scratchfs.engine.structure.jq_worker`) and HTML reads
 (:mod:`scratchfs.engine.structure.html_worker`).
 
-A worker is a fresh interpreter (``sys.executable -c BOOT``) that loads this file by path under its package name
-(so the worker file's ``from scratchfs.engine.worker_pipe import ...`` finds it without importing the ``scratchfs``
+A worker is a fresh interpreter (``sys.executable -c BOOT``) that loads this file by path under its package name (so
+the worker file's ``from scratchfs.engine.worker_pipe import ...`` finds it without importing the ``scratchfs``
 package) and then runs the worker file by path as ``__scratchfs_worker__``, with neither the working directory nor
 the file's directory on ``sys.path``. Why not ``fork``: the store holds SQLite connections and file locks, and a
 forked child that frees them (CPython clears other threads' states after ``fork``) can checkpoint or unlink the
-parent's WAL; SQLite forbids carrying a connection across ``fork()``. ``multiprocessing``'s spawn would re-import the
-parent's ``__main__`` (the CLI) in every worker.
+parent's WAL; SQLite forbids carrying a connection across ``fork()``. ``multiprocessing``'s spawn would re-import
+the parent's ``__main__`` (the CLI) in every worker.
 
 Requests and answers are frames -- an 8-byte little-endian length, then that many bytes (a pickle) -- over the
 worker's stdin and stdout; the parent's writes and reads wait in ``poll`` until a deadline (``time.monotonic()``,
@@ -17,15 +17,17 @@ the GIL released), so a worker that stops reading or answering costs the caller 
 A worker never outlives its parent for long. Every worker of every :class:`Pool`, busy or idle, is killed at the
 parent's exit; an idle worker whose parent is gone (killed) reads end-of-file and exits; and a busy one caps its own
 CPU time at each request's time limit plus :data:`CPU_SLACK_SECONDS` (``RLIMIT_CPU``, set before the request runs:
-SIGXCPU's default action ends the process even inside C code that holds the GIL, where no watchdog thread could run).
-The parent kills a worker at the deadline anyway (CPU time never runs ahead of wall time in these single-threaded
-workers); the CPU cap is the backstop for an orphan whose parent was SIGKILLed mid-call. Not ``PR_SET_PDEATHSIG``:
-it fires when the *thread* that started the worker ends, and workers are started from request threads.
+SIGXCPU's default action ends the process even inside C code that holds the GIL, where no watchdog thread could
+run). The parent kills a worker at the deadline anyway (CPU time never runs ahead of wall time in these
+single-threaded workers); the CPU cap is the backstop for an orphan whose parent was SIGKILLed mid-call. Not
+``PR_SET_PDEATHSIG``: it fires when the *thread* that started the worker ends, and workers are started from request
+threads.
 
-Idle workers do not stay for the life of a long-running process (a jq worker holds some 35 MB): a pool hands out no
-worker idle for more than its ``idle_seconds`` (:data:`IDLE_SECONDS`; it stops it and starts a new one), and a worker
-that gets no request for 1.5 times that exits by itself (exit status 0). The margin keeps the two from crossing; and
-should a request still reach a worker that has just exited that way, the pool runs it once more in a new one.
+Idle workers do not stay for the life of a long-running process (each is a Python process with its libraries
+loaded): a pool hands out no worker idle for more than its ``idle_seconds`` (:data:`IDLE_SECONDS`; it stops it and
+starts a new one), and a worker that gets no request for 1.5 times that exits by itself (exit status 0). The margin
+keeps the two from crossing; and should a request still reach a worker that has just exited that way, the pool runs
+it once more in a new one.
 
 Standard library only: this file runs in the workers.
 """
@@ -308,15 +310,16 @@ def _write_all(fd: int, data: bytes, deadline: float | None) -> None:
         view = view[os.write(fd, view[:_CHUNK]) :]
 
 
-def _read_exactly(fd: int, size: int, deadline: float | None) -> bytes:
-    out = bytearray()
-    while len(out) < size:
+def _read_exactly(fd: int, size: int, deadline: float | None) -> bytearray:
+    out = bytearray(size)  # filled in place: a frame is copied once, from the pipe (pickle reads a bytearray)
+    view, got = memoryview(out), 0
+    while got < size:
         _wait(fd, select.POLLIN, deadline)
-        chunk = os.read(fd, min(size - len(out), 1 << 24))
-        if not chunk:
+        n = os.readv(fd, [view[got : got + (1 << 24)]])
+        if not n:
             raise EOFError("the worker closed its pipe")
-        out += chunk
-    return bytes(out)
+        got += n
+    return out
 
 
 def read_frame(fd: int, deadline: float | None) -> bytes:
