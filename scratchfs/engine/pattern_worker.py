@@ -14,7 +14,8 @@ The worker is a fresh interpreter running this file by path (it imports only ``r
 why not ``fork``: :mod:`scratchfs.engine.worker_pipe`). It gets only the pattern's core syntax and the bytes to
 match (pickles over its stdin and stdout, between this process and its own child), never a path or a descriptor. At
 most :data:`MAX_WORKERS` workers run; when all are busy a call stays in its thread with the remaining time as its
-limit. Idle workers are stopped at exit, and a worker whose parent is gone reads end-of-file and exits.
+limit. Every worker is killed at exit, busy ones too (:mod:`scratchfs.engine.worker_pipe`), and a worker whose parent
+is gone reads end-of-file and exits.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ kept in a small cache by the caller's ``cache_key`` (a blob token), so paging do
 Time and memory: documents of at most :data:`MAX_HTML_BYTES` are parsed (lxml's tree takes several times the text).
 The parse, the selection and the rendering run in a worker process killed at the read's time limit (the store's
 ``pattern_timeout``; :mod:`scratchfs.engine.structure.html_worker`): a selector that runs away
-(``div:nth-child(2n) span`` over a 9 MB page took 111 s of CPU in-process) raises ``StructureTimeout``. A selector
+(``div:nth-child(2n) span``, quadratic in lxml's XPath) raises ``StructureTimeout``. A selector
 that does not parse is refused here, without a worker. The text view runs no program of the caller's and takes
 time linear in the page (inscriptis: 0.13-0.15 s of CPU a MiB on the Rust-book fixture, 0.54-0.55 s on a page of
 nested ``div``s; ``python bench/structure_workers.py``), so it is given :data:`VIEW_SECONDS_PER_MIB` beyond the

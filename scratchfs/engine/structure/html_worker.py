@@ -1,9 +1,9 @@
-"""HTML reads run in a worker process that is killed at a deadline: a CSS selector runs in ``lxml``'s XPath engine
-and the matched elements are rendered by ``inscriptis`` (pure Python), and neither can be stopped in a thread --
-``div:nth-child(2n) span`` over a 9 MB page took 111 s of CPU in the server's process before workers. The calling
-thread waits in ``poll`` (GIL released) and, at the deadline, kills the worker and raises TimeoutError (the caller's
-:class:`~scratchfs.foundation.errors.StructureTimeout`). The text view of a whole page (``inscriptis.get_text``, ~0.2 s
-a MiB) runs there too.
+"""HTML reads run in a worker process that is killed at a deadline: a CSS selector runs in ``lxml``'s XPath engine and
+the matched elements are rendered by ``inscriptis`` (pure Python), and neither can be stopped in a thread --
+``div:nth-child(2n) span`` is quadratic in lxml's XPath (``tests/test_html_runaway.py``: seconds over 2.3 MB). The
+calling thread waits in ``poll`` (GIL released) and, at the deadline, kills the worker and raises TimeoutError (the
+caller's :class:`~scratchfs.foundation.errors.StructureTimeout`). The text view of a whole page
+(``inscriptis.get_text``, 0.13-0.54 s of CPU a MiB: ``python bench/structure_workers.py``) runs there too.
 
 A worker is a fresh interpreter running this file by path (it imports ``lxml``, ``cssselect`` and ``inscriptis``,
 not ``scratchfs``; the process plumbing: :mod:`scratchfs.engine.worker_pipe`). It gets the page's text and returns

@@ -11,8 +11,8 @@ programs, so a small read costs a pipe round trip and two pickles. At most :data
 finds every one busy waits for one until its deadline (then PoolBusy, which the caller reports as busy, not as a
 runaway). A worker that was given more than :data:`KEEP_AFTER_BYTES` of
 input is stopped after its call, so idle workers stay small (jq's parse of a document up to 64 MiB takes several
-times that). Idle workers are stopped at exit; a worker whose parent is gone
-reads end-of-file and exits.
+times that). Every worker is killed at exit, busy ones too (:mod:`scratchfs.engine.worker_pipe`); a worker whose
+parent is gone reads end-of-file and exits.
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def _apply(program: Any, mode: str, data: Any) -> Any:
     return "ok", done
 
 
-def run_jq(program_text: str, mode: str, data: Any, deadline: float, retry: bool = True) -> tuple[str, Any]:
+def run_jq(program_text: str, mode: str, data: Any, deadline: float) -> tuple[str, Any]:
     """Run the jq program ``program_text`` (compiled by the caller once already, so it compiles) over ``data`` in a
     worker, until ``deadline`` (a ``time.monotonic()`` value).
 
@@ -105,7 +105,6 @@ def run_jq(program_text: str, mode: str, data: Any, deadline: float, retry: bool
             ``"values"`` (``data`` is a list of JSON values, each one input).
         data: as ``mode`` says.
         deadline: when the worker is killed.
-        retry: try a new worker when the one taken turns out dead before the call.
 
     Returns:
         ``("ok", outputs)`` or ``("error", detail)``: see :func:`_apply`; ``("died", None)``: the worker died (jq
@@ -118,7 +117,7 @@ def run_jq(program_text: str, mode: str, data: Any, deadline: float, retry: bool
             the calling thread instead.
     """
     request = pickle.dumps((program_text, mode, data), protocol=pickle.HIGHEST_PROTOCOL)
-    outcome, answer = _POOL.run(request, deadline, keep=len(request) <= KEEP_AFTER_BYTES, retry=retry)
+    outcome, answer = _POOL.run(request, deadline, keep=len(request) <= KEEP_AFTER_BYTES)
     return answer if outcome == "ok" else ("died", None)
 
 
