@@ -48,7 +48,6 @@ from scratchfs.foundation.errors import (
     NotFound,
     QuotaExceeded,
     ScratchError,
-    StoreBusy,
     StoreClosed,
     storage_error,
 )
@@ -80,7 +79,7 @@ class _Reading:
             return False
         if issubclass(kind, FormatError):
             raise CorruptBlob(f"{self.name}: {exc}") from None
-        if issubclass(kind, OSError) and not issubclass(kind, StoreBusy):  # busy (no worker free) stays busy
+        if issubclass(kind, OSError) and not issubclass(kind, ScratchError):  # a store error (busy) stays as it is
             raise storage_error(exc, f"cannot read {self.name}") from exc
         return False
 
