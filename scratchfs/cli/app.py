@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 import signal
 import sys
 import threading
@@ -24,6 +23,7 @@ from scratchfs.api.store import ScratchStore
 from scratchfs.foundation.checks import check_seconds
 from scratchfs.foundation.errors import InvalidArgument, ScratchError, StorageError
 from scratchfs.foundation.limits import DEFAULT_TTL, MAX_TTL
+from scratchfs.foundation.text import is_digits
 
 EXIT_CODES_HELP = """\b
 Exit codes:
@@ -231,7 +231,6 @@ class Integer(click.ParamType):
     one line), as is a number out of the bounds. Every integer option of the CLI takes it."""
 
     name = "integer"
-    _DIGITS = re.compile(r"-?[0-9]+")
     _MAX_DIGITS = 30  # longer is refused before int() is asked (a number of that size is out of any bound here)
 
     def __init__(self, minimum: int | None = None, maximum: int | None = None) -> None:
@@ -240,7 +239,7 @@ class Integer(click.ParamType):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
         if isinstance(value, int) and not isinstance(value, bool):
             number = value
-        elif isinstance(value, str) and self._DIGITS.fullmatch(value):
+        elif isinstance(value, str) and is_digits(value.removeprefix("-")):
             if len(value.lstrip("-")) > self._MAX_DIGITS:
                 self.fail(f"{value[:40]!r}{'...' if len(value) > 40 else ''} has more than {self._MAX_DIGITS} digits",
                           param, ctx)

@@ -33,7 +33,7 @@ from scratchfs.cli.app import (
     stdout_bytes,
     with_store,
 )
-from scratchfs.foundation.errors import InvalidArgument, NotFound
+from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import MAX_READ_BYTES
 from scratchfs.foundation.text import is_digits
 
@@ -178,8 +178,7 @@ def scratch_delete(store: ScratchStore, run_id: str, agent_id: str, key: str) ->
     """Delete KEY from the scratchpad (exit code 1 if there was no live value)."""
     scope = store.scope(run_id, agent_id)
     if not scope.scratch_delete(key):
-        scope.scratch_read_range(key, 0, 1)  # raises what a read says: Deleted or Expired (when), or NotFound
-        raise NotFound(f"no live value of key {key!r} in this scope to delete")  # written again meanwhile
+        raise store.entries.not_found(run_id, agent_id, "scratch", key)  # what a read says: Deleted, Expired (when)
     echo_json({"key": key, "deleted": True})
 
 
