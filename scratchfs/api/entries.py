@@ -401,15 +401,13 @@ class Entries:
         def attempt(entry: Entry, newlines: bytes) -> tuple[Entry, bytes]:
             source = self.blobs.open_source(run_id, agent_id, entry.blob)
             try:
+                reader = self.reader(entry, source, key)
+                if len(newlines) != _COUNT_BYTES * reader.table.frames:
+                    raise CorruptBlob(f"{key}: the index's line counts do not match the blob's frames")
+                if offset > entry.size:
+                    raise InvalidArgument(f"offset {offset} is past the end of {key} ({entry.size} bytes)")
                 with reading(key):
-                    table = self._tables.get(source, entry.blob)
-                    if table.size != entry.size:
-                        raise CorruptBlob(f"{key}: the blob holds {table.size} bytes, the index says {entry.size}")
-                    if len(newlines) != _COUNT_BYTES * table.frames:
-                        raise CorruptBlob(f"{key}: the index's line counts do not match the blob's frames")
-                    if offset > entry.size:
-                        raise InvalidArgument(f"offset {offset} is past the end of {key} ({entry.size} bytes)")
-                    return entry, SeekableReader(source, table).read(offset, length)
+                    return entry, reader.read(offset, length)
             finally:
                 source.close()
 
