@@ -378,10 +378,15 @@ def _trash_problems(store: ScratchStore, report: FsckReport) -> None:
     except StorageError as exc:
         report.problems.append(Problem("unexpected", "", "", None, str(store.root / "trash"), str(exc)))
         return
-    for name in left:
+    _report_trash(store, report, left, "a delete's directory the sweep could not remove whole; the sweep and fsck "
+                  "--repair remove what they can (links never followed)")
+
+
+def _report_trash(store: ScratchStore, report: FsckReport, names: list[str], why: str) -> None:
+    """One ``unexpected`` problem per entry of ``trash/`` in ``names``: "left in the trash: ``why``"."""
+    for name in names:
         report.problems.append(Problem("unexpected", "", "", None, str(store.root / "trash" / name),
-                                       "left in the trash: a delete's directory the sweep could not remove whole; "
-                                       "the sweep and fsck --repair remove what they can (links never followed)"))
+                                       f"left in the trash: {why}"))
 
 
 def _blob_files(store: ScratchStore, report: FsckReport) -> list[BlobFile]:
@@ -434,10 +439,8 @@ def _repair(store: ScratchStore, report: FsckReport, broken_rows: list[tuple[int
             problem.repaired = find_orphan(store.index, store.blobs, (problem.run_id, problem.agent_id),
                                            orphans[id(problem)], remove=True) is not None
     if hasattr(store.blobs, "remove_tree"):  # a local store's trash/, emptied as the sweep does
-        for name in empty_trash(store.blobs)[1]:
-            report.problems.append(Problem("unexpected", "", "", None, str(store.root / "trash" / name),
-                                           "left in the trash: it could not be removed whole (everything in it "
-                                           "that could be was; links are never followed); see the log"))
+        _report_trash(store, report, empty_trash(store.blobs)[1], "it could not be removed whole (everything in it "
+                      "that could be was; links are never followed); see the log")
 
 
 def _still_there(store: ScratchStore, problem: Problem, blob: str) -> bool:
