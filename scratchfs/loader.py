@@ -24,10 +24,11 @@ def iter_files(folder: str | os.PathLike[str], skipped: list[str] | None = None)
         raise InvalidArgument(f"not a folder: {str(root)!r}")
     found = []
     for dirpath, dirnames, filenames in os.walk(root):
-        if skipped is not None:  # os.walk lists a link to a directory among the directories, and does not enter it
-            skipped.extend(Path(dirpath, d).relative_to(root).as_posix() for d in dirnames
-                           if not d.startswith(".") and Path(dirpath, d).is_symlink())
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and not Path(dirpath, d).is_symlink())
+        # os.walk lists a link to a directory among the directories (and does not enter it)
+        links = {d for d in dirnames if not d.startswith(".") and Path(dirpath, d).is_symlink()}
+        if skipped is not None:
+            skipped.extend(Path(dirpath, d).relative_to(root).as_posix() for d in links)
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in links)
         for name in filenames:
             path = Path(dirpath, name)
             if name.startswith("."):
