@@ -183,13 +183,16 @@ def iter_entries(store: ScratchStore, now: float, run_id: str | None = None, age
 
 
 def count_entries(store: ScratchStore, now: float, run_id: str | None = None, agent_id: str | None = None,
-                  after: tuple[str, float, int] | None = None, kind: str | None = None) -> int:
+                  after: tuple[str, float, int] | None = None, kind: str | None = None,
+                  rest: Iterable[tuple[Entry, tuple[str, float, int]]] | None = None) -> int:
     """How many live entries :func:`iter_entries` gives after the cursor ``after`` (of one run, agent and kind --
     ``"handle"`` or ``"scratch"`` -- when given): counted by the index in one query when it can (no entry loaded),
-    else by listing them. Raises StoreBusy, StorageError."""
+    else by walking ``rest`` (the caller's open :func:`iter_entries` from that cursor) or by listing them. Raises
+    StoreBusy, StorageError."""
     if hasattr(store.index, "count_after"):
         return store.index.count_after(now, after, run_id, agent_id, kind)
-    return sum(kind is None or e.kind == kind for e, _ in iter_entries(store, now, run_id, agent_id, after))
+    walk = iter_entries(store, now, run_id, agent_id, after) if rest is None else rest
+    return sum(kind is None or e.kind == kind for e, _ in walk)
 
 
 def _listed(store: ScratchStore, now: float, run_id: str | None, agent_id: str | None,

@@ -15,6 +15,7 @@ Sizes and offsets are bytes; ``expires_in`` and ``next_expiry_in`` are seconds f
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import re
@@ -168,7 +169,8 @@ def run_entries(request: Request, run: str) -> dict[str, Any]:
     """A run's live entries, oldest first, paged: ``?limit=`` (1-1000, 100) and ``?cursor=`` (the previous page's
     ``next_cursor``, the cursor of :func:`~scratchfs.api.inspector.iter_entries`, as ``ls`` prints it); ``?agent=``
     and ``?kind=`` (handle, scratch) filter. Streamed from the index a page of rows at a time (constant memory);
-    ``remaining`` counts the entries after the page (one ``COUNT`` by the index, not a walk over them)."""
+    ``remaining`` counts the entries after the page (one ``COUNT`` by a SQLite index; an index without it, by going
+    on with the same walk, not a second listing)."""
     q = _query(request, ("cursor", "limit", "agent", "kind"))
     limit = _int(q.get("limit", str(DEFAULT_PAGE)), "limit")
     if not 1 <= limit <= MAX_PAGE:
@@ -180,16 +182,17 @@ def run_entries(request: Request, run: str) -> dict[str, Any]:
     after = decode_cursor(q["cursor"]) if "cursor" in q else None
     store = _store(request)
     now = store.now()
-    page, last, full = [], None, False
-    for entry, cursor in iter_entries(store, now, run, agent, after):
+    page, last, rest = [], None, None
+    entries = iter_entries(store, now, run, agent, after)
+    for entry, cursor in entries:
         if kind is not None and entry.kind != kind:
             continue
-        if len(page) == limit:  # one more follows: the rest is counted by the index, not walked
-            full = True
+        if len(page) == limit:  # one more follows: the rest is counted by the index, else by this same walk
+            rest = itertools.chain([(entry, cursor)], entries)
             break
         page.append(entry)
         last = cursor
-    remaining = count_entries(store, now, run, agent, last, kind) if full else 0
+    remaining = 0 if rest is None else count_entries(store, now, run, agent, last, kind, rest)
     return {"run_id": run, "now": now, "count": len(page), "remaining": remaining,
             "next_cursor": encode_cursor(last) if remaining else None,
             "entries": [entry_dict(e, now) for e in page]}
