@@ -452,12 +452,7 @@ class Blobs:
     # -- walking --------------------------------------------------------------------------------------------------
 
     def list_parts(self, parts: tuple[str, ...]) -> list[tuple[str, int]]:
-        """``(name, st_mode)`` of every entry of the directory ``parts`` (below the root), sorted by name, links
-        not followed; none if it is missing.
-
-        Raises:
-            StorageError: it (or a directory on the way) is a link or not a directory, or cannot be read.
-        """
+        """``(name, st_mode)`` of each entry :meth:`list_stats` gives. Raises StorageError as it does."""
         return [(name, st.st_mode) for name, st in self.list_stats(parts)]
 
     def list_stats(self, parts: tuple[str, ...]) -> list[tuple[str, os.stat_result]]:
