@@ -30,6 +30,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import time
 import urllib.parse
 import weakref
 from collections.abc import Callable, Iterator
@@ -344,6 +345,15 @@ class Connections:
         if close_now:
             _close_quietly(conn)
 
+    def rollback(self, conn: Connection) -> None:
+        """Roll back an open transaction of ``conn``; a failed rollback (I/O error) leaves the connection unusable,
+        so it is discarded (:meth:`discard`) and the thread opens a new one."""
+        try:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            self.discard(conn)
+
     def release_thread(self) -> None:
         """Close this thread's connection now (a thread about to end, such as the sweeper's)."""
         conn = self.local.conn
@@ -376,11 +386,67 @@ def _close_quietly(conn: sqlite3.Connection | None) -> None:
             pass
 
 
+class Transaction:
+    """One ``BEGIN IMMEDIATE`` transaction of this thread's connection, as a context manager giving it: committed on
+    leaving without an exception (after :meth:`Connections.check_identity`), rolled back on any; every
+    :class:`sqlite3.Error` of the begin, the body or the commit raised as :func:`index_error` gives it. A committed one
+    is told to ``record(seconds, rows changed, doing, thread CPU seconds)``. (A class, not a generator: every spill
+    commits through one.)"""
+
+    __slots__ = ("began", "changes", "conn", "connections", "cpu", "doing", "record")
+
+    def __init__(self, connections: Connections, doing: str, record: Callable[[float, int, str, float], None]) -> None:
+        self.connections, self.doing, self.record = connections, doing, record
+
+    def __enter__(self) -> Connection:
+        connections = self.connections
+        connections.check_writable(self.doing)
+        self.conn = conn = connections.acquire()
+        try:
+            if conn.in_transaction:  # left open by a failure that could not roll back
+                conn.execute("ROLLBACK")
+            conn.execute("BEGIN IMMEDIATE")
+            self.began, self.cpu, self.changes = time.perf_counter(), time.thread_time(), conn.total_changes
+        except BaseException as exc:
+            if isinstance(exc, sqlite3.Error):
+                connections.rollback(conn)  # an interrupted BEGIN may have begun
+            connections.release(conn)
+            if isinstance(exc, sqlite3.Error):
+                raise index_error(exc, self.doing, connections.path) from exc
+            raise
+        return conn  # the lock held from here
+
+    def __exit__(self, kind: type | None, exc: BaseException | None, trace: object) -> None:
+        connections, conn = self.connections, self.conn
+        try:
+            if kind is None:
+                if not conn.in_transaction:  # the body rolled back on purpose (Index.put when its check fails)
+                    return
+                try:
+                    connections.check_identity()
+                    conn.execute("COMMIT")
+                except BaseException as failed:
+                    connections.rollback(conn)
+                    if isinstance(failed, sqlite3.Error):
+                        raise index_error(failed, self.doing, connections.path) from failed
+                    raise
+                self.record(time.perf_counter() - self.began, conn.total_changes - self.changes, self.doing,
+                            time.thread_time() - self.cpu)
+                return
+            connections.rollback(conn)
+            if issubclass(kind, sqlite3.Error):
+                raise index_error(exc, self.doing, connections.path) from exc
+        finally:
+            connections.local.cache.clear()  # this connection's own commits do not change its data_version
+            connections.release(conn)
+
+
 __all__ = [
     "APPLICATION_ID",
     "Connection",
     "Connections",
     "Local",
+    "Transaction",
     "index_error",
     "read_only_reason",
 ]

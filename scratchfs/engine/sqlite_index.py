@@ -26,9 +26,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
@@ -36,7 +34,13 @@ from filelock import FileLock, Timeout
 
 from scratchfs.engine.batches import BatchSizer, TxnLog
 from scratchfs.engine.protocols import Entry, Gone, check_quota
-from scratchfs.engine.sqlite_connections import APPLICATION_ID, Connections, index_error, read_only_reason
+from scratchfs.engine.sqlite_connections import (
+    APPLICATION_ID,
+    Connections,
+    Transaction,
+    index_error,
+    read_only_reason,
+)
 from scratchfs.engine.sqlite_scale import NEXT_ID, VISIBLE, ScaleQueries
 from scratchfs.engine.sqlite_schema import create_tables
 from scratchfs.foundation.errors import StorageError, StoreBusy
@@ -127,44 +131,11 @@ class Index(ScaleQueries):
         or its index was deleted or replaced; ``doing`` is a gerund phrase ("writing an entry")."""
         self.connections.check_writable(doing)
 
-    @contextmanager
-    def write(self, doing: str) -> Iterator[sqlite3.Connection]:
-        """One ``BEGIN IMMEDIATE`` transaction: committed on success (after checking that the index file is still
-        the one opened), rolled back on any exception. Every :class:`sqlite3.Error` of the body becomes
-        :class:`StorageError` or :class:`StoreBusy`."""
-        connections = self.connections
-        connections.check_writable(doing)
-        with connections.use() as conn:
-            try:
-                if conn.in_transaction:  # left open by a failure that could not roll back
-                    conn.execute("ROLLBACK")
-                conn.execute("BEGIN IMMEDIATE")
-                began, cpu, changes = time.perf_counter(), time.thread_time(), conn.total_changes  # lock held from here
-            except sqlite3.Error as exc:
-                self._rollback(conn)  # an interrupted BEGIN may have begun
-                raise index_error(exc, doing, self.path) from exc
-            try:
-                yield conn
-                if conn.in_transaction:  # the body may have rolled back on purpose (put() when its check fails)
-                    connections.check_identity()
-                    conn.execute("COMMIT")
-                    self.txn_log.record(time.perf_counter() - began, conn.total_changes - changes, doing,
-                                        time.thread_time() - cpu)
-            except sqlite3.Error as exc:
-                self._rollback(conn)
-                raise index_error(exc, doing, self.path) from exc
-            except BaseException:
-                self._rollback(conn)
-                raise
-            finally:
-                connections.local.cache.clear()  # this connection's own commits do not change its data_version
-
-    def _rollback(self, conn: sqlite3.Connection) -> None:
-        try:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-        except sqlite3.Error:  # a failed rollback (I/O error) leaves the connection unusable: open a new one
-            self.connections.discard(conn)
+    def write(self, doing: str) -> Transaction:
+        """One ``BEGIN IMMEDIATE`` transaction (a context manager giving the connection): committed on success
+        (after checking that the index file is still the one opened), rolled back on any exception. Every
+        :class:`sqlite3.Error` of the body becomes :class:`StorageError` or :class:`StoreBusy`."""
+        return Transaction(self.connections, doing, self.txn_log.record)
 
     def read(self, sql: str, params: tuple, doing: str) -> list[tuple]:
         """Run one read-only statement and return all rows. Raises StorageError, StoreBusy, StoreClosed."""
@@ -529,6 +500,7 @@ class Index(ScaleQueries):
     def integrity_check(self) -> str:
         """The result of ``PRAGMA integrity_check`` (``"ok"`` when the database is sound)."""
         return "\n".join(row[0] for row in self.read("PRAGMA integrity_check", (), "checking integrity"))
+
 
 
 __all__ = [
