@@ -14,7 +14,7 @@ from dataclasses import asdict
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from scratchfs.api import shape
+from scratchfs.api import shape, stub
 from scratchfs.api.results import call_start, call_with, render_call
 from scratchfs.api.stub import build_stub
 from scratchfs.engine.binding import Binding
@@ -217,3 +217,31 @@ def test_odd_bytes_judged_from_the_start_are_the_full_count(size, share, seed, i
     data = bytes(rng.choice(b"\x01\x02\x7f") if rng.random() < share else rng.choice(b"ab\n\t") for _ in range(size))
     controls = len(data.translate(None, shape._NOT_ODD_CONTROL))
     assert shape._few_odd(data, invalid) == (invalid + controls <= shape.MAX_ODD_SHARE * len(data))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=40), st.integers(0, 2**63), st.integers(0, 2**40), st.none() | st.text(max_size=20),
+       st.none() | st.text(max_size=300))
+def test_the_stub_json_without_preview_and_note_is_counted_as_the_encoder_writes_it(handle, size, lines, kind, text):
+    written = stub._COMPACT.encode(stub._fields(handle, "", size, lines, kind, text, "")).encode("utf-8")
+    assert stub._fixed_bytes(handle, size, lines, kind, text) == len(written)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=40), st.sampled_from([None, "json", "jsonl", "csv", "html", "binary", "text", "log"]),
+       st.integers(0, 2**40), st.integers(0, 2**30), st.integers(0, 2**40))
+def test_a_note_writes_each_call_as_render_call_writes_it_whole(handle, content_type, covered, next_line, size):
+    note = stub._Note(handle, size + 1, 1 + size // 40, None, content_type)
+    structure = {"json": {"jq": "keys"}, "jsonl": {"record": 1, "records": 10}, "csv": {"row": 1, "rows": 20},
+                 "html": {"view": "text"}}.get(content_type)
+    if content_type == "binary":
+        assert note.by_other == render_call("read_handle", handle=handle, match="TEXT")
+    else:
+        by_pattern = render_call("read_handle", handle=handle, pattern="REGEX")
+        by_structure = render_call("read_handle", handle=handle, **structure) if structure else None
+        assert note.by_other == (f"{by_structure} | {by_pattern}" if by_structure else by_pattern)
+    text = note.text(covered % (size + 1), next_line, None)
+    if covered % (size + 1):
+        assert call_with(note.call, offset=covered % (size + 1), length=4096) in text
+    if content_type != "binary" and covered % (size + 1) and (size + 1) / max(1, 1 + size // 40) <= 4096:
+        assert call_with(note.call, line=next_line, lines=note.count) in text

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from scratchfs.api.results import call_start, call_with, render_call
+from scratchfs.api.results import call_start, render_call
 from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES, MAX_STUB_BYTES
 from scratchfs.foundation.text import quote, utf8_prefix, utf8_suffix_start
 
@@ -105,12 +105,12 @@ class _Note:
         self.call, self.size = call_start("read_handle", handle=handle), size  # the handle quoted once
         self.lines_average: float | None = None  # binary content: no line read
         self.count = 0
+        call = self.call  # each other call is this start and its own arguments, rendered once (_ARGUMENTS)
         if content_type == "binary":
-            self.by_other = render_call("read_handle", handle=handle, match="TEXT")
+            self.by_other = f"{call}, {_BY_MATCH}"
             return
-        by_pattern = render_call("read_handle", handle=handle, pattern="REGEX")
-        by_structure = _structure_call(handle, content_type)
-        self.by_other = f"{by_structure} | {by_pattern}" if by_structure else by_pattern
+        by_structure = _STRUCTURE.get(content_type or "")
+        self.by_other = f"{call}, {by_structure} | {call}, {_BY_PATTERN}" if by_structure else f"{call}, {_BY_PATTERN}"
         self.lines_average = average = size / max(1, lines)
         self.count = max(1, min(DEFAULT_LINES, int(DEFAULT_READ_BYTES // max(1.0, average))))
 
@@ -122,26 +122,28 @@ class _Note:
         if covered >= size:
             return f"{what}; the preview shows all of it."
         shows = f"bytes 0-{covered}" + (f" and {tail_offset}-{size}" if tail_offset is not None else "")
-        by_range = call_with(self.call, offset=covered, length=DEFAULT_READ_BYTES)
+        by_range = f"{self.call}, offset={covered!r}{_RANGE_END}"  # call_with(self.call, offset=, length=)
         if average is None:
             return (f"{what}; binary content, the preview shows {shows} with U+FFFD for bytes that are not text. "
                     f"Next: {by_range} | {self.by_other}.")
         if average > DEFAULT_READ_BYTES:
             return (f"{what}; the preview shows {shows}; its lines average {average:,.0f} bytes, so read it by "
                     f"range. Next: {by_range} | {self.by_other}.")
-        by_line = call_with(self.call, line=next_line, lines=self.count)
+        by_line = f"{self.call}, line={next_line!r}, lines={self.count!r})"  # call_with(self.call, line=, lines=)
         return f"{what}; the preview shows {shows}. Next: {by_range} | {by_line} | {self.by_other}."
 
 
-def _structure_call(handle: str, content_type: str | None) -> str | None:
-    """The structure read that fits a content type (the shape names what to aim it at), or ``None``."""
-    arguments: dict[str, object] | None = {
-        "json": {"jq": "keys"},
-        "jsonl": {"record": 1, "records": 10},
-        "csv": {"row": 1, "rows": 20},
-        "html": {"view": "text"},
-    }.get(content_type or "")
-    return render_call("read_handle", handle=handle, **arguments) if arguments else None
+def _after_handle(**arguments: object) -> str:
+    """What ``render_call("read_handle", handle=..., **arguments)`` writes after the handle's argument and its
+    ``", "``: the other arguments and the closing parenthesis (made once, for every note)."""
+    return render_call("", **arguments)[1:]
+
+
+# the structure read that fits a content type (the shape names what to aim it at); the reads by match and by pattern
+_STRUCTURE = {"json": _after_handle(jq="keys"), "jsonl": _after_handle(record=1, records=10),
+              "csv": _after_handle(row=1, rows=20), "html": _after_handle(view="text")}
+_BY_MATCH, _BY_PATTERN = _after_handle(match="TEXT"), _after_handle(pattern="REGEX")
+_RANGE_END = f", length={DEFAULT_READ_BYTES!r})"  # a range read asks for the default read
 
 
 def _clip(text: str, limit: int) -> str:
@@ -156,7 +158,7 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
     costs, until the whole stub fits; the note names the next calls from where the preview stops.
     """
     # the JSON's bytes but for the preview's and the note's text (their quotes included), once: each try adds those
-    fixed = len(_COMPACT.encode(_fields(handle, "", size, lines, content_type, shape, "")).encode("utf-8"))
+    fixed = _fixed_bytes(handle, size, lines, content_type, shape)
     notes = _Note(handle, size, lines, tool, content_type)
     limit = preview_bytes
     while True:
@@ -177,6 +179,16 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
         room = max(0, MAX_STUB_BYTES - (total - preview_cost) - 8)  # 8: the note's numbers may grow a digit
         limit = min(limit - 1, int(limit * room / max(1, preview_cost)))
         limit = max(0, limit)
+
+
+_FIXED = len('{"handle":,"preview":"","size":,"lines":,"content_type":,"shape":,"note":""}')
+
+
+def _fixed_bytes(handle: str, size: int, lines: int, content_type: str | None, shape: str | None) -> int:
+    """UTF-8 bytes of the stub's compact JSON with an empty preview and note: its keys and punctuation, and each
+    value as the encoder writes it (a string quoted, an int as ``repr`` gives it, ``None`` as ``null``)."""
+    return (_FIXED + _json_bytes(handle) + len(repr(size)) + len(repr(lines))
+            + (4 if content_type is None else _json_bytes(content_type)) + (4 if shape is None else _json_bytes(shape)))
 
 
 def _json_bytes(text: str) -> int:
