@@ -40,11 +40,13 @@ zstd context is never shared between threads or processes.
 from __future__ import annotations
 
 import os
+import struct
 import threading
 from array import array
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from hashlib import blake2b
 
 import zstandard
 
@@ -338,6 +340,10 @@ def _compress_frame(level: int, count_lines: bool, data: bytes, start: int, end:
     return compressor(level).compress(view), newlines
 
 
+_ENTRY = struct.Struct("<III")  # a seek table entry: compressed size, decompressed size, checksum
+_ONE_FRAME_TABLE = struct.Struct("<II6IIBI")  # skippable header, two entries, footer (frames, flags, magic)
+
+
 def one_frame_blob(data: bytes, level: int, binding: Callable[[int, int, str], bytes]) -> tuple[bytes, int]:
     """A whole blob of a content that fits one frame (at most the frame size), made at once: the bytes
     :class:`SeekableWriter` writes for it with ``count_lines=True`` -- the content frame, the binding frame, the seek
@@ -348,10 +354,14 @@ def one_frame_blob(data: bytes, level: int, binding: Callable[[int, int, str], b
             for the binding frame's payload (at most :data:`MAX_BINDING_BYTES`).
     """
     out = compressor(level).compress(data)
+    size, stored = len(data), len(out)
     checksum = int.from_bytes(out[-4:], "little")  # zstd's checksum = XXH64 low 32 bits
-    digest = table_digest((len(out),), (len(data),), (checksum,))
-    tail = _tail([len(out)], [len(data)], [checksum], binding(len(data), 1, digest))
-    return b"".join((out, *tail)), data.count(b"\n")
+    digest = blake2b(_ENTRY.pack(stored, size, checksum), digest_size=16).hexdigest()  # table_digest of the frame
+    frame = encode_binding_frame(binding(size, 1, digest))
+    table = _ONE_FRAME_TABLE.pack(  # encode_seek_table of the frame and the binding frame (0 bytes, empty checksum)
+        SKIPPABLE_MAGIC, 2 * ENTRY_SIZE + FOOTER_SIZE, stored, size, checksum, len(frame), 0, EMPTY_CHECKSUM, 2,
+        CHECKSUM_FLAG, SEEKABLE_MAGIC)
+    return b"".join((out, frame, table)), data.count(b"\n")
 
 
 def _tail(compressed: list[int], decompressed: list[int], checksums: list[int], payload: bytes | None) -> list[bytes]:
