@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from scratchfs.api import shape, stub
 from scratchfs.api.results import call_start, call_with, render_call
 from scratchfs.api.stub import build_stub
-from scratchfs.engine.binding import Binding
+from scratchfs.engine.binding import Binding, binding_payload
 from scratchfs.engine.seekable import MIN_FRAME_BYTES, SeekableWriter, one_frame_blob
 from scratchfs.foundation.text import newline_pairs
 from tests import reference_shape, reference_stub
@@ -245,3 +245,16 @@ def test_a_note_writes_each_call_as_render_call_writes_it_whole(handle, content_
         assert call_with(note.call, offset=covered % (size + 1), length=4096) in text
     if content_type != "binary" and covered % (size + 1) and (size + 1) / max(1, 1 + size // 40) <= 4096:
         assert call_with(note.call, line=next_line, lines=note.count) in text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=20), st.text(max_size=20) | st.none(),
+       st.floats() | st.integers(-2**70, 2**70) | st.booleans() | st.none(), st.floats(allow_nan=True),
+       st.integers(-2**70, 2**70) | st.floats() | st.booleans())
+def test_a_binding_payload_is_what_the_json_encoder_writes_for_any_value(text, tool, ttl, when, size):
+    # every value type a caller could pass, NaN and infinities included: the encoder's own text for each
+    fields = {"token": "t" * 24, "run_id": "r", "agent_id": text, "kind": "handle", "key": "h_" + "é" * 3,
+              "tool": tool, "ttl": ttl, "created_at": when, "size": size, "frames": 1, "content": "c" * 32}
+    expected = b"scratchfs-binding/1\n" + json.dumps(fields, sort_keys=True, ensure_ascii=False).encode()
+    assert binding_payload(**fields) == expected
+    assert Binding(**fields).encode() == expected

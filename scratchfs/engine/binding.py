@@ -22,6 +22,7 @@ import math
 import struct
 from array import array
 from dataclasses import dataclass
+from json.encoder import encode_basestring
 
 __all__ = [
     "BINDING_MAGIC",
@@ -30,6 +31,7 @@ __all__ = [
     "Binding",
     "FormatError",
     "binding_limit",
+    "binding_payload",
     "encode_binding_frame",
     "find_binding",
     "table_digest",
@@ -46,6 +48,31 @@ _HEADER = struct.Struct("<II")
 _PREFIX = b"scratchfs-binding/1\n"
 _ENCODER = json.JSONEncoder(ensure_ascii=False, check_circular=False)  # one for every binding: json.dumps with
 # options builds an encoder per call; the payload's keys are written in sorted order, so no sorting is needed
+
+
+def binding_payload(token: str, run_id: str, agent_id: str, kind: str, key: str, tool: str | None, ttl: float,
+                    created_at: float, size: int = 0, frames: int = 0, content: str = "") -> bytes:
+    """:meth:`Binding.encode` of the binding of these fields (the writer's, without making the :class:`Binding`): the
+    ``scratchfs-binding/1`` line and the fields' JSON, keys in sorted order, as :data:`_ENCODER` writes a dict."""
+    v = _json_value
+    return _PREFIX + (
+        f'{{"agent_id": {v(agent_id)}, "content": {v(content)}, "created_at": {v(created_at)}, "frames": {v(frames)}, '
+        f'"key": {v(key)}, "kind": {v(kind)}, "run_id": {v(run_id)}, "size": {v(size)}, "token": {v(token)}, '
+        f'"tool": {v(tool)}, "ttl": {v(ttl)}}}'
+    ).encode()
+
+
+def _json_value(value: object) -> str:
+    """``value`` as :data:`_ENCODER` writes it in a dict: a string, an int or a float by the encoder's own rules
+    (``NaN``/``Infinity`` included), without building the encoder's closures per call; anything else by it."""
+    kind = type(value)
+    if kind is str:
+        return encode_basestring(value)
+    if kind is float:
+        return repr(value) if math.isfinite(value) else _ENCODER.encode(value)
+    if kind is int:
+        return repr(value)
+    return "null" if value is None else _ENCODER.encode(value)
 
 
 class FormatError(ValueError):
@@ -137,10 +164,8 @@ class Binding:
 
     def encode(self) -> bytes:
         """The binding frame payload (``scratchfs-binding/1`` line and sorted JSON)."""
-        fields = {"agent_id": self.agent_id, "content": self.content, "created_at": self.created_at,
-                  "frames": self.frames, "key": self.key, "kind": self.kind, "run_id": self.run_id, "size": self.size,
-                  "token": self.token, "tool": self.tool, "ttl": self.ttl}  # asdict() deep-copies: 4x the time
-        return _PREFIX + _ENCODER.encode(fields).encode("utf-8")  # keys in sorted order, as written here
+        return binding_payload(self.token, self.run_id, self.agent_id, self.kind, self.key, self.tool, self.ttl,
+                               self.created_at, self.size, self.frames, self.content)
 
     @classmethod
     def decode(cls, payload: bytes) -> Binding:

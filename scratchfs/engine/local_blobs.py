@@ -36,7 +36,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from scratchfs.engine import safe_fs, segments
-from scratchfs.engine.binding import Binding
+from scratchfs.engine.binding import binding_payload
 from scratchfs.engine.blob_file import LocalSource, PendingBlob
 from scratchfs.engine.caches import SeenFiles
 from scratchfs.engine.protocols import BlobFile, BlobInfo
@@ -151,7 +151,7 @@ class Blobs:
         fields = {"kind": "", "key": "", "tool": None, "ttl": 0.0, "created_at": time.time(), **(bound or {})}
 
         def payload(size: int, frames: int, digest: str) -> bytes:  # the binding frame's
-            return Binding(token, run_id, agent_id, size=size, frames=frames, content=digest, **fields).encode()
+            return binding_payload(token, run_id, agent_id, size=size, frames=frames, content=digest, **fields)
 
         limit = self.segment_entry_bytes
         head, rest = segments.buffer_head(chunks, limit) if limit > 0 else ([], iter(chunks))
