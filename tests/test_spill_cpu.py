@@ -232,6 +232,7 @@ def test_the_stub_json_without_preview_and_note_is_counted_as_the_encoder_writes
        st.integers(0, 2**40), st.integers(0, 2**30), st.integers(0, 2**40))
 def test_a_note_writes_each_call_as_render_call_writes_it_whole(handle, content_type, covered, next_line, size):
     note = stub._Note(handle, size + 1, 1 + size // 40, None, content_type)
+    assert note.call == call_start("read_handle", handle=handle)
     structure = {"json": {"jq": "keys"}, "jsonl": {"record": 1, "records": 10}, "csv": {"row": 1, "rows": 20},
                  "html": {"view": "text"}}.get(content_type)
     if content_type == "binary":

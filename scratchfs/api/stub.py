@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from scratchfs.api.results import call_start, render_call
+from scratchfs.api.results import render_call
 from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES, MAX_STUB_BYTES
 from scratchfs.foundation.text import quote, utf8_prefix, utf8_suffix_start
 
@@ -102,7 +102,7 @@ class _Note:
         if content_type != "binary":
             counted += f", {lines:,} line{'' if lines == 1 else 's'}"
         self.what = f"{source} ({counted}) stored out of context as {handle}"
-        self.call, self.size = call_start("read_handle", handle=handle), size  # the handle quoted once
+        self.call, self.size = f"read_handle(handle={quote(handle)}", size  # call_start, the handle quoted once
         self.lines_average: float | None = None  # binary content: no line read
         self.count = 0
         call = self.call  # each other call is this start and its own arguments, rendered once (_ARGUMENTS)
