@@ -259,3 +259,22 @@ def test_a_binding_payload_is_what_the_json_encoder_writes_for_any_value(text, t
     expected = b"scratchfs-binding/1\n" + json.dumps(fields, sort_keys=True, ensure_ascii=False).encode()
     assert binding_payload(**fields) == expected
     assert Binding(**fields).encode() == expected
+
+
+def test_the_transaction_log_keeps_the_cpu_of_its_longest_transaction(store):
+    # the CPU of a transaction is read at its end only when it is the longest so far: the longest one's is kept
+    import time
+
+    log = store.index.txn_log
+    log.reset()
+    with store.index.write("burning"):
+        start = time.thread_time()
+        while time.thread_time() - start < 0.03:  # 30 ms of this thread's CPU inside the transaction
+            pass
+    assert (log.longest_doing, log.longest_rows) == ("burning", 0)
+    assert 0.03 <= log.longest_cpu <= log.longest
+    for _ in range(5):  # shorter ones leave it
+        store.scope("r", "a").spill(b"x" * 100)
+    summary = log.summary()
+    assert (summary["transactions"], summary["longest_doing"]) == (6, "burning")
+    assert 30 <= summary["longest_cpu_ms"] <= summary["longest_ms"]

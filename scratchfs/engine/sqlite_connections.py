@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from scratchfs.engine.batches import TxnLog
 from scratchfs.foundation import forks
 from scratchfs.foundation.errors import StorageError, StoreBusy, StoreClosed
 
@@ -390,13 +391,14 @@ class Transaction:
     """One ``BEGIN IMMEDIATE`` transaction of this thread's connection, as a context manager giving it: committed on
     leaving without an exception (after :meth:`Connections.check_identity`), rolled back on any; every
     :class:`sqlite3.Error` of the begin, the body or the commit raised as :func:`index_error` gives it. A committed one
-    is told to ``record(seconds, rows changed, doing, thread CPU seconds)``. (A class, not a generator: every spill
-    commits through one.)"""
+    is recorded in ``log`` (:meth:`TxnLog.record`: seconds, rows changed, doing, and the thread's CPU seconds in it,
+    read at the end only for a transaction longer than the longest so far, the one whose CPU the log keeps: a
+    ``thread_time`` is a system call). (A class, not a generator: every spill commits through one.)"""
 
-    __slots__ = ("began", "changes", "conn", "connections", "cpu", "doing", "record")
+    __slots__ = ("began", "changes", "conn", "connections", "cpu", "doing", "log")
 
-    def __init__(self, connections: Connections, doing: str, record: Callable[[float, int, str, float], None]) -> None:
-        self.connections, self.doing, self.record = connections, doing, record
+    def __init__(self, connections: Connections, doing: str, log: TxnLog) -> None:
+        self.connections, self.doing, self.log = connections, doing, log
 
     def __enter__(self) -> Connection:
         connections = self.connections
@@ -430,8 +432,9 @@ class Transaction:
                     if isinstance(failed, sqlite3.Error):
                         raise index_error(failed, self.doing, connections.path) from failed
                     raise
-                self.record(time.perf_counter() - self.began, conn.total_changes - self.changes, self.doing,
-                            time.thread_time() - self.cpu)
+                log, seconds = self.log, time.perf_counter() - self.began
+                log.record(seconds, conn.total_changes - self.changes, self.doing,
+                           time.thread_time() - self.cpu if seconds > log.longest else 0.0)
                 return
             connections.rollback(conn)
             if issubclass(kind, sqlite3.Error):

@@ -135,7 +135,7 @@ class Index(ScaleQueries):
         """One ``BEGIN IMMEDIATE`` transaction (a context manager giving the connection): committed on success
         (after checking that the index file is still the one opened), rolled back on any exception. Every
         :class:`sqlite3.Error` of the body becomes :class:`StorageError` or :class:`StoreBusy`."""
-        return Transaction(self.connections, doing, self.txn_log.record)
+        return Transaction(self.connections, doing, self.txn_log)
 
     def read(self, sql: str, params: tuple, doing: str) -> list[tuple]:
         """Run one read-only statement and return all rows. Raises StorageError, StoreBusy, StoreClosed."""
