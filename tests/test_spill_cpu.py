@@ -272,9 +272,9 @@ def test_the_transaction_log_keeps_the_cpu_of_its_longest_transaction(store):
         while time.thread_time() - start < 0.03:  # 30 ms of this thread's CPU inside the transaction
             pass
     assert (log.longest_doing, log.longest_rows) == ("burning", 0)
-    assert 0.03 <= log.longest_cpu <= log.longest
+    assert 0.03 <= log.longest_cpu <= log.longest + 0.005  # two clocks: CPU may read a little over the wall
     for _ in range(5):  # shorter ones leave it
         store.scope("r", "a").spill(b"x" * 100)
     summary = log.summary()
     assert (summary["transactions"], summary["longest_doing"]) == (6, "burning")
-    assert 30 <= summary["longest_cpu_ms"] <= summary["longest_ms"]
+    assert 30 <= summary["longest_cpu_ms"] <= summary["longest_ms"] + 5
