@@ -76,7 +76,7 @@ def main(argv: list[str]) -> int:
         "frames": lambda: [frames(p) for p in payloads],
         "newlines": lambda: [p.count(b"\n") for p in payloads],
         "writer": lambda: [writer(p) for p in payloads],
-        "describe": lambda: [describe(p[:SAMPLE_BYTES], len(p), n) for p, n in zip(payloads, lines)],
+        "describe": lambda: [describe(p[:SAMPLE_BYTES], len(p), n) for p, n in zip(payloads, lines, strict=True)],
         "spill": spill_all,
     }
     wall: dict[str, list[float]] = {name: [] for name in parts}

@@ -19,6 +19,7 @@ from scratchfs.api.results import call_start, call_with, render_call
 from scratchfs.api.stub import build_stub
 from scratchfs.engine.binding import Binding
 from scratchfs.engine.seekable import MIN_FRAME_BYTES, SeekableWriter, one_frame_blob
+from scratchfs.foundation import text as ftext
 from scratchfs.foundation.text import newline_pairs
 from tests import reference_shape, reference_stub
 
@@ -75,11 +76,11 @@ def test_describe_of_samples_longer_than_the_text_probe(data, tail):
 def test_grep_runs_find_the_paths_the_line_pattern_finds(text, repeat):
     data = b"\n" + text * repeat + b"\n" + b"p" * 401 + b":1:\n" + b"p" * 400 + b":2-"
     assert set(re.findall(shape.GREP_RUN_PATTERN, data)) == set(re.findall(shape.GREP_LINE_PATTERN, data))
-    assert shape._grep_lines(data) == len(re.findall(shape.GREP_LINE_PATTERN, data))
     # the files count's pattern: its continuation lines unchecked past "path:", possessive on 3.11+ and not before
     paths = set(re.findall(shape.GREP_LINE_PATTERN, data))
-    assert set(shape._GREP_FILES_RE.findall(data)) == paths
-    assert set(re.findall(shape._GREP_FILES_RE.pattern.replace(b"*+", b"*"), data)) == paths
+    assert ftext.grep_runs(data) == (len(re.findall(shape.GREP_LINE_PATTERN, data)), paths)
+    assert set(ftext._GREP_FILES_RE.findall(data)) == paths
+    assert set(re.findall(ftext._GREP_FILES_RE.pattern.replace(b"*+", b"*"), data)) == paths
 
 
 @given(st.text(alphabet="\n \t[]0123456789-:TZIFNOWAERGaeno ", max_size=3000).map(str.encode))
@@ -192,6 +193,21 @@ def test_pairs_of_newlines_from_the_rows_are_the_count_over_the_bytes(lines, end
     assert newline_pairs(rows, sample) == sample.count(b"\n\n")
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([b"", b"", b"", b"a" * 40, b"b" * 99, b"c" * 300, b"\r"]), min_size=66, max_size=400),
+       st.booleans(), st.booleans())
+def test_pairs_of_newlines_among_many_empty_rows_are_the_count_over_the_bytes(lines, ended, cut):
+    # more than 64 empty rows between long lines: the pairs are counted over one byte a line, not over the bytes
+    sample = b"\n".join(lines) + (b"\n" if ended else b"")
+    rows = sample.split(b"\n")
+    if cut and len(rows) > 1:
+        sample = sample[: sample.rfind(b"\n") + 1]
+        rows.pop()
+    elif len(rows) > 1 and not rows[-1]:
+        rows.pop()
+    assert newline_pairs(rows, sample) == sample.count(b"\n\n")
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.integers(0, 600), st.sampled_from([b" ", b"\n", b"\r\n", b"\t", "\ufeff".encode()]),
        st.sampled_from([b'{"a": [1, 2]}', b"[1]", b"<?xml version='1.0'?><r/>", b"<!-- c --><r/>", b"<r>",
@@ -217,3 +233,17 @@ def test_odd_bytes_judged_from_the_start_are_the_full_count(size, share, seed, i
     data = bytes(rng.choice(b"\x01\x02\x7f") if rng.random() < share else rng.choice(b"ab\n\t") for _ in range(size))
     controls = len(data.translate(None, shape._NOT_ODD_CONTROL))
     assert shape._few_odd(data, invalid) == (invalid + controls <= shape.MAX_ODD_SHARE * len(data))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([b"src/a.py:12:x", b"src/a.py:13-y", b"src/a.py:z", b"lib/b.c:7:", b"lib/b.c:8-",
+                                 b"p:1:", b"no colon", b"a:b:c", b"", b"src/a.py", b"lib/b.c:", b"q" * 401 + b":1:",
+                                 b"x:1"]), max_size=80),
+       st.integers(0, 2000), st.booleans())
+def test_grep_files_from_the_heads_runs_are_the_files_patterns_count(lines, head_bytes, ended):
+    # _plain counts files from the head's runs (a prefix of b"\n" + sample, maybe cut mid-line) and the pattern over
+    # the rest from the head's last newline: the count over the whole sample
+    sample = b"\n".join(lines) + (b"\n" if ended else b"")
+    head = (b"\n" + sample)[: head_bytes + 1]
+    want = len(set(ftext._GREP_FILES_RE.findall(b"\n" + sample)))
+    assert ftext.grep_files(head, ftext.grep_runs(head)[1], sample) == want

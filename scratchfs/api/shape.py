@@ -21,14 +21,13 @@ import csv
 import io
 import json
 import re
-import sys
 from dataclasses import dataclass
 from typing import Any
 
 from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.engine.structure.toplevel import TopEntry, TopLevel, top_level
-from scratchfs.foundation.text import newline_pairs
+from scratchfs.foundation.text import GREP_LINE_PATTERN, GREP_RUN_PATTERN, grep_files, grep_runs, newline_pairs
 
 SAMPLE_BYTES = 512 * 1024
 """Bytes of the start of a content that shape detection looks at."""
@@ -70,19 +69,8 @@ class Shape:
     text: str
 
 
-# "path:line:" after a newline. The path is taken atomically (a lookahead's capture, then the backreference): it
-# cannot hold a colon, so giving back characters never finds one, and without this each line that is not a match
-# costs up to 400 steps of useless backtracking.
-GREP_LINE_PATTERN = rb"\n(?=([^:\n]{1,400}))\1:\d+[:-]"
 # Each grep line holds ":digits:" or ":digits-" (found from its literal ":"): fewer than 0.8 per line is not grep.
 _GREP_HINT_RE = re.compile(rb":\d+[:-]")
-# A run of lines of one path in one match: the set of paths GREP_LINE_PATTERN finds, with fewer matches.
-GREP_RUN_PATTERN = GREP_LINE_PATTERN + rb"[^\n]*(?:\n\1:\d+[:-][^\n]*)*"
-_GREP_RUN_RE = re.compile(GREP_RUN_PATTERN)
-# The same set of paths in fewer steps: a line that starts with the path of the line before and a colon has that path
-# or none, so its digits need no look; possessive (Python 3.11+) where nothing after could take back what it took.
-_POSSESSIVE = b"+" if sys.version_info >= (3, 11) else b""
-_GREP_FILES_RE = re.compile(GREP_LINE_PATTERN + rb"[^\n]*%b(?:\n\1:[^\n]*%b)*%b" % ((_POSSESSIVE,) * 3))
 
 
 def _plural(count: int, word: str) -> str:
@@ -517,12 +505,6 @@ def _head_rows(head: bytes) -> int:
     return max(1, head.count(b"\n") + (not head.endswith(b"\n")) - head.count(b"\n\n"))
 
 
-def _grep_lines(head: bytes) -> int:
-    """``len(re.findall(GREP_LINE_PATTERN, head))``, counted as the lines of the runs of one path (each line of a
-    run starts with a newline)."""
-    return sum(match.group().count(b"\n") for match in _GREP_RUN_RE.finditer(head))
-
-
 def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known: tuple[bytes, int]) -> Shape:
     """A text or log's shape; ``known`` is ``(b"\n" + sample[:4096], its _head_rows)``."""
     rows = sample.split(b"\n")  # split once: the lines, the longest, and the empty ones
@@ -539,8 +521,9 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
         head_rows = _head_rows(head)
     kind, extra = ("log" if is_log else "text"), ""
     threshold = 0.8 * head_rows
-    if not is_log and len(_GREP_HINT_RE.findall(head)) >= threshold and _grep_lines(head) >= threshold:
-        files = len(set(_GREP_FILES_RE.findall(b"\n" + sample)))
+    grep = (0, set()) if is_log or len(_GREP_HINT_RE.findall(head)) < threshold else grep_runs(head)
+    if grep[0] >= threshold:
+        files = grep_files(head, grep[1], sample)
         extra = f", grep-style path:line: output ({_plural(files, 'file')} in {'the sample' if scope else 'all'})"
     text = f"{kind}, {_plural(lines, 'line')}, longest {longest:,} bytes, {blank:.0%} blank{extra}{scope}"
     return Shape(kind, _clip(text))
