@@ -247,3 +247,25 @@ def test_grep_files_from_the_heads_runs_are_the_files_patterns_count(lines, head
     head = (b"\n" + sample)[: head_bytes + 1]
     want = len(set(ftext._GREP_FILES_RE.findall(b"\n" + sample)))
     assert ftext.grep_files(head, ftext.grep_runs(head)[1], sample) == want
+
+
+JSON_BODIES = (b"[" + b'{"id": 1, "v": "\xc3\xa9"}, ' * 1500, b"{" + b'"a": 1, "b": [1], ' * 2000, b'{"k": "v"}\n')
+
+
+@settings(max_examples=200, deadline=None)
+@example(JSON_BODIES[0], 0, b"", 9, b"")
+@example(JSON_BODIES[1], 3, b"\xff", 9, b" " * 300)
+@given(st.one_of(CONTENTS, st.sampled_from(JSON_BODIES)),
+       st.integers(0, 40), st.sampled_from([b"", b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80", b"\xe2\x82",
+                                            b"\xf0\x9f", b"\xff", b"\x00", b"\r\n", b","]),
+       st.integers(1, 99999), st.sampled_from([b"", b" " * 300, b"\n" * 7, b"\xef\xbb\xbf", b"<"]))
+def test_a_large_samples_text_is_decoded_as_far_as_describe_reads_it(data, shift, odd, more, start):
+    # a sample cut from a larger content, neither JSON nor blank at its start, is decoded only over its first
+    # _HEAD_TEXT_BYTES: what describe answers is what it answered with the whole sample decoded
+    filler = data or b"x,y\n"
+    body = (filler * (36000 // len(filler) + 1))[:36000]
+    for at in (shape._HEAD_TEXT_BYTES - 12 + shift % 16, shift * 97):  # odd bytes about the decoded head's end
+        sample = start + body[:at] + odd + body[at:]
+        lines = sample.count(b"\n") + more // 3
+        new, old = both(sample, len(sample) + more, lines)
+        assert new == old

@@ -120,6 +120,9 @@ _NOT_ODD_CONTROL = bytes(b for b in range(256) if not ((b < 0x20 and b not in b"
 _HIGH_BYTES = bytes(range(0x80, 0x100))
 _MAGIC_STARTS = tuple({magic[:1] for magic, _ in _MAGIC})  # one startswith() rules out every magic number
 _BLANKS = "\ufeff \t\r\n"  # what may precede the first character that tells a type
+# Bytes that hold more than the 8,192 characters a table is told from (4 bytes at most each, and the 3 dropped after
+# a character the cut may split): a sample cut from a larger content that is neither JSON nor blank is decoded this far.
+_HEAD_TEXT_BYTES = 4 * (8192 + 4)
 
 
 def is_text(sample: bytes) -> bool:
@@ -179,6 +182,10 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     textual, text = _probe(sample)
     if not textual:
         return Shape("binary", _binary(sample, size))
+    if text is None and not complete and len(sample) > _HEAD_TEXT_BYTES:  # only JSON reads past the head's text
+        head_text = sample[:_HEAD_TEXT_BYTES].decode("utf-8", "replace")[:-3]  # (a character cut at its end dropped)
+        start = head_text[:256].lstrip(_BLANKS)
+        text = head_text if len(start) >= 8 and start[0] not in "{[" else None
     if text is None:  # (the probe's text is the sample's when the probe was all of it)
         text = _utf8(sample, complete) or sample.decode("utf-8", "replace")
     stripped = text[:256].lstrip(_BLANKS)  # the start after blanks, without copying the whole text for it
