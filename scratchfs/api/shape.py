@@ -209,8 +209,9 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
                 name = later.group(1).decode("utf-8", "replace") if later else name
             return Shape("xml", _clip(f"XML, root <{_name(name)}>, {_kib(size)}, {_plural(lines, 'line')}"))
     head = b"\n" + sample[:4096]  # the first lines tell a log or grep output
-    head_rows = _head_rows(head)
-    is_log = len(_LOG_LINE_RE.findall(head)) >= 0.5 * head_rows  # most start with a timestamp or a log level
+    logs = len(_LOG_LINE_RE.findall(head))
+    head_rows = _head_rows(head) if logs else 0  # (0 until needed: no log line is never half of 1 row or more)
+    is_log = logs > 0 and logs >= 0.5 * head_rows  # most start with a timestamp or a log level
     found = None if is_log else _delimited(text, complete, lines, scope)
     if found is not None:
         return found
@@ -513,7 +514,7 @@ def _head_rows(head: bytes) -> int:
 
 
 def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known: tuple[bytes, int]) -> Shape:
-    """A text or log's shape; ``known`` is ``(b"\n" + sample[:4096], its _head_rows)``."""
+    """A text or log's shape; ``known`` is ``(b"\n" + sample[:4096], its _head_rows or 0 if not counted)``."""
     rows = sample.split(b"\n")  # split once: the lines, the longest, and the empty ones
     if len(sample) < size and len(rows) > 1:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
@@ -525,10 +526,11 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
     head, head_rows = known
     if len(sample) < 4096 and len(head) != len(sample) + 1:  # the whole lines are fewer than the head
         head = b"\n" + sample
-        head_rows = _head_rows(head)
+        head_rows = 0
     kind, extra = ("log" if is_log else "text"), ""
-    threshold = 0.8 * head_rows
-    grep = (0, set()) if is_log or len(_GREP_HINT_RE.findall(head)) < threshold else grep_runs(head)
+    hints = 0 if is_log else len(_GREP_HINT_RE.findall(head))  # (no hint is never 0.8 of 1 row or more)
+    threshold = 0.8 * (head_rows or _head_rows(head)) if hints else 1
+    grep = grep_runs(head) if hints >= threshold else (0, set())
     if grep[0] >= threshold:
         files = grep_files(head, grep[1], sample)
         extra = f", grep-style path:line: output ({_plural(files, 'file')} in {'the sample' if scope else 'all'})"
