@@ -273,7 +273,8 @@ def test_a_large_samples_text_is_decoded_as_far_as_describe_reads_it(data, shift
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from([b"2026-11-30 12:00:01 INFO started", b"[12:00:01] x", b"src/a.py:12:    def f():",
-                                 b"lib/b.c:7-x", b"plain words", b"", b"", b"a:1", b"x" * 300]), min_size=1, max_size=300),
+                                 b"lib/b.c:7-x", b"plain words", b"", b"", b"a:1", b"x" * 300]),
+                min_size=1, max_size=300),
        st.integers(0, 3000))
 def test_the_heads_rows_counted_only_for_a_log_line_or_a_grep_hint_give_what_they_gave(lines, more):
     # describe counts the head's rows only when it found a log line or a ":digits:" hint in it (none is never a share)
