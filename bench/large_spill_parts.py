@@ -12,7 +12,8 @@ repetition; the median per 4 MiB payload is printed, in milliseconds of wall tim
 - ``newlines``: ``bytes.count(b"\\n")`` over the payload (the writer's line count; it holds the GIL);
 - ``writer``: ``SeekableWriter`` alone into a file in ``/dev/shm`` (frames on the worker threads, newlines,
   writes, binding frame and seek table);
-- ``describe``: shape detection of the 512 KiB sample (the stub's; it holds the GIL);
+- ``describe``: shape detection of the 512 KiB sample (the stub's; it holds the GIL), given the line count (the
+  writer's, counted before the timing: ``newlines`` is that count's cost);
 - ``spill``: ``scope.spill`` of the payload into a store (all of it: file, writer, shape, stub, index).
 
 When the CPU time of ``spill`` is well over its wall time, the threads ran at once; when they are about equal (a
@@ -47,6 +48,7 @@ def main(argv: list[str]) -> int:
     directory = tempfile.mkdtemp(prefix="spill-parts-", dir=argv[1] if len(argv) > 1 else None)
     corpus = benchlib.corpus()
     payloads = [benchlib.repeated(corpus, 4 * MIB, start=i * 1_000_003) for i in range(8)]
+    lines = [p.count(b"\n") + (p[-1:] != b"\n") for p in payloads]  # what the writer hands describe
     anchor_cctx = zstandard.ZstdCompressor(level=3)
     blob = "/dev/shm" if os.path.isdir("/dev/shm") else directory
     fd = os.open(f"{blob}/spill-parts-{os.getpid()}.zst", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -74,7 +76,7 @@ def main(argv: list[str]) -> int:
         "frames": lambda: [frames(p) for p in payloads],
         "newlines": lambda: [p.count(b"\n") for p in payloads],
         "writer": lambda: [writer(p) for p in payloads],
-        "describe": lambda: [describe(p[:SAMPLE_BYTES], len(p), p.count(b"\n")) for p in payloads],
+        "describe": lambda: [describe(p[:SAMPLE_BYTES], len(p), n) for p, n in zip(payloads, lines, strict=True)],
         "spill": spill_all,
     }
     wall: dict[str, list[float]] = {name: [] for name in parts}

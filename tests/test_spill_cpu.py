@@ -19,6 +19,7 @@ from scratchfs.api.results import call_start, call_with, render_call
 from scratchfs.api.stub import build_stub
 from scratchfs.engine.binding import Binding, binding_payload
 from scratchfs.engine.seekable import MIN_FRAME_BYTES, SeekableWriter, one_frame_blob
+from scratchfs.foundation import text as ftext
 from scratchfs.foundation.text import newline_pairs
 from tests import reference_shape, reference_stub
 
@@ -75,11 +76,11 @@ def test_describe_of_samples_longer_than_the_text_probe(data, tail):
 def test_grep_runs_find_the_paths_the_line_pattern_finds(text, repeat):
     data = b"\n" + text * repeat + b"\n" + b"p" * 401 + b":1:\n" + b"p" * 400 + b":2-"
     assert set(re.findall(shape.GREP_RUN_PATTERN, data)) == set(re.findall(shape.GREP_LINE_PATTERN, data))
-    assert shape._grep_lines(data) == len(re.findall(shape.GREP_LINE_PATTERN, data))
     # the files count's pattern: its continuation lines unchecked past "path:", possessive on 3.11+ and not before
     paths = set(re.findall(shape.GREP_LINE_PATTERN, data))
-    assert set(shape._GREP_FILES_RE.findall(data)) == paths
-    assert set(re.findall(shape._GREP_FILES_RE.pattern.replace(b"*+", b"*"), data)) == paths
+    assert ftext.grep_runs(data) == (len(re.findall(shape.GREP_LINE_PATTERN, data)), paths)
+    assert set(ftext._GREP_FILES_RE.findall(data)) == paths
+    assert set(re.findall(ftext._GREP_FILES_RE.pattern.replace(b"*+", b"*"), data)) == paths
 
 
 @given(st.text(alphabet="\n \t[]0123456789-:TZIFNOWAERGaeno ", max_size=3000).map(str.encode))
@@ -192,6 +193,21 @@ def test_pairs_of_newlines_from_the_rows_are_the_count_over_the_bytes(lines, end
     assert newline_pairs(rows, sample) == sample.count(b"\n\n")
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([b"", b"", b"", b"a" * 40, b"b" * 99, b"c" * 300, b"\r"]), min_size=66, max_size=400),
+       st.booleans(), st.booleans())
+def test_pairs_of_newlines_among_many_empty_rows_are_the_count_over_the_bytes(lines, ended, cut):
+    # more than 64 empty rows between long lines: the pairs are counted over one byte a line, not over the bytes
+    sample = b"\n".join(lines) + (b"\n" if ended else b"")
+    rows = sample.split(b"\n")
+    if cut and len(rows) > 1:
+        sample = sample[: sample.rfind(b"\n") + 1]
+        rows.pop()
+    elif len(rows) > 1 and not rows[-1]:
+        rows.pop()
+    assert newline_pairs(rows, sample) == sample.count(b"\n\n")
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.integers(0, 600), st.sampled_from([b" ", b"\n", b"\r\n", b"\t", "\ufeff".encode()]),
        st.sampled_from([b'{"a": [1, 2]}', b"[1]", b"<?xml version='1.0'?><r/>", b"<!-- c --><r/>", b"<r>",
@@ -278,3 +294,53 @@ def test_the_transaction_log_keeps_the_cpu_of_its_longest_transaction(store):
     summary = log.summary()
     assert (summary["transactions"], summary["longest_doing"]) == (6, "burning")
     assert 30 <= summary["longest_cpu_ms"] <= summary["longest_ms"] + 5
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([b"src/a.py:12:x", b"src/a.py:13-y", b"src/a.py:z", b"lib/b.c:7:", b"lib/b.c:8-",
+                                 b"p:1:", b"no colon", b"a:b:c", b"", b"src/a.py", b"lib/b.c:", b"q" * 401 + b":1:",
+                                 b"x:1"]), max_size=80),
+       st.integers(0, 2000), st.booleans())
+def test_grep_files_from_the_heads_runs_are_the_files_patterns_count(lines, head_bytes, ended):
+    # _plain counts files from the head's runs (a prefix of b"\n" + sample, maybe cut mid-line) and the pattern over
+    # the rest from the head's last newline: the count over the whole sample
+    sample = b"\n".join(lines) + (b"\n" if ended else b"")
+    head = (b"\n" + sample)[: head_bytes + 1]
+    want = len(set(ftext._GREP_FILES_RE.findall(b"\n" + sample)))
+    assert ftext.grep_files(head, ftext.grep_runs(head)[1], sample) == want
+
+
+JSON_BODIES = (b"[" + b'{"id": 1, "v": "\xc3\xa9"}, ' * 1500, b"{" + b'"a": 1, "b": [1], ' * 2000, b'{"k": "v"}\n')
+
+
+@settings(max_examples=200, deadline=None)
+@example(JSON_BODIES[0], 0, b"", 9, b"")
+@example(JSON_BODIES[1], 3, b"\xff", 9, b" " * 300)
+@given(st.one_of(CONTENTS, st.sampled_from(JSON_BODIES)),
+       st.integers(0, 40), st.sampled_from([b"", b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80", b"\xe2\x82",
+                                            b"\xf0\x9f", b"\xff", b"\x00", b"\r\n", b","]),
+       st.integers(1, 99999), st.sampled_from([b"", b" " * 300, b"\n" * 7, b"\xef\xbb\xbf", b"<"]))
+def test_a_large_samples_text_is_decoded_as_far_as_describe_reads_it(data, shift, odd, more, start):
+    # a sample cut from a larger content, neither JSON nor blank at its start, is decoded only over its first
+    # _HEAD_TEXT_BYTES: what describe answers is what it answered with the whole sample decoded
+    filler = data or b"x,y\n"
+    body = (filler * (36000 // len(filler) + 1))[:36000]
+    for at in (shape._HEAD_TEXT_BYTES - 12 + shift % 16, shift * 97):  # odd bytes about the decoded head's end
+        sample = start + body[:at] + odd + body[at:]
+        lines = sample.count(b"\n") + more // 3
+        new, old = both(sample, len(sample) + more, lines)
+        assert new == old
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([b"2026-11-30 12:00:01 INFO started", b"[12:00:01] x", b"src/a.py:12:    def f():",
+                                 b"lib/b.c:7-x", b"plain words", b"", b"", b"a:1", b"x" * 300]),
+                min_size=1, max_size=300),
+       st.integers(0, 3000))
+def test_the_heads_rows_counted_only_for_a_log_line_or_a_grep_hint_give_what_they_gave(lines, more):
+    # describe counts the head's rows only when it found a log line or a ":digits:" hint in it (none is never a share)
+    data = b"\n".join(lines) + b"\n"
+    new, old = both(data, len(data), data.count(b"\n"))
+    assert new == old
+    new, old = both(data, len(data) + more + 1, data.count(b"\n") + more // 9)  # the sample of a larger content
+    assert new == old

@@ -21,14 +21,13 @@ import csv
 import io
 import json
 import re
-import sys
 from dataclasses import dataclass
 from typing import Any
 
 from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.engine.structure.toplevel import TopEntry, TopLevel, top_level
-from scratchfs.foundation.text import newline_pairs
+from scratchfs.foundation.text import GREP_LINE_PATTERN, GREP_RUN_PATTERN, grep_files, grep_runs, newline_pairs
 
 SAMPLE_BYTES = 512 * 1024
 """Bytes of the start of a content that shape detection looks at."""
@@ -70,19 +69,8 @@ class Shape:
     text: str
 
 
-# "path:line:" after a newline. The path is taken atomically (a lookahead's capture, then the backreference): it
-# cannot hold a colon, so giving back characters never finds one, and without this each line that is not a match
-# costs up to 400 steps of useless backtracking.
-GREP_LINE_PATTERN = rb"\n(?=([^:\n]{1,400}))\1:\d+[:-]"
 # Each grep line holds ":digits:" or ":digits-" (found from its literal ":"): fewer than 0.8 per line is not grep.
 _GREP_HINT_RE = re.compile(rb":\d+[:-]")
-# A run of lines of one path in one match: the set of paths GREP_LINE_PATTERN finds, with fewer matches.
-GREP_RUN_PATTERN = GREP_LINE_PATTERN + rb"[^\n]*(?:\n\1:\d+[:-][^\n]*)*"
-_GREP_RUN_RE = re.compile(GREP_RUN_PATTERN)
-# The same set of paths in fewer steps: a line that starts with the path of the line before and a colon has that path
-# or none, so its digits need no look; possessive (Python 3.11+) where nothing after could take back what it took.
-_POSSESSIVE = b"+" if sys.version_info >= (3, 11) else b""
-_GREP_FILES_RE = re.compile(GREP_LINE_PATTERN + rb"[^\n]*%b(?:\n\1:[^\n]*%b)*%b" % ((_POSSESSIVE,) * 3))
 
 
 def _plural(count: int, word: str) -> str:
@@ -132,6 +120,9 @@ _NOT_ODD_CONTROL = bytes(b for b in range(256) if not ((b < 0x20 and b not in b"
 _HIGH_BYTES = bytes(range(0x80, 0x100))
 _MAGIC_STARTS = tuple({magic[:1] for magic, _ in _MAGIC})  # one startswith() rules out every magic number
 _BLANKS = "\ufeff \t\r\n"  # what may precede the first character that tells a type
+# Bytes that hold more than the 8,192 characters a table is told from (4 bytes at most each, and the 3 dropped after
+# a character the cut may split): a sample cut from a larger content that is neither JSON nor blank is decoded this far.
+_HEAD_TEXT_BYTES = 4 * (8192 + 4)
 
 
 def is_text(sample: bytes) -> bool:
@@ -191,6 +182,10 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     textual, text = _probe(sample)
     if not textual:
         return Shape("binary", _binary(sample, size))
+    if text is None and not complete and len(sample) > _HEAD_TEXT_BYTES:  # only JSON reads past the head's text
+        head_text = sample[:_HEAD_TEXT_BYTES].decode("utf-8", "replace")[:-3]  # (a character cut at its end dropped)
+        start = head_text[:256].lstrip(_BLANKS)
+        text = head_text if len(start) >= 8 and start[0] not in "{[" else None
     if text is None:  # (the probe's text is the sample's when the probe was all of it)
         text = _utf8(sample, complete) or sample.decode("utf-8", "replace")
     stripped = text[:256].lstrip(_BLANKS)  # the start after blanks, without copying the whole text for it
@@ -214,8 +209,9 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
                 name = later.group(1).decode("utf-8", "replace") if later else name
             return Shape("xml", _clip(f"XML, root <{_name(name)}>, {_kib(size)}, {_plural(lines, 'line')}"))
     head = b"\n" + sample[:4096]  # the first lines tell a log or grep output
-    head_rows = _head_rows(head)
-    is_log = len(_LOG_LINE_RE.findall(head)) >= 0.5 * head_rows  # most start with a timestamp or a log level
+    logs = len(_LOG_LINE_RE.findall(head))
+    head_rows = _head_rows(head) if logs else 0  # (0 until needed: no log line is never half of 1 row or more)
+    is_log = logs > 0 and logs >= 0.5 * head_rows  # most start with a timestamp or a log level
     found = None if is_log else _delimited(text, complete, lines, scope)
     if found is not None:
         return found
@@ -517,14 +513,8 @@ def _head_rows(head: bytes) -> int:
     return max(1, head.count(b"\n") + (not head.endswith(b"\n")) - head.count(b"\n\n"))
 
 
-def _grep_lines(head: bytes) -> int:
-    """``len(re.findall(GREP_LINE_PATTERN, head))``, counted as the lines of the runs of one path (each line of a
-    run starts with a newline)."""
-    return sum(match.group().count(b"\n") for match in _GREP_RUN_RE.finditer(head))
-
-
 def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known: tuple[bytes, int]) -> Shape:
-    """A text or log's shape; ``known`` is ``(b"\n" + sample[:4096], its _head_rows)``."""
+    """A text or log's shape; ``known`` is ``(b"\n" + sample[:4096], its _head_rows or 0 if not counted)``."""
     rows = sample.split(b"\n")  # split once: the lines, the longest, and the empty ones
     if len(sample) < size and len(rows) > 1:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
@@ -536,11 +526,13 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
     head, head_rows = known
     if len(sample) < 4096 and len(head) != len(sample) + 1:  # the whole lines are fewer than the head
         head = b"\n" + sample
-        head_rows = _head_rows(head)
+        head_rows = 0
     kind, extra = ("log" if is_log else "text"), ""
-    threshold = 0.8 * head_rows
-    if not is_log and len(_GREP_HINT_RE.findall(head)) >= threshold and _grep_lines(head) >= threshold:
-        files = len(set(_GREP_FILES_RE.findall(b"\n" + sample)))
+    hints = 0 if is_log else len(_GREP_HINT_RE.findall(head))  # (no hint is never 0.8 of 1 row or more)
+    threshold = 0.8 * (head_rows or _head_rows(head)) if hints else 1
+    grep = grep_runs(head) if hints >= threshold else (0, set())
+    if grep[0] >= threshold:
+        files = grep_files(head, grep[1], sample)
         extra = f", grep-style path:line: output ({_plural(files, 'file')} in {'the sample' if scope else 'all'})"
     text = f"{kind}, {_plural(lines, 'line')}, longest {longest:,} bytes, {blank:.0%} blank{extra}{scope}"
     return Shape(kind, _clip(text))

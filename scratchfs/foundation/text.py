@@ -1,5 +1,5 @@
 """UTF-8 helpers: where characters start and end in bytes, so that text is cut on character boundaries; and pairs of
-newlines counted from lines already split.
+newlines counted from lines already split; the lines of grep-style ``path:line:`` output and their paths.
 
 Source: RFC 3629 (UTF-8): a lead byte ``110xxxxx``, ``1110xxxx`` or ``11110xxx`` starts a sequence of 2, 3 or 4
 bytes; continuation bytes are ``10xxxxxx``.
@@ -7,7 +7,21 @@ bytes; continuation bytes are ``10xxxxxx``.
 
 from __future__ import annotations
 
+import re
+import sys
 from json.encoder import encode_basestring
+
+# "path:line:" after a newline. The path is taken atomically (a lookahead's capture, then the backreference): it
+# cannot hold a colon, so giving back characters never finds one, and without this each line that is not a match
+# costs up to 400 steps of useless backtracking.
+GREP_LINE_PATTERN = rb"\n(?=([^:\n]{1,400}))\1:\d+[:-]"
+# A run of lines of one path in one match: the set of paths GREP_LINE_PATTERN finds, with fewer matches.
+GREP_RUN_PATTERN = GREP_LINE_PATTERN + rb"[^\n]*(?:\n\1:\d+[:-][^\n]*)*"
+_GREP_RUN_RE = re.compile(GREP_RUN_PATTERN)
+# The same set of paths in fewer steps: a line that starts with the path of the line before and a colon has that path
+# or none, so its digits need no look; possessive (Python 3.11+) where nothing after could take back what it took.
+_POSSESSIVE = b"+" if sys.version_info >= (3, 11) else b""
+_GREP_FILES_RE = re.compile(GREP_LINE_PATTERN + rb"[^\n]*%b(?:\n\1:[^\n]*%b)*%b" % ((_POSSESSIVE,) * 3))
 
 
 def is_digits(text: str) -> bool:
@@ -68,12 +82,17 @@ def newline_pairs(rows: list[bytes], sample: bytes) -> int:
     """``sample.count(b"\\n\\n")`` (pairs of newlines, not overlapping), where ``rows`` are ``sample``'s lines (as
     ``split(b"\\n")`` gives them), each ended by a newline but a last one that is not empty. A run of ``k`` empty rows
     is ``k + 1`` newlines in a row (``k`` at the start), which hold ``(k + 1) // 2`` pairs; without empty rows there
-    is none, and with few of them the rows say it without a second pass over the bytes."""
+    is none, and with few of them the rows say it without a second pass over the bytes; with many, a line of bytes
+    counts as one byte (1) and its newline (0), an empty line as its newline, and the pairs of newlines are the pairs
+    of 0s in that string (a last line not ended by a newline adds a 0 after a 1, which pairs with nothing)."""
     empty = rows.count(b"")
     if not empty:
         return 0
     if empty > _PAIRS_FROM_ROWS:
-        return sample.count(b"\n\n")
+        if len(rows) * 32 > len(sample):  # short lines: one count over the bytes costs less than one over the rows
+            return sample.count(b"\n\n")
+        # the sample with each line's bytes as one byte: the same runs of newlines, as many bytes as lines or twice
+        return bytes(map(bool, rows)).replace(b"\x01", b"\x01\x00").count(b"\x00\x00")
     pairs, find, at = 0, rows.index, -1
     start = run = 0
     for _ in range(empty):
@@ -86,5 +105,25 @@ def newline_pairs(rows: list[bytes], sample: bytes) -> int:
     return pairs + (run + (start > 0)) // 2
 
 
-__all__ = ["decode_or_none", "is_digits", "newline_pairs", "quote", "utf8_lead_length", "utf8_partial_tail",
-           "utf8_prefix", "utf8_suffix_start"]
+def grep_runs(head: bytes) -> tuple[int, set[bytes]]:
+    """``len(re.findall(GREP_LINE_PATTERN, head))``, counted as the lines of the runs of one path (each line of a
+    run starts with a newline), and the set of those paths."""
+    lines, paths = 0, set()
+    for run in _GREP_RUN_RE.finditer(head):
+        lines += run.group().count(b"\n")
+        paths.add(run[1])
+    return lines, paths
+
+
+def grep_files(head: bytes, paths: set[bytes], sample: bytes) -> int:
+    """``len(set(_GREP_FILES_RE.findall(b"\\n" + sample)))``, where ``head`` is a prefix of ``b"\\n" + sample`` and
+    ``paths`` its runs' paths: cutting a text at a newline leaves the set of paths as it is, and the head's last line,
+    if cut, gives a path only if it holds the path whole (then so does the rest), so the pattern runs from the head's
+    last newline on."""
+    cut = head.rfind(b"\n")
+    paths.update(_GREP_FILES_RE.findall(sample, cut - 1) if cut else _GREP_FILES_RE.findall(b"\n" + sample))
+    return len(paths)
+
+
+__all__ = ["GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "decode_or_none", "grep_files", "grep_runs", "is_digits",
+           "newline_pairs", "quote", "utf8_lead_length", "utf8_partial_tail", "utf8_prefix", "utf8_suffix_start"]
