@@ -40,12 +40,12 @@ from scratchfs.engine.structure.paging import (
     encode_cursor,
     fill_items,
     fill_text,
+    in_worker,
     read_whole,
 )
-from scratchfs.engine.worker_pipe import NoWorker, PoolBusy
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
-from scratchfs.foundation.errors import InvalidArgument, StoreBusy, StructureTimeout
+from scratchfs.foundation.errors import InvalidArgument
 
 __all__ = ["MAX_HTML_BYTES", "MAX_SELECTOR_CHARS", "VIEW_SECONDS_PER_MIB", "html_text", "select_page", "text_page"]
 
@@ -93,18 +93,7 @@ def _in_worker(operation: str, args: tuple, deadline: float, what: str, advice: 
     """:func:`~scratchfs.engine.structure.html_worker.run_html`'s answer. Raises StructureTimeout (past
     ``deadline``), InvalidArgument (the worker died, the page too deep), StoreBusy (every worker stayed busy until
     ``deadline``, or none could be started: out of descriptors or memory; the read was not run)."""
-    try:
-        answer = run_html(operation, args, deadline)
-    except NoWorker as exc:
-        raise StoreBusy(f"{what} was not run: {exc}; retry later") from None
-    except PoolBusy as exc:
-        raise StoreBusy(f"{what}: {exc} (pattern_timeout); retry") from None
-    except TimeoutError:
-        late = max(0.0, time.monotonic() - deadline)
-        raise StructureTimeout(f"{what} ran past its time limit (pattern_timeout; stopped {late:.1f} s after it) and "
-                               f"was stopped; try {advice}") from None
-    if isinstance(answer, tuple) and answer[0] == "died":
-        raise InvalidArgument(f"{what} stopped: its worker process ran out of memory or died; try {advice}")
+    answer = in_worker(lambda: run_html(operation, args, deadline), deadline, what, advice)
     if isinstance(answer, tuple) and answer[0] == "deep":
         raise InvalidArgument(f"the page is nested too deeply for {what} (elements more than 2,048 levels deep, or "
                               "deeper than the renderer's recursion goes); read it by range, lines or match instead")
