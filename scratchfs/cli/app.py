@@ -202,7 +202,8 @@ def echo_json(value: Any) -> None:
 class Seconds(click.ParamType):
     """A click option type for a span of seconds: a finite number in ``(0, maximum]`` (``[0, maximum]`` when
     ``zero_ok``), checked by :func:`~scratchfs.foundation.checks.check_seconds` -- NaN, infinities and numbers too
-    large for a float are a usage error (exit 2, one line), not a traceback or a silent default."""
+    large for a float are a usage error (exit 2, one line), not a traceback or a silent default; so are Unicode
+    digits (``٥``) and underscores (``1_0``), which ``float`` takes: a number is written in ASCII, as in JSON."""
 
     name = "seconds"
 
@@ -214,7 +215,10 @@ class Seconds(click.ParamType):
             number = value
         else:
             try:
-                number = float(str(value).strip())
+                text = str(value).strip()
+                if not text.isascii() or "_" in text:
+                    raise ValueError(text)
+                number = float(text)
             except ValueError:
                 self.fail(f"{value!r} is not a number of seconds", param, ctx)
         try:
