@@ -75,7 +75,7 @@ class ScratchGroup(click.Group):
             fail(f"usage: {exc.format_message()} (see {where})", exc.exit_code)
         except click.ClickException as exc:
             fail(f"error: {exc.format_message()}", exc.exit_code)
-        except (click.Abort, KeyboardInterrupt):
+        except (click.Abort, KeyboardInterrupt, _Interrupted):
             fail("interrupted", 130)
         except Terminated as exc:
             fail("hung up" if exc.signum == getattr(signal, "SIGHUP", -1) else "terminated", 128 + exc.signum)
@@ -95,6 +95,14 @@ class ScratchGroup(click.Group):
         except OSError as exc:
             click.echo(f"scratchfs: storage: {exc.strerror or exc}", err=True)
             ctx.exit(4)
+        except KeyboardInterrupt:  # past click's main, which prints a blank line first; a terminal's ^C echo ended
+            if sys.stderr is not None and sys.stderr.isatty():
+                click.echo(err=True)
+            raise _Interrupted from None
+
+
+class _Interrupted(BaseException):
+    """SIGINT in a command: one line, ``scratchfs: interrupted``, exit 130."""
 
 
 def fail(message: str, code: int) -> None:
