@@ -62,10 +62,6 @@ _VIEW_CACHE_BYTES = 64 * 1024 * 1024
 _CACHE: LRU[str, bytes] = LRU(8, max_weight=_VIEW_CACHE_BYTES, weigh=len, max_item_weight=_VIEW_CACHE_BYTES)
 
 
-def _decode(data: bytes) -> str:
-    return data.decode("utf-8", "replace")
-
-
 def html_text(source: ContentSource, cache_key: str | None = None,
               timeout: float = limits.PATTERN_TIMEOUT) -> bytes:
     """The text view of an HTML content as UTF-8 bytes: ``inscriptis.get_text`` of its text (invalid UTF-8 read as
@@ -82,8 +78,7 @@ def html_text(source: ContentSource, cache_key: str | None = None,
     start = time.monotonic()
     data = read_whole(source, MAX_HTML_BYTES, "the HTML text view")
     deadline = start + timeout + VIEW_SECONDS_PER_MIB * len(data) / (1024 * 1024)
-    text = _decode(data)
-    view = _in_worker("view", (text,), deadline, "the HTML text view", "a range, lines or pattern read of the page")
+    view = _in_worker("view", (data,), deadline, "the HTML text view", "a range, lines or pattern read of the page")
     if key is not None:
         _CACHE.put(key, view)
     return view
@@ -167,10 +162,10 @@ def select_page(source: ContentSource, selector: str, *, cursor: str | None = No
         CSSSelector(selector, translator="html")  # a bad selector is told here, without a worker
     except (SelectorError, lxml.etree.XPathError) as exc:
         raise InvalidArgument(f"CSS selector {selector[:80]!r} does not parse: {exc}") from None
-    text = _decode(read_whole(source, MAX_HTML_BYTES, "the HTML selector read"))
+    data = read_whole(source, MAX_HTML_BYTES, "the HTML selector read")
     matches, texts = 0, []
-    if text.strip():
-        answer = _in_worker("select", (text, selector, index, chars, budget, max_elements), deadline,
+    if data.strip():  # (a page blank but for Unicode spaces is told blank in the worker, as its text is decoded there)
+        answer = _in_worker("select", (data, selector, index, chars, budget, max_elements), deadline,
                             "the CSS selector", "a more specific selector (ids, classes, child combinators)")
         if answer[0] == "invalid":
             raise InvalidArgument(answer[1])
