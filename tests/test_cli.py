@@ -154,6 +154,19 @@ def test_int_options_take_ascii_digits_only(cli):
     assert cli("read-handle", stub["handle"], "--offset", "0" * 29 + "5", "--length", "3").stdout == "567"
 
 
+def test_seconds_options_take_ascii_only(cli):
+    """``float`` takes Unicode digits (``"٥"`` is 5.0) and underscores; a span of seconds is an ASCII number: a
+    usage error (exit 2, one line), while ASCII forms ``float`` reads (``1e1``, `` 5``) still pass."""
+    for value in ("٥", "١٠", "1_0", "５", "٥.٥"):
+        result = cli("spill", "--tool", "t", "--ttl", value, input="content")
+        assert result.exit_code == 2, (value, result.output)
+        assert "is not a number of seconds" in result.stderr and result.stderr.count("\n") == 1, result.stderr
+    for value in ("1e1", " 5", "60.5"):
+        result = cli("spill", "--tool", "t", "--ttl", value, input="content")
+        assert result.exit_code == 0, (value, result.output)
+        assert json.loads(result.stdout)["handle"].startswith("h_")
+
+
 @pytest.mark.parametrize("args", [
     ("read-handle", "h_" + "a" * 24, "--length", "٣"),
     ("read-handle", "h_" + "a" * 24, "--line", "١"),

@@ -49,7 +49,7 @@ def test_a_signal_mid_spill_removes_the_partial_blob(tmp_path, signum, code, wor
     proc.send_signal(signum)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == code
-    assert err.decode().strip() == f"scratchfs: {word}"
+    assert err.decode() == f"scratchfs: {word}\n"  # one line: no blank line before it (stderr is not a terminal)
     assert _blob_files(root) == []
     assert _cli(root, "fsck", "--json").returncode == 0
 

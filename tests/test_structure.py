@@ -289,6 +289,39 @@ def test_a_selected_element_inscriptis_renders_as_nothing_gives_its_text_content
     assert got == ["p { color: red }let x = 1;", "p { color: red }", "let x = 1;", "a b"]  # p: as inscriptis renders it
 
 
+_ODD_PAGES = [
+    "<html><head><meta charset='iso-8859-1'></head><body><p>café déjà</p><p>naïve</p></body></html>".encode("latin-1"),
+    b"<html><head><meta http-equiv='Content-Type' content='text/html; charset=shift_jis'></head><body><p>\x82\xa0 x"
+    b"</p></body></html>",
+    "<p>ünïcödé ✓</p><p>二</p>".encode(),
+    b"<p>bad \xff\xfe bytes \xc3</p><p>\xe2\x82</p>",
+]
+
+
+@pytest.mark.parametrize("page", _ODD_PAGES)
+def test_html_reads_take_the_page_as_utf8_whatever_its_charset_says(page):
+    """Pages go to the worker as bytes and are read there as UTF-8, invalid bytes as U+FFFD, a ``<meta charset>``
+    not followed: the view and the selected texts are those of the page decoded so in this process."""
+    from scratchfs.engine.structure.html_worker import element_text
+
+    text = page.decode("utf-8", "replace")
+    view = follow(lambda **kw: text_page(BytesSource(page), **kw), 256)
+    assert "".join(p.text for p in view) == get_text(text)
+    expected = [element_text(e) for e in lxml.html.document_fromstring(text).cssselect("p")]
+    got = [json.loads(x) for x in items_of(follow(lambda **kw: select_page(BytesSource(page), "p", **kw), 256),
+                                           "elements")]
+    assert got == expected and len(got) >= 1
+    if b"iso-8859-1" in page:
+        assert got == ["caf\ufffd d\ufffdj\ufffd", "na\ufffdve"]  # not "café déjà": the charset is not followed
+
+
+def test_a_page_blank_but_for_unicode_spaces_selects_nothing():
+    for page in ["\u00a0\u3000\n".encode(), b"  \n", b""]:
+        selected = select_page(BytesSource(page), "p")
+        assert (selected.extra["matches"], selected.to_dict()["elements"], selected.cursor) == (0, [], None), page
+        assert text_page(BytesSource(page)).text == ""
+
+
 # -- terminal -----------------------------------------------------------------------------------------------------
 
 def _pyte_lines(raw: str, width=120) -> list[str]:

@@ -75,7 +75,7 @@ class ScratchGroup(click.Group):
             fail(f"usage: {exc.format_message()} (see {where})", exc.exit_code)
         except click.ClickException as exc:
             fail(f"error: {exc.format_message()}", exc.exit_code)
-        except (click.Abort, KeyboardInterrupt):
+        except (click.Abort, KeyboardInterrupt, _Interrupted):
             fail("interrupted", 130)
         except Terminated as exc:
             fail("hung up" if exc.signum == getattr(signal, "SIGHUP", -1) else "terminated", 128 + exc.signum)
@@ -95,6 +95,14 @@ class ScratchGroup(click.Group):
         except OSError as exc:
             click.echo(f"scratchfs: storage: {exc.strerror or exc}", err=True)
             ctx.exit(4)
+        except KeyboardInterrupt:  # past click's main, which prints a blank line first; a terminal's ^C echo ended
+            if sys.stderr is not None and sys.stderr.isatty():
+                click.echo(err=True)
+            raise _Interrupted from None
+
+
+class _Interrupted(BaseException):
+    """SIGINT in a command: one line, ``scratchfs: interrupted``, exit 130."""
 
 
 def fail(message: str, code: int) -> None:
@@ -202,7 +210,8 @@ def echo_json(value: Any) -> None:
 class Seconds(click.ParamType):
     """A click option type for a span of seconds: a finite number in ``(0, maximum]`` (``[0, maximum]`` when
     ``zero_ok``), checked by :func:`~scratchfs.foundation.checks.check_seconds` -- NaN, infinities and numbers too
-    large for a float are a usage error (exit 2, one line), not a traceback or a silent default."""
+    large for a float are a usage error (exit 2, one line), not a traceback or a silent default; so are Unicode
+    digits (``٥``) and underscores (``1_0``), which ``float`` takes: a number is written in ASCII, as in JSON."""
 
     name = "seconds"
 
@@ -214,7 +223,10 @@ class Seconds(click.ParamType):
             number = value
         else:
             try:
-                number = float(str(value).strip())
+                text = str(value).strip()
+                if not text.isascii() or "_" in text:
+                    raise ValueError(text)
+                number = float(text)
             except ValueError:
                 self.fail(f"{value!r} is not a number of seconds", param, ctx)
         try:

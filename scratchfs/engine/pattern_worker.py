@@ -104,22 +104,14 @@ class Engine:
                     raise
                 self.remote = True
             left = self._left()
-        try:
-            worker = _POOL.take()
-        except NoWorker:  # no process to be had: the thread, under regex's own (CPU time) limit
-            worker = None
-        if worker is None:  # every worker is busy, or no process to be had: the thread's own limit, as before workers
-            return _OPERATIONS[operation](self.compiled, buf, *args, timeout=left)
         began = time.monotonic()
-        try:
-            result = worker.call((self.compiled.pattern, operation, bytes(buf), args, left), self.deadline)
-        except (EOFError, OSError, pickle.UnpicklingError):  # the worker died: the thread's own limit
-            _POOL.discard(worker)
+        request = pickle.dumps((self.compiled.pattern, operation, bytes(buf), args, left), pickle.HIGHEST_PROTOCOL)
+        try:  # TimeoutError (the deadline): the worker is stopped
+            status, result = _POOL.run(request, self.deadline, wait=False)
+        except NoWorker:  # no process to be had
+            status = "busy"
+        if status != "ok":  # every worker busy, none to be had, or it died: the thread's own (CPU time) limit
             return _OPERATIONS[operation](self.compiled, buf, *args, timeout=self._left())
-        except BaseException:  # TimeoutError (the deadline): the worker is stopped
-            _POOL.discard(worker)
-            raise
-        _POOL.give(worker)
         if result == "timeout":
             raise TimeoutError
         if time.monotonic() - began < self.slice / 2:  # a quick call: the next one tries the thread again (no copy)

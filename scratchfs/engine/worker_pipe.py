@@ -99,12 +99,6 @@ class Worker:
         OSError (it died)."""
         return read_frame(self.process.stdout.fileno(), deadline)
 
-    def call(self, request: tuple, deadline: float | None) -> Any:
-        """Send ``request`` (pickled), wait for the answer (unpickled) until ``deadline``. Raises TimeoutError (the
-        worker must then be discarded), EOFError, OSError or pickle.UnpicklingError (it died)."""
-        self.send(pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL), deadline)
-        return pickle.loads(self.receive(deadline))
-
     def alive(self) -> bool:
         """Whether the process is still running."""
         return self.process.poll() is None
@@ -174,15 +168,18 @@ class Pool:
             self.workers.add(worker)
         return worker
 
-    def run(self, request: bytes, deadline: float, keep: bool = True, retry: bool = True) -> tuple[str, Any]:
+    def run(self, request: bytes, deadline: float, keep: bool = True, retry: bool = True,
+            wait: bool = True) -> tuple[str, Any]:
         """Send ``request`` (a pickle) to a worker (waiting for one until ``deadline``) and wait for its answer.
 
         Args:
             keep: put the worker back among the idle ones after the answer (else stop it: it grew large).
             retry: try a new worker when the one taken turns out dead before the call.
+            wait: wait for a worker to come free; else, when every one is busy, answer ``("busy", None)`` at once.
 
         Returns:
-            ``("ok", answer)`` (unpickled); ``("died", None)``: the worker died under the call (out of memory).
+            ``("ok", answer)`` (unpickled); ``("died", None)``: the worker died under the call (out of memory);
+            ``("busy", None)``: (``wait=False`` only) every worker was busy, the call was not run.
 
         Raises:
             TimeoutError: the deadline passed (the worker was stopped).
@@ -191,29 +188,22 @@ class Pool:
             NoWorker: no worker could be started (descriptors, memory).
         """
         began = time.monotonic()
-        worker = self.take(deadline)
-        assert worker is not None  # with a deadline, take waits or raises
+        worker = self.take(deadline if wait else None)
+        if worker is None:  # without waiting: every one busy
+            return "busy", None
         got = time.monotonic()
+        sent = False
         try:
             worker.send(request, deadline)
-        except TimeoutError:  # (an OSError too) the deadline: the worker is stopped
-            self.discard(worker)
-            raise self._waited(began, got, deadline) from None
-        except OSError:  # it died idle (killed from outside): once more, in a new one
-            self.discard(worker)
-            return self.run(request, deadline, keep, retry=False) if retry else ("died", None)
-        except BaseException:
-            self.discard(worker)
-            raise
-        try:
+            sent = True
             answer = pickle.loads(worker.receive(deadline))
         except TimeoutError:  # (an OSError too) the deadline: the worker is stopped
             self.discard(worker)
             raise self._waited(began, got, deadline) from None
-        except (EOFError, OSError, pickle.UnpicklingError):  # it died under the call (out of memory)
+        except (EOFError, OSError, pickle.UnpicklingError):  # it died: idle (killed from outside) or under the call
             self.discard(worker)
-            if retry and worker.process.returncode == 0:  # it had just exited idle, before reading the request
-                return self.run(request, deadline, keep, retry=False)
+            if retry and (not sent or worker.process.returncode == 0):  # before reading the request: in a new one
+                return self.run(request, deadline, keep, False, wait)
             return "died", None
         except BaseException:  # KeyboardInterrupt: the worker is stopped
             self.discard(worker)

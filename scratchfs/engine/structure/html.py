@@ -40,12 +40,12 @@ from scratchfs.engine.structure.paging import (
     encode_cursor,
     fill_items,
     fill_text,
+    in_worker,
     read_whole,
 )
-from scratchfs.engine.worker_pipe import NoWorker, PoolBusy
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
-from scratchfs.foundation.errors import InvalidArgument, StoreBusy, StructureTimeout
+from scratchfs.foundation.errors import InvalidArgument
 
 __all__ = ["MAX_HTML_BYTES", "MAX_SELECTOR_CHARS", "VIEW_SECONDS_PER_MIB", "html_text", "select_page", "text_page"]
 
@@ -60,10 +60,6 @@ measured rate, 0.55 s of CPU a MiB of nested ``div``s, for a host under load).""
 
 _VIEW_CACHE_BYTES = 64 * 1024 * 1024
 _CACHE: LRU[str, bytes] = LRU(8, max_weight=_VIEW_CACHE_BYTES, weigh=len, max_item_weight=_VIEW_CACHE_BYTES)
-
-
-def _decode(data: bytes) -> str:
-    return data.decode("utf-8", "replace")
 
 
 def html_text(source: ContentSource, cache_key: str | None = None,
@@ -82,8 +78,7 @@ def html_text(source: ContentSource, cache_key: str | None = None,
     start = time.monotonic()
     data = read_whole(source, MAX_HTML_BYTES, "the HTML text view")
     deadline = start + timeout + VIEW_SECONDS_PER_MIB * len(data) / (1024 * 1024)
-    text = _decode(data)
-    view = _in_worker("view", (text,), deadline, "the HTML text view", "a range, lines or pattern read of the page")
+    view = _in_worker("view", (data,), deadline, "the HTML text view", "a range, lines or pattern read of the page")
     if key is not None:
         _CACHE.put(key, view)
     return view
@@ -93,18 +88,7 @@ def _in_worker(operation: str, args: tuple, deadline: float, what: str, advice: 
     """:func:`~scratchfs.engine.structure.html_worker.run_html`'s answer. Raises StructureTimeout (past
     ``deadline``), InvalidArgument (the worker died, the page too deep), StoreBusy (every worker stayed busy until
     ``deadline``, or none could be started: out of descriptors or memory; the read was not run)."""
-    try:
-        answer = run_html(operation, args, deadline)
-    except NoWorker as exc:
-        raise StoreBusy(f"{what} was not run: {exc}; retry later") from None
-    except PoolBusy as exc:
-        raise StoreBusy(f"{what}: {exc} (pattern_timeout); retry") from None
-    except TimeoutError:
-        late = max(0.0, time.monotonic() - deadline)
-        raise StructureTimeout(f"{what} ran past its time limit (pattern_timeout; stopped {late:.1f} s after it) and "
-                               f"was stopped; try {advice}") from None
-    if isinstance(answer, tuple) and answer[0] == "died":
-        raise InvalidArgument(f"{what} stopped: its worker process ran out of memory or died; try {advice}")
+    answer = in_worker(lambda: run_html(operation, args, deadline), deadline, what, advice)
     if isinstance(answer, tuple) and answer[0] == "deep":
         raise InvalidArgument(f"the page is nested too deeply for {what} (elements more than 2,048 levels deep, or "
                               "deeper than the renderer's recursion goes); read it by range, lines or match instead")
@@ -178,10 +162,10 @@ def select_page(source: ContentSource, selector: str, *, cursor: str | None = No
         CSSSelector(selector, translator="html")  # a bad selector is told here, without a worker
     except (SelectorError, lxml.etree.XPathError) as exc:
         raise InvalidArgument(f"CSS selector {selector[:80]!r} does not parse: {exc}") from None
-    text = _decode(read_whole(source, MAX_HTML_BYTES, "the HTML selector read"))
+    data = read_whole(source, MAX_HTML_BYTES, "the HTML selector read")
     matches, texts = 0, []
-    if text.strip():
-        answer = _in_worker("select", (text, selector, index, chars, budget, max_elements), deadline,
+    if data.strip():  # (a page blank but for Unicode spaces is told blank in the worker, as its text is decoded there)
+        answer = _in_worker("select", (data, selector, index, chars, budget, max_elements), deadline,
                             "the CSS selector", "a more specific selector (ids, classes, child combinators)")
         if answer[0] == "invalid":
             raise InvalidArgument(answer[1])

@@ -38,14 +38,14 @@ from scratchfs.engine.structure.paging import (
     decode_cursor,
     encode_cursor,
     fill_items,
+    in_worker,
     read_whole,
 )
-from scratchfs.engine.worker_pipe import NoWorker, PoolBusy
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
-from scratchfs.foundation.errors import InvalidArgument, StoreBusy, StructureTimeout
+from scratchfs.foundation.errors import InvalidArgument
 
-__all__ = ["MAX_FILTER_CHARS", "MAX_JQ_DOCUMENT_BYTES", "compile_filter", "jq_message", "jq_page", "jq_timeout",
+__all__ = ["MAX_FILTER_CHARS", "MAX_JQ_DOCUMENT_BYTES", "compile_filter", "jq_message", "jq_page",
            "parse_path", "run_jq_checked", "stream_path"]
 
 MAX_JQ_DOCUMENT_BYTES = 64 * 1024 * 1024
@@ -198,31 +198,14 @@ def run_jq_checked(program: Any, mode: str, data: Any, deadline: float, advice: 
             out of memory, built a value nested too deeply or died. StoreBusy: every worker process stayed busy
             until the deadline, or none could be started (out of descriptors or memory); the filter was not run.
     """
-    try:
-        status, detail = run_jq(program.program_string, mode, data, deadline)
-    except NoWorker as exc:
-        raise StoreBusy(f"the jq filter was not run: {exc}; retry later") from None
-    except PoolBusy as exc:
-        raise StoreBusy(f"the jq filter: {exc} (pattern_timeout); retry") from None
-    except TimeoutError:
-        raise jq_timeout(deadline, advice) from None
-    if status == "died":
-        raise InvalidArgument("the jq filter stopped: its worker process ran out of memory or died, or built a value "
-                              "nested too deeply (jq crashes some 10,000s of levels down); try a filter that builds "
-                              "smaller, shallower values")
-    return status, detail
+    return in_worker(lambda: run_jq(program.program_string, mode, data, deadline), deadline, "the jq filter", advice,
+                     ", or built a value nested too deeply (jq crashes some 10,000s of levels down); try a filter "
+                     "that builds smaller, shallower values")
 
 
 def jq_message(message: str) -> str:
     """jq's error ``message`` on one line, at most 300 characters."""
     return " ".join(message.split())[:300]
-
-
-def jq_timeout(deadline: float, advice: str) -> StructureTimeout:
-    """The :class:`StructureTimeout` of a jq run stopped at ``deadline``: what happened and ``advice``."""
-    late = max(0.0, time.monotonic() - deadline)
-    return StructureTimeout(f"the jq filter ran past its time limit (pattern_timeout; stopped {late:.1f} s after it) "
-                            f"and was stopped; try {advice}")
 
 
 def _limited(values: Iterator[Any], limit: int) -> Iterator[Any]:

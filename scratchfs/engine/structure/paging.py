@@ -1,4 +1,5 @@
-"""Pages within a byte budget, cursors and content-source access shared by the structure readers.
+"""Pages within a byte budget, cursors and content-source access shared by the structure readers, and the store
+errors a reader's worker-process call ends in (:func:`in_worker`).
 
 A *content source* is any object with ``size`` (bytes), ``read(offset, length) -> bytes`` and
 ``iter_frames(first_frame=0)`` yielding ``(content offset, bytes)`` -- :class:`scratchfs.engine.seekable.SeekableReader`
@@ -14,13 +15,15 @@ read from the wrong place.
 from __future__ import annotations
 
 import json
+import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from scratchfs.engine.worker_pipe import NoWorker, PoolBusy
 from scratchfs.foundation.checks import check_int
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import InvalidArgument, StoreBusy, StructureTimeout
 from scratchfs.foundation.text import is_digits
 
 __all__ = [
@@ -38,6 +41,7 @@ __all__ = [
     "encode_cursor",
     "fill_items",
     "fill_text",
+    "in_worker",
     "iter_chunks",
     "iter_lines",
     "json_bytes",
@@ -313,3 +317,30 @@ def fill_text(text_bytes: bytes, offset: int, budget: int, page: TextPage) -> tu
         take = max(4, min(take - 1, int(take * room / max(1, cost))))
     page.text = text
     return page, end
+
+
+def in_worker(run: Callable[[], Any], deadline: float, what: str, advice: str, died: str | None = None) -> Any:
+    """The answer of ``run()``, a call of a structure worker (``run_jq``, ``run_html``) until ``deadline`` (a
+    ``time.monotonic()`` value, seconds), with its failures as store errors; ``what`` names the read in messages
+    (``"the jq filter"``), ``advice`` ends the timeout's message (``"try {advice}"``) and ``died`` a death's (after
+    "ran out of memory or died"; by default ``"; try {advice}"``).
+
+    Raises:
+        StructureTimeout: the deadline passed (the worker was stopped). InvalidArgument: the worker ran out of memory
+            or died (``run`` answered a tuple ``("died", ...)``). StoreBusy: every worker process stayed busy until
+            the deadline, or none could be started (out of descriptors or memory); the read was not run.
+    """
+    try:
+        answer = run()
+    except NoWorker as exc:
+        raise StoreBusy(f"{what} was not run: {exc}; retry later") from None
+    except PoolBusy as exc:
+        raise StoreBusy(f"{what}: {exc} (pattern_timeout); retry") from None
+    except TimeoutError:
+        late = max(0.0, time.monotonic() - deadline)
+        raise StructureTimeout(f"{what} ran past its time limit (pattern_timeout; stopped {late:.1f} s after it) and "
+                               f"was stopped; try {advice}") from None
+    if isinstance(answer, tuple) and answer[0] == "died":
+        tail = f"; try {advice}" if died is None else died
+        raise InvalidArgument(f"{what} stopped: its worker process ran out of memory or died{tail}")
+    return answer

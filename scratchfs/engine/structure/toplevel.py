@@ -115,13 +115,9 @@ class _Text:
 
     def peek(self) -> Generator[int, bytes, str]:
         """The next character that is not white space ('' at the end of the document)."""
-        while True:
-            self.pos = _WS.match(self.text, self.pos).end()
-            if self.pos < len(self.text):
-                return self.text[self.pos]
-            if self.at_end:
-                return ""
+        while (found := self.peek_now()) is None:
             yield from self.fill()
+        return found
 
     def peek_now(self) -> str | None:
         """:meth:`peek` without refilling: ``None`` when the buffer must be refilled first."""
@@ -145,21 +141,12 @@ class _Text:
         return value
 
     def value(self) -> Generator[int, bytes, Any]:
-        """Decode the next value whole (refilling until it is complete)."""
-        yield from self.peek()
-        while True:
-            try:
-                value, end = _DECODER.raw_decode(self.text, self.pos)
-            except ValueError:
-                if self.at_end:
-                    raise _Stop("malformed") from None
-                yield from self.fill()
-                continue
-            if end == len(self.text) and not self.at_end:
-                yield from self.fill()  # a number may go on in the next chunk
-                continue
-            self.pos = end
-            return value
+        """Decode the next value whole (refilling until it is complete: a number may go on in the next chunk)."""
+        while (value := self.value_now()) is _MORE:
+            if self.at_end:
+                raise _Stop("malformed")
+            yield from self.fill()
+        return value
 
 
 def _kind(value: Any) -> str:
@@ -175,6 +162,7 @@ def _kind(value: Any) -> str:
 
 
 _DONE, _SHORT, _NEED = "done", "short", "need"  # how _walk left a container: closed, refill ahead, refill
+_OPEN = "open"  # how _open left it: the buffer ended before the character after its opening
 
 
 def _children(text: _Text, entry: TopEntry, max_names: int) -> Generator[int, bytes, None]:
@@ -184,19 +172,27 @@ def _children(text: _Text, entry: TopEntry, max_names: int) -> Generator[int, by
     ``ValueError`` from a value cut by the buffer's end) it is refilled and the child read again from its start --
     which happens about once, not at every refill: when fewer characters are left than the last child took, the
     buffer is refilled first (:meth:`_Text.fill_ahead`)."""
-    first = text.peek_now()
-    is_object = (first if first is not None else (yield from text.peek())) == "{"
+    is_object = (yield from text.peek()) == "{"
     text.pos += 1
-    first = text.peek_now()
-    if (first if first is not None else (yield from text.peek())) == ("}" if is_object else "]"):
+    yield from _rest(text, entry, is_object, max_names, *_open(text, entry, is_object, max_names))
+
+
+def _open(text: _Text, entry: TopEntry, is_object: bool, max_names: int) -> tuple[str, int]:
+    """Read the container whose opening was just read as far as the buffer goes, without refilling: ``(_DONE, 0)``
+    for an empty one, ``(_OPEN, 0)`` when the buffer ends before the character after the opening, else
+    :func:`_walk`'s answer."""
+    after = text.peek_now()
+    if after is None:
+        return _OPEN, 0
+    if after == ("}" if is_object else "]"):
         text.pos += 1
-        return
-    yield from _rest(text, entry, is_object, max_names, *_walk(text, entry, is_object, max_names, 0))
+        return _DONE, 0
+    return _walk(text, entry, is_object, max_names, 0)
 
 
 def _rest(text: _Text, entry: TopEntry, is_object: bool, max_names: int, state: str, room: int
           ) -> Generator[int, bytes, None]:
-    """The rest of a container :func:`_walk` left in ``state``, refilling as it says."""
+    """The rest of a container :func:`_open` or :func:`_walk` left in ``state``, refilling as it says."""
     while state is not _DONE:
         if state is _SHORT:
             yield from text.fill_ahead()
@@ -204,7 +200,10 @@ def _rest(text: _Text, entry: TopEntry, is_object: bool, max_names: int, state: 
             raise _Stop("malformed")
         else:
             yield from text.fill()
-        state, room = _walk(text, entry, is_object, max_names, room)
+        if state is _OPEN:
+            state, room = _open(text, entry, is_object, max_names)
+        else:
+            state, room = _walk(text, entry, is_object, max_names, room)
 
 
 def _walk(text: _Text, entry: TopEntry, is_object: bool, max_names: int, room: int) -> tuple[str, int]:
@@ -437,13 +436,9 @@ def _members(text: _Text, found: TopLevel, max_entries: int, max_names: int) -> 
         if first in "{[" and first:  # (its opening and first children read here: no generator unless it runs out)
             entry.kind = "object" if first == "{" else "array"
             text.pos += 1
-            after = text.peek_now()
-            if (after if after is not None else (yield from text.peek())) == ("}" if first == "{" else "]"):
-                text.pos += 1
-            else:
-                state, room = _walk(text, entry, first == "{", max_names, 0)
-                if state is not _DONE:
-                    yield from _rest(text, entry, first == "{", max_names, state, room)
+            state, room = _open(text, entry, first == "{", max_names)
+            if state is not _DONE:
+                yield from _rest(text, entry, first == "{", max_names, state, room)
         else:
             value = text.value_now()
             if value is _MORE:
