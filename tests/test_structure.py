@@ -364,6 +364,17 @@ def test_terminal_pages_equal_pyte_on_random_redraws(tokens, budget):
     assert "".join(p.text for p in pages) == rendered
 
 
+@pytest.mark.parametrize("move", ["\x1b[1000000000G", "\x1b[999999999C", "\x1b[5000G\x1b[5000C"])
+def test_a_cursor_move_far_right_stops_at_the_margin_as_a_terminal_does(move):
+    # a 20-byte escape made a line of a billion spaces (gigabytes) before: moves stop at column MAX_CURSOR_COLUMN
+    from scratchfs.engine.structure.terminal import MAX_CURSOR_COLUMN, render_text
+    raw = f"progress 10%\r{move}x\nnext\n"
+    assert render_text(raw.encode()) == "progress 10%" + " " * (MAX_CURSOR_COLUMN - 12) + "x\nnext\n"
+    assert render_text(raw.encode()).split("\n")[0] == _pyte_lines(raw, MAX_CURSOR_COLUMN + 1)[0]
+    long = "y" * 3000 + "\r\x1b[2500Gz"  # within a line longer than the margin a move is a move
+    assert render_text(long.encode()) == "y" * 2499 + "z" + "y" * 500
+
+
 def test_terminal_offsets_resume():
     raw = ("x" * 90 + "\r" + "y" * 40 + "\n") * 300
     full = "".join(p.text for p in follow(lambda **kw: view_page(BytesSource(raw.encode()), **kw), 4096))

@@ -3,7 +3,9 @@
 A small state machine renders each line (the text between two ``\\n``) on its own: printable text is written at the
 cursor column, overwriting what is there; ``\\r`` returns to column 0; ``\\b`` steps back one column; ``\\t`` moves to
 the next multiple of 8; ``ESC[K``/``ESC[0K`` erases to the end of the line, ``ESC[1K`` to the cursor, ``ESC[2K`` the
-whole line; ``ESC[nG`` moves to column n, ``ESC[nC``/``ESC[nD`` right/left; every other CSI sequence (colours,
+whole line; ``ESC[nG`` moves to column n, ``ESC[nC``/``ESC[nD`` right/left (a move right stops at column
+:data:`MAX_CURSOR_COLUMN` or the line's end, whichever is further, as a terminal stops at its right margin: a short
+escape never makes a page of spaces); every other CSI sequence (colours,
 styles), OSC sequence (titles, hyperlinks) and two-byte escape is dropped, as are other control characters. Cursor
 moves to other lines (``ESC[A``, used by multi-line progress displays) are not followed: each line keeps its own last
 state. Lines without ``\\r``, ``\\b`` or ``ESC`` are copied as they are (with tabs expanded), at C speed.
@@ -33,10 +35,13 @@ from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.text import is_digits
 
-__all__ = ["MAX_LINE_BYTES", "render_line", "render_text", "view_page"]
+__all__ = ["MAX_CURSOR_COLUMN", "MAX_LINE_BYTES", "render_line", "render_text", "view_page"]
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """Longest raw line (bytes, between two newlines) rendered."""
+
+MAX_CURSOR_COLUMN = 1024
+"""Right margin (columns, 0-based) of cursor moves ``ESC[nG``/``ESC[nC`` past a line's end; text still writes on."""
 
 _SPECIAL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _TOKEN = re.compile(
@@ -97,9 +102,9 @@ def _csi(cells: list[str], col: int, params: str, final: str) -> int:
         elif mode == "2":
             cells.clear()
     elif final == "G":
-        return _number(params) - 1
+        return min(_number(params) - 1, max(len(cells), MAX_CURSOR_COLUMN))
     elif final == "C":
-        return col + _number(params)
+        return min(col + _number(params), max(len(cells), MAX_CURSOR_COLUMN))
     elif final == "D":
         return max(0, col - _number(params))
     return col
