@@ -11,7 +11,7 @@ import json
 import re
 from dataclasses import asdict
 
-from hypothesis import example, given, settings
+from hypothesis import example, given, reject, settings
 from hypothesis import strategies as st
 
 from scratchfs.api import shape, stub
@@ -45,7 +45,11 @@ MAX_FRAME = max(MIN_FRAME_BYTES, 64 * 1024)  # a content of one frame at most
 
 
 def both(sample: bytes, size: int, lines: int) -> tuple[tuple, tuple]:
-    new, old = shape.describe(sample, size, lines), reference_shape.describe(sample, size, lines)
+    new = shape.describe(sample, size, lines)
+    try:
+        old = reference_shape.describe(sample, size, lines)
+    except RecursionError:  # the reference copy (not to be edited) has no answer for JSON nested past the stack
+        reject()
     return (new.content_type, new.text), (old.content_type, old.text)
 
 
