@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import os
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -77,6 +78,26 @@ def test_run_entries_are_paged_by_cursor_without_loss_or_repeat(store, clock, cl
     assert client.get("/api/runs/run-p/scratch", params={"cursor": "not-a-cursor"}).status_code == 400
     assert client.get("/api/runs/run-p/scratch", params={"limit": 1001}).status_code == 400
     assert client.get("/api/runs/nobody/scratch").json()["entries"] == []
+
+
+def test_an_id_with_a_slash_is_named_by_query_as_the_description_says(store, client):
+    # an id may hold "/"; a path segment cannot (not even as %2F), a query parameter can: the OpenAPI description
+    # says exactly that (schemathesis found ?agent=1/0 accepted while the description refused it)
+    from scratchfs.web.openapi import openapi
+
+    stub = store.scope("run/s", "1/0").spill(b"x" * 10_000)
+    page = client.get("/api/runs/run-s2/scratch", params={"agent": "1/0"}).json()
+    assert page["entries"] == []
+    store.scope("run-s2", "1/0").scratch_write("k", "v")
+    page = client.get("/api/runs/run-s2/scratch", params={"agent": "1/0"}).json()
+    assert [(e["agent_id"], e["key"]) for e in page["entries"]] == [("1/0", "k")]
+    stats = client.get("/api/stats", params={"run": "run/s"}).json()
+    assert json.dumps(stats).count(stub.handle) == 0 and "run/s" in json.dumps(stats)
+    assert client.get("/api/runs/run%2Fs/scratch").status_code == 404
+    doc = openapi()
+    params = {p["name"]: p["schema"] for p in doc["paths"]["/api/runs/{run}/scratch"]["get"]["parameters"]}
+    assert re.fullmatch(params["agent"]["pattern"].strip("^$"), "1/0")
+    assert not re.fullmatch(params["run"]["pattern"].strip("^$"), "run/s")
 
 
 def test_entry_metadata(store, clock, client, fixture_data):

@@ -14,7 +14,10 @@ from scratchfs.foundation.limits import MAX_ID_BYTES, MAX_KEY_BYTES
 from scratchfs.web.api import MAX_PAGE
 from scratchfs.web.structure import MAX_CHILDREN, MAX_ROWS, MAX_TEXT_CHARS
 
-_ID = {"type": "string", "minLength": 1, "maxLength": MAX_ID_BYTES, "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f/]+$"}
+_QUERY_ID = {"type": "string", "minLength": 1, "maxLength": MAX_ID_BYTES, "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]+$"}
+# a path segment cannot hold "/" (Starlette matches the decoded path, so not even as %2F); a query parameter can, and
+# an id may contain one: the web API can name such an id only in a query (?agent=, ?run=)
+_PATH_ID = {**_QUERY_ID, "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f/]+$"}
 _INT = {"type": "integer"}
 _NUM = {"type": "number"}
 _STR = {"type": "string"}
@@ -86,8 +89,8 @@ FSCK = _obj({"entries_checked": _INT, "files_checked": _INT, "bytes_checked": _I
                  "detail": _STR, "repaired": {"type": "boolean"}})}})
 DELETED = {"type": "object", "required": ["deleted"], "properties": {"deleted": {"type": ["integer", "boolean"]}}}
 
-RUN = _path("run", _ID, "A run id (1-256 UTF-8 bytes, no control characters).")
-AGENT = _path("agent", _ID, "An agent id (1-256 UTF-8 bytes, no control characters).")
+RUN = _path("run", _PATH_ID, "A run id (1-256 UTF-8 bytes, no control characters; not one with a /).")
+AGENT = _path("agent", _PATH_ID, "An agent id (1-256 UTF-8 bytes, no control characters; not one with a /).")
 HANDLE = _path("handle", {"type": "string", "pattern": "^h_[a-z2-7]{24}$"}, "A handle: h_ and 24 base32 letters.")
 KEY = _q("key", {"type": "string", "minLength": 1, "maxLength": MAX_KEY_BYTES}, "A scratchpad key.", required=True)
 _NONNEG = {"type": "integer", "minimum": 0}
@@ -143,7 +146,8 @@ def openapi() -> dict[str, Any]:
             "/api/runs/{run}/scratch": {"get": _op("A run's live entries, oldest first, paged by cursor", PAGE, [
                 RUN, _q("cursor", _STR, "The previous page's next_cursor."),
                 _q("limit", {"type": "integer", "minimum": 1, "maximum": MAX_PAGE}, "Entries per page (100)."),
-                _q("agent", _ID, "Only this agent."), _q("kind", {"enum": ["handle", "scratch"]}, "Only this kind."),
+                _q("agent", _QUERY_ID, "Only this agent."),
+                _q("kind", {"enum": ["handle", "scratch"]}, "Only this kind."),
             ], "listRunEntries")},
             _H: {"get": _op("One spilled entry's metadata", ENTRY, [RUN, AGENT, HANDLE], "getHandle")},
             _H + "/read": {"get": _op("Read a spilled entry by range, lines, search or structure (the read_handle "
@@ -169,7 +173,7 @@ def openapi() -> dict[str, Any]:
                 _q("length", {"type": "integer", "minimum": 1}, "Bytes (at most 65,536 are returned)."),
             ], "readScratch")},
             "/api/stats": {"get": _op("Per run and agent: entries, bytes, oldest, expiring soon", STATS, [
-                _q("run", _ID, "Only this run."), _q("soon", _NONNEG, "Seconds (300)."),
+                _q("run", _QUERY_ID, "Only this run."), _q("soon", _NONNEG, "Seconds (300)."),
             ], "getStats")},
             "/api/fsck": {"get": _op("Index against blob files (never repairs)", FSCK, [
                 _q("deep", {"type": "boolean"}, "Decompress and verify every frame (true)."),
