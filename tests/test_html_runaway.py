@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from scratchfs import InvalidArgument, ScratchStore, StructureTimeout
 from scratchfs.engine.structure import BytesSource, html, html_text, select_page
 from scratchfs.engine.structure.html_worker import MAX_WORKERS, element_text, workers
-from scratchfs.engine.structure.paging import decode_cursor
+from scratchfs.engine.structure.paging import CursorKey, decode_cursor
 from tests.thread_support import ticks_during
 
 RUNAWAY = "div:nth-child(2n) span"  # quadratic in lxml's XPath: ~8 s of CPU over the page below
@@ -85,7 +85,7 @@ def _all_elements(doc: bytes, selector: str, budget: int, max_elements: int) -> 
         cursor = page.cursor
         if page.part is not None:  # a piece of the page's first element: it ends unless the cursor is inside it
             piece += page.part
-            if cursor is None or decode_cursor(cursor, 2, len(doc))[1] == 0:
+            if cursor is None or decode_cursor(cursor, 2, CursorKey(f"select\0{selector}", len(doc)))[1] == 0:
                 out.append(piece)
                 piece = ""
         out.extend(page.items)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from scratchfs import InvalidArgument
 from scratchfs.engine.structure import BytesSource, jq_page
-from scratchfs.engine.structure.paging import decode_cursor
+from scratchfs.engine.structure.paging import CursorKey, decode_cursor
 
 _value = st.recursive(st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=40),
                       lambda inner: st.lists(inner, max_size=6) | st.dictionaries(st.text(max_size=6), inner,
@@ -32,7 +32,7 @@ def _follow(data: bytes, flt: str, budget: int, max_results: int, cache_key: str
         cursor = page.cursor
         if page.part is not None:  # a piece of the page's first output: it ends unless the cursor is inside it
             piece += page.part
-            if cursor is None or decode_cursor(cursor, 2, len(data))[1] == 0:
+            if cursor is None or decode_cursor(cursor, 2, CursorKey(f"jq\0{flt}", len(data)))[1] == 0:
                 out.append(json.loads(piece))
                 piece = ""
         out.extend(page.items)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from scratchfs.api.entries import reading
+from scratchfs.engine.segments import token_of
 from scratchfs.engine.structure import (
     MAX_HTML_BYTES,
     BytesSource,
@@ -34,6 +35,14 @@ if TYPE_CHECKING:
     from scratchfs.api.scope import Scope
 
 
+def entry_identity(handle: str, blob: str) -> str:
+    """What an entry's structure cursors are bound to (a reader's ``entry``,
+    :class:`~scratchfs.engine.structure.paging.CursorKey`): its handle and its blob token -- 120 random bits, never
+    shown to a model, that no other entry has and that a TTL refresh keeps (a segment entry's location is left out:
+    only the token names the blob)."""
+    return f"{handle}/{token_of(blob)}"
+
+
 class StructureReads:
     """The structure reads of one scope (see the module docstring); ``scope.structure`` hands one out.
 
@@ -51,7 +60,8 @@ class StructureReads:
     def _page(self, handle: str, read: Callable[[ReaderSource, str, str | None], Any]) -> Any:
         """Open the entry, run ``read(source, blob token, content type)`` over it, map damaged data to CorruptBlob
         and content nested deeper than Python's JSON parser and encoder go (a ``RecursionError``) to
-        InvalidArgument."""
+        InvalidArgument. The reads pass :func:`entry_identity` of the blob token to the readers, which bind their
+        cursors to it."""
         scope = self.scope
         handle = checks.check_handle(handle)
         with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened, reading(handle):
@@ -74,24 +84,26 @@ class StructureReads:
         if not isinstance(filter, str) or not filter.strip():
             raise InvalidArgument("jq must be a non-empty jq filter")
         return self._page(handle, lambda src, blob, _: jq_page(src, filter, cursor, budget, cache_key=blob,
-                                                                          timeout=self._timeout()))
+                                                                timeout=self._timeout(),
+                                                                entry=entry_identity(handle, blob)))
 
     def records(self, handle: str, record: int = 1, records: int = 50, *, jq: str | None = None,
                 cursor: str | None = None, budget: int = 8192) -> ItemPage:
         """Records ``record`` to ``record + records - 1`` of JSON lines (numbered from 1), or their ``jq`` outputs,
         streamed record by record. Raises InvalidArgument, StructureTimeout (``jq`` ran past ``pattern_timeout``),
         NotFound, CorruptBlob."""
-        return self._page(handle, lambda src, _blob, _type: records_page(src, record, records, jq=jq, cursor=cursor,
-                                                                         budget_bytes=budget,
-                                                                         timeout=self._timeout()))
+        return self._page(handle, lambda src, blob, _type: records_page(src, record, records, jq=jq, cursor=cursor,
+                                                                        budget_bytes=budget, timeout=self._timeout(),
+                                                                        entry=entry_identity(handle, blob)))
 
     def rows(self, handle: str, row: int = 1, rows: int = 50, *, columns: list[str | int] | None = None,
              cursor: str | None = None, budget: int = 8192) -> ItemPage:
         """Rows ``row`` to ``row + rows - 1`` of CSV/TSV (numbered from 1 after the header), always with the header,
         quoted multi-line fields counted as one row; ``columns`` by name or 0-based number. Raises InvalidArgument,
         NotFound, CorruptBlob."""
-        return self._page(handle, lambda src, _blob, _type: rows_page(src, row, rows, columns=columns, cursor=cursor,
-                                                                      budget_bytes=budget))
+        return self._page(handle, lambda src, blob, _type: rows_page(src, row, rows, columns=columns, cursor=cursor,
+                                                                     budget_bytes=budget,
+                                                                     entry=entry_identity(handle, blob)))
 
     def text(self, handle: str, offset: int = 0, *, cursor: str | None = None, budget: int = 8192) -> TextPage:
         """A page of the text view (``view="text"``): the readable text of an HTML page, or terminal output rendered
@@ -101,9 +113,9 @@ class StructureReads:
         def read(src: ReaderSource, blob: str, content_type: str | None) -> TextPage:
             if content_type == "html":
                 return text_page(src, offset, cursor=cursor, budget_bytes=budget, cache_key=blob,
-                                 timeout=self._timeout())
+                                 timeout=self._timeout(), entry=entry_identity(handle, blob))
             if content_type in ("log", "text", None):
-                return view_page(src, offset, cursor=cursor, budget_bytes=budget)
+                return view_page(src, offset, cursor=cursor, budget_bytes=budget, entry=entry_identity(handle, blob))
             raise InvalidArgument(f"view='text' is for HTML pages and terminal output; this is {content_type}: read "
                                   "it by range, lines or pattern")
 
@@ -115,9 +127,9 @@ class StructureReads:
         CorruptBlob."""
         if not isinstance(selector, str) or not selector.strip():
             raise InvalidArgument("select must be a non-empty CSS selector")
-        return self._page(handle, lambda src, _blob, _type: select_page(src, selector, cursor=cursor,
-                                                                        budget_bytes=budget,
-                                                                        timeout=self._timeout()))
+        return self._page(handle, lambda src, blob, _type: select_page(src, selector, cursor=cursor,
+                                                                       budget_bytes=budget, timeout=self._timeout(),
+                                                                       entry=entry_identity(handle, blob)))
 
     def text_view(self, handle: str, max_bytes: int = MAX_HTML_BYTES) -> tuple[str, bool]:
         """The whole text view of an HTML entry -- the text whose pages :meth:`text` returns (``inscriptis``), for a
@@ -155,4 +167,4 @@ class StructureReads:
         return self._page(handle, read)
 
 
-__all__ = ["StructureReads"]
+__all__ = ["StructureReads", "entry_identity"]

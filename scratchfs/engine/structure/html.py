@@ -33,6 +33,7 @@ from scratchfs.engine.structure.html_worker import run_html
 from scratchfs.engine.structure.paging import (
     STOP,
     ContentSource,
+    CursorKey,
     ItemPage,
     TextPage,
     check_budget,
@@ -96,38 +97,46 @@ def _in_worker(operation: str, args: tuple, deadline: float, what: str, advice: 
 
 
 def text_page(source: ContentSource, offset: int = 0, *, cursor: str | None = None, budget_bytes: int = 8192,
-              cache_key: str | None = None, timeout: float = limits.PATTERN_TIMEOUT) -> TextPage:
-    """One page of the text view of an HTML content, from byte ``offset`` of the view (or from ``cursor``).
+              cache_key: str | None = None, timeout: float = limits.PATTERN_TIMEOUT,
+              entry: str | None = None) -> TextPage:
+    """One page of the text view of an HTML content, from byte ``offset`` of the view (or from ``cursor``, bound to
+    ``entry``, the entry's identity: :class:`~scratchfs.engine.structure.paging.CursorKey`).
 
     Returns:
         a :class:`TextPage` (``offset``, ``text``, ``cursor``, ``more``, ``extra["size"]``: the view's size in
         bytes) whose compact JSON is at most ``budget_bytes``; pages are cut on UTF-8 character boundaries.
 
     Raises:
-        InvalidArgument: an offset outside the view, a bad cursor or budget, a document over :data:`MAX_HTML_BYTES`.
+        InvalidArgument: an offset outside the view, a bad cursor (of another entry or read, edited, or not at a
+            character start of the view) or budget, a document over :data:`MAX_HTML_BYTES`.
         StructureTimeout: rendering the view took longer than ``timeout`` seconds (:func:`html_text`).
         StoreBusy: every worker process stayed busy until the time limit, or none could be started (out of
             descriptors or memory); nothing was run: retry.
     """
     budget = check_budget(budget_bytes)
     view = html_text(source, cache_key, timeout)
-    return page_of_text(view, source.size, offset, cursor, budget)
+    return page_of_text(view, CursorKey("html-text", source.size, entry), offset, cursor, budget)
 
 
-def page_of_text(view: bytes, size: int, offset: int, cursor: str | None, budget: int) -> TextPage:
-    """A page of a rendered ``view`` (bytes) of a content of ``size`` bytes, from ``offset`` or ``cursor``."""
+def page_of_text(view: bytes, key: CursorKey, offset: int, cursor: str | None, budget: int) -> TextPage:
+    """A page of a rendered ``view`` (bytes) from ``offset`` or ``cursor`` (bound to ``key``). Raises
+    InvalidArgument: a bad offset, or a cursor not made with ``key`` or not at a character start of the view."""
     if cursor is not None:
-        (offset,) = decode_cursor(cursor, 1, size)
+        (offset,) = decode_cursor(cursor, 1, key)
+        if offset >= len(view) or view[offset] & 0xC0 == 0x80:
+            raise InvalidArgument(f"cursor {cursor[:40]!r} is not at a character of this text view: start the read "
+                                  "again without a cursor")
     offset = check_int(offset, "offset (a byte offset into the text view)", 0, len(view))
     while offset < len(view) and view[offset] & 0xC0 == 0x80:
         offset += 1  # an offset inside a character starts at the next one
     page, end = fill_text(view, offset, budget, TextPage(offset, "", None, {"size": len(view)}))
-    page.cursor = encode_cursor((end,), size) if end < len(view) else None
+    page.cursor = encode_cursor((end,), key) if end < len(view) else None
     return page
 
 
 def select_page(source: ContentSource, selector: str, *, cursor: str | None = None, budget_bytes: int = 8192,
-                max_elements: int = 100, timeout: float = limits.PATTERN_TIMEOUT) -> ItemPage:
+                max_elements: int = 100, timeout: float = limits.PATTERN_TIMEOUT,
+                entry: str | None = None) -> ItemPage:
     """The text of the elements matching a CSS selector, in document order, one page at a time.
 
     Args:
@@ -138,6 +147,8 @@ def select_page(source: ContentSource, selector: str, *, cursor: str | None = No
         max_elements: most elements per page.
         timeout: seconds (wall clock) the parse, the selection and the rendering of the page's elements may take,
             in a worker process killed at the limit (:mod:`scratchfs.engine.structure.html_worker`).
+        entry: the entry's identity its cursors are bound to (:class:`~scratchfs.engine.structure.paging.CursorKey`;
+            with the selector and the size): a cursor of another entry or read is refused.
 
     Returns:
         an :class:`ItemPage` named ``elements``: each the element's text as inscriptis renders it (stripped; its
@@ -156,7 +167,8 @@ def select_page(source: ContentSource, selector: str, *, cursor: str | None = No
     if not isinstance(selector, str) or not selector.strip() or len(selector) > MAX_SELECTOR_CHARS:
         raise InvalidArgument(f"select must be a CSS selector of 1 to {MAX_SELECTOR_CHARS} characters")
     max_elements = check_int(max_elements, "max_elements", 1)
-    index, chars = decode_cursor(cursor, 2, source.size) if cursor is not None else (0, 0)
+    key = CursorKey(f"select\0{selector}", source.size, entry)
+    index, chars = decode_cursor(cursor, 2, key) if cursor is not None else (0, 0)
     deadline = time.monotonic() + timeout
     try:
         CSSSelector(selector, translator="html")  # a bad selector is told here, without a worker
@@ -170,6 +182,9 @@ def select_page(source: ContentSource, selector: str, *, cursor: str | None = No
         if answer[0] == "invalid":
             raise InvalidArgument(answer[1])
         _, matches, texts = answer
+    if cursor is not None and index >= matches:
+        raise InvalidArgument(f"cursor {cursor[:40]!r} names element {index + 1:,} of {matches:,}: start the read "
+                              "again without a cursor")
 
     def items() -> Iterator[tuple[int, Any, bool]]:
         yield from ((index + offset, text, True) for offset, text in enumerate(texts))
@@ -178,4 +193,4 @@ def select_page(source: ContentSource, selector: str, *, cursor: str | None = No
 
     page = ItemPage("elements", index + 1, extra={"matches": matches})
     return fill_items(page, items(), chars, budget, max_elements,
-                      lambda number, skip: encode_cursor((number, skip), source.size))
+                      lambda number, skip: encode_cursor((number, skip), key))

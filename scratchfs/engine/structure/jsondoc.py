@@ -33,6 +33,7 @@ from scratchfs.engine.caches import LRU
 from scratchfs.engine.structure.jq_worker import run_jq
 from scratchfs.engine.structure.paging import (
     ContentSource,
+    CursorKey,
     ItemPage,
     check_budget,
     decode_cursor,
@@ -104,7 +105,7 @@ def parse_path(text: str) -> list[tuple[str, Any]] | None:
 
 def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budget_bytes: int = 8192,
             max_results: int = 1000, cache_key: str | None = None,
-            timeout: float = limits.PATTERN_TIMEOUT) -> ItemPage:
+            timeout: float = limits.PATTERN_TIMEOUT, entry: str | None = None) -> ItemPage:
     """Run a jq filter over the JSON document in ``source`` and return one page of its outputs.
 
     Args:
@@ -117,6 +118,8 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
             the next pages of that output do not run the filter again.
         timeout: seconds (wall clock) the filter may run, in a worker process killed at the limit
             (:mod:`scratchfs.engine.structure.jq_worker`).
+        entry: the entry's identity its cursors are bound to (:class:`~scratchfs.engine.structure.paging.CursorKey`;
+            with the filter and the size): a cursor of another entry, filter or read is refused.
 
     Returns:
         an :class:`ItemPage` named ``results``: outputs numbered from 1; one output larger than the page comes as
@@ -132,13 +135,17 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
     """
     budget = check_budget(budget_bytes)
     max_results = check_int(max_results, "max_results", 1)
-    index, chars = decode_cursor(cursor, 2, source.size) if cursor is not None else (0, 0)
+    key = CursorKey(f"jq\0{filter}", source.size, entry)
+
+    def cursor_of(number: int, skip: int) -> str:
+        return encode_cursor((number, skip), key)
+
+    index, chars = decode_cursor(cursor, 2, key) if cursor is not None else (0, 0)
     page = ItemPage("results", index + 1)
     if chars and cache_key is not None:
         text = _CUT.get(f"jq:{cache_key}:{index}:{filter}")
         if text is not None:  # the rest of an output cut on an earlier page: no need to run the filter
-            whole = fill_items(page, iter([(index, text, True)]), chars, budget, 1,
-                               lambda number, skip: encode_cursor((number, skip), source.size))
+            whole = fill_items(page, iter([(index, text, True)]), chars, budget, 1, cursor_of)
             if whole.cursor is not None:
                 return whole
             index, chars = index + 1, 0
@@ -156,8 +163,7 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
         if cache_key is not None:
             _CUT.put(f"jq:{cache_key}:{number}:{filter}", text)
 
-    return fill_items(page, numbered(), chars, budget, max_results,
-                      lambda number, skip: encode_cursor((number, skip), source.size), keep)
+    return fill_items(page, numbered(), chars, budget, max_results, cursor_of, keep)
 
 
 def _outputs(source: ContentSource, filter: str, limit: int, deadline: float,

@@ -19,8 +19,10 @@ from scratchfs.engine.structure.jsondoc import compile_filter, jq_message, run_j
 from scratchfs.engine.structure.paging import (
     STOP,
     ContentSource,
+    CursorKey,
     ItemPage,
     check_budget,
+    check_line_start,
     decode_cursor,
     encode_cursor,
     fill_items,
@@ -42,7 +44,7 @@ _BATCH_BYTES = 1024 * 1024
 
 def records_page(source: ContentSource, record: int = 1, records: int = 50, *, jq: str | None = None,
                  cursor: str | None = None, budget_bytes: int = 8192,
-                 timeout: float = limits.PATTERN_TIMEOUT) -> ItemPage:
+                 timeout: float = limits.PATTERN_TIMEOUT, entry: str | None = None) -> ItemPage:
     """Read records ``record`` to ``record + records - 1`` of a JSON-lines content, or their jq outputs.
 
     Args:
@@ -54,6 +56,8 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
         budget_bytes: most UTF-8 bytes of the page's compact JSON (256 to 65536).
         timeout: seconds (wall clock) the filter may run over the page's records, in a worker process killed at the
             limit (:mod:`scratchfs.engine.structure.jq_worker`).
+        entry: the entry's identity its cursors are bound to (:class:`~scratchfs.engine.structure.paging.CursorKey`;
+            with ``jq`` and the size): a cursor of another entry or read is refused.
 
     Returns:
         an :class:`ItemPage` named ``records`` (``first`` is the number of the first record shown), or, with ``jq``,
@@ -71,15 +75,19 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
     """
     budget = check_budget(budget_bytes)
     records = check_int(records, "records", 1, MAX_RECORDS)
+    key = CursorKey("records" if jq is None else f"records\0{jq}", source.size, entry)
     if cursor is not None:
-        number, offset, out_index, chars = decode_cursor(cursor, 4, source.size)
+        number, offset, out_index, chars = decode_cursor(cursor, 4, key)
+        check_line_start(source, offset, "a record start")
+        if number < 1 or (jq is None and out_index):
+            raise InvalidArgument(f"cursor {cursor[:40]!r} names no record of this read: start it again without one")
     else:
         number, offset, out_index, chars = check_int(record, "record", 1), 0, 0, 0
         number, offset = _seek(source, number)
     program = compile_filter(jq, 1_000_000) if jq is not None else None
 
     def cursor_of(position: tuple[int, int, int], skip: int) -> str:
-        return encode_cursor((*position, skip), source.size)
+        return encode_cursor((*position, skip), key)
 
     if program is None:
         page = ItemPage("records", number)
@@ -104,8 +112,13 @@ def _seek(source: ContentSource, number: int) -> tuple[int, int]:
 
 
 def _records(source: ContentSource, number: int, offset: int) -> Iterator[tuple[int, int, Any, int]]:
+    """Records from record ``number``, which starts at byte ``offset``: ``(number, start, value, line bytes)``.
+    Raises InvalidArgument: a record that is not JSON, or a blank line at ``offset`` (a page starts at a record)."""
     for start, line in iter_lines(source, offset, MAX_RECORD_BYTES):
         if not line.strip():
+            if start == offset:
+                raise InvalidArgument(f"cursor points at byte {offset}, which is not a record start of this entry: "
+                                      "start the read again without a cursor")
             continue
         try:
             value = json.loads(line)

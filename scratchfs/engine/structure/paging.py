@@ -7,16 +7,22 @@ is one, :class:`BytesSource` wraps plain bytes. Every reader returns an :class:`
 whose compact JSON (``json.dumps(page.to_dict(), ensure_ascii=False, separators=(",", ":"))``, escapes included) is at
 most the caller's ``budget_bytes`` UTF-8 bytes, and a ``cursor`` that resumes exactly where the page stopped.
 
-Cursors are small opaque strings: dot-separated integers and a 4-hex-digit guard (CRC-32 of the numbers and the
-content size), so a cursor edited by hand or taken from another content is refused with ``InvalidArgument`` rather than
-read from the wrong place.
+Cursors are small opaque strings: dot-separated integers (a position) and a 10-character tag, 60 bits of a keyed
+BLAKE2b MAC over the numbers, the kind of read and its arguments (:class:`CursorKey`: ``read``), the content size and
+keyed by the entry's identity (``entry``: the API layer passes the handle and the blob token, 120 random bits the model
+never sees; a TTL refresh changes neither). A cursor edited by hand, guessed, or taken from another entry (of the same
+size or not) or from another read of the same entry is refused with ``InvalidArgument`` rather than read from the
+wrong place; each reader also checks on use that the position is one it could have made (a record, row or line start,
+a character start), where that is cheap.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import json
 import time
-import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -33,10 +39,12 @@ __all__ = [
     "STOP",
     "BytesSource",
     "ContentSource",
+    "CursorKey",
     "ItemPage",
     "ReaderSource",
     "TextPage",
     "check_budget",
+    "check_line_start",
     "decode_cursor",
     "encode_cursor",
     "fill_items",
@@ -110,26 +118,68 @@ def check_budget(budget_bytes: object) -> int:
     return check_int(budget_bytes, "budget_bytes", MIN_BUDGET_BYTES, MAX_BUDGET_BYTES)
 
 
-def encode_cursor(numbers: Iterable[int], size: int) -> str:
-    """An opaque cursor for ``numbers`` (non-negative ints) of a content of ``size`` bytes."""
+_TAG_CHARS = 10  # base64url characters of the MAC in a cursor: 60 bits
+_MAX_CURSOR_CHARS = 120
+
+
+@dataclass(frozen=True, slots=True)
+class CursorKey:
+    """What a reader's cursors are bound to: the read (its kind and every argument that decides what its positions
+    mean, e.g. ``"jq\0.items[]"``), the content's ``size`` in bytes, and the entry's identity ``entry``: a text that
+    differs between any two entries and holds a secret the model never sees (the API layer passes
+    ``"<handle>/<blob token>"``). ``entry=None`` (plain content, tests and the benchmark) binds to the read and the
+    size only, with an unkeyed hash."""
+
+    read: str
+    size: int
+    entry: str | None = None
+
+    def mac(self, body: str) -> str:
+        """The tag of a cursor whose numbers are ``body``: :data:`_TAG_CHARS` base64url characters (60 bits)."""
+        key = b"" if self.entry is None else self.entry.encode("utf-8", "surrogatepass")
+        if len(key) > 64:  # BLAKE2b takes keys of at most 64 bytes
+            key = hashlib.blake2b(key, digest_size=32).digest()
+        message = f"{len(self.read)}:{self.read}/{self.size}/{body}".encode("utf-8", "surrogatepass")
+        digest = hashlib.blake2b(message, digest_size=8, key=key, person=b"scratchfs-cursor").digest()
+        return base64.urlsafe_b64encode(digest).decode("ascii")[:_TAG_CHARS]
+
+
+def encode_cursor(numbers: Iterable[int], key: CursorKey) -> str:
+    """An opaque cursor for ``numbers`` (non-negative ints), bound to ``key`` (the entry, its size and the read)."""
     body = ".".join(str(int(n)) for n in numbers)
-    return f"{body}.{zlib.crc32(f'{body}/{size}'.encode()) & 0xFFFF:04x}"
+    return f"{body}.{key.mac(body)}"
 
 
-def decode_cursor(cursor: object, count: int, size: int) -> list[int]:
-    """The ``count`` numbers of a cursor made by :func:`encode_cursor` for a content of ``size`` bytes.
+def decode_cursor(cursor: object, count: int, key: CursorKey) -> list[int]:
+    """The ``count`` numbers of a cursor made by :func:`encode_cursor` with the same ``key``.
 
     Raises:
-        InvalidArgument: not a string, malformed, of another kind of read, or of another content.
+        InvalidArgument: not a string, malformed, edited, or made by another kind of read, another read's arguments
+            or another entry; the message says to pass the cursor exactly as the reply gave it or to start over.
     """
-    if not isinstance(cursor, str) or len(cursor) > 120:
+    if not isinstance(cursor, str) or len(cursor) > _MAX_CURSOR_CHARS:
         raise InvalidArgument(f"cursor must be the string a previous read returned: {str(cursor)[:40]!r}")
-    parts = cursor.split(".")
-    body = ".".join(parts[:-1])
-    if (len(parts) != count + 1 or not all(is_digits(p) for p in parts[:-1])
-            or parts[-1] != f"{zlib.crc32(f'{body}/{size}'.encode()) & 0xFFFF:04x}"):
-        raise InvalidArgument(f"cursor {cursor[:40]!r} was not returned by this kind of read of this content")
-    return [int(p) for p in parts[:-1]]
+    body, _, tag = cursor.rpartition(".")
+    parts = body.split(".")
+    if (len(parts) != count or not all(is_digits(p) and len(p) <= 20 for p in parts)
+            or not hmac.compare_digest(tag.encode("utf-8", "replace"), key.mac(body).encode("ascii"))):
+        raise InvalidArgument(f"cursor {cursor[:40]!r} was not made by this read of this entry (edited, or of another "
+                              "entry or another read): pass the cursor exactly as the last reply gave it, with the "
+                              "same read arguments (next_call does), or start the read again without a cursor")
+    return [int(p) for p in parts]
+
+
+def check_line_start(source: ContentSource, offset: int, what: str) -> int:
+    """``offset``, checked to be a line start of ``source`` (0, or just after a ``\n``) within its size: where a
+    reader's cursor may point (``what`` names it in the message). Reads one byte.
+
+    Raises:
+        InvalidArgument: past the content's end, or not at a line start.
+    """
+    if offset > source.size or (offset > 0 and source.read(offset - 1, 1) != b"\n"):
+        raise InvalidArgument(f"cursor points at byte {offset}, which is not {what} of this entry: start the read "
+                              "again without a cursor")
+    return offset
 
 
 def read_whole(source: ContentSource, limit: int, what: str) -> bytes:
@@ -268,11 +318,17 @@ def fill_items(page: ItemPage, items: Iterator[tuple[Any, Any, bool]], skip_char
 
     An item too large for the page alone goes into ``page.part``, cut, with a cursor into it; a cut item counts as
     one of the ``limit`` items on the page where it ends.
+
+    Raises:
+        InvalidArgument: ``skip_chars`` is not inside the first item's text (a cursor into an item that is not there,
+            or shorter than that).
     """
     used = json_bytes(page.to_dict()) + _CURSOR_ROOM + json_bytes(page.name) + 8
     part_cost = len(',"part":')
     count = 0
     for position, value, is_text in items:
+        if skip_chars and value is STOP:
+            _not_inside(skip_chars)
         if count >= limit or value is STOP:
             page.cursor = cursor_of(position, skip_chars)
             return page
@@ -287,6 +343,8 @@ def fill_items(page: ItemPage, items: Iterator[tuple[Any, Any, bool]], skip_char
             page.cursor = cursor_of(position, 0)
             return page
         text = value if is_text else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        if skip_chars >= len(text):
+            _not_inside(skip_chars)
         piece = _fit_text(text[skip_chars:], max(8, budget - used - part_cost))
         page.part = piece
         used += json_bytes(piece) + part_cost
@@ -297,8 +355,15 @@ def fill_items(page: ItemPage, items: Iterator[tuple[Any, Any, bool]], skip_char
             return page
         skip_chars = 0
         count += 1
+    if skip_chars:
+        _not_inside(skip_chars)
     page.cursor = None
     return page
+
+
+def _not_inside(skip_chars: int) -> None:
+    raise InvalidArgument(f"cursor points {skip_chars:,} characters into an item that is not that long (or not "
+                          "there): start the read again without a cursor")
 
 
 def fill_text(text_bytes: bytes, offset: int, budget: int, page: TextPage) -> tuple[TextPage, int]:

@@ -15,8 +15,10 @@ from typing import Any
 
 from scratchfs.engine.structure.paging import (
     ContentSource,
+    CursorKey,
     ItemPage,
     check_budget,
+    check_line_start,
     decode_cursor,
     encode_cursor,
     fill_items,
@@ -119,7 +121,8 @@ def _delimiter(source: ContentSource, delimiter: str | None) -> str:
 
 
 def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: list[str | int] | None = None,
-              cursor: str | None = None, budget_bytes: int = 8192, delimiter: str | None = None) -> ItemPage:
+              cursor: str | None = None, budget_bytes: int = 8192, delimiter: str | None = None,
+              entry: str | None = None) -> ItemPage:
     """Read rows ``row`` to ``row + rows - 1`` of a CSV/TSV content, with the header, optionally some columns only.
 
     Args:
@@ -130,6 +133,8 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
         cursor: ``page.cursor`` of the previous page of the same read.
         budget_bytes: most UTF-8 bytes of the page's compact JSON (256 to 65536).
         delimiter: ``","`` or ``"\\t"``; ``None`` detects it from the header line.
+        entry: the entry's identity its cursors are bound to (:class:`~scratchfs.engine.structure.paging.CursorKey`;
+            with ``columns``, the delimiter and the size): a cursor of another entry or read is refused.
 
     Returns:
         an :class:`ItemPage` named ``rows`` (lists of cells), ``extra["header"]`` the (selected) header; ``first``
@@ -147,8 +152,12 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
     first = next(header_rows, None)
     header = first[1] if first else []
     picked = _select(header, columns)
+    key = CursorKey(f"rows\0{delimiter}\0{picked}", source.size, entry)
     if cursor is not None:
-        number, offset, chars = decode_cursor(cursor, 3, source.size)
+        number, offset, chars = decode_cursor(cursor, 3, key)
+        if number < 1 or (first is not None and offset <= first[0]):
+            raise InvalidArgument(f"cursor {cursor[:40]!r} names no row of this read: start it again without one")
+        check_line_start(source, offset, "a row start")
         _, body = _reader(source, offset, delimiter)
     else:
         row = check_int(row, "row", 1)
@@ -167,5 +176,4 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
         raise InvalidArgument(f"the header alone takes {json_bytes(shown):,} bytes of the {budget:,}-byte budget; "
                               "select fewer columns")
     page = ItemPage("rows", number, extra={"header": shown})
-    return fill_items(page, items(), chars, budget, rows,
-                      lambda pos, skip: encode_cursor((pos[0], pos[1], skip), source.size))
+    return fill_items(page, items(), chars, budget, rows, lambda pos, skip: encode_cursor((pos[0], pos[1], skip), key))

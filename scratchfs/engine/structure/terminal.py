@@ -24,8 +24,10 @@ import re
 
 from scratchfs.engine.structure.paging import (
     ContentSource,
+    CursorKey,
     TextPage,
     check_budget,
+    check_line_start,
     decode_cursor,
     encode_cursor,
     fill_text,
@@ -118,7 +120,7 @@ def render_text(raw: bytes) -> str:
 
 
 def view_page(source: ContentSource, offset: int = 0, *, cursor: str | None = None, budget_bytes: int = 8192,
-              raw_offset: int | None = None) -> TextPage:
+              raw_offset: int | None = None, entry: str | None = None) -> TextPage:
     """One page of the rendered view of terminal output.
 
     Args:
@@ -129,17 +131,22 @@ def view_page(source: ContentSource, offset: int = 0, *, cursor: str | None = No
         raw_offset: a byte offset in the raw output (e.g. where a pattern search found a match): the page starts at
             the rendered line holding it (``offset`` is then ignored).
         budget_bytes: most UTF-8 bytes of the page's compact JSON (256 to 65536).
+        entry: the entry's identity its cursors are bound to (:class:`~scratchfs.engine.structure.paging.CursorKey`;
+            with the size): a cursor of another entry or read is refused.
 
     Returns:
         a :class:`TextPage`: ``offset`` (byte offset of ``text`` in the rendered view), ``text``, ``cursor``,
         ``more``.
 
     Raises:
-        InvalidArgument: a bad offset, cursor or budget, a raw line longer than :data:`MAX_LINE_BYTES`.
+        InvalidArgument: a bad offset or budget, a cursor of another entry or read (or edited, or not at a line
+            start of the raw output), a raw line longer than :data:`MAX_LINE_BYTES`.
     """
     budget = check_budget(budget_bytes)
+    key = CursorKey("view", source.size, entry)
     if cursor is not None:
-        raw_at, view_at, skip = decode_cursor(cursor, 3, source.size)
+        raw_at, view_at, skip = decode_cursor(cursor, 3, key)
+        check_line_start(source, raw_at, "a line start")
     elif raw_offset is not None:
         (raw_at, view_at), skip = _line_of(source, raw_offset), 0
     else:
@@ -172,7 +179,7 @@ def view_page(source: ContentSource, offset: int = 0, *, cursor: str | None = No
     for raw_start, view_start in starts:  # the next page starts in the line holding byte `end` of the view held
         if view_start - view_at <= end:
             raw, base = raw_start, view_start
-    page.cursor = encode_cursor((raw, base, end - (base - view_at)), source.size)
+    page.cursor = encode_cursor((raw, base, end - (base - view_at)), key)
     return page
 
 
