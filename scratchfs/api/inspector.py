@@ -165,8 +165,27 @@ def iter_entries(store: ScratchStore, now: float, run_id: str | None = None, age
                  after: tuple[str, float, int] | None = None,
                  limit: int | None = None) -> Iterator[tuple[Entry, tuple[str, float, int]]]:
     """Live entries ordered by run, creation time and row id, each with its cursor, read :data:`PAGE_ROWS` at a time
-    (constant memory); after the cursor ``after``; at most ``limit`` (``None``: all). Raises StoreBusy,
-    StorageError."""
+    (constant memory); after the cursor ``after``; at most ``limit`` (``None``: all).
+
+    Raises:
+        InvalidArgument: (at once) ``after`` is a cursor of another run's listing than ``run_id``'s (it would list
+            all of the run or nothing). StoreBusy, StorageError: while iterating.
+    """
+    check_run_of(after, run_id)
+    return _iter_entries(store, now, run_id, agent_id, after, limit)
+
+
+def check_run_of(after: tuple[str, float, int] | None, run_id: str | None) -> None:
+    """Refuse a cursor ``after`` of another run's listing than ``run_id``'s (``None``: every run's). Raises
+    InvalidArgument."""
+    if after is not None and run_id is not None and after[0] != run_id:
+        raise InvalidArgument(f"the cursor is of run {after[0][:60]!r}'s listing, not of {run_id[:60]!r}'s: pass the "
+                              "next_cursor this listing gave, or list again without one")
+
+
+def _iter_entries(store: ScratchStore, now: float, run_id: str | None, agent_id: str | None,
+                  after: tuple[str, float, int] | None,
+                  limit: int | None) -> Iterator[tuple[Entry, tuple[str, float, int]]]:
     if not hasattr(store.index, "page"):  # an index without keyset pages: its whole listing, in the same order
         yield from _listed(store, now, run_id, agent_id, after, limit)
         return
@@ -188,7 +207,8 @@ def count_entries(store: ScratchStore, now: float, run_id: str | None = None, ag
     """How many live entries :func:`iter_entries` gives after the cursor ``after`` (of one run, agent and kind --
     ``"handle"`` or ``"scratch"`` -- when given): counted by the index in one query when it can (no entry loaded),
     else by walking ``rest`` (the caller's open :func:`iter_entries` from that cursor) or by listing them. Raises
-    StoreBusy, StorageError."""
+    InvalidArgument (a cursor of another run, :func:`check_run_of`), StoreBusy, StorageError."""
+    check_run_of(after, run_id)
     if hasattr(store.index, "count_after"):
         return store.index.count_after(now, after, run_id, agent_id, kind)
     walk = iter_entries(store, now, run_id, agent_id, after) if rest is None else rest
@@ -457,5 +477,6 @@ def _still_there(store: ScratchStore, problem: Problem, blob: str) -> bool:
         return True
 
 
-__all__ = ["DEFAULT_SOON", "PAGE_ROWS", "FsckReport", "Problem", "ScopeStats", "count_entries", "decode_cursor",
+__all__ = ["DEFAULT_SOON", "PAGE_ROWS", "FsckReport", "Problem", "ScopeStats", "check_run_of", "count_entries",
+           "decode_cursor",
            "encode_cursor", "fsck", "iter_entries", "stats", "stats_in_sql"]

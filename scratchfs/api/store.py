@@ -189,11 +189,20 @@ class ScratchStore:
         """A page of a run's live entries (of one agent and kind, keys starting with ``prefix``, when given), at
         most ``limit`` (1 to 1,000) after ``cursor``. The ids and prefix must be checked already.
 
+        A cursor names a position in the listing's order, and any position is a place to resume; one whose
+        position this listing cannot hold (another agent, kind or key prefix: a cursor of another listing, which
+        would skip entries silently) is refused.
+
         Raises:
-            InvalidArgument: a bad limit or cursor. StoreBusy, StorageError, StoreClosed.
+            InvalidArgument: a bad limit or cursor, or a cursor of another listing. StoreBusy, StorageError,
+                StoreClosed.
         """
         limit = checks.check_int(limit, "limit", 1, MAX_LIST_ENTRIES)
         after = decode_cursor(cursor)
+        if after is not None and ((agent_id is not None and after[1] != agent_id)
+                                  or (kind is not None and after[2] != kind) or not after[3].startswith(prefix)):
+            raise InvalidArgument(f"cursor {checks.shorten(cursor)} is of another listing (another agent, kind or "
+                                  "prefix): pass the next_cursor this listing gave, or list again without a cursor")
         self.entries.check_open()
         rows = self.index.list_page(run_id, agent_id, kind, prefix, self.now(), after, limit + 1)
         return Page(rows[:limit], len(rows) > limit)

@@ -1,0 +1,300 @@
+"""Cursors bound to what they page (trial: a structure cursor of one entry was accepted by a read of another entry of
+the same size and paged it from a position that was no record start of it -- wrong answers, no error -- and its
+16-bit CRC guard was one a model could recompute for an edited cursor).
+
+Every structure read's cursor is refused, with one InvalidArgument, on another entry of the same size, on another
+read of the same entry, and when edited; a cursor whose tag is right but whose position is not one the read makes is
+refused too; following cursors to the end gives exactly the plain Python answer. Listing cursors are refused by a
+listing they were not made for."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import zlib
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scratchfs import InvalidArgument
+from scratchfs.api import inspector
+from scratchfs.api.contract import listing_reply
+from scratchfs.api.results import render_call
+from scratchfs.engine.structure import BytesSource, jq_page, records_page, rows_page, select_page, text_page, view_page
+from scratchfs.engine.structure.paging import CursorKey, encode_cursor
+
+BUDGET = 300
+
+
+def _same_size(a: bytes, b: bytes, pad: bytes = b" ") -> tuple[bytes, bytes]:
+    """``a`` and ``b`` padded at the end (with ``pad``, which the format ignores there) to the same size."""
+    size = max(len(a), len(b))
+    return a + pad * (size - len(a)), b + pad * (size - len(b))
+
+
+@pytest.fixture(scope="module")
+def pairs(fixture_data) -> dict[str, tuple[bytes, bytes]]:
+    """Two contents of the same size per format, cut from the real fixtures."""
+    table = list(csv.reader(io.StringIO(fixture_data["query-packages-by-month.csv"].decode())))
+    header = table[0]
+    dicts = [[dict(zip(header, row, strict=False)) for row in table[start : start + 40]] for start in (1, 41)]
+    jsonl = [b"".join(json.dumps(d).encode() + b"\n" for d in part) for part in dicts]
+    csvs = []
+    for start in (1, 41):
+        out = io.StringIO()
+        csv.writer(out, lineterminator="\n").writerows([header, *table[start : start + 40]])
+        csvs.append(out.getvalue().encode())
+    book = fixture_data["browser-rust-book.html"]
+    grep = fixture_data["workspace-grep-stdlib-defs.txt"]
+    cut = grep.index(b"\n", 20000) + 1
+    return {"json": _same_size(*(json.dumps(d).encode() for d in dicts)),
+            "jsonl": _same_size(*jsonl),
+            "csv": _same_size(*csvs, pad=b"\n"),
+            "html": (book[:60000], book[60000:120000]),
+            "text": _same_size(grep[:cut], grep[cut : grep.index(b"\n", 2 * cut) + 1], pad=b"\n")}
+
+
+# kind -> (format, read(structure reads, handle, cursor)); another read of the same entry, for each
+READS = {
+    "jq": ("json", lambda r, h, c: r.jq(h, ".[]", cursor=c, budget=BUDGET)),
+    "records": ("jsonl", lambda r, h, c: r.records(h, cursor=c, budget=BUDGET)),
+    "records+jq": ("jsonl", lambda r, h, c: r.records(h, jq=".name", cursor=c, budget=BUDGET)),
+    "rows": ("csv", lambda r, h, c: r.rows(h, cursor=c, budget=BUDGET)),
+    "html text": ("html", lambda r, h, c: r.text(h, cursor=c, budget=BUDGET)),
+    "select": ("html", lambda r, h, c: r.select(h, "p", cursor=c, budget=BUDGET)),
+    "terminal view": ("text", lambda r, h, c: r.text(h, cursor=c, budget=BUDGET)),
+}
+OTHER_READ = {
+    "jq": lambda r, h, c: r.jq(h, ".[] | .name", cursor=c, budget=BUDGET),
+    "records": lambda r, h, c: r.records(h, jq=".", cursor=c, budget=BUDGET),
+    "records+jq": lambda r, h, c: r.records(h, jq=".month", cursor=c, budget=BUDGET),
+    "rows": lambda r, h, c: r.rows(h, columns=[1, 0], cursor=c, budget=BUDGET),
+    "html text": lambda r, h, c: r.select(h, "p", cursor=c, budget=BUDGET),
+    "select": lambda r, h, c: r.select(h, "p, h2", cursor=c, budget=BUDGET),
+    "terminal view": lambda r, h, c: r.rows(h, cursor=c, budget=BUDGET),
+}
+
+
+def _two_entries(scope, pairs, kind):
+    fmt, read = READS[kind]
+    a, b = pairs[fmt]
+    assert len(a) == len(b)
+    ha, hb = scope.spill(a).handle, scope.spill(b).handle
+    first = read(scope.structure, ha, None)
+    assert first.cursor is not None
+    second = read(scope.structure, ha, first.cursor)  # the cursor goes on in its own entry
+    return read, ha, hb, first, second
+
+
+@pytest.mark.parametrize("kind", READS)
+def test_a_cursor_of_one_entry_is_refused_by_another_of_the_same_size(scope, pairs, kind):
+    read, _ha, hb, first, second = _two_entries(scope, pairs, kind)
+    assert second.to_dict() != first.to_dict()
+    for cursor in (first.cursor, second.cursor):
+        with pytest.raises(InvalidArgument, match="not made by this read of this entry"):
+            read(scope.structure, hb, cursor)
+
+
+@pytest.mark.parametrize("kind", READS)
+def test_a_cursor_is_refused_by_another_read_of_its_entry(scope, pairs, kind):
+    _read, ha, _hb, first, _second = _two_entries(scope, pairs, kind)
+    with pytest.raises(InvalidArgument, match="cursor"):
+        OTHER_READ[kind](scope.structure, ha, first.cursor)
+
+
+@pytest.mark.parametrize("kind", READS)
+def test_an_edited_or_recomputed_cursor_is_refused(scope, pairs, kind):
+    read, ha, _hb, first, second = _two_entries(scope, pairs, kind)
+    cursor = second.cursor or first.cursor
+    body, _, tag = cursor.rpartition(".")
+    numbers = body.split(".")
+    edits = set()
+    for i, number in enumerate(numbers):  # each number moved by one, the tag kept
+        for moved in (int(number) + 1, max(0, int(number) - 1)):
+            edits.add(".".join([*numbers[:i], str(moved), *numbers[i + 1 :]]) + "." + tag)
+    for i in range(len(tag)):  # each character of the tag changed
+        edits.add(f"{body}.{tag[:i]}{'A' if tag[i] != 'A' else 'B'}{tag[i + 1:]}")
+    size = len(pairs[READS[kind][0]][0])
+    for i, number in enumerate(numbers):  # a position recomputed as the 16-bit guard of before made it
+        forged = ".".join([*numbers[:i], str(int(number) + 7), *numbers[i + 1 :]])
+        edits.add(f"{forged}.{zlib.crc32(f'{forged}/{size}'.encode()) & 0xFFFF:04x}")
+    edits.discard(cursor)
+    for edited in sorted(edits):
+        with pytest.raises(InvalidArgument, match="not made by this read of this entry"):
+            read(scope.structure, ha, edited)
+
+
+def test_a_cursor_survives_a_ttl_refresh(store_factory_refresh):
+    scope = store_factory_refresh.scope("r", "a")
+    handle = scope.spill(b"".join(b'{"n": %d}\n' % i for i in range(200))).handle
+    page = scope.structure.records(handle, records=5)
+    for _ in range(3):  # every read pushes the expiry on
+        again = scope.structure.records(handle, records=5, cursor=page.cursor)
+    assert again.first == 6 and again.items == [{"n": i} for i in range(5, 10)]
+
+
+@pytest.fixture
+def store_factory_refresh(scratch_store_factory):
+    return scratch_store_factory("refresh", refresh_on_read=True)
+
+
+# -- positions checked on use (the tag is right: the engine's key without an entry) ---------------------------------
+
+
+def test_a_record_cursor_must_name_a_record_start():
+    data = b'{"a": 1}\n\n{"b": 2}\n{"c": 3}\n'
+    key = CursorKey("records", len(data))
+    assert records_page(BytesSource(data), cursor=encode_cursor((2, 10, 0, 0), key)).items == [{"b": 2}, {"c": 3}]
+    for numbers in ((2, 4, 0, 0), (2, 9, 0, 0), (2, 10, 1, 0), (0, 10, 0, 0), (2, len(data) + 1, 0, 0)):
+        with pytest.raises(InvalidArgument, match="cursor"):
+            records_page(BytesSource(data), cursor=encode_cursor(numbers, key))
+
+
+def test_a_row_cursor_must_name_a_row_start():
+    data = b"a,b\n1,2\n3,4\n"
+    key = CursorKey("rows\0,\0None", len(data))
+    assert rows_page(BytesSource(data), cursor=encode_cursor((2, 8, 0), key)).items == [["3", "4"]]
+    for numbers in ((1, 0, 0), (2, 9, 0), (0, 8, 0)):
+        with pytest.raises(InvalidArgument, match="cursor"):
+            rows_page(BytesSource(data), cursor=encode_cursor(numbers, key))
+
+
+def test_a_view_cursor_must_name_a_line_start():
+    data = b"one\ntwo\nthree\n"
+    key = CursorKey("view", len(data))
+    assert view_page(BytesSource(data), cursor=encode_cursor((4, 4, 0), key)).text == "two\nthree\n"
+    with pytest.raises(InvalidArgument, match="cursor"):
+        view_page(BytesSource(data), cursor=encode_cursor((5, 4, 0), key))
+
+
+def test_a_text_view_cursor_must_name_a_character_start():
+    data = "<p>Grüße aus Köln</p>".encode()
+    key = CursorKey("html-text", len(data))
+    view = text_page(BytesSource(data)).text.encode()
+    inside = view.index("ü".encode()) + 1
+    assert text_page(BytesSource(data), cursor=encode_cursor((inside + 1,), key)).text == view[inside + 1 :].decode()
+    for offset in (inside, len(view)):
+        with pytest.raises(InvalidArgument, match="cursor"):
+            text_page(BytesSource(data), cursor=encode_cursor((offset,), key))
+
+
+def test_an_item_cursor_must_name_an_item_and_a_place_inside_it():
+    html = b"<p>one</p><p>two</p>"
+    key = CursorKey("select\0p", len(html))
+    assert select_page(BytesSource(html), "p", cursor=encode_cursor((1, 0), key)).items == ["two"]
+    for numbers in ((2, 0), (1, 3), (0, 9)):
+        with pytest.raises(InvalidArgument, match="cursor"):
+            select_page(BytesSource(html), "p", cursor=encode_cursor(numbers, key))
+    doc = b'["abc", "de"]'
+    key = CursorKey("jq\0.[]", len(doc))
+    assert jq_page(BytesSource(doc), ".[]", cursor=encode_cursor((0, 2), key)).part == 'bc"'
+    for numbers in ((0, 5), (1, 4), (2, 1)):
+        with pytest.raises(InvalidArgument, match="cursor"):
+            jq_page(BytesSource(doc), ".[]", cursor=encode_cursor(numbers, key))
+
+
+# -- following cursors gives the plain answer -----------------------------------------------------------------------
+
+_VALUE = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=40),
+                      lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
+                                                                                 max_size=4), max_leaves=12)
+
+
+def _follow(read) -> list:
+    """Every item of a read by following its cursors, a cut item joined from its ``part`` pieces (its compact JSON)."""
+    out, piece, seen = [], "", set()
+    cursor = None
+    for _ in range(10_000):
+        page = read(cursor)
+        if page.part is not None:
+            piece += page.part
+            if page.cursor is None or page.cursor.split(".")[-2] == "0":  # the cut item ended on this page
+                out.append(json.loads(piece))
+                piece = ""
+        out.extend(page.items)
+        cursor = page.cursor
+        if cursor is None:
+            assert not piece
+            return out
+        assert cursor not in seen
+        seen.add(cursor)
+    raise AssertionError("the cursor never ended")
+
+
+@settings(max_examples=40)
+@given(records=st.lists(_VALUE, max_size=30), blanks=st.lists(st.integers(0, 30), max_size=5),
+       per_page=st.integers(1, 7), budget=st.integers(256, 900))
+def test_following_record_cursors_gives_every_record_once(scope, records, blanks, per_page, budget):
+    lines = [json.dumps(r, ensure_ascii=False) + "\n" for r in records]
+    for at in blanks:
+        lines.insert(min(at, len(lines)), "  \n")
+    handle = scope.spill("".join(lines).encode()).handle
+    expected = [json.loads(line) for line in "".join(lines).split("\n") if line.strip()]  # the plain answer
+    assert _follow(lambda c: scope.structure.records(handle, records=per_page, cursor=c, budget=budget)) == expected
+
+
+@settings(max_examples=40)
+@given(cells=st.lists(st.lists(st.text(st.characters(codec="utf-8", exclude_characters="\r\x00"), max_size=30),
+                               min_size=2, max_size=2), max_size=25),
+       per_page=st.integers(1, 7), budget=st.integers(256, 900))
+def test_following_row_cursors_gives_every_row_once(scope, cells, per_page, budget):
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows([["name", "note"], *cells])
+    expected = [row for row in csv.reader(io.StringIO(out.getvalue())) if row][1:]  # the plain answer
+    handle = scope.spill(out.getvalue().encode()).handle
+    assert _follow(lambda c: scope.structure.rows(handle, rows=per_page, cursor=c, budget=budget)) == expected
+
+
+@settings(max_examples=30)
+@given(values=st.lists(_VALUE | st.text(min_size=100, max_size=900), max_size=12), budget=st.integers(256, 900))
+def test_following_jq_cursors_gives_every_output_once(scope, values, budget):
+    handle = scope.spill(json.dumps(values).encode()).handle
+    assert _follow(lambda c: scope.structure.jq(handle, ".[]", cursor=c, budget=budget)) == values
+
+
+# -- listing cursors ------------------------------------------------------------------------------------------------
+
+
+def test_a_listing_cursor_is_refused_by_another_listing(store):
+    a, b = store.scope("r-list", "a"), store.scope("r-list", "b")
+    for scope in (a, b):
+        for key in ("x1", "x2", "x3", "y1", "y2", "y3"):
+            scope.scratch_write(key, b"v")
+    xs = a.scratch_page("x", limit=1)
+    assert [e.key for e in a.scratch_page("x", limit=5, cursor=xs.next_cursor).entries] == ["x2", "x3"]
+    with pytest.raises(InvalidArgument, match="another listing"):
+        a.scratch_page("y", limit=5, cursor=xs.next_cursor)  # would have skipped y1 and y2
+    with pytest.raises(InvalidArgument, match="another listing"):
+        b.scratch_page("x", limit=5, cursor=xs.next_cursor)  # another agent's listing
+    run_page = store.list_page_for_run("r-list", limit=1)
+    assert store.list_page_for_run("r-list", limit=20, cursor=run_page.next_cursor).entries  # its own listing
+    now = store.now()
+    (_entry, last), = list(inspector.iter_entries(store, now, "r-list", limit=1))
+    assert len(list(inspector.iter_entries(store, now, "r-list", after=last))) == 11
+    store.scope("r-other", "a").scratch_write("k", b"v")
+    with pytest.raises(InvalidArgument, match="run 'r-list'"):
+        inspector.iter_entries(store, now, "r-other", after=last)  # listed the whole run, or nothing
+    with pytest.raises(InvalidArgument, match="run 'r-list'"):
+        inspector.count_entries(store, now, "r-other", after=last)
+
+
+def test_a_shorter_listing_page_writes_each_call_once(store):
+    """_shorter_page measured each row count's call by building its page, then built the page again to plan and to
+    reply: the call of a row count was written up to three times. Now once."""
+    scope = store.scope("r-once", "a")
+    keys = ["!0", *('"' * 500 + f"{i:02d}" for i in range(30))]
+    for key in [*keys, '"' * 500 + "99"]:
+        scope.scratch_write(key, b"v")
+    page = scope.scratch_page("", limit=len(keys))
+    written = []
+
+    def call(cursor):
+        written.append(cursor)
+        return render_call("scratch_list", prefix="p" * 600, cursor=cursor)
+
+    reply = listing_reply({"prefix": "p" * 600}, [{"n": i} for i in range(len(keys))], page, call, 2048)
+    assert reply["entries"] == [{"n": 0}] and reply["next_call"] == call(page.cursor_after(1))
+    written.pop()
+    assert len(written) == len(set(written)), sorted(written.count(c) for c in set(written))[-3:]
