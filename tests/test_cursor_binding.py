@@ -190,7 +190,7 @@ def test_an_item_cursor_must_name_an_item_and_a_place_inside_it():
     doc = b'["abc", "de"]'
     key = CursorKey("jq\0.[]", len(doc))
     assert jq_page(BytesSource(doc), ".[]", cursor=encode_cursor((0, 2), key)).part == 'bc"'
-    for numbers in ((0, 5), (1, 4), (2, 1)):
+    for numbers in ((0, 5), (1, 4), (2, 1), (2, 0)):
         with pytest.raises(InvalidArgument, match="cursor"):
             jq_page(BytesSource(doc), ".[]", cursor=encode_cursor(numbers, key))
 

@@ -57,20 +57,13 @@ def items_of(pages, name):
         body = page.to_dict()
         if "part" in body:
             partial = (partial or "") + body["part"]
-            if page.cursor is None or body[name] or _complete(partial):
-                out.append(partial)
+            if page.cursor is None or body[name] or page.cursor.split(".")[-2] == "0":  # not inside an item: ended
+                texts = name == "elements"  # the parts of a text item are its text, else its compact JSON
+                out.append(json.dumps(partial, ensure_ascii=False, separators=(",", ":")) if texts else partial)
                 partial = None
         out.extend(json.dumps(v, ensure_ascii=False, separators=(",", ":")) for v in body[name])
     assert partial is None
     return out
-
-
-def _complete(text):
-    try:
-        json.loads(text)
-    except ValueError:
-        return False
-    return True
 
 
 def values(pages, name):

@@ -1,9 +1,12 @@
 """The one codec of listing cursors: a short JSON array of a position (numbers and texts), as URL-safe base64
 without padding -- opaque, printable, safe in a URL, a shell word and a JSON string without escapes.
 
-Used by the scratchpad listing (``[created_at, agent_id, kind, key]``), the web inspector's run listing (the same
-position) and the CLI inspector's pages (``[run_id, created_at, row id]``). Structure reads have their own cursor
-(numbers only, bound to a content's size: :mod:`scratchfs.engine.structure.paging`).
+Used by the scratchpad and run listings (``[created_at, agent_id, kind, key]``) and the inspector's pages (CLI ``ls``
+and ``fsck``, the web inspector's run listing and fsck: ``[run_id, created_at, row id]``). A listing cursor names a
+position in a total order, not a place in an entry: every position is a place a keyset page may start from, the
+listing's query is scoped by itself, so there is nothing to bind it to but the listing -- a cursor whose position
+that listing cannot hold (another prefix, agent, kind or run) is refused by the listing. Structure reads have their
+own cursor (numbers and a keyed tag, bound to the entry and the read: :mod:`scratchfs.engine.structure.paging`).
 """
 
 from __future__ import annotations

@@ -157,7 +157,8 @@ def select_page(source: ContentSource, selector: str, *, cursor: str | None = No
         elements; an element text larger than the page comes as ``part`` pieces.
 
     Raises:
-        InvalidArgument: a selector cssselect does not parse (its message), a bad cursor or budget, a document over
+        InvalidArgument: a selector cssselect does not parse (its message), a bad cursor (edited, of another entry
+            or read, or past the last match) or budget, a document over
             :data:`MAX_HTML_BYTES`, a worker that died, a page nested too deeply to parse whole (never a cut page).
         StructureTimeout: the read ran past ``timeout``.
         StoreBusy: every worker process stayed busy until the time limit, or none could be started (out of

@@ -127,7 +127,8 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
 
     Raises:
         InvalidArgument: a filter that does not compile or fails (jq's message), a document that is not JSON or not
-            UTF-8 (the parser's message), a bad cursor or budget, or a document over
+            UTF-8 (the parser's message), a bad cursor (edited, of another entry, filter or read, or naming no
+            output of this one) or budget, or a document over
             :data:`MAX_JQ_DOCUMENT_BYTES` with a filter that is not a path.
         StructureTimeout: the filter ran past ``timeout``.
         StoreBusy: every worker process stayed busy until the time limit, or none could be started (out of
@@ -163,7 +164,11 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
         if cache_key is not None:
             _CUT.put(f"jq:{cache_key}:{number}:{filter}", text)
 
-    return fill_items(page, numbered(), chars, budget, max_results, cursor_of, keep)
+    page = fill_items(page, numbered(), chars, budget, max_results, cursor_of, keep)
+    if cursor is not None and not page.items and page.part is None:  # a cursor always names an output that follows
+        raise InvalidArgument(f"cursor {cursor[:40]!r} names output {index + 1:,}, past the filter's last: start the "
+                              "read again without a cursor")
+    return page
 
 
 def _outputs(source: ContentSource, filter: str, limit: int, deadline: float,

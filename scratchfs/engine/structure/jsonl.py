@@ -67,7 +67,8 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
 
     Raises:
         InvalidArgument: a record that is not JSON (its number and the parser's message) or is nested too deeply
-            to parse, a filter that does not compile or fails on a record, a bad cursor, count or budget, a record
+            to parse, a filter that does not compile or fails on a record, a bad cursor (edited, of another entry or
+            read, or not at a record start), count or budget, a record
             past the last one, a line longer than :data:`MAX_RECORD_BYTES`.
         StructureTimeout: the filter ran past ``timeout`` over the page's records.
         StoreBusy: every worker process stayed busy until the time limit, or none could be started (out of

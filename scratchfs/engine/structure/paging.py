@@ -62,7 +62,7 @@ MAX_BUDGET_BYTES = 64 * 1024
 """Largest ``budget_bytes`` a reader accepts (the hard ceiling of a reply)."""
 CHUNK_BYTES = 256 * 1024
 """Bytes read from a content source per call when streaming."""
-_CURSOR_ROOM = 48  # bytes kept for the cursor's JSON when a page is filled
+_CURSOR_ROOM = 64  # bytes kept for the cursor's JSON when a page is filled (its numbers, dots and 10-character tag)
 STOP = object()
 """An item value that ends a page at its position (a reader's own limit), with a cursor there."""
 

@@ -143,7 +143,7 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
     Raises:
         InvalidArgument: an unknown column (the message lists the columns), a column neither text nor an integer
             (``1.0``), a row past the last, a malformed table (the ``csv`` module's message and the byte offset), a
-            bad cursor, count or budget.
+            bad cursor (edited, of another entry or read, or not at a row start), count or budget.
     """
     budget = check_budget(budget_bytes)
     rows = check_int(rows, "rows", 1, MAX_ROWS)
