@@ -126,6 +126,24 @@ def test_an_edited_or_recomputed_cursor_is_refused(scope, pairs, kind):
             read(scope.structure, ha, edited)
 
 
+_CURSOR_CHARS = "0123456789.abcxyzABCXYZ-_"
+
+
+@settings(max_examples=200)
+@given(at=st.integers(0, 40), char=st.sampled_from(_CURSOR_CHARS), insert=st.booleans())
+def test_any_one_character_edit_of_a_cursor_is_refused(at, char, insert):
+    data = b"".join(b'{"n": %d}\n' % i for i in range(300))
+    cursor = records_page(BytesSource(data), records=7, entry="h_x/token").cursor
+    at = min(at, len(cursor) - (0 if insert else 1))
+    edited = cursor[:at] + char + cursor[at + (0 if insert else 1) :]
+    if edited != cursor:
+        with pytest.raises(InvalidArgument, match="not made by this read of this entry"):
+            records_page(BytesSource(data), cursor=edited, entry="h_x/token")
+    assert records_page(BytesSource(data), cursor=cursor, entry="h_x/token").first == 8
+    with pytest.raises(InvalidArgument, match="not made by this read of this entry"):
+        records_page(BytesSource(data), cursor=cursor, entry="h_y/token")  # the same content, another entry
+
+
 def test_a_cursor_survives_a_ttl_refresh(store_factory_refresh):
     scope = store_factory_refresh.scope("r", "a")
     handle = scope.spill(b"".join(b'{"n": %d}\n' % i for i in range(200))).handle
