@@ -25,6 +25,7 @@ from scratchfs.engine.structure import (
     json_bytes,
     jsondoc,
     parse_path,
+    iter_rows,
     records_page,
     rows_page,
     select_page,
@@ -555,3 +556,25 @@ def test_rendered_views_are_kept_by_cache_key_in_the_shared_lru():
     html.html_text(source, None)
     html.html_text(source, None)
     assert Counting.reads == 3  # no key: rendered each time
+
+
+# -- a UTF-8 byte order mark before a CSV header --------------------------------------------------------------------
+
+@given(st.lists(st.lists(_CELL, min_size=2, max_size=2), min_size=1, max_size=12), st.integers(256, 2000),
+       st.integers(1, 5), st.sampled_from(["\n", "\r\n"]))
+def test_a_byte_order_mark_is_no_part_of_the_first_column_name(table, budget, per_page, ending):
+    """Excel's CSV exports start with U+FEFF: the header and rows are those ``encoding="utf-8-sig"`` reads, and
+    every row's offset is still its offset in the content (the mark's 3 bytes counted)."""
+    out = io.StringIO()
+    csv.writer(out, lineterminator=ending).writerows([["id", "name"], *table])
+    data = b"\xef\xbb\xbf" + out.getvalue().encode()
+    expected = [r for r in csv.reader(io.StringIO(data.decode("utf-8-sig"), newline="")) if r]
+    pages = follow(lambda **kw: rows_page(BytesSource(data, 16), 1, per_page, **kw), budget)
+    assert all(p.extra["header"] == ["id", "name"] for p in pages)
+    assert values(pages, "rows") == expected[1:]
+    assert rows_page(BytesSource(data), columns=["id"]).extra["header"] == ["id"]
+    records = list(iter_rows(BytesSource(data, 16)))
+    assert [cells for _, cells in records] == expected
+    assert records[0][0] == 0
+    for start, cells in records[1:]:  # each row is read again from its own offset alone
+        assert next(csv.reader(io.StringIO(data[start:].decode(), newline=""))) == cells

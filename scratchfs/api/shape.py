@@ -422,6 +422,7 @@ def _partial_json(text: str, decoder: json.JSONDecoder, scope: str) -> Shape | N
 
 
 def _delimited(text: str, complete: bool, lines: int, scope: str) -> Shape | None:
+    text = text[1:] if text.startswith("\ufeff") else text  # a byte order mark is no part of the first column's name
     head = text[:8192]  # the first lines tell a table
     first_line = head.split("\n", 1)[0]
     delimiter = "\t" if first_line.count("\t") >= 1 and first_line.count("\t") >= first_line.count(",") else ","
