@@ -21,11 +21,11 @@ from scratchfs.engine.seekable import SeekableReader, SeekableWriter, read_seek_
 from scratchfs.engine.structure import (
     BytesSource,
     ReaderSource,
+    iter_rows,
     jq_page,
     json_bytes,
     jsondoc,
     parse_path,
-    iter_rows,
     records_page,
     rows_page,
     select_page,
@@ -33,7 +33,7 @@ from scratchfs.engine.structure import (
     view_page,
 )
 from scratchfs.engine.structure.paging import iter_lines
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import BadRecord, InvalidArgument
 
 BUDGETS = [256, 700, 8192, 65536]
 
@@ -191,8 +191,9 @@ def test_records_with_jq_equal_jq_record_by_record():
 
 
 def test_record_errors():
-    with pytest.raises(InvalidArgument, match=r"record 2 .*not JSON"):
-        records_page(BytesSource(b'{"a":1}\n{"a":\n'), 1, 5)
+    with pytest.raises(BadRecord, match=r"record 2 \(bytes 8 to 13\) is not JSON") as caught:
+        records_page(BytesSource(b'{"a":1}\n{"a":\n'), 2, 5)
+    assert (caught.value.record, caught.value.offset, caught.value.length) == (2, 8, 6)
     with pytest.raises(InvalidArgument, match="past the last record"):
         records_page(BytesSource(b'{"a":1}\n'), 3, 5)
 
@@ -578,3 +579,18 @@ def test_a_byte_order_mark_is_no_part_of_the_first_column_name(table, budget, pe
     assert records[0][0] == 0
     for start, cells in records[1:]:  # each row is read again from its own offset alone
         assert next(csv.reader(io.StringIO(data[start:].decode(), newline=""))) == cells
+
+
+@pytest.mark.parametrize("flt", [None, ".a"])
+def test_a_bad_record_ends_the_page_before_it_and_the_next_read_names_it(flt):
+    """Records (or outputs) before a bad record are given, the page's cursor stops at it, and the read from there
+    raises BadRecord with its number and bytes; jq failing on a record is a bad record too."""
+    data = b'{"a":1}\n\n{"a":2}\n' + (b'{"a":\n' if flt is None else b'"text"\n') + b'{"a":4}\n'
+    page = records_page(BytesSource(data), 1, 50, jq=flt)
+    assert ([1, 2] if flt else [{"a": 1}, {"a": 2}]) == page.items and page.cursor is not None
+    with pytest.raises(BadRecord) as caught:
+        records_page(BytesSource(data), 1, 50, jq=flt, cursor=page.cursor)
+    bad = caught.value
+    assert (bad.record, data[bad.offset : bad.offset + bad.length]) == (3, data.splitlines(True)[3])
+    after = records_page(BytesSource(data), 4, 50, jq=flt)
+    assert after.items == ([4] if flt else [{"a": 4}])

@@ -28,7 +28,7 @@ from scratchfs.engine.structure.paging import (
 )
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import BadRecord, InvalidArgument
 
 __all__ = ["MAX_RECORDS", "MAX_RECORD_BYTES", "records_page"]
 
@@ -62,9 +62,11 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
         than the page comes as ``part`` pieces of its compact JSON.
 
     Raises:
-        InvalidArgument: a record that is not JSON (its number and the parser's message) or is nested too deeply
-            to parse, a filter that does not compile or fails on a record, a bad cursor, count or budget, a record
-            past the last one, a line longer than :data:`MAX_RECORD_BYTES`.
+        BadRecord (an InvalidArgument): the first record the page would show is not JSON or is nested too deeply to
+            parse, or the filter fails on it (its number, bytes and the parser's or jq's message); a bad record
+            after some records (outputs) ends the page before it instead, and the next page raises it.
+        InvalidArgument: a filter that does not compile, a bad cursor, count or budget, a record past the last
+            one, a line longer than :data:`MAX_RECORD_BYTES`.
         StructureTimeout: the filter ran past ``timeout`` over the page's records.
         StoreBusy: every worker process stayed busy until the time limit, or none could be started (out of
             descriptors or memory); nothing was run: retry.
@@ -110,31 +112,42 @@ def _records(source: ContentSource, number: int, offset: int) -> Iterator[tuple[
         try:
             value = json.loads(line)
         except ValueError as exc:
-            raise InvalidArgument(f"record {number} (at byte {start}) is not JSON: {exc}") from None
+            raise BadRecord(f"record {number} (bytes {start} to {start + len(line) - 1}) is not JSON: {exc}",
+                            number, start, len(line)) from None
         except (RecursionError, MemoryError):
-            raise InvalidArgument(f"record {number} (at byte {start}) is JSON nested too deeply to parse") from None
+            raise BadRecord(f"record {number} (bytes {start} to {start + len(line) - 1}) is JSON nested too deeply "
+                            "to parse", number, start, len(line)) from None
         yield number, start, value, len(line)
         number += 1
 
 
 def _values(source: ContentSource, number: int, offset: int) -> Iterator[tuple[tuple[int, int], Any, bool]]:
-    for at, start, value, _length in _records(source, number, offset):
-        yield (at, start), value, False
+    """The records from ``number`` (at ``offset``); a bad record after some were given ends the page there (its
+    cursor meets the error on the next read), so the records before it are not lost."""
+    given = False
+    try:
+        for at, start, value, _length in _records(source, number, offset):
+            yield (at, start), value, False
+            given = True
+    except BadRecord as exc:
+        if not given:
+            raise
+        yield (exc.record, exc.offset), STOP, False
 
 
 def _batches(source: ContentSource, number: int, offset: int, records: int,
-             ) -> Iterator[list[tuple[int, int, Any]]]:
+             ) -> Iterator[list[tuple[int, int, Any, int]]]:
     """The first ``records`` records from ``number`` in lists of at most :data:`_BATCH_RECORDS` records and about
     :data:`_BATCH_BYTES` bytes (one worker call each), then ``[]`` if a record is left after them."""
-    batch: list[tuple[int, int, Any]] = []
+    batch: list[tuple[int, int, Any, int]] = []
     size = 0
     for read, (at, start, value, length) in enumerate(_records(source, number, offset)):
         if read >= records:
             if batch:
                 yield batch
-            yield [(at, start, STOP)]  # the page's record limit: the next page starts here
+            yield [(at, start, STOP, 0)]  # the page's record limit: the next page starts here
             return
-        batch.append((at, start, value))
+        batch.append((at, start, value, length))
         size += length
         if len(batch) >= _BATCH_RECORDS or size >= _BATCH_BYTES:
             yield batch
@@ -145,17 +158,34 @@ def _batches(source: ContentSource, number: int, offset: int, records: int,
 
 def _outputs(program: Any, source: ContentSource, number: int, offset: int, out_index: int, records: int,
              deadline: float) -> Iterator[tuple[tuple[int, int, int], Any, bool]]:
+    """The filter's outputs from output ``out_index`` of record ``number`` (at ``offset``); a bad record after
+    some outputs were given ends the page there (see :func:`_values`)."""
+    given = False
+    try:
+        for item in _run_outputs(program, source, number, offset, out_index, records, deadline):
+            yield item
+            given = True
+    except BadRecord as exc:
+        if not given:
+            raise
+        yield (exc.record, exc.offset, 0), STOP, False
+
+
+def _run_outputs(program: Any, source: ContentSource, number: int, offset: int, out_index: int, records: int,
+                 deadline: float) -> Iterator[tuple[tuple[int, int, int], Any, bool]]:
     for batch in _batches(source, number, offset, records):
         if batch[0][2] is STOP:
             yield (batch[0][0], batch[0][1], 0), STOP, False
             return
-        status, detail = run_jq_checked(program, "values", [value for _, _, value in batch], deadline,
+        status, detail = run_jq_checked(program, "values", [value for _, _, value, _ in batch], deadline,
                                         "fewer records per page (records=) or a simpler filter")
         failed, message, done = detail if status == "error" else (None, "", detail)
-        for (at, start, _value), outputs in zip(batch, done, strict=False):  # a page may fill before a failure
+        for (at, start, _value, _length), outputs in zip(batch, done, strict=False):  # a page may fill before a failure
             for index, output in enumerate(outputs):
                 if at == number and index < out_index:
                     continue
                 yield (at, start, index), output, False
         if failed is not None:
-            raise InvalidArgument(f"jq failed on record {batch[failed][0]}: {jq_message(message)}")
+            at, start, _value, length = batch[failed]
+            raise BadRecord(f"jq failed on record {at} (bytes {start} to {start + length - 1}): {jq_message(message)}",
+                            at, start, length)
