@@ -32,6 +32,7 @@ from scratchfs.engine.structure import (
     text_page,
     view_page,
 )
+from scratchfs.engine.structure.html_worker import element_text
 from scratchfs.engine.structure.paging import iter_lines
 from scratchfs.foundation.errors import BadRecord, InvalidArgument
 
@@ -291,30 +292,55 @@ def test_a_selected_element_inscriptis_renders_as_nothing_gives_its_text_content
     assert got == ["p { color: red }let x = 1;", "p { color: red }", "let x = 1;", "a b"]  # p: as inscriptis renders it
 
 
-_ODD_PAGES = [
-    "<html><head><meta charset='iso-8859-1'></head><body><p>café déjà</p><p>naïve</p></body></html>".encode("latin-1"),
-    b"<html><head><meta http-equiv='Content-Type' content='text/html; charset=shift_jis'></head><body><p>\x82\xa0 x"
-    b"</p></body></html>",
-    "<p>ünïcödé ✓</p><p>二</p>".encode(),
-    b"<p>bad \xff\xfe bytes \xc3</p><p>\xe2\x82</p>",
+_ODD_PAGES = [  # (page bytes, the text a browser reads)
+    ("<html><head><meta charset='iso-8859-1'></head><body><p>café déjà</p><p>naïve</p></body></html>".encode("latin-1"),
+     "cp1252"),
+    (b"<html><head><meta http-equiv='Content-Type' content='text/html; charset=shift_jis'></head><body><p>\x82\xa0 x"
+     b"</p></body></html>", "shift_jis"),
+    (b'<html><head><META HTTP-EQUIV="content-type" CONTENT="text/html;charset=windows-1252"></head><body><p>\x93q\x94'
+     b" \x80 caf\xe9</p></body></html>", "cp1252"),
+    (b"<!-- <meta charset='koi8-r'> --><meta charset=\"windows-1251\"><p>\xcf\xf0\xe8\xe2\xe5\xf2</p>", "cp1251"),
+    ("<p>ünïcödé ✓</p><p>二</p>".encode(), "utf-8"),
+    ("<meta charset='iso-8859-1'><p>ünïcödé, a page fetched as text and spilled as UTF-8</p>".encode(), "utf-8"),
+    (b"<p>bad \xff\xfe bytes \xc3</p><p>\xe2\x82</p>", "cp1252"),  # no declaration, not UTF-8: windows-1252
+    ("<p>ünïcödé ✓ but one stray byte: \xff</p>".encode() + b"\xff", "utf-8-replace"),
+    (b"\xef\xbb\xbf<meta charset='iso-8859-1'><p>caf\xc3\xa9</p>", "utf-8-sig"),
 ]
 
 
-@pytest.mark.parametrize("page", _ODD_PAGES)
-def test_html_reads_take_the_page_as_utf8_whatever_its_charset_says(page):
-    """Pages go to the worker as bytes and are read there as UTF-8, invalid bytes as U+FFFD, a ``<meta charset>``
-    not followed: the view and the selected texts are those of the page decoded so in this process."""
+@pytest.mark.parametrize(("page", "encoding"), _ODD_PAGES)
+def test_html_reads_decode_the_page_as_a_browser_does(page, encoding):
+    """A byte order mark, then valid UTF-8, then the page's declared charset (the HTML standard's prescan of its
+    first 1,024 bytes: <meta charset>, http-equiv content-type, comments skipped), then windows-1252: the view and
+    the selected texts are those of the page decoded so, no U+FFFD for a Latin-1 letter."""
     from scratchfs.engine.structure.html_worker import element_text
 
-    text = page.decode("utf-8", "replace")
+    text = page.decode("utf-8", "replace") if encoding == "utf-8-replace" else page.decode(encoding)
     view = follow(lambda **kw: text_page(BytesSource(page), **kw), 256)
     assert "".join(p.text for p in view) == get_text(text)
     expected = [element_text(e) for e in lxml.html.document_fromstring(text).cssselect("p")]
     got = [json.loads(x) for x in items_of(follow(lambda **kw: select_page(BytesSource(page), "p", **kw), 256),
                                            "elements")]
     assert got == expected and len(got) >= 1
-    if b"iso-8859-1" in page:
-        assert got == ["caf\ufffd d\ufffdj\ufffd", "na\ufffdve"]  # not "café déjà": the charset is not followed
+    if b"iso-8859-1" in page[:80] and encoding == "cp1252":
+        assert got == ["café déjà", "naïve"]
+    assert ("\ufffd" in "".join(got)) is (encoding == "utf-8-replace")
+
+
+@given(st.text(st.characters(codec="cp1252", blacklist_characters="<>&\r"), min_size=1, max_size=60),
+       st.sampled_from(["<meta charset='{}'>", '<meta http-equiv="Content-Type" content="text/html; charset={}">']),
+       st.sampled_from(["iso-8859-1", "windows-1252", "latin1", "ISO-8859-1"]))
+def test_a_latin1_page_reads_as_its_text(body, meta, label):
+    page = f"<html><head>{meta.format(label)}</head><body><p>{body}</p></body></html>"
+    data = page.encode("cp1252")
+    try:
+        data.decode("utf-8")
+        return  # valid UTF-8 as well (ASCII, or by chance): read as UTF-8, the same text when ASCII
+    except UnicodeDecodeError:
+        pass
+    got = [json.loads(x) for x in items_of([select_page(BytesSource(data), "p", budget_bytes=65536)], "elements")]
+    expected = [element_text(e) for e in lxml.html.document_fromstring(page).cssselect("p")]
+    assert got == expected
 
 
 def test_a_page_blank_but_for_unicode_spaces_selects_nothing():
