@@ -95,7 +95,8 @@ class StructureReads:
 
     def rows(self, handle: str, row: int = 1, rows: int = 50, *, columns: list[str | int] | None = None,
              cursor: str | None = None, budget: int = 8192) -> ItemPage:
-        """Rows ``row`` to ``row + rows - 1`` of CSV/TSV (numbered from 1 after the header), always with the header,
+        """A page of the rows of CSV/TSV (numbered from 1 after the header) from ``row`` (or ``cursor``): at most
+        ``rows``, fewer when the page's ``budget`` (bytes of its JSON) fills first; always with the header,
         quoted multi-line fields counted as one row; ``columns`` by name or 0-based number. Raises InvalidArgument,
         NotFound, CorruptBlob."""
         return self._page(handle, lambda src, _blob, _type: rows_page(src, row, rows, columns=columns, cursor=cursor,

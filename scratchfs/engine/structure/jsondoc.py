@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import ijson
@@ -152,8 +152,23 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
                 return whole
             index, chars = index + 1, 0
             page = ItemPage("results", index, part=whole.part)
-    outputs, texts, as_text, imprecise = _outputs(source, filter, index + min(max_results, budget) + 1,
-                                                  time.monotonic() + timeout, (index, chars, budget))
+    found = _outputs(source, filter, index + min(max_results, budget) + 1, time.monotonic() + timeout,
+                     (index, chars, budget))
+
+    def keep(number: int, text: str) -> None:
+        if cache_key is not None:
+            _CUT.put(f"jq:{cache_key}:{number}:{filter}", text)
+
+    return _fill(page, found, index, chars, budget, max_results,
+                 lambda number, skip: encode_cursor((number, skip), source.size), keep)
+
+
+def _fill(page: ItemPage, found: tuple[list[Any], dict[int, str], set[int], str | None], index: int, chars: int,
+          budget: int, max_results: int, cursor_of: Callable[[int, int], str],
+          keep: Callable[[int, str], None]) -> ItemPage:
+    """``page`` filled from output ``index`` (``chars`` into it) with what :func:`_outputs` ``found``: its note, and
+    the outputs given as text listed in ``as_text`` (:func:`~scratchfs.engine.structure.paging.with_as_text`)."""
+    outputs, texts, as_text, imprecise = found
     if imprecise is not None:
         page.extra["note"] = numbers_note(imprecise)
     candidates: list[tuple[int, str]] = []  # (index on the page, text) of outputs given as text
@@ -166,17 +181,12 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
                     candidates.append((len(page.items), text))
                 yield (number, value, False) if text is None else (number, text, True)
 
-    def keep(number: int, text: str) -> None:
-        if cache_key is not None:
-            _CUT.put(f"jq:{cache_key}:{number}:{filter}", text)
-
     started = page.part  # the end of an output cut on the last page, when the page starts with it
 
     def fill(room: int) -> ItemPage:
         candidates.clear()
         page.items, page.part = [], started
-        return fill_items(page, numbered(), chars, room, max_results,
-                          lambda number, skip: encode_cursor((number, skip), source.size), keep)
+        return fill_items(page, numbered(), chars, room, max_results, cursor_of, keep)
 
     return with_as_text(fill, budget, candidates)
 

@@ -44,7 +44,8 @@ _BATCH_BYTES = 1024 * 1024
 def records_page(source: ContentSource, record: int = 1, records: int = 50, *, jq: str | None = None,
                  cursor: str | None = None, budget_bytes: int = 8192,
                  timeout: float = limits.PATTERN_TIMEOUT) -> ItemPage:
-    """Read records ``record`` to ``record + records - 1`` of a JSON-lines content, or their jq outputs.
+    """Read a page of the records of a JSON-lines content from ``record`` (at most ``records``, fewer when the
+    budget fills first: ``cursor`` goes on from the first record not shown), or of their jq outputs.
 
     Args:
         source: the content.

@@ -128,7 +128,8 @@ def _delimiter(source: ContentSource, delimiter: str | None) -> str:
 
 def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: list[str | int] | None = None,
               cursor: str | None = None, budget_bytes: int = 8192, delimiter: str | None = None) -> ItemPage:
-    """Read rows ``row`` to ``row + rows - 1`` of a CSV/TSV content, with the header, optionally some columns only.
+    """Read a page of the rows of a CSV/TSV content from ``row`` (at most ``rows``, fewer when the budget fills
+    first: ``cursor`` goes on from the first row not shown), with the header, optionally some columns only.
 
     Args:
         source: the content (UTF-8; invalid bytes read as U+FFFD).
