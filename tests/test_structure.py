@@ -620,3 +620,12 @@ def test_a_bad_record_ends_the_page_before_it_and_the_next_read_names_it(flt):
     assert (bad.record, data[bad.offset : bad.offset + bad.length]) == (3, data.splitlines(True)[3])
     after = records_page(BytesSource(data), 4, 50, jq=flt)
     assert after.items == ([4] if flt else [{"a": 4}])
+
+
+@pytest.mark.parametrize("flt", [None, ".a"])
+def test_a_byte_order_mark_is_no_part_of_the_first_record(flt):
+    data = b'\xef\xbb\xbf{"a": 1}\n{"a": 2}\n'
+    page = records_page(BytesSource(data), jq=flt)
+    assert page.items == ([1, 2] if flt else [{"a": 1}, {"a": 2}])
+    second = records_page(BytesSource(data), 1, 1, jq=flt)
+    assert records_page(BytesSource(data), jq=flt, cursor=second.cursor).items == ([2] if flt else [{"a": 2}])

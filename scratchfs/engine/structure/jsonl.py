@@ -118,15 +118,15 @@ def _seek(source: ContentSource, number: int) -> tuple[int, int]:
 
 def _records(source: ContentSource, number: int, offset: int) -> Iterator[tuple[int, int, Any, int, str, bool]]:
     """``(number, byte offset, value, length in bytes, text, exact)`` of each record from ``number`` (at
-    ``offset``): ``exact`` is False when the value cannot hold one of its numbers exactly
-    (:func:`~scratchfs.engine.structure.numbers.load_exact`; the text has it). Raises BadRecord for a record that is
-    not UTF-8 JSON or is nested too deeply to parse."""
+    ``offset``; a UTF-8 byte order mark at the start of the content is dropped): ``exact`` is False when the value
+    cannot hold one of its numbers exactly (:func:`~scratchfs.engine.structure.numbers.load_exact`; the text has
+    it). Raises BadRecord for a record that is not UTF-8 JSON or is nested too deeply to parse."""
     for start, line in iter_lines(source, offset, MAX_RECORD_BYTES):
         if not line.strip():
             continue
         where = f"record {number} (bytes {start} to {start + len(line) - 1})"
         try:
-            text = line.decode("utf-8")
+            text = line.decode("utf-8-sig" if start == 0 else "utf-8")  # a byte order mark is no part of record 1
             value, inexact = load_exact(text)
         except ValueError as exc:  # UnicodeDecodeError too
             raise BadRecord(f"{where} is not JSON: {exc}", number, start, len(line)) from None
