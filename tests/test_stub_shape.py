@@ -175,3 +175,12 @@ def test_a_byte_order_mark_is_no_part_of_the_first_column_in_the_shape(tmp_path)
         stub = store.scope("r", "a").spill(table.encode())
         assert stub.content_type == "csv"
         assert "3 columns (id, name, price)" in stub.shape, stub.shape
+
+
+def test_an_html_pages_title_reads_as_its_declared_charset(tmp_path):
+    page = ("<html><head><meta charset='iso-8859-1'><title>Café déjà vu</title></head><body><h1>Menú</h1>"
+            + "<p>" + "texte " * 3000 + "</p></body></html>").encode("latin-1")
+    with ScratchStore(tmp_path) as store:
+        stub = store.scope("r", "a").spill(page)
+        assert stub.content_type == "html"
+        assert 'title "Café déjà vu"' in stub.shape and "h1 Menú" in stub.shape, stub.shape
