@@ -29,8 +29,8 @@ _NEGATIVE_ZERO = re.compile(r"-0(?![0-9.eE])")
 def _suspect(text: str) -> bool:
     """True when ``text`` may hold a number that ``json.loads`` does not hold exactly (see :data:`_SUSPECT`)."""
     return _SUSPECT.search(text) is not None or ("-0" in text and _NEGATIVE_ZERO.search(text) is not None)
-_NUMBER = re.compile(r"(?:(?<=[\[:,])|^)[ \t\r\n]*(-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)[ \t\r\n]*(?=[,\]}]|$)",
-                     re.MULTILINE)
+_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+_NUMBER_CHARS = frozenset("0123456789.eE+-")
 _EXAMPLE_CHARS = 40
 
 
@@ -88,12 +88,29 @@ def imprecise_number(text: str) -> str | None:
     between a ``[``, ``:`` or ``,`` and a ``,``, ``]`` or ``}`` is taken for a number (the answer feeds a caution)."""
     if _SUSPECT.search(text) is None:
         return None
-    for found in _NUMBER.finditer(text):
-        literal = found.group(1)
-        if literal == "-0" or _SUSPECT.search(literal) is None or not _imprecise(literal):
-            continue
-        return literal[:_EXAMPLE_CHARS] + ("…" if len(literal) > _EXAMPLE_CHARS else "")
-    return None
+    pos = 0
+    while True:
+        found = _SUSPECT.search(text, pos)  # only where such a number can be: a scan of the digits' runs
+        if found is None:
+            return None
+        start, end = found.start(), found.end()
+        while start > 0 and text[start - 1] in _NUMBER_CHARS:
+            start -= 1
+        while end < len(text) and text[end] in _NUMBER_CHARS:
+            end += 1
+        pos = end
+        literal = text[start:end]
+        if (_NUMBER.fullmatch(literal) and _delimited(text, start, end) and literal != "-0"
+                and _imprecise(literal)):
+            return literal[:_EXAMPLE_CHARS] + ("…" if len(literal) > _EXAMPLE_CHARS else "")
+
+
+def _delimited(text: str, start: int, end: int) -> bool:
+    """True when ``text[start:end]`` stands where a JSON value does: after a ``[``, ``:`` or ``,`` (or at the start)
+    and before a ``,``, ``]`` or ``}`` (or at the end), blanks aside."""
+    before = text[max(0, start - 64) : start].rstrip(" \t\r\n")
+    after = text[end : end + 64].lstrip(" \t\r\n")
+    return (before[-1:] in ("[", ":", ",") or (not before and start <= 64)) and after[:1] in (",", "]", "}", "")
 
 
 def _imprecise(literal: str) -> bool:
