@@ -15,6 +15,7 @@ from scratchfs.engine.protocols import Entry
 from scratchfs.engine.search import Hit, Window
 from scratchfs.engine.sweeper import SweepResult
 from scratchfs.foundation.errors import (
+    BadRecord,
     CorruptBlob,
     Deleted,
     Expired,
@@ -37,6 +38,7 @@ __all__ = [
     "MAX_READ_BYTES",
     "NEVER_SPILL_TOOLS",
     "SPILL_CLASSES",
+    "BadRecord",
     "CorruptBlob",
     "Deleted",
     "Entry",

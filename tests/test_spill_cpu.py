@@ -46,6 +46,8 @@ MAX_FRAME = max(MIN_FRAME_BYTES, 64 * 1024)  # a content of one frame at most
 
 def both(sample: bytes, size: int, lines: int) -> tuple[tuple, tuple]:
     new = shape.describe(sample, size, lines)
+    if new.content_type == "csv" and sample.startswith(b"\xef\xbb\xbf"):  # the reference kept a byte order mark
+        sample, size = sample[3:], size - 3  # in the first column's name: its answer for the table without it
     try:
         old = reference_shape.describe(sample, size, lines)
     except RecursionError:  # the reference copy (not to be edited) has no answer for JSON nested past the stack

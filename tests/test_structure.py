@@ -21,6 +21,7 @@ from scratchfs.engine.seekable import SeekableReader, SeekableWriter, read_seek_
 from scratchfs.engine.structure import (
     BytesSource,
     ReaderSource,
+    iter_rows,
     jq_page,
     json_bytes,
     jsondoc,
@@ -31,8 +32,9 @@ from scratchfs.engine.structure import (
     text_page,
     view_page,
 )
+from scratchfs.engine.structure.html_worker import element_text
 from scratchfs.engine.structure.paging import iter_lines
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import BadRecord, InvalidArgument
 
 BUDGETS = [256, 700, 8192, 65536]
 
@@ -183,8 +185,9 @@ def test_records_with_jq_equal_jq_record_by_record():
 
 
 def test_record_errors():
-    with pytest.raises(InvalidArgument, match=r"record 2 .*not JSON"):
-        records_page(BytesSource(b'{"a":1}\n{"a":\n'), 1, 5)
+    with pytest.raises(BadRecord, match=r"record 2 \(bytes 8 to 13\) is not JSON") as caught:
+        records_page(BytesSource(b'{"a":1}\n{"a":\n'), 2, 5)
+    assert (caught.value.record, caught.value.offset, caught.value.length) == (2, 8, 6)
     with pytest.raises(InvalidArgument, match="past the last record"):
         records_page(BytesSource(b'{"a":1}\n'), 3, 5)
 
@@ -282,30 +285,55 @@ def test_a_selected_element_inscriptis_renders_as_nothing_gives_its_text_content
     assert got == ["p { color: red }let x = 1;", "p { color: red }", "let x = 1;", "a b"]  # p: as inscriptis renders it
 
 
-_ODD_PAGES = [
-    "<html><head><meta charset='iso-8859-1'></head><body><p>café déjà</p><p>naïve</p></body></html>".encode("latin-1"),
-    b"<html><head><meta http-equiv='Content-Type' content='text/html; charset=shift_jis'></head><body><p>\x82\xa0 x"
-    b"</p></body></html>",
-    "<p>ünïcödé ✓</p><p>二</p>".encode(),
-    b"<p>bad \xff\xfe bytes \xc3</p><p>\xe2\x82</p>",
+_ODD_PAGES = [  # (page bytes, the text a browser reads)
+    ("<html><head><meta charset='iso-8859-1'></head><body><p>café déjà</p><p>naïve</p></body></html>".encode("latin-1"),
+     "cp1252"),
+    (b"<html><head><meta http-equiv='Content-Type' content='text/html; charset=shift_jis'></head><body><p>\x82\xa0 x"
+     b"</p></body></html>", "shift_jis"),
+    (b'<html><head><META HTTP-EQUIV="content-type" CONTENT="text/html;charset=windows-1252"></head><body><p>\x93q\x94'
+     b" \x80 caf\xe9</p></body></html>", "cp1252"),
+    (b"<!-- <meta charset='koi8-r'> --><meta charset=\"windows-1251\"><p>\xcf\xf0\xe8\xe2\xe5\xf2</p>", "cp1251"),
+    ("<p>ünïcödé ✓</p><p>二</p>".encode(), "utf-8"),
+    ("<meta charset='iso-8859-1'><p>ünïcödé, a page fetched as text and spilled as UTF-8</p>".encode(), "utf-8"),
+    (b"<p>bad \xff\xfe bytes \xc3</p><p>\xe2\x82</p>", "cp1252"),  # no declaration, not UTF-8: windows-1252
+    ("<p>ünïcödé ✓ but one stray byte: \xff</p>".encode() + b"\xff", "utf-8-replace"),
+    (b"\xef\xbb\xbf<meta charset='iso-8859-1'><p>caf\xc3\xa9</p>", "utf-8-sig"),
 ]
 
 
-@pytest.mark.parametrize("page", _ODD_PAGES)
-def test_html_reads_take_the_page_as_utf8_whatever_its_charset_says(page):
-    """Pages go to the worker as bytes and are read there as UTF-8, invalid bytes as U+FFFD, a ``<meta charset>``
-    not followed: the view and the selected texts are those of the page decoded so in this process."""
+@pytest.mark.parametrize(("page", "encoding"), _ODD_PAGES)
+def test_html_reads_decode_the_page_as_a_browser_does(page, encoding):
+    """A byte order mark, then valid UTF-8, then the page's declared charset (the HTML standard's prescan of its
+    first 1,024 bytes: <meta charset>, http-equiv content-type, comments skipped), then windows-1252: the view and
+    the selected texts are those of the page decoded so, no U+FFFD for a Latin-1 letter."""
     from scratchfs.engine.structure.html_worker import element_text
 
-    text = page.decode("utf-8", "replace")
+    text = page.decode("utf-8", "replace") if encoding == "utf-8-replace" else page.decode(encoding)
     view = follow(lambda **kw: text_page(BytesSource(page), **kw), 256)
     assert "".join(p.text for p in view) == get_text(text)
     expected = [element_text(e) for e in lxml.html.document_fromstring(text).cssselect("p")]
     got = [json.loads(x) for x in items_of(follow(lambda **kw: select_page(BytesSource(page), "p", **kw), 256),
                                            "elements")]
     assert got == expected and len(got) >= 1
-    if b"iso-8859-1" in page:
-        assert got == ["caf\ufffd d\ufffdj\ufffd", "na\ufffdve"]  # not "café déjà": the charset is not followed
+    if b"iso-8859-1" in page[:80] and encoding == "cp1252":
+        assert got == ["café déjà", "naïve"]
+    assert ("\ufffd" in "".join(got)) is (encoding == "utf-8-replace")
+
+
+@given(st.text(st.characters(codec="cp1252", blacklist_characters="<>&\r"), min_size=1, max_size=60),
+       st.sampled_from(["<meta charset='{}'>", '<meta http-equiv="Content-Type" content="text/html; charset={}">']),
+       st.sampled_from(["iso-8859-1", "windows-1252", "latin1", "ISO-8859-1"]))
+def test_a_latin1_page_reads_as_its_text(body, meta, label):
+    page = f"<html><head>{meta.format(label)}</head><body><p>{body}</p></body></html>"
+    data = page.encode("cp1252")
+    try:
+        data.decode("utf-8")
+        return  # valid UTF-8 as well (ASCII, or by chance): read as UTF-8, the same text when ASCII
+    except UnicodeDecodeError:
+        pass
+    got = [json.loads(x) for x in items_of([select_page(BytesSource(data), "p", budget_bytes=65536)], "elements")]
+    expected = [element_text(e) for e in lxml.html.document_fromstring(page).cssselect("p")]
+    assert got == expected
 
 
 def test_a_page_blank_but_for_unicode_spaces_selects_nothing():
@@ -548,3 +576,49 @@ def test_rendered_views_are_kept_by_cache_key_in_the_shared_lru():
     html.html_text(source, None)
     html.html_text(source, None)
     assert Counting.reads == 3  # no key: rendered each time
+
+
+# -- a UTF-8 byte order mark before a CSV header --------------------------------------------------------------------
+
+@given(st.lists(st.lists(_CELL, min_size=2, max_size=2), min_size=1, max_size=12), st.integers(256, 2000),
+       st.integers(1, 5), st.sampled_from(["\n", "\r\n"]))
+def test_a_byte_order_mark_is_no_part_of_the_first_column_name(table, budget, per_page, ending):
+    """Excel's CSV exports start with U+FEFF: the header and rows are those ``encoding="utf-8-sig"`` reads, and
+    every row's offset is still its offset in the content (the mark's 3 bytes counted)."""
+    out = io.StringIO()
+    csv.writer(out, lineterminator=ending).writerows([["id", "name"], *table])
+    data = b"\xef\xbb\xbf" + out.getvalue().encode()
+    expected = [r for r in csv.reader(io.StringIO(data.decode("utf-8-sig"), newline="")) if r]
+    pages = follow(lambda **kw: rows_page(BytesSource(data, 16), 1, per_page, **kw), budget)
+    assert all(p.extra["header"] == ["id", "name"] for p in pages)
+    assert values(pages, "rows") == expected[1:]
+    assert rows_page(BytesSource(data), columns=["id"]).extra["header"] == ["id"]
+    records = list(iter_rows(BytesSource(data, 16)))
+    assert [cells for _, cells in records] == expected
+    assert records[0][0] == 0
+    for start, cells in records[1:]:  # each row is read again from its own offset alone
+        assert next(csv.reader(io.StringIO(data[start:].decode(), newline=""))) == cells
+
+
+@pytest.mark.parametrize("flt", [None, ".a"])
+def test_a_bad_record_ends_the_page_before_it_and_the_next_read_names_it(flt):
+    """Records (or outputs) before a bad record are given, the page's cursor stops at it, and the read from there
+    raises BadRecord with its number and bytes; jq failing on a record is a bad record too."""
+    data = b'{"a":1}\n\n{"a":2}\n' + (b'{"a":\n' if flt is None else b'"text"\n') + b'{"a":4}\n'
+    page = records_page(BytesSource(data), 1, 50, jq=flt)
+    assert ([1, 2] if flt else [{"a": 1}, {"a": 2}]) == page.items and page.cursor is not None
+    with pytest.raises(BadRecord) as caught:
+        records_page(BytesSource(data), 1, 50, jq=flt, cursor=page.cursor)
+    bad = caught.value
+    assert (bad.record, data[bad.offset : bad.offset + bad.length]) == (3, data.splitlines(True)[3])
+    after = records_page(BytesSource(data), 4, 50, jq=flt)
+    assert after.items == ([4] if flt else [{"a": 4}])
+
+
+@pytest.mark.parametrize("flt", [None, ".a"])
+def test_a_byte_order_mark_is_no_part_of_the_first_record(flt):
+    data = b'\xef\xbb\xbf{"a": 1}\n{"a": 2}\n'
+    page = records_page(BytesSource(data), jq=flt)
+    assert page.items == ([1, 2] if flt else [{"a": 1}, {"a": 2}])
+    second = records_page(BytesSource(data), 1, 1, jq=flt)
+    assert records_page(BytesSource(data), jq=flt, cursor=second.cursor).items == ([2] if flt else [{"a": 2}])

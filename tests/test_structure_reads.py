@@ -11,7 +11,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from scratchfs import InvalidArgument, ScratchStore
+from scratchfs import BadRecord, InvalidArgument, ScratchStore
 from scratchfs.api.contract import ScratchTools, to_json
 from scratchfs.cli import main
 
@@ -161,3 +161,27 @@ def test_a_structure_reply_gives_the_size_of_the_entry_it_read_without_looking_i
     reply = tools.call("read_handle", {"handle": handle, "records": 3})
     assert reply["size"] == len(data) and reply["records"] == [{"n": 0}, {"n": 1}, {"n": 2}]
     assert calls == ["lookup_with_lines"]  # the read's own lookup; the size is that entry's
+
+
+@pytest.mark.parametrize("flt", [None, ".a + 1"])
+def test_a_bad_record_says_how_to_see_it_and_read_past_it(tools, scratch_scope, flt):
+    """The error of a bad JSON-lines record gives the exact byte read of the record and the read after it; both
+    calls work as written."""
+    good = b"".join(json.dumps({"a": i}).encode() + b"\n" for i in range(1, 4))
+    bad = b'{"a": oops}\n' if flt is None else b'{"a": "text"}\n'
+    data = good + bad + good
+    handle = scratch_scope.spill(data, source_tool="logs").handle
+    first = tools.call("read_handle", {"handle": handle, "record": 1, "records": 10, **({"jq": flt} if flt else {})})
+    assert len(first["results" if flt else "records"]) == 3 and first["next_call"]
+    node = ast.parse(first["next_call"], mode="eval").body
+    with pytest.raises(BadRecord) as caught:
+        tools.call("read_handle", {k.arg: ast.literal_eval(k.value) for k in node.keywords})
+    message = str(caught.value)
+    calls = [c + ")" for c in message.split("read_handle(")[1:]]
+    see, on = (ast.parse("read_handle(" + c.split(")")[0] + ")", mode="eval").body for c in calls[:2])
+    see = {k.arg: ast.literal_eval(k.value) for k in see.keywords}
+    on = {k.arg: ast.literal_eval(k.value) for k in on.keywords}
+    assert tools.call("read_handle", see)["data"] == bad.decode()
+    assert on == {"handle": handle, "record": 5, "records": 10, **({"jq": flt} if flt else {})}
+    rest = tools.call("read_handle", on)
+    assert rest["results" if flt else "records"] == ([2, 3, 4] if flt else [{"a": 1}, {"a": 2}, {"a": 3}])

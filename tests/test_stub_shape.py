@@ -167,3 +167,20 @@ def test_grep_line_pattern_finds_what_the_plain_backtracking_pattern_finds(text,
     plain = re.findall(rb"\n([^:\n]{1,400}):\d+[:-]", data)
     assert re.findall(GREP_LINE_PATTERN, data) == plain
     assert plain[-1] == b"p" * 400
+
+
+def test_a_byte_order_mark_is_no_part_of_the_first_column_in_the_shape(tmp_path):
+    table = "\ufeffid,name,price\n" + "".join(f"{i},item {i},{i * 3}\n" for i in range(2000))
+    with ScratchStore(tmp_path) as store:
+        stub = store.scope("r", "a").spill(table.encode())
+        assert stub.content_type == "csv"
+        assert "3 columns (id, name, price)" in stub.shape, stub.shape
+
+
+def test_an_html_pages_title_reads_as_its_declared_charset(tmp_path):
+    page = ("<html><head><meta charset='iso-8859-1'><title>Café déjà vu</title></head><body><h1>Menú</h1>"
+            + "<p>" + "texte " * 3000 + "</p></body></html>").encode("latin-1")
+    with ScratchStore(tmp_path) as store:
+        stub = store.scope("r", "a").spill(page)
+        assert stub.content_type == "html"
+        assert 'title "Café déjà vu"' in stub.shape and "h1 Menú" in stub.shape, stub.shape

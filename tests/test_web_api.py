@@ -452,3 +452,21 @@ def test_html_text_says_partial_when_the_text_was_cut(store, client, monkeypatch
     assert "paragraph 38 \u00e9t\u00e9" in cut["data"] and "paragraph 39" in cut["data"]
     assert "paragraph 40" not in cut["data"]
     assert "\ufffd" not in cut["data"]  # cut on a character boundary
+
+
+def test_json_tree_gives_every_number_as_written(store, client):
+    """A number no double is keeps its text (1e400 was inf, sent as the invalid JSON Infinity; 1.00000000000000000001
+    was 1.0); the reply is valid JSON."""
+    scope = store.scope("run-n", "agent-1")
+    doc = b'{"big": 1e400, "fine": 1.00000000000000000001, "id": 12345678901234567890, "f": 1.5, "z": -0.0}'
+    handle = scope.spill(doc + b" " * 9000).handle
+    got = client.get(h_url(scope, handle, "/tree"))
+    assert got.status_code == 200
+    children = {c["key"]: c for c in json.loads(got.text, parse_constant=pytest.fail)["children"]}
+    assert (children["big"]["value"], children["big"]["text"]) == (None, "1E+400")
+    assert (children["fine"]["value"], children["fine"]["text"]) == (1.0, "1.00000000000000000001")
+    assert children["id"]["text"] == "12345678901234567890"
+    assert "text" not in children["f"] and children["f"]["value"] == 1.5
+    assert str(children["z"]["value"]) == "-0.0"
+    root = json_tree(scope, handle, "/big")
+    assert (root["value"], root["text"]) == (None, "1E+400")

@@ -17,7 +17,7 @@ _CHILD = """
 import os, sys, threading, time
 from scratchfs.engine.structure.jq_worker import run_jq
 limit = float(sys.argv[1])
-threading.Thread(target=lambda: run_jq("last(range(1e10))", "text", "1", time.monotonic() + limit),
+threading.Thread(target=lambda: run_jq("last(range(1e10))", "records", (["1"], False), time.monotonic() + limit),
                  daemon=True).start()
 time.sleep(1.5)
 print(os.getpid(), flush=True)

@@ -213,7 +213,9 @@ def structure_reply(scope: Scope, handle: str, offset: int, given: dict[str, Any
     """A structure read as the contract's JSON object: ``{handle, read: {the read's arguments}, size, **page,
     next_call}``
     where the page is ``{first, results|records|rows|elements, more}`` (``header`` for rows; ``part`` for an
-    item longer than the budget) or ``{offset, text, more}`` for ``view="text"``; fitted into ``budget``
+    item longer than the budget; ``as_text``, the indexes of items given as their JSON text, and ``note`` for
+    numbers no JSON value here holds exactly: :func:`~scratchfs.engine.structure.jq_page`) or ``{offset, text,
+    more}`` for ``view="text"``; fitted into ``budget``
     bytes. ``next_call`` repeats the read with the page's cursor; the page's ``cursor`` is given alone only when
     ``next_call`` does not fit (:class:`~scratchfs.api.fixed.Squeeze`, which shortens long echoed arguments too).
     ``checked``: the texts of ``given`` were checked as UTF-8 already (by the schema check of

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scratchfs.engine.seekable import FormatError
+from scratchfs.engine.structure.html_worker import decode_as, page_codec
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.engine.structure.toplevel import TopEntry, TopLevel, top_level
 from scratchfs.foundation.text import GREP_LINE_PATTERN, GREP_RUN_PATTERN, grep_files, grep_runs, newline_pairs
@@ -422,6 +423,7 @@ def _partial_json(text: str, decoder: json.JSONDecoder, scope: str) -> Shape | N
 
 
 def _delimited(text: str, complete: bool, lines: int, scope: str) -> Shape | None:
+    text = text[1:] if text.startswith("\ufeff") else text  # a byte order mark is no part of the first column's name
     head = text[:8192]  # the first lines tell a table
     first_line = head.split("\n", 1)[0]
     delimiter = "\t" if first_line.count("\t") >= 1 and first_line.count("\t") >= first_line.count(",") else ","
@@ -484,13 +486,14 @@ def _records(text: str, delimiter: str, lines: int) -> int:
 
 
 def _html(sample: bytes, size: int, scope: str) -> str:
+    codec, _ = page_codec(sample)  # the title and headings decoded as the text view decodes the page
     title = _TITLE_RE.search(sample)
-    name = _WS_RE.sub(b" ", title.group(1)).strip().decode("utf-8", "replace") if title else ""
+    name = decode_as(_WS_RE.sub(b" ", title.group(1)).strip(), codec) if title else ""
     visible = _WS_RE.sub(b" ", _TAG_RE.sub(b" ", _SCRIPT_RE.sub(b" ", sample))).strip()
     share = 1 - len(visible) / max(1, len(sample))
     titled = f'title "{_name(name, 80)}", ' if name else "no title, "
     text = f"HTML, {titled}~{_kib(len(visible))} of text in {_kib(len(sample))} ({share:.0%} markup){scope}"
-    headings = [(level.decode(), _WS_RE.sub(b" ", _TAG_RE.sub(b"", body)).strip().decode("utf-8", "replace"))
+    headings = [(level.decode(), decode_as(_WS_RE.sub(b" ", _TAG_RE.sub(b"", body)).strip(), codec))
                 for level, body in _HEADING_RE.findall(sample)]
     headings = [(level, body) for level, body in headings if body]
     if not headings:

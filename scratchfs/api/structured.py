@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from scratchfs.api.entries import reading
+from scratchfs.api.results import render_call
 from scratchfs.engine.segments import token_of
 from scratchfs.engine.structure import (
     MAX_HTML_BYTES,
@@ -28,7 +29,8 @@ from scratchfs.engine.structure import (
     view_page,
 )
 from scratchfs.foundation import checks
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import BadRecord, InvalidArgument
+from scratchfs.foundation.limits import DEFAULT_READ_BYTES
 from scratchfs.foundation.text import utf8_partial_tail
 
 if TYPE_CHECKING:
@@ -89,16 +91,24 @@ class StructureReads:
 
     def records(self, handle: str, record: int = 1, records: int = 50, *, jq: str | None = None,
                 cursor: str | None = None, budget: int = 8192) -> ItemPage:
-        """Records ``record`` to ``record + records - 1`` of JSON lines (numbered from 1), or their ``jq`` outputs,
-        streamed record by record. Raises InvalidArgument, StructureTimeout (``jq`` ran past ``pattern_timeout``),
-        NotFound, CorruptBlob."""
-        return self._page(handle, lambda src, blob, _type: records_page(src, record, records, jq=jq, cursor=cursor,
-                                                                        budget_bytes=budget, timeout=self._timeout(),
-                                                                        entry=entry_identity(handle, blob)))
+        """A page of the records of JSON lines (numbered from 1) from ``record`` (or ``cursor``), or of their ``jq``
+        outputs, streamed record by record: at most ``records`` records, fewer when the page's ``budget`` (bytes of
+        its JSON) fills first (``cursor`` then resumes at the first record not shown). Raises BadRecord (a record
+        that is not JSON, or that ``jq`` fails on: the message gives the byte read that shows it and the read that
+        goes on after it), InvalidArgument, StructureTimeout (``jq`` ran past ``pattern_timeout``), NotFound,
+        CorruptBlob."""
+        try:
+            return self._page(handle, lambda src, blob, _type: records_page(
+                src, record, records, jq=jq, cursor=cursor, budget_bytes=budget, timeout=self._timeout(),
+                entry=entry_identity(handle, blob)))
+        except BadRecord as exc:
+            raise BadRecord(f"{exc}; {way_past(handle, exc, records, jq)}", exc.record, exc.offset,
+                            exc.length) from None
 
     def rows(self, handle: str, row: int = 1, rows: int = 50, *, columns: list[str | int] | None = None,
              cursor: str | None = None, budget: int = 8192) -> ItemPage:
-        """Rows ``row`` to ``row + rows - 1`` of CSV/TSV (numbered from 1 after the header), always with the header,
+        """A page of the rows of CSV/TSV (numbered from 1 after the header) from ``row`` (or ``cursor``): at most
+        ``rows``, fewer when the page's ``budget`` (bytes of its JSON) fills first; always with the header,
         quoted multi-line fields counted as one row; ``columns`` by name or 0-based number. Raises InvalidArgument,
         NotFound, CorruptBlob."""
         return self._page(handle, lambda src, blob, _type: rows_page(src, row, rows, columns=columns, cursor=cursor,
@@ -167,4 +177,17 @@ class StructureReads:
         return self._page(handle, read)
 
 
-__all__ = ["StructureReads", "entry_identity"]
+def way_past(handle: str, bad: BadRecord, records: int, jq: str | None) -> str:
+    """How to go on from a bad record of ``handle``: the byte read that shows it (its first
+    :data:`~scratchfs.foundation.limits.DEFAULT_READ_BYTES` bytes at most) and the records read that starts after
+    it (``records`` per page, the same ``jq``; a filter over 300 characters is named, not repeated)."""
+    shown = min(bad.length, DEFAULT_READ_BYTES)
+    see = render_call("read_handle", handle=handle, offset=bad.offset, length=shown)
+    long_jq = jq is not None and len(jq) > 300
+    on = render_call("read_handle", handle=handle, record=bad.record + 1, records=records,
+                     jq=None if long_jq else jq)
+    return (f"see its bytes: {see}" + (f" (of {bad.length:,}; next_offset goes on)" if shown < bad.length else "")
+            + f"; read on after it: {on}" + (" with the same jq" if long_jq else ""))
+
+
+__all__ = ["StructureReads", "entry_identity", "way_past"]

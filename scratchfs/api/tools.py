@@ -78,8 +78,11 @@ _READ_HANDLE = ToolSpec(
     f"- Range: bytes from `offset` (default 0), `length` bytes (default {DEFAULT_READ_BYTES}).\n"
     "- Structure (the stub's shape and note say which fits): `jq` (a jq filter over JSON), `record`/`records` (JSON "
     "lines, optionally with `jq` per record), `row`/`rows`/`columns` (CSV/TSV, with the header), `view=\"text\"` "
-    "(an HTML page's text, or terminal output as rendered), `select` (CSS selector over HTML); next_call "
-    "reads the next page.\n"
+    "(an HTML page's text, or terminal output as rendered), `select` (CSS selector over HTML); a page holds as "
+    "many records, rows or outputs as fit the budget (at most `records`/`rows`) and next_call reads the next page. "
+    "Numbers are the document's own; an item listed in `as_text` (indexes from 0) is given as its JSON text, a "
+    "string, as it holds a number JSON here cannot carry exactly (1e400); a `note` says when jq computed with "
+    "numbers a double cannot hold.\n"
     "Every result says how to go on: next_offset / next_line, remaining bytes, and next_call, the exact call for "
     "the next piece (null when there is nothing more). Offsets and sizes are bytes of the content. Text comes as "
     "text: bytes that are not valid UTF-8 show as U+FFFD and `replaced` counts them; binary content comes as a hex "
@@ -118,11 +121,14 @@ _READ_HANDLE = ToolSpec(
             "record": {"type": "integer", "minimum": 1, "description": "Structure: the first JSON-lines record (from "
                                                                      "1)."},
             "records": {"type": "integer", "minimum": 1, "maximum": 10_000,
-                        "description": "Structure: how many JSON-lines records."},
+                        "description": "Structure: most JSON-lines records a page (fewer when the budget fills "
+                                       "first; next_call goes on)."},
             "row": {"type": "integer", "minimum": 1,
                     "description": "Structure: the first CSV/TSV row (from 1, after the header; the header always "
                                    "comes with the rows)."},
-            "rows": {"type": "integer", "minimum": 1, "maximum": 10_000, "description": "Structure: how many rows."},
+            "rows": {"type": "integer", "minimum": 1, "maximum": 10_000, "description": "Structure: most rows a page "
+                                                                                 "(fewer when the budget fills first; "
+                                                                                 "next_call goes on)."},
             "columns": {"type": "array", "items": {"type": ["string", "integer"], "maxLength": MAX_COLUMN_CHARS},
                         "minItems": 1, "maxItems": MAX_COLUMNS,
                         "description": "Structure: only these CSV/TSV columns (names, or numbers from 0)."},

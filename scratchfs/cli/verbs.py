@@ -73,9 +73,11 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
 @click.option("--max-matches", type=INT, default=None, help="Most matches to print [default: 20].")
 @click.option("--jq", default=None, help="Structure: a jq filter over the JSON document (prints JSON).")
 @click.option("--record", type=INT, default=None, help="Structure: the first JSON-lines record (from 1).")
-@click.option("--records", type=INT, default=None, help="Structure: how many JSON-lines records.")
+@click.option("--records", type=INT, default=None,
+              help="Structure: most JSON-lines records a page (fewer when the budget fills first).")
 @click.option("--row", type=INT, default=None, help="Structure: the first CSV/TSV row (from 1, after the header).")
-@click.option("--rows", type=INT, default=None, help="Structure: how many CSV/TSV rows.")
+@click.option("--rows", type=INT, default=None,
+              help="Structure: most CSV/TSV rows a page (fewer when the budget fills first).")
 @click.option("--column", "columns", multiple=True, help="Structure: only this CSV/TSV column (repeatable).")
 @click.option("--view", type=click.Choice(["text"]), default=None,
               help="Structure: the text of an HTML page, or terminal output as rendered.")

@@ -75,6 +75,25 @@ class StructureTimeout(InvalidArgument):
     the message says what to try instead (a simpler filter, fewer ``records`` per page)."""
 
 
+class BadRecord(InvalidArgument):
+    """A record of a JSON-lines read cannot be given: it is not JSON (or nested too deeply to parse), or the read's
+    jq filter fails on it. The message says how to go on: the byte read that shows the record and the read that
+    starts after it.
+
+    Attributes:
+        record: the record's number (from 1).
+        offset: the byte offset where the record starts in the content.
+        length: the record's length in bytes (its line end included).
+    """
+
+    def __init__(self, message: str, record: int = 1, offset: int = 0, length: int = 0) -> None:
+        super().__init__(message)
+        self.record, self.offset, self.length = record, offset, length
+
+    def __reduce__(self):
+        return (type(self), (str(self), self.record, self.offset, self.length))
+
+
 class PatternTooLong(_Resumable):
     """A pattern match (with its lookaround) is longer than the search's reach bound, so it cannot be found exactly
     in a streaming search.
@@ -151,6 +170,7 @@ def storage_error(exc: OSError, doing: str) -> StorageError:
 
 
 __all__ = [
+    "BadRecord",
     "CorruptBlob",
     "Deleted",
     "Expired",

@@ -24,12 +24,15 @@ content never changes), so expanding a tree does not parse the document again.
 from __future__ import annotations
 
 import json
+import math
 import threading
 from collections import OrderedDict
+from decimal import Decimal
 from typing import Any
 
 from scratchfs.api.scope import Scope
 from scratchfs.engine.structure import MAX_HTML_BYTES
+from scratchfs.engine.structure.numbers import exact_float
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import MAX_READ_BYTES
 from scratchfs.foundation.text import is_digits
@@ -97,13 +100,20 @@ def _parse_json(scope: Scope, handle: str) -> Any:
         raise InvalidArgument(f"the entry is {size:,} bytes, more than the {MAX_STRUCTURE_BYTES:,} a JSON tree "
                               "parses; read it by lines or search it")
     try:
-        return json.loads(data.decode("utf-8-sig"), parse_constant=_refuse_constant)
+        return json.loads(data.decode("utf-8-sig"), parse_constant=_refuse_constant, parse_float=_real)
     except UnicodeDecodeError:
         raise InvalidArgument("the entry is not UTF-8 text, so not JSON") from None
     except ValueError as exc:
         raise InvalidArgument(f"the entry is not JSON: {exc}") from None
     except RecursionError:
         raise InvalidArgument("the entry's JSON is nested too deeply to show as a tree") from None
+
+
+def _real(literal: str) -> float | Decimal:
+    """A number with a point or an exponent: a ``float`` when it is exactly the number written, else a ``Decimal``
+    (``1e400`` is no float, ``1.00000000000000000001`` no 1.0: the tree gives their text)."""
+    value = float(literal)
+    return value if exact_float(value, literal) else Decimal(literal)
 
 
 def _type(value: Any) -> str:
@@ -155,6 +165,9 @@ def _child(key: str | int, pointer: str, value: Any) -> dict[str, Any]:
         out["value"], out["cut"] = value[:MAX_STRING_CHARS], True
     elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2**53:
         out["value"], out["text"] = value, str(value)  # the page shows the text: a JavaScript number would round it
+    elif isinstance(value, Decimal):  # no double is this number: its nearest (null past a double's range) and text
+        out["value"] = float(value) if math.isfinite(float(value)) else None
+        out["text"] = str(value)
     else:
         out["value"] = value
     return out
@@ -163,8 +176,9 @@ def _child(key: str | int, pointer: str, value: Any) -> dict[str, Any]:
 def json_tree(scope: Scope, handle: str, pointer: str = "", offset: int = 0, limit: int = 200) -> dict[str, Any]:
     """One node of a spilled JSON document: ``{handle, path, type, count, offset, children: [{key, path, type,
     count | value, cut?, text?}], next_offset}`` (``count``: children of an object or array; ``text``: the
-    decimal digits of an integer beyond 2**53, which a JavaScript number would round; ``next_offset``: the child index
-    to list next, ``null`` when all were listed).
+    decimal digits of an integer beyond 2**53, which a JavaScript number would round, and of a number no double
+    is (``1e400``: ``value`` null; ``1.00000000000000000001``: ``value`` its nearest double); ``next_offset``: the
+    child index to list next, ``null`` when all were listed; a scalar node has its ``value`` and ``text`` too).
 
     Raises:
         InvalidArgument: not JSON, larger than :data:`MAX_STRUCTURE_BYTES`, a bad pointer, offset or limit.
@@ -182,7 +196,8 @@ def json_tree(scope: Scope, handle: str, pointer: str = "", offset: int = 0, lim
     elif isinstance(node, list):
         items = list(enumerate(node[offset : offset + limit], start=offset))
     else:
-        result["value"] = _child("", pointer, node).get("value")
+        shown = _child("", pointer, node)
+        result.update({key: shown[key] for key in ("value", "text", "cut") if key in shown})
         return {**result, "count": 0, "offset": 0, "children": [], "next_offset": None}
     end = offset + len(items)
     return {**result, "count": len(node), "offset": offset,

@@ -65,9 +65,9 @@ _CACHE: LRU[str, bytes] = LRU(8, max_weight=_VIEW_CACHE_BYTES, weigh=len, max_it
 
 def html_text(source: ContentSource, cache_key: str | None = None,
               timeout: float = limits.PATTERN_TIMEOUT) -> bytes:
-    """The text view of an HTML content as UTF-8 bytes: ``inscriptis.get_text`` of its text (invalid UTF-8 read as
-    U+FFFD), rendered in a worker process killed after ``timeout`` seconds plus :data:`VIEW_SECONDS_PER_MIB` a MiB
-    of the page (wall clock;
+    """The text view of an HTML content as UTF-8 bytes: ``inscriptis.get_text`` of its text (decoded as a browser
+    decodes it: :func:`~scratchfs.engine.structure.html_worker.page_text`), rendered in a worker process killed
+    after ``timeout`` seconds plus :data:`VIEW_SECONDS_PER_MIB` a MiB of the page (wall clock;
     :mod:`scratchfs.engine.structure.html_worker`). Raises InvalidArgument for a document over
     :data:`MAX_HTML_BYTES`, a worker that died or a page nested too deeply to parse or render whole (never a cut
     view), StructureTimeout past ``timeout``, StoreBusy when no worker could be had (all busy until the limit, or

@@ -17,13 +17,23 @@ parent is gone reads end-of-file and exits.
 
 from __future__ import annotations
 
-import json
 import pickle
 from typing import Any
 
 import jq
 
 from scratchfs.engine.worker_pipe import WORKER_NAME, Pool, limit_memory, reply, requests
+
+if __name__ == WORKER_NAME:  # no scratchfs package in a worker: its sibling is loaded by path, as worker_pipe is
+    import importlib.util
+    from pathlib import Path
+
+    _spec = importlib.util.spec_from_file_location("scratchfs.engine.structure.numbers",
+                                                   Path(__file__).with_name("numbers.py"))
+    numbers = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(numbers)
+else:
+    from scratchfs.engine.structure import numbers
 
 __all__ = ["KEEP_AFTER_BYTES", "MAX_WORKERS", "WORKER_MEMORY_BYTES", "run_jq", "workers"]
 
@@ -41,56 +51,83 @@ _DEEP = "the result is JSON nested too deeply to return; select a shallower part
 
 def _error(mode: str, message: str) -> tuple[str, Any]:
     """The error answer of a request in ``mode`` that failed before any input (see :func:`_apply`)."""
-    return "error", message if mode == "text" else (0, message, [])
+    return "error", message if mode == "page" else (0, message, [])
 
 
-def _page_of(outputs: list, first: int, chars: int, budget: int) -> tuple[list, dict[int, str]]:
-    """The outputs a page of ``budget`` bytes from output ``first`` (``chars`` characters into it) can use, and the
-    compact JSON texts of those that cannot fit a page whole (the page cuts their text): ``None`` for the outputs
-    before ``first``, and none past the first whose texts alone overflow the page."""
+def _page_of(jsons: list[str], first: int, chars: int, budget: int) -> tuple[list, dict[int, str], list[int]]:
+    """From jq's outputs as JSON texts (``tojson``), the outputs a page of ``budget`` bytes from output ``first``
+    (``chars`` characters into it) can use, as values; the JSON texts of those given as text (in the dict): those
+    that cannot fit a page whole (the page cuts their text: the pieces are jq's text, every digit kept) and those
+    holding a number a Python value cannot hold exactly (:func:`~scratchfs.engine.structure.numbers.load_exact`)
+    or nested deeper than Python parses (their numbers, listed third, are shown as a string); ``None`` for the
+    outputs before ``first``, and none past the first whose texts alone overflow the page."""
+    outputs: list = [None] * len(jsons)
     texts: dict[int, str] = {}
+    as_text: list[int] = []
     cost = 0
-    for number in range(first, len(outputs)):
-        text = json.dumps(outputs[number], ensure_ascii=False, separators=(",", ":"))
-        if len(text) > budget:
+    for number in range(first, len(jsons)):
+        text = jsons[number]
+        if len(text) > budget:  # its text is cut into pieces: no value needed
             texts[number] = text
-            outputs[number] = None
-        cost += len(text) - (chars if number == first else 0) + 1  # at most its UTF-8 bytes and a comma
+        else:
+            try:
+                value, inexact = numbers.load_exact(text)
+            except RecursionError:  # deeper than Python's parser goes: its text is given
+                value, inexact = None, "deep"
+            if inexact is not None:
+                as_text.append(number)
+                texts[number] = text
+            else:
+                outputs[number] = value
+        cost += len(text) - (chars if number == first else 0) + 1  # about its UTF-8 bytes and a comma
         if cost > budget:
             del outputs[number + 1 :]
             break
-    outputs[:first] = [None] * min(first, len(outputs))
-    return outputs, texts
+    return outputs, texts, as_text
+
+
+def _record_outputs(jsons: list[str]) -> list[tuple[Any, bool]]:
+    """jq's outputs of one record as ``(value, False)``, or ``(JSON text, True)`` for one holding a number a Python
+    value cannot hold exactly."""
+    out = []
+    for text in jsons:
+        value, inexact = numbers.load_exact(text)
+        out.append((text, True) if inexact is not None else (value, False))
+    return out
 
 
 def _apply(program: Any, mode: str, data: Any) -> Any:
-    """``("ok", outputs)`` or ``("error", message)`` for ``mode`` ``"text"`` (one JSON text: the list of outputs);
-    for ``"page"`` (``data`` is ``(document, first, chars, budget)``, the document as UTF-8 bytes):
-    ``("ok", (outputs, texts))`` as :func:`_page_of` cuts them, ``("error", message)``, or ``("utf8", message)``
-    for a document that is not UTF-8; for ``"values"`` (a list of inputs):
-    ``("ok", [outputs per input])``, or ``("error", (index, message))`` at the first input that fails, with the
-    outputs of the inputs before it."""
-    if mode in ("text", "page"):
+    """The program's outputs, each from jq's own JSON text (the program ends in ``tojson``: a number jq did not
+    change keeps its literal, ``12345678901234567890`` and ``1e400`` included). For ``mode`` ``"page"`` (``data``
+    is ``(document as UTF-8 bytes, first, chars, budget, check)``): ``("ok", (outputs, texts, as_text,
+    imprecise))`` -- :func:`_page_of`'s three, and with ``check`` the first number of the document a double cannot
+    hold (:func:`~scratchfs.engine.structure.numbers.imprecise_number`), else ``None`` -- ``("error", message)``,
+    or ``("utf8", message)`` for a document that is not UTF-8. For ``"records"`` (``data`` is ``(record texts,
+    check)``): ``("ok", ([outputs per record as _record_outputs gives them], imprecise))``, or ``("error", (index,
+    message, outputs of the records before it))`` at the first record that fails."""
+    if mode == "page":
+        document, first, chars, budget, check = data
         try:
-            if mode == "text":
-                return "ok", program.input_text(data).all()
-            document, first, chars, budget = data
-            try:
-                text = document.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                return "utf8", str(exc)
-            return "ok", _page_of(program.input_text(text).all(), first, chars, budget)
+            text = document.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return "utf8", str(exc)
+        try:
+            return "ok", (*_page_of(program.input_text(text).all(), first, chars, budget),
+                          numbers.imprecise_number(text) if check else None)
         except ValueError as exc:
             return "error", str(exc)
-        except RecursionError:  # jq (C) builds values deeper than Python's JSON encoder goes
+        except RecursionError:  # jq (C) builds values deeper than Python's JSON parser goes
             return "error", _DEEP
+    records, check = data
     done: list[list] = []
-    for index, value in enumerate(data):
+    for index, record in enumerate(records):
         try:
-            done.append(program.input_value(value).all())
+            done.append(_record_outputs(program.input_text(record).all()))
         except ValueError as exc:
             return "error", (index, str(exc), done)
-    return "ok", done
+        except RecursionError:
+            return "error", (index, _DEEP, done)
+    return "ok", (done, numbers.imprecise_number("\n".join(records)) if check else None)
 
 
 def run_jq(program_text: str, mode: str, data: Any, deadline: float) -> tuple[str, Any]:
@@ -99,10 +136,10 @@ def run_jq(program_text: str, mode: str, data: Any, deadline: float) -> tuple[st
 
     Args:
         program_text: the whole jq program.
-        mode: ``"text"`` (``data`` is a str of JSON texts), ``"page"`` (``data`` is ``(document bytes, first, chars,
-            budget)``: decoded in the worker (bytes pickle faster than a str: 0.8 ms against 3 ms for 2 MiB there and
-            back), and only what a page of outputs from ``first`` uses comes back, large outputs as their JSON text) or
-            ``"values"`` (``data`` is a list of JSON values, each one input).
+        mode: ``"page"`` (``data`` is ``(document bytes, first, chars, budget, check)``: decoded in the worker (bytes
+            pickle faster than a str: 0.8 ms against 3 ms for 2 MiB there and back), and only what a page of outputs
+            from ``first`` uses comes back, large outputs as their JSON text) or ``"records"`` (``data`` is ``(list
+            of JSON texts, check)``, each text one input); ``check``: look for numbers a double cannot hold.
         data: as ``mode`` says.
         deadline: when the worker is killed.
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import ijson
@@ -31,6 +31,7 @@ import jq
 
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.structure.jq_worker import run_jq
+from scratchfs.engine.structure.numbers import dump_decimal, exact_value, numbers_note
 from scratchfs.engine.structure.paging import (
     ContentSource,
     CursorKey,
@@ -41,6 +42,7 @@ from scratchfs.engine.structure.paging import (
     fill_items,
     in_worker,
     read_whole,
+    with_as_text,
 )
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
@@ -62,13 +64,15 @@ _STEP_RE = re.compile(
 
 
 def compile_filter(text: object, max_outputs: int) -> Any:
-    """Compile a jq filter whose outputs are limited to ``max_outputs``. Raises InvalidArgument with jq's message."""
+    """Compile a jq filter whose outputs are limited to ``max_outputs``, each given as jq's own JSON text
+    (``tojson``: jq 1.7 keeps the literal of a number it does not change, where its values as Python objects are
+    doubles). Raises InvalidArgument with jq's message."""
     if not isinstance(text, str) or not text.strip():
         raise InvalidArgument("jq must be a non-empty filter, e.g. '.items[0]' or 'keys'")
     if len(text) > MAX_FILTER_CHARS:
         raise InvalidArgument(f"jq filter is longer than {MAX_FILTER_CHARS} characters")
     try:
-        return jq.compile(f"{_PREFIX}limit({max_outputs}; (\n{text}\n))")
+        return jq.compile(f"{_PREFIX}limit({max_outputs}; (\n{text}\n)) | tojson")
     except ValueError as exc:
         raise InvalidArgument(f"jq filter {text[:80]!r} does not compile: {_message(exc)}") from None
 
@@ -122,8 +126,13 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
             with the filter and the size): a cursor of another entry, filter or read is refused.
 
     Returns:
-        an :class:`ItemPage` named ``results``: outputs numbered from 1; one output larger than the page comes as
-        ``part`` pieces of its compact JSON text.
+        an :class:`ItemPage` named ``results``: outputs numbered from 1, each taken from jq's own JSON text, so a
+        number the filter passes through is the number the document writes (``12345678901234567890`` stays so, an
+        ``int``); one output larger than the page comes as ``part`` pieces of its compact JSON text. An output
+        holding a number no Python value holds exactly (``1e400``, ``1.00000000000000000001``) is given as its
+        JSON text, a string, and its index on the page (from 0) is listed in ``extra["as_text"]``. When the filter
+        is not a path and the document holds a number a double cannot hold, ``extra["note"]`` says so: jq computes
+        (arithmetic, comparisons, sorting) with doubles.
 
     Raises:
         InvalidArgument: a filter that does not compile or fails (jq's message), a document that is not JSON or not
@@ -151,44 +160,80 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
                 return whole
             index, chars = index + 1, 0
             page = ItemPage("results", index, part=whole.part)
-    outputs, texts = _outputs(source, filter, index + min(max_results, budget) + 1, time.monotonic() + timeout,
-                              (index, chars, budget))
-
-    def numbered() -> Iterator[tuple[int, Any, bool]]:
-        for number, value in enumerate(outputs):
-            if number >= index:
-                text = texts.get(number)
-                yield (number, value, False) if text is None else (number, text, True)
+    found = _outputs(source, filter, index + min(max_results, budget) + 1, time.monotonic() + timeout,
+                     (index, chars, budget))
 
     def keep(number: int, text: str) -> None:
         if cache_key is not None:
             _CUT.put(f"jq:{cache_key}:{number}:{filter}", text)
 
-    page = fill_items(page, numbered(), chars, budget, max_results, cursor_of, keep)
+    page = _fill(page, found, index, chars, budget, max_results, cursor_of, keep)
     if cursor is not None and not page.items and page.part is None:  # a cursor always names an output that follows
         raise InvalidArgument(f"cursor {cursor[:40]!r} names output {index + 1:,}, past the filter's last: start the "
                               "read again without a cursor")
     return page
 
 
-def _outputs(source: ContentSource, filter: str, limit: int, deadline: float,
-             page: tuple[int, int, int]) -> tuple[Iterator[Any], dict[int, str]]:
+def _fill(page: ItemPage, found: tuple[list[Any], dict[int, str], set[int], str | None], index: int, chars: int,
+          budget: int, max_results: int, cursor_of: Callable[[int, int], str],
+          keep: Callable[[int, str], None]) -> ItemPage:
+    """``page`` filled from output ``index`` (``chars`` into it) with what :func:`_outputs` ``found``: its note, and
+    the outputs given as text listed in ``as_text`` (:func:`~scratchfs.engine.structure.paging.with_as_text`)."""
+    outputs, texts, as_text, imprecise = found
+    if imprecise is not None:
+        page.extra["note"] = numbers_note(imprecise)
+    candidates: list[tuple[int, str]] = []  # (index on the page, text) of outputs given as text
+
+    def numbered() -> Iterator[tuple[int, Any, bool]]:
+        for number, value in enumerate(outputs):
+            if number >= index:
+                text = texts.get(number)
+                if number in as_text:
+                    candidates.append((len(page.items), text))
+                yield (number, value, False) if text is None else (number, text, True)
+
+    started = page.part  # the end of an output cut on the last page, when the page starts with it
+
+    def fill(room: int) -> ItemPage:
+        candidates.clear()
+        page.items, page.part = [], started
+        return fill_items(page, numbered(), chars, room, max_results, cursor_of, keep)
+
+    return with_as_text(fill, budget, candidates)
+
+
+def _outputs(source: ContentSource, filter: str, limit: int, deadline: float, page: tuple[int, int, int],
+             ) -> tuple[list[Any], dict[int, str], set[int], str | None]:
     """The first ``limit`` outputs of the filter, by jq (only those a page from ``page`` = ``(first output,
-    characters into it, budget)`` uses, the ones too large for a page whole as their compact JSON text in the
-    dict), or by streaming a path past the bound."""
+    characters into it, budget)`` uses; in the dict, the JSON texts of the ones too large for a page whole and of
+    those holding a number no Python value holds exactly, whose numbers are in the set), or by streaming a path
+    past the bound; and a number of the document a double cannot hold when the filter is not a path (it may
+    compute with it), else ``None``."""
     if source.size > MAX_JQ_DOCUMENT_BYTES:
         steps = parse_path(filter) if isinstance(filter, str) else None
         if steps is None:
             raise InvalidArgument(
                 f"the document is {source.size / 2**20:.0f} MiB, over the {MAX_JQ_DOCUMENT_BYTES // 2**20} MiB bound "
                 "for jq filters; past it only path filters stream (e.g. '.items[3].name', '.items[].id')")
-        return _limited(stream_path(source, steps), limit), {}
+        outputs, texts, as_text = [], {}, set()
+        for number, value in enumerate(_limited(stream_path(source, steps), limit)):
+            exact = exact_value(value)
+            if exact is None:
+                outputs.append(None)
+                texts[number] = dump_decimal(value)
+                as_text.add(number)
+            else:
+                outputs.append(exact)
+        return outputs, texts, as_text, None
     program = compile_filter(filter, limit)
-    outputs, texts = _run(program, read_whole(source, MAX_JQ_DOCUMENT_BYTES, "jq"), deadline, page)
-    return iter(outputs), texts
+    check = parse_path(filter) is None
+    outputs, texts, as_text, imprecise = _run(program, read_whole(source, MAX_JQ_DOCUMENT_BYTES, "jq"), deadline,
+                                              (*page, check))
+    return outputs, texts, set(as_text), imprecise
 
 
-def _run(program: Any, data: bytes, deadline: float, page: tuple[int, int, int]) -> tuple[list, dict[int, str]]:
+def _run(program: Any, data: bytes, deadline: float, page: tuple[int, int, int, bool],
+         ) -> tuple[list, dict[int, str], list[int], str | None]:
     status, detail = run_jq_checked(program, "page", (data, *page), deadline,
                                     "a simpler filter (select early, avoid range/repeat/recursion), or a path read "
                                     "such as '.items[3]'")
@@ -241,9 +286,10 @@ class _SourceFile:
 
 
 def stream_path(source: ContentSource, steps: list[tuple[str, Any]]) -> Iterator[Any]:
-    """The values at a path (see :func:`parse_path`) of the JSON document in ``source``, in document order, by
-    streaming: memory is bounded by the largest value yielded (or, for a path with ``[N]``, the largest item of that
-    array). Raises InvalidArgument with the parser's message on a malformed document.
+    """The values at a path (see :func:`parse_path`) of the JSON document in ``source``, in document order (numbers
+    with a point or an exponent as ``Decimal``, exactly as written; integers as ``int``), by streaming: memory is
+    bounded by the largest value yielded (or, for a path with ``[N]``, the largest item of that array). Raises
+    InvalidArgument with the parser's message on a malformed document.
 
     Fast path (paths of keys and ``[N]``): ijson's C ``items`` builds only the values at the prefix of keys before
     the first ``[N]``, which is counted there, and the rest of the path is applied to the N-th item; reading stops
@@ -266,11 +312,11 @@ def _fast_path(source: ContentSource, steps: list[tuple[str, Any]]) -> Iterator[
     cut = next((i for i, (kind, _) in enumerate(steps) if kind == "index"), len(steps))
     prefix = ".".join(want for _, want in steps[:cut])
     if cut == len(steps):
-        yield from ijson.items(_SourceFile(source), prefix, buf_size=256 * 1024, use_float=True)
+        yield from ijson.items(_SourceFile(source), prefix, buf_size=256 * 1024, use_float=False)
         return
     wanted = steps[cut][1]
     items = ijson.items(_SourceFile(source), f"{prefix}.item" if prefix else "item", buf_size=256 * 1024,
-                        use_float=True)
+                        use_float=False)
     for number, item in enumerate(items):
         if number == wanted:
             yield from _apply(item, steps[cut + 1 :])
@@ -292,7 +338,7 @@ def _apply(value: Any, steps: list[tuple[str, Any]]) -> Iterator[Any]:
 
 
 def _slow_path(source: ContentSource, steps: list[tuple[str, Any]]) -> Iterator[Any]:
-    events = ijson.parse(_SourceFile(source), buf_size=256 * 1024, use_float=True)
+    events = ijson.parse(_SourceFile(source), buf_size=256 * 1024, use_float=False)
     stack: list[list[Any]] = []  # per open container: [is_array, key or index]
     for _prefix, event, value in events:
         if event in ("end_map", "end_array"):

@@ -10,12 +10,12 @@ Memory: one batch of records at a time (a record is at most :data:`MAX_RECORD_BY
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from scratchfs.engine.structure.jsondoc import compile_filter, jq_message, run_jq_checked
+from scratchfs.engine.structure.jsondoc import compile_filter, jq_message, parse_path, run_jq_checked
+from scratchfs.engine.structure.numbers import load_exact, numbers_note
 from scratchfs.engine.structure.paging import (
     STOP,
     ContentSource,
@@ -27,10 +27,11 @@ from scratchfs.engine.structure.paging import (
     encode_cursor,
     fill_items,
     iter_lines,
+    with_as_text,
 )
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import BadRecord, InvalidArgument
 
 __all__ = ["MAX_RECORDS", "MAX_RECORD_BYTES", "records_page"]
 
@@ -45,7 +46,8 @@ _BATCH_BYTES = 1024 * 1024
 def records_page(source: ContentSource, record: int = 1, records: int = 50, *, jq: str | None = None,
                  cursor: str | None = None, budget_bytes: int = 8192,
                  timeout: float = limits.PATTERN_TIMEOUT, entry: str | None = None) -> ItemPage:
-    """Read records ``record`` to ``record + records - 1`` of a JSON-lines content, or their jq outputs.
+    """Read a page of the records of a JSON-lines content from ``record`` (at most ``records``, fewer when the
+    budget fills first: ``cursor`` goes on from the first record not shown), or of their jq outputs.
 
     Args:
         source: the content.
@@ -66,10 +68,12 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
         than the page comes as ``part`` pieces of its compact JSON.
 
     Raises:
-        InvalidArgument: a record that is not JSON (its number and the parser's message) or is nested too deeply
-            to parse, a filter that does not compile or fails on a record, a bad cursor (edited, of another entry or
-            read, or not at a record start), count or budget, a record
-            past the last one, a line longer than :data:`MAX_RECORD_BYTES`.
+        BadRecord (an InvalidArgument): the first record the page would show is not JSON or is nested too deeply to
+            parse, or the filter fails on it (its number, bytes and the parser's or jq's message); a bad record
+            after some records (outputs) ends the page before it instead, and the next page raises it.
+        InvalidArgument: a filter that does not compile, a bad cursor (edited, of another entry or read, or not at
+            a record start), count or budget, a record past the last one, a line longer than
+            :data:`MAX_RECORD_BYTES`.
         StructureTimeout: the filter ran past ``timeout`` over the page's records.
         StoreBusy: every worker process stayed busy until the time limit, or none could be started (out of
             descriptors or memory); nothing was run: retry.
@@ -86,17 +90,26 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
         number, offset, out_index, chars = check_int(record, "record", 1), 0, 0, 0
         number, offset = _seek(source, number)
     program = compile_filter(jq, 1_000_000) if jq is not None else None
+    candidates: list[tuple[int, str]] = []  # (index on the page, text) of items given as their JSON text
+    note: list[str] = []  # the note on numbers a double cannot hold, once seen
 
     def cursor_of(position: tuple[int, int, int], skip: int) -> str:
         return encode_cursor((*position, skip), key)
 
-    if program is None:
-        page = ItemPage("records", number)
-        return fill_items(page, _values(source, number, offset), chars, budget, records,
-                          lambda pos, skip: cursor_of((pos[0], pos[1], 0), skip))
-    page = ItemPage("results", out_index + 1, extra={"record": number})
-    outputs = _outputs(program, source, number, offset, out_index, records, time.monotonic() + timeout)
-    return fill_items(page, outputs, chars, budget, 1_000_000, cursor_of)
+    def fill(room: int) -> ItemPage:
+        candidates.clear()
+        note.clear()
+        if program is None:
+            page = ItemPage("records", number)
+            items = _values(source, number, offset, lambda text: candidates.append((len(page.items), text)))
+            return fill_items(page, items, chars, room, records, lambda pos, skip: cursor_of((pos[0], pos[1], 0), skip))
+        page = ItemPage("results", out_index + 1, extra={"record": number})
+        outputs = _outputs(program, source, number, offset, out_index, records, time.monotonic() + timeout,
+                           lambda text: candidates.append((len(page.items), text)),
+                           note if parse_path(jq) is None else None)
+        return fill_items(page, outputs, chars, room, 1_000_000, cursor_of)
+
+    return with_as_text(fill, budget, candidates, note)
 
 
 def _seek(source: ContentSource, number: int) -> tuple[int, int]:
@@ -112,43 +125,65 @@ def _seek(source: ContentSource, number: int) -> tuple[int, int]:
     raise InvalidArgument(f"record {number} is past the last record ({seen:,})")
 
 
-def _records(source: ContentSource, number: int, offset: int) -> Iterator[tuple[int, int, Any, int]]:
-    """Records from record ``number``, which starts at byte ``offset``: ``(number, start, value, line bytes)``.
-    Raises InvalidArgument: a record that is not JSON, or a blank line at ``offset`` (a page starts at a record)."""
+def _records(source: ContentSource, number: int, offset: int) -> Iterator[tuple[int, int, Any, int, str, bool]]:
+    """``(number, byte offset, value, length in bytes, text, exact)`` of each record from ``number`` (at
+    ``offset``; a UTF-8 byte order mark at the start of the content is dropped): ``exact`` is False when the value
+    cannot hold one of its numbers exactly (:func:`~scratchfs.engine.structure.numbers.load_exact`; the text has
+    it). Raises BadRecord for a record that is not UTF-8 JSON or is nested too deeply to parse; InvalidArgument for a
+    blank line at ``offset`` (a cursor's page starts at a record)."""
     for start, line in iter_lines(source, offset, MAX_RECORD_BYTES):
         if not line.strip():
             if start == offset:
                 raise InvalidArgument(f"cursor points at byte {offset}, which is not a record start of this entry: "
                                       "start the read again without a cursor")
             continue
+        where = f"record {number} (bytes {start} to {start + len(line) - 1})"
         try:
-            value = json.loads(line)
-        except ValueError as exc:
-            raise InvalidArgument(f"record {number} (at byte {start}) is not JSON: {exc}") from None
+            text = line.decode("utf-8-sig" if start == 0 else "utf-8")  # a byte order mark is no part of record 1
+            value, inexact = load_exact(text)
+        except ValueError as exc:  # UnicodeDecodeError too
+            raise BadRecord(f"{where} is not JSON: {exc}", number, start, len(line)) from None
         except (RecursionError, MemoryError):
-            raise InvalidArgument(f"record {number} (at byte {start}) is JSON nested too deeply to parse") from None
-        yield number, start, value, len(line)
+            raise BadRecord(f"{where} is JSON nested too deeply to parse", number, start, len(line)) from None
+        yield number, start, value, len(line), text, inexact is None
         number += 1
 
 
-def _values(source: ContentSource, number: int, offset: int) -> Iterator[tuple[tuple[int, int], Any, bool]]:
-    for at, start, value, _length in _records(source, number, offset):
-        yield (at, start), value, False
+def _values(source: ContentSource, number: int, offset: int, as_text: Callable[[str], None],
+            ) -> Iterator[tuple[tuple[int, int], Any, bool]]:
+    """The records from ``number`` (at ``offset``), a record holding a number no value holds exactly as its text
+    (told to ``as_text`` first); a bad record after some were given ends the page there (its cursor meets the error
+    on the next read), so the records before it are not lost."""
+    given = False
+    try:
+        for at, start, value, _length, text, exact in _records(source, number, offset):
+            if exact:
+                yield (at, start), value, False
+            else:
+                text = text.strip()
+                as_text(text)
+                yield (at, start), text, True
+            given = True
+    except BadRecord as exc:
+        if not given:
+            raise
+        yield (exc.record, exc.offset), STOP, False
 
 
 def _batches(source: ContentSource, number: int, offset: int, records: int,
-             ) -> Iterator[list[tuple[int, int, Any]]]:
+             ) -> Iterator[list[tuple[int, int, Any, int]]]:
+    """Lists of ``(number, byte offset, text, length)``; see below."""
     """The first ``records`` records from ``number`` in lists of at most :data:`_BATCH_RECORDS` records and about
     :data:`_BATCH_BYTES` bytes (one worker call each), then ``[]`` if a record is left after them."""
-    batch: list[tuple[int, int, Any]] = []
+    batch: list[tuple[int, int, Any, int]] = []
     size = 0
-    for read, (at, start, value, length) in enumerate(_records(source, number, offset)):
+    for read, (at, start, _value, length, text, _exact) in enumerate(_records(source, number, offset)):
         if read >= records:
             if batch:
                 yield batch
-            yield [(at, start, STOP)]  # the page's record limit: the next page starts here
+            yield [(at, start, STOP, 0)]  # the page's record limit: the next page starts here
             return
-        batch.append((at, start, value))
+        batch.append((at, start, text, length))
         size += length
         if len(batch) >= _BATCH_RECORDS or size >= _BATCH_BYTES:
             yield batch
@@ -158,18 +193,44 @@ def _batches(source: ContentSource, number: int, offset: int, records: int,
 
 
 def _outputs(program: Any, source: ContentSource, number: int, offset: int, out_index: int, records: int,
-             deadline: float) -> Iterator[tuple[tuple[int, int, int], Any, bool]]:
+             deadline: float, as_text: Callable[[str], None], note: list[str] | None,
+             ) -> Iterator[tuple[tuple[int, int, int], Any, bool]]:
+    """The filter's outputs from output ``out_index`` of record ``number`` (at ``offset``), an output holding a
+    number no value holds exactly as its JSON text (told to ``as_text`` first); with ``note`` (a list), the note on
+    the first number of the records a double cannot hold is put in it. A bad record after some outputs were given
+    ends the page there (see :func:`_values`)."""
+    given = False
+    try:
+        for item in _run_outputs(program, source, number, offset, out_index, records, deadline, as_text, note):
+            yield item
+            given = True
+    except BadRecord as exc:
+        if not given:
+            raise
+        yield (exc.record, exc.offset, 0), STOP, False
+
+
+def _run_outputs(program: Any, source: ContentSource, number: int, offset: int, out_index: int, records: int,
+                 deadline: float, as_text: Callable[[str], None], note: list[str] | None,
+                 ) -> Iterator[tuple[tuple[int, int, int], Any, bool]]:
     for batch in _batches(source, number, offset, records):
         if batch[0][2] is STOP:
             yield (batch[0][0], batch[0][1], 0), STOP, False
             return
-        status, detail = run_jq_checked(program, "values", [value for _, _, value in batch], deadline,
+        status, detail = run_jq_checked(program, "records", ([text for _, _, text, _ in batch], note is not None
+                                                             and not note), deadline,
                                         "fewer records per page (records=) or a simpler filter")
-        failed, message, done = detail if status == "error" else (None, "", detail)
-        for (at, start, _value), outputs in zip(batch, done, strict=False):  # a page may fill before a failure
-            for index, output in enumerate(outputs):
+        failed, message, done = detail if status == "error" else (None, "", detail[0])
+        if status == "ok" and detail[1] is not None and note is not None and not note:
+            note.append(numbers_note(detail[1]))
+        for (at, start, _text, _length), outputs in zip(batch, done, strict=False):  # a page may fill before a failure
+            for index, (output, is_text) in enumerate(outputs):
                 if at == number and index < out_index:
                     continue
-                yield (at, start, index), output, False
+                if is_text:
+                    as_text(output)
+                yield (at, start, index), output, is_text
         if failed is not None:
-            raise InvalidArgument(f"jq failed on record {batch[failed][0]}: {jq_message(message)}")
+            at, start, _value, length = batch[failed]
+            raise BadRecord(f"jq failed on record {at} (bytes {start} to {start + length - 1}): {jq_message(message)}",
+                            at, start, length)

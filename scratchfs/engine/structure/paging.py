@@ -54,6 +54,7 @@ __all__ = [
     "iter_lines",
     "json_bytes",
     "read_whole",
+    "with_as_text",
 ]
 
 MIN_BUDGET_BYTES = 256
@@ -364,6 +365,34 @@ def fill_items(page: ItemPage, items: Iterator[tuple[Any, Any, bool]], skip_char
 def _not_inside(skip_chars: int) -> None:
     raise InvalidArgument(f"cursor points {skip_chars:,} characters into an item that is not that long (or not "
                           "there): start the read again without a cursor")
+
+
+def with_as_text(fill: Callable[[int], ItemPage], budget: int, candidates: list[tuple[int, str]],
+                 note: list[str] | None = None) -> ItemPage:
+    """The page ``fill(room)`` makes within ``budget`` bytes, with ``extra["as_text"]``: the indexes (from 0) of its
+    items given as their JSON text (a string) because they hold a number no JSON value here holds exactly, and
+    ``extra["note"]``: ``note[0]`` when ``fill`` put a note there as it read. ``fill`` empties ``candidates`` (and
+    ``note``) and appends ``(index on the page, text)`` before it offers such an item (the page's length then);
+    those the page kept are listed. When they do not fit beside the page, the page is made again with room for
+    them (they can only shorten)."""
+
+    def finish(page: ItemPage) -> ItemPage:
+        shown = [i for i, text in candidates if i < len(page.items) and page.items[i] is text]
+        extra = {"note": note[0]} if note else {}
+        if shown:
+            extra["as_text"] = shown
+        page.extra = {**extra, **page.extra}
+        return page
+
+    page = fill(budget)
+    plain = len(page.extra)
+    page = finish(page)
+    if len(page.extra) == plain or json_bytes(page.to_dict()) <= budget:
+        return page
+    room = json_bytes({k: page.extra[k] for k in ("note", "as_text") if k in page.extra})
+    for key in ("note", "as_text"):
+        page.extra.pop(key, None)
+    return finish(fill(max(MIN_BUDGET_BYTES // 2, budget - room)))
 
 
 def fill_text(text_bytes: bytes, offset: int, budget: int, page: TextPage) -> tuple[TextPage, int]:

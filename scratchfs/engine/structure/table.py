@@ -1,6 +1,7 @@
 """CSV and TSV: row ranges that always carry the header, and column selection, streaming with the ``csv`` module.
 
-Rows are numbered from 1 after the header (the first record); a quoted field spanning several lines is part of one
+Rows are numbered from 1 after the header (the first record; a UTF-8 byte order mark before it is not part of its
+first name, as ``encoding="utf-8-sig"`` reads it); a quoted field spanning several lines is part of one
 row (the ``csv`` module's reading of RFC 4180); blank lines are not rows. The delimiter is a tab when the header line
 has at least as many tabs as commas, else a comma. A page is read by streaming from the cursor's byte offset (the
 offset where its first row starts), so it costs the bytes it shows; the first read of row N scans the rows before it.
@@ -29,7 +30,7 @@ from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import MAX_COLUMN_CHARS, MAX_COLUMNS
 
-__all__ = ["MAX_ROWS", "detect_delimiter", "iter_rows", "rows_page"]
+__all__ = ["MAX_ROWS", "UTF8_BOM", "detect_delimiter", "iter_rows", "rows_page"]
 
 MAX_ROWS = 10_000
 """Most rows a page asks for."""
@@ -42,17 +43,24 @@ def detect_delimiter(first_line: bytes) -> str:
     return "\t" if tabs and tabs >= first_line.count(b",") else ","
 
 
+UTF8_BOM = b"\xef\xbb\xbf"
+"""The UTF-8 byte order mark (U+FEFF) that Excel and other Windows tools put at the start of a CSV export."""
+
+
 class _Lines:
-    """Decoded lines for ``csv.reader`` from a byte offset, counting the bytes handed out."""
+    """Decoded lines for ``csv.reader`` from a byte offset, counting the bytes handed out. A UTF-8 byte order mark
+    at the start of the content is dropped (as ``encoding="utf-8-sig"`` drops it), not made part of the first
+    column's name; the bytes handed out still count it, so row offsets stay offsets into the content."""
 
     def __init__(self, source: ContentSource, offset: int) -> None:
         self.consumed = offset
         self._lines = iter_lines(source, offset, _MAX_LINE_BYTES)
 
     def __iter__(self) -> Iterator[str]:
-        for _start, line in self._lines:
+        for start, line in self._lines:
             self.consumed += len(line)
-            yield line.decode("utf-8", "replace")
+            yield line[3:].decode("utf-8", "replace") if start == 0 and line.startswith(UTF8_BOM) else (
+                line.decode("utf-8", "replace"))
 
 
 def _reader(source: ContentSource, offset: int, delimiter: str) -> tuple[_Lines, Iterator[tuple[int, list[str]]]]:
@@ -123,7 +131,8 @@ def _delimiter(source: ContentSource, delimiter: str | None) -> str:
 def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: list[str | int] | None = None,
               cursor: str | None = None, budget_bytes: int = 8192, delimiter: str | None = None,
               entry: str | None = None) -> ItemPage:
-    """Read rows ``row`` to ``row + rows - 1`` of a CSV/TSV content, with the header, optionally some columns only.
+    """Read a page of the rows of a CSV/TSV content from ``row`` (at most ``rows``, fewer when the budget fills
+    first: ``cursor`` goes on from the first row not shown), with the header, optionally some columns only.
 
     Args:
         source: the content (UTF-8; invalid bytes read as U+FFFD).

@@ -1,0 +1,116 @@
+"""Numbers come back from structure reads as the document writes them: jq and records reads give every number the
+filter passes through exactly (``12345678901234567890``, ``-0.0``, ``1e400``, ``1.00000000000000000001``), in the
+JSON a model receives, checked against the document's own literals as decimals; a number no JSON value here can
+hold is given inside its output's JSON text (listed in ``as_text``), and jq arithmetic over a number a double
+cannot hold is told in a note, never silently rounded."""
+
+from __future__ import annotations
+
+import decimal
+import json
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scratchfs.api.contract import ScratchTools, to_json
+from scratchfs.engine.structure import BytesSource, jq_page, jsondoc, records_page
+
+_EXACT = decimal.Context(prec=20_000, Emax=10**6, Emin=-(10**6))
+
+
+def _key(value):
+    """A value with each number as its exact decimal (sign of zero kept), to compare documents with replies."""
+    if isinstance(value, dict):
+        return {k: _key(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_key(v) for v in value]
+    if isinstance(value, decimal.Decimal):
+        return ("number", str(_EXACT.normalize(value)))
+    return value
+
+
+def _exact(text: str):
+    return _key(json.loads(text, parse_float=decimal.Decimal, parse_int=decimal.Decimal))
+
+
+def _received(page: dict, name: str) -> list:
+    """The items as the model receives them (the page's JSON text, parsed keeping every digit), those listed in
+    ``as_text`` read from their JSON text."""
+    items = json.loads(json.dumps(page, ensure_ascii=False), parse_float=decimal.Decimal,
+                       parse_int=decimal.Decimal)[name]
+    as_text = set(page.get("as_text", []))
+    assert "part" not in page
+    return [_exact(item) if i in as_text else _key(item) for i, item in enumerate(items)]
+
+
+_INT = st.integers(-(10**60), 10**60).map(str)
+_FLOAT = st.builds(lambda sign, digits, point, exp: f"{sign}{digits[:point] or '0'}.{digits[point:] or '0'}"
+                   + (f"e{exp}" if exp is not None else ""),
+                   st.sampled_from(["", "-"]), st.text("0123456789", min_size=1, max_size=30).map(lambda d: "1" + d),
+                   st.integers(0, 31), st.none() | st.integers(-400, 400))
+_LITERAL = st.one_of(_INT, _FLOAT, st.sampled_from(["-0.0", "-0", "0", "0.0", "1e400", "-1E+400", "1e-400",
+                                                    "12345678901234567890", "9007199254740993", "1.10"]))
+_DOC = st.recursive(_LITERAL, lambda inner: st.lists(inner, max_size=4).map(lambda xs: "[" + ", ".join(xs) + "]")
+                    | st.dictionaries(st.text("abc", min_size=1, max_size=3), inner, max_size=4).map(
+                        lambda d: "{" + ", ".join(f'"{k}": {v}' for k, v in d.items()) + "}"), max_leaves=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_DOC, min_size=1, max_size=4).map(lambda xs: "[" + ", ".join(xs) + "]"), st.integers(0, 3))
+def test_jq_gives_the_documents_numbers(doc, k):
+    expected = json.loads(doc, parse_float=decimal.Decimal, parse_int=decimal.Decimal)
+    for flt, want in [(".", [expected]), (f".[{k}]", [expected[k] if k < len(expected) else None]),
+                      (".[]", expected)]:
+        page = jq_page(BytesSource(doc.encode()), flt, budget_bytes=65536).to_dict()
+        assert _received(page, "results") == [_key(v) for v in want], flt
+        assert "note" not in page  # paths compute nothing
+        if re.search(r"-0(?![.0-9eE])", doc):
+            continue  # ijson reads the integer -0 as 0 (an int has no sign): the same number, not the same zero
+        with pytest.MonkeyPatch.context() as patch:  # past the jq bound, paths stream (ijson)
+            patch.setattr(jsondoc, "MAX_JQ_DOCUMENT_BYTES", 0)
+            page = jq_page(BytesSource(doc.encode()), flt, budget_bytes=65536).to_dict()
+        assert _received(page, "results") == [_key(v) for v in want if v is not None or flt != f".[{k}]"], flt
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(_DOC, min_size=1, max_size=6))
+def test_records_give_the_documents_numbers(records):
+    data = "".join(r.replace("\n", " ") + "\n" for r in records).encode()
+    expected = [_exact(r) for r in records]
+    assert _received(records_page(BytesSource(data), budget_bytes=65536).to_dict(), "records") == expected
+    page = records_page(BytesSource(data), jq=".", budget_bytes=65536).to_dict()
+    assert _received(page, "results") == expected
+
+
+@pytest.mark.parametrize(("doc", "flt", "noted"), [
+    ('{"id": 12345678901234567890}', ".id + 1", True),
+    ('{"id": 12345678901234567890}', "[.id] | sort", True),
+    ('{"id": 1.00000000000000000001, "n": 2}', ".n * 2", True),
+    ('{"id": 123456789012345, "n": "12345678901234567890"}', ".id + 1", False),  # exact as doubles; a string
+    ('{"id": 12345678901234567890}', ".id", False),  # a path passes it through
+])
+def test_jq_arithmetic_over_a_number_a_double_cannot_hold_is_told(doc, flt, noted):
+    page = jq_page(BytesSource(doc.encode()), flt).to_dict()
+    assert ("note" in page) is noted
+    if noted:
+        assert "cannot hold" in page["note"] and page["note"].split("e.g. ")[1].startswith(("1234", "1.0000"))
+    data = (doc + "\n" + doc + "\n").encode()
+    assert ("note" in records_page(BytesSource(data), jq=flt).to_dict()) is noted
+
+
+def test_the_model_receives_the_numbers_through_read_handle(scratch_scope):
+    tools = ScratchTools(scratch_scope)
+    doc = b'{"id": 12345678901234567890, "neg": -0.0, "big": 1e400, "fine": 1.00000000000000000001, "f": 1.5}'
+    handle = scratch_scope.spill(doc * 1, source_tool="api").handle
+    for flt, want in [(".id", ["12345678901234567890"]), (".neg", ["-0.0"]), (".f", ["1.5"]),
+                      (".big", ['"1E+400"']), (".fine", ['"1.00000000000000000001"'])]:
+        reply = tools.call("read_handle", {"handle": handle, "jq": flt})
+        text = to_json(reply)
+        assert [json.dumps(r) if isinstance(r, str) else text[text.index('"results":[') + 11 :].split("]")[0]
+                for r in reply["results"]] == want
+        assert ("as_text" in reply) is (flt in (".big", ".fine"))
+    lines = scratch_scope.spill(doc + b"\n" + doc + b"\n", source_tool="api").handle
+    reply = tools.call("read_handle", {"handle": lines, "record": 1})
+    assert reply["as_text"] == [0, 1] and [_exact(r) for r in reply["records"]] == [_exact(doc.decode())] * 2
