@@ -13,9 +13,11 @@ policy of :mod:`scratchfs.policy`), with the result class set per tool::
     fetch_page.observe("https://...")         # the Observation, with .stub set when it was spilled
 
 ``async def`` tools work the same (``await fetch_page(...)``; the spill runs in a worker thread under asyncio).
-A tool returning a ``dict`` or ``list`` is judged by its JSON text (what the loop sends the model) and spilled as that
-JSON when the policy says so; anything else that is not ``str`` or ``bytes`` is passed through untouched, and a failed
-spill passes the whole result through (logged at ERROR level), as :meth:`Scope.offload` does.
+A result is measured as every face measures it (:func:`scratchfs.api.policy.result_size`: its text as a JSON
+string, escapes included). A tool returning a ``dict`` or ``list`` is judged by its JSON text (what the loop sends the
+model) and spilled as that JSON when the policy says so; anything else that is not ``str`` or ``bytes`` is passed
+through untouched, and a failed spill passes the whole result through (logged at ERROR level), as
+:meth:`Scope.offload` does.
 
 For the model's side, :func:`tool_definitions` gives the scratchfs tools as ``{name, description, input_schema}``
 dicts, and :meth:`Offloader.call_scratch_tool` runs one by name and returns a :class:`ToolReply` whose ``text`` is

@@ -122,3 +122,13 @@ def test_dict_and_list_results_are_judged_and_spilled_as_json(scratch_scope):
     assert scratch_scope.read_range(out.stub.handle, 0, 65536).data == text[:65536]
     rows = [{"n": i, "when": object()} for i in range(10)]
     assert offloader.offload("api", rows).content is rows  # not JSON: passed through as it was
+
+
+@pytest.mark.parametrize("content", ["\x01" * 8192, '"' * 4097, "\\" * 4097, b"\x00" * 2000,
+                                     ["ab"] * 1100])
+def test_results_are_judged_by_their_size_as_json_text(scratch_scope, content):
+    # each is at most 8 KiB as UTF-8 (the list: its JSON text, 6,600 bytes) but over 8 KiB as the string the loop
+    # hands on (the list's: 8,800, each quote written \")
+    offloader = Offloader(scratch_scope, default_class="query")
+    assert offloader.offload("tool", content).stub is not None
+    assert offloader.offload("tool", "\x01" * 1365).stub is None  # 8,190 bytes of JSON

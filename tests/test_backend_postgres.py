@@ -133,10 +133,28 @@ def test_schema_version_table_and_a_newer_schema_is_refused(postgres_dsn, pg_sch
     PostgresIndex(postgres_dsn, schema=pg_schema).close()
     PostgresIndex(postgres_dsn, schema=pg_schema).close()  # opening again migrates nothing
     with psycopg.connect(postgres_dsn, autocommit=True) as conn:
-        assert conn.execute(f'SELECT version FROM "{pg_schema}".schema_version').fetchall() == [(SCHEMA_VERSION,)]
+        assert sorted(conn.execute(f'SELECT version FROM "{pg_schema}".schema_version').fetchall()) == [
+            (v,) for v in range(1, SCHEMA_VERSION + 1)]  # one row per applied step
         conn.execute(f'INSERT INTO "{pg_schema}".schema_version (version) VALUES ({SCHEMA_VERSION + 1})')
     with pytest.raises(StorageError, match="version"):
         PostgresIndex(postgres_dsn, schema=pg_schema)
+
+
+def test_a_schema_of_version_1_gets_the_index_of_a_run_by_kind(postgres_dsn, pg_schema):
+    from scratchfs.engine.postgres_schema import MIGRATIONS
+
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:  # the schema as scratchfs of version 1 left it
+        conn.execute(f'CREATE SCHEMA "{pg_schema}"')
+        conn.execute(f'CREATE TABLE "{pg_schema}".schema_version (version integer PRIMARY KEY, '
+                     "applied_at timestamptz NOT NULL DEFAULT now())")
+        for statement in MIGRATIONS[1]:
+            conn.execute(statement.replace("@S", f'"{pg_schema}"'))
+        conn.execute(f'INSERT INTO "{pg_schema}".schema_version (version) VALUES (1)')
+    PostgresIndex(postgres_dsn, schema=pg_schema).close()
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+        assert conn.execute("SELECT indexdef FROM pg_indexes WHERE schemaname = %s AND indexname = %s",
+                            (pg_schema, "entries_run_kind_created")).fetchone()[0].endswith(
+            "(run_id, kind, created_at, id)")
 
 
 def test_bad_settings_are_refused():

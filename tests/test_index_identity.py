@@ -126,6 +126,22 @@ def test_an_index_from_before_the_application_id_is_adopted(tmp_path):
     assert _pragmas(tmp_path / "index.sqlite") == (APPLICATION_ID, SCHEMA_VERSION)
 
 
+def test_an_index_of_schema_2_gets_the_index_of_a_run_by_kind(tmp_path):
+    handle, data = _filled(tmp_path)
+    conn = sqlite3.connect(tmp_path / "index.sqlite")
+    conn.execute("DROP INDEX entries_run_kind_created")  # the index as scratchfs of schema 2 left it
+    conn.execute("PRAGMA user_version = 2")
+    conn.commit()
+    conn.close()
+    with ScratchStore(tmp_path) as store:
+        assert store.scope("run", "agent").read_handle(handle, 0, 100).data == data[:100]
+    assert _pragmas(tmp_path / "index.sqlite") == (APPLICATION_ID, SCHEMA_VERSION) == (APPLICATION_ID, 3)
+    conn = sqlite3.connect(tmp_path / "index.sqlite")
+    assert conn.execute("SELECT sql FROM sqlite_master WHERE name = 'entries_run_kind_created'").fetchone()[0] \
+        .endswith('("run_id", "kind", "created_at")')
+    conn.close()
+
+
 def _in_thread(call):
     out = {}
 

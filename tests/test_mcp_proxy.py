@@ -197,3 +197,23 @@ def test_bad_proxy_options_exit_2(tmp_path, args, message):
     result = CliRunner().invoke(main, ["mcp-proxy", "--root", str(tmp_path), *args, *(["--", "x"] if args else [])])
     assert result.exit_code == 2
     assert message in result.stderr
+
+
+@pytest.mark.parametrize("text", ["\x01" * 8192, '"' * 4097, "\\" * 4097, "ok\n" * 2730])
+def test_a_result_under_the_threshold_in_utf8_but_over_it_as_json_is_spilled(text, scratch_scope):
+    # what the proxy sends is the text inside JSON, as the SDK writes it: 8,192 control bytes are 49,152 bytes there
+    from scratchfs.mcp.proxy import ProxyConfig, spill_result
+
+    block = types.TextContent(text=text)
+    sent = json.dumps(text, ensure_ascii=False)
+    assert block.model_dump_json(by_alias=True, exclude_none=True) == '{"type":"text","text":' + sent + "}"
+    assert len(text.encode()) <= 8192 < len(sent.encode()) - 2
+    upstream = types.CallToolResult(content=[block])
+    out = spill_result(scratch_scope, ProxyConfig(command="x"), "t", upstream)
+    stub = stub_of(out)
+    assert scratch_scope.read_range(stub["handle"], 0, 65536).data == text.encode()
+    mirrored = types.CallToolResult(content=[types.TextContent(text=text)], structured_content={"result": text})
+    out = spill_result(scratch_scope, ProxyConfig(command="x"), "t", mirrored)
+    assert out.structured_content == {"result": out.content[0].text}
+    small = types.CallToolResult(content=[types.TextContent(text="\x01" * 1365)])  # 8,190 bytes of JSON
+    assert spill_result(scratch_scope, ProxyConfig(command="x"), "t", small) is small

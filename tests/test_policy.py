@@ -6,7 +6,7 @@ import json
 import logging
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scratchfs import NEVER_SPILL_TOOLS, Observation, ScratchStore, should_spill
@@ -104,3 +104,73 @@ def test_stub_fits_even_when_the_shape_is_made_of_control_characters(scope):
     document = json.dumps({"\x01" * 30 + str(i): i for i in range(40)}).encode()
     stub = scope.spill(document, source_tool="t" * 200)
     assert len(stub.to_json().encode()) <= MAX_STUB_BYTES
+
+
+# -- the threshold is counted in the bytes the model receives: the result's text as a JSON string ----------------------
+
+def json_bytes(text: str) -> int:
+    """The plain answer: UTF-8 bytes of ``text`` as the faces write it in JSON, its two quotes not counted."""
+    return len(json.dumps(text, ensure_ascii=False).encode("utf-8", "surrogatepass")) - 2
+
+
+@pytest.mark.parametrize("text", [
+    "\x01" * 8192,   # 8,192 characters, 49,152 bytes of JSON (\u0001 each)
+    "\x00" * 1366,   # 8,196
+    '"' * 4097,      # 8,194 (\" each)
+    "\\" * 4097,     # 8,194 (\\ each)
+    "\n" * 4097,     # 8,194 (\n each)
+    "a\tb\r" * 2048,  # 12,288
+    "ok\n" * 2730,   # 10,920: a log of short lines
+    "\x1b[0m" * 2000,  # terminal escapes: 18,000
+])
+def test_a_result_small_in_utf8_but_large_as_json_is_spilled(text, store):
+    assert len(text.encode()) <= 8192 < json_bytes(text)
+    assert should_spill(Observation("t", text, "query"))
+    assert should_spill(Observation("t", text.encode(), "query"))  # bytes: the text they are shown as
+    out = store.scope("r", "a").offload(Observation("t", text, "query"))
+    assert out.stub is not None and len(out.content.encode()) <= MAX_STUB_BYTES
+
+
+@pytest.mark.parametrize("text", [
+    "x" * 8192, "é" * 4096, "😀" * 2048, "\u2028" * 2730, "\x7f" * 8192,  # written as they are: their UTF-8 bytes
+    "\x01" * 1365,  # 8,190 bytes of JSON
+    '"' * 4096, "\n" * 4096,
+])
+def test_a_result_at_most_the_threshold_as_json_passes_through(text):
+    assert json_bytes(text) <= 8192
+    assert not should_spill(Observation("t", text, "query"))
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet=st.sampled_from('ab"\\\n\t\x00\x01\x1f\x7fé€😀\u2028\ud800'), max_size=120)
+       | st.text(max_size=120), st.integers(0, 800), st.sampled_from([None, "replace"]))
+def test_the_decision_is_the_json_size_against_the_threshold(text, threshold, as_bytes):
+    content: str | bytes = text
+    shown = text
+    if as_bytes:  # bytes are judged as the text they are shown as: UTF-8, invalid sequences as U+FFFD
+        content = text.encode("utf-8", "surrogatepass")
+        shown = content.decode("utf-8", "replace")
+    want = json_bytes(shown) > threshold
+    assert should_spill(Observation("t", content, "query"), threshold_bytes=threshold) == want
+
+
+def test_the_measure_is_what_the_mcp_sdk_writes():
+    pydantic_core = pytest.importorskip("pydantic_core")
+    from scratchfs.api.policy import result_size
+
+    text = "a\x00\x01\x1f\x7f\u2028\u2029\"\\/\b\t\n\f\ré😀" * 3
+    assert result_size(text) == len(pydantic_core.to_json(text)) - 2 == json_bytes(text)
+    assert result_size(text.encode()) == result_size(text)
+    assert result_size(b"\xff\xfe") == 6  # two invalid bytes, each shown as U+FFFD
+
+
+@pytest.mark.parametrize("text", ["\x01" * 9000, '"\\' * 5000, "ok\n" * 3000, "é\u2028" * 3000])
+def test_the_stub_is_measured_as_replies_are_and_never_spills_again(text, store):
+    from scratchfs.api.policy import result_size
+    from scratchfs.api.views import reply_size
+
+    out = store.scope("r", "a").offload(Observation("t", text, "query"))
+    assert out.stub is not None
+    assert reply_size(out.stub.to_dict()) == len(out.content.encode()) <= MAX_STUB_BYTES  # the budget's own measure
+    assert result_size(out.content) <= 2 * MAX_STUB_BYTES < 8192  # as a string: each byte of JSON at most doubled
+    assert not should_spill(Observation("t", out.content, "query"))

@@ -162,17 +162,18 @@ def decode_cursor(text: str) -> tuple[str, float, int]:
 
 
 def iter_entries(store: ScratchStore, now: float, run_id: str | None = None, agent_id: str | None = None,
-                 after: tuple[str, float, int] | None = None,
-                 limit: int | None = None) -> Iterator[tuple[Entry, tuple[str, float, int]]]:
+                 after: tuple[str, float, int] | None = None, limit: int | None = None,
+                 kind: str | None = None) -> Iterator[tuple[Entry, tuple[str, float, int]]]:
     """Live entries ordered by run, creation time and row id, each with its cursor, read :data:`PAGE_ROWS` at a time
-    (constant memory); after the cursor ``after``; at most ``limit`` (``None``: all).
+    (constant memory); of one run, agent and kind (``"handle"`` or ``"scratch"``) when given, filtered by the
+    index's query (rows of another kind are not read); after the cursor ``after``; at most ``limit`` (``None``: all).
 
     Raises:
         InvalidArgument: (at once) ``after`` is a cursor of another run's listing than ``run_id``'s (it would list
             all of the run or nothing). StoreBusy, StorageError: while iterating.
     """
     check_run_of(after, run_id)
-    return _iter_entries(store, now, run_id, agent_id, after, limit)
+    return _iter_entries(store, now, run_id, agent_id, after, limit, kind)
 
 
 def check_run_of(after: tuple[str, float, int] | None, run_id: str | None) -> None:
@@ -184,15 +185,15 @@ def check_run_of(after: tuple[str, float, int] | None, run_id: str | None) -> No
 
 
 def _iter_entries(store: ScratchStore, now: float, run_id: str | None, agent_id: str | None,
-                  after: tuple[str, float, int] | None,
-                  limit: int | None) -> Iterator[tuple[Entry, tuple[str, float, int]]]:
+                  after: tuple[str, float, int] | None, limit: int | None,
+                  kind: str | None) -> Iterator[tuple[Entry, tuple[str, float, int]]]:
     if not hasattr(store.index, "page"):  # an index without keyset pages: its whole listing, in the same order
-        yield from _listed(store, now, run_id, agent_id, after, limit)
+        yield from _listed(store, now, run_id, agent_id, after, limit, kind)
         return
     left = limit
     while left is None or left > 0:
         want = PAGE_ROWS if left is None else min(PAGE_ROWS, left)
-        page = store.index.page(now, after, want, run_id, agent_id)
+        page = store.index.page(now, after, want, run_id, agent_id, kind)
         yield from page
         if len(page) < want:
             return
@@ -206,20 +207,22 @@ def count_entries(store: ScratchStore, now: float, run_id: str | None = None, ag
                   rest: Iterable[tuple[Entry, tuple[str, float, int]]] | None = None) -> int:
     """How many live entries :func:`iter_entries` gives after the cursor ``after`` (of one run, agent and kind --
     ``"handle"`` or ``"scratch"`` -- when given): counted by the index in one query when it can (no entry loaded),
-    else by walking ``rest`` (the caller's open :func:`iter_entries` from that cursor) or by listing them. Raises
-    InvalidArgument (a cursor of another run, :func:`check_run_of`), StoreBusy, StorageError."""
+    else by walking ``rest`` (the caller's open :func:`iter_entries` from that cursor, of the same filter) or by
+    listing them. Raises InvalidArgument (a cursor of another run, :func:`check_run_of`), StoreBusy, StorageError."""
     check_run_of(after, run_id)
     if hasattr(store.index, "count_after"):
         return store.index.count_after(now, after, run_id, agent_id, kind)
-    walk = iter_entries(store, now, run_id, agent_id, after) if rest is None else rest
+    walk = iter_entries(store, now, run_id, agent_id, after, kind=kind) if rest is None else rest
     return sum(kind is None or e.kind == kind for e, _ in walk)
 
 
 def _listed(store: ScratchStore, now: float, run_id: str | None, agent_id: str | None,
-            after: tuple[str, float, int] | None, limit: int | None) -> Iterator[tuple[Entry, tuple[str, float, int]]]:
+            after: tuple[str, float, int] | None, limit: int | None,
+            kind: str | None) -> Iterator[tuple[Entry, tuple[str, float, int]]]:
     entries = store.list_entries() if run_id is None else store.list_entries_for_run(run_id)
     keyed = sorted(((e, (e.run_id, e.created_at, i)) for i, e in enumerate(entries)
-                    if agent_id is None or e.agent_id == agent_id), key=lambda pair: pair[1])
+                    if (agent_id is None or e.agent_id == agent_id) and (kind is None or e.kind == kind)),
+                   key=lambda pair: pair[1])
     picked = [pair for pair in keyed if after is None or pair[1] > after]
     yield from picked if limit is None else picked[:limit]
 

@@ -1,8 +1,9 @@
 """Spill policy: which tool results leave the context, and the stub that replaces them.
 
-The decision is conservative (:func:`should_spill`): a result is spilled only when it is larger than the threshold,
-its result class is one that floods context (:data:`SPILL_CLASSES`), it carries no out-of-band meaning a stub would
-strip, and it does not come from the store's own verbs or another tool listed in :data:`NEVER_SPILL_TOOLS`.
+The decision is conservative (:func:`should_spill`): a result is spilled only when it is larger than the threshold
+(counted as :func:`result_size` counts: the bytes of its text as a JSON string, escapes included), its result class
+is one that floods context (:data:`SPILL_CLASSES`), it carries no out-of-band meaning a stub would strip, and it does
+not come from the store's own verbs or another tool listed in :data:`NEVER_SPILL_TOOLS`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 from scratchfs.api.stub import Stub
 from scratchfs.foundation.limits import SPILL_THRESHOLD_BYTES
+from scratchfs.foundation.text import json_string_bytes
 
 SPILL_CLASSES = frozenset({"query", "workspace", "browser"})
 """Result classes whose large results flood the context and may be spilled. ``effect`` and unknown classes never are."""
@@ -29,8 +31,8 @@ A name matches after its namespace is stripped (``scratchfs.read_handle``, ``mcp
 name starting with ``memory_`` or ``memory.`` counts as a memory verb."""
 
 _NAMESPACE_RE = re.compile(r".*(?:__|[./:])")
-
-
+_MAX_JSON_BYTES_PER_UNIT = 6  # a control character is 6 bytes as JSON (\u0001); nothing costs more per character
+# or per content byte (a 4-byte character is 4 bytes; an invalid byte at most 3, as the U+FFFD that replaces it)
 
 
 @dataclass(frozen=True)
@@ -71,10 +73,27 @@ def is_never_spilled(tool: str, never_spill_tools: Iterable[str] = NEVER_SPILL_T
 
 
 def content_size(content: str | bytes | bytearray | memoryview) -> int:
-    """Size of a result in bytes (UTF-8 for text)."""
+    """Size of a result as stored, in bytes (UTF-8 for text): the ``size`` of its stub."""
     if isinstance(content, str):
         return len(content.encode("utf-8", "surrogatepass"))
     return memoryview(content).nbytes
+
+
+def result_size(content: str | bytes | bytearray | memoryview) -> int:
+    """Bytes a result costs the model: the UTF-8 bytes of its text written as a JSON string, escapes included and
+    the two quotes not (``len(json.dumps(text, ensure_ascii=False).encode()) - 2``), the unit of every reply budget.
+
+    Every face hands a result over as a string inside JSON -- the ``text`` of an MCP text block (and the proxy's
+    ``{"result": text}`` structured content), the string an agent loop puts in its tool message -- written as
+    ``json.dumps(..., ensure_ascii=False)`` and the MCP SDK write it: a quote, a backslash, ``\\n`` or ``\\t``
+    costs 2 bytes, any other control character 6 (``\\u0001``), non-ASCII its UTF-8 bytes. A host that shows the
+    model the raw text gives it fewer bytes: this size bounds both. It is never less than :func:`content_size`.
+    ``bytes`` count as the text they are shown as (:mod:`scratchfs.api.views`): UTF-8, each invalid sequence
+    replaced by U+FFFD (3 bytes).
+    """
+    if isinstance(content, str):
+        return json_string_bytes(content)
+    return json_string_bytes(bytes(content).decode("utf-8", "replace"))
 
 
 def should_spill(
@@ -86,10 +105,15 @@ def should_spill(
 ) -> bool:
     """Decide whether an observation's content should leave the context.
 
-    True only when all hold: the content is ``str`` or bytes-like and larger than ``threshold_bytes`` (UTF-8 bytes);
-    ``obs.result_class`` is in ``spill_classes``; no out-of-band field is set (``artifact_id``,
-    ``mutation_complete``, ``metadata``, ``memory_entry_id``, ``persisted``); the tool is not never-spilled
-    (:func:`is_never_spilled`); and the observation was not already offloaded.
+    True only when all hold: the content is ``str`` or bytes-like and larger than ``threshold_bytes`` as the model
+    receives it (:func:`result_size`: its text as a JSON string, escapes included; 8,192 control characters are
+    40,960 bytes of JSON and are spilled); ``obs.result_class`` is in ``spill_classes``; no out-of-band field is set
+    (``artifact_id``, ``mutation_complete``, ``metadata``, ``memory_entry_id``, ``persisted``); the tool is not
+    never-spilled (:func:`is_never_spilled`); and the observation was not already offloaded.
+
+    Cheap: a result longer than the threshold (characters, or bytes) is over it without a look at its text, as its
+    JSON is at least that long; one of at most a sixth of it is under it (a character or byte is at most 6 bytes of
+    JSON); only those between are measured (microseconds for 8 KiB).
     """
     if obs.stub is not None or obs.result_class not in frozenset(spill_classes):
         return False
@@ -100,14 +124,17 @@ def should_spill(
         return False
     content = obs.content
     if isinstance(content, str):
-        if len(content) > threshold_bytes:
-            return True  # at least one byte per character
-        if 4 * len(content) <= threshold_bytes:
-            return False  # at most four bytes per character
-    elif not isinstance(content, (bytes, bytearray, memoryview)):
+        length = len(content)
+    elif isinstance(content, (bytes, bytearray, memoryview)):
+        length = memoryview(content).nbytes
+    else:
         return False
-    return content_size(content) > threshold_bytes
+    if length > threshold_bytes:
+        return True  # at least one byte of JSON per character, and per content byte
+    if _MAX_JSON_BYTES_PER_UNIT * length <= threshold_bytes:
+        return False
+    return result_size(content) > threshold_bytes
 
 
-__all__ = ["NEVER_SPILL_TOOLS", "SPILL_CLASSES", "Observation", "content_size", "is_never_spilled", "should_spill",
-           "tool_basename"]
+__all__ = ["NEVER_SPILL_TOOLS", "SPILL_CLASSES", "Observation", "content_size", "is_never_spilled", "result_size",
+           "should_spill", "tool_basename"]

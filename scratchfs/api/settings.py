@@ -39,7 +39,8 @@ class Settings:
 
     Attributes:
         default_ttl: seconds an entry lives when no TTL is given (positive, finite, at most 30 days).
-        spill_threshold_bytes: :meth:`Scope.offload` spills results larger than this many bytes.
+        spill_threshold_bytes: :meth:`Scope.offload` spills results larger than this many bytes as the model
+            receives them (:func:`scratchfs.api.policy.result_size`: the text as a JSON string, escapes included).
         preview_bytes: most bytes of content shown in a stub's preview (0 to 65,536; the stub's 1.5 KiB budget may
             show fewer).
         frame_bytes: decompressed bytes per zstd frame (4 KiB to 4 MiB; see :mod:`scratchfs.engine.seekable`).

@@ -68,7 +68,7 @@ def _parse_classes(ctx: click.Context, param: click.Parameter, values: tuple[str
               help="Agent id [env: SCRATCHFS_AGENT_ID; default: 'default'].")
 @click.option("--threshold", type=Integer(minimum=0), default=SPILL_THRESHOLD_BYTES, show_default=True,
               metavar="BYTES",
-              help="Spill text results larger than this many bytes.")
+              help="Spill text results larger than this many bytes, counted as JSON text (escapes included).")
 @click.option("--class", "classes", multiple=True, metavar="TOOL=CLASS", callback=_parse_classes,
               help="Result class of an upstream tool: query, workspace, browser (spilled when large) or effect "
                    "(never spilled). Repeatable.")

@@ -51,6 +51,7 @@ import psycopg
 from psycopg import errors as pg_errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
+from scratchfs.engine.keyset import page_filter
 from scratchfs.engine.postgres_schema import SCHEMA_VERSION, lock_key, migrate
 from scratchfs.engine.protocols import Entry, ExpiredRow, Gone, check_quota
 from scratchfs.foundation.errors import StorageError, StoreBusy, StoreClosed
@@ -370,6 +371,28 @@ class PostgresIndex:
         params["limit"] = limit
         return list(map(_entry, self.read(text, params, "listing entries")))
 
+    def page(self, now: float, after: tuple[str, float, int] | None, limit: int, run_id: str | None = None,
+             agent_id: str | None = None, kind: str | None = None) -> list[tuple[Entry, tuple[str, float, int]]]:
+        """Up to ``limit`` live entries (of one run, agent and kind when given) ordered by ``(run_id, created_at,
+        id)`` after the cursor ``after`` (``None``: from the first), each with its own cursor: one bounded read, of
+        one kind by the index ``entries_run_kind_created`` (:mod:`scratchfs.engine.keyset`)."""
+        where = page_filter(run_id, agent_id, kind, after, _named)
+        if where is None:
+            return []
+        text = " AND ".join([f"SELECT {_COLUMNS}, id FROM @E WHERE expires_at > @NOW", *where[0]])
+        rows = self.read(text + " ORDER BY run_id, created_at, id LIMIT %(limit)s",
+                         {**where[1], "now": now, "limit": limit}, "listing entries")
+        return [(_entry(r[:-1]), (r[1], r[13], r[-1])) for r in rows]
+
+    def count_after(self, now: float, after: tuple[str, float, int] | None, run_id: str | None = None,
+                    agent_id: str | None = None, kind: str | None = None) -> int:
+        """How many live entries :meth:`page` would list after the cursor ``after``: one ``COUNT``, no row loaded."""
+        where = page_filter(run_id, agent_id, kind, after, _named)
+        if where is None:
+            return 0
+        text = " AND ".join(["SELECT COUNT(*) FROM @E WHERE expires_at > @NOW", *where[0]])
+        return int(self.read(text, {**where[1], "now": now}, "counting entries")[0][0])
+
     def list_all(self, now: float) -> list[Entry]:
         """Every live entry of every run, ordered by run, agent, creation time."""
         rows = self.read(f"SELECT {_COLUMNS} FROM @E WHERE expires_at > @NOW ORDER BY run_id, agent_id, created_at, "
@@ -504,6 +527,10 @@ class PostgresIndex:
 def _utf8(text: str | None) -> bytes | None:
     """Text kept as UTF-8 ``bytea`` (PostgreSQL ``text`` cannot hold NUL, which a preview of binary content may)."""
     return None if text is None else text.encode("utf-8", "surrogatepass")
+
+
+def _named(name: str) -> str:
+    return f"%({name})s"
 
 
 def _entry(row: tuple) -> Entry:

@@ -22,7 +22,7 @@ from scratchfs.foundation.errors import StorageError
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "lock_key", "migrate"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """The schema version this scratchfs writes and reads."""
 
 MIGRATIONS: dict[int, list[str]] = {
@@ -38,6 +38,8 @@ MIGRATIONS: dict[int, list[str]] = {
         "reason text NOT NULL, at float8 NOT NULL, PRIMARY KEY (run_id, agent_id, kind, key))",
         "CREATE INDEX gone_at ON @S.gone (at)",
     ],
+    # a run's entries of one kind in listing order: a listing of one kind reads no row of the other
+    2: ["CREATE INDEX entries_run_kind_created ON @S.entries (run_id, kind, created_at, id)"],
 }
 """Schema steps by version: the SQL applied to go from version ``n - 1`` to ``n`` (``@S`` is the schema)."""
 

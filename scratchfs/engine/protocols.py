@@ -209,7 +209,18 @@ class IndexBackend(Protocol):
         ...
 
 
-class ScaleIndex(IndexBackend, Protocol):
+class PagedIndex(IndexBackend, Protocol):
+    """Keyset pages of live entries in the order ``(run_id, created_at, id)``, filtered in the query by run, agent
+    and kind (:mod:`scratchfs.engine.keyset`; both indexes implement it). An index without them (``hasattr``) is
+    listed whole and filtered in memory."""
+
+    def page(self, now: float, after: tuple[str, float, int] | None, limit: int, run_id: str | None = None,
+             agent_id: str | None = None, kind: str | None = None) -> list[tuple[Entry, tuple[str, float, int]]]: ...
+    def count_after(self, now: float, after: tuple[str, float, int] | None, run_id: str | None = None,
+                    agent_id: str | None = None, kind: str | None = None) -> int: ...
+
+
+class ScaleIndex(PagedIndex, Protocol):
     """What a large store asks of an index beyond :class:`IndexBackend` (issue 13; the SQLite index implements it,
     see :mod:`scratchfs.engine.sqlite_scale`): deletes hidden in one short transaction then drained in batches,
     expiry capped after a clock step, expired rows read before their files go, bounded slices and pages, aggregates.
@@ -227,8 +238,6 @@ class ScaleIndex(IndexBackend, Protocol):
     def expire_now(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> str | None: ...
     def known_blobs(self, tokens: list[str]) -> set[str]: ...
     def blob_rows_after(self, after_id: int, limit: int) -> list[tuple[int, str, str, str]]: ...
-    def page(self, now: float, after: tuple[str, float, int] | None, limit: int, run_id: str | None = None,
-             agent_id: str | None = None) -> list[tuple[Entry, tuple[str, float, int]]]: ...
     def scope_stats(self, now: float, soon: float, run_id: str | None = None) -> list[tuple]: ...
 
 
@@ -301,6 +310,7 @@ __all__ = [
     "ExpiredRow",
     "Gone",
     "IndexBackend",
+    "PagedIndex",
     "PendingWrite",
     "ScaleIndex",
     "check_quota",

@@ -46,7 +46,9 @@ from scratchfs.engine.sqlite_schema import create_tables
 from scratchfs.foundation.errors import StorageError, StoreBusy
 from scratchfs.foundation.limits import LOOKUP_CACHE_ENTRIES, TOMBSTONE_SECONDS
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+"""The schema this scratchfs writes (``PRAGMA user_version``): 2 added the deletes in progress, 3 the index of a run's
+entries by kind (an index of version 1 or 2 is migrated when it opens, under the schema lock)."""
 
 BATCH_START_ROWS = 256
 """Rows of the first transaction of a batched job of this module (then adapted to time)."""

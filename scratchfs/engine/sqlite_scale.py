@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable
 
 from scratchfs.engine.batches import BatchSizer
+from scratchfs.engine.keyset import page_filter
 from scratchfs.engine.protocols import Entry, ExpiredRow
 from scratchfs.foundation.errors import ScratchError
 from scratchfs.foundation.limits import TOMBSTONE_SECONDS
@@ -61,6 +62,10 @@ _COLUMNS = (
     "kind, run_id, agent_id, key, blob, size, stored_size, frames, lines, preview, source_tool, content_type, shape, "
     "created_at, expires_at, ttl"
 )
+
+
+def _named(name: str) -> str:
+    return f":{name}"
 
 
 def _scope_where(run_id: str, agent_id: str | None) -> tuple[str, tuple]:
@@ -283,40 +288,31 @@ class ScaleQueries:
                          (after_id, limit), "listing blobs")
 
     def page(self, now: float, after: tuple[str, float, int] | None, limit: int, run_id: str | None = None,
-             agent_id: str | None = None) -> list[tuple[Entry, tuple[str, float, int]]]:
-        """Up to ``limit`` live entries ordered by ``(run_id, created_at, id)`` after the cursor ``after`` (the
-        cursor of the last entry of the previous page; ``None`` for the first), each with its own cursor. One
-        bounded read by the index ``entries_run_created``."""
-        sql = f"SELECT {_COLUMNS}, id FROM entries WHERE expires_at > ? AND {VISIBLE}"
-        params: list = [now]
-        if run_id is not None:
-            sql += " AND run_id = ?"
-            params.append(run_id)
-        if agent_id is not None:
-            sql += " AND agent_id = ?"
-            params.append(agent_id)
-        if after is not None:
-            sql += " AND (run_id, created_at, id) > (?, ?, ?)"
-            params += list(after)
-        sql += " ORDER BY run_id, created_at, id LIMIT ?"
-        params.append(limit)
-        rows = self.read(sql, tuple(params), "listing entries")
+             agent_id: str | None = None, kind: str | None = None) -> list[tuple[Entry, tuple[str, float, int]]]:
+        """Up to ``limit`` live entries (of one run, agent and kind -- ``"handle"`` or ``"scratch"`` -- when given)
+        ordered by ``(run_id, created_at, id)`` after the cursor ``after`` (the cursor of the last entry of the
+        previous page; ``None`` for the first), each with its own cursor. One bounded read: of one run, a range of the
+        index ``entries_run_created``, or of ``entries_run_kind_created`` for one kind, so that rows of the other
+        kind are never read (:mod:`scratchfs.engine.keyset`)."""
+        where = page_filter(run_id, agent_id, kind, after, _named)
+        if where is None:
+            return []
+        conditions, params = where
+        sql = " AND ".join([f"SELECT {_COLUMNS}, id FROM entries WHERE expires_at > :now", VISIBLE, *conditions])
+        rows = self.read(sql + " ORDER BY run_id, created_at, id LIMIT :limit", {**params, "now": now,
+                                                                                "limit": limit}, "listing entries")
         return [(Entry._make(r[:-1]), (r[1], r[13], r[-1])) for r in rows]
 
     def count_after(self, now: float, after: tuple[str, float, int] | None, run_id: str | None = None,
                     agent_id: str | None = None, kind: str | None = None) -> int:
         """How many live entries :meth:`page` would list after the cursor ``after`` (of one run, agent and kind when
-        given): one ``COUNT`` by SQLite over the index ``entries_run_created``, no row loaded."""
-        sql = f"SELECT COUNT(*) FROM entries WHERE expires_at > ? AND {VISIBLE}"
-        params: list = [now]
-        for column, value in (("run_id", run_id), ("agent_id", agent_id), ("kind", kind)):
-            if value is not None:
-                sql += f" AND {column} = ?"
-                params.append(value)
-        if after is not None:
-            sql += " AND (run_id, created_at, id) > (?, ?, ?)"
-            params += list(after)
-        return self.read(sql, tuple(params), "counting entries")[0][0]
+        given): one ``COUNT`` by SQLite over the range :meth:`page` reads, no row loaded."""
+        where = page_filter(run_id, agent_id, kind, after, _named)
+        if where is None:
+            return 0
+        conditions, params = where
+        sql = " AND ".join(["SELECT COUNT(*) FROM entries WHERE expires_at > :now", VISIBLE, *conditions])
+        return self.read(sql, {**params, "now": now}, "counting entries")[0][0]
 
     def scope_stats(self, now: float, soon: float, run_id: str | None = None) -> list[tuple]:
         """Per ``(run_id, agent_id)``, aggregated by SQLite: ``(run_id, agent_id, live entries, handles, scratch,

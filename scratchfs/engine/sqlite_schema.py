@@ -1,6 +1,6 @@
 """The SQLite index's tables and indexes (``sqlite-utils`` writes the DDL): ``entries``, one row per
 ``(run_id, agent_id, kind, key)``, ``gone``, the tombstones, and ``deleted_scopes``, the deletes in progress
-(schema 2). Created inside the caller's transaction, idempotent."""
+(schema 2); the index ``entries_run_kind_created`` (schema 3). Created inside the caller's transaction, idempotent."""
 
 from __future__ import annotations
 
@@ -34,6 +34,8 @@ def create_tables(conn: sqlite3.Connection) -> None:
     table.create_index(["expires_at"], if_not_exists=True, index_name="entries_expires_at")
     table.create_index(["run_id", "created_at"], if_not_exists=True, index_name="entries_run_created")
     table.create_index(["blob"], unique=True, if_not_exists=True, index_name="entries_blob")
+    # schema 3: a run's entries of one kind in listing order, so a listing of one kind reads no row of the other
+    table.create_index(["run_id", "kind", "created_at"], if_not_exists=True, index_name="entries_run_kind_created")
     db["gone"].create(
         {"run_id": str, "agent_id": str, "kind": str, "key": str, "reason": str, "at": float},
         pk=("run_id", "agent_id", "kind", "key"), not_null={"reason", "at"}, if_not_exists=True,

@@ -13,7 +13,8 @@ DEFAULT_TTL = 3600.0
 MAX_TTL = 30 * 24 * 3600.0
 """Longest TTL, in seconds (30 days): this is temporary data."""
 SPILL_THRESHOLD_BYTES = 8192
-"""Results larger than this many bytes (UTF-8 for text) are spilled by the spill policy."""
+"""Results larger than this many bytes are spilled by the spill policy, counted as the model receives them: the UTF-8
+bytes of the result's text as a JSON string, escapes included (:func:`scratchfs.api.policy.result_size`)."""
 PREVIEW_BYTES = 1024
 """Bytes of content a stub's preview starts from (the stub's budget may show fewer)."""
 MAX_PREVIEW_BYTES = 64 * 1024

@@ -75,6 +75,16 @@ def quote(text: str) -> str:
     return encode_basestring(text)
 
 
+def json_string_bytes(text: str) -> int:
+    """UTF-8 bytes of ``text`` written as a JSON string, escapes included and its two quotes not: ``len(json.dumps(
+    text, ensure_ascii=False).encode("utf-8")) - 2`` (a lone surrogate, which ``json.dumps`` keeps, counted as the 3
+    bytes ``surrogatepass`` writes). At least ``len(text.encode("utf-8"))``: a quote, a backslash or one of the
+    control characters ``\\b \\t \\n \\f \\r`` costs 2 bytes, any other control character (U+0000 to U+001F)
+    6; U+007F, U+2028 and U+2029 are written as they are (and so by every JSON encoder our faces use)."""
+    literal = encode_basestring(text)
+    return len(literal) - 2 if literal.isascii() else len(literal.encode("utf-8", "surrogatepass")) - 2
+
+
 _PAIRS_FROM_ROWS = 64  # most empty lines counted in pairs from the rows (more: one count over the bytes)
 
 
@@ -126,4 +136,5 @@ def grep_files(head: bytes, paths: set[bytes], sample: bytes) -> int:
 
 
 __all__ = ["GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "decode_or_none", "grep_files", "grep_runs", "is_digits",
-           "newline_pairs", "quote", "utf8_lead_length", "utf8_partial_tail", "utf8_prefix", "utf8_suffix_start"]
+           "json_string_bytes", "newline_pairs", "quote", "utf8_lead_length", "utf8_partial_tail", "utf8_prefix",
+           "utf8_suffix_start"]

@@ -14,9 +14,9 @@ the client gets one text block holding the stub as compact JSON:
   ``{"result": <the stub>}`` (so it still fits the tool's output schema);
 * every content block is plain text (no images, audio, resources, annotations or block ``_meta``); several text
   blocks are stored joined by ``"\\n"``;
-* the store's spill policy allows it (:func:`scratchfs.policy.should_spill`): larger than ``--threshold`` bytes, the
-  tool's result class (``--class TOOL=CLASS``, else ``--default-class``) is one that floods the context, and the
-  tool is not one of the never-spilled verbs.
+* the store's spill policy allows it (:func:`scratchfs.policy.should_spill`): larger than ``--threshold`` bytes as a
+  JSON string (escapes included, as the SDK writes it), the tool's result class (``--class TOOL=CLASS``, else
+  ``--default-class``) is one that floods the context, and the tool is not one of the never-spilled verbs.
 
 A failed spill passes the whole result through (logged at ERROR level). Everything else passes through untouched:
 tool-list, prompt-list and resource-list changes (to clients of both eras: ``notifications/*/list_changed`` on the
@@ -80,7 +80,7 @@ class ProxyConfig:
 
     Attributes:
         command, args: the upstream server's command line.
-        threshold: spill text results larger than this many bytes.
+        threshold: spill text results larger than this many bytes of JSON (escapes included).
         classes: result class per upstream tool name; ``default_class`` for the others.
         ttl: seconds a spilled result (and a scratchpad value written without a ttl) lives.
         timeout: seconds to wait for the upstream server to start, and for each answer.

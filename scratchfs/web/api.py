@@ -168,9 +168,10 @@ def list_runs(request: Request) -> dict[str, Any]:
 def run_entries(request: Request, run: str) -> dict[str, Any]:
     """A run's live entries, oldest first, paged: ``?limit=`` (1-1000, 100) and ``?cursor=`` (the previous page's
     ``next_cursor``, the cursor of :func:`~scratchfs.api.inspector.iter_entries`, as ``ls`` prints it); ``?agent=``
-    and ``?kind=`` (handle, scratch) filter. Streamed from the index a page of rows at a time (constant memory);
-    ``remaining`` counts the entries after the page (one ``COUNT`` by a SQLite index; an index without it, by going
-    on with the same walk, not a second listing)."""
+    and ``?kind=`` (handle, scratch) filter, in the index's query: a page of the 3 scratch keys of a run of 100,000
+    handles reads those 3 rows. Streamed from the index a page of rows at a time (constant memory); ``remaining``
+    counts the entries after the page (one ``COUNT`` by the index; an index without it, by going on with the same
+    walk, not a second listing)."""
     q = _query(request, ("cursor", "limit", "agent", "kind"))
     limit = _int(q.get("limit", str(DEFAULT_PAGE)), "limit")
     if not 1 <= limit <= MAX_PAGE:
@@ -183,10 +184,8 @@ def run_entries(request: Request, run: str) -> dict[str, Any]:
     store = _store(request)
     now = store.now()
     page, last, rest = [], None, None
-    entries = iter_entries(store, now, run, agent, after)
+    entries = iter_entries(store, now, run, agent, after, kind=kind)  # the kind filtered by the index's query
     for entry, cursor in entries:
-        if kind is not None and entry.kind != kind:
-            continue
         if len(page) == limit:  # one more follows: the rest is counted by the index, else by this same walk
             rest = itertools.chain([(entry, cursor)], entries)
             break
