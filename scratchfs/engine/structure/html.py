@@ -192,6 +192,5 @@ def select_page(source: ContentSource, selector: str, *, cursor: str | None = No
         if index + len(texts) < matches:
             yield index + len(texts), STOP, False  # the worker sent no more than fits: the next page starts here
 
-    page = ItemPage("elements", index + 1, extra={"matches": matches})
-    return fill_items(page, items(), chars, budget, max_elements,
-                      lambda number, skip: encode_cursor((number, skip), key))
+    return fill_items(ItemPage("elements", index + 1, extra={"matches": matches}), items(), chars, budget,
+                      max_elements, lambda number, skip: encode_cursor((number, skip), key))
