@@ -120,8 +120,7 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
         max_results: most outputs per page.
         cache_key: names the content (a blob token): the text of an output cut across pages is kept under it, so
             the next pages of that output do not run the filter again.
-        timeout: seconds (wall clock) the filter may run, in a worker process killed at the limit
-            (:mod:`scratchfs.engine.structure.jq_worker`).
+        timeout: seconds (wall clock) the filter may run, in a worker killed at the limit (:mod:`.jq_worker`).
         entry: the entry's identity its cursors are bound to (:class:`~scratchfs.engine.structure.paging.CursorKey`;
             with the filter and the size): a cursor of another entry, filter or read is refused.
 
@@ -137,8 +136,8 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
     Raises:
         InvalidArgument: a filter that does not compile or fails (jq's message), a document that is not JSON or not
             UTF-8 (the parser's message), a bad cursor (edited, of another entry, filter or read, or naming no
-            output of this one) or budget, or a document over
-            :data:`MAX_JQ_DOCUMENT_BYTES` with a filter that is not a path.
+            output of this one) or budget, or a document over :data:`MAX_JQ_DOCUMENT_BYTES` with a filter that is
+            not a path.
         StructureTimeout: the filter ran past ``timeout``.
         StoreBusy: every worker process stayed busy until the time limit, or none could be started (out of
             descriptors or memory); nothing was run: retry.
@@ -167,18 +166,15 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
         if cache_key is not None:
             _CUT.put(f"jq:{cache_key}:{number}:{filter}", text)
 
-    page = _fill(page, found, index, chars, budget, max_results, cursor_of, keep)
-    if cursor is not None and not page.items and page.part is None:  # a cursor always names an output that follows
-        raise InvalidArgument(f"cursor {cursor[:40]!r} names output {index + 1:,}, past the filter's last: start the "
-                              "read again without a cursor")
-    return page
+    return _fill(page, found, index, chars, budget, max_results, cursor_of, keep, cursor)
 
 
 def _fill(page: ItemPage, found: tuple[list[Any], dict[int, str], set[int], str | None], index: int, chars: int,
           budget: int, max_results: int, cursor_of: Callable[[int, int], str],
-          keep: Callable[[int, str], None]) -> ItemPage:
+          keep: Callable[[int, str], None], cursor: str | None) -> ItemPage:
     """``page`` filled from output ``index`` (``chars`` into it) with what :func:`_outputs` ``found``: its note, and
-    the outputs given as text listed in ``as_text`` (:func:`~scratchfs.engine.structure.paging.with_as_text`)."""
+    the outputs given as text listed in ``as_text`` (:func:`~scratchfs.engine.structure.paging.with_as_text`).
+    Raises InvalidArgument: a ``cursor`` (the page's, if any) that names no output that follows."""
     outputs, texts, as_text, imprecise = found
     if imprecise is not None:
         page.extra["note"] = numbers_note(imprecise)
@@ -199,7 +195,11 @@ def _fill(page: ItemPage, found: tuple[list[Any], dict[int, str], set[int], str 
         page.items, page.part = [], started
         return fill_items(page, numbered(), chars, room, max_results, cursor_of, keep)
 
-    return with_as_text(fill, budget, candidates)
+    page = with_as_text(fill, budget, candidates)
+    if cursor is not None and not page.items and page.part is None:  # a cursor always names an output that follows
+        raise InvalidArgument(f"cursor {cursor[:40]!r} names output {index + 1:,}, past the filter's last: start the "
+                              "read again without a cursor")
+    return page
 
 
 def _outputs(source: ContentSource, filter: str, limit: int, deadline: float, page: tuple[int, int, int],

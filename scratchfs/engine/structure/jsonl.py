@@ -81,14 +81,7 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
     budget = check_budget(budget_bytes)
     records = check_int(records, "records", 1, MAX_RECORDS)
     key = CursorKey("records" if jq is None else f"records\0{jq}", source.size, entry)
-    if cursor is not None:
-        number, offset, out_index, chars = decode_cursor(cursor, 4, key)
-        check_line_start(source, offset, "a record start")
-        if number < 1 or (jq is None and out_index):
-            raise InvalidArgument(f"cursor {cursor[:40]!r} names no record of this read: start it again without one")
-    else:
-        number, offset, out_index, chars = check_int(record, "record", 1), 0, 0, 0
-        number, offset = _seek(source, number)
+    number, offset, out_index, chars = _start(source, record, cursor, key, jq is None)
     program = compile_filter(jq, 1_000_000) if jq is not None else None
     candidates: list[tuple[int, str]] = []  # (index on the page, text) of items given as their JSON text
     note: list[str] = []  # the note on numbers a double cannot hold, once seen
@@ -110,6 +103,21 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
         return fill_items(page, outputs, chars, room, 1_000_000, cursor_of)
 
     return with_as_text(fill, budget, candidates, note)
+
+
+def _start(source: ContentSource, record: object, cursor: str | None, key: CursorKey,
+           plain: bool) -> tuple[int, int, int, int]:
+    """``(record number, its byte offset, output index, characters into it)`` where a page starts: at ``cursor``
+    (checked: made with ``key``, at a record start; ``plain``: a read without jq, whose cursors name no output) or at
+    record ``record``. Raises InvalidArgument."""
+    if cursor is None:
+        number, offset = _seek(source, check_int(record, "record", 1))
+        return number, offset, 0, 0
+    number, offset, out_index, chars = decode_cursor(cursor, 4, key)
+    check_line_start(source, offset, "a record start")
+    if number < 1 or (plain and out_index):
+        raise InvalidArgument(f"cursor {cursor[:40]!r} names no record of this read: start it again without one")
+    return number, offset, out_index, chars
 
 
 def _seek(source: ContentSource, number: int) -> tuple[int, int]:

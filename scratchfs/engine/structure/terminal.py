@@ -135,8 +135,7 @@ def view_page(source: ContentSource, offset: int = 0, *, cursor: str | None = No
             with the size): a cursor of another entry or read is refused.
 
     Returns:
-        a :class:`TextPage`: ``offset`` (byte offset of ``text`` in the rendered view), ``text``, ``cursor``,
-        ``more``.
+        a :class:`TextPage`: ``offset`` (byte offset of ``text`` in the rendered view), ``text``, ``cursor``, ``more``.
 
     Raises:
         InvalidArgument: a bad offset or budget, a cursor of another entry or read (or edited, or not at a line
@@ -153,8 +152,7 @@ def view_page(source: ContentSource, offset: int = 0, *, cursor: str | None = No
         raw_at, view_at, skip = 0, 0, check_int(offset, "offset", 0)
     pieces: list[bytes] = []
     starts: list[tuple[int, int]] = []  # (raw offset, view offset) of each rendered line held
-    held = 0
-    exhausted = True
+    held, exhausted = 0, True
     for start, line in iter_lines(source, raw_at, MAX_LINE_BYTES):
         ended = line.endswith(b"\n")
         data = render_line((line[:-1] if ended else line).decode("utf-8", "replace")).encode("utf-8")
