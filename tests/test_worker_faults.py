@@ -202,3 +202,51 @@ def test_a_call_that_waited_for_a_worker_longer_than_it_then_ran_is_store_busy()
     assert time.monotonic() - began < 5
     for thread in threads:
         thread.join(30)
+
+
+def test_what_a_jq_worker_writes_to_stderr_never_reaches_the_callers(capfd, tmp_path):
+    """jq's own messages (its C code prints "jq: error: cannot allocate memory" to fd 2 as it dies) stay in the
+    worker's stderr file; the death's typed error ends with that line. Filters using ``debug``/``stderr`` answer."""
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("r", "a")
+        handle = scope.spill(b'{"a": [1, 2, 3]}', source_tool="t").handle
+        assert scope.structure.jq(handle, ".a[] | debug").items == [1, 2, 3]
+        assert scope.structure.jq(handle, '.a | stderr | debug("msg") | length').items == [3]
+        assert scope.structure.jq(handle, "input_filename").items == [None]
+        with pytest.raises(InvalidArgument, match=r'died.*\(its last words: "jq: error: cannot allocate memory"\)$'):
+            scope.structure.jq(handle, ".a | .[3e8] = 1 | length")  # 4.8 GB: past the worker's address space
+        assert scope.structure.jq(handle, ".a[1]").items == [2]
+    assert capfd.readouterr().err == ""
+
+
+_NOISY_WORKER = '''
+import os, pickle, sys, warnings
+from scratchfs.engine.worker_pipe import WORKER_NAME, reply, requests
+if __name__ == WORKER_NAME:
+    for noise, crash in requests():
+        warnings.warn("a warning in the worker")
+        os.write(2, b"x" * noise + b"\\n")
+        if crash:
+            raise RuntimeError("boom \\x1b[31m in the worker " + "y" * 1000)
+        reply(pickle.dumps(os.fstat(2).st_size))
+'''
+
+
+def test_a_workers_stderr_is_bounded_and_a_crash_gives_its_last_line_only(capfd, tmp_path):
+    """Any worker's fd 2 (Python warnings, 1 MB of writes, an uncaught exception's traceback) goes to its own file,
+    capped at STDERR_BYTES per request (writes past it fail: a worker that filled it dies with no last words); a
+    death answers the last line, one line, at most LAST_WORDS_CHARS."""
+    script = tmp_path / "noisy_worker.py"
+    script.write_text(_NOISY_WORKER)
+    pool = worker_pipe.Pool(str(script), 1, "noisy")
+    try:
+        for _ in range(2):  # the file is emptied before each request: the second one has its full share too
+            answer = pool.run(pickle.dumps((1_000_000, False)), time.monotonic() + 30)
+            assert answer == ("ok", worker_pipe.STDERR_BYTES)
+        status, words = pool.run(pickle.dumps((1000, True)), time.monotonic() + 30)
+        assert status == "died" and pool.counts() == (0, 0)
+        assert words.startswith("RuntimeError: boom  [31m in the worker yyy") and words.endswith("...")
+        assert len(words) == worker_pipe.LAST_WORDS_CHARS and "\n" not in words
+    finally:
+        pool.kill_all()
+    assert capfd.readouterr().err == ""

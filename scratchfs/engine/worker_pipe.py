@@ -29,6 +29,12 @@ starts a new one), and a worker that gets no request for 1.5 times that exits by
 keeps the two from crossing; and should a request still reach a worker that has just exited that way, the pool runs
 it once more in a new one.
 
+A worker's stderr (fd 2: what jq's C code prints when it runs out of memory, lxml's or Python's warnings, a crash
+message) never reaches the parent's: it goes to an anonymous file of the worker's own (``memfd``, else an unlinked
+temporary file; ``/dev/null`` when neither can be made), emptied before each request and capped at
+:data:`STDERR_BYTES` (``RLIMIT_FSIZE`` in the worker, SIGXFSZ ignored: writes past it fail). When a worker dies
+under a call, the last line it wrote there is the call's answer (:meth:`Pool.run`), for a one-line error.
+
 Standard library only: this file runs in the workers.
 """
 
@@ -36,21 +42,25 @@ from __future__ import annotations
 
 import atexit
 import errno
+import fcntl
 import math
 import os
 import pickle
 import resource
 import select
+import signal
 import struct
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["BOOT", "CPU_SLACK_SECONDS", "IDLE_SECONDS", "WORKER_NAME", "NoWorker", "Pool", "PoolBusy", "Worker",
-           "limit_cpu", "limit_memory", "read_frame", "reply", "requests", "write_frame"]
+__all__ = ["BOOT", "CPU_SLACK_SECONDS", "IDLE_SECONDS", "LAST_WORDS_CHARS", "STDERR_BYTES", "WORKER_NAME", "NoWorker",
+           "Pool", "PoolBusy", "Worker", "limit_cpu", "limit_memory", "limit_stderr", "read_frame", "reply", "requests",
+           "write_frame"]
 
 WORKER_NAME = "__scratchfs_worker__"
 """``__name__`` of a worker file run in a worker process."""
@@ -63,6 +73,10 @@ CPU_SLACK_SECONDS = 2.0
 """Seconds of CPU time a worker may use past a request's time limit before ``RLIMIT_CPU`` ends it."""
 IDLE_SECONDS = 60.0
 """Default ``idle_seconds`` of a :class:`Pool`: a worker idle longer is not reused; one idle 1.5 times that exits."""
+STDERR_BYTES = 64 * 1024
+"""Most bytes a worker keeps of its stderr during one request (``RLIMIT_FSIZE``); its writes past them fail."""
+LAST_WORDS_CHARS = 200
+"""Most characters of a dead worker's last stderr line given back (:meth:`Worker.last_words`)."""
 
 
 class NoWorker(OSError):
@@ -79,10 +93,19 @@ class Worker:
     """One worker process running the worker file ``script`` (a path), and the pipes to it."""
 
     def __init__(self, script: str, idle_exit: float = 1.5 * IDLE_SECONDS) -> None:
-        """Start it; it exits by itself after ``idle_exit`` seconds without a request. Raises OSError when no process
-        can be started (descriptors, memory)."""
-        self.process = subprocess.Popen([sys.executable, "-c", BOOT, __file__, script, repr(float(idle_exit))],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, close_fds=True)
+        """Start it; it exits by itself after ``idle_exit`` seconds without a request; its stderr goes to a file of
+        its own (:func:`_stderr_file`), never to the parent's. Raises OSError when no process can be started
+        (descriptors, memory)."""
+        self.stderr = _stderr_file()
+        self.said = ""
+        try:
+            self.process = subprocess.Popen([sys.executable, "-c", BOOT, __file__, script, repr(float(idle_exit))],
+                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                            stderr=subprocess.DEVNULL if self.stderr is None else self.stderr,
+                                            bufsize=0, close_fds=True)
+        except BaseException:
+            self._close_stderr()
+            raise
         self.idle_since = time.monotonic()
 
     def send(self, request: bytes, deadline: float | None) -> None:
@@ -90,6 +113,11 @@ class Worker:
         seconds until ``deadline``, negative for none) for the worker's CPU cap. Raises TimeoutError (the worker must
         then be discarded), OSError (it died)."""
         limit = -1.0 if deadline is None else max(0.0, deadline - time.monotonic())
+        if self.stderr is not None:  # the request's stderr alone (the file is in append mode: writes go to its end)
+            try:
+                os.ftruncate(self.stderr, 0)
+            except OSError:
+                pass
         fd = self.process.stdin.fileno()
         _write_all(fd, struct.pack("<Qd", len(request) + 8, limit), deadline)
         _write_all(fd, request, deadline)
@@ -103,13 +131,59 @@ class Worker:
         """Whether the process is still running."""
         return self.process.poll() is None
 
+    def last_words(self) -> str:
+        """The last non-blank line the worker wrote to its stderr during its last request (until :meth:`stop`), as
+        one line of at most :data:`LAST_WORDS_CHARS` characters (control characters as spaces, undecodable bytes
+        as U+FFFD); ``""`` when it wrote none (or its stderr is ``/dev/null``)."""
+        if self.stderr is None:
+            return self.said
+        try:
+            size = os.fstat(self.stderr).st_size
+            tail = os.pread(self.stderr, min(size, 4096), max(0, size - 4096))
+        except OSError:
+            return ""
+        lines = [line for line in tail.decode("utf-8", "replace").splitlines() if line.strip()]
+        if not lines:
+            return ""
+        line = "".join(" " if not char.isprintable() else char for char in lines[-1]).strip()
+        return line if len(line) <= LAST_WORDS_CHARS else line[: LAST_WORDS_CHARS - 3] + "..."
+
     def stop(self) -> None:
-        """Kill the process and close its pipes."""
+        """Kill the process and close its pipes and its stderr file."""
         self.process.kill()
         self.process.wait(5)
         for pipe in (self.process.stdin, self.process.stdout):
             if pipe is not None:
                 pipe.close()
+        self.said = self.last_words()  # all it wrote: it is dead
+        self._close_stderr()
+
+    def _close_stderr(self) -> None:
+        if self.stderr is not None:
+            fd, self.stderr = self.stderr, None
+            os.close(fd)
+
+
+def _stderr_file() -> int | None:
+    """A descriptor (close-on-exec) of a new anonymous file in append mode for a worker's stderr: a ``memfd``, else
+    an unlinked temporary file; ``None`` (the worker gets ``/dev/null``) when neither can be made."""
+    try:
+        fd = os.memfd_create("scratchfs-worker-stderr")
+    except (AttributeError, OSError):
+        try:
+            fd, path = tempfile.mkstemp(prefix="scratchfs-worker-stderr-")
+        except OSError:
+            return None
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_APPEND)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
 
 
 class Pool:
@@ -178,7 +252,8 @@ class Pool:
             wait: wait for a worker to come free; else, when every one is busy, answer ``("busy", None)`` at once.
 
         Returns:
-            ``("ok", answer)`` (unpickled); ``("died", None)``: the worker died under the call (out of memory);
+            ``("ok", answer)`` (unpickled); ``("died", last words)``: the worker died under the call (out of memory),
+            with the last line it wrote to its stderr (:meth:`Worker.last_words`, ``""`` for none);
             ``("busy", None)``: (``wait=False`` only) every worker was busy, the call was not run.
 
         Raises:
@@ -204,7 +279,7 @@ class Pool:
             self.discard(worker)
             if retry and (not sent or worker.process.returncode == 0):  # before reading the request: in a new one
                 return self.run(request, deadline, keep, False, wait)
-            return "died", None
+            return "died", worker.last_words()
         except BaseException:  # KeyboardInterrupt: the worker is stopped
             self.discard(worker)
             raise
@@ -331,6 +406,7 @@ def requests() -> Iterator[Any]:
         resource.setrlimit(resource.RLIMIT_CORE, (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))
     except (ValueError, OSError):
         pass
+    limit_stderr()
     while True:
         try:
             _wait(source, select.POLLIN, None if idle_exit is None else time.monotonic() + idle_exit)
@@ -356,6 +432,19 @@ def limit_cpu(seconds: float | None) -> None:
                 soft = min(soft, hard)
         resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
     except (ValueError, OSError):
+        pass
+
+
+def limit_stderr() -> None:
+    """In a worker: cap the files it writes (its stderr file: see :class:`Worker`) at :data:`STDERR_BYTES`
+    (``RLIMIT_FSIZE``, or the hard limit if lower), with SIGXFSZ ignored so that a write past it fails instead of
+    ending the process; a platform without it keeps its stderr unbounded."""
+    try:
+        hard = resource.getrlimit(resource.RLIMIT_FSIZE)[1]
+        soft = STDERR_BYTES if hard == resource.RLIM_INFINITY else min(hard, STDERR_BYTES)
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    except (ValueError, OSError, AttributeError):
         pass
 
 

@@ -236,7 +236,8 @@ def run_html(operation: str, args: tuple, deadline: float) -> Any:
     worker, until ``deadline`` (a ``time.monotonic()`` value).
 
     Returns:
-        the function's answer; ``("died", None)``: the worker died (past its :data:`WORKER_MEMORY_BYTES`);
+        the function's answer; ``("died", last words)``: the worker died (past its :data:`WORKER_MEMORY_BYTES`),
+        with the last line it wrote to its stderr (``""``: none);
         ``("deep", None)``: the page is nested too deeply to parse or render whole.
 
     Raises:
@@ -247,7 +248,7 @@ def run_html(operation: str, args: tuple, deadline: float) -> Any:
     """
     request = pickle.dumps((operation, args), protocol=pickle.HIGHEST_PROTOCOL)
     outcome, answer = _POOL.run(request, deadline, keep=len(request) <= KEEP_AFTER_BYTES)
-    return ("died", None) if outcome == "died" else answer
+    return ("died", answer or "") if outcome == "died" else answer
 
 
 _POOL = Pool(__file__, MAX_WORKERS, "HTML")

@@ -144,8 +144,9 @@ def run_jq(program_text: str, mode: str, data: Any, deadline: float) -> tuple[st
         deadline: when the worker is killed.
 
     Returns:
-        ``("ok", outputs)`` or ``("error", detail)``: see :func:`_apply`; ``("died", None)``: the worker died (jq
-        aborts past the worker's :data:`WORKER_MEMORY_BYTES` of address space).
+        ``("ok", outputs)`` or ``("error", detail)``: see :func:`_apply`; ``("died", last words)``: the worker died
+        (jq aborts past the worker's :data:`WORKER_MEMORY_BYTES` of address space), with the last line it wrote to
+        its stderr (``""``: none; see :meth:`~scratchfs.engine.worker_pipe.Worker.last_words`).
 
     Raises:
         TimeoutError: the deadline passed (the worker was killed). PoolBusy (a TimeoutError): no worker came free
@@ -155,7 +156,7 @@ def run_jq(program_text: str, mode: str, data: Any, deadline: float) -> tuple[st
     """
     request = pickle.dumps((program_text, mode, data), protocol=pickle.HIGHEST_PROTOCOL)
     outcome, answer = _POOL.run(request, deadline, keep=len(request) <= KEEP_AFTER_BYTES)
-    return answer if outcome == "ok" else ("died", None)
+    return answer if outcome == "ok" else ("died", answer or "")
 
 
 _POOL = Pool(__file__, MAX_WORKERS, "jq")

@@ -421,7 +421,8 @@ def in_worker(run: Callable[[], Any], deadline: float, what: str, advice: str, d
 
     Raises:
         StructureTimeout: the deadline passed (the worker was stopped). InvalidArgument: the worker ran out of memory
-            or died (``run`` answered a tuple ``("died", ...)``). StoreBusy: every worker process stayed busy until
+            or died (``run`` answered a tuple ``("died", last words)``; the message ends with the last line the worker
+            wrote to its stderr, when it wrote one). StoreBusy: every worker process stayed busy until
             the deadline, or none could be started (out of descriptors or memory); the read was not run.
     """
     try:
@@ -436,5 +437,7 @@ def in_worker(run: Callable[[], Any], deadline: float, what: str, advice: str, d
                                f"was stopped; try {advice}") from None
     if isinstance(answer, tuple) and answer[0] == "died":
         tail = f"; try {advice}" if died is None else died
-        raise InvalidArgument(f"{what} stopped: its worker process ran out of memory or died{tail}")
+        words = answer[1] if len(answer) > 1 and isinstance(answer[1], str) and answer[1] else ""
+        said = f" (its last words: {json.dumps(words, ensure_ascii=False)})" if words else ""
+        raise InvalidArgument(f"{what} stopped: its worker process ran out of memory or died{tail}{said}")
     return answer
