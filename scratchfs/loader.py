@@ -1,84 +1,228 @@
-"""Load a folder of recorded tool outputs into a scope (``scratchfs load DIR``), for tests that start from fixtures."""
+"""Load a folder of recorded tool outputs into a scope (``scratchfs load DIR``), for tests that start from fixtures.
+
+The folder is walked by directory descriptors (``openat``), never by whole paths: a file as deep as the file system
+holds is loaded even when its path is longer than ``PATH_MAX``. No link is followed, only regular files are read,
+and one entry that cannot be loaded -- not a regular file, unreadable (``EACCES``), a link loop, a name too long,
+gone by the time it is opened (``ENOENT``), a read error -- is skipped and named with its reason (:class:`Skipped`);
+the others are loaded.
+"""
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO, NamedTuple
 
 from scratchfs.api.scope import Scope
 from scratchfs.api.stub import Stub
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation import checks
+from scratchfs.foundation.errors import InvalidArgument, ScratchError
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # no link followed, no FIFO waited on
+_LINK = "a symbolic link, not followed"
+_KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a character device",
+          stat.S_IFBLK: "a block device", stat.S_IFLNK: _LINK, stat.S_IFDIR: "a folder"}
 
 
-def iter_files(folder: str | os.PathLike[str], skipped: list[str] | None = None) -> list[Path]:
+class Skipped(NamedTuple):
+    """An entry of the folder that was not loaded."""
+
+    path: str
+    """Its path relative to the folder, with ``/``."""
+    reason: str
+    """Why: what kind of entry it is (``"a FIFO"``), or the error that stopped it (``"Permission denied
+    (EACCES)"``)."""
+    failed: bool
+    """True when it could not be read (an error: permissions, a name too long, gone, a read error), False when it
+    is left out by rule (not a regular file)."""
+
+
+def _error(exc: OSError) -> str:
+    """``OSError``'s reason, ``"<strerror> (<ERRNO>)"``; a link met where none was expected reads as a link."""
+    if exc.errno == errno.ELOOP:
+        return _LINK
+    name = errno.errorcode.get(exc.errno or 0, "")
+    text = exc.strerror or str(exc)
+    if exc.errno == errno.ENOENT:
+        text = "gone before it was read"
+    return f"{text} ({name})" if name else text
+
+
+def _kind(mode: int) -> str:
+    return _KINDS.get(stat.S_IFMT(mode), "not a regular file")
+
+
+def _listing(dir_fd: int, prefix: str, skipped: list[Skipped]) -> list[tuple[str, bool]]:
+    """The entries of the open directory ``dir_fd`` to walk, as ``(name, is a folder)``, sorted so that the walk
+    gives paths in the order of their text (a folder's name sorts with a ``/`` after it); names starting with ``.``
+    are left out silently, entries that are neither regular files nor folders are added to ``skipped``."""
+    out: list[tuple[str, bool, str]] = []
+    try:
+        with os.scandir(dir_fd) as entries:
+            for entry in entries:
+                name = entry.name
+                if name.startswith("."):
+                    continue
+                try:
+                    mode = entry.stat(follow_symlinks=False).st_mode
+                except OSError as exc:
+                    skipped.append(Skipped(prefix + name, _error(exc), True))
+                    continue
+                if stat.S_ISDIR(mode) or stat.S_ISREG(mode):
+                    out.append((name, stat.S_ISDIR(mode), name + "/" if stat.S_ISDIR(mode) else name))
+                else:
+                    skipped.append(Skipped(prefix + name, _kind(mode), False))
+    except OSError as exc:  # cannot be listed (permissions, gone): the folder is named
+        skipped.append(Skipped(prefix.rstrip("/") or ".", _error(exc), True))
+    out.sort(key=lambda item: item[2])
+    return [(name, is_dir) for name, is_dir, _ in out]
+
+
+def _walk(root_fd: int, skipped: list[Skipped]) -> Iterator[tuple[str, int, str]]:
+    """Every regular file (as listed) under the open directory ``root_fd``, in the order of its relative path:
+    ``(relative path, descriptor of its directory, name)``, the descriptor open while the caller holds the item.
+    A folder that cannot be opened is added to ``skipped``. One descriptor is open per level of depth; past the
+    process's limit (``EMFILE``) the folders deeper are skipped, named."""
+    stack = [(root_fd, "", iter(_listing(root_fd, "", skipped)))]
+    try:
+        while stack:
+            dir_fd, prefix, entries = stack[-1]
+            item = next(entries, None)
+            if item is None:
+                stack.pop()
+                if dir_fd != root_fd:
+                    os.close(dir_fd)
+                continue
+            name, is_dir = item
+            if not is_dir:
+                yield prefix + name, dir_fd, name
+                continue
+            try:
+                sub = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
+            except OSError as exc:
+                skipped.append(Skipped(prefix + name, _error(exc), True))
+                continue
+            stack.append((sub, prefix + name + "/", iter(_listing(sub, prefix + name + "/", skipped))))
+    finally:
+        for dir_fd, _, _ in stack:
+            if dir_fd != root_fd:
+                os.close(dir_fd)
+
+
+def _open_root(folder: str | os.PathLike[str]) -> int:
+    """A descriptor of the folder (a link to a folder given as the folder itself is followed). Raises
+    InvalidArgument: not a folder, or it cannot be opened."""
+    try:
+        return os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as exc:
+        missing = exc.errno in (errno.ENOTDIR, errno.ENOENT)
+        what = "not a folder" if missing else f"cannot open the folder ({_error(exc)})"
+        raise InvalidArgument(f"{what}: {os.fspath(folder)!r}") from None
+
+
+def iter_files(folder: str | os.PathLike[str], skipped: list[Skipped] | None = None) -> list[Path]:
     """Every regular file under ``folder``, recursively, sorted by relative path; names starting with ``.`` (and
-    everything under such folders) are skipped, and symbolic links are not followed. The relative paths (with
-    ``/``) of the other entries left out -- links, FIFOs, devices, sockets -- are appended to ``skipped`` when given.
+    everything under such folders) are skipped, and symbolic links are not followed. The other entries left out --
+    links, FIFOs, devices, sockets, folders that cannot be opened or listed -- are appended to ``skipped`` when given
+    (:class:`Skipped`, sorted by path). A path may be longer than ``PATH_MAX`` (see :func:`load_dir`).
 
     Raises:
-        InvalidArgument: ``folder`` is not a directory.
+        InvalidArgument: ``folder`` is not a directory, or cannot be opened.
     """
     root = Path(folder)
-    if not root.is_dir():
-        raise InvalidArgument(f"not a folder: {str(root)!r}")
-    found = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        # os.walk lists a link to a directory among the directories (and does not enter it)
-        links = {d for d in dirnames if not d.startswith(".") and Path(dirpath, d).is_symlink()}
-        if skipped is not None:
-            skipped.extend(Path(dirpath, d).relative_to(root).as_posix() for d in links)
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in links)
-        for name in filenames:
-            path = Path(dirpath, name)
-            if name.startswith("."):
-                continue
-            if path.is_symlink() or not path.is_file():
-                if skipped is not None:
-                    skipped.append(path.relative_to(root).as_posix())
-                continue
-            found.append(path)
+    root_fd = _open_root(root)
+    found: list[Path] = []
+    left: list[Skipped] = []
+    try:
+        found = [root / name for name, _, _ in _walk(root_fd, left)]
+    finally:
+        os.close(root_fd)
     if skipped is not None:
-        skipped.sort()
-    return sorted(found, key=lambda p: p.relative_to(root).as_posix())
+        skipped.extend(sorted(left))
+    return found
+
+
+class _Source:
+    """A file being spilled; remembers the error its own reads raised (not the store's)."""
+
+    def __init__(self, file: BinaryIO) -> None:
+        self.file, self.error = file, None
+
+    def read(self, size: int = -1) -> bytes:
+        try:
+            return self.file.read(size)
+        except OSError as exc:
+            self.error = exc
+            raise
+
+
+def _load_one(scope: Scope, dir_fd: int, name: str, tool: str | None, ttl: float | None) -> Stub | tuple[str, bool]:
+    """Spill the file ``name`` of ``dir_fd``: its stub, or ``(reason, failed)`` when it was not loaded (as
+    :class:`Skipped`). Raises the store's errors (:meth:`Scope.spill`), not the file's."""
+    try:
+        fd = os.open(name, _FILE_FLAGS, dir_fd=dir_fd)
+    except OSError as exc:
+        return _error(exc), exc.errno != errno.ELOOP  # ELOOP: it became a link
+    with os.fdopen(fd, "rb") as file:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):  # it changed since it was listed
+            return _kind(mode), False
+        source = _Source(file)
+        try:
+            return scope.spill(source, source_tool=tool or checks.clean_tool(Path(name).stem), ttl=ttl)
+        except (OSError, ScratchError):
+            if source.error is None:
+                raise
+            return _error(source.error), True
 
 
 def load_dir(scope: Scope, folder: str | os.PathLike[str], *, tool: str | None = None,
-             ttl: float | None = None, skipped: list[str] | None = None) -> dict[str, Stub]:
-    """Spill every file of ``folder`` (see :func:`iter_files`) into ``scope``, streaming each from disk.
+             ttl: float | None = None, skipped: list[Skipped] | None = None) -> dict[str, Stub]:
+    """Spill every regular file of ``folder`` (see :func:`iter_files`) into ``scope``, streaming each from disk.
+
+    A file that cannot be loaded is skipped, and the rest are loaded: one that is not a regular file (any more), a
+    link, or that cannot be opened or read (permissions, a link loop, a name too long, gone since it was listed, a
+    read error); so is a folder that cannot be opened or listed. Paths longer than ``PATH_MAX`` are loaded (the
+    walk opens each folder from its parent's descriptor).
 
     Args:
         tool: the source tool recorded for every file; default: each file's name without its last suffix
-            (``browser.get.html`` -> ``browser.get``).
+            (``browser.get.html`` -> ``browser.get``; control characters dropped, cut to the tool name's limit).
         ttl: seconds until the entries expire (default: the store's).
-        skipped: a list the relative paths of entries that are not regular files are appended to (as
-            :func:`iter_files`), including one that became a link or another kind of file after it was listed.
+        skipped: a list the entries not loaded are appended to, each a :class:`Skipped` ``(path, reason,
+            failed)``, sorted by path.
 
     Returns:
-        ``{relative path (with "/"): stub}``, in the order spilled.
+        ``{relative path (with "/"): stub}``, in the order spilled (of the relative paths).
 
     Raises:
-        InvalidArgument: ``folder`` is not a directory, or a bad ``tool`` or ``ttl``.
-        StorageError, StoreBusy: as :meth:`Scope.spill`; files spilled before the failure stay in the store.
+        InvalidArgument: ``folder`` is not a directory (or cannot be opened), or a bad ``tool`` or ``ttl``.
+        StorageError, StoreBusy, QuotaExceeded: as :meth:`Scope.spill` (the store's failures, not a file's); files
+            spilled before the failure stay in the store.
     """
-    root = Path(folder)
+    tool = checks.check_tool(tool) or None
+    checks.check_ttl(ttl, 0.0)
+    root_fd = _open_root(folder)
     stubs: dict[str, Stub] = {}
-    for path in iter_files(root, skipped):
-        name = path.relative_to(root).as_posix()
-        try:  # no link followed, no FIFO waited on: what changed since it was listed is skipped
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-        except OSError:
-            fd = None
-        if fd is not None and not stat.S_ISREG(os.fstat(fd).st_mode):
-            os.close(fd)
-            fd = None
-        if fd is None:
-            if skipped is not None:
-                skipped.append(name)
-            continue
-        with os.fdopen(fd, "rb") as f:
-            stubs[name] = scope.spill(f, source_tool=tool or path.stem, ttl=ttl)
+    left: list[Skipped] = []
+    walk = _walk(root_fd, left)
+    try:
+        for rel, dir_fd, name in walk:
+            loaded = _load_one(scope, dir_fd, name, tool, ttl)
+            if isinstance(loaded, tuple):
+                left.append(Skipped(rel, *loaded))
+            else:
+                stubs[rel] = loaded
+    finally:
+        walk.close()
+        os.close(root_fd)
+        if skipped is not None:
+            skipped.extend(sorted(left))
     return stubs
 
 
-__all__ = ["iter_files", "load_dir"]
+__all__ = ["Skipped", "iter_files", "load_dir"]

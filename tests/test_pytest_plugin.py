@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import socket
 from importlib.metadata import entry_points
 
 from click.testing import CliRunner
 
-from scratchfs import ScratchStore
+from scratchfs import ScratchStore, loader
 from scratchfs.cli import main
-from scratchfs.loader import iter_files, load_dir
+from scratchfs.loader import Skipped, iter_files, load_dir
 
 from .conftest import FIXTURES
 
@@ -110,5 +112,91 @@ def test_load_names_what_it_skips_and_follows_no_link(tmp_path):
                                        "--agent", "a"])
     assert result.exit_code == 0, result.output
     assert [x["file"] for x in json.loads(result.stdout)] == ["a.json"]
-    assert result.stderr == ("scratchfs: skipped 3 that are not regular files (links are not followed): dirlink, "
-                             "link.txt, p.txt\n")
+    assert result.stderr == ("scratchfs: skipped 3 that are not regular files: dirlink (a symbolic link, not "
+                             "followed), link.txt (a symbolic link, not followed), p.txt (a FIFO)\n")
+
+
+def _deep_folder(folder, levels: int = 20) -> str:
+    """A file ``deep.txt`` ``levels`` folders of 250-character names down (over 5,000 bytes of path: past PATH_MAX,
+    4096), made through directory descriptors; its relative path."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for _ in range(levels):
+            os.mkdir("d" * 250, dir_fd=fd)
+            fd, parent = os.open("d" * 250, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd), fd
+            os.close(parent)
+        out = os.open("deep.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
+        os.write(out, b"deep down")
+        os.close(out)
+    finally:
+        os.close(fd)
+    return "/".join(["d" * 250] * levels + ["deep.txt"])
+
+
+def _awkward_folder(tmp_path, monkeypatch):
+    """A folder with a path past PATH_MAX, a name that makes no valid tool name, a link loop, a FIFO, a socket, a
+    file nobody may read, and ``z.txt`` that is deleted while ``a.txt`` is being spilled; returns it, the deep
+    file's relative path and the socket."""
+    folder = tmp_path / "outputs"
+    folder.mkdir()
+    (folder / "a.txt").write_text("first")
+    (folder / "m.txt").write_text("middle")
+    (folder / "n\nl.txt").write_text("a newline in its name: no valid tool name")
+    (folder / "z.txt").write_text("gone before it is read")
+    deep = _deep_folder(folder)
+    (folder / "loop").symlink_to("loop")
+    os.mkfifo(folder / "p.fifo")
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(folder / "s.sock"))
+    (folder / "secret.txt").write_text("no access")
+    (folder / "secret.txt").chmod(0)
+    real_open = os.open
+
+    def refusing_open(path, flags, mode=0o777, *, dir_fd=None):
+        if path == "secret.txt" and dir_fd is not None and os.geteuid() == 0:  # root reads anything: as a user would
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real_open(path, flags, mode, dir_fd=dir_fd)
+
+    monkeypatch.setattr(loader.os, "open", refusing_open)
+    real_spill = loader.Scope.spill
+
+    def spill_and_delete(self, content, **kwargs):
+        if (folder / "z.txt").exists():
+            (folder / "z.txt").unlink()
+        return real_spill(self, content, **kwargs)
+
+    monkeypatch.setattr(loader.Scope, "spill", spill_and_delete)
+    return folder, deep, sock
+
+
+def test_load_skips_and_names_each_file_it_cannot_load_and_loads_the_rest(tmp_path, monkeypatch):
+    """One file with a path past PATH_MAX failed the whole load (ENAMETOOLONG); now each entry that cannot be loaded
+    is skipped with its reason, and every other file (the deep one too) is loaded byte-exact."""
+    folder, deep, sock = _awkward_folder(tmp_path, monkeypatch)
+    skipped: list[Skipped] = []
+    with ScratchStore(tmp_path / "root") as store, sock:
+        scope = store.scope("r", "a")
+        stubs = load_dir(scope, folder, skipped=skipped)
+        assert list(stubs) == ["a.txt", deep, "m.txt", "n\nl.txt"]
+        assert scope.read_handle(stubs[deep].handle).data == b"deep down"
+        assert stubs["n\nl.txt"].source_tool == "nl"  # the name's control character dropped
+        assert scope.read_handle(stubs["m.txt"].handle).data == b"middle"
+    assert skipped == [Skipped("loop", "a symbolic link, not followed", False),
+                       Skipped("p.fifo", "a FIFO", False), Skipped("s.sock", "a socket", False),
+                       Skipped("secret.txt", "Permission denied (EACCES)", True),
+                       Skipped("z.txt", "gone before it was read (ENOENT)", True)]
+    regular = ["a.txt", "deep.txt", "m.txt", "n\nl.txt", "secret.txt"]
+    assert [p.name for p in iter_files(folder)] == regular
+
+
+def test_load_from_the_command_line_loads_the_rest_and_exits_4_naming_what_it_could_not_read(tmp_path,
+                                                                                               monkeypatch):
+    folder, deep, sock = _awkward_folder(tmp_path, monkeypatch)
+    with sock:
+        result = CliRunner().invoke(main, ["load", str(folder), "--root", str(tmp_path / "root"), "--run", "r",
+                                           "--agent", "a"])
+    assert result.exit_code == 4, result.output
+    assert [x["file"] for x in json.loads(result.stdout)] == ["a.txt", deep, "m.txt", "n\nl.txt"]
+    assert result.stderr == ("scratchfs: storage: loaded 4 files; could not load 2: secret.txt (Permission denied "
+                             "(EACCES)), z.txt (gone before it was read (ENOENT)); also skipped 3 that are not "
+                             "regular files\n")

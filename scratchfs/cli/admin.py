@@ -7,6 +7,7 @@ that it did not repair, or the index fails its integrity check.
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import click
@@ -25,9 +26,9 @@ from scratchfs.cli.app import (
     scope_options,
     with_store,
 )
-from scratchfs.foundation.errors import CorruptBlob
+from scratchfs.foundation.errors import CorruptBlob, StorageError
 from scratchfs.foundation.limits import SOON_SECONDS
-from scratchfs.loader import load_dir
+from scratchfs.loader import Skipped, load_dir
 
 JSON_TABLE = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 _PROGRESS_MIN_BYTES = 64 * 1024 * 1024
@@ -215,18 +216,42 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
 @with_store
 def load(store: ScratchStore, run_id: str, agent_id: str, folder: str, tool: str | None, ttl: float | None,
          as_json: bool) -> None:
-    """Spill every file of FOLDER (recorded tool outputs, recursively) into the scope; print the handles as JSON.
+    """Spill every regular file of FOLDER (recorded tool outputs, recursively) into the scope; print the handles as
+    JSON.
 
-    Entries that are not regular files (links, FIFOs, devices) are skipped and named in one line on stderr.
+    Entries that are not regular files (links, never followed; FIFOs, sockets, devices) are skipped and named, with
+    what they are, in one line on stderr; exit code 0. A file or folder that cannot be read (permissions, a path
+    longer than the system's limit, gone mid-load, a read error) is skipped too and the rest are loaded: their
+    handles are printed, one line on stderr names what was not loaded and why, and the exit code is 4.
     """
-    skipped: list[str] = []
+    skipped: list[Skipped] = []
     stubs = load_dir(store.scope(run_id, agent_id), folder, tool=tool, ttl=ttl, skipped=skipped)
-    if skipped:
-        shown = ", ".join(skipped[:5]) + (f" and {len(skipped) - 5} more" if len(skipped) > 5 else "")
-        click.echo(f"scratchfs: skipped {len(skipped)} that are not regular files (links are not followed): {shown}",
-                   err=True)
-    echo_json([{"file": name, "handle": stub.handle, "size": stub.size, "source_tool": stub.source_tool}
+    echo_json([{"file": _decoded(name), "handle": stub.handle, "size": stub.size, "source_tool": stub.source_tool}
                 for name, stub in stubs.items()])
+    failed = [entry for entry in skipped if entry.failed]
+    if failed:
+        rest = len(skipped) - len(failed)
+        also = f"; also skipped {rest} that are not regular files" if rest else ""
+        raise StorageError(f"loaded {len(stubs)} files; could not load {len(failed)}: {_named(failed)}{also}")
+    if skipped:
+        click.echo(f"scratchfs: skipped {len(skipped)} that are not regular files: {_named(skipped)}", err=True)
+
+
+def _decoded(name: str) -> str:
+    """A file name as text that prints: bytes that are not UTF-8 (kept by ``os.fsdecode`` as surrogates) as U+FFFD."""
+    return os.fsencode(name).decode("utf-8", "replace")
+
+
+def _named(skipped: list[Skipped]) -> str:
+    """The first five of ``skipped`` as ``path (reason)``, a long path shortened in the middle, then how many
+    more."""
+    from scratchfs.cli.render import middle_ellipsis
+
+    shown = []
+    for entry in skipped[:5]:
+        path = "".join(char if char.isprintable() else "?" for char in _decoded(entry.path))
+        shown.append(f"{middle_ellipsis(path, 100)} ({entry.reason})")
+    return ", ".join(shown) + (f" and {len(skipped) - 5} more" if len(skipped) > 5 else "")
 
 
 __all__ = ["fsck_command", "load", "ls", "stats_command"]
