@@ -305,3 +305,25 @@ def test_the_cli_opens_the_fleet_store_from_the_environment(urls, tmp_path):
                                      str(tmp_path / "host-b")], env=env, catch_exceptions=False)
     assert read.exit_code == 0, read.output
     assert read.stdout_bytes == b"line of a page"
+
+
+def test_a_copy_of_a_live_object_under_another_scopes_prefix_is_an_orphan_the_original_untouched(fleet):
+    """Rows were matched to objects by token alone: a live object copied under another run/agent prefix was taken
+    as named, never reported nor swept. An object is named only by a row of its own prefix's scope."""
+    from scratchfs.api.inspector import fsck
+
+    store = fleet()
+    scope = store.scope("run-1", "agent-1")
+    data = b"live content " * 3000
+    stub = scope.spill(data)
+    (row,) = store.list_entries()
+    client, bucket = store.blobs.client(), store.blobs.bucket
+    copy_key = store.blobs.key("run-2", "agent-9", row.blob)
+    client.copy_object(Bucket=bucket, Key=copy_key,
+                       CopySource={"Bucket": bucket, "Key": store.blobs.key("run-1", "agent-1", row.blob)})
+    assert [(p.kind, p.run_id, p.agent_id) for p in fsck(store).problems] == [("orphaned", "run-2", "agent-9")]
+    assert store.sweep().orphans_removed == 1
+    assert sorted(found.location for found in store.blobs.blob_files()) == [
+        store.blobs.key("run-1", "agent-1", row.blob)]
+    assert scope.read_range(stub.handle, 0, 65536).data == data[:65536]
+    assert fsck(store).clean

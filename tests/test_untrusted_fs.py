@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+import time
 from pathlib import Path
 from unittest import mock
 
@@ -378,3 +379,42 @@ def test_write_all_refuses_a_file_that_takes_no_bytes(tmp_path):
             safe_fs.write_all(fd, [b"abc"], 0)
     finally:
         os.close(fd)
+
+
+def _read_all(scope, handle: str, size: int) -> bytes:
+    out, offset = b"", 0
+    while offset < size:
+        piece = scope.read_range(handle, offset, 65536)
+        out, offset = out + piece.data, offset + len(piece.data)
+    return out
+
+
+@pytest.mark.parametrize("segment", [False, True], ids=["blob-file", "segment"])
+def test_a_copy_of_a_live_blob_in_another_scopes_directory_is_an_orphan_the_original_untouched(tmp_path, segment):
+    """Rows were looked up by token alone: a live blob file (or segment) copied into another run/agent directory
+    passed as known, never reported nor collected. A file is known only to a row of its own directory's scope."""
+    data = FIXTURE_FILES[0].read_bytes()[: 30_000 if segment else None]
+    with ScratchStore(tmp_path / "root", orphan_grace=3600) as store:
+        if not segment:
+            store.blobs.segment_entry_bytes = 0  # a file of its own
+        scope = store.scope("run-a", "agent-1")
+        handle = scope.spill(data, source_tool="browser.get").handle
+        store.scope("run-b", "agent-2").scratch_write("k", b"the other scope's own entry")
+        suffix = ".zseg" if segment else ".zst"
+        (original,) = [p for p in store.blobs.agent_dir("run-a", "agent-1").iterdir() if p.suffix == suffix]
+        copy = store.blobs.agent_dir("run-b", "agent-2") / original.name
+        copy.write_bytes(original.read_bytes())
+        report = fsck(store)
+        if segment:  # a segment no row of its directory's scope names is dead
+            assert report.segments.dead_segments == 1 and report.segments.segments == 3
+        else:
+            assert [(p.kind, p.path) for p in report.problems] == [("orphaned", str(copy))]
+        assert store.sweep().orphans_removed == 0 and copy.exists()  # within the grace period
+        old = time.time() - 7200
+        os.utime(copy, (old, old))
+        os.utime(original, (old, old))  # as old as its copy: still live, still kept
+        assert store.sweep().orphans_removed == 1
+        assert not copy.exists() and original.exists()
+        assert _read_all(scope, handle, len(data)) == data
+        assert store.scope("run-b", "agent-2").scratch_read("k") == b"the other scope's own entry"
+        assert fsck(store).problems == []

@@ -39,7 +39,7 @@ from scratchfs.api.store import ScratchStore
 from scratchfs.engine.backends import find_orphan, local_blobs
 from scratchfs.engine.protocols import BlobFile, Entry
 from scratchfs.engine.seekable import FormatError, read_seek_table
-from scratchfs.engine.segment_sweep import SegmentUsage, segment_usage
+from scratchfs.engine.segment_sweep import SegmentUsage, known_locations, segment_usage
 from scratchfs.engine.segments import is_location
 from scratchfs.engine.sweeper import empty_trash, trash_left
 from scratchfs.engine.verify import verify_blob
@@ -371,12 +371,12 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
             broken_rows.append((row_id, entry.blob))
             broken_problems.append(problem)
     if files is None and report.next_cursor is None:  # a bounded or resumed check that reached the last entry
-        files = _blob_files(store, report)  # a file committed since has its row: has_blob below sees it
+        files = _blob_files(store, report)  # a file committed since has its row: known_locations below sees it
     orphans: dict[int, str] = {}  # problem id -> blob token
     for found in files or ():
         run_dir, agent_dir, _path, token = found
-        if store.index.has_blob(token) or find_orphan(store.index, store.blobs, (run_dir, agent_dir), token,
-                                                      remove=False) is None:
+        if known_locations(store.index, [token], (run_dir, agent_dir)) or find_orphan(
+                store.index, store.blobs, (run_dir, agent_dir), token, remove=False) is None:  # its scope's row
             continue
         problem = _orphan_problem(store, found)
         orphans[id(problem)] = token

@@ -33,6 +33,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from scratchfs.engine.local_blobs import Blobs
 from scratchfs.engine.protocols import BlobStore, IndexBackend
 from scratchfs.engine.root import prepare_root
+from scratchfs.engine.segment_sweep import known_locations
 from scratchfs.engine.sqlite_index import Index
 from scratchfs.engine.sweeper import SweepResult, check_orphan, sweep
 from scratchfs.foundation.errors import InvalidArgument
@@ -158,14 +159,15 @@ def create_empty_index(root: Path, *, busy_timeout: float) -> None:
 
 
 def find_orphan(index: IndexBackend, blobs: BlobStore, where: tuple[str, str], token: str, remove: bool) -> int | None:
-    """If the blob ``token`` listed in ``where`` (its encoded run and agent names) is an orphan -- no row names it,
+    """If the blob ``token`` listed in ``where`` (its encoded run and agent names) is an orphan -- no row of that
+    scope names it (a copy of another scope's live blob is one),
     and for a file no writer holds it -- return its size in bytes (objects: 0), after removing it when ``remove``;
     else ``None``. For files see :func:`scratchfs.engine.sweeper.check_orphan`; an object is checked against the
     rows once more (an object is whole before its row is committed)."""
 
     if isinstance(blobs, Blobs):
         return check_orphan(index, blobs, where, token, None, remove=remove)  # type: ignore[arg-type]
-    if index.has_blob(token):
+    if known_locations(index, [token], where):
         return None
     if remove and not blobs.delete_keys([blobs.key_of(where, token)]):  # type: ignore[attr-defined]
         return None

@@ -11,12 +11,13 @@ work, the others return at once with ``skipped=True``. Steps, each a short trans
 3. Rows whose object is gone (removed from outside the store): the bucket is listed first, the rows read after, and
    a row whose object is not in the listing is ``HEAD``-checked before it is dropped (it may have been written after
    the listing), each only if it still names the same blob.
-4. Orphans: objects no row names (a crashed write, a run whose rows the platform deleted with ``ON DELETE CASCADE``)
-   and whose ``LastModified`` is older than the grace period, checked against the rows once more, deleted in
-   batches. Only the objects the store confirms deleted are counted (``orphans_removed``, ``files_deleted``,
-   ``bytes_freed``); the others are counted in ``delete_failures`` and left for the next sweep. An object is
-   complete before its row is committed and the commit follows within a transaction, so the
-   grace period (seconds; 300 by default) is what keeps a write in flight safe.
+4. Orphans: objects no row names under their own key -- a row names an object only in its scope's prefix, so a copy
+   of a live object under another scope's prefix is one (besides a crashed write, a run whose rows the platform
+   deleted with ``ON DELETE CASCADE``) -- and whose ``LastModified`` is older than the grace period, checked
+   against the rows once more, deleted in batches. Only the objects the store confirms deleted are counted
+   (``orphans_removed``, ``files_deleted``, ``bytes_freed``); the others are counted in ``delete_failures`` and
+   left for the next sweep. An object is complete before its row is committed and the commit follows within a
+   transaction, so the grace period (seconds; 300 by default) is what keeps a write in flight safe.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from collections.abc import Callable
 from scratchfs.engine.postgres_index import PostgresIndex
 from scratchfs.engine.s3_blobs import S3Blobs
 from scratchfs.engine.sweeper import BATCH_ROWS, SweepResult
+from scratchfs.foundation.checks import path_part
 
 __all__ = ["fleet_sweep"]
 
@@ -66,17 +68,18 @@ def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], 
         index.forget_tombstones(now)
         objects = blobs.list_objects()  # listed before the rows are read: a row committed meanwhile is HEAD-checked
         known = index.blob_rows()
-        listed = {obj.token for obj in objects}
+        listed = {(obj.run, obj.agent, obj.token) for obj in objects}
         missing = [(row_id, blob) for row_id, run_id, agent_id, blob in known
-                   if blob not in listed and blobs.head(blobs.key(run_id, agent_id, blob)) is None]
+                   if _where(run_id, agent_id, blob) not in listed
+                   and blobs.head(blobs.key(run_id, agent_id, blob)) is None]
         dropped = index.delete_rows(missing)
-        named = {row[3] for row in known}
+        named = {_where(*row[1:]) for row in known}
         cutoff = clock() - grace
-        candidates = [obj for obj in objects if obj.token not in named and obj.modified <= cutoff]
+        candidates = [obj for obj in objects if (obj.run, obj.agent, obj.token) not in named and obj.modified <= cutoff]
         removed: list = []
         if candidates:
-            named = index.blobs()  # committed since the first read: not an orphan
-            candidates = [obj for obj in candidates if obj.token not in named]
+            named = {_where(*row[1:]) for row in index.blob_rows()}  # committed since the first read: not an orphan
+            candidates = [obj for obj in candidates if (obj.run, obj.agent, obj.token) not in named]
             deleted, failed = blobs.delete_confirmed([obj.location for obj in candidates])
             removed = [obj for obj in candidates if obj.location in deleted]  # only what the store confirmed
             failures.update(failed)
@@ -85,3 +88,8 @@ def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], 
                         "sweep)", len(failures))
         return SweepResult(rows + dropped, files, freed + sum(obj.size for obj in removed), len(removed), dropped,
                            len(failures))
+
+
+def _where(run_id: str, agent_id: str, blob: str) -> tuple[str, str, str]:
+    """The encoded run and agent names and the token under which a row's object is listed."""
+    return path_part(run_id), path_part(agent_id), blob

@@ -445,6 +445,12 @@ class PostgresIndex:
         """True if a row names this blob token."""
         return bool(self.read("SELECT 1 FROM @E WHERE blob = %(blob)s", {"blob": blob}, "looking up a blob"))
 
+    def blob_scopes(self, blobs: list[str]) -> dict[str, tuple[str, str]]:
+        """``{blob: (run_id, agent_id)}`` of the rows that name any of ``blobs``."""
+        rows = self.read("SELECT blob, run_id, agent_id FROM @E WHERE blob = ANY(%(b)s)", {"b": list(blobs)},
+                         "looking up blobs")
+        return {row[0]: (row[1], row[2]) for row in rows}
+
     def delete_rows(self, rows: list[tuple[int, str]]) -> int:
         """Delete rows by ``(id, blob)``, each only if it still names that blob; return rows deleted."""
         if not rows:

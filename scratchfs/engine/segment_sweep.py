@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from scratchfs.engine import safe_fs, segments
 from scratchfs.engine.protocols import BlobInfo
+from scratchfs.foundation import checks
 from scratchfs.foundation.errors import ScratchError
 from scratchfs.foundation.limits import BUSY_TIMEOUT, SEGMENT_COMPACT_FRACTION
 
@@ -58,9 +59,15 @@ class SegmentCheck:
         return self.size - self.live
 
 
-def known_locations(index, locations: list[str]) -> set[str]:
+def known_locations(index, locations: list[str], where: tuple[str, ...] | None = None) -> set[str]:
     """Those of ``locations`` (blob tokens or segment locations) that a row names (``known_blobs`` when the index has
-    it, else ``has_blob`` each). Raises what the index raises (StoreBusy, StorageError)."""
+    it, else ``has_blob`` each). With ``where``, the encoded ``(run, agent)`` directory names the file was found in,
+    only those named by a row of that very scope (:func:`~scratchfs.foundation.checks.path_part` of its run and agent
+    ids; ``blob_scopes``): a copy of a live blob or segment in another scope's directory is no row's file, an orphan.
+    Raises what the index raises (StoreBusy, StorageError)."""
+    if where is not None and hasattr(index, "blob_scopes"):
+        return {blob for blob, (run_id, agent_id) in index.blob_scopes(list(locations)).items()
+                if (checks.path_part(run_id), checks.path_part(agent_id)) == tuple(where)}
     if hasattr(index, "known_blobs"):
         return index.known_blobs(locations)
     return {where for where in locations if index.has_blob(where)}
@@ -125,7 +132,7 @@ def _retire_own(index, blobs, parts: tuple[str, ...], name: str, fd: int, dying:
     if not blobs.segments.is_active(parts, name):  # another process's: not scanned at all
         return False
     records = segments.scan(lambda n, at: os.pread(fd, n, at), os.fstat(fd).st_size)[0]
-    if known_locations(index, list(segments.locations(name, records))) - dying:
+    if known_locations(index, list(segments.locations(name, records)), parts[1:]) - dying:
         return False
     return blobs.segments.retire_idle(parts, name)
 
@@ -143,13 +150,13 @@ def _judge(index, blobs, parts: tuple[str, ...], name: str, fds: tuple[int, int]
     st = os.fstat(fd)
     records, _end, problem = segments.scan(lambda n, at: os.pread(fd, n, at), st.st_size)
     located = segments.locations(name, records)
-    known = known_locations(index, list(located)) - dying
+    known = known_locations(index, list(located), parts[1:]) - dying
     check = SegmentCheck(st.st_size, sum(located[k].length for k in known), len(records), len(known),
                          problem=problem)
     old = cutoff is None or st.st_mtime <= cutoff
     if compact and known and old and check.live < SEGMENT_COMPACT_FRACTION * st.st_size:
         check.moved = _compact(index, blobs, parts, name, fd, [(k, located[k]) for k in sorted(known)])
-        known = known_locations(index, list(known))
+        known = known_locations(index, list(known), parts[1:])
     if remove and not known and (old or check.moved):
         try:
             os.unlink(name, dir_fd=dir_fd)
@@ -221,7 +228,7 @@ def segment_usage(index, blobs) -> SegmentUsage:
     for run, agent, name in _segment_names(blobs):
         records, size, problem = blobs.scan_segment(("runs", run, agent), name)
         located = segments.locations(name, records)
-        live = sum(located[k].length for k in known_locations(index, list(located)))
+        live = sum(located[k].length for k in known_locations(index, list(located), (run, agent)))
         usage.segments += 1
         usage.bytes += size
         usage.live_bytes += live

@@ -282,6 +282,17 @@ class ScaleQueries:
                 f"SELECT blob FROM entries WHERE blob IN ({','.join('?' * len(part))})", tuple(part), "listing blobs"))
         return known
 
+    def blob_scopes(self, blobs: list[str]) -> dict[str, tuple[str, str]]:
+        """``{blob: (run_id, agent_id)}`` of the rows that name any of ``blobs`` (one query per 500 blobs, by the
+        unique index on ``blob``)."""
+        found: dict[str, tuple[str, str]] = {}
+        for i in range(0, len(blobs), 500):
+            part = blobs[i:i + 500]
+            found.update((row[0], (row[1], row[2])) for row in self.read(
+                f"SELECT blob, run_id, agent_id FROM entries WHERE blob IN ({','.join('?' * len(part))})",
+                tuple(part), "looking up blobs"))
+        return found
+
     def blob_rows_after(self, after_id: int, limit: int) -> list[tuple[int, str, str, str]]:
         """``(id, run_id, agent_id, blob)`` of up to ``limit`` rows with ``id > after_id``, by id."""
         return self.read("SELECT id, run_id, agent_id, blob FROM entries WHERE id > ? ORDER BY id LIMIT ?",

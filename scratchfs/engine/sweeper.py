@@ -314,7 +314,7 @@ def _remove_orphans(index: Index, blobs: Blobs, grace: float, cursor: _Cursor,
             if found is not None and found.removed:
                 removed += 1
                 freed += found.size
-        known = known_locations(index, files)  # read after listing: a file committed meanwhile is in here
+        known = known_locations(index, files, (run, agent))  # read after listing: one committed meanwhile is in
         for token in files:
             if token in known:
                 continue
@@ -335,8 +335,9 @@ def _remove_orphans(index: Index, blobs: Blobs, grace: float, cursor: _Cursor,
 def check_orphan(index: Index, blobs: Blobs, where: tuple[str, str], token: str, cutoff: float | None,
                  remove: bool) -> int | None:
     """If the blob file ``token`` in ``runs/<run dir>/<agent dir>`` (``where``, directory names) is an orphan -- a
-    regular file, not locked by a writer, no row names it, and last modified before ``cutoff`` (epoch seconds,
-    file-system clock; ``None``: any age) -- return its size in bytes, after removing it when ``remove``; else
+    regular file, not locked by a writer, no row of that scope names it (a copy of another scope's live blob is an
+    orphan: :func:`~scratchfs.engine.segment_sweep.known_locations`), and last modified before ``cutoff`` (epoch
+    seconds, file-system clock; ``None``: any age) -- return its size in bytes, after removing it when ``remove``; else
     ``None``. The row check runs while holding the file's lock, so a write that commits meanwhile is never mistaken
     for an orphan. Never follows a link."""
     if segments.is_location(token):  # a blob in a segment: reclaimed with its segment (check_segment)
@@ -363,7 +364,7 @@ def check_orphan(index: Index, blobs: Blobs, where: tuple[str, str], token: str,
             if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                 return None  # a writer is still at work on it
             raise
-        if index.has_blob(token):  # committed after the caller listed: not an orphan
+        if known_locations(index, [token], where):  # committed after the caller listed: not an orphan
             return None
         if remove:
             try:
