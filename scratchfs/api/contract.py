@@ -2,7 +2,8 @@
 the web API, is built here and fitted into its budget (:mod:`scratchfs.api.views`).
 
 Every result is one JSON object; every read says how to go on: ``next_offset`` / ``next_line``,
-``remaining`` bytes and ``next_call``, the exact call that reads on (``null`` at the end). Sizes and offsets are bytes
+``remaining`` bytes and ``next_call``, the exact call that reads on (``null`` at the end), repeating the settings the
+call gave that shape the next page, ``budget`` (when given) included. Sizes and offsets are bytes
 of the content; ``ttl`` and ``expires_in`` are seconds; ``expires_at`` is epoch seconds. ``data`` is text (invalid
 bytes as U+FFFD, counted by ``replaced``) or, for binary content, a hex dump (``"encoding": "hexdump"``).
 
@@ -209,15 +210,16 @@ STRUCTURE_ARGUMENTS = frozenset({"jq", "record", "records", "row", "rows", "colu
 
 
 def structure_reply(scope: Scope, handle: str, offset: int, given: dict[str, Any], budget: int, *,
-                    checked: bool = False) -> dict[str, Any]:
+                    checked: bool = False, call_budget: int | None = None) -> dict[str, Any]:
     """A structure read as the contract's JSON object: ``{handle, read: {the read's arguments}, size, **page,
     next_call}``
     where the page is ``{first, results|records|rows|elements, more}`` (``header`` for rows; ``part`` for an
     item longer than the budget; ``as_text``, the indexes of items given as their JSON text, and ``note`` for
     numbers no JSON value here holds exactly: :func:`~scratchfs.engine.structure.jq_page`) or ``{offset, text,
     more}`` for ``view="text"``; fitted into ``budget``
-    bytes. ``next_call`` repeats the read with the page's cursor; the page's ``cursor`` is given alone only when
-    ``next_call`` does not fit (:class:`~scratchfs.api.fixed.Squeeze`, which shortens long echoed arguments too).
+    bytes. ``next_call`` repeats the read (and ``call_budget``, the budget the caller gave, if any) with the page's
+    cursor; the page's ``cursor`` is given alone only when ``next_call`` does not fit
+    (:class:`~scratchfs.api.fixed.Squeeze`, which shortens long echoed arguments too).
     ``checked``: the texts of ``given`` were checked as UTF-8 already (by the schema check of
     :func:`~scratchfs.api.tools.check_arguments`, as :meth:`ScratchTools.call` does); else they are checked here.
 
@@ -235,7 +237,8 @@ def structure_reply(scope: Scope, handle: str, offset: int, given: dict[str, Any
     shown = {k: v for k, v in given.items() if k != "cursor"}
 
     def whole(page: dict[str, Any], cursor: str | None, size: int) -> dict[str, Any]:
-        call = render_call("read_handle", handle=handle, **shown, cursor=cursor) if cursor else None
+        call = render_call("read_handle", handle=handle, **shown, cursor=cursor, budget=call_budget) if cursor \
+            else None
         return {"handle": handle, "read": shown, "size": size, **page, "next_call": call}
 
     # the fixed part is measured first, with the longest cursor a page may have and the widest size
@@ -391,10 +394,14 @@ class ScratchTools:
             return self._read_handle(True, **args)
         return getattr(self, name)(**args)
 
-    def _budget(self, scope: Scope, budget: int | None) -> int:
+    @staticmethod
+    def _budgeted(scope: Scope, budget: int | None) -> tuple[int, int | None]:
+        """``(the reply's budget, the budget its next_call repeats)``: the caller's ``budget`` (checked) for both,
+        or the store's default and ``None`` (a next_call names only the settings the call gave)."""
         if budget is None:
-            return scope.store.settings.reply_budget_bytes
-        return check_int(budget, "budget", MIN_REPLY_BYTES, MAX_REPLY_BYTES)
+            return scope.store.settings.reply_budget_bytes, None
+        budget = check_int(budget, "budget", MIN_REPLY_BYTES, MAX_REPLY_BYTES)
+        return budget, budget
 
     def read_handle(self, handle: str, offset: int = 0, length: int | None = None, line: int | None = None,
                     lines: int | None = None, match: str | None = None, pattern: str | None = None,
@@ -413,7 +420,7 @@ class ScratchTools:
                      max_matches: int | None = None, budget: int | None = None, **structure: Any) -> dict[str, Any]:
         """:meth:`read_handle`; ``checked``: its texts were checked as UTF-8 already (by :meth:`call`)."""
         scope = self.scope
-        budget = self._budget(scope, budget)
+        budget, echo = self._budgeted(scope, budget)
         given = {k: v for k, v in structure.items() if v is not None}
         if given:
             others = {"length": length, "line": line, "lines": lines, "match": match, "pattern": pattern,
@@ -423,23 +430,26 @@ class ScratchTools:
             if mixed:
                 raise InvalidArgument(f"{', '.join(mixed)} cannot be mixed with a structure read "
                                       f"({', '.join(sorted(given))})")
-            return structure_reply(scope, handle, offset, given, budget, checked=checked)
+            return structure_reply(scope, handle, offset, given, budget, checked=checked, call_budget=echo)
         cap = min(MAX_READ_BYTES, budget)
         ranged = not (match or pattern or ignore_case or line is not None or lines is not None or context is not None
                       or max_matches is not None)
         if ranged:  # one read that also takes the bytes just before the range
             requested = min(check_int(DEFAULT_READ_BYTES if length is None else length, "length", 1),
                             MAX_READ_BYTES)
-            return self._range(lambda at, n: scope.read_range(handle, at, n), offset, requested, budget)
+            return self._range(lambda at, n: scope.read_range(handle, at, n), offset, requested, budget, echo)
         result = scope.read_handle(handle, offset, length, match=match, pattern=pattern, ignore_case=ignore_case,
                                    context=context, max_matches=max_matches, line=line, lines=lines, cap=cap)
+        result = replace(result, budget=echo)  # its next_call repeats the caller's budget
         if isinstance(result, Matches):
             return matches_reply(result, budget)
         return lines_reply(result, budget)
 
     @staticmethod
-    def _range(read: Callable[[int, int], Slice], offset: int, requested: int, budget: int) -> dict[str, Any]:
-        """A range reply of ``requested`` bytes from ``offset`` (at most ``budget`` read). One read takes the up to 3
+    def _range(read: Callable[[int, int], Slice], offset: int, requested: int, budget: int, echo: int | None
+               ) -> dict[str, Any]:
+        """A range reply of ``requested`` bytes from ``offset`` (at most ``budget`` read; ``echo``: the budget its
+        next_call repeats). One read takes the up to 3
         bytes before the range too (does it start inside a character?); a range shorter than the character it starts
         with is read again, a little wider, so that the reply holds that whole character."""
         offset = check_int(offset, "offset", 0)
@@ -451,13 +461,14 @@ class ScratchTools:
         if wide is None or offset > wide.size:
             wide = read(offset, 1)  # raises the error that names this offset (past the end)
         before = wide.data[:lead]
-        sl = replace(wide, offset=offset, data=wide.data[lead:], requested=requested).prefix(min(requested, budget))
+        sl = replace(wide, offset=offset, data=wide.data[lead:], requested=requested, budget=echo).prefix(
+            min(requested, budget))
         reply = range_reply(sl, budget, before)
         if not reply["length"] and sl.data and reply["next_offset"] is not None and not sl.binary:
             wider = read(sl.offset, len(sl.data) + 3)
             lead = lead_inside_character(wider.data, before)
             wider = wider.prefix(lead + _first_character(wider.data[lead:]))  # that one character, whole
-            reply = range_reply(replace(wider, requested=sl.requested), budget, before)
+            reply = range_reply(replace(wider, requested=sl.requested, budget=echo), budget, before)
         return reply
 
     def scratch_write(self, key: str, value: str, encoding: str = "utf-8", ttl: float | None = None
@@ -485,17 +496,17 @@ class ScratchTools:
                      ) -> dict[str, Any]:
         """``scratch_read``: a range of the value of ``key``, fitted into the budget."""
         scope, key = self.scope, check_key(key)
-        budget = self._budget(scope, budget)
+        budget, echo = self._budgeted(scope, budget)
         offset = check_int(offset, "offset", 0)
         length = check_int(length, "length", 1)
         return self._range(lambda at, n: scope.scratch_read_range(key, at, n), offset, min(length, MAX_READ_BYTES),
-                           budget)
+                           budget, echo)
 
     def scratch_list(self, prefix: str = "", limit: int = MAX_LIST_ENTRIES, cursor: str | None = None,
                      budget: int | None = None) -> dict[str, Any]:
         """``scratch_list``: a page of the live keys starting with ``prefix``, oldest first."""
         scope = self.scope
-        budget = self._budget(scope, budget)
+        budget, echo = self._budgeted(scope, budget)
         limit = check_int(limit, "limit", 1, MAX_LIST_ENTRIES)
         page = scope.scratch_page(prefix, limit=limit, cursor=cursor)
         now = scope.store.now()
@@ -504,7 +515,7 @@ class ScratchTools:
 
         def call(next_cursor: str) -> str:
             return render_call("scratch_list", prefix=prefix or None, limit=limit if limit != MAX_LIST_ENTRIES
-                               else None, cursor=next_cursor)
+                               else None, cursor=next_cursor, budget=echo)
 
         return listing_reply({"prefix": prefix}, rows, page, call, budget)
 
