@@ -233,7 +233,7 @@ def structure_reply(scope: Scope, handle: str, offset: int, given: dict[str, Any
     for name, value in () if checked else given.items():  # the reply echoes them and is measured as UTF-8
         check_utf8(value, name)
     reads = scope.structure
-    read = _structure_read(reads, handle, offset, given)
+    read = _structure_read(reads, handle, offset, given, call_budget)
     shown = {k: v for k, v in given.items() if k != "cursor"}
 
     def whole(page: dict[str, Any], cursor: str | None, size: int) -> dict[str, Any]:
@@ -264,7 +264,8 @@ MIN_PAGE_BYTES = 256
 """The smallest budget a structure page is read with (room for its own fields and some content)."""
 
 
-def _structure_read(reads: StructureReads, handle: str, offset: int, given: dict[str, Any]) -> Callable[[int], Any]:
+def _structure_read(reads: StructureReads, handle: str, offset: int, given: dict[str, Any], call_budget: int | None
+                    ) -> Callable[[int], Any]:
     """The reader (of ``reads``) for the structure arguments ``given``: a function of the page's budget."""
     cursor = given.get("cursor")
     if "select" in given:
@@ -280,7 +281,7 @@ def _structure_read(reads: StructureReads, handle: str, offset: int, given: dict
     if {"record", "records"} & given.keys():
         _only(given, {"record", "records", "jq", "cursor"})
         return lambda b: reads.records(handle, given.get("record", 1), given.get("records", 50),
-                                       jq=given.get("jq"), cursor=cursor, budget=b)
+                                       jq=given.get("jq"), cursor=cursor, budget=b, call_budget=call_budget)
     if "jq" in given:
         _only(given, {"jq", "cursor"})
         return lambda b: reads.jq(handle, given["jq"], cursor=cursor, budget=b)
@@ -398,10 +399,8 @@ class ScratchTools:
     def _budgeted(scope: Scope, budget: int | None) -> tuple[int, int | None]:
         """``(the reply's budget, the budget its next_call repeats)``: the caller's ``budget`` (checked) for both,
         or the store's default and ``None`` (a next_call names only the settings the call gave)."""
-        if budget is None:
-            return scope.store.settings.reply_budget_bytes, None
-        budget = check_int(budget, "budget", MIN_REPLY_BYTES, MAX_REPLY_BYTES)
-        return budget, budget
+        given = None if budget is None else check_int(budget, "budget", MIN_REPLY_BYTES, MAX_REPLY_BYTES)
+        return (scope.store.settings.reply_budget_bytes if given is None else given), given
 
     def read_handle(self, handle: str, offset: int = 0, length: int | None = None, line: int | None = None,
                     lines: int | None = None, match: str | None = None, pattern: str | None = None,
