@@ -150,7 +150,7 @@ def select_texts(page: bytes, selector: str, index: int, chars: int, budget: int
     try:
         tree = parse_page(text)
     except (lxml.etree.ParserError, ValueError) as exc:
-        return "invalid", f"the HTML does not parse: {exc}"
+        return "invalid", one_line(f"the HTML does not parse: {exc}")
     try:
         found = compile_selector(selector)(tree)
     except MemoryError:
