@@ -136,7 +136,7 @@ def test_a_line_cut_by_the_cap_is_cut_on_a_character(scratch_scope):
     assert r["data"] == "é" * (r["length"] // 2)
     assert len(to_json(r).encode()) <= MAX_REPLY_BYTES
     assert r["next_line"] == 1  # the cut line goes on: by the cursor, from where it stops
-    assert r["next_call"] == f'read_handle(handle="{handle}", offset={r["length"]}, lines=1)'
+    assert r["next_call"] == f'read_handle(handle="{handle}", offset={r["length"]}, lines=1, budget={MAX_REPLY_BYTES})'
     rest = tools.call("read_handle", {"handle": handle, "offset": r["next_offset"], "lines": 1, "budget": 65536})
     assert rest["first_line"] == 1 and rest["offset"] == r["length"]
     assert (rest["data"].encode() == data[r["length"] :]) and rest["next_call"] is None
@@ -171,7 +171,8 @@ def test_large_scratch_values_are_read_in_capped_pieces(scratch_scope):
     tools.scratch_write("big", value)
     first = tools.scratch_read("big", budget=MAX_REPLY_BYTES)
     assert first["next_offset"] == first["length"] and len(to_json(first).encode()) <= MAX_REPLY_BYTES
-    assert first["next_call"] == f'scratch_read(key="big", offset={first["length"]}, length={MAX_READ_BYTES})'
+    assert first["next_call"] == (f'scratch_read(key="big", offset={first["length"]}, length={MAX_READ_BYTES}, '
+                                  f'budget={MAX_REPLY_BYTES})')
     rest = tools.scratch_read("big", offset=first["next_offset"], budget=MAX_REPLY_BYTES)
     assert rest["data"] == "x" * (len(value) - first["length"]) and rest["next_offset"] is None
     small = tools.scratch_read("big")  # the default budget: 8 KiB of JSON

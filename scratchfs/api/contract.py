@@ -2,7 +2,8 @@
 the web API, is built here and fitted into its budget (:mod:`scratchfs.api.views`).
 
 Every result is one JSON object; every read says how to go on: ``next_offset`` / ``next_line``,
-``remaining`` bytes and ``next_call``, the exact call that reads on (``null`` at the end). Sizes and offsets are bytes
+``remaining`` bytes and ``next_call``, the exact call that reads on (``null`` at the end), repeating the settings the
+call gave that shape the next page, ``budget`` (when given) included. Sizes and offsets are bytes
 of the content; ``ttl`` and ``expires_in`` are seconds; ``expires_at`` is epoch seconds. ``data`` is text (invalid
 bytes as U+FFFD, counted by ``replaced``) or, for binary content, a hex dump (``"encoding": "hexdump"``).
 
@@ -209,15 +210,16 @@ STRUCTURE_ARGUMENTS = frozenset({"jq", "record", "records", "row", "rows", "colu
 
 
 def structure_reply(scope: Scope, handle: str, offset: int, given: dict[str, Any], budget: int, *,
-                    checked: bool = False) -> dict[str, Any]:
+                    checked: bool = False, call_budget: int | None = None) -> dict[str, Any]:
     """A structure read as the contract's JSON object: ``{handle, read: {the read's arguments}, size, **page,
     next_call}``
     where the page is ``{first, results|records|rows|elements, more}`` (``header`` for rows; ``part`` for an
     item longer than the budget; ``as_text``, the indexes of items given as their JSON text, and ``note`` for
     numbers no JSON value here holds exactly: :func:`~scratchfs.engine.structure.jq_page`) or ``{offset, text,
     more}`` for ``view="text"``; fitted into ``budget``
-    bytes. ``next_call`` repeats the read with the page's cursor; the page's ``cursor`` is given alone only when
-    ``next_call`` does not fit (:class:`~scratchfs.api.fixed.Squeeze`, which shortens long echoed arguments too).
+    bytes. ``next_call`` repeats the read (and ``call_budget``, the budget the caller gave, if any) with the page's
+    cursor; the page's ``cursor`` is given alone only when ``next_call`` does not fit
+    (:class:`~scratchfs.api.fixed.Squeeze`, which shortens long echoed arguments too).
     ``checked``: the texts of ``given`` were checked as UTF-8 already (by the schema check of
     :func:`~scratchfs.api.tools.check_arguments`, as :meth:`ScratchTools.call` does); else they are checked here.
 
@@ -231,11 +233,12 @@ def structure_reply(scope: Scope, handle: str, offset: int, given: dict[str, Any
     for name, value in () if checked else given.items():  # the reply echoes them and is measured as UTF-8
         check_utf8(value, name)
     reads = scope.structure
-    read = _structure_read(reads, handle, offset, given)
+    read = _structure_read(reads, handle, offset, given, call_budget)
     shown = {k: v for k, v in given.items() if k != "cursor"}
 
     def whole(page: dict[str, Any], cursor: str | None, size: int) -> dict[str, Any]:
-        call = render_call("read_handle", handle=handle, **shown, cursor=cursor) if cursor else None
+        call = render_call("read_handle", handle=handle, **shown, cursor=cursor, budget=call_budget) if cursor \
+            else None
         return {"handle": handle, "read": shown, "size": size, **page, "next_call": call}
 
     # the fixed part is measured first, with the longest cursor a page may have and the widest size
@@ -261,7 +264,8 @@ MIN_PAGE_BYTES = 256
 """The smallest budget a structure page is read with (room for its own fields and some content)."""
 
 
-def _structure_read(reads: StructureReads, handle: str, offset: int, given: dict[str, Any]) -> Callable[[int], Any]:
+def _structure_read(reads: StructureReads, handle: str, offset: int, given: dict[str, Any], call_budget: int | None
+                    ) -> Callable[[int], Any]:
     """The reader (of ``reads``) for the structure arguments ``given``: a function of the page's budget."""
     cursor = given.get("cursor")
     if "select" in given:
@@ -277,7 +281,7 @@ def _structure_read(reads: StructureReads, handle: str, offset: int, given: dict
     if {"record", "records"} & given.keys():
         _only(given, {"record", "records", "jq", "cursor"})
         return lambda b: reads.records(handle, given.get("record", 1), given.get("records", 50),
-                                       jq=given.get("jq"), cursor=cursor, budget=b)
+                                       jq=given.get("jq"), cursor=cursor, budget=b, call_budget=call_budget)
     if "jq" in given:
         _only(given, {"jq", "cursor"})
         return lambda b: reads.jq(handle, given["jq"], cursor=cursor, budget=b)
@@ -391,10 +395,12 @@ class ScratchTools:
             return self._read_handle(True, **args)
         return getattr(self, name)(**args)
 
-    def _budget(self, scope: Scope, budget: int | None) -> int:
-        if budget is None:
-            return scope.store.settings.reply_budget_bytes
-        return check_int(budget, "budget", MIN_REPLY_BYTES, MAX_REPLY_BYTES)
+    @staticmethod
+    def _budgeted(scope: Scope, budget: int | None) -> tuple[int, int | None]:
+        """``(the reply's budget, the budget its next_call repeats)``: the caller's ``budget`` (checked) for both,
+        or the store's default and ``None`` (a next_call names only the settings the call gave)."""
+        given = None if budget is None else check_int(budget, "budget", MIN_REPLY_BYTES, MAX_REPLY_BYTES)
+        return (scope.store.settings.reply_budget_bytes if given is None else given), given
 
     def read_handle(self, handle: str, offset: int = 0, length: int | None = None, line: int | None = None,
                     lines: int | None = None, match: str | None = None, pattern: str | None = None,
@@ -413,7 +419,7 @@ class ScratchTools:
                      max_matches: int | None = None, budget: int | None = None, **structure: Any) -> dict[str, Any]:
         """:meth:`read_handle`; ``checked``: its texts were checked as UTF-8 already (by :meth:`call`)."""
         scope = self.scope
-        budget = self._budget(scope, budget)
+        budget, echo = self._budgeted(scope, budget)
         given = {k: v for k, v in structure.items() if v is not None}
         if given:
             others = {"length": length, "line": line, "lines": lines, "match": match, "pattern": pattern,
@@ -423,23 +429,26 @@ class ScratchTools:
             if mixed:
                 raise InvalidArgument(f"{', '.join(mixed)} cannot be mixed with a structure read "
                                       f"({', '.join(sorted(given))})")
-            return structure_reply(scope, handle, offset, given, budget, checked=checked)
+            return structure_reply(scope, handle, offset, given, budget, checked=checked, call_budget=echo)
         cap = min(MAX_READ_BYTES, budget)
         ranged = not (match or pattern or ignore_case or line is not None or lines is not None or context is not None
                       or max_matches is not None)
         if ranged:  # one read that also takes the bytes just before the range
             requested = min(check_int(DEFAULT_READ_BYTES if length is None else length, "length", 1),
                             MAX_READ_BYTES)
-            return self._range(lambda at, n: scope.read_range(handle, at, n), offset, requested, budget)
+            return self._range(lambda at, n: scope.read_range(handle, at, n), offset, requested, budget, echo)
         result = scope.read_handle(handle, offset, length, match=match, pattern=pattern, ignore_case=ignore_case,
                                    context=context, max_matches=max_matches, line=line, lines=lines, cap=cap)
+        result = replace(result, budget=echo)  # its next_call repeats the caller's budget
         if isinstance(result, Matches):
             return matches_reply(result, budget)
         return lines_reply(result, budget)
 
     @staticmethod
-    def _range(read: Callable[[int, int], Slice], offset: int, requested: int, budget: int) -> dict[str, Any]:
-        """A range reply of ``requested`` bytes from ``offset`` (at most ``budget`` read). One read takes the up to 3
+    def _range(read: Callable[[int, int], Slice], offset: int, requested: int, budget: int, echo: int | None
+               ) -> dict[str, Any]:
+        """A range reply of ``requested`` bytes from ``offset`` (at most ``budget`` read; ``echo``: the budget its
+        next_call repeats). One read takes the up to 3
         bytes before the range too (does it start inside a character?); a range shorter than the character it starts
         with is read again, a little wider, so that the reply holds that whole character."""
         offset = check_int(offset, "offset", 0)
@@ -451,13 +460,14 @@ class ScratchTools:
         if wide is None or offset > wide.size:
             wide = read(offset, 1)  # raises the error that names this offset (past the end)
         before = wide.data[:lead]
-        sl = replace(wide, offset=offset, data=wide.data[lead:], requested=requested).prefix(min(requested, budget))
+        sl = replace(wide, offset=offset, data=wide.data[lead:], requested=requested, budget=echo).prefix(
+            min(requested, budget))
         reply = range_reply(sl, budget, before)
         if not reply["length"] and sl.data and reply["next_offset"] is not None and not sl.binary:
             wider = read(sl.offset, len(sl.data) + 3)
             lead = lead_inside_character(wider.data, before)
             wider = wider.prefix(lead + _first_character(wider.data[lead:]))  # that one character, whole
-            reply = range_reply(replace(wider, requested=sl.requested), budget, before)
+            reply = range_reply(replace(wider, requested=sl.requested, budget=echo), budget, before)
         return reply
 
     def scratch_write(self, key: str, value: str, encoding: str = "utf-8", ttl: float | None = None
@@ -485,17 +495,17 @@ class ScratchTools:
                      ) -> dict[str, Any]:
         """``scratch_read``: a range of the value of ``key``, fitted into the budget."""
         scope, key = self.scope, check_key(key)
-        budget = self._budget(scope, budget)
+        budget, echo = self._budgeted(scope, budget)
         offset = check_int(offset, "offset", 0)
         length = check_int(length, "length", 1)
         return self._range(lambda at, n: scope.scratch_read_range(key, at, n), offset, min(length, MAX_READ_BYTES),
-                           budget)
+                           budget, echo)
 
     def scratch_list(self, prefix: str = "", limit: int = MAX_LIST_ENTRIES, cursor: str | None = None,
                      budget: int | None = None) -> dict[str, Any]:
         """``scratch_list``: a page of the live keys starting with ``prefix``, oldest first."""
         scope = self.scope
-        budget = self._budget(scope, budget)
+        budget, echo = self._budgeted(scope, budget)
         limit = check_int(limit, "limit", 1, MAX_LIST_ENTRIES)
         page = scope.scratch_page(prefix, limit=limit, cursor=cursor)
         now = scope.store.now()
@@ -504,7 +514,7 @@ class ScratchTools:
 
         def call(next_cursor: str) -> str:
             return render_call("scratch_list", prefix=prefix or None, limit=limit if limit != MAX_LIST_ENTRIES
-                               else None, cursor=next_cursor)
+                               else None, cursor=next_cursor, budget=echo)
 
         return listing_reply({"prefix": prefix}, rows, page, call, budget)
 

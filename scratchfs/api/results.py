@@ -83,6 +83,7 @@ class Slice:
         requested: the length asked for (the next call asks for as much), in bytes.
         kind: ``"handle"`` (a spilled result) or ``"scratch"`` (a scratchpad value): names the next call's verb.
         binary: the content is binary (not text): faces show it as a hex dump.
+        budget: the reply budget the caller gave (bytes; the next call repeats it), or ``None``.
     """
 
     handle: str
@@ -93,6 +94,7 @@ class Slice:
     requested: int = DEFAULT_READ_BYTES
     kind: str = "handle"
     binary: bool = False
+    budget: int | None = None
 
     def prefix(self, length: int) -> Slice:
         """This slice cut to its first ``length`` bytes, its cursor moved to match."""
@@ -107,10 +109,12 @@ class Slice:
 
     @property
     def next_call(self) -> str | None:
-        """The exact call that reads on -- the next range of the same length -- or ``None`` at the end."""
+        """The exact call that reads on -- the next range of the same length (and budget) -- or ``None`` at the
+        end."""
         if self.next_offset is None:
             return None
-        return _reader_call(self.kind, self.handle, offset=self.next_offset, length=self.requested)
+        return _reader_call(self.kind, self.handle, offset=self.next_offset, length=self.requested,
+                            budget=self.budget)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +136,7 @@ class LineSlice:
             ``next_offset``, and ``next_call`` reads on from there, by lines: no byte is skipped.
         requested: the number of lines asked for (the next call asks for as many).
         binary: the content is binary (not text).
+        budget: the reply budget the caller gave (bytes; the next call repeats it), or ``None``.
     """
 
     handle: str
@@ -146,6 +151,7 @@ class LineSlice:
     cut: bool
     requested: int = DEFAULT_LINES
     binary: bool = False
+    budget: int | None = None
 
     def prefix(self, length: int) -> LineSlice:
         """This read cut to its first ``length`` bytes (a reply budget), its line counts and cursor moved to match."""
@@ -165,12 +171,14 @@ class LineSlice:
 
     @property
     def next_call(self) -> str | None:
-        """The exact call that reads on (the rest of a cut line by bytes, else the next lines), or ``None``."""
+        """The exact call that reads on (the rest of a cut line by bytes, else the next lines; as many lines, the
+        same budget), or ``None``."""
         if self.cut and self.next_offset is not None:
-            return _reader_call("handle", self.handle, offset=self.next_offset, lines=self.requested)
+            return _reader_call("handle", self.handle, offset=self.next_offset, lines=self.requested,
+                                budget=self.budget)
         if self.next_line is None:
             return None
-        return _reader_call("handle", self.handle, line=self.next_line, lines=self.requested)
+        return _reader_call("handle", self.handle, line=self.next_line, lines=self.requested, budget=self.budget)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +196,7 @@ class Matches:
         ignore_case: matched ignoring ASCII case.
         context, max_matches: the search's settings (the next call uses them too).
         binary: the content is binary (not text).
+        budget: the reply budget the caller gave (bytes; the next call repeats it), or ``None``.
     """
 
     handle: str
@@ -200,6 +209,7 @@ class Matches:
     context: int = DEFAULT_CONTEXT
     max_matches: int = DEFAULT_MATCHES
     binary: bool = False
+    budget: int | None = None
 
     @property
     def more(self) -> bool:
@@ -218,7 +228,8 @@ class Matches:
 
     @property
     def next_call(self) -> str | None:
-        """The exact call that finds the next matches, or ``None`` when no match is left."""
+        """The exact call that finds the next matches (with the same settings: ``ignore_case``, ``context``,
+        ``max_matches``, ``budget``), or ``None`` when no match is left."""
         if self.next_offset is None:
             return None
         what: dict[str, object]
@@ -227,7 +238,8 @@ class Matches:
         else:
             what = {"match": (self.match or b"").decode("utf-8", "replace")}
         return _reader_call("handle", self.handle, **what, ignore_case=True if self.ignore_case else None,
-                            offset=self.next_offset, context=self.context, max_matches=self.max_matches)
+                            offset=self.next_offset, context=self.context, max_matches=self.max_matches,
+                            budget=self.budget)
 
 
 @dataclass(frozen=True, slots=True)

@@ -90,19 +90,19 @@ class StructureReads:
                                                                 entry=entry_identity(handle, blob)))
 
     def records(self, handle: str, record: int = 1, records: int = 50, *, jq: str | None = None,
-                cursor: str | None = None, budget: int = 8192) -> ItemPage:
+                cursor: str | None = None, budget: int = 8192, call_budget: int | None = None) -> ItemPage:
         """A page of the records of JSON lines (numbered from 1) from ``record`` (or ``cursor``), or of their ``jq``
         outputs, streamed record by record: at most ``records`` records, fewer when the page's ``budget`` (bytes of
         its JSON) fills first (``cursor`` then resumes at the first record not shown). Raises BadRecord (a record
         that is not JSON, or that ``jq`` fails on: the message gives the byte read that shows it and the read that
-        goes on after it), InvalidArgument, StructureTimeout (``jq`` ran past ``pattern_timeout``), NotFound,
-        CorruptBlob."""
+        goes on after it, both with ``call_budget``, the reply budget the caller gave, when given), InvalidArgument,
+        StructureTimeout (``jq`` ran past ``pattern_timeout``), NotFound, CorruptBlob."""
         try:
             return self._page(handle, lambda src, blob, _type: records_page(
                 src, record, records, jq=jq, cursor=cursor, budget_bytes=budget, timeout=self._timeout(),
                 entry=entry_identity(handle, blob)))
         except BadRecord as exc:
-            raise BadRecord(f"{exc}; {way_past(handle, exc, records, jq)}", exc.record, exc.offset,
+            raise BadRecord(f"{exc}; {way_past(handle, exc, records, jq, call_budget)}", exc.record, exc.offset,
                             exc.length) from None
 
     def rows(self, handle: str, row: int = 1, rows: int = 50, *, columns: list[str | int] | None = None,
@@ -177,15 +177,16 @@ class StructureReads:
         return self._page(handle, read)
 
 
-def way_past(handle: str, bad: BadRecord, records: int, jq: str | None) -> str:
+def way_past(handle: str, bad: BadRecord, records: int, jq: str | None, budget: int | None = None) -> str:
     """How to go on from a bad record of ``handle``: the byte read that shows it (its first
     :data:`~scratchfs.foundation.limits.DEFAULT_READ_BYTES` bytes at most) and the records read that starts after
-    it (``records`` per page, the same ``jq``; a filter over 300 characters is named, not repeated)."""
+    it (``records`` per page, the same ``jq``; a filter over 300 characters is named, not repeated), both with
+    ``budget`` (the reply budget the caller gave; ``None``: none named)."""
     shown = min(bad.length, DEFAULT_READ_BYTES)
-    see = render_call("read_handle", handle=handle, offset=bad.offset, length=shown)
+    see = render_call("read_handle", handle=handle, offset=bad.offset, length=shown, budget=budget)
     long_jq = jq is not None and len(jq) > 300
     on = render_call("read_handle", handle=handle, record=bad.record + 1, records=records,
-                     jq=None if long_jq else jq)
+                     jq=None if long_jq else jq, budget=budget)
     return (f"see its bytes: {see}" + (f" (of {bad.length:,}; next_offset goes on)" if shown < bad.length else "")
             + f"; read on after it: {on}" + (" with the same jq" if long_jq else ""))
 

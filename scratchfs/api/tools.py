@@ -84,7 +84,8 @@ _READ_HANDLE = ToolSpec(
     "string, as it holds a number JSON here cannot carry exactly (1e400); a `note` says when jq computed with "
     "numbers a double cannot hold.\n"
     "Every result says how to go on: next_offset / next_line, remaining bytes, and next_call, the exact call for "
-    "the next piece (null when there is nothing more). Offsets and sizes are bytes of the content. Text comes as "
+    "the next piece, with your settings and budget (null when there is nothing more). Offsets and sizes are bytes "
+    "of the content. Text comes as "
     "text: bytes that are not valid UTF-8 show as U+FFFD and `replaced` counts them; binary content comes as a hex "
     f"dump (\"encoding\": \"hexdump\"). {_BUDGET_TEXT} Never try to read a whole large result.",
     {

@@ -24,12 +24,8 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-import lxml.etree
-from cssselect import SelectorError
-from lxml.cssselect import CSSSelector
-
 from scratchfs.engine.caches import LRU
-from scratchfs.engine.structure.html_worker import run_html
+from scratchfs.engine.structure.html_worker import run_html, selector_problem
 from scratchfs.engine.structure.paging import (
     STOP,
     ContentSource,
@@ -87,12 +83,15 @@ def html_text(source: ContentSource, cache_key: str | None = None,
 
 def _in_worker(operation: str, args: tuple, deadline: float, what: str, advice: str) -> Any:
     """:func:`~scratchfs.engine.structure.html_worker.run_html`'s answer. Raises StructureTimeout (past
-    ``deadline``), InvalidArgument (the worker died, the page too deep), StoreBusy (every worker stayed busy until
-    ``deadline``, or none could be started: out of descriptors or memory; the read was not run)."""
+    ``deadline``), InvalidArgument (the worker died, the page too deep, a library's error on the selector or the page:
+    its one-line message), StoreBusy (every worker stayed busy until ``deadline``, or none could be started: out of
+    descriptors or memory; the read was not run)."""
     answer = in_worker(lambda: run_html(operation, args, deadline), deadline, what, advice)
     if isinstance(answer, tuple) and answer[0] == "deep":
         raise InvalidArgument(f"the page is nested too deeply for {what} (elements more than 2,048 levels deep, or "
                               "deeper than the renderer's recursion goes); read it by range, lines or match instead")
+    if isinstance(answer, tuple) and answer[0] == "invalid":
+        raise InvalidArgument(answer[1])
     return answer
 
 
@@ -157,8 +156,10 @@ def select_page(source: ContentSource, selector: str, *, cursor: str | None = No
         elements; an element text larger than the page comes as ``part`` pieces.
 
     Raises:
-        InvalidArgument: a selector cssselect does not parse (its message), a bad cursor (edited, of another entry
-            or read, or past the last match) or budget, a document over
+        InvalidArgument: a selector that cssselect does not parse or lxml cannot run (one line naming the
+            selector: e.g. an attribute value holding a control character, which no XPath literal holds; a
+            ``:contains()`` text may hold any character), an error a library raised on the page (one line), a bad
+            cursor (edited, of another entry or read, or past the last match) or budget, a document over
             :data:`MAX_HTML_BYTES`, a worker that died, a page nested too deeply to parse whole (never a cut page).
         StructureTimeout: the read ran past ``timeout``.
         StoreBusy: every worker process stayed busy until the time limit, or none could be started (out of
@@ -171,18 +172,14 @@ def select_page(source: ContentSource, selector: str, *, cursor: str | None = No
     key = CursorKey(f"select\0{selector}", source.size, entry)
     index, chars = decode_cursor(cursor, 2, key) if cursor is not None else (0, 0)
     deadline = time.monotonic() + timeout
-    try:
-        CSSSelector(selector, translator="html")  # a bad selector is told here, without a worker
-    except (SelectorError, lxml.etree.XPathError) as exc:
-        raise InvalidArgument(f"CSS selector {selector[:80]!r} does not parse: {exc}") from None
+    problem = selector_problem(selector)  # a selector that does not compile is told here, without a worker
+    if problem is not None:
+        raise InvalidArgument(problem)
     data = read_whole(source, MAX_HTML_BYTES, "the HTML selector read")
     matches, texts = 0, []
     if data.strip():  # (a page blank but for Unicode spaces is told blank in the worker, as its text is decoded there)
-        answer = _in_worker("select", (data, selector, index, chars, budget, max_elements), deadline,
-                            "the CSS selector", "a more specific selector (ids, classes, child combinators)")
-        if answer[0] == "invalid":
-            raise InvalidArgument(answer[1])
-        _, matches, texts = answer
+        _, matches, texts = _in_worker("select", (data, selector, index, chars, budget, max_elements), deadline,
+                                       "the CSS selector", "a more specific selector (ids, classes, child combinators)")
     if cursor is not None and index >= matches:
         raise InvalidArgument(f"cursor {cursor[:40]!r} names element {index + 1:,} of {matches:,}: start the read "
                               "again without a cursor")

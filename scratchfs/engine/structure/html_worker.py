@@ -18,6 +18,12 @@ Pages are parsed with libxml2's ``huge_tree`` option (its depth limit 2048 inste
 it): without it, a page nested more than 256 deep was silently cut there, the rest of its text and elements missing.
 A page that libxml2 still cuts (its error log names the excessive depth), or that is nested deeper than Python's
 recursion limit for rendering, gives the answer ``("deep", None)``, never a cut page.
+
+Selectors are translated by :class:`SelectorTranslator` (lxml's HTML translator, but for ``:contains()``: the text
+sought goes to the XPath as hex and is compared in Python, so text holding characters that XPath literals and lxml's
+strings refuse -- control characters, NUL -- is matched, not a worker's crash). Any other error a library raises on
+the caller's selector or an odd page (cssselect's SelectorError and ExpressionError, lxml's XPath errors, ValueError)
+comes back as the answer ``("invalid", one-line message)``: a typed refusal, never a traceback or a dead worker.
 """
 
 from __future__ import annotations
@@ -30,15 +36,16 @@ from typing import Any
 
 import lxml.etree
 import lxml.html
-from cssselect import SelectorError
+from cssselect import ExpressionError, SelectorError
 from inscriptis import Inscriptis
 from inscriptis.model.config import ParserConfig
+from lxml.cssselect import LxmlHTMLTranslator
 
 from scratchfs.engine.worker_pipe import WORKER_NAME, Pool, limit_memory, reply, requests
 
-__all__ = ["KEEP_AFTER_BYTES", "MAX_WORKERS", "RECURSION_LIMIT", "WORKER_MEMORY_BYTES", "TooDeep",
-           "declared_encoding", "decode_as", "element_text", "page_codec", "page_text", "parse_page", "run_html",
-           "select_texts", "view_text", "workers"]
+__all__ = ["KEEP_AFTER_BYTES", "MAX_WORKERS", "RECURSION_LIMIT", "WORKER_MEMORY_BYTES", "SelectorTranslator",
+           "TooDeep", "compile_selector", "declared_encoding", "decode_as", "element_text", "one_line", "page_codec",
+           "page_text", "parse_page", "run_html", "select_texts", "selector_problem", "view_text", "workers"]
 
 MAX_WORKERS = 2
 """Most HTML worker processes alive at once."""
@@ -53,6 +60,63 @@ _XML_DECLARATION = re.compile(r"^<\?xml [^>]+?\?>")  # as inscriptis strips it
 
 class TooDeep(Exception):
     """The page is nested deeper than libxml2 parses (2048 levels with ``huge_tree``): its tree would be cut."""
+
+
+_FUNCTIONS = "urn:scratchfs:css"
+"""The namespace of the XPath function :class:`SelectorTranslator` calls (prefix ``scratchfs``)."""
+
+
+def _contains(_context: Any, text: str, needle: str) -> bool:
+    """XPath ``scratchfs:contains(string(.), hex)``: the element's text, lower-cased, holds the text ``hex`` encodes
+    (UTF-8 bytes as hex digits; lower-cased already). It returns a boolean: no string goes back to lxml, which
+    refuses strings holding control characters."""
+    return bytes.fromhex(needle).decode("utf-8") in text.lower()
+
+
+lxml.etree.FunctionNamespace(_FUNCTIONS)["contains"] = _contains
+
+
+class SelectorTranslator(LxmlHTMLTranslator):  # type: ignore[misc]
+    """lxml's HTML selector translator with a ``:contains()`` that matches any text, case-blind as lxml's: the text
+    sought goes to the XPath as hex digits (XPath 1.0 cannot write a control character) and is compared by
+    :func:`_contains` (lxml's own ``lower-case`` function returns the element's text to XPath, and lxml refuses a
+    text holding a control character: the worker died)."""
+
+    def xpath_contains_function(self, xpath: Any, function: Any) -> Any:
+        if function.argument_types() not in (["STRING"], ["IDENT"]):
+            raise ExpressionError(f"Expected a single string or ident for :contains(), got {function.arguments!r}")
+        needle = function.arguments[0].value.lower().encode("utf-8", "surrogatepass").hex()
+        return xpath.add_condition(f"scratchfs:contains(string(.), '{needle}')")
+
+
+def compile_selector(selector: str) -> lxml.etree.XPath:
+    """The XPath of a CSS selector (:class:`SelectorTranslator`). Raises what cssselect and lxml raise on it
+    (SelectorError, ExpressionError, lxml.etree.XPathError, ValueError: a text no XPath literal can hold)."""
+    path = SelectorTranslator().css_to_xpath(selector)
+    return lxml.etree.XPath(path, namespaces={"scratchfs": _FUNCTIONS})
+
+
+def one_line(text: str, chars: int = 300) -> str:
+    """``text`` on one line, for an error message: runs of blank space as one space, other characters that do not
+    print escaped (``\\x01``), at most ``chars`` characters (then ``...``)."""
+    text = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in " ".join(text.split()))
+    return text if len(text) <= chars else text[: chars - 3] + "..."
+
+
+def selector_problem(selector: str) -> str | None:
+    """Why the CSS selector cannot run, as a one-line message naming it, or ``None`` when it compiles."""
+    try:
+        compile_selector(selector)
+    except MemoryError:
+        raise
+    except Exception as exc:  # cssselect and lxml errors, ValueError, RecursionError: the caller's selector
+        return _refusal(selector, exc)
+    return None
+
+
+def _refusal(selector: str, exc: BaseException) -> str:
+    verb = "does not parse" if isinstance(exc, SelectorError) else "cannot run"
+    return one_line(f"CSS selector {selector[:80]!r} {verb}: {type(exc).__name__}: {exc}")
 
 
 def parse_page(text: str) -> Any:
@@ -86,11 +150,13 @@ def select_texts(page: bytes, selector: str, index: int, chars: int, budget: int
     try:
         tree = parse_page(text)
     except (lxml.etree.ParserError, ValueError) as exc:
-        return "invalid", f"the HTML does not parse: {exc}"
+        return "invalid", one_line(f"the HTML does not parse: {exc}")
     try:
-        found = tree.cssselect(selector)
-    except (SelectorError, lxml.etree.XPathError) as exc:
-        return "invalid", f"CSS selector {selector[:80]!r} does not parse: {exc}"
+        found = compile_selector(selector)(tree)
+    except MemoryError:
+        raise
+    except Exception as exc:  # a library's error on the selector or the page: a typed refusal, named
+        return "invalid", _refusal(selector, exc)
     config = ParserConfig()
     texts: list[str] = []
     cost = 0
@@ -224,11 +290,17 @@ _OPERATIONS = {"select": select_texts, "view": view_text}
 
 def _answer(operation: str, args: tuple) -> Any:
     """The answer of one request; ``("deep", None)`` for a page nested deeper than libxml2 parses or Python's
-    recursion limit renders."""
+    recursion limit renders; ``("invalid", message)`` for an error a library raised on odd input (lxml, cssselect,
+    inscriptis: a ValueError, a parser error), never a traceback and a dead worker."""
     try:
         return _OPERATIONS[operation](*args)
     except (RecursionError, TooDeep):
         return "deep", None
+    except MemoryError:
+        raise  # the worker dies: its caller says it ran out of memory
+    except Exception as exc:
+        what = "the CSS selector" if operation == "select" else "the HTML text view"
+        return "invalid", one_line(f"{what} failed on this page: {type(exc).__name__}: {exc}")
 
 
 def run_html(operation: str, args: tuple, deadline: float) -> Any:
