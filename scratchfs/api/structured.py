@@ -82,7 +82,8 @@ class StructureReads:
     def jq(self, handle: str, filter: str, *, cursor: str | None = None, budget: int = 8192) -> ItemPage:
         """One page of the outputs of jq ``filter`` over the JSON document (``results``), within ``budget`` bytes
         of JSON. Raises InvalidArgument (a malformed document or filter, with the parser's message; a document over
-        the memory bound), StructureTimeout (the filter ran past ``pattern_timeout``), NotFound, CorruptBlob."""
+        the memory bound; a CSV entry: :func:`check_kind`), StructureTimeout (the filter ran past
+        ``pattern_timeout``), NotFound, CorruptBlob."""
         if not isinstance(filter, str) or not filter.strip():
             raise InvalidArgument("jq must be a non-empty jq filter")
         return self._page(handle, lambda src, blob, kind: check_kind(kind, "jq", handle) or jq_page(
@@ -94,8 +95,8 @@ class StructureReads:
         outputs, streamed record by record: at most ``records`` records, fewer when the page's ``budget`` (bytes of
         its JSON) fills first (``cursor`` then resumes at the first record not shown). Raises BadRecord (a record
         that is not JSON, or that ``jq`` fails on: the message gives the byte read that shows it and the read that
-        goes on after it), InvalidArgument, StructureTimeout (``jq`` ran past ``pattern_timeout``), NotFound,
-        CorruptBlob."""
+        goes on after it), InvalidArgument (also a JSON document or CSV entry: :func:`check_kind`), StructureTimeout
+        (``jq`` ran past ``pattern_timeout``), NotFound, CorruptBlob."""
         try:
             return self._page(handle, lambda src, blob, kind: check_kind(kind, "record", handle) or records_page(
                 src, record, records, jq=jq, cursor=cursor, budget_bytes=budget, timeout=self._timeout(),
@@ -108,7 +109,8 @@ class StructureReads:
              cursor: str | None = None, budget: int = 8192) -> ItemPage:
         """A page of the rows of CSV/TSV (numbered from 1 after the header) from ``row`` (or ``cursor``): at most
         ``rows``, fewer when the page's ``budget`` (bytes of its JSON) fills first; always with the header,
-        quoted multi-line fields counted as one row; ``columns`` by name or 0-based number. Raises InvalidArgument,
+        quoted multi-line fields counted as one row; ``columns`` by name or 0-based number. Raises InvalidArgument
+        (also a JSON or JSON-lines entry: :func:`check_kind`; a field or line past the bound, naming the byte read),
         NotFound, CorruptBlob."""
         return self._page(handle, lambda src, blob, kind: check_kind(kind, "row", handle) or rows_page(
             src, row, rows, columns=columns, cursor=cursor, budget_bytes=budget, entry=entry_identity(handle, blob)))

@@ -154,6 +154,23 @@ def _delimiter(source: ContentSource, delimiter: str | None) -> str:
     return delimiter
 
 
+def _items(body: Iterator[tuple[int, list[str]]], number: int, picked: list[int] | None,
+           ) -> Iterator[tuple[tuple[int, int], Any, bool]]:
+    """The page's items from row ``number`` on: ``((row number, byte offset), cells, False)``, the ``picked``
+    columns only; a row that cannot be read after some rows were given ends them (``STOP`` at it: the next page
+    raises its error), as the first it is raised."""
+    given = 0
+    try:
+        for at, (start, cells) in enumerate(body, number):
+            value = cells if picked is None else [cells[i] if i < len(cells) else "" for i in picked]
+            yield (at, start), value, False
+            given += 1
+    except _RowError as exc:
+        if not given:
+            raise
+        yield (number + given, exc.offset), STOP, False
+
+
 def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: list[str | int] | None = None,
               cursor: str | None = None, budget_bytes: int = 8192, delimiter: str | None = None,
               entry: str | None = None) -> ItemPage:
@@ -204,21 +221,10 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
             if next(body, None) is None:
                 raise InvalidArgument(f"row {row} is past the last row ({skipped:,})")
 
-    def items() -> Iterator[tuple[tuple[int, int], Any, bool]]:
-        given = 0
-        try:
-            for at, (start, cells) in enumerate(body, number):
-                value = cells if picked is None else [cells[i] if i < len(cells) else "" for i in picked]
-                yield (at, start), value, False
-                given += 1
-        except _RowError as exc:  # after rows were given, the page ends before it (the next page raises it)
-            if not given:
-                raise
-            yield (number + given, exc.offset), STOP, False
-
     shown = header if picked is None else [header[i] for i in picked]
     if json_bytes(shown) > budget // 2:
         raise InvalidArgument(f"the header alone takes {json_bytes(shown):,} bytes of the {budget:,}-byte budget; "
                               "select fewer columns")
     page = ItemPage("rows", number, extra={"header": shown})
-    return fill_items(page, items(), chars, budget, rows, lambda pos, skip: encode_cursor((pos[0], pos[1], skip), key))
+    return fill_items(page, _items(body, number, picked), chars, budget, rows,
+                      lambda pos, skip: encode_cursor((pos[0], pos[1], skip), key))
