@@ -168,3 +168,17 @@ def test_json_lines_cut_short_are_no_table(tools, scratch_scope):
     stub = scratch_scope.spill("".join(json.dumps(r) + "\n" for r in records) + cut, source_tool="logs")
     assert stub.content_type == "text"  # not a table of cells such as '{"ts": 1700000000'
     assert tools.call("read_handle", {"handle": stub.handle, "record": 1, "records": 15})["records"] == records
+
+
+def test_json_lines_of_records_longer_than_the_head_are_json_lines(tools, scratch_scope, fixture_data):
+    # records of 100 KB (longer than the 64 KiB head the first records are told from): JSON lines, not one JSON
+    # document (which record= would be refused on) nor text
+    page = fixture_data["browser-rust-book.html"][:100_000].decode("utf-8", "ignore")
+    records = [{"url": f"https://example.org/{i}", "html": page} for i in range(30)]
+    data = "".join(json.dumps(r) + "\n" for r in records).encode()
+    three = "".join(json.dumps(r) + "\n" for r in records[:3]).encode()
+    for content, count in ((three, "3 records"), (data, "30 records")):  # whole, a sample of 512 KiB
+        stub = scratch_scope.spill(content, source_tool="crawl")
+        assert (stub.content_type, stub.shape.split(";")[0]) == ("jsonl", f"JSON lines, {count}")
+    reply = tools.call("read_handle", {"handle": stub.handle, "record": 30, "records": 1, "jq": ".url"})
+    assert reply["results"] == ["https://example.org/29"]
