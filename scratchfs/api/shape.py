@@ -17,13 +17,13 @@ Content types: ``json``, ``jsonl``, ``csv`` (also tab-separated), ``html``, ``xm
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from scratchfs.api.shape_table import count_records, estimate_records, json_lines, table_head, table_rows
 from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.structure.html_worker import decode_as, page_codec
 from scratchfs.engine.structure.paging import ContentSource
@@ -213,7 +213,8 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     logs = len(_LOG_LINE_RE.findall(head))
     head_rows = _head_rows(head) if logs else 0  # (0 until needed: no log line is never half of 1 row or more)
     is_log = logs > 0 and logs >= 0.5 * head_rows  # most start with a timestamp or a log level
-    found = None if is_log else _delimited(text, complete, lines, scope)
+    found = None if is_log else _delimited(text, lambda: _utf8(sample, complete) or sample.decode("utf-8", "replace"),
+                                           complete, size, lines)
     if found is not None:
         return found
     return _plain(sample, size, lines, scope, is_log, (head, head_rows))
@@ -275,14 +276,14 @@ def _json(text: str, complete: bool, size: int, lines: int, scope: str, source: 
         try:
             value = json.loads(text)
         except ValueError:
-            return _jsonl(text, decoder, complete, lines, scope)
+            return _jsonl(text, decoder, complete, lines)
         if isinstance(value, dict):
             return Shape("json", _fitted(f"JSON object, {_plural(len(value), 'key')}: ", value))
         if isinstance(value, list):
             head = f"JSON array of {_plural(len(value), 'item')}"
             return Shape("json", _fitted(f"{head}; first item: ", value[0]) if value else head)
         return Shape("json", _clip(f"JSON {_value(value)}"))
-    jsonl = _jsonl(text, decoder, complete, lines, scope)
+    jsonl = _jsonl(text, decoder, complete, lines)
     if jsonl is not None:
         return jsonl
     if source is not None:
@@ -353,27 +354,19 @@ def _items(items: list) -> str:
     return ""
 
 
-def _jsonl(text: str, decoder: json.JSONDecoder, complete: bool, lines: int, scope: str) -> Shape | None:
-    head = text[:65536]
-    rows = head.split("\n", 20)[:20]
-    if len(rows) > 1 and (len(head) < len(text) or not complete):
-        rows = rows[:-1]  # the last may be cut by the sample's end
-    rows = [row for row in rows if row.strip()]
-    if len(rows) < 2:
+def _jsonl(text: str, decoder: json.JSONDecoder, complete: bool, lines: int) -> Shape | None:
+    found = json_lines(text, decoder, complete)
+    if found is None:
         return None
-    try:
-        values = [decoder.decode(row) for row in rows]
-    except ValueError:
-        return None
-    first = values[0]
-    if not isinstance(first, dict):
-        return Shape("jsonl", _clip(f"JSON lines, {_plural(lines, 'record')}; first record: {_value(first)}"))
-    merged: dict = {}
-    for value in values:  # the keys of the sampled records, in order of first appearance
-        if isinstance(value, dict):
-            for key, item in value.items():
-                merged.setdefault(key, item)
-    return Shape("jsonl", _fitted(f"JSON lines, {_plural(lines, 'record')}; record keys: ", merged))
+    if complete:  # the records a record= read numbers: the lines that are not blank
+        count = _plural(found.records, "record")
+    elif found.records == found.lines:  # no blank line in the sample: one record a line
+        count = _plural(lines, "record")
+    else:
+        count = "~" + _plural(round(lines * found.records / max(1, found.lines)), "record")
+    if not isinstance(found.first, dict):
+        return Shape("jsonl", _clip(f"JSON lines, {count}; first record: {_value(found.first)}"))
+    return Shape("jsonl", _fitted(f"JSON lines, {count}; record keys: ", found.keys))
 
 
 def _partial_json(text: str, decoder: json.JSONDecoder, scope: str) -> Shape | None:
@@ -422,67 +415,42 @@ def _partial_json(text: str, decoder: json.JSONDecoder, scope: str) -> Shape | N
     return Shape("json", _clip(f"JSON array, at least {_plural(count, 'item')}{scope}{first}"))
 
 
-def _delimited(text: str, complete: bool, lines: int, scope: str) -> Shape | None:
-    text = text[1:] if text.startswith("\ufeff") else text  # a byte order mark is no part of the first column's name
-    head = text[:8192]  # the first lines tell a table
+def _delimited(text: str, whole: Callable[[], str], complete: bool, size: int, lines: int) -> Shape | None:
+    """A table's shape; ``whole()`` gives all of the sample as text (``text`` may be its start only)."""
+    bom = text.startswith("\ufeff")  # a byte order mark is no part of the first column's name
+    text = text[1:] if bom else text
+    head = table_head(text, lambda: whole()[bom:])  # the first lines tell a table
+    text = head if len(head) > len(text) else text
     first_line = head.split("\n", 1)[0]
     delimiter = "\t" if first_line.count("\t") >= 1 and first_line.count("\t") >= first_line.count(",") else ","
-    if first_line.count(delimiter) < 1:
-        return None
+    if first_line.count(delimiter) < 1 or (first_line[:1] in ("{", "[") and _is_json(first_line)):
+        return None  # (JSON lines with a line that is not JSON are no table)
     sample_lines = head.split("\n", 50)[:50]
     if len(head) < len(text) or not complete or not head.endswith("\n"):
         sample_lines = sample_lines[:-1] or sample_lines  # the last may be cut
-    rows = _table(sample_lines, delimiter)
+    rows = table_rows(sample_lines, delimiter)
     if rows is None:
         return None
-    width = len(rows[0])
-    header = rows[0]
+    width, header = len(rows[0]), rows[0]
     looks_like_header = all(cell and not cell.replace(".", "").replace("-", "").isdigit() for cell in header)
     columns = ", ".join(_name(c, 24) for c in header[:16]) + (f", … {width - 16} more" if width > 16 else "")
     if complete:
-        records = _records(text, delimiter, lines)
-        count = _plural(records - (1 if looks_like_header else 0), "row")
+        count = _plural(count_records(text, delimiter, lines) - looks_like_header, "row")
     else:
-        count = f"~{_plural(lines - (1 if looks_like_header else 0), 'row')} (by line count)"
+        estimate = estimate_records(head, delimiter, size - 3 * bom)
+        count = (f"~{_plural(lines - looks_like_header, 'row')} (by line count)" if estimate is None
+                 else f"~{_plural(estimate - looks_like_header, 'row')} (estimated from the sample)")
     kind = "TSV" if delimiter == "\t" else "CSV"
     named = f"{width} columns ({columns})" if looks_like_header else f"{width} columns, no header"
     return Shape("csv", _clip(f"{kind}, {named}, {count}"))
 
 
-def _table(lines: list[str], delimiter: str) -> list[list[str]] | None:
-    """The non-empty rows of the first lines of a text (at most 50, no newlines) as :mod:`csv` reads them, if they
-    make a table (2 rows or more, 2 columns or more, every row but the last as wide as the first), else ``None``."""
-    text = "\n".join(lines)
-    if '"' in text or "\r" in text or "\x00" in text or len(text) > csv.field_size_limit():
-        rows: list[list[str]] = []
-        try:  # row by row: a row (not the last) of another width than the first ends it
-            for row in csv.reader(io.StringIO(text), delimiter=delimiter):
-                if row and len(rows) >= 2 and len(rows[-1]) != len(rows[0]):
-                    return None
-                rows += [row] if row else []
-        except csv.Error:
-            return None
-    else:  # without quotes a row is a non-empty line cut at the delimiter: most text fails on its counts alone
-        present = [line for line in lines if line]
-        if len(present) > 2 and any(line.count(delimiter) != present[0].count(delimiter) for line in present[1:-1]):
-            return None
-        rows = [line.split(delimiter) for line in present]
-    if len(rows) < 2 or len(rows[0]) < 2 or any(len(row) != len(rows[0]) for row in rows[1:-1]):
-        return None
-    return rows
-
-
-def _records(text: str, delimiter: str, lines: int) -> int:
-    """The non-empty records of a whole CSV text as :mod:`csv` reads them (``lines`` if it cannot). Without quotes,
-    carriage returns and NULs a record is a non-empty line, counted from one split (no parse)."""
-    if '"' not in text and "\r" not in text and "\x00" not in text:
-        parts = text.split("\n")
-        if max(map(len, parts)) <= csv.field_size_limit():  # a longer field is an error to the csv module
-            return len(parts) - parts.count("")
+def _is_json(line: str) -> bool:
     try:
-        return sum(map(bool, csv.reader(io.StringIO(text), delimiter=delimiter)))  # a row is counted if not empty
-    except csv.Error:
-        return lines
+        json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 def _html(sample: bytes, size: int, scope: str) -> str:

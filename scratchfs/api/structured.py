@@ -82,12 +82,12 @@ class StructureReads:
     def jq(self, handle: str, filter: str, *, cursor: str | None = None, budget: int = 8192) -> ItemPage:
         """One page of the outputs of jq ``filter`` over the JSON document (``results``), within ``budget`` bytes
         of JSON. Raises InvalidArgument (a malformed document or filter, with the parser's message; a document over
-        the memory bound), StructureTimeout (the filter ran past ``pattern_timeout``), NotFound, CorruptBlob."""
+        the memory bound; a CSV entry: :func:`check_kind`), StructureTimeout (the filter ran past
+        ``pattern_timeout``), NotFound, CorruptBlob."""
         if not isinstance(filter, str) or not filter.strip():
             raise InvalidArgument("jq must be a non-empty jq filter")
-        return self._page(handle, lambda src, blob, _: jq_page(src, filter, cursor, budget, cache_key=blob,
-                                                                timeout=self._timeout(),
-                                                                entry=entry_identity(handle, blob)))
+        return self._page(handle, lambda src, blob, kind: check_kind(kind, "jq", handle) or jq_page(
+            src, filter, cursor, budget, cache_key=blob, timeout=self._timeout(), entry=entry_identity(handle, blob)))
 
     def records(self, handle: str, record: int = 1, records: int = 50, *, jq: str | None = None,
                 cursor: str | None = None, budget: int = 8192, call_budget: int | None = None) -> ItemPage:
@@ -95,10 +95,11 @@ class StructureReads:
         outputs, streamed record by record: at most ``records`` records, fewer when the page's ``budget`` (bytes of
         its JSON) fills first (``cursor`` then resumes at the first record not shown). Raises BadRecord (a record
         that is not JSON, or that ``jq`` fails on: the message gives the byte read that shows it and the read that
-        goes on after it, both with ``call_budget``, the reply budget the caller gave, when given), InvalidArgument,
-        StructureTimeout (``jq`` ran past ``pattern_timeout``), NotFound, CorruptBlob."""
+        goes on after it, both with ``call_budget``, the reply budget the caller gave, when given), InvalidArgument
+        (also a JSON document or CSV entry: :func:`check_kind`), StructureTimeout (``jq`` ran past
+        ``pattern_timeout``), NotFound, CorruptBlob."""
         try:
-            return self._page(handle, lambda src, blob, _type: records_page(
+            return self._page(handle, lambda src, blob, kind: check_kind(kind, "record", handle) or records_page(
                 src, record, records, jq=jq, cursor=cursor, budget_bytes=budget, timeout=self._timeout(),
                 entry=entry_identity(handle, blob)))
         except BadRecord as exc:
@@ -109,11 +110,11 @@ class StructureReads:
              cursor: str | None = None, budget: int = 8192) -> ItemPage:
         """A page of the rows of CSV/TSV (numbered from 1 after the header) from ``row`` (or ``cursor``): at most
         ``rows``, fewer when the page's ``budget`` (bytes of its JSON) fills first; always with the header,
-        quoted multi-line fields counted as one row; ``columns`` by name or 0-based number. Raises InvalidArgument,
+        quoted multi-line fields counted as one row; ``columns`` by name or 0-based number. Raises InvalidArgument
+        (also a JSON or JSON-lines entry: :func:`check_kind`; a field or line past the bound, naming the byte read),
         NotFound, CorruptBlob."""
-        return self._page(handle, lambda src, blob, _type: rows_page(src, row, rows, columns=columns, cursor=cursor,
-                                                                     budget_bytes=budget,
-                                                                     entry=entry_identity(handle, blob)))
+        return self._page(handle, lambda src, blob, kind: check_kind(kind, "row", handle) or rows_page(
+            src, row, rows, columns=columns, cursor=cursor, budget_bytes=budget, entry=entry_identity(handle, blob)))
 
     def text(self, handle: str, offset: int = 0, *, cursor: str | None = None, budget: int = 8192) -> TextPage:
         """A page of the text view (``view="text"``): the readable text of an HTML page, or terminal output rendered
@@ -177,6 +178,24 @@ class StructureReads:
         return self._page(handle, read)
 
 
+_READS = {"json": ("one JSON document", "jq", 'e.g. jq=".", jq="keys", jq=".items[0]"'),
+          "jsonl": ("JSON lines", "record", "e.g. record=1; jq= with it filters each record"),
+          "csv": ("a CSV/TSV table", "row", "e.g. row=1; columns= with it picks some")}
+_REFUSED = {"json": {"row", "record"}, "jsonl": {"row"}, "csv": {"jq", "record"}}
+
+
+def check_kind(content_type: str | None, read: str, handle: str) -> None:
+    """Refuse a structure read (``read``: ``"jq"``, ``"record"`` or ``"row"``) that does not fit the entry's stored
+    content type (decided at spill time from its start, :func:`scratchfs.api.shape.describe`): rows of JSON, records
+    of a JSON document or of a table, jq over a table would parse it as what it is not. A content of another type
+    (``text``, ``log``, unknown: ``None``) is read and its parse decides. Raises InvalidArgument naming the read that
+    fits; returns None otherwise."""
+    if content_type in _REFUSED and read in _REFUSED[content_type]:
+        what, fits, example = _READS[content_type]
+        raise InvalidArgument(f"{handle} holds {what} (content type {content_type}), which a {read}= read does not "
+                              f"parse: read it with {fits}= ({example})")
+
+
 def way_past(handle: str, bad: BadRecord, records: int, jq: str | None, budget: int | None = None) -> str:
     """How to go on from a bad record of ``handle``: the byte read that shows it (its first
     :data:`~scratchfs.foundation.limits.DEFAULT_READ_BYTES` bytes at most) and the records read that starts after
@@ -191,4 +210,4 @@ def way_past(handle: str, bad: BadRecord, records: int, jq: str | None, budget: 
             + f"; read on after it: {on}" + (" with the same jq" if long_jq else ""))
 
 
-__all__ = ["StructureReads", "entry_identity", "way_past"]
+__all__ = ["StructureReads", "check_kind", "entry_identity", "way_past"]

@@ -2,7 +2,9 @@
 
 Rows are numbered from 1 after the header (the first record; a UTF-8 byte order mark before it is not part of its
 first name, as ``encoding="utf-8-sig"`` reads it); a quoted field spanning several lines is part of one
-row (the ``csv`` module's reading of RFC 4180); blank lines are not rows. The delimiter is a tab when the header line
+row (the ``csv`` module's reading of RFC 4180); blank lines are not rows. A field may hold up to
+:data:`FIELD_LIMIT_CHARS` characters (an embedded base64 blob, a long text) and a line up to 16 MiB; a longer one is
+refused with ``InvalidArgument`` naming the byte read that shows it. The delimiter is a tab when the header line
 has at least as many tabs as commas, else a comma. A page is read by streaming from the cursor's byte offset (the
 offset where its first row starts), so it costs the bytes it shows; the first read of row N scans the rows before it.
 The standard library's reader is the reference here and costs no dependency.
@@ -15,6 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from scratchfs.engine.structure.paging import (
+    STOP,
     ContentSource,
     CursorKey,
     ItemPage,
@@ -30,11 +33,18 @@ from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import MAX_COLUMN_CHARS, MAX_COLUMNS
 
-__all__ = ["MAX_ROWS", "UTF8_BOM", "detect_delimiter", "iter_rows", "rows_page"]
+__all__ = ["FIELD_LIMIT_CHARS", "MAX_ROWS", "UTF8_BOM", "detect_delimiter", "iter_rows", "rows_page"]
 
 MAX_ROWS = 10_000
 """Most rows a page asks for."""
 _MAX_LINE_BYTES = 16 * 1024 * 1024
+FIELD_LIMIT_CHARS = 16 * 1024 * 1024
+"""Longest field (characters) a row read holds: the ``csv`` module's field limit (131,072 by default, a process-wide
+setting) is raised to it when this module is imported -- never lowered, should the host have set it higher. A longer
+field is refused with InvalidArgument; its bytes are read by range (``offset=``, ``length=``)."""
+_BY_RANGE = "read its bytes by range instead (offset={}, length=4096; next_offset goes on)"
+if csv.field_size_limit() < FIELD_LIMIT_CHARS:
+    csv.field_size_limit(FIELD_LIMIT_CHARS)
 
 
 def detect_delimiter(first_line: bytes) -> str:
@@ -63,6 +73,17 @@ class _Lines:
                 line.decode("utf-8", "replace"))
 
 
+class _RowError(InvalidArgument):
+    """A row that cannot be read (malformed, or a field or line past the bound), at byte ``offset``."""
+
+    def __init__(self, message: str, offset: int) -> None:
+        super().__init__(message)
+        self.offset = offset
+
+    def __reduce__(self) -> tuple:
+        return (type(self), (str(self), self.offset))
+
+
 def _reader(source: ContentSource, offset: int, delimiter: str) -> tuple[_Lines, Iterator[tuple[int, list[str]]]]:
     """Rows from ``offset``: ``(byte offset where the row starts, cells)``, blank lines skipped."""
     lines = _Lines(source, offset)
@@ -76,7 +97,12 @@ def _reader(source: ContentSource, offset: int, delimiter: str) -> tuple[_Lines,
             except StopIteration:
                 return
             except csv.Error as exc:
-                raise InvalidArgument(f"the table is not valid CSV near byte {start}: {exc}") from None
+                if "field larger than field limit" not in str(exc):
+                    raise _RowError(f"the table is not valid CSV near byte {start}: {exc}", start) from None
+                raise _RowError(f"the row at byte {start} holds a field longer than {csv.field_size_limit():,} "
+                                f"characters, the most a row read holds: {_BY_RANGE.format(start)}", start) from None
+            except InvalidArgument as exc:  # a line longer than the line bound (iter_lines)
+                raise _RowError(f"{exc}, the most a row read holds: {_BY_RANGE.format(start)}", start) from None
             if row:
                 yield start, row
             start = lines.consumed
@@ -115,7 +141,7 @@ def iter_rows(source: ContentSource, delimiter: str | None = None) -> Iterator[t
 
     Raises:
         InvalidArgument: a bad delimiter; while iterating, a malformed table (the ``csv`` module's message and the
-            byte offset).
+            byte offset), a field longer than :data:`FIELD_LIMIT_CHARS` (the byte range read that shows it).
     """
     return _reader(source, 0, _delimiter(source, delimiter))[1]
 
@@ -126,6 +152,23 @@ def _delimiter(source: ContentSource, delimiter: str | None) -> str:
     if delimiter not in (",", "\t", ";", "|"):
         raise InvalidArgument(f"delimiter must be one of ',', tab, ';', '|': {str(delimiter)[:10]!r}")
     return delimiter
+
+
+def _items(body: Iterator[tuple[int, list[str]]], number: int, picked: list[int] | None,
+           ) -> Iterator[tuple[tuple[int, int], Any, bool]]:
+    """The page's items from row ``number`` on: ``((row number, byte offset), cells, False)``, the ``picked``
+    columns only; a row that cannot be read after some rows were given ends them (``STOP`` at it: the next page
+    raises its error), as the first it is raised."""
+    given = 0
+    try:
+        for at, (start, cells) in enumerate(body, number):
+            value = cells if picked is None else [cells[i] if i < len(cells) else "" for i in picked]
+            yield (at, start), value, False
+            given += 1
+    except _RowError as exc:
+        if not given:
+            raise
+        yield (number + given, exc.offset), STOP, False
 
 
 def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: list[str | int] | None = None,
@@ -151,8 +194,11 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
 
     Raises:
         InvalidArgument: an unknown column (the message lists the columns), a column neither text nor an integer
-            (``1.0``), a row past the last, a malformed table (the ``csv`` module's message and the byte offset), a
-            bad cursor (edited, of another entry or read, or not at a row start), count or budget.
+            (``1.0``), a row past the last; the first row the page would show unreadable (one after some rows
+            ends the page before it instead, and the next page raises it): a malformed table (the ``csv`` module's
+            message and the byte offset), a field longer than :data:`FIELD_LIMIT_CHARS` or a line over 16 MiB (the
+            byte range read that shows it); a bad cursor (edited, of another entry or read, or not at a row start),
+            count or budget.
     """
     budget = check_budget(budget_bytes)
     rows = check_int(rows, "rows", 1, MAX_ROWS)
@@ -175,14 +221,10 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
             if next(body, None) is None:
                 raise InvalidArgument(f"row {row} is past the last row ({skipped:,})")
 
-    def items() -> Iterator[tuple[tuple[int, int], Any, bool]]:
-        for at, (start, cells) in enumerate(body, number):
-            value = cells if picked is None else [cells[i] if i < len(cells) else "" for i in picked]
-            yield (at, start), value, False
-
     shown = header if picked is None else [header[i] for i in picked]
     if json_bytes(shown) > budget // 2:
         raise InvalidArgument(f"the header alone takes {json_bytes(shown):,} bytes of the {budget:,}-byte budget; "
                               "select fewer columns")
     page = ItemPage("rows", number, extra={"header": shown})
-    return fill_items(page, items(), chars, budget, rows, lambda pos, skip: encode_cursor((pos[0], pos[1], skip), key))
+    return fill_items(page, _items(body, number, picked), chars, budget, rows,
+                      lambda pos, skip: encode_cursor((pos[0], pos[1], skip), key))

@@ -1,0 +1,152 @@
+"""Tables and JSON lines told from a sample, for :mod:`scratchfs.api.shape`: which lines a table is told from, its
+rows as the ``csv`` module reads them, their count (exact for a whole content, estimated for a sample), and the
+records of JSON lines counted and their keys gathered as the structure reads number them.
+
+Counts agree with the reads: a table's rows are the non-empty records the ``csv`` module reads (a quoted field over
+several lines is one row), JSON lines' records are the lines that are not blank -- blank meaning what a
+``record=`` read skips, ASCII white space only (:data:`RECORD_BLANKS`). Everything here runs over the sample
+describe holds (at most 512 KiB), at C speed.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from itertools import chain
+from typing import Any
+
+from scratchfs.engine.structure.table import FIELD_LIMIT_CHARS
+
+__all__ = ["HEAD_CHARS", "JSONL_HEAD_CHARS", "RECORD_BLANKS", "JsonLines", "count_records", "estimate_records",
+           "json_lines", "table_head", "table_rows"]
+
+HEAD_CHARS = 8192
+"""Characters of the start of a text a table is told from (all of the sample when they hold fewer than 2 newlines)."""
+JSONL_HEAD_CHARS = 65536
+"""Characters of the start of a text whose first lines tell JSON lines (all of the sample when they hold fewer than
+2 whole lines)."""
+RECORD_BLANKS = " \t\n\r\x0b\x0c"
+"""What ``bytes.strip()`` strips: a line of only these is no record to a ``record=`` read."""
+_PROBE_LINES = 20  # the first lines that must all be JSON for a text to be JSON lines
+_TABLE_LINES = 50  # the first lines a table's columns are told from
+assert csv.field_size_limit() >= FIELD_LIMIT_CHARS  # (raised by the table module: a sample's field is readable)
+
+
+def table_head(text: str, whole: Callable[[], str]) -> str:
+    """The head a table is told from: the first :data:`HEAD_CHARS` characters of ``text`` or, when those hold fewer
+    than 2 newlines (a long first row), ``whole()``: all of the sample as text (``text`` may be its start only)."""
+    head = text[:HEAD_CHARS]
+    return head if head.count("\n", 0, HEAD_CHARS) >= 2 else whole()
+
+
+def table_rows(lines: list[str], delimiter: str) -> list[list[str]] | None:
+    """The non-empty rows of the first lines of a text (at most 50, no newlines) as :mod:`csv` reads them, if they
+    make a table (2 rows or more, 2 columns or more, every row but the last as wide as the first), else ``None``."""
+    text = "\n".join(lines)
+    if '"' in text or "\r" in text or "\x00" in text or len(text) > csv.field_size_limit():
+        rows: list[list[str]] = []
+        try:  # row by row: a row (not the last) of another width than the first ends it
+            for row in csv.reader(io.StringIO(text), delimiter=delimiter):
+                if row and len(rows) >= 2 and len(rows[-1]) != len(rows[0]):
+                    return None
+                rows += [row] if row else []
+        except csv.Error:
+            return None
+    else:  # without quotes a row is a non-empty line cut at the delimiter: most text fails on its counts alone
+        present = [line for line in lines if line]
+        if len(present) > 2 and any(line.count(delimiter) != present[0].count(delimiter) for line in present[1:-1]):
+            return None
+        rows = [line.split(delimiter) for line in present]
+    if len(rows) < 2 or len(rows[0]) < 2 or any(len(row) != len(rows[0]) for row in rows[1:-1]):
+        return None
+    return rows
+
+
+def count_records(text: str, delimiter: str, lines: int) -> int:
+    """The non-empty records of a whole CSV text as :mod:`csv` reads them (``lines`` if it cannot). Without quotes,
+    carriage returns and NULs a record is a non-empty line, counted from one split (no parse)."""
+    if '"' not in text and "\r" not in text and "\x00" not in text:
+        parts = text.split("\n")
+        if max(map(len, parts)) <= csv.field_size_limit():  # a longer field is an error to the csv module
+            return len(parts) - parts.count("")
+    try:
+        return sum(map(bool, csv.reader(io.StringIO(text), delimiter=delimiter)))  # a row is counted if not empty
+    except csv.Error:
+        return lines
+
+
+def estimate_records(head: str, delimiter: str, size: int) -> int | None:
+    """About how many records a content of ``size`` bytes holds, from the whole lines of ``head`` (its start, a
+    byte order mark left out, ``size`` counted without it): ``None`` when each of those lines is one record (the
+    content's line count is then the answer), else the records of those lines per byte of them, times ``size``.
+    Quoted fields over several lines, and blank lines, make the records fewer than the lines."""
+    body = head[: head.rfind("\n") + 1]
+    newlines = body.count("\n")
+    records = count_records(body, delimiter, -1)
+    if records in (-1, newlines) or not body:
+        return None
+    return round(records * size / len(body.encode("utf-8")))
+
+
+@dataclass(slots=True)
+class JsonLines:
+    """What a sample of JSON lines shows: ``first`` (the first record), ``keys`` (every key of the records that are
+    objects, first-seen order, each with its first value), ``records`` (records in the sample's whole lines) and
+    ``lines`` (those lines)."""
+
+    first: Any
+    keys: dict = field(default_factory=dict)
+    records: int = 0
+    lines: int = 0
+
+
+def json_lines(text: str, decoder: json.JSONDecoder, complete: bool) -> JsonLines | None:
+    """The records of ``text`` (a sample, starting at its first non-blank character; ``complete``: the whole
+    content) if its first whole lines (at most 20 in the first :data:`JSONL_HEAD_CHARS` characters, or in all of
+    it when those hold fewer than 2) are 2 or more JSON values and nothing else, else ``None``. Keys are gathered
+    from every record of the sample's whole lines (a line that is not JSON adds none: a read names it)."""
+    for head in (text[:JSONL_HEAD_CHARS], text):
+        rows = head.split("\n", _PROBE_LINES)[:_PROBE_LINES]
+        if len(rows) > 1 and (len(head) < len(text) or not complete):
+            rows = rows[:-1]  # the last may be cut by the sample's end
+        rows = [row for row in rows if row.strip()]
+        if len(rows) >= 2 or len(head) == len(text):
+            break
+    if len(rows) < 2:
+        return None
+    try:
+        values = [decoder.decode(row) for row in rows]
+    except ValueError:
+        return None
+    body = (text if complete else text[: text.rfind("\n") + 1]).split("\n")
+    if body[-1] == "":
+        body.pop()  # the empty rest after the last newline is no line
+    records = [line for line in body if line.strip(RECORD_BLANKS)]
+    found = JsonLines(values[0], records=len(records), lines=len(body))
+    objects = [value for value in _values(records, decoder) if isinstance(value, dict)]
+    first_values: dict = {}
+    for value in reversed(objects):  # the earliest record's value of a key written last
+        first_values.update(value)
+    found.keys = {key: first_values[key] for key in dict.fromkeys(chain.from_iterable(objects))}
+    return found
+
+
+def _values(records: list[str], decoder: json.JSONDecoder) -> list[Any]:
+    """The JSON values of ``records`` (lines), those that are not JSON left out: parsed as one array (one call of
+    the C parser) unless a record is not JSON, then one by one."""
+    try:
+        values = json.loads("[" + ",".join(records) + "]")
+        if len(values) == len(records):  # (a record such as '1, 2' would read as two values)
+            return values
+    except (ValueError, RecursionError):
+        pass
+    values = []
+    for record in records:
+        try:
+            values.append(decoder.decode(record))
+        except (ValueError, RecursionError):
+            continue
+    return values
