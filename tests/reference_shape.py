@@ -320,9 +320,9 @@ def _items(items: list) -> str:
 def _jsonl(text: str, decoder: json.JSONDecoder, complete: bool, lines: int, scope: str) -> Shape | None:
     # Changed on purpose (branch csvjsonl, fault 4): the count is the records a record= read numbers (lines that are
     # not blank, ASCII white space as bytes.strip() strips it) -- exact for a whole content, the line count scaled by
-    # the sample's share of records otherwise -- and the keys are gathered from every record of the sample's whole
-    # lines, not the first 20. A first record too long for the first 64 Ki characters is looked for in all of the
-    # sample (as a table's first rows are, fault 2).
+    # the sample's share of records otherwise -- and the keys are gathered from the records of the sample's whole
+    # lines in its first 128 Ki characters, not the first 20. A first record too long for the first 64 Ki
+    # characters is looked for in all of the sample (as a table's first rows are, fault 2).
     head = text[:65536]
     rows = head.split("\n", 20)[:20]
     if len(rows) > 1 and (len(head) < len(text) or not complete):
@@ -355,7 +355,13 @@ def _jsonl(text: str, decoder: json.JSONDecoder, complete: bool, lines: int, sco
     if not isinstance(first, dict):
         return Shape("jsonl", _clip(f"JSON lines, {count}; first record: {_value(first)}"))
     merged: dict = {}
-    for record in records:  # the keys of the sample's records, in order of first appearance
+    scanned, total = [], 0
+    for record in records:  # keys from the records in the first 128 Ki characters (at least one): ~4 ms, not ~15
+        total += len(record) + 1
+        if total > 128 * 1024 and scanned:
+            break
+        scanned.append(record)
+    for record in scanned:  # the keys of the sample's records, in order of first appearance
         try:
             value = json.loads(record)
         except (ValueError, RecursionError):
@@ -424,9 +430,9 @@ def _delimited(text: str, complete: bool, size: int, lines: int, scope: str) -> 
     delimiter = "\t" if first_line.count("\t") >= 1 and first_line.count("\t") >= first_line.count(",") else ","
     if first_line.count(delimiter) < 1:
         return None
-    if first_line[:1] in ("{", "["):
+    if first_line.removeprefix("\ufeff")[:1] in ("{", "["):  # (a byte order mark is no part of the line)
         try:
-            json.loads(first_line)
+            json.loads(first_line.removeprefix("\ufeff"))
             return None
         except (ValueError, RecursionError):
             pass
