@@ -426,9 +426,9 @@ class Proxy:
 
 
 async def _serve_stdio_with(server: Any, options: Any) -> None:
-    from mcp.server.stdio import stdio_server
+    from scratchfs.mcp.stdio import stdio_transport
 
-    async with stdio_server() as (read_stream, write_stream):
+    async with stdio_transport() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, options)
 
 

@@ -180,9 +180,9 @@ def build_server(resolver: ScopeResolver) -> Any:
 
 async def serve_stdio(server: Any) -> None:
     """Serve ``server`` over this process's stdin and stdout until the client closes the connection."""
-    from mcp.server.stdio import stdio_server
+    from scratchfs.mcp.stdio import stdio_transport
 
-    async with stdio_server() as (read_stream, write_stream):
+    async with stdio_transport() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
