@@ -221,3 +221,34 @@ def test_screen_passes_notifications_and_responses_and_never_answers_them(line, 
     assert (verdict.message is not None) is passed
     if passed:
         assert json.loads(verdict.message) == json.loads(line)
+
+
+MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {},
+          "io.modelcontextprotocol/clientInfo": {"name": "wire-test", "version": "1"}}
+
+
+def modern(rid, method, params=None) -> bytes:
+    """A request of the sessionless 2026-07-28 era: its params carry the envelope."""
+    return req(rid, method, {**(params or {}), "_meta": MODERN})
+
+
+@pytest.mark.parametrize("face", ["mcp", "proxy"])
+def test_the_sessionless_era_answers_every_line_too(face, tmp_path):
+    wire = Wire(face_command(face, tmp_path))
+    try:
+        wire.send(modern("open", "tools/list"))
+        assert wire.replies("open", 0) == []
+        for n, (line, want) in enumerate([
+            (b"not json", (PARSE, None)), (req(None, "tools/list"), (INVALID, None)),
+            (b"[" + modern(1, "tools/list") + b"]", [(INVALID, 1)]), (modern(2, "no/such/method"), (NO_METHOD, 2)),
+            (modern(3, "tools/call", {"name": "scratch_list", "arguments": "x"}), (BAD_PARAMS, 3)),
+            (modern(4, "tools/call", {"name": "no_such_tool", "arguments": {}}), (BAD_PARAMS, 4)),
+            (req(5, "tools/list"), (BAD_PARAMS, 5)),  # no envelope
+            (req(6, "initialize", INIT), (-32022, 6)),  # the handshake on a sessionless connection
+        ]):
+            wire.send(line)
+            wire.send(modern(f"after-{n}", "tools/list"))
+            assert [shape(r) for r in wire.replies(f"after-{n}", 1)] == [want], line[:80]
+        wire.close()
+    finally:
+        wire.kill()

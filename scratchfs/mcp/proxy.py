@@ -32,6 +32,9 @@ message, and the proxy keeps serving its own tools (and lists the upstream's las
 Scope of spills and of the scratchfs tools: ``--run`` / ``--agent`` (or ``$SCRATCHFS_RUN_ID`` /
 ``$SCRATCHFS_AGENT_ID``, or the request's ``_meta``); without them the proxy uses a fresh run id
 ``mcp-proxy-<random>`` and agent ``default``, so that what it spills is readable through itself.
+
+The proxy's own stdio is :func:`scratchfs.mcp.stdio.stdio_transport`, as the server's: every request line gets
+exactly one JSON-RPC reply.
 """
 
 from __future__ import annotations
