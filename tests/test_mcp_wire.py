@@ -17,7 +17,7 @@ import threading
 import pytest
 
 from scratchfs.foundation.limits import MAX_MESSAGE_BYTES
-from scratchfs.mcp.stdio import screen
+from scratchfs.mcp.stdio import claimed_stdio, screen
 
 from .mcp_support import FAKE_UPSTREAM
 
@@ -252,3 +252,14 @@ def test_the_sessionless_era_answers_every_line_too(face, tmp_path):
         wire.close()
     finally:
         wire.kill()
+
+
+def test_while_serving_fd_1_is_stderr_and_the_wire_is_a_private_duplicate(capfd):
+    with claimed_stdio() as claim:
+        os.write(1, b"stray output of a handler\n")
+        os.write(claim.wire_out, b'{"jsonrpc":"2.0","id":1,"result":{}}\n')
+        assert os.read(0, 10) == b""  # fd 0 reads the null device
+    os.write(1, b"after\n")  # fd 1 is the wire again
+    out, err = capfd.readouterr()
+    assert out == '{"jsonrpc":"2.0","id":1,"result":{}}\nafter\n'
+    assert err == "stray output of a handler\n"
