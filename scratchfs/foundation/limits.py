@@ -132,6 +132,11 @@ LINE_TABLE_CACHE_ENTRIES = 256
 LOOKUP_CACHE_ENTRIES = 4096
 """Index lookups kept per thread."""
 
+# -- MCP wire ----------------------------------------------------------------------------------------------------------
+MAX_MESSAGE_BYTES = 32 * 1024 * 1024
+"""Longest JSON-RPC message line the MCP faces read from stdin, in bytes (its newline not counted): a longer line is
+skipped as it arrives, never held whole, and answered with an Invalid Request error."""
+
 # -- inspector -------------------------------------------------------------------------------------------------------
 SOON_SECONDS = 300.0
 """Seconds: ``stats`` counts entries expiring within this as expiring soon."""

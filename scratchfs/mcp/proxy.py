@@ -32,6 +32,9 @@ message, and the proxy keeps serving its own tools (and lists the upstream's las
 Scope of spills and of the scratchfs tools: ``--run`` / ``--agent`` (or ``$SCRATCHFS_RUN_ID`` /
 ``$SCRATCHFS_AGENT_ID``, or the request's ``_meta``); without them the proxy uses a fresh run id
 ``mcp-proxy-<random>`` and agent ``default``, so that what it spills is readable through itself.
+
+The proxy's own stdio is :func:`scratchfs.mcp.stdio.stdio_transport`, as the server's: every request line gets
+exactly one JSON-RPC reply.
 """
 
 from __future__ import annotations
@@ -426,9 +429,9 @@ class Proxy:
 
 
 async def _serve_stdio_with(server: Any, options: Any) -> None:
-    from mcp.server.stdio import stdio_server
+    from scratchfs.mcp.stdio import stdio_transport
 
-    async with stdio_server() as (read_stream, write_stream):
+    async with stdio_transport() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, options)
 
 

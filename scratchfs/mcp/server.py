@@ -13,6 +13,8 @@ may name the scope only where the server was given none, or when it was started 
 
 Both protocol eras the SDK serves work: the 2025-11-25 ``initialize`` handshake and the sessionless 2026-07-28 one.
 The SDK does not check arguments against ``inputSchema``; :func:`scratchfs.toolkit.check_arguments` does.
+Stdio is :func:`scratchfs.mcp.stdio.stdio_transport`: every request line gets exactly one JSON-RPC reply (a line the
+SDK cannot read is answered by the transport, with -32700 or -32600).
 """
 
 from __future__ import annotations
@@ -180,9 +182,9 @@ def build_server(resolver: ScopeResolver) -> Any:
 
 async def serve_stdio(server: Any) -> None:
     """Serve ``server`` over this process's stdin and stdout until the client closes the connection."""
-    from mcp.server.stdio import stdio_server
+    from scratchfs.mcp.stdio import stdio_transport
 
-    async with stdio_server() as (read_stream, write_stream):
+    async with stdio_transport() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 

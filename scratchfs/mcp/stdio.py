@@ -1,0 +1,368 @@
+"""The stdio transport of the MCP faces: every JSON-RPC request line on stdin gets exactly one reply.
+
+The SDK's ``stdio_server`` drops every line it cannot read as a JSON-RPC message (not UTF-8, not JSON, not an object,
+a batch, a line too deep or too large for its parser) and reads a request whose ``id`` is not a string or an integer
+as a notification, so a client waits forever for a reply that never comes. :func:`stdio_transport` wraps it: it
+reads stdin itself, one line at a time (at most :data:`~scratchfs.foundation.limits.MAX_MESSAGE_BYTES` bytes held),
+screens each line (:func:`screen`) and answers what the SDK would drop, as JSON-RPC 2.0 says:
+
+* a line that is not UTF-8 or not JSON (``NaN`` and ``Infinity`` are not JSON): ``-32700`` Parse error, ``id`` null;
+* JSON that is not a JSON-RPC message (not an object, ``{}``, no ``"jsonrpc": "2.0"``, a ``method`` that is not a
+  string, ``params`` that are not an object, an ``id`` that is neither a string nor an integer -- MCP's ids), a
+  line longer than the limit (skipped as it arrives), JSON the SDK's parser refuses (a lone surrogate ``\\ud800``,
+  nesting over 200 deep, an integer of more than 4,300 digits): ``-32600`` Invalid Request, with
+  the request's ``id`` when it has a valid one, else null;
+* a batch (a JSON array; MCP has no batches): an empty one is one ``-32600`` error; otherwise one array holding a
+  ``-32600`` error for each of its requests (and invalid members), none for its notifications and responses, and
+  nothing is run;
+* ``params`` given as an array (by position; MCP names its parameters): ``-32602`` Invalid params.
+
+Blank lines are skipped and a UTF-8 byte order mark before a message is ignored (RFC 8259 allows both). Valid
+notifications and responses get no reply, as JSON-RPC says. Everything else -- every well-formed request -- goes to
+the SDK's session unchanged, which answers it (``-32601`` for an unknown method, ``-32602`` for params of the wrong
+types). Replies are written whole, one line each, under one lock (the SDK's and ours never interleave).
+
+While serving, fd 0 reads the null device and fd 1 writes to stderr (so stray output of a handler or a child never
+reaches the wire); both are restored afterwards.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import logging
+import os
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+from scratchfs.foundation.limits import MAX_MESSAGE_BYTES
+
+log = logging.getLogger(__name__)
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+MAX_INT_DIGITS = 4300
+"""Most digits of a JSON integer Python (and the SDK's parser) reads."""
+BATCH_REFUSED = "Invalid Request: MCP has no JSON-RPC batches; send each message on its own line"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What to do with one line: hand ``message`` (the line's JSON text) to the SDK, write ``reply`` (JSON text of a
+    JSON-RPC error, or an array of them), both, or neither (a blank line, a dropped notification or response)."""
+
+    message: str | None = None
+    reply: str | None = None
+
+
+def error_reply(request_id: int | str | None, code: int, message: str, data: Any = None) -> str:
+    """The JSON text of one JSON-RPC error response, built with the SDK's own types."""
+    import mcp_types as types
+
+    fields: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        fields["data"] = data
+    error = types.ErrorData(**fields)
+    reply = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+    return reply.model_dump_json(by_alias=True, exclude_unset=True)  # as the SDK writes its own: "id": null kept
+
+
+def is_request_id(value: Any) -> bool:
+    """Whether ``value`` is an id MCP allows and a reply can carry: a string (of valid Unicode: no lone surrogate) or
+    an integer (not a boolean, a float or null)."""
+    if isinstance(value, str):
+        return value.isascii() or _is_unicode(value)
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def request_id_of(obj: Any) -> int | str | None:
+    """The id to answer a message with: its ``id`` when it is a request with a valid one, else ``None``."""
+    if isinstance(obj, dict) and "method" in obj and is_request_id(obj.get("id")):
+        return obj["id"]
+    return None
+
+
+def too_long(skipped: int, limit: int = MAX_MESSAGE_BYTES) -> Verdict:
+    """The verdict on a line longer than ``limit`` bytes (``skipped`` bytes were read and dropped)."""
+    return Verdict(reply=error_reply(None, INVALID_REQUEST,
+                                     f"Invalid Request: a line longer than {limit} bytes was skipped",
+                                     {"max_bytes": limit, "skipped_bytes": skipped}))
+
+
+def screen(line: bytes) -> Verdict:
+    """Screen one line read from stdin (its newline included or not).
+
+    Returns:
+        a :class:`Verdict`; never raises (every fault of the line becomes a reply, see the module docstring).
+    """
+    body = line.rstrip(b"\r\n")
+    if body.startswith(codecs.BOM_UTF8):
+        body = body[len(codecs.BOM_UTF8):]
+    if not body.strip(b" \t\r\n"):
+        return Verdict()
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return Verdict(reply=error_reply(None, PARSE_ERROR, f"Parse error: not UTF-8 (byte {exc.start})"))
+    obj, refused = parse(text)
+    if refused is not None:
+        return Verdict(reply=refused)
+    if isinstance(obj, list):
+        return batch_verdict(obj)
+    if not isinstance(obj, dict):
+        return Verdict(reply=error_reply(None, INVALID_REQUEST, "Invalid Request: a JSON-RPC message is an object"))
+    if "method" in obj:
+        return request_verdict(obj, text)
+    return response_verdict(obj, text)
+
+
+def parse(text: str) -> tuple[Any, str | None]:
+    """``(value, None)`` for JSON the SDK's parser reads; ``(None, reply)`` for a line it does not."""
+    import pydantic_core
+
+    try:
+        return pydantic_core.from_json(text, allow_inf_nan=False), None
+    except ValueError as exc:
+        detail = str(exc)
+    try:  # JSON (the grammar) that the SDK's parser refuses is an invalid request, not a parse error
+        obj = json.loads(text, parse_int=_int, parse_constant=_no_constant)
+    except RecursionError:
+        return None, error_reply(None, INVALID_REQUEST, "Invalid Request: JSON nested too deeply", detail)
+    except ValueError:
+        return None, error_reply(None, PARSE_ERROR, f"Parse error: not JSON ({detail})")
+    return None, error_reply(request_id_of(obj), INVALID_REQUEST, f"Invalid Request: unreadable JSON ({detail})")
+
+
+def _int(digits: str) -> int | float:
+    return int(digits) if len(digits.lstrip("-")) <= MAX_INT_DIGITS else float("inf")
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def request_verdict(obj: dict, text: str) -> Verdict:
+    """The verdict on an object with a ``method``: a request or a notification."""
+    import mcp_types as types
+
+    if "id" not in obj:
+        if obj.get("jsonrpc") == "2.0" and isinstance(obj.get("method"), str):
+            return _checked(obj, text, types.JSONRPCNotification, None)
+        return Verdict(reply=error_reply(None, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 notification"))
+    rid = obj["id"]
+    if not is_request_id(rid):
+        return Verdict(reply=error_reply(None, INVALID_REQUEST,
+                                         "Invalid Request: id must be a string or an integer"))
+    if obj.get("jsonrpc") != "2.0":
+        return Verdict(reply=error_reply(rid, INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"'))
+    if not isinstance(obj["method"], str):
+        return Verdict(reply=error_reply(rid, INVALID_REQUEST, "Invalid Request: method must be a string"))
+    params = obj.get("params")
+    if isinstance(params, list):
+        return Verdict(reply=error_reply(rid, INVALID_PARAMS, "Invalid params: MCP params are an object, not an array"))
+    if params is not None and not isinstance(params, dict):
+        return Verdict(reply=error_reply(rid, INVALID_REQUEST, "Invalid Request: params must be an object"))
+    return _checked(obj, text, types.JSONRPCRequest, rid)
+
+
+def response_verdict(obj: dict, text: str) -> Verdict:
+    """The verdict on an object without a ``method``: a response of the client (never answered), or invalid."""
+    import mcp_types as types
+
+    rid = obj.get("id", 0)
+    if (obj.get("jsonrpc") == "2.0" and ("result" in obj) != ("error" in obj) and "id" in obj
+            and (rid is None or is_request_id(rid))):
+        return _checked(obj, text, (types.JSONRPCResponse, types.JSONRPCError), None)
+    return Verdict(reply=error_reply(None, INVALID_REQUEST,
+                                     "Invalid Request: neither a request, a notification nor a response"))
+
+
+def _checked(obj: dict, text: str, kind: Any, rid: int | str | None) -> Verdict:
+    """Hand the line to the SDK if it reads it as ``kind``; otherwise answer a request (``rid``), drop the rest."""
+    import mcp_types as types
+    from pydantic import ValidationError
+
+    try:
+        message = types.jsonrpc_message_adapter.validate_python(obj, by_name=False)
+    except ValidationError as exc:
+        message, detail = None, f"{exc.error_count()} validation errors"
+    else:
+        detail = f"read as {type(message).__name__}"
+    if isinstance(message, kind):
+        return Verdict(message=text)
+    if "method" in obj and "id" in obj:
+        return Verdict(reply=error_reply(rid, INVALID_REQUEST, "Invalid Request: not a JSON-RPC request", detail))
+    log.warning("scratchfs mcp: dropped a malformed notification or response (%s)", detail)
+    return Verdict()
+
+
+def batch_verdict(items: list) -> Verdict:
+    """The verdict on a batch: refused (see the module docstring)."""
+    if not items:
+        return Verdict(reply=error_reply(None, INVALID_REQUEST, "Invalid Request: an empty batch"))
+    replies = []
+    for item in items:
+        if isinstance(item, dict) and ("method" in item) != ("id" in item) and (
+                "method" in item or "result" in item or "error" in item):
+            continue  # a notification or a response: never answered
+        replies.append(error_reply(request_id_of(item), INVALID_REQUEST, BATCH_REFUSED))
+    log.warning("scratchfs mcp: refused a batch of %d messages (MCP has no batches)", len(items))
+    return Verdict(reply="[" + ",".join(replies) + "]" if replies else None)
+
+
+class LineWriter:
+    """The wire's stdout: each :meth:`write` puts one whole reply line on ``fd`` (blocking writes in a worker thread,
+    one at a time), so the SDK's replies and the transport's own never interleave."""
+
+    def __init__(self, fd: int) -> None:
+        import anyio
+
+        self._file = os.fdopen(fd, "wb", closefd=False)
+        self._lock = anyio.Lock()
+
+    async def write(self, text: str) -> None:
+        """Write ``text`` (one or more whole lines) and flush it."""
+        import anyio.to_thread
+
+        data = text.encode("utf-8", "replace")
+        async with self._lock:
+            await anyio.to_thread.run_sync(self._put, data)
+
+    def _put(self, data: bytes) -> None:
+        self._file.write(data)
+        self._file.flush()
+
+    async def flush(self) -> None:
+        """Nothing to do: :meth:`write` flushes (the SDK calls this after each reply)."""
+
+
+class ScreenedLines:
+    """The wire's stdin as the SDK's ``stdio_server`` reads it: an async iterator of the lines it should see.
+
+    Each line is read whole up to ``limit`` bytes (a longer one is skipped as it arrives) and :func:`screen`-ed;
+    the replies of the screen go straight to ``writer``.
+    """
+
+    def __init__(self, fd: int, writer: LineWriter, limit: int = MAX_MESSAGE_BYTES) -> None:
+        self._file: BinaryIO = os.fdopen(fd, "rb", closefd=False)
+        self._writer = writer
+        self._limit = limit
+        self.reading = False
+
+    def __aiter__(self) -> ScreenedLines:
+        return self
+
+    async def __anext__(self) -> str:
+        import anyio.to_thread
+
+        while True:
+            self.reading = True
+            try:
+                verdict = await anyio.to_thread.run_sync(self._next_verdict, abandon_on_cancel=True)
+            finally:
+                self.reading = False
+            if verdict is None:
+                raise StopAsyncIteration
+            if verdict.reply is not None:
+                await self._writer.write(verdict.reply + "\n")
+            if verdict.message is not None:
+                return verdict.message
+
+    def _next_verdict(self) -> Verdict | None:
+        """Read and screen the next line (blocking); ``None`` at the end of the input."""
+        line = self._file.readline(self._limit + 1)
+        if not line:
+            return None
+        if line.endswith(b"\n") or len(line) <= self._limit:
+            try:
+                return screen(line)
+            except Exception:  # a bug of the screen must cost one line, never the connection
+                log.exception("scratchfs mcp: could not screen a line")
+                return Verdict(reply=error_reply(None, INTERNAL_ERROR, "Internal error: the line could not be read"))
+        skipped = len(line)
+        while not line.endswith(b"\n"):
+            line = self._file.readline(1 << 20)
+            if not line:
+                break
+            skipped += len(line)
+        return too_long(skipped, self._limit)
+
+
+@dataclass
+class Claim:
+    """The wire's descriptors while :func:`claimed_stdio` holds fds 0 and 1; ``keep_in``: leave ``wire_in`` open
+    (a worker thread may still be blocked reading it, and must never read a recycled descriptor)."""
+
+    wire_in: int
+    wire_out: int
+    keep_in: bool = False
+
+
+@contextmanager
+def claimed_stdio() -> Iterator[Claim]:
+    """Private duplicates of fds 0 and 1 for the wire; meanwhile fd 0 reads the null device and fd 1 writes to stderr.
+    Both are restored on exit.
+
+    Raises:
+        OSError: fd 0 or fd 1 cannot be duplicated.
+    """
+    sys.stdout.flush()
+    claim = Claim(os.dup(0), os.dup(1))
+    try:
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        try:
+            os.dup2(2, 1)
+        except OSError:  # no stderr: stray output goes nowhere
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, 1)
+            os.close(null)
+        yield claim
+    finally:
+        try:
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass
+        os.dup2(claim.wire_in, 0)
+        os.dup2(claim.wire_out, 1)
+        os.close(claim.wire_out)
+        if not claim.keep_in:
+            os.close(claim.wire_in)
+
+
+@asynccontextmanager
+async def stdio_transport(limit: int = MAX_MESSAGE_BYTES) -> AsyncIterator[tuple[Any, Any]]:
+    """The SDK's ``stdio_server`` over screened stdin (see the module docstring): yields its ``(read_stream,
+    write_stream)`` for ``Server.run``; the read stream ends when stdin does.
+
+    Raises:
+        OSError: fd 0 or fd 1 cannot be duplicated.
+    """
+    from mcp.server.stdio import stdio_server
+
+    with claimed_stdio() as claim:
+        writer = LineWriter(claim.wire_out)
+        lines = ScreenedLines(claim.wire_in, writer, limit)
+        try:
+            async with stdio_server(stdin=lines, stdout=writer) as streams:  # type: ignore[arg-type]
+                yield streams
+        finally:
+            claim.keep_in = lines.reading
+
+
+__all__ = ["Claim", "LineWriter", "ScreenedLines", "Verdict", "claimed_stdio", "error_reply", "screen",
+           "stdio_transport"]

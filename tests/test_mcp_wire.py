@@ -1,0 +1,265 @@
+"""The MCP faces on the wire: every request line on stdin gets exactly one JSON-RPC reply, and the server lives on.
+
+A real ``scratchfs mcp`` (and ``scratchfs mcp-proxy`` in front of the fake upstream) is driven line by line through
+pipes: each bad line of the table is followed by a good ``tools/list``; the bad line's reply (code and id, as
+JSON-RPC 2.0 says) and the good one must both come, and nothing else. Stdout holds JSON-RPC only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from scratchfs.foundation.limits import MAX_MESSAGE_BYTES
+from scratchfs.mcp.stdio import claimed_stdio, screen
+
+from .mcp_support import FAKE_UPSTREAM
+
+PARSE, INVALID, NO_METHOD, BAD_PARAMS = -32700, -32600, -32601, -32602
+REPLY_SECONDS = 90.0  # a loaded machine starts the server slowly; a missing reply fails at this bound
+INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "wire-test", "version": "1"}}
+
+
+def req(rid, method, params=None, **extra) -> bytes:
+    message = {"jsonrpc": "2.0", "id": rid, "method": method, **extra}
+    if params is not None:
+        message["params"] = params
+    return json.dumps(message).encode()
+
+
+def call(rid, name, arguments) -> bytes:
+    return req(rid, "tools/call", {"name": name, "arguments": arguments})
+
+
+# (name, line, expected): expected is (code, id) of one error reply, ("result", id) for a request the server runs,
+# None for no reply (a notification or a response), or a list of (code, id) for a batch's array of errors
+TABLE = [
+    ("not JSON", b"hello", (PARSE, None)),
+    ("truncated JSON", b'{"jsonrpc":"2.0","id":1,"method":"tools/list"', (PARSE, None)),
+    ("NaN is not JSON", b'{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"x":NaN}}', (PARSE, None)),
+    ("a NUL byte", b"\x00", (PARSE, None)),
+    ("invalid UTF-8 alone", b"\xff\xfe\xfd", (PARSE, None)),
+    ("invalid UTF-8 in a request", b'{"jsonrpc":"2.0","id":3,"method":"tools/list","x":"\xc3("}', (PARSE, None)),
+    ("a number", b"42", (INVALID, None)),
+    ("a string", b'"tools/list"', (INVALID, None)),
+    ("null", b"null", (INVALID, None)),
+    ("an empty object", b"{}", (INVALID, None)),
+    ("an id alone", b'{"jsonrpc":"2.0","id":4}', (INVALID, None)),
+    ("an empty batch", b"[]", (INVALID, None)),
+    ("a batch", b"[" + req(5, "tools/list") + b"," + req("six", "ping") + b"]", [(INVALID, 5), (INVALID, "six")]),
+    ("a batch with a notification and junk", b'[{"jsonrpc":"2.0","method":"notifications/x"},1,' + req(7, "ping")
+     + b"]", [(INVALID, None), (INVALID, 7)]),
+    ("a batch of notifications", b'[{"jsonrpc":"2.0","method":"notifications/x"}]', None),
+    ("no jsonrpc member", b'{"id":8,"method":"tools/list"}', (INVALID, 8)),
+    ("jsonrpc 1.0", b'{"jsonrpc":"1.0","id":9,"method":"tools/list"}', (INVALID, 9)),
+    ("a method that is a number", b'{"jsonrpc":"2.0","id":10,"method":5}', (INVALID, 10)),
+    ("an invalid notification", b'{"jsonrpc":"2.0","method":1,"params":"bar"}', (INVALID, None)),
+    ("id a float", req(1.5, "tools/list"), (INVALID, None)),
+    ("id true", req(True, "tools/list"), (INVALID, None)),
+    ("id null", req(None, "tools/list"), (INVALID, None)),
+    ("id an object", req({"a": 1}, "tools/list"), (INVALID, None)),
+    ("id a list", req([11], "tools/list"), (INVALID, None)),
+    ("id of 5,000 digits", b'{"jsonrpc":"2.0","id":' + b"9" * 5000 + b',"method":"tools/list"}', (INVALID, None)),
+    ("id a lone surrogate", b'{"jsonrpc":"2.0","id":"\\ud800","method":"tools/list"}', (INVALID, None)),
+    ("params a string", req(12, "tools/call", "read_handle"), (INVALID, 12)),
+    ("params an array", req(13, "tools/list", [1]), (BAD_PARAMS, 13)),
+    ("arguments a string", req(14, "tools/call", {"name": "scratch_list", "arguments": "x"}), (BAD_PARAMS, 14)),
+    ("name a number", req(15, "tools/call", {"name": 5, "arguments": {}}), (BAD_PARAMS, 15)),
+    ("no params to tools/call", req(16, "tools/call"), (BAD_PARAMS, 16)),
+    ("an unknown tool", call(17, "no_such_tool", {}), (BAD_PARAMS, 17)),
+    ("an unknown method", req(18, "no/such/method"), (NO_METHOD, 18)),
+    ("a lone surrogate in a key", call(19, "scratch_write", {"key": "\ud800", "value": "x"}), (INVALID, 19)),
+    ("nested 500 deep", b'{"jsonrpc":"2.0","id":20,"method":"tools/list","params":{"x":' + b"[" * 500 + b"]" * 500
+     + b"}}", (INVALID, 20)),
+    ("nested 200,000 deep", b'{"jsonrpc":"2.0","id":21,"method":"tools/list","params":{"x":' + b"[" * 200_000
+     + b"]" * 200_000 + b"}}", (INVALID, None)),
+    ("a number beyond a double (JSON)", b'{"jsonrpc":"2.0","id":22,"method":"ping","params":{"x":1e400}}',
+     ("result", 22)),
+    ("a line over the limit", b'{"jsonrpc":"2.0","id":23,"method":"tools/list","params":{"x":"'
+     + b"a" * MAX_MESSAGE_BYTES + b'"}}', (INVALID, None)),
+    ("a response of the client", b'{"jsonrpc":"2.0","id":24,"result":{}}', None),
+    ("an error of the client", b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}', None),
+    ("an unknown notification", b'{"jsonrpc":"2.0","method":"notifications/whatever"}', None),
+    ("a blank line", b"   ", None),
+    ("a byte order mark", b"\xef\xbb\xbf" + req(25, "ping"), ("result", 25)),
+    ("a string id", req("", "ping"), ("result", "")),
+    ("a large integer id", req(2**70, "ping"), ("result", 2**70)),
+]
+
+
+class Wire:
+    """A server process driven line by line: :meth:`send` a line, :meth:`replies` collects what it writes."""
+
+    def __init__(self, args: list[str]) -> None:
+        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                     env=dict(os.environ))
+        self.lines: queue.Queue = queue.Queue()
+        self.garbage: list[bytes] = []
+        self.last: dict = {}
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for raw in self.proc.stdout:
+            try:
+                self.lines.put(json.loads(raw))
+            except ValueError:
+                self.garbage.append(raw[:200])
+
+    def send(self, line: bytes) -> None:
+        self.proc.stdin.write(line + b"\n")
+        self.proc.stdin.flush()
+
+    def replies(self, until_id, others: int) -> list:
+        """Replies up to the result of id ``until_id`` and at least ``others`` besides it: those others (the result
+        is kept in :attr:`last`)."""
+        got, done = [], False
+        while not done or len(got) < others:
+            try:
+                reply = self.lines.get(timeout=REPLY_SECONDS)
+            except queue.Empty:
+                pytest.fail(f"no reply within {REPLY_SECONDS} s (waiting for id {until_id!r}; have {got})")
+            if isinstance(reply, dict) and reply.get("id") == until_id and "result" in reply and not done:
+                done, self.last = True, reply["result"]
+            else:
+                got.append(reply)
+        return got
+
+    def initialize(self) -> None:
+        self.send(req("init", "initialize", INIT))
+        assert self.replies("init", 0) == []
+        self.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+
+    def close(self) -> None:
+        """End the input: the server exits cleanly, having written nothing but JSON."""
+        self.proc.stdin.close()
+        assert self.proc.wait(60) == 0
+        assert self.garbage == []
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            try:
+                pipe.close()
+            except OSError:
+                pass
+
+
+def shape(reply):
+    """What the test compares: (code, id) of an error, ("result", id), or a list of them for an array."""
+    if isinstance(reply, list):
+        return [shape(r) for r in reply]
+    assert reply["jsonrpc"] == "2.0"
+    if "error" in reply:
+        assert isinstance(reply["error"]["message"], str)
+        return reply["error"]["code"], reply["id"]
+    return "result", reply["id"]
+
+
+def face_command(face: str, root) -> list[str]:
+    if face == "mcp":
+        return [sys.executable, "-m", "scratchfs", "--root", str(root), "mcp", "--run", "r", "--agent", "a",
+                "--sweep-interval", "0"]
+    return [sys.executable, "-m", "scratchfs", "--root", str(root), "mcp-proxy", "--run", "r", "--agent", "a",
+            "--sweep-interval", "0", "--", *FAKE_UPSTREAM]
+
+
+@pytest.mark.parametrize("face", ["mcp", "proxy"])
+def test_every_bad_line_gets_one_reply_and_the_server_answers_the_next(face, tmp_path):
+    wire = Wire(face_command(face, tmp_path))
+    try:
+        wire.initialize()
+        for n, (name, line, expected) in enumerate(TABLE):
+            wire.send(line)
+            wire.send(req(f"after-{n}", "tools/list"))
+            want = [] if expected is None else [expected]
+            got = [shape(r) for r in wire.replies(f"after-{n}", len(want))]
+            assert got == want, f"{name}: {got} != {want}"
+            assert {"read_handle", "scratch_write"} <= {tool["name"] for tool in wire.last["tools"]}, name
+        wire.send(req("last", "ping"))
+        assert wire.replies("last", 0) == [], "a reply more than the table asked for"
+        wire.close()
+    finally:
+        wire.kill()
+
+
+def test_bad_lines_before_initialize_are_answered_and_the_handshake_still_works(tmp_path):
+    wire = Wire(face_command("mcp", tmp_path))
+    try:
+        for line, want in [(b"not json", (PARSE, None)), (req(1.5, "initialize", INIT), (INVALID, None)),
+                           (b"[" + req(1, "initialize", INIT) + b"]", [(INVALID, 1)]),
+                           (req(2, "initialize", [1]), (BAD_PARAMS, 2))]:
+            wire.send(line)
+            wire.send(req("probe", "ping"))
+            assert [shape(r) for r in wire.replies("probe", 1)] == [want]
+        wire.initialize()
+        wire.send(call("w", "scratch_write", {"key": "k", "value": "v"}))
+        written = wire.lines.get(timeout=REPLY_SECONDS)
+        assert written["id"] == "w" and written["result"]["structuredContent"]["size"] == 1
+        wire.close()
+    finally:
+        wire.kill()
+
+
+@pytest.mark.parametrize(("line", "passed"), [
+    (b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n', True),
+    (b'{"jsonrpc":"2.0","id":3,"result":{}}\r\n', True),
+    (b'{"jsonrpc":"2.0","method":"notifications/x","params":[1]}', False),  # a notification: dropped, not answered
+    (b'{"jsonrpc":"2.0","id":5,"error":{"code":"x","message":1}}', False),  # a malformed response: dropped
+    (b"\n", False),
+])
+def test_screen_passes_notifications_and_responses_and_never_answers_them(line, passed):
+    verdict = screen(line)
+    assert verdict.reply is None
+    assert (verdict.message is not None) is passed
+    if passed:
+        assert json.loads(verdict.message) == json.loads(line)
+
+
+MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {},
+          "io.modelcontextprotocol/clientInfo": {"name": "wire-test", "version": "1"}}
+
+
+def modern(rid, method, params=None) -> bytes:
+    """A request of the sessionless 2026-07-28 era: its params carry the envelope."""
+    return req(rid, method, {**(params or {}), "_meta": MODERN})
+
+
+@pytest.mark.parametrize("face", ["mcp", "proxy"])
+def test_the_sessionless_era_answers_every_line_too(face, tmp_path):
+    wire = Wire(face_command(face, tmp_path))
+    try:
+        wire.send(modern("open", "tools/list"))
+        assert wire.replies("open", 0) == []
+        for n, (line, want) in enumerate([
+            (b"not json", (PARSE, None)), (req(None, "tools/list"), (INVALID, None)),
+            (b"[" + modern(1, "tools/list") + b"]", [(INVALID, 1)]), (modern(2, "no/such/method"), (NO_METHOD, 2)),
+            (modern(3, "tools/call", {"name": "scratch_list", "arguments": "x"}), (BAD_PARAMS, 3)),
+            (modern(4, "tools/call", {"name": "no_such_tool", "arguments": {}}), (BAD_PARAMS, 4)),
+            (req(5, "tools/list"), (BAD_PARAMS, 5)),  # no envelope
+            (req(6, "initialize", INIT), (-32022, 6)),  # the handshake on a sessionless connection
+        ]):
+            wire.send(line)
+            wire.send(modern(f"after-{n}", "tools/list"))
+            assert [shape(r) for r in wire.replies(f"after-{n}", 1)] == [want], line[:80]
+        wire.close()
+    finally:
+        wire.kill()
+
+
+def test_while_serving_fd_1_is_stderr_and_the_wire_is_a_private_duplicate(capfd):
+    with claimed_stdio() as claim:
+        os.write(1, b"stray output of a handler\n")
+        os.write(claim.wire_out, b'{"jsonrpc":"2.0","id":1,"result":{}}\n')
+        assert os.read(0, 10) == b""  # fd 0 reads the null device
+    os.write(1, b"after\n")  # fd 1 is the wire again
+    out, err = capfd.readouterr()
+    assert out == '{"jsonrpc":"2.0","id":1,"result":{}}\nafter\n'
+    assert err == "stray output of a handler\n"
