@@ -3,13 +3,13 @@
 Library: ``jq`` (PyPI), the binding of the real jq 1.7 C library -- the model's filters mean exactly what ``jq``
 on the command line makes of them (``.operations.DescribeInstances.input``, ``.items[] | select(.price > 3)``,
 ``keys``), at C speed (a 0.5 MB document parses and filters in ~15 ms). Pure-Python jq re-implementations (jmespath
-is another language; pyjq/jq.py ports lag behind jq) were not chosen. ``ijson`` (PyPI, the yajl2 C backend, ~5 M
-events/s) streams path reads over documents larger than the jq bound with memory bounded by the largest value read.
+is another language; pyjq/jq.py ports lag behind jq) were not chosen. Path reads over documents larger than the jq
+bound stream (:mod:`~scratchfs.engine.structure.jsonstream`), with memory bounded by the largest output.
 
 Memory: jq parses the whole document; documents of at most :data:`MAX_JQ_DOCUMENT_BYTES` are given to it (jq's tree
 takes several times the text). Past the bound only *path filters* (``.``-paths of keys, ``[N]`` and ``[]``: e.g.
-``.items[3].name``, ``.items[].id``, ``."a b"``) are answered, by streaming; any other filter is refused with an
-``InvalidArgument`` naming the bound.
+``.items[3].name``, ``.items[].id``, ``."a b"``) are answered, by streaming, as jq answers them; any other filter
+is refused with an ``InvalidArgument`` naming the bound.
 
 Safety: the filter runs with ``env`` and ``$ENV`` shadowed (the process environment is not the model's to read);
 ``import``/``include`` cannot occur (the filter is compiled inside an expression, where directives are not
@@ -131,13 +131,15 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
         holding a number no Python value holds exactly (``1e400``, ``1.00000000000000000001``) is given as its
         JSON text, a string, and its index on the page (from 0) is listed in ``extra["as_text"]``. When the filter
         is not a path and the document holds a number a double cannot hold, ``extra["note"]`` says so: jq computes
-        (arithmetic, comparisons, sorting) with doubles.
+        (arithmetic, comparisons, sorting) with doubles. Past :data:`MAX_JQ_DOCUMENT_BYTES` a path filter is
+        answered by streaming (:func:`~scratchfs.engine.structure.jsonstream.path_page`): the same outputs and
+        errors, and each page reads from the byte where the last one stopped.
 
     Raises:
-        InvalidArgument: a filter that does not compile or fails (jq's message), a document that is not JSON or not
-            UTF-8 (the parser's message), a bad cursor (edited, of another entry, filter or read, or naming no
-            output of this one) or budget, or a document over :data:`MAX_JQ_DOCUMENT_BYTES` with a filter that is
-            not a path.
+        InvalidArgument: a filter that does not compile or fails (``jq: `` and jq's message), a document that is not
+            JSON or not UTF-8 (the parser's message), a bad cursor (edited, of another entry, filter or read, or
+            naming no output of this one) or budget, or a document over :data:`MAX_JQ_DOCUMENT_BYTES` with a filter
+            that is not a path (or a path of more than ``MAX_STREAM_STEPS`` steps).
         StructureTimeout: the filter ran past ``timeout``.
         StoreBusy: every worker process stayed busy until the time limit, or none could be started (out of
             descriptors or memory); nothing was run: retry.
@@ -146,6 +148,13 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
     max_results = check_int(max_results, "max_results", 1)
     if source.size > MAX_JQ_DOCUMENT_BYTES:
         return _streamed(source, filter, cursor, (budget, max_results), cache_key, entry)
+    return _jq_read(source, filter, cursor, (budget, max_results), cache_key, timeout, entry)
+
+
+def _jq_read(source: ContentSource, filter: str, cursor: str | None, limits: tuple[int, int],
+             cache_key: str | None, timeout: float, entry: str | None) -> ItemPage:
+    """A page of jq's outputs (:func:`jq_page` under the bound)."""
+    budget, max_results = limits
     key = CursorKey(f"jq\0{filter}", source.size, entry)
 
     def cursor_of(number: int, skip: int) -> str:

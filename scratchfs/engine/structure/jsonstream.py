@@ -7,11 +7,10 @@ key, ``[N]`` past an array's end and any step on ``null`` give ``null``; ``[]`` 
 object's values; a step a value cannot take (``.a`` on a number, ``[]`` on ``null``) ends the read with jq's own
 message (``Cannot index number with string ("a")``, ``Cannot iterate over null (null)``), after the outputs before it.
 
-Scanner: the document is read from the content source ``CHUNK`` bytes at a time and walked with regular expressions,
-one Python step per key or bracket (what a value holds between its brackets -- strings, numbers, literals -- is
-matched by one expression at C speed); only the values output are decoded (``json``, each number exactly as written:
-:func:`~scratchfs.engine.structure.numbers.load_exact`). Every token is checked, and brackets must match; in the
-parts a read skips, the order of commas and colons is not checked (a read fails on the values it goes through).
+Scanner: the document is read ``CHUNK_BYTES`` at a time; the containers on the path are walked key by key and item
+by item (regular expressions, checked token by token), and a value the path skips is parsed whole by ``json`` (C)
+when it ends within a window, else member by member (deep down, by its brackets). Output values are decoded by
+``json``, every number exactly as written (:func:`~scratchfs.engine.structure.numbers.load_exact`). About 20 MB/s.
 
 Resuming: each output has a *point*: ``(offset, depth, mask)``, the byte offset of the member that holds it (the
 key of an object member, an array item, or the top-level value) in the container of step ``depth - 1``, with
@@ -27,14 +26,28 @@ stops with an error when it meets the key again, and ``[]`` gives each occurrenc
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any
 
+from scratchfs.engine.structure.jsonscan import (
+    KINDS,
+    OPEN,
+    REST_ARRAY,
+    REST_OBJECT,
+    SCALAR,
+    TOKEN_CHARS,
+    VALUE_START,
+    Scan,
+    jq_short,
+    jq_string,
+    not_json,
+    previous_byte,
+    scalar_text,
+    utf8_text,
+)
 from scratchfs.engine.structure.numbers import dump_decimal, load_exact
 from scratchfs.engine.structure.paging import (
-    CHUNK_BYTES,
     ContentSource,
     CursorKey,
     ItemPage,
@@ -53,175 +66,9 @@ MAX_STREAM_STEPS = 60
 Step = tuple[str, Any]
 Point = tuple[int, int, int]
 
-_WS = re.compile(rb"[ \t\r\n]*")
-_STR = rb'"[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*"'
-_NUM = rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?"
-_STRING = re.compile(_STR)
-_SCALAR = re.compile(_STR + b"|" + _NUM + rb"|true|false|null")
-_FLAT = re.compile(rb"(?:[ \t\r\n,:]+|" + _STR + b"|" + _NUM + rb"|true|false|null)*")
-_PARTIAL = re.compile(rb'(?:"[^"\\]*(?:\\.[^"\\]*)*\\?|[-+.0-9eEtrufalsn]*)\Z')
-"""What may be the start of a token cut at the end of what has been read so far."""
-_KINDS = {ord("{"): "object", ord("["): "array", ord('"'): "string", ord("t"): "boolean", ord("f"): "boolean",
-          ord("n"): "null"}
-_OPEN = {ord("["): ord("]"), ord("{"): ord("}")}
-_CLOSE = frozenset(b"]}")
-_VALUE_START = frozenset(b'{["-0123456789tfn')
-_BLANK = frozenset(b" \t\r\n")
-_TOKEN_CHARS = frozenset(b"-+.0123456789eEtrufalsn")
-
-
-def _bad(offset: int, what: str) -> InvalidArgument:
-    return InvalidArgument(f"the document is not valid JSON: {what} at byte {offset:,}")
-
-
-class _Scan:
-    """A window on the document: ``buf`` holds its bytes from offset ``base``; ``pos`` indexes ``buf``. Bytes from
-    ``hold`` (an index, or ``None``) on are kept when the window moves (a value being read)."""
-
-    def __init__(self, source: ContentSource, offset: int) -> None:
-        self.source, self.buf, self.base, self.pos, self.hold = source, b"", offset, 0, None
-
-    @property
-    def offset(self) -> int:
-        return self.base + self.pos
-
-    def more(self) -> bool:
-        """Read on (at least as much as is held past ``pos``, so a long token costs linear time); False at the end."""
-        end = self.base + len(self.buf)
-        if end >= self.source.size:
-            return False
-        keep = self.pos if self.hold is None else min(self.hold, self.pos)
-        data = self.source.read(end, max(CHUNK_BYTES, len(self.buf) - keep))
-        if not data:
-            return False
-        self.buf, self.base = self.buf[keep:] + data, self.base + keep
-        self.pos -= keep
-        if self.hold is not None:
-            self.hold -= keep
-        return True
-
-    def peek(self) -> int | None:
-        """The next byte that is not blank (``pos`` at it), or ``None`` at the end."""
-        while True:
-            self.pos = _WS.match(self.buf, self.pos).end()
-            if self.pos < len(self.buf):
-                return self.buf[self.pos]
-            if not self.more():
-                return None
-
-    def need(self, what: str) -> int:
-        """:meth:`peek`, where the document must go on (``what`` is what it should hold)."""
-        byte = self.peek()
-        if byte is None:
-            raise _bad(self.offset, f"it ends where {what} should be")
-        return byte
-
-    def token(self, pattern: re.Pattern[bytes], what: str) -> bytes:
-        """The token at ``pos`` matching ``pattern`` (read on until it is whole), ``pos`` past it."""
-        while True:
-            found = pattern.match(self.buf, self.pos)
-            if (found is None or found.end() == len(self.buf)) and self.more():
-                continue
-            if found is None:
-                raise _bad(self.offset, f"{what} expected")
-            self.pos = found.end()
-            return found.group()
-
-    def expect(self, byte: int, what: str) -> None:
-        if self.need(what) != byte:
-            raise _bad(self.offset, f"{what} expected, {chr(self.buf[self.pos])!r} found")
-        self.pos += 1
-
-    def skip(self) -> None:
-        """Past the value at ``pos`` (blanks first): scalars whole, containers by their brackets (which must match)
-        and the tokens between them."""
-        first = self.need("a value")
-        if first not in _OPEN:
-            self.token(_SCALAR, "a value")
-            return
-        closers: list[int] = []
-        while True:
-            byte = self.buf[self.pos]
-            if byte in _OPEN:
-                closers.append(_OPEN[byte])
-            elif byte in _CLOSE and closers and closers[-1] == byte:
-                closers.pop()
-                if not closers:
-                    self.pos += 1
-                    return
-            else:
-                raise _bad(self.offset, f"unexpected {chr(byte)!r}")
-            self.pos += 1
-            self.flat()
-
-    def flat(self) -> None:
-        """Past the strings, numbers, literals, commas, colons and blanks at ``pos``, to the next bracket."""
-        while True:
-            end = _FLAT.match(self.buf, self.pos).end()
-            if end < len(self.buf) and (self.buf[end] in _OPEN or self.buf[end] in _CLOSE):
-                self.pos = end
-                return
-            if end == len(self.buf):  # a number or literal may go on in what follows: read it again
-                while end > self.pos and self.buf[end - 1] in _TOKEN_CHARS:
-                    end -= 1
-            self.pos = end
-            if not ((end == len(self.buf) or _PARTIAL.match(self.buf, end)) and self.more()):
-                raise _bad(self.offset, "it ends inside a value" if self.pos >= len(self.buf)
-                           else f"unexpected {chr(self.buf[self.pos])!r}")
-
-    def value(self) -> bytes:
-        """The text of the value at ``pos`` (blanks skipped), ``pos`` past it."""
-        self.need("a value")
-        self.hold = self.pos
-        try:
-            self.skip()
-            return self.buf[self.hold : self.pos]
-        finally:
-            self.hold = None
-
-    def key(self) -> str:
-        """The key at ``pos`` and the colon after it."""
-        self.need("a key")
-        raw = self.token(_STRING, "a key")
-        self.expect(ord(":"), "':'")
-        return json.loads(_text(raw, self.offset))
-
-
-def _text(raw: bytes, offset: int) -> str:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InvalidArgument(f"the document is not UTF-8 text: {exc} (in the value before byte {offset:,})") from None
-
-
-def _dump(raw: bytes, string: bool) -> str:
-    """jq's short form of a value in an error message: its JSON text, when longer than 29 bytes cut (not inside a
-    character) to 26 bytes and ``...`` (a string: 25 bytes and ``..."``)."""
-    if len(raw) <= 29:
-        return raw.decode("utf-8", "replace")
-    cut = 25 if string else 26
-    while cut > 0 and raw[cut] & 0xC0 == 0x80:
-        cut -= 1
-    return raw[:cut].decode("utf-8", "replace") + ('..."' if string else "...")
-
-
-def _jq_string(text: str) -> bytes:
-    """jq's JSON text of a string (non-ASCII kept; DEL escaped as jq does)."""
-    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f").encode("utf-8")
-
-
-def _scalar_text(raw: bytes) -> bytes:
-    """A scalar's text as jq writes it: numbers in their canonical form (``1e400`` -> ``1E+400``), strings
-    re-escaped as jq escapes them."""
-    if raw[:1] == b'"':
-        return _jq_string(json.loads(_text(raw, 0)))
-    if raw[:1] in (b"t", b"f", b"n"):
-        return raw
-    return str(Decimal(raw.decode("ascii"))).encode("ascii")
-
-
 def _jq_error(message: str) -> InvalidArgument:
-    return InvalidArgument(f"jq: {message}")
+    """jq's ``message`` as the jq read gives it (on one line, blanks as one space, at most 300 characters)."""
+    return InvalidArgument(f"jq: {' '.join(message.split())[:300]}")
 
 
 class _Walk:
@@ -233,8 +80,9 @@ class _Walk:
             raise InvalidArgument(f"a path filter over a document past the jq bound has at most {MAX_STREAM_STEPS} "
                                   f"steps; this one has {len(steps)}")
         self.steps = steps
+        self.names = {want: jq_string(want) for kind, want in steps if kind == "key"}  # as a document writes it
         offset, depth, mask = point if point is not None else (0, 0, 0)
-        self.scan = _Scan(source, offset)
+        self.scan = Scan(source, offset)
         self.arrays = [bool(mask >> i & 1) for i in range(depth)]  # per open container: an array (else an object)
         self.members: list[int] = [offset] * depth  # per open container: where its current member starts
         self.top = offset
@@ -283,7 +131,7 @@ class _Walk:
             if kind == "each":
                 return False
         elif byte == ord("n") and kind != "each":
-            scan.token(_SCALAR, "a value")
+            scan.token(SCALAR, "a value")
         else:
             raise self.type_error(kind, want, byte)
         yield from self.nulls(depth)
@@ -297,14 +145,14 @@ class _Walk:
 
     def type_error(self, kind: str, want: Any, byte: int) -> InvalidArgument:
         """jq's error for step ``(kind, want)`` on the value at ``pos`` (read past)."""
-        name = _KINDS.get(byte, "number")
-        raw = b"" if byte in _OPEN else self.scan.token(_SCALAR, "a value")
+        name = KINDS.get(byte, "number")
+        raw = b"" if byte in OPEN else self.scan.token(SCALAR, "a value")
         if kind == "each":
-            shown = _dump(_scalar_text(raw), byte == ord('"'))
+            shown = jq_short(scalar_text(raw), byte == ord('"'))
             return _jq_error(f"Cannot iterate over {name} ({shown})")
         if kind == "key":
-            return _jq_error(f"Cannot index {name} with string ({_dump(_jq_string(want), True)})")
-        return _jq_error(f"Cannot index {name} with number ({_dump(str(want).encode(), False)})")
+            return _jq_error(f"Cannot index {name} with string ({jq_short(jq_string(want), True)})")
+        return _jq_error(f"Cannot index {name} with number ({jq_short(str(want).encode(), False)})")
 
     def first_member(self, kind: str, want: Any) -> bool:
         """In the container just opened (on top of the stack): go to the value of the member step ``(kind, want)``
@@ -324,19 +172,8 @@ class _Walk:
                 return True
             scan.skip()
             number += 1
-            if not self.comma(closer):
+            if not self.scan.comma(closer):
                 return False
-
-    def comma(self, closer: int) -> bool:
-        """Past a ``,`` (True, at the next member) or the container's closing bracket (False)."""
-        byte = self.scan.need("',' or a closing bracket")
-        if byte not in (ord(","), closer):
-            raise _bad(self.scan.offset, f"',' or {chr(closer)!r} expected, {chr(byte)!r} found")
-        self.scan.pos += 1
-        if byte == closer:
-            return False
-        self.scan.need("a value")
-        return True
 
     def climb(self, depth: int) -> int:
         """After the value at ``depth``: the depth of the next value to read (at its start), or -1 at the end."""
@@ -346,7 +183,7 @@ class _Walk:
             closer = ord("]") if array else ord("}")
             kind, want = self.steps[depth - 1]
             if kind == "each":
-                if self.comma(closer):
+                if self.scan.comma(closer):
                     self.members[-1] = scan.offset
                     if not array:
                         scan.key()
@@ -364,13 +201,21 @@ class _Walk:
     def skip_rest(self, closer: int, key: str | None) -> None:
         """Past the rest of a container whose step took one member, to its closing bracket (an object's members
         checked not to repeat ``key``)."""
-        while self.comma(closer):
+        scan = self.scan
+        fast, name = (REST_OBJECT, self.names[key]) if closer == ord("}") else (REST_ARRAY, None)
+        while True:  # members of scalars in one match (a match to the end of what is read may be cut: not taken)
+            end = fast.match(scan.buf, scan.pos).end()
+            if (end < len(scan.buf) and scan.buf[end] not in TOKEN_CHARS
+                    and (name is None or scan.buf.find(name, scan.pos, end) < 0)):
+                scan.pos = end
+            if not scan.comma(closer):
+                return
             if closer == ord("}"):
-                at = self.scan.offset
-                if self.scan.key() == key:
+                at = scan.offset
+                if scan.key() == key:
                     raise InvalidArgument(f"the document's object holds the key {key!r} twice (again at byte "
                                           f"{at:,}): jq reads the last, a streamed read past the jq bound cannot")
-            self.scan.skip()
+            scan.skip()
 
     def check_resume(self, depth: int) -> None:
         """Check that the point resumed from is one this read makes, and go into its member."""
@@ -380,31 +225,20 @@ class _Walk:
         if mask >> depth or any(kind != "each" and array != (kind == "index")
                                 for (kind, _), array in zip(self.steps, self.arrays, strict=False)):
             raise bad
-        before = _previous(scan.source, offset)
+        before = previous_byte(scan.source, offset)
         if depth:
             array, (kind, want) = self.arrays[-1], self.steps[depth - 1]
-            allowed = (ord(","), ord("[") if array else ord("{"))
-        else:
-            array, kind, want, allowed = True, "each", None, None
-        if offset >= scan.source.size or (before not in allowed if allowed else before in b",:[{"):
+            misplaced = before not in (ord(","), ord("[") if array else ord("{"))
+        else:  # a top-level value: at the start, or after another
+            array, kind, want = True, "each", None
+            misplaced = before is not None and before in b",:[{"
+        if offset >= scan.source.size or misplaced:
             raise bad
         byte = scan.need("a value")
-        if scan.pos or byte not in _VALUE_START or (not array and byte != ord('"')):
+        if scan.pos or byte not in VALUE_START or (not array and byte != ord('"')):
             raise bad
         if not array and scan.key() != want and kind == "key":
             raise bad
-
-
-def _previous(source: ContentSource, offset: int) -> int | None:
-    """The last byte before ``offset`` that is not blank, or ``None``."""
-    while offset > 0:
-        start = max(0, offset - 4096)
-        chunk = source.read(start, offset - start).rstrip(b" \t\r\n")
-        if chunk:
-            return chunk[-1]
-        offset = start
-    return None
-
 
 def _output(raw: bytes | None, budget: int, offset: int) -> tuple[Any, bool, bool]:
     """``(item, is_text, exact)`` of an output as a page gives it (as the jq read of the document would): its value,
@@ -412,13 +246,13 @@ def _output(raw: bytes | None, budget: int, offset: int) -> tuple[Any, bool, boo
     nested deeper than Python parses -- jq's compact JSON text of it (numbers canonical: ``1e400`` -> ``1E+400``)."""
     if raw is None:
         return None, False, True
-    text = _text(raw, offset)
+    text = utf8_text(raw, offset)
     try:
         value, inexact = load_exact(text)
     except RecursionError:  # deeper than Python's parser goes: its text (as the jq read gives it)
         return text, True, False
     except ValueError as exc:
-        raise _bad(offset, str(exc)) from None
+        raise not_json(offset, str(exc)) from None
     if inexact is None and len(text) <= budget:
         return value, False, True
     exact = json.loads(text, parse_float=Decimal, parse_int=Decimal)
@@ -540,4 +374,4 @@ def stream_path(source: ContentSource, steps: list[Step]) -> Iterator[Any]:
             :data:`MAX_STREAM_STEPS` steps, or a step fails as it fails in jq (``jq: `` and jq's message).
     """
     for point, raw in _Walk(source, steps, None).outputs():
-        yield None if raw is None else json.loads(_text(raw, point[0]), parse_float=Decimal)
+        yield None if raw is None else json.loads(utf8_text(raw, point[0]), parse_float=Decimal)
