@@ -66,6 +66,7 @@ MAX_STREAM_STEPS = 60
 Step = tuple[str, Any]
 Point = tuple[int, int, int]
 
+
 def _jq_error(message: str) -> InvalidArgument:
     """jq's ``message`` as the jq read gives it (on one line, blanks as one space, at most 300 characters)."""
     return InvalidArgument(f"jq: {' '.join(message.split())[:300]}")
@@ -239,6 +240,7 @@ class _Walk:
             raise bad
         if not array and scan.key() != want and kind == "key":
             raise bad
+
 
 def _output(raw: bytes | None, budget: int, offset: int) -> tuple[Any, bool, bool]:
     """``(item, is_text, exact)`` of an output as a page gives it (as the jq read of the document would): its value,
