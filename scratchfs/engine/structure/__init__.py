@@ -8,8 +8,9 @@ the end). One module per format; :mod:`~scratchfs.engine.structure.paging` holds
 """
 
 from scratchfs.engine.structure.html import MAX_HTML_BYTES, html_text, select_page, text_page
-from scratchfs.engine.structure.jsondoc import MAX_JQ_DOCUMENT_BYTES, jq_page, parse_path, stream_path
+from scratchfs.engine.structure.jsondoc import MAX_JQ_DOCUMENT_BYTES, jq_page, parse_path
 from scratchfs.engine.structure.jsonl import records_page
+from scratchfs.engine.structure.jsonstream import stream_path
 from scratchfs.engine.structure.paging import (
     BytesSource,
     ContentSource,

@@ -3,13 +3,13 @@
 Library: ``jq`` (PyPI), the binding of the real jq 1.7 C library -- the model's filters mean exactly what ``jq``
 on the command line makes of them (``.operations.DescribeInstances.input``, ``.items[] | select(.price > 3)``,
 ``keys``), at C speed (a 0.5 MB document parses and filters in ~15 ms). Pure-Python jq re-implementations (jmespath
-is another language; pyjq/jq.py ports lag behind jq) were not chosen. ``ijson`` (PyPI, the yajl2 C backend, ~5 M
-events/s) streams path reads over documents larger than the jq bound with memory bounded by the largest value read.
+is another language; pyjq/jq.py ports lag behind jq) were not chosen. Path reads over documents larger than the jq
+bound stream (:mod:`~scratchfs.engine.structure.jsonstream`), with memory bounded by the largest output.
 
 Memory: jq parses the whole document; documents of at most :data:`MAX_JQ_DOCUMENT_BYTES` are given to it (jq's tree
 takes several times the text). Past the bound only *path filters* (``.``-paths of keys, ``[N]`` and ``[]``: e.g.
-``.items[3].name``, ``.items[].id``, ``."a b"``) are answered, by streaming; any other filter is refused with an
-``InvalidArgument`` naming the bound.
+``.items[3].name``, ``.items[].id``, ``."a b"``) are answered, by streaming, as jq answers them; any other filter
+is refused with an ``InvalidArgument`` naming the bound.
 
 Safety: the filter runs with ``env`` and ``$ENV`` shadowed (the process environment is not the model's to read);
 ``import``/``include`` cannot occur (the filter is compiled inside an expression, where directives are not
@@ -26,12 +26,12 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import ijson
 import jq
 
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.structure.jq_worker import run_jq
-from scratchfs.engine.structure.numbers import dump_decimal, exact_value, numbers_note
+from scratchfs.engine.structure.jsonstream import path_page
+from scratchfs.engine.structure.numbers import numbers_note
 from scratchfs.engine.structure.paging import (
     ContentSource,
     CursorKey,
@@ -49,7 +49,7 @@ from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
 
 __all__ = ["MAX_FILTER_CHARS", "MAX_JQ_DOCUMENT_BYTES", "compile_filter", "jq_message", "jq_page",
-           "parse_path", "run_jq_checked", "stream_path"]
+           "parse_path", "run_jq_checked"]
 
 MAX_JQ_DOCUMENT_BYTES = 64 * 1024 * 1024
 """Largest document (bytes) that jq filters run over; larger ones get streaming path reads only."""
@@ -131,19 +131,30 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
         holding a number no Python value holds exactly (``1e400``, ``1.00000000000000000001``) is given as its
         JSON text, a string, and its index on the page (from 0) is listed in ``extra["as_text"]``. When the filter
         is not a path and the document holds a number a double cannot hold, ``extra["note"]`` says so: jq computes
-        (arithmetic, comparisons, sorting) with doubles.
+        (arithmetic, comparisons, sorting) with doubles. Past :data:`MAX_JQ_DOCUMENT_BYTES` a path filter is
+        answered by streaming (:func:`~scratchfs.engine.structure.jsonstream.path_page`): the same outputs and
+        errors, and each page reads from the byte where the last one stopped.
 
     Raises:
-        InvalidArgument: a filter that does not compile or fails (jq's message), a document that is not JSON or not
-            UTF-8 (the parser's message), a bad cursor (edited, of another entry, filter or read, or naming no
-            output of this one) or budget, or a document over :data:`MAX_JQ_DOCUMENT_BYTES` with a filter that is
-            not a path.
+        InvalidArgument: a filter that does not compile or fails (``jq: `` and jq's message), a document that is not
+            JSON or not UTF-8 (the parser's message), a bad cursor (edited, of another entry, filter or read, or
+            naming no output of this one) or budget, or a document over :data:`MAX_JQ_DOCUMENT_BYTES` with a filter
+            that is not a path (or a path of more than ``MAX_STREAM_STEPS`` steps).
         StructureTimeout: the filter ran past ``timeout``.
         StoreBusy: every worker process stayed busy until the time limit, or none could be started (out of
             descriptors or memory); nothing was run: retry.
     """
     budget = check_budget(budget_bytes)
     max_results = check_int(max_results, "max_results", 1)
+    if source.size > MAX_JQ_DOCUMENT_BYTES:
+        return _streamed(source, filter, cursor, (budget, max_results), cache_key, entry)
+    return _jq_read(source, filter, cursor, (budget, max_results), cache_key, timeout, entry)
+
+
+def _jq_read(source: ContentSource, filter: str, cursor: str | None, limits: tuple[int, int],
+             cache_key: str | None, timeout: float, entry: str | None) -> ItemPage:
+    """A page of jq's outputs (:func:`jq_page` under the bound)."""
+    budget, max_results = limits
     key = CursorKey(f"jq\0{filter}", source.size, entry)
 
     def cursor_of(number: int, skip: int) -> str:
@@ -167,6 +178,22 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
             _CUT.put(f"jq:{cache_key}:{number}:{filter}", text)
 
     return _fill(page, found, index, chars, budget, max_results, cursor_of, keep, cursor)
+
+
+def _streamed(source: ContentSource, filter: str, cursor: str | None, limits: tuple[int, int],
+              cache_key: str | None, entry: str | None) -> ItemPage:
+    """A page of a path filter over a document past the jq bound (:func:`~.jsonstream.path_page`). Raises
+    InvalidArgument: the filter is not a path (or as ``path_page`` raises)."""
+    steps = parse_path(filter) if isinstance(filter, str) else None
+    if steps is None:
+        raise InvalidArgument(
+            f"the document is {source.size / 2**20:.0f} MiB, over the {MAX_JQ_DOCUMENT_BYTES // 2**20} MiB bound "
+            "for jq filters; past it only path filters stream (e.g. '.items[3].name', '.items[].id')")
+    cut = None
+    if cache_key is not None:
+        cut = (lambda number: _CUT.get(f"jqs:{cache_key}:{number}:{filter}"),
+               lambda number, text: _CUT.put(f"jqs:{cache_key}:{number}:{filter}", text))
+    return path_page(source, steps, CursorKey(f"jqstream\0{filter}", source.size, entry), cursor, *limits, cut)
 
 
 def _fill(page: ItemPage, found: tuple[list[Any], dict[int, str], set[int], str | None], index: int, chars: int,
@@ -209,22 +236,6 @@ def _outputs(source: ContentSource, filter: str, limit: int, deadline: float, pa
     those holding a number no Python value holds exactly, whose numbers are in the set), or by streaming a path
     past the bound; and a number of the document a double cannot hold when the filter is not a path (it may
     compute with it), else ``None``."""
-    if source.size > MAX_JQ_DOCUMENT_BYTES:
-        steps = parse_path(filter) if isinstance(filter, str) else None
-        if steps is None:
-            raise InvalidArgument(
-                f"the document is {source.size / 2**20:.0f} MiB, over the {MAX_JQ_DOCUMENT_BYTES // 2**20} MiB bound "
-                "for jq filters; past it only path filters stream (e.g. '.items[3].name', '.items[].id')")
-        outputs, texts, as_text = [], {}, set()
-        for number, value in enumerate(_limited(stream_path(source, steps), limit)):
-            exact = exact_value(value)
-            if exact is None:
-                outputs.append(None)
-                texts[number] = dump_decimal(value)
-                as_text.add(number)
-            else:
-                outputs.append(exact)
-        return outputs, texts, as_text, None
     program = compile_filter(filter, limit)
     check = parse_path(filter) is None
     outputs, texts, as_text, imprecise = _run(program, read_whole(source, MAX_JQ_DOCUMENT_BYTES, "jq"), deadline,
@@ -262,127 +273,3 @@ def run_jq_checked(program: Any, mode: str, data: Any, deadline: float, advice: 
 def jq_message(message: str) -> str:
     """jq's error ``message`` on one line, at most 300 characters."""
     return " ".join(message.split())[:300]
-
-
-def _limited(values: Iterator[Any], limit: int) -> Iterator[Any]:
-    for number, value in enumerate(values):
-        if number >= limit:
-            return
-        yield value
-
-
-class _SourceFile:
-    """A read-only file object over a content source, for ijson."""
-
-    def __init__(self, source: ContentSource) -> None:
-        self.source = source
-        self.pos = 0
-
-    def read(self, size: int = -1) -> bytes:
-        size = self.source.size - self.pos if size is None or size < 0 else size
-        data = self.source.read(self.pos, size)
-        self.pos += len(data)
-        return data
-
-
-def stream_path(source: ContentSource, steps: list[tuple[str, Any]]) -> Iterator[Any]:
-    """The values at a path (see :func:`parse_path`) of the JSON document in ``source``, in document order (numbers
-    with a point or an exponent as ``Decimal``, exactly as written; integers as ``int``), by streaming: memory is
-    bounded by the largest value yielded (or, for a path with ``[N]``, the largest item of that array). Raises
-    InvalidArgument with the parser's message on a malformed document.
-
-    Fast path (paths of keys and ``[N]``): ijson's C ``items`` builds only the values at the prefix of keys before
-    the first ``[N]``, which is counted there, and the rest of the path is applied to the N-th item; reading stops
-    once it is found. Paths with ``[]`` or with keys that contain ``.`` or are ``item`` (ambiguous in ijson
-    prefixes) take the event-by-event path (about 15 MB/s)."""
-    try:
-        yield from _fast_path(source, steps) if _fast_ok(steps) else _slow_path(source, steps)
-    except ijson.JSONError as exc:
-        raise InvalidArgument(f"the document is not valid JSON: {_message(exc)}") from None
-
-
-def _fast_ok(steps: list[tuple[str, Any]]) -> bool:
-    """Keys that are plain ijson prefix parts, and no ``[]`` (jq's ``[]`` also iterates an object's values, which
-    ijson's ``item`` prefix does not)."""
-    return all(kind == "index" or (kind == "key" and want and "." not in want and want != "item")
-               for kind, want in steps)
-
-
-def _fast_path(source: ContentSource, steps: list[tuple[str, Any]]) -> Iterator[Any]:
-    cut = next((i for i, (kind, _) in enumerate(steps) if kind == "index"), len(steps))
-    prefix = ".".join(want for _, want in steps[:cut])
-    if cut == len(steps):
-        yield from ijson.items(_SourceFile(source), prefix, buf_size=256 * 1024, use_float=False)
-        return
-    wanted = steps[cut][1]
-    items = ijson.items(_SourceFile(source), f"{prefix}.item" if prefix else "item", buf_size=256 * 1024,
-                        use_float=False)
-    for number, item in enumerate(items):
-        if number == wanted:
-            yield from _apply(item, steps[cut + 1 :])
-            return
-
-
-def _apply(value: Any, steps: list[tuple[str, Any]]) -> Iterator[Any]:
-    """The values at ``steps`` inside an already built ``value``."""
-    if not steps:
-        yield value
-        return
-    (kind, want), rest = steps[0], steps[1:]
-    if (kind == "key" and isinstance(value, dict) and want in value) or (
-            kind == "index" and isinstance(value, list) and want < len(value)):
-        yield from _apply(value[want], rest)
-    elif kind == "each" and isinstance(value, (list, dict)):
-        for item in value.values() if isinstance(value, dict) else value:
-            yield from _apply(item, rest)
-
-
-def _slow_path(source: ContentSource, steps: list[tuple[str, Any]]) -> Iterator[Any]:
-    events = ijson.parse(_SourceFile(source), buf_size=256 * 1024, use_float=False)
-    stack: list[list[Any]] = []  # per open container: [is_array, key or index]
-    for _prefix, event, value in events:
-        if event in ("end_map", "end_array"):
-            stack.pop()
-            continue
-        if event == "map_key":
-            stack[-1][1] = value
-            continue
-        if stack and stack[-1][0]:
-            stack[-1][1] += 1
-        if _matches(stack, steps):
-            if event in ("start_map", "start_array"):
-                yield _build(events, event)
-            else:
-                yield value
-            continue
-        if event in ("start_map", "start_array"):
-            stack.append([event == "start_array", -1 if event == "start_array" else None])
-
-
-def _matches(stack: list[list[Any]], steps: list[tuple[str, Any]]) -> bool:
-    if len(stack) != len(steps):
-        return False
-    for (is_array, where), (kind, want) in zip(stack, steps, strict=True):
-        if kind == "each":
-            continue  # jq's .[] iterates the items of an array and the values of an object
-        if kind == "index":
-            if not is_array or where != want:
-                return False
-        elif is_array or where != want:
-            return False
-    return True
-
-
-def _build(events: Iterator[tuple[str, str, Any]], first: str) -> Any:
-    builder = ijson.ObjectBuilder()
-    builder.event(first, None)
-    depth = 1
-    for _prefix, event, value in events:
-        builder.event(event, value)
-        if event in ("start_map", "start_array"):
-            depth += 1
-        elif event in ("end_map", "end_array"):
-            depth -= 1
-            if depth == 0:
-                break
-    return builder.value
