@@ -105,3 +105,15 @@ def test_the_readme_translates_every_next_call_to_the_cli_flags_that_continue_it
     assert used >= {"row", "rows", "columns", "view", "cursor", "budget", "select", "pattern", "ignore_case",
                     "context", "max_matches", "match", "line", "lines", "jq", "offset", "length", "record",
                     "records"}
+
+
+def test_help_names_every_way_to_read_back():
+    """``scratchfs --help`` said results are read back "by range or by match" only."""
+    from click.testing import CliRunner
+
+    from scratchfs.cli import main
+
+    text = " ".join(CliRunner().invoke(main, ["--help"]).output.split())
+    for way in ("byte range", "by lines", "pattern match", "a jq filter over JSON", "JSON-lines records",
+                "CSV/TSV rows", "the text of an HTML page", "CSS selector"):
+        assert way in text, way
