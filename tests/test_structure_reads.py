@@ -185,3 +185,44 @@ def test_a_bad_record_says_how_to_see_it_and_read_past_it(tools, scratch_scope, 
     assert on == {"handle": handle, "record": 5, "records": 10, **({"jq": flt} if flt else {})}
     rest = tools.call("read_handle", on)
     assert rest["results" if flt else "records"] == ([2, 3, 4] if flt else [{"a": 1}, {"a": 2}, {"a": 3}])
+
+
+@pytest.mark.parametrize(("name", "kind", "fits"), [
+    ("browser-rust-book.html", "html", ['view="text"', "select="]),
+    ("query-packages-by-month.csv", "csv", ["row="]),
+    ("workspace-grep-stdlib-defs.txt", "text", ['view="text"']),
+])
+def test_jq_over_content_that_is_not_json_says_what_it_holds_and_which_reads_fit(tools, scratch_scope, fixture_data,
+                                                                                 name, kind, fits):
+    """jq over an HTML page, a table or text gave only jq's parse error ("jq: parse error: Invalid numeric literal
+    at line 1, column 15"); it now names what the entry holds and the reads that fit, then jq's message."""
+    handle = scratch_scope.spill(fixture_data[name], source_tool="t").handle
+    with pytest.raises(InvalidArgument) as caught:
+        tools.call("read_handle", {"handle": handle, "jq": "."})
+    message = str(caught.value)
+    assert message.startswith(f"{handle} holds ") and f"(content type {kind}), which jq cannot parse as JSON" in message
+    assert all(f"read it with {fit}" in message or f" or {fit}" in message for fit in fits)
+    assert "line=" in message and "pattern=" in message and "(jq: parse error: " in message
+    for fit in fits:  # each read named works on the entry
+        call = {"view": "text"} if fit == 'view="text"' else {"select": "h1"} if fit == "select=" else {"row": 1}
+        assert tools.call("read_handle", {"handle": handle, **call})["handle"] == handle
+
+
+def test_jq_errors_of_the_filter_stand_as_they_are(tools, scratch_scope):
+    """A filter's own error over a JSON document keeps jq's message alone."""
+    handle = scratch_scope.spill(b'{"a": [' + b"1, " * 5000 + b"2]}", source_tool="t").handle
+    with pytest.raises(InvalidArgument, match=r"^jq: .*cannot be parsed as a number") as caught:
+        tools.call("read_handle", {"handle": handle, "jq": ".a | tonumber"})
+    assert "holds" not in str(caught.value)
+
+
+@pytest.mark.parametrize(("data", "fit"), [
+    (b'{"items": [' + b'{"id": 1}, ' * 2000 + b'{"id": 2}]}', 'read it with jq= (e.g. jq="keys"'),
+    (b'{"id": 1}\n' * 2000, "read it with record= (e.g. record=1"),
+])
+def test_view_text_over_json_names_the_read_that_fits(tools, scratch_scope, data, fit):
+    """view="text" over JSON was refused with "read it by range, lines or pattern", jq= (record=) unnamed."""
+    handle = scratch_scope.spill(data, source_tool="t").handle
+    with pytest.raises(InvalidArgument, match="view='text' is for HTML pages") as caught:
+        tools.call("read_handle", {"handle": handle, "view": "text"})
+    assert fit in str(caught.value) and "line=" in str(caught.value)

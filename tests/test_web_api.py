@@ -292,16 +292,46 @@ def test_html_text_of_the_fixture(store, client, fixture_data):
            b"<script>var x = '<p>no</p>';</script><p>Rust  is\n  safe</p><ul><li>one</li><li>two</li></ul></body>"
     handle = scope.spill(html + b" " * 9000).handle
     got = client.get(h_url(scope, handle, "/text")).json()
-    assert got["data"] == _model_text(scope, handle) and got["size"] == len(got["data"])  # what the model reads
+    assert got["data"] == _model_text(scope, handle) and got["size"] == len(got["data"].encode())  # the model's
     assert "Own&ership" in got["data"] and "Rust is safe" in got["data"] and "no" not in got["data"]
     book = scope.spill(fixture_data["browser-rust-book.html"]).handle
     first = client.get(h_url(scope, book, "/text"), params={"length": 1000}).json()
-    assert first["length"] == 1000 and first["next_offset"] == 1000 and "<" not in first["data"]
+    assert first["length"] == len(first["data"].encode()) == first["next_offset"] > 996 and "<" not in first["data"]
     assert "The Rust Programming Language" in first["data"]
-    whole = "".join(client.get(h_url(scope, book, "/text"), params={"offset": at, "length": 65536}).json()["data"]
-                    for at in range(0, first["size"], 65536))
-    assert len(whole) == first["size"] and "What Is Ownership?" in whole and "<script" not in whole
+    whole = "".join(_web_text_pages(client, h_url(scope, book, "/text"), 65536))
+    assert len(whole.encode()) == first["size"] and "What Is Ownership?" in whole and "<script" not in whole
     assert whole == _model_text(scope, book)
+
+
+def _web_text_pages(client, url: str, length: int) -> list[str]:
+    """The pages of the web /text reply, following ``next_offset`` from 0; each page's offset, length and
+    next_offset checked against the UTF-8 bytes of its data."""
+    pages, at = [], 0
+    while at is not None:
+        got = client.get(url, params={"offset": at, "length": length}).json()
+        assert got["offset"] == at and got["length"] == len(got["data"].encode())
+        assert got["next_offset"] in (None, at + got["length"])
+        pages.append(got["data"])
+        at = got["next_offset"]
+    return pages
+
+
+@pytest.mark.parametrize("length", [65536, 1001])
+def test_html_text_size_is_the_bytes_served_as_the_model_counts_them(store, client, fixture_data, length):
+    """The web /text reply's ``size`` and offsets are UTF-8 bytes of the text, the numbers the model's
+    read_handle(view="text") gives: the fixture's text is 366,945 bytes and 364,134 characters, and ``size`` was the
+    characters (a 1.9 MB page: 1,308,920 against the 1,317,675 bytes its pages served)."""
+    scope = store.scope("run-t", "agent-1")
+    book = scope.spill(fixture_data["browser-rust-book.html"]).handle
+    url = h_url(scope, book, "/text")
+    size = client.get(url, params={"length": 1}).json()["size"]
+    served = "".join(_web_text_pages(client, url, length))
+    model = ScratchTools(scope).read_handle(book, view="text")
+    assert size == len(served.encode()) == model["size"] == 366_945 != len(served)
+    assert served == _model_text(scope, book)
+    inside = served.encode().index("\u2019".encode()) + 1  # an offset inside a 3-byte character starts after it
+    got = client.get(url, params={"offset": inside, "length": 2}).json()
+    assert (got["offset"], got["data"]) == (inside + 2, served.encode()[inside + 2 : inside + 4].decode())
 
 
 def test_run_entries_stream_from_the_index_with_the_listing_cursor(store, clock, client, monkeypatch):

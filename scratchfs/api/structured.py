@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from scratchfs.api.entries import reading
+from scratchfs.api.misfit import explain_jq_misfit, text_misfit
 from scratchfs.api.results import render_call
 from scratchfs.engine.segments import token_of
 from scratchfs.engine.structure import (
@@ -53,11 +54,13 @@ class StructureReads:
     Attributes:
         size: bytes of the entry the last read of this object opened (``None`` before the first), so that a caller
             that reports the size does not look the entry up again.
+        content_type: the stored content type of that entry (``None`` before the first read or when not detected).
     """
 
     def __init__(self, scope: Scope) -> None:
         self.scope = scope
         self.size: int | None = None
+        self.content_type: str | None = None
 
     def _page(self, handle: str, read: Callable[[ReaderSource, str, str | None], Any]) -> Any:
         """Open the entry, run ``read(source, blob token, content type)`` over it, map damaged data to CorruptBlob
@@ -67,7 +70,7 @@ class StructureReads:
         scope = self.scope
         handle = checks.check_handle(handle)
         with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened, reading(handle):
-            self.size = opened.entry.size
+            self.size, self.content_type = opened.entry.size, opened.entry.content_type
             try:
                 return read(ReaderSource(opened.reader, opened.entry.size), opened.entry.blob,
                             opened.entry.content_type)
@@ -79,11 +82,13 @@ class StructureReads:
         """Seconds a jq filter, a CSS selector read or an HTML text view may run: the store's ``pattern_timeout``."""
         return self.scope.store.settings.pattern_timeout
 
+    @explain_jq_misfit
     def jq(self, handle: str, filter: str, *, cursor: str | None = None, budget: int = 8192) -> ItemPage:
         """One page of the outputs of jq ``filter`` over the JSON document (``results``), within ``budget`` bytes
         of JSON. Raises InvalidArgument (a malformed document or filter, with the parser's message; a document over
-        the memory bound; a CSV entry: :func:`check_kind`), StructureTimeout (the filter ran past
-        ``pattern_timeout``), NotFound, CorruptBlob."""
+        the memory bound; a CSV entry: :func:`check_kind`; content not JSON of another stored type -- HTML, a log --
+        naming what it holds and the reads that fit it: :func:`scratchfs.api.misfit.jq_misfit`), StructureTimeout
+        (the filter ran past ``pattern_timeout``), NotFound, CorruptBlob."""
         if not isinstance(filter, str) or not filter.strip():
             raise InvalidArgument("jq must be a non-empty jq filter")
         return self._page(handle, lambda src, blob, kind: check_kind(kind, "jq", handle) or jq_page(
@@ -127,8 +132,7 @@ class StructureReads:
                                  timeout=self._timeout(), entry=entry_identity(handle, blob))
             if content_type in ("log", "text", None):
                 return view_page(src, offset, cursor=cursor, budget_bytes=budget, entry=entry_identity(handle, blob))
-            raise InvalidArgument(f"view='text' is for HTML pages and terminal output; this is {content_type}: read "
-                                  "it by range, lines or pattern")
+            raise InvalidArgument(text_misfit(content_type))
 
         return self._page(handle, read)
 

@@ -89,7 +89,8 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
               help="Print the result as the JSON a model receives (the MCP read_handle result) instead of raw bytes.")
 @with_store
 def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json: bool, **options: Any) -> None:
-    """Read a spilled result: raw bytes of a byte or line range to stdout, or the windows of a search as JSON.
+    """Read a spilled result: raw bytes of a byte or line range to stdout, or as JSON the windows of a search or a
+    page of a structure read (--jq, --record, --row, --view text, --select).
 
     A raw read that stops before the end prints where the next read starts on stderr.
     """

@@ -257,12 +257,13 @@ def handle_table(request: Request, run: str, agent: str, handle: str) -> dict[st
 
 
 def handle_text(request: Request, run: str, agent: str, handle: str) -> dict[str, Any]:
-    """A page of the text of a spilled HTML entry (``?offset=``, ``?length=``, in characters)."""
+    """A page of the text of a spilled HTML entry (``?offset=``, ``?length=``, in UTF-8 bytes of the text, as the
+    model's ``view="text"`` counts them)."""
     q = _query(request, ("offset", "length"))
     store = _store(request)
     _find(store, run, agent, "handle", handle)
     return structure.html_text(store.scope(run, agent), handle, _int(q.get("offset", "0"), "offset"),
-                               _int(q.get("length", str(structure.MAX_TEXT_CHARS)), "length"))
+                               _int(q.get("length", str(structure.MAX_TEXT_BYTES)), "length"))
 
 
 def scratch_meta(request: Request, run: str, agent: str) -> dict[str, Any]:

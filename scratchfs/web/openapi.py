@@ -12,7 +12,7 @@ from typing import Any
 from scratchfs.api.contract import TOOL_SPECS
 from scratchfs.foundation.limits import MAX_ID_BYTES, MAX_KEY_BYTES
 from scratchfs.web.api import MAX_PAGE
-from scratchfs.web.structure import MAX_CHILDREN, MAX_ROWS, MAX_TEXT_CHARS
+from scratchfs.web.structure import MAX_CHILDREN, MAX_ROWS, MAX_TEXT_BYTES
 
 _QUERY_ID = {"type": "string", "minLength": 1, "maxLength": MAX_ID_BYTES, "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]+$"}
 # a path segment cannot hold "/" (Starlette matches the decoded path, so not even as %2F); a query parameter can, and
@@ -163,9 +163,9 @@ def openapi() -> dict[str, Any]:
                 RUN, AGENT, HANDLE, _q("row", _NONNEG, "First data row (0-based)."),
                 _q("rows", {"type": "integer", "minimum": 1, "maximum": MAX_ROWS}, "Rows (100)."),
             ], "getCsvTable")},
-            _H + "/text": {"get": _op("A page of the text of a spilled HTML entry (characters)", TEXT, [
-                RUN, AGENT, HANDLE, _q("offset", _NONNEG, "First character."),
-                _q("length", {"type": "integer", "minimum": 1, "maximum": MAX_TEXT_CHARS}, "Characters."),
+            _H + "/text": {"get": _op("A page of the text of a spilled HTML entry (UTF-8 bytes of the text)", TEXT, [
+                RUN, AGENT, HANDLE, _q("offset", _NONNEG, "First byte of the text."),
+                _q("length", {"type": "integer", "minimum": 1, "maximum": MAX_TEXT_BYTES}, "Bytes."),
             ], "getHtmlText")},
             _S: {"get": _op("One scratchpad entry's metadata", ENTRY, [RUN, AGENT, KEY], "getScratch")},
             _S + "/read": {"get": _op("A range of a scratchpad value (the scratch_read contract)", SCRATCH_READ, [

@@ -14,8 +14,9 @@ from the same functions as the model's structure reads (:attr:`scratchfs.api.sco
   records that start in the first :data:`MAX_STRUCTURE_BYTES` bytes (``partial`` says when more follow), returned in
   pages of at most :data:`MAX_ROWS`, cells cut to :data:`MAX_CELL_CHARS` characters.
 * HTML is the model's ``view="text"`` (:meth:`~scratchfs.api.structured.StructureReads.text_view`), returned in pages
-  of at most :data:`MAX_TEXT_CHARS` characters; of an entry larger than :data:`MAX_HTML_TEXT_BYTES` (which the
-  model's view refuses), the text of its first bytes (``partial`` says so).
+  of at most :data:`MAX_TEXT_BYTES` bytes of its UTF-8 text (offsets and ``size`` in those bytes, as the model's
+  ``view="text"`` counts them), cut on character boundaries; of an entry larger than :data:`MAX_HTML_TEXT_BYTES`
+  (which the model's view refuses), the text of its first bytes (``partial`` says so).
 
 Parsed documents are kept in a small cache (:data:`CACHE_DOCUMENTS` of them, by run, agent and handle: a handle's
 content never changes), so expanding a tree does not parse the document again.
@@ -35,7 +36,7 @@ from scratchfs.engine.structure import MAX_HTML_BYTES
 from scratchfs.engine.structure.numbers import exact_float
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import MAX_READ_BYTES
-from scratchfs.foundation.text import is_digits
+from scratchfs.foundation.text import is_digits, utf8_lead_length, utf8_partial_tail
 
 MAX_STRUCTURE_BYTES = 4 * 1024 * 1024
 """Most content bytes parsed for a structure view."""
@@ -47,8 +48,8 @@ MAX_ROWS = 500
 """Most CSV rows returned per request."""
 MAX_CELL_CHARS = 1000
 """Longest CSV cell returned, in characters."""
-MAX_TEXT_CHARS = 65536
-"""Most characters of an HTML entry's text returned per request."""
+MAX_TEXT_BYTES = 65536
+"""Most UTF-8 bytes of an HTML entry's text returned per request."""
 MAX_HTML_TEXT_BYTES = MAX_HTML_BYTES
 """Most bytes of an HTML entry rendered for its text (the model's bound: the whole text the model reads up to it, the
 text of the first bytes of a larger entry)."""
@@ -231,31 +232,40 @@ def csv_table(scope: Scope, handle: str, row: int = 0, rows: int = 100) -> dict[
             "total_rows": len(body), "next_row": end if end < len(body) else None, "partial": partial}
 
 
-def _parse_html(scope: Scope, handle: str) -> tuple[str, bool]:
-    return scope.structure.text_view(handle, MAX_HTML_TEXT_BYTES)  # the text the model's view="text" pages
+def _parse_html(scope: Scope, handle: str) -> tuple[bytes, bool]:
+    text, partial = scope.structure.text_view(handle, MAX_HTML_TEXT_BYTES)  # the text the model's view="text" pages
+    return text.encode("utf-8"), partial
 
 
-def html_text(scope: Scope, handle: str, offset: int = 0, length: int = MAX_TEXT_CHARS) -> dict[str, Any]:
+def html_text(scope: Scope, handle: str, offset: int = 0, length: int = MAX_TEXT_BYTES) -> dict[str, Any]:
     """A page of the text of a spilled HTML entry -- the text view the model reads with ``view="text"``
     (:meth:`~scratchfs.api.structured.StructureReads.text_view`) -- as ``{handle, offset, length, size, next_offset,
-    partial, data}`` (offsets, lengths and ``size`` in characters of the text; ``partial``: the entry is larger
-    than :data:`MAX_HTML_TEXT_BYTES` -- the model's ``view="text"`` refuses it -- and the text is that of its first
-    :data:`MAX_HTML_TEXT_BYTES` bytes).
+    partial, data}``. ``offset``, ``length``, ``size`` and ``next_offset`` count UTF-8 bytes of the text, as the
+    model's ``view="text"`` does (its ``size`` and offsets are the same numbers): ``data`` is the text from byte
+    ``offset`` (an offset inside a character starts at the next one) up to ``length`` bytes, cut on a character
+    boundary (a first character longer than ``length`` is returned whole); ``length`` is the bytes of ``data``.
+    ``partial``: the entry is larger than :data:`MAX_HTML_TEXT_BYTES` -- the model's ``view="text"`` refuses it --
+    and the text is that of its first :data:`MAX_HTML_TEXT_BYTES` bytes.
 
     Raises:
         InvalidArgument: a bad offset or length, not an HTML entry. NotFound, CorruptBlob, StoreBusy, StorageError:
             from the store.
     """
-    if not 1 <= length <= MAX_TEXT_CHARS:
-        raise InvalidArgument(f"length must be 1 to {MAX_TEXT_CHARS}: {length}")
+    if not 1 <= length <= MAX_TEXT_BYTES:
+        raise InvalidArgument(f"length must be 1 to {MAX_TEXT_BYTES}: {length}")
     if offset < 0:
         raise InvalidArgument(f"offset must not be negative: {offset}")
     text, partial = _cached(scope, handle, "html", lambda: _parse_html(scope, handle))
+    while offset < len(text) and text[offset] & 0xC0 == 0x80:
+        offset += 1  # inside a character: start at the next one, as the model's view does
     piece = text[offset : offset + length]
+    cut = len(piece) - utf8_partial_tail(piece)
+    piece = text[offset : offset + (cut or (utf8_lead_length(piece[0]) if piece else 0))]
     end = offset + len(piece)
     return {"handle": handle, "offset": offset, "length": len(piece), "size": len(text),
-            "next_offset": end if end < len(text) else None, "partial": partial, "data": piece}
+            "next_offset": end if end < len(text) else None, "partial": partial,
+            "data": piece.decode("utf-8")}
 
 
-__all__ = ["MAX_CHILDREN", "MAX_HTML_TEXT_BYTES", "MAX_ROWS", "MAX_STRUCTURE_BYTES", "MAX_TEXT_CHARS", "csv_table",
+__all__ = ["MAX_CHILDREN", "MAX_HTML_TEXT_BYTES", "MAX_ROWS", "MAX_STRUCTURE_BYTES", "MAX_TEXT_BYTES", "csv_table",
            "html_text", "json_tree", "read_bounded", "resolve"]

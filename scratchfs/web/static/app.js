@@ -430,7 +430,7 @@ function textPane(base) {
     try {
       const t = await getJson(base + "/text", {offset, length: 16384});
       out.replaceChildren(el("pre", {class: "window prose", text: t.data}));
-      where.textContent = `characters ${number(t.offset)}–${number(t.offset + t.length)} of ${number(t.size)} ` +
+      where.textContent = `bytes ${number(t.offset)}–${number(t.offset + t.length)} of ${number(t.size)} ` +
                           "of text" + (t.partial ? " (from the start of the page only: it is larger than the text view reads)" : "");
       prev.disabled = !history.length;
       next.disabled = t.next_offset === null;

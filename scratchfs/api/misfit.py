@@ -1,0 +1,76 @@
+"""Advice for a structure read that does not fit what an entry holds: a jq filter over content that is not JSON
+(an HTML page, a CSV table, a log), ``view="text"`` over JSON. The engine's error says what failed (jq's parse
+error); these messages add what the entry is, by the content type decided at spill time
+(:func:`scratchfs.api.shape.describe`), and the reads that fit it.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from scratchfs.foundation.errors import InvalidArgument
+
+_WHAT = {"html": "an HTML page", "csv": "a CSV/TSV table", "log": "terminal or log output", "text": "text",
+         "xml": "XML", "binary": "binary data", "json": "one JSON document", "jsonl": "JSON lines"}
+_FITS = {"html": 'view="text" (the page\'s readable text) or select= (the text of the elements a CSS selector '
+                 'matches, e.g. select="h2")',
+         "csv": "row= (rows with the header, e.g. row=1; columns= picks some)",
+         "log": 'view="text" (rendered as a terminal shows it)',
+         "text": 'view="text" (rendered as a terminal shows it)',
+         "xml": "match= or pattern= (searches)",
+         "binary": "offset= and length= (byte ranges)",
+         "json": 'jq= (e.g. jq="keys", jq=".items[0]")',
+         "jsonl": "record= (e.g. record=1; jq= with it filters each record)"}
+_NOT_PARSED = ("jq: parse error", "the document is not valid JSON", "the document is not UTF-8 text")
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def fitting_reads(content_type: str | None) -> str:
+    """The ``read_handle`` arguments that fit an entry of ``content_type`` (``None``: not detected), as a phrase
+    ending in the reads that fit every entry: lines and searches."""
+    fits = _FITS.get(content_type or "")
+    return (f"read it with {fits}, or " if fits else "read it ") + \
+        "by lines (line=, lines=) or by search (match=, pattern=)"
+
+
+def jq_misfit(handle: str, content_type: str | None, message: str) -> str | None:
+    """The message for a jq read of ``handle`` that failed with ``message``: when jq could not parse the document
+    (not JSON, not UTF-8) and the entry's stored content type is not ``json`` or ``jsonl``, what the entry holds and
+    the reads that fit it, then jq's own message; else ``None`` (the error stands as it is: a JSON document that
+    is malformed, a filter's own error)."""
+    if content_type in ("json", "jsonl") or not message.startswith(_NOT_PARSED):
+        return None
+    what = _WHAT.get(content_type or "", "content of no detected type")
+    return (f"{handle} holds {what} (content type {content_type or 'unknown'}), which jq cannot parse as JSON: "
+            f"{fitting_reads(content_type)}. ({message})")
+
+
+def text_misfit(content_type: str | None) -> str:
+    """The refusal of ``view="text"`` for an entry of ``content_type`` (not HTML, terminal output or text), naming
+    the reads that fit it (jq= for JSON, record= for JSON lines, row= for CSV)."""
+    return f"view='text' is for HTML pages and terminal output; this is {content_type}: {fitting_reads(content_type)}"
+
+
+def explain_jq_misfit(read: _F) -> _F:
+    """Decorate :meth:`~scratchfs.api.structured.StructureReads.jq`: an ``InvalidArgument`` raised because the
+    document is not JSON becomes :func:`jq_misfit`'s message, by the content type the read found (the reads
+    object's ``content_type``, set when it opens the entry). Other errors pass unchanged."""
+
+    @functools.wraps(read)
+    def wrapper(reads: Any, handle: str, *args: Any, **kwargs: Any) -> Any:
+        reads.content_type = None
+        try:
+            return read(reads, handle, *args, **kwargs)
+        except InvalidArgument as exc:
+            advice = jq_misfit(handle, reads.content_type, str(exc)) if type(exc) is InvalidArgument else None
+            if advice is None:
+                raise
+            raise InvalidArgument(advice) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+__all__ = ["explain_jq_misfit", "fitting_reads", "jq_misfit", "text_misfit"]
