@@ -91,8 +91,7 @@ def test_the_readme_translates_every_next_call_to_the_cli_flags_that_continue_it
             assert call is not None, first
             node = ast.parse(call, mode="eval").body
             arguments = {k.arg: ast.literal_eval(k.value) for k in node.keywords}
-            assert "budget" not in arguments
-            arguments.update({"budget": first["budget"]} if "budget" in first else {})  # given again, as it says
+            assert arguments.get("budget") == first.get("budget")  # the call's budget is carried on, as it says
             words = ["read-handle", arguments["handle"], "--json"]
             for key, value in arguments.items():
                 if key != "handle":

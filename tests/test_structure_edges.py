@@ -146,7 +146,10 @@ def test_a_read_that_does_not_fit_the_stored_kind_names_the_read_that_does(tools
             tools.call("read_handle", {"handle": stub.handle, **args})
         message = str(caught.value)
         assert f"content type {stub.content_type}" in message and f"read it with {fits}" in message, message
-    # the reads that fit still answer
+    # the reads that fit still answer; a JSON document on one line (between blank lines) is one record
+    one = scratch_scope.spill(b"\n  \n" + json.dumps({"k": list(range(300))}).encode() + b"\n\n")
+    assert one.content_type == "json"
+    assert tools.call("read_handle", {"handle": one.handle, "record": 1})["records"] == [{"k": list(range(300))}]
     assert tools.call("read_handle", {"handle": lines.handle, "record": 2, "records": 1})["records"] == [
         {"i": 1, "v": [1, 1]}]
     assert tools.call("read_handle", {"handle": lines.handle, "jq": ".i"})["results"][:3] == [0, 1, 2]

@@ -101,13 +101,17 @@ class StructureReads:
         its JSON) fills first (``cursor`` then resumes at the first record not shown). Raises BadRecord (a record
         that is not JSON, or that ``jq`` fails on: the message gives the byte read that shows it and the read that
         goes on after it, both with ``call_budget``, the reply budget the caller gave, when given), InvalidArgument
-        (also a JSON document or CSV entry: :func:`check_kind`), StructureTimeout (``jq`` ran past
+        (also a CSV entry, :func:`check_kind`, or a JSON document over several lines), StructureTimeout (``jq`` ran past
         ``pattern_timeout``), NotFound, CorruptBlob."""
         try:
             return self._page(handle, lambda src, blob, kind: check_kind(kind, "record", handle) or records_page(
                 src, record, records, jq=jq, cursor=cursor, budget_bytes=budget, timeout=self._timeout(),
                 entry=entry_identity(handle, blob)))
         except BadRecord as exc:
+            if self.content_type == "json" and exc.record == 1 and " is not JSON: " in str(exc):
+                what, fits, example = _READS["json"]  # a document over several lines: its first line is no record
+                raise InvalidArgument(f"{handle} holds {what} (content type json) over several lines, which a record= "
+                                      f"read does not parse: read it with {fits}= ({example})") from None
             raise BadRecord(f"{exc}; {way_past(handle, exc, records, jq, call_budget)}", exc.record, exc.offset,
                             exc.length) from None
 
@@ -185,13 +189,15 @@ class StructureReads:
 _READS = {"json": ("one JSON document", "jq", 'e.g. jq=".", jq="keys", jq=".items[0]"'),
           "jsonl": ("JSON lines", "record", "e.g. record=1; jq= with it filters each record"),
           "csv": ("a CSV/TSV table", "row", "e.g. row=1; columns= with it picks some")}
-_REFUSED = {"json": {"row", "record"}, "jsonl": {"row"}, "csv": {"jq", "record"}}
+_REFUSED = {"json": {"row"}, "jsonl": {"row"}, "csv": {"jq", "record"}}
+# (record= on a JSON document is read: a document on one line is one record; over several lines, its first line is
+# no JSON and the read says to use jq=)
 
 
 def check_kind(content_type: str | None, read: str, handle: str) -> None:
     """Refuse a structure read (``read``: ``"jq"``, ``"record"`` or ``"row"``) that does not fit the entry's stored
     content type (decided at spill time from its start, :func:`scratchfs.api.shape.describe`): rows of JSON, records
-    of a JSON document or of a table, jq over a table would parse it as what it is not. A content of another type
+    of a table, jq over a table would parse it as what it is not. A content of another type
     (``text``, ``log``, unknown: ``None``) is read and its parse decides. Raises InvalidArgument naming the read that
     fits; returns None otherwise."""
     if content_type in _REFUSED and read in _REFUSED[content_type]:
