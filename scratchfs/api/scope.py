@@ -336,13 +336,15 @@ class Scope:
     def delete_entry(self, kind: str, key: str) -> bool:
         """Delete the live entry of ``kind`` (``"handle"`` or ``"scratch"``) named ``key`` (the caller has checked
         it): its row, then its blob, marked dead for a rebuild of a lost index; True if a live entry was deleted.
+        A full disk is not an error: the store's reserve file is released to make room, as for ``delete_run``.
 
         Raises:
             StoreClosed: the store is closed. StoreBusy, StorageError: nothing was deleted.
         """
         self._entries.check_open()
         store = self.store
-        live, blob = store.index.delete_key(self.run_id, self.agent_id, kind, key, store.now())
+        live, blob = store.reserve.run(
+            lambda: store.index.delete_key(self.run_id, self.agent_id, kind, key, store.now()))
         if blob is not None:
             store.blobs.unlink(self.run_id, self.agent_id, blob)
             store.blobs.forget(self.run_id, self.agent_id, blob)  # a rebuild of a lost index must not restore it
