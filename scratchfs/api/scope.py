@@ -81,7 +81,7 @@ class Scope:
             content: ``bytes``, ``str`` (stored as UTF-8), a binary file object, or an iterable of byte chunks;
                 streams are never held in memory whole.
             source_tool: the tool that produced it.
-            ttl: seconds until it expires (default: the store's ``default_ttl``).
+            ttl: seconds until it expires, 1 to 30 days' worth (default: the store's ``default_ttl``).
             preview: ``"head"`` or ``"head+tail"`` (default: the store's ``preview_mode``).
 
         Returns:
@@ -282,7 +282,7 @@ class Scope:
 
         Args:
             value: ``bytes``, ``str`` (UTF-8), a binary file object or an iterable of byte chunks.
-            ttl: seconds until it expires (default: the store's ``default_ttl``).
+            ttl: seconds until it expires, 1 to 30 days' worth (default: the store's ``default_ttl``).
 
         Raises:
             InvalidArgument: bad key, value or TTL.

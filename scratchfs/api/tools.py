@@ -38,6 +38,7 @@ from scratchfs.foundation.limits import (
     MAX_SELECTOR_CHARS,
     MAX_TTL,
     MIN_REPLY_BYTES,
+    MIN_TTL,
     REPLY_BUDGET_BYTES,
 )
 
@@ -161,8 +162,8 @@ _SCRATCH_WRITE = ToolSpec(
             "value": {"type": "string", "description": "The text to store (or base64, see encoding)."},
             "encoding": {"type": "string", "enum": ["utf-8", "base64"], "default": "utf-8",
                          "description": "\"base64\" if value is base64-encoded bytes."},
-            "ttl": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_TTL,
-                    "description": "Seconds until the value expires (default: one hour)."},
+            "ttl": {"type": "number", "minimum": MIN_TTL, "maximum": MAX_TTL,
+                    "description": "Seconds until the value expires, at least 1 (default: one hour)."},
         },
         "required": ["key", "value"],
         "additionalProperties": False,

@@ -25,7 +25,14 @@ import re
 import secrets
 
 from scratchfs.foundation.errors import InvalidArgument
-from scratchfs.foundation.limits import MAX_ID_BYTES, MAX_KEY_BYTES, MAX_NEEDLE_BYTES, MAX_TOOL_BYTES, MAX_TTL
+from scratchfs.foundation.limits import (
+    MAX_ID_BYTES,
+    MAX_KEY_BYTES,
+    MAX_NEEDLE_BYTES,
+    MAX_TOOL_BYTES,
+    MAX_TTL,
+    MIN_TTL,
+)
 
 MAX_PART_CHARS = 120
 """Longest directory name :func:`path_part` writes before it switches to a hash."""
@@ -203,9 +210,26 @@ def check_seconds(value: object, what: str, maximum: float, zero_ok: bool = Fals
     return float(value)
 
 
-def check_ttl(ttl: object, default: float) -> float:
-    """``default`` for ``None``, else a TTL in ``(0, MAX_TTL]`` seconds. Raises :class:`InvalidArgument`."""
-    return default if ttl is None else check_seconds(ttl, "ttl", MAX_TTL)
+def check_ttl(ttl: object, default: float, what: str = "ttl") -> float:
+    """``default`` for ``None``, else a TTL in ``[MIN_TTL, MAX_TTL]`` seconds (1 second to 30 days), as a float;
+    ``what`` names it in the message.
+
+    Raises:
+        InvalidArgument: not a real number (bools refused), NaN, infinite, below 1 second (0 and negatives
+            included) or above 30 days.
+    """
+    if ttl is None:
+        return default
+    bounds = f"{what} must be finite seconds between {MIN_TTL:g} and {MAX_TTL:.0f}"
+    try:
+        seconds = check_seconds(ttl, what, MAX_TTL)
+    except InvalidArgument as exc:
+        if isinstance(ttl, bool) or not isinstance(ttl, (int, float)):
+            raise
+        raise InvalidArgument(f"{bounds}: {shorten(ttl)}") from exc
+    if seconds < MIN_TTL:
+        raise InvalidArgument(f"{bounds}: {shorten(ttl)}")
+    return seconds
 
 
 def check_choice(value: object, what: str, choices: tuple[str, ...]) -> str:
