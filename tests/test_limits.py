@@ -200,3 +200,21 @@ def test_a_ttl_of_one_second_lives_one_second(tmp_path, clock):
         clock.advance(1.0)
         with pytest.raises(Expired):
             scope.scratch_read("k")
+
+
+def test_an_integer_too_large_to_print_is_an_invalid_argument_not_a_value_error(tmp_path, clock):
+    """Python refuses to print an int of over 4,300 digits (ValueError): a message naming one such offset or TTL
+    was a traceback (atka, fault 3's kind, in the API)."""
+    from scratchfs import InvalidArgument
+
+    huge = 10**5000
+    with ScratchStore(tmp_path, clock=clock) as store:
+        scope = store.scope("run", "a")
+        handle = scope.spill(b"x" * 100).handle
+        with pytest.raises(InvalidArgument, match="offset is an integer of 16610 bits, out of range"):
+            scope.read_range(handle, huge)
+        with pytest.raises(InvalidArgument, match="lines is an integer of 16610 bits"):
+            scope.read_lines(handle, line=1, lines=huge)
+        with pytest.raises(InvalidArgument, match=r"ttl must be .*: <int of 16610 bits>"):
+            scope.scratch_write("k", "v", ttl=huge)
+        assert scope.read_range(handle, 0, 10**30).data == b"x" * 100  # a large request is still only capped
