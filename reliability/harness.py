@@ -46,6 +46,7 @@ from pathlib import Path
 HARNESS = Path(__file__).resolve()
 FRAME_BYTES = 16 * 1024  # small frames: most contents span several
 LONG_TTL = 3600.0
+SHORT_TTL = 1.0  # the shortest TTL a store takes (scratchfs.foundation.limits.MIN_TTL)
 HEADER_RE = re.compile(rb"scratchfs-harness seed=(\d+) size=(\d+)\n")
 _TEXTISH = bytes(b"abcdefghij klm\n\t"[i % 16] for i in range(256))  # byte -> one of 16 characters
 
@@ -218,7 +219,7 @@ def worker(root: str, wid: int, seed: int, kill_point: str | None = None) -> Non
             do_read()
         elif op in ("spill", "scratch_write"):
             cseed, size = rng.getrandbits(40), pick_size(rng)
-            ttl = LONG_TTL if rng.random() < 0.9 else rng.uniform(0.2, 1.5)
+            ttl = LONG_TTL if rng.random() < 0.9 else rng.uniform(SHORT_TTL, 2.0)
             params = {"run": run, "agent": agent, "seed": cseed, "size": size, "ttl": ttl}
             if op == "scratch_write":
                 params["key"] = f"k{rng.randrange(4)}"
@@ -312,11 +313,11 @@ def _scripted(store, rng, runs, agents, run_op, point: str) -> None:
     cseed = rng.getrandbits(40)
     run_op("spill", content=make_content(cseed, 5000), run=other, agent=agent, seed=cseed, size=5000, ttl=LONG_TTL)
     cseed = rng.getrandbits(40)
-    run_op("spill", content=make_content(cseed, 3000), run=other, agent=agent, seed=cseed, size=3000, ttl=0.05)
+    run_op("spill", content=make_content(cseed, 3000), run=other, agent=agent, seed=cseed, size=3000, ttl=SHORT_TTL)
     # an orphan: a file with no row (as a crash mid-write leaves one)
     orphan = store.blobs.agent_dir(other, agent) / "aaaaaaaaaaaaaaaaaaaaaaaa.zst"
     orphan.write_bytes(b"orphan")
-    time.sleep(0.1)  # the short-TTL entry expires
+    time.sleep(SHORT_TTL + 0.05)  # the short-TTL entry expires
     store.blobs.segments.close()  # its segments are left, unlocked, for the sweep to judge (as at a writer's exit)
     op = _arm(point)
     cseed, size = rng.getrandbits(40), 2_000 if "segment" in point else 200_000  # small ones go to a segment

@@ -39,7 +39,8 @@ from scratchfs.api.contract import ScratchTools, error_text, to_json
 from scratchfs.api.policy import Observation
 from scratchfs.api.scope import Scope
 from scratchfs.api.tools import TOOL_SPECS
-from scratchfs.foundation.errors import ScratchError
+from scratchfs.foundation.checks import shorten
+from scratchfs.foundation.errors import InvalidArgument, ScratchError
 
 log = logging.getLogger(__name__)
 
@@ -86,9 +87,9 @@ class Offloader:
         """The scope the next result goes to."""
         return self._scope if isinstance(self._scope, Scope) else self._scope()
 
-    def class_of(self, tool: str) -> str | None:
-        """The result class of ``tool``."""
-        return self.classes.get(tool, self.default_class)
+    def class_of(self, tool: object) -> str | None:
+        """The result class of ``tool`` (the default class for a name that is not text, which is never spilled)."""
+        return self.classes.get(tool, self.default_class) if isinstance(tool, str) else self.default_class
 
     def offload(self, tool: str, content: Any, result_class: str | None = None) -> Observation:
         """Pass one result through the spill policy; returns the :class:`~scratchfs.api.policy.Observation` (its
@@ -114,8 +115,14 @@ class Offloader:
              ) -> Callable[..., Any]:
         """Wrap a sync or async tool function: the wrapper returns the content for the transcript (the result, or
         the stub's JSON text); its ``.observe(...)`` returns the whole Observation. ``name`` defaults to the
-        function's ``__name__``; ``result_class`` to the class configured for that name."""
+        function's ``__name__``; ``result_class`` to the class configured for that name.
+
+        Raises:
+            InvalidArgument: ``name`` is not text.
+        """
         tool = name or func.__name__
+        if not isinstance(tool, str):
+            raise InvalidArgument(f"a tool name must be text, not {type(tool).__name__}: {shorten(tool)}")
         if result_class is not None:
             self.classes[tool] = result_class
 
@@ -154,11 +161,20 @@ class Offloader:
 
         return decorate
 
-    def call_scratch_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> ToolReply:
-        """Run a scratchfs tool (``read_handle``, ``scratch_*``) for the model; never raises for a failed call."""
+    def call_scratch_tool(self, name: object, arguments: object = None) -> ToolReply:
+        """Run a scratchfs tool (``read_handle``, ``scratch_*``) for the model; never raises for a failed call.
+
+        ``name`` and ``arguments`` are taken as the model gave them, of any type: a name that is not a tool's (not
+        text, or unknown) or arguments that are not an object (``None``: none) or break the tool's schema give
+        ``ToolReply(is_error=True)`` with an ``"invalid argument: ..."`` text; any other failure gives an error
+        reply too (``"<kind>: <message>"``; one that is not a :class:`ScratchError` is a bug, logged with its
+        traceback, as the MCP server does)."""
         try:
             result = ScratchTools(self.scope).call(name, arguments)
         except ScratchError as exc:
+            return ToolReply(error_text(exc), True)
+        except Exception as exc:  # a bug must not break the agent loop: report it to the model and the log
+            log.exception("scratchfs: tool %s failed", shorten(name))
             return ToolReply(error_text(exc), True)
         return ToolReply(to_json(result), False, result)
 

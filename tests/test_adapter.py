@@ -9,8 +9,9 @@ import logging
 
 import pytest
 
-from scratchfs import Observation
+from scratchfs import InvalidArgument, Observation
 from scratchfs.adapter import Offloader, offloaded, tool_definitions
+from scratchfs.api.contract import ScratchTools
 
 
 def test_a_large_page_from_a_sync_tool_becomes_a_stub(scratch_scope, fixture_data):
@@ -132,3 +133,46 @@ def test_results_are_judged_by_their_size_as_json_text(scratch_scope, content):
     offloader = Offloader(scratch_scope, default_class="query")
     assert offloader.offload("tool", content).stub is not None
     assert offloader.offload("tool", "\x01" * 1365).stub is None  # 8,190 bytes of JSON
+
+
+def _nested(depth: int) -> list:
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(("name", "arguments", "says"), [
+    ([], {}, "a tool name must be text, not list: []"),
+    ({}, {}, "a tool name must be text, not dict: {}"),
+    (b"read_handle", {}, "a tool name must be text, not bytes"),
+    (None, None, "a tool name must be text, not NoneType"),
+    ("x" * 100_000, {}, "unknown tool 'xxx"),
+    ("scratch_read", [], "the arguments of scratch_read must be a JSON object, not list"),
+    ("scratch_read", "key=k", "must be a JSON object, not str"),
+    ("scratch_read", {1: "k"}, "an argument name must be text, not int: 1"),
+    ("scratch_read", {"key": _nested(100_000)}, "scratch_read: key: nested more than 8 levels deep"),
+    ("scratch_list", {"limit": 10**5000}, "scratch_list: limit: an integer of 16610 bits, out of range"),
+    ("scratch_write", {"key": "k", "value": "v", "ttl": 10**5000}, "ttl: an integer of 16610 bits"),
+])
+def test_a_scratch_tool_call_of_any_type_is_an_error_reply_never_a_raise(scratch_scope, name, arguments, says):
+    """A tool name or arguments of the wrong type raised TypeError (unhashable type: 'list'), RecursionError or
+    ValueError (int too large to print) out of call_scratch_tool, whose docstring says it never raises (atka,
+    fault 3): each is an invalid-argument reply, short, and ScratchTools.call raises InvalidArgument for it."""
+    reply = Offloader(scratch_scope).call_scratch_tool(name, arguments)
+    assert reply.is_error and reply.result is None
+    assert reply.text.startswith("invalid argument: ") and says in reply.text, reply.text
+    assert len(reply.text.encode()) <= 512
+    with pytest.raises(InvalidArgument) as raised:
+        ScratchTools(scratch_scope).call(name, arguments)
+    assert reply.text == f"invalid argument: {raised.value}"
+
+
+def test_a_tool_name_that_is_not_text_is_passed_through_not_a_raise(scratch_scope):
+    offloader = Offloader(scratch_scope, classes={"t": "query"}, default_class="query")
+    for tool in ([], {}, ("t",)):
+        obs = offloader.offload(tool, "y" * 100_000)  # the class of a name that is not text: the default
+        assert obs.stub is None and obs.content == "y" * 100_000 and obs.result_class == "query"
+    assert scratch_scope.list_entries() == []
+    with pytest.raises(InvalidArgument, match="a tool name must be text, not list"):
+        offloader.wrap(lambda: "x", name=["t"])

@@ -125,6 +125,8 @@ def test_another_scopes_handle_exits_1(cli):
     ("read-handle", "h_" + "a" * 24, "--offset", "x"),
     ("spill", "--tool", "t", "--ttl", "nan"),
     ("spill", "--tool", "t", "--ttl", "-5"),
+    ("spill", "--tool", "t", "--ttl", "1e-7"),  # dead at birth: now + 1e-7 == now in epoch seconds
+    ("scratch-write", "k", "--ttl", "0.5"),
     ("spill", "/no/such/file", "--tool", "t"),
     ("scratch-write", "bad\nkey"),
     ("read-handle", "h_" + "a" * 24, "--context", "5"),

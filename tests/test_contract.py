@@ -70,3 +70,21 @@ def test_the_cli_and_mcp_refuse_the_same_arguments(tmp_path):
                                        "--run", "r", "--agent", "a"])
     assert result.exit_code == 2
     assert "length" in result.stderr and "65536" in result.stderr
+
+
+def test_every_face_refuses_a_tool_name_or_arguments_of_any_type_with_one_typed_error(tmp_path, caplog):
+    """The MCP server's tool runner, like the adapter, gets an invalid-argument tool error for a name that is not
+    text or arguments nested past reason, not a TypeError or RecursionError logged as a bug (atka, fault 3)."""
+    deep: list = []
+    for _ in range(50_000):
+        deep = [deep]
+    with ScratchStore(tmp_path) as store:
+        resolver = ScopeResolver(store, "r", "a")
+        for name, arguments, says in (([], {}, "a tool name must be text, not list"),
+                                      ({"read_handle": 1}, {}, "a tool name must be text, not dict"),
+                                      ("read_handle", {"handle": deep}, "handle: nested more than 8 levels deep"),
+                                      ("read_handle", {"handle": "h", "offset": 10**5000}, "of 16610 bits")):
+            result = run_scratch_tool(resolver, name, arguments, None)
+            assert result.is_error and result.content[0].text.startswith("invalid argument: "), result.content[0]
+            assert says in result.content[0].text
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]  # none was taken for a bug

@@ -54,3 +54,23 @@ def test_sweep_delete_run_and_delete_agent_recover_a_full_disk(tmp_path):
     assert report["spill_after_sweep"] and report["spill_after_delete_run"]
     assert report["read_after_delete_agent"] == "back again"
     assert (report["integrity"], report["entries_left"]) == ("ok", 1)
+
+
+def test_the_process_that_filled_the_disk_deletes_and_sweeps_on_its_open_store(tmp_path):
+    """The index's SQLITE_FULL is a StorageError (an OSError) with no errno: it must still count as a full disk,
+    so that scratch_delete, delete_run, delete_agent and sweep release the reserve and retry (atka, fault 1)."""
+    mount = tmp_path / "mnt"
+    mount.mkdir()
+    _small_fs_or_skip(mount)
+    script = f"mount -t tmpfs -o size=3m tmpfs '{mount}' && exec '{sys.executable}' '{SCENARIO}' '{mount}' in-process"
+    done = subprocess.run(["unshare", "-m", "sh", "-c", script], cwd=REPO, capture_output=True, text=True,
+                          timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout)
+    assert "error" not in report, report
+    assert report["keys_written"] >= 1 and report["scratch_delete"] is True, report
+    assert report["delete_run"] > 10 and report["delete_agent"] > 10 and report["sweep"] > 10, report
+    for freed in ("free_after_delete_run", "free_after_delete_agent", "free_after_sweep"):
+        assert report[freed] > 1 << 20, (freed, report)
+    assert report["reserve_back"] is True
+    assert (report["read_after"], report["integrity"]) == ("back again", "ok")

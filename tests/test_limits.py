@@ -167,3 +167,54 @@ def test_an_expired_row_not_yet_swept_says_expired(store, clock):
         scope.scratch_read("k")
     scope.scratch_write("k", b"again")  # a rewrite clears the past
     assert scope.scratch_read("k") == b"again"
+
+
+@pytest.mark.parametrize("ttl", [1e-7, 1e-3, 0.5, 0.999, 0, -1, float("nan"), float("inf"), float("-inf")])
+def test_a_ttl_under_one_second_is_refused_on_every_face(tmp_path, clock, ttl):
+    """A TTL so small that now + ttl == now made an entry that was expired on its first read (atka, fault 2): a TTL
+    is at least MIN_TTL (1 second), through the API, the store's default_ttl and the scratch_write tool."""
+    from scratchfs import InvalidArgument
+    from scratchfs.api.contract import ScratchTools
+    from scratchfs.foundation.limits import MIN_TTL
+
+    assert MIN_TTL == 1.0
+    with ScratchStore(tmp_path, clock=clock) as store:
+        scope = store.scope("run", "a")
+        with pytest.raises(InvalidArgument, match="ttl must be finite seconds between 1 and 2592000"):
+            scope.spill(b"x" * 100, ttl=ttl)
+        with pytest.raises(InvalidArgument, match="ttl must be finite seconds between 1 and 2592000"):
+            scope.scratch_write("k", "v", ttl=ttl)
+        with pytest.raises(InvalidArgument, match="ttl"):
+            ScratchTools(scope).call("scratch_write", {"key": "k", "value": "v", "ttl": ttl})
+        assert scope.list_entries() == []  # nothing was written
+    with pytest.raises(InvalidArgument, match="default_ttl must be finite seconds between 1"):
+        ScratchStore(tmp_path / "other", default_ttl=ttl)
+
+
+def test_a_ttl_of_one_second_lives_one_second(tmp_path, clock):
+    with ScratchStore(tmp_path, clock=clock) as store:
+        scope = store.scope("run", "a")
+        handle = scope.spill(b"x" * 100, ttl=1).handle
+        scope.scratch_write("k", "v", ttl=1.0)
+        assert (scope.read_range(handle, 0, 1).data, scope.scratch_read("k")) == (b"x", b"v")
+        clock.advance(1.0)
+        with pytest.raises(Expired):
+            scope.scratch_read("k")
+
+
+def test_an_integer_too_large_to_print_is_an_invalid_argument_not_a_value_error(tmp_path, clock):
+    """Python refuses to print an int of over 4,300 digits (ValueError): a message naming one such offset or TTL
+    was a traceback (atka, fault 3's kind, in the API)."""
+    from scratchfs import InvalidArgument
+
+    huge = 10**5000
+    with ScratchStore(tmp_path, clock=clock) as store:
+        scope = store.scope("run", "a")
+        handle = scope.spill(b"x" * 100).handle
+        with pytest.raises(InvalidArgument, match="offset is an integer of 16610 bits, out of range"):
+            scope.read_range(handle, huge)
+        with pytest.raises(InvalidArgument, match="lines is an integer of 16610 bits"):
+            scope.read_lines(handle, line=1, lines=huge)
+        with pytest.raises(InvalidArgument, match=r"ttl must be .*: <int of 16610 bits>"):
+            scope.scratch_write("k", "v", ttl=huge)
+        assert scope.read_range(handle, 0, 10**30).data == b"x" * 100  # a large request is still only capped

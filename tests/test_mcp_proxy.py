@@ -191,6 +191,7 @@ def test_an_upstream_that_never_starts_leaves_the_proxys_own_tools(era, upstream
     (["--default-class", "huge"], "'huge' is not one of"),
     (["--threshold", "-1"], "-1 is not in the range"),
     (["--timeout", "0"], "timeout must be positive, finite seconds"),
+    (["--ttl", "0.5"], "ttl must be finite seconds between 1 and 2592000"),
     ([], "Missing argument 'COMMAND...'"),
 ])
 def test_bad_proxy_options_exit_2(tmp_path, args, message):

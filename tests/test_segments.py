@@ -263,34 +263,34 @@ def test_a_process_reclaims_its_own_dead_active_segment(tmp_path):
         assert not live_seg.exists()
 
 
-def test_expired_entries_take_their_segment_with_them(tmp_path):
-    with ScratchStore(tmp_path) as store:
+def test_expired_entries_take_their_segment_with_them(tmp_path, clock):
+    with ScratchStore(tmp_path, clock=clock) as store:
         for _i in range(4):
-            store.scope("run", "agent").spill(b"short-lived " * 100, ttl=0.01)
+            store.scope("run", "agent").spill(b"short-lived " * 100, ttl=1.0)
     (seg,) = segment_files(tmp_path)
     size = seg.stat().st_size
-    time.sleep(0.05)
-    with ScratchStore(tmp_path) as store:
+    clock.advance(1.5)
+    with ScratchStore(tmp_path, clock=clock) as store:
         result = store.sweep()
         assert result.rows_deleted == 4
         assert (result.files_deleted, result.bytes_freed) == (1, size)
     assert not seg.exists()
 
 
-def test_a_sweep_scans_each_segment_a_bounded_number_of_times_however_many_batches(tmp_path, monkeypatch):
+def test_a_sweep_scans_each_segment_a_bounded_number_of_times_however_many_batches(tmp_path, monkeypatch, clock):
     """Judging a segment scans it: once per batch of expired rows made a sweep of N rows in one segment cost
     O(N^2) (T7: 1,150 entries/s); each segment is judged at most twice per sweep (before and after its rows go)."""
     from scratchfs.engine import sweeper
 
-    with ScratchStore(tmp_path) as store:  # one process: the segment is this process's own active one
+    with ScratchStore(tmp_path, clock=clock) as store:  # one process: the segment is this process's own active one
         scope = store.scope("run", "agent")
         for i in range(300):
-            scope.spill(f"short-lived {i} ".encode() * 50, ttl=0.01)
+            scope.spill(f"short-lived {i} ".encode() * 50, ttl=1.0)
         scans = []
         real_scan = segments.scan
         monkeypatch.setattr(segments, "scan", lambda *a, **k: scans.append(1) or real_scan(*a, **k))
         monkeypatch.setattr(sweeper, "BATCH_ROWS", 8)  # batches of 8 rows at most: 38 batches or more
-        time.sleep(0.05)
+        clock.advance(1.5)
         result = store.sweep()
         assert result.rows_deleted == 300
         assert segment_files(tmp_path) == []  # the segment went with its rows

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -388,8 +388,12 @@ class ScratchTools:
         """The scope the next call works in."""
         return self._scope if isinstance(self._scope, Scope) else self._scope()
 
-    def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """Run tool ``name`` with ``arguments`` (checked against its schema) and return its result object."""
+    def call(self, name: object, arguments: object = None) -> dict[str, Any]:
+        """Run tool ``name`` with ``arguments`` (checked against its schema) and return its result object.
+
+        Raises:
+            InvalidArgument: ``name`` (of any type) is not a tool's, or bad ``arguments`` (:func:`check_arguments`).
+            ScratchError: the others, as the tool's method raises them."""
         args = check_arguments(name, arguments)  # every text (list items too) checked as UTF-8 here
         if name == "read_handle":  # so a structure read does not check its texts again
             return self._read_handle(True, **args)

@@ -81,7 +81,7 @@ class Scope:
             content: ``bytes``, ``str`` (stored as UTF-8), a binary file object, or an iterable of byte chunks;
                 streams are never held in memory whole.
             source_tool: the tool that produced it.
-            ttl: seconds until it expires (default: the store's ``default_ttl``).
+            ttl: seconds until it expires, 1 to 30 days' worth (default: the store's ``default_ttl``).
             preview: ``"head"`` or ``"head+tail"`` (default: the store's ``preview_mode``).
 
         Returns:
@@ -282,7 +282,7 @@ class Scope:
 
         Args:
             value: ``bytes``, ``str`` (UTF-8), a binary file object or an iterable of byte chunks.
-            ttl: seconds until it expires (default: the store's ``default_ttl``).
+            ttl: seconds until it expires, 1 to 30 days' worth (default: the store's ``default_ttl``).
 
         Raises:
             InvalidArgument: bad key, value or TTL.
@@ -336,13 +336,15 @@ class Scope:
     def delete_entry(self, kind: str, key: str) -> bool:
         """Delete the live entry of ``kind`` (``"handle"`` or ``"scratch"``) named ``key`` (the caller has checked
         it): its row, then its blob, marked dead for a rebuild of a lost index; True if a live entry was deleted.
+        A full disk is not an error: the store's reserve file is released to make room, as for ``delete_run``.
 
         Raises:
             StoreClosed: the store is closed. StoreBusy, StorageError: nothing was deleted.
         """
         self._entries.check_open()
         store = self.store
-        live, blob = store.index.delete_key(self.run_id, self.agent_id, kind, key, store.now())
+        live, blob = store.reserve.run(
+            lambda: store.index.delete_key(self.run_id, self.agent_id, kind, key, store.now()))
         if blob is not None:
             store.blobs.unlink(self.run_id, self.agent_id, blob)
             store.blobs.forget(self.run_id, self.agent_id, blob)  # a rebuild of a lost index must not restore it

@@ -38,7 +38,7 @@ class Settings:
     ``__post_init__``, and :class:`~scratchfs.foundation.errors.InvalidArgument` names the first bad one.
 
     Attributes:
-        default_ttl: seconds an entry lives when no TTL is given (positive, finite, at most 30 days).
+        default_ttl: seconds an entry lives when no TTL is given (finite, at least 1, at most 30 days).
         spill_threshold_bytes: :meth:`Scope.offload` spills results larger than this many bytes as the model
             receives them (:func:`scratchfs.api.policy.result_size`: the text as a JSON string, escapes included).
         preview_bytes: most bytes of content shown in a stub's preview (0 to 65,536; the stub's 1.5 KiB budget may
@@ -123,7 +123,7 @@ def _checked(s: Settings) -> dict[str, Any]:
     if not isinstance(modes, Mapping):
         raise InvalidArgument(f"preview_modes must be a mapping, not {type(modes).__name__}")
     return {
-        "default_ttl": check_ttl(s.default_ttl, limits.DEFAULT_TTL),
+        "default_ttl": check_ttl(s.default_ttl, limits.DEFAULT_TTL, "default_ttl"),
         "spill_threshold_bytes": check_int(s.spill_threshold_bytes, "spill_threshold_bytes", 0),
         "preview_bytes": check_int(s.preview_bytes, "preview_bytes", 0, limits.MAX_PREVIEW_BYTES),
         "frame_bytes": check_int(s.frame_bytes, "frame_bytes", MIN_FRAME_BYTES, MAX_FRAME_BYTES),

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scratchfs.engine.search import MAX_REACH_BYTES
-from scratchfs.foundation.checks import check_utf8
+from scratchfs.foundation.checks import MAX_INT_BITS, check_utf8, shorten
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import (
     DEFAULT_CONTEXT,
@@ -38,6 +38,7 @@ from scratchfs.foundation.limits import (
     MAX_SELECTOR_CHARS,
     MAX_TTL,
     MIN_REPLY_BYTES,
+    MIN_TTL,
     REPLY_BUDGET_BYTES,
 )
 
@@ -162,8 +163,8 @@ _SCRATCH_WRITE = ToolSpec(
             "value": {"type": "string", "description": "The text to store (or base64, see encoding)."},
             "encoding": {"type": "string", "enum": ["utf-8", "base64"], "default": "utf-8",
                          "description": "\"base64\" if value is base64-encoded bytes."},
-            "ttl": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_TTL,
-                    "description": "Seconds until the value expires (default: one hour)."},
+            "ttl": {"type": "number", "minimum": MIN_TTL, "maximum": MAX_TTL,
+                    "description": "Seconds until the value expires, at least 1 (default: one hour)."},
         },
         "required": ["key", "value"],
         "additionalProperties": False,
@@ -227,25 +228,35 @@ TOOL_SPECS: dict[str, ToolSpec] = {spec.name: spec for spec in (
 
 _VALIDATORS: dict[str, Any] = {}
 _MESSAGE_CHARS = 300  # a schema violation's message, at most (it may quote the value)
+MAX_ARGUMENT_DEPTH = 8
+"""Deepest nesting of lists and objects an argument may have (the schemas' deepest is a list of columns)."""
 
 
-def check_arguments(name: str, arguments: object) -> dict[str, Any]:
+def check_arguments(name: object, arguments: object) -> dict[str, Any]:
     """Check a tool call's arguments against the tool's input schema; return them with integral floats as ints.
+    ``name`` and ``arguments`` may be of any type (what a model or a loop passed on): every wrong one is refused.
 
     Raises:
-        InvalidArgument: an unknown tool, arguments that are not an object, the first schema violation (the
-            message names the argument and the bad value), or a text that is not valid UTF-8 (a lone surrogate).
+        InvalidArgument: a tool name that is not text or not a tool; arguments that are not an object (``None`` is
+            no arguments), whose names are not text, nested deeper than :data:`MAX_ARGUMENT_DEPTH` or holding an
+            integer of more than :data:`~scratchfs.foundation.checks.MAX_INT_BITS` bits; the first schema violation
+            (the message names the argument and the bad value); or a text that is not valid UTF-8 (a lone surrogate).
     """
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import best_match
 
+    tools = ", ".join(sorted(TOOL_SPECS))
+    if not isinstance(name, str):
+        raise InvalidArgument(f"a tool name must be text, not {type(name).__name__}: {shorten(name)}; the tools are "
+                              f"{tools}")
     spec = TOOL_SPECS.get(name)
     if spec is None:
-        raise InvalidArgument(f"unknown tool {name!r}; the tools are {', '.join(sorted(TOOL_SPECS))}")
+        raise InvalidArgument(f"unknown tool {shorten(name)}; the tools are {tools}")
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, Mapping):
         raise InvalidArgument(f"the arguments of {name} must be a JSON object, not {type(arguments).__name__}")
+    _check_shape(name, arguments)
     validator = _VALIDATORS.get(name)
     if validator is None:
         validator = _VALIDATORS[name] = Draft202012Validator(spec.input_schema)
@@ -264,4 +275,23 @@ def check_arguments(name: str, arguments: object) -> dict[str, Any]:
             spec.input_schema["properties"][k].get("type") == "integer" else v for k, v in arguments.items()}
 
 
-__all__ = ["TOOL_SPECS", "ToolSpec", "check_arguments"]
+def _check_shape(name: str, arguments: Mapping) -> None:
+    """Refuse what the schema's checks and messages cannot take: argument names that are not text, nesting deeper
+    than :data:`MAX_ARGUMENT_DEPTH` (a recursion error) and integers past ``MAX_INT_BITS`` bits (not printable).
+    Iterative, so any depth (a list that holds itself included) is cheap to refuse."""
+    for key in arguments:
+        if not isinstance(key, str):
+            raise InvalidArgument(f"{name}: an argument name must be text, not {type(key).__name__}: {shorten(key)}")
+    stack: list[tuple[str, object, int]] = [(key, value, 1) for key, value in arguments.items()]
+    while stack:
+        where, value, depth = stack.pop()
+        if isinstance(value, int) and value.bit_length() > MAX_INT_BITS:
+            raise InvalidArgument(f"{name}: {where}: an integer of {value.bit_length()} bits, out of range")
+        if isinstance(value, (list, tuple, Mapping)):
+            if depth >= MAX_ARGUMENT_DEPTH:
+                raise InvalidArgument(f"{name}: {where}: nested more than {MAX_ARGUMENT_DEPTH} levels deep")
+            items = value.values() if isinstance(value, Mapping) else value
+            stack.extend((where, item, depth + 1) for item in items)
+
+
+__all__ = ["MAX_ARGUMENT_DEPTH", "TOOL_SPECS", "ToolSpec", "check_arguments"]

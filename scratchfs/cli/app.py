@@ -20,7 +20,7 @@ from typing import Any
 import click
 
 from scratchfs.api.store import ScratchStore
-from scratchfs.foundation.checks import check_seconds
+from scratchfs.foundation.checks import check_seconds, check_ttl
 from scratchfs.foundation.errors import InvalidArgument, ScratchError, StorageError
 from scratchfs.foundation.limits import DEFAULT_TTL, MAX_TTL
 from scratchfs.foundation.text import is_digits
@@ -213,12 +213,13 @@ class Seconds(click.ParamType):
     """A click option type for a span of seconds: a finite number in ``(0, maximum]`` (``[0, maximum]`` when
     ``zero_ok``), checked by :func:`~scratchfs.foundation.checks.check_seconds` -- NaN, infinities and numbers too
     large for a float are a usage error (exit 2, one line), not a traceback or a silent default; so are Unicode
-    digits (``٥``) and underscores (``1_0``), which ``float`` takes: a number is written in ASCII, as in JSON."""
+    digits (``٥``) and underscores (``1_0``), which ``float`` takes: a number is written in ASCII, as in JSON. With
+    ``ttl=True`` it is a TTL, checked by :func:`~scratchfs.foundation.checks.check_ttl`: 1 second to 30 days."""
 
     name = "seconds"
 
-    def __init__(self, zero_ok: bool = False, maximum: float = MAX_TTL) -> None:
-        self.zero_ok, self.maximum = zero_ok, maximum
+    def __init__(self, zero_ok: bool = False, maximum: float = MAX_TTL, ttl: bool = False) -> None:
+        self.zero_ok, self.maximum, self.ttl = zero_ok, maximum, ttl
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
         if isinstance(value, float):
@@ -232,6 +233,8 @@ class Seconds(click.ParamType):
             except ValueError:
                 self.fail(f"{value!r} is not a number of seconds", param, ctx)
         try:
+            if self.ttl:
+                return check_ttl(number, DEFAULT_TTL)
             return check_seconds(number, param.name if param is not None and param.name else "seconds",
                                  self.maximum, zero_ok=self.zero_ok)
         except InvalidArgument as exc:
@@ -268,8 +271,8 @@ class Integer(click.ParamType):
         return number
 
 
-TTL_OPTION = click.option("--ttl", type=Seconds(), default=None,
-                          help=f"Seconds until the entry expires [default: {DEFAULT_TTL:.0f}].")
+TTL_OPTION = click.option("--ttl", type=Seconds(ttl=True), default=None,
+                          help=f"Seconds until the entry expires, at least 1 [default: {DEFAULT_TTL:.0f}].")
 INPUT_ARGUMENT = click.argument("source", type=click.File("rb", lazy=False), default="-", required=False)
 
 __all__ = ["EXIT_CODES_HELP", "INPUT_ARGUMENT", "TTL_OPTION", "Integer", "ScratchGroup", "Terminated", "echo_json",

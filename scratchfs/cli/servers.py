@@ -74,8 +74,8 @@ def _parse_classes(ctx: click.Context, param: click.Parameter, values: tuple[str
                    "(never spilled). Repeatable.")
 @click.option("--default-class", type=click.Choice(["query", "workspace", "browser", "effect"]), default="query",
               show_default=True, help="Result class of the tools not named by --class.")
-@click.option("--ttl", type=Seconds(), default=DEFAULT_TTL, show_default=True,
-              help="Seconds a spilled result lives (and scratchpad values written without a ttl).")
+@click.option("--ttl", type=Seconds(ttl=True), default=DEFAULT_TTL, show_default=True,
+              help="Seconds a spilled result lives (and scratchpad values written without a ttl), at least 1.")
 @click.option("--timeout", type=Seconds(), default=60.0, show_default=True,
               help="Seconds to wait for the upstream server to start and for each of its answers.")
 @ALLOW_META_SCOPE

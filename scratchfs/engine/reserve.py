@@ -18,7 +18,7 @@ import os
 from collections.abc import Callable
 from typing import TypeVar
 
-from scratchfs.foundation.errors import StorageError
+from scratchfs.foundation.errors import StorageError, StoreClosed
 
 T = TypeVar("T")
 
@@ -30,11 +30,17 @@ _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | g
 
 
 def is_disk_full(exc: BaseException) -> bool:
-    """True if ``exc`` says the disk is full: ``ENOSPC``/``EDQUOT``, or a :class:`StorageError` from SQLite's
-    ``SQLITE_FULL`` ("database or disk is full") or from a blob write ("the disk is full")."""
-    if isinstance(exc, OSError):
-        return exc.errno in (errno.ENOSPC, errno.EDQUOT)
-    return isinstance(exc, StorageError) and ("disk is full" in str(exc) or "quota" in str(exc).lower())
+    """True if ``exc`` says the disk is full: an error whose ``errno`` is ``ENOSPC``/``EDQUOT`` (an ``OSError``, or a
+    :class:`StorageError` wrapping one), or a :class:`StorageError` from SQLite's ``SQLITE_FULL`` ("database or disk
+    is full") or from a blob write ("the disk is full", "the disk quota is exhausted"), which carries no ``errno``.
+
+    A :class:`StorageError` is an ``OSError`` too, so its ``errno`` alone decides nothing: SQLite's errors have none."""
+    if getattr(exc, "errno", None) in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    if not isinstance(exc, StorageError):
+        return False
+    text = str(exc)
+    return "SQLITE_FULL" in text or "disk is full" in text or "quota" in text.lower()
 
 
 class Reserve:
@@ -86,6 +92,25 @@ class Reserve:
         except OSError:
             return 0
 
+    def free_bytes(self) -> int | None:
+        """Bytes free for an unprivileged writer on the file system holding the reserve, or None if unknown."""
+        try:
+            st = os.statvfs(os.path.dirname(self.path) or ".")
+        except OSError:
+            return None
+        return st.f_bavail * st.f_frsize
+
+    def is_full(self, exc: BaseException) -> bool:
+        """True if ``exc`` says the disk is full (:func:`is_disk_full`), or is a :class:`StorageError` (not
+        :class:`StoreClosed`) raised while the file system has less room than the reserve: SQLite reports some writes
+        that ran out of space as I/O errors (``SQLITE_IOERR_WRITE``, ``SQLITE_IOERR_SHMSIZE``), not ``SQLITE_FULL``."""
+        if is_disk_full(exc):
+            return True
+        if not isinstance(exc, StorageError) or isinstance(exc, StoreClosed):
+            return False
+        free = self.free_bytes()
+        return free is not None and free < self.size
+
     def run(self, operation: Callable[[], T]) -> T:
         """Run ``operation``; if it fails because the disk is full, release the reserve and run it once more. Write
         the reserve again afterwards (best effort).
@@ -96,7 +121,7 @@ class Reserve:
         try:
             result = operation()
         except (StorageError, OSError) as exc:
-            if not is_disk_full(exc) or not self.release():
+            if not self.is_full(exc) or not self.release():
                 raise
             result = operation()
         self.ensure()

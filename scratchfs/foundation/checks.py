@@ -22,10 +22,18 @@ import functools
 import hashlib
 import operator
 import re
+import reprlib
 import secrets
 
 from scratchfs.foundation.errors import InvalidArgument
-from scratchfs.foundation.limits import MAX_ID_BYTES, MAX_KEY_BYTES, MAX_NEEDLE_BYTES, MAX_TOOL_BYTES, MAX_TTL
+from scratchfs.foundation.limits import (
+    MAX_ID_BYTES,
+    MAX_KEY_BYTES,
+    MAX_NEEDLE_BYTES,
+    MAX_TOOL_BYTES,
+    MAX_TTL,
+    MIN_TTL,
+)
 
 MAX_PART_CHARS = 120
 """Longest directory name :func:`path_part` writes before it switches to a hash."""
@@ -40,11 +48,21 @@ _PAIR_SHIFTS = tuple(range(110, -1, -10))  # the 12 pairs of a 120-bit number, m
 
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _SAFE = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_-.")
+MAX_INT_BITS = 256
+"""Largest integer argument :func:`check_int` takes, in bits, whatever its bounds (``repr`` fails past 4,300 digits)."""
+_SHORT_REPR = reprlib.Repr()  # a few items of a container, a few levels deep (a message names a value, no more)
+_SHORT_REPR.maxstring = _SHORT_REPR.maxother = 60
 
 
 def shorten(value: object, limit: int = 60) -> str:
-    """``repr(value)``, cut to ``limit`` characters (error messages name bad values without flooding)."""
-    text = repr(value)
+    """``repr(value)``, cut to ``limit`` characters (error messages name bad values without flooding). Never raises:
+    a container is shown a few items and levels deep (``reprlib``), and a value ``repr`` fails on (an integer past
+    Python's 4,300-digit limit, a list that holds itself too deeply, a broken ``__repr__``) by its type."""
+    try:
+        text = _SHORT_REPR.repr(value) if isinstance(value, (list, tuple, dict, set, frozenset)) else repr(value)
+    except Exception:
+        size = f" of {value.bit_length()} bits" if isinstance(value, int) else ""
+        text = f"<{type(value).__name__}{size}>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -174,7 +192,9 @@ def check_int(value: object, what: str, low: int, high: int | None = None) -> in
     """``value`` as an ``int`` in ``[low, high]`` (``high`` ``None``: no upper bound); ``operator.index`` accepted.
 
     Raises:
-        InvalidArgument: not an integer (bools refused) or out of range; the message names ``what`` and the value.
+        InvalidArgument: not an integer (bools refused) or out of range, or of more than :data:`MAX_INT_BITS` bits
+            whatever the bounds (no size or count comes near, and messages print it); the message names ``what``
+            and the value.
     """
     if isinstance(value, bool):
         raise InvalidArgument(f"{what} must be an integer, not a bool: {shorten(value)}")
@@ -182,6 +202,8 @@ def check_int(value: object, what: str, low: int, high: int | None = None) -> in
         number = operator.index(value)
     except TypeError:
         raise InvalidArgument(f"{what} must be an integer, not {type(value).__name__}: {shorten(value)}") from None
+    if number.bit_length() > MAX_INT_BITS:
+        raise InvalidArgument(f"{what} is an integer of {number.bit_length()} bits, out of range")
     if number < low or (high is not None and number > high):
         bound = f"between {low} and {high}" if high is not None else f"at least {low}"
         raise InvalidArgument(f"{what} must be {bound}: {shorten(number)}")
@@ -203,9 +225,26 @@ def check_seconds(value: object, what: str, maximum: float, zero_ok: bool = Fals
     return float(value)
 
 
-def check_ttl(ttl: object, default: float) -> float:
-    """``default`` for ``None``, else a TTL in ``(0, MAX_TTL]`` seconds. Raises :class:`InvalidArgument`."""
-    return default if ttl is None else check_seconds(ttl, "ttl", MAX_TTL)
+def check_ttl(ttl: object, default: float, what: str = "ttl") -> float:
+    """``default`` for ``None``, else a TTL in ``[MIN_TTL, MAX_TTL]`` seconds (1 second to 30 days), as a float;
+    ``what`` names it in the message.
+
+    Raises:
+        InvalidArgument: not a real number (bools refused), NaN, infinite, below 1 second (0 and negatives
+            included) or above 30 days.
+    """
+    if ttl is None:
+        return default
+    bounds = f"{what} must be finite seconds between {MIN_TTL:g} and {MAX_TTL:.0f}"
+    try:
+        seconds = check_seconds(ttl, what, MAX_TTL)
+    except InvalidArgument as exc:
+        if isinstance(ttl, bool) or not isinstance(ttl, (int, float)):
+            raise
+        raise InvalidArgument(f"{bounds}: {shorten(ttl)}") from exc
+    if seconds < MIN_TTL:
+        raise InvalidArgument(f"{bounds}: {shorten(ttl)}")
+    return seconds
 
 
 def check_choice(value: object, what: str, choices: tuple[str, ...]) -> str:
@@ -247,6 +286,7 @@ def check_needle(match: object) -> bytes:
 __all__ = [
     "HANDLE_PREFIX",
     "HANDLE_RE",
+    "MAX_INT_BITS",
     "TOKEN_RE",
     "check_agent_id",
     "check_choice",

@@ -12,6 +12,9 @@ DEFAULT_TTL = 3600.0
 """Seconds an entry lives when no TTL is given."""
 MAX_TTL = 30 * 24 * 3600.0
 """Longest TTL, in seconds (30 days): this is temporary data."""
+MIN_TTL = 1.0
+"""Shortest TTL, in seconds: an entry must outlive the call that writes it (a TTL of 1e-7 s added nothing to the
+clock's epoch seconds, and the entry was expired on its first read)."""
 SPILL_THRESHOLD_BYTES = 8192
 """Results larger than this many bytes are spilled by the spill policy, counted as the model receives them: the UTF-8
 bytes of the result's text as a JSON string, escapes included (:func:`scratchfs.api.policy.result_size`)."""

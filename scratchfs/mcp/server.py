@@ -172,7 +172,8 @@ def build_server(resolver: ScopeResolver) -> Any:
         if params.name not in TOOL_SPECS:
             from mcp.shared.exceptions import MCPError
 
-            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {params.name}")
+            name = params.name if len(params.name) <= 100 else params.name[:97] + "..."  # the error quotes no flood
+            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name}")
         return await anyio.to_thread.run_sync(run_scratch_tool, resolver, params.name, params.arguments,
                                               dict(ctx.meta or {}))
 
