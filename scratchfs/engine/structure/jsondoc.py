@@ -31,7 +31,14 @@ import jq
 
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.structure.jq_worker import run_jq
-from scratchfs.engine.structure.numbers import dump_decimal, exact_value, numbers_note
+from scratchfs.engine.structure.numbers import (
+    LoneSurrogateScan,
+    dump_decimal,
+    exact_value,
+    numbers_note,
+    replace_lone_surrogates,
+    surrogate_note,
+)
 from scratchfs.engine.structure.paging import (
     ContentSource,
     CursorKey,
@@ -174,10 +181,11 @@ def _fill(page: ItemPage, found: tuple[list[Any], dict[int, str], set[int], str 
           keep: Callable[[int, str], None], cursor: str | None) -> ItemPage:
     """``page`` filled from output ``index`` (``chars`` into it) with what :func:`_outputs` ``found``: its note, and
     the outputs given as text listed in ``as_text`` (:func:`~scratchfs.engine.structure.paging.with_as_text`).
+    ``found``'s fourth is the page's note (numbers a double cannot hold, lone surrogate escapes) or ``None``.
     Raises InvalidArgument: a ``cursor`` (the page's, if any) that names no output that follows."""
-    outputs, texts, as_text, imprecise = found
-    if imprecise is not None:
-        page.extra["note"] = numbers_note(imprecise)
+    outputs, texts, as_text, note = found
+    if note is not None:
+        page.extra["note"] = note
     candidates: list[tuple[int, str]] = []  # (index on the page, text) of outputs given as text
 
     def numbered() -> Iterator[tuple[int, Any, bool]]:
@@ -207,8 +215,8 @@ def _outputs(source: ContentSource, filter: str, limit: int, deadline: float, pa
     """The first ``limit`` outputs of the filter, by jq (only those a page from ``page`` = ``(first output,
     characters into it, budget)`` uses; in the dict, the JSON texts of the ones too large for a page whole and of
     those holding a number no Python value holds exactly, whose numbers are in the set), or by streaming a path
-    past the bound; and a number of the document a double cannot hold when the filter is not a path (it may
-    compute with it), else ``None``."""
+    past the bound; and the page's note: a number of the document a double cannot hold when the filter is not a
+    path (it may compute with it), lone surrogate escapes read as U+FFFD, else ``None``."""
     if source.size > MAX_JQ_DOCUMENT_BYTES:
         steps = parse_path(filter) if isinstance(filter, str) else None
         if steps is None:
@@ -227,9 +235,23 @@ def _outputs(source: ContentSource, filter: str, limit: int, deadline: float, pa
         return outputs, texts, as_text, None
     program = compile_filter(filter, limit)
     check = parse_path(filter) is None
-    outputs, texts, as_text, imprecise = _run(program, read_whole(source, MAX_JQ_DOCUMENT_BYTES, "jq"), deadline,
-                                              (*page, check))
-    return outputs, texts, set(as_text), imprecise
+    data, escape = _replaced(read_whole(source, MAX_JQ_DOCUMENT_BYTES, "jq"))
+    outputs, texts, as_text, imprecise = _run(program, data, deadline, (*page, check))
+    notes = ([numbers_note(imprecise)] if imprecise is not None else []) + (
+        [surrogate_note(escape, "the document", True)] if escape is not None else [])
+    return outputs, texts, set(as_text), " ".join(notes) or None
+
+
+def _replaced(data: bytes) -> tuple[bytes, str | None]:
+    """The document with its lone surrogate escapes written as U+FFFD's (jq refuses a lone high one and reads a lone
+    low one as U+FFFD without a word), and the first of them (``None``: none, the bytes unchanged)."""
+    if LoneSurrogateScan().feed(data, final=True) is None:
+        return data, None
+    try:
+        text, escape = replace_lone_surrogates(data.decode("utf-8"))
+    except UnicodeDecodeError:  # the worker says it is not UTF-8
+        return data, None
+    return text.encode("utf-8"), escape
 
 
 def _run(program: Any, data: bytes, deadline: float, page: tuple[int, int, int, bool],
@@ -277,11 +299,19 @@ class _SourceFile:
     def __init__(self, source: ContentSource) -> None:
         self.source = source
         self.pos = 0
+        self.scan = LoneSurrogateScan()
 
     def read(self, size: int = -1) -> bytes:
+        """Raises InvalidArgument: the document holds a lone surrogate escape (found before the parser reads it)."""
         size = self.source.size - self.pos if size is None or size < 0 else size
         data = self.source.read(self.pos, size)
         self.pos += len(data)
+        at = self.scan.feed(data, final=self.pos >= self.source.size)
+        if at is not None:  # yajl reads "\ud800" as "?", "\ud800\ud800" as one character and a lone low one not
+            raise InvalidArgument(
+                f"the document holds a lone surrogate escape at byte {at:,}, which no UTF-8 text can carry and the "
+                f"streaming path read (documents over {MAX_JQ_DOCUMENT_BYTES // 2**20} MiB) cannot give exactly: "
+                f"read that part by range (read_handle offset={max(0, at - 200)}, length=400)")
         return data
 
 
@@ -289,7 +319,8 @@ def stream_path(source: ContentSource, steps: list[tuple[str, Any]]) -> Iterator
     """The values at a path (see :func:`parse_path`) of the JSON document in ``source``, in document order (numbers
     with a point or an exponent as ``Decimal``, exactly as written; integers as ``int``), by streaming: memory is
     bounded by the largest value yielded (or, for a path with ``[N]``, the largest item of that array). Raises
-    InvalidArgument with the parser's message on a malformed document.
+    InvalidArgument with the parser's message on a malformed document, and on one holding a lone surrogate escape
+    (``"\\ud800"``: the parser would misread it), before any value past it is read.
 
     Fast path (paths of keys and ``[N]``): ijson's C ``items`` builds only the values at the prefix of keys before
     the first ``[N]``, which is counted there, and the rest of the path is applied to the N-th item; reading stops
@@ -297,7 +328,7 @@ def stream_path(source: ContentSource, steps: list[tuple[str, Any]]) -> Iterator
     prefixes) take the event-by-event path (about 15 MB/s)."""
     try:
         yield from _fast_path(source, steps) if _fast_ok(steps) else _slow_path(source, steps)
-    except ijson.JSONError as exc:
+    except (ijson.JSONError, UnicodeDecodeError) as exc:
         raise InvalidArgument(f"the document is not valid JSON: {_message(exc)}") from None
 
 
