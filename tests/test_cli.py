@@ -397,3 +397,21 @@ def test_a_compression_ratio_under_0_1_keeps_two_significant_digits():
 
     assert [ratio(3, 320), ratio(1, 10), ratio(10, 3), ratio(0, 320), ratio(5, 0)] == \
         ["0.0094x", "0.1x", "3.3x", "0.0x", "-"]
+
+
+def test_an_error_is_one_stderr_line_whatever_the_message_holds(cli, tmp_path):
+    """Attacker's trial: a CSV header with a newline, a NUL and a terminal escape inside a quoted name made the "no
+    column" error three lines with a raw NUL and ESC. Every CLI message is one line, control characters escaped, and
+    the column names are quoted as JSON."""
+    path = tmp_path / "h.csv"
+    path.write_bytes(b'a,b,"c\nX\x00Y\x1b[31mRED\n",d\n1,2,3,4\n')
+    handle = json.loads(cli("spill", str(path)).stdout)["handle"]
+    result = cli("read-handle", handle, "--row", "1", "--column", "zz\nq")
+    assert result.exit_code == 2
+    assert result.stderr == ('scratchfs: invalid argument: no column "zz\\nq"; the 4 columns are: ["a", "b", '
+                             '"c\\nX\\u0000Y\\u001b[31mRED\\n", "d"]\n')
+    other = tmp_path / "odd\nname\x1b[2J"
+    other.mkdir()
+    result = cli("spill", str(other / "missing"))  # a usage error naming a path with a newline and ESC
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert "\x1b" not in result.stderr and "odd\\nname\\x1b[2J" in result.stderr

@@ -23,6 +23,7 @@ from scratchfs.cli.app import (
     resolve_root,
     root_option,
     scope_options,
+    warn,
     with_store,
 )
 from scratchfs.foundation.errors import CorruptBlob
@@ -84,7 +85,7 @@ def ls(store: ScratchStore, run_id: str | None, agent_id: str | None, limit: int
         _print_page([], 0, False, store, title, run_id is None, single=True)
     if more is not None:
         sys.stdout.flush()
-        click.echo(f"scratchfs: {_entries(limit)} shown; more with --after {more}", err=True)
+        warn(f"{_entries(limit)} shown; more with --after {more}")
 
 
 def _entries(count: int) -> str:
@@ -223,8 +224,7 @@ def load(store: ScratchStore, run_id: str, agent_id: str, folder: str, tool: str
     stubs = load_dir(store.scope(run_id, agent_id), folder, tool=tool, ttl=ttl, skipped=skipped)
     if skipped:
         shown = ", ".join(skipped[:5]) + (f" and {len(skipped) - 5} more" if len(skipped) > 5 else "")
-        click.echo(f"scratchfs: skipped {len(skipped)} that are not regular files (links are not followed): {shown}",
-                   err=True)
+        warn(f"skipped {len(skipped)} that are not regular files (links are not followed): {shown}")
     echo_json([{"file": name, "handle": stub.handle, "size": stub.size, "source_tool": stub.source_tool}
                 for name, stub in stubs.items()])
 
