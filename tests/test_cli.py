@@ -415,3 +415,19 @@ def test_an_error_is_one_stderr_line_whatever_the_message_holds(cli, tmp_path):
     result = cli("spill", str(other / "missing"))  # a usage error naming a path with a newline and ESC
     assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
     assert "\x1b" not in result.stderr and "odd\\nname\\x1b[2J" in result.stderr
+
+
+def test_sweep_tells_of_a_planted_segment_link_once(tmp_path):
+    """Attacker's trial: ``scratchfs sweep`` printed "cannot check the segment" twice for one planted link: the
+    orphan walk read its cursor after moving it, and walked the first run's agent directories a second time."""
+    root = tmp_path / "root"
+    with ScratchStore(root) as store:
+        store.scope("r", "a").spill(b"x" * 100)
+        store.scope("r", "b").spill(b"y" * 100)
+    (root / "runs" / "r" / "a" / ("a" * 24 + ".zseg")).symlink_to("/etc/passwd")
+    env = dict(os.environ, SCRATCHFS_ROOT=str(root))
+    for _ in range(2):  # the first sweep starts from no cursor, the second from where the first stopped
+        result = subprocess.run([sys.executable, "-m", "scratchfs", "sweep"], env=env, capture_output=True,
+                                text=True, timeout=60)
+        assert result.returncode == 0, result.stderr
+        assert result.stderr.count("cannot check the segment") == 1, result.stderr
