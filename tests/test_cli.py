@@ -399,3 +399,37 @@ def test_a_compression_ratio_under_0_1_keeps_two_significant_digits():
 
     assert [ratio(3, 320), ratio(1, 10), ratio(10, 3), ratio(0, 320), ratio(5, 0)] == \
         ["0.0094x", "0.1x", "3.3x", "0.0x", "-"]
+
+
+def test_an_error_is_one_stderr_line_whatever_the_message_holds(cli, tmp_path):
+    """Attacker's trial: a CSV header with a newline, a NUL and a terminal escape inside a quoted name made the "no
+    column" error three lines with a raw NUL and ESC. Every CLI message is one line, control characters escaped, and
+    the column names are quoted as JSON."""
+    path = tmp_path / "h.csv"
+    path.write_bytes(b'a,b,"c\nX\x00Y\x1b[31mRED\n",d\n1,2,3,4\n')
+    handle = json.loads(cli("spill", str(path)).stdout)["handle"]
+    result = cli("read-handle", handle, "--row", "1", "--column", "zz\nq")
+    assert result.exit_code == 2
+    assert result.stderr == ('scratchfs: invalid argument: no column "zz\\nq"; the 4 columns are: ["a", "b", '
+                             '"c\\nX\\u0000Y\\u001b[31mRED\\n", "d"]\n')
+    other = tmp_path / "odd\nname\x1b[2J"
+    other.mkdir()
+    result = cli("spill", str(other / "missing"))  # a usage error naming a path with a newline and ESC
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert "\x1b" not in result.stderr and "odd\\nname\\x1b[2J" in result.stderr
+
+
+def test_sweep_tells_of_a_planted_segment_link_once(tmp_path):
+    """Attacker's trial: ``scratchfs sweep`` printed "cannot check the segment" twice for one planted link: the
+    orphan walk read its cursor after moving it, and walked the first run's agent directories a second time."""
+    root = tmp_path / "root"
+    with ScratchStore(root) as store:
+        store.scope("r", "a").spill(b"x" * 100)
+        store.scope("r", "b").spill(b"y" * 100)
+    (root / "runs" / "r" / "a" / ("a" * 24 + ".zseg")).symlink_to("/etc/passwd")
+    env = dict(os.environ, SCRATCHFS_ROOT=str(root))
+    for _ in range(2):  # the first sweep starts from no cursor, the second from where the first stopped
+        result = subprocess.run([sys.executable, "-m", "scratchfs", "sweep"], env=env, capture_output=True,
+                                text=True, timeout=60)
+        assert result.returncode == 0, result.stderr
+        assert result.stderr.count("cannot check the segment") == 1, result.stderr

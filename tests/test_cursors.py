@@ -7,7 +7,7 @@ import base64
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scratchfs.api import inspector, results
@@ -16,6 +16,7 @@ from scratchfs.foundation import cursors
 from scratchfs.foundation.errors import InvalidArgument
 
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=80)
+ID = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=60)  # ids scratchfs accepts
 TIME = st.floats(0, 2e9, allow_nan=False)
 
 
@@ -23,7 +24,7 @@ def _old(values: list, ascii_only: bool) -> str:
     return base64.urlsafe_b64encode(json.dumps(values, ensure_ascii=ascii_only).encode()).decode().rstrip("=")
 
 
-@given(created=TIME, agent=TEXT, kind=st.sampled_from(["scratch", "handle"]), key=TEXT)
+@given(created=TIME, agent=ID, kind=st.sampled_from(["scratch", "handle"]), key=ID)
 def test_listing_cursors_are_the_old_bytes_and_round_trip(created, agent, kind, key):
     entry = Entry._make([None] * len(Entry._fields))._replace(created_at=created, agent_id=agent, kind=kind, key=key)
     text = results.encode_cursor(entry)
@@ -31,7 +32,7 @@ def test_listing_cursors_are_the_old_bytes_and_round_trip(created, agent, kind, 
     assert results.decode_cursor(text) == (created, agent, kind, key)
 
 
-@given(run=TEXT, created=TIME, row=st.integers(0, 2**62))
+@given(run=ID, created=TIME, row=st.integers(0, 2**63 - 1))
 def test_inspector_cursors_are_the_old_bytes_and_round_trip(run, created, row):
     text = inspector.encode_cursor((run, created, row))
     assert text == _old([run, created, row], True)
@@ -44,3 +45,126 @@ def test_inspector_cursors_are_the_old_bytes_and_round_trip(run, created, row):
 def test_anything_else_is_one_typed_error(bad):
     with pytest.raises(InvalidArgument, match="not a listing cursor"):
         cursors.decode_cursor(bad, (cursors.NUMBER, cursors.TEXT, cursors.TEXT, cursors.TEXT), "not a listing cursor")
+
+
+# -- forged cursors (attacker's trial): every field checked for its type and range, in the one decoder -----------
+
+def _b64(text: str) -> str:
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
+@pytest.fixture
+def listed(tmp_path, clock):
+    from scratchfs import ScratchStore
+    with ScratchStore(tmp_path / "root", clock=clock) as store:
+        scope = store.scope("r", "a")
+        for i in range(5):
+            clock.advance(1)
+            scope.scratch_write(f"k{i}", "v")
+        scope.spill(b"x" * 100)
+        yield store, scope
+
+
+def _listings(store, scope):
+    """Every listing that takes a cursor: the scratchpad's and the run's pages, the MCP tool, the CLI inspector's
+    and the web inspector's listing and fsck (name -> call(cursor) -> a page or a raised error)."""
+    from click.testing import CliRunner
+    from starlette.testclient import TestClient
+
+    from scratchfs.api.contract import ScratchTools
+    from scratchfs.cli import main
+    from scratchfs.web import create_app
+
+    tools = ScratchTools(scope)
+    web = TestClient(create_app(store, "t" * 24), headers={"Authorization": "Bearer " + "t" * 24})
+    root = str(store.root)
+
+    def cli(*args):
+        result = CliRunner().invoke(main, ["--root", root, *args], catch_exceptions=True)
+        if result.exception is not None and not isinstance(result.exception, SystemExit):
+            raise result.exception
+        if result.exit_code == 2:  # a usage error: one line on stderr
+            assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
+            raise InvalidArgument(result.stderr)
+        assert result.exit_code == 0, (result.exit_code, result.output)
+        return result
+
+    def get(path, **params):
+        reply = web.get(path, params=params)
+        assert reply.status_code in (200, 400), (reply.status_code, reply.text)
+        if reply.status_code == 400:
+            raise InvalidArgument(reply.json()["error"]["message"])
+        return reply.json()
+
+    def tool(cursor):
+        reply = tools.call("scratch_list", {"cursor": cursor})
+        if "error" in reply:
+            raise InvalidArgument(reply["error"])
+        return reply
+
+    return {
+        "scratch_page": lambda c: scope.scratch_page(cursor=c),
+        "list_page_for_run": lambda c: store.list_page_for_run("r", cursor=c),
+        "scratch_list tool": tool,
+        "inspector fsck": lambda c: inspector.fsck(store, after=c),
+        "inspector iter_entries": lambda c: list(inspector.iter_entries(store, store.now(),
+                                                                        after=inspector.decode_cursor(c))),
+        "cli ls": lambda c: cli("ls", "--after", c),
+        "web entries": lambda c: get("/api/runs/r/scratch", cursor=c),
+        "web fsck": lambda c: get("/api/fsck", after=c),
+    }
+
+
+FORGED = {
+    "lone surrogate key": '[1,"a","scratch","\\ud800"]',
+    "lone surrogate agent": '[1,"\\udc00","scratch","k1"]',
+    "lone surrogate run": '["\\ud800", 1.0, 1]',
+    "row id past 2**63": '["r", 1.0, 99999999999999999999999]',
+    "row id below -2**63": '["r", 1.0, -99999999999999999999999]',
+    "NaN time": '[NaN,"a","scratch","k1"]',
+    "Infinity time": '[Infinity,"a","scratch","k1"]',
+    "1e400 time": '[1e400,"a","scratch","k1"]',
+    "huge int time": '[' + "9" * 400 + ',"a","scratch","k1"]',
+    "NaN inspector time": '["r", NaN, 1]',
+    "-Infinity inspector time": '["r", -Infinity, 1]',
+    "empty agent": '[1,"","scratch","k1"]',
+    "control character in key": '[1,"a","scratch","k\\u0000"]',
+    "unknown kind": '[1,"a","blob","k1"]',
+    "empty run": '["", 1.0, 1]',
+}
+
+
+@pytest.mark.parametrize("name", sorted(FORGED))
+def test_a_forged_cursor_is_one_typed_error_in_every_listing(listed, name):
+    store, scope = listed
+    for where, call in _listings(store, scope).items():
+        with pytest.raises(InvalidArgument, match=r"not a (listing )?cursor") as err:
+            call(_b64(FORGED[name]))
+        assert "Unicode" not in str(err.value) and "Overflow" not in str(err.value), where
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12)
+    | st.sampled_from(["a", "r", "k1", "scratch", "handle", "\ud800", "\udfff", ""]),
+    lambda inner: st.lists(inner, max_size=3), max_leaves=6)
+
+
+NEAR_NUMBER = st.integers() | st.floats() | st.sampled_from([2**63, -(2**63) - 1, 10**400, 1e308])
+NEAR_TEXT = (st.sampled_from(["a", "r", "k1", "scratch", "handle", "", "\ud800", "k\udfff", "\x00"])
+             | st.text(st.characters(), max_size=8))
+NEAR_LISTING = st.tuples(NEAR_NUMBER, NEAR_TEXT, NEAR_TEXT, NEAR_TEXT).map(list)
+NEAR_INSPECTOR = st.tuples(NEAR_TEXT, NEAR_NUMBER, NEAR_NUMBER).map(list)
+
+
+@given(values=st.lists(JSON_VALUES, max_size=5) | NEAR_LISTING | NEAR_INSPECTOR)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_any_json_array_as_a_cursor_is_a_page_or_invalid_argument(listed, values):
+    store, scope = listed
+    text = json.dumps(values)  # NaN, Infinity and lone surrogates written as Python's json writes them
+    for where, call in _listings(store, scope).items():
+        try:
+            call(_b64(text))
+        except InvalidArgument:
+            pass
+        except Exception as exc:
+            pytest.fail(f"{where}: {text!r} raised {type(exc).__name__}: {exc}")

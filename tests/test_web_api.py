@@ -500,3 +500,24 @@ def test_json_tree_gives_every_number_as_written(store, client):
     assert str(children["z"]["value"]) == "-0.0"
     root = json_tree(scope, handle, "/big")
     assert (root["value"], root["text"]) == (None, "1E+400")
+
+
+@pytest.mark.parametrize(("path", "name", "value", "bounds"), [
+    ("read", "offset", "9" * 26, "between 0 and 999999999999999999"),
+    ("read", "length", "1" + "0" * 400, "between 1 and 65536"),
+    ("/api/fsck", "limit", str(10**23), "between 1 and"),
+    ("/api/fsck", "limit", "0", "between 1 and"),
+    ("/api/runs/run-1/scratch", "limit", "99999999999999999999", "between 1 and 1000"),
+    ("/api/stats", "soon", "9" * 30, "between 0 and"),
+    ("tree", "limit", "1000000000000000000000", "between 1 and 500"),
+])
+def test_an_out_of_range_integer_is_called_out_of_range_with_the_range(store, client, path, name, value, bounds):
+    """Attacker's trial: ``offset=99999999999999999999999999`` was 'offset must be an integer'."""
+    handle = store.scope("run-1", "agent-1").spill(b'{"a": 1}' * 2000).handle
+    if not path.startswith("/"):
+        path = f"/api/runs/run-1/agents/agent-1/handles/{handle}/{path}"
+    reply = client.get(path, params={name: value})
+    assert reply.status_code == 400
+    message = reply.json()["error"]["message"]
+    assert message.startswith(f"{name} is out of range: ") and bounds in message, message
+    assert "must be an integer" in client.get(path, params={name: "1x"}).json()["error"]["message"]

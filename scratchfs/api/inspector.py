@@ -156,7 +156,7 @@ def decode_cursor(text: str) -> tuple[str, float, int]:
     Raises:
         InvalidArgument: not such a cursor.
     """
-    run, created, row = cursors.decode_cursor(text, (cursors.TEXT, cursors.NUMBER, cursors.INTEGER),
+    run, created, row = cursors.decode_cursor(text, (cursors.ID, cursors.NUMBER, cursors.INTEGER),
                                               "not a cursor printed by scratchfs")
     return run, created, row  # type: ignore[return-value]
 

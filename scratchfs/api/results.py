@@ -275,7 +275,7 @@ def decode_cursor(cursor: str | None) -> tuple[float, str, str, str] | None:
     return created, agent, kind, key  # type: ignore[return-value]
 
 
-_POSITION = (cursors.NUMBER, cursors.TEXT, cursors.TEXT, cursors.TEXT)
+_POSITION = (cursors.NUMBER, cursors.ID, cursors.KIND, cursors.KEY)
 
 
 __all__ = [

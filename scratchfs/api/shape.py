@@ -28,6 +28,7 @@ from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.structure.html_worker import decode_as, page_codec
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.engine.structure.toplevel import TopEntry, TopLevel, top_level
+from scratchfs.foundation import text as texts
 from scratchfs.foundation.text import GREP_LINE_PATTERN, GREP_RUN_PATTERN, grep_files, grep_runs, newline_pairs
 
 SAMPLE_BYTES = 512 * 1024
@@ -89,6 +90,7 @@ def _kib(size: int) -> str:
 
 
 def _clip(text: str, limit: int = MAX_SHAPE_CHARS) -> str:
+    text = texts.utf8_text(text)  # a JSON key or value's lone surrogate as its escape
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -232,7 +234,7 @@ def _value(value: object) -> str:
     if isinstance(value, list):
         return f"array({len(value)})"
     if isinstance(value, str):
-        return "str" if len(value) < 200 else f"str({_kib(len(value.encode('utf-8')))})"
+        return "str" if len(value) < 200 else f"str({_kib(len(value.encode('utf-8', 'surrogatepass')))})"
     if value is None:
         return "null"
     return type(value).__name__
@@ -266,7 +268,7 @@ def _fitted(head: str, value: object) -> str:
             body = body[1:-1]
         text = f"{head}{body}"
         if len(text) <= MAX_SHAPE_CHARS:
-            return text
+            return _clip(text)
     return _clip(text)
 
 

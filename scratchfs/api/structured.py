@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from scratchfs.api.entries import reading
-from scratchfs.api.misfit import explain_jq_misfit, text_misfit
+from scratchfs.api.misfit import explain_jq_misfit, fitting_reads, text_misfit
 from scratchfs.api.results import render_call
 from scratchfs.engine.segments import token_of
 from scratchfs.engine.structure import (
@@ -109,9 +109,8 @@ class StructureReads:
                 entry=entry_identity(handle, blob)))
         except BadRecord as exc:
             if self.content_type == "json" and exc.record == 1 and " is not JSON: " in str(exc):
-                what, fits, example = _READS["json"]  # a document over several lines: its first line is no record
-                raise InvalidArgument(f"{handle} holds {what} (content type json) over several lines, which a record= "
-                                      f"read does not parse: read it with {fits}= ({example})") from None
+                raise InvalidArgument(f"{handle} holds one JSON document (content type json) over several lines, "
+                                      f"which a record= read does not parse: {fitting_reads('json')}") from None
             raise BadRecord(f"{exc}; {way_past(handle, exc, records, jq, call_budget)}", exc.record, exc.offset,
                             exc.length) from None
 
@@ -186,9 +185,7 @@ class StructureReads:
         return self._page(handle, read)
 
 
-_READS = {"json": ("one JSON document", "jq", 'e.g. jq=".", jq="keys", jq=".items[0]"'),
-          "jsonl": ("JSON lines", "record", "e.g. record=1; jq= with it filters each record"),
-          "csv": ("a CSV/TSV table", "row", "e.g. row=1; columns= with it picks some")}
+_READS = {"json": ("one JSON document",), "jsonl": ("JSON lines",), "csv": ("a CSV/TSV table",)}
 _REFUSED = {"json": {"row"}, "jsonl": {"row"}, "csv": {"jq", "record"}}
 # (record= on a JSON document is read: a document on one line is one record; over several lines, its first line is
 # no JSON and the read says to use jq=)
@@ -201,9 +198,8 @@ def check_kind(content_type: str | None, read: str, handle: str) -> None:
     (``text``, ``log``, unknown: ``None``) is read and its parse decides. Raises InvalidArgument naming the read that
     fits; returns None otherwise."""
     if content_type in _REFUSED and read in _REFUSED[content_type]:
-        what, fits, example = _READS[content_type]
-        raise InvalidArgument(f"{handle} holds {what} (content type {content_type}), which a {read}= read does not "
-                              f"parse: read it with {fits}= ({example})")
+        raise InvalidArgument(f"{handle} holds {_READS[content_type][0]} (content type {content_type}), which a "
+                              f"{read}= read does not parse: {fitting_reads(content_type)}")
 
 
 def way_past(handle: str, bad: BadRecord, records: int, jq: str | None, budget: int | None = None) -> str:

@@ -24,6 +24,7 @@ from scratchfs.cli.app import (
     resolve_root,
     root_option,
     scope_options,
+    warn,
     with_store,
 )
 from scratchfs.foundation.errors import CorruptBlob, StorageError
@@ -85,7 +86,7 @@ def ls(store: ScratchStore, run_id: str | None, agent_id: str | None, limit: int
         _print_page([], 0, False, store, title, run_id is None, single=True)
     if more is not None:
         sys.stdout.flush()
-        click.echo(f"scratchfs: {_entries(limit)} shown; more with --after {more}", err=True)
+        warn(f"{_entries(limit)} shown; more with --after {more}")
 
 
 def _entries(count: int) -> str:
@@ -234,7 +235,7 @@ def load(store: ScratchStore, run_id: str, agent_id: str, folder: str, tool: str
         also = f"; also skipped {rest} that are not regular files" if rest else ""
         raise StorageError(f"loaded {len(stubs)} files; could not load {len(failed)}: {_named(failed)}{also}")
     if skipped:
-        click.echo(f"scratchfs: skipped {len(skipped)} that are not regular files: {_named(skipped)}", err=True)
+        warn(f"skipped {len(skipped)} that are not regular files: {_named(skipped)}")
 
 
 def _decoded(name: str) -> str:

@@ -23,7 +23,7 @@ from scratchfs.api.store import ScratchStore
 from scratchfs.foundation.checks import check_seconds, check_ttl
 from scratchfs.foundation.errors import InvalidArgument, ScratchError, StorageError
 from scratchfs.foundation.limits import DEFAULT_TTL, MAX_TTL
-from scratchfs.foundation.text import is_digits
+from scratchfs.foundation.text import is_digits, one_line
 
 EXIT_CODES_HELP = """\b
 Exit codes:
@@ -87,13 +87,13 @@ class ScratchGroup(click.Group):
                 raise StorageError("standard output is closed")  # an I/O failure up front, not output lost
             return super().invoke(ctx)
         except ScratchError as exc:
-            click.echo(f"scratchfs: {exc.kind}: {exc}", err=True)
+            warn(f"{exc.kind}: {exc}")
             ctx.exit(exc.exit_code)
         except BrokenPipeError:
             sys.stderr.close()  # the reader went away (e.g. `| head`): not an error worth a line
             ctx.exit(0)
         except OSError as exc:
-            click.echo(f"scratchfs: storage: {exc.strerror or exc}", err=True)
+            warn(f"storage: {exc.strerror or exc}")
             ctx.exit(4)
         except KeyboardInterrupt:  # past click's main, which prints a blank line first; a terminal's ^C echo ended
             if sys.stderr is not None and sys.stderr.isatty():
@@ -105,10 +105,16 @@ class _Interrupted(BaseException):
     """SIGINT in a command: one line, ``scratchfs: interrupted``, exit 130."""
 
 
+def warn(message: str) -> None:
+    """Print ``scratchfs: <message>`` on stderr as one line, always (:func:`~scratchfs.foundation.text.one_line`:
+    a newline, NUL or terminal escape in a message -- a CSV header's, a file name's -- is written as its escape)."""
+    click.echo(f"scratchfs: {one_line(str(message))}", err=True)
+
+
 def fail(message: str, code: int) -> None:
-    """Print ``scratchfs: <message>`` on stderr and exit with ``code``."""
+    """Print ``scratchfs: <message>`` on stderr (:func:`warn`) and exit with ``code``."""
     try:
-        click.echo(f"scratchfs: {message}", err=True)
+        warn(message)
     finally:
         sys.exit(code)
 
@@ -277,4 +283,4 @@ INPUT_ARGUMENT = click.argument("source", type=click.File("rb", lazy=False), def
 
 __all__ = ["EXIT_CODES_HELP", "INPUT_ARGUMENT", "TTL_OPTION", "Integer", "ScratchGroup", "Terminated", "echo_json",
            "fail", "global_option", "handle_termination", "json_accepted", "main", "resolve_root", "resolve_scope",
-           "root_option", "scope_options", "stdout_bytes", "with_store"]
+           "root_option", "scope_options", "stdout_bytes", "warn", "with_store"]

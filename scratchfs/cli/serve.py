@@ -20,7 +20,7 @@ import sys
 import click
 
 from scratchfs.api.store import ScratchStore
-from scratchfs.cli.app import Integer, main, resolve_root
+from scratchfs.cli.app import Integer, main, resolve_root, warn
 from scratchfs.foundation.errors import InvalidArgument, StorageError
 
 DEFAULT_PORT = 8765
@@ -97,7 +97,7 @@ def serve_command(root: str | None, host: str, port: int, token: str | None, all
                    else f"scratchfs inspector: {url}")
         sys.stdout.flush()
         mode = "deletes allowed" if allow_delete else "read-only"
-        click.echo(f"scratchfs: serving {store.root} ({mode}); Ctrl-C stops", err=True)
+        warn(f"serving {store.root} ({mode}); Ctrl-C stops")
         if not _is_loopback(host):
             click.echo(f"scratchfs: warning: {host} is not a loopback address; anyone who can reach it and has the "
                        "token can read the store", err=True)

@@ -6,12 +6,12 @@ import sys
 
 import click
 
-from scratchfs.cli.app import Integer, Seconds, global_option, main, resolve_root, root_option
+from scratchfs.cli.app import Integer, Seconds, global_option, main, resolve_root, root_option, warn
 from scratchfs.foundation.limits import DEFAULT_TTL, SPILL_THRESHOLD_BYTES, SWEEP_INTERVAL
 
 
 def _missing_mcp(exc: ImportError) -> None:
-    click.echo(f"scratchfs: missing dependency: {exc}", err=True)
+    warn(f"missing dependency: {exc}")
     sys.exit(2)
 
 

@@ -31,6 +31,7 @@ from scratchfs.cli.app import (
     root_option,
     scope_options,
     stdout_bytes,
+    warn,
     with_store,
 )
 from scratchfs.foundation.errors import InvalidArgument
@@ -109,8 +110,8 @@ def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, as
     out.write(result.data)
     out.flush()
     if result.next_call is not None:
-        click.echo(f"scratchfs: {len(result.data)} bytes from offset {result.offset}; {result.remaining} bytes "
-                   f"follow; next: {shell_next(result, run_id, agent_id, str(store.root))}", err=True)
+        warn(f"{len(result.data)} bytes from offset {result.offset}; {result.remaining} bytes follow; next: "
+             f"{shell_next(result, run_id, agent_id, str(store.root))}")
 
 
 def shell_next(result: Slice | LineSlice, run_id: str, agent_id: str, root: str) -> str:

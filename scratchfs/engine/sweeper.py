@@ -266,7 +266,9 @@ def _drop_rows_without_files(index: Index, blobs: Blobs, cursor: _Cursor, limit:
 def _agent_dirs(blobs: Blobs, cursor: _Cursor) -> Iterator[tuple[str, str | None]]:
     """``(run directory, agent directory)`` names in name order, starting after the cursor and wrapping around once;
     each run directory also once with ``None`` after its agents (for removing it when empty). Links and files are
-    skipped; a directory that cannot be listed is skipped."""
+    skipped; a directory that cannot be listed is skipped. The cursor is read once, at the start: the caller moves
+    it as it goes (a cursor read at the end named the last directory given, whose run's agents came twice)."""
+    after_run, after_agent = cursor.run, cursor.agent
 
     def agents(run: str) -> list[str]:
         try:
@@ -275,17 +277,17 @@ def _agent_dirs(blobs: Blobs, cursor: _Cursor) -> Iterator[tuple[str, str | None
             return []
 
     runs = [name for name, mode in blobs.list_parts(("runs",)) if stat.S_ISDIR(mode)]
-    start = bisect.bisect_left(runs, cursor.run) if cursor.run else 0
+    start = bisect.bisect_left(runs, after_run) if after_run else 0
     for i in list(range(start, len(runs))) + list(range(start)):
         run = runs[i]
         for agent in agents(run):
-            if i == start and cursor.agent and run == cursor.run and agent <= cursor.agent:
+            if i == start and after_agent and run == after_run and agent <= after_agent:
                 continue
             yield run, agent
         yield run, None
-    if start < len(runs) and cursor.agent and runs[start] == cursor.run:  # the cursor run's first agents, last
+    if start < len(runs) and after_agent and runs[start] == after_run:  # the cursor run's first agents, last
         for agent in agents(runs[start]):
-            if agent <= cursor.agent:
+            if agent <= after_agent:
                 yield runs[start], agent
 
 

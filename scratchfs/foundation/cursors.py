@@ -14,16 +14,57 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 
+from scratchfs.foundation import checks
 from scratchfs.foundation.errors import InvalidArgument
 
 NUMBER = "number"
-"""A type of :func:`decode_cursor`: an int or a float (a bool is neither), returned as a float."""
+"""A type of :func:`decode_cursor`: a finite int or float (a bool is neither; ``NaN``, ``Infinity`` and ``1e400``,
+which JSON reads as infinite, are refused), returned as a float."""
 INTEGER = "integer"
-"""A type of :func:`decode_cursor`: an int (a bool is not one)."""
+"""A type of :func:`decode_cursor`: an int (a bool is not one) within SQLite's 64-bit range."""
 TEXT = "text"
-"""A type of :func:`decode_cursor`: a string."""
+"""A type of :func:`decode_cursor`: a string that is UTF-8 text (no lone surrogate, which ``\\ud800`` writes)."""
+ID = "id"
+"""A type of :func:`decode_cursor`: a run id or agent id (:func:`scratchfs.foundation.checks.check_run_id`)."""
+KEY = "key"
+"""A type of :func:`decode_cursor`: a scratchpad key or a handle (:func:`scratchfs.foundation.checks.check_key`)."""
+KIND = "kind"
+"""A type of :func:`decode_cursor`: an entry's kind, ``"handle"`` or ``"scratch"``."""
+
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def _number(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(value)
+    return float(value)  # an int past a double's range raises OverflowError (an ArithmeticError)
+
+
+def _integer(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not _INT64[0] <= value <= _INT64[1]:
+        raise ValueError(value)
+    return value
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str):
+        raise ValueError(value)
+    value.encode("utf-8")  # a lone surrogate: UnicodeEncodeError (a ValueError)
+    return value
+
+
+def _kind(value: object) -> str:
+    if value not in ("handle", "scratch"):
+        raise ValueError(value)
+    return str(value)
+
+
+_CHECK: dict[str, Callable[[object], object]] = {
+    NUMBER: _number, INTEGER: _integer, TEXT: _text, ID: checks.check_run_id, KEY: checks.check_key, KIND: _kind}
+"""Each type's check: the value as the cursor gives it, or ValueError (InvalidArgument is one)."""
 
 
 def encode_cursor(values: Sequence[object], *, ascii_only: bool = False) -> str:
@@ -35,12 +76,13 @@ def encode_cursor(values: Sequence[object], *, ascii_only: bool = False) -> str:
 
 
 def decode_cursor(cursor: object, types: Sequence[str], error: str) -> list[object]:
-    """The values of a cursor of :func:`encode_cursor`, checked: as many as ``types``, each of its type
-    (:data:`NUMBER` returned as a float, :data:`INTEGER`, :data:`TEXT`).
+    """The values of a cursor of :func:`encode_cursor`, checked: as many as ``types``, each of its type and range
+    (:data:`NUMBER` returned as a float, :data:`INTEGER`, :data:`TEXT`, :data:`ID`, :data:`KEY`, :data:`KIND`) --
+    the one place every field of a listing or inspector cursor is checked, so no forged value reaches a query.
 
     Raises:
-        InvalidArgument: not text, not base64 of a JSON array of those types; the message is ``error``, then the
-            cursor's first 60 characters.
+        InvalidArgument: not text, not base64 of a JSON array of those types, or a value out of its type's range
+            (see each type); the message is ``error``, then the cursor's first 60 characters.
     """
     try:
         if not isinstance(cursor, str):
@@ -48,14 +90,9 @@ def decode_cursor(cursor: object, types: Sequence[str], error: str) -> list[obje
         values = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("utf-8"))
         if not isinstance(values, list) or len(values) != len(types):
             raise ValueError(cursor)
-        out: list[object] = []
-        for value, kind in zip(values, types, strict=True):
-            if isinstance(value, bool) or not isinstance(value, {NUMBER: (int, float), INTEGER: int, TEXT: str}[kind]):
-                raise ValueError(cursor)
-            out.append(float(value) if kind == NUMBER else value)
-        return out
-    except (ValueError, TypeError, binascii.Error, UnicodeDecodeError, RecursionError, MemoryError):
+        return [_CHECK[kind](value) for value, kind in zip(values, types, strict=True)]
+    except (ValueError, TypeError, ArithmeticError, binascii.Error, RecursionError, MemoryError):
         raise InvalidArgument(f"{error}: {str(cursor)[:60]!r}") from None
 
 
-__all__ = ["INTEGER", "NUMBER", "TEXT", "decode_cursor", "encode_cursor"]
+__all__ = ["ID", "INTEGER", "KEY", "KIND", "NUMBER", "TEXT", "decode_cursor", "encode_cursor"]

@@ -69,6 +69,26 @@ def decode_or_none(data: bytes) -> str | None:
         return None
 
 
+def utf8_text(text: str) -> str:
+    """``text`` with each lone surrogate (a JSON text's ``\\ud800``, which no UTF-8 carries) written as its escape,
+    so that it can be written as UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+_NOT_ONE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
+
+def one_line(text: str) -> str:
+    """``text`` as one printable line: each control character (C0, DEL, C1: newlines, NUL, the ESC of a terminal
+    escape), line or paragraph separator and lone surrogate written as its Python escape (``\\n``, ``\\x00``,
+    ``\\x1b``, ``\\u2028``, ``\\ud800``)."""
+    return _NOT_ONE_LINE.sub(lambda found: repr(found.group())[1:-1], text)
+
+
 def quote(text: str) -> str:
     """``text`` as a JSON string literal (non-ASCII kept as is), for calls written out for a model: exactly
     ``json.dumps(text, ensure_ascii=False)``, by the C encoder it calls (without building an encoder per call)."""
@@ -136,5 +156,5 @@ def grep_files(head: bytes, paths: set[bytes], sample: bytes) -> int:
 
 
 __all__ = ["GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "decode_or_none", "grep_files", "grep_runs", "is_digits",
-           "json_string_bytes", "newline_pairs", "quote", "utf8_lead_length", "utf8_partial_tail", "utf8_prefix",
-           "utf8_suffix_start"]
+           "json_string_bytes", "newline_pairs", "one_line", "quote", "utf8_lead_length", "utf8_partial_tail",
+           "utf8_prefix", "utf8_suffix_start", "utf8_text"]

@@ -40,6 +40,7 @@ from scratchfs.api.inspector import (
 )
 from scratchfs.api.scope import Scope
 from scratchfs.api.store import ScratchStore
+from scratchfs.api.tools import TOOL_SPECS
 from scratchfs.engine.protocols import Entry
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import InvalidArgument, NotFound, ScratchError
@@ -56,7 +57,9 @@ MAX_PAGE = 1000
 DEFAULT_PAGE = 100
 """Entries per page when no ``limit`` is given."""
 
-_INT_RE = re.compile(r"-?[0-9]{1,18}\Z")
+_INT_RE = re.compile(r"-?[0-9]+\Z")
+_INT_DIGITS = 18
+_INT_MAX = 10**_INT_DIGITS - 1
 
 
 def error_response(exc: ScratchError) -> JSONResponse:
@@ -110,9 +113,22 @@ def _query(request: Request, allowed: Iterable[str], repeatable: tuple[str, ...]
     return out
 
 
-def _int(value: str, name: str) -> int:
+def _int(value: str, name: str, low: int = -_INT_MAX, high: int = _INT_MAX, tool: str | None = None) -> int:
+    """The integer a query parameter writes (decimal digits, an optional ``-``), in ``[low, high]`` (``tool``: the
+    range the tool's schema gives the argument ``name``, where it gives one; only a number of more than 18 digits is
+    refused here, the tool checks the others with the words it says them in over MCP).
+
+    Raises:
+        InvalidArgument: not an integer ("must be an integer"), or out of the range ("is out of range", naming it).
+    """
     if not _INT_RE.match(value):
         raise InvalidArgument(f"{name} must be an integer: {checks.shorten(value)}")
+    if tool is not None:
+        schema = TOOL_SPECS[tool].input_schema["properties"].get(name, {})
+        low, high = schema.get("minimum", low), schema.get("maximum", high)
+    huge = len(value.lstrip("-").lstrip("0")) > _INT_DIGITS
+    if huge or (tool is None and not low <= int(value) <= high):
+        raise InvalidArgument(f"{name} is out of range: {checks.shorten(value)} is not between {low} and {high}")
     return int(value)
 
 
@@ -173,9 +189,7 @@ def run_entries(request: Request, run: str) -> dict[str, Any]:
     counts the entries after the page (one ``COUNT`` by the index; an index without it, by going on with the same
     walk, not a second listing)."""
     q = _query(request, ("cursor", "limit", "agent", "kind"))
-    limit = _int(q.get("limit", str(DEFAULT_PAGE)), "limit")
-    if not 1 <= limit <= MAX_PAGE:
-        raise InvalidArgument(f"limit must be 1 to {MAX_PAGE}: {limit}")
+    limit = _int(q.get("limit", str(DEFAULT_PAGE)), "limit", 1, MAX_PAGE)
     agent = checks.check_agent_id(q["agent"]) if "agent" in q else None
     kind = q.get("kind")
     if kind not in (None, "handle", "scratch"):
@@ -228,7 +242,7 @@ def handle_read(request: Request, run: str, agent: str, handle: str) -> dict[str
     args: dict[str, Any] = {"handle": handle}
     for name, value in q.items():
         if name in READ_INTS:
-            args[name] = _int(value, name)
+            args[name] = _int(value, name, tool="read_handle")
         elif name == "ignore_case":
             args[name] = _bool(value, name)
         else:
@@ -243,8 +257,9 @@ def handle_tree(request: Request, run: str, agent: str, handle: str) -> dict[str
     q = _query(request, ("path", "offset", "limit"))
     store = _store(request)
     _find(store, run, agent, "handle", handle)
-    return structure.json_tree(store.scope(run, agent), handle, q.get("path", ""), _int(q.get("offset", "0"), "offset"),
-                               _int(q.get("limit", "200"), "limit"))
+    return structure.json_tree(store.scope(run, agent), handle, q.get("path", ""),
+                               _int(q.get("offset", "0"), "offset", 0),
+                               _int(q.get("limit", "200"), "limit", 1, structure.MAX_CHILDREN))
 
 
 def handle_table(request: Request, run: str, agent: str, handle: str) -> dict[str, Any]:
@@ -252,8 +267,8 @@ def handle_table(request: Request, run: str, agent: str, handle: str) -> dict[st
     q = _query(request, ("row", "rows"))
     store = _store(request)
     _find(store, run, agent, "handle", handle)
-    return structure.csv_table(store.scope(run, agent), handle, _int(q.get("row", "0"), "row"),
-                               _int(q.get("rows", "100"), "rows"))
+    return structure.csv_table(store.scope(run, agent), handle, _int(q.get("row", "0"), "row", 0),
+                               _int(q.get("rows", "100"), "rows", 1, structure.MAX_ROWS))
 
 
 def handle_text(request: Request, run: str, agent: str, handle: str) -> dict[str, Any]:
@@ -262,8 +277,9 @@ def handle_text(request: Request, run: str, agent: str, handle: str) -> dict[str
     q = _query(request, ("offset", "length"))
     store = _store(request)
     _find(store, run, agent, "handle", handle)
-    return structure.html_text(store.scope(run, agent), handle, _int(q.get("offset", "0"), "offset"),
-                               _int(q.get("length", str(structure.MAX_TEXT_BYTES)), "length"))
+    most = structure.MAX_TEXT_BYTES
+    return structure.html_text(store.scope(run, agent), handle, _int(q.get("offset", "0"), "offset", 0),
+                               _int(q.get("length", str(most)), "length", 1, most))
 
 
 def scratch_meta(request: Request, run: str, agent: str) -> dict[str, Any]:
@@ -280,7 +296,7 @@ def scratch_read(request: Request, run: str, agent: str) -> dict[str, Any]:
     args: dict[str, Any] = {"key": q.get("key")}
     for name in ("offset", "length"):
         if name in q:
-            args[name] = _int(q[name], name)
+            args[name] = _int(q[name], name, tool="scratch_read")
     return ScratchTools(_store(request).scope(run, agent)).call("scratch_read", args)
 
 
@@ -291,9 +307,7 @@ def stats_view(request: Request) -> dict[str, Any]:
     expired but not swept yet; aggregated by the index (:func:`~scratchfs.api.inspector.stats_in_sql`), as
     ``scratchfs stats`` does."""
     q = _query(request, ("run", "soon"))
-    soon = float(_int(q.get("soon", str(int(DEFAULT_SOON))), "soon"))
-    if soon < 0:
-        raise InvalidArgument(f"soon must not be negative: {soon}")
+    soon = float(_int(q.get("soon", str(int(DEFAULT_SOON))), "soon", 0))
     store = _store(request)
     now = store.now()
     run = checks.check_run_id(q["run"]) if "run" in q else None
@@ -317,9 +331,7 @@ def fsck_view(request: Request) -> dict[str, Any]:
     q = _query(request, ("deep", "limit", "after"))
     store = _store(request)
     deep = _bool(q.get("deep", "true"), "deep")
-    limit = _int(q.get("limit", str(FSCK_ENTRIES)), "limit")
-    if not 1 <= limit <= MAX_FSCK_ENTRIES:
-        raise InvalidArgument(f"limit must be 1 to {MAX_FSCK_ENTRIES}: {limit}")
+    limit = _int(q.get("limit", str(FSCK_ENTRIES)), "limit", 1, MAX_FSCK_ENTRIES)
     after = q.get("after")
     if after is not None:
         decode_cursor(after)  # a bad cursor is a 400 before any work

@@ -71,7 +71,7 @@ TREE = _obj({"handle": _STR, "path": _STR, "type": _STR, "count": _INT, "offset"
              "children": {"type": "array", "items": _obj({"key": {"type": ["string", "integer"]}, "path": _STR,
                                                           "type": _STR}, {"count": _INT, "value": {}, "text": _STR,
                                                                           "cut": {"type": "boolean"}})}},
-            {"value": {}, "text": _STR, "cut": {"type": "boolean"}})
+            {"value": {}, "text": _STR, "cut": {"type": "boolean"}, "note": _STR})
 TABLE = _obj({"handle": _STR, "columns": {"type": "array", "items": _STR}, "row": _INT,
               "rows": {"type": "array", "items": {"type": "array", "items": _STR}}, "total_rows": _INT,
               "next_row": _NULLABLE_INT, "partial": {"type": "boolean"}})

@@ -33,7 +33,7 @@ from typing import Any
 
 from scratchfs.api.scope import Scope
 from scratchfs.engine.structure import MAX_HTML_BYTES
-from scratchfs.engine.structure.numbers import exact_float
+from scratchfs.engine.structure.numbers import exact_float, replace_lone_surrogates
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import MAX_READ_BYTES
 from scratchfs.foundation.text import is_digits, utf8_lead_length, utf8_partial_tail
@@ -95,13 +95,15 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def _parse_json(scope: Scope, handle: str) -> Any:
+def _parse_json(scope: Scope, handle: str) -> tuple[Any, str | None]:
+    """The document and its first lone surrogate escape (``None``: none); each such escape is read as U+FFFD."""
     data, size = read_bounded(scope, handle)
     if size > MAX_STRUCTURE_BYTES:
         raise InvalidArgument(f"the entry is {size:,} bytes, more than the {MAX_STRUCTURE_BYTES:,} a JSON tree "
                               "parses; read it by lines or search it")
     try:
-        return json.loads(data.decode("utf-8-sig"), parse_constant=_refuse_constant, parse_float=_real)
+        text, escape = replace_lone_surrogates(data.decode("utf-8-sig"))  # no UTF-8 carries a lone surrogate
+        return json.loads(text, parse_constant=_refuse_constant, parse_float=_real), escape
     except UnicodeDecodeError:
         raise InvalidArgument("the entry is not UTF-8 text, so not JSON") from None
     except ValueError as exc:
@@ -179,7 +181,8 @@ def json_tree(scope: Scope, handle: str, pointer: str = "", offset: int = 0, lim
     count | value, cut?, text?}], next_offset}`` (``count``: children of an object or array; ``text``: the
     decimal digits of an integer beyond 2**53, which a JavaScript number would round, and of a number no double
     is (``1e400``: ``value`` null; ``1.00000000000000000001``: ``value`` its nearest double); ``next_offset``: the
-    child index to list next, ``null`` when all were listed; a scalar node has its ``value`` and ``text`` too).
+    child index to list next, ``null`` when all were listed; a scalar node has its ``value`` and ``text`` too;
+    ``note``: the document holds lone surrogate escapes (``"\\ud800"``), shown as U+FFFD).
 
     Raises:
         InvalidArgument: not JSON, larger than :data:`MAX_STRUCTURE_BYTES`, a bad pointer, offset or limit.
@@ -189,9 +192,12 @@ def json_tree(scope: Scope, handle: str, pointer: str = "", offset: int = 0, lim
         raise InvalidArgument(f"limit must be 1 to {MAX_CHILDREN}: {limit}")
     if offset < 0:
         raise InvalidArgument(f"offset must not be negative: {offset}")
-    document = _cached(scope, handle, "json", lambda: _parse_json(scope, handle))
+    document, escape = _cached(scope, handle, "json", lambda: _parse_json(scope, handle))
     node = resolve(document, pointer)
     result: dict[str, Any] = {"handle": handle, "path": pointer, "type": _type(node)}
+    if escape is not None:
+        result["note"] = (f"the document holds lone surrogate escapes (e.g. {escape}), which no UTF-8 text can "
+                          "carry: the tree shows each as U+FFFD (\ufffd)")
     if isinstance(node, dict):
         items: list[tuple[str | int, Any]] = list(node.items())[offset : offset + limit]
     elif isinstance(node, list):

@@ -31,7 +31,12 @@ import jq
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.structure.jq_worker import run_jq
 from scratchfs.engine.structure.jsonstream import path_page
-from scratchfs.engine.structure.numbers import numbers_note
+from scratchfs.engine.structure.numbers import (
+    LoneSurrogateScan,
+    numbers_note,
+    replace_lone_surrogates,
+    surrogate_note,
+)
 from scratchfs.engine.structure.paging import (
     ContentSource,
     CursorKey,
@@ -201,10 +206,11 @@ def _fill(page: ItemPage, found: tuple[list[Any], dict[int, str], set[int], str 
           keep: Callable[[int, str], None], cursor: str | None) -> ItemPage:
     """``page`` filled from output ``index`` (``chars`` into it) with what :func:`_outputs` ``found``: its note, and
     the outputs given as text listed in ``as_text`` (:func:`~scratchfs.engine.structure.paging.with_as_text`).
+    ``found``'s fourth is the page's note (numbers a double cannot hold, lone surrogate escapes) or ``None``.
     Raises InvalidArgument: a ``cursor`` (the page's, if any) that names no output that follows."""
-    outputs, texts, as_text, imprecise = found
-    if imprecise is not None:
-        page.extra["note"] = numbers_note(imprecise)
+    outputs, texts, as_text, note = found
+    if note is not None:
+        page.extra["note"] = note
     candidates: list[tuple[int, str]] = []  # (index on the page, text) of outputs given as text
 
     def numbered() -> Iterator[tuple[int, Any, bool]]:
@@ -233,14 +239,28 @@ def _outputs(source: ContentSource, filter: str, limit: int, deadline: float, pa
              ) -> tuple[list[Any], dict[int, str], set[int], str | None]:
     """The first ``limit`` outputs of the filter, by jq (only those a page from ``page`` = ``(first output,
     characters into it, budget)`` uses; in the dict, the JSON texts of the ones too large for a page whole and of
-    those holding a number no Python value holds exactly, whose numbers are in the set), or by streaming a path
-    past the bound; and a number of the document a double cannot hold when the filter is not a path (it may
-    compute with it), else ``None``."""
+    those holding a number no Python value holds exactly, whose numbers are in the set); and the page's note: a
+    number of the document a double cannot hold when the filter is not a path (it may compute with it), lone
+    surrogate escapes read as U+FFFD, else ``None``."""
     program = compile_filter(filter, limit)
     check = parse_path(filter) is None
-    outputs, texts, as_text, imprecise = _run(program, read_whole(source, MAX_JQ_DOCUMENT_BYTES, "jq"), deadline,
-                                              (*page, check))
-    return outputs, texts, set(as_text), imprecise
+    data, escape = _replaced(read_whole(source, MAX_JQ_DOCUMENT_BYTES, "jq"))
+    outputs, texts, as_text, imprecise = _run(program, data, deadline, (*page, check))
+    notes = ([numbers_note(imprecise)] if imprecise is not None else []) + (
+        [surrogate_note(escape, "the document", True)] if escape is not None else [])
+    return outputs, texts, set(as_text), " ".join(notes) or None
+
+
+def _replaced(data: bytes) -> tuple[bytes, str | None]:
+    """The document with its lone surrogate escapes written as U+FFFD's (jq refuses a lone high one and reads a lone
+    low one as U+FFFD without a word), and the first of them (``None``: none, the bytes unchanged)."""
+    if LoneSurrogateScan().feed(data, final=True) is None:
+        return data, None
+    try:
+        text, escape = replace_lone_surrogates(data.decode("utf-8"))
+    except UnicodeDecodeError:  # the worker says it is not UTF-8
+        return data, None
+    return text.encode("utf-8"), escape
 
 
 def _run(program: Any, data: bytes, deadline: float, page: tuple[int, int, int, bool],

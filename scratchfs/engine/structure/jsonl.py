@@ -15,7 +15,13 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from scratchfs.engine.structure.jsondoc import compile_filter, jq_message, parse_path, run_jq_checked
-from scratchfs.engine.structure.numbers import load_exact, numbers_note
+from scratchfs.engine.structure.numbers import (
+    load_exact,
+    lone_surrogate,
+    numbers_note,
+    replace_lone_surrogates,
+    surrogate_note,
+)
 from scratchfs.engine.structure.paging import (
     STOP,
     ContentSource,
@@ -84,7 +90,7 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
     number, offset, out_index, chars = _start(source, record, cursor, key, jq is None)
     program = compile_filter(jq, 1_000_000) if jq is not None else None
     candidates: list[tuple[int, str]] = []  # (index on the page, text) of items given as their JSON text
-    note: list[str] = []  # the note on numbers a double cannot hold, once seen
+    note: list[str] = []  # the notes on numbers a double cannot hold and lone surrogate escapes, each once seen
 
     def cursor_of(position: tuple[int, int, int], skip: int) -> str:
         return encode_cursor((*position, skip), key)
@@ -94,12 +100,11 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
         note.clear()
         if program is None:
             page = ItemPage("records", number)
-            items = _values(source, number, offset, lambda text: candidates.append((len(page.items), text)))
+            items = _values(source, number, offset, lambda text: candidates.append((len(page.items), text)), note)
             return fill_items(page, items, chars, room, records, lambda pos, skip: cursor_of((pos[0], pos[1], 0), skip))
         page = ItemPage("results", out_index + 1, extra={"record": number})
         outputs = _outputs(program, source, number, offset, out_index, records, time.monotonic() + timeout,
-                           lambda text: candidates.append((len(page.items), text)),
-                           note if parse_path(jq) is None else None)
+                           lambda text: candidates.append((len(page.items), text)), note, parse_path(jq) is None)
         return fill_items(page, outputs, chars, room, 1_000_000, cursor_of)
 
     return with_as_text(fill, budget, candidates, note)
@@ -157,11 +162,12 @@ def _records(source: ContentSource, number: int, offset: int) -> Iterator[tuple[
         number += 1
 
 
-def _values(source: ContentSource, number: int, offset: int, as_text: Callable[[str], None],
+def _values(source: ContentSource, number: int, offset: int, as_text: Callable[[str], None], note: list[str],
             ) -> Iterator[tuple[tuple[int, int], Any, bool]]:
-    """The records from ``number`` (at ``offset``), a record holding a number no value holds exactly as its text
-    (told to ``as_text`` first); a bad record after some were given ends the page there (its cursor meets the error
-    on the next read), so the records before it are not lost."""
+    """The records from ``number`` (at ``offset``), a record holding a number no value holds exactly or a lone
+    surrogate escape (a character no UTF-8 carries: :func:`~scratchfs.engine.structure.numbers.lone_surrogate`, the
+    first one noted in ``note``) as its text (told to ``as_text`` first); a bad record after some were given ends the
+    page there (its cursor meets the error on the next read), so the records before it are not lost."""
     given = False
     try:
         for at, start, value, _length, text, exact in _records(source, number, offset):
@@ -169,6 +175,9 @@ def _values(source: ContentSource, number: int, offset: int, as_text: Callable[[
                 yield (at, start), value, False
             else:
                 text = text.strip()
+                escape = lone_surrogate(text)
+                if escape is not None and not note:
+                    note.append(surrogate_note(escape, f"record {at}", False))
                 as_text(text)
                 yield (at, start), text, True
             given = True
@@ -178,11 +187,13 @@ def _values(source: ContentSource, number: int, offset: int, as_text: Callable[[
         yield (exc.record, exc.offset), STOP, False
 
 
-def _batches(source: ContentSource, number: int, offset: int, records: int,
+def _batches(source: ContentSource, number: int, offset: int, records: int, note: list[str],
              ) -> Iterator[list[tuple[int, int, Any, int]]]:
     """Lists of ``(number, byte offset, text, length)``; see below."""
     """The first ``records`` records from ``number`` in lists of at most :data:`_BATCH_RECORDS` records and about
-    :data:`_BATCH_BYTES` bytes (one worker call each), then ``[]`` if a record is left after them."""
+    :data:`_BATCH_BYTES` bytes (one worker call each), then ``[]`` if a record is left after them. A record's lone
+    surrogate escapes are written as U+FFFD's (jq refuses a lone high one and reads a lone low one as U+FFFD without
+    a word); the note on the first is put in ``note``."""
     batch: list[tuple[int, int, Any, int]] = []
     size = 0
     for read, (at, start, _value, length, text, _exact) in enumerate(_records(source, number, offset)):
@@ -191,6 +202,10 @@ def _batches(source: ContentSource, number: int, offset: int, records: int,
                 yield batch
             yield [(at, start, STOP, 0)]  # the page's record limit: the next page starts here
             return
+        if _exact is False:
+            text, escape = replace_lone_surrogates(text)
+            if escape is not None and not any(n.startswith("record") for n in note):
+                note.append(surrogate_note(escape, f"record {at}", True))
         batch.append((at, start, text, length))
         size += length
         if len(batch) >= _BATCH_RECORDS or size >= _BATCH_BYTES:
@@ -201,15 +216,16 @@ def _batches(source: ContentSource, number: int, offset: int, records: int,
 
 
 def _outputs(program: Any, source: ContentSource, number: int, offset: int, out_index: int, records: int,
-             deadline: float, as_text: Callable[[str], None], note: list[str] | None,
+             deadline: float, as_text: Callable[[str], None], note: list[str], numbers: bool,
              ) -> Iterator[tuple[tuple[int, int, int], Any, bool]]:
     """The filter's outputs from output ``out_index`` of record ``number`` (at ``offset``), an output holding a
-    number no value holds exactly as its JSON text (told to ``as_text`` first); with ``note`` (a list), the note on
-    the first number of the records a double cannot hold is put in it. A bad record after some outputs were given
-    ends the page there (see :func:`_values`)."""
+    number no value holds exactly as its JSON text (told to ``as_text`` first); the notes go in ``note``:
+    :func:`_batches`' and, with ``numbers`` (a filter that may compute), the one on the first number of the records a
+    double cannot hold. A bad record after some outputs were given ends the page there (see :func:`_values`)."""
     given = False
     try:
-        for item in _run_outputs(program, source, number, offset, out_index, records, deadline, as_text, note):
+        for item in _run_outputs(program, source, number, offset, out_index, records, deadline, as_text, note,
+                                 numbers):
             yield item
             given = True
     except BadRecord as exc:
@@ -219,17 +235,17 @@ def _outputs(program: Any, source: ContentSource, number: int, offset: int, out_
 
 
 def _run_outputs(program: Any, source: ContentSource, number: int, offset: int, out_index: int, records: int,
-                 deadline: float, as_text: Callable[[str], None], note: list[str] | None,
+                 deadline: float, as_text: Callable[[str], None], note: list[str], numbers: bool,
                  ) -> Iterator[tuple[tuple[int, int, int], Any, bool]]:
-    for batch in _batches(source, number, offset, records):
+    for batch in _batches(source, number, offset, records, note):
         if batch[0][2] is STOP:
             yield (batch[0][0], batch[0][1], 0), STOP, False
             return
-        status, detail = run_jq_checked(program, "records", ([text for _, _, text, _ in batch], note is not None
-                                                             and not note), deadline,
+        check = numbers and not any(n.startswith("the document") for n in note)  # no numbers note yet
+        status, detail = run_jq_checked(program, "records", ([text for _, _, text, _ in batch], check), deadline,
                                         "fewer records per page (records=) or a simpler filter")
         failed, message, done = detail if status == "error" else (None, "", detail[0])
-        if status == "ok" and detail[1] is not None and note is not None and not note:
+        if status == "ok" and detail[1] is not None and check:
             note.append(numbers_note(detail[1]))
         for (at, start, _text, _length), outputs in zip(batch, done, strict=False):  # a page may fill before a failure
             for index, (output, is_text) in enumerate(outputs):

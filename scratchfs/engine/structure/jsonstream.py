@@ -46,7 +46,7 @@ from scratchfs.engine.structure.jsonscan import (
     scalar_text,
     utf8_text,
 )
-from scratchfs.engine.structure.numbers import dump_decimal, load_exact
+from scratchfs.engine.structure.numbers import dump_decimal, load_exact, lone_surrogate
 from scratchfs.engine.structure.paging import (
     ContentSource,
     CursorKey,
@@ -244,8 +244,9 @@ class _Walk:
 
 def _output(raw: bytes | None, budget: int, offset: int) -> tuple[Any, bool, bool]:
     """``(item, is_text, exact)`` of an output as a page gives it (as the jq read of the document would): its value,
-    or -- when it holds a number no Python value holds exactly (``exact`` False), is longer than the page, or is
-    nested deeper than Python parses -- jq's compact JSON text of it (numbers canonical: ``1e400`` -> ``1E+400``)."""
+    or -- when it holds a number no Python value holds exactly or a lone surrogate escape (``exact`` False), is
+    longer than the page, or is nested deeper than Python parses -- jq's compact JSON text of it (numbers canonical:
+    ``1e400`` -> ``1E+400``; a lone surrogate as its ``\\ud800`` escape)."""
     if raw is None:
         return None, False, True
     text = utf8_text(raw, offset)
@@ -255,6 +256,10 @@ def _output(raw: bytes | None, budget: int, offset: int) -> tuple[Any, bool, boo
         return text, True, False
     except ValueError as exc:
         raise not_json(offset, str(exc)) from None
+    if "\\u" in text and lone_surrogate(text) is not None:  # valid JSON that no UTF-8 carries: its text, escaped
+        exact = json.loads(text, parse_float=Decimal, parse_int=Decimal)
+        escaped = dump_decimal(exact).encode("utf-8", "backslashreplace").decode("utf-8")
+        return escaped.replace("\x7f", "\\u007f"), True, False
     if inexact is None and len(text) <= budget:
         return value, False, True
     exact = json.loads(text, parse_float=Decimal, parse_int=Decimal)

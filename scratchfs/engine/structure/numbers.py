@@ -17,7 +17,15 @@ import re
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["dump_decimal", "exact_float", "exact_value", "imprecise_number", "load_exact", "numbers_note"]
+__all__ = ["LoneSurrogateScan", "dump_decimal", "exact_float", "exact_value", "imprecise_number", "load_exact",
+           "lone_surrogate", "numbers_note", "replace_lone_surrogates", "surrogate_note"]
+
+_ESCAPES = (r"(?<!\\)(?:\\\\)*(?:\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+            r"|\\u([dD][89a-fA-F][0-9a-fA-F]{2}))")
+"""A surrogate escape of a JSON text (after an even run of backslashes: ``\\\\ud800`` is an escaped backslash and
+text): a pair (one match), or a lone one (group 1). Found left to right, a match never starts inside another."""
+_ESCAPE = re.compile(_ESCAPES)
+_ESCAPE_BYTES = re.compile(_ESCAPES.encode())
 
 _SUSPECT = re.compile(r"[0-9](?:[0-9.]{15}|[eE][-+]?[0-9]{3})")
 """What a number a double cannot hold exactly must contain: 16 significant digits, or a large or tiny exponent (one
@@ -69,17 +77,68 @@ def _refuse_constant(name: str) -> Any:
 
 def load_exact(text: str) -> tuple[Any, str | None]:
     """``(value, None)``: ``json.loads(text)`` whose numbers are each the number the text writes (``-0`` read as
-    ``-0.0``); or ``(approximate value, literal)`` with the first number literal the value cannot hold exactly.
+    ``-0.0``); or ``(approximate value, literal)`` with the first number literal the value cannot hold exactly, or
+    else the first lone surrogate escape (:func:`lone_surrogate`: the value holds a character no UTF-8 carries).
 
     Raises:
         ValueError: the text is not JSON (``NaN`` and ``Infinity`` included: they are not JSON). RecursionError:
             nested deeper than the parser goes.
     """
     if not _suspect(text):
-        return json.loads(text, parse_constant=_refuse_constant), None
-    hooks = _Hooks()
-    value = json.loads(text, parse_int=hooks.integer, parse_float=hooks.real, parse_constant=_refuse_constant)
-    return value, hooks.inexact
+        value, inexact = json.loads(text, parse_constant=_refuse_constant), None
+    else:
+        hooks = _Hooks()
+        value = json.loads(text, parse_int=hooks.integer, parse_float=hooks.real, parse_constant=_refuse_constant)
+        inexact = hooks.inexact
+    return value, inexact or (lone_surrogate(text) if "\\u" in text else None)
+
+
+def lone_surrogate(text: str) -> str | None:
+    """The first lone surrogate escape (``\\ud800``: valid JSON text, but no UTF-8 text carries the character it
+    writes) of the JSON ``text``, or ``None``."""
+    return next(("\\u" + found.group(1) for found in _ESCAPE.finditer(text) if found.group(1)), None)
+
+
+def replace_lone_surrogates(text: str) -> tuple[str, str | None]:
+    """``(text, first)``: the JSON ``text`` with each lone surrogate escape written as ``\\ufffd`` (U+FFFD, the
+    replacement character), and the first one replaced (``None``: none, the text unchanged)."""
+    first = lone_surrogate(text)
+    if first is None:
+        return text, None
+    return _ESCAPE.sub(lambda found: found.group(0)[:-6] + "\\ufffd" if found.group(1) else found.group(0), text), first
+
+
+def surrogate_note(escape: str, where: str, jq: bool) -> str:
+    """The note of a page whose ``where`` (e.g. ``"the document"``) holds the lone surrogate escape ``escape``:
+    given to jq as U+FFFD (``jq``), or the value holding it given as its JSON text."""
+    how = "jq reads each such escape as U+FFFD (\\ufffd)" if jq else "a value holding it is given as its JSON text"
+    return f"{where} holds a lone surrogate escape ({escape}), which no UTF-8 text can carry: {how}"
+
+
+class LoneSurrogateScan:
+    """Finds the first lone surrogate escape of a JSON document fed in pieces (bytes, in order)."""
+
+    def __init__(self) -> None:
+        self.carry = b""
+        self.at = 0  # the byte offset of ``carry``
+
+    def feed(self, data: bytes, final: bool = False) -> int | None:
+        """The byte offset of the first lone surrogate escape of what was fed so far (``final``: all of it; else an
+        escape near the end, which the next piece may pair or complete, is kept for it), or ``None``."""
+        buf = self.carry + data
+        last = 0
+        for found in _ESCAPE_BYTES.finditer(buf):
+            if found.group(1) and not final and found.end() + 6 > len(buf):
+                self.carry, self.at = buf[found.start():], self.at + found.start()  # its pair may follow
+                return None
+            if found.group(1):
+                return self.at + found.end() - 6
+            last = found.end()
+        start = len(buf) if final else max(last, len(buf) - 6)
+        while start > last and buf[start - 1] == 0x5C:  # from the start of a run of backslashes: an escape's start
+            start -= 1
+        self.carry, self.at = buf[start:], self.at + start
+        return None
 
 
 def imprecise_number(text: str) -> str | None:

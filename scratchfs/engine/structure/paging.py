@@ -371,14 +371,14 @@ def with_as_text(fill: Callable[[int], ItemPage], budget: int, candidates: list[
                  note: list[str] | None = None) -> ItemPage:
     """The page ``fill(room)`` makes within ``budget`` bytes, with ``extra["as_text"]``: the indexes (from 0) of its
     items given as their JSON text (a string) because they hold a number no JSON value here holds exactly, and
-    ``extra["note"]``: ``note[0]`` when ``fill`` put a note there as it read. ``fill`` empties ``candidates`` (and
+    ``extra["note"]``: the notes ``fill`` put in ``note`` as it read. ``fill`` empties ``candidates`` (and
     ``note``) and appends ``(index on the page, text)`` before it offers such an item (the page's length then);
     those the page kept are listed. When they do not fit beside the page, the page is made again with room for
     them (they can only shorten)."""
 
     def finish(page: ItemPage) -> ItemPage:
         shown = [i for i, text in candidates if i < len(page.items) and page.items[i] is text]
-        extra = {"note": note[0]} if note else {}
+        extra = {"note": " ".join(note)} if note else {}
         if shown:
             extra["as_text"] = shown
         page.extra = {**extra, **page.extra}

@@ -13,6 +13,7 @@ The standard library's reader is the reference here and costs no dependency.
 from __future__ import annotations
 
 import csv
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -128,8 +129,10 @@ def _select(header: list[str], columns: object) -> list[int] | None:
         elif isinstance(column, str) and column in header:
             picked.append(header.index(column))
         else:
-            names = ", ".join(header[:20])[:300]
-            raise InvalidArgument(f"no column {str(column)[:60]!r}; the columns are: {names}")
+            names = json.dumps(header[:20], ensure_ascii=False)  # quoted and escaped, as the header is given
+            names = names if len(names) <= 300 else names[:299] + "…"
+            raise InvalidArgument(f"no column {json.dumps(str(column)[:60], ensure_ascii=False)}; the "
+                                  f"{len(header):,} columns are: {names}")
     return picked
 
 
