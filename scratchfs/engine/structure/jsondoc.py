@@ -24,6 +24,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import ijson
@@ -31,7 +32,7 @@ import jq
 
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.structure.jq_worker import run_jq
-from scratchfs.engine.structure.numbers import dump_decimal, exact_value, numbers_note
+from scratchfs.engine.structure.numbers import dump_decimal, exact_value, load_exact, numbers_note
 from scratchfs.engine.structure.paging import (
     ContentSource,
     CursorKey,
@@ -56,8 +57,34 @@ MAX_JQ_DOCUMENT_BYTES = 64 * 1024 * 1024
 MAX_FILTER_CHARS = limits.MAX_FILTER_CHARS
 """Longest jq filter, in characters."""
 
-_CUT_CHARS = 64 * 1024 * 1024
-_CUT: LRU[str, str] = LRU(16, max_weight=_CUT_CHARS, weigh=len, max_item_weight=_CUT_CHARS)  # outputs cut across pages
+_RUN_CHARS = 64 * 1024 * 1024
+"""Most characters of jq output texts kept for the next pages, over all reads (a run heavier is not kept)."""
+_MORE_CHARS = 16 * 1024 * 1024
+"""Characters of output texts a jq run takes beyond what its page uses, for the next pages."""
+_MORE_OUTPUTS = 100_000
+"""Outputs a jq run may give past the first its page shows (the filter's ``limit``, rounded up)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Run:
+    """The JSON texts of a filter's outputs from output ``start`` (from 0) that one jq run gave (``chars``: their
+    characters); ``more``: outputs may follow that were not taken; ``error``: jq's message at the output after them
+    (the filter fails there); ``imprecise``: as :func:`_run` gives it."""
+
+    start: int
+    texts: tuple[str, ...]
+    chars: int
+    more: bool
+    error: str | None
+    imprecise: str | None
+
+    def holds(self, index: int) -> bool:
+        """True when a page from output ``index`` can be made from these texts (or ends with them)."""
+        return self.start <= index and (index < self.start + len(self.texts) or not self.more)
+
+
+_RUNS: LRU[str, _Run] = LRU(16, max_weight=_RUN_CHARS, weigh=lambda run: run.chars, max_item_weight=_RUN_CHARS)
+"""Each read's last jq run (by blob token and filter): its next pages slice it, the filter is not run again."""
 _PREFIX = "def env: {}; {} as $ENV | "
 _STEP_RE = re.compile(
     r'\.?\[(\d+)\]|\.?\[\]|\.([A-Za-z_][A-Za-z0-9_]*)|\.?\["((?:[^"\\]|\\.)*)"\]|\."((?:[^"\\]|\\.)*)"')
@@ -150,98 +177,138 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
         return encode_cursor((number, skip), key)
 
     index, chars = decode_cursor(cursor, 2, key) if cursor is not None else (0, 0)
-    page = ItemPage("results", index + 1)
-    if chars and cache_key is not None:
-        text = _CUT.get(f"jq:{cache_key}:{index}:{filter}")
-        if text is not None:  # the rest of an output cut on an earlier page: no need to run the filter
-            whole = fill_items(page, iter([(index, text, True)]), chars, budget, 1, cursor_of)
-            if whole.cursor is not None:
-                return whole
-            index, chars = index + 1, 0
-            page = ItemPage("results", index, part=whole.part)
-    found = _outputs(source, filter, index + min(max_results, budget) + 1, time.monotonic() + timeout,
-                     (index, chars, budget))
+    if source.size > MAX_JQ_DOCUMENT_BYTES:
+        found = _streamed(source, filter, index, index + min(max_results, budget) + 1)
+        return _fill(ItemPage("results", index + 1), found, index, chars, budget, max_results, cursor_of, cursor)
+    run_key = None if cache_key is None else f"jq:{cache_key}:{filter}"
+    run = None if run_key is None or cursor is None else _RUNS.get(run_key)
+    while True:
+        ran = run is None or not run.holds(index)
+        if ran:  # a new read, or a page past the texts kept: run the filter from this page's first output
+            run = _run(source, filter, index, (chars, budget, max_results), time.monotonic() + timeout)
+            if run_key is not None:
+                _RUNS.put(run_key, run)
+        found = (*_page_of(run, index, chars, budget, max_results), run.imprecise, run.error)
+        page = _fill(ItemPage("results", index + 1), found, index, chars, budget, max_results, cursor_of, cursor,
+                     run.more and not ran)
+        if page is not None:
+            return page
+        run = None  # the texts kept ended before the page did and more may follow
 
-    def keep(number: int, text: str) -> None:
-        if cache_key is not None:
-            _CUT.put(f"jq:{cache_key}:{number}:{filter}", text)
 
-    return _fill(page, found, index, chars, budget, max_results, cursor_of, keep, cursor)
+def _page_of(run: _Run, index: int, chars: int, budget: int, max_results: int,
+             ) -> tuple[list[Any], dict[int, str], set[int]]:
+    """From a ``run``, the outputs a page of ``budget`` bytes from output ``index`` (``chars`` characters into it)
+    can use, as values (from ``index`` on; ``None`` for one given as text); the JSON texts of those given as text:
+    those that cannot fit a page whole (the page cuts their text: the pieces are jq's text, every digit kept) and
+    those holding a number a Python value cannot hold exactly (:func:`~.numbers.load_exact`) or nested deeper than
+    Python parses (their numbers, the third, are shown as a string). Parses only what the page may show."""
+    outputs: list[Any] = []
+    texts: dict[int, str] = {}
+    as_text: set[int] = set()
+    cost = 0
+    for number in range(max(index, run.start), run.start + len(run.texts)):
+        text = run.texts[number - run.start]
+        value = None
+        if len(text) > budget:  # its text is cut into pieces: no value needed
+            texts[number] = text
+        else:
+            try:
+                value, inexact = load_exact(text)
+            except RecursionError:  # deeper than Python's parser goes: its text is given
+                inexact = "deep"
+            if inexact is not None:
+                as_text.add(number)
+                texts[number] = text
+        outputs.append(value)
+        cost += len(text) - (chars if number == index else 0) + 1  # about its UTF-8 bytes and a comma
+        if cost > budget or len(outputs) > max_results:
+            break
+    return outputs, texts, as_text
 
 
-def _fill(page: ItemPage, found: tuple[list[Any], dict[int, str], set[int], str | None], index: int, chars: int,
-          budget: int, max_results: int, cursor_of: Callable[[int, int], str],
-          keep: Callable[[int, str], None], cursor: str | None) -> ItemPage:
-    """``page`` filled from output ``index`` (``chars`` into it) with what :func:`_outputs` ``found``: its note, and
-    the outputs given as text listed in ``as_text`` (:func:`~scratchfs.engine.structure.paging.with_as_text`).
-    Raises InvalidArgument: a ``cursor`` (the page's, if any) that names no output that follows."""
-    outputs, texts, as_text, imprecise = found
+def _fill(page: ItemPage, found: tuple[list[Any], dict[int, str], set[int], str | None, str | None], index: int,
+          chars: int, budget: int, max_results: int, cursor_of: Callable[[int, int], str], cursor: str | None,
+          partial: bool = False) -> ItemPage | None:
+    """``page`` filled from output ``index`` (``chars`` into it) with what was ``found``: the outputs from ``index``
+    (values; those given as text by number in the dict, those holding numbers no Python value holds in the set),
+    the note on a number a double cannot hold and jq's error after the outputs, if any; the outputs given as text
+    listed in ``as_text`` (:func:`~scratchfs.engine.structure.paging.with_as_text`). ``None`` when the outputs end
+    before the page does and ``partial`` says more may follow them.
+
+    Raises InvalidArgument: jq's error, when the page reaches it; a ``cursor`` (the page's, if any) that names no
+    output that follows."""
+    outputs, texts, as_text, imprecise, error = found
     if imprecise is not None:
         page.extra["note"] = numbers_note(imprecise)
     candidates: list[tuple[int, str]] = []  # (index on the page, text) of outputs given as text
 
     def numbered() -> Iterator[tuple[int, Any, bool]]:
-        for number, value in enumerate(outputs):
-            if number >= index:
-                text = texts.get(number)
-                if number in as_text:
-                    candidates.append((len(page.items), text))
-                yield (number, value, False) if text is None else (number, text, True)
-
-    started = page.part  # the end of an output cut on the last page, when the page starts with it
+        for number, value in enumerate(outputs, index):
+            text = texts.get(number)
+            if number in as_text:
+                candidates.append((len(page.items), text))
+            yield (number, value, False) if text is None else (number, text, True)
 
     def fill(room: int) -> ItemPage:
         candidates.clear()
-        page.items, page.part = [], started
-        return fill_items(page, numbered(), chars, room, max_results, cursor_of, keep)
+        page.items, page.part = [], None
+        return fill_items(page, numbered(), chars, room, max_results, cursor_of)
 
     page = with_as_text(fill, budget, candidates)
+    if page.cursor is None and partial:
+        return None
+    if page.cursor is None and error is not None:
+        raise InvalidArgument(f"jq: {jq_message(error)}")
     if cursor is not None and not page.items and page.part is None:  # a cursor always names an output that follows
         raise InvalidArgument(f"cursor {cursor[:40]!r} names output {index + 1:,}, past the filter's last: start the "
                               "read again without a cursor")
     return page
 
 
-def _outputs(source: ContentSource, filter: str, limit: int, deadline: float, page: tuple[int, int, int],
-             ) -> tuple[list[Any], dict[int, str], set[int], str | None]:
-    """The first ``limit`` outputs of the filter, by jq (only those a page from ``page`` = ``(first output,
-    characters into it, budget)`` uses; in the dict, the JSON texts of the ones too large for a page whole and of
-    those holding a number no Python value holds exactly, whose numbers are in the set), or by streaming a path
-    past the bound; and a number of the document a double cannot hold when the filter is not a path (it may
-    compute with it), else ``None``."""
-    if source.size > MAX_JQ_DOCUMENT_BYTES:
-        steps = parse_path(filter) if isinstance(filter, str) else None
-        if steps is None:
-            raise InvalidArgument(
-                f"the document is {source.size / 2**20:.0f} MiB, over the {MAX_JQ_DOCUMENT_BYTES // 2**20} MiB bound "
-                "for jq filters; past it only path filters stream (e.g. '.items[3].name', '.items[].id')")
-        outputs, texts, as_text = [], {}, set()
-        for number, value in enumerate(_limited(stream_path(source, steps), limit)):
-            exact = exact_value(value)
-            if exact is None:
-                outputs.append(None)
-                texts[number] = dump_decimal(value)
-                as_text.add(number)
-            else:
-                outputs.append(exact)
-        return outputs, texts, as_text, None
+def _streamed(source: ContentSource, filter: str, index: int, limit: int,
+              ) -> tuple[list[Any], dict[int, str], set[int], None, None]:
+    """The outputs from ``index`` to ``limit`` (from 0, not included) of a path filter over a document past the jq
+    bound, by streaming, as :func:`_fill` takes them (values from ``index``; numbers no Python value holds as their
+    text, by number). Raises
+    InvalidArgument: a filter that is not a path."""
+    steps = parse_path(filter) if isinstance(filter, str) else None
+    if steps is None:
+        raise InvalidArgument(
+            f"the document is {source.size / 2**20:.0f} MiB, over the {MAX_JQ_DOCUMENT_BYTES // 2**20} MiB bound "
+            "for jq filters; past it only path filters stream (e.g. '.items[3].name', '.items[].id')")
+    outputs, texts, as_text = [], {}, set()
+    for number, value in enumerate(_limited(stream_path(source, steps), limit)):
+        exact = exact_value(value)
+        if exact is None:
+            outputs.append(None)
+            texts[number] = dump_decimal(value)
+            as_text.add(number)
+        else:
+            outputs.append(exact)
+    return outputs[index:], texts, as_text, None, None
+
+
+def _run(source: ContentSource, filter: str, index: int, need: tuple[int, int, int], deadline: float) -> _Run:
+    """jq's outputs of ``filter`` from output ``index``: those a page from there uses (``need`` = ``(characters
+    into the first, budget, most outputs)``) and up to :data:`_MORE_CHARS` characters more, for the next pages,
+    taken in a bounded time (:func:`~scratchfs.engine.structure.jq_worker.run_jq`; half the time left at most);
+    with a number of the document a double cannot hold when the filter is not a path (it may compute with it), else
+    ``None``."""
+    limit = (index // _MORE_OUTPUTS + 2) * _MORE_OUTPUTS
     program = compile_filter(filter, limit)
-    check = parse_path(filter) is None
-    outputs, texts, as_text, imprecise = _run(program, read_whole(source, MAX_JQ_DOCUMENT_BYTES, "jq"), deadline,
-                                              (*page, check))
-    return outputs, texts, set(as_text), imprecise
-
-
-def _run(program: Any, data: bytes, deadline: float, page: tuple[int, int, int, bool],
-         ) -> tuple[list, dict[int, str], list[int], str | None]:
-    status, detail = run_jq_checked(program, "page", (data, *page), deadline,
-                                    "a simpler filter (select early, avoid range/repeat/recursion), or a path read "
-                                    "such as '.items[3]'")
+    data = read_whole(source, MAX_JQ_DOCUMENT_BYTES, "jq")
+    more = (_MORE_CHARS, max(0.0, deadline - time.monotonic()) / 2)
+    status, detail = run_jq_checked(program, "page", (data, index, need, more, parse_path(filter) is None),
+                                    deadline, "a simpler filter (select early, avoid range/repeat/recursion), or a "
+                                    "path read such as '.items[3]'")
     if status == "utf8":
         raise InvalidArgument(f"the document is not UTF-8 text: {detail}")
     if status == "error":
         raise InvalidArgument(f"jq: {jq_message(detail)}")
-    return detail
+    texts, stopped, error, imprecise = detail
+    return _Run(index, tuple(texts), sum(map(len, texts)), stopped or index + len(texts) >= limit, error,
+                imprecise)
 
 
 def run_jq_checked(program: Any, mode: str, data: Any, deadline: float, advice: str) -> tuple[str, Any]:
