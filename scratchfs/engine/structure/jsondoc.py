@@ -145,8 +145,9 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
         cursor: ``page.cursor`` of the previous page of the same filter, or ``None`` for the first.
         budget_bytes: most UTF-8 bytes of ``json.dumps(page.to_dict())`` (compact), 256 to 65536.
         max_results: most outputs per page.
-        cache_key: names the content (a blob token): the text of an output cut across pages is kept under it, so
-            the next pages of that output do not run the filter again.
+        cache_key: names the content (a blob token): the JSON texts of the outputs a run gave (the page's and up to
+            :data:`_MORE_CHARS` characters more) are kept under it and the filter; a page with a ``cursor`` inside
+            them slices them, the filter is not run again. A read without a cursor always runs the filter.
         timeout: seconds (wall clock) the filter may run, in a worker killed at the limit (:mod:`.jq_worker`).
         entry: the entry's identity its cursors are bound to (:class:`~scratchfs.engine.structure.paging.CursorKey`;
             with the filter and the size): a cursor of another entry, filter or read is refused.
@@ -180,20 +181,26 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
     if source.size > MAX_JQ_DOCUMENT_BYTES:
         found = _streamed(source, filter, index, index + min(max_results, budget) + 1)
         return _fill(ItemPage("results", index + 1), found, index, chars, budget, max_results, cursor_of, cursor)
-    run_key = None if cache_key is None else f"jq:{cache_key}:{filter}"
-    run = None if run_key is None or cursor is None else _RUNS.get(run_key)
-    while True:
-        ran = run is None or not run.holds(index)
-        if ran:  # a new read, or a page past the texts kept: run the filter from this page's first output
-            run = _run(source, filter, index, (chars, budget, max_results), time.monotonic() + timeout)
-            if run_key is not None:
-                _RUNS.put(run_key, run)
-        found = (*_page_of(run, index, chars, budget, max_results), run.imprecise, run.error)
-        page = _fill(ItemPage("results", index + 1), found, index, chars, budget, max_results, cursor_of, cursor,
-                     run.more and not ran)
+    kept = None if cache_key is None or cursor is None else _RUNS.get(f"jq:{cache_key}:{filter}")
+    if kept is not None and kept.holds(index):  # a page inside the texts a run of this read kept
+        page = _fill(ItemPage("results", index + 1), _found(kept, index, chars, budget, max_results), index, chars,
+                     budget, max_results, cursor_of, cursor, kept.more)
         if page is not None:
-            return page
-        run = None  # the texts kept ended before the page did and more may follow
+            return page  # else they ended before the page did, and more may follow: run the filter from here
+    run = _run(source, filter, index, (chars, budget, max_results), time.monotonic() + timeout)
+    if cache_key is not None:
+        _RUNS.put(f"jq:{cache_key}:{filter}", run)
+    page = _fill(ItemPage("results", index + 1), _found(run, index, chars, budget, max_results), index, chars,
+                 budget, max_results, cursor_of, cursor)
+    assert page is not None  # not partial: the run went on from this page
+    return page
+
+
+def _found(run: _Run, index: int, chars: int, budget: int, max_results: int,
+           ) -> tuple[list[Any], dict[int, str], set[int], str | None, str | None]:
+    """What :func:`_fill` takes from a ``run`` for a page from output ``index``: :func:`_page_of`'s three, the
+    run's note and its error."""
+    return (*_page_of(run, index, chars, budget, max_results), run.imprecise, run.error)
 
 
 def _page_of(run: _Run, index: int, chars: int, budget: int, max_results: int,
