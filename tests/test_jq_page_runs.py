@@ -12,6 +12,7 @@ import re
 import jq
 import pytest
 
+from scratchfs import InvalidArgument
 from scratchfs.api.contract import ScratchTools
 from scratchfs.engine.structure import BytesSource, jq_page, jsondoc
 
@@ -93,3 +94,20 @@ def test_pages_past_the_texts_kept_run_jq_again_from_there(monkeypatch, fixture_
     text = sum(len(t) for t in jq.compile(".shapes[] | tojson").input_text(data.decode()).all())
     assert 2 <= len(worker_calls) <= text // 50_000 + 2
     assert worker_calls == sorted(worker_calls) and len(set(worker_calls)) == len(worker_calls)
+
+
+@pytest.mark.parametrize("keep", [None, "errors"])
+def test_a_filter_that_fails_after_some_outputs_shows_them_then_fails_on_the_next_page(keep):
+    data = BytesSource(b"[1, 2, 3, 4]")
+    flt = '.[] | if . == 3 then error("three") else . end'
+    first = jq_page(data, flt, budget_bytes=256, max_results=1, cache_key=keep)
+    second = jq_page(data, flt, first.cursor, budget_bytes=256, max_results=1, cache_key=keep)
+    assert (first.items, second.items) == ([1], [2])
+    with pytest.raises(InvalidArgument, match="jq: three"):
+        jq_page(data, flt, second.cursor, budget_bytes=256, max_results=1, cache_key=keep)
+    whole = jq_page(data, flt, budget_bytes=4096, cache_key=keep)
+    assert whole.items == [1, 2] and whole.cursor is not None
+    with pytest.raises(InvalidArgument, match="jq: three"):
+        jq_page(data, flt, whole.cursor, budget_bytes=4096, cache_key=keep)
+    with pytest.raises(InvalidArgument, match="jq: three"):
+        jq_page(data, '.[] | if . == 1 then error("three") else . end', budget_bytes=4096, cache_key=keep)

@@ -162,10 +162,10 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
         (arithmetic, comparisons, sorting) with doubles.
 
     Raises:
-        InvalidArgument: a filter that does not compile or fails (jq's message), a document that is not JSON or not
-            UTF-8 (the parser's message), a bad cursor (edited, of another entry, filter or read, or naming no
-            output of this one) or budget, or a document over :data:`MAX_JQ_DOCUMENT_BYTES` with a filter that is
-            not a path.
+        InvalidArgument: a filter that does not compile or fails (jq's message, after the outputs before it), a
+            document that is not JSON or not UTF-8 (the parser's message), a bad cursor (edited, of another entry,
+            filter or read, or naming no output of this one) or budget, or a document over
+            :data:`MAX_JQ_DOCUMENT_BYTES` with a filter that is not a path.
         StructureTimeout: the filter ran past ``timeout``.
         StoreBusy: every worker process stayed busy until the time limit, or none could be started (out of
             descriptors or memory); nothing was run: retry.
@@ -243,7 +243,8 @@ def _fill(page: ItemPage, found: tuple[list[Any], dict[int, str], set[int], str 
     listed in ``as_text`` (:func:`~scratchfs.engine.structure.paging.with_as_text`). ``None`` when the outputs end
     before the page does and ``partial`` says more may follow them.
 
-    Raises InvalidArgument: jq's error, when the page reaches it; a ``cursor`` (the page's, if any) that names no
+    Raises InvalidArgument: jq's error, when the page starts at it (a page that reaches it after outputs ends there,
+    its cursor at the failure); a ``cursor`` (the page's, if any) that names no
     output that follows."""
     outputs, texts, as_text, imprecise, error = found
     if imprecise is not None:
@@ -265,8 +266,10 @@ def _fill(page: ItemPage, found: tuple[list[Any], dict[int, str], set[int], str 
     page = with_as_text(fill, budget, candidates)
     if page.cursor is None and partial:
         return None
-    if page.cursor is None and error is not None:
-        raise InvalidArgument(f"jq: {jq_message(error)}")
+    if page.cursor is None and error is not None:  # the outputs before the failure first; the next page fails
+        if not page.items and page.part is None:
+            raise InvalidArgument(f"jq: {jq_message(error)}")
+        page.cursor = cursor_of(index + len(outputs), 0)
     if cursor is not None and not page.items and page.part is None:  # a cursor always names an output that follows
         raise InvalidArgument(f"cursor {cursor[:40]!r} names output {index + 1:,}, past the filter's last: start the "
                               "read again without a cursor")
