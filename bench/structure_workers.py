@@ -34,12 +34,12 @@ from scratchfs.engine.structure.html_worker import element_text
 
 def in_thread(program_text: str, mode: str, data: object, deadline: float) -> tuple[str, object]:
     """``run_jq`` as before workers: jq in this thread, every output whole (no time limit)."""
-    text = data[0].decode()  # "page": (document bytes, first, chars, budget, check)
+    text = data[0].decode()  # "page": (document bytes, first, need, more, check)
     try:
-        outputs = [json.loads(out) for out in jq.compile(program_text).input_text(text).all()]  # ends in tojson
+        outputs = jq.compile(program_text).input_text(text).all()  # JSON texts: the program ends in tojson
     except ValueError as exc:
         return "error", str(exc)
-    return "ok", (outputs, {}, [], None)
+    return "ok", (outputs[data[1]:], False, None, None)  # texts from the first asked for, all taken, no error
 
 
 def before_workers(read: Callable[[], object]) -> Callable[[], object]:

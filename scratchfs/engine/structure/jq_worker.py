@@ -18,6 +18,8 @@ parent is gone reads end-of-file and exits.
 from __future__ import annotations
 
 import pickle
+import time
+from collections.abc import Iterator
 from typing import Any
 
 import jq
@@ -54,36 +56,35 @@ def _error(mode: str, message: str) -> tuple[str, Any]:
     return "error", message if mode == "page" else (0, message, [])
 
 
-def _page_of(jsons: list[str], first: int, chars: int, budget: int) -> tuple[list, dict[int, str], list[int]]:
-    """From jq's outputs as JSON texts (``tojson``), the outputs a page of ``budget`` bytes from output ``first``
-    (``chars`` characters into it) can use, as values; the JSON texts of those given as text (in the dict): those
-    that cannot fit a page whole (the page cuts their text: the pieces are jq's text, every digit kept) and those
-    holding a number a Python value cannot hold exactly (:func:`~scratchfs.engine.structure.numbers.load_exact`)
-    or nested deeper than Python parses (their numbers, listed third, are shown as a string); ``None`` for the
-    outputs before ``first``, and none past the first whose texts alone overflow the page."""
-    outputs: list = [None] * len(jsons)
-    texts: dict[int, str] = {}
-    as_text: list[int] = []
-    cost = 0
-    for number in range(first, len(jsons)):
-        text = jsons[number]
-        if len(text) > budget:  # its text is cut into pieces: no value needed
-            texts[number] = text
-        else:
-            try:
-                value, inexact = numbers.load_exact(text)
-            except RecursionError:  # deeper than Python's parser goes: its text is given
-                value, inexact = None, "deep"
-            if inexact is not None:
-                as_text.append(number)
-                texts[number] = text
-            else:
-                outputs[number] = value
-        cost += len(text) - (chars if number == first else 0) + 1  # about its UTF-8 bytes and a comma
-        if cost > budget:
-            del outputs[number + 1 :]
-            break
-    return outputs, texts, as_text
+def _page_texts(outputs: Iterator[str], first: int, need: tuple[int, int, int], more: tuple[int, float],
+                ) -> tuple[list[str], bool, str | None]:
+    """jq's outputs as JSON texts (``tojson``) from output ``first`` on: every one a page needs -- until their
+    texts (a comma each, less ``need[0]`` characters already shown of the first) pass ``need[1]`` (the page's
+    budget) or there are more than ``need[2]`` of them -- then more, kept for the next pages, until their texts
+    pass ``more[0]`` characters, or the time they take passes three times what the page's took (at least 0.5 s;
+    at most ``more[1]`` seconds). Returns ``(texts, stopped, error)``: ``stopped`` when outputs may follow that were not
+    taken, ``error`` jq's message at the output after the texts (a filter that fails there), else ``None``."""
+    began = time.monotonic()
+    texts: list[str] = []
+    cost = taken = 0
+    skip, budget, count = need
+    most_chars, most_seconds = more
+    until = None  # when taking more stops (once the page has what it needs)
+    try:
+        for number, text in enumerate(outputs):
+            if number < first:
+                continue
+            texts.append(text)
+            cost += len(text) + 1
+            taken += len(text)
+            if until is None and (cost - skip > budget or len(texts) > count):
+                now = time.monotonic()
+                until = now + min(most_seconds, max(0.5, 3 * (now - began)))
+            if until is not None and (taken > most_chars or time.monotonic() > until):
+                return texts, True, None
+    except ValueError as exc:
+        return texts, False, str(exc)
+    return texts, False, None
 
 
 def _record_outputs(jsons: list[str]) -> list[tuple[Any, bool]]:
@@ -97,27 +98,26 @@ def _record_outputs(jsons: list[str]) -> list[tuple[Any, bool]]:
 
 
 def _apply(program: Any, mode: str, data: Any) -> Any:
-    """The program's outputs, each from jq's own JSON text (the program ends in ``tojson``: a number jq did not
-    change keeps its literal, ``12345678901234567890`` and ``1e400`` included). For ``mode`` ``"page"`` (``data``
-    is ``(document as UTF-8 bytes, first, chars, budget, check)``): ``("ok", (outputs, texts, as_text,
-    imprecise))`` -- :func:`_page_of`'s three, and with ``check`` the first number of the document a double cannot
-    hold (:func:`~scratchfs.engine.structure.numbers.imprecise_number`), else ``None`` -- ``("error", message)``,
-    or ``("utf8", message)`` for a document that is not UTF-8. For ``"records"`` (``data`` is ``(record texts,
-    check)``): ``("ok", ([outputs per record as _record_outputs gives them], imprecise))``, or ``("error", (index,
-    message, outputs of the records before it))`` at the first record that fails."""
+    """The program's outputs, each jq's own JSON text (the program ends in ``tojson``: a number jq did not change
+    keeps its literal, ``12345678901234567890`` and ``1e400`` included). For ``mode`` ``"page"`` (``data`` is
+    ``(document as UTF-8 bytes, first, need, more, check)``): ``("ok", (texts, stopped, error, imprecise))`` --
+    :func:`_page_texts`'s three, and with ``check`` the first number of the document a double cannot hold
+    (:func:`~scratchfs.engine.structure.numbers.imprecise_number`), else ``None`` -- ``("error", message)`` (the
+    filter fails on the document as a whole) or ``("utf8", message)`` for a document that is not UTF-8. For
+    ``"records"`` (``data`` is ``(record texts, check)``): ``("ok", ([outputs per record as _record_outputs gives
+    them], imprecise))``, or ``("error", (index, message, outputs of the records before it))`` at the first record
+    that fails."""
     if mode == "page":
-        document, first, chars, budget, check = data
+        document, first, need, more, check = data
         try:
             text = document.decode("utf-8")
         except UnicodeDecodeError as exc:
             return "utf8", str(exc)
         try:
-            return "ok", (*_page_of(program.input_text(text).all(), first, chars, budget),
-                          numbers.imprecise_number(text) if check else None)
+            outputs = iter(program.input_text(text))
         except ValueError as exc:
             return "error", str(exc)
-        except RecursionError:  # jq (C) builds values deeper than Python's JSON parser goes
-            return "error", _DEEP
+        return "ok", (*_page_texts(outputs, first, need, more), numbers.imprecise_number(text) if check else None)
     records, check = data
     done: list[list] = []
     for index, record in enumerate(records):
@@ -136,10 +136,12 @@ def run_jq(program_text: str, mode: str, data: Any, deadline: float) -> tuple[st
 
     Args:
         program_text: the whole jq program.
-        mode: ``"page"`` (``data`` is ``(document bytes, first, chars, budget, check)``: decoded in the worker (bytes
-            pickle faster than a str: 0.8 ms against 3 ms for 2 MiB there and back), and only what a page of outputs
-            from ``first`` uses comes back, large outputs as their JSON text) or ``"records"`` (``data`` is ``(list
-            of JSON texts, check)``, each text one input); ``check``: look for numbers a double cannot hold.
+        mode: ``"page"`` (``data`` is ``(document bytes, first, (chars, budget, count), (more chars, more
+            seconds), check)``: decoded in the worker (bytes pickle faster than a str: 0.8 ms against 3 ms for 2 MiB
+            there and back); the JSON texts of the outputs from ``first`` come back, those a page uses and a bounded
+            number more, which the caller keeps for the next pages: :func:`_page_texts`) or ``"records"`` (``data``
+            is ``(list of JSON texts, check)``, each text one input); ``check``: look for numbers a double cannot
+            hold.
         data: as ``mode`` says.
         deadline: when the worker is killed.
 

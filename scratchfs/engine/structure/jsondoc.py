@@ -24,6 +24,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import jq
@@ -33,6 +34,7 @@ from scratchfs.engine.structure.jq_worker import run_jq
 from scratchfs.engine.structure.jsonstream import path_page
 from scratchfs.engine.structure.numbers import (
     LoneSurrogateScan,
+    load_exact,
     numbers_note,
     replace_lone_surrogates,
     surrogate_note,
@@ -63,6 +65,34 @@ MAX_FILTER_CHARS = limits.MAX_FILTER_CHARS
 
 _CUT_CHARS = 64 * 1024 * 1024
 _CUT: LRU[str, str] = LRU(16, max_weight=_CUT_CHARS, weigh=len, max_item_weight=_CUT_CHARS)  # outputs cut across pages
+_RUN_CHARS = 64 * 1024 * 1024
+"""Most characters of jq output texts kept for the next pages, over all reads (a run heavier is not kept)."""
+_MORE_CHARS = 16 * 1024 * 1024
+"""Characters of output texts a jq run takes beyond what its page uses, for the next pages."""
+_MORE_OUTPUTS = 100_000
+"""Outputs a jq run may give past the first its page shows (the filter's ``limit``, rounded up)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Run:
+    """The JSON texts of a filter's outputs from output ``start`` (from 0) that one jq run gave (``chars``: their
+    characters); ``more``: outputs may follow that were not taken; ``error``: jq's message at the output after them
+    (the filter fails there); ``note``: the page's note, as :func:`_run` gives it."""
+
+    start: int
+    texts: tuple[str, ...]
+    chars: int
+    more: bool
+    error: str | None
+    note: str | None
+
+    def holds(self, index: int) -> bool:
+        """True when a page from output ``index`` can be made from these texts (or ends with them)."""
+        return self.start <= index and (index < self.start + len(self.texts) or not self.more)
+
+
+_RUNS: LRU[str, _Run] = LRU(16, max_weight=_RUN_CHARS, weigh=lambda run: run.chars, max_item_weight=_RUN_CHARS)
+"""Each read's last jq run (by blob token and filter): its next pages slice it, the filter is not run again."""
 _PREFIX = "def env: {}; {} as $ENV | "
 _STEP_RE = re.compile(
     r'\.?\[(\d+)\]|\.?\[\]|\.([A-Za-z_][A-Za-z0-9_]*)|\.?\["((?:[^"\\]|\\.)*)"\]|\."((?:[^"\\]|\\.)*)"')
@@ -123,8 +153,9 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
         cursor: ``page.cursor`` of the previous page of the same filter, or ``None`` for the first.
         budget_bytes: most UTF-8 bytes of ``json.dumps(page.to_dict())`` (compact), 256 to 65536.
         max_results: most outputs per page.
-        cache_key: names the content (a blob token): the text of an output cut across pages is kept under it, so
-            the next pages of that output do not run the filter again.
+        cache_key: names the content (a blob token): the JSON texts of the outputs a run gave (the page's and up to
+            :data:`_MORE_CHARS` characters more) are kept under it and the filter; a page with a ``cursor`` inside
+            them slices them, the filter is not run again. A read without a cursor always runs the filter.
         timeout: seconds (wall clock) the filter may run, in a worker killed at the limit (:mod:`.jq_worker`).
         entry: the entry's identity its cursors are bound to (:class:`~scratchfs.engine.structure.paging.CursorKey`;
             with the filter and the size): a cursor of another entry, filter or read is refused.
@@ -136,15 +167,17 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
         holding a number no Python value holds exactly (``1e400``, ``1.00000000000000000001``) is given as its
         JSON text, a string, and its index on the page (from 0) is listed in ``extra["as_text"]``. When the filter
         is not a path and the document holds a number a double cannot hold, ``extra["note"]`` says so: jq computes
-        (arithmetic, comparisons, sorting) with doubles. Past :data:`MAX_JQ_DOCUMENT_BYTES` a path filter is
+        (arithmetic, comparisons, sorting) with doubles; a document holding a lone surrogate escape is given to jq
+        with U+FFFD in its place, and the note says so. Past :data:`MAX_JQ_DOCUMENT_BYTES` a path filter is
         answered by streaming (:func:`~scratchfs.engine.structure.jsonstream.path_page`): the same outputs and
         errors, and each page reads from the byte where the last one stopped.
 
     Raises:
-        InvalidArgument: a filter that does not compile or fails (``jq: `` and jq's message), a document that is not
-            JSON or not UTF-8 (the parser's message), a bad cursor (edited, of another entry, filter or read, or
-            naming no output of this one) or budget, or a document over :data:`MAX_JQ_DOCUMENT_BYTES` with a filter
-            that is not a path (or a path of more than ``MAX_STREAM_STEPS`` steps).
+        InvalidArgument: a filter that does not compile or fails (jq's message, after the outputs before it), a
+            document that is not JSON or not UTF-8 (the parser's message), a bad cursor (edited, of another entry,
+            filter or read, or naming no output of this one) or budget, or a document over
+            :data:`MAX_JQ_DOCUMENT_BYTES` with a filter that is not a path (or a path of more than
+            ``MAX_STREAM_STEPS`` steps).
         StructureTimeout: the filter ran past ``timeout``.
         StoreBusy: every worker process stayed busy until the time limit, or none could be started (out of
             descriptors or memory); nothing was run: retry.
@@ -158,7 +191,8 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
 
 def _jq_read(source: ContentSource, filter: str, cursor: str | None, limits: tuple[int, int],
              cache_key: str | None, timeout: float, entry: str | None) -> ItemPage:
-    """A page of jq's outputs (:func:`jq_page` under the bound)."""
+    """A page of jq's outputs (:func:`jq_page` under the bound): sliced from the texts a run of this read kept, or
+    from a new run."""
     budget, max_results = limits
     key = CursorKey(f"jq\0{filter}", source.size, entry)
 
@@ -166,23 +200,99 @@ def _jq_read(source: ContentSource, filter: str, cursor: str | None, limits: tup
         return encode_cursor((number, skip), key)
 
     index, chars = decode_cursor(cursor, 2, key) if cursor is not None else (0, 0)
-    page = ItemPage("results", index + 1)
-    if chars and cache_key is not None:
-        text = _CUT.get(f"jq:{cache_key}:{index}:{filter}")
-        if text is not None:  # the rest of an output cut on an earlier page: no need to run the filter
-            whole = fill_items(page, iter([(index, text, True)]), chars, budget, 1, cursor_of)
-            if whole.cursor is not None:
-                return whole
-            index, chars = index + 1, 0
-            page = ItemPage("results", index, part=whole.part)
-    found = _outputs(source, filter, index + min(max_results, budget) + 1, time.monotonic() + timeout,
-                     (index, chars, budget))
+    kept = None if cache_key is None or cursor is None else _RUNS.get(f"jq:{cache_key}:{filter}")
+    if kept is not None and kept.holds(index):  # a page inside the texts a run of this read kept
+        page = _fill(ItemPage("results", index + 1), _found(kept, index, chars, budget, max_results), index, chars,
+                     budget, max_results, cursor_of, cursor, kept.more)
+        if page is not None:
+            return page  # else they ended before the page did, and more may follow: run the filter from here
+    run = _run(source, filter, index, (chars, budget, max_results), time.monotonic() + timeout)
+    if cache_key is not None:
+        _RUNS.put(f"jq:{cache_key}:{filter}", run)
+    page = _fill(ItemPage("results", index + 1), _found(run, index, chars, budget, max_results), index, chars,
+                 budget, max_results, cursor_of, cursor)
+    assert page is not None  # not partial: the run went on from this page
+    return page
 
-    def keep(number: int, text: str) -> None:
-        if cache_key is not None:
-            _CUT.put(f"jq:{cache_key}:{number}:{filter}", text)
 
-    return _fill(page, found, index, chars, budget, max_results, cursor_of, keep, cursor)
+def _found(run: _Run, index: int, chars: int, budget: int, max_results: int,
+           ) -> tuple[list[Any], dict[int, str], set[int], str | None, str | None]:
+    """What :func:`_fill` takes from a ``run`` for a page from output ``index``: :func:`_page_of`'s three, the
+    run's note and its error."""
+    return (*_page_of(run, index, chars, budget, max_results), run.note, run.error)
+
+
+def _page_of(run: _Run, index: int, chars: int, budget: int, max_results: int,
+             ) -> tuple[list[Any], dict[int, str], set[int]]:
+    """From a ``run``, the outputs a page of ``budget`` bytes from output ``index`` (``chars`` characters into it)
+    can use, as values (from ``index`` on; ``None`` for one given as text); the JSON texts of those given as text:
+    those that cannot fit a page whole (the page cuts their text: the pieces are jq's text, every digit kept) and
+    those holding a number a Python value cannot hold exactly (:func:`~.numbers.load_exact`) or nested deeper than
+    Python parses (their numbers, the third, are shown as a string). Parses only what the page may show."""
+    outputs: list[Any] = []
+    texts: dict[int, str] = {}
+    as_text: set[int] = set()
+    cost = 0
+    for number in range(max(index, run.start), run.start + len(run.texts)):
+        text = run.texts[number - run.start]
+        value = None
+        if len(text) > budget:  # its text is cut into pieces: no value needed
+            texts[number] = text
+        else:
+            try:
+                value, inexact = load_exact(text)
+            except RecursionError:  # deeper than Python's parser goes: its text is given
+                inexact = "deep"
+            if inexact is not None:
+                as_text.add(number)
+                texts[number] = text
+        outputs.append(value)
+        cost += len(text) - (chars if number == index else 0) + 1  # about its UTF-8 bytes and a comma
+        if cost > budget or len(outputs) > max_results:
+            break
+    return outputs, texts, as_text
+
+
+def _fill(page: ItemPage, found: tuple[list[Any], dict[int, str], set[int], str | None, str | None], index: int,
+          chars: int, budget: int, max_results: int, cursor_of: Callable[[int, int], str], cursor: str | None,
+          partial: bool = False) -> ItemPage | None:
+    """``page`` filled from output ``index`` (``chars`` into it) with what was ``found``: the outputs from ``index``
+    (values; those given as text by number in the dict, those holding numbers no Python value holds in the set),
+    the note on a number a double cannot hold and jq's error after the outputs, if any; the outputs given as text
+    listed in ``as_text`` (:func:`~scratchfs.engine.structure.paging.with_as_text`). ``None`` when the outputs end
+    before the page does and ``partial`` says more may follow them.
+
+    Raises InvalidArgument: jq's error, when the page starts at it (a page that reaches it after outputs ends there,
+    its cursor at the failure); a ``cursor`` (the page's, if any) that names no
+    output that follows."""
+    outputs, texts, as_text, note, error = found
+    if note is not None:
+        page.extra["note"] = note
+    candidates: list[tuple[int, str]] = []  # (index on the page, text) of outputs given as text
+
+    def numbered() -> Iterator[tuple[int, Any, bool]]:
+        for number, value in enumerate(outputs, index):
+            text = texts.get(number)
+            if number in as_text:
+                candidates.append((len(page.items), text))
+            yield (number, value, False) if text is None else (number, text, True)
+
+    def fill(room: int) -> ItemPage:
+        candidates.clear()
+        page.items, page.part = [], None
+        return fill_items(page, numbered(), chars, room, max_results, cursor_of)
+
+    page = with_as_text(fill, budget, candidates)
+    if page.cursor is None and partial:
+        return None
+    if page.cursor is None and error is not None:  # the outputs before the failure first; the next page fails
+        if not page.items and page.part is None:
+            raise InvalidArgument(f"jq: {jq_message(error)}")
+        page.cursor = cursor_of(index + len(outputs), 0)
+    if cursor is not None and not page.items and page.part is None:  # a cursor always names an output that follows
+        raise InvalidArgument(f"cursor {cursor[:40]!r} names output {index + 1:,}, past the filter's last: start the "
+                              "read again without a cursor")
+    return page
 
 
 def _streamed(source: ContentSource, filter: str, cursor: str | None, limits: tuple[int, int],
@@ -201,54 +311,28 @@ def _streamed(source: ContentSource, filter: str, cursor: str | None, limits: tu
     return path_page(source, steps, CursorKey(f"jqstream\0{filter}", source.size, entry), cursor, *limits, cut)
 
 
-def _fill(page: ItemPage, found: tuple[list[Any], dict[int, str], set[int], str | None], index: int, chars: int,
-          budget: int, max_results: int, cursor_of: Callable[[int, int], str],
-          keep: Callable[[int, str], None], cursor: str | None) -> ItemPage:
-    """``page`` filled from output ``index`` (``chars`` into it) with what :func:`_outputs` ``found``: its note, and
-    the outputs given as text listed in ``as_text`` (:func:`~scratchfs.engine.structure.paging.with_as_text`).
-    ``found``'s fourth is the page's note (numbers a double cannot hold, lone surrogate escapes) or ``None``.
-    Raises InvalidArgument: a ``cursor`` (the page's, if any) that names no output that follows."""
-    outputs, texts, as_text, note = found
-    if note is not None:
-        page.extra["note"] = note
-    candidates: list[tuple[int, str]] = []  # (index on the page, text) of outputs given as text
-
-    def numbered() -> Iterator[tuple[int, Any, bool]]:
-        for number, value in enumerate(outputs):
-            if number >= index:
-                text = texts.get(number)
-                if number in as_text:
-                    candidates.append((len(page.items), text))
-                yield (number, value, False) if text is None else (number, text, True)
-
-    started = page.part  # the end of an output cut on the last page, when the page starts with it
-
-    def fill(room: int) -> ItemPage:
-        candidates.clear()
-        page.items, page.part = [], started
-        return fill_items(page, numbered(), chars, room, max_results, cursor_of, keep)
-
-    page = with_as_text(fill, budget, candidates)
-    if cursor is not None and not page.items and page.part is None:  # a cursor always names an output that follows
-        raise InvalidArgument(f"cursor {cursor[:40]!r} names output {index + 1:,}, past the filter's last: start the "
-                              "read again without a cursor")
-    return page
-
-
-def _outputs(source: ContentSource, filter: str, limit: int, deadline: float, page: tuple[int, int, int],
-             ) -> tuple[list[Any], dict[int, str], set[int], str | None]:
-    """The first ``limit`` outputs of the filter, by jq (only those a page from ``page`` = ``(first output,
-    characters into it, budget)`` uses; in the dict, the JSON texts of the ones too large for a page whole and of
-    those holding a number no Python value holds exactly, whose numbers are in the set); and the page's note: a
-    number of the document a double cannot hold when the filter is not a path (it may compute with it), lone
-    surrogate escapes read as U+FFFD, else ``None``."""
+def _run(source: ContentSource, filter: str, index: int, need: tuple[int, int, int], deadline: float) -> _Run:
+    """jq's outputs of ``filter`` from output ``index``: those a page from there uses (``need`` = ``(characters
+    into the first, budget, most outputs)``) and up to :data:`_MORE_CHARS` characters more, for the next pages,
+    taken in a bounded time (:func:`~scratchfs.engine.structure.jq_worker.run_jq`; half the time left at most);
+    with the page's note: a number of the document a double cannot hold when the filter is not a path (it may
+    compute with it), lone surrogate escapes read as U+FFFD, else ``None``."""
+    limit = (index // _MORE_OUTPUTS + 2) * _MORE_OUTPUTS
     program = compile_filter(filter, limit)
-    check = parse_path(filter) is None
     data, escape = _replaced(read_whole(source, MAX_JQ_DOCUMENT_BYTES, "jq"))
-    outputs, texts, as_text, imprecise = _run(program, data, deadline, (*page, check))
+    more = (_MORE_CHARS, max(0.0, deadline - time.monotonic()) / 2)
+    status, detail = run_jq_checked(program, "page", (data, index, need, more, parse_path(filter) is None),
+                                    deadline, "a simpler filter (select early, avoid range/repeat/recursion), or a "
+                                    "path read such as '.items[3]'")
+    if status == "utf8":
+        raise InvalidArgument(f"the document is not UTF-8 text: {detail}")
+    if status == "error":
+        raise InvalidArgument(f"jq: {jq_message(detail)}")
+    texts, stopped, error, imprecise = detail
     notes = ([numbers_note(imprecise)] if imprecise is not None else []) + (
         [surrogate_note(escape, "the document", True)] if escape is not None else [])
-    return outputs, texts, set(as_text), " ".join(notes) or None
+    return _Run(index, tuple(texts), sum(map(len, texts)), stopped or index + len(texts) >= limit, error,
+                " ".join(notes) or None)
 
 
 def _replaced(data: bytes) -> tuple[bytes, str | None]:
@@ -261,18 +345,6 @@ def _replaced(data: bytes) -> tuple[bytes, str | None]:
     except UnicodeDecodeError:  # the worker says it is not UTF-8
         return data, None
     return text.encode("utf-8"), escape
-
-
-def _run(program: Any, data: bytes, deadline: float, page: tuple[int, int, int, bool],
-         ) -> tuple[list, dict[int, str], list[int], str | None]:
-    status, detail = run_jq_checked(program, "page", (data, *page), deadline,
-                                    "a simpler filter (select early, avoid range/repeat/recursion), or a path read "
-                                    "such as '.items[3]'")
-    if status == "utf8":
-        raise InvalidArgument(f"the document is not UTF-8 text: {detail}")
-    if status == "error":
-        raise InvalidArgument(f"jq: {jq_message(detail)}")
-    return detail
 
 
 def run_jq_checked(program: Any, mode: str, data: Any, deadline: float, advice: str) -> tuple[str, Any]:

@@ -318,7 +318,8 @@ def fill_items(page: ItemPage, items: Iterator[tuple[Any, Any, bool]], skip_char
         on_cut: called with ``(position, text)`` when an item's text is cut (a caller may keep it for the next page).
 
     An item too large for the page alone goes into ``page.part``, cut, with a cursor into it; a cut item counts as
-    one of the ``limit`` items on the page where it ends.
+    one of the ``limit`` items on the page where it ends. A page costs what it shows, not what its items hold: a text
+    item too long for the page is not encoded whole, and only the piece a page may show is taken from it.
 
     Raises:
         InvalidArgument: ``skip_chars`` is not inside the first item's text (a cursor into an item that is not there,
@@ -333,7 +334,7 @@ def fill_items(page: ItemPage, items: Iterator[tuple[Any, Any, bool]], skip_char
         if count >= limit or value is STOP:
             page.cursor = cursor_of(position, skip_chars)
             return page
-        if not skip_chars:
+        if not skip_chars and not (is_text and len(value) + 3 > budget - used):  # a text costs at least that
             cost = json_bytes(value) + 1
             if used + cost <= budget:
                 page.items.append(value)
@@ -346,7 +347,8 @@ def fill_items(page: ItemPage, items: Iterator[tuple[Any, Any, bool]], skip_char
         text = value if is_text else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
         if skip_chars >= len(text):
             _not_inside(skip_chars)
-        piece = _fit_text(text[skip_chars:], max(8, budget - used - part_cost))
+        room = max(8, budget - used - part_cost)
+        piece = _fit_text(text[skip_chars : skip_chars + room], room)  # a character costs a byte at least
         page.part = piece
         used += json_bytes(piece) + part_cost
         if skip_chars + len(piece) < len(text):
