@@ -139,7 +139,8 @@ def test_a_read_that_does_not_fit_the_stored_kind_names_the_read_that_does(tools
                                 source_tool="logs")
     table = scratch_scope.spill(fixture_data["query-packages-by-month.csv"], source_tool="sql")
     assert (doc.content_type, lines.content_type, table.content_type) == ("json", "jsonl", "csv")
-    refused = [(doc, {"row": 1}, "jq="), (doc, {"record": 1}, "jq="), (lines, {"row": 1}, "record="),
+    refused = [(doc, {"row": 1}, "jq="), (doc, {"record": 1}, "jq="), (doc, {"record": 3}, "jq="),
+               (lines, {"row": 1}, "record="),
                (table, {"record": 1}, "row="), (table, {"jq": "."}, "row=")]
     for stub, args, fits in refused:
         with pytest.raises(InvalidArgument) as caught:

@@ -1,4 +1,4 @@
-"""A page of a listing as the contract's JSON object (``scratch_list``, the inspector's listings), fitted into its
+"""A page of a listing as the contract's JSON object (``scratch_list``'s reply), fitted into its
 budget: as many rows as fit, and the call that reads on (:class:`~scratchfs.api.fixed.Squeeze`).
 """
 

@@ -1,7 +1,8 @@
 """Advice for a structure read that does not fit what an entry holds: a jq filter over content that is not JSON
-(an HTML page, a CSV table, a log), ``view="text"`` over JSON. The engine's error says what failed (jq's parse
-error); these messages add what the entry is, by the content type decided at spill time
-(:func:`scratchfs.api.shape.describe`), and the reads that fit it.
+(an HTML page, a log, text; jq over a CSV table is refused before it runs, by
+:func:`scratchfs.api.structured.check_kind`, in :func:`fitting_reads`'s words), ``view="text"`` over JSON. The
+engine's error says what failed (jq's parse error); these messages add what the entry is, by the content type decided
+at spill time (:func:`scratchfs.api.shape.describe`), and the reads that fit it.
 """
 
 from __future__ import annotations

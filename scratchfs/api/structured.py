@@ -108,7 +108,7 @@ class StructureReads:
                 src, record, records, jq=jq, cursor=cursor, budget_bytes=budget, timeout=self._timeout(),
                 entry=entry_identity(handle, blob)))
         except BadRecord as exc:
-            if self.content_type == "json" and exc.record == 1 and " is not JSON: " in str(exc):
+            if self.content_type == "json" and " is not JSON: " in str(exc):  # (one line is one record: whole)
                 raise InvalidArgument(f"{handle} holds one JSON document (content type json) over several lines, "
                                       f"which a record= read does not parse: {fitting_reads('json')}") from None
             raise BadRecord(f"{exc}; {way_past(handle, exc, records, jq, call_budget)}", exc.record, exc.offset,
@@ -185,7 +185,7 @@ class StructureReads:
         return self._page(handle, read)
 
 
-_READS = {"json": ("one JSON document",), "jsonl": ("JSON lines",), "csv": ("a CSV/TSV table",)}
+_READS = {"json": "one JSON document", "jsonl": "JSON lines", "csv": "a CSV/TSV table"}
 _REFUSED = {"json": {"row"}, "jsonl": {"row"}, "csv": {"jq", "record"}}
 # (record= on a JSON document is read: a document on one line is one record; over several lines, its first line is
 # no JSON and the read says to use jq=)
@@ -198,7 +198,7 @@ def check_kind(content_type: str | None, read: str, handle: str) -> None:
     (``text``, ``log``, unknown: ``None``) is read and its parse decides. Raises InvalidArgument naming the read that
     fits; returns None otherwise."""
     if content_type in _REFUSED and read in _REFUSED[content_type]:
-        raise InvalidArgument(f"{handle} holds {_READS[content_type][0]} (content type {content_type}), which a "
+        raise InvalidArgument(f"{handle} holds {_READS[content_type]} (content type {content_type}), which a "
                               f"{read}= read does not parse: {fitting_reads(content_type)}")
 
 

@@ -64,7 +64,8 @@ MAX_FILTER_CHARS = limits.MAX_FILTER_CHARS
 """Longest jq filter, in characters."""
 
 _CUT_CHARS = 64 * 1024 * 1024
-_CUT: LRU[str, str] = LRU(16, max_weight=_CUT_CHARS, weigh=len, max_item_weight=_CUT_CHARS)  # outputs cut across pages
+_CUT: LRU[str, str] = LRU(16, max_weight=_CUT_CHARS, weigh=len, max_item_weight=_CUT_CHARS)
+"""Outputs of streamed path reads (past the bound) cut across pages, by blob token, filter and output number."""
 _RUN_CHARS = 64 * 1024 * 1024
 """Most characters of jq output texts kept for the next pages, over all reads (a run heavier is not kept)."""
 _MORE_CHARS = 16 * 1024 * 1024
@@ -155,7 +156,8 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
         max_results: most outputs per page.
         cache_key: names the content (a blob token): the JSON texts of the outputs a run gave (the page's and up to
             :data:`_MORE_CHARS` characters more) are kept under it and the filter; a page with a ``cursor`` inside
-            them slices them, the filter is not run again. A read without a cursor always runs the filter.
+            them slices them, the filter is not run again. A read without a cursor always runs the filter. Past
+            the bound, a streamed output cut across pages is kept under it (:data:`_CUT`).
         timeout: seconds (wall clock) the filter may run, in a worker killed at the limit (:mod:`.jq_worker`).
         entry: the entry's identity its cursors are bound to (:class:`~scratchfs.engine.structure.paging.CursorKey`;
             with the filter and the size): a cursor of another entry, filter or read is refused.

@@ -17,7 +17,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["LoneSurrogateScan", "dump_decimal", "exact_float", "exact_value", "imprecise_number", "load_exact",
+__all__ = ["LoneSurrogateScan", "dump_decimal", "exact_float", "imprecise_number", "load_exact",
            "lone_surrogate", "numbers_note", "replace_lone_surrogates", "surrogate_note"]
 
 _ESCAPES = (r"(?<!\\)(?:\\\\)*(?:\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
@@ -184,26 +184,6 @@ def _imprecise(literal: str) -> bool:
 def numbers_note(example: str) -> str:
     """The note of a page whose document holds a number a double cannot hold (``example``, its literal)."""
     return f"the document holds numbers a double cannot hold (e.g. {example}): jq rounds them where it computes"
-
-
-def exact_value(value: Any) -> Any:
-    """``value`` (as ``ijson`` builds it: ``Decimal`` for numbers with a point or an exponent) with each such number
-    a ``float``, or ``None`` when one is not exactly a double (give :func:`dump_decimal`'s text instead)."""
-
-    def real(number: Decimal) -> float:
-        as_float = float(number)
-        if not exact_float(as_float, str(number)):
-            raise _Inexact
-        return as_float
-
-    try:
-        return json.loads(json.dumps(value, default=real))
-    except _Inexact:
-        return None
-
-
-class _Inexact(Exception):
-    """A number that is not exactly a double (:func:`exact_value`)."""
 
 
 def dump_decimal(value: Any) -> str:
