@@ -1,5 +1,6 @@
 """Path filters over a JSON document too large for jq, by streaming: the same outputs and errors as jq, and pages
-that resume where the last one stopped.
+that resume where the last one stopped. (A page that meets jq's error fails whole; the jq read of a smaller document
+gives the outputs before the error first, and fails on the next page.)
 
 A *path filter* is ``.``-steps of keys, ``[N]`` and ``[]`` (``.items[3].name``, ``.items[].id``, ``."a b"``;
 :func:`~scratchfs.engine.structure.jsondoc.parse_path` gives its steps). It is answered as jq answers it: a missing
