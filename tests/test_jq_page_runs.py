@@ -111,3 +111,14 @@ def test_a_filter_that_fails_after_some_outputs_shows_them_then_fails_on_the_nex
         jq_page(data, flt, whole.cursor, budget_bytes=4096, cache_key=keep)
     with pytest.raises(InvalidArgument, match="jq: three"):
         jq_page(data, '.[] | if . == 1 then error("three") else . end', budget_bytes=4096, cache_key=keep)
+
+
+@pytest.mark.parametrize("char", ["\x7f", "\x01", "é", "\U0001f600", "a"])
+def test_outputs_jq_writes_longer_than_their_values_do_not_end_the_read_early(scratch_scope, worker_calls, char):
+    """jq writes DEL as \\u007f (6 characters, 1 byte as the page writes it): counting a page's outputs in jq's
+    characters took 2 of 20, and the page claimed the read complete (more false, no next_call)."""
+    values = [char * 1000] * 20 + [char * 3] * 300
+    handle = scratch_scope.spill(json.dumps(values, ensure_ascii=False).encode(), source_tool="t").handle
+    for budget in (2048, 8192):
+        pages = _follow(ScratchTools(scratch_scope), handle, ".[]", budget)
+        assert _rebuild(pages) == values

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 from scratchfs.api.contract import ScratchTools
 from scratchfs.cli import main
 from scratchfs.engine.structure import BytesSource, jq_page, jsondoc, records_page
+from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.web.structure import json_tree
 
 RECORDS = b'{"s":"\\ud800"}\n{"s":"x"}\n{"k\\udc00":[1,"\\ud83d\\ude00"]}\n'
@@ -98,3 +100,13 @@ def test_the_scan_finds_exactly_the_lone_surrogates_python_reads(parts, piece, p
     assert (found is not None) is lone
     if lone:
         assert doc[found : found + 2] == b"\\u" and 0xD800 <= int(doc[found + 2 : found + 6], 16) <= 0xDFFF
+
+
+def test_a_streamed_path_naming_or_meeting_a_lone_surrogate_answers_never_raises_unicode_errors(monkeypatch):
+    """A path key holding a lone surrogate (."\\ud800") raised UnicodeEncodeError in the streamed read, as did jq's
+    error message quoting a string that holds one."""
+    monkeypatch.setattr(jsondoc, "MAX_JQ_DOCUMENT_BYTES", 0)  # every document streams
+    doc = BytesSource(b'{"a":1,"\\ud800":2,"s":"\\ud800"}')
+    assert jq_page(doc, '."\\ud800"').to_dict()["results"] == [2]
+    with pytest.raises(InvalidArgument, match=r'^jq: Cannot iterate over string \("\\ud800"\)$'):
+        jq_page(doc, ".s[]")

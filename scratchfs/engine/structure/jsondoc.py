@@ -218,11 +218,15 @@ def _jq_read(source: ContentSource, filter: str, cursor: str | None, limits: tup
     return page
 
 
-def _found(run: _Run, index: int, chars: int, budget: int, max_results: int,
-           ) -> tuple[list[Any], dict[int, str], set[int], str | None, str | None]:
+_Found = tuple[list[Any], dict[int, str], set[int], str | None, str | None, bool]
+
+
+def _found(run: _Run, index: int, chars: int, budget: int, max_results: int) -> _Found:
     """What :func:`_fill` takes from a ``run`` for a page from output ``index``: :func:`_page_of`'s three, the
-    run's note and its error."""
-    return (*_page_of(run, index, chars, budget, max_results), run.note, run.error)
+    run's note and its error, and whether the run holds outputs past those (the page must not end the read)."""
+    outputs, texts, as_text = _page_of(run, index, chars, budget, max_results)
+    held = run.start + len(run.texts) - max(index, run.start)
+    return outputs, texts, as_text, run.note, run.error, len(outputs) < held
 
 
 def _page_of(run: _Run, index: int, chars: int, budget: int, max_results: int,
@@ -250,25 +254,25 @@ def _page_of(run: _Run, index: int, chars: int, budget: int, max_results: int,
                 as_text.add(number)
                 texts[number] = text
         outputs.append(value)
-        cost += len(text) - (chars if number == index else 0) + 1  # about its UTF-8 bytes and a comma
+        # the fewest bytes it may take on the page: jq's text writes a character in at most 6 (\u007f), and a comma
+        cost += (len(text) - (chars if number == index else 0)) // 6 + 1
         if cost > budget or len(outputs) > max_results:
             break
     return outputs, texts, as_text
 
 
-def _fill(page: ItemPage, found: tuple[list[Any], dict[int, str], set[int], str | None, str | None], index: int,
-          chars: int, budget: int, max_results: int, cursor_of: Callable[[int, int], str], cursor: str | None,
-          partial: bool = False) -> ItemPage | None:
+def _fill(page: ItemPage, found: _Found, index: int, chars: int, budget: int, max_results: int,
+          cursor_of: Callable[[int, int], str], cursor: str | None, partial: bool = False) -> ItemPage | None:
     """``page`` filled from output ``index`` (``chars`` into it) with what was ``found``: the outputs from ``index``
     (values; those given as text by number in the dict, those holding numbers no Python value holds in the set),
     the note on a number a double cannot hold and jq's error after the outputs, if any; the outputs given as text
-    listed in ``as_text`` (:func:`~scratchfs.engine.structure.paging.with_as_text`). ``None`` when the outputs end
-    before the page does and ``partial`` says more may follow them.
+    listed in ``as_text`` (:func:`~scratchfs.engine.structure.paging.with_as_text`); a cursor after them when the
+    run holds more. ``None`` when the outputs end before the page does and ``partial`` says more may follow them.
 
     Raises InvalidArgument: jq's error, when the page starts at it (a page that reaches it after outputs ends there,
     its cursor at the failure); a ``cursor`` (the page's, if any) that names no
     output that follows."""
-    outputs, texts, as_text, note, error = found
+    outputs, texts, as_text, note, error, more = found
     if note is not None:
         page.extra["note"] = note
     candidates: list[tuple[int, str]] = []  # (index on the page, text) of outputs given as text
@@ -286,6 +290,8 @@ def _fill(page: ItemPage, found: tuple[list[Any], dict[int, str], set[int], str 
         return fill_items(page, numbered(), chars, room, max_results, cursor_of)
 
     page = with_as_text(fill, budget, candidates)
+    if page.cursor is None and more:  # the outputs taken were shown; the run holds more
+        page.cursor = cursor_of(index + len(outputs), 0)
     if page.cursor is None and partial:
         return None
     if page.cursor is None and error is not None:  # the outputs before the failure first; the next page fails

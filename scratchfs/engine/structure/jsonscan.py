@@ -253,8 +253,9 @@ def jq_short(raw: bytes, string: bool) -> str:
 
 
 def jq_string(text: str) -> bytes:
-    """jq's JSON text of a string (non-ASCII kept; DEL escaped as jq does)."""
-    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f").encode("utf-8")
+    """jq's JSON text of a string (non-ASCII kept; DEL escaped as jq does; a lone surrogate, which no UTF-8 carries,
+    as its ``\\ud800`` escape)."""
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f").encode("utf-8", "backslashreplace")
 
 
 def scalar_text(raw: bytes) -> bytes:
