@@ -111,3 +111,13 @@ def test_the_model_receives_the_numbers_through_read_handle(scratch_scope):
     lines = scratch_scope.spill(doc + b"\n" + doc + b"\n", source_tool="api").handle
     reply = tools.call("read_handle", {"handle": lines, "record": 1})
     assert reply["as_text"] == [0, 1] and [_exact(r) for r in reply["records"]] == [_exact(doc.decode())] * 2
+
+
+def test_streamed_numbers_with_an_exponent_are_read_as_jq_writes_them(monkeypatch):
+    """jq writes a number with an exponent canonically (0.10e2 -> 10, an int; 1e1 -> 1E+1): the streamed read gave
+    10.0 where the jq read gives 10 (hypothesis found it in CI)."""
+    doc = b'[0.10e2, [1.0e1], 0.1e1, 1e1, 1.5e3, 1e400, "a1e5", -0.0e0, 12e-1]'
+    under = jq_page(BytesSource(doc), ".[]").to_dict()
+    monkeypatch.setattr(jsondoc, "MAX_JQ_DOCUMENT_BYTES", 0)
+    assert json.dumps(jq_page(BytesSource(doc), ".[]").to_dict()) == json.dumps(under)
+    assert under["results"][:3] == [10, [10], 1] and isinstance(under["results"][0], int)

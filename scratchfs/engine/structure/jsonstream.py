@@ -27,6 +27,7 @@ stops with an error when it meets the key again, and ``[]`` gives each occurrenc
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any
@@ -243,6 +244,10 @@ class _Walk:
             raise bad
 
 
+_EXPONENT = re.compile(r"[0-9][eE][-+]?[0-9]")
+"""A number with an exponent (or text that looks like one, inside a string: read canonically all the same)."""
+
+
 def _output(raw: bytes | None, budget: int, offset: int) -> tuple[Any, bool, bool]:
     """``(item, is_text, exact)`` of an output as a page gives it (as the jq read of the document would): its value,
     or -- when it holds a number no Python value holds exactly or a lone surrogate escape (``exact`` False), is
@@ -252,6 +257,8 @@ def _output(raw: bytes | None, budget: int, offset: int) -> tuple[Any, bool, boo
         return None, False, True
     text = utf8_text(raw, offset)
     try:
+        if _EXPONENT.search(text):  # jq writes such a number canonically (0.1e1 -> 1, 1.0e1 -> 10, 1e1 -> 1E+1)
+            text = dump_decimal(json.loads(text, parse_float=Decimal, parse_int=Decimal))
         value, inexact = load_exact(text)
     except RecursionError:  # deeper than Python's parser goes: its text (as the jq read gives it)
         return text, True, False
