@@ -263,3 +263,16 @@ def test_while_serving_fd_1_is_stderr_and_the_wire_is_a_private_duplicate(capfd)
     out, err = capfd.readouterr()
     assert out == '{"jsonrpc":"2.0","id":1,"result":{}}\nafter\n'
     assert err == "stray output of a handler\n"
+
+
+@pytest.mark.parametrize("face", ["mcp", "proxy"])
+def test_requests_still_running_when_stdin_ends_are_answered_before_the_server_exits(face, tmp_path):
+    """A client that writes its requests and closes stdin (a pipe, a batch script) got the handshake's reply only:
+    the tool calls still running were dropped when the input ended."""
+    lines = [req(1, "initialize", INIT), json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode(),
+             *(call(rid, "scratch_list", {}) for rid in (2, "3", 4)), req(5, "tools/list")]
+    done = subprocess.run(face_command(face, tmp_path), input=b"\n".join(lines) + b"\n", capture_output=True,
+                          timeout=REPLY_SECONDS)
+    replies = [json.loads(line) for line in done.stdout.splitlines()]
+    assert sorted(json.dumps(r["id"]) for r in replies) == sorted(json.dumps(i) for i in (1, 2, "3", 4, 5))
+    assert all("result" in r for r in replies) and done.returncode == 0

@@ -48,6 +48,8 @@ INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 MAX_INT_DIGITS = 4300
 """Most digits of a JSON integer Python (and the SDK's parser) reads."""
+DRAIN_SECONDS = 120.0
+"""Longest wait, when stdin ends, for the replies of the requests still running (each read stops at its own limit)."""
 BATCH_REFUSED = "Invalid Request: MCP has no JSON-RPC batches; send each message on its own line"
 
 
@@ -58,6 +60,8 @@ class Verdict:
 
     message: str | None = None
     reply: str | None = None
+    request_id: int | str | None = None
+    """The id of a request handed to the SDK (its reply is awaited before the transport ends)."""
 
 
 def error_reply(request_id: int | str | None, code: int, message: str, data: Any = None) -> str:
@@ -202,7 +206,7 @@ def _checked(obj: dict, text: str, kind: Any, rid: int | str | None) -> Verdict:
     else:
         detail = f"read as {type(message).__name__}"
     if isinstance(message, kind):
-        return Verdict(message=text)
+        return Verdict(message=text, request_id=rid)
     if "method" in obj and "id" in obj:
         return Verdict(reply=error_reply(rid, INVALID_REQUEST, "Invalid Request: not a JSON-RPC request", detail))
     log.warning("scratchfs mcp: dropped a malformed notification or response (%s)", detail)
@@ -232,14 +236,31 @@ class LineWriter:
 
         self._file = os.fdopen(fd, "wb", closefd=False)
         self._lock = anyio.Lock()
+        self.pending: set[str] = set()  # ids (as JSON text: 1 is not "1") of requests handed on, not yet answered
 
     async def write(self, text: str) -> None:
-        """Write ``text`` (one or more whole lines) and flush it."""
+        """Write ``text`` (one or more whole lines) and flush it; a reply to a pending request is noted."""
         import anyio.to_thread
 
         data = text.encode("utf-8", "replace")
         async with self._lock:
             await anyio.to_thread.run_sync(self._put, data)
+        if self.pending:
+            for line in text.splitlines():
+                try:
+                    reply = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(reply, dict) and ("result" in reply or "error" in reply):
+                    self.pending.discard(json.dumps(reply.get("id")))
+
+    async def drained(self, seconds: float) -> None:
+        """Wait until every pending request is answered, or ``seconds`` passed."""
+        import anyio
+
+        with anyio.move_on_after(seconds):
+            while self.pending:
+                await anyio.sleep(0.01)
 
     def _put(self, data: bytes) -> None:
         self._file.write(data)
@@ -274,11 +295,14 @@ class ScreenedLines:
                 verdict = await anyio.to_thread.run_sync(self._next_verdict, abandon_on_cancel=True)
             finally:
                 self.reading = False
-            if verdict is None:
+            if verdict is None:  # the end of the input: the requests still running are answered first
+                await self._writer.drained(DRAIN_SECONDS)
                 raise StopAsyncIteration
             if verdict.reply is not None:
                 await self._writer.write(verdict.reply + "\n")
             if verdict.message is not None:
+                if verdict.request_id is not None:
+                    self._writer.pending.add(json.dumps(verdict.request_id))
                 return verdict.message
 
     def _next_verdict(self) -> Verdict | None:
