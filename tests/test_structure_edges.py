@@ -186,3 +186,13 @@ def test_json_lines_of_records_longer_than_the_head_are_json_lines(tools, scratc
         assert (stub.content_type, stub.shape.split(";")[0]) == ("jsonl", f"JSON lines, {count}")
     reply = tools.call("read_handle", {"handle": stub.handle, "record": 30, "records": 1, "jq": ".url"})
     assert reply["results"] == ["https://example.org/29"]
+
+
+def test_a_carriage_return_in_an_unquoted_field_is_named_with_the_byte_read_that_shows_it():
+    """The csv module's own words ("do you need to open the file in universal-newline mode?") reached the model."""
+    from scratchfs.engine.structure import BytesSource, rows_page
+
+    data = b"a,b\nx,p\rq\n" + b"k,l\n" * 3000
+    with pytest.raises(InvalidArgument, match=r"^the row at byte 4 holds a carriage return .*offset=4, length=4096"):
+        rows_page(BytesSource(data))
+    assert rows_page(BytesSource(b'a,b\nx,"p\rq"\n')).to_dict()["rows"] == [["x", "p\rq"]]  # quoted: a field's

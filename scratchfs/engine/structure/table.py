@@ -98,6 +98,10 @@ def _reader(source: ContentSource, offset: int, delimiter: str) -> tuple[_Lines,
             except StopIteration:
                 return
             except csv.Error as exc:
+                if "new-line character seen in unquoted field" in str(exc):  # (the module's advice is for files)
+                    raise _RowError(f"the row at byte {start} holds a carriage return (\\r) in a field that is not "
+                                    f"quoted, which no CSV row holds (a row ends at \\n): {_BY_RANGE.format(start)}",
+                                    start) from None
                 if "field larger than field limit" not in str(exc):
                     raise _RowError(f"the table is not valid CSV near byte {start}: {exc}", start) from None
                 raise _RowError(f"the row at byte {start} holds a field longer than {csv.field_size_limit():,} "
