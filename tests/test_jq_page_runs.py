@@ -122,3 +122,16 @@ def test_outputs_jq_writes_longer_than_their_values_do_not_end_the_read_early(sc
     for budget in (2048, 8192):
         pages = _follow(ScratchTools(scratch_scope), handle, ".[]", budget)
         assert _rebuild(pages) == values
+
+
+@pytest.mark.parametrize(("flt", "refused"), [(".a, halt_error, 2", True), ("halt", True), (".a | halt_error(1)", True),
+                                              (".halt", False), ("{halt: 1}", False), ('select(. == "halt")', False),
+                                              (".a as $halt | $halt", False)])
+def test_halt_is_refused_as_the_jq_library_ends_outputs_there_without_a_word(flt, refused):
+    """halt_error ended a read as if it were complete ([1], more false): the library stops without an error."""
+    source = BytesSource(b'{"a": 1, "halt": "halt"}')
+    if refused:
+        with pytest.raises(InvalidArgument, match="halt or halt_error"):
+            jq_page(source, flt)
+    else:
+        jq_page(source, flt)

@@ -12,6 +12,8 @@ takes several times the text). Past the bound only *path filters* (``.``-paths o
 is refused with an ``InvalidArgument`` naming the bound.
 
 Safety: the filter runs with ``env`` and ``$ENV`` shadowed (the process environment is not the model's to read);
+``halt`` and ``halt_error`` are refused (the jq library ends the outputs there without an error: a read would look
+complete);
 ``import``/``include`` cannot occur (the filter is compiled inside an expression, where directives are not
 allowed); the number of outputs produced is bounded with ``limit`` (an endless generator such as ``repeat(1)`` stops).
 A filter runs in a worker process killed at the read's time limit (``timeout``, the store's ``pattern_timeout``):
@@ -94,6 +96,10 @@ class _Run:
 
 _RUNS: LRU[str, _Run] = LRU(16, max_weight=_RUN_CHARS, weigh=lambda run: run.chars, max_item_weight=_RUN_CHARS)
 """Each read's last jq run (by blob token and filter): its next pages slice it, the filter is not run again."""
+_HALT = re.compile(r"(?<![\w$.])halt(_error)?(?![\w\s]*:)(?!\w)")
+"""``halt`` and ``halt_error`` (not a field, variable or object key of that name: ``.halt``, ``$halt``,
+``{halt: 1}``); searched with string literals blanked (:data:`_STRING`)."""
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _PREFIX = "def env: {}; {} as $ENV | "
 _STEP_RE = re.compile(
     r'\.?\[(\d+)\]|\.?\[\]|\.([A-Za-z_][A-Za-z0-9_]*)|\.?\["((?:[^"\\]|\\.)*)"\]|\."((?:[^"\\]|\\.)*)"')
@@ -107,6 +113,9 @@ def compile_filter(text: object, max_outputs: int) -> Any:
         raise InvalidArgument("jq must be a non-empty filter, e.g. '.items[0]' or 'keys'")
     if len(text) > MAX_FILTER_CHARS:
         raise InvalidArgument(f"jq filter is longer than {MAX_FILTER_CHARS} characters")
+    if _HALT.search(_STRING.sub('""', text)):  # the jq library ends the outputs there without a word
+        raise InvalidArgument("jq filter uses halt or halt_error, which end a read here without saying so; use "
+                              "error(...) to stop with a message, or select(...)/limit(n; ...) to stop early")
     try:
         return jq.compile(f"{_PREFIX}limit({max_outputs}; (\n{text}\n)) | tojson")
     except ValueError as exc:
