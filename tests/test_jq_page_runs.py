@@ -135,3 +135,9 @@ def test_halt_is_refused_as_the_jq_library_ends_outputs_there_without_a_word(flt
             jq_page(source, flt)
     else:
         jq_page(source, flt)
+
+
+def test_input_past_the_last_input_is_explained_not_a_bare_break():
+    """jq says only "break" when input finds no next input: nothing a model can act on."""
+    with pytest.raises(InvalidArgument, match=r"^jq: break \(input or inputs found no next input"):
+        jq_page(BytesSource(b'{"a": 1}'), "input")

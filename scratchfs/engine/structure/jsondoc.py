@@ -381,5 +381,10 @@ def run_jq_checked(program: Any, mode: str, data: Any, deadline: float, advice: 
 
 
 def jq_message(message: str) -> str:
-    """jq's error ``message`` on one line, at most 300 characters."""
-    return " ".join(message.split())[:300]
+    """jq's error ``message`` on one line, at most 300 characters (jq's bare ``break``, what ``input`` and ``inputs``
+    meet past the last input, explained)."""
+    text = " ".join(message.split())[:300]
+    if text == "break":
+        return ("break (input or inputs found no next input: a filter here reads each document of the entry as its "
+                "own input, as `.`; use . instead)")
+    return text
