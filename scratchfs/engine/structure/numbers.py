@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -26,6 +27,10 @@ _ESCAPES = (r"(?<!\\)(?:\\\\)*(?:\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-
 text): a pair (one match), or a lone one (group 1). Found left to right, a match never starts inside another."""
 _ESCAPE = re.compile(_ESCAPES)
 _ESCAPE_BYTES = re.compile(_ESCAPES.encode())
+_HINT = re.compile(r"\\u[dD][89a-fA-F]")
+"""What every surrogate escape holds: searched first, as a literal-led pattern, at about 3 GB/s (the full pattern may
+start at every position: 128 ms over 3 MB of JSON holding none, against 1 ms)."""
+_HINT_BYTES = re.compile(_HINT.pattern.encode())
 
 _SUSPECT = re.compile(r"[0-9](?:[0-9.]{15}|[eE][-+]?[0-9]{3})")
 """What a number a double cannot hold exactly must contain: 16 significant digits, or a large or tiny exponent (one
@@ -96,7 +101,19 @@ def load_exact(text: str) -> tuple[Any, str | None]:
 def lone_surrogate(text: str) -> str | None:
     """The first lone surrogate escape (``\\ud800``: valid JSON text, but no UTF-8 text carries the character it
     writes) of the JSON ``text``, or ``None``."""
-    return next(("\\u" + found.group(1) for found in _ESCAPE.finditer(text) if found.group(1)), None)
+    return next(("\\u" + found.group(1) for found in _escapes(_ESCAPE, _HINT, text, "\\") if found.group(1)), None)
+
+
+def _escapes(full: re.Pattern, hint: re.Pattern, text: Any, backslash: Any) -> Iterator[re.Match]:
+    """``full``'s matches in ``text`` (a str or bytes), searched from the first ``hint`` (none: none), backed off
+    over the backslashes before it (the full pattern decides which of them escape what)."""
+    found = hint.search(text)
+    if found is None:
+        return iter(())
+    start = found.start()
+    while start and text[start - 1 : start] == backslash:
+        start -= 1
+    return full.finditer(text, start)
 
 
 def replace_lone_surrogates(text: str) -> tuple[str, str | None]:
@@ -127,7 +144,7 @@ class LoneSurrogateScan:
         escape near the end, which the next piece may pair or complete, is kept for it), or ``None``."""
         buf = self.carry + data
         last = 0
-        for found in _ESCAPE_BYTES.finditer(buf):
+        for found in _escapes(_ESCAPE_BYTES, _HINT_BYTES, buf, b"\\"):
             if found.group(1) and not final and found.end() + 6 > len(buf):
                 self.carry, self.at = buf[found.start():], self.at + found.start()  # its pair may follow
                 return None
