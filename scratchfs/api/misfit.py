@@ -1,15 +1,14 @@
 """Advice for a structure read that does not fit what an entry holds: a jq filter over content that is not JSON
 (an HTML page, a log, text; jq over a CSV table is refused before it runs, by
-:func:`scratchfs.api.structured.check_kind`, in :func:`fitting_reads`'s words), ``view="text"`` over JSON. The
+:func:`scratchfs.api.structured.check_kind`, in :func:`refusal`'s words), ``view="text"`` over JSON. The
 engine's error says what failed (jq's parse error); these messages add what the entry is, by the content type decided
 at spill time (:func:`scratchfs.api.shape.describe`), and the reads that fit it.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from scratchfs.foundation.errors import InvalidArgument
 
@@ -26,7 +25,7 @@ _FITS = {"html": 'view="text" (the page\'s readable text) or select= (the text o
          "jsonl": "record= (e.g. record=1; jq= with it filters each record)"}
 _NOT_PARSED = ("jq: parse error", "the document is not valid JSON", "the document is not UTF-8 text")
 
-_F = TypeVar("_F", bound=Callable[..., Any])
+T = TypeVar("T")
 
 
 def fitting_reads(content_type: str | None) -> str:
@@ -55,23 +54,24 @@ def text_misfit(content_type: str | None) -> str:
     return f"view='text' is for HTML pages and terminal output; this is {content_type}: {fitting_reads(content_type)}"
 
 
-def explain_jq_misfit(read: _F) -> _F:
-    """Decorate :meth:`~scratchfs.api.structured.StructureReads.jq`: an ``InvalidArgument`` raised because the
-    document is not JSON becomes :func:`jq_misfit`'s message, by the content type the read found (the reads
-    object's ``content_type``, set when it opens the entry). Other errors pass unchanged."""
-
-    @functools.wraps(read)
-    def wrapper(reads: Any, handle: str, *args: Any, **kwargs: Any) -> Any:
-        reads.content_type = None
-        try:
-            return read(reads, handle, *args, **kwargs)
-        except InvalidArgument as exc:
-            advice = jq_misfit(handle, reads.content_type, str(exc)) if type(exc) is InvalidArgument else None
-            if advice is None:
-                raise
-            raise InvalidArgument(advice) from None
-
-    return wrapper  # type: ignore[return-value]
+def refusal(handle: str, content_type: str | None, read: str, how: str = "") -> str:
+    """The refusal of a ``read=`` read (``"jq"``, ``"record"``, ``"row"``) of ``handle`` that does not fit what it
+    holds (``how``: e.g. ``" over several lines"``), naming the reads that fit (:func:`fitting_reads`)."""
+    what = _WHAT.get(content_type or "", "content of no detected type")
+    return (f"{handle} holds {what} (content type {content_type or 'unknown'}){how}, which a {read}= read does not "
+            f"parse: {fitting_reads(content_type)}")
 
 
-__all__ = ["explain_jq_misfit", "fitting_reads", "jq_misfit", "text_misfit"]
+def explained_jq(handle: str, content_type: str | None, read: Callable[[], T]) -> T:
+    """``read()`` (a jq read of ``handle``), an ``InvalidArgument`` it raises because the document is not JSON made
+    :func:`jq_misfit`'s message by ``content_type``, the entry's; other errors pass unchanged."""
+    try:
+        return read()
+    except InvalidArgument as exc:
+        advice = jq_misfit(handle, content_type, str(exc)) if type(exc) is InvalidArgument else None
+        if advice is None:
+            raise
+        raise InvalidArgument(advice) from None
+
+
+__all__ = ["explained_jq", "fitting_reads", "jq_misfit", "refusal", "text_misfit"]

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from scratchfs.api.entries import reading
-from scratchfs.api.misfit import explain_jq_misfit, fitting_reads, text_misfit
+from scratchfs.api.misfit import explained_jq, refusal, text_misfit
 from scratchfs.api.results import render_call
 from scratchfs.engine.segments import token_of
 from scratchfs.engine.structure import (
@@ -82,7 +82,6 @@ class StructureReads:
         """Seconds a jq filter, a CSS selector read or an HTML text view may run: the store's ``pattern_timeout``."""
         return self.scope.store.settings.pattern_timeout
 
-    @explain_jq_misfit
     def jq(self, handle: str, filter: str, *, cursor: str | None = None, budget: int = 8192) -> ItemPage:
         """One page of the outputs of jq ``filter`` over the JSON document (``results``), within ``budget`` bytes
         of JSON. Raises InvalidArgument (a malformed document or filter, with the parser's message; a document over
@@ -91,8 +90,9 @@ class StructureReads:
         (the filter ran past ``pattern_timeout``), NotFound, CorruptBlob."""
         if not isinstance(filter, str) or not filter.strip():
             raise InvalidArgument("jq must be a non-empty jq filter")
-        return self._page(handle, lambda src, blob, kind: check_kind(kind, "jq", handle) or jq_page(
-            src, filter, cursor, budget, cache_key=blob, timeout=self._timeout(), entry=entry_identity(handle, blob)))
+        return self._page(handle, lambda src, blob, kind: check_kind(kind, "jq", handle) or explained_jq(
+            handle, kind, lambda: jq_page(src, filter, cursor, budget, cache_key=blob, timeout=self._timeout(),
+                                          entry=entry_identity(handle, blob))))
 
     def records(self, handle: str, record: int = 1, records: int = 50, *, jq: str | None = None,
                 cursor: str | None = None, budget: int = 8192, call_budget: int | None = None) -> ItemPage:
@@ -109,8 +109,7 @@ class StructureReads:
                 entry=entry_identity(handle, blob)))
         except BadRecord as exc:
             if self.content_type == "json" and " is not JSON: " in str(exc):  # (one line is one record: whole)
-                raise InvalidArgument(f"{handle} holds one JSON document (content type json) over several lines, "
-                                      f"which a record= read does not parse: {fitting_reads('json')}") from None
+                raise InvalidArgument(refusal(handle, "json", "record", " over several lines")) from None
             raise BadRecord(f"{exc}; {way_past(handle, exc, records, jq, call_budget)}", exc.record, exc.offset,
                             exc.length) from None
 
@@ -185,7 +184,6 @@ class StructureReads:
         return self._page(handle, read)
 
 
-_READS = {"json": "one JSON document", "jsonl": "JSON lines", "csv": "a CSV/TSV table"}
 _REFUSED = {"json": {"row"}, "jsonl": {"row"}, "csv": {"jq", "record"}}
 # (record= on a JSON document is read: a document on one line is one record; over several lines, its first line is
 # no JSON and the read says to use jq=)
@@ -198,8 +196,7 @@ def check_kind(content_type: str | None, read: str, handle: str) -> None:
     (``text``, ``log``, unknown: ``None``) is read and its parse decides. Raises InvalidArgument naming the read that
     fits; returns None otherwise."""
     if content_type in _REFUSED and read in _REFUSED[content_type]:
-        raise InvalidArgument(f"{handle} holds {_READS[content_type]} (content type {content_type}), which a "
-                              f"{read}= read does not parse: {fitting_reads(content_type)}")
+        raise InvalidArgument(refusal(handle, content_type, read))
 
 
 def way_past(handle: str, bad: BadRecord, records: int, jq: str | None, budget: int | None = None) -> str:

@@ -275,23 +275,21 @@ class ScaleQueries:
 
     def known_blobs(self, tokens: list[str]) -> set[str]:
         """Those of ``tokens`` that a row names (one query per 500 tokens, by the unique index on ``blob``)."""
-        known: set[str] = set()
-        for i in range(0, len(tokens), 500):
-            part = tokens[i:i + 500]
-            known.update(row[0] for row in self.read(
-                f"SELECT blob FROM entries WHERE blob IN ({','.join('?' * len(part))})", tuple(part), "listing blobs"))
-        return known
+        return {row[0] for row in self._by_blob("blob", tokens, "listing blobs")}
 
     def blob_scopes(self, blobs: list[str]) -> dict[str, tuple[str, str]]:
         """``{blob: (run_id, agent_id)}`` of the rows that name any of ``blobs`` (one query per 500 blobs, by the
         unique index on ``blob``)."""
-        found: dict[str, tuple[str, str]] = {}
+        return {row[0]: (row[1], row[2]) for row in self._by_blob("blob, run_id, agent_id", blobs, "looking up blobs")}
+
+    def _by_blob(self, columns: str, blobs: list[str], what: str) -> list[tuple]:
+        """``columns`` of the rows naming any of ``blobs``, 500 blobs a query (SQLite's bound on parameters)."""
+        rows: list[tuple] = []
         for i in range(0, len(blobs), 500):
             part = blobs[i:i + 500]
-            found.update((row[0], (row[1], row[2])) for row in self.read(
-                f"SELECT blob, run_id, agent_id FROM entries WHERE blob IN ({','.join('?' * len(part))})",
-                tuple(part), "looking up blobs"))
-        return found
+            rows += self.read(f"SELECT {columns} FROM entries WHERE blob IN ({','.join('?' * len(part))})",
+                              tuple(part), what)
+        return rows
 
     def blob_rows_after(self, after_id: int, limit: int) -> list[tuple[int, str, str, str]]:
         """``(id, run_id, agent_id, blob)`` of up to ``limit`` rows with ``id > after_id``, by id."""
