@@ -13,6 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 from scratchfs.engine.structure.paging import CHUNK_BYTES, ContentSource
+from scratchfs.foundation import text as texts
 from scratchfs.foundation.errors import InvalidArgument
 
 __all__ = ["KINDS", "OPEN", "REST_ARRAY", "REST_OBJECT", "SCALAR", "TOKEN_CHARS", "VALUE_START", "Scan", "jq_short",
@@ -255,7 +256,7 @@ def jq_short(raw: bytes, string: bool) -> str:
 def jq_string(text: str) -> bytes:
     """jq's JSON text of a string (non-ASCII kept; DEL escaped as jq does; a lone surrogate, which no UTF-8 carries,
     as its ``\\ud800`` escape)."""
-    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f").encode("utf-8", "backslashreplace")
+    return texts.utf8_text(json.dumps(text, ensure_ascii=False)).replace("\x7f", "\\u007f").encode("utf-8")
 
 
 def scalar_text(raw: bytes) -> bytes:

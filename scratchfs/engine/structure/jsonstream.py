@@ -48,7 +48,7 @@ from scratchfs.engine.structure.jsonscan import (
     scalar_text,
     utf8_text,
 )
-from scratchfs.engine.structure.numbers import dump_decimal, load_exact, lone_surrogate
+from scratchfs.engine.structure.numbers import dump_decimal, load_exact
 from scratchfs.engine.structure.paging import (
     ContentSource,
     CursorKey,
@@ -58,6 +58,7 @@ from scratchfs.engine.structure.paging import (
     fill_items,
     with_as_text,
 )
+from scratchfs.foundation import text as texts
 from scratchfs.foundation.errors import InvalidArgument
 
 __all__ = ["MAX_STREAM_STEPS", "path_page", "stream_path"]
@@ -264,14 +265,10 @@ def _output(raw: bytes | None, budget: int, offset: int) -> tuple[Any, bool, boo
         return text, True, False
     except ValueError as exc:
         raise not_json(offset, str(exc)) from None
-    if "\\u" in text and lone_surrogate(text) is not None:  # valid JSON that no UTF-8 carries: its text, escaped
-        exact = json.loads(text, parse_float=Decimal, parse_int=Decimal)
-        escaped = dump_decimal(exact).encode("utf-8", "backslashreplace").decode("utf-8")
-        return escaped.replace("\x7f", "\\u007f"), True, False
     if inexact is None and len(text) <= budget:
         return value, False, True
-    exact = json.loads(text, parse_float=Decimal, parse_int=Decimal)
-    return dump_decimal(exact).replace("\x7f", "\\u007f"), True, inexact is None
+    exact = json.loads(text, parse_float=Decimal, parse_int=Decimal)  # (load_exact's inexact: a number or a lone
+    return texts.utf8_text(dump_decimal(exact)).replace("\x7f", "\\u007f"), True, inexact is None  # surrogate)
 
 
 def path_page(source: ContentSource, steps: list[Step], key: CursorKey, cursor: str | None, budget: int,
