@@ -28,14 +28,7 @@ def fill(store: ScratchStore, run: str, agent: str, ttl: float) -> int:
             break
     else:
         raise AssertionError("the disk never filled")
-    fd = os.open(os.path.join(os.path.dirname(store.root), f"filler-{run}"), os.O_WRONLY | os.O_CREAT, 0o600)
-    try:
-        while os.write(fd, b"\0" * 4096):
-            pass
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    take_the_rest(os.path.join(os.path.dirname(store.root), f"filler-{run}"))
     assert free_bytes(str(store.root)) == 0
     return n
 

@@ -36,16 +36,23 @@ def _small_fs_or_skip(mount: Path) -> None:
         pytest.skip(reason)
 
 
-def test_sweep_delete_run_and_delete_agent_recover_a_full_disk(tmp_path):
+def _scenario(tmp_path, *mode: str) -> dict:
+    """The report of tests/full_disk_scenario.py run on a 3 MiB tmpfs in a mount namespace of its own."""
     mount = tmp_path / "mnt"
     mount.mkdir()
     _small_fs_or_skip(mount)
-    script = f"mount -t tmpfs -o size=3m tmpfs '{mount}' && exec '{sys.executable}' '{SCENARIO}' '{mount}'"
+    script = (f"mount -t tmpfs -o size=3m tmpfs '{mount}' && exec '{sys.executable}' '{SCENARIO}' '{mount}'"
+              + "".join(f" '{m}'" for m in mode))
     done = subprocess.run(["unshare", "-m", "sh", "-c", script], cwd=REPO, capture_output=True, text=True,
                           timeout=240)
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout)
     assert "error" not in report, report
+    return report
+
+
+def test_sweep_delete_run_and_delete_agent_recover_a_full_disk(tmp_path):
+    report = _scenario(tmp_path)
     assert report["filled_ttl1"] > 10 and report["free_before_sweep"] == 0
     for step, freed in (("sweep", "free_after_sweep"), ("delete_run", "free_after_delete_run"),
                         ("delete_agent", "free_after_delete_agent")):
@@ -59,15 +66,7 @@ def test_sweep_delete_run_and_delete_agent_recover_a_full_disk(tmp_path):
 def test_the_process_that_filled_the_disk_deletes_and_sweeps_on_its_open_store(tmp_path):
     """The index's SQLITE_FULL is a StorageError (an OSError) with no errno: it must still count as a full disk,
     so that scratch_delete, delete_run, delete_agent and sweep release the reserve and retry (atka, fault 1)."""
-    mount = tmp_path / "mnt"
-    mount.mkdir()
-    _small_fs_or_skip(mount)
-    script = f"mount -t tmpfs -o size=3m tmpfs '{mount}' && exec '{sys.executable}' '{SCENARIO}' '{mount}' in-process"
-    done = subprocess.run(["unshare", "-m", "sh", "-c", script], cwd=REPO, capture_output=True, text=True,
-                          timeout=240)
-    assert done.returncode == 0, done.stderr[-3000:]
-    report = json.loads(done.stdout)
-    assert "error" not in report, report
+    report = _scenario(tmp_path, "in-process")
     assert report["keys_written"] >= 1 and report["scratch_delete"] is True, report
     assert report["delete_run"] > 10 and report["delete_agent"] > 10 and report["sweep"] > 10, report
     for freed in ("free_after_delete_run", "free_after_delete_agent", "free_after_sweep"):

@@ -4,7 +4,6 @@ lines with blank lines and keys past the first records, and reads that do not fi
 
 from __future__ import annotations
 
-import ast
 import base64
 import csv
 import io
@@ -14,8 +13,10 @@ import re
 import pytest
 
 from scratchfs import InvalidArgument, ScratchStore
-from scratchfs.api.contract import ScratchTools, to_json
+from scratchfs.api.contract import ScratchTools
 from scratchfs.engine.structure import BytesSource, rows_page, table
+
+from .test_structure_reads import follow
 
 FIELD_LIMIT_CHARS = 16 * 1024 * 1024  # the bound the table module documents
 
@@ -23,21 +24,6 @@ FIELD_LIMIT_CHARS = 16 * 1024 * 1024  # the bound the table module documents
 @pytest.fixture
 def tools(scratch_scope):
     return ScratchTools(scratch_scope)
-
-
-def follow(tools: ScratchTools, args: dict, budget: int = 8192) -> list[dict]:
-    """Every reply of a read, by its next_call, each checked against the budget."""
-    replies, call = [], {**args, "budget": budget}
-    while call is not None:
-        reply = tools.call("read_handle", call)
-        assert len(to_json(reply).encode()) <= budget
-        replies.append(reply)
-        if reply["next_call"] is None:
-            break
-        node = ast.parse(reply["next_call"], mode="eval").body
-        call = {**{k.arg: ast.literal_eval(k.value) for k in node.keywords}, "budget": budget}
-        assert len(replies) < 1000
-    return replies
 
 
 # -- 1. a CSV field over 131,072 characters --------------------------------------------------------------------------
@@ -49,7 +35,7 @@ def test_a_field_longer_than_the_csv_modules_default_limit_is_read_cut_to_the_bu
     assert len(blob) > 131_072
     data = ("id,name,blob\n" + f'1,page,"{blob}"\n' + "".join(f"{i},n{i},b{i}\n" for i in range(2, 40))).encode()
     handle = scratch_scope.spill(data, source_tool="sql").handle
-    replies = follow(tools, {"handle": handle, "row": 1, "rows": 1})  # the long row is cut within each reply
+    replies = follow(tools, {"handle": handle, "row": 1, "rows": 1}, 8192)  # the long row is cut within each reply
     parts = [r for r in replies if "part" in r]
     assert len(parts) >= 200_000 // 8192 and all(r["header"] == ["id", "name", "blob"] for r in replies)
     assert json.loads("".join(r["part"] for r in parts)) == ["1", "page", blob]
