@@ -63,8 +63,11 @@ def refusal(handle: str, content_type: str | None, read: str, how: str = "") -> 
 
 
 def explained_jq(handle: str, content_type: str | None, read: Callable[[], T]) -> T:
-    """``read()`` (a jq read of ``handle``), an ``InvalidArgument`` it raises because the document is not JSON made
-    :func:`jq_misfit`'s message by ``content_type``, the entry's; other errors pass unchanged."""
+    """``read()`` (a jq read of ``handle``).
+
+    Raises:
+        InvalidArgument: as ``read`` raises it; one raised because the document is not JSON with
+            :func:`jq_misfit`'s message by ``content_type``, the entry's. Other errors pass unchanged."""
     try:
         return read()
     except InvalidArgument as exc:

@@ -2,7 +2,7 @@
 document in a content source, read ``CHUNK_BYTES`` at a time, that reads tokens (checked: strings, numbers, literals),
 keys, values and whole values skipped -- by ``json`` (C) when a container ends within a window, else member by member
 (past :data:`_DESCEND` levels, by its brackets and the tokens between them); and jq's short forms of values for its
-error messages.
+error messages. Tokens as RFC 8259 (the JSON grammar) writes them; offsets are bytes of the document.
 """
 
 from __future__ import annotations
@@ -119,6 +119,7 @@ class Scan:
             return found.group()
 
     def expect(self, byte: int, what: str) -> None:
+        """Past ``byte`` (a bracket, a colon), which must come next (``what`` names it in the error)."""
         if self.need(what) != byte:
             raise not_json(self.offset, f"{what} expected, {chr(self.buf[self.pos])!r} found")
         self.pos += 1
