@@ -110,3 +110,19 @@ def test_a_streamed_path_naming_or_meeting_a_lone_surrogate_answers_never_raises
     assert jq_page(doc, '."\\ud800"').to_dict()["results"] == [2]
     with pytest.raises(InvalidArgument, match=r'^jq: Cannot iterate over string \("\\ud800"\)$'):
         jq_page(doc, ".s[]")
+
+
+@pytest.mark.parametrize("budget", [2048, 3000])
+def test_pages_carrying_the_notes_fit_their_budget_as_the_model_receives_them(scratch_scope, budget):
+    """A jq page with both notes (numbers a double cannot hold, lone surrogate escapes) and a records page with the
+    surrogate note stay within the budget, counted in the bytes of their JSON text."""
+    from scratchfs.api.contract import to_json
+
+    doc = '{"a": [' + ",".join(['{"x": 1e400, "s": "\\ud800 %s"}' % ("y" * 50)] * 400) + "]}"
+    handle = scratch_scope.spill(doc.encode()).handle
+    lines = scratch_scope.spill("\n".join(['{"x": 1e400, "s": "\\ud800"}'] * 300).encode()).handle
+    tools = ScratchTools(scratch_scope)
+    for args in ({"handle": handle, "jq": ".a[] | .x + 1"}, {"handle": handle, "jq": ".a[]"},
+                 {"handle": lines, "record": 1, "records": 50}, {"handle": lines, "record": 1, "jq": ".x + 1"}):
+        reply = tools.call("read_handle", {**args, "budget": budget})
+        assert len(to_json(reply).encode("utf-8")) <= budget and "note" in reply, args
