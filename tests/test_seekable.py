@@ -220,42 +220,62 @@ def test_frames_and_line_counts_equal_plain_python_slices(tmp_path_factory, data
     assert list(writer.frame_newlines) == [s.count(b"\n") for s in slices]
 
 
-def test_a_large_write_leaves_no_worker_thread_and_keeps_frame_order(tmp_path, fixture_data):
+def _workers() -> list:
     import threading
 
+    return [t for t in threading.enumerate() if t.name == "scratchfs-zstd"]
+
+
+def _wait_until(condition, seconds: float = 10.0) -> bool:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return condition()
+
+
+@pytest.fixture
+def quick_idle(monkeypatch):
+    """The shared frame workers end after 0.2 s without work (2 s in use), so a test can see them end."""
+    from scratchfs.engine.frame_pool import frame_pool
+
+    monkeypatch.setattr(frame_pool, "idle_seconds", 0.2)
+    assert _wait_until(lambda: not _workers())  # those of earlier tests, still on the old idle time
+    return frame_pool
+
+
+def test_a_large_write_keeps_frame_order_and_its_workers_end_when_idle(tmp_path, fixture_data, quick_idle):
     data = b"".join(fixture_data.values())  # about 2 MiB: 512 frames of 4 KiB, compressed on worker threads
-    before = threading.active_count()
     path = tmp_path / "big.zst"
     writer = write_blob(path, data, frame_bytes=4096, pieces=5)
-    assert threading.active_count() == before
+    assert 1 <= len(_workers()) <= quick_idle.workers  # shared by the writes to come, at most one per core
     assert list(writer.frame_newlines) == [data[i : i + 4096].count(b"\n") for i in range(0, len(data), 4096)]
     fd, reader = open_reader(path)
     try:
         assert [chunk for _, chunk in reader.iter_frames()] == [data[i : i + 4096] for i in range(0, len(data), 4096)]
     finally:
         os.close(fd)
+    assert _wait_until(lambda: not _workers())  # idle: no thread of ours left
+    assert quick_idle.alive == 0
+    again = write_blob(tmp_path / "again.zst", data, frame_bytes=4096, pieces=2)  # new workers start on demand
+    assert again.digest() == writer.digest()
 
 
-def test_a_large_write_abandoned_midway_leaves_no_worker_thread(tmp_path, fixture_data):
-    # a content stream that fails after several frames: the writer is dropped without close(); its worker threads
-    # must not outlive it
+def test_a_large_write_abandoned_midway_leaves_no_worker_thread(tmp_path, fixture_data, quick_idle):
+    # a content stream that fails after several frames: the writer is dropped without close(); its frames not yet
+    # started are cancelled, and the workers end once idle
     import gc
-    import threading
-    import time
 
     data = b"".join(fixture_data.values())
-    before = threading.active_count()
     fd = os.open(tmp_path / "a.zst", os.O_WRONLY | os.O_CREAT)
     try:
         writer = SeekableWriter(fd, frame_bytes=4096, count_lines=True)
         writer.write(data[: 64 * 1024])  # 16 frames: the workers are running
-        assert threading.active_count() > before
+        assert _workers()
         del writer
         gc.collect()
-        deadline = time.monotonic() + 10
-        while threading.active_count() > before and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert threading.active_count() == before
+        assert _wait_until(lambda: not _workers())
     finally:
         os.close(fd)
 

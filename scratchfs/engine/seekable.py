@@ -39,13 +39,11 @@ zstd context is never shared between threads or processes.
 
 from __future__ import annotations
 
-import os
 import struct
 import threading
 from array import array
 from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from hashlib import blake2b
 
 import zstandard
@@ -53,6 +51,7 @@ import zstandard
 from scratchfs.engine import safe_fs
 from scratchfs.engine.binding import EMPTY_CHECKSUM, Binding, FormatError, encode_binding_frame, table_digest
 from scratchfs.engine.caches import LRU
+from scratchfs.engine.frame_pool import frame_pool
 from scratchfs.engine.seek_table import (
     CHECKSUM_FLAG,
     ENTRY_SIZE,
@@ -157,13 +156,13 @@ class SeekableWriter:
     """Compress a stream into a seekable blob on an open file descriptor, one frame per ``frame_bytes``.
 
     A content of one frame (every small spill) is compressed in the calling thread and written, seek table included,
-    with one ``writev``. From the second full frame on, frames are compressed on worker threads (one per core; zstd
-    releases the GIL, and each thread keeps its own compressor) while the calling thread goes on reading the stream
-    and writes finished frames, in order, with one ``writev`` per batch: compression overlaps writing, no frame is
-    copied on the way (a worker compresses a ``memoryview`` of the caller's immutable chunk), and each frame is still
-    one independent zstd frame. Memory stays bounded: at most :data:`_INFLIGHT_PER_WORKER` frames per worker are in
-    flight (input and output), whatever the total size. The workers end at :meth:`close` (or when the writer is
-    dropped), so no thread outlives a write (a later ``fork()`` copies none).
+    with one ``writev``. From the second full frame on, frames are compressed on the process's worker threads
+    (:mod:`scratchfs.engine.frame_pool`: one per core, shared by all writes, ended when idle; zstd releases the GIL,
+    and each thread keeps its own compressor) while the calling thread goes on reading the stream and writes finished
+    frames, in order, with one ``writev`` per batch: compression overlaps writing, no frame is copied on the way (a
+    worker compresses a ``memoryview`` of the caller's immutable chunk), and each frame is still one independent zstd
+    frame. Memory stays bounded: at most :data:`_INFLIGHT_PER_WORKER` frames per worker are in flight (input and
+    output), whatever the total size. A writer that fails or is dropped cancels its frames not yet started.
 
     Args:
         fd: a file descriptor open for writing, positioned at the start of an empty file, or an empty ``bytearray``
@@ -190,7 +189,7 @@ class SeekableWriter:
         self._buffer = bytearray()
         self._first: tuple | None = None  # the first full frame, held until a second shows the content is large
         self._inflight: deque = deque()  # (future of (compressed, newlines), decompressed size), in order
-        self._pool: ThreadPoolExecutor | None = None
+        self._large = False  # frames go to the workers
         self._limit = 0  # frames in flight before the oldest are written
         self._compressed: list[int] = []
         self._decompressed: list[int] = []
@@ -237,13 +236,12 @@ class SeekableWriter:
 
     def _queue(self, data: bytes, start: int, end: int) -> None:
         """A full frame ``data[start:end]``: held while it may be the only one, then handed to the workers."""
-        if self._first is None and self._pool is None:
+        if self._first is None and not self._large:
             self._first = (data, start, end)
             return
-        if self._pool is None:
-            workers = os.cpu_count() or 1
-            self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="scratchfs-zstd")
-            self._limit = _INFLIGHT_PER_WORKER * workers
+        if not self._large:
+            self._large = True
+            self._limit = _INFLIGHT_PER_WORKER * frame_pool.workers
             first, self._first = self._first, None
             self._submit(*first)
         self._submit(data, start, end)
@@ -251,7 +249,7 @@ class SeekableWriter:
             self._drain(self._limit // 2)
 
     def _submit(self, data: bytes, start: int, end: int) -> None:
-        future = self._pool.submit(_compress_frame, self._level, self._count_lines, data, start, end)
+        future = frame_pool.submit(_compress_frame, self._level, self._count_lines, data, start, end)
         self._inflight.append((future, end - start))
 
     def _drain(self, keep: int) -> None:
@@ -266,7 +264,16 @@ class SeekableWriter:
             _write_all(self._fd, outputs)
         except BaseException as exc:
             self._failed = exc
+            self._cancel()
             raise
+
+    def _cancel(self) -> None:
+        """Cancel the frames in flight that no worker has started (the others finish unread)."""
+        while self._inflight:
+            self._inflight.popleft()[0].cancel()
+
+    def __del__(self) -> None:
+        self._cancel()  # a writer dropped midway (its content stream failed)
 
     def _record(self, out: bytes, raw_len: int, newlines: int) -> None:
         self._compressed.append(len(out))
@@ -279,31 +286,28 @@ class SeekableWriter:
 
     def _finish_frames(self) -> list:
         """Compress what is left (in this thread when nothing went to the workers), record every frame still
-        unwritten, stop the workers, and return the outputs not yet written, in order."""
-        try:
+        unwritten, and return the outputs not yet written, in order."""
+        tail = None
+        if self._buffer or not (self._compressed or self._inflight or self._first):
+            tail = bytes(self._buffer)
+            self._buffer.clear()
+        if self._large and tail is not None:
+            self._submit(tail, 0, len(tail))
             tail = None
-            if self._buffer or not (self._compressed or self._inflight or self._first):
-                tail = bytes(self._buffer)
-                self._buffer.clear()
-            if self._pool is not None and tail is not None:
-                self._submit(tail, 0, len(tail))
-                tail = None
-            outputs = []
-            while self._inflight:
-                future, raw_len = self._inflight.popleft()
-                out, newlines = future.result()
-                self._record(out, raw_len, newlines)
-                outputs.append(out)
-            for data, start, end in [x for x in (self._first, (tail, 0, len(tail)) if tail is not None else None)
-                                     if x is not None]:
-                out, newlines = _compress_frame(self._level, self._count_lines, data, start, end)
-                self._record(out, end - start, newlines)
-                outputs.append(out)
-            self._first = None
-            return outputs
-        finally:
-            if self._pool is not None:
-                self._pool.shutdown(wait=True, cancel_futures=True)
+        outputs = []
+        while self._inflight:
+            future, raw_len = self._inflight[0]
+            out, newlines = future.result()
+            self._inflight.popleft()
+            self._record(out, raw_len, newlines)
+            outputs.append(out)
+        for data, start, end in [x for x in (self._first, (tail, 0, len(tail)) if tail is not None else None)
+                                 if x is not None]:
+            out, newlines = _compress_frame(self._level, self._count_lines, data, start, end)
+            self._record(out, end - start, newlines)
+            outputs.append(out)
+        self._first = None
+        return outputs
 
     def close(self, binding: Callable[[SeekableWriter], bytes] | None = None) -> None:
         """Compress what is left and write it with the seek table (one ``writev``). An empty content is stored as one
@@ -321,6 +325,7 @@ class SeekableWriter:
             outputs = self._finish_frames()
         except BaseException as exc:
             self._failed = exc
+            self._cancel()
             raise
         tail = _tail(self._compressed, self._decompressed, self._checksums,
                      binding(self) if binding is not None else None)

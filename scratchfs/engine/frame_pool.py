@@ -1,0 +1,98 @@
+"""The process's frame-compression threads: one per core, shared by every large write, started on demand and ended
+after :data:`IDLE_SECONDS` without work.
+
+**Why shared.** A large write compresses its frames on worker threads (zstd releases the GIL; see
+:class:`scratchfs.engine.seekable.SeekableWriter`). Starting new threads for every write, each then making its own
+zstd contexts, cost a 4 MiB spill about 2.5 ms of its ~19 ms (32 frames of 128 KiB on 2 threads: 12.0 ms with new
+threads per write against 9.8 ms with kept ones; ``bench/README.md``, "A shared pool of frame workers"). Threads
+kept between writes keep their compressors (:func:`scratchfs.engine.seekable.compressor` is per thread).
+
+**Why they end.** An idle process holds no thread of ours: a thread costs its stack, and ``fork()`` in a process with
+threads is what Python 3.12 warns about (a fork child never uses the parent's workers: it starts its own, see
+:meth:`FramePool.reset`). :class:`concurrent.futures.ThreadPoolExecutor` keeps its threads until ``shutdown``, so
+this is a small pool of our own over :class:`queue.SimpleQueue`, handing out the standard library's
+:class:`concurrent.futures.Future` (callers wait and cancel as with an executor).
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any
+
+__all__ = ["IDLE_SECONDS", "FramePool", "frame_pool"]
+
+IDLE_SECONDS = 2.0
+"""Seconds a worker thread waits for a frame before it ends."""
+
+
+class FramePool:
+    """Up to ``workers`` daemon threads (named ``scratchfs-zstd``) running submitted calls in submission order.
+
+    A thread is started by :meth:`submit` while fewer than ``workers`` are alive; each ends after ``idle_seconds``
+    with nothing to do. Thread-safe.
+    """
+
+    def __init__(self, workers: int | None = None, idle_seconds: float = IDLE_SECONDS) -> None:
+        self.workers = max(1, workers or os.cpu_count() or 1)
+        self.idle_seconds = idle_seconds
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget every thread and queued call (in a ``fork()`` child, where the parent's threads do not exist)."""
+        self._lock = threading.Lock()
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._alive = 0
+
+    @property
+    def alive(self) -> int:
+        """Worker threads alive now."""
+        return self._alive
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Future:
+        """Run ``fn(*args)`` on a worker thread; its result or exception goes to the returned future (a future
+        cancelled before a worker takes it is skipped). Raises RuntimeError if no thread can be started."""
+        future: Future = Future()
+        self._queue.put((future, fn, args))
+        with self._lock:
+            start = self._alive < self.workers
+            if start:
+                self._alive += 1
+        if start:
+            try:
+                threading.Thread(target=self._work, name="scratchfs-zstd", daemon=True).start()
+            except BaseException:
+                with self._lock:
+                    self._alive -= 1
+                if not self._alive:  # no thread will take it: nothing may wait for it forever
+                    future.cancel()
+                raise
+        return future
+
+    def _work(self) -> None:
+        work = self._queue
+        while True:
+            try:
+                future, fn, args = work.get(timeout=self.idle_seconds)
+            except queue.Empty:
+                with self._lock:  # a call queued before this check is seen; one queued after it starts a thread
+                    if work.empty():
+                        self._alive -= 1
+                        return
+                continue
+            if future.set_running_or_notify_cancel():
+                try:
+                    future.set_result(fn(*args))
+                except BaseException as exc:  # handed to the waiting caller, as an executor does
+                    future.set_exception(exc)
+            del future, fn, args  # the caller's data is not kept alive by an idle thread
+
+
+frame_pool = FramePool()
+"""The process's pool (reset in a ``fork()`` child)."""
+
+if hasattr(os, "register_at_fork"):  # pragma: no branch - POSIX
+    os.register_at_fork(after_in_child=frame_pool.reset)
