@@ -81,3 +81,20 @@ def test_a_fork_child_starts_its_own_workers():
             os._exit(code)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_a_call_is_answered_when_no_thread_can_be_started(monkeypatch):
+    pool = FramePool(workers=2, idle_seconds=0.5)
+
+    def refuse(self):
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+    caller = threading.get_ident()
+    where = pool.submit(threading.get_ident)
+    assert where.result(timeout=10) == caller  # ran in the calling thread
+    assert pool.submit(pow, 5, 2).result(timeout=10) == 25
+    assert pool.alive == 0
+    monkeypatch.undo()
+    assert pool.submit(pow, 6, 2).result(timeout=10) == 36  # a worker starts again, skipping the calls already run
+    assert pool.alive >= 1

@@ -348,3 +348,22 @@ def test_a_frame_that_failed_on_a_worker_is_raised_again_by_a_later_write_or_clo
             read_seek_table(fd, os.fstat(fd).st_size)
     finally:
         os.close(fd)
+
+
+def test_a_large_write_completes_in_its_own_thread_when_no_worker_can_start(tmp_path, fixture_data, quick_idle,
+                                                                             monkeypatch):
+    import threading
+
+    def refuse(self):
+        raise RuntimeError("can't start new thread")  # a process at its thread limit
+
+    data = b"".join(fixture_data.values())[: 1024 * 1024]
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+    writer = write_blob(tmp_path / "alone.zst", data, frame_bytes=4096, pieces=3)
+    monkeypatch.undo()
+    assert not _workers() and writer.size == len(data)
+    fd, reader = open_reader(tmp_path / "alone.zst")
+    try:
+        assert b"".join(chunk for _, chunk in reader.iter_frames()) == data
+    finally:
+        os.close(fd)

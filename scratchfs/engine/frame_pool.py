@@ -54,9 +54,10 @@ class FramePool:
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Future:
         """Run ``fn(*args)`` on a worker thread; its result or exception goes to the returned future (a future
-        cancelled before a worker takes it is skipped). Raises RuntimeError if no thread can be started."""
+        cancelled before a worker takes it is skipped). When no thread can be started (a process at its thread
+        limit) and none is alive, the call runs in the calling thread before this returns. Never raises."""
         future: Future = Future()
-        self._queue.put((future, fn, args))
+        self._queue.put((future, fn, args))  # queued before the count is read: see _work's idle end
         with self._lock:
             start = self._alive < self.workers
             if start:
@@ -64,12 +65,12 @@ class FramePool:
         if start:
             try:
                 threading.Thread(target=self._work, name="scratchfs-zstd", daemon=True).start()
-            except BaseException:
+            except RuntimeError:  # "can't start new thread"
                 with self._lock:
                     self._alive -= 1
-                if not self._alive:  # no thread will take it: nothing may wait for it forever
-                    future.cancel()
-                raise
+                    alone = self._alive == 0
+                if alone:  # no thread will take it: this one does (a worker started later skips it)
+                    _run(future, fn, args)
         return future
 
     def _work(self) -> None:
@@ -83,12 +84,21 @@ class FramePool:
                         self._alive -= 1
                         return
                 continue
-            if future.set_running_or_notify_cancel():
-                try:
-                    future.set_result(fn(*args))
-                except BaseException as exc:  # handed to the waiting caller, as an executor does
-                    future.set_exception(exc)
+            _run(future, fn, args)
             del future, fn, args  # the caller's data is not kept alive by an idle thread
+
+
+def _run(future: Future, fn: Callable[..., Any], args: tuple) -> None:
+    """Run a call for its future, unless the future was cancelled or another thread took it first."""
+    try:
+        if not future.set_running_or_notify_cancel():
+            return
+    except RuntimeError:  # already running or done: taken by another thread
+        return
+    try:
+        future.set_result(fn(*args))
+    except BaseException as exc:  # handed to the waiting caller, as an executor does
+        future.set_exception(exc)
 
 
 frame_pool = FramePool()
