@@ -367,3 +367,14 @@ def test_a_large_write_completes_in_its_own_thread_when_no_worker_can_start(tmp_
         assert b"".join(chunk for _, chunk in reader.iter_frames()) == data
     finally:
         os.close(fd)
+
+
+def test_a_writer_refused_at_creation_leaves_nothing_to_clean_up():
+    import gc
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="outside"):
+            SeekableWriter(bytearray(), frame_bytes=1)
+        gc.collect()  # its __del__ ran on a half-made object: no "Exception ignored" either

@@ -273,7 +273,8 @@ class SeekableWriter:
             self._inflight.popleft()[0].cancel()
 
     def __del__(self) -> None:
-        self._cancel()  # a writer dropped midway (its content stream failed)
+        if getattr(self, "_inflight", None):  # a writer dropped midway (its content stream failed)
+            self._cancel()
 
     def _record(self, out: bytes, raw_len: int, newlines: int) -> None:
         self._compressed.append(len(out))
