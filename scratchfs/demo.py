@@ -93,8 +93,9 @@ def run_demo(store: ScratchStore, fixtures_dir: str | None) -> None:
         table.add_row(path.name, human_bytes(len(data)), human_bytes(to_context), human_bytes(entry.stored_size),
                       f"{1 - to_context / len(data):.1%}")
         more = "+" if found.next_offset is not None else ""
+        windows = f"{len(found.windows)}{more} window{'' if len(found.windows) == 1 and not more else 's'}"
         checks.append(f"  {path.name}: range read {'ok' if range_ok else 'WRONG'} ({len(part.data)} B at byte "
-                      f"{middle}), search {'ok' if windows_ok else 'WRONG'} ({len(found.windows)}{more} windows of "
+                      f"{middle}), search {'ok' if windows_ok else 'WRONG'} ({windows} of "
                       f"{needle.decode('utf-8', 'replace')!r})")
     table.add_section()
     table.add_row("total", human_bytes(total_in), human_bytes(total_ctx), human_bytes(total_disk),

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -232,6 +233,9 @@ def test_help_documents_every_command_and_the_exit_codes():
         assert command.help, f"{name} has no help text"
         assert name in top
         assert runner.invoke(main, [name, "--help"]).exit_code == 0
+        for param in command.params:  # the help names each argument as the usage line does (spill said FILE)
+            if isinstance(param, click.Argument):
+                assert param.human_readable_name in command.help, (name, param.human_readable_name)
 
 
 def test_readme_documents_every_command():

@@ -18,6 +18,7 @@ def test_demo_spills_every_fixture_and_verifies_reads(tmp_path):
     assert "WRONG" not in out and "DIFFERENT" not in out
     assert out.count(" ok") >= 2 * len(FIXTURE_FILES)
     assert "read back identical" in out
+    assert "(1 windows" not in out and "(1 window of 'SourceAddresses')" in out  # was "1 windows"
     with ScratchStore(tmp_path) as store:
         entries = store.list_entries_for_run("demo")
         assert sorted(e.kind for e in entries) == ["handle"] * len(FIXTURE_FILES) + ["scratch"]

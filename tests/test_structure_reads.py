@@ -227,3 +227,38 @@ def test_view_text_over_json_names_the_read_that_fits(tools, scratch_scope, data
     with pytest.raises(InvalidArgument, match="view='text' is for HTML pages") as caught:
         tools.call("read_handle", {"handle": handle, "view": "text"})
     assert fit in str(caught.value) and "line=" in str(caught.value)
+
+
+@pytest.mark.parametrize("read", [{"row": 1, "rows": 2}, {"record": 1, "records": 2}])
+@pytest.mark.parametrize(("data", "kind"), [
+    (None, "html"),
+    (b'<?xml version="1.0"?>\n<feed>\n' + b"  <entry><id>1</id><title>a, b</title></entry>\n" * 400 + b"</feed>\n",
+     "xml"),
+])
+def test_rows_and_records_of_a_page_are_refused_naming_the_reads_that_fit(tools, scratch_scope, fixture_data, read,
+                                                                        data, kind):
+    """row= on an HTML page parsed its markup as CSV ("header": ["<!DOCTYPE HTML>"], then a "row" per line of
+    tags); record= failed on record 1 as "not JSON". Both now name what the entry holds and the reads that fit."""
+    stub = scratch_scope.spill(fixture_data["browser-rust-book.html"] if data is None else data, source_tool="t")
+    assert stub.content_type == kind
+    with pytest.raises(InvalidArgument) as caught:
+        tools.call("read_handle", {"handle": stub.handle, **read})
+    message = str(caught.value)
+    assert message.startswith(f"{stub.handle} holds ") and f"(content type {kind}), which a " in message
+    assert ('view="text"' in message and "select=" in message) if kind == "html" else "pattern=" in message
+
+
+@pytest.mark.parametrize("read", [{"row": 1}, {"jq": "."}, {"record": 1}, {"select": "h1"}])
+def test_an_offset_is_refused_by_the_structure_reads_that_do_not_start_at_one(tools, scratch_scope, fixture_data,
+                                                                             read):
+    """offset= beside row=, jq=, record= or select= was silently ignored (the page started at the first row, the
+    document's start, the first element), so a caller asking for "row 1 from byte 5000" got the first rows and no
+    word; view="text" keeps its offset."""
+    data = {"row": fixture_data["query-packages-by-month.csv"], "select": fixture_data["browser-rust-book.html"],
+            "jq": fixture_data["api-ec2-service-model.json"], "record": b'{"id": 1}\n' * 2000}[next(iter(read))]
+    handle = scratch_scope.spill(data, source_tool="t").handle
+    with pytest.raises(InvalidArgument, match="offset cannot be combined with"):
+        tools.call("read_handle", {"handle": handle, "offset": 5000, **read})
+    assert tools.call("read_handle", {"handle": handle, "offset": 0, **read})["handle"] == handle
+    page = scratch_scope.spill(fixture_data["browser-rust-book.html"], source_tool="t").handle
+    assert tools.call("read_handle", {"handle": page, "offset": 5000, "view": "text"})["offset"] == 5000

@@ -141,6 +141,10 @@ def test_reads_keep_the_contract_budgets_and_checks(store, client):
     assert mixed.status_code == 400
     assert client.get(h_url(scope, handle, "/read"), params={"offset": "1e3"}).status_code == 400
     assert client.get(h_url(scope, handle, "/read"), params={"ignore_case": "maybe", "match": "a"}).status_code == 400
+    unknown = client.get(h_url(scope, handle, "/read"), params={"column": "name"})  # a typo of columns
+    assert unknown.status_code == 400
+    allowed = unknown.json()["error"]["message"].split("; allowed: ")[1].split(", ")
+    assert "columns" in allowed and "row" in allowed  # columns (repeatable) was left out of the list
     for budget in (None, 2048, 65536):  # the reply budget, as over MCP: the JSON text fits it, and says how to go on
         params = {"length": 65536} | ({"budget": budget} if budget else {})
         got = client.get(h_url(scope, handle, "/read"), params=params)

@@ -269,6 +269,11 @@ def _structure_read(reads: StructureReads, handle: str, offset: int, given: dict
                     ) -> Callable[[int], Any]:
     """The reader (of ``reads``) for the structure arguments ``given``: a function of the page's budget."""
     cursor = given.get("cursor")
+    if offset and "view" not in given:  # 0 is the default: only a view="text" read starts at a byte offset
+        mode = ", ".join(sorted(given.keys() - {"cursor"})) or "cursor"
+        raise InvalidArgument(f"offset cannot be combined with {mode}: a structure read starts where its own "
+                              "arguments say (row=, record=, or the cursor its next_call gives); offset= is for "
+                              'byte, line and search reads and view="text"')
     if "select" in given:
         _only(given, {"select", "cursor"})
         return lambda b: reads.select(handle, given["select"], cursor=cursor, budget=b)

@@ -184,7 +184,8 @@ class StructureReads:
         return self._page(handle, read)
 
 
-_REFUSED = {"json": {"row"}, "jsonl": {"row"}, "csv": {"jq", "record"}}
+_REFUSED = {"json": {"row"}, "jsonl": {"row"}, "csv": {"jq", "record"}, "html": {"row", "record"},
+            "xml": {"row", "record"}}
 # (record= on a JSON document is read: a document on one line is one record; over several lines, its first line is
 # no JSON and the read says to use jq=)
 
@@ -192,9 +193,9 @@ _REFUSED = {"json": {"row"}, "jsonl": {"row"}, "csv": {"jq", "record"}}
 def check_kind(content_type: str | None, read: str, handle: str) -> None:
     """Refuse a structure read (``read``: ``"jq"``, ``"record"`` or ``"row"``) that does not fit the entry's stored
     content type (decided at spill time from its start, :func:`scratchfs.api.shape.describe`): rows of JSON, records
-    of a table, jq over a table would parse it as what it is not. A content of another type
-    (``text``, ``log``, unknown: ``None``) is read and its parse decides. Raises InvalidArgument naming the read that
-    fits; returns None otherwise."""
+    of a table, jq over a table, rows or records of an HTML page or of XML would parse it as what it is not. A
+    content of another type (``text``, ``log``, unknown: ``None``) is read and its parse decides. Raises
+    InvalidArgument naming the read that fits; returns None otherwise."""
     if content_type in _REFUSED and read in _REFUSED[content_type]:
         raise InvalidArgument(refusal(handle, content_type, read))
 

@@ -53,7 +53,7 @@ INT = Integer()
 @with_store
 def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl: float | None, source,
           preview: str | None) -> None:
-    """Store FILE (or stdin) out of context and print its stub as JSON."""
+    """Store SOURCE (a file; - or none: stdin) out of context and print its stub as JSON."""
     stub = store.scope(run_id, agent_id).spill(source, source_tool=tool, ttl=ttl, preview=preview)
     echo_json(stub.to_dict())
 
@@ -90,8 +90,8 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
               help="Print the result as the JSON a model receives (the MCP read_handle result) instead of raw bytes.")
 @with_store
 def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json: bool, **options: Any) -> None:
-    """Read a spilled result: raw bytes of a byte or line range to stdout, or as JSON the windows of a search or a
-    page of a structure read (--jq, --record, --row, --view text, --select).
+    """Read the spilled result HANDLE (h_..., from a stub): raw bytes of a byte or line range to stdout, or as JSON
+    the windows of a search or a page of a structure read (--jq, --record, --row, --view text, --select).
 
     A raw read that stops before the end prints where the next read starts on stderr.
     """
@@ -134,7 +134,8 @@ def shell_next(result: Slice | LineSlice, run_id: str, agent_id: str, root: str)
 @json_accepted
 @with_store
 def scratch_write(store: ScratchStore, run_id: str, agent_id: str, key: str, source, ttl: float | None) -> None:
-    """Write FILE (or stdin) to the scratchpad under KEY (an overwrite is atomic); print the entry as JSON."""
+    """Write SOURCE (a file; - or none: stdin) to the scratchpad under KEY (an overwrite is atomic); print the
+    entry as JSON."""
     entry = store.scope(run_id, agent_id).scratch_write(key, source, ttl=ttl)
     echo_json(entry.to_dict())
 

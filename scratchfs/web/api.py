@@ -105,7 +105,7 @@ def _query(request: Request, allowed: Iterable[str], repeatable: tuple[str, ...]
             continue
         if name not in allowed:
             raise InvalidArgument(f"unknown query parameter {checks.shorten(name)}; allowed: "
-                                  f"{', '.join(sorted(allowed - {'token'})) or 'none'}")
+                                  f"{', '.join(sorted((allowed | set(repeatable)) - {'token'})) or 'none'}")
         if name in out:
             raise InvalidArgument(f"query parameter {name} given twice")
         if name != "token":
