@@ -15,7 +15,9 @@ transcript holds, so nothing here needs a network or an API key. What it shows:
 from __future__ import annotations
 
 import json
+import os
 import re
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -95,4 +97,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except BrokenPipeError:  # piped into a reader that stopped early (`| head`): not an error of the example
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (the Python docs' recipe, signal module)

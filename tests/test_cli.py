@@ -441,3 +441,12 @@ def test_sweep_tells_of_a_planted_segment_link_once(tmp_path):
                                 text=True, timeout=60)
         assert result.returncode == 0, result.stderr
         assert result.stderr.count("cannot check the segment") == 1, result.stderr
+
+
+def test_fsck_counts_wholly_dead_segments_in_words(cli):
+    # one small entry in one segment, deleted: the segment is wholly dead, and fsck says "1 segment", not "1 segments"
+    written = json.loads(cli("scratch-write", "k", "-", input="value\n").stdout)
+    assert written["key"] == "k"
+    assert cli("scratch-delete", "k").exit_code == 0
+    result = cli("fsck")
+    assert "(1 segment wholly dead)" in result.stdout, result.stdout

@@ -37,3 +37,13 @@ def test_example_agent_loop_prints_what_the_readme_shows():
     assert "the stub entered the transcript" in out
     assert "assistant calls read_handle" in out
     assert "Ownership is a set of rules that govern how a Rust program manages memory." in out
+
+
+def test_example_piped_into_a_reader_that_stops_early_ends_quietly():
+    # `python examples/agent_loop.py | head`: the reader closes the pipe; no BrokenPipeError traceback, exit 0
+    example = subprocess.Popen([sys.executable, str(ROOT / "examples" / "agent_loop.py")], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, cwd=ROOT)
+    example.stdout.readline()
+    example.stdout.close()
+    _, err = example.communicate(timeout=120)
+    assert example.returncode == 0 and b"Traceback" not in err and b"BrokenPipe" not in err, err

@@ -190,8 +190,9 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
                    f"incomplete writes {counts['incomplete']}, repaired {counts['repaired']}")
         if report.segments is not None and report.segments.segments:
             seg = report.segments
+            wholly = f"{seg.dead_segments} segment{'' if seg.dead_segments == 1 else 's'} wholly dead"
             click.echo(f"segment files: {seg.segments} ({human_bytes(seg.bytes)}), of which "
-                       f"{human_bytes(seg.dead_bytes)} dead bytes ({seg.dead_segments} segments wholly dead); "
+                       f"{human_bytes(seg.dead_bytes)} dead bytes ({wholly}); "
                        "the sweep reclaims wholly dead segments; the dead bytes of others stay until their segment "
                        "is wholly dead (compaction is off)")
         if report.problems:
