@@ -163,4 +163,4 @@ def test_mcp_without_the_sdk_says_how_to_install_it(monkeypatch, tmp_path):
     result = CliRunner().invoke(main, ["mcp", "--root", str(tmp_path), "--run", "r", "--agent", "a"])
     assert result.exit_code == 2
     assert result.stderr == ("scratchfs: missing dependency: the MCP faces need the mcp package (2.x): "
-                             "pip install 'scratchfs[mcp]'\n")
+                             "pip install 'scratchfs[mcp]' (from a clone: pip install -e '.[mcp]')\n")

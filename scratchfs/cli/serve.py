@@ -79,8 +79,8 @@ def serve_command(root: str | None, host: str, port: int, token: str | None, all
         from scratchfs.web import create_app
         from scratchfs.web.security import new_access_token
     except ImportError as exc:
-        click.echo(f"scratchfs: missing dependency: serve needs the web extra (pip install 'scratchfs[web]'): {exc}",
-                   err=True)
+        click.echo("scratchfs: missing dependency: serve needs the web extra (pip install 'scratchfs[web]'; from a "
+                   f"clone: pip install -e '.[web]'): {exc}", err=True)
         sys.exit(2)
     if token is None:
         token = new_access_token()

@@ -218,7 +218,8 @@ class S3Blobs:
                     import botocore.session
                     from botocore.config import Config
                 except ImportError:
-                    raise StorageError("the S3 blob store needs boto3: pip install 'scratchfs[s3]'") from None
+                    raise StorageError("the S3 blob store needs boto3: pip install 'scratchfs[s3]' (from a clone: "
+                                       "pip install -e '.[s3]')") from None
                 custom_endpoint = bool(os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL"))
                 config = Config(
                     connect_timeout=min(self.timeout, 10.0), read_timeout=max(self.timeout, 1.0),

@@ -40,7 +40,8 @@ META_AGENT_ID = "scratchfs/agent_id"
 META_PREFIX = "scratchfs/"
 """Prefix of every ``_meta`` key of scratchfs (stripped by the proxy before a request goes upstream)."""
 
-INSTALL_HINT = "the MCP faces need the mcp package (2.x): pip install 'scratchfs[mcp]'"
+INSTALL_HINT = ("the MCP faces need the mcp package (2.x): pip install 'scratchfs[mcp]' "
+                "(from a clone: pip install -e '.[mcp]')")
 
 INSTRUCTIONS = (
     "scratchfs keeps large tool results out of your context. When a result was too large you receive a stub "
