@@ -96,6 +96,25 @@ def test_terminal_output_is_rendered(tools, scratch_scope):
     assert text.rstrip().endswith("ERROR: disk full")
 
 
+def test_terminal_output_is_told_apart_and_its_stub_offers_the_text_view(scratch_scope):
+    """New user's trial: a build log with colours and progress bars was "text", and its stub never offered the
+    view="text" that renders it (a raw read costs six bytes of JSON for each ESC and shows every bar)."""
+    data = b"".join(b"\x1b[32mstep %d\x1b[0m " % i + b"".join(b"\r[%3d%%]" % p for p in range(0, 101, 10)) + b"\n"
+                    for i in range(300)) + b"\x1b[31mERROR: disk full\x1b[0m\n"
+    stub = scratch_scope.spill(data, source_tool="build")
+    assert stub.content_type == "log"
+    assert stub.shape.startswith("terminal output, 301 lines, longest ")
+    assert stub.shape.endswith(", 0% blank, 602 escape sequences and 3,300 overwritten lines")
+    big = scratch_scope.spill(data * 30, source_tool="build")  # larger than the sample: counted in the sample
+    assert big.content_type == "log" and big.shape.endswith("overwritten lines (in the first 512 KiB of 841 KiB)")
+    assert f'read_handle(handle="{stub.handle}", view="text")' in stub.note
+    assert len(stub.to_json().encode()) <= 1536
+    # text that only has a few of them, or Windows line ends, stays text, and its stub offers no view
+    for plain in (b"see \x1b[1mbold\x1b[0m here\r\n" * 2 + b"a line\r\n" * 2000, b"x\ry\n" * 2 + b"z" * 9000):
+        other = scratch_scope.spill(plain, source_tool="t")
+        assert other.content_type == "text" and "view=" not in other.note, other.shape
+
+
 def test_structure_reads_refuse_mixed_modes(tools, scratch_scope):
     handle = scratch_scope.spill(b'{"a": 1}' * 2000, source_tool="t").handle
     for args in ({"jq": ".", "match": "a"}, {"row": 1, "jq": "."}, {"cursor": "x"}, {"select": "p", "lines": 3}):

@@ -74,6 +74,24 @@ class Shape:
 # Each grep line holds ":digits:" or ":digits-" (found from its literal ":"): fewer than 0.8 per line is not grep.
 _GREP_HINT_RE = re.compile(rb":\d+[:-]")
 
+TERMINAL_SHAPE = "terminal output"
+"""How the shape of terminal output starts (content type ``log``): text holding colour or cursor escape sequences
+(``ESC [``) or lines overwritten after a carriage return (progress bars), which ``view="text"`` renders as a
+terminal shows them."""
+_TERMINAL_CONTROLS = 3  # escape sequences or overwrites in the sample that make text terminal output
+_TERMINAL_SHARE = 0.02  # ... and at least this many a line (a few escapes in a long text leave it text)
+
+
+def _terminal(sample: bytes) -> str:
+    """What makes ``sample`` terminal output (its escape sequences and carriage-return overwrites, counted), or ``""``
+    when it holds fewer than :data:`_TERMINAL_CONTROLS` of either, or fewer than :data:`_TERMINAL_SHARE` a line."""
+    escapes = sample.count(b"\x1b[")
+    overwrites = sample.count(b"\r") - sample.count(b"\r\n") if b"\r" in sample else 0
+    if max(escapes, overwrites) < max(_TERMINAL_CONTROLS, sample.count(b"\n") * _TERMINAL_SHARE):
+        return ""
+    found = [_plural(n, word) for n, word in ((escapes, "escape sequence"), (overwrites, "overwritten line")) if n]
+    return f", {' and '.join(found)}"
+
 
 def _plural(count: int, word: str) -> str:
     return f"{count:,} {word}" + ("" if count == 1 else "s")
@@ -212,6 +230,9 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
                 name = later.group(1).decode("utf-8", "replace") if later else name
             return Shape("xml", _clip(f"XML, root <{_name(name)}>, {_kib(size)}, {_plural(lines, 'line')}"))
     head = b"\n" + sample[:4096]  # the first lines tell a log or grep output
+    terminal = _terminal(sample) if b"\x1b" in sample or b"\r" in sample else ""
+    if terminal:
+        return _plain(sample, size, lines, scope, True, (head, 0), terminal)
     logs = len(_LOG_LINE_RE.findall(head))
     head_rows = _head_rows(head) if logs else 0  # (0 until needed: no log line is never half of 1 row or more)
     is_log = logs > 0 and logs >= 0.5 * head_rows  # most start with a timestamp or a log level
@@ -486,8 +507,10 @@ def _head_rows(head: bytes) -> int:
     return max(1, head.count(b"\n") + (not head.endswith(b"\n")) - head.count(b"\n\n"))
 
 
-def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known: tuple[bytes, int]) -> Shape:
-    """A text or log's shape; ``known`` is ``(b"\n" + sample[:4096], its _head_rows or 0 if not counted)``."""
+def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known: tuple[bytes, int],
+           terminal: str = "") -> Shape:
+    """A text or log's shape; ``known`` is ``(b"\n" + sample[:4096], its _head_rows or 0 if not counted)``;
+    ``terminal``: what makes it terminal output (:func:`_terminal`), or ``""``."""
     rows = sample.split(b"\n")  # split once: the lines, the longest, and the empty ones
     if len(sample) < size and len(rows) > 1:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
@@ -507,9 +530,10 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
     if grep[0] >= threshold:
         files = grep_files(head, grep[1], sample)
         extra = f", grep-style path:line: output ({_plural(files, 'file')} in {'the sample' if scope else 'all'})"
-    text = f"{kind}, {_plural(lines, 'line')}, longest {longest:,} bytes, {blank:.0%} blank{extra}{scope}"
+    name = TERMINAL_SHAPE if terminal else kind
+    text = f"{name}, {_plural(lines, 'line')}, longest {longest:,} bytes, {blank:.0%} blank{terminal}{extra}{scope}"
     return Shape(kind, _clip(text))
 
 
 __all__ = ["GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "MAX_NUL_SHARE", "MAX_ODD_SHARE", "MAX_SHAPE_CHARS", "SAMPLE_BYTES",
-           "STREAM_BYTES", "TEXT_PROBE_BYTES", "Shape", "describe", "is_text"]
+           "STREAM_BYTES", "TERMINAL_SHAPE", "TEXT_PROBE_BYTES", "Shape", "describe", "is_text"]

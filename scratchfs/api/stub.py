@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scratchfs.api.results import render_call
+from scratchfs.api.shape import TERMINAL_SHAPE
 from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES, MAX_STUB_BYTES
 from scratchfs.foundation.text import quote, utf8_prefix, utf8_suffix_start
 
@@ -96,7 +97,8 @@ class _Note:
 
     __slots__ = ("by_other", "call", "count", "lines_average", "size", "what")
 
-    def __init__(self, handle: str, size: int, lines: int, tool: str | None, content_type: str | None) -> None:
+    def __init__(self, handle: str, size: int, lines: int, tool: str | None, content_type: str | None,
+                 shape: str | None = None) -> None:
         source = f"Output of {_clip(tool, 64)}" if tool else "Content"
         counted = f"{size:,} byte{'' if size == 1 else 's'}"
         if content_type != "binary":
@@ -110,6 +112,8 @@ class _Note:
             self.by_other = f"{call}, {_BY_MATCH}"
             return
         by_structure = _STRUCTURE.get(content_type or "")
+        if content_type == "log" and shape is not None and shape.startswith(TERMINAL_SHAPE):
+            by_structure = _AS_TERMINAL  # colours, cursor moves, progress bars: rendered as a terminal shows them
         self.by_other = f"{call}, {by_structure} | {call}, {_BY_PATTERN}" if by_structure else f"{call}, {_BY_PATTERN}"
         self.lines_average = average = size / max(1, lines)
         self.count = max(1, min(DEFAULT_LINES, int(DEFAULT_READ_BYTES // max(1.0, average))))
@@ -143,6 +147,7 @@ def _after_handle(**arguments: object) -> str:
 _STRUCTURE = {"json": _after_handle(jq="keys"), "jsonl": _after_handle(record=1, records=10),
               "csv": _after_handle(row=1, rows=20), "html": _after_handle(view="text")}
 _BY_MATCH, _BY_PATTERN = _after_handle(match="TEXT"), _after_handle(pattern="REGEX")
+_AS_TERMINAL = _STRUCTURE["html"]  # view="text"
 _RANGE_END = f", length={DEFAULT_READ_BYTES!r})"  # a range read asks for the default read
 
 
@@ -159,7 +164,7 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
     """
     # the JSON's bytes but for the preview's and the note's text (their quotes included), once: each try adds those
     fixed = _fixed_bytes(handle, size, lines, content_type, shape)
-    notes = _Note(handle, size, lines, tool, content_type)
+    notes = _Note(handle, size, lines, tool, content_type, shape)
     limit = preview_bytes
     while True:
         preview, covered, tail_offset = make_preview(head, tail, size, limit, mode)
