@@ -267,8 +267,12 @@ MIN_PAGE_BYTES = 256
 
 def _structure_read(reads: StructureReads, handle: str, offset: int, given: dict[str, Any], call_budget: int | None
                     ) -> Callable[[int], Any]:
-    """The reader (of ``reads``) for the structure arguments ``given``: a function of the page's budget."""
+    """The reader (of ``reads``) for the structure arguments ``given``: a function of the page's budget.
+    Raises InvalidArgument for arguments that do not make one read (a byte ``offset`` is ``view``'s alone)."""
     cursor = given.get("cursor")
+    if offset and "view" not in given:  # never ignored: the caller would take the page for the one it asked
+        raise InvalidArgument(f"offset cannot be mixed with a structure read ({', '.join(sorted(given))}): it is a "
+                              "byte offset, for range, line, search and view=\"text\" reads")
     if "select" in given:
         _only(given, {"select", "cursor"})
         return lambda b: reads.select(handle, given["select"], cursor=cursor, budget=b)
