@@ -11,6 +11,8 @@ import time
 import pytest
 
 from scratchfs.engine.frame_pool import FramePool, frame_pool
+from scratchfs.foundation.errors import StorageError
+from tests.conftest import FIXTURES
 
 
 def test_results_and_errors_reach_their_futures():
@@ -98,3 +100,79 @@ def test_a_call_is_answered_when_no_thread_can_be_started(monkeypatch):
     monkeypatch.undo()
     assert pool.submit(pow, 6, 2).result(timeout=10) == 36  # a worker starts again, skipping the calls already run
     assert pool.alive >= 1
+
+
+def test_a_thread_that_cannot_start_leaves_no_queued_call_unanswered(monkeypatch):
+    # one worker slot: caller A takes it and fails to start its thread while caller B's call is already queued
+    # behind it (B saw the slot taken, so started none). B's call must still be answered, not wait forever.
+    pool = FramePool(workers=1, idle_seconds=0.5)
+    starting, release = threading.Event(), threading.Event()
+    real_start = threading.Thread.start
+
+    def failing_start(thread):
+        if thread.name != "scratchfs-zstd":
+            return real_start(thread)
+        starting.set()
+        release.wait(10)
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", failing_start)
+    got: dict = {}
+    caller_a = threading.Thread(target=lambda: got.update(a=pool.submit(pow, 2, 5)))
+    real_start(caller_a)
+    assert starting.wait(10)
+    b = pool.submit(pow, 3, 3)  # the slot is taken: no thread started for it
+    release.set()
+    caller_a.join(10)
+    assert got["a"].result(timeout=5) == 32  # no RuntimeError reached A: its call ran in its own thread
+    assert b.result(timeout=5) == 27
+
+
+def test_a_large_spill_with_no_thread_to_be_had_is_whole(scratch_store, monkeypatch):
+    real_start = threading.Thread.start
+
+    def no_threads(thread):
+        if thread.name == "scratchfs-zstd":
+            raise RuntimeError("can't start new thread")
+        return real_start(thread)
+
+    monkeypatch.setattr(threading.Thread, "start", no_threads)
+    data = (FIXTURES / "browser-rust-book.html").read_bytes() * 2  # 8 frames of 128 KiB
+    scope = scratch_store.scope("run-1", "agent-1")
+    handle = scope.spill(data, source_tool="browser.get").handle
+    got = b"".join(scope.read_range(handle, off, 65536).data for off in range(0, len(data), 65536))
+    assert got == data
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork() is POSIX")
+def test_a_content_stream_that_forks_midway_fails_in_the_child_and_stays_whole_in_the_parent(scratch_store):
+    # the stream forks after 6 of its 128 KiB chunks: the child must not wait forever for frames on its parent's
+    # threads, nor write into (or remove) the parent's blob file; the parent's spill is whole
+    data = (FIXTURES / "browser-rust-book.html").read_bytes() * 3
+    scope = scratch_store.scope("run-1", "agent-1")
+    pids: list = []
+
+    def stream():
+        for i in range(0, len(data), 131072):
+            if i == 131072 * 6:
+                pids.append(os.fork())
+            yield data[i:i + 131072]
+
+    try:
+        handle = scope.spill(stream(), source_tool="t").handle
+        outcome = 10
+    except StorageError as exc:
+        outcome = 0 if "fork() child" in str(exc) else 11
+    except BaseException:
+        outcome = 12
+    if pids == [0]:  # the child: report how its spill ended
+        os._exit(outcome)
+    deadline = time.monotonic() + 30
+    while not (done := os.waitpid(pids[0], os.WNOHANG))[0] and time.monotonic() < deadline:
+        time.sleep(0.02)
+    if not done[0]:
+        os.kill(pids[0], 9)
+        os.waitpid(pids[0], 0)
+    assert done[0] and os.waitstatus_to_exitcode(done[1]) == 0  # the child's spill failed with StorageError
+    got = b"".join(scope.read_range(handle, off, 65536).data for off in range(0, len(data), 65536))
+    assert outcome == 10 and got == data

@@ -9,7 +9,16 @@ import time
 
 import pytest
 
-from scratchfs import Expired, InvalidArgument, NotFound, ScratchStore, StorageError, StoreBusy
+from scratchfs import (
+    Expired,
+    InvalidArgument,
+    NotFound,
+    Observation,
+    ScratchStore,
+    StorageError,
+    StoreBusy,
+    should_spill,
+)
 from scratchfs.engine.sqlite_index import Index
 
 
@@ -89,6 +98,28 @@ def test_chunks_from_a_reused_buffer_are_stored_as_they_were(scope, fixture_data
         assert stub.size == len(data)
         for offset in range(0, len(data), 300_001):
             assert scope.read_handle(stub.handle, offset, 4096).data == data[offset : offset + 4096]
+
+
+def test_a_strided_memoryview_is_stored_as_its_bytes(scope, fixture_data):
+    # a view of every other byte is not contiguous: its bytes are those of tobytes(), as content or as a chunk
+    data = fixture_data["query-packages-by-month.csv"]
+    view = memoryview(data)[::2]
+    for content in (view, [view[: len(view) // 2], view[len(view) // 2 :]]):
+        stub = scope.spill(content, source_tool="sql.query")
+        assert stub.size == len(data[::2])
+        assert scope.read_handle(stub.handle, 100_000, 5000).data == data[::2][100_000:105_000]
+
+
+def test_a_released_memoryview_is_an_invalid_argument_everywhere(scope, store):
+    released = memoryview(b"x" * 20_000)
+    released.release()
+    handle = scope.spill(b"abc" * 10_000, source_tool="t").handle
+    for call in (lambda: scope.spill(released), lambda: scope.spill([b"abc", released]),
+                 lambda: scope.scratch_write("k", released), lambda: scope.search(handle, match=released)):
+        with pytest.raises(InvalidArgument, match="released memoryview"):
+            call()
+    assert not should_spill(Observation(tool="sql.query", content=released, result_class="query"))
+    assert [e.key for e in scope.list_entries()] == [handle]
 
 
 @pytest.mark.parametrize("content", [None, 42, 3.5, {"a": 1}, ["text", 3], "\udcff"])

@@ -182,3 +182,20 @@ def test_a_carriage_return_in_an_unquoted_field_is_named_with_the_byte_read_that
     with pytest.raises(InvalidArgument, match=r"^the row at byte 4 holds a carriage return .*offset=4, length=4096"):
         rows_page(BytesSource(data))
     assert rows_page(BytesSource(b'a,b\nx,"p\rq"\n')).to_dict()["rows"] == [["x", "p\rq"]]  # quoted: a field's
+
+
+def test_a_byte_offset_given_to_a_structure_read_other_than_the_text_view_is_refused(tools, scratch_scope,
+                                                                                     fixture_data):
+    # offset=100 beside row=1 (or record=, jq=, select=) used to be dropped without a word: the page of row 1 came
+    # back as if it were the one asked for. The text view alone reads from a byte offset.
+    spill = {name: scratch_scope.spill(fixture_data[name], source_tool="t").handle for name in fixture_data}
+    csv_h, json_h = spill["query-packages-by-month.csv"], spill["api-ec2-service-model.json"]
+    html_h = spill["browser-rust-book.html"]
+    lines_h = scratch_scope.spill("\n".join(json.dumps({"i": i}) for i in range(3000)), source_tool="t").handle
+    for args in ({"handle": csv_h, "row": 1}, {"handle": lines_h, "record": 1}, {"handle": json_h, "jq": ".metadata"},
+                 {"handle": html_h, "select": "h1"}, {"handle": lines_h, "record": 1, "jq": ".i"}):
+        with pytest.raises(InvalidArgument, match="offset cannot be combined with (row|record|jq|select)"):
+            tools.call("read_handle", {**args, "offset": 100})
+        assert tools.call("read_handle", {**args, "offset": 0})["first"] == 1  # the default, said aloud
+    text = tools.call("read_handle", {"handle": html_h, "view": "text", "offset": 100})
+    assert text["offset"] == 100 and text["text"]

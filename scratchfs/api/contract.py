@@ -267,7 +267,8 @@ MIN_PAGE_BYTES = 256
 
 def _structure_read(reads: StructureReads, handle: str, offset: int, given: dict[str, Any], call_budget: int | None
                     ) -> Callable[[int], Any]:
-    """The reader (of ``reads``) for the structure arguments ``given``: a function of the page's budget."""
+    """The reader (of ``reads``) for the structure arguments ``given``: a function of the page's budget.
+    Raises InvalidArgument for arguments that do not make one read (a byte ``offset`` is ``view``'s alone)."""
     cursor = given.get("cursor")
     if offset and "view" not in given:  # 0 is the default: only a view="text" read starts at a byte offset
         mode = ", ".join(sorted(given.keys() - {"cursor"})) or "cursor"

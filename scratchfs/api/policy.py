@@ -126,7 +126,10 @@ def should_spill(
     if isinstance(content, str):
         length = len(content)
     elif isinstance(content, (bytes, bytearray, memoryview)):
-        length = memoryview(content).nbytes
+        try:
+            length = memoryview(content).nbytes
+        except ValueError:  # a released memoryview: nothing to spill, it goes through as it is
+            return False
     else:
         return False
     if length > threshold_bytes:

@@ -101,7 +101,8 @@ _READ_HANDLE = ToolSpec(
             "offset": {"type": "integer", "minimum": 0, "default": 0,
                        "description": "Range: the first byte to return. Lines: the byte to start from (instead of "
                                       "`line`; the cursor of a cut line). Search: where the search starts (pass the "
-                                      "previous result's next_offset to continue)."},
+                                      "previous result's next_offset to continue). view=\"text\": the byte of the "
+                                      "text to start from. No other structure read takes it."},
             "length": {"type": "integer", "minimum": 1, "maximum": MAX_READ_BYTES, "default": DEFAULT_READ_BYTES,
                        "description": "Range only: how many bytes to return."},
             "line": {"type": "integer", "minimum": 1, "default": 1,

@@ -14,16 +14,18 @@ READ_CHUNK_BYTES = 1024 * 1024
 def iter_chunks(content: object, chunk_bytes: int = READ_CHUNK_BYTES) -> Iterator[bytes | memoryview]:
     """Yield the bytes of ``content`` in chunks, never holding more than one chunk of a stream.
 
-    ``content`` is ``bytes``/``bytearray``/``memoryview``; ``str`` (stored as UTF-8); a binary file object (anything
-    with ``read(n)``; ``str`` from a text file is encoded as UTF-8); or an iterable of such chunks.
+    ``content`` is ``bytes``/``bytearray``/``memoryview`` (of any shape and format: its bytes in C order, as
+    ``tobytes()`` gives them); ``str`` (stored as UTF-8); a binary file object (anything with ``read(n)``; ``str``
+    from a text file is encoded as UTF-8); or an iterable of such chunks.
 
     Raises:
-        InvalidArgument: any other type, a chunk of another type, or text that is not valid UTF-8 (lone surrogates).
+        InvalidArgument: any other type, a chunk of another type, a released ``memoryview``, or text that is not
+            valid UTF-8 (lone surrogates).
     """
     if isinstance(content, (bytes, bytearray)):
         yield content
     elif isinstance(content, memoryview):
-        yield content.cast("B")
+        yield _view(content)
     elif isinstance(content, str):
         for start in range(0, len(content), chunk_bytes):
             yield _encode(content[start : start + chunk_bytes])
@@ -53,10 +55,24 @@ def _as_bytes(chunk: object) -> bytes | bytearray | memoryview:
     if isinstance(chunk, (bytes, bytearray)):
         return chunk
     if isinstance(chunk, memoryview):
-        return chunk.cast("B")
+        return _view(chunk)
     if isinstance(chunk, str):
         return _encode(chunk)
     raise InvalidArgument(f"a content chunk must be bytes or str, not {type(chunk).__name__}")
+
+
+def _view(view: memoryview) -> bytes | memoryview:
+    """The bytes of a view: itself as bytes when it is contiguous, else a copy (a strided slice such as ``[::2]``,
+    or a format ``cast`` refuses). Raises InvalidArgument for a released view."""
+    try:
+        if view.c_contiguous:
+            return view.cast("B")
+    except (TypeError, ValueError):
+        pass
+    try:
+        return view.tobytes()
+    except ValueError:  # "operation forbidden on released memoryview object"
+        raise InvalidArgument("content is a released memoryview: its bytes are gone") from None
 
 
 __all__ = ["READ_CHUNK_BYTES", "iter_chunks"]

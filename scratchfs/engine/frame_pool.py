@@ -54,10 +54,14 @@ class FramePool:
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Future:
         """Run ``fn(*args)`` on a worker thread; its result or exception goes to the returned future (a future
-        cancelled before a worker takes it is skipped). When no thread can be started (a process at its thread
-        limit) and none is alive, the call runs in the calling thread before this returns. Never raises."""
+        cancelled before a worker takes it is skipped).
+
+        Every call is answered: when a thread cannot be started (the process is out of threads or memory, or the
+        interpreter is shutting down) and none is alive to take the queued calls, they run in the calling thread
+        before this returns. Raises nothing of its own (a ``KeyboardInterrupt`` met while starting a thread is
+        raised again, after those calls ran)."""
         future: Future = Future()
-        self._queue.put((future, fn, args))  # queued before the count is read: see _work's idle end
+        self._queue.put((future, fn, args))
         with self._lock:
             start = self._alive < self.workers
             if start:
@@ -65,40 +69,48 @@ class FramePool:
         if start:
             try:
                 threading.Thread(target=self._work, name="scratchfs-zstd", daemon=True).start()
-            except RuntimeError:  # "can't start new thread"
+            except BaseException as exc:
                 with self._lock:
                     self._alive -= 1
-                    alone = self._alive == 0
-                if alone:  # no thread will take it: this one does (a worker started later skips it)
-                    _run(future, fn, args)
+                    orphaned = not self._alive
+                if orphaned:  # no thread will take them (ours, and any another caller queued meanwhile)
+                    self._run_queued()
+                if not isinstance(exc, Exception):
+                    raise
         return future
+
+    def _run_queued(self) -> None:
+        """Run the queued calls in this thread until the queue is empty."""
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            _run(*item)
+            del item
 
     def _work(self) -> None:
         work = self._queue
         while True:
             try:
-                future, fn, args = work.get(timeout=self.idle_seconds)
+                item = work.get(timeout=self.idle_seconds)
             except queue.Empty:
                 with self._lock:  # a call queued before this check is seen; one queued after it starts a thread
                     if work.empty():
                         self._alive -= 1
                         return
                 continue
-            _run(future, fn, args)
-            del future, fn, args  # the caller's data is not kept alive by an idle thread
+            _run(*item)
+            del item  # the caller's data is not kept alive by an idle thread
 
 
 def _run(future: Future, fn: Callable[..., Any], args: tuple) -> None:
-    """Run a call for its future, unless the future was cancelled or another thread took it first."""
-    try:
-        if not future.set_running_or_notify_cancel():
-            return
-    except RuntimeError:  # already running or done: taken by another thread
-        return
-    try:
-        future.set_result(fn(*args))
-    except BaseException as exc:  # handed to the waiting caller, as an executor does
-        future.set_exception(exc)
+    """Run one queued call into its future, unless it was cancelled."""
+    if future.set_running_or_notify_cancel():
+        try:
+            future.set_result(fn(*args))
+        except BaseException as exc:  # handed to the waiting caller, as an executor does
+            future.set_exception(exc)
 
 
 frame_pool = FramePool()

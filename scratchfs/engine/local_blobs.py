@@ -25,6 +25,7 @@ blob ends with a binding frame naming its entry (:mod:`scratchfs.engine.binding`
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import logging
 import os
@@ -167,7 +168,7 @@ class Blobs:
             writer.close(lambda w: payload(w.size, w.frames, w.digest()))
             info = BlobInfo(writer.size, writer.stored_size, writer.frames, writer.frame_newlines.tobytes())
             return self.segments.append(parts, token, blob, info)
-        fd, dir_fd = self._create_locked(parts, name)
+        (fd, dir_fd), writer = self._create_locked(parts, name), None
         try:
             writer = SeekableWriter(fd, self.frame_bytes, self.level, count_lines=True)
             for chunk in head:
@@ -179,7 +180,8 @@ class Blobs:
                 os.fsync(fd)
                 os.fsync(dir_fd)
         except BaseException as exc:
-            _unlink_quietly(dir_fd, name)
+            if writer is None or not writer.forked:  # in a fork() child the file is the parent's, still being written
+                _unlink_quietly(dir_fd, name)
             os.close(fd)
             os.close(dir_fd)
             if isinstance(exc, OSError) and not isinstance(exc, ScratchError):
@@ -544,7 +546,5 @@ def _file_name(blob: str) -> str:
 
 
 def _unlink_quietly(dir_fd: int, name: str) -> None:
-    try:
+    with contextlib.suppress(OSError):
         os.unlink(name, dir_fd=dir_fd)
-    except OSError:
-        pass

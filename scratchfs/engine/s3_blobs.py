@@ -277,6 +277,7 @@ class S3Blobs:
         fd, spool = tempfile.mkstemp(prefix="scratchfs-s3-")  # mode 0600
         os.unlink(spool)  # nothing else can open it; it vanishes with the descriptor
         upload = _Upload(self, key)
+        writer = None
         try:
             writer = SeekableWriter(fd, self.frame_bytes, self.level, count_lines=True)
             for chunk in chunks:
@@ -287,7 +288,8 @@ class S3Blobs:
                                            content=w.digest(), **fields).encode())
             upload.finish(_drain(fd))
         except BaseException as exc:
-            upload.abort()
+            if writer is None or not writer.forked:  # in a fork() child the upload is the parent's, still going on
+                upload.abort()
             if isinstance(exc, OSError) and not isinstance(exc, StorageError):
                 raise StorageError(f"cannot spool the blob: {exc.strerror or exc}") from exc
             raise

@@ -68,6 +68,7 @@ from scratchfs.engine.seek_table import (
 from scratchfs.engine.segments import token_of
 from scratchfs.engine.sources import RangeSource, as_source
 from scratchfs.foundation import forks
+from scratchfs.foundation.errors import StorageError
 from scratchfs.foundation.limits import FRAME_BYTES, SEEK_TABLE_CACHE_ENTRIES, ZSTD_LEVEL
 
 __all__ = [
@@ -164,6 +165,10 @@ class SeekableWriter:
     frame. Memory stays bounded: at most :data:`_INFLIGHT_PER_WORKER` frames per worker are in flight (input and
     output), whatever the total size. A writer that fails or is dropped cancels its frames not yet started.
 
+    A writer belongs to the process that made it: in a ``fork()`` child (a content stream that forks, then goes on in
+    both processes) :meth:`write` and :meth:`close` raise :class:`StorageError` -- the child shares the parent's file
+    offset, and its frames in flight were the parent's threads' -- and the caller leaves the file to the parent.
+
     Args:
         fd: a file descriptor open for writing, positioned at the start of an empty file, or an empty ``bytearray``
             that receives the blob's bytes (a small blob made in memory, :mod:`scratchfs.engine.segments`).
@@ -199,6 +204,7 @@ class SeekableWriter:
         self.stored_size = 0
         self.closed = False
         self._failed: BaseException | None = None  # a frame that failed: the content can no longer be whole
+        self._generation = forks.generation  # the process that writes (see forked)
 
     def write(self, data) -> None:
         """Append bytes (any bytes-like object) to the content.
@@ -206,7 +212,9 @@ class SeekableWriter:
         Raises:
             OSError: from the file system; or what compressing a frame raised -- and again on every later call, as a
                 frame is then missing (the caller removes the partial file).
+            StorageError: called in a ``fork()`` child of the writer's process (:attr:`forked`).
         """
+        self._check_process()
         if self._failed is not None:
             raise self._failed
         if not isinstance(data, bytes):
@@ -228,6 +236,15 @@ class SeekableWriter:
             start += frame
         if start < end:
             self._buffer += memoryview(data)[start:]
+
+    @property
+    def forked(self) -> bool:
+        """True in a ``fork()`` child of the process that made this writer: the file is the parent's to finish."""
+        return self._generation != forks.generation
+
+    def _check_process(self) -> None:
+        if self.forked:
+            raise StorageError("a write cannot go on in a fork() child of the process that started it")
 
     @property
     def frames(self) -> int:
@@ -317,9 +334,14 @@ class SeekableWriter:
         Args:
             binding: called once the content frames are known (:meth:`digest` works then); its bytes are written as
                 the binding frame (at most :data:`MAX_BINDING_BYTES`) after the content, listed in the seek table.
+
+        Raises:
+            OSError: from the file system, or what compressing a frame raised.
+            StorageError: called in a ``fork()`` child of the writer's process (:attr:`forked`).
         """
         if self.closed:
             return
+        self._check_process()
         if self._failed is not None:
             raise self._failed
         try:

@@ -273,7 +273,10 @@ def check_needle(match: object) -> bytes:
         except UnicodeEncodeError:
             raise InvalidArgument(f"match is not valid UTF-8 text: {shorten(match)}") from None
     elif isinstance(match, (bytes, bytearray, memoryview)):
-        needle = bytes(match)
+        try:
+            needle = bytes(match)
+        except ValueError:  # a released memoryview
+            raise InvalidArgument("match is a released memoryview: its bytes are gone") from None
     else:
         raise InvalidArgument(f"match must be text or bytes, not {type(match).__name__}")
     if not needle:
