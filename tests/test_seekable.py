@@ -26,10 +26,10 @@ from scratchfs.engine.seekable import (
 )
 
 
-def write_blob(path, data: bytes, frame_bytes: int = 4096, pieces: int = 3) -> SeekableWriter:
+def write_blob(path, data: bytes, frame_bytes: int = 4096, pieces: int = 3, pool=None) -> SeekableWriter:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     try:
-        writer = SeekableWriter(fd, frame_bytes=frame_bytes, count_lines=True)
+        writer = SeekableWriter(fd, frame_bytes=frame_bytes, count_lines=True, pool=pool)
         step = max(1, len(data) // pieces)
         for start in range(0, len(data), step):
             writer.write(data[start : start + step])
@@ -220,12 +220,6 @@ def test_frames_and_line_counts_equal_plain_python_slices(tmp_path_factory, data
     assert list(writer.frame_newlines) == [s.count(b"\n") for s in slices]
 
 
-def _workers() -> list:
-    import threading
-
-    return [t for t in threading.enumerate() if t.name == "scratchfs-zstd"]
-
-
 def _wait_until(condition, seconds: float = 10.0) -> bool:
     import time
 
@@ -236,29 +230,27 @@ def _wait_until(condition, seconds: float = 10.0) -> bool:
 
 
 @pytest.fixture
-def quick_idle(monkeypatch):
-    """The shared frame workers end after 0.2 s without work (2 s in use), so a test can see them end."""
-    from scratchfs.engine.frame_pool import frame_pool
+def quick_idle():
+    """A pool of frame workers of the test's own (the process's is shared with whatever else runs), ending after
+    0.2 s without work (2 s in use), so that a test can see them end."""
+    from scratchfs.engine.frame_pool import FramePool
 
-    monkeypatch.setattr(frame_pool, "idle_seconds", 0.2)
-    assert _wait_until(lambda: not _workers())  # those of earlier tests, still on the old idle time
-    return frame_pool
+    return FramePool(idle_seconds=0.2)
 
 
 def test_a_large_write_keeps_frame_order_and_its_workers_end_when_idle(tmp_path, fixture_data, quick_idle):
     data = b"".join(fixture_data.values())  # about 2 MiB: 512 frames of 4 KiB, compressed on worker threads
     path = tmp_path / "big.zst"
-    writer = write_blob(path, data, frame_bytes=4096, pieces=5)
-    assert 1 <= len(_workers()) <= quick_idle.workers  # shared by the writes to come, at most one per core
+    writer = write_blob(path, data, frame_bytes=4096, pieces=5, pool=quick_idle)
+    assert 1 <= quick_idle.alive <= quick_idle.workers  # kept for the writes to come, at most one per core
     assert list(writer.frame_newlines) == [data[i : i + 4096].count(b"\n") for i in range(0, len(data), 4096)]
     fd, reader = open_reader(path)
     try:
         assert [chunk for _, chunk in reader.iter_frames()] == [data[i : i + 4096] for i in range(0, len(data), 4096)]
     finally:
         os.close(fd)
-    assert _wait_until(lambda: not _workers())  # idle: no thread of ours left
-    assert quick_idle.alive == 0
-    again = write_blob(tmp_path / "again.zst", data, frame_bytes=4096, pieces=2)  # new workers start on demand
+    assert _wait_until(lambda: quick_idle.alive == 0)  # idle: no thread of ours left
+    again = write_blob(tmp_path / "again.zst", data, frame_bytes=4096, pieces=2, pool=quick_idle)  # started again
     assert again.digest() == writer.digest()
 
 
@@ -270,12 +262,12 @@ def test_a_large_write_abandoned_midway_leaves_no_worker_thread(tmp_path, fixtur
     data = b"".join(fixture_data.values())
     fd = os.open(tmp_path / "a.zst", os.O_WRONLY | os.O_CREAT)
     try:
-        writer = SeekableWriter(fd, frame_bytes=4096, count_lines=True)
+        writer = SeekableWriter(fd, frame_bytes=4096, count_lines=True, pool=quick_idle)
         writer.write(data[: 64 * 1024])  # 16 frames: the workers are running
-        assert _workers()
+        assert quick_idle.alive
         del writer
         gc.collect()
-        assert _wait_until(lambda: not _workers())
+        assert _wait_until(lambda: quick_idle.alive == 0)
     finally:
         os.close(fd)
 
@@ -359,9 +351,9 @@ def test_a_large_write_completes_in_its_own_thread_when_no_worker_can_start(tmp_
 
     data = b"".join(fixture_data.values())[: 1024 * 1024]
     monkeypatch.setattr(threading.Thread, "start", refuse)
-    writer = write_blob(tmp_path / "alone.zst", data, frame_bytes=4096, pieces=3)
+    writer = write_blob(tmp_path / "alone.zst", data, frame_bytes=4096, pieces=3, pool=quick_idle)
     monkeypatch.undo()
-    assert not _workers() and writer.size == len(data)
+    assert quick_idle.alive == 0 and writer.size == len(data)
     fd, reader = open_reader(tmp_path / "alone.zst")
     try:
         assert b"".join(chunk for _, chunk in reader.iter_frames()) == data

@@ -194,7 +194,7 @@ def test_a_byte_offset_given_to_a_structure_read_other_than_the_text_view_is_ref
     lines_h = scratch_scope.spill("\n".join(json.dumps({"i": i}) for i in range(3000)), source_tool="t").handle
     for args in ({"handle": csv_h, "row": 1}, {"handle": lines_h, "record": 1}, {"handle": json_h, "jq": ".metadata"},
                  {"handle": html_h, "select": "h1"}, {"handle": lines_h, "record": 1, "jq": ".i"}):
-        with pytest.raises(InvalidArgument, match="offset cannot be combined with (row|record|jq|select)"):
+        with pytest.raises(InvalidArgument, match=r"offset cannot be combined with (row|record|jq|select)"):
             tools.call("read_handle", {**args, "offset": 100})
         assert tools.call("read_handle", {**args, "offset": 0})["first"] == 1  # the default, said aloud
     text = tools.call("read_handle", {"handle": html_h, "view": "text", "offset": 100})

@@ -51,7 +51,7 @@ import zstandard
 from scratchfs.engine import safe_fs
 from scratchfs.engine.binding import EMPTY_CHECKSUM, Binding, FormatError, encode_binding_frame, table_digest
 from scratchfs.engine.caches import LRU
-from scratchfs.engine.frame_pool import frame_pool
+from scratchfs.engine.frame_pool import FramePool, frame_pool
 from scratchfs.engine.seek_table import (
     CHECKSUM_FLAG,
     ENTRY_SIZE,
@@ -175,6 +175,8 @@ class SeekableWriter:
         frame_bytes: decompressed bytes per frame (:data:`MIN_FRAME_BYTES` to :data:`MAX_FRAME_BYTES`).
         level: zstd compression level.
         count_lines: also count ``b"\\n"`` per frame (:attr:`frame_newlines`).
+        pool: the threads that compress the frames (default: the process's
+            :data:`~scratchfs.engine.frame_pool.frame_pool`).
 
     After :meth:`close`: :attr:`size` (decompressed bytes), :attr:`stored_size` (bytes written, seek table included),
     :attr:`frame_newlines` (per-frame newline counts, or empty).
@@ -184,10 +186,11 @@ class SeekableWriter:
     """
 
     def __init__(self, fd: int | bytearray, frame_bytes: int = DEFAULT_FRAME_BYTES, level: int = DEFAULT_LEVEL,
-                 count_lines: bool = False) -> None:
+                 count_lines: bool = False, pool: FramePool | None = None) -> None:
         if not MIN_FRAME_BYTES <= frame_bytes <= MAX_FRAME_BYTES:
             raise ValueError(f"frame size {frame_bytes} is outside {MIN_FRAME_BYTES}..{MAX_FRAME_BYTES} bytes")
         self._fd = fd
+        self._pool = frame_pool if pool is None else pool
         self._frame_bytes = frame_bytes
         self._level = level
         self._count_lines = count_lines
@@ -258,7 +261,7 @@ class SeekableWriter:
             return
         if not self._large:
             self._large = True
-            self._limit = _INFLIGHT_PER_WORKER * frame_pool.workers
+            self._limit = _INFLIGHT_PER_WORKER * self._pool.workers
             first, self._first = self._first, None
             self._submit(*first)
         self._submit(data, start, end)
@@ -266,7 +269,7 @@ class SeekableWriter:
             self._drain(self._limit // 2)
 
     def _submit(self, data: bytes, start: int, end: int) -> None:
-        future = frame_pool.submit(_compress_frame, self._level, self._count_lines, data, start, end)
+        future = self._pool.submit(_compress_frame, self._level, self._count_lines, data, start, end)
         self._inflight.append((future, end - start))
 
     def _drain(self, keep: int) -> None:
