@@ -8,7 +8,9 @@ preview sizes and tools), the listing preview, and a few binding frame payloads.
 7867ff0) by ``python -m tests.golden_spill --write``; ``tests/test_golden_spill.py`` checks that the code reproduces
 it exactly. Everything here is deterministic (fixed seeds, fixed handle and times). Rewritten on purpose since: branch
 csvjsonl (a content whose first line is JSON is no table: ``records.jsonl@0+16384``, JSON lines cut in their last
-record, is ``text``, no longer a "CSV" of cells such as ``{"ts": 1700000000``).
+record, is ``text``, no longer a "CSV" of cells such as ``{"ts": 1700000000``); main on 2026-12-02 (terminal output,
+the ``terminal.log@...`` slices, is a ``log`` whose shape starts "terminal output" and counts its escapes and
+redraws; the 339 other records unchanged).
 """
 
 from __future__ import annotations
