@@ -229,6 +229,18 @@ def _wait_until(condition, seconds: float = 10.0) -> bool:
     return condition()
 
 
+def _stacks(pool) -> str:
+    """What the frame workers of the process are doing (a failure's message)."""
+    import sys
+    import threading
+    import traceback
+
+    frames = sys._current_frames()
+    threads = [t for t in threading.enumerate() if t.name == "scratchfs-zstd"]
+    return f"alive={pool.alive} queued={pool._queue.qsize()} " + " | ".join(
+        f"{t.ident}: {''.join(traceback.format_stack(frames[t.ident])[-3:])}" for t in threads if t.ident in frames)
+
+
 @pytest.fixture
 def quick_idle():
     """A pool of frame workers of the test's own (the process's is shared with whatever else runs), ending after
@@ -267,7 +279,7 @@ def test_a_large_write_abandoned_midway_leaves_no_worker_thread(tmp_path, fixtur
         assert quick_idle.alive
         del writer
         gc.collect()
-        assert _wait_until(lambda: quick_idle.alive == 0)
+        assert _wait_until(lambda: quick_idle.alive == 0), _stacks(quick_idle)
     finally:
         os.close(fd)
 
