@@ -176,3 +176,28 @@ def test_a_content_stream_that_forks_midway_fails_in_the_child_and_stays_whole_i
     assert done[0] and os.waitstatus_to_exitcode(done[1]) == 0  # the child's spill failed with StorageError
     got = b"".join(scope.read_range(handle, off, 65536).data for off in range(0, len(data), 65536))
     assert outcome == 10 and got == data
+
+
+def test_a_worker_ended_by_an_unexpected_error_leaves_the_count_true(monkeypatch):
+    # whatever ends a worker thread, the pool's count of live threads follows, so that later calls start one (a
+    # count left too high would leave calls queued with no thread to run them)
+    from scratchfs.engine import frame_pool as module
+
+    seen: list = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: seen.append(args.exc_type))
+    pool = FramePool(workers=1, idle_seconds=5.0)
+    real_run, failed = module._run, []
+
+    def run_once_failing(future, fn, args):
+        if not failed:
+            failed.append(1)
+            raise MemoryError("the worker's own failure, outside any call")
+        real_run(future, fn, args)
+
+    monkeypatch.setattr(module, "_run", run_once_failing)
+    lost = pool.submit(pow, 2, 2)  # its worker dies before running it
+    deadline = time.monotonic() + 10
+    while pool.alive and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert pool.alive == 0 and seen == [MemoryError] and not lost.done()
+    assert pool.submit(pow, 3, 2).result(timeout=10) == 9  # a new thread is started for the next call

@@ -90,18 +90,24 @@ class FramePool:
             del item
 
     def _work(self) -> None:
-        work = self._queue
-        while True:
-            try:
-                item = work.get(timeout=self.idle_seconds)
-            except queue.Empty:
-                with self._lock:  # a call queued before this check is seen; one queued after it starts a thread
-                    if work.empty():
-                        self._alive -= 1
-                        return
-                continue
-            _run(*item)
-            del item  # the caller's data is not kept alive by an idle thread
+        work, counted = self._queue, True
+        try:
+            while True:
+                try:
+                    item = work.get(timeout=self.idle_seconds)
+                except queue.Empty:
+                    with self._lock:  # a call queued before this check is seen; one queued after it starts a thread
+                        if work.empty():
+                            self._alive -= 1
+                            counted = False
+                            return
+                    continue
+                _run(*item)
+                del item  # the caller's data is not kept alive by an idle thread
+        finally:
+            if counted:  # ended by an exception: the count stays true, so that a later call starts a thread
+                with self._lock:
+                    self._alive -= 1
 
 
 def _run(future: Future, fn: Callable[..., Any], args: tuple) -> None:
