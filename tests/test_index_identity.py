@@ -222,29 +222,3 @@ def test_sweep_and_writes_on_a_foreign_index_opened_as_ours_are_typed(tmp_path):
             with pytest.raises(StorageError, match="no such table"):
                 call()
 
-
-def test_a_threads_connection_is_closed_when_the_thread_ends(tmp_path, monkeypatch):
-    # a thread that read through the store and ended: its connection is closed by this process, not dropped
-    # unclosed (Python 3.13 warns of an unclosed database: a ResourceWarning, an error under -W error)
-    import gc
-
-    from scratchfs.engine import sqlite_connections
-
-    closed: list[int] = []
-    real = sqlite_connections._close_quietly
-    monkeypatch.setattr(sqlite_connections, "_close_quietly", lambda conn: (closed.append(id(conn)), real(conn)))
-    with ScratchStore(tmp_path / "s") as store:
-        scope = store.scope("run", "agent")
-        handle = scope.spill(b"x\n" * 9000, source_tool="t").handle
-        seen: list[int] = []
-
-        def reader() -> None:
-            scope.read_handle(handle, offset=0, length=10)
-            seen.append(id(store.index.connections.local.conn))
-
-        thread = threading.Thread(target=reader)
-        thread.start()
-        thread.join(10)
-        gc.collect()
-        assert seen and seen[0] in closed  # closed as the thread's state went, while the store is still open
-        assert scope.read_handle(handle, offset=0, length=4).data == b"x\nx\n"

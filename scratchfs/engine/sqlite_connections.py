@@ -116,15 +116,6 @@ class Connection(sqlite3.Connection):
     busy = 0
     dropped = False
 
-    def __del__(self) -> None:
-        """A connection dropped unclosed -- its thread ended -- is closed here by the process that opened it (Python
-        3.13 warns of an unclosed database otherwise); a ``fork()`` parent's is left to the base class, as before."""
-        if self.owner == os.getpid():
-            _close_quietly(self)
-        finalize = getattr(super(), "__del__", None)  # Python 3.13+
-        if finalize is not None:
-            finalize()
-
 
 class Local(threading.local):
     """One thread's state: its connection, the fork generation it was opened in, and the index's lookup cache with
