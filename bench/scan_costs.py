@@ -27,7 +27,7 @@ import time
 
 from benchlib import FIXTURES
 
-from scratchfs.api import shape_table
+from scratchfs.api import shape, shape_table
 from scratchfs.engine.structure import numbers
 
 FULL_PATTERN = re.compile(rb"(?<!\\)(?:\\\\)*(?:\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
@@ -72,7 +72,19 @@ def main() -> None:
         shape_table.KEY_SCAN_CHARS = kept
     print(f"JSON-lines shape of a {len(sample):,}-character sample: keys from the first {kept:,} characters "
           f"{bounded:.1f} ms, from all of it {whole:.1f} ms")
+    text = (FIXTURES / "workspace-grep-stdlib-defs.txt").read_bytes()[: 512 * 1024]
+    crlf = text.replace(b"\n", b"\r\n")[: 512 * 1024]
+    for name, data in (("LF text", text), ("CRLF text", crlf)):
+        lines = data.count(b"\n")
+        whole = _ms(lambda d=data, n=lines: shape.describe(d, 4 * len(d), 4 * n), args.reps)
+        check = _ms(lambda d=data: _terminal_check(d), args.reps)
+        print(f"describe of 512 KiB of {name} (of a 2 MiB content): {whole:.2f} ms, of it the terminal-output check "
+              f"{check:.3f} ms")
 
+
+def _terminal_check(sample: bytes) -> str:
+    """What describe does to tell terminal output (shape.describe's own condition and call)."""
+    return shape._terminal(sample) if b"\x1b" in sample or b"\r" in sample else ""
 
 if __name__ == "__main__":
     main()

@@ -87,7 +87,8 @@ def _terminal(sample: bytes) -> str:
     when it holds fewer than :data:`_TERMINAL_CONTROLS` of either, or fewer than :data:`_TERMINAL_SHARE` a line."""
     escapes = sample.count(b"\x1b[")
     overwrites = sample.count(b"\r") - sample.count(b"\r\n") if b"\r" in sample else 0
-    if max(escapes, overwrites) < max(_TERMINAL_CONTROLS, sample.count(b"\n") * _TERMINAL_SHARE):
+    most = max(escapes, overwrites)
+    if most < _TERMINAL_CONTROLS or most < sample.count(b"\n") * _TERMINAL_SHARE:  # (lines counted only if needed)
         return ""
     found = [_plural(n, word) for n, word in ((escapes, "escape sequence"), (overwrites, "overwritten line")) if n]
     return f", {' and '.join(found)}"

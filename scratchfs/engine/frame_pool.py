@@ -3,9 +3,10 @@ after :data:`IDLE_SECONDS` without work.
 
 **Why shared.** A large write compresses its frames on worker threads (zstd releases the GIL; see
 :class:`scratchfs.engine.seekable.SeekableWriter`). Starting new threads for every write, each then making its own
-zstd contexts, cost a 4 MiB spill about 2.5 ms of its ~19 ms (32 frames of 128 KiB on 2 threads: 12.0 ms with new
-threads per write against 9.8 ms with kept ones; ``bench/README.md``, "A shared pool of frame workers"). Threads
-kept between writes keep their compressors (:func:`scratchfs.engine.seekable.compressor` is per thread).
+zstd contexts, cost a 4 MiB spill several ms (``python bench/pool_costs.py``: a 4 MiB payload's 32 frames of 128 KiB
+on 2 threads, 23.5 ms with new threads per write against 16.5 ms with kept ones at load 1.3; ``bench/README.md``,
+"Issue 16, T2: one pool of frame workers for the process"). Threads kept between writes keep their compressors
+(:func:`scratchfs.engine.seekable.compressor` is per thread).
 
 **Why they end.** An idle process holds no thread of ours: a thread costs its stack, and ``fork()`` in a process with
 threads is what Python 3.12 warns about (a fork child never uses the parent's workers: it starts its own, see
