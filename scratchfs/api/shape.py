@@ -80,13 +80,14 @@ TERMINAL_SHAPE = "terminal output"
 terminal shows them."""
 _TERMINAL_CONTROLS = 3  # escape sequences or overwrites in the sample that make text terminal output
 _TERMINAL_SHARE = 0.02  # ... and at least this many a line (a few escapes in a long text leave it text)
+_BARE_CR = re.compile(rb"\r(?!\n)")  # a carriage return that ends no line: a redraw
 
 
 def _terminal(sample: bytes) -> str:
     """What makes ``sample`` terminal output (its escape sequences and carriage-return overwrites, counted), or ``""``
     when it holds fewer than :data:`_TERMINAL_CONTROLS` of either, or fewer than :data:`_TERMINAL_SHARE` a line."""
-    escapes = sample.count(b"\x1b[")
-    overwrites = sample.count(b"\r") - sample.count(b"\r\n") if b"\r" in sample else 0
+    escapes = sample.count(b"\x1b[") if b"\x1b" in sample else 0  # (memchr first: most text holds no ESC)
+    overwrites = sample.count(b"\r") - sample.count(b"\r\n") if _BARE_CR.search(sample) else 0  # (CRLF text: none)
     most = max(escapes, overwrites)
     if most < _TERMINAL_CONTROLS or most < sample.count(b"\n") * _TERMINAL_SHARE:  # (lines counted only if needed)
         return ""
