@@ -170,6 +170,7 @@ class Connections:
             conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
             if self._mode != "ro":
                 conn.execute(f"PRAGMA synchronous = {self.synchronous}")
+                conn.execute("PRAGMA wal_autocheckpoint = 0")  # checkpoints run off the writers' path (Checkpoints)
             if self.on_connect is not None:
                 self.on_connect(conn)
             if self.identity is not None:
@@ -389,16 +390,18 @@ def _close_quietly(conn: sqlite3.Connection | None) -> None:
 
 class Transaction:
     """One ``BEGIN IMMEDIATE`` transaction of this thread's connection, as a context manager giving it: committed on
-    leaving without an exception (after :meth:`Connections.check_identity`), rolled back on any; every
+    leaving without an exception (after :meth:`Connections.check_identity`; then ``on_commit(connection, rows
+    changed)`` is called, which must not raise), rolled back on any; every
     :class:`sqlite3.Error` of the begin, the body or the commit raised as :func:`index_error` gives it. A committed one
     is recorded in ``log`` (:meth:`TxnLog.record`: seconds, rows changed, doing, and the thread's CPU seconds in it,
     read at the end only for a transaction longer than the longest so far, the one whose CPU the log keeps: a
     ``thread_time`` is a system call). (A class, not a generator: every spill commits through one.)"""
 
-    __slots__ = ("began", "changes", "conn", "connections", "cpu", "doing", "log")
+    __slots__ = ("began", "changes", "conn", "connections", "cpu", "doing", "log", "on_commit")
 
-    def __init__(self, connections: Connections, doing: str, log: TxnLog) -> None:
-        self.connections, self.doing, self.log = connections, doing, log
+    def __init__(self, connections: Connections, doing: str, log: TxnLog,
+                 on_commit: Callable[[Connection, int], None] | None = None) -> None:
+        self.connections, self.doing, self.log, self.on_commit = connections, doing, log, on_commit
 
     def __enter__(self) -> Connection:
         connections = self.connections
@@ -432,9 +435,10 @@ class Transaction:
                     if isinstance(failed, sqlite3.Error):
                         raise index_error(failed, self.doing, connections.path) from failed
                     raise
-                log, seconds = self.log, time.perf_counter() - self.began
-                log.record(seconds, conn.total_changes - self.changes, self.doing,
-                           time.thread_time() - self.cpu if seconds > log.longest else 0.0)
+                log, seconds, rows = self.log, time.perf_counter() - self.began, conn.total_changes - self.changes
+                log.record(seconds, rows, self.doing, time.thread_time() - self.cpu if seconds > log.longest else 0.0)
+                if self.on_commit is not None:
+                    self.on_commit(conn, rows)
                 return
             connections.rollback(conn)
             if issubclass(kind, sqlite3.Error):

@@ -43,6 +43,7 @@ from scratchfs.engine.sqlite_connections import (
 )
 from scratchfs.engine.sqlite_scale import NEXT_ID, VISIBLE, ScaleQueries
 from scratchfs.engine.sqlite_schema import create_tables
+from scratchfs.engine.wal_checkpoints import Checkpoints
 from scratchfs.foundation.errors import StorageError, StoreBusy
 from scratchfs.foundation.limits import LOOKUP_CACHE_ENTRIES, TOMBSTONE_SECONDS
 
@@ -105,6 +106,8 @@ class Index(ScaleQueries):
         self.connections = Connections(path, busy_timeout, "FULL" if durable else "NORMAL", type(self).on_connect)
         self._existing_data = existing_data or (lambda: False)
         self.txn_log = TxnLog()  # every write transaction of this object, by duration (see engine.batches)
+        self.checkpoints = Checkpoints(lambda: self.connections.connect("checkpointing the index"),
+                                       self.txn_log.checkpointed)
         self._open(lock_dir)
 
     @property
@@ -121,7 +124,9 @@ class Index(ScaleQueries):
 
     def close(self) -> None:
         """Close every connection this process opened, each once no statement runs on it (a forked child leaves its
-        parent's alone); later calls raise :class:`StoreClosed`. Safe from any thread at any time."""
+        parent's alone); later calls raise :class:`StoreClosed`. Safe from any thread at any time. A checkpoint under
+        way is waited for first (see :mod:`scratchfs.engine.wal_checkpoints`)."""
+        self.checkpoints.close()
         self.connections.close()
 
     def release_thread(self) -> None:
@@ -136,8 +141,9 @@ class Index(ScaleQueries):
     def write(self, doing: str) -> Transaction:
         """One ``BEGIN IMMEDIATE`` transaction (a context manager giving the connection): committed on success
         (after checking that the index file is still the one opened), rolled back on any exception. Every
-        :class:`sqlite3.Error` of the body becomes :class:`StorageError` or :class:`StoreBusy`."""
-        return Transaction(self.connections, doing, self.txn_log)
+        :class:`sqlite3.Error` of the body becomes :class:`StorageError` or :class:`StoreBusy`. The rows it changed
+        count towards the next checkpoint of the write-ahead log, run in the background (:class:`Checkpoints`)."""
+        return Transaction(self.connections, doing, self.txn_log, self.checkpoints.committed)
 
     def read(self, sql: str, params: tuple, doing: str) -> list[tuple]:
         """Run one read-only statement and return all rows. Raises StorageError, StoreBusy, StoreClosed."""

@@ -41,9 +41,6 @@ DELETE_BATCH_ROWS = 128
 CHECKPOINT_SECONDS = 0.25
 """A batched job checkpoints the write-ahead log between its transactions at most this often (seconds)."""
 
-AUTOCHECKPOINT_PAGES = 1000
-"""SQLite's automatic checkpoint threshold (its default), restored on the connection after a batched job."""
-
 PAUSE_RATIO = 1.0
 """A batched job pauses this many times its last transaction's duration before the next one."""
 
@@ -131,16 +128,15 @@ class ScaleQueries:
         keep it waiting for the whole drain (the other process's worst spill during a 50k-row ``delete_run`` is a
         figure of ``python bench/run.py --growth``).
 
-        The connection does not checkpoint the write-ahead log inside a ``COMMIT`` meanwhile (SQLite's automatic
-        checkpoint, two ``fsync`` calls, would be timed as the batch's); the job checkpoints between batches instead,
-        every :data:`CHECKPOINT_SECONDS`, and at its end (``PASSIVE``: without the write lock)."""
+        No ``COMMIT`` checkpoints the write-ahead log (two ``fsync`` calls, which would be timed as the batch's: see
+        :mod:`scratchfs.engine.wal_checkpoints`); the job also checkpoints between batches, every
+        :data:`CHECKPOINT_SECONDS`, and at its end (``PASSIVE``: without the write lock)."""
         total, last = 0, time.perf_counter()
         try:
             while True:
                 want = sizer.size
                 held = time.perf_counter()
                 with self.write(doing) as conn:
-                    conn.execute("PRAGMA wal_autocheckpoint = 0")
                     started = sizer.clock()
                     done = step(conn, want)
                 sizer.took(sizer.clock() - started, done)
@@ -153,8 +149,6 @@ class ScaleQueries:
                     last = time.perf_counter()
         finally:
             with contextlib.suppress(ScratchError, sqlite3.Error):
-                with self.connections.use() as conn:
-                    conn.execute(f"PRAGMA wal_autocheckpoint = {AUTOCHECKPOINT_PAGES}")
                 self.checkpoint(doing)
 
     def checkpoint(self, doing: str) -> None:
@@ -343,7 +337,6 @@ class ScaleQueries:
 
 
 __all__ = [
-    "AUTOCHECKPOINT_PAGES",
     "CAP_BATCH_ROWS",
     "CHECKPOINT_SECONDS",
     "DELETE_BATCH_ROWS",

@@ -1,0 +1,164 @@
+"""The SQLite index's write-ahead log checkpoints, run on a short-lived thread of their own instead of inside a
+writer's ``COMMIT``.
+
+**Why.** In WAL mode SQLite copies the log back into the database file once it holds
+``wal_autocheckpoint`` pages (1,000 by default), inside the ``COMMIT`` that crossed the mark
+(https://sqlite.org/wal.html#automatic_checkpoint). With ``synchronous=NORMAL`` that checkpoint is the only
+``fsync`` a writer ever waits for -- two of them, the log's and the database file's
+(https://sqlite.org/pragma.html#pragma_synchronous) -- so every 100-odd spills one spill paid for all of them:
+about 40 µs a spill on average on this machine (``python bench/checkpoint_costs.py``: a 4 KiB spill loop with the
+automatic checkpoint against without any).
+
+**How.** Every connection that writes has ``PRAGMA wal_autocheckpoint = 0``; :meth:`Checkpoints.committed`, called
+after each commit with the rows it changed, starts one thread (``scratchfs-checkpoint``) once
+:data:`CHECKPOINT_ROWS` rows were committed since the last start. The thread opens a connection of its own, runs
+``PRAGMA wal_checkpoint(PASSIVE)`` (it waits for no reader or writer: it copies what it can, and makes the
+``fsync`` calls), closes it and ends: no thread is left in an idle process, and a start every
+:data:`CHECKPOINT_ROWS` rows costs less than a µs a row. At most one runs at a time per index; rows committed
+meanwhile count towards the next.
+
+**Settling.** The log starts again from its beginning only when a writer finds it copied whole
+(https://sqlite.org/wal.html#avoiding_excessively_large_wal_files). A process with pauses between its writes (an
+agent's) has it copied whole by the background checkpoints, and its next commit starts it again: no writer waits for
+an ``fsync``. One that writes without a pause (a bulk load, a benchmark loop) adds pages while the background
+checkpoint copies, and its log would grow without end; so once :data:`SETTLE_ROWS` rows were committed since a
+background checkpoint last copied the whole log with no commit of this process meanwhile, the committing connection
+runs the checkpoint itself, as SQLite's automatic checkpoint did every time: the background ones have copied most
+pages by then, it copies the rest, and its two ``fsync`` calls let the next commit start the log again. Such a
+process waits for a checkpoint once every :data:`SETTLE_ROWS` rows instead of every :data:`CHECKPOINT_ROWS`, and its
+log holds about :data:`SETTLE_ROWS` rows of pages at most (16 MiB at 4 KiB pages). A thread that cannot be started
+(the process is out of threads) also leaves the checkpoint to the committing connection. Other processes count their
+own rows and run their own checkpoints; closing the last connection to the database checkpoints it as before.
+
+The count is of rows, not log pages (SQLite does not report a transaction's pages): a spill changes one row and
+writes 7 to 9 pages (the table and its 6 indexes, ``strace -c``), so :data:`CHECKPOINT_ROWS` rows are about SQLite's
+own 1,000 pages; a batch of deletes writes fewer pages a row, so it checkpoints a little more often than needed.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+
+from scratchfs.foundation import forks
+
+__all__ = ["CHECKPOINT_ROWS", "SETTLE_ROWS", "Checkpoints"]
+
+CHECKPOINT_ROWS = 128
+"""Rows committed by this process between two checkpoint threads (about SQLite's default 1,000 log pages)."""
+
+SETTLE_ROWS = 4 * CHECKPOINT_ROWS
+"""Rows committed by this process between two checkpoints run in a committing connection (what lets the log start
+again from its beginning while the process writes without a pause; see the module docstring)."""
+
+_JOIN_SECONDS = 10.0
+"""Longest :meth:`Checkpoints.close` waits for a checkpoint under way (it waits for no lock: only for its I/O)."""
+
+
+class Checkpoints:
+    """Starts the ``PASSIVE`` checkpoints of one SQLite index in the background, and runs one in a committing
+    connection every :attr:`settle_rows` rows (see the module docstring).
+
+    Args:
+        connect: opens a new connection to the index (closed by the checkpoint thread when done); raises
+            ``sqlite3.Error`` or the store's errors, which only skip that checkpoint.
+        checkpointed: called with the seconds each checkpoint took (wall time), e.g. ``TxnLog.checkpointed``.
+        rows: rows committed between two background checkpoints.
+        settle_rows: rows committed between two checkpoints run by a committing connection (a multiple of
+            ``rows``).
+
+    Thread-safe. A checkpoint that fails (the index closed or replaced meanwhile, an I/O error, another checkpoint
+    under way) is skipped; the next one copies what it did not, and SQLite reads the log until then: nothing is lost,
+    the log is only longer.
+    """
+
+    def __init__(self, connect: Callable[[], sqlite3.Connection], checkpointed: Callable[[float], None],
+                 rows: int = CHECKPOINT_ROWS, settle_rows: int = SETTLE_ROWS) -> None:
+        self._connect = connect
+        self._checkpointed = checkpointed
+        self.rows = rows
+        self.settle_rows = settle_rows
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._pending = 0  # rows committed since the last background checkpoint started
+        self._unsettled = 0  # rows committed since the log was last known to start again
+        self._during = 0  # rows committed while the background checkpoint ran
+        self._closed = False
+        self._generation = forks.generation
+
+    @property
+    def running(self) -> bool:
+        """A checkpoint thread of this process is under way."""
+        thread = self._thread
+        return thread is not None and thread.is_alive() and self._generation == forks.generation
+
+    def committed(self, conn: sqlite3.Connection, rows: int) -> None:
+        """Count ``rows`` committed by ``conn`` (which holds no transaction now); start a background checkpoint when
+        :attr:`rows` were since the last one, and checkpoint in ``conn`` when :attr:`settle_rows` were, or when no
+        thread can be started. Raises nothing."""
+        with self._lock:
+            if self._generation != forks.generation:  # a fork() child: the parent's thread is not ours
+                self._thread, self._generation = None, forks.generation
+            rows, running = max(rows, 1), self.running
+            self._pending += rows
+            self._unsettled += rows
+            self._during += rows if running else 0
+            settle = self._unsettled >= self.settle_rows and not running
+            if not settle and (self._pending < self.rows or self._closed or running):
+                return
+            self._pending = 0
+            if not settle:
+                settle = not self._start()
+            if settle:
+                self._unsettled = 0
+        if settle:
+            self._checkpoint(conn)
+
+    def _start(self) -> bool:
+        """Start the checkpoint thread (the lock held); False when it cannot be started."""
+        thread = threading.Thread(target=self._run, name="scratchfs-checkpoint", daemon=True)
+        try:
+            thread.start()
+        except RuntimeError:  # out of threads: the committing connection checkpoints, as SQLite would have
+            return False
+        self._thread, self._during = thread, 0
+        return True
+
+    def _run(self) -> None:
+        try:
+            conn = self._connect()
+        except Exception:  # the index closed or unreadable: skip it; the next checkpoint copies what it would have
+            return
+        try:
+            if self._checkpoint(conn):
+                with self._lock:
+                    if not self._during:  # copied whole with no commit of ours meanwhile: the next one restarts it
+                        self._unsettled = 0
+        finally:
+            try:
+                conn.close()
+            except sqlite3.Error:  # pragma: no cover - closing an idle connection does not fail in practice
+                pass
+
+    def _checkpoint(self, conn: sqlite3.Connection) -> bool:
+        """Run a ``PASSIVE`` checkpoint in ``conn``; True when it copied the whole log."""
+        started = time.perf_counter()
+        try:
+            busy, log, copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        except sqlite3.Error:  # failing: the log stays longer until the next one
+            return False
+        if busy:
+            return False
+        self._checkpointed(time.perf_counter() - started)
+        return log == copied
+
+    def close(self) -> None:
+        """Start no more checkpoints and wait (at most 10 s) for one under way. Raises nothing."""
+        with self._lock:
+            self._closed = True
+            thread = self._thread if self._generation == forks.generation else None
+            self._thread = None
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(_JOIN_SECONDS)

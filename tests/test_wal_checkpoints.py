@@ -1,0 +1,183 @@
+"""The SQLite index's write-ahead log is checkpointed on a thread of its own, never inside a writer's COMMIT
+(scratchfs.engine.wal_checkpoints; issue 16)."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import time
+
+import pytest
+
+from scratchfs import ScratchStore
+from scratchfs.engine import wal_checkpoints
+from scratchfs.engine.sqlite_index import Index
+from scratchfs.engine.wal_checkpoints import Checkpoints
+from scratchfs.foundation import forks
+
+
+def _checkpoint_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "scratchfs-checkpoint"]
+
+
+def _wait_idle(store: ScratchStore, seconds: float = 10) -> None:
+    deadline = time.monotonic() + seconds
+    while store.index.checkpoints.running and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
+def test_no_connection_checkpoints_inside_a_commit(tmp_path, monkeypatch):
+    opened: list[sqlite3.Connection] = []
+    monkeypatch.setattr(Index, "on_connect", opened.append)
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("run", "agent")
+        for i in range(wal_checkpoints.CHECKPOINT_ROWS + 5):
+            scope.scratch_write(f"k{i}", b"v" * 100)
+        _wait_idle(store)
+        assert opened
+        for conn in opened:
+            try:
+                value = conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
+            except sqlite3.ProgrammingError:  # the checkpoint thread's own, closed when it ended
+                continue
+            assert value == 0
+
+
+def _where_checkpoints_ran(monkeypatch) -> list[str]:
+    names: list[str] = []
+    run = Checkpoints._checkpoint
+
+    def recorded(self, conn):
+        names.append(threading.current_thread().name)
+        return run(self, conn)
+
+    monkeypatch.setattr(Checkpoints, "_checkpoint", recorded)
+    return names
+
+
+def test_a_writer_without_pauses_settles_the_log_every_settle_rows(tmp_path, monkeypatch):
+    ran = _where_checkpoints_ran(monkeypatch)
+    with ScratchStore(tmp_path) as store:
+        checkpoints = store.index.checkpoints
+        checkpoints.rows, checkpoints.settle_rows = 16, 64
+        scope = store.scope("run", "agent")
+        wal = tmp_path / "index.sqlite-wal"
+        rows = 8 * checkpoints.settle_rows
+        largest = 0
+        for i in range(rows):
+            scope.scratch_write(f"k{i}", os.urandom(64))
+            largest = max(largest, wal.stat().st_size)
+        _wait_idle(store)
+        assert "scratchfs-checkpoint" in ran
+        # without checkpoints the log would hold every page written (7-9 a row); it starts again after each settling
+        settled, unchecked = 2 * checkpoints.settle_rows * 10 * 4096, rows * 7 * 4096
+        assert largest <= settled < unchecked / 2, (largest, settled, unchecked)
+        assert [scope.scratch_read(f"k{i}") is not None for i in (0, rows - 1)] == [True, True]
+    assert not _checkpoint_threads()
+
+
+def test_a_writer_with_pauses_never_checkpoints_itself(tmp_path, monkeypatch):
+    ran = _where_checkpoints_ran(monkeypatch)
+    with ScratchStore(tmp_path) as store:
+        checkpoints = store.index.checkpoints
+        checkpoints.rows, checkpoints.settle_rows = 16, 64
+        scope = store.scope("run", "agent")
+        wal = tmp_path / "index.sqlite-wal"
+        largest = 0
+        for i in range(8 * checkpoints.settle_rows):
+            scope.scratch_write(f"k{i}", os.urandom(64))
+            largest = max(largest, wal.stat().st_size)
+            _wait_idle(store)  # an agent's pace: a background checkpoint copies the whole log before the next write
+        assert ran and set(ran) == {"scratchfs-checkpoint"}  # no commit waited for a checkpoint
+        assert largest <= 2 * checkpoints.rows * 10 * 4096  # and the log started again after each
+        assert store.index.txn_log.checkpoints == len(ran)
+
+
+def test_without_a_thread_the_committing_connection_checkpoints(tmp_path, monkeypatch):
+    def refuse(self):
+        raise RuntimeError("can't start new thread")
+
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("run", "agent")
+        monkeypatch.setattr(threading.Thread, "start", refuse)
+        for i in range(2 * wal_checkpoints.CHECKPOINT_ROWS):
+            scope.scratch_write(f"k{i}", b"value")
+        monkeypatch.undo()
+        assert store.index.txn_log.checkpoints == 2
+        assert scope.scratch_read("k0") == b"value"
+
+
+def test_close_waits_for_a_checkpoint_and_starts_no_more(tmp_path):
+    started = threading.Event()
+    release = threading.Event()
+    done = []
+
+    def connect():
+        started.set()
+        release.wait(10)
+        conn = sqlite3.connect(tmp_path / "x.sqlite3")
+        done.append(conn)
+        return conn
+
+    checkpoints = Checkpoints(connect, lambda seconds: None, rows=2)
+    probe = sqlite3.connect(":memory:")
+    checkpoints.committed(probe, 1)
+    assert not checkpoints.running
+    checkpoints.committed(probe, 1)
+    assert started.wait(10) and checkpoints.running
+    closer = threading.Thread(target=checkpoints.close)
+    closer.start()
+    time.sleep(0.05)
+    assert closer.is_alive()  # waiting for the checkpoint under way
+    release.set()
+    closer.join(10)
+    assert not closer.is_alive() and not checkpoints.running and len(done) == 1
+    with pytest.raises(sqlite3.ProgrammingError):  # the thread closed its connection
+        done[0].execute("SELECT 1")
+    checkpoints.committed(probe, 10)  # closed: nothing starts
+    assert not checkpoints.running and len(done) == 1
+
+
+def test_a_failing_checkpoint_is_skipped(tmp_path):
+    seen = []
+
+    def connect():
+        raise sqlite3.OperationalError("unable to open database file")
+
+    checkpoints = Checkpoints(connect, seen.append, rows=1)
+    checkpoints.committed(sqlite3.connect(":memory:"), 1)
+    checkpoints.close()
+    assert seen == []
+    broken = sqlite3.connect(":memory:")
+    broken.close()
+    checkpoints = Checkpoints(lambda: broken, seen.append, rows=1)
+    checkpoints.committed(broken, 1)  # the statement raises ProgrammingError on a closed connection: skipped
+    checkpoints.close()
+    assert seen == []
+
+
+def test_a_fork_child_starts_its_own(monkeypatch):
+    gate = threading.Event()
+    ran = []
+
+    def connect():
+        gate.wait(10)
+        ran.append(threading.current_thread().ident)
+        return sqlite3.connect(":memory:")
+
+    checkpoints = Checkpoints(connect, lambda seconds: None, rows=1)
+    probe = sqlite3.connect(":memory:")
+    checkpoints.committed(probe, 1)
+    assert checkpoints.running
+    monkeypatch.setattr(forks, "generation", forks.generation + 1)  # as in a fork() child: that thread is not ours
+    assert not checkpoints.running
+    checkpoints.committed(probe, 1)
+    assert checkpoints.running
+    gate.set()
+    checkpoints.close()
+    monkeypatch.undo()
+    deadline = time.monotonic() + 10
+    while len(ran) < 2 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert len(set(ran)) == 2
