@@ -71,7 +71,8 @@ class Offloader:
 
     Args:
         scope: the :class:`~scratchfs.store.Scope` spills go to, or a function returning it (called per result,
-            e.g. to read the current run from a context variable).
+            e.g. to read the current run from a context variable; one that raises is a failed spill: the result
+            passes through whole, logged at ERROR level).
         classes: result class per tool name (``"query"``, ``"workspace"``, ``"browser"``, ``"effect"``).
         default_class: the class of tools not in ``classes`` (``None``: unknown, never spilled).
     """
@@ -98,18 +99,23 @@ class Offloader:
         model -- and comes back as it was when it is not spilled; other content that is not ``str`` or ``bytes``
         (or a dict or list that is not JSON-serialisable) comes back untouched."""
         cls = result_class or self.class_of(tool)
+        obs = Observation(tool=tool, content=content, result_class=cls)
+        if not isinstance(content, (str, bytes, bytearray, memoryview, dict, list)):
+            return obs
+        try:  # the tool has run: a scope function that fails (a context variable not set, a bad run id) is a
+            scope = self.scope  # failed spill, as Scope.offload treats one, never a failed tool call
+        except Exception:
+            log.error("scratchfs: no scope for the result of %r; passing it through whole", tool, exc_info=True)
+            return obs
         if isinstance(content, (dict, list)):
             try:
                 text = json.dumps(content, ensure_ascii=False)
             except (TypeError, ValueError, RecursionError):
                 log.warning("scratchfs: the result of %r is not JSON-serialisable; passing it through", tool)
-                return Observation(tool=tool, content=content, result_class=cls)
-            spilled = self.scope.offload(Observation(tool=tool, content=text, result_class=cls))
-            return spilled if spilled.stub is not None else Observation(tool=tool, content=content, result_class=cls)
-        obs = Observation(tool=tool, content=content, result_class=cls)
-        if not isinstance(content, (str, bytes, bytearray, memoryview)):
-            return obs
-        return self.scope.offload(obs)
+                return obs
+            spilled = scope.offload(Observation(tool=tool, content=text, result_class=cls))
+            return spilled if spilled.stub is not None else obs
+        return scope.offload(obs)
 
     def wrap(self, func: Callable[..., Any], *, name: str | None = None, result_class: str | None = None
              ) -> Callable[..., Any]:

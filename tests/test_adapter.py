@@ -84,6 +84,29 @@ def test_a_failed_spill_passes_the_result_through(scratch_store, caplog):
     assert any(r.levelno == logging.ERROR and "'tool'" in r.getMessage() for r in caplog.records)
 
 
+@pytest.mark.parametrize("result_class", ["effect", "query"])
+@pytest.mark.parametrize("content", ["done", "z" * 9000, {"rows": ["z" * 9000]}])
+def test_a_scope_that_cannot_be_picked_passes_the_result_through(scratch_store, caplog, result_class, content):
+    # the tool ran (an effect may have happened): a scope function that fails -- a context variable not set, a run
+    # id the store refuses -- is a failed spill, never a failed tool call
+    current = contextvars.ContextVar("run")
+    for picker in (lambda: scratch_store.scope(current.get(), "a"), lambda: scratch_store.scope("", "a")):
+        caplog.clear()
+        tool = Offloader(picker).wrap(lambda: content, name="tool", result_class=result_class)
+        with caplog.at_level(logging.ERROR):
+            assert tool() == content
+            assert asyncio.run(Offloader(picker).wrap(_async_returning(content), name="t",
+                                                       result_class=result_class)()) == content
+        assert any(r.levelno == logging.ERROR and "'tool'" in r.getMessage() for r in caplog.records)
+    assert scratch_store.list_entries_for_run("run") == []
+
+
+def _async_returning(content):
+    async def tool():
+        return content
+    return tool
+
+
 def test_scratch_tools_for_the_model(scratch_scope):
     offloader = Offloader(scratch_scope)
     handle = scratch_scope.spill("alpha beta gamma beta").handle

@@ -218,3 +218,18 @@ def test_a_result_under_the_threshold_in_utf8_but_over_it_as_json_is_spilled(tex
     assert out.structured_content == {"result": out.content[0].text}
     small = types.CallToolResult(content=[types.TextContent(text="\x01" * 1365)])  # 8,190 bytes of JSON
     assert spill_result(scratch_scope, ProxyConfig(command="x"), "t", small) is small
+
+
+@pytest.mark.parametrize("fields", [
+    {"_meta": {}},                                                      # an empty _meta is still a _meta
+    {"resultType": "x-partial"},                                        # a result type of an extension
+    {"content": [{"type": "text", "text": "x" * 20_000, "_meta": {}}]},  # an empty block _meta
+])
+def test_a_result_carrying_any_out_of_band_field_passes_through(fields, scratch_scope):
+    # the decision is conservative: anything but None counts as set, {} included, as for an Observation; a
+    # result type other than "complete" would be rewritten to "complete" by the stub's new result
+    from scratchfs.mcp.proxy import ProxyConfig, spill_result
+
+    upstream = types.CallToolResult.model_validate({"content": [{"type": "text", "text": "x" * 20_000}], **fields})
+    assert spill_result(scratch_scope, ProxyConfig(command="x"), "t", upstream) is upstream
+    assert scratch_scope.store.list_entries_for_run(scratch_scope.run_id) == []

@@ -174,3 +174,23 @@ def test_the_stub_is_measured_as_replies_are_and_never_spills_again(text, store)
     assert reply_size(out.stub.to_dict()) == len(out.content.encode()) <= MAX_STUB_BYTES  # the budget's own measure
     assert result_size(out.content) <= 2 * MAX_STUB_BYTES < 8192  # as a string: each byte of JSON at most doubled
     assert not should_spill(Observation("t", out.content, "query"))
+
+
+@pytest.mark.parametrize("tool", [
+    "scratchfs_read_handle",       # {server}_{tool}: langchain-mcp-adapters' tool_name_prefix, many hand-made hosts
+    "scratchfs-scratch_read",
+    "mcp_scratchfs_scratch_list",  # mcp_{server}_{tool}
+    "mem0_memory_search",
+    "agent_recall",
+])
+def test_the_stores_own_verbs_behind_a_prefix_with_an_underscore_or_dash_never_spill(tool, store):
+    # a read_handle reply is compact JSON of up to its budget: as a JSON string its quotes count twice, so a full
+    # reply is over the threshold and would be spilled into a stub that asks for another read_handle
+    scope = store.scope("r", "a")
+    handle = scope.spill(json.dumps([{"k": "v" * 40}] * 500)).handle
+    from scratchfs.api.contract import ScratchTools, to_json
+    reply = to_json(ScratchTools(scope).read_handle(handle, offset=0, length=65536))
+    assert should_spill(Observation("some_tool", reply, "query"))
+    assert not should_spill(Observation(tool, reply, "query"))
+    assert scope.offload(Observation(tool, reply, "query")).stub is None
+    assert should_spill(Observation("read_handles", reply, "query"))  # a name that only starts like one spills

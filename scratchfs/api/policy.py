@@ -27,8 +27,9 @@ NEVER_SPILL_TOOLS = frozenset({
     "remember", "recall",
 })
 """Tools whose results are never spilled: the store's own verbs, progress reports, memory verbs and tool search.
-A name matches after its namespace is stripped (``scratchfs.read_handle``, ``mcp__scratchfs__read_handle``); any
-name starting with ``memory_`` or ``memory.`` counts as a memory verb."""
+A name matches after its namespace is stripped (``scratchfs.read_handle``, ``mcp__scratchfs__read_handle``, and after
+an ``_`` or ``-``: ``scratchfs_read_handle``); any name starting with ``memory_`` or ``memory.`` counts as a memory
+verb."""
 
 _NAMESPACE_RE = re.compile(r".*(?:__|[./:])")
 _MAX_JSON_BYTES_PER_UNIT = 6  # a control character is 6 bytes as JSON (\u0001); nothing costs more per character
@@ -66,10 +67,15 @@ def tool_basename(tool: str) -> str:
 
 
 def is_never_spilled(tool: str, never_spill_tools: Iterable[str] = NEVER_SPILL_TOOLS) -> bool:
-    """True if results of ``tool`` are never spilled (see :data:`NEVER_SPILL_TOOLS`)."""
+    """True if results of ``tool`` are never spilled (see :data:`NEVER_SPILL_TOOLS`): its name, or the part after
+    any namespace separator (``__``, ``.``, ``/``, ``:``, and ``_`` or ``-``, as hosts that name a server's tools
+    ``{server}_{tool}`` do: ``scratchfs_read_handle``), is listed or starts with ``memory_``."""
     names = never_spill_tools if isinstance(never_spill_tools, (set, frozenset)) else frozenset(never_spill_tools)
     base = tool_basename(tool)
-    return tool in names or base in names or base.startswith("memory_") or tool.startswith("memory.")
+    if tool in names or base in names or base.startswith("memory_") or tool.startswith("memory."):
+        return True
+    return any(tool[i + 1:] in names or tool[i + 1:].startswith("memory_")
+               for i, char in enumerate(tool) if char in "_-" and 0 < i < len(tool) - 1)
 
 
 def content_size(content: str | bytes | bytearray | memoryview) -> int:

@@ -8,12 +8,13 @@ of one of them is hidden, with a warning in the log). The client may speak eithe
 An upstream tool result goes back unchanged unless all of these hold, in which case it is spilled to the store and
 the client gets one text block holding the stub as compact JSON:
 
-* it is not an error (``isError``) and carries no ``_meta`` and no structured content (meaning a stub would strip)
+* it is not an error (``isError``) and carries no ``_meta`` (an empty one counts), no ``resultType`` but
+  ``"complete"`` and no structured content (meaning a stub would strip)
   -- except structured content that only mirrors the text, ``{"result": <the same text>}``, which the SDK's
   ``MCPServer`` adds to every tool that returns a string: that result is spilled, its structured content becoming
   ``{"result": <the stub>}`` (so it still fits the tool's output schema);
-* every content block is plain text (no images, audio, resources, annotations or block ``_meta``); several text
-  blocks are stored joined by ``"\\n"``;
+* every content block is plain text (no images, audio, resources, annotations or block ``_meta``, empty or
+  not); several text blocks are stored joined by ``"\\n"``;
 * the store's spill policy allows it (:func:`scratchfs.policy.should_spill`): larger than ``--threshold`` bytes as a
   JSON string (escapes included, as the SDK writes it), the tool's result class (``--class TOOL=CLASS``, else
   ``--default-class``) is one that floods the context, and the tool is not one of the never-spilled verbs.
@@ -132,9 +133,13 @@ def spill_result(scope: Scope, config: ProxyConfig, tool: str, result: Any) -> A
     stub. Blocking (call it from a worker thread); never raises (a failed spill passes the result through)."""
     import mcp_types as types
 
-    if result.is_error or result.meta or not result.content:
+    # conservative, as for an Observation: anything but None counts as set (an empty ``_meta`` included), and a
+    # result type other than "complete" (an extension's) is meaning the stub's new result would rewrite
+    if result.is_error or result.meta is not None or not result.content:
         return result
-    if any(not isinstance(block, types.TextContent) or block.annotations is not None or block.meta
+    if result.result_type not in (None, "complete"):
+        return result
+    if any(not isinstance(block, types.TextContent) or block.annotations is not None or block.meta is not None
            for block in result.content):
         return result
     text = result.content[0].text if len(result.content) == 1 else "\n".join(b.text for b in result.content)
