@@ -153,8 +153,9 @@ def test_scratchpad_tools_round_trip(scratch_scope, scratch_clock):
     blob = tools.call("scratch_read", {"key": "blob"})  # binary: a hex dump
     assert blob["encoding"] == "hexdump" and blob["data"] == "00000000  00 ff fe" + " " * 39 + "  |...|"
     part = tools.call("scratch_read", {"key": "plan", "offset": 3, "length": 5})
+    version = scratch_scope.scratch_read_range("plan", 0, 1).version  # the next call names the value read
     assert part == {"key": "plan", "offset": 3, "length": 5, "size": 18, "next_offset": 8, "remaining": 10,
-                    "next_call": 'scratch_read(key="plan", offset=8, length=5)', "data": "lire "}
+                    "next_call": f'scratch_read(key="plan", offset=8, length=5, version="{version}")', "data": "lire "}
     listed = tools.call("scratch_list", {"prefix": "pl"})
     assert listed == {"prefix": "pl", "entries": [{"key": "plan", "size": 18, "expires_in": 60.0,
                                                    "preview": "1) lire 2) écrire"}],
@@ -171,9 +172,10 @@ def test_large_scratch_values_are_read_in_capped_pieces(scratch_scope):
     tools.scratch_write("big", value)
     first = tools.scratch_read("big", budget=MAX_REPLY_BYTES)
     assert first["next_offset"] == first["length"] and len(to_json(first).encode()) <= MAX_REPLY_BYTES
+    version = scratch_scope.scratch_read_range("big", 0, 1).version
     assert first["next_call"] == (f'scratch_read(key="big", offset={first["length"]}, length={MAX_READ_BYTES}, '
-                                  f'budget={MAX_REPLY_BYTES})')
-    rest = tools.scratch_read("big", offset=first["next_offset"], budget=MAX_REPLY_BYTES)
+                                  f'budget={MAX_REPLY_BYTES}, version="{version}")')
+    rest = tools.scratch_read("big", offset=first["next_offset"], budget=MAX_REPLY_BYTES, version=version)
     assert rest["data"] == "x" * (len(value) - first["length"]) and rest["next_offset"] is None
     small = tools.scratch_read("big")  # the default budget: 8 KiB of JSON
     assert len(to_json(small).encode()) <= 8192 < len(to_json(small).encode()) + 100

@@ -433,15 +433,23 @@ class ScratchTools:
         # reply is about 1,100 bytes of JSON (1,096 measured), well under the smallest budget (2,048): nothing to fit
         return {"key": entry.key, "size": entry.size, "ttl": entry.ttl, "expires_at": entry.expires_at}
 
-    def scratch_read(self, key: str, offset: int = 0, length: int = MAX_READ_BYTES, budget: int | None = None
-                     ) -> dict[str, Any]:
-        """``scratch_read``: a range of the value of ``key``, fitted into the budget."""
+    def scratch_read(self, key: str, offset: int = 0, length: int = MAX_READ_BYTES, budget: int | None = None,
+                     version: str | None = None) -> dict[str, Any]:
+        """``scratch_read``: a range of the value of ``key``, fitted into the budget; its ``next_call`` carries the
+        value's ``version``, and a call giving one is refused with ``Changed`` once the key was written again (the
+        reads of one reply are of one value too)."""
         scope, key = self.scope, check_key(key)
         budget, echo = self._budgeted(scope, budget)
         offset = check_int(offset, "offset", 0)
         length = check_int(length, "length", 1)
-        return self._range(lambda at, n: scope.scratch_read_range(key, at, n), offset, min(length, MAX_READ_BYTES),
-                           budget, echo)
+        pinned = [version]
+
+        def read(at: int, n: int) -> Slice:
+            piece = scope.scratch_read_range(key, at, n, version=pinned[0])
+            pinned[0] = piece.version
+            return piece
+
+        return self._range(read, offset, min(length, MAX_READ_BYTES), budget, echo)
 
     def scratch_list(self, prefix: str = "", limit: int = MAX_LIST_ENTRIES, cursor: str | None = None,
                      budget: int | None = None) -> dict[str, Any]:

@@ -84,6 +84,8 @@ class Slice:
         kind: ``"handle"`` (a spilled result) or ``"scratch"`` (a scratchpad value): names the next call's verb.
         binary: the content is binary (not text): faces show it as a hex dump.
         budget: the reply budget the caller gave (bytes; the next call repeats it), or ``None``.
+        version: a scratchpad value's version (8 characters; the next call repeats it, so that a value written again
+            between two pages is refused rather than joined), or ``None`` for a spilled result (never rewritten).
     """
 
     handle: str
@@ -95,6 +97,7 @@ class Slice:
     kind: str = "handle"
     binary: bool = False
     budget: int | None = None
+    version: str | None = None
 
     def prefix(self, length: int) -> Slice:
         """This slice cut to its first ``length`` bytes, its cursor moved to match."""
@@ -114,7 +117,7 @@ class Slice:
         if self.next_offset is None:
             return None
         return _reader_call(self.kind, self.handle, offset=self.next_offset, length=self.requested,
-                            budget=self.budget)
+                            budget=self.budget, version=self.version)
 
 
 @dataclass(frozen=True, slots=True)

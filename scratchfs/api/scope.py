@@ -8,6 +8,8 @@ Reads: :meth:`Scope.read_range` (:class:`~scratchfs.api.results.Slice`), :meth:`
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import logging
 import re
 from dataclasses import replace
@@ -15,14 +17,14 @@ from typing import TYPE_CHECKING
 
 from scratchfs.api.entries import Entries, reading
 from scratchfs.api.policy import Observation, should_spill
-from scratchfs.api.results import LineSlice, Matches, Page, Slice
+from scratchfs.api.results import LineSlice, Matches, Page, Slice, render_call
 from scratchfs.api.structured import StructureReads
 from scratchfs.api.stub import PREVIEW_MODES, Stub
 from scratchfs.engine.lines import read_lines
 from scratchfs.engine.protocols import Entry
 from scratchfs.engine.search import LiteralMatcher, Matcher, PatternMatcher, search
 from scratchfs.foundation import checks
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import Changed, InvalidArgument
 from scratchfs.foundation.limits import (
     DEFAULT_CONTEXT,
     DEFAULT_LINES,
@@ -41,6 +43,17 @@ if TYPE_CHECKING:
     from scratchfs.api.store import ScratchStore
 
 log = logging.getLogger(__name__)
+
+_VERSION_RE = re.compile(r"[a-z2-7]{8}")
+
+
+def value_version(entry: Entry) -> str:
+    """The version of a stored value: 8 base32 characters of a BLAKE2b digest of when it was written (epoch seconds)
+    and its sizes and line count -- what a write changes and nothing else does (a TTL refresh, moving its bytes to
+    another segment, rebuilding the index from the blobs: the binding frame keeps the time)."""
+    digest = hashlib.blake2b(repr((entry.created_at, entry.size, entry.stored_size, entry.lines)).encode(),
+                             digest_size=5).digest()
+    return base64.b32encode(digest).decode().lower()
 
 
 class Scope:
@@ -137,21 +150,37 @@ class Scope:
         handle = checks.check_handle(handle)
         return self._range("handle", handle, offset, length)
 
-    def scratch_read_range(self, key: str, offset: int = 0, length: int | None = None) -> Slice:
+    def scratch_read_range(self, key: str, offset: int = 0, length: int | None = None,
+                           version: str | None = None) -> Slice:
         """Bytes ``[offset, offset + length)`` of a scratchpad value, as :meth:`read_range` reads a spilled result
-        (``length`` 4096 by default, capped at 64 KiB); the slice's ``next_call`` names ``scratch_read``.
+        (``length`` 4096 by default, capped at 64 KiB); the slice's ``version`` names the value read (8 characters,
+        :func:`value_version`) and its ``next_call`` (``scratch_read``) repeats it.
+
+        Args:
+            version: from an earlier page's ``next_call``: the value must still be the one that page read.
 
         Raises:
-            InvalidArgument: a bad key, offset or length. NotFound, CorruptBlob: as :meth:`read_range`.
+            InvalidArgument: a bad key, offset, length or version. NotFound, CorruptBlob: as :meth:`read_range`.
+            Changed: ``version`` was given and the key was written again since (the pages would be of two values).
         """
-        return self._range("scratch", checks.check_key(key), offset, length)
+        key = checks.check_key(key)
+        if version is not None and (not isinstance(version, str) or not _VERSION_RE.fullmatch(version)):
+            raise InvalidArgument(f"version must be the 8 letters and digits a scratch_read next_call gives: "
+                                  f"{checks.shorten(version)}")
+        return self._range("scratch", key, offset, length, version)
 
-    def _range(self, kind: str, key: str, offset: object, length: object) -> Slice:
+    def _range(self, kind: str, key: str, offset: object, length: object, version: str | None = None) -> Slice:
         offset = checks.check_int(offset, "offset", 0)
         length = min(checks.check_int(DEFAULT_READ_BYTES if length is None else length, "length", 1), MAX_READ_BYTES)
         entry, data = self._entries.read_range(self.run_id, self.agent_id, kind, key, offset, length)
         size, end = entry.size, offset + len(data)
-        return Slice(key, offset, data, size, end if end < size else None, length, kind, entry.content_type == "binary")
+        found = value_version(entry) if kind == "scratch" else None
+        if version is not None and found != version:
+            raise Changed(f"the value of {key!r} was written again after the read that gave version {version!r}: "
+                          f"it is now {size:,} bytes (version {found!r}); read it again from offset 0, "
+                          f"{render_call('scratch_read', key=key)}")
+        return Slice(key, offset, data, size, end if end < size else None, length, kind, entry.content_type == "binary",
+                     version=found)
 
     def read_lines(self, handle: str, line: int | None = None, lines: int | None = None, *, offset: int | None = None,
                    cap: int = MAX_READ_BYTES) -> LineSlice:
@@ -356,4 +385,4 @@ class Scope:
         return self.store.index.list_scope(self.run_id, self.agent_id, None, "", self.store.now())
 
 
-__all__ = ["Scope"]
+__all__ = ["Scope", "value_version"]

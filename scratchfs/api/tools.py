@@ -189,6 +189,9 @@ _SCRATCH_READ = ToolSpec(
             "length": {"type": "integer", "minimum": 1, "maximum": MAX_READ_BYTES, "default": MAX_READ_BYTES,
                        "description": "Most bytes to return."},
             "budget": _BUDGET,
+            "version": {"type": "string", "pattern": "^[a-z2-7]{8}$", "minLength": 8, "maxLength": 8,
+                        "description": "From next_call: the value the earlier pages read. If the key was written "
+                                       "again since, the call fails with `changed` (read it again from offset 0)."},
         },
         "required": ["key"],
         "additionalProperties": False,

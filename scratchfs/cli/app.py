@@ -28,7 +28,8 @@ from scratchfs.foundation.text import is_digits, one_line
 EXIT_CODES_HELP = """\b
 Exit codes:
   0    success
-  1    not found (a handle or key of another scope, expired, deleted or missing)
+  1    not found (a handle or key of another scope, expired, deleted or missing; or changed: a scratchpad
+       value written again between two pages of a --json read)
   2    bad usage or invalid argument
   3    corrupt data
   4    busy (lock timeout) or I/O failure (disk full, permissions)

@@ -148,17 +148,21 @@ def scratch_write(store: ScratchStore, run_id: str, agent_id: str, key: str, sou
                    "next_offset, remaining, next_call, data}) instead of the raw value.")
 @click.option("--offset", type=INT, default=None, help="With --json: the first byte [default: 0].")
 @click.option("--length", type=INT, default=None, help=f"With --json: most bytes [default: {MAX_READ_BYTES}].")
+@click.option("--version", "version", default=None,
+              help="With --json: the version a next_call gave; a value written again since exits 1 (changed).")
 @with_store
 def scratch_read(store: ScratchStore, run_id: str, agent_id: str, key: str, as_json: bool, offset: int | None,
-                 length: int | None) -> None:
+                 length: int | None, version: str | None) -> None:
     """Write the value of KEY to stdout, as raw bytes (or JSON with --json)."""
     scope = store.scope(run_id, agent_id)
     if as_json:
-        given = {name: value for name, value in (("offset", offset), ("length", length)) if value is not None}
+        given = {name: value for name, value in (("offset", offset), ("length", length), ("version", version))
+                 if value is not None}
         click.echo(to_json(ScratchTools(scope).call("scratch_read", {"key": key, **given})))
         return
-    if offset is not None or length is not None:
-        raise InvalidArgument("--offset and --length apply to --json reads; the raw value is printed whole")
+    if offset is not None or length is not None or version is not None:
+        raise InvalidArgument("--offset, --length and --version apply to --json reads; the raw value is printed "
+                              "whole")
     out = stdout_bytes()
     out.write(scope.scratch_read(key))
     out.flush()

@@ -44,6 +44,14 @@ class Deleted(NotFound):
     """The entry was deleted (by ``scratch_delete``, ``delete_run`` or ``delete_agent``) within the last hour."""
 
 
+class Changed(NotFound):
+    """A scratchpad value was written again since the read whose ``version`` a call gives: the pages read so far and
+    the next would not be one value, so the next is refused (the message says the new size and how to read it again
+    from offset 0)."""
+
+    kind = "changed"
+
+
 class InvalidArgument(ScratchError, ValueError):
     """A bad id, key, range, TTL, needle or option; the message names the bad value."""
 
@@ -171,6 +179,7 @@ def storage_error(exc: OSError, doing: str) -> StorageError:
 
 __all__ = [
     "BadRecord",
+    "Changed",
     "CorruptBlob",
     "Deleted",
     "Expired",

@@ -49,8 +49,8 @@ from scratchfs.web import structure
 
 log = logging.getLogger(__name__)
 
-STATUS_OF_KIND = {"not found": 404, "invalid argument": 400, "corrupt": 500, "quota exceeded": 507, "busy": 503,
-                  "storage": 500, "closed": 503}
+STATUS_OF_KIND = {"not found": 404, "changed": 409, "invalid argument": 400, "corrupt": 500, "quota exceeded": 507,
+                  "busy": 503, "storage": 500, "closed": 503}
 """HTTP status per :attr:`ScratchError.kind` (anything else: 500)."""
 MAX_PAGE = 1000
 """Most entries one page of ``/api/runs/{run}/scratch`` lists."""
@@ -291,9 +291,12 @@ def scratch_meta(request: Request, run: str, agent: str) -> dict[str, Any]:
 
 
 def scratch_read(request: Request, run: str, agent: str) -> dict[str, Any]:
-    """A range of a scratchpad value (``?key=``, ``?offset=``, ``?length=``): the ``scratch_read`` tool's result."""
-    q = _query(request, ("key", "offset", "length"))
+    """A range of a scratchpad value (``?key=``, ``?offset=``, ``?length=``, ``?version=`` from a next_call): the
+    ``scratch_read`` tool's result."""
+    q = _query(request, ("key", "offset", "length", "version"))
     args: dict[str, Any] = {"key": q.get("key")}
+    if "version" in q:
+        args["version"] = q["version"]
     for name in ("offset", "length"):
         if name in q:
             args[name] = _int(q[name], name, tool="scratch_read")

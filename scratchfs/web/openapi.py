@@ -171,7 +171,9 @@ def openapi() -> dict[str, Any]:
             _S + "/read": {"get": _op("A range of a scratchpad value (the scratch_read contract)", SCRATCH_READ, [
                 RUN, AGENT, KEY, _q("offset", _NONNEG, "First byte."),
                 _q("length", {"type": "integer", "minimum": 1}, "Bytes (at most 65,536 are returned)."),
-            ], "readScratch")},
+                _q("version", {"type": "string", "pattern": "^[a-z2-7]{8}$"},
+                   "From next_call: the value the earlier pages read (409 `changed` once the key was written again)."),
+            ], "readScratch", (400, 404, 409, 500, 503))},
             "/api/stats": {"get": _op("Per run and agent: entries, bytes, oldest, expiring soon", STATS, [
                 _q("run", _QUERY_ID, "Only this run."), _q("soon", _NONNEG, "Seconds (300)."),
             ], "getStats")},

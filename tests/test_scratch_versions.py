@@ -1,0 +1,129 @@
+"""A scratchpad value read page by page is one value: each scratch_read next_call carries the value's version, and a
+key written again between two pages refuses the next page (``Changed``) instead of joining two values (issue 16's
+attack trial, branch atk10)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from click.testing import CliRunner
+from starlette.testclient import TestClient
+
+from scratchfs import ScratchStore
+from scratchfs.api.contract import ScratchTools, error_text
+from scratchfs.api.scope import value_version
+from scratchfs.cli.app import main
+from scratchfs.foundation.errors import Changed, InvalidArgument, NotFound
+from scratchfs.web import create_app
+
+CALL_RE = re.compile(r'scratch_read\(key="k", offset=(\d+)(?:, length=\d+)?, budget=(\d+), version="([a-z2-7]{8})"\)')
+
+
+@pytest.fixture
+def scope(tmp_path):
+    with ScratchStore(tmp_path) as store:
+        yield store.scope("run", "agent")
+
+
+def _follow(tools: ScratchTools, first: dict) -> tuple[bytes, list[dict]]:
+    replies, data = [first], first["data"].encode()
+    while replies[-1]["next_call"]:
+        offset, budget, version = CALL_RE.fullmatch(replies[-1]["next_call"]).groups()
+        replies.append(tools.call("scratch_read", {"key": "k", "offset": int(offset), "budget": int(budget),
+                                                   "version": version}))
+        data += replies[-1]["data"].encode()
+    return data, replies
+
+
+def test_pages_of_one_value_carry_its_version_and_join_to_it(scope):
+    value = "".join(f"line {i:05d} of the plan\n" for i in range(2_000))
+    scope.scratch_write("k", value)
+    tools = ScratchTools(scope)
+    data, replies = _follow(tools, tools.call("scratch_read", {"key": "k", "budget": 4096}))
+    assert data == value.encode() and len(replies) > 5
+    entry = scope.store.index.lookup("run", "agent", "scratch", "k", scope.store.now())
+    versions = {CALL_RE.fullmatch(r["next_call"]).group(3) for r in replies[:-1]}
+    assert versions == {value_version(entry)}
+
+
+def test_a_value_written_again_between_pages_is_refused_not_joined(scope):
+    scope.scratch_write("k", "A" * 20_000)
+    tools = ScratchTools(scope)
+    first = tools.call("scratch_read", {"key": "k", "budget": 4096})
+    offset, budget, version = CALL_RE.fullmatch(first["next_call"]).groups()
+    scope.scratch_write("k", "B" * 30_000)  # another writer, between the model's two calls
+    with pytest.raises(Changed) as caught:
+        tools.call("scratch_read", {"key": "k", "offset": int(offset), "budget": int(budget), "version": version})
+    text = error_text(caught.value)
+    assert text.startswith("changed: ") and "30,000 bytes" in text and 'scratch_read(key="k")' in text
+    assert isinstance(caught.value, NotFound)  # the version read is gone: a not-found to code that catches those
+    again = tools.call("scratch_read", {"key": "k", "budget": 4096})  # as the message says: from offset 0
+    assert again["data"].startswith("B") and CALL_RE.fullmatch(again["next_call"]).group(3) != version
+
+
+def test_the_same_bytes_written_again_are_a_new_version(store, clock):
+    scope = store.scope("run", "agent")
+    scope.scratch_write("k", "same" * 5_000)
+    first = scope.scratch_read_range("k", 0, 100)
+    clock.advance(0.001)
+    scope.scratch_write("k", "same" * 5_000)
+    with pytest.raises(Changed):
+        scope.scratch_read_range("k", 100, 100, version=first.version)
+
+
+def test_a_ttl_refresh_or_an_index_rebuild_keeps_the_version(tmp_path):
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("run", "agent")
+        scope.scratch_write("k", b"v" * 10_000)
+        version = scope.scratch_read_range("k", 0, 10).version
+        entry = store.index.lookup("run", "agent", "scratch", "k", store.now())
+        assert version == value_version(entry) and re.fullmatch(r"[a-z2-7]{8}", version)
+    (tmp_path / "index.sqlite").unlink()
+    for suffix in ("-wal", "-shm"):
+        (tmp_path / f"index.sqlite{suffix}").unlink(missing_ok=True)
+    result = CliRunner().invoke(main, ["fsck", "--root", str(tmp_path), "--rebuild-index"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    with ScratchStore(tmp_path) as store:
+        assert store.scope("run", "agent").scratch_read_range("k", 10, 10, version=version).data == b"v" * 10
+
+
+@pytest.mark.parametrize("version", ["", "ABCDEFGH", "abcdefg", "abcdefgh1", "abcdefg1", 12345678, "../../etc"])
+def test_a_malformed_version_is_one_invalid_argument(scope, version):
+    scope.scratch_write("k", "v")
+    with pytest.raises(InvalidArgument):
+        ScratchTools(scope).call("scratch_read", {"key": "k", "version": version})
+
+
+def test_handles_carry_no_version(scope):
+    handle = scope.spill(b"x" * 50_000, source_tool="t").handle
+    reply = ScratchTools(scope).call("read_handle", {"handle": handle, "budget": 4096})
+    assert "version" not in reply["next_call"]
+
+
+def test_the_cli_and_the_web_api_take_the_version(tmp_path):
+    root = tmp_path / "root"
+    with ScratchStore(root) as store:
+        store.scope("run", "agent").scratch_write("k", "A" * 20_000)
+    args = ["--root", str(root), "--run", "run", "--agent", "agent"]
+    runner = CliRunner()
+    first = json.loads(runner.invoke(main, ["scratch-read", "k", "--json", *args], catch_exceptions=False).stdout)
+    version = re.search(r'version="([a-z2-7]{8})"', first["next_call"]).group(1)
+    page = runner.invoke(main, ["scratch-read", "k", "--json", "--offset", "100", "--version", version, *args],
+                         catch_exceptions=False)
+    assert page.exit_code == 0 and json.loads(page.stdout)["offset"] == 100
+    refused = runner.invoke(main, ["scratch-read", "k", "--version", version, *args], catch_exceptions=False)
+    assert refused.exit_code == 2 and "--version" in refused.stderr
+    with ScratchStore(root) as store:
+        store.scope("run", "agent").scratch_write("k", "B")
+        token = "t" * 32
+        with TestClient(create_app(store, token), headers={"Authorization": f"Bearer {token}"}) as client:
+            url = "/api/runs/run/agents/agent/scratchpad/read"
+            gone = client.get(url, params={"key": "k", "offset": 0, "version": version})
+            assert gone.status_code == 409 and gone.json()["error"]["kind"] == "changed"
+            now = client.get(url, params={"key": "k"}).json()
+            assert now["data"] == "B"
+    changed = runner.invoke(main, ["scratch-read", "k", "--json", "--offset", "0", "--version", version, *args],
+                            catch_exceptions=False)
+    assert changed.exit_code == 1 and changed.stderr.startswith("scratchfs: changed: ")
