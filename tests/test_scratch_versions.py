@@ -89,6 +89,14 @@ def test_a_ttl_refresh_or_an_index_rebuild_keeps_the_version(tmp_path):
         assert store.scope("run", "agent").scratch_read_range("k", 10, 10, version=version).data == b"v" * 10
 
 
+def test_pages_read_with_refresh_on_read_keep_their_version(scratch_store_factory, clock):
+    scope = scratch_store_factory("refreshing", refresh_on_read=True).scope("run", "agent")
+    scope.scratch_write("k", "x" * 20_000, ttl=60)
+    first = scope.scratch_read_range("k", 0, 4096)
+    clock.advance(30)  # each read moves the expiry: the value is the same
+    assert scope.scratch_read_range("k", 4096, 4096, version=first.version).version == first.version
+
+
 @pytest.mark.parametrize("version", ["", "ABCDEFGH", "abcdefg", "abcdefgh1", "abcdefg1", 12345678, "../../etc"])
 def test_a_malformed_version_is_one_invalid_argument(scope, version):
     scope.scratch_write("k", "v")
