@@ -135,3 +135,18 @@ def test_the_cli_and_the_web_api_take_the_version(tmp_path):
     changed = runner.invoke(main, ["scratch-read", "k", "--json", "--offset", "0", "--version", version, *args],
                             catch_exceptions=False)
     assert changed.exit_code == 1 and changed.stderr.startswith("scratchfs: changed: ")
+
+
+@pytest.mark.parametrize("small", [True, False], ids=["segment", "blob-file"])
+def test_two_values_of_one_size_written_at_one_clock_reading_are_two_versions(tmp_path, small):
+    # a frozen or stepped clock (Settings.clock, a VM's coarse time), or two processes writing in the same
+    # microsecond: the write time and the sizes are all the same, the bytes are not
+    size = 100 if small else 200_000
+    with ScratchStore(tmp_path, clock=lambda: 1_700_000_000.0) as store:
+        scope = store.scope("run", "agent")
+        scope.scratch_write("k", "A" * size)
+        first = scope.scratch_read_range("k", 0, 10)
+        scope.scratch_write("k", "B" * size)
+        with pytest.raises(Changed):
+            scope.scratch_read_range("k", 10, 10, version=first.version)
+        assert scope.scratch_read_range("k", 0, 10).version != first.version

@@ -20,6 +20,7 @@ from scratchfs.api.policy import Observation, should_spill
 from scratchfs.api.results import LineSlice, Matches, Page, Slice, render_call
 from scratchfs.api.structured import StructureReads
 from scratchfs.api.stub import PREVIEW_MODES, Stub
+from scratchfs.engine import segments
 from scratchfs.engine.lines import read_lines
 from scratchfs.engine.protocols import Entry
 from scratchfs.engine.search import LiteralMatcher, Matcher, PatternMatcher, search
@@ -48,10 +49,13 @@ _VERSION_RE = re.compile(r"[a-z2-7]{8}")
 
 
 def value_version(entry: Entry) -> str:
-    """The version of a stored value: 8 base32 characters of a BLAKE2b digest of when it was written (epoch seconds)
-    and its sizes and line count -- what a write changes and nothing else does (a TTL refresh, moving its bytes to
-    another segment, rebuilding the index from the blobs: the binding frame keeps the time)."""
-    digest = hashlib.blake2b(repr((entry.created_at, entry.size, entry.stored_size, entry.lines)).encode(),
+    """The version of a stored value: 8 base32 characters of a BLAKE2b digest of its blob's token (random, new with
+    every write: two writes at one clock reading with the same sizes are still two versions), when it was written
+    (epoch seconds) and its sizes and line count -- what a write changes and nothing else does (a TTL refresh, moving
+    its bytes to another segment, rebuilding the index from the blobs: the segment record and the blob file name keep
+    the token, the binding frame the time)."""
+    token = segments.token_of(entry.blob)
+    digest = hashlib.blake2b(repr((token, entry.created_at, entry.size, entry.stored_size, entry.lines)).encode(),
                              digest_size=5).digest()
     return base64.b32encode(digest).decode().lower()
 
