@@ -218,3 +218,36 @@ def test_a_fork_child_starts_its_own(monkeypatch):
     while len(ran) < 2 and time.monotonic() < deadline:
         time.sleep(0.005)
     assert len(set(ran)) == 2
+
+
+def test_a_fork_waits_until_the_checkpoint_thread_is_out_of_sqlite():
+    # a child forked while the checkpoint thread held one of SQLite's process-wide mutexes would hang at its first
+    # SQLite call; so fork() waits for the thread to leave SQLite (here: its connect, held open by the test)
+    inside, leave = threading.Event(), threading.Event()
+
+    def connect():
+        inside.set()
+        leave.wait(10)
+        return sqlite3.connect(":memory:")
+
+    checkpoints = Checkpoints(connect, lambda seconds: None, rows=1)
+    checkpoints.committed(sqlite3.connect(":memory:"), 1)
+    assert inside.wait(10)
+    forked_at: list[float] = []
+
+    def fork() -> None:
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        forked_at.append(time.monotonic())
+        os.waitpid(pid, 0)
+
+    forker = threading.Thread(target=fork)
+    forker.start()
+    time.sleep(0.3)
+    assert not forked_at  # waiting for the checkpoint thread
+    left = time.monotonic()
+    leave.set()
+    forker.join(10)
+    checkpoints.close()
+    assert forked_at and forked_at[0] >= left

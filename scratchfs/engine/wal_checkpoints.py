@@ -40,6 +40,7 @@ own 1,000 pages; a batch of deletes writes fewer pages a row, so it checkpoints 
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
@@ -59,6 +60,17 @@ again from its beginning while the process writes without a pause; see the modul
 _JOIN_SECONDS = 10.0
 """Longest :meth:`Checkpoints.close` waits for a checkpoint under way (it waits for no lock: only for its I/O)."""
 
+
+_IN_SQLITE = threading.Lock()
+"""Held by a checkpoint thread while it is inside SQLite, and by ``fork()`` (``os.register_at_fork``) from before it
+until after it in both processes: a child forked while that thread held one of SQLite's process-wide mutexes (its
+allocator's) would wait for it forever at its first SQLite call (seen: 2 of ~75 forks hung in ``sqlite3Malloc``). A
+fork waits for one checkpoint at most; the application's own threads inside SQLite are its own to mind, as with any
+C library."""
+
+if hasattr(os, "register_at_fork"):  # pragma: no branch - POSIX
+    os.register_at_fork(before=_IN_SQLITE.acquire, after_in_parent=_IN_SQLITE.release,
+                        after_in_child=_IN_SQLITE.release)
 
 _SETTLE_WAIT_MS = 250
 """Longest a settling checkpoint waits (milliseconds) for the writers and readers to let it restart the log."""
@@ -134,20 +146,21 @@ class Checkpoints:
         return True
 
     def _run(self) -> None:
-        try:
-            conn = self._connect()
-        except Exception:  # the index closed or unreadable: skip it; the next checkpoint copies what it would have
-            return
-        try:
-            if self._checkpoint(conn):
-                with self._lock:
-                    if not self._during:  # copied whole with no commit of ours meanwhile: the next one restarts it
-                        self._unsettled = 0
-        finally:
+        with _IN_SQLITE:  # a fork() waits until this thread is out of SQLite (see _IN_SQLITE)
             try:
-                conn.close()
-            except sqlite3.Error:  # pragma: no cover - closing an idle connection does not fail in practice
-                pass
+                conn = self._connect()
+            except Exception:  # the index closed or unreadable: skip it; the next checkpoint copies what it would
+                return
+            try:
+                if self._checkpoint(conn):
+                    with self._lock:
+                        if not self._during:  # copied whole with no commit of ours meanwhile: the next one restarts
+                            self._unsettled = 0
+            finally:
+                try:
+                    conn.close()
+                except sqlite3.Error:  # pragma: no cover - closing an idle connection does not fail in practice
+                    pass
 
     def _settle(self, conn: sqlite3.Connection) -> None:
         """Run a ``RESTART`` checkpoint in the committing ``conn``, waiting at most :data:`_SETTLE_WAIT_MS` for
