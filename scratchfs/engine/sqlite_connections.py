@@ -14,6 +14,15 @@ exist or to be creatable). Every use of a connection is a checkout (:meth:`Conne
 closes its connection when its statement is done. So no connection is ever closed under a running statement, and a
 call that starts after ``close()`` raises :class:`~scratchfs.foundation.errors.StoreClosed`.
 
+**Ending threads.** A thread's connection is registered (held strongly) by the :class:`Connections` and held in the
+thread's :class:`Local` by a :class:`Hold`; when the thread ends, its thread-local state goes and the hold's finaliser
+closes the connection. Whoever takes a connection out of the registry -- under the lock: :meth:`Connections.close`,
+:meth:`Connections.discard`, or that finaliser -- is the one that closes it (or, when it is checked out, marks it so
+that its last checkout closes it), so each connection is closed exactly once and never by two threads at once. (An
+earlier ``Connection.__del__`` ran while the connection was still registered, and ``close()`` in another thread could
+close it at the same moment: SIGBUS on Python 3.10.) The lock is re-entrant, since a finaliser can run in whatever
+thread drops the last reference, one that may hold the lock already.
+
 **Identity.** A scratchfs index carries ``PRAGMA application_id`` = :data:`APPLICATION_ID` and its schema version in
 ``PRAGMA user_version`` (https://sqlite.org/fileformat.html#application_id). The device and inode of the file are
 recorded when the store opens it; each new connection and each write, before its ``COMMIT``, checks that the path
@@ -109,19 +118,43 @@ def read_only_reason(path: Path) -> str | None:
 
 
 class Connection(sqlite3.Connection):
-    """A connection that records the process that opened it and how many uses hold it (``busy``), and can be
-    weakly referenced, so that the one a thread used is closed when the thread ends."""
+    """A connection that records the process that opened it, how many uses hold it (``busy``), and whether it was
+    taken out of its :class:`Connections` (``dropped``: closed by the one that took it, or by its last checkout)."""
 
     owner = 0
     busy = 0
     dropped = False
 
 
+class Hold:
+    """A thread's hold on its connection, kept in the thread's :class:`Local`: when the thread ends (or a fork()
+    child's copy of another thread's state is cleared), the finaliser hands the connection to
+    :meth:`Connections.drop`, which closes it only if it is still registered, under the lock. The connections are
+    referenced weakly, so that a thread that lives on does not keep a store dropped unclosed alive; once they are
+    gone, nothing else can reach the connection, and an idle one of this process, unless taken out (and closed)
+    before, is closed here."""
+
+    __slots__ = ("conn", "connections")
+
+    def __init__(self, connections: Connections, conn: Connection) -> None:
+        self.connections = weakref.ref(connections)
+        self.conn = conn
+
+    def __del__(self, _getpid: Callable[[], int] = os.getpid) -> None:  # bound now: it may run at interpreter exit
+        connections, conn = self.connections(), self.conn
+        if connections is not None:
+            connections.drop(conn)
+        elif conn.owner == _getpid() and conn.busy == 0 and not conn.dropped:
+            _close_quietly(conn)
+
+
 class Local(threading.local):
-    """One thread's state: its connection, the fork generation it was opened in, and the index's lookup cache with
-    the ``PRAGMA data_version`` it was filled at (kept here so that both die with the thread)."""
+    """One thread's state: its connection and the :class:`Hold` that closes it when the thread ends, the fork
+    generation it was opened in, and the index's lookup cache with the ``PRAGMA data_version`` it was filled at (kept
+    here so that both die with the thread)."""
 
     conn: Connection | None = None
+    hold: Hold | None = None
     generation = -1
     version: int | None = None
     cache: dict = {}  # noqa: RUF012 - replaced per thread when its connection opens
@@ -149,9 +182,9 @@ class Connections:
         self.immutable = False
         self.identity: tuple[int, int] | None = None
         self._mode = "rwc"
-        self._open: weakref.WeakSet[Connection] = weakref.WeakSet()
-        self._inherited: list[sqlite3.Connection] = []  # a fork() parent's: kept, never used or closed here
-        self._lock = threading.Lock()
+        self._open: set[Connection] = set()  # registered: taken out only under the lock, by the one that closes it
+        self._inherited: list[object] = []  # a fork() parent's connections and holds: kept, never used or closed here
+        self._lock = threading.RLock()
         self._lock_generation = forks.generation
         self._closed = False
         self._broken: str | None = None
@@ -245,10 +278,11 @@ class Connections:
         if (st.st_dev, st.st_ino) != self.identity:
             self._break(f"the index {self.path} was replaced by another file while the store was open")
 
-    def _guard(self) -> threading.Lock:
-        """The lock of the counts, new in a ``fork()`` child (a parent's thread may have held it at the fork)."""
+    def _guard(self) -> threading.RLock:
+        """The lock of the counts and the registry, new in a ``fork()`` child (a parent's thread may have held it at
+        the fork); re-entrant, as a :class:`Hold`'s finaliser may run in a thread that holds it."""
         if self._lock_generation != forks.generation:
-            self._lock, self._lock_generation = threading.Lock(), forks.generation
+            self._lock, self._lock_generation = threading.RLock(), forks.generation
         return self._lock
 
     def _break(self, why: str) -> None:
@@ -272,14 +306,15 @@ class Connections:
             return conn
         self.check_open()
         if conn is not None:  # opened by the parent of this fork() child: neither use nor close it
-            self._inherited.append(conn)
-            local.conn = None
+            self._inherited.append(local.hold)
+            local.conn = local.hold = None
         conn = self.connect()
         with self._guard():
             if self._closed:
                 _close_quietly(conn)
                 raise StoreClosed("the store is closed")
             self._open.add(conn)
+        local.hold = Hold(self, conn)
         local.conn, local.generation, local.version, local.cache = conn, forks.generation, None, {}
         return conn
 
@@ -337,10 +372,24 @@ class Connections:
 
     def discard(self, conn: Connection) -> None:
         """Forget this thread's connection (after a failure that may have left it mid-transaction); it is closed
-        when its last checkout ends, and the thread opens a new one on its next use."""
-        if self.local.conn is conn:
-            self.local.conn = None
+        now or, when checked out, as its last checkout ends, and the thread opens a new one on its next use."""
+        self.drop(conn)
+        local = self.local
+        if local.conn is conn:
+            local.conn = local.hold = None  # the hold's finaliser finds it taken out already
+
+    def drop(self, conn: Connection) -> None:
+        """Take ``conn`` out of the registry and close it (when checked out: mark it, and its last checkout closes
+        it), if it is still registered: otherwise :meth:`close` or :meth:`discard` took it, and closes it. So a
+        connection is closed once, whichever thread (a :class:`Hold`'s finaliser may run in any) calls this. A
+        ``fork()`` parent's connection is kept, untouched, and the lock not taken (a parent's thread may have held
+        it at the fork: the child clears the other threads' states before it runs its at-fork hooks)."""
+        if conn.owner != os.getpid():
+            self._inherited.append(conn)
+            return
         with self._guard():
+            if conn not in self._open:
+                return
             self._open.discard(conn)
             conn.dropped = True
             close_now = conn.busy == 0
@@ -368,9 +417,11 @@ class Connections:
         pid = os.getpid()
         with self._guard():
             self._closed = True
-            conns = list(self._open)
-            self._open = weakref.WeakSet()
+            conns, self._open = self._open, set()  # swapped, not copied: a finaliser running in here finds none
+            for conn in conns:
+                conn.dropped = True
             idle = [conn for conn in conns if conn.busy == 0 and conn.owner == pid]
+            self._inherited.extend(conn for conn in conns if conn.owner != pid)
         for conn in idle:
             _close_quietly(conn)
 
@@ -452,6 +503,7 @@ __all__ = [
     "APPLICATION_ID",
     "Connection",
     "Connections",
+    "Hold",
     "Local",
     "Transaction",
     "index_error",
