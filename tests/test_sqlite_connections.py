@@ -13,7 +13,7 @@ import warnings
 
 import pytest
 
-from scratchfs import ScratchStore, StoreClosed
+from scratchfs import ScratchStore, StorageError, StoreClosed
 from scratchfs.engine import sqlite_connections
 from scratchfs.engine.sqlite_connections import Connections, Hold
 
@@ -170,3 +170,24 @@ def test_many_short_threads_racing_close_close_each_connection_exactly_once(tmp_
     assert opened and all(_is_closed(conn) for conn in opened)
     assert {log.closes.get(id(conn)) for conn in opened} == {1}  # each once, whoever closed it
     assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []
+
+
+@pytest.mark.parametrize(("message", "name", "kind"), [
+    ("database or disk is full", "SQLITE_FULL", "the disk or the file-size limit is full"),
+    ("file is not a database", "SQLITE_NOTADB", "the file is not a SQLite database"),
+    ("disk I/O error", "SQLITE_IOERR", "an I/O error"),
+    ("database is locked", None, None),
+    ("no such table: entries", None, "no such table: entries"),
+])
+def test_an_error_without_sqlite_codes_is_named_from_its_message(message, name, kind):
+    # Python 3.10's sqlite3 errors carry no sqlite_errorcode or sqlite_errorname (3.11 added them): the primary code
+    # and its name come from SQLite's message, so the typed error says the same on every Python
+    from scratchfs import StoreBusy
+    from scratchfs.engine.sqlite_connections import index_error
+
+    err = index_error(sqlite3.OperationalError(message), "writing an entry")
+    if kind is None:
+        assert isinstance(err, StoreBusy)
+        return
+    assert isinstance(err, StorageError) and kind in str(err)
+    assert (name in str(err)) if name else "SQLITE_" not in str(err)

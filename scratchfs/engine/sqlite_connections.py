@@ -62,6 +62,18 @@ _REASONS = {
     14: "the index file cannot be opened",  # SQLITE_CANTOPEN
     26: "the file is not a SQLite database",  # SQLITE_NOTADB
 }
+_BY_MESSAGE = {  # SQLite's message of each primary code (sqlite3_errstr), for Python 3.10: its errors carry no code
+    "database is locked": (5, "SQLITE_BUSY"),
+    "database table is locked": (6, "SQLITE_LOCKED"),
+    "out of memory": (7, "SQLITE_NOMEM"),
+    "attempt to write a readonly database": (8, "SQLITE_READONLY"),
+    "interrupted": (9, "SQLITE_INTERRUPT"),
+    "disk I/O error": (10, "SQLITE_IOERR"),
+    "database disk image is malformed": (11, "SQLITE_CORRUPT"),
+    "database or disk is full": (13, "SQLITE_FULL"),
+    "unable to open database file": (14, "SQLITE_CANTOPEN"),
+    "file is not a database": (26, "SQLITE_NOTADB"),
+}
 
 
 def index_error(exc: sqlite3.Error, doing: str, path: Path | None = None) -> StorageError | StoreBusy:
@@ -69,14 +81,18 @@ def index_error(exc: sqlite3.Error, doing: str, path: Path | None = None) -> Sto
 
     Returns :class:`StoreBusy` for a lock still busy after the busy timeout, else :class:`StorageError` naming SQLite's
     error and its cause; with ``path``, a file that cannot be opened is probed for the operating system's reason,
-    which also sets the error's ``errno``.
+    which also sets the error's ``errno``. On Python 3.10, whose errors carry neither SQLite's code nor its name,
+    both come from SQLite's message (:data:`_BY_MESSAGE`): the primary code only (``SQLITE_IOERR``, not
+    ``SQLITE_IOERR_WRITE``).
     """
     text = str(exc)
     code = getattr(exc, "sqlite_errorcode", None)
+    name = getattr(exc, "sqlite_errorname", None)
+    if code is None and text in _BY_MESSAGE:
+        code, name = _BY_MESSAGE[text]
     primary = code & 0xFF if isinstance(code, int) else None
     if primary in _BUSY_CODES or (primary is None and ("locked" in text or "busy" in text)):
         return StoreBusy(f"the index stayed busy past the busy timeout while {doing}")
-    name = getattr(exc, "sqlite_errorname", None)
     reason = _REASONS.get(primary or 0, text)
     detail = f"{text}, {name}" if name else text
     err_no = None
