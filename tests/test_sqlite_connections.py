@@ -10,6 +10,7 @@ import sqlite3
 import threading
 import time
 import warnings
+import weakref
 
 import pytest
 
@@ -113,17 +114,34 @@ def test_a_hold_let_go_by_a_thread_that_holds_the_lock_closes_its_connection(tmp
         assert _is_closed(conn)
 
 
-def test_a_hold_outliving_its_connections_closes_its_idle_connection(tmp_path):
-    # a store dropped unclosed: its connections object is gone, nothing else can reach the connection
+def test_a_hold_does_not_keep_its_connections_alive(tmp_path):
+    # a thread that lives on does not keep a store dropped unclosed (its connection is then its own finaliser's)
     connections = Connections(tmp_path / "index.db", 5.0, "NORMAL")
     conn = connections.connect()
     connections._open.add(conn)
     hold = Hold(connections, conn)
+    gone = weakref.ref(connections)
     del connections
     gc.collect()
-    assert not _is_closed(conn)
+    assert gone() is None
     del hold
-    assert _is_closed(conn)
+    assert not _is_closed(conn)
+    conn.close()
+
+
+def test_an_index_refused_at_open_leaves_no_connection_open(tmp_path, monkeypatch):
+    log = CloseLog(monkeypatch)
+    opened: list[sqlite3.Connection] = []
+    real_connect = Connections.connect
+    monkeypatch.setattr(Connections, "connect", lambda self, *a: opened.append(real_connect(self, *a)) or opened[-1])
+    theirs = sqlite3.connect(tmp_path / "index.sqlite")  # another application's database
+    theirs.execute("CREATE TABLE notes (body TEXT)")
+    theirs.commit()
+    theirs.close()
+    with pytest.raises(StorageError, match="not a scratchfs index"):
+        ScratchStore(tmp_path)
+    assert opened and all(_is_closed(conn) for conn in opened)
+    assert {log.closes.get(id(conn)) for conn in opened} == {1}
 
 
 def test_many_short_threads_racing_close_close_each_connection_exactly_once(tmp_path, monkeypatch):

@@ -135,7 +135,7 @@ def read_only_reason(path: Path) -> str | None:
 
 class Connection(sqlite3.Connection):
     """A connection that records the process that opened it, how many uses hold it (``busy``), and whether it was
-    taken out of its :class:`Connections` (``dropped``: closed by the one that took it, or by its last checkout)."""
+    taken out of its :class:`Connections` while checked out (``dropped``: its last checkout closes it)."""
 
     owner = 0
     busy = 0
@@ -146,9 +146,9 @@ class Hold:
     """A thread's hold on its connection, kept in the thread's :class:`Local`: when the thread ends (or a fork()
     child's copy of another thread's state is cleared), the finaliser hands the connection to
     :meth:`Connections.drop`, which closes it only if it is still registered, under the lock. The connections are
-    referenced weakly, so that a thread that lives on does not keep a store dropped unclosed alive; once they are
-    gone, nothing else can reach the connection, and an idle one of this process, unless taken out (and closed)
-    before, is closed here."""
+    referenced weakly, so that a thread that lives on does not keep a store dropped unclosed alive (its connections
+    are then left to their own finaliser, which closes them -- with a ResourceWarning on Python 3.13: the store was
+    not closed)."""
 
     __slots__ = ("conn", "connections")
 
@@ -156,12 +156,10 @@ class Hold:
         self.connections = weakref.ref(connections)
         self.conn = conn
 
-    def __del__(self, _getpid: Callable[[], int] = os.getpid) -> None:  # bound now: it may run at interpreter exit
-        connections, conn = self.connections(), self.conn
+    def __del__(self) -> None:
+        connections = self.connections()
         if connections is not None:
-            connections.drop(conn)
-        elif conn.owner == _getpid() and conn.busy == 0 and not conn.dropped:
-            _close_quietly(conn)
+            connections.drop(self.conn)
 
 
 class Local(threading.local):
@@ -434,8 +432,6 @@ class Connections:
         with self._guard():
             self._closed = True
             conns, self._open = self._open, set()  # swapped, not copied: a finaliser running in here finds none
-            for conn in conns:
-                conn.dropped = True
             idle = [conn for conn in conns if conn.busy == 0 and conn.owner == pid]
             self._inherited.extend(conn for conn in conns if conn.owner != pid)
         for conn in idle:
