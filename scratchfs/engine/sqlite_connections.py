@@ -14,6 +14,15 @@ exist or to be creatable). Every use of a connection is a checkout (:meth:`Conne
 closes its connection when its statement is done. So no connection is ever closed under a running statement, and a
 call that starts after ``close()`` raises :class:`~scratchfs.foundation.errors.StoreClosed`.
 
+**Ending threads.** A thread's connection is registered (held strongly) by the :class:`Connections` and held in the
+thread's :class:`Local` by a :class:`Hold`; when the thread ends, its thread-local state goes and the hold's finaliser
+closes the connection. Whoever takes a connection out of the registry -- under the lock: :meth:`Connections.close`,
+:meth:`Connections.discard`, or that finaliser -- is the one that closes it (or, when it is checked out, marks it so
+that its last checkout closes it), so each connection is closed exactly once and never by two threads at once. (An
+earlier ``Connection.__del__`` ran while the connection was still registered, and ``close()`` in another thread could
+close it at the same moment: SIGBUS on Python 3.10.) The lock is re-entrant, since a finaliser can run in whatever
+thread drops the last reference, one that may hold the lock already.
+
 **Identity.** A scratchfs index carries ``PRAGMA application_id`` = :data:`APPLICATION_ID` and its schema version in
 ``PRAGMA user_version`` (https://sqlite.org/fileformat.html#application_id). The device and inode of the file are
 recorded when the store opens it; each new connection and each write, before its ``COMMIT``, checks that the path
@@ -53,6 +62,18 @@ _REASONS = {
     14: "the index file cannot be opened",  # SQLITE_CANTOPEN
     26: "the file is not a SQLite database",  # SQLITE_NOTADB
 }
+_BY_MESSAGE = {  # SQLite's message of each primary code (sqlite3_errstr), for Python 3.10: its errors carry no code
+    "database is locked": (5, "SQLITE_BUSY"),
+    "database table is locked": (6, "SQLITE_LOCKED"),
+    "out of memory": (7, "SQLITE_NOMEM"),
+    "attempt to write a readonly database": (8, "SQLITE_READONLY"),
+    "interrupted": (9, "SQLITE_INTERRUPT"),
+    "disk I/O error": (10, "SQLITE_IOERR"),
+    "database disk image is malformed": (11, "SQLITE_CORRUPT"),
+    "database or disk is full": (13, "SQLITE_FULL"),
+    "unable to open database file": (14, "SQLITE_CANTOPEN"),
+    "file is not a database": (26, "SQLITE_NOTADB"),
+}
 
 
 def index_error(exc: sqlite3.Error, doing: str, path: Path | None = None) -> StorageError | StoreBusy:
@@ -60,14 +81,18 @@ def index_error(exc: sqlite3.Error, doing: str, path: Path | None = None) -> Sto
 
     Returns :class:`StoreBusy` for a lock still busy after the busy timeout, else :class:`StorageError` naming SQLite's
     error and its cause; with ``path``, a file that cannot be opened is probed for the operating system's reason,
-    which also sets the error's ``errno``.
+    which also sets the error's ``errno``. On Python 3.10, whose errors carry neither SQLite's code nor its name,
+    both come from SQLite's message (:data:`_BY_MESSAGE`): the primary code only (``SQLITE_IOERR``, not
+    ``SQLITE_IOERR_WRITE``).
     """
     text = str(exc)
     code = getattr(exc, "sqlite_errorcode", None)
+    name = getattr(exc, "sqlite_errorname", None)
+    if code is None and text in _BY_MESSAGE:
+        code, name = _BY_MESSAGE[text]
     primary = code & 0xFF if isinstance(code, int) else None
     if primary in _BUSY_CODES or (primary is None and ("locked" in text or "busy" in text)):
         return StoreBusy(f"the index stayed busy past the busy timeout while {doing}")
-    name = getattr(exc, "sqlite_errorname", None)
     reason = _REASONS.get(primary or 0, text)
     detail = f"{text}, {name}" if name else text
     err_no = None
@@ -109,19 +134,41 @@ def read_only_reason(path: Path) -> str | None:
 
 
 class Connection(sqlite3.Connection):
-    """A connection that records the process that opened it and how many uses hold it (``busy``), and can be
-    weakly referenced, so that the one a thread used is closed when the thread ends."""
+    """A connection that records the process that opened it, how many uses hold it (``busy``), and whether it was
+    taken out of its :class:`Connections` while checked out (``dropped``: its last checkout closes it)."""
 
     owner = 0
     busy = 0
     dropped = False
 
 
+class Hold:
+    """A thread's hold on its connection, kept in the thread's :class:`Local`: when the thread ends (or a fork()
+    child's copy of another thread's state is cleared), the finaliser hands the connection to
+    :meth:`Connections.drop`, which closes it only if it is still registered, under the lock. The connections are
+    referenced weakly, so that a thread that lives on does not keep a store dropped unclosed alive (its connections
+    are then left to their own finaliser, which closes them -- with a ResourceWarning on Python 3.13: the store was
+    not closed)."""
+
+    __slots__ = ("conn", "connections")
+
+    def __init__(self, connections: Connections, conn: Connection) -> None:
+        self.connections = weakref.ref(connections)
+        self.conn = conn
+
+    def __del__(self) -> None:
+        connections = self.connections()
+        if connections is not None:
+            connections.drop(self.conn)
+
+
 class Local(threading.local):
-    """One thread's state: its connection, the fork generation it was opened in, and the index's lookup cache with
-    the ``PRAGMA data_version`` it was filled at (kept here so that both die with the thread)."""
+    """One thread's state: its connection and the :class:`Hold` that closes it when the thread ends, the fork
+    generation it was opened in, and the index's lookup cache with the ``PRAGMA data_version`` it was filled at (kept
+    here so that both die with the thread)."""
 
     conn: Connection | None = None
+    hold: Hold | None = None
     generation = -1
     version: int | None = None
     cache: dict = {}  # noqa: RUF012 - replaced per thread when its connection opens
@@ -149,9 +196,9 @@ class Connections:
         self.immutable = False
         self.identity: tuple[int, int] | None = None
         self._mode = "rwc"
-        self._open: weakref.WeakSet[Connection] = weakref.WeakSet()
-        self._inherited: list[sqlite3.Connection] = []  # a fork() parent's: kept, never used or closed here
-        self._lock = threading.Lock()
+        self._open: set[Connection] = set()  # registered: taken out only under the lock, by the one that closes it
+        self._inherited: list[object] = []  # a fork() parent's connections and holds: kept, never used or closed here
+        self._lock = threading.RLock()
         self._lock_generation = forks.generation
         self._closed = False
         self._broken: str | None = None
@@ -245,10 +292,11 @@ class Connections:
         if (st.st_dev, st.st_ino) != self.identity:
             self._break(f"the index {self.path} was replaced by another file while the store was open")
 
-    def _guard(self) -> threading.Lock:
-        """The lock of the counts, new in a ``fork()`` child (a parent's thread may have held it at the fork)."""
+    def _guard(self) -> threading.RLock:
+        """The lock of the counts and the registry, new in a ``fork()`` child (a parent's thread may have held it at
+        the fork); re-entrant, as a :class:`Hold`'s finaliser may run in a thread that holds it."""
         if self._lock_generation != forks.generation:
-            self._lock, self._lock_generation = threading.Lock(), forks.generation
+            self._lock, self._lock_generation = threading.RLock(), forks.generation
         return self._lock
 
     def _break(self, why: str) -> None:
@@ -272,14 +320,15 @@ class Connections:
             return conn
         self.check_open()
         if conn is not None:  # opened by the parent of this fork() child: neither use nor close it
-            self._inherited.append(conn)
-            local.conn = None
+            self._inherited.append(local.hold)
+            local.conn = local.hold = None
         conn = self.connect()
         with self._guard():
             if self._closed:
                 _close_quietly(conn)
                 raise StoreClosed("the store is closed")
             self._open.add(conn)
+        local.hold = Hold(self, conn)
         local.conn, local.generation, local.version, local.cache = conn, forks.generation, None, {}
         return conn
 
@@ -337,10 +386,24 @@ class Connections:
 
     def discard(self, conn: Connection) -> None:
         """Forget this thread's connection (after a failure that may have left it mid-transaction); it is closed
-        when its last checkout ends, and the thread opens a new one on its next use."""
-        if self.local.conn is conn:
-            self.local.conn = None
+        now or, when checked out, as its last checkout ends, and the thread opens a new one on its next use."""
+        self.drop(conn)
+        local = self.local
+        if local.conn is conn:
+            local.conn = local.hold = None  # the hold's finaliser finds it taken out already
+
+    def drop(self, conn: Connection) -> None:
+        """Take ``conn`` out of the registry and close it (when checked out: mark it, and its last checkout closes
+        it), if it is still registered: otherwise :meth:`close` or :meth:`discard` took it, and closes it. So a
+        connection is closed once, whichever thread (a :class:`Hold`'s finaliser may run in any) calls this. A
+        ``fork()`` parent's connection is kept, untouched, and the lock not taken (a parent's thread may have held
+        it at the fork: the child clears the other threads' states before it runs its at-fork hooks)."""
+        if conn.owner != os.getpid():
+            self._inherited.append(conn)
+            return
         with self._guard():
+            if conn not in self._open:
+                return
             self._open.discard(conn)
             conn.dropped = True
             close_now = conn.busy == 0
@@ -368,9 +431,9 @@ class Connections:
         pid = os.getpid()
         with self._guard():
             self._closed = True
-            conns = list(self._open)
-            self._open = weakref.WeakSet()
+            conns, self._open = self._open, set()  # swapped, not copied: a finaliser running in here finds none
             idle = [conn for conn in conns if conn.busy == 0 and conn.owner == pid]
+            self._inherited.extend(conn for conn in conns if conn.owner != pid)
         for conn in idle:
             _close_quietly(conn)
 
@@ -452,6 +515,7 @@ __all__ = [
     "APPLICATION_ID",
     "Connection",
     "Connections",
+    "Hold",
     "Local",
     "Transaction",
     "index_error",

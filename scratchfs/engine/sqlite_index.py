@@ -108,7 +108,11 @@ class Index(ScaleQueries):
         self.txn_log = TxnLog()  # every write transaction of this object, by duration (see engine.batches)
         self.checkpoints = Checkpoints(lambda: self.connections.connect("checkpointing the index"),
                                        self.txn_log.checkpointed)
-        self._open(lock_dir)
+        try:
+            self._open(lock_dir)
+        except BaseException:
+            self.close()  # refused (not ours, not a database, ...): leaves no connection open
+            raise
 
     @property
     def read_only(self) -> str | None:

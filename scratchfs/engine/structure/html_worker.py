@@ -29,6 +29,7 @@ comes back as the answer ``("invalid", one-line message)``: a typed refusal, nev
 from __future__ import annotations
 
 import codecs
+import functools
 import pickle
 import re
 import sys
@@ -38,14 +39,18 @@ import lxml.etree
 import lxml.html
 from cssselect import ExpressionError, SelectorError
 from inscriptis import Inscriptis
+from inscriptis.html_properties import Display
 from inscriptis.model.config import ParserConfig
+from inscriptis.model.tag import CustomHtmlTagHandlerMapping
+from inscriptis.model.tag.table_tag import table_end_handler
 from lxml.cssselect import LxmlHTMLTranslator
 
 from scratchfs.engine.worker_pipe import WORKER_NAME, Pool, limit_memory, reply, requests
 
 __all__ = ["KEEP_AFTER_BYTES", "MAX_WORKERS", "RECURSION_LIMIT", "WORKER_MEMORY_BYTES", "SelectorTranslator",
            "TooDeep", "compile_selector", "declared_encoding", "decode_as", "element_text", "one_line", "page_codec",
-           "page_text", "parse_page", "run_html", "select_texts", "selector_problem", "view_text", "workers"]
+           "page_text", "parse_page", "parser_config", "run_html", "select_texts", "selector_problem", "view_text",
+           "workers"]
 
 MAX_WORKERS = 2
 """Most HTML worker processes alive at once."""
@@ -129,11 +134,37 @@ def parse_page(text: str) -> Any:
     return tree
 
 
+def _table_end(state: Any) -> None:
+    """inscriptis's ``</table>`` handler with inscriptis 2.7.6's fix (2.7.6 requires Python 3.11; 3.10 gets 2.7.5):
+    the block its ``write_verbatim_text`` opened kept the table's padding, so each table in a block indented the
+    tables and the text after it two more spaces."""
+    table_end_handler(state)
+    if state.tags[-2].display == Display.block:
+        state.tags[-2].canvas.current_block.prefix.remove_last_prefix()
+
+
+@functools.lru_cache(maxsize=1)
+def _tables_drift() -> bool:
+    """Whether the installed inscriptis indents a block's second table more than its first (before 2.7.6)."""
+    page = "<div><table><tr><td>a</td></tr></table><table><tr><td>b</td></tr></table></div>"
+    lines = Inscriptis(lxml.html.document_fromstring(page), ParserConfig()).get_text().splitlines()
+    first, second = (next(line for line in lines if line.strip() == cell) for cell in ("a", "b"))
+    return len(second) > len(first)
+
+
+def parser_config() -> ParserConfig:
+    """inscriptis's configuration for a rendering: its default, with :func:`_table_end` when the installed version
+    lets sibling tables drift right (:func:`_tables_drift`), so that a page's text is the same on every Python."""
+    if _tables_drift():
+        return ParserConfig(custom_html_tag_handler_mapping=CustomHtmlTagHandlerMapping({}, {"table": _table_end}))
+    return ParserConfig()
+
+
 def element_text(element: Any, config: ParserConfig | None = None) -> str:
     """An element's text as inscriptis renders it, stripped of surrounding blank space; when inscriptis renders
     nothing (it drops ``<title>``, ``<script>``, ``<style>`` and other head elements), the element's text content
     (lxml ``text_content()``, comments left out), stripped."""
-    text = Inscriptis(element, config or ParserConfig()).get_text().strip()
+    text = Inscriptis(element, config or parser_config()).get_text().strip()
     return text or element.text_content().strip()
 
 
@@ -157,7 +188,7 @@ def select_texts(page: bytes, selector: str, index: int, chars: int, budget: int
         raise
     except Exception as exc:  # a library's error on the selector or the page: a typed refusal, named
         return "invalid", _refusal(selector, exc)
-    config = ParserConfig()
+    config = parser_config()
     texts: list[str] = []
     cost = 0
     for number in range(index, min(len(found), index + max_elements)):
@@ -282,7 +313,7 @@ def view_text(page: bytes) -> bytes:
         tree = parse_page(text)
     except lxml.etree.ParserError:  # as inscriptis: a page with no element at all is read as preformatted text
         tree = parse_page("<pre>" + text + "</pre>")
-    return Inscriptis(tree, ParserConfig()).get_text().encode("utf-8")
+    return Inscriptis(tree, parser_config()).get_text().encode("utf-8")
 
 
 _OPERATIONS = {"select": select_texts, "view": view_text}
