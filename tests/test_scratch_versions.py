@@ -14,8 +14,10 @@ from starlette.testclient import TestClient
 from scratchfs import ScratchStore
 from scratchfs.api.contract import ScratchTools, error_text
 from scratchfs.api.scope import value_version
+from scratchfs.api.views import reply_size
 from scratchfs.cli.app import main
 from scratchfs.foundation.errors import Changed, InvalidArgument, NotFound
+from scratchfs.foundation.limits import MAX_KEY_BYTES
 from scratchfs.web import create_app
 
 CALL_RE = re.compile(r'scratch_read\(key="k", offset=(\d+)(?:, length=\d+)?, budget=(\d+), version="([a-z2-7]{8})"\)')
@@ -150,3 +152,15 @@ def test_two_values_of_one_size_written_at_one_clock_reading_are_two_versions(tm
         with pytest.raises(Changed):
             scope.scratch_read_range("k", 10, 10, version=first.version)
         assert scope.scratch_read_range("k", 0, 10).version != first.version
+
+
+@pytest.mark.parametrize("key", ["k", '"' * MAX_KEY_BYTES, "\\" * MAX_KEY_BYTES, "é" * (MAX_KEY_BYTES // 2),
+                                 "\u2028" * (MAX_KEY_BYTES // 3), "k" * 240])
+def test_a_changed_error_is_small_as_the_model_receives_it(scope, key):
+    # the key is the model's own: written out once in the call to make, and only when that call is short
+    scope.scratch_write(key, "A" * 20_000)
+    version = scope.scratch_read_range(key, 0, 1).version
+    scope.scratch_write(key, "B" * 30_000)
+    with pytest.raises(Changed) as caught:
+        ScratchTools(scope).call("scratch_read", {"key": key, "offset": 10, "version": version})
+    assert reply_size(error_text(caught.value)) <= 512

@@ -442,11 +442,10 @@ class ScratchTools:
         budget, echo = self._budgeted(scope, budget)
         offset = check_int(offset, "offset", 0)
         length = check_int(length, "length", 1)
-        pinned = [version]
-
-        def read(at: int, n: int) -> Slice:
-            piece = scope.scratch_read_range(key, at, n, version=pinned[0])
-            pinned[0] = piece.version
+        def read(at: int, n: int) -> Slice:  # every read of this reply pinned to the first one's version
+            nonlocal version
+            piece = scope.scratch_read_range(key, at, n, version=version)
+            version = piece.version
             return piece
 
         return self._range(read, offset, min(length, MAX_READ_BYTES), budget, echo)

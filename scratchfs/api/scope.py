@@ -20,6 +20,7 @@ from scratchfs.api.policy import Observation, should_spill
 from scratchfs.api.results import LineSlice, Matches, Page, Slice, render_call
 from scratchfs.api.structured import StructureReads
 from scratchfs.api.stub import PREVIEW_MODES, Stub
+from scratchfs.api.views import reply_size
 from scratchfs.engine import segments
 from scratchfs.engine.lines import read_lines
 from scratchfs.engine.protocols import Entry
@@ -45,15 +46,15 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_VERSION_RE = re.compile(r"[a-z2-7]{8}")
-
+_AGAIN_BYTES = 256  # the longest call (as the model receives it) a Changed error writes out; a longer key is the
+# model's own: named, not copied
 
 def value_version(entry: Entry) -> str:
     """The version of a stored value: 8 base32 characters of a BLAKE2b digest of its blob's token (random, new with
     every write: two writes at one clock reading with the same sizes are still two versions), when it was written
     (epoch seconds) and its sizes and line count -- what a write changes and nothing else does (a TTL refresh, moving
     its bytes to another segment, rebuilding the index from the blobs: the segment record and the blob file name keep
-    the token, the binding frame the time)."""
+    the token, the binding frame the time). BLAKE2b: RFC 7693; base32: RFC 4648, section 6."""
     token = segments.token_of(entry.blob)
     digest = hashlib.blake2b(repr((token, entry.created_at, entry.size, entry.stored_size, entry.lines)).encode(),
                              digest_size=5).digest()
@@ -168,10 +169,7 @@ class Scope:
             Changed: ``version`` was given and the key was written again since (the pages would be of two values).
         """
         key = checks.check_key(key)
-        if version is not None and (not isinstance(version, str) or not _VERSION_RE.fullmatch(version)):
-            raise InvalidArgument(f"version must be the 8 letters and digits a scratch_read next_call gives: "
-                                  f"{checks.shorten(version)}")
-        return self._range("scratch", key, offset, length, version)
+        return self._range("scratch", key, offset, length, None if version is None else checks.check_version(version))
 
     def _range(self, kind: str, key: str, offset: object, length: object, version: str | None = None) -> Slice:
         offset = checks.check_int(offset, "offset", 0)
@@ -180,9 +178,11 @@ class Scope:
         size, end = entry.size, offset + len(data)
         found = value_version(entry) if kind == "scratch" else None
         if version is not None and found != version:
-            raise Changed(f"the value of {key!r} was written again after the read that gave version {version!r}: "
-                          f"it is now {size:,} bytes (version {found!r}); read it again from offset 0, "
-                          f"{render_call('scratch_read', key=key)}")
+            again = render_call("scratch_read", key=key)  # the key once, and only when short: it is the model's own
+            if reply_size(again) > _AGAIN_BYTES:
+                again = "scratch_read with this key and no offset or version"
+            raise Changed(f"the value was written again after the read that gave version {version!r}: it is now "
+                          f"{size:,} bytes (version {found!r}); read it again from offset 0: {again}")
         return Slice(key, offset, data, size, end if end < size else None, length, kind, entry.content_type == "binary",
                      version=found)
 

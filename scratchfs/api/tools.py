@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scratchfs.engine.search import MAX_REACH_BYTES
-from scratchfs.foundation.checks import MAX_INT_BITS, check_utf8, shorten
+from scratchfs.foundation.checks import MAX_INT_BITS, VERSION_PATTERN, check_utf8, shorten
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import (
     DEFAULT_CONTEXT,
@@ -189,7 +189,7 @@ _SCRATCH_READ = ToolSpec(
             "length": {"type": "integer", "minimum": 1, "maximum": MAX_READ_BYTES, "default": MAX_READ_BYTES,
                        "description": "Most bytes to return."},
             "budget": _BUDGET,
-            "version": {"type": "string", "pattern": "^[a-z2-7]{8}$", "minLength": 8, "maxLength": 8,
+            "version": {"type": "string", "pattern": VERSION_PATTERN, "minLength": 8, "maxLength": 8,
                         "description": "From next_call: the value the earlier pages read. If the key was written "
                                        "again since, the call fails with `changed` (read it again from offset 0)."},
         },

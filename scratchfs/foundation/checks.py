@@ -157,6 +157,24 @@ def check_handle(value: object) -> str:
     return value
 
 
+VERSION_PATTERN = "^[a-z2-7]{8}$"
+"""A scratchpad value's version (:func:`scratchfs.api.scope.value_version`): 8 base32 characters, lower case."""
+_VERSION_RE = re.compile(VERSION_PATTERN)
+
+
+def check_version(value: object) -> str:
+    """Validate the shape of a scratchpad value's version (:data:`VERSION_PATTERN`).
+
+    Raises:
+        InvalidArgument: not text, or not 8 characters ``[a-z2-7]``. A well-shaped version of another value is not an
+            error here; the read raises :class:`~scratchfs.errors.Changed`.
+    """
+    if not isinstance(value, str) or not _VERSION_RE.match(value):
+        raise InvalidArgument(f"version must be the 8 letters and digits a scratch_read next_call gives: "
+                              f"{shorten(value)}")
+    return value
+
+
 def new_token() -> str:
     """Return 24 characters of base32 (RFC 4648 alphabet, lower case: ``[a-z2-7]``) from 120 bits of
     :mod:`secrets` randomness."""
@@ -291,6 +309,7 @@ __all__ = [
     "HANDLE_RE",
     "MAX_INT_BITS",
     "TOKEN_RE",
+    "VERSION_PATTERN",
     "check_agent_id",
     "check_choice",
     "check_flag",
@@ -304,6 +323,7 @@ __all__ = [
     "check_tool",
     "check_ttl",
     "check_utf8",
+    "check_version",
     "clean_tool",
     "new_handle",
     "new_token",

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from scratchfs.api.contract import TOOL_SPECS
+from scratchfs.foundation.checks import VERSION_PATTERN
 from scratchfs.foundation.limits import MAX_ID_BYTES, MAX_KEY_BYTES
 from scratchfs.web.api import MAX_PAGE
 from scratchfs.web.structure import MAX_CHILDREN, MAX_ROWS, MAX_TEXT_BYTES
@@ -171,7 +172,7 @@ def openapi() -> dict[str, Any]:
             _S + "/read": {"get": _op("A range of a scratchpad value (the scratch_read contract)", SCRATCH_READ, [
                 RUN, AGENT, KEY, _q("offset", _NONNEG, "First byte."),
                 _q("length", {"type": "integer", "minimum": 1}, "Bytes (at most 65,536 are returned)."),
-                _q("version", {"type": "string", "pattern": "^[a-z2-7]{8}$"},
+                _q("version", {"type": "string", "pattern": VERSION_PATTERN},
                    "From next_call: the value the earlier pages read (409 `changed` once the key was written again)."),
             ], "readScratch", (400, 404, 409, 500, 503))},
             "/api/stats": {"get": _op("Per run and agent: entries, bytes, oldest, expiring soon", STATS, [
