@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import threading
 import time
+from collections.abc import Iterator
 
 import pytest
 
@@ -56,11 +58,18 @@ def _where_checkpoints_ran(monkeypatch) -> list[str]:
     return names
 
 
-def test_a_writer_without_pauses_settles_the_log_every_settle_rows(tmp_path, monkeypatch):
-    ran = _where_checkpoints_ran(monkeypatch)
+@contextlib.contextmanager
+def _small_counts(tmp_path) -> Iterator[tuple[ScratchStore, Checkpoints]]:
+    """A store whose index checkpoints every 16 rows and settles every 64 (so that a test writes few)."""
     with ScratchStore(tmp_path) as store:
         checkpoints = store.index.checkpoints
         checkpoints.rows, checkpoints.settle_rows = 16, 64
+        yield store, checkpoints
+
+
+def test_a_writer_without_pauses_settles_the_log_every_settle_rows(tmp_path, monkeypatch):
+    ran = _where_checkpoints_ran(monkeypatch)
+    with _small_counts(tmp_path) as (store, checkpoints):
         scope = store.scope("run", "agent")
         wal = tmp_path / "index.sqlite-wal"
         rows = 8 * checkpoints.settle_rows
@@ -79,11 +88,9 @@ def test_a_writer_without_pauses_settles_the_log_every_settle_rows(tmp_path, mon
 
 def test_threads_writing_without_pauses_settle_the_log_too(tmp_path):
     # a PASSIVE checkpoint copies the whole log, but another thread's write transaction already began reading it:
-    # the log never started again, and grew by 9 pages a row (measured: 4 writers and 2 listers for 6 s, 142 MiB
-    # with PASSIVE settling, 28 MiB with RESTART; 4 writers alone 205-414 MiB, now 15 MiB)
-    with ScratchStore(tmp_path) as store:
-        checkpoints = store.index.checkpoints
-        checkpoints.rows, checkpoints.settle_rows = 16, 64
+    # the log never started again, and grew by 9 pages a row (`python bench/checkpoint_hazards.py threads 4 6
+    # [--passive-settle]`: 388.5 MiB in 6 s with PASSIVE settling, 21.2 MiB with RESTART)
+    with _small_counts(tmp_path) as (store, checkpoints):
         wal, stop, largest, failed = tmp_path / "index.sqlite-wal", threading.Event(), [0], []
 
         def write(agent: str) -> None:
@@ -116,9 +123,7 @@ def test_threads_writing_without_pauses_settle_the_log_too(tmp_path):
 
 def test_a_writer_with_pauses_never_checkpoints_itself(tmp_path, monkeypatch):
     ran = _where_checkpoints_ran(monkeypatch)
-    with ScratchStore(tmp_path) as store:
-        checkpoints = store.index.checkpoints
-        checkpoints.rows, checkpoints.settle_rows = 16, 64
+    with _small_counts(tmp_path) as (store, checkpoints):
         scope = store.scope("run", "agent")
         wal = tmp_path / "index.sqlite-wal"
         largest = 0

@@ -27,7 +27,8 @@ runs the checkpoint itself: the background ones have copied most pages by then, 
 ``fsync`` calls let the next commit start the log again. It is a ``RESTART`` checkpoint, waiting at most 250 ms for
 the other writers and readers: a log copied whole starts again only for a write transaction that began reading it
 after the copy (https://sqlite.org/c3ref/wal_checkpoint_v2.html), and with several threads writing without a pause
-another one always had -- with a ``PASSIVE`` one 4 threads grew the log to 200-400 MiB in 6 s, 15 MiB now. Such a
+another one always had (``python bench/checkpoint_hazards.py threads 4 6``: 4 threads grew the log file to
+388.5 MiB in 6 s with a ``PASSIVE`` settle, 21.2 MiB with ``RESTART``). Such a
 process waits for a checkpoint once every :data:`SETTLE_ROWS` rows instead of every :data:`CHECKPOINT_ROWS`, and its
 log holds about :data:`SETTLE_ROWS` rows of pages at most (16 MiB at 4 KiB pages). A thread that cannot be started
 (the process is out of threads) also leaves the checkpoint to the committing connection. Other processes count their
@@ -64,7 +65,8 @@ _JOIN_SECONDS = 10.0
 _IN_SQLITE = threading.Lock()
 """Held by a checkpoint thread while it is inside SQLite, and by ``fork()`` (``os.register_at_fork``) from before it
 until after it in both processes: a child forked while that thread held one of SQLite's process-wide mutexes (its
-allocator's) would wait for it forever at its first SQLite call (seen: 2 of ~75 forks hung in ``sqlite3Malloc``). A
+allocator's) would wait for it forever at its first SQLite call (``python bench/checkpoint_hazards.py fork 150``: 7
+of 150 children hung without this lock, 0 with it; gdb showed them in ``sqlite3Malloc``). A
 fork waits for one checkpoint at most; the application's own threads inside SQLite are its own to mind, as with any
 C library."""
 
