@@ -201,3 +201,22 @@ def test_a_worker_ended_by_an_unexpected_error_leaves_the_count_true(monkeypatch
         time.sleep(0.01)
     assert pool.alive == 0 and seen == [MemoryError] and not lost.done()
     assert pool.submit(pow, 3, 2).result(timeout=10) == 9  # a new thread is started for the next call
+
+
+def test_a_worker_woken_for_a_call_another_worker_took_still_ends_when_idle():
+    # CPython 3.11's queue.SimpleQueue.get(timeout=...) blocks for ever when a waiting thread is woken for an item
+    # that another thread took and its deadline passed meanwhile (the time left, now negative, means "no timeout"):
+    # a worker then never ended (seen in CI: one thread alive 30 s after its 0.2 s idle time). Three workers, bursts
+    # of calls while this thread holds the GIL, an idle time shorter than a GIL switch: every round must end with no
+    # thread alive. (The same loop over SimpleQueue left 12 of 600 threads blocked on 3.11.7.)
+    pool = FramePool(workers=3, idle_seconds=0.002)
+    for _ in range(120):
+        futures = []
+        for n in range(40):
+            futures.append(pool.submit(pow, n, 2))
+            sum(range(2000))  # hold the GIL a while, so that woken workers find the call already taken
+        assert [f.result(timeout=10) for f in futures] == [n * n for n in range(40)]
+        deadline = time.monotonic() + 5
+        while pool.alive and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert pool.alive == 0, "a worker did not end after its idle time"
