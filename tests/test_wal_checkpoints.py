@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -148,6 +149,35 @@ def test_without_a_thread_the_committing_connection_checkpoints(tmp_path, monkey
         monkeypatch.undo()
         assert store.index.txn_log.checkpoints == 2
         assert scope.scratch_read("k0") == b"value"
+
+
+def test_a_batched_job_settles_the_log_between_its_transactions_never_in_one(tmp_path, monkeypatch):
+    # a delete's batches are sized by how long they take (engine.batches): a checkpoint run by one of its commits
+    # (two fsync calls) would be timed as the batch's. With no background thread to be had, every checkpoint is the
+    # job's own: all of them between its transactions, none inside a COMMIT, and the log still settles.
+    from scratchfs.engine.batches import BatchSizer
+
+    with _small_counts(tmp_path) as (store, checkpoints):
+        scope = store.scope("run", "agent")
+        for i in range(300):
+            scope.scratch_write(f"k{i}", b"value")
+        rows = [(row[0], row[3]) for row in store.index.blob_rows()]
+        _wait_idle(store)
+        called_from: list[str] = []
+        settle = Checkpoints._settle
+
+        def recorded(self, conn):
+            called_from.append(sys._getframe(1).f_code.co_name)
+            assert not conn.in_transaction
+            return settle(self, conn)
+
+        monkeypatch.setattr(Checkpoints, "_settle", recorded)
+        monkeypatch.setattr(threading.Thread, "start", lambda self: (_ for _ in ()).throw(RuntimeError("no thread")))
+        assert store.index.delete_rows(rows, BatchSizer(40, low=40, high=40)) == 300
+        monkeypatch.undo()
+        # 300 rows, settled every 64: 4 settles at least, each from between() (committed() would settle in a commit)
+        assert len(called_from) >= 300 // checkpoints.settle_rows and set(called_from) == {"between"}, called_from
+        assert store.list_entries() == []
 
 
 def test_close_waits_for_a_checkpoint_and_starts_no_more(tmp_path):

@@ -142,12 +142,24 @@ class Index(ScaleQueries):
         or its index was deleted or replaced; ``doing`` is a gerund phrase ("writing an entry")."""
         self.connections.check_writable(doing)
 
-    def write(self, doing: str) -> Transaction:
+    def write(self, doing: str, batch: bool = False) -> Transaction:
         """One ``BEGIN IMMEDIATE`` transaction (a context manager giving the connection): committed on success
         (after checking that the index file is still the one opened), rolled back on any exception. Every
         :class:`sqlite3.Error` of the body becomes :class:`StorageError` or :class:`StoreBusy`. The rows it changed
-        count towards the next checkpoint of the write-ahead log, run in the background (:class:`Checkpoints`)."""
-        return Transaction(self.connections, doing, self.txn_log, self.checkpoints.committed)
+        count towards the next checkpoint of the write-ahead log, run in the background (:class:`Checkpoints`);
+        a ``batch`` job's commit never checkpoints itself (the job calls :meth:`between_batches`)."""
+        checkpoints = self.checkpoints
+        return Transaction(self.connections, doing, self.txn_log,
+                           checkpoints.counted if batch else checkpoints.committed)
+
+    def between_batches(self) -> None:
+        """A batched job's turn between its transactions: settles the write-ahead log if it is due
+        (:meth:`Checkpoints.between`). Raises StoreClosed (the store was closed meanwhile)."""
+        conn = self.connections.acquire()
+        try:
+            self.checkpoints.between(conn)
+        finally:
+            self.connections.release(conn)
 
     def read(self, sql: str, params: tuple, doing: str) -> list[tuple]:
         """Run one read-only statement and return all rows. Raises StorageError, StoreBusy, StoreClosed."""

@@ -38,9 +38,6 @@ DELETE_BATCH_ROWS = 128
 """Rows of the first write transaction of :meth:`ScaleQueries.drain_scope` (then adapted to time, see
 :mod:`scratchfs.engine.batches`)."""
 
-CHECKPOINT_SECONDS = 0.25
-"""A batched job checkpoints the write-ahead log between its transactions at most this often (seconds)."""
-
 PAUSE_RATIO = 1.0
 """A batched job pauses this many times its last transaction's duration before the next one."""
 
@@ -74,7 +71,8 @@ def _scope_where(run_id: str, agent_id: str | None) -> tuple[str, tuple]:
 class ScaleQueries:
     """Statements mixed into the index (see the module docstring). Times are epoch seconds of the store clock."""
 
-    # uses the index's read(sql, params, doing) and write(doing) (one BEGIN IMMEDIATE transaction)
+    # uses the index's read(sql, params, doing), write(doing, batch) (one BEGIN IMMEDIATE transaction) and
+    # between_batches() (the write-ahead log settled between a batched job's transactions)
 
     # -- deletes in batches -------------------------------------------------------------------------------------
 
@@ -128,15 +126,14 @@ class ScaleQueries:
         keep it waiting for the whole drain (the other process's worst spill during a 50k-row ``delete_run`` is a
         figure of ``python bench/run.py --growth``).
 
-        No ``COMMIT`` checkpoints the write-ahead log (two ``fsync`` calls, which would be timed as the batch's: see
-        :mod:`scratchfs.engine.wal_checkpoints`); the job also checkpoints between batches, every
-        :data:`CHECKPOINT_SECONDS`, and at its end (``PASSIVE``: without the write lock)."""
-        total, last = 0, time.perf_counter()
+        No ``COMMIT`` of the job checkpoints the write-ahead log (two ``fsync`` calls, which would be timed as the
+        batch's); the log is settled between batches when due instead (:mod:`scratchfs.engine.wal_checkpoints`)."""
+        total = 0
         try:
             while True:
                 want = sizer.size
                 held = time.perf_counter()
-                with self.write(doing) as conn:
+                with self.write(doing, batch=True) as conn:
                     started = sizer.clock()
                     done = step(conn, want)
                 sizer.took(sizer.clock() - started, done)
@@ -144,18 +141,10 @@ class ScaleQueries:
                 if done < want:
                     return total
                 time.sleep(PAUSE_RATIO * (time.perf_counter() - held))  # let waiting writers in
-                if time.perf_counter() - last >= CHECKPOINT_SECONDS:
-                    self.checkpoint(doing)
-                    last = time.perf_counter()
+                self.between_batches()
         finally:
             with contextlib.suppress(ScratchError, sqlite3.Error):
-                self.checkpoint(doing)
-
-    def checkpoint(self, doing: str) -> None:
-        """A ``PASSIVE`` checkpoint of the write-ahead log (no write lock taken), timed into ``txn_log``."""
-        started = time.perf_counter()
-        self.read("PRAGMA wal_checkpoint(PASSIVE)", (), doing)
-        self.txn_log.checkpointed(time.perf_counter() - started)
+                self.between_batches()
 
     def pending_deletes(self) -> list[tuple[str, str | None, int, float]]:
         """``(run_id, agent_id or None, upto, at)`` of every delete recorded but not finished."""
@@ -338,7 +327,6 @@ class ScaleQueries:
 
 __all__ = [
     "CAP_BATCH_ROWS",
-    "CHECKPOINT_SECONDS",
     "DELETE_BATCH_ROWS",
     "NEXT_ID",
     "PAUSE_RATIO",

@@ -34,6 +34,12 @@ log holds about :data:`SETTLE_ROWS` rows of pages at most (16 MiB at 4 KiB pages
 (the process is out of threads) also leaves the checkpoint to the committing connection. Other processes count their
 own rows and run their own checkpoints; closing the last connection to the database checkpoints it as before.
 
+**Batched jobs** (a delete's or a sweep's transactions of many rows, :meth:`ScaleQueries.in_batches
+<scratchfs.engine.sqlite_scale.ScaleQueries.in_batches>`) count their rows and start background checkpoints like any
+writer, but never settle inside a commit: the job sizes its batches by how long they take, and a checkpoint's
+``fsync`` calls timed as a batch's would shrink the next ones for nothing. The job settles the log between its
+transactions instead, when a commit would have (:meth:`Checkpoints.between`).
+
 The count is of rows, not log pages (SQLite does not report a transaction's pages): a spill changes one row and
 writes 7 to 9 pages (the table and its 6 indexes, ``strace -c``), so :data:`CHECKPOINT_ROWS` rows are about SQLite's
 own 1,000 pages; a batch of deletes writes fewer pages a row, so it checkpoints a little more often than needed.
@@ -119,6 +125,28 @@ class Checkpoints:
         """Count ``rows`` committed by ``conn`` (which holds no transaction now); start a background checkpoint when
         :attr:`rows` were since the last one, and checkpoint in ``conn`` when :attr:`settle_rows` were, or when no
         thread can be started. Raises nothing."""
+        if self._count(rows, inline=True):
+            self._settle(conn)
+
+    def counted(self, conn: sqlite3.Connection, rows: int) -> None:
+        """:meth:`committed` for a transaction of a batched job: the rows count and start background checkpoints,
+        but no checkpoint runs in ``conn`` -- it would be timed as the batch's, and the job settles the log between
+        its transactions instead (:meth:`between`). Raises nothing."""
+        self._count(rows, inline=False)
+
+    def between(self, conn: sqlite3.Connection) -> None:
+        """A batched job's turn between two of its transactions (``conn`` holds none): the checkpoint that
+        :meth:`committed` would have run inside a commit, if it is due (see the module docstring). Raises nothing."""
+        with self._lock:
+            settle = self._unsettled >= self.settle_rows and not self.running
+            if settle:
+                self._unsettled = 0
+        if settle:
+            self._settle(conn)
+
+    def _count(self, rows: int, inline: bool) -> bool:
+        """Count ``rows``, start the background checkpoint when due; True when the caller is to settle the log
+        (only when ``inline``)."""
         with self._lock:
             if self._generation != forks.generation:  # a fork() child: the parent's thread is not ours
                 self._thread, self._generation = None, forks.generation
@@ -126,16 +154,15 @@ class Checkpoints:
             self._pending += rows
             self._unsettled += rows
             self._during += rows if running else 0
-            settle = self._unsettled >= self.settle_rows and not running
+            settle = inline and self._unsettled >= self.settle_rows and not running
             if not settle and (self._pending < self.rows or self._closed or running):
-                return
+                return False
             self._pending = 0
             if not settle:
-                settle = not self._start()
+                settle = not self._start() and inline
             if settle:
                 self._unsettled = 0
-        if settle:
-            self._settle(conn)
+            return settle
 
     def _start(self) -> bool:
         """Start the checkpoint thread (the lock held); False when it cannot be started."""
