@@ -56,7 +56,7 @@ def main(argv: list[str]) -> int:
     def frames(p: bytes) -> None:
         view = memoryview(p)
         for start in range(0, len(p), DEFAULT_FRAME_BYTES):
-            compressor(3).compress(view[start : start + DEFAULT_FRAME_BYTES])
+            compressor(3, DEFAULT_FRAME_BYTES).compress(view[start : start + DEFAULT_FRAME_BYTES])
 
     def writer(p: bytes) -> None:
         os.ftruncate(fd, 0)

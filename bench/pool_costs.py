@@ -37,7 +37,7 @@ FRAME = 128 * 1024
 
 
 def _frame(data: bytes, start: int) -> bytes:
-    return compressor(3).compress(memoryview(data)[start : start + FRAME])
+    return compressor(3, FRAME).compress(memoryview(data)[start : start + FRAME])
 
 
 def large(reps: int) -> None:

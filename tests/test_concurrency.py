@@ -318,7 +318,8 @@ def test_fork_after_use(tmp_path, with_sweeper):
         handle = scope.spill(b"parent data " * 5000, source_tool="t").handle
         scope.scratch_write("k", b"parent")
         assert scope.read_handle(handle, 0, 6).data == b"parent"
-        parent_conn, parent_cctx = store.index.conn(), seekable.compressor(store.blobs.level)
+        frames = (store.blobs.level, store.blobs.frame_bytes)
+        parent_conn, parent_cctx = store.index.conn(), seekable.compressor(*frames)
         if with_sweeper:
             store.start_sweeper(interval=0.001)
         r, w = os.pipe()
@@ -332,7 +333,7 @@ def test_fork_after_use(tmp_path, with_sweeper):
                 child = store.scope("run", "child")
                 out = {
                     "own connection": store.index.conn() is not parent_conn,
-                    "own compressor": seekable.compressor(store.blobs.level) is not parent_cctx,
+                    "own compressor": seekable.compressor(*frames) is not parent_cctx,
                     "reads the parent's": scope.read_handle(handle, 0, 6).data == b"parent",
                     "writes": child.read_handle(child.spill(b"child " * 5000).handle, 0, 5).data == b"child",
                     "sweeps": not store.sweep().skipped,
@@ -516,7 +517,7 @@ def test_zstd_contexts_are_never_shared_between_threads(tmp_path, monkeypatch):
                 h = scope.spill(data, source_tool="t").handle
                 assert scope.read_handle(h, 100, 5000).data == data[100:5100]
                 assert scope.read_handle(h, match=data[200:210]).windows
-            made.append((seekable.compressor(store.blobs.level), seekable.decompressor()))
+            made.append((seekable.compressor(store.blobs.level, store.blobs.frame_bytes), seekable.decompressor()))
 
         threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
         for t in threads:

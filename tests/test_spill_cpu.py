@@ -189,7 +189,7 @@ def test_a_one_frame_blob_is_the_bytes_the_writer_writes(data, level, key):
         return Binding("t" * 24, "r", "a", "handle", key, None, 1.5, 2.5, size, frames, digest).encode()
 
     data = data[:MAX_FRAME]
-    blob, newlines = one_frame_blob(data, level, payload)
+    blob, newlines = one_frame_blob(data, level, MAX_FRAME, payload)
     written = bytearray()
     writer = SeekableWriter(written, MAX_FRAME, level, count_lines=True)
     writer.write(data)

@@ -159,7 +159,7 @@ class Blobs:
         if rest is None:
             data, level = head[0] if len(head) == 1 else b"".join(head), min(self.level, SMALL_CONTENT_LEVEL)
             if len(data) <= self.frame_bytes:  # one frame: made at once (the same bytes as the writer's)
-                blob, newlines = one_frame_blob(data, level, payload)
+                blob, newlines = one_frame_blob(data, level, self.frame_bytes, payload)
                 info = BlobInfo(len(data), len(blob), 1, array("I", (newlines,)).tobytes())
                 return self.segments.append(parts, token, blob, info)
             blob = bytearray()

@@ -126,14 +126,31 @@ def _local() -> _Contexts:
     return ctx
 
 
-def compressor(level: int) -> zstandard.ZstdCompressor:
-    """This thread's compressor for ``level``: frames with content size and content checksum."""
+def compressor(level: int, frame_bytes: int) -> zstandard.ZstdCompressor:
+    """This thread's compressor for ``level`` and frames of ``frame_bytes`` bytes (its match tables sized to them,
+    :func:`frame_parameters`): frames with content size and content checksum."""
     ctx = _local()
-    cctx = ctx.compressors.get(level)
+    cctx = ctx.compressors.get((level, frame_bytes))
     if cctx is None:
-        cctx = zstandard.ZstdCompressor(level=level, write_checksum=True, write_content_size=True)
-        ctx.compressors[level] = cctx
+        cctx = zstandard.ZstdCompressor(compression_params=frame_parameters(level, frame_bytes))
+        ctx.compressors[level, frame_bytes] = cctx
     return cctx
+
+
+def frame_parameters(level: int, frame_bytes: int) -> zstandard.ZstdCompressionParameters:
+    """zstd's parameters of ``level`` for inputs of ``frame_bytes`` bytes, with the match finder's hash table at most
+    a quarter and its chain table at most an eighth of the frame's size, in entries (``hashLog``/``chainLog`` of the
+    zstd manual, ``lib/zstd.h``).
+
+    zstd sizes them for a whole input of that size (2^17 and 2^16 entries for 128 KiB at level 3) and clears them
+    for every frame; sized to the frame, a 128 KiB frame compresses 5-10% faster for 0-0.8% more bytes on the
+    fixtures (``python bench/frame_tables.py``: level 3's 1.091/1.071/1.053/1.019 of one frame against
+    1.092/1.074/1.061/1.019). Decompression does not depend on them."""
+    base = zstandard.ZstdCompressionParameters.from_level(level, source_size=frame_bytes)
+    bits = max(frame_bytes.bit_length() - 1, 10)  # log2 of the frame size, rounded down
+    return zstandard.ZstdCompressionParameters.from_level(
+        level, source_size=frame_bytes, hash_log=min(base.hash_log, bits - 2),
+        chain_log=min(base.chain_log, bits - 3), write_checksum=1, write_content_size=1)
 
 
 def decompressor() -> zstandard.ZstdDecompressor:
@@ -269,7 +286,8 @@ class SeekableWriter:
             self._drain(self._limit // 2)
 
     def _submit(self, data: bytes, start: int, end: int) -> None:
-        future = self._pool.submit(_compress_frame, self._level, self._count_lines, data, start, end)
+        future = self._pool.submit(_compress_frame, self._level, self._frame_bytes, self._count_lines, data, start,
+                                   end)
         self._inflight.append((future, end - start))
 
     def _drain(self, keep: int) -> None:
@@ -324,7 +342,7 @@ class SeekableWriter:
             outputs.append(out)
         for data, start, end in [x for x in (self._first, (tail, 0, len(tail)) if tail is not None else None)
                                  if x is not None]:
-            out, newlines = _compress_frame(self._level, self._count_lines, data, start, end)
+            out, newlines = _compress_frame(self._level, self._frame_bytes, self._count_lines, data, start, end)
             self._record(out, end - start, newlines)
             outputs.append(out)
         self._first = None
@@ -364,27 +382,30 @@ class SeekableWriter:
         return table_digest(self._compressed, self._decompressed, self._checksums)
 
 
-def _compress_frame(level: int, count_lines: bool, data: bytes, start: int, end: int) -> tuple[bytes, int]:
-    """One zstd frame of ``data[start:end]`` (this thread's compressor) and its number of ``b"\\n"``."""
+def _compress_frame(level: int, frame_bytes: int, count_lines: bool, data: bytes, start: int, end: int
+                    ) -> tuple[bytes, int]:
+    """One zstd frame of ``data[start:end]`` (this thread's compressor for frames of ``frame_bytes``) and its number
+    of ``b"\\n"``."""
     view = memoryview(data)[start:end] if start or end != len(data) else data
     newlines = data.count(b"\n", start, end) if count_lines else 0
-    return compressor(level).compress(view), newlines
+    return compressor(level, frame_bytes).compress(view), newlines
 
 
 _ENTRY = struct.Struct("<III")  # a seek table entry: compressed size, decompressed size, checksum
 _ONE_FRAME_TABLE = struct.Struct("<II6IIBI")  # skippable header, two entries, footer (frames, flags, magic)
 
 
-def one_frame_blob(data: bytes, level: int, binding: Callable[[int, int, str], bytes]) -> tuple[bytes, int]:
-    """A whole blob of a content that fits one frame (at most the frame size), made at once: the bytes
-    :class:`SeekableWriter` writes for it with ``count_lines=True`` -- the content frame, the binding frame, the seek
-    table -- without its buffering, and its ``b"\\n"`` count.
+def one_frame_blob(data: bytes, level: int, frame_bytes: int, binding: Callable[[int, int, str], bytes]
+                   ) -> tuple[bytes, int]:
+    """A whole blob of a content that fits one frame (at most ``frame_bytes``, the frame size), made at once: the
+    bytes :class:`SeekableWriter` writes for it with ``count_lines=True`` -- the content frame, the binding frame,
+    the seek table -- without its buffering, and its ``b"\\n"`` count.
 
     Args:
         binding: called with ``(size, frames, digest)`` -- content bytes, 1, :func:`table_digest` of the frame --
             for the binding frame's payload (at most :data:`MAX_BINDING_BYTES`).
     """
-    out = compressor(level).compress(data)
+    out = compressor(level, frame_bytes).compress(data)
     size, stored = len(data), len(out)
     checksum = int.from_bytes(out[-4:], "little")  # zstd's checksum = XXH64 low 32 bits
     digest = blake2b(_ENTRY.pack(stored, size, checksum), digest_size=16).hexdigest()  # table_digest of the frame
