@@ -1,4 +1,4 @@
-"""zstd's match tables sized to the frame (``seekable.frame_parameters``) against zstd's own for the level: bytes
+"""zstd's match tables sized to the frame (``zstd_contexts.frame_parameters``) against zstd's own for the level: bytes
 written on each fixture (as T6 counts them: the frames' sum against one zstd frame of the whole file at level 3),
 compression and decompression speed of 128 KiB frames of the corpus, and a 4 KiB small content's compression (T1).
 
@@ -23,7 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import benchlib
 
-from scratchfs.engine.seekable import DEFAULT_FRAME_BYTES, frame_parameters
+from scratchfs.engine.seekable import DEFAULT_FRAME_BYTES
+from scratchfs.engine.zstd_contexts import frame_parameters
 from scratchfs.foundation.limits import SMALL_CONTENT_LEVEL, ZSTD_LEVEL
 
 

@@ -38,7 +38,8 @@ import zstandard
 
 from scratchfs import ScratchStore
 from scratchfs.api.shape import SAMPLE_BYTES, describe
-from scratchfs.engine.seekable import DEFAULT_FRAME_BYTES, SeekableWriter, compressor
+from scratchfs.engine.seekable import DEFAULT_FRAME_BYTES, SeekableWriter
+from scratchfs.engine.zstd_contexts import compressor
 
 MIB = 1024 * 1024
 

@@ -30,7 +30,7 @@ import zstandard
 
 from scratchfs.api.shape import describe
 from scratchfs.engine.frame_pool import frame_pool
-from scratchfs.engine.seekable import compressor
+from scratchfs.engine.zstd_contexts import compressor
 
 MIB = 1024 * 1024
 FRAME = 128 * 1024

@@ -26,7 +26,8 @@ import zstandard
 
 from scratchfs import ScratchStore
 from scratchfs.api.results import Slice
-from scratchfs.engine.seekable import SeekTableCache, decompressor
+from scratchfs.engine.seekable import SeekTableCache
+from scratchfs.engine.zstd_contexts import decompressor
 
 SIZE = 64 * 1024 * 1024
 STEPS = ("index lookup", "open the blob", "seek table", "frame lookup", "pread", "frame header", "decompress",

@@ -311,7 +311,7 @@ def test_eight_processes_open_one_new_root_at_once(tmp_path):
 
 @pytest.mark.parametrize("with_sweeper", [False, True])
 def test_fork_after_use(tmp_path, with_sweeper):
-    from scratchfs.engine import seekable
+    from scratchfs.engine import zstd_contexts
 
     with ScratchStore(tmp_path / "root", orphan_grace=0.0) as store:
         scope = store.scope("run", "parent")
@@ -319,7 +319,7 @@ def test_fork_after_use(tmp_path, with_sweeper):
         scope.scratch_write("k", b"parent")
         assert scope.read_handle(handle, 0, 6).data == b"parent"
         frames = (store.blobs.level, store.blobs.frame_bytes)
-        parent_conn, parent_cctx = store.index.conn(), seekable.compressor(*frames)
+        parent_conn, parent_cctx = store.index.conn(), zstd_contexts.compressor(*frames)
         if with_sweeper:
             store.start_sweeper(interval=0.001)
         r, w = os.pipe()
@@ -333,7 +333,7 @@ def test_fork_after_use(tmp_path, with_sweeper):
                 child = store.scope("run", "child")
                 out = {
                     "own connection": store.index.conn() is not parent_conn,
-                    "own compressor": seekable.compressor(*frames) is not parent_cctx,
+                    "own compressor": zstd_contexts.compressor(*frames) is not parent_cctx,
                     "reads the parent's": scope.read_handle(handle, 0, 6).data == b"parent",
                     "writes": child.read_handle(child.spill(b"child " * 5000).handle, 0, 5).data == b"child",
                     "sweeps": not store.sweep().skipped,
@@ -478,7 +478,7 @@ def test_contention_waits_then_raises_store_busy(tmp_path):
 def test_zstd_contexts_are_never_shared_between_threads(tmp_path, monkeypatch):
     import zstandard
 
-    from scratchfs.engine import seekable
+    from scratchfs.engine import zstd_contexts
 
     misuse: list[str] = []
 
@@ -506,8 +506,8 @@ def test_zstd_contexts_are_never_shared_between_threads(tmp_path, monkeypatch):
         def ZstdDecompressor(*args, **kwargs):
             return Owned(zstandard.ZstdDecompressor(*args, **kwargs))
 
-    monkeypatch.setattr(seekable, "zstandard", Patched())
-    monkeypatch.setattr(seekable, "_contexts", type(seekable._contexts)())
+    monkeypatch.setattr(zstd_contexts, "zstandard", Patched())
+    monkeypatch.setattr(zstd_contexts, "_contexts", type(zstd_contexts._contexts)())
     made = []
     with ScratchStore(tmp_path / "root", frame_bytes=4096) as store:
         def work(i):
@@ -517,7 +517,8 @@ def test_zstd_contexts_are_never_shared_between_threads(tmp_path, monkeypatch):
                 h = scope.spill(data, source_tool="t").handle
                 assert scope.read_handle(h, 100, 5000).data == data[100:5100]
                 assert scope.read_handle(h, match=data[200:210]).windows
-            made.append((seekable.compressor(store.blobs.level, store.blobs.frame_bytes), seekable.decompressor()))
+            made.append((zstd_contexts.compressor(store.blobs.level, store.blobs.frame_bytes),
+                         zstd_contexts.decompressor()))
 
         threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
         for t in threads:

@@ -6,7 +6,7 @@ after :data:`IDLE_SECONDS` without work.
 zstd contexts, cost a 4 MiB spill several ms (``python bench/pool_costs.py``: a 4 MiB payload's 32 frames of 128 KiB
 on 2 threads, 23.5 ms with new threads per write against 16.5 ms with kept ones at load 1.3; ``bench/README.md``,
 "Issue 16, T2: one pool of frame workers for the process"). Threads kept between writes keep their compressors
-(:func:`scratchfs.engine.seekable.compressor` is per thread).
+(:func:`scratchfs.engine.zstd_contexts.compressor` is per thread).
 
 **Why they end.** An idle process holds no thread of ours: a thread costs its stack, and ``fork()`` in a process with
 threads is what Python 3.12 warns about (a fork child never uses the parent's workers: it starts its own, see

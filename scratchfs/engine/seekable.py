@@ -33,14 +33,13 @@ returned.
 
 The seek table itself (encoding, parsing, reading) is :mod:`scratchfs.engine.seek_table`.
 
-Compressor and decompressor objects are kept per thread (:mod:`threading.local`) and re-created after ``fork()``: a
-zstd context is never shared between threads or processes.
+Compressor and decompressor objects are kept per thread (:mod:`scratchfs.engine.zstd_contexts`): a zstd context is
+never shared between threads or processes.
 """
 
 from __future__ import annotations
 
 import struct
-import threading
 from array import array
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -67,6 +66,7 @@ from scratchfs.engine.seek_table import (
 )
 from scratchfs.engine.segments import token_of
 from scratchfs.engine.sources import RangeSource, as_source
+from scratchfs.engine.zstd_contexts import MAX_WINDOW_BYTES, compressor, decompressor
 from scratchfs.foundation import forks
 from scratchfs.foundation.errors import StorageError
 from scratchfs.foundation.limits import FRAME_BYTES, SEEK_TABLE_CACHE_ENTRIES, ZSTD_LEVEL
@@ -87,8 +87,6 @@ __all__ = [
     "SeekTableCache",
     "SeekableReader",
     "SeekableWriter",
-    "compressor",
-    "decompressor",
     "encode_seek_table",
     "one_frame_blob",
     "parse_seek_table",
@@ -99,63 +97,9 @@ __all__ = [
 DEFAULT_FRAME_BYTES = FRAME_BYTES
 """Default decompressed size of a frame, in bytes (chosen by measurement: ``bench/README.md``)."""
 MIN_FRAME_BYTES = 4 * 1024
-MAX_WINDOW_BYTES = 8 * 1024 * 1024
-"""Largest zstd window the reader accepts, in bytes."""
 DEFAULT_LEVEL = ZSTD_LEVEL
 
 _INFLIGHT_PER_WORKER = 4  # frames in flight per worker thread of a large write (bounds its memory)
-
-
-# -- per-thread zstd contexts -------------------------------------------------------------------------------------
-
-class _Contexts(threading.local):
-    generation = -1
-    compressors: dict
-    decompressor: zstandard.ZstdDecompressor
-
-
-_contexts = _Contexts()
-
-
-def _local() -> _Contexts:
-    ctx = _contexts
-    if ctx.generation != forks.generation:  # first use in this thread, or first use in a forked child
-        ctx.generation = forks.generation
-        ctx.compressors = {}
-        ctx.decompressor = zstandard.ZstdDecompressor(max_window_size=MAX_WINDOW_BYTES)
-    return ctx
-
-
-def compressor(level: int, frame_bytes: int) -> zstandard.ZstdCompressor:
-    """This thread's compressor for ``level`` and frames of ``frame_bytes`` bytes (its match tables sized to them,
-    :func:`frame_parameters`): frames with content size and content checksum."""
-    ctx = _local()
-    cctx = ctx.compressors.get((level, frame_bytes))
-    if cctx is None:
-        cctx = zstandard.ZstdCompressor(compression_params=frame_parameters(level, frame_bytes))
-        ctx.compressors[level, frame_bytes] = cctx
-    return cctx
-
-
-def frame_parameters(level: int, frame_bytes: int) -> zstandard.ZstdCompressionParameters:
-    """zstd's parameters of ``level`` for inputs of ``frame_bytes`` bytes, with the match finder's hash table at most
-    a quarter and its chain table at most an eighth of the frame's size, in entries (``hashLog``/``chainLog`` of the
-    zstd manual, ``lib/zstd.h``).
-
-    zstd sizes them for a whole input of that size (2^17 and 2^16 entries for 128 KiB at level 3) and clears them
-    for every frame; sized to the frame, a 128 KiB frame compresses 5-10% faster for 0-0.8% more bytes on the
-    fixtures (``python bench/frame_tables.py``: level 3's 1.091/1.071/1.053/1.019 of one frame against
-    1.092/1.074/1.061/1.019). Decompression does not depend on them."""
-    base = zstandard.ZstdCompressionParameters.from_level(level, source_size=frame_bytes)
-    bits = max(frame_bytes.bit_length() - 1, 10)  # log2 of the frame size, rounded down
-    return zstandard.ZstdCompressionParameters.from_level(
-        level, source_size=frame_bytes, hash_log=min(base.hash_log, bits - 2),
-        chain_log=min(base.chain_log, bits - 3), write_checksum=1, write_content_size=1)
-
-
-def decompressor() -> zstandard.ZstdDecompressor:
-    """This thread's decompressor (window limited to :data:`MAX_WINDOW_BYTES`)."""
-    return _local().decompressor
 
 
 # -- writing ------------------------------------------------------------------------------------------------------
