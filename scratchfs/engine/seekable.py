@@ -43,6 +43,7 @@ import struct
 from array import array
 from collections import deque
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from hashlib import blake2b
 
 import zstandard
@@ -100,6 +101,8 @@ MIN_FRAME_BYTES = 4 * 1024
 DEFAULT_LEVEL = ZSTD_LEVEL
 
 _INFLIGHT_PER_WORKER = 4  # frames in flight per worker thread of a large write (bounds its memory)
+_AHEAD_MIN_FRAMES = 4  # frames a read must span for its frames to be decompressed ahead on the frame threads
+_AHEAD_BYTES = 2 * 1024 * 1024  # most decompressed bytes of the frames a read decompresses ahead
 
 
 # -- writing ------------------------------------------------------------------------------------------------------
@@ -447,8 +450,35 @@ class SeekableReader:
         return parts[0].tobytes() if len(parts) == 1 else b"".join(parts)
 
     def iter_frames(self, first: int = 0, batch_bytes: int = 4 * 1024 * 1024) -> Iterator[tuple[int, bytes]]:
-        """Yield ``(decompressed offset, bytes)`` for each frame from ``first`` on, reading about ``batch_bytes`` of
-        compressed data per ``pread``."""
+        """Yield ``(decompressed offset, bytes)`` for each frame from ``first`` on, in order, reading about
+        ``batch_bytes`` of compressed data per ``pread``.
+
+        A read of :data:`_AHEAD_MIN_FRAMES` frames or more decompresses the frames after the one it yields ahead,
+        on the process's frame threads (:mod:`scratchfs.engine.frame_pool`; zstd releases the GIL): two per thread
+        and at most :data:`_AHEAD_BYTES`, so that decompressing overlaps what the caller does with each frame (a
+        search over a whole blob: ``python bench/run.py --only T5,P1``). A frame no thread has started when the
+        caller wants it is decompressed in the caller's thread (so no caller ever waits for a queued frame, even on
+        a frame thread); the frames left when the caller stops are cancelled; in a ``fork()`` child of the process
+        that began the read, the frames are decompressed in the caller's thread."""
+        table = self.table
+        size = table.d_offsets[first + 1] - table.d_offsets[first] if first < table.frames else 0
+        ahead = 0 if table.frames - first < _AHEAD_MIN_FRAMES else max(
+            1, min(2 * frame_pool.workers, _AHEAD_BYTES // max(1, size)))
+        generation, pending = forks.generation, deque()  # (index, compressed bytes, future or None), in order
+        try:
+            for index, chunk in self._compressed(first, batch_bytes):
+                pending.append((index, chunk, frame_pool.submit(self.decode, index, chunk) if ahead else None))
+                if len(pending) > ahead:
+                    yield self._taken(*pending.popleft(), generation)
+            while pending:
+                yield self._taken(*pending.popleft(), generation)
+        finally:
+            for _, _, future in pending:
+                if future is not None:
+                    future.cancel()
+
+    def _compressed(self, first: int, batch_bytes: int) -> Iterator[tuple[int, bytes]]:
+        """``(index, compressed bytes)`` of each frame from ``first`` on, about ``batch_bytes`` read per ``pread``."""
         table = self.table
         index = first
         while index < table.frames:
@@ -458,9 +488,14 @@ class SeekableReader:
                 last += 1
             raw = self.raw_frames(index, last)
             for i in range(index, last + 1):
-                chunk = raw[table.c_offsets[i] - start : table.c_offsets[i + 1] - start]
-                yield table.d_offsets[i], self.decode(i, chunk)
+                yield i, raw[table.c_offsets[i] - start : table.c_offsets[i + 1] - start]
             index = last + 1
+
+    def _taken(self, index: int, chunk: bytes, future: Future | None, generation: int) -> tuple[int, bytes]:
+        """Frame ``index``: its future's result once a thread runs it, else decompressed here."""
+        if future is None or generation != forks.generation or future.cancel():
+            return self.table.d_offsets[index], self.decode(index, chunk)
+        return self.table.d_offsets[index], future.result()
 
 
 # -- seek table cache ---------------------------------------------------------------------------------------------

@@ -1,0 +1,114 @@
+"""A long read decompresses the frames after the one it yields ahead, on the process's frame threads
+(``SeekableReader.iter_frames``): the frames come back whole and in order, a damaged one fails where it stands, a
+read stopped early leaves no work behind, and a read carried into a ``fork()`` child goes on there."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import pytest
+
+from scratchfs.engine import seekable
+from scratchfs.engine.binding import FormatError
+from scratchfs.engine.frame_pool import frame_pool
+from scratchfs.engine.seekable import SeekableReader
+from tests.test_seekable import open_reader, write_blob
+
+FRAME = 4096
+
+
+class Counting(SeekableReader):
+    """A reader that records which thread decompressed each frame."""
+
+    __slots__ = ("decoded",)
+
+    def __init__(self, source, table) -> None:
+        super().__init__(source, table)
+        self.decoded: list[tuple[int, str]] = []
+
+    def decode(self, index, raw):
+        self.decoded.append((index, threading.current_thread().name))
+        return super().decode(index, raw)
+
+
+@pytest.fixture
+def blob(tmp_path, fixture_data):
+    data = b"".join(fixture_data.values())[: 256 * FRAME]  # 256 frames
+    write_blob(tmp_path / "b.zst", data, frame_bytes=FRAME)
+    fd, plain = open_reader(tmp_path / "b.zst")
+    yield data, Counting(fd, plain.table)
+    os.close(fd)
+
+
+def _frames(data: bytes) -> list[tuple[int, bytes]]:
+    return [(i, data[i : i + FRAME]) for i in range(0, len(data), FRAME)]
+
+
+def test_a_long_read_yields_every_frame_in_order_some_decompressed_ahead(blob):
+    data, reader = blob
+    assert list(reader.iter_frames(batch_bytes=50_000)) == _frames(data)
+    assert sorted(i for i, _ in reader.decoded) == list(range(256))  # each frame decompressed once
+    assert any(name == "scratchfs-zstd" for _, name in reader.decoded)  # ... some on the frame threads
+    assert list(reader.iter_frames(250)) == _frames(data)[250:]  # from a frame on
+
+
+def test_a_short_read_stays_in_the_callers_thread(blob):
+    data, reader = blob
+    assert list(reader.iter_frames(253)) == _frames(data)[253:]
+    assert {name for _, name in reader.decoded} == {threading.current_thread().name}
+
+
+def test_a_read_stopped_early_leaves_its_frames_ahead_undone(blob):
+    data, reader = blob
+    frames = reader.iter_frames()
+    taken = [next(frames) for _ in range(3)]
+    frames.close()
+    assert taken == _frames(data)[:3]
+    time.sleep(0.2)  # (frames a thread had started finish; the others were cancelled)
+    assert len(reader.decoded) <= 3 + 2 * frame_pool.workers  # at most the frames ahead, never the whole blob
+
+
+def test_a_damaged_frame_fails_after_the_frames_before_it(tmp_path, blob):
+    data, reader = blob
+    table = reader.table
+    raw = bytearray((tmp_path / "b.zst").read_bytes())
+    middle = (table.c_offsets[100] + table.c_offsets[101]) // 2
+    raw[middle] ^= 0xFF  # inside frame 100's compressed bytes
+    (tmp_path / "d.zst").write_bytes(bytes(raw))
+    fd, damaged = open_reader(tmp_path / "d.zst")
+    got: list[tuple[int, bytes]] = []
+    try:
+        with pytest.raises(FormatError, match="frame 100"):
+            got.extend(damaged.iter_frames())  # (extend keeps what came before the failure)
+    finally:
+        os.close(fd)
+    assert got == _frames(data)[:100]
+
+
+def test_a_read_carried_into_a_fork_child_goes_on_there(blob):
+    data, reader = blob
+    frames = reader.iter_frames()
+    first = [next(frames) for _ in range(2)]  # frames ahead are queued on the parent's threads now
+    pid = os.fork()
+    if pid == 0:  # the child: the parent's threads are not here; its frames must still come, whole and in order
+        code = 1
+        try:
+            code = 0 if first + list(frames) == _frames(data) else 2
+        finally:
+            os._exit(code)
+    rest = list(frames)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert first + rest == _frames(data)
+
+
+def test_the_bound_on_frames_ahead_follows_the_frame_size(monkeypatch, blob):
+    data, reader = blob
+    monkeypatch.setattr(seekable, "_AHEAD_BYTES", 2 * FRAME)  # two frames' worth: at most two ahead
+    frames = reader.iter_frames()
+    assert next(frames) == _frames(data)[0]
+    time.sleep(0.2)
+    assert max(i for i, _ in reader.decoded) <= 2
+    frames.close()
