@@ -211,6 +211,12 @@ class Pool:
     def take(self, deadline: float | None = None) -> Worker | None:
         """An idle or new worker. With a ``deadline``, waits until one comes free (raises PoolBusy past it);
         without, ``None`` when every one is busy. Raises NoWorker when none can be started (descriptors, memory)."""
+        taken = self._take(deadline)
+        return None if taken is None else taken[0]
+
+    def _take(self, deadline: float | None) -> tuple[Worker, float] | None:
+        """:meth:`take`, with the moment the call stopped waiting for busy workers: before a new worker's start,
+        which is no wait for the pool (on a loaded machine starting a process can take a short limit's half)."""
         with self.cond:
             while not self.idle and self.alive >= self.size:
                 if deadline is None:
@@ -220,10 +226,11 @@ class Pool:
                     raise PoolBusy(f"busy: all {self.size} {self.label} worker processes were in use until the time "
                                    "limit; the call was not run")
                 self.cond.wait(left)
+            free = time.monotonic()
             while self.idle:
                 worker = self.idle.pop()
                 if worker.alive() and time.monotonic() - worker.idle_since <= self.idle_seconds:
-                    return worker
+                    return worker, free
                 self.alive -= 1  # it died idle (killed from outside, or its idle time ran out)
                 self.workers.discard(worker)
                 worker.stop()
@@ -240,7 +247,7 @@ class Pool:
             raise
         with self.cond:
             self.workers.add(worker)
-        return worker
+        return worker, free
 
     def run(self, request: bytes, deadline: float, keep: bool = True, retry: bool = True,
             wait: bool = True) -> tuple[str, Any]:
@@ -263,10 +270,10 @@ class Pool:
             NoWorker: no worker could be started (descriptors, memory).
         """
         began = time.monotonic()
-        worker = self.take(deadline if wait else None)
-        if worker is None:  # without waiting: every one busy
+        taken = self._take(deadline if wait else None)
+        if taken is None:  # without waiting: every one busy
             return "busy", None
-        got = time.monotonic()
+        worker, got = taken  # got: when a worker came free (a new one's start is the call's own time, not a wait)
         sent = False
         try:
             worker.send(request, deadline)
@@ -290,8 +297,9 @@ class Pool:
         return "ok", answer
 
     def _waited(self, began: float, got: float, deadline: float) -> TimeoutError:
-        """The error of a call stopped at ``deadline``: PoolBusy when it spent more of its time waiting for a worker
-        (from ``began`` until it ``got`` one) than it had left to run, else a plain TimeoutError."""
+        """The error of a call stopped at ``deadline``: PoolBusy when it spent more of its time waiting for a busy
+        worker to come free (from ``began`` until it ``got`` one; starting a new one is not waiting) than it had left
+        to run, else a plain TimeoutError."""
         if got - began <= deadline - got:
             return TimeoutError()
         return PoolBusy(f"busy: all {self.size} {self.label} worker processes were in use for {got - began:.1f} s of "
