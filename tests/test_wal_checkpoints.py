@@ -184,6 +184,26 @@ def test_a_batched_job_settles_the_log_between_its_transactions_never_in_one(tmp
         assert store.list_entries() == []
 
 
+def test_a_batched_job_checkpoints_the_log_after_its_last_transaction(tmp_path, monkeypatch):
+    # a delete that frees a full disk leaves the log copied, so that the next commit starts it again instead of
+    # growing it into the space freed: with no checkpoint at a job's end (too few rows for a background one), the log
+    # grew to 1 MB of a 3 MiB disk and tests/test_full_disk.py's in-process recovery failed every time
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("run", "agent")
+        wal = tmp_path / "index.sqlite-wal"
+        for i in range(20):  # far fewer rows than a background checkpoint waits for
+            scope.scratch_write(f"k{i}", os.urandom(64))
+        rows = [(row[0], row[3]) for row in store.index.blob_rows()]
+        ran = _where_checkpoints_ran(monkeypatch)
+        assert store.index.delete_rows(rows) == 20
+        assert ran == [threading.current_thread().name]  # the job's own, after its last transaction
+        size = wal.stat().st_size
+        for i in range(20):
+            scope.scratch_write(f"k{i}", os.urandom(64))
+        assert wal.stat().st_size == size  # the log started again from its beginning
+        assert len(scope.scratch_list()) == 20
+
+
 def test_close_waits_for_a_checkpoint_and_starts_no_more(tmp_path):
     started = threading.Event()
     release = threading.Event()
