@@ -204,6 +204,42 @@ def test_a_call_that_waited_for_a_worker_longer_than_it_then_ran_is_store_busy()
         thread.join(30)
 
 
+def test_a_call_whose_new_worker_was_slow_to_start_is_a_time_limit_not_store_busy(monkeypatch):
+    # starting a worker process is the call's own time, not a wait for a busy worker: on a loaded machine a start
+    # took more than half of a 0.05 s limit, and a runaway HTML text view was reported as "busy: all 2 HTML worker
+    # processes were in use for 0.0 s" (tests/test_html_runaway.py, 3 of 4 rounds with the CPU overcommitted)
+    start = worker_pipe.Worker.__init__
+
+    def slow_start(self, *args, **kwargs):
+        time.sleep(0.3)  # as a fork and exec on a loaded machine
+        start(self, *args, **kwargs)
+
+    monkeypatch.setattr(worker_pipe.Worker, "__init__", slow_start)
+    pool = worker_pipe.Pool(jq_worker.__file__, 1, "jq")
+    runaway = pickle.dumps(("last(range(1e10))", "records", (["1"], False)), protocol=pickle.HIGHEST_PROTOCOL)
+    try:
+        with pytest.raises(TimeoutError) as caught:
+            pool.run(runaway, time.monotonic() + 0.5)
+        assert type(caught.value) is TimeoutError  # not PoolBusy: no worker was ever busy
+        assert pool.counts() == (0, 0)  # the worker that ran past the limit was stopped
+    finally:
+        pool.kill_all()
+
+
+def test_a_call_whose_time_was_spent_before_it_asked_for_a_worker_is_a_time_limit_not_store_busy():
+    # html_text reads and pickles the page after its time limit started: on a loaded machine an 11 MB page took the
+    # whole 0.05 s limit before the pool was asked, and the call was reported as "busy ... the call got the last
+    # 0.0 s" though no worker was busy (tests/test_html_runaway.py again, after the fix above)
+    pool = worker_pipe.Pool(jq_worker.__file__, 1, "jq")
+    try:
+        with pytest.raises(TimeoutError) as caught:
+            pool.run(_jq_request(1), time.monotonic() - 0.1)
+        assert type(caught.value) is TimeoutError
+        assert pool.counts() == (0, 0)
+    finally:
+        pool.kill_all()
+
+
 def test_what_a_jq_worker_writes_to_stderr_never_reaches_the_callers(capfd, tmp_path):
     """jq's own messages (its C code prints "jq: error: cannot allocate memory" to fd 2 as it dies) stay in the
     worker's stderr file; the death's typed error ends with that line. Filters using ``debug``/``stderr`` answer."""

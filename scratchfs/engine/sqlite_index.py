@@ -152,12 +152,13 @@ class Index(ScaleQueries):
         return Transaction(self.connections, doing, self.txn_log,
                            checkpoints.counted if batch else checkpoints.committed)
 
-    def between_batches(self) -> None:
-        """A batched job's turn between its transactions: settles the write-ahead log if it is due
-        (:meth:`Checkpoints.between`). Raises StoreClosed (the store was closed meanwhile)."""
+    def between_batches(self, last: bool = False) -> None:
+        """A batched job's turn between its transactions (or after its ``last``): settles the write-ahead log if it
+        is due, else checkpoints it after the last (:meth:`Checkpoints.between`). Raises StoreClosed (the store was
+        closed meanwhile)."""
         conn = self.connections.acquire()
         try:
-            self.checkpoints.between(conn)
+            self.checkpoints.between(conn, last)
         finally:
             self.connections.release(conn)
 

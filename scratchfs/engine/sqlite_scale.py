@@ -127,7 +127,8 @@ class ScaleQueries:
         figure of ``python bench/run.py --growth``).
 
         No ``COMMIT`` of the job checkpoints the write-ahead log (two ``fsync`` calls, which would be timed as the
-        batch's); the log is settled between batches when due instead (:mod:`scratchfs.engine.wal_checkpoints`)."""
+        batch's); the log is settled between batches when due instead, and checkpointed after the last
+        (:mod:`scratchfs.engine.wal_checkpoints`)."""
         total = 0
         try:
             while True:
@@ -144,7 +145,7 @@ class ScaleQueries:
                 self.between_batches()
         finally:
             with contextlib.suppress(ScratchError, sqlite3.Error):
-                self.between_batches()
+                self.between_batches(last=True)
 
     def pending_deletes(self) -> list[tuple[str, str | None, int, float]]:
         """``(run_id, agent_id or None, upto, at)`` of every delete recorded but not finished."""

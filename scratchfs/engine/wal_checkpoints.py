@@ -38,7 +38,7 @@ own rows and run their own checkpoints; closing the last connection to the datab
 <scratchfs.engine.sqlite_scale.ScaleQueries.in_batches>`) count their rows and start background checkpoints like any
 writer, but never settle inside a commit: the job sizes its batches by how long they take, and a checkpoint's
 ``fsync`` calls timed as a batch's would shrink the next ones for nothing. The job settles the log between its
-transactions instead, when a commit would have (:meth:`Checkpoints.between`).
+transactions instead, when a commit would have (:meth:`Checkpoints.between`), and checkpoints it after its last.
 
 The count is of rows, not log pages (SQLite does not report a transaction's pages): a spill changes one row and
 writes 7 to 9 pages (the table and its 6 indexes, ``strace -c``), so :data:`CHECKPOINT_ROWS` rows are about SQLite's
@@ -134,15 +134,21 @@ class Checkpoints:
         its transactions instead (:meth:`between`). Raises nothing."""
         self._count(rows, inline=False)
 
-    def between(self, conn: sqlite3.Connection) -> None:
+    def between(self, conn: sqlite3.Connection, last: bool = False) -> None:
         """A batched job's turn between two of its transactions (``conn`` holds none): the checkpoint that
-        :meth:`committed` would have run inside a commit, if it is due (see the module docstring). Raises nothing."""
+        :meth:`committed` would have run inside a commit, if it is due (see the module docstring). After the job's
+        ``last`` transaction, when none is due and none runs, a ``PASSIVE`` one (timed as no batch's): a job that
+        freed space -- a delete on a full disk -- leaves the log copied, so that the next commit starts it again
+        instead of growing it into the space freed. Raises nothing."""
         with self._lock:
-            settle = self._unsettled >= self.settle_rows and not self.running
+            running = self.running
+            settle = self._unsettled >= self.settle_rows and not running
             if settle:
                 self._unsettled = 0
         if settle:
             self._settle(conn)
+        elif last and not running:
+            self._checkpoint(conn)
 
     def _count(self, rows: int, inline: bool) -> bool:
         """Count ``rows``, start the background checkpoint when due; True when the caller is to settle the log

@@ -211,6 +211,14 @@ class Pool:
     def take(self, deadline: float | None = None) -> Worker | None:
         """An idle or new worker. With a ``deadline``, waits until one comes free (raises PoolBusy past it);
         without, ``None`` when every one is busy. Raises NoWorker when none can be started (descriptors, memory)."""
+        taken = self._take(deadline)
+        return None if taken is None else taken[0]
+
+    def _take(self, deadline: float | None) -> tuple[Worker, float] | None:
+        """:meth:`take`, with the seconds the call waited for busy workers to come free: 0.0 when one was idle or
+        a new one could be started at once (that start is no wait for the pool: on a loaded machine it can take
+        half of a short limit)."""
+        waited_from = None
         with self.cond:
             while not self.idle and self.alive >= self.size:
                 if deadline is None:
@@ -219,11 +227,13 @@ class Pool:
                 if left <= 0:
                     raise PoolBusy(f"busy: all {self.size} {self.label} worker processes were in use until the time "
                                    "limit; the call was not run")
+                waited_from = time.monotonic() if waited_from is None else waited_from
                 self.cond.wait(left)
+            waited = 0.0 if waited_from is None else time.monotonic() - waited_from
             while self.idle:
                 worker = self.idle.pop()
                 if worker.alive() and time.monotonic() - worker.idle_since <= self.idle_seconds:
-                    return worker
+                    return worker, waited
                 self.alive -= 1  # it died idle (killed from outside, or its idle time ran out)
                 self.workers.discard(worker)
                 worker.stop()
@@ -240,7 +250,7 @@ class Pool:
             raise
         with self.cond:
             self.workers.add(worker)
-        return worker
+        return worker, waited
 
     def run(self, request: bytes, deadline: float, keep: bool = True, retry: bool = True,
             wait: bool = True) -> tuple[str, Any]:
@@ -263,10 +273,11 @@ class Pool:
             NoWorker: no worker could be started (descriptors, memory).
         """
         began = time.monotonic()
-        worker = self.take(deadline if wait else None)
-        if worker is None:  # without waiting: every one busy
+        taken = self._take(deadline if wait else None)
+        if taken is None:  # without waiting: every one busy
             return "busy", None
-        got = time.monotonic()
+        worker, waited = taken
+        got = began + waited  # when a busy worker came free (a new one's start is the call's own time, not a wait)
         sent = False
         try:
             worker.send(request, deadline)
@@ -290,9 +301,11 @@ class Pool:
         return "ok", answer
 
     def _waited(self, began: float, got: float, deadline: float) -> TimeoutError:
-        """The error of a call stopped at ``deadline``: PoolBusy when it spent more of its time waiting for a worker
-        (from ``began`` until it ``got`` one) than it had left to run, else a plain TimeoutError."""
-        if got - began <= deadline - got:
+        """The error of a call stopped at ``deadline``: PoolBusy when it spent more of its time waiting for a busy
+        worker to come free (from ``began`` until it ``got`` one; starting a new one is not waiting) than it had left
+        to run, else a plain TimeoutError (also when it never waited: its deadline may have passed before it asked
+        for a worker, spent by the caller reading and pickling a large request on a loaded machine)."""
+        if got - began <= max(0.0, deadline - got):
             return TimeoutError()
         return PoolBusy(f"busy: all {self.size} {self.label} worker processes were in use for {got - began:.1f} s of "
                         f"the time limit; the call got the last {max(0.0, deadline - got):.1f} s and was stopped")
