@@ -30,7 +30,9 @@ after the copy (https://sqlite.org/c3ref/wal_checkpoint_v2.html), and with sever
 another one always had (``python bench/checkpoint_hazards.py threads 4 6``: 4 threads grew the log file to
 388.5 MiB in 6 s with a ``PASSIVE`` settle, 21.2 MiB with ``RESTART``). Such a
 process waits for a checkpoint once every :data:`SETTLE_ROWS` rows instead of every :data:`CHECKPOINT_ROWS`, and its
-log holds about :data:`SETTLE_ROWS` rows of pages at most (16 MiB at 4 KiB pages). A thread that cannot be started
+log holds about :data:`SETTLE_ROWS` rows of pages at most (16 MiB at 4 KiB pages) -- twice that while a background
+checkpoint starved of CPU is still under way: then the committing connection waits for it (at most 250 ms) and
+settles anyway. A thread that cannot be started
 (the process is out of threads) also leaves the checkpoint to the committing connection. Other processes count their
 own rows and run their own checkpoints; closing the last connection to the database checkpoints it as before.
 
@@ -125,8 +127,9 @@ class Checkpoints:
         """Count ``rows`` committed by ``conn`` (which holds no transaction now); start a background checkpoint when
         :attr:`rows` were since the last one, and checkpoint in ``conn`` when :attr:`settle_rows` were, or when no
         thread can be started. Raises nothing."""
-        if self._count(rows, inline=True):
-            self._settle(conn)
+        settle, running = self._count(rows, inline=True)
+        if settle:
+            self._settle(conn, running)
 
     def counted(self, conn: sqlite3.Connection, rows: int) -> None:
         """:meth:`committed` for a transaction of a batched job: the rows count and start background checkpoints,
@@ -141,18 +144,18 @@ class Checkpoints:
         freed space -- a delete on a full disk -- leaves the log copied, so that the next commit starts it again
         instead of growing it into the space freed. Raises nothing."""
         with self._lock:
-            running = self.running
-            settle = self._unsettled >= self.settle_rows and not running
+            running = self._thread if self.running else None
+            settle = self._overdue(running is not None)
             if settle:
                 self._unsettled = 0
         if settle:
-            self._settle(conn)
-        elif last and not running:
+            self._settle(conn, running)
+        elif last and running is None:
             self._checkpoint(conn)
 
-    def _count(self, rows: int, inline: bool) -> bool:
-        """Count ``rows``, start the background checkpoint when due; True when the caller is to settle the log
-        (only when ``inline``)."""
+    def _count(self, rows: int, inline: bool) -> tuple[bool, threading.Thread | None]:
+        """Count ``rows``, start the background checkpoint when due; whether the caller is to settle the log (only
+        when ``inline``), and the background checkpoint it is to wait for first, if one runs."""
         with self._lock:
             if self._generation != forks.generation:  # a fork() child: the parent's thread is not ours
                 self._thread, self._generation = None, forks.generation
@@ -160,15 +163,21 @@ class Checkpoints:
             self._pending += rows
             self._unsettled += rows
             self._during += rows if running else 0
-            settle = inline and self._unsettled >= self.settle_rows and not running
+            settle = inline and self._overdue(running)
             if not settle and (self._pending < self.rows or self._closed or running):
-                return False
+                return False, None
             self._pending = 0
             if not settle:
                 settle = not self._start() and inline
             if settle:
                 self._unsettled = 0
-            return settle
+            return settle, self._thread if settle and running else None
+
+    def _overdue(self, running: bool) -> bool:
+        """The log is to be settled now (the lock held): :attr:`settle_rows` rows went by and no background
+        checkpoint runs -- or twice as many did, whatever runs (a background thread starved of CPU would let the
+        log grow without a bound meanwhile)."""
+        return self._unsettled >= (2 if running else 1) * self.settle_rows
 
     def _start(self) -> bool:
         """Start the checkpoint thread (the lock held); False when it cannot be started."""
@@ -197,10 +206,13 @@ class Checkpoints:
                 except sqlite3.Error:  # pragma: no cover - closing an idle connection does not fail in practice
                     pass
 
-    def _settle(self, conn: sqlite3.Connection) -> None:
+    def _settle(self, conn: sqlite3.Connection, running: threading.Thread | None = None) -> None:
         """Run a ``RESTART`` checkpoint in the committing ``conn``, waiting at most :data:`_SETTLE_WAIT_MS` for
         this process's other writers and readers (see the module docstring: a ``PASSIVE`` one copies the whole log
-        but leaves it growing while another thread writes)."""
+        but leaves it growing while another thread writes) -- and first as long for the background checkpoint
+        ``running``, if any (two checkpoints cannot run at once)."""
+        if running is not None and running is not threading.current_thread():
+            running.join(_SETTLE_WAIT_MS / 1000)
         try:
             (wait,) = conn.execute("PRAGMA busy_timeout").fetchone()
             conn.execute(f"PRAGMA busy_timeout = {min(wait, _SETTLE_WAIT_MS)}")
