@@ -1,5 +1,6 @@
-"""The process's frame-compression threads: one per core, shared by every large write, started on demand and ended
-after :data:`IDLE_SECONDS` without work.
+"""The process's frame threads: one per core, shared by every large write (compressing its frames) and every long read
+(decompressing the frames ahead of it, :meth:`scratchfs.engine.seekable.SeekableReader.iter_frames`), started on
+demand and ended after :data:`IDLE_SECONDS` without work.
 
 **Why shared.** A large write compresses its frames on worker threads (zstd releases the GIL; see
 :class:`scratchfs.engine.seekable.SeekableWriter`). Starting new threads for every write, each then making its own
