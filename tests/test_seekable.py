@@ -237,7 +237,7 @@ def _stacks(pool) -> str:
 
     frames = sys._current_frames()
     threads = list(threading.enumerate())  # all of them: another thread may hold the GIL
-    return f"alive={pool.alive} queued={pool._queue.qsize()} " + " | ".join(
+    return f"alive={pool.alive} queued={pool.queued} " + " | ".join(
         f"{t.name}: {''.join(traceback.format_stack(frames[t.ident])[-3:])}" for t in threads if t.ident in frames)
 
 

@@ -12,22 +12,27 @@ on 2 threads, 23.5 ms with new threads per write against 16.5 ms with kept ones 
 **Why they end.** An idle process holds no thread of ours: a thread costs its stack, and ``fork()`` in a process with
 threads is what Python 3.12 warns about (a fork child never uses the parent's workers: it starts its own, see
 :meth:`FramePool.reset`). :class:`concurrent.futures.ThreadPoolExecutor` keeps its threads until ``shutdown``, so
-this is a small pool of our own over :class:`queue.Queue`, handing out the standard library's
+this is a small pool of our own (its queue below), handing out the standard library's
 :class:`concurrent.futures.Future` (callers wait and cancel as with an executor).
 
-**Why not** :class:`queue.SimpleQueue`. On CPython 3.11 (and 3.12) its ``get(timeout=...)`` blocks for ever when the
-waiting thread is woken for an item that another thread took first and the deadline passed meanwhile: the time left,
-recomputed as a negative number, is passed on as "wait without a timeout" (3.13 rewrote it). A worker then never
-ended while the process was idle (``tests/test_frame_pool.py``: 12 of 600 threads blocked on 3.11.7 with
-``SimpleQueue``). :class:`queue.Queue` raises ``Empty`` once the time left is not positive; its few µs more per
-call are per frame (128 KiB), not per byte.
+**The queue.** Calls wait in a :class:`collections.deque` (``append`` and ``popleft`` are single C calls) and a
+:class:`threading.Lock` held while no wake-up is pending wakes the threads (``release`` wakes one, ``acquire`` with
+a timeout waits): every step the caller's thread takes is one C call, so a ``KeyboardInterrupt`` from a signal
+handler can fall between two of them but never inside one. :class:`queue.Queue` takes its ``Condition`` in Python
+code, where an interrupt can land after the lock is taken and before the ``with`` block is set up
+(https://bugs.python.org/issue29988): the lock stays taken and every later call hangs (a trial: 3 of 6 processes
+interrupted at random during long reads hung in ``Queue.put``). :class:`queue.SimpleQueue` is all C, but on CPython
+3.11 and 3.12 its ``get(timeout=...)`` blocks for ever when the waiting thread is woken for an item that another
+thread took first and the deadline passed meanwhile (the time left, recomputed as a negative number, is passed on as
+"no timeout"): a thread then never ended in an idle process (``tests/test_frame_pool.py``: 12 of 600 threads).
+A lock's ``acquire(timeout=...)`` treats a time left that went negative as a timeout.
 """
 
 from __future__ import annotations
 
 import os
-import queue
 import threading
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
@@ -53,8 +58,15 @@ class FramePool:
     def reset(self) -> None:
         """Forget every thread and queued call (in a ``fork()`` child, where the parent's threads do not exist)."""
         self._lock = threading.Lock()
-        self._queue: queue.Queue = queue.Queue()
+        self._calls: deque = deque()  # (future, fn, args), oldest first
+        self._wake = threading.Lock()  # held while no wake-up is pending (see the module docstring)
+        self._wake.acquire()
         self._alive = 0
+
+    @property
+    def queued(self) -> int:
+        """Calls waiting for a thread now."""
+        return len(self._calls)
 
     @property
     def alive(self) -> int:
@@ -70,7 +82,8 @@ class FramePool:
         before this returns. Raises nothing of its own (a ``KeyboardInterrupt`` met while starting a thread is
         raised again, after those calls ran)."""
         future: Future = Future()
-        self._queue.put((future, fn, args))
+        self._calls.append((future, fn, args))
+        self._signal()
         with self._lock:
             start = self._alive < self.workers
             if start:
@@ -90,27 +103,39 @@ class FramePool:
 
     def _run_queued(self) -> None:
         """Run the queued calls in this thread until the queue is empty."""
+        calls = self._calls
         while True:
             try:
-                item = self._queue.get_nowait()
-            except queue.Empty:
+                item = calls.popleft()
+            except IndexError:
                 return
             _run(*item)
             del item
 
+    def _signal(self) -> None:
+        """Wake one waiting thread (or the next to wait), unless a wake-up is pending already."""
+        try:
+            self._wake.release()
+        except RuntimeError:  # released already: a wake-up is pending
+            pass
+
     def _work(self) -> None:
-        work, counted = self._queue, True
+        calls, wake, counted = self._calls, self._wake, True
         try:
             while True:
                 try:
-                    item = work.get(timeout=self.idle_seconds)
-                except queue.Empty:
+                    item = calls.popleft()
+                except IndexError:
+                    if wake.acquire(timeout=self.idle_seconds):
+                        continue  # woken (or a stale wake-up): look again
                     with self._lock:  # a call queued before this check is seen; one queued after it starts a thread
-                        if work.empty():
+                        if not calls:
                             self._alive -= 1
                             counted = False
                             return
                     continue
+                if calls:
+                    self._signal()  # more are waiting: wake another thread for them
                 _run(*item)
                 del item  # the caller's data is not kept alive by an idle thread
         finally:
