@@ -188,11 +188,11 @@ def test_a_worker_ended_by_an_unexpected_error_leaves_the_count_true(monkeypatch
     pool = FramePool(workers=1, idle_seconds=5.0)
     real_run, failed = module._run, []
 
-    def run_once_failing(future, fn, args):
+    def run_once_failing(call):
         if not failed:
             failed.append(1)
             raise MemoryError("the worker's own failure, outside any call")
-        real_run(future, fn, args)
+        real_run(call)
 
     monkeypatch.setattr(module, "_run", run_once_failing)
     lost = pool.submit(pow, 2, 2)  # its worker dies before running it

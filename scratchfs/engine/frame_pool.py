@@ -12,8 +12,8 @@ on 2 threads, 23.5 ms with new threads per write against 16.5 ms with kept ones 
 **Why they end.** An idle process holds no thread of ours: a thread costs its stack, and ``fork()`` in a process with
 threads is what Python 3.12 warns about (a fork child never uses the parent's workers: it starts its own, see
 :meth:`FramePool.reset`). :class:`concurrent.futures.ThreadPoolExecutor` keeps its threads until ``shutdown``, so
-this is a small pool of our own (its queue below), handing out the standard library's
-:class:`concurrent.futures.Future` (callers wait and cancel as with an executor).
+this is a small pool of our own (its queue below), handing out a :class:`Call` for each call (callers wait and
+cancel as with an executor's futures).
 
 **The queue.** Calls wait in a :class:`collections.deque` (``append`` and ``popleft`` are single C calls) and a
 :class:`threading.Lock` held while no wake-up is pending wakes the threads (``release`` wakes one, ``acquire`` with
@@ -25,7 +25,10 @@ interrupted at random during long reads hung in ``Queue.put``). :class:`queue.Si
 3.11 and 3.12 its ``get(timeout=...)`` blocks for ever when the waiting thread is woken for an item that another
 thread took first and the deadline passed meanwhile (the time left, recomputed as a negative number, is passed on as
 "no timeout"): a thread then never ended in an idle process (``tests/test_frame_pool.py``: 12 of 600 threads).
-A lock's ``acquire(timeout=...)`` treats a time left that went negative as a timeout.
+A lock's ``acquire(timeout=...)`` treats a time left that went negative as a timeout. For the same reason a
+:class:`Call` is not a :class:`concurrent.futures.Future`, whose ``result`` and ``cancel`` take a ``Condition`` in
+Python code: an interrupted wait could leave it taken, and the thread running that call would wait on it for ever
+(the trial's pool, after random interrupts: 415 calls queued, both threads stuck).
 """
 
 from __future__ import annotations
@@ -34,13 +37,81 @@ import os
 import threading
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import CancelledError
 from typing import Any
 
-__all__ = ["IDLE_SECONDS", "FramePool", "frame_pool"]
+__all__ = ["IDLE_SECONDS", "Call", "FramePool", "frame_pool"]
 
 IDLE_SECONDS = 2.0
 """Seconds a worker thread waits for a frame before it ends."""
+
+
+_PENDING, _RUNNING, _CANCELLED, _FINISHED = range(4)
+
+
+class Call:
+    """One submitted call: its result (or exception) once a thread ran it, or its cancellation before one took it.
+
+    Like :class:`concurrent.futures.Future`'s ``result``, ``cancel``, ``cancelled`` and ``done``, with locks taken
+    only by C calls (see the module docstring). Thread-safe."""
+
+    __slots__ = ("_done", "_error", "_guard", "_result", "_state", "args", "fn")
+
+    def __init__(self, fn: Callable[..., Any], args: tuple) -> None:
+        self.fn, self.args = fn, args
+        self._guard = threading.Lock()
+        self._done = threading.Lock()  # held until the call finished or was cancelled
+        self._done.acquire()
+        self._state = _PENDING
+        self._result: Any = None
+        self._error: BaseException | None = None
+
+    def cancel(self) -> bool:
+        """Cancel the call unless a thread took it; True when it is (now or already) cancelled."""
+        with self._guard:
+            if self._state == _PENDING:
+                self._state = _CANCELLED
+                self._done.release()
+            return self._state == _CANCELLED
+
+    def cancelled(self) -> bool:
+        """Whether the call was cancelled."""
+        return self._state == _CANCELLED
+
+    def done(self) -> bool:
+        """Whether the call finished or was cancelled."""
+        return self._state in (_CANCELLED, _FINISHED)
+
+    def result(self, timeout: float | None = None) -> Any:
+        """The call's return value, waiting for it (at most ``timeout`` seconds).
+
+        Raises:
+            what the call raised; ``concurrent.futures.CancelledError`` (cancelled); ``TimeoutError`` (not done
+            in time).
+        """
+        if not self.done():
+            if not self._done.acquire(timeout=-1 if timeout is None else max(0.0, timeout)):
+                raise TimeoutError("the call did not finish in time")
+            self._done.release()  # (for any other waiter)
+        if self._state == _CANCELLED:
+            raise CancelledError()
+        if self._error is not None:
+            raise self._error
+        return self._result
+
+    def run(self) -> None:
+        """Run the call in this thread, unless it was cancelled (a pool thread's part)."""
+        with self._guard:
+            if self._state != _PENDING:
+                return
+            self._state = _RUNNING
+        try:
+            self._result = self.fn(*self.args)
+        except BaseException as exc:  # handed to the waiting caller, as an executor does
+            self._error = exc
+        self.fn = self.args = None  # the caller's data is not kept alive by the finished call
+        self._state = _FINISHED
+        self._done.release()
 
 
 class FramePool:
@@ -73,16 +144,16 @@ class FramePool:
         """Worker threads alive now."""
         return self._alive
 
-    def submit(self, fn: Callable[..., Any], *args: Any) -> Future:
-        """Run ``fn(*args)`` on a worker thread; its result or exception goes to the returned future (a future
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Call:
+        """Run ``fn(*args)`` on a worker thread; its result or exception goes to the returned :class:`Call` (one
         cancelled before a worker takes it is skipped).
 
         Every call is answered: when a thread cannot be started (the process is out of threads or memory, or the
         interpreter is shutting down) and none is alive to take the queued calls, they run in the calling thread
         before this returns. Raises nothing of its own (a ``KeyboardInterrupt`` met while starting a thread is
         raised again, after those calls ran)."""
-        future: Future = Future()
-        self._calls.append((future, fn, args))
+        call = Call(fn, args)
+        self._calls.append(call)
         self._signal()
         with self._lock:
             start = self._alive < self.workers
@@ -99,18 +170,17 @@ class FramePool:
                     self._run_queued()
                 if not isinstance(exc, Exception):
                     raise
-        return future
+        return call
 
     def _run_queued(self) -> None:
         """Run the queued calls in this thread until the queue is empty."""
         calls = self._calls
         while True:
             try:
-                item = calls.popleft()
+                call = calls.popleft()
             except IndexError:
                 return
-            _run(*item)
-            del item
+            call.run()
 
     def _signal(self) -> None:
         """Wake one waiting thread (or the next to wait), unless a wake-up is pending already."""
@@ -124,7 +194,7 @@ class FramePool:
         try:
             while True:
                 try:
-                    item = calls.popleft()
+                    call = calls.popleft()
                 except IndexError:
                     if wake.acquire(timeout=self.idle_seconds):
                         continue  # woken (or a stale wake-up): look again
@@ -136,21 +206,17 @@ class FramePool:
                     continue
                 if calls:
                     self._signal()  # more are waiting: wake another thread for them
-                _run(*item)
-                del item  # the caller's data is not kept alive by an idle thread
+                _run(call)
+                del call  # the caller's data is not kept alive by an idle thread
         finally:
             if counted:  # ended by an exception: the count stays true, so that a later call starts a thread
                 with self._lock:
                     self._alive -= 1
 
 
-def _run(future: Future, fn: Callable[..., Any], args: tuple) -> None:
-    """Run one queued call into its future, unless it was cancelled."""
-    if future.set_running_or_notify_cancel():
-        try:
-            future.set_result(fn(*args))
-        except BaseException as exc:  # handed to the waiting caller, as an executor does
-            future.set_exception(exc)
+def _run(call: Call) -> None:
+    """Run one queued call (a seam for tests)."""
+    call.run()
 
 
 frame_pool = FramePool()

@@ -43,7 +43,6 @@ import struct
 from array import array
 from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future
 from hashlib import blake2b
 
 import zstandard
@@ -51,7 +50,7 @@ import zstandard
 from scratchfs.engine import safe_fs
 from scratchfs.engine.binding import EMPTY_CHECKSUM, Binding, FormatError, encode_binding_frame, table_digest
 from scratchfs.engine.caches import LRU
-from scratchfs.engine.frame_pool import FramePool, frame_pool
+from scratchfs.engine.frame_pool import Call, FramePool, frame_pool
 from scratchfs.engine.seek_table import (
     CHECKSUM_FLAG,
     ENTRY_SIZE,
@@ -462,8 +461,8 @@ class SeekableReader:
         that began the read, the frames are decompressed in the caller's thread."""
         table = self.table
         size = table.d_offsets[first + 1] - table.d_offsets[first] if first < table.frames else 0
-        ahead = 0 if table.frames - first < _AHEAD_MIN_FRAMES else max(
-            1, min(2 * frame_pool.workers, _AHEAD_BYTES // max(1, size)))
+        ahead = 0 if table.frames - first < _AHEAD_MIN_FRAMES else min(  # (none for frames over 2 MiB)
+            2 * frame_pool.workers, _AHEAD_BYTES // max(1, size))
         generation, pending = forks.generation, deque()  # (index, compressed bytes, future or None), in order
         try:
             for index, chunk in self._compressed(first, batch_bytes):
@@ -491,7 +490,7 @@ class SeekableReader:
                 yield i, raw[table.c_offsets[i] - start : table.c_offsets[i + 1] - start]
             index = last + 1
 
-    def _taken(self, index: int, chunk: bytes, future: Future | None, generation: int) -> tuple[int, bytes]:
+    def _taken(self, index: int, chunk: bytes, future: Call | None, generation: int) -> tuple[int, bytes]:
         """Frame ``index``: its future's result once a thread runs it, else decompressed here."""
         if future is None or generation != forks.generation or future.cancel():
             return self.table.d_offsets[index], self.decode(index, chunk)
