@@ -3,6 +3,7 @@ each with the guard against it on and off:
 
     python bench/checkpoint_hazards.py fork [FORKS] [--unguarded]        # default 150 forks
     python bench/checkpoint_hazards.py threads [THREADS] [SECONDS] [--passive-settle]   # default 4 threads, 6 s
+    python bench/checkpoint_hazards.py starved [ROWS] [--no-overdue]     # default 512 rows
 
 - ``fork``: a thread writes scratchpad values with a background checkpoint every 4 rows (so one is nearly always
   under way) while the main thread forks every 5 ms; each child writes one value into a store of its own and exits.
@@ -12,6 +13,10 @@ each with the guard against it on and off:
 - ``threads``: THREADS threads write 300-byte scratchpad values without a pause for SECONDS; printed: writes, and the
   largest size of the log file seen. ``--passive-settle`` makes the settling checkpoint ``PASSIVE`` instead of
   ``RESTART``, as before the fix (the log, copied whole, then never starts again while another thread writes).
+- ``starved``: one thread writes ROWS 64-byte values without a pause into a store that checkpoints every 16 rows and
+  settles every 64, its checkpoint thread 0.3 s late to start (one starved of CPU on a loaded machine); printed: the
+  largest size of the log file. ``--no-overdue`` leaves the settling to a background checkpoint under way however
+  many rows go by, as before the fix.
 
 Stores are made under the system temp directory and removed.
 """
@@ -77,7 +82,7 @@ def forks(count: int, unguarded: bool) -> str:
 
 def threads(count: int, seconds: float, passive: bool) -> str:
     if passive:
-        wal_checkpoints.Checkpoints._settle = lambda self, conn: self._checkpoint(conn)
+        wal_checkpoints.Checkpoints._settle = lambda self, conn, running=None: self._checkpoint(conn)
     root = tempfile.mkdtemp(prefix="hazard-")
     wal = Path(root, "index.sqlite-wal")
     writes, largest, stop = [0] * count, [0], threading.Event()
@@ -106,6 +111,32 @@ def threads(count: int, seconds: float, passive: bool) -> str:
             f"{largest[0] / 2**20:.1f} MiB")
 
 
+def starved(rows: int, no_overdue: bool) -> str:
+    if no_overdue:
+        wal_checkpoints.Checkpoints._overdue = lambda self, running: not running and self._unsettled >= self.settle_rows
+    root = tempfile.mkdtemp(prefix="hazard-")
+    wal, largest = Path(root, "index.sqlite-wal"), 0
+    try:
+        with ScratchStore(root) as store:
+            checkpoints = store.index.checkpoints
+            checkpoints.rows, checkpoints.settle_rows = 16, 64
+            connect = checkpoints._connect
+
+            def late_connect():
+                time.sleep(0.3)
+                return connect()
+
+            checkpoints._connect = late_connect
+            scope = store.scope("r", "a")
+            for i in range(rows):
+                scope.scratch_write(f"k{i}", os.urandom(64))
+                largest = max(largest, wal.stat().st_size)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    how = "left to the running checkpoint" if no_overdue else "overdue after twice settle_rows"
+    return f"{rows} rows, a checkpoint thread 0.3 s late, settling {how}: log file at most {largest / 2**20:.1f} MiB"
+
+
 def main(argv: list[str]) -> int:
     flags = {a for a in argv if a.startswith("--")}
     args = [a for a in argv if not a.startswith("--")]
@@ -114,6 +145,8 @@ def main(argv: list[str]) -> int:
     elif args[:1] == ["threads"]:
         print(threads(int(args[1]) if len(args) > 1 else 4, float(args[2]) if len(args) > 2 else 6.0,
                       "--passive-settle" in flags))
+    elif args[:1] == ["starved"]:
+        print(starved(int(args[1]) if len(args) > 1 else 512, "--no-overdue" in flags))
     else:
         print(__doc__.strip().splitlines()[3].strip(), file=sys.stderr)
         return 2

@@ -208,7 +208,7 @@ def test_a_worker_woken_for_a_call_another_worker_took_still_ends_when_idle():
     # that another thread took and its deadline passed meanwhile (the time left, now negative, means "no timeout"):
     # a worker then never ended (seen in CI: one thread alive 30 s after its 0.2 s idle time). Three workers, bursts
     # of calls while this thread holds the GIL, an idle time shorter than a GIL switch: every round must end with no
-    # thread alive. (The same loop over SimpleQueue left 12 of 600 threads blocked on 3.11.7.)
+    # thread alive. (`python bench/pool_hazards.py timeout` counts the threads SimpleQueue leaves waiting on 3.11.)
     pool = FramePool(workers=3, idle_seconds=0.002)
     for _ in range(120):
         futures = []

@@ -32,7 +32,8 @@ another one always had (``python bench/checkpoint_hazards.py threads 4 6``: 4 th
 process waits for a checkpoint once every :data:`SETTLE_ROWS` rows instead of every :data:`CHECKPOINT_ROWS`, and its
 log holds about :data:`SETTLE_ROWS` rows of pages at most (16 MiB at 4 KiB pages) -- twice that while a background
 checkpoint starved of CPU is still under way: then the committing connection waits for it (at most 250 ms) and
-settles anyway. A thread that cannot be started
+settles anyway (``python bench/checkpoint_hazards.py starved [--no-overdue]``: 4.0 MiB of log at most, 15.4 MiB
+without). A thread that cannot be started
 (the process is out of threads) also leaves the checkpoint to the committing connection. Other processes count their
 own rows and run their own checkpoints; closing the last connection to the database checkpoints it as before.
 
@@ -125,8 +126,9 @@ class Checkpoints:
 
     def committed(self, conn: sqlite3.Connection, rows: int) -> None:
         """Count ``rows`` committed by ``conn`` (which holds no transaction now); start a background checkpoint when
-        :attr:`rows` were since the last one, and checkpoint in ``conn`` when :attr:`settle_rows` were, or when no
-        thread can be started. Raises nothing."""
+        :attr:`rows` were since the last one, and checkpoint in ``conn`` when :attr:`settle_rows` were and none runs
+        -- or twice as many were, after waiting (at most 250 ms) for the one that runs -- or when no thread can be
+        started. Raises nothing."""
         settle, running = self._count(rows, inline=True)
         if settle:
             self._settle(conn, running)
