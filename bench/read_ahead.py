@@ -7,7 +7,8 @@ thread, the two alternating in one process (medians printed):
 - ``search``: ``read_handle(match=...)`` over the same content spilled into a store (T5's loop: 96 matches), paged to
   the end.
 
-"Inline" sets ``seekable._AHEAD_MIN_FRAMES`` past any blob's frame count: no frame goes to the frame threads.
+"Inline" sets ``seekable._AHEAD_MIN_FRAMES`` past any blob's frame count: no frame goes to the frame threads;
+"ahead" also sets ``search.READ_AHEAD`` (a search reads inline otherwise: this script's figures are why).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import benchlib
 
 from scratchfs import ScratchStore
+from scratchfs.engine import search as search_module
 from scratchfs.engine import seekable
 from scratchfs.engine.seekable import SeekableReader, SeekableWriter, read_seek_table
 
@@ -40,10 +42,11 @@ def _alternate(reps: int, run) -> dict[str, float]:
     for _ in range(reps):
         for how, values in took.items():
             seekable._AHEAD_MIN_FRAMES = 1 << 62 if how == "inline" else AHEAD
+            search_module.READ_AHEAD = how == "ahead"
             start = time.perf_counter()
             run()
             values.append((time.perf_counter() - start) * 1000)
-    seekable._AHEAD_MIN_FRAMES = AHEAD
+    seekable._AHEAD_MIN_FRAMES, search_module.READ_AHEAD = AHEAD, False
     return {how: statistics.median(values) for how, values in took.items()}
 
 
@@ -59,7 +62,7 @@ def main(argv: list[str]) -> int:
             writer.write(data)
             writer.close()
             reader = SeekableReader(fd, read_seek_table(fd, os.fstat(fd).st_size))
-            iterate = _alternate(reps, lambda: sum(len(chunk) for _, chunk in reader.iter_frames(batch_bytes=MIB)))
+            iterate = _alternate(reps, lambda: sum(len(c) for _, c in reader.iter_frames(batch_bytes=MIB, ahead=True)))
         finally:
             os.close(fd)
         needle = benchlib.pick_needle(corpus, max(1, round(100 / (SIZE / len(corpus)))))

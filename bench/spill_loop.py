@@ -74,10 +74,10 @@ class StepTimer:
         timed = {}
 
         @functools.wraps(factory)
-        def made(level):  # one per thread and level, as the factory's (a compressor is not shared by threads)
-            key = (threading.get_ident(), level)
+        def made(level, *args):  # one per thread and arguments, as the factory's (not shared by threads)
+            key = (threading.get_ident(), level, *args)
             if key not in timed:
-                timed[key] = types.SimpleNamespace(compress=self._wrap(name, factory(level).compress))
+                timed[key] = types.SimpleNamespace(compress=self._wrap(name, factory(level, *args).compress))
             return timed[key]
         return made
 

@@ -13,6 +13,7 @@ import pytest
 from scratchfs.engine import seekable
 from scratchfs.engine.binding import FormatError
 from scratchfs.engine.frame_pool import frame_pool
+from scratchfs.engine.search import LiteralMatcher, search
 from scratchfs.engine.seekable import SeekableReader
 from tests.test_seekable import open_reader, write_blob
 
@@ -48,21 +49,37 @@ def _frames(data: bytes) -> list[tuple[int, bytes]]:
 
 def test_a_long_read_yields_every_frame_in_order_some_decompressed_ahead(blob):
     data, reader = blob
-    assert list(reader.iter_frames(batch_bytes=50_000)) == _frames(data)
+    assert list(reader.iter_frames(batch_bytes=50_000, ahead=True)) == _frames(data)
     assert sorted(i for i, _ in reader.decoded) == list(range(256))  # each frame decompressed once
     assert any(name == "scratchfs-zstd" for _, name in reader.decoded)  # ... some on the frame threads
-    assert list(reader.iter_frames(250)) == _frames(data)[250:]  # from a frame on
+    assert list(reader.iter_frames(250, ahead=True)) == _frames(data)[250:]  # from a frame on
+
+
+def test_reads_and_searches_decompress_inline_unless_asked(blob):
+    """Reading ahead is opt-in: a plain read and a search (``search.READ_AHEAD`` off, see bench/read_ahead.py)
+    decompress every frame in the caller's thread, and a search still finds what ``bytes.find`` finds."""
+    data, reader = blob
+    assert list(reader.iter_frames()) == _frames(data)
+    needle = data[100_000:100_012]
+    result = search(reader, LiteralMatcher(needle), 0, 10, 1000, 1 << 20, lambda index: 1)
+    expected, at = [], data.find(needle)
+    while at >= 0:
+        expected.append(at)
+        at = data.find(needle, at + len(needle))
+    assert [hit.offset for window in result.windows for hit in window.matches] == expected
+    assert {name for _, name in reader.decoded} == {threading.current_thread().name}
+    assert len(reader.decoded) == 2 * 256  # every frame, once for each read
 
 
 def test_a_short_read_stays_in_the_callers_thread(blob):
     data, reader = blob
-    assert list(reader.iter_frames(253)) == _frames(data)[253:]
+    assert list(reader.iter_frames(253, ahead=True)) == _frames(data)[253:]
     assert {name for _, name in reader.decoded} == {threading.current_thread().name}
 
 
 def test_a_read_stopped_early_leaves_its_frames_ahead_undone(blob):
     data, reader = blob
-    frames = reader.iter_frames()
+    frames = reader.iter_frames(ahead=True)
     taken = [next(frames) for _ in range(3)]
     frames.close()
     assert taken == _frames(data)[:3]
@@ -81,7 +98,7 @@ def test_a_damaged_frame_fails_after_the_frames_before_it(tmp_path, blob):
     got: list[tuple[int, bytes]] = []
     try:
         with pytest.raises(FormatError, match="frame 100"):
-            got.extend(damaged.iter_frames())  # (extend keeps what came before the failure)
+            got.extend(damaged.iter_frames(ahead=True))  # (extend keeps what came before the failure)
     finally:
         os.close(fd)
     assert got == _frames(data)[:100]
@@ -89,7 +106,7 @@ def test_a_damaged_frame_fails_after_the_frames_before_it(tmp_path, blob):
 
 def test_a_read_carried_into_a_fork_child_goes_on_there(blob):
     data, reader = blob
-    frames = reader.iter_frames()
+    frames = reader.iter_frames(ahead=True)
     first = [next(frames) for _ in range(2)]  # frames ahead are queued on the parent's threads now
     pid = os.fork()
     if pid == 0:  # the child: the parent's threads are not here; its frames must still come, whole and in order
@@ -107,7 +124,7 @@ def test_a_read_carried_into_a_fork_child_goes_on_there(blob):
 def test_the_bound_on_frames_ahead_follows_the_frame_size(monkeypatch, blob):
     data, reader = blob
     monkeypatch.setattr(seekable, "_AHEAD_BYTES", 2 * FRAME)  # two frames' worth: at most two ahead
-    frames = reader.iter_frames()
+    frames = reader.iter_frames(ahead=True)
     assert next(frames) == _frames(data)[0]
     time.sleep(0.2)
     assert max(i for i, _ in reader.decoded) <= 2
@@ -141,7 +158,7 @@ def test_interrupts_at_random_moments_leave_the_frame_threads_working(tmp_path):
             try:
                 signal.setitimer(signal.ITIMER_REAL, rng.uniform(0, 0.004))
                 try:
-                    assert b"".join(chunk for _, chunk in reader.iter_frames()) == data
+                    assert b"".join(chunk for _, chunk in reader.iter_frames(ahead=True)) == data
                 finally:
                     signal.setitimer(signal.ITIMER_REAL, 0)
             except KeyboardInterrupt:
@@ -150,7 +167,7 @@ def test_interrupts_at_random_moments_leave_the_frame_threads_working(tmp_path):
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
     try:
-        assert b"".join(chunk for _, chunk in reader.iter_frames()) == data
+        assert b"".join(chunk for _, chunk in reader.iter_frames(ahead=True)) == data
     finally:
         os.close(fd)
     assert interrupted > 10

@@ -430,7 +430,7 @@ class Entries:
             try:
                 reader = self.reader(entry, source, key)
                 with reading(key):
-                    data = b"".join(chunk for _, chunk in reader.iter_frames())
+                    data = b"".join(chunk for _, chunk in reader.iter_frames(ahead=True))
             finally:
                 source.close()
             self._values.put(entry.blob, data)

@@ -148,7 +148,7 @@ def _scan(reader: SeekableReader, head_bytes: int) -> tuple[array, bytes, int | 
     newlines = array("I")
     head = bytearray()
     last = None
-    for _, data in reader.iter_frames():
+    for _, data in reader.iter_frames(ahead=True):
         newlines.append(data.count(b"\n"))
         if len(head) < head_bytes:
             head += data[: head_bytes - len(head)]

@@ -448,20 +448,24 @@ class SeekableReader:
             parts.append(memoryview(self.decode(index, chunk))[lo:hi])
         return parts[0].tobytes() if len(parts) == 1 else b"".join(parts)
 
-    def iter_frames(self, first: int = 0, batch_bytes: int = 4 * 1024 * 1024) -> Iterator[tuple[int, bytes]]:
+    def iter_frames(self, first: int = 0, batch_bytes: int = 4 * 1024 * 1024,
+                    ahead: bool = False) -> Iterator[tuple[int, bytes]]:
         """Yield ``(decompressed offset, bytes)`` for each frame from ``first`` on, in order, reading about
         ``batch_bytes`` of compressed data per ``pread``.
 
-        A read of :data:`_AHEAD_MIN_FRAMES` frames or more decompresses the frames after the one it yields ahead,
-        on the process's frame threads (:mod:`scratchfs.engine.frame_pool`; zstd releases the GIL): two per thread
-        and at most :data:`_AHEAD_BYTES`, so that decompressing overlaps what the caller does with each frame (a
-        search over a whole blob: ``python bench/run.py --only T5,P1``). A frame no thread has started when the
-        caller wants it is decompressed in the caller's thread (so no caller ever waits for a queued frame, even on
-        a frame thread); the frames left when the caller stops are cancelled; in a ``fork()`` child of the process
-        that began the read, the frames are decompressed in the caller's thread."""
+        With ``ahead``, a read of :data:`_AHEAD_MIN_FRAMES` frames or more decompresses the frames after the one it
+        yields ahead, on the process's frame threads (:mod:`scratchfs.engine.frame_pool`; zstd releases the GIL):
+        two per thread and at most :data:`_AHEAD_BYTES`, so that decompressing overlaps what the caller does with
+        each frame. It pays only for a caller that does little with each frame while holding the GIL (a whole read,
+        a check): a caller that does (a search's ``bytes.find``, a parser) keeps the finished frames' threads
+        waiting for the GIL, and reading ahead measured no faster or slower (``python bench/read_ahead.py``). A
+        frame no thread has started when the caller wants it is decompressed in the caller's thread (so no caller
+        ever waits for a queued frame, even on a frame thread); the frames left when the caller stops are
+        cancelled; in a ``fork()`` child of the process that began the read, the frames are decompressed in the
+        caller's thread."""
         table = self.table
         size = table.d_offsets[first + 1] - table.d_offsets[first] if first < table.frames else 0
-        ahead = 0 if table.frames - first < _AHEAD_MIN_FRAMES else min(  # (none for frames over 2 MiB)
+        ahead = 0 if not ahead or table.frames - first < _AHEAD_MIN_FRAMES else min(  # (none for frames > 2 MiB)
             2 * frame_pool.workers, _AHEAD_BYTES // max(1, size))
         generation, pending = forks.generation, deque()  # (index, compressed bytes, future or None), in order
         try:

@@ -42,7 +42,7 @@ def verify_blob(blobs: BlobStore, entry: Entry, deep: bool, progress: Callable[[
             if problem:
                 return problem
             if deep:
-                for _, data in SeekableReader(source, table).iter_frames():
+                for _, data in SeekableReader(source, table).iter_frames(ahead=True):
                     progress(len(data))
         except FormatError as exc:
             return str(exc)
