@@ -286,3 +286,52 @@ def test_a_workers_stderr_is_bounded_and_a_crash_gives_its_last_line_only(capfd,
     finally:
         pool.kill_all()
     assert capfd.readouterr().err == ""
+
+
+_SLOW_WORKER = '''
+import pickle, sys, time
+time.sleep(float(sys.argv[4]) if len(sys.argv) > 4 else 1.0)  # as its imports on a loaded machine
+from scratchfs.engine.worker_pipe import WORKER_NAME, reply, requests
+if __name__ == WORKER_NAME:
+    for (value,) in requests():
+        reply(pickle.dumps(value + 1))
+'''
+
+
+def test_a_new_workers_start_is_no_part_of_the_calls_time_limit(tmp_path):
+    """A worker whose start (interpreter, imports) takes 1 s answers a call with a 0.5 s limit: the limit counts
+    from when the worker is ready (it failed with TimeoutError when the start counted against it); a worker that is
+    never ready is NoWorker after BOOT_SECONDS, not a runaway request; one that dies starting gives its last words."""
+    script = tmp_path / "slow_worker.py"
+    script.write_text(_SLOW_WORKER)
+    pool = worker_pipe.Pool(str(script), 1, "slow")
+    try:
+        began = time.monotonic()
+        assert pool.run(pickle.dumps((41,)), time.monotonic() + 0.5) == ("ok", 42)
+        assert time.monotonic() - began >= 1.0
+        assert pool.run(pickle.dumps((1,)), time.monotonic() + 0.5) == ("ok", 2)  # the ready one, reused
+    finally:
+        pool.kill_all()
+
+
+def test_a_worker_never_ready_is_no_worker_and_one_dying_at_start_gives_its_last_words(monkeypatch, tmp_path):
+    monkeypatch.setattr(worker_pipe, "BOOT_SECONDS", 0.3)
+    script = tmp_path / "slow_worker.py"
+    script.write_text(_SLOW_WORKER)
+    pool = worker_pipe.Pool(str(script), 1, "slow")
+    try:
+        began = time.monotonic()
+        with pytest.raises(worker_pipe.NoWorker, match=r"a new slow worker was not ready within 0 s"):
+            pool.run(pickle.dumps((1,)), time.monotonic() + 30)
+        assert time.monotonic() - began < 5 and pool.counts() == (0, 0)
+    finally:
+        pool.kill_all()
+    broken = tmp_path / "broken_worker.py"
+    broken.write_text("raise ImportError('no such library in the worker')\n")
+    pool = worker_pipe.Pool(str(broken), 1, "broken")
+    try:
+        assert pool.run(pickle.dumps((1,)), time.monotonic() + 30) == (
+            "died", "ImportError: no such library in the worker")
+        assert pool.counts() == (0, 0)
+    finally:
+        pool.kill_all()

@@ -12,7 +12,9 @@ the parent's ``__main__`` (the CLI) in every worker.
 
 Requests and answers are frames -- an 8-byte little-endian length, then that many bytes (a pickle) -- over the
 worker's stdin and stdout; the parent's writes and reads wait in ``poll`` until a deadline (``time.monotonic()``,
-the GIL released), so a worker that stops reading or answering costs the caller no more than its time limit.
+the GIL released), so a worker that stops reading or answering costs the caller no more than its time limit. A new
+worker first writes an empty frame once its worker file is loaded: a call's time limit counts from then, so that an
+interpreter's start on a loaded machine is never reported as the request running out of time.
 
 A worker never outlives its parent for long. Every worker of every :class:`Pool`, busy or idle, is killed at the
 parent's exit; an idle worker whose parent is gone (killed) reads end-of-file and exits; and a busy one caps its own
@@ -58,9 +60,9 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["BOOT", "CPU_SLACK_SECONDS", "IDLE_SECONDS", "LAST_WORDS_CHARS", "STDERR_BYTES", "WORKER_NAME", "NoWorker",
-           "Pool", "PoolBusy", "Worker", "limit_cpu", "limit_memory", "limit_stderr", "read_frame", "reply", "requests",
-           "write_frame"]
+__all__ = ["BOOT", "BOOT_SECONDS", "CPU_SLACK_SECONDS", "IDLE_SECONDS", "LAST_WORDS_CHARS", "STDERR_BYTES",
+           "WORKER_NAME", "NoWorker", "Pool", "PoolBusy", "Worker", "limit_cpu", "limit_memory", "limit_stderr",
+           "read_frame", "reply", "requests", "write_frame"]
 
 WORKER_NAME = "__scratchfs_worker__"
 """``__name__`` of a worker file run in a worker process."""
@@ -69,6 +71,9 @@ BOOT = ("import sys, runpy, importlib.util as u; del sys.path[0]; "
         "sys.modules[s.name] = m; s.loader.exec_module(m); runpy.run_path(sys.argv[2], run_name=m.WORKER_NAME)")
 """The program a worker interpreter runs (``-c``): ``argv[1]`` is this file, ``argv[2]`` the worker file."""
 _CHUNK = 1 << 20
+BOOT_SECONDS = 30.0
+"""Most seconds a new worker may take to start (its interpreter and its worker file's imports) before it says it is
+ready; a call's time limit counts from then (:meth:`Pool.run`). One that takes longer is :class:`NoWorker`."""
 CPU_SLACK_SECONDS = 2.0
 """Seconds of CPU time a worker may use past a request's time limit before ``RLIMIT_CPU`` ends it."""
 IDLE_SECONDS = 60.0
@@ -98,6 +103,7 @@ class Worker:
         (descriptors, memory)."""
         self.stderr = _stderr_file()
         self.said = ""
+        self.started, self.ready = time.monotonic(), False
         try:
             self.process = subprocess.Popen([sys.executable, "-c", BOOT, __file__, script, repr(float(idle_exit))],
                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -121,6 +127,15 @@ class Worker:
         fd = self.process.stdin.fileno()
         _write_all(fd, struct.pack("<Qd", len(request) + 8, limit), deadline)
         _write_all(fd, request, deadline)
+
+    def wait_ready(self, seconds: float) -> float:
+        """Wait at most ``seconds`` for a new worker's first frame, the empty one :func:`requests` writes once its
+        worker file is loaded, and return the seconds since it was started. Raises TimeoutError (not ready in time:
+        it must then be discarded), EOFError or OSError (it died starting: a worker file that fails to import)."""
+        if read_frame(self.process.stdout.fileno(), time.monotonic() + seconds):
+            raise OSError(errno.EPROTO, "the worker's first frame was not the empty one of a worker that is ready")
+        self.ready = True
+        return time.monotonic() - self.started
 
     def receive(self, deadline: float | None) -> bytes:
         """Read the answer frame's bytes. Raises TimeoutError (the worker must then be discarded), EOFError or
@@ -256,6 +271,11 @@ class Pool:
             wait: bool = True) -> tuple[str, Any]:
         """Send ``request`` (a pickle) to a worker (waiting for one until ``deadline``) and wait for its answer.
 
+        A worker started for the call is waited for until it is ready (at most :data:`BOOT_SECONDS`), and
+        ``deadline`` moves on by the time it took to start: an interpreter's start and its imports, seconds on a
+        loaded machine, are no part of the request's time limit (a regex that backtracks, a jq filter that runs
+        away).
+
         Args:
             keep: put the worker back among the idle ones after the answer (else stop it: it grew large).
             retry: try a new worker when the one taken turns out dead before the call.
@@ -270,7 +290,8 @@ class Pool:
             TimeoutError: the deadline passed (the worker was stopped).
             PoolBusy: no worker came free before the deadline, or the call waited for one longer than it then had
                 to run (a TimeoutError too).
-            NoWorker: no worker could be started (descriptors, memory).
+            NoWorker: no worker could be started (descriptors, memory), or a new one was not ready within
+                :data:`BOOT_SECONDS`.
         """
         began = time.monotonic()
         taken = self._take(deadline if wait else None)
@@ -278,6 +299,19 @@ class Pool:
             return "busy", None
         worker, waited = taken
         got = began + waited  # when a busy worker came free (a new one's start is the call's own time, not a wait)
+        if not worker.ready:
+            try:  # the time limit is the request's: it counts from when a new worker is ready to take it
+                deadline += worker.wait_ready(BOOT_SECONDS)
+            except TimeoutError:  # (an OSError too)
+                self.discard(worker)
+                raise NoWorker(f"no worker process could be started (a new {self.label} worker was not ready "
+                               f"within {BOOT_SECONDS:.0f} s)") from None
+            except (EOFError, OSError):  # it died starting: once more in a new one, else its last words
+                self.discard(worker)
+                return self.run(request, deadline, keep, False, wait) if retry else ("died", worker.last_words())
+            except BaseException:
+                self.discard(worker)
+                raise
         sent = False
         try:
             worker.send(request, deadline)
@@ -420,6 +454,7 @@ def requests() -> Iterator[Any]:
     except (ValueError, OSError):
         pass
     limit_stderr()
+    write_frame(sys.stdout.buffer.fileno(), b"", None)  # ready: the worker file is loaded (Worker.wait_ready)
     while True:
         try:
             _wait(source, select.POLLIN, None if idle_exit is None else time.monotonic() + idle_exit)
