@@ -506,7 +506,8 @@ def _head_rows(head: bytes) -> int:
 
 def _is_log(sample: bytes) -> bool:
     """Most of the first lines start with a timestamp or a log level (a log, whatever commas it has)."""
-    head = b"\n" + sample[:4096]  # the first lines tell a log or grep output
+    bom = 3 if sample.startswith(b"\xef\xbb\xbf") else 0  # changed: a byte order mark hid the first line (2026-12-02)
+    head = b"\n" + sample[bom : bom + 4096]  # the first lines tell a log or grep output
     return len(_LOG_LINE_RE.findall(head)) >= 0.5 * _head_rows(head)
 
 
@@ -518,7 +519,8 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool) -> Sh
         rows.pop()  # the empty rest after a final newline
     longest = max(map(len, rows)) if rows else 0
     blank = (sample.count(b"\n\n") + sample.startswith(b"\n")) / max(1, len(rows))
-    head = b"\n" + sample[:4096]  # the first lines tell a log or grep output
+    bom = 3 if sample.startswith(b"\xef\xbb\xbf") else 0  # changed: a byte order mark hid the first line (2026-12-02)
+    head = b"\n" + sample[bom : bom + 4096]  # the first lines tell a log or grep output
     head_rows = _head_rows(head)
     kind = "log" if is_log else "text"
     extra = ""

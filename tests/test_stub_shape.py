@@ -84,6 +84,13 @@ def test_content_types(scope, content, content_type, shape):
     assert (stub.content_type, stub.shape) == (content_type, shape)
 
 
+def test_a_byte_order_mark_does_not_hide_a_logs_first_line(scope):
+    # two of three lines start with a timestamp: a log, with or without a UTF-8 byte order mark before the first
+    log = b"2024-01-01 10:00:00 INFO start\n  continued here\n2024-01-01 10:00:01 ERROR boom\n"
+    for content in (log, b"\xef\xbb\xbf" + log):
+        assert scope.spill(content, source_tool="t").content_type == "log"
+
+
 def test_streaming_spill_of_a_large_json_says_it_sampled(scope, monkeypatch):
     monkeypatch.setattr("scratchfs.api.shape.STREAM_SECONDS", 60.0)  # what is read, not how fast: no time-out here
     chunks = [b'{"meta":{"n":1},"items":[']

@@ -231,7 +231,8 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
                 later = _XML_ROOT_RE.search(sample, sample.find(b"?>") + 2)
                 name = later.group(1).decode("utf-8", "replace") if later else name
             return Shape("xml", _clip(f"XML, root <{_name(name)}>, {_kib(size)}, {_plural(lines, 'line')}"))
-    head = b"\n" + sample[:4096]  # the first lines tell a log or grep output
+    bom = 3 if sample.startswith(b"\xef\xbb\xbf") else 0  # (a byte order mark is no part of the first line)
+    head = b"\n" + sample[bom : bom + 4096]  # the first lines tell a log or grep output
     terminal = _terminal(sample) if b"\x1b" in sample or b"\r" in sample else ""
     if terminal:
         return _plain(sample, size, lines, scope, True, (head, 0), terminal)
