@@ -65,6 +65,17 @@ def test_a_value_written_again_between_pages_is_refused_not_joined(scope):
     assert again["data"].startswith("B") and CALL_RE.fullmatch(again["next_call"]).group(3) != version
 
 
+def test_a_page_past_the_end_of_a_value_written_again_shorter_is_changed_not_a_bad_offset(scope):
+    # the version is checked before the offset: the page's offset was good for the value it was made for
+    scope.scratch_write("k", "A" * 20_000)
+    first = scope.scratch_read_range("k", 0, 4096)
+    scope.scratch_write("k", "short")
+    with pytest.raises(Changed, match="it is now 5 bytes"):
+        scope.scratch_read_range("k", 4096, 4096, version=first.version)
+    with pytest.raises(InvalidArgument, match="offset 4096 is past the end of k"):  # without a version: the offset
+        scope.scratch_read_range("k", 4096, 4096)
+
+
 def test_the_same_bytes_written_again_are_a_new_version(store, clock):
     scope = store.scope("run", "agent")
     scope.scratch_write("k", "same" * 5_000)

@@ -387,15 +387,17 @@ class Entries:
 
         return self.with_entry(run_id, agent_id, kind, key, attempt)
 
-    def read_range(self, run_id: str, agent_id: str, kind: str, key: str, offset: int, length: int
-                   ) -> tuple[Entry, bytes]:
+    def read_range(self, run_id: str, agent_id: str, kind: str, key: str, offset: int, length: int,
+                   check: Callable[[Entry], None] | None = None) -> tuple[Entry, bytes]:
         """A live entry's row and its bytes ``[offset, offset + length)`` (clipped to the content): :meth:`open`,
         ``reader.read`` and close in one step, the hot path of every range read (no line table is built; the row's
-        line counts are still checked against the blob's frames).
+        line counts are still checked against the blob's frames). ``check(row)``, if given, runs before the offset
+        is checked (a page of a value written again since is refused as such, not as an offset past its end) and
+        raises the caller's error.
 
         Raises:
             InvalidArgument: ``offset`` past the end of the content. NotFound, CorruptBlob, StorageError, StoreBusy,
-            StoreClosed: as :meth:`open`.
+            StoreClosed: as :meth:`open`. What ``check`` raises.
         """
 
         def attempt(entry: Entry, newlines: bytes) -> tuple[Entry, bytes]:
@@ -404,6 +406,8 @@ class Entries:
                 reader = self.reader(entry, source, key)
                 if len(newlines) != _COUNT_BYTES * reader.table.frames:
                     raise CorruptBlob(f"{key}: the index's line counts do not match the blob's frames")
+                if check is not None:
+                    check(entry)
                 if offset > entry.size:
                     raise InvalidArgument(f"offset {offset} is past the end of {key} ({entry.size} bytes)")
                 with reading(key):

@@ -9,6 +9,7 @@ Reads: :meth:`Scope.read_range` (:class:`~scratchfs.api.results.Slice`), :meth:`
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import logging
 import re
@@ -48,6 +49,17 @@ log = logging.getLogger(__name__)
 
 _AGAIN_BYTES = 256  # the longest call (as the model receives it) a Changed error writes out; a longer key is the
 # model's own: named, not copied
+
+def _same_version(key: str, version: str, entry: Entry) -> None:
+    """Raise Changed unless ``entry`` is still the value of ``version`` (checked before the page's offset is)."""
+    found = value_version(entry)
+    if found != version:
+        again = render_call("scratch_read", key=key)  # the key once, and only when short: it is the model's own
+        if reply_size(again) > _AGAIN_BYTES:
+            again = "scratch_read with this key and no offset or version"
+        raise Changed(f"the value was written again after the read that gave version {version!r}: it is now "
+                      f"{entry.size:,} bytes (version {found!r}); read it again from offset 0: {again}")
+
 
 def value_version(entry: Entry) -> str:
     """The version of a stored value: 8 base32 characters of a BLAKE2b digest of its blob's token (random, new with
@@ -174,15 +186,10 @@ class Scope:
     def _range(self, kind: str, key: str, offset: object, length: object, version: str | None = None) -> Slice:
         offset = checks.check_int(offset, "offset", 0)
         length = min(checks.check_int(DEFAULT_READ_BYTES if length is None else length, "length", 1), MAX_READ_BYTES)
-        entry, data = self._entries.read_range(self.run_id, self.agent_id, kind, key, offset, length)
+        check = None if version is None else functools.partial(_same_version, key, version)
+        entry, data = self._entries.read_range(self.run_id, self.agent_id, kind, key, offset, length, check)
         size, end = entry.size, offset + len(data)
         found = value_version(entry) if kind == "scratch" else None
-        if version is not None and found != version:
-            again = render_call("scratch_read", key=key)  # the key once, and only when short: it is the model's own
-            if reply_size(again) > _AGAIN_BYTES:
-                again = "scratch_read with this key and no offset or version"
-            raise Changed(f"the value was written again after the read that gave version {version!r}: it is now "
-                          f"{size:,} bytes (version {found!r}); read it again from offset 0: {again}")
         return Slice(key, offset, data, size, end if end < size else None, length, kind, entry.content_type == "binary",
                      version=found)
 
