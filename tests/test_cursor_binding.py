@@ -286,8 +286,20 @@ def test_a_listing_cursor_is_refused_by_another_listing(store):
         a.scratch_page("y", limit=5, cursor=xs.next_cursor)  # would have skipped y1 and y2
     with pytest.raises(InvalidArgument, match="another listing"):
         b.scratch_page("x", limit=5, cursor=xs.next_cursor)  # another agent's listing
+    with pytest.raises(InvalidArgument, match="another listing"):
+        a.scratch_page("", limit=5, cursor=xs.next_cursor)  # a position it could hold, of another prefix's listing
     run_page = store.list_page_for_run("r-list", limit=1)
     assert store.list_page_for_run("r-list", limit=20, cursor=run_page.next_cursor).entries  # its own listing
+    for other in (a.scratch_page("", limit=1).next_cursor, xs.next_cursor):  # the scratchpad's, not the run's
+        with pytest.raises(InvalidArgument, match="another listing"):
+            store.list_page_for_run("r-list", limit=20, cursor=other)
+    with pytest.raises(InvalidArgument, match="another listing"):
+        a.scratch_page("", limit=5, cursor=run_page.next_cursor)
+    store.scope("r-twin", "a").scratch_write("x1", b"v")  # another run, the same agent, kind and keys
+    with pytest.raises(InvalidArgument, match="another listing"):
+        store.scope("r-twin", "a").scratch_page("x", limit=5, cursor=xs.next_cursor)
+    with pytest.raises(InvalidArgument, match="another listing"):
+        store.list_page_for_run("r-twin", limit=5, cursor=run_page.next_cursor)
     now = store.now()
     (_entry, last), = list(inspector.iter_entries(store, now, "r-list", limit=1))
     assert len(list(inspector.iter_entries(store, now, "r-list", after=last))) == 11

@@ -27,9 +27,12 @@ def _old(values: list, ascii_only: bool) -> str:
 @given(created=TIME, agent=ID, kind=st.sampled_from(["scratch", "handle"]), key=ID)
 def test_listing_cursors_are_the_old_bytes_and_round_trip(created, agent, kind, key):
     entry = Entry._make([None] * len(Entry._fields))._replace(created_at=created, agent_id=agent, kind=kind, key=key)
-    text = results.encode_cursor(entry)
-    assert text == _old([created, agent, kind, key], False)
-    assert results.decode_cursor(text) == (created, agent, kind, key)
+    listing = results.listing_tag("run", agent, kind, "")
+    text = results.encode_cursor(entry, listing)
+    assert text == _old([created, agent, kind, key, listing], False)
+    assert results.decode_cursor(text, listing) == (created, agent, kind, key)
+    with pytest.raises(InvalidArgument, match="of another listing"):
+        results.decode_cursor(text, results.listing_tag("another run", agent, kind, ""))
 
 
 @given(run=ID, created=TIME, row=st.integers(0, 2**63 - 1))
@@ -116,20 +119,20 @@ def _listings(store, scope):
 
 
 FORGED = {
-    "lone surrogate key": '[1,"a","scratch","\\ud800"]',
-    "lone surrogate agent": '[1,"\\udc00","scratch","k1"]',
+    "lone surrogate key": '[1,"a","scratch","\\ud800","t"]',
+    "lone surrogate agent": '[1,"\\udc00","scratch","k1","t"]',
     "lone surrogate run": '["\\ud800", 1.0, 1]',
     "row id past 2**63": '["r", 1.0, 99999999999999999999999]',
     "row id below -2**63": '["r", 1.0, -99999999999999999999999]',
-    "NaN time": '[NaN,"a","scratch","k1"]',
-    "Infinity time": '[Infinity,"a","scratch","k1"]',
-    "1e400 time": '[1e400,"a","scratch","k1"]',
-    "huge int time": '[' + "9" * 400 + ',"a","scratch","k1"]',
+    "NaN time": '[NaN,"a","scratch","k1","t"]',
+    "Infinity time": '[Infinity,"a","scratch","k1","t"]',
+    "1e400 time": '[1e400,"a","scratch","k1","t"]',
+    "huge int time": '[' + "9" * 400 + ',"a","scratch","k1","t"]',
     "NaN inspector time": '["r", NaN, 1]',
     "-Infinity inspector time": '["r", -Infinity, 1]',
-    "empty agent": '[1,"","scratch","k1"]',
-    "control character in key": '[1,"a","scratch","k\\u0000"]',
-    "unknown kind": '[1,"a","blob","k1"]',
+    "empty agent": '[1,"","scratch","k1","t"]',
+    "control character in key": '[1,"a","scratch","k\\u0000","t"]',
+    "unknown kind": '[1,"a","blob","k1","t"]',
     "empty run": '["", 1.0, 1]',
 }
 
@@ -152,7 +155,7 @@ JSON_VALUES = st.recursive(
 NEAR_NUMBER = st.integers() | st.floats() | st.sampled_from([2**63, -(2**63) - 1, 10**400, 1e308])
 NEAR_TEXT = (st.sampled_from(["a", "r", "k1", "scratch", "handle", "", "\ud800", "k\udfff", "\x00"])
              | st.text(st.characters(), max_size=8))
-NEAR_LISTING = st.tuples(NEAR_NUMBER, NEAR_TEXT, NEAR_TEXT, NEAR_TEXT).map(list)
+NEAR_LISTING = st.tuples(NEAR_NUMBER, NEAR_TEXT, NEAR_TEXT, NEAR_TEXT, NEAR_TEXT).map(list)
 NEAR_INSPECTOR = st.tuples(NEAR_TEXT, NEAR_NUMBER, NEAR_NUMBER).map(list)
 
 

@@ -10,12 +10,16 @@ Offsets and sizes are bytes of the content; lines are 1-based and end at ``\\n``
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 from dataclasses import dataclass, replace
 
 from scratchfs.engine.protocols import Entry
 from scratchfs.engine.search import Window
 from scratchfs.foundation import cursors
+from scratchfs.foundation.checks import shorten
+from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import (
     DEFAULT_CONTEXT,
     DEFAULT_LINES,
@@ -247,10 +251,12 @@ class Matches:
 
 @dataclass(frozen=True, slots=True)
 class Page:
-    """One page of a listing: ``entries`` in listing order, and whether ``more`` follow the last of them."""
+    """One page of a listing: ``entries`` in listing order, whether ``more`` follow the last of them, and the
+    ``listing`` its cursors are bound to (:func:`listing_tag`; ``""``: none)."""
 
     entries: list[Entry]
     more: bool
+    listing: str = ""
 
     @property
     def next_cursor(self) -> str | None:
@@ -261,24 +267,42 @@ class Page:
         """The cursor of the page that starts after the first ``count`` entries (``None``: nothing follows)."""
         if not count or (count >= len(self.entries) and not self.more):
             return None
-        return encode_cursor(self.entries[count - 1])
+        return encode_cursor(self.entries[count - 1], self.listing)
 
 
-def encode_cursor(entry: Entry) -> str:
-    """An opaque listing cursor (:mod:`scratchfs.foundation.cursors`): where the page after ``entry`` starts."""
-    return cursors.encode_cursor([entry.created_at, entry.agent_id, entry.kind, entry.key])
+def listing_tag(run_id: str, agent_id: str | None, kind: str | None, prefix: str) -> str:
+    """The listing a cursor was made by, as 8 base32 characters of a BLAKE2b digest (RFC 7693) of its run, agent,
+    kind and key prefix: not a secret (a cursor grants nothing the listing does not), only what tells a cursor of
+    another listing -- which would start the page somewhere in an order it was not made for -- from its own."""
+    digest = hashlib.blake2b(repr((run_id, agent_id, kind, prefix)).encode("utf-8", "surrogatepass"),
+                             digest_size=5).digest()
+    return base64.b32encode(digest).decode("ascii").lower()
 
 
-def decode_cursor(cursor: str | None) -> tuple[float, str, str, str] | None:
+def encode_cursor(entry: Entry, listing: str = "") -> str:
+    """An opaque listing cursor (:mod:`scratchfs.foundation.cursors`): where the page after ``entry`` starts in the
+    ``listing`` (:func:`listing_tag`) -- ``[created_at, agent_id, kind, key, listing]``."""
+    return cursors.encode_cursor([entry.created_at, entry.agent_id, entry.kind, entry.key, listing])
+
+
+def decode_cursor(cursor: str | None, listing: str | None = None) -> tuple[float, str, str, str] | None:
     """The position ``(created_at, agent_id, kind, key)`` a cursor of :func:`encode_cursor` names (``None`` for
-    ``None``). Raises :class:`~scratchfs.foundation.errors.InvalidArgument` for a malformed one."""
+    ``None``).
+
+    Raises:
+        InvalidArgument: a malformed cursor; or, when ``listing`` is given, a cursor made by another listing
+            (another run, agent, kind or prefix).
+    """
     if cursor is None:
         return None
-    created, agent, kind, key = cursors.decode_cursor(cursor, _POSITION, "not a listing cursor")
+    created, agent, kind, key, made_by = cursors.decode_cursor(cursor, _POSITION, "not a listing cursor")
+    if listing is not None and made_by != listing:
+        raise InvalidArgument(f"cursor {shorten(cursor)} is of another listing (another run, agent, kind or "
+                              "prefix): pass the next_cursor this listing gave, or list again without a cursor")
     return created, agent, kind, key  # type: ignore[return-value]
 
 
-_POSITION = (cursors.NUMBER, cursors.ID, cursors.KIND, cursors.KEY)
+_POSITION = (cursors.NUMBER, cursors.ID, cursors.KIND, cursors.KEY, cursors.TEXT)
 
 
 __all__ = [
@@ -290,5 +314,6 @@ __all__ = [
     "call_with",
     "decode_cursor",
     "encode_cursor",
+    "listing_tag",
     "render_call",
 ]

@@ -26,7 +26,7 @@ from typing import Any
 import platformdirs
 
 from scratchfs.api.entries import Entries
-from scratchfs.api.results import Page, decode_cursor
+from scratchfs.api.results import Page, decode_cursor, listing_tag
 from scratchfs.api.scope import Scope
 from scratchfs.api.settings import Settings
 from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX, describe_url, open_backends, sweep_backends
@@ -189,23 +189,24 @@ class ScratchStore:
         """A page of a run's live entries (of one agent and kind, keys starting with ``prefix``, when given), at
         most ``limit`` (1 to 1,000) after ``cursor``. The ids and prefix must be checked already.
 
-        A cursor names a position in the listing's order, and any position is a place to resume; one whose
-        position this listing cannot hold (another agent, kind or key prefix: a cursor of another listing, which
-        would skip entries silently) is refused.
+        A cursor names a position in the listing's order, and any position is a place to resume; a cursor made by
+        another listing (another run, agent, kind or key prefix: its tag, :func:`~scratchfs.api.results.listing_tag`),
+        which would skip or repeat entries silently, is refused, as is one whose position this listing cannot hold.
 
         Raises:
             InvalidArgument: a bad limit or cursor, or a cursor of another listing. StoreBusy, StorageError,
                 StoreClosed.
         """
         limit = checks.check_int(limit, "limit", 1, MAX_LIST_ENTRIES)
-        after = decode_cursor(cursor)
+        listing = listing_tag(run_id, agent_id, kind, prefix)
+        after = decode_cursor(cursor, listing)
         if after is not None and ((agent_id is not None and after[1] != agent_id)
                                   or (kind is not None and after[2] != kind) or not after[3].startswith(prefix)):
             raise InvalidArgument(f"cursor {checks.shorten(cursor)} is of another listing (another agent, kind or "
                                   "prefix): pass the next_cursor this listing gave, or list again without a cursor")
         self.entries.check_open()
         rows = self.index.list_page(run_id, agent_id, kind, prefix, self.now(), after, limit + 1)
-        return Page(rows[:limit], len(rows) > limit)
+        return Page(rows[:limit], len(rows) > limit, listing)
 
     def list_entries(self) -> list[Entry]:
         """Every live entry of every run, ordered by run, agent and age (no content).

@@ -1,11 +1,12 @@
 """The one codec of listing cursors: a short JSON array of a position (numbers and texts), as URL-safe base64
 without padding -- opaque, printable, safe in a URL, a shell word and a JSON string without escapes.
 
-Used by the scratchpad and run listings (``[created_at, agent_id, kind, key]``) and the inspector's pages (CLI ``ls``
-and ``fsck``, the web inspector's run listing and fsck: ``[run_id, created_at, row id]``). A listing cursor names a
-position in a total order, not a place in an entry: every position is a place a keyset page may start from, the
-listing's query is scoped by itself, so there is nothing to bind it to but the listing -- a cursor whose position
-that listing cannot hold (another prefix, agent, kind or run) is refused by the listing. Structure reads have their
+Used by the scratchpad and run listings (``[created_at, agent_id, kind, key, listing]``, the last a tag of the
+listing that made it: :func:`scratchfs.api.results.listing_tag`) and the inspector's pages (CLI ``ls`` and ``fsck``,
+the web inspector's run listing and fsck: ``[run_id, created_at, row id]``). A listing cursor names a position in a
+total order, not a place in an entry: every position is a place a keyset page may start from, the listing's query is
+scoped by itself, so there is nothing to bind it to but the listing -- a cursor of another listing (another prefix,
+agent, kind or run), or whose position that listing cannot hold, is refused by the listing. Structure reads have their
 own cursor (numbers and a keyed tag, bound to the entry and the read: :mod:`scratchfs.engine.structure.paging`).
 """
 
