@@ -299,19 +299,11 @@ class Pool:
             return "busy", None
         worker, waited = taken
         got = began + waited  # when a busy worker came free (a new one's start is the call's own time, not a wait)
-        if not worker.ready:
-            try:  # the time limit is the request's: it counts from when a new worker is ready to take it
-                deadline += worker.wait_ready(BOOT_SECONDS)
-            except TimeoutError:  # (an OSError too)
-                self.discard(worker)
-                raise NoWorker(f"no worker process could be started (a new {self.label} worker was not ready "
-                               f"within {BOOT_SECONDS:.0f} s)") from None
-            except (EOFError, OSError):  # it died starting: once more in a new one, else its last words
-                self.discard(worker)
+        if not worker.ready:  # the time limit is the request's: it counts from when a new worker is ready for it
+            start = self._started(worker)
+            if start is None:  # it died starting: once more in a new one, else its last words
                 return self.run(request, deadline, keep, False, wait) if retry else ("died", worker.last_words())
-            except BaseException:
-                self.discard(worker)
-                raise
+            deadline += start
         sent = False
         try:
             worker.send(request, deadline)
@@ -333,6 +325,22 @@ class Pool:
         else:
             self.discard(worker)
         return "ok", answer
+
+    def _started(self, worker: Worker) -> float | None:
+        """Wait for a new worker to be ready; the seconds its start took, or ``None`` when it died starting (it is
+        discarded then). Raises NoWorker (not ready within :data:`BOOT_SECONDS`: discarded)."""
+        try:
+            return worker.wait_ready(BOOT_SECONDS)
+        except TimeoutError:  # (an OSError too)
+            self.discard(worker)
+            raise NoWorker(f"no worker process could be started (a new {self.label} worker was not ready within "
+                           f"{BOOT_SECONDS:.0f} s)") from None
+        except (EOFError, OSError):
+            self.discard(worker)
+            return None
+        except BaseException:
+            self.discard(worker)
+            raise
 
     def _waited(self, began: float, got: float, deadline: float) -> TimeoutError:
         """The error of a call stopped at ``deadline``: PoolBusy when it spent more of its time waiting for a busy
