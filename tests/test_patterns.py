@@ -150,6 +150,11 @@ def test_catastrophic_backtracking_is_stopped_with_a_resume_offset(tmp_path):
         assert 0 <= caught.value.resume_offset <= len(data)
         assert f"offset={caught.value.resume_offset}" in str(caught.value)
         assert isinstance(caught.value, InvalidArgument)
+        # following the message gets past the trouble instead of meeting it again (new-user trial: it looped)
+        past = int(re.search(r"search on past them with offset=(\d+)", str(caught.value)).group(1))
+        assert caught.value.resume_offset < past <= len(data)
+        rest = scope.read_handle(handle, pattern=r"(a|aa)+$", offset=past)
+        assert rest.next_offset is None and all(h.offset >= past for w in rest.windows for h in w.matches)
 
 
 def test_a_match_longer_than_the_reach_bound_is_an_error_not_a_miss(scope):

@@ -172,10 +172,12 @@ class PatternMatcher:
                 return self._scan(buf, pos, limit, at_end, base)
             return self._prefiltered(buf, pos, limit, at_end, base)
         except TimeoutError:
+            start, past = base + pos, base + max(limit, pos + 1)  # the match starts it was deciding
             raise PatternTimeout(
-                f"pattern {self.pattern!r} ran past its time limit of {self.timeout:g} s; resume the search with "
-                f"offset={base + pos}, or use a pattern with a literal part or less backtracking",
-                resume_offset=base + pos,
+                f"pattern {self.pattern!r} ran past its time limit of {self.timeout:g} s deciding the matches that "
+                f"start in bytes {start}-{past} (it would again from offset={start}): use a pattern with a literal "
+                f"part or less backtracking, or search on past them with offset={past}, their matches unsearched",
+                resume_offset=start,
             ) from None
 
     def skippable(self, buf: bytearray, base: int, pos: int, data: bytes, frame_start: int) -> int:
