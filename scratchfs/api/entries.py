@@ -475,7 +475,8 @@ class Entries:
             return NotFound(f"no {what} in this scope (run {run_id!r}, agent {agent_id!r})")
         when = f"{_utc(gone.at)} (epoch {gone.at:.3f})"
         if gone.reason == "expired":
-            return Expired(f"{what} expired at {when}; write it again if it is still needed")
+            again = "run the tool that made it again" if kind == "handle" else "write it again"
+            return Expired(f"{what} expired at {when}; {again} if it is still needed")
         return Deleted(f"{what} was {gone.reason} at {when}")
 
 
