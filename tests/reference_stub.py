@@ -120,8 +120,9 @@ def make_note(handle: str, size: int, covered: int, next_line: int, lines: int, 
     shows = f"bytes 0-{covered}" + (f" and {tail_offset}-{size}" if tail_offset is not None else "")
     by_range = render_call("read_handle", handle=handle, offset=covered, length=DEFAULT_READ_BYTES)
     if content_type == "binary":
-        return (f"{what}; binary content, the preview shows {shows} with U+FFFD for bytes that are not text. "
-                f"Next: {by_range} | {render_call('read_handle', handle=handle, match='TEXT')}.")
+        # changed (2026-12-02): binary content's preview is a hex dump, as a range read gives it
+        return (f"{what}; binary content, the preview shows {shows} as a hex dump (OFFSET  HEX  |ASCII|, as a range "
+                f"read gives it). Next: {by_range} | {render_call('read_handle', handle=handle, match='TEXT')}.")
     by_pattern = render_call("read_handle", handle=handle, pattern="REGEX")
     by_structure = _structure_call(handle, content_type)
     if by_structure:
@@ -159,7 +160,15 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
     """
     limit = preview_bytes
     while True:
-        preview, covered, tail_offset = make_preview(head, tail, size, limit, mode)
+        if content_type == "binary":  # changed (2026-12-02): a hex dump of whole lines of 16 bytes, head only
+            covered = min(size, len(head), limit if limit < 16 else limit // 16 * 16)
+            rows = [head[at : min(covered, at + 16)] for at in range(0, covered, 16)]
+            preview = "\n".join(f"{16 * i:08x}  {' '.join(f'{b:02x}' for b in row):<47}  |"
+                                 + "".join(chr(b) if 32 <= b < 127 else "." for b in row) + "|"
+                                 for i, row in enumerate(rows))
+            tail_offset = None
+        else:
+            preview, covered, tail_offset = make_preview(head, tail, size, limit, mode)
         next_line = head[:covered].count(b"\n") + 1
         note = make_note(handle, size, covered, next_line, lines, tool, tail_offset, content_type)
         stub = Stub(handle, preview, size, note, lines, content_type, shape, tool)

@@ -9,6 +9,7 @@ from typing import Any
 
 from scratchfs.api.results import render_call
 from scratchfs.api.shape import TERMINAL_SHAPE
+from scratchfs.api.views import HEX_LINE_BYTES, hex_piece
 from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES, MAX_STUB_BYTES
 from scratchfs.foundation.text import quote, utf8_prefix, utf8_suffix_start
 
@@ -88,6 +89,15 @@ def make_preview(head: bytes, tail: bytes, size: int, limit: int, mode: str = "h
     return prefix.decode("utf-8", "replace"), len(prefix), None
 
 
+def hex_preview(head: bytes, size: int, limit: int) -> tuple[str, int, None]:
+    """The preview of binary content: its first bytes -- ``limit`` of them, fewer to end on a whole line of
+    :data:`~scratchfs.api.views.HEX_LINE_BYTES` -- as the hex dump a range read gives
+    (:func:`~scratchfs.api.views.hex_piece`); ``(text, bytes covered, None)`` as :func:`make_preview` returns."""
+    whole = limit - limit % HEX_LINE_BYTES if limit >= HEX_LINE_BYTES else limit
+    shown = bytes(head[: min(size, whole)])
+    return hex_piece(shown, 0).data, len(shown), None
+
+
 class _Note:
     """The stub's note: what was stored, what the preview shows, and the exact next calls that read on by range, by
     line and by pattern (by range and by match for binary content, which has no lines). Every call it names fits the
@@ -128,8 +138,8 @@ class _Note:
         shows = f"bytes 0-{covered}" + (f" and {tail_offset}-{size}" if tail_offset is not None else "")
         by_range = f"{self.call}, offset={covered!r}{_RANGE_END}"  # call_with(self.call, offset=, length=)
         if average is None:
-            return (f"{what}; binary content, the preview shows {shows} with U+FFFD for bytes that are not text. "
-                    f"Next: {by_range} | {self.by_other}.")
+            return (f"{what}; binary content, the preview shows {shows} as a hex dump (OFFSET  HEX  |ASCII|, as "
+                    f"a range read gives it). Next: {by_range} | {self.by_other}.")
         if average > DEFAULT_READ_BYTES:
             return (f"{what}; the preview shows {shows}; its lines average {average:,.0f} bytes, so read it by "
                     f"range. Next: {by_range} | {self.by_other}.")
@@ -160,14 +170,18 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
     """Build the stub of a spilled content so that its compact JSON fits :data:`MAX_STUB_BYTES`.
 
     The preview starts at ``preview_bytes`` bytes of content and shrinks, in proportion to what its JSON escaping
-    costs, until the whole stub fits; the note names the next calls from where the preview stops.
+    costs, until the whole stub fits; the note names the next calls from where the preview stops. Binary content's
+    preview is a hex dump of its first bytes (:func:`hex_preview`; ``mode`` does not apply to it).
     """
     # the JSON's bytes but for the preview's and the note's text (their quotes included), once: each try adds those
     fixed = _fixed_bytes(handle, size, lines, content_type, shape)
     notes = _Note(handle, size, lines, tool, content_type, shape)
     limit = preview_bytes
     while True:
-        preview, covered, tail_offset = make_preview(head, tail, size, limit, mode)
+        if content_type == "binary":  # as a range read shows it: escaped control bytes would fill the stub
+            preview, covered, tail_offset = hex_preview(head, size, limit)
+        else:
+            preview, covered, tail_offset = make_preview(head, tail, size, limit, mode)
         next_line = head.count(b"\n", 0, covered) + 1
         note = notes.text(covered, next_line, tail_offset)
         preview_cost = _json_bytes(preview) - 2
@@ -202,4 +216,4 @@ def _json_bytes(text: str) -> int:
     return len(literal) if literal.isascii() else len(literal.encode("utf-8"))
 
 
-__all__ = ["PREVIEW_MODES", "Stub", "build_stub", "make_preview"]
+__all__ = ["PREVIEW_MODES", "Stub", "build_stub", "hex_preview", "make_preview"]
