@@ -157,6 +157,18 @@ def test_catastrophic_backtracking_is_stopped_with_a_resume_offset(tmp_path):
         assert rest.next_offset is None and all(h.offset >= past for w in rest.windows for h in w.matches)
 
 
+def test_a_long_patterns_timeout_keeps_its_advice_within_the_error_budget(tmp_path):
+    from scratchfs.api.contract import error_text
+
+    with ScratchStore(tmp_path, pattern_timeout=0.3) as store:
+        scope = store.scope("r", "a")
+        handle = scope.spill(b"x" * 1000 + b"\n" + b"a" * 30_000 + b"!\n", source_tool="t").handle
+        with pytest.raises(PatternTimeout) as caught:
+            scope.read_handle(handle, pattern="(a|aa)+$" + "|zz" * 1360)  # 4,088 characters, echoed cut short
+        text = error_text(caught.value)
+        assert len(text.encode()) < 600 and text.endswith("their matches unsearched")
+
+
 def test_a_match_longer_than_the_reach_bound_is_an_error_not_a_miss(scope):
     # a pattern that spans lines, whose match would run past the buffer: a typed error, never a silent miss
     data = b"BEGIN\n" + b"x\n" * 200_000 + b"END\n" + b"y" * 1000

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from scratchfs.foundation.checks import shorten
 from scratchfs.foundation.errors import InvalidArgument
 
 try:  # the parser behind `re`: the one parser of the pattern syntax
@@ -112,7 +113,7 @@ def _source(pattern: object) -> bytes:
     try:
         source = pattern.encode("utf-8")
     except UnicodeEncodeError:
-        raise InvalidArgument(f"pattern is not valid UTF-8 text: {pattern!r}") from None
+        raise InvalidArgument(f"pattern is not valid UTF-8 text: {shorten(pattern, 200)}") from None
     if len(source) > MAX_PATTERN_BYTES:
         raise InvalidArgument(f"pattern is {len(source)} bytes, longer than the limit of {MAX_PATTERN_BYTES}")
     return source

@@ -26,6 +26,7 @@ import regex
 from scratchfs.engine.pattern_syntax import MAXREPEAT, parse, write_core
 from scratchfs.engine.pattern_worker import FLAGS, Engine, Span
 from scratchfs.foundation import limits
+from scratchfs.foundation.checks import shorten
 from scratchfs.foundation.errors import InvalidArgument, PatternTimeout, PatternTooLong
 
 try:  # the parser behind `re`: its tree's node kinds, for the required literal
@@ -174,9 +175,10 @@ class PatternMatcher:
         except TimeoutError:
             start, past = base + pos, base + max(limit, pos + 1)  # the match starts it was deciding
             raise PatternTimeout(
-                f"pattern {self.pattern!r} ran past its time limit of {self.timeout:g} s deciding the matches that "
-                f"start in bytes {start}-{past} (it would again from offset={start}): use a pattern with a literal "
-                f"part or less backtracking, or search on past them with offset={past}, their matches unsearched",
+                f"pattern {shorten(self.pattern, 200)} ran past its time limit of {self.timeout:g} s deciding the "
+                f"matches that start in bytes {start}-{past} (it would again from offset={start}): use a pattern with "
+                f"a literal part or less backtracking, or search on past them with offset={past}, their matches "
+                "unsearched",
                 resume_offset=start,
             ) from None
 
@@ -186,7 +188,7 @@ class PatternMatcher:
 
     def _too_long(self, base: int, start: int) -> PatternTooLong:
         return PatternTooLong(
-            f"a match of {self.pattern!r} near byte {base + start} may be longer than the reach bound of "
+            f"a match of {shorten(self.pattern, 200)} near byte {base + start} may be longer than the reach bound of "
             f"{self.reach} bytes; bound the pattern (e.g. [^\\n]{{0,200}} instead of [\\s\\S]*) or resume after "
             f"it with offset={base + start + 1}",
             resume_offset=base + start,
