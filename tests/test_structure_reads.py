@@ -96,6 +96,41 @@ def test_terminal_output_is_rendered(tools, scratch_scope):
     assert text.rstrip().endswith("ERROR: disk full")
 
 
+def test_terminal_output_is_rendered_from_where_a_search_found_a_match(tools, scratch_scope):
+    """``raw_offset`` (the README's "or from a raw offset a search found"; the new-user trial found no face took it):
+    a search window's offset starts the text view at the rendered line holding it, and the pages following next_call
+    are the rest of the rendering."""
+    data = b"".join(b"\x1b[32mstep %d\x1b[0m " % i + b"".join(b"\r[%3d%%]" % p for p in range(0, 101, 10)) + b"\n"
+                    for i in range(300)) + b"\x1b[31mERROR: disk full\x1b[0m\n" + b"tail\n" * 500
+    handle = scratch_scope.spill(data, source_tool="build").handle
+    found = tools.call("read_handle", {"handle": handle, "match": "ERROR"})["windows"][0]["match_offset"]
+    assert data[found:].startswith(b"ERROR")
+    pages = follow(tools, {"handle": handle, "view": "text", "raw_offset": found}, 2048)
+    assert pages[0]["text"].startswith("ERROR: disk full\ntail\n") and pages[0]["read"]["raw_offset"] == found
+    whole = "".join(p["text"] for p in follow(tools, {"handle": handle, "view": "text"}, 8192))
+    assert "".join(p["text"] for p in pages) == whole[pages[0]["offset"]:]
+    with pytest.raises(InvalidArgument, match="raw_offset must be between 0 and"):
+        tools.call("read_handle", {"handle": handle, "view": "text", "raw_offset": len(data) + 1})
+    with pytest.raises(InvalidArgument, match="raw_offset cannot be combined with jq"):
+        tools.call("read_handle", {"handle": handle, "jq": ".", "raw_offset": 0})
+    page = scratch_scope.spill(b"<html><body>" + b"<p>x</p>" * 2000 + b"</body></html>", source_tool="t").handle
+    with pytest.raises(InvalidArgument, match="raw_offset is for terminal output"):
+        tools.call("read_handle", {"handle": page, "view": "text", "raw_offset": 5})
+
+
+def test_the_cli_reads_terminal_output_from_a_raw_offset(tmp_path):
+    data = b"\x1b[1mone\x1b[0m\n" * 50 + b"two\rTWO\n" + b"three\n" * 50
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("r", "a")
+        handle = scope.spill(data, source_tool="build").handle
+        expected = to_json(ScratchTools(scope).call("read_handle", {"handle": handle, "view": "text",
+                                                                    "raw_offset": data.index(b"two")}))
+    result = CliRunner().invoke(main, ["read-handle", handle, "--view", "text", "--raw-offset",
+                                       str(data.index(b"two")), "--root", str(tmp_path), "--run", "r", "--agent", "a"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.rstrip("\n") == expected and json.loads(expected)["text"].startswith("TWO\nthree\n")
+
+
 def test_terminal_output_is_told_apart_and_its_stub_offers_the_text_view(scratch_scope):
     """New user's trial: a build log with colours and progress bars was "text", and its stub never offered the
     view="text" that renders it (a raw read costs six bytes of JSON for each ESC and shows every bar)."""

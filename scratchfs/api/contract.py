@@ -206,7 +206,8 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
 
 # -- structure reads ------------------------------------------------------------------------------------------------
 
-STRUCTURE_ARGUMENTS = frozenset({"jq", "record", "records", "row", "rows", "columns", "view", "select", "cursor"})
+STRUCTURE_ARGUMENTS = frozenset({"jq", "record", "records", "row", "rows", "columns", "view", "raw_offset", "select",
+                                 "cursor"})
 """The arguments of ``read_handle``'s structure reads."""
 
 
@@ -279,8 +280,8 @@ def _structure_read(reads: StructureReads, handle: str, offset: int, given: dict
         _only(given, {"select", "cursor"})
         return lambda b: reads.select(handle, given["select"], cursor=cursor, budget=b)
     if "view" in given:
-        _only(given, {"view", "cursor"})
-        return lambda b: reads.text(handle, offset, cursor=cursor, budget=b)
+        _only(given, {"view", "raw_offset", "cursor"})
+        return lambda b: reads.text(handle, offset, cursor=cursor, budget=b, raw_offset=given.get("raw_offset"))
     if {"row", "rows", "columns"} & given.keys():
         _only(given, {"row", "rows", "columns", "cursor"})
         return lambda b: reads.rows(handle, given.get("row", 1), given.get("rows", 50), columns=given.get("columns"),

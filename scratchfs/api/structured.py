@@ -123,17 +123,25 @@ class StructureReads:
         return self._page(handle, lambda src, blob, kind: check_kind(kind, "row", handle) or rows_page(
             src, row, rows, columns=columns, cursor=cursor, budget_bytes=budget, entry=entry_identity(handle, blob)))
 
-    def text(self, handle: str, offset: int = 0, *, cursor: str | None = None, budget: int = 8192) -> TextPage:
+    def text(self, handle: str, offset: int = 0, *, cursor: str | None = None, budget: int = 8192,
+             raw_offset: int | None = None) -> TextPage:
         """A page of the text view (``view="text"``): the readable text of an HTML page, or terminal output rendered
-        as a person sees it; ``offset`` is a byte offset into the view. Raises InvalidArgument (a content with no
-        text view), StructureTimeout (rendering an HTML page ran past ``pattern_timeout``), NotFound, CorruptBlob."""
+        as a person sees it; ``offset`` is a byte offset into the view. ``raw_offset`` (terminal output only;
+        ``offset`` is then ignored): the page starts at the rendered line holding this byte of the stored output --
+        where a search found a match. Raises InvalidArgument (a content with no text view, a ``raw_offset`` past the
+        end or given for an HTML page), StructureTimeout (rendering an HTML page ran past ``pattern_timeout``),
+        NotFound, CorruptBlob."""
 
         def read(src: ReaderSource, blob: str, content_type: str | None) -> TextPage:
+            if raw_offset is not None and cursor is None and content_type not in ("log", "text", None):
+                raise InvalidArgument("raw_offset is for terminal output's text view; an HTML page's text view is "
+                                      "paged by offset into the text")
             if content_type == "html":
                 return text_page(src, offset, cursor=cursor, budget_bytes=budget, cache_key=blob,
                                  timeout=self._timeout(), entry=entry_identity(handle, blob))
             if content_type in ("log", "text", None):
-                return view_page(src, offset, cursor=cursor, budget_bytes=budget, entry=entry_identity(handle, blob))
+                return view_page(src, offset, cursor=cursor, budget_bytes=budget, raw_offset=raw_offset,
+                                 entry=entry_identity(handle, blob))
             raise InvalidArgument(text_misfit(content_type))
 
         return self._page(handle, read)

@@ -144,6 +144,9 @@ _READ_HANDLE = ToolSpec(
                      "description": "Structure: \"text\": the readable text of an HTML page, or terminal output as a "
                                     "person sees it (ANSI escapes removed, \\r redraws applied); paged by `offset` "
                                     "into that text."},
+            "raw_offset": {"type": "integer", "minimum": 0,
+                           "description": "view=\"text\" of terminal output: start at the rendered line holding "
+                                          "this byte of the stored output (a search window's offset)."},
             "select": {"type": "string", "minLength": 1, "maxLength": MAX_SELECTOR_CHARS,
                        "description": "Structure: the text of the HTML elements this CSS selector matches."},
             "cursor": {"type": "string", "minLength": 1, "maxLength": MAX_CURSOR_CHARS,

@@ -82,6 +82,9 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
 @click.option("--column", "columns", multiple=True, help="Structure: only this CSV/TSV column (repeatable).")
 @click.option("--view", type=click.Choice(["text"]), default=None,
               help="Structure: the text of an HTML page, or terminal output as rendered.")
+@click.option("--raw-offset", "raw_offset", type=INT, default=None,
+              help="With --view text on terminal output: start at the rendered line holding this byte of the raw "
+                   "output (a search window's offset).")
 @click.option("--select", default=None, help="Structure: the text of the HTML elements this CSS selector matches.")
 @click.option("--cursor", default=None, help="Structure: where the next page starts (a previous reply's cursor).")
 @click.option("--budget", type=INT, default=None,
