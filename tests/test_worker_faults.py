@@ -335,3 +335,30 @@ def test_a_worker_never_ready_is_no_worker_and_one_dying_at_start_gives_its_last
         assert pool.counts() == (0, 0)
     finally:
         pool.kill_all()
+
+
+_GARBAGE_WORKER = '''
+import os, pickle, sys
+from scratchfs.engine.worker_pipe import WORKER_NAME, reply, requests
+if __name__ == WORKER_NAME:
+    os.write(1, bytes.fromhex(sys.argv[4]))  # before its ready frame: what a library writing to fd 1 would do
+    for (value,) in requests():
+        reply(pickle.dumps(value + 1))
+'''
+
+
+@pytest.mark.parametrize("garbage", ["ffffffffffffffff", "0000000000000040", "0100000000000000ff"])
+def test_a_worker_writing_garbage_before_it_is_ready_died_never_a_memory_error(monkeypatch, tmp_path, garbage):
+    """A first frame that is not the empty one (a length past memory, past an index, or a byte of data) is a worker
+    that died starting: tried once more, then its last words -- never OverflowError or MemoryError from sizing the
+    frame it claims."""
+    script = tmp_path / "garbage_worker.py"
+    script.write_text(_GARBAGE_WORKER)
+    popen = worker_pipe.subprocess.Popen
+    monkeypatch.setattr(worker_pipe.subprocess, "Popen", lambda args, **kw: popen([*args, garbage], **kw))
+    pool = worker_pipe.Pool(str(script), 1, "garbage")
+    try:
+        assert pool.run(pickle.dumps((1,)), time.monotonic() + 30) == ("died", "")
+        assert pool.counts() == (0, 0)
+    finally:
+        pool.kill_all()

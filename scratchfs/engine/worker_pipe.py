@@ -132,7 +132,8 @@ class Worker:
         """Wait at most ``seconds`` for a new worker's first frame, the empty one :func:`requests` writes once its
         worker file is loaded, and return the seconds since it was started. Raises TimeoutError (not ready in time:
         it must then be discarded), EOFError or OSError (it died starting: a worker file that fails to import)."""
-        if read_frame(self.process.stdout.fileno(), time.monotonic() + seconds):
+        # the length alone: garbage before it (a library writing to fd 1) must not size an allocation (MemoryError)
+        if any(_read_exactly(self.process.stdout.fileno(), 8, time.monotonic() + seconds)):
             raise OSError(errno.EPROTO, "the worker's first frame was not the empty one of a worker that is ready")
         self.ready = True
         return time.monotonic() - self.started
