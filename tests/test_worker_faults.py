@@ -6,6 +6,7 @@ after a while and are replaced without an error."""
 from __future__ import annotations
 
 import errno
+import os
 import pickle
 import threading
 import time
@@ -361,4 +362,47 @@ def test_a_worker_writing_garbage_before_it_is_ready_died_never_a_memory_error(m
         assert pool.run(pickle.dumps((1,)), time.monotonic() + 30) == ("died", "")
         assert pool.counts() == (0, 0)
     finally:
+        pool.kill_all()
+
+
+_SLEEPY_WORKER = '''
+import pickle, time
+from scratchfs.engine.worker_pipe import WORKER_NAME, reply, requests
+if __name__ == WORKER_NAME:
+    for (seconds,) in requests():
+        time.sleep(seconds)
+        reply(pickle.dumps(seconds))
+'''
+
+
+def test_a_fork_child_forked_while_a_worker_was_busy_starts_its_own(tmp_path):
+    """A ``fork()`` child's pool holds none of the parent's workers: the one busy in a parent's thread at the fork
+    counted against the child's pool for good (PoolBusy on every call), and an idle one is not the child's."""
+    script = tmp_path / "sleepy_worker.py"
+    script.write_text(_SLEEPY_WORKER)
+    pool = worker_pipe.Pool(str(script), 1, "sleepy")
+    busy = threading.Thread(target=pool.run, args=(pickle.dumps((1.5,)), time.monotonic() + 30))
+    try:
+        busy.start()
+        time.sleep(0.5)
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child
+            try:
+                answer = (pool.counts(), pool.run(pickle.dumps((0,)), time.monotonic() + 10), pool.counts())
+            except BaseException as exc:  # reported to the parent
+                answer = repr(exc)
+            pool.kill_all()
+            os.write(write, pickle.dumps(answer))
+            os._exit(0)
+        os.close(write)
+        with os.fdopen(read, "rb") as got:
+            answer = pickle.loads(got.read())
+        os.waitpid(pid, 0)
+        assert answer == ((0, 0), ("ok", 0), (1, 1))
+        busy.join()
+        assert pool.counts() == (1, 1)  # the parent's worker, untouched by the child
+        assert pool.run(pickle.dumps((0,)), time.monotonic() + 10) == ("ok", 0)
+    finally:
+        busy.join()
         pool.kill_all()

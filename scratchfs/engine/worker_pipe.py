@@ -372,6 +372,18 @@ class Pool:
             self.workers.discard(worker)
         self._lost()
 
+    def forget(self) -> None:
+        """In a ``fork()`` child: hold none of the parent's workers (their busy ones were counted as alive for good,
+        the threads that would give them back being the parent's; another thread's lock may be held), closing the
+        child's copies of their pipes and stderr files; the parent's processes go on serving it."""
+        for worker in self.workers:
+            worker.process.poll()  # not the child's child: done with it here (ECHILD), never killed from here
+            for pipe in (worker.process.stdin, worker.process.stdout):
+                if pipe is not None:
+                    pipe.close()
+            worker._close_stderr()
+        self.cond, self.idle, self.workers, self.alive = threading.Condition(), [], set(), 0
+
     def counts(self) -> tuple[int, int]:
         """``(alive, idle)``: worker processes running, and those of them waiting for a call."""
         with self.cond:
@@ -404,6 +416,10 @@ _POOLS: list[Pool] = []
 def _kill_workers() -> None:
     for pool in _POOLS:
         pool.kill_all()
+
+
+if hasattr(os, "register_at_fork"):  # pragma: no branch - POSIX
+    os.register_at_fork(after_in_child=lambda: [pool.forget() for pool in _POOLS])
 
 
 def _wait(fd: int, event: int, deadline: float | None) -> None:
