@@ -406,3 +406,19 @@ def test_a_fork_child_forked_while_a_worker_was_busy_starts_its_own(tmp_path):
     finally:
         busy.join()
         pool.kill_all()
+
+
+def test_a_call_whose_deadline_had_passed_kills_no_idle_worker_and_starts_none(tmp_path):
+    """A deadline already past is a TimeoutError before a worker is taken: it stopped the idle worker it was handed
+    (the next call paid a new one's start), or started one only to stop it."""
+    script = tmp_path / "sleepy_worker.py"
+    script.write_text(_SLEEPY_WORKER)
+    pool = worker_pipe.Pool(str(script), 1, "sleepy")
+    try:
+        for counts in ((0, 0), (1, 1)):
+            with pytest.raises(TimeoutError):
+                pool.run(pickle.dumps((0,)), time.monotonic() - 0.1)
+            assert pool.counts() == counts
+            assert pool.run(pickle.dumps((0,)), time.monotonic() + 30) == ("ok", 0)
+    finally:
+        pool.kill_all()

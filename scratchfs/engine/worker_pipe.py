@@ -294,7 +294,7 @@ class Pool:
             NoWorker: no worker could be started (descriptors, memory), or a new one was not ready within
                 :data:`BOOT_SECONDS`.
         """
-        began = time.monotonic()
+        began = _before(deadline)  # already past: TimeoutError, no idle worker killed, no new one started to kill
         taken = self._take(deadline if wait else None)
         if taken is None:  # without waiting: every one busy
             return "busy", None
@@ -420,6 +420,14 @@ def _kill_workers() -> None:
 
 if hasattr(os, "register_at_fork"):  # pragma: no branch - POSIX
     os.register_at_fork(after_in_child=lambda: [pool.forget() for pool in _POOLS])
+
+
+def _before(deadline: float) -> float:
+    """Now, or TimeoutError when ``deadline`` has passed already."""
+    now = time.monotonic()
+    if deadline <= now:
+        raise TimeoutError
+    return now
 
 
 def _wait(fd: int, event: int, deadline: float | None) -> None:
