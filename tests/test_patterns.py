@@ -157,16 +157,29 @@ def test_catastrophic_backtracking_is_stopped_with_a_resume_offset(tmp_path):
         assert rest.next_offset is None and all(h.offset >= past for w in rest.windows for h in w.matches)
 
 
-def test_a_long_patterns_timeout_keeps_its_advice_within_the_error_budget(tmp_path):
-    from scratchfs.api.contract import error_text
+def test_a_pattern_error_of_a_4096_byte_pattern_keeps_its_offsets_within_the_tool_error_text(tmp_path):
+    """A tool error's text is cut at 2 KiB: the pattern is named shortened, so the offsets after it survive (the
+    whole repr of a 4,096-byte pattern left a model neither the resume offset nor the offset to search on from)."""
+    from scratchfs.api.contract import ScratchTools, error_text
+    from scratchfs.foundation.limits import MAX_NEEDLE_BYTES, MIN_REPLY_BYTES
 
     with ScratchStore(tmp_path, pattern_timeout=0.3) as store:
         scope = store.scope("r", "a")
-        handle = scope.spill(b"x" * 1000 + b"\n" + b"a" * 30_000 + b"!\n", source_tool="t").handle
+        tools = ScratchTools(scope)
+        handle = scope.spill(b"x" * 1000 + b"\n" + b"a" * 40 + b"b\n", source_tool="t").handle
+        slow = r"(a|aa)+$|"
         with pytest.raises(PatternTimeout) as caught:
-            scope.read_handle(handle, pattern="(a|aa)+$" + "|zz" * 1360)  # 4,088 characters, echoed cut short
+            tools.call("read_handle", {"handle": handle, "pattern": slow + "z" * (MAX_NEEDLE_BYTES - len(slow))})
         text = error_text(caught.value)
-        assert len(text.encode()) < 600 and text.endswith("their matches unsearched")
+        assert len(text.encode()) <= MIN_REPLY_BYTES and not text.endswith("...")
+        assert f"offset={caught.value.resume_offset}" in text
+        assert re.search(r"search on past them with offset=\d+", text)
+        handle = scope.spill(b"BEGIN\n" + b"x\n" * 200_000 + b"END\n", source_tool="t").handle
+        long = r"BEGIN[\s\S]*END|"
+        with pytest.raises(PatternTooLong) as caught:
+            tools.call("read_handle", {"handle": handle, "pattern": long + "z" * (MAX_NEEDLE_BYTES - len(long))})
+        text = error_text(caught.value)
+        assert len(text.encode()) <= MIN_REPLY_BYTES and f"offset={caught.value.resume_offset + 1}" in text
 
 
 def test_a_match_longer_than_the_reach_bound_is_an_error_not_a_miss(scope):

@@ -6,6 +6,7 @@ after a while and are replaced without an error."""
 from __future__ import annotations
 
 import errno
+import os
 import pickle
 import threading
 import time
@@ -333,5 +334,91 @@ def test_a_worker_never_ready_is_no_worker_and_one_dying_at_start_gives_its_last
         assert pool.run(pickle.dumps((1,)), time.monotonic() + 30) == (
             "died", "ImportError: no such library in the worker")
         assert pool.counts() == (0, 0)
+    finally:
+        pool.kill_all()
+
+
+_GARBAGE_WORKER = '''
+import os, pickle, sys
+from scratchfs.engine.worker_pipe import WORKER_NAME, reply, requests
+if __name__ == WORKER_NAME:
+    os.write(1, bytes.fromhex(sys.argv[4]))  # before its ready frame: what a library writing to fd 1 would do
+    for (value,) in requests():
+        reply(pickle.dumps(value + 1))
+'''
+
+
+@pytest.mark.parametrize("garbage", ["ffffffffffffffff", "0000000000000040", "0100000000000000ff"])
+def test_a_worker_writing_garbage_before_it_is_ready_died_never_a_memory_error(monkeypatch, tmp_path, garbage):
+    """A first frame that is not the empty one (a length past memory, past an index, or a byte of data) is a worker
+    that died starting: tried once more, then its last words -- never OverflowError or MemoryError from sizing the
+    frame it claims."""
+    script = tmp_path / "garbage_worker.py"
+    script.write_text(_GARBAGE_WORKER)
+    popen = worker_pipe.subprocess.Popen
+    monkeypatch.setattr(worker_pipe.subprocess, "Popen", lambda args, **kw: popen([*args, garbage], **kw))
+    pool = worker_pipe.Pool(str(script), 1, "garbage")
+    try:
+        assert pool.run(pickle.dumps((1,)), time.monotonic() + 30) == ("died", "")
+        assert pool.counts() == (0, 0)
+    finally:
+        pool.kill_all()
+
+
+_SLEEPY_WORKER = '''
+import pickle, time
+from scratchfs.engine.worker_pipe import WORKER_NAME, reply, requests
+if __name__ == WORKER_NAME:
+    for (seconds,) in requests():
+        time.sleep(seconds)
+        reply(pickle.dumps(seconds))
+'''
+
+
+def test_a_fork_child_forked_while_a_worker_was_busy_starts_its_own(tmp_path):
+    """A ``fork()`` child's pool holds none of the parent's workers: the one busy in a parent's thread at the fork
+    counted against the child's pool for good (PoolBusy on every call), and an idle one is not the child's."""
+    script = tmp_path / "sleepy_worker.py"
+    script.write_text(_SLEEPY_WORKER)
+    pool = worker_pipe.Pool(str(script), 1, "sleepy")
+    busy = threading.Thread(target=pool.run, args=(pickle.dumps((1.5,)), time.monotonic() + 30))
+    try:
+        busy.start()
+        time.sleep(0.5)
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child
+            try:
+                answer = (pool.counts(), pool.run(pickle.dumps((0,)), time.monotonic() + 10), pool.counts())
+            except BaseException as exc:  # reported to the parent
+                answer = repr(exc)
+            pool.kill_all()
+            os.write(write, pickle.dumps(answer))
+            os._exit(0)
+        os.close(write)
+        with os.fdopen(read, "rb") as got:
+            answer = pickle.loads(got.read())
+        os.waitpid(pid, 0)
+        assert answer == ((0, 0), ("ok", 0), (1, 1))
+        busy.join()
+        assert pool.counts() == (1, 1)  # the parent's worker, untouched by the child
+        assert pool.run(pickle.dumps((0,)), time.monotonic() + 10) == ("ok", 0)
+    finally:
+        busy.join()
+        pool.kill_all()
+
+
+def test_a_call_whose_deadline_had_passed_kills_no_idle_worker_and_starts_none(tmp_path):
+    """A deadline already past is a TimeoutError before a worker is taken: it stopped the idle worker it was handed
+    (the next call paid a new one's start), or started one only to stop it."""
+    script = tmp_path / "sleepy_worker.py"
+    script.write_text(_SLEEPY_WORKER)
+    pool = worker_pipe.Pool(str(script), 1, "sleepy")
+    try:
+        for counts in ((0, 0), (1, 1)):
+            with pytest.raises(TimeoutError):
+                pool.run(pickle.dumps((0,)), time.monotonic() - 0.1)
+            assert pool.counts() == counts
+            assert pool.run(pickle.dumps((0,)), time.monotonic() + 30) == ("ok", 0)
     finally:
         pool.kill_all()

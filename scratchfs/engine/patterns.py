@@ -48,6 +48,8 @@ MAX_REACH_BYTES = 16 * 1024
 """Longest reach (match plus lookaround) a pattern match may have, in bytes; a longer match raises PatternTooLong."""
 MAX_PREFIX_BYTES = 256
 """Largest distance from a match's start to its required literal for the prefilter to be used, in bytes."""
+_NAMED_CHARS = 200  # a pattern named in an error, at most (a tool error's text is cut at 2 KiB: the offsets after it
+# must survive a 4,096-byte pattern)
 MAX_LINE_BYTES = 4 * 1024 * 1024
 """Longest line a line-bound pattern search holds whole, in bytes; a longer line raises PatternTooLong."""
 DEFAULT_TIMEOUT = limits.PATTERN_TIMEOUT
@@ -174,11 +176,11 @@ class PatternMatcher:
             return self._prefiltered(buf, pos, limit, at_end, base)
         except TimeoutError:
             start, past = base + pos, base + max(limit, pos + 1)  # the match starts it was deciding
+            named = shorten(self.pattern, _NAMED_CHARS)
             raise PatternTimeout(
-                f"pattern {shorten(self.pattern, 200)} ran past its time limit of {self.timeout:g} s deciding the "
-                f"matches that start in bytes {start}-{past} (it would again from offset={start}): use a pattern with "
-                f"a literal part or less backtracking, or search on past them with offset={past}, their matches "
-                "unsearched",
+                f"pattern {named} ran past its time limit of {self.timeout:g} s deciding the matches that "
+                f"start in bytes {start}-{past} (it would again from offset={start}): use a pattern with a literal "
+                f"part or less backtracking, or search on past them with offset={past}, their matches unsearched",
                 resume_offset=start,
             ) from None
 
@@ -188,9 +190,9 @@ class PatternMatcher:
 
     def _too_long(self, base: int, start: int) -> PatternTooLong:
         return PatternTooLong(
-            f"a match of {shorten(self.pattern, 200)} near byte {base + start} may be longer than the reach bound of "
-            f"{self.reach} bytes; bound the pattern (e.g. [^\\n]{{0,200}} instead of [\\s\\S]*) or resume after "
-            f"it with offset={base + start + 1}",
+            f"a match of {shorten(self.pattern, _NAMED_CHARS)} near byte {base + start} may be longer than the "
+            f"reach bound of {self.reach} bytes; bound the pattern (e.g. [^\\n]{{0,200}} instead of [\\s\\S]*) or "
+            f"resume after it with offset={base + start + 1}",
             resume_offset=base + start,
         )
 

@@ -132,7 +132,8 @@ class Worker:
         """Wait at most ``seconds`` for a new worker's first frame, the empty one :func:`requests` writes once its
         worker file is loaded, and return the seconds since it was started. Raises TimeoutError (not ready in time:
         it must then be discarded), EOFError or OSError (it died starting: a worker file that fails to import)."""
-        if read_frame(self.process.stdout.fileno(), time.monotonic() + seconds):
+        # the length alone: garbage before it (a library writing to fd 1) must not size an allocation (MemoryError)
+        if any(_read_exactly(self.process.stdout.fileno(), 8, time.monotonic() + seconds)):
             raise OSError(errno.EPROTO, "the worker's first frame was not the empty one of a worker that is ready")
         self.ready = True
         return time.monotonic() - self.started
@@ -293,7 +294,7 @@ class Pool:
             NoWorker: no worker could be started (descriptors, memory), or a new one was not ready within
                 :data:`BOOT_SECONDS`.
         """
-        began = time.monotonic()
+        began = _before(deadline)  # already past: TimeoutError, no idle worker killed, no new one started to kill
         taken = self._take(deadline if wait else None)
         if taken is None:  # without waiting: every one busy
             return "busy", None
@@ -371,6 +372,18 @@ class Pool:
             self.workers.discard(worker)
         self._lost()
 
+    def forget(self) -> None:
+        """In a ``fork()`` child: hold none of the parent's workers (their busy ones were counted as alive for good,
+        the threads that would give them back being the parent's; another thread's lock may be held), closing the
+        child's copies of their pipes and stderr files; the parent's processes go on serving it."""
+        for worker in self.workers:
+            worker.process.poll()  # not the child's child: done with it here (ECHILD), never killed from here
+            for pipe in (worker.process.stdin, worker.process.stdout):
+                if pipe is not None:
+                    pipe.close()
+            worker._close_stderr()
+        self.cond, self.idle, self.workers, self.alive = threading.Condition(), [], set(), 0
+
     def counts(self) -> tuple[int, int]:
         """``(alive, idle)``: worker processes running, and those of them waiting for a call."""
         with self.cond:
@@ -403,6 +416,18 @@ _POOLS: list[Pool] = []
 def _kill_workers() -> None:
     for pool in _POOLS:
         pool.kill_all()
+
+
+if hasattr(os, "register_at_fork"):  # pragma: no branch - POSIX
+    os.register_at_fork(after_in_child=lambda: [pool.forget() for pool in _POOLS])
+
+
+def _before(deadline: float) -> float:
+    """Now, or TimeoutError when ``deadline`` has passed already."""
+    now = time.monotonic()
+    if deadline <= now:
+        raise TimeoutError
+    return now
 
 
 def _wait(fd: int, event: int, deadline: float | None) -> None:
