@@ -53,11 +53,16 @@ def test_stub_note_names_the_exact_next_calls(scope):
     assert f'read_handle(handle="{stub.handle}", pattern="REGEX")' in stub.note
 
 
-def test_preview_of_binary_content_is_valid_text(store):
+def test_previews_are_valid_text(store):
     store_small = ScratchStore(store.root, preview_bytes=10, clock=store.clock)
     scope = store_small.scope("r", "a")
-    # invalid bytes become U+FFFD; a sequence cut short by the end of the content is one U+FFFD
-    assert scope.spill(b"\xff\xfe\x00abc\xe2\x82").preview == "\ufffd\ufffd\x00abc\ufffd"
+    # binary content: a hex dump of its first bytes, as a range read gives it
+    binary = scope.spill(b"\xff\xfe\x00abc\xe2\x82")
+    assert binary.content_type == "binary"
+    assert binary.preview == "00000000  " + "ff fe 00 61 62 63 e2 82".ljust(47) + "  |...abc..|"
+    # text: invalid bytes become U+FFFD; a sequence cut short by the end of the content is one U+FFFD
+    assert scope.spill(b"abc\xffdefghij").preview == "abc\ufffddefghi"
+    assert scope.spill(b"abcdefgh\xe2\x82").preview == "abcdefgh\ufffd"
     # a sequence cut short by the preview limit is left out
     assert scope.spill(b"abcdefgh\xe2\x82\xac and more").preview == "abcdefgh"
     store_small.close()
