@@ -182,6 +182,45 @@ def test_a_pattern_error_of_a_4096_byte_pattern_keeps_its_offsets_within_the_too
         assert len(text.encode()) <= MIN_REPLY_BYTES and f"offset={caught.value.resume_offset + 1}" in text
 
 
+def test_a_time_out_skips_only_the_lines_it_was_deciding(tmp_path):
+    """A line-bound pattern with no literal is decided a piece of lines at a time (PIECE_BYTES): its time-out names
+    the piece holding the runaway line, and following the message loses only that piece's matches (the buffer's
+    lines, 70-130 KB, before); every match outside the skipped bytes is found, as ``regex.finditer`` finds it."""
+    import regex
+
+    from scratchfs.engine.patterns import PIECE_BYTES
+
+    before = b"".join(b"ok %d\n" % i for i in range(6000))
+    bad = b"a" * 30_000 + b"!\n"
+    data = before + bad + b"".join(b"ok %d\n" % i for i in range(6000, 12000))
+    pattern = r"(a|aa)+$|^ok \d+$"
+    with ScratchStore(tmp_path, pattern_timeout=0.5) as store:
+        scope = store.scope("r", "a")
+        handle = scope.spill(data, source_tool="t").handle
+        found, skipped, offset = [], [], 0
+        while offset is not None:
+            try:
+                got = scope.read_handle(handle, pattern=pattern, offset=offset, context=0, max_matches=1000)
+            except PatternTimeout as exc:
+                past = int(re.search(r"search on past them with offset=(\d+)", str(exc)).group(1))
+                skipped.append((exc.resume_offset, past))
+                offset = past
+                continue
+            found += [(h.offset, h.offset + h.length) for w in got.windows for h in w.matches]
+            offset = got.next_offset
+    assert len(skipped) == 1
+    (start, past), = skipped
+    assert start <= len(before) < len(before) + len(bad) <= past <= len(before) + len(bad) + PIECE_BYTES + 16
+    lines, at = [], 0  # the matches finditer gives, but for the runaway line's (it would run for ever): each "ok" line
+    for line in data.split(b"\n")[:-1]:
+        if line.startswith(b"ok"):
+            lines.append((at, at + len(line)))
+        at += len(line) + 1
+    assert regex.findall(pattern.encode(), before + b"b\n", regex.MULTILINE)  # (the pattern does match them)
+    expected = [span for span in lines if not start <= span[0] < past]
+    assert found == expected and len(found) >= 12000 - PIECE_BYTES // 5
+
+
 def test_a_match_longer_than_the_reach_bound_is_an_error_not_a_miss(scope):
     # a pattern that spans lines, whose match would run past the buffer: a typed error, never a silent miss
     data = b"BEGIN\n" + b"x\n" * 200_000 + b"END\n" + b"y" * 1000
