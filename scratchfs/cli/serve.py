@@ -7,6 +7,11 @@ Its access log is off (the first request's URL carries the token).
 At start it prints one line on stdout, flushed, with the URL to open, the token in it (as Jupyter does):
 ``scratchfs inspector: http://127.0.0.1:8765/?token=...`` (with ``--json``: ``{url, host, port, token}``). Exit
 codes as for every command: 2 for a bad option or a missing ``web`` extra, 4 when the address cannot be bound.
+
+SIGTERM and SIGHUP stop the server gracefully (exit 143 and 129, as for every command): from the start line on they
+only ask uvicorn to stop (:func:`_stop_on_signals`) and are raised as ``Terminated`` once it has. Raising it at once,
+as the other commands do, could land in uvicorn's or asyncio's start-up between two of their steps; a CI run saw a
+server go on running after a SIGTERM sent just after its start line.
 """
 
 from __future__ import annotations
@@ -14,13 +19,15 @@ from __future__ import annotations
 import ipaddress
 import json
 import re
+import signal
 import socket
 import sys
+from typing import Any
 
 import click
 
 from scratchfs.api.store import ScratchStore
-from scratchfs.cli.app import Integer, main, resolve_root, warn
+from scratchfs.cli.app import Integer, Terminated, main, resolve_root, warn
 from scratchfs.foundation.errors import InvalidArgument, StorageError
 
 DEFAULT_PORT = 8765
@@ -93,6 +100,8 @@ def serve_command(root: str | None, host: str, port: int, token: str | None, all
         bound = sock.getsockname()[1]
         shown = f"[{host.strip('[]')}]" if ":" in host else host
         url = f"http://{shown}:{bound}/?token={token}"
+        server = uvicorn.Server(config)
+        stopped = _stop_on_signals(server)  # before the start line: whoever reads it may stop the server at once
         click.echo(json.dumps({"url": url, "host": host, "port": bound, "token": token}) if as_json
                    else f"scratchfs inspector: {url}")
         sys.stdout.flush()
@@ -101,7 +110,24 @@ def serve_command(root: str | None, host: str, port: int, token: str | None, all
         if not _is_loopback(host):
             click.echo(f"scratchfs: warning: {host} is not a loopback address; anyone who can reach it and has the "
                        "token can read the store", err=True)
-        uvicorn.Server(config).run(sockets=[sock])
+        server.run(sockets=[sock])
+    if stopped:
+        raise Terminated(stopped[0])
+
+
+def _stop_on_signals(server: Any) -> list[int]:
+    """Make SIGTERM and SIGHUP set ``server.should_exit`` (uvicorn's graceful stop; its own handlers take SIGTERM
+    while it serves and raise it again after, which lands here too); returns the list the signals received go to."""
+    stopped: list[int] = []
+
+    def stop(signum: int, _frame: object) -> None:
+        stopped.append(signum)
+        server.should_exit = True
+
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), stop)
+    return stopped
 
 
 __all__ = ["DEFAULT_PORT", "serve_command"]
