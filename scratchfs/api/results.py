@@ -270,13 +270,19 @@ class Page:
         return encode_cursor(self.entries[count - 1], self.listing)
 
 
-def listing_tag(run_id: str, agent_id: str | None, kind: str | None, prefix: str) -> str:
-    """The listing a cursor was made by, as 8 base32 characters of a BLAKE2b digest (RFC 7693) of its run, agent,
-    kind and key prefix: not a secret (a cursor grants nothing the listing does not), only what tells a cursor of
-    another listing -- which would start the page somewhere in an order it was not made for -- from its own."""
-    digest = hashlib.blake2b(repr((run_id, agent_id, kind, prefix)).encode("utf-8", "surrogatepass"),
-                             digest_size=5).digest()
+def short_digest(value: object) -> str:
+    """8 lower-case base32 characters (RFC 4648, section 6) of a 5-byte BLAKE2b digest (RFC 7693) of ``repr(value)``
+    as UTF-8 (lone surrogates passed through): a short name of a value for a model to carry back, not a secret (a
+    value version, a listing's tag). Raises nothing."""
+    digest = hashlib.blake2b(repr(value).encode("utf-8", "surrogatepass"), digest_size=5).digest()
     return base64.b32encode(digest).decode("ascii").lower()
+
+
+def listing_tag(run_id: str, agent_id: str | None, kind: str | None, prefix: str) -> str:
+    """The listing a cursor was made by: the :func:`short_digest` of its run, agent, kind and key prefix -- only what
+    tells a cursor of another listing (which would start the page somewhere in an order it was not made for) from
+    its own; a cursor grants nothing the listing does not."""
+    return short_digest((run_id, agent_id, kind, prefix))
 
 
 def encode_cursor(entry: Entry, listing: str = "") -> str:
@@ -316,4 +322,5 @@ __all__ = [
     "encode_cursor",
     "listing_tag",
     "render_call",
+    "short_digest",
 ]

@@ -8,9 +8,7 @@ Reads: :meth:`Scope.read_range` (:class:`~scratchfs.api.results.Slice`), :meth:`
 
 from __future__ import annotations
 
-import base64
 import functools
-import hashlib
 import logging
 import re
 from dataclasses import replace
@@ -18,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from scratchfs.api.entries import Entries, reading
 from scratchfs.api.policy import Observation, should_spill
-from scratchfs.api.results import LineSlice, Matches, Page, Slice, render_call
+from scratchfs.api.results import LineSlice, Matches, Page, Slice, render_call, short_digest
 from scratchfs.api.structured import StructureReads
 from scratchfs.api.stub import PREVIEW_MODES, Stub
 from scratchfs.api.views import reply_size
@@ -66,11 +64,9 @@ def value_version(entry: Entry) -> str:
     every write: two writes at one clock reading with the same sizes are still two versions), when it was written
     (epoch seconds) and its sizes and line count -- what a write changes and nothing else does (a TTL refresh, moving
     its bytes to another segment, rebuilding the index from the blobs: the segment record and the blob file name keep
-    the token, the binding frame the time). BLAKE2b: RFC 7693; base32: RFC 4648, section 6."""
+    the token, the binding frame the time): their :func:`~scratchfs.api.results.short_digest`."""
     token = segments.token_of(entry.blob)
-    digest = hashlib.blake2b(repr((token, entry.created_at, entry.size, entry.stored_size, entry.lines)).encode(),
-                             digest_size=5).digest()
-    return base64.b32encode(digest).decode().lower()
+    return short_digest((token, entry.created_at, entry.size, entry.stored_size, entry.lines))
 
 
 class Scope:

@@ -53,12 +53,13 @@ def _raise_terminated(signum: int, _frame: object) -> None:
     raise Terminated(signum)
 
 
-def handle_termination() -> None:
-    """Turn SIGTERM and SIGHUP into :class:`Terminated` (main thread only; a no-op elsewhere)."""
+def handle_termination(handler: Callable[[int, Any], None] = _raise_terminated) -> None:
+    """Turn SIGTERM and SIGHUP into :class:`Terminated` -- or hand them to ``handler(signum, frame)`` -- (main thread
+    only; a no-op elsewhere). Raises nothing."""
     if threading.current_thread() is threading.main_thread():
         for name in ("SIGTERM", "SIGHUP"):
             if hasattr(signal, name):
-                signal.signal(getattr(signal, name), _raise_terminated)
+                signal.signal(getattr(signal, name), handler)
 
 
 class ScratchGroup(click.Group):

@@ -19,7 +19,6 @@ from __future__ import annotations
 import ipaddress
 import json
 import re
-import signal
 import socket
 import sys
 from typing import Any
@@ -27,7 +26,7 @@ from typing import Any
 import click
 
 from scratchfs.api.store import ScratchStore
-from scratchfs.cli.app import Integer, Terminated, main, resolve_root, warn
+from scratchfs.cli.app import Integer, Terminated, handle_termination, main, resolve_root, warn
 from scratchfs.foundation.errors import InvalidArgument, StorageError
 
 DEFAULT_PORT = 8765
@@ -124,9 +123,7 @@ def _stop_on_signals(server: Any) -> list[int]:
         stopped.append(signum)
         server.should_exit = True
 
-    for name in ("SIGTERM", "SIGHUP"):
-        if hasattr(signal, name):
-            signal.signal(getattr(signal, name), stop)
+    handle_termination(stop)
     return stopped
 
 

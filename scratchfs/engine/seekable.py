@@ -465,13 +465,13 @@ class SeekableReader:
         caller's thread."""
         table = self.table
         size = table.d_offsets[first + 1] - table.d_offsets[first] if first < table.frames else 0
-        ahead = 0 if not ahead or table.frames - first < _AHEAD_MIN_FRAMES else min(  # (none for frames > 2 MiB)
-            2 * frame_pool.workers, _AHEAD_BYTES // max(1, size))
+        depth = 0 if not ahead or table.frames - first < _AHEAD_MIN_FRAMES else min(  # (none for frames > 2 MiB)
+            2 * frame_pool.workers, _AHEAD_BYTES // max(1, size))  # frames decompressed ahead at most
         generation, pending = forks.generation, deque()  # (index, compressed bytes, future or None), in order
         try:
             for index, chunk in self._compressed(first, batch_bytes):
-                pending.append((index, chunk, frame_pool.submit(self.decode, index, chunk) if ahead else None))
-                if len(pending) > ahead:
+                pending.append((index, chunk, frame_pool.submit(self.decode, index, chunk) if depth else None))
+                if len(pending) > depth:
                     yield self._taken(*pending.popleft(), generation)
             while pending:
                 yield self._taken(*pending.popleft(), generation)

@@ -375,7 +375,7 @@ class Pool:
     def forget(self) -> None:
         """In a ``fork()`` child: hold none of the parent's workers (their busy ones were counted as alive for good,
         the threads that would give them back being the parent's; another thread's lock may be held), closing the
-        child's copies of their pipes and stderr files; the parent's processes go on serving it."""
+        child's copies of their pipes and stderr files; the parent's processes go on serving it. Raises nothing."""
         for worker in self.workers:
             worker.process.poll()  # not the child's child: done with it here (ECHILD), never killed from here
             for pipe in (worker.process.stdin, worker.process.stdout):

@@ -39,7 +39,8 @@ def _local() -> _Contexts:
 
 def compressor(level: int, frame_bytes: int) -> zstandard.ZstdCompressor:
     """This thread's compressor for ``level`` and frames of ``frame_bytes`` bytes (its match tables sized to them,
-    :func:`frame_parameters`): frames with content size and content checksum."""
+    :func:`frame_parameters`): frames with content size and content checksum (RFC 8878). Raises nothing of its own
+    (``zstandard.ZstdError`` only for parameters zstd refuses, which :func:`frame_parameters` never makes)."""
     ctx = _local()
     cctx = ctx.compressors.get((level, frame_bytes))
     if cctx is None:
@@ -71,5 +72,5 @@ def frame_parameters(level: int, frame_bytes: int) -> zstandard.ZstdCompressionP
 
 
 def decompressor() -> zstandard.ZstdDecompressor:
-    """This thread's decompressor (window limited to :data:`MAX_WINDOW_BYTES`)."""
+    """This thread's decompressor (window limited to :data:`MAX_WINDOW_BYTES` bytes). Raises nothing."""
     return _local().decompressor
