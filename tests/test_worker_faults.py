@@ -365,6 +365,38 @@ def test_a_worker_writing_garbage_before_it_is_ready_died_never_a_memory_error(m
         pool.kill_all()
 
 
+_LYING_WORKER = '''
+import os, struct, sys
+from scratchfs.engine.worker_pipe import WORKER_NAME, requests
+if __name__ == WORKER_NAME:
+    for _ in requests():
+        os.write(1, struct.pack("<Q", int(sys.argv[4])) + b"x" * 100)  # an answer claiming far more than it sends
+        sys.exit(0 if sys.argv[5] == "exit" else os.read(0, 1))  # then dies, or waits for the kill
+'''
+
+
+@pytest.mark.parametrize("claimed", [2**64 - 1, 2**62, 2**40])
+@pytest.mark.parametrize("then", ["exit", "hang"])
+def test_an_answer_claiming_a_huge_length_takes_only_the_bytes_sent(monkeypatch, tmp_path, claimed, then):
+    """An answer frame's length is what the worker claims: the buffer grows as its bytes arrive, so a broken worker
+    claiming 2^64 - 1 bytes is a worker that died (or ran out of time), never an OverflowError or a MemoryError from
+    sizing the buffer up front."""
+    script = tmp_path / "lying_worker.py"
+    script.write_text(_LYING_WORKER)
+    popen = worker_pipe.subprocess.Popen
+    monkeypatch.setattr(worker_pipe.subprocess, "Popen", lambda args, **kw: popen([*args, str(claimed), then], **kw))
+    pool = worker_pipe.Pool(str(script), 1, "lying")
+    try:
+        if then == "exit":
+            assert pool.run(pickle.dumps((1,)), time.monotonic() + 30) == ("died", "")
+        else:
+            with pytest.raises(TimeoutError):
+                pool.run(pickle.dumps((1,)), time.monotonic() + 1)
+        assert pool.counts() == (0, 0)
+    finally:
+        pool.kill_all()
+
+
 _SLEEPY_WORKER = '''
 import pickle, time
 from scratchfs.engine.worker_pipe import WORKER_NAME, reply, requests

@@ -456,15 +456,25 @@ def _write_all(fd: int, data: bytes, deadline: float | None) -> None:
 
 
 def _read_exactly(fd: int, size: int, deadline: float | None) -> bytearray:
-    out = bytearray(size)  # filled in place: a frame is copied once, from the pipe (pickle reads a bytearray)
-    view, got = memoryview(out), 0
+    """``size`` bytes from ``fd``, read in place into a buffer that grows (doubling, from :data:`_READ_BYTES`) only as
+    they arrive: a length field claims what a broken peer likes, and the memory taken is what it actually sent (a
+    large answer is copied once per doubling at most, not per read)."""
+    out = bytearray(min(size, _READ_BYTES))  # pickle reads a bytearray: no copy to bytes at the end
+    got = 0
     while got < size:
+        if got == len(out):
+            out.extend(bytes(min(size - got, got)))
         _wait(fd, select.POLLIN, deadline)
-        n = os.readv(fd, [view[got : got + (1 << 24)]])
+        with memoryview(out) as view:
+            n = os.readv(fd, [view[got : got + _READ_BYTES]])
         if not n:
             raise EOFError("the worker closed its pipe")
         got += n
     return out
+
+
+_READ_BYTES = 1 << 24
+"""Most bytes one read of a frame asks for, and the first size of a frame's buffer (16 MiB)."""
 
 
 def read_frame(fd: int, deadline: float | None) -> bytes:
