@@ -35,9 +35,8 @@ A worker's stderr (fd 2: what jq's C code prints when it runs out of memory, lxm
 message) never reaches the parent's: it goes to an anonymous file of the worker's own (``memfd``, else an unlinked
 temporary file; ``/dev/null`` when neither can be made), emptied before each request and capped at
 :data:`STDERR_BYTES` (``RLIMIT_FSIZE`` in the worker, SIGXFSZ ignored: writes past it fail). When a worker dies
-under a call, the last line it wrote there is the call's answer (:meth:`Pool.run`), for a one-line error.
-
-Standard library only: this file runs in the workers.
+under a call, the last line it wrote there is the call's answer (:meth:`Pool.run`), for a one-line error. Standard
+library only: this file runs in the workers.
 """
 
 from __future__ import annotations
@@ -71,6 +70,7 @@ BOOT = ("import sys, runpy, importlib.util as u; del sys.path[0]; "
         "sys.modules[s.name] = m; s.loader.exec_module(m); runpy.run_path(sys.argv[2], run_name=m.WORKER_NAME)")
 """The program a worker interpreter runs (``-c``): ``argv[1]`` is this file, ``argv[2]`` the worker file."""
 _CHUNK = 1 << 20
+_READ_BYTES = 1 << 24  # the most one read asks for, and a frame buffer's first size (16 MiB)
 BOOT_SECONDS = 30.0
 """Most seconds a new worker may take to start (its interpreter and its worker file's imports) before it says it is
 ready; a call's time limit counts from then (:meth:`Pool.run`). One that takes longer is :class:`NoWorker`."""
@@ -456,10 +456,9 @@ def _write_all(fd: int, data: bytes, deadline: float | None) -> None:
 
 
 def _read_exactly(fd: int, size: int, deadline: float | None) -> bytearray:
-    """``size`` bytes from ``fd``, read in place into a buffer that grows (doubling, from :data:`_READ_BYTES`) only as
-    they arrive: a length field claims what a broken peer likes, and the memory taken is what it actually sent (a
-    large answer is copied once per doubling at most, not per read)."""
-    out = bytearray(min(size, _READ_BYTES))  # pickle reads a bytearray: no copy to bytes at the end
+    # read in place into a buffer grown (doubling, from 16 MiB) as the bytes arrive: a length claims what a broken
+    # peer likes, the memory taken is what it sent. (pickle reads a bytearray: no copy to bytes at the end)
+    out = bytearray(min(size, _READ_BYTES))
     got = 0
     while got < size:
         if got == len(out):
@@ -471,10 +470,6 @@ def _read_exactly(fd: int, size: int, deadline: float | None) -> bytearray:
             raise EOFError("the worker closed its pipe")
         got += n
     return out
-
-
-_READ_BYTES = 1 << 24
-"""Most bytes one read of a frame asks for, and the first size of a frame's buffer (16 MiB)."""
 
 
 def read_frame(fd: int, deadline: float | None) -> bytes:
