@@ -271,16 +271,30 @@ def test_jq_errors_of_the_filter_stand_as_they_are(tools, scratch_scope):
     assert "holds" not in str(caught.value)
 
 
-@pytest.mark.parametrize(("data", "fit"), [
-    (b'{"items": [' + b'{"id": 1}, ' * 2000 + b'{"id": 2}]}', 'read it with jq= (e.g. jq="keys"'),
-    (b'{"id": 1}\n' * 2000, "read it with record= (e.g. record=1"),
+@pytest.mark.parametrize(("data", "fit", "by"), [
+    (b'{"items": [' + b'{"id": 1}, ' * 2000 + b'{"id": 2}]}', 'read it with jq= (e.g. jq="keys"', "offset="),
+    (b'{"id": 1}\n' * 2000, "read it with record= (e.g. record=1", "line="),
 ])
-def test_view_text_over_json_names_the_read_that_fits(tools, scratch_scope, data, fit):
-    """view="text" over JSON was refused with "read it by range, lines or pattern", jq= (record=) unnamed."""
+def test_view_text_over_json_names_the_read_that_fits(tools, scratch_scope, data, fit, by):
+    """view="text" over JSON was refused with "read it by range, lines or pattern", jq= (record=) unnamed. Lines are
+    named for content of short lines; a one-line document (22 KB) gets byte ranges instead, as its stub says."""
     handle = scratch_scope.spill(data, source_tool="t").handle
     with pytest.raises(InvalidArgument, match="view='text' is for HTML pages") as caught:
         tools.call("read_handle", {"handle": handle, "view": "text"})
-    assert fit in str(caught.value) and "line=" in str(caught.value)
+    assert fit in str(caught.value) and by in str(caught.value)
+    assert ("line=" in str(caught.value)) is (by == "line=")
+
+
+def test_a_row_read_of_one_line_json_names_byte_ranges_not_lines(tools, scratch_scope, fixture_data):
+    """row= (and view="text") on a JSON document of one line named line reads among the reads that fit: line=1
+    of a 20 KB line. It names byte ranges, as the entry's stub does; a pretty-printed document keeps lines."""
+    one_line = json.dumps(json.loads(fixture_data["api-ec2-service-model.json"])).encode()
+    for data, by in ((one_line, "by byte range (offset=, length=)"), (b"[\n" + b'  {"id": 1},\n' * 2000 + b"  2\n]\n",
+                                                                       "by lines (line=, lines=)")):
+        handle = scratch_scope.spill(data, source_tool="t").handle
+        with pytest.raises(InvalidArgument) as caught:
+            tools.call("read_handle", {"handle": handle, "row": 1})
+        assert f"read it with jq= (e.g. jq=\"keys\", jq=\".items[0]\"), or {by} or by search" in str(caught.value)
 
 
 @pytest.mark.parametrize("read", [{"row": 1, "rows": 2}, {"record": 1, "records": 2}])

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.limits import DEFAULT_READ_BYTES
 
 _WHAT = {"html": "an HTML page", "csv": "a CSV/TSV table", "log": "terminal or log output", "text": "text",
          "xml": "XML", "binary": "binary data", "json": "one JSON document", "jsonl": "JSON lines"}
@@ -28,15 +29,16 @@ _NOT_PARSED = ("jq: parse error", "the document is not valid JSON", "the documen
 T = TypeVar("T")
 
 
-def fitting_reads(content_type: str | None) -> str:
+def fitting_reads(content_type: str | None, line_bytes: float = 0.0) -> str:
     """The ``read_handle`` arguments that fit an entry of ``content_type`` (``None``: not detected), as a phrase
-    ending in the reads that fit every entry: lines and searches."""
+    ending in the reads that fit every entry: lines (byte ranges when its lines average ``line_bytes`` bytes, more
+    than a default read, as a one-line JSON document's do: the stub's rule) and searches."""
     fits = _FITS.get(content_type or "")
-    return (f"read it with {fits}, or " if fits else "read it ") + \
-        "by lines (line=, lines=) or by search (match=, pattern=)"
+    by = "byte range (offset=, length=)" if line_bytes > DEFAULT_READ_BYTES else "lines (line=, lines=)"
+    return (f"read it with {fits}, or " if fits else "read it ") + f"by {by} or by search (match=, pattern=)"
 
 
-def jq_misfit(handle: str, content_type: str | None, message: str) -> str | None:
+def jq_misfit(handle: str, content_type: str | None, message: str, line_bytes: float = 0.0) -> str | None:
     """The message for a jq read of ``handle`` that failed with ``message``: when jq could not parse the document
     (not JSON, not UTF-8) and the entry's stored content type is not ``json`` or ``jsonl``, what the entry holds and
     the reads that fit it, then jq's own message; else ``None`` (the error stands as it is: a JSON document that
@@ -45,33 +47,36 @@ def jq_misfit(handle: str, content_type: str | None, message: str) -> str | None
         return None
     what = _WHAT.get(content_type or "", "content of no detected type")
     return (f"{handle} holds {what} (content type {content_type or 'unknown'}), which jq cannot parse as JSON: "
-            f"{fitting_reads(content_type)}. ({message})")
+            f"{fitting_reads(content_type, line_bytes)}. ({message})")
 
 
-def text_misfit(content_type: str | None) -> str:
+def text_misfit(content_type: str | None, line_bytes: float = 0.0) -> str:
     """The refusal of ``view="text"`` for an entry of ``content_type`` (not HTML, terminal output or text), naming
-    the reads that fit it (jq= for JSON, record= for JSON lines, row= for CSV)."""
-    return f"view='text' is for HTML pages and terminal output; this is {content_type}: {fitting_reads(content_type)}"
+    the reads that fit it (jq= for JSON, record= for JSON lines, row= for CSV; ``line_bytes``:
+    :func:`fitting_reads`)."""
+    return (f"view='text' is for HTML pages and terminal output; this is {content_type}: "
+            f"{fitting_reads(content_type, line_bytes)}")
 
 
-def refusal(handle: str, content_type: str | None, read: str, how: str = "") -> str:
+def refusal(handle: str, content_type: str | None, read: str, how: str = "", line_bytes: float = 0.0) -> str:
     """The refusal of a ``read=`` read (``"jq"``, ``"record"``, ``"row"``) of ``handle`` that does not fit what it
     holds (``how``: e.g. ``" over several lines"``), naming the reads that fit (:func:`fitting_reads`)."""
     what = _WHAT.get(content_type or "", "content of no detected type")
     return (f"{handle} holds {what} (content type {content_type or 'unknown'}){how}, which a {read}= read does not "
-            f"parse: {fitting_reads(content_type)}")
+            f"parse: {fitting_reads(content_type, line_bytes)}")
 
 
-def explained_jq(handle: str, content_type: str | None, read: Callable[[], T]) -> T:
+def explained_jq(handle: str, content_type: str | None, read: Callable[[], T], line_bytes: float = 0.0) -> T:
     """``read()`` (a jq read of ``handle``).
 
     Raises:
         InvalidArgument: as ``read`` raises it; one raised because the document is not JSON with
-            :func:`jq_misfit`'s message by ``content_type``, the entry's. Other errors pass unchanged."""
+            :func:`jq_misfit`'s message by ``content_type``, the entry's (and ``line_bytes``, its average line
+            length: :func:`fitting_reads`). Other errors pass unchanged."""
     try:
         return read()
     except InvalidArgument as exc:
-        advice = jq_misfit(handle, content_type, str(exc)) if type(exc) is InvalidArgument else None
+        advice = jq_misfit(handle, content_type, str(exc), line_bytes) if type(exc) is InvalidArgument else None
         if advice is None:
             raise
         raise InvalidArgument(advice) from None

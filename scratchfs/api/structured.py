@@ -61,6 +61,7 @@ class StructureReads:
         self.scope = scope
         self.size: int | None = None
         self.content_type: str | None = None
+        self.line_bytes = 0.0  # the entry's average line length, bytes: what the reads that fit it are (misfit)
 
     def _page(self, handle: str, read: Callable[[ReaderSource, str, str | None], Any]) -> Any:
         """Open the entry, run ``read(source, blob token, content type)`` over it, map damaged data to CorruptBlob
@@ -71,12 +72,16 @@ class StructureReads:
         handle = checks.check_handle(handle)
         with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened, reading(handle):
             self.size, self.content_type = opened.entry.size, opened.entry.content_type
+            self.line_bytes = opened.entry.size / max(1, opened.entry.lines)
             try:
                 return read(ReaderSource(opened.reader, opened.entry.size), opened.entry.blob,
                             opened.entry.content_type)
             except RecursionError:
                 raise InvalidArgument(f"{handle} holds JSON nested too deeply to read by its structure; "
                                       "read it by bytes or lines") from None
+
+    def _fits(self, content_type: str | None, read: str, handle: str) -> None:
+        check_kind(content_type, read, handle, self.line_bytes)
 
     def _timeout(self) -> float:
         """Seconds a jq filter, a CSS selector read or an HTML text view may run: the store's ``pattern_timeout``."""
@@ -90,9 +95,9 @@ class StructureReads:
         (the filter ran past ``pattern_timeout``), NotFound, CorruptBlob."""
         if not isinstance(filter, str) or not filter.strip():
             raise InvalidArgument("jq must be a non-empty jq filter")
-        return self._page(handle, lambda src, blob, kind: check_kind(kind, "jq", handle) or explained_jq(
+        return self._page(handle, lambda src, blob, kind: self._fits(kind, "jq", handle) or explained_jq(
             handle, kind, lambda: jq_page(src, filter, cursor, budget, cache_key=blob, timeout=self._timeout(),
-                                          entry=entry_identity(handle, blob))))
+                                          entry=entry_identity(handle, blob)), self.line_bytes))
 
     def records(self, handle: str, record: int = 1, records: int = 50, *, jq: str | None = None,
                 cursor: str | None = None, budget: int = 8192, call_budget: int | None = None) -> ItemPage:
@@ -104,12 +109,13 @@ class StructureReads:
         (also a CSV entry, :func:`check_kind`, or a JSON document over several lines), StructureTimeout (``jq`` ran past
         ``pattern_timeout``), NotFound, CorruptBlob."""
         try:
-            return self._page(handle, lambda src, blob, kind: check_kind(kind, "record", handle) or records_page(
+            return self._page(handle, lambda src, blob, kind: self._fits(kind, "record", handle) or records_page(
                 src, record, records, jq=jq, cursor=cursor, budget_bytes=budget, timeout=self._timeout(),
                 entry=entry_identity(handle, blob)))
         except BadRecord as exc:
             if self.content_type == "json" and " is not JSON: " in str(exc):  # (one line is one record: whole)
-                raise InvalidArgument(refusal(handle, "json", "record", " over several lines")) from None
+                raise InvalidArgument(refusal(handle, "json", "record", " over several lines", self.line_bytes)) \
+                    from None
             raise BadRecord(f"{exc}; {way_past(handle, exc, records, jq, call_budget)}", exc.record, exc.offset,
                             exc.length) from None
 
@@ -120,7 +126,7 @@ class StructureReads:
         quoted multi-line fields counted as one row; ``columns`` by name or 0-based number. Raises InvalidArgument
         (also a JSON or JSON-lines entry: :func:`check_kind`; a field or line past the bound, naming the byte read),
         NotFound, CorruptBlob."""
-        return self._page(handle, lambda src, blob, kind: check_kind(kind, "row", handle) or rows_page(
+        return self._page(handle, lambda src, blob, kind: self._fits(kind, "row", handle) or rows_page(
             src, row, rows, columns=columns, cursor=cursor, budget_bytes=budget, entry=entry_identity(handle, blob)))
 
     def text(self, handle: str, offset: int = 0, *, cursor: str | None = None, budget: int = 8192,
@@ -142,7 +148,7 @@ class StructureReads:
             if content_type in ("log", "text", None):
                 return view_page(src, offset, cursor=cursor, budget_bytes=budget, raw_offset=raw_offset,
                                  entry=entry_identity(handle, blob))
-            raise InvalidArgument(text_misfit(content_type))
+            raise InvalidArgument(text_misfit(content_type, self.line_bytes))
 
         return self._page(handle, read)
 
@@ -198,14 +204,15 @@ _REFUSED = {"json": {"row"}, "jsonl": {"row"}, "csv": {"jq", "record"}, "html": 
 # no JSON and the read says to use jq=)
 
 
-def check_kind(content_type: str | None, read: str, handle: str) -> None:
+def check_kind(content_type: str | None, read: str, handle: str, line_bytes: float = 0.0) -> None:
     """Refuse a structure read (``read``: ``"jq"``, ``"record"`` or ``"row"``) that does not fit the entry's stored
     content type (decided at spill time from its start, :func:`scratchfs.api.shape.describe`): rows of JSON, records
     of a table, jq over a table, rows or records of an HTML page or of XML would parse it as what it is not. A
     content of another type (``text``, ``log``, unknown: ``None``) is read and its parse decides. Raises
-    InvalidArgument naming the read that fits; returns None otherwise."""
+    InvalidArgument naming the reads that fit (by ``line_bytes``, the entry's average line length:
+    :func:`scratchfs.api.misfit.fitting_reads`); returns None otherwise."""
     if content_type in _REFUSED and read in _REFUSED[content_type]:
-        raise InvalidArgument(refusal(handle, content_type, read))
+        raise InvalidArgument(refusal(handle, content_type, read, line_bytes=line_bytes))
 
 
 def way_past(handle: str, bad: BadRecord, records: int, jq: str | None, budget: int | None = None) -> str:
