@@ -26,6 +26,7 @@ from typing import Any
 from scratchfs.api.shape_table import count_records, estimate_records, json_lines, table_head, table_rows
 from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.structure.html_worker import decode_as, page_codec
+from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.engine.structure.toplevel import TopEntry, TopLevel, top_level
 from scratchfs.foundation import text as texts
@@ -297,10 +298,10 @@ def _fitted(head: str, value: object) -> str:
 
 
 def _json(text: str, complete: bool, size: int, lines: int, scope: str, source: Any = None) -> Shape | None:
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(parse_constant=refuse_constant)  # NaN and Infinity are not JSON
     if complete:
         try:
-            value = json.loads(text)
+            value = decoder.decode(text)
         except ValueError:
             return _jsonl(text, decoder, complete, lines)
         if isinstance(value, dict):
@@ -473,7 +474,7 @@ def _delimited(text: str, whole: Callable[[], str], complete: bool, size: int, l
 
 def _is_json(line: str) -> bool:
     try:
-        json.loads(line)
+        json.loads(line, parse_constant=refuse_constant)
     except (ValueError, RecursionError):
         return False
     return True

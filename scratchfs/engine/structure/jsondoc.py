@@ -186,8 +186,9 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
 
     Raises:
         InvalidArgument: a filter that does not compile or fails (jq's message, after the outputs before it), a
-            document that is not JSON or not UTF-8 (the parser's message), a bad cursor (edited, of another entry,
-            filter or read, or naming no output of this one) or budget, or a document over
+            document that is not JSON or not UTF-8 (the parser's message; one holding a NaN or an infinity, which
+            jq would read as values it does not hold, too), a bad cursor (edited, of another entry, filter or read,
+            or naming no output of this one) or budget, or a document over
             :data:`MAX_JQ_DOCUMENT_BYTES` with a filter that is not a path (or a path of more than
             ``MAX_STREAM_STEPS`` steps).
         StructureTimeout: the filter ran past ``timeout``.
@@ -344,6 +345,10 @@ def _run(source: ContentSource, filter: str, index: int, need: tuple[int, int, i
                                     "path read such as '.items[3]'")
     if status == "utf8":
         raise InvalidArgument(f"the document is not UTF-8 text: {detail}")
+    if status == "constant":
+        raise InvalidArgument(f"the document is not JSON: it holds {detail} outside a string (JSON has no NaN or "
+                              "Infinity; jq would read it as null or as 1.7976931348623157e+308, a value the document "
+                              f"does not hold): read it by range, or search it (match={json.dumps(detail)})")
     if status == "error":
         raise InvalidArgument(f"jq: {jq_message(detail)}")
     texts, stopped, error, imprecise = detail
