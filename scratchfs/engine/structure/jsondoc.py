@@ -56,6 +56,7 @@ from scratchfs.engine.structure.paging import (
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.text import digits_int
 
 __all__ = ["MAX_FILTER_CHARS", "MAX_JQ_DOCUMENT_BYTES", "compile_filter", "jq_message", "jq_page",
            "parse_path", "run_jq_checked"]
@@ -101,6 +102,8 @@ _HALT = re.compile(r"(?<![\w$.])halt(_error)?(?![\w\s]*:)(?!\w)")
 ``{halt: 1}``); searched with string literals blanked (:data:`_STRING`)."""
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _PREFIX = "def env: {}; {} as $ENV | "
+_PAST_ANY_END = 2**63
+"""The index a path step of more digits than ``int()`` converts stands for (past the end of any array: ``null``)."""
 _STEP_RE = re.compile(
     r'\.?\[(\d+)\]|\.?\[\]|\.([A-Za-z_][A-Za-z0-9_]*)|\.?\["((?:[^"\\]|\\.)*)"\]|\."((?:[^"\\]|\\.)*)"')
 
@@ -140,12 +143,16 @@ def parse_path(text: str) -> list[tuple[str, Any]] | None:
         if not found or (pos == 0 and not text.startswith(".")):
             return None
         index, name, quoted, dotted = found.groups()
-        if index is not None:
-            steps.append(("index", int(index)))
+        if index is not None:  # an index of more digits than int() converts is past every array's end
+            number = digits_int(index)
+            steps.append(("index", _PAST_ANY_END if number is None else number))
         elif name is not None:
             steps.append(("key", name))
         elif quoted is not None or dotted is not None:
-            steps.append(("key", json.loads(f'"{quoted if quoted is not None else dotted}"')))
+            try:
+                steps.append(("key", json.loads(f'"{quoted if quoted is not None else dotted}"')))
+            except ValueError:  # an escape that is no JSON escape: no path (and jq's compile refuses it)
+                return None
         else:
             steps.append(("each", None))
         pos = found.end()
@@ -318,7 +325,8 @@ def _streamed(source: ContentSource, filter: str, cursor: str | None, limits: tu
               cache_key: str | None, entry: str | None) -> ItemPage:
     """A page of a path filter over a document past the jq bound (:func:`~.jsonstream.path_page`). Raises
     InvalidArgument: the filter is not a path (or as ``path_page`` raises)."""
-    steps = parse_path(filter) if isinstance(filter, str) else None
+    compile_filter(filter, 1)  # jq's own refusal of a filter that does not compile, as under the bound
+    steps = parse_path(filter)
     if steps is None:
         raise InvalidArgument(
             f"the document is {source.size / 2**20:.0f} MiB, over the {MAX_JQ_DOCUMENT_BYTES // 2**20} MiB bound "
