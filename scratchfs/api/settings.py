@@ -54,7 +54,8 @@ class Settings:
         orphan_grace: seconds a blob with no index row is left alone before a sweep removes it.
         durable: ``fsync`` each blob and its directory before its row is committed, and run SQLite with
             ``synchronous=FULL``: what returned then survives a power loss, not only a process crash.
-        clock: the one clock of expiry, returning epoch seconds (``time.time``; tests pass a fake).
+        clock: the one clock of expiry, returning epoch seconds (``time.time``; tests pass a fake); a reading that is
+            no finite number makes the call that took it raise InvalidArgument.
         never_spill_tools, spill_classes: the spill policy's lists (see :mod:`scratchfs.api.policy`).
         preview_mode: ``"head"`` or ``"head+tail"``: a spill's stub preview unless the call or ``preview_modes`` says
             otherwise.
