@@ -132,7 +132,8 @@ def _message(exc: Exception) -> str:
 
 def parse_path(text: str) -> list[tuple[str, Any]] | None:
     """The steps of a path filter -- ``[("key", name) | ("index", n) | ("each", None)]`` -- or ``None`` when the
-    filter is not a plain path (``.`` alone is the empty path)."""
+    filter is not a plain path (``.`` alone is the empty path). Raises InvalidArgument: a quoted key whose escapes
+    are no JSON escapes (``."\\q"``)."""
     text = text.strip()
     if text == ".":
         return []
@@ -151,8 +152,9 @@ def parse_path(text: str) -> list[tuple[str, Any]] | None:
         elif quoted is not None or dotted is not None:
             try:
                 steps.append(("key", json.loads(f'"{quoted if quoted is not None else dotted}"')))
-            except ValueError:  # an escape that is no JSON escape: no path (and jq's compile refuses it)
-                return None
+            except ValueError as exc:  # an escape that is no JSON escape (under the bound jq's compile refuses it)
+                raise InvalidArgument(f"jq filter {text[:60]!r} does not compile: a key's string is not valid "
+                                      f"({exc})") from None
         else:
             steps.append(("each", None))
         pos = found.end()
@@ -325,8 +327,9 @@ def _streamed(source: ContentSource, filter: str, cursor: str | None, limits: tu
               cache_key: str | None, entry: str | None) -> ItemPage:
     """A page of a path filter over a document past the jq bound (:func:`~.jsonstream.path_page`). Raises
     InvalidArgument: the filter is not a path (or as ``path_page`` raises)."""
-    compile_filter(filter, 1)  # jq's own refusal of a filter that does not compile, as under the bound
-    steps = parse_path(filter)
+    if isinstance(filter, str) and len(filter) > MAX_FILTER_CHARS:  # (as compile_filter refuses it under the bound)
+        raise InvalidArgument(f"jq filter is longer than {MAX_FILTER_CHARS} characters")
+    steps = parse_path(filter) if isinstance(filter, str) else None
     if steps is None:
         raise InvalidArgument(
             f"the document is {source.size / 2**20:.0f} MiB, over the {MAX_JQ_DOCUMENT_BYTES // 2**20} MiB bound "
