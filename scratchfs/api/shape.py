@@ -46,6 +46,9 @@ _MAGIC = ((b"\x89PNG", "PNG image"), (b"\x1f\x8b", "gzip"), (b"PK\x03\x04", "zip
           (b"\x28\xb5\x2f\xfd", "zstd"), (b"\x7fELF", "ELF"), (b"\xff\xd8\xff", "JPEG image"), (b"GIF8", "GIF image"),
           (b"SQLite format 3\x00", "SQLite database"))
 _HTML_RE = re.compile(rb"<!doctype\s+html|<html[\s>]", re.IGNORECASE)
+_FRAGMENT_RE = re.compile(rb"<(?:head|body|div|p|span|table|section|article|main|nav|header|footer|form|ul|ol|dl|h[1-6]"
+                          rb"|pre|a|img|br|hr|script|style|meta|link|template|iframe|button|input|label)[\s/>]", re.I)
+"""An HTML fragment's first tag (``document.body.innerHTML``, a widget's markup): HTML, not an XML root."""
 _TITLE_RE = re.compile(rb"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 _SCRIPT_RE = re.compile(rb"<(script|style)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
 _TAG_RE = re.compile(rb"<[^>]*>")
@@ -223,7 +226,7 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
         if found is not None:
             return found
     if first == "<":
-        if _HTML_RE.search(sample, 0, 4096):
+        if _HTML_RE.search(sample, 0, 4096) or _FRAGMENT_RE.match(stripped.encode("utf-8", "replace")):
             return Shape("html", _html(sample, size, scope))
         root = _XML_ROOT_RE.search(sample.lstrip(), 0, 4096) if not stripped.startswith("<!--") else None
         if stripped.startswith("<?xml") or root:
