@@ -97,7 +97,8 @@ class Offloader:
         ``content`` is the stub's JSON text and ``stub`` is set when it was spilled). Never raises for a failed
         spill. A ``dict`` or ``list`` result is judged (and stored) as its JSON text -- what the loop would send the
         model -- and comes back as it was when it is not spilled; other content that is not ``str`` or ``bytes``
-        (or a dict or list that is not JSON-serialisable) comes back untouched."""
+        (or a dict or list that is not JSON-serialisable, whatever its serialisation raises) comes back
+        untouched."""
         cls = result_class or self.class_of(tool)
         obs = Observation(tool=tool, content=content, result_class=cls)
         if not isinstance(content, (str, bytes, bytearray, memoryview, dict, list)):
@@ -108,10 +109,11 @@ class Offloader:
             log.error("scratchfs: no scope for the result of %r; passing it through whole", tool, exc_info=True)
             return obs
         if isinstance(content, (dict, list)):
-            try:
-                text = json.dumps(content, ensure_ascii=False)
-            except (TypeError, ValueError, RecursionError):
-                log.warning("scratchfs: the result of %r is not JSON-serialisable; passing it through", tool)
+            try:  # any failure here is a failed spill, not the tool's: a dict changed by another thread as it is
+                text = json.dumps(content, ensure_ascii=False)  # written, a list subclass whose iteration fails
+            except Exception as exc:
+                log.warning("scratchfs: the result of %r is not JSON-serialisable (%s: %s); passing it through",
+                            tool, type(exc).__name__, shorten(exc))
                 return obs
             spilled = scope.offload(Observation(tool=tool, content=text, result_class=cls))
             return spilled if spilled.stub is not None else obs

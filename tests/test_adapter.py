@@ -199,3 +199,42 @@ def test_a_tool_name_that_is_not_text_is_passed_through_not_a_raise(scratch_scop
     assert scratch_scope.list_entries() == []
     with pytest.raises(InvalidArgument, match="a tool name must be text, not list"):
         offloader.wrap(lambda: "x", name=["t"])
+
+
+class _ItemsFail(dict):
+    """A dict whose items cannot be read (a lazy mapping whose source went away)."""
+
+    def items(self):
+        raise KeyError("gone")
+
+    def keys(self):
+        raise KeyError("gone")
+
+    def __iter__(self):
+        raise KeyError("gone")
+
+
+class _IterFails(list):
+    """A list whose iteration fails (a lazily loaded collection whose connection dropped)."""
+
+    def __iter__(self):
+        raise RuntimeError("connection lost")
+
+
+@pytest.mark.parametrize("make", [lambda: _ItemsFail(a="z" * 9000), lambda: {"rows": _IterFails(["z" * 9000])},
+                                  lambda: _IterFails(["z" * 9000])])
+def test_a_result_whose_json_text_cannot_be_written_passes_through_never_a_raise(scratch_scope, caplog, make):
+    """Writing a dict or list result's JSON text is part of the spill: whatever it raises (not only TypeError,
+    ValueError and RecursionError) the tool call still returns its result whole, logged; the wrapped tool raised the
+    KeyError / RuntimeError of the result's own iteration before."""
+    offloader = Offloader(scratch_scope, default_class="query")
+    result = make()
+
+    @offloader.tool()
+    def lookup():
+        return result
+
+    with caplog.at_level(logging.WARNING, logger="scratchfs.adapter"):
+        assert lookup() is result
+        assert offloader.offload("lookup", result).content is result
+    assert "not JSON-serialisable" in caplog.text

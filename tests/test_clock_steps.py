@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from scratchfs import Expired, NotFound
+from scratchfs import Expired, InvalidArgument, NotFound, ScratchStore
 
 YEARS_9_5 = 9.5 * 365.25 * 86400
 
@@ -112,3 +112,24 @@ def test_a_sweep_that_waited_for_the_sweep_lock_reads_the_clock_after_it(scratch
     assert entry is not None and entry.expires_at == pytest.approx(clock() + 60)  # was capped to 40 s from now
     clock.advance(59)
     assert scope.scratch_read("k") == b"written while the sweep waited"
+
+
+@pytest.mark.parametrize("reading", [float("nan"), float("inf"), -float("inf"), 10**400, "1700000000", None, True])
+def test_a_clock_that_gives_no_finite_number_is_one_typed_error(tmp_path, reading):
+    """A clock reading that is no finite number was taken as it came: NaN failed a write with a SQL NOT NULL error
+    (and read every entry as gone), an infinity wrote an entry that never expires and failed the sweep with a SQL
+    error ('no such column: inf'), text or None raised a bare ValueError or TypeError. Every call now refuses it
+    with InvalidArgument naming it, and nothing is written or deleted with it."""
+    now = {"t": 1_700_000_000.0}
+    with ScratchStore(tmp_path / "s", clock=lambda: now["t"]) as store:
+        scope = store.scope("r", "a")
+        scope.scratch_write("k", b"kept")
+        now["t"] = reading
+        for call in (lambda: scope.scratch_write("k2", b"v"), lambda: scope.scratch_read("k"), store.sweep,
+                     lambda: scope.spill(b"x" * 100_000, source_tool="t"), lambda: store.list_entries_for_run("r"),
+                     lambda: scope.scratch_delete("k")):
+            with pytest.raises(InvalidArgument, match="clock must return finite epoch seconds"):
+                call()
+        now["t"] = 1_700_000_001.0
+        assert [e.key for e in scope.scratch_list()] == ["k"] and scope.scratch_read("k") == b"kept"
+        assert store.sweep().rows_deleted == 0

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from scratchfs.api.contract import ScratchTools, to_json
 from scratchfs.engine.structure import BytesSource, jq_page, jsondoc, records_page
+from scratchfs.foundation.errors import InvalidArgument
 
 _EXACT = decimal.Context(prec=20_000, Emax=10**6, Emin=-(10**6))
 
@@ -121,3 +122,30 @@ def test_streamed_numbers_with_an_exponent_are_read_as_jq_writes_them(monkeypatc
     monkeypatch.setattr(jsondoc, "MAX_JQ_DOCUMENT_BYTES", 0)
     assert json.dumps(jq_page(BytesSource(doc), ".[]").to_dict()) == json.dumps(under)
     assert under["results"][:3] == [10, [10], 1] and isinstance(under["results"][0], int)
+
+
+@pytest.mark.parametrize("doc", ['{"a": NaN, "b": 1}', '[1, Infinity]', '{"a": [-Infinity]}', '[nan]', '[-inf]',
+                                 '[1, INF, "x"]', '{"s": "\\\\", "n": NaN}'])
+def test_nan_and_infinity_are_refused_never_read_as_other_values(scratch_scope, monkeypatch, doc):
+    """NaN and Infinity are not JSON; jq 1.7 reads them anyway (any case, ``nan``/``inf`` too) as ``null`` and as
+    ``1.7976931348623157e+308``: a jq read gave ``{"a": null}`` and ``[1.7976931348623157e+308]`` for them. The
+    document is refused as not JSON (as a record holding one is), under the jq bound and past it, and its stub does
+    not call it JSON."""
+    for flt in (".", ".[]?", ".a"):
+        with pytest.raises(InvalidArgument, match=r"not JSON.*(?i:nan|inf)"):
+            jq_page(BytesSource(doc.encode()), flt)
+    with pytest.raises(InvalidArgument, match="not JSON"):
+        records_page(BytesSource(doc.encode() + b"\n"))
+    stub = scratch_scope.spill(doc, source_tool="api")
+    assert stub.content_type != "json" and not stub.shape.startswith("JSON")
+    with pytest.raises(InvalidArgument, match="not JSON"):
+        ScratchTools(scratch_scope).call("read_handle", {"handle": stub.handle, "jq": "."})
+    monkeypatch.setattr(jsondoc, "MAX_JQ_DOCUMENT_BYTES", 0)
+    with pytest.raises(InvalidArgument):
+        jq_page(BytesSource(doc.encode()), ".a")
+
+
+@pytest.mark.parametrize("doc", ['{"a": "NaN, Infinity, inf", "b": 1}', '["nan", "-inf", "\\"inf"]',
+                                 '{"information": 1, "NaN": 2}', '[1e5, 2E-3, true, false, null]'])
+def test_the_words_inside_strings_are_no_constants(doc):
+    assert jq_page(BytesSource(doc.encode()), ".").to_dict()["results"] == [json.loads(doc)]

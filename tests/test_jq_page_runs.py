@@ -141,3 +141,28 @@ def test_input_past_the_last_input_is_explained_not_a_bare_break():
     """jq says only "break" when input finds no next input: nothing a model can act on."""
     with pytest.raises(InvalidArgument, match=r"^jq: break \(input or inputs found no next input"):
         jq_page(BytesSource(b'{"a": 1}'), "input")
+
+
+def test_a_records_page_names_the_record_and_output_its_piece_is_of(scratch_scope):
+    """A records read with jq whose page starts at records the filter gives nothing for labelled its ``part`` with
+    the record it started reading at (``record: 1, first: 1``: output 1 of a record that has none) where the piece
+    was of output 1 of record 3 -- and the next piece said ``record: 3``, so a reader joining pieces by their
+    ``record`` and ``first`` cut the output in two. Every page names the output its first item or piece is of."""
+    recs = [{"xs": []}, {"xs": []}, {"xs": ["é" * 5000, 1]}, {"xs": []}, {"xs": ["😀" * 3000]}, {"xs": [2]}]
+    data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs).encode()
+    handle = scratch_scope.spill(data, source_tool="api").handle
+    tools = ScratchTools(scratch_scope)
+    pages = [tools.read_handle(handle, record=1, records=50, jq=".xs[]", budget=2048)]
+    while pages[-1]["more"]:
+        cursor = re.search(r'cursor="([^"]+)"', pages[-1]["next_call"]).group(1)
+        pages.append(tools.read_handle(handle, record=1, records=50, jq=".xs[]", cursor=cursor, budget=2048))
+        assert len(pages) < 100
+    outputs = {(n, i): x for n, r in enumerate(recs, 1) for i, x in enumerate(r["xs"], 1)}
+    pieces: dict[tuple[int, int], str] = {}
+    for page in pages:
+        at = (page["record"], page["first"])
+        assert at in outputs or not (page["results"] or "part" in page), at  # an output the record has
+        if "part" in page:
+            pieces[at] = pieces.get(at, "") + page["part"]
+    assert {at: json.loads(text) for at, text in pieces.items()} == {(3, 1): "é" * 5000, (5, 1): "😀" * 3000}
+    assert _rebuild(pages) == [x for r in recs for x in r["xs"]]

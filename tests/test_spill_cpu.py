@@ -62,6 +62,9 @@ def both(sample: bytes, size: int, lines: int) -> tuple[tuple, tuple]:
         reject()
     if new.content_type == "csv" and old.content_type != "csv" and bom_kept(original, size, lines):
         reject()  # a byte order mark hides a log's first line from the log check: a table to both codes, with it
+    if (new.content_type, old.content_type) == ("html", "xml") and shape._FRAGMENT_RE.match(
+            sample.decode("utf-8", "replace").lstrip("\ufeff \t\r\n").encode()):
+        reject()  # an HTML fragment (<h1>, <div>, ...: no <html> tag), told apart since the reference: XML to it
     if new.text.startswith(shape.TERMINAL_SHAPE):  # told apart since the reference: text or a log to it, the same
         assert new.content_type == "log" and old.content_type in ("text", "log")  # lines, longest and blank share
         counts = re.compile(r"[^,]+, ([\d,]+ lines?, longest [\d,]+ bytes, \d+% blank)")

@@ -191,3 +191,24 @@ def test_an_html_pages_title_reads_as_its_declared_charset(tmp_path):
         stub = store.scope("r", "a").spill(page)
         assert stub.content_type == "html"
         assert 'title "Café déjà vu"' in stub.shape and "h1 Menú" in stub.shape, stub.shape
+
+
+@pytest.mark.parametrize("content", [
+    b'<div class="results">' + b"<p>Result <b>one</b>, with some text.</p>\n" * 300 + b"</div>\n",
+    b"\n  <body><h1>Title</h1>" + b"<p>para</p>\n" * 500 + b"</body>",
+    b"<table>" + b"<tr><td>a</td><td>b</td></tr>\n" * 500 + b"</table>",
+    b"\xef\xbb\xbf<h2>Heading</h2>\n" + b"<ul><li>item</li></ul>\n" * 500,
+])
+def test_an_html_fragment_is_html_and_its_text_view_reads(scope, content):
+    """Markup without an <html> tag or a doctype -- a page's body (``document.body.innerHTML``), a widget, a table
+    -- was called XML ("XML, root <div>"): its stub offered no view="text" and that read was refused ("this is
+    xml"). A first tag that is an HTML element makes it HTML; XML keeps its roots (<feed>, <project>, <?xml ...>)."""
+    from scratchfs.api.contract import ScratchTools
+
+    stub = scope.spill(content, source_tool="browser.get")
+    assert stub.content_type == "html" and 'view=\\"text\\"' in stub.to_json()
+    reply = ScratchTools(scope).call("read_handle", {"handle": stub.handle, "view": "text"})
+    assert reply["text"] and "<" not in reply["text"]
+    for xml in (b"<feed><entry><id>1</id></entry></feed>\n" * 200, b'<?xml version="1.0"?><p><a/></p>\n' * 200,
+                b"<project><a/></project>\n" * 200):
+        assert scope.spill(xml, source_tool="api").content_type == "xml"

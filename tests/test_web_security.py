@@ -5,6 +5,7 @@ HTML, path parameters checked as the API checks them."""
 
 from __future__ import annotations
 
+import asyncio
 import builtins
 import os
 import re
@@ -125,6 +126,31 @@ def test_the_page_moves_the_token_into_an_httponly_samesite_cookie(seeded):
         assert page.status_code == 200 and TOKEN not in page.text
         assert browser.get("/api/runs").status_code == 200
     assert TestClient(app, cookies={cookie_name(81): TOKEN}).get("/api/runs").status_code == 401  # another port's
+
+
+@pytest.mark.parametrize("path", ["//evil.example/x", "///evil.example", "//evil.example"])
+def test_the_token_redirect_stays_on_this_server(store, path):
+    """The redirect that moves ``?token=`` into the cookie wrote the request's path as it came: for
+    ``GET //evil.example/x?token=...`` that is ``Location: //evil.example/x``, which a browser follows to another host
+    (an open redirect; a link from any page of the same site -- another port of 127.0.0.1 -- carries the cookie, so
+    any ``?token=`` value did). The Location is a path of this server, one leading slash."""
+    guard = create_app(store, TOKEN)
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        return {"type": "http.request", "body": b""}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    with_cookie = [(b"cookie", f"{cookie_name(8765)}={TOKEN}".encode())]
+    for query, cookie in ((f"token={TOKEN}", []), ("token=any", with_cookie)):
+        sent.clear()
+        scope = {"type": "http", "method": "GET", "path": path, "query_string": query.encode(), "root_path": "",
+                 "headers": [(b"host", b"127.0.0.1:8765"), *cookie], "server": ("127.0.0.1", 8765)}
+        asyncio.run(guard(scope, receive, send))
+        location = dict(sent[0]["headers"])[b"location"].decode()
+        assert sent[0]["status"] == 303 and location.startswith("/") and not location.startswith("//"), location
 
 
 def test_read_only_unless_allow_delete(seeded):

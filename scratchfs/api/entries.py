@@ -193,8 +193,8 @@ class Entries:
         self._values = LRU(0)
 
     def now(self) -> float:
-        """The store clock's time, epoch seconds."""
-        return float(self.settings.clock())
+        """The store clock's time, epoch seconds. Raises InvalidArgument: the clock gave no finite number."""
+        return checks.clock_reading(self.settings.clock())
 
     def check_open(self) -> None:
         """Raise :class:`StoreClosed` once the store is closed."""

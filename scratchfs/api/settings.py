@@ -18,7 +18,7 @@ from scratchfs.engine.seekable import MAX_FRAME_BYTES, MIN_FRAME_BYTES
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_choice, check_int, check_seconds, check_ttl
 from scratchfs.foundation.errors import InvalidArgument
-from scratchfs.foundation.text import is_digits
+from scratchfs.foundation.text import digits_int
 
 SEGMENTS_ENV = "SCRATCHFS_SEGMENT_ENTRY_BYTES"
 """Environment variable giving the default ``segment_entry_bytes`` (unset: 65536; 0 turns segment files off)."""
@@ -29,7 +29,8 @@ def default_segment_entry_bytes() -> int | str:
     else :data:`~scratchfs.foundation.limits.SEGMENT_ENTRY_BYTES` (64 KiB, the measured threshold). A value that is
     not a number is returned as it is, for validation to refuse (InvalidArgument)."""
     raw = os.environ.get(SEGMENTS_ENV, "").strip()
-    return int(raw) if is_digits(raw) else (raw or limits.SEGMENT_ENTRY_BYTES)
+    number = digits_int(raw)  # (digits too many for int() are no number: refused as the text they are)
+    return number if number is not None else (raw or limits.SEGMENT_ENTRY_BYTES)
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,8 @@ class Settings:
         orphan_grace: seconds a blob with no index row is left alone before a sweep removes it.
         durable: ``fsync`` each blob and its directory before its row is committed, and run SQLite with
             ``synchronous=FULL``: what returned then survives a power loss, not only a process crash.
-        clock: the one clock of expiry, returning epoch seconds (``time.time``; tests pass a fake).
+        clock: the one clock of expiry, returning epoch seconds (``time.time``; tests pass a fake); a reading that is
+            no finite number makes the call that took it raise InvalidArgument.
         never_spill_tools, spill_classes: the spill policy's lists (see :mod:`scratchfs.api.policy`).
         preview_mode: ``"head"`` or ``"head+tail"``: a spill's stub preview unless the call or ``preview_modes`` says
             otherwise.

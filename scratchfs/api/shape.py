@@ -26,6 +26,7 @@ from typing import Any
 from scratchfs.api.shape_table import count_records, estimate_records, json_lines, table_head, table_rows
 from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.structure.html_worker import decode_as, page_codec
+from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.engine.structure.toplevel import TopEntry, TopLevel, top_level
 from scratchfs.foundation import text as texts
@@ -45,6 +46,9 @@ _MAGIC = ((b"\x89PNG", "PNG image"), (b"\x1f\x8b", "gzip"), (b"PK\x03\x04", "zip
           (b"\x28\xb5\x2f\xfd", "zstd"), (b"\x7fELF", "ELF"), (b"\xff\xd8\xff", "JPEG image"), (b"GIF8", "GIF image"),
           (b"SQLite format 3\x00", "SQLite database"))
 _HTML_RE = re.compile(rb"<!doctype\s+html|<html[\s>]", re.IGNORECASE)
+_FRAGMENT_RE = re.compile(rb"<(?:head|body|div|p|span|table|section|article|main|nav|header|footer|form|ul|ol|dl|h[1-6]"
+                          rb"|pre|a|img|br|hr|script|style|meta|link|template|iframe|button|input|label)[\s/>]", re.I)
+"""An HTML fragment's first tag (``document.body.innerHTML``, a widget's markup): HTML, not an XML root."""
 _TITLE_RE = re.compile(rb"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 _SCRIPT_RE = re.compile(rb"<(script|style)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
 _TAG_RE = re.compile(rb"<[^>]*>")
@@ -222,7 +226,7 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
         if found is not None:
             return found
     if first == "<":
-        if _HTML_RE.search(sample, 0, 4096):
+        if _HTML_RE.search(sample, 0, 4096) or _FRAGMENT_RE.match(stripped.encode("utf-8", "replace")):
             return Shape("html", _html(sample, size, scope))
         root = _XML_ROOT_RE.search(sample.lstrip(), 0, 4096) if not stripped.startswith("<!--") else None
         if stripped.startswith("<?xml") or root:
@@ -297,10 +301,10 @@ def _fitted(head: str, value: object) -> str:
 
 
 def _json(text: str, complete: bool, size: int, lines: int, scope: str, source: Any = None) -> Shape | None:
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(parse_constant=refuse_constant)  # NaN and Infinity are not JSON
     if complete:
         try:
-            value = json.loads(text)
+            value = decoder.decode(text)
         except ValueError:
             return _jsonl(text, decoder, complete, lines)
         if isinstance(value, dict):
@@ -473,7 +477,7 @@ def _delimited(text: str, whole: Callable[[], str], complete: bool, size: int, l
 
 def _is_json(line: str) -> bool:
     try:
-        json.loads(line)
+        json.loads(line, parse_constant=refuse_constant)
     except (ValueError, RecursionError):
         return False
     return True

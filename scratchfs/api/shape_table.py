@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
 
+from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.table import FIELD_LIMIT_CHARS
 
 __all__ = ["HEAD_CHARS", "JSONL_HEAD_CHARS", "RECORD_BLANKS", "JsonLines", "count_records", "estimate_records",
@@ -152,7 +153,7 @@ def _values(records: list[str], decoder: json.JSONDecoder) -> list[Any]:
     """The JSON values of ``records`` (lines), those that are not JSON left out: parsed as one array (one call of
     the C parser) unless a record is not JSON, then one by one."""
     try:
-        values = json.loads("[" + ",".join(records) + "]")
+        values = json.loads("[" + ",".join(records) + "]", parse_constant=refuse_constant)
         if len(values) == len(records):  # (a record such as '1, 2' would read as two values)
             return values
     except (ValueError, RecursionError):

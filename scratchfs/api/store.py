@@ -160,8 +160,8 @@ class ScratchStore:
         return Scope(self, checks.check_run_id(run_id), checks.check_agent_id(agent_id))
 
     def now(self) -> float:
-        """The store clock's time, epoch seconds."""
-        return float(self.settings.clock())
+        """The store clock's time, epoch seconds. Raises InvalidArgument: the clock gave no finite number."""
+        return checks.clock_reading(self.settings.clock())
 
     # -- whole runs -----------------------------------------------------------------------------------------------
 

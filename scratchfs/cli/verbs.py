@@ -36,7 +36,7 @@ from scratchfs.cli.app import (
 )
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import MAX_READ_BYTES
-from scratchfs.foundation.text import is_digits
+from scratchfs.foundation.text import digits_int
 
 INT = Integer()
 """The type of every integer option here: ASCII digits only (:class:`~scratchfs.cli.app.Integer`)."""
@@ -102,7 +102,7 @@ def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, as
     if "needle" in given:
         given["match"] = given.pop("needle")
     if "columns" in given:
-        given["columns"] = [int(c) if is_digits(c) else c for c in given["columns"]]
+        given["columns"] = [c if (number := digits_int(c)) is None else number for c in given["columns"]]
     scope = store.scope(run_id, agent_id)
     arguments = check_arguments("read_handle", {"handle": handle, **given})  # one rule with MCP and --json
     if as_json or given.keys() & {"match", "pattern", "budget", *STRUCTURE_ARGUMENTS}:

@@ -59,7 +59,7 @@ from scratchfs.engine.protocols import BlobFile, BlobInfo
 from scratchfs.engine.seekable import SeekableWriter
 from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import InvalidArgument, StorageError, StoreBusy
-from scratchfs.foundation.text import is_digits
+from scratchfs.foundation.text import digits_int
 
 __all__ = ["PART_BYTES", "TAIL_BYTES", "S3Blobs", "S3Object", "S3Pending", "S3Source", "parse_s3_url"]
 
@@ -316,7 +316,8 @@ class S3Blobs:
             return S3Source(self, key, *cached, requests=0)
         got, tail = self._ranged_get(key, f"bytes=-{TAIL_BYTES}", f"no object {key}", f"opening {key}")
         total = got.get("ContentRange", "").rpartition("/")[2]
-        size = int(total) if is_digits(total) else len(tail)
+        size = digits_int(total)
+        size = len(tail) if size is None else size
         if len(tail) > size:
             raise StorageError(f"the object store sent {len(tail)} bytes of an object of {size}")
         etag = str(got.get("ETag", ""))

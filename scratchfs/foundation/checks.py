@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import math
+import numbers
 import operator
 import re
 import reprlib
@@ -243,6 +245,24 @@ def check_seconds(value: object, what: str, maximum: float, zero_ok: bool = Fals
     return float(value)
 
 
+def clock_reading(value: object) -> float:
+    """A reading of a store's clock (the ``clock`` setting) as a float: finite epoch seconds.
+
+    Raises:
+        InvalidArgument: anything else -- NaN, an infinity, a number past a float's range, a bool, text, ``None`` --
+            naming it: never a ValueError, a SQL error or a row whose times no comparison can order (a NaN time is
+            stored as NULL; an infinite one makes an entry that never expires).
+    """
+    try:
+        seconds = float(value) if isinstance(value, numbers.Real) and not isinstance(value, bool) else None
+    except OverflowError:  # an int past a float's range
+        seconds = None
+    if seconds is None or not math.isfinite(seconds):
+        raise InvalidArgument(f"the store's clock must return finite epoch seconds, not {type(value).__name__}: "
+                              f"{shorten(value)}")
+    return seconds
+
+
 def check_ttl(ttl: object, default: float, what: str = "ttl") -> float:
     """``default`` for ``None``, else a TTL in ``[MIN_TTL, MAX_TTL]`` seconds (1 second to 30 days), as a float;
     ``what`` names it in the message.
@@ -325,6 +345,7 @@ __all__ = [
     "check_utf8",
     "check_version",
     "clean_tool",
+    "clock_reading",
     "new_handle",
     "new_token",
     "path_part",

@@ -31,6 +31,17 @@ def is_digits(text: str) -> bool:
     return text.isascii() and text.isdigit()
 
 
+def digits_int(text: str, max_digits: int = 30) -> int | None:
+    """``int(text)`` when ``text`` is ASCII digits (:func:`is_digits`) with at most ``max_digits`` digits after its
+    leading zeros, else ``None`` -- never the ValueError ``int()`` raises past Python's 4,300-digit limit
+    (``sys.get_int_max_str_digits``): a number written by a caller, a file or a tool's output is converted here, and
+    one that long is out of every bound anyway."""
+    if not is_digits(text):
+        return None
+    significant = text.lstrip("0")
+    return int(significant or "0") if len(significant) <= max_digits else None
+
+
 def utf8_lead_length(byte: int) -> int:
     """Bytes in the UTF-8 sequence that ``byte`` starts (RFC 3629): 2 to 4 for a lead byte, else 1."""
     return 2 if byte >> 5 == 0b110 else 3 if byte >> 4 == 0b1110 else 4 if byte >> 3 == 0b11110 else 1
@@ -155,6 +166,6 @@ def grep_files(head: bytes, paths: set[bytes], sample: bytes) -> int:
     return len(paths)
 
 
-__all__ = ["GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "decode_or_none", "grep_files", "grep_runs", "is_digits",
-           "json_string_bytes", "newline_pairs", "one_line", "quote", "utf8_lead_length", "utf8_partial_tail",
-           "utf8_prefix", "utf8_suffix_start", "utf8_text"]
+__all__ = ["GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "decode_or_none", "digits_int", "grep_files", "grep_runs",
+           "is_digits", "json_string_bytes", "newline_pairs", "one_line", "quote", "utf8_lead_length",
+           "utf8_partial_tail", "utf8_prefix", "utf8_suffix_start", "utf8_text"]

@@ -44,7 +44,7 @@ from scratchfs.api.tools import TOOL_SPECS
 from scratchfs.engine.protocols import Entry
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import InvalidArgument, NotFound, ScratchError
-from scratchfs.foundation.text import is_digits
+from scratchfs.foundation.text import digits_int
 from scratchfs.web import structure
 
 log = logging.getLogger(__name__)
@@ -248,7 +248,8 @@ def handle_read(request: Request, run: str, agent: str, handle: str) -> dict[str
         else:
             args[name] = value
     if columns:
-        args["columns"] = [int(c) if is_digits(c) else c for c in columns]
+        # a column of digits is a column number; one too long for int() stays a name (no such column)
+        args["columns"] = [c if (number := digits_int(c)) is None else number for c in columns]
     return ScratchTools(_store(request).scope(run, agent)).call("read_handle", args)
 
 

@@ -175,7 +175,9 @@ async def _refuse(scope: Scope, send: Send, status: int, kind: str, message: str
 
 async def _redirect_into_cookie(scope: Scope, send: Send, query: list[tuple[str, str]], token: str) -> None:
     rest = urlencode([(k, v) for k, v in query if k != TOKEN_PARAM])
-    path = quote(scope.get("root_path", "") + scope["path"])
+    # one leading slash: a path such as //evil.example/x is a network-path reference in a Location header, which a
+    # browser follows to another host (an open redirect carrying the person away from the inspector)
+    path = "/" + quote(scope.get("root_path", "") + scope["path"]).lstrip("/")
     location = path + (f"?{rest}" if rest else "")
     cookie = SimpleCookie()
     name = cookie_name(_port(scope))

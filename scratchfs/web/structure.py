@@ -36,7 +36,7 @@ from scratchfs.engine.structure import MAX_HTML_BYTES
 from scratchfs.engine.structure.numbers import exact_float, replace_lone_surrogates
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import MAX_READ_BYTES
-from scratchfs.foundation.text import is_digits, utf8_lead_length, utf8_partial_tail
+from scratchfs.foundation.text import digits_int, utf8_lead_length, utf8_partial_tail
 
 MAX_STRUCTURE_BYTES = 4 * 1024 * 1024
 """Most content bytes parsed for a structure view."""
@@ -152,9 +152,9 @@ def resolve(document: Any, pointer: str) -> Any:
         part = raw.replace("~1", "/").replace("~0", "~")
         if isinstance(node, dict) and part in node:
             node = node[part]
-        elif isinstance(node, list) and is_digits(part) and (part == "0" or not part.startswith("0")) \
-                and int(part) < len(node):
-            node = node[int(part)]
+        elif isinstance(node, list) and (index := digits_int(part)) is not None and index < len(node) \
+                and (part == "0" or not part.startswith("0")):
+            node = node[index]
         else:
             raise InvalidArgument(f"no node at JSON pointer {pointer[:200]!r}")
     return node

@@ -103,7 +103,9 @@ def _apply(program: Any, mode: str, data: Any) -> Any:
     ``(document as UTF-8 bytes, first, need, more, check)``): ``("ok", (texts, stopped, error, imprecise))`` --
     :func:`_page_texts`'s three, and with ``check`` the first number of the document a double cannot hold
     (:func:`~scratchfs.engine.structure.numbers.imprecise_number`), else ``None`` -- ``("error", message)`` (the
-    filter fails on the document as a whole) or ``("utf8", message)`` for a document that is not UTF-8. For
+    filter fails on the document as a whole), ``("utf8", message)`` for a document that is not UTF-8 or
+    ``("constant", literal)`` for one holding a NaN or infinity (:func:`~.numbers.non_json_constant`: not JSON, and jq
+    would read it as a value the document does not hold). For
     ``"records"`` (``data`` is ``(record texts, check)``): ``("ok", ([outputs per record as _record_outputs gives
     them], imprecise))``, or ``("error", (index, message, outputs of the records before it))`` at the first record
     that fails."""
@@ -117,7 +119,11 @@ def _apply(program: Any, mode: str, data: Any) -> Any:
             outputs = iter(program.input_text(text))
         except ValueError as exc:
             return "error", str(exc)
-        return "ok", (*_page_texts(outputs, first, need, more), numbers.imprecise_number(text) if check else None)
+        texts, stopped, error = _page_texts(outputs, first, need, more)
+        constant = numbers.non_json_constant(text)  # (after jq's parse: text that is no JSON at all gets its error)
+        if constant is not None and (error is None or "parse error" not in error):
+            return "constant", constant  # jq read it as null or as the largest double, without a word
+        return "ok", (texts, stopped, error, numbers.imprecise_number(text) if check else None)
     records, check = data
     done: list[list] = []
     for index, record in enumerate(records):

@@ -56,6 +56,7 @@ from scratchfs.engine.structure.paging import (
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.text import digits_int
 
 __all__ = ["MAX_FILTER_CHARS", "MAX_JQ_DOCUMENT_BYTES", "compile_filter", "jq_message", "jq_page",
            "parse_path", "run_jq_checked"]
@@ -101,6 +102,8 @@ _HALT = re.compile(r"(?<![\w$.])halt(_error)?(?![\w\s]*:)(?!\w)")
 ``{halt: 1}``); searched with string literals blanked (:data:`_STRING`)."""
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _PREFIX = "def env: {}; {} as $ENV | "
+_PAST_ANY_END = 2**63
+"""The index a path step of more digits than ``int()`` converts stands for (past the end of any array: ``null``)."""
 _STEP_RE = re.compile(
     r'\.?\[(\d+)\]|\.?\[\]|\.([A-Za-z_][A-Za-z0-9_]*)|\.?\["((?:[^"\\]|\\.)*)"\]|\."((?:[^"\\]|\\.)*)"')
 
@@ -129,7 +132,8 @@ def _message(exc: Exception) -> str:
 
 def parse_path(text: str) -> list[tuple[str, Any]] | None:
     """The steps of a path filter -- ``[("key", name) | ("index", n) | ("each", None)]`` -- or ``None`` when the
-    filter is not a plain path (``.`` alone is the empty path)."""
+    filter is not a plain path (``.`` alone is the empty path). Raises InvalidArgument: a quoted key whose escapes
+    are no JSON escapes (``."\\q"``)."""
     text = text.strip()
     if text == ".":
         return []
@@ -140,12 +144,17 @@ def parse_path(text: str) -> list[tuple[str, Any]] | None:
         if not found or (pos == 0 and not text.startswith(".")):
             return None
         index, name, quoted, dotted = found.groups()
-        if index is not None:
-            steps.append(("index", int(index)))
+        if index is not None:  # an index of more digits than int() converts is past every array's end
+            number = digits_int(index)
+            steps.append(("index", _PAST_ANY_END if number is None else number))
         elif name is not None:
             steps.append(("key", name))
         elif quoted is not None or dotted is not None:
-            steps.append(("key", json.loads(f'"{quoted if quoted is not None else dotted}"')))
+            try:
+                steps.append(("key", json.loads(f'"{quoted if quoted is not None else dotted}"')))
+            except ValueError as exc:  # an escape that is no JSON escape (under the bound jq's compile refuses it)
+                raise InvalidArgument(f"jq filter {text[:60]!r} does not compile: a key's string is not valid "
+                                      f"({exc})") from None
         else:
             steps.append(("each", None))
         pos = found.end()
@@ -186,8 +195,9 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
 
     Raises:
         InvalidArgument: a filter that does not compile or fails (jq's message, after the outputs before it), a
-            document that is not JSON or not UTF-8 (the parser's message), a bad cursor (edited, of another entry,
-            filter or read, or naming no output of this one) or budget, or a document over
+            document that is not JSON or not UTF-8 (the parser's message; one holding a NaN or an infinity, which
+            jq would read as values it does not hold, too), a bad cursor (edited, of another entry, filter or read,
+            or naming no output of this one) or budget, or a document over
             :data:`MAX_JQ_DOCUMENT_BYTES` with a filter that is not a path (or a path of more than
             ``MAX_STREAM_STEPS`` steps).
         StructureTimeout: the filter ran past ``timeout``.
@@ -317,6 +327,8 @@ def _streamed(source: ContentSource, filter: str, cursor: str | None, limits: tu
               cache_key: str | None, entry: str | None) -> ItemPage:
     """A page of a path filter over a document past the jq bound (:func:`~.jsonstream.path_page`). Raises
     InvalidArgument: the filter is not a path (or as ``path_page`` raises)."""
+    if isinstance(filter, str) and len(filter) > MAX_FILTER_CHARS:  # (as compile_filter refuses it under the bound)
+        raise InvalidArgument(f"jq filter is longer than {MAX_FILTER_CHARS} characters")
     steps = parse_path(filter) if isinstance(filter, str) else None
     if steps is None:
         raise InvalidArgument(
@@ -344,6 +356,10 @@ def _run(source: ContentSource, filter: str, index: int, need: tuple[int, int, i
                                     "path read such as '.items[3]'")
     if status == "utf8":
         raise InvalidArgument(f"the document is not UTF-8 text: {detail}")
+    if status == "constant":
+        raise InvalidArgument(f"the document is not JSON: it holds {detail} outside a string (JSON has no NaN or "
+                              "Infinity; jq would read it as null or as 1.7976931348623157e+308, a value the document "
+                              f"does not hold): read it by range, or search it (match={json.dumps(detail)})")
     if status == "error":
         raise InvalidArgument(f"jq: {jq_message(detail)}")
     texts, stopped, error, imprecise = detail

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from itertools import chain
 from typing import Any
 
 from scratchfs.engine.structure.jsondoc import compile_filter, jq_message, parse_path, run_jq_checked
@@ -69,8 +70,9 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
 
     Returns:
         an :class:`ItemPage` named ``records`` (``first`` is the number of the first record shown), or, with ``jq``,
-        named ``results`` with ``extra["record"]``: the record the page starts reading at (``first`` numbers the
-        outputs of that record from 1). A record or output larger
+        named ``results`` with ``extra["record"]``: the record of the first output the page shows, whole or in
+        ``part`` (``first`` numbers the outputs of that record from 1; a page showing none names the record it
+        started reading at). A record or output larger
         than the page comes as ``part`` pieces of its compact JSON.
 
     Raises:
@@ -105,9 +107,23 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
         page = ItemPage("results", out_index + 1, extra={"record": number})
         outputs = _outputs(program, source, number, offset, out_index, records, time.monotonic() + timeout,
                            lambda text: candidates.append((len(page.items), text)), note, parse_path(jq) is None)
-        return fill_items(page, outputs, chars, room, 1_000_000, cursor_of)
+        return fill_items(page, _labelled(page, outputs), chars, room, 1_000_000, cursor_of)
 
     return with_as_text(fill, budget, candidates, note)
+
+
+def _labelled(page: ItemPage, outputs: Iterator[tuple[tuple[int, int, int], Any, bool]],
+              ) -> Iterator[tuple[tuple[int, int, int], Any, bool]]:
+    """``outputs``, the first taken before the page is filled: the page's ``record`` and ``first`` then name the
+    output it shows first (or its ``part``), not the record it starts reading at -- records the filter gives nothing
+    for may come before it (a piece labelled with such a record was read as another output than it is)."""
+    first = next(outputs, None)
+    if first is None:
+        return iter(())
+    (at, _start, index), value, _is_text = first
+    if value is not STOP:
+        page.extra["record"], page.first = at, index + 1
+    return chain([first], outputs)
 
 
 def _start(source: ContentSource, record: object, cursor: str | None, key: CursorKey,

@@ -19,7 +19,8 @@ from decimal import Decimal
 from typing import Any
 
 __all__ = ["LoneSurrogateScan", "dump_decimal", "exact_float", "imprecise_number", "load_exact",
-           "lone_surrogate", "numbers_note", "replace_lone_surrogates", "surrogate_note"]
+           "lone_surrogate", "non_json_constant", "numbers_note", "refuse_constant", "replace_lone_surrogates",
+           "surrogate_note"]
 
 _ESCAPES = (r"(?<!\\)(?:\\\\)*(?:\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
             r"|\\u([dD][89a-fA-F][0-9a-fA-F]{2}))")
@@ -76,8 +77,27 @@ def exact_float(value: float, literal: str) -> bool:
     return math.isfinite(value) and Decimal(repr(value)) == Decimal(literal)
 
 
-def _refuse_constant(name: str) -> Any:
+def refuse_constant(name: str) -> Any:
+    """A ``parse_constant`` hook of :mod:`json` that refuses ``NaN``, ``Infinity`` and ``-Infinity`` (which the
+    standard library reads by default): raises ValueError naming it."""
     raise ValueError(f"{name} is not JSON (JSON has no NaN or Infinity)")
+
+
+_CONSTANT_HINT = re.compile(r"(?i)nan|inf")
+_STRING_TEXT = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_CONSTANT = re.compile(r"(?i)(?<![0-9a-z_])[-+]?(?:nan|inf(?:inity)?)(?![0-9a-z_])")
+
+
+def non_json_constant(text: str) -> str | None:
+    """The first NaN or infinity literal standing outside the strings of the JSON ``text`` -- ``NaN``,
+    ``-Infinity``, and the spellings jq 1.7 also reads (any case, a sign, ``nan``, ``inf``): jq reads a NaN as
+    ``null`` and an infinity as ``1.7976931348623157e+308``, values the document does not hold -- or ``None``.
+    Outside strings a JSON text holds no letters but ``true``, ``false``, ``null`` and exponents, so any such word
+    there is one; the strings are blanked only when one of the words occurs at all (a scan at C speed)."""
+    if _CONSTANT_HINT.search(text) is None:
+        return None
+    found = _CONSTANT.search(_STRING_TEXT.sub('""', text))
+    return None if found is None else found.group(0)
 
 
 def load_exact(text: str) -> tuple[Any, str | None]:
@@ -90,10 +110,10 @@ def load_exact(text: str) -> tuple[Any, str | None]:
             nested deeper than the parser goes.
     """
     if not _suspect(text):
-        value, inexact = json.loads(text, parse_constant=_refuse_constant), None
+        value, inexact = json.loads(text, parse_constant=refuse_constant), None
     else:
         hooks = _Hooks()
-        value = json.loads(text, parse_int=hooks.integer, parse_float=hooks.real, parse_constant=_refuse_constant)
+        value = json.loads(text, parse_int=hooks.integer, parse_float=hooks.real, parse_constant=refuse_constant)
         inexact = hooks.inexact
     return value, inexact or (lone_surrogate(text) if "\\u" in text else None)
 

@@ -35,7 +35,7 @@ from scratchfs.engine.structure.paging import (
 )
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
-from scratchfs.foundation.text import is_digits
+from scratchfs.foundation.text import digits_int, is_digits
 
 __all__ = ["MAX_CURSOR_COLUMN", "MAX_LINE_BYTES", "render_line", "render_text", "view_page"]
 
@@ -55,9 +55,18 @@ _TOKEN = re.compile(
 )
 
 
+_HUGE = 2**31
+"""A count past every line's length and :data:`MAX_CURSOR_COLUMN`: what a parameter of more digits counts as."""
+
+
 def _number(params: str, default: int = 1) -> int:
+    """The first parameter of a control sequence, ``default`` when it is missing or 0; one too long for ``int()``
+    (an output may write ``ESC[`` and 5,000 digits) counts as :data:`_HUGE` -- moves are clamped to the line anyway."""
     head = params.split(";", 1)[0]
-    return int(head) if is_digits(head) and int(head) > 0 else default
+    number = digits_int(head, 9)
+    if number is None and is_digits(head):
+        return _HUGE
+    return number if number else default
 
 
 def render_line(line: str) -> str:

@@ -19,6 +19,7 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import Any
 
+from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import CHUNK_BYTES, ContentSource
 
 __all__ = ["MAX_BUFFER_CHARS", "TopEntry", "TopLevel", "TopLevelFeed", "top_level"]
@@ -27,7 +28,7 @@ MAX_BUFFER_CHARS = 32 * 1024 * 1024
 """Most characters of text the scanner holds (a single second-level value larger than this ends the scan)."""
 
 _WS = re.compile(r"[ \t\r\n]*")
-_DECODER = json.JSONDecoder()
+_DECODER = json.JSONDecoder(parse_constant=refuse_constant)
 
 
 @dataclass(slots=True)
