@@ -163,7 +163,7 @@ def store_factory_refresh(scratch_store_factory):
 
 def test_a_record_cursor_must_name_a_record_start():
     data = b'{"a": 1}\n\n{"b": 2}\n{"c": 3}\n'
-    key = CursorKey("records", len(data))
+    key = CursorKey("records\x001", len(data))  # from record 1
     assert records_page(BytesSource(data), cursor=encode_cursor((2, 10, 0, 0), key)).items == [{"b": 2}, {"c": 3}]
     for numbers in ((2, 4, 0, 0), (2, 9, 0, 0), (2, 10, 1, 0), (0, 10, 0, 0), (2, len(data) + 1, 0, 0)):
         with pytest.raises(InvalidArgument, match="cursor"):
@@ -172,7 +172,7 @@ def test_a_record_cursor_must_name_a_record_start():
 
 def test_a_row_cursor_must_name_a_row_start():
     data = b"a,b\n1,2\n3,4\n"
-    key = CursorKey("rows\0,\0None", len(data))
+    key = CursorKey("rows\0,\0None\x001", len(data))  # from row 1
     assert rows_page(BytesSource(data), cursor=encode_cursor((2, 8, 0), key)).items == [["3", "4"]]
     for numbers in ((1, 0, 0), (2, 9, 0), (0, 8, 0)):
         with pytest.raises(InvalidArgument, match="cursor"):
@@ -181,7 +181,7 @@ def test_a_row_cursor_must_name_a_row_start():
 
 def test_a_view_cursor_must_name_a_line_start():
     data = b"one\ntwo\nthree\n"
-    key = CursorKey("view", len(data))
+    key = CursorKey("view\x000\x00None", len(data))  # from offset 0
     assert view_page(BytesSource(data), cursor=encode_cursor((4, 4, 0), key)).text == "two\nthree\n"
     with pytest.raises(InvalidArgument, match="cursor"):
         view_page(BytesSource(data), cursor=encode_cursor((5, 4, 0), key))
@@ -189,7 +189,7 @@ def test_a_view_cursor_must_name_a_line_start():
 
 def test_a_text_view_cursor_must_name_a_character_start():
     data = "<p>Grüße aus Köln</p>".encode()
-    key = CursorKey("html-text", len(data))
+    key = CursorKey("html-text\x000", len(data))  # from offset 0
     view = text_page(BytesSource(data)).text.encode()
     inside = view.index("ü".encode()) + 1
     assert text_page(BytesSource(data), cursor=encode_cursor((inside + 1,), key)).text == view[inside + 1 :].decode()
@@ -328,3 +328,4 @@ def test_a_shorter_listing_page_writes_each_call_once(store):
     assert reply["entries"] == [{"n": 0}] and reply["next_call"] == call(page.cursor_after(1))
     written.pop()
     assert len(written) == len(set(written)), sorted(written.count(c) for c in set(written))[-3:]
+

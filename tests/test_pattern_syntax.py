@@ -253,3 +253,11 @@ def test_broken_strings_match_what_re_matches(run, tail, ignore_case, data):
     hay = data + run.encode() + data
     expected = [m.span() for m in re.finditer(pattern.encode(), hay, re.M | (re.I if ignore_case else 0))]
     assert [m.span() for m in matcher.compiled.finditer(hay)] == expected
+
+
+@pytest.mark.parametrize("pattern", ["(" * 4000, "(" * 3000 + "a", "(?:" * 1300 + "a"])
+def test_groups_opened_thousands_deep_are_refused_by_their_nesting(pattern):
+    """Groups opened thousands deep (balanced or not) overflowed the parser's recursion: "pattern is too complex:
+    maximum recursion depth exceeded while calling a Python object" -- now the nesting bound, named."""
+    with pytest.raises(InvalidArgument, match=r"^pattern nests groups more than 100 deep$"):
+        PatternMatcher(pattern)

@@ -339,7 +339,8 @@ def test_html_reads_decode_the_page_as_a_browser_does(page, encoding):
     assert got == expected and len(got) >= 1
     if b"iso-8859-1" in page[:80] and encoding == "cp1252":
         assert got == ["café déjà", "naïve"]
-    assert ("\ufffd" in "".join(got)) is (encoding == "utf-8-replace")
+    assert ("\ufffd" in "".join(p.text for p in view)) is (encoding == "utf-8-replace")  # (the stray byte is after
+    # the last </p>: no element's text)
 
 
 @given(st.text(st.characters(codec="cp1252", blacklist_characters="<>&\r"), min_size=1, max_size=60),

@@ -297,6 +297,46 @@ def test_a_row_read_of_one_line_json_names_byte_ranges_not_lines(tools, scratch_
         assert f"read it with jq= (e.g. jq=\"keys\", jq=\".items[0]\"), or {by} or by search" in str(caught.value)
 
 
+@pytest.mark.parametrize(("name", "data", "kind"), [
+    ("api-ec2-service-model.json", None, "json"),
+    ("query-packages-by-month.csv", None, "csv"),
+    (None, b'{"id": 1, "note": "<p>x</p>"}\n' * 800, "jsonl"),
+    (None, b'<?xml version="1.0"?>\n<feed>\n' + b"  <entry><title>Item</title><body>lorem</body></entry>\n" * 400
+     + b"</feed>\n", "xml"),
+])
+def test_a_css_select_of_what_is_no_html_page_is_refused_naming_the_reads_that_fit(tools, scratch_scope,
+                                                                                   fixture_data, name, data, kind):
+    """select= parsed JSON, a table, JSON lines or XML as HTML: 11,910 "elements" of the EC2 model's JSON text, 0
+    matches of a table (a model concludes there is nothing), and XML's <title> moved into an HTML head (select
+    "title" gave the <body> texts). It is refused as row= over JSON is, naming the reads that fit."""
+    stub = scratch_scope.spill(fixture_data[name] if data is None else data, source_tool="t")
+    assert stub.content_type == kind
+    with pytest.raises(InvalidArgument) as caught:
+        tools.call("read_handle", {"handle": stub.handle, "select": "p"})
+    message = str(caught.value)
+    assert message.startswith(f"{stub.handle} holds ") and f"(content type {kind}), which a select= read " in message
+    assert message.count("match=") == 1 and "pattern=" in message  # (XML's advice named the searches twice)
+
+
+def test_a_css_select_gives_each_element_s_text_without_the_text_after_it(tools, scratch_scope):
+    """An element's text ran on into the text after its end tag (lxml keeps it on the element as its tail):
+    select="b" over "<b>bold</b> after tail text." gave "bold after tail text.", select="li" gave "* one\ntail1"."""
+    page = (b"<html><body><p>Before <b>bold</b> after tail text.</p><ul><li>one</li> tail1 <li>two</li></ul>"
+            b"<p>" + b"filler " * 1400 + b"<em>and</em> fast performance,</p></body></html>")
+    handle = scratch_scope.spill(page, source_tool="t").handle
+    texts = {s: tools.call("read_handle", {"handle": handle, "select": s})["elements"] for s in ("b", "li", "em")}
+    assert texts == {"b": ["bold"], "li": ["* one", "* two"], "em": ["and"]}
+    assert tools.call("read_handle", {"handle": handle, "select": "p"})["elements"][0] == "Before bold after tail text."
+
+
+def test_raw_offset_without_view_says_it_goes_with_the_text_view(tools, scratch_scope):
+    """raw_offset= alone was answered "a cursor continues a structure read", when no cursor was given."""
+    handle = scratch_scope.spill(b"progress 10%\rprogress 100%\n" * 800, source_tool="t").handle
+    with pytest.raises(InvalidArgument, match=r'^raw_offset goes with view="text"'):
+        tools.call("read_handle", {"handle": handle, "raw_offset": 5})
+    assert tools.call("read_handle", {"handle": handle, "raw_offset": 5, "view": "text"})["handle"] == handle
+
+
 @pytest.mark.parametrize("read", [{"row": 1, "rows": 2}, {"record": 1, "records": 2}])
 @pytest.mark.parametrize(("data", "kind"), [
     (None, "html"),
@@ -330,3 +370,24 @@ def test_an_offset_is_refused_by_the_structure_reads_that_do_not_start_at_one(to
     assert tools.call("read_handle", {"handle": handle, "offset": 0, **read})["handle"] == handle
     page = scratch_scope.spill(fixture_data["browser-rust-book.html"], source_tool="t").handle
     assert tools.call("read_handle", {"handle": page, "offset": 5000, "view": "text"})["offset"] == 5000
+
+
+@pytest.mark.parametrize(("read", "data", "start", "moved"), [
+    ("record", b'{"id": 1, "x": "aaaaaaaaaaaaaaaaaaaaaa"}\n' * 3000, {"record": 1, "records": 2}, {"record": 2000}),
+    ("row", b"a,b\n" + b"1,22222222222222\n" * 4000, {"row": 1, "rows": 5}, {"row": 500}),
+    ("view", b"progress 10%\rdone line\n" * 3000, {"view": "text"}, {"offset": 100}),
+    ("view", b"<html><body>" + b"<p>para</p>" * 3000 + b"</body></html>", {"view": "text"}, {"offset": 100}),
+])
+def test_a_cursor_beside_another_start_than_its_read_s_is_refused(tools, scratch_scope, read, data, start, moved):
+    """A model that edits a next_call to jump ahead (record=1 -> record=2000, beside the cursor) got the cursor's
+    page, and the reply echoed the start it asked for: a wrong page, said to be the one asked for. The cursor binds
+    where its read started; beside another start it is refused, and without it the start is read."""
+    handle = scratch_scope.spill(data, source_tool="t").handle
+    first = tools.call("read_handle", {"handle": handle, **start})
+    nxt = ast.parse(first["next_call"], mode="eval").body
+    call = {k.arg: ast.literal_eval(k.value) for k in nxt.keywords}
+    assert tools.call("read_handle", call)["handle"] == handle  # as given: goes on
+    with pytest.raises(InvalidArgument, match="was not made by this read"):
+        tools.call("read_handle", {**call, **moved})
+    jumped = tools.call("read_handle", {**{k: v for k, v in call.items() if k != "cursor"}, **moved})
+    assert jumped.get("first", jumped.get("offset")) == next(iter(moved.values()))

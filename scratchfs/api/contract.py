@@ -293,6 +293,9 @@ def _structure_read(reads: StructureReads, handle: str, offset: int, given: dict
     if "jq" in given:
         _only(given, {"jq", "cursor"})
         return lambda b: reads.jq(handle, given["jq"], cursor=cursor, budget=b)
+    if "raw_offset" in given:  # (what is left: raw_offset, a cursor)
+        raise InvalidArgument('raw_offset goes with view="text": read_handle(handle=..., view="text", raw_offset=N) '
+                              "starts the text view of terminal output at the line holding byte N")
     raise InvalidArgument("a cursor continues a structure read: give the read's own arguments too (next_call does)")
 
 

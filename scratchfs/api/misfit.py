@@ -20,7 +20,6 @@ _FITS = {"html": 'view="text" (the page\'s readable text) or select= (the text o
          "csv": "row= (rows with the header, e.g. row=1; columns= picks some)",
          "log": 'view="text" (rendered as a terminal shows it)',
          "text": 'view="text" (rendered as a terminal shows it)',
-         "xml": "match= or pattern= (searches)",
          "binary": "offset= and length= (byte ranges)",
          "json": 'jq= (e.g. jq="keys", jq=".items[0]")',
          "jsonl": "record= (e.g. record=1; jq= with it filters each record)"}

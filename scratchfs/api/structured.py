@@ -154,13 +154,14 @@ class StructureReads:
 
     def select(self, handle: str, selector: str, *, cursor: str | None = None, budget: int = 8192) -> ItemPage:
         """The text of the HTML elements a CSS ``selector`` matches (``elements``), in document order. Raises
-        InvalidArgument (a bad selector), StructureTimeout (the read ran past ``pattern_timeout``), NotFound,
-        CorruptBlob."""
+        InvalidArgument (a bad selector; JSON, JSON lines, a table or XML, which an HTML parser would read as what
+        they are not -- XML's ``<title>`` or ``<body>`` moved as a page's -- :func:`check_kind`), StructureTimeout
+        (the read ran past ``pattern_timeout``), NotFound, CorruptBlob."""
         if not isinstance(selector, str) or not selector.strip():
             raise InvalidArgument("select must be a non-empty CSS selector")
-        return self._page(handle, lambda src, blob, _type: select_page(src, selector, cursor=cursor,
-                                                                       budget_bytes=budget, timeout=self._timeout(),
-                                                                       entry=entry_identity(handle, blob)))
+        return self._page(handle, lambda src, blob, kind: self._fits(kind, "select", handle) or select_page(
+            src, selector, cursor=cursor, budget_bytes=budget, timeout=self._timeout(),
+            entry=entry_identity(handle, blob)))
 
     def text_view(self, handle: str, max_bytes: int = MAX_HTML_BYTES) -> tuple[str, bool]:
         """The whole text view of an HTML entry -- the text whose pages :meth:`text` returns (``inscriptis``), for a
@@ -198,16 +199,17 @@ class StructureReads:
         return self._page(handle, read)
 
 
-_REFUSED = {"json": {"row"}, "jsonl": {"row"}, "csv": {"jq", "record"}, "html": {"row", "record"},
-            "xml": {"row", "record"}}
+_REFUSED = {"json": {"row", "select"}, "jsonl": {"row", "select"}, "csv": {"jq", "record", "select"},
+            "html": {"row", "record"}, "xml": {"row", "record", "select"}}
 # (record= on a JSON document is read: a document on one line is one record; over several lines, its first line is
 # no JSON and the read says to use jq=)
 
 
 def check_kind(content_type: str | None, read: str, handle: str, line_bytes: float = 0.0) -> None:
-    """Refuse a structure read (``read``: ``"jq"``, ``"record"`` or ``"row"``) that does not fit the entry's stored
-    content type (decided at spill time from its start, :func:`scratchfs.api.shape.describe`): rows of JSON, records
-    of a table, jq over a table, rows or records of an HTML page or of XML would parse it as what it is not. A
+    """Refuse a structure read (``read``: ``"jq"``, ``"record"``, ``"row"`` or ``"select"``) that does not fit the
+    entry's stored content type (decided at spill time from its start, :func:`scratchfs.api.shape.describe`): rows
+    of JSON, records of a table, jq over a table, rows or records of an HTML page or of XML, a CSS select of what is
+    no HTML page would parse it as what it is not. A
     content of another type (``text``, ``log``, unknown: ``None``) is read and its parse decides. Raises
     InvalidArgument naming the reads that fit (by ``line_bytes``, the entry's average line length:
     :func:`scratchfs.api.misfit.fitting_reads`); returns None otherwise."""

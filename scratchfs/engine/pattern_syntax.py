@@ -81,7 +81,9 @@ def parse(pattern: object, ignore_case: bool):
         return _sre_parse.parse(source, flags)
     except re.error as exc:
         raise InvalidArgument(f"pattern does not compile: {exc}") from None
-    except (OverflowError, RecursionError, ValueError, MemoryError) as exc:
+    except RecursionError:  # groups opened thousands deep (balanced or not): the parser recurses per group
+        raise InvalidArgument(f"pattern nests groups more than {MAX_NESTING} deep") from None
+    except (OverflowError, ValueError, MemoryError) as exc:
         raise InvalidArgument(f"pattern is too complex: {exc}") from None
 
 

@@ -189,8 +189,9 @@ class PatternMatcher:
             named = shorten(self.pattern, _NAMED_CHARS)
             raise PatternTimeout(
                 f"pattern {named} ran past its time limit of {self.timeout:g} s deciding the matches that "
-                f"start in bytes {start}-{past} (it would again from offset={start}): use a pattern with a literal "
-                f"part or less backtracking, or search on past them with offset={past}, their matches unsearched",
+                f"start in bytes {start}-{past} (it would time out again from offset={start}): use a pattern with a "
+                f"literal part or less backtracking, or search on past them with offset={past}, their matches "
+                "unsearched",
                 resume_offset=start,
             ) from None
 

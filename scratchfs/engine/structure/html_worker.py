@@ -163,8 +163,14 @@ def parser_config() -> ParserConfig:
 def element_text(element: Any, config: ParserConfig | None = None) -> str:
     """An element's text as inscriptis renders it, stripped of surrounding blank space; when inscriptis renders
     nothing (it drops ``<title>``, ``<script>``, ``<style>`` and other head elements), the element's text content
-    (lxml ``text_content()``, comments left out), stripped."""
-    text = Inscriptis(element, config or parser_config()).get_text().strip()
+    (lxml ``text_content()``, comments left out), stripped. The element's tail -- the text after its end tag, up to
+    its next sibling, which lxml keeps on the element -- is no part of it (inscriptis renders a node's tail after
+    the node: ``<b>bold</b> after`` was "bold after")."""
+    tail, element.tail = element.tail, None
+    try:
+        text = Inscriptis(element, config or parser_config()).get_text().strip()
+    finally:
+        element.tail = tail
     return text or element.text_content().strip()
 
 

@@ -126,7 +126,9 @@ _MAX_CURSOR_CHARS = 120
 @dataclass(frozen=True, slots=True)
 class CursorKey:
     """What a reader's cursors are bound to: the read (its kind and every argument that decides what its positions
-    mean, e.g. ``"jq\0.items[]"``), the content's ``size`` in bytes, and the entry's identity ``entry``: a text that
+    mean, e.g. ``"jq\0.items[]"``, and where it started: a cursor given beside another ``record=``, ``row=`` or
+    ``offset=`` than its read's -- a model editing a ``next_call`` to jump ahead -- is refused, never obeyed in
+    silence), the content's ``size`` in bytes, and the entry's identity ``entry``: a text that
     differs between any two entries and holds a secret the model never sees (the API layer passes
     ``"<handle>/<blob token>"``). ``entry=None`` (plain content, tests and the benchmark) binds to the read and the
     size only, with an unkeyed hash."""
