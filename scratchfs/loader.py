@@ -4,7 +4,9 @@ The folder is walked by directory descriptors (``openat``), never by whole paths
 holds is loaded even when its path is longer than ``PATH_MAX``. No link is followed, only regular files are read,
 and one entry that cannot be loaded -- not a regular file, unreadable (``EACCES``), a link loop, a name too long,
 gone by the time it is opened (``ENOENT``), a read error -- is skipped and named with its reason (:class:`Skipped`);
-the others are loaded.
+the others are loaded. The store's own root directory, when it lies inside the folder (a store in a test's
+``tmp_path`` loaded from ``tmp_path``), is skipped, told by its device and inode: its index, locks and blobs are no
+tool outputs.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from scratchfs.foundation.errors import InvalidArgument, ScratchError
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # no link followed, no FIFO waited on
 _LINK = "a symbolic link, not followed"
+_STORE = "the store's own directory"
 _KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a character device",
           stat.S_IFBLK: "a block device", stat.S_IFLNK: _LINK, stat.S_IFDIR: "a folder"}
 
@@ -82,11 +85,20 @@ def _listing(dir_fd: int, prefix: str, skipped: list[Skipped]) -> list[tuple[str
     return [(name, is_dir) for name, is_dir, _ in out]
 
 
-def _walk(root_fd: int, skipped: list[Skipped]) -> Iterator[tuple[str, int, str]]:
+def _identity(fd: int) -> tuple[int, int]:
+    found = os.fstat(fd)
+    return found.st_dev, found.st_ino
+
+
+def _walk(root_fd: int, skipped: list[Skipped], avoid: tuple[int, int] | None = None) -> Iterator[tuple[str, int, str]]:
     """Every regular file (as listed) under the open directory ``root_fd``, in the order of its relative path:
     ``(relative path, descriptor of its directory, name)``, the descriptor open while the caller holds the item.
-    A folder that cannot be opened is added to ``skipped``. One descriptor is open per level of depth; past the
-    process's limit (``EMFILE``) the folders deeper are skipped, named."""
+    A folder that cannot be opened is added to ``skipped``, and so is the folder whose ``(st_dev, st_ino)`` is
+    ``avoid`` (the store's root), not walked. One descriptor is open per level of depth; past the process's limit
+    (``EMFILE``) the folders deeper are skipped, named."""
+    if avoid is not None and _identity(root_fd) == avoid:
+        skipped.append(Skipped(".", _STORE, False))
+        return
     stack = [(root_fd, "", iter(_listing(root_fd, "", skipped)))]
     try:
         while stack:
@@ -105,6 +117,10 @@ def _walk(root_fd: int, skipped: list[Skipped]) -> Iterator[tuple[str, int, str]
                 sub = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
             except OSError as exc:
                 skipped.append(Skipped(prefix + name, _error(exc), True))
+                continue
+            if avoid is not None and _identity(sub) == avoid:
+                os.close(sub)
+                skipped.append(Skipped(prefix + name, _STORE, False))
                 continue
             stack.append((sub, prefix + name + "/", iter(_listing(sub, prefix + name + "/", skipped))))
     finally:
@@ -186,8 +202,10 @@ def load_dir(scope: Scope, folder: str | os.PathLike[str], *, tool: str | None =
 
     A file that cannot be loaded is skipped, and the rest are loaded: one that is not a regular file (any more), a
     link, or that cannot be opened or read (permissions, a link loop, a name too long, gone since it was listed, a
-    read error); so is a folder that cannot be opened or listed. Paths longer than ``PATH_MAX`` are loaded (the
-    walk opens each folder from its parent's descriptor).
+    read error); so is a folder that cannot be opened or listed. The store's root directory, when it is inside
+    ``folder`` (or is ``folder``), is skipped (reason ``"the store's own directory"``, not failed): found by its
+    device and inode as the walk opens each folder, whatever path names it. Paths longer than ``PATH_MAX`` are
+    loaded (the walk opens each folder from its parent's descriptor).
 
     Args:
         tool: the source tool recorded for every file; default: each file's name without its last suffix
@@ -206,10 +224,15 @@ def load_dir(scope: Scope, folder: str | os.PathLike[str], *, tool: str | None =
     """
     tool = checks.check_tool(tool) or None
     checks.check_ttl(ttl, 0.0)
+    try:
+        store = os.stat(scope.store.root)
+        avoid: tuple[int, int] | None = (store.st_dev, store.st_ino)
+    except OSError:  # no root directory (any more): nothing of it to meet
+        avoid = None
     root_fd = _open_root(folder)
     stubs: dict[str, Stub] = {}
     left: list[Skipped] = []
-    walk = _walk(root_fd, left)
+    walk = _walk(root_fd, left, avoid)
     try:
         for rel, dir_fd, name in walk:
             loaded = _load_one(scope, dir_fd, name, tool, ttl)

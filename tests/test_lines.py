@@ -130,3 +130,19 @@ def test_a_line_read_from_an_offset_decodes_its_frame_once_and_names_the_right_l
         assert got.first_line == data[:offset].count(b"\n") + 1
         assert got.data == data[offset: data.find(b"\n", offset) + 1 if offset < len(data) else offset]
         assert len(decoded) == len(set(decoded)) <= 2  # each frame touched decoded once (a line may span two)
+
+
+@given(st.lists(st.one_of(_piece, st.binary(max_size=30), st.integers(1, 20_000).map(lambda n: b"L" * n)),
+                max_size=60), st.sampled_from([4096, 8192, 5000]))
+def test_the_longest_line_bound_is_never_under_the_longest_line(parts, frame_bytes):
+    """What a stub decides a pattern search on (a line over its bound refuses it): the bound from the per-frame
+    newline counts is at least the longest line, and at most the size."""
+    from scratchfs.engine.lines import longest_line_bound
+    from scratchfs.engine.seekable import SeekableWriter
+
+    data = b"".join(parts)
+    writer = SeekableWriter(bytearray(), frame_bytes, count_lines=True)
+    writer.write(data)
+    writer.close()
+    bound = longest_line_bound(writer.frame_newlines.tobytes(), len(data))
+    assert max(map(len, data.split(b"\n"))) <= bound <= len(data)

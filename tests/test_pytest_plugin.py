@@ -200,3 +200,42 @@ def test_load_from_the_command_line_loads_the_rest_and_exits_4_naming_what_it_co
     assert result.stderr == ("scratchfs: storage: loaded 4 files; could not load 2: secret.txt (Permission denied "
                              "(EACCES)), z.txt (gone before it was read (ENOENT)); also skipped 3 that are not "
                              "regular files\n")
+
+
+def test_load_skips_the_stores_own_directory_inside_the_folder(scratch_scope, tmp_path):
+    """load_dir(scratch_scope, tmp_path), the store living under tmp_path, spilled the store's own files
+    (index.sqlite, -wal, -shm, locks/*, reserve, blobs); its root is skipped now, told by device and inode."""
+    root = scratch_scope.store.root
+    assert root.parent == tmp_path
+    scratch_scope.spill(os.urandom(200_000).hex().encode(), source_tool="big")  # a blob file of its own
+    (tmp_path / "outputs").mkdir()
+    (tmp_path / "outputs" / "grep.txt").write_text("a:1:match\n")
+    skipped: list[Skipped] = []
+    stubs = load_dir(scratch_scope, tmp_path, skipped=skipped)
+    assert list(stubs) == ["outputs/grep.txt"]
+    assert skipped == [Skipped(root.name, "the store's own directory", False)]
+    # the root itself, and the root reached by another path (a link above it): the same directory
+    (tmp_path / "via").symlink_to(tmp_path, target_is_directory=True)
+    for folder in (root, tmp_path / "via" / root.name):
+        skipped = []
+        assert load_dir(scratch_scope, folder, skipped=skipped) == {}
+        assert skipped == [Skipped(".", "the store's own directory", False)]
+    with ScratchStore(tmp_path / "via" / "outputs" / "store") as store:  # named through a link, found by identity
+        skipped = []
+        stubs = load_dir(store.scope("r", "a"), tmp_path / "outputs", skipped=skipped)
+        assert list(stubs) == ["grep.txt"] and skipped == [Skipped("store", "the store's own directory", False)]
+
+
+def test_load_from_the_command_line_skips_the_stores_own_directory(tmp_path, monkeypatch):
+    """`scratchfs load selfload --root selfload/store` spilled index.sqlite, locks/* and the rest of the store."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "selfload").mkdir()
+    (tmp_path / "selfload" / "sql.query.csv").write_text("a,b\n1,2\n")
+    args = ["load", "selfload", "--root", "selfload/store", "--run", "r", "--agent", "a"]
+    for _ in range(2):  # the second time the store exists, with its index, locks and reserve
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, result.output
+        assert [x["file"] for x in json.loads(result.stdout)] == ["sql.query.csv"]
+        assert result.stderr == ("scratchfs: skipped 1 that are not regular files: store (the store's own "
+                                 "directory)\n")
+    assert {"index.sqlite", "locks", "reserve"} <= set(os.listdir(tmp_path / "selfload" / "store"))

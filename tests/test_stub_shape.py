@@ -212,3 +212,57 @@ def test_an_html_fragment_is_html_and_its_text_view_reads(scope, content):
     for xml in (b"<feed><entry><id>1</id></entry></feed>\n" * 200, b'<?xml version="1.0"?><p><a/></p>\n' * 200,
                 b"<project><a/></project>\n" * 200):
         assert scope.spill(xml, source_tool="api").content_type == "xml"
+
+
+def _one_line_json(size: int) -> bytes:
+    """A minified JSON object of about ``size`` bytes on one line: ``{"items":[{"id":1,"name":"widget"},...]}``."""
+    item = b'{"id":1,"name":"widget"}'
+    return b'{"items":[' + b",".join([item] * (size // (len(item) + 1))) + b"]}"
+
+
+def _calls_named(stub) -> list[tuple[str, dict]]:
+    from tests.test_budgets import call_args, suggested_calls
+
+    calls = [call_args(call) for call in suggested_calls(stub.note)]
+    assert calls and len(calls) == stub.note.count("read_handle("), stub.note
+    return calls
+
+
+@pytest.mark.parametrize("case", ["text", "json", "mixed", "array_past_jq", "object_past_jq", "log"])
+def test_every_call_a_big_contents_note_names_succeeds(scope, case):
+    """A note named pattern="REGEX" for content holding a line over the pattern search's 4 MiB line bound (a 5 MB
+    one-line text, a 4.98 MB minified JSON), which refuses it, and jq="keys" for a JSON document over the 64 MiB jq
+    bound, which refuses it: each call the note names now succeeds, called as written, and the stub fits (an
+    array past the jq bound is read by the streamed path .[]; an object, whose first value here is 83 MB that a path
+    read streams whole for half a minute, by range and match)."""
+    from scratchfs import InvalidArgument, PatternTooLong
+    from scratchfs.api.contract import ScratchTools
+
+    short = b"".join(b"2026-12-02 12:00:%02d INFO line %d ok\n" % (i % 60, i) for i in range(40_000))
+    data = {"text": (b"lorem ipsum " * 420_000)[:5_000_000], "json": _one_line_json(4_980_000),
+            "mixed": short + b"x" * 4_500_000 + b"\n" + short, "array_past_jq": _one_line_json(83_000_000)[9:-1],
+            "object_past_jq": _one_line_json(83_000_000), "log": short * 5}[case]
+    stub = scope.spill(data, source_tool="fetch")
+    assert stub_bytes(stub) <= MAX_STUB_BYTES
+    tools = ScratchTools(scope)
+    calls = _calls_named(stub)
+    assert all(name == "read_handle" for name, _ in calls), stub.note
+    searches = [args for _, args in calls if "match" in args or "pattern" in args]
+    assert len(searches) == 1
+    if case == "log":  # short lines: searched by pattern, as before
+        assert searches == [{"handle": stub.handle, "pattern": "REGEX"}]
+    else:  # a line over the bound: by match, and the pattern the note named before fails
+        assert searches == [{"handle": stub.handle, "match": "TEXT"}]
+        with pytest.raises(PatternTooLong, match="longer than"):
+            tools.call("read_handle", {"handle": stub.handle, "pattern": "REGEX"})
+    structure = [args for _, args in calls if "jq" in args]
+    assert structure == {"json": [{"handle": stub.handle, "jq": "keys"}],
+                         "array_past_jq": [{"handle": stub.handle, "jq": ".[]"}]}.get(case, [])
+    if case.endswith("past_jq"):
+        with pytest.raises(InvalidArgument, match="over the 64 MiB bound"):
+            tools.call("read_handle", {"handle": stub.handle, "jq": "keys"})
+    for _, args in calls:
+        reply = tools.call("read_handle", args)
+        assert isinstance(reply, dict) and reply.get("handle") == stub.handle, (args, reply)
+        if args.get("jq") == ".[]":
+            assert reply["results"][0] == {"id": 1, "name": "widget"} and reply["next_call"]

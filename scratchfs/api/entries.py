@@ -34,7 +34,7 @@ from scratchfs.api.shape import SAMPLE_BYTES, Shape, describe
 from scratchfs.api.stub import Stub, build_stub, make_preview
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.chunks import iter_chunks
-from scratchfs.engine.lines import LineTable
+from scratchfs.engine.lines import LineTable, longest_line_bound
 from scratchfs.engine.protocols import BlobInfo, BlobSource, BlobStore, Entry, IndexBackend
 from scratchfs.engine.seekable import FormatError, SeekableReader, SeekTableCache
 from scratchfs.engine.structure.paging import ContentSource, ReaderSource
@@ -300,7 +300,7 @@ class Entries:
                                  else lambda: self._whole(run_id, agent_id, token, info.size))
         stub = None if kind != "handle" else build_stub(
             key, sample.head, sample.tail, info.size, found.lines, found.content_type, found.shape, tool,
-            settings.preview_bytes, mode)
+            settings.preview_bytes, mode, longest_line_bound(info.frame_newlines, info.size))
         entry = Entry(kind, run_id, agent_id, key, token, info.size, info.stored_size, info.frames, found.lines,
                       found.preview, tool, found.content_type, found.shape, now, now + ttl, ttl)
         return entry, stub

@@ -10,6 +10,8 @@ from typing import Any
 from scratchfs.api.results import render_call
 from scratchfs.api.shape import TERMINAL_SHAPE
 from scratchfs.api.views import HEX_LINE_BYTES, hex_piece
+from scratchfs.engine.patterns import MAX_LINE_BYTES
+from scratchfs.engine.structure import MAX_JQ_DOCUMENT_BYTES
 from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES, MAX_STUB_BYTES
 from scratchfs.foundation.text import quote, utf8_prefix, utf8_suffix_start
 
@@ -102,13 +104,18 @@ class _Note:
     """The stub's note: what was stored, what the preview shows, and the exact next calls that read on by range, by
     line and by pattern (by range and by match for binary content, which has no lines). Every call it names fits the
     default reply budget: a line read asks for as many lines as hold about :data:`DEFAULT_READ_BYTES` bytes at the
-    content's average line length, and content whose lines are longer than that gets no line read. The parts that do
-    not depend on where the preview stops are made once per stub (its fitting tries several previews)."""
+    content's average line length, and content whose lines are longer than that gets no line read. Content that may
+    hold a line over :data:`~scratchfs.engine.patterns.MAX_LINE_BYTES` (``longest_line``: at least its longest
+    line's bytes; unknown, ``size - lines + 1``) is searched by match, not by pattern (a pattern search refuses such a
+    line); a JSON document over :data:`~scratchfs.engine.structure.MAX_JQ_DOCUMENT_BYTES` gets no ``jq="keys"``
+    (jq filters are refused there; path reads stream), but the path ``.[]`` when it is an array (its items stream a
+    page at a time; an object's first value may be most of the document, which a path read streams whole). The parts
+    that do not depend on where the preview stops are made once per stub (its fitting tries several previews)."""
 
     __slots__ = ("by_other", "call", "count", "lines_average", "size", "what")
 
     def __init__(self, handle: str, size: int, lines: int, tool: str | None, content_type: str | None,
-                 shape: str | None = None) -> None:
+                 shape: str | None = None, longest_line: int | None = None) -> None:
         source = f"Output of {_clip(tool, 64)}" if tool else "Content"
         counted = f"{size:,} byte{'' if size == 1 else 's'}"
         if content_type != "binary":
@@ -124,7 +131,11 @@ class _Note:
         by_structure = _STRUCTURE.get(content_type or "")
         if content_type == "log" and shape is not None and shape.startswith(TERMINAL_SHAPE):
             by_structure = _AS_TERMINAL  # colours, cursor moves, progress bars: rendered as a terminal shows them
-        self.by_other = f"{call}, {by_structure} | {call}, {_BY_PATTERN}" if by_structure else f"{call}, {_BY_PATTERN}"
+        elif content_type == "json" and size > MAX_JQ_DOCUMENT_BYTES:  # past the jq bound only paths stream
+            by_structure = _BY_ITEMS if shape is not None and shape.startswith("JSON array") else None
+        longest = size - lines + 1 if longest_line is None else longest_line
+        by_search = _BY_PATTERN if longest <= MAX_LINE_BYTES else _BY_MATCH  # a longer line refuses a pattern
+        self.by_other = f"{call}, {by_structure} | {call}, {by_search}" if by_structure else f"{call}, {by_search}"
         self.lines_average = average = size / max(1, lines)
         self.count = max(1, min(DEFAULT_LINES, int(DEFAULT_READ_BYTES // max(1.0, average))))
 
@@ -158,6 +169,7 @@ _STRUCTURE = {"json": _after_handle(jq="keys"), "jsonl": _after_handle(record=1,
               "csv": _after_handle(row=1, rows=20), "html": _after_handle(view="text")}
 _BY_MATCH, _BY_PATTERN = _after_handle(match="TEXT"), _after_handle(pattern="REGEX")
 _AS_TERMINAL = _STRUCTURE["html"]  # view="text"
+_BY_ITEMS = _after_handle(jq=".[]")  # a JSON array past the jq bound: a path read, streamed
 _RANGE_END = f", length={DEFAULT_READ_BYTES!r})"  # a range read asks for the default read
 
 
@@ -166,16 +178,18 @@ def _clip(text: str, limit: int) -> str:
 
 
 def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, content_type: str | None,
-               shape: str | None, tool: str | None, preview_bytes: int, mode: str = "head") -> Stub:
+               shape: str | None, tool: str | None, preview_bytes: int, mode: str = "head",
+               longest_line: int | None = None) -> Stub:
     """Build the stub of a spilled content so that its compact JSON fits :data:`MAX_STUB_BYTES`.
 
     The preview starts at ``preview_bytes`` bytes of content and shrinks, in proportion to what its JSON escaping
     costs, until the whole stub fits; the note names the next calls from where the preview stops. Binary content's
     preview is a hex dump of its first bytes (:func:`hex_preview`; ``mode`` does not apply to it).
+    ``longest_line``: at least the bytes of the content's longest line, if known (what the note may search by).
     """
     # the JSON's bytes but for the preview's and the note's text (their quotes included), once: each try adds those
     fixed = _fixed_bytes(handle, size, lines, content_type, shape)
-    notes = _Note(handle, size, lines, tool, content_type, shape)
+    notes = _Note(handle, size, lines, tool, content_type, shape, longest_line)
     limit = preview_bytes
     while True:
         if content_type == "binary":  # as a range read shows it: escaped control bytes would fill the stub

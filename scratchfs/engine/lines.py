@@ -42,6 +42,22 @@ class LineTable:
         return bisect_left(self.newlines_before, k) - 1
 
 
+def longest_line_bound(frame_newlines: bytes, size: int) -> int:
+    """At least the bytes of the content's longest line (its ``\\n`` not counted), from the per-frame ``\\n`` counts
+    the writer keeps (``array('I')`` bytes) and the content's ``size``: a line spans at most a run of frames with no
+    ``\\n`` and the two frames around it. Every frame but the last holds the same bytes, at most
+    ``ceil(size / (frames - 1))``; a content of one frame bounds its lines by its size."""
+    counts = array("I")
+    counts.frombytes(frame_newlines)
+    if len(counts) < 2:
+        return size
+    run = longest = 0
+    for count in counts:
+        run = 0 if count else run + 1
+        longest = max(longest, run)
+    return min(size, (longest + 2) * -(-size // (len(counts) - 1)))
+
+
 @dataclass(frozen=True, slots=True)
 class LineRead:
     """What :func:`read_lines` read: ``data`` starting at byte ``offset`` (in the 1-based ``line``), holding
@@ -136,5 +152,6 @@ def read_lines(reader: SeekableReader, table: LineTable, line: int, count: int, 
 __all__ = [
     "LineRead",
     "LineTable",
+    "longest_line_bound",
     "read_lines",
 ]
