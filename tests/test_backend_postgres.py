@@ -247,6 +247,20 @@ def test_a_stopped_server_gives_storage_error_within_a_bounded_time():
         server.remove()
 
 
+def test_a_server_that_refuses_fails_the_open_at_once_saying_why(postgres_dsn, pg_schema):
+    """A DSN whose server refuses (nothing listens on the port) or whose database does not exist waited the whole
+    busy timeout (30 s by default) in the pool's retries, printing a line per retry, then said only "no connection
+    within the busy timeout"; the open now fails at once with the server's own reason."""
+    from psycopg.conninfo import make_conninfo
+
+    for dsn, reason in ((make_conninfo(postgres_dsn, host="127.0.0.1", port="1"), "refused"),
+                        (make_conninfo(postgres_dsn, dbname="no_such_database_here"), "no_such_database_here")):
+        started = time.monotonic()
+        with pytest.raises(StorageError, match=reason):
+            PostgresIndex(dsn, schema=pg_schema, busy_timeout=20.0)
+        assert time.monotonic() - started < 5.0
+
+
 def test_a_slow_statement_gives_store_busy_within_the_timeout(postgres_dsn, pg_schema):
     index = PostgresIndex(postgres_dsn, schema=pg_schema, busy_timeout=0.5, clock="caller")
     try:

@@ -69,7 +69,6 @@ _DB_NOW = "extract(epoch from statement_timestamp())::float8"
 _SCOPE_KEY = "run_id = %(run)s AND agent_id = %(agent)s AND kind = %(kind)s AND key = %(key)s"
 
 
-
 def _typed(exc: BaseException, doing: str) -> Exception:
     """The store's error for a psycopg or pool failure (the DSN and its password never appear in a message)."""
     if isinstance(exc, (pg_errors.LockNotAvailable, pg_errors.QueryCanceled, pg_errors.DeadlockDetected,
@@ -146,6 +145,9 @@ class PostgresIndex:
                 if self._pool is not None:
                     self._inherited.append(self._pool)
                 connect_timeout = max(1, min(int(self.busy_timeout) or 1, 10))
+                # one connection first: a server that refuses, a wrong password or database fails now with its own
+                # reason (psycopg.Error, typed by the caller), not after the pool's busy timeout of retries
+                psycopg.connect(self._dsn, autocommit=True, connect_timeout=connect_timeout).close()
                 pool = ConnectionPool(
                     self._dsn, min_size=1, max_size=self._pool_size, open=False, timeout=max(self.busy_timeout, 0.1),
                     kwargs={"autocommit": True, "connect_timeout": connect_timeout}, configure=self._configure,
