@@ -149,3 +149,19 @@ def test_nan_and_infinity_are_refused_never_read_as_other_values(scratch_scope, 
                                  '{"information": 1, "NaN": 2}', '[1e5, 2E-3, true, false, null]'])
 def test_the_words_inside_strings_are_no_constants(doc):
     assert jq_page(BytesSource(doc.encode()), ".").to_dict()["results"] == [json.loads(doc)]
+
+
+def test_two_notes_of_one_reply_are_two_clauses(scratch_scope):
+    """A jq reply over a document with numbers a double cannot hold and a lone surrogate escape ran its two notes
+    together ("...jq rounds them where it computes the document holds a lone surrogate escape..."); they are joined
+    as clauses, by "; "."""
+    from scratchfs.api.contract import ScratchTools
+
+    tools = ScratchTools(scratch_scope)
+    doc = b'{"big": 12345678901234567890123, "s": "\\ud800", "pad": "' + b"x" * 9000 + b'"}'
+    handle = scratch_scope.spill(doc, source_tool="t").handle
+    note = tools.call("read_handle", {"handle": handle, "jq": ".big + 1"})["note"]
+    assert "jq rounds them where it computes; the document holds a lone surrogate escape (\\ud800)" in note
+    records = scratch_scope.spill(b'{"big": 12345678901234567890123, "s": "\\ud800"}\n' * 400, source_tool="t").handle
+    note = tools.call("read_handle", {"handle": records, "record": 1, "records": 2, "jq": ".big + 1"})["note"]
+    assert "U+FFFD (\\ufffd); the document holds numbers a double cannot hold" in note

@@ -366,7 +366,7 @@ def _run(source: ContentSource, filter: str, index: int, need: tuple[int, int, i
     notes = ([numbers_note(imprecise)] if imprecise is not None else []) + (
         [surrogate_note(escape, "the document", True)] if escape is not None else [])
     return _Run(index, tuple(texts), sum(map(len, texts)), stopped or index + len(texts) >= limit, error,
-                " ".join(notes) or None)
+                "; ".join(notes) or None)  # (each note a clause: joined as clauses)
 
 
 def _replaced(data: bytes) -> tuple[bytes, str | None]:

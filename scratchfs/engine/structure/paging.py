@@ -382,7 +382,7 @@ def with_as_text(fill: Callable[[int], ItemPage], budget: int, candidates: list[
 
     def finish(page: ItemPage) -> ItemPage:
         shown = [i for i, text in candidates if i < len(page.items) and page.items[i] is text]
-        extra = {"note": " ".join(note)} if note else {}
+        extra = {"note": "; ".join(note)} if note else {}  # (each note a clause)
         if shown:
             extra["as_text"] = shown
         page.extra = {**extra, **page.extra}
