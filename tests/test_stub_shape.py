@@ -266,3 +266,19 @@ def test_every_call_a_big_contents_note_names_succeeds(scope, case):
         assert isinstance(reply, dict) and reply.get("handle") == stub.handle, (args, reply)
         if args.get("jq") == ".[]":
             assert reply["results"][0] == {"id": 1, "name": "widget"} and reply["next_call"]
+
+
+def test_a_top_level_value_the_scan_stops_inside_is_named_as_far_as_read(scratch_scope):
+    """A large JSON object whose member's value runs past the streamed scan's 8 MiB was counted and not named:
+    "JSON object, at least 1 key (in the first 8.0 MiB of 19.0 MiB): , … 1 more". The member is named with what
+    was read of it, "at least" that many."""
+    rows = [{"id": i, "name": "x" * 50} for i in range(150_000)]
+    for doc, named in (
+        ({"items": rows}, r"items: array\(at least \d+\) of \{id, name\}$"),
+        ({"meta": {"n": 1}, "blob": "y" * 10_000_000, "z": 1},
+         r"meta: object\(1 keys: n\), blob: str \(runs past the scan\)$"),
+    ):
+        shape = scratch_scope.spill(json.dumps(doc, indent=2).encode(), source_tool="t").shape
+        scope = r"^JSON object, at least \d keys? \(in the first 8\.0 MiB of \d+\.\d MiB\): "
+        assert re.search(scope + named, shape), shape
+        assert "… 1 more" not in shape

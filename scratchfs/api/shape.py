@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from scratchfs.api.shape_table import count_records, estimate_records, json_lines, table_head, table_rows
@@ -338,6 +338,9 @@ def _streamed(source: ContentSource) -> Shape | None:
 
 
 def _entry_text(entry: TopEntry) -> str:
+    if entry.cut:  # the scan stopped inside it: what was read, at least
+        return f"{entry.kind} (runs past the scan)" if entry.kind not in ("object", "array") else \
+            _entry_text(replace(entry, cut=False)).replace("(", "(at least ", 1)
     if entry.kind == "object":
         names = ", ".join(_name(n) for n in entry.names[:6])
         more = ", …" if entry.count > len(entry.names[:6]) else ""

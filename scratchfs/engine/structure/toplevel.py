@@ -35,13 +35,15 @@ _DECODER = json.JSONDecoder(parse_constant=refuse_constant)
 class TopEntry:
     """One top-level member of a JSON document: ``key`` (``None`` for an array's first item), ``kind`` (``object``,
     ``array``, ``str``, ``int``, ``float``, ``bool``, ``null``), ``count`` (keys or items; bytes of a ``str``) and
-    ``names`` (an object's first keys; an array's first item's keys), ``item_kind`` (an array's first item's kind)."""
+    ``names`` (an object's first keys; an array's first item's keys), ``item_kind`` (an array's first item's kind),
+    ``cut``: the scan stopped inside its value (its count is of what was read: at least that many)."""
 
     key: str | None
     kind: str = "null"
     count: int = 0
     names: list[str] = field(default_factory=list)
     item_kind: str = ""
+    cut: bool = False
 
 
 @dataclass(slots=True)
@@ -430,7 +432,9 @@ def _members(text: _Text, found: TopLevel, max_entries: int, max_names: int) -> 
             raise _Stop("expected ':'")
         text.pos += 1
         found.count += 1
-        entry = TopEntry(str(key))
+        entry = TopEntry(str(key), cut=True)  # listed now: a value the scan stops inside is named, as far as read
+        if len(found.entries) < max_entries:
+            found.entries.append(entry)
         first = text.peek_now()
         if first is None:
             first = yield from text.peek()
@@ -441,13 +445,13 @@ def _members(text: _Text, found: TopLevel, max_entries: int, max_names: int) -> 
             if state is not _DONE:
                 yield from _rest(text, entry, first == "{", max_names, state, room)
         else:
+            entry.kind = "str" if first == '"' else "value"  # until read (a string the scan stops inside)
             value = text.value_now()
             if value is _MORE:
                 value = yield from text.value()
             entry.kind = _kind(value)
             entry.count = len(value.encode("utf-8")) if isinstance(value, str) else 0
-        if len(found.entries) < max_entries:
-            found.entries.append(entry)
+        entry.cut = False
         following = text.peek_now()
         if following is None:
             following = yield from text.peek()
