@@ -33,8 +33,8 @@ def big_text(size: int, salt: str = "") -> str:
 
 
 _SCHEMA = {"type": "object", "properties": {"size": {"type": "integer"}, "seconds": {"type": "number"}}}
-_TOOLS = ["big", "big_effect", "two_blocks", "structured", "mirrored", "failing", "image", "annotated", "with_meta",
-          "echo_meta", "add_tool", "crash", "sleep", "progress", "json_error"]
+_TOOLS = ["big", "big_effect", "two_blocks", "structured", "mirrored", "mirrored_list", "failing", "image", "annotated",
+          "with_meta", "echo_meta", "add_tool", "crash", "sleep", "progress", "json_error"]
 _extra_tools: list[str] = []
 
 
@@ -60,6 +60,10 @@ async def call_tool(ctx, params) -> types.CallToolResult:
         return _text(big_text(size), structured_content={"rows": size})
     if name == "mirrored":  # what the SDK's MCPServer returns for a tool that returns a str
         return _text(big_text(size), structured_content={"result": big_text(size)})
+    if name == "mirrored_list":  # what the SDK's MCPServer returns for a tool that returns a list[str]
+        items = [f"item {i}: {big_text(60)}" for i in range(size // 80)]
+        return types.CallToolResult(content=[types.TextContent(text=item) for item in items],
+                                    structured_content={"result": items})
     if name == "failing":
         return _text(big_text(size), is_error=True)
     if name == "image":

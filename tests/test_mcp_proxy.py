@@ -91,6 +91,12 @@ def test_large_text_is_spilled_and_everything_else_passes_through(era, tmp_path)
             mirrored_stub = json.loads(block.text)
             assert mirrored.structured_content == {"result": block.text}
             assert await read_all(client, mirrored_stub["handle"], length=5000) == expected
+            # and the mirror of a list[str] result (a block per item, 250 here): spilled joined, the mirror a list
+            listed = await client.call_tool("mirrored_list", {"size": 20_000})
+            (block,) = listed.content
+            assert listed.structured_content == {"result": [block.text]}
+            items = [f"item {i}: {big_text(60)}" for i in range(250)]
+            assert await read_all(client, json.loads(block.text)["handle"], length=5000) == "\n".join(items).encode()
             failing = await client.call_tool("failing", {"size": 20_000})
             assert failing.is_error and [b.text for b in failing.content] == [big_text(20_000)]
             image = await client.call_tool("image", {"size": 20_000})

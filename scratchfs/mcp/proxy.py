@@ -12,7 +12,9 @@ the client gets one text block holding the stub as compact JSON:
   ``"complete"`` and no structured content (meaning a stub would strip)
   -- except structured content that only mirrors the text, ``{"result": <the same text>}``, which the SDK's
   ``MCPServer`` adds to every tool that returns a string: that result is spilled, its structured content becoming
-  ``{"result": <the stub>}`` (so it still fits the tool's output schema);
+  ``{"result": <the stub>}`` (so it still fits the tool's output schema); and likewise the mirror of a ``list[str]``
+  result, a text block per item and ``{"result": [<the same texts>]}``, stored joined and becoming
+  ``{"result": [<the stub>]}``;
 * every content block is plain text (no images, audio, resources, annotations or block ``_meta``, empty or
   not); several text blocks are stored joined by ``"\\n"``;
 * the store's spill policy allows it (:func:`scratchfs.policy.should_spill`): larger than ``--threshold`` bytes as a
@@ -142,15 +144,19 @@ def spill_result(scope: Scope, config: ProxyConfig, tool: str, result: Any) -> A
     if any(not isinstance(block, types.TextContent) or block.annotations is not None or block.meta is not None
            for block in result.content):
         return result
-    text = result.content[0].text if len(result.content) == 1 else "\n".join(b.text for b in result.content)
-    mirrored = result.structured_content == {"result": text}  # what the SDK's MCPServer adds to a str result
-    if result.structured_content is not None and not mirrored:
+    texts = [block.text for block in result.content]
+    text = texts[0] if len(texts) == 1 else "\n".join(texts)
+    # what the SDK's MCPServer adds to a str result ({"result": text}) or to a list[str] one, a block per item
+    # ({"result": [text, ...]}): nothing a stub strips; it becomes {"result": stub} or {"result": [stub]}
+    mirrored = result.structured_content == {"result": text}
+    listed = not mirrored and len(texts) > 1 and result.structured_content == {"result": texts}
+    if result.structured_content is not None and not (mirrored or listed):
         return result
     out = scope.offload(Observation(tool=tool, content=text, result_class=config.class_of(tool)))
     if out.stub is None:
         return result
-    return types.CallToolResult(content=[types.TextContent(text=out.content)],
-                                structured_content={"result": out.content} if mirrored else None)
+    structured = {"result": out.content} if mirrored else {"result": [out.content]} if listed else None
+    return types.CallToolResult(content=[types.TextContent(text=out.content)], structured_content=structured)
 
 
 class Upstream:
