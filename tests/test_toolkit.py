@@ -249,3 +249,13 @@ def test_a_lone_surrogate_in_any_text_argument_is_one_invalid_argument(scratch_s
     if name == "read_handle" and what in {"jq", "select", "columns", "cursor"}:  # the method, without call(), too
         with pytest.raises(InvalidArgument, match=f"{what} is not valid UTF-8 text"):
             ScratchTools(scratch_scope).read_handle(**args)
+
+
+def test_each_tool_description_names_only_arguments_its_schema_takes():
+    """scratch_read's and scratch_list's descriptions said "`length`, `lines`, `max_matches` and `context` are
+    requests" (read_handle's budget paragraph, shared): arguments they do not take, in the text a model reads on
+    every call. Every backquoted word of a description that is an argument of some tool is one of its own."""
+    every = {name for spec in TOOL_SPECS.values() for name in spec.input_schema["properties"]}
+    for spec in TOOL_SPECS.values():
+        named = set(re.findall(r"`([a-z_]+)`", spec.description)) & every
+        assert named <= set(spec.input_schema["properties"]), (spec.name, named - set(spec.input_schema["properties"]))

@@ -59,11 +59,16 @@ _BUDGET = {"type": "integer", "minimum": MIN_REPLY_BYTES, "maximum": MAX_REPLY_B
            "description": f"Most bytes this reply may take, counted as you receive them (its JSON text); default "
                           f"{REPLY_BUDGET_BYTES}, at most {MAX_REPLY_BYTES}. A larger reply is cut to fit, and its "
                           "next_call says where to go on."}
-_BUDGET_TEXT = (f"Each reply is at most `budget` bytes of JSON as you receive it ({REPLY_BUDGET_BYTES} by default, "
-                f"{MAX_REPLY_BYTES} at most): `length`, `lines`, `max_matches` and `context` are requests, and a reply "
-                "that would be larger is cut to fit; follow its next_call to go on (nothing is skipped). A long "
-                "argument is echoed shortened (`shortened` gives its full length); a next_call too long for the "
-                "budget is null with a `note` saying how to go on.")
+def _budget_text(requests: str) -> str:
+    """The budget paragraph of a tool's description; ``requests``: which of its arguments ask for an amount (they
+    named read_handle's four in every tool: scratch_read and scratch_list take none of them)."""
+    return (f"Each reply is at most `budget` bytes of JSON as you receive it ({REPLY_BUDGET_BYTES} by default, "
+            f"{MAX_REPLY_BYTES} at most): {requests}, and a reply that would be larger is cut to fit; follow "
+            "its next_call to go on (nothing is skipped). A long argument is echoed shortened (`shortened` gives its "
+            "full length); a next_call too long for the budget is null with a `note` saying how to go on.")
+
+
+_READ_BUDGET = _budget_text("`length`, `lines`, `max_matches` and `context` are requests")
 
 _READ_HANDLE = ToolSpec(
     "read_handle",
@@ -93,7 +98,7 @@ _READ_HANDLE = ToolSpec(
     "the next piece, with your settings and budget (null when there is nothing more). Offsets and sizes are bytes "
     "of the content. Text comes as "
     "text: bytes that are not valid UTF-8 show as U+FFFD and `replaced` counts them; binary content comes as a hex "
-    f"dump (\"encoding\": \"hexdump\"). {_BUDGET_TEXT} Never try to read a whole large result.",
+    f"dump (\"encoding\": \"hexdump\"). {_READ_BUDGET} Never try to read a whole large result.",
     {
         "type": "object",
         "properties": {
@@ -183,7 +188,7 @@ _SCRATCH_WRITE = ToolSpec(
 _SCRATCH_READ = ToolSpec(
     "scratch_read",
     "Read a value from your scratchpad (written earlier with scratch_write). Returns {key, offset, length, size, "
-    f"next_offset, remaining, next_call, data}}. {_BUDGET_TEXT}",
+    f"next_offset, remaining, next_call, data}}. {_budget_text('`length` is a request')}",
     {
         "type": "object",
         "properties": {
@@ -206,7 +211,7 @@ _SCRATCH_LIST = ToolSpec(
     "List the keys in your scratchpad (optionally only those starting with `prefix`), oldest first, with each "
     "value's size in bytes, seconds until it expires and the start of its text. Values are not returned: use "
     "scratch_read. Returns {prefix, entries: [{key, size, expires_in, preview}], next_call}; a long listing comes "
-    f"in pages: follow next_call. {_BUDGET_TEXT}",
+    f"in pages: follow next_call. {_budget_text('`limit` is a request')}",
     {
         "type": "object",
         "properties": {
