@@ -67,6 +67,10 @@ def both(sample: bytes, size: int, lines: int) -> tuple[tuple, tuple]:
     if (new.content_type, old.content_type) == ("html", "xml") and shape._FRAGMENT_RE.match(
             sample.decode("utf-8", "replace").lstrip("\ufeff \t\r\n").encode()):
         reject()  # an HTML fragment (<h1>, <div>, ...: no <html> tag), told apart since the reference: XML to it
+    files = re.compile(r"\(\d+ files? in ")
+    if original.startswith(b"\xef\xbb\xbf") and new.text != old.text and files.sub("", new.text) == files.sub(
+            "", old.text):  # a byte order mark is no part of the first line's path since the reference: lines that
+        reject()  # each start with one (files joined with theirs) name one more path to the new code
     if new.text.startswith(shape.TERMINAL_SHAPE):  # told apart since the reference: text or a log to it, the same
         assert new.content_type == "log" and old.content_type in ("text", "log")  # lines, longest and blank share
         counts = re.compile(r"[^,]+, ([\d,]+ lines?, longest [\d,]+ bytes, \d+% blank)")

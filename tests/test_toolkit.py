@@ -259,3 +259,20 @@ def test_each_tool_description_names_only_arguments_its_schema_takes():
     for spec in TOOL_SPECS.values():
         named = set(re.findall(r"`([a-z_]+)`", spec.description)) & every
         assert named <= set(spec.input_schema["properties"]), (spec.name, named - set(spec.input_schema["properties"]))
+
+
+def test_lines_from_an_offset_inside_a_character_start_at_the_next_one_as_a_range_read(scratch_scope):
+    """A line read from a byte offset inside a character began with U+FFFD (``replaced: 1``), where a range read from
+    the same offset starts at the next character (its ``offset`` says so): both now start there, every offset."""
+    data = "héllo wörld ünïcode ✓ 日本語 🙂\n".encode() * 400
+    tools = ScratchTools(scratch_scope)
+    handle = scratch_scope.spill(data, source_tool="t").handle
+    for offset in range(48):
+        by_lines = tools.read_handle(handle, offset=offset, lines=1)
+        by_range = tools.read_handle(handle, offset=offset, length=64)
+        start = offset
+        while start < len(data) and data[start] & 0xC0 == 0x80:
+            start += 1
+        assert by_lines["offset"] == by_range["offset"] == start and "replaced" not in by_lines
+        assert by_lines["data"].encode() == data[start : data.index(b"\n", start) + 1]
+        assert by_range["data"].encode() == data[start : start + by_range["length"]]
