@@ -276,3 +276,17 @@ def test_lines_from_an_offset_inside_a_character_start_at_the_next_one_as_a_rang
         assert by_lines["offset"] == by_range["offset"] == start and "replaced" not in by_lines
         assert by_lines["data"].encode() == data[start : data.index(b"\n", start) + 1]
         assert by_range["data"].encode() == data[start : start + by_range["length"]]
+
+
+def test_a_search_whose_context_is_cut_to_fit_says_so(scratch_scope):
+    """match= with context=8192 came back one match a reply, its context cut to about 3.8 KB a side, and nothing said
+    so (254 calls over a page for what a smaller context reads in a few). The reply's note says it, with the way on."""
+    data = (("lorem ipsum dolor sit amet " * 300) + "needle ").encode() * 20
+    tools = ScratchTools(scratch_scope)
+    handle = scratch_scope.spill(data, source_tool="t").handle
+    wide = tools.read_handle(handle, match="needle", context=8192, max_matches=1000)
+    assert len(wide["windows"]) == 1 and len(to_json(wide).encode()) <= 8192
+    assert re.fullmatch(r"context cut to \d+ bytes a side to fit the budget, one match a reply; a smaller context= "
+                        r"shows more matches a reply", wide["note"])
+    narrow = tools.read_handle(handle, match="needle", context=100)
+    assert len(narrow["windows"]) == 20 and "note" not in narrow

@@ -181,7 +181,12 @@ def _fit_one_window(found: Matches, window: Window, after: int | None, budget: i
     rest = hits[1].offset if len(hits) > 1 else after
 
     def with_context(c: int) -> dict[str, Any]:
-        return shown([cut(first.offset - c, first.offset + first.length + c, 1)], rest)
+        reply = shown([cut(first.offset - c, first.offset + first.length + c, 1)], rest)
+        if c < found.context:  # said, so that a model asking for wide windows knows what it trades
+            cut_note = (f"context cut to {c} bytes a side to fit the budget, one match a reply; a smaller context= "
+                        "shows more matches a reply")
+            reply["note"] = f"{reply['note']}; {cut_note}" if reply.get("note") else cut_note
+        return reply
 
     context = _most(found.context, lambda c: reply_size(with_context(c)) <= budget)
     if reply_size(with_context(context)) <= budget:
