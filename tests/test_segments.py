@@ -595,3 +595,19 @@ def test_segments_are_on_by_default_and_the_environment_turns_them_off(tmp_path,
     monkeypatch.setenv("SCRATCHFS_SEGMENT_ENTRY_BYTES", "lots")
     with pytest.raises(InvalidArgument):
         ScratchStore(tmp_path / "bad")
+
+
+def test_a_live_blob_s_record_header_is_no_dead_byte(tmp_path):
+    """fsck counted every live blob's record header as dead bytes: "374 B, of which 40 B dead bytes" after one
+    fresh write. Dead bytes are the records no row names, headers included."""
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("run", "agent")
+        scope.scratch_write("a", b"first value " * 20)
+        scope.scratch_write("b", b"second value " * 20)
+        (seg,) = segment_files(tmp_path)
+        usage = fsck(store).segments
+        assert (usage.bytes, usage.live_bytes, usage.dead_bytes) == (seg.stat().st_size, seg.stat().st_size, 0)
+        old = store.index.lookup("run", "agent", "scratch", "a", store.now()).stored_size
+        scope.scratch_write("a", b"third value " * 20)  # the first record is dead now, its header with it
+        usage = fsck(store).segments
+        assert usage.dead_bytes == old + segments.RECORD_BYTES and usage.bytes == seg.stat().st_size

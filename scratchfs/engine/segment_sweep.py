@@ -196,9 +196,9 @@ def _compact(index, blobs, parts: tuple[str, ...], name: str, fd: int, live: lis
 @dataclass
 class SegmentUsage:
     """Segment files of a store (:func:`segment_usage`): ``segments`` (how many), ``bytes`` (their size),
-    ``live_bytes`` (blobs a row names), ``dead_segments`` (segments no row names: the sweeper removes them once
-    their writer let go and the grace period passed), ``damaged`` (``[path, problem]`` of segments whose scan stopped
-    early: a torn tail left by a killed writer, or garbage)."""
+    ``live_bytes`` (blobs a row names, with their record headers), ``dead_segments`` (segments no row names: the
+    sweeper removes them once their writer let go and the grace period passed), ``damaged`` (``[path, problem]`` of
+    segments whose scan stopped early: a torn tail left by a killed writer, or garbage)."""
 
     segments: int = 0
     bytes: int = 0
@@ -228,7 +228,8 @@ def segment_usage(index, blobs) -> SegmentUsage:
     for run, agent, name in _segment_names(blobs):
         records, size, problem = blobs.scan_segment(("runs", run, agent), name)
         located = segments.locations(name, records)
-        live = sum(located[k].length for k in known_locations(index, list(located), (run, agent)))
+        live = sum(located[k].length + segments.RECORD_BYTES  # a live blob's record header is live too
+                   for k in known_locations(index, list(located), (run, agent)))
         usage.segments += 1
         usage.bytes += size
         usage.live_bytes += live
