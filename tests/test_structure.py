@@ -488,7 +488,9 @@ def test_top_level_bounds_and_malformed_documents():
     cut = top_level(BytesSource(big), max_bytes=1024 * 1024)
     assert not cut.complete
     assert cut.read_bytes == 1024 * 1024
-    assert [e.key for e in cut.entries] == ["meta"]  # the items array runs past the bound: not listed as whole
+    # the items array runs past the bound: listed as far as read, cut (its count: at least), never as whole
+    assert [(e.key, e.cut) for e in cut.entries] == [("meta", False), ("items", True)]
+    assert 0 < cut.entries[1].count < 200_000
     for bad in [b"", b"x", b'{"a":', b"[1,2", b'{"a" 1}', b'{"a":[1 2]}', b"\xff[1]"]:
         assert top_level(BytesSource(bad)) is None
 
