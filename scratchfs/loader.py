@@ -5,8 +5,8 @@ holds is loaded even when its path is longer than ``PATH_MAX``. No link is follo
 and one entry that cannot be loaded -- not a regular file, unreadable (``EACCES``), a link loop, a name too long,
 gone by the time it is opened (``ENOENT``), a read error -- is skipped and named with its reason (:class:`Skipped`);
 the others are loaded. The store's own root directory, when it lies inside the folder (a store in a test's
-``tmp_path`` loaded from ``tmp_path``), is skipped, told by its device and inode: its index, locks and blobs are no
-tool outputs.
+``tmp_path`` loaded from ``tmp_path``), is skipped -- and a folder inside it (its ``runs/``) is not walked --,
+told by its device and inode: its index, locks and blobs are no tool outputs.
 """
 
 from __future__ import annotations
@@ -90,13 +90,36 @@ def _identity(fd: int) -> tuple[int, int]:
     return found.st_dev, found.st_ino
 
 
+def _within(dir_fd: int, avoid: tuple[int, int]) -> bool:
+    """Whether the open directory ``dir_fd`` is the directory ``avoid`` names or lies inside it (its parents are
+    opened by ``..`` up to the file system's root, whatever path named the folder): a folder inside the store's root
+    (its ``runs/``) holds the store's blobs, no tool outputs."""
+    here, fd = _identity(dir_fd), dir_fd
+    try:
+        while here != avoid:
+            parent = os.open("..", _DIR_FLAGS, dir_fd=fd)
+            if fd != dir_fd:
+                os.close(fd)
+            fd, above = parent, _identity(parent)
+            if above == here:  # the root of the file system
+                return False
+            here = above
+        return True
+    except OSError:  # a parent that cannot be opened: nothing more to tell
+        return False
+    finally:
+        if fd != dir_fd:
+            os.close(fd)
+
+
 def _walk(root_fd: int, skipped: list[Skipped], avoid: tuple[int, int] | None = None) -> Iterator[tuple[str, int, str]]:
     """Every regular file (as listed) under the open directory ``root_fd``, in the order of its relative path:
     ``(relative path, descriptor of its directory, name)``, the descriptor open while the caller holds the item.
     A folder that cannot be opened is added to ``skipped``, and so is the folder whose ``(st_dev, st_ino)`` is
-    ``avoid`` (the store's root), not walked. One descriptor is open per level of depth; past the process's limit
-    (``EMFILE``) the folders deeper are skipped, named."""
-    if avoid is not None and _identity(root_fd) == avoid:
+    ``avoid`` (the store's root), not walked -- ``root_fd`` itself too when it is that folder or inside it. One
+    descriptor is open per level of depth; past the process's limit (``EMFILE``) the folders deeper are skipped,
+    named."""
+    if avoid is not None and _within(root_fd, avoid):
         skipped.append(Skipped(".", _STORE, False))
         return
     stack = [(root_fd, "", iter(_listing(root_fd, "", skipped)))]
@@ -203,9 +226,9 @@ def load_dir(scope: Scope, folder: str | os.PathLike[str], *, tool: str | None =
     A file that cannot be loaded is skipped, and the rest are loaded: one that is not a regular file (any more), a
     link, or that cannot be opened or read (permissions, a link loop, a name too long, gone since it was listed, a
     read error); so is a folder that cannot be opened or listed. The store's root directory, when it is inside
-    ``folder`` (or is ``folder``), is skipped (reason ``"the store's own directory"``, not failed): found by its
-    device and inode as the walk opens each folder, whatever path names it. Paths longer than ``PATH_MAX`` are
-    loaded (the walk opens each folder from its parent's descriptor).
+    ``folder`` (or is ``folder``, or holds ``folder``), is skipped (reason ``"the store's own directory"``, not
+    failed): found by its device and inode as the walk opens each folder, whatever path names it. Paths longer
+    than ``PATH_MAX`` are loaded (the walk opens each folder from its parent's descriptor).
 
     Args:
         tool: the source tool recorded for every file; default: each file's name without its last suffix

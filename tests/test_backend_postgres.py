@@ -271,3 +271,27 @@ def test_a_slow_statement_gives_store_busy_within_the_timeout(postgres_dsn, pg_s
         assert index.lookup("run-1", "agent-1", "handle", "h", NOW) is None  # the connection is usable again
     finally:
         index.close()
+
+
+def test_a_server_out_of_connections_for_a_moment_is_waited_for_not_failed_at_once(postgres_dsn, pg_schema):
+    """The first open's one direct connection (5427ecd) failed at once on a server that is only busy -- "too many
+    connections" (53300), as when a role's or the server's limit is reached for a moment -- where the pool's retries
+    wait up to the busy timeout for a connection; such a refusal is left to the pool now."""
+    from psycopg.conninfo import make_conninfo
+
+    role = f"{pg_schema}_r"
+    with psycopg.connect(postgres_dsn, autocommit=True) as admin:
+        admin.execute(f"CREATE ROLE {role} LOGIN PASSWORD 'pw' CONNECTION LIMIT 1")
+        admin.execute(f"GRANT CREATE ON DATABASE {admin.info.dbname} TO {role}")
+    try:
+        dsn = make_conninfo(postgres_dsn, user=role, password="pw")
+        held = psycopg.connect(dsn, autocommit=True)
+        threading.Timer(1.5, held.close).start()  # the limit is reached for a moment
+        index = PostgresIndex(dsn, schema=pg_schema, busy_timeout=15.0)
+        index.close()
+    finally:
+        with psycopg.connect(postgres_dsn, autocommit=True) as admin:
+            admin.execute(f'DROP SCHEMA IF EXISTS "{pg_schema}" CASCADE')
+            admin.execute(f"REVOKE ALL ON DATABASE {admin.info.dbname} FROM {role}")
+            admin.execute(f"DROP OWNED BY {role}")
+            admin.execute(f"DROP ROLE {role}")

@@ -239,3 +239,20 @@ def test_a_result_carrying_any_out_of_band_field_passes_through(fields, scratch_
     upstream = types.CallToolResult.model_validate({"content": [{"type": "text", "text": "x" * 20_000}], **fields})
     assert spill_result(scratch_scope, ProxyConfig(command="x"), "t", upstream) is upstream
     assert scratch_scope.store.list_entries_for_run(scratch_scope.run_id) == []
+
+
+@pytest.mark.parametrize("items", [["x" * 20_000], ["a\n" * 5_000, "", "b" * 10_000]])
+def test_a_list_of_str_result_is_spilled_with_one_item_too(items, scratch_scope):
+    # the SDK's MCPServer gives a list[str] of one item as one text block and {"result": [item]}: it passed through
+    # whole (a 20 KB item), as several items had before 41f68e0
+    from scratchfs.mcp.proxy import ProxyConfig, spill_result
+
+    upstream = types.CallToolResult(content=[types.TextContent(text=item) for item in items],
+                                    structured_content={"result": list(items)})
+    out = spill_result(scratch_scope, ProxyConfig(command="x"), "t", upstream)
+    assert not out.is_error and out.structured_content == {"result": [out.content[0].text]}
+    stub = json.loads(out.content[0].text)
+    assert scratch_scope.read_range(stub["handle"], 0, 65536).data == "\n".join(items).encode()
+    differs = types.CallToolResult(content=[types.TextContent(text=item) for item in items],
+                                   structured_content={"result": [*items[:-1], items[-1] + "!"]})
+    assert spill_result(scratch_scope, ProxyConfig(command="x"), "t", differs) is differs

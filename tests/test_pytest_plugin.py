@@ -226,6 +226,19 @@ def test_load_skips_the_stores_own_directory_inside_the_folder(scratch_scope, tm
         assert list(stubs) == ["grep.txt"] and skipped == [Skipped("store", "the store's own directory", False)]
 
 
+def test_load_of_a_folder_inside_the_store_s_root_loads_none_of_its_files(scratch_scope, tmp_path):
+    # load_dir(scope, root / "runs") spilled the store's own blobs (*.zst) as tool outputs: only the root itself,
+    # or a root inside the folder, was told by its device and inode
+    root = scratch_scope.store.root
+    scratch_scope.spill(os.urandom(200_000).hex().encode(), source_tool="big")
+    (tmp_path / "via").symlink_to(root, target_is_directory=True)
+    for folder in (root / "runs", root / "runs" / scratch_scope.run_id, root / "locks", tmp_path / "via" / "runs"):
+        skipped: list[Skipped] = []
+        assert load_dir(scratch_scope, folder, skipped=skipped) == {}, folder
+        assert skipped == [Skipped(".", "the store's own directory", False)]
+    assert len(scratch_scope.store.list_entries_for_run(scratch_scope.run_id)) == 1
+
+
 def test_load_from_the_command_line_skips_the_stores_own_directory(tmp_path, monkeypatch):
     """`scratchfs load selfload --root selfload/store` spilled index.sqlite, locks/* and the rest of the store."""
     monkeypatch.chdir(tmp_path)

@@ -391,3 +391,33 @@ def test_a_cursor_beside_another_start_than_its_read_s_is_refused(tools, scratch
         tools.call("read_handle", {**call, **moved})
     jumped = tools.call("read_handle", {**{k: v for k, v in call.items() if k != "cursor"}, **moved})
     assert jumped.get("first", jumped.get("offset")) == next(iter(moved.values()))
+
+
+@pytest.mark.parametrize("budget", [2048, 8192])
+@pytest.mark.parametrize("kind", ["html", "terminal"])
+def test_a_text_view_from_an_offset_is_followed_by_its_next_call_to_the_end(tools, scratch_scope, fixture_data,
+                                                                            kind, budget):
+    # the view's cursor binds its start offset: next_call named the cursor without offset=, and was refused
+    if kind == "html":
+        data = fixture_data["browser-rust-book.html"]
+    else:
+        data = b"".join(b"step %d \x1b[32mok\x1b[0m\r" % i + b"done %d\n" % i for i in range(2000))
+    h = scratch_scope.spill(data).handle
+    whole = "".join(p["text"] for p in follow(tools, {"handle": h, "view": "text"}, budget))
+    start = len(whole.encode()) // 3
+    pages = follow(tools, {"handle": h, "view": "text", "offset": start}, budget)
+    assert len(pages) > 1 and not pages[-1]["more"]
+    assert all(f"offset={start}," in p["next_call"] for p in pages[:-1])
+    assert "".join(p["text"] for p in pages).encode() == whole.encode()[pages[0]["offset"]:]
+
+
+def test_a_css_select_reads_an_xhtml_page_with_an_encoding_declaration(tools, scratch_scope):
+    # select= over a page starting <?xml version="1.0" encoding="UTF-8"?> was 'the HTML does not parse: Unicode
+    # strings with encoding declaration are not supported' (view="text" stripped the declaration; select did not)
+    page = (b'<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" '
+            b'"http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd">\n<html xmlns="http://www.w3.org/1999/xhtml">'
+            b"<head><title>T</title></head><body>" + b"".join(b"<p>para %d</p>" % i for i in range(2000))
+            + b"</body></html>")
+    handle = scratch_scope.spill(page, source_tool="t").handle
+    pages = follow(tools, {"handle": handle, "select": "p"}, 8192)
+    assert [e for p in pages for e in p["elements"]] == [f"para {i}" for i in range(2000)]

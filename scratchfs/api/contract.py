@@ -242,10 +242,12 @@ def structure_reply(scope: Scope, handle: str, offset: int, given: dict[str, Any
     reads = scope.structure
     read = _structure_read(reads, handle, offset, given, call_budget)
     shown = {k: v for k, v in given.items() if k != "cursor"}
+    # a view's cursor is bound to the offset its read started at (as a record read's to its record=): said again
+    start = {"offset": offset} if offset and "view" in given else {}
 
     def whole(page: dict[str, Any], cursor: str | None, size: int) -> dict[str, Any]:
-        call = render_call("read_handle", handle=handle, **shown, cursor=cursor, budget=call_budget) if cursor \
-            else None
+        call = render_call("read_handle", handle=handle, **start, **shown, cursor=cursor, budget=call_budget) \
+            if cursor else None
         return {"handle": handle, "read": shown, "size": size, **page, "next_call": call}
 
     # the fixed part is measured first, with the longest cursor a page may have and the widest size

@@ -52,7 +52,7 @@ from psycopg import errors as pg_errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from scratchfs.engine.keyset import page_filter
-from scratchfs.engine.postgres_schema import SCHEMA_VERSION, lock_key, migrate
+from scratchfs.engine.postgres_schema import SCHEMA_VERSION, lock_key, migrate, probe
 from scratchfs.engine.protocols import Entry, ExpiredRow, Gone, check_quota
 from scratchfs.foundation.errors import StorageError, StoreBusy, StoreClosed
 from scratchfs.foundation.limits import TOMBSTONE_SECONDS
@@ -145,9 +145,9 @@ class PostgresIndex:
                 if self._pool is not None:
                     self._inherited.append(self._pool)
                 connect_timeout = max(1, min(int(self.busy_timeout) or 1, 10))
-                # one connection first: a server that refuses, a wrong password or database fails now with its own
-                # reason (psycopg.Error, typed by the caller), not after the pool's busy timeout of retries
-                psycopg.connect(self._dsn, autocommit=True, connect_timeout=connect_timeout).close()
+                # one connection first: a refusal, a wrong password or database fails now with its own reason
+                # (psycopg.Error, typed by the caller), not after the pool's retries (which wait out a busy server)
+                probe(self._dsn, connect_timeout)
                 pool = ConnectionPool(
                     self._dsn, min_size=1, max_size=self._pool_size, open=False, timeout=max(self.busy_timeout, 0.1),
                     kwargs={"autocommit": True, "connect_timeout": connect_timeout}, configure=self._configure,

@@ -20,7 +20,7 @@ from psycopg import sql as pg_sql
 
 from scratchfs.foundation.errors import StorageError
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "lock_key", "migrate"]
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "busy_refusal", "lock_key", "migrate", "probe"]
 
 SCHEMA_VERSION = 2
 """The schema version this scratchfs writes and reads."""
@@ -86,3 +86,23 @@ def _tie_to_runs(conn: psycopg.Connection, schema: str, runs: tuple[str | None, 
         "ALTER TABLE {}.entries ADD CONSTRAINT entries_run_fk FOREIGN KEY (run_id) REFERENCES {} ({}) "
         "ON DELETE CASCADE").format(pg_sql.Identifier(schema), target, pg_sql.Identifier(column)))
     conn.execute(f'CREATE INDEX IF NOT EXISTS entries_run ON "{schema}".entries (run_id)')
+
+
+_BUSY = ("53300", "57P03", "too many c", "starting up", "shutting down", "slots are reserved")
+
+
+def busy_refusal(exc: psycopg.OperationalError) -> bool:
+    """Whether a refused connection says the server is only busy for now -- too many connections (the server's or
+    a role's limit, 53300), starting up or shutting down (57P03) -- by its SQLSTATE or, as libpq often gives none at
+    connect time, its message: what a pool's retries wait out, unlike a refusal, a wrong password or database."""
+    return getattr(exc, "sqlstate", None) in _BUSY or any(word in str(exc).lower() for word in _BUSY[2:])
+
+
+def probe(dsn: str, connect_timeout: int) -> None:
+    """Make one connection to ``dsn`` and close it: raises the psycopg error of a server that refuses, a wrong
+    password or database; a server only busy (:func:`busy_refusal`) passes, for a pool's retries to wait out."""
+    try:
+        psycopg.connect(dsn, autocommit=True, connect_timeout=connect_timeout).close()
+    except psycopg.OperationalError as exc:
+        if not busy_refusal(exc):
+            raise

@@ -149,7 +149,7 @@ def spill_result(scope: Scope, config: ProxyConfig, tool: str, result: Any) -> A
     # what the SDK's MCPServer adds to a str result ({"result": text}) or to a list[str] one, a block per item
     # ({"result": [text, ...]}): nothing a stub strips; it becomes {"result": stub} or {"result": [stub]}
     mirrored = result.structured_content == {"result": text}
-    listed = not mirrored and len(texts) > 1 and result.structured_content == {"result": texts}
+    listed = not mirrored and bool(texts) and result.structured_content == {"result": texts}  # one item too
     if result.structured_content is not None and not (mirrored or listed):
         return result
     out = scope.offload(Observation(tool=tool, content=text, result_class=config.class_of(tool)))

@@ -126,7 +126,11 @@ def _refusal(selector: str, exc: BaseException) -> str:
 
 def parse_page(text: str) -> Any:
     """The lxml document tree of the page ``text`` (``huge_tree``). Raises TooDeep when libxml2 cut the tree at its
-    depth limit, lxml.etree.ParserError or ValueError when it does not parse."""
+    depth limit, lxml.etree.ParserError or ValueError when it does not parse. A leading XML declaration (an XHTML
+    page's ``<?xml ... encoding="UTF-8"?>``, which lxml refuses in a str) is left out, as inscriptis does."""
+    stripped = text.lstrip()
+    if stripped.startswith("<?xml "):
+        text = _XML_DECLARATION.sub("", stripped, count=1)
     parser = lxml.html.HTMLParser(huge_tree=True)
     tree = lxml.html.document_fromstring(text, parser=parser)
     if any("depth" in entry.message.lower() for entry in parser.error_log):
@@ -313,7 +317,7 @@ def view_text(page: bytes) -> bytes:
     text = page_text(page).strip()
     if not text:
         return b""
-    if text.startswith("<?xml "):
+    if text.startswith("<?xml "):  # (before the <pre> a page of no element is wrapped in)
         text = _XML_DECLARATION.sub("", text, count=1)
     try:
         tree = parse_page(text)
