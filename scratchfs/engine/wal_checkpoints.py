@@ -212,7 +212,9 @@ class Checkpoints:
         """Run a ``RESTART`` checkpoint in the committing ``conn``, waiting at most :data:`_SETTLE_WAIT_MS` for
         this process's other writers and readers (see the module docstring: a ``PASSIVE`` one copies the whole log
         but leaves it growing while another thread writes) -- and first as long for the background checkpoint
-        ``running``, if any (two checkpoints cannot run at once)."""
+        ``running``, if any (two checkpoints cannot run at once). One that does not restart the log leaves it due:
+        a commit's count of rows since a settle was reset for it, and a missed settle (a loaded machine, the
+        background checkpoint slower than the wait) let the log grow by twice :attr:`settle_rows` more each time."""
         if running is not None and running is not threading.current_thread():
             running.join(_SETTLE_WAIT_MS / 1000)
         try:
@@ -221,7 +223,9 @@ class Checkpoints:
         except sqlite3.Error:  # pragma: no cover - a pragma of an open connection
             return
         try:
-            self._checkpoint(conn, "RESTART")
+            if not self._checkpoint(conn, "RESTART"):  # busy (a checkpoint still under way, a reader): the log is
+                with self._lock:  # still due, so the next commit tries again (after twice the rows while one runs)
+                    self._unsettled = max(self._unsettled, self.settle_rows)
         finally:
             try:
                 conn.execute(f"PRAGMA busy_timeout = {wait}")
