@@ -421,3 +421,12 @@ def test_a_css_select_reads_an_xhtml_page_with_an_encoding_declaration(tools, sc
     handle = scratch_scope.spill(page, source_tool="t").handle
     pages = follow(tools, {"handle": handle, "select": "p"}, 8192)
     assert [e for p in pages for e in p["elements"]] == [f"para {i}" for i in range(2000)]
+
+
+def test_raw_offset_over_a_table_names_the_reads_that_fit_it(tools, scratch_scope):
+    """view="text" with raw_offset over a CSV table (or XML, JSON) was refused as an HTML page's text view would be
+    ("an HTML page's text view is paged by offset"); it gets the text view's refusal for what it holds."""
+    handle = scratch_scope.spill(b"a,b\n" + b"1,2\n" * 5000, source_tool="t").handle
+    with pytest.raises(InvalidArgument, match=r"^view='text' is for HTML pages and terminal output; this is csv: "
+                                              r"read it with row="):
+        tools.call("read_handle", {"handle": handle, "view": "text", "raw_offset": 5})

@@ -139,7 +139,7 @@ class StructureReads:
         NotFound, CorruptBlob."""
 
         def read(src: ReaderSource, blob: str, content_type: str | None) -> TextPage:
-            if raw_offset is not None and cursor is None and content_type not in ("log", "text", None):
+            if raw_offset is not None and cursor is None and content_type == "html":
                 raise InvalidArgument("raw_offset is for terminal output's text view; an HTML page's text view is "
                                       "paged by offset into the text")
             if content_type == "html":
