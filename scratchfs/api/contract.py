@@ -396,7 +396,8 @@ class ScratchTools:
         if isinstance(result, Matches):
             return matches_reply(result, budget)
         lead = min(3, result.offset) if line is None and not result.binary else 0  # lines from a byte offset:
-        if lead:  # it may fall inside a character; then they start at the next one, as a range read does
+        if lead and result.data[:1] and result.data[0] & 0xC0 == 0x80:  # a continuation byte: it may fall inside a
+            # character (the bytes before tell); then they start at the next one, as a range read does
             skip = lead_inside_character(result.data, scope.read_range(handle, result.offset - lead, lead).data)
             result = replace(result, offset=result.offset + skip, data=result.data[skip:])  # (no newline skipped)
         return lines_reply(result, budget)

@@ -61,6 +61,7 @@ WORKER_MEMORY_BYTES = 4 * 1024**3
 RECURSION_LIMIT = 12_000
 """Python's recursion limit in a worker: inscriptis recurses per level of a page, and libxml2 parses 2048 levels."""
 _XML_DECLARATION = re.compile(r"^<\?xml [^>]+?\?>")  # as inscriptis strips it
+_LEADING_DECLARATION = re.compile(r"\s*<\?xml [^>]+?\?>")  # the same, after blank space (parse_page: match())
 
 
 class TooDeep(Exception):
@@ -128,9 +129,9 @@ def parse_page(text: str) -> Any:
     """The lxml document tree of the page ``text`` (``huge_tree``). Raises TooDeep when libxml2 cut the tree at its
     depth limit, lxml.etree.ParserError or ValueError when it does not parse. A leading XML declaration (an XHTML
     page's ``<?xml ... encoding="UTF-8"?>``, which lxml refuses in a str) is left out, as inscriptis does."""
-    stripped = text.lstrip()
-    if stripped.startswith("<?xml "):
-        text = _XML_DECLARATION.sub("", stripped, count=1)
+    declared = _LEADING_DECLARATION.match(text)  # (no copy of the page unless it has one)
+    if declared is not None:
+        text = text[declared.end() :]
     parser = lxml.html.HTMLParser(huge_tree=True)
     tree = lxml.html.document_fromstring(text, parser=parser)
     if any("depth" in entry.message.lower() for entry in parser.error_log):

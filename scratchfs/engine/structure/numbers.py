@@ -83,7 +83,6 @@ def refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON (JSON has no NaN or Infinity)")
 
 
-_CONSTANT_HINT = re.compile(r"(?i)nan|inf")
 _STRING_TEXT = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 _CONSTANT = re.compile(r"(?i)(?<![0-9a-z_])[-+]?(?:nan|inf(?:inity)?)(?![0-9a-z_])")
 
@@ -93,11 +92,33 @@ def non_json_constant(text: str) -> str | None:
     ``-Infinity``, and the spellings jq 1.7 also reads (any case, a sign, ``nan``, ``inf``): jq reads a NaN as
     ``null`` and an infinity as ``1.7976931348623157e+308``, values the document does not hold -- or ``None``.
     Outside strings a JSON text holds no letters but ``true``, ``false``, ``null`` and exponents, so any such word
-    there is one; the strings are blanked only when one of the words occurs at all (a scan at C speed)."""
-    if _CONSTANT_HINT.search(text) is None:
+    there is one. The strings are blanked (a regex pass) only when a candidate stands as a value would -- after
+    ``:``, ``[``, ``,`` or the start, blanks and a sign between, and no letter, digit or ``_`` after it:
+    :func:`_candidate`, ``str.find`` over the lower-cased text ("information" and "financial" are no candidates);
+    ``python bench/constant_scan.py``: 55-62 ms for the pass against 14-34 ms for the check over ~3 MB of API
+    model."""
+    if not _candidate(text.lower()):
         return None
     found = _CONSTANT.search(_STRING_TEXT.sub('""', text))
     return None if found is None else found.group(0)
+
+
+def _candidate(low: str) -> bool:
+    """Whether the lower-cased JSON text ``low`` holds ``nan`` or ``inf``/``infinity`` standing as a value would."""
+    for word in ("nan", "inf"):
+        at = low.find(word)
+        while at >= 0:
+            end = at + (8 if word == "inf" and low.startswith("infinity", at) else 3)
+            if end == len(low) or not (low[end].isalnum() or low[end] == "_"):
+                before = at - 1
+                if before >= 0 and low[before] in "+-":
+                    before -= 1
+                while before >= 0 and low[before] in " \t\r\n":
+                    before -= 1
+                if before < 0 or low[before] in ":[,":
+                    return True
+            at = low.find(word, at + 1)
+    return False
 
 
 def load_exact(text: str) -> tuple[Any, str | None]:
