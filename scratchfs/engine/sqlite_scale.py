@@ -44,9 +44,11 @@ PAUSE_RATIO = 1.0
 CAP_BATCH_ROWS = 256
 """Rows of the first write transaction of :meth:`ScaleQueries.cap_future` over the whole table."""
 
-VISIBLE = ("NOT EXISTS (SELECT 1 FROM deleted_scopes d WHERE d.run_id = entries.run_id "
-           "AND d.agent_id IN ('', entries.agent_id) AND entries.id <= d.upto)")
-"""SQL condition: a row of ``entries`` not hidden by a delete in progress."""
+VISIBLE = ("(NOT EXISTS (SELECT 1 FROM deleted_scopes) OR NOT EXISTS (SELECT 1 FROM deleted_scopes d "
+           "WHERE d.run_id = entries.run_id AND d.agent_id IN ('', entries.agent_id) AND entries.id <= d.upto))")
+"""SQL condition: a row of ``entries`` not hidden by a delete in progress. Its first half is a subquery of no row
+(SQLite evaluates it once a statement, and ``OR`` stops there): with no delete in progress -- nearly always -- a
+listing of 10,000 rows probes ``deleted_scopes`` once, not once a row (about 10 ms less of T8's listing)."""
 
 NEXT_ID = ("(SELECT MAX(COALESCE((SELECT MAX(id) FROM entries), 0), "
            "COALESCE((SELECT MAX(upto) FROM deleted_scopes), 0)) + 1)")
