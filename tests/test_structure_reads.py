@@ -430,3 +430,28 @@ def test_raw_offset_over_a_table_names_the_reads_that_fit_it(tools, scratch_scop
     with pytest.raises(InvalidArgument, match=r"^view='text' is for HTML pages and terminal output; this is csv: "
                                               r"read it with row="):
         tools.call("read_handle", {"handle": handle, "view": "text", "raw_offset": 5})
+
+
+def test_rows_of_a_latin1_table_say_how_many_bytes_they_show_as_replacement_characters(tools, scratch_scope):
+    """Rows of a table that is not UTF-8 (a Latin-1 export) showed U+FFFD with nothing saying so, where every other
+    text reply counts such bytes in ``replaced``. Each page now counts those of its header and the rows it shows
+    (every column's: a selected column's cells come from the whole row), as plain Python counts them; a page with
+    none has no ``replaced``, and a U+FFFD of the content's own is no replaced byte."""
+    rows = [f"row{i},{'Café München' if i % 3 == 0 else 'Zurich'},{'�' if i % 5 == 0 else 'ok'}" for i in range(400)]
+    data = ("name,city,mark\n" + "\n".join(rows) + "\n").encode("latin-1", "replace").replace(b"?", "�".encode())
+    handle = scratch_scope.spill(data, source_tool="sql").handle
+    raw_rows = data.split(b"\n")[1:-1]
+    for budget, columns in ((2048, None), (4096, ["name"]), (65536, None)):
+        args = {"handle": handle, "row": 1, "rows": 50}
+        if columns:
+            args["columns"] = columns
+        pages = follow(tools, args, budget)
+        shown = 0
+        for page in pages:
+            raw = raw_rows[page["first"] - 1 : page["first"] - 1 + len(page["rows"])]
+            wanted = sum(len(r) - len(r.decode("utf-8", "ignore").encode()) for r in raw)
+            assert page.get("replaced", 0) == wanted and ("replaced" in page) == (wanted > 0), page
+            shown += len(page["rows"])
+        assert shown == 400
+    page = tools.call("read_handle", {"handle": handle, "row": 2, "rows": 1})
+    assert page["rows"] == [["row1", "Zurich", "ok"]] and "replaced" not in page

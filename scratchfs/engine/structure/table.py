@@ -65,13 +65,18 @@ class _Lines:
 
     def __init__(self, source: ContentSource, offset: int) -> None:
         self.consumed = offset
+        self.replaced = 0  # bytes handed out as U+FFFD (not part of a valid UTF-8 character), so far
         self._lines = iter_lines(source, offset, _MAX_LINE_BYTES)
 
     def __iter__(self) -> Iterator[str]:
         for start, line in self._lines:
             self.consumed += len(line)
-            yield line[3:].decode("utf-8", "replace") if start == 0 and line.startswith(UTF8_BOM) else (
-                line.decode("utf-8", "replace"))
+            if start == 0 and line.startswith(UTF8_BOM):
+                line = line[3:]
+            text = line.decode("utf-8", "replace")
+            if "\ufffd" in text:  # (a U+FFFD of the content's own is a valid character: not counted)
+                self.replaced += len(line) - len(line.decode("utf-8", "ignore").encode("utf-8"))
+            yield text
 
 
 class _RowError(InvalidArgument):
@@ -85,14 +90,17 @@ class _RowError(InvalidArgument):
         return (type(self), (str(self), self.offset))
 
 
-def _reader(source: ContentSource, offset: int, delimiter: str) -> tuple[_Lines, Iterator[tuple[int, list[str]]]]:
-    """Rows from ``offset``: ``(byte offset where the row starts, cells)``, blank lines skipped."""
+def _reader(source: ContentSource, offset: int, delimiter: str, replaced: dict[int, int] | None = None,
+            ) -> tuple[_Lines, Iterator[tuple[int, list[str]]]]:
+    """Rows from ``offset``: ``(byte offset where the row starts, cells)``, blank lines skipped. ``replaced``, when
+    given, gets ``{row start: bytes of the row shown as U+FFFD}`` for each row that has any."""
     lines = _Lines(source, offset)
     reader = csv.reader(iter(lines), delimiter=delimiter)
 
     def rows() -> Iterator[tuple[int, list[str]]]:
         start = lines.consumed
         while True:
+            before = lines.replaced
             try:
                 row = next(reader)
             except StopIteration:
@@ -109,6 +117,8 @@ def _reader(source: ContentSource, offset: int, delimiter: str) -> tuple[_Lines,
             except InvalidArgument as exc:  # a line longer than the line bound (iter_lines)
                 raise _RowError(f"{exc}, the most a row read holds: {_BY_RANGE.format(start)}", start) from None
             if row:
+                if replaced is not None and lines.replaced > before:
+                    replaced[start] = lines.replaced - before
                 yield start, row
             start = lines.consumed
 
@@ -196,7 +206,9 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
             with ``columns``, the delimiter and the size): a cursor of another entry or read is refused.
 
     Returns:
-        an :class:`ItemPage` named ``rows`` (lists of cells), ``extra["header"]`` the (selected) header; ``first``
+        an :class:`ItemPage` named ``rows`` (lists of cells), ``extra["header"]`` the (selected) header,
+        ``extra["replaced"]`` (only when not 0) the bytes of the header and the rows shown that are no part of a
+        valid UTF-8 character, shown as U+FFFD (of every selected or not selected column); ``first``
         is the number of the first row shown. A row larger than the page comes as ``part`` pieces of its JSON.
 
     Raises:
@@ -210,7 +222,8 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
     budget = check_budget(budget_bytes)
     rows = check_int(rows, "rows", 1, MAX_ROWS)
     delimiter = _delimiter(source, delimiter)
-    _, header_rows = _reader(source, 0, delimiter)
+    bad: dict[int, int] = {}  # row start -> bytes shown as U+FFFD
+    _, header_rows = _reader(source, 0, delimiter, bad)
     first = next(header_rows, None)
     header = first[1] if first else []
     picked = _select(header, columns)
@@ -220,7 +233,7 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
         if number < 1 or (first is not None and offset <= first[0]):
             raise InvalidArgument(f"cursor {cursor[:40]!r} names no row of this read: start it again without one")
         check_line_start(source, offset, "a row start")
-        _, body = _reader(source, offset, delimiter)
+        _, body = _reader(source, offset, delimiter, bad)
     else:
         row = check_int(row, "row", 1)
         number, chars, body = row, 0, header_rows
@@ -233,5 +246,22 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
         raise InvalidArgument(f"the header alone takes {json_bytes(shown):,} bytes of the {budget:,}-byte budget; "
                               "select fewer columns")
     page = ItemPage("rows", number, extra={"header": shown})
-    return fill_items(page, _items(body, number, picked), chars, budget, rows,
-                      lambda pos, skip: encode_cursor((pos[0], pos[1], skip), key))
+    page.extra["replaced"] = 10**12  # room for the count, given once the page is filled
+    starts: dict[int, int] = {}  # row number -> its start, of the rows the page was given
+    fill_items(page, _numbered(_items(body, number, picked), starts), chars, budget, rows,
+               lambda pos, skip: encode_cursor((pos[0], pos[1], skip), key))
+    shown = range(page.first, page.first + len(page.items) + (page.part is not None))
+    replaced = sum(bad.get(starts.get(at, -1), 0) for at in shown) + (bad.get(first[0], 0) if first else 0)
+    if replaced:
+        page.extra["replaced"] = replaced
+    else:
+        del page.extra["replaced"]
+    return page
+
+
+def _numbered(items: Iterator[tuple[tuple[int, int], Any, bool]], starts: dict[int, int]
+              ) -> Iterator[tuple[tuple[int, int], Any, bool]]:
+    """``items`` as they are, noting ``{row number: start}`` of each in ``starts``."""
+    for item in items:
+        starts[item[0][0]] = item[0][1]
+        yield item
