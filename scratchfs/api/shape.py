@@ -37,11 +37,8 @@ SAMPLE_BYTES = 512 * 1024
 MAX_SHAPE_CHARS = 600
 """Longest shape text, in characters (the stub's preview gives way to it within the 1.5 KiB stub)."""
 STREAM_BYTES = 2 * 1024 * 1024
-"""Most bytes of a large JSON document streamed to describe its top level (past it the shape says "at least").
-The scan decodes about 150 MB/s on one core (``json``'s C scanner, holding the GIL, so the frames' compression
-threads wait on it) while compression runs at about 450 MB/s on two: each streamed MiB costs a large spill about
-what compressing 4 MiB does. A 64 MiB document spills at 0.87-0.93x of its speed without detection with 2 MiB,
-0.71-0.79x with 4 MiB and 0.6-0.7x with 8 MiB (``bench/run.py --only S1``, three runs each, 2026-12-02)."""
+"""Most bytes of a large JSON document streamed to describe its top level (past it the shape says "at least"):
+the scan decodes ~150 MB/s holding the GIL while two cores compress ~450 MB/s (bench/README.md, S1 and the bound)."""
 STREAM_SECONDS = 0.5
 """About the most time spent streaming a large JSON document for its top level (past it: "at least")."""
 _PARTIAL_JSON_CHARS = 128 * 1024  # a JSON document larger than the sample is parsed this far for its top level

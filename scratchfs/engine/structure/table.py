@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from scratchfs.engine.structure.paging import (
@@ -246,22 +246,27 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
         raise InvalidArgument(f"the header alone takes {json_bytes(shown):,} bytes of the {budget:,}-byte budget; "
                               "select fewer columns")
     page = ItemPage("rows", number, extra={"header": shown})
+    return _counted(page, lambda items: fill_items(page, items, chars, budget, rows, lambda pos, skip: encode_cursor(
+        (pos[0], pos[1], skip), key)), _items(body, number, picked), bad, first[0] if first else -1)
+
+
+def _counted(page: ItemPage, fill: Callable[[Iterator], ItemPage], items: Iterator[tuple[tuple[int, int], Any, bool]],
+             bad: dict[int, int], header_start: int) -> ItemPage:
+    """``fill(items)``, room kept for ``extra["replaced"]``: the bytes shown as U+FFFD (``bad``: by row start) of
+    the header and the rows the page shows, left out when 0."""
     page.extra["replaced"] = 10**12  # room for the count, given once the page is filled
     starts: dict[int, int] = {}  # row number -> its start, of the rows the page was given
-    fill_items(page, _numbered(_items(body, number, picked), starts), chars, budget, rows,
-               lambda pos, skip: encode_cursor((pos[0], pos[1], skip), key))
+
+    def numbered() -> Iterator[tuple[tuple[int, int], Any, bool]]:
+        for item in items:
+            starts[item[0][0]] = item[0][1]
+            yield item
+
+    fill(numbered())
     shown = range(page.first, page.first + len(page.items) + (page.part is not None))
-    replaced = sum(bad.get(starts.get(at, -1), 0) for at in shown) + (bad.get(first[0], 0) if first else 0)
+    replaced = sum(bad.get(starts.get(at, -1), 0) for at in shown) + bad.get(header_start, 0)
     if replaced:
         page.extra["replaced"] = replaced
     else:
         del page.extra["replaced"]
     return page
-
-
-def _numbered(items: Iterator[tuple[tuple[int, int], Any, bool]], starts: dict[int, int]
-              ) -> Iterator[tuple[tuple[int, int], Any, bool]]:
-    """``items`` as they are, noting ``{row number: start}`` of each in ``starts``."""
-    for item in items:
-        starts[item[0][0]] = item[0][1]
-        yield item
