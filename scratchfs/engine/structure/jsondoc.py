@@ -108,14 +108,19 @@ _STEP_RE = re.compile(
     r'\.?\[(\d+)\]|\.?\[\]|\.([A-Za-z_][A-Za-z0-9_]*)|\.?\["((?:[^"\\]|\\.)*)"\]|\."((?:[^"\\]|\\.)*)"')
 
 
+def _check_length(text: str) -> None:
+    """Raise InvalidArgument for a filter longer than :data:`MAX_FILTER_CHARS`."""
+    if len(text) > MAX_FILTER_CHARS:
+        raise InvalidArgument(f"jq filter is longer than {MAX_FILTER_CHARS} characters")
+
+
 def compile_filter(text: object, max_outputs: int) -> Any:
     """Compile a jq filter whose outputs are limited to ``max_outputs``, each given as jq's own JSON text
     (``tojson``: jq 1.7 keeps the literal of a number it does not change, where its values as Python objects are
     doubles). Raises InvalidArgument with jq's message."""
     if not isinstance(text, str) or not text.strip():
         raise InvalidArgument("jq must be a non-empty filter, e.g. '.items[0]' or 'keys'")
-    if len(text) > MAX_FILTER_CHARS:
-        raise InvalidArgument(f"jq filter is longer than {MAX_FILTER_CHARS} characters")
+    _check_length(text)
     if _HALT.search(_STRING.sub('""', text)):  # the jq library ends the outputs there without a word
         raise InvalidArgument("jq filter uses halt or halt_error, which end a read here without saying so; use "
                               "error(...) to stop with a message, or select(...)/limit(n; ...) to stop early")
@@ -327,8 +332,8 @@ def _streamed(source: ContentSource, filter: str, cursor: str | None, limits: tu
               cache_key: str | None, entry: str | None) -> ItemPage:
     """A page of a path filter over a document past the jq bound (:func:`~.jsonstream.path_page`). Raises
     InvalidArgument: the filter is not a path (or as ``path_page`` raises)."""
-    if isinstance(filter, str) and len(filter) > MAX_FILTER_CHARS:  # (as compile_filter refuses it under the bound)
-        raise InvalidArgument(f"jq filter is longer than {MAX_FILTER_CHARS} characters")
+    if isinstance(filter, str):  # (as compile_filter refuses it under the bound)
+        _check_length(filter)
     steps = parse_path(filter) if isinstance(filter, str) else None
     if steps is None:
         raise InvalidArgument(
