@@ -450,3 +450,23 @@ def test_fsck_counts_wholly_dead_segments_in_words(cli):
     assert cli("scratch-delete", "k").exit_code == 0
     result = cli("fsck")
     assert "(1 segment wholly dead)" in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize(("blocked", "env", "extra"), [
+    ("psycopg", {"SCRATCHFS_INDEX": "postgresql://127.0.0.1:1/none"}, "postgres"),
+    ("boto3", {"SCRATCHFS_INDEX": "postgresql://127.0.0.1:1/none", "SCRATCHFS_BLOBS": "s3://bucket/p"}, "s3"),
+])
+def test_a_backend_whose_extra_is_not_installed_is_one_line_naming_the_install(tmp_path, blocked, env, extra):
+    """A fleet URL without its extra installed ended in a 36-line traceback (``ModuleNotFoundError: No module named
+    'psycopg'``, or 'botocore' from inside an ``except`` clause) and exit code 1, "not found" (a new user's trial).
+    It is now one line naming the install command, exit code 2, told before anything is created or connected to.
+    The module is blocked as Python blocks an import (``sys.modules[name] = None``), in a real CLI process."""
+    program = (f"import sys; sys.modules[{blocked!r}] = None; sys.argv[0] = 'scratchfs'; "
+               "from scratchfs.cli import main; main()")
+    root = tmp_path / "store"
+    result = subprocess.run([sys.executable, "-c", program, "--root", str(root), "ls"], capture_output=True,
+                            text=True, env={**os.environ, **env}, timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
+    assert f"pip install 'scratchfs[{extra}]'" in result.stderr and blocked in result.stderr
+    assert not root.exists()

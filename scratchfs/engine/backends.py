@@ -25,6 +25,8 @@ PostgreSQL, a path or a bucket.
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -40,7 +42,7 @@ from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import SEGMENT_ENTRY_BYTES
 
 __all__ = ["ENV_BLOBS", "ENV_INDEX", "create_empty_index", "describe_url", "find_orphan", "local_blobs",
-           "open_backends", "split_postgres_url", "sweep_backends"]
+           "open_backends", "require_extra", "split_postgres_url", "sweep_backends"]
 
 ENV_INDEX = "SCRATCHFS_INDEX"
 """Environment variable naming the index URL when none is given."""
@@ -103,12 +105,17 @@ def open_backends(root: Path, index_url: str | None = None, blobs_url: str | Non
         segment_entry_bytes: local blobs of at most this many content bytes go to segment files (0: none).
 
     Raises:
-        InvalidArgument: an unknown URL scheme, a bad schema or runs table, or S3 blobs without PostgreSQL.
+        InvalidArgument: an unknown URL scheme, a bad schema or runs table, S3 blobs without PostgreSQL, or a
+            backend whose optional extra is not installed (:func:`require_extra`).
         StorageError, StoreBusy: a backend cannot be opened (the root is not private and ours, the database is
             down, the schema is newer, a local index is empty or missing beside existing blobs, ...).
     """
     index_url = index_url or ""
     blobs_url = blobs_url or ""
+    if index_url not in _DEFAULT:  # (told before anything is created or connected to)
+        require_extra("postgres", "a postgresql:// index")
+    if blobs_url.startswith("s3://"):
+        require_extra("s3", "s3:// blobs")
     prepare_root(root)  # 0700 root, 0600 index files before SQLite opens them; no links followed
     index: IndexBackend
     if index_url in _DEFAULT:
@@ -133,17 +140,39 @@ def open_backends(root: Path, index_url: str | None = None, blobs_url: str | Non
         index.close()
         raise InvalidArgument("blobs must be an s3://bucket/prefix URL, or unset for files under the root")
     from scratchfs.engine.postgres_index import PostgresIndex
-    from scratchfs.engine.s3_blobs import S3Blobs
 
     if not isinstance(index, PostgresIndex):
         index.close()
         raise InvalidArgument("s3:// blobs need a postgresql:// index (its locks are shared by every host)")
     try:
+        from scratchfs.engine.s3_blobs import S3Blobs
+
         blobs = S3Blobs(blobs_url, frame_bytes, level, timeout=max(busy_timeout, 1.0), delete_lock=index.delete_lock)
     except BaseException:
         index.close()
         raise
     return index, blobs
+
+
+_EXTRAS = {"postgres": ("psycopg", "psycopg_pool"), "s3": ("boto3", "botocore")}
+"""The modules each optional extra of ``pyproject.toml`` installs, by extra."""
+
+
+def require_extra(extra: str, what: str) -> None:
+    """Raise InvalidArgument naming the install command when a module of the optional ``extra`` (``postgres``,
+    ``s3``) is missing: a backend the caller named but did not install is a set-up mistake, told in one line (the
+    CLI's exit code 2), never an ``ImportError`` from deep inside a backend."""
+    missing = [name for name in _EXTRAS[extra] if not _installed(name)]
+    if missing:
+        raise InvalidArgument(f"{what} needs the {extra} extra ({', '.join(missing)} not installed): pip install "
+                              f"'scratchfs[{extra}]' (from a clone: pip install -e '.[{extra}]')")
+
+
+def _installed(name: str) -> bool:
+    """Whether the top-level module ``name`` can be imported (without importing it: boto3 takes a third of a second)."""
+    if name in sys.modules:
+        return sys.modules[name] is not None  # None: an import blocked on purpose
+    return importlib.util.find_spec(name) is not None
 
 
 def create_empty_index(root: Path, *, busy_timeout: float) -> None:
