@@ -5,6 +5,8 @@ whether cut outputs are kept between pages."""
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 
 import jq
 import pytest
@@ -13,6 +15,7 @@ from hypothesis import strategies as st
 
 from scratchfs import InvalidArgument
 from scratchfs.engine.structure import BytesSource, jq_page
+from scratchfs.engine.structure.jsondoc import compile_filter
 from scratchfs.engine.structure.paging import CursorKey, decode_cursor
 
 _value = st.recursive(st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=40),
@@ -60,3 +63,29 @@ def test_one_output_larger_than_the_page_comes_in_parts_then_the_next_whole():
 def test_a_document_that_is_not_utf8_is_refused_with_the_decoders_message():
     with pytest.raises(InvalidArgument, match=r"not UTF-8 text: 'utf-8' codec can't decode byte 0xff in position 7"):
         jq_page(BytesSource(b'{"a": "\xff"}'), ".a")
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    (".[", "unexpected end of the filter at the end of the filter"),
+    (".foo |", "unexpected end of the filter at the end of the filter"),
+    ("if . then 1", "at the end of the filter"),
+    (".a\n| .b[", "at the end of the filter"),
+    (".a)", "the filter closes a parenthesis it did not open"),
+    (".a | bogus(1)", "bogus/1 is not defined at line 1, column 6: .a | bogus(1) ^^^^^"),
+    (".a |\n .b | nope", "nope/0 is not defined at line 2, column 7"),
+    (".a]", "at line 1, column 3: .a] ^"),
+])
+def test_a_filter_that_does_not_compile_is_told_in_its_own_lines(text, says):
+    """jq's compile errors named the wrapper the filter runs in: ".[" was "unexpected INVALID_CHARACTER at
+    <top-level>, line 3, column 1: )) | tojson ^" (a new user's trial), and every line was one more than the
+    filter's own. Places are now counted in the filter as given, as the jq program counts them, and a filter that
+    stops early is told so."""
+    with pytest.raises(InvalidArgument) as caught:
+        compile_filter(text, 5)
+    message = str(caught.value)
+    assert says in message, message
+    assert "tojson" not in message and "<top-level>" not in message and "INVALID_CHARACTER at" not in message
+    jq_program = shutil.which("jq")
+    if jq_program and " at line " in says:  # the jq program names the same line (some versions no column)
+        told = subprocess.run([jq_program, "-n", text], capture_output=True, text=True, timeout=30).stderr
+        assert says.split(" at ")[1].split(",")[0] + ":" in told.replace(", column", ":"), told

@@ -127,12 +127,32 @@ def compile_filter(text: object, max_outputs: int) -> Any:
     try:
         return jq.compile(f"{_PREFIX}limit({max_outputs}; (\n{text}\n)) | tojson")
     except ValueError as exc:
-        raise InvalidArgument(f"jq filter {text[:80]!r} does not compile: {_message(exc)}") from None
+        raise InvalidArgument(f"jq filter {text[:80]!r} does not compile: {_message(exc, text.count(chr(10)) + 1)}"
+                              ) from None
 
 
-def _message(exc: Exception) -> str:
+_AT = re.compile(r" at <top-level>, line (\d+), column (\d+):(.*?) (\^+)(?= jq:|$)")
+_WRAPPER_TOKEN = re.compile(r"unexpected (?:'\)'|INVALID_CHARACTER)(?=,|$)")
+
+
+def _message(exc: Exception, lines: int) -> str:
+    """jq's compile error on one line (at most 300 characters), its places counted in the filter as given
+    (``lines`` lines; jq counts :func:`compile_filter`'s wrapper, whose first line comes before the filter): a place
+    past the filter's end -- the wrapper's closing ``)) | tojson``, met by a filter that stops early -- is "the end
+    of the filter", and the token jq met there ``end of the filter``; one ``)`` too many closed the wrapper's."""
     text = " ".join(str(exc).split())
-    return text[:300]
+    out, pos = [], 0
+    for found in _AT.finditer(text):
+        line, head = int(found.group(1)) - 1, text[pos : found.start()]
+        if 1 <= line <= lines:
+            out.append(f"{head} at line {line}, column {found.group(2)}:{found.group(3)} {found.group(4)}")
+        elif "expecting end of file" in head:  # a ')' of the filter's closed the wrapper's: jq met the wrapper's
+            out.append(head[: head.find("syntax error")] + "syntax error: the filter closes a parenthesis it did not "
+                       "open")
+        else:
+            out.append(_WRAPPER_TOKEN.sub("unexpected end of the filter", head) + " at the end of the filter")
+        pos = found.end()
+    return ("".join(out) + text[pos:])[:300]
 
 
 def parse_path(text: str) -> list[tuple[str, Any]] | None:
