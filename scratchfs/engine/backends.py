@@ -110,12 +110,8 @@ def open_backends(root: Path, index_url: str | None = None, blobs_url: str | Non
         StorageError, StoreBusy: a backend cannot be opened (the root is not private and ours, the database is
             down, the schema is newer, a local index is empty or missing beside existing blobs, ...).
     """
-    index_url = index_url or ""
-    blobs_url = blobs_url or ""
-    if index_url not in _DEFAULT:  # (told before anything is created or connected to)
-        require_extra("postgres", "a postgresql:// index")
-    if blobs_url.startswith("s3://"):
-        require_extra("s3", "s3:// blobs")
+    index_url, blobs_url = index_url or "", blobs_url or ""
+    _require_extras(index_url, blobs_url)  # (told before anything is created or connected to)
     prepare_root(root)  # 0700 root, 0600 index files before SQLite opens them; no links followed
     index: IndexBackend
     if index_url in _DEFAULT:
@@ -166,6 +162,13 @@ def require_extra(extra: str, what: str) -> None:
     if missing:
         raise InvalidArgument(f"{what} needs the {extra} extra ({', '.join(missing)} not installed): pip install "
                               f"'scratchfs[{extra}]' (from a clone: pip install -e '.[{extra}]')")
+
+
+def _require_extras(index_url: str, blobs_url: str) -> None:
+    if index_url not in _DEFAULT:
+        require_extra("postgres", "a postgresql:// index")
+    if blobs_url.startswith("s3://"):
+        require_extra("s3", "s3:// blobs")
 
 
 def _installed(name: str) -> bool:
