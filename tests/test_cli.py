@@ -20,6 +20,7 @@ from scratchfs.cli import main
 @pytest.fixture
 def cli(tmp_path, monkeypatch):
     root = tmp_path / "root"
+    ScratchStore(root).close()  # a user's store (a command that only reads refuses a root where nothing is)
     monkeypatch.setenv("SCRATCHFS_ROOT", str(root))
     monkeypatch.setenv("SCRATCHFS_RUN_ID", "run-1")
     monkeypatch.setenv("SCRATCHFS_AGENT_ID", "agent-1")
@@ -390,6 +391,7 @@ def test_serve_takes_the_root_given_before_the_command(tmp_path, monkeypatch):
 
     monkeypatch.setattr(uvicorn.Server, "run", run)
     root = tmp_path / "given"
+    ScratchStore(root).close()
     result = CliRunner().invoke(main, ["--root", str(root), "serve", "--port", "0", "--json"],
                                 env={"SCRATCHFS_ROOT": str(tmp_path / "env")})
     assert result.exit_code == 0, result.output
@@ -470,3 +472,28 @@ def test_a_backend_whose_extra_is_not_installed_is_one_line_naming_the_install(t
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
     assert f"pip install 'scratchfs[{extra}]'" in result.stderr and blocked in result.stderr
     assert not root.exists()
+
+
+@pytest.mark.parametrize("args", [
+    ("ls",), ("stats",), ("fsck",), ("sweep",), ("read-handle", "h_" + "a" * 24), ("scratch-read", "k"),
+    ("scratch-list",), ("scratch-delete", "k"), ("delete-run", "r"), ("delete-agent",), ("serve", "--port", "0"),
+])
+def test_a_command_that_only_reads_does_not_make_a_store_at_a_mistyped_root(tmp_path, args):
+    """``scratchfs --root /tmp/typo ls`` printed an empty table, exit 0, and left a new empty store there (an index,
+    a 256 KiB reserve file and three folders); ``serve`` said "read-only" and made one too (a new user's trial).
+    A command that only reads or removes now says there is no store there (exit 1, one line) and makes nothing; a
+    spill still makes the store."""
+    root = tmp_path / "typo"
+    result = CliRunner().invoke(main, _with_scope(root, args))
+    assert result.exit_code == 1, result.output
+    assert result.stderr == f"scratchfs: not found: no store at {root}: a spill, scratch-write or load makes one " \
+                            "there (check --root or $SCRATCHFS_ROOT)\n"
+    assert not root.exists()
+    made = CliRunner().invoke(main, ["--root", str(root), "spill", "--tool", "t", "--run", "r", "--agent", "a"],
+                              input="x" * 100)
+    assert made.exit_code == 0 and (root / "index.sqlite").exists()
+
+
+def _with_scope(root, args):
+    scoped = args[0] in ("read-handle", "scratch-read", "scratch-list", "scratch-delete", "delete-agent")
+    return ["--root", str(root), *args, *(["--run", "r", "--agent", "a"] if scoped else [])]

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from scratchfs import ScratchStore
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -84,6 +86,7 @@ def test_serve_stops_on_a_signal_sent_as_soon_as_it_printed_its_start_line(tmp_p
     start-up stands: raised as an exception at once, one sent right after the start line could land inside
     uvicorn's or asyncio's start-up (a CI run saw the server go on running; 130 tries here did not make it again, so
     this checks the exits of the new way, not that race). Sent at 0-40 ms, eight times."""
+    ScratchStore(tmp_path / "s").close()  # serve opens a store, never makes one
     for delay in (0.0, 0.0, 0.002, 0.005, 0.01, 0.02, 0.03, 0.04):
         proc = subprocess.Popen([sys.executable, "-m", "scratchfs", "serve", "--root", str(tmp_path / "s"), "--port",
                                  "0", "--json"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from scratchfs import ScratchStore
+
 URL_RE = re.compile(r"scratchfs inspector: (http://(\S+?):(\d+)/\?token=(\S+))\n\Z")
 CHROMIUM = "/usr/bin/chromium"
 
@@ -50,6 +52,8 @@ def serve(root: Path, *args: str, env: dict[str, str] | None = None) -> Iterator
     (groups: url, host, port, token) and the process."""
     environment = {k: v for k, v in os.environ.items() if k != "SCRATCHFS_TOKEN"}
     environment.update(env or {})
+    if not root.exists() and "SCRATCHFS_INDEX" not in environment:  # serve opens a store, never makes one
+        ScratchStore(root).close()
     proc = subprocess.Popen([sys.executable, "-m", "scratchfs", "serve", "--root", str(root), "--port", "0", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment)
     try:

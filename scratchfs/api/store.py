@@ -34,7 +34,7 @@ from scratchfs.engine.protocols import Entry
 from scratchfs.engine.reserve import Reserve
 from scratchfs.engine.sweeper import Sweeper, SweepResult
 from scratchfs.foundation import checks
-from scratchfs.foundation.errors import InvalidArgument, StorageError, StoreBusy
+from scratchfs.foundation.errors import InvalidArgument, NotFound, StorageError, StoreBusy
 from scratchfs.foundation.limits import MAX_LIST_ENTRIES, MAX_SWEEP_INTERVAL, SWEEP_INTERVAL
 
 log = logging.getLogger(__name__)
@@ -55,6 +55,27 @@ def store_root(root: str | os.PathLike[str] | None) -> Path:
     if root is None:
         root = os.environ.get(ENV_ROOT) or platformdirs.user_cache_dir("scratchfs")
     return Path(root).expanduser().absolute()
+
+
+def existing_store(root: str | os.PathLike[str] | None) -> Path:
+    """:func:`store_root`, when it exists: what a command that only reads or removes opens, so that a mistyped root
+    is told, not made into a new empty store (an index, a reserve file and three folders). With a PostgreSQL index
+    (``$SCRATCHFS_INDEX``) the root holds only lock files and is not checked. A directory that exists is opened as
+    :class:`ScratchStore` opens it (a folder of other files is refused there).
+
+    Raises:
+        NotFound: nothing is at the root's path (``ENOENT``, looked up without following a link).
+        InvalidArgument: as :func:`store_root`.
+    """
+    path = store_root(root)
+    if os.environ.get(ENV_INDEX, "") not in ("", "sqlite", "file"):
+        return path
+    try:
+        os.lstat(path)
+    except FileNotFoundError:  # (another failure -- a file on the way, no permission -- is told by the opening)
+        raise NotFound(f"no store at {path}: a spill, scratch-write or load makes one there (check --root or "
+                       f"${ENV_ROOT})") from None
+    return path
 
 
 class ScratchStore:
@@ -310,4 +331,4 @@ class ScratchStore:
         return self.index.integrity_check()
 
 
-__all__ = ["ENV_ROOT", "ScratchStore", "store_root"]
+__all__ = ["ENV_ROOT", "ScratchStore", "existing_store", "store_root"]

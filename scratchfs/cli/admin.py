@@ -14,7 +14,7 @@ import click
 
 from scratchfs.api.inspector import PAGE_ROWS, decode_cursor, encode_cursor, fsck, iter_entries, stats_in_sql
 from scratchfs.api.rebuild import open_for_rebuild
-from scratchfs.api.store import ScratchStore, store_root
+from scratchfs.api.store import ScratchStore, existing_store, store_root
 from scratchfs.cli.app import (
     TTL_OPTION,
     Integer,
@@ -25,6 +25,7 @@ from scratchfs.cli.app import (
     root_option,
     scope_options,
     warn,
+    with_existing_store,
     with_store,
 )
 from scratchfs.foundation.errors import CorruptBlob, StorageError
@@ -47,7 +48,7 @@ TERMINAL_LIMIT = 50
 @click.option("--after", "after", default=None, metavar="CURSOR",
               help="Go on after this cursor (printed on stderr when --limit cut a listing short).")
 @JSON_TABLE
-@with_store
+@with_existing_store
 def ls(store: ScratchStore, run_id: str | None, agent_id: str | None, limit: int | None, after: str | None,
        as_json: bool) -> None:
     """List live entries (no content): kind, key, agent, size, on disk, compression ratio, expires in, source tool.
@@ -117,7 +118,7 @@ def _print_page(page: list, shown: int, as_json: bool, store: ScratchStore, titl
 @click.option("--soon", type=Seconds(zero_ok=True), default=SOON_SECONDS, show_default=True,
               help="Seconds: entries expiring within this count as expiring soon.")
 @JSON_TABLE
-@with_store
+@with_existing_store
 def stats_command(store: ScratchStore, run_id: str | None, soon: float, as_json: bool) -> None:
     """Per run and agent: entries, bytes in, bytes on disk, oldest entry, entries expiring soon (aggregated by the
     index: no entry is loaded)."""
@@ -153,7 +154,7 @@ def fsck_command(root: str | None, repair: bool, quick: bool, rebuild_index: boo
     if after is not None:
         decode_cursor(after)  # a bad cursor is a usage error before any work
     root = resolve_root(root)  # --root, else the global --root or $SCRATCHFS_ROOT, else the default root
-    store = open_for_rebuild(store_root(root)) if rebuild_index else ScratchStore(root)
+    store = open_for_rebuild(store_root(root)) if rebuild_index else ScratchStore(existing_store(root))
     with store:
         _fsck(store, repair, quick, rebuild_index, limit, after, progress, as_json)
 

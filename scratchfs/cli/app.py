@@ -19,7 +19,7 @@ from typing import Any
 
 import click
 
-from scratchfs.api.store import ScratchStore
+from scratchfs.api.store import ScratchStore, existing_store
 from scratchfs.foundation.checks import check_seconds, check_ttl
 from scratchfs.foundation.errors import InvalidArgument, ScratchError, StorageError
 from scratchfs.foundation.limits import DEFAULT_TTL, MAX_TTL
@@ -212,6 +212,18 @@ def with_store(func: Callable) -> Callable:
     return wrapper
 
 
+def with_existing_store(func: Callable) -> Callable:
+    """:func:`with_store` for a command that only reads or removes: a root that holds no store is an error (exit
+    code 1, :func:`~scratchfs.api.store.existing_store`), not a new empty store made there."""
+
+    @functools.wraps(func)
+    def wrapper(root: str | None, **kwargs: Any) -> Any:
+        with ScratchStore(existing_store(resolve_root(root))) as store:
+            return func(store, **kwargs)
+
+    return wrapper
+
+
 def echo_json(value: Any) -> None:
     """Print a value as indented JSON (non-ASCII kept as is)."""
     click.echo(json.dumps(value, ensure_ascii=False, indent=2))
@@ -285,4 +297,4 @@ INPUT_ARGUMENT = click.argument("source", type=click.File("rb", lazy=False), def
 
 __all__ = ["EXIT_CODES_HELP", "INPUT_ARGUMENT", "TTL_OPTION", "Integer", "ScratchGroup", "Terminated", "echo_json",
            "fail", "global_option", "handle_termination", "json_accepted", "main", "resolve_root", "resolve_scope",
-           "root_option", "scope_options", "stdout_bytes", "warn", "with_store"]
+           "root_option", "scope_options", "stdout_bytes", "warn", "with_existing_store", "with_store"]

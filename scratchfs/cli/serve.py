@@ -25,7 +25,7 @@ from typing import Any
 
 import click
 
-from scratchfs.api.store import ScratchStore
+from scratchfs.api.store import ScratchStore, existing_store
 from scratchfs.cli.app import Integer, Terminated, handle_termination, main, resolve_root, warn
 from scratchfs.foundation.errors import InvalidArgument, StorageError
 
@@ -92,8 +92,9 @@ def serve_command(root: str | None, host: str, port: int, token: str | None, all
         token = new_access_token()
     elif not _TOKEN_RE.match(token):
         raise InvalidArgument("the token must be 16 to 256 characters of A-Z a-z 0-9 . _ ~ -")
+    root = existing_store(resolve_root(root))  # a mistyped root is told, not served as a new empty store
     sock = _listen(host, port)
-    with ScratchStore(resolve_root(root)) as store:
+    with ScratchStore(root) as store:
         app = create_app(store, token, allow_delete=allow_delete)
         config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False)
         bound = sock.getsockname()[1]
@@ -105,7 +106,8 @@ def serve_command(root: str | None, host: str, port: int, token: str | None, all
                    else f"scratchfs inspector: {url}")
         sys.stdout.flush()
         mode = "deletes allowed" if allow_delete else "read-only"
-        warn(f"serving {store.root} ({mode}); Ctrl-C stops")
+        where = store.root if not (store.index_url or store.blobs_url) else repr(store)  # a fleet: its index, blobs
+        warn(f"serving {where} ({mode}); Ctrl-C stops")
         if not _is_loopback(host):
             click.echo(f"scratchfs: warning: {host} is not a loopback address; anyone who can reach it and has the "
                        "token can read the store", err=True)

@@ -32,6 +32,7 @@ from scratchfs.cli.app import (
     scope_options,
     stdout_bytes,
     warn,
+    with_existing_store,
     with_store,
 )
 from scratchfs.foundation.errors import InvalidArgument
@@ -91,7 +92,7 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
               help="Most bytes of the JSON reply (2048 to 65536) [default: 8192].")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the result as the JSON a model receives (the MCP read_handle result) instead of raw bytes.")
-@with_store
+@with_existing_store
 def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json: bool, **options: Any) -> None:
     """Read the spilled result HANDLE (h_..., from a stub): raw bytes of a byte or line range to stdout, or as JSON
     the windows of a search or a page of a structure read (--jq, --record, --row, --view text, --select).
@@ -153,7 +154,7 @@ def scratch_write(store: ScratchStore, run_id: str, agent_id: str, key: str, sou
 @click.option("--length", type=INT, default=None, help=f"With --json: most bytes [default: {MAX_READ_BYTES}].")
 @click.option("--version", "version", default=None,
               help="With --json: the version a next_call gave; a value written again since exits 1 (changed).")
-@with_store
+@with_existing_store
 def scratch_read(store: ScratchStore, run_id: str, agent_id: str, key: str, as_json: bool, offset: int | None,
                  length: int | None, version: str | None) -> None:
     """Write the value of KEY to stdout, as raw bytes (or JSON with --json)."""
@@ -175,7 +176,7 @@ def scratch_read(store: ScratchStore, run_id: str, agent_id: str, key: str, as_j
 @scope_options
 @click.option("--prefix", default="", help="Only keys starting with this text (exact, case-sensitive).")
 @json_accepted
-@with_store
+@with_existing_store
 def scratch_list(store: ScratchStore, run_id: str, agent_id: str, prefix: str) -> None:
     """List the scratchpad's live keys as JSON."""
     echo_json([entry.to_dict() for entry in store.scope(run_id, agent_id).scratch_list(prefix)])
@@ -185,7 +186,7 @@ def scratch_list(store: ScratchStore, run_id: str, agent_id: str, prefix: str) -
 @scope_options
 @click.argument("key")
 @json_accepted
-@with_store
+@with_existing_store
 def scratch_delete(store: ScratchStore, run_id: str, agent_id: str, key: str) -> None:
     """Delete KEY from the scratchpad (exit code 1 if there was no live value)."""
     scope = store.scope(run_id, agent_id)
@@ -198,7 +199,7 @@ def scratch_delete(store: ScratchStore, run_id: str, agent_id: str, key: str) ->
 @root_option
 @click.argument("run_id")
 @json_accepted
-@with_store
+@with_existing_store
 def delete_run(store: ScratchStore, run_id: str) -> None:
     """Delete every entry of RUN_ID, with its directory."""
     echo_json({"run_id": run_id, "rows_deleted": store.delete_run(run_id)})
@@ -207,7 +208,7 @@ def delete_run(store: ScratchStore, run_id: str) -> None:
 @main.command("delete-agent")
 @scope_options
 @json_accepted
-@with_store
+@with_existing_store
 def delete_agent(store: ScratchStore, run_id: str, agent_id: str) -> None:
     """Delete every entry of one agent of a run, with its directory."""
     echo_json({"run_id": run_id, "agent_id": agent_id, "rows_deleted": store.delete_agent(run_id, agent_id)})
@@ -216,7 +217,7 @@ def delete_agent(store: ScratchStore, run_id: str, agent_id: str) -> None:
 @main.command("sweep")
 @root_option
 @json_accepted
-@with_store
+@with_existing_store
 def sweep_command(store: ScratchStore) -> None:
     """Delete expired entries and their files, and reconcile orphans; print the counts as JSON."""
     echo_json(store.sweep().to_dict())
