@@ -470,3 +470,23 @@ def test_a_backend_whose_extra_is_not_installed_is_one_line_naming_the_install(t
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
     assert f"pip install 'scratchfs[{extra}]'" in result.stderr and blocked in result.stderr
     assert not root.exists()
+
+
+@pytest.mark.parametrize("verb", ["ls", "stats"])
+@pytest.mark.parametrize("run_id", [b"\xed\xa0\x80", b"", b"a\x01b", b"x" * 300])
+def test_ls_and_stats_refuse_a_run_id_no_store_could_hold(tmp_path, verb, run_id):
+    """Attacker's trial: ``ls --run`` and ``stats --run`` with bytes that are not UTF-8 (a surrogate from the shell's
+    $'\\ud800') died with a UnicodeEncodeError traceback and exit code 1; an empty, control or over-long run id was
+    listed as an empty run with exit code 0 -- where every other verb refuses such an id with exit code 2."""
+    root = tmp_path / "root"
+    with ScratchStore(root) as store:
+        store.scope("r", "a").scratch_write("k", b"v")
+    env = dict(os.environ, SCRATCHFS_ROOT=str(root))
+    result = subprocess.run([sys.executable, "-m", "scratchfs", verb, "--run", os.fsdecode(run_id)], env=env,
+                            capture_output=True, text=True, timeout=60, errors="replace")
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("scratchfs: invalid argument: run id"), \
+        result.stderr
+    agent = subprocess.run([sys.executable, "-m", "scratchfs", "ls", "--run", "r", "--agent", os.fsdecode(run_id)],
+                           env=env, capture_output=True, text=True, timeout=60, errors="replace")
+    assert agent.returncode == 2 and agent.stderr.startswith("scratchfs: invalid argument: agent id"), agent.stderr
