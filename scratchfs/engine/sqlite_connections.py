@@ -208,7 +208,7 @@ class Connections:
     def connect(self, doing: str = "opening the index") -> Connection:
         """A new connection in the current mode (not registered for this thread). Raises StorageError, StoreBusy."""
         query = f"mode={self._mode}" + ("&immutable=1" if self.immutable else "")
-        uri = f"file:{urllib.parse.quote(str(self.path))}?{query}"
+        uri = f"file:{urllib.parse.quote(os.fsencode(self.path))}?{query}"  # the name's bytes, UTF-8 or not
         conn = None
         try:
             conn = sqlite3.connect(uri, uri=True, timeout=self.busy_timeout, isolation_level=None,
