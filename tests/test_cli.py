@@ -490,3 +490,20 @@ def test_ls_and_stats_refuse_a_run_id_no_store_could_hold(tmp_path, verb, run_id
     agent = subprocess.run([sys.executable, "-m", "scratchfs", "ls", "--run", "r", "--agent", os.fsdecode(run_id)],
                            env=env, capture_output=True, text=True, timeout=60, errors="replace")
     assert agent.returncode == 2 and agent.stderr.startswith("scratchfs: invalid argument: agent id"), agent.stderr
+
+
+def test_fsck_summary_counts_every_problem_it_lists(tmp_path):
+    """Attacker's trial: with an agent directory replaced by a link, ``fsck`` exited 3 saying "1 problem remains"
+    while its summary read "missing 0, corrupt 0, orphaned 0, incomplete writes 0, repaired 0": the ``unexpected``
+    kind (a link or other file where a directory of the root belongs) was left out of the line."""
+    root = tmp_path / "root"
+    with ScratchStore(root) as store:
+        store.scope("r", "a").spill(b"x" * 50_000)
+    agent = root / "runs" / "r" / "a"
+    agent.rename(tmp_path / "elsewhere")
+    agent.symlink_to(tmp_path / "elsewhere")
+    result = CliRunner().invoke(main, ["fsck", "--root", str(root)])
+    assert result.exit_code == 3
+    summary = result.stdout.splitlines()[0]
+    assert "missing 0, corrupt 0, orphaned 0, unexpected 1, incomplete writes 0, repaired 0" in summary, summary
+    assert result.stderr == "scratchfs: corrupt: 1 problem remains; `scratchfs fsck --repair` removes them\n"
