@@ -26,6 +26,7 @@ PostgreSQL, a path or a bucket.
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -36,9 +37,10 @@ from scratchfs.engine.local_blobs import Blobs
 from scratchfs.engine.protocols import BlobStore, IndexBackend
 from scratchfs.engine.root import prepare_root
 from scratchfs.engine.segment_sweep import known_locations
+from scratchfs.engine.sqlite_connections import DAMAGED_CODES
 from scratchfs.engine.sqlite_index import Index
 from scratchfs.engine.sweeper import SweepResult, check_orphan, sweep
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import InvalidArgument, StorageError
 from scratchfs.foundation.limits import SEGMENT_ENTRY_BYTES
 
 __all__ = ["ENV_BLOBS", "ENV_INDEX", "create_empty_index", "describe_url", "find_orphan", "local_blobs",
@@ -178,16 +180,39 @@ def _installed(name: str) -> bool:
     return importlib.util.find_spec(name) is not None
 
 
-def create_empty_index(root: Path, *, busy_timeout: float) -> None:
+def create_empty_index(root: Path, *, busy_timeout: float) -> str | None:
     """Give the local store at ``root`` an empty index where its index is missing or empty, even beside existing
     blobs (which :func:`open_backends` refuses, so that a lost index is never silently replaced): the first step of
-    rebuilding the index from the blobs. A file that is not an empty or scratchfs index is still refused.
+    rebuilding the index from the blobs. An index file that is damaged or not a database at all (SQLite's
+    :data:`~scratchfs.engine.sqlite_connections.DAMAGED_CODES`) is moved aside, never removed, with its ``-wal`` and
+    ``-shm``, to ``index.sqlite.damaged-<UTC time>``: that name is returned (``None`` when nothing was moved). A
+    SQLite file of another application, or a link or other file where the index belongs, is still refused.
 
     Raises:
-        StorageError: the index cannot be created, or is another application's file. StoreBusy: it stayed locked.
+        StorageError: the index cannot be created or moved aside, or is another application's file. StoreBusy: it
+            stayed locked.
     """
     prepare_root(root)  # private modes before SQLite creates the file
+    try:
+        Index(root / "index.sqlite", root / "locks", busy_timeout).close()
+        return None
+    except StorageError as exc:
+        if getattr(exc, "sqlite_code", None) not in DAMAGED_CODES:
+            raise
+    aside = f"index.sqlite.damaged-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}"
+    while (root / aside).exists() or (root / aside).is_symlink():
+        aside += "-1"
+    for suffix in ("", "-wal", "-shm"):  # the log holds the damaged file's last commits: they go together
+        try:
+            os.rename(root / f"index.sqlite{suffix}", root / f"{aside}{suffix}")  # a rename never follows a link
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            failed = StorageError(f"cannot move the damaged index aside to {root / aside}: {exc.strerror or exc}")
+            failed.errno = exc.errno
+            raise failed from exc
     Index(root / "index.sqlite", root / "locks", busy_timeout).close()
+    return aside
 
 
 def find_orphan(index: IndexBackend, blobs: BlobStore, where: tuple[str, str], token: str, remove: bool) -> int | None:
