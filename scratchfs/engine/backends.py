@@ -81,7 +81,8 @@ def split_postgres_url(url: str) -> tuple[str, str, str | None]:
     """``(libpq URL, schema, runs_table)``: scratchfs's own query parameters taken out of a ``postgresql://`` URL.
 
     Raises:
-        InvalidArgument: not a ``postgresql://`` or ``postgres://`` URL.
+        InvalidArgument: not a ``postgresql://`` or ``postgres://`` URL; ``schema`` or ``runs_table`` given twice
+            (which one was meant cannot be told, and the last one silently winning could open another store).
     """
     parts = urlsplit(url)
     if parts.scheme not in ("postgresql", "postgres"):
@@ -89,6 +90,9 @@ def split_postgres_url(url: str) -> tuple[str, str, str | None]:
                               "URL)" if parts.scheme else "the index must be a postgresql:// URL, or unset for SQLite")
     query = parse_qsl(parts.query, keep_blank_values=True)
     own = {k: v for k, v in query if k in ("schema", "runs_table")}
+    for name in own:
+        if sum(k == name for k, _ in query) > 1:
+            raise InvalidArgument(f"{name} is given twice in the index URL: give it once")
     rest = [(k, v) for k, v in query if k not in ("schema", "runs_table")]
     return urlunsplit(parts._replace(query=urlencode(rest))), own.get("schema", "scratchfs"), own.get("runs_table")
 
