@@ -393,7 +393,8 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
     for found in files or ():
         run_dir, agent_dir, _path, token = found
         if known_locations(store.index, [token], (run_dir, agent_dir)) or find_orphan(
-                store.index, store.blobs, (run_dir, agent_dir), token, remove=False) is None:  # its scope's row
+                store.index, store.blobs, (run_dir, agent_dir), token, remove=False,
+                grace=store.settings.orphan_grace) is None:  # its scope's row, or an object of a write in flight
             continue
         problem = _orphan_problem(store, found)
         orphans[id(problem)] = token
@@ -480,7 +481,8 @@ def _repair(store: ScratchStore, report: FsckReport, broken_rows: list[tuple[int
     for problem in report.problems:
         if problem.kind in ("orphaned", "incomplete"):
             problem.repaired = find_orphan(store.index, store.blobs, (problem.run_id, problem.agent_id),
-                                           orphans[id(problem)], remove=True) is not None
+                                           orphans[id(problem)], remove=True,
+                                           grace=store.settings.orphan_grace) is not None
     if hasattr(store.blobs, "remove_tree"):  # a local store's trash/, emptied as the sweep does
         _report_trash(store, report, empty_trash(store.blobs)[1], "it could not be removed whole (everything in it "
                       "that could be was; links are never followed); see the log")

@@ -219,20 +219,39 @@ def create_empty_index(root: Path, *, busy_timeout: float) -> str | None:
     return aside
 
 
-def find_orphan(index: IndexBackend, blobs: BlobStore, where: tuple[str, str], token: str, remove: bool) -> int | None:
+def find_orphan(index: IndexBackend, blobs: BlobStore, where: tuple[str, str], token: str, remove: bool,
+                grace: float = 0.0) -> int | None:
     """If the blob ``token`` listed in ``where`` (its encoded run and agent names) is an orphan -- no row of that
     scope names it (a copy of another scope's live blob is one),
     and for a file no writer holds it -- return its size in bytes (objects: 0), after removing it when ``remove``;
-    else ``None``. For files see :func:`scratchfs.engine.sweeper.check_orphan`; an object is checked against the
-    rows once more (an object is whole before its row is committed)."""
+    else ``None``. For files see :func:`scratchfs.engine.sweeper.check_orphan`. An object is whole before its row is
+    committed and no lock marks a write in flight, so an object is an orphan only once older than ``grace`` seconds
+    (by its ``LastModified``, as the fleet sweep judges); it is removed under the exclusive delete lock -- which
+    every write holds shared while it checks its object and commits its row -- after one more look at the rows, so
+    no write commits a row for it between that look and the delete.
+
+    Raises:
+        StoreBusy: the delete lock stayed busy. StorageError: the index or the object store failed.
+    """
 
     if isinstance(blobs, Blobs):
         return check_orphan(index, blobs, where, token, None, remove=remove)  # type: ignore[arg-type]
-    if known_locations(index, [token], where):
+    key = blobs.key_of(where, token)  # type: ignore[attr-defined]
+    if known_locations(index, [token], where) or not _aged(blobs, key, grace):
         return None
-    if remove and not blobs.delete_keys([blobs.key_of(where, token)]):  # type: ignore[attr-defined]
-        return None
+    if not remove:
+        return 0
+    with blobs.delete_lock(True, blobs.timeout):  # type: ignore[attr-defined]
+        if known_locations(index, [token], where) or not blobs.delete_keys([key]):  # type: ignore[attr-defined]
+            return None
     return 0
+
+
+def _aged(blobs: BlobStore, key: str, grace: float) -> bool:
+    """True if the object ``key`` is there and older than ``grace`` seconds by its ``LastModified``."""
+    found = blobs.head(key)  # type: ignore[attr-defined]
+    modified = found.get("LastModified") if found is not None else None
+    return found is not None and (modified is None or modified.timestamp() <= time.time() - grace)
 
 
 def sweep_backends(index: IndexBackend, blobs: BlobStore, lock_path: str, now: Callable[[], float], grace: float,
