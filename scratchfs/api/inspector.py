@@ -372,6 +372,8 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
         try:
             detail = verify_blob(store.blobs, entry, deep, advance)
         except FileNotFoundError:
+            if not store.index.has_blob(entry.blob):  # replaced or deleted since it was listed: nothing is missing
+                continue
             problem = Problem("missing", entry.run_id, entry.agent_id, entry.key, path, "the blob file is gone")
         except StorageError as exc:  # a directory on the way is a link or not a directory: reported, row kept
             report.problems.append(Problem("unexpected", entry.run_id, entry.agent_id, entry.key, path, str(exc)))
