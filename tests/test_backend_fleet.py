@@ -327,3 +327,38 @@ def test_a_copy_of_a_live_object_under_another_scopes_prefix_is_an_orphan_the_or
         store.blobs.key("run-1", "agent-1", row.blob)]
     assert scope.read_range(stub.handle, 0, 65536).data == data[:65536]
     assert fsck(store).clean
+
+
+def test_fsck_repair_never_removes_the_object_of_a_write_in_flight(fleet, monkeypatch):
+    """Attacker's trial (two processes writing, one running ``fsck --repair`` on the fleet store): a spill returned
+    its handle and later read as NotFound. ``fsck --repair`` deleted every object no row named -- with no grace
+    period and no lock -- so it deleted the object of a write whose row was not committed yet; the row's check then
+    found the object gone, took it for a delete of its run, wrote no row, and the spill returned as if stored.
+    Objects younger than ``orphan_grace`` are writes in flight, not orphans (as in the fleet sweep), and the removal
+    holds the exclusive delete lock between its last look at the rows and the delete."""
+    from scratchfs.api.inspector import fsck
+    from scratchfs.engine.postgres_index import PostgresIndex
+
+    store = fleet(orphan_grace=3600.0)
+    scope = store.scope("run-1", "agent-1")
+    put = PostgresIndex.put
+    reports = []
+
+    def repair_then_put(self, *args, **kwargs):  # the object is uploaded, its row not yet committed
+        if not reports:
+            reports.append(fsck(store, repair=True))
+        return put(self, *args, **kwargs)
+
+    monkeypatch.setattr(PostgresIndex, "put", repair_then_put)
+    data = b"kept whole, every byte of it\n" * 4000
+    handle = scope.spill(data).handle
+    monkeypatch.setattr(PostgresIndex, "put", put)
+    assert [p.kind for p in reports[0].problems] == []  # a write in flight is not an orphan
+    assert scope.read_range(handle, 0, 65536).data == data[:65536]
+    old = new_token()  # an orphan older than the grace period still goes
+    store.blobs.client().put_object(Bucket=store.blobs.bucket, Key=store.blobs.key("run-2", "agent-1", old),
+                                    Body=b"orphan")
+    aged = fleet("aged", orphan_grace=0.0)
+    repaired = fsck(aged, repair=True)
+    assert [(p.kind, p.repaired) for p in repaired.problems] == [("orphaned", True)]
+    assert objects(store) == {e.blob for e in store.list_entries()}

@@ -295,3 +295,23 @@ def test_a_server_out_of_connections_for_a_moment_is_waited_for_not_failed_at_on
             admin.execute(f"REVOKE ALL ON DATABASE {admin.info.dbname} FROM {role}")
             admin.execute(f"DROP OWNED BY {role}")
             admin.execute(f"DROP ROLE {role}")
+
+
+@pytest.mark.parametrize("param", ["schema", "runs_table"])
+def test_a_scratchfs_parameter_given_twice_is_refused(param, tmp_path):
+    """Attacker's trial: ``?schema=a&schema=b`` opened schema ``b`` without a word (the last one won), so two hosts
+    given one URL by two people who read it differently -- or a URL pasted together from two -- could use two
+    stores and each see the other's entries as gone. Both of scratchfs's own parameters are refused when repeated,
+    as the web API refuses a repeated query parameter."""
+    from scratchfs import ScratchStore
+    from scratchfs.engine.backends import split_postgres_url
+    from scratchfs.foundation.errors import InvalidArgument
+
+    value = {"schema": ("first", "second"), "runs_table": ("runs(id)", "other(id)")}[param]
+    url = f"postgresql://u@db.internal/app?{param}={value[0]}&sslmode=disable&{param}={value[1]}"
+    with pytest.raises(InvalidArgument, match=f"{param} is given twice"):
+        split_postgres_url(url)
+    with pytest.raises(InvalidArgument, match=f"{param} is given twice"):
+        ScratchStore(tmp_path, index=url)  # refused before any connection is tried
+    assert split_postgres_url(f"postgresql://u@db.internal/app?{param}={value[0]}&sslmode=disable")[0] == (
+        "postgresql://u@db.internal/app?sslmode=disable")

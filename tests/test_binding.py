@@ -242,3 +242,54 @@ def test_fsck_rebuilds_a_lost_index_at_the_default_root(tmp_path, monkeypatch):
     assert json.loads(result.stdout)["rebuilt"]["restored"] == 1
     with ScratchStore(None) as store:
         assert store.scope("r", "a").scratch_read("k") == b"kept"
+
+
+@pytest.mark.parametrize("damage", ["truncated", "overwritten"])
+def test_fsck_rebuilds_a_damaged_index_keeping_the_damaged_file(tmp_path, damage):
+    """Attacker's trial: an index cut to its first page (or overwritten with other bytes) made every verb fail with
+    "the index file is corrupt" (or "not a SQLite database"), exit 4 and no way back named -- and ``fsck
+    --rebuild-index``, whose help names "a lost or damaged index", failed the same way, so the store's entries were
+    out of reach though every blob was sound. Now the message names the way back and the rebuild moves the damaged
+    file aside (never removes it) and restores every entry from its blob."""
+    data = {name: path.read_bytes() for name, path in ((p.name, p) for p in FIXTURE_FILES)}
+    root = tmp_path / "root"
+    with _ScratchStore(root) as store:
+        scope = store.scope("r", "a")
+        handles = {name: scope.spill(content).handle for name, content in data.items()}
+        scope.scratch_write("plan", b"small value")  # a segment entry
+    index = root / "index.sqlite"
+    original = index.read_bytes()
+    damaged = original[:4096] if damage == "truncated" else os.urandom(len(original))
+    index.write_bytes(damaged)
+    result = CliRunner().invoke(main, ["ls", "--root", str(root)])
+    assert result.exit_code == 4
+    assert result.stderr.count("\n") == 1 and "scratchfs fsck --rebuild-index" in result.stderr, result.stderr
+    result = CliRunner().invoke(main, ["fsck", "--root", str(root), "--rebuild-index", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["rebuilt"]["restored"] == len(data) + 1
+    [aside] = [p for p in root.iterdir() if p.name.startswith("index.sqlite.damaged-")]
+    assert aside.read_bytes() == damaged and oct(aside.stat().st_mode & 0o777) == "0o600"
+    with _ScratchStore(root) as store:
+        scope = store.scope("r", "a")
+        for name, content in data.items():
+            assert scope.read_range(handles[name], 0, 65536).data == content[:65536]
+        assert scope.scratch_read("plan") == b"small value"
+
+
+def test_a_foreign_sqlite_file_is_still_refused_by_a_rebuild(tmp_path):
+    """The rebuild moves aside only a file that is damaged or not a database; another application's sound SQLite
+    file where the index belongs is refused, untouched."""
+    import sqlite3
+
+    root = tmp_path / "root"
+    with _ScratchStore(root) as store:
+        store.scope("r", "a").scratch_write("k", b"v")
+    index = root / "index.sqlite"
+    index.unlink()
+    with sqlite3.connect(index) as conn:
+        conn.execute("CREATE TABLE theirs (x)")
+    before = index.read_bytes()
+    result = CliRunner().invoke(main, ["fsck", "--root", str(root), "--rebuild-index"])
+    assert result.exit_code == 4 and "is not a scratchfs index" in result.stderr, result.stderr
+    assert index.read_bytes() == before
+    assert not [p for p in root.iterdir() if p.name.startswith("index.sqlite.damaged-")]

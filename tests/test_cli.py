@@ -497,3 +497,40 @@ def test_a_command_that_only_reads_does_not_make_a_store_at_a_mistyped_root(tmp_
 def _with_scope(root, args):
     scoped = args[0] in ("read-handle", "scratch-read", "scratch-list", "scratch-delete", "delete-agent")
     return ["--root", str(root), *args, *(["--run", "r", "--agent", "a"] if scoped else [])]
+
+
+@pytest.mark.parametrize("verb", ["ls", "stats"])
+@pytest.mark.parametrize("run_id", [b"\xed\xa0\x80", b"", b"a\x01b", b"x" * 300])
+def test_ls_and_stats_refuse_a_run_id_no_store_could_hold(tmp_path, verb, run_id):
+    """Attacker's trial: ``ls --run`` and ``stats --run`` with bytes that are not UTF-8 (a surrogate from the shell's
+    $'\\ud800') died with a UnicodeEncodeError traceback and exit code 1; an empty, control or over-long run id was
+    listed as an empty run with exit code 0 -- where every other verb refuses such an id with exit code 2."""
+    root = tmp_path / "root"
+    with ScratchStore(root) as store:
+        store.scope("r", "a").scratch_write("k", b"v")
+    env = dict(os.environ, SCRATCHFS_ROOT=str(root))
+    result = subprocess.run([sys.executable, "-m", "scratchfs", verb, "--run", os.fsdecode(run_id)], env=env,
+                            capture_output=True, text=True, timeout=60, errors="replace")
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("scratchfs: invalid argument: run id"), \
+        result.stderr
+    agent = subprocess.run([sys.executable, "-m", "scratchfs", "ls", "--run", "r", "--agent", os.fsdecode(run_id)],
+                           env=env, capture_output=True, text=True, timeout=60, errors="replace")
+    assert agent.returncode == 2 and agent.stderr.startswith("scratchfs: invalid argument: agent id"), agent.stderr
+
+
+def test_fsck_summary_counts_every_problem_it_lists(tmp_path):
+    """Attacker's trial: with an agent directory replaced by a link, ``fsck`` exited 3 saying "1 problem remains"
+    while its summary read "missing 0, corrupt 0, orphaned 0, incomplete writes 0, repaired 0": the ``unexpected``
+    kind (a link or other file where a directory of the root belongs) was left out of the line."""
+    root = tmp_path / "root"
+    with ScratchStore(root) as store:
+        store.scope("r", "a").spill(b"x" * 50_000)
+    agent = root / "runs" / "r" / "a"
+    agent.rename(tmp_path / "elsewhere")
+    agent.symlink_to(tmp_path / "elsewhere")
+    result = CliRunner().invoke(main, ["fsck", "--root", str(root)])
+    assert result.exit_code == 3
+    summary = result.stdout.splitlines()[0]
+    assert "missing 0, corrupt 0, orphaned 0, unexpected 1, incomplete writes 0, repaired 0" in summary, summary
+    assert result.stderr == "scratchfs: corrupt: 1 problem remains; `scratchfs fsck --repair` removes them\n"

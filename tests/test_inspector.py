@@ -256,3 +256,33 @@ def test_seconds_options_refuse_nan_infinity_and_negatives_in_one_line(tmp_path,
     lines = result.stderr.decode().splitlines()
     assert len(lines) == 1 and lines[0].startswith("scratchfs: usage: Invalid value for"), lines
     assert not (tmp_path / "runs" / "r").exists()  # nothing written
+
+
+def test_fsck_does_not_call_a_value_replaced_while_it_ran_missing(tmp_path, monkeypatch, fixture_data):
+    """Attacker's trial (writers overwriting scratchpad values while ``fsck`` ran, local and fleet): fsck reported
+    "missing" entries -- exit code 3, "N problems remain" -- for values overwritten between its listing and its
+    check (the old blob is removed once the new row is committed): a live store that lost nothing was reported
+    damaged. An entry whose blob is gone is missing only if a row still names that blob."""
+    from scratchfs.api import inspector
+
+    value = fixture_data["workspace-grep-stdlib-defs.txt"]
+    with ScratchStore(tmp_path / "root") as store:
+        scope = store.scope("r", "a")
+        scope.scratch_write("plan", value[:100_000])
+        scope.scratch_write("other", os.urandom(300_000))  # a blob file of its own
+        verify = inspector.verify_blob
+        replaced = []
+
+        def overwrite_then_verify(blobs, entry, *args):
+            if entry.key == "plan" and not replaced:  # a writer replaces the value fsck is about to check
+                replaced.append(scope.scratch_write("plan", value[:120_000]))
+            return verify(blobs, entry, *args)
+
+        monkeypatch.setattr(inspector, "verify_blob", overwrite_then_verify)
+        report = inspector.fsck(store)
+        monkeypatch.setattr(inspector, "verify_blob", verify)
+        assert replaced and report.problems == [] and report.clean
+        other = next(e for e in store.list_entries() if e.key == "other")
+        os.unlink(store.blobs.locate("r", "a", other.blob))  # a blob truly gone is still found
+        assert [(p.kind, p.key) for p in inspector.fsck(store).problems] == [("missing", "other")]
+        assert scope.scratch_read("plan") == value[:120_000]

@@ -109,6 +109,27 @@ def test_any_store_name_marks_a_store(tmp_path, name):
     assert "index.sqlite" in os.listdir(root)
 
 
+
+def test_a_root_whose_path_is_not_utf8_works_like_any_other(tmp_path):
+    """Attacker's trial: a root whose path holds bytes that are not UTF-8 (a Linux file name is bytes; Python hands
+    them over as lone surrogates) died with a UnicodeEncodeError traceback while the index's URI was made -- after
+    the root's directories and an empty index file were created -- instead of opening like any other root."""
+    root = tmp_path / os.fsdecode(b"store-\xed\xa0\x80-\xff")
+    data = b"line one\nline two\n" * 1000
+    with ScratchStore(root) as store:
+        scope = store.scope("r", "a")
+        handle = scope.spill(data).handle
+        assert scope.read_range(handle, 17, 9).data == data[17:26]
+        assert store.integrity_check() == "ok"
+    with ScratchStore(root) as store:  # reopened: the same index (its file name is the root's bytes, not another)
+        assert store.scope("r", "a").read_range(handle, 0, 8).data == b"line one"
+    assert sorted(os.listdir(os.fsencode(root))) == [b"index.sqlite", b"locks", b"reserve", b"runs", b"trash"]
+    env = dict(os.environ, SCRATCHFS_ROOT=os.fsencode(root))
+    result = subprocess.run([sys.executable, "-m", "scratchfs", "ls", "--json"], env=env, capture_output=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert [e["key"] for e in json.loads(result.stdout)] == [handle]
+
 def test_cli_refuses_a_foreign_root_with_exit_2_and_one_line(tmp_path):
     foreign = tmp_path / "etc"
     foreign.mkdir()

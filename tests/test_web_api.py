@@ -525,3 +525,21 @@ def test_an_out_of_range_integer_is_called_out_of_range_with_the_range(store, cl
     message = reply.json()["error"]["message"]
     assert message.startswith(f"{name} is out of range: ") and bounds in message, message
     assert "must be an integer" in client.get(path, params={name: "1x"}).json()["error"]["message"]
+
+
+@pytest.mark.parametrize("path", ["/api/runs/run-k/agents/agent-1/scratchpad",
+                                  "/api/runs/run-k/agents/agent-1/scratchpad/read",
+                                  "/runs/run-k/agents/agent-1/scratchpad"])
+def test_a_scratchpad_view_names_its_missing_or_repeated_key(store, client, path):
+    """Attacker's trial: without ``?key=`` the scratchpad's metadata and page answered "key must be text, not
+    NoneType: None" and its read "scratch_read: key: None is not of type 'string'" (a Python type where a query
+    parameter is missing); the page took the last of two ``?key=`` where the API refuses a repeated parameter."""
+    store.scope("run-k", "agent-1").scratch_write("plan", "step 1")
+    missing = client.get(path)
+    assert missing.status_code == 400
+    message = missing.json()["error"]["message"] if path.startswith("/api") else missing.text
+    assert "query parameter key is required" in message and "None" not in message, message
+    twice = client.get(path, params=[("key", "plan"), ("key", "other")])
+    assert twice.status_code == 400
+    assert "key given twice" in (twice.json()["error"]["message"] if path.startswith("/api") else twice.text)
+    assert client.get(path, params={"key": "plan"}).status_code == 200

@@ -43,7 +43,7 @@ from scratchfs.engine.segment_sweep import SegmentUsage, known_locations, segmen
 from scratchfs.engine.segments import is_location
 from scratchfs.engine.sweeper import empty_trash, trash_left
 from scratchfs.engine.verify import verify_blob
-from scratchfs.foundation import cursors
+from scratchfs.foundation import checks, cursors
 from scratchfs.foundation.errors import CorruptBlob, InvalidArgument, StorageError
 from scratchfs.foundation.limits import SOON_SECONDS
 
@@ -125,7 +125,9 @@ def stats_in_sql(store: ScratchStore, now: float, soon: float = DEFAULT_SOON,
     """What :func:`stats` computes, aggregated by the index in one query (no entry is loaded: constant memory at
     any size), plus the entries expired but not swept yet and their bytes; of one run, or of every run. ``now`` is
     the store clock's time (epoch seconds), ``soon`` a span in seconds ("expiring within"); a list of
-    :class:`ScopeStats`, one per ``(run, agent)``. Raises StoreBusy, StorageError."""
+    :class:`ScopeStats`, one per ``(run, agent)``. Raises InvalidArgument (a ``run_id`` no entry could have: empty,
+    not UTF-8, a control character, too long), StoreBusy, StorageError."""
+    check_filter(run_id, None)
     if not hasattr(store.index, "scope_stats"):  # an index without aggregates: the per-entry sum
         return stats(store.list_entries() if run_id is None else store.list_entries_for_run(run_id), now, soon)
     out = []
@@ -170,10 +172,23 @@ def iter_entries(store: ScratchStore, now: float, run_id: str | None = None, age
 
     Raises:
         InvalidArgument: (at once) ``after`` is a cursor of another run's listing than ``run_id``'s (it would list
-            all of the run or nothing). StoreBusy, StorageError: while iterating.
+            all of the run or nothing); a ``run_id`` or ``agent_id`` no entry could have (:func:`check_filter`).
+            StoreBusy, StorageError: while iterating.
     """
+    check_filter(run_id, agent_id)
     check_run_of(after, run_id)
     return _iter_entries(store, now, run_id, agent_id, after, limit, kind)
+
+
+def check_filter(run_id: str | None, agent_id: str | None) -> None:
+    """Refuse a run or agent filter (``None``: none) that no entry could have -- empty, not UTF-8 text (a lone
+    surrogate, as from undecodable command-line bytes), with a control character, or longer than an id may be --
+    as every scoped call does, instead of listing it as empty (or failing in the index's driver). Raises
+    InvalidArgument."""
+    if run_id is not None:
+        checks.check_run_id(run_id)
+    if agent_id is not None:
+        checks.check_agent_id(agent_id)
 
 
 def check_run_of(after: tuple[str, float, int] | None, run_id: str | None) -> None:
@@ -208,7 +223,9 @@ def count_entries(store: ScratchStore, now: float, run_id: str | None = None, ag
     """How many live entries :func:`iter_entries` gives after the cursor ``after`` (of one run, agent and kind --
     ``"handle"`` or ``"scratch"`` -- when given): counted by the index in one query when it can (no entry loaded),
     else by walking ``rest`` (the caller's open :func:`iter_entries` from that cursor, of the same filter) or by
-    listing them. Raises InvalidArgument (a cursor of another run, :func:`check_run_of`), StoreBusy, StorageError."""
+    listing them. Raises InvalidArgument (a cursor of another run, :func:`check_run_of`; a filter no entry could have,
+    :func:`check_filter`), StoreBusy, StorageError."""
+    check_filter(run_id, agent_id)
     check_run_of(after, run_id)
     if hasattr(store.index, "count_after"):
         return store.index.count_after(now, after, run_id, agent_id, kind)
@@ -355,6 +372,8 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
         try:
             detail = verify_blob(store.blobs, entry, deep, advance)
         except FileNotFoundError:
+            if not store.index.has_blob(entry.blob):  # replaced or deleted since it was listed: nothing is missing
+                continue
             problem = Problem("missing", entry.run_id, entry.agent_id, entry.key, path, "the blob file is gone")
         except StorageError as exc:  # a directory on the way is a link or not a directory: reported, row kept
             report.problems.append(Problem("unexpected", entry.run_id, entry.agent_id, entry.key, path, str(exc)))
@@ -376,7 +395,8 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
     for found in files or ():
         run_dir, agent_dir, _path, token = found
         if known_locations(store.index, [token], (run_dir, agent_dir)) or find_orphan(
-                store.index, store.blobs, (run_dir, agent_dir), token, remove=False) is None:  # its scope's row
+                store.index, store.blobs, (run_dir, agent_dir), token, remove=False,
+                grace=store.settings.orphan_grace) is None:  # its scope's row, or an object of a write in flight
             continue
         problem = _orphan_problem(store, found)
         orphans[id(problem)] = token
@@ -463,7 +483,8 @@ def _repair(store: ScratchStore, report: FsckReport, broken_rows: list[tuple[int
     for problem in report.problems:
         if problem.kind in ("orphaned", "incomplete"):
             problem.repaired = find_orphan(store.index, store.blobs, (problem.run_id, problem.agent_id),
-                                           orphans[id(problem)], remove=True) is not None
+                                           orphans[id(problem)], remove=True,
+                                           grace=store.settings.orphan_grace) is not None
     if hasattr(store.blobs, "remove_tree"):  # a local store's trash/, emptied as the sweep does
         _report_trash(store, report, empty_trash(store.blobs)[1], "it could not be removed whole (everything in it "
                       "that could be was; links are never followed); see the log")
@@ -480,6 +501,5 @@ def _still_there(store: ScratchStore, problem: Problem, blob: str) -> bool:
         return True
 
 
-__all__ = ["DEFAULT_SOON", "PAGE_ROWS", "FsckReport", "Problem", "ScopeStats", "check_run_of", "count_entries",
-           "decode_cursor",
-           "encode_cursor", "fsck", "iter_entries", "stats", "stats_in_sql"]
+__all__ = ["DEFAULT_SOON", "PAGE_ROWS", "FsckReport", "Problem", "ScopeStats", "check_filter", "check_run_of",
+           "count_entries", "decode_cursor", "encode_cursor", "fsck", "iter_entries", "stats", "stats_in_sql"]

@@ -11,6 +11,7 @@ the row -- unless the entry has expired (the sweeper's), or a newer live entry a
 
 from __future__ import annotations
 
+import logging
 import os
 from array import array
 from contextlib import nullcontext
@@ -32,6 +33,8 @@ from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import ScratchError
 
 __all__ = ["RebuildReport", "open_for_rebuild", "rebuild_index"]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -55,7 +58,9 @@ class RebuildReport:
 
 def open_for_rebuild(root: str | os.PathLike[str], **settings: Any) -> ScratchStore:
     """Open a store whose index was lost -- missing or empty beside its blobs, which :class:`ScratchStore` refuses
-    so that a lost index is never silently replaced -- with a new, empty index, for :func:`rebuild_index`.
+    so that a lost index is never silently replaced -- or damaged (not a database, or failing SQLite's checks as it
+    opens: the file is moved aside, never removed, to ``index.sqlite.damaged-<UTC time>`` and a WARNING log line
+    names it) with a new, empty index, for :func:`rebuild_index`.
 
     Args:
         root: the store's root. settings: as :class:`ScratchStore` takes them.
@@ -65,7 +70,9 @@ def open_for_rebuild(root: str | os.PathLike[str], **settings: Any) -> ScratchSt
         InvalidArgument: a bad setting.
     """
     path = Path(root).expanduser().absolute()
-    create_empty_index(path, busy_timeout=Settings(**settings).busy_timeout)
+    aside = create_empty_index(path, busy_timeout=Settings(**settings).busy_timeout)
+    if aside is not None:
+        log.warning("scratchfs: the index was damaged: moved aside to %s; rebuilding it from the blobs", path / aside)
     return ScratchStore(path, **settings)
 
 

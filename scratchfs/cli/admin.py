@@ -187,7 +187,7 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
                        f"{len(report.rebuilt.skipped)} blob files skipped")
         click.echo(f"checked {report.entries_checked} entries ({human_bytes(report.bytes_checked)} verified) and "
                    f"{report.files_checked} files; index: {report.index}; missing {counts['missing']}, "
-                   f"corrupt {counts['corrupt']}, orphaned {counts['orphaned']}, "
+                   f"corrupt {counts['corrupt']}, orphaned {counts['orphaned']}, unexpected {counts['unexpected']}, "
                    f"incomplete writes {counts['incomplete']}, repaired {counts['repaired']}")
         if report.segments is not None and report.segments.segments:
             seg = report.segments

@@ -26,6 +26,7 @@ PostgreSQL, a path or a bucket.
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -36,9 +37,10 @@ from scratchfs.engine.local_blobs import Blobs
 from scratchfs.engine.protocols import BlobStore, IndexBackend
 from scratchfs.engine.root import prepare_root
 from scratchfs.engine.segment_sweep import known_locations
+from scratchfs.engine.sqlite_connections import DAMAGED_CODES
 from scratchfs.engine.sqlite_index import Index
 from scratchfs.engine.sweeper import SweepResult, check_orphan, sweep
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import InvalidArgument, StorageError
 from scratchfs.foundation.limits import SEGMENT_ENTRY_BYTES
 
 __all__ = ["ENV_BLOBS", "ENV_INDEX", "create_empty_index", "describe_url", "find_orphan", "local_blobs",
@@ -79,7 +81,8 @@ def split_postgres_url(url: str) -> tuple[str, str, str | None]:
     """``(libpq URL, schema, runs_table)``: scratchfs's own query parameters taken out of a ``postgresql://`` URL.
 
     Raises:
-        InvalidArgument: not a ``postgresql://`` or ``postgres://`` URL.
+        InvalidArgument: not a ``postgresql://`` or ``postgres://`` URL; ``schema`` or ``runs_table`` given twice
+            (which one was meant cannot be told, and the last one silently winning could open another store).
     """
     parts = urlsplit(url)
     if parts.scheme not in ("postgresql", "postgres"):
@@ -87,6 +90,9 @@ def split_postgres_url(url: str) -> tuple[str, str, str | None]:
                               "URL)" if parts.scheme else "the index must be a postgresql:// URL, or unset for SQLite")
     query = parse_qsl(parts.query, keep_blank_values=True)
     own = {k: v for k, v in query if k in ("schema", "runs_table")}
+    for name in own:
+        if sum(k == name for k, _ in query) > 1:
+            raise InvalidArgument(f"{name} is given twice in the index URL: give it once")
     rest = [(k, v) for k, v in query if k not in ("schema", "runs_table")]
     return urlunsplit(parts._replace(query=urlencode(rest))), own.get("schema", "scratchfs"), own.get("runs_table")
 
@@ -178,32 +184,74 @@ def _installed(name: str) -> bool:
     return importlib.util.find_spec(name) is not None
 
 
-def create_empty_index(root: Path, *, busy_timeout: float) -> None:
+def create_empty_index(root: Path, *, busy_timeout: float) -> str | None:
     """Give the local store at ``root`` an empty index where its index is missing or empty, even beside existing
     blobs (which :func:`open_backends` refuses, so that a lost index is never silently replaced): the first step of
-    rebuilding the index from the blobs. A file that is not an empty or scratchfs index is still refused.
+    rebuilding the index from the blobs. An index file that is damaged or not a database at all (SQLite's
+    :data:`~scratchfs.engine.sqlite_connections.DAMAGED_CODES`) is moved aside, never removed, with its ``-wal`` and
+    ``-shm``, to ``index.sqlite.damaged-<UTC time>``: that name is returned (``None`` when nothing was moved). A
+    SQLite file of another application, or a link or other file where the index belongs, is still refused.
 
     Raises:
-        StorageError: the index cannot be created, or is another application's file. StoreBusy: it stayed locked.
+        StorageError: the index cannot be created or moved aside, or is another application's file. StoreBusy: it
+            stayed locked.
     """
     prepare_root(root)  # private modes before SQLite creates the file
+    try:
+        Index(root / "index.sqlite", root / "locks", busy_timeout).close()
+        return None
+    except StorageError as exc:
+        if getattr(exc, "sqlite_code", None) not in DAMAGED_CODES:
+            raise
+    aside = f"index.sqlite.damaged-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}"
+    while (root / aside).exists() or (root / aside).is_symlink():
+        aside += "-1"
+    for suffix in ("", "-wal", "-shm"):  # the log holds the damaged file's last commits: they go together
+        try:
+            os.rename(root / f"index.sqlite{suffix}", root / f"{aside}{suffix}")  # a rename never follows a link
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            failed = StorageError(f"cannot move the damaged index aside to {root / aside}: {exc.strerror or exc}")
+            failed.errno = exc.errno
+            raise failed from exc
     Index(root / "index.sqlite", root / "locks", busy_timeout).close()
+    return aside
 
 
-def find_orphan(index: IndexBackend, blobs: BlobStore, where: tuple[str, str], token: str, remove: bool) -> int | None:
+def find_orphan(index: IndexBackend, blobs: BlobStore, where: tuple[str, str], token: str, remove: bool,
+                grace: float = 0.0) -> int | None:
     """If the blob ``token`` listed in ``where`` (its encoded run and agent names) is an orphan -- no row of that
     scope names it (a copy of another scope's live blob is one),
     and for a file no writer holds it -- return its size in bytes (objects: 0), after removing it when ``remove``;
-    else ``None``. For files see :func:`scratchfs.engine.sweeper.check_orphan`; an object is checked against the
-    rows once more (an object is whole before its row is committed)."""
+    else ``None``. For files see :func:`scratchfs.engine.sweeper.check_orphan`. An object is whole before its row is
+    committed and no lock marks a write in flight, so an object is an orphan only once older than ``grace`` seconds
+    (by its ``LastModified``, as the fleet sweep judges); it is removed under the exclusive delete lock -- which
+    every write holds shared while it checks its object and commits its row -- after one more look at the rows, so
+    no write commits a row for it between that look and the delete.
+
+    Raises:
+        StoreBusy: the delete lock stayed busy. StorageError: the index or the object store failed.
+    """
 
     if isinstance(blobs, Blobs):
         return check_orphan(index, blobs, where, token, None, remove=remove)  # type: ignore[arg-type]
-    if known_locations(index, [token], where):
+    key = blobs.key_of(where, token)  # type: ignore[attr-defined]
+    if known_locations(index, [token], where) or not _aged(blobs, key, grace):
         return None
-    if remove and not blobs.delete_keys([blobs.key_of(where, token)]):  # type: ignore[attr-defined]
-        return None
+    if not remove:
+        return 0
+    with blobs.delete_lock(True, blobs.timeout):  # type: ignore[attr-defined]
+        if known_locations(index, [token], where) or not blobs.delete_keys([key]):  # type: ignore[attr-defined]
+            return None
     return 0
+
+
+def _aged(blobs: BlobStore, key: str, grace: float) -> bool:
+    """True if the object ``key`` is there and older than ``grace`` seconds by its ``LastModified``."""
+    found = blobs.head(key)  # type: ignore[attr-defined]
+    modified = found.get("LastModified") if found is not None else None
+    return found is not None and (modified is None or modified.timestamp() <= time.time() - grace)
 
 
 def sweep_backends(index: IndexBackend, blobs: BlobStore, lock_path: str, now: Callable[[], float], grace: float,

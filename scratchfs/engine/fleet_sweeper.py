@@ -17,7 +17,11 @@ work, the others return at once with ``skipped=True``. Steps, each a short trans
    against the rows once more, deleted in batches. Only the objects the store confirms deleted are counted
    (``orphans_removed``, ``files_deleted``, ``bytes_freed``); the others are counted in ``delete_failures`` and
    left for the next sweep. An object is complete before its row is committed and the commit follows within a
-   transaction, so the grace period (seconds; 300 by default) is what keeps a write in flight safe.
+   transaction, so the grace period (seconds; 300 by default) is what keeps a write in flight safe; the last look
+   at the rows and the delete hold the exclusive delete lock (every write holds it shared while it checks its
+   object and commits its row), so no row is committed for an object deleted after that look. (A write slower than
+   the grace period still loses its object -- its check finds it gone and writes no row -- which is what the grace
+   period's length guards against.)
 """
 
 from __future__ import annotations
@@ -78,9 +82,10 @@ def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], 
         candidates = [obj for obj in objects if (obj.run, obj.agent, obj.token) not in named and obj.modified <= cutoff]
         removed: list = []
         if candidates:
-            named = {_where(*row[1:]) for row in index.blob_rows()}  # committed since the first read: not an orphan
-            candidates = [obj for obj in candidates if (obj.run, obj.agent, obj.token) not in named]
-            deleted, failed = blobs.delete_confirmed([obj.location for obj in candidates])
+            with blobs.delete_lock(True, blobs.timeout):  # no write commits a row between this look and the delete
+                named = {_where(*row[1:]) for row in index.blob_rows()}  # committed since the first read: kept
+                candidates = [obj for obj in candidates if (obj.run, obj.agent, obj.token) not in named]
+                deleted, failed = blobs.delete_confirmed([obj.location for obj in candidates])
             removed = [obj for obj in candidates if obj.location in deleted]  # only what the store confirmed
             failures.update(failed)
         if failures:

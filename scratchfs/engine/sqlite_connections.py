@@ -62,6 +62,9 @@ _REASONS = {
     14: "the index file cannot be opened",  # SQLITE_CANTOPEN
     26: "the file is not a SQLite database",  # SQLITE_NOTADB
 }
+DAMAGED_CODES = frozenset({11, 26})
+"""SQLite's primary result codes of an index file that is damaged (``SQLITE_CORRUPT``) or not a database at all
+(``SQLITE_NOTADB``): the ``sqlite_code`` of the :class:`StorageError` :func:`index_error` makes."""
 _BY_MESSAGE = {  # SQLite's message of each primary code (sqlite3_errstr), for Python 3.10: its errors carry no code
     "database is locked": (5, "SQLITE_BUSY"),
     "database table is locked": (6, "SQLITE_LOCKED"),
@@ -80,10 +83,11 @@ def index_error(exc: sqlite3.Error, doing: str, path: Path | None = None) -> Sto
     """The typed error for a :class:`sqlite3.Error` raised while ``doing`` (a phrase: "writing an entry").
 
     Returns :class:`StoreBusy` for a lock still busy after the busy timeout, else :class:`StorageError` naming SQLite's
-    error and its cause; with ``path``, a file that cannot be opened is probed for the operating system's reason,
-    which also sets the error's ``errno``. On Python 3.10, whose errors carry neither SQLite's code nor its name,
-    both come from SQLite's message (:data:`_BY_MESSAGE`): the primary code only (``SQLITE_IOERR``, not
-    ``SQLITE_IOERR_WRITE``).
+    error and its cause, with SQLite's primary result code as its ``sqlite_code`` (``None`` when unknown); with
+    ``path``, a file that cannot be opened is probed for the operating system's reason, which also sets the error's
+    ``errno``, and a damaged one (:data:`DAMAGED_CODES`) gets the ways back in its message. On Python 3.10, whose
+    errors carry neither SQLite's code nor its name, both come from SQLite's message (:data:`_BY_MESSAGE`): the
+    primary code only (``SQLITE_IOERR``, not ``SQLITE_IOERR_WRITE``).
     """
     text = str(exc)
     code = getattr(exc, "sqlite_errorcode", None)
@@ -100,8 +104,12 @@ def index_error(exc: sqlite3.Error, doing: str, path: Path | None = None) -> Sto
         err_no, why = _probe(path)
         if why:
             reason = f"{reason}: {why}"
+    if path is not None and primary in DAMAGED_CODES:
+        detail += ("; restore it from a copy, or rebuild it from the blobs: scratchfs fsck --rebuild-index (which "
+                   "keeps the damaged file beside the new one)")
     err = StorageError(f"the index failed while {doing}: {reason} ({detail})")
     err.errno = err_no
+    err.sqlite_code = primary  # type: ignore[attr-defined]
     return err
 
 
@@ -208,7 +216,7 @@ class Connections:
     def connect(self, doing: str = "opening the index") -> Connection:
         """A new connection in the current mode (not registered for this thread). Raises StorageError, StoreBusy."""
         query = f"mode={self._mode}" + ("&immutable=1" if self.immutable else "")
-        uri = f"file:{urllib.parse.quote(str(self.path))}?{query}"
+        uri = f"file:{urllib.parse.quote(os.fsencode(self.path))}?{query}"  # the name's bytes, UTF-8 or not
         conn = None
         try:
             conn = sqlite3.connect(uri, uri=True, timeout=self.busy_timeout, isolation_level=None,
@@ -513,6 +521,7 @@ class Transaction:
 
 __all__ = [
     "APPLICATION_ID",
+    "DAMAGED_CODES",
     "Connection",
     "Connections",
     "Hold",

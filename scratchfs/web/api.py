@@ -97,7 +97,10 @@ def _path_params(request: Request) -> dict[str, str]:
     return {name: checkers[name](value) for name, value in request.path_params.items()}
 
 
-def _query(request: Request, allowed: Iterable[str], repeatable: tuple[str, ...] = ()) -> dict[str, str]:
+def _query(request: Request, allowed: Iterable[str], repeatable: tuple[str, ...] = (),
+           required: tuple[str, ...] = ()) -> dict[str, str]:
+    """The query parameters, each at most once, of ``allowed`` (and ``repeatable``, skipped), each of ``required``
+    present. Raises InvalidArgument naming the parameter that is unknown, repeated or missing."""
     allowed = set(allowed) | {"token"}
     out: dict[str, str] = {}
     for name, value in request.query_params.multi_items():
@@ -110,6 +113,9 @@ def _query(request: Request, allowed: Iterable[str], repeatable: tuple[str, ...]
             raise InvalidArgument(f"query parameter {name} given twice")
         if name != "token":
             out[name] = value
+    for name in required:
+        if name not in out:
+            raise InvalidArgument(f"query parameter {name} is required")
     return out
 
 
@@ -285,8 +291,8 @@ def handle_text(request: Request, run: str, agent: str, handle: str) -> dict[str
 
 def scratch_meta(request: Request, run: str, agent: str) -> dict[str, Any]:
     """One scratchpad entry's metadata (``?key=``)."""
-    q = _query(request, ("key",))
-    key = checks.check_key(q.get("key"))
+    q = _query(request, ("key",), required=("key",))
+    key = checks.check_key(q["key"])
     store = _store(request)
     return entry_dict(_find(store, run, agent, "scratch", key), store.now())
 
@@ -294,8 +300,8 @@ def scratch_meta(request: Request, run: str, agent: str) -> dict[str, Any]:
 def scratch_read(request: Request, run: str, agent: str) -> dict[str, Any]:
     """A range of a scratchpad value (``?key=``, ``?offset=``, ``?length=``, ``?version=`` from a next_call): the
     ``scratch_read`` tool's result."""
-    q = _query(request, ("key", "offset", "length", "version"))
-    args: dict[str, Any] = {"key": q.get("key")}
+    q = _query(request, ("key", "offset", "length", "version"), required=("key",))
+    args: dict[str, Any] = {"key": q["key"]}
     if "version" in q:
         args["version"] = q["version"]
     for name in ("offset", "length"):
@@ -384,9 +390,9 @@ def delete_handle(request: Request, run: str, agent: str, handle: str) -> dict[s
 
 def delete_scratch(request: Request, run: str, agent: str) -> dict[str, Any]:
     """Delete one scratchpad entry (``?key=``)."""
-    q = _query(request, ("key",))
+    q = _query(request, ("key",), required=("key",))
     _allowed(request)
-    key = checks.check_key(q.get("key"))
+    key = checks.check_key(q["key"])
     return {"key": key, "deleted": _delete_entry(_store(request).scope(run, agent), "scratch", key)}
 
 

@@ -93,7 +93,10 @@ def scratch_page(request: Request) -> Response:
     try:
         run = checks.check_run_id(request.path_params["run"])
         agent = checks.check_agent_id(request.path_params["agent"])
-        key = checks.check_key(request.query_params.get("key"))
+        keys = request.query_params.getlist("key")
+        if len(keys) != 1:  # as the API answers: a missing or repeated parameter is named, not guessed at
+            raise InvalidArgument("query parameter key " + ("is required" if not keys else "given twice"))
+        key = checks.check_key(keys[0])
     except InvalidArgument as exc:
         return _bad(exc)
     return _shell(request, "scratch", f"key {key}", run=run, agent=agent, key=key)
