@@ -29,6 +29,7 @@ are not checked: they are the sweeper's (:mod:`scratchfs.sweeper`).
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -260,6 +261,9 @@ class Problem:
         path: the blob file.
         detail: what is wrong.
         repaired: True once :func:`fsck` removed it (a corrupt entry: its row and its file; False when either stays).
+        sweeps: an orphaned file younger than ``orphan_grace``, which the sweep removes once older (the row a
+            platform cascade or a run's delete took, a writer killed before its row): reported, not a problem that
+            remains (as an ``incomplete`` write is not).
     """
 
     kind: str
@@ -269,6 +273,7 @@ class Problem:
     path: str
     detail: str
     repaired: bool = False
+    sweeps: bool = False
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -305,7 +310,12 @@ class FsckReport:
     def clean(self) -> bool:
         """True when the index is sound and every problem found (if any) was repaired; incomplete writes (abandoned
         by a killed writer, left to the sweep) do not count."""
-        return self.index == "ok" and all(p.repaired or p.kind == "incomplete" for p in self.problems)
+        return self.index == "ok" and not self.remaining
+
+    @property
+    def remaining(self) -> int:
+        """Problems left: not repaired, and neither an incomplete write nor a young orphan (the sweep's)."""
+        return sum(not (p.repaired or p.kind == "incomplete" or p.sweeps) for p in self.problems)
 
     def counts(self) -> dict[str, int]:
         """Problems per kind (``missing``, ``corrupt``, ``orphaned``, ``incomplete``, ``unexpected``) and how many
@@ -463,6 +473,16 @@ def _orphan_problem(store: ScratchStore, found: BlobFile) -> Problem:
                        "an abandoned write (its writer was killed); the sweep removes it after the grace period")
     finally:
         source.close()
+    grace = store.settings.orphan_grace
+    try:
+        age = time.time() - os.lstat(found.location).st_mtime
+    except OSError:
+        age = grace
+    if age < grace:
+        return Problem("orphaned", found.run, found.agent, None, found.location,
+                       f"no index row names this file; {age:.0f} s old, the sweep removes it once older than "
+                       f"orphan_grace ({grace:.0f} s): a row deleted by a platform cascade, or a writer killed before "
+                       "its row", sweeps=True)
     return Problem("orphaned", found.run, found.agent, None, found.location, "no index row names this file")
 
 

@@ -202,7 +202,7 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
         click.echo(f"scratchfs: stopped after {report.entries_checked} entries; go on with --after "
                    f"{report.next_cursor}", err=True)
     if not report.clean:
-        left = sum(not p.repaired for p in report.problems)
+        left = report.remaining
         hint = "" if repair else "; `scratchfs fsck --repair` removes them"
         remain = "1 problem remains" if left == 1 else f"{left} problems remain"
         what = f"{remain}{hint}" if left else f"the index failed its integrity check: {report.index}"
