@@ -184,3 +184,5 @@ def test_a_refusal_is_a_storage_error_that_does_not_echo_the_credentials(s3_env)
         blobs.write("run-1", "agent-1", new_token(), [b"data"])
     assert "NoSuchBucket" in str(err.value)
     assert os.environ["AWS_SECRET_ACCESS_KEY"] not in str(err.value)
+    # (a new user's trial: the message named the object's key only) it names the bucket and the step to take
+    assert f"the bucket '{bucket}-missing' does not exist; create it first" in str(err.value), str(err.value)

@@ -104,6 +104,12 @@ def _code(exc: BaseException) -> str:
 def _storage_error(exc: BaseException, doing: str) -> StorageError:
     code = _code(exc)
     reason = f"error {code}" if code else type(exc).__name__
+    if code == "NoSuchBucket":  # a set-up step, told as one: scratchfs never creates a bucket
+        bucket = str((getattr(exc, "response", None) or {}).get("Error", {}).get("BucketName", ""))
+        named = f"the bucket {bucket!r}" if bucket else "the s3:// URL's bucket"
+        reason += f": {named} does not exist; create it first (scratchfs never creates a bucket)"
+    elif code in ("AccessDenied", "403", "InvalidAccessKeyId", "SignatureDoesNotMatch"):
+        reason += ": check the AWS credentials and the bucket's policy"
     return StorageError(f"the object store failed while {doing} ({reason})")
 
 
