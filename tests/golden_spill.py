@@ -10,7 +10,8 @@ it exactly. Everything here is deterministic (fixed seeds, fixed handle and time
 csvjsonl (a content whose first line is JSON is no table: ``records.jsonl@0+16384``, JSON lines cut in their last
 record, is ``text``, no longer a "CSV" of cells such as ``{"ts": 1700000000``); main on 2026-12-02 (terminal output,
 the ``terminal.log@...`` slices, is a ``log`` whose shape starts "terminal output" and counts its escapes and
-redraws; the 339 other records unchanged).
+redraws; the 339 other records unchanged); main on 2026-12-02, later (the note of a JSON array names
+``jq=".[0]"``, not ``jq="keys"``, whose answer is the indices: ``array.json@…`` and ``big-array.json@…``, 3 records).
 """
 
 from __future__ import annotations

@@ -133,6 +133,8 @@ class _Note:
             by_structure = _AS_TERMINAL  # colours, cursor moves, progress bars: rendered as a terminal shows them
         elif content_type == "json" and size > MAX_JQ_DOCUMENT_BYTES:  # past the jq bound only paths stream
             by_structure = _BY_ITEMS if shape is not None and shape.startswith("JSON array") else None
+        elif content_type == "json" and shape is not None and shape.startswith("JSON array"):
+            by_structure = _FIRST_ITEM  # (an array's keys are its indices: its first item shows what they hold)
         longest = size - lines + 1 if longest_line is None else longest_line
         by_search = _BY_PATTERN if longest <= MAX_LINE_BYTES else _BY_MATCH  # a longer line refuses a pattern
         self.by_other = f"{call}, {by_structure} | {call}, {by_search}" if by_structure else f"{call}, {by_search}"
@@ -170,6 +172,7 @@ _STRUCTURE = {"json": _after_handle(jq="keys"), "jsonl": _after_handle(record=1,
 _BY_MATCH, _BY_PATTERN = _after_handle(match="TEXT"), _after_handle(pattern="REGEX")
 _AS_TERMINAL = _STRUCTURE["html"]  # view="text"
 _BY_ITEMS = _after_handle(jq=".[]")  # a JSON array past the jq bound: a path read, streamed
+_FIRST_ITEM = _after_handle(jq=".[0]")  # a JSON array within it
 _RANGE_END = f", length={DEFAULT_READ_BYTES!r})"  # a range read asks for the default read
 
 
