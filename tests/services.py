@@ -3,7 +3,8 @@
 * ``postgres_dsn`` (session): ``$SCRATCHFS_TEST_POSTGRES_DSN`` when set; else a PostgreSQL server started from the
   Debian binaries (``/usr/lib/postgresql/<version>/bin``, newest first) in a private temporary directory, on a free
   loopback port and its own socket directory, with ``fsync=off`` (test data), stopped and removed at the end of the
-  session. ``initdb`` refuses root, so as root the server runs as the ``postgres`` user through ``runuser``.
+  session (and, should the session be killed first, by the next session: :func:`reap_stale`). ``initdb`` refuses
+  root, so as root the server runs as the ``postgres`` user through ``runuser``.
 * ``pg_schema`` (function): a fresh schema name in that database for one test (dropped afterwards), so that tests
   never see each other's rows.
 * ``s3_endpoint`` (session): moto's ``ThreadedMotoServer`` (an S3 API emulator, not a mock of the client: the backend
@@ -25,6 +26,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import time
 import uuid
 from collections.abc import Iterator
 
@@ -64,7 +66,9 @@ class PostgresServer:
     def __init__(self, bindir: str) -> None:
         self.bindir = bindir
         self.port = free_port()
-        self.dir = tempfile.mkdtemp(prefix="scratchfs-pg-")
+        self.dir = tempfile.mkdtemp(prefix=_PG_PREFIX)
+        with open(os.path.join(self.dir, "owner"), "w") as owner:  # the session that removes it (see reap_stale)
+            owner.write(str(os.getpid()))
         self.data = os.path.join(self.dir, "data")
         self.user = None
         if os.geteuid() == 0:
@@ -105,6 +109,41 @@ class PostgresServer:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+_PG_PREFIX = "scratchfs-pg-"
+_UNOWNED_SECONDS = 3600.0  # a directory without an owner file (an older session's) is reaped once this old
+
+
+def _alive(pid_file: str) -> bool:
+    """Whether the process whose id is the first line of ``pid_file`` runs (False when the file is missing)."""
+    try:
+        with open(pid_file) as f:
+            os.kill(int(f.readline().strip()), 0)
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def reap_stale(bindir: str) -> list[str]:
+    """Stop and remove the servers of earlier sessions that were killed before their end (a ``timeout``, a
+    ``SIGKILL``: no fixture teardown ran), so that they do not pile up in the temporary directory: a directory whose
+    owning session is gone. Returns the directories removed."""
+    removed = []
+    for path in glob.glob(os.path.join(tempfile.gettempdir(), _PG_PREFIX + "*")):
+        owner = os.path.join(path, "owner")
+        if _alive(owner) or (not os.path.exists(owner) and (
+                _alive(os.path.join(path, "data", "postmaster.pid"))
+                or time.time() - os.path.getmtime(path) < _UNOWNED_SECONDS)):
+            continue  # a live session's; unowned (an older session's): running, or maybe still starting
+        if _alive(os.path.join(path, "data", "postmaster.pid")):
+            server = PostgresServer.__new__(PostgresServer)
+            server.bindir, server.dir, server.data = bindir, path, os.path.join(path, "data")
+            server.user = pwd.getpwnam("postgres") if os.geteuid() == 0 else None
+            server.stop("immediate")
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
+
+
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[PostgresServer | None]:
     """The session's own PostgreSQL server (``None`` when ``$SCRATCHFS_TEST_POSTGRES_DSN`` names one instead)."""
@@ -119,6 +158,7 @@ def postgres_server() -> Iterator[PostgresServer | None]:
     if bindir is None:
         unavailable("no PostgreSQL binaries under /usr/lib/postgresql/*/bin (apt-get install postgresql), and "
                     f"${DSN_ENV} is not set")
+    reap_stale(bindir)
     server = PostgresServer(bindir)
     try:
         server.start()
