@@ -8,7 +8,9 @@ import time
 
 import psycopg
 import pytest
+from click.testing import CliRunner
 
+from scratchfs.cli import main
 from scratchfs.engine.postgres_index import PostgresIndex
 from scratchfs.engine.postgres_schema import SCHEMA_VERSION
 from scratchfs.engine.sqlite_index import Entry
@@ -315,3 +317,20 @@ def test_a_scratchfs_parameter_given_twice_is_refused(param, tmp_path):
         ScratchStore(tmp_path, index=url)  # refused before any connection is tried
     assert split_postgres_url(f"postgresql://u@db.internal/app?{param}={value[0]}&sslmode=disable")[0] == (
         "postgresql://u@db.internal/app?sslmode=disable")
+
+
+@pytest.mark.parametrize(("url", "says"), [
+    ("postgresql://[::1/db", "not a valid URL: Invalid IPv6 URL"),
+    ("postgresql://host:notaport/db", "not a valid URL: Port could not be cast"),
+    ("postgresql://host:99999/db", "not a valid URL: Port out of range"),
+    ("postgresql://host/db?nosuchparam=1", 'not a valid libpq URL: invalid URI query parameter: "nosuchparam"'),
+])
+def test_a_malformed_index_url_is_a_usage_error_before_anything_is_made(tmp_path, url, says):
+    """A malformed index URL was a ValueError traceback ("Invalid IPv6 URL", from urllib), or a storage error, exit
+    4, after a host-name lookup or a connection attempt, and after the root was made (the attacker's left item).
+    It is one InvalidArgument (CLI exit 2) before the root is made or any server is asked."""
+    root = tmp_path / "root"
+    result = CliRunner().invoke(main, ["--root", str(root), "ls"], env={"SCRATCHFS_INDEX": url})
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("scratchfs: invalid argument: the index URL is ") and says in result.stderr
+    assert result.stderr.count("\n") == 1 and not root.exists()

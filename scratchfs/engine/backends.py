@@ -81,10 +81,15 @@ def split_postgres_url(url: str) -> tuple[str, str, str | None]:
     """``(libpq URL, schema, runs_table)``: scratchfs's own query parameters taken out of a ``postgresql://`` URL.
 
     Raises:
-        InvalidArgument: not a ``postgresql://`` or ``postgres://`` URL; ``schema`` or ``runs_table`` given twice
-            (which one was meant cannot be told, and the last one silently winning could open another store).
+        InvalidArgument: not a valid URL (a bad port, IPv6 brackets), or one libpq refuses (an unknown parameter);
+            not a ``postgresql://`` or ``postgres://`` URL; ``schema`` or ``runs_table`` given twice (which one
+            was meant cannot be told, and the last one silently winning could open another store).
     """
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - a port that is no number raises here, not as a host name lookup's failure
+    except ValueError as exc:  # "Invalid IPv6 URL", a port out of range or not a number
+        raise InvalidArgument(f"the index URL is not a valid URL: {exc}") from None
     if parts.scheme not in ("postgresql", "postgres"):
         raise InvalidArgument(f"the index must be a postgresql:// URL, or unset for SQLite (got a {parts.scheme}:// "
                               "URL)" if parts.scheme else "the index must be a postgresql:// URL, or unset for SQLite")
@@ -94,7 +99,23 @@ def split_postgres_url(url: str) -> tuple[str, str, str | None]:
         if sum(k == name for k, _ in query) > 1:
             raise InvalidArgument(f"{name} is given twice in the index URL: give it once")
     rest = [(k, v) for k, v in query if k not in ("schema", "runs_table")]
-    return urlunsplit(parts._replace(query=urlencode(rest))), own.get("schema", "scratchfs"), own.get("runs_table")
+    dsn = urlunsplit(parts._replace(query=urlencode(rest)))
+    _check_libpq(dsn)
+    return dsn, own.get("schema", "scratchfs"), own.get("runs_table")
+
+
+def _check_libpq(dsn: str) -> None:
+    """Raise InvalidArgument when libpq's parser refuses the URL (an unknown parameter): a usage error before any
+    connection, not a storage failure. Without psycopg (its extra not installed) nothing is checked here."""
+    try:
+        from psycopg import ProgrammingError
+        from psycopg.conninfo import conninfo_to_dict
+    except ImportError:
+        return
+    try:
+        conninfo_to_dict(dsn)
+    except ProgrammingError as exc:
+        raise InvalidArgument(f"the index URL is not a valid libpq URL: {' '.join(str(exc).split())[:200]}") from None
 
 
 def open_backends(root: Path, index_url: str | None = None, blobs_url: str | None = None, *, busy_timeout: float,
@@ -118,6 +139,7 @@ def open_backends(root: Path, index_url: str | None = None, blobs_url: str | Non
     """
     index_url, blobs_url = index_url or "", blobs_url or ""
     _require_extras(index_url, blobs_url)  # (told before anything is created or connected to)
+    postgres = None if index_url in _DEFAULT else split_postgres_url(index_url)
     prepare_root(root)  # 0700 root, 0600 index files before SQLite opens them; no links followed
     index: IndexBackend
     if index_url in _DEFAULT:
@@ -130,7 +152,7 @@ def open_backends(root: Path, index_url: str | None = None, blobs_url: str | Non
     else:
         from scratchfs.engine.postgres_index import PostgresIndex
 
-        dsn, schema, runs_table = split_postgres_url(index_url)
+        dsn, schema, runs_table = postgres  # type: ignore[misc]
         try:
             index = PostgresIndex(dsn, schema=schema, busy_timeout=busy_timeout, runs_table=runs_table,
                                   clock="database" if database_clock else "caller")
