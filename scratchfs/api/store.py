@@ -29,7 +29,14 @@ from scratchfs.api.entries import Entries
 from scratchfs.api.results import Page, decode_cursor, listing_tag
 from scratchfs.api.scope import Scope
 from scratchfs.api.settings import Settings
-from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX, describe_url, open_backends, sweep_backends
+from scratchfs.engine.backends import (
+    ENV_BLOBS,
+    ENV_INDEX,
+    describe_url,
+    local_index,
+    open_backends,
+    sweep_backends,
+)
 from scratchfs.engine.protocols import Entry
 from scratchfs.engine.reserve import Reserve
 from scratchfs.engine.sweeper import Sweeper, SweepResult
@@ -68,7 +75,7 @@ def existing_store(root: str | os.PathLike[str] | None) -> Path:
         InvalidArgument: as :func:`store_root`.
     """
     path = store_root(root)
-    if os.environ.get(ENV_INDEX, "") not in ("", "sqlite", "file"):
+    if not local_index(os.environ.get(ENV_INDEX)):
         return path
     try:
         os.lstat(path)

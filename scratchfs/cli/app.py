@@ -213,8 +213,8 @@ def with_store(func: Callable) -> Callable:
 
 
 def with_existing_store(func: Callable) -> Callable:
-    """:func:`with_store` for a command that only reads or removes: a root that holds no store is an error (exit
-    code 1, :func:`~scratchfs.api.store.existing_store`), not a new empty store made there."""
+    """:func:`with_store` for a command that only reads or removes: a root where nothing is is an error (exit code 1,
+    :func:`~scratchfs.api.store.existing_store`), not a new empty store made there."""
 
     @functools.wraps(func)
     def wrapper(root: str | None, **kwargs: Any) -> Any:

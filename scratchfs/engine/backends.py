@@ -43,7 +43,7 @@ from scratchfs.engine.sweeper import SweepResult, check_orphan, sweep
 from scratchfs.foundation.errors import InvalidArgument, StorageError
 from scratchfs.foundation.limits import SEGMENT_ENTRY_BYTES
 
-__all__ = ["ENV_BLOBS", "ENV_INDEX", "create_empty_index", "describe_url", "find_orphan", "local_blobs",
+__all__ = ["ENV_BLOBS", "ENV_INDEX", "create_empty_index", "describe_url", "find_orphan", "local_blobs", "local_index",
            "open_backends", "require_extra", "split_postgres_url", "sweep_backends"]
 
 ENV_INDEX = "SCRATCHFS_INDEX"
@@ -51,6 +51,11 @@ ENV_INDEX = "SCRATCHFS_INDEX"
 ENV_BLOBS = "SCRATCHFS_BLOBS"
 """Environment variable naming the blobs URL when none is given."""
 _DEFAULT = ("", "sqlite", "file")
+
+
+def local_index(url: str | None) -> bool:
+    """True if an index URL names the SQLite index under the root (unset, ``sqlite`` or ``file``)."""
+    return (url or "") in _DEFAULT
 
 
 def local_blobs(url: str | None) -> bool:
