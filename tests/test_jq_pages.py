@@ -89,3 +89,30 @@ def test_a_filter_that_does_not_compile_is_told_in_its_own_lines(text, says):
     if jq_program and " at line " in says:  # the jq program names the same line (some versions no column)
         told = subprocess.run([jq_program, "-n", text], capture_output=True, text=True, timeout=30).stderr
         assert says.split(" at ")[1].split(",")[0] + ":" in told.replace(", column", ":"), told
+
+
+@pytest.mark.parametrize("text", [
+    '.)) | def tojson: {"z": 1}; ((.',  # closes the wrapper's parentheses and redefines the wrapper's tojson
+    '.)) | def tojson: .; ((.a',
+    '.a)) , range(3) | ((.',  # outputs past the wrapper's limit
+])
+def test_a_filter_cannot_step_out_of_the_wrapper_it_runs_in(text):
+    """A filter was pasted into ``limit(n; (\\n FILTER \\n)) | tojson``: one that closed those parentheses itself and
+    opened its own ran outside them, and one that redefined tojson there made the worker's outputs objects, not
+    text: a TypeError traceback ('expected string or bytes-like object, got dict'). The filter must be a whole jq
+    program of its own, as the jq program would run it, else it does not compile."""
+    data = json.dumps({"a": [1, 2, 3]}).encode()
+    with pytest.raises(InvalidArgument, match="does not compile"):
+        jq_page(BytesSource(data), text)
+    from scratchfs.engine.structure import records_page
+    with pytest.raises(InvalidArgument, match="does not compile"):
+        records_page(BytesSource(data + b"\n"), jq=text)
+
+
+def test_a_filter_ending_in_a_comment_continued_by_a_backslash_compiles_as_jq_runs_it():
+    """jq 1.7 continues a comment past a line ending in a backslash: the wrapper's closing ``)) | tojson`` on the next
+    line was read as comment, and '.a # note \\' did not compile ('unexpected end of file ... at the end of the
+    filter'), where the jq program runs it as .a."""
+    data = json.dumps({"a": [1, 2, 3]}).encode()
+    assert _follow(data, ".a[] # each \\", 4096, 10, None) == [1, 2, 3]
+    assert jq.compile(".a[] # each \\").input_value({"a": [1, 2, 3]}).all() == [1, 2, 3]

@@ -124,26 +124,32 @@ def compile_filter(text: object, max_outputs: int) -> Any:
     if _HALT.search(_STRING.sub('""', text)):  # the jq library ends the outputs there without a word
         raise InvalidArgument("jq filter uses halt or halt_error, which end a read here without saying so; use "
                               "error(...) to stop with a message, or select(...)/limit(n; ...) to stop early")
-    try:
-        return jq.compile(f"{_PREFIX}limit({max_outputs}; (\n{text}\n)) | tojson")
+    lines = text.count("\n") + 1
+    try:  # (a blank line after the filter ends a comment its last line continues with a backslash, as jq 1.7 does)
+        program = jq.compile(f"{_PREFIX}limit({max_outputs}; (\n{text}\n\n)) | tojson")
     except ValueError as exc:
-        raise InvalidArgument(f"jq filter {text[:80]!r} does not compile: {_message(exc, text.count(chr(10)) + 1)}"
-                              ) from None
+        raise InvalidArgument(f"jq filter {text[:80]!r} does not compile: {_message(exc, lines)}") from None
+    try:  # a whole program of its own, not one that closes the wrapper's parentheses and opens its own after them
+        jq.compile(text)
+    except ValueError as exc:
+        raise InvalidArgument(f"jq filter {text[:80]!r} does not compile: {_message(exc, lines, 0)}") from None
+    return program
 
 
 _AT = re.compile(r" at <top-level>, line (\d+), column (\d+):(.*?) (\^+)(?= jq:|$)")
 _WRAPPER_TOKEN = re.compile(r"unexpected (?:'\)'|INVALID_CHARACTER)(?=,|$)")
 
 
-def _message(exc: Exception, lines: int) -> str:
+def _message(exc: Exception, lines: int, wrapper_lines: int = 1) -> str:
     """jq's compile error on one line (at most 300 characters), its places counted in the filter as given
-    (``lines`` lines; jq counts :func:`compile_filter`'s wrapper, whose first line comes before the filter): a place
-    past the filter's end -- the wrapper's closing ``)) | tojson``, met by a filter that stops early -- is "the end
-    of the filter", and the token jq met there ``end of the filter``; one ``)`` too many closed the wrapper's."""
+    (``lines`` lines; jq counts :func:`compile_filter`'s wrapper, whose first ``wrapper_lines`` lines come before the
+    filter; 0: the filter compiled alone): a place past the filter's end -- the wrapper's closing ``)) | tojson``,
+    met by a filter that stops early -- is "the end of the filter", and the token jq met there ``end of the
+    filter``; one ``)`` too many closed the wrapper's."""
     text = " ".join(str(exc).split())
     out, pos = [], 0
     for found in _AT.finditer(text):
-        line, head = int(found.group(1)) - 1, text[pos : found.start()]
+        line, head = int(found.group(1)) - wrapper_lines, text[pos : found.start()]
         if 1 <= line <= lines:
             out.append(f"{head} at line {line}, column {found.group(2)}:{found.group(3)} {found.group(4)}")
         elif "expecting end of file" in head:  # a ')' of the filter's closed the wrapper's: jq met the wrapper's
