@@ -113,6 +113,31 @@ def test_an_orphan_younger_than_the_grace_is_reported_as_the_sweeps_not_as_a_pro
     assert old.exit_code == 3 and old.stderr.startswith("scratchfs: corrupt: 1 problem remains;"), old.stderr
 
 
+def test_an_orphan_dated_in_the_future_is_a_problem_not_the_sweeps(root):
+    """An orphan whose modification time is years ahead (a clock set wrong, a copy keeping a bad date) was listed as
+    "-97200445 s old, the sweep removes it once older than orphan_grace" with ``sweeps`` true and fsck exiting 0: the
+    sweep leaves it until that date, so it stays for years and fsck called the store clean. Only a file the sweep
+    will take within about the grace is the sweep's; one dated further ahead is a problem that remains."""
+    with ScratchStore(root) as store:
+        entry = store.list_entries()[0]
+        path = Path(store.blobs.path(entry.run_id, entry.agent_id, entry.blob))
+    orphan = path.with_name(new_token() + ".zst")
+    shutil.copy(path, orphan)
+    ahead = time.time() + 10 * 365 * 86400
+    os.utime(orphan, (ahead, ahead))
+    found = cli("fsck", "--root", str(root), "--json")
+    assert found.exit_code == 3 and found.stderr.startswith("scratchfs: corrupt: 1 problem remains;"), found.stderr
+    [problem] = json.loads(found.stdout)["problems"]
+    assert (problem["kind"], problem["sweeps"], problem["path"]) == ("orphaned", False, str(orphan))
+    assert "in the future" in problem["detail"] and " -" not in problem["detail"], problem["detail"]
+    soon = time.time() + 30  # a little ahead (clocks a little apart): the sweep's within the grace, told as 0 s old
+    os.utime(orphan, (soon, soon))
+    [problem] = json.loads(cli("fsck", "--root", str(root), "--json").stdout)["problems"]
+    assert problem["sweeps"] and "; 0 s old" in problem["detail"], problem["detail"]
+    repaired = cli("fsck", "--root", str(root), "--repair")
+    assert repaired.exit_code == 0 and not orphan.exists(), repaired.output
+
+
 def test_fsck_finds_missing_corrupt_and_orphaned_and_repairs_them(root):
     clean = cli("fsck", "--root", str(root), "--json")
     assert clean.exit_code == 0

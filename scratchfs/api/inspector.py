@@ -478,11 +478,14 @@ def _orphan_problem(store: ScratchStore, found: BlobFile) -> Problem:
         age = time.time() - os.lstat(found.location).st_mtime
     except OSError:
         age = grace
-    if age < grace:
+    if -grace < age < grace:  # (a little ahead: clocks a little apart; the sweep takes it within twice the grace)
         return Problem("orphaned", found.run, found.agent, None, found.location,
-                       f"no index row names this file; {age:.0f} s old, the sweep removes it once older than "
-                       f"orphan_grace ({grace:.0f} s): a row deleted by a platform cascade, or a writer killed before "
-                       "its row", sweeps=True)
+                       f"no index row names this file; {max(age, 0.0):.0f} s old, the sweep removes it once older "
+                       f"than orphan_grace ({grace:.0f} s): a row deleted by a platform cascade, or a writer killed "
+                       "before its row", sweeps=True)
+    if age < 0:  # the sweep leaves it until its date comes: not the sweep's
+        return Problem("orphaned", found.run, found.agent, None, found.location, "no index row names this file; its "
+                       f"modification time is {-age:,.0f} s in the future, so the sweep leaves it until then")
     return Problem("orphaned", found.run, found.agent, None, found.location, "no index row names this file")
 
 
