@@ -334,3 +334,28 @@ def test_a_malformed_index_url_is_a_usage_error_before_anything_is_made(tmp_path
     assert result.exit_code == 2, result.output
     assert result.stderr.startswith("scratchfs: invalid argument: the index URL is ") and says in result.stderr
     assert result.stderr.count("\n") == 1 and not root.exists()
+
+
+@pytest.mark.parametrize(("url", "libpq_sees"), [
+    ("postgresql:///app?host=/var/run/postgresql&schema=s", {"dbname": "app", "host": "/var/run/postgresql"}),
+    ("postgresql:///app?host=%2Ftmp", {"dbname": "app", "host": "/tmp"}),
+    ("postgresql:///app", {"dbname": "app"}),
+    ("postgresql://u@h/app?options=-c%20search_path%3Dx&schema=s", {"user": "u", "host": "h", "dbname": "app",
+                                                                      "options": "-c search_path=x"}),
+    ("postgresql://u@h/app?application_name=a%20b&runs_table=runs(id)", {"user": "u", "host": "h", "dbname": "app",
+                                                                           "application_name": "a b"}),
+    ("postgresql://u@h/app?application_name=a+b", {"user": "u", "host": "h", "dbname": "app",
+                                                   "application_name": "a+b"}),
+])
+def test_the_url_given_to_libpq_means_what_the_index_url_meant(url, libpq_sees):
+    """Taking scratchfs's own parameters out of the index URL changed the rest: a Unix socket URL with no host
+    (``postgresql:///app?host=/tmp``, libpq's documented form) lost its ``//`` and was refused as 'not a valid libpq
+    URL' (before: a failed connection), and a percent-escaped space (``options=-c%20search_path%3Dx``) came back as
+    ``+``, which libpq reads as a plus sign: the server was sent ``-c+search_path=x``. The URL libpq is given holds
+    the other parameters exactly as written."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    from scratchfs.engine.backends import split_postgres_url
+
+    dsn, _schema, _runs = split_postgres_url(url)
+    assert conninfo_to_dict(dsn) == libpq_sees, dsn

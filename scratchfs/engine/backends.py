@@ -31,7 +31,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from scratchfs.engine.local_blobs import Blobs
 from scratchfs.engine.protocols import BlobStore, IndexBackend
@@ -103,8 +103,12 @@ def split_postgres_url(url: str) -> tuple[str, str, str | None]:
     for name in own:
         if sum(k == name for k, _ in query) > 1:
             raise InvalidArgument(f"{name} is given twice in the index URL: give it once")
-    rest = [(k, v) for k, v in query if k not in ("schema", "runs_table")]
-    dsn = urlunsplit(parts._replace(query=urlencode(rest)))
+    # the others as written: decoded and encoded again, a '%20' came back as '+' (a plus sign to libpq), and a URL
+    # with no host ('postgresql:///db?host=/tmp', a Unix socket) lost its '//'
+    rest = [piece for piece in parts.query.split("&") if piece and not any(
+        k in ("schema", "runs_table") for k, _ in parse_qsl(piece, keep_blank_values=True))]
+    dsn = f"{parts.scheme}://{parts.netloc}{parts.path}" + ("?" + "&".join(rest) if rest else "") + (
+        f"#{parts.fragment}" if parts.fragment else "")
     _check_libpq(dsn)
     return dsn, own.get("schema", "scratchfs"), own.get("runs_table")
 
