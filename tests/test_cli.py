@@ -494,6 +494,28 @@ def test_a_command_that_only_reads_does_not_make_a_store_at_a_mistyped_root(tmp_
     assert made.exit_code == 0 and (root / "index.sqlite").exists()
 
 
+@pytest.mark.parametrize("place", ["dangling link", "rebuild"])
+def test_a_command_that_only_reads_makes_no_store_behind_a_dangling_link_or_by_a_rebuild(tmp_path, place):
+    """Attacker's trial of the read-only verbs: a root that is a link to nowhere said 'storage: cannot create the
+    store root ...: File exists' (exit 4), and ``fsck --rebuild-index`` at a mistyped root made a new empty store
+    and said 'rebuilt the index: 0 entries', exit 0. Each now says there is no store there (exit 1, one line) and
+    makes nothing."""
+    root = tmp_path / "typo"
+    args = ["--root", str(root), "ls"]
+    if place == "dangling link":
+        root.symlink_to(tmp_path / "nowhere")
+    else:
+        args = ["--root", str(root), "fsck", "--rebuild-index"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith(f"scratchfs: not found: no store at {root}") and result.stderr.count("\n") == 1, \
+        result.stderr
+    assert not (tmp_path / "nowhere").exists() and not root.exists()
+    made = CliRunner().invoke(main, ["--root", str(root), "spill", "--tool", "t", "--run", "r", "--agent", "a"],
+                              input="x" * 100)
+    assert made.exit_code == (4 if place == "dangling link" else 0), made.output  # (a spill does not follow a link)
+
+
 def _with_scope(root, args):
     scoped = args[0] in ("read-handle", "scratch-read", "scratch-list", "scratch-delete", "delete-agent")
     return ["--root", str(root), *args, *(["--run", "r", "--agent", "a"] if scoped else [])]

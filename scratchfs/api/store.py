@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 import threading
 import time
 from pathlib import Path
@@ -71,17 +72,24 @@ def existing_store(root: str | os.PathLike[str] | None) -> Path:
     :class:`ScratchStore` opens it (a folder of other files is refused there).
 
     Raises:
-        NotFound: nothing is at the root's path (``ENOENT``, looked up without following a link).
+        NotFound: nothing is at the root's path (``ENOENT``, looked up without following a link), or a link to where
+            nothing is.
         InvalidArgument: as :func:`store_root`.
     """
     path = store_root(root)
     if not local_index(os.environ.get(ENV_INDEX)):
         return path
     try:
-        os.lstat(path)
-    except FileNotFoundError:  # (another failure -- a file on the way, no permission -- is told by the opening)
-        raise NotFound(f"no store at {path}: a spill, scratch-write or load makes one there (check --root or "
-                       f"${ENV_ROOT})") from None
+        found = os.lstat(path)
+        why = (f" (a link to {os.readlink(path)}, where nothing is)" if stat.S_ISLNK(found.st_mode) and not
+               os.path.exists(path) else None)
+    except FileNotFoundError:
+        why = ""
+    except OSError:  # (a file on the way, no permission: told by the opening)
+        why = None
+    if why is not None:
+        raise NotFound(f"no store at {path}{why}: a spill, scratch-write or load makes one there (check --root or "
+                       f"${ENV_ROOT})")
     return path
 
 

@@ -14,7 +14,7 @@ import click
 
 from scratchfs.api.inspector import PAGE_ROWS, decode_cursor, encode_cursor, fsck, iter_entries, stats_in_sql
 from scratchfs.api.rebuild import open_for_rebuild
-from scratchfs.api.store import ScratchStore, existing_store, store_root
+from scratchfs.api.store import ScratchStore, existing_store
 from scratchfs.cli.app import (
     TTL_OPTION,
     Integer,
@@ -154,7 +154,8 @@ def fsck_command(root: str | None, repair: bool, quick: bool, rebuild_index: boo
     if after is not None:
         decode_cursor(after)  # a bad cursor is a usage error before any work
     root = resolve_root(root)  # --root, else the global --root or $SCRATCHFS_ROOT, else the default root
-    store = open_for_rebuild(store_root(root)) if rebuild_index else ScratchStore(existing_store(root))
+    path = existing_store(root)  # (a rebuild too: a mistyped root has no blobs to restore)
+    store = open_for_rebuild(path) if rebuild_index else ScratchStore(path)
     with store:
         _fsck(store, repair, quick, rebuild_index, limit, after, progress, as_json)
 
