@@ -474,6 +474,27 @@ def test_a_backend_whose_extra_is_not_installed_is_one_line_naming_the_install(t
     assert not root.exists()
 
 
+@pytest.mark.parametrize(("blocked", "env", "extra", "module"), [
+    ("psycopg.pq", {"SCRATCHFS_INDEX": "postgresql://127.0.0.1:1/none"}, "postgres", "psycopg"),
+    ("botocore.session", {"SCRATCHFS_INDEX": "postgresql://127.0.0.1:1/none", "SCRATCHFS_BLOBS": "s3://bucket/p"},
+     "s3", "boto3"),
+])
+def test_an_extra_installed_but_not_importable_is_one_line_too(tmp_path, blocked, env, extra, module):
+    """An extra whose package is there but does not import -- psycopg without a libpq ('no pq wrapper available',
+    psycopg installed without its binary), a broken botocore -- passed the check (it only looked the package up)
+    and died with a 20-line ImportError traceback, after the root was made. It is told as a missing extra is, with
+    the import's error, before anything is made."""
+    program = (f"import sys; sys.modules[{blocked!r}] = None; sys.argv[0] = 'scratchfs'; "
+               "from scratchfs.cli import main; main()")
+    root = tmp_path / "store"
+    result = subprocess.run([sys.executable, "-c", program, "--root", str(root), "ls"], capture_output=True,
+                            text=True, env={**os.environ, **env}, timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
+    assert f"pip install 'scratchfs[{extra}]'" in result.stderr and f"{module} cannot be imported" in result.stderr
+    assert blocked in result.stderr and not root.exists()
+
+
 @pytest.mark.parametrize("args", [
     ("ls",), ("stats",), ("fsck",), ("sweep",), ("read-handle", "h_" + "a" * 24), ("scratch-read", "k"),
     ("scratch-list",), ("scratch-delete", "k"), ("delete-run", "r"), ("delete-agent",), ("serve", "--port", "0"),

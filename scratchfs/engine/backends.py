@@ -193,12 +193,20 @@ _EXTRAS = {"postgres": ("psycopg", "psycopg_pool"), "s3": ("boto3", "botocore")}
 
 def require_extra(extra: str, what: str) -> None:
     """Raise InvalidArgument naming the install command when a module of the optional ``extra`` (``postgres``,
-    ``s3``) is missing: a backend the caller named but did not install is a set-up mistake, told in one line (the
-    CLI's exit code 2), never an ``ImportError`` from deep inside a backend."""
+    ``s3``) is missing or does not import (psycopg without a libpq): a backend the caller named but did not install
+    is a set-up mistake, told in one line (the CLI's exit code 2), never an ``ImportError`` from deep inside a
+    backend. The modules are imported here (the backend imports them next)."""
     missing = [name for name in _EXTRAS[extra] if not _installed(name)]
     if missing:
         raise InvalidArgument(f"{what} needs the {extra} extra ({', '.join(missing)} not installed): pip install "
                               f"'scratchfs[{extra}]' (from a clone: pip install -e '.[{extra}]')")
+    for name in _EXTRAS[extra]:  # installed, but a package that does not import (psycopg without a libpq) would be
+        try:  # an ImportError traceback from inside the backend (the backend imports them next anyway)
+            importlib.import_module(name)
+        except (ImportError, OSError) as exc:
+            raise InvalidArgument(f"{what} needs the {extra} extra ({name} cannot be imported: "
+                                  f"{' '.join(str(exc).split())[:200]}): pip install 'scratchfs[{extra}]' (from a "
+                                  f"clone: pip install -e '.[{extra}]')") from None
 
 
 def _require_extras(index_url: str, blobs_url: str) -> None:
@@ -209,7 +217,7 @@ def _require_extras(index_url: str, blobs_url: str) -> None:
 
 
 def _installed(name: str) -> bool:
-    """Whether the top-level module ``name`` can be imported (without importing it: boto3 takes a third of a second)."""
+    """Whether the top-level module ``name`` is there (looked up, not imported: :func:`require_extra` imports it)."""
     if name in sys.modules:
         return sys.modules[name] is not None  # None: an import blocked on purpose
     return importlib.util.find_spec(name) is not None
