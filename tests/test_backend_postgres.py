@@ -359,3 +359,27 @@ def test_the_url_given_to_libpq_means_what_the_index_url_meant(url, libpq_sees):
 
     dsn, _schema, _runs = split_postgres_url(url)
     assert conninfo_to_dict(dsn) == libpq_sees, dsn
+
+
+def test_several_hosts_with_ports_are_libpqs_url_and_a_port_libpq_would_misread_is_refused(tmp_path):
+    """libpq's URL of several hosts, ``postgresql://h1:5432,h2:5433/db`` (its documented form for a standby), was
+    refused as 'not a valid URL: Port could not be cast to integer value as '5432,h2:5433'' (urllib reads one host).
+    A user name or password holding an unescaped '@' (``us@er:s3cret@host``), which libpq reads as host 'er' and port
+    's3cret@host', went on to a host-name lookup of 'er' (exit 4, after the root was made); it is refused before,
+    without echoing the password."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    from scratchfs.engine.backends import split_postgres_url
+    from scratchfs.foundation.errors import InvalidArgument
+
+    dsn = split_postgres_url("postgresql://u:pw@h1:5432,h2:5433/db?target_session_attrs=read-write&schema=s")[0]
+    assert conninfo_to_dict(dsn) == {"user": "u", "password": "pw", "dbname": "db", "host": "h1,h2",
+                                     "port": "5432,5433", "target_session_attrs": "read-write"}
+    for url in ("postgresql://us@er:s3cret@host/db", "postgresql://h1:5432,h2:99999/db", "postgresql://h/db?port=x"):
+        with pytest.raises(InvalidArgument, match="port") as caught:
+            split_postgres_url(url)
+        assert "s3cret" not in str(caught.value)
+    root = tmp_path / "root"
+    result = CliRunner().invoke(main, ["--root", str(root), "ls"],
+                                env={"SCRATCHFS_INDEX": "postgresql://us@er:s3cret@host/db"})
+    assert result.exit_code == 2 and "s3cret" not in result.output and not root.exists(), result.output

@@ -92,7 +92,8 @@ def split_postgres_url(url: str) -> tuple[str, str, str | None]:
     """
     try:
         parts = urlsplit(url)
-        parts.port  # noqa: B018 - a port that is no number raises here, not as a host name lookup's failure
+        if "," not in parts.netloc.rpartition("@")[2]:  # (several hosts, 'h1:5432,h2:5433': libpq's to read)
+            parts.port  # noqa: B018 - a port that is no number raises here, not as a host name lookup's failure
     except ValueError as exc:  # "Invalid IPv6 URL", a port out of range or not a number
         raise InvalidArgument(f"the index URL is not a valid URL: {exc}") from None
     if parts.scheme not in ("postgresql", "postgres"):
@@ -114,17 +115,22 @@ def split_postgres_url(url: str) -> tuple[str, str, str | None]:
 
 
 def _check_libpq(dsn: str) -> None:
-    """Raise InvalidArgument when libpq's parser refuses the URL (an unknown parameter): a usage error before any
-    connection, not a storage failure. Without psycopg (its extra not installed) nothing is checked here."""
+    """Raise InvalidArgument when libpq's parser refuses the URL (an unknown parameter), or reads a port in it that
+    is no port number: a usage error before any connection, not a storage failure. Without psycopg (its extra not
+    installed) nothing is checked here."""
     try:
         from psycopg import ProgrammingError
         from psycopg.conninfo import conninfo_to_dict
     except ImportError:
         return
     try:
-        conninfo_to_dict(dsn)
+        found = conninfo_to_dict(dsn)
     except ProgrammingError as exc:
         raise InvalidArgument(f"the index URL is not a valid libpq URL: {' '.join(str(exc).split())[:200]}") from None
+    for port in str(found.get("port") or "").split(","):  # libpq's reading, one per host; not echoed (a password
+        if port and not (port.isascii() and port.isdigit() and 0 < int(port) < 65536):  # with '@' ends up here)
+            raise InvalidArgument("the index URL names a port that is not a number from 1 to 65535, as libpq reads "
+                                  "it (an '@', ':' or '/' in a user name or password is written %40, %3A, %2F)")
 
 
 def open_backends(root: Path, index_url: str | None = None, blobs_url: str | None = None, *, busy_timeout: float,
