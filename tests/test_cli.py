@@ -495,6 +495,30 @@ def test_an_extra_installed_but_not_importable_is_one_line_too(tmp_path, blocked
     assert blocked in result.stderr and not root.exists()
 
 
+@pytest.mark.parametrize("verb", ["spill", "ls"])
+@pytest.mark.parametrize(("env", "says"), [
+    ({"SCRATCHFS_BLOBS": "gs://bucket/p"}, "blobs must be an s3://bucket/prefix URL"),
+    ({"SCRATCHFS_BLOBS": "s3://bucket/p"}, "s3:// blobs need a postgresql:// index"),
+    ({"SCRATCHFS_INDEX": "mysql://h/db", "BLOCK": "psycopg"}, "the index must be a postgresql:// URL"),
+])
+def test_a_backend_configuration_no_store_can_have_is_told_before_the_root_is_made(tmp_path, verb, env, says):
+    """Blobs of an unknown scheme, or s3:// blobs beside the local index, were refused (exit 2) only after the root,
+    its SQLite index and folders were made (with a PostgreSQL index: after connecting and creating the schema); a
+    read-only verb said 'no store at' the root instead; a mysql:// index without psycopg said 'a postgresql://
+    index needs the postgres extra'. Each says what is wrong with the configuration, before anything is made."""
+    blocked = env.pop("BLOCK", "no_such_module_x")
+    program = (f"import sys; sys.modules[{blocked!r}] = None; sys.argv[0] = 'scratchfs'; "
+               "from scratchfs.cli import main; main()")
+    root = tmp_path / "store"
+    args = ["--root", str(root), verb, *(["--run", "r", "--agent", "a"] if verb == "spill" else [])]
+    result = subprocess.run([sys.executable, "-c", program, *args], capture_output=True, text=True, input="x" * 100,
+                            env={**os.environ, **env}, timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith(f"scratchfs: invalid argument: {says}") and result.stderr.count("\n") == 1, \
+        result.stderr
+    assert not root.exists()
+
+
 @pytest.mark.parametrize("args", [
     ("ls",), ("stats",), ("fsck",), ("sweep",), ("read-handle", "h_" + "a" * 24), ("scratch-read", "k"),
     ("scratch-list",), ("scratch-delete", "k"), ("delete-run", "r"), ("delete-agent",), ("serve", "--port", "0"),

@@ -34,6 +34,7 @@ from scratchfs.engine.backends import (
     ENV_BLOBS,
     ENV_INDEX,
     describe_url,
+    local_blobs,
     local_index,
     open_backends,
     sweep_backends,
@@ -68,8 +69,9 @@ def store_root(root: str | os.PathLike[str] | None) -> Path:
 def existing_store(root: str | os.PathLike[str] | None) -> Path:
     """:func:`store_root`, when it exists: what a command that only reads or removes opens, so that a mistyped root
     is told, not made into a new empty store (an index, a reserve file and three folders). With a PostgreSQL index
-    (``$SCRATCHFS_INDEX``) the root holds only lock files and is not checked. A directory that exists is opened as
-    :class:`ScratchStore` opens it (a folder of other files is refused there).
+    (``$SCRATCHFS_INDEX``) the root holds only lock files and is not checked, nor with other than local blobs
+    (``$SCRATCHFS_BLOBS``: the opening tells a configuration no store can have before it makes anything). A
+    directory that exists is opened as :class:`ScratchStore` opens it (a folder of other files is refused there).
 
     Raises:
         NotFound: nothing is at the root's path (``ENOENT``, looked up without following a link), or a link to where
@@ -77,8 +79,8 @@ def existing_store(root: str | os.PathLike[str] | None) -> Path:
         InvalidArgument: as :func:`store_root`.
     """
     path = store_root(root)
-    if not local_index(os.environ.get(ENV_INDEX)):
-        return path
+    if not (local_index(os.environ.get(ENV_INDEX)) and local_blobs(os.environ.get(ENV_BLOBS))):
+        return path  # (a fleet's root holds only locks; blobs no store can have are told by the opening, first)
     try:
         found = os.lstat(path)
         why = (f" (a link to {os.readlink(path)}, where nothing is)" if stat.S_ISLNK(found.st_mode) and not

@@ -153,8 +153,7 @@ def open_backends(root: Path, index_url: str | None = None, blobs_url: str | Non
             down, the schema is newer, a local index is empty or missing beside existing blobs, ...).
     """
     index_url, blobs_url = index_url or "", blobs_url or ""
-    _require_extras(index_url, blobs_url)  # (told before anything is created or connected to)
-    postgres = None if index_url in _DEFAULT else split_postgres_url(index_url)
+    postgres = _check_urls(index_url, blobs_url)  # (told before anything is created or connected to)
     prepare_root(root)  # 0700 root, 0600 index files before SQLite opens them; no links followed
     index: IndexBackend
     if index_url in _DEFAULT:
@@ -175,14 +174,6 @@ def open_backends(root: Path, index_url: str | None = None, blobs_url: str | Non
             raise InvalidArgument(str(exc)) from None
     if blobs_url in _DEFAULT:
         return index, Blobs(root, frame_bytes, level, durable, segment_entry_bytes)
-    if not blobs_url.startswith("s3://"):
-        index.close()
-        raise InvalidArgument("blobs must be an s3://bucket/prefix URL, or unset for files under the root")
-    from scratchfs.engine.postgres_index import PostgresIndex
-
-    if not isinstance(index, PostgresIndex):
-        index.close()
-        raise InvalidArgument("s3:// blobs need a postgresql:// index (its locks are shared by every host)")
     try:
         from scratchfs.engine.s3_blobs import S3Blobs
 
@@ -215,11 +206,21 @@ def require_extra(extra: str, what: str) -> None:
                                   f"clone: pip install -e '.[{extra}]')") from None
 
 
-def _require_extras(index_url: str, blobs_url: str) -> None:
+def _check_urls(index_url: str, blobs_url: str) -> tuple[str, str, str | None] | None:
+    """:func:`split_postgres_url` of a PostgreSQL ``index_url`` (``None``: the local index), after checking that the
+    two URLs name backends a store can have and whose extras are installed. Raises InvalidArgument."""
+    postgres = None
     if index_url not in _DEFAULT:
-        require_extra("postgres", "a postgresql:// index")
-    if blobs_url.startswith("s3://"):
+        if index_url.lower().startswith(("postgresql:", "postgres:")):  # (another scheme is told as such)
+            require_extra("postgres", "a postgresql:// index")
+        postgres = split_postgres_url(index_url)
+    if blobs_url not in _DEFAULT:
+        if not blobs_url.startswith("s3://"):
+            raise InvalidArgument("blobs must be an s3://bucket/prefix URL, or unset for files under the root")
+        if postgres is None:
+            raise InvalidArgument("s3:// blobs need a postgresql:// index (its locks are shared by every host)")
         require_extra("s3", "s3:// blobs")
+    return postgres
 
 
 def _installed(name: str) -> bool:
