@@ -22,6 +22,7 @@ a filter that runs away (``last(range(1e10))``, ``[repeat(1)]``, ``def f: f; f``
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import time
@@ -129,11 +130,21 @@ def compile_filter(text: object, max_outputs: int) -> Any:
         program = jq.compile(f"{_PREFIX}limit({max_outputs}; (\n{text}\n\n)) | tojson")
     except ValueError as exc:
         raise InvalidArgument(f"jq filter {text[:80]!r} does not compile: {_message(exc, lines)}") from None
-    try:  # a whole program of its own, not one that closes the wrapper's parentheses and opens its own after them
+    alone = _compiled_alone(text)  # a whole program of its own, not one that closes the wrapper's parentheses
+    if alone is not None:
+        raise InvalidArgument(f"jq filter {text[:80]!r} does not compile: {alone}")
+    return program
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled_alone(text: str) -> str | None:
+    """jq's compile error of ``text`` as a program of its own, told in its lines (``None``: it compiles); kept for
+    the next pages of a read (a compile takes some milliseconds)."""
+    try:
         jq.compile(text)
     except ValueError as exc:
-        raise InvalidArgument(f"jq filter {text[:80]!r} does not compile: {_message(exc, lines, 0)}") from None
-    return program
+        return _message(exc, text.count("\n") + 1, 0)
+    return None
 
 
 _AT = re.compile(r" at <top-level>, line (\d+), column (\d+):(.*?) (\^+)(?= jq:|$)")
