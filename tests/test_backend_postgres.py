@@ -383,3 +383,24 @@ def test_several_hosts_with_ports_are_libpqs_url_and_a_port_libpq_would_misread_
     result = CliRunner().invoke(main, ["--root", str(root), "ls"],
                                 env={"SCRATCHFS_INDEX": "postgresql://us@er:s3cret@host/db"})
     assert result.exit_code == 2 and "s3cret" not in result.output and not root.exists(), result.output
+
+
+@pytest.mark.parametrize("url", ["postgresql://u:s3cr%zzet@h/db", "postgresql://u:s3cret%@h/db",
+                                 "postgresql://u:s3cr%00et@h/db", "postgresql://u:s3cr%zzet@h/db?schema=x"])
+def test_a_password_libpq_refuses_is_not_echoed(tmp_path, url):
+    """A password with a bad percent escape made the refusal quote it: 'invalid percent-encoded token: "s3cr%zzet"'
+    on stderr (and in any log of it), where scratchfs's errors never echo credentials. libpq's reason is kept; the
+    password is not shown."""
+    from scratchfs.engine.backends import split_postgres_url
+    from scratchfs.foundation.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument, match=r"not a valid libpq URL: .*percent-encoded") as caught:
+        split_postgres_url(url)
+    assert "s3cr" not in str(caught.value) and "password" in str(caught.value), caught.value
+    result = CliRunner().invoke(main, ["--root", str(tmp_path / "root"), "ls"], env={"SCRATCHFS_INDEX": url})
+    assert result.exit_code == 2 and "s3cr" not in result.output, result.output
+    with pytest.raises(InvalidArgument, match="Port could not be cast") as caught:  # no host: the password is a port
+        split_postgres_url("postgresql://u:s3cret/db")
+    assert "s3cr" not in str(caught.value)
+    with pytest.raises(InvalidArgument, match='token: "%zz"'):  # a token that is not the password is still quoted
+        split_postgres_url("postgresql://u:p@h/db?sslmode=%zz")

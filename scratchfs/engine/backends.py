@@ -31,7 +31,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import parse_qsl, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
 from scratchfs.engine.local_blobs import Blobs
 from scratchfs.engine.protocols import BlobStore, IndexBackend
@@ -94,8 +94,10 @@ def split_postgres_url(url: str) -> tuple[str, str, str | None]:
         parts = urlsplit(url)
         if "," not in parts.netloc.rpartition("@")[2]:  # (several hosts, 'h1:5432,h2:5433': libpq's to read)
             parts.port  # noqa: B018 - a port that is no number raises here, not as a host name lookup's failure
-    except ValueError as exc:  # "Invalid IPv6 URL", a port out of range or not a number
-        raise InvalidArgument(f"the index URL is not a valid URL: {exc}") from None
+    except ValueError as exc:  # "Invalid IPv6 URL", a port out of range or not a number (its text not echoed: with
+        told = str(exc).split(" as '")[0]  # no host, 'postgresql://u:s3cret/db' has the password as its port)
+        raise InvalidArgument(f"the index URL is not a valid URL: {told}" + (
+            " (not shown; a ':' in a user name or password is written %3A)" if told != str(exc) else "")) from None
     if parts.scheme not in ("postgresql", "postgres"):
         raise InvalidArgument(f"the index must be a postgresql:// URL, or unset for SQLite (got a {parts.scheme}:// "
                               "URL)" if parts.scheme else "the index must be a postgresql:// URL, or unset for SQLite")
@@ -126,7 +128,13 @@ def _check_libpq(dsn: str) -> None:
     try:
         found = conninfo_to_dict(dsn)
     except ProgrammingError as exc:
-        raise InvalidArgument(f"the index URL is not a valid libpq URL: {' '.join(str(exc).split())[:200]}") from None
+        told = " ".join(str(exc).split())
+        userinfo = urlsplit(dsn).netloc.rpartition("@")[0]
+        password = userinfo.partition(":")[2]
+        quoted = told.partition(' "')[2]  # libpq quotes the token it refused
+        if password and (password in quoted or unquote(password) in quoted):
+            told = told.partition(' "')[0].rstrip(":") + " in the password (not shown)"
+        raise InvalidArgument(f"the index URL is not a valid libpq URL: {told[:200]}") from None
     for port in str(found.get("port") or "").split(","):  # libpq's reading, one per host; not echoed (a password
         if port and not (port.isascii() and port.isdigit() and 0 < int(port) < 65536):  # with '@' ends up here)
             raise InvalidArgument("the index URL names a port that is not a number from 1 to 65535, as libpq reads "
