@@ -404,3 +404,18 @@ def test_a_password_libpq_refuses_is_not_echoed(tmp_path, url):
     assert "s3cr" not in str(caught.value)
     with pytest.raises(InvalidArgument, match='token: "%zz"'):  # a token that is not the password is still quoted
         split_postgres_url("postgresql://u:p@h/db?sslmode=%zz")
+
+
+@pytest.mark.parametrize(("url", "told"), [
+    ("postgresql://u:pw@h1:5432,h2:5433/db?schema=s", "postgresql://u@h1:5432,h2:5433/db"),
+    ("postgresql://u:pw@[::1]:5432/db", "postgresql://u@[::1]:5432/db"),
+    ("postgresql:///db?host=/tmp", "postgresql:///db"),
+    ("postgresql://us%40er:p%40ss@Host.example/db", "postgresql://us%40er@Host.example/db"),
+])
+def test_a_store_names_its_index_as_given_without_the_password(url, told):
+    """``repr(store)`` (what ``serve`` prints for a fleet) named 'postgresql://u@h1/db' for a URL of two hosts (the
+    second host and the ports dropped), '::1:5432' for an IPv6 host (its brackets dropped: a port that reads as part
+    of the address) and 'postgresql:/db' for a socket URL. It names the hosts as written, without the password."""
+    from scratchfs.engine.backends import describe_url
+
+    assert describe_url(url) == told

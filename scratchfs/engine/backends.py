@@ -31,7 +31,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from scratchfs.engine.local_blobs import Blobs
 from scratchfs.engine.protocols import BlobStore, IndexBackend
@@ -69,17 +69,9 @@ def describe_url(url: str | None) -> str:
     if not url or url in _DEFAULT:
         return "local"
     parts = urlsplit(url)
-    host = parts.hostname or ""
-    user = f"{parts.username}@" if parts.username else ""
-    port = f":{parts.port}" if _port(parts) else ""
-    return urlunsplit((parts.scheme, f"{user}{host}{port}", parts.path, "", ""))
-
-
-def _port(parts) -> int | None:
-    try:
-        return parts.port
-    except ValueError:
-        return None
+    userinfo, _, hosts = parts.netloc.rpartition("@")  # hosts as written: several ('h1:5432,h2'), [IPv6], none
+    user = userinfo.partition(":")[0]
+    return f"{parts.scheme}://{user + '@' if user else ''}{hosts}{parts.path}"
 
 
 def split_postgres_url(url: str) -> tuple[str, str, str | None]:
