@@ -454,6 +454,18 @@ def test_fsck_counts_wholly_dead_segments_in_words(cli):
     assert "(1 segment wholly dead)" in result.stdout, result.stdout
 
 
+def _ls_with_an_import_blocked(blocked: str, root, env: dict) -> subprocess.CompletedProcess:
+    """``scratchfs --root ROOT ls`` in a real CLI process with the module ``blocked`` as Python blocks an import
+    (``sys.modules[name] = None``); checks it is one line of stderr and exit code 2."""
+    program = (f"import sys; sys.modules[{blocked!r}] = None; sys.argv[0] = 'scratchfs'; "
+               "from scratchfs.cli import main; main()")
+    result = subprocess.run([sys.executable, "-c", program, "--root", str(root), "ls"], capture_output=True,
+                            text=True, env={**os.environ, **env}, timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
+    return result
+
+
 @pytest.mark.parametrize(("blocked", "env", "extra"), [
     ("psycopg", {"SCRATCHFS_INDEX": "postgresql://127.0.0.1:1/none"}, "postgres"),
     ("boto3", {"SCRATCHFS_INDEX": "postgresql://127.0.0.1:1/none", "SCRATCHFS_BLOBS": "s3://bucket/p"}, "s3"),
@@ -463,13 +475,8 @@ def test_a_backend_whose_extra_is_not_installed_is_one_line_naming_the_install(t
     'psycopg'``, or 'botocore' from inside an ``except`` clause) and exit code 1, "not found" (a new user's trial).
     It is now one line naming the install command, exit code 2, told before anything is created or connected to.
     The module is blocked as Python blocks an import (``sys.modules[name] = None``), in a real CLI process."""
-    program = (f"import sys; sys.modules[{blocked!r}] = None; sys.argv[0] = 'scratchfs'; "
-               "from scratchfs.cli import main; main()")
     root = tmp_path / "store"
-    result = subprocess.run([sys.executable, "-c", program, "--root", str(root), "ls"], capture_output=True,
-                            text=True, env={**os.environ, **env}, timeout=60)
-    assert result.returncode == 2, result.stderr
-    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
+    result = _ls_with_an_import_blocked(blocked, root, env)
     assert f"pip install 'scratchfs[{extra}]'" in result.stderr and blocked in result.stderr
     assert not root.exists()
 
@@ -484,13 +491,8 @@ def test_an_extra_installed_but_not_importable_is_one_line_too(tmp_path, blocked
     psycopg installed without its binary), a broken botocore -- passed the check (it only looked the package up)
     and died with a 20-line ImportError traceback, after the root was made. It is told as a missing extra is, with
     the import's error, before anything is made."""
-    program = (f"import sys; sys.modules[{blocked!r}] = None; sys.argv[0] = 'scratchfs'; "
-               "from scratchfs.cli import main; main()")
     root = tmp_path / "store"
-    result = subprocess.run([sys.executable, "-c", program, "--root", str(root), "ls"], capture_output=True,
-                            text=True, env={**os.environ, **env}, timeout=60)
-    assert result.returncode == 2, result.stderr
-    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
+    result = _ls_with_an_import_blocked(blocked, root, env)
     assert f"pip install 'scratchfs[{extra}]'" in result.stderr and f"{module} cannot be imported" in result.stderr
     assert blocked in result.stderr and not root.exists()
 
