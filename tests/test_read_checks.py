@@ -111,19 +111,19 @@ def _fds_on(directory: Path) -> int:
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc")
-def test_a_range_read_opens_only_the_blob_once_its_directory_is_kept_and_close_lets_it_go(tmp_path, monkeypatch):
+def test_a_range_read_opens_nothing_once_its_blob_is_kept_open_and_close_lets_them_go(tmp_path, monkeypatch):
     store = ScratchStore(tmp_path, segment_entry_bytes=0)
     scope = store.scope("run", "agent")
     handle = scope.spill(b"0123456789" * 1000, source_tool="t").handle
-    assert scope.read_handle(handle, offset=5, length=10).data == b"5678901234"  # walks, keeps the directory
+    assert scope.read_handle(handle, offset=5, length=10).data == b"5678901234"  # walks, keeps directory and blob
     opened = _count_opens(monkeypatch)
     assert scope.read_handle(handle, offset=13, length=4).data == b"3456"
-    assert len(opened) == 1 and opened[0].endswith(".zst")  # the blob, from the kept directory
+    assert opened == []  # the kept blob (one lstat to check it is still there, and a dup)
     monkeypatch.undo()
-    agent_dir = _blob_file(tmp_path).parent.resolve()
-    assert _fds_on(agent_dir) == 1
+    blob = _blob_file(tmp_path).resolve()
+    assert (_fds_on(blob.parent), _fds_on(blob)) == (1, 1)
     store.close()
-    assert _fds_on(agent_dir) == 0
+    assert (_fds_on(blob.parent), _fds_on(blob)) == (0, 0)
 
 
 @pytest.mark.parametrize("how", ["moved away", "replaced by an empty directory"])

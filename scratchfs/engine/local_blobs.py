@@ -40,13 +40,14 @@ from scratchfs.engine import safe_fs, segments
 from scratchfs.engine.binding import binding_payload
 from scratchfs.engine.blob_file import LocalSource, PendingBlob
 from scratchfs.engine.caches import SeenFiles
+from scratchfs.engine.open_files import OpenFiles
 from scratchfs.engine.protocols import BlobFile, BlobInfo
 from scratchfs.engine.root_locks import Descriptor, RootLocks
 from scratchfs.engine.seekable import SeekableWriter, one_frame_blob
 from scratchfs.engine.segments import SEGMENT_NAME_RE, SegmentPending, SegmentSource, SegmentWriter
 from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import CorruptBlob, ScratchError, StorageError, storage_error
-from scratchfs.foundation.limits import SEGMENT_ENTRY_BYTES, SMALL_CONTENT_LEVEL
+from scratchfs.foundation.limits import OPEN_BLOB_FILES, SEGMENT_ENTRY_BYTES, SMALL_CONTENT_LEVEL
 
 __all__ = ["BLOB_NAME_RE", "BLOB_SUFFIX", "Blobs", "LocalSource", "PendingBlob"]
 # LocalSource and PendingBlob live in scratchfs.engine.blob_file, named here for the callers that import them
@@ -97,6 +98,7 @@ class Blobs:
         self.segments = SegmentWriter(self._root.fd, self._create_locked, ids.new_token, durable)
         self._seen = SeenFiles(_SEEN_ENTRIES)  # blob files exists() found, by (run_id, agent_id, blob)
         self._dirs = safe_fs.DirCache(self._root.fd, _KEPT_DIRS)  # agent directories blobs were read from
+        self._open = OpenFiles(self._root.fd, OPEN_BLOB_FILES)  # blob and segment files read from, kept open
 
     @property
     def root_fd(self) -> int:
@@ -248,6 +250,7 @@ class Blobs:
         self.segments.close()
         self.locks.close()
         self._dirs.close()
+        self._open.close()
 
     # -- reading --------------------------------------------------------------------------------------------------
 
@@ -337,6 +340,7 @@ class Blobs:
         try:
             st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
             os.unlink(name, dir_fd=dir_fd)
+            self._open.forget(parts, name)  # (its space is freed now, not when the kept descriptor is evicted)
             return st.st_size if stat.S_ISREG(st.st_mode) else 0
         except FileNotFoundError:
             return 0
@@ -359,15 +363,20 @@ class Blobs:
     def open_source_part(self, parts: tuple[str, ...], blob: str) -> LocalSource | SegmentSource:
         """As :meth:`open_source`, for the blob (token or location) ``blob`` in the directory ``parts``."""
         name = _file_name(blob)
-        fd, st = self._dirs.open_file_stat(parts, name, os.O_RDONLY, f"{'/'.join(parts)}/{name}", CorruptBlob)
+        kept = self._open.open((parts, name))  # (read a moment ago: one fstat and a dup)
+        fd, st = kept or self._dirs.open_file_stat(parts, name, os.O_RDONLY, f"{'/'.join(parts)}/{name}", CorruptBlob)
         try:
             if not segments.is_location(blob):
-                return LocalSource(fd, st)
-            where = segments.parse_location(blob)
-            if st.st_size < where.offset + where.length:
-                raise CorruptBlob(f"{'/'.join(parts)}/{where.name} holds {st.st_size} bytes, too few for the blob at "
-                                  f"byte {where.offset} ({where.length} bytes): the segment was cut short")
-            return SegmentSource(fd, where.offset, where.length, st)
+                source: LocalSource | SegmentSource = LocalSource(fd, st)
+            else:
+                where = segments.parse_location(blob)
+                if st.st_size < where.offset + where.length:
+                    raise CorruptBlob(f"{'/'.join(parts)}/{where.name} holds {st.st_size} bytes, too few for the blob "
+                                      f"at byte {where.offset} ({where.length} bytes): the segment was cut short")
+                source = SegmentSource(fd, where.offset, where.length, st)
+            if kept is None:
+                self._open.keep((parts, name), fd)
+            return source
         except BaseException as exc:
             os.close(fd)
             if isinstance(exc, OSError) and not isinstance(exc, ScratchError):
@@ -393,6 +402,7 @@ class Blobs:
         """Move a run's directory (or one agent's) into ``trash/`` (see :meth:`move_to_trash`); call it under the
         exclusive delete lock. Returns the trash path for :meth:`purge`, or ``None`` if there was no directory."""
         directory = self.run_dir(run_id) if agent_id is None else self.agent_dir(run_id, agent_id)
+        self._open.forget(directory.relative_to(self.root).parts)  # (their space is freed when the trash is purged)
         return self.move_to_trash(directory)
 
     def purge(self, detached: Path) -> None:
@@ -458,28 +468,8 @@ class Blobs:
         return [(name, st.st_mode) for name, st in self.list_stats(parts)]
 
     def list_stats(self, parts: tuple[str, ...]) -> list[tuple[str, os.stat_result]]:
-        """``(name, lstat)`` of every entry of the directory ``parts`` (below the root), sorted by name, links not
-        followed (an entry gone between the listing and its ``lstat`` is left out); none if it is missing.
-
-        Raises:
-            StorageError: it (or a directory on the way) is a link or not a directory, or cannot be read.
-        """
-        try:
-            fd = safe_fs.walk(self.root_fd, parts)
-        except FileNotFoundError:
-            return []
-        try:
-            found = []
-            for name in sorted(os.listdir(fd)):
-                try:
-                    found.append((name, os.stat(name, dir_fd=fd, follow_symlinks=False)))
-                except FileNotFoundError:
-                    continue
-            return found
-        except OSError as exc:
-            raise storage_error(exc, f"cannot list {'/'.join(parts)}") from exc
-        finally:
-            os.close(fd)
+        """:func:`safe_fs.list_stats` of the directory ``parts`` below the root. Raises StorageError as it does."""
+        return safe_fs.list_stats(self.root_fd, parts)
 
     def blob_files(self) -> list[BlobFile]:
         """A :class:`~scratchfs.engine.protocols.BlobFile` (run directory name, agent directory name, path, token)

@@ -30,6 +30,7 @@ __all__ = [
     "describe",
     "identity",
     "is_at",
+    "list_stats",
     "open_dir",
     "open_file",
     "open_file_stat",
@@ -310,3 +311,29 @@ def write_all(fd: int, buffers: list, offset: int | None = None) -> None:
             views.pop(0)
         if views and written:
             views[0] = views[0][written:]
+
+
+def list_stats(root_fd: int, parts: tuple[str, ...]) -> list[tuple[str, os.stat_result]]:
+    """``(name, lstat)`` of every entry of the directory ``parts`` below ``root_fd`` (reached by :func:`walk`),
+    sorted by name, links not followed (an entry gone between the listing and its ``lstat`` is left out); none if it
+    is missing.
+
+    Raises:
+        StorageError: it (or a directory on the way) is a link or not a directory, or cannot be read.
+    """
+    try:
+        fd = walk(root_fd, parts)
+    except FileNotFoundError:
+        return []
+    try:
+        found = []
+        for name in sorted(os.listdir(fd)):
+            try:
+                found.append((name, os.stat(name, dir_fd=fd, follow_symlinks=False)))
+            except FileNotFoundError:
+                continue
+        return found
+    except OSError as exc:
+        raise storage_error(exc, f"cannot list {'/'.join(parts)}") from exc
+    finally:
+        os.close(fd)

@@ -134,6 +134,9 @@ LINE_TABLE_CACHE_ENTRIES = 256
 """Per-blob line tables kept in memory."""
 LOOKUP_CACHE_ENTRIES = 4096
 """Index lookups kept per thread."""
+OPEN_BLOB_FILES = 32
+"""Blob and segment files a local store keeps open after reading them (file descriptors; :mod:`scratchfs.engine
+.open_files`)."""
 
 # -- MCP wire ----------------------------------------------------------------------------------------------------------
 MAX_MESSAGE_BYTES = 32 * 1024 * 1024
