@@ -138,6 +138,34 @@ def test_an_orphan_dated_in_the_future_is_a_problem_not_the_sweeps(root):
     assert repaired.exit_code == 0 and not orphan.exists(), repaired.output
 
 
+def test_an_incomplete_write_dated_in_the_future_is_a_problem_not_the_sweeps(root):
+    """An incomplete write (no seek table) whose modification time is years ahead was told "the sweep removes it
+    after the grace period" (fsck exit 0, clean), where the sweep leaves it until that date. The sweep still leaves
+    it (a file dated ahead may be a live writer's after the clock stepped back); fsck says so, the problem remains
+    (exit 3) and ``--repair`` removes it. One a little ahead (clocks a little apart) stays the sweep's."""
+    with ScratchStore(root) as store:
+        entry = store.list_entries()[0]
+        path = Path(store.blobs.path(entry.run_id, entry.agent_id, entry.blob))
+    partial = path.with_name(new_token() + ".zst")
+    partial.write_bytes(path.read_bytes()[:5000])  # a write cut short: no seek table
+    ahead = time.time() + 10 * 365 * 86400
+    os.utime(partial, (ahead, ahead))
+    assert cli("sweep", "--root", str(root)).exit_code == 0 and partial.exists()  # the sweep leaves it
+    found = cli("fsck", "--root", str(root), "--json")
+    assert found.exit_code == 3 and found.stderr.startswith("scratchfs: corrupt: 1 problem remains;"), found.stderr
+    [problem] = json.loads(found.stdout)["problems"]
+    assert (problem["kind"], problem["sweeps"], problem["path"]) == ("incomplete", False, str(partial))
+    assert "in the future" in problem["detail"] and "removes it after" not in problem["detail"], problem["detail"]
+    soon = time.time() + 30
+    os.utime(partial, (soon, soon))
+    found = cli("fsck", "--root", str(root), "--json")
+    [problem] = json.loads(found.stdout)["problems"]
+    assert found.exit_code == 0 and problem["sweeps"] and "after the grace period" in problem["detail"], found.stdout
+    os.utime(partial, (ahead, ahead))
+    repaired = cli("fsck", "--root", str(root), "--repair")
+    assert repaired.exit_code == 0 and not partial.exists(), repaired.output
+
+
 def test_fsck_finds_missing_corrupt_and_orphaned_and_repairs_them(root):
     clean = cli("fsck", "--root", str(root), "--json")
     assert clean.exit_code == 0

@@ -9,7 +9,8 @@
   checksum check (:mod:`scratchfs.seekable`);
 * **incomplete**: a blob file that no index row names and that does not end in a seek table: a write abandoned
   mid-way (its process was killed). Not corruption: nothing stored was lost, and the sweep removes it after the grace
-  period; it does not make the report unclean.
+  period; it does not make the report unclean -- unless it is dated more than the grace ahead, which the sweep leaves
+  until that date: then it is a problem that remains (``repair`` removes it).
 * **segments**: small entries live in segment files (:mod:`scratchfs.engine.segments`); each is checked like a
   blob file (its slice must decode and be bound to its entry). Blobs in a segment that no row names are not orphans
   but dead bytes, reported in ``segments`` (the sweeper removes a dead segment and compacts a mostly dead one).
@@ -262,8 +263,8 @@ class Problem:
         detail: what is wrong.
         repaired: True once :func:`fsck` removed it (a corrupt entry: its row and its file; False when either stays).
         sweeps: an orphaned file younger than ``orphan_grace``, which the sweep removes once older (the row a
-            platform cascade or a run's delete took, a writer killed before its row): reported, not a problem that
-            remains (as an ``incomplete`` write is not).
+            platform cascade or a run's delete took, a writer killed before its row), or an ``incomplete`` write not
+            dated more than the grace ahead: reported, not a problem that remains.
     """
 
     kind: str
@@ -308,14 +309,14 @@ class FsckReport:
 
     @property
     def clean(self) -> bool:
-        """True when the index is sound and every problem found (if any) was repaired; incomplete writes (abandoned
-        by a killed writer, left to the sweep) do not count."""
+        """True when the index is sound and every problem found (if any) was repaired; the sweep's (incomplete
+        writes abandoned by a killed writer, young orphans) do not count."""
         return self.index == "ok" and not self.remaining
 
     @property
     def remaining(self) -> int:
-        """Problems left: not repaired, and neither an incomplete write nor a young orphan (the sweep's)."""
-        return sum(not (p.repaired or p.kind == "incomplete" or p.sweeps) for p in self.problems)
+        """Problems left: not repaired, and not the sweep's (``sweeps``: an incomplete write or a young orphan)."""
+        return sum(not (p.repaired or p.sweeps) for p in self.problems)
 
     def counts(self) -> dict[str, int]:
         """Problems per kind (``missing``, ``corrupt``, ``orphaned``, ``incomplete``, ``unexpected``) and how many
@@ -459,9 +460,18 @@ def _blob_files(store: ScratchStore, report: FsckReport) -> list[BlobFile]:
 
 def _orphan_problem(store: ScratchStore, found: BlobFile) -> Problem:
     """A local blob file with no row that does not end in a seek table is an ``incomplete`` write; any other orphan
-    (an object store's uploads are whole or absent) is ``orphaned``."""
+    (an object store's uploads are whole or absent) is ``orphaned``. Either is the sweep's (``sweeps``) unless it is
+    dated more than the grace ahead: the sweep leaves such a file until its date comes (it may be a live writer's
+    after the clock stepped back), so it is a problem that remains (``--repair`` removes it)."""
     if not local_blobs(getattr(store, "blobs_url", None)):
         return Problem("orphaned", found.run, found.agent, None, found.location, "no index row names this file")
+    grace = store.settings.orphan_grace
+    try:
+        age = time.time() - os.lstat(found.location).st_mtime
+    except OSError:
+        age = grace
+    ahead = (f"its modification time is {-age:,.0f} s in the future, so the sweep leaves it until then"
+             if age <= -grace else None)
     try:
         source = store.blobs.open_file(found)
     except (OSError, StorageError, CorruptBlob):
@@ -469,23 +479,22 @@ def _orphan_problem(store: ScratchStore, found: BlobFile) -> Problem:
     try:
         read_seek_table(source, source.size)
     except (FormatError, OSError):
+        if ahead is not None:
+            return Problem("incomplete", found.run, found.agent, None, found.location,
+                           f"an abandoned write (its writer was killed); {ahead}")
         return Problem("incomplete", found.run, found.agent, None, found.location,
-                       "an abandoned write (its writer was killed); the sweep removes it after the grace period")
+                       "an abandoned write (its writer was killed); the sweep removes it after the grace period",
+                       sweeps=True)
     finally:
         source.close()
-    grace = store.settings.orphan_grace
-    try:
-        age = time.time() - os.lstat(found.location).st_mtime
-    except OSError:
-        age = grace
     if -grace < age < grace:  # (a little ahead: clocks a little apart; the sweep takes it within twice the grace)
         return Problem("orphaned", found.run, found.agent, None, found.location,
                        f"no index row names this file; {max(age, 0.0):.0f} s old, the sweep removes it once older "
                        f"than orphan_grace ({grace:.0f} s): a row deleted by a platform cascade, or a writer killed "
                        "before its row", sweeps=True)
-    if age < 0:  # the sweep leaves it until its date comes: not the sweep's
-        return Problem("orphaned", found.run, found.agent, None, found.location, "no index row names this file; its "
-                       f"modification time is {-age:,.0f} s in the future, so the sweep leaves it until then")
+    if ahead is not None:  # the sweep leaves it until its date comes: not the sweep's
+        return Problem("orphaned", found.run, found.agent, None, found.location,
+                       f"no index row names this file; {ahead}")
     return Problem("orphaned", found.run, found.agent, None, found.location, "no index row names this file")
 
 
