@@ -7,6 +7,7 @@ import os
 import shlex
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import click
@@ -452,6 +453,24 @@ def test_fsck_counts_wholly_dead_segments_in_words(cli):
     assert cli("scratch-delete", "k").exit_code == 0
     result = cli("fsck")
     assert "(1 segment wholly dead)" in result.stdout, result.stdout
+
+
+def test_fsck_says_a_dead_segment_dated_ahead_is_left_until_its_date(cli, tmp_path):
+    """A wholly dead segment whose modification time is years ahead was counted under "the sweep reclaims wholly dead
+    segments", where the sweep leaves it until that date (a file dated ahead may be a live writer's after the clock
+    stepped back). fsck now counts it apart and says the sweep leaves it until then."""
+    assert cli("scratch-write", "k", "-", input="value\n").exit_code == 0
+    assert cli("scratch-delete", "k").exit_code == 0
+    [segment] = (tmp_path / "root" / "runs").glob("*/*/*.zseg")
+    ahead = time.time() + 10 * 365 * 86400
+    os.utime(segment, (ahead, ahead))
+    assert cli("sweep").exit_code == 0 and segment.exists()  # the sweep leaves it
+    result = cli("fsck")
+    assert "(1 segment wholly dead, 1 of them dated more than orphan_grace ahead, which the sweep leaves until " \
+           "that date)" in result.stdout, result.stdout
+    assert json.loads(cli("fsck", "--json").stdout)["segments"]["dead_dated_ahead"] == 1
+    os.utime(segment, (time.time() - 1000, time.time() - 1000))
+    assert cli("sweep").exit_code == 0 and not segment.exists()  # once dated in the past, the sweep takes it
 
 
 def _ls_with_an_import_blocked(blocked: str, root, env: dict) -> subprocess.CompletedProcess:

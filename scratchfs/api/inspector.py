@@ -413,7 +413,7 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
         orphans[id(problem)] = token
         report.problems.append(problem)
     if hasattr(store.blobs, "scan_segment") and report.next_cursor is None:
-        report.segments = segment_usage(store.index, store.blobs)
+        report.segments = segment_usage(store.index, store.blobs, store.settings.orphan_grace)
     if repair:
         _repair(store, report, broken_rows, broken_problems, orphans)
     elif report.next_cursor is None:
