@@ -243,11 +243,9 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
 
     Returns:
         an :class:`ItemPage` named ``rows`` (lists of cells), ``extra["header"]`` the (selected) header,
-        ``extra["replaced"]`` (only when not 0) the bytes of the header and the rows shown that are no part of a
-        valid UTF-8 character, shown as U+FFFD (of every selected or not selected column); ``first``
-        is the number of the first row shown. A row larger than the page comes as ``part`` pieces of its JSON; each
-        piece counts in ``replaced`` the bytes of the U+FFFD it shows (the first also those of the columns not
-        selected), so that a row's pieces add up to what the whole row counts.
+        ``extra["replaced"]`` (only when not 0) the bytes of the header and rows shown (every column) shown as U+FFFD;
+        ``first``: the first row shown. A row larger than the page comes as ``part`` pieces of its JSON, each
+        counting the replaced bytes it shows (the first also the unselected columns': they add up to the row's).
 
     Raises:
         InvalidArgument: an unknown column (the message lists the columns), a column neither text nor an integer
