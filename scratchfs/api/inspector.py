@@ -35,6 +35,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 
+from scratchfs.api.odd_names import OddName, odd_blob_names, remove_odd_name
 from scratchfs.api.rebuild import RebuildReport
 from scratchfs.api.rebuild import rebuild_index as rebuild
 from scratchfs.api.store import ScratchStore
@@ -255,8 +256,9 @@ class Problem:
     Attributes:
         kind: ``"missing"``, ``"corrupt"``, ``"orphaned"``, ``"incomplete"`` (an orphan with no seek table: a
             write abandoned by a killed writer) or ``"unexpected"`` (a link or other file where a directory of the
-            root belongs: reported, never followed, never repaired; or an entry of ``trash/`` that a repair could
-            not remove whole).
+            root belongs: reported, never followed, never repaired; an entry of ``trash/`` that a repair could
+            not remove whole; or a link, FIFO or directory at a blob's name, which a repair removes itself but for a
+            directory: :mod:`scratchfs.api.odd_names`).
         run_id, agent_id: the scope (of the entry, or of the directory the orphan is in, as path parts).
         key: the handle or scratchpad key (``None`` for an orphan).
         path: the blob file.
@@ -402,7 +404,7 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
             broken_problems.append(problem)
     if files is None and report.next_cursor is None:  # a bounded or resumed check that reached the last entry
         files = _blob_files(store, report)  # a file committed since has its row: known_locations below sees it
-    orphans: dict[int, str] = {}  # problem id -> blob token
+    orphans: dict[int, str | OddName] = {}  # problem id -> blob token, or what is at a blob's name
     for found in files or ():
         run_dir, agent_dir, _path, token = found
         if known_locations(store.index, [token], (run_dir, agent_dir)) or find_orphan(
@@ -412,6 +414,12 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
         problem = _orphan_problem(store, found)
         orphans[id(problem)] = token
         report.problems.append(problem)
+    if files is not None and hasattr(store.blobs, "unlink_part"):  # a link or FIFO at a blob's name: unexpected
+        for odd in odd_blob_names(store.blobs, store.index):
+            if any(p.path.startswith(odd.path) for p in report.problems):  # a live entry's: told as corrupt
+                continue
+            report.problems.append(Problem("unexpected", odd.run, odd.agent, None, odd.path, odd.detail))
+            orphans[id(report.problems[-1])] = odd
     if hasattr(store.blobs, "scan_segment") and report.next_cursor is None:
         report.segments = segment_usage(store.index, store.blobs, store.settings.orphan_grace)
     if repair:
@@ -499,7 +507,7 @@ def _orphan_problem(store: ScratchStore, found: BlobFile) -> Problem:
 
 
 def _repair(store: ScratchStore, report: FsckReport, broken_rows: list[tuple[int, str]],
-            broken_problems: list[Problem], orphans: dict[int, str]) -> None:
+            broken_problems: list[Problem], orphans: dict[int, str | OddName]) -> None:
     """Remove what fsck found broken: rows of missing and corrupt entries (each only if it still names the blob that
     was checked), corrupt blobs, and orphaned blobs (checked again under their lock)."""
     if broken_rows and store.index.delete_rows(broken_rows):
@@ -513,7 +521,9 @@ def _repair(store: ScratchStore, report: FsckReport, broken_rows: list[tuple[int
                     continue
             problem.repaired = True
     for problem in report.problems:
-        if problem.kind in ("orphaned", "incomplete"):
+        if isinstance(orphans.get(id(problem)), OddName):
+            problem.repaired = remove_odd_name(store.blobs, orphans[id(problem)])
+        elif problem.kind in ("orphaned", "incomplete"):
             problem.repaired = find_orphan(store.index, store.blobs, (problem.run_id, problem.agent_id),
                                            orphans[id(problem)], remove=True,
                                            grace=store.settings.orphan_grace) is not None
