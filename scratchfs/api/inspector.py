@@ -30,7 +30,6 @@ are not checked: they are the sweeper's (:mod:`scratchfs.sweeper`).
 from __future__ import annotations
 
 import math
-import os
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -39,7 +38,7 @@ from scratchfs.api.odd_names import OddName, odd_blob_names, remove_odd_name
 from scratchfs.api.rebuild import RebuildReport
 from scratchfs.api.rebuild import rebuild_index as rebuild
 from scratchfs.api.store import ScratchStore
-from scratchfs.engine.backends import find_orphan, local_blobs
+from scratchfs.engine.backends import blob_age, find_orphan, local_blobs
 from scratchfs.engine.protocols import BlobFile, Entry
 from scratchfs.engine.seekable import FormatError, read_seek_table
 from scratchfs.engine.segment_sweep import SegmentUsage, known_locations, segment_usage
@@ -408,9 +407,8 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
     for found in files or ():
         run_dir, agent_dir, _path, token = found
         if known_locations(store.index, [token], (run_dir, agent_dir)) or find_orphan(
-                store.index, store.blobs, (run_dir, agent_dir), token, remove=False,
-                grace=store.settings.orphan_grace) is None:  # its scope's row, or an object of a write in flight
-            continue
+                store.index, store.blobs, (run_dir, agent_dir), token, remove=False) is None:  # its scope's row
+            continue  # (a young object, which may be a write in flight, is listed as the sweep's, as a young file)
         problem = _orphan_problem(store, found)
         orphans[id(problem)] = token
         report.problems.append(problem)
@@ -468,42 +466,40 @@ def _blob_files(store: ScratchStore, report: FsckReport) -> list[BlobFile]:
 
 def _orphan_problem(store: ScratchStore, found: BlobFile) -> Problem:
     """A local blob file with no row that does not end in a seek table is an ``incomplete`` write; any other orphan
-    (an object store's uploads are whole or absent) is ``orphaned``. Either is the sweep's (``sweeps``) unless it is
-    dated more than the grace ahead: the sweep leaves such a file until its date comes (it may be a live writer's
-    after the clock stepped back), so it is a problem that remains (``--repair`` removes it)."""
-    if not local_blobs(getattr(store, "blobs_url", None)):
-        return Problem("orphaned", found.run, found.agent, None, found.location, "no index row names this file")
-    grace = store.settings.orphan_grace
-    try:
-        age = time.time() - os.lstat(found.location).st_mtime
-    except OSError:
-        age = grace
+    (an object store's uploads are whole or absent) is ``orphaned``. Either is the sweep's (``sweeps``) when younger
+    than the grace (an object may be a write in flight: no lock tells); one dated more than the grace ahead is not:
+    the sweep leaves it until its date comes (it may be a live writer's after the clock stepped back), so it is a
+    problem that remains (``--repair`` removes a file; an object only once older than the grace)."""
+    grace, local = store.settings.orphan_grace, local_blobs(getattr(store, "blobs_url", None))
+    age = blob_age(store.blobs, found)
     ahead = (f"its modification time is {-age:,.0f} s in the future, so the sweep leaves it until then"
-             if age <= -grace else None)
+             if age is not None and age <= -grace else None)
+    what = "file" if local else "object"
+    if local and (why := _unfinished(store, found)) is not None:
+        return Problem("incomplete", found.run, found.agent, None, found.location, f"{why}; {ahead}" if ahead else
+                       f"{why}; the sweep removes it after the grace period", sweeps=ahead is None)
+    if age is not None and -grace < age < grace:  # (a little ahead: clocks a little apart; the sweep takes it soon)
+        return Problem("orphaned", found.run, found.agent, None, found.location,
+                       f"no index row names this {what}; {max(age, 0.0):.0f} s old, the sweep removes it once older "
+                       f"than orphan_grace ({grace:.0f} s): {'' if local else 'a write in flight, '}a row deleted by "
+                       "a platform cascade, or a writer killed before its row", sweeps=True)
+    return Problem("orphaned", found.run, found.agent, None, found.location,
+                   f"no index row names this {what}" + (f"; {ahead}" if ahead else ""))
+
+
+def _unfinished(store: ScratchStore, found: BlobFile) -> str | None:
+    """Why the local orphan ``found`` is an incomplete write (it does not end in a seek table), or ``None``."""
     try:
         source = store.blobs.open_file(found)
     except (OSError, StorageError, CorruptBlob):
-        return Problem("orphaned", found.run, found.agent, None, found.location, "no index row names this file")
+        return None
     try:
         read_seek_table(source, source.size)
     except (FormatError, OSError):
-        if ahead is not None:
-            return Problem("incomplete", found.run, found.agent, None, found.location,
-                           f"an abandoned write (its writer was killed); {ahead}")
-        return Problem("incomplete", found.run, found.agent, None, found.location,
-                       "an abandoned write (its writer was killed); the sweep removes it after the grace period",
-                       sweeps=True)
+        return "an abandoned write (its writer was killed)"
     finally:
         source.close()
-    if -grace < age < grace:  # (a little ahead: clocks a little apart; the sweep takes it within twice the grace)
-        return Problem("orphaned", found.run, found.agent, None, found.location,
-                       f"no index row names this file; {max(age, 0.0):.0f} s old, the sweep removes it once older "
-                       f"than orphan_grace ({grace:.0f} s): a row deleted by a platform cascade, or a writer killed "
-                       "before its row", sweeps=True)
-    if ahead is not None:  # the sweep leaves it until its date comes: not the sweep's
-        return Problem("orphaned", found.run, found.agent, None, found.location,
-                       f"no index row names this file; {ahead}")
-    return Problem("orphaned", found.run, found.agent, None, found.location, "no index row names this file")
+    return None
 
 
 def _repair(store: ScratchStore, report: FsckReport, broken_rows: list[tuple[int, str]],
