@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -103,6 +104,31 @@ def test_orphans_younger_than_the_grace_period_are_kept(fleet):
     store.blobs.client().put_object(Bucket=store.blobs.bucket, Key=store.blobs.key("run-1", "a", token), Body=b"x")
     assert store.sweep().orphans_removed == 0
     assert objects(store) == {token}
+
+
+def test_fsck_lists_a_young_orphan_object_as_the_sweeps_as_it_lists_a_young_file(fleet, tmp_path):
+    """Without ``--repair``, fsck listed a young local orphan (``sweeps``: true, clean) but said nothing of a young
+    object no row names on S3: the two stores' reports disagreed on the same state. A young object is now listed as
+    a young file is (the sweep's: clean, no problem left); ``--repair`` leaves it (it may be a write in flight: an
+    object store holds no lock) and once older than the grace it is a problem that remains."""
+    from scratchfs.api.inspector import fsck
+
+    store = fleet(orphan_grace=3600.0)
+    token = new_token()
+    store.blobs.client().put_object(Bucket=store.blobs.bucket, Key=store.blobs.key("run-1", "a", token), Body=b"x")
+    report = fsck(store)
+    assert [(p.kind, p.sweeps, p.run_id) for p in report.problems] == [("orphaned", True, "run-1")]
+    assert report.clean and "s old, the sweep removes it once older than orphan_grace" in report.problems[0].detail
+    with ScratchStore(tmp_path / "local", orphan_grace=3600.0) as local:  # the same state on a local store
+        local.scope("run-1", "a").spill(b"y" * 200_000)  # (a blob file of its own, not in a segment)
+        path = Path(local.blobs.path("run-1", "a", local.list_entries()[0].blob))
+        shutil.copy(path, path.with_name(token + ".zst"))
+        local_report = fsck(local)
+    assert [(p.kind, p.sweeps) for p in local_report.problems] == [(p.kind, p.sweeps) for p in report.problems]
+    repaired = fsck(store, repair=True)
+    assert [(p.repaired, p.sweeps) for p in repaired.problems] == [(False, True)] and objects(store) == {token}
+    aged = fsck(fleet("aged", orphan_grace=0.0))
+    assert [(p.kind, p.sweeps) for p in aged.problems] == [("orphaned", False)] and not aged.clean
 
 
 def test_a_missing_object_reads_as_not_found_and_its_row_is_swept(fleet):
@@ -353,7 +379,9 @@ def test_fsck_repair_never_removes_the_object_of_a_write_in_flight(fleet, monkey
     data = b"kept whole, every byte of it\n" * 4000
     handle = scope.spill(data).handle
     monkeypatch.setattr(PostgresIndex, "put", put)
-    assert [p.kind for p in reports[0].problems] == []  # a write in flight is not an orphan
+    # a write in flight is young: listed as the sweep's (as a young file is), never removed
+    assert [(p.kind, p.sweeps, p.repaired) for p in reports[0].problems] == [("orphaned", True, False)]
+    assert reports[0].clean
     assert scope.read_range(handle, 0, 65536).data == data[:65536]
     old = new_token()  # an orphan older than the grace period still goes
     store.blobs.client().put_object(Bucket=store.blobs.bucket, Key=store.blobs.key("run-2", "agent-1", old),

@@ -138,6 +138,66 @@ def test_an_orphan_dated_in_the_future_is_a_problem_not_the_sweeps(root):
     assert repaired.exit_code == 0 and not orphan.exists(), repaired.output
 
 
+def test_an_incomplete_write_dated_in_the_future_is_a_problem_not_the_sweeps(root):
+    """An incomplete write (no seek table) whose modification time is years ahead was told "the sweep removes it
+    after the grace period" (fsck exit 0, clean), where the sweep leaves it until that date. The sweep still leaves
+    it (a file dated ahead may be a live writer's after the clock stepped back); fsck says so, the problem remains
+    (exit 3) and ``--repair`` removes it. One a little ahead (clocks a little apart) stays the sweep's."""
+    with ScratchStore(root) as store:
+        entry = store.list_entries()[0]
+        path = Path(store.blobs.path(entry.run_id, entry.agent_id, entry.blob))
+    partial = path.with_name(new_token() + ".zst")
+    partial.write_bytes(path.read_bytes()[:5000])  # a write cut short: no seek table
+    ahead = time.time() + 10 * 365 * 86400
+    os.utime(partial, (ahead, ahead))
+    assert cli("sweep", "--root", str(root)).exit_code == 0 and partial.exists()  # the sweep leaves it
+    found = cli("fsck", "--root", str(root), "--json")
+    assert found.exit_code == 3 and found.stderr.startswith("scratchfs: corrupt: 1 problem remains;"), found.stderr
+    [problem] = json.loads(found.stdout)["problems"]
+    assert (problem["kind"], problem["sweeps"], problem["path"]) == ("incomplete", False, str(partial))
+    assert "in the future" in problem["detail"] and "removes it after" not in problem["detail"], problem["detail"]
+    soon = time.time() + 30
+    os.utime(partial, (soon, soon))
+    found = cli("fsck", "--root", str(root), "--json")
+    [problem] = json.loads(found.stdout)["problems"]
+    assert found.exit_code == 0 and problem["sweeps"] and "after the grace period" in problem["detail"], found.stdout
+    os.utime(partial, (ahead, ahead))
+    repaired = cli("fsck", "--root", str(root), "--repair")
+    assert repaired.exit_code == 0 and not partial.exists(), repaired.output
+
+
+def test_links_and_fifos_at_blob_names_are_reported_and_repair_removes_the_names_only(root, tmp_path):
+    """A link or FIFO at a blob file's or segment's name in an agent directory was skipped by fsck (exit 0, clean)
+    and by the sweep, left there for ever. fsck now reports each (``unexpected``, exit 3); ``--repair`` removes the
+    link or FIFO itself -- never its target, and never opens the FIFO (it would block) -- and a directory at such a
+    name is reported and left. The sweep says nothing of them (it logged a FIFO segment on every sweep)."""
+    with ScratchStore(root) as store:
+        entry = store.list_entries()[0]
+        folder = Path(store.blobs.path(entry.run_id, entry.agent_id, entry.blob)).parent
+    target = tmp_path / "precious"
+    target.write_bytes(b"keep me")
+    planted = {folder / ("a" * 24 + ".zst"): "symbolic link", folder / ("b" * 24 + ".zst"): "FIFO",
+               folder / ("c" * 24 + ".zseg"): "symbolic link", folder / ("d" * 24 + ".zseg"): "FIFO"}
+    for path, kind in planted.items():
+        path.symlink_to(target) if kind == "symbolic link" else os.mkfifo(path)
+    (folder / ("e" * 24 + ".zst")).mkdir()
+    env = dict(os.environ, SCRATCHFS_ROOT=str(root))
+    for _ in range(2):
+        swept = subprocess.run([sys.executable, "-m", "scratchfs", "sweep"], env=env, capture_output=True,
+                               text=True, timeout=60)
+        assert swept.returncode == 0 and swept.stderr == "", swept.stderr
+    found = cli("fsck", "--root", str(root), "--json")
+    assert found.exit_code == 3 and found.stderr.startswith("scratchfs: corrupt: 5 problems remain;"), found.stderr
+    problems = {p["path"]: p for p in json.loads(found.stdout)["problems"]}
+    assert set(problems) == {str(p) for p in planted} | {str(folder / ("e" * 24 + ".zst"))}
+    for path, kind in planted.items():
+        assert problems[str(path)]["kind"] == "unexpected" and kind in problems[str(path)]["detail"]
+    repaired = cli("fsck", "--root", str(root), "--repair", "--json")
+    assert repaired.exit_code == 3 and "1 problem remains" in repaired.stderr, repaired.stderr  # the directory
+    assert not any(os.path.lexists(p) for p in planted) and target.read_bytes() == b"keep me"
+    assert (folder / ("e" * 24 + ".zst")).is_dir()
+
+
 def test_fsck_finds_missing_corrupt_and_orphaned_and_repairs_them(root):
     clean = cli("fsck", "--root", str(root), "--json")
     assert clean.exit_code == 0

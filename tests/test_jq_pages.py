@@ -116,3 +116,16 @@ def test_a_filter_ending_in_a_comment_continued_by_a_backslash_compiles_as_jq_ru
     data = json.dumps({"a": [1, 2, 3]}).encode()
     assert _follow(data, ".a[] # each \\", 4096, 10, None) == [1, 2, 3]
     assert jq.compile(".a[] # each \\").input_value({"a": [1, 2, 3]}).all() == [1, 2, 3]
+
+
+@pytest.mark.parametrize("text", ["$__loc__", "$__loc__.line", ".a[] |\n\n  {at: $__loc__.line, v: .}",
+                                  "# a comment\n[$__loc__, $__loc__.file]"])
+def test_loc_names_the_line_jq_names_for_the_filter_alone(text):
+    """``$__loc__.line`` was one more than jq gives for the same filter (``1`` was ``2``): the filter was pasted into
+    its wrapper a line down. It now says what the jq library says of the filter as a program of its own, in jq pages
+    and in the jq of JSON-lines records."""
+    data = {"a": [1, 2]}
+    expected = jq.compile(text).input_value(data).all()
+    assert _follow(json.dumps(data).encode(), text, 4096, 10, None) == expected
+    from scratchfs.engine.structure import records_page
+    assert records_page(BytesSource(json.dumps(data).encode() + b"\n"), jq=text).items == expected

@@ -270,3 +270,31 @@ def test_a_listing_with_a_long_key_goes_on_through_every_page_at_the_minimum_bud
             cursor = re.search(r'cursor="([^"]+)"', reply["next_call"]).group(1)
             reply = tools.call("scratch_list", {"limit": limit, "budget": MIN_REPLY_BYTES, "cursor": cursor})
         assert seen == keys, limit
+
+
+def test_a_listing_of_long_quote_keys_at_the_minimum_budget_says_the_exact_budget_that_goes_on(store):
+    """Keys of 512 bytes, all '"' (each 2 bytes of JSON, 4 inside next_call): at the 2 KiB minimum a page holds one
+    row, and neither its next_call nor its cursor fits beside it; the note said "go on with a larger budget (over
+    2048)", and 2049 gave the same page again: no progress. The note now names the budget with which the same call
+    holds its next_call; following it goes through every key, each reply within its budget."""
+    scope = store.scope("r-quotes", "a")
+    keys = ['"' * n + "!" * (512 - n) for n in (512, 511, 510, 509)]
+    for key in keys:
+        scope.scratch_write(key, b'"' * 100)
+    tools = ScratchTools(scope)
+    args, seen, budget = {"budget": MIN_REPLY_BYTES}, [], MIN_REPLY_BYTES
+    for _ in range(20):
+        reply = tools.call("scratch_list", args)
+        assert reply_size(reply) <= budget, (reply_size(reply), budget)
+        if reply["next_call"] is None and "note" in reply:  # the same call with the budget the note names
+            budget = int(re.search(r"budget=(\d+) ", reply["note"]).group(1))
+            assert MIN_REPLY_BYTES < budget <= 4 * MIN_REPLY_BYTES and "next_cursor" not in reply, reply["note"]
+            args = {**args, "budget": budget}
+            again = tools.call("scratch_list", args)
+            assert again["next_call"] is not None and again["entries"][:1] == reply["entries"][:1]
+            continue
+        seen += [row["key"] for row in reply["entries"]]
+        if reply["next_call"] is None:
+            break
+        args = {**args, "cursor": re.search(r'cursor="([^"]+)"', reply["next_call"]).group(1)}
+    assert sorted(seen) == sorted(keys) and len(seen) == len(keys)

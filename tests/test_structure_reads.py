@@ -455,3 +455,25 @@ def test_rows_of_a_latin1_table_say_how_many_bytes_they_show_as_replacement_char
         assert shown == 400
     page = tools.call("read_handle", {"handle": handle, "row": 2, "rows": 1})
     assert page["rows"] == [["row1", "Zurich", "ok"]] and "replaced" not in page
+
+
+def test_each_part_of_a_row_larger_than_a_page_counts_only_the_replaced_bytes_it_shows(tools, scratch_scope):
+    """A row larger than the page comes as ``part`` pieces; every piece carried the whole row's ``replaced`` (4,000
+    bytes said on each of some 30 pages, for 4,000 bytes in all). Each piece now counts the bytes of the U+FFFD it
+    shows (a truncated 2-byte sequence is one U+FFFD for 2 bytes; a U+FFFD of the content's own counts none); the
+    first piece also counts those of the columns not selected, so the pieces add up to what the whole row counts."""
+    seg = b"x" * 60 + b"\xe2\x82" + b"y" * 20 + "\ufffd".encode()  # one replaced U+FFFD (2 bytes), one of its own
+    data = b"name,blob,tail\nr1\xff," + seg * 80 + b",end\nr2,small,z\n"
+    handle = scratch_scope.spill(data, source_tool="sql").handle
+    for columns in (None, ["blob", "tail"], ["blob", "blob"]):
+        args = {"handle": handle, "row": 1, "rows": 5, **({"columns": columns} if columns else {})}
+        pages = follow(tools, args, 2048)
+        parts = [p for p in pages if "part" in p]
+        assert len(parts) > 3 and "".join(p["part"] for p in parts).startswith('["r1\ufffd' if not columns else '["x')
+        seen = 0  # U+FFFD of the row's blob shown so far: the even ones are replaced bytes (2 each; once, when twice)
+        for n, page in enumerate(parts):
+            in_blob = page["part"].count("\ufffd") - (1 if n == 0 and not columns else 0)
+            wanted = sum(2 for k in range(seen, seen + in_blob) if k % 2 == 0 and k < 160) + (n == 0)
+            seen += in_blob
+            assert page.get("replaced", 0) == wanted and ("replaced" in page) == (wanted > 0), (n, page)
+        assert seen == 160 * (1 + (columns == ["blob", "blob"])) and sum(p.get("replaced", 0) for p in parts) == 161

@@ -238,3 +238,27 @@ def test_cli_spills_deep_json_without_a_traceback(tmp_path):
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["size"] == len(DEEP_ARRAY)
+
+
+def test_a_root_that_is_a_fifo_is_a_bad_root_exit_2_in_one_line(tmp_path):
+    """A FIFO given as ``--root`` (or ``$SCRATCHFS_ROOT``, or a link to one) exited 4 ("storage: cannot create the
+    store root ...: File exists", the code of a busy or failing disk), where a regular file there is a usage error
+    (exit 2). A root that is there and no directory -- a FIFO, a link to one, a regular file given to the library
+    -- is now an invalid argument (exit 2, one line naming what is there); the library raises InvalidArgument."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    (tmp_path / "to-fifo").symlink_to(fifo)
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(InvalidArgument, match="is a regular file, not a directory"):
+        ScratchStore(tmp_path / "file")
+    for root in (fifo, tmp_path / "to-fifo"):
+        with pytest.raises(InvalidArgument, match="is a FIFO, not a directory"):
+            ScratchStore(root)
+        for args, env in ((["--root", str(root), "ls"], {}), (["sweep"], {"SCRATCHFS_ROOT": str(root)}),
+                          (["fsck", "--root", str(root)], {})):
+            result = subprocess.run([sys.executable, "-m", "scratchfs", *args], env={**os.environ, **env},
+                                    capture_output=True, text=True, timeout=60)
+            assert result.returncode == 2, (root, args, result.stderr)
+            assert result.stderr.startswith("scratchfs: ") and result.stderr.count("\n") == 1, result.stderr
+            assert "not a directory" in result.stderr, result.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and (tmp_path / "file").read_text() == "x"

@@ -10,8 +10,10 @@ applied to every candidate reply, so that the content gets what the fixed part l
    says ``"shortened": {argument: its full length}`` (characters of a text, items of a list);
 2. when the floor still does not fit, ``next_call`` is left out (``null``) and ``note`` says so and how large a
    budget the call needs; the reply then carries the cursor alone (``cursor`` / ``next_cursor``, when the reply
-   kind has one), which the caller passes with the same arguments. A ``next_call`` that is given is always the
-   complete call. When ``next_call`` is given, the cursor it carries is not repeated beside it.
+   kind has one), which the caller passes with the same arguments -- or, when the cursor does not fit either (a
+   listing's cursor carries a key), the exact budget with which the same call holds its ``next_call``. A
+   ``next_call`` that is given is always the complete call. When ``next_call`` is given, the cursor it carries is
+   not repeated beside it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from scratchfs.api.views import reply_size
+from scratchfs.foundation.limits import MAX_REPLY_BYTES
 
 ECHO_FLOOR_BYTES = 48
 """An echoed argument is never shortened below this many bytes of JSON."""
@@ -55,6 +58,15 @@ def shorten(value: Any, room: int) -> Any:
         mid = (low + high + 1) // 2
         low, high = (mid, high) if reply_size(value[:mid] + ELLIPSIS) <= room else (low, mid - 1)
     return value[:low] + ELLIPSIS
+
+
+def _larger_budget(floor: dict[str, Any], reserve: int) -> str:
+    """How to go on when neither ``next_call`` nor the cursor fits: the same call with the budget at which ``floor``
+    fits whole, echoes and ``next_call`` included (what a plan on it then keeps), or that no budget does."""
+    needed = reply_size(floor) + SLACK_BYTES + reserve
+    if needed > MAX_REPLY_BYTES:
+        return f"nothing: it needs a budget of {needed} bytes, more than the most ({MAX_REPLY_BYTES})"
+    return f"the same arguments and budget={needed} (this call again: its reply then holds next_call)"
 
 
 def _get(reply: Mapping[str, Any], path: tuple[str, ...]) -> Any:
@@ -113,7 +125,8 @@ class Squeeze:
         if reply_size(self(floor)) > target and floor.get("next_call"):
             self.call_bytes = reply_size(floor["next_call"])
             if self.keep_cursor and reply_size(self(floor)) > target:  # the cursor alone does not fit either
-                self.keep_cursor, self.resume = False, f"a larger budget (over {budget})"
+                kept = {k: v for k, v in floor.items() if k != cursor_key}  # (given with next_call: not repeated)
+                self.keep_cursor, self.resume = False, _larger_budget(kept, reserve)
 
     def __call__(self, reply: dict[str, Any]) -> dict[str, Any]:
         """``reply`` with the plan applied: echoes shortened, ``next_call`` left out (with ``note``) when planned,

@@ -9,7 +9,8 @@
   checksum check (:mod:`scratchfs.seekable`);
 * **incomplete**: a blob file that no index row names and that does not end in a seek table: a write abandoned
   mid-way (its process was killed). Not corruption: nothing stored was lost, and the sweep removes it after the grace
-  period; it does not make the report unclean.
+  period; it does not make the report unclean -- unless it is dated more than the grace ahead, which the sweep leaves
+  until that date: then it is a problem that remains (``repair`` removes it).
 * **segments**: small entries live in segment files (:mod:`scratchfs.engine.segments`); each is checked like a
   blob file (its slice must decode and be bound to its entry). Blobs in a segment that no row names are not orphans
   but dead bytes, reported in ``segments`` (the sweeper removes a dead segment and compacts a mostly dead one).
@@ -29,15 +30,15 @@ are not checked: they are the sweeper's (:mod:`scratchfs.sweeper`).
 from __future__ import annotations
 
 import math
-import os
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 
+from scratchfs.api.odd_names import OddName, odd_blob_names, remove_odd_name
 from scratchfs.api.rebuild import RebuildReport
 from scratchfs.api.rebuild import rebuild_index as rebuild
 from scratchfs.api.store import ScratchStore
-from scratchfs.engine.backends import find_orphan, local_blobs
+from scratchfs.engine.backends import blob_age, find_orphan, local_blobs
 from scratchfs.engine.protocols import BlobFile, Entry
 from scratchfs.engine.seekable import FormatError, read_seek_table
 from scratchfs.engine.segment_sweep import SegmentUsage, known_locations, segment_usage
@@ -254,16 +255,17 @@ class Problem:
     Attributes:
         kind: ``"missing"``, ``"corrupt"``, ``"orphaned"``, ``"incomplete"`` (an orphan with no seek table: a
             write abandoned by a killed writer) or ``"unexpected"`` (a link or other file where a directory of the
-            root belongs: reported, never followed, never repaired; or an entry of ``trash/`` that a repair could
-            not remove whole).
+            root belongs: reported, never followed, never repaired; an entry of ``trash/`` that a repair could
+            not remove whole; or a link, FIFO or directory at a blob's name, which a repair removes itself but for a
+            directory: :mod:`scratchfs.api.odd_names`).
         run_id, agent_id: the scope (of the entry, or of the directory the orphan is in, as path parts).
         key: the handle or scratchpad key (``None`` for an orphan).
         path: the blob file.
         detail: what is wrong.
         repaired: True once :func:`fsck` removed it (a corrupt entry: its row and its file; False when either stays).
         sweeps: an orphaned file younger than ``orphan_grace``, which the sweep removes once older (the row a
-            platform cascade or a run's delete took, a writer killed before its row): reported, not a problem that
-            remains (as an ``incomplete`` write is not).
+            platform cascade or a run's delete took, a writer killed before its row), or an ``incomplete`` write not
+            dated more than the grace ahead: reported, not a problem that remains.
     """
 
     kind: str
@@ -308,14 +310,14 @@ class FsckReport:
 
     @property
     def clean(self) -> bool:
-        """True when the index is sound and every problem found (if any) was repaired; incomplete writes (abandoned
-        by a killed writer, left to the sweep) do not count."""
+        """True when the index is sound and every problem found (if any) was repaired; the sweep's (incomplete
+        writes abandoned by a killed writer, young orphans) do not count."""
         return self.index == "ok" and not self.remaining
 
     @property
     def remaining(self) -> int:
-        """Problems left: not repaired, and neither an incomplete write nor a young orphan (the sweep's)."""
-        return sum(not (p.repaired or p.kind == "incomplete" or p.sweeps) for p in self.problems)
+        """Problems left: not repaired, and not the sweep's (``sweeps``: an incomplete write or a young orphan)."""
+        return sum(not (p.repaired or p.sweeps) for p in self.problems)
 
     def counts(self) -> dict[str, int]:
         """Problems per kind (``missing``, ``corrupt``, ``orphaned``, ``incomplete``, ``unexpected``) and how many
@@ -401,18 +403,23 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
             broken_problems.append(problem)
     if files is None and report.next_cursor is None:  # a bounded or resumed check that reached the last entry
         files = _blob_files(store, report)  # a file committed since has its row: known_locations below sees it
-    orphans: dict[int, str] = {}  # problem id -> blob token
+    orphans: dict[int, str | OddName] = {}  # problem id -> blob token, or what is at a blob's name
     for found in files or ():
         run_dir, agent_dir, _path, token = found
         if known_locations(store.index, [token], (run_dir, agent_dir)) or find_orphan(
-                store.index, store.blobs, (run_dir, agent_dir), token, remove=False,
-                grace=store.settings.orphan_grace) is None:  # its scope's row, or an object of a write in flight
-            continue
+                store.index, store.blobs, (run_dir, agent_dir), token, remove=False) is None:  # its scope's row
+            continue  # (a young object, which may be a write in flight, is listed as the sweep's, as a young file)
         problem = _orphan_problem(store, found)
         orphans[id(problem)] = token
         report.problems.append(problem)
+    if files is not None and hasattr(store.blobs, "unlink_part"):  # a link or FIFO at a blob's name: unexpected
+        for odd in odd_blob_names(store.blobs, store.index):
+            if any(p.path.startswith(odd.path) for p in report.problems):  # a live entry's: told as corrupt
+                continue
+            report.problems.append(Problem("unexpected", odd.run, odd.agent, None, odd.path, odd.detail))
+            orphans[id(report.problems[-1])] = odd
     if hasattr(store.blobs, "scan_segment") and report.next_cursor is None:
-        report.segments = segment_usage(store.index, store.blobs)
+        report.segments = segment_usage(store.index, store.blobs, store.settings.orphan_grace)
     if repair:
         _repair(store, report, broken_rows, broken_problems, orphans)
     elif report.next_cursor is None:
@@ -459,38 +466,44 @@ def _blob_files(store: ScratchStore, report: FsckReport) -> list[BlobFile]:
 
 def _orphan_problem(store: ScratchStore, found: BlobFile) -> Problem:
     """A local blob file with no row that does not end in a seek table is an ``incomplete`` write; any other orphan
-    (an object store's uploads are whole or absent) is ``orphaned``."""
-    if not local_blobs(getattr(store, "blobs_url", None)):
-        return Problem("orphaned", found.run, found.agent, None, found.location, "no index row names this file")
+    (an object store's uploads are whole or absent) is ``orphaned``. Either is the sweep's (``sweeps``) when younger
+    than the grace (an object may be a write in flight: no lock tells); one dated more than the grace ahead is not:
+    the sweep leaves it until its date comes (it may be a live writer's after the clock stepped back), so it is a
+    problem that remains (``--repair`` removes a file; an object only once older than the grace)."""
+    grace, local = store.settings.orphan_grace, local_blobs(getattr(store, "blobs_url", None))
+    age = blob_age(store.blobs, found)
+    ahead = (f"its modification time is {-age:,.0f} s in the future, so the sweep leaves it until then"
+             if age is not None and age <= -grace else None)
+    what = "file" if local else "object"
+    if local and (why := _unfinished(store, found)) is not None:
+        return Problem("incomplete", found.run, found.agent, None, found.location, f"{why}; {ahead}" if ahead else
+                       f"{why}; the sweep removes it after the grace period", sweeps=ahead is None)
+    if age is not None and -grace < age < grace:  # (a little ahead: clocks a little apart; the sweep takes it soon)
+        return Problem("orphaned", found.run, found.agent, None, found.location,
+                       f"no index row names this {what}; {max(age, 0.0):.0f} s old, the sweep removes it once older "
+                       f"than orphan_grace ({grace:.0f} s): {'' if local else 'a write in flight, '}a row deleted by "
+                       "a platform cascade, or a writer killed before its row", sweeps=True)
+    return Problem("orphaned", found.run, found.agent, None, found.location,
+                   f"no index row names this {what}" + (f"; {ahead}" if ahead else ""))
+
+
+def _unfinished(store: ScratchStore, found: BlobFile) -> str | None:
+    """Why the local orphan ``found`` is an incomplete write (it does not end in a seek table), or ``None``."""
     try:
         source = store.blobs.open_file(found)
     except (OSError, StorageError, CorruptBlob):
-        return Problem("orphaned", found.run, found.agent, None, found.location, "no index row names this file")
+        return None
     try:
         read_seek_table(source, source.size)
     except (FormatError, OSError):
-        return Problem("incomplete", found.run, found.agent, None, found.location,
-                       "an abandoned write (its writer was killed); the sweep removes it after the grace period")
+        return "an abandoned write (its writer was killed)"
     finally:
         source.close()
-    grace = store.settings.orphan_grace
-    try:
-        age = time.time() - os.lstat(found.location).st_mtime
-    except OSError:
-        age = grace
-    if -grace < age < grace:  # (a little ahead: clocks a little apart; the sweep takes it within twice the grace)
-        return Problem("orphaned", found.run, found.agent, None, found.location,
-                       f"no index row names this file; {max(age, 0.0):.0f} s old, the sweep removes it once older "
-                       f"than orphan_grace ({grace:.0f} s): a row deleted by a platform cascade, or a writer killed "
-                       "before its row", sweeps=True)
-    if age < 0:  # the sweep leaves it until its date comes: not the sweep's
-        return Problem("orphaned", found.run, found.agent, None, found.location, "no index row names this file; its "
-                       f"modification time is {-age:,.0f} s in the future, so the sweep leaves it until then")
-    return Problem("orphaned", found.run, found.agent, None, found.location, "no index row names this file")
+    return None
 
 
 def _repair(store: ScratchStore, report: FsckReport, broken_rows: list[tuple[int, str]],
-            broken_problems: list[Problem], orphans: dict[int, str]) -> None:
+            broken_problems: list[Problem], orphans: dict[int, str | OddName]) -> None:
     """Remove what fsck found broken: rows of missing and corrupt entries (each only if it still names the blob that
     was checked), corrupt blobs, and orphaned blobs (checked again under their lock)."""
     if broken_rows and store.index.delete_rows(broken_rows):
@@ -504,7 +517,9 @@ def _repair(store: ScratchStore, report: FsckReport, broken_rows: list[tuple[int
                     continue
             problem.repaired = True
     for problem in report.problems:
-        if problem.kind in ("orphaned", "incomplete"):
+        if isinstance(orphans.get(id(problem)), OddName):
+            problem.repaired = remove_odd_name(store.blobs, orphans[id(problem)])
+        elif problem.kind in ("orphaned", "incomplete"):
             problem.repaired = find_orphan(store.index, store.blobs, (problem.run_id, problem.agent_id),
                                            orphans[id(problem)], remove=True,
                                            grace=store.settings.orphan_grace) is not None

@@ -193,6 +193,9 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
         if report.segments is not None and report.segments.segments:
             seg = report.segments
             wholly = f"{seg.dead_segments} segment{'' if seg.dead_segments == 1 else 's'} wholly dead"
+            if seg.dead_dated_ahead:
+                wholly += (f", {seg.dead_dated_ahead} of them dated more than orphan_grace ahead, which the sweep "
+                           "leaves until that date")
             click.echo(f"segment files: {seg.segments} ({human_bytes(seg.bytes)}), of which "
                        f"{human_bytes(seg.dead_bytes)} dead bytes ({wholly}); "
                        "the sweep reclaims wholly dead segments; the dead bytes of others stay until their segment "

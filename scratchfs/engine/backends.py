@@ -34,7 +34,7 @@ from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from scratchfs.engine.local_blobs import Blobs
-from scratchfs.engine.protocols import BlobStore, IndexBackend
+from scratchfs.engine.protocols import BlobFile, BlobStore, IndexBackend
 from scratchfs.engine.root import prepare_root
 from scratchfs.engine.segment_sweep import known_locations
 from scratchfs.engine.sqlite_connections import DAMAGED_CODES
@@ -43,8 +43,8 @@ from scratchfs.engine.sweeper import SweepResult, check_orphan, sweep
 from scratchfs.foundation.errors import InvalidArgument, StorageError
 from scratchfs.foundation.limits import SEGMENT_ENTRY_BYTES
 
-__all__ = ["ENV_BLOBS", "ENV_INDEX", "create_empty_index", "describe_url", "find_orphan", "local_blobs", "local_index",
-           "open_backends", "require_extra", "split_postgres_url", "sweep_backends"]
+__all__ = ["ENV_BLOBS", "ENV_INDEX", "blob_age", "create_empty_index", "describe_url", "find_orphan", "local_blobs",
+           "local_index", "open_backends", "require_extra", "split_postgres_url", "sweep_backends"]
 
 ENV_INDEX = "SCRATCHFS_INDEX"
 """Environment variable naming the index URL when none is given."""
@@ -291,6 +291,20 @@ def find_orphan(index: IndexBackend, blobs: BlobStore, where: tuple[str, str], t
         if known_locations(index, [token], where) or not blobs.delete_keys([key]):  # type: ignore[attr-defined]
             return None
     return 0
+
+
+def blob_age(blobs: BlobStore, found: BlobFile) -> float | None:
+    """Seconds since the listed blob ``found`` was last modified (negative: dated ahead): a file's modification time
+    (``lstat``, on the file system's clock; links not followed), an object's ``LastModified``; ``None`` when it
+    cannot be told (gone, undated). Raises StorageError from the object store."""
+    if isinstance(blobs, Blobs):
+        try:
+            return time.time() - os.lstat(found.location).st_mtime
+        except OSError:
+            return None
+    head = blobs.head(blobs.key_of((found.run, found.agent), found.token))  # type: ignore[attr-defined]
+    modified = head.get("LastModified") if head is not None else None
+    return None if modified is None else time.time() - modified.timestamp()
 
 
 def _aged(blobs: BlobStore, key: str, grace: float) -> bool:

@@ -46,16 +46,20 @@ def prepare_root(root: Path) -> None:
 
     Raises:
         InvalidArgument: the root is an existing directory that is not empty and holds none of :data:`STORE_NAMES`
-            (it is not a store: nothing in it is changed).
-        StorageError: the root cannot be created or opened; it is not a directory; it is group- or world-accessible
+            (it is not a store: nothing in it is changed); it is there and not a directory (a file, a FIFO, a link
+            to one or to nothing).
+        StorageError: the root cannot be created or opened; it is group- or world-accessible
             and owned by another user; a link or another kind of file is where a directory, index file or lock file
             belongs; or the file system refused (read-only, permissions). A read-only store whose modes are already
             private is accepted as it is.
     """
+    _refuse_no_directory(root)
     try:
         os.makedirs(root, mode=DIR_MODE, exist_ok=True)
         fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
+        if exc.errno == errno.EEXIST:  # something else made there meanwhile
+            raise InvalidArgument(f"store root {root} is not a directory; choose a new or empty directory") from None
         raise storage_error(exc, f"cannot create the store root {root}") from exc
     try:
         _refuse_foreign(fd, root)
@@ -76,6 +80,28 @@ def prepare_root(root: Path) -> None:
             os.close(locks)
     finally:
         os.close(fd)
+
+
+_KINDS = ((stat.S_ISREG, "a regular file"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
+def _refuse_no_directory(root: Path) -> None:
+    """Refuse (InvalidArgument) a root that is there and no directory (a link is followed, as the root is opened;
+    a link to nothing is refused): a bad root, not a failing disk. Nothing is opened (a FIFO would block). A path
+    that goes through a file is left to the creation below (a StorageError, as any directory it cannot make)."""
+    try:
+        mode = os.stat(root).st_mode
+    except FileNotFoundError:
+        if os.path.islink(root):  # (a store is not made behind a link)
+            raise InvalidArgument(f"store root {root} is a symbolic link to nothing, not a directory; choose a new "
+                                  "or empty directory") from None
+        return  # missing: made below
+    except OSError:
+        return  # a failure the creation below reports
+    if not stat.S_ISDIR(mode):
+        kind = next((kind for test, kind in _KINDS if test(mode)), "a special file")
+        raise InvalidArgument(f"store root {root} is {kind}, not a directory; choose a new or empty directory")
 
 
 def _is_real_dir(fd: int, name: str) -> bool:

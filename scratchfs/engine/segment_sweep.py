@@ -25,6 +25,7 @@ import fcntl
 import logging
 import os
 import stat
+import time
 from dataclasses import dataclass
 
 from scratchfs.engine import safe_fs, segments
@@ -197,14 +198,17 @@ def _compact(index, blobs, parts: tuple[str, ...], name: str, fd: int, live: lis
 class SegmentUsage:
     """Segment files of a store (:func:`segment_usage`): ``segments`` (how many), ``bytes`` (their size),
     ``live_bytes`` (blobs a row names, with their record headers), ``dead_segments`` (segments no row names: the
-    sweeper removes them once their writer let go and the grace period passed), ``damaged`` (``[path, problem]`` of
-    segments whose scan stopped early: a torn tail left by a killed writer, or garbage)."""
+    sweeper removes them once their writer let go and the grace period passed), ``dead_dated_ahead`` (of those, the
+    ones whose modification time is more than the grace ahead: the sweeper leaves them until that date),
+    ``damaged`` (``[path, problem]`` of segments whose scan stopped early: a torn tail left by a killed writer, or
+    garbage)."""
 
     segments: int = 0
     bytes: int = 0
     live_bytes: int = 0
     dead_segments: int = 0
     damaged: list[list[str]] | None = None
+    dead_dated_ahead: int = 0
 
     @property
     def dead_bytes(self) -> int:
@@ -212,20 +216,23 @@ class SegmentUsage:
         return self.bytes - self.live_bytes
 
     def to_dict(self) -> dict:
-        """``{segments, bytes, live_bytes, dead_bytes, dead_segments, damaged}`` (counts and bytes), for fsck's JSON."""
+        """``{segments, bytes, live_bytes, dead_bytes, dead_segments, dead_dated_ahead, damaged}`` (counts and
+        bytes), for fsck's JSON."""
         return {"segments": self.segments, "bytes": self.bytes, "live_bytes": self.live_bytes,
-                "dead_bytes": self.dead_bytes, "dead_segments": self.dead_segments, "damaged": self.damaged or []}
+                "dead_bytes": self.dead_bytes, "dead_segments": self.dead_segments,
+                "dead_dated_ahead": self.dead_dated_ahead, "damaged": self.damaged or []}
 
 
-def segment_usage(index, blobs) -> SegmentUsage:
+def segment_usage(index, blobs, grace: float = float("inf")) -> SegmentUsage:
     """Scan every segment file under ``runs/`` (without locking: a writer may be appending) and count its live and
-    dead bytes. Directories that are links or not directories are skipped (fsck reports them).
+    dead bytes, and the dead segments dated more than ``grace`` seconds ahead (file-system clock), which the sweep
+    leaves until that date. Directories that are links or not directories are skipped (fsck reports them).
 
     Raises:
         StoreBusy, StorageError: from the index.
     """
     usage = SegmentUsage(damaged=[])
-    for run, agent, name in _segment_names(blobs):
+    for run, agent, name, mtime in _segment_names(blobs):
         records, size, problem = blobs.scan_segment(("runs", run, agent), name)
         located = segments.locations(name, records)
         live = sum(located[k].length + segments.RECORD_BYTES  # a live blob's record header is live too
@@ -234,12 +241,14 @@ def segment_usage(index, blobs) -> SegmentUsage:
         usage.bytes += size
         usage.live_bytes += live
         usage.dead_segments += live == 0
+        usage.dead_dated_ahead += live == 0 and mtime > time.time() + grace
         if problem is not None:
             usage.damaged.append([f"runs/{run}/{agent}/{name}", problem])
     return usage
 
 
-def _segment_names(blobs) -> list[tuple[str, str, str]]:
+def _segment_names(blobs) -> list[tuple[str, str, str, float]]:
+    """``(run dir, agent dir, segment name, modification time)`` of every segment file."""
     found = []
     try:
         runs = [r for r, mode in blobs.list_parts(("runs",)) if stat.S_ISDIR(mode)]
@@ -248,8 +257,12 @@ def _segment_names(blobs) -> list[tuple[str, str, str]]:
     for run in runs:
         for agent, mode in _listed(blobs, ("runs", run)):
             if stat.S_ISDIR(mode):
-                found += [(run, agent, name) for name, m in _listed(blobs, ("runs", run, agent))
-                          if stat.S_ISREG(m) and segments.SEGMENT_NAME_RE.match(name)]
+                try:
+                    listed = blobs.list_stats(("runs", run, agent))
+                except ScratchError:
+                    continue
+                found += [(run, agent, name, st.st_mtime) for name, st in listed
+                          if stat.S_ISREG(st.st_mode) and segments.SEGMENT_NAME_RE.match(name)]
     return found
 
 

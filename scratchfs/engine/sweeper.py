@@ -12,7 +12,9 @@ crashed half-way is finished (see :mod:`scratchfs.engine.sqlite_scale`):
    names the same file.
 3. Orphans: blob files that no row names and that are older than the grace period (seconds). A file whose writer is
    still at work holds an exclusive ``flock`` and is never touched, however old; the row check is repeated while the
-   sweeper holds the file's lock, so a write that commits meanwhile is never lost.
+   sweeper holds the file's lock, so a write that commits meanwhile is never lost. A link, FIFO or other entry that is
+   no regular file at a blob's or segment's name is left alone without a word (``fsck`` reports it, ``fsck
+   --repair`` removes the name).
 4. Leftovers: directories in ``trash/`` (a crashed delete), and empty run and agent directories older than the grace
    period.
 
@@ -309,10 +311,10 @@ def _remove_orphans(index: Index, blobs: Blobs, grace: float, cursor: _Cursor,
         seen += len(entries) + 1
         files = [name[: -len(BLOB_SUFFIX)] for name, mode in entries
                  if stat.S_ISREG(mode) and BLOB_NAME_RE.match(name)]
-        for name, _mode in entries:
+        for name, mode in entries:  # (a link or FIFO at a segment's name is fsck's to report, not checked here)
             found = (check_segment(index, blobs, (run, agent), name, cutoff, remove=True,
                                    compact=limits.SEGMENT_COMPACTION)
-                     if segments.SEGMENT_NAME_RE.match(name) else None)
+                     if segments.SEGMENT_NAME_RE.match(name) and stat.S_ISREG(mode) else None)
             if found is not None and found.removed:
                 removed += 1
                 freed += found.size

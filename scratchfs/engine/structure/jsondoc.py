@@ -125,15 +125,25 @@ def compile_filter(text: object, max_outputs: int) -> Any:
     if _HALT.search(_STRING.sub('""', text)):  # the jq library ends the outputs there without a word
         raise InvalidArgument("jq filter uses halt or halt_error, which end a read here without saying so; use "
                               "error(...) to stop with a message, or select(...)/limit(n; ...) to stop early")
-    lines = text.count("\n") + 1
-    try:  # (a blank line after the filter ends a comment its last line continues with a backslash, as jq 1.7 does)
-        program = jq.compile(f"{_PREFIX}limit({max_outputs}; (\n{text}\n\n)) | tojson")
-    except ValueError as exc:
-        raise InvalidArgument(f"jq filter {text[:80]!r} does not compile: {_message(exc, lines)}") from None
+    try:  # (a blank line after the filter ends a comment its last line continues with a backslash, as jq 1.7 does;
+        # the filter starts on the wrapper's first line, so that $__loc__ names the line jq names for it alone)
+        program = jq.compile(f"{_PREFIX}limit({max_outputs}; ({text}\n\n)) | tojson")
+    except ValueError:
+        raise InvalidArgument(f"jq filter {text[:80]!r} does not compile: {_told(text, max_outputs)}") from None
     alone = _compiled_alone(text)  # a whole program of its own, not one that closes the wrapper's parentheses
     if alone is not None:
         raise InvalidArgument(f"jq filter {text[:80]!r} does not compile: {alone}")
     return program
+
+
+def _told(text: str, max_outputs: int) -> str:
+    """jq's compile error of a filter that does not compile in its wrapper, told in the filter's lines: compiled
+    again a line below the wrapper's start, so that no place jq names on the filter's first line is the wrapper's."""
+    try:
+        jq.compile(f"{_PREFIX}limit({max_outputs}; (\n{text}\n\n)) | tojson")
+    except ValueError as exc:
+        return _message(exc, text.count("\n") + 1)
+    return "jq refuses it"  # (not met: the same tokens either way)
 
 
 @functools.lru_cache(maxsize=256)

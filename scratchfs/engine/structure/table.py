@@ -12,8 +12,11 @@ The standard library's reader is the reference here and costs no dependency.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import json
+import re
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -58,6 +61,23 @@ UTF8_BOM = b"\xef\xbb\xbf"
 """The UTF-8 byte order mark (U+FEFF) that Excel and other Windows tools put at the start of a CSV export."""
 
 
+class _Marks(threading.local):
+    spans: list[tuple[int, int]]
+
+
+_MARKS = _Marks()
+_OWN = re.compile(b"\xef\xbf\xbd")  # a U+FFFD of the content's own (a lead byte: never inside another sequence)
+
+
+def _mark(exc: UnicodeDecodeError) -> tuple[str, int]:
+    """``"replace"``, noting ``(byte offset, bytes)`` of the sequence each U+FFFD stands for."""
+    _MARKS.spans.append((exc.start, exc.end - exc.start))
+    return "\ufffd", exc.end
+
+
+codecs.register_error("scratchfs-csv-marks", _mark)
+
+
 class _Lines:
     """Decoded lines for ``csv.reader`` from a byte offset, counting the bytes handed out. A UTF-8 byte order mark
     at the start of the content is dropped (as ``encoding="utf-8-sig"`` drops it), not made part of the first
@@ -66,6 +86,7 @@ class _Lines:
     def __init__(self, source: ContentSource, offset: int) -> None:
         self.consumed = offset
         self.replaced = 0  # bytes handed out as U+FFFD (not part of a valid UTF-8 character), so far
+        self.marks: list[int] = []  # for each U+FFFD handed out since last emptied, in order: the bytes it shows
         self._lines = iter_lines(source, offset, _MAX_LINE_BYTES)
 
     def __iter__(self) -> Iterator[str]:
@@ -73,9 +94,12 @@ class _Lines:
             self.consumed += len(line)
             if start == 0 and line.startswith(UTF8_BOM):
                 line = line[3:]
-            text = line.decode("utf-8", "replace")
-            if "\ufffd" in text:  # (a U+FFFD of the content's own is a valid character: not counted)
-                self.replaced += len(line) - len(line.decode("utf-8", "ignore").encode("utf-8"))
+            _MARKS.spans = []
+            text = line.decode("utf-8", "scratchfs-csv-marks")
+            if "\ufffd" in text:  # (a U+FFFD of the content's own is a valid character: 0 bytes replaced)
+                events = sorted(_MARKS.spans + [(m.start(), 0) for m in _OWN.finditer(line)])
+                self.marks.extend(n for _, n in events)
+                self.replaced += sum(n for _, n in _MARKS.spans)
             yield text
 
 
@@ -90,10 +114,21 @@ class _RowError(InvalidArgument):
         return (type(self), (str(self), self.offset))
 
 
-def _reader(source: ContentSource, offset: int, delimiter: str, replaced: dict[int, int] | None = None,
+def _per_cell(cells: list[str], marks: list[int]) -> tuple[tuple[int, ...], ...]:
+    """``marks`` (the bytes each U+FFFD of the row shows, in order) split by the cell each U+FFFD is in."""
+    out, at = [], 0
+    for cell in cells:
+        count = cell.count("\ufffd")
+        out.append(tuple(marks[at : at + count]))
+        at += count
+    return tuple(out)
+
+
+def _reader(source: ContentSource, offset: int, delimiter: str, replaced: dict[int, tuple] | None = None,
             ) -> tuple[_Lines, Iterator[tuple[int, list[str]]]]:
     """Rows from ``offset``: ``(byte offset where the row starts, cells)``, blank lines skipped. ``replaced``, when
-    given, gets ``{row start: bytes of the row shown as U+FFFD}`` for each row that has any."""
+    given, gets ``{row start: for each cell, the bytes each of its U+FFFD shows (0: the content's own)}`` for each
+    row that shows any byte as U+FFFD."""
     lines = _Lines(source, offset)
     reader = csv.reader(iter(lines), delimiter=delimiter)
 
@@ -116,9 +151,10 @@ def _reader(source: ContentSource, offset: int, delimiter: str, replaced: dict[i
                                 f"characters, the most a row read holds: {_BY_RANGE.format(start)}", start) from None
             except InvalidArgument as exc:  # a line longer than the line bound (iter_lines)
                 raise _RowError(f"{exc}, the most a row read holds: {_BY_RANGE.format(start)}", start) from None
+            marks, lines.marks = lines.marks, []
             if row:
                 if replaced is not None and lines.replaced > before:
-                    replaced[start] = lines.replaced - before
+                    replaced[start] = _per_cell(row, marks)
                 yield start, row
             start = lines.consumed
 
@@ -207,9 +243,9 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
 
     Returns:
         an :class:`ItemPage` named ``rows`` (lists of cells), ``extra["header"]`` the (selected) header,
-        ``extra["replaced"]`` (only when not 0) the bytes of the header and the rows shown that are no part of a
-        valid UTF-8 character, shown as U+FFFD (of every selected or not selected column); ``first``
-        is the number of the first row shown. A row larger than the page comes as ``part`` pieces of its JSON.
+        ``extra["replaced"]`` (only when not 0) the bytes of the header and rows shown (every column) shown as U+FFFD;
+        ``first``: the first row shown. A row larger than the page comes as ``part`` pieces of its JSON, each
+        counting the replaced bytes it shows (the first also the unselected columns': they add up to the row's).
 
     Raises:
         InvalidArgument: an unknown column (the message lists the columns), a column neither text nor an integer
@@ -222,7 +258,7 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
     budget = check_budget(budget_bytes)
     rows = check_int(rows, "rows", 1, MAX_ROWS)
     delimiter = _delimiter(source, delimiter)
-    bad: dict[int, int] = {}  # row start -> bytes shown as U+FFFD
+    bad: dict[int, tuple] = {}  # row start -> for each cell, the bytes each of its U+FFFD shows
     _, header_rows = _reader(source, 0, delimiter, bad)
     first = next(header_rows, None)
     header = first[1] if first else []
@@ -247,24 +283,43 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
                               "select fewer columns")
     page = ItemPage("rows", number, extra={"header": shown})
     return _counted(page, lambda items: fill_items(page, items, chars, budget, rows, lambda pos, skip: encode_cursor(
-        (pos[0], pos[1], skip), key)), _items(body, number, picked), bad, first[0] if first else -1)
+        (pos[0], pos[1], skip), key)), _items(body, number, picked), bad, first[0] if first else -1, picked, chars)
 
 
 def _counted(page: ItemPage, fill: Callable[[Iterator], ItemPage], items: Iterator[tuple[tuple[int, int], Any, bool]],
-             bad: dict[int, int], header_start: int) -> ItemPage:
-    """``fill(items)``, room kept for ``extra["replaced"]``: the bytes shown as U+FFFD (``bad``: by row start) of
-    the header and the rows the page shows, left out when 0."""
+             bad: dict[int, tuple], header_start: int, picked: list[int] | None, chars: int) -> ItemPage:
+    """``fill(items)``, room kept for ``extra["replaced"]``: the bytes shown as U+FFFD (``bad``: by row start, per
+    cell) of the header and the rows the page shows, left out when 0. A ``part`` counts those of the U+FFFD it shows
+    (it starts ``chars`` characters into its row's JSON text); its first piece also those of the columns not
+    selected, so that a row's pieces add up to what the whole row counts."""
     page.extra["replaced"] = 10**12  # room for the count, given once the page is filled
     starts: dict[int, int] = {}  # row number -> its start, of the rows the page was given
+    values: dict[int, Any] = {}  # row number -> its cells as given, of a row with bytes shown as U+FFFD
 
     def numbered() -> Iterator[tuple[tuple[int, int], Any, bool]]:
         for item in items:
             starts[item[0][0]] = item[0][1]
+            if item[0][1] in bad:
+                values[item[0][0]] = item[1]
             yield item
 
     fill(numbered())
-    shown = range(page.first, page.first + len(page.items) + (page.part is not None))
-    replaced = sum(bad.get(starts.get(at, -1), 0) for at in shown) + bad.get(header_start, 0)
+    whole = range(page.first + (page.part is not None), page.first + len(page.items) + (page.part is not None))
+    replaced = sum(sum(map(sum, bad.get(starts.get(at, -1), ()))) for at in whole)
+    replaced += sum(map(sum, bad.get(header_start, ())))
+    cells = bad.get(starts.get(page.first, -1))
+    if page.part is not None and cells is not None:
+        chosen = list(range(len(cells))) if picked is None else picked
+        marks: list[int] = []
+        given: set[int] = set()
+        for i in chosen:  # (a column selected twice shows its U+FFFD twice; its bytes count once)
+            column = cells[i] if i < len(cells) else ()
+            marks.extend([0] * len(column) if i in given else column)
+            given.add(i)
+        before = json.dumps(values[page.first], ensure_ascii=False, separators=(",", ":"))[:chars].count("\ufffd")
+        replaced += sum(marks[before : before + page.part.count("\ufffd")])
+        if not chars:
+            replaced += sum(sum(column) for i, column in enumerate(cells) if i not in given)
     if replaced:
         page.extra["replaced"] = replaced
     else:

@@ -1,0 +1,91 @@
+"""What sits at a blob file's or segment's name in an agent directory and is no regular file (a link, a FIFO, a
+directory, a socket, a device): ``fsck`` reports each, ``fsck --repair`` removes a link or FIFO itself (never what a
+link points to; a FIFO is never opened) and leaves a directory. The sweep leaves them all alone (see
+:mod:`scratchfs.engine.sweeper`). Local stores only: an object store holds objects, nothing else."""
+
+from __future__ import annotations
+
+import stat
+from typing import NamedTuple
+
+from scratchfs.engine.segment_sweep import known_locations
+from scratchfs.engine.segments import SEGMENT_NAME_RE
+from scratchfs.foundation.checks import TOKEN_RE
+from scratchfs.foundation.errors import ScratchError
+
+__all__ = ["OddName", "odd_blob_names", "remove_odd_name"]
+
+_BLOB_SUFFIX = ".zst"  # (a blob file is <token>.zst: scratchfs.engine.local_blobs.BLOB_NAME_RE)
+_KINDS = ((stat.S_ISLNK, "symbolic link"), (stat.S_ISFIFO, "FIFO"), (stat.S_ISDIR, "directory"),
+          (stat.S_ISSOCK, "socket"), (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"))
+
+
+class OddName(NamedTuple):
+    """An entry named like a blob (``<token>.zst``) or segment (``<name>.zseg``) that is no regular file: its run and
+    agent directory names, its ``name``, its ``path`` (for reports) and ``kind`` (``"symbolic link"``, ``"FIFO"``,
+    ``"directory"``, ...)."""
+
+    run: str
+    agent: str
+    name: str
+    path: str
+    kind: str
+
+    @property
+    def detail(self) -> str:
+        """What it is and what a repair does with it, in one sentence."""
+        fate = ("fsck --repair leaves it (remove it by hand)" if self.kind == "directory" else
+                f"fsck --repair removes the {self.kind} itself" + (", never what it points to"
+                                                                   if self.kind == "symbolic link" else ""))
+        return (f"a {self.kind} at a blob's name, where only a regular file belongs: never followed or opened, no "
+                f"entry is read from it; {fate}")
+
+
+def odd_blob_names(blobs, index) -> list[OddName]:
+    """Every :class:`OddName` under ``runs/`` of the local blob store ``blobs``, sorted by path; a ``<token>.zst``
+    that a row of its scope names is left out (the entry check reports it as corrupt). A directory that cannot be
+    listed (a link, gone) is skipped: fsck reports such directories itself.
+
+    Raises:
+        StoreBusy, StorageError: from the index.
+    """
+    found = []
+    for run, run_mode in _listed(blobs, ("runs",)):
+        if not stat.S_ISDIR(run_mode):
+            continue
+        for agent, agent_mode in _listed(blobs, ("runs", run)):
+            if not stat.S_ISDIR(agent_mode):
+                continue
+            odd = [(name, mode) for name, mode in _listed(blobs, ("runs", run, agent))
+                   if not stat.S_ISREG(mode) and (_token(name) or SEGMENT_NAME_RE.match(name))]
+            tokens = [_token(name) for name, _ in odd if _token(name)]
+            named = known_locations(index, tokens, (run, agent)) if tokens else set()
+            found += [OddName(run, agent, name, str(blobs.runs / run / agent / name), _kind(mode))
+                      for name, mode in odd if _token(name) not in named]
+    return found
+
+
+def remove_odd_name(blobs, odd: OddName) -> bool:
+    """Remove the link, FIFO, socket or device ``odd`` itself (never what a link points to; nothing is opened);
+    True if nothing is at its name any more. A directory is left (False). Never raises."""
+    if odd.kind == "directory":
+        return False
+    blobs.unlink_part(("runs", odd.run, odd.agent), odd.name)
+    return all(name != odd.name for name, _ in _listed(blobs, ("runs", odd.run, odd.agent)))
+
+
+def _token(name: str) -> str | None:
+    """The token of a blob file's name ``<token>.zst``; ``None`` for any other name."""
+    token = name[: -len(_BLOB_SUFFIX)]
+    return token if name.endswith(_BLOB_SUFFIX) and TOKEN_RE.match(token) else None
+
+
+def _listed(blobs, parts: tuple[str, ...]) -> list[tuple[str, int]]:
+    try:
+        return blobs.list_parts(parts)
+    except ScratchError:
+        return []
+
+
+def _kind(mode: int) -> str:
+    return next((kind for test, kind in _KINDS if test(mode)), "special file")
