@@ -48,3 +48,17 @@ def test_demo_without_a_root_uses_a_temporary_store_and_names_the_right_file(tmp
     assert "a temporary store at " in result.stdout
     assert "instead of b-page.html" in result.stdout and "instead of a-small.txt" not in result.stdout
     assert not (home / ".cache" / "scratchfs").exists()
+
+
+def test_demo_without_a_root_stays_local_when_a_fleet_is_exported(tmp_path, monkeypatch):
+    """Its temporary store holds the index and the blobs too: a fleet named by the environment is not written to
+    (here one that cannot be reached, which a spill into it would fail on)."""
+    monkeypatch.delenv("SCRATCHFS_ROOT", raising=False)
+    monkeypatch.setenv("SCRATCHFS_INDEX", "postgresql://nobody@127.0.0.1:1/nowhere")
+    monkeypatch.setenv("SCRATCHFS_BLOBS", "s3://no-such-bucket/demo")
+    fixtures = tmp_path / "outputs"
+    fixtures.mkdir()
+    (fixtures / "page.html").write_bytes((FIXTURES / "browser-rust-book.html").read_bytes())
+    result = CliRunner().invoke(main, ["demo", "--fixtures", str(fixtures)], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    assert "a temporary store at " in result.stdout and "instead of page.html" in result.stdout

@@ -231,17 +231,20 @@ def sweep_command(store: ScratchStore) -> None:
 def demo(root: str | None, fixtures_dir: str | None, as_json: bool) -> None:
     """Run the main job on real tool outputs: spill each, read a range and a match back, use the scratchpad.
 
-    The store is a new temporary directory (removed at the end) unless --root or $SCRATCHFS_ROOT names one.
+    The store is a new temporary directory (removed at the end, index and blobs in it even when $SCRATCHFS_INDEX
+    and $SCRATCHFS_BLOBS name a fleet) unless --root or $SCRATCHFS_ROOT names one.
     """
     from scratchfs.demo import RUN_ID, run_demo
 
     root = resolve_root(root)
     with contextlib.ExitStack() as stack:
-        if root is None:
+        local: dict[str, str] = {}
+        if root is None:  # all of it local and removed at the end, whatever fleet $SCRATCHFS_INDEX/_BLOBS name
             root = stack.enter_context(tempfile.TemporaryDirectory(prefix="scratchfs-demo-"))
+            local = {"index": "sqlite", "blobs": "file"}
             if not as_json:
                 click.echo(f"(a temporary store at {root}, removed at the end; pass --root DIR to keep it)")
-        store = stack.enter_context(ScratchStore(root))
+        store = stack.enter_context(ScratchStore(root, **local))
         try:
             if not as_json:
                 run_demo(store, fixtures_dir)
