@@ -625,3 +625,20 @@ def test_fsck_summary_counts_every_problem_it_lists(tmp_path):
     summary = result.stdout.splitlines()[0]
     assert "missing 0, corrupt 0, orphaned 0, unexpected 1, incomplete writes 0, repaired 0" in summary, summary
     assert result.stderr == "scratchfs: corrupt: 1 problem remains; `scratchfs fsck --repair` removes them\n"
+
+
+@pytest.mark.parametrize("args", [["--help"], ["ls", "--run", "r"], ["read-handle", "--run", "r", "nope"]])
+def test_a_command_run_in_process_leaves_sigterm_and_sighup_as_it_found_them(tmp_path, monkeypatch, args):
+    """A test runner (or any program) that runs the CLI in its own process keeps its handlers: a SIGTERM after the
+    command is the runner's, not a Terminated raised in whatever runs then."""
+    import signal
+
+    monkeypatch.setenv("SCRATCHFS_ROOT", str(tmp_path / "root"))
+    mine = {signum: (lambda *_: None) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    before = {signum: signal.signal(signum, handler) for signum, handler in mine.items()}
+    try:
+        CliRunner().invoke(main, args)
+        assert {signum: signal.getsignal(signum) for signum in mine} == mine
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)

@@ -9,6 +9,7 @@ full, permissions), 5 quota exceeded, 130 interrupted (SIGINT), 143 terminated (
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import signal
@@ -53,13 +54,24 @@ def _raise_terminated(signum: int, _frame: object) -> None:
     raise Terminated(signum)
 
 
-def handle_termination(handler: Callable[[int, Any], None] = _raise_terminated) -> None:
+def handle_termination(handler: Callable[[int, Any], None] = _raise_terminated) -> dict[int, Any]:
     """Turn SIGTERM and SIGHUP into :class:`Terminated` -- or hand them to ``handler(signum, frame)`` -- (main thread
-    only; a no-op elsewhere). Raises nothing."""
+    only; a no-op elsewhere). Returns the handlers replaced, by signal number, for :func:`restore_signals`. Raises
+    nothing."""
+    replaced: dict[int, Any] = {}
     if threading.current_thread() is threading.main_thread():
         for name in ("SIGTERM", "SIGHUP"):
             if hasattr(signal, name):
-                signal.signal(getattr(signal, name), handler)
+                replaced[getattr(signal, name)] = signal.signal(getattr(signal, name), handler)
+    return replaced
+
+
+def restore_signals(replaced: dict[int, Any]) -> None:
+    """Put back the handlers :func:`handle_termination` replaced (a command run inside another program, a test
+    runner for one, leaves its SIGTERM as it found it). Raises nothing."""
+    for signum, handler in replaced.items():
+        with contextlib.suppress(ValueError, TypeError, OSError):
+            signal.signal(signum, handler)
 
 
 class ScratchGroup(click.Group):
@@ -69,9 +81,17 @@ class ScratchGroup(click.Group):
     def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
         if not standalone_mode:
             return super().main(*args, standalone_mode=False, **kwargs)
-        handle_termination()
+        replaced = handle_termination()
         try:
-            code = super().main(*args, standalone_mode=False, **kwargs)
+            code = self._main(*args, **kwargs)
+        finally:
+            restore_signals(replaced)
+        sys.exit(code if isinstance(code, int) else 0)
+
+    def _main(self, *args: Any, **kwargs: Any) -> Any:
+        """click's main, not standalone: every error as one stderr line and its exit code (``SystemExit``)."""
+        try:
+            return super().main(*args, standalone_mode=False, **kwargs)
         except click.UsageError as exc:
             where = f"scratchfs {exc.ctx.info_name} --help" if exc.ctx and exc.ctx.parent else "scratchfs --help"
             fail(f"usage: {exc.format_message()} (see {where})", exc.exit_code)
@@ -81,7 +101,6 @@ class ScratchGroup(click.Group):
             fail("interrupted", 130)
         except Terminated as exc:
             fail("hung up" if exc.signum == getattr(signal, "SIGHUP", -1) else "terminated", 128 + exc.signum)
-        sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -297,4 +316,5 @@ INPUT_ARGUMENT = click.argument("source", type=click.File("rb", lazy=False), def
 
 __all__ = ["EXIT_CODES_HELP", "INPUT_ARGUMENT", "TTL_OPTION", "Integer", "ScratchGroup", "Terminated", "echo_json",
            "fail", "global_option", "handle_termination", "json_accepted", "main", "resolve_root", "resolve_scope",
-           "root_option", "scope_options", "stdout_bytes", "warn", "with_existing_store", "with_store"]
+           "restore_signals", "root_option", "scope_options", "stdout_bytes", "warn", "with_existing_store",
+           "with_store"]
