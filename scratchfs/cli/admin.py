@@ -198,8 +198,9 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
                            "leaves until that date")
             click.echo(f"segment files: {seg.segments} ({human_bytes(seg.bytes)}), of which "
                        f"{human_bytes(seg.dead_bytes)} dead bytes ({wholly}); "
-                       "the sweep reclaims wholly dead segments; the dead bytes of others stay until their segment "
-                       "is wholly dead (compaction is off)")
+                       f"the sweep reclaims a wholly dead segment once it was last written over orphan_grace "
+                       f"({store.settings.orphan_grace:g} s) ago (counted with the orphans); the dead bytes of "
+                       "others stay until their segment is wholly dead (compaction is off)")
         if report.problems:
             show(problems_listing(report.problems, str(store.root)))
     if report.next_cursor:
