@@ -1,0 +1,77 @@
+"""Faults found by a differential sweep of every read over the real outputs (``fixtures/``, slices of
+``shared/realdata/``), each reproduced on a fixture slice: every call a stub's note names succeeds, and the reads it
+leads to give what plain Python gives."""
+
+from __future__ import annotations
+
+import ast
+import csv
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from scratchfs import ScratchStore
+from scratchfs.api.contract import ScratchTools
+from scratchfs.foundation.errors import BadRecord
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+@pytest.fixture
+def tools(tmp_path):
+    with ScratchStore(root=tmp_path / "store") as store:
+        yield ScratchTools(store.scope("run", "agent"))
+
+
+def _latin1_rows() -> tuple[list[dict], bytes]:
+    """The CSV fixture's rows as a JSON array of objects, written in Latin-1 (as a legacy API would send it; a
+    character Latin-1 has not is '?'): the rows as Python reads the bytes back, invalid bytes as U+FFFD."""
+    text = (FIXTURES / "query-packages-by-month.csv").read_bytes().decode("utf-8")
+    rows = [dict(r) for r in csv.DictReader(io.StringIO(text, newline=""))][:400]
+    raw = json.dumps(rows, ensure_ascii=False, indent=1).encode("latin-1", "replace")
+    assert b"comunica\xe7ao" in raw  # a Latin-1 byte that is no UTF-8
+    return json.loads(raw.decode("utf-8", "replace")), raw
+
+
+def _note_calls(note: str) -> list[dict]:
+    calls = re.findall(r'read_handle\((handle="[^"]+"[^)]*)\)', note)
+    return [{k.arg: ast.literal_eval(k.value) for k in ast.parse(f"f({c})", mode="eval").body.keywords}
+            for c in calls]
+
+
+def test_a_latin1_json_document_is_read_by_the_jq_calls_its_stub_names(tools):
+    expected, raw = _latin1_rows()
+    stub = tools.scope.spill(raw, source_tool="api.get")
+    assert stub.content_type == "json"
+    calls = _note_calls(stub.note)
+    assert any("jq" in c for c in calls)
+    for call in calls:  # each succeeds (before: jq=".[0]" raised 'the document is not UTF-8 text')
+        tools.call("read_handle", call)
+    first = tools.call("read_handle", {"handle": stub.handle, "jq": ".[0]"})
+    assert first["results"] == [expected[0]]
+    assert "U+FFFD" in first["note"] and "not UTF-8" in first["note"]
+    summaries, call = [], {"handle": stub.handle, "jq": ".[].summary", "budget": 2048}
+    while True:
+        reply = tools.call("read_handle", call)
+        summaries += reply["results"]
+        if reply["next_call"] is None:
+            break
+        call = {k.arg: ast.literal_eval(k.value)
+                for k in ast.parse(reply["next_call"], mode="eval").body.keywords}
+    assert summaries == [row["summary"] for row in expected]
+    assert "Client de comunica\ufffdao c/ API de E-mail da FMConsult" in summaries
+
+
+def test_a_one_line_document_that_is_not_utf8_is_not_said_to_span_several_lines(tools):
+    _, raw = _latin1_rows()
+    rows = [row for row in json.loads(raw.decode("latin-1")) if not json.dumps(row, ensure_ascii=False).isascii()]
+    one_line = json.dumps(rows[:10], ensure_ascii=False).encode("latin-1")
+    assert b"\n" not in one_line and b"\xe7" in one_line
+    handle = tools.scope.spill(one_line, source_tool="api.get").handle
+    with pytest.raises(BadRecord) as caught:
+        tools.call("read_handle", {"handle": handle, "record": 1})
+    assert "several lines" not in str(caught.value)
+    assert "utf-8" in str(caught.value) and 'read_handle(handle=' in str(caught.value)
