@@ -234,7 +234,8 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
         document in Latin-1, a character cut by a capped output), as every read shows text. Past
         :data:`MAX_JQ_DOCUMENT_BYTES` a path filter is answered by streaming
         (:func:`~scratchfs.engine.structure.jsonstream.path_page`): the same outputs and errors, and each page
-        reads from the byte where the last one stopped (one difference: a page that meets jq's error fails whole, where under the bound the outputs before the error come first, on their page).
+        reads from the byte where the last one stopped (one difference: a page that meets jq's error fails
+        whole, where under the bound the outputs before the error come first, on their page).
 
     Raises:
         InvalidArgument: a filter that does not compile or fails (jq's message, after the outputs before it), a
