@@ -99,3 +99,40 @@ def test_text_whose_lines_end_in_a_lone_cr_is_not_lost_by_the_read_its_stub_name
             shown = _walk_text(tools, call)
             names = [line.split(",")[0] for line in raw.decode().split("\r")[1:] if line]
             assert all(name in shown for name in names)
+
+
+def _call_of(text: str) -> dict:
+    return {k.arg: ast.literal_eval(k.value) for k in ast.parse(text, mode="eval").body.keywords}
+
+
+@pytest.mark.parametrize("budget", [2048, 8192])
+def test_a_jq_records_read_gives_every_record_before_a_bad_one(tools, budget):
+    """JSON lines in Latin-1 (the CSV fixture's rows): a record holding a byte of no UTF-8 character is a BadRecord,
+    and the records before it on its page still come first (before: the page that met it raised at once, and the
+    records between the last page's end and the bad one were never shown by any read)."""
+    text = (FIXTURES / "query-packages-by-month.csv").read_bytes().decode("utf-8")
+    rows = list(csv.DictReader(io.StringIO(text, newline="")))[:600]
+    lines = [json.dumps(row, ensure_ascii=False).encode("latin-1", "replace") for row in rows]
+    expected = [row["name"] for row, line in zip(rows, lines) if line.isascii() or _utf8(line)]
+    assert len(expected) < len(rows)  # some records are no UTF-8
+    handle = tools.scope.spill(b"\n".join(lines) + b"\n", source_tool="api.get").handle
+    names, call, bad = [], {"handle": handle, "record": 1, "jq": ".name", "budget": budget}, []
+    while call is not None:
+        try:
+            reply = tools.call("read_handle", call)
+        except BadRecord as exc:
+            bad.append(exc.record)
+            call = _call_of(str(exc).rsplit("read on after it: ", 1)[1])
+            continue
+        names += reply["results"]
+        call = _call_of(reply["next_call"]) if reply["next_call"] else None
+    assert names == expected
+    assert bad == [n + 1 for n, line in enumerate(lines) if not (line.isascii() or _utf8(line))]
+
+
+def _utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True

@@ -209,10 +209,20 @@ def _batches(source: ContentSource, number: int, offset: int, records: int, note
     """The first ``records`` records from ``number`` in lists of at most :data:`_BATCH_RECORDS` records and about
     :data:`_BATCH_BYTES` bytes (one worker call each), then ``[]`` if a record is left after them. A record's lone
     surrogate escapes are written as U+FFFD's (jq refuses a lone high one and reads a lone low one as U+FFFD without
-    a word); the note on the first is put in ``note``."""
+    a word); the note on the first is put in ``note``. A record that is not JSON (BadRecord) is raised after the
+    batch of the records read before it: their outputs come first (:func:`_outputs` ends the page before it)."""
     batch: list[tuple[int, int, Any, int]] = []
     size = 0
-    for read, (at, start, _value, length, text, _exact) in enumerate(_records(source, number, offset)):
+    records_read = enumerate(_records(source, number, offset))
+    while True:
+        try:
+            read, (at, start, _value, length, text, _exact) = next(records_read)
+        except StopIteration:
+            break
+        except BadRecord:
+            if batch:
+                yield batch
+            raise
         if read >= records:
             if batch:
                 yield batch
