@@ -113,7 +113,7 @@ def test_a_jq_records_read_gives_every_record_before_a_bad_one(tools, budget):
     text = (FIXTURES / "query-packages-by-month.csv").read_bytes().decode("utf-8")
     rows = list(csv.DictReader(io.StringIO(text, newline="")))[:600]
     lines = [json.dumps(row, ensure_ascii=False).encode("latin-1", "replace") for row in rows]
-    expected = [row["name"] for row, line in zip(rows, lines) if line.isascii() or _utf8(line)]
+    expected = [row["name"] for row, line in zip(rows, lines, strict=True) if line.isascii() or _utf8(line)]
     assert len(expected) < len(rows)  # some records are no UTF-8
     handle = tools.scope.spill(b"\n".join(lines) + b"\n", source_tool="api.get").handle
     names, call, bad = [], {"handle": handle, "record": 1, "jq": ".name", "budget": budget}, []
