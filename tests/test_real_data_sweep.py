@@ -65,16 +65,17 @@ def test_a_latin1_json_document_is_read_by_the_jq_calls_its_stub_names(tools):
     assert "Client de comunica\ufffdao c/ API de E-mail da FMConsult" in summaries
 
 
-def test_a_one_line_document_that_is_not_utf8_is_not_said_to_span_several_lines(tools):
+def test_a_one_line_latin1_document_is_one_record(tools):
+    """record=1 over a one-line JSON document in Latin-1 gives it whole, with U+FFFD (before: its UTF-8 error was
+    told as 'one JSON document over several lines, which a record= read does not parse')."""
     _, raw = _latin1_rows()
     rows = [row for row in json.loads(raw.decode("latin-1")) if not json.dumps(row, ensure_ascii=False).isascii()]
     one_line = json.dumps(rows[:10], ensure_ascii=False).encode("latin-1")
     assert b"\n" not in one_line and b"\xe7" in one_line
     handle = tools.scope.spill(one_line, source_tool="api.get").handle
-    with pytest.raises(BadRecord) as caught:
-        tools.call("read_handle", {"handle": handle, "record": 1})
-    assert "several lines" not in str(caught.value)
-    assert "utf-8" in str(caught.value) and 'read_handle(handle=' in str(caught.value)
+    reply = tools.call("read_handle", {"handle": handle, "record": 1})
+    assert reply["records"] == [json.loads(one_line.decode("utf-8", "replace"))]
+    assert "record 1 is not UTF-8 text" in reply["note"]
 
 
 def _walk_text(tools, call: dict) -> str:
@@ -105,16 +106,20 @@ def _call_of(text: str) -> dict:
     return {k.arg: ast.literal_eval(k.value) for k in ast.parse(text, mode="eval").body.keywords}
 
 
+def _fixture_rows(count: int) -> list[dict]:
+    text = (FIXTURES / "query-packages-by-month.csv").read_bytes().decode("utf-8")
+    return list(csv.DictReader(io.StringIO(text, newline="")))[:count]
+
+
 @pytest.mark.parametrize("budget", [2048, 8192])
 def test_a_jq_records_read_gives_every_record_before_a_bad_one(tools, budget):
-    """JSON lines in Latin-1 (the CSV fixture's rows): a record holding a byte of no UTF-8 character is a BadRecord,
-    and the records before it on its page still come first (before: the page that met it raised at once, and the
-    records between the last page's end and the bad one were never shown by any read)."""
-    text = (FIXTURES / "query-packages-by-month.csv").read_bytes().decode("utf-8")
-    rows = list(csv.DictReader(io.StringIO(text, newline="")))[:600]
-    lines = [json.dumps(row, ensure_ascii=False).encode("latin-1", "replace") for row in rows]
-    expected = [row["name"] for row, line in zip(rows, lines, strict=True) if line.isascii() or _utf8(line)]
-    assert len(expected) < len(rows)  # some records are no UTF-8
+    """JSON lines (the CSV fixture's rows) with some records cut short, as a capped or interleaved output leaves
+    them: each is a BadRecord, and the records before it on its page still come first (before: the page that met
+    it raised at once, and the records between the last page's end and the bad one were shown by no read)."""
+    rows = _fixture_rows(600)
+    lines = [json.dumps(row, ensure_ascii=False).encode() for row in rows]
+    cut = set(range(149, 600, 173))  # records 150, 323, 496
+    lines = [line[: len(line) // 2] if n in cut else line for n, line in enumerate(lines)]
     handle = tools.scope.spill(b"\n".join(lines) + b"\n", source_tool="api.get").handle
     names, call, bad = [], {"handle": handle, "record": 1, "jq": ".name", "budget": budget}, []
     while call is not None:
@@ -126,13 +131,31 @@ def test_a_jq_records_read_gives_every_record_before_a_bad_one(tools, budget):
             continue
         names += reply["results"]
         call = _call_of(reply["next_call"]) if reply["next_call"] else None
-    assert names == expected
-    assert bad == [n + 1 for n, line in enumerate(lines) if not (line.isascii() or _utf8(line))]
+    assert names == [row["name"] for n, row in enumerate(rows) if n not in cut]
+    assert bad == [n + 1 for n in sorted(cut)]
 
 
-def _utf8(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
+@pytest.mark.parametrize("jq_filter", [None, ".summary"])
+def test_latin1_json_lines_are_read_as_their_stub_says_with_u_fffd(tools, jq_filter):
+    """JSON lines written in Latin-1: the stub calls them JSON lines and names record=1; every record reads, each
+    byte of no UTF-8 character as U+FFFD and a note saying so (before: each such record was a BadRecord, the first
+    page's among them, so the stub's own call failed)."""
+    rows = _fixture_rows(600)
+    rows.insert(0, rows.pop(next(n for n, r in enumerate(rows) if "comunica\u00e7ao" in r["summary"])))
+    raw = b"".join(json.dumps(row, ensure_ascii=False).encode("latin-1", "replace") + b"\n" for row in rows)
+    stub = tools.scope.spill(raw, source_tool="api.get")
+    assert stub.content_type == "jsonl"
+    for call in _note_calls(stub.note):
+        tools.call("read_handle", call)
+    expected = [json.loads(line) for line in raw.decode("utf-8", "replace").splitlines()]
+    call = {"handle": stub.handle, "record": 1, "records": 100, **({"jq": jq_filter} if jq_filter else {})}
+    got, notes = [], set()
+    while call is not None:
+        reply = tools.call("read_handle", call)
+        got += reply["results" if jq_filter else "records"]
+        notes.add(reply.get("note"))
+        call = _call_of(reply["next_call"]) if reply["next_call"] else None
+    assert got == ([row["summary"] for row in expected] if jq_filter else expected)
+    assert "Client de comunica\ufffdao c/ API de E-mail da FMConsult" in str(got)
+    assert any(n and "record 1 is not UTF-8 text" in n and "U+FFFD" in n for n in notes)
+

@@ -113,8 +113,7 @@ class StructureReads:
                 src, record, records, jq=jq, cursor=cursor, budget_bytes=budget, timeout=self._timeout(),
                 entry=entry_identity(handle, blob)))
         except BadRecord as exc:
-            several = self.size is not None and self.line_bytes < self.size  # (one line is one record: whole,
-            if self.content_type == "json" and several and " is not JSON: " in str(exc):  # its own error stands)
+            if self.content_type == "json" and " is not JSON: " in str(exc):  # (one line is one record: whole)
                 raise InvalidArgument(refusal(handle, "json", "record", " over several lines", self.line_bytes)) \
                     from None
             raise BadRecord(f"{exc}; {way_past(handle, exc, records, jq, call_budget)}", exc.record, exc.offset,
