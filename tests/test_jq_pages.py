@@ -60,9 +60,10 @@ def test_one_output_larger_than_the_page_comes_in_parts_then_the_next_whole():
     assert _follow(data, ".[]", 512, 10, None) == [{"big": "é" * 5000}, 1, [2, 3]]
 
 
-def test_a_document_that_is_not_utf8_is_refused_with_the_decoders_message():
-    with pytest.raises(InvalidArgument, match=r"not UTF-8 text: 'utf-8' codec can't decode byte 0xff in position 7"):
-        jq_page(BytesSource(b'{"a": "\xff"}'), ".a")
+def test_a_document_that_is_not_utf8_is_read_with_u_fffd_and_a_note():
+    page = jq_page(BytesSource(b'{"a": "\xff\xfe caf\xe9"}'), ".a")
+    assert page.items == ["\ufffd\ufffd caf\ufffd"]
+    assert "not UTF-8 text" in page.extra["note"] and "3 bytes" in page.extra["note"] and "byte 7" in page.extra["note"]
 
 
 @pytest.mark.parametrize(("text", "says"), [

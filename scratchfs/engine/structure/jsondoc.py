@@ -240,14 +240,16 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
         JSON text, a string, and its index on the page (from 0) is listed in ``extra["as_text"]``. When the filter
         is not a path and the document holds a number a double cannot hold, ``extra["note"]`` says so: jq computes
         (arithmetic, comparisons, sorting) with doubles; a document holding a lone surrogate escape is given to jq
-        with U+FFFD in its place, and the note says so. Past :data:`MAX_JQ_DOCUMENT_BYTES` a path filter is
-        answered by streaming (:func:`~scratchfs.engine.structure.jsonstream.path_page`): the same outputs and
-        errors, and each page reads from the byte where the last one stopped (one difference: a page that meets
-        jq's error fails whole, where under the bound the outputs before the error come first, on their page).
+        with U+FFFD in its place, and the note says so; so is a byte that is part of no UTF-8 character (a
+        document in Latin-1, a character cut by a capped output), as every read shows text. Past
+        :data:`MAX_JQ_DOCUMENT_BYTES` a path filter is answered by streaming
+        (:func:`~scratchfs.engine.structure.jsonstream.path_page`): the same outputs and errors, and each page
+        reads from the byte where the last one stopped (one difference: a page that meets jq's error fails
+        whole, where under the bound the outputs before the error come first, on their page).
 
     Raises:
         InvalidArgument: a filter that does not compile or fails (jq's message, after the outputs before it), a
-            document that is not JSON or not UTF-8 (the parser's message; one holding a NaN or an infinity, which
+            document that is not JSON (the parser's message; one holding a NaN or an infinity, which
             jq would read as values it does not hold, too), a bad cursor (edited, of another entry, filter or read,
             or naming no output of this one) or budget, or a document over
             :data:`MAX_JQ_DOCUMENT_BYTES` with a filter that is not a path (or a path of more than
@@ -401,7 +403,8 @@ def _run(source: ContentSource, filter: str, index: int, need: tuple[int, int, i
     compute with it), lone surrogate escapes read as U+FFFD, else ``None``."""
     limit = (index // _MORE_OUTPUTS + 2) * _MORE_OUTPUTS
     program = compile_filter(filter, limit)
-    data, escape = _replaced(read_whole(source, MAX_JQ_DOCUMENT_BYTES, "jq"))
+    data, invalid = _as_utf8(read_whole(source, MAX_JQ_DOCUMENT_BYTES, "jq"))
+    data, escape = _replaced(data)
     more = (_MORE_CHARS, max(0.0, deadline - time.monotonic()) / 2)
     status, detail = run_jq_checked(program, "page", (data, index, need, more, parse_path(filter) is None),
                                     deadline, "a simpler filter (select early, avoid range/repeat/recursion), or a "
@@ -416,9 +419,25 @@ def _run(source: ContentSource, filter: str, index: int, need: tuple[int, int, i
         raise InvalidArgument(f"jq: {jq_message(detail)}")
     texts, stopped, error, imprecise = detail
     notes = ([numbers_note(imprecise)] if imprecise is not None else []) + (
-        [surrogate_note(escape, "the document", True)] if escape is not None else [])
+        [surrogate_note(escape, "the document", True)] if escape is not None else []) + (
+        [invalid] if invalid is not None else [])
     return _Run(index, tuple(texts), sum(map(len, texts)), stopped or index + len(texts) >= limit, error,
                 "; ".join(notes) or None)  # (each note a clause: joined as clauses)
+
+
+def _as_utf8(data: bytes) -> tuple[bytes, str | None]:
+    """The document as UTF-8, as every read shows text: a byte that is part of no UTF-8 character (Latin-1 text, a
+    cut character) read as U+FFFD; with the page's note saying how many bytes were and where the first is
+    (``None``: none, the bytes unchanged)."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        replaced = len(data) - len(data.decode("utf-8", "ignore").encode("utf-8"))
+        return data.decode("utf-8", "replace").encode("utf-8"), (
+            f"the document is not UTF-8 text: jq reads its {replaced:,} byte{'' if replaced == 1 else 's'} that are "
+            f"part of no UTF-8 character as U+FFFD (\\ufffd), the first at byte {exc.start:,} (a range read there "
+            "shows it)")
+    return data, None
 
 
 def _replaced(data: bytes) -> tuple[bytes, str | None]:

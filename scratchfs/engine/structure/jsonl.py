@@ -154,12 +154,15 @@ def _seek(source: ContentSource, number: int) -> tuple[int, int]:
     raise InvalidArgument(f"record {number} is past the last record ({seen:,})")
 
 
-def _records(source: ContentSource, number: int, offset: int) -> Iterator[tuple[int, int, Any, int, str, bool]]:
+def _records(source: ContentSource, number: int, offset: int, note: list[str],
+             ) -> Iterator[tuple[int, int, Any, int, str, bool]]:
     """``(number, byte offset, value, length in bytes, text, exact)`` of each record from ``number`` (at
     ``offset``; a UTF-8 byte order mark at the start of the content is dropped): ``exact`` is False when the value
     cannot hold one of its numbers exactly (:func:`~scratchfs.engine.structure.numbers.load_exact`; the text has
-    it). Raises BadRecord for a record that is not UTF-8 JSON or is nested too deeply to parse; InvalidArgument for a
-    blank line at ``offset`` (a cursor's page starts at a record)."""
+    it). A record that is not all UTF-8 (Latin-1 text) is read as every read shows text, each byte that is part of
+    no UTF-8 character as U+FFFD, the first such record noted in ``note``. Raises BadRecord for a record that is not
+    JSON or is nested too deeply to parse; InvalidArgument for a blank line at ``offset`` (a cursor's page starts at
+    a record)."""
     for start, line in iter_lines(source, offset, MAX_RECORD_BYTES):
         if not line.strip():
             if start == offset:
@@ -168,7 +171,7 @@ def _records(source: ContentSource, number: int, offset: int) -> Iterator[tuple[
             continue
         where = f"record {number} (bytes {start} to {start + len(line) - 1})"
         try:
-            text = line.decode("utf-8-sig" if start == 0 else "utf-8")  # a byte order mark is no part of record 1
+            text = _record_text(line, start, number, note)
             value, inexact = load_exact(text)
         except ValueError as exc:  # UnicodeDecodeError too
             raise BadRecord(f"{where} is not JSON: {exc}", number, start, len(line)) from None
@@ -176,6 +179,25 @@ def _records(source: ContentSource, number: int, offset: int) -> Iterator[tuple[
             raise BadRecord(f"{where} is JSON nested too deeply to parse", number, start, len(line)) from None
         yield number, start, value, len(line), text, inexact is None
         number += 1
+
+
+def _record_text(line: bytes, start: int, number: int, note: list[str]) -> str:
+    """Record ``number`` (``line``, at byte ``start``) as text: a byte order mark at the content's start is no part
+    of it; a byte that is part of no UTF-8 character is U+FFFD, and the first record holding one is noted."""
+    encoding = "utf-8-sig" if start == 0 else "utf-8"
+    try:
+        return line.decode(encoding)
+    except UnicodeDecodeError as exc:
+        if not any(_NOT_UTF8 in n for n in note):
+            note.append(f"record {number}{_NOT_UTF8}: its bytes that are part of no UTF-8 character (the "
+                        f"first at byte {start + exc.start:,}) are read as U+FFFD (\\ufffd), as in later such records")
+        return line.decode(encoding, "replace")
+
+
+_SURROGATE = "lone surrogate escape"
+"""What a note on a record's lone surrogate escape says (:func:`~scratchfs.engine.structure.numbers.surrogate_note`)."""
+_NOT_UTF8 = " is not UTF-8 text"
+"""What the note on the first record that is not all UTF-8 says (after its number)."""
 
 
 def _values(source: ContentSource, number: int, offset: int, as_text: Callable[[str], None], note: list[str],
@@ -186,13 +208,13 @@ def _values(source: ContentSource, number: int, offset: int, as_text: Callable[[
     page there (its cursor meets the error on the next read), so the records before it are not lost."""
     given = False
     try:
-        for at, start, value, _length, text, exact in _records(source, number, offset):
+        for at, start, value, _length, text, exact in _records(source, number, offset, note):
             if exact:
                 yield (at, start), value, False
             else:
                 text = text.strip()
                 escape = lone_surrogate(text)
-                if escape is not None and not note:
+                if escape is not None and not any(_SURROGATE in n for n in note):
                     note.append(surrogate_note(escape, f"record {at}", False))
                 as_text(text)
                 yield (at, start), text, True
@@ -209,10 +231,20 @@ def _batches(source: ContentSource, number: int, offset: int, records: int, note
     """The first ``records`` records from ``number`` in lists of at most :data:`_BATCH_RECORDS` records and about
     :data:`_BATCH_BYTES` bytes (one worker call each), then ``[]`` if a record is left after them. A record's lone
     surrogate escapes are written as U+FFFD's (jq refuses a lone high one and reads a lone low one as U+FFFD without
-    a word); the note on the first is put in ``note``."""
+    a word); the note on the first is put in ``note``. A record that is not JSON (BadRecord) is raised after the
+    batch of the records read before it: their outputs come first (:func:`_outputs` ends the page before it)."""
     batch: list[tuple[int, int, Any, int]] = []
     size = 0
-    for read, (at, start, _value, length, text, _exact) in enumerate(_records(source, number, offset)):
+    records_read = enumerate(_records(source, number, offset, note))
+    while True:
+        try:
+            read, (at, start, _value, length, text, _exact) = next(records_read)
+        except StopIteration:
+            break
+        except BadRecord:
+            if batch:
+                yield batch
+            raise
         if read >= records:
             if batch:
                 yield batch
@@ -220,7 +252,7 @@ def _batches(source: ContentSource, number: int, offset: int, records: int, note
             return
         if _exact is False:
             text, escape = replace_lone_surrogates(text)
-            if escape is not None and not any(n.startswith("record") for n in note):
+            if escape is not None and not any(_SURROGATE in n for n in note):
                 note.append(surrogate_note(escape, f"record {at}", True))
         batch.append((at, start, text, length))
         size += length
