@@ -19,6 +19,7 @@ from scratchfs import NotFound, ScratchStore
 from scratchfs.api.inspector import stats_in_sql
 from scratchfs.cli import main
 from scratchfs.foundation.checks import new_token
+from tests.conftest import BACKENDS
 
 
 @pytest.fixture
@@ -393,3 +394,29 @@ def test_fsck_does_not_call_a_value_replaced_while_it_ran_missing(tmp_path, monk
         os.unlink(store.blobs.locate("r", "a", other.blob))  # a blob truly gone is still found
         assert [(p.kind, p.key) for p in inspector.fsck(store).problems] == [("missing", "other")]
         assert scope.scratch_read("plan") == value[:120_000]
+
+
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
+def test_stats_count_expired_entries_not_swept_yet_on_every_index(store, clock):
+    """The fleet's PostgreSQL index showed ``expired 0`` (and ``[]`` for a run holding only expired entries) where
+    the SQLite index counts them: both answer the same."""
+    scope = store.scope("exp", "agent-1")
+    scope.scratch_write("short-1", b"s" * 5000, ttl=10)
+    scope.scratch_write("short-2", b"t" * 7000, ttl=10)
+    store.scope("mixed", "agent-1").scratch_write("short", b"m" * 100, ttl=10)
+    store.scope("mixed", "agent-1").scratch_write("long", b"l" * 100, ttl=3600)
+    (before,) = stats_in_sql(store, store.now(), run_id="exp")
+    assert (before.entries, before.expired) == (2, 0) and before.bytes_on_disk > 0
+    clock.advance(60)
+    rows = {(r.run_id, r.agent_id): r for r in stats_in_sql(store, store.now(), soon=3600)}
+    exp, mixed = rows[("exp", "agent-1")], rows[("mixed", "agent-1")]
+    assert (exp.entries, exp.expired, exp.bytes_in, exp.bytes_on_disk) == (0, 2, 0, 0)
+    assert exp.expired_bytes == before.bytes_on_disk
+    assert (mixed.entries, mixed.expired, mixed.bytes_in, mixed.expiring_soon) == (1, 1, 100, 1)
+    assert mixed.next_expiry == mixed.oldest + 3600
+    only = stats_in_sql(store, store.now(), run_id="exp")
+    assert [(r.run_id, r.expired) for r in only] == [("exp", 2)]
+    d = only[0].to_dict()
+    assert (d["oldest"], d["next_expiry"], d["oldest_age"]) == (None, None, 0.0)
+    store.sweep()
+    assert stats_in_sql(store, store.now(), run_id="exp") == []

@@ -52,7 +52,8 @@ from psycopg import errors as pg_errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from scratchfs.engine.keyset import page_filter
-from scratchfs.engine.postgres_schema import SCHEMA_VERSION, lock_key, migrate, probe
+from scratchfs.engine.postgres_schema import lock_key, migrate, probe
+from scratchfs.engine.postgres_stats import PostgresAggregates
 from scratchfs.engine.protocols import Entry, ExpiredRow, Gone, check_quota
 from scratchfs.foundation.errors import StorageError, StoreBusy, StoreClosed
 from scratchfs.foundation.limits import TOMBSTONE_SECONDS
@@ -83,7 +84,7 @@ def _typed(exc: BaseException, doing: str) -> Exception:
     return StorageError(f"the index database failed while {doing}: {text}")
 
 
-class PostgresIndex:
+class PostgresIndex(PostgresAggregates):
     """The entries table of a store, in PostgreSQL (see the module docstring).
 
     Args:
@@ -469,14 +470,6 @@ class PostgresIndex:
         with self.transaction("moving rows to a compacted segment") as conn:
             return conn.execute(self.q("UPDATE @E SET blob = m.new FROM unnest(%s::text[], %s::text[]) AS m(old, new) "
                                        "WHERE blob = m.old"), ([m[0] for m in moves], [m[1] for m in moves])).rowcount
-
-    def integrity_check(self) -> str:
-        """``"ok"`` when the schema is at this scratchfs's version and the tables answer; else what is wrong."""
-        version = self.read("SELECT COALESCE(max(version), 0) FROM @S.schema_version", {}, "checking integrity")
-        if version[0][0] != SCHEMA_VERSION:
-            return f"schema version {version[0][0]}, expected {SCHEMA_VERSION}"
-        self.read("SELECT count(*) FROM @E UNION ALL SELECT count(*) FROM @G", {}, "checking integrity")
-        return "ok"
 
     # -- fleet ----------------------------------------------------------------------------------------------------
 
