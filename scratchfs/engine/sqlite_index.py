@@ -71,7 +71,11 @@ _UPSERT = (
 
 
 T = TypeVar("T")
-_TABLES = {"entries", "gone"}
+_COLUMNS_V1 = {"id", "kind", "run_id", "agent_id", "key", "blob", "size", "stored_size", "frames", "lines", "preview",
+               "source_tool", "content_type", "shape", "created_at", "expires_at", "ttl", "frame_newlines"}
+"""The columns of ``entries`` in schema 1, as the first scratchfs (407dd2b) wrote it: an index holding them at user
+version 1 to 3 without the application id is an old scratchfs index, migrated in place (its ``gone`` table, when
+missing, is created)."""
 
 
 class Index(ScaleQueries):
@@ -226,7 +230,7 @@ class Index(ScaleQueries):
             raise foreign
         if version > SCHEMA_VERSION:
             raise StorageError(f"{self.path} has schema version {version}; this scratchfs knows {SCHEMA_VERSION}")
-        old_ours = 1 <= version <= SCHEMA_VERSION and tables >= _TABLES
+        old_ours = 1 <= version <= SCHEMA_VERSION and "entries" in tables and self._entries_columns(conn) >= _COLUMNS_V1
         if app_id == 0 and not (version == 0 and not tables) and not old_ours:
             raise foreign  # neither empty nor a scratchfs index from before the application id
         if not tables and self._existing_data():
@@ -241,6 +245,12 @@ class Index(ScaleQueries):
         except sqlite3.Error as exc:
             raise index_error(exc, "creating the schema", self.path) from exc
         self._schema_transaction(conn)
+
+    def _entries_columns(self, conn: sqlite3.Connection) -> set[str]:
+        try:
+            return {row[1] for row in conn.execute("PRAGMA table_info(entries)")}
+        except sqlite3.Error as exc:
+            raise index_error(exc, "reading the schema", self.path) from exc
 
     def _schema_transaction(self, conn: sqlite3.Connection) -> None:
         with self.write("creating the schema"):
