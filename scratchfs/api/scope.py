@@ -3,7 +3,8 @@
 Reads: :meth:`Scope.read_range` (:class:`~scratchfs.api.results.Slice`), :meth:`Scope.read_lines`
 (:class:`~scratchfs.api.results.LineSlice`), :meth:`Scope.search` (:class:`~scratchfs.api.results.Matches`),
 :meth:`Scope.scratch_read_range` (a :class:`~scratchfs.api.results.Slice` of a scratchpad value); and
-:meth:`Scope.read_handle`, the model-facing verb, a thin dispatcher over the first three.
+:meth:`Scope.read_handle`, the model-facing verb, a thin dispatcher over the first three. A whole content, for
+a program rather than a model: :meth:`Scope.iter_content` (its frames' bytes, one after another, in constant memory).
 """
 
 from __future__ import annotations
@@ -11,10 +12,11 @@ from __future__ import annotations
 import functools
 import logging
 import re
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from scratchfs.api.entries import Entries, reading
+from scratchfs.api.entries import Entries, OpenEntry, reading
 from scratchfs.api.policy import Observation, should_spill
 from scratchfs.api.results import LineSlice, Matches, Page, Slice, render_call, short_digest
 from scratchfs.api.structured import StructureReads
@@ -385,6 +387,39 @@ class Scope:
             store.blobs.unlink(self.run_id, self.agent_id, blob)
             store.blobs.forget(self.run_id, self.agent_id, blob)  # a rebuild of a lost index must not restore it
         return live
+
+    def iter_content(self, kind: str, key: str) -> Iterator[bytes]:
+        """Every byte of a live entry's content, in order, as chunks of one frame's bytes (128 KiB by default): a
+        whole spilled result (``kind="handle"``, ``key`` its handle) or scratchpad value (``kind="scratch"``),
+        whatever its size, in constant memory, for a program rather than a model (``scratchfs read-handle --all``).
+        The entry is looked up and its blob opened and checked before the first chunk; the blob stays open until the
+        iterator ends or is closed, so an overwrite, a delete or a sweep meanwhile changes none of the bytes given.
+
+        Raises:
+            InvalidArgument: a bad kind, a malformed handle or key. NotFound (Expired, Deleted): no live entry.
+            CorruptBlob: a damaged blob (raised by the chunk that meets the damage: the chunks before it are sound).
+            StorageError, StoreBusy, StoreClosed.
+        """
+        if kind not in ("handle", "scratch"):
+            raise InvalidArgument(f"kind must be 'handle' or 'scratch', not {kind!r}")
+        key = checks.check_handle(key) if kind == "handle" else checks.check_key(key)
+        opened = self._entries.open(self.run_id, self.agent_id, kind, key)
+        return self._chunks(opened, key)
+
+    @staticmethod
+    def _chunks(opened: OpenEntry, key: str) -> Iterator[bytes]:
+        with opened:
+            frames = opened.reader.iter_frames(ahead=True)
+            try:
+                while True:
+                    with reading(key):
+                        chunk = next(frames, None)
+                    if chunk is None:
+                        return
+                    if chunk[1]:  # (an empty content is one empty frame: no chunk)
+                        yield chunk[1]
+            finally:
+                frames.close()  # the frames read ahead are cancelled
 
     def list_entries(self) -> list[Entry]:
         """Live entries of this scope (spilled handles and scratchpad keys), oldest first."""

@@ -12,6 +12,7 @@ import contextlib
 import io
 import shlex
 import tempfile
+from collections.abc import Iterator
 from typing import Any
 
 import click
@@ -92,14 +93,24 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
               help="Most bytes of the JSON reply (2048 to 65536) [default: 8192].")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the result as the JSON a model receives (the MCP read_handle result) instead of raw bytes.")
+@click.option("--all", "whole", is_flag=True,
+              help="Write every byte of the result to stdout, whatever its size (in constant memory; no other "
+                   "read option applies).")
 @with_existing_store
-def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json: bool, **options: Any) -> None:
+def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json: bool, whole: bool,
+                **options: Any) -> None:
     """Read the spilled result HANDLE (h_..., from a stub): raw bytes of a byte or line range to stdout, or as JSON
-    the windows of a search or a page of a structure read (--jq, --record, --row, --view text, --select).
+    the windows of a search or a page of a structure read (--jq, --record, --row, --view text, --select); --all
+    writes the whole result.
 
     A raw read that stops before the end prints where the next read starts on stderr.
     """
     given = {name: value for name, value in options.items() if value not in (None, ())}
+    if whole:
+        if given or as_json:
+            raise InvalidArgument("--all writes the whole result raw and takes no other read option (nor --json)")
+        write_all(store.scope(run_id, agent_id).iter_content("handle", handle))
+        return
     if "needle" in given:
         given["match"] = given.pop("needle")
     if "columns" in given:
@@ -167,8 +178,14 @@ def scratch_read(store: ScratchStore, run_id: str, agent_id: str, key: str, as_j
     if offset is not None or length is not None or version is not None:
         raise InvalidArgument("--offset, --length and --version apply to --json reads; the raw value is printed "
                               "whole")
+    write_all(scope.iter_content("scratch", key))
+
+
+def write_all(chunks: Iterator[bytes]) -> None:
+    """Write ``chunks`` to stdout as raw bytes, one at a time (constant memory), and flush."""
     out = stdout_bytes()
-    out.write(scope.scratch_read(key))
+    for chunk in chunks:
+        out.write(chunk)
     out.flush()
 
 

@@ -1,0 +1,107 @@
+"""A whole content for a program: ``Scope.iter_content`` and ``scratchfs read-handle --all`` / ``scratch-read``.
+
+A model reads a spilled result in budgeted pieces; a script or a person at a shell wants it whole, whatever its size
+(a read is capped at 64 KiB), in constant memory."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scratchfs import CorruptBlob, InvalidArgument, NotFound, ScratchStore
+from scratchfs.cli import main
+from tests.conftest import FIXTURE_FILES
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=3000), repeat=st.integers(min_value=1, max_value=60))
+def test_the_chunks_of_a_content_are_its_bytes(small_frames_store, data, repeat):
+    """Against the plain answer: the content written, over many 4 KiB frames, in a segment or a file of its own."""
+    content = data * repeat
+    scope = small_frames_store.scope("whole", "agent-1")
+    handle = scope.spill(content, source_tool="t").handle
+    chunks = list(scope.iter_content("handle", handle))
+    assert b"".join(chunks) == content
+    assert all(len(c) <= 4096 for c in chunks) and all(chunks)
+    scope.scratch_write("v", content)
+    assert b"".join(scope.iter_content("scratch", "v")) == content
+
+
+def test_a_delete_or_overwrite_after_the_first_chunk_changes_no_byte_given(small_frames_store, fixture_data):
+    scope = small_frames_store.scope("r", "a")
+    data = fixture_data["workspace-grep-stdlib-defs.txt"]
+    handle = scope.spill(data, source_tool="grep").handle
+    scope.scratch_write("plan", data)
+    chunks, values = scope.iter_content("handle", handle), scope.iter_content("scratch", "plan")
+    first, first_value = next(chunks), next(values)
+    assert scope.delete_entry("handle", handle)
+    scope.scratch_write("plan", b"another value")
+    small_frames_store.sweep()
+    assert first + b"".join(chunks) == data
+    assert first_value + b"".join(values) == data
+    with pytest.raises(NotFound):
+        scope.iter_content("handle", handle)  # looked up at the call, before the first chunk
+
+
+def test_a_damaged_frame_is_a_corrupt_blob_after_the_sound_chunks(small_frames_store, fixture_data):
+    scope = small_frames_store.scope("r", "a")
+    data = fixture_data["query-packages-by-month.csv"]
+    stub = scope.spill(data, source_tool="sql")
+    (entry,) = [e for e in scope.list_entries() if e.key == stub.handle]
+    path = Path(small_frames_store.blobs.locate("r", "a", entry.blob))
+    raw = bytearray(path.read_bytes())
+    raw[len(raw) // 2] ^= 0xFF  # a frame in the middle
+    path.write_bytes(bytes(raw))
+    got = bytearray()
+
+    def read_all() -> None:
+        for chunk in scope.iter_content("handle", stub.handle):
+            got.extend(chunk)
+
+    with pytest.raises(CorruptBlob) as caught:
+        read_all()
+    assert stub.handle in str(caught.value)
+    assert 0 < len(got) < len(data) and data.startswith(bytes(got))
+
+
+@pytest.mark.parametrize(("kind", "key", "error"), [
+    ("blob", "h_aaaaaaaaaaaaaaaaaaaaaaaa", InvalidArgument), ("handle", "not-a-handle", InvalidArgument),
+    ("handle", "h_aaaaaaaaaaaaaaaaaaaaaaaa", NotFound), ("scratch", "", InvalidArgument),
+    ("scratch", "never-written", NotFound)])
+def test_a_bad_kind_or_key_is_one_typed_error(store, kind, key, error):
+    with pytest.raises(error):
+        store.scope("r", "a").iter_content(kind, key)
+
+
+@pytest.fixture
+def cli(tmp_path, monkeypatch):
+    root = tmp_path / "root"
+    ScratchStore(root).close()
+    for name, value in (("ROOT", str(root)), ("RUN_ID", "run-1"), ("AGENT_ID", "agent-1")):
+        monkeypatch.setenv(f"SCRATCHFS_{name}", value)
+    runner = CliRunner()
+    return lambda *args, input=None: runner.invoke(main, list(args), input=input, catch_exceptions=False)
+
+
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: p.name)
+def test_read_handle_all_writes_every_byte_of_a_real_output(cli, path):
+    """Each fixture is 512 KiB: eight times what one read may give (before: 65,536 bytes a call at most)."""
+    stub = json.loads(cli("spill", str(path), "--tool", "t").stdout)
+    result = cli("read-handle", stub["handle"], "--all")
+    assert result.exit_code == 0 and result.stdout_bytes == path.read_bytes() and result.stderr == ""
+    assert cli("scratch-write", "copy", str(path)).exit_code == 0
+    assert cli("scratch-read", "copy").stdout_bytes == path.read_bytes()
+
+
+@pytest.mark.parametrize("other", [["--offset", "3"], ["--lines", "2"], ["--json"], ["--jq", "."],
+                                   ["--match", "x"]])
+def test_read_handle_all_takes_no_other_read_option(cli, other):
+    stub = json.loads(cli("spill", "-", "--tool", "t", input=b"line\n" * 5000).stdout)
+    result = cli("read-handle", stub["handle"], "--all", *other)
+    assert result.exit_code == 2 and result.stdout_bytes == b""
+    assert result.stderr.count("\n") == 1 and "--all" in result.stderr
