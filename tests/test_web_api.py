@@ -543,3 +543,32 @@ def test_a_scratchpad_view_names_its_missing_or_repeated_key(store, client, path
     assert twice.status_code == 400
     assert "key given twice" in (twice.json()["error"]["message"] if path.startswith("/api") else twice.text)
     assert client.get(path, params={"key": "plan"}).status_code == 200
+
+
+@pytest.mark.parametrize("name", ["browser-rust-book.html", "api-ec2-service-model.json"])
+def test_a_download_is_every_byte_of_the_entry(store, client, fixture_data, name):
+    """.../content streams the whole content (a read gives at most 64 KiB), with a file name for a browser."""
+    scope = store.scope("run-d", "agent-1")
+    data = fixture_data[name]
+    handle = scope.spill(data, source_tool="t").handle
+    got = client.get(h_url(scope, handle, "/content"))
+    assert got.status_code == 200 and got.content == data
+    assert got.headers["content-type"] == "application/octet-stream"
+    assert got.headers["content-disposition"] == f'attachment; filename="{handle}.{name.rsplit(".", 1)[1]}"'
+    assert got.headers["x-content-type-options"] == "nosniff"
+    scope.scratch_write("notes/../a b", data)
+    url = f"/api/runs/{scope.run_id}/agents/{scope.agent_id}/scratchpad/content"
+    value = client.get(url, params={"key": "notes/../a b"})
+    assert value.content == data and 'filename="notes_.._a_b.' in value.headers["content-disposition"]
+
+
+def test_a_download_refused_before_its_first_byte_is_a_json_error(store, client):
+    scope = store.scope("run-d", "agent-1")
+    handle = scope.spill(b"line\n" * 5000, source_tool="t").handle
+    url = f"/api/runs/{scope.run_id}/agents/{scope.agent_id}/scratchpad/content"
+    missing = client.get(h_url(scope, "h_" + "a" * 24, "/content"))
+    assert missing.status_code == 404 and missing.json()["error"]["kind"] == "not found"
+    assert client.get(h_url(scope, handle, "/content"), params={"offset": 3}).status_code == 400
+    assert client.get(url).json()["error"]["message"] == "query parameter key is required"
+    assert client.get(url, params={"key": "nothing"}).status_code == 404
+    assert TestClient(client.app).get(h_url(scope, handle, "/content")).status_code == 401  # no token

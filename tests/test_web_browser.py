@@ -284,3 +284,15 @@ def test_deleting_from_the_page_with_allow_delete(site, tmp_path):
     assert dialogs == ["Delete every entry of run run-del?"]
     with ScratchStore(tmp_path / "root") as store:
         assert store.list_entries() == []
+
+
+def test_download_the_whole_entry(site, page):
+    """The entry page's download link gives every byte (a read gives at most 64 KiB), through the token cookie."""
+    page.goto(entry_url(site, "big"))
+    link = page.locator("#download")
+    expect(link).to_contain_text("Download all")
+    with page.expect_download() as caught:
+        link.click()
+    download = caught.value
+    assert download.suggested_filename.startswith(site["handles"]["big"] + ".")
+    assert Path(download.path()).read_bytes() == site["big"]

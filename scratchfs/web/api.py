@@ -20,12 +20,12 @@ import logging
 import os
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from scratchfs.api.contract import ScratchTools
 from scratchfs.api.inspector import (
@@ -90,6 +90,50 @@ def endpoint(func: Callable[..., Any]) -> Callable[[Request], Any]:
     handler.__name__ = func.__name__
     handler.__doc__ = func.__doc__
     return handler
+
+
+def content_endpoint(kind: str) -> Callable[[Request], Response]:
+    """The download of a live entry's whole content (``kind`` ``"handle"``: ``.../handles/{handle}/content``;
+    ``"scratch"``: ``.../scratchpad/content?key=``): every byte, streamed a frame at a time
+    (:meth:`~scratchfs.api.scope.Scope.iter_content`), as ``application/octet-stream`` with a
+    ``Content-Disposition: attachment`` file name (the handle, or the key with every character outside
+    ``[A-Za-z0-9._-]`` as ``_``, and the extension of its content type). An error found before the first byte is the
+    JSON error of :func:`endpoint`; one met later (a damaged frame) is logged in one line and the response cut short,
+    so a client sees an incomplete transfer, never wrong bytes."""
+
+    def handler(request: Request) -> Response:
+        try:
+            params = _path_params(request)
+            key = params.pop("handle") if kind == "handle" else _query(request, ("key",), required=("key",))["key"]
+            if kind == "handle":
+                _query(request, ())
+            entry = _find(_store(request), params["run"], params["agent"], kind, key)
+            chunks = _store(request).scope(params["run"], params["agent"]).iter_content(kind, key)
+        except ScratchError as exc:
+            return error_response(exc)
+        except Exception:  # a bug: logged, and a JSON 500 without details
+            log.exception("web API %s failed", request.url.path)
+            return JSONResponse({"error": {"kind": "internal", "message": "internal error (see the server log)"}},
+                                status_code=500)
+        name = re.sub(r"[^A-Za-z0-9._-]", "_", key)[:100] + _EXTENSIONS.get(entry.content_type or "", ".bin")
+        return StreamingResponse(_cut_on_error(chunks, request.url.path), media_type="application/octet-stream",
+                                 headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+    handler.__name__ = f"{kind}_content"
+    return handler
+
+
+_EXTENSIONS = {"json": ".json", "jsonl": ".jsonl", "csv": ".csv", "tsv": ".tsv", "html": ".html", "xml": ".xml",
+               "text": ".txt", "log": ".log"}
+"""The file name extension of a download, by the entry's content type (any other: ``.bin``)."""
+
+
+def _cut_on_error(chunks: Iterator[bytes], path: str) -> Iterator[bytes]:
+    try:
+        yield from chunks
+    except ScratchError as exc:
+        log.warning("web API %s: the download was cut short: %s", path, exc)
+        raise
 
 
 def _path_params(request: Request) -> dict[str, str]:

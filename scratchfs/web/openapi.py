@@ -107,6 +107,25 @@ def _op(summary: str, ok: dict[str, Any], params: list[dict[str, Any]], operatio
 
 
 
+def _download(summary: str, params: list[dict[str, Any]], operation_id: str) -> dict[str, Any]:
+    op = _op(summary + " (application/octet-stream, streamed; a damaged frame met after the first byte cuts the "
+             "transfer short)", {}, params, operation_id)
+    op["responses"]["200"] = {"description": "The content's bytes",
+                              "content": {"application/octet-stream": {"schema": {"type": "string",
+                                                                                  "format": "binary"}}}}
+    return op
+
+
+def _downloads() -> dict[str, Any]:
+    """The paths of the two downloads (:func:`scratchfs.web.api.content_endpoint`)."""
+    return {
+        _H + "/content": {"get": _download("Every byte of a spilled entry, as a download", [RUN, AGENT, HANDLE],
+                                           "downloadHandle")},
+        _S + "/content": {"get": _download("Every byte of a scratchpad value, as a download", [RUN, AGENT, KEY],
+                                           "downloadScratch")},
+    }
+
+
 def _read_params() -> list[dict[str, Any]]:
     """The query parameters of a read: the ``read_handle`` tool's arguments, from its input schema (one source)."""
     out = []
@@ -128,6 +147,16 @@ _S = "/api/runs/{run}/agents/{agent}/scratchpad"
 def _post(summary: str, params: list[dict[str, Any]], operation_id: str) -> dict[str, Any]:
     return {"post": _op(summary + " (only with --allow-delete; needs the token and a CSRF header)", DELETED, params,
                         operation_id, (400, 403, 404, 500, 503))}
+
+
+def _deletes() -> dict[str, Any]:
+    """The paths of the deletes (served only with ``--allow-delete``)."""
+    return {
+        "/api/runs/{run}/delete": _post("Delete a run", [RUN], "deleteRun"),
+        "/api/runs/{run}/agents/{agent}/delete": _post("Delete an agent of a run", [RUN, AGENT], "deleteAgent"),
+        _H + "/delete": _post("Delete a spilled entry", [RUN, AGENT, HANDLE], "deleteHandle"),
+        _S + "/delete": _post("Delete a scratchpad entry", [RUN, AGENT, KEY], "deleteScratch"),
+    }
 
 
 def openapi() -> dict[str, Any]:
@@ -175,6 +204,7 @@ def openapi() -> dict[str, Any]:
                 _q("version", {"type": "string", "pattern": VERSION_PATTERN},
                    "From next_call: the value the earlier pages read (409 `changed` once the key was written again)."),
             ], "readScratch", (400, 404, 409, 500, 503))},
+            **_downloads(),
             "/api/stats": {"get": _op("Per run and agent: entries, bytes, oldest, expiring soon", STATS, [
                 _q("run", _QUERY_ID, "Only this run."), _q("soon", _NONNEG, "Seconds (300)."),
             ], "getStats")},
@@ -184,10 +214,7 @@ def openapi() -> dict[str, Any]:
                    "Most entries checked (10000); a report stopped by it has a next_cursor."),
                 _q("after", _STR, "Resume after this cursor (a report's next_cursor)."),
             ], "getFsck")},
-            "/api/runs/{run}/delete": _post("Delete a run", [RUN], "deleteRun"),
-            "/api/runs/{run}/agents/{agent}/delete": _post("Delete an agent of a run", [RUN, AGENT], "deleteAgent"),
-            _H + "/delete": _post("Delete a spilled entry", [RUN, AGENT, HANDLE], "deleteHandle"),
-            _S + "/delete": _post("Delete a scratchpad entry", [RUN, AGENT, KEY], "deleteScratch"),
+            **_deletes(),
         },
     }
 

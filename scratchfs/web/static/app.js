@@ -471,6 +471,8 @@ async function viewHandle() {
     el("h1", {}, "Spilled result ", el("span", {class: "id", text: handle})),
     el("dl", {class: "facts"}, ...facts.map(([k, v]) => el("div", {}, el("dt", {text: k}), el("dd", {text: v})))),
     meta.shape ? el("p", {class: "shape", text: meta.shape}) : null,
+    el("p", {}, el("a", {id: "download", href: base + "/content", download: "",
+                         text: "Download all " + bytes(meta.size)})),
     tabs, ...Object.values(panes));
 }
 
