@@ -12,6 +12,7 @@ import pytest
 
 from scratchfs import ScratchStore
 from scratchfs.api.inspector import stats_in_sql
+from scratchfs.foundation.errors import CorruptBlob
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 CREATED = 1796050800.0  # the clock of every write of fixtures/make_store_407dd2b.py
@@ -32,3 +33,137 @@ def test_the_index_of_the_first_scratchfs_is_migrated_in_place(old_root):
         assert rows[("run-1", "agent-2")].bytes_in == len(b"1. read the grep\n2. sum the csv\n")
         assert (rows[("run-2", "agent-1")].entries, rows[("run-2", "agent-1")].expired) == (0, 1)
         assert sorted(e.key for e in store.scope("run-1", "agent-1").scratch_list()) == ["notes/ec2"]
+
+
+GREP = (FIXTURES / "workspace-grep-stdlib-defs.txt").read_bytes()[:6000]
+CSV = (FIXTURES / "query-packages-by-month.csv").read_bytes()[:20000]
+EXPECTED = {  # (run, agent, kind, source tool or key) -> content, as fixtures/make_store_407dd2b.py wrote them
+    ("run-1", "agent-1", "handle", "grep"): GREP[: GREP.rindex(b"\n") + 1],
+    ("run-1", "agent-1", "handle", "sqlite3"): CSV[: CSV.rindex(b"\n") + 1],
+    ("run-1", "agent-1", "scratch", "notes/ec2"): (FIXTURES / "api-ec2-service-model.json").read_bytes()[:3000],
+    ("run-1", "agent-2", "scratch", "plan"): b"1. read the grep\n2. sum the csv\n",
+}
+UNBOUND_HINT = "written before the binding frame; `scratchfs fsck --repair` binds it"
+
+
+def live_contents(store: ScratchStore) -> dict[tuple[str, str, str, str], bytes]:
+    """Every live entry's content, read through the model-facing verbs, keyed as :data:`EXPECTED`."""
+    out = {}
+    for e in store.list_entries():
+        scope = store.scope(e.run_id, e.agent_id)
+        if e.kind == "handle":
+            data, offset = b"", 0
+            while offset is not None:
+                piece = scope.read_range(e.key, offset, 4096)
+                data, offset = data + piece.data, piece.next_offset
+            out[(e.run_id, e.agent_id, e.kind, e.source_tool)] = data
+        else:
+            out[(e.run_id, e.agent_id, e.kind, e.key)] = scope.scratch_read(e.key)
+    return out
+
+
+def blob_files(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted((root / "runs").rglob("*.zst"))}
+
+
+def test_fsck_repair_binds_the_blobs_of_the_first_scratchfs_and_every_entry_reads_back(old_root):
+    """Before: every read was 'corrupt: ...: the blob carries no binding frame (not written by this version of
+    scratchfs)', fsck found 4 corrupt entries, and fsck --repair removed them with their rows (data loss)."""
+    from scratchfs.api.inspector import fsck
+
+    before = blob_files(old_root)
+    with ScratchStore(old_root, clock=lambda: CREATED + 3600) as store:
+        with pytest.raises(CorruptBlob, match="written before the binding frame"):
+            store.scope("run-1", "agent-2").scratch_read("plan")
+        report = fsck(store)
+        assert [(p.kind, p.key) for p in report.problems] == [("corrupt", e.key) for e in store.list_entries()]
+        assert all(p.detail.endswith(UNBOUND_HINT) for p in report.problems)
+        assert not report.clean and blob_files(old_root) == before  # a check changes nothing
+        repaired = fsck(store, repair=True)
+        assert (repaired.counts()["corrupt"], repaired.counts()["repaired"], repaired.clean) == (4, 4, True)
+        assert all("bound" in p.detail for p in repaired.problems)
+        assert live_contents(store) == EXPECTED
+        again = fsck(store)
+        assert (again.problems, again.clean, again.entries_checked) == ([], True, 4)
+        assert again.bytes_checked == sum(map(len, EXPECTED.values()))
+    after = blob_files(old_root)
+    expired = "runs/run-2/agent-1/jaqgyvxhattyfp6qgbft5uz7.zst"
+    assert after[expired] == before[expired]  # expired: the sweeper's, not bound
+    for name, data in after.items():
+        assert (old_root / name).stat().st_mode & 0o777 == (0o644 if name == expired else 0o600)
+        if name != expired:  # the old content frames, byte for byte, then the binding frame and a new seek table
+            old = before[name]
+            assert data.startswith(old[: len(old) - int.from_bytes(old[-9:-5], "little") * 12 - 17])
+            assert len(data) > len(old)
+    assert not [p for p in (old_root / "runs").rglob("*") if p.is_file() and not p.name.endswith(".zst")]
+    with ScratchStore(old_root, clock=lambda: CREATED + 3600) as store:  # a new process reads them too
+        assert live_contents(store) == EXPECTED
+        swept = store.sweep()  # the expired run-2 entry, with its file
+        assert (swept.rows_deleted, swept.files_deleted, swept.orphans_removed) == (1, 1, 0)
+        assert not (old_root / expired).exists()
+        assert [r.run_id for r in stats_in_sql(store, store.now())] == ["run-1", "run-1"]
+        assert live_contents(store) == EXPECTED
+
+
+def test_an_unbound_blob_whose_content_was_tampered_is_not_bound(old_root):
+    """A byte flipped in a content frame of an unbound blob: fsck says the frame fails its check (not that a repair
+    binds it), and no binding is ever written from its row."""
+    from scratchfs.api.inspector import fsck
+    from scratchfs.api.old_blobs import bind_entry
+
+    victim = old_root / "runs/run-1/agent-1/zoshrmni7uaao7wvzpvhgabf.zst"  # the CSV, 5 frames
+    raw = bytearray(victim.read_bytes())
+    raw[2000] ^= 0x40
+    victim.write_bytes(bytes(raw))
+    with ScratchStore(old_root, clock=lambda: CREATED + 3600) as store:
+        entry = next(e for e in store.list_entries() if e.source_tool == "sqlite3")
+        report = fsck(store)
+        (tampered,) = [p for p in report.problems if p.key == entry.key]
+        assert (tampered.kind, tampered.detail) == ("corrupt", "frame 1 does not decompress: decompression error: "
+                                                            "Data corruption detected")
+        with pytest.raises(CorruptBlob, match=r"^frame 1 does not decompress"):
+            bind_entry(store, entry)
+        assert victim.read_bytes() == bytes(raw)
+        repaired = fsck(store, repair=True)
+        assert repaired.counts()["corrupt"] == 4
+        assert [p.key for p in repaired.problems if "bound" in p.detail] == sorted(
+            (e.key for e in store.list_entries() if e.key != entry.key), key=[p.key for p in report.problems].index)
+        assert not victim.exists() or b"scratchfs-binding" not in victim.read_bytes()
+        assert {k: v for k, v in live_contents(store).items() if k[3] != "sqlite3"} == {
+            k: v for k, v in EXPECTED.items() if k[3] != "sqlite3"}
+
+
+def test_a_rebuild_says_why_it_skips_each_blob(old_root):
+    """Before: `fsck --rebuild-index` printed '5 blob files skipped' and nothing else."""
+    import json
+
+    from click.testing import CliRunner
+
+    from scratchfs.api.inspector import fsck
+    from scratchfs.api.rebuild import open_for_rebuild
+    from scratchfs.cli import main
+
+    lost = old_root.parent / "lost"
+    shutil.copytree(old_root, lost)
+    for name in ("index.sqlite", "index.sqlite-wal", "index.sqlite-shm"):
+        (lost / name).unlink(missing_ok=True)
+    result = CliRunner().invoke(main, ["fsck", "--root", str(lost), "--rebuild-index", "--json"])
+    rebuilt = json.loads(result.stdout)["rebuilt"]
+    assert (rebuilt["restored"], rebuilt["reasons"]) == (0, {"unbound": 5})
+    assert all("no binding frame" in why and "fsck --repair" in why for _, why in rebuilt["skipped"])
+    table = CliRunner().invoke(main, ["fsck", "--root", str(lost), "--rebuild-index"]).stdout
+    assert "5 blob files skipped" in table and "5 with no binding frame" in table
+
+    with ScratchStore(old_root, clock=lambda: CREATED + 3600) as store:
+        assert fsck(store, repair=True).clean
+    for name in ("index.sqlite", "index.sqlite-wal", "index.sqlite-shm"):
+        (old_root / name).unlink(missing_ok=True)
+    with open_for_rebuild(old_root, clock=lambda: CREATED + 3600) as store:
+        report = fsck(store, rebuild_index=True)
+        assert (report.rebuilt.restored, report.rebuilt.reasons) == (4, {"unbound": 1})
+        assert [(p.kind, Path(p.path).name) for p in report.problems] == [("orphaned", "jaqgyvxhattyfp6qgbft5uz7.zst")]
+        assert live_contents(store) == EXPECTED  # the rows restored from the bindings the repair wrote
+    for name in ("index.sqlite", "index.sqlite-wal", "index.sqlite-shm"):
+        (old_root / name).unlink(missing_ok=True)
+    with open_for_rebuild(old_root, clock=lambda: CREATED + 31 * 86400) as store:
+        assert fsck(store, rebuild_index=True).rebuilt.reasons == {"expired": 4, "unbound": 1}
