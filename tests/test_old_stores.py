@@ -13,6 +13,7 @@ import pytest
 from scratchfs import ScratchStore
 from scratchfs.api.inspector import stats_in_sql
 from scratchfs.foundation.errors import CorruptBlob
+from tests.services import postgres_url
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 CREATED = 1796050800.0  # the clock of every write of fixtures/make_store_407dd2b.py
@@ -167,3 +168,71 @@ def test_a_rebuild_says_why_it_skips_each_blob(old_root):
         (old_root / name).unlink(missing_ok=True)
     with open_for_rebuild(old_root, clock=lambda: CREATED + 31 * 86400) as store:
         assert fsck(store, rebuild_index=True).rebuilt.reasons == {"expired": 4, "unbound": 1}
+
+
+def test_a_bind_interrupted_before_its_row_is_finished_by_the_next_repair(old_root):
+    """A repair killed between the rename and the row update leaves a bound file whose row gives the old size: fsck
+    tells it apart from a damaged blob (which a repair would remove) and the next repair updates the row. A row
+    that no longer names the blob when the file is to be replaced leaves everything as it was."""
+    from contextlib import nullcontext
+
+    from scratchfs.api.inspector import fsck
+    from scratchfs.engine.binding import BOUND_STALE
+    from scratchfs.engine.rebind import bind_file
+
+    class Killed(Exception):
+        pass
+
+    def killed(size: int) -> None:
+        raise Killed(size)
+
+    plan = old_root / "runs/run-1/agent-2/ogqvycjdztfsbbl65pukb262.zst"
+    with ScratchStore(old_root, clock=lambda: CREATED + 3600) as store:
+        entry = next(e for e in store.list_entries() if e.key == "plan")
+        before = plan.read_bytes()
+        assert bind_file(store.blobs, entry, nullcontext, lambda: False, killed) is False  # overwritten meanwhile
+        assert plan.read_bytes() == before and sorted(p.name for p in plan.parent.iterdir()) == [plan.name]
+        with pytest.raises(Killed):
+            bind_file(store.blobs, entry, nullcontext, lambda: True, killed)
+        assert plan.stat().st_size > entry.stored_size == len(before)  # bound; the row still says the old size
+        assert store.scope("run-1", "agent-2").scratch_read("plan") == EXPECTED[("run-1", "agent-2", "scratch", "plan")]
+        (stale,) = [p for p in fsck(store).problems if p.key == "plan"]
+        assert (stale.kind, stale.detail) == ("corrupt", BOUND_STALE)
+        repaired = fsck(store, repair=True)
+        assert repaired.clean and [p.repaired for p in repaired.problems] == [True] * 4
+        assert next(e for e in store.list_entries() if e.key == "plan").stored_size == plan.stat().st_size
+        assert fsck(store).problems == []
+        assert live_contents(store) == EXPECTED
+
+
+def test_an_unbound_object_in_s3_is_kept_by_a_repair(tmp_path, s3_env, postgres_dsn, pg_schema):
+    """Objects are never bound (no store of 407dd2b used S3): a repair reports the object as not bound and keeps it
+    with its row, where before this it removed both."""
+    from scratchfs.api.inspector import fsck
+    from scratchfs.engine.seekable import encode_seek_table, read_seek_table
+
+    content = EXPECTED[("run-1", "agent-1", "handle", "grep")]
+    fleet = {"index": postgres_url(postgres_dsn, pg_schema), "blobs": s3_env}
+    with ScratchStore(tmp_path, **fleet, clock=lambda: CREATED) as store:
+        handle = store.scope("r", "a").spill(content, source_tool="grep").handle
+        entry = store.list_entries()[0]
+        client, key = store.blobs.client(), store.blobs.key("r", "a", entry.blob)
+        raw = client.get_object(Bucket=store.blobs.bucket, Key=key)["Body"].read()
+        source = store.blobs.open_source("r", "a", entry.blob)
+        table = read_seek_table(source, source.size)
+        source.close()
+        c, d = table.c_offsets, table.d_offsets  # the same frames, the seek table of the first scratchfs
+        old = raw[: c[-1]] + encode_seek_table([c[i + 1] - c[i] for i in range(table.frames)],
+                                               [d[i + 1] - d[i] for i in range(table.frames)], list(table.checksums))
+        client.put_object(Bucket=store.blobs.bucket, Key=key, Body=old)
+        row, lines = store.index.lookup_with_lines("r", "a", "handle", handle, CREATED)
+        store.index.put(row._replace(stored_size=len(old)), lines, lambda: True)
+    with ScratchStore(tmp_path, **fleet, clock=lambda: CREATED) as store:
+        with pytest.raises(CorruptBlob, match="written before the binding frame"):
+            store.scope("r", "a").read_range(handle, 0, 10)
+        report = fsck(store, repair=True)
+        assert [(p.kind, p.repaired) for p in report.problems] == [("corrupt", False)]
+        assert report.problems[0].detail.endswith("; not bound: only a blob file of a local store is bound (not a "
+                                                  "segment entry, not an object)")
+        assert [e.blob for e in store.list_entries()] == [entry.blob]
+        assert client.get_object(Bucket=store.blobs.bucket, Key=key)["Body"].read() == old
