@@ -135,7 +135,8 @@ def stats_command(store: ScratchStore, run_id: str | None, soon: float, as_json:
 @main.command("fsck")
 @root_option
 @click.option("--repair", is_flag=True, help="Remove what is broken: rows of missing and corrupt entries, corrupt "
-                                             "and orphaned files.")
+                                             "and orphaned files; bind the blobs of the first scratchfs (written "
+                                             "before the binding frame) instead of removing them.")
 @click.option("--quick", is_flag=True, help="Check seek tables and sizes only, without decompressing every frame.")
 @click.option("--rebuild-index", "rebuild_index", is_flag=True,
               help="First restore the index rows of sound, live blobs that no row names, from the bindings the blobs "
