@@ -80,6 +80,7 @@ def test_fsck_repair_binds_the_blobs_of_the_first_scratchfs_and_every_entry_read
         assert [(p.kind, p.key) for p in report.problems] == [("corrupt", e.key) for e in store.list_entries()]
         assert all(p.detail.endswith(UNBOUND_HINT) for p in report.problems)
         assert not report.clean and blob_files(old_root) == before  # a check changes nothing
+        assert report.bytes_checked == sum(map(len, EXPECTED.values()))  # every frame verified all the same
         repaired = fsck(store, repair=True)
         assert (repaired.counts()["corrupt"], repaired.counts()["repaired"], repaired.clean) == (4, 4, True)
         assert all("bound" in p.detail for p in repaired.problems)
@@ -108,9 +109,11 @@ def test_fsck_repair_binds_the_blobs_of_the_first_scratchfs_and_every_entry_read
 
 def test_an_unbound_blob_whose_content_was_tampered_is_not_bound(old_root):
     """A byte flipped in a content frame of an unbound blob: fsck says the frame fails its check (not that a repair
-    binds it), and no binding is ever written from its row."""
+    binds it), and no binding is ever written from its row -- not by a quick repair either, which decompresses no
+    frame but whose bind checks every one; a deep repair removes it as any corrupt blob."""
     from scratchfs.api.inspector import fsck
     from scratchfs.api.old_blobs import bind_entry
+    from scratchfs.engine.binding import UNBOUND
 
     victim = old_root / "runs/run-1/agent-1/zoshrmni7uaao7wvzpvhgabf.zst"  # the CSV, 5 frames
     raw = bytearray(victim.read_bytes())
@@ -125,13 +128,16 @@ def test_an_unbound_blob_whose_content_was_tampered_is_not_bound(old_root):
         with pytest.raises(CorruptBlob, match=r"^frame 1 does not decompress"):
             bind_entry(store, entry)
         assert victim.read_bytes() == bytes(raw)
-        repaired = fsck(store, repair=True)
-        assert repaired.counts()["corrupt"] == 4
-        assert [p.key for p in repaired.problems if "bound" in p.detail] == sorted(
-            (e.key for e in store.list_entries() if e.key != entry.key), key=[p.key for p in report.problems].index)
-        assert not victim.exists() or b"scratchfs-binding" not in victim.read_bytes()
-        assert {k: v for k, v in live_contents(store).items() if k[3] != "sqlite3"} == {
-            k: v for k, v in EXPECTED.items() if k[3] != "sqlite3"}
+        quick = fsck(store, deep=False, repair=True)  # no frame decompressed: the hint, but the bind checks them
+        assert [(p.key, p.repaired) for p in quick.problems] == [(p.key, p.key != entry.key) for p in report.problems]
+        (kept,) = [p for p in quick.problems if p.key == entry.key]
+        assert kept.detail == f"{UNBOUND}; not bound: {tampered.detail}"
+        assert victim.read_bytes() == bytes(raw) and not quick.clean
+        repaired = fsck(store, repair=True)  # a deep repair: corrupt as any other, removed with its row
+        assert [(p.kind, p.key, p.detail, p.repaired) for p in repaired.problems] == [
+            ("corrupt", entry.key, tampered.detail, True)]
+        assert not victim.exists() and repaired.clean
+        assert live_contents(store) == {k: v for k, v in EXPECTED.items() if k[3] != "sqlite3"}
 
 
 def test_a_rebuild_says_why_it_skips_each_blob(old_root):

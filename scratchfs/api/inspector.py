@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 
 from scratchfs.api.odd_names import OddName, odd_blob_names, remove_odd_name
-from scratchfs.api.old_blobs import bind_unbound, bindable
+from scratchfs.api.old_blobs import bind_unbound, bindable, verified
 from scratchfs.api.rebuild import RebuildReport
 from scratchfs.api.rebuild import rebuild_index as rebuild
 from scratchfs.api.store import ScratchStore
@@ -264,7 +264,7 @@ class Problem:
         key: the handle or scratchpad key (``None`` for an orphan).
         path: the blob file.
         detail: what is wrong.
-        repaired: True once :func:`fsck` removed it (a corrupt entry: its row and its file; False when either stays).
+        repaired: True once :func:`fsck` removed it (a corrupt entry: row and file; False if either stays) or bound it.
         sweeps: an orphaned file younger than ``orphan_grace``, which the sweep removes once older (the row a
             platform cascade or a run's delete took, a writer killed before its row), or an ``incomplete`` write not
             dated more than the grace ahead: reported, not a problem that remains.
@@ -395,7 +395,7 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
             report.problems.append(Problem("unexpected", entry.run_id, entry.agent_id, entry.key, path, str(exc)))
             continue
         else:
-            if deep and detail is None:
+            if deep and verified(detail):  # (a blob written before the binding frame: its frames too)
                 report.bytes_checked += entry.size
             if detail is None:
                 continue

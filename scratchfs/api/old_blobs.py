@@ -32,7 +32,7 @@ from scratchfs.engine.protocols import Entry
 from scratchfs.engine.rebind import bind_file
 from scratchfs.foundation.errors import CorruptBlob, ScratchError
 
-__all__ = ["Noted", "bind_entry", "bind_unbound", "bindable"]
+__all__ = ["Noted", "bind_entry", "bind_unbound", "bindable", "verified"]
 
 
 def bindable(detail: str) -> bool:
@@ -40,6 +40,13 @@ def bindable(detail: str) -> bool:
     frame but otherwise sound (:data:`~scratchfs.engine.binding.UNBOUND`), or bound with its row not updated yet
     (:data:`~scratchfs.engine.binding.BOUND_STALE`)."""
     return detail in (UNBOUND, BOUND_STALE)
+
+
+def verified(detail: str | None) -> bool:
+    """True if a deep check of a blob with this outcome (:func:`scratchfs.engine.verify.verify_blob`'s) verified all
+    of its content: sound (``None``), or sound but for the binding frame it lacks (:data:`~scratchfs.engine.binding.
+    UNBOUND`)."""
+    return detail is None or detail == UNBOUND
 
 
 def bind_entry(store: ScratchStore, entry: Entry) -> bool:
