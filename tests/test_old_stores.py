@@ -12,6 +12,8 @@ import pytest
 
 from scratchfs import ScratchStore
 from scratchfs.api.inspector import stats_in_sql
+from scratchfs.foundation.errors import CorruptBlob
+from tests.services import postgres_url
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 CREATED = 1796050800.0  # the clock of every write of fixtures/make_store_407dd2b.py
@@ -32,3 +34,211 @@ def test_the_index_of_the_first_scratchfs_is_migrated_in_place(old_root):
         assert rows[("run-1", "agent-2")].bytes_in == len(b"1. read the grep\n2. sum the csv\n")
         assert (rows[("run-2", "agent-1")].entries, rows[("run-2", "agent-1")].expired) == (0, 1)
         assert sorted(e.key for e in store.scope("run-1", "agent-1").scratch_list()) == ["notes/ec2"]
+
+
+GREP = (FIXTURES / "workspace-grep-stdlib-defs.txt").read_bytes()[:6000]
+CSV = (FIXTURES / "query-packages-by-month.csv").read_bytes()[:20000]
+EXPECTED = {  # (run, agent, kind, source tool or key) -> content, as fixtures/make_store_407dd2b.py wrote them
+    ("run-1", "agent-1", "handle", "grep"): GREP[: GREP.rindex(b"\n") + 1],
+    ("run-1", "agent-1", "handle", "sqlite3"): CSV[: CSV.rindex(b"\n") + 1],
+    ("run-1", "agent-1", "scratch", "notes/ec2"): (FIXTURES / "api-ec2-service-model.json").read_bytes()[:3000],
+    ("run-1", "agent-2", "scratch", "plan"): b"1. read the grep\n2. sum the csv\n",
+}
+UNBOUND_HINT = "written before the binding frame; `scratchfs fsck --repair` binds it"
+
+
+def live_contents(store: ScratchStore) -> dict[tuple[str, str, str, str], bytes]:
+    """Every live entry's content, read through the model-facing verbs, keyed as :data:`EXPECTED`."""
+    out = {}
+    for e in store.list_entries():
+        scope = store.scope(e.run_id, e.agent_id)
+        if e.kind == "handle":
+            data, offset = b"", 0
+            while offset is not None:
+                piece = scope.read_range(e.key, offset, 4096)
+                data, offset = data + piece.data, piece.next_offset
+            out[(e.run_id, e.agent_id, e.kind, e.source_tool)] = data
+        else:
+            out[(e.run_id, e.agent_id, e.kind, e.key)] = scope.scratch_read(e.key)
+    return out
+
+
+def blob_files(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted((root / "runs").rglob("*.zst"))}
+
+
+def test_fsck_repair_binds_the_blobs_of_the_first_scratchfs_and_every_entry_reads_back(old_root):
+    """Before: every read was 'corrupt: ...: the blob carries no binding frame (not written by this version of
+    scratchfs)', fsck found 4 corrupt entries, and fsck --repair removed them with their rows (data loss)."""
+    from scratchfs.api.inspector import fsck
+
+    before = blob_files(old_root)
+    with ScratchStore(old_root, clock=lambda: CREATED + 3600) as store:
+        with pytest.raises(CorruptBlob, match="written before the binding frame"):
+            store.scope("run-1", "agent-2").scratch_read("plan")
+        report = fsck(store)
+        assert [(p.kind, p.key) for p in report.problems] == [("corrupt", e.key) for e in store.list_entries()]
+        assert all(p.detail.endswith(UNBOUND_HINT) for p in report.problems)
+        assert not report.clean and blob_files(old_root) == before  # a check changes nothing
+        assert report.bytes_checked == sum(map(len, EXPECTED.values()))  # every frame verified all the same
+        repaired = fsck(store, repair=True)
+        assert (repaired.counts()["corrupt"], repaired.counts()["repaired"], repaired.clean) == (4, 4, True)
+        assert all("bound" in p.detail for p in repaired.problems)
+        assert live_contents(store) == EXPECTED
+        again = fsck(store)
+        assert (again.problems, again.clean, again.entries_checked) == ([], True, 4)
+        assert again.bytes_checked == sum(map(len, EXPECTED.values()))
+    after = blob_files(old_root)
+    expired = "runs/run-2/agent-1/jaqgyvxhattyfp6qgbft5uz7.zst"
+    assert after[expired] == before[expired]  # expired: the sweeper's, not bound
+    for name, data in after.items():
+        assert (old_root / name).stat().st_mode & 0o777 == (0o644 if name == expired else 0o600)
+        if name != expired:  # the old content frames, byte for byte, then the binding frame and a new seek table
+            old = before[name]
+            assert data.startswith(old[: len(old) - int.from_bytes(old[-9:-5], "little") * 12 - 17])
+            assert len(data) > len(old)
+    assert not [p for p in (old_root / "runs").rglob("*") if p.is_file() and not p.name.endswith(".zst")]
+    with ScratchStore(old_root, clock=lambda: CREATED + 3600) as store:  # a new process reads them too
+        assert live_contents(store) == EXPECTED
+        swept = store.sweep()  # the expired run-2 entry, with its file
+        assert (swept.rows_deleted, swept.files_deleted, swept.orphans_removed) == (1, 1, 0)
+        assert not (old_root / expired).exists()
+        assert [r.run_id for r in stats_in_sql(store, store.now())] == ["run-1", "run-1"]
+        assert live_contents(store) == EXPECTED
+
+
+def test_an_unbound_blob_whose_content_was_tampered_is_not_bound(old_root):
+    """A byte flipped in a content frame of an unbound blob: fsck says the frame fails its check (not that a repair
+    binds it), and no binding is ever written from its row -- not by a quick repair either, which decompresses no
+    frame but whose bind checks every one; a deep repair removes it as any corrupt blob."""
+    from scratchfs.api.inspector import fsck
+    from scratchfs.api.old_blobs import bind_entry
+    from scratchfs.engine.binding import UNBOUND
+
+    victim = old_root / "runs/run-1/agent-1/zoshrmni7uaao7wvzpvhgabf.zst"  # the CSV, 5 frames
+    raw = bytearray(victim.read_bytes())
+    raw[2000] ^= 0x40
+    victim.write_bytes(bytes(raw))
+    with ScratchStore(old_root, clock=lambda: CREATED + 3600) as store:
+        entry = next(e for e in store.list_entries() if e.source_tool == "sqlite3")
+        report = fsck(store)
+        (tampered,) = [p for p in report.problems if p.key == entry.key]
+        assert (tampered.kind, tampered.detail) == ("corrupt", "frame 1 does not decompress: decompression error: "
+                                                            "Data corruption detected")
+        with pytest.raises(CorruptBlob, match=r"^frame 1 does not decompress"):
+            bind_entry(store, entry)
+        assert victim.read_bytes() == bytes(raw)
+        quick = fsck(store, deep=False, repair=True)  # no frame decompressed: the hint, but the bind checks them
+        assert [(p.key, p.repaired) for p in quick.problems] == [(p.key, p.key != entry.key) for p in report.problems]
+        (kept,) = [p for p in quick.problems if p.key == entry.key]
+        assert kept.detail == f"{UNBOUND}; not bound: {tampered.detail}"
+        assert victim.read_bytes() == bytes(raw) and not quick.clean
+        repaired = fsck(store, repair=True)  # a deep repair: corrupt as any other, removed with its row
+        assert [(p.kind, p.key, p.detail, p.repaired) for p in repaired.problems] == [
+            ("corrupt", entry.key, tampered.detail, True)]
+        assert not victim.exists() and repaired.clean
+        assert live_contents(store) == {k: v for k, v in EXPECTED.items() if k[3] != "sqlite3"}
+
+
+def test_a_rebuild_says_why_it_skips_each_blob(old_root):
+    """Before: `fsck --rebuild-index` printed '5 blob files skipped' and nothing else."""
+    import json
+
+    from click.testing import CliRunner
+
+    from scratchfs.api.inspector import fsck
+    from scratchfs.api.rebuild import open_for_rebuild
+    from scratchfs.cli import main
+
+    lost = old_root.parent / "lost"
+    shutil.copytree(old_root, lost)
+    for name in ("index.sqlite", "index.sqlite-wal", "index.sqlite-shm"):
+        (lost / name).unlink(missing_ok=True)
+    result = CliRunner().invoke(main, ["fsck", "--root", str(lost), "--rebuild-index", "--json"])
+    rebuilt = json.loads(result.stdout)["rebuilt"]
+    assert (rebuilt["restored"], rebuilt["reasons"]) == (0, {"unbound": 5})
+    assert all("no binding frame" in why and "fsck --repair" in why for _, why in rebuilt["skipped"])
+    table = CliRunner().invoke(main, ["fsck", "--root", str(lost), "--rebuild-index"]).stdout
+    assert "5 blob files skipped" in table and "5 with no binding frame" in table
+
+    with ScratchStore(old_root, clock=lambda: CREATED + 3600) as store:
+        assert fsck(store, repair=True).clean
+    for name in ("index.sqlite", "index.sqlite-wal", "index.sqlite-shm"):
+        (old_root / name).unlink(missing_ok=True)
+    with open_for_rebuild(old_root, clock=lambda: CREATED + 3600) as store:
+        report = fsck(store, rebuild_index=True)
+        assert (report.rebuilt.restored, report.rebuilt.reasons) == (4, {"unbound": 1})
+        assert [(p.kind, Path(p.path).name) for p in report.problems] == [("orphaned", "jaqgyvxhattyfp6qgbft5uz7.zst")]
+        assert live_contents(store) == EXPECTED  # the rows restored from the bindings the repair wrote
+    for name in ("index.sqlite", "index.sqlite-wal", "index.sqlite-shm"):
+        (old_root / name).unlink(missing_ok=True)
+    with open_for_rebuild(old_root, clock=lambda: CREATED + 31 * 86400) as store:
+        assert fsck(store, rebuild_index=True).rebuilt.reasons == {"expired": 4, "unbound": 1}
+
+
+def test_a_bind_interrupted_before_its_row_is_finished_by_the_next_repair(old_root):
+    """A repair killed between the rename and the row update leaves a bound file whose row gives the old size: fsck
+    tells it apart from a damaged blob (which a repair would remove) and the next repair updates the row. A row
+    that no longer names the blob when the file is to be replaced leaves everything as it was."""
+    from contextlib import nullcontext
+
+    from scratchfs.api.inspector import fsck
+    from scratchfs.engine.binding import BOUND_STALE
+    from scratchfs.engine.rebind import bind_file
+
+    class Killed(Exception):
+        pass
+
+    def killed(size: int) -> None:
+        raise Killed(size)
+
+    plan = old_root / "runs/run-1/agent-2/ogqvycjdztfsbbl65pukb262.zst"
+    with ScratchStore(old_root, clock=lambda: CREATED + 3600) as store:
+        entry = next(e for e in store.list_entries() if e.key == "plan")
+        before = plan.read_bytes()
+        assert bind_file(store.blobs, entry, nullcontext, lambda: False, killed) is False  # overwritten meanwhile
+        assert plan.read_bytes() == before and sorted(p.name for p in plan.parent.iterdir()) == [plan.name]
+        with pytest.raises(Killed):
+            bind_file(store.blobs, entry, nullcontext, lambda: True, killed)
+        assert plan.stat().st_size > entry.stored_size == len(before)  # bound; the row still says the old size
+        assert store.scope("run-1", "agent-2").scratch_read("plan") == EXPECTED[("run-1", "agent-2", "scratch", "plan")]
+        (stale,) = [p for p in fsck(store).problems if p.key == "plan"]
+        assert (stale.kind, stale.detail) == ("corrupt", BOUND_STALE)
+        repaired = fsck(store, repair=True)
+        assert repaired.clean and [p.repaired for p in repaired.problems] == [True] * 4
+        assert next(e for e in store.list_entries() if e.key == "plan").stored_size == plan.stat().st_size
+        assert fsck(store).problems == []
+        assert live_contents(store) == EXPECTED
+
+
+def test_an_unbound_object_in_s3_is_kept_by_a_repair(tmp_path, s3_env, postgres_dsn, pg_schema):
+    """Objects are never bound (no store of 407dd2b used S3): a repair reports the object as not bound and keeps it
+    with its row, where before this it removed both."""
+    from scratchfs.api.inspector import fsck
+    from scratchfs.engine.seekable import encode_seek_table, read_seek_table
+
+    content = EXPECTED[("run-1", "agent-1", "handle", "grep")]
+    fleet = {"index": postgres_url(postgres_dsn, pg_schema), "blobs": s3_env}
+    with ScratchStore(tmp_path, **fleet, clock=lambda: CREATED) as store:
+        handle = store.scope("r", "a").spill(content, source_tool="grep").handle
+        entry = store.list_entries()[0]
+        client, key = store.blobs.client(), store.blobs.key("r", "a", entry.blob)
+        raw = client.get_object(Bucket=store.blobs.bucket, Key=key)["Body"].read()
+        source = store.blobs.open_source("r", "a", entry.blob)
+        table = read_seek_table(source, source.size)
+        source.close()
+        c, d = table.c_offsets, table.d_offsets  # the same frames, the seek table of the first scratchfs
+        old = raw[: c[-1]] + encode_seek_table([c[i + 1] - c[i] for i in range(table.frames)],
+                                               [d[i + 1] - d[i] for i in range(table.frames)], list(table.checksums))
+        client.put_object(Bucket=store.blobs.bucket, Key=key, Body=old)
+        row, lines = store.index.lookup_with_lines("r", "a", "handle", handle, CREATED)
+        store.index.put(row._replace(stored_size=len(old)), lines, lambda: True)
+    with ScratchStore(tmp_path, **fleet, clock=lambda: CREATED) as store:
+        with pytest.raises(CorruptBlob, match="written before the binding frame"):
+            store.scope("r", "a").read_range(handle, 0, 10)
+        report = fsck(store, repair=True)
+        assert [(p.kind, p.repaired) for p in report.problems] == [("corrupt", False)]
+        assert report.problems[0].detail.endswith("; not bound: only a blob file of a local store is bound (not a "
+                                                  "segment entry, not an object)")
+        assert [e.blob for e in store.list_entries()] == [entry.blob]
+        assert client.get_object(Bucket=store.blobs.bucket, Key=key)["Body"].read() == old

@@ -6,7 +6,8 @@
 * **missing**: a live entry whose blob file is gone (a sandbox removed it from outside);
 * **corrupt**: a live entry whose blob does not match its index row or does not verify: the seek table does not parse,
   the file or content size differs from the row, or (unless ``deep=False``) a frame fails its header or content
-  checksum check (:mod:`scratchfs.seekable`);
+  checksum check (:mod:`scratchfs.seekable`); a blob of the first scratchfs, which has no binding frame but passes
+  every other check, is bound by ``repair`` instead (:mod:`scratchfs.api.old_blobs`);
 * **incomplete**: a blob file that no index row names and that does not end in a seek table: a write abandoned
   mid-way (its process was killed). Not corruption: nothing stored was lost, and the sweep removes it after the grace
   period; it does not make the report unclean -- unless it is dated more than the grace ahead, which the sweep leaves
@@ -35,6 +36,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 
 from scratchfs.api.odd_names import OddName, odd_blob_names, remove_odd_name
+from scratchfs.api.old_blobs import bind_unbound, bindable, verified
 from scratchfs.api.rebuild import RebuildReport
 from scratchfs.api.rebuild import rebuild_index as rebuild
 from scratchfs.api.store import ScratchStore
@@ -262,7 +264,7 @@ class Problem:
         key: the handle or scratchpad key (``None`` for an orphan).
         path: the blob file.
         detail: what is wrong.
-        repaired: True once :func:`fsck` removed it (a corrupt entry: its row and its file; False when either stays).
+        repaired: True once :func:`fsck` removed it (a corrupt entry: row and file; False if either stays) or bound it.
         sweeps: an orphaned file younger than ``orphan_grace``, which the sweep removes once older (the row a
             platform cascade or a run's delete took, a writer killed before its row), or an ``incomplete`` write not
             dated more than the grace ahead: reported, not a problem that remains.
@@ -346,7 +348,8 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
 
     Args:
         repair: remove the rows of missing and corrupt entries, corrupt files and orphaned files, and empty
-            ``trash/`` (what cannot be removed is reported as ``unexpected``).
+            ``trash/`` (what cannot be removed is reported as ``unexpected``); bind blobs written before the binding
+            frame (:func:`scratchfs.api.old_blobs.bind_unbound`).
         deep: decompress every frame and verify its checksums (else only the seek table and sizes).
         progress: called with the number of content bytes verified, as they are (for a progress bar).
         rebuild_index: first restore the rows of sound, bound, live blobs that no row names
@@ -371,6 +374,7 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
     files = _blob_files(store, report) if after is None and limit is None else None
     broken_rows: list[tuple[int, str]] = []
     broken_problems: list[Problem] = []
+    unbound: list[tuple[Entry, Problem]] = []  # written before the binding frame: a repair binds, never removes them
     last = None  # the cursor of the last entry checked
     row_of = None if hasattr(store.index, "page") else {blob: i for i, _run, _agent, blob in store.index.blob_rows()}
     # one entry past the limit is read (not checked): a check that stops exactly at the last entry is whole
@@ -391,14 +395,16 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
             report.problems.append(Problem("unexpected", entry.run_id, entry.agent_id, entry.key, path, str(exc)))
             continue
         else:
-            if deep and detail is None:
+            if deep and verified(detail):  # (a blob written before the binding frame: its frames too)
                 report.bytes_checked += entry.size
             if detail is None:
                 continue
             problem = Problem("corrupt", entry.run_id, entry.agent_id, entry.key, path, detail)
         report.problems.append(problem)
         row_id = cursor[2] if row_of is None else row_of.get(entry.blob)
-        if row_id is not None:
+        if bindable(problem.detail):
+            unbound.append((entry, problem))
+        elif row_id is not None:
             broken_rows.append((row_id, entry.blob))
             broken_problems.append(problem)
     if files is None and report.next_cursor is None:  # a bounded or resumed check that reached the last entry
@@ -421,6 +427,7 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
     if hasattr(store.blobs, "scan_segment") and report.next_cursor is None:
         report.segments = segment_usage(store.index, store.blobs, store.settings.orphan_grace)
     if repair:
+        bind_unbound(store, unbound)
         _repair(store, report, broken_rows, broken_problems, orphans)
     elif report.next_cursor is None:
         _trash_problems(store, report)

@@ -6,7 +6,9 @@ row names, checks each binding (its token is the file's name, its scope the dire
 and the blobs of segment files found by scanning their record headers (:mod:`scratchfs.engine.segments`),
 decompresses and verifies every frame to count lines per frame and take the preview and shape sample, and inserts
 the row -- unless the entry has expired (the sweeper's), or a newer live entry already holds its key. Tombstones
-(expired or deleted within the hour) are not rebuilt.
+(expired or deleted within the hour) are not rebuilt. Each blob skipped is named with why, and the skips are counted
+per reason (:attr:`RebuildReport.reasons`): a blob of the first scratchfs, written before the binding frame, holds
+nothing to rebuild a row from (``fsck --repair`` binds it while its old index still names it).
 """
 
 from __future__ import annotations
@@ -24,15 +26,15 @@ from scratchfs.api.settings import Settings
 from scratchfs.api.shape import SAMPLE_BYTES
 from scratchfs.api.store import ScratchStore
 from scratchfs.engine.backends import create_empty_index
-from scratchfs.engine.binding import Binding
+from scratchfs.engine.binding import Binding, UnboundBlob
 from scratchfs.engine.protocols import BlobFile, Entry
 from scratchfs.engine.seekable import FormatError, SeekableReader, read_seek_table
 from scratchfs.engine.segments import token_of
 from scratchfs.engine.structure.paging import ReaderSource
 from scratchfs.foundation import checks as ids
-from scratchfs.foundation.errors import ScratchError
+from scratchfs.foundation.errors import CorruptBlob, ScratchError
 
-__all__ = ["RebuildReport", "open_for_rebuild", "rebuild_index"]
+__all__ = ["UNBOUND_SKIP", "RebuildReport", "open_for_rebuild", "rebuild_index"]
 
 log = logging.getLogger(__name__)
 
@@ -44,12 +46,18 @@ class RebuildReport:
     Attributes:
         restored: entries whose rows were inserted from their blobs.
         already: blob files a row already named.
-        skipped: ``[path, reason]`` of the blob files left alone (expired, superseded, unbound, damaged).
+        skipped: ``[path, why]`` of the blob files left alone.
+        reasons: how many were skipped per reason (only reasons that occurred): ``"unbound"`` (no binding frame:
+            written before it; ``fsck --repair`` binds it while its index row exists), ``"expired"`` (the
+            sweeper's), ``"superseded"`` (a newer entry holds its key), ``"foreign"`` (its binding names another
+            token or scope, or holds a bad field), ``"corrupt"`` (it does not verify), ``"vanished"`` (removed while
+            its row was written), ``"unreadable"`` (the file system failed).
     """
 
     restored: int = 0
     already: int = 0
     skipped: list[list[str]] = field(default_factory=list)
+    reasons: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         """The report's fields as a JSON-ready dict (counts; the problems as strings)."""
@@ -88,18 +96,30 @@ def rebuild_index(store: ScratchStore) -> RebuildReport:
             report.already += 1
             continue
         try:
-            reason = _restore(store, (run_dir, agent_dir), token)
-        except (FormatError, ScratchError, OSError) as exc:
-            reason = str(exc)
-        if reason is None:
+            skipped = _restore(store, (run_dir, agent_dir), token)
+        except UnboundBlob:
+            skipped = ("unbound", UNBOUND_SKIP)
+        except (FormatError, CorruptBlob) as exc:
+            skipped = ("corrupt", str(exc))
+        except (ScratchError, OSError) as exc:
+            skipped = ("unreadable", str(exc))
+        if skipped is None:
             report.restored += 1
         else:
-            report.skipped.append([path, reason])
+            report.skipped.append([path, skipped[1]])
+            report.reasons[skipped[0]] = report.reasons.get(skipped[0], 0) + 1
     return report
 
 
-def _restore(store: ScratchStore, where: tuple[str, str], token: str) -> str | None:
-    """Insert the row of one blob; None on success, else why not."""
+UNBOUND_SKIP = ("no binding frame (written before it, by the first scratchfs): no row can be rebuilt from it; "
+                "with the index that names it (a damaged one was moved aside to index.sqlite.damaged-*), "
+                "`scratchfs fsck --repair` binds it")
+"""Why a rebuild skips a blob without a binding frame."""
+
+
+def _restore(store: ScratchStore, where: tuple[str, str], token: str) -> tuple[str, str] | None:
+    """Insert the row of one blob; None on success, else why not (a :attr:`RebuildReport.reasons` key and the
+    words)."""
     source = store.blobs.open_file(BlobFile(*where, "", token))
     try:
         stored_size = source.size
@@ -107,13 +127,13 @@ def _restore(store: ScratchStore, where: tuple[str, str], token: str) -> str | N
         b = Binding.of_table(table)
         problem = b.mismatch(token_of(token)) or _check_fields(b, where)  # a segment entry's token: its location
         if problem:
-            return problem
+            return "foreign", problem
         now = store.now()
         if b.created_at + b.ttl <= now:
-            return "expired (left to the sweeper)"
+            return "expired", "expired (left to the sweeper)"
         live = store.index.lookup(b.run_id, b.agent_id, b.kind, b.key, now)
         if live is not None and live.created_at >= b.created_at:
-            return "a newer entry holds its key"
+            return "superseded", "a newer entry holds its key"
         settings = store.settings
         reader = SeekableReader(source, table)
         newlines, head, last = _scan(reader, max(SAMPLE_BYTES, settings.preview_bytes + 4))
@@ -127,7 +147,7 @@ def _restore(store: ScratchStore, where: tuple[str, str], token: str) -> str | N
         written, old = store.index.put(entry, newlines.tobytes(),
                                        lambda: store.blobs.exists(b.run_id, b.agent_id, token))
     if not written:
-        return "the file vanished while its row was written"
+        return "vanished", "the file vanished while its row was written"
     if old is not None and old != token:
         store.blobs.unlink(b.run_id, b.agent_id, old)
     return None

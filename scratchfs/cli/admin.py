@@ -13,6 +13,7 @@ import sys
 import click
 
 from scratchfs.api.inspector import PAGE_ROWS, decode_cursor, encode_cursor, fsck, iter_entries, stats_in_sql
+from scratchfs.api.old_blobs import bindable
 from scratchfs.api.rebuild import open_for_rebuild
 from scratchfs.api.store import ScratchStore, existing_store
 from scratchfs.cli.app import (
@@ -134,7 +135,8 @@ def stats_command(store: ScratchStore, run_id: str | None, soon: float, as_json:
 @main.command("fsck")
 @root_option
 @click.option("--repair", is_flag=True, help="Remove what is broken: rows of missing and corrupt entries, corrupt "
-                                             "and orphaned files.")
+                                             "and orphaned files; bind the blobs of the first scratchfs (written "
+                                             "before the binding frame) instead of removing them.")
 @click.option("--quick", is_flag=True, help="Check seek tables and sizes only, without decompressing every frame.")
 @click.option("--rebuild-index", "rebuild_index", is_flag=True,
               help="First restore the index rows of sound, live blobs that no row names, from the bindings the blobs "
@@ -185,7 +187,7 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
         counts = report.counts()
         if report.rebuilt is not None:
             click.echo(f"rebuilt the index: {report.rebuilt.restored} entries restored from their blobs, "
-                       f"{len(report.rebuilt.skipped)} blob files skipped")
+                       f"{len(report.rebuilt.skipped)} blob files skipped{_skips(report.rebuilt.reasons)}")
         click.echo(f"checked {report.entries_checked} entries ({human_bytes(report.bytes_checked)} verified) and "
                    f"{report.files_checked} files; index: {report.index}; missing {counts['missing']}, "
                    f"corrupt {counts['corrupt']}, orphaned {counts['orphaned']}, unexpected {counts['unexpected']}, "
@@ -208,10 +210,35 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
                    f"{report.next_cursor}", err=True)
     if not report.clean:
         left = report.remaining
-        hint = "" if repair else "; `scratchfs fsck --repair` removes them"
+        hint = "" if repair else _repair_hint(report.problems)
         remain = "1 problem remains" if left == 1 else f"{left} problems remain"
         what = f"{remain}{hint}" if left else f"the index failed its integrity check: {report.index}"
         raise CorruptBlob(what)
+
+
+_SKIPS = {"unbound": "with no binding frame (written before it, by the first scratchfs: no row can be rebuilt from "
+                     "it; `scratchfs fsck --repair` binds it while an index names it)",
+          "expired": "expired (left to the sweeper)", "superseded": "superseded (a newer entry holds the key)",
+          "foreign": "bound to another token or scope", "corrupt": "that do not verify",
+          "vanished": "removed while their row was written", "unreadable": "unreadable"}
+
+
+def _skips(reasons: dict[str, int]) -> str:
+    """``": 5 with no binding frame (...), 1 expired (...)"`` for a rebuild's skips counted per reason."""
+    return ": " + ", ".join(f"{n} {_SKIPS.get(why, why)}" for why, n in reasons.items()) if reasons else ""
+
+
+def _repair_hint(problems: list) -> str:
+    """What ``fsck --repair`` does to the problems that remain: removes them, and binds the blobs written before the
+    binding frame."""
+    left = [p for p in problems if not (p.repaired or p.sweeps)]
+    bound = sum(bindable(p.detail) for p in left)
+    if not bound:
+        return "; `scratchfs fsck --repair` removes them"
+    if bound == len(left):
+        return "; `scratchfs fsck --repair` binds their blobs (written before the binding frame)"
+    return (f"; `scratchfs fsck --repair` binds the {bound} blobs written before the binding frame and removes the "
+            "rest")
 
 
 @main.command("load")

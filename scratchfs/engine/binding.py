@@ -26,10 +26,13 @@ from json.encoder import encode_basestring
 
 __all__ = [
     "BINDING_MAGIC",
+    "BOUND_STALE",
     "EMPTY_CHECKSUM",
     "MAX_BINDING_BYTES",
+    "UNBOUND",
     "Binding",
     "FormatError",
+    "UnboundBlob",
     "binding_limit",
     "binding_payload",
     "encode_binding_frame",
@@ -77,6 +80,20 @@ def _json_value(value: object) -> str:
 
 class FormatError(ValueError):
     """The bytes are not a valid seekable blob as scratchfs writes them; the message says what is wrong."""
+
+
+UNBOUND = "the blob carries no binding frame: written before the binding frame; `scratchfs fsck --repair` binds it"
+"""What a read or ``fsck`` says of a blob without a binding frame (the first scratchfs, 407dd2b, wrote such blobs:
+``fsck --repair`` binds each that verifies against its index row, :mod:`scratchfs.engine.rebind`)."""
+
+
+BOUND_STALE = ("bound to this entry, but its index row gives the file's size from before the binding (a repair was "
+               "interrupted); `scratchfs fsck --repair` updates the row")
+"""What ``fsck`` says of a blob a repair bound (:mod:`scratchfs.engine.rebind`) whose row was not updated yet."""
+
+
+class UnboundBlob(FormatError):
+    """The blob has no binding frame (:data:`UNBOUND`): written before there was one, or stripped of it."""
 
 
 def table_digest(compressed, decompressed, checksums) -> str:
@@ -197,10 +214,10 @@ class Binding:
         table: its size, frame count and content checksum must match the frames.
 
         Raises:
-            FormatError: the blob has no binding frame, or it does not match the blob's frames.
+            UnboundBlob: the blob has no binding frame. FormatError: it does not match the blob's frames.
         """
         if table.binding is None:
-            raise FormatError("the blob carries no binding frame (not written by this version of scratchfs)")
+            raise UnboundBlob(UNBOUND)
         binding = cls.decode(table.binding)
         c, d = table.c_offsets, table.d_offsets
         digest = table_digest([c[i + 1] - c[i] for i in range(table.frames)],
