@@ -311,11 +311,8 @@ def test_quota_exceeded_exits_5(tmp_path, monkeypatch):
     monkeypatch.setenv("SCRATCHFS_ROOT", str(tmp_path))
     with ScratchStore(tmp_path, run_quota_entries=1) as store:
         store.scope("r", "a").scratch_write("k", b"v")
-    from scratchfs.cli import app as cli_module
-
-    original = cli_module.ScratchStore
-    monkeypatch.setattr(cli_module, "ScratchStore", lambda root: original(root, run_quota_entries=1))
-    result = CliRunner().invoke(main, ["scratch-write", "k2", "--run", "r", "--agent", "a"], input="v")
+    result = CliRunner().invoke(main, ["scratch-write", "k2", "--run", "r", "--agent", "a", "--run-quota-entries",
+                                       "1"], input="v")
     assert result.exit_code == 5
     assert result.stderr.startswith("scratchfs: quota exceeded: ")
 

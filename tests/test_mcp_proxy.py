@@ -195,7 +195,7 @@ def test_an_upstream_that_never_starts_leaves_the_proxys_own_tools(era, upstream
     (["--class", "git_log"], "expected TOOL=CLASS"),
     (["--class", "git_log=huge"], "expected TOOL=CLASS"),
     (["--default-class", "huge"], "'huge' is not one of"),
-    (["--threshold", "-1"], "-1 is not in the range"),
+    (["--threshold", "-1"], "'-1' is not a size"),
     (["--timeout", "0"], "timeout must be positive, finite seconds"),
     (["--ttl", "0.5"], "ttl must be finite seconds between 1 and 2592000"),
     ([], "Missing argument 'COMMAND...'"),

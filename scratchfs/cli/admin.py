@@ -29,6 +29,7 @@ from scratchfs.cli.app import (
     with_existing_store,
     with_store,
 )
+from scratchfs.cli.settings_options import settings_options
 from scratchfs.foundation.errors import CorruptBlob, StorageError
 from scratchfs.foundation.limits import SOON_SECONDS
 from scratchfs.loader import Skipped, load_dir
@@ -248,6 +249,7 @@ def _repair_hint(problems: list) -> str:
                                            "without its last suffix].")
 @TTL_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Accepted for uniformity: this command always prints JSON.")
+@settings_options()
 @with_store
 def load(store: ScratchStore, run_id: str, agent_id: str, folder: str, tool: str | None, ttl: float | None,
          as_json: bool) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 
 import click
 
+from scratchfs.api.settings import Settings
 from scratchfs.api.store import ScratchStore, existing_store
 from scratchfs.foundation.checks import check_seconds, check_ttl
 from scratchfs.foundation.errors import InvalidArgument, ScratchError, StorageError
@@ -220,12 +221,27 @@ def json_accepted(func: Callable) -> Callable:
                         help="Accepted for uniformity: this command always prints JSON.")(func)
 
 
+SETTINGS_META = "scratchfs.settings"
+"""The key in click's ``ctx.meta`` under which the settings options (:mod:`scratchfs.cli.settings_options`) keep
+the values given to them: a dict of :class:`~scratchfs.api.settings.Settings` field name -> checked value."""
+
+
+def command_settings() -> Settings | None:
+    """The :class:`~scratchfs.api.settings.Settings` the running command's settings options (or their environment
+    variables) give, or ``None`` when none is given: the store's defaults. Raises
+    :class:`~scratchfs.foundation.errors.InvalidArgument` only for a bad ``$SCRATCHFS_SEGMENT_ENTRY_BYTES`` (each
+    option's value was checked as it was parsed)."""
+    ctx = click.get_current_context(silent=True)
+    given = ctx.meta.get(SETTINGS_META) if ctx is not None else None
+    return Settings(**given) if given else None
+
+
 def with_store(func: Callable) -> Callable:
-    """Open the store from --root for the command and close it afterwards."""
+    """Open the store from --root (with :func:`command_settings`) for the command and close it afterwards."""
 
     @functools.wraps(func)
     def wrapper(root: str | None, **kwargs: Any) -> Any:
-        with ScratchStore(resolve_root(root)) as store:
+        with ScratchStore(resolve_root(root), settings=command_settings()) as store:
             return func(store, **kwargs)
 
     return wrapper
@@ -237,7 +253,7 @@ def with_existing_store(func: Callable) -> Callable:
 
     @functools.wraps(func)
     def wrapper(root: str | None, **kwargs: Any) -> Any:
-        with ScratchStore(existing_store(resolve_root(root))) as store:
+        with ScratchStore(existing_store(resolve_root(root)), settings=command_settings()) as store:
             return func(store, **kwargs)
 
     return wrapper
@@ -314,7 +330,7 @@ TTL_OPTION = click.option("--ttl", type=Seconds(ttl=True), default=None,
                           help=f"Seconds until the entry expires, at least 1 [default: {DEFAULT_TTL:.0f}].")
 INPUT_ARGUMENT = click.argument("source", type=click.File("rb", lazy=False), default="-", required=False)
 
-__all__ = ["EXIT_CODES_HELP", "INPUT_ARGUMENT", "TTL_OPTION", "Integer", "ScratchGroup", "Terminated", "echo_json",
-           "fail", "global_option", "handle_termination", "json_accepted", "main", "resolve_root", "resolve_scope",
-           "restore_signals", "root_option", "scope_options", "stdout_bytes", "warn", "with_existing_store",
-           "with_store"]
+__all__ = ["EXIT_CODES_HELP", "INPUT_ARGUMENT", "SETTINGS_META", "TTL_OPTION", "Integer", "ScratchGroup", "Seconds",
+           "Terminated", "command_settings", "echo_json", "fail", "global_option", "handle_termination",
+           "json_accepted", "main", "resolve_root", "resolve_scope", "restore_signals", "root_option", "scope_options",
+           "stdout_bytes", "warn", "with_existing_store", "with_store"]

@@ -26,7 +26,8 @@ from typing import Any
 import click
 
 from scratchfs.api.store import ScratchStore, existing_store
-from scratchfs.cli.app import Integer, Terminated, handle_termination, main, resolve_root, warn
+from scratchfs.cli.app import Integer, Terminated, command_settings, handle_termination, main, resolve_root, warn
+from scratchfs.cli.settings_options import settings_options
 from scratchfs.foundation.errors import InvalidArgument, StorageError
 
 DEFAULT_PORT = 8765
@@ -73,6 +74,7 @@ def _is_loopback(host: str) -> bool:
               help="Access token (16-256 characters of A-Z a-z 0-9 . _ ~ -) [env: SCRATCHFS_TOKEN; default: random].")
 @click.option("--allow-delete", is_flag=True, help="Allow deleting entries, agents and runs (POST, from the page).")
 @click.option("--json", "as_json", is_flag=True, help="Print the start line as JSON: {url, host, port, token}.")
+@settings_options()
 def serve_command(root: str | None, host: str, port: int, token: str | None, allow_delete: bool,
                   as_json: bool) -> None:
     """Serve the web inspector: a JSON API and a page over the store (needs: pip install 'scratchfs[web]').
@@ -94,7 +96,7 @@ def serve_command(root: str | None, host: str, port: int, token: str | None, all
         raise InvalidArgument("the token must be 16 to 256 characters of A-Z a-z 0-9 . _ ~ -")
     root = existing_store(resolve_root(root))  # a mistyped root is told, not served as a new empty store
     sock = _listen(host, port)
-    with ScratchStore(root) as store:
+    with ScratchStore(root, settings=command_settings()) as store:
         app = create_app(store, token, allow_delete=allow_delete)
         config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False)
         bound = sock.getsockname()[1]

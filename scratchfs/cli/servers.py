@@ -6,7 +6,8 @@ import sys
 
 import click
 
-from scratchfs.cli.app import Integer, Seconds, global_option, main, resolve_root, root_option, warn
+from scratchfs.cli.app import Seconds, command_settings, global_option, main, resolve_root, root_option, warn
+from scratchfs.cli.settings_options import Size, settings_options
 from scratchfs.foundation.limits import DEFAULT_TTL, SPILL_THRESHOLD_BYTES, SWEEP_INTERVAL
 
 
@@ -33,6 +34,7 @@ ALLOW_META_SCOPE = click.option(
               help="Agent id of the calls [env: SCRATCHFS_AGENT_ID].")
 @ALLOW_META_SCOPE
 @SWEEP_INTERVAL_OPTION
+@settings_options()
 def mcp_command(root: str | None, run_id: str | None, agent_id: str | None, allow_meta_scope: bool,
                 sweep_interval: float) -> None:
     """Serve read_handle and the scratchpad tools to an MCP client over stdio (needs: pip install 'scratchfs[mcp]')."""
@@ -41,7 +43,7 @@ def mcp_command(root: str | None, run_id: str | None, agent_id: str | None, allo
     try:
         mcp_server.run(resolve_root(root), run_id if run_id is not None else global_option("run_id"),
                        agent_id if agent_id is not None else global_option("agent_id"),
-                       sweep_interval, allow_meta_scope=allow_meta_scope)
+                       sweep_interval, allow_meta_scope=allow_meta_scope, settings=command_settings())
     except ImportError as exc:
         _missing_mcp(exc)
     except KeyboardInterrupt:
@@ -66,20 +68,24 @@ def _parse_classes(ctx: click.Context, param: click.Parameter, values: tuple[str
               help="Run id of spills and calls [env: SCRATCHFS_RUN_ID; default: a fresh mcp-proxy-<random>].")
 @click.option("--agent", "agent_id", default=None,
               help="Agent id [env: SCRATCHFS_AGENT_ID; default: 'default'].")
-@click.option("--threshold", type=Integer(minimum=0), default=SPILL_THRESHOLD_BYTES, show_default=True,
-              metavar="BYTES",
-              help="Spill text results larger than this many bytes, counted as JSON text (escapes included).")
+@click.option("--threshold", type=Size(), default=SPILL_THRESHOLD_BYTES, envvar="SCRATCHFS_SPILL_THRESHOLD_BYTES",
+              show_default=True, metavar="SIZE",
+              help="Spill text results larger than this many bytes (or KiB, MiB), counted as JSON text (escapes "
+                   "included) [env: SCRATCHFS_SPILL_THRESHOLD_BYTES].")
 @click.option("--class", "classes", multiple=True, metavar="TOOL=CLASS", callback=_parse_classes,
               help="Result class of an upstream tool: query, workspace, browser (spilled when large) or effect "
                    "(never spilled). Repeatable.")
 @click.option("--default-class", type=click.Choice(["query", "workspace", "browser", "effect"]), default="query",
               show_default=True, help="Result class of the tools not named by --class.")
-@click.option("--ttl", type=Seconds(ttl=True), default=DEFAULT_TTL, show_default=True,
-              help="Seconds a spilled result lives (and scratchpad values written without a ttl), at least 1.")
+@click.option("--ttl", "--default-ttl", "ttl", type=Seconds(ttl=True), default=DEFAULT_TTL, show_default=True,
+              envvar="SCRATCHFS_DEFAULT_TTL",
+              help="Seconds a spilled result lives (and scratchpad values written without a ttl), at least 1 "
+                   "[env: SCRATCHFS_DEFAULT_TTL].")
 @click.option("--timeout", type=Seconds(), default=60.0, show_default=True,
               help="Seconds to wait for the upstream server to start and for each of its answers.")
 @ALLOW_META_SCOPE
 @SWEEP_INTERVAL_OPTION
+@settings_options(ttl=False)
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def mcp_proxy_command(root: str | None, run_id: str | None, agent_id: str | None, threshold: int,
                       classes: dict[str, str], default_class: str, ttl: float, timeout: float,
@@ -97,7 +103,7 @@ def mcp_proxy_command(root: str | None, run_id: str | None, agent_id: str | None
                                    agent_id=agent_id if agent_id is not None else global_option("agent_id"),
                                    allow_meta_scope=allow_meta_scope)
     try:
-        mcp_proxy.run(config, sweep_interval)
+        mcp_proxy.run(config, sweep_interval, settings=command_settings())
     except ImportError as exc:
         _missing_mcp(exc)
     except KeyboardInterrupt:

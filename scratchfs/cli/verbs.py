@@ -36,6 +36,7 @@ from scratchfs.cli.app import (
     with_existing_store,
     with_store,
 )
+from scratchfs.cli.settings_options import settings_options
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import MAX_READ_BYTES
 from scratchfs.foundation.text import digits_int
@@ -51,6 +52,7 @@ INT = Integer()
 @INPUT_ARGUMENT
 @click.option("--preview", type=click.Choice(["head", "head+tail"]), default=None,
               help="Preview of the stub [default: head].")
+@settings_options()
 @json_accepted
 @with_store
 def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl: float | None, source,
@@ -96,6 +98,7 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
 @click.option("--all", "whole", is_flag=True,
               help="Write every byte of the result to stdout, whatever its size (in constant memory; no other "
                    "read option applies).")
+@settings_options()
 @with_existing_store
 def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json: bool, whole: bool,
                 **options: Any) -> None:
@@ -146,6 +149,7 @@ def shell_next(result: Slice | LineSlice, run_id: str, agent_id: str, root: str)
 @click.argument("key")
 @INPUT_ARGUMENT
 @TTL_OPTION
+@settings_options()
 @json_accepted
 @with_store
 def scratch_write(store: ScratchStore, run_id: str, agent_id: str, key: str, source, ttl: float | None) -> None:
@@ -165,6 +169,7 @@ def scratch_write(store: ScratchStore, run_id: str, agent_id: str, key: str, sou
 @click.option("--length", type=INT, default=None, help=f"With --json: most bytes [default: {MAX_READ_BYTES}].")
 @click.option("--version", "version", default=None,
               help="With --json: the version a next_call gave; a value written again since exits 1 (changed).")
+@settings_options()
 @with_existing_store
 def scratch_read(store: ScratchStore, run_id: str, agent_id: str, key: str, as_json: bool, offset: int | None,
                  length: int | None, version: str | None) -> None:

@@ -446,8 +446,10 @@ async def _serve_stdio_with(server: Any, options: Any) -> None:
         await server.run(read_stream, write_stream, options)
 
 
-def run(config: ProxyConfig, sweep_interval: float = SWEEP_INTERVAL) -> None:
-    """``scratchfs mcp-proxy``: open the store, run the proxy until the client leaves, close the store.
+def run(config: ProxyConfig, sweep_interval: float = SWEEP_INTERVAL, settings: Settings | None = None) -> None:
+    """``scratchfs mcp-proxy``: open the store, run the proxy until the client leaves, close the store. The store's
+    settings are ``settings`` (``None``: the defaults) with ``config.ttl``, ``config.threshold`` and
+    ``sweep_interval`` in place of theirs.
 
     Raises:
         ImportError: the ``mcp`` package is missing (the message says how to install it).
@@ -456,7 +458,8 @@ def run(config: ProxyConfig, sweep_interval: float = SWEEP_INTERVAL) -> None:
     require_mcp()
     import anyio
 
-    settings = Settings(default_ttl=config.ttl, spill_threshold_bytes=config.threshold, sweep_interval=sweep_interval)
+    settings = (settings or Settings()).with_changes(default_ttl=config.ttl, spill_threshold_bytes=config.threshold,
+                                                     sweep_interval=sweep_interval)
     with ScratchStore(config.root, settings=settings) as store:
         proxy = Proxy(config, store)
         if sweep_interval > 0:

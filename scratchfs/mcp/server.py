@@ -25,6 +25,7 @@ from typing import Any
 
 from scratchfs.api.contract import ScratchTools, error_text, to_json
 from scratchfs.api.scope import Scope
+from scratchfs.api.settings import Settings
 from scratchfs.api.store import ScratchStore
 from scratchfs.api.tools import TOOL_SPECS
 from scratchfs.foundation import checks as ids
@@ -191,8 +192,9 @@ async def serve_stdio(server: Any) -> None:
 
 
 def run(root: str | None, run_id: str | None, agent_id: str | None, sweep_interval: float = SWEEP_INTERVAL, *,
-        allow_meta_scope: bool = False) -> None:
-    """``scratchfs mcp``: open the store, serve the tools over stdio, close the store when the client leaves.
+        allow_meta_scope: bool = False, settings: Settings | None = None) -> None:
+    """``scratchfs mcp``: open the store (with ``settings``; ``None``: the defaults), serve the tools over stdio,
+    close the store when the client leaves.
 
     Raises:
         ImportError: the ``mcp`` package is missing (the message says how to install it).
@@ -201,7 +203,7 @@ def run(root: str | None, run_id: str | None, agent_id: str | None, sweep_interv
     require_mcp()
     import anyio
 
-    with ScratchStore(root) as store:
+    with ScratchStore(root, settings=settings) as store:
         resolver = ScopeResolver(store, run_id, agent_id, allow_meta_scope=allow_meta_scope)
         if sweep_interval > 0:
             store.start_sweeper(sweep_interval)

@@ -1,0 +1,138 @@
+"""A store's settings as command-line options, each with its environment variable, for every command that opens a
+store to write or to serve: ``@settings_options()`` on the command is all it takes.
+
+The options an operator sets (a deployment that starts ``scratchfs mcp`` from a JSON config and writes no Python):
+
+==========================  ================================  ============================================
+option                      environment variable              :class:`~scratchfs.api.settings.Settings`
+==========================  ================================  ============================================
+``--default-ttl``           ``SCRATCHFS_DEFAULT_TTL``         ``default_ttl`` (seconds)
+``--run-quota-bytes``       ``SCRATCHFS_RUN_QUOTA_BYTES``     ``run_quota_bytes`` (a size)
+``--run-quota-entries``     ``SCRATCHFS_RUN_QUOTA_ENTRIES``   ``run_quota_entries``
+``--reply-budget-bytes``    ``SCRATCHFS_REPLY_BUDGET_BYTES``  ``reply_budget_bytes`` (a size)
+``--pattern-timeout``       ``SCRATCHFS_PATTERN_TIMEOUT``     ``pattern_timeout`` (seconds)
+``--busy-timeout``          ``SCRATCHFS_BUSY_TIMEOUT``        ``busy_timeout`` (seconds)
+``--durable/--no-durable``  ``SCRATCHFS_DURABLE``             ``durable`` (1/0, true/false, yes/no, on/off)
+``--refresh-on-read/...``   ``SCRATCHFS_REFRESH_ON_READ``     ``refresh_on_read`` (as ``durable``)
+==========================  ================================  ============================================
+
+A size is bytes in ASCII digits, optionally followed by ``B``, ``KiB``, ``MiB`` or ``GiB`` (``64KiB`` is 65536).
+An option given wins over its environment variable; neither given leaves the setting at its default. The rest of
+the settings (frame size, zstd level, orphan grace, previews, spill lists) are tuning, set from Python.
+
+How the values reach the store: each option's callback checks its value with :class:`Settings` (its own checks,
+so a bad value is the same refusal as from Python) and keeps it in click's ``ctx.meta``; the command's store is
+opened with :func:`~scratchfs.cli.app.command_settings`, which builds the :class:`Settings` from them. A bad value
+is a usage error: one stderr line naming the option -- or the environment variable it came from -- and
+:class:`~scratchfs.foundation.errors.InvalidArgument`'s text, exit code 2.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import click
+from click.core import ParameterSource
+
+from scratchfs.api.settings import Settings
+from scratchfs.cli.app import SETTINGS_META, Integer, Seconds
+from scratchfs.foundation import limits
+from scratchfs.foundation.errors import InvalidArgument
+
+SIZE_UNITS = {"": 1, "b": 1, "kib": 1024, "mib": 1024 ** 2, "gib": 1024 ** 3}
+"""The suffixes a size may carry (case-insensitive), and the bytes each stands for."""
+_SIZE_RE = re.compile(r"([0-9]{1,20})[ ]?([A-Za-z]{0,3})\Z")
+
+
+class Size(click.ParamType):
+    """A click option type for a number of bytes: ASCII digits, optionally followed by ``B``, ``KiB``, ``MiB`` or
+    ``GiB`` (binary units, any case, one space allowed before the unit): ``65536``, ``64KiB``, ``1 GiB``. Anything
+    else -- a sign, a fraction, ``KB`` or ``MB`` (decimal or binary? not guessed), Unicode digits -- is a usage error
+    (exit 2, one line). Bounds are the setting's own (checked by :class:`Settings`)."""
+
+    name = "size"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        found = _SIZE_RE.match(str(value).strip())
+        unit = found.group(2).lower() if found else None
+        if found is None or unit not in SIZE_UNITS:
+            self.fail(f"{value!r} is not a size (bytes in ASCII digits, optionally followed by B, KiB, MiB or GiB)",
+                      param, ctx)
+        return int(found.group(1)) * SIZE_UNITS[unit]
+
+
+class SettingOption(click.Option):
+    """An option that sets one field of :class:`Settings` (its ``name``): its value is checked by ``Settings`` and
+    kept in ``ctx.meta[SETTINGS_META]``, not passed to the command. A bad value names the environment variable it
+    came from when it came from one."""
+
+    def process_value(self, ctx: click.Context, value: Any) -> Any:
+        try:
+            value = super().process_value(ctx, value)
+            if value is not None and self.name is not None:
+                try:  # one field alone (segment_entry_bytes pinned: its own variable is not this option's fault)
+                    Settings(segment_entry_bytes=limits.SEGMENT_ENTRY_BYTES, **{self.name: value})
+                except InvalidArgument as exc:
+                    raise click.BadParameter(str(exc), ctx, self) from None
+                ctx.meta.setdefault(SETTINGS_META, {})[self.name] = value
+        except click.BadParameter as exc:
+            if exc.param_hint is None and ctx.get_parameter_source(self.name or "") is ParameterSource.ENVIRONMENT:
+                exc.param_hint = f"${self.envvar}"
+            raise
+        return value
+
+
+def _option(flags: str, name: str, kind: click.ParamType | None, help_text: str,
+            default: str) -> Callable[[Callable], Callable]:
+    env = f"SCRATCHFS_{name.upper()}"
+    extra: dict[str, Any] = {} if kind is None else {"type": kind, "metavar": kind.name.upper()}
+    return click.option(flags, name, cls=SettingOption, envvar=env, default=None, expose_value=False,
+                        help=f"{help_text} [env: {env}; default: {default}].", **extra)
+
+
+def _kib(size: int) -> str:
+    return f"{size // 1024} KiB" if size % 1024 == 0 else f"{size} bytes"
+
+
+_OPTIONS: tuple[tuple[str, str, click.ParamType | None, str, str], ...] = (
+    ("--default-ttl", "default_ttl", Seconds(maximum=limits.MAX_TTL),
+     "Seconds an entry written without a TTL (--ttl, the tool's ttl) lives, 1 to 30 days",
+     f"{limits.DEFAULT_TTL:.0f}"),
+    ("--run-quota-bytes", "run_quota_bytes", Size(),
+     "Most stored (compressed) bytes one run may hold, e.g. 64MiB; a write past it is refused (exit 5; over MCP "
+     "the tool's error)", "no quota"),
+    ("--run-quota-entries", "run_quota_entries", Integer(),
+     "Most entries (spills and scratchpad keys) one run may hold", "no quota"),
+    ("--reply-budget-bytes", "reply_budget_bytes", Size(),
+     f"Most bytes of one model-facing JSON reply when the call names no budget, {_kib(limits.MIN_REPLY_BYTES)} "
+     f"to {_kib(limits.MAX_REPLY_BYTES)}", _kib(limits.REPLY_BUDGET_BYTES)),
+    ("--pattern-timeout", "pattern_timeout", Seconds(maximum=limits.MAX_PATTERN_TIMEOUT),
+     "Seconds one pattern search or jq read may run", f"{limits.PATTERN_TIMEOUT:g}"),
+    ("--busy-timeout", "busy_timeout", Seconds(zero_ok=True, maximum=limits.MAX_BUSY_TIMEOUT),
+     "Seconds to wait for a busy index or lock before giving up (exit 4)", f"{limits.BUSY_TIMEOUT:g}"),
+    ("--durable/--no-durable", "durable", None,
+     "fsync each write before it returns, so that it survives a power loss, not only a crash", "off"),
+    ("--refresh-on-read/--no-refresh-on-read", "refresh_on_read", None,
+     "A read pushes the entry's expiry forward by its TTL", "off"),
+)
+
+
+def settings_options(*, ttl: bool = True) -> Callable[[Callable], Callable]:
+    """The decorator giving a command every settings option (see the module docstring); ``ttl=False`` leaves out
+    ``--default-ttl``, for a command whose own ``--ttl`` sets it (``mcp-proxy``). The command opens its store with
+    :func:`~scratchfs.cli.app.command_settings` (``with_store`` and ``with_existing_store`` do)."""
+
+    def decorate(func: Callable) -> Callable:
+        for flags, name, kind, help_text, default in reversed(_OPTIONS):
+            if ttl or name != "default_ttl":
+                func = _option(flags, name, kind, help_text, default)(func)
+        return func
+
+    return decorate
+
+
+__all__ = ["SIZE_UNITS", "SettingOption", "Size", "settings_options"]

@@ -1,0 +1,218 @@
+"""A store's settings from the command line and the environment (``scratchfs.cli.settings_options``): a quota set by
+option or by environment variable refuses the write past it through ``scratchfs spill`` and through the real MCP
+server and proxy over stdio; a reply budget from the environment is the default budget of ``read_handle`` replies
+over MCP; a bad value is one stderr line and exit 2."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from scratchfs import ScratchStore
+from scratchfs.cli import main
+from scratchfs.cli.settings_options import SettingOption, Size
+
+from .mcp_fake_upstream import big_text
+from .mcp_support import ERAS, FAKE_UPSTREAM, connect, error_of, payload, run, scratchfs_params
+
+SETTINGS_ENV = ("SCRATCHFS_DEFAULT_TTL", "SCRATCHFS_RUN_QUOTA_BYTES", "SCRATCHFS_RUN_QUOTA_ENTRIES",
+                "SCRATCHFS_REPLY_BUDGET_BYTES", "SCRATCHFS_PATTERN_TIMEOUT", "SCRATCHFS_BUSY_TIMEOUT",
+                "SCRATCHFS_DURABLE", "SCRATCHFS_REFRESH_ON_READ", "SCRATCHFS_SPILL_THRESHOLD_BYTES")
+GREP = "workspace-grep-stdlib-defs.txt"
+CSV = "query-packages-by-month.csv"
+
+
+@pytest.fixture(autouse=True)
+def no_settings_in_the_environment(monkeypatch):
+    """The caller's own settings variables would change what these tests see."""
+    for name in SETTINGS_ENV:
+        monkeypatch.delenv(name, raising=False)
+
+
+def spill(root, run_id: str, data: bytes, *options: str, env: dict[str, str] | None = None):
+    return CliRunner(env=env).invoke(main, ["spill", "--root", str(root), "--run", run_id, "--agent", "a", *options],
+                                     input=data)
+
+
+def entries_of(root, run_id: str) -> list[dict]:
+    with ScratchStore(root) as store:
+        return [entry.to_dict() for entry in store.list_entries_for_run(run_id)]
+
+
+@pytest.mark.parametrize("how", ["option", "env"])
+def test_a_byte_quota_refuses_the_spill_past_it_with_exit_5(how, tmp_path, fixture_data):
+    data = fixture_data[GREP]  # 512 KiB of grep output: some 80 KB stored
+    given = (["--run-quota-bytes", "64KiB"], None) if how == "option" else ([], {"SCRATCHFS_RUN_QUOTA_BYTES": "64KiB"})
+    refused = spill(tmp_path, "r", data, *given[0], env=given[1])
+    assert refused.exit_code == 5
+    assert re.fullmatch(r"scratchfs: quota exceeded: run 'r' would hold [0-9]{2},[0-9]{3} stored bytes, over its "
+                        r"quota of 65,536; delete entries or wait for them to expire\n", refused.stderr)
+    assert entries_of(tmp_path, "r") == []  # nothing stored
+    small = spill(tmp_path, "r", data[:20_000], *given[0], env=given[1])
+    assert small.exit_code == 0, small.stderr
+    assert [entry["size"] for entry in entries_of(tmp_path, "r")] == [20_000]
+    assert spill(tmp_path, "r", data).exit_code == 0  # without the setting the same write is taken
+    assert len(entries_of(tmp_path, "r")) == 2
+    again = spill(tmp_path, "r", b"x", *given[0], env=given[1])  # the run is past its quota: even a byte is refused
+    assert again.exit_code == 5 and "is at its quota (" in again.stderr
+
+
+def test_an_entry_quota_by_env_and_a_larger_byte_quota_with_a_suffix(tmp_path, fixture_data):
+    big = ["--run-quota-bytes", "64MiB"]  # 64 bytes, had the suffix been dropped, would refuse the second spill
+    assert spill(tmp_path, "r", fixture_data[GREP], *big).exit_code == 0
+    assert spill(tmp_path, "r", fixture_data[CSV], *big).exit_code == 0
+    refused = spill(tmp_path, "r", b"x", env={"SCRATCHFS_RUN_QUOTA_ENTRIES": "2"})
+    assert refused.exit_code == 5 and "2 entries" in refused.stderr
+    assert spill(tmp_path, "r", b"x", "--run-quota-entries", "3", env={"SCRATCHFS_RUN_QUOTA_ENTRIES": "2"}).exit_code \
+        == 0  # the option wins over the variable
+    assert len(entries_of(tmp_path, "r")) == 3
+
+
+def test_default_ttl_and_durable_from_the_environment_reach_the_store(tmp_path):
+    result = CliRunner(env={"SCRATCHFS_DEFAULT_TTL": "77", "SCRATCHFS_DURABLE": "yes"}).invoke(
+        main, ["scratch-write", "k", "--root", str(tmp_path), "--run", "r", "--agent", "a"], input=b"v")
+    assert result.exit_code == 0, result.stderr
+    entry = json.loads(result.stdout)
+    assert entry["ttl"] == 77.0 and entry["expires_at"] - entry["created_at"] == pytest.approx(77.0)
+    with_ttl = spill(tmp_path, "r", b"v", "--ttl", "5", env={"SCRATCHFS_DEFAULT_TTL": "77"})
+    assert json.loads(with_ttl.stdout)["handle"] and entries_of(tmp_path, "r")[-1]["ttl"] == 5.0  # --ttl wins
+
+
+@pytest.mark.parametrize(("args", "env", "line"), [
+    (["--run-quota-bytes", "1KB"], None,
+     "Invalid value for '--run-quota-bytes': '1KB' is not a size (bytes in ASCII digits, optionally followed by B, "
+     "KiB, MiB or GiB)"),
+    (["--run-quota-bytes", "-1"], None, "Invalid value for '--run-quota-bytes': '-1' is not a size"),
+    ([], {"SCRATCHFS_RUN_QUOTA_BYTES": "lots"}, "Invalid value for $SCRATCHFS_RUN_QUOTA_BYTES: 'lots' is not a size"),
+    ([], {"SCRATCHFS_REPLY_BUDGET_BYTES": "1000"},
+     "Invalid value for $SCRATCHFS_REPLY_BUDGET_BYTES: reply_budget_bytes must be between 2048 and 65536: 1000"),
+    (["--reply-budget-bytes", "1MiB"], None,
+     "Invalid value for '--reply-budget-bytes': reply_budget_bytes must be between 2048 and 65536: 1048576"),
+    ([], {"SCRATCHFS_DEFAULT_TTL": "0.5"}, "Invalid value for $SCRATCHFS_DEFAULT_TTL: default_ttl must be"),
+    (["--pattern-timeout", "nan"], None, "Invalid value for '--pattern-timeout': pattern_timeout must be"),
+    ([], {"SCRATCHFS_DURABLE": "maybe"}, "Invalid value for $SCRATCHFS_DURABLE: 'maybe' is not a valid boolean"),
+    (["--run-quota-entries", "٣"], None, "Invalid value for '--run-quota-entries': '٣' is not an integer"),
+])
+def test_a_bad_value_is_one_stderr_line_and_exit_2(args, env, line, tmp_path):
+    result = spill(tmp_path, "r", b"v", *args, env=env)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"scratchfs: usage: {line}")
+    assert result.stderr.count("\n") == 1 and result.stderr.endswith("(see scratchfs spill --help)\n")
+    assert not (tmp_path / "index.sqlite").exists() or entries_of(tmp_path, "r") == []
+
+
+@pytest.mark.parametrize(("text", "size"), [("0", 0), ("65536", 65536), ("64KiB", 65536), ("64 kib", 65536),
+                                            ("1MiB", 1 << 20), ("2GiB", 2 << 30), ("512B", 512)])
+def test_size_takes_bytes_and_binary_suffixes(text, size):
+    assert Size().convert(text, None, None) == size
+
+
+@pytest.mark.parametrize("command", ["spill", "scratch-write", "read-handle", "scratch-read", "load", "mcp",
+                                     "mcp-proxy", "serve"])
+def test_every_command_that_writes_or_serves_shows_the_settings_and_their_variables(command):
+    text = CliRunner().invoke(main, [command, "--help"], terminal_width=400).output
+    for option, env in (("--run-quota-bytes", "SCRATCHFS_RUN_QUOTA_BYTES"),
+                        ("--run-quota-entries", "SCRATCHFS_RUN_QUOTA_ENTRIES"),
+                        ("--reply-budget-bytes", "SCRATCHFS_REPLY_BUDGET_BYTES"),
+                        ("--pattern-timeout", "SCRATCHFS_PATTERN_TIMEOUT"), ("--durable", "SCRATCHFS_DURABLE"),
+                        ("--refresh-on-read", "SCRATCHFS_REFRESH_ON_READ"),
+                        ("--default-ttl", "SCRATCHFS_DEFAULT_TTL")):
+        assert option in text and f"[env: {env}" in text, (command, option)
+
+
+def test_the_proxys_ttl_is_the_default_ttl_option_and_takes_its_variable():
+    text = CliRunner().invoke(main, ["mcp-proxy", "--help"], terminal_width=400).output
+    assert "--ttl, --default-ttl SECONDS" in text and text.count("--default-ttl") == 1
+
+
+def mcp_server(root, *options: str, env: dict[str, str] | None = None):
+    return scratchfs_params("mcp", "--root", str(root), "--run", "r", "--agent", "a", *options, env=env)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_byte_quota_option_of_the_mcp_server_refuses_the_scratch_write_past_it(era, tmp_path, fixture_data):
+    value = fixture_data[CSV].decode()  # 512 KiB of CSV: tens of KB stored
+
+    async def body():
+        async with connect(mcp_server(tmp_path, "--run-quota-bytes", "16KiB"), era) as client:
+            refused = await client.call_tool("scratch_write", {"key": "csv", "value": value})
+            small = payload(await client.call_tool("scratch_write", {"key": "head", "value": value[:1000]}))
+            listed = payload(await client.call_tool("scratch_list", {}))
+            return error_of(refused), small, listed
+
+    error, small, listed = run(body)
+    assert re.fullmatch(r"quota exceeded: run 'r' would hold [0-9,]+ stored bytes, over its quota of 16,384; delete "
+                        r"entries or wait for them to expire", error)
+    assert small["key"] == "head" and small["size"] == 1000
+    assert [entry["key"] for entry in entries_of(tmp_path, "r")] == ["head"]
+    assert "head" in json.dumps(listed) and "csv" not in json.dumps(listed)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_an_entry_quota_from_the_environment_of_the_mcp_proxy_refuses_the_write_past_it(era, tmp_path):
+    params = scratchfs_params("mcp-proxy", "--root", str(tmp_path), "--run", "r", "--agent", "a", "--",
+                              *FAKE_UPSTREAM, env={"SCRATCHFS_RUN_QUOTA_ENTRIES": "2"})
+
+    async def body():
+        async with connect(params, era) as client:
+            results = [await client.call_tool("scratch_write", {"key": f"k{i}", "value": "v"}) for i in range(3)]
+            return [r.is_error for r in results], error_of(results[2])
+
+    errors, error = run(body)
+    assert errors == [False, False, True]
+    assert error == "quota exceeded: run 'r' would hold 3 entries, over its quota of 2; delete entries or wait for " \
+                    "them to expire"
+    assert sorted(entry["key"] for entry in entries_of(tmp_path, "r")) == ["k0", "k1"]
+
+
+def test_a_reply_budget_from_the_environment_is_the_default_budget_of_read_handle_over_mcp(tmp_path, fixture_data):
+    data = fixture_data[GREP]
+    with ScratchStore(tmp_path) as store:
+        handle = store.scope("r", "a").spill(data).handle
+
+    async def read(env):
+        async with connect(mcp_server(tmp_path, env=env), ERAS[0]) as client:
+            (block,) = (await client.call_tool("read_handle", {"handle": handle})).content
+            (asked,) = (await client.call_tool("read_handle", {"handle": handle, "budget": 8192})).content
+            return block.text, asked.text
+
+    default_reply, _ = run(lambda: read(None))
+    small, asked = run(lambda: read({"SCRATCHFS_REPLY_BUDGET_BYTES": "3KiB"}))
+    assert json.loads(default_reply)["length"] == 4096 and len(default_reply.encode()) > 3072  # the read's default
+    reply = json.loads(small)
+    assert len(small.encode()) <= 3072 and 2048 < reply["length"] < 4096  # cut to the budget from the environment
+    assert reply["data"].encode() == data[:reply["length"]] and reply["next_offset"] == reply["length"]
+    asked_for = json.loads(asked)  # a call that names its budget is not changed by the setting
+    assert asked_for["length"] == 4096 and asked_for["data"] == json.loads(default_reply)["data"]
+
+
+def test_the_proxys_threshold_and_ttl_take_their_variables(tmp_path):
+    params = scratchfs_params("mcp-proxy", "--root", str(tmp_path), "--run", "r", "--agent", "a", "--",
+                              *FAKE_UPSTREAM, env={"SCRATCHFS_SPILL_THRESHOLD_BYTES": "16KiB",
+                                                   "SCRATCHFS_DEFAULT_TTL": "123"})
+
+    async def body():
+        async with connect(params, ERAS[0]) as client:
+            (under,) = (await client.call_tool("big", {"size": 12_000})).content  # over the default 8 KiB
+            (over,) = (await client.call_tool("big", {"size": 20_000})).content
+            return under.text, json.loads(over.text)
+
+    under, stub = run(body)
+    assert under == big_text(12_000)  # passed through: 16 KiB is the threshold
+    (entry,) = entries_of(tmp_path, "r")
+    assert entry["key"] == stub["handle"] and entry["size"] == len(big_text(20_000).encode())
+    assert entry["ttl"] == 123.0
+
+
+def test_the_readme_table_names_every_settings_option_with_its_variable_and_field():
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    params = [p for p in main.commands["spill"].params if isinstance(p, SettingOption)]
+    assert len(params) == 8
+    for param in params:
+        flags = "/".join(param.opts + param.secondary_opts)
+        assert f"| `{flags}` | `{param.envvar}` | `{param.name}` |" in readme or \
+            f"| `{flags}` (`mcp-proxy`: `--ttl`) | `{param.envvar}` | `{param.name}` |" in readme, flags
