@@ -1,5 +1,5 @@
 """A store's settings as command-line options, each with its environment variable, for every command that opens a
-store to write or to serve: ``@settings_options()`` on the command is all it takes.
+store to write, to read for a model or to serve: ``@settings_options()`` on the command is all it takes.
 
 The options an operator sets (a deployment that starts ``scratchfs mcp`` from a JSON config and writes no Python):
 
@@ -20,11 +20,11 @@ A size is bytes in ASCII digits, optionally followed by ``B``, ``KiB``, ``MiB`` 
 An option given wins over its environment variable; neither given leaves the setting at its default. The rest of
 the settings (frame size, zstd level, orphan grace, previews, spill lists) are tuning, set from Python.
 
-How the values reach the store: each option's callback checks its value with :class:`Settings` (its own checks,
-so a bad value is the same refusal as from Python) and keeps it in click's ``ctx.meta``; the command's store is
-opened with :func:`~scratchfs.cli.app.command_settings`, which builds the :class:`Settings` from them. A bad value
-is a usage error: one stderr line naming the option -- or the environment variable it came from -- and
-:class:`~scratchfs.foundation.errors.InvalidArgument`'s text, exit code 2.
+How the values reach the store: each option (a :class:`SettingOption`) checks its value with :class:`Settings`
+(its own checks, so a bad value is the same refusal as from Python) and keeps it in click's ``ctx.meta``; the
+command's store is opened with :func:`~scratchfs.cli.app.command_settings`, which builds the :class:`Settings`
+from them. A bad value is a usage error: one stderr line naming the option -- or the environment variable it came
+from -- and :class:`~scratchfs.foundation.errors.InvalidArgument`'s text, exit code 2.
 """
 
 from __future__ import annotations
