@@ -38,6 +38,7 @@ _BARE_CR = re.compile(rb"\r(?!\n)")  # a carriage return that ends no line: a re
 _COMPARED = 256  # bytes of each piece compared
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _SPINNER_BYTES = 2  # pieces this short are redraws of each other (a spinner: | / - \)
+_LOOKED_AT = 16 * REDRAW_PAIRS  # most bare carriage returns looked at (blank pieces are passed over)
 
 
 def _plural(count: int, word: str) -> str:
@@ -66,17 +67,20 @@ def cr_ends_lines(sample: bytes, bare: int) -> bool:
     if sample.count(b"\n") >= bare:  # newlines end its lines: bare carriage returns within them are redraws
         return False
     pairs = redraws = 0
-    for found in _BARE_CR.finditer(sample):
+    for looked, found in enumerate(_BARE_CR.finditer(sample)):
+        if pairs >= REDRAW_PAIRS or looked >= _LOOKED_AT:
+            break
         at = found.start()
-        start = max(sample.rfind(b"\r", 0, at), sample.rfind(b"\n", 0, at)) + 1
-        ends = [end for end in (sample.find(b"\r", at + 1), sample.find(b"\n", at + 1)) if end >= 0]
-        before, after = sample[start:at], sample[at + 1 : min(ends, default=len(sample))]
+        start = sample.rfind(b"\r", 0, at) + 1  # each search bounded by the piece it parts: linear in the sample
+        start = sample.rfind(b"\n", start, at) + 1 or start
+        end = sample.find(b"\r", at + 1)
+        end = len(sample) if end < 0 else end
+        newline = sample.find(b"\n", at + 1, end)
+        before, after = sample[start:at], sample[at + 1 : end if newline < 0 else newline]
         if not before or not after:  # a blank line, or the \r that starts a redraw
             continue
         pairs += 1
         redraws += _redraw(before, after)
-        if pairs >= REDRAW_PAIRS:
-            break
     return pairs > 0 and redraws * 2 < pairs
 
 
