@@ -41,6 +41,7 @@ from scratchfs.api.scope import Scope
 from scratchfs.api.tools import TOOL_SPECS
 from scratchfs.foundation.checks import shorten
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
+from scratchfs.foundation.text import one_line
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +106,10 @@ class Offloader:
             return obs
         try:  # the tool has run: a scope function that fails (a context variable not set, a bad run id) is a
             scope = self.scope  # failed spill, as Scope.offload treats one, never a failed tool call
+        except ScratchError as exc:  # a run or agent id the store refuses: one line, no traceback
+            log.error("scratchfs: no scope for the result of %r (%s: %s); passing it through whole", tool, exc.kind,
+                      one_line(str(exc)))
+            return obs
         except Exception:
             log.error("scratchfs: no scope for the result of %r; passing it through whole", tool, exc_info=True)
             return obs

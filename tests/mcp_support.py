@@ -120,3 +120,13 @@ def find_all(data: bytes, needle: bytes) -> list[int]:
         out.append(i)
         i = data.find(needle, i + len(needle))
     return out
+
+
+def client_params(*args: str, env: dict[str, str] | None = None) -> StdioServerParameters:
+    """``python -m scratchfs ARGS...`` as an MCP client configuration starts it: the SDK's minimal default
+    environment (``mcp.client.stdio.get_default_environment``: HOME, PATH, ...) plus ``env``, nothing of this
+    process's ``SCRATCHFS_*``; run from the repository so that ``-m scratchfs`` is this checkout's."""
+    from mcp.client.stdio import get_default_environment
+
+    return StdioServerParameters(command=sys.executable, args=["-m", "scratchfs", *args],
+                                 env={**get_default_environment(), **(env or {})}, cwd=str(TESTS.parent))

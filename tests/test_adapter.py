@@ -90,7 +90,8 @@ def test_a_scope_that_cannot_be_picked_passes_the_result_through(scratch_store, 
     # the tool ran (an effect may have happened): a scope function that fails -- a context variable not set, a run
     # id the store refuses -- is a failed spill, never a failed tool call
     current = contextvars.ContextVar("run")
-    for picker in (lambda: scratch_store.scope(current.get(), "a"), lambda: scratch_store.scope("", "a")):
+    for picker, typed in ((lambda: scratch_store.scope(current.get(), "a"), False),
+                          (lambda: scratch_store.scope("", "a"), True)):
         caplog.clear()
         tool = Offloader(picker).wrap(lambda: content, name="tool", result_class=result_class)
         with caplog.at_level(logging.ERROR):
@@ -98,6 +99,9 @@ def test_a_scope_that_cannot_be_picked_passes_the_result_through(scratch_store, 
             assert asyncio.run(Offloader(picker).wrap(_async_returning(content), name="t",
                                                        result_class=result_class)()) == content
         assert any(r.levelno == logging.ERROR and "'tool'" in r.getMessage() for r in caplog.records)
+        # a run id the store refuses is an expected, typed error: one line naming it; a LookupError keeps its trace
+        assert all((r.exc_info is None) == typed for r in caplog.records), caplog.records
+        assert typed == all("(invalid argument: " in r.getMessage() for r in caplog.records)
     assert scratch_store.list_entries_for_run("run") == []
 
 

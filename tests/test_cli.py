@@ -102,6 +102,21 @@ def test_ls_delete_agent_delete_run_sweep(cli):
     assert set(counts) >= {"rows_deleted", "files_deleted", "bytes_freed", "orphans_removed"}
 
 
+def test_deleting_a_run_or_agent_with_no_entries_is_done_and_says_so_on_stderr(cli):
+    """delete-run of a run with no entries exited 0 saying nothing: a mistyped run id looked deleted."""
+    cli("scratch-write", "k", "--run", "r", "--agent", "a", input="v")
+    done = cli("delete-run", "r")
+    assert done.exit_code == 0 and done.stderr == ""
+    missing = cli("delete-run", "nosuchrun")
+    assert missing.exit_code == 0
+    assert json.loads(missing.stdout) == {"run_id": "nosuchrun", "rows_deleted": 0}
+    assert missing.stderr == "scratchfs: no entries of run 'nosuchrun'\n"
+    agent = cli("delete-agent", "--run", "r", "--agent", "nobody")
+    assert agent.exit_code == 0 and json.loads(agent.stdout)["rows_deleted"] == 0
+    assert agent.stderr == "scratchfs: no entries of agent 'nobody' in run 'r'\n"
+    assert "no entries of run 'RUN_ID'" in " ".join(cli("delete-run", "--help").stdout.split())
+
+
 @pytest.mark.parametrize("args", [
     ("read-handle", "h_" + "a" * 24),
     ("scratch-read", "missing"),

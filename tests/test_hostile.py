@@ -383,7 +383,7 @@ def test_file_size_limit_during_a_spill(tmp_path):
         _kind, err, message = out[verb]
         assert err == errno.EFBIG and "file-size limit" in message
     assert out["offload_unchanged"] is True
-    assert ["ERROR", True] in out["logs"]  # logged at ERROR level, with the exception
+    assert out["logs"] == [["ERROR", False]]  # logged at ERROR level, one line: an expected refusal, no traceback
     assert out["entries_while_full"] == 2
     assert out["read_while_full"] == "the old note"
     assert out["after"] is True
@@ -419,7 +419,8 @@ def test_disk_full_during_a_spill(store, monkeypatch, caplog):
     obs = Observation(tool="browser.get", content=big, result_class="browser")
     with caplog.at_level(logging.ERROR, logger="scratchfs"):
         assert scope.offload(obs) is obs
-    assert any(r.levelno == logging.ERROR and r.exc_info for r in caplog.records)
+    (record,) = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert record.exc_info is None and "(storage: cannot write the blob: the disk is full)" in record.getMessage()
     assert len(store.list_entries_for_run("run")) == 1
     assert _files(store.root) == before
     assert scope.read_handle(kept).data[:5] == b"kept "

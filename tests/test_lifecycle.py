@@ -259,3 +259,33 @@ def test_sweeper_thread_closes_its_connection(tmp_path, monkeypatch):
             conn.execute("SELECT 1")
     store.scope("r", "a").scratch_write("k", b"v")  # the store itself is still open
     store.close()
+
+
+def test_a_background_sweep_refused_by_the_store_is_one_log_line_and_a_bug_keeps_its_traceback(caplog):
+    """A busy index made the background sweeper log a whole traceback: an expected refusal (StoreBusy,
+    StorageError) is one line naming it; only an unexpected exception is logged with its traceback."""
+    import logging
+
+    from scratchfs.engine.sweeper import Sweeper
+    from scratchfs.foundation.errors import StoreBusy
+
+    failures = iter([StoreBusy("the index stayed locked for 5 s"), ValueError("a bug")])
+    done = threading.Event()
+
+    def sweep_once():
+        failure = next(failures, None)
+        if failure is None:
+            done.set()
+            return
+        raise failure
+
+    with caplog.at_level(logging.ERROR, logger="scratchfs"):
+        sweeper = Sweeper(sweep_once, 0.001)
+        sweeper.start()
+        assert done.wait(10)
+        sweeper.stop(10)
+    busy, bug = [r for r in caplog.records if r.name == "scratchfs.engine.sweeper"]
+    assert busy.exc_info is None
+    assert busy.getMessage() == ("scratchfs background sweep failed (busy: the index stayed locked for 5 s); "
+                                 "retrying in 0 s")
+    assert bug.exc_info is not None and bug.exc_info[0] is ValueError

@@ -52,7 +52,33 @@ def test_offload_over_quota_passes_the_result_through(quota_store, caplog):
     obs = Observation("sql.query", "x" * 10_000, "query")
     with caplog.at_level(logging.ERROR, logger="scratchfs"):
         assert scope.offload(obs) is obs
-    assert "QuotaExceeded" in caplog.text
+    (record,) = caplog.records
+    assert record.exc_info is None  # an expected refusal: no traceback
+    assert record.getMessage().startswith("scratchfs: spilling the result of 'sql.query' failed (quota exceeded: "
+                                          "run 'run' is at its quota (")
+
+
+def test_a_quota_hit_while_offloading_is_one_stderr_line_naming_the_quota(quota_store, capfd):
+    """A quota hit in the adapter's offload printed a whole Python traceback on stderr: it is one log line saying
+    the quota was hit and the result went through whole; the tool call is not failed."""
+    from scratchfs.adapter import Offloader
+
+    scope = quota_store.scope("run", "a")
+    for key in ("a", "b", "c"):
+        scope.scratch_write(key, b"v")
+    handler = logging.StreamHandler()  # stderr, as a host's logging.basicConfig() writes
+    logger = logging.getLogger("scratchfs")
+    logger.addHandler(handler)
+    try:
+        tool = Offloader(scope).wrap(lambda: "x" * 10_000, name="sql.query", result_class="query")
+        capfd.readouterr()
+        assert tool() == "x" * 10_000
+    finally:
+        logger.removeHandler(handler)
+    err = capfd.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert "'sql.query'" in err and "quota exceeded: run 'run' is at its quota (" in err
+    assert err.rstrip().endswith("passing it through whole")
 
 
 def test_refresh_on_read(tmp_path, clock):

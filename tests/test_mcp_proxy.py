@@ -256,3 +256,34 @@ def test_a_list_of_str_result_is_spilled_with_one_item_too(items, scratch_scope)
     differs = types.CallToolResult(content=[types.TextContent(text=item) for item in items],
                                    structured_content={"result": [*items[:-1], items[-1] + "!"]})
     assert spill_result(scratch_scope, ProxyConfig(command="x"), "t", differs) is differs
+
+
+def test_the_proxy_takes_the_fleet_store_and_scope_as_options_with_a_minimal_environment(tmp_path, postgres_dsn,
+                                                                                        pg_schema, s3_env):
+    """Started by an MCP client (the SDK's minimal environment: no SCRATCHFS_*), the proxy spills to the fleet
+    store named by --index/--blobs (before: only $SCRATCHFS_INDEX/$SCRATCHFS_BLOBS, which the client drops) under
+    --run/--agent, and reads it back."""
+    import os
+
+    from tests.services import postgres_url
+
+    from .mcp_support import client_params
+
+    index = postgres_url(postgres_dsn, pg_schema)
+    aws = {name: value for name, value in os.environ.items() if name.startswith("AWS_")}
+    params = client_params("mcp-proxy", "--root", str(tmp_path / "host-a"), "--run", "run-1", "--agent", "agent-1",
+                           "--index", index, "--blobs", s3_env, "--segment-entry-bytes", "0", "--",
+                           *FAKE_UPSTREAM, env=aws)
+    expected = big_text(20_000).encode()
+
+    async def body():
+        async with connect(params, ERAS[0]) as client:
+            stub = stub_of(await client.call_tool("big", {"size": 20_000}))
+            assert await read_all(client, stub["handle"]) == expected
+            return stub["handle"]
+
+    handle = run(body)
+    from scratchfs import ScratchStore
+
+    with ScratchStore(tmp_path / "host-b", index=index, blobs=s3_env) as store:
+        assert store.scope("run-1", "agent-1").read_range(handle, 0, 30_000).data == expected

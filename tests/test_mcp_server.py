@@ -164,3 +164,55 @@ def test_mcp_without_the_sdk_says_how_to_install_it(monkeypatch, tmp_path):
     assert result.exit_code == 2
     assert result.stderr == ("scratchfs: missing dependency: the MCP faces need the mcp package (2.x): "
                              "pip install 'scratchfs[mcp]' (from a clone: pip install -e '.[mcp]')\n")
+
+
+def aws_environment() -> dict[str, str]:
+    """The standard AWS variables of this process (the s3_env fixture's), which boto3 reads as it always does."""
+    import os
+
+    return {name: value for name, value in os.environ.items() if name.startswith("AWS_")}
+
+
+def test_every_setting_the_server_reads_from_the_environment_is_an_option_too(tmp_path, monkeypatch):
+    """An MCP client (the SDK's stdio_client, Claude Desktop) starts the server with a minimal environment: the
+    user's exported SCRATCHFS_* are lost. Root, scope and segment size given as options work with none of them."""
+    from .mcp_support import client_params
+
+    for name in ("SCRATCHFS_ROOT", "SCRATCHFS_RUN_ID", "SCRATCHFS_AGENT_ID"):  # the user's shell: not passed on
+        monkeypatch.setenv(name, str(tmp_path / "elsewhere") if name == "SCRATCHFS_ROOT" else "not-these")
+    params = client_params("mcp", "--root", str(tmp_path), "--run", "run-1", "--agent", "agent-1",
+                           "--segment-entry-bytes", "0")
+    assert not [name for name in params.env if name.startswith("SCRATCHFS_")]
+
+    async def body():
+        async with connect(params, ERAS[0]) as client:
+            payload(await client.call_tool("scratch_write", {"key": "plan", "value": "step 1"}))
+
+    run(body)
+    with ScratchStore(tmp_path) as store:
+        assert store.scope("run-1", "agent-1").scratch_read("plan") == b"step 1"
+        (entry,) = store.scope("run-1", "agent-1").list_entries()
+        assert ":" not in entry.blob  # a blob file of its own (segments off), not a place in a segment file
+        assert Path(store.blobs.path("run-1", "agent-1", entry.blob)).is_file()
+
+
+def test_the_fleet_index_and_blobs_are_options_of_the_server(tmp_path, postgres_dsn, pg_schema, s3_env):
+    """$SCRATCHFS_INDEX / $SCRATCHFS_BLOBS could only come from the environment, which an MCP client does not pass
+    on: --index and --blobs open the fleet store with none of the SCRATCHFS_* variables set."""
+    from tests.services import postgres_url
+
+    from .mcp_support import client_params
+
+    index = postgres_url(postgres_dsn, pg_schema)
+    params = client_params("mcp", "--root", str(tmp_path / "host-a"), "--run", "run-1", "--agent", "agent-1",
+                           "--index", index, "--blobs", s3_env, env=aws_environment())
+
+    async def body():
+        async with connect(params, ERAS[1]) as client:
+            payload(await client.call_tool("scratch_write", {"key": "plan", "value": "on the fleet"}))
+
+    run(body)
+    assert not list((tmp_path / "host-a" / "runs").iterdir())  # the value went to the bucket, its row to PostgreSQL
+    assert (tmp_path / "host-a" / "index.sqlite").stat().st_size == 0
+    with ScratchStore(tmp_path / "host-b", index=index, blobs=s3_env) as store:
+        assert store.scope("run-1", "agent-1").scratch_read("plan") == b"on the fleet"

@@ -116,3 +116,41 @@ def test_help_names_every_way_to_read_back():
     for way in ("byte range", "by lines", "pattern match", "a jq filter over JSON", "JSON-lines records",
                 "CSV/TSV rows", "the text of an HTML page", "CSS selector"):
         assert way in text, way
+
+
+def sh_blocks(section: str | None = None) -> list[str]:
+    """The ```sh blocks of the README section headed ``## <section>`` (``None``: of the whole README)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    if section is not None:
+        start = text.index(f"\n## {section}\n")
+        end = text.find("\n## ", start + 1)
+        text = text[start : end if end > 0 else None]
+    return re.findall(r"```sh\n(.*?)```", text, flags=re.S)
+
+
+def test_every_shell_command_of_the_readme_runs_from_the_venv_its_first_command_makes():
+    """The README's fleet quick start ran bare `scratchfs`, `python`, `moto_server`: after its first command (which
+    makes .venv, activating nothing) none is on the PATH. Every command the README's shell blocks run is
+    .venv/bin/... or a system command."""
+    bare = re.compile(r"(?:^|&&|\|\||[|;(]|\$\(|\s--)\s*(scratchfs|python|pip|pytest|moto_server|mcp-server-git)\b")
+    blocks = sh_blocks()
+    assert len(blocks) >= 6
+    for block in blocks:
+        for line in block.splitlines():
+            command = line.split("  #", 1)[0]
+            assert not bare.search(command), line
+
+
+def test_the_command_line_session_of_the_readme_runs_as_written(tmp_path):
+    """The Command line section's first block is a session that runs as written (placeholders such as h_... and
+    notes.txt are gone), from the repository's root, into a store of its own."""
+    import os
+    import subprocess
+    import sys
+
+    block = sh_blocks("Command line")[0]
+    script = "set -euo pipefail\n" + block.replace(".venv/bin/", os.path.dirname(sys.executable) + "/")
+    env = {**os.environ, "SCRATCHFS_ROOT": str(tmp_path / "store"), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(["bash", "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert '"rows_deleted":' in done.stdout and "ownership" in done.stdout

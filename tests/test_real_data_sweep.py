@@ -88,18 +88,47 @@ def _walk_text(tools, call: dict) -> str:
         call = {k.arg: ast.literal_eval(k.value) for k in ast.parse(reply["next_call"], mode="eval").body.keywords}
 
 
-@pytest.mark.xfail(strict=True, reason="scratchfs/api/shape.py (_terminal) counts every bare \\r as a redraw, so "
-                   "text whose lines end in \\r alone is 'terminal output' and its note names view=\"text\", which "
-                   "overwrites each line with the next; the fix is shape.py's (out of this branch's reach)")
 def test_text_whose_lines_end_in_a_lone_cr_is_not_lost_by_the_read_its_stub_names(tools):
+    """Text whose lines end in a lone \\r (classic Mac OS) was "terminal output" (every bare \\r taken for a redraw),
+    and its stub named view="text", which drew each line over the last: 65,000 bytes of rows shown as one line. It
+    is plain text, and the reads its stub names give every row."""
     raw = (FIXTURES / "query-packages-by-month.csv").read_bytes()[:65536]
     raw = raw[:raw.rindex(b"\r\n") + 2].replace(b"\r\n", b"\r")  # classic Mac line ends, 600 rows
     stub = tools.scope.spill(raw, source_tool="sql.query")
-    for call in _note_calls(stub.note):
-        if call.get("view") == "text":  # (before: 1 rendered line of 125 characters for 65,000 bytes of rows)
-            shown = _walk_text(tools, call)
-            names = [line.split(",")[0] for line in raw.decode().split("\r")[1:] if line]
-            assert all(name in shown for name in names)
+    assert stub.content_type == "text" and not stub.shape.startswith("terminal output"), stub.shape
+    names = [line.split(",")[0] for line in raw.decode().split("\r")[1:] if line]
+    calls = [call for call in _note_calls(stub.note) if "pattern" not in call]
+    assert calls and not [call for call in calls if "view" in call]  # (before: view="text", 1 line of 125 chars)
+    for call in calls:  # a range read from where the preview stopped
+        shown = stub.preview + _walk_data(tools, call)
+        assert all(name in shown for name in names)
+
+
+def _walk_data(tools, call: dict) -> str:
+    datas = []
+    while call is not None:
+        reply = tools.call("read_handle", call)
+        datas.append(reply["data"])
+        call = _call_of(reply["next_call"]) if reply["next_call"] else None
+    return "".join(datas)
+
+
+def test_progress_bars_stay_terminal_output_and_their_stub_names_the_text_view(tools):
+    """Lines redrawn after a bare \\r (a progress bar: 10%\\r20%\\r...100%\\n; tqdm; curl) are terminal output,
+    whether or not a newline ends them, and view="text" shows their last state only."""
+    bar = "\u2588".encode()
+    tqdm = b"".join(b"\r%3d%%|%s%s| %d/100 [00:%02d<00:%02d]" % (p, bar * (p // 10), b" " * (10 - p // 10), p,
+                                                                 p // 10, 10 - p // 10) for p in range(101))
+    percent = (b"".join(b"%d%%\r" % p for p in range(10, 100, 10)) + b"100%\n") * 300
+    steps = b"".join(b"step %d\n" % i + b"".join(b"\r[%3d%%]" % p for p in range(0, 101, 10)) + b"\n"
+                     for i in range(300))
+    for data in (percent, steps, tqdm * 30 + b"\n", tqdm * 30):
+        stub = tools.scope.spill(data, source_tool="build")
+        assert stub.content_type == "log" and stub.shape.startswith("terminal output"), stub.shape
+        assert "overwritten lines" in stub.shape
+        (call,) = [call for call in _note_calls(stub.note) if call.get("view") == "text"]
+        shown = _walk_text(tools, call)
+        assert "100%" in shown and "50%" not in shown, shown[:200]
 
 
 def _call_of(text: str) -> dict:

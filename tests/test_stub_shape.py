@@ -293,3 +293,17 @@ def test_the_note_of_a_json_array_names_a_read_of_its_first_item(scope):
     assert 'jq=".[0]"' in stub.note and 'jq="keys"' not in stub.note, stub.note
     assert scope.structure.jq(stub.handle, ".[0]").items == [items[0]]
     assert 'jq="keys"' in scope.spill(json.dumps({"items": items}).encode(), source_tool="api.get").note
+
+
+def test_telling_lone_cr_line_ends_from_redraws_costs_linear_time():
+    """Telling classic Mac text (lines ending in a lone \\r) from a progress bar looks at the pieces around each
+    bare \\r: a sample of nothing but carriage returns (no newline to stop a backward search) is told at once."""
+    import time
+
+    from scratchfs.api.shape import describe
+
+    for data in (b"\r" * 524288, b"x" * 262144 + b"\r\r" * 131072, b"\r".join(b"%d" % i for i in range(100000))):
+        started = time.perf_counter()
+        shape = describe(data, len(data), 1)
+        assert time.perf_counter() - started < 2.0
+        assert shape.content_type == "log"  # pieces that are blank or differ only in digits: redraws of one line

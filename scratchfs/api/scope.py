@@ -27,7 +27,7 @@ from scratchfs.engine.lines import read_lines
 from scratchfs.engine.protocols import Entry
 from scratchfs.engine.search import LiteralMatcher, Matcher, PatternMatcher, search
 from scratchfs.foundation import checks
-from scratchfs.foundation.errors import Changed, InvalidArgument
+from scratchfs.foundation.errors import Changed, InvalidArgument, ScratchError
 from scratchfs.foundation.limits import (
     DEFAULT_CONTEXT,
     DEFAULT_LINES,
@@ -41,6 +41,7 @@ from scratchfs.foundation.limits import (
     MAX_NEEDLE_BYTES,
     MAX_READ_BYTES,
 )
+from scratchfs.foundation.text import one_line
 
 if TYPE_CHECKING:
     from scratchfs.api.store import ScratchStore
@@ -137,7 +138,8 @@ class Scope:
         store's ``preview_modes`` entry for the observation's result class, else its ``preview_mode``.
 
         Never raises for a failed spill: the original observation goes through unchanged and the failure is logged
-        at ERROR level with its exception.
+        at ERROR level -- one line naming the error's kind and message for a :class:`ScratchError` (quota exceeded,
+        busy, storage, ...: the store's expected refusals), with the traceback only for any other exception (a bug).
         """
         settings = self.store.settings
         try:
@@ -146,6 +148,10 @@ class Scope:
                 return obs
             mode = settings.preview_modes.get(obs.result_class or "", settings.preview_mode)
             stub = self.spill(obs.content, source_tool=checks.clean_tool(obs.tool), preview=mode)
+        except ScratchError as exc:  # expected (a quota, a busy index, a full disk): one line, no traceback
+            log.error("scratchfs: spilling the result of %r failed (%s: %s); passing it through whole", obs.tool,
+                      exc.kind, one_line(str(exc)))
+            return obs
         except Exception:
             log.error("scratchfs: spilling the result of %r failed; passing it through whole", obs.tool,
                       exc_info=True)

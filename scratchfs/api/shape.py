@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from scratchfs.api.shape_table import count_records, estimate_records, json_lines, table_head, table_rows
+from scratchfs.api.shape_terminal import TERMINAL_SHAPE, terminal_controls
 from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.structure.html_worker import decode_as, page_codec
 from scratchfs.engine.structure.numbers import refuse_constant
@@ -78,27 +79,6 @@ class Shape:
 
 # Each grep line holds ":digits:" or ":digits-" (found from its literal ":"): fewer than 0.8 per line is not grep.
 _GREP_HINT_RE = re.compile(rb":\d+[:-]")
-
-TERMINAL_SHAPE = "terminal output"
-"""How the shape of terminal output starts (content type ``log``): text holding colour or cursor escape sequences
-(``ESC [``) or lines overwritten after a carriage return (progress bars), which ``view="text"`` renders as a
-terminal shows them."""
-_TERMINAL_CONTROLS = 3  # escape sequences or overwrites in the sample that make text terminal output
-_TERMINAL_SHARE = 0.02  # ... and at least this many a line (a few escapes in a long text leave it text)
-_BARE_CR = re.compile(rb"\r(?!\n)")  # a carriage return that ends no line: a redraw
-
-
-def _terminal(sample: bytes) -> str:
-    """What makes ``sample`` terminal output (its escape sequences and carriage-return overwrites, counted), or ``""``
-    when it holds fewer than :data:`_TERMINAL_CONTROLS` of either, or fewer than :data:`_TERMINAL_SHARE` a line."""
-    escapes = sample.count(b"\x1b[") if b"\x1b" in sample else 0  # (memchr first: most text holds no ESC)
-    overwrites = sample.count(b"\r") - sample.count(b"\r\n") if _BARE_CR.search(sample) else 0  # (CRLF text: none)
-    most = max(escapes, overwrites)
-    if most < _TERMINAL_CONTROLS or most < sample.count(b"\n") * _TERMINAL_SHARE:  # (lines counted only if needed)
-        return ""
-    found = [_plural(n, word) for n, word in ((escapes, "escape sequence"), (overwrites, "overwritten line")) if n]
-    return f", {' and '.join(found)}"
-
 
 def _plural(count: int, word: str) -> str:
     return f"{count:,} {word}" + ("" if count == 1 else "s")
@@ -238,7 +218,7 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
             return Shape("xml", _clip(f"XML, root <{_name(name)}>, {_kib(size)}, {_plural(lines, 'line')}"))
     bom = 3 if sample.startswith(b"\xef\xbb\xbf") else 0  # (a byte order mark is no part of the first line)
     head = b"\n" + sample[bom : bom + 4096]  # the first lines tell a log or grep output
-    terminal = _terminal(sample) if b"\x1b" in sample or b"\r" in sample else ""
+    terminal = terminal_controls(sample) if b"\x1b" in sample or b"\r" in sample else ""
     if terminal:
         return _plain(sample, size, lines, scope, True, (head, 0), terminal)
     logs = len(_LOG_LINE_RE.findall(head))
@@ -521,7 +501,7 @@ def _head_rows(head: bytes) -> int:
 def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known: tuple[bytes, int],
            terminal: str = "") -> Shape:
     """A text or log's shape; ``known`` is ``(b"\n" + sample[:4096], its _head_rows or 0 if not counted)``;
-    ``terminal``: what makes it terminal output (:func:`_terminal`), or ``""``."""
+    ``terminal``: what makes it terminal output (:func:`terminal_controls`), or ``""``."""
     rows = sample.split(b"\n")  # split once: the lines, the longest, and the empty ones
     if len(sample) < size and len(rows) > 1:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import click
 
-from scratchfs.cli.app import Seconds, command_settings, global_option, main, resolve_root, root_option, warn
+from scratchfs.api.settings import SEGMENTS_ENV
+from scratchfs.cli.app import Integer, Seconds, command_settings, global_option, main, resolve_root, root_option, warn
 from scratchfs.cli.settings_options import Size, settings_options
+from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX
 from scratchfs.foundation.limits import DEFAULT_TTL, SPILL_THRESHOLD_BYTES, SWEEP_INTERVAL
 
 
@@ -20,6 +24,31 @@ _MCP_SCOPE_HELP = " (the server is pinned to it: see --allow-meta-scope)"
 SWEEP_INTERVAL_OPTION = click.option(
     "--sweep-interval", type=Seconds(zero_ok=True), default=SWEEP_INTERVAL, show_default=True, metavar="SECONDS",
     help="While serving, sweep expired entries (and orphans past their grace) every this many seconds; 0: never.")
+
+
+def store_options(func: Callable) -> Callable:
+    """``--index``, ``--blobs`` and ``--segment-entry-bytes``: what else the store is opened with, each also read
+    from its environment variable -- an MCP client starts a server with a minimal environment (HOME, PATH, ...), so
+    every setting the server reads from the environment can be given as an option of its own too."""
+    func = click.option("--segment-entry-bytes", type=Integer(minimum=0), default=None, metavar="BYTES",
+                        envvar=SEGMENTS_ENV, show_envvar=True,
+                        help="Store contents of at most this many bytes in segment files; 0: a file per entry "
+                             "[default: 65536].")(func)
+    func = click.option("--blobs", "blobs_url", default=None, metavar="URL", envvar=ENV_BLOBS, show_envvar=True,
+                        help="Blob store: s3://bucket/prefix (needs a PostgreSQL index; AWS credentials from the "
+                             "environment) [default: files under the root].")(func)
+    return click.option("--index", "index_url", default=None, metavar="URL", envvar=ENV_INDEX, show_envvar=True,
+                        help="Index: postgresql://... [default: the SQLite file under the root].")(func)
+
+
+def store_arguments(index_url: str | None, blobs_url: str | None, segment_entry_bytes: int | None
+                    ) -> dict[str, Any]:
+    """The keywords of :class:`~scratchfs.api.store.ScratchStore` that :func:`store_options` gave (only those
+    given)."""
+    given = {"index": index_url, "blobs": blobs_url, "segment_entry_bytes": segment_entry_bytes}
+    return {name: value for name, value in given.items() if value is not None}
+
+
 ALLOW_META_SCOPE = click.option(
     "--allow-meta-scope", is_flag=True,
     help="Let a request name another run or agent in its _meta ('scratchfs/run_id', 'scratchfs/agent_id') even "
@@ -32,18 +61,25 @@ ALLOW_META_SCOPE = click.option(
               help="Run id of the calls [env: SCRATCHFS_RUN_ID]" + _MCP_SCOPE_HELP + ".")
 @click.option("--agent", "agent_id", default=None,
               help="Agent id of the calls [env: SCRATCHFS_AGENT_ID].")
+@store_options
 @ALLOW_META_SCOPE
 @SWEEP_INTERVAL_OPTION
 @settings_options()
-def mcp_command(root: str | None, run_id: str | None, agent_id: str | None, allow_meta_scope: bool,
+def mcp_command(root: str | None, run_id: str | None, agent_id: str | None, index_url: str | None,
+                blobs_url: str | None, segment_entry_bytes: int | None, allow_meta_scope: bool,
                 sweep_interval: float) -> None:
-    """Serve read_handle and the scratchpad tools to an MCP client over stdio (needs: pip install 'scratchfs[mcp]')."""
+    """Serve read_handle and the scratchpad tools to an MCP client over stdio (needs: pip install 'scratchfs[mcp]').
+
+    An MCP client starts the server with a minimal environment: give the store and scope here (--root, --run,
+    --agent, --index, --blobs) or in the client configuration's "env".
+    """
     from scratchfs.mcp import server as mcp_server
 
     try:
         mcp_server.run(resolve_root(root), run_id if run_id is not None else global_option("run_id"),
                        agent_id if agent_id is not None else global_option("agent_id"),
-                       sweep_interval, allow_meta_scope=allow_meta_scope, settings=command_settings())
+                       sweep_interval, allow_meta_scope=allow_meta_scope, settings=command_settings(),
+                       store=store_arguments(index_url, blobs_url, segment_entry_bytes))
     except ImportError as exc:
         _missing_mcp(exc)
     except KeyboardInterrupt:
@@ -83,12 +119,14 @@ def _parse_classes(ctx: click.Context, param: click.Parameter, values: tuple[str
                    "[env: SCRATCHFS_DEFAULT_TTL].")
 @click.option("--timeout", type=Seconds(), default=60.0, show_default=True,
               help="Seconds to wait for the upstream server to start and for each of its answers.")
+@store_options
 @ALLOW_META_SCOPE
 @SWEEP_INTERVAL_OPTION
 @settings_options(ttl=False)
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def mcp_proxy_command(root: str | None, run_id: str | None, agent_id: str | None, threshold: int,
                       classes: dict[str, str], default_class: str, ttl: float, timeout: float,
+                      index_url: str | None, blobs_url: str | None, segment_entry_bytes: int | None,
                       allow_meta_scope: bool, sweep_interval: float, command: tuple[str, ...]) -> None:
     """Run the MCP server COMMAND behind a proxy that spills its large text results (stdio; use -- before COMMAND).
 
@@ -101,7 +139,8 @@ def mcp_proxy_command(root: str | None, run_id: str | None, agent_id: str | None
                                    root=resolve_root(root),
                                    run_id=run_id if run_id is not None else global_option("run_id"),
                                    agent_id=agent_id if agent_id is not None else global_option("agent_id"),
-                                   allow_meta_scope=allow_meta_scope)
+                                   allow_meta_scope=allow_meta_scope,
+                                   store=store_arguments(index_url, blobs_url, segment_entry_bytes))
     try:
         mcp_proxy.run(config, sweep_interval, settings=command_settings())
     except ImportError as exc:
@@ -110,4 +149,4 @@ def mcp_proxy_command(root: str | None, run_id: str | None, agent_id: str | None
         sys.exit(130)
 
 
-__all__ = ["mcp_command", "mcp_proxy_command"]
+__all__ = ["mcp_command", "mcp_proxy_command", "store_arguments", "store_options"]

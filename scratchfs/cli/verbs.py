@@ -223,8 +223,15 @@ def scratch_delete(store: ScratchStore, run_id: str, agent_id: str, key: str) ->
 @json_accepted
 @with_existing_store
 def delete_run(store: ScratchStore, run_id: str) -> None:
-    """Delete every entry of RUN_ID, with its directory."""
-    echo_json({"run_id": run_id, "rows_deleted": store.delete_run(run_id)})
+    """Delete every entry of RUN_ID, with its directory; print {run_id, rows_deleted} as JSON.
+
+    A run with no entries (never written, mistyped, deleted already) is deleted already: exit 0, rows_deleted 0, and
+    one line on stderr, "no entries of run 'RUN_ID'".
+    """
+    rows = store.delete_run(run_id)
+    echo_json({"run_id": run_id, "rows_deleted": rows})
+    if not rows:
+        warn(f"no entries of run '{run_id}'")
 
 
 @main.command("delete-agent")
@@ -232,8 +239,15 @@ def delete_run(store: ScratchStore, run_id: str) -> None:
 @json_accepted
 @with_existing_store
 def delete_agent(store: ScratchStore, run_id: str, agent_id: str) -> None:
-    """Delete every entry of one agent of a run, with its directory."""
-    echo_json({"run_id": run_id, "agent_id": agent_id, "rows_deleted": store.delete_agent(run_id, agent_id)})
+    """Delete every entry of one agent of a run, with its directory; print {run_id, agent_id, rows_deleted} as JSON.
+
+    An agent with no entries in the run is deleted already: exit 0, rows_deleted 0, and one line on stderr,
+    "no entries of agent 'AGENT' in run 'RUN'".
+    """
+    rows = store.delete_agent(run_id, agent_id)
+    echo_json({"run_id": run_id, "agent_id": agent_id, "rows_deleted": rows})
+    if not rows:
+        warn(f"no entries of agent '{agent_id}' in run '{run_id}'")
 
 
 @main.command("sweep")

@@ -49,6 +49,7 @@ from scratchfs.engine.segment_sweep import check_segment, known_locations
 from scratchfs.engine.sqlite_index import Index
 from scratchfs.foundation import limits
 from scratchfs.foundation.errors import ScratchError, StoreClosed, storage_error
+from scratchfs.foundation.text import one_line
 
 log = logging.getLogger(__name__)
 
@@ -461,10 +462,14 @@ class Sweeper(threading.Thread):
                     self._sweep_once()
                 except StoreClosed:
                     return
-                except Exception:
+                except Exception as exc:
                     if self._stopped.is_set():  # stopped mid-sweep (the store is closing): nothing to retry
                         return
-                    log.exception("scratchfs background sweep failed; retrying in %.0f s", self._interval)
+                    if isinstance(exc, ScratchError):  # expected (a busy index, a full disk): one line
+                        log.error("scratchfs background sweep failed (%s: %s); retrying in %.0f s", exc.kind,
+                                  one_line(str(exc)), self._interval)
+                    else:  # a bug: with its traceback
+                        log.exception("scratchfs background sweep failed; retrying in %.0f s", self._interval)
         finally:
             if self._on_exit is not None:
                 self._on_exit()

@@ -93,6 +93,9 @@ class ProxyConfig:
         root, run_id, agent_id: the store and the default scope (see the module docstring).
         allow_meta_scope: accept a request's ``_meta`` scope even when ``run_id``/``agent_id`` pin it.
         env: the upstream's environment (default: this process's).
+        store: more keywords of :class:`~scratchfs.api.store.ScratchStore` (``index``, ``blobs``, a setting such
+            as ``segment_entry_bytes``); unset, the index and blobs come from ``$SCRATCHFS_INDEX`` /
+            ``$SCRATCHFS_BLOBS``.
     """
 
     command: str
@@ -107,6 +110,7 @@ class ProxyConfig:
     agent_id: str | None = None
     env: dict[str, str] | None = None
     allow_meta_scope: bool = False
+    store: dict[str, Any] = field(default_factory=dict)
 
     def class_of(self, tool: str) -> str:
         """The result class of an upstream tool."""
@@ -460,7 +464,7 @@ def run(config: ProxyConfig, sweep_interval: float = SWEEP_INTERVAL, settings: S
 
     settings = (settings or Settings()).with_changes(default_ttl=config.ttl, spill_threshold_bytes=config.threshold,
                                                      sweep_interval=sweep_interval)
-    with ScratchStore(config.root, settings=settings) as store:
+    with ScratchStore(config.root, settings=settings, **config.store) as store:
         proxy = Proxy(config, store)
         if sweep_interval > 0:
             store.start_sweeper(sweep_interval)

@@ -192,9 +192,15 @@ async def serve_stdio(server: Any) -> None:
 
 
 def run(root: str | None, run_id: str | None, agent_id: str | None, sweep_interval: float = SWEEP_INTERVAL, *,
-        allow_meta_scope: bool = False, settings: Settings | None = None) -> None:
+        allow_meta_scope: bool = False, settings: Settings | None = None,
+        store: Mapping[str, Any] | None = None) -> None:
     """``scratchfs mcp``: open the store (with ``settings``; ``None``: the defaults), serve the tools over stdio,
     close the store when the client leaves.
+
+    Args:
+        store: more keywords of :class:`~scratchfs.api.store.ScratchStore` (``index``, ``blobs``, a setting such as
+            ``segment_entry_bytes``); unset, the index and blobs come from ``$SCRATCHFS_INDEX`` /
+            ``$SCRATCHFS_BLOBS``.
 
     Raises:
         ImportError: the ``mcp`` package is missing (the message says how to install it).
@@ -203,10 +209,10 @@ def run(root: str | None, run_id: str | None, agent_id: str | None, sweep_interv
     require_mcp()
     import anyio
 
-    with ScratchStore(root, settings=settings) as store:
-        resolver = ScopeResolver(store, run_id, agent_id, allow_meta_scope=allow_meta_scope)
+    with ScratchStore(root, settings=settings, **(store or {})) as opened:
+        resolver = ScopeResolver(opened, run_id, agent_id, allow_meta_scope=allow_meta_scope)
         if sweep_interval > 0:
-            store.start_sweeper(sweep_interval)
+            opened.start_sweeper(sweep_interval)
         anyio.run(serve_stdio, build_server(resolver))
 
 

@@ -1,0 +1,95 @@
+"""Terminal output told from a sample, for :mod:`scratchfs.api.shape`: text holding colour or cursor escape
+sequences (``ESC [``) or lines redrawn after a bare carriage return (progress bars), which ``view="text"`` renders as
+a terminal shows them -- told apart from text whose lines end in a lone ``\\r`` (classic Mac OS line ends), where
+each ``\\r`` ends a line of its own and a rendering would draw every line over the last.
+
+A bare carriage return (no ``\\n`` after it) is a **redraw** when the pieces of text it parts are states of one line:
+a progress bar (``10%\\r20%\\r...100%\\n``, tqdm, curl, pip), a spinner, a counter. Consecutive pieces of a redrawn
+line agree position by position (a digit agrees with any digit: a count that moves is the same field); the lines of
+a text do not (rows of a table, sentences). Bare carriage returns are taken for **line ends** when the sample holds
+fewer newlines than bare carriage returns and most pairs of consecutive pieces (of the first
+:data:`REDRAW_PAIRS`) agree in fewer than :data:`REDRAW_AGREEMENT` of their positions. Everything here runs over the
+sample :func:`~scratchfs.api.shape.describe` holds (at most 512 KiB), at C speed but for at most
+:data:`REDRAW_PAIRS` short comparisons.
+"""
+
+from __future__ import annotations
+
+import re
+from operator import eq
+
+__all__ = ["REDRAW_AGREEMENT", "REDRAW_PAIRS", "TERMINAL_SHAPE", "cr_ends_lines", "terminal_controls"]
+
+TERMINAL_SHAPE = "terminal output"
+"""How the shape of terminal output starts (content type ``log``): text holding colour or cursor escape sequences
+(``ESC [``) or lines overwritten after a carriage return (progress bars), which ``view="text"`` renders as a
+terminal shows them."""
+TERMINAL_CONTROLS = 3
+"""Escape sequences or overwrites in the sample that make text terminal output (see :func:`terminal_controls`)."""
+TERMINAL_SHARE = 0.02
+"""... and at least this many a line (a few escapes in a long text leave it text)."""
+REDRAW_PAIRS = 64
+"""Most pairs of consecutive pieces (text between bare carriage returns) :func:`cr_ends_lines` compares."""
+REDRAW_AGREEMENT = 0.75
+"""Share of positions (of the longer piece, at most :data:`_COMPARED` bytes) where two consecutive pieces hold the
+same byte, or two digits, for the second to be a redraw of the first."""
+
+_BARE_CR = re.compile(rb"\r(?!\n)")  # a carriage return that ends no line: a redraw, or a classic Mac line end
+_COMPARED = 256  # bytes of each piece compared
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_SPINNER_BYTES = 2  # pieces this short are redraws of each other (a spinner: | / - \)
+_LOOKED_AT = 16 * REDRAW_PAIRS  # most bare carriage returns looked at (blank pieces are passed over)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
+def terminal_controls(sample: bytes) -> str:
+    """What makes ``sample`` terminal output -- its escape sequences and carriage-return overwrites, counted, as
+    ``", N escape sequences and M overwritten lines"`` -- or ``""`` when it holds fewer than
+    :data:`TERMINAL_CONTROLS` of either, or fewer than :data:`TERMINAL_SHARE` a line. Bare carriage returns that end
+    lines (:func:`cr_ends_lines`) are no overwrites. Never raises."""
+    escapes = sample.count(b"\x1b[") if b"\x1b" in sample else 0  # (memchr first: most text holds no ESC)
+    overwrites = sample.count(b"\r") - sample.count(b"\r\n") if _BARE_CR.search(sample) else 0  # (CRLF text: none)
+    if overwrites and cr_ends_lines(sample, overwrites):
+        overwrites = 0
+    most = max(escapes, overwrites)
+    if most < TERMINAL_CONTROLS or most < sample.count(b"\n") * TERMINAL_SHARE:  # (lines counted only if needed)
+        return ""
+    found = [_plural(n, word) for n, word in ((escapes, "escape sequence"), (overwrites, "overwritten line")) if n]
+    return f", {' and '.join(found)}"
+
+
+def cr_ends_lines(sample: bytes, bare: int) -> bool:
+    """True when the ``bare`` carriage returns of ``sample`` that no ``\\n`` follows end lines (classic Mac OS text)
+    rather than redraw one (a progress bar): see the module docstring. Never raises."""
+    if sample.count(b"\n") >= bare:  # newlines end its lines: bare carriage returns within them are redraws
+        return False
+    pairs = redraws = 0
+    for looked, found in enumerate(_BARE_CR.finditer(sample)):
+        if pairs >= REDRAW_PAIRS or looked >= _LOOKED_AT:
+            break
+        at = found.start()
+        start = sample.rfind(b"\r", 0, at) + 1  # each search bounded by the piece it parts: linear in the sample
+        start = sample.rfind(b"\n", start, at) + 1 or start
+        end = sample.find(b"\r", at + 1)
+        end = len(sample) if end < 0 else end
+        newline = sample.find(b"\n", at + 1, end)
+        before, after = sample[start:at], sample[at + 1 : end if newline < 0 else newline]
+        if not before or not after:  # a blank line, or the \r that starts a redraw
+            continue
+        pairs += 1
+        redraws += _redraw(before, after)
+    return pairs > 0 and redraws * 2 < pairs
+
+
+def _redraw(before: bytes, after: bytes) -> bool:
+    """``after`` is a redraw of ``before``: they agree in :data:`REDRAW_AGREEMENT` of their positions (digits with
+    digits), or both are spinner-short."""
+    longer = min(max(len(before), len(after)), _COMPARED)
+    if longer <= _SPINNER_BYTES:
+        return True
+    a = before[:_COMPARED].translate(_DIGITS_AS_ZERO)
+    b = after[:_COMPARED].translate(_DIGITS_AS_ZERO)
+    return sum(map(eq, a, b)) >= REDRAW_AGREEMENT * longer
