@@ -5,7 +5,10 @@ A model reads a spilled result in budgeted pieces; a script or a person at a she
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -67,6 +70,35 @@ def test_a_damaged_frame_is_a_corrupt_blob_after_the_sound_chunks(small_frames_s
         read_all()
     assert stub.handle in str(caught.value)
     assert 0 < len(got) < len(data) and data.startswith(bytes(got))
+
+
+def _open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd")
+def test_an_iterator_dropped_before_or_after_its_first_chunk_leaves_no_descriptor_open(small_frames_store,
+                                                                                       fixture_data):
+    """Before: the blob was opened at the call but closed only by the generator's ``with``, which a generator never
+    started never enters: every ``iter_content`` dropped unread kept one descriptor open for good."""
+    scope = small_frames_store.scope("r", "a")
+    own = scope.spill(fixture_data["api-ec2-service-model.json"], source_tool="t").handle  # a file of its own
+    scope.scratch_write("small", b"a small value\n" * 100)  # a slice of a segment
+    for kind, key in (("handle", own), ("scratch", "small")):
+        assert b"".join(scope.iter_content(kind, key))  # (the store's own descriptors opened once)
+    gc.collect()
+    before = _open_fds()
+    for _ in range(20):
+        for kind, key in (("handle", own), ("scratch", "small")):
+            unread = scope.iter_content(kind, key)
+            del unread
+            half = scope.iter_content(kind, key)
+            assert next(half)
+            del half
+            with contextlib.closing(scope.iter_content(kind, key)) as closed:
+                assert next(closed)
+    gc.collect()
+    assert _open_fds() == before
 
 
 @pytest.mark.parametrize(("kind", "key", "error"), [
