@@ -111,3 +111,12 @@ def test_an_old_index_with_tables_of_its_user_is_migrated_and_keeps_them(old_roo
     assert conn.execute("SELECT * FROM mine").fetchall() == [(1, "kept")]
     assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
     conn.close()
+
+
+@pytest.mark.xfail(strict=True, reason="not fixed: the first scratchfs wrote no binding frame, and every open of a "
+                                       "blob without one is CorruptBlob (each entry of an old store is listed, "
+                                       "counted and kept, but none can be read)")
+def test_the_values_of_the_first_scratchfs_can_be_read_after_the_migration(old_root):
+    with ScratchStore(old_root, clock=lambda: CREATED + 3600) as store:
+        scope = store.scope("run-1", "agent-2")
+        assert scope.scratch_read("plan") == b"1. read the grep\n2. sum the csv\n"
