@@ -692,3 +692,15 @@ def test_every_note_on_a_page_of_json_lines_names_a_record_it_shows_and_a_byte_t
         return json.loads(json.dumps(value).replace("\\ud800", "\\ufffd"))
 
     assert [alike(v) for v in got] == [alike(v) for v in expected]
+
+
+@pytest.mark.parametrize("jq_filter", [None, "."])
+@pytest.mark.parametrize("start", [b"\xef\xbb\xbf\n", b"\xef\xbb\xbf \r\n\n"])
+def test_a_blank_line_after_a_byte_order_mark_is_no_record(start, jq_filter):
+    """The mark is no part of the content's text, so the line it begins is blank (before: record 1, 'not JSON', and
+    no record after it could be read from the start)."""
+    raw = start + b'{"city":"S\xe3o Paulo"}\r\n\n{"n":2}\n'
+    page = records_page(BytesSource(raw, 16), 1, 50, jq=jq_filter, budget_bytes=2048)
+    assert page.items == [{"city": "S\ufffdo Paulo"}, {"n": 2}] and page.cursor is None
+    assert f"the first at byte {raw.index(0xE3)}" in page.extra["note"]
+    assert records_page(BytesSource(raw), 2, 1).items == [{"n": 2}]

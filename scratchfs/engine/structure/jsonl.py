@@ -162,7 +162,7 @@ def _seek(source: ContentSource, number: int) -> tuple[int, int]:
     """``(number, byte offset)`` of record ``number`` (scanning from the start)."""
     seen = 0
     for offset, line in iter_lines(source, 0, MAX_RECORD_BYTES):
-        if line.strip():
+        if not _blank(line, offset):
             seen += 1
             if seen == number:
                 return number, offset
@@ -181,7 +181,7 @@ def _records(source: ContentSource, number: int, offset: int, note: list[str],
     JSON or is nested too deeply to parse; InvalidArgument for a blank line at ``offset`` (a cursor's page starts at
     a record)."""
     for start, line in iter_lines(source, offset, MAX_RECORD_BYTES):
-        if not line.strip():
+        if _blank(line, start):
             if start == offset:
                 raise InvalidArgument(f"cursor points at byte {offset}, which is not a record start of this entry: "
                                       "start the read again without a cursor")
@@ -196,6 +196,12 @@ def _records(source: ContentSource, number: int, offset: int, note: list[str],
             raise BadRecord(f"{where} is JSON nested too deeply to parse", number, start, len(line)) from None
         yield number, start, value, len(line), text, inexact is None
         number += 1
+
+
+def _blank(line: bytes, start: int) -> bool:
+    """True if ``line`` (at byte ``start``) is blank, whitespace only: no record (a byte order mark at the content's
+    start is no part of its text)."""
+    return not (line[len(codecs.BOM_UTF8) :] if start == 0 and line.startswith(codecs.BOM_UTF8) else line).strip()
 
 
 def _record_text(line: bytes, start: int, number: int, note: list[str]) -> str:
