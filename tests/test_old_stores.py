@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from scratchfs import ScratchStore, StorageError
+from scratchfs import ScratchStore, StorageError, StoreBusy
 from scratchfs.api.inspector import stats_in_sql
 from scratchfs.engine.sqlite_connections import APPLICATION_ID
 
@@ -120,3 +120,24 @@ def test_the_values_of_the_first_scratchfs_can_be_read_after_the_migration(old_r
     with ScratchStore(old_root, clock=lambda: CREATED + 3600) as store:
         scope = store.scope("run-1", "agent-2")
         assert scope.scratch_read("plan") == b"1. read the grep\n2. sum the csv\n"
+
+
+def test_an_old_index_busy_in_another_program_is_store_busy_and_migrated_once_free(old_root):
+    """Another program (the old scratchfs itself) reading the old index in rollback-journal mode keeps it from
+    switching to WAL. Before: 'cannot take the schema lock ...' as a StorageError, though the lock was taken and the
+    index was busy: StoreBusy (retry) was retyped on its way out."""
+    index = old_root / "index.sqlite"
+    conn = sqlite3.connect(index)
+    conn.execute("PRAGMA journal_mode = DELETE")
+    conn.close()
+    reader = sqlite3.connect(index, isolation_level=None)
+    reader.execute("BEGIN")
+    assert reader.execute("SELECT count(*) FROM entries").fetchone() == (5,)
+    before = index.read_bytes()
+    with pytest.raises(StoreBusy, match="busy"):
+        ScratchStore(old_root, busy_timeout=0.2)
+    assert index.read_bytes() == before
+    reader.execute("COMMIT")
+    reader.close()
+    with ScratchStore(old_root, clock=lambda: CREATED + 3600) as store:
+        assert len(store.list_entries()) == 4

@@ -44,7 +44,7 @@ from scratchfs.engine.sqlite_connections import (
 from scratchfs.engine.sqlite_scale import NEXT_ID, VISIBLE, ScaleQueries
 from scratchfs.engine.sqlite_schema import create_tables, schema_objects, schema_problem
 from scratchfs.engine.wal_checkpoints import Checkpoints
-from scratchfs.foundation.errors import StorageError, StoreBusy
+from scratchfs.foundation.errors import ScratchError, StorageError, StoreBusy
 from scratchfs.foundation.limits import LOOKUP_CACHE_ENTRIES, TOMBSTONE_SECONDS
 
 SCHEMA_VERSION = 3
@@ -205,7 +205,7 @@ class Index(ScaleQueries):
         except Timeout:
             raise StoreBusy(f"the schema lock {lock.lock_file} stayed busy past the busy timeout") from None
         except OSError as exc:
-            if isinstance(exc, StorageError):
+            if isinstance(exc, ScratchError):  # the index's own (StoreBusy, StorageError) from under the lock
                 raise
             raise StorageError(f"cannot take the schema lock {lock.lock_file}: {exc.strerror or exc}") from exc
 
