@@ -5,8 +5,11 @@ says how): its index has no application id and no ``gone`` table, and its blobs 
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -141,3 +144,27 @@ def test_an_old_index_busy_in_another_program_is_store_busy_and_migrated_once_fr
     reader.close()
     with ScratchStore(old_root, clock=lambda: CREATED + 3600) as store:
         assert len(store.list_entries()) == 4
+
+
+_OPEN_AND_WRITE = """
+import sys
+from scratchfs import ScratchStore
+with ScratchStore(sys.argv[1], clock=lambda: 1796050800.0 + 3600) as store:
+    keys = sorted(e.key for e in store.scope("run-1", "agent-1").scratch_list())
+    store.scope("run-1", "writer-" + sys.argv[2]).scratch_write("k", sys.argv[2].encode())
+    print(",".join(keys))
+"""
+
+
+def test_processes_opening_an_old_store_at_once_all_find_it_migrated_whole(old_root):
+    """Six processes start on the old store together: one migrates it under the schema lock, the others wait for
+    it and find the index migrated (none sees a half-made schema: each reads and writes)."""
+    env = {**os.environ, "PYTHONPATH": str(FIXTURES.parent)}
+    procs = [subprocess.Popen([sys.executable, "-c", _OPEN_AND_WRITE, str(old_root), str(n)], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for n in range(6)]
+    results = [(p.communicate(timeout=120), p.returncode) for p in procs]
+    assert [(out, code) for (out, _err), code in results] == [(b"notes/ec2\n", 0)] * 6, results
+    with ScratchStore(old_root, clock=lambda: CREATED + 3600) as store:
+        assert [store.scope("run-1", f"writer-{n}").scratch_read("k") for n in range(6)] == [
+            str(n).encode() for n in range(6)]
+        assert len(store.list_entries()) == 4 + 6
