@@ -647,3 +647,60 @@ def test_a_byte_order_mark_is_no_part_of_the_first_record(flt):
     assert page.items == ([1, 2] if flt else [{"a": 1}, {"a": 2}])
     second = records_page(BytesSource(data), 1, 1, jq=flt)
     assert records_page(BytesSource(data), jq=flt, cursor=second.cursor).items == ([2] if flt else [{"a": 2}])
+
+
+_LATIN1_LINES = [
+    ("BOM + Latin-1", b'\xef\xbb\xbf{"city":"S\xe3o Paulo"}\n{"city":"Bras\xedlia"}\n{"n":3}\n'),
+    ("a lone 0xff line after a sound one", b'{"a":1}\n"\xff"\n{"c":3}\n'),
+    ("Latin-1 read ahead of a page of one", b'{"a":1}\n{"b":"caf\xe9"}\n\n{"c":"na\xefve"}\n{"d":4}\n'),
+    ("a lone surrogate read ahead", b'{"a":1}\n{"b":"\\ud800"}\n{"c":3}\n'),
+]
+
+
+def _shown_records(page, jq_filter: str | None) -> set[int]:
+    first = page.first if jq_filter is None else page.extra["record"]  # (".": one output a record)
+    return set(range(first, first + len(page.items) + (page.part is not None)))
+
+
+@pytest.mark.parametrize("jq_filter", [None, "."])
+@pytest.mark.parametrize("records", [1, 2, 50])
+@pytest.mark.parametrize(("name", "raw"), _LATIN1_LINES, ids=[n for n, _ in _LATIN1_LINES])
+def test_every_note_on_a_page_of_json_lines_names_a_record_it_shows_and_a_byte_that_is_no_utf8(
+        name, raw, records, jq_filter):
+    """Before: a record read ahead of the page (the one after a page of ``records``, or that did not fit) was noted
+    on the page that does not show it (as not UTF-8 text, or as holding a lone surrogate escape); and with a byte
+    order mark, the byte the note named was 3 too early (counted after the mark). Every record comes out once."""
+    source, expected = BytesSource(raw, 16), [json.loads(line) for line in
+                                               raw.decode("utf-8-sig", "replace").splitlines() if line.strip()]
+    got, cursor = [], None
+    while True:
+        page = records_page(source, 1, records, jq=jq_filter, cursor=cursor, budget_bytes=2048)
+        got += [json.loads(v) if i in page.extra.get("as_text", ()) else v for i, v in enumerate(page.items)]
+        for clause in page.extra.get("note", "").split("; "):
+            if clause.startswith("record "):
+                assert int(clause.split()[1]) in _shown_records(page, jq_filter), (clause, page)
+            at = re.search(r"the first at byte (\d+)", clause)
+            if at:  # the byte named is where the UTF-8 decoding of the content fails
+                with pytest.raises(UnicodeDecodeError) as failed:
+                    raw[int(at[1]):].decode("utf-8")
+                assert failed.value.start == 0
+        cursor = page.cursor
+        if cursor is None:
+            break
+
+    def alike(value):  # jq reads a lone surrogate escape as U+FFFD
+        return json.loads(json.dumps(value).replace("\\ud800", "\\ufffd"))
+
+    assert [alike(v) for v in got] == [alike(v) for v in expected]
+
+
+@pytest.mark.parametrize("jq_filter", [None, "."])
+@pytest.mark.parametrize("start", [b"\xef\xbb\xbf\n", b"\xef\xbb\xbf \r\n\n"])
+def test_a_blank_line_after_a_byte_order_mark_is_no_record(start, jq_filter):
+    """The mark is no part of the content's text, so the line it begins is blank (before: record 1, 'not JSON', and
+    no record after it could be read from the start)."""
+    raw = start + b'{"city":"S\xe3o Paulo"}\r\n\n{"n":2}\n'
+    page = records_page(BytesSource(raw, 16), 1, 50, jq=jq_filter, budget_bytes=2048)
+    assert page.items == [{"city": "S\ufffdo Paulo"}, {"n": 2}] and page.cursor is None
+    assert f"the first at byte {raw.index(0xE3)}" in page.extra["note"]
+    assert records_page(BytesSource(raw), 2, 1).items == [{"n": 2}]

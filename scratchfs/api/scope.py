@@ -399,7 +399,8 @@ class Scope:
         whole spilled result (``kind="handle"``, ``key`` its handle) or scratchpad value (``kind="scratch"``),
         whatever its size, in constant memory, for a program rather than a model (``scratchfs read-handle --all``).
         The entry is looked up and its blob opened and checked before the first chunk; the blob stays open until the
-        iterator ends or is closed, so an overwrite, a delete or a sweep meanwhile changes none of the bytes given.
+        iterator ends, is closed or is dropped (even unread), so an overwrite, a delete or a sweep meanwhile changes
+        none of the bytes given.
 
         Raises:
             InvalidArgument: a bad kind, a malformed handle or key. NotFound (Expired, Deleted): no live entry.
@@ -410,13 +411,21 @@ class Scope:
             raise InvalidArgument(f"kind must be 'handle' or 'scratch', not {kind!r}")
         key = checks.check_handle(key) if kind == "handle" else checks.check_key(key)
         opened = self._entries.open(self.run_id, self.agent_id, kind, key)
-        return self._chunks(opened, key)
+        try:
+            chunks = self._chunks(opened, key)
+            next(chunks)  # into its ``with``: dropped or closed from now on, even unread, it closes the blob
+        except BaseException:
+            opened.close()
+            raise
+        return chunks
 
     @staticmethod
     def _chunks(opened: OpenEntry, key: str) -> Iterator[bytes]:
+        """The chunks of :meth:`iter_content`, after one empty chunk the caller takes at once (see there)."""
         with opened:
             frames = opened.reader.iter_frames(ahead=True)
             try:
+                yield b""
                 while True:
                     with reading(key):
                         chunk = next(frames, None)

@@ -42,9 +42,9 @@ from scratchfs.engine.sqlite_connections import (
     read_only_reason,
 )
 from scratchfs.engine.sqlite_scale import NEXT_ID, VISIBLE, ScaleQueries
-from scratchfs.engine.sqlite_schema import create_tables
+from scratchfs.engine.sqlite_schema import create_tables, schema_objects, schema_problem
 from scratchfs.engine.wal_checkpoints import Checkpoints
-from scratchfs.foundation.errors import StorageError, StoreBusy
+from scratchfs.foundation.errors import ScratchError, StorageError, StoreBusy
 from scratchfs.foundation.limits import LOOKUP_CACHE_ENTRIES, TOMBSTONE_SECONDS
 
 SCHEMA_VERSION = 3
@@ -71,11 +71,6 @@ _UPSERT = (
 
 
 T = TypeVar("T")
-_COLUMNS_V1 = {"id", "kind", "run_id", "agent_id", "key", "blob", "size", "stored_size", "frames", "lines", "preview",
-               "source_tool", "content_type", "shape", "created_at", "expires_at", "ttl", "frame_newlines"}
-"""The columns of ``entries`` in schema 1, as the first scratchfs (407dd2b) wrote it: an index holding them at user
-version 1 to 3 without the application id is an old scratchfs index, migrated in place (its ``gone`` table, when
-missing, is created)."""
 
 
 class Index(ScaleQueries):
@@ -210,7 +205,7 @@ class Index(ScaleQueries):
         except Timeout:
             raise StoreBusy(f"the schema lock {lock.lock_file} stayed busy past the busy timeout") from None
         except OSError as exc:
-            if isinstance(exc, StorageError):
+            if isinstance(exc, ScratchError):  # the index's own (StoreBusy, StorageError) from under the lock
                 raise
             raise StorageError(f"cannot take the schema lock {lock.lock_file}: {exc.strerror or exc}") from exc
 
@@ -219,21 +214,22 @@ class Index(ScaleQueries):
         if (app_id, version) == (APPLICATION_ID, SCHEMA_VERSION):
             return
         try:
-            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            objects = schema_objects(conn)
+            problem = schema_problem(conn)  # an object of one of our names shaped otherwise, or a trigger on one
         except sqlite3.Error as exc:
             raise index_error(exc, "reading the schema", self.path) from exc
+        tables = sorted(name for name, shape in objects.items() if shape[0] == "table")
         foreign = StorageError(
             f"{self.path} is not a scratchfs index (application id {app_id:#x}, user version {version}, tables "
-            f"{', '.join(sorted(tables)) or 'none'}); move it away or choose another root"
+            f"{', '.join(tables) or 'none'}{'; ' + problem if problem else ''}); move it away or choose another root"
         )
         if app_id not in (0, APPLICATION_ID):
             raise foreign
         if version > SCHEMA_VERSION:
             raise StorageError(f"{self.path} has schema version {version}; this scratchfs knows {SCHEMA_VERSION}")
-        old_ours = 1 <= version <= SCHEMA_VERSION and "entries" in tables and self._entries_columns(conn) >= _COLUMNS_V1
-        if app_id == 0 and not (version == 0 and not tables) and not old_ours:
-            raise foreign  # neither empty nor a scratchfs index from before the application id
-        if not tables and self._existing_data():
+        if (objects or version) and not (version >= 1 and "entries" in tables and problem is None):
+            raise foreign  # neither empty nor a scratchfs index of an earlier schema (nothing of theirs touched)
+        if not objects and self._existing_data():
             raise StorageError(
                 f"the index {self.path} is empty or missing, but the store holds blob files under "
                 f"{self.path.parent / 'runs'}: the index was lost or truncated, and an empty one would hide them; "
@@ -245,12 +241,6 @@ class Index(ScaleQueries):
         except sqlite3.Error as exc:
             raise index_error(exc, "creating the schema", self.path) from exc
         self._schema_transaction(conn)
-
-    def _entries_columns(self, conn: sqlite3.Connection) -> set[str]:
-        try:
-            return {row[1] for row in conn.execute("PRAGMA table_info(entries)")}
-        except sqlite3.Error as exc:
-            raise index_error(exc, "reading the schema", self.path) from exc
 
     def _schema_transaction(self, conn: sqlite3.Connection) -> None:
         with self.write("creating the schema"):

@@ -1,9 +1,13 @@
 """The SQLite index's tables and indexes (``sqlite-utils`` writes the DDL): ``entries``, one row per
 ``(run_id, agent_id, kind, key)``, ``gone``, the tombstones, and ``deleted_scopes``, the deletes in progress
-(schema 2); the index ``entries_run_kind_created`` (schema 3). Created inside the caller's transaction, idempotent."""
+(schema 2); the index ``entries_run_kind_created`` (schema 3). Created inside the caller's transaction, idempotent.
+:func:`schema_problem` tells an index file whose objects of those names are another's (checked before a migration
+touches it)."""
 
 from __future__ import annotations
 
+import functools
+import re
 import sqlite3
 
 
@@ -50,4 +54,70 @@ def create_tables(conn: sqlite3.Connection) -> None:
     )
 
 
-__all__ = ["create_tables"]
+def schema_objects(conn: sqlite3.Connection) -> dict[str, tuple]:
+    """The shape of each object of a database's schema, by name: a table's columns (name, declared type, not null,
+    default, primary key), its automatic indexes and its options (``WITHOUT ROWID``, ``STRICT``); an index's table,
+    uniqueness, partial ``WHERE``, key columns (and its text for an index on expressions or a partial one); a view's
+    or trigger's type and table.
+
+    Raises:
+        sqlite3.Error: the caller types it.
+    """
+    shapes: dict[str, tuple] = {}
+    for kind, name, table, sql in conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"):
+        if kind == "table":
+            columns = tuple(conn.execute('SELECT name, type, "notnull", dflt_value, pk FROM pragma_table_info(?)',
+                                         (name,)))
+            autos = tuple(sorted(conn.execute("SELECT \"unique\", origin, partial FROM pragma_index_list(?) "
+                                              "WHERE origin != 'c'", (name,))))  # a non-rowid or UNIQUE table
+            options = _spelled(sql or "").rpartition(")")[2]  # WITHOUT ROWID, STRICT
+            shapes[name] = (kind, columns, autos, options)
+        elif kind == "index":
+            unique, partial = conn.execute(
+                "SELECT \"unique\", partial FROM pragma_index_list(?) WHERE name = ?", (table, name)).fetchone() or (
+                None, None)
+            keys = tuple(conn.execute("SELECT cid, name, \"desc\", coll FROM pragma_index_xinfo(?) WHERE key",
+                                      (name,)))
+            text = _spelled(sql or "") if any(cid == -2 for cid, *_ in keys) or partial else ""
+            shapes[name] = (kind, table, unique, partial, keys, text)
+        else:
+            shapes[name] = (kind, table)
+    return shapes
+
+
+def _spelled(sql: str) -> str:
+    """``sql`` without quotes, blanks and case (two spellings of one definition compare equal)."""
+    return re.sub(r'[\s"`\[\]]+', "", sql).lower()
+
+
+@functools.lru_cache(maxsize=1)
+def _ours() -> dict[str, tuple]:
+    """:func:`schema_objects` of the schema :func:`create_tables` makes."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        with conn:
+            create_tables(conn)
+        return schema_objects(conn)
+    finally:
+        conn.close()
+
+
+def schema_problem(conn: sqlite3.Connection) -> str | None:
+    """``None`` if every object of the schema named as one of scratchfs's tables and indexes is shaped as
+    :func:`create_tables` makes it (those missing are left for it to create; objects of other names are the
+    user's, kept as they are) and no trigger fires on those tables, else what differs: an index file holding
+    that is not an old scratchfs index, and a migration must not touch it.
+
+    Raises:
+        sqlite3.Error: the caller types it.
+    """
+    ours = _ours()
+    for name, shape in schema_objects(conn).items():
+        if shape[0] == "trigger" and shape[1] in ours:
+            return f"a trigger {name} on {shape[1]}"
+        if name in ours and shape != ours[name]:
+            return f"its {shape[0]} {name} is not scratchfs's"
+    return None
+
+
+__all__ = ["create_tables", "schema_objects", "schema_problem"]

@@ -10,6 +10,8 @@ Memory: one batch of records at a time (a record is at most :data:`MAX_RECORD_BY
 
 from __future__ import annotations
 
+import codecs
+import re
 import time
 from collections.abc import Callable, Iterator
 from itertools import chain
@@ -72,8 +74,8 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
         an :class:`ItemPage` named ``records`` (``first`` is the number of the first record shown), or, with ``jq``,
         named ``results`` with ``extra["record"]``: the record of the first output the page shows, whole or in
         ``part`` (``first`` numbers the outputs of that record from 1; a page showing none names the record it
-        started reading at). A record or output larger
-        than the page comes as ``part`` pieces of its compact JSON.
+        started reading at). A record or output larger than the page comes as ``part`` pieces of its compact JSON.
+        Its ``note`` names only records it shows.
 
     Raises:
         BadRecord (an InvalidArgument): the first record the page would show is not JSON or is nested too deeply to
@@ -109,7 +111,22 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
                            lambda text: candidates.append((len(page.items), text)), note, parse_path(jq) is None)
         return fill_items(page, _labelled(page, outputs), chars, room, 1_000_000, cursor_of)
 
-    return with_as_text(fill, budget, candidates, note)
+    return with_as_text(lambda room: _noting_what_it_shows(fill(room), note, key), budget, candidates, note)
+
+
+_NOTED = re.compile(r"record (\d+) ")
+"""The start of a note on one record (not UTF-8 text, a lone surrogate escape), and its number."""
+
+
+def _noting_what_it_shows(page: ItemPage, note: list[str], key: CursorKey) -> ItemPage:
+    """``page``, once the notes on records past the last one it shows are dropped from ``note`` (a record read ahead
+    of it: the page's record limit or budget ended before it, or it is the bad record that ends the page), so that
+    a page notes only what it shows; the next page, which shows that record, notes it."""
+    if page.cursor is not None:
+        number, _offset, out_index, chars = decode_cursor(page.cursor, 4, key)
+        last = number if out_index or chars else number - 1  # (the cursor's record is shown when it resumes in it)
+        note[:] = [n for n in note if (noted := _NOTED.match(n)) is None or int(noted[1]) <= last]
+    return page
 
 
 def _labelled(page: ItemPage, outputs: Iterator[tuple[tuple[int, int, int], Any, bool]],
@@ -145,7 +162,7 @@ def _seek(source: ContentSource, number: int) -> tuple[int, int]:
     """``(number, byte offset)`` of record ``number`` (scanning from the start)."""
     seen = 0
     for offset, line in iter_lines(source, 0, MAX_RECORD_BYTES):
-        if line.strip():
+        if not _blank(line, offset):
             seen += 1
             if seen == number:
                 return number, offset
@@ -164,7 +181,7 @@ def _records(source: ContentSource, number: int, offset: int, note: list[str],
     JSON or is nested too deeply to parse; InvalidArgument for a blank line at ``offset`` (a cursor's page starts at
     a record)."""
     for start, line in iter_lines(source, offset, MAX_RECORD_BYTES):
-        if not line.strip():
+        if _blank(line, start):
             if start == offset:
                 raise InvalidArgument(f"cursor points at byte {offset}, which is not a record start of this entry: "
                                       "start the read again without a cursor")
@@ -181,17 +198,24 @@ def _records(source: ContentSource, number: int, offset: int, note: list[str],
         number += 1
 
 
+def _blank(line: bytes, start: int) -> bool:
+    """True if ``line`` (at byte ``start``) is blank, whitespace only: no record (a byte order mark at the content's
+    start is no part of its text)."""
+    return not (line[len(codecs.BOM_UTF8) :] if start == 0 and line.startswith(codecs.BOM_UTF8) else line).strip()
+
+
 def _record_text(line: bytes, start: int, number: int, note: list[str]) -> str:
     """Record ``number`` (``line``, at byte ``start``) as text: a byte order mark at the content's start is no part
     of it; a byte that is part of no UTF-8 character is U+FFFD, and the first record holding one is noted."""
-    encoding = "utf-8-sig" if start == 0 else "utf-8"
+    if start == 0 and line.startswith(codecs.BOM_UTF8):
+        line, start = line[len(codecs.BOM_UTF8) :], len(codecs.BOM_UTF8)
     try:
-        return line.decode(encoding)
+        return line.decode("utf-8")
     except UnicodeDecodeError as exc:
         if not any(_NOT_UTF8 in n for n in note):
             note.append(f"record {number}{_NOT_UTF8}: its bytes that are part of no UTF-8 character (the "
                         f"first at byte {start + exc.start:,}) are read as U+FFFD (\\ufffd), as in later such records")
-        return line.decode(encoding, "replace")
+        return line.decode("utf-8", "replace")
 
 
 _SURROGATE = "lone surrogate escape"
