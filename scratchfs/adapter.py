@@ -121,7 +121,7 @@ class Offloader:
                             tool, type(exc).__name__, shorten(exc))
                 return obs
             spilled = scope.offload(Observation(tool=tool, content=text, result_class=cls))
-            return spilled if spilled.stub is not None else obs
+            return spilled if spilled.stub is not None or spilled.refused is not None else obs
         return scope.offload(obs)
 
     def wrap(self, func: Callable[..., Any], *, name: str | None = None, result_class: str | None = None

@@ -58,7 +58,8 @@ def test_a_byte_quota_refuses_the_spill_past_it_with_exit_5(how, tmp_path, fixtu
     assert spill(tmp_path, "r", data).exit_code == 0  # without the setting the same write is taken
     assert len(entries_of(tmp_path, "r")) == 2
     again = spill(tmp_path, "r", b"x", *given[0], env=given[1])  # the run is past its quota: even a byte is refused
-    assert again.exit_code == 5 and "is at its quota (" in again.stderr
+    assert again.exit_code == 5 and re.search(r"is at its quota: it holds [0-9,]+ stored bytes, its quota 65,536;",
+                                              again.stderr)
 
 
 def test_an_entry_quota_by_env_and_a_larger_byte_quota_with_a_suffix(tmp_path, fixture_data):
@@ -167,6 +168,28 @@ def test_an_entry_quota_from_the_environment_of_the_mcp_proxy_refuses_the_write_
     assert error == "quota exceeded: run 'r' would hold 3 entries, over its quota of 2; delete entries or wait for " \
                     "them to expire"
     assert sorted(entry["key"] for entry in entries_of(tmp_path, "r")) == ["k0", "k1"]
+
+
+def test_a_large_result_the_proxy_cannot_store_past_the_quota_is_a_preview_and_a_notice(tmp_path):
+    """Before: the 200 KB result went to the model whole (the spill's failure passed it through), past the quota
+    whose purpose is to bound what a run takes."""
+    params = scratchfs_params("mcp-proxy", "--root", str(tmp_path), "--run", "r", "--agent", "a", "--",
+                              *FAKE_UPSTREAM, env={"SCRATCHFS_RUN_QUOTA_ENTRIES": "1"})
+
+    async def body():
+        async with connect(params, ERAS[0]) as client:
+            first = await client.call_tool("big", {"size": 20_000})
+            second = await client.call_tool("big", {"size": 200_000})
+            return json.loads(first.content[0].text), second
+
+    stub, second = run(body)
+    (text,) = second.content
+    notice = json.loads(text.text)
+    assert not second.is_error and len(text.text.encode()) <= 1536
+    assert notice["stored"] is False and notice["size"] == len(big_text(200_000).encode())
+    assert big_text(200_000).startswith(notice["preview"]) and len(notice["preview"]) > 200
+    assert "NOT stored: quota exceeded: run 'r' is at its quota: it holds 1 entry, its quota 1;" in notice["note"]
+    assert [entry["key"] for entry in entries_of(tmp_path, "r")] == [stub["handle"]]
 
 
 def test_a_reply_budget_from_the_environment_is_the_default_budget_of_read_handle_over_mcp(tmp_path, fixture_data):

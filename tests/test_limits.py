@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import logging
 
 import pytest
 
 from scratchfs import Deleted, Expired, NotFound, Observation, QuotaExceeded, ScratchStore
+from scratchfs.foundation.limits import MAX_STUB_BYTES
 
 
 @pytest.fixture
@@ -45,22 +47,36 @@ def test_byte_quota_counts_stored_bytes(quota_store):
     assert len(files) == 2  # the refused spill left no file
 
 
-def test_offload_over_quota_passes_the_result_through(quota_store, caplog):
+@pytest.mark.parametrize("content", ["é" * 30_000, b"\x00\xff" * 20_000, bytearray(b"line\n" * 4000)])
+def test_offload_over_quota_gives_a_preview_and_a_notice_not_the_flood(quota_store, caplog, content):
+    """Before: the 60 KB result went through whole, into the context the quota and the spill exist to protect."""
     scope = quota_store.scope("run", "a")
     for key in ("a", "b", "c"):
         scope.scratch_write(key, b"v")
-    obs = Observation("sql.query", "x" * 10_000, "query")
+    obs = Observation("sql.query", content, "query")
     with caplog.at_level(logging.ERROR, logger="scratchfs"):
-        assert scope.offload(obs) is obs
+        out = scope.offload(obs)
+    raw = content.encode() if isinstance(content, str) else bytes(content)
+    notice = json.loads(out.content)
+    assert len(out.content.encode()) <= MAX_STUB_BYTES and out.stub is None
+    assert set(notice) == {"preview", "size", "stored", "note"} and notice["stored"] is False
+    assert notice["size"] == len(raw) and len(notice["preview"]) > 100
+    if b"\x00" in raw:  # binary: a hex dump, as a range read and a stub show it
+        assert notice["preview"].startswith("00000000  00 ff 00 ff ")
+    else:
+        assert raw.decode("utf-8", "replace").startswith(notice["preview"])
+    note = notice["note"]
+    assert "was NOT stored: quota exceeded: run 'run' is at its quota: it holds 3 entries, its quota 3" in note
+    assert out.refused.startswith("run 'run' is at its quota")
     (record,) = caplog.records
     assert record.exc_info is None  # an expected refusal: no traceback
     assert record.getMessage().startswith("scratchfs: spilling the result of 'sql.query' failed (quota exceeded: "
-                                          "run 'run' is at its quota (")
+                                          "run 'run' is at its quota: it holds 3 entries, its quota 3;")
 
 
 def test_a_quota_hit_while_offloading_is_one_stderr_line_naming_the_quota(quota_store, capfd):
     """A quota hit in the adapter's offload printed a whole Python traceback on stderr: it is one log line saying
-    the quota was hit and the result went through whole; the tool call is not failed."""
+    the quota was hit and a preview and a notice went on instead; the tool call is not failed."""
     from scratchfs.adapter import Offloader
 
     scope = quota_store.scope("run", "a")
@@ -72,13 +88,13 @@ def test_a_quota_hit_while_offloading_is_one_stderr_line_naming_the_quota(quota_
     try:
         tool = Offloader(scope).wrap(lambda: "x" * 10_000, name="sql.query", result_class="query")
         capfd.readouterr()
-        assert tool() == "x" * 10_000
+        assert json.loads(tool())["size"] == 10_000
     finally:
         logger.removeHandler(handler)
     err = capfd.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err, err
-    assert "'sql.query'" in err and "quota exceeded: run 'run' is at its quota (" in err
-    assert err.rstrip().endswith("passing it through whole")
+    assert "'sql.query'" in err and "quota exceeded: run 'run' is at its quota: " in err
+    assert err.rstrip().endswith("passing a preview and a notice")
 
 
 def test_refresh_on_read(tmp_path, clock):

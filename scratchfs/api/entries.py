@@ -279,9 +279,12 @@ class Entries:
         if quota == (None, None):
             return
         stored, count = self.index.usage(run_id, self.now())
-        if (quota[0] is not None and stored >= quota[0]) or (quota[1] is not None and count >= quota[1]):
-            raise QuotaExceeded(f"run {run_id!r} is at its quota ({stored:,} stored bytes, {count:,} entries); "
-                                "delete entries or wait for them to expire")
+        hit = ([f"{stored:,} stored bytes, its quota {quota[0]:,}"] if quota[0] is not None and stored >= quota[0]
+               else []) + ([f"{count:,} {'entry' if count == 1 else 'entries'}, its quota {quota[1]:,}"]
+                           if quota[1] is not None and count >= quota[1] else [])
+        if hit:
+            raise QuotaExceeded(f"run {run_id!r} is at its quota: it holds {' and '.join(hit)}; delete entries or "
+                                "wait for them to expire")
 
     def _sample(self, kind: str, mode: str) -> _Sample:
         preview = self.settings.preview_bytes

@@ -48,6 +48,9 @@ class Observation:
         artifact_id, mutation_complete, metadata, memory_entry_id, persisted: out-of-band meaning; when any is set
             (not ``None``) the result is never spilled.
         stub: set by :meth:`scratchfs.Scope.offload` when the content was replaced by a stub.
+        refused: set by :meth:`scratchfs.Scope.offload` when the store refused to keep a result it would have
+            spilled (the run is at its quota): the reason; the content is then a short notice with a preview
+            (:func:`scratchfs.api.stub.refusal_notice`) instead of the whole result.
     """
 
     tool: str
@@ -59,6 +62,7 @@ class Observation:
     memory_entry_id: str | None = None
     persisted: bool | None = None
     stub: Stub | None = None
+    refused: str | None = None
 
 
 def tool_basename(tool: str) -> str:

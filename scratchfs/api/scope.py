@@ -20,14 +20,14 @@ from scratchfs.api.entries import Entries, OpenEntry, reading
 from scratchfs.api.policy import Observation, should_spill
 from scratchfs.api.results import LineSlice, Matches, Page, Slice, render_call, short_digest
 from scratchfs.api.structured import StructureReads
-from scratchfs.api.stub import PREVIEW_MODES, Stub
+from scratchfs.api.stub import PREVIEW_MODES, Stub, refusal_notice
 from scratchfs.api.views import reply_size
 from scratchfs.engine import segments
 from scratchfs.engine.lines import read_lines
 from scratchfs.engine.protocols import Entry
 from scratchfs.engine.search import LiteralMatcher, Matcher, PatternMatcher, search
 from scratchfs.foundation import checks
-from scratchfs.foundation.errors import Changed, InvalidArgument, ScratchError
+from scratchfs.foundation.errors import Changed, InvalidArgument, QuotaExceeded, ScratchError
 from scratchfs.foundation.limits import (
     DEFAULT_CONTEXT,
     DEFAULT_LINES,
@@ -137,9 +137,12 @@ class Scope:
         (compact JSON text) and the :class:`~scratchfs.api.stub.Stub` attached as ``stub``. The preview mode is the
         store's ``preview_modes`` entry for the observation's result class, else its ``preview_mode``.
 
-        Never raises for a failed spill: the original observation goes through unchanged and the failure is logged
-        at ERROR level -- one line naming the error's kind and message for a :class:`ScratchError` (quota exceeded,
-        busy, storage, ...: the store's expected refusals), with the traceback only for any other exception (a bug).
+        Never raises for a failed spill. A run at its quota (:class:`QuotaExceeded`) is the operator's bound on what
+        a run keeps, and the context is what it protects: the content becomes a notice of at most 1.5 KiB with a
+        preview, what was refused and why (``refused`` set; :func:`~scratchfs.api.stub.refusal_notice`). Any other
+        failure lets the original observation go through unchanged. Either is logged at ERROR level -- one line
+        naming the error's kind and message for a :class:`ScratchError` (quota exceeded, busy, storage, ...: the
+        store's expected refusals), with the traceback only for any other exception (a bug).
         """
         settings = self.store.settings
         try:
@@ -148,6 +151,15 @@ class Scope:
                 return obs
             mode = settings.preview_modes.get(obs.result_class or "", settings.preview_mode)
             stub = self.spill(obs.content, source_tool=checks.clean_tool(obs.tool), preview=mode)
+        except QuotaExceeded as exc:  # the run's bound: the context keeps its own (a preview and why)
+            log.error("scratchfs: spilling the result of %r failed (%s: %s); passing a preview and a notice", obs.tool,
+                      exc.kind, one_line(str(exc)))
+            raw = obs.content
+            content = bytes(raw) if isinstance(raw, (bytes, bytearray, memoryview)) else str(raw).encode("utf-8",
+                                                                                                       "replace")
+            reason = f"{exc.kind}: {one_line(str(exc))}"
+            return replace(obs, content=refusal_notice(content, checks.clean_tool(obs.tool), reason,
+                                                       settings.preview_bytes), refused=str(exc))
         except ScratchError as exc:  # expected (a quota, a busy index, a full disk): one line, no traceback
             log.error("scratchfs: spilling the result of %r failed (%s: %s); passing it through whole", obs.tool,
                       exc.kind, one_line(str(exc)))

@@ -233,4 +233,36 @@ def _json_bytes(text: str) -> int:
     return len(literal) if literal.isascii() else len(literal.encode("utf-8"))
 
 
-__all__ = ["PREVIEW_MODES", "Stub", "build_stub", "hex_preview", "make_preview"]
+def refusal_notice(content: bytes, tool: str | None, reason: str, preview_bytes: int) -> str:
+    """What reaches the model instead of a result over the spill threshold that the store refused to keep (a run at
+    its quota): compact JSON ``{preview, size, stored: false, note}`` of at most :data:`MAX_STUB_BYTES` UTF-8 bytes
+    -- the first bytes of ``content`` (at most ``preview_bytes``, fewer when the notice would not fit), its size in
+    bytes, and a note saying that the rest was not kept, why (``reason``, clipped) and how to go on. No handle: there
+    is nothing to read back."""
+    size = len(content)
+    what = f"Output of {tool}" if tool else "The result"
+    note = (f"{what} ({size:,} bytes) was NOT stored: {_clip(reason, 300)}. Only this preview reached you; the rest "
+            "is not kept anywhere. Free room (scratch_delete values no longer needed), or ask the tool for less.")
+    head = content[: preview_bytes + 4]
+    binary = b"\x00" in head or not _utf8_but_cut(head)  # as a range read shows it: a hex dump
+    limit = preview_bytes
+    while True:
+        preview = (hex_preview if binary else lambda h, n, k: make_preview(h, b"", n, k))(head, size, limit)[0]
+        text = _COMPACT.encode({"preview": preview, "size": size, "stored": False, "note": note})
+        total = len(text.encode("utf-8"))
+        if total <= MAX_STUB_BYTES or limit == 0:
+            return text
+        cost = max(1, _json_bytes(preview))  # shrink in proportion to what the preview's escaping costs
+        limit = max(0, min(limit - 1, int(limit * (cost - (total - MAX_STUB_BYTES) - 8) / cost)))
+
+
+def _utf8_but_cut(data: bytes) -> bool:
+    """Whether ``data`` is UTF-8 text but for a character cut at its end."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start >= len(data) - 3 and exc.reason == "unexpected end of data"
+    return True
+
+
+__all__ = ["PREVIEW_MODES", "Stub", "build_stub", "hex_preview", "make_preview", "refusal_notice"]

@@ -157,7 +157,7 @@ def spill_result(scope: Scope, config: ProxyConfig, tool: str, result: Any) -> A
     if result.structured_content is not None and not (mirrored or listed):
         return result
     out = scope.offload(Observation(tool=tool, content=text, result_class=config.class_of(tool)))
-    if out.stub is None:
+    if out.stub is None and out.refused is None:  # not spilled (or a failed spill): the result as it came
         return result
     structured = {"result": out.content} if mirrored else {"result": [out.content]} if listed else None
     return types.CallToolResult(content=[types.TextContent(text=out.content)], structured_content=structured)
