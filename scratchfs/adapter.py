@@ -38,7 +38,8 @@ from typing import Any
 from scratchfs.api.contract import ScratchTools, error_text, to_json
 from scratchfs.api.policy import Observation
 from scratchfs.api.scope import Scope
-from scratchfs.api.tools import TOOL_SPECS
+from scratchfs.api.store import ScratchStore
+from scratchfs.api.tools import TOOL_SPECS, tool_specs
 from scratchfs.foundation.checks import shorten
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.text import one_line
@@ -61,10 +62,11 @@ class ToolReply:
     result: dict[str, Any] | None = None
 
 
-def tool_definitions() -> list[dict[str, Any]]:
-    """The scratchfs tools as ``{"name", "description", "input_schema"}`` dicts (the shape most model APIs take)."""
-    return [{"name": s.name, "description": s.description, "input_schema": s.input_schema}
-            for s in TOOL_SPECS.values()]
+def tool_definitions(store: ScratchStore | None = None) -> list[dict[str, Any]]:
+    """The scratchfs tools as ``{"name", "description", "input_schema"}`` dicts (the shape most model APIs take),
+    with the default reply budget and TTL of ``store``'s settings (``None``: the defaults)."""
+    specs = TOOL_SPECS if store is None else tool_specs(store.settings.reply_budget_bytes, store.settings.default_ttl)
+    return [{"name": s.name, "description": s.description, "input_schema": s.input_schema} for s in specs.values()]
 
 
 class Offloader:

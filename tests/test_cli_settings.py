@@ -239,3 +239,26 @@ def test_the_readme_table_names_every_settings_option_with_its_variable_and_fiel
         flags = "/".join(param.opts + param.secondary_opts)
         assert f"| `{flags}` | `{param.envvar}` | `{param.name}` |" in readme or \
             f"| `{flags}` (`mcp-proxy`: `--ttl`) | `{param.envvar}` | `{param.name}` |" in readme, flags
+
+
+def test_the_tools_listed_give_the_servers_own_default_budget_and_ttl(tmp_path):
+    """Before: a server started with a 2 KiB reply budget and a 120 s TTL listed 'default 8192' and 'default one
+    hour', and answered with 2 KiB replies and 120 s values."""
+    from scratchfs.api.tools import TOOL_SPECS, tool_specs
+
+    async def listed(env):
+        async with connect(mcp_server(tmp_path, env=env), ERAS[0]) as client:
+            return {t.name: t for t in (await client.list_tools()).tools}
+
+    default = run(lambda: listed(None))
+    tools = run(lambda: listed({"SCRATCHFS_REPLY_BUDGET_BYTES": "2KiB", "SCRATCHFS_DEFAULT_TTL": "120"}))
+    assert {n: t.input_schema for n, t in default.items()} == {n: s.input_schema for n, s in TOOL_SPECS.items()}
+    for name in ("read_handle", "scratch_read", "scratch_list"):
+        budget = tools[name].input_schema["properties"]["budget"]
+        assert budget["default"] == 2048 and "default 2048," in budget["description"]
+        assert "(2048 by default," in tools[name].description
+    assert "(default 120 seconds)" in tools["scratch_write"].description
+    assert "(default: 120 seconds)" in tools["scratch_write"].input_schema["properties"]["ttl"]["description"]
+    text = json.dumps({n: [t.description, t.input_schema] for n, t in tools.items()})
+    assert "default 8192" not in text and "8192 by default" not in text and "one hour" not in text
+    assert tool_specs() is TOOL_SPECS

@@ -23,6 +23,7 @@ from scratchfs.foundation.limits import (
     DEFAULT_LINES,
     DEFAULT_MATCHES,
     DEFAULT_READ_BYTES,
+    DEFAULT_TTL,
     MAX_COLUMN_CHARS,
     MAX_COLUMNS,
     MAX_CONTEXT_BYTES,
@@ -243,6 +244,40 @@ TOOL_SPECS: dict[str, ToolSpec] = {spec.name: spec for spec in (
     _READ_HANDLE, _SCRATCH_WRITE, _SCRATCH_READ, _SCRATCH_LIST, _SCRATCH_DELETE)}
 """The tools, by name."""
 
+
+
+def tool_specs(reply_budget_bytes: int = REPLY_BUDGET_BYTES, default_ttl: float = DEFAULT_TTL) -> dict[str, ToolSpec]:
+    """The tools, by name, as a server with these settings describes them to the model: its default reply budget
+    (bytes) in every ``budget`` schema and description, and its default TTL (seconds) in ``scratch_write``'s. The
+    defaults give :data:`TOOL_SPECS` itself; the arguments are checked by the store's settings, not here."""
+    if reply_budget_bytes == REPLY_BUDGET_BYTES and default_ttl == DEFAULT_TTL:
+        return TOOL_SPECS
+    words = {f"default {REPLY_BUDGET_BYTES},": f"default {reply_budget_bytes},",
+             f"({REPLY_BUDGET_BYTES} by default,": f"({reply_budget_bytes} by default,",
+             "(default one hour)": f"(default {_seconds(default_ttl)})",
+             "(default: one hour)": f"(default: {_seconds(default_ttl)})"}
+
+    def retext(text: str) -> str:
+        for old, new in words.items():
+            text = text.replace(old, new)
+        return text
+
+    def reschema(value: Any) -> Any:
+        if isinstance(value, dict):
+            out = {k: reschema(v) for k, v in value.items()}
+            if value is _BUDGET or value == _BUDGET:
+                out["default"] = reply_budget_bytes
+            return out
+        return retext(value) if isinstance(value, str) else value
+
+    return {name: ToolSpec(name, retext(spec.description), reschema(spec.input_schema))
+            for name, spec in TOOL_SPECS.items()}
+
+
+def _seconds(ttl: float) -> str:
+    return "one hour" if ttl == 3600 else f"{ttl:g} seconds"
+
+
 _VALIDATORS: dict[str, Any] = {}
 _MESSAGE_CHARS = 300  # a schema violation's message, at most (it may quote the value)
 MAX_ARGUMENT_DEPTH = 8
@@ -311,4 +346,4 @@ def _check_shape(name: str, arguments: Mapping) -> None:
             stack.extend((where, item, depth + 1) for item in items)
 
 
-__all__ = ["MAX_ARGUMENT_DEPTH", "TOOL_SPECS", "ToolSpec", "check_arguments"]
+__all__ = ["MAX_ARGUMENT_DEPTH", "TOOL_SPECS", "ToolSpec", "check_arguments", "tool_specs"]

@@ -278,7 +278,7 @@ class Proxy:
         self.resolver = ScopeResolver(store, run_id, config.agent_id or "default", pin_run=config.run_id is not None,
                                       pin_agent=config.agent_id is not None, allow_meta_scope=config.allow_meta_scope)
         self.upstream = Upstream(config, self._on_upstream_notification)
-        self.own_tools = scratch_tools()
+        self.own_tools = scratch_tools(store.settings)
         self._upstream_tools: list[Any] | None = None
         self._bus = InMemorySubscriptionBus()
         self._handshake_session: Any = None  # the latest handshake-era client session, for notifications

@@ -27,7 +27,7 @@ from scratchfs.api.contract import ScratchTools, error_text, to_json
 from scratchfs.api.scope import Scope
 from scratchfs.api.settings import Settings
 from scratchfs.api.store import ScratchStore
-from scratchfs.api.tools import TOOL_SPECS
+from scratchfs.api.tools import TOOL_SPECS, tool_specs
 from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import SWEEP_INTERVAL
@@ -123,13 +123,15 @@ class ScopeResolver:
         return value
 
 
-def scratch_tools() -> list:
-    """The scratchfs tools as ``mcp_types.Tool`` objects."""
+def scratch_tools(settings: Settings | None = None) -> list:
+    """The scratchfs tools as ``mcp_types.Tool`` objects, as a store with ``settings`` (``None``: the defaults)
+    answers them: its default reply budget and TTL are the ones the descriptions and schemas give."""
     import mcp_types as types
 
+    specs = TOOL_SPECS if settings is None else tool_specs(settings.reply_budget_bytes, settings.default_ttl)
     return [types.Tool(name=spec.name, title=spec.name.replace("_", " "), description=spec.description,
                        input_schema=spec.input_schema, annotations=types.ToolAnnotations(**_ANNOTATIONS[spec.name]))
-            for spec in TOOL_SPECS.values()]
+            for spec in specs.values()]
 
 
 def text_result(text: str, *, is_error: bool = False, structured: Any = None) -> Any:
@@ -165,7 +167,7 @@ def build_server(resolver: ScopeResolver) -> Any:
 
     from scratchfs import __version__
 
-    tools = scratch_tools()
+    tools = scratch_tools(resolver.store.settings)
 
     async def list_tools(ctx: Any, params: Any) -> Any:
         return types.ListToolsResult(tools=tools)
