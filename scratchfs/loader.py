@@ -220,7 +220,8 @@ def _load_one(scope: Scope, dir_fd: int, name: str, tool: str | None, ttl: float
 
 
 def load_dir(scope: Scope, folder: str | os.PathLike[str], *, tool: str | None = None,
-             ttl: float | None = None, skipped: list[Skipped] | None = None) -> dict[str, Stub]:
+             ttl: float | None = None, skipped: list[Skipped] | None = None,
+             into: dict[str, Stub] | None = None) -> dict[str, Stub]:
     """Spill every regular file of ``folder`` (see :func:`iter_files`) into ``scope``, streaming each from disk.
 
     A file that cannot be loaded is skipped, and the rest are loaded: one that is not a regular file (any more), a
@@ -236,6 +237,8 @@ def load_dir(scope: Scope, folder: str | os.PathLike[str], *, tool: str | None =
         ttl: seconds until the entries expire (default: the store's).
         skipped: a list the entries not loaded are appended to, each a :class:`Skipped` ``(path, reason,
             failed)``, sorted by path.
+        into: the dict to return, filled as each file is spilled: after a failure of the store (a quota hit), it
+            still names every file stored before it.
 
     Returns:
         ``{relative path (with "/"): stub}``, in the order spilled (of the relative paths).
@@ -253,7 +256,7 @@ def load_dir(scope: Scope, folder: str | os.PathLike[str], *, tool: str | None =
     except OSError:  # no root directory (any more): nothing of it to meet
         avoid = None
     root_fd = _open_root(folder)
-    stubs: dict[str, Stub] = {}
+    stubs: dict[str, Stub] = {} if into is None else into
     left: list[Skipped] = []
     walk = _walk(root_fd, left, avoid)
     try:

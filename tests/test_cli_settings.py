@@ -262,3 +262,18 @@ def test_the_tools_listed_give_the_servers_own_default_budget_and_ttl(tmp_path):
     text = json.dumps({n: [t.description, t.input_schema] for n, t in tools.items()})
     assert "default 8192" not in text and "8192 by default" not in text and "one hour" not in text
     assert tool_specs() is TOOL_SPECS
+
+
+def test_a_load_stopped_by_the_quota_prints_the_handles_it_stored(tmp_path, fixture_data):
+    """Before: exit 5 and nothing on stdout, the two files stored findable only by ls."""
+    folder = tmp_path / "outs"
+    folder.mkdir()
+    for n, name in enumerate(sorted(fixture_data)):
+        (folder / f"{n}-{name}").write_bytes(fixture_data[name])
+    result = CliRunner().invoke(main, ["load", str(folder), "--root", str(tmp_path / "root"), "--run", "L",
+                                       "--agent", "a", "--run-quota-entries", "2"])
+    assert result.exit_code == 5
+    printed = json.loads(result.stdout)
+    assert [p["file"] for p in printed] == sorted(p.name for p in folder.iterdir())[:2]
+    assert sorted(p["handle"] for p in printed) == sorted(e["key"] for e in entries_of(tmp_path / "root", "L"))
+    assert result.stderr.count("\n") == 1 and "(after loading 2 files, printed)" in result.stderr

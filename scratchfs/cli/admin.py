@@ -16,6 +16,7 @@ from scratchfs.api.inspector import PAGE_ROWS, decode_cursor, encode_cursor, fsc
 from scratchfs.api.old_blobs import bindable
 from scratchfs.api.rebuild import open_for_rebuild
 from scratchfs.api.store import ScratchStore, existing_store
+from scratchfs.api.stub import Stub
 from scratchfs.cli.app import (
     TTL_OPTION,
     Integer,
@@ -30,7 +31,7 @@ from scratchfs.cli.app import (
     with_store,
 )
 from scratchfs.cli.settings_options import settings_options
-from scratchfs.foundation.errors import CorruptBlob, StorageError
+from scratchfs.foundation.errors import CorruptBlob, ScratchError, StorageError
 from scratchfs.foundation.limits import SOON_SECONDS
 from scratchfs.loader import Skipped, load_dir
 
@@ -262,9 +263,15 @@ def load(store: ScratchStore, run_id: str, agent_id: str, folder: str, tool: str
     handles are printed, one line on stderr names what was not loaded and why, and the exit code is 4.
     """
     skipped: list[Skipped] = []
-    stubs = load_dir(store.scope(run_id, agent_id), folder, tool=tool, ttl=ttl, skipped=skipped)
-    echo_json([{"file": _decoded(name), "handle": stub.handle, "size": stub.size, "source_tool": stub.source_tool}
-                for name, stub in stubs.items()])
+    stubs: dict[str, Stub] = {}
+    try:
+        load_dir(store.scope(run_id, agent_id), folder, tool=tool, ttl=ttl, skipped=skipped, into=stubs)
+    except ScratchError as exc:  # the store refused (a quota, a full disk): what it stored is printed first
+        if stubs:
+            _print_loaded(stubs)
+            raise type(exc)(f"{exc} (after loading {len(stubs)} files, printed)") from None
+        raise
+    _print_loaded(stubs)
     failed = [entry for entry in skipped if entry.failed]
     if failed:
         rest = len(skipped) - len(failed)
@@ -272,6 +279,11 @@ def load(store: ScratchStore, run_id: str, agent_id: str, folder: str, tool: str
         raise StorageError(f"loaded {len(stubs)} files; could not load {len(failed)}: {_named(failed)}{also}")
     if skipped:
         warn(f"skipped {len(skipped)} that are not regular files: {_named(skipped)}")
+
+
+def _print_loaded(stubs: dict[str, Stub]) -> None:
+    echo_json([{"file": _decoded(name), "handle": stub.handle, "size": stub.size, "source_tool": stub.source_tool}
+               for name, stub in stubs.items()])
 
 
 def _decoded(name: str) -> str:
