@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -654,3 +655,11 @@ def test_a_command_run_in_process_leaves_sigterm_and_sighup_as_it_found_them(tmp
     finally:
         for signum, handler in before.items():
             signal.signal(signum, handler)
+
+
+def test_scratchfs_alone_prints_its_help_as_help():
+    """Before: exit 2 and the whole help on one stderr line, its newlines written as '\\n'."""
+    result = subprocess.run([sys.executable, "-m", "scratchfs"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and result.stderr == ""
+    assert re.match(r"Usage: (python -m )?scratchfs \[OPTIONS\] COMMAND \[ARGS\]...\n", result.stdout)
+    assert "\\n" not in result.stdout and "\n  read-handle " in result.stdout

@@ -42,6 +42,9 @@ Exit codes:
 """
 
 
+_NO_ARGS: type[Exception] = getattr(click.exceptions, "NoArgsIsHelpError", type("_Never", (Exception,), {}))
+"""What click raises for a group called with no arguments (8.2 and later; before, it printed the help itself)."""
+
 class Terminated(BaseException):
     """Raised in the main thread by SIGTERM or SIGHUP (as SIGINT raises KeyboardInterrupt), so that a write in
     flight discards its partial blob on the way out. ``signum``: the signal; the exit code is ``128 + signum``."""
@@ -93,6 +96,9 @@ class ScratchGroup(click.Group):
         """click's main, not standalone: every error as one stderr line and its exit code (``SystemExit``)."""
         try:
             return super().main(*args, standalone_mode=False, **kwargs)
+        except _NO_ARGS as exc:  # a bare `scratchfs`: its help, as --help gives it (click >= 8.2 raises for it)
+            click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
+            return 0
         except click.UsageError as exc:
             where = f"scratchfs {exc.ctx.info_name} --help" if exc.ctx and exc.ctx.parent else "scratchfs --help"
             fail(f"usage: {exc.format_message()} (see {where})", exc.exit_code)
