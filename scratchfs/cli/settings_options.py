@@ -121,14 +121,19 @@ _OPTIONS: tuple[tuple[str, str, click.ParamType | None, str, str], ...] = (
 )
 
 
-def settings_options(*, ttl: bool = True) -> Callable[[Callable], Callable]:
+_READ_SETTINGS = frozenset({"reply_budget_bytes", "pattern_timeout", "busy_timeout", "refresh_on_read"})
+"""The settings a command that only reads uses (a quota, a TTL or durability would change nothing it does)."""
+
+
+def settings_options(*, ttl: bool = True, reads: bool = False) -> Callable[[Callable], Callable]:
     """The decorator giving a command every settings option (see the module docstring); ``ttl=False`` leaves out
-    ``--default-ttl``, for a command whose own ``--ttl`` sets it (``mcp-proxy``). The command opens its store with
+    ``--default-ttl``, for a command whose own ``--ttl`` sets it (``mcp-proxy``); ``reads=True`` gives only those a
+    read uses (:data:`_READ_SETTINGS`: ``read-handle``, ``scratch-read``). The command opens its store with
     :func:`~scratchfs.cli.app.command_settings` (``with_store`` and ``with_existing_store`` do)."""
 
     def decorate(func: Callable) -> Callable:
         for flags, name, kind, help_text, default in reversed(_OPTIONS):
-            if ttl or name != "default_ttl":
+            if (ttl or name != "default_ttl") and (not reads or name in _READ_SETTINGS):
                 func = _option(flags, name, kind, help_text, default)(func)
         return func
 

@@ -98,7 +98,7 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
 @click.option("--all", "whole", is_flag=True,
               help="Write every byte of the result to stdout, whatever its size (in constant memory; no other "
                    "read option applies).")
-@settings_options()
+@settings_options(reads=True)
 @with_existing_store
 def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json: bool, whole: bool,
                 **options: Any) -> None:
@@ -169,7 +169,7 @@ def scratch_write(store: ScratchStore, run_id: str, agent_id: str, key: str, sou
 @click.option("--length", type=INT, default=None, help=f"With --json: most bytes [default: {MAX_READ_BYTES}].")
 @click.option("--version", "version", default=None,
               help="With --json: the version a next_call gave; a value written again since exits 1 (changed).")
-@settings_options()
+@settings_options(reads=True)
 @with_existing_store
 def scratch_read(store: ScratchStore, run_id: str, agent_id: str, key: str, as_json: bool, offset: int | None,
                  length: int | None, version: str | None) -> None:
