@@ -259,6 +259,9 @@ def test_a_scratchpad_value(site, page):
     page.locator("pre.window").wait_for()
     assert page.inner_text("pre.window") == "1) find the needle 2) read around it"
     assert page.inner_text(".where") == "bytes 0–36 of 36"
+    with page.expect_download() as caught:  # the page's download link (before: only a handle's page had one)
+        page.click("#download")
+    assert Path(caught.value.path()).read_bytes() == b"1) find the needle 2) read around it"
 
 
 def test_deleting_from_the_page_with_allow_delete(site, tmp_path):
@@ -296,3 +299,17 @@ def test_download_the_whole_entry(site, page):
     download = caught.value
     assert download.suggested_filename.startswith(site["handles"]["big"] + ".")
     assert Path(download.path()).read_bytes() == site["big"]
+
+
+def test_a_scratchpad_value_written_again_between_pages_is_said_to_have_changed(site, page):
+    """Before: the next page was read from the new value, silently joined to the old one's first page."""
+    with ScratchStore(site["root"]) as store:
+        store.scope(RUN, AGENT).scratch_write("long", b"a" * 40_000)
+    page.goto(f"{site['base']}/runs/{RUN}/agents/{AGENT}/scratchpad?key=long")
+    expect(page.locator(".where")).to_contain_text("of 40,000")  # a page within the reply budget
+    with ScratchStore(site["root"]) as store:
+        store.scope(RUN, AGENT).scratch_write("long", b"b" * 40_000)
+    page.click("text=next ▶")
+    expect(page.locator(".out")).to_contain_text("changed: ")
+    assert "bbbb" not in page.inner_text(".out") and "read it again from offset 0" in page.inner_text(".out")
+    page.problems[:] = [p for p in page.problems if "status of 409" not in p]  # the refusal the page shows

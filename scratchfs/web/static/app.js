@@ -488,11 +488,18 @@ async function viewScratch() {
   let offset = 0;
   const prev = el("button", {type: "button", text: "◀ previous", onclick: () => { offset = history.pop() || 0; load(); }});
   const next = el("button", {type: "button", text: "next ▶"});
+  const download = el("a", {id: "download", href: base + "/content?key=" + seg(key), download: "",
+                            text: "Download all"});
+  let version = null;  // the value the first page read: a later page of a value written since is refused (409)
   app.replaceChildren(el("h1", {}, "Scratchpad ", el("span", {class: "id", text: key})),
-                      el("div", {class: "tools"}, prev, next, where), out);
+                      el("div", {class: "tools"}, prev, next, where, download), out);
   async function load() {
     try {
-      const r = await getJson(base + "/read", {key, offset, length: 16384});
+      const params = {key, offset, length: 16384};
+      if (version) params.version = version;
+      const r = await getJson(base + "/read", params);
+      const pinned = /version="([^"]+)"/.exec(r.next_call || "");
+      if (pinned) version = pinned[1];
       out.replaceChildren(el("pre", {class: "window", text: textOf(r)}));
       where.textContent = `bytes ${number(r.offset)}–${number(r.offset + r.length)} of ${number(r.size)}`;
       prev.disabled = !history.length;
