@@ -477,3 +477,17 @@ def test_each_part_of_a_row_larger_than_a_page_counts_only_the_replaced_bytes_it
             seen += in_blob
             assert page.get("replaced", 0) == wanted and ("replaced" in page) == (wanted > 0), (n, page)
         assert seen == 160 * (1 + (columns == ["blob", "blob"])) and sum(p.get("replaced", 0) for p in parts) == 161
+
+
+@pytest.mark.parametrize(("column", "says"), [
+    (9, "no column number 9 (numbers count from 0: 0 to 3); the 4 columns are: "),
+    (-1, "no column number -1 (numbers count from 0: 0 to 3); the 4 columns are: "),
+    ("9x", 'no column "9x"; the 4 columns are: '),
+])
+def test_a_column_out_of_range_is_told_as_a_number_and_a_missing_name_as_a_name(store, fixture_data, column, says):
+    """Before: --column 9 (a number) was told 'no column "9"', as if a name were missing."""
+    scope = store.scope("r", "a")
+    handle = scope.spill(fixture_data["query-packages-by-month.csv"], source_tool="sql").handle
+    with pytest.raises(InvalidArgument) as err:
+        scope.structure.rows(handle, row=1, rows=2, columns=[column])
+    assert str(err.value).startswith(says)

@@ -181,8 +181,9 @@ def _select(header: list[str], columns: object) -> list[int] | None:
         else:
             names = json.dumps(header[:20], ensure_ascii=False)  # quoted and escaped, as the header is given
             names = names if len(names) <= 300 else names[:299] + "…"
-            raise InvalidArgument(f"no column {json.dumps(str(column)[:60], ensure_ascii=False)}; the "
-                                  f"{len(header):,} columns are: {names}")
+            which = (f"no column number {column} (numbers count from 0: 0 to {len(header) - 1})"
+                     if isinstance(column, int) else f"no column {json.dumps(column[:60], ensure_ascii=False)}")
+            raise InvalidArgument(f"{which}; the {len(header):,} columns are: {names}")
     return picked
 
 
