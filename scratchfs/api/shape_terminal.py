@@ -38,6 +38,8 @@ _BARE_CR = re.compile(rb"\r(?!\n)")  # a carriage return that ends no line: a re
 _COMPARED = 256  # bytes of each piece compared
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _SPINNER_BYTES = 2  # pieces this short are redraws of each other (a spinner: | / - \)
+_LINE_END = (0x0A, 0x0D)  # the byte before a bare \r when the piece before it is blank
+_EMPTY_OR_CR = (b"", b"\r")  # the byte after it (a \n never is) when the piece after it is blank
 _LOOKED_AT = 16 * REDRAW_PAIRS  # most bare carriage returns looked at (blank pieces are passed over)
 
 
@@ -51,7 +53,8 @@ def terminal_controls(sample: bytes) -> str:
     :data:`TERMINAL_CONTROLS` of either, or fewer than :data:`TERMINAL_SHARE` a line. Bare carriage returns that end
     lines (:func:`cr_ends_lines`) are no overwrites. Never raises."""
     escapes = sample.count(b"\x1b[") if b"\x1b" in sample else 0  # (memchr first: most text holds no ESC)
-    overwrites = sample.count(b"\r") - sample.count(b"\r\n") if _BARE_CR.search(sample) else 0  # (CRLF text: none)
+    crlf = sample.count(b"\r\n") if b"\n" in sample else 0  # (a two-byte count is slow on a run of \r: not without \n)
+    overwrites = sample.count(b"\r") - crlf if _BARE_CR.search(sample) else 0  # (CRLF text: none)
     if overwrites and cr_ends_lines(sample, overwrites):
         overwrites = 0
     most = max(escapes, overwrites)
@@ -71,14 +74,14 @@ def cr_ends_lines(sample: bytes, bare: int) -> bool:
         if pairs >= REDRAW_PAIRS or looked >= _LOOKED_AT:
             break
         at = found.start()
+        if at == 0 or sample[at - 1] in _LINE_END or sample[at + 1 : at + 2] in _EMPTY_OR_CR:
+            continue  # a blank piece before or after it (told without a search: a run of \r costs little)
         start = sample.rfind(b"\r", 0, at) + 1  # each search bounded by the piece it parts: linear in the sample
         start = sample.rfind(b"\n", start, at) + 1 or start
         end = sample.find(b"\r", at + 1)
         end = len(sample) if end < 0 else end
         newline = sample.find(b"\n", at + 1, end)
         before, after = sample[start:at], sample[at + 1 : end if newline < 0 else newline]
-        if not before or not after:  # a blank line, or the \r that starts a redraw
-            continue
         pairs += 1
         redraws += _redraw(before, after)
     return pairs > 0 and redraws * 2 < pairs
