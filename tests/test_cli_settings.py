@@ -216,3 +216,19 @@ def test_the_readme_table_names_every_settings_option_with_its_variable_and_fiel
         flags = "/".join(param.opts + param.secondary_opts)
         assert f"| `{flags}` | `{param.envvar}` | `{param.name}` |" in readme or \
             f"| `{flags}` (`mcp-proxy`: `--ttl`) | `{param.envvar}` | `{param.name}` |" in readme, flags
+
+
+@pytest.mark.parametrize("option", [["--run-quota-bytes", "1KiB"], ["--run-quota-bytes=1KiB"], ["--durable"]])
+def test_a_settings_option_before_the_command_says_it_goes_after_the_command_name(option, tmp_path):
+    """The settings are options of the commands that open a store, not of ``scratchfs`` itself (only --root, --run
+    and --agent may come before the command). Given before the command it is refused -- one line, exit 2, nothing
+    written -- and the line says where it goes: before, 'No such option' alone, as for a misspelt option."""
+    result = CliRunner().invoke(main, [*option, "spill", "--root", str(tmp_path), "--run", "r", "--agent", "a"],
+                                input=b"v")
+    assert result.exit_code == 2
+    found = re.fullmatch(rf"scratchfs: usage: No such option '{option[0].partition('=')[0]}'\. It is an option of "
+                         r"([a-z, -]+): give it after the command's name \(see scratchfs --help\)\n", result.stderr)
+    assert found and {"spill", "scratch-write", "mcp", "serve"} <= set(found.group(1).split(", ")), result.stderr
+    assert not (tmp_path / "index.sqlite").exists()
+    misspelt = CliRunner().invoke(main, ["--run-quota-byte", "1", "spill"])
+    assert misspelt.exit_code == 2 and "after the command" not in misspelt.stderr
