@@ -109,18 +109,19 @@ class Offloader:
         try:  # the tool has run: a scope function that fails (a context variable not set, a bad run id) is a
             scope = self.scope  # failed spill, as Scope.offload treats one, never a failed tool call
         except ScratchError as exc:  # a run or agent id the store refuses: one line, no traceback
-            log.error("scratchfs: no scope for the result of %r (%s: %s); passing it through whole", tool, exc.kind,
-                      one_line(str(exc)))
+            log.error("scratchfs: no scope for the result of %s (%s: %s); passing it through whole",
+                      shorten(tool, 120), exc.kind, one_line(str(exc)))
             return obs
         except Exception:
-            log.error("scratchfs: no scope for the result of %r; passing it through whole", tool, exc_info=True)
+            log.error("scratchfs: no scope for the result of %s; passing it through whole", shorten(tool, 120),
+                      exc_info=True)
             return obs
         if isinstance(content, (dict, list)):
             try:  # any failure here is a failed spill, not the tool's: a dict changed by another thread as it is
                 text = json.dumps(content, ensure_ascii=False)  # written, a list subclass whose iteration fails
             except Exception as exc:
-                log.warning("scratchfs: the result of %r is not JSON-serialisable (%s: %s); passing it through",
-                            tool, type(exc).__name__, shorten(exc))
+                log.warning("scratchfs: the result of %s is not JSON-serialisable (%s: %s); passing it through",
+                            shorten(tool, 120), type(exc).__name__, shorten(exc))
                 return obs
             spilled = scope.offload(Observation(tool=tool, content=text, result_class=cls))
             return spilled if spilled.stub is not None or spilled.refused is not None else obs

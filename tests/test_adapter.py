@@ -242,3 +242,41 @@ def test_a_result_whose_json_text_cannot_be_written_passes_through_never_a_raise
         assert lookup() is result
         assert offloader.offload("lookup", result).content is result
     assert "not JSON-serialisable" in caplog.text
+
+
+class _HostileName:
+    """A tool 'name' that is no text, whose repr and str hold a line of their own (a forged log record)."""
+
+    def __repr__(self) -> str:
+        return "name\nCRITICAL forged record " + "x" * 5000
+
+    __str__ = __repr__
+
+
+@pytest.mark.parametrize("tool", ["evil\nCRITICAL forged\x1b[31m\u2028" + "x" * 5000, _HostileName()])
+def test_every_log_record_of_a_failed_offload_is_one_short_line_whatever_the_tool_name(scratch_store, caplog, tool):
+    """A failed spill, a scope that cannot be picked, a result that is not JSON: each is logged naming the tool; the
+    message is one line (a name's newline, escape or line separator escaped) of at most a few hundred characters
+    whatever the name -- before, the name was written by its repr, whole: an object's repr went into the log as it
+    was (a newline in it forging a record) and a 5,000-character name made a 5,000-character line. A typed
+    error keeps to its one line; an unexpected one keeps its traceback (after that line)."""
+    class Unserialisable(list):
+        def __iter__(self):
+            raise ValueError("bad\nCRITICAL forged")
+
+    scope = scratch_store.scope("r", "a")
+    cases = [(Offloader(scope, default_class="query"), "z" * 9000, False),  # the store closed below: typed
+             (Offloader(lambda: scratch_store.scope("", "a"), default_class="query"), "z" * 9000, False),
+             (Offloader(lambda: 1 / 0, default_class="query"), "z" * 9000, True),
+             (Offloader(scope, default_class="query"), Unserialisable(["z" * 9000]), False)]
+    for offloader, content, traceback in cases[0 if isinstance(tool, str) else 1:]:  # (a name that is no text is
+        caplog.clear()                                                           # never spilled: no spill to fail)
+        with caplog.at_level(logging.WARNING):
+            if content == "z" * 9000 and offloader._scope is scope:
+                scratch_store.close()
+            assert offloader.offload(tool, content).content is content
+        (record,) = caplog.records
+        message = record.getMessage()
+        assert "\n" not in message and "\x1b" not in message and "\u2028" not in message, message
+        assert len(message) < 500, len(message)
+        assert "forged" in message and (record.exc_info is not None) == traceback

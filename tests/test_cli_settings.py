@@ -281,3 +281,19 @@ def test_a_load_stopped_by_the_quota_prints_the_handles_it_stored(tmp_path, fixt
     assert [p["file"] for p in printed] == sorted(p.name for p in folder.iterdir())[:2]
     assert sorted(p["handle"] for p in printed) == sorted(e["key"] for e in entries_of(tmp_path / "root", "L"))
     assert result.stderr.count("\n") == 1 and "(after loading 2 files, printed)" in result.stderr
+
+
+@pytest.mark.parametrize("option", [["--run-quota-bytes", "1KiB"], ["--run-quota-bytes=1KiB"], ["--durable"]])
+def test_a_settings_option_before_the_command_says_it_goes_after_the_command_name(option, tmp_path):
+    """The settings are options of the commands that open a store, not of ``scratchfs`` itself (only --root, --run
+    and --agent may come before the command). Given before the command it is refused -- one line, exit 2, nothing
+    written -- and the line says where it goes: before, 'No such option' alone, as for a misspelt option."""
+    result = CliRunner().invoke(main, [*option, "spill", "--root", str(tmp_path), "--run", "r", "--agent", "a"],
+                                input=b"v")
+    assert result.exit_code == 2
+    found = re.fullmatch(rf"scratchfs: usage: No such option '{option[0].partition('=')[0]}'\. It is an option of "
+                         r"([a-z, -]+): give it after the command's name \(see scratchfs --help\)\n", result.stderr)
+    assert found and {"spill", "scratch-write", "mcp", "serve"} <= set(found.group(1).split(", ")), result.stderr
+    assert not (tmp_path / "index.sqlite").exists()
+    misspelt = CliRunner().invoke(main, ["--run-quota-byte", "1", "spill"])
+    assert misspelt.exit_code == 2 and "after the command" not in misspelt.stderr

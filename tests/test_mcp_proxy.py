@@ -287,3 +287,38 @@ def test_the_proxy_takes_the_fleet_store_and_scope_as_options_with_a_minimal_env
 
     with ScratchStore(tmp_path / "host-b", index=index, blobs=s3_env) as store:
         assert store.scope("run-1", "agent-1").read_range(handle, 0, 30_000).data == expected
+
+
+def test_a_malformed_line_of_the_upstream_is_one_short_log_line_of_the_proxy(tmp_path):
+    """An upstream that writes lines no JSON-RPC message is (a field of the wrong type holding a newline, text with a
+    terminal escape) is logged by the proxy in one line each, of a few hundred characters at most, and the proxy
+    goes on serving: before, the record was the parser's error whole -- 22 lines for one bad line (a pydantic error
+    per union member, each quoting the upstream's input), the upstream's escape sequence written to the terminal."""
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    upstream = tmp_path / "noisy_upstream.py"
+    upstream.write_text(
+        "import os, sys\n"
+        "sys.stdout.write('{\"jsonrpc\": \"2.0\", \"method\": 5, \"x\": \"evil\\\\nCRITICAL forged\"}\\n')\n"
+        "sys.stdout.write('not json \\x1b[31m red\\n')\n"
+        "sys.stdout.flush()\n"
+        f"os.execv(sys.executable, [sys.executable, {str(FAKE_UPSTREAM[-1])!r}])\n")
+    params = scratchfs_params("mcp-proxy", "--root", str(tmp_path / "store"), "--run", "r", "--agent", "a", "--",
+                              sys.executable, str(upstream))
+    errlog = tmp_path / "stderr.txt"
+
+    async def body():
+        with errlog.open("w") as err:
+            async with stdio_client(params, errlog=err) as (read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                return [tool.name for tool in (await session.list_tools()).tools]
+
+    names = run(body)
+    assert "read_handle" in names and len(names) > 5
+    lines = errlog.read_text().splitlines()  # (the SDK logs each bad line too, with its traceback: not ours)
+    at = [i for i, line in enumerate(lines) if line.startswith("scratchfs mcp-proxy: upstream transport: ")]
+    assert len(at) == 2 and all(len(lines[i]) < 500 and "\x1b" not in lines[i] for i in at), lines
+    for i in at:  # each record ends with its line: what follows starts a record of its own
+        assert i + 1 == len(lines) or lines[i + 1].startswith(("scratchfs", "Failed to parse", "Traceback")), \
+            lines[i:i + 3]

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scratchfs import NEVER_SPILL_TOOLS, Observation, ScratchStore, should_spill
+from scratchfs.api.policy import is_never_spilled, tool_basename
 from scratchfs.foundation.limits import MAX_STUB_BYTES
 from scratchfs.foundation.text import utf8_prefix
 
@@ -194,3 +195,19 @@ def test_the_stores_own_verbs_behind_a_prefix_with_an_underscore_or_dash_never_s
     assert not should_spill(Observation(tool, reply, "query"))
     assert scope.offload(Observation(tool, reply, "query")).stub is None
     assert should_spill(Observation("read_handles", reply, "query"))  # a name that only starts like one spills
+
+
+@pytest.mark.parametrize("name", ["x" * 200_000, "_" * 200_000, "a-" * 100_000, "a\n" * 100_000 + "ns__tool"])
+def test_the_spill_policy_of_a_long_tool_name_costs_linear_time(name):
+    """A tool name is the caller's (a hostile or broken host may pass anything): before, telling its basename ran
+    ``.*(?:__|[./:])`` from every position (quadratic: 80 s for 100,000 characters without a separator) and the
+    never-spill check sliced the name after each ``_`` or ``-`` (quadratic again). The answer is the same as for a
+    short name of the same kind, at once."""
+    import time
+
+    started = time.perf_counter()
+    assert should_spill(Observation(name, BIG, "query"))
+    assert is_never_spilled(name + "_read_handle") and not is_never_spilled(name + "_grep")
+    assert tool_basename(name + "/mcp__read_handle").rpartition("\n")[2] == "read_handle"
+    assert time.perf_counter() - started < 1.0
+    assert tool_basename("a/b\nc.d") == "b\nd" and tool_basename("a___b") == "b" and tool_basename("plain") == "plain"

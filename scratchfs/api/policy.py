@@ -8,7 +8,6 @@ not come from the store's own verbs or another tool listed in :data:`NEVER_SPILL
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -31,7 +30,6 @@ A name matches after its namespace is stripped (``scratchfs.read_handle``, ``mcp
 an ``_`` or ``-``: ``scratchfs_read_handle``); any name starting with ``memory_`` or ``memory.`` counts as a memory
 verb."""
 
-_NAMESPACE_RE = re.compile(r".*(?:__|[./:])")
 _MAX_JSON_BYTES_PER_UNIT = 6  # a control character is 6 bytes as JSON (\u0001); nothing costs more per character
 # or per content byte (a 4-byte character is 4 bytes; an invalid byte at most 3, as the U+FFFD that replaces it)
 
@@ -66,8 +64,14 @@ class Observation:
 
 
 def tool_basename(tool: str) -> str:
-    """The tool name without its namespace: ``"mcp__scratchfs__read_handle"`` -> ``"read_handle"``."""
-    return _NAMESPACE_RE.sub("", tool)
+    """The tool name without its namespace: ``"mcp__scratchfs__read_handle"`` -> ``"read_handle"`` (what follows
+    the last ``__``, ``.``, ``/`` or ``:`` of each line). Linear in the name's length, whatever it holds."""
+    return "\n".join(map(_after_namespace, tool.split("\n"))) if "\n" in tool else _after_namespace(tool)
+
+
+def _after_namespace(line: str) -> str:
+    double = line.rfind("__")
+    return line[max(double + 2 if double >= 0 else 0, *(line.rfind(sep) + 1 for sep in "./:")):]
 
 
 def is_never_spilled(tool: str, never_spill_tools: Iterable[str] = NEVER_SPILL_TOOLS) -> bool:
@@ -78,7 +82,8 @@ def is_never_spilled(tool: str, never_spill_tools: Iterable[str] = NEVER_SPILL_T
     base = tool_basename(tool)
     if tool in names or base in names or base.startswith("memory_") or tool.startswith("memory."):
         return True
-    return any(tool[i + 1:] in names or tool[i + 1:].startswith("memory_")
+    longest = max(map(len, names), default=0)  # (a tail longer than every name is sliced for no one: linear time)
+    return any(tool.startswith("memory_", i + 1) or (len(tool) - i - 1 <= longest and tool[i + 1:] in names)
                for i, char in enumerate(tool) if char in "_-" and 0 < i < len(tool) - 1)
 
 

@@ -161,12 +161,12 @@ class Scope:
             return replace(obs, content=refusal_notice(content, checks.clean_tool(obs.tool), reason,
                                                        settings.preview_bytes), refused=str(exc))
         except ScratchError as exc:  # expected (a quota, a busy index, a full disk): one line, no traceback
-            log.error("scratchfs: spilling the result of %r failed (%s: %s); passing it through whole", obs.tool,
-                      exc.kind, one_line(str(exc)))
+            log.error("scratchfs: spilling the result of %s failed (%s: %s); passing it through whole",
+                      checks.shorten(obs.tool, 120), exc.kind, one_line(str(exc)))
             return obs
         except Exception:
-            log.error("scratchfs: spilling the result of %r failed; passing it through whole", obs.tool,
-                      exc_info=True)
+            log.error("scratchfs: spilling the result of %s failed; passing it through whole",
+                      checks.shorten(obs.tool, 120), exc_info=True)
             return obs
         return replace(obs, content=stub.to_json(), stub=stub)
 

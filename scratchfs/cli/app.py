@@ -101,13 +101,21 @@ class ScratchGroup(click.Group):
             return 0
         except click.UsageError as exc:
             where = f"scratchfs {exc.ctx.info_name} --help" if exc.ctx and exc.ctx.parent else "scratchfs --help"
-            fail(f"usage: {exc.format_message()} (see {where})", exc.exit_code)
+            fail(f"usage: {exc.format_message()}{self._after_the_command(exc)} (see {where})", exc.exit_code)
         except click.ClickException as exc:
             fail(f"error: {exc.format_message()}", exc.exit_code)
         except (click.Abort, KeyboardInterrupt, _Interrupted):
             fail("interrupted", 130)
         except Terminated as exc:
             fail("hung up" if exc.signum == getattr(signal, "SIGHUP", -1) else "terminated", 128 + exc.signum)
+
+    def _after_the_command(self, exc: click.UsageError) -> str:
+        """For an option of some commands given before the command (``scratchfs --durable spill``): where it goes."""
+        if not isinstance(exc, click.NoSuchOption) or (exc.ctx is not None and exc.ctx.parent is not None):
+            return ""
+        takers = [name for name, command in self.commands.items() if any(
+            exc.option_name in (*param.opts, *param.secondary_opts) for param in command.params)]
+        return f" It is an option of {', '.join(takers)}: give it after the command's name" if takers else ""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:

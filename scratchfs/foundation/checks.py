@@ -36,6 +36,7 @@ from scratchfs.foundation.limits import (
     MAX_TTL,
     MIN_TTL,
 )
+from scratchfs.foundation.text import one_line
 
 MAX_PART_CHARS = 120
 """Longest directory name :func:`path_part` writes before it switches to a hash."""
@@ -57,11 +58,14 @@ _SHORT_REPR.maxstring = _SHORT_REPR.maxother = 60
 
 
 def shorten(value: object, limit: int = 60) -> str:
-    """``repr(value)``, cut to ``limit`` characters (error messages name bad values without flooding). Never raises:
-    a container is shown a few items and levels deep (``reprlib``), and a value ``repr`` fails on (an integer past
-    Python's 4,300-digit limit, a list that holds itself too deeply, a broken ``__repr__``) by its type."""
+    """``repr(value)`` on one line (:func:`~scratchfs.foundation.text.one_line`: an object's own ``__repr__`` may
+    hold a newline), cut to ``limit`` characters: error messages and log records name bad values without flooding
+    or forging a line. Never raises: a container is shown a few items and levels deep (``reprlib``), and a value
+    ``repr`` fails on (an integer past Python's 4,300-digit limit, a list that holds itself too deeply, a broken
+    ``__repr__``) by its type."""
     try:
         text = _SHORT_REPR.repr(value) if isinstance(value, (list, tuple, dict, set, frozenset)) else repr(value)
+        text = one_line(text[: limit * 4] if isinstance(text, str) else type(value).__name__)
     except Exception:
         size = f" of {value.bit_length()} bits" if isinstance(value, int) else ""
         text = f"<{type(value).__name__}{size}>"

@@ -58,6 +58,7 @@ from scratchfs.api.store import ScratchStore
 from scratchfs.api.tools import TOOL_SPECS
 from scratchfs.foundation.errors import ScratchError, UpstreamUnavailable
 from scratchfs.foundation.limits import DEFAULT_TTL, SPILL_THRESHOLD_BYTES, SWEEP_INTERVAL
+from scratchfs.foundation.text import one_line
 from scratchfs.mcp.server import (
     INSTRUCTIONS,
     META_PREFIX,
@@ -201,7 +202,7 @@ class Upstream:
             if isinstance(_leaf(exc), TimeoutError) and self.session is None:
                 detail = f"no answer to initialize within {config.timeout:g} s"
             self.error = self.error or f"{config.command}: {detail}"
-            log.error("scratchfs mcp-proxy: upstream %s", self.error)
+            log.error("scratchfs mcp-proxy: upstream %s", _one_line(self.error))
         finally:
             self.ready.set()
 
@@ -211,7 +212,7 @@ class Upstream:
 
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, Exception):
-            log.warning("scratchfs mcp-proxy: upstream transport: %s", message)
+            log.warning("scratchfs mcp-proxy: upstream transport: %s", _one_line(message))
             return
         await self._on_notification(message)
 
@@ -253,6 +254,13 @@ def _leaf(exc: BaseException) -> BaseException:
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     return exc
+
+
+def _one_line(what: object, chars: int = 300) -> str:
+    """``str(what)`` for a log record: one line (an upstream's error may span many, quote its input, hold escapes),
+    at most ``chars`` characters."""
+    text = one_line(" ".join(str(what).split()))
+    return text if len(text) <= chars else text[: chars - 3] + "..."
 
 
 def _describe(exc: BaseException) -> str:

@@ -15,6 +15,7 @@ Sizes and offsets are bytes; ``expires_in`` and ``next_expiry_in`` are seconds f
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import os
@@ -116,8 +117,8 @@ def content_endpoint(kind: str) -> Callable[[Request], Response]:
             return JSONResponse({"error": {"kind": "internal", "message": "internal error (see the server log)"}},
                                 status_code=500)
         name = re.sub(r"[^A-Za-z0-9._-]", "_", key)[:100] + _EXTENSIONS.get(entry.content_type or "", ".bin")
-        return StreamingResponse(_cut_on_error(chunks, request.url.path), media_type="application/octet-stream",
-                                 headers={"Content-Disposition": f'attachment; filename="{name}"'})
+        return _ClosingStream(chunks, request.url.path, media_type="application/octet-stream",
+                              headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
     handler.__name__ = f"{kind}_content"
     return handler
@@ -126,6 +127,24 @@ def content_endpoint(kind: str) -> Callable[[Request], Response]:
 _EXTENSIONS = {"json": ".json", "jsonl": ".jsonl", "csv": ".csv", "tsv": ".tsv", "html": ".html", "xml": ".xml",
                "text": ".txt", "log": ".log"}
 """The file name extension of a download, by the entry's content type (any other: ``.bin``)."""
+
+
+class _ClosingStream(StreamingResponse):
+    """A download's response, whose frame iterator (holding the blob open) is closed as soon as the response ends
+    -- sent whole, cut short by a damaged frame, left by its client, or never iterated (``HEAD``) -- not whenever
+    the garbage collector finds it."""
+
+    def __init__(self, chunks: Iterator[bytes], path: str, **kwargs: Any) -> None:
+        self._close = getattr(chunks, "close", None)  # (Scope.iter_content's generator)
+        super().__init__(_cut_on_error(chunks, path), **kwargs)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            if self._close is not None:
+                with contextlib.suppress(ValueError):  # ("generator already executing": a worker thread's next()
+                    self._close()                     # is waited for on cancellation, so never expected)
 
 
 def _cut_on_error(chunks: Iterator[bytes], path: str) -> Iterator[bytes]:
