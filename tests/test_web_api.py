@@ -636,3 +636,40 @@ def test_a_download_asked_by_head_or_left_midway_closes_its_blob_at_once(tmp_pat
             thread.join(10)
 
 
+
+
+def test_a_download_cut_short_by_a_damaged_frame_is_incomplete_and_logged_without_a_traceback(tmp_path,
+                                                                                           fixture_data):
+    """Through a real server: the sound frames' bytes, then the connection closed before the end (the client sees
+    an incomplete transfer, never wrong bytes); the server's stderr says so in a line or two (before: about 60
+    lines of 'Exception in ASGI application' and its traceback)."""
+    import http.client
+    from pathlib import Path
+
+    from scratchfs import ScratchStore
+    from tests.web_support import serve
+
+    data = fixture_data["workspace-grep-stdlib-defs.txt"]
+    with ScratchStore(tmp_path / "root") as store:
+        scope = store.scope("r", "a")
+        handle = scope.spill(data).handle
+        (entry,) = scope.list_entries()
+        path = Path(store.blobs.locate("r", "a", entry.blob))
+    raw = bytearray(path.read_bytes())
+    raw[len(raw) // 2] ^= 0xFF
+    path.write_bytes(bytes(raw))
+    with serve(tmp_path / "root") as (found, proc):
+        conn = http.client.HTTPConnection(found.group(2), int(found.group(3)), timeout=30)
+        conn.request("GET", f"/api/runs/r/agents/a/handles/{handle}/content",
+                     headers={"Authorization": f"Bearer {found.group(4)}"})
+        response = conn.getresponse()
+        assert response.status == 200
+        with pytest.raises(http.client.IncompleteRead) as cut:
+            response.read()
+        conn.close()
+        proc.terminate()
+        proc.wait(10)
+        err = proc.stderr.read().decode()
+    assert 0 < len(cut.value.partial) < len(data) and data.startswith(cut.value.partial)
+    assert "the download was cut short: " in err and "does not decompress" in err
+    assert "Traceback" not in err and "Exception in ASGI application" not in err

@@ -45,8 +45,9 @@ from scratchfs.api.tools import TOOL_SPECS
 from scratchfs.engine.protocols import Entry
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import InvalidArgument, NotFound, ScratchError
-from scratchfs.foundation.text import digits_int
+from scratchfs.foundation.text import digits_int, one_line
 from scratchfs.web import structure
+from scratchfs.web.security import CutShort
 
 log = logging.getLogger(__name__)
 
@@ -151,8 +152,8 @@ def _cut_on_error(chunks: Iterator[bytes], path: str) -> Iterator[bytes]:
     try:
         yield from chunks
     except ScratchError as exc:
-        log.warning("web API %s: the download was cut short: %s", path, exc)
-        raise
+        log.warning("web API %s: the download was cut short: %s", path, one_line(str(exc)))
+        raise CutShort(str(exc)) from None
 
 
 def _path_params(request: Request) -> dict[str, str]:

@@ -90,6 +90,13 @@ def _port(scope: Scope) -> int | None:
     return server[1] if server else None
 
 
+class CutShort(Exception):
+    """Raised by a response body streamed after its headers went out that cannot end whole (a download meeting a
+    damaged frame), once what went wrong is logged: :class:`Guard` ends the request there without completing the
+    response, so the server closes the connection and the client sees the transfer cut short -- without the
+    server's traceback of an unexpected exception."""
+
+
 class Guard:
     """ASGI middleware: the token check, the token cookie, the CSRF check and the security headers (see the module
     docstring).
@@ -146,7 +153,10 @@ class Guard:
         elif from_query is not None and not scope["path"].startswith("/api/"):
             await _redirect_into_cookie(scope, send_with_headers, query, self.token)
             return
-        await self.app(scope, receive, send_with_headers)
+        try:
+            await self.app(scope, receive, send_with_headers)
+        except CutShort:
+            return  # the response started and is left incomplete: the server closes the connection
 
     def _csrf_problem(self, headers: dict[str, str], bearer: str | None) -> str | None:
         """Why a state-changing request is refused, or None."""
@@ -192,5 +202,5 @@ async def _redirect_into_cookie(scope: Scope, send: Send, query: list[tuple[str,
     await send({"type": "http.response.body", "body": b""})
 
 
-__all__ = ["CSP", "CSRF_HEADER", "SECURITY_HEADERS", "TOKEN_PARAM", "Guard", "cookie_name", "csrf_token",
-           "new_access_token"]
+__all__ = ["CSP", "CSRF_HEADER", "SECURITY_HEADERS", "TOKEN_PARAM", "CutShort", "Guard", "cookie_name",
+           "csrf_token", "new_access_token"]
