@@ -151,24 +151,25 @@ class Scope:
                 return obs
             mode = settings.preview_modes.get(obs.result_class or "", settings.preview_mode)
             stub = self.spill(obs.content, source_tool=checks.clean_tool(obs.tool), preview=mode)
-        except QuotaExceeded as exc:  # the run's bound: the context keeps its own (a preview and why)
-            log.error("scratchfs: spilling the result of %r failed (%s: %s); passing a preview and a notice", obs.tool,
-                      exc.kind, one_line(str(exc)))
-            raw = obs.content
-            content = bytes(raw) if isinstance(raw, (bytes, bytearray, memoryview)) else str(raw).encode("utf-8",
-                                                                                                       "replace")
-            reason = f"{exc.kind}: {one_line(str(exc))}"
-            return replace(obs, content=refusal_notice(content, checks.clean_tool(obs.tool), reason,
-                                                       settings.preview_bytes), refused=str(exc))
         except ScratchError as exc:  # expected (a quota, a busy index, a full disk): one line, no traceback
-            log.error("scratchfs: spilling the result of %s failed (%s: %s); passing it through whole",
-                      checks.shorten(obs.tool, 120), exc.kind, one_line(str(exc)))
-            return obs
+            quota = isinstance(exc, QuotaExceeded)  # the run's bound: the context keeps its own (a preview and why)
+            log.error("scratchfs: spilling the result of %s failed (%s: %s); %s", checks.shorten(obs.tool, 120),
+                      exc.kind, one_line(str(exc)), "passing a preview and a notice" if quota else
+                      "passing it through whole")
+            return self._refused(obs, exc) if quota else obs
         except Exception:
             log.error("scratchfs: spilling the result of %s failed; passing it through whole",
                       checks.shorten(obs.tool, 120), exc_info=True)
             return obs
         return replace(obs, content=stub.to_json(), stub=stub)
+
+    def _refused(self, obs: Observation, exc: QuotaExceeded) -> Observation:
+        """``obs`` with its content replaced by the notice of a spill refused past the run's quota."""
+        raw = obs.content
+        content = bytes(raw) if isinstance(raw, (bytes, bytearray, memoryview)) else str(raw).encode("utf-8", "replace")
+        notice = refusal_notice(content, checks.clean_tool(obs.tool), f"{exc.kind}: {one_line(str(exc))}",
+                                self.store.settings.preview_bytes)
+        return replace(obs, content=notice, refused=str(exc))
 
     # -- reading --------------------------------------------------------------------------------------------------
 
@@ -447,6 +448,13 @@ class Scope:
                         yield chunk[1]
             finally:
                 frames.close()  # the frames read ahead are cancelled
+
+    def entry(self, kind: str, key: str) -> Entry | None:
+        """The live entry of ``kind`` (``"handle"`` or ``"scratch"``) named ``key`` (the caller has checked it): its
+        index row, one lookup (no blob opened, no expiry refreshed), or ``None``. Raises StorageError, StoreBusy,
+        StoreClosed."""
+        self._entries.check_open()
+        return self.store.index.lookup(self.run_id, self.agent_id, kind, key, self.store.now())
 
     def list_entries(self) -> list[Entry]:
         """Live entries of this scope (spilled handles and scratchpad keys), oldest first."""

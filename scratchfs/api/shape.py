@@ -156,7 +156,7 @@ def _probe(sample: bytes) -> tuple[bool, str | None]:
     try:
         decoded, invalid = body.decode("utf-8"), 0
     except UnicodeDecodeError:
-        decoded, invalid = None, len(body) - len(body.decode("utf-8", "ignore").encode("utf-8"))
+        decoded, invalid = None, texts.invalid_utf8_bytes(body)
     return _few_odd(body, invalid), decoded if len(body) == len(sample) else None
 
 

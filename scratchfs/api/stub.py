@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scratchfs.api.results import render_call
-from scratchfs.api.shape import TERMINAL_SHAPE
+from scratchfs.api.shape import TEXT_PROBE_BYTES, is_text
+from scratchfs.api.shape_terminal import TERMINAL_SHAPE
 from scratchfs.api.views import HEX_LINE_BYTES, hex_piece
 from scratchfs.engine.patterns import MAX_LINE_BYTES
 from scratchfs.engine.structure import MAX_JQ_DOCUMENT_BYTES
@@ -244,25 +245,16 @@ def refusal_notice(content: bytes, tool: str | None, reason: str, preview_bytes:
     note = (f"{what} ({size:,} bytes) was NOT stored: {_clip(reason, 300)}. Only this preview reached you; the rest "
             "is not kept anywhere. Free room (scratch_delete values no longer needed), or ask the tool for less.")
     head = content[: preview_bytes + 4]
-    binary = b"\x00" in head or not _utf8_but_cut(head)  # as a range read shows it: a hex dump
+    binary = not is_text(content[:TEXT_PROBE_BYTES])  # the one rule of what is text: binary as a hex dump
     limit = preview_bytes
     while True:
-        preview = (hex_preview if binary else lambda h, n, k: make_preview(h, b"", n, k))(head, size, limit)[0]
+        preview = hex_preview(head, size, limit)[0] if binary else make_preview(head, b"", size, limit)[0]
         text = _COMPACT.encode({"preview": preview, "size": size, "stored": False, "note": note})
         total = len(text.encode("utf-8"))
         if total <= MAX_STUB_BYTES or limit == 0:
             return text
         cost = max(1, _json_bytes(preview))  # shrink in proportion to what the preview's escaping costs
         limit = max(0, min(limit - 1, int(limit * (cost - (total - MAX_STUB_BYTES) - 8) / cost)))
-
-
-def _utf8_but_cut(data: bytes) -> bool:
-    """Whether ``data`` is UTF-8 text but for a character cut at its end."""
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return exc.start >= len(data) - 3 and exc.reason == "unexpected end of data"
-    return True
 
 
 __all__ = ["PREVIEW_MODES", "Stub", "build_stub", "hex_preview", "make_preview", "refusal_notice"]

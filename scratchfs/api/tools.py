@@ -245,7 +245,6 @@ TOOL_SPECS: dict[str, ToolSpec] = {spec.name: spec for spec in (
 """The tools, by name."""
 
 
-
 def tool_specs(reply_budget_bytes: int = REPLY_BUDGET_BYTES, default_ttl: float = DEFAULT_TTL) -> dict[str, ToolSpec]:
     """The tools, by name, as a server with these settings describes them to the model: its default reply budget
     (bytes) in every ``budget`` schema and description, and its default TTL (seconds) in ``scratch_write``'s. The
@@ -265,7 +264,7 @@ def tool_specs(reply_budget_bytes: int = REPLY_BUDGET_BYTES, default_ttl: float 
     def reschema(value: Any) -> Any:
         if isinstance(value, dict):
             out = {k: reschema(v) for k, v in value.items()}
-            if value is _BUDGET or value == _BUDGET:
+            if value == _BUDGET:
                 out["default"] = reply_budget_bytes
             return out
         return retext(value) if isinstance(value, str) else value

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from scratchfs.foundation.text import utf8_lead_length, utf8_partial_tail, utf8_suffix_start
+from scratchfs.foundation.text import invalid_utf8_bytes, utf8_lead_length, utf8_partial_tail, utf8_suffix_start
 
 HEX_LINE_BYTES = 16
 """Content bytes per hex-dump line."""
@@ -102,7 +102,7 @@ def text_piece(raw: bytes, offset: int, size: int, *, before: bytes | None = b""
         tail = min(tail, max(0, end - keep_to))
     body = raw[lead : len(raw) - tail]
     text = body.decode("utf-8", "replace")
-    replaced = len(body) - len(body.decode("utf-8", "ignore").encode("utf-8")) if "\ufffd" in text else 0
+    replaced = invalid_utf8_bytes(body) if "\ufffd" in text else 0
     return Piece(offset + lead, len(body), text, replaced)
 
 

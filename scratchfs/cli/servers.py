@@ -10,7 +10,7 @@ import click
 
 from scratchfs.api.settings import SEGMENTS_ENV
 from scratchfs.cli.app import Integer, Seconds, command_settings, global_option, main, resolve_root, root_option, warn
-from scratchfs.cli.settings_options import Size, settings_options
+from scratchfs.cli.settings_options import Size, setting_env, settings_options
 from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX
 from scratchfs.foundation.limits import DEFAULT_TTL, SPILL_THRESHOLD_BYTES, SWEEP_INTERVAL
 
@@ -104,7 +104,7 @@ def _parse_classes(ctx: click.Context, param: click.Parameter, values: tuple[str
               help="Run id of spills and calls [env: SCRATCHFS_RUN_ID; default: a fresh mcp-proxy-<random>].")
 @click.option("--agent", "agent_id", default=None,
               help="Agent id [env: SCRATCHFS_AGENT_ID; default: 'default'].")
-@click.option("--threshold", type=Size(), default=SPILL_THRESHOLD_BYTES, envvar="SCRATCHFS_SPILL_THRESHOLD_BYTES",
+@click.option("--threshold", type=Size(), default=SPILL_THRESHOLD_BYTES, envvar=setting_env("spill_threshold_bytes"),
               show_default=True, metavar="SIZE",
               help="Spill text results larger than this many bytes (or KiB, MiB), counted as JSON text (escapes "
                    "included) [env: SCRATCHFS_SPILL_THRESHOLD_BYTES].")
@@ -114,7 +114,7 @@ def _parse_classes(ctx: click.Context, param: click.Parameter, values: tuple[str
 @click.option("--default-class", type=click.Choice(["query", "workspace", "browser", "effect"]), default="query",
               show_default=True, help="Result class of the tools not named by --class.")
 @click.option("--ttl", "--default-ttl", "ttl", type=Seconds(ttl=True), default=DEFAULT_TTL, show_default=True,
-              envvar="SCRATCHFS_DEFAULT_TTL",
+              envvar=setting_env("default_ttl"),
               help="Seconds a spilled result lives (and scratchpad values written without a ttl), at least 1 "
                    "[env: SCRATCHFS_DEFAULT_TTL].")
 @click.option("--timeout", type=Seconds(), default=60.0, show_default=True,

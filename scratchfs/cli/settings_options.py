@@ -86,9 +86,15 @@ class SettingOption(click.Option):
         return value
 
 
+def setting_env(name: str) -> str:
+    """The environment variable of the :class:`Settings` field ``name``: ``SCRATCHFS_`` and the name in capitals
+    (``default_ttl`` -> ``SCRATCHFS_DEFAULT_TTL``)."""
+    return f"SCRATCHFS_{name.upper()}"
+
+
 def _option(flags: str, name: str, kind: click.ParamType | None, help_text: str,
             default: str) -> Callable[[Callable], Callable]:
-    env = f"SCRATCHFS_{name.upper()}"
+    env = setting_env(name)
     extra: dict[str, Any] = {} if kind is None else {"type": kind, "metavar": kind.name.upper()}
     return click.option(flags, name, cls=SettingOption, envvar=env, default=None, expose_value=False,
                         help=f"{help_text} [env: {env}; default: {default}].", **extra)
@@ -140,4 +146,4 @@ def settings_options(*, ttl: bool = True, reads: bool = False) -> Callable[[Call
     return decorate
 
 
-__all__ = ["SIZE_UNITS", "SettingOption", "Size", "settings_options"]
+__all__ = ["SIZE_UNITS", "SettingOption", "Size", "setting_env", "settings_options"]

@@ -80,6 +80,12 @@ def decode_or_none(data: bytes) -> str | None:
         return None
 
 
+def invalid_utf8_bytes(data: bytes) -> int:
+    """How many bytes of ``data`` are part of no UTF-8 character (RFC 3629): what a decode with ``errors="replace"``
+    shows as U+FFFD (0 for valid UTF-8)."""
+    return len(data) - len(data.decode("utf-8", "ignore").encode("utf-8"))
+
+
 def utf8_text(text: str) -> str:
     """``text`` with each lone surrogate (a JSON text's ``\\ud800``, which no UTF-8 carries) written as its escape,
     so that it can be written as UTF-8."""
@@ -167,5 +173,5 @@ def grep_files(head: bytes, paths: set[bytes], sample: bytes) -> int:
 
 
 __all__ = ["GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "decode_or_none", "digits_int", "grep_files", "grep_runs",
-           "is_digits", "json_string_bytes", "newline_pairs", "one_line", "quote", "utf8_lead_length",
-           "utf8_partial_tail", "utf8_prefix", "utf8_suffix_start", "utf8_text"]
+           "invalid_utf8_bytes", "is_digits", "json_string_bytes", "newline_pairs", "one_line", "quote",
+           "utf8_lead_length", "utf8_partial_tail", "utf8_prefix", "utf8_suffix_start", "utf8_text"]

@@ -106,9 +106,11 @@ def content_endpoint(kind: str) -> Callable[[Request], Response]:
     def handler(request: Request) -> Response:
         try:
             params = _path_params(request)
-            key = params.pop("handle") if kind == "handle" else _query(request, ("key",), required=("key",))["key"]
             if kind == "handle":
+                key = params.pop("handle")
                 _query(request, ())
+            else:
+                key = checks.check_key(_query(request, ("key",), required=("key",))["key"])
             entry = _find(_store(request), params["run"], params["agent"], kind, key)
             chunks = _store(request).scope(params["run"], params["agent"]).iter_content(kind, key)
         except ScratchError as exc:
@@ -282,9 +284,9 @@ def run_entries(request: Request, run: str) -> dict[str, Any]:
 
 
 def _find(store: ScratchStore, run: str, agent: str, kind: str, key: str) -> Entry:
-    for e in store.scope(run, agent).list_entries():
-        if e.kind == kind and e.key == key:
-            return e
+    found = store.scope(run, agent).entry(kind, key)  # one lookup, not a listing of the scope
+    if found is not None:
+        return found
     what = "handle" if kind == "handle" else "key"
     raise NotFound(f"no live {what} {checks.shorten(key)} in run {checks.shorten(run)}, agent {checks.shorten(agent)}")
 

@@ -57,7 +57,7 @@ from scratchfs.engine.structure.paging import (
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
-from scratchfs.foundation.text import digits_int
+from scratchfs.foundation.text import digits_int, invalid_utf8_bytes
 
 __all__ = ["MAX_FILTER_CHARS", "MAX_JQ_DOCUMENT_BYTES", "compile_filter", "jq_message", "jq_page",
            "parse_path", "run_jq_checked"]
@@ -432,7 +432,7 @@ def _as_utf8(data: bytes) -> tuple[bytes, str | None]:
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        replaced = len(data) - len(data.decode("utf-8", "ignore").encode("utf-8"))
+        replaced = invalid_utf8_bytes(data)
         return data.decode("utf-8", "replace").encode("utf-8"), (
             f"the document is not UTF-8 text: jq reads its {replaced:,} byte{'' if replaced == 1 else 's'} that are "
             f"part of no UTF-8 character as U+FFFD (\\ufffd), the first at byte {exc.start:,} (a range read there "
