@@ -239,7 +239,8 @@ def refusal_notice(content: bytes, tool: str | None, reason: str, preview_bytes:
     its quota): compact JSON ``{preview, size, stored: false, note}`` of at most :data:`MAX_STUB_BYTES` UTF-8 bytes
     -- the first bytes of ``content`` (at most ``preview_bytes``, fewer when the notice would not fit), its size in
     bytes, and a note saying that the rest was not kept, why (``reason``, clipped) and how to go on. No handle: there
-    is nothing to read back."""
+    is nothing to read back. Binary content (:func:`~scratchfs.api.shape.is_text`) is previewed as a hex dump, as a
+    range read shows it. Never raises."""
     size = len(content)
     what = f"Output of {tool}" if tool else "The result"
     note = (f"{what} ({size:,} bytes) was NOT stored: {_clip(reason, 300)}. Only this preview reached you; the rest "

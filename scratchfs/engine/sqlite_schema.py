@@ -58,7 +58,8 @@ def schema_objects(conn: sqlite3.Connection) -> dict[str, tuple]:
     """The shape of each object of a database's schema, by name: a table's columns (name, declared type, not null,
     default, primary key), its automatic indexes and its options (``WITHOUT ROWID``, ``STRICT``); an index's table,
     uniqueness, partial ``WHERE``, key columns (and its text for an index on expressions or a partial one); a view's
-    or trigger's type and table.
+    or trigger's type and table. Read from ``sqlite_master`` and the ``table_info``, ``index_list`` and
+    ``index_xinfo`` pragmas (https://sqlite.org/pragma.html, https://sqlite.org/schematab.html).
 
     Raises:
         sqlite3.Error: the caller types it.

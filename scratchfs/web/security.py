@@ -94,7 +94,9 @@ class CutShort(Exception):
     """Raised by a response body streamed after its headers went out that cannot end whole (a download meeting a
     damaged frame), once what went wrong is logged: :class:`Guard` ends the request there without completing the
     response, so the server closes the connection and the client sees the transfer cut short -- without the
-    server's traceback of an unexpected exception."""
+    server's traceback of an unexpected exception. (The ASGI HTTP spec has no message that aborts a response: an
+    application that returns before its last ``http.response.body`` leaves the server to close the connection;
+    https://asgi.readthedocs.io/en/latest/specs/www.html.)"""
 
 
 class Guard:
