@@ -663,3 +663,18 @@ def test_scratchfs_alone_prints_its_help_as_help():
     assert result.returncode == 0 and result.stderr == ""
     assert re.match(r"Usage: (python -m )?scratchfs \[OPTIONS\] COMMAND \[ARGS\]...\n", result.stdout)
     assert "\\n" not in result.stdout and "\n  read-handle " in result.stdout
+
+
+def test_a_postgresql_index_that_cannot_be_reached_leaves_no_root_behind(tmp_path):
+    """A well-formed ``postgresql://`` URL naming a port nothing listens on exited 4 ('connection refused') after
+    the root was made: its folders, lock files and an empty ``index.sqlite`` at a path the user may have mistyped
+    along with the URL. The server is now connected to before the root is made: the same one line and exit 4,
+    nothing on disk."""
+    root = tmp_path / "store"
+    result = subprocess.run([sys.executable, "-m", "scratchfs", "--root", str(root), "spill", "--run", "r",
+                             "--agent", "a"], capture_output=True, text=True, input="x" * 100, timeout=60,
+                            env={**os.environ, "SCRATCHFS_INDEX": "postgresql://nobody@127.0.0.1:1/nowhere"})
+    assert result.returncode == 4, result.stderr
+    assert result.stderr.startswith("scratchfs: storage: ") and "refused" in result.stderr, result.stderr
+    assert result.stderr.count("\n") == 1
+    assert not root.exists()

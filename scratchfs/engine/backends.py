@@ -138,7 +138,8 @@ def open_backends(root: Path, index_url: str | None = None, blobs_url: str | Non
                   segment_entry_bytes: int = SEGMENT_ENTRY_BYTES) -> tuple[IndexBackend, BlobStore]:
     """The index and blob store the URLs name (see the module docstring). The root is created private (0700/0600)
     when missing and checked when not (:func:`scratchfs.engine.root.prepare_root`): it holds the local backends and
-    the lock files.
+    the lock files. With a PostgreSQL index, the server is connected to first: one that cannot be reached leaves no
+    root behind.
 
     Args:
         root: the store's root directory.
@@ -154,9 +155,9 @@ def open_backends(root: Path, index_url: str | None = None, blobs_url: str | Non
     """
     index_url, blobs_url = index_url or "", blobs_url or ""
     postgres = _check_urls(index_url, blobs_url)  # (told before anything is created or connected to)
-    prepare_root(root)  # 0700 root, 0600 index files before SQLite opens them; no links followed
     index: IndexBackend
     if index_url in _DEFAULT:
+        prepare_root(root)  # 0700 root, 0600 index files before SQLite opens them; no links followed
         if blobs_url in _DEFAULT:
             blobs = Blobs(root, frame_bytes, level, durable, segment_entry_bytes)
             index = Index(root / "index.sqlite", root / "locks", busy_timeout, durable,
@@ -172,6 +173,11 @@ def open_backends(root: Path, index_url: str | None = None, blobs_url: str | Non
                                   clock="database" if database_clock else "caller")
         except ValueError as exc:
             raise InvalidArgument(str(exc)) from None
+        try:  # the server first: a URL naming no reachable server leaves no root behind
+            prepare_root(root)
+        except BaseException:
+            index.close()
+            raise
     if blobs_url in _DEFAULT:
         return index, Blobs(root, frame_bytes, level, durable, segment_entry_bytes)
     try:
