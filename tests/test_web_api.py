@@ -8,6 +8,7 @@ import io
 import json
 import os
 import re
+import urllib.parse
 
 import pytest
 from hypothesis import given, settings
@@ -560,6 +561,28 @@ def test_a_download_is_every_byte_of_the_entry(store, client, fixture_data, name
     url = f"/api/runs/{scope.run_id}/agents/{scope.agent_id}/scratchpad/content"
     value = client.get(url, params={"key": "notes/../a b"})
     assert value.content == data and 'filename="notes_.._a_b.' in value.headers["content-disposition"]
+
+
+@pytest.mark.parametrize(("key", "own"), [
+    ("отчёт/итог", "отчёт_итог"), ("données 2026", "données 2026"), ("报告\\备份", "报告_备份"),
+    ("rapport\u202efdp.exe", None),  # a right-to-left override would show another extension: not offered
+    ("plain-ascii", None),
+])
+def test_a_key_in_another_script_downloads_under_its_own_letters(store, client, key, own):
+    """A scratchpad key in Cyrillic or Chinese downloaded as ``____.txt`` (every character outside [A-Za-z0-9._-]
+    made ``_``): the file name now also carries RFC 6266's ``filename*`` with the key's own letters (a path separator
+    or control character still ``_``), which browsers prefer; the ASCII ``filename`` stays for the others."""
+    scope = store.scope("run-d", "agent-1")
+    scope.scratch_write(key, b"plain text\n")
+    got = client.get(f"/api/runs/{scope.run_id}/agents/{scope.agent_id}/scratchpad/content", params={"key": key})
+    assert got.status_code == 200 and got.content == b"plain text\n"
+    value = got.headers["content-disposition"]
+    ascii_name = "".join(c if c.isascii() and (c.isalnum() or c in "._-") else "_" for c in key)
+    assert value.startswith(f'attachment; filename="{ascii_name}.txt"'), value
+    if own is None:
+        assert "filename*" not in value
+    else:
+        assert value.endswith("; filename*=UTF-8''" + urllib.parse.quote(own + ".txt", safe="")), value
 
 
 def test_a_download_refused_before_its_first_byte_is_a_json_error(store, client):

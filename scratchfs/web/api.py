@@ -21,6 +21,7 @@ import logging
 import os
 import re
 import time
+import urllib.parse
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -119,12 +120,25 @@ def content_endpoint(kind: str) -> Callable[[Request], Response]:
             log.exception("web API %s failed", request.url.path)
             return JSONResponse({"error": {"kind": "internal", "message": "internal error (see the server log)"}},
                                 status_code=500)
-        name = re.sub(r"[^A-Za-z0-9._-]", "_", key)[:100] + _EXTENSIONS.get(entry.content_type or "", ".bin")
         return _ClosingStream(chunks, request.url.path, media_type="application/octet-stream",
-                              headers={"Content-Disposition": f'attachment; filename="{name}"'})
+                              headers={"Content-Disposition": attachment(key, entry.content_type)})
 
     handler.__name__ = f"{kind}_content"
     return handler
+
+
+def attachment(key: str, content_type: str | None) -> str:
+    """The ``Content-Disposition`` value of a download named ``key`` (at most 100 characters of it) with the extension
+    of ``content_type``: ``attachment; filename="..."`` with every character outside ``[A-Za-z0-9._-]`` as ``_``, and
+    where that changed a letter of another script, also ``filename*=UTF-8''...`` (RFC 6266 section 4.3, RFC 8187's
+    percent-encoding), which browsers prefer: the key's own letters, with a path separator or control character
+    still ``_``."""
+    extension = _EXTENSIONS.get(content_type or "", ".bin")
+    ascii_name = re.sub(r"[^A-Za-z0-9._-]", "_", key[:100]) + extension
+    own = re.sub(r"[\x00-\x1f\x7f-\x9f/\\]", "_", key[:100]) + extension
+    if own.isascii() or not own.isprintable():
+        return f'attachment; filename="{ascii_name}"'
+    return f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{urllib.parse.quote(own, safe='')}"
 
 
 _EXTENSIONS = {"json": ".json", "jsonl": ".jsonl", "csv": ".csv", "tsv": ".tsv", "html": ".html", "xml": ".xml",
