@@ -11,6 +11,7 @@ import json
 import re
 from dataclasses import asdict
 
+import pytest
 from hypothesis import example, given, reject, settings
 from hypothesis import strategies as st
 
@@ -22,7 +23,7 @@ from scratchfs.engine.patterns import MAX_LINE_BYTES
 from scratchfs.engine.seekable import MIN_FRAME_BYTES, SeekableWriter, one_frame_blob
 from scratchfs.engine.structure import MAX_JQ_DOCUMENT_BYTES
 from scratchfs.foundation import text as ftext
-from scratchfs.foundation.text import newline_pairs
+from scratchfs.foundation.text import line_stats
 from tests import reference_shape, reference_stub
 
 LINES = st.one_of(
@@ -208,34 +209,35 @@ def test_a_one_frame_blob_is_the_bytes_the_writer_writes(data, level, key):
     assert list(writer.frame_newlines) == [newlines]
 
 
-@settings(max_examples=500, deadline=None)
-@given(st.lists(st.sampled_from([b"", b"", b"", b"a", b"bc", b"\r", b" "]), max_size=200), st.booleans(),
-       st.booleans())
-def test_pairs_of_newlines_from_the_rows_are_the_count_over_the_bytes(lines, ended, cut):
-    # the rows as _plain makes them: the sample's lines, each ended by a newline but a last one that is not empty
-    sample = b"\n".join(lines) + (b"\n" if ended else b"")
+def _plain_line_stats(sample: bytes) -> tuple[int, int, int]:
     rows = sample.split(b"\n")
-    if cut and len(rows) > 1:  # the sample of a larger content: whole lines only
-        sample = sample[: sample.rfind(b"\n") + 1]
-        rows.pop()
-    elif len(rows) > 1 and not rows[-1]:
-        rows.pop()
-    assert newline_pairs(rows, sample) == sample.count(b"\n\n")
+    if len(rows) > 1 and not rows[-1]:
+        rows.pop()  # the empty rest after a final newline
+    return len(rows), max(map(len, rows)), rows.count(b"")
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from([b"", b"", b"", b"a" * 40, b"b" * 99, b"c" * 300, b"\r"]), min_size=66, max_size=400),
-       st.booleans(), st.booleans())
-def test_pairs_of_newlines_among_many_empty_rows_are_the_count_over_the_bytes(lines, ended, cut):
-    # more than 64 empty rows between long lines: the pairs are counted over one byte a line, not over the bytes
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.sampled_from([b"", b"", b"", b"a", b"bc", b"\r", b" ", b"x" * 15, b"y" * 16, b"z" * 40]),
+                max_size=300), st.booleans())
+def test_line_stats_are_the_rows_split_gives(lines, ended):
+    """Rows, the longest and the empty ones, dense samples (under 16 bytes a line) counted without a split."""
     sample = b"\n".join(lines) + (b"\n" if ended else b"")
-    rows = sample.split(b"\n")
-    if cut and len(rows) > 1:
-        sample = sample[: sample.rfind(b"\n") + 1]
-        rows.pop()
-    elif len(rows) > 1 and not rows[-1]:
-        rows.pop()
-    assert newline_pairs(rows, sample) == sample.count(b"\n\n")
+    assert line_stats(sample) == _plain_line_stats(sample)
+
+
+@pytest.mark.parametrize("sample", [b"", b"\n", b"\n\n\n", b"a", b"\n" * 70_000 + b"x" * 300, b"ab\n" * 9000,
+                                    b"\n" * 5000 + b"q" * 15 + b"\n" * 9, b"\r\n" * 20_000, b"\n\n" + b"a" * 16])
+def test_line_stats_at_the_edges(sample):
+    assert line_stats(sample) == _plain_line_stats(sample)
+
+
+def test_a_text_of_empty_lines_is_all_blank():
+    """Three empty lines and more in a row were counted in pairs (``bytes.count(b"\\n\\n")`` does not overlap):
+    512 KiB of bare newlines was '50% blank', a text of 1,000 empty lines and a word 50% too."""
+    for sample, blank in ((b"\n" * 100_000, "100% blank"), ((b"\n" * 1000 + b"x") * 20, "100% blank"),
+                          (b"a\n\n\n\nb\n", "60% blank")):
+        found = shape.describe(sample, len(sample), sample.count(b"\n") + (not sample.endswith(b"\n")))
+        assert blank in found.text, found.text
 
 
 @settings(max_examples=100, deadline=None)

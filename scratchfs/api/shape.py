@@ -31,7 +31,7 @@ from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.engine.structure.toplevel import TopEntry, TopLevel, top_level
 from scratchfs.foundation import text as texts
-from scratchfs.foundation.text import GREP_LINE_PATTERN, GREP_RUN_PATTERN, grep_files, grep_runs, newline_pairs
+from scratchfs.foundation.text import GREP_LINE_PATTERN, GREP_RUN_PATTERN, grep_files, grep_runs, line_stats
 
 SAMPLE_BYTES = 512 * 1024
 """Bytes of the start of a content that shape detection looks at."""
@@ -516,14 +516,10 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
            terminal: str = "") -> Shape:
     """A text or log's shape; ``known`` is ``(b"\n" + sample[:4096], its _head_rows or 0 if not counted)``;
     ``terminal``: what makes it terminal output (:func:`terminal_controls`), or ``""``."""
-    rows = sample.split(b"\n")  # split once: the lines, the longest, and the empty ones
-    if len(sample) < size and len(rows) > 1:
+    if len(sample) < size and b"\n" in sample:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
-        rows.pop()  # the part after the last newline
-    elif len(rows) > 1 and not rows[-1]:
-        rows.pop()  # the empty rest after a final newline
-    longest = max(map(len, rows))
-    blank = (newline_pairs(rows, sample) + sample.startswith(b"\n")) / max(1, len(rows))
+    rows, longest, empty = line_stats(sample)
+    blank = empty / max(1, rows)
     head, head_rows = known
     if len(sample) < 4096 and len(head) != len(sample) + 1:  # the whole lines are fewer than the head
         head = b"\n" + sample
