@@ -41,6 +41,22 @@ def test_the_index_of_the_first_scratchfs_is_migrated_in_place(old_root):
         assert sorted(e.key for e in store.scope("run-1", "agent-1").scratch_list()) == ["notes/ec2"]
 
 
+def test_opening_an_old_store_says_once_that_its_index_was_migrated(old_root, tmp_path):
+    """A plain ``scratchfs fsck`` (or any command) migrated the first scratchfs's index without a word, after which
+    that scratchfs could no longer open the store. The command that migrates it says so in one stderr line; the
+    next says nothing; a new store is no migration."""
+    def fsck(root):
+        return subprocess.run([sys.executable, "-m", "scratchfs", "--root", str(root), "fsck", "--quick"],
+                              capture_output=True, text=True, timeout=60)
+
+    first, second = fsck(old_root), fsck(old_root)
+    assert first.stderr.startswith("scratchfs: note: the index was made by an earlier scratchfs (schema version 1) "
+                                   "and was migrated in place"), first.stderr
+    assert "migrated" not in second.stderr and first.stdout == second.stdout
+    with ScratchStore(tmp_path / "new") as store:
+        assert store.migrated_from is None
+
+
 GREP = (FIXTURES / "workspace-grep-stdlib-defs.txt").read_bytes()[:6000]
 CSV = (FIXTURES / "query-packages-by-month.csv").read_bytes()[:20000]
 EXPECTED = {  # (run, agent, kind, source tool or key) -> content, as fixtures/make_store_407dd2b.py wrote them

@@ -181,6 +181,12 @@ class ScratchStore:
         :class:`~scratchfs.foundation.errors.StorageError` naming the cause."""
         return self.index.read_only
 
+    @property
+    def migrated_from(self) -> int | None:
+        """The schema version of the index this store migrated in place as it opened it (a store made by an earlier
+        scratchfs; a scratchfs of that version can no longer open it), or ``None``."""
+        return self.index.migrated_from
+
     def __repr__(self) -> str:
         if not (self.index_url or self.blobs_url):
             return f"ScratchStore(root={str(self.root)!r})"

@@ -23,6 +23,7 @@ from scratchfs.cli.app import (
     Seconds,
     echo_json,
     main,
+    opened,
     resolve_root,
     root_option,
     scope_options,
@@ -161,7 +162,7 @@ def fsck_command(root: str | None, repair: bool, quick: bool, rebuild_index: boo
     path = existing_store(root)  # (a rebuild too: a mistyped root has no blobs to restore)
     store = open_for_rebuild(path) if rebuild_index else ScratchStore(path)
     with store:
-        _fsck(store, repair, quick, rebuild_index, limit, after, progress, as_json)
+        _fsck(opened(store), repair, quick, rebuild_index, limit, after, progress, as_json)
 
 
 def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, limit: int | None,

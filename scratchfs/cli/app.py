@@ -250,13 +250,21 @@ def command_settings() -> Settings | None:
     return Settings(**given) if given else None
 
 
+def opened(store: ScratchStore) -> ScratchStore:
+    """``store``, after saying on stderr (one line) that opening it migrated its index in place, if it did."""
+    if store.migrated_from is not None:
+        warn(f"note: the index was made by an earlier scratchfs (schema version {store.migrated_from}) and was "
+             "migrated in place as it opened: that earlier version can no longer open this store")
+    return store
+
+
 def with_store(func: Callable) -> Callable:
     """Open the store from --root (with :func:`command_settings`) for the command and close it afterwards."""
 
     @functools.wraps(func)
     def wrapper(root: str | None, **kwargs: Any) -> Any:
         with ScratchStore(resolve_root(root), settings=command_settings()) as store:
-            return func(store, **kwargs)
+            return func(opened(store), **kwargs)
 
     return wrapper
 
@@ -268,7 +276,7 @@ def with_existing_store(func: Callable) -> Callable:
     @functools.wraps(func)
     def wrapper(root: str | None, **kwargs: Any) -> Any:
         with ScratchStore(existing_store(resolve_root(root)), settings=command_settings()) as store:
-            return func(store, **kwargs)
+            return func(opened(store), **kwargs)
 
     return wrapper
 
@@ -346,5 +354,5 @@ INPUT_ARGUMENT = click.argument("source", type=click.File("rb", lazy=False), def
 
 __all__ = ["EXIT_CODES_HELP", "INPUT_ARGUMENT", "SETTINGS_META", "TTL_OPTION", "Integer", "ScratchGroup", "Seconds",
            "Terminated", "command_settings", "echo_json", "fail", "global_option", "handle_termination",
-           "json_accepted", "main", "resolve_root", "resolve_scope", "restore_signals", "root_option", "scope_options",
-           "stdout_bytes", "warn", "with_existing_store", "with_store"]
+           "json_accepted", "main", "opened", "resolve_root", "resolve_scope", "restore_signals", "root_option",
+           "scope_options", "stdout_bytes", "warn", "with_existing_store", "with_store"]

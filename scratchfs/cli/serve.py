@@ -26,7 +26,16 @@ from typing import Any
 import click
 
 from scratchfs.api.store import ScratchStore, existing_store
-from scratchfs.cli.app import Integer, Terminated, command_settings, handle_termination, main, resolve_root, warn
+from scratchfs.cli.app import (
+    Integer,
+    Terminated,
+    command_settings,
+    handle_termination,
+    main,
+    opened,
+    resolve_root,
+    warn,
+)
 from scratchfs.cli.settings_options import settings_options
 from scratchfs.foundation.errors import InvalidArgument, StorageError
 
@@ -97,7 +106,7 @@ def serve_command(root: str | None, host: str, port: int, token: str | None, all
     root = existing_store(resolve_root(root))  # a mistyped root is told, not served as a new empty store
     sock = _listen(host, port)
     with ScratchStore(root, settings=command_settings()) as store:
-        app = create_app(store, token, allow_delete=allow_delete)
+        app = create_app(opened(store), token, allow_delete=allow_delete)
         config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False)
         bound = sock.getsockname()[1]
         shown = f"[{host.strip('[]')}]" if ":" in host else host

@@ -52,7 +52,7 @@ from psycopg import errors as pg_errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from scratchfs.engine.keyset import page_filter
-from scratchfs.engine.postgres_schema import lock_key, migrate, probe
+from scratchfs.engine.postgres_schema import SCHEMA_VERSION, lock_key, migrate, probe
 from scratchfs.engine.postgres_stats import PostgresAggregates
 from scratchfs.engine.protocols import Entry, ExpiredRow, Gone, check_quota
 from scratchfs.foundation.errors import StorageError, StoreBusy, StoreClosed
@@ -126,6 +126,8 @@ class PostgresIndex(PostgresAggregates):
         self._closed = False
         self._sweep_lock_key = lock_key(f"scratchfs sweep {schema}")
         self._delete_lock_key = lock_key(f"scratchfs delete {schema}")
+        self.migrated_from: int | None = None
+        """The schema version this object migrated the index from when it opened it, or ``None``."""
         self._migrate()
 
     # -- connections ----------------------------------------------------------------------------------------------
@@ -220,7 +222,8 @@ class PostgresIndex(PostgresAggregates):
     def _migrate(self) -> None:
         try:
             with self.transaction("creating the schema") as conn:
-                migrate(conn, self.schema, self._runs.groups() if self._runs is not None else None)
+                found = migrate(conn, self.schema, self._runs.groups() if self._runs is not None else None)
+            self.migrated_from = found if 0 < found < SCHEMA_VERSION else None
         except PoolTimeout as exc:
             raise _typed(exc, "opening the index") from None
 

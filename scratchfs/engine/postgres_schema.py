@@ -49,9 +49,9 @@ def lock_key(text: str) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big", signed=True)
 
 
-def migrate(conn: psycopg.Connection, schema: str, runs: tuple[str | None, str, str] | None) -> None:
+def migrate(conn: psycopg.Connection, schema: str, runs: tuple[str | None, str, str] | None) -> int:
     """Create or migrate ``schema`` inside the caller's transaction (under an advisory lock), and add the platform
-    cascade when ``runs`` (``(schema or None, table, column)``) is given.
+    cascade when ``runs`` (``(schema or None, table, column)``) is given. Returns the version found (0: none).
 
     Raises:
         StorageError: the schema is newer than this scratchfs knows. psycopg errors: from the database.
@@ -71,6 +71,7 @@ def migrate(conn: psycopg.Connection, schema: str, runs: tuple[str | None, str, 
         conn.execute(f"INSERT INTO {quoted}.schema_version (version) VALUES (%s)", (step,))
     if runs is not None:
         _tie_to_runs(conn, schema, runs)
+    return version
 
 
 def _tie_to_runs(conn: psycopg.Connection, schema: str, runs: tuple[str | None, str, str]) -> None:

@@ -168,7 +168,10 @@ class PendingWrite(Protocol):
 class IndexBackend(Protocol):
     """What the API asks of an index. Times are epoch seconds of the store's clock; sizes are bytes. Every method
     raises :class:`~scratchfs.foundation.errors.StoreBusy` (a lock past the busy timeout) or
-    :class:`~scratchfs.foundation.errors.StorageError`; writes are short transactions."""
+    :class:`~scratchfs.foundation.errors.StorageError`; writes are short transactions. ``migrated_from``: the schema
+    version the index was migrated from in place when this object opened it, or ``None``."""
+
+    migrated_from: int | None
 
     def lookup(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> Entry | None: ...
     def lookup_with_lines(self, run_id: str, agent_id: str, kind: str, key: str,

@@ -104,6 +104,8 @@ class Index(ScaleQueries):
         self.busy_timeout = busy_timeout
         self.connections = Connections(path, busy_timeout, "FULL" if durable else "NORMAL", type(self).on_connect)
         self._existing_data = existing_data or (lambda: False)
+        self.migrated_from: int | None = None
+        """The schema version this object migrated the index from when it opened it, or ``None``."""
         self.txn_log = TxnLog()  # every write transaction of this object, by duration (see engine.batches)
         self.checkpoints = Checkpoints(lambda: self.connections.connect("checkpointing the index"),
                                        self.txn_log.checkpointed)
@@ -241,6 +243,7 @@ class Index(ScaleQueries):
         except sqlite3.Error as exc:
             raise index_error(exc, "creating the schema", self.path) from exc
         self._schema_transaction(conn)
+        self.migrated_from = version or None
 
     def _schema_transaction(self, conn: sqlite3.Connection) -> None:
         with self.write("creating the schema"):
