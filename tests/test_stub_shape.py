@@ -375,3 +375,22 @@ def test_a_column_of_numbers_whose_lines_end_in_a_lone_cr_is_text(fixture_data):
     for name, data in bars.items():
         shape = describe(data, len(data), data.count(b"\n") + 1)
         assert shape.text.startswith("terminal output") and "overwritten lines" in shape.text, (name, shape)
+
+
+def test_an_object_of_a_few_keys_names_them_all_when_its_values_are_large():
+    """A service model of 5 top-level keys (botocore's rds-data, 43 KiB) was 'JSON object, 5 keys: object(5 keys:
+    version: str, metadata, …)': the map-style description (a first value and the next names) was tried before
+    the shallower ones that name every key, and kept its own 'object(N keys: ...)' wrapper after the head that
+    says as much. Every key is named when a description that names them fits; a map keeps its form, unwrapped."""
+    from scratchfs.api.shape import describe
+
+    model = {"version": "2.0", "metadata": {f"m{i}": "x" for i in range(9)},
+             "operations": {f"Op{i}": {f"f{j}": {"shape": "S"} for j in range(6)} for i in range(6)},
+             "shapes": {f"Shape{i}": {"type": "structure", "members": {}} for i in range(77)},
+             "documentation": "d" * 622}
+    data = json.dumps(model, indent=2).encode()
+    text = describe(data, len(data), data.count(b"\n") + 1).text
+    assert text.startswith("JSON object, 5 keys: version: str, metadata: ") and "object(5 keys" not in text, text
+    assert all(f"{key}: " in text for key in model), text
+    wide = json.dumps({f"k{i}": i for i in range(400)}).encode()
+    assert describe(wide, len(wide), 1).text.startswith("JSON object, 400 keys: k0: int, k1, k2, k3, …")

@@ -267,14 +267,24 @@ def _tree(value: object, depth: int, width: int) -> str:
     return _value(value)
 
 
+_FITS = ((5, 8), (4, 8), (4, 6), (3, 8), (3, 6), (3, 4), (2, 8), (2, 4), (1, 12), (1, 6), (0, 0))
+"""The (depth, width) of :func:`_tree` tried in turn, deepest first."""
+
+
 def _fitted(head: str, value: object) -> str:
     """``head`` + the deepest description of ``value`` that fits :data:`MAX_SHAPE_CHARS` (an object's outer braces
-    dropped)."""
+    dropped). An object's own keys are all named when any description that names them fits (a description of its
+    first key's value and the next few names, as for a map, only when none does), and such a description of the
+    object itself drops its ``object(N keys: ...)`` wrapper, which ``head`` says."""
     text = ""
-    for depth, width in ((5, 8), (4, 8), (4, 6), (3, 8), (3, 6), (3, 4), (2, 8), (2, 4), (1, 12), (1, 6), (0, 0)):
+    keys = len(value) if isinstance(value, dict) else 0
+    wrapper = f"object({keys} keys: "
+    for depth, width in sorted(_FITS, key=lambda fit: fit[1] < keys):  # (stable: deepest first within each)
         body = _tree(value, depth, width)
         if body.startswith("{") and body.endswith("}"):
             body = body[1:-1]
+        elif keys and body.startswith(wrapper):
+            body = body[len(wrapper) : -1]
         text = f"{head}{body}"
         if len(text) <= MAX_SHAPE_CHARS:
             return _clip(text)
