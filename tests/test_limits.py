@@ -74,6 +74,27 @@ def test_offload_over_quota_gives_a_preview_and_a_notice_not_the_flood(quota_sto
                                           "run 'run' is at its quota: it holds 3 entries, its quota 3;")
 
 
+def test_a_quota_notice_tells_the_model_only_what_it_can_do(quota_store):
+    """A run filled by spilled results told the model to 'Free room (scratch_delete values no longer needed)': it
+    has no tool that deletes a spilled result, and scratch_delete of a handle deletes nothing (a new user's trial,
+    through mcp-proxy). The notice offers deleting values only where the scope holds some."""
+    scope, other = quota_store.scope("run", "a"), quota_store.scope("run", "b")  # one run's quota, two scopes
+    other.scratch_write("k", b"v")  # a value of b's own
+    for _ in range(2):
+        scope.spill(b"row\n" * 3000)
+    note = json.loads(scope.offload(Observation("sql.query", "x" * 60_000, "query")).content)["note"]
+    assert "You cannot free room" in note and "scratch_delete removes only scratchpad values" in note, note
+    assert "Free room by deleting" not in note
+    note = json.loads(other.offload(Observation("sql.query", "x" * 60_000, "query")).content)["note"]
+    assert "Free room by deleting scratchpad values no longer needed (scratch_list, scratch_delete)" in note, note
+    from scratchfs.api.contract import ScratchTools
+
+    handle = scope.list_entries()[0].key  # scratch_delete of a handle said only deleted: false
+    reply = ScratchTools(scope).call("scratch_delete", {"key": handle})
+    assert reply["deleted"] is False and "handle of a spilled result, not a scratchpad key" in reply["note"]
+    assert ScratchTools(scope).call("scratch_delete", {"key": "plan"}) == {"key": "plan", "deleted": False}
+
+
 def test_a_quota_hit_while_offloading_is_one_stderr_line_naming_the_quota(quota_store, capfd):
     """A quota hit in the adapter's offload printed a whole Python traceback on stderr: it is one log line saying
     the quota was hit and a preview and a notice went on instead; the tool call is not failed."""

@@ -43,7 +43,7 @@ from scratchfs.api.structured import StructureReads
 from scratchfs.api.tools import TOOL_SPECS, check_arguments
 from scratchfs.api.views import fit, lead_inside_character, piece, reply_size, to_json
 from scratchfs.engine.search import Window
-from scratchfs.foundation.checks import check_int, check_key, check_utf8
+from scratchfs.foundation.checks import HANDLE_RE, check_int, check_key, check_utf8
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import (
     DEFAULT_READ_BYTES,
@@ -265,6 +265,10 @@ def structure_reply(scope: Scope, handle: str, offset: int, given: dict[str, Any
     return reply
 
 
+_A_HANDLE_IS_NO_KEY = ("this is a handle of a spilled result, not a scratchpad key: scratch_delete removes only "
+                       "scratchpad values, and spilled results expire after their TTL")
+"""The note of ``scratch_delete`` given a handle (a run at its quota told the model to free room)."""
+
 _ECHOED = ("jq", "select", "columns")
 """The structure arguments a reply echoes that may be long."""
 _CURSOR_CHARS = 120
@@ -484,8 +488,11 @@ class ScratchTools:
         return listing_reply({"prefix": prefix}, rows, page, call, budget)
 
     def scratch_delete(self, key: str) -> dict[str, Any]:
-        """``scratch_delete``: ``{key, deleted}``."""
+        """``scratch_delete``: ``{key, deleted}``, and a ``note`` when a spilled result's handle was given as the key
+        (nothing deleted: spilled results are not the model's to delete; they expire)."""
         deleted = self.scope.scratch_delete(key)  # checks the key: 1,049 bytes of JSON at most (as scratch_write)
+        if not deleted and HANDLE_RE.match(key):
+            return {"key": key, "deleted": False, "note": _A_HANDLE_IS_NO_KEY}
         return {"key": key, "deleted": deleted}
 
 

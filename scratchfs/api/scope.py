@@ -20,7 +20,7 @@ from scratchfs.api.entries import Entries, OpenEntry, reading
 from scratchfs.api.policy import Observation, should_spill
 from scratchfs.api.results import LineSlice, Matches, Page, Slice, render_call, short_digest
 from scratchfs.api.structured import StructureReads
-from scratchfs.api.stub import PREVIEW_MODES, Stub, refusal_notice
+from scratchfs.api.stub import FREE_BY_DELETING, NOTHING_TO_FREE, PREVIEW_MODES, Stub, refusal_notice
 from scratchfs.api.views import reply_size
 from scratchfs.engine import segments
 from scratchfs.engine.lines import read_lines
@@ -167,8 +167,12 @@ class Scope:
         """``obs`` with its content replaced by the notice of a spill refused past the run's quota."""
         raw = obs.content
         content = bytes(raw) if isinstance(raw, (bytes, bytearray, memoryview)) else str(raw).encode("utf-8", "replace")
+        try:  # the model can delete this scope's scratchpad values, never its spilled results
+            values = bool(self.scratch_page(limit=1).entries)
+        except ScratchError:
+            values = True
         notice = refusal_notice(content, checks.clean_tool(obs.tool), f"{exc.kind}: {one_line(str(exc))}",
-                                self.store.settings.preview_bytes)
+                                self.store.settings.preview_bytes, FREE_BY_DELETING if values else NOTHING_TO_FREE)
         return replace(obs, content=notice, refused=str(exc))
 
     # -- reading --------------------------------------------------------------------------------------------------

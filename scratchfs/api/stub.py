@@ -234,17 +234,28 @@ def _json_bytes(text: str) -> int:
     return len(literal) if literal.isascii() else len(literal.encode("utf-8"))
 
 
-def refusal_notice(content: bytes, tool: str | None, reason: str, preview_bytes: int) -> str:
+FREE_BY_DELETING = "Free room by deleting scratchpad values no longer needed (scratch_list, scratch_delete), or ask " \
+    "the tool for less."
+"""How a refusal notice goes on when the scope holds scratchpad values (which the model can delete)."""
+NOTHING_TO_FREE = "You cannot free room: the run's stored results expire after their TTL, and scratch_delete " \
+    "removes only scratchpad values (this scope holds none). Ask the tool for less, or work from the results " \
+    "already stored."
+"""How a refusal notice goes on when the scope holds no scratchpad value: the rest is spilled results, which no
+tool of the model's deletes."""
+
+
+def refusal_notice(content: bytes, tool: str | None, reason: str, preview_bytes: int,
+                   advice: str = FREE_BY_DELETING) -> str:
     """What reaches the model instead of a result over the spill threshold that the store refused to keep (a run at
     its quota): compact JSON ``{preview, size, stored: false, note}`` of at most :data:`MAX_STUB_BYTES` UTF-8 bytes
     -- the first bytes of ``content`` (at most ``preview_bytes``, fewer when the notice would not fit), its size in
-    bytes, and a note saying that the rest was not kept, why (``reason``, clipped) and how to go on. No handle: there
-    is nothing to read back. Binary content (:func:`~scratchfs.api.shape.is_text`) is previewed as a hex dump, as a
-    range read shows it. Never raises."""
+    bytes, and a note saying that the rest was not kept, why (``reason``, clipped) and how to go on (``advice``:
+    :data:`FREE_BY_DELETING` or :data:`NOTHING_TO_FREE`). No handle: there is nothing to read back. Binary content
+    (:func:`~scratchfs.api.shape.is_text`) is previewed as a hex dump, as a range read shows it. Never raises."""
     size = len(content)
     what = f"Output of {tool}" if tool else "The result"
     note = (f"{what} ({size:,} bytes) was NOT stored: {_clip(reason, 300)}. Only this preview reached you; the rest "
-            "is not kept anywhere. Free room (scratch_delete values no longer needed), or ask the tool for less.")
+            f"is not kept anywhere. {_clip(advice, 300)}")
     head = content[: preview_bytes + 4]
     binary = not is_text(content[:TEXT_PROBE_BYTES])  # the one rule of what is text: binary as a hex dump
     limit = preview_bytes
@@ -258,4 +269,5 @@ def refusal_notice(content: bytes, tool: str | None, reason: str, preview_bytes:
         limit = max(0, min(limit - 1, int(limit * (cost - (total - MAX_STUB_BYTES) - 8) / cost)))
 
 
-__all__ = ["PREVIEW_MODES", "Stub", "build_stub", "hex_preview", "make_preview", "refusal_notice"]
+__all__ = ["FREE_BY_DELETING", "NOTHING_TO_FREE", "PREVIEW_MODES", "Stub", "build_stub", "hex_preview", "make_preview",
+           "refusal_notice"]

@@ -231,7 +231,8 @@ _SCRATCH_LIST = ToolSpec(
 
 _SCRATCH_DELETE = ToolSpec(
     "scratch_delete",
-    "Delete a key from your scratchpad. Returns {key, deleted}; deleted is false if there was no live value.",
+    "Delete a key from your scratchpad. Returns {key, deleted}; deleted is false if there was no live value. Spilled "
+    "results (h_... handles) are not deleted here: they expire.",
     {
         "type": "object",
         "properties": {"key": _KEY},
