@@ -490,7 +490,7 @@ def _html(sample: bytes, size: int, scope: str) -> str:
     headings = [(level, body) for level, body in headings if body]
     if not headings:
         return _clip(text)
-    text += f"; {_plural(len(headings), 'heading')}: "
+    text += f"; {'at least ' if scope else ''}{_plural(len(headings), 'heading')}: "  # (a sample's: more may follow)
     listed: list[str] = []
     for count, (level, body) in enumerate(headings):
         item = f"h{level} {_name(body, 48)}"
