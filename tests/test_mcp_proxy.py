@@ -322,3 +322,26 @@ def test_a_malformed_line_of_the_upstream_is_one_short_log_line_of_the_proxy(tmp
     for i in at:  # each record ends with its line: what follows starts a record of its own
         assert i + 1 == len(lines) or lines[i + 1].startswith(("scratchfs", "Failed to parse", "Traceback")), \
             lines[i:i + 3]
+
+
+@pytest.mark.parametrize("face", ["mcp", "mcp-proxy"])
+def test_each_server_says_on_stderr_which_store_and_scope_it_serves(tmp_path, face):
+    """An MCP client that started the server without its fleet settings (the README's own warning case) found its
+    handles 'not found' in a local store nothing had named (a new user's trial): each server now says in one
+    stderr line, which a client keeps in its log, the store and the scope it serves."""
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    upstream = ["--", *FAKE_UPSTREAM] if face == "mcp-proxy" else []
+    params = scratchfs_params(face, "--root", str(tmp_path / "store"), "--run", "r-1", "--agent", "a-1", *upstream)
+    errlog = tmp_path / "stderr.txt"
+
+    async def body():
+        with errlog.open("w") as err:
+            async with stdio_client(params, errlog=err) as (read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                await session.list_tools()
+
+    run(body)
+    first = errlog.read_text().splitlines()[0]
+    assert first == f"scratchfs {face}: serving the local store at {tmp_path / 'store'}; run 'r-1', agent 'a-1'"

@@ -63,6 +63,7 @@ from scratchfs.mcp.server import (
     INSTRUCTIONS,
     META_PREFIX,
     ScopeResolver,
+    announce,
     require_mcp,
     run_scratch_tool,
     scratch_tools,
@@ -474,6 +475,7 @@ def run(config: ProxyConfig, sweep_interval: float = SWEEP_INTERVAL, settings: S
                                                      sweep_interval=sweep_interval)
     with ScratchStore(config.root, settings=settings, **config.store) as store:
         proxy = Proxy(config, store)
+        announce("mcp-proxy", store, config.run_id, config.agent_id)
         if sweep_interval > 0:
             store.start_sweeper(sweep_interval)
         anyio.run(proxy.serve)

@@ -20,6 +20,7 @@ SDK cannot read is answered by the transport, with -32700 or -32600).
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -31,6 +32,7 @@ from scratchfs.api.tools import TOOL_SPECS, tool_specs
 from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import SWEEP_INTERVAL
+from scratchfs.foundation.text import one_line
 
 log = logging.getLogger(__name__)
 
@@ -159,6 +161,19 @@ def run_scratch_tool(resolver: ScopeResolver, name: str, arguments: Mapping[str,
     return text_result(to_json(result), structured=result)
 
 
+def announce(face: str, store: ScratchStore, run_id: str | None, agent_id: str | None) -> None:
+    """Say on stderr, in one line, which store and scope the server ``face`` serves (a client that started it
+    without its fleet settings otherwise found its handles 'not found' in a local store it did not know of). A
+    stderr that is closed or fails is passed over."""
+    scope = f"run {run_id!r}, agent {agent_id!r}" if run_id and agent_id else "the scope each call's _meta names"
+    where = f"the local store at {store.root}" if not (store.index_url or store.blobs_url) else repr(store)
+    try:
+        sys.stderr.write(one_line(f"scratchfs {face}: serving {where}; {scope}") + "\n")
+        sys.stderr.flush()
+    except (AttributeError, OSError, ValueError):
+        pass
+
+
 def build_server(resolver: ScopeResolver) -> Any:
     """A low-level MCP ``Server`` exposing the scratchfs tools over ``resolver``'s store."""
     import anyio.to_thread
@@ -213,10 +228,11 @@ def run(root: str | None, run_id: str | None, agent_id: str | None, sweep_interv
 
     with ScratchStore(root, settings=settings, **(store or {})) as opened:
         resolver = ScopeResolver(opened, run_id, agent_id, allow_meta_scope=allow_meta_scope)
+        announce("mcp", opened, run_id, agent_id)
         if sweep_interval > 0:
             opened.start_sweeper(sweep_interval)
         anyio.run(serve_stdio, build_server(resolver))
 
 
-__all__ = ["META_AGENT_ID", "META_PREFIX", "META_RUN_ID", "ScopeResolver", "build_server", "run",
+__all__ = ["META_AGENT_ID", "META_PREFIX", "META_RUN_ID", "ScopeResolver", "announce", "build_server", "run",
            "run_scratch_tool", "scratch_tools"]
