@@ -6,7 +6,8 @@ and one entry that cannot be loaded -- not a regular file, unreadable (``EACCES`
 gone by the time it is opened (``ENOENT``), a read error -- is skipped and named with its reason (:class:`Skipped`);
 the others are loaded. The store's own root directory, when it lies inside the folder (a store in a test's
 ``tmp_path`` loaded from ``tmp_path``), is skipped -- and a folder inside it (its ``runs/``) is not walked --,
-told by its device and inode: its index, locks and blobs are no tool outputs.
+told by its device and inode: its index, locks and blobs are no tool outputs. So is a folder that is another
+scratchfs store (``index.sqlite`` beside ``runs/`` and ``locks/``: the fixtures' old store, say).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # no link followed, no FIFO waited on
 _LINK = "a symbolic link, not followed"
 _STORE = "the store's own directory"
+_OTHER_STORE = "another scratchfs store"
 _KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a character device",
           stat.S_IFBLK: "a block device", stat.S_IFLNK: _LINK, stat.S_IFDIR: "a folder"}
 
@@ -141,15 +143,27 @@ def _walk(root_fd: int, skipped: list[Skipped], avoid: tuple[int, int] | None = 
             except OSError as exc:
                 skipped.append(Skipped(prefix + name, _error(exc), True))
                 continue
-            if avoid is not None and _identity(sub) == avoid:
+            if (avoid is not None and _identity(sub) == avoid) or _is_store(sub):
+                reason = _STORE if avoid is not None and _identity(sub) == avoid else _OTHER_STORE
                 os.close(sub)
-                skipped.append(Skipped(prefix + name, _STORE, False))
+                skipped.append(Skipped(prefix + name, reason, False))
                 continue
             stack.append((sub, prefix + name + "/", iter(_listing(sub, prefix + name + "/", skipped))))
     finally:
         for dir_fd, _, _ in stack:
             if dir_fd != root_fd:
                 os.close(dir_fd)
+
+
+def _is_store(dir_fd: int) -> bool:
+    """Whether the open directory ``dir_fd`` is a scratchfs store's root: an ``index.sqlite`` file beside ``runs/``
+    and ``locks/`` folders (``lstat``: no link followed)."""
+    try:
+        return (stat.S_ISREG(os.stat("index.sqlite", dir_fd=dir_fd, follow_symlinks=False).st_mode)
+                and all(stat.S_ISDIR(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+                        for name in ("runs", "locks")))
+    except OSError:
+        return False
 
 
 def _open_root(folder: str | os.PathLike[str]) -> int:

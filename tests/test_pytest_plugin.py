@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shutil
 import socket
 from importlib.metadata import entry_points
 
@@ -224,6 +225,21 @@ def test_load_skips_the_stores_own_directory_inside_the_folder(scratch_scope, tm
         skipped = []
         stubs = load_dir(store.scope("r", "a"), tmp_path / "outputs", skipped=skipped)
         assert list(stubs) == ["grep.txt"] and skipped == [Skipped("store", "the store's own directory", False)]
+
+
+def test_load_skips_another_scratchfs_store_inside_the_folder(scratch_scope, tmp_path):
+    """`scratchfs load fixtures/` (the README's example) spilled the fixtures' old store -- its index.sqlite and a
+    0-byte locks/index.lock -- as tool outputs of source tool 'index'. A folder that is a scratchfs store
+    (index.sqlite beside runs/ and locks/) is skipped, named; a folder with only some of those names is walked."""
+    folder = tmp_path / "outputs"
+    shutil.copytree(FIXTURES / "store-407dd2b", folder / "old-store")
+    (folder / "notes").mkdir()
+    (folder / "notes" / "index.sqlite").write_bytes(b"a file of that name alone is loaded")
+    (folder / "grep.txt").write_text("a:1:match\n")
+    skipped: list[Skipped] = []
+    stubs = load_dir(scratch_scope, folder, skipped=skipped)
+    assert sorted(stubs) == ["grep.txt", "notes/index.sqlite"]
+    assert skipped == [Skipped("old-store", "another scratchfs store", False)]
 
 
 def test_load_of_a_folder_inside_the_store_s_root_loads_none_of_its_files(scratch_scope, tmp_path):
