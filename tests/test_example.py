@@ -1,4 +1,5 @@
-"""examples/agent_loop.py runs offline and prints what README.md shows (random handles compared as a placeholder)."""
+"""examples/agent_loop.py and examples/mcp_client.py run offline and print what README.md shows (random handles
+compared as a placeholder)."""
 
 from __future__ import annotations
 
@@ -18,9 +19,9 @@ def normalized(output: str) -> str:
     return HANDLE.sub("h_HANDLE", output.replace("\n    ", ""))
 
 
-def readme_output() -> str:
+def readme_output(marker: str = MARKER) -> str:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    after = text[text.index(MARKER):]
+    after = text[text.index(marker):]
     start = after.index("```text\n") + len("```text\n")
     return after[start : after.index("```", start)]
 
@@ -47,3 +48,13 @@ def test_example_piped_into_a_reader_that_stops_early_ends_quietly():
     example.stdout.close()
     _, err = example.communicate(timeout=120)
     assert example.returncode == 0 and b"Traceback" not in err and b"BrokenPipe" not in err, err
+
+
+def test_example_mcp_client_prints_what_the_readme_shows():
+    """The model's side of `scratchfs mcp` through the official SDK's stdio client (a new user found no MCP client
+    example, and tripped on the SDK 2.x result attributes)."""
+    result = subprocess.run([sys.executable, str(ROOT / "examples" / "mcp_client.py")], capture_output=True,
+                            text=True, timeout=120, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    shown = readme_output("<!-- mcp_client output:").split("\n", 1)[1]  # (after the command line)
+    assert result.stdout == shown
