@@ -50,7 +50,7 @@ def pick_needle(data: bytes) -> bytes:
 
 def run_demo(store: ScratchStore, fixtures_dir: str | None) -> None:
     """Run the demo against ``store`` under run :data:`RUN_ID` and print its report to stdout."""
-    console = Console() if sys.stdout.isatty() else Console(width=100)  # a pipe or a file does not fold lines
+    console = Console() if sys.stdout.isatty() else Console(width=120)  # a pipe or a file does not fold lines
     folder = find_fixtures(fixtures_dir)
     files = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix in _TOOLS)
     if not files:
@@ -59,10 +59,10 @@ def run_demo(store: ScratchStore, fixtures_dir: str | None) -> None:
     scope = store.scope(RUN_ID, AGENT_ID)
     console.print(f"scratchfs demo: {len(files)} real tool outputs from {folder}, store at {store.root}\n")
 
-    table = Table(title="tool results: what the tool returned, what reached the context, what went to disk")
+    table = Table(title="each tool result: returned, reached the context, went to disk")
     for name in ("output", "returned", "to context", "on disk", "saved"):
         table.add_column(name, justify="left" if name == "output" else "right", no_wrap=True, overflow="ellipsis",
-                         min_width=None if name == "output" else 6, max_width=24 if name == "output" else None)
+                         min_width=None if name == "output" else 6)  # (a name is cut only where the width is short)
     checks: list[str] = []  # one line per spilled output: its range read and search checked against the original
     total_in = total_ctx = total_disk = 0
     stubs: list[tuple[str, str]] = []  # (file name, stub JSON) of the outputs that were spilled

@@ -19,6 +19,9 @@ def test_demo_spills_every_fixture_and_verifies_reads(tmp_path):
     assert out.count(" ok") >= 2 * len(FIXTURE_FILES)
     assert "read back identical" in out
     assert "(1 windows" not in out and "(1 window of 'SourceAddresses')" in out  # was "1 windows"
+    for name in (p.name for p in FIXTURE_FILES):  # its tables cut names to 24 characters (api-ec2-service-model.j…)
+        assert f"│ {name} " in out, out
+    assert all(f" {tool} " in out for tool in ("api.describe", "browser.get", "workspace.grep"))  # (was api.d…ribe)
     with ScratchStore(tmp_path) as store:
         entries = store.list_entries_for_run("demo")
         assert sorted(e.kind for e in entries) == ["handle"] * len(FIXTURE_FILES) + ["scratch"]
