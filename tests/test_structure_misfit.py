@@ -141,3 +141,19 @@ def test_a_select_over_text_holding_part_of_an_html_page_is_read(tools, scratch_
     assert tools.call("read_handle", {"handle": stub.handle, "select": "p"})["elements"]
     with pytest.raises(InvalidArgument, match=r'holds text \(content type text\), in which select="marquee" found no'):
         tools.call("read_handle", {"handle": stub.handle, "select": "marquee"})
+
+
+def test_the_web_tree_and_text_views_of_text_name_what_it_is(scratch_store, fixture_data):
+    """The inspector's JSON tree of grep output said only 'the entry is not JSON: Expecting value: line 1 column 1
+    (char 0)', its page text 'the text view of a page is for HTML entries; this is text'."""
+    scope = scratch_store.scope("run-1", "agent-1")
+    grep = scope.spill(fixture_data["workspace-grep-stdlib-defs.txt"], source_tool="grep").handle
+    build = scope.spill(TERMINAL, source_tool="build").handle
+    with TestClient(create_app(scratch_store, TOKEN), headers={"Authorization": f"Bearer {TOKEN}"}) as client:
+        url = "/api/runs/run-1/agents/agent-1/handles/"
+        for handle, tail, what in ((grep, "/tree", "text (grep-style path:line: output)"),
+                                   (grep, "/text", "text (grep-style path:line: output)"),
+                                   (build, "/tree", "terminal output")):
+            error = client.get(url + handle + tail).json()["error"]
+            assert error["message"].startswith(f"{handle} holds {what} (content type "), error
+            assert ('view="text"' in error["message"]) is (what == "terminal output") and "line=" in error["message"]
