@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from scratchfs.api.shape import SAMPLE_BYTES, describe
-from scratchfs.api.stub import build_stub, make_preview
+from scratchfs.api.stub import build_stub, list_preview
 from scratchfs.engine.binding import Binding
 from scratchfs.foundation.limits import LIST_PREVIEW_BYTES, PREVIEW_BYTES
 from tests.test_budgets import generated
@@ -152,7 +152,8 @@ def record(name: str, content: bytes, index: int) -> dict:
         tail = content[size - preview :] if mode == "head+tail" and preview else b""
         stub = build_stub(HANDLE, head, tail, size, lines, shape.content_type, shape.text, tool, preview, mode)
         stubs.append(stub.to_json())
-    listing = make_preview(head, b"", size, min(PREVIEW_BYTES, LIST_PREVIEW_BYTES))[0]
+    listing = list_preview(head, size, min(PREVIEW_BYTES, LIST_PREVIEW_BYTES), shape.content_type == "binary",
+                           LIST_PREVIEW_BYTES)
     found = {"name": name, "content_type": shape.content_type, "shape": shape.text, "stubs": stubs,
              "listing": listing}
     if source is not None:  # the shape of the sample alone (no source, or a source that fails)

@@ -73,7 +73,7 @@ OTHER_READ = {
     "rows": lambda r, h, c: r.rows(h, columns=[1, 0], cursor=c, budget=BUDGET),
     "html text": lambda r, h, c: r.select(h, "p", cursor=c, budget=BUDGET),
     "select": lambda r, h, c: r.select(h, "p, h2", cursor=c, budget=BUDGET),
-    "terminal view": lambda r, h, c: r.rows(h, cursor=c, budget=BUDGET),
+    "terminal view": lambda r, h, c: r.records(h, cursor=c, budget=BUDGET),
 }
 
 

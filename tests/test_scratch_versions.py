@@ -70,7 +70,7 @@ def test_a_page_past_the_end_of_a_value_written_again_shorter_is_changed_not_a_b
     scope.scratch_write("k", "A" * 20_000)
     first = scope.scratch_read_range("k", 0, 4096)
     scope.scratch_write("k", "short")
-    with pytest.raises(Changed, match="it is now 5 bytes"):
+    with pytest.raises(Changed, match=r"is version .* \(5 bytes\)"):
         scope.scratch_read_range("k", 4096, 4096, version=first.version)
     with pytest.raises(InvalidArgument, match="offset 4096 is past the end of k"):  # without a version: the offset
         scope.scratch_read_range("k", 4096, 4096)
@@ -175,3 +175,27 @@ def test_a_changed_error_is_small_as_the_model_receives_it(scope, key):
     with pytest.raises(Changed) as caught:
         ScratchTools(scope).call("scratch_read", {"key": key, "offset": 10, "version": version})
     assert reply_size(error_text(caught.value)) <= 512
+
+
+def test_a_version_no_read_gave_is_not_said_to_be_of_an_earlier_write(scope, tmp_path, monkeypatch):
+    """A new user's trial: a made-up version ('xxxxxxxx') was refused with 'the value was written again after the
+    read that gave version ...' -- untrue, no read gave it. The message says what is known: the live value's
+    version differs from the one given, written again or the version came from no read of it."""
+    scope.scratch_write("big", "A" * 20_000)
+    live = scope.scratch_read_range("big", 0, 1).version
+    with pytest.raises(Changed) as caught:
+        ScratchTools(scope).call("scratch_read", {"key": "big", "offset": 7999, "length": 65536,
+                                                  "version": "xxxxxxxx"})
+    text = error_text(caught.value)
+    assert "after the read that gave" not in text
+    assert text.startswith(f"changed: the value of big is version {live!r} (20,000 bytes), not 'xxxxxxxx': it was "
+                           "written again since the read that gave 'xxxxxxxx', or no read of it gave that version; "
+                           'read it again from offset 0: scratch_read(key="big")'), text
+    monkeypatch.setenv("SCRATCHFS_ROOT", str(tmp_path / "root"))
+    runner = CliRunner()
+    runner.invoke(main, ["scratch-write", "big", "-", "--run", "r", "--agent", "a"], input="B" * 9000,
+                  catch_exceptions=False)
+    result = runner.invoke(main, ["scratch-read", "big", "--json", "--offset", "7999", "--length", "65536",
+                                  "--version", "xxxxxxxx", "--run", "r", "--agent", "a"], catch_exceptions=False)
+    assert result.exit_code != 0 and result.stdout == "" and result.stderr.count("\n") == 1, result.output
+    assert "or no read of it gave that version" in result.stderr and "after the read that gave" not in result.stderr

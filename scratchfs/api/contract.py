@@ -40,6 +40,7 @@ from scratchfs.api.listing import listing_reply
 from scratchfs.api.results import LineSlice, Matches, Slice, render_call
 from scratchfs.api.scope import Scope
 from scratchfs.api.structured import StructureReads
+from scratchfs.api.stub import shown_preview
 from scratchfs.api.tools import TOOL_SPECS, check_arguments
 from scratchfs.api.views import fit, lead_inside_character, piece, reply_size, to_json
 from scratchfs.engine.search import Window
@@ -479,7 +480,8 @@ class ScratchTools:
         page = scope.scratch_page(prefix, limit=limit, cursor=cursor)
         now = scope.store.now()
         rows = [{"key": e.key, "size": e.size, "expires_in": round(e.expires_at - now, 3),
-                 "preview": e.preview[:LIST_PREVIEW_CHARS]} for e in page.entries]
+                 "preview": shown_preview(e.preview, e.content_type == "binary", LIST_PREVIEW_CHARS)}
+                for e in page.entries]
 
         def call(next_cursor: str) -> str:
             return render_call("scratch_list", prefix=prefix or None, limit=limit if limit != MAX_LIST_ENTRIES

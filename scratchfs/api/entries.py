@@ -31,7 +31,7 @@ from typing import NamedTuple, TypeVar
 from scratchfs.api import shape as shapes
 from scratchfs.api.settings import Settings
 from scratchfs.api.shape import SAMPLE_BYTES, Shape, describe
-from scratchfs.api.stub import Stub, build_stub, make_preview
+from scratchfs.api.stub import Stub, build_stub, list_preview
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.chunks import iter_chunks
 from scratchfs.engine.lines import LineTable, longest_line_bound
@@ -485,7 +485,8 @@ class Entries:
 
 class Description(NamedTuple):
     """What :func:`describe_content` tells of a content: ``lines`` (a line ends at ``\\n``), ``content_type`` and
-    ``shape`` (``None`` when shape detection is off), ``preview`` (the list preview, text)."""
+    ``shape`` (``None`` when shape detection is off), ``preview`` (the list preview, text: a hex dump for binary
+    content, :func:`~scratchfs.api.stub.list_preview`)."""
 
     lines: int
     content_type: str | None
@@ -513,7 +514,8 @@ def describe_content(settings: Settings, head: bytes, size: int, frame_newlines:
     if settings.detect_shape:
         found = _shape(head, size, lines, whole)
         content_type, shape = found.content_type, found.text
-    preview = make_preview(head, b"", size, min(settings.preview_bytes, LIST_PREVIEW_BYTES))[0]
+    preview = list_preview(head, size, min(settings.preview_bytes, LIST_PREVIEW_BYTES), content_type == "binary",
+                           LIST_PREVIEW_BYTES)
     return Description(lines, content_type, shape, preview)
 
 

@@ -1,8 +1,10 @@
 """Advice for a structure read that does not fit what an entry holds: a jq filter over content that is not JSON
-(an HTML page, a log, text; jq over a CSV table is refused before it runs, by
-:func:`scratchfs.api.structured.check_kind`, in :func:`refusal`'s words), ``view="text"`` over JSON. The
-engine's error says what failed (jq's parse error); these messages add what the entry is, by the content type decided
-at spill time (:func:`scratchfs.api.shape.describe`), and the reads that fit it.
+(an HTML page, a log, text; jq over a CSV table or binary data is refused before it runs, by
+:func:`scratchfs.api.structured.check_kind`, in :func:`refusal`'s words), ``view="text"`` over JSON, rows of text.
+The engine's error says what failed (jq's parse error); these messages add what the entry is, by the content type
+and shape decided at spill time (:func:`scratchfs.api.shape.describe`, kept in the entry's index row), and the
+reads that fit it -- the text view only for what it renders (an HTML page, terminal output), never for plain text
+or a log without escape sequences.
 """
 
 from __future__ import annotations
@@ -10,16 +12,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
+from scratchfs.api.shape_terminal import TERMINAL_SHAPE
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import DEFAULT_READ_BYTES
 
-_WHAT = {"html": "an HTML page", "csv": "a CSV/TSV table", "log": "terminal or log output", "text": "text",
+_WHAT = {"html": "an HTML page", "csv": "a CSV/TSV table", "log": "log output", "text": "text",
          "xml": "XML", "binary": "binary data", "json": "one JSON document", "jsonl": "JSON lines"}
+_GREP = "grep-style path:line: output"  # (as the shape of grep output names it)
 _FITS = {"html": 'view="text" (the page\'s readable text) or select= (the text of the elements a CSS selector '
                  'matches, e.g. select="h2")',
          "csv": "row= (rows with the header, e.g. row=1; columns= picks some)",
-         "log": 'view="text" (rendered as a terminal shows it)',
-         "text": 'view="text" (rendered as a terminal shows it)',
+         "terminal": 'view="text" (rendered as a terminal shows it)',
          "binary": "offset= and length= (byte ranges)",
          "json": 'jq= (e.g. jq="keys", jq=".items[0]")',
          "jsonl": "record= (e.g. record=1; jq= with it filters each record)"}
@@ -28,57 +31,77 @@ _NOT_PARSED = ("jq: parse error", "the document is not valid JSON", "the documen
 T = TypeVar("T")
 
 
-def fitting_reads(content_type: str | None, line_bytes: float = 0.0) -> str:
-    """The ``read_handle`` arguments that fit an entry of ``content_type`` (``None``: not detected), as a phrase
-    ending in the reads that fit every entry: lines (byte ranges when its lines average ``line_bytes`` bytes, more
-    than a default read, as a one-line JSON document's do: the stub's rule) and searches."""
-    fits = _FITS.get(content_type or "")
+def _terminal(content_type: str | None, shape: str | None) -> bool:
+    """Whether an entry is terminal output (a ``log`` whose shape says so: escape sequences, overwritten lines)."""
+    return content_type == "log" and shape is not None and shape.startswith(TERMINAL_SHAPE)
+
+
+def what_it_holds(content_type: str | None, shape: str | None = None) -> str:
+    """What an entry of ``content_type`` and ``shape`` (its stored shape text, ``None``: unknown) holds, as a noun
+    phrase: ``"an HTML page"``, ``"terminal output"`` (a log of escape sequences or overwritten lines), ``"log
+    output"``, ``"text (grep-style path:line: output)"``, ``"content of no detected type"``..."""
+    if _terminal(content_type, shape):
+        return "terminal output"
+    what = _WHAT.get(content_type or "", "content of no detected type")
+    return f"{what} ({_GREP})" if content_type == "text" and shape is not None and _GREP in shape else what
+
+
+def fitting_reads(content_type: str | None, line_bytes: float = 0.0, shape: str | None = None) -> str:
+    """The ``read_handle`` arguments that fit an entry of ``content_type`` (``None``: not detected) and ``shape``
+    (``view="text"`` for an HTML page and terminal output alone), as a phrase ending in the reads that fit every
+    entry: lines (byte ranges when its lines average ``line_bytes`` bytes, more than a default read, as a one-line
+    JSON document's do, or when it is binary data: the stub's rule) and searches."""
+    fits = _FITS.get("terminal" if _terminal(content_type, shape) else content_type or "")
+    if content_type == "binary":
+        return f"read it with {fits} or by search (match=, pattern=)"
     by = "byte range (offset=, length=)" if line_bytes > DEFAULT_READ_BYTES else "lines (line=, lines=)"
     return (f"read it with {fits}, or " if fits else "read it ") + f"by {by} or by search (match=, pattern=)"
 
 
-def jq_misfit(handle: str, content_type: str | None, message: str, line_bytes: float = 0.0) -> str | None:
+def jq_misfit(handle: str, content_type: str | None, message: str, line_bytes: float = 0.0,
+              shape: str | None = None) -> str | None:
     """The message for a jq read of ``handle`` that failed with ``message``: when jq could not parse the document
     (not JSON, not UTF-8) and the entry's stored content type is not ``json`` or ``jsonl``, what the entry holds and
     the reads that fit it, then jq's own message; else ``None`` (the error stands as it is: a JSON document that
-    is malformed, a filter's own error)."""
+    is malformed, a filter's own error); ``shape``: the entry's, as :func:`what_it_holds` takes it."""
     if content_type in ("json", "jsonl") or not message.startswith(_NOT_PARSED):
         return None
-    what = _WHAT.get(content_type or "", "content of no detected type")
-    return (f"{handle} holds {what} (content type {content_type or 'unknown'}), which jq cannot parse as JSON: "
-            f"{fitting_reads(content_type, line_bytes)}. ({message})")
+    return (f"{handle} holds {what_it_holds(content_type, shape)} (content type {content_type or 'unknown'}), which "
+            f"jq cannot parse as JSON: {fitting_reads(content_type, line_bytes, shape)}. ({message})")
 
 
-def text_misfit(content_type: str | None, line_bytes: float = 0.0) -> str:
+def text_misfit(content_type: str | None, line_bytes: float = 0.0, shape: str | None = None) -> str:
     """The refusal of ``view="text"`` for an entry of ``content_type`` (not HTML, terminal output or text), naming
-    the reads that fit it (jq= for JSON, record= for JSON lines, row= for CSV; ``line_bytes``:
-    :func:`fitting_reads`)."""
+    the reads that fit it (jq= for JSON, record= for JSON lines, row= for CSV; ``line_bytes``,
+    ``shape``: :func:`fitting_reads`)."""
     return (f"view='text' is for HTML pages and terminal output; this is {content_type}: "
-            f"{fitting_reads(content_type, line_bytes)}")
+            f"{fitting_reads(content_type, line_bytes, shape)}")
 
 
-def refusal(handle: str, content_type: str | None, read: str, how: str = "", line_bytes: float = 0.0) -> str:
-    """The refusal of a ``read=`` read (``"jq"``, ``"record"``, ``"row"``) of ``handle`` that does not fit what it
-    holds (``how``: e.g. ``" over several lines"``), naming the reads that fit (:func:`fitting_reads`)."""
-    what = _WHAT.get(content_type or "", "content of no detected type")
-    return (f"{handle} holds {what} (content type {content_type or 'unknown'}){how}, which a {read}= read does not "
-            f"parse: {fitting_reads(content_type, line_bytes)}")
+def refusal(handle: str, content_type: str | None, read: str, how: str = "", line_bytes: float = 0.0,
+            shape: str | None = None) -> str:
+    """The refusal of a ``read=`` read (``"jq"``, ``"record"``, ``"row"``, ``"select"``) of ``handle`` that does not
+    fit what it holds (``how``: e.g. ``" over several lines"``), naming what it is and the reads that fit
+    (:func:`what_it_holds`, :func:`fitting_reads` by ``shape`` and ``line_bytes``)."""
+    return (f"{handle} holds {what_it_holds(content_type, shape)} (content type {content_type or 'unknown'}){how}, "
+            f"which a {read}= read does not parse: {fitting_reads(content_type, line_bytes, shape)}")
 
 
-def explained_jq(handle: str, content_type: str | None, read: Callable[[], T], line_bytes: float = 0.0) -> T:
+def explained_jq(handle: str, content_type: str | None, read: Callable[[], T], line_bytes: float = 0.0,
+                 shape: str | None = None) -> T:
     """``read()`` (a jq read of ``handle``).
 
     Raises:
         InvalidArgument: as ``read`` raises it; one raised because the document is not JSON with
-            :func:`jq_misfit`'s message by ``content_type``, the entry's (and ``line_bytes``, its average line
-            length: :func:`fitting_reads`). Other errors pass unchanged."""
+            :func:`jq_misfit`'s message by ``content_type`` and ``shape``, the entry's (and ``line_bytes``, its
+            average line length: :func:`fitting_reads`). Other errors pass unchanged."""
     try:
         return read()
     except InvalidArgument as exc:
-        advice = jq_misfit(handle, content_type, str(exc), line_bytes) if type(exc) is InvalidArgument else None
+        advice = jq_misfit(handle, content_type, str(exc), line_bytes, shape) if type(exc) is InvalidArgument else None
         if advice is None:
             raise
         raise InvalidArgument(advice) from None
 
 
-__all__ = ["explained_jq", "fitting_reads", "jq_misfit", "refusal", "text_misfit"]
+__all__ = ["explained_jq", "fitting_reads", "jq_misfit", "refusal", "text_misfit", "what_it_holds"]

@@ -52,14 +52,19 @@ _AGAIN_BYTES = 256  # the longest call (as the model receives it) a Changed erro
 # model's own: named, not copied
 
 def _same_version(key: str, version: str, entry: Entry) -> None:
-    """Raise Changed unless ``entry`` is still the value of ``version`` (checked before the page's offset is)."""
+    """Raise Changed unless ``entry`` is still the value of ``version`` (checked before the page's offset is). The
+    message says what is known: the live value's version and size differ from the one given -- it was written again
+    since a read gave that version, or none did (a version is a digest: one made up, or of another key, looks the
+    same)."""
     found = value_version(entry)
     if found != version:
         again = render_call("scratch_read", key=key)  # the key once, and only when short: it is the model's own
+        name = key if len(key) <= 64 and key.isprintable() else "this key"
         if reply_size(again) > _AGAIN_BYTES:
-            again = "scratch_read with this key and no offset or version"
-        raise Changed(f"the value was written again after the read that gave version {version!r}: it is now "
-                      f"{entry.size:,} bytes (version {found!r}); read it again from offset 0: {again}")
+            again, name = "scratch_read with this key and no offset or version", "this key"
+        raise Changed(f"the value of {name} is version {found!r} ({entry.size:,} bytes), not {version!r}: it was "
+                      f"written again since the read that gave {version!r}, or no read of it gave that version; "
+                      f"read it again from offset 0: {again}")
 
 
 def value_version(entry: Entry) -> str:

@@ -7,11 +7,12 @@ carries a ``cursor`` that resumes exactly where it stopped.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from scratchfs.api.entries import reading
-from scratchfs.api.misfit import explained_jq, refusal, text_misfit
+from scratchfs.api.misfit import explained_jq, fitting_reads, refusal, text_misfit, what_it_holds
 from scratchfs.api.results import render_call
 from scratchfs.engine.segments import token_of
 from scratchfs.engine.structure import (
@@ -55,12 +56,14 @@ class StructureReads:
         size: bytes of the entry the last read of this object opened (``None`` before the first), so that a caller
             that reports the size does not look the entry up again.
         content_type: the stored content type of that entry (``None`` before the first read or when not detected).
+        shape: the stored shape of that entry (``None`` before the first read or when not detected).
     """
 
     def __init__(self, scope: Scope) -> None:
         self.scope = scope
         self.size: int | None = None
         self.content_type: str | None = None
+        self.shape: str | None = None
         self.line_bytes = 0.0  # the entry's average line length, bytes: what the reads that fit it are (misfit)
 
     def _page(self, handle: str, read: Callable[[ReaderSource, str, str | None], Any]) -> Any:
@@ -71,7 +74,7 @@ class StructureReads:
         scope = self.scope
         handle = checks.check_handle(handle)
         with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened, reading(handle):
-            self.size, self.content_type = opened.entry.size, opened.entry.content_type
+            self.size, self.content_type, self.shape = opened.entry.size, opened.entry.content_type, opened.entry.shape
             self.line_bytes = opened.entry.size / max(1, opened.entry.lines)
             try:
                 return read(ReaderSource(opened.reader, opened.entry.size), opened.entry.blob,
@@ -81,7 +84,7 @@ class StructureReads:
                                       "read it by bytes or lines") from None
 
     def _fits(self, content_type: str | None, read: str, handle: str) -> None:
-        check_kind(content_type, read, handle, self.line_bytes)
+        check_kind(content_type, read, handle, self.line_bytes, self.shape)
 
     def _timeout(self) -> float:
         """Seconds a jq filter, a CSS selector read or an HTML text view may run: the store's ``pattern_timeout``."""
@@ -90,14 +93,15 @@ class StructureReads:
     def jq(self, handle: str, filter: str, *, cursor: str | None = None, budget: int = 8192) -> ItemPage:
         """One page of the outputs of jq ``filter`` over the JSON document (``results``), within ``budget`` bytes
         of JSON. Raises InvalidArgument (a malformed document or filter, with the parser's message; a document over
-        the memory bound; a CSV entry: :func:`check_kind`; content not JSON of another stored type -- HTML, a log --
+        the memory bound; a CSV entry: :func:`check_kind`; content not JSON of another stored type -- HTML, a log,
+        text, binary data --
         naming what it holds and the reads that fit it: :func:`scratchfs.api.misfit.jq_misfit`), StructureTimeout
         (the filter ran past ``pattern_timeout``), NotFound, CorruptBlob."""
         if not isinstance(filter, str) or not filter.strip():
             raise InvalidArgument("jq must be a non-empty jq filter")
         return self._page(handle, lambda src, blob, kind: self._fits(kind, "jq", handle) or explained_jq(
             handle, kind, lambda: jq_page(src, filter, cursor, budget, cache_key=blob, timeout=self._timeout(),
-                                          entry=entry_identity(handle, blob)), self.line_bytes))
+                                          entry=entry_identity(handle, blob)), self.line_bytes, self.shape))
 
     def records(self, handle: str, record: int = 1, records: int = 50, *, jq: str | None = None,
                 cursor: str | None = None, budget: int = 8192, call_budget: int | None = None) -> ItemPage:
@@ -106,16 +110,30 @@ class StructureReads:
         its JSON) fills first (``cursor`` then resumes at the first record not shown). Raises BadRecord (a record
         that is not JSON, or that ``jq`` fails on: the message gives the byte read that shows it and the read that
         goes on after it, both with ``call_budget``, the reply budget the caller gave, when given), InvalidArgument
-        (also a CSV entry, :func:`check_kind`, or a JSON document over several lines), StructureTimeout (``jq`` ran past
-        ``pattern_timeout``), NotFound, CorruptBlob."""
+        (also a CSV entry, :func:`check_kind`; a JSON document over several lines; a record that is not JSON in an
+        entry not stored as JSON lines whose lines around it are mostly not JSON either -- text, a log, binary data
+        --, naming what it holds and the reads that fit: :func:`~scratchfs.api.misfit.refusal`), StructureTimeout
+        (``jq`` ran past ``pattern_timeout``), NotFound, CorruptBlob."""
+
+        def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
+            self._fits(kind, "record", handle)
+            try:
+                return records_page(src, record, records, jq=jq, cursor=cursor, budget_bytes=budget,
+                                    timeout=self._timeout(), entry=entry_identity(handle, blob))
+            except BadRecord as exc:
+                if " is not JSON: " not in str(exc) or kind == "jsonl":
+                    raise
+                if kind == "json":  # (one line is one record: whole)
+                    how = " over several lines"
+                elif mostly_json(src, exc.offset, exc.offset + exc.length):
+                    raise
+                else:
+                    how = ", not JSON lines"
+                raise InvalidArgument(refusal(handle, kind, "record", how, self.line_bytes, self.shape)) from None
+
         try:
-            return self._page(handle, lambda src, blob, kind: self._fits(kind, "record", handle) or records_page(
-                src, record, records, jq=jq, cursor=cursor, budget_bytes=budget, timeout=self._timeout(),
-                entry=entry_identity(handle, blob)))
+            return self._page(handle, read)
         except BadRecord as exc:
-            if self.content_type == "json" and " is not JSON: " in str(exc):  # (one line is one record: whole)
-                raise InvalidArgument(refusal(handle, "json", "record", " over several lines", self.line_bytes)) \
-                    from None
             raise BadRecord(f"{exc}; {way_past(handle, exc, records, jq, call_budget)}", exc.record, exc.offset,
                             exc.length) from None
 
@@ -123,11 +141,31 @@ class StructureReads:
              cursor: str | None = None, budget: int = 8192) -> ItemPage:
         """A page of the rows of CSV/TSV (numbered from 1 after the header) from ``row`` (or ``cursor``): at most
         ``rows``, fewer when the page's ``budget`` (bytes of its JSON) fills first; always with the header,
-        quoted multi-line fields counted as one row; ``columns`` by name or 0-based number. Raises InvalidArgument
-        (also a JSON or JSON-lines entry: :func:`check_kind`; a field or line past the bound, naming the byte read),
-        NotFound, CorruptBlob."""
-        return self._page(handle, lambda src, blob, kind: self._fits(kind, "row", handle) or rows_page(
-            src, row, rows, columns=columns, cursor=cursor, budget_bytes=budget, entry=entry_identity(handle, blob)))
+        quoted multi-line fields counted as one row; ``columns`` by name or 0-based number. An entry stored as text,
+        a log or binary data (whose first lines make a table: :func:`table_like`) is read too, its page saying so
+        (``note``). Raises InvalidArgument (also a JSON or JSON-lines entry: :func:`check_kind`; text, a log or
+        binary data whose first lines make no table; a field or line past the bound, naming the byte read), NotFound,
+        CorruptBlob."""
+
+        def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
+            self._fits(kind, "row", handle)
+            self._table_fits(src, kind, handle)
+            page = rows_page(src, row, rows, columns=columns, cursor=cursor, budget_bytes=budget,
+                             entry=entry_identity(handle, blob))
+            if kind in _SNIFFED_NO_TABLE:
+                said = (f"stored as {kind}: no table was found in its first lines when it was stored; these are its "
+                        "lines cut at the delimiter of its first line")
+                page.extra["note"] = "; ".join(filter(None, (said, page.extra.get("note"))))
+            return page
+
+        return self._page(handle, read)
+
+    def _table_fits(self, src: ReaderSource, kind: str | None, handle: str) -> None:
+        """Refuse rows of text, a log or binary data (in which no table was found at spill time) whose first
+        records are not those of a table: fewer than 2 columns, or another width than the header's
+        (:func:`table_like`)."""
+        if kind in _SNIFFED_NO_TABLE and not table_like(src):
+            raise InvalidArgument(refusal(handle, kind, "row", ", not a table", self.line_bytes, self.shape))
 
     def text(self, handle: str, offset: int = 0, *, cursor: str | None = None, budget: int = 8192,
              raw_offset: int | None = None) -> TextPage:
@@ -148,20 +186,31 @@ class StructureReads:
             if content_type in ("log", "text", None):
                 return view_page(src, offset, cursor=cursor, budget_bytes=budget, raw_offset=raw_offset,
                                  entry=entry_identity(handle, blob))
-            raise InvalidArgument(text_misfit(content_type, self.line_bytes))
+            raise InvalidArgument(text_misfit(content_type, self.line_bytes, self.shape))
 
         return self._page(handle, read)
 
     def select(self, handle: str, selector: str, *, cursor: str | None = None, budget: int = 8192) -> ItemPage:
         """The text of the HTML elements a CSS ``selector`` matches (``elements``), in document order. Raises
         InvalidArgument (a bad selector; JSON, JSON lines, a table or XML, which an HTML parser would read as what
-        they are not -- XML's ``<title>`` or ``<body>`` moved as a page's -- :func:`check_kind`), StructureTimeout
-        (the read ran past ``pattern_timeout``), NotFound, CorruptBlob."""
+        they are not -- XML's ``<title>`` or ``<body>`` moved as a page's -- :func:`check_kind`; text, a log or binary
+        data in which the selector finds no element, naming what it holds), StructureTimeout (the read ran past
+        ``pattern_timeout``), NotFound, CorruptBlob."""
         if not isinstance(selector, str) or not selector.strip():
             raise InvalidArgument("select must be a non-empty CSS selector")
-        return self._page(handle, lambda src, blob, kind: self._fits(kind, "select", handle) or select_page(
-            src, selector, cursor=cursor, budget_bytes=budget, timeout=self._timeout(),
-            entry=entry_identity(handle, blob)))
+
+        def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
+            self._fits(kind, "select", handle)
+            page = select_page(src, selector, cursor=cursor, budget_bytes=budget, timeout=self._timeout(),
+                               entry=entry_identity(handle, blob))
+            if kind in _SNIFFED_NO_TABLE and cursor is None and not page.items and page.part is None and \
+                    page.cursor is None:  # (text holding an HTML page's part is read; text with no element is not)
+                raise InvalidArgument(f"{handle} holds {what_it_holds(kind, self.shape)} (content type {kind}), in "
+                                      f"which select={json.dumps(selector)} found no HTML element: "
+                                      f"{fitting_reads(kind, self.line_bytes, self.shape)}")
+            return page
+
+        return self._page(handle, read)
 
     def text_view(self, handle: str, max_bytes: int = MAX_HTML_BYTES) -> tuple[str, bool]:
         """The whole text view of an HTML entry -- the text whose pages :meth:`text` returns (``inscriptis``), for a
@@ -185,10 +234,12 @@ class StructureReads:
     def table(self, handle: str, max_bytes: int) -> tuple[list[list[str]], bool]:
         """The records of a CSV/TSV entry that start in its first ``max_bytes`` bytes, the header first, parsed as
         :meth:`rows` parses them (same delimiter rule, quoted multi-line fields one record, blank lines skipped), and
-        whether records were left out past ``max_bytes``. Raises InvalidArgument (not valid CSV), NotFound,
-        CorruptBlob."""
+        whether records were left out past ``max_bytes``. Raises InvalidArgument (not valid CSV; an entry stored as
+        what no rows read parses, :func:`check_kind`), NotFound, CorruptBlob."""
 
-        def read(src: ReaderSource, _blob: str, _type: str | None) -> tuple[list[list[str]], bool]:
+        def read(src: ReaderSource, _blob: str, kind: str | None) -> tuple[list[list[str]], bool]:
+            self._fits(kind, "row", handle)
+            self._table_fits(src, kind, handle)
             records = []
             for start, cells in iter_rows(src):
                 if start >= max_bytes:
@@ -202,19 +253,61 @@ class StructureReads:
 _REFUSED = {"json": {"row", "select"}, "jsonl": {"row", "select"}, "csv": {"jq", "record", "select"},
             "html": {"row", "record"}, "xml": {"row", "record", "select"}}
 # (record= on a JSON document is read: a document on one line is one record; over several lines, its first line is
-# no JSON and the read says to use jq=)
+# no JSON and the read says to use jq=. Every read of text, a log or binary data is tried: it may be JSON lines or a
+# table the sniffer did not take for one -- a line cut short, a header alone, a CSV whose first column is a
+# timestamp, a table holding a NUL -- or a part of an HTML page; rows, records and select= then refuse what their
+# parse shows is not one, and jq's parse error is explained.)
+_SNIFFED_NO_TABLE = ("text", "log", "binary")
+_TABLE_RECORDS = 50  # the first records of text, a log or binary data that must make a table for a rows read of it
+_AROUND_BYTES = 32 * 1024  # bytes on each side of a bad record whose lines tell JSON lines from text
 
 
-def check_kind(content_type: str | None, read: str, handle: str, line_bytes: float = 0.0) -> None:
+def table_like(source: ReaderSource) -> bool:
+    """Whether the first records of ``source`` (at most :data:`_TABLE_RECORDS`, those starting in its first
+    :data:`_AROUND_BYTES` bytes) make a table as a rows read parses them: a header of 2 columns or more and every
+    record as wide."""
+    width = None
+    try:
+        for count, (start, cells) in enumerate(iter_rows(source)):
+            if count >= _TABLE_RECORDS or start >= _AROUND_BYTES:
+                break
+            width = len(cells) if width is None else width
+            if width < 2 or len(cells) != width:
+                return False
+    except InvalidArgument:
+        return False
+    return width is not None
+
+
+def mostly_json(source: ReaderSource, start: int, end: int) -> bool:
+    """Whether most of the whole non-empty lines within :data:`_AROUND_BYTES` bytes before ``start`` and after
+    ``end`` of ``source`` (the bytes of a record that is no JSON) are JSON: a record read of them goes on."""
+    low = max(0, start - _AROUND_BYTES)
+    before = source.read(low, start - low).split(b"\n")[1 if low else 0 :]
+    after = source.read(end, _AROUND_BYTES)
+    after_lines = after.split(b"\n")[: None if end + len(after) >= source.size else -1]
+    lines = [line for line in before + after_lines if line.strip()]
+    parsed = 0
+    for line in lines:
+        try:
+            json.loads(line)
+            parsed += 1
+        except (ValueError, RecursionError):
+            pass
+    return parsed * 2 > len(lines)
+
+
+def check_kind(content_type: str | None, read: str, handle: str, line_bytes: float = 0.0,
+               shape: str | None = None) -> None:
     """Refuse a structure read (``read``: ``"jq"``, ``"record"``, ``"row"`` or ``"select"``) that does not fit the
     entry's stored content type (decided at spill time from its start, :func:`scratchfs.api.shape.describe`): rows
     of JSON, records of a table, jq over a table, rows or records of an HTML page or of XML, a CSS select of what is
-    no HTML page would parse it as what it is not. A
-    content of another type (``text``, ``log``, unknown: ``None``) is read and its parse decides. Raises
-    InvalidArgument naming the reads that fit (by ``line_bytes``, the entry's average line length:
-    :func:`scratchfs.api.misfit.fitting_reads`); returns None otherwise."""
+    no HTML page would parse it as what it is not. A read of text, a log, binary data or content of unknown type
+    (``None``) is tried, and its parse decides (:class:`StructureReads` refuses what it shows does not fit). Raises
+    InvalidArgument naming what the entry is and the reads that fit (by ``shape``, its stored shape, and
+    ``line_bytes``, its average line length: :func:`scratchfs.api.misfit.refusal`); returns None otherwise."""
     if content_type in _REFUSED and read in _REFUSED[content_type]:
-        raise InvalidArgument(refusal(handle, content_type, read, line_bytes=line_bytes))
+        raise InvalidArgument(refusal(handle, content_type, read, line_bytes=line_bytes, shape=shape))
 
 
 def way_past(handle: str, bad: BadRecord, records: int, jq: str | None, budget: int | None = None) -> str:
@@ -231,4 +324,4 @@ def way_past(handle: str, bad: BadRecord, records: int, jq: str | None, budget: 
             + f"; read on after it: {on}" + (" with the same jq" if long_jq else ""))
 
 
-__all__ = ["StructureReads", "check_kind", "entry_identity", "way_past"]
+__all__ = ["StructureReads", "check_kind", "entry_identity", "mostly_json", "table_like", "way_past"]

@@ -101,6 +101,32 @@ def hex_preview(head: bytes, size: int, limit: int) -> tuple[str, int, None]:
     return hex_piece(shown, 0).data, len(shown), None
 
 
+def list_preview(head: bytes, size: int, limit: int, binary: bool, chars: int) -> str:
+    """The preview a listing shows of a content (an entry's index row): its first ``limit`` bytes as text
+    (:func:`make_preview`) or, for ``binary`` content (content type ``binary``, the rule every read and stub
+    follows), as the hex dump the stub and a range read show -- as many whole lines of it as fit in ``chars``
+    characters, each of :data:`~scratchfs.api.views.HEX_LINE_BYTES` bytes (none when ``limit`` is under one
+    line's bytes; then the dump of those bytes)."""
+    if not binary:
+        return make_preview(head, b"", size, limit)[0]
+    rows = max(1, (chars + 1) // (hex_line_chars() + 1))
+    return hex_piece(bytes(head[: min(size, limit, rows * HEX_LINE_BYTES)]), 0).data
+
+
+def hex_line_chars() -> int:
+    """Characters of one whole line of a hex dump (:func:`~scratchfs.api.views.hex_piece`), without its newline."""
+    return len(hex_piece(bytes(HEX_LINE_BYTES), 0).data)
+
+
+def shown_preview(preview: str, binary: bool, chars: int) -> str:
+    """A stored ``preview`` (:func:`list_preview`) cut to ``chars`` characters for a listing row: a hex dump's
+    (``binary``) on its last whole line within them (its first line's start when none fits), a text's anywhere."""
+    if not binary or len(preview) <= chars:
+        return preview[:chars]
+    end = preview.rfind("\n", 0, chars + 1)
+    return preview[: end if end > 0 else chars]
+
+
 class _Note:
     """The stub's note: what was stored, what the preview shows, and the exact next calls that read on by range, by
     line and by pattern (by range and by match for binary content, which has no lines). Every call it names fits the
@@ -269,5 +295,5 @@ def refusal_notice(content: bytes, tool: str | None, reason: str, preview_bytes:
         limit = max(0, min(limit - 1, int(limit * (cost - (total - MAX_STUB_BYTES) - 8) / cost)))
 
 
-__all__ = ["FREE_BY_DELETING", "NOTHING_TO_FREE", "PREVIEW_MODES", "Stub", "build_stub", "hex_preview", "make_preview",
-           "refusal_notice"]
+__all__ = ["FREE_BY_DELETING", "NOTHING_TO_FREE", "PREVIEW_MODES", "Stub", "build_stub", "hex_line_chars",
+           "hex_preview", "list_preview", "make_preview", "refusal_notice", "shown_preview"]

@@ -210,7 +210,8 @@ _SCRATCH_READ = ToolSpec(
 _SCRATCH_LIST = ToolSpec(
     "scratch_list",
     "List the keys in your scratchpad (optionally only those starting with `prefix`), oldest first, with each "
-    "value's size in bytes, seconds until it expires and the start of its text. Values are not returned: use "
+    "value's size in bytes, seconds until it expires and the start of its text (of binary data: the first line of "
+    "its hex dump, as scratch_read shows it). Values are not returned: use "
     "scratch_read. Returns {prefix, entries: [{key, size, expires_in, preview}], next_call}; a long listing comes "
     f"in pages: follow next_call. {_budget_text('`limit` is a request')}",
     {

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from dataclasses import replace
 
 import click
 
@@ -21,6 +22,7 @@ from scratchfs.cli.app import (
     TTL_OPTION,
     Integer,
     Seconds,
+    as_invoked,
     echo_json,
     main,
     opened,
@@ -189,8 +191,8 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
 
         counts = report.counts()
         if report.rebuilt is not None:
-            click.echo(f"rebuilt the index: {report.rebuilt.restored} entries restored from their blobs, "
-                       f"{len(report.rebuilt.skipped)} blob files skipped{_skips(report.rebuilt.reasons)}")
+            click.echo(as_invoked(f"rebuilt the index: {report.rebuilt.restored} entries restored from their blobs, "
+                                  f"{len(report.rebuilt.skipped)} blob files skipped{_skips(report.rebuilt.reasons)}"))
         click.echo(f"checked {report.entries_checked} entries ({human_bytes(report.bytes_checked)} verified) and "
                    f"{report.files_checked} files; index: {report.index}; missing {counts['missing']}, "
                    f"corrupt {counts['corrupt']}, orphaned {counts['orphaned']}, unexpected {counts['unexpected']}, "
@@ -207,7 +209,8 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
                        f"({store.settings.orphan_grace:g} s) ago (counted with the orphans); the dead bytes of "
                        "others stay until their segment is wholly dead (compaction is off)")
         if report.problems:
-            show(problems_listing(report.problems, str(store.root)))
+            show(problems_listing([replace(p, detail=as_invoked(p.detail)) for p in report.problems],
+                                  str(store.root)))
     if report.next_cursor:
         click.echo(f"scratchfs: stopped after {report.entries_checked} entries; go on with --after "
                    f"{report.next_cursor}", err=True)

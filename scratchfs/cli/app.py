@@ -12,6 +12,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import os
+import re
+import shlex
 import signal
 import sys
 import threading
@@ -100,7 +103,7 @@ class ScratchGroup(click.Group):
             click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
             return 0
         except click.UsageError as exc:
-            where = f"scratchfs {exc.ctx.info_name} --help" if exc.ctx and exc.ctx.parent else "scratchfs --help"
+            where = f"{program()} {exc.ctx.info_name} --help" if exc.ctx and exc.ctx.parent else f"{program()} --help"
             fail(f"usage: {exc.format_message()}{self._after_the_command(exc)} (see {where})", exc.exit_code)
         except click.ClickException as exc:
             fail(f"error: {exc.format_message()}", exc.exit_code)
@@ -143,8 +146,31 @@ class _Interrupted(BaseException):
 
 def warn(message: str) -> None:
     """Print ``scratchfs: <message>`` on stderr as one line, always (:func:`~scratchfs.foundation.text.one_line`:
-    a newline, NUL or terminal escape in a message -- a CSV header's, a file name's -- is written as its escape)."""
-    click.echo(f"scratchfs: {one_line(str(message))}", err=True)
+    a newline, NUL or terminal escape in a message -- a CSV header's, a file name's -- is written as its escape); a
+    command it writes names the program as it was invoked (:func:`as_invoked`)."""
+    click.echo(f"scratchfs: {one_line(as_invoked(str(message)))}", err=True)
+
+
+_SCRIPT_NAMES = ("scratchfs", "scratchfs.exe")
+
+
+def program() -> str:
+    """The program as a command the CLI writes names it, shell-quoted: ``sys.argv[0]`` as it was invoked when that is
+    a path to a scratchfs script (``.venv/bin/scratchfs``, which runs with scratchfs on no PATH), else
+    ``scratchfs`` (found on PATH, or ``python -m scratchfs``)."""
+    invoked = sys.argv[0] if sys.argv else ""
+    path_like = os.sep in invoked or bool(os.altsep and os.altsep in invoked)
+    return shlex.quote(invoked) if path_like and os.path.basename(invoked) in _SCRIPT_NAMES else "scratchfs"
+
+
+def as_invoked(text: str) -> str:
+    """``text`` with each command it writes -- ``scratchfs`` then one of the CLI's command names or ``--help``,
+    e.g. a store error's ``scratchfs fsck --rebuild-index`` -- naming :func:`program`."""
+    name = program()
+    if name == "scratchfs" or "scratchfs " not in text:
+        return text
+    words = "|".join(re.escape(command) for command in sorted(main.commands, key=len, reverse=True))
+    return re.sub(rf"(?<![\w./-])scratchfs (?=(?:{words}|--help)(?![\w-]))", lambda _: name + " ", text)
 
 
 def fail(message: str, code: int) -> None:

@@ -28,6 +28,7 @@ from scratchfs.cli.app import (
     echo_json,
     json_accepted,
     main,
+    program,
     resolve_root,
     root_option,
     scope_options,
@@ -133,15 +134,16 @@ def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, as
 
 
 def shell_next(result: Slice | LineSlice, run_id: str, agent_id: str, root: str) -> str:
-    """The shell command that reads on after a raw read (the CLI's twin of ``next_call``): it names the store's
-    ``root`` as well as the scope, so it reads the same store whatever the environment it is run in."""
+    """The shell command that reads on after a raw read (the CLI's twin of ``next_call``): it names the program as it
+    was invoked (:func:`~scratchfs.cli.app.program`) and the store's ``root`` as well as the scope, so it reads the
+    same store whatever the environment it is run in."""
     if isinstance(result, LineSlice):
         where = (["--offset", str(result.next_offset)] if result.cut else ["--line", str(result.next_line)])
         more = [*where, "--lines", str(result.requested)]
     else:
         more = ["--offset", str(result.next_offset), "--length", str(result.requested)]
-    words = ["scratchfs", "read-handle", result.handle, *more, "--root", root, "--run", run_id, "--agent", agent_id]
-    return " ".join(shlex.quote(word) for word in words)
+    words = ["read-handle", result.handle, *more, "--root", root, "--run", run_id, "--agent", agent_id]
+    return " ".join([program(), *(shlex.quote(word) for word in words)])
 
 
 @main.command("scratch-write")

@@ -45,9 +45,9 @@ class Deleted(NotFound):
 
 
 class Changed(NotFound):
-    """A scratchpad value was written again since the read whose ``version`` a call gives: the pages read so far and
-    the next would not be one value, so the next is refused (the message says the new size and how to read it again
-    from offset 0)."""
+    """A scratchpad value is not of the ``version`` a call gives: it was written again since the read that gave it
+    (the pages read so far and the next would not be one value, so the next is refused), or no read of it gave that
+    version. The message says the live value's version and size and how to read it again from offset 0."""
 
     kind = "changed"
 

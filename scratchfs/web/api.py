@@ -40,6 +40,7 @@ from scratchfs.api.inspector import (
     stats,
     stats_in_sql,
 )
+from scratchfs.api.misfit import fitting_reads, what_it_holds
 from scratchfs.api.scope import Scope
 from scratchfs.api.store import ScratchStore
 from scratchfs.api.tools import TOOL_SPECS
@@ -343,10 +344,28 @@ def handle_tree(request: Request, run: str, agent: str, handle: str) -> dict[str
     """One node of a spilled JSON document (``?path=`` a JSON pointer, ``?offset=``, ``?limit=``)."""
     q = _query(request, ("path", "offset", "limit"))
     store = _store(request)
-    _find(store, run, agent, "handle", handle)
-    return structure.json_tree(store.scope(run, agent), handle, q.get("path", ""),
-                               _int(q.get("offset", "0"), "offset", 0),
-                               _int(q.get("limit", "200"), "limit", 1, structure.MAX_CHILDREN))
+    entry = _find(store, run, agent, "handle", handle)
+    unparsed = ("the entry is not JSON", "the entry is not UTF-8") if entry.content_type != "json" else ()
+    return _explained(entry, "JSON tree", unparsed, lambda: structure.json_tree(
+        store.scope(run, agent), handle, q.get("path", ""), _int(q.get("offset", "0"), "offset", 0),
+        _int(q.get("limit", "200"), "limit", 1, structure.MAX_CHILDREN)))
+
+
+def _explained(entry: Entry, view: str, failures: tuple[str, ...], read: Callable[[], dict[str, Any]]
+               ) -> dict[str, Any]:
+    """``read()`` (a structure view of ``entry``); an InvalidArgument whose message starts with one of ``failures``
+    (the view cannot parse the entry; none: every error stands) says instead what the entry holds and the reads
+    that fit it, by its stored content type and shape, as the model's structure reads say
+    (:func:`~scratchfs.api.misfit.fitting_reads`)."""
+    try:
+        return read()
+    except InvalidArgument as exc:
+        if type(exc) is not InvalidArgument or not failures or not str(exc).startswith(failures):
+            raise
+        kind = entry.content_type
+        raise InvalidArgument(f"{entry.key} holds {what_it_holds(kind, entry.shape)} (content type "
+                              f"{kind or 'unknown'}), which the inspector's {view} does not show: "
+                              f"{fitting_reads(kind, entry.size / max(1, entry.lines), entry.shape)}") from None
 
 
 def handle_table(request: Request, run: str, agent: str, handle: str) -> dict[str, Any]:
@@ -363,10 +382,11 @@ def handle_text(request: Request, run: str, agent: str, handle: str) -> dict[str
     model's ``view="text"`` counts them)."""
     q = _query(request, ("offset", "length"))
     store = _store(request)
-    _find(store, run, agent, "handle", handle)
+    entry = _find(store, run, agent, "handle", handle)
     most = structure.MAX_TEXT_BYTES
-    return structure.html_text(store.scope(run, agent), handle, _int(q.get("offset", "0"), "offset", 0),
-                               _int(q.get("length", str(most)), "length", 1, most))
+    return _explained(entry, "page text", ("the text view of a page is for HTML",), lambda: structure.html_text(
+        store.scope(run, agent), handle, _int(q.get("offset", "0"), "offset", 0),
+        _int(q.get("length", str(most)), "length", 1, most)))
 
 
 def scratch_meta(request: Request, run: str, agent: str) -> dict[str, Any]:

@@ -1,0 +1,79 @@
+"""A command the CLI writes in a hint can be pasted as it is: it names the program as it was invoked when that is a
+path to a scratchfs script (``.venv/bin/scratchfs``, as the README runs it, with scratchfs not on PATH), else
+``scratchfs`` (a new user's trial: ``next: scratchfs read-handle h_... --offset 8192 ...`` was not found)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import scratchfs
+from scratchfs.cli import main
+
+CHECKOUT = Path(scratchfs.__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def cli(tmp_path, monkeypatch):
+    monkeypatch.setenv("SCRATCHFS_ROOT", str(tmp_path / "root"))
+    monkeypatch.setenv("SCRATCHFS_RUN_ID", "run-1")
+    monkeypatch.setenv("SCRATCHFS_AGENT_ID", "agent-1")
+    runner = CliRunner()
+    return lambda *args, input=None: runner.invoke(main, list(args), input=input, catch_exceptions=False)
+
+
+@pytest.mark.parametrize(("argv0", "written"), [
+    (".venv/bin/scratchfs", ".venv/bin/scratchfs"),
+    ("/opt/my tools/bin/scratchfs", "'/opt/my tools/bin/scratchfs'"),
+    ("scratchfs", "scratchfs"),  # found on PATH
+    ("/usr/lib/python3/site-packages/scratchfs/__main__.py", "scratchfs"),  # python -m scratchfs
+    ("/usr/bin/pytest", "scratchfs"),
+])
+def test_a_hint_names_the_program_as_it_was_invoked(cli, monkeypatch, argv0, written):
+    handle = json.loads(cli("spill", "-", "--tool", "t", input="x" * 20_000).stdout)["handle"]
+    monkeypatch.setattr(sys, "argv", [argv0, "read-handle", handle])
+    raw = cli("read-handle", handle, "--length", "8192")
+    assert raw.exit_code == 0
+    assert f"next: {written} read-handle {handle} --offset 8192 --length 8192 " in raw.stderr, raw.stderr
+    usage = cli("read-handle")
+    assert usage.exit_code == 2 and usage.stderr.endswith(f"(see {written} read-handle --help)\n"), usage.stderr
+
+
+def test_a_hint_of_a_script_run_by_its_path_reads_on_when_pasted(tmp_path):
+    bindir = tmp_path / "my venv" / "bin"
+    bindir.mkdir(parents=True)
+    script = bindir / "scratchfs"
+    script.write_text(f"#!{sys.executable}\nimport sys\nsys.path.insert(0, {str(CHECKOUT)!r})\n"
+                      "from scratchfs.cli import main\nsys.exit(main())\n")
+    script.chmod(0o700)
+    env = {**os.environ, "PATH": "/usr/bin:/bin", "SCRATCHFS_ROOT": str(tmp_path / "root"),
+           "SCRATCHFS_RUN_ID": "r", "SCRATCHFS_AGENT_ID": "a"}
+    run = {"env": env, "cwd": tmp_path, "capture_output": True, "timeout": 120}
+    spilled = subprocess.run([str(script), "spill", "-"], input=b"y" * 9000 + b"z" * 100, check=True, **run)
+    handle = json.loads(spilled.stdout)["handle"]
+    first = subprocess.run([str(script), "read-handle", handle, "--length", "9000"], check=True, **run)
+    hint = first.stderr.decode().split("next: ", 1)[1].strip()
+    assert hint.startswith(shlex.quote(str(script)) + " read-handle ")
+    pasted = subprocess.run(["/bin/sh", "-c", hint], **run)  # scratchfs is on no PATH here
+    assert pasted.returncode == 0, pasted.stderr
+    assert pasted.stdout == b"z" * 100
+
+
+def test_every_command_a_message_writes_names_the_program_and_no_other_word_does(monkeypatch):
+    from scratchfs.cli.app import as_invoked
+
+    monkeypatch.setattr(sys, "argv", ["/home/u/proj/.venv/bin/scratchfs", "fsck"])
+    message = ("index.sqlite is damaged; restore it from a copy, or rebuild it from the blobs: scratchfs fsck "
+               "--rebuild-index; `scratchfs fsck --repair` binds it (see scratchfs --help); made by an earlier "
+               "scratchfs (schema version 1): a scratchfs of that version, ./scratchfs spill, scratchfs-demo")
+    assert as_invoked(message) == message.replace("scratchfs fsck", "/home/u/proj/.venv/bin/scratchfs fsck").replace(
+        "see scratchfs --help", "see /home/u/proj/.venv/bin/scratchfs --help")
+    monkeypatch.setattr(sys, "argv", ["scratchfs", "fsck"])
+    assert as_invoked(message) == message

@@ -1,0 +1,159 @@
+"""Structure reads of an entry whose stored content type they do not fit -- rows, records, jq, select of text, a log,
+binary data -- through the model's contract, the CLI and the web inspector: one typed error naming what the entry
+is and advice that works for it (a new user's trial read grep output as a CSV table, exit 0, and was advised to read
+on record by record and to render it as terminal output)."""
+
+from __future__ import annotations
+
+import ast
+import json
+
+import pytest
+from click.testing import CliRunner
+from starlette.testclient import TestClient
+
+from scratchfs import BadRecord, InvalidArgument
+from scratchfs.api.contract import ScratchTools
+from scratchfs.cli import main
+from scratchfs.web import create_app
+
+TOKEN = "test-token-0123456789abcdef"
+LOG = b"".join(b"2024-05-01 12:00:%02d INFO step %d done\n" % (i % 60, i) for i in range(500))
+TERMINAL = b"".join(b"\x1b[32mstep %d\x1b[0m " % i + b"".join(b"\r[%3d%%]" % p for p in range(0, 101, 10)) + b"\n"
+                    for i in range(300))
+BINARY = bytes(range(256)) * 40
+
+
+@pytest.fixture
+def tools(scratch_scope):
+    return ScratchTools(scratch_scope)
+
+
+def _calls(message: str) -> list[dict]:
+    """The read_handle calls a message advises, as arguments."""
+    calls = []
+    for text in message.split("read_handle(")[1:]:
+        node = ast.parse("f(" + text[: text.index(")") + 1], mode="eval").body
+        calls.append({k.arg: ast.literal_eval(k.value) for k in node.keywords})
+    return calls
+
+
+@pytest.mark.parametrize(("name", "data", "kind", "what"), [
+    ("workspace-grep-stdlib-defs.txt", None, "text", "text (grep-style path:line: output)"),
+    (None, LOG, "log", "log output"),
+    (None, BINARY, "binary", "binary data"),
+])
+@pytest.mark.parametrize("read", [{"row": 1, "rows": 2}, {"record": 1}, {"select": "p"}, {"jq": "."}])
+def test_a_structure_read_that_does_not_fit_names_what_the_entry_is_and_reads_that_work(
+        tools, scratch_scope, fixture_data, name, data, kind, what, read):
+    """rows of grep output came back as a CSV table (header '["./fileinput.py:78:def input(files=None", ...]', exit
+    0, a next_call paging on), select="p" as 0 elements, record=1 as 'not JSON; read on after it: record=2' (every
+    line fails the same way) and jq as advice to render it as a terminal shows it."""
+    stub = scratch_scope.spill(fixture_data[name] if data is None else data, source_tool="t")
+    assert stub.content_type == kind
+    with pytest.raises(InvalidArgument) as caught:
+        tools.call("read_handle", {"handle": stub.handle, **read})
+    message = str(caught.value)
+    assert not isinstance(caught.value, BadRecord), message  # not one that reads on
+    assert message.startswith(f"{stub.handle} holds {what} (content type {kind})"), message
+    assert 'view="text"' not in message and "record=2" not in message
+    assert ("offset=" if kind == "binary" else "line=") in message and "pattern=" in message
+    fits = {"offset": 0, "length": 64} if kind == "binary" else {"line": 1, "lines": 2}
+    assert tools.call("read_handle", {"handle": stub.handle, **fits})["handle"] == stub.handle
+
+
+def test_terminal_output_is_advised_its_text_view_and_the_view_works(tools, scratch_scope):
+    stub = scratch_scope.spill(TERMINAL, source_tool="build")
+    assert stub.content_type == "log"
+    for read in ({"row": 1}, {"jq": "."}, {"record": 1}, {"select": "p"}):
+        with pytest.raises(InvalidArgument) as caught:
+            tools.call("read_handle", {"handle": stub.handle, **read})
+        assert str(caught.value).startswith(f"{stub.handle} holds terminal output (content type log)")
+        assert 'view="text"' in str(caught.value), caught.value
+    view = tools.call("read_handle", {"handle": stub.handle, "view": "text"})["text"]
+    assert view.startswith("[100%]\n") and "\x1b" not in view and "\r" not in view
+
+
+def test_a_bad_record_among_json_lines_a_sniffer_called_text_reads_on(tools, scratch_scope):
+    """A record read of text whose lines are mostly JSON (a tool's output cut in its last record) keeps its advice:
+    the bad record's bytes and the read after it."""
+    records = [json.dumps({"i": i}) for i in range(30)]
+    data = "\n".join([*records[:15], "# a comment line", *records[15:]]) + "\n" + records[0][:5]
+    stub = scratch_scope.spill(data, source_tool="logs")
+    assert stub.content_type == "text"
+    with pytest.raises(BadRecord) as caught:
+        tools.call("read_handle", {"handle": stub.handle, "record": 16, "records": 5})
+    see, on = _calls(str(caught.value))
+    assert tools.call("read_handle", see)["data"] == "# a comment line\n"
+    assert tools.call("read_handle", on)["records"] == [{"i": i} for i in range(15, 20)]
+
+
+def test_the_cli_and_the_web_table_refuse_rows_of_text_as_the_model_s_read_does(scratch_store, fixture_data,
+                                                                                 monkeypatch, tmp_path):
+    scope = scratch_store.scope("run-1", "agent-1")
+    handle = scope.spill(fixture_data["workspace-grep-stdlib-defs.txt"], source_tool="grep").handle
+    with TestClient(create_app(scratch_store, TOKEN), headers={"Authorization": f"Bearer {TOKEN}"}) as client:
+        reply = client.get(f"/api/runs/run-1/agents/agent-1/handles/{handle}/table", params={"row": 0, "rows": 2})
+    assert reply.status_code == 400, reply.text
+    error = reply.json()["error"]
+    assert error["kind"] == "invalid argument" and error["message"].startswith(f"{handle} holds text (grep-style")
+
+
+def test_the_cli_refuses_rows_of_text_in_one_line(tmp_path, fixture_data, monkeypatch):
+    monkeypatch.setenv("SCRATCHFS_ROOT", str(tmp_path / "root"))
+    monkeypatch.setenv("SCRATCHFS_RUN_ID", "run-1")
+    monkeypatch.setenv("SCRATCHFS_AGENT_ID", "agent-1")
+    path = tmp_path / "grep.txt"
+    path.write_bytes(fixture_data["workspace-grep-stdlib-defs.txt"])
+    runner = CliRunner()
+    handle = json.loads(runner.invoke(main, ["spill", str(path), "--tool", "grep"]).stdout)["handle"]
+    for args in (["--row", "1", "--rows", "2"], ["--record", "1"], ["--jq", "."]):
+        result = runner.invoke(main, ["read-handle", handle, *args], catch_exceptions=False)
+        assert result.exit_code == 2 and result.stdout == "", (args, result.output)
+        assert result.stderr.count("\n") == 1 and result.stderr.startswith(
+            f"scratchfs: invalid argument: {handle} holds text (grep-style path:line: output) (content type text)")
+        assert "view=" not in result.stderr and "record=2" not in result.stderr
+
+
+@pytest.mark.parametrize(("data", "kind", "header", "rows"), [
+    (b"name,note\n", "text", ["name", "note"], []),  # a header alone: no table told from one line
+    (b"name\tnote\n", "text", ["name", "note"], []),
+    (b'a,b,"c\nX\x00Y",d\n1,2,3,4\n', "binary", ["a", "b", "c\nX\x00Y", "d"], [["1", "2", "3", "4"]]),
+    (b"".join(b"2024-05-01 12:00:%02d,INFO,step %d\n" % (i, i) for i in range(40)), "log",
+     ["2024-05-01 12:00:00", "INFO", "step 0"], [["2024-05-01 12:00:01", "INFO", "step 1"]]),
+])
+def test_rows_of_text_or_a_log_that_make_a_table_are_read_and_say_how_it_was_stored(tools, scratch_scope, data,
+                                                                                     kind, header, rows):
+    """Rows of what was stored as text or a log are read when its first records make a table (a header alone, a
+    CSV whose first column is a timestamp, which the sniffer takes for a log); the page says how it was stored."""
+    stub = scratch_scope.spill(data, source_tool="t")
+    assert stub.content_type == kind
+    page = tools.call("read_handle", {"handle": stub.handle, "row": 1, "rows": 1})
+    assert (page["header"], page["rows"]) == (header, rows)
+    assert page["note"].startswith(f"stored as {kind}: no table was found")
+
+
+def test_a_select_over_text_holding_part_of_an_html_page_is_read(tools, scratch_scope, fixture_data):
+    book = fixture_data["browser-rust-book.html"]
+    part = book[60_000:120_000]
+    stub = scratch_scope.spill(part, source_tool="t")
+    assert stub.content_type == "text"
+    assert tools.call("read_handle", {"handle": stub.handle, "select": "p"})["elements"]
+    with pytest.raises(InvalidArgument, match=r'holds text \(content type text\), in which select="marquee" found no'):
+        tools.call("read_handle", {"handle": stub.handle, "select": "marquee"})
+
+
+def test_the_web_tree_and_text_views_of_text_name_what_it_is(scratch_store, fixture_data):
+    """The inspector's JSON tree of grep output said only 'the entry is not JSON: Expecting value: line 1 column 1
+    (char 0)', its page text 'the text view of a page is for HTML entries; this is text'."""
+    scope = scratch_store.scope("run-1", "agent-1")
+    grep = scope.spill(fixture_data["workspace-grep-stdlib-defs.txt"], source_tool="grep").handle
+    build = scope.spill(TERMINAL, source_tool="build").handle
+    with TestClient(create_app(scratch_store, TOKEN), headers={"Authorization": f"Bearer {TOKEN}"}) as client:
+        url = "/api/runs/run-1/agents/agent-1/handles/"
+        for handle, tail, what in ((grep, "/tree", "text (grep-style path:line: output)"),
+                                   (grep, "/text", "text (grep-style path:line: output)"),
+                                   (build, "/tree", "terminal output")):
+            error = client.get(url + handle + tail).json()["error"]
+            assert error["message"].startswith(f"{handle} holds {what} (content type "), error
+            assert ('view="text"' in error["message"]) is (what == "terminal output") and "line=" in error["message"]
