@@ -29,3 +29,45 @@ def test_an_entry_reported_expired_stays_gone_when_the_clock_steps_back(scratch_
         scope.scratch_read("k")
     assert scope.scratch_list() == [] and store.list_entries_for_run("run") == []
     assert store.sweep(full=True).rows_deleted == 0  # nothing left for the sweep: the reads removed both
+
+
+YEARS_9_5 = 9.5 * 365.25 * 86400
+
+
+def test_an_entry_written_while_the_clock_was_ahead_lives_its_ttl_once_a_read_sees_the_clock_corrected(
+        scratch_store_factory, scratch_clock):
+    """On PostgreSQL an entry written while the clock was 9.5 years fast used to live 9.5 years: no read capped its
+    expiry at now + ttl, as the local store's do (README, Clock steps)."""
+    store = scratch_store_factory("a")
+    scope = store.scope("run", "agent")
+    start = scratch_clock()
+    scratch_clock.advance(YEARS_9_5)
+    handle = scope.spill(b"x" * 20_000, source_tool="t", ttl=60).handle
+    scope.scratch_write("k", b"value", ttl=60)
+    scratch_clock.set(start)  # corrected
+    assert scope.read_handle(handle, 0, 10).data == b"x" * 10  # capped now: expires at start + 60
+    assert scope.scratch_read("k") == b"value"
+    scratch_clock.advance(61)
+    with pytest.raises(Expired):
+        scope.read_handle(handle, 0, 10)
+    with pytest.raises(Expired):
+        scope.scratch_read("k")
+
+
+def test_a_sweep_caps_entries_born_in_the_future(scratch_store_factory, scratch_clock):
+    """On PostgreSQL the sweep used to leave entries born 9.5 years ahead alone (the local sweep caps them at
+    now + ttl), so they outlived their TTL by the whole step."""
+    store = scratch_store_factory("a")
+    scope = store.scope("run", "agent")
+    start = scratch_clock()
+    scratch_clock.advance(YEARS_9_5)
+    for i in range(5):
+        scope.spill(b"y" * 10_000, source_tool="t", ttl=60 + i)
+    scratch_clock.set(start)
+    assert store.sweep().rows_deleted == 0  # nothing expired yet; the five are capped
+    assert sorted(e.expires_at - start for e in store.list_entries_for_run("run")) == [60, 61, 62, 63, 64]
+    scratch_clock.advance(62)
+    assert store.sweep().rows_deleted == 3
+    scratch_clock.advance(10)
+    assert store.sweep().rows_deleted == 2
+    assert store.list_entries_for_run("run") == []

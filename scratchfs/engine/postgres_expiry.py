@@ -1,7 +1,13 @@
-"""Expiry at the moment a read reports it, for the PostgreSQL index (:mod:`scratchfs.engine.postgres_index`): the
-same answer as the SQLite index's :meth:`~scratchfs.engine.sqlite_scale.ScaleQueries.expire_now`, so that a handle or
-a scratchpad value a read reported ``Expired`` stays gone when the clock steps back -- the store's clock, or the
-database server's, which decides expiry on a fleet -- on every backend alike."""
+"""Expiry across clock steps, for the PostgreSQL index (:mod:`scratchfs.engine.postgres_index`), with the SQLite
+index's answers (:class:`~scratchfs.engine.sqlite_scale.ScaleQueries`), so that clock steps -- the store's clock, or
+the database server's, which decides expiry on a fleet -- do the same on every backend:
+
+* :meth:`PostgresExpiry.expire_now`: a handle or scratchpad value a read reported ``Expired`` stays gone when the
+  clock steps back;
+* :meth:`PostgresExpiry.cap_future`: an entry born in the future (the clock stepped back since it was written) has its
+  expiry capped at ``now + ttl`` by the sweep and, on the caller's clock, by a read of it, so it outlives its TTL by
+  at most the step, and by at most its TTL once a read or sweep saw the corrected clock. (On the database clock a read
+  leaves it to the sweep: a host's own clock may lag the server's, and every read would then write.)"""
 
 from __future__ import annotations
 
@@ -12,8 +18,9 @@ from scratchfs.foundation.limits import TOMBSTONE_SECONDS
 
 __all__ = ["PostgresExpiry"]
 
-_WHERE = ("WHERE run_id = %(run)s AND agent_id = %(agent)s AND kind = %(kind)s AND key = %(key)s "
-          "AND expires_at <= @NOW")
+_KEY = "WHERE run_id = %(run)s AND agent_id = %(agent)s AND kind = %(kind)s AND key = %(key)s"
+_WHERE = f"{_KEY} AND expires_at <= @NOW"
+_CAP = "UPDATE @E SET expires_at = @NOW + ttl"
 _EXPIRE = (
     f"WITH d AS (DELETE FROM @E {_WHERE} RETURNING blob, expires_at), "
     "t AS (INSERT INTO @G SELECT %(run)s, %(agent)s, %(kind)s, %(key)s, 'expired', expires_at FROM d "
@@ -34,6 +41,25 @@ class PostgresExpiry:
 
     def q(self, text: str) -> str:  # pragma: no cover - the index's
         raise NotImplementedError
+
+    database_clock: bool = False  # the index's own (the server's clock decides expiry)
+
+    def cap_future(self, now: float, run_id: str | None = None, agent_id: str = "", kind: str = "", key: str = "",
+                   sizer: object = None, slack: float = 0.0) -> int:
+        """Set ``expires_at = now + ttl`` on rows born after ``now + slack`` (``expires_at - ttl``, epoch seconds;
+        ``now`` is the server's with the database clock): of one key (on the database clock none: see the module
+        docstring), or of every row (``slack``, seconds: rows born that little ahead are writes committed since the
+        caller read the clock). ``sizer`` is taken for the SQLite index's signature (one statement here). Return
+        the rows changed. Raises StorageError, StoreBusy."""
+        params = {"run": run_id, "agent": agent_id, "kind": kind, "key": key, "now": now, "slack": slack}
+        if run_id is None:
+            text = f"{_CAP} WHERE expires_at - ttl > @NOW + %(slack)s"
+        elif self.database_clock:
+            return 0
+        else:
+            text = f"{_CAP} {_KEY} AND expires_at - ttl > @NOW"
+        with self.transaction("capping entries born in the future") as conn:
+            return conn.execute(self.q(text), params).rowcount
 
     def expire_now(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> str | None:
         """If the row of this key has expired (``expires_at`` at or before ``now``, epoch seconds -- the server's
