@@ -432,6 +432,21 @@ def test_raw_offset_over_a_table_names_the_reads_that_fit_it(tools, scratch_scop
         tools.call("read_handle", {"handle": handle, "view": "text", "raw_offset": 5})
 
 
+@pytest.mark.parametrize("read", [{"view": "text"}, {"jq": "."}])
+def test_a_structure_read_of_binary_content_names_byte_ranges_once(tools, scratch_scope, read):
+    """A structure read refused for binary content (an HTML page with NUL bytes, classified binary) said "read it
+    with offset= and length= (byte ranges), or by byte range (offset=, length=) or by search": the byte-range read
+    twice, and for binary with short lines "by lines (line=, lines=)", which shows a hex dump of the same bytes.
+    It names byte ranges once, then search."""
+    page = b"<!DOCTYPE html><html><body>" + b"<p>a\x00b</p>" * 2000 + b"</body></html>"
+    handle = scratch_scope.spill(page, source_tool="t").handle
+    with pytest.raises(InvalidArgument) as raised:
+        tools.call("read_handle", {"handle": handle, **read})
+    message = str(raised.value)
+    assert ": read it by byte range (offset=, length=) or by search (match=, pattern=)" in message, message
+    assert message.count("offset=") == 1 and "line=" not in message
+
+
 def test_rows_of_a_latin1_table_say_how_many_bytes_they_show_as_replacement_characters(tools, scratch_scope):
     """Rows of a table that is not UTF-8 (a Latin-1 export) showed U+FFFD with nothing saying so, where every other
     text reply counts such bytes in ``replaced``. Each page now counts those of its header and the rows it shows

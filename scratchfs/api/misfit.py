@@ -20,7 +20,6 @@ _FITS = {"html": 'view="text" (the page\'s readable text) or select= (the text o
          "csv": "row= (rows with the header, e.g. row=1; columns= picks some)",
          "log": 'view="text" (rendered as a terminal shows it)',
          "text": 'view="text" (rendered as a terminal shows it)',
-         "binary": "offset= and length= (byte ranges)",
          "json": 'jq= (e.g. jq="keys", jq=".items[0]")',
          "jsonl": "record= (e.g. record=1; jq= with it filters each record)"}
 _NOT_PARSED = ("jq: parse error", "the document is not valid JSON", "the document is not UTF-8 text")
@@ -31,9 +30,11 @@ T = TypeVar("T")
 def fitting_reads(content_type: str | None, line_bytes: float = 0.0) -> str:
     """The ``read_handle`` arguments that fit an entry of ``content_type`` (``None``: not detected), as a phrase
     ending in the reads that fit every entry: lines (byte ranges when its lines average ``line_bytes`` bytes, more
-    than a default read, as a one-line JSON document's do: the stub's rule) and searches."""
+    than a default read, as a one-line JSON document's do: the stub's rule; always for binary content, shown as a hex
+    dump either way) and searches."""
     fits = _FITS.get(content_type or "")
-    by = "byte range (offset=, length=)" if line_bytes > DEFAULT_READ_BYTES else "lines (line=, lines=)"
+    ranges = line_bytes > DEFAULT_READ_BYTES or content_type == "binary"  # (lines of binary: a hex dump, no lines)
+    by = "byte range (offset=, length=)" if ranges else "lines (line=, lines=)"
     return (f"read it with {fits}, or " if fits else "read it ") + f"by {by} or by search (match=, pattern=)"
 
 
