@@ -447,6 +447,23 @@ def test_a_structure_read_of_binary_content_names_byte_ranges_once(tools, scratc
     assert message.count("offset=") == 1 and "line=" not in message
 
 
+@pytest.mark.parametrize("document", [b"[" * 20_000 + b"]" * 20_000,
+                                      b'{"k": ' + b"[" * 12_000 + b"]" * 12_000 + b', "b": [1, 2, 3]}'])
+def test_jq_over_json_nested_past_jqs_depth_limit_says_so_not_that_it_is_text(tools, scratch_scope, document):
+    """jq parses at most 10,000 levels. A document nested deeper -- its stub's shape says "JSON nested too deeply to
+    parse" -- was refused as "holds text (content type text), which jq cannot parse as JSON: read it with
+    view="text" (rendered as a terminal shows it)", advice for a log; records= said "JSON nested too deeply to
+    parse". jq says the same now, and names the reads that fit (byte ranges for a one-line document, searches)."""
+    stub = scratch_scope.spill(document, source_tool="t")
+    assert "nested too deeply" in stub.shape
+    with pytest.raises(InvalidArgument) as raised:
+        tools.call("read_handle", {"handle": stub.handle, "jq": ".b"})
+    message = str(raised.value)
+    assert message.startswith(f"{stub.handle} holds JSON nested too deeply for jq to parse"), message
+    assert "read it by byte range (offset=, length=) or by search (match=, pattern=)" in message
+    assert "Exceeds depth limit for parsing" in message and 'view="text"' not in message
+
+
 def test_rows_of_a_latin1_table_say_how_many_bytes_they_show_as_replacement_characters(tools, scratch_scope):
     """Rows of a table that is not UTF-8 (a Latin-1 export) showed U+FFFD with nothing saying so, where every other
     text reply counts such bytes in ``replaced``. Each page now counts those of its header and the rows it shows
