@@ -464,6 +464,18 @@ def test_jq_over_json_nested_past_jqs_depth_limit_says_so_not_that_it_is_text(to
     assert "Exceeds depth limit for parsing" in message and 'view="text"' not in message
 
 
+def test_a_selected_column_a_short_row_lacks_is_null_not_an_empty_field(tools, scratch_scope):
+    """A ragged table: a selected column that a row does not reach was shown as "" -- an empty field the content does
+    not hold, the same as the row `3,,x`'s -- so a model could not tell a short row from an empty cell. It is null;
+    an empty field stays "" and the rows read whole keep their own lengths."""
+    text = "a,b,c\n1,,x\n2\n3,y\n" + "".join(f"{i},{i}\n" for i in range(4, 3000))
+    handle = scratch_scope.spill(text.encode(), source_tool="t").handle
+    reply = tools.call("read_handle", {"handle": handle, "row": 1, "rows": 3, "columns": ["b", "c"]})
+    assert reply["rows"] == [["", "x"], [None, None], ["y", None]]
+    whole = tools.call("read_handle", {"handle": handle, "row": 1, "rows": 3})
+    assert whole["rows"] == [["1", "", "x"], ["2"], ["3", "y"]]
+
+
 def test_rows_of_a_latin1_table_say_how_many_bytes_they_show_as_replacement_characters(tools, scratch_scope):
     """Rows of a table that is not UTF-8 (a Latin-1 export) showed U+FFFD with nothing saying so, where every other
     text reply counts such bytes in ``replaced``. Each page now counts those of its header and the rows it shows
