@@ -4,6 +4,8 @@ depend on where the store keeps its rows and blobs -- the same error types, the 
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from scratchfs import Expired, NotFound
@@ -71,3 +73,33 @@ def test_a_sweep_caps_entries_born_in_the_future(scratch_store_factory, scratch_
     scratch_clock.advance(10)
     assert store.sweep().rows_deleted == 2
     assert store.list_entries_for_run("run") == []
+
+
+@pytest.mark.parametrize("change", ["overwrite", "delete", "delete_run", "sweep"])
+def test_a_whole_read_in_progress_survives_an_overwrite_or_a_delete_of_its_entry(scratch_store_factory, scratch_clock,
+                                                                                change):
+    """iter_content holds its blob open until it ends, "so an overwrite, a delete or a sweep meanwhile changes none
+    of the bytes given": on local files an unlinked file stays readable. On S3 the old object was deleted at once,
+    and the read failed half-way with StorageError ("the object ... is gone (deleted while it was being read)"): in
+    this process the object's deletion -- by an overwrite, a delete, or the sweep of an expired entry -- now waits for
+    the readers that hold it open."""
+    store = scratch_store_factory("a")
+    scope = store.scope("run", "agent")
+    data = os.urandom(12 * 1024 * 1024)  # more than one batch of range requests
+    scope.scratch_write("k", data, ttl=60)
+    chunks = scope.iter_content("scratch", "k")
+    first = next(chunks)
+    if change == "overwrite":
+        scope.scratch_write("k", b"new")
+    elif change == "delete":
+        assert scope.scratch_delete("k")
+    elif change == "delete_run":
+        assert store.delete_run("run") == 1
+    else:
+        scratch_clock.advance(61)
+        assert store.sweep(full=True).rows_deleted == 1
+    assert first + b"".join(chunks) == data
+    if change == "overwrite":
+        assert scope.scratch_read("k") == b"new"
+    # the old blob is gone once its reader is done, with no sweep: "new" is the one blob left
+    assert len(store.blobs.blob_files()) == (change == "overwrite")
