@@ -476,6 +476,23 @@ def test_a_selected_column_a_short_row_lacks_is_null_not_an_empty_field(tools, s
     assert whole["rows"] == [["1", "", "x"], ["2"], ["3", "y"]]
 
 
+@pytest.mark.parametrize("offset", [1, 2, 3, 5, 103])
+def test_a_terminal_text_view_from_an_offset_inside_a_character_starts_at_the_next_one(tools, scratch_scope, offset):
+    """view="text" of terminal output from a byte offset inside a character showed the character's other bytes as
+    U+FFFD ("\ufffd\ufffd\ufffd\u00e9..." from offset 1 of a line starting with an emoji) -- characters the output
+    does not hold, with no `replaced` count -- where the HTML text view and a range read start at the next
+    character. It starts there too, and `offset` says where."""
+    line = "\U0001F600\u00e9\u65e5 line \x1b[1mx\x1b[0m\n"  # the view of each: 17 bytes of text
+    handle = scratch_scope.spill((line * 3000).encode(), source_tool="t").handle
+    view = ("\U0001F600\u00e9\u65e5 line x\n" * 3000).encode()
+    reply = tools.call("read_handle", {"handle": handle, "view": "text", "offset": offset})
+    start = offset
+    while view[start] & 0xC0 == 0x80:
+        start += 1
+    assert reply["offset"] == start and "\ufffd" not in reply["text"] and "replaced" not in reply
+    assert view[start:].decode().startswith(reply["text"])
+
+
 def test_rows_of_a_latin1_table_say_how_many_bytes_they_show_as_replacement_characters(tools, scratch_scope):
     """Rows of a table that is not UTF-8 (a Latin-1 export) showed U+FFFD with nothing saying so, where every other
     text reply counts such bytes in ``replaced``. Each page now counts those of its header and the rows it shows
