@@ -108,6 +108,30 @@ def test_the_database_clock_decides_expiry_not_the_hosts(postgres_dsn, pg_schema
         index.close()
 
 
+def test_on_the_database_clock_the_sweep_caps_rows_born_in_the_future_and_expired_reads_remove_theirs(postgres_dsn,
+                                                                                                   pg_schema):
+    """The database server's clock stepping back (a row born after its now) is capped by the server's clock, and a
+    row a read reports expired is deleted at once: on the database clock the index used to do neither, so a row
+    outlived its TTL by the whole step and one reported expired came back after a step."""
+    index = PostgresIndex(postgres_dsn, schema=pg_schema, busy_timeout=2.0)  # clock="database"
+    try:
+        index.put(entry(key="ahead", ttl=60.0), b"", lambda: True)
+        index.put(entry(key="gone", ttl=60.0), b"", lambda: True)
+        with psycopg.connect(postgres_dsn, autocommit=True) as conn:  # as if the server's clock had been a day fast
+            conn.execute(f'UPDATE "{pg_schema}".entries SET expires_at = expires_at + 86400 WHERE key = %s', ("ahead",))
+            conn.execute(f'UPDATE "{pg_schema}".entries SET expires_at = expires_at - 120 WHERE key = %s', ("gone",))
+        assert index.cap_future(0.0, "run-1", "agent-1", "handle", "ahead") == 0  # a read leaves it to the sweep
+        assert index.cap_future(0.0, slack=1.0) == 1  # `now` arguments are ignored: the server's clock decides
+        row = index.lookup("run-1", "agent-1", "handle", "ahead", 0.0)
+        assert row.expires_at - index.database_now() == pytest.approx(60.0, abs=5.0)
+        blob = index.expire_now("run-1", "agent-1", "handle", "gone", 0.0)
+        assert blob is not None and index.expire_now("run-1", "agent-1", "handle", "gone", 0.0) is None
+        assert index.gone("run-1", "agent-1", "handle", "gone", 0.0).reason == "expired"
+        assert index.expire_now("run-1", "agent-1", "handle", "ahead", 0.0) is None  # live: left alone
+    finally:
+        index.close()
+
+
 def test_two_hosts_cannot_both_pass_a_quota(postgres_dsn, pg_schema):
     hosts = [PostgresIndex(postgres_dsn, schema=pg_schema, busy_timeout=10.0, clock="caller") for _ in range(2)]
     accepted = []

@@ -433,6 +433,67 @@ def test_raw_offset_over_a_table_names_the_reads_that_fit_it(tools, scratch_scop
         tools.call("read_handle", {"handle": handle, "view": "text", "raw_offset": 5})
 
 
+@pytest.mark.parametrize("read", [{"view": "text"}, {"jq": "."}])
+def test_a_structure_read_of_binary_content_names_byte_ranges_once(tools, scratch_scope, read):
+    """A structure read refused for binary content (an HTML page with NUL bytes, classified binary) said "read it
+    with offset= and length= (byte ranges), or by byte range (offset=, length=) or by search": the byte-range read
+    twice, and for binary with short lines "by lines (line=, lines=)", which shows a hex dump of the same bytes.
+    It names byte ranges once, then search."""
+    page = b"<!DOCTYPE html><html><body>" + b"<p>a\x00b</p>" * 2000 + b"</body></html>"
+    handle = scratch_scope.spill(page, source_tool="t").handle
+    with pytest.raises(InvalidArgument) as raised:
+        tools.call("read_handle", {"handle": handle, **read})
+    message = str(raised.value)
+    assert "(byte ranges) or by search (match=, pattern=)" in message, message
+    assert message.count("offset=") == 1 and "line=" not in message
+
+
+@pytest.mark.parametrize("document", [b"[" * 20_000 + b"]" * 20_000,
+                                      b'{"k": ' + b"[" * 12_000 + b"]" * 12_000 + b', "b": [1, 2, 3]}'])
+def test_jq_over_json_nested_past_jqs_depth_limit_says_so_not_that_it_is_text(tools, scratch_scope, document):
+    """jq parses at most 10,000 levels. A document nested deeper -- its stub's shape says "JSON nested too deeply to
+    parse" -- was refused as "holds text (content type text), which jq cannot parse as JSON: read it with
+    view="text" (rendered as a terminal shows it)", advice for a log; records= said "JSON nested too deeply to
+    parse". jq says the same now, and names the reads that fit (byte ranges for a one-line document, searches)."""
+    stub = scratch_scope.spill(document, source_tool="t")
+    assert "nested too deeply" in stub.shape
+    with pytest.raises(InvalidArgument) as raised:
+        tools.call("read_handle", {"handle": stub.handle, "jq": ".b"})
+    message = str(raised.value)
+    assert message.startswith(f"{stub.handle} holds JSON nested too deeply for jq to parse"), message
+    assert "read it by byte range (offset=, length=) or by search (match=, pattern=)" in message
+    assert "Exceeds depth limit for parsing" in message and 'view="text"' not in message
+
+
+def test_a_selected_column_a_short_row_lacks_is_null_not_an_empty_field(tools, scratch_scope):
+    """A ragged table: a selected column that a row does not reach was shown as "" -- an empty field the content does
+    not hold, the same as the row `3,,x`'s -- so a model could not tell a short row from an empty cell. It is null;
+    an empty field stays "" and the rows read whole keep their own lengths."""
+    text = "a,b,c\n1,,x\n2\n3,y\n" + "".join(f"{i},{i}\n" for i in range(4, 3000))
+    handle = scratch_scope.spill(text.encode(), source_tool="t").handle
+    reply = tools.call("read_handle", {"handle": handle, "row": 1, "rows": 3, "columns": ["b", "c"]})
+    assert reply["rows"] == [["", "x"], [None, None], ["y", None]]
+    whole = tools.call("read_handle", {"handle": handle, "row": 1, "rows": 3})
+    assert whole["rows"] == [["1", "", "x"], ["2"], ["3", "y"]]
+
+
+@pytest.mark.parametrize("offset", [1, 2, 3, 5, 103])
+def test_a_terminal_text_view_from_an_offset_inside_a_character_starts_at_the_next_one(tools, scratch_scope, offset):
+    """view="text" of terminal output from a byte offset inside a character showed the character's other bytes as
+    U+FFFD ("\ufffd\ufffd\ufffd\u00e9..." from offset 1 of a line starting with an emoji) -- characters the output
+    does not hold, with no `replaced` count -- where the HTML text view and a range read start at the next
+    character. It starts there too, and `offset` says where."""
+    line = "\U0001F600\u00e9\u65e5 line \x1b[1mx\x1b[0m\n"  # the view of each: 17 bytes of text
+    handle = scratch_scope.spill((line * 3000).encode(), source_tool="t").handle
+    view = ("\U0001F600\u00e9\u65e5 line x\n" * 3000).encode()
+    reply = tools.call("read_handle", {"handle": handle, "view": "text", "offset": offset})
+    start = offset
+    while view[start] & 0xC0 == 0x80:
+        start += 1
+    assert reply["offset"] == start and "\ufffd" not in reply["text"] and "replaced" not in reply
+    assert view[start:].decode().startswith(reply["text"])
+
+
 def test_rows_of_a_latin1_table_say_how_many_bytes_they_show_as_replacement_characters(tools, scratch_scope):
     """Rows of a table that is not UTF-8 (a Latin-1 export) showed U+FFFD with nothing saying so, where every other
     text reply counts such bytes in ``replaced``. Each page now counts those of its header and the rows it shows

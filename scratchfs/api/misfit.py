@@ -27,6 +27,7 @@ _FITS = {"html": 'view="text" (the page\'s readable text) or select= (the text o
          "json": 'jq= (e.g. jq="keys", jq=".items[0]")',
          "jsonl": "record= (e.g. record=1; jq= with it filters each record)"}
 _NOT_PARSED = ("jq: parse error", "the document is not valid JSON", "the document is not UTF-8 text")
+_TOO_DEEP = "jq: parse error: Exceeds depth limit for parsing"
 
 T = TypeVar("T")
 
@@ -62,8 +63,13 @@ def jq_misfit(handle: str, content_type: str | None, message: str, line_bytes: f
               shape: str | None = None) -> str | None:
     """The message for a jq read of ``handle`` that failed with ``message``: when jq could not parse the document
     (not JSON, not UTF-8) and the entry's stored content type is not ``json`` or ``jsonl``, what the entry holds and
-    the reads that fit it, then jq's own message; else ``None`` (the error stands as it is: a JSON document that
-    is malformed, a filter's own error); ``shape``: the entry's, as :func:`what_it_holds` takes it."""
+    the reads that fit it, then jq's own message; for a document nested past jq's depth limit (stored as any type:
+    shape detection calls it text), that it is JSON nested too deeply and the reads that fit; else ``None`` (the
+    error stands as it is: a JSON document that is malformed, a filter's own error); ``shape``: the entry's, as
+    :func:`what_it_holds` takes it."""
+    if _TOO_DEEP in message:  # a JSON document all the same (its stub's shape says so), whatever type it was given
+        return (f"{handle} holds JSON nested too deeply for jq to parse (jq reads at most 10,000 levels): "
+                f"{fitting_reads(None, line_bytes)}. ({message})")
     if content_type in ("json", "jsonl") or not message.startswith(_NOT_PARSED):
         return None
     return (f"{handle} holds {what_it_holds(content_type, shape)} (content type {content_type or 'unknown'}), which "

@@ -162,8 +162,7 @@ class StructureReads:
 
     def _table_fits(self, src: ReaderSource, kind: str | None, handle: str) -> None:
         """Refuse rows of text, a log or binary data (in which no table was found at spill time) whose first
-        records are not those of a table: fewer than 2 columns, or another width than the header's
-        (:func:`table_like`)."""
+        records are not those of a table (:func:`table_like`)."""
         if kind in _SNIFFED_NO_TABLE and not table_like(src):
             raise InvalidArgument(refusal(handle, kind, "row", ", not a table", self.line_bytes, self.shape))
 
@@ -264,19 +263,24 @@ _AROUND_BYTES = 32 * 1024  # bytes on each side of a bad record whose lines tell
 
 def table_like(source: ReaderSource) -> bool:
     """Whether the first records of ``source`` (at most :data:`_TABLE_RECORDS`, those starting in its first
-    :data:`_AROUND_BYTES` bytes) make a table as a rows read parses them: a header of 2 columns or more and every
-    record as wide."""
-    width = None
+    :data:`_AROUND_BYTES` bytes) make a table as a rows read parses them: a header of 2 columns or more, and 2 cells
+    or more in at least 4 of 5 records -- a ragged table (short rows, as exports that drop trailing empty fields
+    write them) is one; lines of text, most of which hold no delimiter, are not."""
+    header, records, wide = 0, 0, 0
     try:
         for count, (start, cells) in enumerate(iter_rows(source)):
             if count >= _TABLE_RECORDS or start >= _AROUND_BYTES:
                 break
-            width = len(cells) if width is None else width
-            if width < 2 or len(cells) != width:
-                return False
+            if count == 0:
+                header = len(cells)
+                if header < 2:
+                    return False
+                continue
+            records += 1
+            wide += len(cells) >= 2
     except InvalidArgument:
         return False
-    return width is not None
+    return header >= 2 and wide * 5 >= records * 4
 
 
 def mostly_json(source: ReaderSource, start: int, end: int) -> bool:

@@ -145,7 +145,8 @@ _READ_HANDLE = ToolSpec(
                                                                                  "next_call goes on)."},
             "columns": {"type": "array", "items": {"type": ["string", "integer"], "maxLength": MAX_COLUMN_CHARS},
                         "minItems": 1, "maxItems": MAX_COLUMNS,
-                        "description": "Structure: only these CSV/TSV columns (names, or numbers from 0)."},
+                        "description": "Structure: only these CSV/TSV columns (names, or numbers from 0); null where a "
+                                       "row is shorter."},
             "view": {"type": "string", "enum": ["text"],
                      "description": "Structure: \"text\": the readable text of an HTML page, or terminal output as a "
                                     "person sees it (ANSI escapes removed, \\r redraws applied); paged by `offset` "

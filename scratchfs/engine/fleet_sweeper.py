@@ -4,6 +4,8 @@ Any number of hosts may call :func:`fleet_sweep` (``ScratchStore.sweep`` / ``sta
 the index's sweep lock (a PostgreSQL session advisory lock, released by the server if its holder dies) does the
 work, the others return at once with ``skipped=True``. Steps, each a short transaction or a batched request:
 
+0. Rows born in the future (the clock stepped back since they were written) get ``expires_at = now + ttl``
+   (:meth:`~scratchfs.engine.postgres_expiry.PostgresExpiry.cap_future`), as the local sweep caps them.
 1. Expired rows, :data:`~scratchfs.engine.sweeper.BATCH_ROWS` per transaction (rows another host has locked are
    skipped), then their objects with one batched ``DeleteObjects`` per batch. A crash between the two leaves
    objects with no row, which step 4 reclaims.
@@ -34,6 +36,7 @@ from scratchfs.engine.postgres_index import PostgresIndex
 from scratchfs.engine.s3_blobs import S3Blobs
 from scratchfs.engine.sweeper import BATCH_ROWS, SweepResult
 from scratchfs.foundation.checks import path_part
+from scratchfs.foundation.limits import CLOCK_SLACK_SECONDS
 
 __all__ = ["fleet_sweep"]
 
@@ -57,6 +60,7 @@ def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], 
         if not got:
             return SweepResult(skipped=True)
         now = now() if callable(now) else now
+        index.cap_future(now, slack=CLOCK_SLACK_SECONDS)  # born in the future (a clock step): at most now + ttl
         rows = files = freed = 0
         failures: set[str] = set()  # keys the store did not delete (one object may fail in two steps)
         while True:
@@ -64,7 +68,7 @@ def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], 
             rows += len(batch)
             if batch:
                 sizes = {blobs.key(r.run_id, r.agent_id, r.blob): r.stored_size for r in batch}
-                deleted, failed = blobs.delete_confirmed(list(sizes))
+                deleted, failed = blobs.delete_confirmed(blobs.held.defer(sizes))  # (read here: when done)
                 files, freed = files + len(deleted), freed + sum(sizes[k] for k in deleted)
                 failures.update(failed)
             if len(batch) < BATCH_ROWS:
@@ -85,7 +89,7 @@ def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], 
             with blobs.delete_lock(True, blobs.timeout):  # no write commits a row between this look and the delete
                 named = {_where(*row[1:]) for row in index.blob_rows()}  # committed since the first read: kept
                 candidates = [obj for obj in candidates if (obj.run, obj.agent, obj.token) not in named]
-                deleted, failed = blobs.delete_confirmed([obj.location for obj in candidates])
+                deleted, failed = blobs.delete_confirmed(blobs.held.defer(obj.location for obj in candidates))
             removed = [obj for obj in candidates if obj.location in deleted]  # only what the store confirmed
             failures.update(failed)
         if failures:

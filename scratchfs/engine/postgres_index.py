@@ -52,6 +52,7 @@ from psycopg import errors as pg_errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from scratchfs.engine.keyset import page_filter
+from scratchfs.engine.postgres_expiry import PostgresExpiry
 from scratchfs.engine.postgres_schema import SCHEMA_VERSION, lock_key, migrate, probe
 from scratchfs.engine.postgres_stats import PostgresAggregates
 from scratchfs.engine.protocols import Entry, ExpiredRow, Gone, check_quota
@@ -84,7 +85,7 @@ def _typed(exc: BaseException, doing: str) -> Exception:
     return StorageError(f"the index database failed while {doing}: {text}")
 
 
-class PostgresIndex(PostgresAggregates):
+class PostgresIndex(PostgresAggregates, PostgresExpiry):
     """The entries table of a store, in PostgreSQL (see the module docstring).
 
     Args:

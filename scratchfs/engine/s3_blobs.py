@@ -20,9 +20,11 @@ is committed (:class:`S3Pending`); the row's transaction checks the object is st
 seek table; a read of bytes within one frame then costs one more range ``GET`` (two requests in all), and a blob that
 fits in the tail costs no more. An object never changes under its key (a new token per write), so the tail is kept
 in a bounded cache (:data:`TAIL_CACHE_BYTES`): opening the same blob again costs no request, and a read within one
-frame one. :attr:`S3Source.requests` counts them. (An object removed from outside after it was cached is then
-noticed by the range ``GET`` -- ``FileNotFoundError`` -- or not at all when the whole blob is in the tail: the bytes
-returned are still the blob's own.)
+frame one. :attr:`~scratchfs.engine.s3_readers.S3Source.requests` counts them. (An object removed from outside
+after it was cached is then noticed by the range ``GET`` -- ``FileNotFoundError`` -- or not at all when the whole blob
+is in the tail: the bytes returned are still the blob's own.) An object this process is reading is deleted -- by an
+overwrite, a delete or a sweep here -- only once its last reader closes it (:mod:`scratchfs.engine.s3_readers`), as
+a file is.
 
 **Removing.** Deletes are batched (``DeleteObjects``, up to 1,000 keys a request). Deleting a run or an agent lists
 its key prefix and deletes what is there, under the index's exclusive delete lock (a PostgreSQL advisory lock,
@@ -56,6 +58,7 @@ from urllib.parse import urlsplit
 from scratchfs.engine.binding import Binding
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.protocols import BlobFile, BlobInfo
+from scratchfs.engine.s3_readers import HeldKeys, S3Source
 from scratchfs.engine.seekable import SeekableWriter
 from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import InvalidArgument, StorageError, StoreBusy
@@ -125,39 +128,6 @@ class S3Object(NamedTuple):
     modified: float = 0.0
 
 
-class S3Source:
-    """An open blob in the object store: a range source (``pread(length, offset)``, ``size``, ``identity``).
-
-    Opening fetched the last :data:`TAIL_BYTES` (or the whole object when smaller); reads inside them cost no
-    request, others one range ``GET`` each. Thread-safe (the client is). ``requests`` counts the requests made.
-    """
-
-    __slots__ = ("_blobs", "_tail", "_tail_start", "identity", "key", "requests", "size")
-
-    def __init__(self, blobs: S3Blobs, key: str, size: int, etag: str, tail: bytes, requests: int = 1) -> None:
-        self._blobs = blobs
-        self.key = key
-        self.size = size
-        self.identity = ("s3", key, size, etag)
-        self._tail = tail
-        self._tail_start = size - len(tail)
-        self.requests = requests
-
-    def pread(self, length: int, offset: int) -> bytes:
-        """Up to ``length`` bytes from byte ``offset`` (fewer only at the end). Raises StorageError (an OSError)."""
-        end = min(offset + length, self.size)
-        if offset >= end:
-            return b""
-        if offset >= self._tail_start:
-            return self._tail[offset - self._tail_start : end - self._tail_start]
-        self.requests += 1
-        return self._blobs.get_range(self.key, offset, end)
-
-    def close(self) -> None:
-        """Nothing to release (the client's connections are pooled). Idempotent."""
-        self._tail = b""
-
-
 class S3Pending:
     """An object uploaded completely but not yet named by a row (see the module docstring)."""
 
@@ -210,6 +180,7 @@ class S3Blobs:
         self._client_lock = threading.Lock()
         self._tails: LRU[str, tuple[int, str, bytes]] = LRU(4096, max_weight=TAIL_CACHE_BYTES,
                                                             weigh=lambda found: len(found[2]))
+        self.held = HeldKeys()  # objects this process reads: their deletion by an entry's removal waits
 
     # -- client ---------------------------------------------------------------------------------------------------
 
@@ -412,9 +383,12 @@ class S3Blobs:
         """Nothing to do: :meth:`unlink` deleted the object (no object outlives its row)."""
 
     def unlink(self, run_id: str, agent_id: str, token: str) -> int:
-        """Delete a blob whose row is gone; return the bytes freed (0 if it was already gone or the store failed:
-        a later sweep removes objects no row names). Never raises."""
+        """Delete a blob whose row is gone (once this process's readers of it are done: :mod:`s3_readers`); return
+        the bytes freed (0 if it was already gone, the store failed -- a later sweep removes objects no row names --
+        or it waits for its readers). Never raises."""
         key = self.key(run_id, agent_id, token)
+        if not self.held.defer([key]):
+            return 0
         try:
             found = self.head(key)
         except StorageError:
@@ -426,7 +400,7 @@ class S3Blobs:
     def unlink_many(self, blobs: list[tuple[str, str, str]]) -> int:
         """Delete many blobs ``(run_id, agent_id, token)`` with batched requests (no ``HEAD`` first); return how
         many objects the store confirmed deleted. Never raises."""
-        return self.delete_keys([self.key(*b) for b in blobs])
+        return self.delete_keys(self.held.defer(self.key(*b) for b in blobs))
 
     @contextmanager
     def _process_lock(self, exclusive: bool, timeout: float) -> Iterator[None]:
@@ -450,7 +424,7 @@ class S3Blobs:
         or ``None`` if there were none. Raises StorageError if the listing fails (the rows are already gone: the
         sweeper reclaims what is left)."""
         keys = [obj.location for obj in self.list_objects(self.scope_prefix(run_id, agent_id))]
-        return self.delete_keys(keys) if keys else None
+        return self.delete_keys(self.held.defer(keys)) if keys else None  # (those being read: when they are done)
 
     def purge(self, detached: object) -> None:
         """Nothing is left to remove after :meth:`detach_scope` (it deleted the objects already)."""

@@ -138,10 +138,11 @@ def sweep(index: Index, blobs: Blobs, lock_path: str, now: float | Callable[[], 
 def _sweep(index: Index, blobs: Blobs, now: float, grace: float, full: bool) -> SweepResult:
     scaled = hasattr(index, "expired_batch")  # else an index of IndexBackend only: whole rounds, rows first
     rows = files = freed = 0
-    if scaled:
+    if scaled or hasattr(index, "cap_future"):
         # entries born in the future (the clock stepped back): expiry at most now + ttl; not those born within the
         # slack after now, written since the clock was read (capping them would cut their life short)
         index.cap_future(now, slack=limits.CLOCK_SLACK_SECONDS)
+    if scaled:
         for run_id, agent_id, upto, _at in index.pending_deletes():  # a delete that crashed half-way
             rows += index.drain_scope(run_id, agent_id, upto, now)[0]
     sizer = BatchSizer(BATCH_ROWS)  # rows per transaction, adapted to how long the last one took

@@ -216,7 +216,7 @@ def _items(body: Iterator[tuple[int, list[str]]], number: int, picked: list[int]
     given = 0
     try:
         for at, (start, cells) in enumerate(body, number):
-            value = cells if picked is None else [cells[i] if i < len(cells) else "" for i in picked]
+            value = cells if picked is None else [cells[i] if i < len(cells) else None for i in picked]  # (short)
             yield (at, start), value, False
             given += 1
     except _RowError as exc:
@@ -243,10 +243,10 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
             with ``columns``, the delimiter and the size): a cursor of another entry or read is refused.
 
     Returns:
-        an :class:`ItemPage` named ``rows`` (lists of cells), ``extra["header"]`` the (selected) header,
-        ``extra["replaced"]`` (only when not 0) the bytes of the header and rows shown (every column) shown as U+FFFD;
-        ``first``: the first row shown. A row larger than the page comes as ``part`` pieces of its JSON, each
-        counting the replaced bytes it shows (the first also the unselected columns': they add up to the row's).
+        an :class:`ItemPage` named ``rows`` (cells; ``None`` for a selected column a row is too short for),
+        ``extra["header"]`` the (selected) header, ``extra["replaced"]`` (not when 0) the bytes of header and rows
+        (every column) shown as U+FFFD; ``first``: the first row shown. A row larger than the page comes as ``part``
+        pieces of its JSON, each counting the replaced bytes it shows (the first also the unselected columns').
 
     Raises:
         InvalidArgument: an unknown column (the message lists the columns), a column neither text nor an integer

@@ -134,14 +134,13 @@ def view_page(source: ContentSource, offset: int = 0, *, cursor: str | None = No
 
     Args:
         source: the raw output (UTF-8; invalid bytes read as U+FFFD).
-        offset: byte offset *into the rendered view* to start at (ignored when ``cursor`` is given); finding it
-            renders the view from the start up to there.
+        offset: byte offset *into the rendered view* to start at (ignored when ``cursor`` is given; inside a
+            character: the next one); finding it renders the view from the start up to there.
         cursor: ``page.cursor`` of the previous page: resumes without rendering what came before.
         raw_offset: a byte offset in the raw output (e.g. where a pattern search found a match): the page starts at
             the rendered line holding it (``offset`` is then ignored).
         budget_bytes: most UTF-8 bytes of the page's compact JSON (256 to 65536).
-        entry: the entry's identity its cursors are bound to (:class:`~scratchfs.engine.structure.paging.CursorKey`;
-            with the size): a cursor of another entry or read is refused.
+        entry: the entry's identity its cursors are bound to (with the size): a cursor of another one is refused.
 
     Returns:
         a :class:`TextPage`: ``offset`` (byte offset of ``text`` in the rendered view), ``text``, ``cursor``, ``more``.
@@ -179,6 +178,7 @@ def view_page(source: ContentSource, offset: int = 0, *, cursor: str | None = No
     view = b"".join(pieces)
     if skip > len(view):
         raise InvalidArgument(f"offset {offset} is past the end of the rendered view")
+    skip = _character_start(view, skip)
     page, end = fill_text(view, skip, budget, TextPage(view_at + skip, "", None))
     if end >= len(view) and exhausted:
         return page
@@ -188,6 +188,13 @@ def view_page(source: ContentSource, offset: int = 0, *, cursor: str | None = No
             raw, base = raw_start, view_start
     page.cursor = encode_cursor((raw, base, end - (base - view_at)), key)
     return page
+
+
+def _character_start(view: bytes, at: int) -> int:
+    """``at``, or the next character's start when it is inside a character of ``view`` (UTF-8 of whole lines)."""
+    while at < len(view) and view[at] & 0xC0 == 0x80:
+        at += 1
+    return at
 
 
 def _line_of(source: ContentSource, raw_offset: object) -> tuple[int, int]:

@@ -1,0 +1,74 @@
+"""Expiry across clock steps, for the PostgreSQL index (:mod:`scratchfs.engine.postgres_index`), with the SQLite
+index's answers (:class:`~scratchfs.engine.sqlite_scale.ScaleQueries`), so that clock steps -- the store's clock, or
+the database server's, which decides expiry on a fleet -- do the same on every backend:
+
+* :meth:`PostgresExpiry.expire_now`: a handle or scratchpad value a read reported ``Expired`` stays gone when the
+  clock steps back;
+* :meth:`PostgresExpiry.cap_future`: an entry born in the future (the clock stepped back since it was written) has its
+  expiry capped at ``now + ttl`` by the sweep and, on the caller's clock, by a read of it, so it outlives its TTL by
+  at most the step, and by at most its TTL once a read or sweep saw the corrected clock. (On the database clock a read
+  leaves it to the sweep: a host's own clock may lag the server's, and every read would then write.)"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from typing import Any
+
+from scratchfs.foundation.limits import TOMBSTONE_SECONDS
+
+__all__ = ["PostgresExpiry"]
+
+_KEY = "WHERE run_id = %(run)s AND agent_id = %(agent)s AND kind = %(kind)s AND key = %(key)s"
+_WHERE = f"{_KEY} AND expires_at <= @NOW"
+_CAP = "UPDATE @E SET expires_at = @NOW + ttl"
+_EXPIRE = (
+    f"WITH d AS (DELETE FROM @E {_WHERE} RETURNING blob, expires_at), "
+    "t AS (INSERT INTO @G SELECT %(run)s, %(agent)s, %(kind)s, %(key)s, 'expired', expires_at FROM d "
+    "WHERE expires_at > @NOW - %(keep)s ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET "
+    "reason = excluded.reason, at = excluded.at) SELECT blob FROM d"
+)
+
+
+class PostgresExpiry:
+    """:meth:`expire_now` of :class:`~scratchfs.engine.postgres_index.PostgresIndex` (a mixin: it needs the index's
+    ``read(text, params, doing)``, ``transaction(doing)`` and ``q(text)``)."""
+
+    def read(self, text: str, params: dict, doing: str) -> list[tuple]:  # pragma: no cover - the index's
+        raise NotImplementedError
+
+    def transaction(self, doing: str) -> AbstractContextManager[Any]:  # pragma: no cover - the index's
+        raise NotImplementedError
+
+    def q(self, text: str) -> str:  # pragma: no cover - the index's
+        raise NotImplementedError
+
+    database_clock: bool = False  # the index's own (the server's clock decides expiry)
+
+    def cap_future(self, now: float, run_id: str | None = None, agent_id: str = "", kind: str = "", key: str = "",
+                   sizer: object = None, slack: float = 0.0) -> int:
+        """Set ``expires_at = now + ttl`` on rows born after ``now + slack`` (``expires_at - ttl``, epoch seconds;
+        ``now`` is the server's with the database clock): of one key (on the database clock none: see the module
+        docstring), or of every row (``slack``, seconds: rows born that little ahead are writes committed since the
+        caller read the clock). ``sizer`` is taken for the SQLite index's signature (one statement here). Return
+        the rows changed. Raises StorageError, StoreBusy."""
+        params = {"run": run_id, "agent": agent_id, "kind": kind, "key": key, "now": now, "slack": slack}
+        if run_id is None:
+            text = f"{_CAP} WHERE expires_at - ttl > @NOW + %(slack)s"
+        elif self.database_clock:
+            return 0
+        else:
+            text = f"{_CAP} {_KEY} AND expires_at - ttl > @NOW"
+        with self.transaction("capping entries born in the future") as conn:
+            return conn.execute(self.q(text), params).rowcount
+
+    def expire_now(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> str | None:
+        """If the row of this key has expired (``expires_at`` at or before ``now``, epoch seconds -- the server's
+        now with the database clock), delete it, leave an ``expired`` tombstone (when it expired within
+        :data:`~scratchfs.foundation.limits.TOMBSTONE_SECONDS`) and return its blob token (the caller removes the
+        blob); else ``None``. Reads first: no write when there is nothing to do. Raises StorageError, StoreBusy."""
+        params = {"run": run_id, "agent": agent_id, "kind": kind, "key": key, "now": now, "keep": TOMBSTONE_SECONDS}
+        if not self.read(f"SELECT 1 FROM @E {_WHERE}", params, "looking up an entry"):
+            return None
+        with self.transaction("expiring an entry") as conn:
+            row = conn.execute(self.q(_EXPIRE), params).fetchone()
+        return None if row is None else row[0]

@@ -1,0 +1,105 @@
+"""Behaviours every storage combination shares (SQLite + files, PostgreSQL + files, PostgreSQL + S3: the module is
+one of conftest's ``CONTRACT_MODULES``, so every test here runs on each): what a model or a program sees must not
+depend on where the store keeps its rows and blobs -- the same error types, the same replies, the same counts."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from scratchfs import Expired, NotFound
+
+
+def test_an_entry_reported_expired_stays_gone_when_the_clock_steps_back(scratch_store_factory, scratch_clock):
+    """A read that reports an entry Expired removes its row, on every backend: PostgreSQL used to leave it to the
+    sweep, so a clock stepping back (the store's, or the database server's) made a handle and a scratchpad value
+    that a read had reported expired readable again -- and listed -- where the local store said NotFound."""
+    store = scratch_store_factory("a")
+    scope = store.scope("run", "agent")
+    handle = scope.spill(b"w" * 20_000, source_tool="t", ttl=10).handle
+    scope.scratch_write("k", b"value", ttl=10)
+    scratch_clock.advance(11)
+    with pytest.raises(Expired):
+        scope.read_handle(handle, 0, 10)
+    with pytest.raises(Expired):
+        scope.scratch_read("k")
+    scratch_clock.advance(-31)  # back before the expiry
+    with pytest.raises(NotFound):
+        scope.read_handle(handle, 0, 10)
+    with pytest.raises(NotFound):
+        scope.scratch_read("k")
+    assert scope.scratch_list() == [] and store.list_entries_for_run("run") == []
+    assert store.sweep(full=True).rows_deleted == 0  # nothing left for the sweep: the reads removed both
+
+
+YEARS_9_5 = 9.5 * 365.25 * 86400
+
+
+def test_an_entry_written_while_the_clock_was_ahead_lives_its_ttl_once_a_read_sees_the_clock_corrected(
+        scratch_store_factory, scratch_clock):
+    """On PostgreSQL an entry written while the clock was 9.5 years fast used to live 9.5 years: no read capped its
+    expiry at now + ttl, as the local store's do (README, Clock steps)."""
+    store = scratch_store_factory("a")
+    scope = store.scope("run", "agent")
+    start = scratch_clock()
+    scratch_clock.advance(YEARS_9_5)
+    handle = scope.spill(b"x" * 20_000, source_tool="t", ttl=60).handle
+    scope.scratch_write("k", b"value", ttl=60)
+    scratch_clock.set(start)  # corrected
+    assert scope.read_handle(handle, 0, 10).data == b"x" * 10  # capped now: expires at start + 60
+    assert scope.scratch_read("k") == b"value"
+    scratch_clock.advance(61)
+    with pytest.raises(Expired):
+        scope.read_handle(handle, 0, 10)
+    with pytest.raises(Expired):
+        scope.scratch_read("k")
+
+
+def test_a_sweep_caps_entries_born_in_the_future(scratch_store_factory, scratch_clock):
+    """On PostgreSQL the sweep used to leave entries born 9.5 years ahead alone (the local sweep caps them at
+    now + ttl), so they outlived their TTL by the whole step."""
+    store = scratch_store_factory("a")
+    scope = store.scope("run", "agent")
+    start = scratch_clock()
+    scratch_clock.advance(YEARS_9_5)
+    for i in range(5):
+        scope.spill(b"y" * 10_000, source_tool="t", ttl=60 + i)
+    scratch_clock.set(start)
+    assert store.sweep().rows_deleted == 0  # nothing expired yet; the five are capped
+    assert sorted(e.expires_at - start for e in store.list_entries_for_run("run")) == [60, 61, 62, 63, 64]
+    scratch_clock.advance(62)
+    assert store.sweep().rows_deleted == 3
+    scratch_clock.advance(10)
+    assert store.sweep().rows_deleted == 2
+    assert store.list_entries_for_run("run") == []
+
+
+@pytest.mark.parametrize("change", ["overwrite", "delete", "delete_run", "sweep"])
+def test_a_whole_read_in_progress_survives_an_overwrite_or_a_delete_of_its_entry(scratch_store_factory, scratch_clock,
+                                                                                change):
+    """iter_content holds its blob open until it ends, "so an overwrite, a delete or a sweep meanwhile changes none
+    of the bytes given": on local files an unlinked file stays readable. On S3 the old object was deleted at once,
+    and the read failed half-way with StorageError ("the object ... is gone (deleted while it was being read)"): in
+    this process the object's deletion -- by an overwrite, a delete, or the sweep of an expired entry -- now waits for
+    the readers that hold it open."""
+    store = scratch_store_factory("a")
+    scope = store.scope("run", "agent")
+    data = os.urandom(12 * 1024 * 1024)  # more than one batch of range requests
+    scope.scratch_write("k", data, ttl=60)
+    chunks = scope.iter_content("scratch", "k")
+    first = next(chunks)
+    if change == "overwrite":
+        scope.scratch_write("k", b"new")
+    elif change == "delete":
+        assert scope.scratch_delete("k")
+    elif change == "delete_run":
+        assert store.delete_run("run") == 1
+    else:
+        scratch_clock.advance(61)
+        assert store.sweep(full=True).rows_deleted == 1
+    assert first + b"".join(chunks) == data
+    if change == "overwrite":
+        assert scope.scratch_read("k") == b"new"
+    # the old blob is gone once its reader is done, with no sweep: "new" is the one blob left
+    assert len(store.blobs.blob_files()) == (change == "overwrite")
