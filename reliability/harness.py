@@ -75,9 +75,16 @@ def content_seed(data: bytes) -> int | None:
     return seed
 
 
+_DUMP_LINE_RE = re.compile(r"[0-9a-f]{8}  ((?:[0-9a-f]{2} ?)+?)\s*\|")
+
+
 def preview_seed(preview: str) -> tuple[int, int] | None:
-    """``(seed, size)`` from the header at the start of an entry's preview."""
+    """``(seed, size)`` from the header at the start of an entry's preview: its text, or the hex dump a binary
+    entry's listing preview is (``00000000  73 63 72 ...  |scr...|``, a line of 16 bytes)."""
     m = HEADER_RE.match(preview.encode("utf-8", "replace"))
+    if m is None and preview.startswith("00000000  "):
+        dumped = b"".join(bytes.fromhex(found.group(1)) for found in _DUMP_LINE_RE.finditer(preview))
+        m = HEADER_RE.match(dumped)
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
@@ -508,11 +515,22 @@ def check(root: str, model_json: dict) -> dict:
             runs, _ = worker_names(int(wid))
             observed[wid] = [
                 {"kind": e.kind, "run": run, "agent": e.agent_id, "key": e.key,
-                 "seed": preview_seed(e.preview)[0], "size": e.size, "exp_lo": e.expires_at,
+                 "seed": _seed_of(store, run, e), "size": e.size, "exp_lo": e.expires_at,
                  "exp_hi": e.expires_at}
                 for run in runs for e in store.list_entries_for_run(run) if e.expires_at > now + 0.5
             ]
     return {"report": dict(report), "problems": problems[:50], "observed": observed}
+
+
+def _seed_of(store, run: str, e) -> int | None:
+    """The seed of a live entry: from its preview, else (a preview too short for the header) from its first bytes."""
+    found = preview_seed(e.preview)
+    if found is not None:
+        return found[0]
+    scope = store.scope(run, e.agent_id)
+    head = scope.read_range(e.key, 0, 128).data if e.kind == "handle" else scope.scratch_read(e.key)[:128]
+    m = HEADER_RE.match(head)
+    return int(m.group(1)) if m else None
 
 
 def _compare(expected: dict, seen: dict, pending: dict | None, t_before: float, t_after: float, report: Counter,
