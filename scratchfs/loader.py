@@ -143,8 +143,9 @@ def _walk(root_fd: int, skipped: list[Skipped], avoid: tuple[int, int] | None = 
             except OSError as exc:
                 skipped.append(Skipped(prefix + name, _error(exc), True))
                 continue
-            if (avoid is not None and _identity(sub) == avoid) or _is_store(sub):
-                reason = _STORE if avoid is not None and _identity(sub) == avoid else _OTHER_STORE
+            own = avoid is not None and _identity(sub) == avoid
+            if own or _is_store(sub):
+                reason = _STORE if own else _OTHER_STORE
                 os.close(sub)
                 skipped.append(Skipped(prefix + name, reason, False))
                 continue

@@ -30,6 +30,8 @@ def test_an_entry_reported_expired_stays_gone_when_the_clock_steps_back(scratch_
     with pytest.raises(NotFound):
         scope.scratch_read("k")
     assert scope.scratch_list() == [] and store.list_entries_for_run("run") == []
+    if hasattr(store.blobs, "agent_dir"):  # local files: theirs went with them
+        assert not list(store.blobs.agent_dir("run", "agent").glob("*.zst"))
     assert store.sweep(full=True).rows_deleted == 0  # nothing left for the sweep: the reads removed both
 
 
@@ -49,17 +51,24 @@ def test_an_entry_written_while_the_clock_was_ahead_lives_its_ttl_once_a_read_se
     scratch_clock.set(start)  # corrected
     assert scope.read_handle(handle, 0, 10).data == b"x" * 10  # capped now: expires at start + 60
     assert scope.scratch_read("k") == b"value"
-    scratch_clock.advance(61)
+    scratch_clock.advance(59)
+    assert scope.read_handle(handle, 0, 10).data == b"x" * 10
+    scratch_clock.advance(2)
     with pytest.raises(Expired):
         scope.read_handle(handle, 0, 10)
     with pytest.raises(Expired):
         scope.scratch_read("k")
+    assert store.sweep().rows_deleted == 0  # the reads that reported Expired removed them already
+    assert store.list_entries_for_run("run") == []
 
 
 def test_a_sweep_caps_entries_born_in_the_future(scratch_store_factory, scratch_clock):
     """On PostgreSQL the sweep used to leave entries born 9.5 years ahead alone (the local sweep caps them at
-    now + ttl), so they outlived their TTL by the whole step."""
+    now + ttl), so they outlived their TTL by the whole step. Each entry has a blob of its own (no segment file
+    locally), so that the files the sweeps remove are counted too."""
     store = scratch_store_factory("a")
+    if hasattr(store.blobs, "segment_entry_bytes"):
+        store.blobs.segment_entry_bytes = 0
     scope = store.scope("run", "agent")
     start = scratch_clock()
     scratch_clock.advance(YEARS_9_5)
@@ -69,7 +78,8 @@ def test_a_sweep_caps_entries_born_in_the_future(scratch_store_factory, scratch_
     assert store.sweep().rows_deleted == 0  # nothing expired yet; the five are capped
     assert sorted(e.expires_at - start for e in store.list_entries_for_run("run")) == [60, 61, 62, 63, 64]
     scratch_clock.advance(62)
-    assert store.sweep().rows_deleted == 3
+    result = store.sweep()
+    assert (result.rows_deleted, result.files_deleted) == (3, 3)
     scratch_clock.advance(10)
     assert store.sweep().rows_deleted == 2
     assert store.list_entries_for_run("run") == []

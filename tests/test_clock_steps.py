@@ -8,47 +8,15 @@ import threading
 
 import pytest
 
-from scratchfs import Expired, InvalidArgument, NotFound, ScratchStore
+from scratchfs import Expired, InvalidArgument, ScratchStore
 
 YEARS_9_5 = 9.5 * 365.25 * 86400
 
 
-def test_an_entry_written_far_ahead_lives_its_ttl_after_a_read_sees_the_clock_corrected(store, clock):
-    scope = store.scope("run", "agent")
-    start = clock()
-    clock.advance(YEARS_9_5)  # the clock is 9.5 years fast
-    handle = scope.spill(b"x" * 20_000, source_tool="t", ttl=60).handle
-    scope.scratch_write("k", b"value", ttl=60)
-    clock.set(start)  # corrected
-    assert scope.read_handle(handle, 0, 10).data == b"x" * 10  # capped now: expires at start + 60
-    assert scope.scratch_read("k") == b"value"
-    clock.advance(59)
-    assert scope.read_handle(handle, 0, 10).data == b"x" * 10
-    clock.advance(2)
-    with pytest.raises(Expired):
-        scope.read_handle(handle, 0, 10)
-    with pytest.raises(Expired):
-        scope.scratch_read("k")
-    assert store.sweep().rows_deleted == 0  # the reads that reported Expired removed them already
-    assert store.list_entries() == []
+# (an entry written far ahead lives its TTL once a read sees the clock corrected: tests/test_backend_contract.py)
 
 
-def test_a_sweep_caps_entries_born_in_the_future_so_the_next_ones_delete_them(store, clock):
-    store.blobs.segment_entry_bytes = 0  # a file per entry, so that the files removed are counted
-    scope = store.scope("run", "agent")
-    start = clock()
-    clock.advance(YEARS_9_5)
-    for i in range(5):
-        scope.spill(b"y" * 10_000, source_tool="t", ttl=60 + i)
-    clock.set(start)
-    assert store.sweep().rows_deleted == 0  # nothing expired yet; the five are capped
-    assert sorted(e.expires_at - start for e in store.list_entries()) == [60, 61, 62, 63, 64]
-    clock.advance(62)
-    result = store.sweep()
-    assert (result.rows_deleted, result.files_deleted) == (3, 3)
-    clock.advance(10)
-    assert store.sweep().rows_deleted == 2
-    assert store.list_entries() == []
+# (a sweep caps entries born in the future, and the next ones delete them: tests/test_backend_contract.py)
 
 
 def test_a_small_step_back_costs_at_most_the_step(store, clock):
@@ -65,23 +33,7 @@ def test_a_small_step_back_costs_at_most_the_step(store, clock):
         scope.read_handle(handle, 0, 1)
 
 
-def test_an_entry_reported_expired_stays_invisible_when_the_clock_steps_back(store, clock):
-    scope = store.scope("run", "agent")
-    handle = scope.spill(b"w" * 20_000, source_tool="t", ttl=10).handle
-    scope.scratch_write("k", b"value", ttl=10)
-    clock.advance(11)
-    with pytest.raises(Expired):
-        scope.read_handle(handle, 0, 10)
-    with pytest.raises(Expired):
-        scope.scratch_read("k")
-    clock.advance(-31)  # back before the expiry
-    with pytest.raises(NotFound):
-        scope.read_handle(handle, 0, 10)
-    with pytest.raises(NotFound):
-        scope.scratch_read("k")
-    assert scope.scratch_list() == []
-    assert store.list_entries() == []
-    assert not list(store.blobs.agent_dir("run", "agent").glob("*.zst"))  # their files went with them
+# (an entry reported Expired stays gone when the clock steps back: tests/test_backend_contract.py, on every backend)
 
 
 def test_a_sweep_that_waited_for_the_sweep_lock_reads_the_clock_after_it(scratch_store_factory, clock):

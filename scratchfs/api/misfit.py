@@ -59,6 +59,14 @@ def fitting_reads(content_type: str | None, line_bytes: float = 0.0, shape: str 
     return (f"read it with {fits}, or " if fits else "read it ") + f"by {by} or by search (match=, pattern=)"
 
 
+def holds(handle: str, content_type: str | None, shape: str | None, line_bytes: float, why: str) -> str:
+    """The one phrase of every refusal of a read that does not fit an entry: ``"<handle> holds <what it holds>
+    (content type <type>)<why>: <the reads that fit>"`` (:func:`what_it_holds`, :func:`fitting_reads` by ``shape``
+    and ``line_bytes``); ``why`` says what does not fit, e.g. ``", which a row= read does not parse"``."""
+    return (f"{handle} holds {what_it_holds(content_type, shape)} (content type {content_type or 'unknown'}){why}: "
+            f"{fitting_reads(content_type, line_bytes, shape)}")
+
+
 def jq_misfit(handle: str, content_type: str | None, message: str, line_bytes: float = 0.0,
               shape: str | None = None) -> str | None:
     """The message for a jq read of ``handle`` that failed with ``message``: when jq could not parse the document
@@ -72,8 +80,7 @@ def jq_misfit(handle: str, content_type: str | None, message: str, line_bytes: f
                 f"{fitting_reads(None, line_bytes)}. ({message})")
     if content_type in ("json", "jsonl") or not message.startswith(_NOT_PARSED):
         return None
-    return (f"{handle} holds {what_it_holds(content_type, shape)} (content type {content_type or 'unknown'}), which "
-            f"jq cannot parse as JSON: {fitting_reads(content_type, line_bytes, shape)}. ({message})")
+    return f"{holds(handle, content_type, shape, line_bytes, ', which jq cannot parse as JSON')}. ({message})"
 
 
 def text_misfit(content_type: str | None, line_bytes: float = 0.0, shape: str | None = None) -> str:
@@ -89,8 +96,7 @@ def refusal(handle: str, content_type: str | None, read: str, how: str = "", lin
     """The refusal of a ``read=`` read (``"jq"``, ``"record"``, ``"row"``, ``"select"``) of ``handle`` that does not
     fit what it holds (``how``: e.g. ``" over several lines"``), naming what it is and the reads that fit
     (:func:`what_it_holds`, :func:`fitting_reads` by ``shape`` and ``line_bytes``)."""
-    return (f"{handle} holds {what_it_holds(content_type, shape)} (content type {content_type or 'unknown'}){how}, "
-            f"which a {read}= read does not parse: {fitting_reads(content_type, line_bytes, shape)}")
+    return holds(handle, content_type, shape, line_bytes, f"{how}, which a {read}= read does not parse")
 
 
 def explained_jq(handle: str, content_type: str | None, read: Callable[[], T], line_bytes: float = 0.0,
@@ -110,4 +116,4 @@ def explained_jq(handle: str, content_type: str | None, read: Callable[[], T], l
         raise InvalidArgument(advice) from None
 
 
-__all__ = ["explained_jq", "fitting_reads", "jq_misfit", "refusal", "text_misfit", "what_it_holds"]
+__all__ = ["explained_jq", "fitting_reads", "holds", "jq_misfit", "refusal", "text_misfit", "what_it_holds"]

@@ -429,6 +429,12 @@ class Scope:
             CorruptBlob: a damaged blob (raised by the chunk that meets the damage: the chunks before it are sound).
             StorageError, StoreBusy, StoreClosed.
         """
+        return self.open_content(kind, key)[1]
+
+    def open_content(self, kind: str, key: str) -> tuple[Entry, Iterator[bytes]]:
+        """:meth:`iter_content`, with the index row of the entry it opened (its content type, say, for a download's
+        file name: the row and the bytes are of one entry, whatever is written meanwhile). Raises as
+        :meth:`iter_content` does."""
         if kind not in ("handle", "scratch"):
             raise InvalidArgument(f"kind must be 'handle' or 'scratch', not {kind!r}")
         key = checks.check_handle(key) if kind == "handle" else checks.check_key(key)
@@ -439,7 +445,7 @@ class Scope:
         except BaseException:
             opened.close()
             raise
-        return chunks
+        return opened.entry, chunks
 
     @staticmethod
     def _chunks(opened: OpenEntry, key: str) -> Iterator[bytes]:

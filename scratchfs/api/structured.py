@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from scratchfs.api.entries import reading
-from scratchfs.api.misfit import explained_jq, fitting_reads, refusal, text_misfit, what_it_holds
+from scratchfs.api.misfit import explained_jq, holds, refusal, text_misfit
 from scratchfs.api.results import render_call
 from scratchfs.engine.segments import token_of
 from scratchfs.engine.structure import (
@@ -149,7 +149,8 @@ class StructureReads:
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             self._fits(kind, "row", handle)
-            self._table_fits(src, kind, handle)
+            if cursor is None:  # (a cursor is bound to this entry and read: its first page passed the check)
+                self._table_fits(src, kind, handle)
             page = rows_page(src, row, rows, columns=columns, cursor=cursor, budget_bytes=budget,
                              entry=entry_identity(handle, blob))
             if kind in _SNIFFED_NO_TABLE:
@@ -204,9 +205,8 @@ class StructureReads:
                                entry=entry_identity(handle, blob))
             if kind in _SNIFFED_NO_TABLE and cursor is None and not page.items and page.part is None and \
                     page.cursor is None:  # (text holding an HTML page's part is read; text with no element is not)
-                raise InvalidArgument(f"{handle} holds {what_it_holds(kind, self.shape)} (content type {kind}), in "
-                                      f"which select={json.dumps(selector)} found no HTML element: "
-                                      f"{fitting_reads(kind, self.line_bytes, self.shape)}")
+                raise InvalidArgument(holds(handle, kind, self.shape, self.line_bytes,
+                                            f", in which select={json.dumps(selector)} found no HTML element"))
             return page
 
         return self._page(handle, read)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -113,8 +114,10 @@ def list_preview(head: bytes, size: int, limit: int, binary: bool, chars: int) -
     return hex_piece(bytes(head[: min(size, limit, rows * HEX_LINE_BYTES)]), 0).data
 
 
+@functools.cache
 def hex_line_chars() -> int:
-    """Characters of one whole line of a hex dump (:func:`~scratchfs.api.views.hex_piece`), without its newline."""
+    """Characters of one whole line of a hex dump (:func:`~scratchfs.api.views.hex_piece`), without its newline
+    (measured once)."""
     return len(hex_piece(bytes(HEX_LINE_BYTES), 0).data)
 
 

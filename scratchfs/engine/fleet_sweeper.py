@@ -68,7 +68,7 @@ def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], 
             rows += len(batch)
             if batch:
                 sizes = {blobs.key(r.run_id, r.agent_id, r.blob): r.stored_size for r in batch}
-                deleted, failed = blobs.delete_confirmed(blobs.held.defer(sizes))  # (read here: when done)
+                deleted, failed = blobs.delete_confirmed(sizes)  # (one read here: when it is done)
                 files, freed = files + len(deleted), freed + sum(sizes[k] for k in deleted)
                 failures.update(failed)
             if len(batch) < BATCH_ROWS:
@@ -89,7 +89,7 @@ def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], 
             with blobs.delete_lock(True, blobs.timeout):  # no write commits a row between this look and the delete
                 named = {_where(*row[1:]) for row in index.blob_rows()}  # committed since the first read: kept
                 candidates = [obj for obj in candidates if (obj.run, obj.agent, obj.token) not in named]
-                deleted, failed = blobs.delete_confirmed(blobs.held.defer(obj.location for obj in candidates))
+                deleted, failed = blobs.delete_confirmed(obj.location for obj in candidates)
             removed = [obj for obj in candidates if obj.location in deleted]  # only what the store confirmed
             failures.update(failed)
         if failures:

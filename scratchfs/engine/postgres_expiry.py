@@ -30,8 +30,8 @@ _EXPIRE = (
 
 
 class PostgresExpiry:
-    """:meth:`expire_now` of :class:`~scratchfs.engine.postgres_index.PostgresIndex` (a mixin: it needs the index's
-    ``read(text, params, doing)``, ``transaction(doing)`` and ``q(text)``)."""
+    """:meth:`cap_future` and :meth:`expire_now` of :class:`~scratchfs.engine.postgres_index.PostgresIndex` (a mixin:
+    it needs the index's ``read(text, params, doing)``, ``transaction(doing)`` and ``q(text)``)."""
 
     def read(self, text: str, params: dict, doing: str) -> list[tuple]:  # pragma: no cover - the index's
         raise NotImplementedError

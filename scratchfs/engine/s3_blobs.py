@@ -351,15 +351,17 @@ class S3Blobs:
 
     # -- removing -------------------------------------------------------------------------------------------------
 
-    def delete_keys(self, keys: list[str]) -> int:
+    def delete_keys(self, keys: Iterable[str]) -> int:
         """Delete objects, :data:`DELETE_BATCH` keys per request; return how many the store confirmed. Failures are
         left to the orphan sweep. Never raises."""
         return len(self.delete_confirmed(keys)[0])
 
-    def delete_confirmed(self, keys: list[str]) -> tuple[set[str], list[str]]:
+    def delete_confirmed(self, keys: Iterable[str]) -> tuple[set[str], list[str]]:
         """Delete objects, :data:`DELETE_BATCH` keys per request; return ``(the keys the store confirmed deleted,
-        the keys it did not)`` -- a key the store reported an error for, or one of a request that failed. Never
-        raises: what was not deleted is left to the next sweep."""
+        the keys it did not)`` -- a key the store reported an error for, or one of a request that failed. A key
+        this process is reading is in neither: its deletion waits for its last reader (:attr:`held`,
+        :mod:`scratchfs.engine.s3_readers`). Never raises: what was not deleted is left to the next sweep."""
+        keys = self.held.defer(keys)
         done: set[str] = set()
         for start in range(0, len(keys), DELETE_BATCH):
             batch = keys[start : start + DELETE_BATCH]
@@ -400,7 +402,7 @@ class S3Blobs:
     def unlink_many(self, blobs: list[tuple[str, str, str]]) -> int:
         """Delete many blobs ``(run_id, agent_id, token)`` with batched requests (no ``HEAD`` first); return how
         many objects the store confirmed deleted. Never raises."""
-        return self.delete_keys(self.held.defer(self.key(*b) for b in blobs))
+        return self.delete_keys(self.key(*b) for b in blobs)
 
     @contextmanager
     def _process_lock(self, exclusive: bool, timeout: float) -> Iterator[None]:
@@ -424,7 +426,7 @@ class S3Blobs:
         or ``None`` if there were none. Raises StorageError if the listing fails (the rows are already gone: the
         sweeper reclaims what is left)."""
         keys = [obj.location for obj in self.list_objects(self.scope_prefix(run_id, agent_id))]
-        return self.delete_keys(self.held.defer(keys)) if keys else None  # (those being read: when they are done)
+        return self.delete_keys(keys) if keys else None  # (those being read: when they are done)
 
     def purge(self, detached: object) -> None:
         """Nothing is left to remove after :meth:`detach_scope` (it deleted the objects already)."""

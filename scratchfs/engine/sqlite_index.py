@@ -217,7 +217,7 @@ class Index(ScaleQueries):
             return
         try:
             objects = schema_objects(conn)
-            problem = schema_problem(conn)  # an object of one of our names shaped otherwise, or a trigger on one
+            problem = schema_problem(conn, objects)  # an object of our names shaped otherwise, or a trigger on one
         except sqlite3.Error as exc:
             raise index_error(exc, "reading the schema", self.path) from exc
         tables = sorted(name for name, shape in objects.items() if shape[0] == "table")

@@ -103,17 +103,18 @@ def _ours() -> dict[str, tuple]:
         conn.close()
 
 
-def schema_problem(conn: sqlite3.Connection) -> str | None:
+def schema_problem(conn: sqlite3.Connection, objects: dict[str, tuple] | None = None) -> str | None:
     """``None`` if every object of the schema named as one of scratchfs's tables and indexes is shaped as
     :func:`create_tables` makes it (those missing are left for it to create; objects of other names are the
     user's, kept as they are) and no trigger fires on those tables, else what differs: an index file holding
-    that is not an old scratchfs index, and a migration must not touch it.
+    that is not an old scratchfs index, and a migration must not touch it. ``objects``: the database's
+    :func:`schema_objects`, when the caller has read them already.
 
     Raises:
         sqlite3.Error: the caller types it.
     """
     ours = _ours()
-    for name, shape in schema_objects(conn).items():
+    for name, shape in (schema_objects(conn) if objects is None else objects).items():
         if shape[0] == "trigger" and shape[1] in ours:
             return f"a trigger {name} on {shape[1]}"
         if name in ours and shape != ours[name]:

@@ -40,7 +40,7 @@ from scratchfs.api.inspector import (
     stats,
     stats_in_sql,
 )
-from scratchfs.api.misfit import fitting_reads, what_it_holds
+from scratchfs.api.misfit import holds
 from scratchfs.api.scope import Scope
 from scratchfs.api.store import ScratchStore
 from scratchfs.api.tools import TOOL_SPECS
@@ -113,8 +113,7 @@ def content_endpoint(kind: str) -> Callable[[Request], Response]:
                 _query(request, ())
             else:
                 key = checks.check_key(_query(request, ("key",), required=("key",))["key"])
-            entry = _find(_store(request), params["run"], params["agent"], kind, key)
-            chunks = _store(request).scope(params["run"], params["agent"]).iter_content(kind, key)
+            entry, chunks = _store(request).scope(params["run"], params["agent"]).open_content(kind, key)
         except ScratchError as exc:
             return error_response(exc)
         except Exception:  # a bug: logged, and a JSON 500 without details
@@ -362,10 +361,8 @@ def _explained(entry: Entry, view: str, failures: tuple[str, ...], read: Callabl
     except InvalidArgument as exc:
         if type(exc) is not InvalidArgument or not failures or not str(exc).startswith(failures):
             raise
-        kind = entry.content_type
-        raise InvalidArgument(f"{entry.key} holds {what_it_holds(kind, entry.shape)} (content type "
-                              f"{kind or 'unknown'}), which the inspector's {view} does not show: "
-                              f"{fitting_reads(kind, entry.size / max(1, entry.lines), entry.shape)}") from None
+        raise InvalidArgument(holds(entry.key, entry.content_type, entry.shape, entry.size / max(1, entry.lines),
+                                    f", which the inspector's {view} does not show")) from None
 
 
 def handle_table(request: Request, run: str, agent: str, handle: str) -> dict[str, Any]:

@@ -35,7 +35,7 @@ from scratchfs.engine.structure.paging import (
 )
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
-from scratchfs.foundation.text import digits_int, is_digits
+from scratchfs.foundation.text import digits_int, is_digits, utf8_suffix_start
 
 __all__ = ["MAX_CURSOR_COLUMN", "MAX_LINE_BYTES", "render_line", "render_text", "view_page"]
 
@@ -178,7 +178,7 @@ def view_page(source: ContentSource, offset: int = 0, *, cursor: str | None = No
     view = b"".join(pieces)
     if skip > len(view):
         raise InvalidArgument(f"offset {offset} is past the end of the rendered view")
-    skip = _character_start(view, skip)
+    skip += utf8_suffix_start(memoryview(view)[skip : skip + 3])  # inside a character: from the next one
     page, end = fill_text(view, skip, budget, TextPage(view_at + skip, "", None))
     if end >= len(view) and exhausted:
         return page
@@ -188,13 +188,6 @@ def view_page(source: ContentSource, offset: int = 0, *, cursor: str | None = No
             raw, base = raw_start, view_start
     page.cursor = encode_cursor((raw, base, end - (base - view_at)), key)
     return page
-
-
-def _character_start(view: bytes, at: int) -> int:
-    """``at``, or the next character's start when it is inside a character of ``view`` (UTF-8 of whole lines)."""
-    while at < len(view) and view[at] & 0xC0 == 0x80:
-        at += 1
-    return at
 
 
 def _line_of(source: ContentSource, raw_offset: object) -> tuple[int, int]:

@@ -1,0 +1,51 @@
+"""What shape detection costs on text of many short lines, against plain text of the same size (the figures in
+:func:`scratchfs.foundation.text.line_stats`'s docstring): 512 KiB of bare newlines, CRLF line ends, one-byte lines
+and runs of empty lines, described as a spill describes its sample.
+
+    python bench/dense_text.py [REPS]      # default 9; prints the fastest CPU time of each, ms, and its ratio
+
+The plain text is the fixtures' grep output repeated to 512 KiB (``benchlib.repeated``). The script imports only
+``describe``: copied into a checkout of an earlier commit (``6e57a41``), it gives the figures from before
+``line_stats`` (bare newlines 10-17 ms, 5-8 times plain text, on 2026-12-03).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import benchlib
+
+from scratchfs.api.shape import describe
+
+SIZE = 512 * 1024
+
+
+def fastest(data: bytes, reps: int) -> float:
+    """The fastest thread CPU time (seconds) of ``reps`` descriptions of ``data``."""
+    lines = data.count(b"\n") + (not data.endswith(b"\n"))
+    best = float("inf")
+    for _ in range(reps):
+        start = time.thread_time()
+        describe(data, len(data), lines)
+        best = min(best, time.thread_time() - start)
+    return best
+
+
+def main() -> None:
+    reps = int(sys.argv[1]) if len(sys.argv) > 1 else 9
+    plain = benchlib.repeated((benchlib.FIXTURES / "workspace-grep-stdlib-defs.txt").read_bytes(), SIZE)
+    cases = {"plain text (grep output)": plain, "bare newlines": b"\n" * SIZE, "CRLF line ends": b"\r\n" * (SIZE // 2),
+             "one-byte lines": b"a\n" * (SIZE // 2), "runs of empty lines": (b"\n" * 999 + b"x") * (SIZE // 1000)}
+    base = fastest(plain, reps)
+    for name, data in cases.items():
+        spent = base if data is plain else fastest(data, reps)
+        print(f"{name:26} {spent * 1000:6.2f} ms  {spent / base:4.1f}x plain text")
+
+
+if __name__ == "__main__":
+    main()
