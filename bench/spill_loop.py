@@ -42,7 +42,7 @@ STEPS = (
      "Blobs.write"),
     ("shape (describe)", "scratchfs.api.entries", "describe"),
     ("stub (build_stub)", "scratchfs.api.entries", "build_stub"),
-    ("listing preview", "scratchfs.api.entries", "make_preview"),
+    ("listing preview", "scratchfs.api.entries", "list_preview"),
     ("index put (BEGIN, check, upsert, COMMIT)", "scratchfs.engine.sqlite_index", "Index.put"),
     ("delete lock + commit glue", "scratchfs.api.entries", "Entries._commit"),
     ("entry glue (token, checks, row)", "scratchfs.api.entries", "Entries.write"),

@@ -113,3 +113,30 @@ def test_a_whole_read_in_progress_survives_an_overwrite_or_a_delete_of_its_entry
         assert scope.scratch_read("k") == b"new"
     # the old blob is gone once its reader is done, with no sweep: "new" is the one blob left
     assert len(store.blobs.blob_files()) == (change == "overwrite")
+
+
+def test_the_whole_listing_and_its_pages_order_entries_born_at_the_same_time_alike(scratch_store_factory,
+                                                                                 scratch_clock):
+    """Entries created at the same instant (a frozen or coarse clock, a burst of writes) came out of
+    ``list_entries_for_run`` and ``scratch_list`` in write order, but out of their paged forms in key order: a program
+    that read the first page and then the whole list, or compared the two, saw two orders of one run. Both now order
+    ties by agent, kind and key (the keyset pages' order, unique within a run)."""
+    store = scratch_store_factory("a")
+    written = []
+    for agent, key in (("b", "z"), ("a", "y"), ("b", "a"), ("a", "m"), ("b", "q")):  # one instant: the clock stands
+        store.scope("run", agent).scratch_write(key, b"v")
+        written.append((agent, key))
+    store.scope("run", "a").spill(b"s" * 20_000, source_tool="t")
+    whole = [(e.agent_id, e.kind, e.key) for e in store.list_entries_for_run("run")]
+    paged, cursor = [], None
+    while True:
+        page = store.list_page_for_run("run", limit=2, cursor=cursor)
+        paged += [(e.agent_id, e.kind, e.key) for e in page.entries]
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    assert whole == paged == sorted(whole)
+    assert [key for _, kind, key in whole if kind == "scratch"] == ["m", "y", "a", "q", "z"]
+    listed = [e.key for e in store.scope("run", "b").scratch_list()]
+    pages = store.scope("run", "b").scratch_page(limit=10)
+    assert listed == [e.key for e in pages.entries] == ["a", "q", "z"]

@@ -125,17 +125,19 @@ def test_a_page_of_a_large_run_costs_the_same_however_deep(store, client, big_ru
 def test_paging_a_mixed_run_by_kind_and_agent_gives_the_plain_answer(store, clock, client, monkeypatch):
     monkeypatch.setattr(inspector, "PAGE_ROWS", 3)  # the index is read 3 rows at a time
     scopes = [store.scope("mixed", "agent-1"), store.scope("mixed", "agent-2")]
+    written = []  # the plain answer: the inspector lists a run in write order (created_at, then row id)
     for i in range(40):
         if i % 5 == 0:
             clock.advance(1)  # creation times in groups: ties the cursor has to break by row id
         scope = scopes[i % 3 == 0]
         if i % 4 == 1:
             scope.scratch_write(f"k{i:02d}", b"v")
+            written.append(f"k{i:02d}")
         else:
-            scope.spill(f"entry {i} ".encode())
+            written.append(scope.spill(f"entry {i} ".encode()).handle)
     store.scope("other", "agent-1").spill(b"elsewhere")
     store.scope("other", "agent-1").scratch_write("k-other", b"v")
-    every = sorted(store.list_entries_for_run("mixed"), key=lambda e: e.created_at)  # a stable sort: rows in order
+    every = sorted(store.list_entries_for_run("mixed"), key=lambda e: written.index(e.key))
     for kind in (None, "handle", "scratch"):
         for agent in (None, "agent-1", "agent-2"):
             want = [e.key for e in every if kind in (None, e.kind) and agent in (None, e.agent_id)]

@@ -11,6 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+LISTING_ORDER = " ORDER BY created_at, agent_id, kind, key"
+"""The order of a run's listing through the API, whole or paged (the indexes' ``list_scope`` and ``list_page``):
+unique within a run, so entries created at the same instant come out alike both ways. (The inspector's keyset pages
+below order such ties by row id, their write order.)"""
+
 Cursor = tuple[str, float, int]
 """``(run_id, created_at, id)`` of the last entry of a page."""
 

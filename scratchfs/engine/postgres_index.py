@@ -51,7 +51,7 @@ import psycopg
 from psycopg import errors as pg_errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from scratchfs.engine.keyset import page_filter
+from scratchfs.engine.keyset import LISTING_ORDER, page_filter
 from scratchfs.engine.postgres_expiry import PostgresExpiry
 from scratchfs.engine.postgres_schema import SCHEMA_VERSION, lock_key, migrate, probe
 from scratchfs.engine.postgres_stats import PostgresAggregates
@@ -362,9 +362,10 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
 
     def list_scope(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str, now: float) -> list[Entry]:
         """Live entries of a run (every agent when ``agent_id`` is None), of one kind or all, whose key starts with
-        ``prefix`` (exactly, case-sensitive); ordered by creation time."""
+        ``prefix`` (exactly, case-sensitive); ordered by ``(created_at, agent_id, kind, key)``, as :meth:`list_page`
+        pages them."""
         text, params = self._live_in_run(run_id, agent_id, kind, prefix, now)
-        return list(map(_entry, self.read(text + " ORDER BY created_at, id", params, "listing entries")))
+        return list(map(_entry, self.read(text + LISTING_ORDER, params, "listing entries")))
 
     def list_page(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str, now: float,
                   after: tuple[float, str, str, str] | None, limit: int) -> list[Entry]:
@@ -374,7 +375,7 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
         if after is not None:
             text += " AND (created_at, agent_id, kind, key) > (%(a0)s, %(a1)s, %(a2)s, %(a3)s)"
             params.update(a0=after[0], a1=after[1], a2=after[2], a3=after[3])
-        text += " ORDER BY created_at, agent_id, kind, key LIMIT %(limit)s"
+        text += LISTING_ORDER + " LIMIT %(limit)s"
         params["limit"] = limit
         return list(map(_entry, self.read(text, params, "listing entries")))
 

@@ -33,6 +33,7 @@ from typing import TypeVar
 from filelock import FileLock, Timeout
 
 from scratchfs.engine.batches import BatchSizer, TxnLog
+from scratchfs.engine.keyset import LISTING_ORDER
 from scratchfs.engine.protocols import Entry, Gone, check_quota
 from scratchfs.engine.sqlite_connections import (
     APPLICATION_ID,
@@ -432,9 +433,10 @@ class Index(ScaleQueries):
 
     def list_scope(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str, now: float) -> list[Entry]:
         """Live entries of a run (every agent when ``agent_id`` is None), of one kind or all, whose key starts with
-        ``prefix`` (an exact prefix: no wildcards, case-sensitive); ordered by creation time."""
+        ``prefix`` (an exact prefix: no wildcards, case-sensitive); ordered by ``(created_at, agent_id, kind, key)``, as
+        :meth:`list_page` pages them."""
         sql, params = self._live_in_run(run_id, agent_id, kind, prefix, now)
-        return list(map(Entry._make, self.read(sql + " ORDER BY created_at, id", tuple(params), "listing entries")))
+        return list(map(Entry._make, self.read(sql + LISTING_ORDER, tuple(params), "listing entries")))
 
     def list_page(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str, now: float,
                   after: tuple[float, str, str, str] | None, limit: int) -> list[Entry]:
@@ -445,7 +447,7 @@ class Index(ScaleQueries):
         if after is not None:
             sql += " AND (created_at, agent_id, kind, key) > (?, ?, ?, ?)"
             params += list(after)
-        sql += " ORDER BY created_at, agent_id, kind, key LIMIT ?"
+        sql += LISTING_ORDER + " LIMIT ?"
         params.append(limit)
         return list(map(Entry._make, self.read(sql, tuple(params), "listing entries")))
 
