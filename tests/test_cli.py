@@ -339,7 +339,7 @@ def test_closed_stdout_is_one_line_not_a_traceback(tmp_path):
     subprocess.run([exe, "scratch-write", "k"], input=b"value", env=env, capture_output=True, check=True)
     result = subprocess.run(f'"{exe}" scratch-read k >&-', shell=True, env=env, capture_output=True, text=True)
     assert result.returncode == 4
-    assert result.stderr.strip() == "scratchfs: storage: standard output is closed"
+    assert result.stderr.strip() == "scratchfs: output: standard output is closed"
 
 
 def test_ls_of_all_runs_shows_the_run(cli):
@@ -364,7 +364,29 @@ def test_closed_stdout_is_an_io_failure_not_silence(tmp_path):
         done = subprocess.run(["bash", "-c", f'"{sys.executable}" -m scratchfs {command} >&-'], env=env,
                               capture_output=True, text=True, timeout=60)
         assert done.returncode == 4, (command, done.stderr)
-        assert done.stderr == "scratchfs: storage: standard output is closed\n"
+        assert done.stderr == "scratchfs: output: standard output is closed\n"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full on this system")
+@pytest.mark.parametrize("command", [["ls"], ["scratch-read", "k"], ["scratch-read", "k", "--json"],
+                                     ["spill", "-"], ["read-handle", "--all"], ["read-handle", "--length", "100"]])
+def test_a_full_stdout_is_the_output_failing_not_the_store(tmp_path, command):
+    """``> /dev/full`` said "scratchfs: storage: No space left on device", exit 4: an operator would free the
+    store's disk, which had room. The output's failure is named as such (exit 4, as every I/O failure), and the
+    store is untouched by it: the value is still there and whole."""
+    env = {**os.environ, "SCRATCHFS_ROOT": str(tmp_path), "SCRATCHFS_RUN_ID": "r", "SCRATCHFS_AGENT_ID": "a"}
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("r", "a")
+        scope.scratch_write("k", b"v" * 100_000)
+        handle = scope.spill(b"line\n" * 20_000, source_tool="t").handle
+    argv = [*command, handle] if command[0] == "read-handle" else command
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run([sys.executable, "-m", "scratchfs", *argv], env=env, input=b"x" * 50_000, stdout=full,
+                              stderr=subprocess.PIPE, text=False, timeout=60)
+    assert (done.returncode, done.stderr.decode()) == (
+        4, "scratchfs: output: No space left on device (writing standard output)\n")
+    with ScratchStore(tmp_path) as store:
+        assert store.scope("r", "a").scratch_read("k") == b"v" * 100_000
 
 
 def test_global_options_before_the_command(tmp_path):

@@ -1,15 +1,17 @@
 """The ``scratchfs`` click group, its error handling, and the options its commands share.
 
 Exit codes: 0 success, 1 not found, 2 bad usage or invalid argument, 3 corrupt data, 4 busy or I/O failure (disk
-full, permissions), 5 quota exceeded, 130 interrupted (SIGINT), 143 terminated (SIGTERM), 129 hung up
-(SIGHUP; a write in flight removes its partial blob on all three). Errors are one line on stderr
-(``scratchfs: <kind>: <message>``), never a traceback. The commands live in :mod:`scratchfs.cli.verbs`,
-:mod:`scratchfs.cli.admin` and :mod:`scratchfs.cli.servers`; importing :mod:`scratchfs.cli` registers them all.
+full, permissions; ``output:`` when stdout failed, :mod:`scratchfs.cli.output`), 5 quota exceeded, 130 interrupted
+(SIGINT), 143 terminated (SIGTERM), 129 hung up (SIGHUP; a write in flight removes its partial blob on all three).
+Errors are one line on stderr (``scratchfs: <kind>: <message>``), never a traceback. The commands live in
+:mod:`scratchfs.cli.verbs`, :mod:`scratchfs.cli.admin` and :mod:`scratchfs.cli.servers`; importing
+:mod:`scratchfs.cli` registers them all.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import json
 import os
@@ -25,8 +27,9 @@ import click
 
 from scratchfs.api.settings import Settings
 from scratchfs.api.store import ScratchStore, existing_store
+from scratchfs.cli.output import OutputError, tagged_stdout
 from scratchfs.foundation.checks import check_seconds, check_ttl
-from scratchfs.foundation.errors import InvalidArgument, ScratchError, StorageError
+from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import DEFAULT_TTL, MAX_TTL
 from scratchfs.foundation.text import is_digits, one_line
 
@@ -37,7 +40,7 @@ Exit codes:
        value written again between two pages of a --json read)
   2    bad usage or invalid argument
   3    corrupt data
-  4    busy (lock timeout) or I/O failure (disk full, permissions)
+  4    busy (lock timeout) or I/O failure (disk full, permissions; "output:" when it is stdout that failed)
   5    quota exceeded (the run holds too many bytes or entries)
   129  hung up (SIGHUP)
   130  interrupted (SIGINT)
@@ -123,14 +126,18 @@ class ScratchGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             if sys.stdout is None and ctx.protected_args:  # every command's output goes there: a closed stdout is
-                raise StorageError("standard output is closed")  # an I/O failure up front, not output lost
-            return super().invoke(ctx)
+                raise OutputError(errno.EBADF, "standard output is closed")  # an I/O failure up front, not lost
+            with tagged_stdout():
+                return super().invoke(ctx)
         except ScratchError as exc:
             warn(f"{exc.kind}: {exc}")
             ctx.exit(exc.exit_code)
         except BrokenPipeError:
             sys.stderr.close()  # the reader went away (e.g. `| head`): not an error worth a line
             ctx.exit(0)
+        except OutputError as exc:  # stdout's failure, not the store's (scratchfs.cli.output)
+            warn(f"output: {exc.strerror or exc}" + ("" if exc.errno == errno.EBADF else " (writing standard output)"))
+            ctx.exit(4)
         except OSError as exc:
             warn(f"storage: {exc.strerror or exc}")
             ctx.exit(4)
@@ -182,9 +189,9 @@ def fail(message: str, code: int) -> None:
 
 
 def stdout_bytes() -> Any:
-    """The binary stdout. Raises StorageError when stdout is closed."""
+    """The binary stdout. Raises OutputError when stdout is closed."""
     if sys.stdout is None:
-        raise StorageError("standard output is closed")
+        raise OutputError(errno.EBADF, "standard output is closed")
     return sys.stdout.buffer
 
 

@@ -1,0 +1,94 @@
+"""Standard output whose write errors are told from the store's: a command's ``OSError`` is either the store's file
+system failing (``scratchfs: storage: ...``) or its output failing (``scratchfs: output: ...``: ``> /dev/full``, a
+full disk under a redirected stdout, ``EIO`` of a terminal gone); both exit 4, but a model or an operator reading
+"No space left on device" must know which disk to free.
+
+**How.** While a command runs, :func:`tagged_stdout` puts in ``sys.stdout`` a text stream of the same encoding,
+error handler and line buffering over a buffer over :class:`TaggedStdout`, a raw writer of the same descriptor whose
+failed ``write`` raises :class:`OutputError` (an ``OSError``) once and then discards what follows (the process is
+ending with that error: nothing is to be flushed again at exit, where Python would print an "Exception ignored"
+traceback). A reader that went away (``EPIPE``, ``| head``) stays ``BrokenPipeError``, which the group treats as
+success; ``EAGAIN`` of a non-blocking descriptor is ``None``, as :class:`io.FileIO` gives it. The standard library's
+:mod:`io` layers do the buffering and encoding: only the one system call is ours. A stdout that is not the process's
+own (``click.testing.CliRunner`` replaces it) is left as it is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import sys
+from collections.abc import Iterator
+
+__all__ = ["OutputError", "TaggedStdout", "tagged_stdout"]
+
+
+class OutputError(OSError):
+    """Writing standard output failed (``errno`` and ``strerror`` of the failed ``write``)."""
+
+
+class TaggedStdout(io.RawIOBase):
+    """A raw writer of the descriptor ``fd`` (not closed by :meth:`close`): see the module docstring."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+        self.failed = False
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        return os.isatty(self._fd)
+
+    def write(self, data) -> int | None:  # type: ignore[override]
+        """Write ``data`` (a bytes-like object); the count written, ``None`` when the descriptor would block.
+
+        Raises:
+            BrokenPipeError: the reader went away. OutputError: any other failure, once; later writes are dropped.
+        """
+        if self.failed:
+            return len(memoryview(data))
+        try:
+            return os.write(self._fd, data)
+        except (BrokenPipeError, BlockingIOError) as exc:
+            if isinstance(exc, BlockingIOError):
+                return None
+            raise
+        except OSError as exc:
+            self.failed = True
+            raise OutputError(exc.errno, exc.strerror) from None
+
+
+@contextlib.contextmanager
+def tagged_stdout() -> Iterator[None]:
+    """Run the body with ``sys.stdout`` writing through :class:`TaggedStdout` and flushed at its end (so that an
+    error of the last write is the command's), then put the original back. Raises what flushing raises (the
+    original's pending output first, as ``OSError``)."""
+    original = sys.stdout
+    if original is None or original is not sys.__stdout__ or not isinstance(original, io.TextIOWrapper):
+        yield
+        return
+    try:
+        fd = original.fileno()
+    except (OSError, ValueError):
+        yield
+        return
+    original.flush()
+    tagged = io.TextIOWrapper(io.BufferedWriter(TaggedStdout(fd)), encoding=original.encoding,
+                              errors=original.errors, line_buffering=original.line_buffering)
+    sys.stdout = tagged
+    done = False
+    try:
+        yield
+        done = True
+        tagged.flush()
+    finally:
+        sys.stdout = original
+        if not done:  # the body's error is the command's: what it wrote before goes out now, if it can
+            with contextlib.suppress(OSError, ValueError):
+                tagged.flush()
