@@ -6,11 +6,14 @@ Fixtures:
   (``scratch_clock.advance(3600)``), so TTL expiry and sweeps are tested without sleeping.
 * ``scratch_store``: a :class:`~scratchfs.ScratchStore` in ``tmp_path`` on that clock, closed after the test. Its
   ``orphan_grace`` is 0 (a sweep removes files with no row at once). Pass other settings with the marker
-  ``@pytest.mark.scratch_store(frame_bytes=4096, ...)``.
+  ``@pytest.mark.scratch_store(frame_bytes=4096, ...)``. It is the embedded store (a SQLite index and files in
+  ``tmp_path``) whatever the environment says: ``$SCRATCHFS_INDEX``, ``$SCRATCHFS_BLOBS`` and
+  ``$SCRATCHFS_SEGMENT_ENTRY_BYTES`` are not read (a test on a clock of 2027 would otherwise find a shared fleet
+  store's entries expired, and its sweep delete them); give ``index=``/``blobs=`` in the marker to test on a fleet.
 * ``scratch_scope``: ``scratch_store.scope("run-1", "agent-1")``; other ids with
   ``@pytest.mark.scratch_scope("run", "agent")``.
 * ``scratch_store_factory``: ``factory(name="extra", **settings)`` opens more stores in ``tmp_path`` on the same
-  clock (each closed after the test).
+  clock (each closed after the test; embedded, as ``scratch_store``, unless ``index=``/``blobs=`` are given).
 
 To start a test from recorded tool outputs, spill a folder of them with :func:`scratchfs.loader.load_dir`
 (``scratchfs load DIR --run R --agent A`` from a shell).
@@ -26,6 +29,7 @@ import pytest
 
 from scratchfs.api.scope import Scope
 from scratchfs.api.store import ScratchStore
+from scratchfs.foundation.limits import SEGMENT_ENTRY_BYTES
 
 DEFAULT_START = 1_800_000_000.0
 """Where :class:`ScratchClock` starts, epoch seconds (2027-01-15)."""
@@ -74,12 +78,16 @@ def scratch_clock() -> ScratchClock:
 @pytest.fixture
 def scratch_store_factory(tmp_path: Path, scratch_clock: ScratchClock) -> Iterator[Callable[..., ScratchStore]]:
     """``factory(name="extra", **settings)``: a store at ``tmp_path/name`` on ``scratch_clock`` (``orphan_grace=0``
-    unless given), closed after the test."""
+    unless given), embedded whatever the environment says (see the module docstring), closed after the test."""
     stores: list[ScratchStore] = []
 
     def factory(name: str = "extra", **settings: Any) -> ScratchStore:
         settings.setdefault("clock", scratch_clock)
         settings.setdefault("orphan_grace", 0.0)
+        for where in ("index", "blobs"):  # the embedded index and files, whatever $SCRATCHFS_INDEX/_BLOBS say
+            settings.setdefault(where, "")
+        if "settings" not in settings:  # nor $SCRATCHFS_SEGMENT_ENTRY_BYTES: the test's store is the same anywhere
+            settings.setdefault("segment_entry_bytes", SEGMENT_ENTRY_BYTES)
         store = ScratchStore(tmp_path / name, **settings)
         stores.append(store)
         return store

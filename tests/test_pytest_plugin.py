@@ -65,6 +65,36 @@ def test_fixtures_in_a_fresh_session(pytester):
     result.assert_outcomes(passed=4)
 
 
+def test_the_plugin_s_store_is_embedded_whatever_the_environment_says(pytester, monkeypatch):
+    """With the fleet quick start's variables exported, the plugin's ``scratch_store`` opened the shared fleet store:
+    its clock of 2027 found every real entry there expired, and a test's ``sweep()`` deleted them all (a new user's
+    trial: 3 live entries of a day's TTL gone). The test's store is the embedded one in ``tmp_path``, whatever
+    ``$SCRATCHFS_INDEX``, ``$SCRATCHFS_BLOBS`` and ``$SCRATCHFS_SEGMENT_ENTRY_BYTES`` say; a marker may still ask for
+    a fleet (here an unreachable one, refused as such)."""
+    monkeypatch.setenv("SCRATCHFS_INDEX", "postgresql://nobody@127.0.0.1:9/shared")
+    monkeypatch.setenv("SCRATCHFS_BLOBS", "s3://shared-bucket/prod")
+    monkeypatch.setenv("SCRATCHFS_SEGMENT_ENTRY_BYTES", "0")
+    pytester.makepyfile(r'''
+        import pytest
+        from scratchfs import StorageError
+
+        def test_embedded(scratch_store, scratch_scope, scratch_store_factory, tmp_path):
+            assert (scratch_store.index_url, scratch_store.blobs_url) == ("", "")
+            assert scratch_store.settings.segment_entry_bytes == 65536
+            assert (tmp_path / "scratchfs" / "index.sqlite").is_file()
+            scratch_scope.spill("x" * 100)
+            assert scratch_store.sweep().rows_deleted == 0
+            assert scratch_store_factory("two").index_url == ""
+
+        @pytest.mark.scratch_store(index="postgresql://nobody@127.0.0.1:9/shared?connect_timeout=2", blobs="")
+        def test_a_marker_asks_for_a_fleet(request):
+            with pytest.raises(StorageError):
+                request.getfixturevalue("scratch_store")
+    ''')
+    result = pytester.runpytest("-W", "error", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
+
+
 def test_load_spills_every_file_of_a_folder(scratch_scope):
     stubs = load_dir(scratch_scope, FIXTURES, ttl=60)
     files = iter_files(FIXTURES)
