@@ -49,8 +49,8 @@ def test_a_byte_quota_refuses_the_spill_past_it_with_exit_5(how, tmp_path, fixtu
     given = (["--run-quota-bytes", "64KiB"], None) if how == "option" else ([], {"SCRATCHFS_RUN_QUOTA_BYTES": "64KiB"})
     refused = spill(tmp_path, "r", data, *given[0], env=given[1])
     assert refused.exit_code == 5
-    assert re.fullmatch(r"scratchfs: quota exceeded: run 'r' would hold [0-9]{2},[0-9]{3} stored bytes, over its "
-                        r"quota of 65,536; delete entries or wait for them to expire\n", refused.stderr)
+    assert re.fullmatch(r"scratchfs: quota exceeded: the entry alone takes [0-9]{2},[0-9]{3} stored bytes, over run "
+                        r"'r''s quota of 65,536: no deletion makes room for it; store less\n", refused.stderr)
     assert entries_of(tmp_path, "r") == []  # nothing stored
     small = spill(tmp_path, "r", data[:20_000], *given[0], env=given[1])
     assert small.exit_code == 0, small.stderr
@@ -150,8 +150,8 @@ def test_a_byte_quota_option_of_the_mcp_server_refuses_the_scratch_write_past_it
             return error_of(refused), small, listed
 
     error, small, listed = run(body)
-    assert re.fullmatch(r"quota exceeded: run 'r' would hold [0-9,]+ stored bytes, over its quota of 16,384; delete "
-                        r"entries or wait for them to expire", error)
+    assert re.fullmatch(r"quota exceeded: the entry alone takes [0-9,]+ stored bytes, over run 'r''s quota of "
+                        r"16,384: no deletion makes room for it; store less", error)
     assert small["key"] == "head" and small["size"] == 1000
     assert [entry["key"] for entry in entries_of(tmp_path, "r")] == ["head"]
     assert "head" in json.dumps(listed) and "csv" not in json.dumps(listed)

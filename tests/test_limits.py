@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 
 import pytest
 
@@ -93,6 +94,34 @@ def test_a_quota_notice_tells_the_model_only_what_it_can_do(quota_store):
     reply = ScratchTools(scope).call("scratch_delete", {"key": handle})
     assert reply["deleted"] is False and "handle of a spilled result, not a scratchpad key" in reply["note"]
     assert ScratchTools(scope).call("scratch_delete", {"key": "plan"}) == {"key": "plan", "deleted": False}
+
+
+def test_a_result_over_the_whole_quota_is_told_so_not_to_delete(quota_store):
+    """A result whose stored bytes alone are over the run's byte quota said "... over its quota of 300,000; delete
+    entries or wait for them to expire ... Free room by deleting scratchpad values" (a new user's trial: a 1.8 MB
+    page against a 300 KB quota): neither deleting nor waiting can make room, and the model was sent to try. The
+    error and the notice say no deletion makes room; a result that fits once others are gone keeps the old advice."""
+    import os
+
+    scope = quota_store.scope("run", "a")
+    scope.scratch_write("k", b"v")  # a value the model could delete: not enough, whatever it deletes
+    big = os.urandom(30_000)  # incompressible: about 30 KB stored, over the 20,000-byte quota by itself
+    with pytest.raises(QuotaExceeded) as caught:
+        scope.spill(big)
+    assert caught.value.alone
+    assert re.fullmatch(r"the entry alone takes 30,\d{3} stored bytes, over run 'run''s quota of 20,000: no "
+                        r"deletion makes room for it; store less", str(caught.value)), str(caught.value)
+    note = json.loads(scope.offload(Observation("sql.query", big.hex(), "query")).content)["note"]
+    assert "No deletion can make room: this result alone is larger than the run's whole quota" in note, note
+    assert "Free room by deleting" not in note and "wait for them to expire" not in note
+    scope.spill(os.urandom(12_000))
+    with pytest.raises(QuotaExceeded) as caught:  # fits alone: over only with what the run holds
+        scope.spill(os.urandom(12_000))
+    assert not caught.value.alone and "delete entries or wait for them to expire" in str(caught.value)
+    import pickle
+
+    copy = pickle.loads(pickle.dumps(QuotaExceeded("m", alone=True)))
+    assert (str(copy), copy.alone) == ("m", True)
 
 
 def test_a_quota_hit_while_offloading_is_one_stderr_line_naming_the_quota(quota_store, capfd):

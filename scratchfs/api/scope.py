@@ -20,7 +20,14 @@ from scratchfs.api.entries import Entries, OpenEntry, reading
 from scratchfs.api.policy import Observation, should_spill
 from scratchfs.api.results import LineSlice, Matches, Page, Slice, render_call, short_digest
 from scratchfs.api.structured import StructureReads
-from scratchfs.api.stub import FREE_BY_DELETING, NOTHING_TO_FREE, PREVIEW_MODES, Stub, refusal_notice
+from scratchfs.api.stub import (
+    FREE_BY_DELETING,
+    NOTHING_TO_FREE,
+    OVER_THE_WHOLE_QUOTA,
+    PREVIEW_MODES,
+    Stub,
+    refusal_notice,
+)
 from scratchfs.api.views import reply_size
 from scratchfs.engine import segments
 from scratchfs.engine.lines import read_lines
@@ -172,12 +179,16 @@ class Scope:
         """``obs`` with its content replaced by the notice of a spill refused past the run's quota."""
         raw = obs.content
         content = bytes(raw) if isinstance(raw, (bytes, bytearray, memoryview)) else str(raw).encode("utf-8", "replace")
-        try:  # the model can delete this scope's scratchpad values, never its spilled results
-            values = bool(self.scratch_page(limit=1).entries)
-        except ScratchError:
-            values = True
+        if exc.alone:  # no deletion makes room for it
+            advice = OVER_THE_WHOLE_QUOTA
+        else:  # the model can delete this scope's scratchpad values, never its spilled results
+            try:
+                values = bool(self.scratch_page(limit=1).entries)
+            except ScratchError:
+                values = True
+            advice = FREE_BY_DELETING if values else NOTHING_TO_FREE
         notice = refusal_notice(content, checks.clean_tool(obs.tool), f"{exc.kind}: {one_line(str(exc))}",
-                                self.store.settings.preview_bytes, FREE_BY_DELETING if values else NOTHING_TO_FREE)
+                                self.store.settings.preview_bytes, advice)
         return replace(obs, content=notice, refused=str(exc))
 
     # -- reading --------------------------------------------------------------------------------------------------

@@ -271,6 +271,9 @@ NOTHING_TO_FREE = "You cannot free room: the run's stored results expire after t
     "already stored."
 """How a refusal notice goes on when the scope holds no scratchpad value: the rest is spilled results, which no
 tool of the model's deletes."""
+OVER_THE_WHOLE_QUOTA = "No deletion can make room: this result alone is larger than the run's whole quota. Ask " \
+    "the tool for less (a narrower query, fewer rows, one page), or work from the results already stored."
+"""How a refusal notice goes on when the result by itself is over the run's byte quota."""
 
 
 def refusal_notice(content: bytes, tool: str | None, reason: str, preview_bytes: int,
@@ -279,8 +282,9 @@ def refusal_notice(content: bytes, tool: str | None, reason: str, preview_bytes:
     its quota): compact JSON ``{preview, size, stored: false, note}`` of at most :data:`MAX_STUB_BYTES` UTF-8 bytes
     -- the first bytes of ``content`` (at most ``preview_bytes``, fewer when the notice would not fit), its size in
     bytes, and a note saying that the rest was not kept, why (``reason``, clipped) and how to go on (``advice``:
-    :data:`FREE_BY_DELETING` or :data:`NOTHING_TO_FREE`). No handle: there is nothing to read back. Binary content
-    (:func:`~scratchfs.api.shape.is_text`) is previewed as a hex dump, as a range read shows it. Never raises."""
+    :data:`FREE_BY_DELETING`, :data:`NOTHING_TO_FREE` or :data:`OVER_THE_WHOLE_QUOTA`). No handle: there is nothing
+    to read back. Binary content (:func:`~scratchfs.api.shape.is_text`) is previewed as a hex dump, as a range read
+    shows it. Never raises."""
     size = len(content)
     what = f"Output of {tool}" if tool else "The result"
     note = (f"{what} ({size:,} bytes) was NOT stored: {_clip(reason, 300)}. Only this preview reached you; the rest "
@@ -298,5 +302,5 @@ def refusal_notice(content: bytes, tool: str | None, reason: str, preview_bytes:
         limit = max(0, min(limit - 1, int(limit * (cost - (total - MAX_STUB_BYTES) - 8) / cost)))
 
 
-__all__ = ["FREE_BY_DELETING", "NOTHING_TO_FREE", "PREVIEW_MODES", "Stub", "build_stub", "hex_line_chars",
-           "hex_preview", "list_preview", "make_preview", "refusal_notice", "shown_preview"]
+__all__ = ["FREE_BY_DELETING", "NOTHING_TO_FREE", "OVER_THE_WHOLE_QUOTA", "PREVIEW_MODES", "Stub", "build_stub",
+           "hex_line_chars", "hex_preview", "list_preview", "make_preview", "refusal_notice", "shown_preview"]

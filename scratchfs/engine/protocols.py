@@ -112,12 +112,16 @@ def check_quota(entry: Entry, stored: int, count: int, replaced: tuple[int, bool
         quota: ``(run_quota_bytes, run_quota_entries)``; ``None`` for no limit.
 
     Raises:
-        QuotaExceeded: the run would go over a quota (nothing is written).
+        QuotaExceeded: the run would go over a quota (nothing is written); ``alone`` when the entry by itself is
+            over the byte quota.
     """
     if replaced is not None and replaced[1]:  # the row being replaced is live: it no longer counts
         stored -= replaced[0]
         count -= 1
     max_bytes, max_entries = quota
+    if max_bytes is not None and entry.stored_size > max_bytes:
+        raise QuotaExceeded(f"the entry alone takes {entry.stored_size:,} stored bytes, over run {entry.run_id!r}'s "
+                            f"quota of {max_bytes:,}: no deletion makes room for it; store less", alone=True)
     if max_bytes is not None and stored + entry.stored_size > max_bytes:
         raise QuotaExceeded(f"run {entry.run_id!r} would hold {stored + entry.stored_size:,} stored bytes, over its "
                             f"quota of {max_bytes:,}; delete entries or wait for them to expire")

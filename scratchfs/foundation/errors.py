@@ -112,10 +112,25 @@ class PatternTooLong(_Resumable):
 
 
 class QuotaExceeded(ScratchError):
-    """Writing this entry would take its run past ``run_quota_bytes`` (stored bytes) or ``run_quota_entries``."""
+    """Writing this entry would take its run past ``run_quota_bytes`` (stored bytes) or ``run_quota_entries``.
+
+    Attributes:
+        alone: the entry by itself takes more stored bytes than the run's quota: no deletion makes room for it.
+    """
 
     kind = "quota exceeded"
     exit_code = 5
+
+    def __init__(self, message: str, *, alone: bool = False) -> None:
+        super().__init__(message)
+        self.alone = alone
+
+    def __reduce__(self) -> tuple:
+        return _quota_exceeded, (str(self), self.alone)
+
+
+def _quota_exceeded(message: str, alone: bool) -> QuotaExceeded:
+    return QuotaExceeded(message, alone=alone)
 
 
 class CorruptBlob(ScratchError):
