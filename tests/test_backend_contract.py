@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from scratchfs import Expired, NotFound
+from scratchfs import Deleted, Expired, NotFound
 
 
 def test_an_entry_reported_expired_stays_gone_when_the_clock_steps_back(scratch_store_factory, scratch_clock):
@@ -140,3 +140,38 @@ def test_the_whole_listing_and_its_pages_order_entries_born_at_the_same_time_ali
     listed = [e.key for e in store.scope("run", "b").scratch_list()]
     pages = store.scope("run", "b").scratch_page(limit=10)
     assert listed == [e.key for e in pages.entries] == ["a", "q", "z"]
+
+
+@pytest.mark.parametrize("kind", ["handle", "scratch"])
+def test_a_write_a_delete_of_its_run_overtakes_reads_as_deleted_with_the_run(scratch_store_factory, scratch_clock,
+                                                                            monkeypatch, kind):
+    """A spill still in flight when its run was deleted returned its stub, and the handle then read as "no handle
+    ... in this scope", unlike every entry the delete found ("was deleted with its run at ..."; a new user's trial
+    with two writing agents and ``scratchfs delete-run``). The write is ordered before the delete, which took it:
+    its key now reads as the others do."""
+    store = scratch_store_factory("a")
+    scope = store.scope("run", "agent")
+    scope.scratch_write("before", b"v")
+    real_write = store.blobs.write
+
+    def write_then_delete(*args, **kwargs):
+        pending = real_write(*args, **kwargs)
+        scratch_clock.advance(5)
+        assert store.delete_run("run") == 1  # the entry written before; the one in flight has no row yet
+        return pending
+
+    monkeypatch.setattr(store.blobs, "write", write_then_delete)
+    deleted_at = scratch_clock() + 5
+    if kind == "handle":
+        key = scope.spill(b"z" * 20_000, source_tool="t").handle  # the write returns: it came before the delete
+        read = lambda: scope.read_handle(key, 0, 10)  # noqa: E731
+    else:
+        key = "plan"
+        scope.scratch_write(key, b"z" * 20_000)
+        read = lambda: scope.scratch_read(key)  # noqa: E731
+    monkeypatch.setattr(store.blobs, "write", real_write)
+    for attempt in (read, lambda: scope.scratch_read("before")):
+        with pytest.raises(Deleted) as caught:
+            attempt()
+        assert "was deleted with its run at " in str(caught.value) and f"(epoch {deleted_at:.3f})" in str(caught.value)
+    assert store.list_entries_for_run("run") == []
