@@ -143,7 +143,7 @@ def test_load_names_what_it_skips_and_follows_no_link(tmp_path):
                                        "--agent", "a"])
     assert result.exit_code == 0, result.output
     assert [x["file"] for x in json.loads(result.stdout)] == ["a.json"]
-    assert result.stderr == ("scratchfs: skipped 3 that are not regular files: dirlink (a symbolic link, not "
+    assert result.stderr == ("scratchfs: skipped 3 that are not tool outputs: dirlink (a symbolic link, not "
                              "followed), link.txt (a symbolic link, not followed), p.txt (a FIFO)\n")
 
 
@@ -230,7 +230,7 @@ def test_load_from_the_command_line_loads_the_rest_and_exits_4_naming_what_it_co
     assert [x["file"] for x in json.loads(result.stdout)] == ["a.txt", deep, "m.txt", "n\nl.txt"]
     assert result.stderr == ("scratchfs: storage: loaded 4 files; could not load 2: secret.txt (Permission denied "
                              "(EACCES)), z.txt (gone before it was read (ENOENT)); also skipped 3 that are not "
-                             "regular files\n")
+                             "tool outputs\n")
 
 
 def test_load_skips_the_stores_own_directory_inside_the_folder(scratch_scope, tmp_path):
@@ -295,6 +295,6 @@ def test_load_from_the_command_line_skips_the_stores_own_directory(tmp_path, mon
         result = CliRunner().invoke(main, args)
         assert result.exit_code == 0, result.output
         assert [x["file"] for x in json.loads(result.stdout)] == ["sql.query.csv"]
-        assert result.stderr == ("scratchfs: skipped 1 that are not regular files: store (the store's own "
+        assert result.stderr == ("scratchfs: skipped 1 that are not tool outputs: store (the store's own "
                                  "directory)\n")
     assert {"index.sqlite", "locks", "reserve"} <= set(os.listdir(tmp_path / "selfload" / "store"))

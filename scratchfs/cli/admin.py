@@ -279,10 +279,10 @@ def load(store: ScratchStore, run_id: str, agent_id: str, folder: str, tool: str
     failed = [entry for entry in skipped if entry.failed]
     if failed:
         rest = len(skipped) - len(failed)
-        also = f"; also skipped {rest} that are not regular files" if rest else ""
+        also = f"; also skipped {rest} that are not tool outputs" if rest else ""
         raise StorageError(f"loaded {len(stubs)} files; could not load {len(failed)}: {_named(failed)}{also}")
     if skipped:
-        warn(f"skipped {len(skipped)} that are not regular files: {_named(skipped)}")
+        warn(f"skipped {len(skipped)} that are not tool outputs: {_named(skipped)}")
 
 
 def _print_loaded(stubs: dict[str, Stub]) -> None:
