@@ -700,3 +700,27 @@ def test_a_postgresql_index_that_cannot_be_reached_leaves_no_root_behind(tmp_pat
     assert result.stderr.startswith("scratchfs: storage: ") and "refused" in result.stderr, result.stderr
     assert result.stderr.count("\n") == 1
     assert not root.exists()
+
+
+def test_a_raw_read_of_a_fleet_store_hints_the_fleet_not_a_local_root(tmp_path, postgres_dsn, pg_schema):
+    """A raw read of a fleet store said 'next: scratchfs read-handle H ... --root /root/.cache/scratchfs ...': the
+    root names nothing there (the rows are in PostgreSQL), and run where the variables are unset the command reads
+    an empty local store (a new user's trial). The hint names the variables the command needs instead; an embedded
+    store's hint keeps its --root."""
+    from .services import postgres_url
+
+    url = postgres_url(postgres_dsn, f"{pg_schema}_cli")
+    with ScratchStore(tmp_path / "locks", index=url) as store:
+        handle = store.scope("r", "a").spill(b"x" * 30_000, source_tool="t").handle
+    env = {"SCRATCHFS_INDEX": url, "SCRATCHFS_ROOT": str(tmp_path / "locks"), "SCRATCHFS_RUN_ID": "r",
+           "SCRATCHFS_AGENT_ID": "a"}
+    result = CliRunner().invoke(main, ["read-handle", handle, "--length", "100"], env=env)
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == (f"scratchfs: 100 bytes from offset 0; 29900 bytes follow; next: scratchfs read-handle "
+                             f"{handle} --offset 100 --length 100 --run r --agent a (with this store's "
+                             "$SCRATCHFS_INDEX and $SCRATCHFS_BLOBS)\n")
+    with ScratchStore(tmp_path / "local", index="") as store:
+        handle = store.scope("r", "a").spill(b"x" * 30_000, source_tool="t").handle
+    result = CliRunner().invoke(main, ["read-handle", handle, "--length", "100", "--root", str(tmp_path / "local")],
+                                env={**env, "SCRATCHFS_INDEX": None})
+    assert f"--length 100 --root {tmp_path / 'local'} --run r --agent a\n" in result.stderr

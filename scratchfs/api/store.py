@@ -157,6 +157,12 @@ class ScratchStore:
         """Seconds an entry lives when no TTL is given."""
         return self.settings.default_ttl
 
+    @property
+    def embedded(self) -> bool:
+        """True when the index and the blobs are the ones under :attr:`root` (no ``postgresql://`` index, no
+        ``s3://`` blobs): the root alone names the store."""
+        return local_index(self.index_url) and local_blobs(self.blobs_url)
+
     # -- life cycle ---------------------------------------------------------------------------------------------
 
     def __enter__(self) -> ScratchStore:

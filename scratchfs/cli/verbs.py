@@ -130,20 +130,23 @@ def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, as
     out.flush()
     if result.next_call is not None:
         warn(f"{len(result.data)} bytes from offset {result.offset}; {result.remaining} bytes follow; next: "
-             f"{shell_next(result, run_id, agent_id, str(store.root))}")
+             f"{shell_next(result, run_id, agent_id, str(store.root) if store.embedded else None)}")
 
 
-def shell_next(result: Slice | LineSlice, run_id: str, agent_id: str, root: str) -> str:
+def shell_next(result: Slice | LineSlice, run_id: str, agent_id: str, root: str | None) -> str:
     """The shell command that reads on after a raw read (the CLI's twin of ``next_call``): it names the program as it
     was invoked (:func:`~scratchfs.cli.app.program`) and the store's ``root`` as well as the scope, so it reads the
-    same store whatever the environment it is run in."""
+    same store whatever the environment it is run in. A fleet's store (``root`` None) is named by
+    ``$SCRATCHFS_INDEX`` and ``$SCRATCHFS_BLOBS``, which the command is said to need instead."""
     if isinstance(result, LineSlice):
         where = (["--offset", str(result.next_offset)] if result.cut else ["--line", str(result.next_line)])
         more = [*where, "--lines", str(result.requested)]
     else:
         more = ["--offset", str(result.next_offset), "--length", str(result.requested)]
-    words = ["read-handle", result.handle, *more, "--root", root, "--run", run_id, "--agent", agent_id]
-    return " ".join([program(), *(shlex.quote(word) for word in words)])
+    words = ["read-handle", result.handle, *more, *(["--root", root] if root is not None else []), "--run", run_id,
+             "--agent", agent_id]
+    command = " ".join([program(), *(shlex.quote(word) for word in words)])
+    return command if root is not None else f"{command} (with this store's $SCRATCHFS_INDEX and $SCRATCHFS_BLOBS)"
 
 
 @main.command("scratch-write")
