@@ -7,7 +7,9 @@ the database server's, which decides expiry on a fleet -- do the same on every b
 * :meth:`PostgresExpiry.cap_future`: an entry born in the future (the clock stepped back since it was written) has its
   expiry capped at ``now + ttl`` by the sweep and, on the caller's clock, by a read of it, so it outlives its TTL by
   at most the step, and by at most its TTL once a read or sweep saw the corrected clock. (On the database clock a read
-  leaves it to the sweep: a host's own clock may lag the server's, and every read would then write.)"""
+  leaves it to the sweep: a host's own clock may lag the server's, and every read would then write.)
+
+And :data:`OVERTAKEN`, the tombstone of a write whose blob a delete of its run or agent took first."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from typing import Any
 
 from scratchfs.foundation.limits import TOMBSTONE_SECONDS
 
-__all__ = ["PostgresExpiry"]
+__all__ = ["OVERTAKEN", "PostgresExpiry"]
 
 _KEY = "WHERE run_id = %(run)s AND agent_id = %(agent)s AND kind = %(kind)s AND key = %(key)s"
 _WHERE = f"{_KEY} AND expires_at <= @NOW"
@@ -27,6 +29,16 @@ _EXPIRE = (
     "WHERE expires_at > @NOW - %(keep)s ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET "
     "reason = excluded.reason, at = excluded.at) SELECT blob FROM d"
 )
+
+OVERTAKEN = (
+    "INSERT INTO @G SELECT run_id, agent_id, %(kind)s, %(key)s, reason, at FROM @G WHERE run_id = %(run)s AND "
+    "agent_id = %(agent)s AND reason IN ('deleted with its run', 'deleted with its agent') ORDER BY at DESC LIMIT 1 "
+    "ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET reason = excluded.reason, at = excluded.at"
+)
+"""Inside the write of an entry whose blob a delete of its run or agent took before its row was written (the
+parameters ``run``, ``agent``, ``kind``, ``key``): copy that delete's newest tombstone of the scope to the key, so
+that a read of it says Deleted, as it does for the entries the delete found (as the SQLite index's
+:meth:`~scratchfs.engine.sqlite_scale.ScaleQueries.overtaken`)."""
 
 
 class PostgresExpiry:

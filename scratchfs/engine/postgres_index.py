@@ -52,7 +52,7 @@ from psycopg import errors as pg_errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from scratchfs.engine.keyset import LISTING_ORDER, page_filter
-from scratchfs.engine.postgres_expiry import PostgresExpiry
+from scratchfs.engine.postgres_expiry import OVERTAKEN, PostgresExpiry
 from scratchfs.engine.postgres_schema import SCHEMA_VERSION, lock_key, migrate, probe
 from scratchfs.engine.postgres_stats import PostgresAggregates
 from scratchfs.engine.protocols import Entry, ExpiredRow, Gone, check_quota
@@ -284,11 +284,7 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
             # the delete lock, shared (see delete_lock): no delete of a scope runs between the check and the commit
             conn.execute("SELECT pg_advisory_xact_lock_shared(%s)", (self._delete_lock_key,))
             if not check():  # a delete of its run or agent took the blob: the write is ordered before it
-                conn.execute(self.q(  # its tombstone, as the delete left its entries' (a read says Deleted)
-                    "INSERT INTO @G SELECT run_id, agent_id, %(kind)s, %(key)s, reason, at FROM @G "
-                    "WHERE run_id = %(run)s AND agent_id = %(agent)s AND reason IN ('deleted with its run', "
-                    "'deleted with its agent') ORDER BY at DESC LIMIT 1 ON CONFLICT (run_id, agent_id, kind, key) "
-                    "DO UPDATE SET reason = excluded.reason, at = excluded.at"), ident)
+                conn.execute(self.q(OVERTAKEN), ident)  # its tombstone, as the delete left its entries'
                 return False, None
             created = conn.execute(self.q("SELECT @NOW"), ident).fetchone()[0] if self.database_clock else e.created_at
             expires = created + e.ttl if self.database_clock else e.expires_at

@@ -371,7 +371,7 @@ class Index(ScaleQueries):
     def _put(self, conn: sqlite3.Connection, e: Entry, frame_newlines: bytes, check: Callable[[], bool],
              quota: tuple[int | None, int | None]) -> tuple[bool, str | None]:
         if not check():  # a delete of its run or agent moved the blob away: the write is ordered before it
-            self._deleted_meanwhile(conn, e)
+            self.overtaken(conn, e.run_id, e.agent_id, e.kind, e.key)
             return False, None
         if e.kind != "handle":
             self.replace_hidden(conn, e.run_id, e.agent_id, e.kind, e.key)  # a delete in progress hid it
@@ -391,20 +391,6 @@ class Index(ScaleQueries):
             conn.execute("DELETE FROM gone WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ?",
                          (e.run_id, e.agent_id, e.kind, e.key))
         return True, (old[0] if old else None)
-
-    @staticmethod
-    def _deleted_meanwhile(conn: sqlite3.Connection, e: Entry) -> None:
-        """Inside the write: leave the tombstone of the delete that took the blob of ``e`` away before its row was
-        written (the delete in progress, else the newest of its run or agent), so that a read of the key says
-        Deleted ("... was deleted with its run at ..."), as it does for the entries that delete found."""
-        found = conn.execute(
-            "SELECT CASE agent_id WHEN '' THEN 'deleted with its run' ELSE 'deleted with its agent' END, at "
-            "FROM deleted_scopes WHERE run_id = ? AND agent_id IN ('', ?) UNION ALL SELECT reason, at FROM gone "
-            "WHERE run_id = ? AND agent_id = ? AND reason IN ('deleted with its run', 'deleted with its agent') "
-            "ORDER BY 2 DESC LIMIT 1", (e.run_id, e.agent_id, e.run_id, e.agent_id)).fetchone()
-        if found is not None:
-            conn.execute("INSERT OR REPLACE INTO gone VALUES (?, ?, ?, ?, ?, ?)",
-                         (e.run_id, e.agent_id, e.kind, e.key, *found))
 
     def _check_quota(self, conn: sqlite3.Connection, e: Entry, old: tuple | None,
                      quota: tuple[int | None, int | None]) -> None:

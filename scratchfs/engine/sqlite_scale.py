@@ -163,6 +163,19 @@ class ScaleQueries:
             (run_id, agent_id, kind, key),
         ).rowcount > 0
 
+    @staticmethod
+    def overtaken(conn: sqlite3.Connection, run_id: str, agent_id: str, kind: str, key: str) -> None:
+        """Inside a write whose blob a delete of its run or agent took away before its row was written: leave that
+        delete's tombstone for the key (the delete in progress, else the newest of the scope), so that a read of it
+        says Deleted ("... was deleted with its run at ..."), as it does for the entries the delete found."""
+        found = conn.execute(
+            "SELECT CASE agent_id WHEN '' THEN 'deleted with its run' ELSE 'deleted with its agent' END, at "
+            "FROM deleted_scopes WHERE run_id = ? AND agent_id IN ('', ?) UNION ALL SELECT reason, at FROM gone "
+            "WHERE run_id = ? AND agent_id = ? AND reason IN ('deleted with its run', 'deleted with its agent') "
+            "ORDER BY 2 DESC LIMIT 1", (run_id, agent_id, run_id, agent_id)).fetchone()
+        if found is not None:
+            conn.execute("INSERT OR REPLACE INTO gone VALUES (?, ?, ?, ?, ?, ?)", (run_id, agent_id, kind, key, *found))
+
     def hidden_reason(self, run_id: str, agent_id: str, kind: str, key: str) -> tuple[str, float] | None:
         """``(reason, at)`` if a delete in progress hides the row of this key, else ``None``."""
         rows = self.read(
