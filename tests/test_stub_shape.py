@@ -46,6 +46,42 @@ def test_csv_fixture_shape(scope, fixture_data):
     assert stub.shape == f"CSV, {len(rows[0])} columns ({', '.join(rows[0])}), {len(rows) - 1:,} rows"
 
 
+def semicolon_csv(data: bytes) -> bytes:
+    """The CSV fixture as a spreadsheet whose locale writes a decimal comma exports it: ``;`` between fields (the
+    ``csv`` module quoting what needs it) and every number's point a comma."""
+    out = io.StringIO(newline="")
+    writer = csv.writer(out, delimiter=";", lineterminator="\n")
+    for row in csv.reader(io.StringIO(data.decode("utf-8"), newline="")):
+        writer.writerow([re.sub(r"^(-?\d+)\.(\d+)$", r"\1,\2", cell) for cell in row])
+    return out.getvalue().encode("utf-8")
+
+
+def test_a_semicolon_separated_table_is_a_table_and_reads_by_rows(scope, fixture_data):
+    """A table with ``;`` between its fields (what spreadsheets export where a comma is the decimal separator) was
+    "text, 4,487 lines": no row read, no column by name. It is CSV, its columns named, and a rows read splits at
+    ``;`` -- the decimal commas inside fields stay in them -- with the rows the csv module reads."""
+    from scratchfs.api.contract import ScratchTools
+
+    data = semicolon_csv(fixture_data["query-packages-by-month.csv"])
+    rows = list(csv.reader(io.StringIO(data.decode("utf-8"), newline=""), delimiter=";"))
+    stub = scope.spill(data, source_tool="sql.query")
+    assert stub.content_type == "csv"
+    assert stub.shape == (f"CSV with ; separators, {len(rows[0])} columns ({', '.join(rows[0])}), {len(rows) - 1:,} "
+                          "rows")
+    reply = ScratchTools(scope).call("read_handle", {"handle": stub.handle, "row": 100, "rows": 5,
+                                                     "columns": [rows[0][1], rows[0][0]]})
+    assert reply["header"] == [rows[0][1], rows[0][0]]
+    assert reply["rows"] == [[row[1], row[0]] for row in rows[100:105]]
+
+
+@pytest.mark.parametrize("content", [
+    b"".join(b"DROP TABLE t%d;\n" % i for i in range(500)),  # statements, each ending with ;
+    b"".join(b"    x%d = f(a; b);\n" % i for i in range(500)),
+])
+def test_lines_that_each_end_with_a_semicolon_are_no_table(scope, content):
+    assert scope.spill(content, source_tool="t").content_type == "text"
+
+
 def test_html_fixture_shape(scope, fixture_data):
     data = fixture_data["browser-rust-book.html"]
     title = re.search(rb"<title>(.*?)</title>", data).group(1).decode()

@@ -12,7 +12,7 @@ the sample is described whole by streaming it (:func:`scratchfs.engine.structure
 bounded memory) when the caller passes the stored content (``source``), up to :data:`STREAM_BYTES` and about
 :data:`STREAM_SECONDS` (a larger document's shape says how much it read).
 
-Content types: ``json``, ``jsonl``, ``csv`` (also tab-separated), ``html``, ``xml``, ``log``, ``text``, ``binary``.
+Content types: ``json``, ``jsonl``, ``csv`` (and TSV, ``;``-separated), ``html``, ``xml``, ``log``, ``text``, ``binary``
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.structure.html_worker import decode_as, page_codec
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import ContentSource
+from scratchfs.engine.structure.table import detect_delimiter
 from scratchfs.engine.structure.toplevel import TopEntry, TopLevel, top_level
 from scratchfs.foundation import text as texts
 from scratchfs.foundation.text import GREP_LINE_PATTERN, GREP_RUN_PATTERN, grep_files, grep_runs, line_stats
@@ -180,8 +181,7 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
             sample then has its top level described whole, by streaming (see the module docstring).
 
     Never raises for any content (JSON nested deeper than the parser goes is ``text``: "JSON nested too deeply to
-    parse"); a ``source`` that fails to read gives the shape from the sample.
-    """
+    parse"); a ``source`` that fails to read gives the shape from the sample."""
     sample = sample[:SAMPLE_BYTES]
     complete = len(sample) >= size
     scope = "" if complete else f" (in the first {_kib(len(sample))} of {_kib(size)})"
@@ -446,15 +446,15 @@ def _delimited(text: str, whole: Callable[[], str], complete: bool, size: int, l
     head = table_head(text, lambda: whole()[bom:])  # the first lines tell a table
     text = head if len(head) > len(text) else text
     first_line = head.split("\n", 1)[0]
-    delimiter = "\t" if first_line.count("\t") >= 1 and first_line.count("\t") >= first_line.count(",") else ","
+    delimiter = detect_delimiter(first_line)  # (the rows read's rule)
     if first_line.count(delimiter) < 1 or (first_line[:1] in ("{", "[") and _is_json(first_line)):
         return None  # (JSON lines with a line that is not JSON are no table)
     sample_lines = head.split("\n", 50)[:50]
     if len(head) < len(text) or not complete or not head.endswith("\n"):
         sample_lines = sample_lines[:-1] or sample_lines  # the last may be cut
     rows = table_rows(sample_lines, delimiter)
-    if rows is None:
-        return None
+    if rows is None or (delimiter == ";" and not all(map(str.strip, rows[0]))):  # (lines of code ending in ";": a
+        return None  # header with no empty name tells a table)
     width, header = len(rows[0]), rows[0]
     looks_like_header = all(cell and not cell.replace(".", "").replace("-", "").isdigit() for cell in header)
     columns = ", ".join(_name(c, 24) for c in header[:16]) + (f", … {width - 16} more" if width > 16 else "")
@@ -464,7 +464,7 @@ def _delimited(text: str, whole: Callable[[], str], complete: bool, size: int, l
         estimate = estimate_records(head, delimiter, size - 3 * bom)
         count = (f"~{_plural(lines - looks_like_header, 'row')} (by line count)" if estimate is None
                  else f"~{_plural(estimate - looks_like_header, 'row')} (estimated from the sample)")
-    kind = "TSV" if delimiter == "\t" else "CSV"
+    kind = {"\t": "TSV", ";": "CSV with ; separators"}.get(delimiter, "CSV")
     named = f"{width} columns ({columns})" if looks_like_header else f"{width} columns, no header"
     return Shape("csv", _clip(f"{kind}, {named}, {count}"))
 

@@ -10,9 +10,9 @@ from the same functions as the model's structure reads (:attr:`scratchfs.api.sco
   :data:`MAX_CHILDREN`; a scalar child carries its value, a string cut to :data:`MAX_STRING_CHARS` characters
   (``cut`` says so).
 * CSV/TSV records are those of the model's ``rows`` read (:meth:`~scratchfs.api.structured.StructureReads.table`:
-  the ``csv`` module, a tab delimiter when the header line has at least as many tabs as commas, else a comma): the
-  records that start in the first :data:`MAX_STRUCTURE_BYTES` bytes (``partial`` says when more follow), returned in
-  pages of at most :data:`MAX_ROWS`, cells cut to :data:`MAX_CELL_CHARS` characters.
+  the ``csv`` module, the delimiter of :func:`~scratchfs.engine.structure.table.detect_delimiter`: tab, ``;`` or
+  ``,``): the records that start in the first :data:`MAX_STRUCTURE_BYTES` bytes (``partial`` says when more
+  follow), returned in pages of at most :data:`MAX_ROWS`, cells cut to :data:`MAX_CELL_CHARS` characters.
 * HTML is the model's ``view="text"`` (:meth:`~scratchfs.api.structured.StructureReads.text_view`), returned in pages
   of at most :data:`MAX_TEXT_BYTES` bytes of its UTF-8 text (offsets and ``size`` in those bytes, as the model's
   ``view="text"`` counts them), cut on character boundaries; of an entry larger than :data:`MAX_HTML_TEXT_BYTES`

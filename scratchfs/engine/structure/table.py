@@ -5,7 +5,8 @@ first name, as ``encoding="utf-8-sig"`` reads it); a quoted field spanning sever
 row (the ``csv`` module's reading of RFC 4180); blank lines are not rows. A field may hold up to
 :data:`FIELD_LIMIT_CHARS` characters (an embedded base64 blob, a long text) and a line up to 16 MiB; a longer one is
 refused with ``InvalidArgument`` naming the byte read that shows it. The delimiter is a tab when the header line
-has at least as many tabs as commas, else a comma. A page is read by streaming from the cursor's byte offset (the
+has at least as many tabs as commas, else a semicolon when it has more semicolons than commas, else a comma
+(:func:`detect_delimiter`). A page is read by streaming from the cursor's byte offset (the
 offset where its first row starts), so it costs the bytes it shows; the first read of row N scans the rows before it.
 The standard library's reader is the reference here and costs no dependency.
 """
@@ -51,10 +52,16 @@ if csv.field_size_limit() < FIELD_LIMIT_CHARS:
     csv.field_size_limit(FIELD_LIMIT_CHARS)
 
 
-def detect_delimiter(first_line: bytes) -> str:
-    """``"\\t"`` when the line has at least one tab and no more commas than tabs, else ``","``."""
-    tabs = first_line.count(b"\t")
-    return "\t" if tabs and tabs >= first_line.count(b",") else ","
+def detect_delimiter(first_line: bytes | str) -> str:
+    """The delimiter of a table whose header line is ``first_line``: ``"\\t"`` when it has at least one tab and no
+    more commas than tabs; else ``";"`` when it has more semicolons than commas (the CSV that spreadsheets write
+    where a comma is the decimal separator, ``id;price`` then ``7;12,50``); else ``","``. One rule for the shape a
+    spill describes and for every rows read."""
+    tab, comma, semicolon = ("\t", ",", ";") if isinstance(first_line, str) else (b"\t", b",", b";")
+    tabs, commas = first_line.count(tab), first_line.count(comma)  # type: ignore[arg-type]
+    if tabs and tabs >= commas:
+        return "\t"
+    return ";" if first_line.count(semicolon) > commas else ","  # type: ignore[arg-type]
 
 
 UTF8_BOM = b"\xef\xbb\xbf"
@@ -238,7 +245,7 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
         columns: column names or 0-based numbers to keep, in the order given (``None``: all).
         cursor: ``page.cursor`` of the previous page of the same read.
         budget_bytes: most UTF-8 bytes of the page's compact JSON (256 to 65536).
-        delimiter: ``","`` or ``"\\t"``; ``None`` detects it from the header line.
+        delimiter: ``","``, ``"\\t"``, ``";"`` or ``"|"``; ``None``: :func:`detect_delimiter` of the header.
         entry: the entry's identity its cursors are bound to (:class:`~scratchfs.engine.structure.paging.CursorKey`;
             with ``columns``, the delimiter and the size): a cursor of another entry or read is refused.
 
