@@ -331,3 +331,22 @@ def test_the_start_line_as_json(tmp_path):
         proc.stdout.close()
     assert start["host"] == "127.0.0.1" and len(start["token"]) >= 32
     assert start["url"] == f"http://127.0.0.1:{start['port']}/?token={start['token']}"
+
+
+@pytest.mark.parametrize("neighbour", ['a=b"c', 'prefs={"theme":"dark"}', "a=b c", "_ga=GA1.1.1; lang=é", "a=\\",
+                                       "flag", f"{cookie_name(80)}=wrong-token-set-by-another-port"])
+def test_the_token_cookie_is_found_beside_any_other_cookie(seeded, neighbour):
+    """Cookies are shared by every port of a host, so the inspector's Cookie header also carries those of whatever
+    else runs on 127.0.0.1 -- a JSON value, a space, a quote, a bare name, text not ASCII -- and any page of another
+    port can set one, of the inspector's own cookie name too (with a narrower Path, sent first). The guard parsed
+    the header with :class:`http.cookies.SimpleCookie`, which stops at the first cookie it cannot read: the
+    person's own valid token cookie after it went unseen and every request was a 401. Each cookie is read as a
+    browser sends it (``name=value`` pairs split at ``;``), and the token of any of them counts."""
+    store, _, _ = seeded
+    app = create_app(store, TOKEN)
+    for header in (f"{neighbour}; {cookie_name(80)}={TOKEN}", f"{cookie_name(80)}={TOKEN}; {neighbour}"):
+        got = TestClient(app).get("/api/runs", headers={"Cookie": header.encode()})
+        assert got.status_code == 200, header
+        assert [r["run_id"] for r in got.json()["runs"]] == ["run-1"]
+    for header in (neighbour, f"{neighbour}; {cookie_name(81)}={TOKEN}", f"{cookie_name(80)}x={TOKEN}"):
+        assert TestClient(app).get("/api/runs", headers={"Cookie": header.encode()}).status_code == 401, header

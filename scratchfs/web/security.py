@@ -85,6 +85,25 @@ def _headers(scope: Scope) -> dict[str, str]:
     return out
 
 
+def _cookie_values(scope: Scope, name: str) -> list[str]:
+    """Every value of the cookie ``name`` in the request's ``Cookie`` headers, read as browsers send them: ``;``
+    separated ``name=value`` pairs (RFC 6265 section 5.4), a pair without ``=`` or a value with quotes, spaces or
+    other bytes RFC 6265 leaves out taken as it comes and skipped past. (:class:`http.cookies.SimpleCookie` stops
+    at the first pair it cannot read, so a cookie of another port's app -- a JSON value, say -- hid the token
+    cookie after it.) A name may come more than once: another port's page may set a cookie of the same name with a
+    narrower path, which the browser sends first."""
+    values = []
+    for header, value in scope.get("headers", []):
+        if header.lower() != b"cookie":
+            continue
+        for pair in value.decode("latin-1").split(";"):
+            key, sep, rest = pair.partition("=")
+            if sep and key.strip() == name:
+                rest = rest.strip()
+                values.append(rest[1:-1] if len(rest) > 1 and rest[0] == rest[-1] == '"' else rest)
+    return values
+
+
 def _port(scope: Scope) -> int | None:
     server = scope.get("server")
     return server[1] if server else None
@@ -135,14 +154,8 @@ class Guard:
         from_query = next((v for k, v in query if k == TOKEN_PARAM), None)
         bearer = headers.get("authorization", "")
         bearer = bearer[7:].strip() if bearer[:7].lower() == "bearer " else None
-        cookie = SimpleCookie()
-        try:
-            cookie.load(headers.get("cookie", ""))
-        except Exception:  # a malformed cookie header is no token
-            cookie = SimpleCookie()
-        morsel = cookie.get(cookie_name(_port(scope)))
-        from_cookie = morsel.value if morsel is not None else None
-        if not any(_same(v, self.token) for v in (from_query, bearer, from_cookie)):
+        from_cookies = _cookie_values(scope, cookie_name(_port(scope)))
+        if not any(_same(v, self.token) for v in (from_query, bearer, *from_cookies)):
             await _refuse(scope, send_with_headers, 401, "unauthorized",
                           "the access token is missing or wrong: open the URL that `scratchfs serve` printed")
             return
