@@ -7,7 +7,9 @@ gone by the time it is opened (``ENOENT``), a read error -- is skipped and named
 the others are loaded. The store's own root directory, when it lies inside the folder (a store in a test's
 ``tmp_path`` loaded from ``tmp_path``), is skipped -- and a folder inside it (its ``runs/``) is not walked --,
 told by its device and inode: its index, locks and blobs are no tool outputs. So is a folder that is another
-scratchfs store (``index.sqlite`` beside ``runs/`` and ``locks/``: the fixtures' old store, say).
+scratchfs store (``index.sqlite`` beside ``runs/`` and ``locks/``: the fixtures' old store, say). A file is loaded
+as it was when it was opened: its size then, as tar reads it (bytes appended while it is read are not followed, so a
+file another process keeps writing never keeps a load going; one that shrinks gives what is left).
 """
 
 from __future__ import annotations
@@ -201,17 +203,24 @@ def iter_files(folder: str | os.PathLike[str], skipped: list[Skipped] | None = N
 
 
 class _Source:
-    """A file being spilled; remembers the error its own reads raised (not the store's)."""
+    """A file being spilled, read up to the ``size`` it had when it was opened (as tar reads a file: what another
+    process appends meanwhile is not followed, so a writer that stays ahead of the load cannot keep it going);
+    remembers the error its own reads raised (not the store's)."""
 
-    def __init__(self, file: BinaryIO) -> None:
-        self.file, self.error = file, None
+    def __init__(self, file: BinaryIO, size: int) -> None:
+        self.file, self.error, self.left = file, None, size
 
     def read(self, size: int = -1) -> bytes:
+        want = self.left if size < 0 else min(size, self.left)
+        if want <= 0:
+            return b""
         try:
-            return self.file.read(size)
+            data = self.file.read(want)
         except OSError as exc:
             self.error = exc
             raise
+        self.left -= len(data)
+        return data
 
 
 def _load_one(scope: Scope, dir_fd: int, name: str, tool: str | None, ttl: float | None) -> Stub | tuple[str, bool]:
@@ -222,10 +231,10 @@ def _load_one(scope: Scope, dir_fd: int, name: str, tool: str | None, ttl: float
     except OSError as exc:
         return _error(exc), exc.errno != errno.ELOOP  # ELOOP: it became a link
     with os.fdopen(fd, "rb") as file:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):  # it changed since it was listed
-            return _kind(mode), False
-        source = _Source(file)
+        found = os.fstat(fd)
+        if not stat.S_ISREG(found.st_mode):  # it changed since it was listed
+            return _kind(found.st_mode), False
+        source = _Source(file, found.st_size)
         try:
             return scope.spill(source, source_tool=tool or checks.clean_tool(Path(name).stem), ttl=ttl)
         except (OSError, ScratchError):
@@ -241,7 +250,8 @@ def load_dir(scope: Scope, folder: str | os.PathLike[str], *, tool: str | None =
 
     A file that cannot be loaded is skipped, and the rest are loaded: one that is not a regular file (any more), a
     link, or that cannot be opened or read (permissions, a link loop, a name too long, gone since it was listed, a
-    read error); so is a folder that cannot be opened or listed. The store's root directory, when it is inside
+    read error); so is a folder that cannot be opened or listed. Each file is read up to the size it had when it was
+    opened (bytes appended while it is read are not followed). The store's root directory, when it is inside
     ``folder`` (or is ``folder``, or holds ``folder``), is skipped (reason ``"the store's own directory"``, not
     failed): found by its device and inode as the walk opens each folder, whatever path names it. Paths longer
     than ``PATH_MAX`` are loaded (the walk opens each folder from its parent's descriptor).

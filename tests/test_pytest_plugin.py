@@ -268,3 +268,46 @@ def test_load_from_the_command_line_skips_the_stores_own_directory(tmp_path, mon
         assert result.stderr == ("scratchfs: skipped 1 that are not regular files: store (the store's own "
                                  "directory)\n")
     assert {"index.sqlite", "locks", "reserve"} <= set(os.listdir(tmp_path / "selfload" / "store"))
+
+
+def test_load_reads_a_file_as_it_was_when_opened_and_never_follows_its_growth(tmp_path, monkeypatch):
+    """A file another process keeps appending to (a hostile tree, a log being written) was read until a read found
+    its end: a writer that stays ahead of the load kept it going without end, filling the store. A file is now read
+    as tar reads it: the bytes it held when it was opened (its size then), not what is appended while it is read;
+    one that shrinks meanwhile gives what is left. (The writer here appends before each of the load's reads, so it
+    is always ahead; it stops after 64 MiB, which the load followed before.)"""
+    data = (FIXTURES / "workspace-grep-stdlib-defs.txt").read_bytes()
+    folder = tmp_path / "tree"
+    folder.mkdir()
+    (folder / "growing.log").write_bytes(data)
+    (folder / "shrinking.log").write_bytes(data)
+    real_spill = loader.Scope.spill
+    appended = {"bytes": 0}
+
+    class Growing:
+        def __init__(self, source, path):
+            self.source, self.path = source, path
+
+        def read(self, size=-1):
+            if self.path.name == "growing.log" and appended["bytes"] < 64 << 20:
+                with open(self.path, "ab") as out:
+                    out.write(data)
+                appended["bytes"] += len(data)
+            elif self.path.name == "shrinking.log":
+                os.truncate(self.path, len(data) // 2)
+            return self.source.read(size)
+
+    def spill_while_it_changes(self, content, **kwargs):
+        path = folder / os.path.basename(os.readlink(f"/proc/self/fd/{content.file.fileno()}"))
+        return real_spill(self, Growing(content, path), **kwargs)
+
+    monkeypatch.setattr(loader.Scope, "spill", spill_while_it_changes)
+    skipped: list[Skipped] = []
+    with ScratchStore(tmp_path / "root") as store:
+        scope = store.scope("r", "a")
+        stubs = load_dir(scope, folder, skipped=skipped)
+        assert skipped == []
+        assert stubs["growing.log"].size == len(data)
+        assert b"".join(scope.iter_content("handle", stubs["growing.log"].handle)) == data
+        assert b"".join(scope.iter_content("handle", stubs["shrinking.log"].handle)) == data[: len(data) // 2]
+    assert 0 < appended["bytes"] < 64 << 20  # the load stopped reading while the writer was still ahead
