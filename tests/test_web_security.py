@@ -350,3 +350,41 @@ def test_the_token_cookie_is_found_beside_any_other_cookie(seeded, neighbour):
         assert [r["run_id"] for r in got.json()["runs"]] == ["run-1"]
     for header in (neighbour, f"{neighbour}; {cookie_name(81)}={TOKEN}", f"{cookie_name(80)}x={TOKEN}"):
         assert TestClient(app).get("/api/runs", headers={"Cookie": header.encode()}).status_code == 401, header
+
+
+def _fetch_metadata(site: str, mode: str, dest: str) -> dict[str, str]:
+    return {"Sec-Fetch-Site": site, "Sec-Fetch-Mode": mode, "Sec-Fetch-Dest": dest}
+
+
+def test_a_page_of_another_port_cannot_make_the_inspector_work_for_it(seeded):
+    """Every port of 127.0.0.1 is the same site, so ``SameSite=Strict`` sends the token cookie with requests that a
+    page served on another port makes -- a dev server, a page an agent's browser tool opened, anything local.
+    Only state-changing requests checked where they came from: an ``<img>`` or ``<script>`` of such a page, or a
+    ``fetch(..., {mode: "no-cors"})``, made the inspector run what it named with the person's cookie: a deep fsck
+    of 100,000 entries, a pattern search or jq filter until its time limit, every time the page asked (it cannot
+    read the answers, but it can keep the machine's cores busy, and time them). A request whose Fetch Metadata says
+    another site or origin made it as a subresource (anything but a top-level navigation) is refused with 403
+    before it reaches the app; a link followed from such a page (a navigation) still opens the inspector."""
+    store, _, handle = seeded
+    app = create_app(store, TOKEN)
+    browser = TestClient(app, cookies={cookie_name(80): TOKEN})
+    fsck_url = "/api/fsck?limit=100000&deep=true"
+    read_url = f"/api/runs/run-1/agents/agent-1/handles/{handle}/read?pattern=(a|a)*b"
+    for site in ("same-site", "cross-site"):
+        for mode, dest in (("no-cors", "image"), ("no-cors", "script"), ("no-cors", "empty"), ("cors", "empty"),
+                           ("navigate", "iframe"), ("navigate", "embed"), ("no-cors", "style")):
+            for method in ("GET", "HEAD"):
+                for url in (fsck_url, read_url, "/", f"/api/runs/run-1/agents/agent-1/handles/{handle}/content"):
+                    got = browser.request(method, url, headers=_fetch_metadata(site, mode, dest))
+                    assert got.status_code == 403, (site, mode, dest, method, url)
+                    assert got.headers["content-security-policy"] == CSP
+    assert app.app.state.fsck_cache == {}  # no check ran
+    got = browser.get(fsck_url, headers=_fetch_metadata("same-site", "no-cors", "image"))
+    assert got.json()["error"] == {"kind": "forbidden", "message": "a request made by a page of another site or "
+                                   "origin (same-site, no-cors, image) may not use the inspector"}
+    for site in ("same-site", "cross-site", "none"):  # a link followed, a typed or bookmarked URL
+        page = browser.get("/runs/run-1", headers=_fetch_metadata(site, "navigate", "document"))
+        assert page.status_code == 200 and 'data-run="run-1"' in page.text
+    own = browser.get(fsck_url, headers=_fetch_metadata("same-origin", "cors", "empty"))  # the page's own fetch
+    assert own.status_code == 200 and own.json()["entries_checked"] == 2
+    assert TestClient(app, headers=AUTH).get("/api/runs").json()["runs"][0]["run_id"] == "run-1"  # no metadata

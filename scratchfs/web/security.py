@@ -13,6 +13,11 @@ response, as one pure ASGI middleware (:class:`Guard`) in front of the whole app
   from its own HTML; another origin cannot read the page, and cannot set a custom header on a cross-site request
   without a CORS preflight, which this app never grants). A request whose ``Origin`` or ``Sec-Fetch-Site`` says it
   comes from another site is refused (403) whatever it carries.
+* A request another site's or origin's page made as a subresource (an ``<img>``, a ``<script>``, a frame, a
+  ``fetch``: its ``Sec-Fetch-Site`` is ``same-site`` or ``cross-site`` and it is no top-level navigation) is
+  refused (403) whatever method it uses: every port of a host is the same site, so the token cookie goes with the
+  requests of any page served on another port of 127.0.0.1, and such a page could make the inspector run deep
+  checks and searches for it. A link followed from elsewhere still opens the page.
 * Every response, errors included, carries :data:`SECURITY_HEADERS`: a ``Content-Security-Policy`` that allows
   scripts, styles and fetches from this origin only (no inline script or style, no frames, no forms, no plugins),
   ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer``, ``X-Frame-Options: DENY`` and
@@ -159,6 +164,10 @@ class Guard:
             await _refuse(scope, send_with_headers, 401, "unauthorized",
                           "the access token is missing or wrong: open the URL that `scratchfs serve` printed")
             return
+        foreign = _foreign_subresource(headers)
+        if foreign:
+            await _refuse(scope, send_with_headers, 403, "forbidden", foreign)
+            return
         method = scope.get("method", "GET")
         if method not in _SAFE_METHODS:
             problem = self._csrf_problem(headers, bearer)
@@ -184,6 +193,23 @@ class Guard:
         if _same(bearer, self.token) or _same(headers.get(CSRF_HEADER), self.csrf):
             return None
         return f"a request that changes something needs an Authorization: Bearer header or {CSRF_HEADER}"
+
+
+def _foreign_subresource(headers: dict[str, str]) -> str | None:
+    """Why a request that another site or origin's page made is refused (its Fetch Metadata, the ``Sec-Fetch-*``
+    headers browsers send, says so), or None: only a top-level navigation -- a link followed, a URL typed -- may
+    come from elsewhere. Every port of a host is the same site, so the token cookie (``SameSite=Strict``) rides
+    along with an ``<img>``, a ``<script>`` or a no-cors ``fetch`` of any page served on another port; without
+    this the inspector ran whatever such a page named (a deep fsck, a search until its time limit) with the
+    person's cookie. A request without the headers (a script, an older browser) is judged by its token alone."""
+    site = headers.get("sec-fetch-site")
+    if site is None or site in ("same-origin", "none"):
+        return None
+    mode, dest = headers.get("sec-fetch-mode", ""), headers.get("sec-fetch-dest", "")
+    if mode == "navigate" and dest in ("document", ""):
+        return None
+    return (f"a request made by a page of another site or origin ({site}, {mode or '?'}, {dest or '?'}) may not "
+            "use the inspector")
 
 
 async def _refuse(scope: Scope, send: Send, status: int, kind: str, message: str) -> None:
