@@ -388,3 +388,33 @@ def test_a_page_of_another_port_cannot_make_the_inspector_work_for_it(seeded):
     own = browser.get(fsck_url, headers=_fetch_metadata("same-origin", "cors", "empty"))  # the page's own fetch
     assert own.status_code == 200 and own.json()["entries_checked"] == 2
     assert TestClient(app, headers=AUTH).get("/api/runs").json()["runs"][0]["run_id"] == "run-1"  # no metadata
+
+
+@pytest.mark.parametrize(("url", "named"), [
+    ("/api/runs/run-1/agents/agent-1/scratchpad/read?key=%FF", "the query"),
+    ("/api/runs/run-1/agents/agent-1/scratchpad?key=n%C3", "the query"),
+    ("/api/runs/%FF/scratch", "the path"),
+    ("/runs/%ED%A0%80", "the path"),  # a UTF-16 surrogate, which UTF-8 does not encode
+    ("/api/runs/run-1/agents/agent-1/handles/{handle}/read?match=%C0%AF", "the query"),  # an overlong '/'
+])
+def test_a_url_that_is_not_utf8_is_refused_not_read_as_another_name(seeded, url, named):
+    """The server decoded percent-escapes that are not UTF-8 as U+FFFD (errors="replace", in uvicorn for the path and
+    Starlette for the query), so ``?key=%FF`` -- a key no client can have written -- read the entry whose key is
+    U+FFFD, ``/api/runs/%FF/scratch`` listed the run named U+FFFD, and ``match=%C0%AF`` searched for U+FFFD U+FFFD:
+    another entry's bytes, quietly. A URL whose path or query is not UTF-8 once percent-decoded is refused (400)."""
+    store, scope, handle = seeded
+    store.scope("\ufffd", "agent-1").scratch_write("k", "the run named U+FFFD")
+    scope.scratch_write("\ufffd", "the key U+FFFD")
+    scope.scratch_write("n\ufffd", "the key n U+FFFD")
+    scope.spill(b"\xef\xbf\xbd\xef\xbf\xbd" * 5000, source_tool="t")
+    client = TestClient(create_app(store, TOKEN), headers=AUTH)
+    got = client.get(url.format(handle=handle))
+    assert got.status_code == 400, got.text
+    message = f"{named} of the URL is not UTF-8 once its %-escapes are decoded"
+    if url.startswith("/api/"):
+        assert got.json()["error"] == {"kind": "invalid argument", "message": message}
+    else:
+        assert got.text == f"400 invalid argument: {message}\n"
+    assert got.headers["content-security-policy"] == CSP
+    fine = client.get("/api/runs/run-1/agents/agent-1/scratchpad/read", params={"key": "\ufffd"})
+    assert fine.status_code == 200 and fine.json()["data"] == "the key U+FFFD"

@@ -18,6 +18,8 @@ response, as one pure ASGI middleware (:class:`Guard`) in front of the whole app
   refused (403) whatever method it uses: every port of a host is the same site, so the token cookie goes with the
   requests of any page served on another port of 127.0.0.1, and such a page could make the inspector run deep
   checks and searches for it. A link followed from elsewhere still opens the page.
+* A URL whose path or query is not UTF-8 once its %-escapes are decoded is refused (400): the server would read
+  those bytes as U+FFFD, naming another entry than the one asked for.
 * Every response, errors included, carries :data:`SECURITY_HEADERS`: a ``Content-Security-Policy`` that allows
   scripts, styles and fetches from this origin only (no inline script or style, no frames, no forms, no plugins),
   ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer``, ``X-Frame-Options: DENY`` and
@@ -36,7 +38,7 @@ import secrets
 from collections.abc import Awaitable, Callable, MutableMapping
 from http.cookies import SimpleCookie
 from typing import Any
-from urllib.parse import parse_qsl, quote, urlencode
+from urllib.parse import parse_qsl, quote, unquote_to_bytes, urlencode
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -168,6 +170,10 @@ class Guard:
         if foreign:
             await _refuse(scope, send_with_headers, 403, "forbidden", foreign)
             return
+        garbled = _not_utf8(scope)
+        if garbled:
+            await _refuse(scope, send_with_headers, 400, "invalid argument", garbled)
+            return
         method = scope.get("method", "GET")
         if method not in _SAFE_METHODS:
             problem = self._csrf_problem(headers, bearer)
@@ -193,6 +199,18 @@ class Guard:
         if _same(bearer, self.token) or _same(headers.get(CSRF_HEADER), self.csrf):
             return None
         return f"a request that changes something needs an Authorization: Bearer header or {CSRF_HEADER}"
+
+
+def _not_utf8(scope: Scope) -> str | None:
+    """Which part of the request's URL is not UTF-8 once its %-escapes are decoded, or None. The server and the
+    framework decode such bytes as U+FFFD, so ``?key=%FF`` -- a name no client can have written -- would name the
+    entry whose key is U+FFFD, and a search for them would look for U+FFFD."""
+    for part, raw in (("the path", scope.get("raw_path")), ("the query", scope.get("query_string"))):
+        try:
+            unquote_to_bytes(raw or b"").decode("utf-8")
+        except UnicodeDecodeError:
+            return f"{part} of the URL is not UTF-8 once its %-escapes are decoded"
+    return None
 
 
 def _foreign_subresource(headers: dict[str, str]) -> str | None:
