@@ -418,3 +418,28 @@ def test_a_url_that_is_not_utf8_is_refused_not_read_as_another_name(seeded, url,
     assert got.headers["content-security-policy"] == CSP
     fine = client.get("/api/runs/run-1/agents/agent-1/scratchpad/read", params={"key": "\ufffd"})
     assert fine.status_code == 200 and fine.json()["data"] == "the key U+FFFD"
+
+
+def test_a_token_given_on_the_command_line_is_warned_about(tmp_path):
+    """``--token`` puts the token in the process's arguments, which every local user reads (``ps``,
+    ``/proc/PID/cmdline``), and the server listens on loopback, which every local user reaches: anyone on the
+    machine could read the store through the inspector, and nothing said so. A token given by option now gets a
+    warning on stderr naming ``$SCRATCHFS_TOKEN``, which stays private to the user (``/proc/PID/environ`` is
+    0400); one from the environment or made at random gets none."""
+    token = "given-on-the-command-line"
+    with serve(tmp_path / "r", "--token", token) as (found, proc):
+        assert found.group(4) == token
+        with open(f"/proc/{proc.pid}/cmdline", "rb") as cmdline:
+            assert token.encode() in cmdline.read().split(b"\0")  # what ps shows any user
+        proc.terminate()
+        proc.wait(10)
+        err = proc.stderr.read().decode()
+    lines = [line for line in err.splitlines() if "--token" in line]
+    assert lines == ["scratchfs: warning: --token puts the token in the process's arguments, which every local "
+                     "user can read (ps): give it in $SCRATCHFS_TOKEN instead"], err
+    assert token not in err
+    for env in ({"SCRATCHFS_TOKEN": token}, {}):
+        with serve(tmp_path / "r", env=env) as (_, proc):
+            proc.terminate()
+            proc.wait(10)
+            assert "--token" not in proc.stderr.read().decode()
