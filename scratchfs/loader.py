@@ -143,7 +143,7 @@ def _walk(root_fd: int, skipped: list[Skipped], avoid: tuple[int, int] | None = 
             try:
                 sub = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
             except OSError as exc:
-                skipped.append(Skipped(prefix + name, _error(exc), True))
+                skipped.append(_unopened(dir_fd, name, prefix + name, exc))
                 continue
             own = avoid is not None and _identity(sub) == avoid
             if own or _is_store(sub):
@@ -156,6 +156,19 @@ def _walk(root_fd: int, skipped: list[Skipped], avoid: tuple[int, int] | None = 
         for dir_fd, _, _ in stack:
             if dir_fd != root_fd:
                 os.close(dir_fd)
+
+
+def _unopened(dir_fd: int, name: str, path: str, exc: OSError) -> Skipped:
+    """The :class:`Skipped` of the folder ``name`` of ``dir_fd`` (at ``path``) that could not be opened: one that
+    became a link since it was listed is a link, left out by rule as any other (``O_DIRECTORY | O_NOFOLLOW`` on a
+    link fails with ``ENOTDIR``, not ``ELOOP``); any other error is a failure."""
+    if exc.errno in (errno.ENOTDIR, errno.ELOOP):
+        try:
+            if stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode):
+                return Skipped(path, _LINK, False)
+        except OSError:
+            pass
+    return Skipped(path, _error(exc), True)
 
 
 def _is_store(dir_fd: int) -> bool:

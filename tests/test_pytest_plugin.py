@@ -311,3 +311,28 @@ def test_load_reads_a_file_as_it_was_when_opened_and_never_follows_its_growth(tm
         assert b"".join(scope.iter_content("handle", stubs["growing.log"].handle)) == data
         assert b"".join(scope.iter_content("handle", stubs["shrinking.log"].handle)) == data[: len(data) // 2]
     assert 0 < appended["bytes"] < 64 << 20  # the load stopped reading while the writer was still ahead
+
+
+def test_load_counts_a_folder_that_became_a_link_mid_load_as_a_link_not_a_failure(tmp_path, monkeypatch):
+    """A file that became a symbolic link between the listing and its opening is left out as a link (not followed,
+    not a failure: exit code 0), but a folder that did was named among the files that could not be loaded, and
+    ``scratchfs load`` exited with 4. Both are links now, and neither is followed: nothing of the link's target
+    (here /etc) is read."""
+    folder = tmp_path / "tree"
+    (folder / "b").mkdir(parents=True)
+    (folder / "a.txt").write_bytes(b"first")
+    (folder / "b" / "c.txt").write_bytes(b"inside")
+    real_spill = loader.Scope.spill
+
+    def spill_and_swap(self, content, **kwargs):
+        if (folder / "b").is_dir() and not (folder / "b").is_symlink():
+            shutil.rmtree(folder / "b")
+            (folder / "b").symlink_to("/etc")
+        return real_spill(self, content, **kwargs)
+
+    monkeypatch.setattr(loader.Scope, "spill", spill_and_swap)
+    result = CliRunner().invoke(main, ["load", str(folder), "--root", str(tmp_path / "root"), "--run", "r",
+                                       "--agent", "a"])
+    assert result.exit_code == 0, result.output
+    assert [x["file"] for x in json.loads(result.stdout)] == ["a.txt"]
+    assert result.stderr == "scratchfs: skipped 1 that are not regular files: b (a symbolic link, not followed)\n"
