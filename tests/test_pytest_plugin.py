@@ -336,3 +336,18 @@ def test_load_counts_a_folder_that_became_a_link_mid_load_as_a_link_not_a_failur
     assert result.exit_code == 0, result.output
     assert [x["file"] for x in json.loads(result.stdout)] == ["a.txt"]
     assert result.stderr == "scratchfs: skipped 1 that are not regular files: b (a symbolic link, not followed)\n"
+
+
+def test_load_of_something_that_is_no_folder_makes_no_store(tmp_path):
+    """``scratchfs load FIFO --root NEW`` made a new empty store at NEW, then said "not a folder" (exit 2): click's
+    ``file_okay=False`` turns away regular files only, so a FIFO, socket or device went through to the loader
+    after the store was opened. It is now refused as the command's argument, before any store is opened."""
+    fifo, device = tmp_path / "p.fifo", "/dev/null"
+    os.mkfifo(fifo)
+    for folder in (str(fifo), device):
+        root = tmp_path / "new-root"
+        result = CliRunner().invoke(main, ["load", folder, "--root", str(root), "--run", "r", "--agent", "a"])
+        assert result.exit_code == 2, result.output
+        assert result.stdout == "" and result.stderr.count("\n") == 1
+        assert f"'{folder}' is not a folder" in result.stderr, result.stderr
+        assert not root.exists()
