@@ -339,9 +339,10 @@ def test_load_counts_a_folder_that_became_a_link_mid_load_as_a_link_not_a_failur
 
 
 def test_load_of_something_that_is_no_folder_makes_no_store(tmp_path):
-    """``scratchfs load FIFO --root NEW`` made a new empty store at NEW, then said "not a folder" (exit 2): click's
-    ``file_okay=False`` turns away regular files only, so a FIFO, socket or device went through to the loader
-    after the store was opened. It is now refused as the command's argument, before any store is opened."""
+    """``scratchfs load FIFO --root NEW`` made a new empty store at NEW, then said "not a folder" (exit 2), and
+    ``scratchfs demo --fixtures FIFO --root NEW`` made one and said "storage: Not a directory" (exit 4): click's
+    ``file_okay=False`` turns away regular files only, so a FIFO, socket or device went through to the command
+    after the store was opened. Both are now refused as the command's argument, before any store is opened."""
     fifo, device = tmp_path / "p.fifo", "/dev/null"
     os.mkfifo(fifo)
     for folder in (str(fifo), device):
@@ -350,4 +351,8 @@ def test_load_of_something_that_is_no_folder_makes_no_store(tmp_path):
         assert result.exit_code == 2, result.output
         assert result.stdout == "" and result.stderr.count("\n") == 1
         assert f"'{folder}' is not a folder" in result.stderr, result.stderr
+        assert not root.exists()
+        demo = CliRunner().invoke(main, ["demo", "--fixtures", folder, "--root", str(root)])  # the same kind
+        assert demo.exit_code == 2 and demo.stderr.count("\n") == 1, demo.output
+        assert f"'{folder}' is not a folder" in demo.stderr, demo.stderr  # (was "storage: Not a directory", exit 4)
         assert not root.exists()

@@ -20,6 +20,7 @@ from scratchfs.api.store import ScratchStore, existing_store
 from scratchfs.api.stub import Stub
 from scratchfs.cli.app import (
     TTL_OPTION,
+    Folder,
     Integer,
     Seconds,
     as_invoked,
@@ -249,7 +250,7 @@ def _repair_hint(problems: list) -> str:
 
 @main.command("load")
 @scope_options
-@click.argument("folder", type=click.Path(exists=True, file_okay=False), callback=lambda _c, _p, value: _folder(value))
+@click.argument("folder", type=Folder())
 @click.option("--tool", default=None, help="Source tool recorded for every file [default: each file's name "
                                            "without its last suffix].")
 @TTL_OPTION
@@ -283,14 +284,6 @@ def load(store: ScratchStore, run_id: str, agent_id: str, folder: str, tool: str
         raise StorageError(f"loaded {len(stubs)} files; could not load {len(failed)}: {_named(failed)}{also}")
     if skipped:
         warn(f"skipped {len(skipped)} that are not regular files: {_named(skipped)}")
-
-
-def _folder(value: str) -> str:
-    """FOLDER, refused as the argument (before a store is opened, so none is made for nothing) when it is not a
-    directory: click's ``file_okay=False`` turns away regular files only, not a FIFO, socket or device."""
-    if not os.path.isdir(value):
-        raise click.BadParameter(f"{value!r} is not a folder")
-    return value
 
 
 def _print_loaded(stubs: dict[str, Stub]) -> None:
