@@ -9,7 +9,8 @@ the others are loaded. The store's own root directory, when it lies inside the f
 told by its device and inode: its index, locks and blobs are no tool outputs. So is a folder that is another
 scratchfs store (``index.sqlite`` beside ``runs/`` and ``locks/``: the fixtures' old store, say). A file is loaded
 as it was when it was opened: its size then, as tar reads it (bytes appended while it is read are not followed, so a
-file another process keeps writing never keeps a load going; one that shrinks gives what is left).
+file another process keeps writing never keeps a load going; one that shrinks gives what is left). A file larger
+than :data:`MAX_FILE_BYTES` (or ``max_file_bytes``) is left out unread, named with its size.
 """
 
 from __future__ import annotations
@@ -33,6 +34,13 @@ _STORE = "the store's own directory"
 _OTHER_STORE = "another scratchfs store"
 _KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a character device",
           stat.S_IFBLK: "a block device", stat.S_IFLNK: _LINK, stat.S_IFDIR: "a folder"}
+
+
+MAX_FILE_BYTES = 4 * 1024**3
+"""Largest file :func:`load_dir` reads by default (4 GiB): a larger one is left out unread (a sparse file of
+terabytes takes a second to make and a day to read)."""
+TOO_LARGE = "larger than the limit of"
+"""How the reason of a file left out for its size starts."""
 
 
 class Skipped(NamedTuple):
@@ -236,9 +244,11 @@ class _Source:
         return data
 
 
-def _load_one(scope: Scope, dir_fd: int, name: str, tool: str | None, ttl: float | None) -> Stub | tuple[str, bool]:
-    """Spill the file ``name`` of ``dir_fd``: its stub, or ``(reason, failed)`` when it was not loaded (as
-    :class:`Skipped`). Raises the store's errors (:meth:`Scope.spill`), not the file's."""
+def _load_one(scope: Scope, dir_fd: int, name: str, tool: str | None, ttl: float | None,
+              most: int | None) -> Stub | tuple[str, bool]:
+    """Spill the file ``name`` of ``dir_fd`` (of at most ``most`` bytes, when given): its stub, or ``(reason,
+    failed)`` when it was not loaded (as :class:`Skipped`). Raises the store's errors (:meth:`Scope.spill`), not the
+    file's."""
     try:
         fd = os.open(name, _FILE_FLAGS, dir_fd=dir_fd)
     except OSError as exc:
@@ -247,6 +257,8 @@ def _load_one(scope: Scope, dir_fd: int, name: str, tool: str | None, ttl: float
         found = os.fstat(fd)
         if not stat.S_ISREG(found.st_mode):  # it changed since it was listed
             return _kind(found.st_mode), False
+        if most is not None and found.st_size > most:
+            return f"{TOO_LARGE} {most} bytes ({found.st_size} bytes)", False
         source = _Source(file, found.st_size)
         try:
             return scope.spill(source, source_tool=tool or checks.clean_tool(Path(name).stem), ttl=ttl)
@@ -258,7 +270,7 @@ def _load_one(scope: Scope, dir_fd: int, name: str, tool: str | None, ttl: float
 
 def load_dir(scope: Scope, folder: str | os.PathLike[str], *, tool: str | None = None,
              ttl: float | None = None, skipped: list[Skipped] | None = None,
-             into: dict[str, Stub] | None = None) -> dict[str, Stub]:
+             into: dict[str, Stub] | None = None, max_file_bytes: int | None = MAX_FILE_BYTES) -> dict[str, Stub]:
     """Spill every regular file of ``folder`` (see :func:`iter_files`) into ``scope``, streaming each from disk.
 
     A file that cannot be loaded is skipped, and the rest are loaded: one that is not a regular file (any more), a
@@ -277,17 +289,22 @@ def load_dir(scope: Scope, folder: str | os.PathLike[str], *, tool: str | None =
             failed)``, sorted by path.
         into: the dict to return, filled as each file is spilled: after a failure of the store (a quota hit), it
             still names every file stored before it.
+        max_file_bytes: a file larger than this many bytes (:data:`MAX_FILE_BYTES` by default; None: no limit) is
+            left out unread, as ``Skipped(path, "larger than the limit of N bytes (M bytes)", False)``.
 
     Returns:
         ``{relative path (with "/"): stub}``, in the order spilled (of the relative paths).
 
     Raises:
-        InvalidArgument: ``folder`` is not a directory (or cannot be opened), or a bad ``tool`` or ``ttl``.
+        InvalidArgument: ``folder`` is not a directory (or cannot be opened), or a bad ``tool``, ``ttl`` or
+            ``max_file_bytes`` (not a positive integer).
         StorageError, StoreBusy, QuotaExceeded: as :meth:`Scope.spill` (the store's failures, not a file's); files
             spilled before the failure stay in the store.
     """
     tool = checks.check_tool(tool) or None
     checks.check_ttl(ttl, 0.0)
+    if max_file_bytes is not None:
+        checks.check_int(max_file_bytes, "max_file_bytes", 1, 2**63 - 1)
     try:
         store = os.stat(scope.store.root)
         avoid: tuple[int, int] | None = (store.st_dev, store.st_ino)
@@ -299,7 +316,7 @@ def load_dir(scope: Scope, folder: str | os.PathLike[str], *, tool: str | None =
     walk = _walk(root_fd, left, avoid)
     try:
         for rel, dir_fd, name in walk:
-            loaded = _load_one(scope, dir_fd, name, tool, ttl)
+            loaded = _load_one(scope, dir_fd, name, tool, ttl, max_file_bytes)
             if isinstance(loaded, tuple):
                 left.append(Skipped(rel, *loaded))
             else:
@@ -312,4 +329,4 @@ def load_dir(scope: Scope, folder: str | os.PathLike[str], *, tool: str | None =
     return stubs
 
 
-__all__ = ["Skipped", "iter_files", "load_dir"]
+__all__ = ["MAX_FILE_BYTES", "TOO_LARGE", "Skipped", "iter_files", "load_dir"]

@@ -356,3 +356,32 @@ def test_load_of_something_that_is_no_folder_makes_no_store(tmp_path):
         assert demo.exit_code == 2 and demo.stderr.count("\n") == 1, demo.output
         assert f"'{folder}' is not a folder" in demo.stderr, demo.stderr  # (was "storage: Not a directory", exit 4)
         assert not root.exists()
+
+
+def test_load_leaves_out_a_file_larger_than_its_limit_without_reading_it(tmp_path):
+    """A hostile tree may hold a sparse file of terabytes (``truncate -s 16T``: a second to make, no disk used):
+    load read every byte of it -- about 200 MB/s, a day for 16 TiB -- and stored it all. A file larger than
+    ``max_file_bytes`` (4 GiB by default; ``--max-file-bytes`` on the command line, 0 for no limit) is left out
+    unread, named with its size, as a rule (not a failure: exit code 0); the others are loaded."""
+    folder = tmp_path / "tree"
+    folder.mkdir()
+    (folder / "a.txt").write_bytes(b"0123456789")
+    with open(folder / "huge.bin", "wb") as huge:
+        huge.truncate(5 << 30)  # 5 GiB of holes
+    skipped: list[Skipped] = []
+    with ScratchStore(tmp_path / "root") as store:
+        scope = store.scope("r", "a")
+        stubs = load_dir(scope, folder, skipped=skipped)
+        assert list(stubs) == ["a.txt"] and scope.read_handle(stubs["a.txt"].handle).data == b"0123456789"
+        assert skipped == [Skipped("huge.bin", "larger than the limit of 4294967296 bytes (5368709120 bytes)", False)]
+        skipped.clear()
+        assert list(load_dir(scope, folder, skipped=skipped, max_file_bytes=9)) == []
+        assert [s.path for s in skipped] == ["a.txt", "huge.bin"]
+        assert list(load_dir(scope, folder, max_file_bytes=10)) == ["a.txt"]
+    result = CliRunner().invoke(main, ["load", str(folder), "--root", str(tmp_path / "root"), "--run", "r",
+                                       "--agent", "a", "--max-file-bytes", "9"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == []
+    assert result.stderr == ("scratchfs: skipped 2 that are not regular files or are larger than --max-file-bytes: "
+                             "a.txt (larger than the limit of 9 bytes (10 bytes)), huge.bin (larger than the limit "
+                             "of 9 bytes (5368709120 bytes))\n")
