@@ -226,8 +226,8 @@ def _foreign_subresource(headers: dict[str, str]) -> str | None:
     mode, dest = headers.get("sec-fetch-mode", ""), headers.get("sec-fetch-dest", "")
     if mode == "navigate" and dest in ("document", ""):
         return None
-    return (f"a request made by a page of another site or origin ({site}, {mode or '?'}, {dest or '?'}) may not "
-            "use the inspector")
+    said = ", ".join(value[:20] or "?" for value in (site, mode, dest))  # (a client's own words: a few of them)
+    return f"a request made by a page of another site or origin ({said}) may not use the inspector"
 
 
 async def _refuse(scope: Scope, send: Send, status: int, kind: str, message: str) -> None:
