@@ -7,7 +7,10 @@ gone by the time it is opened (``ENOENT``), a read error -- is skipped and named
 the others are loaded. The store's own root directory, when it lies inside the folder (a store in a test's
 ``tmp_path`` loaded from ``tmp_path``), is skipped -- and a folder inside it (its ``runs/``) is not walked --,
 told by its device and inode: its index, locks and blobs are no tool outputs. So is a folder that is another
-scratchfs store (``index.sqlite`` beside ``runs/`` and ``locks/``: the fixtures' old store, say).
+scratchfs store (``index.sqlite`` beside ``runs/`` and ``locks/``: the fixtures' old store, say). A file is loaded
+as it was when it was opened: its size then, as tar reads it (bytes appended while it is read are not followed, so a
+file another process keeps writing never keeps a load going; one that shrinks gives what is left). A file larger
+than :data:`MAX_FILE_BYTES` (or ``max_file_bytes``) is left out unread, named with its size.
 """
 
 from __future__ import annotations
@@ -31,6 +34,13 @@ _STORE = "the store's own directory"
 _OTHER_STORE = "another scratchfs store"
 _KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a character device",
           stat.S_IFBLK: "a block device", stat.S_IFLNK: _LINK, stat.S_IFDIR: "a folder"}
+
+
+MAX_FILE_BYTES = 4 * 1024**3
+"""Largest file :func:`load_dir` reads by default (4 GiB): a larger one is left out unread (a sparse file of
+terabytes takes a second to make and a day to read)."""
+TOO_LARGE = "larger than the limit of"
+"""How the reason of a file left out for its size starts."""
 
 
 class Skipped(NamedTuple):
@@ -141,7 +151,7 @@ def _walk(root_fd: int, skipped: list[Skipped], avoid: tuple[int, int] | None = 
             try:
                 sub = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
             except OSError as exc:
-                skipped.append(Skipped(prefix + name, _error(exc), True))
+                skipped.append(_unopened(dir_fd, name, prefix + name, exc))
                 continue
             own = avoid is not None and _identity(sub) == avoid
             if own or _is_store(sub):
@@ -154,6 +164,19 @@ def _walk(root_fd: int, skipped: list[Skipped], avoid: tuple[int, int] | None = 
         for dir_fd, _, _ in stack:
             if dir_fd != root_fd:
                 os.close(dir_fd)
+
+
+def _unopened(dir_fd: int, name: str, path: str, exc: OSError) -> Skipped:
+    """The :class:`Skipped` of the folder ``name`` of ``dir_fd`` (at ``path``) that could not be opened: one that
+    became a link since it was listed is a link, left out by rule as any other (``O_DIRECTORY | O_NOFOLLOW`` on a
+    link fails with ``ENOTDIR``, not ``ELOOP``); any other error is a failure."""
+    if exc.errno in (errno.ENOTDIR, errno.ELOOP):
+        try:
+            if stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode):
+                return Skipped(path, _LINK, False)
+        except OSError:
+            pass
+    return Skipped(path, _error(exc), True)
 
 
 def _is_store(dir_fd: int) -> bool:
@@ -201,31 +224,42 @@ def iter_files(folder: str | os.PathLike[str], skipped: list[Skipped] | None = N
 
 
 class _Source:
-    """A file being spilled; remembers the error its own reads raised (not the store's)."""
+    """A file being spilled, read up to the ``size`` it had when it was opened (as tar reads a file: what another
+    process appends meanwhile is not followed, so a writer that stays ahead of the load cannot keep it going);
+    remembers the error its own reads raised (not the store's)."""
 
-    def __init__(self, file: BinaryIO) -> None:
-        self.file, self.error = file, None
+    def __init__(self, file: BinaryIO, size: int) -> None:
+        self.file, self.error, self.left = file, None, size
 
     def read(self, size: int = -1) -> bytes:
+        want = self.left if size < 0 else min(size, self.left)
+        if want <= 0:
+            return b""
         try:
-            return self.file.read(size)
+            data = self.file.read(want)
         except OSError as exc:
             self.error = exc
             raise
+        self.left -= len(data)
+        return data
 
 
-def _load_one(scope: Scope, dir_fd: int, name: str, tool: str | None, ttl: float | None) -> Stub | tuple[str, bool]:
-    """Spill the file ``name`` of ``dir_fd``: its stub, or ``(reason, failed)`` when it was not loaded (as
-    :class:`Skipped`). Raises the store's errors (:meth:`Scope.spill`), not the file's."""
+def _load_one(scope: Scope, dir_fd: int, name: str, tool: str | None, ttl: float | None,
+              most: int | None) -> Stub | tuple[str, bool]:
+    """Spill the file ``name`` of ``dir_fd`` (of at most ``most`` bytes, when given): its stub, or ``(reason,
+    failed)`` when it was not loaded (as :class:`Skipped`). Raises the store's errors (:meth:`Scope.spill`), not the
+    file's."""
     try:
         fd = os.open(name, _FILE_FLAGS, dir_fd=dir_fd)
     except OSError as exc:
         return _error(exc), exc.errno != errno.ELOOP  # ELOOP: it became a link
     with os.fdopen(fd, "rb") as file:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):  # it changed since it was listed
-            return _kind(mode), False
-        source = _Source(file)
+        found = os.fstat(fd)
+        if not stat.S_ISREG(found.st_mode):  # it changed since it was listed
+            return _kind(found.st_mode), False
+        if most is not None and found.st_size > most:
+            return f"{TOO_LARGE} {most} bytes ({found.st_size} bytes)", False
+        source = _Source(file, found.st_size)
         try:
             return scope.spill(source, source_tool=tool or checks.clean_tool(Path(name).stem), ttl=ttl)
         except (OSError, ScratchError):
@@ -236,12 +270,13 @@ def _load_one(scope: Scope, dir_fd: int, name: str, tool: str | None, ttl: float
 
 def load_dir(scope: Scope, folder: str | os.PathLike[str], *, tool: str | None = None,
              ttl: float | None = None, skipped: list[Skipped] | None = None,
-             into: dict[str, Stub] | None = None) -> dict[str, Stub]:
+             into: dict[str, Stub] | None = None, max_file_bytes: int | None = MAX_FILE_BYTES) -> dict[str, Stub]:
     """Spill every regular file of ``folder`` (see :func:`iter_files`) into ``scope``, streaming each from disk.
 
     A file that cannot be loaded is skipped, and the rest are loaded: one that is not a regular file (any more), a
     link, or that cannot be opened or read (permissions, a link loop, a name too long, gone since it was listed, a
-    read error); so is a folder that cannot be opened or listed. The store's root directory, when it is inside
+    read error); so is a folder that cannot be opened or listed. Each file is read up to the size it had when it was
+    opened (bytes appended while it is read are not followed). The store's root directory, when it is inside
     ``folder`` (or is ``folder``, or holds ``folder``), is skipped (reason ``"the store's own directory"``, not
     failed): found by its device and inode as the walk opens each folder, whatever path names it. Paths longer
     than ``PATH_MAX`` are loaded (the walk opens each folder from its parent's descriptor).
@@ -254,17 +289,22 @@ def load_dir(scope: Scope, folder: str | os.PathLike[str], *, tool: str | None =
             failed)``, sorted by path.
         into: the dict to return, filled as each file is spilled: after a failure of the store (a quota hit), it
             still names every file stored before it.
+        max_file_bytes: a file larger than this many bytes (:data:`MAX_FILE_BYTES` by default; None: no limit) is
+            left out unread, as ``Skipped(path, "larger than the limit of N bytes (M bytes)", False)``.
 
     Returns:
         ``{relative path (with "/"): stub}``, in the order spilled (of the relative paths).
 
     Raises:
-        InvalidArgument: ``folder`` is not a directory (or cannot be opened), or a bad ``tool`` or ``ttl``.
+        InvalidArgument: ``folder`` is not a directory (or cannot be opened), or a bad ``tool``, ``ttl`` or
+            ``max_file_bytes`` (not a positive integer).
         StorageError, StoreBusy, QuotaExceeded: as :meth:`Scope.spill` (the store's failures, not a file's); files
             spilled before the failure stay in the store.
     """
     tool = checks.check_tool(tool) or None
     checks.check_ttl(ttl, 0.0)
+    if max_file_bytes is not None:
+        checks.check_int(max_file_bytes, "max_file_bytes", 1, 2**63 - 1)
     try:
         store = os.stat(scope.store.root)
         avoid: tuple[int, int] | None = (store.st_dev, store.st_ino)
@@ -276,7 +316,7 @@ def load_dir(scope: Scope, folder: str | os.PathLike[str], *, tool: str | None =
     walk = _walk(root_fd, left, avoid)
     try:
         for rel, dir_fd, name in walk:
-            loaded = _load_one(scope, dir_fd, name, tool, ttl)
+            loaded = _load_one(scope, dir_fd, name, tool, ttl, max_file_bytes)
             if isinstance(loaded, tuple):
                 left.append(Skipped(rel, *loaded))
             else:
@@ -289,4 +329,4 @@ def load_dir(scope: Scope, folder: str | os.PathLike[str], *, tool: str | None =
     return stubs
 
 
-__all__ = ["Skipped", "iter_files", "load_dir"]
+__all__ = ["MAX_FILE_BYTES", "TOO_LARGE", "Skipped", "iter_files", "load_dir"]

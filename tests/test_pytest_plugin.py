@@ -298,3 +298,120 @@ def test_load_from_the_command_line_skips_the_stores_own_directory(tmp_path, mon
         assert result.stderr == ("scratchfs: skipped 1 that are not tool outputs: store (the store's own "
                                  "directory)\n")
     assert {"index.sqlite", "locks", "reserve"} <= set(os.listdir(tmp_path / "selfload" / "store"))
+
+
+def test_load_reads_a_file_as_it_was_when_opened_and_never_follows_its_growth(tmp_path, monkeypatch):
+    """A file another process keeps appending to (a hostile tree, a log being written) was read until a read found
+    its end: a writer that stays ahead of the load kept it going without end, filling the store. A file is now read
+    as tar reads it: the bytes it held when it was opened (its size then), not what is appended while it is read;
+    one that shrinks meanwhile gives what is left. (The writer here appends before each of the load's reads, so it
+    is always ahead; it stops after 64 MiB, which the load followed before.)"""
+    data = (FIXTURES / "workspace-grep-stdlib-defs.txt").read_bytes()
+    folder = tmp_path / "tree"
+    folder.mkdir()
+    (folder / "growing.log").write_bytes(data)
+    (folder / "shrinking.log").write_bytes(data)
+    real_spill = loader.Scope.spill
+    appended = {"bytes": 0}
+
+    class Growing:
+        def __init__(self, source, path):
+            self.source, self.path = source, path
+
+        def read(self, size=-1):
+            if self.path.name == "growing.log" and appended["bytes"] < 64 << 20:
+                with open(self.path, "ab") as out:
+                    out.write(data)
+                appended["bytes"] += len(data)
+            elif self.path.name == "shrinking.log":
+                os.truncate(self.path, len(data) // 2)
+            return self.source.read(size)
+
+    def spill_while_it_changes(self, content, **kwargs):
+        path = folder / os.path.basename(os.readlink(f"/proc/self/fd/{content.file.fileno()}"))
+        return real_spill(self, Growing(content, path), **kwargs)
+
+    monkeypatch.setattr(loader.Scope, "spill", spill_while_it_changes)
+    skipped: list[Skipped] = []
+    with ScratchStore(tmp_path / "root") as store:
+        scope = store.scope("r", "a")
+        stubs = load_dir(scope, folder, skipped=skipped)
+        assert skipped == []
+        assert stubs["growing.log"].size == len(data)
+        assert b"".join(scope.iter_content("handle", stubs["growing.log"].handle)) == data
+        assert b"".join(scope.iter_content("handle", stubs["shrinking.log"].handle)) == data[: len(data) // 2]
+    assert 0 < appended["bytes"] < 64 << 20  # the load stopped reading while the writer was still ahead
+
+
+def test_load_counts_a_folder_that_became_a_link_mid_load_as_a_link_not_a_failure(tmp_path, monkeypatch):
+    """A file that became a symbolic link between the listing and its opening is left out as a link (not followed,
+    not a failure: exit code 0), but a folder that did was named among the files that could not be loaded, and
+    ``scratchfs load`` exited with 4. Both are links now, and neither is followed: nothing of the link's target
+    (here /etc) is read."""
+    folder = tmp_path / "tree"
+    (folder / "b").mkdir(parents=True)
+    (folder / "a.txt").write_bytes(b"first")
+    (folder / "b" / "c.txt").write_bytes(b"inside")
+    real_spill = loader.Scope.spill
+
+    def spill_and_swap(self, content, **kwargs):
+        if (folder / "b").is_dir() and not (folder / "b").is_symlink():
+            shutil.rmtree(folder / "b")
+            (folder / "b").symlink_to("/etc")
+        return real_spill(self, content, **kwargs)
+
+    monkeypatch.setattr(loader.Scope, "spill", spill_and_swap)
+    result = CliRunner().invoke(main, ["load", str(folder), "--root", str(tmp_path / "root"), "--run", "r",
+                                       "--agent", "a"])
+    assert result.exit_code == 0, result.output
+    assert [x["file"] for x in json.loads(result.stdout)] == ["a.txt"]
+    assert result.stderr == "scratchfs: skipped 1 that are not tool outputs: b (a symbolic link, not followed)\n"
+
+
+def test_load_of_something_that_is_no_folder_makes_no_store(tmp_path):
+    """``scratchfs load FIFO --root NEW`` made a new empty store at NEW, then said "not a folder" (exit 2), and
+    ``scratchfs demo --fixtures FIFO --root NEW`` made one and said "storage: Not a directory" (exit 4): click's
+    ``file_okay=False`` turns away regular files only, so a FIFO, socket or device went through to the command
+    after the store was opened. Both are now refused as the command's argument, before any store is opened."""
+    fifo, device = tmp_path / "p.fifo", "/dev/null"
+    os.mkfifo(fifo)
+    for folder in (str(fifo), device):
+        root = tmp_path / "new-root"
+        result = CliRunner().invoke(main, ["load", folder, "--root", str(root), "--run", "r", "--agent", "a"])
+        assert result.exit_code == 2, result.output
+        assert result.stdout == "" and result.stderr.count("\n") == 1
+        assert f"'{folder}' is not a folder" in result.stderr, result.stderr
+        assert not root.exists()
+        demo = CliRunner().invoke(main, ["demo", "--fixtures", folder, "--root", str(root)])  # the same kind
+        assert demo.exit_code == 2 and demo.stderr.count("\n") == 1, demo.output
+        assert f"'{folder}' is not a folder" in demo.stderr, demo.stderr  # (was "storage: Not a directory", exit 4)
+        assert not root.exists()
+
+
+def test_load_leaves_out_a_file_larger_than_its_limit_without_reading_it(tmp_path):
+    """A hostile tree may hold a sparse file of terabytes (``truncate -s 16T``: a second to make, no disk used):
+    load read every byte of it -- about 200 MB/s, a day for 16 TiB -- and stored it all. A file larger than
+    ``max_file_bytes`` (4 GiB by default; ``--max-file-bytes`` on the command line, 0 for no limit) is left out
+    unread, named with its size, as a rule (not a failure: exit code 0); the others are loaded."""
+    folder = tmp_path / "tree"
+    folder.mkdir()
+    (folder / "a.txt").write_bytes(b"0123456789")
+    with open(folder / "huge.bin", "wb") as huge:
+        huge.truncate(5 << 30)  # 5 GiB of holes
+    skipped: list[Skipped] = []
+    with ScratchStore(tmp_path / "root") as store:
+        scope = store.scope("r", "a")
+        stubs = load_dir(scope, folder, skipped=skipped)
+        assert list(stubs) == ["a.txt"] and scope.read_handle(stubs["a.txt"].handle).data == b"0123456789"
+        assert skipped == [Skipped("huge.bin", "larger than the limit of 4294967296 bytes (5368709120 bytes)", False)]
+        skipped.clear()
+        assert list(load_dir(scope, folder, skipped=skipped, max_file_bytes=9)) == []
+        assert [s.path for s in skipped] == ["a.txt", "huge.bin"]
+        assert list(load_dir(scope, folder, max_file_bytes=10)) == ["a.txt"]
+    result = CliRunner().invoke(main, ["load", str(folder), "--root", str(tmp_path / "root"), "--run", "r",
+                                       "--agent", "a", "--max-file-bytes", "9"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == []
+    assert result.stderr == ("scratchfs: skipped 2 that are not tool outputs or are larger than --max-file-bytes: "
+                             "a.txt (larger than the limit of 9 bytes (10 bytes)), huge.bin (larger than the limit "
+                             "of 9 bytes (5368709120 bytes))\n")

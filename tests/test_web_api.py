@@ -696,3 +696,42 @@ def test_a_download_cut_short_by_a_damaged_frame_is_incomplete_and_logged_withou
     assert 0 < len(cut.value.partial) < len(data) and data.startswith(cut.value.partial)
     assert "the download was cut short: " in err and "does not decompress" in err
     assert "Traceback" not in err and "Exception in ASGI application" not in err
+
+
+def test_a_head_of_a_download_decompresses_nothing(tmp_path, fixture_data):
+    """HEAD of ``.../content`` answered the headers at once but then went on iterating the whole entry, as
+    Starlette's streaming response does for every method (uvicorn drops the body of a HEAD): every frame was read
+    and decompressed for nothing -- a HEAD of a 1 GiB entry cost what its GET does -- and one of a damaged entry
+    was logged as a download cut short, with uvicorn's 'ASGI callable returned without completing response'.
+    Through a real server: a HEAD of a damaged entry gets the GET's headers, and nothing reads past them."""
+    import http.client
+    from pathlib import Path
+
+    from scratchfs import ScratchStore
+    from tests.web_support import serve
+
+    data = fixture_data["workspace-grep-stdlib-defs.txt"]
+    with ScratchStore(tmp_path / "root") as store:
+        scope = store.scope("r", "a")
+        handle = scope.spill(data).handle
+        (entry,) = scope.list_entries()
+        path = Path(store.blobs.locate("r", "a", entry.blob))
+    raw = bytearray(path.read_bytes())
+    raw[len(raw) // 2] ^= 0xFF
+    path.write_bytes(bytes(raw))
+    with serve(tmp_path / "root") as (found, proc):
+        auth = {"Authorization": f"Bearer {found.group(4)}"}
+        conn = http.client.HTTPConnection(found.group(2), int(found.group(3)), timeout=30)
+        conn.request("HEAD", f"/api/runs/r/agents/a/handles/{handle}/content", headers=auth)
+        response = conn.getresponse()
+        assert response.status == 200 and response.read() == b""
+        assert response.getheader("content-type") == "application/octet-stream"
+        assert response.getheader("content-disposition") == f'attachment; filename="{handle}.txt"'
+        assert response.getheader("x-content-type-options") == "nosniff"
+        conn.request("GET", "/api/runs", headers=auth)  # the same connection: the HEAD's handler has finished
+        assert json.loads(conn.getresponse().read())["runs"][0]["run_id"] == "r"
+        conn.close()
+        proc.terminate()
+        proc.wait(10)
+        err = proc.stderr.read().decode()
+    assert "cut short" not in err and "ERROR" not in err, err

@@ -331,3 +331,115 @@ def test_the_start_line_as_json(tmp_path):
         proc.stdout.close()
     assert start["host"] == "127.0.0.1" and len(start["token"]) >= 32
     assert start["url"] == f"http://127.0.0.1:{start['port']}/?token={start['token']}"
+
+
+@pytest.mark.parametrize("neighbour", ['a=b"c', 'prefs={"theme":"dark"}', "a=b c", "_ga=GA1.1.1; lang=é", "a=\\",
+                                       "flag", f"{cookie_name(80)}=wrong-token-set-by-another-port"])
+def test_the_token_cookie_is_found_beside_any_other_cookie(seeded, neighbour):
+    """Cookies are shared by every port of a host, so the inspector's Cookie header also carries those of whatever
+    else runs on 127.0.0.1 -- a JSON value, a space, a quote, a bare name, text not ASCII -- and any page of another
+    port can set one, of the inspector's own cookie name too (with a narrower Path, sent first). The guard parsed
+    the header with :class:`http.cookies.SimpleCookie`, which stops at the first cookie it cannot read: the
+    person's own valid token cookie after it went unseen and every request was a 401. Each cookie is read as a
+    browser sends it (``name=value`` pairs split at ``;``), and the token of any of them counts."""
+    store, _, _ = seeded
+    app = create_app(store, TOKEN)
+    for header in (f"{neighbour}; {cookie_name(80)}={TOKEN}", f"{cookie_name(80)}={TOKEN}; {neighbour}"):
+        got = TestClient(app).get("/api/runs", headers={"Cookie": header.encode()})
+        assert got.status_code == 200, header
+        assert [r["run_id"] for r in got.json()["runs"]] == ["run-1"]
+    for header in (neighbour, f"{neighbour}; {cookie_name(81)}={TOKEN}", f"{cookie_name(80)}x={TOKEN}"):
+        assert TestClient(app).get("/api/runs", headers={"Cookie": header.encode()}).status_code == 401, header
+
+
+def _fetch_metadata(site: str, mode: str, dest: str) -> dict[str, str]:
+    return {"Sec-Fetch-Site": site, "Sec-Fetch-Mode": mode, "Sec-Fetch-Dest": dest}
+
+
+def test_a_page_of_another_port_cannot_make_the_inspector_work_for_it(seeded):
+    """Every port of 127.0.0.1 is the same site, so ``SameSite=Strict`` sends the token cookie with requests that a
+    page served on another port makes -- a dev server, a page an agent's browser tool opened, anything local.
+    Only state-changing requests checked where they came from: an ``<img>`` or ``<script>`` of such a page, or a
+    ``fetch(..., {mode: "no-cors"})``, made the inspector run what it named with the person's cookie: a deep fsck
+    of 100,000 entries, a pattern search or jq filter until its time limit, every time the page asked (it cannot
+    read the answers, but it can keep the machine's cores busy, and time them). A request whose Fetch Metadata says
+    another site or origin made it as a subresource (anything but a top-level navigation) is refused with 403
+    before it reaches the app; a link followed from such a page (a navigation) still opens the inspector."""
+    store, _, handle = seeded
+    app = create_app(store, TOKEN)
+    browser = TestClient(app, cookies={cookie_name(80): TOKEN})
+    fsck_url = "/api/fsck?limit=100000&deep=true"
+    read_url = f"/api/runs/run-1/agents/agent-1/handles/{handle}/read?pattern=(a|a)*b"
+    for site in ("same-site", "cross-site"):
+        for mode, dest in (("no-cors", "image"), ("no-cors", "script"), ("no-cors", "empty"), ("cors", "empty"),
+                           ("navigate", "iframe"), ("navigate", "embed"), ("no-cors", "style")):
+            for method in ("GET", "HEAD"):
+                for url in (fsck_url, read_url, "/", f"/api/runs/run-1/agents/agent-1/handles/{handle}/content"):
+                    got = browser.request(method, url, headers=_fetch_metadata(site, mode, dest))
+                    assert got.status_code == 403, (site, mode, dest, method, url)
+                    assert got.headers["content-security-policy"] == CSP
+    assert app.app.state.fsck_cache == {}  # no check ran
+    got = browser.get(fsck_url, headers=_fetch_metadata("same-site", "no-cors", "image"))
+    assert got.json()["error"] == {"kind": "forbidden", "message": "a request made by a page of another site or "
+                                   "origin (same-site, no-cors, image) may not use the inspector"}
+    for site in ("same-site", "cross-site", "none"):  # a link followed, a typed or bookmarked URL
+        page = browser.get("/runs/run-1", headers=_fetch_metadata(site, "navigate", "document"))
+        assert page.status_code == 200 and 'data-run="run-1"' in page.text
+    own = browser.get(fsck_url, headers=_fetch_metadata("same-origin", "cors", "empty"))  # the page's own fetch
+    assert own.status_code == 200 and own.json()["entries_checked"] == 2
+    assert TestClient(app, headers=AUTH).get("/api/runs").json()["runs"][0]["run_id"] == "run-1"  # no metadata
+
+
+@pytest.mark.parametrize(("url", "named"), [
+    ("/api/runs/run-1/agents/agent-1/scratchpad/read?key=%FF", "the query"),
+    ("/api/runs/run-1/agents/agent-1/scratchpad?key=n%C3", "the query"),
+    ("/api/runs/%FF/scratch", "the path"),
+    ("/runs/%ED%A0%80", "the path"),  # a UTF-16 surrogate, which UTF-8 does not encode
+    ("/api/runs/run-1/agents/agent-1/handles/{handle}/read?match=%C0%AF", "the query"),  # an overlong '/'
+])
+def test_a_url_that_is_not_utf8_is_refused_not_read_as_another_name(seeded, url, named):
+    """The server decoded percent-escapes that are not UTF-8 as U+FFFD (errors="replace", in uvicorn for the path and
+    Starlette for the query), so ``?key=%FF`` -- a key no client can have written -- read the entry whose key is
+    U+FFFD, ``/api/runs/%FF/scratch`` listed the run named U+FFFD, and ``match=%C0%AF`` searched for U+FFFD U+FFFD:
+    another entry's bytes, quietly. A URL whose path or query is not UTF-8 once percent-decoded is refused (400)."""
+    store, scope, handle = seeded
+    store.scope("\ufffd", "agent-1").scratch_write("k", "the run named U+FFFD")
+    scope.scratch_write("\ufffd", "the key U+FFFD")
+    scope.scratch_write("n\ufffd", "the key n U+FFFD")
+    scope.spill(b"\xef\xbf\xbd\xef\xbf\xbd" * 5000, source_tool="t")
+    client = TestClient(create_app(store, TOKEN), headers=AUTH)
+    got = client.get(url.format(handle=handle))
+    assert got.status_code == 400, got.text
+    message = f"{named} of the URL is not UTF-8 once its %-escapes are decoded"
+    if url.startswith("/api/"):
+        assert got.json()["error"] == {"kind": "invalid argument", "message": message}
+    else:
+        assert got.text == f"400 invalid argument: {message}\n"
+    assert got.headers["content-security-policy"] == CSP
+    fine = client.get("/api/runs/run-1/agents/agent-1/scratchpad/read", params={"key": "\ufffd"})
+    assert fine.status_code == 200 and fine.json()["data"] == "the key U+FFFD"
+
+
+def test_a_token_given_on_the_command_line_is_warned_about(tmp_path):
+    """``--token`` puts the token in the process's arguments, which every local user reads (``ps``,
+    ``/proc/PID/cmdline``), and the server listens on loopback, which every local user reaches: anyone on the
+    machine could read the store through the inspector, and nothing said so. A token given by option now gets a
+    warning on stderr naming ``$SCRATCHFS_TOKEN``, which stays private to the user (``/proc/PID/environ`` is
+    0400); one from the environment or made at random gets none."""
+    token = "given-on-the-command-line"
+    with serve(tmp_path / "r", "--token", token) as (found, proc):
+        assert found.group(4) == token
+        with open(f"/proc/{proc.pid}/cmdline", "rb") as cmdline:
+            assert token.encode() in cmdline.read().split(b"\0")  # what ps shows any user
+        proc.terminate()
+        proc.wait(10)
+        err = proc.stderr.read().decode()
+    lines = [line for line in err.splitlines() if "--token" in line]
+    assert lines == ["scratchfs: warning: --token puts the token in the process's arguments, which every local "
+                     "user can read (ps): give it in $SCRATCHFS_TOKEN instead"], err
+    assert token not in err
+    for env in ({"SCRATCHFS_TOKEN": token}, {}):
+        with serve(tmp_path / "r", env=env) as (_, proc):
+            proc.terminate()
+            proc.wait(10)
+            assert "--token" not in proc.stderr.read().decode()

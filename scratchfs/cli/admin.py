@@ -20,6 +20,7 @@ from scratchfs.api.store import ScratchStore, existing_store
 from scratchfs.api.stub import Stub
 from scratchfs.cli.app import (
     TTL_OPTION,
+    Folder,
     Integer,
     Seconds,
     as_invoked,
@@ -33,10 +34,10 @@ from scratchfs.cli.app import (
     with_existing_store,
     with_store,
 )
-from scratchfs.cli.settings_options import settings_options
+from scratchfs.cli.settings_options import Size, settings_options
 from scratchfs.foundation.errors import CorruptBlob, ScratchError, StorageError
 from scratchfs.foundation.limits import SOON_SECONDS
-from scratchfs.loader import Skipped, load_dir
+from scratchfs.loader import MAX_FILE_BYTES, TOO_LARGE, Skipped, load_dir
 
 JSON_TABLE = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 _PROGRESS_MIN_BYTES = 64 * 1024 * 1024
@@ -249,27 +250,32 @@ def _repair_hint(problems: list) -> str:
 
 @main.command("load")
 @scope_options
-@click.argument("folder", type=click.Path(exists=True, file_okay=False))
+@click.argument("folder", type=Folder())
 @click.option("--tool", default=None, help="Source tool recorded for every file [default: each file's name "
                                            "without its last suffix].")
 @TTL_OPTION
+@click.option("--max-file-bytes", type=Size(), default=str(MAX_FILE_BYTES), metavar="SIZE",
+              help="Leave out, unread, a file larger than this (bytes, or with KiB, MiB, GiB); 0: no limit "
+                   "[default: 4 GiB].")
 @click.option("--json", "as_json", is_flag=True, help="Accepted for uniformity: this command always prints JSON.")
 @settings_options()
 @with_store
 def load(store: ScratchStore, run_id: str, agent_id: str, folder: str, tool: str | None, ttl: float | None,
-         as_json: bool) -> None:
+         max_file_bytes: int, as_json: bool) -> None:
     """Spill every regular file of FOLDER (recorded tool outputs, recursively) into the scope; print the handles as
     JSON.
 
-    Entries that are not regular files (links, never followed; FIFOs, sockets, devices) are skipped and named, with
-    what they are, in one line on stderr; exit code 0. A file or folder that cannot be read (permissions, a path
-    longer than the system's limit, gone mid-load, a read error) is skipped too and the rest are loaded: their
-    handles are printed, one line on stderr names what was not loaded and why, and the exit code is 4.
+    Entries that are not regular files (links, never followed; FIFOs, sockets, devices) and files larger than
+    --max-file-bytes (left unread) are skipped and named, with what they are, in one line on stderr; exit code 0.
+    A file or folder that cannot be read (permissions, a path longer than the system's limit, gone mid-load, a read
+    error) is skipped too and the rest are loaded: their handles are printed, one line on stderr names what was not
+    loaded and why, and the exit code is 4.
     """
     skipped: list[Skipped] = []
     stubs: dict[str, Stub] = {}
     try:
-        load_dir(store.scope(run_id, agent_id), folder, tool=tool, ttl=ttl, skipped=skipped, into=stubs)
+        load_dir(store.scope(run_id, agent_id), folder, tool=tool, ttl=ttl, skipped=skipped, into=stubs,
+                 max_file_bytes=max_file_bytes or None)
     except ScratchError as exc:  # the store refused (a quota, a full disk): what it stored is printed first
         if stubs:
             _print_loaded(stubs)
@@ -277,12 +283,15 @@ def load(store: ScratchStore, run_id: str, agent_id: str, folder: str, tool: str
         raise
     _print_loaded(stubs)
     failed = [entry for entry in skipped if entry.failed]
+    ruled = "that are not tool outputs"
+    if any(entry.reason.startswith(TOO_LARGE) for entry in skipped):
+        ruled += " or are larger than --max-file-bytes"
     if failed:
         rest = len(skipped) - len(failed)
-        also = f"; also skipped {rest} that are not tool outputs" if rest else ""
+        also = f"; also skipped {rest} {ruled}" if rest else ""
         raise StorageError(f"loaded {len(stubs)} files; could not load {len(failed)}: {_named(failed)}{also}")
     if skipped:
-        warn(f"skipped {len(skipped)} that are not tool outputs: {_named(skipped)}")
+        warn(f"skipped {len(skipped)} {ruled}: {_named(skipped)}")
 
 
 def _print_loaded(stubs: dict[str, Stub]) -> None:

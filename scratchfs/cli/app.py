@@ -319,6 +319,21 @@ def echo_json(value: Any) -> None:
     click.echo(json.dumps(value, ensure_ascii=False, indent=2))
 
 
+class Folder(click.Path):
+    """A click type for an existing folder (a link to one followed), checked when the command line is parsed, so
+    a command refuses it before opening a store (none is made for nothing): ``click.Path(file_okay=False)`` turns
+    away regular files only, and a FIFO, socket or device went through."""
+
+    def __init__(self) -> None:
+        super().__init__(exists=True, file_okay=False)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        path = super().convert(value, param, ctx)
+        if not os.path.isdir(path):
+            self.fail(f"{os.fsdecode(path)!r} is not a folder", param, ctx)
+        return path
+
+
 class Seconds(click.ParamType):
     """A click option type for a span of seconds: a finite number in ``(0, maximum]`` (``[0, maximum]`` when
     ``zero_ok``), checked by :func:`~scratchfs.foundation.checks.check_seconds` -- NaN, infinities and numbers too
@@ -385,7 +400,7 @@ TTL_OPTION = click.option("--ttl", type=Seconds(ttl=True), default=None,
                           help=f"Seconds until the entry expires, at least 1 [default: {DEFAULT_TTL:.0f}].")
 INPUT_ARGUMENT = click.argument("source", type=click.File("rb", lazy=False), default="-", required=False)
 
-__all__ = ["EXIT_CODES_HELP", "INPUT_ARGUMENT", "SETTINGS_META", "TTL_OPTION", "Integer", "ScratchGroup", "Seconds",
-           "Terminated", "command_settings", "echo_json", "fail", "global_option", "handle_termination",
+__all__ = ["EXIT_CODES_HELP", "INPUT_ARGUMENT", "SETTINGS_META", "TTL_OPTION", "Folder", "Integer", "ScratchGroup",
+           "Seconds", "Terminated", "command_settings", "echo_json", "fail", "global_option", "handle_termination",
            "json_accepted", "main", "opened", "resolve_root", "resolve_scope", "restore_signals", "root_option",
            "scope_options", "stdout_bytes", "warn", "with_existing_store", "with_store"]

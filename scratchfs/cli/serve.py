@@ -4,6 +4,9 @@ Server: uvicorn (the reference ASGI server from the Starlette authors, well kept
 run on a socket this command binds itself, so ``--port 0`` picks a free port and the printed URL names the real one.
 Its access log is off (the first request's URL carries the token).
 
+A token given with ``--token`` gets a warning on stderr: the process's arguments are readable by every local user
+(``ps``), and so is a loopback port; ``$SCRATCHFS_TOKEN`` is private to the user.
+
 At start it prints one line on stdout, flushed, with the URL to open, the token in it (as Jupyter does):
 ``scratchfs inspector: http://127.0.0.1:8765/?token=...`` (with ``--json``: ``{url, host, port, token}``). Exit
 codes as for every command: 2 for a bad option or a missing ``web`` extra, 4 when the address cannot be bound.
@@ -24,6 +27,7 @@ import sys
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from scratchfs.api.store import ScratchStore, existing_store
 from scratchfs.cli.app import (
@@ -103,6 +107,10 @@ def serve_command(root: str | None, host: str, port: int, token: str | None, all
         token = new_access_token()
     elif not _TOKEN_RE.match(token):
         raise InvalidArgument("the token must be 16 to 256 characters of A-Z a-z 0-9 . _ ~ -")
+    elif click.get_current_context().get_parameter_source("token") == ParameterSource.COMMANDLINE:
+        # the arguments are readable by every local user, and so is the loopback port
+        warn("warning: --token puts the token in the process's arguments, which every local user can read (ps): "
+             "give it in $SCRATCHFS_TOKEN instead")
     root = existing_store(resolve_root(root))  # a mistyped root is told, not served as a new empty store
     sock = _listen(host, port)
     with ScratchStore(root, settings=command_settings()) as store:

@@ -24,6 +24,7 @@ from scratchfs.api.tools import check_arguments
 from scratchfs.cli.app import (
     INPUT_ARGUMENT,
     TTL_OPTION,
+    Folder,
     Integer,
     echo_json,
     json_accepted,
@@ -266,7 +267,7 @@ def sweep_command(store: ScratchStore) -> None:
 
 @main.command()
 @root_option
-@click.option("--fixtures", "fixtures_dir", type=click.Path(exists=True, file_okay=False), default=None,
+@click.option("--fixtures", "fixtures_dir", type=Folder(), default=None,
               help="Folder of recorded tool outputs [default: fixtures/ of this clone].")
 @click.option("--json", "as_json", is_flag=True, help="Print the run's entries as JSON instead of the report.")
 def demo(root: str | None, fixtures_dir: str | None, as_json: bool) -> None:

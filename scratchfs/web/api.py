@@ -149,7 +149,8 @@ _EXTENSIONS = {"json": ".json", "jsonl": ".jsonl", "csv": ".csv", "tsv": ".tsv",
 class _ClosingStream(StreamingResponse):
     """A download's response, whose frame iterator (holding the blob open) is closed as soon as the response ends
     -- sent whole, cut short by a damaged frame, left by its client, or never iterated (``HEAD``) -- not whenever
-    the garbage collector finds it."""
+    the garbage collector finds it. A ``HEAD`` gets the headers alone: Starlette's streaming response iterates the
+    whole body for it too (every frame decompressed, for a body the server then drops)."""
 
     def __init__(self, chunks: Iterator[bytes], path: str, **kwargs: Any) -> None:
         self._close = getattr(chunks, "close", None)  # (Scope.iter_content's generator)
@@ -157,6 +158,10 @@ class _ClosingStream(StreamingResponse):
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         try:
+            if scope.get("method") == "HEAD":  # the headers only: no frame is decompressed for a body never sent
+                await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+                return
             await super().__call__(scope, receive, send)
         finally:
             if self._close is not None:

@@ -13,6 +13,13 @@ response, as one pure ASGI middleware (:class:`Guard`) in front of the whole app
   from its own HTML; another origin cannot read the page, and cannot set a custom header on a cross-site request
   without a CORS preflight, which this app never grants). A request whose ``Origin`` or ``Sec-Fetch-Site`` says it
   comes from another site is refused (403) whatever it carries.
+* A request another site's or origin's page made as a subresource (an ``<img>``, a ``<script>``, a frame, a
+  ``fetch``: its ``Sec-Fetch-Site`` is ``same-site`` or ``cross-site`` and it is no top-level navigation) is
+  refused (403) whatever method it uses: every port of a host is the same site, so the token cookie goes with the
+  requests of any page served on another port of 127.0.0.1, and such a page could make the inspector run deep
+  checks and searches for it. A link followed from elsewhere still opens the page.
+* A URL whose path or query is not UTF-8 once its %-escapes are decoded is refused (400): the server would read
+  those bytes as U+FFFD, naming another entry than the one asked for.
 * Every response, errors included, carries :data:`SECURITY_HEADERS`: a ``Content-Security-Policy`` that allows
   scripts, styles and fetches from this origin only (no inline script or style, no frames, no forms, no plugins),
   ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer``, ``X-Frame-Options: DENY`` and
@@ -31,7 +38,7 @@ import secrets
 from collections.abc import Awaitable, Callable, MutableMapping
 from http.cookies import SimpleCookie
 from typing import Any
-from urllib.parse import parse_qsl, quote, urlencode
+from urllib.parse import parse_qsl, quote, unquote_to_bytes, urlencode
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -85,6 +92,25 @@ def _headers(scope: Scope) -> dict[str, str]:
     return out
 
 
+def _cookie_values(scope: Scope, name: str) -> list[str]:
+    """Every value of the cookie ``name`` in the request's ``Cookie`` headers, read as browsers send them: ``;``
+    separated ``name=value`` pairs (RFC 6265 section 5.4), a pair without ``=`` or a value with quotes, spaces or
+    other bytes RFC 6265 leaves out taken as it comes and skipped past. (:class:`http.cookies.SimpleCookie` stops
+    at the first pair it cannot read, so a cookie of another port's app -- a JSON value, say -- hid the token
+    cookie after it.) A name may come more than once: another port's page may set a cookie of the same name with a
+    narrower path, which the browser sends first."""
+    values = []
+    for header, value in scope.get("headers", []):
+        if header.lower() != b"cookie":
+            continue
+        for pair in value.decode("latin-1").split(";"):
+            key, sep, rest = pair.partition("=")
+            if sep and key.strip() == name:
+                rest = rest.strip()
+                values.append(rest[1:-1] if len(rest) > 1 and rest[0] == rest[-1] == '"' else rest)
+    return values
+
+
 def _port(scope: Scope) -> int | None:
     server = scope.get("server")
     return server[1] if server else None
@@ -135,16 +161,18 @@ class Guard:
         from_query = next((v for k, v in query if k == TOKEN_PARAM), None)
         bearer = headers.get("authorization", "")
         bearer = bearer[7:].strip() if bearer[:7].lower() == "bearer " else None
-        cookie = SimpleCookie()
-        try:
-            cookie.load(headers.get("cookie", ""))
-        except Exception:  # a malformed cookie header is no token
-            cookie = SimpleCookie()
-        morsel = cookie.get(cookie_name(_port(scope)))
-        from_cookie = morsel.value if morsel is not None else None
-        if not any(_same(v, self.token) for v in (from_query, bearer, from_cookie)):
+        from_cookies = _cookie_values(scope, cookie_name(_port(scope)))
+        if not any(_same(v, self.token) for v in (from_query, bearer, *from_cookies)):
             await _refuse(scope, send_with_headers, 401, "unauthorized",
                           "the access token is missing or wrong: open the URL that `scratchfs serve` printed")
+            return
+        foreign = _foreign_subresource(headers)
+        if foreign:
+            await _refuse(scope, send_with_headers, 403, "forbidden", foreign)
+            return
+        garbled = _not_utf8(scope)
+        if garbled:
+            await _refuse(scope, send_with_headers, 400, "invalid argument", garbled)
             return
         method = scope.get("method", "GET")
         if method not in _SAFE_METHODS:
@@ -171,6 +199,35 @@ class Guard:
         if _same(bearer, self.token) or _same(headers.get(CSRF_HEADER), self.csrf):
             return None
         return f"a request that changes something needs an Authorization: Bearer header or {CSRF_HEADER}"
+
+
+def _not_utf8(scope: Scope) -> str | None:
+    """Which part of the request's URL is not UTF-8 once its %-escapes are decoded, or None. The server and the
+    framework decode such bytes as U+FFFD, so ``?key=%FF`` -- a name no client can have written -- would name the
+    entry whose key is U+FFFD, and a search for them would look for U+FFFD."""
+    for part, raw in (("the path", scope.get("raw_path")), ("the query", scope.get("query_string"))):
+        try:
+            unquote_to_bytes(raw or b"").decode("utf-8")
+        except UnicodeDecodeError:
+            return f"{part} of the URL is not UTF-8 once its %-escapes are decoded"
+    return None
+
+
+def _foreign_subresource(headers: dict[str, str]) -> str | None:
+    """Why a request that another site or origin's page made is refused (its Fetch Metadata, the ``Sec-Fetch-*``
+    headers browsers send, says so), or None: only a top-level navigation -- a link followed, a URL typed -- may
+    come from elsewhere. Every port of a host is the same site, so the token cookie (``SameSite=Strict``) rides
+    along with an ``<img>``, a ``<script>`` or a no-cors ``fetch`` of any page served on another port; without
+    this the inspector ran whatever such a page named (a deep fsck, a search until its time limit) with the
+    person's cookie. A request without the headers (a script, an older browser) is judged by its token alone."""
+    site = headers.get("sec-fetch-site")
+    if site is None or site in ("same-origin", "none"):
+        return None
+    mode, dest = headers.get("sec-fetch-mode", ""), headers.get("sec-fetch-dest", "")
+    if mode == "navigate" and dest in ("document", ""):
+        return None
+    said = ", ".join(value[:20] or "?" for value in (site, mode, dest))  # (a client's own words: a few of them)
+    return f"a request made by a page of another site or origin ({said}) may not use the inspector"
 
 
 async def _refuse(scope: Scope, send: Send, status: int, kind: str, message: str) -> None:
