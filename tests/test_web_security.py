@@ -378,6 +378,10 @@ def test_a_page_of_another_port_cannot_make_the_inspector_work_for_it(seeded):
                     got = browser.request(method, url, headers=_fetch_metadata(site, mode, dest))
                     assert got.status_code == 403, (site, mode, dest, method, url)
                     assert got.headers["content-security-policy"] == CSP
+    for purpose in ("prefetch", "prefetch;prerender"):  # speculation rules: navigations no one clicked
+        got = browser.get(fsck_url, headers={**_fetch_metadata("same-site", "navigate", "document"),
+                                             "Sec-Purpose": purpose})
+        assert got.status_code == 403, purpose
     assert app.app.state.fsck_cache == {}  # no check ran
     got = browser.get(fsck_url, headers=_fetch_metadata("same-site", "no-cors", "image"))
     assert got.json()["error"] == {"kind": "forbidden", "message": "a request made by a page of another site or "

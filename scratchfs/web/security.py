@@ -216,15 +216,18 @@ def _not_utf8(scope: Scope) -> str | None:
 def _foreign_subresource(headers: dict[str, str]) -> str | None:
     """Why a request that another site or origin's page made is refused (its Fetch Metadata, the ``Sec-Fetch-*``
     headers browsers send, says so), or None: only a top-level navigation -- a link followed, a URL typed -- may
-    come from elsewhere. Every port of a host is the same site, so the token cookie (``SameSite=Strict``) rides
-    along with an ``<img>``, a ``<script>`` or a no-cors ``fetch`` of any page served on another port; without
-    this the inspector ran whatever such a page named (a deep fsck, a search until its time limit) with the
-    person's cookie. A request without the headers (a script, an older browser) is judged by its token alone."""
+    come from elsewhere, and not one a page asked the browser to make ahead of time (a prefetch or prerender of
+    its speculation rules: ``Sec-Purpose``). Every port of a host is the same site, so the token cookie
+    (``SameSite=Strict``) rides along with an ``<img>``, a ``<script>`` or a no-cors ``fetch`` of any page served
+    on another port; without this the inspector ran whatever such a page named (a deep fsck, a search until its
+    time limit) with the person's cookie. A request without the headers (a script, an older browser) is judged
+    by its token alone."""
     site = headers.get("sec-fetch-site")
     if site is None or site in ("same-origin", "none"):
         return None
     mode, dest = headers.get("sec-fetch-mode", ""), headers.get("sec-fetch-dest", "")
-    if mode == "navigate" and dest in ("document", ""):
+    speculative = "sec-purpose" in headers or "purpose" in headers  # a prefetch or prerender a page asked for
+    if mode == "navigate" and dest in ("document", "") and not speculative:
         return None
     said = ", ".join(value[:20] or "?" for value in (site, mode, dest))  # (a client's own words: a few of them)
     return f"a request made by a page of another site or origin ({said}) may not use the inspector"
