@@ -33,10 +33,11 @@ import json
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from scratchfs.api.contract import ScratchTools, error_text, to_json
-from scratchfs.api.policy import Observation
+from scratchfs.api.policy import Observation, check_result_class
 from scratchfs.api.scope import Scope
 from scratchfs.api.store import ScratchStore
 from scratchfs.api.tools import TOOL_SPECS, tool_specs
@@ -45,6 +46,9 @@ from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.text import one_line
 
 log = logging.getLogger(__name__)
+
+_MOST_NOTED = 1024
+"""Most tools an Offloader remembers having logged as classless (names may come from anywhere: bounded)."""
 
 
 @dataclass(frozen=True)
@@ -76,15 +80,47 @@ class Offloader:
         scope: the :class:`~scratchfs.store.Scope` spills go to, or a function returning it (called per result,
             e.g. to read the current run from a context variable; one that raises is a failed spill: the result
             passes through whole, logged at ERROR level).
-        classes: result class per tool name (``"query"``, ``"workspace"``, ``"browser"``, ``"effect"``).
-        default_class: the class of tools not in ``classes`` (``None``: unknown, never spilled).
+        classes: result class per tool name (``"query"``, ``"workspace"``, ``"browser"``, ``"effect"``, a class of
+            the store's ``spill_classes``; ``None``: no class).
+        default_class: the class of tools not in ``classes`` (``None``: no class).
+
+    A tool with no class is never spilled, however large its results (the policy spills only the classes that flood
+    the context): the first result of each such tool is logged at INFO level, naming it (give it a class; ``"effect"``
+    says it is a side effect's receipt, never spilled, and is not logged). INFO, not WARNING: a tool without a class
+    is a choice the policy supports (small answers, receipts); the line is there for whoever wonders why a large
+    result was not spilled.
+
+    Raises:
+        InvalidArgument: a class in ``classes`` or ``default_class`` that is not known (a typo, another case: it would
+            mean "never spilled", silently); the message names the known classes and the closest one
+            (:func:`~scratchfs.api.policy.check_result_class`). The store's own classes count only when ``scope`` is
+            a Scope; with a function, another class is checked when a result meets it (logged if unknown), and only
+            a near miss of a known class is refused at once.
     """
 
-    def __init__(self, scope: Scope | Callable[[], Scope], classes: Mapping[str, str] | None = None,
+    def __init__(self, scope: Scope | Callable[[], Scope], classes: Mapping[str, str | None] | None = None,
                  default_class: str | None = None) -> None:
         self._scope = scope
-        self.classes = dict(classes or {})
-        self.default_class = default_class
+        self._classes = {tool: None if cls is None else self._checked(cls, f"result class of {shorten(tool)}")
+                         for tool, cls in dict(classes or {}).items()}
+        self._default = None if default_class is None else self._checked(default_class, "default_class")
+        self._unclassed: set[object] = set()  # the tools whose first result with no class was logged
+
+    def _checked(self, value: object, what: str) -> str:
+        """``value`` if it is a known result class (see the class docstring); else InvalidArgument."""
+        if isinstance(self._scope, Scope):
+            return check_result_class(value, self._scope.store.settings.spill_classes, what=what)
+        return check_result_class(value, what=what, open_ended=True)
+
+    @property
+    def classes(self) -> Mapping[str, str | None]:
+        """The result class per tool name (read-only: set one with ``wrap``/``tool``'s ``result_class=``)."""
+        return MappingProxyType(self._classes)
+
+    @property
+    def default_class(self) -> str | None:
+        """The class of the tools not in :attr:`classes` (``None``: no class, never spilled)."""
+        return self._default
 
     @property
     def scope(self) -> Scope:
@@ -93,7 +129,17 @@ class Offloader:
 
     def class_of(self, tool: object) -> str | None:
         """The result class of ``tool`` (the default class for a name that is not text, which is never spilled)."""
-        return self.classes.get(tool, self.default_class) if isinstance(tool, str) else self.default_class
+        return self._classes.get(tool, self._default) if isinstance(tool, str) else self._default
+
+    def _no_class(self, tool: object) -> None:
+        """Log, once per tool, that a result of ``tool`` had no class and so was not spilled (see the class)."""
+        key = tool if isinstance(tool, str) else type(tool).__name__
+        if key in self._unclassed or len(self._unclassed) >= _MOST_NOTED:
+            return
+        self._unclassed.add(key)
+        log.info("scratchfs: tool %s has no result class: its results are never spilled, however large (give it "
+                 "result_class=, or the Offloader classes= or default_class=; 'effect' for a side effect's receipt)",
+                 shorten(tool, 120))
 
     def offload(self, tool: str, content: Any, result_class: str | None = None) -> Observation:
         """Pass one result through the spill policy; returns the :class:`~scratchfs.api.policy.Observation` (its
@@ -101,9 +147,15 @@ class Offloader:
         spill. A ``dict`` or ``list`` result is judged (and stored) as its JSON text -- what the loop would send the
         model -- and comes back as it was when it is not spilled; other content that is not ``str`` or ``bytes``
         (or a dict or list that is not JSON-serialisable, whatever its serialisation raises) comes back
-        untouched."""
-        cls = result_class or self.class_of(tool)
+        untouched. ``result_class``: this result's class (``None``: the tool's).
+
+        Raises:
+            InvalidArgument: ``result_class`` is not a known class (as the constructor checks its classes)."""
+        cls = self.class_of(tool) if result_class is None else self._checked(result_class, "result_class")
         obs = Observation(tool=tool, content=content, result_class=cls)
+        if cls is None:
+            self._no_class(tool)
+            return obs
         if not isinstance(content, (str, bytes, bytearray, memoryview, dict, list)):
             return obs
         try:  # the tool has run: a scope function that fails (a context variable not set, a bad run id) is a
@@ -134,13 +186,14 @@ class Offloader:
         function's ``__name__``; ``result_class`` to the class configured for that name.
 
         Raises:
-            InvalidArgument: ``name`` is not text.
+            InvalidArgument: ``name`` is not text; ``result_class`` is not a known class (as the constructor checks
+                its classes).
         """
         tool = name or func.__name__
         if not isinstance(tool, str):
             raise InvalidArgument(f"a tool name must be text, not {type(tool).__name__}: {shorten(tool)}")
         if result_class is not None:
-            self.classes[tool] = result_class
+            self._classes[tool] = self._checked(result_class, f"result_class of {shorten(tool)}")
 
         if inspect.iscoroutinefunction(func):
             async def observe_async(*args: Any, **kwargs: Any) -> Observation:
@@ -171,7 +224,11 @@ class Offloader:
         return wrapper
 
     def tool(self, name: str | None = None, *, result_class: str | None = None) -> Callable[[Callable], Callable]:
-        """Decorator form of :meth:`wrap`: ``@offloader.tool(result_class="browser")``."""
+        """Decorator form of :meth:`wrap`: ``@offloader.tool(result_class="browser")``. Raises InvalidArgument
+        as :meth:`wrap` does (an unknown ``result_class`` at once, before a function is given)."""
+        if result_class is not None:
+            self._checked(result_class, "result_class" if name is None else f"result_class of {shorten(name)}")
+
         def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
             return self.wrap(func, name=name, result_class=result_class)
 

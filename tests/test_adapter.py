@@ -280,3 +280,78 @@ def test_every_log_record_of_a_failed_offload_is_one_short_line_whatever_the_too
         assert "\n" not in message and "\x1b" not in message and "\u2028" not in message, message
         assert len(message) < 500, len(message)
         assert "forged" in message and (record.exc_info is not None) == traceback
+
+
+@pytest.mark.parametrize(("configure", "meant"), [
+    (lambda off: Offloader(off.scope, classes={"fetch_page": "brower"}), "browser"),
+    (lambda off: off.tool(result_class="Browser")(lambda url: url), "browser"),
+    (lambda off: off.wrap(lambda url: url, name="fetch_page", result_class="BROWSER"), "browser"),
+    (lambda off: Offloader(off.scope, default_class="qurey"), "query"),
+    (lambda off: Offloader(lambda: off.scope, default_class="qurey"), "query"),  # a scope picked per call too
+    (lambda off: Offloader(lambda: off.scope, classes={"grep": "Workspace"}), "workspace"),
+    (lambda off: offloaded(off.scope, "efect"), "effect"),
+    (lambda off: off.offload("fetch_page", "x" * 20_000, result_class="browsers"), "browser"),
+])
+def test_a_misspelled_or_differently_cased_class_is_refused_where_it_is_configured(scratch_scope, configure, meant):
+    """Offloader(scope, classes={"fetch_page": "brower"}), @tool(result_class="Browser") and default_class="qurey"
+    were accepted and meant "unknown class: never spilled": a 1.8 MB result went into the transcript, no log line.
+    Each is one InvalidArgument naming the known classes and the class meant."""
+    with pytest.raises(InvalidArgument) as raised:
+        configure(Offloader(scratch_scope))
+    message = str(raised.value)
+    assert "the known classes are browser, effect, query, workspace" in message, message
+    assert message.endswith(f"did you mean {meant!r}?"), message
+    assert "\n" not in message and scratch_scope.list_entries() == []
+
+
+def test_a_class_is_text_and_a_store_may_add_its_own(scratch_store_factory, caplog):
+    store = scratch_store_factory("logs", spill_classes={"query", "logs"})
+    scope = store.scope("r", "a")
+    with pytest.raises(InvalidArgument, match=r"the default_class must be text, not int: 3; the known classes"):
+        Offloader(scope, default_class=3)
+    with pytest.raises(InvalidArgument, match=r"the result class of 'x' is 'logs', not a known class"):
+        Offloader(scratch_store_factory("plain").scope("r", "a"), classes={"x": "logs"})
+    offloader = Offloader(scope, classes={"tail": "logs", "quiet": None})
+    assert offloader.classes == {"tail": "logs", "quiet": None}
+    with pytest.raises(TypeError):
+        offloader.classes["tail"] = "brower"  # read-only: a class is set (and checked) by wrap/tool
+    assert offloader.offload("tail", "l\n" * 9000).stub is not None
+    # a scope picked per call: the store is not known yet, so a class unlike every known one waits for it
+    odd = f"tails{id(scope)}"  # (a class never seen before in this process: each is logged once)
+    picked = Offloader(lambda: scope, classes={"tail": "logs", "other": odd})
+    assert picked.offload("tail", "l\n" * 9000).stub is not None
+    with caplog.at_level(logging.WARNING, logger="scratchfs.api.scope"):
+        assert picked.offload("other", "l\n" * 9000).stub is None
+        assert picked.offload("other", "l\n" * 9000).stub is None
+    (record,) = [r for r in caplog.records if r.name == "scratchfs.api.scope"]  # once per class, naming the
+    # known classes and the tool
+    assert f"the result class is {odd!r}, not a known class" in record.getMessage()
+    assert "logs" in record.getMessage() and "'other'" in record.getMessage()
+
+
+def test_an_observation_of_no_class_is_allowed_and_one_of_an_unknown_class_is_logged_once(scratch_scope, caplog):
+    big = "x" * 20_000
+    assert scratch_scope.offload(Observation("t", big, None)) == Observation("t", big, None)
+    unknown = f"qurey{id(caplog)}"  # (a class never seen before in this process: each is logged once)
+    with caplog.at_level(logging.WARNING, logger="scratchfs.api.scope"):
+        for _ in range(3):
+            assert scratch_scope.offload(Observation("sql", big, unknown)).content == big
+    (record,) = caplog.records
+    assert f"the result class is {unknown!r}, not a known class" in record.getMessage()
+    assert record.getMessage().endswith("the results of 'sql' with it are never spilled")
+    assert scratch_scope.list_entries() == []
+
+
+def test_a_tool_with_no_class_is_logged_once_at_info_level(scratch_scope, caplog):
+    """A tool wrapped with no class at all never spills: said once per tool (INFO), never for a tool given one."""
+    offloader = Offloader(scratch_scope, classes={"send": "effect"})
+    fetch = offloader.wrap(lambda: "x" * 20_000, name="fetch")
+    send = offloader.wrap(lambda: "x" * 20_000, name="send")
+    with caplog.at_level(logging.INFO, logger="scratchfs.adapter"):
+        for _ in range(3):
+            assert fetch() == send() == "x" * 20_000
+        assert offloader.offload("other", "small") == Observation("other", "small", None)
+    assert [r.levelno for r in caplog.records] == [logging.INFO, logging.INFO]
+    assert caplog.records[0].getMessage().startswith("scratchfs: tool 'fetch' has no result class: its results are "
+                                                     "never spilled")
+    assert "'other'" in caplog.records[1].getMessage()

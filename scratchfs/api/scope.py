@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from scratchfs.api.entries import Entries, OpenEntry, reading
-from scratchfs.api.policy import Observation, should_spill
+from scratchfs.api.policy import KNOWN_CLASSES, Observation, check_result_class, should_spill
 from scratchfs.api.results import LineSlice, Matches, Page, Slice, render_call, short_digest
 from scratchfs.api.structured import StructureReads
 from scratchfs.api.stub import FREE_BY_DELETING, NOTHING_TO_FREE, PREVIEW_MODES, Stub, refusal_notice
@@ -65,6 +65,25 @@ def _same_version(key: str, version: str, entry: Entry) -> None:
         raise Changed(f"the value of {name} is version {found!r} ({entry.size:,} bytes), not {version!r}: it was "
                       f"written again since the read that gave {version!r}, or no read of it gave that version; "
                       f"read it again from offset 0: {again}")
+
+
+_WARNED_CLASSES: set[str] = set()
+"""The unknown result classes :meth:`Scope.offload` has logged (once each; at most :data:`_MOST_WARNED`)."""
+_MOST_WARNED = 256
+
+
+def _unknown_class(obs: Observation, spill_classes: frozenset[str]) -> None:
+    """Log (WARNING, once per class) that ``obs`` has a result class no one knows: a misspelling, never spilled."""
+    cls = obs.result_class
+    key = cls if isinstance(cls, str) else type(cls).__name__
+    if key in _WARNED_CLASSES or len(_WARNED_CLASSES) >= _MOST_WARNED:
+        return
+    _WARNED_CLASSES.add(key)
+    try:
+        check_result_class(cls, spill_classes)
+    except InvalidArgument as exc:
+        log.warning("scratchfs: %s; the results of %s with it are never spilled", one_line(str(exc)),
+                    checks.shorten(obs.tool, 120))
 
 
 def value_version(entry: Entry) -> str:
@@ -142,6 +161,10 @@ class Scope:
         (compact JSON text) and the :class:`~scratchfs.api.stub.Stub` attached as ``stub``. The preview mode is the
         store's ``preview_modes`` entry for the observation's result class, else its ``preview_mode``.
 
+        A ``result_class`` that is neither ``None`` (unknown: never spilled, as the policy says) nor a known class
+        (:data:`~scratchfs.api.policy.KNOWN_CLASSES` or the store's ``spill_classes``) is never spilled either: a
+        misspelling, logged at WARNING level once per class, naming the known classes and the closest one.
+
         Never raises for a failed spill. A run at its quota (:class:`QuotaExceeded`) is the operator's bound on what
         a run keeps, and the context is what it protects: the content becomes a notice of at most 1.5 KiB with a
         preview, what was refused and why (``refused`` set; :func:`~scratchfs.api.stub.refusal_notice`). Any other
@@ -151,6 +174,9 @@ class Scope:
         """
         settings = self.store.settings
         try:
+            cls = obs.result_class
+            if cls is not None and cls not in KNOWN_CLASSES and cls not in settings.spill_classes:
+                _unknown_class(obs, settings.spill_classes)
             if not should_spill(obs, settings.spill_threshold_bytes, never_spill_tools=settings.never_spill_tools,
                                 spill_classes=settings.spill_classes):
                 return obs
