@@ -60,11 +60,17 @@ class ToolReply:
         text: what goes back to the model: the result as compact JSON, or ``"<kind>: <message>"`` on error.
         is_error: True when the call failed.
         result: the result object (``None`` on error).
+        kind: on error, the kind the text starts with, for a loop to branch on without parsing text (the MCP faces'
+            tool error text and the web API's ``kind`` name the same): ``"not found"``, ``"changed"``, ``"invalid
+            argument"``, ``"corrupt"``, ``"quota exceeded"``, ``"busy"``, ``"storage"``, ``"closed"`` (the
+            :attr:`~scratchfs.foundation.errors.ScratchError.kind` of the error), or ``"error"`` for a failure that
+            is no ScratchError (a bug, logged); ``None`` when the call succeeded.
     """
 
     text: str
     is_error: bool
     result: dict[str, Any] | None = None
+    kind: str | None = None
 
 
 def tool_definitions(store: ScratchStore | None = None) -> list[dict[str, Any]]:
@@ -239,18 +245,31 @@ class Offloader:
         """Run a scratchfs tool (``read_handle``, ``scratch_*``) for the model; never raises for a failed call.
 
         ``name`` and ``arguments`` are taken as the model gave them, of any type: a name that is not a tool's (not
-        text, or unknown) or arguments that are not an object (``None``: none) or break the tool's schema give
-        ``ToolReply(is_error=True)`` with an ``"invalid argument: ..."`` text; any other failure gives an error
-        reply too (``"<kind>: <message>"``; one that is not a :class:`ScratchError` is a bug, logged with its
-        traceback, as the MCP server does)."""
+        text, or unknown) or arguments that are not an object (``None``: none; a JSON text of an object counts as
+        that object, as OpenAI-style tool calls carry their ``arguments``) or break the tool's schema give
+        ``ToolReply(is_error=True, kind="invalid argument")`` with an ``"invalid argument: ..."`` text; any other
+        failure gives an error reply too (``"<kind>: <message>"``, ``kind`` set; one that is not a
+        :class:`ScratchError` is a bug, logged with its traceback, as the MCP server does)."""
+        if isinstance(arguments, str):
+            arguments = _object_of(arguments)
         try:
             result = ScratchTools(self.scope).call(name, arguments)
         except ScratchError as exc:
-            return ToolReply(error_text(exc), True)
+            return ToolReply(error_text(exc), True, kind=exc.kind)
         except Exception as exc:  # a bug must not break the agent loop: report it to the model and the log
             log.exception("scratchfs: tool %s failed", shorten(name))
-            return ToolReply(error_text(exc), True)
+            return ToolReply(error_text(exc), True, kind=ScratchError.kind)
         return ToolReply(to_json(result), False, result)
+
+
+def _object_of(text: str) -> object:
+    """The object a JSON text of tool arguments holds (``'{"handle": "h_..."}'``), else ``text`` itself (a text
+    that is no JSON, or JSON of no object, is refused as arguments that are not an object, as it was before)."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):  # (not JSON; an integer past the digit limit; nesting past the stack)
+        return text
+    return value if isinstance(value, dict) else text
 
 
 _MAX_CALL_CHARS = 1 << 20

@@ -10,7 +10,7 @@ import logging
 import pytest
 
 from scratchfs import InvalidArgument, Observation
-from scratchfs.adapter import Offloader, offloaded, tool_definitions
+from scratchfs.adapter import Offloader, offloaded, parse_call, tool_definitions
 from scratchfs.api.contract import ScratchTools
 
 
@@ -355,3 +355,46 @@ def test_a_tool_with_no_class_is_logged_once_at_info_level(scratch_scope, caplog
     assert caplog.records[0].getMessage().startswith("scratchfs: tool 'fetch' has no result class: its results are "
                                                      "never spilled")
     assert "'other'" in caplog.records[1].getMessage()
+
+
+def test_an_error_reply_says_its_kind_for_the_loop_to_branch_on(scratch_store_factory, monkeypatch, caplog):
+    """ToolReply had text, is_error and result only: a loop had to parse "not found: ..." to branch."""
+    store = scratch_store_factory("kinds", run_quota_entries=1)
+    offloader = Offloader(store.scope("r", "a"))
+    ok = offloader.call_scratch_tool("scratch_write", {"key": "k", "value": "v" * 5000})
+    assert not ok.is_error and ok.kind is None
+    page = offloader.call_scratch_tool("scratch_read", {"key": "k", "length": 100}).result
+    offloader.call_scratch_tool("scratch_write", {"key": "k", "value": "w"})  # written again: the next page refuses
+    replies = {
+        "not found": offloader.call_scratch_tool("scratch_read", {"key": "nope"}),
+        "changed": offloader.call_scratch_tool(*parse_call(page["next_call"])),
+        "invalid argument": offloader.call_scratch_tool("read_handle", {"handle": "h_x"}),
+        "quota exceeded": offloader.call_scratch_tool("scratch_write", {"key": "k2", "value": "v"}),
+    }
+    with monkeypatch.context() as patched:  # a bug: no ScratchError
+        patched.setattr(ScratchTools, "call", lambda *a: 1 / 0)
+        with caplog.at_level(logging.ERROR):
+            replies["error"] = offloader.call_scratch_tool("scratch_list", {})
+    store.close()
+    replies["closed"] = offloader.call_scratch_tool("scratch_list", {})
+    for kind, reply in replies.items():
+        assert reply.is_error and reply.result is None and reply.kind == kind, (kind, reply)
+        assert reply.text.startswith(f"{kind}: "), reply.text
+    assert replies["error"].text == "error: ZeroDivisionError: division by zero"
+
+
+def test_arguments_may_be_a_json_text_of_an_object_as_openai_style_calls_carry_them(scratch_scope):
+    """call_scratch_tool("read_handle", '{"handle": ...}') was refused: "must be a JSON object, not str"."""
+    offloader = Offloader(scratch_scope)
+    handle = scratch_scope.spill("alpha beta gamma beta").handle
+    as_object = offloader.call_scratch_tool("read_handle", {"handle": handle, "match": "beta", "context": 2})
+    as_text = offloader.call_scratch_tool("read_handle", f' {{"handle": "{handle}", "match": "beta", "context": 2}}\n')
+    assert not as_text.is_error and as_text == as_object
+    assert [w["match_offset"] for w in as_text.result["windows"]] == [6, 17]
+    assert offloader.call_scratch_tool("scratch_list", "{}").result["entries"] == []
+    bad = offloader.call_scratch_tool("scratch_read", '{"key": 5}')  # an object: checked against the schema
+    assert bad.kind == "invalid argument" and "scratch_read: key: 5 is not of type 'string'" in bad.text
+    for text in ["key=k", '["k"]', '"k"', "null", "", '{"key": ', "[" * 100_000, '{"limit": ' + "9" * 5000 + "}"]:
+        reply = offloader.call_scratch_tool("scratch_read", text)
+        assert reply.is_error and reply.kind == "invalid argument", text
+        assert reply.text == "invalid argument: the arguments of scratch_read must be a JSON object, not str"
