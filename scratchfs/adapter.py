@@ -241,6 +241,13 @@ class Offloader:
 
         return decorate
 
+    def tool_definitions(self) -> list[dict[str, Any]]:
+        """:func:`tool_definitions` of this offloader's store: the default reply budget and TTL they tell the model
+        are the ones :meth:`call_scratch_tool` replies with (a store's ``reply_budget_bytes`` and ``default_ttl``;
+        ``tool_definitions()`` with no store tells the defaults, 8 KiB and 3600 s, whatever the store's). With a
+        scope picked per call, the scope function is called once here (and raises what it raises)."""
+        return tool_definitions(self.scope.store)
+
     def call_scratch_tool(self, name: object, arguments: object = None) -> ToolReply:
         """Run a scratchfs tool (``read_handle``, ``scratch_*``) for the model; never raises for a failed call.
 

@@ -398,3 +398,27 @@ def test_arguments_may_be_a_json_text_of_an_object_as_openai_style_calls_carry_t
         reply = offloader.call_scratch_tool("scratch_read", text)
         assert reply.is_error and reply.kind == "invalid argument", text
         assert reply.text == "invalid argument: the arguments of scratch_read must be a JSON object, not str"
+
+
+def test_the_tool_definitions_tell_the_model_the_budget_and_ttl_the_replies_have(scratch_store_factory):
+    """The README's `tools = tool_definitions()` told the model 8192 bytes and 3600 s whatever the store's settings
+    (reply_budget_bytes=16384, default_ttl=600): the definitions and the replies disagreed."""
+    from .test_readme_snippets import ROOT
+
+    store = scratch_store_factory("wide", reply_budget_bytes=16384, default_ttl=600)
+    offloader = Offloader(store.scope("r", "a"))
+    defined = {t["name"]: t for t in offloader.tool_definitions()}
+    assert offloader.tool_definitions() == tool_definitions(store) == Offloader(
+        lambda: store.scope("r", "b")).tool_definitions()
+    assert defined["read_handle"]["input_schema"]["properties"]["budget"]["default"] == 16384
+    assert "(default 600 seconds)" in defined["scratch_write"]["description"]
+    default = {t["name"]: t for t in tool_definitions()}
+    assert default["read_handle"]["input_schema"]["properties"]["budget"]["default"] == 8192
+    written = offloader.call_scratch_tool("scratch_write", {"key": "k", "value": "v"}).result
+    assert written["ttl"] == 600  # what the definition said
+    big = store.scope("r", "a").spill("x" * 100_000).handle
+    read = offloader.call_scratch_tool("read_handle", {"handle": big, "length": 65536})
+    assert 8192 < len(read.text.encode()) <= 16384  # the budget the definition said, not the default
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("\n## Agent-loop adapter\n"):readme.index("\n## pytest plugin\n")]
+    assert "tools = tool_definitions(store)" in section and "tools = tool_definitions()" not in section
