@@ -422,3 +422,35 @@ def test_the_tool_definitions_tell_the_model_the_budget_and_ttl_the_replies_have
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("\n## Agent-loop adapter\n"):readme.index("\n## pytest plugin\n")]
     assert "tools = tool_definitions(store)" in section and "tools = tool_definitions()" not in section
+
+
+def test_the_readme_names_every_error_kind_the_faces_emit():
+    """The README's error kinds lacked `closed` (ToolReply(text='closed: the store is closed')) and said StoreClosed
+    is a StorageError, which no face calls it: each list names every kind of scratchfs.foundation.errors."""
+    import re
+
+    from scratchfs.foundation import errors
+    from scratchfs.web.api import STATUS_OF_KIND
+
+    from .test_readme_snippets import ROOT
+
+    kinds = {cls.kind for cls in vars(errors).values()
+             if isinstance(cls, type) and issubclass(cls, errors.ScratchError) and cls is not errors.ScratchError}
+    assert {"closed", "changed", "upstream unavailable"} <= kinds
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+
+    def bullet(section: str, start: str) -> str:
+        after = readme[readme.index(f"## {section} "):]
+        found = after[after.index(start):]
+        return found[: found.find(" - **", 1)]
+
+    for section, start, expected in [("MCP", "- **Errors** are tool results", kinds | {"error"}),
+                                     ("Python API", "- **Errors** are typed", kinds),
+                                     ("Agent-loop adapter", "Every error reply's `kind`", kinds - {
+                                         "upstream unavailable"} | {"error"})]:
+        text = bullet(section, start)
+        assert {k for k in kinds | {"error"} if f"`{k}`" in text} == expected, (section, text)
+    assert "(a `StorageError`)" not in readme
+    web = bullet("Web inspector", "Errors are `{\"error\":")
+    for kind, status in STATUS_OF_KIND.items():
+        assert re.search(rf"{status} [a-z ,]*\b{kind}\b", web), (kind, status, web)
