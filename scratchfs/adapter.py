@@ -14,10 +14,10 @@ policy of :mod:`scratchfs.policy`), with the result class set per tool::
 
 ``async def`` tools work the same (``await fetch_page(...)``; the spill runs in a worker thread under asyncio).
 A result is measured as every face measures it (:func:`scratchfs.api.policy.result_size`: its text as a JSON
-string, escapes included). A tool returning a ``dict`` or ``list`` is judged by its JSON text (what the loop sends the
-model) and spilled as that JSON when the policy says so; anything else that is not ``str`` or ``bytes`` is passed
-through untouched, and a failed spill passes the whole result through (logged at ERROR level), as
-:meth:`Scope.offload` does.
+string, escapes included). A tool returning a ``dict``, ``list`` or ``tuple`` is judged by its JSON text (what the loop
+sends the model) and spilled as that JSON when the policy says so; anything else that is not ``str`` or ``bytes`` is
+passed through untouched, and a failed spill passes the whole result through (logged at ERROR level), as
+:meth:`Scope.offload` does all of this.
 
 For the model's side, :func:`tool_definitions` gives the scratchfs tools as ``{name, description, input_schema}``
 dicts, and :meth:`Offloader.call_scratch_tool` runs one by name and returns a :class:`ToolReply` whose ``text`` is
@@ -151,10 +151,11 @@ class Offloader:
     def offload(self, tool: str, content: Any, result_class: str | None = None) -> Observation:
         """Pass one result through the spill policy; returns the :class:`~scratchfs.api.policy.Observation` (its
         ``content`` is the stub's JSON text and ``stub`` is set when it was spilled). Never raises for a failed
-        spill. A ``dict`` or ``list`` result is judged (and stored) as its JSON text -- what the loop would send the
-        model -- and comes back as it was when it is not spilled; other content that is not ``str`` or ``bytes``
-        (or a dict or list that is not JSON-serialisable, whatever its serialisation raises) comes back
-        untouched. ``result_class``: this result's class (``None``: the tool's).
+        spill. A ``dict``, ``list`` or ``tuple`` result is judged (and stored) as its JSON text -- what the loop
+        would send the model -- and comes back as it was when it is not spilled (:meth:`Scope.offload`); other
+        content that is not ``str`` or ``bytes`` (or a dict or list that is not JSON-serialisable, whatever its
+        serialisation raises: logged) comes back untouched. ``result_class``: this result's class (``None``: the
+        tool's).
 
         Raises:
             InvalidArgument: ``result_class`` is not a known class (as the constructor checks its classes)."""
@@ -163,7 +164,7 @@ class Offloader:
         if cls is None:
             self._no_class(tool)
             return obs
-        if not isinstance(content, (str, bytes, bytearray, memoryview, dict, list)):
+        if not isinstance(content, (str, bytes, bytearray, memoryview, dict, list, tuple)):
             return obs
         try:  # the tool has run: a scope function that fails (a context variable not set, a bad run id) is a
             scope = self.scope  # failed spill, as Scope.offload treats one, never a failed tool call
@@ -175,16 +176,7 @@ class Offloader:
             log.error("scratchfs: no scope for the result of %s; passing it through whole", shorten(tool, 120),
                       exc_info=True)
             return obs
-        if isinstance(content, (dict, list)):
-            try:  # any failure here is a failed spill, not the tool's: a dict changed by another thread as it is
-                text = json.dumps(content, ensure_ascii=False)  # written, a list subclass whose iteration fails
-            except Exception as exc:
-                log.warning("scratchfs: the result of %s is not JSON-serialisable (%s: %s); passing it through",
-                            shorten(tool, 120), type(exc).__name__, shorten(exc))
-                return obs
-            spilled = scope.offload(Observation(tool=tool, content=text, result_class=cls))
-            return spilled if spilled.stub is not None or spilled.refused is not None else obs
-        return scope.offload(obs)
+        return scope.offload(obs)  # (a dict, list or tuple: judged and spilled as its JSON text)
 
     def wrap(self, func: Callable[..., Any], *, name: str | None = None, result_class: str | None = None
              ) -> Callable[..., Any]:

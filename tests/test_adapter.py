@@ -238,7 +238,7 @@ def test_a_result_whose_json_text_cannot_be_written_passes_through_never_a_raise
     def lookup():
         return result
 
-    with caplog.at_level(logging.WARNING, logger="scratchfs.adapter"):
+    with caplog.at_level(logging.WARNING, logger="scratchfs"):
         assert lookup() is result
         assert offloader.offload("lookup", result).content is result
     assert "not JSON-serialisable" in caplog.text
@@ -454,3 +454,37 @@ def test_the_readme_names_every_error_kind_the_faces_emit():
     web = bullet("Web inspector", "Errors are `{\"error\":")
     for kind, status in STATUS_OF_KIND.items():
         assert re.search(rf"{status} [a-z ,]*\b{kind}\b", web), (kind, status, web)
+
+
+@pytest.mark.parametrize("make", [lambda: {"a": "x" * 20_000}, lambda: [{"id": i, "ü": "x" * 20} for i in range(900)],
+                                  lambda: ("x" * 20_000, 1)])
+def test_scope_offload_judges_a_dict_or_list_by_its_json_text_as_the_adapter_does(scratch_store_factory, caplog,
+                                                                                   make):
+    """scope.offload(Observation(content={"a": "x" * 20000}, result_class="query")) came back unchanged, with no log
+    line: only the adapter turned a dict into JSON, and a runtime calling offload itself let 20 KB into the context.
+    Handled, not refused: a tool's structured result is what loops send the model as JSON; a refusal would break the
+    loop after the tool ran (offload never raises for a result), and the adapter already judged them so."""
+    store = scratch_store_factory("json", run_quota_entries=2)
+    scope = store.scope("r", "a")
+    content = make()
+    text = json.dumps(content, ensure_ascii=False)
+    out = scope.offload(Observation("api", content, "query"))
+    assert out.stub is not None and out.content == out.stub.to_json() and out.stub.content_type == "json"
+    assert b"".join(scope.iter_content("handle", out.stub.handle)) == text.encode()
+    assert Offloader(scope, default_class="query").offload("api", content).stub.size == len(text.encode())  # alike
+    refused = scope.offload(Observation("api", content, "query"))  # the run at its quota: a notice of the JSON
+    assert refused.refused is not None and json.loads(refused.content)["preview"].startswith(text[:40])
+    small = {"ok": True}
+    for obs in (Observation("api", small, "query"), Observation("api", content, None),
+                Observation("api", content, "effect"), Observation("read_handle", content, "query"),
+                Observation("api", content, "query", metadata={})):
+        assert scope.offload(obs) is obs  # small, or never spilled: as it was
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        assert scope.offload(Observation("api", _ItemsFail(a="z" * 9000), None)).stub is None  # not even written
+        assert not caplog.records
+        odd = Observation("api", {"rows": _IterFails(["z" * 9000])}, "query")
+        assert scope.offload(odd) is odd
+    (record,) = caplog.records
+    assert "the result of 'api' is not JSON-serialisable (RuntimeError: RuntimeError('connection lost'))" in (
+        record.getMessage())

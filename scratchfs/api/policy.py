@@ -47,7 +47,9 @@ class Observation:
 
     Attributes:
         tool: the tool's name.
-        content: the result, ``str`` or ``bytes``.
+        content: the result, ``str`` or ``bytes``; or a ``dict``, ``list`` or ``tuple`` (a structured result), which
+            :meth:`scratchfs.Scope.offload` judges and spills as its JSON text (:func:`should_spill` itself judges
+            text and bytes only).
         result_class: ``"query"``, ``"workspace"``, ``"browser"`` (may flood the context), ``"effect"`` (a side
             effect's receipt), or ``None`` (unknown: never spilled).
         artifact_id, mutation_complete, metadata, memory_entry_id, persisted: out-of-band meaning; when any is set
@@ -59,7 +61,7 @@ class Observation:
     """
 
     tool: str
-    content: str | bytes
+    content: str | bytes | dict[str, Any] | list[Any] | tuple[Any, ...]
     result_class: str | None = None
     artifact_id: str | None = None
     mutation_complete: bool | None = None
