@@ -67,7 +67,7 @@ def main() -> None:
             """Fetch a web page (here: the recorded copy in fixtures/)."""
             return PAGE.read_text(encoding="utf-8")
 
-        offered = ["fetch_page", *(t["name"] for t in tool_definitions())]
+        offered = ["fetch_page", *(t["name"] for t in tool_definitions(store))]  # the store's budget and TTL
         print(f"tools offered to the model: {', '.join(offered)}\n")
         transcript: list[dict[str, Any]] = [{"role": "user", "content": QUESTION}]
         show("user:", QUESTION)

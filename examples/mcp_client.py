@@ -9,7 +9,8 @@ What it shows:
 1. a tool result spilled by the host (here with the Python API, as the adapter or ``mcp-proxy`` would) is read by the
    model through the server's ``read_handle``: a search, then the lines around the first match;
 2. the scratchpad: ``scratch_write`` a note, ``scratch_list``, ``scratch_read``;
-3. every reply says how to go on: its ``next_call`` is parsed and called until it is ``null``.
+3. every reply says how to go on: its ``next_call`` is parsed (``scratchfs.adapter.parse_call``: the tool's name and
+   arguments) and called until it is ``null``.
 
 The server is started as an MCP client starts it: by its absolute path, with every setting in its arguments (a client
 passes it almost none of your environment). The SDK's result objects use snake_case attributes (``is_error``,
@@ -18,7 +19,6 @@ passes it almost none of your environment). The SDK's result objects use snake_c
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 import sys
@@ -30,6 +30,7 @@ import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from scratchfs import ScratchStore
+from scratchfs.adapter import parse_call
 
 GREP = Path(__file__).resolve().parent.parent / "fixtures" / "workspace-grep-stdlib-defs.txt"
 RUN, AGENT = "run-7", "agent-1"
@@ -41,13 +42,6 @@ def server(root: str) -> StdioServerParameters:
     command, args = (str(scratchfs), []) if scratchfs.exists() else (sys.executable, ["-m", "scratchfs"])
     return StdioServerParameters(command=command, args=[*args, "mcp", "--root", root, "--run", RUN,
                                                         "--agent", AGENT])
-
-
-def parse_call(text: str) -> tuple[str, dict[str, Any]]:
-    """``read_handle(handle="h_...", offset=4096)`` as the tool's name and arguments."""
-    name, _, rest = text.partition("(")
-    call = ast.parse(f"f({rest}", mode="eval").body
-    return name, {k.arg: ast.literal_eval(k.value) for k in call.keywords}
 
 
 async def call(session: ClientSession, name: str, arguments: dict[str, Any]) -> dict[str, Any]:

@@ -14,10 +14,10 @@ policy of :mod:`scratchfs.policy`), with the result class set per tool::
 
 ``async def`` tools work the same (``await fetch_page(...)``; the spill runs in a worker thread under asyncio).
 A result is measured as every face measures it (:func:`scratchfs.api.policy.result_size`: its text as a JSON
-string, escapes included). A tool returning a ``dict`` or ``list`` is judged by its JSON text (what the loop sends the
-model) and spilled as that JSON when the policy says so; anything else that is not ``str`` or ``bytes`` is passed
-through untouched, and a failed spill passes the whole result through (logged at ERROR level), as
-:meth:`Scope.offload` does.
+string, escapes included). A tool returning a ``dict``, ``list`` or ``tuple`` is judged by its JSON text (what the loop
+sends the model) and spilled as that JSON when the policy says so; anything else that is not ``str`` or ``bytes`` is
+passed through untouched, and a failed spill passes the whole result through (logged at ERROR level), as
+:meth:`Scope.offload` does all of this.
 
 For the model's side, :func:`tool_definitions` gives the scratchfs tools as ``{name, description, input_schema}``
 dicts, and :meth:`Offloader.call_scratch_tool` runs one by name and returns a :class:`ToolReply` whose ``text`` is
@@ -26,6 +26,7 @@ what goes back into the transcript (the JSON result of :mod:`scratchfs.toolkit`,
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import functools
 import inspect
@@ -33,10 +34,11 @@ import json
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from scratchfs.api.contract import ScratchTools, error_text, to_json
-from scratchfs.api.policy import Observation
+from scratchfs.api.policy import Observation, check_result_class
 from scratchfs.api.scope import Scope
 from scratchfs.api.store import ScratchStore
 from scratchfs.api.tools import TOOL_SPECS, tool_specs
@@ -45,6 +47,9 @@ from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.text import one_line
 
 log = logging.getLogger(__name__)
+
+_MOST_NOTED = 1024
+"""Most tools an Offloader remembers having logged as classless (names may come from anywhere: bounded)."""
 
 
 @dataclass(frozen=True)
@@ -55,11 +60,17 @@ class ToolReply:
         text: what goes back to the model: the result as compact JSON, or ``"<kind>: <message>"`` on error.
         is_error: True when the call failed.
         result: the result object (``None`` on error).
+        kind: on error, the kind the text starts with, for a loop to branch on without parsing text (the MCP faces'
+            tool error text and the web API's ``kind`` name the same): ``"not found"``, ``"changed"``, ``"invalid
+            argument"``, ``"corrupt"``, ``"quota exceeded"``, ``"busy"``, ``"storage"``, ``"closed"`` (the
+            :attr:`~scratchfs.foundation.errors.ScratchError.kind` of the error), or ``"error"`` for a failure that
+            is no ScratchError (a bug, logged); ``None`` when the call succeeded.
     """
 
     text: str
     is_error: bool
     result: dict[str, Any] | None = None
+    kind: str | None = None
 
 
 def tool_definitions(store: ScratchStore | None = None) -> list[dict[str, Any]]:
@@ -76,15 +87,47 @@ class Offloader:
         scope: the :class:`~scratchfs.store.Scope` spills go to, or a function returning it (called per result,
             e.g. to read the current run from a context variable; one that raises is a failed spill: the result
             passes through whole, logged at ERROR level).
-        classes: result class per tool name (``"query"``, ``"workspace"``, ``"browser"``, ``"effect"``).
-        default_class: the class of tools not in ``classes`` (``None``: unknown, never spilled).
+        classes: result class per tool name (``"query"``, ``"workspace"``, ``"browser"``, ``"effect"``, a class of
+            the store's ``spill_classes``; ``None``: no class).
+        default_class: the class of tools not in ``classes`` (``None``: no class).
+
+    A tool with no class is never spilled, however large its results (the policy spills only the classes that flood
+    the context): the first result of each such tool is logged at INFO level, naming it (give it a class; ``"effect"``
+    says it is a side effect's receipt, never spilled, and is not logged). INFO, not WARNING: a tool without a class
+    is a choice the policy supports (small answers, receipts); the line is there for whoever wonders why a large
+    result was not spilled.
+
+    Raises:
+        InvalidArgument: a class in ``classes`` or ``default_class`` that is not known (a typo, another case: it would
+            mean "never spilled", silently); the message names the known classes and the closest one
+            (:func:`~scratchfs.api.policy.check_result_class`). The store's own classes count only when ``scope`` is
+            a Scope; with a function, another class is checked when a result meets it (logged if unknown), and only
+            a near miss of a known class is refused at once.
     """
 
-    def __init__(self, scope: Scope | Callable[[], Scope], classes: Mapping[str, str] | None = None,
+    def __init__(self, scope: Scope | Callable[[], Scope], classes: Mapping[str, str | None] | None = None,
                  default_class: str | None = None) -> None:
         self._scope = scope
-        self.classes = dict(classes or {})
-        self.default_class = default_class
+        self._classes = {tool: None if cls is None else self._checked(cls, f"result class of {shorten(tool)}")
+                         for tool, cls in dict(classes or {}).items()}
+        self._default = None if default_class is None else self._checked(default_class, "default_class")
+        self._unclassed: set[object] = set()  # the tools whose first result with no class was logged
+
+    def _checked(self, value: object, what: str) -> str:
+        """``value`` if it is a known result class (see the class docstring); else InvalidArgument."""
+        if isinstance(self._scope, Scope):
+            return check_result_class(value, self._scope.store.settings.spill_classes, what=what)
+        return check_result_class(value, what=what, open_ended=True)
+
+    @property
+    def classes(self) -> Mapping[str, str | None]:
+        """The result class per tool name (read-only: set one with ``wrap``/``tool``'s ``result_class=``)."""
+        return MappingProxyType(self._classes)
+
+    @property
+    def default_class(self) -> str | None:
+        """The class of the tools not in :attr:`classes` (``None``: no class, never spilled)."""
+        return self._default
 
     @property
     def scope(self) -> Scope:
@@ -93,18 +136,35 @@ class Offloader:
 
     def class_of(self, tool: object) -> str | None:
         """The result class of ``tool`` (the default class for a name that is not text, which is never spilled)."""
-        return self.classes.get(tool, self.default_class) if isinstance(tool, str) else self.default_class
+        return self._classes.get(tool, self._default) if isinstance(tool, str) else self._default
+
+    def _no_class(self, tool: object) -> None:
+        """Log, once per tool, that a result of ``tool`` had no class and so was not spilled (see the class)."""
+        key = tool if isinstance(tool, str) else type(tool).__name__
+        if key in self._unclassed or len(self._unclassed) >= _MOST_NOTED:
+            return
+        self._unclassed.add(key)
+        log.info("scratchfs: tool %s has no result class: its results are never spilled, however large (give it "
+                 "result_class=, or the Offloader classes= or default_class=; 'effect' for a side effect's receipt)",
+                 shorten(tool, 120))
 
     def offload(self, tool: str, content: Any, result_class: str | None = None) -> Observation:
         """Pass one result through the spill policy; returns the :class:`~scratchfs.api.policy.Observation` (its
         ``content`` is the stub's JSON text and ``stub`` is set when it was spilled). Never raises for a failed
-        spill. A ``dict`` or ``list`` result is judged (and stored) as its JSON text -- what the loop would send the
-        model -- and comes back as it was when it is not spilled; other content that is not ``str`` or ``bytes``
-        (or a dict or list that is not JSON-serialisable, whatever its serialisation raises) comes back
-        untouched."""
-        cls = result_class or self.class_of(tool)
+        spill. A ``dict``, ``list`` or ``tuple`` result is judged (and stored) as its JSON text -- what the loop
+        would send the model -- and comes back as it was when it is not spilled (:meth:`Scope.offload`); other
+        content that is not ``str`` or ``bytes`` (or a dict or list that is not JSON-serialisable, whatever its
+        serialisation raises: logged) comes back untouched. ``result_class``: this result's class (``None``: the
+        tool's).
+
+        Raises:
+            InvalidArgument: ``result_class`` is not a known class (as the constructor checks its classes)."""
+        cls = self.class_of(tool) if result_class is None else self._checked(result_class, "result_class")
         obs = Observation(tool=tool, content=content, result_class=cls)
-        if not isinstance(content, (str, bytes, bytearray, memoryview, dict, list)):
+        if cls is None:
+            self._no_class(tool)
+            return obs
+        if not isinstance(content, (str, bytes, bytearray, memoryview, dict, list, tuple)):
             return obs
         try:  # the tool has run: a scope function that fails (a context variable not set, a bad run id) is a
             scope = self.scope  # failed spill, as Scope.offload treats one, never a failed tool call
@@ -116,16 +176,7 @@ class Offloader:
             log.error("scratchfs: no scope for the result of %s; passing it through whole", shorten(tool, 120),
                       exc_info=True)
             return obs
-        if isinstance(content, (dict, list)):
-            try:  # any failure here is a failed spill, not the tool's: a dict changed by another thread as it is
-                text = json.dumps(content, ensure_ascii=False)  # written, a list subclass whose iteration fails
-            except Exception as exc:
-                log.warning("scratchfs: the result of %s is not JSON-serialisable (%s: %s); passing it through",
-                            shorten(tool, 120), type(exc).__name__, shorten(exc))
-                return obs
-            spilled = scope.offload(Observation(tool=tool, content=text, result_class=cls))
-            return spilled if spilled.stub is not None or spilled.refused is not None else obs
-        return scope.offload(obs)
+        return scope.offload(obs)  # (a dict, list or tuple: judged and spilled as its JSON text)
 
     def wrap(self, func: Callable[..., Any], *, name: str | None = None, result_class: str | None = None
              ) -> Callable[..., Any]:
@@ -134,13 +185,14 @@ class Offloader:
         function's ``__name__``; ``result_class`` to the class configured for that name.
 
         Raises:
-            InvalidArgument: ``name`` is not text.
+            InvalidArgument: ``name`` is not text; ``result_class`` is not a known class (as the constructor checks
+                its classes).
         """
         tool = name or func.__name__
         if not isinstance(tool, str):
             raise InvalidArgument(f"a tool name must be text, not {type(tool).__name__}: {shorten(tool)}")
         if result_class is not None:
-            self.classes[tool] = result_class
+            self._classes[tool] = self._checked(result_class, f"result_class of {shorten(tool)}")
 
         if inspect.iscoroutinefunction(func):
             async def observe_async(*args: Any, **kwargs: Any) -> Observation:
@@ -171,28 +223,110 @@ class Offloader:
         return wrapper
 
     def tool(self, name: str | None = None, *, result_class: str | None = None) -> Callable[[Callable], Callable]:
-        """Decorator form of :meth:`wrap`: ``@offloader.tool(result_class="browser")``."""
+        """Decorator form of :meth:`wrap`: ``@offloader.tool(result_class="browser")``. Raises InvalidArgument
+        as :meth:`wrap` does (an unknown ``result_class`` at once, before a function is given)."""
+        if result_class is not None:
+            self._checked(result_class, "result_class" if name is None else f"result_class of {shorten(name)}")
+
         def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
             return self.wrap(func, name=name, result_class=result_class)
 
         return decorate
 
+    def tool_definitions(self) -> list[dict[str, Any]]:
+        """:func:`tool_definitions` of this offloader's store: the default reply budget and TTL they tell the model
+        are the ones :meth:`call_scratch_tool` replies with (a store's ``reply_budget_bytes`` and ``default_ttl``;
+        ``tool_definitions()`` with no store tells the defaults, 8 KiB and 3600 s, whatever the store's). With a
+        scope picked per call, the scope function is called once here (and raises what it raises)."""
+        return tool_definitions(self.scope.store)
+
     def call_scratch_tool(self, name: object, arguments: object = None) -> ToolReply:
         """Run a scratchfs tool (``read_handle``, ``scratch_*``) for the model; never raises for a failed call.
 
         ``name`` and ``arguments`` are taken as the model gave them, of any type: a name that is not a tool's (not
-        text, or unknown) or arguments that are not an object (``None``: none) or break the tool's schema give
-        ``ToolReply(is_error=True)`` with an ``"invalid argument: ..."`` text; any other failure gives an error
-        reply too (``"<kind>: <message>"``; one that is not a :class:`ScratchError` is a bug, logged with its
-        traceback, as the MCP server does)."""
+        text, or unknown) or arguments that are not an object (``None``: none; a JSON text of an object counts as
+        that object, as OpenAI-style tool calls carry their ``arguments``) or break the tool's schema give
+        ``ToolReply(is_error=True, kind="invalid argument")`` with an ``"invalid argument: ..."`` text; any other
+        failure gives an error reply too (``"<kind>: <message>"``, ``kind`` set; one that is not a
+        :class:`ScratchError` is a bug, logged with its traceback, as the MCP server does)."""
+        if isinstance(arguments, str):
+            arguments = _object_of(arguments)
         try:
             result = ScratchTools(self.scope).call(name, arguments)
         except ScratchError as exc:
-            return ToolReply(error_text(exc), True)
+            return ToolReply(error_text(exc), True, kind=exc.kind)
         except Exception as exc:  # a bug must not break the agent loop: report it to the model and the log
             log.exception("scratchfs: tool %s failed", shorten(name))
-            return ToolReply(error_text(exc), True)
+            return ToolReply(error_text(exc), True, kind=ScratchError.kind)
         return ToolReply(to_json(result), False, result)
+
+
+def _object_of(text: str) -> object:
+    """The object a JSON text of tool arguments holds (``'{"handle": "h_..."}'``), else ``text`` itself (a text
+    that is no JSON, or JSON of no object, is refused as arguments that are not an object, as it was before)."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):  # (not JSON; an integer past the digit limit; nesting past the stack)
+        return text
+    return value if isinstance(value, dict) else text
+
+
+_MAX_CALL_CHARS = 1 << 20
+"""The longest call text :func:`parse_call` reads (a ``next_call`` fits a reply: 64 KiB at most)."""
+_NAMES = {"true": True, "false": False, "null": None, "True": True, "False": False, "None": None}
+"""The bare names :func:`parse_call` reads as values: Python's and JSON's (a model may write either)."""
+
+
+def parse_call(text: object) -> tuple[str, dict[str, Any]]:
+    """A call as a reply's ``next_call`` (or a stub's note) writes it, as the tool's name and its arguments:
+    ``parse_call('read_handle(handle="h_...", offset=4096, length=4096)')`` is ``("read_handle", {"handle": "h_...",
+    "offset": 4096, "length": 4096})``, ready for :meth:`Offloader.call_scratch_tool` or an MCP ``call_tool``.
+
+    Read by Python's own parser (:mod:`ast`), never evaluated: keyword arguments only, each a string (either quote,
+    every escape: the JSON string literals ``next_call`` writes are Python's too), an integer, a float, ``True`` /
+    ``False`` / ``None`` (or JSON's ``true`` / ``false`` / ``null``), a list (JSON's, as ``columns=`` is written) or
+    an object of those. Every call scratchfs writes comes back as the arguments that made it.
+
+    Raises:
+        InvalidArgument: ``text`` is not text, is longer than 1 MiB, or is not one call of a plain name with keyword
+            arguments of those values (a positional argument, ``**``, an expression, an argument given twice).
+    """
+    if not isinstance(text, str):
+        raise InvalidArgument(f"a call must be text, not {type(text).__name__}: {shorten(text)}")
+    if len(text) > _MAX_CALL_CHARS:
+        raise InvalidArgument(f"a call of {len(text):,} characters is longer than the limit of {_MAX_CALL_CHARS:,}")
+    try:
+        call = ast.parse(text.strip(), mode="eval").body
+        if (not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name) or call.args
+                or any(k.arg is None for k in call.keywords)):
+            raise InvalidArgument("expected NAME(argument=value, ...), keyword arguments only")
+        arguments: dict[str, Any] = {}
+        for keyword in call.keywords:
+            if keyword.arg in arguments:
+                raise InvalidArgument(f"the argument {keyword.arg} is given twice")
+            arguments[str(keyword.arg)] = _value(keyword.value)
+    except InvalidArgument as exc:
+        raise InvalidArgument(f"not a call parse_call reads: {shorten(text)}: {exc}") from None
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:  # (a lone surrogate: UnicodeEncodeError)
+        raise InvalidArgument(f"not a call parse_call reads: {shorten(text)}: {type(exc).__name__}: "
+                              f"{one_line(str(exc))[:200]}") from None
+    return call.func.id, arguments
+
+
+def _value(node: ast.expr) -> Any:
+    """The value a node of :func:`parse_call`'s call writes. Raises InvalidArgument for any other expression."""
+    if isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, (str, int, float))):
+        return node.value  # (a bool is an int; bytes, complex numbers and ... are not values)
+    if isinstance(node, ast.Name) and node.id in _NAMES:
+        return _NAMES[node.id]
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_value(item) for item in node.elts]
+    if isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in node.keys):
+        return {k.value: _value(v) for k, v in zip(node.keys, node.values, strict=True)}  # type: ignore[union-attr]
+    if (isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)) and isinstance(node.operand,
+            ast.Constant) and type(node.operand.value) in (int, float)):
+        return -node.operand.value if isinstance(node.op, ast.USub) else node.operand.value
+    raise InvalidArgument(f"{shorten(ast.unparse(node))} is not a value (a string, number, True/False/None or a list)")
 
 
 def offloaded(scope: Scope | Callable[[], Scope], result_class: str | None, *, name: str | None = None
@@ -202,4 +336,4 @@ def offloaded(scope: Scope | Callable[[], Scope], result_class: str | None, *, n
     return Offloader(scope).tool(name, result_class=result_class)
 
 
-__all__ = ["Offloader", "ToolReply", "offloaded", "tool_definitions"]
+__all__ = ["Offloader", "ToolReply", "offloaded", "parse_call", "tool_definitions"]

@@ -10,7 +10,7 @@ import logging
 import pytest
 
 from scratchfs import InvalidArgument, Observation
-from scratchfs.adapter import Offloader, offloaded, tool_definitions
+from scratchfs.adapter import Offloader, offloaded, parse_call, tool_definitions
 from scratchfs.api.contract import ScratchTools
 
 
@@ -238,7 +238,7 @@ def test_a_result_whose_json_text_cannot_be_written_passes_through_never_a_raise
     def lookup():
         return result
 
-    with caplog.at_level(logging.WARNING, logger="scratchfs.adapter"):
+    with caplog.at_level(logging.WARNING, logger="scratchfs"):
         assert lookup() is result
         assert offloader.offload("lookup", result).content is result
     assert "not JSON-serialisable" in caplog.text
@@ -280,3 +280,211 @@ def test_every_log_record_of_a_failed_offload_is_one_short_line_whatever_the_too
         assert "\n" not in message and "\x1b" not in message and "\u2028" not in message, message
         assert len(message) < 500, len(message)
         assert "forged" in message and (record.exc_info is not None) == traceback
+
+
+@pytest.mark.parametrize(("configure", "meant"), [
+    (lambda off: Offloader(off.scope, classes={"fetch_page": "brower"}), "browser"),
+    (lambda off: off.tool(result_class="Browser")(lambda url: url), "browser"),
+    (lambda off: off.wrap(lambda url: url, name="fetch_page", result_class="BROWSER"), "browser"),
+    (lambda off: Offloader(off.scope, default_class="qurey"), "query"),
+    (lambda off: Offloader(lambda: off.scope, default_class="qurey"), "query"),  # a scope picked per call too
+    (lambda off: Offloader(lambda: off.scope, classes={"grep": "Workspace"}), "workspace"),
+    (lambda off: offloaded(off.scope, "efect"), "effect"),
+    (lambda off: off.offload("fetch_page", "x" * 20_000, result_class="browsers"), "browser"),
+])
+def test_a_misspelled_or_differently_cased_class_is_refused_where_it_is_configured(scratch_scope, configure, meant):
+    """Offloader(scope, classes={"fetch_page": "brower"}), @tool(result_class="Browser") and default_class="qurey"
+    were accepted and meant "unknown class: never spilled": a 1.8 MB result went into the transcript, no log line.
+    Each is one InvalidArgument naming the known classes and the class meant."""
+    with pytest.raises(InvalidArgument) as raised:
+        configure(Offloader(scratch_scope))
+    message = str(raised.value)
+    assert "the known classes are browser, effect, query, workspace" in message, message
+    assert message.endswith(f"did you mean {meant!r}?"), message
+    assert "\n" not in message and scratch_scope.list_entries() == []
+
+
+def test_a_class_is_text_and_a_store_may_add_its_own(scratch_store_factory, caplog):
+    store = scratch_store_factory("logs", spill_classes={"query", "logs"})
+    scope = store.scope("r", "a")
+    with pytest.raises(InvalidArgument, match=r"the default_class must be text, not int: 3; the known classes"):
+        Offloader(scope, default_class=3)
+    with pytest.raises(InvalidArgument, match=r"the result class of 'x' is 'logs', not a known class"):
+        Offloader(scratch_store_factory("plain").scope("r", "a"), classes={"x": "logs"})
+    offloader = Offloader(scope, classes={"tail": "logs", "quiet": None})
+    assert offloader.classes == {"tail": "logs", "quiet": None}
+    with pytest.raises(TypeError):
+        offloader.classes["tail"] = "brower"  # read-only: a class is set (and checked) by wrap/tool
+    assert offloader.offload("tail", "l\n" * 9000).stub is not None
+    # a scope picked per call: the store is not known yet, so a class unlike every known one waits for it
+    odd = f"tails{id(scope)}"  # (a class never seen before in this process: each is logged once)
+    picked = Offloader(lambda: scope, classes={"tail": "logs", "other": odd})
+    assert picked.offload("tail", "l\n" * 9000).stub is not None
+    with caplog.at_level(logging.WARNING, logger="scratchfs.api.scope"):
+        assert picked.offload("other", "l\n" * 9000).stub is None
+        assert picked.offload("other", "l\n" * 9000).stub is None
+    (record,) = [r for r in caplog.records if r.name == "scratchfs.api.scope"]  # once per class, naming the
+    # known classes and the tool
+    assert f"the result class is {odd!r}, not a known class" in record.getMessage()
+    assert "logs" in record.getMessage() and "'other'" in record.getMessage()
+
+
+def test_an_observation_of_no_class_is_allowed_and_one_of_an_unknown_class_is_logged_once(scratch_scope, caplog):
+    big = "x" * 20_000
+    assert scratch_scope.offload(Observation("t", big, None)) == Observation("t", big, None)
+    unknown = f"qurey{id(caplog)}"  # (a class never seen before in this process: each is logged once)
+    with caplog.at_level(logging.WARNING, logger="scratchfs.api.scope"):
+        for _ in range(3):
+            assert scratch_scope.offload(Observation("sql", big, unknown)).content == big
+    (record,) = caplog.records
+    assert f"the result class is {unknown!r}, not a known class" in record.getMessage()
+    assert record.getMessage().endswith("the results of 'sql' with it are never spilled")
+    assert scratch_scope.list_entries() == []
+
+
+def test_a_tool_with_no_class_is_logged_once_at_info_level(scratch_scope, caplog):
+    """A tool wrapped with no class at all never spills: said once per tool (INFO), never for a tool given one."""
+    offloader = Offloader(scratch_scope, classes={"send": "effect"})
+    fetch = offloader.wrap(lambda: "x" * 20_000, name="fetch")
+    send = offloader.wrap(lambda: "x" * 20_000, name="send")
+    with caplog.at_level(logging.INFO, logger="scratchfs.adapter"):
+        for _ in range(3):
+            assert fetch() == send() == "x" * 20_000
+        assert offloader.offload("other", "small") == Observation("other", "small", None)
+    assert [r.levelno for r in caplog.records] == [logging.INFO, logging.INFO]
+    assert caplog.records[0].getMessage().startswith("scratchfs: tool 'fetch' has no result class: its results are "
+                                                     "never spilled")
+    assert "'other'" in caplog.records[1].getMessage()
+
+
+def test_an_error_reply_says_its_kind_for_the_loop_to_branch_on(scratch_store_factory, monkeypatch, caplog):
+    """ToolReply had text, is_error and result only: a loop had to parse "not found: ..." to branch."""
+    store = scratch_store_factory("kinds", run_quota_entries=1)
+    offloader = Offloader(store.scope("r", "a"))
+    ok = offloader.call_scratch_tool("scratch_write", {"key": "k", "value": "v" * 5000})
+    assert not ok.is_error and ok.kind is None
+    page = offloader.call_scratch_tool("scratch_read", {"key": "k", "length": 100}).result
+    offloader.call_scratch_tool("scratch_write", {"key": "k", "value": "w"})  # written again: the next page refuses
+    replies = {
+        "not found": offloader.call_scratch_tool("scratch_read", {"key": "nope"}),
+        "changed": offloader.call_scratch_tool(*parse_call(page["next_call"])),
+        "invalid argument": offloader.call_scratch_tool("read_handle", {"handle": "h_x"}),
+        "quota exceeded": offloader.call_scratch_tool("scratch_write", {"key": "k2", "value": "v"}),
+    }
+    with monkeypatch.context() as patched:  # a bug: no ScratchError
+        patched.setattr(ScratchTools, "call", lambda *a: 1 / 0)
+        with caplog.at_level(logging.ERROR):
+            replies["error"] = offloader.call_scratch_tool("scratch_list", {})
+    store.close()
+    replies["closed"] = offloader.call_scratch_tool("scratch_list", {})
+    for kind, reply in replies.items():
+        assert reply.is_error and reply.result is None and reply.kind == kind, (kind, reply)
+        assert reply.text.startswith(f"{kind}: "), reply.text
+    assert replies["error"].text == "error: ZeroDivisionError: division by zero"
+
+
+def test_arguments_may_be_a_json_text_of_an_object_as_openai_style_calls_carry_them(scratch_scope):
+    """call_scratch_tool("read_handle", '{"handle": ...}') was refused: "must be a JSON object, not str"."""
+    offloader = Offloader(scratch_scope)
+    handle = scratch_scope.spill("alpha beta gamma beta").handle
+    as_object = offloader.call_scratch_tool("read_handle", {"handle": handle, "match": "beta", "context": 2})
+    as_text = offloader.call_scratch_tool("read_handle", f' {{"handle": "{handle}", "match": "beta", "context": 2}}\n')
+    assert not as_text.is_error and as_text == as_object
+    assert [w["match_offset"] for w in as_text.result["windows"]] == [6, 17]
+    assert offloader.call_scratch_tool("scratch_list", "{}").result["entries"] == []
+    bad = offloader.call_scratch_tool("scratch_read", '{"key": 5}')  # an object: checked against the schema
+    assert bad.kind == "invalid argument" and "scratch_read: key: 5 is not of type 'string'" in bad.text
+    for text in ["key=k", '["k"]', '"k"', "null", "", '{"key": ', "[" * 100_000, '{"limit": ' + "9" * 5000 + "}"]:
+        reply = offloader.call_scratch_tool("scratch_read", text)
+        assert reply.is_error and reply.kind == "invalid argument", text
+        assert reply.text == "invalid argument: the arguments of scratch_read must be a JSON object, not str"
+
+
+def test_the_tool_definitions_tell_the_model_the_budget_and_ttl_the_replies_have(scratch_store_factory):
+    """The README's `tools = tool_definitions()` told the model 8192 bytes and 3600 s whatever the store's settings
+    (reply_budget_bytes=16384, default_ttl=600): the definitions and the replies disagreed."""
+    from .test_readme_snippets import ROOT
+
+    store = scratch_store_factory("wide", reply_budget_bytes=16384, default_ttl=600)
+    offloader = Offloader(store.scope("r", "a"))
+    defined = {t["name"]: t for t in offloader.tool_definitions()}
+    assert offloader.tool_definitions() == tool_definitions(store) == Offloader(
+        lambda: store.scope("r", "b")).tool_definitions()
+    assert defined["read_handle"]["input_schema"]["properties"]["budget"]["default"] == 16384
+    assert "(default 600 seconds)" in defined["scratch_write"]["description"]
+    default = {t["name"]: t for t in tool_definitions()}
+    assert default["read_handle"]["input_schema"]["properties"]["budget"]["default"] == 8192
+    written = offloader.call_scratch_tool("scratch_write", {"key": "k", "value": "v"}).result
+    assert written["ttl"] == 600  # what the definition said
+    big = store.scope("r", "a").spill("x" * 100_000).handle
+    read = offloader.call_scratch_tool("read_handle", {"handle": big, "length": 65536})
+    assert 8192 < len(read.text.encode()) <= 16384  # the budget the definition said, not the default
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("\n## Agent-loop adapter\n"):readme.index("\n## pytest plugin\n")]
+    assert "tools = tool_definitions(store)" in section and "tools = tool_definitions()" not in section
+
+
+def test_the_readme_names_every_error_kind_the_faces_emit():
+    """The README's error kinds lacked `closed` (ToolReply(text='closed: the store is closed')) and said StoreClosed
+    is a StorageError, which no face calls it: each list names every kind of scratchfs.foundation.errors."""
+    import re
+
+    from scratchfs.foundation import errors
+    from scratchfs.web.api import STATUS_OF_KIND
+
+    from .test_readme_snippets import ROOT
+
+    kinds = {cls.kind for cls in vars(errors).values()
+             if isinstance(cls, type) and issubclass(cls, errors.ScratchError) and cls is not errors.ScratchError}
+    assert {"closed", "changed", "upstream unavailable"} <= kinds
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+
+    def bullet(section: str, start: str) -> str:
+        after = readme[readme.index(f"## {section} "):]
+        found = after[after.index(start):]
+        return found[: found.find(" - **", 1)]
+
+    for section, start, expected in [("MCP", "- **Errors** are tool results", kinds | {"error"}),
+                                     ("Python API", "- **Errors** are typed", kinds),
+                                     ("Agent-loop adapter", "Every error reply's `kind`", kinds - {
+                                         "upstream unavailable"} | {"error"})]:
+        text = bullet(section, start)
+        assert {k for k in kinds | {"error"} if f"`{k}`" in text} == expected, (section, text)
+    assert "(a `StorageError`)" not in readme
+    web = bullet("Web inspector", "Errors are `{\"error\":")
+    for kind, status in STATUS_OF_KIND.items():
+        assert re.search(rf"{status} [a-z ,]*\b{kind}\b", web), (kind, status, web)
+
+
+@pytest.mark.parametrize("make", [lambda: {"a": "x" * 20_000}, lambda: [{"id": i, "ü": "x" * 20} for i in range(900)],
+                                  lambda: ("x" * 20_000, 1)])
+def test_scope_offload_judges_a_dict_or_list_by_its_json_text_as_the_adapter_does(scratch_store_factory, caplog,
+                                                                                   make):
+    """scope.offload(Observation(content={"a": "x" * 20000}, result_class="query")) came back unchanged, with no log
+    line: only the adapter turned a dict into JSON, and a runtime calling offload itself let 20 KB into the context.
+    Handled, not refused: a tool's structured result is what loops send the model as JSON; a refusal would break the
+    loop after the tool ran (offload never raises for a result), and the adapter already judged them so."""
+    store = scratch_store_factory("json", run_quota_entries=2)
+    scope = store.scope("r", "a")
+    content = make()
+    text = json.dumps(content, ensure_ascii=False)
+    out = scope.offload(Observation("api", content, "query"))
+    assert out.stub is not None and out.content == out.stub.to_json() and out.stub.content_type == "json"
+    assert b"".join(scope.iter_content("handle", out.stub.handle)) == text.encode()
+    assert Offloader(scope, default_class="query").offload("api", content).stub.size == len(text.encode())  # alike
+    refused = scope.offload(Observation("api", content, "query"))  # the run at its quota: a notice of the JSON
+    assert refused.refused is not None and json.loads(refused.content)["preview"].startswith(text[:40])
+    small = {"ok": True}
+    for obs in (Observation("api", small, "query"), Observation("api", content, None),
+                Observation("api", content, "effect"), Observation("read_handle", content, "query"),
+                Observation("api", content, "query", metadata={})):
+        assert scope.offload(obs) is obs  # small, or never spilled: as it was
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        assert scope.offload(Observation("api", _ItemsFail(a="z" * 9000), None)).stub is None  # not even written
+        assert not caplog.records
+        odd = Observation("api", {"rows": _IterFails(["z" * 9000])}, "query")
+        assert scope.offload(odd) is odd
+    (record,) = caplog.records
+    assert "the result of 'api' is not JSON-serialisable (RuntimeError: RuntimeError('connection lost'))" in (
+        record.getMessage())

@@ -3,6 +3,7 @@ compared as a placeholder)."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -12,6 +13,9 @@ from .conftest import FIXTURES
 ROOT = FIXTURES.parent
 HANDLE = re.compile(r"h_[a-z2-7]{24}")
 MARKER = "<!-- agent_loop output:"
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+"""The examples' environment: they import the scratchfs of this checkout (a script's own directory comes first on
+its path, not the checkout's; a virtual environment's editable install may be another checkout's)."""
 
 
 def normalized(output: str) -> str:
@@ -28,7 +32,7 @@ def readme_output(marker: str = MARKER) -> str:
 
 def test_example_agent_loop_prints_what_the_readme_shows():
     result = subprocess.run([sys.executable, str(ROOT / "examples" / "agent_loop.py")], capture_output=True,
-                            text=True, timeout=120, cwd=ROOT)
+                            text=True, timeout=120, cwd=ROOT, env=ENV)
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     out = result.stdout
@@ -43,7 +47,7 @@ def test_example_agent_loop_prints_what_the_readme_shows():
 def test_example_piped_into_a_reader_that_stops_early_ends_quietly():
     # `python examples/agent_loop.py | head`: the reader closes the pipe; no BrokenPipeError traceback, exit 0
     example = subprocess.Popen([sys.executable, str(ROOT / "examples" / "agent_loop.py")], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, cwd=ROOT)
+                               stderr=subprocess.PIPE, cwd=ROOT, env=ENV)
     example.stdout.readline()
     example.stdout.close()
     _, err = example.communicate(timeout=120)
@@ -54,7 +58,7 @@ def test_example_mcp_client_prints_what_the_readme_shows():
     """The model's side of `scratchfs mcp` through the official SDK's stdio client (a new user found no MCP client
     example, and tripped on the SDK 2.x result attributes)."""
     result = subprocess.run([sys.executable, str(ROOT / "examples" / "mcp_client.py")], capture_output=True,
-                            text=True, timeout=120, cwd=ROOT)
+                            text=True, timeout=120, cwd=ROOT, env=ENV)
     assert result.returncode == 0, result.stderr
     shown = readme_output("<!-- mcp_client output:").split("\n", 1)[1]  # (after the command line)
     assert result.stdout == shown

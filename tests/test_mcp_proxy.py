@@ -193,8 +193,14 @@ def test_an_upstream_that_never_starts_leaves_the_proxys_own_tools(era, upstream
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--class", "git_log"], "expected TOOL=CLASS"),
-    (["--class", "git_log=huge"], "expected TOOL=CLASS"),
-    (["--default-class", "huge"], "'huge' is not one of"),
+    (["--class", "git_log=huge"], "the result class of 'git_log' is 'huge', not a known class: the known classes are "
+                                  "browser, effect, query, workspace (effect: never spilled) "),
+    (["--class", "git_log=Query"], "'Query', not a known class: the known classes are browser, effect, query, "
+                                   "workspace (effect: never spilled); did you mean 'query'?"),
+    (["--class", "fetch=brower"], "did you mean 'browser'?"),
+    (["--default-class", "huge"], "the default class is 'huge', not a known class"),
+    (["--default-class", "qurey"], "the default class is 'qurey', not a known class: the known classes are browser, "
+                                   "effect, query, workspace (effect: never spilled); did you mean 'query'?"),
     (["--threshold", "-1"], "'-1' is not a size"),
     (["--timeout", "0"], "timeout must be positive, finite seconds"),
     (["--ttl", "0.5"], "ttl must be finite seconds between 1 and 2592000"),
@@ -204,6 +210,21 @@ def test_bad_proxy_options_exit_2(tmp_path, args, message):
     result = CliRunner().invoke(main, ["mcp-proxy", "--root", str(tmp_path), *args, *(["--", "x"] if args else [])])
     assert result.exit_code == 2
     assert message in result.stderr
+    assert result.stderr.count("\n") == 1  # one line
+    assert not list(tmp_path.iterdir())  # refused before the store was opened
+
+
+def test_a_proxy_config_from_python_checks_its_classes_against_the_store(scratch_store_factory):
+    """A ProxyConfig built from Python (no CLI callback) with a misspelled class was served, its tools never spilled."""
+    from scratchfs import InvalidArgument
+    from scratchfs.mcp.proxy import Proxy, ProxyConfig
+
+    store = scratch_store_factory("logs", spill_classes={"query", "logs"})
+    Proxy(ProxyConfig("x", classes={"tail": "logs"}), store)  # the store's own class
+    for config, says in [(ProxyConfig("x", classes={"fetch": "Browser"}), "did you mean 'browser'?"),
+                         (ProxyConfig("x", default_class="qurey"), "the default class is 'qurey'")]:
+        with pytest.raises(InvalidArgument, match=says):
+            Proxy(config, store)
 
 
 @pytest.mark.parametrize("text", ["\x01" * 8192, '"' * 4097, "\\" * 4097, "ok\n" * 2730])

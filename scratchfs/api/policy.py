@@ -8,16 +8,23 @@ not come from the store's own verbs or another tool listed in :data:`NEVER_SPILL
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from scratchfs.api.stub import Stub
+from scratchfs.foundation.checks import shorten
+from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import SPILL_THRESHOLD_BYTES
 from scratchfs.foundation.text import json_string_bytes
 
 SPILL_CLASSES = frozenset({"query", "workspace", "browser"})
 """Result classes whose large results flood the context and may be spilled. ``effect`` and unknown classes never are."""
+
+KNOWN_CLASSES = SPILL_CLASSES | {"effect"}
+"""The result classes a program or operator may configure (with a store's own ``spill_classes``): those of
+:data:`SPILL_CLASSES` and ``effect`` (a side effect's receipt, never spilled)."""
 
 NEVER_SPILL_TOOLS = frozenset({
     "read_handle", "scratch_write", "scratch_read", "scratch_list", "scratch_delete",
@@ -40,7 +47,9 @@ class Observation:
 
     Attributes:
         tool: the tool's name.
-        content: the result, ``str`` or ``bytes``.
+        content: the result, ``str`` or ``bytes``; or a ``dict``, ``list`` or ``tuple`` (a structured result), which
+            :meth:`scratchfs.Scope.offload` judges and spills as its JSON text (:func:`should_spill` itself judges
+            text and bytes only).
         result_class: ``"query"``, ``"workspace"``, ``"browser"`` (may flood the context), ``"effect"`` (a side
             effect's receipt), or ``None`` (unknown: never spilled).
         artifact_id, mutation_complete, metadata, memory_entry_id, persisted: out-of-band meaning; when any is set
@@ -52,7 +61,7 @@ class Observation:
     """
 
     tool: str
-    content: str | bytes
+    content: str | bytes | dict[str, Any] | list[Any] | tuple[Any, ...]
     result_class: str | None = None
     artifact_id: str | None = None
     mutation_complete: bool | None = None
@@ -61,6 +70,49 @@ class Observation:
     persisted: bool | None = None
     stub: Stub | None = None
     refused: str | None = None
+
+
+def check_result_class(value: object, spill_classes: Iterable[str] = SPILL_CLASSES, *, what: str = "result class",
+                       open_ended: bool = False) -> str:
+    """``value`` if it is a known result class: one of :data:`KNOWN_CLASSES` or of ``spill_classes`` (a store's
+    ``spill_classes`` setting), compared exactly (case included). For every place a program or an operator *configures*
+    a class (the adapter's ``classes``, ``default_class`` and ``result_class=``, ``mcp-proxy --class``): a
+    misspelled class would otherwise mean "unknown: never spilled", silently.
+
+    ``open_ended``: the store is not known yet (an adapter whose scope is picked per call): a class that is not known
+    is accepted -- the store's own classes are checked when a result meets them (:meth:`Scope.offload` logs an
+    unknown one) -- unless it is a near miss of a known one (another case, a typo), which is refused all the same.
+
+    Raises:
+        InvalidArgument: ``value`` is not text, or not a known class; the message names ``what``, the known classes
+            and the closest one (``did you mean 'browser'?``).
+    """
+    known = KNOWN_CLASSES | frozenset(spill_classes)
+    if isinstance(value, str) and value in known:
+        return value
+    names = ", ".join(sorted(known))
+    if not isinstance(value, str):
+        raise InvalidArgument(f"the {what} must be text, not {type(value).__name__}: {shorten(value)}; the known "
+                              f"classes are {names}")
+    close = _closest(value, known)
+    if open_ended and close is None:
+        return value
+    hint = f"; did you mean {close!r}?" if close else ""
+    raise InvalidArgument(f"the {what} is {shorten(value)}, not a known class: the known classes are {names} "
+                          f"(effect: never spilled){hint}")
+
+
+def _closest(value: str, known: Iterable[str]) -> str | None:
+    """The known class ``value`` most likely meant: the same but for case, else the closest spelling, if close."""
+    folded = value.casefold()
+    same = sorted(k for k in known if k.casefold() == folded)
+    if same:
+        return same[0]
+    if len(value) > 64:  # no class name is that long: no near miss (and difflib stays cheap)
+        return None
+    by_fold = {k.casefold(): k for k in sorted(known)}
+    found = difflib.get_close_matches(folded, list(by_fold), n=1, cutoff=0.7)
+    return by_fold[found[0]] if found else None
 
 
 def tool_basename(tool: str) -> str:
@@ -154,5 +206,5 @@ def should_spill(
     return result_size(content) > threshold_bytes
 
 
-__all__ = ["NEVER_SPILL_TOOLS", "SPILL_CLASSES", "Observation", "content_size", "is_never_spilled", "result_size",
-           "should_spill", "tool_basename"]
+__all__ = ["KNOWN_CLASSES", "NEVER_SPILL_TOOLS", "SPILL_CLASSES", "Observation", "check_result_class", "content_size",
+           "is_never_spilled", "result_size", "should_spill", "tool_basename"]

@@ -10,6 +10,7 @@ a program rather than a model: :meth:`Scope.iter_content` (its frames' bytes, on
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import re
 from collections.abc import Iterator
@@ -17,7 +18,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from scratchfs.api.entries import Entries, OpenEntry, reading
-from scratchfs.api.policy import Observation, should_spill
+from scratchfs.api.policy import KNOWN_CLASSES, Observation, check_result_class, should_spill
 from scratchfs.api.results import LineSlice, Matches, Page, Slice, render_call, short_digest
 from scratchfs.api.structured import StructureReads
 from scratchfs.api.stub import (
@@ -72,6 +73,25 @@ def _same_version(key: str, version: str, entry: Entry) -> None:
         raise Changed(f"the value of {name} is version {found!r} ({entry.size:,} bytes), not {version!r}: it was "
                       f"written again since the read that gave {version!r}, or no read of it gave that version; "
                       f"read it again from offset 0: {again}")
+
+
+_WARNED_CLASSES: set[str] = set()
+"""The unknown result classes :meth:`Scope.offload` has logged (once each; at most :data:`_MOST_WARNED`)."""
+_MOST_WARNED = 256
+
+
+def _unknown_class(obs: Observation, spill_classes: frozenset[str]) -> None:
+    """Log (WARNING, once per class) that ``obs`` has a result class no one knows: a misspelling, never spilled."""
+    cls = obs.result_class
+    key = cls if isinstance(cls, str) else type(cls).__name__
+    if key in _WARNED_CLASSES or len(_WARNED_CLASSES) >= _MOST_WARNED:
+        return
+    _WARNED_CLASSES.add(key)
+    try:
+        check_result_class(cls, spill_classes)
+    except InvalidArgument as exc:
+        log.warning("scratchfs: %s; the results of %s with it are never spilled", one_line(str(exc)),
+                    checks.shorten(obs.tool, 120))
 
 
 def value_version(entry: Entry) -> str:
@@ -149,6 +169,15 @@ class Scope:
         (compact JSON text) and the :class:`~scratchfs.api.stub.Stub` attached as ``stub``. The preview mode is the
         store's ``preview_modes`` entry for the observation's result class, else its ``preview_mode``.
 
+        A ``dict``, ``list`` or ``tuple`` content (a tool's structured result) is judged, and spilled, as its JSON text
+        -- ``json.dumps(content, ensure_ascii=False)``, what an agent loop sends the model -- and comes back as it was
+        when it is not spilled; one that has no JSON text passes through, logged at WARNING level. Other content that
+        is not ``str`` or bytes-like passes through untouched (turn it into text first).
+
+        A ``result_class`` that is neither ``None`` (unknown: never spilled, as the policy says) nor a known class
+        (:data:`~scratchfs.api.policy.KNOWN_CLASSES` or the store's ``spill_classes``) is never spilled either: a
+        misspelling, logged at WARNING level once per class, naming the known classes and the closest one.
+
         Never raises for a failed spill. A run at its quota (:class:`QuotaExceeded`) is the operator's bound on what
         a run keeps, and the context is what it protects: the content becomes a notice of at most 1.5 KiB with a
         preview, what was refused and why (``refused`` set; :func:`~scratchfs.api.stub.refusal_notice`). Any other
@@ -158,6 +187,11 @@ class Scope:
         """
         settings = self.store.settings
         try:
+            cls = obs.result_class
+            if cls is not None and cls not in KNOWN_CLASSES and cls not in settings.spill_classes:
+                _unknown_class(obs, settings.spill_classes)
+            if isinstance(obs.content, (dict, list, tuple)):
+                return self._offload_json(obs)
             if not should_spill(obs, settings.spill_threshold_bytes, never_spill_tools=settings.never_spill_tools,
                                 spill_classes=settings.spill_classes):
                 return obs
@@ -174,6 +208,21 @@ class Scope:
                       checks.shorten(obs.tool, 120), exc_info=True)
             return obs
         return replace(obs, content=stub.to_json(), stub=stub)
+
+    def _offload_json(self, obs: Observation) -> Observation:
+        """:meth:`offload` of a dict, list or tuple: as its JSON text; ``obs`` as it was when that text is not
+        spilled, or when the content has none (logged, whatever writing it raised: a value JSON has no form for, a
+        dict changed by another thread as it is written, a lazy list whose iteration fails)."""
+        if obs.result_class not in self.store.settings.spill_classes:
+            return obs  # never spilled, whatever its size: not written out for nothing
+        try:
+            text = json.dumps(obs.content, ensure_ascii=False)
+        except Exception as exc:
+            log.warning("scratchfs: the result of %s is not JSON-serialisable (%s: %s); passing it through",
+                        checks.shorten(obs.tool, 120), type(exc).__name__, checks.shorten(exc))
+            return obs
+        out = self.offload(replace(obs, content=text))
+        return out if out.stub is not None or out.refused is not None else obs
 
     def _refused(self, obs: Observation, exc: QuotaExceeded) -> Observation:
         """``obs`` with its content replaced by the notice of a spill refused past the run's quota."""

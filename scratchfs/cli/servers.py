@@ -12,6 +12,7 @@ from scratchfs.api.settings import SEGMENTS_ENV
 from scratchfs.cli.app import Integer, Seconds, command_settings, global_option, main, resolve_root, root_option, warn
 from scratchfs.cli.settings_options import Size, setting_env, settings_options
 from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX
+from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import DEFAULT_TTL, SPILL_THRESHOLD_BYTES, SWEEP_INTERVAL
 
 
@@ -87,15 +88,21 @@ def mcp_command(root: str | None, run_id: str | None, agent_id: str | None, inde
 
 
 def _parse_classes(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict[str, str]:
-    from scratchfs.mcp.proxy import RESULT_CLASSES
+    from scratchfs.mcp.proxy import parse_class_option
 
-    classes = {}
-    for value in values:
-        tool, sep, cls = value.rpartition("=")
-        if not sep or not tool or cls not in RESULT_CLASSES:
-            raise click.BadParameter(f"{value!r}: expected TOOL=CLASS with CLASS one of {', '.join(RESULT_CLASSES)}")
-        classes[tool] = cls
-    return classes
+    try:
+        return dict(parse_class_option(value) for value in values)
+    except InvalidArgument as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def _check_default_class(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    from scratchfs.api.policy import check_result_class
+
+    try:
+        return check_result_class(value, what="default class")
+    except InvalidArgument as exc:
+        raise click.BadParameter(str(exc)) from None
 
 
 @main.command("mcp-proxy", context_settings={"allow_interspersed_args": False})
@@ -111,8 +118,9 @@ def _parse_classes(ctx: click.Context, param: click.Parameter, values: tuple[str
 @click.option("--class", "classes", multiple=True, metavar="TOOL=CLASS", callback=_parse_classes,
               help="Result class of an upstream tool: query, workspace, browser (spilled when large) or effect "
                    "(never spilled). Repeatable.")
-@click.option("--default-class", type=click.Choice(["query", "workspace", "browser", "effect"]), default="query",
-              show_default=True, help="Result class of the tools not named by --class.")
+@click.option("--default-class", default="query", callback=_check_default_class, show_default=True,
+              metavar="CLASS", help="Result class of the tools not named by --class: query, workspace, browser or "
+                                    "effect.")
 @click.option("--ttl", "--default-ttl", "ttl", type=Seconds(ttl=True), default=DEFAULT_TTL, show_default=True,
               envvar=setting_env("default_ttl"),
               help="Seconds a spilled result lives (and scratchpad values written without a ttl), at least 1 "

@@ -51,12 +51,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scratchfs.api.contract import error_text
-from scratchfs.api.policy import Observation
+from scratchfs.api.policy import KNOWN_CLASSES, SPILL_CLASSES, Observation, check_result_class
 from scratchfs.api.scope import Scope
 from scratchfs.api.settings import Settings
 from scratchfs.api.store import ScratchStore
 from scratchfs.api.tools import TOOL_SPECS
-from scratchfs.foundation.errors import ScratchError, UpstreamUnavailable
+from scratchfs.foundation.errors import InvalidArgument, ScratchError, UpstreamUnavailable
 from scratchfs.foundation.limits import DEFAULT_TTL, SPILL_THRESHOLD_BYTES, SWEEP_INTERVAL
 from scratchfs.foundation.text import one_line
 from scratchfs.mcp.server import (
@@ -75,8 +75,9 @@ if sys.version_info < (3, 11):  # pragma: no cover
 
 log = logging.getLogger(__name__)
 
-RESULT_CLASSES = ("query", "workspace", "browser", "effect")
-"""Result classes accepted by ``--class`` and ``--default-class`` (``effect`` is never spilled)."""
+RESULT_CLASSES = tuple(sorted(KNOWN_CLASSES))
+"""Result classes accepted by ``--class`` and ``--default-class`` (``effect`` is never spilled; from Python, a
+:class:`ProxyConfig` may name the store's own ``spill_classes`` too)."""
 RESERVED_META_PREFIX = "io.modelcontextprotocol/"
 MAX_TOOL_PAGES = 100
 """Most ``tools/list`` pages read from the upstream server."""
@@ -117,6 +118,31 @@ class ProxyConfig:
     def class_of(self, tool: str) -> str:
         """The result class of an upstream tool."""
         return self.classes.get(tool, self.default_class)
+
+    def check_classes(self, spill_classes: frozenset[str] = SPILL_CLASSES) -> None:
+        """Check every class this configuration names (``classes``, ``default_class``) against the known ones and
+        the store's ``spill_classes``: a misspelled class would mean "never spilled", silently.
+
+        Raises:
+            InvalidArgument: the first unknown class, named with the known ones and the closest
+                (:func:`~scratchfs.api.policy.check_result_class`).
+        """
+        for tool, cls in self.classes.items():
+            check_result_class(cls, spill_classes, what=f"result class of {tool!r}")
+        check_result_class(self.default_class, spill_classes, what="default class")
+
+
+def parse_class_option(value: str) -> tuple[str, str]:
+    """One ``--class TOOL=CLASS`` option as ``(tool, class)`` (split at the last ``=``).
+
+    Raises:
+        InvalidArgument: no ``=`` or no tool name, or a class that is not known (the message names the known classes
+            and the closest one).
+    """
+    tool, sep, cls = value.rpartition("=")
+    if not sep or not tool:
+        raise InvalidArgument(f"{value!r}: expected TOOL=CLASS with CLASS one of {', '.join(RESULT_CLASSES)}")
+    return tool, check_result_class(cls, what=f"result class of {tool!r}")
 
 
 def strip_meta(meta: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -276,9 +302,14 @@ def _describe(exc: BaseException) -> str:
 
 
 class Proxy:
-    """The proxy's MCP server over one :class:`Upstream` and one store."""
+    """The proxy's MCP server over one :class:`Upstream` and one store.
+
+    Raises:
+        InvalidArgument: a class of ``config`` is not known (:meth:`ProxyConfig.check_classes`).
+    """
 
     def __init__(self, config: ProxyConfig, store: ScratchStore) -> None:
+        config.check_classes(store.settings.spill_classes)
         from mcp.server.subscriptions import InMemorySubscriptionBus
 
         self.config = config
@@ -466,7 +497,8 @@ def run(config: ProxyConfig, sweep_interval: float = SWEEP_INTERVAL, settings: S
 
     Raises:
         ImportError: the ``mcp`` package is missing (the message says how to install it).
-        ScratchError: the store cannot be opened, or a setting is invalid.
+        ScratchError: the store cannot be opened, or a setting is invalid (InvalidArgument: a class of ``config``
+            that is not known, :meth:`ProxyConfig.check_classes`).
     """
     require_mcp()
     import anyio
@@ -481,5 +513,5 @@ def run(config: ProxyConfig, sweep_interval: float = SWEEP_INTERVAL, settings: S
         anyio.run(proxy.serve)
 
 
-__all__ = ["RESULT_CLASSES", "Proxy", "ProxyConfig", "Upstream", "UpstreamUnavailable", "run", "spill_result",
-           "strip_meta"]
+__all__ = ["RESULT_CLASSES", "Proxy", "ProxyConfig", "Upstream", "UpstreamUnavailable", "parse_class_option", "run",
+           "spill_result", "strip_meta"]
