@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 
 from scratchfs import NEVER_SPILL_TOOLS, Observation, ScratchStore, should_spill
 from scratchfs.api.policy import is_never_spilled, tool_basename
+from scratchfs.api.settings import Settings
+from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import MAX_STUB_BYTES
 from scratchfs.foundation.text import utf8_prefix
 
@@ -211,3 +213,13 @@ def test_the_spill_policy_of_a_long_tool_name_costs_linear_time(name):
     assert tool_basename(name + "/mcp__read_handle").rpartition("\n")[2] == "read_handle"
     assert time.perf_counter() - started < 1.0
     assert tool_basename("a/b\nc.d") == "b\nd" and tool_basename("a___b") == "b" and tool_basename("plain") == "plain"
+
+
+@pytest.mark.parametrize("key", ["workspce", "Browser", "mine"])
+def test_a_preview_mode_for_a_class_that_is_not_known_is_refused(key):
+    """``preview_modes={"workspce": "head+tail"}`` was taken and never matched a result: the misspelled class kept
+    the default preview, silently, as the adapter's misspelled classes did. It is refused as they are; a class the
+    store spills (its ``spill_classes``) may have one."""
+    with pytest.raises(InvalidArgument, match=f"the preview_modes key is '{key}', not a known class"):
+        Settings(preview_modes={key: "head+tail"})
+    assert dict(Settings(spill_classes={"mine"}, preview_modes={"mine": "head"}).preview_modes) == {"mine": "head"}

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
 from typing import Any
 
-from scratchfs.api.policy import NEVER_SPILL_TOOLS, SPILL_CLASSES
+from scratchfs.api.policy import NEVER_SPILL_TOOLS, SPILL_CLASSES, check_result_class
 from scratchfs.api.stub import PREVIEW_MODES
 from scratchfs.engine.seekable import MAX_FRAME_BYTES, MIN_FRAME_BYTES
 from scratchfs.foundation import limits
@@ -59,7 +59,8 @@ class Settings:
         never_spill_tools, spill_classes: the spill policy's lists (see :mod:`scratchfs.api.policy`).
         preview_mode: ``"head"`` or ``"head+tail"``: a spill's stub preview unless the call or ``preview_modes`` says
             otherwise.
-        preview_modes: preview mode per result class, for :meth:`Scope.offload` (e.g. ``{"workspace": "head+tail"}``).
+        preview_modes: preview mode per result class, for :meth:`Scope.offload` (e.g. ``{"workspace": "head+tail"}``);
+            a key that is no known class (:func:`~scratchfs.api.policy.check_result_class`) is InvalidArgument.
         detect_shape: detect each spill's content type and shape (from its first 512 KiB) for the stub.
         refresh_on_read: a read pushes the entry's expiry forward by its TTL.
         run_quota_bytes: most stored (compressed) bytes a run may hold, or ``None``.
@@ -136,10 +137,11 @@ def _checked(s: Settings) -> dict[str, Any]:
         "orphan_grace": check_seconds(s.orphan_grace, "orphan_grace", limits.MAX_TTL, zero_ok=True),
         "durable": bool(s.durable),
         "never_spill_tools": _strings(s.never_spill_tools, "never_spill_tools"),
-        "spill_classes": _strings(s.spill_classes, "spill_classes"),
+        "spill_classes": (classes := _strings(s.spill_classes, "spill_classes")),
         "preview_mode": check_choice(s.preview_mode, "preview mode", PREVIEW_MODES),
-        "preview_modes": MappingProxyType({str(k): check_choice(v, "preview mode", PREVIEW_MODES)
-                                           for k, v in modes.items()}),
+        "preview_modes": MappingProxyType({  # a misspelled class would never match: refused as the adapter's are
+            check_result_class(k, classes, what="preview_modes key"): check_choice(v, "preview mode", PREVIEW_MODES)
+            for k, v in modes.items()}),
         "detect_shape": bool(s.detect_shape),
         "refresh_on_read": bool(s.refresh_on_read),
         "run_quota_bytes": _quota(s.run_quota_bytes, "run_quota_bytes"),
