@@ -414,9 +414,10 @@ def test_stats_count_expired_entries_not_swept_yet_on_every_index(store, clock):
     assert exp.expired_bytes == before.bytes_on_disk
     assert (mixed.entries, mixed.expired, mixed.bytes_in, mixed.expiring_soon) == (1, 1, 100, 1)
     assert mixed.next_expiry == mixed.oldest + 3600
+    assert mixed.newest == mixed.oldest == store.list_entries_for_run("mixed")[0].created_at  # the live one's
     only = stats_in_sql(store, store.now(), run_id="exp")
     assert [(r.run_id, r.expired) for r in only] == [("exp", 2)]
     d = only[0].to_dict()
-    assert (d["oldest"], d["next_expiry"], d["oldest_age"]) == (None, None, 0.0)
+    assert (d["oldest"], d["next_expiry"], d["oldest_age"], d["newest"]) == (None, None, 0.0, None)
     store.sweep()
     assert stats_in_sql(store, store.now(), run_id="exp") == []

@@ -54,6 +54,23 @@ def test_runs_list_agents_counts_bytes_and_next_expiry(store, clock, client):
         ("agent-1", 2, 30_000), ("agent-2", 1, 6)]
 
 
+def test_the_runs_list_is_aggregated_by_the_index_not_loaded_entry_by_entry(store, clock, client, monkeypatch):
+    """``GET /api/runs`` loaded every entry of the store at each call -- about 1 s at 100,000 entries, and the runs
+    page polls it every 3 s (atk23). It takes the index's per-scope aggregates (the ``stats`` query), with each run's
+    last write; a run whose entries have all expired (not swept yet) is not listed, as before."""
+    store.scope("run-old", "agent-1").spill(b"o" * 500, ttl=10)
+    clock.advance(3)
+    store.scope("run-a", "agent-1").spill(b"x" * 1000, ttl=100)
+    clock.advance(4)
+    store.scope("run-a", "agent-2").scratch_write("k", b"v", ttl=100)
+    written = clock.now
+    clock.advance(20)  # run-old's entry expired, unswept
+    monkeypatch.setattr(store, "list_entries", lambda: pytest.fail("GET /api/runs loaded every entry"))
+    body = client.get("/api/runs").json()
+    assert [(r["run_id"], r["entries"], r["last_write"]) for r in body["runs"]] == [("run-a", 2, written)]
+    assert [(g["agent_id"], g["entries"]) for g in body["runs"][0]["agents"]] == [("agent-1", 1), ("agent-2", 1)]
+
+
 def test_run_entries_are_paged_by_cursor_without_loss_or_repeat(store, clock, client):
     scope = store.scope("run-p", "agent-1")
     other = store.scope("run-p", "agent-2")

@@ -72,6 +72,7 @@ class ScopeStats:
         next_expiry: the earliest ``expires_at``, epoch seconds (infinity when no entry is live).
         expired, expired_bytes: entries expired but not swept yet (invisible to reads), and their blob bytes still on
             disk (a sweep frees them).
+        newest: ``created_at`` of the newest live entry, epoch seconds (minus infinity when no entry is live).
     """
 
     run_id: str
@@ -87,25 +88,22 @@ class ScopeStats:
     next_expiry: float = float("inf")
     expired: int = 0
     expired_bytes: int = 0
+    newest: float = float("-inf")
 
     def to_dict(self) -> dict:
-        """The fields as a JSON-ready dict; ``oldest`` and ``next_expiry`` are ``None`` (null) for a scope with no
-        live entry (only expired ones not swept yet), never an infinity JSON cannot carry."""
+        """The fields as a JSON-ready dict; ``oldest``, ``next_expiry`` and ``newest`` are ``None`` (null) for a scope
+        with no live entry (only expired ones not swept yet), never an infinity JSON cannot carry."""
         out = asdict(self)
-        for name in ("oldest", "next_expiry"):
+        for name in ("oldest", "next_expiry", "newest"):
             if not math.isfinite(out[name]):
                 out[name] = None
         return out
 
 
 def stats(entries: Iterable[Entry], now: float, soon: float = DEFAULT_SOON) -> list[ScopeStats]:
-    """Aggregate live entries per run and agent (ordered by run, then agent).
-
-    Args:
-        entries: live entries (e.g. :meth:`ScratchStore.list_entries`).
-        now: the store clock's time, epoch seconds.
-        soon: seconds; an entry expiring within it counts as expiring soon.
-    """
+    """Aggregate live ``entries`` (e.g. :meth:`ScratchStore.list_entries`) per run and agent, ordered by run, then
+    agent; ``now`` is the store clock's time (epoch seconds), an entry expiring within ``soon`` seconds counts as
+    expiring soon."""
     groups: dict[tuple[str, str], ScopeStats] = {}
     for e in entries:
         s = groups.get((e.run_id, e.agent_id))
@@ -117,6 +115,7 @@ def stats(entries: Iterable[Entry], now: float, soon: float = DEFAULT_SOON) -> l
         s.bytes_in += e.size
         s.bytes_on_disk += e.stored_size
         s.oldest = min(s.oldest, e.created_at)
+        s.newest = max(s.newest, e.created_at)
         s.next_expiry = min(s.next_expiry, e.expires_at)
         s.expiring_soon += e.expires_at - now <= soon
     for s in groups.values():
@@ -136,11 +135,11 @@ def stats_in_sql(store: ScratchStore, now: float, soon: float = DEFAULT_SOON,
         return stats(store.list_entries() if run_id is None else store.list_entries_for_run(run_id), now, soon)
     out = []
     for (run, agent, count, handles, scratch, size, stored, oldest, next_expiry, soon_n, expired,
-         expired_bytes) in store.index.scope_stats(now, soon, run_id):
+         expired_bytes, newest) in store.index.scope_stats(now, soon, run_id):
         oldest = float("inf") if oldest is None else oldest
         out.append(ScopeStats(run, agent, count, handles, scratch, size, stored, oldest,
                               max(0.0, now - oldest) if count else 0.0, soon_n, float("inf") if next_expiry is None
-                              else next_expiry, expired, expired_bytes))
+                              else next_expiry, expired, expired_bytes, float("-inf") if newest is None else newest))
     return out
 
 

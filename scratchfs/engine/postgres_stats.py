@@ -16,7 +16,8 @@ _SCOPE_STATS = (
     f"COALESCE(sum(stored_size) FILTER (WHERE {_LIVE}), 0)::bigint, min(created_at) FILTER (WHERE {_LIVE}), "
     f"min(expires_at) FILTER (WHERE {_LIVE}), count(*) FILTER (WHERE {_LIVE} AND expires_at - @NOW <= %(soon)s), "
     "count(*) FILTER (WHERE expires_at <= @NOW), "
-    "COALESCE(sum(stored_size) FILTER (WHERE expires_at <= @NOW), 0)::bigint FROM @E"
+    "COALESCE(sum(stored_size) FILTER (WHERE expires_at <= @NOW), 0)::bigint, "
+    f"max(created_at) FILTER (WHERE {_LIVE}) FROM @E"
 )
 
 
@@ -30,7 +31,8 @@ class PostgresAggregates:
     def scope_stats(self, now: float, soon: float, run_id: str | None = None) -> list[tuple]:
         """Per ``(run_id, agent_id)``, aggregated by PostgreSQL: ``(run_id, agent_id, live entries, handles, scratch,
         bytes in, bytes on disk, oldest created_at, next expires_at, expiring within soon seconds, expired entries
-        not swept yet, their bytes on disk)`` (``None`` for the times of a scope with no live entry); ``now`` (epoch
+        not swept yet, their bytes on disk, newest created_at)`` (``None`` for the times of a scope with no live
+        entry); ``now`` (epoch
         seconds) decides on the caller's clock, the server's clock otherwise; ``soon`` is seconds. Of one run, or of
         every run. Raises StorageError, StoreBusy."""
         text = _SCOPE_STATS + (" WHERE run_id = %(run)s" if run_id is not None else "")

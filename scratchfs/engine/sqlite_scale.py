@@ -325,14 +325,15 @@ class ScaleQueries:
     def scope_stats(self, now: float, soon: float, run_id: str | None = None) -> list[tuple]:
         """Per ``(run_id, agent_id)``, aggregated by SQLite: ``(run_id, agent_id, live entries, handles, scratch,
         bytes in, bytes on disk, oldest created_at, next expires_at, expiring within soon seconds, expired entries
-        not swept yet, their bytes on disk)`` (``None`` for the times of a scope with no live entry)."""
+        not swept yet, their bytes on disk, newest created_at)`` (``None`` for the times of a scope with no live
+        entry)."""
         live = "expires_at > :now"
         sql = (f"SELECT run_id, agent_id, SUM({live}), SUM(kind = 'handle' AND {live}), "
                f"SUM(kind = 'scratch' AND {live}), SUM(CASE WHEN {live} THEN size ELSE 0 END), "
                f"SUM(CASE WHEN {live} THEN stored_size ELSE 0 END), MIN(CASE WHEN {live} THEN created_at END), "
                f"MIN(CASE WHEN {live} THEN expires_at END), SUM({live} AND expires_at - :now <= :soon), "
-               "SUM(expires_at <= :now), SUM(CASE WHEN expires_at <= :now THEN stored_size ELSE 0 END) "
-               f"FROM entries WHERE {VISIBLE}")
+               "SUM(expires_at <= :now), SUM(CASE WHEN expires_at <= :now THEN stored_size ELSE 0 END), "
+               f"MAX(CASE WHEN {live} THEN created_at END) FROM entries WHERE {VISIBLE}")
         params: dict = {"now": now, "soon": soon}
         if run_id is not None:
             sql += " AND run_id = :run"

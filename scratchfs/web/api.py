@@ -37,7 +37,6 @@ from scratchfs.api.inspector import (
     encode_cursor,
     fsck,
     iter_entries,
-    stats,
     stats_in_sql,
 )
 from scratchfs.api.misfit import holds
@@ -251,18 +250,17 @@ def list_runs(request: Request) -> dict[str, Any]:
     _query(request, ())
     store = _store(request)
     now = store.now()
-    entries = store.list_entries()
-    latest: dict[str, float] = {}
-    for e in entries:
-        latest[e.run_id] = max(latest.get(e.run_id, 0.0), e.created_at)
     runs: dict[str, dict[str, Any]] = {}
-    for s in stats(entries, now):
+    for s in stats_in_sql(store, now):  # aggregated by the index: the page polls this, whatever the store's size
+        if not s.entries:  # only expired entries, not swept yet
+            continue
         run = runs.setdefault(s.run_id, {"run_id": s.run_id, "entries": 0, "handles": 0, "scratch": 0,
                                          "bytes_in": 0, "bytes_on_disk": 0, "next_expiry": s.next_expiry,
-                                         "last_write": latest[s.run_id], "agents": []})
+                                         "last_write": s.newest, "agents": []})
         for name in ("entries", "handles", "scratch", "bytes_in", "bytes_on_disk"):
             run[name] += getattr(s, name)
         run["next_expiry"] = min(run["next_expiry"], s.next_expiry)
+        run["last_write"] = max(run["last_write"], s.newest)
         run["agents"].append({"agent_id": s.agent_id, "entries": s.entries, "handles": s.handles,
                               "scratch": s.scratch, "bytes_in": s.bytes_in, "bytes_on_disk": s.bytes_on_disk,
                               "next_expiry": s.next_expiry, "next_expiry_in": round(s.next_expiry - now, 3)})
