@@ -678,19 +678,13 @@ def test_a_download_asked_by_head_or_left_midway_closes_its_blob_at_once(tmp_pat
 
 
 
-def test_a_download_cut_short_by_a_damaged_frame_is_incomplete_and_logged_without_a_traceback(tmp_path,
-                                                                                           fixture_data):
-    """Through a real server: the sound frames' bytes, then the connection closed before the end (the client sees
-    an incomplete transfer, never wrong bytes); the server's stderr says so in a line or two (before: about 60
-    lines of 'Exception in ASGI application' and its traceback)."""
-    import http.client
+def damaged_spill(root, data: bytes) -> str:
+    """Spill ``data`` into a store at ``root``, flip a byte in the middle of its blob, and return its handle."""
     from pathlib import Path
 
     from scratchfs import ScratchStore
-    from tests.web_support import serve
 
-    data = fixture_data["workspace-grep-stdlib-defs.txt"]
-    with ScratchStore(tmp_path / "root") as store:
+    with ScratchStore(root) as store:
         scope = store.scope("r", "a")
         handle = scope.spill(data).handle
         (entry,) = scope.list_entries()
@@ -698,6 +692,20 @@ def test_a_download_cut_short_by_a_damaged_frame_is_incomplete_and_logged_withou
     raw = bytearray(path.read_bytes())
     raw[len(raw) // 2] ^= 0xFF
     path.write_bytes(bytes(raw))
+    return handle
+
+
+def test_a_download_cut_short_by_a_damaged_frame_is_incomplete_and_logged_without_a_traceback(tmp_path,
+                                                                                           fixture_data):
+    """Through a real server: the sound frames' bytes, then the connection closed before the end (the client sees
+    an incomplete transfer, never wrong bytes); the server's stderr says so in a line or two (before: about 60
+    lines of 'Exception in ASGI application' and its traceback)."""
+    import http.client
+
+    from tests.web_support import serve
+
+    data = fixture_data["workspace-grep-stdlib-defs.txt"]
+    handle = damaged_spill(tmp_path / "root", data)
     with serve(tmp_path / "root") as (found, proc):
         conn = http.client.HTTPConnection(found.group(2), int(found.group(3)), timeout=30)
         conn.request("GET", f"/api/runs/r/agents/a/handles/{handle}/content",
@@ -722,20 +730,11 @@ def test_a_head_of_a_download_decompresses_nothing(tmp_path, fixture_data):
     was logged as a download cut short, with uvicorn's 'ASGI callable returned without completing response'.
     Through a real server: a HEAD of a damaged entry gets the GET's headers, and nothing reads past them."""
     import http.client
-    from pathlib import Path
 
-    from scratchfs import ScratchStore
     from tests.web_support import serve
 
     data = fixture_data["workspace-grep-stdlib-defs.txt"]
-    with ScratchStore(tmp_path / "root") as store:
-        scope = store.scope("r", "a")
-        handle = scope.spill(data).handle
-        (entry,) = scope.list_entries()
-        path = Path(store.blobs.locate("r", "a", entry.blob))
-    raw = bytearray(path.read_bytes())
-    raw[len(raw) // 2] ^= 0xFF
-    path.write_bytes(bytes(raw))
+    handle = damaged_spill(tmp_path / "root", data)
     with serve(tmp_path / "root") as (found, proc):
         auth = {"Authorization": f"Bearer {found.group(4)}"}
         conn = http.client.HTTPConnection(found.group(2), int(found.group(3)), timeout=30)
