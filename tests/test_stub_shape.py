@@ -443,3 +443,18 @@ def test_the_headings_of_a_sample_of_a_larger_page_are_at_least_that_many(fixtur
     assert "(in the first 512 KiB of " in text and "; at least " in text and " headings: " in text, text
     whole = b"<html><head><title>t</title></head><body><h1>A</h1><p>x</p><h2>B</h2></body></html>"
     assert describe(whole, len(whole), 1).text.endswith("; 2 headings: h1 A | h2 B")
+
+
+def test_an_html_shape_gives_the_title_and_headings_as_the_page_shows_them(scope):
+    """Real pages under /usr/share/doc (newuser4): GCC's NEWS.html was 'title "GCC 12 Release Series &mdash; Changes"'
+    and 'h1 GCC 12 Release SeriesChanges' (a <br/> joined two words); the shared-mime-info spec, whose title ends
+    '</TITLE\\n>', had 'no title' and a heading '&#13; &#13; X Desktop Group'; 19 of 284 pages showed raw character
+    references. The shape reads them as the page's text, as the text view and select= do."""
+    page = ("<!DOCTYPE html><html><head><TITLE>GCC 12 Release Series &mdash; Changes</TITLE\n></head><body>"
+            "<h1>GCC 12 Release Series<br/>Changes</h1><h2>&#13;\n&#13;\n X Desktop Group</h2>"
+            "<h3>&lt;script&gt; &amp; <code>bar</code>baz</h3>" + "<p>text</p>" * 2000 + "</body></html>")
+    stub = scope.spill(page.encode(), source_tool="browser.get")
+    assert stub.content_type == "html"
+    assert 'title "GCC 12 Release Series — Changes"' in stub.shape, stub.shape
+    assert stub.shape.endswith("3 headings: h1 GCC 12 Release Series Changes | h2 X Desktop Group | "
+                               "h3 <script> & barbaz"), stub.shape

@@ -23,10 +23,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from scratchfs.api.shape_html import html_shape
 from scratchfs.api.shape_table import count_records, estimate_records, json_lines, table_head, table_rows
 from scratchfs.api.shape_terminal import TERMINAL_SHAPE, terminal_controls
+from scratchfs.api.shape_words import MAX_SHAPE_CHARS, clip, kib, plural, short_name
 from scratchfs.engine.seekable import FormatError
-from scratchfs.engine.structure.html_worker import decode_as, page_codec
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.engine.structure.table import detect_delimiter
@@ -36,8 +37,6 @@ from scratchfs.foundation.text import GREP_LINE_PATTERN, GREP_RUN_PATTERN, grep_
 
 SAMPLE_BYTES = 512 * 1024
 """Bytes of the start of a content that shape detection looks at."""
-MAX_SHAPE_CHARS = 600
-"""Longest shape text, in characters (the stub's preview gives way to it within the 1.5 KiB stub)."""
 STREAM_BYTES = 2 * 1024 * 1024
 """Most bytes of a large JSON document streamed to describe its top level (past it the shape says "at least"):
 the scan decodes ~150 MB/s holding the GIL while two cores compress ~450 MB/s (bench/README.md, S1 and the bound)."""
@@ -52,12 +51,6 @@ _HTML_RE = re.compile(rb"<!doctype\s+html|<html[\s>]", re.IGNORECASE)
 _FRAGMENT_RE = re.compile(rb"<(?:head|body|div|p|span|table|section|article|main|nav|header|footer|form|ul|ol|dl|h[1-6]"
                           rb"|pre|a|img|br|hr|script|style|meta|link|template|iframe|button|input|label)[\s/>]", re.I)
 """An HTML fragment's first tag (``document.body.innerHTML``, a widget's markup): HTML, not an XML root."""
-_TITLE_RE = re.compile(rb"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
-_SCRIPT_RE = re.compile(rb"<(script|style)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
-_TAG_RE = re.compile(rb"<[^>]*>")
-_HEADINGS = 12  # most headings an HTML shape lists
-_HEADING_RE = re.compile(rb"<h([1-3])\b[^>]*>(.*?)</h\1\s*>", re.IGNORECASE | re.DOTALL)
-_WS_RE = re.compile(rb"\s+")
 _XML_ROOT_RE = re.compile(rb"<([A-Za-z_][\w.:-]*)")
 # anchored on a literal newline (the text is searched with one prepended), which the engine finds at C speed
 # The indentation is taken atomically (a lookahead's capture, then the backreference): no alternative starts with a
@@ -80,33 +73,6 @@ class Shape:
 
 # Each grep line holds ":digits:" or ":digits-" (found from its literal ":"): fewer than 0.8 per line is not grep.
 _GREP_HINT_RE = re.compile(rb":\d+[:-]")
-
-def _plural(count: int, word: str) -> str:
-    return f"{count:,} {word}" + ("" if count == 1 else "s")
-
-
-def _kib(size: int) -> str:
-    if size < 1024:
-        return f"{size} B"
-    if size < 1024 * 1024:
-        return f"{size / 1024:.0f} KiB"
-    if size < 1024**3:
-        return f"{size / 1024**2:.1f} MiB"
-    return f"{size / 1024**3:.1f} GiB"
-
-
-def _clip(text: str, limit: int = MAX_SHAPE_CHARS) -> str:
-    text = texts.utf8_text(text)  # a JSON key or value's lone surrogate as its escape
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
-def _name(key: object, limit: int = 32) -> str:
-    text = _CONTROL_RE.sub("?", str(key))  # control characters would cost six bytes each in the stub's JSON
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
 
 def _utf8(sample: bytes, complete: bool) -> str | None:
     """The sample as text, or None if it is not UTF-8 (a sequence cut by the sample's end is forgiven)."""
@@ -184,7 +150,7 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     parse"); a ``source`` that fails to read gives the shape from the sample."""
     sample = sample[:SAMPLE_BYTES]
     complete = len(sample) >= size
-    scope = "" if complete else f" (in the first {_kib(len(sample))} of {_kib(size)})"
+    scope = "" if complete else f" (in the first {kib(len(sample))} of {kib(size)})"
     if size == 0:
         return Shape("text", "empty")
     textual, text = _probe(sample)
@@ -203,19 +169,19 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
         try:
             found = _json(_lstrip_blanks(text), complete, size, lines, scope, source)
         except (RecursionError, MemoryError):  # nested deeper than the C parser goes: a spill never fails for it
-            found = Shape("text", f"JSON nested too deeply to parse, {_kib(size)}, {_plural(lines, 'line')}")
+            found = Shape("text", f"JSON nested too deeply to parse, {kib(size)}, {plural(lines, 'line')}")
         if found is not None:
             return found
     if first == "<":
         if _HTML_RE.search(sample, 0, 4096) or _FRAGMENT_RE.match(stripped.encode("utf-8", "replace")):
-            return Shape("html", _html(sample, size, scope))
+            return Shape("html", html_shape(sample, size, scope))
         root = _XML_ROOT_RE.search(sample.lstrip(), 0, 4096) if not stripped.startswith("<!--") else None
         if stripped.startswith("<?xml") or root:
             name = root.group(1).decode("utf-8", "replace") if root else "?"
             if stripped.startswith("<?xml"):
                 later = _XML_ROOT_RE.search(sample, sample.find(b"?>") + 2)
                 name = later.group(1).decode("utf-8", "replace") if later else name
-            return Shape("xml", _clip(f"XML, root <{_name(name)}>, {_kib(size)}, {_plural(lines, 'line')}"))
+            return Shape("xml", clip(f"XML, root <{short_name(name)}>, {kib(size)}, {plural(lines, 'line')}"))
     bom = 3 if sample.startswith(b"\xef\xbb\xbf") else 0  # (a byte order mark is no part of the first line)
     head = b"\n" + sample[bom : bom + 4096]  # the first lines tell a log or grep output
     terminal = terminal_controls(sample) if b"\x1b" in sample or b"\r" in sample else ""
@@ -234,7 +200,7 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
 def _binary(sample: bytes, size: int) -> str:
     kind = next((name for magic, name in _MAGIC if sample.startswith(magic)), None)
     head = sample[:8].hex(" ")
-    return f"binary, {_kib(size)}" + (f", {kind}" if kind else "") + (f"; starts with {head}" if head else "")
+    return f"binary, {kib(size)}" + (f", {kind}" if kind else "") + (f"; starts with {head}" if head else "")
 
 
 def _value(value: object) -> str:
@@ -243,7 +209,7 @@ def _value(value: object) -> str:
     if isinstance(value, list):
         return f"array({len(value)})"
     if isinstance(value, str):
-        return "str" if len(value) < 200 else f"str({_kib(len(value.encode('utf-8', 'surrogatepass')))})"
+        return "str" if len(value) < 200 else f"str({kib(len(value.encode('utf-8', 'surrogatepass')))})"
     if value is None:
         return "null"
     return type(value).__name__
@@ -256,10 +222,10 @@ def _tree(value: object, depth: int, width: int) -> str:
         if depth <= 0 or not value:
             return _value(value)
         if len(value) <= width:
-            return "{" + ", ".join(f"{_name(k)}: {_tree(v, depth - 1, width)}" for k, v in value.items()) + "}"
+            return "{" + ", ".join(f"{short_name(k)}: {_tree(v, depth - 1, width)}" for k, v in value.items()) + "}"
         key, first = next(iter(value.items()))
-        names = "".join(f", {_name(k, 24)}" for k in list(value)[1 : max(2, width // 2)])
-        return f"object({len(value)} keys: {_name(key)}: {_tree(first, depth - 1, width)}{names}, …)"
+        names = "".join(f", {short_name(k, 24)}" for k in list(value)[1 : max(2, width // 2)])
+        return f"object({len(value)} keys: {short_name(key)}: {_tree(first, depth - 1, width)}{names}, …)"
     if isinstance(value, list):
         if not value or depth <= 0:
             return _value(value)
@@ -287,8 +253,8 @@ def _fitted(head: str, value: object) -> str:
             body = body[len(wrapper) : -1]
         text = f"{head}{body}"
         if len(text) <= MAX_SHAPE_CHARS:
-            return _clip(text)
-    return _clip(text)
+            return clip(text)
+    return clip(text)
 
 
 def _json(text: str, complete: bool, size: int, lines: int, scope: str, source: Any = None) -> Shape | None:
@@ -299,11 +265,11 @@ def _json(text: str, complete: bool, size: int, lines: int, scope: str, source: 
         except ValueError:
             return _jsonl(text, decoder, complete, lines)
         if isinstance(value, dict):
-            return Shape("json", _fitted(f"JSON object, {_plural(len(value), 'key')}: ", value))
+            return Shape("json", _fitted(f"JSON object, {plural(len(value), 'key')}: ", value))
         if isinstance(value, list):
-            head = f"JSON array of {_plural(len(value), 'item')}"
+            head = f"JSON array of {plural(len(value), 'item')}"
             return Shape("json", _fitted(f"{head}; first item: ", value[0]) if value else head)
-        return Shape("json", _clip(f"JSON {_value(value)}"))
+        return Shape("json", clip(f"JSON {_value(value)}"))
     jsonl = _jsonl(text, decoder, complete, lines)
     if jsonl is not None:
         return jsonl
@@ -313,7 +279,7 @@ def _json(text: str, complete: bool, size: int, lines: int, scope: str, source: 
             return found
     head = text[:_PARTIAL_JSON_CHARS]
     if len(head) < len(text):
-        scope = f" (in the first {_kib(len(head.encode('utf-8')))} of {_kib(size)})"
+        scope = f" (in the first {kib(len(head.encode('utf-8')))} of {kib(size)})"
     return _partial_json(head, decoder, scope)
 
 
@@ -333,46 +299,46 @@ def _entry_text(entry: TopEntry) -> str:
         return f"{entry.kind} (runs past the scan)" if entry.kind not in ("object", "array") else \
             _entry_text(replace(entry, cut=False)).replace("(", "(at least ", 1)
     if entry.kind == "object":
-        names = ", ".join(_name(n) for n in entry.names[:6])
+        names = ", ".join(short_name(n) for n in entry.names[:6])
         more = ", …" if entry.count > len(entry.names[:6]) else ""
         return f"object({entry.count} keys: {names}{more})" if entry.count else "object(0 keys)"
     if entry.kind == "array":
         if entry.names:
-            names = ", ".join(_name(n) for n in entry.names[:8])
+            names = ", ".join(short_name(n) for n in entry.names[:8])
             return f"array({entry.count}) of {{{names}{', …' if len(entry.names) >= 8 else ''}}}"
         return f"array({entry.count}) of {entry.item_kind}" if entry.item_kind else f"array({entry.count})"
     if entry.kind == "str":
-        return "str" if entry.count < 200 else f"str({_kib(entry.count)})"
+        return "str" if entry.count < 200 else f"str({kib(entry.count)})"
     return entry.kind
 
 
 def _top_text(top: TopLevel, size: int) -> str:
     least = "" if top.complete else "at least "
-    scope = "" if top.complete else f" (in the first {_kib(top.read_bytes)} of {_kib(size)})"
+    scope = "" if top.complete else f" (in the first {kib(top.read_bytes)} of {kib(size)})"
     if top.kind == "array":
         items = top.entries[0] if top.entries else None
         first = ""
         if items is not None and items.names:
-            first = "; items: {" + ", ".join(_name(n) for n in items.names[:8]) + "}"
+            first = "; items: {" + ", ".join(short_name(n) for n in items.names[:8]) + "}"
         elif items is not None and items.item_kind:
             first = f"; first item: {items.item_kind}"
-        return _clip(f"JSON array of {least}{_plural(top.count, 'item')}{scope}{first}")
-    text = f"JSON object, {least}{_plural(top.count, 'key')}{scope}: "
+        return clip(f"JSON array of {least}{plural(top.count, 'item')}{scope}{first}")
+    text = f"JSON object, {least}{plural(top.count, 'key')}{scope}: "
     listed = ""
     for count, entry in enumerate(top.entries):
-        part = f"{_name(entry.key)}: {_entry_text(entry)}"
+        part = f"{short_name(entry.key)}: {_entry_text(entry)}"
         more = f", … {top.count - count} more" if count < top.count else ""
         if len(text) + len(listed) + len(part) + 2 + len(more) > MAX_SHAPE_CHARS:
-            return _clip(text + listed + more)
+            return clip(text + listed + more)
         listed += (", " if listed else "") + part
     extra = f", … {top.count - len(top.entries)} more" if top.count > len(top.entries) else ""
-    return _clip(text + listed + extra)
+    return clip(text + listed + extra)
 
 
 def _items(items: list) -> str:
     first = items[0] if items else None
     if isinstance(first, dict):
-        return "; first item: object with keys " + ", ".join(_name(k) for k in list(first)[:12])
+        return "; first item: object with keys " + ", ".join(short_name(k) for k in list(first)[:12])
     if first is not None:
         return f"; first item: {_value(first)}"
     return ""
@@ -383,13 +349,13 @@ def _jsonl(text: str, decoder: json.JSONDecoder, complete: bool, lines: int) -> 
     if found is None:
         return None
     if complete:  # the records a record= read numbers: the lines that are not blank
-        count = _plural(found.records, "record")
+        count = plural(found.records, "record")
     elif found.records == found.lines:  # no blank line in the sample: one record a line
-        count = _plural(lines, "record")
+        count = plural(lines, "record")
     else:
-        count = "~" + _plural(round(lines * found.records / max(1, found.lines)), "record")
+        count = "~" + plural(round(lines * found.records / max(1, found.lines)), "record")
     if not isinstance(found.first, dict):
-        return Shape("jsonl", _clip(f"JSON lines, {count}; first record: {_value(found.first)}"))
+        return Shape("jsonl", clip(f"JSON lines, {count}; first record: {_value(found.first)}"))
     return Shape("jsonl", _fitted(f"JSON lines, {count}; record keys: ", found.keys))
 
 
@@ -415,10 +381,10 @@ def _partial_json(text: str, decoder: json.JSONDecoder, scope: str) -> Shape | N
                     value, pos = decoder.raw_decode(text, pos)
                 except ValueError:
                     kind = {"{": "object", "[": "array", '"': "str"}.get(text[pos : pos + 1], "value")
-                    seen.append(f"{_name(key)}: {kind} (runs past the sample)")
+                    seen.append(f"{short_name(key)}: {kind} (runs past the sample)")
                     count += 1
                     break
-                seen.append(f"{_name(key)}: {_value(value)}")
+                seen.append(f"{short_name(key)}: {_value(value)}")
             else:
                 value, pos = decoder.raw_decode(text, pos)
                 if count == 0:
@@ -431,12 +397,12 @@ def _partial_json(text: str, decoder: json.JSONDecoder, scope: str) -> Shape | N
             break
         pos += 1
     if count == 0 and opening == "{":
-        return Shape("json", _clip(f"JSON object{scope}; its first value is larger than the sample"))
+        return Shape("json", clip(f"JSON object{scope}; its first value is larger than the sample"))
     if opening == "{":
         listed = ", ".join(seen[:12]) + (f", … {len(seen) - 12} more" if len(seen) > 12 else "")
-        return Shape("json", _clip(f"JSON object, at least {_plural(count, 'key')}{scope}: {listed}"))
+        return Shape("json", clip(f"JSON object, at least {plural(count, 'key')}{scope}: {listed}"))
     first = f"; {seen[0]}" if seen else ""
-    return Shape("json", _clip(f"JSON array, at least {_plural(count, 'item')}{scope}{first}"))
+    return Shape("json", clip(f"JSON array, at least {plural(count, 'item')}{scope}{first}"))
 
 
 def _delimited(text: str, whole: Callable[[], str], complete: bool, size: int, lines: int) -> Shape | None:
@@ -457,16 +423,16 @@ def _delimited(text: str, whole: Callable[[], str], complete: bool, size: int, l
         return None  # header with no empty name tells a table)
     width, header = len(rows[0]), rows[0]
     looks_like_header = all(cell and not cell.replace(".", "").replace("-", "").isdigit() for cell in header)
-    columns = ", ".join(_name(c, 24) for c in header[:16]) + (f", … {width - 16} more" if width > 16 else "")
+    columns = ", ".join(short_name(c, 24) for c in header[:16]) + (f", … {width - 16} more" if width > 16 else "")
     if complete:
-        count = _plural(count_records(text, delimiter, lines) - looks_like_header, "row")
+        count = plural(count_records(text, delimiter, lines) - looks_like_header, "row")
     else:
         estimate = estimate_records(head, delimiter, size - 3 * bom)
-        count = (f"~{_plural(lines - looks_like_header, 'row')} (by line count)" if estimate is None
-                 else f"~{_plural(estimate - looks_like_header, 'row')} (estimated from the sample)")
+        count = (f"~{plural(lines - looks_like_header, 'row')} (by line count)" if estimate is None
+                 else f"~{plural(estimate - looks_like_header, 'row')} (estimated from the sample)")
     kind = {"\t": "TSV", ";": "CSV with ; separators"}.get(delimiter, "CSV")
     named = f"{width} columns ({columns})" if looks_like_header else f"{width} columns, no header"
-    return Shape("csv", _clip(f"{kind}, {named}, {count}"))
+    return Shape("csv", clip(f"{kind}, {named}, {count}"))
 
 
 def _is_json(line: str) -> bool:
@@ -475,32 +441,6 @@ def _is_json(line: str) -> bool:
     except (ValueError, RecursionError):
         return False
     return True
-
-
-def _html(sample: bytes, size: int, scope: str) -> str:
-    codec, _ = page_codec(sample)  # the title and headings decoded as the text view decodes the page
-    title = _TITLE_RE.search(sample)
-    name = decode_as(_WS_RE.sub(b" ", title.group(1)).strip(), codec) if title else ""
-    visible = _WS_RE.sub(b" ", _TAG_RE.sub(b" ", _SCRIPT_RE.sub(b" ", sample))).strip()
-    share = 1 - len(visible) / max(1, len(sample))
-    titled = f'title "{_name(name, 80)}", ' if name else "no title, "
-    text = f"HTML, {titled}~{_kib(len(visible))} of text in {_kib(len(sample))} ({share:.0%} markup){scope}"
-    headings = [(level.decode(), decode_as(_WS_RE.sub(b" ", _TAG_RE.sub(b"", body)).strip(), codec))
-                for level, body in _HEADING_RE.findall(sample)]
-    headings = [(level, body) for level, body in headings if body]
-    if not headings:
-        return _clip(text)
-    text += f"; {'at least ' if scope else ''}{_plural(len(headings), 'heading')}: "  # (a sample's: more may follow)
-    listed: list[str] = []
-    for count, (level, body) in enumerate(headings):
-        item = f"h{level} {_name(body, 48)}"
-        if listed and listed[-1] == item:
-            continue  # a heading repeated right after itself (a page title over its first section)
-        more = f" … {len(headings) - count} more" if count < len(headings) else ""
-        if len(listed) == _HEADINGS or len(text) + len(" | ".join([*listed, item])) + len(more) + 3 > MAX_SHAPE_CHARS:
-            return _clip(text + " | ".join(listed) + more)
-        listed.append(item)
-    return _clip(text + " | ".join(listed))
 
 
 def _lstrip_blanks(text: str) -> str:
@@ -540,10 +480,10 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
     grep = grep_runs(head) if hints >= threshold else (0, set())
     if grep[0] >= threshold:
         files = grep_files(head, grep[1], sample)
-        extra = f", grep-style path:line: output ({_plural(files, 'file')} in {'the sample' if scope else 'all'})"
+        extra = f", grep-style path:line: output ({plural(files, 'file')} in {'the sample' if scope else 'all'})"
     name = TERMINAL_SHAPE if terminal else kind
-    text = f"{name}, {_plural(lines, 'line')}, longest {longest:,} bytes, {blank:.0%} blank{terminal}{extra}{scope}"
-    return Shape(kind, _clip(text))
+    text = f"{name}, {plural(lines, 'line')}, longest {longest:,} bytes, {blank:.0%} blank{terminal}{extra}{scope}"
+    return Shape(kind, clip(text))
 
 
 __all__ = ["GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "MAX_NUL_SHARE", "MAX_ODD_SHARE", "MAX_SHAPE_CHARS", "SAMPLE_BYTES",

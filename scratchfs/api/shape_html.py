@@ -1,0 +1,55 @@
+"""HTML pages told from a sample, for :mod:`scratchfs.api.shape`: the title and headings as the page's text (decoded
+as the text view decodes the page, character references resolved, markup and white space as a browser renders
+them), and how much of the sample is text."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from scratchfs.api.shape_words import MAX_SHAPE_CHARS, clip, kib, plural, short_name
+from scratchfs.engine.structure.html_worker import decode_as, page_codec
+
+__all__ = ["html_shape"]
+
+_TITLE_RE = re.compile(rb"<title[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)  # (`</TITLE\n>` closes it)
+_SCRIPT_RE = re.compile(rb"<(script|style)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
+_TAG_RE = re.compile(rb"<[^>]*>")
+_BREAK_RE = re.compile(rb"<br\b[^>]*>", re.IGNORECASE)
+_HEADINGS = 12  # most headings an HTML shape lists
+_HEADING_RE = re.compile(rb"<h([1-3])\b[^>]*>(.*?)</h\1\s*>", re.IGNORECASE | re.DOTALL)
+_WS_RE = re.compile(rb"\s+")
+
+
+def _page_text(raw: bytes, codec: str) -> str:
+    """Markup-free bytes of a page as its text: decoded, character references resolved (``&mdash;``, ``&#13;``:
+    :func:`html.unescape`, as a browser reads them), white space collapsed."""
+    return " ".join(html.unescape(decode_as(raw, codec)).split())
+
+
+def html_shape(sample: bytes, size: int, scope: str) -> str:
+    """The shape of an HTML page from its first bytes ``sample`` (``size`` bytes in all; ``scope`` says how much of it
+    the sample is, or ``""``): its title, how much of it is text, and its first headings."""
+    codec, _ = page_codec(sample)  # the title and headings decoded as the text view decodes the page
+    title = _TITLE_RE.search(sample)
+    named = _page_text(title.group(1), codec) if title else ""
+    visible = _WS_RE.sub(b" ", _TAG_RE.sub(b" ", _SCRIPT_RE.sub(b" ", sample))).strip()
+    share = 1 - len(visible) / max(1, len(sample))
+    titled = f'title "{short_name(named, 80)}", ' if named else "no title, "
+    text = f"HTML, {titled}~{kib(len(visible))} of text in {kib(len(sample))} ({share:.0%} markup){scope}"
+    headings = [(level.decode(), _page_text(_TAG_RE.sub(b"", _BREAK_RE.sub(b" ", body)), codec))
+                for level, body in _HEADING_RE.findall(sample)]
+    headings = [(level, body) for level, body in headings if body]
+    if not headings:
+        return clip(text)
+    text += f"; {'at least ' if scope else ''}{plural(len(headings), 'heading')}: "  # (a sample's: more may follow)
+    listed: list[str] = []
+    for count, (level, body) in enumerate(headings):
+        item = f"h{level} {short_name(body, 48)}"
+        if listed and listed[-1] == item:
+            continue  # a heading repeated right after itself (a page title over its first section)
+        more = f" … {len(headings) - count} more" if count < len(headings) else ""
+        if len(listed) == _HEADINGS or len(text) + len(" | ".join([*listed, item])) + len(more) + 3 > MAX_SHAPE_CHARS:
+            return clip(text + " | ".join(listed) + more)
+        listed.append(item)
+    return clip(text + " | ".join(listed))

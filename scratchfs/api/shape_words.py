@@ -1,0 +1,45 @@
+"""The words a shape is written in, for :mod:`scratchfs.api.shape` and its helpers: counts with their noun, sizes
+in binary units, and the clipping that keeps a shape within :data:`MAX_SHAPE_CHARS` and a name from costing escapes
+in the stub's JSON."""
+
+from __future__ import annotations
+
+import re
+
+from scratchfs.foundation import text as texts
+
+__all__ = ["MAX_SHAPE_CHARS", "clip", "kib", "plural", "short_name"]
+
+MAX_SHAPE_CHARS = 600
+"""Longest shape text, in characters (the stub's preview gives way to it within the 1.5 KiB stub)."""
+
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def plural(count: int, word: str) -> str:
+    """``"1 line"``, ``"1,234 lines"``."""
+    return f"{count:,} {word}" + ("" if count == 1 else "s")
+
+
+def kib(size: int) -> str:
+    """A size in bytes in binary units: ``"512 B"``, ``"12 KiB"``, ``"1.5 MiB"``, ``"2.0 GiB"``."""
+    if size < 1024:
+        return f"{size} B"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.0f} KiB"
+    if size < 1024**3:
+        return f"{size / 1024**2:.1f} MiB"
+    return f"{size / 1024**3:.1f} GiB"
+
+
+def clip(text: str, limit: int = MAX_SHAPE_CHARS) -> str:
+    """``text`` (a lone surrogate as its escape) cut to ``limit`` characters, the last an ellipsis when cut."""
+    text = texts.utf8_text(text)  # a JSON key or value's lone surrogate as its escape
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def short_name(key: object, limit: int = 32) -> str:
+    """``str(key)`` with control characters as ``?`` (each would cost six bytes in the stub's JSON), cut to
+    ``limit`` characters."""
+    text = _CONTROL_RE.sub("?", str(key))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
