@@ -5,32 +5,74 @@ compact stub; the model reads them back in pieces (:meth:`Scope.read_handle`) an
 (``scratch_*``). See README.md for a tour, and its "Layout" section for the modules.
 """
 
-from scratchfs.api.policy import NEVER_SPILL_TOOLS, SPILL_CLASSES, Observation, should_spill
-from scratchfs.api.results import LineSlice, Matches, Slice
-from scratchfs.api.scope import Scope
-from scratchfs.api.settings import Settings
-from scratchfs.api.store import ScratchStore
-from scratchfs.api.stub import Stub
-from scratchfs.engine.protocols import Entry
-from scratchfs.engine.search import Hit, Window
-from scratchfs.engine.sweeper import SweepResult
-from scratchfs.foundation.errors import (
-    BadRecord,
-    CorruptBlob,
-    Deleted,
-    Expired,
-    InvalidArgument,
-    NotFound,
-    PatternTimeout,
-    PatternTooLong,
-    QuotaExceeded,
-    ScratchError,
-    StorageError,
-    StoreBusy,
-    StoreClosed,
-    StructureTimeout,
-)
-from scratchfs.foundation.limits import MAX_READ_BYTES
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what the names are, for type checkers and IDEs; at run time they load on first use
+    from scratchfs.api.policy import NEVER_SPILL_TOOLS, SPILL_CLASSES, Observation, should_spill
+    from scratchfs.api.results import LineSlice, Matches, Slice
+    from scratchfs.api.scope import Scope
+    from scratchfs.api.settings import Settings
+    from scratchfs.api.store import ScratchStore
+    from scratchfs.api.stub import Stub
+    from scratchfs.engine.protocols import Entry
+    from scratchfs.engine.search import Hit, Window
+    from scratchfs.engine.sweeper import SweepResult
+    from scratchfs.foundation.errors import (
+        BadRecord,
+        CorruptBlob,
+        Deleted,
+        Expired,
+        InvalidArgument,
+        NotFound,
+        PatternTimeout,
+        PatternTooLong,
+        QuotaExceeded,
+        ScratchError,
+        StorageError,
+        StoreBusy,
+        StoreClosed,
+        StructureTimeout,
+    )
+    from scratchfs.foundation.limits import MAX_READ_BYTES
+
+_WHERE = {  # each public name and the module that defines it, imported on first use (PEP 562)
+    name: module
+    for module, names in {
+        "scratchfs.api.policy": ("NEVER_SPILL_TOOLS", "SPILL_CLASSES", "Observation", "should_spill"),
+        "scratchfs.api.results": ("LineSlice", "Matches", "Slice"),
+        "scratchfs.api.scope": ("Scope",),
+        "scratchfs.api.settings": ("Settings",),
+        "scratchfs.api.store": ("ScratchStore",),
+        "scratchfs.api.stub": ("Stub",),
+        "scratchfs.engine.protocols": ("Entry",),
+        "scratchfs.engine.search": ("Hit", "Window"),
+        "scratchfs.engine.sweeper": ("SweepResult",),
+        "scratchfs.foundation.errors": (
+            "BadRecord", "CorruptBlob", "Deleted", "Expired", "InvalidArgument", "NotFound", "PatternTimeout",
+            "PatternTooLong", "QuotaExceeded", "ScratchError", "StorageError", "StoreBusy", "StoreClosed",
+            "StructureTimeout"),
+        "scratchfs.foundation.limits": ("MAX_READ_BYTES",),
+    }.items()
+    for name in names
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, imported from its module on first use: ``import scratchfs`` stays cheap, so that the command
+    line's entry point (:mod:`scratchfs.__main__`) runs before the store's modules load (a Ctrl-C while they do is
+    then the CLI's one line). Raises AttributeError for a name the package does not have."""
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'scratchfs' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_WHERE})
+
 
 __version__ = "0.1.0"
 

@@ -724,3 +724,22 @@ def test_a_raw_read_of_a_fleet_store_hints_the_fleet_not_a_local_root(tmp_path, 
     result = CliRunner().invoke(main, ["read-handle", handle, "--length", "100", "--root", str(tmp_path / "local")],
                                 env={**env, "SCRATCHFS_INDEX": None})
     assert f"--length 100 --root {tmp_path / 'local'} --run r --agent a\n" in result.stderr
+
+
+@pytest.mark.parametrize("delay", [0.06, 0.1, 0.14])
+def test_a_ctrl_c_while_the_command_line_loads_is_one_line(tmp_path, delay):
+    """Ctrl-C in a command's first ~0.2 s, while its modules were still being imported, printed a 12-38 line
+    KeyboardInterrupt traceback (newuser4: `timeout -s INT 0.1 scratchfs spill ...`); from 0.25 s on it was one line.
+    The script's entry point loads the command line inside its own handler: one line and exit 130 at any moment."""
+    import signal
+
+    exe = os.path.join(os.path.dirname(sys.executable), "scratchfs")
+    proc = subprocess.Popen([exe, "--root", str(tmp_path / "root"), "ls"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(delay)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    if err.startswith("scratchfs: not found: "):  # a fast machine: it had loaded, and ended, before the signal
+        assert err.count("\n") == 1 and "Traceback" not in err
+        return
+    assert (proc.returncode, err) == (130, "scratchfs: interrupted\n")
