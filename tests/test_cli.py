@@ -743,3 +743,20 @@ def test_a_ctrl_c_while_the_command_line_loads_is_one_line(tmp_path, delay):
         assert err.count("\n") == 1 and "Traceback" not in err
         return
     assert (proc.returncode, err) == (130, "scratchfs: interrupted\n")
+
+
+def test_scratch_delete_of_a_handle_says_it_is_a_handle_as_mcp_does(cli):
+    """``scratchfs scratch-delete h_...`` said only 'not found: no key ...' (exit 1), where MCP's scratch_delete
+    notes that a handle is no scratchpad key and spilled results expire (newuser4: the CLI and MCP answered one
+    question two ways). The CLI's one line says it too, and names what does remove spilled results."""
+    handle = json.loads(cli("spill", "--tool", "t", input="x" * 100).stdout)["handle"]
+    result = cli("scratch-delete", handle)
+    assert result.exit_code == 1
+    assert result.stderr == (f"scratchfs: not found: no key '{handle}' in this scope (run 'run-1', agent 'agent-1'); "
+                             "this is a handle of a spilled result, not a scratchpad key: scratch_delete removes only "
+                             "scratchpad values, and spilled results expire after their TTL (or go with delete-run, "
+                             "delete-agent)\n")
+    assert cli("read-handle", handle).stdout_bytes == b"x" * 100  # nothing deleted
+    plain = cli("scratch-delete", "plan")
+    assert (plain.exit_code, plain.stderr) == (1, "scratchfs: not found: no key 'plan' in this scope (run 'run-1', "
+                                                  "agent 'agent-1')\n")

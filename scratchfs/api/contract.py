@@ -266,9 +266,10 @@ def structure_reply(scope: Scope, handle: str, offset: int, given: dict[str, Any
     return reply
 
 
-_A_HANDLE_IS_NO_KEY = ("this is a handle of a spilled result, not a scratchpad key: scratch_delete removes only "
+A_HANDLE_IS_NO_KEY = ("this is a handle of a spilled result, not a scratchpad key: scratch_delete removes only "
                        "scratchpad values, and spilled results expire after their TTL")
-"""The note of ``scratch_delete`` given a handle (a run at its quota told the model to free room)."""
+"""The note of ``scratch_delete`` given a handle (a run at its quota told the model to free room); the CLI's
+``scratch-delete`` says it too."""
 
 _ECHOED = ("jq", "select", "columns")
 """The structure arguments a reply echoes that may be long."""
@@ -494,7 +495,7 @@ class ScratchTools:
         (nothing deleted: spilled results are not the model's to delete; they expire)."""
         deleted = self.scope.scratch_delete(key)  # checks the key: 1,049 bytes of JSON at most (as scratch_write)
         if not deleted and HANDLE_RE.match(key):
-            return {"key": key, "deleted": False, "note": _A_HANDLE_IS_NO_KEY}
+            return {"key": key, "deleted": False, "note": A_HANDLE_IS_NO_KEY}
         return {"key": key, "deleted": deleted}
 
 
@@ -508,6 +509,7 @@ def error_text(exc: BaseException) -> str:
 
 
 __all__ = [
+    "A_HANDLE_IS_NO_KEY",
     "STRUCTURE_ARGUMENTS",
     "TOOL_SPECS",
     "ScratchTools",

@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from scratchfs.api.contract import STRUCTURE_ARGUMENTS, ScratchTools, to_json
+from scratchfs.api.contract import A_HANDLE_IS_NO_KEY, STRUCTURE_ARGUMENTS, ScratchTools, to_json
 from scratchfs.api.results import LineSlice, Slice
 from scratchfs.api.store import ScratchStore
 from scratchfs.api.tools import check_arguments
@@ -39,6 +39,7 @@ from scratchfs.cli.app import (
     with_store,
 )
 from scratchfs.cli.settings_options import settings_options
+from scratchfs.foundation.checks import HANDLE_RE
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import MAX_READ_BYTES
 from scratchfs.foundation.text import digits_int
@@ -219,7 +220,10 @@ def scratch_delete(store: ScratchStore, run_id: str, agent_id: str, key: str) ->
     """Delete KEY from the scratchpad (exit code 1 if there was no live value)."""
     scope = store.scope(run_id, agent_id)
     if not scope.scratch_delete(key):
-        raise store.entries.not_found(run_id, agent_id, "scratch", key)  # what a read says: Deleted, Expired (when)
+        missing = store.entries.not_found(run_id, agent_id, "scratch", key)  # what a read says: Deleted, Expired
+        if HANDLE_RE.match(key):  # as MCP's scratch_delete notes it; delete-run and delete-agent remove spills
+            raise type(missing)(f"{missing}; {A_HANDLE_IS_NO_KEY} (or go with delete-run, delete-agent)")
+        raise missing
     echo_json({"key": key, "deleted": True})
 
 
