@@ -760,3 +760,16 @@ def test_scratch_delete_of_a_handle_says_it_is_a_handle_as_mcp_does(cli):
     plain = cli("scratch-delete", "plan")
     assert (plain.exit_code, plain.stderr) == (1, "scratchfs: not found: no key 'plan' in this scope (run 'run-1', "
                                                   "agent 'agent-1')\n")
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/mem"), reason="no /proc/self/mem on this system")
+@pytest.mark.parametrize("verb", [["spill"], ["scratch-write", "k"]])
+def test_a_source_that_fails_to_read_is_named_not_taken_for_the_store(cli, verb):
+    """``scratchfs spill /proc/self/mem`` (it opens, and every read fails with EIO) said 'scratchfs: storage:
+    Input/output error', exit 4: it reads as the store's own disk failing (newuser4). The line names the file read;
+    nothing is stored."""
+    result = cli(*verb, "/proc/self/mem")
+    assert (result.exit_code, result.stderr) == (4, "scratchfs: input: cannot read '/proc/self/mem': Input/output "
+                                                    "error\n")
+    with ScratchStore(cli.root) as store:
+        assert store.list_entries() == []

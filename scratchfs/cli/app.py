@@ -27,7 +27,7 @@ import click
 
 from scratchfs.api.settings import Settings
 from scratchfs.api.store import ScratchStore, existing_store
-from scratchfs.cli.output import OutputError, tagged_stdout
+from scratchfs.cli.output import InputError, OutputError, TaggedSource, tagged_stdout
 from scratchfs.foundation.checks import check_seconds, check_ttl
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import DEFAULT_TTL, MAX_TTL
@@ -135,6 +135,9 @@ class ScratchGroup(click.Group):
         except BrokenPipeError:
             sys.stderr.close()  # the reader went away (e.g. `| head`): not an error worth a line
             ctx.exit(0)
+        except InputError as exc:  # the file read's failure, not the store's (scratchfs.cli.output)
+            warn(f"input: {exc.strerror}")
+            ctx.exit(4)
         except OutputError as exc:  # stdout's failure, not the store's (scratchfs.cli.output)
             warn(f"output: {exc.strerror or exc}" + ("" if exc.errno == errno.EBADF else " (writing standard output)"))
             ctx.exit(4)
@@ -398,7 +401,20 @@ class Integer(click.ParamType):
 
 TTL_OPTION = click.option("--ttl", type=Seconds(ttl=True), default=None,
                           help=f"Seconds until the entry expires, at least 1 [default: {DEFAULT_TTL:.0f}].")
-INPUT_ARGUMENT = click.argument("source", type=click.File("rb", lazy=False), default="-", required=False)
+class SourceFile(click.File):
+    """click's binary file (``-``: stdin), opened when the command line is parsed (a file that cannot be opened is a
+    usage error naming it), given to the command as a :class:`~scratchfs.cli.output.TaggedSource`: a read that fails
+    later is ``scratchfs: input: cannot read '<file>': ...``, not the store's storage error."""
+
+    def __init__(self) -> None:
+        super().__init__("rb", lazy=False)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        opened = super().convert(value, param, ctx)
+        return TaggedSource(opened, "standard input" if value == "-" else os.fsdecode(value))
+
+
+INPUT_ARGUMENT = click.argument("source", type=SourceFile(), default="-", required=False)
 
 __all__ = ["EXIT_CODES_HELP", "INPUT_ARGUMENT", "SETTINGS_META", "TTL_OPTION", "Folder", "Integer", "ScratchGroup",
            "Seconds", "Terminated", "command_settings", "echo_json", "fail", "global_option", "handle_termination",

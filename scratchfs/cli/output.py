@@ -1,7 +1,9 @@
-"""Standard output whose write errors are told from the store's: a command's ``OSError`` is either the store's file
-system failing (``scratchfs: storage: ...``) or its output failing (``scratchfs: output: ...``: ``> /dev/full``, a
-full disk under a redirected stdout, ``EIO`` of a terminal gone); both exit 4, but a model or an operator reading
-"No space left on device" must know which disk to free.
+"""Standard output, and the input a command reads, whose errors are told from the store's: a command's ``OSError`` is
+the store's file system failing (``scratchfs: storage: ...``), its output failing (``scratchfs: output: ...``:
+``> /dev/full``, a full disk under a redirected stdout, ``EIO`` of a terminal gone) or its input failing
+(``scratchfs: input: cannot read '<file>': ...``: ``EIO`` of ``/proc/self/mem``, a file on a failing disk); all exit
+4, but a model or an operator reading "No space left on device" or "Input/output error" must know which file is at
+fault. (A file that cannot be opened is click's usage error, exit 2, naming it.)
 
 **How.** While a command runs, :func:`tagged_stdout` puts in ``sys.stdout`` a text stream of the same encoding,
 error handler and line buffering over a buffer over :class:`TaggedStdout`, a raw writer of the same descriptor whose
@@ -21,11 +23,33 @@ import os
 import sys
 from collections.abc import Iterator
 
-__all__ = ["OutputError", "TaggedStdout", "tagged_stdout"]
+__all__ = ["InputError", "OutputError", "TaggedSource", "TaggedStdout", "tagged_stdout"]
 
 
 class OutputError(OSError):
     """Writing standard output failed (``errno`` and ``strerror`` of the failed ``write``)."""
+
+
+class InputError(OSError):
+    """Reading the command's input (a file named on the command line, or stdin) failed; ``strerror`` names it."""
+
+
+class TaggedSource:
+    """A binary file a command reads its content from (``read(n)``, what the store takes), whose read errors are
+    :class:`InputError` naming ``name``."""
+
+    def __init__(self, file, name: str) -> None:
+        self._file, self.name = file, name
+
+    def read(self, size: int = -1) -> bytes:
+        """Up to ``size`` bytes (all that is left when negative). Raises InputError: the read failed."""
+        try:
+            return self._file.read(size)
+        except OSError as exc:
+            raise InputError(exc.errno, f"cannot read {self.name!r}: {exc.strerror or exc}") from None
+
+    def close(self) -> None:
+        self._file.close()
 
 
 class TaggedStdout(io.RawIOBase):
