@@ -313,3 +313,21 @@ def test_a_scratchpad_value_written_again_between_pages_is_said_to_have_changed(
     expect(page.locator(".out")).to_contain_text("changed: ")
     assert "bbbb" not in page.inner_text(".out") and "read it again from offset 0" in page.inner_text(".out")
     page.problems[:] = [p for p in page.problems if "status of 409" not in p]  # the refusal the page shows
+
+
+def test_a_run_whose_id_no_url_path_holds_is_shown_without_a_dead_link(site, page):
+    """A run named ``a/b`` (the CLI takes it) was listed as a link that opened a bare '404 not found: no such route'
+    (newuser4): the server decodes %2F before routing, as a browser resolves ``.`` and ``..``. Such a run is listed
+    as text whose title says why and what to use instead; a plain run is still a link."""
+    with ScratchStore(site["root"]) as store:
+        store.scope("a/b", "agent-1").spill(b"slashed\n" * 2000, source_tool="t")
+    try:
+        page.reload()
+        row = page.locator("table.grid tbody tr", has_text="a/b")
+        row.wait_for(timeout=10_000)
+        assert row.locator("a").count() == 0
+        assert "cannot be opened here" in row.locator("span.id").first.get_attribute("title")
+        assert page.locator("table.grid tbody tr", has_text=RUN).locator("a").count() == 1
+    finally:
+        with ScratchStore(site["root"]) as store:
+            store.delete_run("a/b")

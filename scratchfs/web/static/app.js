@@ -88,6 +88,13 @@ function crumbs(...parts) {
 }
 
 function runHref(run) { return "/runs/" + seg(run); }
+// An id a URL path cannot carry: the server decodes %2F before routing, and a browser resolves . and .. (README)
+function inPath(id) { return !id.includes("/") && id !== "." && id !== ".."; }
+const NO_PATH = "this id cannot be opened here (a URL path cannot hold '/', '.' or '..'): " +
+  "use scratchfs ls --run RUN, or the JSON API with curl --path-as-is";
+function idLink(href, id) {
+  return href === null ? el("span", {class: "id", title: NO_PATH, text: id}) : el("a", {href, class: "id", text: id});
+}
 function entryHref(e) {
   const base = "/runs/" + seg(e.run_id) + "/agents/" + seg(e.agent_id);
   return e.kind === "handle" ? base + "/handles/" + seg(e.key) : base + "/scratchpad?key=" + seg(e.key);
@@ -137,7 +144,7 @@ async function viewRuns() {
     const data = await getJson("/api/runs");
     if (!data.runs.length) { holder.replaceChildren(el("p", {class: "empty", text: "No live entries."})); return; }
     const rows = data.runs.map(run => el("tr", {},
-      el("td", {}, el("a", {href: runHref(run.run_id), class: "id", text: run.run_id})),
+      el("td", {}, idLink(inPath(run.run_id) ? runHref(run.run_id) : null, run.run_id)),
       el("td", {class: "agents"}, ...run.agents.map(a =>
         el("span", {class: "agent"}, el("span", {class: "id", text: a.agent_id}), ` ${number(a.entries)}`))),
       el("td", {class: "num", text: number(run.entries)}),
@@ -197,7 +204,7 @@ async function viewRun() {
     const biggest = Math.max(1, ...page.entries.map(e => e.size));
     const rows = page.entries.map(e => el("tr", {},
       el("td", {text: e.kind === "handle" ? "spilled" : "scratch"}),
-      el("td", {}, el("a", {href: entryHref(e), class: "id", text: e.key})),
+      el("td", {}, idLink(inPath(e.agent_id) ? entryHref(e) : null, e.key)),
       el("td", {class: "id", text: e.agent_id}),
       el("td", {text: e.source_tool || ""}),
       el("td", {class: "num", text: bytes(e.size)}),
