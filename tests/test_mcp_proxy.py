@@ -345,3 +345,27 @@ def test_each_server_says_on_stderr_which_store_and_scope_it_serves(tmp_path, fa
     run(body)
     first = errlog.read_text().splitlines()[0]
     assert first == f"scratchfs {face}: serving the local store at {tmp_path / 'store'}; run 'r-1', agent 'a-1'"
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_an_upstream_line_of_invalid_utf8_costs_that_line_not_the_upstream(era, tmp_path):
+    """An upstream that wrote one line of bytes that are not UTF-8 (a stray binary write, a Latin-1 log line) lost the
+    proxy its whole connection without a word: the SDK's reader died on the decode error and every later call waited
+    out --timeout and failed 'no answer within N s', for as long as the proxy ran. The line is now read with
+    U+FFFD for each bad byte, logged as the malformed line it is, and the calls after it are answered."""
+    upstream = tmp_path / "latin1_upstream.py"
+    upstream.write_text(
+        "import os, sys\n"
+        "sys.stdout.buffer.write(b'caf\\xe9 \\xff\\xfe not UTF-8\\n')\n"
+        "sys.stdout.flush()\n"
+        f"os.execv(sys.executable, [sys.executable, {str(FAKE_UPSTREAM[-1])!r}])\n")
+
+    async def body():
+        params = proxy(tmp_path / "store", "--run", "r", "--agent", "a", "--timeout", "10",
+                       upstream=[sys.executable, str(upstream)])
+        async with connect(params, era) as client:
+            assert (await client.call_tool("big", {"size": 10})).content[0].text == big_text(10)
+            stub = stub_of(await client.call_tool("big", {"size": 20_000}))
+            assert (await read_all(client, stub["handle"])) == big_text(20_000).encode()
+
+    run(body)

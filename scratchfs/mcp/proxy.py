@@ -30,7 +30,8 @@ call. ``_meta`` keys starting with ``scratchfs/`` (the scope, see :mod:`scratchf
 
 When the upstream server cannot be started, exits, or does not answer within ``--timeout`` seconds, its tool calls
 become tool errors whose text starts with ``upstream unavailable:``, its other requests JSON-RPC errors with that
-message, and the proxy keeps serving its own tools (and lists the upstream's last known tools).
+message, and the proxy keeps serving its own tools (and lists the upstream's last known tools). A line the upstream
+writes that is no JSON-RPC message (bytes that are not UTF-8 included: each reads as U+FFFD) is logged and skipped.
 
 Scope of spills and of the scratchfs tools: ``--run`` / ``--agent`` (or ``$SCRATCHFS_RUN_ID`` /
 ``$SCRATCHFS_AGENT_ID``, or the request's ``_meta``); without them the proxy uses a fresh run id
@@ -189,7 +190,8 @@ class Upstream:
 
         config = self.config
         params = StdioServerParameters(command=config.command, args=list(config.args),
-                                       env=dict(os.environ) if config.env is None else dict(config.env))
+                                       env=dict(os.environ) if config.env is None else dict(config.env),
+                                       encoding_error_handler="replace")  # strict: one bad byte killed the reader
         try:
             async with stdio_client(params) as (read_stream, write_stream), \
                     ClientSession(read_stream, write_stream, message_handler=self._on_message) as session:
