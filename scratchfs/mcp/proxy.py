@@ -440,18 +440,30 @@ class Proxy:
             NotificationOptions(prompts_changed=True, resources_changed=True, tools_changed=True))
 
     async def serve(self) -> None:
-        """Start the upstream, wait for it (up to the timeout), serve stdio until the client leaves, stop it."""
+        """Start the upstream, wait for it (up to the timeout), serve stdio until the client leaves, stop it.
+
+        Raises:
+            WireFailed: writing replies to the client failed (see :func:`scratchfs.mcp.stdio.stdio_transport`).
+        """
         import anyio
 
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(self.upstream.run)
-            with anyio.move_on_after(self.config.timeout):
-                await self.upstream.ready.wait()
-            server = self.build_server()
-            try:
-                await _serve_stdio_with(server, self.initialization_options(server))
-            finally:
-                self.upstream.stop()
+        from scratchfs.mcp.stdio import wire_failure
+
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self.upstream.run)
+                with anyio.move_on_after(self.config.timeout):
+                    await self.upstream.ready.wait()
+                server = self.build_server()
+                try:
+                    await _serve_stdio_with(server, self.initialization_options(server))
+                finally:
+                    self.upstream.stop()
+        except BaseExceptionGroup as group:  # the wire's failure comes alone, as the server's (scratchfs mcp) does
+            failure = wire_failure(group)
+            if failure is None:
+                raise
+            raise failure from None
 
 
 async def _serve_stdio_with(server: Any, options: Any) -> None:
