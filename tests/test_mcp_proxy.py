@@ -369,3 +369,36 @@ def test_an_upstream_line_of_invalid_utf8_costs_that_line_not_the_upstream(era, 
             assert (await read_all(client, stub["handle"])) == big_text(20_000).encode()
 
     run(body)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_result_of_tens_of_megabytes_is_read_in_linear_time_and_spilled(era, tmp_path):
+    """The SDK's stdio client joined each 64 KiB chunk to the unsplit rest of the line, so a result of n bytes took
+    O(n**2) to read: 50 MB took 33 s, 200 MB about nine minutes, the call failed 'no answer within --timeout' and
+    every other answer of the upstream waited behind it. The proxy's own reader splits each line once."""
+    size = 60_000_000
+    expected = big_text(size).encode()
+
+    async def body():
+        params = proxy(tmp_path / "store", "--run", "r", "--agent", "a", "--timeout", "25")
+        async with connect(params, era) as client:
+            stub = stub_of(await client.call_tool("big", {"size": size}))
+            assert stub["size"] == len(expected)
+            tail = payload(await client.call_tool("read_handle", {"handle": stub["handle"],
+                                                                  "offset": len(expected) - 3000, "length": 3000}))
+            assert tail["data"].encode() == expected[tail["offset"]:] and tail["next_offset"] is None
+            assert (await client.call_tool("big", {"size": 10})).content[0].text == big_text(10)
+
+    run(body)
+
+
+def test_upstream_lines_are_split_once_and_one_over_the_limit_is_skipped(caplog):
+    from scratchfs.mcp.upstream_stdio import split_lines
+
+    buffer, skipping, got = bytearray(), False, []
+    for chunk in [b'{"a":1}\n{"b"', b':2}\n', b"x" * 30, b"y" * 30, b'tail\n{"c":3}', b"\n\n"]:
+        lines, skipping = split_lines(buffer, chunk, 40, skipping)
+        got += lines
+    assert got == [b'{"a":1}', b'{"b":2}', b'{"c":3}', b""] and not skipping and buffer == b""
+    assert [r.getMessage() for r in caplog.records] == [
+        "scratchfs mcp-proxy: skipped a line of the upstream longer than 40 bytes"]

@@ -186,14 +186,15 @@ class Upstream:
     async def run(self) -> None:
         """Start the server, connect, and stay connected until :meth:`stop` (or until the task is cancelled)."""
         import anyio
-        from mcp import ClientSession, StdioServerParameters, stdio_client
+        from mcp import ClientSession
+        from mcp.client.stdio import get_default_environment
+
+        from scratchfs.mcp.upstream_stdio import upstream_stdio
 
         config = self.config
-        params = StdioServerParameters(command=config.command, args=list(config.args),
-                                       env=dict(os.environ) if config.env is None else dict(config.env),
-                                       encoding_error_handler="replace")  # strict: one bad byte killed the reader
+        env = {**get_default_environment(), **(os.environ if config.env is None else config.env)}
         try:
-            async with stdio_client(params) as (read_stream, write_stream), \
+            async with upstream_stdio(config.command, list(config.args), env) as (read_stream, write_stream), \
                     ClientSession(read_stream, write_stream, message_handler=self._on_message) as session:
                 with anyio.fail_after(config.timeout):
                     init = await session.initialize()

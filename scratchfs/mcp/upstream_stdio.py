@@ -1,0 +1,138 @@
+"""The proxy's stdio connection to its upstream MCP server: the SDK's ``stdio_client``, with lines read in linear time.
+
+The SDK's client joins each 64 KiB chunk of the upstream's stdout to the text not yet split (``buffer + chunk``), so a
+line of n bytes costs O(n**2 / 64 KiB): a 50 MB tool result took 33 s to read, a 200 MB one about nine minutes, and
+meanwhile every other answer of the upstream waited behind it (the calls failed ``no answer within --timeout``). It
+also decodes strictly, so a byte that is not UTF-8 ended its reader. :func:`upstream_stdio` reads bytes into one
+growing buffer and splits each line once; a line is decoded with U+FFFD for a bad byte; a line longer than
+:data:`~scratchfs.foundation.limits.MAX_UPSTREAM_MESSAGE_BYTES` is skipped as it arrives and logged. The process is
+started and stopped as the SDK does (its own session, so its children are stopped with it).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+from scratchfs.foundation.limits import MAX_UPSTREAM_MESSAGE_BYTES
+
+log = logging.getLogger(__name__)
+
+STOP_SECONDS = 2.0
+"""Seconds the upstream has to exit once its stdin is closed, and again after SIGTERM, before it is killed."""
+
+
+def split_lines(buffer: bytearray, chunk: bytes, limit: int, skipping: bool) -> tuple[list[bytes], bool]:
+    """Append ``chunk`` to ``buffer`` and take the whole lines out of it (without their newlines).
+
+    ``skipping``: the line in progress is longer than ``limit`` and is being dropped. Returns the lines and the new
+    ``skipping``; a line over ``limit`` is logged once and never returned.
+    """
+    lines: list[bytes] = []
+    start = len(buffer)
+    buffer += chunk
+    while True:
+        end = buffer.find(b"\n", start)
+        if end < 0:
+            break
+        if not skipping:
+            lines.append(bytes(buffer[:end]))
+        skipping = False
+        del buffer[: end + 1]
+        start = 0
+    if len(buffer) > limit:
+        if not skipping:
+            log.warning("scratchfs mcp-proxy: skipped a line of the upstream longer than %d bytes", limit)
+        skipping = True
+        buffer.clear()
+    return lines, skipping
+
+
+def parse_line(line: bytes) -> Any:
+    """A ``SessionMessage`` of one line, or the exception its parse raised (the session reports it)."""
+    import mcp_types as types
+    from mcp.shared.message import SessionMessage
+
+    try:
+        return SessionMessage(types.jsonrpc_message_adapter.validate_json(line.decode("utf-8", "replace"),
+                                                                          by_name=False))
+    except ValueError as exc:
+        return exc
+
+
+@asynccontextmanager
+async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str],
+                         limit: int = MAX_UPSTREAM_MESSAGE_BYTES) -> AsyncIterator[tuple[Any, Any]]:
+    """Start ``command args`` and yield ``(read_stream, write_stream)`` for a ``ClientSession``, as the SDK's
+    ``stdio_client`` does; on exit close its stdin and stop it (SIGTERM, then SIGKILL, to its whole group).
+
+    Raises:
+        OSError: the command cannot be started.
+    """
+    import anyio
+    from mcp.shared.message import SessionMessage
+
+    process = await anyio.open_process([command, *args], env=dict(env), stderr=sys.stderr, start_new_session=True)
+    read_writer, read_stream = anyio.create_memory_object_stream[Any](0)
+    write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
+
+    async def stdout_reader() -> None:
+        buffer, skipping = bytearray(), False
+        try:
+            async with read_writer:
+                async for chunk in process.stdout:
+                    lines, skipping = split_lines(buffer, chunk, limit, skipping)
+                    for line in lines:
+                        if line.strip():
+                            await read_writer.send(parse_line(line))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            pass  # our own shutdown, or the session is gone
+
+    async def stdin_writer() -> None:
+        try:
+            async with write_reader:
+                async for message in write_reader:
+                    text = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    await process.stdin.send((text + "\n").encode("utf-8", "replace"))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            await read_writer.aclose()  # the upstream stopped reading: its session sees the connection end
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(stdout_reader)
+        tg.start_soon(stdin_writer)
+        try:
+            yield read_stream, write_stream
+        finally:
+            with anyio.CancelScope(shield=True):
+                await stop(process, write_stream)
+            tg.cancel_scope.cancel()
+
+
+async def stop(process: Any, write_stream: Any) -> None:
+    """Close the upstream's stdin, give it :data:`STOP_SECONDS` to exit, then stop its process group."""
+    import anyio
+    from mcp.os.posix.utilities import terminate_posix_process_tree
+
+    for stream in (write_stream, process.stdin):
+        try:
+            await stream.aclose()
+        except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            pass
+    with anyio.move_on_after(STOP_SECONDS):
+        while process.returncode is None:
+            await anyio.sleep(0.02)
+    if process.returncode is None:
+        await terminate_posix_process_tree(process, STOP_SECONDS)
+    with anyio.move_on_after(STOP_SECONDS):
+        while process.returncode is None:
+            await anyio.sleep(0.02)
+    try:
+        await process.stdout.aclose()
+    except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        pass
+
+
+__all__ = ["STOP_SECONDS", "parse_line", "split_lines", "stop", "upstream_stdio"]
