@@ -402,3 +402,43 @@ def test_upstream_lines_are_split_once_and_one_over_the_limit_is_skipped(caplog)
     assert got == [b'{"a":1}', b'{"b":2}', b'{"c":3}', b""] and not skipping and buffer == b""
     assert [r.getMessage() for r in caplog.records] == [
         "scratchfs mcp-proxy: skipped a line of the upstream longer than 40 bytes"]
+
+
+RAW_UPSTREAM = '''import json, sys
+TOOLS = [{"name": "echo", "inputSchema": {"type": "object"}}, {"name": "no_schema"},
+         {"name": "bad_schema", "inputSchema": {"type": "string"}}, {"name": "echo", "inputSchema": {"type": "object"},
+         "description": "listed twice"}, {"name": "last", "inputSchema": {"type": "object"}}]
+for raw in sys.stdin:
+    msg = json.loads(raw)
+    if "id" not in msg:
+        continue
+    if msg["method"] == "initialize":
+        result = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "raw", "version": "1"}}
+    elif msg["method"] == "tools/list":
+        result = {"tools": TOOLS}
+    else:
+        result = {"content": [{"type": "text", "text": "called " + msg["params"]["name"]}]}
+    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
+'''
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_one_malformed_or_repeated_tool_costs_that_tool_not_the_upstreams_list(era, tmp_path):
+    """One tool of the upstream's list without an inputSchema (or with one whose type is not "object") failed the
+    whole tools/list: the proxy offered its own tools only, and said nothing. The malformed tools are left out (and
+    logged by name), a name listed twice is offered once (the first), and the rest are offered and called."""
+    upstream = tmp_path / "raw_upstream.py"
+    upstream.write_text(RAW_UPSTREAM)
+
+    async def body():
+        params = proxy(tmp_path / "store", "--run", "r", "--agent", "a", "--timeout", "20",
+                       upstream=[sys.executable, str(upstream)])
+        async with connect(params, era) as client:
+            tools = (await client.list_tools()).tools
+            assert [t.name for t in tools] == ["echo", "last", *sorted(OWN_TOOLS, key=[
+                "read_handle", "scratch_write", "scratch_read", "scratch_list", "scratch_delete"].index)]
+            assert tools[0].description is None
+            assert (await client.call_tool("last", {})).content[0].text == "called last"
+
+    run(body)

@@ -345,7 +345,14 @@ class Proxy:
         shadowed = [t.name for t in tools if t.name in own]
         if shadowed:
             log.warning("scratchfs mcp-proxy: upstream tools %s are hidden by the proxy's own", shadowed)
-        self._upstream_tools = [t for t in tools if t.name not in own]
+        unique: dict[str, Any] = {}
+        for tool in tools:  # a name listed twice (or on two pages) is offered once, as MCP's names are unique
+            if tool.name not in own:
+                unique.setdefault(tool.name, tool)
+        if len(unique) + len(shadowed) < len(tools):
+            log.warning("scratchfs mcp-proxy: the upstream listed %d tools under names it had listed already; "
+                        "offered the first of each", len(tools) - len(unique) - len(shadowed))
+        self._upstream_tools = list(unique.values())
         return self._upstream_tools
 
     async def list_tools(self, ctx: Any, params: Any) -> Any:

@@ -22,6 +22,8 @@ from scratchfs.foundation.limits import MAX_UPSTREAM_MESSAGE_BYTES
 log = logging.getLogger(__name__)
 
 STOP_SECONDS = 2.0
+HANDSHAKE_VERSION = "2025-11-25"
+"""The protocol version the proxy's client session asks its upstream for (``ClientSession.initialize``)."""
 """Seconds the upstream has to exit once its stdin is closed, and again after SIGTERM, before it is killed."""
 
 
@@ -52,15 +54,44 @@ def split_lines(buffer: bytearray, chunk: bytes, limit: int, skipping: bool) -> 
 
 
 def parse_line(line: bytes) -> Any:
-    """A ``SessionMessage`` of one line, or the exception its parse raised (the session reports it)."""
+    """A ``SessionMessage`` of one line, or the exception its parse raised (the session reports it). A tools/list
+    result some of whose tools are malformed keeps the others (:func:`valid_tools`)."""
     import mcp_types as types
     from mcp.shared.message import SessionMessage
 
     try:
-        return SessionMessage(types.jsonrpc_message_adapter.validate_json(line.decode("utf-8", "replace"),
-                                                                          by_name=False))
+        message = types.jsonrpc_message_adapter.validate_json(line.decode("utf-8", "replace"), by_name=False)
     except ValueError as exc:
         return exc
+    if isinstance(message, types.JSONRPCResponse) and isinstance(message.result, dict):
+        tools = message.result.get("tools")
+        if isinstance(tools, list):
+            kept = valid_tools(tools)
+            if len(kept) < len(tools):
+                message = message.model_copy(update={"result": {**message.result, "tools": kept}})
+    return SessionMessage(message)
+
+
+def valid_tools(tools: list) -> list:
+    """The tools of a tools/list result that its protocol's schema accepts (the upstream session speaks
+    :data:`HANDSHAKE_VERSION`); those left out are logged by name. One tool without an ``inputSchema`` failed the
+    whole list, and the proxy offered none of the upstream's tools."""
+    from mcp_types import methods
+    from pydantic import ValidationError
+
+    kept, dropped = [], []
+    for tool in tools:
+        try:
+            methods.validate_server_result("tools/list", HANDSHAKE_VERSION, {"tools": [tool]})
+        except (ValidationError, ValueError, KeyError):
+            name = tool.get("name") if isinstance(tool, dict) else None
+            dropped.append(name[:100] if isinstance(name, str) else type(tool).__name__)
+        else:
+            kept.append(tool)
+    if dropped:
+        log.warning("scratchfs mcp-proxy: left out %d malformed tools of the upstream: %s", len(dropped),
+                    ascii(dropped)[:300])
+    return kept
 
 
 @asynccontextmanager
@@ -135,4 +166,4 @@ async def stop(process: Any, write_stream: Any) -> None:
         pass
 
 
-__all__ = ["STOP_SECONDS", "parse_line", "split_lines", "stop", "upstream_stdio"]
+__all__ = ["HANDSHAKE_VERSION", "STOP_SECONDS", "parse_line", "split_lines", "stop", "upstream_stdio", "valid_tools"]
