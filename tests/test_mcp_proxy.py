@@ -417,6 +417,8 @@ for raw in sys.stdin:
                   "serverInfo": {"name": "raw", "version": "1"}}
     elif msg["method"] == "tools/list":
         result = {"tools": TOOLS}
+    elif msg["params"]["name"] == "surrogates":  # json.dumps writes a lone surrogate (a surrogateescape'd file name)
+        result = {"content": [{"type": "text", "text": "file_\\udcff.txt\\n" * msg["params"]["arguments"]["n"]}]}
     else:
         result = {"content": [{"type": "text", "text": "called " + msg["params"]["name"]}]}
     print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
@@ -440,5 +442,25 @@ def test_one_malformed_or_repeated_tool_costs_that_tool_not_the_upstreams_list(e
                 "read_handle", "scratch_write", "scratch_read", "scratch_list", "scratch_delete"].index)]
             assert tools[0].description is None
             assert (await client.call_tool("last", {})).content[0].text == "called last"
+
+    run(body)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_result_holding_a_lone_surrogate_is_answered_with_the_replacement_character(era, tmp_path):
+    """Python's json.dumps writes a file name read with surrogateescape (bytes that are not UTF-8) as a lone
+    surrogate escape, which the SDK's parser refuses: the upstream's answer was dropped, and the call waited out
+    --timeout and failed 'no answer within N s'. Each lone surrogate now reads as U+FFFD, spilled or not."""
+    upstream = tmp_path / "raw_upstream.py"
+    upstream.write_text(RAW_UPSTREAM)
+
+    async def body():
+        params = proxy(tmp_path / "store", "--run", "r", "--agent", "a", "--timeout", "20",
+                       upstream=[sys.executable, str(upstream)])
+        async with connect(params, era) as client:
+            small = await client.call_tool("surrogates", {"n": 2})
+            assert not small.is_error and small.content[0].text == "file_\ufffd.txt\n" * 2
+            stub = stub_of(await client.call_tool("surrogates", {"n": 1000}))
+            assert await read_all(client, stub["handle"]) == ("file_\ufffd.txt\n" * 1000).encode()
 
     run(body)

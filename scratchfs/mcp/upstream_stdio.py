@@ -11,7 +11,9 @@ started and stopped as the SDK does (its own session, so its children are stoppe
 
 from __future__ import annotations
 
+import json
 import logging
+import re
 import sys
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -22,6 +24,10 @@ from scratchfs.foundation.limits import MAX_UPSTREAM_MESSAGE_BYTES
 log = logging.getLogger(__name__)
 
 STOP_SECONDS = 2.0
+LONE_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+"""A surrogate's JSON escape: the SDK's parser refuses a line holding a lone one."""
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+"""A surrogate in a Python string parsed from JSON: always a lone one (the parser joins each pair)."""
 HANDSHAKE_VERSION = "2025-11-25"
 """The protocol version the proxy's client session asks its upstream for (``ClientSession.initialize``)."""
 """Seconds the upstream has to exit once its stdin is closed, and again after SIGTERM, before it is killed."""
@@ -59,10 +65,17 @@ def parse_line(line: bytes) -> Any:
     import mcp_types as types
     from mcp.shared.message import SessionMessage
 
+    text = line.decode("utf-8", "replace")
     try:
-        message = types.jsonrpc_message_adapter.validate_json(line.decode("utf-8", "replace"), by_name=False)
+        message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
     except ValueError as exc:
-        return exc
+        if not LONE_SURROGATE_ESCAPE.search(text):
+            return exc
+        try:  # Python's parser reads what json.dumps writes for a surrogateescape'd file name; U+FFFD replaces it
+            message = types.jsonrpc_message_adapter.validate_python(without_lone_surrogates(json.loads(text)),
+                                                                    by_name=False)
+        except ValueError:
+            return exc
     if isinstance(message, types.JSONRPCResponse) and isinstance(message.result, dict):
         tools = message.result.get("tools")
         if isinstance(tools, list):
@@ -70,6 +83,17 @@ def parse_line(line: bytes) -> Any:
             if len(kept) < len(tools):
                 message = message.model_copy(update={"result": {**message.result, "tools": kept}})
     return SessionMessage(message)
+
+
+def without_lone_surrogates(value: Any) -> Any:
+    """``value`` (parsed JSON) with every lone surrogate of its strings and keys replaced by U+FFFD."""
+    if isinstance(value, str):
+        return LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [without_lone_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {without_lone_surrogates(key): without_lone_surrogates(item) for key, item in value.items()}
+    return value
 
 
 def valid_tools(tools: list) -> list:
@@ -166,4 +190,5 @@ async def stop(process: Any, write_stream: Any) -> None:
         pass
 
 
-__all__ = ["HANDSHAKE_VERSION", "STOP_SECONDS", "parse_line", "split_lines", "stop", "upstream_stdio", "valid_tools"]
+__all__ = ["HANDSHAKE_VERSION", "LONE_SURROGATE", "LONE_SURROGATE_ESCAPE", "STOP_SECONDS", "parse_line", "split_lines",
+           "stop", "upstream_stdio", "valid_tools", "without_lone_surrogates"]
