@@ -419,6 +419,10 @@ for raw in sys.stdin:
         result = {"tools": TOOLS}
     elif msg["params"]["name"] == "surrogates":  # json.dumps writes a lone surrogate (a surrogateescape'd file name)
         result = {"content": [{"type": "text", "text": "file_\\udcff.txt\\n" * msg["params"]["arguments"]["n"]}]}
+    elif msg["params"]["name"] == "deep":  # nested deeper than the SDK's parser reads
+        print('{"jsonrpc": "2.0", "id": %s, "result": {"content": %s}}' % (json.dumps(msg["id"]), "[" * 300
+              + "]" * 300), flush=True)
+        continue
     else:
         result = {"content": [{"type": "text", "text": "called " + msg["params"]["name"]}]}
     print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
@@ -462,5 +466,25 @@ def test_a_result_holding_a_lone_surrogate_is_answered_with_the_replacement_char
             assert not small.is_error and small.content[0].text == "file_\ufffd.txt\n" * 2
             stub = stub_of(await client.call_tool("surrogates", {"n": 1000}))
             assert await read_all(client, stub["handle"]) == ("file_\ufffd.txt\n" * 1000).encode()
+
+    run(body)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_an_answer_the_parser_refuses_fails_its_call_at_once(era, tmp_path):
+    """An answer of the upstream nested deeper than the SDK's parser reads (or holding an integer too long) was
+    dropped, and its call waited out --timeout: 'no answer within N s', though the upstream had answered at once.
+    The answer's id is read from its start and the call fails at once, 'malformed answer'; the next call works."""
+    upstream = tmp_path / "raw_upstream.py"
+    upstream.write_text(RAW_UPSTREAM)
+
+    async def body():
+        params = proxy(tmp_path / "store", "--run", "r", "--agent", "a", "--timeout", "30",
+                       upstream=[sys.executable, str(upstream)])
+        async with connect(params, era) as client:
+            with anyio.fail_after(15):
+                text = error_of(await client.call_tool("deep", {}))
+            assert text.startswith("upstream unavailable: ") and "malformed answer" in text, text
+            assert (await client.call_tool("last", {})).content[0].text == "called last"
 
     run(body)

@@ -232,6 +232,8 @@ class Upstream:
         from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
         from pydantic import ValidationError
 
+        from scratchfs.mcp.upstream_stdio import MALFORMED
+
         timeout = self.config.timeout
         with anyio.move_on_after(timeout):
             await self.ready.wait()
@@ -248,6 +250,8 @@ class Upstream:
             if exc.code == CONNECTION_CLOSED:
                 self.error = f"{self.config.command}: the server exited or closed its connection"
                 raise UpstreamUnavailable(self.error) from None
+            if exc.code == MALFORMED:
+                raise UpstreamUnavailable(f"{self.config.command}: malformed answer: {exc}") from None
             raise
         except ValidationError as exc:
             raise UpstreamUnavailable(f"{self.config.command}: malformed answer: {exc.error_count()} errors") from None

@@ -24,13 +24,19 @@ from scratchfs.foundation.limits import MAX_UPSTREAM_MESSAGE_BYTES
 log = logging.getLogger(__name__)
 
 STOP_SECONDS = 2.0
+"""Seconds the upstream has to exit once its stdin is closed, and again after SIGTERM, before it is killed."""
 LONE_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 """A surrogate's JSON escape: the SDK's parser refuses a line holding a lone one."""
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 """A surrogate in a Python string parsed from JSON: always a lone one (the parser joins each pair)."""
+ANSWER_HEAD = re.compile(r'\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d{1,30}|"[^"\\]{0,200}")\s*,'
+                         r'\s*"(?:result|error)"')
+"""The start of an answer as JSON-RPC servers write it: its id, read even when the rest is unreadable."""
+MALFORMED = -32099
+"""Code of the JSON-RPC error that stands for an answer of the upstream that could not be read (the proxy reports
+its call as ``upstream unavailable: ...: malformed answer``)."""
 HANDSHAKE_VERSION = "2025-11-25"
 """The protocol version the proxy's client session asks its upstream for (``ClientSession.initialize``)."""
-"""Seconds the upstream has to exit once its stdin is closed, and again after SIGTERM, before it is killed."""
 
 
 def split_lines(buffer: bytearray, chunk: bytes, limit: int, skipping: bool) -> tuple[list[bytes], bool]:
@@ -69,12 +75,8 @@ def parse_line(line: bytes) -> Any:
     try:
         message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
     except ValueError as exc:
-        if not LONE_SURROGATE_ESCAPE.search(text):
-            return exc
-        try:  # Python's parser reads what json.dumps writes for a surrogateescape'd file name; U+FFFD replaces it
-            message = types.jsonrpc_message_adapter.validate_python(without_lone_surrogates(json.loads(text)),
-                                                                    by_name=False)
-        except ValueError:
+        message = _reread(text)
+        if message is None:
             return exc
     if isinstance(message, types.JSONRPCResponse) and isinstance(message.result, dict):
         tools = message.result.get("tools")
@@ -83,6 +85,27 @@ def parse_line(line: bytes) -> Any:
             if len(kept) < len(tools):
                 message = message.model_copy(update={"result": {**message.result, "tools": kept}})
     return SessionMessage(message)
+
+
+def _reread(text: str) -> Any:
+    """A line the SDK's parser refused, read as what it answers: with Python's parser and U+FFFD for each lone
+    surrogate (what ``json.dumps`` writes for a surrogateescape'd file name), else -- nested too deep, an integer
+    too long, any other fault -- a JSON-RPC error of code :data:`MALFORMED` for the request whose id starts the
+    line, so that its call fails at once instead of waiting out the timeout; ``None`` when neither applies."""
+    import mcp_types as types
+
+    if LONE_SURROGATE_ESCAPE.search(text):
+        try:
+            return types.jsonrpc_message_adapter.validate_python(without_lone_surrogates(json.loads(text)),
+                                                                 by_name=False)
+        except (ValueError, RecursionError):
+            pass
+    head = ANSWER_HEAD.match(text)
+    if head is None:
+        return None
+    rid = json.loads(head.group(1))
+    return types.JSONRPCError(jsonrpc="2.0", id=rid, error=types.ErrorData(
+        code=MALFORMED, message="the upstream's answer is no JSON-RPC message its parser reads"))
 
 
 def without_lone_surrogates(value: Any) -> Any:
@@ -190,5 +213,5 @@ async def stop(process: Any, write_stream: Any) -> None:
         pass
 
 
-__all__ = ["HANDSHAKE_VERSION", "LONE_SURROGATE", "LONE_SURROGATE_ESCAPE", "STOP_SECONDS", "parse_line", "split_lines",
-           "stop", "upstream_stdio", "valid_tools", "without_lone_surrogates"]
+__all__ = ["ANSWER_HEAD", "HANDSHAKE_VERSION", "LONE_SURROGATE", "LONE_SURROGATE_ESCAPE", "MALFORMED", "STOP_SECONDS",
+           "parse_line", "split_lines", "stop", "upstream_stdio", "valid_tools", "without_lone_surrogates"]
