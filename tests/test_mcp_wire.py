@@ -98,8 +98,8 @@ TABLE = [
 class Wire:
     """A server process driven line by line: :meth:`send` a line, :meth:`replies` collects what it writes."""
 
-    def __init__(self, args: list[str]) -> None:
-        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    def __init__(self, args: list[str], stderr=subprocess.DEVNULL) -> None:
+        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
                                      env=dict(os.environ))
         self.lines: queue.Queue = queue.Queue()
         self.garbage: list[bytes] = []
@@ -366,3 +366,27 @@ def test_replies_that_cannot_be_written_end_the_server_with_one_output_line(face
     err = done.stderr.decode().splitlines()
     assert done.returncode == 4 and "Traceback" not in done.stderr.decode(), err
     assert err[-1] == "scratchfs: output: No space left on device (writing replies to the MCP client, stdout)"
+
+
+@pytest.mark.parametrize("face", ["mcp", "proxy"])
+@pytest.mark.parametrize(("signame", "code", "line"), [("SIGTERM", 143, "scratchfs: terminated"),
+                                                       ("SIGINT", 130, None)])
+def test_a_signal_stops_the_server_while_its_client_keeps_the_pipe_open(face, signame, code, line, tmp_path):
+    """SIGTERM (what a host sends to stop a server) or ^C stopped nothing while the client kept stdin open: the
+    signal's exception came out of the SDK's task groups as an exception group (a traceback on stderr), and the
+    interpreter then waited for the worker thread blocked reading stdin, for as long as the client lived."""
+    import signal
+
+    with (tmp_path / "stderr.txt").open("wb") as err:
+        wire = Wire(face_command(face, tmp_path / "store"), stderr=err)
+        try:
+            wire.initialize()
+            wire.send(req("busy", "tools/list"))
+            assert wire.replies("busy", 0) == []
+            wire.proc.send_signal(getattr(signal, signame))
+            assert wire.proc.wait(60) == code
+        finally:
+            wire.kill()
+    lines = (tmp_path / "stderr.txt").read_text().splitlines()
+    assert not any("Traceback" in text for text in lines), lines
+    assert lines[-1] == line or (line is None and lines[-1].startswith("scratchfs mcp")), lines

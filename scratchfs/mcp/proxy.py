@@ -497,6 +497,8 @@ def run(config: ProxyConfig, sweep_interval: float = SWEEP_INTERVAL, settings: S
     require_mcp()
     import anyio
 
+    from scratchfs.mcp.stdio import interrupt_of
+
     settings = (settings or Settings()).with_changes(default_ttl=config.ttl, spill_threshold_bytes=config.threshold,
                                                      sweep_interval=sweep_interval)
     with ScratchStore(config.root, settings=settings, **config.store) as store:
@@ -504,7 +506,10 @@ def run(config: ProxyConfig, sweep_interval: float = SWEEP_INTERVAL, settings: S
         announce("mcp-proxy", store, config.run_id, config.agent_id)
         if sweep_interval > 0:
             store.start_sweeper(sweep_interval)
-        anyio.run(proxy.serve)
+        try:
+            anyio.run(proxy.serve)
+        except BaseExceptionGroup as group:  # a signal's exception (SIGTERM, ^C) comes alone, as the CLI expects it
+            raise interrupt_of(group) or group from None
 
 
 __all__ = ["RESULT_CLASSES", "Proxy", "ProxyConfig", "Upstream", "UpstreamUnavailable", "run", "spill_result",

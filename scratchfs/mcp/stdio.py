@@ -39,8 +39,9 @@ import json
 import logging
 import os
 import sys
+import threading
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, BinaryIO
@@ -252,6 +253,59 @@ def batch_verdict(items: list) -> Verdict:
     return Verdict(reply="[" + ",".join(replies) + "]" if replies else None)
 
 
+async def in_daemon_thread(func: Callable[..., Any], *args: Any) -> Any:
+    """``func(*args)`` (blocking) in a daemon thread of its own, awaited by the calling task (asyncio: what
+    ``anyio.run`` runs). The wire's reads and writes run so: the worker threads of ``anyio.to_thread`` are joined when
+    the interpreter exits, and a read of stdin blocks until the client writes, a write until it reads -- a server
+    stopped by a signal then stayed alive until its client closed the pipe. A cancelled wait leaves the thread to
+    finish on its own; its outcome is dropped.
+
+    Raises:
+        whatever ``func`` raises.
+    """
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    future = loop.create_future()
+
+    def settle(outcome: Any, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is None:
+            future.set_result(outcome)
+        else:
+            future.set_exception(error)
+
+    def work() -> None:
+        try:
+            outcome, error = func(*args), None
+        except BaseException as exc:  # handed to the awaiting task
+            outcome, error = None, exc
+        try:
+            loop.call_soon_threadsafe(settle, outcome, error)
+        except RuntimeError:  # the loop is closed: nobody awaits it
+            pass
+
+    threading.Thread(target=work, name="scratchfs-mcp-wire", daemon=True).start()
+    return await future
+
+
+def interrupt_of(exc: BaseException) -> BaseException | None:
+    """The first leaf of ``exc`` (an exception group of the SDK's task groups, or not) that is no
+    :class:`Exception` -- a signal's exception, ``KeyboardInterrupt``, ``SystemExit`` -- to be raised alone, as the
+    CLI handles it (one line, its exit code); ``None`` if there is none."""
+    for leaf in _leaves(exc):
+        if not isinstance(leaf, Exception) and not _is_cancellation(leaf):
+            return leaf
+    return None
+
+
+def _is_cancellation(exc: BaseException) -> bool:
+    import anyio
+
+    return isinstance(exc, anyio.get_cancelled_exc_class())
+
+
 class LineWriter:
     """The wire's stdout: each :meth:`write` puts one whole reply line on ``fd`` (blocking writes in a worker thread,
     one at a time), so the SDK's replies and the transport's own never interleave.
@@ -285,11 +339,9 @@ class LineWriter:
             BrokenPipeError, ConnectionResetError: the client closed its end (:data:`CLIENT_GONE`).
             WireFailed: any other failure to write.
         """
-        import anyio.to_thread
-
         data = text.encode("utf-8", "replace")
         async with self._lock:
-            await anyio.to_thread.run_sync(self._put, data)
+            await in_daemon_thread(self._put, data)
         if self.pending:
             for line in text.splitlines():
                 try:
@@ -339,12 +391,10 @@ class ScreenedLines:
         return self
 
     async def __anext__(self) -> str:
-        import anyio.to_thread
-
         while True:
             self.reading = True
             try:
-                verdict = await anyio.to_thread.run_sync(self._next_verdict, abandon_on_cancel=True)
+                verdict = await in_daemon_thread(self._next_verdict)
             finally:
                 self.reading = False
             if verdict is None:  # the end of the input: the requests still running are answered first
@@ -471,4 +521,4 @@ async def stdio_transport(limit: int = MAX_MESSAGE_BYTES) -> AsyncIterator[tuple
 
 
 __all__ = ["CLIENT_GONE", "Claim", "LineWriter", "ScreenedLines", "Verdict", "WireFailed", "claimed_stdio",
-           "error_reply", "screen", "stdio_transport", "wire_failure"]
+           "error_reply", "in_daemon_thread", "interrupt_of", "screen", "stdio_transport", "wire_failure"]
