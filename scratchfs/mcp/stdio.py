@@ -253,41 +253,52 @@ def batch_verdict(items: list) -> Verdict:
     return Verdict(reply="[" + ",".join(replies) + "]" if replies else None)
 
 
-async def in_daemon_thread(func: Callable[..., Any], *args: Any) -> Any:
-    """``func(*args)`` (blocking) in a daemon thread of its own, awaited by the calling task (asyncio: what
+class DaemonWorker:
+    """One daemon thread that runs blocking calls one at a time, for :meth:`run` to await (asyncio: what
     ``anyio.run`` runs). The wire's reads and writes run so: the worker threads of ``anyio.to_thread`` are joined when
     the interpreter exits, and a read of stdin blocks until the client writes, a write until it reads -- a server
-    stopped by a signal then stayed alive until its client closed the pipe. A cancelled wait leaves the thread to
-    finish on its own; its outcome is dropped.
+    stopped by a signal then stayed alive until its client closed the pipe. A cancelled wait leaves the call to
+    finish on its own; its outcome is dropped."""
 
-    Raises:
-        whatever ``func`` raises.
-    """
-    import asyncio
+    def __init__(self, name: str) -> None:
+        import queue
 
-    loop = asyncio.get_running_loop()
-    future = loop.create_future()
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        threading.Thread(target=self._serve, name=name, daemon=True).start()
 
-    def settle(outcome: Any, error: BaseException | None) -> None:
-        if future.done():
-            return
-        if error is None:
-            future.set_result(outcome)
-        else:
-            future.set_exception(error)
+    def _serve(self) -> None:
+        while True:
+            loop, future, func, args = self._jobs.get()
+            try:
+                outcome, error = func(*args), None
+            except BaseException as exc:  # handed to the awaiting task
+                outcome, error = None, exc
+            try:
+                loop.call_soon_threadsafe(_settle, future, outcome, error)
+            except RuntimeError:  # the loop is closed: nobody awaits it
+                pass
 
-    def work() -> None:
-        try:
-            outcome, error = func(*args), None
-        except BaseException as exc:  # handed to the awaiting task
-            outcome, error = None, exc
-        try:
-            loop.call_soon_threadsafe(settle, outcome, error)
-        except RuntimeError:  # the loop is closed: nobody awaits it
-            pass
+    async def run(self, func: Callable[..., Any], *args: Any) -> Any:
+        """``func(*args)`` in the worker's thread, after the calls before it.
 
-    threading.Thread(target=work, name="scratchfs-mcp-wire", daemon=True).start()
-    return await future
+        Raises:
+            whatever ``func`` raises.
+        """
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        self._jobs.put((loop, future, func, args))
+        return await future
+
+
+def _settle(future: Any, outcome: Any, error: BaseException | None) -> None:
+    if future.done():
+        return
+    if error is None:
+        future.set_result(outcome)
+    else:
+        future.set_exception(error)
 
 
 def interrupt_of(exc: BaseException) -> BaseException | None:
@@ -318,6 +329,7 @@ class LineWriter:
 
         self._file = os.fdopen(fd, "wb", closefd=False)
         self._lock = anyio.Lock()
+        self._worker = DaemonWorker("scratchfs-mcp-wire-out")
         self.pending: Counter[str] = Counter()  # ids as JSON text (1 is not "1") of requests not yet answered
 
     def expect(self, request_id: int | str) -> None:
@@ -341,7 +353,7 @@ class LineWriter:
         """
         data = text.encode("utf-8", "replace")
         async with self._lock:
-            await in_daemon_thread(self._put, data)
+            await self._worker.run(self._put, data)
         if self.pending:
             for line in text.splitlines():
                 try:
@@ -385,6 +397,7 @@ class ScreenedLines:
         self._file: BinaryIO = os.fdopen(fd, "rb", closefd=False)
         self._writer = writer
         self._limit = limit
+        self._worker = DaemonWorker("scratchfs-mcp-wire-in")
         self.reading = False
 
     def __aiter__(self) -> ScreenedLines:
@@ -394,7 +407,7 @@ class ScreenedLines:
         while True:
             self.reading = True
             try:
-                verdict = await in_daemon_thread(self._next_verdict)
+                verdict = await self._worker.run(self._next_verdict)
             finally:
                 self.reading = False
             if verdict is None:  # the end of the input: the requests still running are answered first
@@ -520,5 +533,5 @@ async def stdio_transport(limit: int = MAX_MESSAGE_BYTES) -> AsyncIterator[tuple
             claim.keep_in = lines.reading
 
 
-__all__ = ["CLIENT_GONE", "Claim", "LineWriter", "ScreenedLines", "Verdict", "WireFailed", "claimed_stdio",
-           "error_reply", "in_daemon_thread", "interrupt_of", "screen", "stdio_transport", "wire_failure"]
+__all__ = ["CLIENT_GONE", "Claim", "DaemonWorker", "LineWriter", "ScreenedLines", "Verdict", "WireFailed",
+           "claimed_stdio", "error_reply", "interrupt_of", "screen", "stdio_transport", "wire_failure"]
