@@ -366,3 +366,146 @@ def test_each_server_says_on_stderr_which_store_and_scope_it_serves(tmp_path, fa
     run(body)
     first = errlog.read_text().splitlines()[0]
     assert first == f"scratchfs {face}: serving the local store at {tmp_path / 'store'}; run 'r-1', agent 'a-1'"
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_an_upstream_line_of_invalid_utf8_costs_that_line_not_the_upstream(era, tmp_path):
+    """An upstream that wrote one line of bytes that are not UTF-8 (a stray binary write, a Latin-1 log line) lost the
+    proxy its whole connection without a word: the SDK's reader died on the decode error and every later call waited
+    out --timeout and failed 'no answer within N s', for as long as the proxy ran. The line is now read with
+    U+FFFD for each bad byte, logged as the malformed line it is, and the calls after it are answered."""
+    upstream = tmp_path / "latin1_upstream.py"
+    upstream.write_text(
+        "import os, sys\n"
+        "sys.stdout.buffer.write(b'caf\\xe9 \\xff\\xfe not UTF-8\\n')\n"
+        "sys.stdout.flush()\n"
+        f"os.execv(sys.executable, [sys.executable, {str(FAKE_UPSTREAM[-1])!r}])\n")
+
+    async def body():
+        params = proxy(tmp_path / "store", "--run", "r", "--agent", "a", "--timeout", "10",
+                       upstream=[sys.executable, str(upstream)])
+        async with connect(params, era) as client:
+            assert (await client.call_tool("big", {"size": 10})).content[0].text == big_text(10)
+            stub = stub_of(await client.call_tool("big", {"size": 20_000}))
+            assert (await read_all(client, stub["handle"])) == big_text(20_000).encode()
+
+    run(body)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_result_of_tens_of_megabytes_is_read_in_linear_time_and_spilled(era, tmp_path):
+    """The SDK's stdio client joined each 64 KiB chunk to the unsplit rest of the line, so a result of n bytes took
+    O(n**2) to read: 50 MB took 33 s, 200 MB about nine minutes, the call failed 'no answer within --timeout' and
+    every other answer of the upstream waited behind it. The proxy's own reader splits each line once."""
+    size = 60_000_000
+    expected = big_text(size).encode()
+
+    async def body():
+        params = proxy(tmp_path / "store", "--run", "r", "--agent", "a", "--timeout", "25")
+        async with connect(params, era) as client:
+            stub = stub_of(await client.call_tool("big", {"size": size}))
+            assert stub["size"] == len(expected)
+            tail = payload(await client.call_tool("read_handle", {"handle": stub["handle"],
+                                                                  "offset": len(expected) - 3000, "length": 3000}))
+            assert tail["data"].encode() == expected[tail["offset"]:] and tail["next_offset"] is None
+            assert (await client.call_tool("big", {"size": 10})).content[0].text == big_text(10)
+
+    run(body)
+
+
+def test_upstream_lines_are_split_once_and_one_over_the_limit_is_skipped(caplog):
+    from scratchfs.mcp.upstream_stdio import split_lines
+
+    buffer, skipping, got = bytearray(), False, []
+    for chunk in [b'{"a":1}\n{"b"', b':2}\n', b"x" * 30, b"y" * 30, b'tail\n{"c":3}', b"\n\n"]:
+        lines, skipping = split_lines(buffer, chunk, 40, skipping)
+        got += lines
+    assert got == [b'{"a":1}', b'{"b":2}', b'{"c":3}', b""] and not skipping and buffer == b""
+    assert [r.getMessage() for r in caplog.records] == [
+        "scratchfs mcp-proxy: skipped a line of the upstream longer than 40 bytes"]
+
+
+RAW_UPSTREAM = '''import json, sys
+TOOLS = [{"name": "echo", "inputSchema": {"type": "object"}}, {"name": "no_schema"},
+         {"name": "bad_schema", "inputSchema": {"type": "string"}}, {"name": "echo", "inputSchema": {"type": "object"},
+         "description": "listed twice"}, {"name": "last", "inputSchema": {"type": "object"}}]
+for raw in sys.stdin:
+    msg = json.loads(raw)
+    if "id" not in msg:
+        continue
+    if msg["method"] == "initialize":
+        result = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "raw", "version": "1"}}
+    elif msg["method"] == "tools/list":
+        result = {"tools": TOOLS}
+    elif msg["params"]["name"] == "surrogates":  # json.dumps writes a lone surrogate (a surrogateescape'd file name)
+        result = {"content": [{"type": "text", "text": "file_\\udcff.txt\\n" * msg["params"]["arguments"]["n"]}]}
+    elif msg["params"]["name"] == "deep":  # nested deeper than the SDK's parser reads
+        print('{"jsonrpc": "2.0", "id": %s, "result": {"content": %s}}' % (json.dumps(msg["id"]), "[" * 300
+              + "]" * 300), flush=True)
+        continue
+    else:
+        result = {"content": [{"type": "text", "text": "called " + msg["params"]["name"]}]}
+    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
+'''
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_one_malformed_or_repeated_tool_costs_that_tool_not_the_upstreams_list(era, tmp_path):
+    """One tool of the upstream's list without an inputSchema (or with one whose type is not "object") failed the
+    whole tools/list: the proxy offered its own tools only, and said nothing. The malformed tools are left out (and
+    logged by name), a name listed twice is offered once (the first), and the rest are offered and called."""
+    upstream = tmp_path / "raw_upstream.py"
+    upstream.write_text(RAW_UPSTREAM)
+
+    async def body():
+        params = proxy(tmp_path / "store", "--run", "r", "--agent", "a", "--timeout", "20",
+                       upstream=[sys.executable, str(upstream)])
+        async with connect(params, era) as client:
+            tools = (await client.list_tools()).tools
+            assert [t.name for t in tools] == ["echo", "last", *sorted(OWN_TOOLS, key=[
+                "read_handle", "scratch_write", "scratch_read", "scratch_list", "scratch_delete"].index)]
+            assert tools[0].description is None
+            assert (await client.call_tool("last", {})).content[0].text == "called last"
+
+    run(body)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_result_holding_a_lone_surrogate_is_answered_with_the_replacement_character(era, tmp_path):
+    """Python's json.dumps writes a file name read with surrogateescape (bytes that are not UTF-8) as a lone
+    surrogate escape, which the SDK's parser refuses: the upstream's answer was dropped, and the call waited out
+    --timeout and failed 'no answer within N s'. Each lone surrogate now reads as U+FFFD, spilled or not."""
+    upstream = tmp_path / "raw_upstream.py"
+    upstream.write_text(RAW_UPSTREAM)
+
+    async def body():
+        params = proxy(tmp_path / "store", "--run", "r", "--agent", "a", "--timeout", "20",
+                       upstream=[sys.executable, str(upstream)])
+        async with connect(params, era) as client:
+            small = await client.call_tool("surrogates", {"n": 2})
+            assert not small.is_error and small.content[0].text == "file_\ufffd.txt\n" * 2
+            stub = stub_of(await client.call_tool("surrogates", {"n": 1000}))
+            assert await read_all(client, stub["handle"]) == ("file_\ufffd.txt\n" * 1000).encode()
+
+    run(body)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_an_answer_the_parser_refuses_fails_its_call_at_once(era, tmp_path):
+    """An answer of the upstream nested deeper than the SDK's parser reads (or holding an integer too long) was
+    dropped, and its call waited out --timeout: 'no answer within N s', though the upstream had answered at once.
+    The answer's id is read from its start and the call fails at once, 'malformed answer'; the next call works."""
+    upstream = tmp_path / "raw_upstream.py"
+    upstream.write_text(RAW_UPSTREAM)
+
+    async def body():
+        params = proxy(tmp_path / "store", "--run", "r", "--agent", "a", "--timeout", "30",
+                       upstream=[sys.executable, str(upstream)])
+        async with connect(params, era) as client:
+            with anyio.fail_after(15):
+                text = error_of(await client.call_tool("deep", {}))
+            assert text.startswith("upstream unavailable: ") and "malformed answer" in text, text
+            assert (await client.call_tool("last", {})).content[0].text == "called last"
+
+    run(body)

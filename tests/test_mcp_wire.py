@@ -13,9 +13,11 @@ import queue
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
+from scratchfs import ScratchStore
 from scratchfs.foundation.limits import MAX_MESSAGE_BYTES
 from scratchfs.mcp.stdio import claimed_stdio, screen
 
@@ -96,8 +98,8 @@ TABLE = [
 class Wire:
     """A server process driven line by line: :meth:`send` a line, :meth:`replies` collects what it writes."""
 
-    def __init__(self, args: list[str]) -> None:
-        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    def __init__(self, args: list[str], stderr=subprocess.DEVNULL) -> None:
+        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
                                      env=dict(os.environ))
         self.lines: queue.Queue = queue.Queue()
         self.garbage: list[bytes] = []
@@ -276,3 +278,115 @@ def test_requests_still_running_when_stdin_ends_are_answered_before_the_server_e
     replies = [json.loads(line) for line in done.stdout.splitlines()]
     assert sorted(json.dumps(r["id"]) for r in replies) == sorted(json.dumps(i) for i in (1, 2, "3", 4, 5))
     assert all("result" in r for r in replies) and done.returncode == 0
+
+
+def slow_call(face: str, rid, root) -> bytes:
+    """A call that runs for seconds: a pattern search that backtracks until its 5 s limit (the server), the fake
+    upstream's ``sleep`` (the proxy)."""
+    if face == "proxy":
+        return call(rid, "sleep", {"seconds": 5})
+    with ScratchStore(root) as store:
+        handle = store.scope("r", "a").spill(("a" * 3000 + "\n") * 20, source_tool="t").handle
+    return call(rid, "read_handle", {"handle": handle, "pattern": "(a|aa)+b"})
+
+
+@pytest.mark.parametrize("face", ["mcp", "proxy"])
+def test_a_request_the_client_cancelled_is_not_awaited_when_stdin_ends(face, tmp_path):
+    """A request cancelled with notifications/cancelled gets no reply (as MCP says), but the transport still counted
+    it as running: a client that cancelled a long read and then closed stdin kept the server alive for the whole
+    120 s drain, waiting for a reply that was never to come."""
+    slow = slow_call(face, 2, tmp_path)
+    wire = Wire(face_command(face, tmp_path))
+    try:
+        wire.initialize()
+        wire.send(slow)
+        time.sleep(1)
+        wire.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                              "params": {"requestId": 2, "reason": "the user changed their mind"}}).encode())
+        wire.send(req(3, "ping"))
+        assert wire.replies(3, 0) == []
+        wire.proc.stdin.close()
+        assert wire.proc.wait(60) == 0
+        time.sleep(0.2)
+        assert wire.lines.empty() and wire.garbage == []  # no reply to the cancelled request
+    finally:
+        wire.kill()
+
+
+@pytest.mark.parametrize("face", ["mcp", "proxy"])
+def test_two_requests_in_flight_with_one_id_both_get_their_reply_before_the_server_exits(face, tmp_path):
+    """Ids in flight were a set: a client that reused an id (JSON-RPC asks it not to) and closed stdin got the
+    quick request's reply only, the slow one's being cut off when the first reply took the id off the pending set."""
+    lines = [req(1, "initialize", INIT), json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode(),
+             slow_call(face, 7, tmp_path), call(7, "scratch_list", {})]
+    done = subprocess.run(face_command(face, tmp_path), input=b"\n".join(lines) + b"\n", capture_output=True,
+                          timeout=REPLY_SECONDS)
+    replies = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [r["id"] for r in replies] == [1, 7, 7] and done.returncode == 0
+    assert replies[2]["result"]["isError"] == (face == "mcp")  # the pattern search times out: a tool error
+
+
+@pytest.mark.parametrize("face", ["mcp", "proxy"])
+def test_a_client_that_closes_its_end_of_stdout_ends_the_server_in_one_line(face, tmp_path):
+    """A client that went away reading (closed its end of the server's stdout, EPIPE) took the server down with a
+    traceback of exception groups on stderr and exit code 1; it now ends with one line saying so, exit code 0 (as a
+    reader going away is for the CLI)."""
+    proc = subprocess.Popen(face_command(face, tmp_path), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, bufsize=0)  # unbuffered: nothing left to flush into a closed pipe
+    try:
+        proc.stdin.write(req("init", "initialize", INIT) + b"\n")
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == "init"
+        proc.stdout.close()
+        try:
+            for n in range(20):
+                proc.stdin.write(req(n, "tools/list") + b"\n")
+                time.sleep(0.05)
+        except BrokenPipeError:
+            pass  # the server is gone: what it should do
+        proc.stdin.close()
+        assert proc.wait(REPLY_SECONDS) == 0
+        err = proc.stderr.read().decode()
+        assert "Traceback" not in err and "Error" not in err, err
+        assert err.count("the client closed its end of the connection") == 1, err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stderr.close()
+
+
+@pytest.mark.parametrize("face", ["mcp", "proxy"])
+def test_replies_that_cannot_be_written_end_the_server_with_one_output_line(face, tmp_path):
+    """Stdout on a full disk (``> /dev/full``) took the server down with a traceback of exception groups and exit
+    code 1; it is now the CLI's ``output:`` line and exit code 4, as for any command whose stdout fails."""
+    with open(os.devnull.replace("null", "full"), "wb") as full:
+        done = subprocess.run(face_command(face, tmp_path), input=req(1, "initialize", INIT) + b"\n", stdout=full,
+                              stderr=subprocess.PIPE, timeout=REPLY_SECONDS)
+    err = done.stderr.decode().splitlines()
+    assert done.returncode == 4 and "Traceback" not in done.stderr.decode(), err
+    assert err[-1] == "scratchfs: output: No space left on device (writing replies to the MCP client, stdout)"
+
+
+@pytest.mark.parametrize("face", ["mcp", "proxy"])
+@pytest.mark.parametrize(("signame", "code", "line"), [("SIGTERM", 143, "scratchfs: terminated"),
+                                                       ("SIGINT", 130, None)])
+def test_a_signal_stops_the_server_while_its_client_keeps_the_pipe_open(face, signame, code, line, tmp_path):
+    """SIGTERM (what a host sends to stop a server) or ^C stopped nothing while the client kept stdin open: the
+    signal's exception came out of the SDK's task groups as an exception group (a traceback on stderr), and the
+    interpreter then waited for the worker thread blocked reading stdin, for as long as the client lived."""
+    import signal
+
+    with (tmp_path / "stderr.txt").open("wb") as err:
+        wire = Wire(face_command(face, tmp_path / "store"), stderr=err)
+        try:
+            wire.initialize()
+            wire.send(req("busy", "tools/list"))
+            assert wire.replies("busy", 0) == []
+            wire.proc.send_signal(getattr(signal, signame))
+            assert wire.proc.wait(60) == code
+        finally:
+            wire.kill()
+    lines = (tmp_path / "stderr.txt").read_text().splitlines()
+    assert not any("Traceback" in text for text in lines), lines
+    assert lines[-1] == line or (line is None and lines[-1].startswith("scratchfs mcp")), lines

@@ -21,6 +21,17 @@ def _missing_mcp(exc: ImportError) -> None:
     sys.exit(2)
 
 
+def _wire_failed(exc: OSError) -> None:
+    """Writing replies to the client failed (stdout on a full disk, an I/O error): ``output:`` and exit code 4, as
+    for any command's stdout; any other :class:`OSError` is the store's (``storage:``, the CLI's own handling)."""
+    from scratchfs.mcp.stdio import WireFailed
+
+    if not isinstance(exc, WireFailed):
+        raise exc
+    warn(f"output: {exc.strerror}")
+    sys.exit(4)
+
+
 _MCP_SCOPE_HELP = " (the server is pinned to it: see --allow-meta-scope)"
 SWEEP_INTERVAL_OPTION = click.option(
     "--sweep-interval", type=Seconds(zero_ok=True), default=SWEEP_INTERVAL, show_default=True, metavar="SECONDS",
@@ -85,6 +96,8 @@ def mcp_command(root: str | None, run_id: str | None, agent_id: str | None, inde
         _missing_mcp(exc)
     except KeyboardInterrupt:
         sys.exit(130)
+    except OSError as exc:
+        _wire_failed(exc)
 
 
 def _parse_classes(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict[str, str]:
@@ -155,6 +168,8 @@ def mcp_proxy_command(root: str | None, run_id: str | None, agent_id: str | None
         _missing_mcp(exc)
     except KeyboardInterrupt:
         sys.exit(130)
+    except OSError as exc:
+        _wire_failed(exc)
 
 
 __all__ = ["mcp_command", "mcp_proxy_command", "store_arguments", "store_options"]

@@ -142,6 +142,10 @@ OPEN_BLOB_FILES = 32
 MAX_MESSAGE_BYTES = 32 * 1024 * 1024
 """Longest JSON-RPC message line the MCP faces read from stdin, in bytes (its newline not counted): a longer line is
 skipped as it arrives, never held whole, and answered with an Invalid Request error."""
+MAX_UPSTREAM_MESSAGE_BYTES = 256 * 1024 * 1024
+"""Longest line the MCP proxy reads from its upstream server, in bytes: a tool result is held whole to be spilled, so
+a longer line (a result of more than this, or an upstream that never ends its line) is skipped as it arrives, logged,
+and the call it answered fails when ``--timeout`` runs out."""
 
 # -- inspector -------------------------------------------------------------------------------------------------------
 SOON_SECONDS = 300.0

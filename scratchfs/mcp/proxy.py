@@ -30,7 +30,8 @@ call. ``_meta`` keys starting with ``scratchfs/`` (the scope, see :mod:`scratchf
 
 When the upstream server cannot be started, exits, or does not answer within ``--timeout`` seconds, its tool calls
 become tool errors whose text starts with ``upstream unavailable:``, its other requests JSON-RPC errors with that
-message, and the proxy keeps serving its own tools (and lists the upstream's last known tools).
+message, and the proxy keeps serving its own tools (and lists the upstream's last known tools). A line the upstream
+writes that is no JSON-RPC message (bytes that are not UTF-8 included: each reads as U+FFFD) is logged and skipped.
 
 Scope of spills and of the scratchfs tools: ``--run`` / ``--agent`` (or ``$SCRATCHFS_RUN_ID`` /
 ``$SCRATCHFS_AGENT_ID``, or the request's ``_meta``); without them the proxy uses a fresh run id
@@ -211,13 +212,15 @@ class Upstream:
     async def run(self) -> None:
         """Start the server, connect, and stay connected until :meth:`stop` (or until the task is cancelled)."""
         import anyio
-        from mcp import ClientSession, StdioServerParameters, stdio_client
+        from mcp import ClientSession
+        from mcp.client.stdio import get_default_environment
+
+        from scratchfs.mcp.upstream_stdio import upstream_stdio
 
         config = self.config
-        params = StdioServerParameters(command=config.command, args=list(config.args),
-                                       env=dict(os.environ) if config.env is None else dict(config.env))
+        env = {**get_default_environment(), **(os.environ if config.env is None else config.env)}
         try:
-            async with stdio_client(params) as (read_stream, write_stream), \
+            async with upstream_stdio(config.command, list(config.args), env) as (read_stream, write_stream), \
                     ClientSession(read_stream, write_stream, message_handler=self._on_message) as session:
                 with anyio.fail_after(config.timeout):
                     init = await session.initialize()
@@ -255,6 +258,8 @@ class Upstream:
         from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
         from pydantic import ValidationError
 
+        from scratchfs.mcp.upstream_stdio import MALFORMED
+
         timeout = self.config.timeout
         with anyio.move_on_after(timeout):
             await self.ready.wait()
@@ -271,6 +276,8 @@ class Upstream:
             if exc.code == CONNECTION_CLOSED:
                 self.error = f"{self.config.command}: the server exited or closed its connection"
                 raise UpstreamUnavailable(self.error) from None
+            if exc.code == MALFORMED:
+                raise UpstreamUnavailable(f"{self.config.command}: malformed answer: {exc}") from None
             raise
         except ValidationError as exc:
             raise UpstreamUnavailable(f"{self.config.command}: malformed answer: {exc.error_count()} errors") from None
@@ -373,7 +380,14 @@ class Proxy:
         shadowed = [t.name for t in tools if t.name in own]
         if shadowed:
             log.warning("scratchfs mcp-proxy: upstream tools %s are hidden by the proxy's own", shadowed)
-        self._upstream_tools = [t for t in tools if t.name not in own]
+        unique: dict[str, Any] = {}
+        for tool in tools:  # a name listed twice (or on two pages) is offered once, as MCP's names are unique
+            if tool.name not in own:
+                unique.setdefault(tool.name, tool)
+        if len(unique) + len(shadowed) < len(tools):
+            log.warning("scratchfs mcp-proxy: the upstream listed %d tools under names it had listed already; "
+                        "offered the first of each", len(tools) - len(unique) - len(shadowed))
+        self._upstream_tools = list(unique.values())
         return self._upstream_tools
 
     async def list_tools(self, ctx: Any, params: Any) -> Any:
@@ -469,18 +483,30 @@ class Proxy:
             NotificationOptions(prompts_changed=True, resources_changed=True, tools_changed=True))
 
     async def serve(self) -> None:
-        """Start the upstream, wait for it (up to the timeout), serve stdio until the client leaves, stop it."""
+        """Start the upstream, wait for it (up to the timeout), serve stdio until the client leaves, stop it.
+
+        Raises:
+            WireFailed: writing replies to the client failed (see :func:`scratchfs.mcp.stdio.stdio_transport`).
+        """
         import anyio
 
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(self.upstream.run)
-            with anyio.move_on_after(self.config.timeout):
-                await self.upstream.ready.wait()
-            server = self.build_server()
-            try:
-                await _serve_stdio_with(server, self.initialization_options(server))
-            finally:
-                self.upstream.stop()
+        from scratchfs.mcp.stdio import wire_failure
+
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self.upstream.run)
+                with anyio.move_on_after(self.config.timeout):
+                    await self.upstream.ready.wait()
+                server = self.build_server()
+                try:
+                    await _serve_stdio_with(server, self.initialization_options(server))
+                finally:
+                    self.upstream.stop()
+        except BaseExceptionGroup as group:  # the wire's failure comes alone, as the server's (scratchfs mcp) does
+            failure = wire_failure(group)
+            if failure is None:
+                raise
+            raise failure from None
 
 
 async def _serve_stdio_with(server: Any, options: Any) -> None:
@@ -503,6 +529,8 @@ def run(config: ProxyConfig, sweep_interval: float = SWEEP_INTERVAL, settings: S
     require_mcp()
     import anyio
 
+    from scratchfs.mcp.stdio import interrupt_of
+
     settings = (settings or Settings()).with_changes(default_ttl=config.ttl, spill_threshold_bytes=config.threshold,
                                                      sweep_interval=sweep_interval)
     with ScratchStore(config.root, settings=settings, **config.store) as store:
@@ -510,7 +538,10 @@ def run(config: ProxyConfig, sweep_interval: float = SWEEP_INTERVAL, settings: S
         announce("mcp-proxy", store, config.run_id, config.agent_id)
         if sweep_interval > 0:
             store.start_sweeper(sweep_interval)
-        anyio.run(proxy.serve)
+        try:
+            anyio.run(proxy.serve)
+        except BaseExceptionGroup as group:  # a signal's exception (SIGTERM, ^C) comes alone, as the CLI expects it
+            raise interrupt_of(group) or group from None
 
 
 __all__ = ["RESULT_CLASSES", "Proxy", "ProxyConfig", "Upstream", "UpstreamUnavailable", "parse_class_option", "run",

@@ -34,6 +34,9 @@ from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import SWEEP_INTERVAL
 from scratchfs.foundation.text import one_line
 
+if sys.version_info < (3, 11):  # pragma: no cover
+    from exceptiongroup import BaseExceptionGroup
+
 log = logging.getLogger(__name__)
 
 META_RUN_ID = "scratchfs/run_id"
@@ -226,12 +229,17 @@ def run(root: str | None, run_id: str | None, agent_id: str | None, sweep_interv
     require_mcp()
     import anyio
 
+    from scratchfs.mcp.stdio import interrupt_of
+
     with ScratchStore(root, settings=settings, **(store or {})) as opened:
         resolver = ScopeResolver(opened, run_id, agent_id, allow_meta_scope=allow_meta_scope)
         announce("mcp", opened, run_id, agent_id)
         if sweep_interval > 0:
             opened.start_sweeper(sweep_interval)
-        anyio.run(serve_stdio, build_server(resolver))
+        try:
+            anyio.run(serve_stdio, build_server(resolver))
+        except BaseExceptionGroup as group:  # a signal's exception (SIGTERM, ^C) comes alone, as the CLI expects it
+            raise interrupt_of(group) or group from None
 
 
 __all__ = ["META_AGENT_ID", "META_PREFIX", "META_RUN_ID", "ScopeResolver", "announce", "build_server", "run",

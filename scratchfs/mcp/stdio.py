@@ -22,6 +22,11 @@ notifications and responses get no reply, as JSON-RPC says. Everything else -- e
 the SDK's session unchanged, which answers it (``-32601`` for an unknown method, ``-32602`` for params of the wrong
 types). Replies are written whole, one line each, under one lock (the SDK's and ours never interleave).
 
+When stdin ends, the requests still running are answered first (within :data:`DRAIN_SECONDS`), each as often as it
+was sent (a client may reuse an id), except those the client cancelled (``notifications/cancelled``: no reply, as MCP
+says). A client that closes its end of stdout ends serving (one warning); any other failure to write a reply is one
+:class:`WireFailed`, never an exception group.
+
 While serving, fd 0 reads the null device and fd 1 writes to stderr (so stray output of a handler or a child never
 reaches the wire); both are restored afterwards.
 """
@@ -29,16 +34,22 @@ reaches the wire); both are restored afterwards.
 from __future__ import annotations
 
 import codecs
+import errno
 import json
 import logging
 import os
 import sys
-from collections.abc import AsyncIterator, Iterator
+import threading
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, BinaryIO
 
 from scratchfs.foundation.limits import MAX_MESSAGE_BYTES
+
+if sys.version_info < (3, 11):  # pragma: no cover
+    from exceptiongroup import BaseExceptionGroup
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +62,14 @@ MAX_INT_DIGITS = 4300
 DRAIN_SECONDS = 120.0
 """Longest wait, when stdin ends, for the replies of the requests still running (each read stops at its own limit)."""
 BATCH_REFUSED = "Invalid Request: MCP has no JSON-RPC batches; send each message on its own line"
+CANCELLED = "notifications/cancelled"
+CLIENT_GONE = (BrokenPipeError, ConnectionResetError)
+"""What writing a reply raises when the client closed its end of the connection: the server stops (exit code 0)."""
+
+
+class WireFailed(OSError):
+    """Writing a reply to the client failed for another reason than the client going away (stdout a full disk's
+    file, an I/O error): ``strerror`` says what failed and where."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +81,8 @@ class Verdict:
     reply: str | None = None
     request_id: int | str | None = None
     """The id of a request handed to the SDK (its reply is awaited before the transport ends)."""
+    cancels: int | str | None = None
+    """The id a ``notifications/cancelled`` handed to the SDK names: that request gets no reply (as MCP says)."""
 
 
 def error_reply(request_id: int | str | None, code: int, message: str, data: Any = None) -> str:
@@ -164,7 +185,12 @@ def request_verdict(obj: dict, text: str) -> Verdict:
 
     if "id" not in obj:
         if obj.get("jsonrpc") == "2.0" and isinstance(obj.get("method"), str):
-            return _checked(obj, text, types.JSONRPCNotification, None)
+            verdict = _checked(obj, text, types.JSONRPCNotification, None)
+            params = obj.get("params")
+            cancels = params.get("requestId") if obj["method"] == CANCELLED and isinstance(params, dict) else None
+            if verdict.message is not None and is_request_id(cancels):
+                return replace(verdict, cancels=cancels)
+            return verdict
         return Verdict(reply=error_reply(None, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 notification"))
     rid = obj["id"]
     if not is_request_id(rid):
@@ -227,32 +253,116 @@ def batch_verdict(items: list) -> Verdict:
     return Verdict(reply="[" + ",".join(replies) + "]" if replies else None)
 
 
+class DaemonWorker:
+    """One daemon thread that runs blocking calls one at a time, for :meth:`run` to await (asyncio: what
+    ``anyio.run`` runs). The wire's reads and writes run so: the worker threads of ``anyio.to_thread`` are joined when
+    the interpreter exits, and a read of stdin blocks until the client writes, a write until it reads -- a server
+    stopped by a signal then stayed alive until its client closed the pipe. A cancelled wait leaves the call to
+    finish on its own; its outcome is dropped."""
+
+    def __init__(self, name: str) -> None:
+        import queue
+
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        threading.Thread(target=self._serve, name=name, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            loop, future, func, args = self._jobs.get()
+            try:
+                outcome, error = func(*args), None
+            except BaseException as exc:  # handed to the awaiting task
+                outcome, error = None, exc
+            try:
+                loop.call_soon_threadsafe(_settle, future, outcome, error)
+            except RuntimeError:  # the loop is closed: nobody awaits it
+                pass
+
+    async def run(self, func: Callable[..., Any], *args: Any) -> Any:
+        """``func(*args)`` in the worker's thread, after the calls before it.
+
+        Raises:
+            whatever ``func`` raises.
+        """
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        self._jobs.put((loop, future, func, args))
+        return await future
+
+
+def _settle(future: Any, outcome: Any, error: BaseException | None) -> None:
+    if future.done():
+        return
+    if error is None:
+        future.set_result(outcome)
+    else:
+        future.set_exception(error)
+
+
+def interrupt_of(exc: BaseException) -> BaseException | None:
+    """The first leaf of ``exc`` (an exception group of the SDK's task groups, or not) that is no
+    :class:`Exception` -- a signal's exception, ``KeyboardInterrupt``, ``SystemExit`` -- to be raised alone, as the
+    CLI handles it (one line, its exit code); ``None`` if there is none."""
+    for leaf in _leaves(exc):
+        if not isinstance(leaf, Exception) and not _is_cancellation(leaf):
+            return leaf
+    return None
+
+
+def _is_cancellation(exc: BaseException) -> bool:
+    import anyio
+
+    return isinstance(exc, anyio.get_cancelled_exc_class())
+
+
 class LineWriter:
     """The wire's stdout: each :meth:`write` puts one whole reply line on ``fd`` (blocking writes in a worker thread,
-    one at a time), so the SDK's replies and the transport's own never interleave."""
+    one at a time), so the SDK's replies and the transport's own never interleave.
+
+    :attr:`pending` counts the requests handed on and not yet answered, by id (a client may reuse an id while its
+    first request runs: each is counted); a request the client cancelled is not awaited."""
 
     def __init__(self, fd: int) -> None:
         import anyio
 
         self._file = os.fdopen(fd, "wb", closefd=False)
         self._lock = anyio.Lock()
-        self.pending: set[str] = set()  # ids (as JSON text: 1 is not "1") of requests handed on, not yet answered
+        self._worker = DaemonWorker("scratchfs-mcp-wire-out")
+        self.pending: Counter[str] = Counter()  # ids as JSON text (1 is not "1") of requests not yet answered
+
+    def expect(self, request_id: int | str) -> None:
+        """Note a request handed on: its reply is awaited by :meth:`drained`."""
+        self.pending[json.dumps(request_id)] += 1
+
+    def forget(self, request_id: int | str) -> None:
+        """Note a request the client cancelled (or one answered): one fewer reply to await for its id."""
+        key = json.dumps(request_id)
+        if self.pending[key] > 1:
+            self.pending[key] -= 1
+        else:
+            self.pending.pop(key, None)
 
     async def write(self, text: str) -> None:
-        """Write ``text`` (one or more whole lines) and flush it; a reply to a pending request is noted."""
-        import anyio.to_thread
+        """Write ``text`` (one or more whole lines) and flush it; a reply to a pending request is noted.
 
+        Raises:
+            BrokenPipeError, ConnectionResetError: the client closed its end (:data:`CLIENT_GONE`).
+            WireFailed: any other failure to write.
+        """
         data = text.encode("utf-8", "replace")
         async with self._lock:
-            await anyio.to_thread.run_sync(self._put, data)
+            await self._worker.run(self._put, data)
         if self.pending:
             for line in text.splitlines():
                 try:
                     reply = json.loads(line)
                 except ValueError:
                     continue
-                if isinstance(reply, dict) and ("result" in reply or "error" in reply):
-                    self.pending.discard(json.dumps(reply.get("id")))
+                if isinstance(reply, dict) and ("result" in reply or "error" in reply) and is_request_id(
+                        reply.get("id")):
+                    self.forget(reply["id"])
 
     async def drained(self, seconds: float) -> None:
         """Wait until every pending request is answered, or ``seconds`` passed."""
@@ -263,8 +373,14 @@ class LineWriter:
                 await anyio.sleep(0.01)
 
     def _put(self, data: bytes) -> None:
-        self._file.write(data)
-        self._file.flush()
+        try:
+            self._file.write(data)
+            self._file.flush()
+        except CLIENT_GONE:
+            raise
+        except OSError as exc:
+            raise WireFailed(exc.errno or errno.EIO,
+                             f"{exc.strerror or exc} (writing replies to the MCP client, stdout)") from exc
 
     async def flush(self) -> None:
         """Nothing to do: :meth:`write` flushes (the SDK calls this after each reply)."""
@@ -281,18 +397,17 @@ class ScreenedLines:
         self._file: BinaryIO = os.fdopen(fd, "rb", closefd=False)
         self._writer = writer
         self._limit = limit
+        self._worker = DaemonWorker("scratchfs-mcp-wire-in")
         self.reading = False
 
     def __aiter__(self) -> ScreenedLines:
         return self
 
     async def __anext__(self) -> str:
-        import anyio.to_thread
-
         while True:
             self.reading = True
             try:
-                verdict = await anyio.to_thread.run_sync(self._next_verdict, abandon_on_cancel=True)
+                verdict = await self._worker.run(self._next_verdict)
             finally:
                 self.reading = False
             if verdict is None:  # the end of the input: the requests still running are answered first
@@ -302,7 +417,9 @@ class ScreenedLines:
                 await self._writer.write(verdict.reply + "\n")
             if verdict.message is not None:
                 if verdict.request_id is not None:
-                    self._writer.pending.add(json.dumps(verdict.request_id))
+                    self._writer.expect(verdict.request_id)
+                if verdict.cancels is not None:
+                    self._writer.forget(verdict.cancels)
                 return verdict.message
 
     def _next_verdict(self) -> Verdict | None:
@@ -368,13 +485,34 @@ def claimed_stdio() -> Iterator[Claim]:
             os.close(claim.wire_in)
 
 
+def _leaves(exc: BaseException) -> Iterator[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            yield from _leaves(inner)
+    else:
+        yield exc
+
+
+def wire_failure(exc: BaseException) -> BaseException | None:
+    """What ended serving when ``exc`` (a group of the SDK's task groups, or not) is a failure of the wire's stdout
+    alone: the first :data:`CLIENT_GONE` or :class:`WireFailed` among its leaves; ``None`` for anything else."""
+    leaves = list(_leaves(exc))
+    wire = [leaf for leaf in leaves if isinstance(leaf, (*CLIENT_GONE, WireFailed))]
+    if wire and all(isinstance(leaf, OSError) for leaf in leaves):
+        failed = [leaf for leaf in wire if isinstance(leaf, WireFailed)]
+        return failed[0] if failed else wire[0]
+    return None
+
+
 @asynccontextmanager
 async def stdio_transport(limit: int = MAX_MESSAGE_BYTES) -> AsyncIterator[tuple[Any, Any]]:
     """The SDK's ``stdio_server`` over screened stdin (see the module docstring): yields its ``(read_stream,
-    write_stream)`` for ``Server.run``; the read stream ends when stdin does.
+    write_stream)`` for ``Server.run``; the read stream ends when stdin does. A client that closes its end of
+    stdout ends serving, with one warning in the log (the requests still running are dropped: nobody reads them).
 
     Raises:
         OSError: fd 0 or fd 1 cannot be duplicated.
+        WireFailed: writing a reply failed otherwise (raised alone, not in an exception group).
     """
     from mcp.server.stdio import stdio_server
 
@@ -384,9 +522,16 @@ async def stdio_transport(limit: int = MAX_MESSAGE_BYTES) -> AsyncIterator[tuple
         try:
             async with stdio_server(stdin=lines, stdout=writer) as streams:  # type: ignore[arg-type]
                 yield streams
+        except BaseException as exc:
+            failure = wire_failure(exc)
+            if isinstance(failure, WireFailed):
+                raise failure from None
+            if failure is None:
+                raise
+            log.warning("scratchfs mcp: the client closed its end of the connection (stdout); stopping")
         finally:
             claim.keep_in = lines.reading
 
 
-__all__ = ["Claim", "LineWriter", "ScreenedLines", "Verdict", "claimed_stdio", "error_reply", "screen",
-           "stdio_transport"]
+__all__ = ["CLIENT_GONE", "Claim", "DaemonWorker", "LineWriter", "ScreenedLines", "Verdict", "WireFailed",
+           "claimed_stdio", "error_reply", "interrupt_of", "screen", "stdio_transport", "wire_failure"]

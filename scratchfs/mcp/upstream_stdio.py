@@ -1,0 +1,217 @@
+"""The proxy's stdio connection to its upstream MCP server: the SDK's ``stdio_client``, with lines read in linear time.
+
+The SDK's client joins each 64 KiB chunk of the upstream's stdout to the text not yet split (``buffer + chunk``), so a
+line of n bytes costs O(n**2 / 64 KiB): a 50 MB tool result took 33 s to read, a 200 MB one about nine minutes, and
+meanwhile every other answer of the upstream waited behind it (the calls failed ``no answer within --timeout``). It
+also decodes strictly, so a byte that is not UTF-8 ended its reader. :func:`upstream_stdio` reads bytes into one
+growing buffer and splits each line once; a line is decoded with U+FFFD for a bad byte; a line longer than
+:data:`~scratchfs.foundation.limits.MAX_UPSTREAM_MESSAGE_BYTES` is skipped as it arrives and logged. The process is
+started and stopped as the SDK does (its own session, so its children are stopped with it).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import sys
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+from scratchfs.foundation.limits import MAX_UPSTREAM_MESSAGE_BYTES
+
+log = logging.getLogger(__name__)
+
+STOP_SECONDS = 2.0
+"""Seconds the upstream has to exit once its stdin is closed, and again after SIGTERM, before it is killed."""
+LONE_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+"""A surrogate's JSON escape: the SDK's parser refuses a line holding a lone one."""
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+"""A surrogate in a Python string parsed from JSON: always a lone one (the parser joins each pair)."""
+ANSWER_HEAD = re.compile(r'\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d{1,30}|"[^"\\]{0,200}")\s*,'
+                         r'\s*"(?:result|error)"')
+"""The start of an answer as JSON-RPC servers write it: its id, read even when the rest is unreadable."""
+MALFORMED = -32099
+"""Code of the JSON-RPC error that stands for an answer of the upstream that could not be read (the proxy reports
+its call as ``upstream unavailable: ...: malformed answer``)."""
+HANDSHAKE_VERSION = "2025-11-25"
+"""The protocol version the proxy's client session asks its upstream for (``ClientSession.initialize``)."""
+
+
+def split_lines(buffer: bytearray, chunk: bytes, limit: int, skipping: bool) -> tuple[list[bytes], bool]:
+    """Append ``chunk`` to ``buffer`` and take the whole lines out of it (without their newlines).
+
+    ``skipping``: the line in progress is longer than ``limit`` and is being dropped. Returns the lines and the new
+    ``skipping``; a line over ``limit`` is logged once and never returned.
+    """
+    lines: list[bytes] = []
+    start = len(buffer)
+    buffer += chunk
+    while True:
+        end = buffer.find(b"\n", start)
+        if end < 0:
+            break
+        if not skipping:
+            lines.append(bytes(buffer[:end]))
+        skipping = False
+        del buffer[: end + 1]
+        start = 0
+    if len(buffer) > limit:
+        if not skipping:
+            log.warning("scratchfs mcp-proxy: skipped a line of the upstream longer than %d bytes", limit)
+        skipping = True
+        buffer.clear()
+    return lines, skipping
+
+
+def parse_line(line: bytes) -> Any:
+    """A ``SessionMessage`` of one line, or the exception its parse raised (the session reports it). A tools/list
+    result some of whose tools are malformed keeps the others (:func:`valid_tools`)."""
+    import mcp_types as types
+    from mcp.shared.message import SessionMessage
+
+    text = line.decode("utf-8", "replace")
+    try:
+        message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
+    except ValueError as exc:
+        message = _reread(text)
+        if message is None:
+            return exc
+    if isinstance(message, types.JSONRPCResponse) and isinstance(message.result, dict):
+        tools = message.result.get("tools")
+        if isinstance(tools, list):
+            kept = valid_tools(tools)
+            if len(kept) < len(tools):
+                message = message.model_copy(update={"result": {**message.result, "tools": kept}})
+    return SessionMessage(message)
+
+
+def _reread(text: str) -> Any:
+    """A line the SDK's parser refused, read as what it answers: with Python's parser and U+FFFD for each lone
+    surrogate (what ``json.dumps`` writes for a surrogateescape'd file name), else -- nested too deep, an integer
+    too long, any other fault -- a JSON-RPC error of code :data:`MALFORMED` for the request whose id starts the
+    line, so that its call fails at once instead of waiting out the timeout; ``None`` when neither applies."""
+    import mcp_types as types
+
+    if LONE_SURROGATE_ESCAPE.search(text):
+        try:
+            return types.jsonrpc_message_adapter.validate_python(without_lone_surrogates(json.loads(text)),
+                                                                 by_name=False)
+        except (ValueError, RecursionError):
+            pass
+    head = ANSWER_HEAD.match(text)
+    if head is None:
+        return None
+    rid = json.loads(head.group(1))
+    return types.JSONRPCError(jsonrpc="2.0", id=rid, error=types.ErrorData(
+        code=MALFORMED, message="the upstream's answer is no JSON-RPC message its parser reads"))
+
+
+def without_lone_surrogates(value: Any) -> Any:
+    """``value`` (parsed JSON) with every lone surrogate of its strings and keys replaced by U+FFFD."""
+    if isinstance(value, str):
+        return LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [without_lone_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {without_lone_surrogates(key): without_lone_surrogates(item) for key, item in value.items()}
+    return value
+
+
+def valid_tools(tools: list) -> list:
+    """The tools of a tools/list result that its protocol's schema accepts (the upstream session speaks
+    :data:`HANDSHAKE_VERSION`); those left out are logged by name. One tool without an ``inputSchema`` failed the
+    whole list, and the proxy offered none of the upstream's tools."""
+    from mcp_types import methods
+    from pydantic import ValidationError
+
+    kept, dropped = [], []
+    for tool in tools:
+        try:
+            methods.validate_server_result("tools/list", HANDSHAKE_VERSION, {"tools": [tool]})
+        except (ValidationError, ValueError, KeyError):
+            name = tool.get("name") if isinstance(tool, dict) else None
+            dropped.append(name[:100] if isinstance(name, str) else type(tool).__name__)
+        else:
+            kept.append(tool)
+    if dropped:
+        log.warning("scratchfs mcp-proxy: left out %d malformed tools of the upstream: %s", len(dropped),
+                    ascii(dropped)[:300])
+    return kept
+
+
+@asynccontextmanager
+async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str],
+                         limit: int = MAX_UPSTREAM_MESSAGE_BYTES) -> AsyncIterator[tuple[Any, Any]]:
+    """Start ``command args`` and yield ``(read_stream, write_stream)`` for a ``ClientSession``, as the SDK's
+    ``stdio_client`` does; on exit close its stdin and stop it (SIGTERM, then SIGKILL, to its whole group).
+
+    Raises:
+        OSError: the command cannot be started.
+    """
+    import anyio
+    from mcp.shared.message import SessionMessage
+
+    process = await anyio.open_process([command, *args], env=dict(env), stderr=sys.stderr, start_new_session=True)
+    read_writer, read_stream = anyio.create_memory_object_stream[Any](0)
+    write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
+
+    async def stdout_reader() -> None:
+        buffer, skipping = bytearray(), False
+        try:
+            async with read_writer:
+                async for chunk in process.stdout:
+                    lines, skipping = split_lines(buffer, chunk, limit, skipping)
+                    for line in lines:
+                        if line.strip():
+                            await read_writer.send(parse_line(line))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            pass  # our own shutdown, or the session is gone
+
+    async def stdin_writer() -> None:
+        try:
+            async with write_reader:
+                async for message in write_reader:
+                    text = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    await process.stdin.send((text + "\n").encode("utf-8", "replace"))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            await read_writer.aclose()  # the upstream stopped reading: its session sees the connection end
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(stdout_reader)
+        tg.start_soon(stdin_writer)
+        try:
+            yield read_stream, write_stream
+        finally:
+            with anyio.CancelScope(shield=True):
+                await stop(process, write_stream)
+            tg.cancel_scope.cancel()
+
+
+async def stop(process: Any, write_stream: Any) -> None:
+    """Close the upstream's stdin, give it :data:`STOP_SECONDS` to exit, then stop its process group."""
+    import anyio
+    from mcp.os.posix.utilities import terminate_posix_process_tree
+
+    for stream in (write_stream, process.stdin):
+        try:
+            await stream.aclose()
+        except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            pass
+    with anyio.move_on_after(STOP_SECONDS):
+        while process.returncode is None:
+            await anyio.sleep(0.02)
+    if process.returncode is None:
+        await terminate_posix_process_tree(process, STOP_SECONDS)
+    with anyio.move_on_after(STOP_SECONDS):
+        while process.returncode is None:
+            await anyio.sleep(0.02)
+    try:
+        await process.stdout.aclose()
+    except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        pass
+
+
+__all__ = ["ANSWER_HEAD", "HANDSHAKE_VERSION", "LONE_SURROGATE", "LONE_SURROGATE_ESCAPE", "MALFORMED", "STOP_SECONDS",
+           "parse_line", "split_lines", "stop", "upstream_stdio", "valid_tools", "without_lone_surrogates"]
