@@ -5,6 +5,7 @@ an upstream that crashes, hangs or never starts is reported while the proxy keep
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 import anyio
@@ -345,16 +346,26 @@ def test_a_malformed_line_of_the_upstream_is_one_short_log_line_of_the_proxy(tmp
             lines[i:i + 3]
 
 
-@pytest.mark.parametrize("face", ["mcp", "mcp-proxy"])
-def test_each_server_says_on_stderr_which_store_and_scope_it_serves(tmp_path, face):
+@pytest.mark.parametrize(("face", "ids", "said"), [
+    ("mcp", ["--run", "r-1", "--agent", "a-1"], "run 'r-1', agent 'a-1'"),
+    ("mcp-proxy", ["--run", "r-1", "--agent", "a-1"], "run 'r-1', agent 'a-1'"),
+    # the README's `scratchfs mcp --run run-42`: it said "the scope each call's _meta names", though pinned to r-1
+    ("mcp", ["--run", "r-1"], "run 'r-1', the agent each call's _meta names"),
+    # the proxy's generated run (unnamed anywhere before) and default agent, which a call's _meta may replace
+    ("mcp-proxy", [], r"run 'mcp-proxy-[0-9a-f]{12}' unless a call's _meta names another, agent 'default' unless a "
+                      r"call's _meta names another"),
+])
+def test_each_server_says_on_stderr_which_store_and_scope_it_serves(tmp_path, face, ids, said):
     """An MCP client that started the server without its fleet settings (the README's own warning case) found its
     handles 'not found' in a local store nothing had named (a new user's trial): each server now says in one
-    stderr line, which a client keeps in its log, the store and the scope it serves."""
+    stderr line, which a client keeps in its log, the store and the scope it serves -- each id as the server holds
+    it (newuser4: a run given alone, and the proxy's generated run, were said to be whatever _meta names)."""
     from mcp import ClientSession
     from mcp.client.stdio import stdio_client
 
     upstream = ["--", *FAKE_UPSTREAM] if face == "mcp-proxy" else []
-    params = scratchfs_params(face, "--root", str(tmp_path / "store"), "--run", "r-1", "--agent", "a-1", *upstream)
+    params = scratchfs_params(face, "--root", str(tmp_path / "store"), *ids, *upstream)
+    params.env = {k: v for k, v in (params.env or {}).items() if k not in ("SCRATCHFS_RUN_ID", "SCRATCHFS_AGENT_ID")}
     errlog = tmp_path / "stderr.txt"
 
     async def body():
@@ -365,7 +376,8 @@ def test_each_server_says_on_stderr_which_store_and_scope_it_serves(tmp_path, fa
 
     run(body)
     first = errlog.read_text().splitlines()[0]
-    assert first == f"scratchfs {face}: serving the local store at {tmp_path / 'store'}; run 'r-1', agent 'a-1'"
+    assert re.fullmatch(f"scratchfs {face}: serving the local store at {re.escape(str(tmp_path / 'store'))}; {said}",
+                        first), first
 
 
 @pytest.mark.parametrize("era", ERAS)

@@ -535,7 +535,7 @@ def run(config: ProxyConfig, sweep_interval: float = SWEEP_INTERVAL, settings: S
                                                      sweep_interval=sweep_interval)
     with ScratchStore(config.root, settings=settings, **config.store) as store:
         proxy = Proxy(config, store)
-        announce("mcp-proxy", store, config.run_id, config.agent_id)
+        announce("mcp-proxy", proxy.resolver)
         if sweep_interval > 0:
             store.start_sweeper(sweep_interval)
         try:

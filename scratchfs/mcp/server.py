@@ -164,17 +164,26 @@ def run_scratch_tool(resolver: ScopeResolver, name: str, arguments: Mapping[str,
     return text_result(to_json(result), structured=result)
 
 
-def announce(face: str, store: ScratchStore, run_id: str | None, agent_id: str | None) -> None:
-    """Say on stderr, in one line, which store and scope the server ``face`` serves (a client that started it
-    without its fleet settings otherwise found its handles 'not found' in a local store it did not know of). A
-    stderr that is closed or fails is passed over."""
-    scope = f"run {run_id!r}, agent {agent_id!r}" if run_id and agent_id else "the scope each call's _meta names"
-    where = f"the local store at {store.root}" if not (store.index_url or store.blobs_url) else repr(store)
+def announce(face: str, resolver: ScopeResolver) -> None:
+    """Say on stderr, in one line, which store and scope the server ``face`` serves through ``resolver`` (a client
+    that started it without its fleet settings otherwise found its handles 'not found' in a local store it did not
+    know of): each id as the server has it -- pinned, a default a call's ``_meta`` may replace (the proxy's
+    generated run), or none (each call names it). A stderr that is closed or fails is passed over."""
+    store = resolver.store
+    scope = ", ".join(_id_words(what, value, pinned) for what, value, pinned in (
+        ("run", resolver.run_id, resolver.pin_run), ("agent", resolver.agent_id, resolver.pin_agent)))
+    where = f"the local store at {store.root}" if store.embedded else repr(store)
     try:
         sys.stderr.write(one_line(f"scratchfs {face}: serving {where}; {scope}") + "\n")
         sys.stderr.flush()
     except (AttributeError, OSError, ValueError):
         pass
+
+
+def _id_words(what: str, value: str | None, pinned: bool) -> str:
+    if value is None:
+        return f"the {what} each call's _meta names"
+    return f"{what} {value!r}" + ("" if pinned else " unless a call's _meta names another")
 
 
 def build_server(resolver: ScopeResolver) -> Any:
@@ -233,7 +242,7 @@ def run(root: str | None, run_id: str | None, agent_id: str | None, sweep_interv
 
     with ScratchStore(root, settings=settings, **(store or {})) as opened:
         resolver = ScopeResolver(opened, run_id, agent_id, allow_meta_scope=allow_meta_scope)
-        announce("mcp", opened, run_id, agent_id)
+        announce("mcp", resolver)
         if sweep_interval > 0:
             opened.start_sweeper(sweep_interval)
         try:
