@@ -462,18 +462,22 @@ for raw in sys.stdin:
 '''
 
 
+def raw_proxy(tmp_path, timeout: str):
+    """The proxy's stdio parameters, run r and agent a, in front of :data:`RAW_UPSTREAM` (written into ``tmp_path``)
+    with ``--timeout`` seconds."""
+    upstream = tmp_path / "raw_upstream.py"
+    upstream.write_text(RAW_UPSTREAM)
+    return proxy(tmp_path / "store", "--run", "r", "--agent", "a", "--timeout", timeout,
+                 upstream=[sys.executable, str(upstream)])
+
+
 @pytest.mark.parametrize("era", ERAS)
 def test_one_malformed_or_repeated_tool_costs_that_tool_not_the_upstreams_list(era, tmp_path):
     """One tool of the upstream's list without an inputSchema (or with one whose type is not "object") failed the
     whole tools/list: the proxy offered its own tools only, and said nothing. The malformed tools are left out (and
     logged by name), a name listed twice is offered once (the first), and the rest are offered and called."""
-    upstream = tmp_path / "raw_upstream.py"
-    upstream.write_text(RAW_UPSTREAM)
-
     async def body():
-        params = proxy(tmp_path / "store", "--run", "r", "--agent", "a", "--timeout", "20",
-                       upstream=[sys.executable, str(upstream)])
-        async with connect(params, era) as client:
+        async with connect(raw_proxy(tmp_path, "20"), era) as client:
             tools = (await client.list_tools()).tools
             assert [t.name for t in tools] == ["echo", "last", *sorted(OWN_TOOLS, key=[
                 "read_handle", "scratch_write", "scratch_read", "scratch_list", "scratch_delete"].index)]
@@ -488,13 +492,8 @@ def test_a_result_holding_a_lone_surrogate_is_answered_with_the_replacement_char
     """Python's json.dumps writes a file name read with surrogateescape (bytes that are not UTF-8) as a lone
     surrogate escape, which the SDK's parser refuses: the upstream's answer was dropped, and the call waited out
     --timeout and failed 'no answer within N s'. Each lone surrogate now reads as U+FFFD, spilled or not."""
-    upstream = tmp_path / "raw_upstream.py"
-    upstream.write_text(RAW_UPSTREAM)
-
     async def body():
-        params = proxy(tmp_path / "store", "--run", "r", "--agent", "a", "--timeout", "20",
-                       upstream=[sys.executable, str(upstream)])
-        async with connect(params, era) as client:
+        async with connect(raw_proxy(tmp_path, "20"), era) as client:
             small = await client.call_tool("surrogates", {"n": 2})
             assert not small.is_error and small.content[0].text == "file_\ufffd.txt\n" * 2
             stub = stub_of(await client.call_tool("surrogates", {"n": 1000}))
@@ -508,13 +507,8 @@ def test_an_answer_the_parser_refuses_fails_its_call_at_once(era, tmp_path):
     """An answer of the upstream nested deeper than the SDK's parser reads (or holding an integer too long) was
     dropped, and its call waited out --timeout: 'no answer within N s', though the upstream had answered at once.
     The answer's id is read from its start and the call fails at once, 'malformed answer'; the next call works."""
-    upstream = tmp_path / "raw_upstream.py"
-    upstream.write_text(RAW_UPSTREAM)
-
     async def body():
-        params = proxy(tmp_path / "store", "--run", "r", "--agent", "a", "--timeout", "30",
-                       upstream=[sys.executable, str(upstream)])
-        async with connect(params, era) as client:
+        async with connect(raw_proxy(tmp_path, "30"), era) as client:
             with anyio.fail_after(15):
                 text = error_of(await client.call_tool("deep", {}))
             assert text.startswith("upstream unavailable: ") and "malformed answer" in text, text
