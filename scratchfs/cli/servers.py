@@ -94,8 +94,6 @@ def mcp_command(root: str | None, run_id: str | None, agent_id: str | None, inde
                        store=store_arguments(index_url, blobs_url, segment_entry_bytes))
     except ImportError as exc:
         _missing_mcp(exc)
-    except KeyboardInterrupt:
-        sys.exit(130)
     except OSError as exc:
         _wire_failed(exc)
 
@@ -166,8 +164,6 @@ def mcp_proxy_command(root: str | None, run_id: str | None, agent_id: str | None
         mcp_proxy.run(config, sweep_interval, settings=command_settings())
     except ImportError as exc:
         _missing_mcp(exc)
-    except KeyboardInterrupt:
-        sys.exit(130)
     except OSError as exc:
         _wire_failed(exc)
 
