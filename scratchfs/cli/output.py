@@ -79,9 +79,9 @@ class TaggedStdout(io.RawIOBase):
             return len(memoryview(data))
         try:
             return os.write(self._fd, data)
-        except (BrokenPipeError, BlockingIOError) as exc:
-            if isinstance(exc, BlockingIOError):
-                return None
+        except BlockingIOError:
+            return None
+        except BrokenPipeError:
             raise
         except OSError as exc:
             self.failed = True

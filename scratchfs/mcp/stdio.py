@@ -285,8 +285,6 @@ class DaemonWorker:
         Raises:
             whatever ``func`` raises.
         """
-        import asyncio
-
         loop = asyncio.get_running_loop()
         future = loop.create_future()
         self._jobs.put((loop, future, func, args))
