@@ -167,7 +167,11 @@ class ScaleQueries:
     def overtaken(conn: sqlite3.Connection, run_id: str, agent_id: str, kind: str, key: str) -> None:
         """Inside a write whose blob a delete of its run or agent took away before its row was written: leave that
         delete's tombstone for the key (the delete in progress, else the newest of the scope), so that a read of it
-        says Deleted ("... was deleted with its run at ..."), as it does for the entries the delete found."""
+        says Deleted ("... was deleted with its run at ..."), as it does for the entries the delete found.
+
+        Raises:
+            sqlite3.Error: the caller's transaction types it.
+        """
         found = conn.execute(
             "SELECT CASE agent_id WHEN '' THEN 'deleted with its run' ELSE 'deleted with its agent' END, at "
             "FROM deleted_scopes WHERE run_id = ? AND agent_id IN ('', ?) UNION ALL SELECT reason, at FROM gone "
