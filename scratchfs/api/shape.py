@@ -174,7 +174,7 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
             return found
     if first == "<":
         if _HTML_RE.search(sample, 0, 4096) or _FRAGMENT_RE.match(stripped.encode("utf-8", "replace")):
-            return Shape("html", html_shape(sample, size, scope))
+            return Shape("html", html_shape(sample, scope))
         root = _XML_ROOT_RE.search(sample.lstrip(), 0, 4096) if not stripped.startswith("<!--") else None
         if stripped.startswith("<?xml") or root:
             name = root.group(1).decode("utf-8", "replace") if root else "?"

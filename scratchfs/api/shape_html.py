@@ -27,9 +27,9 @@ def _page_text(raw: bytes, codec: str) -> str:
     return " ".join(html.unescape(decode_as(raw, codec)).split())
 
 
-def html_shape(sample: bytes, size: int, scope: str) -> str:
-    """The shape of an HTML page from its first bytes ``sample`` (``size`` bytes in all; ``scope`` says how much of it
-    the sample is, or ``""``): its title, how much of it is text, and its first headings, at most
+def html_shape(sample: bytes, scope: str) -> str:
+    """The shape of an HTML page from its first bytes ``sample`` (``scope`` says how much of the page it is, or
+    ``""``): its title, how much of it is text, and its first headings, at most
     :data:`~scratchfs.api.shape_words.MAX_SHAPE_CHARS` characters. Never raises (bytes the page's codec cannot decode
     read as U+FFFD, as a browser reads them)."""
     codec, _ = page_codec(sample)  # the title and headings decoded as the text view decodes the page
