@@ -115,7 +115,8 @@ class ScratchStore:
 
     Raises:
         InvalidArgument: a bad setting (or an unknown one); an empty root string; a root that is an existing
-            directory, not empty, and not a scratchfs store (nothing in it is changed).
+            directory, not empty, and not a scratchfs store (nothing in it is changed); a PostgreSQL index and
+            blobs that do not belong together (:mod:`scratchfs.engine.pairing`).
         StorageError: the root cannot be created or its index opened.
         StoreBusy: the index stayed locked past ``busy_timeout`` while opening.
 

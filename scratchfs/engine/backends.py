@@ -25,22 +25,25 @@ PostgreSQL, a path or a bucket.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from scratchfs.engine.local_blobs import Blobs
+from scratchfs.engine.pairing import check_pairing, local_marker, location_of, s3_marker
 from scratchfs.engine.protocols import BlobFile, BlobStore, IndexBackend
 from scratchfs.engine.root import prepare_root
 from scratchfs.engine.segment_sweep import known_locations
 from scratchfs.engine.sqlite_connections import DAMAGED_CODES
 from scratchfs.engine.sqlite_index import Index
 from scratchfs.engine.sweeper import SweepResult, check_orphan, sweep
-from scratchfs.foundation.errors import InvalidArgument, StorageError
+from scratchfs.foundation.errors import InvalidArgument, StorageError, StoreBusy
 from scratchfs.foundation.limits import SEGMENT_ENTRY_BYTES
 
 __all__ = ["ENV_BLOBS", "ENV_INDEX", "blob_age", "create_empty_index", "describe_url", "find_orphan", "local_blobs",
@@ -148,8 +151,10 @@ def open_backends(root: Path, index_url: str | None = None, blobs_url: str | Non
         segment_entry_bytes: local blobs of at most this many content bytes go to segment files (0: none).
 
     Raises:
-        InvalidArgument: an unknown URL scheme, a bad schema or runs table, S3 blobs without PostgreSQL, or a
-            backend whose optional extra is not installed (:func:`require_extra`).
+        InvalidArgument: an unknown URL scheme, a bad schema or runs table, S3 blobs without PostgreSQL, a
+            backend whose optional extra is not installed (:func:`require_extra`), or a PostgreSQL index and blobs
+            that do not belong together (:mod:`scratchfs.engine.pairing`: the index keeps its entries elsewhere, or
+            the blobs belong to another index).
         StorageError, StoreBusy: a backend cannot be opened (the root is not private and ours, the database is
             down, the schema is newer, a local index is empty or missing beside existing blobs, ...).
     """
@@ -178,16 +183,43 @@ def open_backends(root: Path, index_url: str | None = None, blobs_url: str | Non
         except BaseException:
             index.close()
             raise
-    if blobs_url in _DEFAULT:
-        return index, Blobs(root, frame_bytes, level, durable, segment_entry_bytes)
     try:
-        from scratchfs.engine.s3_blobs import S3Blobs
-
-        blobs = S3Blobs(blobs_url, frame_bytes, level, timeout=max(busy_timeout, 1.0), delete_lock=index.delete_lock)
+        return index, _paired_blobs(index, root, blobs_url, busy_timeout=busy_timeout, durable=durable,
+                                    frame_bytes=frame_bytes, level=level, segment_entry_bytes=segment_entry_bytes)
     except BaseException:
         index.close()
         raise
-    return index, blobs
+
+
+def _paired_blobs(index: Any, root: Path, blobs_url: str, *, busy_timeout: float, durable: bool, frame_bytes: int,
+                  level: int, segment_entry_bytes: int) -> BlobStore:
+    """The blob store of a PostgreSQL ``index``, after :func:`scratchfs.engine.pairing.check_pairing` (left to the
+    object store's first request when it cannot answer now: a store still opens -- and offload passes results
+    through -- while its object store is down). Raises as :func:`open_backends`."""
+    blobs: BlobStore | None = None
+    try:
+        if blobs_url in _DEFAULT:
+            blobs = Blobs(root, frame_bytes, level, durable, segment_entry_bytes)
+            read_marker, write_marker = local_marker(root)
+        else:
+            from scratchfs.engine.s3_blobs import S3Blobs
+
+            blobs = S3Blobs(blobs_url, frame_bytes, level, timeout=max(busy_timeout, 1.0),
+                            delete_lock=index.delete_lock)
+            read_marker, write_marker = s3_marker(blobs)
+        check = functools.partial(check_pairing, index, location_of(blobs_url), read_marker, write_marker,
+                                  blobs.exists)
+        try:
+            check()
+        except (StorageError, StoreBusy):
+            if blobs_url in _DEFAULT:
+                raise
+            blobs.gate.set(check)  # type: ignore[attr-defined]
+        return blobs
+    except BaseException:
+        if blobs is not None:
+            blobs.close()
+        raise
 
 
 _EXTRAS = {"postgres": ("psycopg", "psycopg_pool"), "s3": ("boto3", "botocore")}

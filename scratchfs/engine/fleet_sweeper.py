@@ -67,7 +67,8 @@ def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], 
             batch = index.pop_expired(now, BATCH_ROWS)
             rows += len(batch)
             if batch:
-                sizes = {blobs.key(r.run_id, r.agent_id, r.blob): r.stored_size for r in batch}
+                sizes = {key: r.stored_size for r in batch  # (a row naming no object of this store: none to delete)
+                         if (key := blobs.object_key(r.run_id, r.agent_id, r.blob)) is not None}
                 deleted, failed = blobs.delete_confirmed(sizes)  # (one read here: when it is done)
                 files, freed = files + len(deleted), freed + sum(sizes[k] for k in deleted)
                 failures.update(failed)
@@ -79,7 +80,7 @@ def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], 
         listed = {(obj.run, obj.agent, obj.token) for obj in objects}
         missing = [(row_id, blob) for row_id, run_id, agent_id, blob in known
                    if _where(run_id, agent_id, blob) not in listed
-                   and blobs.head(blobs.key(run_id, agent_id, blob)) is None]
+                   and ((key := blobs.object_key(run_id, agent_id, blob)) is None or blobs.head(key) is None)]
         dropped = index.delete_rows(missing)
         named = {_where(*row[1:]) for row in known}
         cutoff = clock() - grace

@@ -5,6 +5,7 @@ Tables (in the index's own schema, ``scratchfs`` by default; see :mod:`scratchfs
     schema_version (version integer primary key, applied_at)   one row per applied step
     entries        one row per (run_id, agent_id, kind, key); preview and shape as UTF-8 bytea (text cannot hold NUL)
     gone           tombstones of the last hour, by (run_id, agent_id, kind, key)
+    store          one row: the store id and the blob location the index is paired with (scratchfs.engine.pairing)
 
 Upgrade path: a new scratchfs appends a step to :data:`MIGRATIONS` and bumps :data:`SCHEMA_VERSION`; the first store
 of the new version to open applies the missing steps in one transaction under an advisory lock (many hosts may open
@@ -22,7 +23,7 @@ from scratchfs.foundation.errors import StorageError
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "busy_refusal", "lock_key", "migrate", "probe"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The schema version this scratchfs writes and reads."""
 
 MIGRATIONS: dict[int, list[str]] = {
@@ -40,6 +41,9 @@ MIGRATIONS: dict[int, list[str]] = {
     ],
     # a run's entries of one kind in listing order: a listing of one kind reads no row of the other
     2: ["CREATE INDEX entries_run_kind_created ON @S.entries (run_id, kind, created_at, id)"],
+    # the store's id and the blob location it keeps its entries in (one row; scratchfs.engine.pairing)
+    3: ["CREATE TABLE @S.store (one boolean PRIMARY KEY DEFAULT true CHECK (one), id text NOT NULL, "
+        "blobs text NOT NULL, paired_at float8 NOT NULL)"],
 }
 """Schema steps by version: the SQL applied to go from version ``n - 1`` to ``n`` (``@S`` is the schema)."""
 

@@ -45,6 +45,7 @@ config files.) Credentials are never printed or logged by this module; error mes
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import tempfile
@@ -57,6 +58,7 @@ from urllib.parse import urlsplit
 
 from scratchfs.engine.binding import Binding
 from scratchfs.engine.caches import LRU
+from scratchfs.engine.pairing import Gate
 from scratchfs.engine.protocols import BlobFile, BlobInfo
 from scratchfs.engine.s3_readers import HeldKeys, S3Source
 from scratchfs.engine.seekable import SeekableWriter
@@ -181,11 +183,14 @@ class S3Blobs:
         self._tails: LRU[str, tuple[int, str, bytes]] = LRU(4096, max_weight=TAIL_CACHE_BYTES,
                                                             weigh=lambda found: len(found[2]))
         self.held = HeldKeys()  # objects this process reads: their deletion by an entry's removal waits
+        self.gate = Gate()  # a check every request waits for: the store's pairing, when it could not be made at open
 
     # -- client ---------------------------------------------------------------------------------------------------
 
     def client(self) -> Any:
-        """This process's boto3 S3 client (made from the AWS environment on first use; a fork child makes its own)."""
+        """This process's boto3 S3 client (made from the AWS environment on first use; a fork child makes its own).
+        A check left to :attr:`gate` runs first (raising what it raises)."""
+        self.gate.wait()
         if self._client is not None and self._client_pid == os.getpid():
             return self._client
         with self._client_lock:
@@ -224,14 +229,28 @@ class S3Blobs:
         return base if agent_id is None else base + ids.path_part(agent_id) + "/"
 
     def key(self, run_id: str, agent_id: str, token: str) -> str:
-        """The object key of blob ``token`` of a scope (``token`` is checked)."""
-        if not ids.TOKEN_RE.match(token):
-            raise ValueError(f"not a blob token: {token!r}")
-        return f"{self.scope_prefix(run_id, agent_id)}{token}.zst"
+        """The object key of blob ``token`` of a scope.
+
+        Raises:
+            FileNotFoundError: ``token`` is not a blob token (a row another kind of store wrote, such as a local
+                segment location): no object of this store can hold it, so it reads as a missing blob.
+        """
+        key = self.object_key(run_id, agent_id, token)
+        if key is None:
+            raise FileNotFoundError(errno.ENOENT, f"no object of this store can hold the blob {token!r}")
+        return key
+
+    def object_key(self, run_id: str, agent_id: str, token: str) -> str | None:
+        """:meth:`key`, or ``None`` for a row's blob that is not a blob token."""
+        return f"{self.scope_prefix(run_id, agent_id)}{token}.zst" if ids.TOKEN_RE.match(token) else None
 
     def path(self, run_id: str, agent_id: str, token: str) -> str:
         """``s3://bucket/key`` of a blob (for reports)."""
-        return f"s3://{self.bucket}/{self.key(run_id, agent_id, token)}"
+        key = self.object_key(run_id, agent_id, token)
+        if key is None:
+            return f"s3://{self.bucket}/{self.scope_prefix(run_id, agent_id)} (no object: {ids.shorten(token)!r} is " \
+                   "not a blob token)"
+        return f"s3://{self.bucket}/{key}"
 
     # -- writing --------------------------------------------------------------------------------------------------
 
@@ -379,7 +398,8 @@ class S3Blobs:
         Raises:
             StorageError: the object store failed or refused.
         """
-        return self.head(self.key(run_id, agent_id, token)) is not None
+        key = self.object_key(run_id, agent_id, token)
+        return key is not None and self.head(key) is not None
 
     def forget(self, run_id: str, agent_id: str, token: str) -> None:
         """Nothing to do: :meth:`unlink` deleted the object (no object outlives its row)."""
@@ -388,8 +408,8 @@ class S3Blobs:
         """Delete a blob whose row is gone (once this process's readers of it are done: :mod:`s3_readers`); return
         the bytes freed (0 if it was already gone, the store failed -- a later sweep removes objects no row names --
         or it waits for its readers). Never raises."""
-        key = self.key(run_id, agent_id, token)
-        if not self.held.defer([key]):
+        key = self.object_key(run_id, agent_id, token)
+        if key is None or not self.held.defer([key]):
             return 0
         try:
             found = self.head(key)
@@ -402,7 +422,7 @@ class S3Blobs:
     def unlink_many(self, blobs: list[tuple[str, str, str]]) -> int:
         """Delete many blobs ``(run_id, agent_id, token)`` with batched requests (no ``HEAD`` first); return how
         many objects the store confirmed deleted. Never raises."""
-        return self.delete_keys(self.key(*b) for b in blobs)
+        return self.delete_keys(key for key in (self.object_key(*b) for b in blobs) if key is not None)
 
     @contextmanager
     def _process_lock(self, exclusive: bool, timeout: float) -> Iterator[None]:
