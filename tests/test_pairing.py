@@ -171,3 +171,20 @@ def test_moving_the_blobs_as_the_readme_says_pairs_the_new_location(index, s3_en
     with ScratchStore(tmp_path / "a", index=index, blobs=moved) as store:
         assert read_all(store, handles) == expected
     assert pairing_row(postgres_dsn, pg_schema)[0][1] == moved
+
+
+@pytest.mark.parametrize("blob", ["../../etc/passwd", "s3://elsewhere/x.zst", "d7ee0a1b2c3d4e5f:nazh:x:332"])
+def test_a_row_naming_no_blob_of_a_local_store_reads_as_missing(index, tmp_path, postgres_dsn, pg_schema, blob):
+    from scratchfs.api.inspector import fsck
+
+    with ScratchStore(tmp_path / "a", index=index, orphan_grace=0) as store:
+        scope = store.scope("run-1", "agent-1")
+        scope.scratch_write("plan", b"the plan")
+        with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+            conn.execute(f'UPDATE "{pg_schema}".entries SET blob = %s WHERE key = %s', (blob, "plan"))
+        with pytest.raises(NotFound):
+            scope.scratch_read("plan")
+        assert [p.kind for p in fsck(store).problems if p.kind == "missing"] == ["missing"]
+        result = store.sweep()
+        assert result.missing_files == 1
+        assert store.list_entries() == []

@@ -26,6 +26,7 @@ blob ends with a binding frame naming its entry (:mod:`scratchfs.engine.binding`
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import logging
 import os
@@ -119,7 +120,11 @@ class Blobs:
         """Path of the blob ``token`` of a scope (for messages and tests; this class never opens by path).
         ``token`` must come from :func:`scratchfs.ids.new_token` (checked); for a segment entry's location, the
         segment's path."""
-        return f"{self.root}/{'/'.join(self._parts(run_id, agent_id))}/{_file_name(token)}"
+        where = f"{self.root}/{'/'.join(self._parts(run_id, agent_id))}"
+        try:
+            return f"{where}/{_file_name(token)}"
+        except FileNotFoundError:  # a row's blob no file can hold: the directory, and what the row says
+            return f"{where} (no file: {ids.shorten(token)!r})"
 
     @staticmethod
     def segment_dir(run_id: str, agent_id: str) -> tuple[str, str]:
@@ -269,21 +274,18 @@ class Blobs:
         return self._dirs.open_file(parts, name, os.O_RDONLY, f"{'/'.join(parts)}/{name}", CorruptBlob)
 
     def exists(self, run_id: str, agent_id: str, token: str) -> bool:
-        """True if something is at the blob's name (False only when it is missing, the way there included): one
-        ``lstat`` of its path from the root's descriptor for a regular file found before, if it is still the very same
-        file (see :class:`~scratchfs.engine.caches.SeenFiles`); else four, no descriptor opened (each directory on
-        the way a real directory, the name looked up without following a link; anything unexpected on the way is
-        decided by the descriptor walk of :func:`safe_fs.walk`, which raises for it).
-
-        Raises:
-            StorageError: a directory on the way is a link or not a directory, or the file system failed.
-        """
+        """True if something is at the blob's name (False when it is missing, the way there included, or no file can
+        hold it): one ``lstat`` from the root's descriptor for a regular file found before, if it is still the same
+        file (:class:`~scratchfs.engine.caches.SeenFiles`); else four, no descriptor opened (each directory a real
+        one, no link followed; anything unexpected on the way is left to :func:`safe_fs.walk`, which raises for it).
+        Raises StorageError: a directory on the way is a link or not a directory, or the file system failed."""
         ident = (run_id, agent_id, token)
         found = self._seen.check(self.root_fd, ident)
         if found is not None:
             return segments.slice_fits(found, token)
-        path, name = "", _file_name(token)
+        path = ""
         try:
+            name = _file_name(token)
             for part in self._parts(run_id, agent_id):
                 path = f"{path}/{part}" if path else part
                 if not stat.S_ISDIR(os.stat(path, dir_fd=self.root_fd, follow_symlinks=False).st_mode):
@@ -317,13 +319,16 @@ class Blobs:
         removed: that is logged as a warning and left to a later sweep, which removes files no row names). Never
         raises. A segment entry's bytes stay where they are (0 is returned): the sweeper reclaims a segment once no
         row names any blob in it."""
-        if segments.is_location(token):
+        if segments.is_location(token) or not ids.TOKEN_RE.match(token):
             return 0
         return self.unlink_part(self._parts(run_id, agent_id), _name(token))
 
     def forget(self, run_id: str, agent_id: str, blob: str) -> None:
         """Mark a deleted segment entry's record dead, for a rebuild not to restore it (:func:`segments.forget_at`)."""
-        at, name = self._parts(run_id, agent_id), _file_name(blob)
+        try:
+            at, name = self._parts(run_id, agent_id), _file_name(blob)
+        except FileNotFoundError:
+            return
         segments.forget_at(lambda: self._dirs.open_file(at, name, os.O_RDWR, name, CorruptBlob), blob)
 
     def unlink_part(self, parts: tuple[str, ...], name: str) -> int:
@@ -393,10 +398,10 @@ class Blobs:
         blobs are (``runs/``)."""
         if run_id is None or agent_id is None or token is None:
             return str(self.runs)
-        if segments.is_location(token):
-            where = segments.parse_location(token)
-            return f"{self.path(run_id, agent_id, token)} (bytes {where.offset}+{where.length})"
-        return str(self.path(run_id, agent_id, token))
+        with contextlib.suppress(ValueError):
+            where = segments.parse_location(token) if segments.is_location(token) else None
+            return self.path(run_id, agent_id, token) + (f" (bytes {where.offset}+{where.length})" if where else "")
+        return self.path(run_id, agent_id, token)
 
     def detach_scope(self, run_id: str, agent_id: str | None) -> Path | None:
         """Move a run's directory (or one agent's) into ``trash/`` (see :meth:`move_to_trash`); call it under the
@@ -526,13 +531,17 @@ class Blobs:
 
 def _name(token: str) -> str:
     if not ids.TOKEN_RE.match(token):
-        raise ValueError(f"not a blob token: {token!r}")
+        raise FileNotFoundError(errno.ENOENT, f"no file can hold the blob {ids.shorten(token)!r}")
     return token + BLOB_SUFFIX
 
 
 def _file_name(blob: str) -> str:
-    """The file a row's ``blob`` names: ``<token>.zst``, or a location's segment file."""
-    return segments.parse_location(blob).name if segments.is_location(blob) else _name(blob)
+    """The file a row's ``blob`` names: ``<token>.zst``, or a location's segment file. Raises FileNotFoundError for
+    a blob that is neither (a row another kind of store wrote): it reads as a missing blob."""
+    try:
+        return segments.parse_location(blob).name if segments.is_location(blob) else _name(blob)
+    except ValueError:
+        raise FileNotFoundError(errno.ENOENT, f"no file can hold the blob {ids.shorten(blob)!r}") from None
 
 
 def _unlink_quietly(dir_fd: int, name: str) -> None:
