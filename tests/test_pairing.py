@@ -188,3 +188,16 @@ def test_a_row_naming_no_blob_of_a_local_store_reads_as_missing(index, tmp_path,
         result = store.sweep()
         assert result.missing_files == 1
         assert store.list_entries() == []
+
+
+def test_a_fleet_host_keeps_no_reserve_file_under_its_root(index, s3_env, tmp_path):
+    """The reserve is room for the SQLite index's write-ahead log on a full disk: a PostgreSQL index needs none
+    (newuser5: every fleet host wrote 256 KiB of zeros under ~/.cache/scratchfs)."""
+    with ScratchStore(tmp_path / "fleet", index=index, blobs=s3_env) as store:
+        store.scope("run-1", "agent-1").spill(b"x\n" * 10_000)
+        store.delete_run("run-1")
+        store.sweep()
+    assert not (tmp_path / "fleet" / "reserve").exists()
+    with ScratchStore(tmp_path / "local") as store:
+        pass
+    assert (tmp_path / "local" / "reserve").stat().st_size == 256 * 1024

@@ -40,7 +40,7 @@ from scratchfs.engine.backends import (
     sweep_backends,
 )
 from scratchfs.engine.protocols import Entry
-from scratchfs.engine.reserve import Reserve
+from scratchfs.engine.reserve import RESERVE_BYTES, Reserve
 from scratchfs.engine.sweeper import Sweeper, SweepResult
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import InvalidArgument, NotFound, StorageError, StoreBusy
@@ -141,7 +141,9 @@ class ScratchStore:
             segment_entry_bytes=s.segment_entry_bytes)
         self.closed = False
         self.entries = Entries(s, self.index, self.blobs, lambda: self.closed)
-        self.reserve = Reserve(self.root / "reserve")  # released when a delete or sweep finds the disk full
+        # released when a delete or sweep finds the disk full: room for the SQLite index's write-ahead log (none with
+        # a PostgreSQL index, whose disk is the server's)
+        self.reserve = Reserve(self.root / "reserve", RESERVE_BYTES if local_index(self.index_url) else 0)
         self.reserve.ensure()
         self._sweeper: Sweeper | None = None
         self._sweeper_lock = threading.Lock()

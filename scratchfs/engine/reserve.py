@@ -48,7 +48,7 @@ class Reserve:
 
     Args:
         path: the file (``<root>/reserve``).
-        size: its size in bytes.
+        size: its size in bytes (0: no reserve).
     """
 
     def __init__(self, path: str | os.PathLike[str], size: int = RESERVE_BYTES) -> None:
@@ -58,7 +58,10 @@ class Reserve:
     def ensure(self) -> bool:
         """Write the reserve if it is missing (zeros, so the blocks are really allocated; written beside and renamed
         into place, so a half-written reserve is never mistaken for a whole one). Return True if it is in place.
-        Never raises: on a full or read-only disk it stays missing until a later call."""
+        Never raises: on a full or read-only disk it stays missing until a later call. A reserve of 0 bytes (a store
+        with no local index) is never written."""
+        if self.size <= 0:
+            return False
         try:
             st = os.lstat(self.path)
             if st.st_size >= self.size:
