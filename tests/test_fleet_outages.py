@@ -1,0 +1,67 @@
+"""An S3 store that hangs or cannot be reached, as a fleet trial met it: every operation fails within about
+``busy_timeout`` (a hung server -- a socket that accepts connections and never answers -- once blocked a spill for
+four attempts of ``busy_timeout`` each plus backoff: 126 s by default), ``offload`` passes the result through within
+that time too, and the error is one line naming the endpoint and what to do."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import pytest
+
+from scratchfs import Observation, ScratchStore, StorageError
+from scratchfs.engine.s3_blobs import S3Blobs
+from scratchfs.foundation.checks import new_token
+from tests.services import postgres_url
+
+BUSY = 3.0
+SLACK = 1.5  # a PUT's wait for "100 Continue" (1 s, botocore's) and the scheduler
+
+
+@pytest.fixture
+def hung_endpoint():
+    """``http://127.0.0.1:PORT`` of a socket that listens (the kernel completes connections) and never answers."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(128)
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+def timed(call):
+    started = time.monotonic()
+    try:
+        return call(), time.monotonic() - started
+    except StorageError as exc:
+        return exc, time.monotonic() - started
+
+
+def test_a_hung_object_store_fails_each_operation_within_the_busy_timeout(postgres_dsn, pg_schema, s3_env, tmp_path,
+                                                                         hung_endpoint, monkeypatch):
+    index = postgres_url(postgres_dsn, pg_schema)
+    with ScratchStore(tmp_path / "before", index=index, blobs=s3_env) as store:
+        handle = store.scope("run-1", "agent-1").spill(b"spilled before the hang\n" * 4000).handle
+    monkeypatch.setenv("AWS_ENDPOINT_URL", hung_endpoint)
+    with ScratchStore(tmp_path / "during", index=index, blobs=s3_env, busy_timeout=BUSY) as store:
+        scope = store.scope("run-1", "agent-1")
+        failed, took = timed(lambda: scope.spill(b"during the hang\n" * 4000))
+        assert isinstance(failed, StorageError), failed
+        assert took < BUSY + SLACK, took
+        failed, took = timed(lambda: scope.read_handle(handle, length=100))
+        assert isinstance(failed, StorageError), failed
+        assert took < BUSY + SLACK, took
+        obs = Observation(tool="sql.query", content="z" * 100_000, result_class="query")
+        passed, took = timed(lambda: scope.offload(obs))
+        assert passed is obs  # the turn goes on with the whole result, within the bound
+        assert took < BUSY + SLACK, took
+        assert [e.key for e in store.list_entries()] == [handle]
+
+
+def test_the_default_bound_on_a_hung_store_is_the_default_busy_timeout(s3_env, hung_endpoint, monkeypatch):
+    """With the default busy_timeout (30 s) a request ends within it: at most three attempts of 10 s, and none
+    started that could not end in time."""
+    monkeypatch.setenv("AWS_ENDPOINT_URL", hung_endpoint)
+    blobs = S3Blobs(s3_env, frame_bytes=4096, level=3, timeout=30.0)
+    failed, took = timed(lambda: blobs.open_source("run-1", "agent-1", new_token()))
+    assert isinstance(failed, StorageError)
+    assert 18 < took < 30 + SLACK, took  # two attempts of 10 s (and the backoff), no third
