@@ -13,7 +13,7 @@ import pytest
 from scratchfs import Observation, ScratchStore, StorageError
 from scratchfs.engine.s3_blobs import S3Blobs
 from scratchfs.foundation.checks import new_token
-from tests.services import postgres_url
+from tests.services import free_port, postgres_url
 
 BUSY = 3.0
 SLACK = 1.5  # a PUT's wait for "100 Continue" (1 s, botocore's) and the scheduler
@@ -65,3 +65,42 @@ def test_the_default_bound_on_a_hung_store_is_the_default_busy_timeout(s3_env, h
     failed, took = timed(lambda: blobs.open_source("run-1", "agent-1", new_token()))
     assert isinstance(failed, StorageError)
     assert 18 < took < 30 + SLACK, took  # two attempts of 10 s (and the backoff), no third
+
+
+def test_a_hang_names_the_endpoint_the_bound_and_the_setting(s3_env, hung_endpoint, monkeypatch):
+    monkeypatch.setenv("AWS_ENDPOINT_URL", hung_endpoint)
+    blobs = S3Blobs(s3_env, frame_bytes=4096, level=3, timeout=2.0)
+    with pytest.raises(StorageError) as err:
+        blobs.write("run-1", "agent-1", new_token(), [b"data"])
+    message = str(err.value)
+    assert "\n" not in message
+    assert f"(ReadTimeoutError: the endpoint {hung_endpoint} did not answer within 2 s; check that the store is up " \
+           "and $AWS_ENDPOINT_URL names it)" in message, message
+
+
+def test_a_refused_connection_names_the_endpoint_and_the_setting(s3_env, monkeypatch):
+    endpoint = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    monkeypatch.setenv("AWS_ENDPOINT_URL", endpoint)
+    blobs = S3Blobs(s3_env, frame_bytes=4096, level=3, timeout=2.0)
+    with pytest.raises(StorageError) as err:
+        blobs.open_source("run-1", "agent-1", new_token())
+    assert str(err.value).endswith(f"(EndpointConnectionError: cannot connect to the endpoint {endpoint}; check that "
+                                   "the store is up and $AWS_ENDPOINT_URL names it)"), str(err.value)
+    assert "scratchfs-test-secret" not in str(err.value)
+
+
+def test_without_an_endpoint_setting_the_error_says_to_set_one(s3_env, monkeypatch):
+    """No AWS_ENDPOINT_URL: the client goes to AWS (unreachable here, a sandbox without network -- or a region
+    host that does not resolve); the message names the AWS endpoint it tried and the setting that was missing."""
+    monkeypatch.delenv("AWS_ENDPOINT_URL")
+    monkeypatch.setenv("AWS_REGION", "nowhere-1")
+    monkeypatch.setenv("HTTPS_PROXY", f"http://127.0.0.1:{free_port()}")  # never the network, whatever the host has
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    blobs = S3Blobs(s3_env, frame_bytes=4096, level=3, timeout=2.0)
+    with pytest.raises(StorageError) as err:
+        blobs.open_source("run-1", "agent-1", new_token())
+    message = str(err.value)
+    assert "amazonaws.com" in message, message
+    assert message.endswith("; $AWS_ENDPOINT_URL is unset: for an S3-compatible store set it to the store's URL)"), \
+        message

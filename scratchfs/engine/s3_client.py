@@ -7,7 +7,8 @@ decides which failures are retried). So a server that accepts connections and ne
 about ``timeout`` seconds, not ``ATTEMPTS`` times it plus backoff (before: 4 attempts of ``timeout`` each).
 
 **Messages.** :func:`storage_error` turns a botocore failure into one :class:`StorageError` line that names what
-failed and what to do: a missing bucket, refused credentials.
+failed and what to do: the endpoint that cannot be reached or did not answer (and ``AWS_ENDPOINT_URL`` when it is
+unset, or as the setting to check), a missing bucket, refused credentials.
 """
 
 from __future__ import annotations
@@ -119,4 +120,23 @@ def storage_error(exc: BaseException, doing: str, endpoint: str | None = None, t
         reason += f": {named} does not exist; create it first (scratchfs never creates a bucket)"
     elif code in ("AccessDenied", "403", "InvalidAccessKeyId", "SignatureDoesNotMatch"):
         reason += ": check the AWS credentials and the bucket's policy"
+    elif not code:
+        reason = _unreached(exc, reason, endpoint, timeout) or reason
     return StorageError(f"the object store failed while {doing} ({reason})")
+
+
+def _unreached(exc: BaseException, name: str, endpoint: str | None, timeout: float | None) -> str | None:
+    """Why ``endpoint`` was not reached, and the fix, for a connection or timeout failure; else None."""
+    from botocore.exceptions import ConnectionError as BotoConnectionError
+    from botocore.exceptions import ConnectTimeoutError, ReadTimeoutError
+
+    where = f"the endpoint {endpoint}" if endpoint else "the S3 endpoint"
+    configured = next((n for n in _ENDPOINT_VARS if os.environ.get(n)), None)
+    fix = (f"check that the store is up and ${configured} names it" if configured else
+           "$AWS_ENDPOINT_URL is unset: for an S3-compatible store set it to the store's URL")
+    if isinstance(exc, (NoAnswer, ReadTimeoutError, ConnectTimeoutError)):
+        within = f" within {timeout:g} s" if timeout is not None else ""
+        return f"{name}: {where} did not answer{within}; {fix}"
+    if isinstance(exc, BotoConnectionError):
+        return f"{name}: cannot connect to {where}; {fix}"
+    return None
