@@ -14,13 +14,16 @@ at once); an older scratchfs refuses a newer schema with :class:`StorageError` i
 from __future__ import annotations
 
 import hashlib
+import re
 
 import psycopg
 from psycopg import sql as pg_sql
 
+from scratchfs.foundation.checks import shorten
 from scratchfs.foundation.errors import StorageError
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "busy_refusal", "lock_key", "migrate", "probe"]
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "busy_refusal", "lock_key", "migrate", "probe", "run_refusal",
+           "runs_name"]
 
 SCHEMA_VERSION = 2
 """The schema version this scratchfs writes and reads."""
@@ -74,6 +77,25 @@ def migrate(conn: psycopg.Connection, schema: str, runs: tuple[str | None, str, 
     return version
 
 
+def runs_name(runs: tuple[str | None, str, str]) -> str:
+    """``schema.table(column)`` (or ``table(column)``) of a runs table, as ``runs_table=`` names it."""
+    ref_schema, table, column = runs
+    return f"{ref_schema + '.' if ref_schema else ''}{table}({column})"
+
+
+_FK_DETAIL = re.compile(r'Key \((?P<column>.*?)\)=\((?P<value>.*)\) is not present in table "(?P<table>.*)"', re.S)
+_LACKS = " the platform adds a run's row before its agents write (or leave runs_table= off the index URL)"
+
+
+def run_refusal(exc: psycopg.Error, doing: str, runs: tuple[str | None, str, str] | None) -> StorageError:
+    """The error of a write the platform cascade refused (``ForeignKeyViolation``): the run and the runs table
+    named, from the server's detail (``Key (run_id)=(r) is not present in table "runs"``), and what to do."""
+    found = _FK_DETAIL.search(getattr(getattr(exc, "diag", None), "message_detail", None) or "")
+    table = runs_name(runs) if runs is not None else (repr(found["table"]) if found else "")
+    run = f"run {shorten(found['value'])}" if found else "such run"
+    return StorageError(f"the platform's runs table {table + ' ' if table else ''}has no {run} while {doing}:{_LACKS}")
+
+
 def _tie_to_runs(conn: psycopg.Connection, schema: str, runs: tuple[str | None, str, str]) -> None:
     ref_schema, table, column = runs
     exists = conn.execute(
@@ -83,6 +105,16 @@ def _tie_to_runs(conn: psycopg.Connection, schema: str, runs: tuple[str | None, 
     if exists:
         return
     target = pg_sql.Identifier(table) if ref_schema is None else pg_sql.Identifier(ref_schema, table)
+    count, some = conn.execute(pg_sql.SQL(  # the runs the key would refuse, told before it is tried
+        "SELECT count(*), (array_agg(run_id ORDER BY run_id))[1:3] FROM (SELECT DISTINCT run_id FROM {}.entries e "
+        "WHERE NOT EXISTS (SELECT 1 FROM {} r WHERE r.{}::text = e.run_id)) missing").format(
+        pg_sql.Identifier(schema), target, pg_sql.Identifier(column))).fetchone()
+    if count:
+        named = ", ".join(shorten(run) for run in some) + (f", and {count - len(some)} more" if count > 3 else "")
+        raise StorageError(
+            f"cannot tie the index schema {schema!r} to the runs table {runs_name(runs)}: its entries name {count} "
+            f"run{'' if count == 1 else 's'} the table lacks ({named}); add them to the table, delete their entries "
+            "(scratchfs delete-run), or leave runs_table= off the index URL")
     conn.execute(pg_sql.SQL(
         "ALTER TABLE {}.entries ADD CONSTRAINT entries_run_fk FOREIGN KEY (run_id) REFERENCES {} ({}) "
         "ON DELETE CASCADE").format(pg_sql.Identifier(schema), target, pg_sql.Identifier(column)))
