@@ -1,14 +1,16 @@
 """What a PostgreSQL index says when it cannot do what was asked, as a fleet trial met it: the platform cascade's
 refusals name the run and the runs table (and, on tying an existing schema to a runs table, the runs its entries name
-that the table lacks)."""
+that the table lacks); the web inspector answers 503 with Retry-After while the index is out of reach."""
 
 from __future__ import annotations
+
+import time
 
 import psycopg
 import pytest
 
-from scratchfs import ScratchStore, StorageError
-from tests.services import postgres_url
+from scratchfs import ScratchStore, StorageError, StoreBusy
+from tests.services import PostgresServer, _pg_bin, postgres_url, unavailable
 
 
 @pytest.fixture
@@ -53,3 +55,50 @@ def test_tying_an_existing_schema_to_a_runs_table_names_the_runs_it_lacks(postgr
         store.delete_run("run-9")
     with ScratchStore(tmp_path, index=plain + f"&runs_table={platform}") as store:
         assert [e.run_id for e in store.list_entries()] == ["run-1"]
+
+
+def _web(store):
+    from starlette.testclient import TestClient
+
+    from scratchfs.web import create_app
+
+    token = "test-token-0123456789abcdef"
+    return TestClient(create_app(store, token), headers={"Authorization": f"Bearer {token}"})
+
+
+def test_the_web_api_answers_503_with_retry_after_while_the_index_database_is_down(tmp_path):
+    """A fleet trial: with PostgreSQL down every API call answered 500 ``storage``; an index that cannot be reached
+    is a server unavailable for now (503, with Retry-After), as a busy one is."""
+    if _pg_bin() is None:
+        unavailable("no PostgreSQL binaries to start a server of this test's own")
+    server = PostgresServer(_pg_bin())
+    try:
+        server.start()
+        with ScratchStore(tmp_path, index=postgres_url(server.dsn, "scratchfs"), busy_timeout=1.0) as store:
+            scope = store.scope("run-1", "agent-1")
+            handle = scope.spill(b"before the outage\n" * 100).handle
+            with _web(store) as client:
+                assert client.get("/api/runs").status_code == 200
+                server.stop()
+                for path in ("/api/runs", "/api/stats", f"/api/runs/run-1/agents/agent-1/handles/{handle}/read",
+                             "/api/runs/run-1/scratch"):
+                    started = time.monotonic()
+                    got = client.get(path)
+                    assert got.status_code == 503, (path, got.status_code, got.text)
+                    assert got.headers["Retry-After"].isdigit(), path
+                    assert got.json()["error"]["kind"] == "storage", path
+                    assert time.monotonic() - started < 15, path
+                server.start()
+                assert client.get("/api/runs").status_code == 200  # the pool reconnects
+    finally:
+        server.remove()
+
+
+def test_a_busy_index_is_503_with_retry_after_and_a_failing_one_500():
+    from scratchfs.web.api import error_response
+
+    busy = error_response(StoreBusy("the index stayed busy past the busy timeout"))
+    assert (busy.status_code, busy.headers["Retry-After"].isdigit()) == (503, True)
+    failed = error_response(StorageError("the disk is full"))  # not a server away: retrying later does not help
+    assert failed.status_code == 500
+    assert "Retry-After" not in failed.headers

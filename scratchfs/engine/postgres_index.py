@@ -53,7 +53,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from scratchfs.engine.keyset import LISTING_ORDER, page_filter
 from scratchfs.engine.postgres_expiry import OVERTAKEN, PostgresExpiry
-from scratchfs.engine.postgres_schema import SCHEMA_VERSION, lock_key, migrate, probe, run_refusal
+from scratchfs.engine.postgres_schema import SCHEMA_VERSION, flag_unavailable, lock_key, migrate, probe, run_refusal
 from scratchfs.engine.postgres_stats import PostgresAggregates
 from scratchfs.engine.protocols import Entry, ExpiredRow, Gone, check_quota
 from scratchfs.foundation.errors import StorageError, StoreBusy, StoreClosed
@@ -77,12 +77,12 @@ def _typed(exc: BaseException, doing: str, runs: tuple[str | None, str, str] | N
                         pg_errors.SerializationFailure)):
         return StoreBusy(f"the index database stayed busy past the busy timeout while {doing}")
     if isinstance(exc, PoolTimeout):
-        return StorageError(f"no connection to the index database within the busy timeout while {doing} "
-                            "(the server is down, refusing or overloaded)")
+        return flag_unavailable(exc, StorageError(f"no connection to the index database within the busy timeout "
+                                                  f"while {doing} (the server is down, refusing or overloaded)"))
     if isinstance(exc, pg_errors.ForeignKeyViolation):
         return run_refusal(exc, doing, runs)
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return StorageError(f"the index database failed while {doing}: {text}")
+    return flag_unavailable(exc, StorageError(f"the index database failed while {doing}: {text}"))
 
 
 class PostgresIndex(PostgresAggregates, PostgresExpiry):

@@ -18,12 +18,13 @@ import re
 
 import psycopg
 from psycopg import sql as pg_sql
+from psycopg_pool import PoolTimeout
 
 from scratchfs.foundation.checks import shorten
 from scratchfs.foundation.errors import StorageError
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "busy_refusal", "lock_key", "migrate", "probe", "run_refusal",
-           "runs_name"]
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "busy_refusal", "flag_unavailable", "lock_key", "migrate", "probe",
+           "run_refusal", "runs_name"]
 
 SCHEMA_VERSION = 2
 """The schema version this scratchfs writes and reads."""
@@ -129,6 +130,23 @@ def busy_refusal(exc: psycopg.OperationalError) -> bool:
     a role's limit, 53300), starting up or shutting down (57P03) -- by its SQLSTATE or, as libpq often gives none at
     connect time, its message: what a pool's retries wait out, unlike a refusal, a wrong password or database."""
     return getattr(exc, "sqlstate", None) in _BUSY or any(word in str(exc).lower() for word in _BUSY[2:])
+
+
+_AWAY = ("refused", "timeout expired", "closed the connection", "terminating connection", "could not receive",
+         "could not send", "no route to host", "is the server running", "connection is lost", "connection is closed")
+
+
+def flag_unavailable(exc: BaseException, error: StorageError) -> StorageError:
+    """``error`` (the store's error for ``exc``), with ``error.unavailable = True`` when ``exc`` says the database
+    is out of reach for now -- no pooled connection in time, a connection refused, broken or timed out, a server
+    busy, starting up or shutting down -- rather than refusing what was asked (a wrong password, a bad statement):
+    what a caller may retry later (the web inspector answers 503 with ``Retry-After``)."""
+    state = getattr(exc, "sqlstate", None) or ""
+    if isinstance(exc, PoolTimeout) or (isinstance(exc, psycopg.OperationalError) and (
+            busy_refusal(exc) or state.startswith("08") or state in ("57P01", "57P02")
+            or any(word in str(exc).lower() for word in _AWAY))):
+        error.unavailable = True  # type: ignore[attr-defined]
+    return error
 
 
 def probe(dsn: str, connect_timeout: int) -> None:

@@ -8,7 +8,8 @@ about ``timeout`` seconds, not ``ATTEMPTS`` times it plus backoff (before: 4 att
 
 **Messages.** :func:`storage_error` turns a botocore failure into one :class:`StorageError` line that names what
 failed and what to do: the endpoint that cannot be reached or did not answer (and ``AWS_ENDPOINT_URL`` when it is
-unset, or as the setting to check), a missing bucket, refused credentials.
+unset, or as the setting to check), a missing bucket, refused credentials. A store out of reach for now (not
+reached, no answer, or slowing down) marks the error ``unavailable = True``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ ATTEMPTS = 3
 
 _DEADLINE = "scratchfs_deadline"
 _LAST = "scratchfs_last_failure"
+_AWAY_CODES = {"SlowDown", "ServiceUnavailable", "503", "RequestTimeout"}
 _ENDPOINT_VARS = ("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
 
 
@@ -122,7 +124,10 @@ def storage_error(exc: BaseException, doing: str, endpoint: str | None = None, t
         reason += ": check the AWS credentials and the bucket's policy"
     elif not code:
         reason = _unreached(exc, reason, endpoint, timeout) or reason
-    return StorageError(f"the object store failed while {doing} ({reason})")
+    error = StorageError(f"the object store failed while {doing} ({reason})")
+    if code in _AWAY_CODES or (not code and reason != type(exc).__name__):
+        error.unavailable = True  # type: ignore[attr-defined]  # out of reach for now: the web answers 503
+    return error
 
 
 def _unreached(exc: BaseException, name: str, endpoint: str | None, timeout: float | None) -> str | None:
