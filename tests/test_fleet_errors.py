@@ -102,3 +102,57 @@ def test_a_busy_index_is_503_with_retry_after_and_a_failing_one_500():
     failed = error_response(StorageError("the disk is full"))  # not a server away: retrying later does not help
     assert failed.status_code == 500
     assert "Retry-After" not in failed.headers
+
+
+def _schemas(dsn, name):
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        return conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname = %s", (name,)).fetchone()[0]
+
+
+@pytest.mark.parametrize("args", [["ls"], ["stats"], ["fsck"], ["read-handle", "h_aaaaaaaaaaaaaaaaaaaaaaaa"],
+                                  ["scratch-read", "notes"], ["scratch-list"], ["sweep"], ["delete-run", "run-1"]])
+def test_a_read_only_command_against_a_schema_that_does_not_exist_says_so_and_creates_nothing(
+        args, postgres_dsn, pg_schema, tmp_path, monkeypatch):
+    """A fleet trial: ``ls`` against ``?schema=typo_schema`` made that empty schema and answered as if the store
+    were empty (exit 0); a local store's read-only command exits 1 when there is no store."""
+    from click.testing import CliRunner
+
+    from scratchfs.cli import main
+
+    typo = f"{pg_schema}_typo"
+    monkeypatch.setenv("SCRATCHFS_INDEX", postgres_url(postgres_dsn, typo))
+    monkeypatch.setenv("SCRATCHFS_RUN_ID", "run-1")
+    monkeypatch.setenv("SCRATCHFS_AGENT_ID", "agent-1")
+    monkeypatch.delenv("SCRATCHFS_BLOBS", raising=False)
+    done = CliRunner().invoke(main, [*args, "--root", str(tmp_path / "host")])
+    assert done.exit_code == 1, done.output
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert f"no index schema '{typo}' in the database at postgresql://postgres@" in done.stderr, done.stderr
+    assert "?schema=" in done.stderr, done.stderr
+    assert _schemas(postgres_dsn, typo) == 0  # nothing was created
+    page = tmp_path / "page.txt"
+    page.write_bytes(b"a line\n" * 10)
+    written = CliRunner().invoke(main, ["spill", str(page), "--root", str(tmp_path / "host")])
+    assert written.exit_code == 0, written.output  # a write still creates it
+    assert _schemas(postgres_dsn, typo) == 1
+    again = CliRunner().invoke(main, ["ls", "--json", "--root", str(tmp_path / "host")])
+    assert again.exit_code == 0, again.output
+
+
+def test_a_rebuild_makes_a_schema_lost_whole_again(postgres_dsn, pg_schema, tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from scratchfs.cli import main
+
+    index = postgres_url(postgres_dsn, pg_schema)
+    with ScratchStore(tmp_path, index=index) as store:
+        handle = store.scope("run-1", "agent-1").spill(b"kept in its blob\n" * 100).handle
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+        conn.execute(f'DROP SCHEMA "{pg_schema}" CASCADE')  # the index lost whole
+    monkeypatch.setenv("SCRATCHFS_INDEX", index)
+    monkeypatch.delenv("SCRATCHFS_BLOBS", raising=False)
+    assert CliRunner().invoke(main, ["ls", "--root", str(tmp_path)]).exit_code == 1
+    done = CliRunner().invoke(main, ["fsck", "--rebuild-index", "--root", str(tmp_path)])
+    assert done.exit_code == 0, done.output
+    with ScratchStore(tmp_path, index=index) as store:
+        assert store.scope("run-1", "agent-1").read_handle(handle, length=17).data == b"kept in its blob\n"

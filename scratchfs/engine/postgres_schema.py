@@ -23,8 +23,8 @@ from psycopg_pool import PoolTimeout
 from scratchfs.foundation.checks import shorten
 from scratchfs.foundation.errors import StorageError
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "busy_refusal", "flag_unavailable", "lock_key", "migrate", "probe",
-           "run_refusal", "runs_name"]
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "busy_refusal", "flag_unavailable", "holds_index", "lock_key", "migrate",
+           "probe", "run_refusal", "runs_name"]
 
 SCHEMA_VERSION = 2
 """The schema version this scratchfs writes and reads."""
@@ -157,3 +157,14 @@ def probe(dsn: str, connect_timeout: int) -> None:
     except psycopg.OperationalError as exc:
         if not busy_refusal(exc):
             raise
+
+
+def holds_index(dsn: str, schema: str, connect_timeout: int) -> bool | None:
+    """Whether ``schema`` holds a scratchfs index (its ``schema_version`` table), looked up without creating
+    anything; ``None`` when the server cannot be asked (the opening then tells why). Never raises."""
+    try:
+        with psycopg.connect(dsn, autocommit=True, connect_timeout=connect_timeout) as conn:
+            found = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (f'"{schema}".schema_version',)).fetchone()
+            return bool(found and found[0])
+    except psycopg.Error:
+        return None
