@@ -219,7 +219,8 @@ class S3Blobs:
                 (:mod:`scratchfs.engine.binding`).
 
         Raises:
-            StorageError: the object store refused or did not answer; no object is left behind.
+            StorageError: the object store refused or did not answer; no object is left behind (a multipart upload
+                is aborted, unless the store did not answer: then it is left to the bucket's lifecycle rule).
             InvalidArgument: from ``chunks`` (bad content); no object is left behind.
         """
         key = self.key(run_id, agent_id, token)
@@ -238,8 +239,9 @@ class S3Blobs:
                                            content=w.digest(), **fields).encode())
             upload.finish(_drain(fd))
         except BaseException as exc:
-            if writer is None or not writer.forked:  # in a fork() child the upload is the parent's, still going on
-                upload.abort()
+            if (writer is None or not writer.forked) and not getattr(exc, "unavailable", False):
+                upload.abort()  # (not in a fork() child: the upload is the parent's, still going on; nor to a store
+                # that did not answer: the abort would wait as long again, the whole spill bounded no more)
             if isinstance(exc, OSError) and not isinstance(exc, StorageError):
                 raise StorageError(f"cannot spool the blob: {exc.strerror or exc}") from exc
             raise
