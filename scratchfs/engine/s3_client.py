@@ -32,8 +32,9 @@ _ENDPOINT_VARS = ("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
 
 
 def attempt_timeout(timeout: float) -> float:
-    """The connect and read timeouts of one attempt (seconds): a third of ``timeout``, at least 0.5."""
-    return max(timeout / ATTEMPTS, 0.5)
+    """The connect and read timeouts of one attempt (seconds): a third of ``timeout``, at least 1 (a real store's
+    answer may take longer than less; a ``timeout`` of 1 then allows one attempt)."""
+    return max(timeout / ATTEMPTS, 1.0)
 
 
 def make_client(timeout: float, data_loader: Any = None) -> Any:
