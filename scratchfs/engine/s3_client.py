@@ -4,7 +4,10 @@
 store's ``timeout`` (its ``busy_timeout``) -- and the waits between them all fit in that ``timeout``: an attempt is
 not started unless its timeouts end within it (a deadline set when the request is made; botocore's own retry
 decides which failures are retried). So a server that accepts connections and never answers fails a request within
-about ``timeout`` seconds, not ``ATTEMPTS`` times it plus backoff (before: 4 attempts of ``timeout`` each).
+about ``timeout`` seconds (plus the second botocore waits for a ``100 Continue`` before a body it uploads), not
+``ATTEMPTS`` times it plus backoff (before: 4 attempts of ``timeout`` each). A store that answers with an error it
+asks to retry (``503 SlowDown``) gets its ``ATTEMPTS`` without the deadline: each answer came within an attempt's
+timeouts.
 
 **Messages.** :func:`storage_error` turns a botocore failure into one :class:`StorageError` line that names what
 failed and what to do: the endpoint that cannot be reached or did not answer (and ``AWS_ENDPOINT_URL`` when it is
