@@ -25,7 +25,7 @@ from scratchfs.api.entries import describe_content
 from scratchfs.api.settings import Settings
 from scratchfs.api.shape import SAMPLE_BYTES
 from scratchfs.api.store import ScratchStore
-from scratchfs.engine.backends import create_empty_index
+from scratchfs.engine.backends import ENV_INDEX, create_empty_index, local_index
 from scratchfs.engine.binding import Binding, UnboundBlob
 from scratchfs.engine.protocols import BlobFile, Entry
 from scratchfs.engine.seekable import FormatError, SeekableReader, read_seek_table
@@ -68,7 +68,8 @@ def open_for_rebuild(root: str | os.PathLike[str], **settings: Any) -> ScratchSt
     """Open a store whose index was lost -- missing or empty beside its blobs, which :class:`ScratchStore` refuses
     so that a lost index is never silently replaced -- or damaged (not a database, or failing SQLite's checks as it
     opens: the file is moved aside, never removed, to ``index.sqlite.damaged-<UTC time>`` and a WARNING log line
-    names it) with a new, empty index, for :func:`rebuild_index`.
+    names it) with a new, empty index, for :func:`rebuild_index`. A PostgreSQL index (``index=`` or
+    ``$SCRATCHFS_INDEX``) is opened as it is (its lost rows are inserted again; nothing is made under the root).
 
     Args:
         root: the store's root. settings: as :class:`ScratchStore` takes them.
@@ -78,6 +79,8 @@ def open_for_rebuild(root: str | os.PathLike[str], **settings: Any) -> ScratchSt
         InvalidArgument: a bad setting.
     """
     path = Path(root).expanduser().absolute()
+    if not local_index(settings.get("index") or os.environ.get(ENV_INDEX)):
+        return ScratchStore(path, **settings)  # a PostgreSQL index: its rows are rebuilt into it, nothing is moved
     aside = create_empty_index(path, busy_timeout=Settings(**settings).busy_timeout)
     if aside is not None:
         log.warning("scratchfs: the index was damaged: moved aside to %s; rebuilding it from the blobs", path / aside)
@@ -91,12 +94,13 @@ def rebuild_index(store: ScratchStore) -> RebuildReport:
         StoreBusy, StorageError: from the index or the delete lock (rows inserted so far stay).
     """
     report = RebuildReport()
-    for run_dir, agent_dir, path, token in store.blobs.blob_files():
+    for found in store.blobs.blob_files():
+        path, token = found.location, found.token
         if store.index.has_blob(token):
             report.already += 1
             continue
         try:
-            skipped = _restore(store, (run_dir, agent_dir), token)
+            skipped = _restore(store, found)
         except UnboundBlob:
             skipped = ("unbound", UNBOUND_SKIP)
         except (FormatError, CorruptBlob) as exc:
@@ -117,10 +121,11 @@ UNBOUND_SKIP = ("no binding frame (written before it, by the first scratchfs): n
 """Why a rebuild skips a blob without a binding frame."""
 
 
-def _restore(store: ScratchStore, where: tuple[str, str], token: str) -> tuple[str, str] | None:
-    """Insert the row of one blob; None on success, else why not (a :attr:`RebuildReport.reasons` key and the
-    words)."""
-    source = store.blobs.open_file(BlobFile(*where, "", token))
+def _restore(store: ScratchStore, found: BlobFile) -> tuple[str, str] | None:
+    """Insert the row of the blob ``found`` (as listed: an object is opened by its key, its ``location``); None on
+    success, else why not (a :attr:`RebuildReport.reasons` key and the words)."""
+    where, token = (found.run, found.agent), found.token
+    source = store.blobs.open_file(found)
     try:
         stored_size = source.size
         table = read_seek_table(source, stored_size)

@@ -36,6 +36,7 @@ from scratchfs.engine.backends import (
     describe_url,
     local_blobs,
     local_index,
+    missing_index,
     open_backends,
     sweep_backends,
 )
@@ -66,20 +67,25 @@ def store_root(root: str | os.PathLike[str] | None) -> Path:
     return Path(root).expanduser().absolute()
 
 
-def existing_store(root: str | os.PathLike[str] | None) -> Path:
+def existing_store(root: str | os.PathLike[str] | None, *, new_index_ok: bool = False) -> Path:
     """:func:`store_root`, when it exists: what a command that only reads or removes opens, so that a mistyped root
     is told, not made into a new empty store (an index, a reserve file and three folders). With a PostgreSQL index
-    (``$SCRATCHFS_INDEX``) the root holds only lock files and is not checked, nor with other than local blobs
-    (``$SCRATCHFS_BLOBS``: the opening tells a configuration no store can have before it makes anything). A
-    directory that exists is opened as :class:`ScratchStore` opens it (a folder of other files is refused there).
+    (``$SCRATCHFS_INDEX``) the root holds only lock files and is not checked, but the index's schema must hold an
+    index (a mistyped ``?schema=`` is told, not created empty; unless ``new_index_ok``: a rebuild of a lost one);
+    nor is it with other than local blobs (``$SCRATCHFS_BLOBS``: the opening tells a configuration no store can
+    have before it makes anything). A directory that exists is opened as :class:`ScratchStore` opens it (a folder
+    of other files is refused there).
 
     Raises:
         NotFound: nothing is at the root's path (``ENOENT``, looked up without following a link), or a link to where
-            nothing is.
-        InvalidArgument: as :func:`store_root`.
+            nothing is; or the PostgreSQL index's schema holds no index.
+        InvalidArgument: as :func:`store_root`; a malformed index URL.
     """
     path = store_root(root)
     if not (local_index(os.environ.get(ENV_INDEX)) and local_blobs(os.environ.get(ENV_BLOBS))):
+        missing = None if new_index_ok else missing_index(os.environ.get(ENV_INDEX))
+        if missing:
+            raise NotFound(missing)
         return path  # (a fleet's root holds only locks; blobs no store can have are told by the opening, first)
     try:
         found = os.lstat(path)

@@ -162,7 +162,8 @@ def fsck_command(root: str | None, repair: bool, quick: bool, rebuild_index: boo
     if after is not None:
         decode_cursor(after)  # a bad cursor is a usage error before any work
     root = resolve_root(root)  # --root, else the global --root or $SCRATCHFS_ROOT, else the default root
-    path = existing_store(root)  # (a rebuild too: a mistyped root has no blobs to restore)
+    path = existing_store(root, new_index_ok=rebuild_index)  # (a rebuild too: a mistyped root has no blobs to
+    # restore; but a PostgreSQL schema lost whole is made again, for the blobs' rows)
     store = open_for_rebuild(path) if rebuild_index else ScratchStore(path)
     with store:
         _fsck(opened(store), repair, quick, rebuild_index, limit, after, progress, as_json)

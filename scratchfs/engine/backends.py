@@ -47,7 +47,7 @@ from scratchfs.foundation.errors import InvalidArgument, StorageError, StoreBusy
 from scratchfs.foundation.limits import SEGMENT_ENTRY_BYTES
 
 __all__ = ["ENV_BLOBS", "ENV_INDEX", "blob_age", "create_empty_index", "describe_url", "find_orphan", "local_blobs",
-           "local_index", "open_backends", "require_extra", "split_postgres_url", "sweep_backends"]
+           "local_index", "missing_index", "open_backends", "require_extra", "split_postgres_url", "sweep_backends"]
 
 ENV_INDEX = "SCRATCHFS_INDEX"
 """Environment variable naming the index URL when none is given."""
@@ -224,6 +224,28 @@ def _paired_blobs(index: Any, root: Path, blobs_url: str, *, busy_timeout: float
 
 _EXTRAS = {"postgres": ("psycopg", "psycopg_pool"), "s3": ("boto3", "botocore")}
 """The modules each optional extra of ``pyproject.toml`` installs, by extra."""
+
+
+def missing_index(index_url: str | None, connect_timeout: int = 10) -> str | None:
+    """Why a command that only reads or removes finds no store in a PostgreSQL index (``index_url``): the schema
+    holds no scratchfs index -- a mistyped ``?schema=``, which opening would create empty -- as one line naming the
+    schema, the database and the fix; ``None`` for a local index, one that is there, or a server that cannot be asked
+    (the opening then says why). Creates nothing.
+
+    Raises:
+        InvalidArgument: a malformed index URL (:func:`split_postgres_url`).
+    """
+    if local_index(index_url):
+        return None
+    dsn, schema, _ = split_postgres_url(index_url)  # type: ignore[arg-type]
+    try:
+        from scratchfs.engine.postgres_schema import holds_index
+    except ImportError:
+        return None  # (a missing or broken extra: told by the opening, in one line)
+    if holds_index(dsn, schema, connect_timeout) is not False:
+        return None
+    return (f"no index schema {schema!r} in the database at {describe_url(index_url)}: a spill, scratch-write or "
+            f"load creates it (check ?schema= in the index URL, ${ENV_INDEX})")
 
 
 def require_extra(extra: str, what: str) -> None:

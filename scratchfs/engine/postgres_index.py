@@ -53,7 +53,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from scratchfs.engine.keyset import LISTING_ORDER, page_filter
 from scratchfs.engine.postgres_expiry import OVERTAKEN, PostgresExpiry
-from scratchfs.engine.postgres_schema import SCHEMA_VERSION, lock_key, migrate, probe
+from scratchfs.engine.postgres_schema import SCHEMA_VERSION, flag_unavailable, lock_key, migrate, probe, run_refusal
 from scratchfs.engine.postgres_stats import PostgresAggregates
 from scratchfs.engine.protocols import Entry, ExpiredRow, Gone, check_quota
 from scratchfs.foundation.errors import StorageError, StoreBusy, StoreClosed
@@ -71,18 +71,18 @@ _DB_NOW = "extract(epoch from statement_timestamp())::float8"
 _SCOPE_KEY = "run_id = %(run)s AND agent_id = %(agent)s AND kind = %(kind)s AND key = %(key)s"
 
 
-def _typed(exc: BaseException, doing: str) -> Exception:
+def _typed(exc: BaseException, doing: str, runs: tuple[str | None, str, str] | None = None) -> Exception:
     """The store's error for a psycopg or pool failure (the DSN and its password never appear in a message)."""
     if isinstance(exc, (pg_errors.LockNotAvailable, pg_errors.QueryCanceled, pg_errors.DeadlockDetected,
                         pg_errors.SerializationFailure)):
         return StoreBusy(f"the index database stayed busy past the busy timeout while {doing}")
     if isinstance(exc, PoolTimeout):
-        return StorageError(f"no connection to the index database within the busy timeout while {doing} "
-                            "(the server is down, refusing or overloaded)")
+        return flag_unavailable(exc, StorageError(f"no connection to the index database within the busy timeout "
+                                                  f"while {doing} (the server is down, refusing or overloaded)"))
     if isinstance(exc, pg_errors.ForeignKeyViolation):
-        return StorageError(f"the platform's runs table has no such run while {doing}")
+        return run_refusal(exc, doing, runs)
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return StorageError(f"the index database failed while {doing}: {text}")
+    return flag_unavailable(exc, StorageError(f"the index database failed while {doing}: {text}"))
 
 
 class PostgresIndex(PostgresAggregates, PostgresExpiry):
@@ -173,7 +173,7 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
             with self.pool().connection() as conn:
                 yield conn
         except (psycopg.Error, PoolTimeout) as exc:
-            raise _typed(exc, doing) from None
+            raise _typed(exc, doing, self._runs.groups() if self._runs is not None else None) from None
 
     @contextmanager
     def transaction(self, doing: str) -> Iterator[psycopg.Connection]:

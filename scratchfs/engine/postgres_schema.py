@@ -15,13 +15,17 @@ at once); an older scratchfs refuses a newer schema with :class:`StorageError` i
 from __future__ import annotations
 
 import hashlib
+import re
 
 import psycopg
 from psycopg import sql as pg_sql
+from psycopg_pool import PoolTimeout
 
+from scratchfs.foundation.checks import shorten
 from scratchfs.foundation.errors import StorageError
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "busy_refusal", "lock_key", "migrate", "probe"]
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "busy_refusal", "flag_unavailable", "holds_index", "lock_key", "migrate",
+           "probe", "run_refusal", "runs_name"]
 
 SCHEMA_VERSION = 3
 """The schema version this scratchfs writes and reads."""
@@ -78,6 +82,25 @@ def migrate(conn: psycopg.Connection, schema: str, runs: tuple[str | None, str, 
     return version
 
 
+def runs_name(runs: tuple[str | None, str, str]) -> str:
+    """``schema.table(column)`` (or ``table(column)``) of a runs table, as ``runs_table=`` names it."""
+    ref_schema, table, column = runs
+    return f"{ref_schema + '.' if ref_schema else ''}{table}({column})"
+
+
+_FK_DETAIL = re.compile(r'Key \((?P<column>.*?)\)=\((?P<value>.*)\) is not present in table "(?P<table>.*)"', re.S)
+_LACKS = " the platform adds a run's row before its agents write (or leave runs_table= off the index URL)"
+
+
+def run_refusal(exc: psycopg.Error, doing: str, runs: tuple[str | None, str, str] | None) -> StorageError:
+    """The error of a write the platform cascade refused (``ForeignKeyViolation``): the run and the runs table
+    named, from the server's detail (``Key (run_id)=(r) is not present in table "runs"``), and what to do."""
+    found = _FK_DETAIL.search(getattr(getattr(exc, "diag", None), "message_detail", None) or "")
+    table = runs_name(runs) if runs is not None else (repr(found["table"]) if found else "")
+    run = f"run {shorten(found['value'])}" if found else "such run"
+    return StorageError(f"the platform's runs table {table + ' ' if table else ''}has no {run} while {doing}:{_LACKS}")
+
+
 def _tie_to_runs(conn: psycopg.Connection, schema: str, runs: tuple[str | None, str, str]) -> None:
     ref_schema, table, column = runs
     exists = conn.execute(
@@ -87,6 +110,16 @@ def _tie_to_runs(conn: psycopg.Connection, schema: str, runs: tuple[str | None, 
     if exists:
         return
     target = pg_sql.Identifier(table) if ref_schema is None else pg_sql.Identifier(ref_schema, table)
+    count, some = conn.execute(pg_sql.SQL(  # the runs the key would refuse, told before it is tried
+        "SELECT count(*), (array_agg(run_id ORDER BY run_id))[1:3] FROM (SELECT DISTINCT run_id FROM {}.entries e "
+        "WHERE NOT EXISTS (SELECT 1 FROM {} r WHERE r.{}::text = e.run_id)) missing").format(
+        pg_sql.Identifier(schema), target, pg_sql.Identifier(column))).fetchone()
+    if count:
+        named = ", ".join(shorten(run) for run in some) + (f", and {count - len(some)} more" if count > 3 else "")
+        raise StorageError(
+            f"cannot tie the index schema {schema!r} to the runs table {runs_name(runs)}: its entries name {count} "
+            f"run{'' if count == 1 else 's'} the table lacks ({named}); add them to the table, delete their entries "
+            "(scratchfs delete-run), or leave runs_table= off the index URL")
     conn.execute(pg_sql.SQL(
         "ALTER TABLE {}.entries ADD CONSTRAINT entries_run_fk FOREIGN KEY (run_id) REFERENCES {} ({}) "
         "ON DELETE CASCADE").format(pg_sql.Identifier(schema), target, pg_sql.Identifier(column)))
@@ -103,6 +136,23 @@ def busy_refusal(exc: psycopg.OperationalError) -> bool:
     return getattr(exc, "sqlstate", None) in _BUSY or any(word in str(exc).lower() for word in _BUSY[2:])
 
 
+_AWAY = ("refused", "timeout expired", "closed the connection", "terminating connection", "could not receive",
+         "could not send", "no route to host", "is the server running", "connection is lost", "connection is closed")
+
+
+def flag_unavailable(exc: BaseException, error: StorageError) -> StorageError:
+    """``error`` (the store's error for ``exc``), with ``error.unavailable = True`` when ``exc`` says the database
+    is out of reach for now -- no pooled connection in time, a connection refused, broken or timed out, a server
+    busy, starting up or shutting down -- rather than refusing what was asked (a wrong password, a bad statement):
+    what a caller may retry later (the web inspector answers 503 with ``Retry-After``)."""
+    state = getattr(exc, "sqlstate", None) or ""
+    if isinstance(exc, PoolTimeout) or (isinstance(exc, psycopg.OperationalError) and (
+            busy_refusal(exc) or state.startswith("08") or state in ("57P01", "57P02")
+            or any(word in str(exc).lower() for word in _AWAY))):
+        error.unavailable = True  # type: ignore[attr-defined]
+    return error
+
+
 def probe(dsn: str, connect_timeout: int) -> None:
     """Make one connection to ``dsn`` and close it: raises the psycopg error of a server that refuses, a wrong
     password or database; a server only busy (:func:`busy_refusal`) passes, for a pool's retries to wait out."""
@@ -111,3 +161,14 @@ def probe(dsn: str, connect_timeout: int) -> None:
     except psycopg.OperationalError as exc:
         if not busy_refusal(exc):
             raise
+
+
+def holds_index(dsn: str, schema: str, connect_timeout: int) -> bool | None:
+    """Whether ``schema`` holds a scratchfs index (its ``schema_version`` table), looked up without creating
+    anything; ``None`` when the server cannot be asked (the opening then tells why). Never raises."""
+    try:
+        with psycopg.connect(dsn, autocommit=True, connect_timeout=connect_timeout) as conn:
+            found = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (f'"{schema}".schema_version',)).fetchone()
+            return bool(found and found[0])
+    except psycopg.Error:
+        return None

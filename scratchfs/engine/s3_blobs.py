@@ -34,7 +34,8 @@ for an object that the delete removes. Orphans -- objects no row names, older th
 
 **Failures**: a missing object raises ``FileNotFoundError`` from :meth:`open_source` (the store reads it as not
 found); every other failure (connection refused, timeout, throttling past the retries, an error status) raises
-:class:`StorageError` within a bounded time: connect and read timeouts and the retry count are set on the client.
+:class:`StorageError` within about ``timeout`` seconds a request, its attempts included, in one line naming the
+endpoint and what to do (:mod:`scratchfs.engine.s3_client`).
 
 **Client**: boto3 (botocore), AWS's own SDK: the standard credential chain and environment (``AWS_ACCESS_KEY_ID``,
 ``AWS_SECRET_ACCESS_KEY``, ``AWS_SESSION_TOKEN``, ``AWS_REGION``, ``AWS_ENDPOINT_URL`` for any S3-compatible store:
@@ -60,6 +61,7 @@ from scratchfs.engine.binding import Binding
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.pairing import Gate
 from scratchfs.engine.protocols import BlobFile, BlobInfo
+from scratchfs.engine.s3_client import client_errors, error_code, make_client, storage_error
 from scratchfs.engine.s3_readers import HeldKeys, S3Source
 from scratchfs.engine.seekable import SeekableWriter
 from scratchfs.foundation import checks as ids
@@ -98,24 +100,6 @@ def parse_s3_url(url: str) -> tuple[str, str]:
     if not _PREFIX_RE.match(prefix) or "//" in prefix or any(p in (".", "..") for p in prefix.split("/") if prefix):
         raise InvalidArgument(f"S3 prefix must be letters, digits, '._-' and single '/': {ids.shorten(prefix)}")
     return bucket, prefix
-
-
-def _code(exc: BaseException) -> str:
-    response = getattr(exc, "response", None) or {}
-    return str(response.get("Error", {}).get("Code", "")) or str(response.get("ResponseMetadata", {}).get(
-        "HTTPStatusCode", ""))
-
-
-def _storage_error(exc: BaseException, doing: str) -> StorageError:
-    code = _code(exc)
-    reason = f"error {code}" if code else type(exc).__name__
-    if code == "NoSuchBucket":  # a set-up step, told as one: scratchfs never creates a bucket
-        bucket = str((getattr(exc, "response", None) or {}).get("Error", {}).get("BucketName", ""))
-        named = f"the bucket {bucket!r}" if bucket else "the s3:// URL's bucket"
-        reason += f": {named} does not exist; create it first (scratchfs never creates a bucket)"
-    elif code in ("AccessDenied", "403", "InvalidAccessKeyId", "SignatureDoesNotMatch"):
-        reason += ": check the AWS credentials and the bucket's policy"
-    return StorageError(f"the object store failed while {doing} ({reason})")
 
 
 class S3Object(NamedTuple):
@@ -158,7 +142,8 @@ class S3Blobs:
     Args:
         url: ``s3://bucket/prefix``.
         frame_bytes: decompressed bytes per frame; level: zstd compression level.
-        timeout: seconds for a connection and for each response (the bound on a stalled request, per attempt).
+        timeout: seconds a request may take, its attempts (at most three, each with connect and read timeouts of a
+            third of it) and the waits between them included (:mod:`scratchfs.engine.s3_client`).
         delete_lock: ``delete_lock(exclusive, timeout)`` context manager shared by every host (the PostgreSQL
             index's); ``None``: a lock within this process only (one host).
         client: a boto3 S3 client to use instead of one made from the AWS environment.
@@ -195,30 +180,18 @@ class S3Blobs:
             return self._client
         with self._client_lock:
             if self._client is None or self._client_pid != os.getpid():
-                try:
-                    import boto3
-                    import botocore.session
-                    from botocore.config import Config
-                except ImportError:
-                    raise StorageError("the S3 blob store needs boto3: pip install 'scratchfs[s3]' (from a clone: "
-                                       "pip install -e '.[s3]')") from None
-                custom_endpoint = bool(os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL"))
-                config = Config(
-                    connect_timeout=min(self.timeout, 10.0), read_timeout=max(self.timeout, 1.0),
-                    retries={"max_attempts": 3, "mode": "standard"}, max_pool_connections=32,
-                    s3={"addressing_style": "path" if custom_endpoint else "auto"},
-                    region_name=os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or None,
-                )
-                session = botocore.session.get_session()  # credentials and endpoint: the environment, now
-                session.register_component("data_loader", _data_loader(session))
-                self._client = boto3.session.Session(botocore_session=session).client("s3", config=config)
+                self._client = make_client(self.timeout, _data_loader)
                 self._client_pid = os.getpid()
         return self._client
 
     def _errors(self) -> tuple[type[BaseException], ...]:
-        from botocore.exceptions import BotoCoreError, ClientError
+        return client_errors()
 
-        return (BotoCoreError, ClientError)
+    def failure(self, exc: BaseException, doing: str) -> StorageError:
+        """The :class:`StorageError` of a failed request while ``doing``, naming the endpoint (one line)."""
+        client = self._client
+        endpoint = getattr(getattr(client, "meta", None), "endpoint_url", None) if client is not None else None
+        return storage_error(exc, doing, endpoint, self.timeout)
 
     # -- keys -----------------------------------------------------------------------------------------------------
 
@@ -265,7 +238,8 @@ class S3Blobs:
                 (:mod:`scratchfs.engine.binding`).
 
         Raises:
-            StorageError: the object store refused or did not answer; no object is left behind.
+            StorageError: the object store refused or did not answer; no object is left behind (a multipart upload
+                is aborted, unless the store did not answer: then it is left to the bucket's lifecycle rule).
             InvalidArgument: from ``chunks`` (bad content); no object is left behind.
         """
         key = self.key(run_id, agent_id, token)
@@ -284,8 +258,9 @@ class S3Blobs:
                                            content=w.digest(), **fields).encode())
             upload.finish(_drain(fd))
         except BaseException as exc:
-            if writer is None or not writer.forked:  # in a fork() child the upload is the parent's, still going on
-                upload.abort()
+            if (writer is None or not writer.forked) and not getattr(exc, "unavailable", False):
+                upload.abort()  # (not in a fork() child: the upload is the parent's, still going on; nor to a store
+                # that did not answer: the abort would wait as long again, the whole spill bounded no more)
             if isinstance(exc, OSError) and not isinstance(exc, StorageError):
                 raise StorageError(f"cannot spool the blob: {exc.strerror or exc}") from exc
             raise
@@ -355,18 +330,18 @@ class S3Blobs:
             got = self.client().get_object(Bucket=self.bucket, Key=key, Range=ranged)
             return got, got["Body"].read()
         except self._errors() as exc:
-            if _code(exc) in _MISSING:
+            if error_code(exc) in _MISSING:
                 raise FileNotFoundError(missing) from None
-            raise _storage_error(exc, doing) from None
+            raise self.failure(exc, doing) from None
 
     def head(self, key: str) -> dict | None:
         """The object's metadata, or ``None`` if there is no such object. Raises StorageError."""
         try:
             return self.client().head_object(Bucket=self.bucket, Key=key)
         except self._errors() as exc:
-            if _code(exc) in _MISSING:
+            if error_code(exc) in _MISSING:
                 return None
-            raise _storage_error(exc, f"checking {key}") from None
+            raise self.failure(exc, f"checking {key}") from None
 
     # -- removing -------------------------------------------------------------------------------------------------
 
@@ -466,7 +441,7 @@ class S3Blobs:
                         found.append(S3Object(match["run"], match["agent"], item["Key"], match["token"],
                                               int(item.get("Size", 0)), item["LastModified"].timestamp()))
         except self._errors() as exc:
-            raise _storage_error(exc, "listing blobs") from None
+            raise self.failure(exc, "listing blobs") from None
         return sorted(found, key=lambda o: o.location)
 
     def blob_files(self) -> list[BlobFile]:
@@ -504,7 +479,7 @@ class _Upload:
         try:
             return getattr(self.blobs.client(), method)(Bucket=self.blobs.bucket, Key=self.key, **kwargs)
         except self.blobs._errors() as exc:
-            raise _storage_error(exc, f"{doing} {self.key}") from None
+            raise self.blobs.failure(exc, f"{doing} {self.key}") from None
 
     def part(self, data: bytes) -> None:
         if self.upload_id is None:

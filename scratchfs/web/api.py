@@ -54,7 +54,10 @@ log = logging.getLogger(__name__)
 
 STATUS_OF_KIND = {"not found": 404, "changed": 409, "invalid argument": 400, "corrupt": 500, "quota exceeded": 507,
                   "busy": 503, "storage": 500, "closed": 503}
-"""HTTP status per :attr:`ScratchError.kind` (anything else: 500)."""
+"""HTTP status per :attr:`ScratchError.kind` (anything else: 500); a ``storage`` error whose server is out of reach
+for now (its ``unavailable`` flag: the index database or object store down, not answering, or busy) is 503."""
+RETRY_AFTER = 5
+"""Seconds a 503 for a busy or unreachable index or object store asks a client to wait (``Retry-After``)."""
 MAX_PAGE = 1000
 """Most entries one page of ``/api/runs/{run}/scratch`` lists."""
 DEFAULT_PAGE = 100
@@ -66,11 +69,14 @@ _INT_MAX = 10**_INT_DIGITS - 1
 
 
 def error_response(exc: ScratchError) -> JSONResponse:
-    """The JSON error of a :class:`ScratchError` with the status of its kind."""
+    """The JSON error of a :class:`ScratchError` with the status of its kind (:data:`STATUS_OF_KIND`); a busy or
+    unreachable store's 503 carries ``Retry-After`` (:data:`RETRY_AFTER`)."""
     body: dict[str, Any] = {"kind": exc.kind, "message": str(exc)}
     if hasattr(exc, "resume_offset"):
         body["resume_offset"] = exc.resume_offset
-    return JSONResponse({"error": body}, status_code=STATUS_OF_KIND.get(exc.kind, 500))
+    away = exc.kind == "busy" or getattr(exc, "unavailable", False)
+    return JSONResponse({"error": body}, status_code=503 if away else STATUS_OF_KIND.get(exc.kind, 500),
+                        headers={"Retry-After": str(RETRY_AFTER)} if away else None)
 
 
 def endpoint(func: Callable[..., Any]) -> Callable[[Request], Any]:
@@ -500,5 +506,5 @@ def _delete_entry(scope: Scope, kind: str, key: str) -> bool:
     return scope.scratch_delete(key) if kind == "scratch" else scope.delete_entry(kind, key)
 
 
-__all__ = ["DEFAULT_PAGE", "MAX_PAGE", "READ_INTS", "READ_TEXTS", "STATUS_OF_KIND", "endpoint", "entry_dict",
-           "error_response"]
+__all__ = ["DEFAULT_PAGE", "MAX_PAGE", "READ_INTS", "READ_TEXTS", "RETRY_AFTER", "STATUS_OF_KIND", "endpoint",
+           "entry_dict", "error_response"]

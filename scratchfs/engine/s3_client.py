@@ -1,0 +1,151 @@
+"""The boto3 client of the S3 blob store, every request bounded as a whole, and its failures told in one line.
+
+**Bounds.** A request's attempts -- at most :data:`ATTEMPTS`, each with connect and read timeouts of a third of the
+store's ``timeout`` (its ``busy_timeout``) -- and the waits between them all fit in that ``timeout``: an attempt is
+not started unless its timeouts end within it (a deadline set when the request is made; botocore's own retry
+decides which failures are retried). So a server that accepts connections and never answers fails a request within
+about ``timeout`` seconds (plus the second botocore waits for a ``100 Continue`` before a body it uploads), not
+``ATTEMPTS`` times it plus backoff (before: 4 attempts of ``timeout`` each). A store that answers with an error it
+asks to retry (``503 SlowDown``) gets its ``ATTEMPTS`` without the deadline: each answer came within an attempt's
+timeouts.
+
+**Messages.** :func:`storage_error` turns a botocore failure into one :class:`StorageError` line that names what
+failed and what to do: the endpoint that cannot be reached or did not answer (and ``AWS_ENDPOINT_URL`` when it is
+unset, or as the setting to check), a missing bucket, refused credentials. A store out of reach for now (not
+reached, no answer, or slowing down) marks the error ``unavailable = True``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from scratchfs.foundation.errors import StorageError
+
+__all__ = ["ATTEMPTS", "NoAnswer", "attempt_timeout", "client_errors", "error_code", "make_client", "storage_error"]
+
+ATTEMPTS = 3
+"""Most attempts of one S3 request (the first and two retries), all within the store's ``timeout``."""
+
+_DEADLINE = "scratchfs_deadline"
+_LAST = "scratchfs_last_failure"
+_AWAY_CODES = {"SlowDown", "ServiceUnavailable", "503", "RequestTimeout"}
+_ENDPOINT_VARS = ("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
+
+
+def attempt_timeout(timeout: float) -> float:
+    """The connect and read timeouts of one attempt (seconds): a third of ``timeout``, at least 1 (a real store's
+    answer may take longer than less; a ``timeout`` of 1 then allows one attempt)."""
+    return max(timeout / ATTEMPTS, 1.0)
+
+
+def make_client(timeout: float, data_loader: Any = None) -> Any:
+    """A boto3 S3 client from the AWS environment whose every request, retries included, ends within about
+    ``timeout`` seconds (see the module docstring). ``data_loader``: botocore's, to share between clients.
+
+    Raises:
+        StorageError: boto3 is not installed.
+    """
+    try:
+        import boto3
+        import botocore.session
+        from botocore.config import Config
+    except ImportError:
+        raise StorageError("the S3 blob store needs boto3: pip install 'scratchfs[s3]' (from a clone: "
+                           "pip install -e '.[s3]')") from None
+    custom_endpoint = any(os.environ.get(name) for name in _ENDPOINT_VARS)
+    each = attempt_timeout(timeout)
+    config = Config(
+        connect_timeout=each, read_timeout=each,
+        retries={"total_max_attempts": ATTEMPTS, "mode": "standard"}, max_pool_connections=32,
+        s3={"addressing_style": "path" if custom_endpoint else "auto"},
+        region_name=os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or None,
+    )
+    session = botocore.session.get_session()  # credentials and endpoint: the environment, now
+    if data_loader is not None:
+        session.register_component("data_loader", data_loader(session))
+    client = boto3.session.Session(botocore_session=session).client("s3", config=config)
+
+    def start(context: dict, **_: Any) -> None:
+        context[_DEADLINE] = time.monotonic() + max(timeout, each)
+
+    def failed(request_dict: dict, caught_exception: BaseException | None = None, response: Any = None,
+               **_: Any) -> None:
+        if caught_exception is not None:
+            request_dict["context"][_LAST] = type(caught_exception).__name__
+        elif response is not None:
+            request_dict["context"][_LAST] = f"HTTP {response[0].status_code}"
+
+    def before_send(request: Any, **_: Any) -> None:
+        deadline = request.context.get(_DEADLINE)
+        last = request.context.get(_LAST, "")
+        if deadline is not None and not last.startswith("HTTP") and time.monotonic() + each > deadline + 0.05:
+            raise NoAnswer(timeout, last or "no answer")  # not retried: the request fails
+
+    client.meta.events.register("before-call.s3", start)
+    client.meta.events.register_first("needs-retry.s3", failed)
+    client.meta.events.register_first("before-send.s3", before_send)
+    return client
+
+
+class NoAnswer(Exception):
+    """A request whose next attempt could not end within the store's ``timeout`` (raised in place of that attempt;
+    botocore does not retry it). ``after``: the previous attempt's failure (an exception's type name)."""
+
+    def __init__(self, timeout: float, after: str) -> None:
+        super().__init__(f"no answer within {timeout:g} s ({after})")
+        self.after = after
+
+
+def client_errors() -> tuple[type[BaseException], ...]:
+    """What a call of a :func:`make_client` client raises for a failure of the store (botocore's and
+    :class:`NoAnswer`)."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    return (BotoCoreError, ClientError, NoAnswer)
+
+
+def error_code(exc: BaseException) -> str:
+    """The S3 error code of a botocore ``ClientError`` (else its HTTP status, else ``""``)."""
+    response = getattr(exc, "response", None) or {}
+    return str(response.get("Error", {}).get("Code", "")) or str(response.get("ResponseMetadata", {}).get(
+        "HTTPStatusCode", ""))
+
+
+def storage_error(exc: BaseException, doing: str, endpoint: str | None = None, timeout: float | None = None
+                  ) -> StorageError:
+    """One line for a botocore failure ``exc`` while ``doing`` (e.g. ``"uploading <key>"``): ``the object store
+    failed while <doing> (<why>: <what to do>)``. ``endpoint``: the URL the client talks to (named when the failure
+    is one of reaching it); ``timeout``: the store's bound on a request (seconds). Never echoes credentials."""
+    code = error_code(exc)
+    reason = f"error {code}" if code else (exc.after if isinstance(exc, NoAnswer) else type(exc).__name__)
+    if code == "NoSuchBucket":  # a set-up step, told as one: scratchfs never creates a bucket
+        bucket = str((getattr(exc, "response", None) or {}).get("Error", {}).get("BucketName", ""))
+        named = f"the bucket {bucket!r}" if bucket else "the s3:// URL's bucket"
+        reason += f": {named} does not exist; create it first (scratchfs never creates a bucket)"
+    elif code in ("AccessDenied", "403", "InvalidAccessKeyId", "SignatureDoesNotMatch"):
+        reason += ": check the AWS credentials and the bucket's policy"
+    elif not code:
+        reason = _unreached(exc, reason, endpoint, timeout) or reason
+    error = StorageError(f"the object store failed while {doing} ({reason})")
+    if code in _AWAY_CODES or (not code and reason != type(exc).__name__):
+        error.unavailable = True  # type: ignore[attr-defined]  # out of reach for now: the web answers 503
+    return error
+
+
+def _unreached(exc: BaseException, name: str, endpoint: str | None, timeout: float | None) -> str | None:
+    """Why ``endpoint`` was not reached, and the fix, for a connection or timeout failure; else None."""
+    from botocore.exceptions import ConnectionError as BotoConnectionError
+    from botocore.exceptions import ConnectTimeoutError, ReadTimeoutError
+
+    where = f"the endpoint {endpoint}" if endpoint else "the S3 endpoint"
+    configured = next((n for n in _ENDPOINT_VARS if os.environ.get(n)), None)
+    fix = (f"check that the store is up and ${configured} names it" if configured else
+           "$AWS_ENDPOINT_URL is unset: for an S3-compatible store set it to the store's URL")
+    if isinstance(exc, (NoAnswer, ReadTimeoutError, ConnectTimeoutError)):
+        within = f" within {timeout:g} s" if timeout is not None else ""
+        return f"{name}: {where} did not answer{within}; {fix}"
+    if isinstance(exc, BotoConnectionError):
+        return f"{name}: cannot connect to {where}; {fix}"
+    return None

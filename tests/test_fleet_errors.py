@@ -1,0 +1,158 @@
+"""What a PostgreSQL index says when it cannot do what was asked, as a fleet trial met it: the platform cascade's
+refusals name the run and the runs table (and, on tying an existing schema to a runs table, the runs its entries name
+that the table lacks); the web inspector answers 503 with Retry-After while the index is out of reach."""
+
+from __future__ import annotations
+
+import time
+
+import psycopg
+import pytest
+
+from scratchfs import ScratchStore, StorageError, StoreBusy
+from tests.services import PostgresServer, _pg_bin, postgres_url, unavailable
+
+
+@pytest.fixture
+def platform(postgres_dsn, pg_schema):
+    """A platform's runs table ``<schema>_platform.runs(id)`` holding run-1 and run-2; returns its name."""
+    name = f"{pg_schema}_platform"
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{name}"')
+        conn.execute(f'CREATE TABLE "{name}".runs (id text PRIMARY KEY)')
+        conn.execute(f"INSERT INTO \"{name}\".runs (id) VALUES ('run-1'), ('run-2')")
+    return f"{name}.runs(id)"
+
+
+def test_a_spill_for_a_run_the_runs_table_lacks_names_the_run_and_the_table(postgres_dsn, pg_schema, platform,
+                                                                            tmp_path):
+    index = postgres_url(postgres_dsn, pg_schema) + f"&runs_table={platform}"
+    with ScratchStore(tmp_path, index=index) as store:
+        store.scope("run-1", "agent").spill(b"a known run")
+        with pytest.raises(StorageError) as err:
+            store.scope("run-unknown", "agent").spill(b"no such run")
+        assert str(err.value) == (
+            f"the platform's runs table {platform} has no run 'run-unknown' while writing an entry: the platform "
+            "adds a run's row before its agents write (or leave runs_table= off the index URL)")
+        assert [e.run_id for e in store.list_entries()] == ["run-1"]
+
+
+def test_tying_an_existing_schema_to_a_runs_table_names_the_runs_it_lacks(postgres_dsn, pg_schema, platform,
+                                                                         tmp_path):
+    plain = postgres_url(postgres_dsn, pg_schema)
+    with ScratchStore(tmp_path, index=plain) as store:
+        for run in ("run-1", "run-7", "run-9", "run-9"):
+            store.scope(run, "agent").spill(f"an entry of {run}".encode())
+    with pytest.raises(StorageError) as err:
+        ScratchStore(tmp_path, index=plain + f"&runs_table={platform}")
+    assert str(err.value) == (
+        f"cannot tie the index schema '{pg_schema}' to the runs table {platform}: its entries name 2 runs the table "
+        "lacks ('run-7', 'run-9'); add them to the table, delete their entries (scratchfs delete-run), or leave "
+        "runs_table= off the index URL")
+    with ScratchStore(tmp_path, index=plain) as store:  # nothing was changed: the schema works as before
+        assert len(store.list_entries()) == 4
+        store.delete_run("run-7")
+        store.delete_run("run-9")
+    with ScratchStore(tmp_path, index=plain + f"&runs_table={platform}") as store:
+        assert [e.run_id for e in store.list_entries()] == ["run-1"]
+
+
+def _web(store):
+    from starlette.testclient import TestClient
+
+    from scratchfs.web import create_app
+
+    token = "test-token-0123456789abcdef"
+    return TestClient(create_app(store, token), headers={"Authorization": f"Bearer {token}"})
+
+
+def test_the_web_api_answers_503_with_retry_after_while_the_index_database_is_down(tmp_path):
+    """A fleet trial: with PostgreSQL down every API call answered 500 ``storage``; an index that cannot be reached
+    is a server unavailable for now (503, with Retry-After), as a busy one is."""
+    if _pg_bin() is None:
+        unavailable("no PostgreSQL binaries to start a server of this test's own")
+    server = PostgresServer(_pg_bin())
+    try:
+        server.start()
+        with ScratchStore(tmp_path, index=postgres_url(server.dsn, "scratchfs"), busy_timeout=1.0) as store:
+            scope = store.scope("run-1", "agent-1")
+            handle = scope.spill(b"before the outage\n" * 100).handle
+            with _web(store) as client:
+                assert client.get("/api/runs").status_code == 200
+                server.stop()
+                for path in ("/api/runs", "/api/stats", f"/api/runs/run-1/agents/agent-1/handles/{handle}/read",
+                             "/api/runs/run-1/scratch"):
+                    started = time.monotonic()
+                    got = client.get(path)
+                    assert got.status_code == 503, (path, got.status_code, got.text)
+                    assert got.headers["Retry-After"].isdigit(), path
+                    assert got.json()["error"]["kind"] == "storage", path
+                    assert time.monotonic() - started < 15, path
+                server.start()
+                assert client.get("/api/runs").status_code == 200  # the pool reconnects
+    finally:
+        server.remove()
+
+
+def test_a_busy_index_is_503_with_retry_after_and_a_failing_one_500():
+    from scratchfs.web.api import error_response
+
+    busy = error_response(StoreBusy("the index stayed busy past the busy timeout"))
+    assert (busy.status_code, busy.headers["Retry-After"].isdigit()) == (503, True)
+    failed = error_response(StorageError("the disk is full"))  # not a server away: retrying later does not help
+    assert failed.status_code == 500
+    assert "Retry-After" not in failed.headers
+
+
+def _schemas(dsn, name):
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        return conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname = %s", (name,)).fetchone()[0]
+
+
+@pytest.mark.parametrize("args", [["ls"], ["stats"], ["fsck"], ["read-handle", "h_aaaaaaaaaaaaaaaaaaaaaaaa"],
+                                  ["scratch-read", "notes"], ["scratch-list"], ["sweep"], ["delete-run", "run-1"]])
+def test_a_read_only_command_against_a_schema_that_does_not_exist_says_so_and_creates_nothing(
+        args, postgres_dsn, pg_schema, tmp_path, monkeypatch):
+    """A fleet trial: ``ls`` against ``?schema=typo_schema`` made that empty schema and answered as if the store
+    were empty (exit 0); a local store's read-only command exits 1 when there is no store."""
+    from click.testing import CliRunner
+
+    from scratchfs.cli import main
+
+    typo = f"{pg_schema}_typo"
+    monkeypatch.setenv("SCRATCHFS_INDEX", postgres_url(postgres_dsn, typo))
+    monkeypatch.setenv("SCRATCHFS_RUN_ID", "run-1")
+    monkeypatch.setenv("SCRATCHFS_AGENT_ID", "agent-1")
+    monkeypatch.delenv("SCRATCHFS_BLOBS", raising=False)
+    done = CliRunner().invoke(main, [*args, "--root", str(tmp_path / "host")])
+    assert done.exit_code == 1, done.output
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert f"no index schema '{typo}' in the database at postgresql://postgres@" in done.stderr, done.stderr
+    assert "?schema=" in done.stderr, done.stderr
+    assert _schemas(postgres_dsn, typo) == 0  # nothing was created
+    page = tmp_path / "page.txt"
+    page.write_bytes(b"a line\n" * 10)
+    written = CliRunner().invoke(main, ["spill", str(page), "--root", str(tmp_path / "host")])
+    assert written.exit_code == 0, written.output  # a write still creates it
+    assert _schemas(postgres_dsn, typo) == 1
+    again = CliRunner().invoke(main, ["ls", "--json", "--root", str(tmp_path / "host")])
+    assert again.exit_code == 0, again.output
+
+
+def test_a_rebuild_makes_a_schema_lost_whole_again(postgres_dsn, pg_schema, tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from scratchfs.cli import main
+
+    index = postgres_url(postgres_dsn, pg_schema)
+    with ScratchStore(tmp_path, index=index) as store:
+        handle = store.scope("run-1", "agent-1").spill(b"kept in its blob\n" * 100).handle
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+        conn.execute(f'DROP SCHEMA "{pg_schema}" CASCADE')  # the index lost whole
+    monkeypatch.setenv("SCRATCHFS_INDEX", index)
+    monkeypatch.delenv("SCRATCHFS_BLOBS", raising=False)
+    assert CliRunner().invoke(main, ["ls", "--root", str(tmp_path)]).exit_code == 1
+    done = CliRunner().invoke(main, ["fsck", "--rebuild-index", "--root", str(tmp_path)])
+    assert done.exit_code == 0, done.output
+    with ScratchStore(tmp_path, index=index) as store:
+        assert store.scope("run-1", "agent-1").read_handle(handle, length=17).data == b"kept in its blob\n"

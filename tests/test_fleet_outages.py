@@ -1,0 +1,178 @@
+"""An S3 store that hangs or cannot be reached, as a fleet trial met it: every operation fails within about
+``busy_timeout`` (a hung server -- a socket that accepts connections and never answers -- once blocked a spill for
+four attempts of ``busy_timeout`` each plus backoff: 126 s by default), ``offload`` passes the result through within
+that time too, and the error is one line naming the endpoint and what to do."""
+
+from __future__ import annotations
+
+import random
+import socket
+import threading
+import time
+
+import pytest
+
+from scratchfs import Observation, ScratchStore, StorageError
+from scratchfs.engine.s3_blobs import S3Blobs
+from scratchfs.foundation.checks import new_token
+from tests.services import free_port, postgres_url
+
+BUSY = 3.0
+SLACK = 1.5  # a PUT's wait for "100 Continue" (1 s, botocore's) and the scheduler
+
+
+@pytest.fixture
+def hung_endpoint():
+    """``http://127.0.0.1:PORT`` of a socket that listens (the kernel completes connections) and never answers."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(128)
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+def timed(call):
+    started = time.monotonic()
+    try:
+        return call(), time.monotonic() - started
+    except StorageError as exc:
+        return exc, time.monotonic() - started
+
+
+def test_a_hung_object_store_fails_each_operation_within_the_busy_timeout(postgres_dsn, pg_schema, s3_env, tmp_path,
+                                                                         hung_endpoint, monkeypatch):
+    index = postgres_url(postgres_dsn, pg_schema)
+    with ScratchStore(tmp_path / "before", index=index, blobs=s3_env) as store:
+        handle = store.scope("run-1", "agent-1").spill(b"spilled before the hang\n" * 4000).handle
+    monkeypatch.setenv("AWS_ENDPOINT_URL", hung_endpoint)
+    with ScratchStore(tmp_path / "during", index=index, blobs=s3_env, busy_timeout=BUSY) as store:
+        scope = store.scope("run-1", "agent-1")
+        failed, took = timed(lambda: scope.spill(b"during the hang\n" * 4000))
+        assert isinstance(failed, StorageError), failed
+        assert took < BUSY + SLACK, took
+        failed, took = timed(lambda: scope.read_handle(handle, length=100))
+        assert isinstance(failed, StorageError), failed
+        assert took < BUSY + SLACK, took
+        obs = Observation(tool="sql.query", content="z" * 100_000, result_class="query")
+        passed, took = timed(lambda: scope.offload(obs))
+        assert passed is obs  # the turn goes on with the whole result, within the bound
+        assert took < BUSY + SLACK, took
+        assert [e.key for e in store.list_entries()] == [handle]
+
+
+def test_the_default_bound_on_a_hung_store_is_the_default_busy_timeout(s3_env, hung_endpoint, monkeypatch):
+    """With the default busy_timeout (30 s) a request ends within it: at most three attempts of 10 s, and none
+    started that could not end in time."""
+    monkeypatch.setenv("AWS_ENDPOINT_URL", hung_endpoint)
+    blobs = S3Blobs(s3_env, frame_bytes=4096, level=3, timeout=30.0)
+    failed, took = timed(lambda: blobs.open_source("run-1", "agent-1", new_token()))
+    assert isinstance(failed, StorageError)
+    assert 18 < took < 30 + SLACK, took  # two attempts of 10 s (and the backoff), no third
+
+
+def test_a_hang_names_the_endpoint_the_bound_and_the_setting(s3_env, hung_endpoint, monkeypatch):
+    monkeypatch.setenv("AWS_ENDPOINT_URL", hung_endpoint)
+    blobs = S3Blobs(s3_env, frame_bytes=4096, level=3, timeout=2.0)
+    with pytest.raises(StorageError) as err:
+        blobs.write("run-1", "agent-1", new_token(), [b"data"])
+    message = str(err.value)
+    assert "\n" not in message
+    assert f"(ReadTimeoutError: the endpoint {hung_endpoint} did not answer within 2 s; check that the store is up " \
+           "and $AWS_ENDPOINT_URL names it)" in message, message
+
+
+def test_a_refused_connection_names_the_endpoint_and_the_setting(s3_env, monkeypatch):
+    endpoint = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    monkeypatch.setenv("AWS_ENDPOINT_URL", endpoint)
+    blobs = S3Blobs(s3_env, frame_bytes=4096, level=3, timeout=2.0)
+    with pytest.raises(StorageError) as err:
+        blobs.open_source("run-1", "agent-1", new_token())
+    assert str(err.value).endswith(f"(EndpointConnectionError: cannot connect to the endpoint {endpoint}; check that "
+                                   "the store is up and $AWS_ENDPOINT_URL names it)"), str(err.value)
+    assert "scratchfs-test-secret" not in str(err.value)
+
+
+def test_without_an_endpoint_setting_the_error_says_to_set_one(s3_env, monkeypatch):
+    """No AWS_ENDPOINT_URL: the client goes to AWS (unreachable here, a sandbox without network -- or a region
+    host that does not resolve); the message names the AWS endpoint it tried and the setting that was missing."""
+    monkeypatch.delenv("AWS_ENDPOINT_URL")
+    monkeypatch.setenv("AWS_REGION", "nowhere-1")
+    monkeypatch.setenv("HTTPS_PROXY", f"http://127.0.0.1:{free_port()}")  # never the network, whatever the host has
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    blobs = S3Blobs(s3_env, frame_bytes=4096, level=3, timeout=2.0)
+    with pytest.raises(StorageError) as err:
+        blobs.open_source("run-1", "agent-1", new_token())
+    message = str(err.value)
+    assert "amazonaws.com" in message, message
+    assert message.endswith("; $AWS_ENDPOINT_URL is unset: for an S3-compatible store set it to the store's URL)"), \
+        message
+
+
+class HangingProxy:
+    """A TCP proxy to ``target`` (``host``, ``port``) on loopback that, once :attr:`hang` is set, stops passing on
+    what clients send (its connections stay open, unanswered): a store that hangs in the middle of an upload."""
+
+    def __init__(self, target: tuple[str, int]) -> None:
+        self.target = target
+        self.hang = threading.Event()
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.closed = False
+        self.open: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while not self.closed:
+            try:
+                client, _ = self.sock.accept()
+            except OSError:
+                return
+            server = socket.create_connection(self.target)
+            self.open += [client, server]
+            threading.Thread(target=self._pipe, args=(client, server, True), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(server, client, False), daemon=True).start()
+
+    def _pipe(self, src: socket.socket, dst: socket.socket, upstream: bool) -> None:
+        try:
+            while data := src.recv(65536):
+                if not (upstream and self.hang.is_set()):
+                    dst.sendall(data)
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        self.closed = True
+        self.sock.close()
+        for sock in self.open:
+            sock.close()
+
+
+def test_a_store_that_hangs_in_the_middle_of_a_multipart_upload_fails_the_spill_within_the_busy_timeout(
+        s3_env, s3_endpoint, monkeypatch):
+    """The part that hangs is not followed by an abort that would hang as long again (before: 12.6 s for a 6 s
+    bound): the spill fails within about busy_timeout, and the incomplete upload (no object) is left to the bucket's
+    lifecycle rule."""
+    import boto3
+
+    host, port = s3_endpoint.removeprefix("http://").split(":")
+    proxy = HangingProxy((host, int(port)))
+    try:
+        monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.url)
+        blobs = S3Blobs(s3_env, frame_bytes=1024 * 1024, level=1, timeout=6.0)
+        blobs.client().meta.events.register("after-call.s3.UploadPart", lambda **kw: proxy.hang.set())
+        content = random.Random(5).randbytes(20 * 1024 * 1024)  # incompressible: three parts
+        started = time.monotonic()
+        with pytest.raises(StorageError, match="did not answer"):
+            blobs.write("run-1", "agent-1", new_token(), [content[i:i + 1 << 20] for i in range(0, len(content),
+                                                                                               1 << 20)])
+        took = time.monotonic() - started
+        assert proxy.hang.is_set()
+        assert took < 6.0 + SLACK + 1, took  # (the first part's upload included; an abort would hang 6 s more)
+    finally:
+        proxy.close()
+    direct = boto3.client("s3", endpoint_url=s3_endpoint)
+    bucket = s3_env.removeprefix("s3://").split("/")[0]
+    assert direct.list_objects_v2(Bucket=bucket).get("KeyCount", 0) == 0
+    assert len(direct.list_multipart_uploads(Bucket=bucket).get("Uploads", [])) == 1
