@@ -25,7 +25,7 @@ from scratchfs.api.entries import describe_content
 from scratchfs.api.settings import Settings
 from scratchfs.api.shape import SAMPLE_BYTES
 from scratchfs.api.store import ScratchStore
-from scratchfs.engine.backends import ENV_INDEX, create_empty_index, local_index
+from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX, adopt_pairing, create_empty_index, local_index
 from scratchfs.engine.binding import Binding, UnboundBlob
 from scratchfs.engine.protocols import BlobFile, Entry
 from scratchfs.engine.seekable import FormatError, SeekableReader, read_seek_table
@@ -79,8 +79,12 @@ def open_for_rebuild(root: str | os.PathLike[str], **settings: Any) -> ScratchSt
         InvalidArgument: a bad setting.
     """
     path = Path(root).expanduser().absolute()
-    if not local_index(settings.get("index") or os.environ.get(ENV_INDEX)):
-        return ScratchStore(path, **settings)  # a PostgreSQL index: its rows are rebuilt into it, nothing is moved
+    index_url = settings.get("index") or os.environ.get(ENV_INDEX)
+    if not local_index(index_url):  # a PostgreSQL index: its rows are rebuilt into it, nothing is moved; lost whole,
+        blobs = settings.get("blobs") or os.environ.get(ENV_BLOBS)  # it is paired with the blobs it is rebuilt from
+        timeout = settings.get("busy_timeout", (settings.get("settings") or Settings()).busy_timeout)
+        adopt_pairing(path, index_url or "", blobs, busy_timeout=timeout)
+        return ScratchStore(path, **settings)
     aside = create_empty_index(path, busy_timeout=Settings(**settings).busy_timeout)
     if aside is not None:
         log.warning("scratchfs: the index was damaged: moved aside to %s; rebuilding it from the blobs", path / aside)

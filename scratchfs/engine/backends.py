@@ -44,10 +44,11 @@ from scratchfs.engine.sqlite_connections import DAMAGED_CODES
 from scratchfs.engine.sqlite_index import Index
 from scratchfs.engine.sweeper import SweepResult, check_orphan, sweep
 from scratchfs.foundation.errors import InvalidArgument, StorageError, StoreBusy
-from scratchfs.foundation.limits import SEGMENT_ENTRY_BYTES
+from scratchfs.foundation.limits import FRAME_BYTES, SEGMENT_ENTRY_BYTES, ZSTD_LEVEL
 
-__all__ = ["ENV_BLOBS", "ENV_INDEX", "blob_age", "create_empty_index", "describe_url", "find_orphan", "local_blobs",
-           "local_index", "missing_index", "open_backends", "require_extra", "split_postgres_url", "sweep_backends"]
+__all__ = ["ENV_BLOBS", "ENV_INDEX", "adopt_pairing", "blob_age", "create_empty_index", "describe_url", "find_orphan",
+           "local_blobs", "local_index", "missing_index", "open_backends", "require_extra", "split_postgres_url",
+           "sweep_backends"]
 
 ENV_INDEX = "SCRATCHFS_INDEX"
 """Environment variable naming the index URL when none is given."""
@@ -138,7 +139,8 @@ def _check_libpq(dsn: str) -> None:
 
 def open_backends(root: Path, index_url: str | None = None, blobs_url: str | None = None, *, busy_timeout: float,
                   durable: bool, frame_bytes: int, level: int, database_clock: bool = False,
-                  segment_entry_bytes: int = SEGMENT_ENTRY_BYTES) -> tuple[IndexBackend, BlobStore]:
+                  segment_entry_bytes: int = SEGMENT_ENTRY_BYTES, adopt: bool = False
+                  ) -> tuple[IndexBackend, BlobStore]:
     """The index and blob store the URLs name (see the module docstring). The root is created private (0700/0600)
     when missing and checked when not (:func:`scratchfs.engine.root.prepare_root`): it holds the local backends and
     the lock files. With a PostgreSQL index, the server is connected to first: one that cannot be reached leaves no
@@ -149,6 +151,8 @@ def open_backends(root: Path, index_url: str | None = None, blobs_url: str | Non
         database_clock: let a PostgreSQL index decide expiry by the server's clock (the store is on the real
             clock); otherwise the store's clock decides (a test clock).
         segment_entry_bytes: local blobs of at most this many content bytes go to segment files (0: none).
+        adopt: a PostgreSQL index lost whole is being rebuilt from these blobs: with no pairing and no row, it takes
+            the blobs' (:func:`scratchfs.engine.pairing.check_pairing`).
 
     Raises:
         InvalidArgument: an unknown URL scheme, a bad schema or runs table, S3 blobs without PostgreSQL, a
@@ -185,14 +189,26 @@ def open_backends(root: Path, index_url: str | None = None, blobs_url: str | Non
             raise
     try:
         return index, _paired_blobs(index, root, blobs_url, busy_timeout=busy_timeout, durable=durable,
-                                    frame_bytes=frame_bytes, level=level, segment_entry_bytes=segment_entry_bytes)
+                                    frame_bytes=frame_bytes, level=level, segment_entry_bytes=segment_entry_bytes,
+                                    adopt=adopt)
     except BaseException:
         index.close()
         raise
 
 
+def adopt_pairing(root: Path, index_url: str, blobs_url: str | None, *, busy_timeout: float) -> None:
+    """Before ``fsck --rebuild-index`` of a PostgreSQL index lost whole (its schema dropped, its rows deleted): pair
+    it with the blobs it is rebuilt from (the store id their marker names), which would otherwise refuse it as
+    another index's. An index that has rows or a pairing is checked as on any opening. Raises as
+    :func:`open_backends`."""
+    index, blobs = open_backends(root, index_url, blobs_url, busy_timeout=busy_timeout, durable=False,
+                                 frame_bytes=FRAME_BYTES, level=ZSTD_LEVEL, adopt=True)
+    blobs.close()
+    index.close()
+
+
 def _paired_blobs(index: Any, root: Path, blobs_url: str, *, busy_timeout: float, durable: bool, frame_bytes: int,
-                  level: int, segment_entry_bytes: int) -> BlobStore:
+                  level: int, segment_entry_bytes: int, adopt: bool) -> BlobStore:
     """The blob store of a PostgreSQL ``index``, after :func:`scratchfs.engine.pairing.check_pairing` (left to the
     object store's first request when it cannot answer now: a store still opens -- and offload passes results
     through -- while its object store is down). Raises as :func:`open_backends`."""
@@ -208,7 +224,7 @@ def _paired_blobs(index: Any, root: Path, blobs_url: str, *, busy_timeout: float
                             delete_lock=index.delete_lock)
             read_marker, write_marker = s3_marker(blobs)
         check = functools.partial(check_pairing, index, location_of(blobs_url), read_marker, write_marker,
-                                  blobs.exists)
+                                  blobs.exists, adopt=adopt)
         try:
             check()
         except (StorageError, StoreBusy):

@@ -63,13 +63,16 @@ def location_of(blobs_url: str) -> str:
 
 
 def check_pairing(index: Any, location: str, read_marker: Callable[[], str | None],
-                  write_marker: Callable[[str], None], blob_exists: Callable[[str, str, str], bool]) -> None:
+                  write_marker: Callable[[str], None], blob_exists: Callable[[str, str, str], bool], *,
+                  adopt: bool = False) -> None:
     """Check, and record when new, that ``index`` (a :class:`~scratchfs.engine.postgres_index.PostgresIndex`) keeps
     its entries in the blob location ``location`` (see the module docstring).
 
     Args:
         read_marker: the blob location's store id, or ``None`` when it has no marker.
         write_marker: writes the marker. blob_exists: ``(run_id, agent_id, blob) -> bool`` for a row's blob.
+        adopt: for a rebuild of an index lost whole (``fsck --rebuild-index``): an index with no pairing and no row
+            takes the store id the blobs' marker names, instead of being refused as another index.
 
     Raises:
         InvalidArgument: the index is paired with another location; the blobs carry another store's marker; or the
@@ -82,6 +85,8 @@ def check_pairing(index: Any, location: str, read_marker: Callable[[], str | Non
         raise InvalidArgument(f"this index keeps its blobs at {record[1]}, not {location}: give every host of the "
                               "store the same blobs URL ($SCRATCHFS_BLOBS or --blobs)")
     if marker is not None:
+        if record is None and adopt and not _newest(index):
+            record = _claim(index, location, marker)
         if record is None or record[0] != marker:
             raise InvalidArgument(f"the blobs at {location} belong to another index (their {MARKER_NAME} marker "
                                   "names another store): give each index (each PostgreSQL schema) its own blobs URL")
@@ -133,19 +138,24 @@ def _record(index: Any) -> tuple[str, str] | None:
     return (rows[0][0], rows[0][1]) if rows else None
 
 
-def _claim(index: Any, location: str) -> tuple[str, str]:
-    """Insert the pairing unless a row is there; return the row there now."""
+def _claim(index: Any, location: str, store_id: str | None = None) -> tuple[str, str]:
+    """Insert the pairing (a new store id unless one is given) unless a row is there; return the row there now."""
     with index.transaction("pairing the index with its blobs") as conn:
         conn.execute(index.q("INSERT INTO @S.store (id, blobs, paired_at) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING"),
-                     (secrets.token_hex(16), location, time.time()))
+                     (store_id or secrets.token_hex(16), location, time.time()))
         found = conn.execute(index.q("SELECT id, blobs FROM @S.store")).fetchone()
     return found[0], found[1]
 
 
+def _newest(index: Any) -> list[tuple[str, str, str]]:
+    """``(run_id, agent_id, blob)`` of the index's newest rows (at most :data:`PROBE_ROWS`)."""
+    return index.read(f"SELECT run_id, agent_id, blob FROM @E ORDER BY id DESC LIMIT {PROBE_ROWS}", {},
+                      "looking for the index's entries in its blobs")
+
+
 def _entries_here(index: Any, blob_exists: Callable[[str, str, str], bool]) -> bool:
     """True if the index has no row, or one of its newest rows has its blob in this blob store."""
-    rows = index.read(f"SELECT run_id, agent_id, blob FROM @E ORDER BY id DESC LIMIT {PROBE_ROWS}", {},
-                      "looking for the index's entries in its blobs")
+    rows = _newest(index)
     for run_id, agent_id, blob in rows:
         try:
             if blob_exists(run_id, agent_id, blob):
