@@ -156,3 +156,34 @@ def test_a_rebuild_makes_a_schema_lost_whole_again(postgres_dsn, pg_schema, tmp_
     assert done.exit_code == 0, done.output
     with ScratchStore(tmp_path, index=index) as store:
         assert store.scope("run-1", "agent-1").read_handle(handle, length=17).data == b"kept in its blob\n"
+
+
+def test_the_pools_warnings_in_an_outage_are_one_line_once_a_minute(s3_env, tmp_path, caplog):
+    """psycopg_pool logs each failed reconnection of the store's pool at WARNING, libpq's message over several lines,
+    about twice a second (newuser5): the store keeps the first of each kind a minute, on one line."""
+    import logging
+
+    from scratchfs.engine.pool_log import POOL_NAME
+
+    if _pg_bin() is None:
+        unavailable("no PostgreSQL binaries to start a server of this test's own")
+    server = PostgresServer(_pg_bin())
+    try:
+        server.start()
+        with ScratchStore(tmp_path, index=postgres_url(server.dsn, "scratchfs"), blobs=s3_env,
+                          busy_timeout=1.0) as store:
+            assert store.index.pool().name == POOL_NAME
+            scope = store.scope("run-1", "agent-1")
+            scope.spill(b"before the outage " * 1000)
+            server.stop()
+            caplog.set_level(logging.WARNING, logger="psycopg.pool")
+            for _ in range(3):
+                with pytest.raises(StorageError):
+                    scope.spill(b"during the outage " * 1000)
+            time.sleep(2)
+            ours = [r for r in caplog.records if r.name == "psycopg.pool" and repr(POOL_NAME) in r.getMessage()]
+            assert ours, "the pool logged nothing about the outage"
+            assert len({r.msg for r in ours}) == len(ours)  # one of each kind
+            assert all("\n" not in r.getMessage() for r in ours)
+    finally:
+        server.remove()

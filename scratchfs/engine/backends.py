@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from scratchfs.engine import pool_log
 from scratchfs.engine.local_blobs import Blobs
 from scratchfs.engine.pairing import check_pairing, local_marker, location_of, s3_marker
 from scratchfs.engine.protocols import BlobFile, BlobStore, IndexBackend
@@ -176,6 +177,7 @@ def open_backends(root: Path, index_url: str | None = None, blobs_url: str | Non
     else:
         from scratchfs.engine.postgres_index import PostgresIndex
 
+        pool_log.install()  # psycopg_pool's warnings about the store's pool in an outage: one line a minute
         dsn, schema, runs_table = postgres  # type: ignore[misc]
         try:
             index = PostgresIndex(dsn, schema=schema, busy_timeout=busy_timeout, runs_table=runs_table,
