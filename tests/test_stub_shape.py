@@ -7,6 +7,7 @@ import io
 import json
 import random
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -458,3 +459,23 @@ def test_an_html_shape_gives_the_title_and_headings_as_the_page_shows_them(scope
     assert 'title "GCC 12 Release Series — Changes"' in stub.shape, stub.shape
     assert stub.shape.endswith("3 headings: h1 GCC 12 Release Series Changes | h2 X Desktop Group | "
                                "h3 <script> & barbaz"), stub.shape
+
+
+_TOOLS = Path(__file__).resolve().parent.parent / "fixtures" / "tools"
+
+
+def test_an_xml_root_is_its_first_element_not_a_tag_inside_a_comment_of_its_prolog(scope):
+    """iso-codes' iso_3166-2.xml (fixtures/tools) opens with a comment naming 'Alastair McKinstry
+    <mckinstry@computer.org>': its stub said 'XML, root <mckinstry>' -- the first '<name' after the XML declaration,
+    inside the comment. The root is the first element after the prolog (declaration, comments, processing
+    instructions, a doctype); an XML document that opens with a comment, without a declaration, is XML too (it was
+    text)."""
+    data = (_TOOLS / "iso_3166-2-head.xml").read_bytes()
+    assert b"<mckinstry@" in data.split(b"-->", 1)[0]
+    without_declaration = data.split(b"?>", 1)[1]
+    doctype = (b'<?xml version="1.0"?>\n<!DOCTYPE note [\n  <!ENTITY writer "Donald <Duck>">\n]>\n'
+               b"<?xml-stylesheet href='a.xsl'?>\n<!-- <b>old</b> -->\n<note><to>Tove</to></note>\n")
+    for content in (data, without_declaration, doctype):
+        stub = scope.spill(content, source_tool="api.get")
+        root = "note" if content is doctype else "iso_3166_2_entries"
+        assert (stub.content_type, stub.shape.split(",")[:2]) == ("xml", ["XML", f" root <{root}>"]), stub.shape

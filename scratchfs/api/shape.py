@@ -52,6 +52,10 @@ _FRAGMENT_RE = re.compile(rb"<(?:head|body|div|p|span|table|section|article|main
                           rb"|pre|a|img|br|hr|script|style|meta|link|template|iframe|button|input|label)[\s/>]", re.I)
 """An HTML fragment's first tag (``document.body.innerHTML``, a widget's markup): HTML, not an XML root."""
 _XML_ROOT_RE = re.compile(rb"<([A-Za-z_][\w.:-]*)")
+_XML_PROLOG_RE = re.compile(rb"(?:\s+|<\?.*?\?>|<!--.*?-->|<!DOCTYPE(?:[^\[>]|\[[^\]]*\])*>)*", re.S | re.I)
+"""What may come before an XML document's root element: blanks, the declaration and processing instructions
+(``<?...?>``), comments, a doctype (with its internal subset)."""
+_XML_PROLOG_BYTES = 64 * 1024  # (a prolog longer than this -- a licence in a comment is a few KiB -- names no root)
 # anchored on a literal newline (the text is searched with one prepended), which the engine finds at C speed
 # The indentation is taken atomically (a lookahead's capture, then the backreference): no alternative starts with a
 # blank, so giving blanks back never matches; and every alternative starts with "[", a digit or a capital, checked
@@ -175,13 +179,9 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     if first == "<":
         if _HTML_RE.search(sample, 0, 4096) or _FRAGMENT_RE.match(stripped.encode("utf-8", "replace")):
             return Shape("html", html_shape(sample, scope))
-        root = _XML_ROOT_RE.search(sample.lstrip(), 0, 4096) if not stripped.startswith("<!--") else None
-        if stripped.startswith("<?xml") or root:
-            name = root.group(1).decode("utf-8", "replace") if root else "?"
-            if stripped.startswith("<?xml"):
-                later = _XML_ROOT_RE.search(sample, sample.find(b"?>") + 2)
-                name = later.group(1).decode("utf-8", "replace") if later else name
-            return Shape("xml", clip(f"XML, root <{short_name(name)}>, {kib(size)}, {plural(lines, 'line')}"))
+        root = xml_root(sample)
+        if stripped.startswith("<?xml") or root is not None:
+            return Shape("xml", clip(f"XML, root <{short_name(root or '?')}>, {kib(size)}, {plural(lines, 'line')}"))
     bom = 3 if sample.startswith(b"\xef\xbb\xbf") else 0  # (a byte order mark is no part of the first line)
     head = b"\n" + sample[bom : bom + 4096]  # the first lines tell a log or grep output
     terminal = terminal_controls(sample) if b"\x1b" in sample or b"\r" in sample else ""
@@ -195,6 +195,16 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     if found is not None:
         return found
     return _plain(sample, size, lines, scope, is_log, (head, head_rows))
+
+
+def xml_root(sample: bytes) -> str | None:
+    """The name of the root element of the XML document that ``sample`` starts (after a UTF-8 byte order mark): the
+    first tag after the prolog (:data:`_XML_PROLOG_RE`), never a tag inside a comment or a doctype; ``None`` when
+    something else follows the prolog (text, an unclosed comment) or the prolog runs past
+    :data:`_XML_PROLOG_BYTES`. Never raises."""
+    head = sample[:_XML_PROLOG_BYTES].removeprefix(b"\xef\xbb\xbf")
+    root = _XML_ROOT_RE.match(head, _XML_PROLOG_RE.match(head).end())
+    return None if root is None else root.group(1).decode("utf-8", "replace")
 
 
 def _binary(sample: bytes, size: int) -> str:
