@@ -479,3 +479,20 @@ def test_an_xml_root_is_its_first_element_not_a_tag_inside_a_comment_of_its_prol
         stub = scope.spill(content, source_tool="api.get")
         root = "note" if content is doctype else "iso_3166_2_entries"
         assert (stub.content_type, stub.shape.split(",")[:2]) == ("xml", ["XML", f" root <{root}>"]), stub.shape
+
+
+def test_html_table_rows_without_a_table_tag_are_html_and_select_reads_their_cells(scope):
+    """``sqlite3 -html`` prints a query's rows as <TR><TD>...</TD></TR> with no <table> around them
+    (fixtures/tools/sqlite-html-packages.html): its stub said 'XML, root <TR>' -- many roots, no XML -- and
+    select= was refused ('XML, which a select= read does not parse'). Table rows, cells and list items open an HTML
+    fragment as <table> and <ul> do."""
+    from scratchfs.api.contract import ScratchTools
+
+    data = (_TOOLS / "sqlite-html-packages.html").read_bytes()
+    stub = scope.spill(data, source_tool="sqlite3")
+    assert (stub.content_type, stub.shape.split(",")[0]) == ("html", "HTML"), stub.shape
+    cells = ScratchTools(scope).call("read_handle", {"handle": stub.handle, "select": "tr > td:first-child"})
+    names = re.findall(rb"<TR><TD>([^<]*)</TD>", data)
+    assert cells["elements"] == [name.decode() for name in names] and len(names) == 10
+    for fragment in (b"<li>one</li>\n<li>two</li>\n" * 100, b"<td>1</td><td>2</td>\n" * 100):
+        assert scope.spill(fragment, source_tool="browser.get").content_type == "html"

@@ -49,8 +49,11 @@ _MAGIC = ((b"\x89PNG", "PNG image"), (b"\x1f\x8b", "gzip"), (b"PK\x03\x04", "zip
           (b"SQLite format 3\x00", "SQLite database"))
 _HTML_RE = re.compile(rb"<!doctype\s+html|<html[\s>]", re.IGNORECASE)
 _FRAGMENT_RE = re.compile(rb"<(?:head|body|div|p|span|table|section|article|main|nav|header|footer|form|ul|ol|dl|h[1-6]"
-                          rb"|pre|a|img|br|hr|script|style|meta|link|template|iframe|button|input|label)[\s/>]", re.I)
-"""An HTML fragment's first tag (``document.body.innerHTML``, a widget's markup): HTML, not an XML root."""
+                          rb"|pre|a|img|br|hr|script|style|meta|link|template|iframe|button|input|label"
+                          rb"|tr|td|th|thead|tbody|tfoot|caption|li|dt|dd|blockquote|code|em|strong|b|i|small)[\s/>]",
+                          re.I)
+"""An HTML fragment's first tag (``document.body.innerHTML``, a widget's markup, ``sqlite3 -html``'s rows, each
+``<TR>`` with no ``<table>``): HTML, not an XML root."""
 _XML_ROOT_RE = re.compile(rb"<([A-Za-z_][\w.:-]*)")
 _XML_PROLOG_RE = re.compile(rb"(?:\s+|<\?.*?\?>|<!--.*?-->|<!DOCTYPE(?:[^\[>]|\[[^\]]*\])*>)*", re.S | re.I)
 """What may come before an XML document's root element: blanks, the declaration and processing instructions
