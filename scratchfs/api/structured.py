@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from scratchfs.api.entries import reading
-from scratchfs.api.misfit import explained_jq, holds, refusal, text_misfit
+from scratchfs.api.misfit import explained_jq, holds, jq_misfit, refusal, text_misfit
 from scratchfs.api.results import render_call
 from scratchfs.engine.segments import token_of
 from scratchfs.engine.structure import (
@@ -99,9 +99,22 @@ class StructureReads:
         (the filter ran past ``pattern_timeout``), NotFound, CorruptBlob."""
         if not isinstance(filter, str) or not filter.strip():
             raise InvalidArgument("jq must be a non-empty jq filter")
-        return self._page(handle, lambda src, blob, kind: self._fits(kind, "jq", handle) or explained_jq(
-            handle, kind, lambda: jq_page(src, filter, cursor, budget, cache_key=blob, timeout=self._timeout(),
-                                          entry=entry_identity(handle, blob)), self.line_bytes, self.shape))
+
+        def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
+            self._fits(kind, "jq", handle)
+            page = explained_jq(handle, kind, lambda: jq_page(src, filter, cursor, budget, cache_key=blob,
+                                                              timeout=self._timeout(),
+                                                              entry=entry_identity(handle, blob)),
+                                self.line_bytes, self.shape)
+            if page.failure is not None and kind in _SNIFFED_NO_TABLE and not mostly_json(src, 0, 0):
+                # text whose first words parse as JSON ('404 not found', find -ls's inode numbers): no stream of
+                # JSON documents, refused here rather than on the page that meets the parse error
+                advice = jq_misfit(handle, kind, page.failure, self.line_bytes, self.shape)
+                if advice is not None:
+                    raise InvalidArgument(advice)
+            return page
+
+        return self._page(handle, read)
 
     def records(self, handle: str, record: int = 1, records: int = 50, *, jq: str | None = None,
                 cursor: str | None = None, budget: int = 8192, call_budget: int | None = None) -> ItemPage:
