@@ -182,3 +182,19 @@ def test_jq_over_text_whose_first_words_are_json_values_is_refused_on_its_first_
     assert mostly_stub.content_type == "text"
     first = tools.call("read_handle", {"handle": mostly_stub.handle, "jq": ".i"})
     assert first["results"] == list(range(15)) and first["more"]
+
+
+@pytest.mark.parametrize("name", ["bash-changelog.Debian.gz", "git-logo.png"])
+@pytest.mark.parametrize("read", [{"select": "p"}, {"select": "*"}, {"jq": "."}, {"record": 1}, {"row": 1}])
+def test_a_structure_read_of_compressed_or_image_data_is_refused_naming_its_format(tools, scratch_scope, name, read):
+    """Debian's bash changelog.Debian.gz (fixtures/tools) holds the bytes '<p' by chance: select="p" gave one
+    element of 1 KiB of decompressed-looking garbage and select="*" four, as if the gzip stream were an HTML page.
+    Data whose stub names a binary format (gzip, PNG, zip, ...) is no page, table or JSON: every structure read is
+    refused, naming the format and the reads that fit."""
+    stub = scratch_scope.spill((_TOOLS / name).read_bytes(), source_tool="t")
+    fmt = {"bash-changelog.Debian.gz": "gzip", "git-logo.png": "PNG image"}[name]
+    assert stub.content_type == "binary" and f", {fmt};" in stub.shape, stub.shape
+    with pytest.raises(InvalidArgument) as caught:
+        tools.call("read_handle", {"handle": stub.handle, **read})
+    assert str(caught.value).startswith(f"{stub.handle} holds binary data ({fmt}) (content type binary), which a "
+                                        f"{next(iter(read))}= read does not parse: read it with offset="), caught.value

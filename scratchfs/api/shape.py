@@ -47,6 +47,7 @@ _PARTIAL_JSON_CHARS = 128 * 1024  # a JSON document larger than the sample is pa
 _MAGIC = ((b"\x89PNG", "PNG image"), (b"\x1f\x8b", "gzip"), (b"PK\x03\x04", "zip"), (b"%PDF", "PDF"),
           (b"\x28\xb5\x2f\xfd", "zstd"), (b"\x7fELF", "ELF"), (b"\xff\xd8\xff", "JPEG image"), (b"GIF8", "GIF image"),
           (b"SQLite format 3\x00", "SQLite database"))
+_FORMATS = frozenset(name for _, name in _MAGIC)
 _HTML_RE = re.compile(rb"<!doctype\s+html|<html[\s>]", re.IGNORECASE)
 _FRAGMENT_RE = re.compile(rb"<(?:head|body|div|p|span|table|section|article|main|nav|header|footer|form|ul|ol|dl|h[1-6]"
                           rb"|pre|a|img|br|hr|script|style|meta|link|template|iframe|button|input|label"
@@ -208,6 +209,15 @@ def xml_root(sample: bytes) -> str | None:
     head = sample[:_XML_PROLOG_BYTES].removeprefix(b"\xef\xbb\xbf")
     root = _XML_ROOT_RE.match(head, _XML_PROLOG_RE.match(head).end())
     return None if root is None else root.group(1).decode("utf-8", "replace")
+
+
+def binary_format(shape: str | None) -> str | None:
+    """The format a binary entry's stored ``shape`` names (``"gzip"``, ``"PNG image"``: one of :data:`_MAGIC`'s,
+    told by its first bytes at spill time), or ``None`` (no such shape, or no format named). Never raises."""
+    if not shape or not shape.startswith("binary, "):
+        return None
+    named = shape.split(";", 1)[0].split(", ")[2:]
+    return named[0] if named and named[0] in _FORMATS else None
 
 
 def _binary(sample: bytes, size: int) -> str:

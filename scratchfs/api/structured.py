@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from scratchfs.api.entries import reading
 from scratchfs.api.misfit import explained_jq, holds, jq_misfit, refusal, text_misfit
 from scratchfs.api.results import render_call
+from scratchfs.api.shape import binary_format
 from scratchfs.engine.segments import token_of
 from scratchfs.engine.structure import (
     MAX_HTML_BYTES,
@@ -319,11 +320,14 @@ def check_kind(content_type: str | None, read: str, handle: str, line_bytes: flo
     """Refuse a structure read (``read``: ``"jq"``, ``"record"``, ``"row"`` or ``"select"``) that does not fit the
     entry's stored content type (decided at spill time from its start, :func:`scratchfs.api.shape.describe`): rows
     of JSON, records of a table, jq over a table, rows or records of an HTML page or of XML, a CSS select of what is
-    no HTML page would parse it as what it is not. A read of text, a log, binary data or content of unknown type
-    (``None``) is tried, and its parse decides (:class:`StructureReads` refuses what it shows does not fit). Raises
-    InvalidArgument naming what the entry is and the reads that fit (by ``shape``, its stored shape, and
-    ``line_bytes``, its average line length: :func:`scratchfs.api.misfit.refusal`); returns None otherwise."""
-    if content_type in _REFUSED and read in _REFUSED[content_type]:
+    no HTML page would parse it as what it is not; so would any read of binary data whose shape names its format
+    (gzip, a PNG image: :func:`~scratchfs.api.shape.binary_format`). A read of text, a log, other binary data or
+    content of unknown type (``None``) is tried, and its parse decides (:class:`StructureReads` refuses what it
+    shows does not fit). Raises InvalidArgument naming what the entry is and the reads that fit (by ``shape``, its
+    stored shape, and ``line_bytes``, its average line length: :func:`scratchfs.api.misfit.refusal`); returns None
+    otherwise."""
+    if (content_type in _REFUSED and read in _REFUSED[content_type]) or (
+            content_type == "binary" and binary_format(shape) is not None):  # gzip, PNG...: no page, table or JSON
         raise InvalidArgument(refusal(handle, content_type, read, line_bytes=line_bytes, shape=shape))
 
 
