@@ -496,3 +496,23 @@ def test_html_table_rows_without_a_table_tag_are_html_and_select_reads_their_cel
     assert cells["elements"] == [name.decode() for name in names] and len(names) == 10
     for fragment in (b"<li>one</li>\n<li>two</li>\n" * 100, b"<td>1</td><td>2</td>\n" * 100):
         assert scope.spill(fragment, source_tool="browser.get").content_type == "html"
+
+
+def test_a_man_page_with_backspace_overstrikes_is_terminal_output_and_its_text_view_reads_it(scope):
+    """``man -P cat ls`` with its formatting kept (fixtures/tools/man-ls-overstrike.txt) prints bold as
+    'N\\bNA\\bAM\\bME' and underline as '_\\bf': its stub said 'text', offered no view="text" (which renders
+    backspaces) and previewed the raw bytes, so a search for 'NAME' found nothing a model could see. Backspace
+    overstrikes make text terminal output, as escape sequences do, and the text view shows the page as a terminal
+    does."""
+    from scratchfs.api.contract import ScratchTools
+
+    data = (_TOOLS / "man-ls-overstrike.txt").read_bytes()
+    assert b"N\bNA\bAM\bME\bE" in data
+    stub = scope.spill(data, source_tool="man")
+    assert stub.content_type == "log" and stub.shape.startswith("terminal output"), stub.shape
+    overstrikes = data.count(b"\b")
+    assert stub.shape.endswith(f", {overstrikes:,} backspace overstrikes"), stub.shape
+    assert 'view="text"' in stub.note
+    text = ScratchTools(scope).call("read_handle", {"handle": stub.handle, "view": "text", "budget": 65536})["text"]
+    assert "\nNAME\n       ls - list directory contents\n" in text and "\b" not in text
+    assert scope.spill(b"a\bb\n" + b"plain text\n" * 200, source_tool="t").content_type == "text"  # one: text

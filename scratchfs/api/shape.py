@@ -188,7 +188,7 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
             return Shape("xml", clip(f"XML, root <{short_name(root or '?')}>, {kib(size)}, {plural(lines, 'line')}"))
     bom = 3 if sample.startswith(b"\xef\xbb\xbf") else 0  # (a byte order mark is no part of the first line)
     head = b"\n" + sample[bom : bom + 4096]  # the first lines tell a log or grep output
-    terminal = terminal_controls(sample) if b"\x1b" in sample or b"\r" in sample else ""
+    terminal = terminal_controls(sample) if b"\x1b" in sample or b"\r" in sample or b"\b" in sample else ""
     if terminal:
         return _plain(sample, size, lines, scope, True, (head, 0), terminal)
     logs = len(_LOG_LINE_RE.findall(head))
