@@ -7,6 +7,7 @@ import ast
 import csv
 import io
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -14,6 +15,8 @@ from click.testing import CliRunner
 from scratchfs import BadRecord, InvalidArgument, ScratchStore
 from scratchfs.api.contract import ScratchTools, to_json
 from scratchfs.cli import main
+
+_TOOLS = Path(__file__).resolve().parent.parent / "fixtures" / "tools"
 
 
 def follow(tools: ScratchTools, args: dict, budget: int) -> list[dict]:
@@ -553,3 +556,19 @@ def test_a_column_out_of_range_is_told_as_a_number_and_a_missing_name_as_a_name(
     with pytest.raises(InvalidArgument) as err:
         scope.structure.rows(handle, row=1, rows=2, columns=[column])
     assert str(err.value).startswith(says)
+
+
+def test_rows_of_a_table_without_a_header_line_say_that_its_header_is_its_first_row(tools, scratch_scope):
+    """``sqlite3 -csv`` prints no header line (fixtures/tools/sqlite-csv-packages.csv): the stub says 'no header, 40
+    rows', and row=1 gave the table's second record under a 'header' holding its first (adduser, 3.134, ...) with
+    nothing saying so -- row N was the stub's row N+1 and one row looked like column names. The page says it."""
+    data = (_TOOLS / "sqlite-csv-packages.csv").read_bytes()
+    records = list(csv.reader(io.StringIO(data.decode(), newline="")))
+    stub = scratch_scope.spill(data, source_tool="sqlite3")
+    assert stub.content_type == "csv" and stub.shape == "CSV, 4 columns, no header, 40 rows", stub.shape
+    page = tools.call("read_handle", {"handle": stub.handle, "row": 1, "rows": 50, "budget": 65536})
+    assert [page["header"], *page["rows"]] == records and len(records) == 40
+    assert page["note"] == ("the table has no header line (its stub says so): `header` is its first row, and rows "
+                            "are numbered from its second"), page.get("note")
+    named = scratch_scope.spill(b"name,version,arch,descr\n" + data, source_tool="sqlite3")
+    assert "note" not in tools.call("read_handle", {"handle": named.handle, "row": 1, "rows": 5})

@@ -157,8 +157,9 @@ class StructureReads:
         ``rows``, fewer when the page's ``budget`` (bytes of its JSON) fills first; always with the header,
         quoted multi-line fields counted as one row; ``columns`` by name or 0-based number. An entry stored as text,
         a log or binary data (whose first lines make a table: :func:`table_like`) is read too, its page saying so
-        (``note``). Raises InvalidArgument (also a JSON or JSON-lines entry: :func:`check_kind`; text, a log or
-        binary data whose first lines make no table; a field or line past the bound, naming the byte read), NotFound,
+        (``note``); so does a page of a table whose stub found no header line (its first row is the header).
+        Raises InvalidArgument (also a JSON or JSON-lines entry: :func:`check_kind`; text, a log or binary data
+        whose first lines make no table; a field or line past the bound, naming the byte read), NotFound,
         CorruptBlob."""
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
@@ -167,9 +168,14 @@ class StructureReads:
                 self._table_fits(src, kind, handle)
             page = rows_page(src, row, rows, columns=columns, cursor=cursor, budget_bytes=budget,
                              entry=entry_identity(handle, blob))
+            said = None
             if kind in _SNIFFED_NO_TABLE:
                 said = (f"stored as {kind}: no table was found in its first lines when it was stored; these are its "
                         "lines cut at the delimiter of its first line")
+            elif kind == "csv" and self.shape is not None and _NO_HEADER in self.shape:  # (sqlite3 -csv, exports)
+                said = ("the table has no header line (its stub says so): `header` is its first row, and rows are "
+                        "numbered from its second")
+            if said is not None:
                 page.extra["note"] = "; ".join(filter(None, (said, page.extra.get("note"))))
             return page
 
@@ -271,6 +277,7 @@ _REFUSED = {"json": {"row", "select"}, "jsonl": {"row", "select"}, "csv": {"jq",
 # timestamp, a table holding a NUL -- or a part of an HTML page; rows, records and select= then refuse what their
 # parse shows is not one, and jq's parse error is explained.)
 _SNIFFED_NO_TABLE = ("text", "log", "binary")
+_NO_HEADER = ", no header, "  # (in a table's shape whose first line holds a number or an empty name)
 _TABLE_RECORDS = 50  # the first records of text, a log or binary data that must make a table for a rows read of it
 _AROUND_BYTES = 32 * 1024  # bytes on each side of a bad record whose lines tell JSON lines from text
 
