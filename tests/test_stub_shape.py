@@ -516,3 +516,23 @@ def test_a_man_page_with_backspace_overstrikes_is_terminal_output_and_its_text_v
     text = ScratchTools(scope).call("read_handle", {"handle": stub.handle, "view": "text", "budget": 65536})["text"]
     assert "\nNAME\n       ls - list directory contents\n" in text and "\b" not in text
     assert scope.spill(b"a\bb\n" + b"plain text\n" * 200, source_tool="t").content_type == "text"  # one: text
+
+
+def test_utf16_text_with_a_byte_order_mark_is_named_so(scope, fixture_data):
+    """Text saved as UTF-16 (as Windows tools and PowerShell write it: a byte order mark, then two bytes a
+    character) was 'binary, 39 KiB; starts with ff fe 2e 00 ...': nothing said it is text, and its note's
+    match="TEXT" finds no ASCII word in it. Its shape names the encoding its byte order mark gives, and structure
+    reads are refused naming it; without a mark it stays plain binary data."""
+    from scratchfs import InvalidArgument
+    from scratchfs.api.contract import ScratchTools
+
+    text = fixture_data["workspace-grep-stdlib-defs.txt"][:20000].decode("utf-8", "ignore")
+    cases = ((b"\xff\xfe" + text.encode("utf-16-le"), "UTF-16LE text"), (b"\xfe\xff" + text.encode("utf-16-be"),
+             "UTF-16BE text"), (text.encode("utf-16-le"), None), (text.encode("utf-16-be"), None))
+    for data, name in cases:
+        stub = scope.spill(data, source_tool="powershell")
+        assert stub.content_type == "binary"
+        assert (stub.shape.split(";")[0].split(", ")[2:] or [None])[0] == name, stub.shape
+        if name is not None:
+            with pytest.raises(InvalidArgument, match=rf"holds binary data \({name}\)"):
+                ScratchTools(scope).call("read_handle", {"handle": stub.handle, "jq": "."})

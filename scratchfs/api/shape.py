@@ -46,7 +46,8 @@ _PARTIAL_JSON_CHARS = 128 * 1024  # a JSON document larger than the sample is pa
 
 _MAGIC = ((b"\x89PNG", "PNG image"), (b"\x1f\x8b", "gzip"), (b"PK\x03\x04", "zip"), (b"%PDF", "PDF"),
           (b"\x28\xb5\x2f\xfd", "zstd"), (b"\x7fELF", "ELF"), (b"\xff\xd8\xff", "JPEG image"), (b"GIF8", "GIF image"),
-          (b"SQLite format 3\x00", "SQLite database"))
+          (b"SQLite format 3\x00", "SQLite database"),
+          (b"\xff\xfe", "UTF-16LE text"), (b"\xfe\xff", "UTF-16BE text"))  # (by its byte order mark: Windows tools)
 _FORMATS = frozenset(name for _, name in _MAGIC)
 _HTML_RE = re.compile(rb"<!doctype\s+html|<html[\s>]", re.IGNORECASE)
 _FRAGMENT_RE = re.compile(rb"<(?:head|body|div|p|span|table|section|article|main|nav|header|footer|form|ul|ol|dl|h[1-6]"
