@@ -222,7 +222,7 @@ class StructureReads:
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             self._fits(kind, "select", handle)
             page = select_page(src, selector, cursor=cursor, budget_bytes=budget, timeout=self._timeout(),
-                               entry=entry_identity(handle, blob))
+                               entry=entry_identity(handle, blob), cache_key=blob)
             if kind in _SNIFFED_NO_TABLE and cursor is None and not page.items and page.part is None and \
                     page.cursor is None:  # (text holding an HTML page's part is read; text with no element is not)
                 raise InvalidArgument(holds(handle, kind, self.shape, self.line_bytes,
