@@ -35,13 +35,16 @@ import re
 import sys
 import time
 from collections.abc import Callable
+from html import unescape
 from typing import Any
 
+import inscriptis.model.canvas
 import lxml.etree
 import lxml.html
 from cssselect import ExpressionError, SelectorError
 from inscriptis import Inscriptis
 from inscriptis.html_properties import Display
+from inscriptis.model.canvas.block import Block
 from inscriptis.model.config import ParserConfig
 from inscriptis.model.tag import CustomHtmlTagHandlerMapping
 from inscriptis.model.tag.table_tag import table_end_handler
@@ -139,6 +142,54 @@ def parse_page(text: str) -> Any:
     if any("depth" in entry.message.lower() for entry in parser.error_log):
         raise TooDeep
     return tree
+
+
+class _PartsBlock(Block):
+    """inscriptis's text block, its text kept as a list of pieces joined when it is read: inscriptis appends each
+    piece to the block's string (``self._content += text``, an attribute: a copy each time), quadratic in a block's
+    length -- a rustdoc source page of 7.6 MiB, a few blocks of millions of characters, ran past its time limit."""
+
+    __slots__ = ("_parts",)
+
+    def __init__(self, idx: int, prefix: Any) -> None:
+        super().__init__(idx, prefix)
+        self._parts: list[str] = []
+
+    def merge_normal_text(self, text: str) -> None:
+        normalized = []
+        for ch in text:  # (inscriptis's own collapse of blank space, piece by piece)
+            if not ch.isspace():
+                normalized.append(ch)
+                self.collapsable_whitespace = False
+            elif not self.collapsable_whitespace:
+                normalized.append(" ")
+                self.collapsable_whitespace = True
+        if normalized:
+            first = self.prefix.first if not (self._content or self._parts) else ""
+            self._append(unescape("".join((first, *normalized))))
+
+    def merge_pre_text(self, text: str) -> None:
+        self._append(unescape("".join((self.prefix.first, text.replace("\n", "\n" + self.prefix.rest)))))
+        self.collapsable_whitespace = False
+
+    def _append(self, text: str) -> None:
+        self._parts.append(text)
+        self.idx += len(text)
+
+    @property
+    def content(self) -> str:
+        if self._parts:
+            self._content += "".join(self._parts)
+            self._parts.clear()
+        return Block.content.fget(self)
+
+    def new_block(self) -> Block:
+        self.prefix.consumed = False
+        return _PartsBlock(idx=self.idx + 1, prefix=self.prefix)
+
+
+if "_content" in getattr(Block, "__slots__", ()) and hasattr(Block, "merge_normal_text"):  # (inscriptis 2.x)
+    inscriptis.model.canvas.Block = _PartsBlock  # the canvas opens its first block with it
 
 
 def _table_end(state: Any) -> None:
