@@ -536,3 +536,28 @@ def test_utf16_text_with_a_byte_order_mark_is_named_so(scope, fixture_data):
         if name is not None:
             with pytest.raises(InvalidArgument, match=rf"holds binary data \({name}\)"):
                 ScratchTools(scope).call("read_handle", {"handle": stub.handle, "jq": "."})
+
+
+def _inside_escape(data: bytes, at: int) -> bool:
+    """Whether byte ``at`` of ``data`` falls inside a terminal escape sequence (a CSI, or a two-byte escape)."""
+    return any(found.start() < at < found.end() for found in
+               re.finditer(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|[@-_])", data[: at + 64]))
+
+
+def test_a_preview_is_not_cut_inside_an_escape_sequence(scope):
+    """pytest -v --color=yes (fixtures/tools/pytest-color-v.txt): a stub's preview of colour output ended in
+    '...PASSED\\x1b[0m\\x1b[3' -- half a colour code, which a model reads as garbage and a terminal as the start of
+    one -- and a head+tail preview's tail began with '2mPASSED'. A preview (head, and tail) ends and starts on an
+    escape sequence's boundary, as it does on a UTF-8 character's; the note's offsets say what it shows."""
+    data = (_TOOLS / "pytest-color-v.txt").read_bytes()
+    for start in range(0, 600, 3):  # the cut falls everywhere in and between the escapes
+        content = data[start:]
+        for mode in ("head", "head+tail"):
+            stub = scope.spill(content, source_tool="pytest", preview=mode)
+            shown = re.search(r"the preview shows bytes 0-(\d+)(?: and (\d+)-)?", stub.note)
+            end, at = int(shown.group(1)), shown.group(2)
+            head = stub.preview.split("\n[… ", 1)[0]
+            assert content[:end].decode() == head and not _inside_escape(content, end), (start, mode, head[-16:])
+            if at is not None:
+                assert stub.preview.endswith("…]\n" + content[int(at) :].decode())
+                assert not _inside_escape(content, int(at)), (start, content[int(at) : int(at) + 16])
