@@ -561,3 +561,19 @@ def test_a_preview_is_not_cut_inside_an_escape_sequence(scope):
             if at is not None:
                 assert stub.preview.endswith("…]\n" + content[int(at) :].decode())
                 assert not _inside_escape(content, int(at)), (start, content[int(at) : int(at) + 16])
+
+
+@pytest.mark.parametrize(("name", "columns"), [("du-ah-python3.tsv", 2), ("git-log-format.tsv", 4)])
+def test_a_tsv_whose_first_line_is_data_like_the_rest_has_no_header(scope, name, columns):
+    """``du -ah`` and ``git log --format=%H%x09%an%x09%ad%x09%s`` print tab-separated rows without a header line
+    (fixtures/tools): their stubs said 'TSV, 2 columns (20K, /usr/lib/python3/dist-p…)' and '4 columns
+    (2517cb5d9ec6f993c570ac6…, Seed 557fe884 maintaine…, ...)' -- the first row told as the column names, and one
+    row fewer. A first line whose cells look like the rows under them (a size like 4.0K, a date, the same author:
+    the same pattern of digits and punctuation) is no header; a header of words over such columns still is."""
+    data = (_TOOLS / name).read_bytes()
+    stub = scope.spill(data, source_tool="sh")
+    rows = data.count(b"\n")
+    assert stub.shape == f"TSV, {columns} columns, no header, {rows} rows", stub.shape
+    header = b"\t".join([b"size", b"path"] if columns == 2 else [b"commit", b"author", b"date", b"subject"])
+    named = scope.spill(header + b"\n" + data, source_tool="sh")
+    assert named.shape.startswith(f"TSV, {columns} columns ({header.decode().replace(chr(9), ', ')}), {rows} rows")

@@ -24,7 +24,14 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from scratchfs.api.shape_html import html_shape
-from scratchfs.api.shape_table import count_records, estimate_records, json_lines, table_head, table_rows
+from scratchfs.api.shape_table import (
+    count_records,
+    estimate_records,
+    first_row_is_data,
+    json_lines,
+    table_head,
+    table_rows,
+)
 from scratchfs.api.shape_terminal import TERMINAL_SHAPE, terminal_controls
 from scratchfs.api.shape_words import MAX_SHAPE_CHARS, clip, kib, plural, short_name
 from scratchfs.engine.seekable import FormatError
@@ -446,7 +453,8 @@ def _delimited(text: str, whole: Callable[[], str], complete: bool, size: int, l
     if rows is None or (delimiter == ";" and not all(map(str.strip, rows[0]))):  # (lines of code ending in ";": a
         return None  # header with no empty name tells a table)
     width, header = len(rows[0]), rows[0]
-    looks_like_header = all(cell and not cell.replace(".", "").replace("-", "").isdigit() for cell in header)
+    looks_like_header = all(cell and not cell.replace(".", "").replace("-", "").isdigit() for cell in header) and \
+        not first_row_is_data(rows)
     columns = ", ".join(short_name(c, 24) for c in header[:16]) + (f", … {width - 16} more" if width > 16 else "")
     if complete:
         count = plural(count_records(text, delimiter, lines) - looks_like_header, "row")
