@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scratchfs import InvalidArgument, ScratchStore, StructureTimeout
-from scratchfs.engine.structure import BytesSource, html, html_text, select_page
+from scratchfs.engine.structure import BytesSource, html, html_text, html_worker, select_page
 from scratchfs.engine.structure.html_worker import MAX_WORKERS, element_text, workers
 from scratchfs.engine.structure.paging import CursorKey, decode_cursor
 from tests.thread_support import ticks_during
@@ -105,3 +105,26 @@ def test_selected_texts_page_through_as_in_process(sizes, budget, max_elements, 
     tree = lxml.html.document_fromstring(doc.decode())
     expected = [element_text(element) for element in tree.cssselect(selector)]
     assert _all_elements(doc, selector, budget, max_elements) == expected
+
+
+def test_the_text_view_of_a_page_whose_text_is_one_long_block_takes_time_linear_in_it(fixture_data):
+    """rustdoc's source pages (the Rust toolchain's core_arch avx512f.rs.html: 7.6 MiB, a line-numbered listing
+    of spans) render as few, very long blocks, and inscriptis appended each piece of text to its block's string:
+    quadratic -- 1 MB 0.4 s, 2 MB 1.0 s, 4 MB 3.2 s, and the 7.6 MiB page ran past its 12.6 s limit
+    (StructureTimeout). A block keeps its pieces and joins them once: 8 MB in 1.5 s, the same text."""
+    words = html_text(BytesSource(fixture_data["browser-rust-book.html"])).split()
+    spans = b" ".join(b"<span>%s</span>" % word.replace(b"<", b"&lt;").replace(b"&", b"&amp;") for word in words)
+
+    def cpu(size: int) -> tuple[float, bytes]:
+        page = b"<html><body><p>" + spans[:size].rsplit(b"</span>", 1)[0] + b"</span></p></body></html>"
+        best = float("inf")
+        for _ in range(3):
+            started = time.process_time()
+            text = html_worker.view_text(page)
+            best = min(best, time.process_time() - started)
+        return best, text
+
+    small, small_text = cpu(len(spans) // 4)
+    big, big_text = cpu(len(spans))
+    assert len(spans) > 300_000 and big_text.startswith(small_text[:-100])
+    assert big < 6 * small, f"{big:.3f} s for 4 times the text of {small:.3f} s"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -157,3 +158,43 @@ def test_the_web_tree_and_text_views_of_text_name_what_it_is(scratch_store, fixt
             error = client.get(url + handle + tail).json()["error"]
             assert error["message"].startswith(f"{handle} holds {what} (content type "), error
             assert ('view="text"' in error["message"]) is (what == "terminal output") and "line=" in error["message"]
+
+
+_TOOLS = Path(__file__).resolve().parent.parent / "fixtures" / "tools"
+
+
+@pytest.mark.parametrize("data", [(_TOOLS / "find-ls-usr.txt").read_bytes(), b"404 not found\n" * 2000,
+                                  b"true story: the build passed\n" * 500])
+def test_jq_over_text_whose_first_words_are_json_values_is_refused_on_its_first_page(tools, scratch_scope, data):
+    """``find /usr -ls`` (fixtures/tools/find-ls-usr.txt) starts '   260074      4 drwxr-xr-x': jq="." over it gave
+    'results: [260074, 4], more: true' -- the inode and block count read as two JSON documents -- and only the next
+    page said it holds text which jq cannot parse. Text whose lines are not JSON is refused on the first page;
+    JSON lines the sniffer called text, one of them bad, still give the outputs before it."""
+    stub = scratch_scope.spill(data, source_tool="t")
+    assert stub.content_type == "text", stub.shape
+    with pytest.raises(InvalidArgument) as caught:
+        tools.call("read_handle", {"handle": stub.handle, "jq": "."})
+    assert str(caught.value).startswith(f"{stub.handle} holds text (content type text), which jq cannot parse as "
+                                        "JSON: read it by lines"), caught.value
+    records = [json.dumps({"i": i}) for i in range(30)]
+    mostly = "\n".join([*records[:15], "# a comment line", *records[15:]]) + "\n" + records[0][:5]
+    mostly_stub = scratch_scope.spill(mostly, source_tool="logs")
+    assert mostly_stub.content_type == "text"
+    first = tools.call("read_handle", {"handle": mostly_stub.handle, "jq": ".i"})
+    assert first["results"] == list(range(15)) and first["more"]
+
+
+@pytest.mark.parametrize("name", ["bash-changelog.Debian.gz", "git-logo.png"])
+@pytest.mark.parametrize("read", [{"select": "p"}, {"select": "*"}, {"jq": "."}, {"record": 1}, {"row": 1}])
+def test_a_structure_read_of_compressed_or_image_data_is_refused_naming_its_format(tools, scratch_scope, name, read):
+    """Debian's bash changelog.Debian.gz (fixtures/tools) holds the bytes '<p' by chance: select="p" gave one
+    element of 1 KiB of decompressed-looking garbage and select="*" four, as if the gzip stream were an HTML page.
+    Data whose stub names a binary format (gzip, PNG, zip, ...) is no page, table or JSON: every structure read is
+    refused, naming the format and the reads that fit."""
+    stub = scratch_scope.spill((_TOOLS / name).read_bytes(), source_tool="t")
+    fmt = {"bash-changelog.Debian.gz": "gzip", "git-logo.png": "PNG image"}[name]
+    assert stub.content_type == "binary" and f", {fmt};" in stub.shape, stub.shape
+    with pytest.raises(InvalidArgument) as caught:
+        tools.call("read_handle", {"handle": stub.handle, **read})
+    assert str(caught.value).startswith(f"{stub.handle} holds binary data ({fmt}) (content type binary), which a "
+                                        f"{next(iter(read))}= read does not parse: read it with offset="), caught.value

@@ -7,6 +7,7 @@ import io
 import json
 import random
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -458,3 +459,121 @@ def test_an_html_shape_gives_the_title_and_headings_as_the_page_shows_them(scope
     assert 'title "GCC 12 Release Series — Changes"' in stub.shape, stub.shape
     assert stub.shape.endswith("3 headings: h1 GCC 12 Release Series Changes | h2 X Desktop Group | "
                                "h3 <script> & barbaz"), stub.shape
+
+
+_TOOLS = Path(__file__).resolve().parent.parent / "fixtures" / "tools"
+
+
+def test_an_xml_root_is_its_first_element_not_a_tag_inside_a_comment_of_its_prolog(scope):
+    """iso-codes' iso_3166-2.xml (fixtures/tools) opens with a comment naming 'Alastair McKinstry
+    <mckinstry@computer.org>': its stub said 'XML, root <mckinstry>' -- the first '<name' after the XML declaration,
+    inside the comment. The root is the first element after the prolog (declaration, comments, processing
+    instructions, a doctype); an XML document that opens with a comment, without a declaration, is XML too (it was
+    text)."""
+    data = (_TOOLS / "iso_3166-2-head.xml").read_bytes()
+    assert b"<mckinstry@" in data.split(b"-->", 1)[0]
+    without_declaration = data.split(b"?>", 1)[1]
+    doctype = (b'<?xml version="1.0"?>\n<!DOCTYPE note [\n  <!ENTITY writer "Donald <Duck>">\n]>\n'
+               b"<?xml-stylesheet href='a.xsl'?>\n<!-- <b>old</b> -->\n<note><to>Tove</to></note>\n")
+    for content in (data, without_declaration, doctype):
+        stub = scope.spill(content, source_tool="api.get")
+        root = "note" if content is doctype else "iso_3166_2_entries"
+        assert (stub.content_type, stub.shape.split(",")[:2]) == ("xml", ["XML", f" root <{root}>"]), stub.shape
+
+
+def test_html_table_rows_without_a_table_tag_are_html_and_select_reads_their_cells(scope):
+    """``sqlite3 -html`` prints a query's rows as <TR><TD>...</TD></TR> with no <table> around them
+    (fixtures/tools/sqlite-html-packages.html): its stub said 'XML, root <TR>' -- many roots, no XML -- and
+    select= was refused ('XML, which a select= read does not parse'). Table rows, cells and list items open an HTML
+    fragment as <table> and <ul> do."""
+    from scratchfs.api.contract import ScratchTools
+
+    data = (_TOOLS / "sqlite-html-packages.html").read_bytes()
+    stub = scope.spill(data, source_tool="sqlite3")
+    assert (stub.content_type, stub.shape.split(",")[0]) == ("html", "HTML"), stub.shape
+    cells = ScratchTools(scope).call("read_handle", {"handle": stub.handle, "select": "tr > td:first-child"})
+    names = re.findall(rb"<TR><TD>([^<]*)</TD>", data)
+    assert cells["elements"] == [name.decode() for name in names] and len(names) == 10
+    for fragment in (b"<li>one</li>\n<li>two</li>\n" * 100, b"<td>1</td><td>2</td>\n" * 100):
+        assert scope.spill(fragment, source_tool="browser.get").content_type == "html"
+
+
+def test_a_man_page_with_backspace_overstrikes_is_terminal_output_and_its_text_view_reads_it(scope):
+    """``man -P cat ls`` with its formatting kept (fixtures/tools/man-ls-overstrike.txt) prints bold as
+    'N\\bNA\\bAM\\bME' and underline as '_\\bf': its stub said 'text', offered no view="text" (which renders
+    backspaces) and previewed the raw bytes, so a search for 'NAME' found nothing a model could see. Backspace
+    overstrikes make text terminal output, as escape sequences do, and the text view shows the page as a terminal
+    does."""
+    from scratchfs.api.contract import ScratchTools
+
+    data = (_TOOLS / "man-ls-overstrike.txt").read_bytes()
+    assert b"N\bNA\bAM\bME\bE" in data
+    stub = scope.spill(data, source_tool="man")
+    assert stub.content_type == "log" and stub.shape.startswith("terminal output"), stub.shape
+    overstrikes = data.count(b"\b")
+    assert stub.shape.endswith(f", {overstrikes:,} backspace overstrikes"), stub.shape
+    assert 'view="text"' in stub.note
+    text = ScratchTools(scope).call("read_handle", {"handle": stub.handle, "view": "text", "budget": 65536})["text"]
+    assert "\nNAME\n       ls - list directory contents\n" in text and "\b" not in text
+    assert scope.spill(b"a\bb\n" + b"plain text\n" * 200, source_tool="t").content_type == "text"  # one: text
+
+
+def test_utf16_text_with_a_byte_order_mark_is_named_so(scope, fixture_data):
+    """Text saved as UTF-16 (as Windows tools and PowerShell write it: a byte order mark, then two bytes a
+    character) was 'binary, 39 KiB; starts with ff fe 2e 00 ...': nothing said it is text, and its note's
+    match="TEXT" finds no ASCII word in it. Its shape names the encoding its byte order mark gives, and structure
+    reads are refused naming it; without a mark it stays plain binary data."""
+    from scratchfs import InvalidArgument
+    from scratchfs.api.contract import ScratchTools
+
+    text = fixture_data["workspace-grep-stdlib-defs.txt"][:20000].decode("utf-8", "ignore")
+    cases = ((b"\xff\xfe" + text.encode("utf-16-le"), "UTF-16LE text"), (b"\xfe\xff" + text.encode("utf-16-be"),
+             "UTF-16BE text"), (text.encode("utf-16-le"), None), (text.encode("utf-16-be"), None))
+    for data, name in cases:
+        stub = scope.spill(data, source_tool="powershell")
+        assert stub.content_type == "binary"
+        assert (stub.shape.split(";")[0].split(", ")[2:] or [None])[0] == name, stub.shape
+        if name is not None:
+            with pytest.raises(InvalidArgument, match=rf"holds binary data \({name}\)"):
+                ScratchTools(scope).call("read_handle", {"handle": stub.handle, "jq": "."})
+
+
+def _inside_escape(data: bytes, at: int) -> bool:
+    """Whether byte ``at`` of ``data`` falls inside a terminal escape sequence (a CSI, or a two-byte escape)."""
+    return any(found.start() < at < found.end() for found in
+               re.finditer(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|[@-_])", data[: at + 64]))
+
+
+def test_a_preview_is_not_cut_inside_an_escape_sequence(scope):
+    """pytest -v --color=yes (fixtures/tools/pytest-color-v.txt): a stub's preview of colour output ended in
+    '...PASSED\\x1b[0m\\x1b[3' -- half a colour code, which a model reads as garbage and a terminal as the start of
+    one -- and a head+tail preview's tail began with '2mPASSED'. A preview (head, and tail) ends and starts on an
+    escape sequence's boundary, as it does on a UTF-8 character's; the note's offsets say what it shows."""
+    data = (_TOOLS / "pytest-color-v.txt").read_bytes()
+    for start in range(0, 600, 3):  # the cut falls everywhere in and between the escapes
+        content = data[start:]
+        for mode in ("head", "head+tail"):
+            stub = scope.spill(content, source_tool="pytest", preview=mode)
+            shown = re.search(r"the preview shows bytes 0-(\d+)(?: and (\d+)-)?", stub.note)
+            end, at = int(shown.group(1)), shown.group(2)
+            head = stub.preview.split("\n[… ", 1)[0]
+            assert content[:end].decode() == head and not _inside_escape(content, end), (start, mode, head[-16:])
+            if at is not None:
+                assert stub.preview.endswith("…]\n" + content[int(at) :].decode())
+                assert not _inside_escape(content, int(at)), (start, content[int(at) : int(at) + 16])
+
+
+@pytest.mark.parametrize(("name", "columns"), [("du-ah-python3.tsv", 2), ("git-log-format.tsv", 4)])
+def test_a_tsv_whose_first_line_is_data_like_the_rest_has_no_header(scope, name, columns):
+    """``du -ah`` and ``git log --format=%H%x09%an%x09%ad%x09%s`` print tab-separated rows without a header line
+    (fixtures/tools): their stubs said 'TSV, 2 columns (20K, /usr/lib/python3/dist-p…)' and '4 columns
+    (2517cb5d9ec6f993c570ac6…, Seed 557fe884 maintaine…, ...)' -- the first row told as the column names, and one
+    row fewer. A first line whose cells look like the rows under them (a size like 4.0K, a date, the same author:
+    the same pattern of digits and punctuation) is no header; a header of words over such columns still is."""
+    data = (_TOOLS / name).read_bytes()
+    stub = scope.spill(data, source_tool="sh")
+    rows = data.count(b"\n")
+    assert stub.shape == f"TSV, {columns} columns, no header, {rows} rows", stub.shape
+    header = b"\t".join([b"size", b"path"] if columns == 2 else [b"commit", b"author", b"date", b"subject"])
+    named = scope.spill(header + b"\n" + data, source_tool="sh")
+    assert named.shape.startswith(f"TSV, {columns} columns ({header.decode().replace(chr(9), ', ')}), {rows} rows")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
+from scratchfs.api.shape import binary_format
 from scratchfs.api.shape_terminal import TERMINAL_SHAPE
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import DEFAULT_READ_BYTES
@@ -40,9 +41,12 @@ def _terminal(content_type: str | None, shape: str | None) -> bool:
 def what_it_holds(content_type: str | None, shape: str | None = None) -> str:
     """What an entry of ``content_type`` and ``shape`` (its stored shape text, ``None``: unknown) holds, as a noun
     phrase: ``"an HTML page"``, ``"terminal output"`` (a log of escape sequences or overwritten lines), ``"log
-    output"``, ``"text (grep-style path:line: output)"``, ``"content of no detected type"``..."""
+    output"``, ``"text (grep-style path:line: output)"``, ``"binary data (gzip)"`` (the format its shape names),
+    ``"content of no detected type"``..."""
     if _terminal(content_type, shape):
         return "terminal output"
+    if content_type == "binary" and binary_format(shape) is not None:
+        return f"binary data ({binary_format(shape)})"
     what = _WHAT.get(content_type or "", "content of no detected type")
     return f"{what} ({_GREP})" if content_type == "text" and shape is not None and _GREP in shape else what
 

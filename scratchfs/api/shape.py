@@ -24,7 +24,14 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from scratchfs.api.shape_html import html_shape
-from scratchfs.api.shape_table import count_records, estimate_records, json_lines, table_head, table_rows
+from scratchfs.api.shape_table import (
+    count_records,
+    estimate_records,
+    first_row_is_data,
+    json_lines,
+    table_head,
+    table_rows,
+)
 from scratchfs.api.shape_terminal import TERMINAL_SHAPE, terminal_controls
 from scratchfs.api.shape_words import MAX_SHAPE_CHARS, clip, kib, plural, short_name
 from scratchfs.engine.seekable import FormatError
@@ -46,12 +53,21 @@ _PARTIAL_JSON_CHARS = 128 * 1024  # a JSON document larger than the sample is pa
 
 _MAGIC = ((b"\x89PNG", "PNG image"), (b"\x1f\x8b", "gzip"), (b"PK\x03\x04", "zip"), (b"%PDF", "PDF"),
           (b"\x28\xb5\x2f\xfd", "zstd"), (b"\x7fELF", "ELF"), (b"\xff\xd8\xff", "JPEG image"), (b"GIF8", "GIF image"),
-          (b"SQLite format 3\x00", "SQLite database"))
+          (b"SQLite format 3\x00", "SQLite database"),
+          (b"\xff\xfe", "UTF-16LE text"), (b"\xfe\xff", "UTF-16BE text"))  # (by its byte order mark: Windows tools)
+_FORMATS = frozenset(name for _, name in _MAGIC)
 _HTML_RE = re.compile(rb"<!doctype\s+html|<html[\s>]", re.IGNORECASE)
 _FRAGMENT_RE = re.compile(rb"<(?:head|body|div|p|span|table|section|article|main|nav|header|footer|form|ul|ol|dl|h[1-6]"
-                          rb"|pre|a|img|br|hr|script|style|meta|link|template|iframe|button|input|label)[\s/>]", re.I)
-"""An HTML fragment's first tag (``document.body.innerHTML``, a widget's markup): HTML, not an XML root."""
+                          rb"|pre|a|img|br|hr|script|style|meta|link|template|iframe|button|input|label"
+                          rb"|tr|td|th|thead|tbody|tfoot|caption|li|dt|dd|blockquote|code|em|strong|b|i|small)[\s/>]",
+                          re.I)
+"""An HTML fragment's first tag (``document.body.innerHTML``, a widget's markup, ``sqlite3 -html``'s rows, each
+``<TR>`` with no ``<table>``): HTML, not an XML root."""
 _XML_ROOT_RE = re.compile(rb"<([A-Za-z_][\w.:-]*)")
+_XML_PROLOG_RE = re.compile(rb"(?:\s+|<\?.*?\?>|<!--.*?-->|<!DOCTYPE(?:[^\[>]|\[[^\]]*\])*>)*", re.S | re.I)
+"""What may come before an XML document's root element: blanks, the declaration and processing instructions
+(``<?...?>``), comments, a doctype (with its internal subset)."""
+_XML_PROLOG_BYTES = 64 * 1024  # (a prolog longer than this -- a licence in a comment is a few KiB -- names no root)
 # anchored on a literal newline (the text is searched with one prepended), which the engine finds at C speed
 # The indentation is taken atomically (a lookahead's capture, then the backreference): no alternative starts with a
 # blank, so giving blanks back never matches; and every alternative starts with "[", a digit or a capital, checked
@@ -175,16 +191,12 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     if first == "<":
         if _HTML_RE.search(sample, 0, 4096) or _FRAGMENT_RE.match(stripped.encode("utf-8", "replace")):
             return Shape("html", html_shape(sample, scope))
-        root = _XML_ROOT_RE.search(sample.lstrip(), 0, 4096) if not stripped.startswith("<!--") else None
-        if stripped.startswith("<?xml") or root:
-            name = root.group(1).decode("utf-8", "replace") if root else "?"
-            if stripped.startswith("<?xml"):
-                later = _XML_ROOT_RE.search(sample, sample.find(b"?>") + 2)
-                name = later.group(1).decode("utf-8", "replace") if later else name
-            return Shape("xml", clip(f"XML, root <{short_name(name)}>, {kib(size)}, {plural(lines, 'line')}"))
+        root = xml_root(sample)
+        if stripped.startswith("<?xml") or root is not None:
+            return Shape("xml", clip(f"XML, root <{short_name(root or '?')}>, {kib(size)}, {plural(lines, 'line')}"))
     bom = 3 if sample.startswith(b"\xef\xbb\xbf") else 0  # (a byte order mark is no part of the first line)
     head = b"\n" + sample[bom : bom + 4096]  # the first lines tell a log or grep output
-    terminal = terminal_controls(sample) if b"\x1b" in sample or b"\r" in sample else ""
+    terminal = terminal_controls(sample) if b"\x1b" in sample or b"\r" in sample or b"\b" in sample else ""
     if terminal:
         return _plain(sample, size, lines, scope, True, (head, 0), terminal)
     logs = len(_LOG_LINE_RE.findall(head))
@@ -195,6 +207,25 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     if found is not None:
         return found
     return _plain(sample, size, lines, scope, is_log, (head, head_rows))
+
+
+def xml_root(sample: bytes) -> str | None:
+    """The name of the root element of the XML document that ``sample`` starts (after a UTF-8 byte order mark): the
+    first tag after the prolog (:data:`_XML_PROLOG_RE`), never a tag inside a comment or a doctype; ``None`` when
+    something else follows the prolog (text, an unclosed comment) or the prolog runs past
+    :data:`_XML_PROLOG_BYTES`. Never raises."""
+    head = sample[:_XML_PROLOG_BYTES].removeprefix(b"\xef\xbb\xbf")
+    root = _XML_ROOT_RE.match(head, _XML_PROLOG_RE.match(head).end())
+    return None if root is None else root.group(1).decode("utf-8", "replace")
+
+
+def binary_format(shape: str | None) -> str | None:
+    """The format a binary entry's stored ``shape`` names (``"gzip"``, ``"PNG image"``: one of :data:`_MAGIC`'s,
+    told by its first bytes at spill time), or ``None`` (no such shape, or no format named). Never raises."""
+    if not shape or not shape.startswith("binary, "):
+        return None
+    named = shape.split(";", 1)[0].split(", ")[2:]
+    return named[0] if named and named[0] in _FORMATS else None
 
 
 def _binary(sample: bytes, size: int) -> str:
@@ -422,7 +453,8 @@ def _delimited(text: str, whole: Callable[[], str], complete: bool, size: int, l
     if rows is None or (delimiter == ";" and not all(map(str.strip, rows[0]))):  # (lines of code ending in ";": a
         return None  # header with no empty name tells a table)
     width, header = len(rows[0]), rows[0]
-    looks_like_header = all(cell and not cell.replace(".", "").replace("-", "").isdigit() for cell in header)
+    looks_like_header = all(cell and not cell.replace(".", "").replace("-", "").isdigit() for cell in header) and \
+        not first_row_is_data(rows)
     columns = ", ".join(short_name(c, 24) for c in header[:16]) + (f", … {width - 16} more" if width > 16 else "")
     if complete:
         count = plural(count_records(text, delimiter, lines) - looks_like_header, "row")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import chain
@@ -22,7 +23,7 @@ from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.table import FIELD_LIMIT_CHARS
 
 __all__ = ["HEAD_CHARS", "JSONL_HEAD_CHARS", "RECORD_BLANKS", "JsonLines", "count_records", "estimate_records",
-           "json_lines", "table_head", "table_rows"]
+           "first_row_is_data", "json_lines", "table_head", "table_rows"]
 
 HEAD_CHARS = 8192
 """Characters of the start of a text a table is told from (all of the sample when they hold fewer than 2 newlines)."""
@@ -67,6 +68,35 @@ def table_rows(lines: list[str], delimiter: str) -> list[list[str]] | None:
     if len(rows) < 2 or len(rows[0]) < 2 or any(len(row) != len(rows[0]) for row in rows[1:-1]):
         return None
     return rows
+
+
+_RUN = re.compile(r"\d+|[^\W\d_]+")
+_TYPED_PATTERNS = 3  # most patterns the cells of a column of typed data (sizes, dates, versions) take
+_HEADER_BODY = 20  # rows under the first one looked at
+
+
+def _pattern(cell: str) -> str:
+    """A cell's pattern: each run of digits ``9``, each run of letters ``a``, other characters as they are
+    (``4.0K`` and ``8.0K``: ``9.9a``; ``Thu Dec 3 13:28:20 2026``: ``a a 9 9:9:9 9``)."""
+    return _RUN.sub(lambda run: "9" if run.group()[0].isdigit() else "a", cell.strip())
+
+
+def first_row_is_data(rows: list[list[str]]) -> bool:
+    """Whether the first of a table's ``rows`` is data like the rows under it rather than a header (as ``du -ah``
+    and ``git log --format`` print tab-separated rows, with no header line): a vote over its columns that hold typed
+    data -- the cells of the (at least 4, at most :data:`_HEADER_BODY`) rows under it take at most
+    :data:`_TYPED_PATTERNS` patterns, each with a digit (:func:`_pattern`) --, each for data when the first row's
+    cell has one of those patterns, else for a header; more votes for data say so. Columns of words or free text
+    do not vote (a header of names over words is told by the caller's rule)."""
+    body = rows[1 : _HEADER_BODY + 1]
+    if len(body) < 4:
+        return False
+    votes = 0
+    for column, cell in enumerate(rows[0]):
+        patterns = {_pattern(row[column]) for row in body if column < len(row)}
+        if len(patterns) <= _TYPED_PATTERNS and all("9" in pattern for pattern in patterns):
+            votes += 1 if _pattern(cell) in patterns else -1
+    return votes > 0
 
 
 def count_records(text: str, delimiter: str, lines: int) -> int:

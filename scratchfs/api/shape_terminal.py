@@ -1,7 +1,8 @@
 """Terminal output told from a sample, for :mod:`scratchfs.api.shape`: text holding colour or cursor escape
-sequences (``ESC [``) or lines redrawn after a bare carriage return (progress bars), which ``view="text"`` renders as
-a terminal shows them -- told apart from text whose lines end in a lone ``\\r`` (classic Mac OS line ends), where
-each ``\\r`` ends a line of its own and a rendering would draw every line over the last.
+sequences (``ESC [``), lines redrawn after a bare carriage return (progress bars) or characters overstruck after a
+backspace (a man page's bold and underline), which ``view="text"`` renders as a terminal shows them -- told apart
+from text whose lines end in a lone ``\\r`` (classic Mac OS line ends), where each ``\\r`` ends a line of its own
+and a rendering would draw every line over the last.
 
 A bare carriage return (no ``\\n`` after it) is a **redraw** when the pieces of text it parts are states of one line:
 a progress bar (``10%\\r20%\\r...100%\\n``, tqdm, curl, pip), a spinner, a counter. Consecutive pieces of a redrawn
@@ -53,21 +54,24 @@ def _plural(count: int, word: str) -> str:
 
 
 def terminal_controls(sample: bytes) -> str:
-    """What makes ``sample`` terminal output -- its escape sequences and carriage-return overwrites, counted, as
-    ``", N escape sequences and M overwritten lines"`` -- or ``""`` when it holds fewer than
-    :data:`TERMINAL_CONTROLS` of either, or fewer than :data:`TERMINAL_SHARE` a line. Bare carriage returns that end
+    """What makes ``sample`` terminal output -- its escape sequences, carriage-return overwrites and backspace
+    overstrikes (a man page's bold and underline), counted, as ``", N escape sequences and M overwritten lines"`` --
+    or ``""`` when it holds fewer than :data:`TERMINAL_CONTROLS` of each, or fewer than :data:`TERMINAL_SHARE` a
+    line. Bare carriage returns that end
     lines (:func:`cr_ends_lines`) are no overwrites. Never raises."""
     escapes = sample.count(b"\x1b[") if b"\x1b" in sample else 0  # (memchr first: most text holds no ESC)
+    overstrikes = sample.count(b"\b")  # nroff's bold (X\bX) and underline (_\bX): man pages, as man -P cat keeps them
     crlf = sample.count(b"\r\n") if b"\n" in sample else 0  # (a two-byte count is slow on a run of \r: not without \n)
     overwrites = sample.count(b"\r") - crlf  # each \r\n holds one \r: the rest are bare (a regex search for one
     # scanned all of a CRLF text, 3 times the rest of its description)
     if overwrites and cr_ends_lines(sample, overwrites):
         overwrites = 0
-    most = max(escapes, overwrites)
+    most = max(escapes, overwrites, overstrikes)
     if most < TERMINAL_CONTROLS or most < sample.count(b"\n") * TERMINAL_SHARE:  # (lines counted only if needed)
         return ""
-    found = [_plural(n, word) for n, word in ((escapes, "escape sequence"), (overwrites, "overwritten line")) if n]
-    return f", {' and '.join(found)}"
+    found = [_plural(n, word) for n, word in ((escapes, "escape sequence"), (overwrites, "overwritten line"),
+                                              (overstrikes, "backspace overstrike")) if n]
+    return f", {', '.join(found[:-1])}{' and ' if len(found) > 1 else ''}{found[-1]}"
 
 
 def cr_ends_lines(sample: bytes, bare: int) -> bool:

@@ -12,8 +12,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from scratchfs.api.entries import reading
-from scratchfs.api.misfit import explained_jq, holds, refusal, text_misfit
+from scratchfs.api.misfit import explained_jq, holds, jq_misfit, refusal, text_misfit
 from scratchfs.api.results import render_call
+from scratchfs.api.shape import binary_format
 from scratchfs.engine.segments import token_of
 from scratchfs.engine.structure import (
     MAX_HTML_BYTES,
@@ -99,9 +100,22 @@ class StructureReads:
         (the filter ran past ``pattern_timeout``), NotFound, CorruptBlob."""
         if not isinstance(filter, str) or not filter.strip():
             raise InvalidArgument("jq must be a non-empty jq filter")
-        return self._page(handle, lambda src, blob, kind: self._fits(kind, "jq", handle) or explained_jq(
-            handle, kind, lambda: jq_page(src, filter, cursor, budget, cache_key=blob, timeout=self._timeout(),
-                                          entry=entry_identity(handle, blob)), self.line_bytes, self.shape))
+
+        def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
+            self._fits(kind, "jq", handle)
+            page = explained_jq(handle, kind, lambda: jq_page(src, filter, cursor, budget, cache_key=blob,
+                                                              timeout=self._timeout(),
+                                                              entry=entry_identity(handle, blob)),
+                                self.line_bytes, self.shape)
+            if page.failure is not None and kind in _SNIFFED_NO_TABLE and not mostly_json(src, 0, 0):
+                # text whose first words parse as JSON ('404 not found', find -ls's inode numbers): no stream of
+                # JSON documents, refused here rather than on the page that meets the parse error
+                advice = jq_misfit(handle, kind, page.failure, self.line_bytes, self.shape)
+                if advice is not None:
+                    raise InvalidArgument(advice)
+            return page
+
+        return self._page(handle, read)
 
     def records(self, handle: str, record: int = 1, records: int = 50, *, jq: str | None = None,
                 cursor: str | None = None, budget: int = 8192, call_budget: int | None = None) -> ItemPage:
@@ -143,8 +157,9 @@ class StructureReads:
         ``rows``, fewer when the page's ``budget`` (bytes of its JSON) fills first; always with the header,
         quoted multi-line fields counted as one row; ``columns`` by name or 0-based number. An entry stored as text,
         a log or binary data (whose first lines make a table: :func:`table_like`) is read too, its page saying so
-        (``note``). Raises InvalidArgument (also a JSON or JSON-lines entry: :func:`check_kind`; text, a log or
-        binary data whose first lines make no table; a field or line past the bound, naming the byte read), NotFound,
+        (``note``); so does a page of a table whose stub found no header line (its first row is the header).
+        Raises InvalidArgument (also a JSON or JSON-lines entry: :func:`check_kind`; text, a log or binary data
+        whose first lines make no table; a field or line past the bound, naming the byte read), NotFound,
         CorruptBlob."""
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
@@ -153,9 +168,14 @@ class StructureReads:
                 self._table_fits(src, kind, handle)
             page = rows_page(src, row, rows, columns=columns, cursor=cursor, budget_bytes=budget,
                              entry=entry_identity(handle, blob))
+            said = None
             if kind in _SNIFFED_NO_TABLE:
                 said = (f"stored as {kind}: no table was found in its first lines when it was stored; these are its "
                         "lines cut at the delimiter of its first line")
+            elif kind == "csv" and self.shape is not None and _NO_HEADER in self.shape:  # (sqlite3 -csv, exports)
+                said = ("the table has no header line (its stub says so): `header` is its first row, and rows are "
+                        "numbered from its second")
+            if said is not None:
                 page.extra["note"] = "; ".join(filter(None, (said, page.extra.get("note"))))
             return page
 
@@ -202,7 +222,7 @@ class StructureReads:
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             self._fits(kind, "select", handle)
             page = select_page(src, selector, cursor=cursor, budget_bytes=budget, timeout=self._timeout(),
-                               entry=entry_identity(handle, blob))
+                               entry=entry_identity(handle, blob), cache_key=blob)
             if kind in _SNIFFED_NO_TABLE and cursor is None and not page.items and page.part is None and \
                     page.cursor is None:  # (text holding an HTML page's part is read; text with no element is not)
                 raise InvalidArgument(holds(handle, kind, self.shape, self.line_bytes,
@@ -257,6 +277,7 @@ _REFUSED = {"json": {"row", "select"}, "jsonl": {"row", "select"}, "csv": {"jq",
 # timestamp, a table holding a NUL -- or a part of an HTML page; rows, records and select= then refuse what their
 # parse shows is not one, and jq's parse error is explained.)
 _SNIFFED_NO_TABLE = ("text", "log", "binary")
+_NO_HEADER = ", no header, "  # (in a table's shape whose first line holds a number or an empty name)
 _TABLE_RECORDS = 50  # the first records of text, a log or binary data that must make a table for a rows read of it
 _AROUND_BYTES = 32 * 1024  # bytes on each side of a bad record whose lines tell JSON lines from text
 
@@ -306,11 +327,14 @@ def check_kind(content_type: str | None, read: str, handle: str, line_bytes: flo
     """Refuse a structure read (``read``: ``"jq"``, ``"record"``, ``"row"`` or ``"select"``) that does not fit the
     entry's stored content type (decided at spill time from its start, :func:`scratchfs.api.shape.describe`): rows
     of JSON, records of a table, jq over a table, rows or records of an HTML page or of XML, a CSS select of what is
-    no HTML page would parse it as what it is not. A read of text, a log, binary data or content of unknown type
-    (``None``) is tried, and its parse decides (:class:`StructureReads` refuses what it shows does not fit). Raises
-    InvalidArgument naming what the entry is and the reads that fit (by ``shape``, its stored shape, and
-    ``line_bytes``, its average line length: :func:`scratchfs.api.misfit.refusal`); returns None otherwise."""
-    if content_type in _REFUSED and read in _REFUSED[content_type]:
+    no HTML page would parse it as what it is not; so would any read of binary data whose shape names its format
+    (gzip, a PNG image: :func:`~scratchfs.api.shape.binary_format`). A read of text, a log, other binary data or
+    content of unknown type (``None``) is tried, and its parse decides (:class:`StructureReads` refuses what it
+    shows does not fit). Raises InvalidArgument naming what the entry is and the reads that fit (by ``shape``, its
+    stored shape, and ``line_bytes``, its average line length: :func:`scratchfs.api.misfit.refusal`); returns None
+    otherwise."""
+    if (content_type in _REFUSED and read in _REFUSED[content_type]) or (
+            content_type == "binary" and binary_format(shape) is not None):  # gzip, PNG...: no page, table or JSON
         raise InvalidArgument(refusal(handle, content_type, read, line_bytes=line_bytes, shape=shape))
 
 

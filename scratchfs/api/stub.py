@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,20 +78,46 @@ def make_preview(head: bytes, tail: bytes, size: int, limit: int, mode: str = "h
 
     Returns:
         ``(text, bytes of the start covered, byte offset of the tail shown or None)``. Invalid UTF-8 (binary
-        content) is replaced with U+FFFD, so the preview is always valid text.
+        content) is replaced with U+FFFD, so the preview is always valid text; neither part is cut inside a UTF-8
+        character or a terminal escape sequence.
     """
     if mode == "head+tail" and size > limit:
         half = limit // 2
-        start_bytes = utf8_prefix(bytes(head[: half + 4]), half)
-        tail_bytes = bytes(tail[len(tail) - min(len(tail), limit - len(start_bytes)) :])
-        tail_bytes = tail_bytes[utf8_suffix_start(tail_bytes) :]
+        start_bytes = _before_escape(utf8_prefix(bytes(head[: half + 4]), half))
+        tail = bytes(tail)
+        at = len(tail) - min(len(tail), limit - len(start_bytes))
+        at += utf8_suffix_start(tail[at:])
+        tail_bytes = tail[_after_escape(tail, at) :]
         tail_offset = size - len(tail_bytes)
         omitted = tail_offset - len(start_bytes)
         marker = f"\n[… {omitted:,} bytes omitted; the tail starts at byte {tail_offset} …]\n"
         text = start_bytes.decode("utf-8", "replace") + marker + tail_bytes.decode("utf-8", "replace")
         return text, len(start_bytes), tail_offset
-    prefix = utf8_prefix(bytes(head[: limit + 4]), limit)
+    prefix = _before_escape(utf8_prefix(bytes(head[: limit + 4]), limit))
     return prefix.decode("utf-8", "replace"), len(prefix), None
+
+
+_OPEN_ESCAPE = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*)?\Z")
+"""The start of a terminal escape sequence (ESC, or a CSI: ESC [, its parameters and intermediates) that bytes end
+inside of."""
+_ESCAPE = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|[@-_])")
+"""A whole escape sequence: a CSI (colours, cursor moves) or a two-byte escape."""
+_ESCAPE_BYTES = 32  # most bytes of an escape sequence looked back over
+
+
+def _before_escape(data: bytes) -> bytes:
+    """``data`` without the escape sequence its end cuts, if any (a preview of colour output ends before it, as
+    before a cut UTF-8 character: '...PASSED\\x1b[0m\\x1b[3' was half a colour code)."""
+    cut = _OPEN_ESCAPE.search(data, max(0, len(data) - _ESCAPE_BYTES))
+    return data if cut is None else data[: cut.start()]
+
+
+def _after_escape(data: bytes, at: int) -> int:
+    """``at``, or the end of the escape sequence of ``data`` that starts before it and ends after it (a preview's
+    tail starts there)."""
+    cut = _OPEN_ESCAPE.search(data, max(0, at - _ESCAPE_BYTES), at)
+    whole = None if cut is None else _ESCAPE.match(data, cut.start())
+    return whole.end() if whole is not None and whole.end() > at else at
 
 
 def hex_preview(head: bytes, size: int, limit: int) -> tuple[str, int, None]:

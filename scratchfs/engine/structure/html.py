@@ -6,7 +6,8 @@ lays it out -- block elements on their own lines, lists with bullets, tables as 
 same lxml tree, so a selected element's text is rendered by the same renderer as the page. Measured on the 512 KiB
 Rust-book fixture: inscriptis 0.1 s (selectolax's ``text()`` takes 6 ms but keeps no layout: every inline element on
 its own line, hundreds of blank lines), html2text writes Markdown and is slower still. The text view of a content is
-kept in a small cache by the caller's ``cache_key`` (a blob token), so paging does not render it again.
+kept in a small cache by the caller's ``cache_key`` (a blob token), so paging does not render it again; so are the
+element texts a select run rendered past its page, so that its next pages do not parse the page again.
 
 Time and memory: documents of at most :data:`MAX_HTML_BYTES` are parsed (lxml's tree takes several times the text).
 The parse, the selection and the rendering run in a worker process killed at the read's time limit (the store's
@@ -22,10 +23,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from scratchfs.engine.caches import LRU
-from scratchfs.engine.structure.html_worker import run_html, selector_problem
+from scratchfs.engine.structure.html_worker import cut_page, run_html, selector_problem
 from scratchfs.engine.structure.paging import (
     STOP,
     ContentSource,
@@ -133,9 +135,46 @@ def page_of_text(view: bytes, key: CursorKey, offset: int, cursor: str | None, b
     return page
 
 
+@dataclass(frozen=True, slots=True)
+class _Selected:
+    """The whole texts of the elements ``start`` on (0-based) that one select run rendered, of its ``matches``."""
+
+    start: int
+    texts: tuple[str, ...]
+    matches: int
+
+    def text_of(self, number: int) -> str | None:
+        at = number - self.start
+        return self.texts[at] if 0 <= at < len(self.texts) else None
+
+
+_AHEAD_CHARS = 4 * 1024 * 1024
+"""Most characters of element texts a select run renders past its page, for the next pages."""
+_SELECTED: LRU[str, _Selected] = LRU(16, max_weight=16 * _AHEAD_CHARS, weigh=lambda run: sum(map(len, run.texts)),
+                                     max_item_weight=16 * _AHEAD_CHARS)
+"""Each select read's last run (by blob token and selector): its next pages are cut from it, the page is not parsed
+again (:func:`~scratchfs.engine.structure.html_worker.cut_page`)."""
+
+
+def _select(source: ContentSource, selector: str, page: tuple[int, int, int, int], deadline: float,
+            cache_key: str | None) -> tuple[int, list[str]]:
+    """The matches and the page's texts of a select run in a worker (``page``: index, characters into it, budget,
+    most elements); the whole texts it rendered -- the page's and those after it, up to :data:`_AHEAD_CHARS`
+    characters -- are kept under ``cache_key`` and the selector (:data:`_SELECTED`)."""
+    data = read_whole(source, MAX_HTML_BYTES, "the HTML selector read")
+    if not data.strip():  # (a page blank but for Unicode spaces is told blank in the worker, as its text is decoded)
+        return 0, []
+    ahead = (_AHEAD_CHARS, max(0.0, deadline - time.monotonic()) / 2)
+    _, matches, texts, whole = _in_worker("select", (data, selector, *page, ahead), deadline, "the CSS selector",
+                                          "a more specific selector (ids, classes, child combinators)")
+    if cache_key is not None and whole:
+        _SELECTED.put(f"select:{cache_key}:{selector}", _Selected(page[0], whole, matches))
+    return matches, texts
+
+
 def select_page(source: ContentSource, selector: str, *, cursor: str | None = None, budget_bytes: int = 8192,
                 max_elements: int = 100, timeout: float = limits.PATTERN_TIMEOUT,
-                entry: str | None = None) -> ItemPage:
+                entry: str | None = None, cache_key: str | None = None) -> ItemPage:
     """The text of the elements matching a CSS selector, in document order, one page at a time.
 
     Args:
@@ -148,6 +187,8 @@ def select_page(source: ContentSource, selector: str, *, cursor: str | None = No
             in a worker process killed at the limit (:mod:`scratchfs.engine.structure.html_worker`).
         entry: the entry's identity its cursors are bound to (:class:`~scratchfs.engine.structure.paging.CursorKey`;
             with the selector and the size): a cursor of another entry or read is refused.
+        cache_key: names the content (a blob token): the texts a run rendered (:func:`_select`) are kept under it,
+            and a page with a ``cursor`` inside them is cut from them without a run.
 
     Returns:
         an :class:`ItemPage` named ``elements``: each the element's text as inscriptis renders it (stripped; its
@@ -175,11 +216,11 @@ def select_page(source: ContentSource, selector: str, *, cursor: str | None = No
     problem = selector_problem(selector)  # a selector that does not compile is told here, without a worker
     if problem is not None:
         raise InvalidArgument(problem)
-    data = read_whole(source, MAX_HTML_BYTES, "the HTML selector read")
-    matches, texts = 0, []
-    if data.strip():  # (a page blank but for Unicode spaces is told blank in the worker, as its text is decoded there)
-        _, matches, texts = _in_worker("select", (data, selector, index, chars, budget, max_elements), deadline,
-                                       "the CSS selector", "a more specific selector (ids, classes, child combinators)")
+    kept = None if cache_key is None or cursor is None else _SELECTED.get(f"select:{cache_key}:{selector}")
+    texts = None if kept is None else cut_page(kept.text_of, index, chars, budget, max_elements, kept.matches)
+    matches = 0 if kept is None else kept.matches
+    if texts is None:
+        matches, texts = _select(source, selector, (index, chars, budget, max_elements), deadline, cache_key)
     if cursor is not None and index >= matches:
         raise InvalidArgument(f"cursor {cursor[:40]!r} names element {index + 1:,} of {matches:,}: start the read "
                               "again without a cursor")

@@ -33,13 +33,18 @@ import functools
 import pickle
 import re
 import sys
+import time
+from collections.abc import Callable
+from html import unescape
 from typing import Any
 
+import inscriptis.model.canvas
 import lxml.etree
 import lxml.html
 from cssselect import ExpressionError, SelectorError
 from inscriptis import Inscriptis
 from inscriptis.html_properties import Display
+from inscriptis.model.canvas.block import Block
 from inscriptis.model.config import ParserConfig
 from inscriptis.model.tag import CustomHtmlTagHandlerMapping
 from inscriptis.model.tag.table_tag import table_end_handler
@@ -48,9 +53,9 @@ from lxml.cssselect import LxmlHTMLTranslator
 from scratchfs.engine.worker_pipe import WORKER_NAME, Pool, limit_memory, reply, requests
 
 __all__ = ["KEEP_AFTER_BYTES", "MAX_WORKERS", "RECURSION_LIMIT", "WORKER_MEMORY_BYTES", "SelectorTranslator",
-           "TooDeep", "compile_selector", "declared_encoding", "decode_as", "element_text", "one_line", "page_codec",
-           "page_text", "parse_page", "parser_config", "run_html", "select_texts", "selector_problem", "view_text",
-           "workers"]
+           "TooDeep", "compile_selector", "cut_page", "declared_encoding", "decode_as", "element_text", "one_line",
+           "page_codec", "page_text", "parse_page", "parser_config", "run_html", "select_texts", "selector_problem",
+           "view_text", "workers"]
 
 MAX_WORKERS = 2
 """Most HTML worker processes alive at once."""
@@ -139,6 +144,54 @@ def parse_page(text: str) -> Any:
     return tree
 
 
+class _PartsBlock(Block):
+    """inscriptis's text block, its text kept as a list of pieces joined when it is read: inscriptis appends each
+    piece to the block's string (``self._content += text``, an attribute: a copy each time), quadratic in a block's
+    length -- a rustdoc source page of 7.6 MiB, a few blocks of millions of characters, ran past its time limit."""
+
+    __slots__ = ("_parts",)
+
+    def __init__(self, idx: int, prefix: Any) -> None:
+        super().__init__(idx, prefix)
+        self._parts: list[str] = []
+
+    def merge_normal_text(self, text: str) -> None:
+        normalized = []
+        for ch in text:  # (inscriptis's own collapse of blank space, piece by piece)
+            if not ch.isspace():
+                normalized.append(ch)
+                self.collapsable_whitespace = False
+            elif not self.collapsable_whitespace:
+                normalized.append(" ")
+                self.collapsable_whitespace = True
+        if normalized:
+            first = self.prefix.first if not (self._content or self._parts) else ""
+            self._append(unescape("".join((first, *normalized))))
+
+    def merge_pre_text(self, text: str) -> None:
+        self._append(unescape("".join((self.prefix.first, text.replace("\n", "\n" + self.prefix.rest)))))
+        self.collapsable_whitespace = False
+
+    def _append(self, text: str) -> None:
+        self._parts.append(text)
+        self.idx += len(text)
+
+    @property
+    def content(self) -> str:
+        if self._parts:
+            self._content += "".join(self._parts)
+            self._parts.clear()
+        return Block.content.fget(self)
+
+    def new_block(self) -> Block:
+        self.prefix.consumed = False
+        return _PartsBlock(idx=self.idx + 1, prefix=self.prefix)
+
+
+if "_content" in getattr(Block, "__slots__", ()) and hasattr(Block, "merge_normal_text"):  # (inscriptis 2.x)
+    inscriptis.model.canvas.Block = _PartsBlock  # the canvas opens its first block with it
+
+
 def _table_end(state: Any) -> None:
     """inscriptis's ``</table>`` handler with inscriptis 2.7.6's fix (2.7.6 requires Python 3.11; 3.10 gets 2.7.5):
     the block its ``write_verbatim_text`` opened kept the table's padding, so each table in a block indented the
@@ -179,16 +232,19 @@ def element_text(element: Any, config: ParserConfig | None = None) -> str:
     return text or element.text_content().strip()
 
 
-def select_texts(page: bytes, selector: str, index: int, chars: int, budget: int, max_elements: int) -> tuple:
+def select_texts(page: bytes, selector: str, index: int, chars: int, budget: int, max_elements: int,
+                 ahead: tuple[int, float] = (0, 0.0)) -> tuple:
     """The texts of the elements matching ``selector`` in the page ``page`` (decoded as a browser decodes it:
-    :func:`page_text`; a blank page matches nothing), from match ``index`` (0-based), as
-    much as a page of ``budget`` bytes can show: ``("ok", matches, texts)``; each text is cut one character past
-    ``budget`` characters (past ``chars + budget`` for the first, which resumes ``chars`` characters in), and the
-    texts end at ``max_elements`` or at the first whose texts alone pass ``budget``. ``("invalid", message)``: the
-    page does not parse or the selector does not run."""
+    :func:`page_text`; a blank page matches nothing), from match ``index`` (0-based), as much as a page of
+    ``budget`` bytes can show (:func:`cut_page`): ``("ok", matches, texts, whole)``; ``whole``: the whole texts of
+    the elements from ``index`` on that were rendered -- the page's and, ``ahead = (characters, seconds)``, those
+    after it rendered within that many characters (all of them together) and seconds, for the caller's next pages
+    (empty when the first alone is longer). ``("invalid", message)``: the page does not parse or the selector does
+    not run."""
+    started = time.monotonic()
     text = page_text(page)
     if not text.strip():
-        return "ok", 0, []
+        return "ok", 0, [], ()
     try:
         tree = parse_page(text)
     except (lxml.etree.ParserError, ValueError) as exc:
@@ -200,16 +256,46 @@ def select_texts(page: bytes, selector: str, index: int, chars: int, budget: int
     except Exception as exc:  # a library's error on the selector or the page: a typed refusal, named
         return "invalid", _refusal(selector, exc)
     config = parser_config()
+    rendered: list[str] = []
+
+    def text_of(number: int) -> str:
+        while len(rendered) <= number - index:
+            rendered.append(element_text(found[index + len(rendered)], config))
+        return rendered[number - index]
+
+    texts = cut_page(text_of, index, chars, budget, max_elements, len(found))
+    most, seconds = ahead
+    stop = time.monotonic() + min(seconds, max(_AHEAD_SECONDS, time.monotonic() - started))  # (the page's time, or so)
+    total = sum(map(len, rendered))
+    while total <= most and index + len(rendered) < len(found) and time.monotonic() < stop:
+        total += len(text_of(index + len(rendered)))
+    while rendered and total > most:  # (the last one passed the bound: not sent)
+        total -= len(rendered.pop())
+    return "ok", len(found), texts, tuple(rendered)
+
+
+_AHEAD_SECONDS = 0.2
+"""Seconds a select read may render elements past its page when parsing and selecting took less."""
+
+
+def cut_page(text_of: Callable[[int], str | None], index: int, chars: int, budget: int, max_elements: int,
+             matches: int) -> list[str] | None:
+    """The texts a select page from match ``index`` (``chars`` characters into it) of ``budget`` bytes shows, from
+    ``text_of(number)``, the whole text of match ``number`` (``None``: not at hand): each cut one character past
+    ``budget`` characters (past ``chars + budget`` for the first), ending at ``max_elements``, at the last of the
+    ``matches`` or at the first whose texts alone pass ``budget``. ``None`` when a text it needs is not at hand."""
     texts: list[str] = []
     cost = 0
-    for number in range(index, min(len(found), index + max_elements)):
+    for number in range(index, min(matches, index + max_elements)):
+        element = text_of(number)
+        if element is None:
+            return None
         skip = chars if number == index else 0
-        element = element_text(found[number], config)
         texts.append(element[: skip + budget + 1])
         cost += len(texts[-1]) - skip + 3  # at least its JSON (quotes) and a comma
         if cost > budget:
             break
-    return "ok", len(found), texts
+    return texts
 
 
 _META = re.compile(rb"<!--.*?-->|<meta(?=[\s/])([^>]*)>", re.IGNORECASE | re.DOTALL)

@@ -343,7 +343,7 @@ def _fill(page: ItemPage, found: _Found, index: int, chars: int, budget: int, ma
     run holds more. ``None`` when the outputs end before the page does and ``partial`` says more may follow them.
 
     Raises InvalidArgument: jq's error, when the page starts at it (a page that reaches it after outputs ends there,
-    its cursor at the failure); a ``cursor`` (the page's, if any) that names no
+    its cursor at the failure, and names it in ``failure``); a ``cursor`` (the page's, if any) that names no
     output that follows."""
     outputs, texts, as_text, note, error, more = found
     if note is not None:
@@ -367,10 +367,11 @@ def _fill(page: ItemPage, found: _Found, index: int, chars: int, budget: int, ma
         page.cursor = cursor_of(index + len(outputs), 0)
     if page.cursor is None and partial:
         return None
-    if page.cursor is None and error is not None:  # the outputs before the failure first; the next page fails
-        if not page.items and page.part is None:
+    if error is not None:  # the outputs before the failure first; the page that starts at it fails
+        if page.cursor is None and not page.items and page.part is None:
             raise InvalidArgument(f"jq: {jq_message(error)}")
-        page.cursor = cursor_of(index + len(outputs), 0)
+        page.failure = f"jq: {jq_message(error)}"
+        page.cursor = page.cursor or cursor_of(index + len(outputs), 0)
     if cursor is not None and not page.items and page.part is None:  # a cursor always names an output that follows
         raise InvalidArgument(f"cursor {cursor[:40]!r} names output {index + 1:,}, past the filter's last: start the "
                               "read again without a cursor")

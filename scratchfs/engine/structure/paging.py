@@ -249,6 +249,8 @@ class ItemPage:
             longer than the budget; the cursor continues it.
         cursor: resumes after this page; ``None`` at the end.
         extra: format fields shown before the items (CSV ``header``).
+        failure: the error the read meets after this page's items, when it is known already (a jq run that failed
+            past them: the page that starts there raises it); not in :meth:`to_dict`.
     """
 
     name: str
@@ -257,6 +259,7 @@ class ItemPage:
     part: str | None = None
     cursor: str | None = None
     extra: dict = field(default_factory=dict)
+    failure: str | None = None
 
     @property
     def more(self) -> bool:
