@@ -36,6 +36,11 @@ class PoolLogFilter(logging.Filter):
         self._last: dict[str, float] = {}
         self._lock = threading.Lock()
 
+    def forget(self) -> None:
+        """Forget which records were let through: the next of each kind passes (a new outage, a test)."""
+        with self._lock:
+            self._last.clear()
+
     def filter(self, record: logging.LogRecord) -> bool:
         try:
             text = record.getMessage()
