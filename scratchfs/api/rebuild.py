@@ -82,13 +82,18 @@ def open_for_rebuild(root: str | os.PathLike[str], **settings: Any) -> ScratchSt
     index_url = settings.get("index") or os.environ.get(ENV_INDEX)
     if not local_index(index_url):  # a PostgreSQL index: its rows are rebuilt into it, nothing is moved; lost whole,
         blobs = settings.get("blobs") or os.environ.get(ENV_BLOBS)  # it is paired with the blobs it is rebuilt from
-        timeout = settings.get("busy_timeout", (settings.get("settings") or Settings()).busy_timeout)
-        adopt_pairing(path, index_url or "", blobs, busy_timeout=timeout)
+        adopt_pairing(path, index_url or "", blobs, busy_timeout=_busy_timeout(settings))
         return ScratchStore(path, **settings)
-    aside = create_empty_index(path, busy_timeout=Settings(**settings).busy_timeout)
+    aside = create_empty_index(path, busy_timeout=_busy_timeout(settings))
     if aside is not None:
         log.warning("scratchfs: the index was damaged: moved aside to %s; rebuilding it from the blobs", path / aside)
     return ScratchStore(path, **settings)
+
+
+def _busy_timeout(settings: dict) -> float:
+    """The ``busy_timeout`` (seconds) :class:`ScratchStore` takes from the same keywords."""
+    base = settings.get("settings") or Settings()
+    return base.with_changes(**{k: v for k, v in settings.items() if k in Settings.names()}).busy_timeout
 
 
 def rebuild_index(store: ScratchStore) -> RebuildReport:

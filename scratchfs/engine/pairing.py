@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from scratchfs.engine import safe_fs
-from scratchfs.foundation.errors import InvalidArgument, ScratchError, StorageError, storage_error
+from scratchfs.foundation.errors import InvalidArgument, ScratchError, storage_error
 
 __all__ = ["LOCAL_LOCATION", "MARKER_NAME", "PROBE_ROWS", "Gate", "check_pairing", "local_marker", "location_of",
            "s3_marker"]
@@ -82,8 +82,7 @@ def check_pairing(index: Any, location: str, read_marker: Callable[[], str | Non
     marker = read_marker()  # first: a marker is written after its index row, so that row is seen next
     record = _record(index)
     if record is not None and record[1] != location:
-        raise InvalidArgument(f"this index keeps its blobs at {record[1]}, not {location}: give every host of the "
-                              "store the same blobs URL ($SCRATCHFS_BLOBS or --blobs)")
+        raise _kept_elsewhere(record[1], location)
     if marker is not None:
         if record is None and adopt and not _newest(index):
             record = _claim(index, location, marker)
@@ -98,9 +97,13 @@ def check_pairing(index: Any, location: str, read_marker: Callable[[], str | Non
     if record is None:
         record = _claim(index, location)
         if record[1] != location:  # another host paired it with its own location meanwhile
-            raise InvalidArgument(f"this index keeps its blobs at {record[1]}, not {location}: give every host of "
-                                  "the store the same blobs URL ($SCRATCHFS_BLOBS or --blobs)")
+            raise _kept_elsewhere(record[1], location)
     write_marker(record[0])
+
+
+def _kept_elsewhere(paired: str, location: str) -> InvalidArgument:
+    return InvalidArgument(f"this index keeps its blobs at {paired}, not {location}: give every host of the store "
+                           "the same blobs URL ($SCRATCHFS_BLOBS or --blobs)")
 
 
 class Gate:
@@ -218,13 +221,12 @@ def s3_marker(blobs: Any) -> tuple[Callable[[], str | None], Callable[[str], Non
         return data.decode("ascii", "replace").strip() or None
 
     def write(store_id: str) -> None:
-        from botocore.exceptions import BotoCoreError, ClientError
+        from scratchfs.engine.s3_client import client_errors
 
         try:
             blobs.client().put_object(Bucket=blobs.bucket, Key=key, Body=store_id.encode("ascii") + b"\n")
-        except (BotoCoreError, ClientError) as exc:
-            raise StorageError(f"the object store failed while writing the store's blob marker {key} "
-                               f"({type(exc).__name__})") from None
+        except client_errors() as exc:  # one line naming the endpoint and the fix, as every request's failure
+            raise blobs.failure(exc, f"writing the store's blob marker {key}") from None
 
     return read, write
 
