@@ -6,6 +6,8 @@ it, the index. Overlapping shape detection with the frames' compression (it runs
 at best reach the "off" figure.
 
     python bench/t2_bound.py [REPS] [PAYLOADS]      # defaults 7 and 8, as T2's full run
+    python bench/t2_bound.py --parts                # per payload: blob write with detection on and off, shape
+                                                    # detection and build_stub alone on its sample (best of 7)
 """
 
 from __future__ import annotations
@@ -69,7 +71,48 @@ def anchor(payloads: list[bytes]) -> float:
     return (time.perf_counter() - start) / len(payloads)
 
 
+def parts(payloads: list[bytes]) -> None:
+    """Per payload: the blob write's wall time with shape detection on and off (median of 5 rounds), and shape
+    detection and ``build_stub`` alone on its sample (best of 7)."""
+    from scratchfs.api.shape import SAMPLE_BYTES, describe
+    from scratchfs.api.stub import build_stub
+
+    writes: dict[bool, list[list[float]]] = {True: [[] for _ in payloads], False: [[] for _ in payloads]}
+    for detect in (True, False):
+        root = tempfile.mkdtemp(prefix="t2parts-")
+        try:
+            with ScratchStore(root, detect_shape=detect) as store:
+                scope = store.scope("bench", "t2")
+                for _ in range(5):
+                    for i, p in enumerate(payloads):
+                        before = wall["blob write"]
+                        scope.spill(p, source_tool="bench.t2")
+                        writes[detect][i].append(wall["blob write"] - before)
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+    for i, p in enumerate(payloads):
+        head, lines = p[:SAMPLE_BYTES], p.count(b"\n")
+        shape = min(_timed(lambda: describe(head, len(p), lines)) for _ in range(7))  # noqa: B023
+        stub = min(_timed(lambda: build_stub("h_" + "q" * 24, head, b"", len(p), lines, "text", "text",  # noqa: B023
+                                             "bench.t2", 1024, "head")) for _ in range(7))
+        print(f"payload {i} (starts {p[:12]!r}): blob write {statistics.median(writes[True][i]) * 1e3:.1f} ms "
+              f"detection on, {statistics.median(writes[False][i]) * 1e3:.1f} ms off; shape detection "
+              f"{shape * 1e3:.2f} ms, build_stub {stub * 1e3:.3f} ms")
+
+
+def _timed(run) -> float:
+    start = time.perf_counter()
+    run()
+    return time.perf_counter() - start
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--parts"]:
+        for name, (owner, attr) in STEPS.items():
+            setattr(owner, attr, timed(name, getattr(owner, attr)))
+        corpus = benchlib.corpus()
+        parts([benchlib.repeated(corpus, SIZE, start=i * 1_000_003) for i in range(8)])
+        return 0
     reps = int(argv[0]) if argv else 7
     count = int(argv[1]) if len(argv) > 1 else 8
     corpus = benchlib.corpus()
