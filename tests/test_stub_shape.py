@@ -202,16 +202,35 @@ def test_large_generated_outputs_fit_the_budget(scope):
     assert stub_bytes(stub) <= MAX_STUB_BYTES
 
 
-@given(st.text(alphabet=":\n0a-", max_size=2000).map(str.encode), st.integers(1, 5))
+@given(st.text(alphabet=":\n0a- ", max_size=2000).map(str.encode), st.integers(1, 5))
 def test_grep_line_pattern_finds_what_the_plain_backtracking_pattern_finds(text, repeat):
     # the shape's grep detector takes a path atomically (issue 16); it must match exactly where the plain one does,
     # long paths (over the 400-byte limit) included
     from scratchfs.api.shape import GREP_LINE_PATTERN
 
     data = text * repeat + b"\n" + b"p" * 401 + b":1:" + b"\n" + b"p" * 400 + b":2-"
-    plain = re.findall(rb"\n([^:\n]{1,400}):\d+[:-]", data)
+    plain = [path for path in re.findall(rb"\n([^:\n]{1,400}):\d+[:-]", data)
+             if not re.search(rb"[ \t]\d\d?\Z", path)]  # a clock time's hour is no path
     assert re.findall(GREP_LINE_PATTERN, data) == plain
     assert plain[-1] == b"p" * 400
+
+
+def test_clock_times_are_not_grep_paths(tmp_path):
+    # `ps -eo ...,lstart,...` and `ls --full-time` lines hold "HH:MM:SS": the text before the hour's colon ended in
+    # " 02", and ":31:" read as a line number, so a process listing was "grep-style path:line: output (88 files)"
+    ps = "USER PID RSS STARTED TIME COMMAND\n" + "".join(
+        f"root {pid:5} {pid * 37:7} Thu Dec  3 {pid % 24:02}:31:21 2026 00:00:{pid % 60:02} /usr/bin/worker-{pid} -f\n"
+        for pid in range(1, 400))
+    listing = "".join(f"-rw-r--r-- 1 root root {n * 97} 2026-12-03 0{n % 10}:31:21.000000000 +0000 file{n}.txt\n"
+                      for n in range(400))
+    grep = "".join(f"src/mod{n % 7}.py:{n + 1}:    started at {n % 24:02}:31:21\n" for n in range(400))
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("r", "a")
+        for text in (ps, listing):
+            stub = scope.spill(text.encode())
+            assert "grep" not in stub.shape, stub.shape
+        stub = scope.spill(grep.encode())  # grep lines that hold clock times are still grep output
+        assert "grep-style path:line: output (7 files in all)" in stub.shape, stub.shape
 
 
 def test_a_byte_order_mark_is_no_part_of_the_first_column_in_the_shape(tmp_path):

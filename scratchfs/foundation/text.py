@@ -13,8 +13,9 @@ from json.encoder import encode_basestring
 
 # "path:line:" after a newline. The path is taken atomically (a lookahead's capture, then the backreference): it
 # cannot hold a colon, so giving back characters never finds one, and without this each line that is not a match
-# costs up to 400 steps of useless backtracking.
-GREP_LINE_PATTERN = rb"\n(?=([^:\n]{1,400}))\1:\d+[:-]"
+# costs up to 400 steps of useless backtracking. A "path" that ends in white space and one or two digits is the hour
+# of a clock time (``ps``'s "Dec  3 02:31:21 2026", ``ls --full-time``), not a file name.
+GREP_LINE_PATTERN = rb"\n(?=([^:\n]{1,400}))\1(?<![ \t]\d)(?<![ \t]\d\d):\d+[:-]"
 # A run of lines of one path in one match: the set of paths GREP_LINE_PATTERN finds, with fewer matches.
 GREP_RUN_PATTERN = GREP_LINE_PATTERN + rb"[^\n]*(?:\n\1:\d+[:-][^\n]*)*"
 _GREP_RUN_RE = re.compile(GREP_RUN_PATTERN)
