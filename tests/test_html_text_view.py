@@ -2,8 +2,9 @@
 their column's widest cell (inscriptis pads them: ``pydoc -w typing``'s 152,413-byte page rendered as 1,162,496 bytes
 of text, 96% spaces, 145 pages a model paid for); its size is about the page's visible text on real pages and on
 hostile tables (1,000 columns, one huge cell, tables nested 50 deep), in bounded time; and the stub's "~N KiB of
-text" agrees with it. Pages: the fixtures (``fixtures/tools/pydoc-typing.html`` is the page a model read) and tables
-made here."""
+text" agrees with it; and ``match=``/``pattern=`` search the text view (offsets, lines and next_call the view's), where
+they were refused with no way on. Pages: the fixtures (``fixtures/tools/pydoc-typing.html`` is the page a model read)
+and tables made here."""
 
 from __future__ import annotations
 
@@ -14,10 +15,12 @@ from pathlib import Path
 import lxml.html
 import pytest
 
+from scratchfs.api.contract import ScratchTools
 from scratchfs.api.shape import describe
 from scratchfs.engine.structure import BytesSource
 from scratchfs.engine.structure.html import html_text, text_page
 from scratchfs.engine.structure.html_worker import page_text
+from scratchfs.foundation.errors import InvalidArgument
 
 _FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 _PAGES = ["browser-rust-book.html", "tools/pydoc-typing.html", "tools/sqlite-html-packages.html"]
@@ -122,3 +125,63 @@ def test_the_shape_says_the_size_of_the_text_view(name):
     page = _page(name)
     estimate, view = _shape_bytes(page), len(_view(page))
     assert view / 1.1 <= estimate <= view * 1.1, (name, estimate, view)
+
+
+# -- searching the text view ----------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def tools(scratch_scope):
+    return ScratchTools(scratch_scope)
+
+
+def _spill(scope, page: bytes) -> str:
+    return scope.spill(page, source_tool="browser").handle
+
+
+def test_match_in_the_text_view_gives_view_offsets_and_goes_on_in_the_view(tools, scratch_scope):
+    """The report's question: where the pydoc page speaks of include_extras. A search of the raw page gave a window
+    of which 354 bytes were ``&nbsp;``; the text view's search gives the text, its offsets the view's."""
+    page = _page("tools/pydoc-typing.html")
+    handle = _spill(scratch_scope, page)
+    view = _view(page)
+    expected = [at for at in range(len(view)) if view.startswith(b"include_extras", at)]
+    reply = tools.call("read_handle", {"handle": handle, "view": "text", "match": "include_extras", "context": 40,
+                                       "max_matches": 1})
+    assert reply["view"] == "text" and reply["size"] == len(view)
+    assert [m["offset"] for w in reply["windows"] for m in w["matches"]] == expected[:1]
+    window = reply["windows"][0]
+    assert view[window["offset"] : window["offset"] + window["length"]].decode() == window["data"]
+    assert window["line"] == view[: window["match_offset"]].count(b"\n") + 1 and "&nbsp;" not in window["data"]
+    assert reply["next_call"] == (f'read_handle(handle="{handle}", match="include_extras", view="text", '
+                                  f"offset={expected[1]}, context=40, max_matches=1)")
+    found, call = [], {"handle": handle, "view": "text", "match": "include_extras", "max_matches": 1}
+    while call:  # following next_call finds every match of the view once, in order
+        reply = tools.call("read_handle", call)
+        found += [m["offset"] for w in reply["windows"] for m in w["matches"]]
+        call = reply["more"] and {**call, "offset": reply["next_offset"]}
+    assert found == expected and len(expected) == 2
+    text = tools.call("read_handle", {"handle": handle, "view": "text", "offset": expected[1]})["text"]
+    assert text.startswith("include_extras")  # a window's offset opens the view there
+
+
+def test_a_pattern_in_the_text_view_ignoring_case(tools, scratch_scope):
+    page = b"<html><body><table><tr><td>Alpha</td><td>1</td></tr><tr><td>beta</td><td>22</td></tr></table></body>"
+    handle = _spill(scratch_scope, page + b"</html>")
+    reply = tools.call("read_handle", {"handle": handle, "view": "text", "pattern": r"^b\w+ \| \d+$",
+                                       "ignore_case": True, "context": 0})
+    assert [w["data"] for w in reply["windows"]] == ["beta | 22"] and reply["next_call"] is None
+    assert reply["windows"][0]["line"] == 2 and reply["pattern"] == r"^b\w+ \| \d+$"
+
+
+def test_the_text_view_search_refuses_what_it_cannot_do_naming_what_works(tools, scratch_scope):
+    handle = _spill(scratch_scope, _page("tools/sqlite-html-packages.html"))
+    with pytest.raises(InvalidArgument, match=r'view="text" with match= or pattern='):
+        tools.call("read_handle", {"handle": handle, "view": "text", "match": "x", "cursor": "abc"})
+    with pytest.raises(InvalidArgument, match=r"past the end of the text view"):
+        tools.call("read_handle", {"handle": handle, "view": "text", "match": "x", "offset": 10**6})
+    with pytest.raises(InvalidArgument, match=r'view must be "text"'):
+        ScratchTools(scratch_scope).read_handle(handle, view="html", match="x")
+    terminal = scratch_scope.spill(b"\x1b[1mbold\x1b[0m line\r\nnext\n" * 50, source_tool="bash").handle
+    with pytest.raises(InvalidArgument, match=r'raw_offset=<its offset>'):
+        tools.call("read_handle", {"handle": terminal, "view": "text", "match": "bold"})

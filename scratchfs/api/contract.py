@@ -205,6 +205,7 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
         what = {"match": (found.match or b"").decode("utf-8", "replace")}
         if found.ignore_case:
             what["ignore_case"] = True
+    what.update({"view": found.view} if found.view else {})
     return {"handle": found.handle, **what, "size": found.size, "next_offset": shown.next_offset,
             "more": shown.more, "remaining": shown.remaining, "next_call": shown.next_call,
             "windows": [window_json(w, found.size, found.binary) for w in windows]}
@@ -385,9 +386,15 @@ class ScratchTools:
                       "context": context, "max_matches": max_matches}
             mixed = [name for name, value in others.items() if value is not None] + (["ignore_case"] if ignore_case
                                                                                      else [])
+            if given.keys() == {"view"} and (match or pattern) and length is None and line is None and lines is None:
+                result = scope.search(handle, match, pattern, offset, ignore_case=ignore_case, context=context,
+                                      max_matches=max_matches, cap=min(MAX_READ_BYTES, budget), view=given["view"])
+                return matches_reply(replace(result, budget=echo), budget)  # (offsets and lines in the view)
             if mixed:
                 raise InvalidArgument(f"{', '.join(mixed)} cannot be mixed with a structure read "
-                                      f"({', '.join(sorted(given))})")
+                                      f"({', '.join(sorted(given))}); a search of an HTML page's text view takes "
+                                      'view="text" with match= or pattern= (and offset, context, max_matches, '
+                                      "ignore_case) alone")
             return structure_reply(scope, handle, offset, given, budget, checked=checked, call_budget=echo)
         cap = min(MAX_READ_BYTES, budget)
         ranged = not (match or pattern or ignore_case or line is not None or lines is not None or context is not None
