@@ -17,7 +17,7 @@ import pytest
 
 from scratchfs.api.contract import ScratchTools
 from scratchfs.api.shape import describe
-from scratchfs.engine.structure import BytesSource
+from scratchfs.engine.structure import BytesSource, text_search
 from scratchfs.engine.structure.html import html_text, text_page
 from scratchfs.engine.structure.html_worker import page_text
 from scratchfs.foundation.errors import InvalidArgument
@@ -185,3 +185,28 @@ def test_the_text_view_search_refuses_what_it_cannot_do_naming_what_works(tools,
     terminal = scratch_scope.spill(b"\x1b[1mbold\x1b[0m line\r\nnext\n" * 50, source_tool="bash").handle
     with pytest.raises(InvalidArgument, match=r'raw_offset=<its offset>'):
         tools.call("read_handle", {"handle": terminal, "view": "text", "match": "bold"})
+
+
+@pytest.mark.parametrize("frame", [text_search.FRAME_BYTES, 1021])
+def test_a_search_of_a_long_view_finds_what_find_finds_across_its_frames(tools, scratch_scope, monkeypatch, frame):
+    """A view of 1.3 MB, searched as a blob is, in frames (of 1,021 bytes: many matches across their seams): the
+    offsets and lines of a ``bytes.find`` loop over the view."""
+    monkeypatch.setattr(text_search, "FRAME_BYTES", frame)
+    rows = "".join(f"<p>row {i:06d} {'needle' if i % 97 == 0 else 'hay'} {'x' * (i % 53)}</p>" for i in range(30_000))
+    page = f"<html><body>{rows}</body></html>".encode()
+    handle = _spill(scratch_scope, page)
+    view = _view(page)
+    assert len(view) > 4 * 256 * 1024
+    expected, at = [], view.find(b"needle")
+    while at >= 0:
+        expected.append((at, view.count(b"\n", 0, at) + 1))
+        at = view.find(b"needle", at + 1)
+    found, call = [], {"handle": handle, "view": "text", "match": "needle", "context": 0, "max_matches": 200}
+    while call:
+        reply = tools.call("read_handle", call)
+        found += [(m["offset"], m["line"]) for w in reply["windows"] for m in w["matches"]]
+        call = reply["more"] and {**call, "offset": reply["next_offset"]}
+    assert found == expected and len(found) == 310
+    empty = _spill(scratch_scope, b"<html><body></body></html>")
+    reply = tools.call("read_handle", {"handle": empty, "view": "text", "match": "x"})
+    assert (reply["size"], reply["windows"], reply["more"]) == (0, [], False)
