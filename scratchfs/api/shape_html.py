@@ -23,8 +23,9 @@ _HEADING_RE = re.compile(rb"<h([1-3])\b[^>]*>(.*?)</h\1\s*>", re.IGNORECASE | re
 
 def _page_text(raw: bytes, codec: str) -> str:
     """Markup-free bytes of a page as its text: decoded, character references resolved (``&mdash;``, ``&#13;``:
-    :func:`html.unescape`, as a browser reads them), white space collapsed."""
-    return " ".join(html.unescape(decode_as(raw, codec)).split())
+    :func:`html.unescape`, as a browser reads them), white space collapsed. ``&nbsp;`` (blank space, collapsed too)
+    is replaced first: ``unescape`` calls a function for each reference, 20 ms over ``pydoc``'s 512 KiB of them."""
+    return " ".join(html.unescape(decode_as(raw, codec).replace("&nbsp;", " ")).split())
 
 
 def _text_bytes(sample: bytes, codec: str) -> int:
