@@ -16,7 +16,8 @@ bytes as U+FFFD, counted by ``replaced``) or, for binary content, a hex dump (``
 * by ``match`` / ``pattern``: ``{handle, match (or pattern, ignore_case), size, next_offset, more, remaining,
   next_call, windows: [{match_offset, line, offset, length, matches: [{offset, length, line}], data}]}``; windows
   whose context overlaps are merged; a reply over budget keeps fewer windows, then fewer matches, then less context,
-  and ``next_offset`` is the first match not shown.
+  and ``next_offset`` is the first match not shown. With ``view="text"`` (an HTML page): ``view`` too, and offsets,
+  lines and ``size`` are the text view's.
 * ``scratch_write``: ``{key, size, ttl, expires_at}``; ``scratch_read``: a range read of the value (``key`` for
   ``handle``, ``next_call`` names ``scratch_read``); ``scratch_list``: ``{prefix, entries: [{key, size, expires_in,
   preview}], next_call}``; ``scratch_delete``: ``{key, deleted}``.
@@ -368,8 +369,9 @@ class ScratchTools:
                     budget: int | None = None, **structure: Any) -> dict[str, Any]:
         """``read_handle`` by range, by lines, by match / pattern (see :meth:`Scope.read_handle`, whose checks
         apply: mixing the options of two modes is an invalid argument), or by structure (``jq``, ``record``,
-        ``records``, ``row``, ``rows``, ``columns``, ``view``, ``select``, ``cursor``: :func:`structure_reply`); see
-        the module docstring for the result."""
+        ``records``, ``row``, ``rows``, ``columns``, ``view``, ``select``, ``cursor``: :func:`structure_reply`); a
+        search with ``view="text"`` searches an HTML page's text view (:meth:`~scratchfs.api.scope.Scope.search`);
+        see the module docstring for the result."""
         return self._read_handle(False, handle, offset, length, line, lines, match, pattern, ignore_case, context,
                                  max_matches, budget, **structure)
 
