@@ -11,7 +11,10 @@ csvjsonl (a content whose first line is JSON is no table: ``records.jsonl@0+1638
 record, is ``text``, no longer a "CSV" of cells such as ``{"ts": 1700000000``); main on 2026-12-02 (terminal output,
 the ``terminal.log@...`` slices, is a ``log`` whose shape starts "terminal output" and counts its escapes and
 redraws; the 339 other records unchanged); main on 2026-12-02, later (the note of a JSON array names
-``jq=".[0]"``, not ``jq="keys"``, whose answer is the indices: ``array.json@…`` and ``big-array.json@…``, 3 records).
+``jq=".[0]"``, not ``jq="keys"``, whose answer is the indices: ``array.json@…`` and ``big-array.json@…``, 3 records);
+branch htmltext (an HTML shape's "~N KiB of text" counts character references resolved and ``<pre>`` text
+uncollapsed, as the text view renders them: ``browser-rust-book.html@0+200000`` and the four slices of 512 KiB or more,
+5 records, say ~132 and ~354 KiB where they said ~130 and ~345, nearer the views' 136 and 358 KiB).
 """
 
 from __future__ import annotations

@@ -16,7 +16,8 @@ bytes as U+FFFD, counted by ``replaced``) or, for binary content, a hex dump (``
 * by ``match`` / ``pattern``: ``{handle, match (or pattern, ignore_case), size, next_offset, more, remaining,
   next_call, windows: [{match_offset, line, offset, length, matches: [{offset, length, line}], data}]}``; windows
   whose context overlaps are merged; a reply over budget keeps fewer windows, then fewer matches, then less context,
-  and ``next_offset`` is the first match not shown.
+  and ``next_offset`` is the first match not shown. With ``view="text"`` (an HTML page): ``view`` too, and offsets,
+  lines and ``size`` are the text view's.
 * ``scratch_write``: ``{key, size, ttl, expires_at}``; ``scratch_read``: a range read of the value (``key`` for
   ``handle``, ``next_call`` names ``scratch_read``); ``scratch_list``: ``{prefix, entries: [{key, size, expires_in,
   preview}], next_call}``; ``scratch_delete``: ``{key, deleted}``.
@@ -205,6 +206,7 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
         what = {"match": (found.match or b"").decode("utf-8", "replace")}
         if found.ignore_case:
             what["ignore_case"] = True
+    what.update({"view": found.view} if found.view else {})
     return {"handle": found.handle, **what, "size": found.size, "next_offset": shown.next_offset,
             "more": shown.more, "remaining": shown.remaining, "next_call": shown.next_call,
             "windows": [window_json(w, found.size, found.binary) for w in windows]}
@@ -367,8 +369,9 @@ class ScratchTools:
                     budget: int | None = None, **structure: Any) -> dict[str, Any]:
         """``read_handle`` by range, by lines, by match / pattern (see :meth:`Scope.read_handle`, whose checks
         apply: mixing the options of two modes is an invalid argument), or by structure (``jq``, ``record``,
-        ``records``, ``row``, ``rows``, ``columns``, ``view``, ``select``, ``cursor``: :func:`structure_reply`); see
-        the module docstring for the result."""
+        ``records``, ``row``, ``rows``, ``columns``, ``view``, ``select``, ``cursor``: :func:`structure_reply`); a
+        search with ``view="text"`` searches an HTML page's text view (:meth:`~scratchfs.api.scope.Scope.search`);
+        see the module docstring for the result."""
         return self._read_handle(False, handle, offset, length, line, lines, match, pattern, ignore_case, context,
                                  max_matches, budget, **structure)
 
@@ -385,9 +388,15 @@ class ScratchTools:
                       "context": context, "max_matches": max_matches}
             mixed = [name for name, value in others.items() if value is not None] + (["ignore_case"] if ignore_case
                                                                                      else [])
+            if given.keys() == {"view"} and (match or pattern) and length is None and line is None and lines is None:
+                result = scope.search(handle, match, pattern, offset, ignore_case=ignore_case, context=context,
+                                      max_matches=max_matches, cap=min(MAX_READ_BYTES, budget), view=given["view"])
+                return matches_reply(replace(result, budget=echo), budget)  # (offsets and lines in the view)
             if mixed:
                 raise InvalidArgument(f"{', '.join(mixed)} cannot be mixed with a structure read "
-                                      f"({', '.join(sorted(given))})")
+                                      f"({', '.join(sorted(given))}); a search of an HTML page's text view takes "
+                                      'view="text" with match= or pattern= (and offset, context, max_matches, '
+                                      "ignore_case) alone")
             return structure_reply(scope, handle, offset, given, budget, checked=checked, call_budget=echo)
         cap = min(MAX_READ_BYTES, budget)
         ranged = not (match or pattern or ignore_case or line is not None or lines is not None or context is not None

@@ -204,6 +204,8 @@ class Matches:
         context, max_matches: the search's settings (the next call uses them too).
         binary: the content is binary (not text).
         budget: the reply budget the caller gave (bytes; the next call repeats it), or ``None``.
+        view: ``"text"``: the search ran over an HTML page's text view (offsets, lines and ``size`` are the view's,
+            and the next call searches it too), else ``None``.
     """
 
     handle: str
@@ -217,6 +219,7 @@ class Matches:
     max_matches: int = DEFAULT_MATCHES
     binary: bool = False
     budget: int | None = None
+    view: str | None = None
 
     @property
     def more(self) -> bool:
@@ -235,8 +238,8 @@ class Matches:
 
     @property
     def next_call(self) -> str | None:
-        """The exact call that finds the next matches (with the same settings: ``ignore_case``, ``context``,
-        ``max_matches``, ``budget``), or ``None`` when no match is left."""
+        """The exact call that finds the next matches (with the same settings: ``view``, ``ignore_case``,
+        ``context``, ``max_matches``, ``budget``), or ``None`` when no match is left."""
         if self.next_offset is None:
             return None
         what: dict[str, object]
@@ -244,9 +247,9 @@ class Matches:
             what = {"pattern": self.pattern}
         else:
             what = {"match": (self.match or b"").decode("utf-8", "replace")}
-        return _reader_call("handle", self.handle, **what, ignore_case=True if self.ignore_case else None,
-                            offset=self.next_offset, context=self.context, max_matches=self.max_matches,
-                            budget=self.budget)
+        return _reader_call("handle", self.handle, **what, view=self.view,
+                            ignore_case=True if self.ignore_case else None, offset=self.next_offset,
+                            context=self.context, max_matches=self.max_matches, budget=self.budget)
 
 
 @dataclass(frozen=True, slots=True)

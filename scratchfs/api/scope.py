@@ -318,13 +318,14 @@ class Scope:
 
     def search(self, handle: str, match: str | bytes | None = None, pattern: str | None = None, offset: int = 0, *,
                ignore_case: bool = False, context: int | None = None, max_matches: int | None = None,
-               cap: int = MAX_READ_BYTES) -> Matches:
+               cap: int = MAX_READ_BYTES, view: str | None = None) -> Matches:
         """Non-overlapping matches starting at or after byte ``offset``: a substring (``match``; text is searched as
         UTF-8) or a Python ``re`` pattern over the bytes (``pattern``; ``^``/``$`` per line, ASCII ``ignore_case``;
         see :mod:`scratchfs.engine.search`); empty matches are not reported. Each match gets up to ``context`` bytes
         (default 200) on each side; overlapping windows are merged; at most ``max_matches`` (default 20) matches and
         ``cap`` bytes of windows (64 KiB at most) per call. Pass the result's ``next_offset`` as ``offset=`` to resume.
-        Streams the blob.
+        Streams the blob; ``view="text"``: searches an HTML page's text view, offsets and lines the view's
+        (:meth:`~scratchfs.api.structured.StructureReads.text_search`, which raises the errors of that read too).
 
         Raises:
             InvalidArgument: a malformed handle; both or neither of ``match``/``pattern``; an empty, too long or
@@ -345,6 +346,10 @@ class Scope:
         ignore_case = checks.check_flag(ignore_case, "ignore_case")
         cap = max(checks.check_int(cap, "cap", 1, MAX_READ_BYTES), 2 * context + 1)
         needle, matcher = self._matcher(match, pattern, ignore_case)
+        if view is not None:
+            found, size = self.structure.text_search(handle, view, matcher, (offset, context, max_matches, cap))
+            return Matches(handle, needle, found.windows, size, found.next_offset, pattern, ignore_case, context,
+                           max_matches, view=view)
         with self._entries.open(self.run_id, self.agent_id, "handle", handle) as opened:
             size, binary = opened.entry.size, opened.entry.content_type == "binary"
             if offset > size:

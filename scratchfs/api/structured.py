@@ -15,6 +15,7 @@ from scratchfs.api.entries import reading
 from scratchfs.api.misfit import explained_jq, holds, jq_misfit, refusal, text_misfit
 from scratchfs.api.results import render_call
 from scratchfs.api.shape import binary_format
+from scratchfs.engine.search import Matcher, SearchResult
 from scratchfs.engine.segments import token_of
 from scratchfs.engine.structure import (
     MAX_HTML_BYTES,
@@ -31,6 +32,7 @@ from scratchfs.engine.structure import (
     text_page,
     view_page,
 )
+from scratchfs.engine.structure.text_search import search_text
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import BadRecord, InvalidArgument
 from scratchfs.foundation.limits import DEFAULT_READ_BYTES
@@ -207,6 +209,31 @@ class StructureReads:
                 return view_page(src, offset, cursor=cursor, budget_bytes=budget, raw_offset=raw_offset,
                                  entry=entry_identity(handle, blob))
             raise InvalidArgument(text_misfit(content_type, self.line_bytes, self.shape))
+
+        return self._page(handle, read)
+
+    def text_search(self, handle: str, view: str, matcher: Matcher, search: tuple[int, int, int, int]
+                    ) -> tuple[SearchResult, int]:
+        """``(the matches, the view's size)`` of ``matcher`` in the text view of an HTML page (``view="text"``),
+        ``search`` = ``(offset, context, max_matches, cap)`` as :func:`~scratchfs.engine.search.search` takes them,
+        over the view's bytes (:func:`~scratchfs.engine.structure.text_search.search_text`): offsets and lines are
+        the view's. The view is rendered once and kept (:func:`~scratchfs.engine.structure.html_text`): a next search
+        costs a search of its bytes. Raises InvalidArgument (``view`` not ``"text"``; an offset past the view's end;
+        not an HTML page -- terminal output's view is searched by searching the stored output, then read from a
+        window with ``raw_offset``), PatternTimeout, PatternTooLong, StructureTimeout (rendering ran past
+        ``pattern_timeout``), NotFound, CorruptBlob."""
+        if view != "text":
+            raise InvalidArgument(f'view must be "text", not {json.dumps(view)[:40]}')
+
+        def read(src: ReaderSource, blob: str, content_type: str | None) -> tuple[SearchResult, int]:
+            if content_type in ("log", "text", None):
+                raise InvalidArgument("match and pattern search the text view of an HTML page only: search this "
+                                      'output without view="text" (offsets of the stored output), then read a '
+                                      'window\'s rendered lines with view="text", raw_offset=<its offset>')
+            if content_type != "html":
+                raise InvalidArgument(text_misfit(content_type, self.line_bytes, self.shape))
+            text = html_text(src, cache_key=blob, timeout=self._timeout())
+            return search_text(text, matcher, *search), len(text)
 
         return self._page(handle, read)
 

@@ -150,7 +150,8 @@ _READ_HANDLE = ToolSpec(
             "view": {"type": "string", "enum": ["text"],
                      "description": "Structure: \"text\": the readable text of an HTML page, or terminal output as a "
                                     "person sees it (ANSI escapes removed, \\r redraws applied); paged by `offset` "
-                                    "into that text."},
+                                    "into that text. With `match`/`pattern` (an HTML page's text only): a search of "
+                                    "that text, its offsets and lines the text's."},
             "raw_offset": {"type": "integer", "minimum": 0,
                            "description": "view=\"text\" of terminal output: start at the rendered line holding "
                                           "this byte of the stored output (a search window's offset)."},

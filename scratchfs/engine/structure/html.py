@@ -1,13 +1,15 @@
 """HTML: a readable text view paged by byte offset, and CSS-selector reads returning the text of matching elements.
 
 Libraries: ``lxml`` parses (libxml2's HTML parser: forgiving, C speed), ``inscriptis`` renders the text as a browser
-lays it out -- block elements on their own lines, lists with bullets, tables as aligned columns, ``<script>`` and
-``<style>`` dropped -- and ``cssselect`` (the selector engine of Scrapy/parsel) turns CSS selectors into XPath over the
-same lxml tree, so a selected element's text is rendered by the same renderer as the page. Measured on the 512 KiB
-Rust-book fixture: inscriptis 0.1 s (selectolax's ``text()`` takes 6 ms but keeps no layout: every inline element on
-its own line, hundreds of blank lines), html2text writes Markdown and is slower still. The text view of a content is
-kept in a small cache by the caller's ``cache_key`` (a blob token), so paging does not render it again; so are the
-element texts a select run rendered past its page, so that its next pages do not parse the page again.
+lays it out -- block elements on their own lines, lists with bullets, ``<script>`` and ``<style>`` dropped; but tables
+one row a line, cells between `` | ``, not padded to aligned columns (a layout table's padding made ``pydoc``'s pages 7
+to 20 times their text: :func:`~scratchfs.engine.structure.html_worker.parser_config`) -- and ``cssselect`` (the
+selector engine of Scrapy/parsel) turns CSS selectors into XPath over the same lxml tree, so a selected element's text
+is rendered by the same renderer as the page. Measured on the 512 KiB Rust-book fixture: inscriptis 0.1 s (selectolax's
+``text()`` takes 6 ms but keeps no layout: every inline element on its own line, hundreds of blank lines), html2text
+writes Markdown and is slower still. The text view of a content is kept in a small cache by the caller's ``cache_key``
+(a blob token), so paging does not render it again; so are the element texts a select run rendered past its page, so
+that its next pages do not parse the page again.
 
 Time and memory: documents of at most :data:`MAX_HTML_BYTES` are parsed (lxml's tree takes several times the text).
 The parse, the selection and the rendering run in a worker process killed at the read's time limit (the store's
@@ -63,7 +65,8 @@ _CACHE: LRU[str, bytes] = LRU(8, max_weight=_VIEW_CACHE_BYTES, weigh=len, max_it
 
 def html_text(source: ContentSource, cache_key: str | None = None,
               timeout: float = limits.PATTERN_TIMEOUT) -> bytes:
-    """The text view of an HTML content as UTF-8 bytes: ``inscriptis.get_text`` of its text (decoded as a browser
+    """The text view of an HTML content as UTF-8 bytes: ``inscriptis.get_text`` of its text, tables unpadded
+    (:func:`~scratchfs.engine.structure.html_worker.parser_config`; decoded as a browser
     decodes it: :func:`~scratchfs.engine.structure.html_worker.page_text`), rendered in a worker process killed
     after ``timeout`` seconds plus :data:`VIEW_SECONDS_PER_MIB` a MiB of the page (wall clock;
     :mod:`scratchfs.engine.structure.html_worker`). Raises InvalidArgument for a document over
