@@ -518,7 +518,8 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool) -> Sh
     if len(rows) > 1 and not rows[-1]:
         rows.pop()  # the empty rest after a final newline
     longest = max(map(len, rows)) if rows else 0
-    blank = rows.count(b"") / max(1, len(rows))  # changed: empty lines counted in pairs (2026-12-03)
+    blank = sum(not row.strip(b"\r") for row in rows) / max(1, len(rows))  # changed: empty lines counted in pairs,
+    # a blank CRLF line (a lone \r) not counted (2026-12-03)
     bom = 3 if sample.startswith(b"\xef\xbb\xbf") else 0  # changed: a byte order mark hid the first line (2026-12-02)
     head = b"\n" + sample[bom : bom + 4096]  # the first lines tell a log or grep output
     head_rows = _head_rows(head)

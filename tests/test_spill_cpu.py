@@ -227,11 +227,12 @@ def _plain_line_stats(sample: bytes) -> tuple[int, int, int]:
     rows = sample.split(b"\n")
     if len(rows) > 1 and not rows[-1]:
         rows.pop()  # the empty rest after a final newline
-    return len(rows), max(map(len, rows)), rows.count(b"")
+    return len(rows), max(map(len, rows)), sum(not row.strip(b"\r") for row in rows)  # empty or \r only (CRLF)
 
 
 @settings(max_examples=800, deadline=None)
-@given(st.lists(st.sampled_from([b"", b"", b"", b"a", b"bc", b"\r", b" ", b"x" * 15, b"y" * 16, b"z" * 40]),
+@given(st.lists(st.sampled_from([b"", b"", b"", b"a", b"bc", b"\r", b"\r", b"\r\r", b"\r\r\r", b"a\r", b"\ra", b" ",
+                                  b"x" * 15, b"y" * 16, b"z" * 40]),
                 max_size=300), st.booleans())
 def test_line_stats_are_the_rows_split_gives(lines, ended):
     """Rows, the longest and the empty ones, dense samples (under 16 bytes a line) counted without a split."""
@@ -240,7 +241,8 @@ def test_line_stats_are_the_rows_split_gives(lines, ended):
 
 
 @pytest.mark.parametrize("sample", [b"", b"\n", b"\n\n\n", b"a", b"\n" * 70_000 + b"x" * 300, b"ab\n" * 9000,
-                                    b"\n" * 5000 + b"q" * 15 + b"\n" * 9, b"\r\n" * 20_000, b"\n\n" + b"a" * 16])
+                                    b"\n" * 5000 + b"q" * 15 + b"\n" * 9, b"\r\n" * 20_000, b"\n\n" + b"a" * 16,
+                                    b"\r", b"\r\n", b"\n\r", b"\r\r\n\r", b"a\r\n\r\n\r\n" * 9000])
 def test_line_stats_at_the_edges(sample):
     assert line_stats(sample) == _plain_line_stats(sample)
 

@@ -582,3 +582,17 @@ def test_a_tsv_whose_first_line_is_data_like_the_rest_has_no_header(scope, name,
     header = b"\t".join([b"size", b"path"] if columns == 2 else [b"commit", b"author", b"date", b"subject"])
     named = scope.spill(header + b"\n" + data, source_tool="sh")
     assert named.shape.startswith(f"TSV, {columns} columns ({header.decode().replace(chr(9), ', ')}), {rows} rows")
+
+
+@pytest.mark.parametrize("name", ["man-ls-overstrike.txt", "paragraphs", "dense"])
+def test_a_blank_crlf_line_is_blank(scope, name):
+    """A blank line of Windows text is ``\\r\\n``: the line before its newline is a lone ``\\r``, which was counted as
+    a line with something on it -- ``man ls`` with CRLF line ends was '0% blank' (its LF copy 17%). The blank share
+    of a text is the same with either line end, for lines of every length (short lines are counted without a
+    split)."""
+    data = {"paragraphs": b"".join(b"a sentence of paragraph %d\n" % i + b"\n" * (i % 3) for i in range(2000)),
+            "dense": b"ab\n\n\n" * 20_000 + b"\nx"}.get(name) or (_TOOLS / name).read_bytes()
+    lf = scope.spill(data, source_tool="man")
+    crlf = scope.spill(data.replace(b"\n", b"\r\n"), source_tool="man")
+    share = re.search(r", (\d+)% blank", lf.shape).group(1)
+    assert int(share) > 0 and f", {share}% blank" in crlf.shape, (lf.shape, crlf.shape)
