@@ -31,6 +31,7 @@ from scratchfs.api.shape_table import (
     json_lines,
     table_head,
     table_rows,
+    tail_fault,
 )
 from scratchfs.api.shape_terminal import TERMINAL_SHAPE, terminal_controls
 from scratchfs.api.shape_words import MAX_SHAPE_CHARS, clip, kib, plural, short_name
@@ -38,7 +39,7 @@ from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.engine.structure.table import detect_delimiter
-from scratchfs.engine.structure.toplevel import TopEntry, TopLevel, top_level
+from scratchfs.engine.structure.toplevel import FEED_TAIL_BYTES, TopEntry, TopLevel, top_level
 from scratchfs.foundation import text as texts
 from scratchfs.foundation.text import GREP_LINE_PATTERN, GREP_RUN_PATTERN, grep_files, grep_runs, line_stats
 
@@ -301,7 +302,7 @@ def _json(text: str, complete: bool, size: int, lines: int, scope: str, source: 
             head = f"JSON array of {plural(len(value), 'item')}"
             return Shape("json", _fitted(f"{head}; first item: ", value[0]) if value else head)
         return Shape("json", clip(f"JSON {_value(value)}"))
-    jsonl = _jsonl(text, decoder, complete, lines)
+    jsonl = _jsonl(text, decoder, complete, lines, source)
     if jsonl is not None:
         return jsonl
     if source is not None:
@@ -375,16 +376,20 @@ def _items(items: list) -> str:
     return ""
 
 
-def _jsonl(text: str, decoder: json.JSONDecoder, complete: bool, lines: int) -> Shape | None:
+def _jsonl(text: str, decoder: json.JSONDecoder, complete: bool, lines: int, source: Any = None) -> Shape | None:
     found = json_lines(text, decoder, complete)
     if found is None:
         return None
-    if complete:  # the records a record= read numbers: the lines that are not blank
+    if not complete and source is not None:  # a last line cut (a capped stream) is no record: told from the end
+        found.last = tail_fault(source.read(max(0, source.size - FEED_TAIL_BYTES), FEED_TAIL_BYTES),
+                                source.size <= FEED_TAIL_BYTES, decoder) or ""
+    if complete:  # the records a record= read numbers: the lines that are not blank (a last one not JSON aside)
         count = plural(found.records, "record")
     elif found.records == found.lines:  # no blank line in the sample: one record a line
-        count = plural(lines, "record")
+        count = plural(lines - bool(found.last), "record")
     else:
-        count = "~" + plural(round(lines * found.records / max(1, found.lines)), "record")
+        count = "~" + plural(round(lines * found.records / max(1, found.lines)) - bool(found.last), "record")
+    count += f", {found.last}" if found.last else ""
     if not isinstance(found.first, dict):
         return Shape("jsonl", clip(f"JSON lines, {count}; first record: {_value(found.first)}"))
     return Shape("jsonl", _fitted(f"JSON lines, {count}; record keys: ", found.keys))
