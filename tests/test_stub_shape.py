@@ -75,6 +75,32 @@ def test_a_semicolon_separated_table_is_a_table_and_reads_by_rows(scope, fixture
     assert reply["rows"] == [[row[1], row[0]] for row in rows[100:105]]
 
 
+@pytest.mark.parametrize(("bom", "end"), [(b"", b"\n"), (b"\xef\xbb\xbf", b"\r\n")])
+@pytest.mark.parametrize("repeat", [1, 40])  # the whole content described, a sample of 5 MB
+def test_a_table_whose_first_line_names_its_separator_reads_by_rows_from_the_line_after(scope, fixture_data, bom, end,
+                                                                                        repeat):
+    """Excel reads a first line ``sep=;`` as the name of the separator, and writes one so that a table with ``;``
+    between fields opens right in any locale; the table starts on the next line. Its stub said 'text, 4,488 lines'
+    and a rows read took ``sep=`` for the header (cut at ``=``): every row one cell, the real header a row. The stub
+    is a table of the columns on the second line, and a rows read splits at the separator named, as the csv
+    module reads the lines after it."""
+    from scratchfs.api.contract import ScratchTools
+
+    table = semicolon_csv(fixture_data["query-packages-by-month.csv"])
+    first, _, body = table.partition(b"\n")
+    data = (bom + b"sep=;\n" + first + b"\n" + body * repeat).replace(b"\n", end)
+    rows = [row for row in csv.reader(io.StringIO(data.decode("utf-8-sig"), newline=""), delimiter=";") if row][1:]
+    stub = scope.spill(data, source_tool="excel")
+    assert stub.content_type == "csv"
+    count = f"{len(rows) - 1:,} rows" if repeat == 1 else "~"
+    assert stub.shape.startswith(f"CSV with ; separators (named on a sep=; first line), {len(rows[0])} columns "
+                                 f"({', '.join(rows[0])}), {count}"), stub.shape
+    reply = ScratchTools(scope).call("read_handle", {"handle": stub.handle, "row": 1, "rows": 3,
+                                                     "columns": [rows[0][1], rows[0][0]]})
+    assert reply["header"] == [rows[0][1], rows[0][0]]
+    assert reply["rows"] == [[row[1], row[0]] for row in rows[1:4]]
+
+
 @pytest.mark.parametrize("content", [
     b"".join(b"DROP TABLE t%d;\n" % i for i in range(500)),  # statements, each ending with ;
     b"".join(b"    x%d = f(a; b);\n" % i for i in range(500)),

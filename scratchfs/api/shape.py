@@ -38,7 +38,7 @@ from scratchfs.api.shape_words import MAX_SHAPE_CHARS, clip, kib, plural, short_
 from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import ContentSource
-from scratchfs.engine.structure.table import detect_delimiter
+from scratchfs.engine.structure.table import detect_delimiter, named_separator
 from scratchfs.engine.structure.toplevel import FEED_TAIL_BYTES, TopEntry, TopLevel, top_level
 from scratchfs.foundation import text as texts
 from scratchfs.foundation.text import GREP_LINE_PATTERN, GREP_RUN_PATTERN, grep_files, grep_runs, line_stats
@@ -444,11 +444,13 @@ def _partial_json(text: str, decoder: json.JSONDecoder, scope: str) -> Shape | N
 def _delimited(text: str, whole: Callable[[], str], complete: bool, size: int, lines: int) -> Shape | None:
     """A table's shape; ``whole()`` gives all of the sample as text (``text`` may be its start only)."""
     bom = text.startswith("\ufeff")  # a byte order mark is no part of the first column's name
-    text = text[1:] if bom else text
-    head = table_head(text, lambda: whole()[bom:])  # the first lines tell a table
+    named = named_separator(text[:10].split("\n", 1)[0])  # a first line 'sep=;' names it; the table follows
+    cut = bom + (text.find("\n") + 1 - bom if named else 0)
+    text, size, lines = text[cut:], size - 3 * bom - (cut - bom), lines - bool(named)
+    head = table_head(text, lambda: whole()[cut:])  # the first lines tell a table
     text = head if len(head) > len(text) else text
     first_line = head.split("\n", 1)[0]
-    delimiter = detect_delimiter(first_line)  # (the rows read's rule)
+    delimiter = named or detect_delimiter(first_line)  # (the rows read's rule)
     if first_line.count(delimiter) < 1 or (first_line[:1] in ("{", "[") and _is_json(first_line)):
         return None  # (JSON lines with a line that is not JSON are no table)
     sample_lines = head.split("\n", 50)[:50]
@@ -464,10 +466,11 @@ def _delimited(text: str, whole: Callable[[], str], complete: bool, size: int, l
     if complete:
         count = plural(count_records(text, delimiter, lines) - looks_like_header, "row")
     else:
-        estimate = estimate_records(head, delimiter, size - 3 * bom)
+        estimate = estimate_records(head, delimiter, size)
         count = (f"~{plural(lines - looks_like_header, 'row')} (by line count)" if estimate is None
                  else f"~{plural(estimate - looks_like_header, 'row')} (estimated from the sample)")
-    kind = {"\t": "TSV", ";": "CSV with ; separators"}.get(delimiter, "CSV")
+    kind = {"\t": "TSV", ";": "CSV with ; separators"}.get(delimiter, "CSV") + (
+        f" (named on a sep={named} first line)" if named else "")
     named = f"{width} columns ({columns})" if looks_like_header else f"{width} columns, no header"
     return Shape("csv", clip(f"{kind}, {named}, {count}"))
 
