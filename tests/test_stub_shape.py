@@ -622,3 +622,21 @@ def test_a_blank_crlf_line_is_blank(scope, name):
     crlf = scope.spill(data.replace(b"\n", b"\r\n"), source_tool="man")
     share = re.search(r", (\d+)% blank", lf.shape).group(1)
     assert int(share) > 0 and f", {share}% blank" in crlf.shape, (lf.shape, crlf.shape)
+
+
+@pytest.mark.parametrize("encoding", ["cp1252", "latin-1"])
+def test_text_in_a_legacy_encoding_says_its_bytes_are_not_utf8(scope, encoding):
+    """German text saved as Windows-1252 (ü, ß, €, curly quotes: one byte each, none UTF-8): its stub said 'text,
+    3,000 lines, longest 40 bytes, 0% blank' over a preview of U+FFFD -- nothing told the model that the bytes are
+    not UTF-8 and that every read shows those letters as U+FFFD. The shape counts them; valid UTF-8, and text
+    holding U+FFFD characters of its own, say nothing of it."""
+    text = "".join(f"Zeile {i}: Grüße aus Köln und ein café {i}\n" for i in range(3000))
+    data = text.encode(encoding)
+    odd = len(data) - len(data.decode("utf-8", "ignore").encode())
+    stub = scope.spill(data, source_tool="type")
+    assert stub.content_type == "text" and "\ufffd" in stub.preview
+    assert f", {odd:,} bytes not UTF-8 (shown as U+FFFD)" in stub.shape, stub.shape
+    big = scope.spill(data * 20, source_tool="type")  # a sample: the bytes counted in it
+    assert re.search(r", [\d,]+ bytes not UTF-8 \(shown as U\+FFFD\) \(in the first 512 KiB", big.shape), big.shape
+    for fine in (text.encode(), (text + "\ufffd replaced upstream\n").encode()):
+        assert "not UTF-8" not in scope.spill(fine, source_tool="type").shape

@@ -198,8 +198,9 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     bom = 3 if sample.startswith(b"\xef\xbb\xbf") else 0  # (a byte order mark is no part of the first line)
     head = b"\n" + sample[bom : bom + 4096]  # the first lines tell a log or grep output
     terminal = terminal_controls(sample) if b"\x1b" in sample or b"\r" in sample or b"\b" in sample else ""
+    odd = texts.invalid_utf8_bytes(sample if complete else sample[:-3]) if "\ufffd" in text else 0  # (not UTF-8)
     if terminal:
-        return _plain(sample, size, lines, scope, True, (head, 0), terminal)
+        return _plain(sample, size, lines, scope, True, (head, 0), terminal, odd)
     logs = len(_LOG_LINE_RE.findall(head))
     head_rows = _head_rows(head) if logs else 0  # (0 until needed: no log line is never half of 1 row or more)
     is_log = logs > 0 and logs >= 0.5 * head_rows  # most start with a timestamp or a log level
@@ -207,7 +208,7 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
                                            complete, size, lines)
     if found is not None:
         return found
-    return _plain(sample, size, lines, scope, is_log, (head, head_rows))
+    return _plain(sample, size, lines, scope, is_log, (head, head_rows), odd=odd)
 
 
 def xml_root(sample: bytes) -> str | None:
@@ -503,9 +504,10 @@ def _head_rows(head: bytes) -> int:
 
 
 def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known: tuple[bytes, int],
-           terminal: str = "") -> Shape:
+           terminal: str = "", odd: int = 0) -> Shape:
     """A text or log's shape; ``known`` is ``(b"\n" + sample[:4096], its _head_rows or 0 if not counted)``;
-    ``terminal``: what makes it terminal output (:func:`terminal_controls`), or ``""``."""
+    ``terminal``: what makes it terminal output (:func:`terminal_controls`), or ``""``; ``odd``: bytes of the
+    sample that are no UTF-8 character (a legacy encoding's letters: every read shows each as U+FFFD)."""
     if len(sample) < size and b"\n" in sample:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
     rows, longest, empty = line_stats(sample)
@@ -522,7 +524,9 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
         files = grep_files(head, grep[1], sample)
         extra = f", grep-style path:line: output ({plural(files, 'file')} in {'the sample' if scope else 'all'})"
     name = TERMINAL_SHAPE if terminal else kind
-    text = f"{name}, {plural(lines, 'line')}, longest {longest:,} bytes, {blank:.0%} blank{terminal}{extra}{scope}"
+    odd_bytes = f", {plural(odd, 'byte')} not UTF-8 (shown as U+FFFD)" if odd else ""
+    text = (f"{name}, {plural(lines, 'line')}, longest {longest:,} bytes, {blank:.0%} blank{odd_bytes}{terminal}"
+            f"{extra}{scope}")
     return Shape(kind, clip(text))
 
 
