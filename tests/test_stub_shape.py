@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import csv
 import io
 import json
@@ -640,3 +641,32 @@ def test_text_in_a_legacy_encoding_says_its_bytes_are_not_utf8(scope, encoding):
     assert re.search(r", [\d,]+ bytes not UTF-8 \(shown as U\+FFFD\) \(in the first 512 KiB", big.shape), big.shape
     for fine in (text.encode(), (text + "\ufffd replaced upstream\n").encode()):
         assert "not UTF-8" not in scope.spill(fine, source_tool="type").shape
+
+
+def _notebook(cells: int, image_chars: int) -> dict:
+    """A Jupyter notebook: markdown cells (cell_type, metadata, source) and code cells that also hold
+    execution_count and outputs (a PNG as base64, a stream's text lines)."""
+    png = base64.b64encode(bytes(range(256)) * (image_chars // 340 + 1)).decode()[:image_chars]
+    out = []
+    for i in range(cells):
+        out.append({"cell_type": "markdown", "metadata": {}, "source": [f"# 第{i}節\n", "説明 🙂\n"]})
+        out.append({"cell_type": "code", "execution_count": i, "metadata": {}, "source": [f"x = {i}\n"] * 40,
+                    "outputs": [{"output_type": "display_data", "data": {"image/png": png}, "metadata": {}},
+                                {"output_type": "stream", "name": "stdout", "text": ["ok\n"] * 5}]})
+    return {"cells": out, "metadata": {"kernelspec": {"name": "python3"}}, "nbformat": 4, "nbformat_minor": 5}
+
+
+@pytest.mark.parametrize(("cells", "image_chars"), [(3, 200), (40, 30_000)])  # whole in the sample; streamed
+def test_an_array_of_objects_with_different_keys_names_every_key_and_marks_those_some_lack(scope, cells, image_chars):
+    """A notebook's cells are markdown cells and code cells, which also hold execution_count and outputs: its stub
+    said 'cells: array(80) of {cell_type, metadata, source}' -- the first cell's keys, as if every cell held those
+    and no other. An array's objects are described by every key they hold, a '?' after a key some lack."""
+    notebook = _notebook(cells, image_chars)
+    stub = scope.spill(json.dumps(notebook, ensure_ascii=False, indent=1).encode(), source_tool="cat")
+    assert stub.content_type == "json"
+    found = re.search(r"cells: array\((\d+)\) of \{cell_type(?:: str)?, metadata(?:: [^,]+)?, source(?:: [^,]+)?, "
+                      r"execution_count\?(?:: int)?, outputs\?", stub.shape)
+    assert found and int(found.group(1)) == 2 * cells, stub.shape
+    same = scope.spill(json.dumps({"cells": [c for c in notebook["cells"] if "outputs" in c]}).encode())
+    assert "execution_count" in same.shape and "execution_count?" not in same.shape and "outputs?" not in same.shape
+    # (code cells alone all hold the same keys)

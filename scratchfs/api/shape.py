@@ -34,7 +34,7 @@ from scratchfs.api.shape_table import (
     tail_fault,
 )
 from scratchfs.api.shape_terminal import TERMINAL_SHAPE, terminal_controls
-from scratchfs.api.shape_words import MAX_SHAPE_CHARS, clip, kib, plural, short_name
+from scratchfs.api.shape_words import MAX_SHAPE_CHARS, clip, items_template, kib, plural, short_name
 from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import ContentSource
@@ -248,21 +248,25 @@ def _value(value: object) -> str:
     return type(value).__name__
 
 
-def _tree(value: object, depth: int, width: int) -> str:
+def _tree(value: object, depth: int, width: int, items: dict | None = None) -> str:
     """``value`` described ``depth`` levels down, listing at most ``width`` keys per object (an object with more
-    keys -- a map -- shows its first value described and the next few keys by name)."""
+    keys -- a map -- shows its first value described and the next few keys by name), an array by its items'
+    :func:`items_template` (kept in ``items`` by the array's id, for the next call)."""
+    items = {} if items is None else items
     if isinstance(value, dict):
         if depth <= 0 or not value:
             return _value(value)
         if len(value) <= width:
-            return "{" + ", ".join(f"{short_name(k)}: {_tree(v, depth - 1, width)}" for k, v in value.items()) + "}"
+            return "{" + ", ".join(f"{short_name(k)}: {_tree(v, depth - 1, width, items)}"
+                                   for k, v in value.items()) + "}"
         key, first = next(iter(value.items()))
         names = "".join(f", {short_name(k, 24)}" for k in list(value)[1 : max(2, width // 2)])
-        return f"object({len(value)} keys: {short_name(key)}: {_tree(first, depth - 1, width)}{names}, …)"
+        return f"object({len(value)} keys: {short_name(key)}: {_tree(first, depth - 1, width, items)}{names}, …)"
     if isinstance(value, list):
         if not value or depth <= 0:
             return _value(value)
-        return f"array({len(value)}) of {_tree(value[0], depth - 1, width)}"
+        template = items.get(id(value)) or items.setdefault(id(value), (value, items_template(value)))
+        return f"array({len(value)}) of {_tree(template[1], depth - 1, width, items)}"
     return _value(value)
 
 
@@ -278,8 +282,9 @@ def _fitted(head: str, value: object) -> str:
     text = ""
     keys = len(value) if isinstance(value, dict) else 0
     wrapper = f"object({keys} keys: "
+    items: dict = {}  # (each array's template, made once)
     for depth, width in sorted(_FITS, key=lambda fit: fit[1] < keys):  # (stable: deepest first within each)
-        body = _tree(value, depth, width)
+        body = _tree(value, depth, width, items)
         if body.startswith("{") and body.endswith("}"):
             body = body[1:-1]
         elif keys and body.startswith(wrapper):
@@ -327,6 +332,13 @@ def _streamed(source: ContentSource) -> Shape | None:
     return Shape("json", _top_text(top, source.size))
 
 
+def _item_names(entry: TopEntry) -> str:
+    """The keys of an array's objects, ``?`` after one some item lacks: ``{id, name, tags?}``."""
+    common = entry.common if entry.common is not None else set(entry.names)
+    names = ", ".join(short_name(n) + ("" if n in common else "?") for n in entry.names[:8])
+    return f"{{{names}{', …' if len(entry.names) >= 8 else ''}}}"
+
+
 def _entry_text(entry: TopEntry) -> str:
     if entry.cut:  # the scan stopped inside it: what was read, at least
         return f"{entry.kind} (runs past the scan)" if entry.kind not in ("object", "array") else \
@@ -337,8 +349,7 @@ def _entry_text(entry: TopEntry) -> str:
         return f"object({entry.count} keys: {names}{more})" if entry.count else "object(0 keys)"
     if entry.kind == "array":
         if entry.names:
-            names = ", ".join(short_name(n) for n in entry.names[:8])
-            return f"array({entry.count}) of {{{names}{', …' if len(entry.names) >= 8 else ''}}}"
+            return f"array({entry.count}) of {_item_names(entry)}"
         return f"array({entry.count}) of {entry.item_kind}" if entry.item_kind else f"array({entry.count})"
     if entry.kind == "str":
         return "str" if entry.count < 200 else f"str({kib(entry.count)})"
@@ -352,7 +363,7 @@ def _top_text(top: TopLevel, size: int) -> str:
         items = top.entries[0] if top.entries else None
         first = ""
         if items is not None and items.names:
-            first = "; items: {" + ", ".join(short_name(n) for n in items.names[:8]) + "}"
+            first = f"; items: {_item_names(items)}"
         elif items is not None and items.item_kind:
             first = f"; first item: {items.item_kind}"
         return clip(f"JSON array of {least}{plural(top.count, 'item')}{scope}{first}")
