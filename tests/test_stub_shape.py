@@ -670,3 +670,43 @@ def test_an_array_of_objects_with_different_keys_names_every_key_and_marks_those
     same = scope.spill(json.dumps({"cells": [c for c in notebook["cells"] if "outputs" in c]}).encode())
     assert "execution_count" in same.shape and "execution_count?" not in same.shape and "outputs?" not in same.shape
     # (code cells alone all hold the same keys)
+
+
+_CLUSTERS = ["👨\u200d👩\u200d👧\u200d👦", "🏳\ufe0f\u200d🌈", "👩🏽\u200d💻", "🇯🇵🇫🇷", "ก้าวไกล", "नमस्ते",
+             "e\u0301te\u0301", "z\u0351\u0352\u0353algo", "👍🏿"]
+
+
+def _splits_a_cluster(text: str, at: int) -> bool:
+    """Whether a cut of ``text`` before character ``at`` splits what is drawn as one character: a combining mark,
+    a joiner, a variation selector or a skin tone after the cut, a joiner before it, or a flag's two letters."""
+    import unicodedata
+
+    if not 0 < at < len(text):
+        return False
+    before, after = text[at - 1], text[at]
+    if unicodedata.category(after) in ("Mn", "Mc", "Me") or after in "\u200d\ufe0e\ufe0f" or before == "\u200d":
+        return True
+    if 0x1F3FB <= ord(after) <= 0x1F3FF:
+        return True
+    flags = len(text[:at]) - len(text[:at].rstrip("".join(map(chr, range(0x1F1E6, 0x1F200)))))
+    return flags % 2 == 1 and 0x1F1E6 <= ord(after) <= 0x1F1FF
+
+
+def test_a_preview_is_not_cut_inside_what_is_drawn_as_one_character(scope):
+    """A preview of text in Thai, Devanagari, with combining accents or emoji ZWJ sequences was cut wherever its
+    byte budget ended: 'ก' without its '้', half a family emoji ('👨‍👩‍' then the rest in the next read), a flag's
+    first letter, a skin tone without its hand. The head ends, and a head+tail preview's tail starts, between
+    grapheme clusters (as on a UTF-8 character's and an escape sequence's boundary); the note's offsets say so."""
+    base = " ".join(_CLUSTERS * 300)
+    for start in range(240):
+        content = base[start:].encode()
+        text = content.decode()
+        for mode in ("head", "head+tail"):
+            stub = scope.spill(content, source_tool="cat", preview=mode)
+            shown = re.search(r"the preview shows bytes 0-(\d+)(?: and (\d+)-)?", stub.note)
+            end = len(content[: int(shown.group(1))].decode())
+            assert not _splits_a_cluster(text, end), (start, mode, text[end - 4 : end + 4])
+            if shown.group(2) is not None:
+                at = len(content[: int(shown.group(2))].decode())
+                assert not _splits_a_cluster(text, at), (start, text[at - 4 : at + 4])
+                assert stub.preview.endswith("…]\n" + text[at:])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +17,7 @@ from scratchfs.api.views import HEX_LINE_BYTES, hex_piece
 from scratchfs.engine.patterns import MAX_LINE_BYTES
 from scratchfs.engine.structure import MAX_JQ_DOCUMENT_BYTES
 from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES, MAX_STUB_BYTES
-from scratchfs.foundation.text import quote, utf8_prefix, utf8_suffix_start
+from scratchfs.foundation.text import decode_or_none, quote, utf8_prefix, utf8_suffix_start
 
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # json.dumps with options makes one a call
 PREVIEW_MODES = ("head", "head+tail")
@@ -83,18 +84,63 @@ def make_preview(head: bytes, tail: bytes, size: int, limit: int, mode: str = "h
     """
     if mode == "head+tail" and size > limit:
         half = limit // 2
-        start_bytes = _before_escape(utf8_prefix(bytes(head[: half + 4]), half))
+        start_bytes = _cluster_end(head, _before_escape(utf8_prefix(bytes(head[: half + 4]), half)))
         tail = bytes(tail)
         at = len(tail) - min(len(tail), limit - len(start_bytes))
         at += utf8_suffix_start(tail[at:])
-        tail_bytes = tail[_after_escape(tail, at) :]
+        tail_bytes = tail[_cluster_start(tail, _after_escape(tail, at)) :]
         tail_offset = size - len(tail_bytes)
         omitted = tail_offset - len(start_bytes)
         marker = f"\n[… {omitted:,} bytes omitted; the tail starts at byte {tail_offset} …]\n"
         text = start_bytes.decode("utf-8", "replace") + marker + tail_bytes.decode("utf-8", "replace")
         return text, len(start_bytes), tail_offset
-    prefix = _before_escape(utf8_prefix(bytes(head[: limit + 4]), limit))
+    prefix = _cluster_end(head, _before_escape(utf8_prefix(bytes(head[: limit + 4]), limit)))
     return prefix.decode("utf-8", "replace"), len(prefix), None
+
+
+_CLUSTER_BYTES = 64  # most bytes a preview's end moves back (its tail's start on) to a grapheme cluster's boundary
+_JOINING = frozenset("\u200d\ufe0e\ufe0f\u20e3")  # a joiner, text and emoji variation selectors, a keycap
+_FLAG_LETTERS = "".join(map(chr, range(0x1F1E6, 0x1F200)))
+
+
+def _splits(before: str, after: str) -> bool:
+    """Whether a cut between ``before`` and ``after`` splits what is drawn as one character: a combining mark, a
+    joiner, a variation selector, a skin tone or an emoji tag after it, a joiner before it, or a flag's two letters
+    (an odd run of them before it)."""
+    if not before or not after:
+        return False
+    first = after[0]
+    if first in _JOINING or before[-1] == "\u200d" or unicodedata.category(first) in ("Mn", "Mc", "Me"):
+        return True
+    if 0x1F3FB <= ord(first) <= 0x1F3FF or 0xE0020 <= ord(first) <= 0xE007F:
+        return True
+    return first in _FLAG_LETTERS and (len(before) - len(before.rstrip(_FLAG_LETTERS))) % 2 == 1
+
+
+def _cluster_end(head: bytes, prefix: bytes) -> bytes:
+    """``prefix`` (of ``head``, ending on a character's boundary) without the grapheme cluster its end cuts, if
+    that cluster starts within :data:`_CLUSTER_BYTES` of the end (a longer one, such as 'zalgo' text, is cut)."""
+    before = prefix[-_CLUSTER_BYTES:]
+    before = decode_or_none(before[utf8_suffix_start(before) :])
+    if before is None:  # (binary content: no cluster)
+        return prefix
+    after = bytes(head[len(prefix) : len(prefix) + 8]).decode("utf-8", "ignore")
+    cut = len(before)
+    while cut and _splits(before[:cut], before[cut:] + after):
+        cut -= 1
+    return prefix if not cut else prefix[: len(prefix) - len(before[cut:].encode("utf-8", "replace"))]
+
+
+def _cluster_start(tail: bytes, at: int) -> int:
+    """``at`` (a character's boundary in ``tail``), or past the end of the grapheme cluster it cuts, if that ends
+    within :data:`_CLUSTER_BYTES` of it."""
+    before = tail[max(0, at - 16) : at]
+    before = before[utf8_suffix_start(before) :].decode("utf-8", "replace")
+    after = decode_or_none(utf8_prefix(tail[at : at + _CLUSTER_BYTES + 4], _CLUSTER_BYTES)) or ""
+    moved = 0
+    while moved < len(after) and _splits(before + after[:moved], after[moved:]):
+        moved += 1
+    return at if moved == len(after) else at + len(after[:moved].encode("utf-8"))
 
 
 _OPEN_ESCAPE = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*)?\Z")
