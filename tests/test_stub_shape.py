@@ -710,3 +710,17 @@ def test_a_preview_is_not_cut_inside_what_is_drawn_as_one_character(scope):
                 at = len(content[: int(shown.group(2))].decode())
                 assert not _splits_a_cluster(text, at), (start, text[at - 4 : at + 4])
                 assert stub.preview.endswith("…]\n" + text[at:])
+
+
+@pytest.mark.parametrize("before", [b"", b"short line\n" * 1000])
+def test_a_line_longer_than_the_sample_is_at_least_what_the_sample_holds_of_it(scope, before):
+    """Minified JavaScript of 2.9 MB on one line was 'text, 1 line, longest 524,288 bytes (in the first 512 KiB of
+    2.9 MiB)' -- the sample's size, not the line's; after short lines the cut line was left out of the count ('longest
+    10 bytes') though most of the sample is that line. A line that runs past the sample is 'at least' what the
+    sample holds of it."""
+    data = before + b"var a=1;" * 400_000
+    stub = scope.spill(data, source_tool="cat")
+    found = re.search(r", longest at least ([\d,]+) bytes, ", stub.shape)
+    assert found and int(found.group(1).replace(",", "")) == 512 * 1024 - len(before), stub.shape
+    whole = scope.spill(before + b"var a=1;" * 50_000, source_tool="cat")  # all in the sample: exact
+    assert ", longest 400,000 bytes, " in whole.shape, whole.shape

@@ -519,9 +519,11 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
     """A text or log's shape; ``known`` is ``(b"\n" + sample[:4096], its _head_rows or 0 if not counted)``;
     ``terminal``: what makes it terminal output (:func:`terminal_controls`), or ``""``; ``odd``: bytes of the
     sample that are no UTF-8 character (a legacy encoding's letters: every read shows each as U+FFFD)."""
-    if len(sample) < size and b"\n" in sample:
-        sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
+    cut = len(sample) - sample.rfind(b"\n") - 1 if len(sample) < size else 0  # a line running past the sample
+    if cut and cut < len(sample):
+        sample = sample[: len(sample) - cut]  # whole lines only
     rows, longest, empty = line_stats(sample)
+    longest_text = f"at least {cut:,}" if cut and cut >= longest else f"{longest:,}"
     blank = empty / max(1, rows)
     head, head_rows = known
     if len(sample) < 4096 and len(head) != len(sample) + 1:  # the whole lines are fewer than the head
@@ -536,7 +538,7 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
         extra = f", grep-style path:line: output ({plural(files, 'file')} in {'the sample' if scope else 'all'})"
     name = TERMINAL_SHAPE if terminal else kind
     odd_bytes = f", {plural(odd, 'byte')} not UTF-8 (shown as U+FFFD)" if odd else ""
-    text = (f"{name}, {plural(lines, 'line')}, longest {longest:,} bytes, {blank:.0%} blank{odd_bytes}{terminal}"
+    text = (f"{name}, {plural(lines, 'line')}, longest {longest_text} bytes, {blank:.0%} blank{odd_bytes}{terminal}"
             f"{extra}{scope}")
     return Shape(kind, clip(text))
 
