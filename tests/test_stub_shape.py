@@ -724,3 +724,26 @@ def test_a_line_longer_than_the_sample_is_at_least_what_the_sample_holds_of_it(s
     assert found and int(found.group(1).replace(",", "")) == 512 * 1024 - len(before), stub.shape
     whole = scope.spill(before + b"var a=1;" * 50_000, source_tool="cat")  # all in the sample: exact
     assert ", longest 400,000 bytes, " in whole.shape, whole.shape
+
+
+def test_a_preview_of_json_written_with_ascii_escapes_is_not_cut_inside_an_escape(scope):
+    """JSON written with ``ensure_ascii`` (Python's default) holds every character outside ASCII as ``\\uXXXX``, an
+    emoji as a surrogate pair's two escapes: a preview ended inside an escape ('"k": "\\ud8') in 158 of 400 cuts,
+    and between a pair's halves or before a joiner in 9 more -- half a character the model reads as garbage. The
+    head ends, and a tail starts, on a whole escaped character (a pair, with what joins it)."""
+    words = ["東京都", "👨\u200d👩\u200d👧", "🇯🇵", "é", "x\ty", "a\\u1234"]
+    data = json.dumps([{"k": words[i % len(words)], "v": i} for i in range(3000)]).encode()
+    open_escape = re.compile(rb"(?<!\\)(?:\\\\)*\\(?:u[0-9a-fA-F]{0,3})?\Z")
+    high, low, joiner = rb"\\ud[89ab][0-9a-f]{2}\Z", rb"\\ud[c-f]", b"\\u200d"
+    for start in range(200):
+        content = data[start:]
+        for mode in ("head", "head+tail"):
+            stub = scope.spill(content, source_tool="api", preview=mode)
+            shown = re.search(r"the preview shows bytes 0-(\d+)(?: and (\d+)-)?", stub.note)
+            cuts = [int(shown.group(1))] + ([int(shown.group(2))] if shown.group(2) else [])
+            for at in cuts:
+                before, after = content[:at], content[at:]
+                assert not open_escape.search(before[-8:]), (start, mode, before[-8:], after[:8])
+                assert not (re.search(high, before) and re.match(low, after)), (start, mode, before[-8:])
+                assert not before.endswith(joiner) and not after.startswith(joiner), (start, mode, before[-8:])
+    assert json.loads(data)  # (the content is JSON: its escapes are the ones a reader decodes)

@@ -84,18 +84,65 @@ def make_preview(head: bytes, tail: bytes, size: int, limit: int, mode: str = "h
     """
     if mode == "head+tail" and size > limit:
         half = limit // 2
-        start_bytes = _cluster_end(head, _before_escape(utf8_prefix(bytes(head[: half + 4]), half)))
+        start_bytes = _json_escape_end(head, _cluster_end(head, _before_escape(utf8_prefix(bytes(head[: half + 4]),
+                                                                                       half))))
         tail = bytes(tail)
         at = len(tail) - min(len(tail), limit - len(start_bytes))
         at += utf8_suffix_start(tail[at:])
-        tail_bytes = tail[_cluster_start(tail, _after_escape(tail, at)) :]
+        tail_bytes = tail[_json_escape_start(tail, _cluster_start(tail, _after_escape(tail, at))) :]
         tail_offset = size - len(tail_bytes)
         omitted = tail_offset - len(start_bytes)
         marker = f"\n[… {omitted:,} bytes omitted; the tail starts at byte {tail_offset} …]\n"
         text = start_bytes.decode("utf-8", "replace") + marker + tail_bytes.decode("utf-8", "replace")
         return text, len(start_bytes), tail_offset
-    prefix = _cluster_end(head, _before_escape(utf8_prefix(bytes(head[: limit + 4]), limit)))
+    prefix = _json_escape_end(head, _cluster_end(head, _before_escape(utf8_prefix(bytes(head[: limit + 4]), limit))))
     return prefix.decode("utf-8", "replace"), len(prefix), None
+
+
+_OPEN_JSON_ESCAPE = re.compile(rb"(?<!\\)(?:\\\\)*(\\(?:u[0-9a-fA-F]{0,3})?)\Z")
+"""A JSON string's escape that bytes end inside of: a backslash, or ``\\u`` and fewer than 4 hex digits."""
+_ESCAPED_UNIT = re.compile(rb"(?<!\\)(?:\\\\)*(\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+                           rb"|\\u[0-9a-fA-F]{4})\Z")
+"""The escape of one character (a surrogate pair's two escapes: one character) that bytes end with."""
+_ESCAPE_AT = re.compile(rb"\\u(?:[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|[0-9a-fA-F]{4})")
+"""The escape of one character (a surrogate pair's two escapes: one character) that bytes start with."""
+_JOINS_BEFORE = re.compile(rb"\\u(?:200[dD]|[fF][eE]0[eEfF]|20[eE]3|03[0-6][0-9a-fA-F]"
+                           rb"|[dD]83[cC]\\u[dD][fF][fF][b-fB-F]|[dD][c-fC-F][0-9a-fA-F]{2})")
+"""An escape that joins the character before it (a joiner, variation selector, keycap, combining accent, skin tone,
+or a surrogate pair's second half)."""
+
+
+def _json_escape_end(head: bytes, prefix: bytes) -> bytes:
+    """``prefix`` of ``head`` without a JSON string escape its end cuts (``\\u6771`` as ``\\u67``), and without the
+    escaped character before an escape that joins it (half a surrogate pair, an emoji before its joiner), within
+    :data:`_CLUSTER_BYTES`: JSON written with ``ensure_ascii`` escapes every character a preview of it shows."""
+    cut = _OPEN_JSON_ESCAPE.search(prefix, max(0, len(prefix) - 16))
+    first = end = cut.start(1) if cut is not None else len(prefix)
+    least = max(0, end - _CLUSTER_BYTES)
+    while end > least:
+        joined = _JOINS_BEFORE.match(bytes(head[end : end + 12])) or prefix[end - 6 : end].lower() == b"\\u200d"
+        unit = _ESCAPED_UNIT.search(prefix, max(0, end - 16), end) if joined else None
+        if unit is None:
+            break
+        end = unit.start(1)
+    return prefix[: end if end > least else first]
+
+
+def _json_escape_start(tail: bytes, at: int) -> int:
+    """``at``, or past the JSON string escape it cuts and past escapes that join the character before them (see
+    :func:`_json_escape_end`), within :data:`_CLUSTER_BYTES`."""
+    cut = _OPEN_JSON_ESCAPE.search(tail, max(0, at - 16), at)
+    start = at
+    if cut is not None:
+        whole = re.compile(rb"\\(?:u[0-9a-fA-F]{4}|.)", re.S).match(tail, cut.start(1))
+        start = whole.end() if whole is not None and whole.end() > at else at
+    while start < at + _CLUSTER_BYTES and start and (
+            _JOINS_BEFORE.match(tail, start) or tail[start - 6 : start].lower() == b"\\u200d"):
+        following = _ESCAPE_AT.match(tail, start)
+        if following is None:
+            break
+        start = following.end()
+    return start if start < at + _CLUSTER_BYTES else at
 
 
 _CLUSTER_BYTES = 64  # most bytes a preview's end moves back (its tail's start on) to a grapheme cluster's boundary
