@@ -84,7 +84,8 @@ def both(sample: bytes, size: int, lines: int) -> tuple[tuple, tuple]:
         reject()  # (the same: one more path can leave too few lines in runs of one path for grep output)
     if new.text.startswith(shape.TERMINAL_SHAPE):  # told apart since the reference: text or a log to it, the same
         assert new.content_type == "log" and old.content_type in ("text", "log", "csv")  # lines, longest and blank
-        if old.content_type != "csv":  # share (escape sequences in a quoted field over lines: a table to it)
+        if old.content_type != "csv" and ", longest at least " not in new.text:  # share (escape sequences in a
+            # quoted field over lines: a table to it; a line past the sample: 'at least' its part since atk26)
             counts = re.compile(r"[^,]+, ([\d,]+ lines?, longest [\d,]+ bytes, \d+% blank)")
             assert counts.match(new.text).group(1) == counts.match(old.text).group(1)
         reject()
@@ -177,6 +178,8 @@ def test_stubs_are_built_as_before(args):
     old = reference_stub.build_stub(handle, data, tail, size, lines, content_type, shape_text, tool, preview, mode)
     if new.preview != old.preview and "\x1b" in old.preview:
         reject()  # a preview ends and starts on an escape sequence's boundary since the reference (d7a37fa)
+    if new.preview != old.preview and ("\\" in old.preview or not old.preview.isascii()):
+        reject()  # and on a grapheme cluster's and a JSON string escape's boundary since atk26 (a few bytes less)
     assert new.to_json() == old.to_json()
     assert new.to_dict() == old.to_dict()
 

@@ -747,3 +747,5 @@ def test_a_preview_of_json_written_with_ascii_escapes_is_not_cut_inside_an_escap
                 assert not (re.search(high, before) and re.match(low, after)), (start, mode, before[-8:])
                 assert not before.endswith(joiner) and not after.startswith(joiner), (start, mode, before[-8:])
     assert json.loads(data)  # (the content is JSON: its escapes are the ones a reader decodes)
+    for whole in (b'{"path": "C:\\', b"ends in \\u12"):  # all of a content is shown: nothing is cut
+        assert scope.spill(whole, source_tool="api").preview == whole.decode()

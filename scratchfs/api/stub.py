@@ -116,6 +116,8 @@ def _json_escape_end(head: bytes, prefix: bytes) -> bytes:
     """``prefix`` of ``head`` without a JSON string escape its end cuts (``\\u6771`` as ``\\u67``), and without the
     escaped character before an escape that joins it (half a surrogate pair, an emoji before its joiner), within
     :data:`_CLUSTER_BYTES`: JSON written with ``ensure_ascii`` escapes every character a preview of it shows."""
+    if len(prefix) >= len(head):  # (all of it: nothing cut)
+        return prefix
     cut = _OPEN_JSON_ESCAPE.search(prefix, max(0, len(prefix) - 16))
     first = end = cut.start(1) if cut is not None else len(prefix)
     least = max(0, end - _CLUSTER_BYTES)
