@@ -333,6 +333,15 @@ def _jsonl(text: str, decoder: json.JSONDecoder, complete: bool, lines: int, sco
         if len(rows) > 1 and not complete:
             rows = rows[:-1]
         rows = [row for row in rows if row.strip()]
+    # Changed on purpose (atk26): the content's last line among the first 20 may be cut (not JSON) when 2 lines before
+    # it are JSON, and a whole content's last record that is not JSON is counted out and told ('the last line cut
+    # (not JSON)' without a newline after it, else 'the last line not JSON').
+    ends = complete and len(text.split("\n", 20)) <= 20 and len(head) == len(text)
+    if ends and len(rows) >= 3:
+        try:
+            decoder.decode(rows[-1])
+        except (ValueError, RecursionError):
+            rows = rows[:-1]
     if len(rows) < 2:
         return None
     try:
@@ -345,8 +354,14 @@ def _jsonl(text: str, decoder: json.JSONDecoder, complete: bool, lines: int, sco
     elif whole_lines[-1] == "":
         whole_lines.pop()
     records = [line for line in whole_lines if line.strip(" \t\n\r\x0b\x0c")]
+    last = ""
     if complete:
-        count = _plural(len(records), "record")
+        try:
+            json.loads(records[-1])
+        except (ValueError, RecursionError):
+            ended = text.rstrip(" \t\x0b\x0c\r").endswith("\n")
+            last = ", the last line not JSON" if ended else ", the last line cut (not JSON)"
+        count = _plural(len(records) - bool(last), "record") + last
     elif len(records) == len(whole_lines):
         count = _plural(lines, "record")
     else:
@@ -518,7 +533,8 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool) -> Sh
     if len(rows) > 1 and not rows[-1]:
         rows.pop()  # the empty rest after a final newline
     longest = max(map(len, rows)) if rows else 0
-    blank = rows.count(b"") / max(1, len(rows))  # changed: empty lines counted in pairs (2026-12-03)
+    blank = sum(not row.strip(b"\r") for row in rows) / max(1, len(rows))  # changed: empty lines counted in pairs,
+    # a blank CRLF line (a lone \r) not counted (2026-12-03)
     bom = 3 if sample.startswith(b"\xef\xbb\xbf") else 0  # changed: a byte order mark hid the first line (2026-12-02)
     head = b"\n" + sample[bom : bom + 4096]  # the first lines tell a log or grep output
     head_rows = _head_rows(head)

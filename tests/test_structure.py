@@ -472,7 +472,10 @@ def test_top_level_equals_json_loads(doc, indent, frame):
                 assert entry.names == list(value)[:8]
             if isinstance(value, list) and value:
                 assert entry.item_kind == _kind_of(value[0])
-                assert entry.names == (list(value[0])[:8] if isinstance(value[0], dict) else [])
+                objects = [item for item in value if isinstance(item, dict)] if isinstance(value[0], dict) else []
+                assert entry.names == list(dict.fromkeys(k for item in objects for k in item))[:8]  # every item's
+                if objects:  # keys (first seen first), and those every object holds
+                    assert entry.common == set.intersection(*map(set, objects))
     else:
         assert top.kind == "array"
         if doc:

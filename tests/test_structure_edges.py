@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from scratchfs import InvalidArgument, ScratchStore
+from scratchfs import BadRecord, InvalidArgument, ScratchStore
 from scratchfs.api.contract import ScratchTools
 from scratchfs.engine.structure import BytesSource, rows_page, table
 
@@ -156,8 +156,37 @@ def test_json_lines_cut_short_are_no_table(tools, scratch_scope):
     records = [{"ts": 1_700_000_000 + i, "level": "info", "msg": f"step {i}"} for i in range(15)]
     cut = json.dumps(records[0])[:40]  # a tool's output cut in its last record: 2 commas, as every line has
     stub = scratch_scope.spill("".join(json.dumps(r) + "\n" for r in records) + cut, source_tool="logs")
-    assert stub.content_type == "text"  # not a table of cells such as '{"ts": 1700000000'
+    # not a table of cells such as '{"ts": 1700000000', nor text: JSON lines cut short (it was text when the cut
+    # line was among the first 20)
+    assert stub.shape.startswith("JSON lines, 15 records, the last line cut (not JSON); record keys: ts: int")
     assert tools.call("read_handle", {"handle": stub.handle, "record": 1, "records": 15})["records"] == records
+
+
+def _log_records(count: int) -> bytes:
+    return b"".join(json.dumps({"ts": f"2026-12-03T10:{i % 60:02d}:00Z", "msg": f"event {i}", "n": i}).encode()
+                    + b"\n" for i in range(count))
+
+
+@pytest.mark.parametrize("count", [500, 60_000])  # the whole content described, a 512 KiB sample of 3.4 MB
+def test_json_lines_whose_last_line_is_cut_say_so_and_count_the_whole_records(tools, scratch_scope, count):
+    """NDJSON from a capped stream (``head -c``, a tool's output limit) ends inside a record: its stub said '500
+    records' (the line count) though record 500 is not JSON and every read of it fails. The stub counts the whole
+    records and says the last line is cut; a last line that is whole but not JSON (a trailer) is told apart, and a
+    last record without its newline is no cut."""
+    data = _log_records(count)
+    cut = scratch_scope.spill(data[:-20], source_tool="logs")
+    assert cut.content_type == "jsonl"
+    assert cut.shape.startswith(f"JSON lines, {count - 1:,} records, the last line cut (not JSON); record keys: ")
+    with pytest.raises(BadRecord, match=f"record {count} .*is not JSON") as bad:  # and no read after it is offered
+        tools.call("read_handle", {"handle": cut.handle, "record": count})
+    assert "it is the last record: the content ends with it" in str(bad.value) and "read on" not in str(bad.value)
+    last = tools.call("read_handle", {"handle": cut.handle, "record": count - 1, "records": 1})["records"]
+    assert last == [json.loads(data.splitlines()[count - 2])]
+    trailer = scratch_scope.spill(data + b"[output truncated at 1000 lines]\n", source_tool="logs")
+    assert trailer.shape.startswith(f"JSON lines, {count:,} records, the last line not JSON; record keys: ")
+    for whole in (data, data[:-1]):
+        stub = scratch_scope.spill(whole, source_tool="logs")
+        assert stub.shape.startswith(f"JSON lines, {count:,} records; record keys: ts: str, msg: str, n: int")
 
 
 def test_json_lines_of_records_longer_than_the_head_are_json_lines(tools, scratch_scope, fixture_data):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import csv
 import io
 import json
@@ -73,6 +74,32 @@ def test_a_semicolon_separated_table_is_a_table_and_reads_by_rows(scope, fixture
                                                      "columns": [rows[0][1], rows[0][0]]})
     assert reply["header"] == [rows[0][1], rows[0][0]]
     assert reply["rows"] == [[row[1], row[0]] for row in rows[100:105]]
+
+
+@pytest.mark.parametrize(("bom", "end"), [(b"", b"\n"), (b"\xef\xbb\xbf", b"\r\n")])
+@pytest.mark.parametrize("repeat", [1, 40])  # the whole content described, a sample of 5 MB
+def test_a_table_whose_first_line_names_its_separator_reads_by_rows_from_the_line_after(scope, fixture_data, bom, end,
+                                                                                        repeat):
+    """Excel reads a first line ``sep=;`` as the name of the separator, and writes one so that a table with ``;``
+    between fields opens right in any locale; the table starts on the next line. Its stub said 'text, 4,488 lines'
+    and a rows read took ``sep=`` for the header (cut at ``=``): every row one cell, the real header a row. The stub
+    is a table of the columns on the second line, and a rows read splits at the separator named, as the csv
+    module reads the lines after it."""
+    from scratchfs.api.contract import ScratchTools
+
+    table = semicolon_csv(fixture_data["query-packages-by-month.csv"])
+    first, _, body = table.partition(b"\n")
+    data = (bom + b"sep=;\n" + first + b"\n" + body * repeat).replace(b"\n", end)
+    rows = [row for row in csv.reader(io.StringIO(data.decode("utf-8-sig"), newline=""), delimiter=";") if row][1:]
+    stub = scope.spill(data, source_tool="excel")
+    assert stub.content_type == "csv"
+    count = f"{len(rows) - 1:,} rows" if repeat == 1 else "~"
+    assert stub.shape.startswith(f"CSV with ; separators (named on a sep=; first line), {len(rows[0])} columns "
+                                 f"({', '.join(rows[0])}), {count}"), stub.shape
+    reply = ScratchTools(scope).call("read_handle", {"handle": stub.handle, "row": 1, "rows": 3,
+                                                     "columns": [rows[0][1], rows[0][0]]})
+    assert reply["header"] == [rows[0][1], rows[0][0]]
+    assert reply["rows"] == [[row[1], row[0]] for row in rows[1:4]]
 
 
 @pytest.mark.parametrize("content", [
@@ -601,3 +628,143 @@ def test_a_tsv_whose_first_line_is_data_like_the_rest_has_no_header(scope, name,
     header = b"\t".join([b"size", b"path"] if columns == 2 else [b"commit", b"author", b"date", b"subject"])
     named = scope.spill(header + b"\n" + data, source_tool="sh")
     assert named.shape.startswith(f"TSV, {columns} columns ({header.decode().replace(chr(9), ', ')}), {rows} rows")
+
+
+@pytest.mark.parametrize("name", ["man-ls-overstrike.txt", "paragraphs", "dense"])
+def test_a_blank_crlf_line_is_blank(scope, name):
+    """A blank line of Windows text is ``\\r\\n``: the line before its newline is a lone ``\\r``, which was counted as
+    a line with something on it -- ``man ls`` with CRLF line ends was '0% blank' (its LF copy 17%). The blank share
+    of a text is the same with either line end, for lines of every length (short lines are counted without a
+    split)."""
+    data = {"paragraphs": b"".join(b"a sentence of paragraph %d\n" % i + b"\n" * (i % 3) for i in range(2000)),
+            "dense": b"ab\n\n\n" * 20_000 + b"\nx"}.get(name) or (_TOOLS / name).read_bytes()
+    lf = scope.spill(data, source_tool="man")
+    crlf = scope.spill(data.replace(b"\n", b"\r\n"), source_tool="man")
+    share = re.search(r", (\d+)% blank", lf.shape).group(1)
+    assert int(share) > 0 and f", {share}% blank" in crlf.shape, (lf.shape, crlf.shape)
+
+
+@pytest.mark.parametrize("encoding", ["cp1252", "latin-1"])
+def test_text_in_a_legacy_encoding_says_its_bytes_are_not_utf8(scope, encoding):
+    """German text saved as Windows-1252 (ü, ß, €, curly quotes: one byte each, none UTF-8): its stub said 'text,
+    3,000 lines, longest 40 bytes, 0% blank' over a preview of U+FFFD -- nothing told the model that the bytes are
+    not UTF-8 and that every read shows those letters as U+FFFD. The shape counts them; valid UTF-8, and text
+    holding U+FFFD characters of its own, say nothing of it."""
+    text = "".join(f"Zeile {i}: Grüße aus Köln und ein café {i}\n" for i in range(3000))
+    data = text.encode(encoding)
+    odd = len(data) - len(data.decode("utf-8", "ignore").encode())
+    stub = scope.spill(data, source_tool="type")
+    assert stub.content_type == "text" and "\ufffd" in stub.preview
+    assert f", {odd:,} bytes not UTF-8 (shown as U+FFFD)" in stub.shape, stub.shape
+    big = scope.spill(data * 20, source_tool="type")  # a sample: the bytes counted in it
+    assert re.search(r", [\d,]+ bytes not UTF-8 \(shown as U\+FFFD\) \(in the first 512 KiB", big.shape), big.shape
+    for fine in (text.encode(), (text + "\ufffd replaced upstream\n").encode()):
+        assert "not UTF-8" not in scope.spill(fine, source_tool="type").shape
+
+
+def _notebook(cells: int, image_chars: int) -> dict:
+    """A Jupyter notebook: markdown cells (cell_type, metadata, source) and code cells that also hold
+    execution_count and outputs (a PNG as base64, a stream's text lines)."""
+    png = base64.b64encode(bytes(range(256)) * (image_chars // 340 + 1)).decode()[:image_chars]
+    out = []
+    for i in range(cells):
+        out.append({"cell_type": "markdown", "metadata": {}, "source": [f"# 第{i}節\n", "説明 🙂\n"]})
+        out.append({"cell_type": "code", "execution_count": i, "metadata": {}, "source": [f"x = {i}\n"] * 40,
+                    "outputs": [{"output_type": "display_data", "data": {"image/png": png}, "metadata": {}},
+                                {"output_type": "stream", "name": "stdout", "text": ["ok\n"] * 5}]})
+    return {"cells": out, "metadata": {"kernelspec": {"name": "python3"}}, "nbformat": 4, "nbformat_minor": 5}
+
+
+@pytest.mark.parametrize(("cells", "image_chars"), [(3, 200), (40, 30_000)])  # whole in the sample; streamed
+def test_an_array_of_objects_with_different_keys_names_every_key_and_marks_those_some_lack(scope, cells, image_chars):
+    """A notebook's cells are markdown cells and code cells, which also hold execution_count and outputs: its stub
+    said 'cells: array(80) of {cell_type, metadata, source}' -- the first cell's keys, as if every cell held those
+    and no other. An array's objects are described by every key they hold, a '?' after a key some lack."""
+    notebook = _notebook(cells, image_chars)
+    stub = scope.spill(json.dumps(notebook, ensure_ascii=False, indent=1).encode(), source_tool="cat")
+    assert stub.content_type == "json"
+    found = re.search(r"cells: array\((\d+)\) of \{cell_type(?:: str)?, metadata(?:: [^,]+)?, source(?:: [^,]+)?, "
+                      r"execution_count\?(?:: int)?, outputs\?", stub.shape)
+    assert found and int(found.group(1)) == 2 * cells, stub.shape
+    same = scope.spill(json.dumps({"cells": [c for c in notebook["cells"] if "outputs" in c]}).encode())
+    assert "execution_count" in same.shape and "execution_count?" not in same.shape and "outputs?" not in same.shape
+    # (code cells alone all hold the same keys)
+
+
+_CLUSTERS = ["👨\u200d👩\u200d👧\u200d👦", "🏳\ufe0f\u200d🌈", "👩🏽\u200d💻", "🇯🇵🇫🇷", "ก้าวไกล", "नमस्ते",
+             "e\u0301te\u0301", "z\u0351\u0352\u0353algo", "👍🏿"]
+
+
+def _splits_a_cluster(text: str, at: int) -> bool:
+    """Whether a cut of ``text`` before character ``at`` splits what is drawn as one character: a combining mark,
+    a joiner, a variation selector or a skin tone after the cut, a joiner before it, or a flag's two letters."""
+    import unicodedata
+
+    if not 0 < at < len(text):
+        return False
+    before, after = text[at - 1], text[at]
+    if unicodedata.category(after) in ("Mn", "Mc", "Me") or after in "\u200d\ufe0e\ufe0f" or before == "\u200d":
+        return True
+    if 0x1F3FB <= ord(after) <= 0x1F3FF:
+        return True
+    flags = len(text[:at]) - len(text[:at].rstrip("".join(map(chr, range(0x1F1E6, 0x1F200)))))
+    return flags % 2 == 1 and 0x1F1E6 <= ord(after) <= 0x1F1FF
+
+
+def test_a_preview_is_not_cut_inside_what_is_drawn_as_one_character(scope):
+    """A preview of text in Thai, Devanagari, with combining accents or emoji ZWJ sequences was cut wherever its
+    byte budget ended: 'ก' without its '้', half a family emoji ('👨‍👩‍' then the rest in the next read), a flag's
+    first letter, a skin tone without its hand. The head ends, and a head+tail preview's tail starts, between
+    grapheme clusters (as on a UTF-8 character's and an escape sequence's boundary); the note's offsets say so."""
+    base = " ".join(_CLUSTERS * 300)
+    for start in range(240):
+        content = base[start:].encode()
+        text = content.decode()
+        for mode in ("head", "head+tail"):
+            stub = scope.spill(content, source_tool="cat", preview=mode)
+            shown = re.search(r"the preview shows bytes 0-(\d+)(?: and (\d+)-)?", stub.note)
+            end = len(content[: int(shown.group(1))].decode())
+            assert not _splits_a_cluster(text, end), (start, mode, text[end - 4 : end + 4])
+            if shown.group(2) is not None:
+                at = len(content[: int(shown.group(2))].decode())
+                assert not _splits_a_cluster(text, at), (start, text[at - 4 : at + 4])
+                assert stub.preview.endswith("…]\n" + text[at:])
+
+
+@pytest.mark.parametrize("before", [b"", b"short line\n" * 1000])
+def test_a_line_longer_than_the_sample_is_at_least_what_the_sample_holds_of_it(scope, before):
+    """Minified JavaScript of 2.9 MB on one line was 'text, 1 line, longest 524,288 bytes (in the first 512 KiB of
+    2.9 MiB)' -- the sample's size, not the line's; after short lines the cut line was left out of the count ('longest
+    10 bytes') though most of the sample is that line. A line that runs past the sample is 'at least' what the
+    sample holds of it."""
+    data = before + b"var a=1;" * 400_000
+    stub = scope.spill(data, source_tool="cat")
+    found = re.search(r", longest at least ([\d,]+) bytes, ", stub.shape)
+    assert found and int(found.group(1).replace(",", "")) == 512 * 1024 - len(before), stub.shape
+    whole = scope.spill(before + b"var a=1;" * 50_000, source_tool="cat")  # all in the sample: exact
+    assert ", longest 400,000 bytes, " in whole.shape, whole.shape
+
+
+def test_a_preview_of_json_written_with_ascii_escapes_is_not_cut_inside_an_escape(scope):
+    """JSON written with ``ensure_ascii`` (Python's default) holds every character outside ASCII as ``\\uXXXX``, an
+    emoji as a surrogate pair's two escapes: a preview ended inside an escape ('"k": "\\ud8') in 158 of 400 cuts,
+    and between a pair's halves or before a joiner in 9 more -- half a character the model reads as garbage. The
+    head ends, and a tail starts, on a whole escaped character (a pair, with what joins it)."""
+    words = ["東京都", "👨\u200d👩\u200d👧", "🇯🇵", "é", "x\ty", "a\\u1234"]
+    data = json.dumps([{"k": words[i % len(words)], "v": i} for i in range(3000)]).encode()
+    open_escape = re.compile(rb"(?<!\\)(?:\\\\)*\\(?:u[0-9a-fA-F]{0,3})?\Z")
+    high, low, joiner = rb"\\ud[89ab][0-9a-f]{2}\Z", rb"\\ud[c-f]", b"\\u200d"
+    for start in range(200):
+        content = data[start:]
+        for mode in ("head", "head+tail"):
+            stub = scope.spill(content, source_tool="api", preview=mode)
+            shown = re.search(r"the preview shows bytes 0-(\d+)(?: and (\d+)-)?", stub.note)
+            cuts = [int(shown.group(1))] + ([int(shown.group(2))] if shown.group(2) else [])
+            for at in cuts:
+                before, after = content[:at], content[at:]
+                assert not open_escape.search(before[-8:]), (start, mode, before[-8:], after[:8])
+                assert not (re.search(high, before) and re.match(low, after)), (start, mode, before[-8:])
+                assert not before.endswith(joiner) and not after.startswith(joiner), (start, mode, before[-8:])
+    assert json.loads(data)  # (the content is JSON: its escapes are the ones a reader decodes)
+    for whole in (b'{"path": "C:\\', b"ends in \\u12"):  # all of a content is shown: nothing is cut
+        assert scope.spill(whole, source_tool="api").preview == whole.decode()

@@ -31,14 +31,15 @@ from scratchfs.api.shape_table import (
     json_lines,
     table_head,
     table_rows,
+    tail_fault,
 )
 from scratchfs.api.shape_terminal import TERMINAL_SHAPE, terminal_controls
-from scratchfs.api.shape_words import MAX_SHAPE_CHARS, clip, kib, plural, short_name
+from scratchfs.api.shape_words import MAX_SHAPE_CHARS, clip, items_template, kib, plural, short_name
 from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import ContentSource
-from scratchfs.engine.structure.table import detect_delimiter
-from scratchfs.engine.structure.toplevel import TopEntry, TopLevel, top_level
+from scratchfs.engine.structure.table import detect_delimiter, named_separator
+from scratchfs.engine.structure.toplevel import FEED_TAIL_BYTES, TopEntry, TopLevel, top_level
 from scratchfs.foundation import text as texts
 from scratchfs.foundation.text import GREP_LINE_PATTERN, GREP_RUN_PATTERN, grep_files, grep_runs, line_stats
 
@@ -197,8 +198,9 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     bom = 3 if sample.startswith(b"\xef\xbb\xbf") else 0  # (a byte order mark is no part of the first line)
     head = b"\n" + sample[bom : bom + 4096]  # the first lines tell a log or grep output
     terminal = terminal_controls(sample) if b"\x1b" in sample or b"\r" in sample or b"\b" in sample else ""
+    odd = texts.invalid_utf8_bytes(sample if complete else sample[:-3]) if "\ufffd" in text else 0  # (not UTF-8)
     if terminal:
-        return _plain(sample, size, lines, scope, True, (head, 0), terminal)
+        return _plain(sample, size, lines, scope, True, (head, 0), terminal, odd)
     logs = len(_LOG_LINE_RE.findall(head))
     head_rows = _head_rows(head) if logs else 0  # (0 until needed: no log line is never half of 1 row or more)
     is_log = logs > 0 and logs >= 0.5 * head_rows  # most start with a timestamp or a log level
@@ -206,7 +208,7 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
                                            complete, size, lines)
     if found is not None:
         return found
-    return _plain(sample, size, lines, scope, is_log, (head, head_rows))
+    return _plain(sample, size, lines, scope, is_log, (head, head_rows), odd=odd)
 
 
 def xml_root(sample: bytes) -> str | None:
@@ -246,21 +248,25 @@ def _value(value: object) -> str:
     return type(value).__name__
 
 
-def _tree(value: object, depth: int, width: int) -> str:
+def _tree(value: object, depth: int, width: int, items: dict | None = None) -> str:
     """``value`` described ``depth`` levels down, listing at most ``width`` keys per object (an object with more
-    keys -- a map -- shows its first value described and the next few keys by name)."""
+    keys -- a map -- shows its first value described and the next few keys by name), an array by its items'
+    :func:`items_template` (kept in ``items`` by the array's id, for the next call)."""
+    items = {} if items is None else items
     if isinstance(value, dict):
         if depth <= 0 or not value:
             return _value(value)
         if len(value) <= width:
-            return "{" + ", ".join(f"{short_name(k)}: {_tree(v, depth - 1, width)}" for k, v in value.items()) + "}"
+            return "{" + ", ".join(f"{short_name(k)}: {_tree(v, depth - 1, width, items)}"
+                                   for k, v in value.items()) + "}"
         key, first = next(iter(value.items()))
         names = "".join(f", {short_name(k, 24)}" for k in list(value)[1 : max(2, width // 2)])
-        return f"object({len(value)} keys: {short_name(key)}: {_tree(first, depth - 1, width)}{names}, …)"
+        return f"object({len(value)} keys: {short_name(key)}: {_tree(first, depth - 1, width, items)}{names}, …)"
     if isinstance(value, list):
         if not value or depth <= 0:
             return _value(value)
-        return f"array({len(value)}) of {_tree(value[0], depth - 1, width)}"
+        template = items.get(id(value)) or items.setdefault(id(value), (value, items_template(value)))
+        return f"array({len(value)}) of {_tree(template[1], depth - 1, width, items)}"
     return _value(value)
 
 
@@ -276,8 +282,9 @@ def _fitted(head: str, value: object) -> str:
     text = ""
     keys = len(value) if isinstance(value, dict) else 0
     wrapper = f"object({keys} keys: "
+    items: dict = {}  # (each array's template, made once)
     for depth, width in sorted(_FITS, key=lambda fit: fit[1] < keys):  # (stable: deepest first within each)
-        body = _tree(value, depth, width)
+        body = _tree(value, depth, width, items)
         if body.startswith("{") and body.endswith("}"):
             body = body[1:-1]
         elif keys and body.startswith(wrapper):
@@ -301,7 +308,7 @@ def _json(text: str, complete: bool, size: int, lines: int, scope: str, source: 
             head = f"JSON array of {plural(len(value), 'item')}"
             return Shape("json", _fitted(f"{head}; first item: ", value[0]) if value else head)
         return Shape("json", clip(f"JSON {_value(value)}"))
-    jsonl = _jsonl(text, decoder, complete, lines)
+    jsonl = _jsonl(text, decoder, complete, lines, source)
     if jsonl is not None:
         return jsonl
     if source is not None:
@@ -325,6 +332,13 @@ def _streamed(source: ContentSource) -> Shape | None:
     return Shape("json", _top_text(top, source.size))
 
 
+def _item_names(entry: TopEntry) -> str:
+    """The keys of an array's objects, ``?`` after one some item lacks: ``{id, name, tags?}``."""
+    common = entry.common if entry.common is not None else set(entry.names)
+    names = ", ".join(short_name(n) + ("" if n in common else "?") for n in entry.names[:8])
+    return f"{{{names}{', …' if len(entry.names) >= 8 else ''}}}"
+
+
 def _entry_text(entry: TopEntry) -> str:
     if entry.cut:  # the scan stopped inside it: what was read, at least
         return f"{entry.kind} (runs past the scan)" if entry.kind not in ("object", "array") else \
@@ -335,8 +349,7 @@ def _entry_text(entry: TopEntry) -> str:
         return f"object({entry.count} keys: {names}{more})" if entry.count else "object(0 keys)"
     if entry.kind == "array":
         if entry.names:
-            names = ", ".join(short_name(n) for n in entry.names[:8])
-            return f"array({entry.count}) of {{{names}{', …' if len(entry.names) >= 8 else ''}}}"
+            return f"array({entry.count}) of {_item_names(entry)}"
         return f"array({entry.count}) of {entry.item_kind}" if entry.item_kind else f"array({entry.count})"
     if entry.kind == "str":
         return "str" if entry.count < 200 else f"str({kib(entry.count)})"
@@ -350,7 +363,7 @@ def _top_text(top: TopLevel, size: int) -> str:
         items = top.entries[0] if top.entries else None
         first = ""
         if items is not None and items.names:
-            first = "; items: {" + ", ".join(short_name(n) for n in items.names[:8]) + "}"
+            first = f"; items: {_item_names(items)}"
         elif items is not None and items.item_kind:
             first = f"; first item: {items.item_kind}"
         return clip(f"JSON array of {least}{plural(top.count, 'item')}{scope}{first}")
@@ -375,16 +388,20 @@ def _items(items: list) -> str:
     return ""
 
 
-def _jsonl(text: str, decoder: json.JSONDecoder, complete: bool, lines: int) -> Shape | None:
+def _jsonl(text: str, decoder: json.JSONDecoder, complete: bool, lines: int, source: Any = None) -> Shape | None:
     found = json_lines(text, decoder, complete)
     if found is None:
         return None
-    if complete:  # the records a record= read numbers: the lines that are not blank
+    if not complete and source is not None:  # a last line cut (a capped stream) is no record: told from the end
+        found.last = tail_fault(source.read(max(0, source.size - FEED_TAIL_BYTES), FEED_TAIL_BYTES),
+                                source.size <= FEED_TAIL_BYTES, decoder) or ""
+    if complete:  # the records a record= read numbers: the lines that are not blank (a last one not JSON aside)
         count = plural(found.records, "record")
     elif found.records == found.lines:  # no blank line in the sample: one record a line
-        count = plural(lines, "record")
+        count = plural(lines - bool(found.last), "record")
     else:
-        count = "~" + plural(round(lines * found.records / max(1, found.lines)), "record")
+        count = "~" + plural(round(lines * found.records / max(1, found.lines)) - bool(found.last), "record")
+    count += f", {found.last}" if found.last else ""
     if not isinstance(found.first, dict):
         return Shape("jsonl", clip(f"JSON lines, {count}; first record: {_value(found.first)}"))
     return Shape("jsonl", _fitted(f"JSON lines, {count}; record keys: ", found.keys))
@@ -439,11 +456,13 @@ def _partial_json(text: str, decoder: json.JSONDecoder, scope: str) -> Shape | N
 def _delimited(text: str, whole: Callable[[], str], complete: bool, size: int, lines: int) -> Shape | None:
     """A table's shape; ``whole()`` gives all of the sample as text (``text`` may be its start only)."""
     bom = text.startswith("\ufeff")  # a byte order mark is no part of the first column's name
-    text = text[1:] if bom else text
-    head = table_head(text, lambda: whole()[bom:])  # the first lines tell a table
+    named = named_separator(text[:10].split("\n", 1)[0])  # a first line 'sep=;' names it; the table follows
+    cut = bom + (text.find("\n") + 1 - bom if named else 0)
+    text, size, lines = text[cut:], size - 3 * bom - (cut - bom), lines - bool(named)
+    head = table_head(text, lambda: whole()[cut:])  # the first lines tell a table
     text = head if len(head) > len(text) else text
     first_line = head.split("\n", 1)[0]
-    delimiter = detect_delimiter(first_line)  # (the rows read's rule)
+    delimiter = named or detect_delimiter(first_line)  # (the rows read's rule)
     if first_line.count(delimiter) < 1 or (first_line[:1] in ("{", "[") and _is_json(first_line)):
         return None  # (JSON lines with a line that is not JSON are no table)
     sample_lines = head.split("\n", 50)[:50]
@@ -459,10 +478,11 @@ def _delimited(text: str, whole: Callable[[], str], complete: bool, size: int, l
     if complete:
         count = plural(count_records(text, delimiter, lines) - looks_like_header, "row")
     else:
-        estimate = estimate_records(head, delimiter, size - 3 * bom)
+        estimate = estimate_records(head, delimiter, size)
         count = (f"~{plural(lines - looks_like_header, 'row')} (by line count)" if estimate is None
                  else f"~{plural(estimate - looks_like_header, 'row')} (estimated from the sample)")
-    kind = {"\t": "TSV", ";": "CSV with ; separators"}.get(delimiter, "CSV")
+    kind = {"\t": "TSV", ";": "CSV with ; separators"}.get(delimiter, "CSV") + (
+        f" (named on a sep={named} first line)" if named else "")
     named = f"{width} columns ({columns})" if looks_like_header else f"{width} columns, no header"
     return Shape("csv", clip(f"{kind}, {named}, {count}"))
 
@@ -495,12 +515,15 @@ def _head_rows(head: bytes) -> int:
 
 
 def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known: tuple[bytes, int],
-           terminal: str = "") -> Shape:
+           terminal: str = "", odd: int = 0) -> Shape:
     """A text or log's shape; ``known`` is ``(b"\n" + sample[:4096], its _head_rows or 0 if not counted)``;
-    ``terminal``: what makes it terminal output (:func:`terminal_controls`), or ``""``."""
-    if len(sample) < size and b"\n" in sample:
-        sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
+    ``terminal``: what makes it terminal output (:func:`terminal_controls`), or ``""``; ``odd``: bytes of the
+    sample that are no UTF-8 character (a legacy encoding's letters: every read shows each as U+FFFD)."""
+    cut = len(sample) - sample.rfind(b"\n") - 1 if len(sample) < size else 0  # a line running past the sample
+    if cut and cut < len(sample):
+        sample = sample[: len(sample) - cut]  # whole lines only
     rows, longest, empty = line_stats(sample)
+    longest_text = f"at least {cut:,}" if cut and cut >= longest else f"{longest:,}"
     blank = empty / max(1, rows)
     head, head_rows = known
     if len(sample) < 4096 and len(head) != len(sample) + 1:  # the whole lines are fewer than the head
@@ -514,7 +537,9 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
         files = grep_files(head, grep[1], sample)
         extra = f", grep-style path:line: output ({plural(files, 'file')} in {'the sample' if scope else 'all'})"
     name = TERMINAL_SHAPE if terminal else kind
-    text = f"{name}, {plural(lines, 'line')}, longest {longest:,} bytes, {blank:.0%} blank{terminal}{extra}{scope}"
+    odd_bytes = f", {plural(odd, 'byte')} not UTF-8 (shown as U+FFFD)" if odd else ""
+    text = (f"{name}, {plural(lines, 'line')}, longest {longest_text} bytes, {blank:.0%} blank{odd_bytes}{terminal}"
+            f"{extra}{scope}")
     return Shape(kind, clip(text))
 
 

@@ -23,7 +23,7 @@ from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.table import FIELD_LIMIT_CHARS
 
 __all__ = ["HEAD_CHARS", "JSONL_HEAD_CHARS", "RECORD_BLANKS", "JsonLines", "count_records", "estimate_records",
-           "first_row_is_data", "json_lines", "table_head", "table_rows"]
+           "first_row_is_data", "json_lines", "last_line_fault", "table_head", "table_rows", "tail_fault"]
 
 HEAD_CHARS = 8192
 """Characters of the start of a text a table is told from (all of the sample when they hold fewer than 2 newlines)."""
@@ -128,13 +128,42 @@ def estimate_records(head: str, delimiter: str, size: int) -> int | None:
 @dataclass(slots=True)
 class JsonLines:
     """What a sample of JSON lines shows: ``first`` (the first record), ``keys`` (every key of the scanned records, if
-    objects, first-seen order, each with its first value), ``records`` (records in the sample's whole lines) and
-    ``lines`` (those lines)."""
+    objects, first-seen order, each with its first value), ``records`` (records in the sample's whole lines, a last
+    one that is not JSON left out) and ``lines`` (those lines); ``last``, for a whole content: what its last record
+    is when it is not JSON (:func:`last_line_fault`), else ``""``."""
 
     first: Any
     keys: dict = field(default_factory=dict)
     records: int = 0
     lines: int = 0
+    last: str = ""
+
+
+def last_line_fault(line: str, ended: bool, decoder: json.JSONDecoder) -> str:
+    """``""`` if ``line`` (a content's last line that is not blank) is a JSON value, else what a JSON-lines shape
+    says of it: ``"the last line cut"`` when no newline follows it (a capped stream ends inside a record), or
+    ``"the last line not JSON"``; either with ``" (not JSON)"`` after the first."""
+    if _is_json(line, decoder):
+        return ""
+    return "the last line not JSON" if ended else "the last line cut (not JSON)"
+
+
+def tail_fault(tail: bytes, whole: bool, decoder: json.JSONDecoder) -> str | None:
+    """:func:`last_line_fault` of the last line of a content whose last bytes are ``tail`` (``whole``: all of it),
+    or ``None`` when ``tail`` holds no line's start (a last line longer than it)."""
+    body = tail.rstrip(RECORD_BLANKS.encode())
+    start = body.rfind(b"\n") + 1
+    if not start and not whole:
+        return None
+    return last_line_fault(body[start:].decode("utf-8", "replace"), b"\n" in tail[len(body) :], decoder)
+
+
+def _is_json(line: str, decoder: json.JSONDecoder) -> bool:
+    try:
+        decoder.decode(line)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 def json_lines(text: str, decoder: json.JSONDecoder, complete: bool) -> JsonLines | None:
@@ -144,16 +173,18 @@ def json_lines(text: str, decoder: json.JSONDecoder, complete: bool) -> JsonLine
     from the records of the sample's whole lines in its first :data:`KEY_SCAN_CHARS` characters (at least one
     record; a line that is not JSON adds none: a read names it)."""
     for head in (text[:JSONL_HEAD_CHARS], text):
-        rows = head.split("\n", _PROBE_LINES)[:_PROBE_LINES]
+        rows = head.split("\n", _PROBE_LINES)
+        ends = complete and len(head) == len(text) and len(rows) <= _PROBE_LINES  # (at the content's last line)
+        rows = rows[:_PROBE_LINES]
         if len(rows) > 1 and (len(head) < len(text) or not complete):
             rows = rows[:-1]  # the last may be cut by the sample's end
         rows = [row for row in rows if row.strip()]
         if len(rows) >= 2 or len(head) == len(text):
             break
-    if len(rows) < 2:
+    if len(rows) < 2 or (ends and len(rows) < 3 and not _is_json(rows[-1], decoder)):
         return None
     try:
-        values = [decoder.decode(row) for row in rows]
+        values = [decoder.decode(row) for row in rows[: -1 if ends else None]]  # (the content's last line: below)
     except ValueError:
         return None
     body = (text if complete else text[: text.rfind("\n") + 1]).split("\n")
@@ -161,6 +192,9 @@ def json_lines(text: str, decoder: json.JSONDecoder, complete: bool) -> JsonLine
         body.pop()  # the empty rest after the last newline is no line
     records = [line for line in body if line.strip(RECORD_BLANKS)]
     found = JsonLines(values[0], records=len(records), lines=len(body))
+    if complete:
+        found.last = last_line_fault(records[-1], "\n" in text[len(text.rstrip(RECORD_BLANKS)) :], decoder)
+        found.records -= bool(found.last)
     objects = [value for value in _values(_scanned(records), decoder) if isinstance(value, dict)]
     first_values: dict = {}
     for value in reversed(objects):  # the earliest record's value of a key written last

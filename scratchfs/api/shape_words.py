@@ -1,6 +1,6 @@
 """The words a shape is written in, for :mod:`scratchfs.api.shape` and its helpers: counts with their noun, sizes
-in binary units, and the clipping that keeps a shape within :data:`MAX_SHAPE_CHARS` and a name from costing escapes
-in the stub's JSON."""
+in binary units, the clipping that keeps a shape within :data:`MAX_SHAPE_CHARS` and a name from costing escapes
+in the stub's JSON, and the one item that stands for an array's items (:func:`items_template`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import re
 
 from scratchfs.foundation import text as texts
 
-__all__ = ["MAX_SHAPE_CHARS", "clip", "kib", "plural", "short_name"]
+__all__ = ["MAX_SHAPE_CHARS", "clip", "items_template", "kib", "plural", "short_name"]
 
 MAX_SHAPE_CHARS = 600
 """Longest shape text, in characters (the stub's preview gives way to it within the 1.5 KiB stub)."""
@@ -43,3 +43,25 @@ def short_name(key: object, limit: int = 32) -> str:
     ``limit`` characters."""
     text = _CONTROL_RE.sub("?", str(key))
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def items_template(items: list) -> object:
+    """The item that stands for ``items`` (an array, not empty) in a shape: its first item, unless the items are
+    objects that differ in their keys -- then one object of every key they hold, in the order first seen, each with
+    its first value, and a ``?`` after the name of a key some item lacks (``{id, name, tags?}``). Set operations at C
+    speed for items that hold the same keys."""
+    first = items[0]
+    if not isinstance(first, dict):
+        return first
+    keys, common, merged = first.keys(), set(first), None
+    for item in items:
+        if not isinstance(item, dict) or item.keys() == keys:
+            continue
+        common.intersection_update(item.keys())
+        if merged is None:
+            merged = dict(first)
+        for key, value in item.items():
+            merged.setdefault(key, value)
+    if merged is None:
+        return first
+    return {key if key in common else f"{key}?": value for key, value in merged.items()}

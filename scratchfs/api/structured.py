@@ -131,8 +131,11 @@ class StructureReads:
         --, naming what it holds and the reads that fit: :func:`~scratchfs.api.misfit.refusal`), StructureTimeout
         (``jq`` ran past ``pattern_timeout``), NotFound, CorruptBlob."""
 
+        size = [0]
+
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             self._fits(kind, "record", handle)
+            size[0] = src.size
             try:
                 return records_page(src, record, records, jq=jq, cursor=cursor, budget_bytes=budget,
                                     timeout=self._timeout(), entry=entry_identity(handle, blob))
@@ -150,8 +153,9 @@ class StructureReads:
         try:
             return self._page(handle, read)
         except BadRecord as exc:
-            raise BadRecord(f"{exc}; {way_past(handle, exc, records, jq, call_budget)}", exc.record, exc.offset,
-                            exc.length) from None
+            last = exc.offset + exc.length >= size[0]
+            raise BadRecord(f"{exc}; {way_past(handle, exc, records, jq, call_budget, last)}", exc.record,
+                            exc.offset, exc.length) from None
 
     def rows(self, handle: str, row: int = 1, rows: int = 50, *, columns: list[str | int] | None = None,
              cursor: str | None = None, budget: int = 8192) -> ItemPage:
@@ -365,13 +369,18 @@ def check_kind(content_type: str | None, read: str, handle: str, line_bytes: flo
         raise InvalidArgument(refusal(handle, content_type, read, line_bytes=line_bytes, shape=shape))
 
 
-def way_past(handle: str, bad: BadRecord, records: int, jq: str | None, budget: int | None = None) -> str:
+def way_past(handle: str, bad: BadRecord, records: int, jq: str | None, budget: int | None = None,
+             last: bool = False) -> str:
     """How to go on from a bad record of ``handle``: the byte read that shows it (its first
     :data:`~scratchfs.foundation.limits.DEFAULT_READ_BYTES` bytes at most) and the records read that starts after
     it (``records`` per page, the same ``jq``; a filter over 300 characters is named, not repeated), both with
-    ``budget`` (the reply budget the caller gave; ``None``: none named)."""
+    ``budget`` (the reply budget the caller gave; ``None``: none named); ``last``: the content ends with it (its
+    last line, cut short, say), which the answer says instead of a read after it."""
     shown = min(bad.length, DEFAULT_READ_BYTES)
     see = render_call("read_handle", handle=handle, offset=bad.offset, length=shown, budget=budget)
+    if last:
+        return (f"see its bytes: {see}" + (f" (of {bad.length:,}; next_offset goes on)" if shown < bad.length else "")
+                + "; it is the last record: the content ends with it")
     long_jq = jq is not None and len(jq) > 300
     on = render_call("read_handle", handle=handle, record=bad.record + 1, records=records,
                      jq=None if long_jq else jq, budget=budget)

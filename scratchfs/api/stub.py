@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +17,7 @@ from scratchfs.api.views import HEX_LINE_BYTES, hex_piece
 from scratchfs.engine.patterns import MAX_LINE_BYTES
 from scratchfs.engine.structure import MAX_JQ_DOCUMENT_BYTES
 from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES, MAX_STUB_BYTES
-from scratchfs.foundation.text import quote, utf8_prefix, utf8_suffix_start
+from scratchfs.foundation.text import decode_or_none, quote, utf8_prefix, utf8_suffix_start
 
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # json.dumps with options makes one a call
 PREVIEW_MODES = ("head", "head+tail")
@@ -83,18 +84,112 @@ def make_preview(head: bytes, tail: bytes, size: int, limit: int, mode: str = "h
     """
     if mode == "head+tail" and size > limit:
         half = limit // 2
-        start_bytes = _before_escape(utf8_prefix(bytes(head[: half + 4]), half))
+        start_bytes = _json_escape_end(head, _cluster_end(head, _before_escape(utf8_prefix(bytes(head[: half + 4]),
+                                                                                       half))))
         tail = bytes(tail)
         at = len(tail) - min(len(tail), limit - len(start_bytes))
         at += utf8_suffix_start(tail[at:])
-        tail_bytes = tail[_after_escape(tail, at) :]
+        tail_bytes = tail[_json_escape_start(tail, _cluster_start(tail, _after_escape(tail, at))) :]
         tail_offset = size - len(tail_bytes)
         omitted = tail_offset - len(start_bytes)
         marker = f"\n[… {omitted:,} bytes omitted; the tail starts at byte {tail_offset} …]\n"
         text = start_bytes.decode("utf-8", "replace") + marker + tail_bytes.decode("utf-8", "replace")
         return text, len(start_bytes), tail_offset
-    prefix = _before_escape(utf8_prefix(bytes(head[: limit + 4]), limit))
+    prefix = _json_escape_end(head, _cluster_end(head, _before_escape(utf8_prefix(bytes(head[: limit + 4]), limit))))
     return prefix.decode("utf-8", "replace"), len(prefix), None
+
+
+_OPEN_JSON_ESCAPE = re.compile(rb"(?<!\\)(?:\\\\)*(\\(?:u[0-9a-fA-F]{0,3})?)\Z")
+"""A JSON string's escape that bytes end inside of: a backslash, or ``\\u`` and fewer than 4 hex digits."""
+_ESCAPED_UNIT = re.compile(rb"(?<!\\)(?:\\\\)*(\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+                           rb"|\\u[0-9a-fA-F]{4})\Z")
+"""The escape of one character (a surrogate pair's two escapes: one character) that bytes end with."""
+_ESCAPE_AT = re.compile(rb"\\u(?:[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|[0-9a-fA-F]{4})")
+"""The escape of one character (a surrogate pair's two escapes: one character) that bytes start with."""
+_JOINS_BEFORE = re.compile(rb"\\u(?:200[dD]|[fF][eE]0[eEfF]|20[eE]3|03[0-6][0-9a-fA-F]"
+                           rb"|[dD]83[cC]\\u[dD][fF][fF][b-fB-F]|[dD][c-fC-F][0-9a-fA-F]{2})")
+"""An escape that joins the character before it (a joiner, variation selector, keycap, combining accent, skin tone,
+or a surrogate pair's second half)."""
+
+
+def _json_escape_end(head: bytes, prefix: bytes) -> bytes:
+    """``prefix`` of ``head`` without a JSON string escape its end cuts (``\\u6771`` as ``\\u67``), and without the
+    escaped character before an escape that joins it (half a surrogate pair, an emoji before its joiner), within
+    :data:`_CLUSTER_BYTES`: JSON written with ``ensure_ascii`` escapes every character a preview of it shows."""
+    if len(prefix) >= len(head):  # (all of it: nothing cut)
+        return prefix
+    cut = _OPEN_JSON_ESCAPE.search(prefix, max(0, len(prefix) - 16))
+    first = end = cut.start(1) if cut is not None else len(prefix)
+    least = max(0, end - _CLUSTER_BYTES)
+    while end > least:
+        joined = _JOINS_BEFORE.match(bytes(head[end : end + 12])) or prefix[end - 6 : end].lower() == b"\\u200d"
+        unit = _ESCAPED_UNIT.search(prefix, max(0, end - 16), end) if joined else None
+        if unit is None:
+            break
+        end = unit.start(1)
+    return prefix[: end if end > least else first]
+
+
+def _json_escape_start(tail: bytes, at: int) -> int:
+    """``at``, or past the JSON string escape it cuts and past escapes that join the character before them (see
+    :func:`_json_escape_end`), within :data:`_CLUSTER_BYTES`."""
+    cut = _OPEN_JSON_ESCAPE.search(tail, max(0, at - 16), at)
+    start = at
+    if cut is not None:
+        whole = re.compile(rb"\\(?:u[0-9a-fA-F]{4}|.)", re.S).match(tail, cut.start(1))
+        start = whole.end() if whole is not None and whole.end() > at else at
+    while start < at + _CLUSTER_BYTES and start and (
+            _JOINS_BEFORE.match(tail, start) or tail[start - 6 : start].lower() == b"\\u200d"):
+        following = _ESCAPE_AT.match(tail, start)
+        if following is None:
+            break
+        start = following.end()
+    return start if start < at + _CLUSTER_BYTES else at
+
+
+_CLUSTER_BYTES = 64  # most bytes a preview's end moves back (its tail's start on) to a grapheme cluster's boundary
+_JOINING = frozenset("\u200d\ufe0e\ufe0f\u20e3")  # a joiner, text and emoji variation selectors, a keycap
+_FLAG_LETTERS = "".join(map(chr, range(0x1F1E6, 0x1F200)))
+
+
+def _splits(before: str, after: str) -> bool:
+    """Whether a cut between ``before`` and ``after`` splits what is drawn as one character: a combining mark, a
+    joiner, a variation selector, a skin tone or an emoji tag after it, a joiner before it, or a flag's two letters
+    (an odd run of them before it)."""
+    if not before or not after:
+        return False
+    first = after[0]
+    if first in _JOINING or before[-1] == "\u200d" or unicodedata.category(first) in ("Mn", "Mc", "Me"):
+        return True
+    if 0x1F3FB <= ord(first) <= 0x1F3FF or 0xE0020 <= ord(first) <= 0xE007F:
+        return True
+    return first in _FLAG_LETTERS and (len(before) - len(before.rstrip(_FLAG_LETTERS))) % 2 == 1
+
+
+def _cluster_end(head: bytes, prefix: bytes) -> bytes:
+    """``prefix`` (of ``head``, ending on a character's boundary) without the grapheme cluster its end cuts, if
+    that cluster starts within :data:`_CLUSTER_BYTES` of the end (a longer one, such as 'zalgo' text, is cut)."""
+    before = prefix[-_CLUSTER_BYTES:]
+    before = decode_or_none(before[utf8_suffix_start(before) :])
+    if before is None:  # (binary content: no cluster)
+        return prefix
+    after = bytes(head[len(prefix) : len(prefix) + 8]).decode("utf-8", "ignore")
+    cut = len(before)
+    while cut and _splits(before[:cut], before[cut:] + after):
+        cut -= 1
+    return prefix if not cut else prefix[: len(prefix) - len(before[cut:].encode("utf-8", "replace"))]
+
+
+def _cluster_start(tail: bytes, at: int) -> int:
+    """``at`` (a character's boundary in ``tail``), or past the end of the grapheme cluster it cuts, if that ends
+    within :data:`_CLUSTER_BYTES` of it."""
+    before = tail[max(0, at - 16) : at]
+    before = before[utf8_suffix_start(before) :].decode("utf-8", "replace")
+    after = decode_or_none(utf8_prefix(tail[at : at + _CLUSTER_BYTES + 4], _CLUSTER_BYTES)) or ""
+    moved = 0
+    while moved < len(after) and _splits(before + after[:moved], after[moved:]):
+        moved += 1
+    return at if moved == len(after) else at + len(after[:moved].encode("utf-8"))
 
 
 _OPEN_ESCAPE = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*)?\Z")

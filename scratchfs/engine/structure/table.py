@@ -2,7 +2,8 @@
 
 Rows are numbered from 1 after the header (the first record; a UTF-8 byte order mark before it is not part of its
 first name, as ``encoding="utf-8-sig"`` reads it); a quoted field spanning several lines is part of one
-row (the ``csv`` module's reading of RFC 4180); blank lines are not rows. A field may hold up to
+row (the ``csv`` module's reading of RFC 4180); blank lines are not rows; a first line ``sep=;`` names the delimiter
+and is no part of the table (:func:`named_separator`). A field may hold up to
 :data:`FIELD_LIMIT_CHARS` characters (an embedded base64 blob, a long text) and a line up to 16 MiB; a longer one is
 refused with ``InvalidArgument`` naming the byte read that shows it. The delimiter is a tab when the header line
 has at least as many tabs as commas, else a semicolon when it has more semicolons than commas, else a comma
@@ -38,7 +39,8 @@ from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import MAX_COLUMN_CHARS, MAX_COLUMNS
 
-__all__ = ["FIELD_LIMIT_CHARS", "MAX_ROWS", "UTF8_BOM", "detect_delimiter", "iter_rows", "rows_page"]
+__all__ = ["FIELD_LIMIT_CHARS", "MAX_ROWS", "UTF8_BOM", "detect_delimiter", "iter_rows", "named_separator",
+           "rows_page"]
 
 MAX_ROWS = 10_000
 """Most rows a page asks for."""
@@ -66,6 +68,15 @@ def detect_delimiter(first_line: bytes | str) -> str:
 
 UTF8_BOM = b"\xef\xbb\xbf"
 """The UTF-8 byte order mark (U+FEFF) that Excel and other Windows tools put at the start of a CSV export."""
+_SEP_LINE = re.compile(r"(?:\ufeff)?sep=([,;\t|])\r?")
+
+
+def named_separator(first_line: bytes | str) -> str | None:
+    """The delimiter a first line ``sep=;`` names (Excel's way to name a table's separator: ``,``, ``;``, tab or
+    ``|``; after a byte order mark, before a ``\\r``), or ``None``; the table then starts on the next line."""
+    line = first_line.decode("utf-8", "replace") if isinstance(first_line, bytes) else first_line
+    found = _SEP_LINE.fullmatch(line[:8])
+    return found.group(1) if found and len(line) <= 8 else None
 
 
 class _Marks(threading.local):
@@ -204,15 +215,21 @@ def iter_rows(source: ContentSource, delimiter: str | None = None) -> Iterator[t
         InvalidArgument: a bad delimiter; while iterating, a malformed table (the ``csv`` module's message and the
             byte offset), a field longer than :data:`FIELD_LIMIT_CHARS` (the byte range read that shows it).
     """
-    return _reader(source, 0, _delimiter(source, delimiter))[1]
+    delimiter, start = _delimiter(source, delimiter)
+    return _reader(source, start, delimiter)[1]
 
 
-def _delimiter(source: ContentSource, delimiter: str | None) -> str:
+def _delimiter(source: ContentSource, delimiter: str | None) -> tuple[str, int]:
+    """The delimiter (``delimiter``, or the header line's) and the byte offset where the table starts: past a first
+    line ``sep=;`` (:func:`named_separator`), which names the delimiter when ``delimiter`` is ``None``."""
+    first = source.read(0, 65536).split(b"\n", 1)[0]
+    named = named_separator(first)
+    start = len(first) + 1 if named else 0
     if delimiter is None:
-        return detect_delimiter(source.read(0, 65536).split(b"\n", 1)[0])
+        return (named or detect_delimiter(first)), start
     if delimiter not in (",", "\t", ";", "|"):
         raise InvalidArgument(f"delimiter must be one of ',', tab, ';', '|': {str(delimiter)[:10]!r}")
-    return delimiter
+    return delimiter, start
 
 
 def _items(body: Iterator[tuple[int, list[str]]], number: int, picked: list[int] | None,
@@ -265,9 +282,9 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
     """
     budget = check_budget(budget_bytes)
     rows = check_int(rows, "rows", 1, MAX_ROWS)
-    delimiter = _delimiter(source, delimiter)
+    delimiter, start = _delimiter(source, delimiter)
     bad: dict[int, tuple] = {}  # row start -> for each cell, the bytes each of its U+FFFD shows
-    _, header_rows = _reader(source, 0, delimiter, bad)
+    _, header_rows = _reader(source, start, delimiter, bad)
     first = next(header_rows, None)
     header = first[1] if first else []
     picked = _select(header, columns)

@@ -15,6 +15,7 @@ import codecs
 import json
 import re
 import time
+from collections import deque
 from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,7 +23,10 @@ from typing import Any
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import CHUNK_BYTES, ContentSource
 
-__all__ = ["MAX_BUFFER_CHARS", "TopEntry", "TopLevel", "TopLevelFeed", "top_level"]
+__all__ = ["FEED_TAIL_BYTES", "MAX_BUFFER_CHARS", "TopEntry", "TopLevel", "TopLevelFeed", "top_level"]
+
+FEED_TAIL_BYTES = 64 * 1024
+"""The last bytes of its content a :class:`TopLevelFeed` keeps, for :meth:`TopLevelFeed.read` (how JSON lines end)."""
 
 MAX_BUFFER_CHARS = 32 * 1024 * 1024
 """Most characters of text the scanner holds (a single second-level value larger than this ends the scan)."""
@@ -35,8 +39,9 @@ _DECODER = json.JSONDecoder(parse_constant=refuse_constant)
 class TopEntry:
     """One top-level member of a JSON document: ``key`` (``None`` for an array's first item), ``kind`` (``object``,
     ``array``, ``str``, ``int``, ``float``, ``bool``, ``null``), ``count`` (keys or items; bytes of a ``str``) and
-    ``names`` (an object's first keys; an array's first item's keys), ``item_kind`` (an array's first item's kind),
-    ``cut``: the scan stopped inside its value (its count is of what was read: at least that many)."""
+    ``names`` (an object's first keys; an array's items' first keys, in the order first seen), ``item_kind`` (an
+    array's first item's kind), ``common`` (of an array of objects: the keys every item read holds), ``cut``: the
+    scan stopped inside its value (its count is of what was read: at least that many)."""
 
     key: str | None
     kind: str = "null"
@@ -44,6 +49,7 @@ class TopEntry:
     names: list[str] = field(default_factory=list)
     item_kind: str = ""
     cut: bool = False
+    common: set[str] | None = None
 
 
 @dataclass(slots=True)
@@ -252,12 +258,26 @@ def _walk(text: _Text, entry: TopEntry, is_object: bool, max_names: int, room: i
                 entry.item_kind = _kind(child)
                 if isinstance(child, dict):
                     names[:] = [str(k) for k in list(child)[:max_names]]
+                    entry.common = set(child)
+            elif isinstance(child, dict) and entry.common is not None:
+                _more_keys(entry, child, max_names)
             if following == closing:
                 return _DONE, room
             if following != ",":
                 raise _Stop("malformed")
     except (IndexError, ValueError):
         return _NEED, room
+
+
+def _more_keys(entry: TopEntry, item: dict, max_names: int) -> None:
+    """An array's later object ``item``: keys it lacks leave ``entry.common``, new keys join ``entry.names`` (up to
+    ``max_names``); set operations at C speed when it holds the keys seen so far and no other."""
+    common = entry.common
+    if common is not None and not common.issubset(item.keys()):
+        common.intersection_update(item.keys())
+    names = entry.names
+    if len(names) < max_names and not item.keys() <= set(names):
+        names.extend([str(k) for k in item if k not in names][: max_names - len(names)])
 
 
 def top_level(source: ContentSource | TopLevelFeed, max_bytes: int = 256 * 1024 * 1024, max_seconds: float = 2.0,
@@ -342,6 +362,8 @@ class TopLevelFeed:
         self._started = self._done = self._closed = False
         self._answer: TopLevel | None = None
         self._error: BaseException | None = None
+        self._tail: deque[bytes | memoryview] = deque()  # the last FEED_TAIL_BYTES at least (no more than a piece)
+        self._tail_bytes = 0
 
     @property
     def started(self) -> bool:
@@ -354,6 +376,7 @@ class TopLevelFeed:
         view = memoryview(chunk).cast("B")
         borrowed = isinstance(chunk, bytes) or isinstance(view.obj, bytes)
         self.size += len(view)
+        self._keep_tail(view if borrowed else memoryview(bytes(view[-FEED_TAIL_BYTES:])))
         if self._done:
             return
         room = self._text.max_bytes + 1 - self._text.read_bytes - self._pending_bytes  # one more tells "more follow"
@@ -363,6 +386,20 @@ class TopLevelFeed:
             self._pending_bytes += len(kept)
         if (self._pending_bytes > self._want) if self._scan is not None else self.size > self._start_after:
             self._run()
+
+    def read(self, offset: int, length: int) -> bytes:
+        """Up to ``length`` bytes of the content from ``offset``, of its last :data:`FEED_TAIL_BYTES` (or more) only:
+        OSError for an offset before them."""
+        start = self.size - self._tail_bytes
+        if offset < start:
+            raise OSError(f"a feed keeps its content's last {self._tail_bytes:,} bytes, from {start:,}: not {offset:,}")
+        return b"".join(self._tail)[offset - start : offset - start + length]
+
+    def _keep_tail(self, view: memoryview) -> None:
+        self._tail.append(view[-FEED_TAIL_BYTES:])
+        self._tail_bytes += len(self._tail[-1])
+        while self._tail_bytes - len(self._tail[0]) >= FEED_TAIL_BYTES:
+            self._tail_bytes -= len(self._tail.popleft())
 
     def close(self) -> None:
         """The content ended: finish the scan."""
