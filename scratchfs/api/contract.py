@@ -39,11 +39,11 @@ from scratchfs.api.fixed import Squeeze, small
 from scratchfs.api.listing import listing_reply
 from scratchfs.api.results import LineSlice, Matches, Slice, render_call
 from scratchfs.api.scope import Scope
+from scratchfs.api.search_reply import matches_reply, window_json
 from scratchfs.api.structured import StructureReads
 from scratchfs.api.stub import shown_preview
 from scratchfs.api.tools import TOOL_SPECS, check_arguments
 from scratchfs.api.views import fit, lead_inside_character, piece, reply_size, to_json
-from scratchfs.engine.search import Window
 from scratchfs.foundation.checks import HANDLE_RE, check_int, check_key, check_utf8
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import (
@@ -102,112 +102,6 @@ def lines_reply(ls: LineSlice, budget: int) -> dict[str, Any]:
 def _first_character(data: bytes) -> int:
     """Bytes of the first UTF-8 character of ``data`` (1 for an invalid byte), so a reply always moves on."""
     return min(len(data), utf8_lead_length(data[0])) if data else 0
-
-
-# -- searches -------------------------------------------------------------------------------------------------------
-
-
-def window_json(window: Window, size: int, binary: bool) -> dict[str, Any]:
-    """One search window: ``{match_offset, line, offset, length, matches, data}`` (plus ``replaced``/``encoding``)."""
-    match_end = max(h.offset + h.length for h in window.matches) if window.matches else window.match_offset
-    shown = piece(window.data, window.offset, size, binary, before=None, keep_from=window.match_offset,
-                  keep_to=match_end)
-    return {"match_offset": window.match_offset, "line": window.line, **shown.fields(),
-            "matches": [{"offset": h.offset, "length": h.length, "line": h.line} for h in window.matches],
-            **shown.content_fields()}
-
-
-def matches_reply(found: Matches, budget: int) -> dict[str, Any]:
-    """A search as the contract's JSON object, fitted into ``budget`` bytes: fewer windows, then fewer matches of the
-    first window, then less context, then the first match cut; ``next_offset`` is the first match not shown. The
-    echoed ``match``/``pattern`` and ``next_call`` are measured first (:class:`~scratchfs.api.fixed.Squeeze`)."""
-    windows = found.windows
-    if windows:  # the floor: the first match's first byte alone, the search going on after it
-        hit = windows[0].matches[0]
-        floor = _matches_json(found, [Window(hit.offset, hit.offset, windows[0].data[hit.offset - windows[0].offset:][
-            :1], hit.line, (hit,))], found.size)
-    else:
-        floor = _matches_json(found, [], found.next_offset)
-    squeeze = Squeeze(floor, budget, {"match": ("match",), "pattern": ("pattern",)})
-
-    def shown(part: list[Window], next_offset: int | None) -> dict[str, Any]:
-        return squeeze(_matches_json(found, part, next_offset))
-
-    reply = shown(windows, found.next_offset)
-    if reply_size(reply) <= budget or not windows:
-        return reply
-    count = _most(len(windows) - 1, lambda n: reply_size(shown(windows[:n], _first_hit(windows[n]))) <= budget)
-    if count:
-        return shown(windows[:count], _first_hit(windows[count]))
-    after = _first_hit(windows[1]) if len(windows) > 1 else found.next_offset
-    return _fit_one_window(found, windows[0], after, budget, shown)
-
-
-def _first_hit(window: Window) -> int:
-    return window.matches[0].offset
-
-
-def _most(high: int, fits: Callable[[int], bool]) -> int:
-    """The largest ``n`` in ``[0, high]`` with ``fits(n)`` (``fits`` monotone; ``fits(0)`` assumed), by bisection."""
-    low = 0
-    while low < high:
-        mid = (low + high + 1) // 2
-        if fits(mid):
-            low = mid
-        else:
-            high = mid - 1
-    return low
-
-
-def _fit_one_window(found: Matches, window: Window, after: int | None, budget: int,
-                    shown: Callable[[list[Window], int | None], dict[str, Any]]) -> dict[str, Any]:
-    """The first window alone is over budget: keep its first matches, then less context, then the match's start
-    (``shown(windows, next_offset)``: the reply showing those windows)."""
-    hits = window.matches
-
-    def cut(first: int, last: int, keep: int) -> Window:
-        """The window's bytes ``[first, last)`` holding its first ``keep`` hits."""
-        lo, hi = max(first, window.offset), min(last, window.offset + len(window.data))
-        data = window.data[lo - window.offset : hi - window.offset]
-        return Window(hits[0].offset, lo, data, hits[0].line, tuple(hits[:keep]))
-
-    def with_hits(n: int) -> dict[str, Any]:
-        end = hits[n - 1].offset + hits[n - 1].length + found.context
-        return shown([cut(window.offset, end, n)], hits[n].offset if n < len(hits) else after)
-
-    keep = _most(len(hits), lambda n: n >= 1 and reply_size(with_hits(n)) <= budget)
-    if keep:
-        return with_hits(keep)
-    first = hits[0]
-    rest = hits[1].offset if len(hits) > 1 else after
-
-    def with_context(c: int) -> dict[str, Any]:
-        reply = shown([cut(first.offset - c, first.offset + first.length + c, 1)], rest)
-        if c < found.context:  # said, so that a model asking for wide windows knows what it trades
-            cut_note = (f"context cut to {c} bytes a side to fit the budget, one match a reply; a smaller context= "
-                        "shows more matches a reply")
-            reply["note"] = f"{reply['note']}; {cut_note}" if reply.get("note") else cut_note
-        return reply
-
-    context = _most(found.context, lambda c: reply_size(with_context(c)) <= budget)
-    if reply_size(with_context(context)) <= budget:
-        return with_context(context)
-    most = _most(first.length, lambda n: n >= 1 and reply_size(
-        shown([cut(first.offset, first.offset + n, 1)], rest)) <= budget)
-    return shown([cut(first.offset, first.offset + max(1, most), 1)], rest)
-
-
-def _matches_json(found: Matches, windows: list[Window], next_offset: int | None) -> dict[str, Any]:
-    shown = replace(found, windows=windows, next_offset=next_offset)
-    if found.pattern is not None:
-        what: dict[str, Any] = {"pattern": found.pattern, "ignore_case": found.ignore_case}
-    else:
-        what = {"match": (found.match or b"").decode("utf-8", "replace")}
-        if found.ignore_case:
-            what["ignore_case"] = True
-    return {"handle": found.handle, **what, "size": found.size, "next_offset": shown.next_offset,
-            "more": shown.more, "remaining": shown.remaining, "next_call": shown.next_call,
-            "windows": [window_json(w, found.size, found.binary) for w in windows]}
 
 
 # -- structure reads ------------------------------------------------------------------------------------------------
