@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from scratchfs import BadRecord, InvalidArgument, ScratchStore
-from scratchfs.api.contract import ScratchTools, to_json
+from scratchfs.api.contract import ScratchTools, to_json, window_hits
 from scratchfs.cli import main
 
 _TOOLS = Path(__file__).resolve().parent.parent / "fixtures" / "tools"
@@ -106,7 +106,8 @@ def test_terminal_output_is_rendered_from_where_a_search_found_a_match(tools, sc
     data = b"".join(b"\x1b[32mstep %d\x1b[0m " % i + b"".join(b"\r[%3d%%]" % p for p in range(0, 101, 10)) + b"\n"
                     for i in range(300)) + b"\x1b[31mERROR: disk full\x1b[0m\n" + b"tail\n" * 500
     handle = scratch_scope.spill(data, source_tool="build").handle
-    found = tools.call("read_handle", {"handle": handle, "match": "ERROR"})["windows"][0]["match_offset"]
+    found = tools.call("read_handle", {"handle": handle, "match": "ERROR"})["windows"]
+    found = window_hits(found[0])[0]["offset"]
     assert data[found:].startswith(b"ERROR")
     pages = follow(tools, {"handle": handle, "view": "text", "raw_offset": found}, 2048)
     assert pages[0]["text"].startswith("ERROR: disk full\ntail\n") and pages[0]["read"]["raw_offset"] == found

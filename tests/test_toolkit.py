@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scratchfs import MAX_READ_BYTES, InvalidArgument, NotFound
-from scratchfs.api.contract import ScratchTools, error_text, to_json
+from scratchfs.api.contract import ScratchTools, error_text, to_json, window_hits
 from scratchfs.api.tools import TOOL_SPECS, check_arguments
 from scratchfs.foundation.limits import MAX_REPLY_BYTES
 
@@ -99,10 +99,10 @@ def test_match_windows_are_whole_characters_around_every_match(scratch_scope, te
         offset = r["next_offset"]
     assert match_offsets(found) == find_all(data, needle.encode())
     for w in found:
-        assert set(w) == {"match_offset", "line", "offset", "length", "matches", "data"}
+        assert set(w) - {"match_offset", "match_length", "matches"} == {"line", "offset", "length", "data"}
         assert window_is_exact(w, data)
-        assert w["match_offset"] - w["offset"] <= context
-        for m in w["matches"]:
+        assert window_hits(w)[0]["offset"] - w["offset"] <= context
+        for m in window_hits(w):
             assert m["line"] == data[: m["offset"]].count(b"\n") + 1
 
 
@@ -122,9 +122,35 @@ def test_line_reads_and_pattern_searches_through_the_tool(scratch_scope, fixture
     assert got == want[: len(got)] and got
     assert found["pattern"] == r"class \w+Error\b" and found["ignore_case"] is False
     loud = tools.call("read_handle", {"handle": handle, "match": "CLASS ", "ignore_case": True, "max_matches": 1})
-    assert loud["ignore_case"] is True and loud["windows"][0]["match_offset"] == data.find(b"class ")
+    assert loud["ignore_case"] is True and window_hits(loud["windows"][0])[0]["offset"] == data.find(b"class ")
     with pytest.raises(InvalidArgument):
         tools.call("read_handle", {"handle": handle, "line": 1, "match": "x"})
+
+
+def test_a_search_window_gives_each_fact_once(scratch_scope, fixture_data):
+    """A window of one match that is the window itself (context=0) is {line, offset, length, data}: no match_offset
+    equal to its offset, no one-item matches repeating them (176 bytes of fields for 47 of data before); one match
+    inside context gives its start and length beside the window; several matches are listed, each once."""
+    data = fixture_data["workspace-grep-stdlib-defs.txt"]
+    handle = scratch_scope.spill(data).handle
+    tools = ScratchTools(scratch_scope)
+    want = [(m.start(), m.end()) for m in re.finditer(rb"class \w+Error\b", data)]
+    bare = tools.call("read_handle", {"handle": handle, "pattern": r"class \w+Error\b", "context": 0})["windows"]
+    assert [set(w) for w in bare] == [{"line", "offset", "length", "data"}] * len(bare)
+    assert [(w["offset"], w["offset"] + w["length"]) for w in bare] == want[: len(bare)]
+    assert [w["line"] for w in bare] == [data[:start].count(b"\n") + 1 for start, _ in want[: len(bare)]]
+    one = tools.call("read_handle", {"handle": handle, "pattern": r"class \w+Error\b", "context": 9,
+                                     "max_matches": 1})["windows"][0]
+    assert set(one) == {"line", "offset", "length", "match_offset", "match_length", "data"}
+    assert (one["match_offset"], one["match_offset"] + one["match_length"]) == want[0]
+    assert one["offset"] == want[0][0] - 9 and one["length"] == want[0][1] - want[0][0] + 18
+    merged = tools.call("read_handle", {"handle": handle, "match": "Error", "context": 200, "max_matches": 2}
+                        )["windows"][0]
+    assert set(merged) == {"line", "offset", "length", "matches", "data"}
+    assert [m["offset"] for m in window_hits(merged)] == find_all(data, b"Error")[:2]
+    assert window_hits(one) == [{"offset": want[0][0], "length": want[0][1] - want[0][0], "line": one["line"]}]
+    assert window_hits(bare[1]) == [{"offset": want[1][0], "length": want[1][1] - want[1][0],
+                                     "line": bare[1]["line"]}]
 
 
 def test_a_line_cut_by_the_cap_is_cut_on_a_character(scratch_scope):

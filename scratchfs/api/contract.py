@@ -14,9 +14,11 @@ bytes as U+FFFD, counted by ``replaced``) or, for binary content, a hex dump (``
 * by lines: the range keys plus ``first_line, lines, total_lines, next_line, cut``; a read cut inside a line (by the
   cap or the budget) goes on by ``offset=next_offset, lines=N``: no byte is skipped.
 * by ``match`` / ``pattern``: ``{handle, match (or pattern, ignore_case), size, next_offset, more, remaining,
-  next_call, windows: [{match_offset, line, offset, length, matches: [{offset, length, line}], data}]}``; windows
-  whose context overlaps are merged; a reply over budget keeps fewer windows, then fewer matches, then less context,
-  and ``next_offset`` is the first match not shown.
+  next_call, windows: [{line, offset, length, data}]}``, each fact once: a window of one match adds
+  ``match_offset`` / ``match_length`` where they are not the window's own, one of several lists ``matches: [{offset,
+  length, line}]`` (:func:`~scratchfs.api.search_reply.window_json`); windows whose context overlaps are merged;
+  a reply over budget keeps fewer windows, then fewer matches, then less context, and ``next_offset`` is the first
+  match not shown.
 * ``scratch_write``: ``{key, size, ttl, expires_at}``; ``scratch_read``: a range read of the value (``key`` for
   ``handle``, ``next_call`` names ``scratch_read``); ``scratch_list``: ``{prefix, entries: [{key, size, expires_in,
   preview}], next_call}``; ``scratch_delete``: ``{key, deleted}``.
@@ -39,7 +41,7 @@ from scratchfs.api.fixed import Squeeze, small
 from scratchfs.api.listing import listing_reply
 from scratchfs.api.results import LineSlice, Matches, Slice, render_call
 from scratchfs.api.scope import Scope
-from scratchfs.api.search_reply import matches_reply, window_json
+from scratchfs.api.search_reply import matches_reply, window_hits, window_json
 from scratchfs.api.structured import StructureReads
 from scratchfs.api.stub import shown_preview
 from scratchfs.api.tools import TOOL_SPECS, check_arguments
@@ -415,5 +417,6 @@ __all__ = [
     "range_reply",
     "structure_reply",
     "to_json",
+    "window_hits",
     "window_json",
 ]

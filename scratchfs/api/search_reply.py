@@ -14,13 +14,35 @@ from scratchfs.engine.search import Window
 
 
 def window_json(window: Window, size: int, binary: bool) -> dict[str, Any]:
-    """One search window: ``{match_offset, line, offset, length, matches, data}`` (plus ``replaced``/``encoding``)."""
-    match_end = max(h.offset + h.length for h in window.matches) if window.matches else window.match_offset
+    """One search window: ``{line, offset, length, data}`` (plus ``replaced``/``encoding``), each fact once: ``line``
+    is its first match's (1-based); a window of one match gives the match's start as ``match_offset`` when it is
+    not ``offset`` (context before it) and its length as ``match_length`` when it does not end where the window
+    ends (context after it, or a match longer than the window, cut to the budget); a window of several matches
+    lists them, ``matches: [{offset, length, line}]``. :func:`window_hits` reads the matches back from either."""
+    hits = window.matches
+    match_end = max(h.offset + h.length for h in hits) if hits else window.match_offset
     shown = piece(window.data, window.offset, size, binary, before=None, keep_from=window.match_offset,
                   keep_to=match_end)
-    return {"match_offset": window.match_offset, "line": window.line, **shown.fields(),
-            "matches": [{"offset": h.offset, "length": h.length, "line": h.line} for h in window.matches],
-            **shown.content_fields()}
+    out: dict[str, Any] = {"line": window.line, **shown.fields()}
+    if len(hits) > 1:
+        out["matches"] = [{"offset": h.offset, "length": h.length, "line": h.line} for h in hits]
+    elif hits:
+        if hits[0].offset != shown.offset:
+            out["match_offset"] = hits[0].offset
+        if hits[0].offset + hits[0].length != shown.offset + shown.length:
+            out["match_length"] = hits[0].length
+    return {**out, **shown.content_fields()}
+
+
+def window_hits(window: dict[str, Any]) -> list[dict[str, Any]]:
+    """The matches of a window as :func:`window_json` gives it: ``[{offset, length, line}]``, in order (its
+    ``matches``, or the one match its ``match_offset`` / ``match_length`` or its own bytes make). Raises KeyError
+    for a dict that is not a window."""
+    if "matches" in window:
+        return list(window["matches"])
+    start = window.get("match_offset", window["offset"])
+    length = window.get("match_length", window["offset"] + window["length"] - start)
+    return [{"offset": start, "length": length, "line": window["line"]}]
 
 
 def matches_reply(found: Matches, budget: int) -> dict[str, Any]:
@@ -116,4 +138,4 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
             "windows": [window_json(w, found.size, found.binary) for w in windows]}
 
 
-__all__ = ["matches_reply", "window_json"]
+__all__ = ["matches_reply", "window_hits", "window_json"]
