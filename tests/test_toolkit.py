@@ -153,6 +153,26 @@ def test_a_search_window_gives_each_fact_once(scratch_scope, fixture_data):
                                      "line": bare[1]["line"]}]
 
 
+def test_a_search_cut_by_the_budget_says_so(scratch_scope, fixture_data):
+    """max_matches=1000 came back as 52 windows, more:true and no note (agentsim E1): a reply holding fewer matches
+    than asked for while more follow says the budget cut it and how to go on; one stopped by max_matches does not."""
+    data = fixture_data["workspace-grep-stdlib-defs.txt"]
+    handle = scratch_scope.spill(data).handle
+    tools = ScratchTools(scratch_scope)
+    cut = tools.call("read_handle", {"handle": handle, "match": "def ", "context": 0, "max_matches": 1000})
+    shown = sum(len(window_hits(w)) for w in cut["windows"])
+    assert cut["more"] and shown < 1000 and shown < data.count(b"def ")
+    assert cut["note"] == (f"the budget (8192 bytes) cut this reply to {shown} of max_matches=1000 matches; "
+                           "next_call goes on (a larger budget=, up to 65536, shows more a reply)")
+    assert len(to_json(cut).encode()) <= 8192
+    wide = tools.call("read_handle", {"handle": handle, "match": "def ", "context": 30, "max_matches": 1000,
+                                      "budget": 4096})
+    assert wide["note"].endswith("(a larger budget=, up to 65536, or a smaller context= shows more a reply)")
+    assert "4096 bytes" in wide["note"]
+    whole = tools.call("read_handle", {"handle": handle, "match": "def ", "context": 0, "max_matches": 3})
+    assert whole["more"] and "note" not in whole
+
+
 def test_a_line_cut_by_the_cap_is_cut_on_a_character(scratch_scope):
     data = ("é" * 40_000 + "\n").encode()  # one line of 80,001 bytes
     handle = scratch_scope.spill(data).handle

@@ -11,6 +11,7 @@ from scratchfs.api.fixed import Squeeze
 from scratchfs.api.results import Matches
 from scratchfs.api.views import piece, reply_size
 from scratchfs.engine.search import Window
+from scratchfs.foundation.limits import MAX_REPLY_BYTES
 
 
 def window_json(window: Window, size: int, binary: bool) -> dict[str, Any]:
@@ -53,13 +54,13 @@ def matches_reply(found: Matches, budget: int) -> dict[str, Any]:
     if windows:  # the floor: the first match's first byte alone, the search going on after it
         hit = windows[0].matches[0]
         floor = _matches_json(found, [Window(hit.offset, hit.offset, windows[0].data[hit.offset - windows[0].offset:][
-            :1], hit.line, (hit,))], found.size)
+            :1], hit.line, (hit,))], found.size, budget)
     else:
-        floor = _matches_json(found, [], found.next_offset)
+        floor = _matches_json(found, [], found.next_offset, budget)
     squeeze = Squeeze(floor, budget, {"match": ("match",), "pattern": ("pattern",)})
 
-    def shown(part: list[Window], next_offset: int | None) -> dict[str, Any]:
-        return squeeze(_matches_json(found, part, next_offset))
+    def shown(part: list[Window], next_offset: int | None, quiet: bool = False) -> dict[str, Any]:
+        return squeeze(_matches_json(found, part, next_offset, budget, quiet))
 
     reply = shown(windows, found.next_offset)
     if reply_size(reply) <= budget or not windows:
@@ -88,7 +89,7 @@ def _most(high: int, fits: Callable[[int], bool]) -> int:
 
 
 def _fit_one_window(found: Matches, window: Window, after: int | None, budget: int,
-                    shown: Callable[[list[Window], int | None], dict[str, Any]]) -> dict[str, Any]:
+                    shown: Callable[..., dict[str, Any]]) -> dict[str, Any]:
     """The first window alone is over budget: keep its first matches, then less context, then the match's start
     (``shown(windows, next_offset)``: the reply showing those windows)."""
     hits = window.matches
@@ -110,7 +111,7 @@ def _fit_one_window(found: Matches, window: Window, after: int | None, budget: i
     rest = hits[1].offset if len(hits) > 1 else after
 
     def with_context(c: int) -> dict[str, Any]:
-        reply = shown([cut(first.offset - c, first.offset + first.length + c, 1)], rest)
+        reply = shown([cut(first.offset - c, first.offset + first.length + c, 1)], rest, c < found.context)
         if c < found.context:  # said, so that a model asking for wide windows knows what it trades
             cut_note = (f"context cut to {c} bytes a side to fit the budget, one match a reply; a smaller context= "
                         "shows more matches a reply")
@@ -125,7 +126,11 @@ def _fit_one_window(found: Matches, window: Window, after: int | None, budget: i
     return shown([cut(first.offset, first.offset + max(1, most), 1)], rest)
 
 
-def _matches_json(found: Matches, windows: list[Window], next_offset: int | None) -> dict[str, Any]:
+def _matches_json(found: Matches, windows: list[Window], next_offset: int | None, budget: int,
+                  quiet: bool = False) -> dict[str, Any]:
+    """The reply showing ``windows``, the search going on at ``next_offset``; a ``note`` says when the reply's
+    ``budget`` (bytes) cut it: fewer matches shown than ``max_matches`` while more follow (``quiet``: the caller
+    says how instead)."""
     shown = replace(found, windows=windows, next_offset=next_offset)
     if found.pattern is not None:
         what: dict[str, Any] = {"pattern": found.pattern, "ignore_case": found.ignore_case}
@@ -133,9 +138,16 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
         what = {"match": (found.match or b"").decode("utf-8", "replace")}
         if found.ignore_case:
             what["ignore_case"] = True
-    return {"handle": found.handle, **what, "size": found.size, "next_offset": shown.next_offset,
-            "more": shown.more, "remaining": shown.remaining, "next_call": shown.next_call,
-            "windows": [window_json(w, found.size, found.binary) for w in windows]}
+    reply = {"handle": found.handle, **what, "size": found.size, "next_offset": shown.next_offset,
+             "more": shown.more, "remaining": shown.remaining, "next_call": shown.next_call,
+             "windows": [window_json(w, found.size, found.binary) for w in windows]}
+    count = shown.match_count
+    if shown.more and count < found.max_matches and not quiet:
+        narrower = " or a smaller context=" if found.context else ""
+        reply["note"] = (f"the budget ({budget} bytes) cut this reply to {count} of max_matches={found.max_matches} "
+                         f"matches; next_call goes on (a larger budget=, up to {MAX_REPLY_BYTES},{narrower} shows "
+                         "more a reply)")
+    return reply
 
 
 __all__ = ["matches_reply", "window_hits", "window_json"]
