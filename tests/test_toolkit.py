@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import base64
 import json
 import re
@@ -171,6 +172,64 @@ def test_a_search_cut_by_the_budget_says_so(scratch_scope, fixture_data):
     assert "4096 bytes" in wide["note"]
     whole = tools.call("read_handle", {"handle": handle, "match": "def ", "context": 0, "max_matches": 3})
     assert whole["more"] and "note" not in whole
+
+
+def _lines_of(data: bytes, starts: list[int]) -> int:
+    """How many lines hold at least one of these match starts (grep -c's count)."""
+    return len({data.count(b"\n", 0, start) for start in starts})
+
+
+@given(text=TEXT, needle=st.sampled_from(["a", "日本", "é", "b\n", "\n"]))
+def test_count_is_the_plain_answer(scratch_scope, text, needle):
+    """A model paged 50 KB of windows to count 286 commits (agentsim C1): count=true gives the number of matches and
+    of the lines they start in, for the whole content, with no window."""
+    data = text.encode()
+    handle = scratch_scope.spill(data).handle
+    tools = ScratchTools(scratch_scope)
+    r = tools.call("read_handle", {"handle": handle, "match": needle, "count": True})
+    starts = find_all(data, needle.encode())
+    assert (r["matches"], r["lines"]) == (len(starts), _lines_of(data, starts))
+    assert (r["offset"], r["next_offset"], r["remaining"], r["next_call"], r["size"]) == (0, None, 0, None, len(data))
+    assert "windows" not in r and "note" not in r
+
+
+def test_a_pattern_count_over_a_fixture_and_its_refusals(scratch_scope, fixture_data):
+    data = fixture_data["workspace-grep-stdlib-defs.txt"]
+    handle = scratch_scope.spill(data).handle
+    tools = ScratchTools(scratch_scope)
+    for pattern, flags in ((r"^\./[^:]*:\d+:\s*class ", 0), (r"def _\w+", 0), ("ERROR", re.I)):
+        starts = [m.start() for m in re.finditer(pattern.encode(), data, re.M | flags) if m.end() > m.start()]
+        r = tools.call("read_handle", {"handle": handle, "pattern": pattern, "ignore_case": bool(flags),
+                                       "count": True})
+        assert (r["matches"], r["lines"], r["next_call"]) == (len(starts), _lines_of(data, starts), None)
+        assert len(to_json(r).encode()) < 400
+    late = tools.call("read_handle", {"handle": handle, "match": "def ", "offset": 100_000, "count": True})
+    assert late["matches"] == data.count(b"def ", 100_000) and late["offset"] == 100_000
+    for bad in ({"context": 0}, {"max_matches": 5}, {"line": 3}, {"jq": "."}):
+        with pytest.raises(InvalidArgument, match="count cannot be combined with"):
+            tools.call("read_handle", {"handle": handle, "match": "def", "count": True, **bad})
+    with pytest.raises(InvalidArgument, match="count counts the matches of match="):
+        tools.call("read_handle", {"handle": handle, "count": True})
+
+
+def test_a_count_the_time_bound_stops_says_how_far_it_got_and_counts_on(scratch_store_factory, fixture_data):
+    """A count runs within the store's pattern_timeout; one that cannot finish says how far it got, and following
+    its next_call adds up to the plain answer."""
+    data = fixture_data["workspace-grep-stdlib-defs.txt"] * 40
+    store = scratch_store_factory("slow", pattern_timeout=0.002)
+    scope = store.scope("r", "a")
+    handle = scope.spill(data).handle
+    tools = ScratchTools(scope)
+    args = {"handle": handle, "match": "class ", "count": True}
+    replies = [tools.call("read_handle", args)]
+    while replies[-1]["next_call"] is not None:
+        node = ast.parse(replies[-1]["next_call"], mode="eval").body
+        replies.append(tools.call("read_handle", {k.arg: ast.literal_eval(k.value) for k in node.keywords}))
+    assert len(replies) > 1 and sum(r["matches"] for r in replies) == data.count(b"class ")
+    first = replies[0]
+    assert first["note"].startswith(f"counted bytes 0-{first['next_offset']} of {len(data)} in the time bound")
+    assert [r["offset"] for r in replies[1:]] == [r["next_offset"] for r in replies[:-1]]
+    assert first["remaining"] == len(data) - first["next_offset"] and replies[-1]["next_offset"] is None
 
 
 def test_a_line_cut_by_the_cap_is_cut_on_a_character(scratch_scope):

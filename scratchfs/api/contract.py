@@ -37,16 +37,17 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from scratchfs.api.counting import count_matches
 from scratchfs.api.fixed import Squeeze, small
 from scratchfs.api.listing import listing_reply
 from scratchfs.api.results import LineSlice, Matches, Slice, render_call
 from scratchfs.api.scope import Scope
-from scratchfs.api.search_reply import matches_reply, window_hits, window_json
+from scratchfs.api.search_reply import count_reply, matches_reply, window_hits, window_json
 from scratchfs.api.structured import StructureReads
 from scratchfs.api.stub import shown_preview
 from scratchfs.api.tools import TOOL_SPECS, check_arguments
 from scratchfs.api.views import fit, lead_inside_character, piece, reply_size, to_json
-from scratchfs.foundation.checks import HANDLE_RE, check_int, check_key, check_utf8
+from scratchfs.foundation.checks import HANDLE_RE, check_flag, check_int, check_key, check_utf8
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import (
     DEFAULT_READ_BYTES,
@@ -208,6 +209,13 @@ def _structure_read(reads: StructureReads, handle: str, offset: int, given: dict
     raise InvalidArgument("a cursor continues a structure read: give the read's own arguments too (next_call does)")
 
 
+def _count_alone(others: set[str]) -> None:
+    """Refuse ``count`` beside arguments of windows, lines, ranges or structure reads (a count shows none)."""
+    if others:
+        raise InvalidArgument(f"count cannot be combined with {', '.join(sorted(others))}: it counts the matches of "
+                              "match= or pattern= (from offset=, with ignore_case=) and shows no window")
+
+
 def _only(given: dict[str, Any], allowed: set[str]) -> None:
     extra = sorted(set(given) - allowed)
     if extra:
@@ -275,7 +283,14 @@ class ScratchTools:
         """:meth:`read_handle`; ``checked``: its texts were checked as UTF-8 already (by :meth:`call`)."""
         scope = self.scope
         budget, echo = self._budgeted(scope, budget)
+        counting = structure.pop("count", None)
+        counting = counting is not None and check_flag(counting, "count")
         given = {k: v for k, v in structure.items() if v is not None}
+        if counting:
+            shaping = {"length": length, "line": line, "lines": lines, "context": context, "max_matches": max_matches}
+            _count_alone(given.keys() | {k for k, v in shaping.items() if v is not None})
+            return count_reply(count_matches(scope, handle, match, pattern, offset, ignore_case=ignore_case,
+                                             budget=echo), budget)
         if given:
             others = {"length": length, "line": line, "lines": lines, "match": match, "pattern": pattern,
                       "context": context, "max_matches": max_matches}

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from scratchfs.api.counting import MatchCount
 from scratchfs.api.fixed import Squeeze
 from scratchfs.api.results import Matches
 from scratchfs.api.views import piece, reply_size
@@ -150,4 +151,23 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
     return reply
 
 
-__all__ = ["matches_reply", "window_hits", "window_json"]
+def count_reply(counted: MatchCount, budget: int) -> dict[str, Any]:
+    """A count (``count=true``) as the contract's JSON object: ``{handle, match (or pattern, ignore_case), offset,
+    size, matches, lines, next_offset, remaining, next_call}``, and a ``note`` when the time bound stopped it
+    before the end (how far it got; ``next_call`` counts on). Fitted into ``budget`` bytes (a long echoed needle
+    shortened, :class:`~scratchfs.api.fixed.Squeeze`)."""
+    what: dict[str, Any] = {"pattern": counted.pattern} if counted.pattern is not None else {"match": counted.match}
+    if counted.ignore_case or counted.pattern is not None:
+        what["ignore_case"] = counted.ignore_case
+    end = counted.size if counted.next_offset is None else counted.next_offset
+    reply: dict[str, Any] = {"handle": counted.handle, **what, "offset": counted.offset, "size": counted.size,
+                             "matches": counted.matches, "lines": counted.lines, "next_offset": counted.next_offset,
+                             "remaining": counted.size - end, "next_call": counted.next_call}
+    if counted.next_offset is not None:
+        reply["note"] = (f"counted bytes {counted.offset}-{end} of {counted.size} in the time bound "
+                         f"({counted.seconds:g} s); next_call counts on from next_offset: add up the counts (a line "
+                         "with matches on both sides of next_offset is in both lines counts)")
+    return Squeeze(reply, budget, {"match": ("match",), "pattern": ("pattern",)})(reply)
+
+
+__all__ = ["count_reply", "matches_reply", "window_hits", "window_json"]

@@ -80,7 +80,8 @@ _READ_HANDLE = ToolSpec(
     "and `$` per line, matched against the UTF-8 bytes: `.` is one byte, so write `caf(é|e)`, not `caf.`; "
     "`ignore_case` for either, ASCII letters only); you get windows of `context` bytes around up to "
     "`max_matches` matches: {line, offset, length, data}, plus `match_offset`/`match_length` where the match is not "
-    "the whole window, or `matches` [{offset, length, line}] when it holds several.\n"
+    "the whole window, or `matches` [{offset, length, line}] when it holds several. `count`: how many matches (and "
+    "lines), no windows.\n"
     f"- Lines: `line` (1-based) and `lines` (default {DEFAULT_LINES}), as an editor counts them; a line read cut "
     "inside a line goes on from a byte `offset` with `lines`.\n"
     f"- Range: bytes from `offset` (default 0), `length` bytes (default {DEFAULT_READ_BYTES}).\n"
@@ -127,6 +128,10 @@ _READ_HANDLE = ToolSpec(
             "context": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT_BYTES,
                         "default": DEFAULT_CONTEXT, "description": "Search only: bytes shown on each side of a "
                                                                    "match."},
+            "count": {"type": "boolean", "default": False,
+                      "description": "Search only: count the matches of `match`/`pattern` (from `offset`) and the "
+                                     "lines they start in over the whole content, {matches, lines}, instead of "
+                                     "showing windows; a count the time bound stops gives next_call to count on."},
             "max_matches": {"type": "integer", "minimum": 1, "maximum": MAX_MATCHES, "default": DEFAULT_MATCHES,
                             "description": "Search only: most matches to return in this call."},
             "jq": {"type": "string", "minLength": 1, "maxLength": MAX_FILTER_CHARS,
