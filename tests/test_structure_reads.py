@@ -53,6 +53,23 @@ def test_jq_answers_as_python_does(tools, scratch_scope, fixture_data):
         tools.call("read_handle", {"handle": handle, "jq": ".operations | keys["})
 
 
+@pytest.mark.parametrize("read", [{}, {"record": 1, "records": 100}])
+def test_jq_that_reads_input_or_inputs_is_refused_saying_what_works(tools, scratch_scope, read):
+    """jq runs on each JSON-lines record alone, so `reduce inputs as $r ({}; .[$r.unit] += 1)` gave pages of {}
+    with next_calls through the whole file (agentsim G3): a filter using input or inputs is refused, naming what
+    works; a field, a variable or a string of that name is not."""
+    data = b"".join(b'{"unit": "u%d", "input": %d}\n' % (i % 3, i) for i in range(500))
+    handle = scratch_scope.spill(data, source_tool="log").handle
+    for program in ("reduce inputs as $r ({}; .[$r.unit] += 1)", "[., input]", "[inputs|.unit]|length",
+                    "first(inputs)"):
+        with pytest.raises(InvalidArgument, match=r"input and inputs see nothing") as refused:
+            tools.call("read_handle", {"handle": handle, "jq": program, **read})
+        assert "count=true" in str(refused.value) and 'records=10000, jq=".unit"' in str(refused.value)
+    for program in (".input", '.unit == "inputs"', ". as $input | $input.unit", '{input: .input} | .input'):
+        reply = tools.call("read_handle", {"handle": handle, "jq": program, **read})
+        assert reply["results"][:2] in ([0, 1], [False, False], ["u0", "u1"])
+
+
 def test_rows_page_through_with_their_header_exactly_once(tools, scratch_scope, fixture_data):
     data = fixture_data["query-packages-by-month.csv"]
     handle = scratch_scope.spill(data, source_tool="sql").handle

@@ -137,7 +137,8 @@ _READ_HANDLE = ToolSpec(
             "jq": {"type": "string", "minLength": 1, "maxLength": MAX_FILTER_CHARS,
                    "description": "Structure: a jq filter over the JSON document (e.g. `.items[] | select(.state == "
                                   "\"running\") | .id`, `keys`, `.operations.DescribeInstances.input`); with "
-                                  "`record`/`records`, applied to each JSON-lines record."},
+                                  "`record`/`records`, applied to each JSON-lines record alone (`input`/`inputs` "
+                                  "see nothing and are refused)."},
             "record": {"type": "integer", "minimum": 1, "description": "Structure: the first JSON-lines record (from "
                                                                      "1)."},
             "records": {"type": "integer", "minimum": 1, "maximum": 10_000,
