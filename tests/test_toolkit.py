@@ -232,6 +232,22 @@ def test_a_count_the_time_bound_stops_says_how_far_it_got_and_counts_on(scratch_
     assert first["remaining"] == len(data) - first["next_offset"] and replies[-1]["next_offset"] is None
 
 
+def test_the_description_explains_record_and_first_of_jq_over_records(scratch_scope):
+    """Pages of jq over records carried `record` and `first` that no tool description explained (agentsim G1/G3):
+    read_handle's description says what they are, and a page's values are what it says."""
+    description = TOOL_SPECS["read_handle"].description
+    assert ("with `jq` over records, `record` is the record its first output came from and `first` that output's "
+            "number among the record's outputs") in description
+    assert "`first` is the number of its first item" in description
+    data = b"".join(b'{"n": %d, "tags": ["a", "b", "c"]}\n' % i for i in range(1, 400))
+    handle = scratch_scope.spill(data).handle
+    tools = ScratchTools(scratch_scope)
+    page = tools.call("read_handle", {"handle": handle, "record": 7, "records": 3, "jq": "select(.n > 8) | .tags[]"})
+    assert (page["record"], page["first"], page["results"]) == (9, 1, ["a", "b", "c"])
+    plain = tools.call("read_handle", {"handle": handle, "record": 7, "records": 2})
+    assert plain["first"] == 7 and [r["n"] for r in plain["records"]] == [7, 8]
+
+
 def test_a_line_cut_by_the_cap_is_cut_on_a_character(scratch_scope):
     data = ("é" * 40_000 + "\n").encode()  # one line of 80,001 bytes
     handle = scratch_scope.spill(data).handle
