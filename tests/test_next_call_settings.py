@@ -24,8 +24,9 @@ from tests.test_budgets import call_args
 
 BUDGET = MIN_REPLY_BYTES
 """The smallest budget a call may give: the fixed part (echoes, next_call) weighs most in it."""
-POSITIONS = {"offset", "line", "cursor"}
-"""Arguments that say where a page starts (next_call moves them); every other one is a setting it repeats."""
+POSITIONS = {"offset", "line", "cursor", "row", "record"}
+"""Arguments that say where a page starts (next_call moves them: a row or record read's names the one it goes on
+at); every other one is a setting it repeats."""
 
 
 def follow(store, name: str, args: dict, budget: int = BUDGET) -> list[dict]:

@@ -59,7 +59,8 @@ def check(store, name: str, args: dict, budget: int) -> dict | None:
         assert reply["next_call"] is None and "next_call left out" in reply["note"]
         cursor = reply.get("cursor", reply.get("next_cursor"))
         if cursor is not None:
-            again_failed, again = _call(store, name, {**args, "cursor": cursor})  # as the note says
+            at = {k: int(v) for k, v in re.findall(r"\b(row|record)=(\d+) with it", reply["note"])}
+            again_failed, again = _call(store, name, {**args, **at, "cursor": cursor})  # as the note says
             assert not again_failed, again[:300]
     if "shortened" in reply:
         for argument, full in reply["shortened"].items():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import csv
 import io
+import itertools
 import json
 from pathlib import Path
 
@@ -413,6 +414,33 @@ def test_a_cursor_beside_another_start_than_its_read_s_is_refused(tools, scratch
         tools.call("read_handle", {**call, **moved})
     jumped = tools.call("read_handle", {**{k: v for k, v in call.items() if k != "cursor"}, **moved})
     assert jumped.get("first", jumped.get("offset")) == next(iter(moved.values()))
+
+
+@pytest.mark.parametrize(("data", "start", "place"), [
+    (b"a,ext\n" + b"".join(b"%d,e%d\n" % (i, i % 7) for i in range(1, 3000)), {"row": 1, "rows": 10000,
+                                                                             "columns": ["ext"]}, "row"),
+    (b"".join(b'{"n": %d, "unit": "u%d"}\n' % (i, i % 5) for i in range(1, 3000)), {"records": 10000, "jq": ".unit"},
+     "record"),
+])
+def test_a_row_or_record_next_call_names_where_it_goes_on(tools, scratch_scope, data, start, place):
+    """A rows next_call read `row=1, rows=10000, columns=["ext"], cursor="8819..."`: the cursor won, but row=1 read
+    as a restart (agentsim F2). It names the row (record) the next page starts at; that row beside the cursor reads
+    on, another (the first page's own) is refused, never obeyed in silence."""
+    handle = scratch_scope.spill(data, source_tool="t").handle
+    pages = follow(tools, {"handle": handle, **start}, 2048)
+    assert len(pages) > 2
+    for before, after in itertools.pairwise(pages):
+        call = ast.parse(before["next_call"], mode="eval").body
+        named = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+        if place == "row":
+            assert named["row"] == after["first"] == before["first"] + len(before["rows"])
+        else:
+            assert named["record"] == after["record"] and after["first"] == 1
+        assert before["next_call"].startswith(f'read_handle(handle="{handle}", {place}={named[place]}, ')
+    call = ast.parse(pages[1]["next_call"], mode="eval").body
+    named = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+    with pytest.raises(InvalidArgument, match=f"goes on at {place} {named[place]}; pass it with {place}="):
+        tools.call("read_handle", {**named, place: 1})
 
 
 @pytest.mark.parametrize("budget", [2048, 8192])

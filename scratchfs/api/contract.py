@@ -47,6 +47,7 @@ from scratchfs.api.structured import StructureReads
 from scratchfs.api.stub import shown_preview
 from scratchfs.api.tools import TOOL_SPECS, check_arguments
 from scratchfs.api.views import fit, lead_inside_character, piece, reply_size, to_json
+from scratchfs.engine.structure.paging import check_resumes_at, cursor_position
 from scratchfs.foundation.checks import HANDLE_RE, check_flag, check_int, check_key, check_utf8
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import (
@@ -140,18 +141,31 @@ def structure_reply(scope: Scope, handle: str, offset: int, given: dict[str, Any
     reads = scope.structure
     read = _structure_read(reads, handle, offset, given, call_budget)
     shown = {k: v for k, v in given.items() if k != "cursor"}
-    # a view's cursor is bound to the offset its read started at (as a record read's to its record=): said again
+    # a view's cursor is bound to the offset its read started at: said again (a row or record cursor: resumed())
     start = {"offset": offset} if offset and "view" in given else {}
+    place = "row" if {"row", "rows", "columns"} & given.keys() else "record" if {"record", "records"} & \
+        given.keys() else None
+
+    def resumed(cursor: str) -> dict[str, Any]:  # a row or record read's names where it goes on, first
+        at = {} if place is None else _goes_on_at(place, cursor)
+        return {**at, **shown, **at}
 
     def whole(page: dict[str, Any], cursor: str | None, size: int) -> dict[str, Any]:
-        call = render_call("read_handle", handle=handle, **start, **shown, cursor=cursor, budget=call_budget) \
-            if cursor else None
+        call = render_call("read_handle", handle=handle, **start, **resumed(cursor), cursor=cursor,
+                           budget=call_budget) if cursor else None
         return {"handle": handle, "read": shown, "size": size, **page, "next_call": call}
 
     # the fixed part is measured first, with the longest cursor a page may have and the widest size
     longest, widest = "A" * _CURSOR_CHARS, 10 ** 19
-    squeeze = Squeeze(whole({"cursor": longest}, longest, widest), budget, {k: ("read", k) for k in _ECHOED},
-                      cursor_key="cursor", reserve=MIN_PAGE_BYTES)
+    plan = Squeeze(whole({"cursor": longest}, longest, widest), budget, {k: ("read", k) for k in _ECHOED},
+                   cursor_key="cursor", reserve=MIN_PAGE_BYTES)
+
+    def squeeze(reply: dict[str, Any]) -> dict[str, Any]:
+        out = plan(reply)
+        if place is not None and out.get("cursor") and out.get("note"):  # the cursor alone: its row (record) said
+            out["note"] += " ({}={} with it: where it goes on)".format(*_goes_on_at(place, out["cursor"]).popitem())
+        return out
+
     page_budget = budget - reply_size(squeeze(whole({"cursor": longest}, longest, widest))) + 2
     for _ in range(4):  # the page fits its own budget; what the reply's own fields take is measured and given room
         page = read(max(MIN_PAGE_BYTES, page_budget))
@@ -161,6 +175,14 @@ def structure_reply(scope: Scope, handle: str, offset: int, given: dict[str, Any
             return reply
         page_budget -= excess + 32
     return reply
+
+
+def _goes_on_at(place: str, cursor: str) -> dict[str, int]:
+    """``{place: N}``: the row or record (``place``) a row or record read's ``cursor`` goes on at, which its
+    next_call names (``row=1, ..., cursor=`` read as a restart) and the read checks beside it (the widest number
+    for a cursor with none: the measuring one)."""
+    position = cursor_position(cursor)
+    return {place: 10 ** 19 if position is None else position}
 
 
 A_HANDLE_IS_NO_KEY = ("this is a handle of a spilled result, not a scratchpad key: scratch_delete removes only "
@@ -194,10 +216,14 @@ def _structure_read(reads: StructureReads, handle: str, offset: int, given: dict
         return lambda b: reads.text(handle, offset, cursor=cursor, budget=b, raw_offset=given.get("raw_offset"))
     if {"row", "rows", "columns"} & given.keys():
         _only(given, {"row", "rows", "columns", "cursor"})
+        if cursor is not None and "row" in given:
+            check_resumes_at(cursor, given["row"], "row")
         return lambda b: reads.rows(handle, given.get("row", 1), given.get("rows", 50), columns=given.get("columns"),
                                     cursor=cursor, budget=b)
     if {"record", "records"} & given.keys():
         _only(given, {"record", "records", "jq", "cursor"})
+        if cursor is not None and "record" in given:
+            check_resumes_at(cursor, given["record"], "record")
         return lambda b: reads.records(handle, given.get("record", 1), given.get("records", 50),
                                        jq=given.get("jq"), cursor=cursor, budget=b, call_budget=call_budget)
     if "jq" in given:
