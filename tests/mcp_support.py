@@ -17,6 +17,8 @@ from typing import Any
 import anyio
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 
+from scratchfs.api.contract import window_hits
+
 if sys.version_info < (3, 11):  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup
 
@@ -103,14 +105,15 @@ async def search_all(client: Any, handle: str, needle: str, context: int = 50) -
 
 def match_offsets(windows: list[dict]) -> list[int]:
     """The offset of every match in a list of (possibly merged) windows."""
-    return [m["offset"] for w in windows for m in w["matches"]]
+    return [m["offset"] for w in windows for m in window_hits(w)]
 
 
 def window_is_exact(window: dict, data: bytes) -> bool:
     """The window's text is the original bytes at its offset, and holds each of its matches."""
     lo, hi = window["offset"], window["offset"] + window["length"]
-    return (window["data"].encode() == data[lo:hi] and window["match_offset"] == window["matches"][0]["offset"]
-            and all(lo <= m["offset"] and m["offset"] + m["length"] <= hi for m in window["matches"]))
+    hits = window_hits(window)
+    return (window["data"].encode() == data[lo:hi] and window["line"] == hits[0]["line"]
+            and all(lo <= m["offset"] and m["offset"] + m["length"] <= hi for m in hits))
 
 
 def find_all(data: bytes, needle: bytes) -> list[int]:

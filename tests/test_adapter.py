@@ -11,7 +11,7 @@ import pytest
 
 from scratchfs import InvalidArgument, Observation
 from scratchfs.adapter import Offloader, offloaded, parse_call, tool_definitions
-from scratchfs.api.contract import ScratchTools
+from scratchfs.api.contract import ScratchTools, window_hits
 
 
 def test_a_large_page_from_a_sync_tool_becomes_a_stub(scratch_scope, fixture_data):
@@ -116,7 +116,7 @@ def test_scratch_tools_for_the_model(scratch_scope):
     handle = scratch_scope.spill("alpha beta gamma beta").handle
     reply = offloader.call_scratch_tool("read_handle", {"handle": handle, "match": "beta", "context": 2})
     assert not reply.is_error
-    assert [w["match_offset"] for w in json.loads(reply.text)["windows"]] == [6, 17]
+    assert [window_hits(w)[0]["offset"] for w in json.loads(reply.text)["windows"]] == [6, 17]
     assert reply.result == json.loads(reply.text)
     missing = offloader.call_scratch_tool("scratch_read", {"key": "nope"})
     assert missing.is_error and missing.text.startswith("not found: ") and missing.result is None
@@ -390,7 +390,7 @@ def test_arguments_may_be_a_json_text_of_an_object_as_openai_style_calls_carry_t
     as_object = offloader.call_scratch_tool("read_handle", {"handle": handle, "match": "beta", "context": 2})
     as_text = offloader.call_scratch_tool("read_handle", f' {{"handle": "{handle}", "match": "beta", "context": 2}}\n')
     assert not as_text.is_error and as_text == as_object
-    assert [w["match_offset"] for w in as_text.result["windows"]] == [6, 17]
+    assert [window_hits(w)[0]["offset"] for w in as_text.result["windows"]] == [6, 17]
     assert offloader.call_scratch_tool("scratch_list", "{}").result["entries"] == []
     bad = offloader.call_scratch_tool("scratch_read", '{"key": 5}')  # an object: checked against the schema
     assert bad.kind == "invalid argument" and "scratch_read: key: 5 is not of type 'string'" in bad.text

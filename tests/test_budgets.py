@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scratchfs import ScratchStore
+from scratchfs.api.contract import window_hits
 from scratchfs.cli import main
 from scratchfs.foundation.limits import MIN_REPLY_BYTES
 from scratchfs.mcp.server import ScopeResolver, run_scratch_tool
@@ -112,7 +113,7 @@ def test_reads_at_the_ceiling_and_large_searches_and_listings_fit(tmp_path, outp
                                                 "budget": CEILING})
         reply = json.loads(text)
         assert len(text.encode()) <= CEILING + SLACK and reply["next_offset"] is not None
-        shown = [m["offset"] for w in reply["windows"] for m in w["matches"]]
+        shown = [m["offset"] for w in reply["windows"] for m in window_hits(w)]
         assert shown == list(range(0, 2 * len(shown), 2)) and reply["next_offset"] == 2 * len(shown)
         for i in range(1000):
             scope.scratch_write(f"note-{i:04d}-" + "k" * 100, "v" * 200)
@@ -193,7 +194,7 @@ def test_following_a_searchs_next_call_finds_every_match_once_as_python_does(scr
         text = mcp_reply(scratch_store, "read_handle", args)
         assert len(text.encode()) <= budget
         reply = json.loads(text)
-        found += [m["offset"] for w in reply["windows"] for m in w["matches"]]
+        found += [m["offset"] for w in reply["windows"] for m in window_hits(w)]
         if not reply["more"]:
             break
         if reply["next_call"] is None:  # left out for the budget: the note says to go on from next_offset

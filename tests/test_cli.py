@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from scratchfs import ScratchStore
+from scratchfs.api.contract import window_hits
 from scratchfs.cli import main
 
 
@@ -57,7 +58,7 @@ def test_spill_then_read_by_range_and_match(cli, fixture_data, tmp_path):
     found = json.loads(cli("read-handle", stub["handle"], "--match", "numpy", "--context", "10",
                            "--max-matches", "3").stdout)
     first = data.find(b"numpy")
-    assert found["windows"][0]["match_offset"] == first
+    assert window_hits(found["windows"][0])[0]["offset"] == first
     assert found["windows"][0]["offset"] == first - 10
     assert found["windows"][0]["data"] == data[first - 10 : first + 15].decode()
     assert found["windows"][0]["length"] == 25
@@ -290,10 +291,10 @@ def test_line_and_pattern_reads(cli, fixture_data, tmp_path):
     assert found["pattern"].startswith("^") and found["more"] is True
     first = found["windows"][0]
     assert first["data"].startswith("./fileinput.py:")
-    assert first["line"] == 1 and first["matches"][0]["line"] == 1
+    assert first["line"] == 1 and window_hits(first)[0]["line"] == 1
     loud = json.loads(cli("read-handle", handle, "--pattern", "DEF __INIT__", "--ignore-case", "--max-matches",
                           "1").stdout)
-    assert loud["windows"][0]["matches"][0]["offset"] == data.find(b"def __init__")
+    assert window_hits(loud["windows"][0])[0]["offset"] == data.find(b"def __init__")
 
 
 def test_raw_read_that_stops_early_says_where_to_go_on(cli):

@@ -163,7 +163,7 @@ def store_factory_refresh(scratch_store_factory):
 
 def test_a_record_cursor_must_name_a_record_start():
     data = b'{"a": 1}\n\n{"b": 2}\n{"c": 3}\n'
-    key = CursorKey("records\x001", len(data))  # from record 1
+    key = CursorKey("records", len(data))  # (bound to the read, not its start: row=/record= are checked by the API)
     assert records_page(BytesSource(data), cursor=encode_cursor((2, 10, 0, 0), key)).items == [{"b": 2}, {"c": 3}]
     for numbers in ((2, 4, 0, 0), (2, 9, 0, 0), (2, 10, 1, 0), (0, 10, 0, 0), (2, len(data) + 1, 0, 0)):
         with pytest.raises(InvalidArgument, match="cursor"):
@@ -172,7 +172,7 @@ def test_a_record_cursor_must_name_a_record_start():
 
 def test_a_row_cursor_must_name_a_row_start():
     data = b"a,b\n1,2\n3,4\n"
-    key = CursorKey("rows\0,\0None\x001", len(data))  # from row 1
+    key = CursorKey("rows\0,\0None", len(data))
     assert rows_page(BytesSource(data), cursor=encode_cursor((2, 8, 0), key)).items == [["3", "4"]]
     for numbers in ((1, 0, 0), (2, 9, 0), (0, 8, 0)):
         with pytest.raises(InvalidArgument, match="cursor"):

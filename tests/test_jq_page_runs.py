@@ -155,7 +155,7 @@ def test_a_records_page_names_the_record_and_output_its_piece_is_of(scratch_scop
     pages = [tools.read_handle(handle, record=1, records=50, jq=".xs[]", budget=2048)]
     while pages[-1]["more"]:
         cursor = re.search(r'cursor="([^"]+)"', pages[-1]["next_call"]).group(1)
-        pages.append(tools.read_handle(handle, record=1, records=50, jq=".xs[]", cursor=cursor, budget=2048))
+        pages.append(tools.read_handle(handle, records=50, jq=".xs[]", cursor=cursor, budget=2048))
         assert len(pages) < 100
     outputs = {(n, i): x for n, r in enumerate(recs, 1) for i, x in enumerate(r["xs"], 1)}
     pieces: dict[tuple[int, int], str] = {}

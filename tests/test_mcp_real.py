@@ -11,6 +11,8 @@ import sys
 import pytest
 from mcp import StdioServerParameters
 
+from scratchfs.api.contract import window_hits
+
 from .mcp_support import (
     ERAS,
     connect,
@@ -79,7 +81,7 @@ def test_git_log_and_diff_are_spilled_and_read_back_byte_exact(era, git_repo, tm
             assert match_offsets(windows) == find_all(log, needle.encode())
             assert len(match_offsets(windows)) == 300
             assert all(window_is_exact(w, log) for w in windows)
-            assert {m["line"] for w in windows for m in w["matches"]} == {
+            assert {m["line"] for w in windows for m in window_hits(w)} == {
                 log[:i].count(b"\n") + 1 for i in find_all(log, needle.encode())}
 
             stub = stub_of(await client.call_tool("git_diff", {"repo_path": str(repo), "target": DIFF_TARGET}))

@@ -15,6 +15,7 @@ import re
 
 import pytest
 
+from scratchfs.api.contract import window_hits
 from scratchfs.engine.structure.html_worker import select_texts, view_text
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import MIN_REPLY_BYTES
@@ -23,8 +24,9 @@ from tests.test_budgets import call_args
 
 BUDGET = MIN_REPLY_BYTES
 """The smallest budget a call may give: the fixed part (echoes, next_call) weighs most in it."""
-POSITIONS = {"offset", "line", "cursor"}
-"""Arguments that say where a page starts (next_call moves them); every other one is a setting it repeats."""
+POSITIONS = {"offset", "line", "cursor", "row", "record"}
+"""Arguments that say where a page starts (next_call moves them: a row or record read's names the one it goes on
+at); every other one is a setting it repeats."""
 
 
 def follow(store, name: str, args: dict, budget: int = BUDGET) -> list[dict]:
@@ -134,7 +136,7 @@ def test_line_pages_keep_lines_and_budget(scratch_store, ra, grep_text, line, li
 def test_search_pages_keep_their_settings(scratch_store, ra, grep_text, what, expected):
     handle = ra.spill(grep_text).handle
     pages = follow(scratch_store, "read_handle", {"handle": handle, **what})
-    found = [(m["offset"], m["length"]) for p in pages for w in p["windows"] for m in w["matches"]]
+    found = [(m["offset"], m["length"]) for p in pages for w in p["windows"] for m in window_hits(w)]
     assert found == [(m.start(), m.end() - m.start()) for m in re.finditer(expected, grep_text)]
     assert len(found) > 3  # several pages' worth, so that next_call is followed
     assert all(p.get("ignore_case", False) == what.get("ignore_case", False) for p in pages)

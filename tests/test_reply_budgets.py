@@ -14,7 +14,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scratchfs.api.contract import ScratchTools
+from scratchfs.api.contract import ScratchTools, window_hits
 from scratchfs.api.fixed import ELLIPSIS, Squeeze, shorten
 from scratchfs.api.tools import TOOL_SPECS
 from scratchfs.api.views import reply_size
@@ -59,7 +59,8 @@ def check(store, name: str, args: dict, budget: int) -> dict | None:
         assert reply["next_call"] is None and "next_call left out" in reply["note"]
         cursor = reply.get("cursor", reply.get("next_cursor"))
         if cursor is not None:
-            again_failed, again = _call(store, name, {**args, "cursor": cursor})  # as the note says
+            at = {k: int(v) for k, v in re.findall(r"\b(row|record)=(\d+) with it", reply["note"])}
+            again_failed, again = _call(store, name, {**args, **at, "cursor": cursor})  # as the note says
             assert not again_failed, again[:300]
     if "shortened" in reply:
         for argument, full in reply["shortened"].items():
@@ -78,7 +79,7 @@ def test_search_replies_fit(store, needle, budget, regex, context, matches, igno
     too_long = len(next(iter(what.values())).encode("utf-8")) > MAX_NEEDLE_BYTES
     assert (reply is None) == too_long or regex  # a pattern may be refused by the regex engine too
     if reply is not None and not ignore_case:
-        assert reply["windows"] and reply["windows"][0]["matches"][0]["offset"] <= len(b"x0 ")  # " " matches at 2
+        assert reply["windows"] and window_hits(reply["windows"][0])[0]["offset"] <= len(b"x0 ")  # " " matches at 2
 
 
 @given(key=ARGUMENT, budget=BUDGET, value=MIXED, offset=st.integers(0, 40), length=st.integers(1, 5000),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import csv
 import io
+import itertools
 import json
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from scratchfs import BadRecord, InvalidArgument, ScratchStore
-from scratchfs.api.contract import ScratchTools, to_json
+from scratchfs.api.contract import ScratchTools, to_json, window_hits
 from scratchfs.cli import main
 
 _TOOLS = Path(__file__).resolve().parent.parent / "fixtures" / "tools"
@@ -51,6 +52,23 @@ def test_jq_answers_as_python_does(tools, scratch_scope, fixture_data):
     assert [r for p in pages for r in p["results"]] == sorted(doc["operations"])
     with pytest.raises(InvalidArgument, match="jq"):
         tools.call("read_handle", {"handle": handle, "jq": ".operations | keys["})
+
+
+@pytest.mark.parametrize("read", [{}, {"record": 1, "records": 100}])
+def test_jq_that_reads_input_or_inputs_is_refused_saying_what_works(tools, scratch_scope, read):
+    """jq runs on each JSON-lines record alone, so `reduce inputs as $r ({}; .[$r.unit] += 1)` gave pages of {}
+    with next_calls through the whole file (agentsim G3): a filter using input or inputs is refused, naming what
+    works; a field, a variable or a string of that name is not."""
+    data = b"".join(b'{"unit": "u%d", "input": %d}\n' % (i % 3, i) for i in range(500))
+    handle = scratch_scope.spill(data, source_tool="log").handle
+    for program in ("reduce inputs as $r ({}; .[$r.unit] += 1)", "[., input]", "[inputs|.unit]|length",
+                    "first(inputs)"):
+        with pytest.raises(InvalidArgument, match=r"input and inputs see nothing") as refused:
+            tools.call("read_handle", {"handle": handle, "jq": program, **read})
+        assert "count=true" in str(refused.value) and 'records=10000, jq=".unit"' in str(refused.value)
+    for program in (".input", '.unit == "inputs"', ". as $input | $input.unit", '{input: .input} | .input'):
+        reply = tools.call("read_handle", {"handle": handle, "jq": program, **read})
+        assert reply["results"][:2] in ([0, 1], [False, False], ["u0", "u1"])
 
 
 def test_rows_page_through_with_their_header_exactly_once(tools, scratch_scope, fixture_data):
@@ -106,7 +124,8 @@ def test_terminal_output_is_rendered_from_where_a_search_found_a_match(tools, sc
     data = b"".join(b"\x1b[32mstep %d\x1b[0m " % i + b"".join(b"\r[%3d%%]" % p for p in range(0, 101, 10)) + b"\n"
                     for i in range(300)) + b"\x1b[31mERROR: disk full\x1b[0m\n" + b"tail\n" * 500
     handle = scratch_scope.spill(data, source_tool="build").handle
-    found = tools.call("read_handle", {"handle": handle, "match": "ERROR"})["windows"][0]["match_offset"]
+    found = tools.call("read_handle", {"handle": handle, "match": "ERROR"})["windows"]
+    found = window_hits(found[0])[0]["offset"]
     assert data[found:].startswith(b"ERROR")
     pages = follow(tools, {"handle": handle, "view": "text", "raw_offset": found}, 2048)
     assert pages[0]["text"].startswith("ERROR: disk full\ntail\n") and pages[0]["read"]["raw_offset"] == found
@@ -395,6 +414,33 @@ def test_a_cursor_beside_another_start_than_its_read_s_is_refused(tools, scratch
         tools.call("read_handle", {**call, **moved})
     jumped = tools.call("read_handle", {**{k: v for k, v in call.items() if k != "cursor"}, **moved})
     assert jumped.get("first", jumped.get("offset")) == next(iter(moved.values()))
+
+
+@pytest.mark.parametrize(("data", "start", "place"), [
+    (b"a,ext\n" + b"".join(b"%d,e%d\n" % (i, i % 7) for i in range(1, 3000)), {"row": 1, "rows": 10000,
+                                                                             "columns": ["ext"]}, "row"),
+    (b"".join(b'{"n": %d, "unit": "u%d"}\n' % (i, i % 5) for i in range(1, 3000)), {"records": 10000, "jq": ".unit"},
+     "record"),
+])
+def test_a_row_or_record_next_call_names_where_it_goes_on(tools, scratch_scope, data, start, place):
+    """A rows next_call read `row=1, rows=10000, columns=["ext"], cursor="8819..."`: the cursor won, but row=1 read
+    as a restart (agentsim F2). It names the row (record) the next page starts at; that row beside the cursor reads
+    on, another (the first page's own) is refused, never obeyed in silence."""
+    handle = scratch_scope.spill(data, source_tool="t").handle
+    pages = follow(tools, {"handle": handle, **start}, 2048)
+    assert len(pages) > 2
+    for before, after in itertools.pairwise(pages):
+        call = ast.parse(before["next_call"], mode="eval").body
+        named = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+        if place == "row":
+            assert named["row"] == after["first"] == before["first"] + len(before["rows"])
+        else:
+            assert named["record"] == after["record"] and after["first"] == 1
+        assert before["next_call"].startswith(f'read_handle(handle="{handle}", {place}={named[place]}, ')
+    call = ast.parse(pages[1]["next_call"], mode="eval").body
+    named = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+    with pytest.raises(InvalidArgument, match=f"goes on at {place} {named[place]}; pass it with {place}="):
+        tools.call("read_handle", {**named, place: 1})
 
 
 @pytest.mark.parametrize("budget", [2048, 8192])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import base64
 import json
 import re
@@ -11,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scratchfs import MAX_READ_BYTES, InvalidArgument, NotFound
-from scratchfs.api.contract import ScratchTools, error_text, to_json
+from scratchfs.api.contract import ScratchTools, error_text, to_json, window_hits
 from scratchfs.api.tools import TOOL_SPECS, check_arguments
 from scratchfs.foundation.limits import MAX_REPLY_BYTES
 
@@ -99,10 +100,10 @@ def test_match_windows_are_whole_characters_around_every_match(scratch_scope, te
         offset = r["next_offset"]
     assert match_offsets(found) == find_all(data, needle.encode())
     for w in found:
-        assert set(w) == {"match_offset", "line", "offset", "length", "matches", "data"}
+        assert set(w) - {"match_offset", "match_length", "matches"} == {"line", "offset", "length", "data"}
         assert window_is_exact(w, data)
-        assert w["match_offset"] - w["offset"] <= context
-        for m in w["matches"]:
+        assert window_hits(w)[0]["offset"] - w["offset"] <= context
+        for m in window_hits(w):
             assert m["line"] == data[: m["offset"]].count(b"\n") + 1
 
 
@@ -122,9 +123,129 @@ def test_line_reads_and_pattern_searches_through_the_tool(scratch_scope, fixture
     assert got == want[: len(got)] and got
     assert found["pattern"] == r"class \w+Error\b" and found["ignore_case"] is False
     loud = tools.call("read_handle", {"handle": handle, "match": "CLASS ", "ignore_case": True, "max_matches": 1})
-    assert loud["ignore_case"] is True and loud["windows"][0]["match_offset"] == data.find(b"class ")
+    assert loud["ignore_case"] is True and window_hits(loud["windows"][0])[0]["offset"] == data.find(b"class ")
     with pytest.raises(InvalidArgument):
         tools.call("read_handle", {"handle": handle, "line": 1, "match": "x"})
+
+
+def test_a_search_window_gives_each_fact_once(scratch_scope, fixture_data):
+    """A window of one match that is the window itself (context=0) is {line, offset, length, data}: no match_offset
+    equal to its offset, no one-item matches repeating them (176 bytes of fields for 47 of data before); one match
+    inside context gives its start and length beside the window; several matches are listed, each once."""
+    data = fixture_data["workspace-grep-stdlib-defs.txt"]
+    handle = scratch_scope.spill(data).handle
+    tools = ScratchTools(scratch_scope)
+    want = [(m.start(), m.end()) for m in re.finditer(rb"class \w+Error\b", data)]
+    bare = tools.call("read_handle", {"handle": handle, "pattern": r"class \w+Error\b", "context": 0})["windows"]
+    assert [set(w) for w in bare] == [{"line", "offset", "length", "data"}] * len(bare)
+    assert [(w["offset"], w["offset"] + w["length"]) for w in bare] == want[: len(bare)]
+    assert [w["line"] for w in bare] == [data[:start].count(b"\n") + 1 for start, _ in want[: len(bare)]]
+    one = tools.call("read_handle", {"handle": handle, "pattern": r"class \w+Error\b", "context": 9,
+                                     "max_matches": 1})["windows"][0]
+    assert set(one) == {"line", "offset", "length", "match_offset", "match_length", "data"}
+    assert (one["match_offset"], one["match_offset"] + one["match_length"]) == want[0]
+    assert one["offset"] == want[0][0] - 9 and one["length"] == want[0][1] - want[0][0] + 18
+    merged = tools.call("read_handle", {"handle": handle, "match": "Error", "context": 200, "max_matches": 2}
+                        )["windows"][0]
+    assert set(merged) == {"line", "offset", "length", "matches", "data"}
+    assert [m["offset"] for m in window_hits(merged)] == find_all(data, b"Error")[:2]
+    assert window_hits(one) == [{"offset": want[0][0], "length": want[0][1] - want[0][0], "line": one["line"]}]
+    assert window_hits(bare[1]) == [{"offset": want[1][0], "length": want[1][1] - want[1][0],
+                                     "line": bare[1]["line"]}]
+
+
+def test_a_search_cut_by_the_budget_says_so(scratch_scope, fixture_data):
+    """max_matches=1000 came back as 52 windows, more:true and no note (agentsim E1): a reply holding fewer matches
+    than asked for while more follow says the budget cut it and how to go on; one stopped by max_matches does not."""
+    data = fixture_data["workspace-grep-stdlib-defs.txt"]
+    handle = scratch_scope.spill(data).handle
+    tools = ScratchTools(scratch_scope)
+    cut = tools.call("read_handle", {"handle": handle, "match": "def ", "context": 0, "max_matches": 1000})
+    shown = sum(len(window_hits(w)) for w in cut["windows"])
+    assert cut["more"] and shown < 1000 and shown < data.count(b"def ")
+    assert cut["note"] == (f"the budget (8192 bytes) cut this reply to {shown} of max_matches=1000 matches; "
+                           "next_call goes on (a larger budget=, up to 65536, shows more a reply)")
+    assert len(to_json(cut).encode()) <= 8192
+    wide = tools.call("read_handle", {"handle": handle, "match": "def ", "context": 30, "max_matches": 1000,
+                                      "budget": 4096})
+    assert wide["note"].endswith("(a larger budget=, up to 65536, or a smaller context= shows more a reply)")
+    assert "4096 bytes" in wide["note"]
+    whole = tools.call("read_handle", {"handle": handle, "match": "def ", "context": 0, "max_matches": 3})
+    assert whole["more"] and "note" not in whole
+
+
+def _lines_of(data: bytes, starts: list[int]) -> int:
+    """How many lines hold at least one of these match starts (grep -c's count)."""
+    return len({data.count(b"\n", 0, start) for start in starts})
+
+
+@given(text=TEXT, needle=st.sampled_from(["a", "日本", "é", "b\n", "\n"]))
+def test_count_is_the_plain_answer(scratch_scope, text, needle):
+    """A model paged 50 KB of windows to count 286 commits (agentsim C1): count=true gives the number of matches and
+    of the lines they start in, for the whole content, with no window."""
+    data = text.encode()
+    handle = scratch_scope.spill(data).handle
+    tools = ScratchTools(scratch_scope)
+    r = tools.call("read_handle", {"handle": handle, "match": needle, "count": True})
+    starts = find_all(data, needle.encode())
+    assert (r["matches"], r["lines"]) == (len(starts), _lines_of(data, starts))
+    assert (r["offset"], r["next_offset"], r["remaining"], r["next_call"], r["size"]) == (0, None, 0, None, len(data))
+    assert "windows" not in r and "note" not in r
+
+
+def test_a_pattern_count_over_a_fixture_and_its_refusals(scratch_scope, fixture_data):
+    data = fixture_data["workspace-grep-stdlib-defs.txt"]
+    handle = scratch_scope.spill(data).handle
+    tools = ScratchTools(scratch_scope)
+    for pattern, flags in ((r"^\./[^:]*:\d+:\s*class ", 0), (r"def _\w+", 0), ("ERROR", re.I)):
+        starts = [m.start() for m in re.finditer(pattern.encode(), data, re.M | flags) if m.end() > m.start()]
+        r = tools.call("read_handle", {"handle": handle, "pattern": pattern, "ignore_case": bool(flags),
+                                       "count": True})
+        assert (r["matches"], r["lines"], r["next_call"]) == (len(starts), _lines_of(data, starts), None)
+        assert len(to_json(r).encode()) < 400
+    late = tools.call("read_handle", {"handle": handle, "match": "def ", "offset": 100_000, "count": True})
+    assert late["matches"] == data.count(b"def ", 100_000) and late["offset"] == 100_000
+    for bad in ({"context": 0}, {"max_matches": 5}, {"line": 3}, {"jq": "."}):
+        with pytest.raises(InvalidArgument, match="count cannot be combined with"):
+            tools.call("read_handle", {"handle": handle, "match": "def", "count": True, **bad})
+    with pytest.raises(InvalidArgument, match="count counts the matches of match="):
+        tools.call("read_handle", {"handle": handle, "count": True})
+
+
+def test_a_count_the_time_bound_stops_says_how_far_it_got_and_counts_on(scratch_store_factory, fixture_data):
+    """A count runs within the store's pattern_timeout; one that cannot finish says how far it got, and following
+    its next_call adds up to the plain answer."""
+    data = fixture_data["workspace-grep-stdlib-defs.txt"] * 40
+    store = scratch_store_factory("slow", pattern_timeout=0.002)
+    scope = store.scope("r", "a")
+    handle = scope.spill(data).handle
+    tools = ScratchTools(scope)
+    args = {"handle": handle, "match": "class ", "count": True}
+    replies = [tools.call("read_handle", args)]
+    while replies[-1]["next_call"] is not None:
+        node = ast.parse(replies[-1]["next_call"], mode="eval").body
+        replies.append(tools.call("read_handle", {k.arg: ast.literal_eval(k.value) for k in node.keywords}))
+    assert len(replies) > 1 and sum(r["matches"] for r in replies) == data.count(b"class ")
+    first = replies[0]
+    assert first["note"].startswith(f"counted bytes 0-{first['next_offset']} of {len(data)} in the time bound")
+    assert [r["offset"] for r in replies[1:]] == [r["next_offset"] for r in replies[:-1]]
+    assert first["remaining"] == len(data) - first["next_offset"] and replies[-1]["next_offset"] is None
+
+
+def test_the_description_explains_record_and_first_of_jq_over_records(scratch_scope):
+    """Pages of jq over records carried `record` and `first` that no tool description explained (agentsim G1/G3):
+    read_handle's description says what they are, and a page's values are what it says."""
+    description = TOOL_SPECS["read_handle"].description
+    assert ("with `jq` over records, `record` is the record its first output came from and `first` that output's "
+            "number among the record's outputs") in description
+    assert "`first` is the number of its first item" in description
+    data = b"".join(b'{"n": %d, "tags": ["a", "b", "c"]}\n' % i for i in range(1, 400))
+    handle = scratch_scope.spill(data).handle
+    tools = ScratchTools(scratch_scope)
+    page = tools.call("read_handle", {"handle": handle, "record": 7, "records": 3, "jq": "select(.n > 8) | .tags[]"})
+    assert (page["record"], page["first"], page["results"]) == (9, 1, ["a", "b", "c"])
+    plain = tools.call("read_handle", {"handle": handle, "record": 7, "records": 2})
+    assert plain["first"] == 7 and [r["n"] for r in plain["records"]] == [7, 8]
 
 
 def test_a_line_cut_by_the_cap_is_cut_on_a_character(scratch_scope):

@@ -14,10 +14,12 @@ bytes as U+FFFD, counted by ``replaced``) or, for binary content, a hex dump (``
 * by lines: the range keys plus ``first_line, lines, total_lines, next_line, cut``; a read cut inside a line (by the
   cap or the budget) goes on by ``offset=next_offset, lines=N``: no byte is skipped.
 * by ``match`` / ``pattern``: ``{handle, match (or pattern, ignore_case), size, next_offset, more, remaining,
-  next_call, windows: [{match_offset, line, offset, length, matches: [{offset, length, line}], data}]}``; windows
-  whose context overlaps are merged; a reply over budget keeps fewer windows, then fewer matches, then less context,
-  and ``next_offset`` is the first match not shown. With ``view="text"`` (an HTML page): ``view`` too, and offsets,
-  lines and ``size`` are the text view's.
+  next_call, windows: [{line, offset, length, data}]}``, each fact once: a window of one match adds
+  ``match_offset`` / ``match_length`` where they are not the window's own, one of several lists ``matches: [{offset,
+  length, line}]`` (:func:`~scratchfs.api.search_reply.window_json`); windows whose context overlaps are merged;
+  a reply over budget keeps fewer windows, then fewer matches, then less context, and ``next_offset`` is the first
+  match not shown. With ``view="text"`` (an HTML page): ``view`` too, and offsets, lines and ``size`` are the text
+  view's.
 * ``scratch_write``: ``{key, size, ttl, expires_at}``; ``scratch_read``: a range read of the value (``key`` for
   ``handle``, ``next_call`` names ``scratch_read``); ``scratch_list``: ``{prefix, entries: [{key, size, expires_in,
   preview}], next_call}``; ``scratch_delete``: ``{key, deleted}``.
@@ -36,16 +38,18 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from scratchfs.api.counting import count_matches
 from scratchfs.api.fixed import Squeeze, small
 from scratchfs.api.listing import listing_reply
 from scratchfs.api.results import LineSlice, Matches, Slice, render_call
 from scratchfs.api.scope import Scope
+from scratchfs.api.search_reply import count_reply, matches_reply, window_hits, window_json
 from scratchfs.api.structured import StructureReads
 from scratchfs.api.stub import shown_preview
 from scratchfs.api.tools import TOOL_SPECS, check_arguments
 from scratchfs.api.views import fit, lead_inside_character, piece, reply_size, to_json
-from scratchfs.engine.search import Window
-from scratchfs.foundation.checks import HANDLE_RE, check_int, check_key, check_utf8
+from scratchfs.engine.structure.paging import check_resumes_at, cursor_position
+from scratchfs.foundation.checks import HANDLE_RE, check_flag, check_int, check_key, check_utf8
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import (
     DEFAULT_READ_BYTES,
@@ -105,113 +109,6 @@ def _first_character(data: bytes) -> int:
     return min(len(data), utf8_lead_length(data[0])) if data else 0
 
 
-# -- searches -------------------------------------------------------------------------------------------------------
-
-
-def window_json(window: Window, size: int, binary: bool) -> dict[str, Any]:
-    """One search window: ``{match_offset, line, offset, length, matches, data}`` (plus ``replaced``/``encoding``)."""
-    match_end = max(h.offset + h.length for h in window.matches) if window.matches else window.match_offset
-    shown = piece(window.data, window.offset, size, binary, before=None, keep_from=window.match_offset,
-                  keep_to=match_end)
-    return {"match_offset": window.match_offset, "line": window.line, **shown.fields(),
-            "matches": [{"offset": h.offset, "length": h.length, "line": h.line} for h in window.matches],
-            **shown.content_fields()}
-
-
-def matches_reply(found: Matches, budget: int) -> dict[str, Any]:
-    """A search as the contract's JSON object, fitted into ``budget`` bytes: fewer windows, then fewer matches of the
-    first window, then less context, then the first match cut; ``next_offset`` is the first match not shown. The
-    echoed ``match``/``pattern`` and ``next_call`` are measured first (:class:`~scratchfs.api.fixed.Squeeze`)."""
-    windows = found.windows
-    if windows:  # the floor: the first match's first byte alone, the search going on after it
-        hit = windows[0].matches[0]
-        floor = _matches_json(found, [Window(hit.offset, hit.offset, windows[0].data[hit.offset - windows[0].offset:][
-            :1], hit.line, (hit,))], found.size)
-    else:
-        floor = _matches_json(found, [], found.next_offset)
-    squeeze = Squeeze(floor, budget, {"match": ("match",), "pattern": ("pattern",)})
-
-    def shown(part: list[Window], next_offset: int | None) -> dict[str, Any]:
-        return squeeze(_matches_json(found, part, next_offset))
-
-    reply = shown(windows, found.next_offset)
-    if reply_size(reply) <= budget or not windows:
-        return reply
-    count = _most(len(windows) - 1, lambda n: reply_size(shown(windows[:n], _first_hit(windows[n]))) <= budget)
-    if count:
-        return shown(windows[:count], _first_hit(windows[count]))
-    after = _first_hit(windows[1]) if len(windows) > 1 else found.next_offset
-    return _fit_one_window(found, windows[0], after, budget, shown)
-
-
-def _first_hit(window: Window) -> int:
-    return window.matches[0].offset
-
-
-def _most(high: int, fits: Callable[[int], bool]) -> int:
-    """The largest ``n`` in ``[0, high]`` with ``fits(n)`` (``fits`` monotone; ``fits(0)`` assumed), by bisection."""
-    low = 0
-    while low < high:
-        mid = (low + high + 1) // 2
-        if fits(mid):
-            low = mid
-        else:
-            high = mid - 1
-    return low
-
-
-def _fit_one_window(found: Matches, window: Window, after: int | None, budget: int,
-                    shown: Callable[[list[Window], int | None], dict[str, Any]]) -> dict[str, Any]:
-    """The first window alone is over budget: keep its first matches, then less context, then the match's start
-    (``shown(windows, next_offset)``: the reply showing those windows)."""
-    hits = window.matches
-
-    def cut(first: int, last: int, keep: int) -> Window:
-        """The window's bytes ``[first, last)`` holding its first ``keep`` hits."""
-        lo, hi = max(first, window.offset), min(last, window.offset + len(window.data))
-        data = window.data[lo - window.offset : hi - window.offset]
-        return Window(hits[0].offset, lo, data, hits[0].line, tuple(hits[:keep]))
-
-    def with_hits(n: int) -> dict[str, Any]:
-        end = hits[n - 1].offset + hits[n - 1].length + found.context
-        return shown([cut(window.offset, end, n)], hits[n].offset if n < len(hits) else after)
-
-    keep = _most(len(hits), lambda n: n >= 1 and reply_size(with_hits(n)) <= budget)
-    if keep:
-        return with_hits(keep)
-    first = hits[0]
-    rest = hits[1].offset if len(hits) > 1 else after
-
-    def with_context(c: int) -> dict[str, Any]:
-        reply = shown([cut(first.offset - c, first.offset + first.length + c, 1)], rest)
-        if c < found.context:  # said, so that a model asking for wide windows knows what it trades
-            cut_note = (f"context cut to {c} bytes a side to fit the budget, one match a reply; a smaller context= "
-                        "shows more matches a reply")
-            reply["note"] = f"{reply['note']}; {cut_note}" if reply.get("note") else cut_note
-        return reply
-
-    context = _most(found.context, lambda c: reply_size(with_context(c)) <= budget)
-    if reply_size(with_context(context)) <= budget:
-        return with_context(context)
-    most = _most(first.length, lambda n: n >= 1 and reply_size(
-        shown([cut(first.offset, first.offset + n, 1)], rest)) <= budget)
-    return shown([cut(first.offset, first.offset + max(1, most), 1)], rest)
-
-
-def _matches_json(found: Matches, windows: list[Window], next_offset: int | None) -> dict[str, Any]:
-    shown = replace(found, windows=windows, next_offset=next_offset)
-    if found.pattern is not None:
-        what: dict[str, Any] = {"pattern": found.pattern, "ignore_case": found.ignore_case}
-    else:
-        what = {"match": (found.match or b"").decode("utf-8", "replace")}
-        if found.ignore_case:
-            what["ignore_case"] = True
-    what.update({"view": found.view} if found.view else {})
-    return {"handle": found.handle, **what, "size": found.size, "next_offset": shown.next_offset,
-            "more": shown.more, "remaining": shown.remaining, "next_call": shown.next_call,
-            "windows": [window_json(w, found.size, found.binary) for w in windows]}
-
-
 # -- structure reads ------------------------------------------------------------------------------------------------
 
 STRUCTURE_ARGUMENTS = frozenset({"jq", "record", "records", "row", "rows", "columns", "view", "raw_offset", "select",
@@ -245,18 +142,31 @@ def structure_reply(scope: Scope, handle: str, offset: int, given: dict[str, Any
     reads = scope.structure
     read = _structure_read(reads, handle, offset, given, call_budget)
     shown = {k: v for k, v in given.items() if k != "cursor"}
-    # a view's cursor is bound to the offset its read started at (as a record read's to its record=): said again
+    # a view's cursor is bound to the offset its read started at: said again (a row or record cursor: resumed())
     start = {"offset": offset} if offset and "view" in given else {}
+    place = "row" if {"row", "rows", "columns"} & given.keys() else "record" if {"record", "records"} & \
+        given.keys() else None
+
+    def resumed(cursor: str) -> dict[str, Any]:  # a row or record read's names where it goes on, first
+        at = {} if place is None else _goes_on_at(place, cursor)
+        return {**at, **shown, **at}
 
     def whole(page: dict[str, Any], cursor: str | None, size: int) -> dict[str, Any]:
-        call = render_call("read_handle", handle=handle, **start, **shown, cursor=cursor, budget=call_budget) \
-            if cursor else None
+        call = render_call("read_handle", handle=handle, **start, **resumed(cursor), cursor=cursor,
+                           budget=call_budget) if cursor else None
         return {"handle": handle, "read": shown, "size": size, **page, "next_call": call}
 
     # the fixed part is measured first, with the longest cursor a page may have and the widest size
     longest, widest = "A" * _CURSOR_CHARS, 10 ** 19
-    squeeze = Squeeze(whole({"cursor": longest}, longest, widest), budget, {k: ("read", k) for k in _ECHOED},
-                      cursor_key="cursor", reserve=MIN_PAGE_BYTES)
+    plan = Squeeze(whole({"cursor": longest}, longest, widest), budget, {k: ("read", k) for k in _ECHOED},
+                   cursor_key="cursor", reserve=MIN_PAGE_BYTES)
+
+    def squeeze(reply: dict[str, Any]) -> dict[str, Any]:
+        out = plan(reply)
+        if place is not None and out.get("cursor") and out.get("note"):  # the cursor alone: its row (record) said
+            out["note"] += " ({}={} with it: where it goes on)".format(*_goes_on_at(place, out["cursor"]).popitem())
+        return out
+
     page_budget = budget - reply_size(squeeze(whole({"cursor": longest}, longest, widest))) + 2
     for _ in range(4):  # the page fits its own budget; what the reply's own fields take is measured and given room
         page = read(max(MIN_PAGE_BYTES, page_budget))
@@ -266,6 +176,14 @@ def structure_reply(scope: Scope, handle: str, offset: int, given: dict[str, Any
             return reply
         page_budget -= excess + 32
     return reply
+
+
+def _goes_on_at(place: str, cursor: str) -> dict[str, int]:
+    """``{place: N}``: the row or record (``place``) a row or record read's ``cursor`` goes on at, which its
+    next_call names (``row=1, ..., cursor=`` read as a restart) and the read checks beside it (the widest number
+    for a cursor with none: the measuring one)."""
+    position = cursor_position(cursor)
+    return {place: 10 ** 19 if position is None else position}
 
 
 A_HANDLE_IS_NO_KEY = ("this is a handle of a spilled result, not a scratchpad key: scratch_delete removes only "
@@ -299,10 +217,14 @@ def _structure_read(reads: StructureReads, handle: str, offset: int, given: dict
         return lambda b: reads.text(handle, offset, cursor=cursor, budget=b, raw_offset=given.get("raw_offset"))
     if {"row", "rows", "columns"} & given.keys():
         _only(given, {"row", "rows", "columns", "cursor"})
+        if cursor is not None and "row" in given:
+            check_resumes_at(cursor, given["row"], "row")
         return lambda b: reads.rows(handle, given.get("row", 1), given.get("rows", 50), columns=given.get("columns"),
                                     cursor=cursor, budget=b)
     if {"record", "records"} & given.keys():
         _only(given, {"record", "records", "jq", "cursor"})
+        if cursor is not None and "record" in given:
+            check_resumes_at(cursor, given["record"], "record")
         return lambda b: reads.records(handle, given.get("record", 1), given.get("records", 50),
                                        jq=given.get("jq"), cursor=cursor, budget=b, call_budget=call_budget)
     if "jq" in given:
@@ -312,6 +234,13 @@ def _structure_read(reads: StructureReads, handle: str, offset: int, given: dict
         raise InvalidArgument('raw_offset goes with view="text": read_handle(handle=..., view="text", raw_offset=N) '
                               "starts the text view of terminal output at the line holding byte N")
     raise InvalidArgument("a cursor continues a structure read: give the read's own arguments too (next_call does)")
+
+
+def _count_alone(others: set[str]) -> None:
+    """Refuse ``count`` beside arguments of windows, lines, ranges or structure reads (a count shows none)."""
+    if others:
+        raise InvalidArgument(f"count cannot be combined with {', '.join(sorted(others))}: it counts the matches of "
+                              "match= or pattern= (from offset=, with ignore_case=) and shows no window")
 
 
 def _only(given: dict[str, Any], allowed: set[str]) -> None:
@@ -382,7 +311,14 @@ class ScratchTools:
         """:meth:`read_handle`; ``checked``: its texts were checked as UTF-8 already (by :meth:`call`)."""
         scope = self.scope
         budget, echo = self._budgeted(scope, budget)
+        counting = structure.pop("count", None)
+        counting = counting is not None and check_flag(counting, "count")
         given = {k: v for k, v in structure.items() if v is not None}
+        if counting:
+            shaping = {"length": length, "line": line, "lines": lines, "context": context, "max_matches": max_matches}
+            _count_alone(given.keys() | {k for k, v in shaping.items() if v is not None})
+            return count_reply(count_matches(scope, handle, match, pattern, offset, ignore_case=ignore_case,
+                                             budget=echo), budget)
         if given:
             others = {"length": length, "line": line, "lines": lines, "match": match, "pattern": pattern,
                       "context": context, "max_matches": max_matches}
@@ -530,5 +466,6 @@ __all__ = [
     "range_reply",
     "structure_reply",
     "to_json",
+    "window_hits",
     "window_json",
 ]

@@ -12,11 +12,11 @@ from __future__ import annotations
 import functools
 import json
 import logging
-import re
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from scratchfs.api.counting import search_matcher
 from scratchfs.api.entries import Entries, OpenEntry, reading
 from scratchfs.api.policy import KNOWN_CLASSES, Observation, check_result_class, should_spill
 from scratchfs.api.results import LineSlice, Matches, Page, Slice, render_call, short_digest
@@ -33,7 +33,7 @@ from scratchfs.api.views import reply_size
 from scratchfs.engine import segments
 from scratchfs.engine.lines import read_lines
 from scratchfs.engine.protocols import Entry
-from scratchfs.engine.search import LiteralMatcher, Matcher, PatternMatcher, search
+from scratchfs.engine.search import Matcher, search
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import Changed, InvalidArgument, QuotaExceeded, ScratchError
 from scratchfs.foundation.limits import (
@@ -46,7 +46,6 @@ from scratchfs.foundation.limits import (
     MAX_LINES,
     MAX_LIST_ENTRIES,
     MAX_MATCHES,
-    MAX_NEEDLE_BYTES,
     MAX_READ_BYTES,
 )
 from scratchfs.foundation.text import one_line
@@ -362,16 +361,7 @@ class Scope:
 
     def _matcher(self, match: object, pattern: object, ignore_case: bool) -> tuple[bytes | None, Matcher]:
         """The needle (for a substring search) and the matcher of a search."""
-        if pattern is None:
-            needle = checks.check_needle(match)
-            if not ignore_case:
-                return needle, LiteralMatcher(needle)
-            if not isinstance(match, str):
-                raise InvalidArgument("ignore_case with match needs text; use pattern for bytes")
-            return needle, PatternMatcher(re.escape(match), True, timeout=self.store.settings.pattern_timeout)
-        if isinstance(pattern, str) and len(pattern.encode("utf-8", "surrogatepass")) > MAX_NEEDLE_BYTES:
-            raise InvalidArgument(f"pattern is longer than the limit of {MAX_NEEDLE_BYTES} bytes")
-        return None, PatternMatcher(pattern, ignore_case, timeout=self.store.settings.pattern_timeout)
+        return search_matcher(match, pattern, ignore_case, self.store.settings.pattern_timeout)
 
     def read_handle(self, handle: str, offset: int = 0, length: int | None = None, *,
                     match: str | bytes | None = None, pattern: str | None = None, ignore_case: bool = False,

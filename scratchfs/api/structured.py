@@ -8,6 +8,7 @@ carries a ``cursor`` that resumes exactly where it stopped.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -102,6 +103,7 @@ class StructureReads:
         (the filter ran past ``pattern_timeout``), NotFound, CorruptBlob."""
         if not isinstance(filter, str) or not filter.strip():
             raise InvalidArgument("jq must be a non-empty jq filter")
+        refuse_inputs(filter)
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             self._fits(kind, "jq", handle)
@@ -131,6 +133,8 @@ class StructureReads:
         --, naming what it holds and the reads that fit: :func:`~scratchfs.api.misfit.refusal`), StructureTimeout
         (``jq`` ran past ``pattern_timeout``), NotFound, CorruptBlob."""
 
+        if isinstance(jq, str):
+            refuse_inputs(jq)
         size = [0]
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
@@ -388,4 +392,20 @@ def way_past(handle: str, bad: BadRecord, records: int, jq: str | None, budget: 
             + f"; read on after it: {on}" + (" with the same jq" if long_jq else ""))
 
 
-__all__ = ["StructureReads", "check_kind", "entry_identity", "mostly_json", "table_like", "way_past"]
+_JQ_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|#[^\n]*')  # a jq string literal or comment (no input call inside)
+_JQ_INPUTS = re.compile(r"(?<![\w$.@])inputs?(?!\w|\s*:)")  # the builtins, not .input, $input, {input: ...}
+
+
+def refuse_inputs(filter: str) -> None:
+    """Refuse a jq ``filter`` that calls ``input`` or ``inputs``: a structure read runs jq on one JSON value at a
+    time (the document, or each JSON-lines record alone), where they see nothing -- a ``reduce inputs`` over JSON
+    lines gave a page of ``{}`` per record. Raises InvalidArgument naming the reads that do work."""
+    if _JQ_INPUTS.search(_JQ_STRING.sub('""', filter)):
+        raise InvalidArgument(
+            "jq runs on one JSON value at a time here (the document, or each JSON-lines record alone): input and "
+            "inputs see nothing, and no read slurps the records together. To aggregate over records, page jq over "
+            'each record (record=1, records=10000, jq=".unit") and tally, or count the records holding a value '
+            'with count=true and match= or pattern= (e.g. pattern="\\"unit\\": ?\\"dpkg\\"", count=true)')
+
+
+__all__ = ["StructureReads", "check_kind", "entry_identity", "mostly_json", "refuse_inputs", "table_like", "way_past"]

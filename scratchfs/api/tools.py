@@ -79,14 +79,18 @@ _READ_HANDLE = ToolSpec(
     "- Search (usually best first): `match` (exact text) or `pattern` (a regular expression, Python syntax, `^` "
     "and `$` per line, matched against the UTF-8 bytes: `.` is one byte, so write `caf(é|e)`, not `caf.`; "
     "`ignore_case` for either, ASCII letters only); you get windows of `context` bytes around up to "
-    "`max_matches` matches, with their line numbers.\n"
+    "`max_matches` matches: {line, offset, length, data}, plus `match_offset`/`match_length` where the match is not "
+    "the whole window, or `matches` [{offset, length, line}] when it holds several. `count`: how many matches (and "
+    "lines), no windows.\n"
     f"- Lines: `line` (1-based) and `lines` (default {DEFAULT_LINES}), as an editor counts them; a line read cut "
     "inside a line goes on from a byte `offset` with `lines`.\n"
     f"- Range: bytes from `offset` (default 0), `length` bytes (default {DEFAULT_READ_BYTES}).\n"
     "- Structure (the stub's shape and note say which fits): `jq` (a jq filter over JSON), `record`/`records` (JSON "
     "lines, optionally with `jq` per record), `row`/`rows`/`columns` (CSV/TSV, with the header), `view=\"text\"` "
     "(an HTML page's text, or terminal output as rendered), `select` (CSS selector over HTML); a page holds as "
-    "many records, rows or outputs as fit the budget (at most `records`/`rows`) and next_call reads the next page. "
+    "many records, rows or outputs as fit the budget (at most `records`/`rows`) and next_call reads the next page; "
+    "its `first` is the number of its first item (from 1); with `jq` over records, `record` is the record its "
+    "first output came from and `first` that output's number among the record's outputs. "
     "An item larger than a page comes in pieces: `part` holds the next piece of its compact JSON text (of its text, "
     "for an HTML element), `first` its number; join the `part` of consecutive pages with that "
     "`first`, in order, to get it whole -- it ends on the page whose `results` follow it, or at the end (`more` "
@@ -126,12 +130,17 @@ _READ_HANDLE = ToolSpec(
             "context": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT_BYTES,
                         "default": DEFAULT_CONTEXT, "description": "Search only: bytes shown on each side of a "
                                                                    "match."},
+            "count": {"type": "boolean", "default": False,
+                      "description": "Search only: count the matches of `match`/`pattern` (from `offset`) and the "
+                                     "lines they start in over the whole content, {matches, lines}, instead of "
+                                     "showing windows; a count the time bound stops gives next_call to count on."},
             "max_matches": {"type": "integer", "minimum": 1, "maximum": MAX_MATCHES, "default": DEFAULT_MATCHES,
                             "description": "Search only: most matches to return in this call."},
             "jq": {"type": "string", "minLength": 1, "maxLength": MAX_FILTER_CHARS,
                    "description": "Structure: a jq filter over the JSON document (e.g. `.items[] | select(.state == "
                                   "\"running\") | .id`, `keys`, `.operations.DescribeInstances.input`); with "
-                                  "`record`/`records`, applied to each JSON-lines record."},
+                                  "`record`/`records`, applied to each JSON-lines record alone (`input`/`inputs` "
+                                  "see nothing and are refused)."},
             "record": {"type": "integer", "minimum": 1, "description": "Structure: the first JSON-lines record (from "
                                                                      "1)."},
             "records": {"type": "integer", "minimum": 1, "maximum": 10_000,

@@ -79,6 +79,8 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
 @click.option("--ignore-case", is_flag=True, default=None, help="Match --pattern or --match ignoring ASCII case.")
 @click.option("--context", type=INT, default=None, help="Bytes of context on each side of a match [default: 200].")
 @click.option("--max-matches", type=INT, default=None, help="Most matches to print [default: 20].")
+@click.option("--count", is_flag=True, default=None,
+              help="Count the matches of --match or --pattern, and their lines, instead of printing windows.")
 @click.option("--jq", default=None, help="Structure: a jq filter over the JSON document (prints JSON).")
 @click.option("--record", type=INT, default=None, help="Structure: the first JSON-lines record (from 1).")
 @click.option("--records", type=INT, default=None,
@@ -123,7 +125,7 @@ def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, as
         given["columns"] = [c if (number := digits_int(c)) is None else number for c in given["columns"]]
     scope = store.scope(run_id, agent_id)
     arguments = check_arguments("read_handle", {"handle": handle, **given})  # one rule with MCP and --json
-    if as_json or given.keys() & {"match", "pattern", "budget", *STRUCTURE_ARGUMENTS}:
+    if as_json or given.keys() & {"match", "pattern", "count", "budget", *STRUCTURE_ARGUMENTS}:
         click.echo(to_json(ScratchTools(scope).call("read_handle", arguments)))
         return
     result = scope.read_handle(**arguments)

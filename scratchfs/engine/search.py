@@ -32,6 +32,7 @@ some matches into a place to resume; a :class:`Sink` takes each match, merges wi
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
@@ -52,6 +53,7 @@ __all__ = [
     "MAX_PREFIX_BYTES",
     "MAX_REACH_BYTES",
     "READ_AHEAD",
+    "CountSink",
     "Hit",
     "LiteralMatcher",
     "Matcher",
@@ -60,6 +62,7 @@ __all__ = [
     "Searcher",
     "Sink",
     "Window",
+    "count",
     "search",
 ]
 
@@ -224,6 +227,11 @@ class Sink:
         """A window is being built (its right context may still lie ahead of the buffer)."""
         return bool(self.hits)
 
+    def expired(self) -> bool:
+        """The search must stop before its next frame (never, here: a search stops at ``max_matches`` or the
+        budget)."""
+        return False
+
     def take(self, start: int, end: int, line_of: Callable[[int], int], buf: bytearray, base: int) -> bool:
         """Offer the match at content ``[start, end)``; ``line_of(offset)`` gives a 1-based line. ``buf`` holds
         the content from ``base`` (through the open window's end, for closing it).
@@ -257,6 +265,58 @@ class Sink:
         self.hits = []
 
 
+class CountSink(Sink):
+    """Counts the matches a :class:`Searcher` finds and the lines they start in (as ``grep -c`` counts lines),
+    keeping no window, until ``deadline`` (a :func:`time.monotonic` time) passes: the search then stops before the
+    next match or frame, and its ``next_offset`` is where counting goes on.
+
+    Attributes:
+        taken: matches counted. lines: lines holding the start of a counted match.
+    """
+
+    def __init__(self, deadline: float, size: int) -> None:
+        super().__init__(0, 0, 0, size)
+        self.deadline = deadline
+        self.lines = 0
+        self.last_line = 0  # the line the last counted match starts in
+        self.last_end = -1  # where the last counted match ends (content offset), and its line there
+        self.end_line = 0
+
+    def expired(self) -> bool:
+        return time.monotonic() > self.deadline
+
+    def take(self, start: int, end: int, line_of: Callable[[int], int], buf: bytearray, base: int) -> bool:
+        if not self.taken % 256 and self.taken and self.expired():
+            return False
+        if base <= self.last_end <= start:  # counted on from the last match, whose end is still in the buffer
+            line = self.end_line + buf.count(b"\n", self.last_end - base, start - base)
+        else:
+            line = line_of(start)
+        self.lines += line != self.last_line
+        self.last_line, self.last_end = line, end
+        self.end_line = line + buf.count(b"\n", start - base, end - base)
+        self.taken += 1
+        return True
+
+
+def count(reader: SeekableReader, matcher: Matcher, start: int, line_of_frame, deadline: float
+          ) -> tuple[int, int, int | None]:
+    """Count the matches of ``matcher`` starting at or after byte ``start`` and the lines they start in, until the
+    content ends or ``deadline`` (:func:`time.monotonic`) passes.
+
+    Returns:
+        ``(matches, lines, next_offset)``: ``next_offset`` is where counting goes on (the first byte whose matches
+        were not counted), ``None`` when the count reached the end. A line holding matches on both sides of
+        ``next_offset`` is counted by both counts.
+
+    Raises:
+        FormatError: a damaged frame. PatternTimeout, PatternTooLong: before any match was counted.
+    """
+    sink = CountSink(deadline, reader.table.size)
+    next_offset = Searcher(reader, matcher, start, line_of_frame).run(sink)
+    return sink.taken, sink.lines, next_offset
+
+
 class Searcher:
     """Streams a blob's frames into a sliding buffer and feeds the matches of ``matcher`` to a :class:`Sink`.
 
@@ -284,7 +344,8 @@ class Searcher:
         """Search to the end of the content or until ``sink`` stops it; the open window is closed.
 
         Returns:
-            the content offset of the first match left out (or where a pattern error stood), or ``None``.
+            the content offset of the first match left out (or where a pattern error stood, or where a sink that
+            :meth:`Sink.expired` stopped it before a frame, once the search got past its start), or ``None``.
 
         Raises:
             FormatError: a damaged frame. PatternTimeout, PatternTooLong: before any match was taken.
@@ -292,9 +353,14 @@ class Searcher:
         if self.pos >= self.size:
             return None
         keep = max(sink.context, self.matcher.keep_before)
+        start = self.pos
         first = self.reader.table.frame_at(max(0, self.pos - keep))
         self.base = self.reader.table.d_offsets[first]
         for frame_start, data in self.reader.iter_frames(first, batch_bytes=1024 * 1024, ahead=READ_AHEAD):
+            if self.next_offset is None and self.pos > start and sink.expired():  # a count's time bound, once it
+                # got on: it goes on from here
+                self.next_offset = self.pos
+                break
             if self.next_offset is None and self._skip(sink, frame_start, data):
                 continue
             self.buf += data

@@ -57,9 +57,9 @@ _PIECE = {"offset": _INT, "length": _INT, "size": _INT, "next_offset": _NULLABLE
 RANGE = _obj({"handle": _STR, **_PIECE}, {"encoding": {"const": "base64"}})
 LINES = _obj({"handle": _STR, **_PIECE, "first_line": _INT, "lines": _INT, "total_lines": _INT,
               "next_line": _NULLABLE_INT, "cut": {"type": "boolean"}}, {"encoding": {"const": "base64"}})
-WINDOW = _obj({"match_offset": _INT, "line": _INT, "offset": _INT, "length": _INT, "data": _STR,
-               "matches": {"type": "array", "items": _obj({"offset": _INT, "length": _INT, "line": _INT})}},
-              {"encoding": {"const": "base64"}})
+WINDOW = _obj({"line": _INT, "offset": _INT, "length": _INT, "data": _STR},
+              {"match_offset": _INT, "match_length": _INT, "encoding": {"const": "base64"},
+               "matches": {"type": "array", "items": _obj({"offset": _INT, "length": _INT, "line": _INT})}})
 SEARCH = _obj({"handle": _STR, "size": _INT, "next_offset": _NULLABLE_INT, "more": {"type": "boolean"},
                "remaining": _INT, "next_call": {"type": ["string", "null"]},
                "windows": {"type": "array", "items": WINDOW}},

@@ -90,7 +90,7 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
     """
     budget = check_budget(budget_bytes)
     records = check_int(records, "records", 1, MAX_RECORDS)
-    key = CursorKey(("records" if jq is None else f"records\0{jq}") + f"\0{record}", source.size, entry)  # start
+    key = CursorKey("records" if jq is None else f"records\0{jq}", source.size, entry)  # (record=: check_resumes_at)
     number, offset, out_index, chars = _start(source, record, cursor, key, jq is None)
     program = compile_filter(jq, 1_000_000) if jq is not None else None
     candidates: list[tuple[int, str]] = []  # (index on the page, text) of items given as their JSON text

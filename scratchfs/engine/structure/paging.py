@@ -45,6 +45,8 @@ __all__ = [
     "TextPage",
     "check_budget",
     "check_line_start",
+    "check_resumes_at",
+    "cursor_position",
     "decode_cursor",
     "encode_cursor",
     "fill_items",
@@ -126,12 +128,13 @@ _MAX_CURSOR_CHARS = 120
 @dataclass(frozen=True, slots=True)
 class CursorKey:
     """What a reader's cursors are bound to: the read (its kind and every argument that decides what its positions
-    mean, e.g. ``"jq\0.items[]"``, and where it started: a cursor given beside another ``record=``, ``row=`` or
-    ``offset=`` than its read's -- a model editing a ``next_call`` to jump ahead -- is refused, never obeyed in
-    silence), the content's ``size`` in bytes, and the entry's identity ``entry``: a text that
-    differs between any two entries and holds a secret the model never sees (the API layer passes
-    ``"<handle>/<blob token>"``). ``entry=None`` (plain content, tests and the benchmark) binds to the read and the
-    size only, with an unkeyed hash."""
+    mean, e.g. ``"jq\0.items[]"``, and for a view where it started: a cursor given beside another ``offset=`` than
+    its read's -- a model editing a ``next_call`` to jump ahead -- is refused, never obeyed in silence; a row or
+    record reader ignores ``row=``/``record=`` beside its cursor, which the API checks against the one the cursor
+    goes on at, :func:`check_resumes_at`, and its ``next_call`` names), the content's ``size`` in bytes, and the
+    entry's identity ``entry``: a text that differs between any two entries and holds a secret the model never sees
+    (the API layer passes ``"<handle>/<blob token>"``). ``entry=None`` (plain content, tests and the benchmark)
+    binds to the read and the size only, with an unkeyed hash."""
 
     read: str
     size: int
@@ -151,6 +154,24 @@ def encode_cursor(numbers: Iterable[int], key: CursorKey) -> str:
     """An opaque cursor for ``numbers`` (non-negative ints), bound to ``key`` (the entry, its size and the read)."""
     body = ".".join(str(int(n)) for n in numbers)
     return f"{body}.{key.mac(body)}"
+
+
+def cursor_position(cursor: str) -> int | None:
+    """The first number of a cursor of :func:`encode_cursor` (a row or record reader's: where its page starts), or
+    ``None`` when it has none; unchecked (:func:`decode_cursor` checks a cursor given back)."""
+    head = cursor.split(".", 1)[0]
+    return int(head) if head.isdigit() and len(head) <= 20 else None
+
+
+def check_resumes_at(cursor: str, given: object, what: str) -> None:
+    """Refuse a row or record reader's cursor given beside a ``what=`` (``"row"``, ``"record"``) other than the one
+    it goes on at (:func:`cursor_position`; the reader checks the rest): a model that edits a next_call to jump
+    ahead is refused, never obeyed in silence."""
+    number = cursor_position(cursor)
+    if number is not None and given != number:
+        raise InvalidArgument(f"cursor {cursor[:40]!r} was not made by this read of this entry at {what}={given}: it "
+                              f"goes on at {what} {number}; pass it with {what}={number} (next_call does), or start "
+                              "the read again without a cursor")
 
 
 def decode_cursor(cursor: object, count: int, key: CursorKey) -> list[int]:

@@ -288,7 +288,7 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
     first = next(header_rows, None)
     header = first[1] if first else []
     picked = _select(header, columns)
-    key = CursorKey(f"rows\0{delimiter}\0{picked}\0{row}", source.size, entry)  # (row: as records_page's start)
+    key = CursorKey(f"rows\0{delimiter}\0{picked}", source.size, entry)  # (row= beside a cursor: as records_page's)
     if cursor is not None:
         number, offset, chars = decode_cursor(cursor, 3, key)
         if number < 1 or (first is not None and offset <= first[0]):

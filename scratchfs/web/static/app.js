@@ -288,12 +288,19 @@ function linesPane(base, meta) {
   return pane;
 }
 
+// a window's matches: listed when several; one is at match_offset (else offset), match_length long (else to the end)
+function hits(win) {
+  if (win.matches) return win.matches;
+  const start = win.match_offset ?? win.offset;
+  return [{offset: start, length: win.match_length ?? win.offset + win.length - start, line: win.line}];
+}
+
 function highlighted(win) {
   if (win.encoding === "base64") return el("pre", {class: "window", text: "(not UTF-8; base64) " + win.data});
   const raw = enc.encode(win.data);
   const pre = el("pre", {class: "window"});
   let at = 0;
-  for (const m of win.matches) {
+  for (const m of hits(win)) {
     const start = Math.max(at, m.offset - win.offset), end = Math.min(raw.length, m.offset - win.offset + m.length);
     if (start < at || end <= start) continue;
     pre.append(dec.decode(raw.subarray(at, start)), el("mark", {text: dec.decode(raw.subarray(start, end))}));
@@ -320,10 +327,11 @@ function searchPane(base) {
       const r = await getJson(base + "/read", params);
       if (!offset) { out.replaceChildren(); count = 0; }
       for (const w of r.windows) {
-        count += w.matches.length;
+        const found = hits(w);
+        count += found.length;
         out.append(el("div", {class: "hit"},
-          el("div", {class: "hit-head", text: `line ${number(w.line)} · byte ${number(w.match_offset)}` +
-                                              (w.matches.length > 1 ? ` · ${w.matches.length} matches` : "")}),
+          el("div", {class: "hit-head", text: `line ${number(w.line)} · byte ${number(found[0].offset)}` +
+                                              (found.length > 1 ? ` · ${found.length} matches` : "")}),
           highlighted(w)));
       }
       out.prepend(el("p", {class: "summary", text: count ? `${number(count)} ${count === 1 ? "match" : "matches"} shown` +

@@ -1,0 +1,105 @@
+"""Counting a search: how many matches of a substring or a pattern a spilled result holds, and in how many lines,
+without a window -- the answer to "how many" that paging through windows gave at the cost of every window (286
+commits of a ``git log -p`` took 50 KB of windows to count). Bounded in time as a pattern search is: a count that
+cannot finish within the store's ``pattern_timeout`` says how far it got, and its ``next_call`` counts on."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from scratchfs.api.entries import reading
+from scratchfs.api.results import render_call
+from scratchfs.engine.search import LiteralMatcher, Matcher, PatternMatcher, count
+from scratchfs.foundation import checks
+from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.limits import MAX_NEEDLE_BYTES
+
+if TYPE_CHECKING:
+    from scratchfs.api.scope import Scope
+
+COUNT_SHARE = 0.8
+"""The share of ``pattern_timeout`` a count runs before it stops to report how far it got (the pattern engine's own
+limit, the whole timeout, stays a limit on backtracking)."""
+
+
+def search_matcher(match: object, pattern: object, ignore_case: bool, timeout: float
+                   ) -> tuple[bytes | None, Matcher]:
+    """``(the needle or None, the matcher)`` of a search: a substring (``match``; text searched as UTF-8; with
+    ``ignore_case`` a case-blind pattern of it) or a Python ``re`` pattern over the bytes, ``timeout`` seconds in
+    the regex engine. Raises InvalidArgument (an empty, too long or invalid needle or pattern; ignore_case with a
+    needle of bytes)."""
+    if pattern is None:
+        needle = checks.check_needle(match)
+        if not ignore_case:
+            return needle, LiteralMatcher(needle)
+        if not isinstance(match, str):
+            raise InvalidArgument("ignore_case with match needs text; use pattern for bytes")
+        return needle, PatternMatcher(re.escape(match), True, timeout=timeout)
+    if isinstance(pattern, str) and len(pattern.encode("utf-8", "surrogatepass")) > MAX_NEEDLE_BYTES:
+        raise InvalidArgument(f"pattern is longer than the limit of {MAX_NEEDLE_BYTES} bytes")
+    return None, PatternMatcher(pattern, ignore_case, timeout=timeout)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchCount:
+    """A count of a search's matches from byte ``offset``: ``matches``, and ``lines`` (the lines their starts are
+    in), over ``[offset, next_offset)`` -- to the end when ``next_offset`` is ``None``, else as far as the time
+    bound (``seconds``) let it go; ``size`` is the content's, in bytes; ``budget`` the caller's, repeated by
+    ``next_call``."""
+
+    handle: str
+    match: str | None
+    pattern: str | None
+    ignore_case: bool
+    offset: int
+    size: int
+    matches: int
+    lines: int
+    next_offset: int | None
+    seconds: float
+    budget: int | None = None
+
+    @property
+    def next_call(self) -> str | None:
+        """The call that counts on from ``next_offset`` (``None`` when the count is whole)."""
+        if self.next_offset is None:
+            return None
+        return render_call("read_handle", handle=self.handle, match=self.match, pattern=self.pattern,
+                           ignore_case=True if self.ignore_case else None, offset=self.next_offset, count=True,
+                           budget=self.budget)
+
+
+def count_matches(scope: Scope, handle: str, match: str | None, pattern: str | None, offset: int = 0, *,
+                  ignore_case: bool = False, budget: int | None = None) -> MatchCount:
+    """Count the matches of ``match`` or ``pattern`` (as :meth:`Scope.search` finds them) starting at or after byte
+    ``offset``, and the lines they start in, within :data:`COUNT_SHARE` of the store's ``pattern_timeout``.
+
+    Raises:
+        InvalidArgument: a malformed handle; both or neither of ``match``/``pattern``; a bad needle, pattern or
+            offset (past the end included).
+        PatternTimeout, PatternTooLong: as :meth:`Scope.search`, before any match was counted.
+        NotFound, CorruptBlob: as :meth:`Scope.read_range`.
+    """
+    handle = checks.check_handle(handle)
+    offset = checks.check_int(offset, "offset", 0)
+    if (match is None) == (pattern is None):
+        raise InvalidArgument("count counts the matches of match= (a substring) or pattern= (a regular expression): "
+                              "give one of them")
+    ignore_case = checks.check_flag(ignore_case, "ignore_case")
+    timeout = scope.store.settings.pattern_timeout
+    _, matcher = search_matcher(match, pattern, ignore_case, timeout)
+    with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened:
+        size = opened.entry.size
+        if offset > size:
+            raise InvalidArgument(f"offset {offset} is past the end of {handle} ({size} bytes)")
+        with reading(handle):
+            found, lines, next_offset = count(opened.reader, matcher, offset, opened.lines.line_of_frame,
+                                              time.monotonic() + COUNT_SHARE * timeout)
+    return MatchCount(handle, match, pattern, ignore_case, offset, size, found, lines, next_offset,
+                      COUNT_SHARE * timeout, budget)
+
+
+__all__ = ["COUNT_SHARE", "MatchCount", "count_matches", "search_matcher"]

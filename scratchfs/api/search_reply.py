@@ -1,0 +1,174 @@
+"""Search replies: the windows of a ``match`` / ``pattern`` search as the model-facing JSON, fitted into a budget
+(:mod:`scratchfs.api.contract` documents the reply; every face builds it here)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from scratchfs.api.counting import MatchCount
+from scratchfs.api.fixed import Squeeze
+from scratchfs.api.results import Matches
+from scratchfs.api.views import piece, reply_size
+from scratchfs.engine.search import Window
+from scratchfs.foundation.limits import MAX_REPLY_BYTES
+
+
+def window_json(window: Window, size: int, binary: bool) -> dict[str, Any]:
+    """One search window: ``{line, offset, length, data}`` (plus ``replaced``/``encoding``), each fact once: ``line``
+    is its first match's (1-based); a window of one match gives the match's start as ``match_offset`` when it is
+    not ``offset`` (context before it) and its length as ``match_length`` when it does not end where the window
+    ends (context after it, or a match longer than the window, cut to the budget); a window of several matches
+    lists them, ``matches: [{offset, length, line}]``. :func:`window_hits` reads the matches back from either."""
+    hits = window.matches
+    match_end = max(h.offset + h.length for h in hits) if hits else window.match_offset
+    shown = piece(window.data, window.offset, size, binary, before=None, keep_from=window.match_offset,
+                  keep_to=match_end)
+    out: dict[str, Any] = {"line": window.line, **shown.fields()}
+    if len(hits) > 1:
+        out["matches"] = [{"offset": h.offset, "length": h.length, "line": h.line} for h in hits]
+    elif hits:
+        if hits[0].offset != shown.offset:
+            out["match_offset"] = hits[0].offset
+        if hits[0].offset + hits[0].length != shown.offset + shown.length:
+            out["match_length"] = hits[0].length
+    return {**out, **shown.content_fields()}
+
+
+def window_hits(window: dict[str, Any]) -> list[dict[str, Any]]:
+    """The matches of a window as :func:`window_json` gives it: ``[{offset, length, line}]``, in order (its
+    ``matches``, or the one match its ``match_offset`` / ``match_length`` or its own bytes make). Raises KeyError
+    for a dict that is not a window."""
+    if "matches" in window:
+        return list(window["matches"])
+    start = window.get("match_offset", window["offset"])
+    length = window.get("match_length", window["offset"] + window["length"] - start)
+    return [{"offset": start, "length": length, "line": window["line"]}]
+
+
+def matches_reply(found: Matches, budget: int) -> dict[str, Any]:
+    """A search as the contract's JSON object, fitted into ``budget`` bytes: fewer windows, then fewer matches of the
+    first window, then less context, then the first match cut; ``next_offset`` is the first match not shown. The
+    echoed ``match``/``pattern`` and ``next_call`` are measured first (:class:`~scratchfs.api.fixed.Squeeze`)."""
+    windows = found.windows
+    if windows:  # the floor: the first match's first byte alone, the search going on after it
+        hit = windows[0].matches[0]
+        floor = _matches_json(found, [Window(hit.offset, hit.offset, windows[0].data[hit.offset - windows[0].offset:][
+            :1], hit.line, (hit,))], found.size, budget)
+    else:
+        floor = _matches_json(found, [], found.next_offset, budget)
+    squeeze = Squeeze(floor, budget, {"match": ("match",), "pattern": ("pattern",)})
+
+    def shown(part: list[Window], next_offset: int | None, quiet: bool = False) -> dict[str, Any]:
+        return squeeze(_matches_json(found, part, next_offset, budget, quiet))
+
+    reply = shown(windows, found.next_offset)
+    if reply_size(reply) <= budget or not windows:
+        return reply
+    count = _most(len(windows) - 1, lambda n: reply_size(shown(windows[:n], _first_hit(windows[n]))) <= budget)
+    if count:
+        return shown(windows[:count], _first_hit(windows[count]))
+    after = _first_hit(windows[1]) if len(windows) > 1 else found.next_offset
+    return _fit_one_window(found, windows[0], after, budget, shown)
+
+
+def _first_hit(window: Window) -> int:
+    return window.matches[0].offset
+
+
+def _most(high: int, fits: Callable[[int], bool]) -> int:
+    """The largest ``n`` in ``[0, high]`` with ``fits(n)`` (``fits`` monotone; ``fits(0)`` assumed), by bisection."""
+    low = 0
+    while low < high:
+        mid = (low + high + 1) // 2
+        if fits(mid):
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _fit_one_window(found: Matches, window: Window, after: int | None, budget: int,
+                    shown: Callable[..., dict[str, Any]]) -> dict[str, Any]:
+    """The first window alone is over budget: keep its first matches, then less context, then the match's start
+    (``shown(windows, next_offset)``: the reply showing those windows)."""
+    hits = window.matches
+
+    def cut(first: int, last: int, keep: int) -> Window:
+        """The window's bytes ``[first, last)`` holding its first ``keep`` hits."""
+        lo, hi = max(first, window.offset), min(last, window.offset + len(window.data))
+        data = window.data[lo - window.offset : hi - window.offset]
+        return Window(hits[0].offset, lo, data, hits[0].line, tuple(hits[:keep]))
+
+    def with_hits(n: int) -> dict[str, Any]:
+        end = hits[n - 1].offset + hits[n - 1].length + found.context
+        return shown([cut(window.offset, end, n)], hits[n].offset if n < len(hits) else after)
+
+    keep = _most(len(hits), lambda n: n >= 1 and reply_size(with_hits(n)) <= budget)
+    if keep:
+        return with_hits(keep)
+    first = hits[0]
+    rest = hits[1].offset if len(hits) > 1 else after
+
+    def with_context(c: int) -> dict[str, Any]:
+        reply = shown([cut(first.offset - c, first.offset + first.length + c, 1)], rest, c < found.context)
+        if c < found.context:  # said, so that a model asking for wide windows knows what it trades
+            cut_note = (f"context cut to {c} bytes a side to fit the budget, one match a reply; a smaller context= "
+                        "shows more matches a reply")
+            reply["note"] = f"{reply['note']}; {cut_note}" if reply.get("note") else cut_note
+        return reply
+
+    context = _most(found.context, lambda c: reply_size(with_context(c)) <= budget)
+    if reply_size(with_context(context)) <= budget:
+        return with_context(context)
+    most = _most(first.length, lambda n: n >= 1 and reply_size(
+        shown([cut(first.offset, first.offset + n, 1)], rest)) <= budget)
+    return shown([cut(first.offset, first.offset + max(1, most), 1)], rest)
+
+
+def _matches_json(found: Matches, windows: list[Window], next_offset: int | None, budget: int,
+                  quiet: bool = False) -> dict[str, Any]:
+    """The reply showing ``windows``, the search going on at ``next_offset``; a ``note`` says when the reply's
+    ``budget`` (bytes) cut it: fewer matches shown than ``max_matches`` while more follow (``quiet``: the caller
+    says how instead)."""
+    shown = replace(found, windows=windows, next_offset=next_offset)
+    if found.pattern is not None:
+        what: dict[str, Any] = {"pattern": found.pattern, "ignore_case": found.ignore_case}
+    else:
+        what = {"match": (found.match or b"").decode("utf-8", "replace")}
+        if found.ignore_case:
+            what["ignore_case"] = True
+    what.update({"view": found.view} if found.view else {})
+    reply = {"handle": found.handle, **what, "size": found.size, "next_offset": shown.next_offset,
+             "more": shown.more, "remaining": shown.remaining, "next_call": shown.next_call,
+             "windows": [window_json(w, found.size, found.binary) for w in windows]}
+    count = shown.match_count
+    if shown.more and count < found.max_matches and not quiet:
+        narrower = " or a smaller context=" if found.context else ""
+        reply["note"] = (f"the budget ({budget} bytes) cut this reply to {count} of max_matches={found.max_matches} "
+                         f"matches; next_call goes on (a larger budget=, up to {MAX_REPLY_BYTES},{narrower} shows "
+                         "more a reply)")
+    return reply
+
+
+def count_reply(counted: MatchCount, budget: int) -> dict[str, Any]:
+    """A count (``count=true``) as the contract's JSON object: ``{handle, match (or pattern, ignore_case), offset,
+    size, matches, lines, next_offset, remaining, next_call}``, and a ``note`` when the time bound stopped it
+    before the end (how far it got; ``next_call`` counts on). Fitted into ``budget`` bytes (a long echoed needle
+    shortened, :class:`~scratchfs.api.fixed.Squeeze`)."""
+    what: dict[str, Any] = {"pattern": counted.pattern} if counted.pattern is not None else {"match": counted.match}
+    if counted.ignore_case or counted.pattern is not None:
+        what["ignore_case"] = counted.ignore_case
+    end = counted.size if counted.next_offset is None else counted.next_offset
+    reply: dict[str, Any] = {"handle": counted.handle, **what, "offset": counted.offset, "size": counted.size,
+                             "matches": counted.matches, "lines": counted.lines, "next_offset": counted.next_offset,
+                             "remaining": counted.size - end, "next_call": counted.next_call}
+    if counted.next_offset is not None:
+        reply["note"] = (f"counted bytes {counted.offset}-{end} of {counted.size} in the time bound "
+                         f"({counted.seconds:g} s); next_call counts on from next_offset: add up the counts (a line "
+                         "with matches on both sides of next_offset is in both lines counts)")
+    return Squeeze(reply, budget, {"match": ("match",), "pattern": ("pattern",)})(reply)
+
+
+__all__ = ["count_reply", "matches_reply", "window_hits", "window_json"]
