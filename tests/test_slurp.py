@@ -82,6 +82,8 @@ def test_a_large_output_pages_as_a_jq_read(tools, scratch_scope):
     assert len(pages) > 3 and [r for p in pages for r in p["results"]] == list(range(3000))
     assert all(len(json.dumps(p, separators=(",", ":")).encode()) <= 2048 for p in pages)
     assert "slurp=True" in pages[0]["next_call"]
+    with pytest.raises(InvalidArgument, match="cursor"):  # a slurp read's cursor is no plain jq read's
+        tools.call("read_handle", {"handle": handle, "jq": ".[] | .id", "cursor": _cursor(pages[0]["next_call"])})
 
 
 def test_a_cut_last_line_fails_as_a_record_read_naming_it(tools, scratch_scope):
@@ -160,3 +162,20 @@ def test_the_mcp_face_slurps(tmp_path):
             assert _counts(reply["results"]) == {"u0": 10, "u1": 10, "u2": 10}
 
     run(body)
+
+
+def test_a_runaway_filter_is_a_structure_timeout_and_the_worker_goes_on(tmp_path):
+    import time
+
+    from scratchfs import ScratchStore, StructureTimeout
+
+    with ScratchStore(tmp_path, pattern_timeout=1.0) as store:
+        scope = store.scope("r", "a")
+        tools = ScratchTools(scope)
+        handle = scope.spill(b"".join(b'{"n": %d}\n' % i for i in range(100)), source_tool="log").handle
+        began = time.monotonic()
+        with pytest.raises(StructureTimeout):
+            tools.call("read_handle", {"handle": handle, "jq": "last(range(1e10))", "slurp": True})
+        assert time.monotonic() - began < 5
+        reply = tools.call("read_handle", {"handle": handle, "jq": "map(.n) | add", "slurp": True})
+        assert reply["results"] == [sum(range(100))]
