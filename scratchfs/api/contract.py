@@ -112,7 +112,7 @@ def _first_character(data: bytes) -> int:
 # -- structure reads ------------------------------------------------------------------------------------------------
 
 STRUCTURE_ARGUMENTS = frozenset({"jq", "record", "records", "row", "rows", "columns", "view", "raw_offset", "select",
-                                 "cursor"})
+                                 "slurp", "cursor"})
 """The arguments of ``read_handle``'s structure reads."""
 
 
@@ -209,6 +209,9 @@ def _structure_read(reads: StructureReads, handle: str, offset: int, given: dict
         raise InvalidArgument(f"offset cannot be combined with {mode}: a structure read starts where its own "
                               "arguments say (row=, record=, or the cursor its next_call gives); offset= is for "
                               'byte, line and search reads and view="text"')
+    if given.get("slurp"):
+        _only(given, {"slurp", "jq", "cursor"})
+        return lambda b: reads.slurp(handle, given.get("jq"), cursor=cursor, budget=b, call_budget=call_budget)
     if "select" in given:
         _only(given, {"select", "cursor"})
         return lambda b: reads.select(handle, given["select"], cursor=cursor, budget=b)
@@ -313,6 +316,8 @@ class ScratchTools:
         budget, echo = self._budgeted(scope, budget)
         counting = structure.pop("count", None)
         counting = counting is not None and check_flag(counting, "count")
+        if structure.get("slurp") is not None and not check_flag(structure["slurp"], "slurp"):
+            structure["slurp"] = None  # (slurp=false: the read it would be without it)
         given = {k: v for k, v in structure.items() if v is not None}
         if counting:
             shaping = {"length": length, "line": line, "lines": lines, "context": context, "max_matches": max_matches}

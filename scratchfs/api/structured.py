@@ -20,6 +20,7 @@ from scratchfs.engine.search import Matcher, SearchResult
 from scratchfs.engine.segments import token_of
 from scratchfs.engine.structure import (
     MAX_HTML_BYTES,
+    MAX_SLURP_BYTES,
     BytesSource,
     ItemPage,
     ReaderSource,
@@ -30,6 +31,7 @@ from scratchfs.engine.structure import (
     records_page,
     rows_page,
     select_page,
+    slurp_page,
     text_page,
     view_page,
 )
@@ -160,6 +162,39 @@ class StructureReads:
             last = exc.offset + exc.length >= size[0]
             raise BadRecord(f"{exc}; {way_past(handle, exc, records, jq, call_budget, last)}", exc.record,
                             exc.offset, exc.length) from None
+
+    def slurp(self, handle: str, filter: str, *, cursor: str | None = None, budget: int = 8192,
+              call_budget: int | None = None) -> ItemPage:
+        """One page of the outputs of jq ``filter`` run once over the array of all the records of JSON lines, or of
+        all the rows of a CSV/TSV table (objects keyed by its header; arrays when its stub found no header line):
+        :func:`~scratchfs.engine.structure.slurp.slurp_page`, paged as :meth:`jq` pages. Raises InvalidArgument (a
+        content over :data:`~scratchfs.engine.structure.slurp.MAX_SLURP_BYTES`, naming the per-record or per-row
+        read that works; an entry that is no JSON lines or table -- a JSON document, text, a log, HTML, binary data
+        --, naming the reads that fit; what ``jq`` raises), BadRecord (a record that is not JSON, as :meth:`records`
+        raises it, with the byte read that shows it), StructureTimeout (the filter ran past ``pattern_timeout``),
+        NotFound, CorruptBlob."""
+        if not isinstance(filter, str) or not filter.strip():
+            raise InvalidArgument("slurp=true runs a jq filter over all records or rows: give jq= too "
+                                  '(e.g. jq="group_by(.unit) | map({unit: .[0].unit, n: length})")')
+        refuse_inputs(filter, slurping=True)
+
+        def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
+            form = _slurp_form(handle, kind, self.shape)
+            if src.size > MAX_SLURP_BYTES:
+                each = (render_call("read_handle", handle=handle, record=1, records=10000, jq=filter)
+                        if form == "records" else render_call("read_handle", handle=handle, row=1, rows=10000))
+                raise InvalidArgument(
+                    f"slurp=true reads at most {MAX_SLURP_BYTES // 2**20} MiB of content (it holds every record or "
+                    f"row at once); {handle} is {src.size / 2**20:.1f} MiB: page it instead, {each}")
+            return slurp_page(src, filter, form, cursor=cursor, budget_bytes=budget, cache_key=blob,
+                              timeout=self._timeout(), entry=entry_identity(handle, blob))
+
+        try:
+            return self._page(handle, read)
+        except BadRecord as exc:
+            last = exc.offset + exc.length >= (self.size or 0)
+            raise BadRecord(f"{exc}; {way_past(handle, exc, 10000, None, call_budget, last)}",
+                            exc.record, exc.offset, exc.length) from None
 
     def rows(self, handle: str, row: int = 1, rows: int = 50, *, columns: list[str | int] | None = None,
              cursor: str | None = None, budget: int = 8192) -> ItemPage:
@@ -373,6 +408,21 @@ def check_kind(content_type: str | None, read: str, handle: str, line_bytes: flo
         raise InvalidArgument(refusal(handle, content_type, read, line_bytes=line_bytes, shape=shape))
 
 
+def _slurp_form(handle: str, kind: str | None, shape: str | None) -> str:
+    """What a slurp read makes of an entry stored as ``kind``: ``"records"`` (JSON lines), ``"rows"`` (a table) or
+    ``"arrays"`` (a table whose stub found no header). Raises InvalidArgument for any other kind, naming what works."""
+    if kind == "jsonl":
+        return "records"
+    if kind == "csv":
+        return "arrays" if shape is not None and _NO_HEADER in shape else "rows"
+    if kind == "json":
+        raise InvalidArgument(f"slurp=true is for JSON lines and CSV/TSV tables; {handle} is one JSON document, "
+                              "already one value: use jq= alone (it sees the whole document)")
+    raise InvalidArgument(f"slurp=true is for JSON lines and CSV/TSV tables; {handle} is stored as {kind or 'unknown'}"
+                          ": search it (match=, pattern=, count=true) or read its lines" + (
+                              ', or view="text" / select= for HTML' if kind == "html" else ""))
+
+
 def way_past(handle: str, bad: BadRecord, records: int, jq: str | None, budget: int | None = None,
              last: bool = False) -> str:
     """How to go on from a bad record of ``handle``: the byte read that shows it (its first
@@ -396,16 +446,21 @@ _JQ_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|#[^\n]*')  # a jq string literal or 
 _JQ_INPUTS = re.compile(r"(?<![\w$.@])inputs?(?!\w|\s*:)")  # the builtins, not .input, $input, {input: ...}
 
 
-def refuse_inputs(filter: str) -> None:
+def refuse_inputs(filter: str, slurping: bool = False) -> None:
     """Refuse a jq ``filter`` that calls ``input`` or ``inputs``: a structure read runs jq on one JSON value at a
     time (the document, or each JSON-lines record alone), where they see nothing -- a ``reduce inputs`` over JSON
-    lines gave a page of ``{}`` per record. Raises InvalidArgument naming the reads that do work."""
-    if _JQ_INPUTS.search(_JQ_STRING.sub('""', filter)):
-        raise InvalidArgument(
-            "jq runs on one JSON value at a time here (the document, or each JSON-lines record alone): input and "
-            "inputs see nothing, and no read slurps the records together. To aggregate over records, page jq over "
-            'each record (record=1, records=10000, jq=".unit") and tally, or count the records holding a value '
-            'with count=true and match= or pattern= (e.g. pattern="\\"unit\\": ?\\"dpkg\\"", count=true)')
+    lines gave a page of ``{}`` per record (``slurping``: a slurp read, whose ``.`` is the array of them all).
+    Raises InvalidArgument naming the reads that do work."""
+    if not _JQ_INPUTS.search(_JQ_STRING.sub('""', filter)):
+        return
+    if slurping:
+        raise InvalidArgument("with slurp=true, . is already the array of all the records (rows): use . where "
+                              '[inputs] was meant (e.g. jq="group_by(.unit) | map({unit: .[0].unit, n: length})")')
+    raise InvalidArgument(
+        "jq runs on one JSON value at a time here (the document, or each JSON-lines record alone): input and "
+        "inputs see nothing. To aggregate over all the records of JSON lines or the rows of a table, run the "
+        'filter once over their array with slurp=true (jq="group_by(.unit) | map({unit: .[0].unit, n: length})", '
+        "slurp=true; a bounded size); or count the records holding a value with count=true and match= or pattern=")
 
 
 __all__ = ["StructureReads", "check_kind", "entry_identity", "mostly_json", "refuse_inputs", "table_like", "way_past"]

@@ -82,6 +82,8 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
 @click.option("--count", is_flag=True, default=None,
               help="Count the matches of --match or --pattern, and their lines, instead of printing windows.")
 @click.option("--jq", default=None, help="Structure: a jq filter over the JSON document (prints JSON).")
+@click.option("--slurp", is_flag=True, default=None,
+              help="Structure, with --jq: run it once over the array of all JSON-lines records or CSV/TSV rows.")
 @click.option("--record", type=INT, default=None, help="Structure: the first JSON-lines record (from 1).")
 @click.option("--records", type=INT, default=None,
               help="Structure: most JSON-lines records a page (fewer when the budget fills first).")
@@ -108,7 +110,8 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
 def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json: bool, whole: bool,
                 **options: Any) -> None:
     """Read the spilled result HANDLE (h_..., from a stub): raw bytes of a byte or line range to stdout, or as JSON
-    the windows of a search or a page of a structure read (--jq, --record, --row, --view text, --select); --all
+    the windows of a search or a page of a structure read (--jq, --jq with --slurp, --record, --row, --view
+    text, --select); --all
     writes the whole result.
 
     A raw read that stops before the end prints where the next read starts on stderr.

@@ -19,11 +19,31 @@ from scratchfs.engine.structure.paging import (
     TextPage,
     json_bytes,
 )
+from scratchfs.engine.structure.slurp import MAX_SLURP_BYTES, slurp_page
 from scratchfs.engine.structure.table import iter_rows, rows_page
 from scratchfs.engine.structure.terminal import render_line, render_text, view_page
 
 __all__ = [
-    "MAX_HTML_BYTES", "MAX_JQ_DOCUMENT_BYTES", "BytesSource", "ContentSource", "ItemPage", "ReaderSource", "TextPage",
-    "html_text", "iter_rows", "jq_page", "json_bytes", "parse_path", "records_page", "render_line", "render_text",
-    "rows_page", "select_page", "stream_path", "text_page", "view_page",
+    "MAX_HTML_BYTES",
+    "MAX_JQ_DOCUMENT_BYTES",
+    "MAX_SLURP_BYTES",
+    "BytesSource",
+    "ContentSource",
+    "ItemPage",
+    "ReaderSource",
+    "TextPage",
+    "html_text",
+    "iter_rows",
+    "jq_page",
+    "json_bytes",
+    "parse_path",
+    "records_page",
+    "render_line",
+    "render_text",
+    "rows_page",
+    "select_page",
+    "slurp_page",
+    "stream_path",
+    "text_page",
+    "view_page",
 ]

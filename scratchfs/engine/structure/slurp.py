@@ -1,0 +1,115 @@
+"""jq over all the records of JSON lines, or all the rows of a CSV/TSV table, at once ("slurp"), paged as a JSON
+document's jq read is.
+
+The content is turned into one JSON array -- the records in order (blank lines skipped), or the rows after the
+header as objects keyed by the header (values strings, as the ``csv`` module gives them), or, for a table with no
+header, every row as an array of strings -- and :func:`~scratchfs.engine.structure.jsondoc.jq_page` runs the filter
+once over it: the same outputs, pages, cursors, notes and errors as a jq read of a document holding that array.
+
+Memory: bounded by :data:`MAX_SLURP_BYTES` of content. The reading process holds the content, the array text and (for
+a table) the rows; the jq worker holds the array text and jq's tree of it. Measured peak RSS (VmHWM) at the bound, a
+group-count filter: 16 MiB of JSON lines (119,102 records), 109 MiB in the reading process (41 MiB before it) and 190
+MiB in the jq worker, 2.2 s; 16 MiB of CSV (144,408 rows of 6 columns), 209 MiB and 369 MiB, 3.3 s. Array texts are
+kept for the next pages (:data:`_ARRAYS`): up to 32 MiB more, held between reads.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from scratchfs.engine.caches import LRU
+from scratchfs.engine.structure.jsondoc import jq_page
+from scratchfs.engine.structure.jsonl import records_page
+from scratchfs.engine.structure.paging import BytesSource, ContentSource, ItemPage, read_whole
+from scratchfs.engine.structure.table import iter_rows
+from scratchfs.foundation import limits
+from scratchfs.foundation.errors import InvalidArgument
+
+__all__ = ["EXTRA_CELLS", "MAX_SLURP_BYTES", "slurp_page"]
+
+MAX_SLURP_BYTES = 16 * 1024 * 1024
+"""Largest content (bytes) a slurp read takes; a larger one is refused with InvalidArgument."""
+EXTRA_CELLS = "_extra"
+"""The key under which a row's cells past the header's columns are listed (a row longer than its header)."""
+_ARRAYS: LRU[str, bytes] = LRU(4, max_weight=2 * MAX_SLURP_BYTES, weigh=len, max_item_weight=2 * MAX_SLURP_BYTES)
+"""The array texts slurp reads built, by blob token and form: the next pages of a read do not build them again."""
+
+
+def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | None = None,
+               budget_bytes: int = 8192, cache_key: str | None = None, timeout: float = limits.PATTERN_TIMEOUT,
+               entry: str | None = None) -> ItemPage:
+    """One page of the outputs of jq ``filter`` run once over the array of all of ``source``'s records or rows.
+
+    Args:
+        source: the content, at most :data:`MAX_SLURP_BYTES` bytes.
+        filter: a jq filter (jq 1.7), given the array as ``.`` (e.g. ``group_by(.unit) | map([.[0].unit, length])``).
+        form: ``"records"`` (JSON lines: the array of records), ``"rows"`` (CSV/TSV with a header: the array of
+            rows after it, each an object keyed by the header's names -- a later column of a repeated name wins, a
+            missing cell is ``null``, cells past the header are listed under :data:`EXTRA_CELLS`) or ``"arrays"``
+            (a table with no header: every row, an array of strings).
+        cursor, budget_bytes, timeout: as :func:`~scratchfs.engine.structure.jsondoc.jq_page`.
+        cache_key: names the content (a blob token): the array text built is kept under it (:data:`_ARRAYS`, 32 MiB
+            over all reads) and jq's outputs as ``jq_page`` keeps them, so the next pages neither rebuild nor rerun.
+        entry: the entry's identity; the cursors are bound to it and to the slurp read (a cursor of a plain jq,
+            record or row read of the entry is refused, and the other way round).
+
+    Returns:
+        an :class:`ItemPage` named ``results``, as :func:`~scratchfs.engine.structure.jsondoc.jq_page` gives it.
+
+    Raises:
+        InvalidArgument: content over :data:`MAX_SLURP_BYTES`, an unknown ``form``, a malformed table (as
+            :func:`~scratchfs.engine.structure.table.iter_rows`), and what ``jq_page`` raises.
+        BadRecord (an InvalidArgument): a record that is not JSON (as a record read of it raises it: its number,
+            bytes and the parser's message).
+        StructureTimeout: the filter ran past ``timeout``. StoreBusy: as ``jq_page``.
+    """
+    if form not in ("records", "rows", "arrays"):
+        raise InvalidArgument(f"form must be 'records', 'rows' or 'arrays', not {str(form)[:20]!r}")
+    kept = None if cache_key is None else _ARRAYS.get(f"{form}:{cache_key}")
+    data = kept if kept is not None else (
+        _records(source, entry) if form == "records" else _rows(source, form == "rows"))
+    if cache_key is not None and kept is None:
+        _ARRAYS.put(f"{form}:{cache_key}", data)
+    return jq_page(BytesSource(data), filter, cursor, budget_bytes,
+                   cache_key=None if cache_key is None else f"slurp:{form}:{cache_key}", timeout=timeout,
+                   entry=f"{entry or ''}/slurp:{source.size}")
+
+
+def _records(source: ContentSource, entry: str | None) -> bytes:
+    """The JSON array text of the records of JSON lines: each non-blank line's own text, in order. Raises BadRecord
+    (through a record read of it) at the first line that is not JSON."""
+    data = read_whole(source, MAX_SLURP_BYTES, "slurp")
+    kept: list[bytes] = []
+    for line in data.split(b"\n"):
+        if not line.strip():
+            continue
+        try:
+            json.loads(line.decode("utf-8", "replace"))
+        except (ValueError, RecursionError):
+            records_page(source, len(kept) + 1, 1, entry=entry)  # raises the record read's BadRecord
+            raise InvalidArgument(f"record {len(kept) + 1:,} is not JSON") from None
+        kept.append(line)
+    del data
+    return b"[" + b",\n".join(kept) + b"]"
+
+
+def _rows(source: ContentSource, header: bool) -> bytes:
+    """The JSON array text of a table's rows (objects keyed by the header when ``header``, else arrays)."""
+    if source.size > MAX_SLURP_BYTES:
+        read_whole(source, MAX_SLURP_BYTES, "slurp")  # raises naming the bound
+    rows = iter_rows(source)
+    names: list[str] | None = None
+    out: list[Any] = []
+    for _start, cells in rows:
+        if not header:
+            out.append(cells)
+        elif names is None:
+            names = cells
+        else:
+            row: dict[str, Any] = dict.fromkeys(names)
+            row.update(zip(names, cells, strict=False))
+            if len(cells) > len(names):
+                row[EXTRA_CELLS] = cells[len(names):]
+            out.append(row)
+    return json.dumps(out, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
