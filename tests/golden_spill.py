@@ -14,7 +14,11 @@ redraws; the 339 other records unchanged); main on 2026-12-02, later (the note o
 ``jq=".[0]"``, not ``jq="keys"``, whose answer is the indices: ``array.json@…`` and ``big-array.json@…``, 3 records);
 branch htmltext (an HTML shape's "~N KiB of text" counts character references resolved and ``<pre>`` text
 uncollapsed, as the text view renders them: ``browser-rust-book.html@0+200000`` and the four slices of 512 KiB or more,
-5 records, say ~132 and ~354 KiB where they said ~130 and ~345, nearer the views' 136 and 358 KiB).
+5 records, say ~132 and ~354 KiB where they said ~130 and ~345, nearer the views' 136 and 358 KiB); branch atk26
+(JSON lines cut in their last line count the whole records and say the line is cut, ``records.jsonl@0+16384`` and the
+``lists/mixed.jsonl`` cuts, 7 records; ``cjk.txt`` slices cut inside a character count those bytes as not UTF-8, 4;
+one-line JSON cut past the sample is "longest at least", 3; previews no longer end inside a ``\\uXXXX`` escape or a
+``\\\\`` pair, ``wide.json`` and ``quotes.txt`` slices, 6).
 """
 
 from __future__ import annotations
