@@ -164,11 +164,17 @@ def test_a_search_cut_by_the_budget_says_so(scratch_scope, fixture_data):
     shown = sum(len(window_hits(w)) for w in cut["windows"])
     assert cut["more"] and shown < 1000 and shown < data.count(b"def ")
     assert cut["note"] == (f"the budget (8192 bytes) cut this reply to {shown} of max_matches=1000 matches; "
-                           "next_call goes on (a larger budget=, up to 65536, shows more a reply)")
+                           "next_call goes on (a larger budget=, up to 65536, shows more a reply); count=true counts "
+                           "them all")
     assert len(to_json(cut).encode()) <= 8192
     wide = tools.call("read_handle", {"handle": handle, "match": "def ", "context": 30, "max_matches": 1000,
                                       "budget": 4096})
-    assert wide["note"].endswith("(a larger budget=, up to 65536, or a smaller context= shows more a reply)")
+    assert wide["note"].endswith("(a larger budget=, up to 65536, or a smaller context= shows more a reply); "
+                                 "count=true counts them all")
+    # near matches share a window (agentsim2 counted 12 windows where the note said 14 matches): the note says both
+    windows, matches = len(wide["windows"]), sum(len(window_hits(w)) for w in wide["windows"])
+    assert windows < matches and f"cut this reply to {matches} of max_matches=1000 matches in {windows} windows;" \
+        in wide["note"], wide["note"]
     assert "4096 bytes" in wide["note"]
     whole = tools.call("read_handle", {"handle": handle, "match": "def ", "context": 0, "max_matches": 3})
     assert whole["more"] and "note" not in whole
@@ -210,6 +216,10 @@ def test_a_pattern_count_over_a_fixture_and_its_refusals(scratch_scope, fixture_
             tools.call("read_handle", {"handle": handle, "match": "def", "count": True, **bad})
     with pytest.raises(InvalidArgument, match="count counts the matches of match="):
         tools.call("read_handle", {"handle": handle, "count": True})
+    with pytest.raises(InvalidArgument) as refused:  # the text view is not counted: the refusal names what works
+        tools.call("read_handle", {"handle": handle, "match": "def", "count": True, "view": "text"})
+    assert str(refused.value).endswith('count the stored page (no view), or list the view\'s matches (view="text", '
+                                       'context=0, max_matches=1000)'), str(refused.value)
 
 
 def test_a_count_the_time_bound_stops_says_how_far_it_got_and_counts_on(scratch_store_factory, fixture_data):
