@@ -15,7 +15,7 @@ from pathlib import Path
 import lxml.html
 import pytest
 
-from scratchfs.api.contract import ScratchTools
+from scratchfs.api.contract import ScratchTools, window_hits
 from scratchfs.api.shape import describe
 from scratchfs.engine.structure import BytesSource, text_search
 from scratchfs.engine.structure.html import html_text, text_page
@@ -149,16 +149,17 @@ def test_match_in_the_text_view_gives_view_offsets_and_goes_on_in_the_view(tools
     reply = tools.call("read_handle", {"handle": handle, "view": "text", "match": "include_extras", "context": 40,
                                        "max_matches": 1})
     assert reply["view"] == "text" and reply["size"] == len(view)
-    assert [m["offset"] for w in reply["windows"] for m in w["matches"]] == expected[:1]
+    assert [m["offset"] for w in reply["windows"] for m in window_hits(w)] == expected[:1]
     window = reply["windows"][0]
     assert view[window["offset"] : window["offset"] + window["length"]].decode() == window["data"]
-    assert window["line"] == view[: window["match_offset"]].count(b"\n") + 1 and "&nbsp;" not in window["data"]
+    hit = window_hits(window)[0]
+    assert hit["line"] == view[: hit["offset"]].count(b"\n") + 1 and "&nbsp;" not in window["data"]
     assert reply["next_call"] == (f'read_handle(handle="{handle}", match="include_extras", view="text", '
                                   f"offset={expected[1]}, context=40, max_matches=1)")
     found, call = [], {"handle": handle, "view": "text", "match": "include_extras", "max_matches": 1}
     while call:  # following next_call finds every match of the view once, in order
         reply = tools.call("read_handle", call)
-        found += [m["offset"] for w in reply["windows"] for m in w["matches"]]
+        found += [m["offset"] for w in reply["windows"] for m in window_hits(w)]
         call = reply["more"] and {**call, "offset": reply["next_offset"]}
     assert found == expected and len(expected) == 2
     text = tools.call("read_handle", {"handle": handle, "view": "text", "offset": expected[1]})["text"]
@@ -204,7 +205,7 @@ def test_a_search_of_a_long_view_finds_what_find_finds_across_its_frames(tools, 
     found, call = [], {"handle": handle, "view": "text", "match": "needle", "context": 0, "max_matches": 200}
     while call:
         reply = tools.call("read_handle", call)
-        found += [(m["offset"], m["line"]) for w in reply["windows"] for m in w["matches"]]
+        found += [(m["offset"], m["line"]) for w in reply["windows"] for m in window_hits(w)]
         call = reply["more"] and {**call, "offset": reply["next_offset"]}
     assert found == expected and len(found) == 310
     empty = _spill(scratch_scope, b"<html><body></body></html>")
