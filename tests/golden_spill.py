@@ -18,7 +18,7 @@ uncollapsed, as the text view renders them: ``browser-rust-book.html@0+200000`` 
 (JSON lines cut in their last line count the whole records and say the line is cut, ``records.jsonl@0+16384`` and the
 ``lists/mixed.jsonl`` cuts, 7 records; ``cjk.txt`` slices cut inside a character count those bytes as not UTF-8, 4;
 one-line JSON cut past the sample is "longest at least", 3; previews no longer end inside a ``\\uXXXX`` escape or a
-``\\\\`` pair, ``wide.json`` and ``quotes.txt`` slices, 6).
+``\\\\`` pair, ``wide.json`` and ``quotes.txt`` slices, 5).
 """
 
 from __future__ import annotations
