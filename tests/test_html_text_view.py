@@ -211,3 +211,18 @@ def test_a_search_of_a_long_view_finds_what_find_finds_across_its_frames(tools, 
     empty = _spill(scratch_scope, b"<html><body></body></html>")
     reply = tools.call("read_handle", {"handle": empty, "view": "text", "match": "x"})
     assert (reply["size"], reply["windows"], reply["more"]) == (0, [], False)
+
+
+def test_a_definition_lists_terms_and_descriptions_are_lines_of_their_own(tools, scratch_scope):
+    """pydoc documents each function as ``<dt>f(...)</dt><dd>...</dd>``: inscriptis's default profile has no rule for
+    them, so a term ran on into its description and the next term ("get_overloads(func)Return all defined ..."),
+    and ``pattern="^get_type_hints\\("`` over the view found nothing (agentsim2's replay)."""
+    assert _view(b"<html><body><dl><dt>f(x)</dt><dd>Does y.</dd><dt>g</dt><dd>z</dd></dl></body></html>") == \
+        b"f(x)\nDoes y.\ng\nz"
+    page = _page("tools/pydoc-typing.html")
+    view = _view(page)
+    starts = [m.start() for m in re.finditer(rb"^get_type_hints\(", view, re.M)]
+    assert len(starts) == 1
+    reply = tools.call("read_handle", {"handle": _spill(scratch_scope, page), "view": "text",
+                                       "pattern": r"^get_type_hints\(", "context": 0})
+    assert [hit["offset"] for w in reply["windows"] for hit in window_hits(w)] == starts

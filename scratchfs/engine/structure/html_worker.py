@@ -43,10 +43,12 @@ import lxml.etree
 import lxml.html
 from cssselect import ExpressionError, SelectorError
 from inscriptis import Inscriptis
+from inscriptis.css_profiles import CSS_PROFILES
 from inscriptis.html_properties import Display
 from inscriptis.model.canvas import Canvas
 from inscriptis.model.canvas.block import Block
 from inscriptis.model.config import ParserConfig
+from inscriptis.model.html_element import HtmlElement
 from inscriptis.model.table import Table
 from inscriptis.model.tag import CustomHtmlTagHandlerMapping
 from inscriptis.model.tag.table_tag import table_end_handler
@@ -251,12 +253,18 @@ def _tables_drift() -> bool:
     return len(second) > len(first)
 
 
+# inscriptis's default ("relaxed") profile, but a definition list's terms and descriptions on lines of their own, as
+# a browser shows them (the profile has no rule for them: pydoc's "<dt>f(x)</dt><dd>Does y.</dd>" ran on as one line,
+# "f(x)Does y.")
+_CSS = {**CSS_PROFILES["relaxed"], "dt": HtmlElement(display=Display.block), "dd": HtmlElement(display=Display.block)}
+
+
 def parser_config() -> ParserConfig:
     """inscriptis's configuration for a rendering: its default, but for tables, rendered unpadded
     (:class:`_FlatTable`), and with :func:`_table_end` when the installed version lets sibling tables drift right
-    (:func:`_tables_drift`), so that a page's text is the same on every Python."""
+    (:func:`_tables_drift`), so that a page's text is the same on every Python; ``<dt>`` and ``<dd>`` are blocks."""
     ends = {"table": _table_end} if _tables_drift() else {}
-    return ParserConfig(table_cell_separator=CELL_SEPARATOR,
+    return ParserConfig(css=_CSS, table_cell_separator=CELL_SEPARATOR,
                         custom_html_tag_handler_mapping=CustomHtmlTagHandlerMapping({"table": _table_start}, ends))
 
 
