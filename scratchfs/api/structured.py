@@ -137,11 +137,9 @@ class StructureReads:
 
         if isinstance(jq, str):
             refuse_inputs(jq)
-        size = [0]
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             self._fits(kind, "record", handle)
-            size[0] = src.size
             try:
                 return records_page(src, record, records, jq=jq, cursor=cursor, budget_bytes=budget,
                                     timeout=self._timeout(), entry=entry_identity(handle, blob))
@@ -159,9 +157,15 @@ class StructureReads:
         try:
             return self._page(handle, read)
         except BadRecord as exc:
-            last = exc.offset + exc.length >= size[0]
-            raise BadRecord(f"{exc}; {way_past(handle, exc, records, jq, call_budget, last)}", exc.record,
-                            exc.offset, exc.length) from None
+            raise self._past(handle, exc, records, jq, call_budget) from None
+
+    def _past(self, handle: str, bad: BadRecord, records: int, jq: str | None, call_budget: int | None
+              ) -> BadRecord:
+        """``bad`` (raised by a read of ``handle`` through :meth:`_page`) saying how to read past it
+        (:func:`way_past`), or that it is the last record: it ends at the entry's end (:attr:`size`)."""
+        last = bad.offset + bad.length >= (self.size or 0)
+        return BadRecord(f"{bad}; {way_past(handle, bad, records, jq, call_budget, last)}", bad.record, bad.offset,
+                         bad.length)
 
     def slurp(self, handle: str, filter: str, *, cursor: str | None = None, budget: int = 8192,
               call_budget: int | None = None) -> ItemPage:
@@ -192,9 +196,7 @@ class StructureReads:
         try:
             return self._page(handle, read)
         except BadRecord as exc:
-            last = exc.offset + exc.length >= (self.size or 0)
-            raise BadRecord(f"{exc}; {way_past(handle, exc, 10000, None, call_budget, last)}",
-                            exc.record, exc.offset, exc.length) from None
+            raise self._past(handle, exc, 10000, None, call_budget) from None
 
     def rows(self, handle: str, row: int = 1, rows: int = 50, *, columns: list[str | int] | None = None,
              cursor: str | None = None, budget: int = 8192) -> ItemPage:
