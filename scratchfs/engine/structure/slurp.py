@@ -7,10 +7,11 @@ header, every row as an array of strings -- and :func:`~scratchfs.engine.structu
 once over it: the same outputs, pages, cursors, notes and errors as a jq read of a document holding that array.
 
 Memory: bounded by :data:`MAX_SLURP_BYTES` of content. The reading process holds the content, the array text and (for
-a table) the rows; the jq worker holds the array text and jq's tree of it. Measured peak RSS (VmHWM) at the bound, a
-group-count filter: 16 MiB of JSON lines (119,102 records), 109 MiB in the reading process (41 MiB before it) and 190
-MiB in the jq worker, 2.2 s; 16 MiB of CSV (144,408 rows of 6 columns), 209 MiB and 369 MiB, 3.3 s. Array texts are
-kept for the next pages (:data:`_ARRAYS`): up to 32 MiB more, held between reads.
+a table) the rows; the jq worker holds the array text and jq's tree of it. Peak RSS (VmHWM) at the bound with a
+group-count filter, ``python bench/slurp_memory.py`` (2026-12-03): 16 MiB of JSON lines (194,368 records), the
+reading process 90 -> 129 MiB and the jq worker 240 MiB, 3.8 s; 16 MiB of CSV (203,152 rows of 6 columns), 93
+-> 237 MiB and 307 MiB, 5.6 s. Array texts are kept for the next pages (:data:`_ARRAYS`): up to 32 MiB more, held
+between reads.
 """
 
 from __future__ import annotations
