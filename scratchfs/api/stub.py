@@ -80,7 +80,11 @@ def make_preview(head: bytes, tail: bytes, size: int, limit: int, mode: str = "h
     Returns:
         ``(text, bytes of the start covered, byte offset of the tail shown or None)``. Invalid UTF-8 (binary
         content) is replaced with U+FFFD, so the preview is always valid text; neither part is cut inside a UTF-8
-        character or a terminal escape sequence.
+        character, a terminal escape sequence, a JSON string escape (RFC 8259, section 7: ``\\uXXXX``, a surrogate
+        pair's two escapes) or, within 64 bytes, a grapheme cluster -- a subset of the extended grapheme cluster
+        rules of Unicode Standard Annex #29 (https://www.unicode.org/reports/tr29/): no cut before a combining
+        mark, a joiner, a variation selector, a keycap, a skin tone or an emoji tag, none after a joiner, none
+        between a flag's two letters.
     """
     if mode == "head+tail" and size > limit:
         half = limit // 2
