@@ -122,6 +122,8 @@ def _json_escape_end(head: bytes, prefix: bytes) -> bytes:
     :data:`_CLUSTER_BYTES`: JSON written with ``ensure_ascii`` escapes every character a preview of it shows."""
     if len(prefix) >= len(head):  # (all of it: nothing cut)
         return prefix
+    if b"\\" not in prefix[-16:] and head[len(prefix) : len(prefix) + 1] != b"\\":  # no escape near the cut
+        return prefix
     cut = _OPEN_JSON_ESCAPE.search(prefix, max(0, len(prefix) - 16))
     first = end = cut.start(1) if cut is not None else len(prefix)
     least = max(0, end - _CLUSTER_BYTES)
@@ -173,6 +175,8 @@ def _splits(before: str, after: str) -> bool:
 def _cluster_end(head: bytes, prefix: bytes) -> bytes:
     """``prefix`` (of ``head``, ending on a character's boundary) without the grapheme cluster its end cuts, if
     that cluster starts within :data:`_CLUSTER_BYTES` of the end (a longer one, such as 'zalgo' text, is cut)."""
+    if prefix[-1:] < b"\x80" and head[len(prefix) : len(prefix) + 1] < b"\x80":  # ASCII on both sides: every
+        return prefix  # character that joins the one before it, and a joiner, is outside ASCII
     before = prefix[-_CLUSTER_BYTES:]
     before = decode_or_none(before[utf8_suffix_start(before) :])
     if before is None:  # (binary content: no cluster)
