@@ -18,7 +18,11 @@ uncollapsed, as the text view renders them: ``browser-rust-book.html@0+200000`` 
 (JSON lines cut in their last line count the whole records and say the line is cut, ``records.jsonl@0+16384`` and the
 ``lists/mixed.jsonl`` cuts, 7 records; ``cjk.txt`` slices cut inside a character count those bytes as not UTF-8, 4;
 one-line JSON cut past the sample is "longest at least", 3; previews no longer end inside a ``\\uXXXX`` escape or a
-``\\\\`` pair, ``wide.json`` and ``quotes.txt`` slices, 5).
+``\\\\`` pair, ``wide.json`` and ``quotes.txt`` slices, 5); main on 2026-12-03 (grapheme clusters by the ``regex``
+package's ``\\X``, UAX #29 whole: CR LF is one cluster, so a head+tail preview's tail no longer starts at the LF of a
+CR LF, ``query-packages-by-month.csv@0+600000``; a head cut between CR and LF ends before the CR, which moves the
+stub's preview-fitting steps of the three ``crlf.txt`` slices: their previews end 1 to 2 characters later, within
+the same bound; 4 records).
 """
 
 from __future__ import annotations

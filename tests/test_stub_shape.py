@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
+import regex
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -692,16 +693,22 @@ def test_an_array_of_objects_with_different_keys_names_every_key_and_marks_those
 
 
 _CLUSTERS = ["👨\u200d👩\u200d👧\u200d👦", "🏳\ufe0f\u200d🌈", "👩🏽\u200d💻", "🇯🇵🇫🇷", "ก้าวไกล", "नमस्ते",
-             "e\u0301te\u0301", "z\u0351\u0352\u0353algo", "👍🏿"]
+             "e\u0301te\u0301", "z\u0351\u0352\u0353algo", "👍🏿", "กำลัง", "\u1100\u1161\u11a8\u1100\u1161", "क्षत्रिय"]
+# (Thai's SARA AM is a spacing mark of category Lo, conjoining Hangul jamo make one syllable, a Devanagari consonant
+# after a virama joins the conjunct: UAX #29's rules GB9a, GB6-GB8 and GB9c, none of them a combining mark)
 
 
 def _splits_a_cluster(text: str, at: int) -> bool:
-    """Whether a cut of ``text`` before character ``at`` splits what is drawn as one character: a combining mark,
-    a joiner, a variation selector or a skin tone after the cut, a joiner before it, or a flag's two letters."""
+    """Whether a cut of ``text`` before character ``at`` splits what is drawn as one character: inside an extended
+    grapheme cluster, or (written out) a combining mark, a joiner, a variation selector or a skin tone after the cut,
+    a joiner before it, or a flag's two letters."""
     import unicodedata
 
     if not 0 < at < len(text):
         return False
+    word = text.rfind(" ", 0, at) + 1  # (every cluster of these texts lies between two spaces)
+    if at - word not in {0, *(found.end() for found in regex.finditer(r"\X", text[word : at + 64]))}:
+        return True  # (UAX #29, as the regex package implements it)
     before, after = text[at - 1], text[at]
     if unicodedata.category(after) in ("Mn", "Mc", "Me") or after in "\u200d\ufe0e\ufe0f" or before == "\u200d":
         return True

@@ -6,9 +6,10 @@ from __future__ import annotations
 import functools
 import json
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
+
+import regex
 
 from scratchfs.api.results import render_call
 from scratchfs.api.shape import TEXT_PROBE_BYTES, is_text
@@ -81,10 +82,10 @@ def make_preview(head: bytes, tail: bytes, size: int, limit: int, mode: str = "h
         ``(text, bytes of the start covered, byte offset of the tail shown or None)``. Invalid UTF-8 (binary
         content) is replaced with U+FFFD, so the preview is always valid text; neither part is cut inside a UTF-8
         character, a terminal escape sequence, a JSON string escape (RFC 8259, section 7: ``\\uXXXX``, a surrogate
-        pair's two escapes) or, within 64 bytes, a grapheme cluster -- a subset of the extended grapheme cluster
-        rules of Unicode Standard Annex #29 (https://www.unicode.org/reports/tr29/): no cut before a combining
-        mark, a joiner, a variation selector, a keycap, a skin tone or an emoji tag, none after a joiner, none
-        between a flag's two letters.
+        pair's two escapes) or, within 64 bytes, an extended grapheme cluster of Unicode Standard Annex #29
+        (https://www.unicode.org/reports/tr29/, the ``regex`` package's ``\\X``): a combining or spacing mark, a
+        joiner, a variation selector, a skin tone or an emoji tag stays with what it follows, a flag's two letters
+        together, conjoining Hangul jamo and an Indic conjunct whole.
     """
     if mode == "head+tail" and size > limit:
         half = limit // 2
@@ -154,50 +155,39 @@ def _json_escape_start(tail: bytes, at: int) -> int:
 
 
 _CLUSTER_BYTES = 64  # most bytes a preview's end moves back (its tail's start on) to a grapheme cluster's boundary
-_JOINING = frozenset("\u200d\ufe0e\ufe0f\u20e3")  # a joiner, text and emoji variation selectors, a keycap
-_FLAG_LETTERS = "".join(map(chr, range(0x1F1E6, 0x1F200)))
+_CLUSTER = regex.compile(r"\X")
+"""An extended grapheme cluster: what is drawn as one character (UAX #29, as the ``regex`` package implements
+it; a library over hand-written rules, which missed spacing marks of category Lo, Hangul jamo and conjuncts)."""
 
 
-def _splits(before: str, after: str) -> bool:
-    """Whether a cut between ``before`` and ``after`` splits what is drawn as one character: a combining mark, a
-    joiner, a variation selector, a skin tone or an emoji tag after it, a joiner before it, or a flag's two letters
-    (an odd run of them before it)."""
-    if not before or not after:
-        return False
-    first = after[0]
-    if first in _JOINING or before[-1] == "\u200d" or unicodedata.category(first) in ("Mn", "Mc", "Me"):
-        return True
-    if 0x1F3FB <= ord(first) <= 0x1F3FF or 0xE0020 <= ord(first) <= 0xE007F:
-        return True
-    return first in _FLAG_LETTERS and (len(before) - len(before.rstrip(_FLAG_LETTERS))) % 2 == 1
+def _boundaries(text: str) -> list[int]:
+    """The grapheme cluster boundaries of ``text`` (UAX #29), 0 and ``len(text)`` included."""
+    return [0, *(found.end() for found in _CLUSTER.finditer(text))]
 
 
 def _cluster_end(head: bytes, prefix: bytes) -> bytes:
     """``prefix`` (of ``head``, ending on a character's boundary) without the grapheme cluster its end cuts, if
     that cluster starts within :data:`_CLUSTER_BYTES` of the end (a longer one, such as 'zalgo' text, is cut)."""
-    if prefix[-1:] < b"\x80" and head[len(prefix) : len(prefix) + 1] < b"\x80":  # ASCII on both sides: every
-        return prefix  # character that joins the one before it, and a joiner, is outside ASCII
+    following = head[len(prefix) : len(prefix) + 1]
+    if prefix[-1:] < b"\x80" and following < b"\x80" and (prefix[-1:], following) != (b"\r", b"\n"):
+        return prefix  # ASCII on both sides: no cluster joins two ASCII characters but CR LF
     before = prefix[-_CLUSTER_BYTES:]
     before = decode_or_none(before[utf8_suffix_start(before) :])
     if before is None:  # (binary content: no cluster)
         return prefix
     after = bytes(head[len(prefix) : len(prefix) + 8]).decode("utf-8", "ignore")
-    cut = len(before)
-    while cut and _splits(before[:cut], before[cut:] + after):
-        cut -= 1
+    cut = max(at for at in _boundaries(before + after) if at <= len(before))
     return prefix if not cut else prefix[: len(prefix) - len(before[cut:].encode("utf-8", "replace"))]
 
 
 def _cluster_start(tail: bytes, at: int) -> int:
     """``at`` (a character's boundary in ``tail``), or past the end of the grapheme cluster it cuts, if that ends
     within :data:`_CLUSTER_BYTES` of it."""
-    before = tail[max(0, at - 16) : at]
+    before = tail[max(0, at - 32) : at]
     before = before[utf8_suffix_start(before) :].decode("utf-8", "replace")
     after = decode_or_none(utf8_prefix(tail[at : at + _CLUSTER_BYTES + 4], _CLUSTER_BYTES)) or ""
-    moved = 0
-    while moved < len(after) and _splits(before + after[:moved], after[moved:]):
-        moved += 1
-    return at if moved == len(after) else at + len(after[:moved].encode("utf-8"))
+    moved = min(b for b in _boundaries(before + after) if b >= len(before)) - len(before)
+    return at if moved >= len(after) else at + len(after[:moved].encode("utf-8"))
 
 
 _OPEN_ESCAPE = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*)?\Z")
