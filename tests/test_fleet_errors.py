@@ -9,7 +9,7 @@ import time
 import psycopg
 import pytest
 
-from scratchfs import ScratchStore, StorageError, StoreBusy
+from scratchfs import Observation, ScratchStore, StorageError, StoreBusy
 from tests.services import PostgresServer, _pg_bin, postgres_url, unavailable
 
 
@@ -186,5 +186,42 @@ def test_the_pools_warnings_in_an_outage_are_one_line_once_a_minute(s3_env, tmp_
             assert ours, "the pool logged nothing about the outage"
             assert len({r.msg for r in ours}) == len(ours)  # one of each kind
             assert all("\n" not in r.getMessage() for r in ours)
+    finally:
+        server.remove()
+
+
+def test_with_the_index_database_down_each_operation_fails_at_once_not_after_the_busy_timeout(tmp_path):
+    """psycopg_pool waits its whole timeout for a connection while the server refuses new ones: with PostgreSQL down,
+    every spill waited busy_timeout (30 s by default) before it failed, and an agent loop's offload held each large
+    result's turn that long before passing it through. A refused fresh connection now fails the operation at once,
+    with the server's reason, and the next operations for a second without asking again; once the server is back,
+    operations go on, the entries from before the outage whole."""
+    from scratchfs.engine.postgres_pool import DOWN_SECONDS
+
+    if _pg_bin() is None:
+        unavailable("no PostgreSQL binaries to start a server of this test's own")
+    server = PostgresServer(_pg_bin())
+    try:
+        server.start()
+        with ScratchStore(tmp_path, index=postgres_url(server.dsn, "scratchfs"), busy_timeout=10.0) as store:
+            scope = store.scope("run-1", "agent-1")
+            before = b"before the outage\n" * 1000
+            handle = scope.spill(before).handle
+            server.stop()
+            for _ in range(4):
+                started = time.monotonic()
+                with pytest.raises(StorageError) as failed:
+                    scope.spill(b"during the outage\n" * 1000)
+                assert time.monotonic() - started < 2.5, "waited for the busy timeout"
+                assert failed.value.unavailable and "refused" in str(failed.value).lower(), str(failed.value)
+            started = time.monotonic()
+            passed = scope.offload(Observation("fetch", "during the outage\n" * 1000, result_class="query"))
+            assert passed.content == "during the outage\n" * 1000 and passed.stub is None  # passed through, whole
+            assert time.monotonic() - started < 2.5
+            server.start()
+            time.sleep(DOWN_SECONDS)
+            assert scope.read_handle(handle, length=len(before)).data == before
+            after = scope.spill(b"after the outage\n" * 1000).handle
+            assert scope.read_handle(after, length=17).data == b"after the outage\n"
     finally:
         server.remove()

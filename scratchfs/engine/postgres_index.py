@@ -32,18 +32,17 @@ a run the platform does not know fails with :class:`StorageError`. The reference
 ``varchar``) with a unique constraint.
 
 **Failures** are typed within a bounded time: connections come from a ``psycopg_pool`` pool that waits at most
-``busy_timeout`` seconds for a connection; every session has ``statement_timeout`` and ``lock_timeout`` set to the
-busy timeout. A lock or statement timeout, a deadlock, a serialization failure or a pool wait that ran out while the
-server is up raises :class:`StoreBusy`; a server that is down, refusing or failing raises :class:`StorageError`.
-Library: psycopg 3 with psycopg_pool, the PostgreSQL project's maintained Python driver and its pool (binary
-protocol, server-side parameters, health-checked pooled connections re-made after a server restart).
+``busy_timeout`` seconds for a connection from a server that is up, and fails at once when the server refuses a fresh
+connection (:mod:`scratchfs.engine.postgres_pool`); every session has ``statement_timeout`` and ``lock_timeout`` set
+to the busy timeout. A lock or statement timeout, a deadlock, a serialization failure or a pool wait that ran out
+while the server is up raises :class:`StoreBusy`; a server that is down, refusing or failing raises
+:class:`StorageError`. Library: psycopg 3 with psycopg_pool, the PostgreSQL project's maintained Python driver and
+its pool (binary protocol, server-side parameters, health-checked pooled connections re-made after a server restart).
 """
 
 from __future__ import annotations
 
-import os
 import re
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -53,7 +52,8 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from scratchfs.engine.keyset import LISTING_ORDER, page_filter
 from scratchfs.engine.postgres_expiry import OVERTAKEN, PostgresExpiry
-from scratchfs.engine.postgres_schema import SCHEMA_VERSION, flag_unavailable, lock_key, migrate, probe, run_refusal
+from scratchfs.engine.postgres_pool import IndexPool
+from scratchfs.engine.postgres_schema import SCHEMA_VERSION, flag_unavailable, lock_key, migrate, run_refusal
 from scratchfs.engine.postgres_stats import PostgresAggregates
 from scratchfs.engine.protocols import Entry, ExpiredRow, Gone, check_quota
 from scratchfs.foundation.errors import StorageError, StoreBusy, StoreClosed
@@ -116,15 +116,9 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
         self.schema = schema
         self.busy_timeout = busy_timeout
         self.database_clock = clock == "database"
-        self._dsn = dsn
-        self._pool_size = max(1, pool_size)
+        self._connections = IndexPool(dsn, busy_timeout, pool_size, self._configure)
         self._now = _DB_NOW if self.database_clock else "%(now)s"
         self._sql: dict[str, str] = {}
-        self._lock = threading.Lock()
-        self._pid = -1
-        self._pool: ConnectionPool | None = None
-        self._inherited: list[ConnectionPool] = []  # a fork() parent's pool: kept, never used or closed here
-        self._closed = False
         self._sweep_lock_key = lock_key(f"scratchfs sweep {schema}")
         self._delete_lock_key = lock_key(f"scratchfs delete {schema}")
         self.migrated_from: int | None = None
@@ -139,38 +133,14 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
                      f"SET idle_in_transaction_session_timeout = {max(ms, 60_000)}")
 
     def pool(self) -> ConnectionPool:
-        """This process's connection pool (a ``fork()`` child makes its own and leaves its parent's alone)."""
-        if self._pid == os.getpid() and self._pool is not None:
-            return self._pool
-        with self._lock:
-            if self._closed:
-                raise StoreClosed("the store is closed")
-            if self._pid != os.getpid() or self._pool is None:
-                if self._pool is not None:
-                    self._inherited.append(self._pool)
-                connect_timeout = max(1, min(int(self.busy_timeout) or 1, 10))
-                # one connection first: a refusal, a wrong password or database fails now with its own reason
-                # (psycopg.Error, typed by the caller), not after the pool's retries (which wait out a busy server)
-                probe(self._dsn, connect_timeout)
-                pool = ConnectionPool(
-                    self._dsn, min_size=1, max_size=self._pool_size, open=False, timeout=max(self.busy_timeout, 0.1),
-                    kwargs={"autocommit": True, "connect_timeout": connect_timeout}, configure=self._configure,
-                    check=ConnectionPool.check_connection, reconnect_timeout=max(self.busy_timeout, 1.0),
-                    name="scratchfs-index",
-                )
-                try:
-                    pool.open(wait=True, timeout=max(self.busy_timeout, 1.0))
-                except BaseException:
-                    pool.close(timeout=0)
-                    raise
-                self._pool, self._pid = pool, os.getpid()
-        return self._pool
+        """This process's connection pool (:meth:`IndexPool.pool`)."""
+        return self._connections.pool()
 
     @contextmanager
     def connection(self, doing: str) -> Iterator[psycopg.Connection]:
         """A pooled connection (autocommit) for one operation; psycopg and pool errors become the store's."""
         try:
-            with self.pool().connection() as conn:
+            with self._connections.connection() as conn:
                 yield conn
         except (psycopg.Error, PoolTimeout) as exc:
             raise _typed(exc, doing, self._runs.groups() if self._runs is not None else None) from None
@@ -198,11 +168,7 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
 
     def close(self) -> None:
         """Close this process's pool (a forked child leaves its parent's alone). Idempotent."""
-        with self._lock:
-            self._closed = True
-            pool, self._pool = self._pool, None
-        if pool is not None and self._pid == os.getpid():
-            pool.close(timeout=5)
+        self._connections.close()
 
     @property
     def read_only(self) -> str | None:
@@ -212,7 +178,7 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
 
     def check_writable(self, doing: str) -> None:
         """Raise :class:`StoreClosed` once the index is closed (``doing``: a gerund phrase, for the message)."""
-        if self._closed:
+        if self._connections.closed:
             raise StoreClosed(f"the store is closed (while {doing})")
 
     def release_thread(self) -> None:

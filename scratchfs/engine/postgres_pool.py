@@ -1,0 +1,137 @@
+"""The PostgreSQL index's connections: one ``psycopg_pool`` pool per process, and a wait for a connection that is
+cut short when the server is down.
+
+psycopg_pool waits its whole timeout for a connection while the server refuses new ones (its workers retry with
+back-off in the background), so with PostgreSQL down every operation of the index waited ``busy_timeout`` (30 s by
+default) before it failed: a spill, which passes its result through when the index fails, held the agent's turn
+that long for each large result, and the web inspector answered each call 30 s late. So a wait for a connection
+first lasts at most :data:`FIRST_WAIT` seconds; if none came, one fresh connection is tried (libpq's
+``connect_timeout``, the index's): a server that refuses it, or whose host cannot be reached, fails the operation
+with that error at once, and for :data:`DOWN_SECONDS` after, every operation fails with it without waiting (a
+circuit breaker: an outage costs one connection attempt a second, not a wait per operation). A server that only
+answers busy (too many connections, starting up) or that lets the fresh connection in is waited for the rest of
+``busy_timeout``, as before: a pool whose connections are all in use, or a server just restarted, is not down.
+
+Library: psycopg_pool (see :mod:`scratchfs.engine.postgres_index`); the pattern is the circuit breaker of
+M. Nygard, *Release It!* (2007), chapter 5, with one probe as its half-open state.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+
+import psycopg
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from scratchfs.engine.postgres_schema import probe
+from scratchfs.foundation.errors import StoreClosed
+
+__all__ = ["DOWN_SECONDS", "FIRST_WAIT", "IndexPool"]
+
+FIRST_WAIT = 0.25
+"""Seconds a wait for a pooled connection lasts before the server is asked whether it is up."""
+DOWN_SECONDS = 1.0
+"""Seconds after a refused probe during which every operation fails at once with the probe's error."""
+
+
+class IndexPool:
+    """One connection pool per process for ``dsn`` (a ``fork()`` child makes its own and leaves its parent's alone).
+
+    Args:
+        dsn: a libpq connection string or URL (never logged).
+        busy_timeout: seconds an operation waits for a connection of a server that is up (and the connect timeout,
+            at most 10 s, of each connection).
+        pool_size: most connections this process keeps open.
+        configure: run on each new connection (session settings).
+    """
+
+    def __init__(self, dsn: str, busy_timeout: float, pool_size: int,
+                 configure: Callable[[psycopg.Connection], None]) -> None:
+        self._dsn = dsn
+        self.busy_timeout = busy_timeout
+        self.connect_timeout = max(1, min(int(busy_timeout) or 1, 10))
+        self._size = max(1, pool_size)
+        self._configure = configure
+        self._lock = threading.Lock()
+        self._pid = -1
+        self._pool: ConnectionPool | None = None
+        self._inherited: list[ConnectionPool] = []  # a fork() parent's pool: kept, never used or closed here
+        self.closed = False
+        self._down: tuple[float, psycopg.Error] | None = None  # (until, monotonic seconds; the probe's error)
+
+    def pool(self) -> ConnectionPool:
+        """This process's pool, opened on first use.
+
+        Raises:
+            StoreClosed: after :meth:`close`. psycopg.Error: the server refuses, or the password or database is
+            wrong (one connection is made first, so the reason is the server's, not a pool timeout's).
+            PoolTimeout: the pool could not open within ``busy_timeout``.
+        """
+        if self._pid == os.getpid() and self._pool is not None:
+            return self._pool
+        with self._lock:
+            if self.closed:
+                raise StoreClosed("the store is closed")
+            if self._pid != os.getpid() or self._pool is None:
+                if self._pool is not None:
+                    self._inherited.append(self._pool)
+                probe(self._dsn, self.connect_timeout)
+                pool = ConnectionPool(
+                    self._dsn, min_size=1, max_size=self._size, open=False, timeout=max(self.busy_timeout, 0.1),
+                    kwargs={"autocommit": True, "connect_timeout": self.connect_timeout}, configure=self._configure,
+                    check=ConnectionPool.check_connection, reconnect_timeout=max(self.busy_timeout, 1.0),
+                    name="scratchfs-index",
+                )
+                try:
+                    pool.open(wait=True, timeout=max(self.busy_timeout, 1.0))
+                except BaseException:
+                    pool.close(timeout=0)
+                    raise
+                self._pool, self._pid = pool, os.getpid()
+        return self._pool
+
+    @contextmanager
+    def connection(self) -> Iterator[psycopg.Connection]:
+        """A pooled connection (autocommit) for one operation, returned to the pool after it.
+
+        Raises:
+            psycopg.Error: the server refuses a fresh connection (at once; see the module docstring), or a statement
+            of the operation failed. PoolTimeout: no connection within ``busy_timeout`` from a server that is up.
+            StoreClosed: after :meth:`close`.
+        """
+        with ExitStack() as stack:
+            yield self._enter(stack, self.pool())
+
+    def _enter(self, stack: ExitStack, pool: ConnectionPool) -> psycopg.Connection:
+        first = min(self.busy_timeout, FIRST_WAIT)
+        try:
+            return stack.enter_context(pool.connection(timeout=first))
+        except PoolTimeout:
+            if first >= self.busy_timeout:
+                raise
+            self._check_up()
+        return stack.enter_context(pool.connection(timeout=self.busy_timeout - first))
+
+    def _check_up(self) -> None:
+        """Return if the server lets a fresh connection in (or says it is only busy); else raise its error."""
+        down = self._down
+        if down is not None and time.monotonic() < down[0]:
+            raise down[1].with_traceback(None)  # (not the tracebacks of every earlier raise)
+        try:
+            probe(self._dsn, self.connect_timeout)
+        except psycopg.Error as exc:
+            self._down = (time.monotonic() + DOWN_SECONDS, exc)
+            raise
+        self._down = None
+
+    def close(self) -> None:
+        """Close this process's pool (a forked child leaves its parent's alone). Idempotent."""
+        with self._lock:
+            self.closed = True
+            pool, self._pool = self._pool, None
+        if pool is not None and self._pid == os.getpid():
+            pool.close(timeout=5)
