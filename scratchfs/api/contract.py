@@ -96,7 +96,7 @@ def lines_reply(ls: LineSlice, budget: int) -> dict[str, Any]:
         return {"handle": ls.handle, **shown.fields(), "size": ls.size, "next_offset": part.next_offset,
                 "first_line": part.first_line, "lines": part.lines, "total_lines": part.total_lines,
                 "next_line": part.next_line, "cut": part.cut, "remaining": part.remaining,
-                "next_call": part.next_call, **shown.content_fields()}
+                "next_call": part.next_call, **shown.content_fields(), **({"note": ls.note} if ls.note else {})}
 
     if small(budget, ls.handle):  # a handle: always
         return fit(len(ls.data), build, budget)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scratchfs.engine.search import MAX_REACH_BYTES
-from scratchfs.foundation.checks import MAX_INT_BITS, VERSION_PATTERN, check_utf8, shorten
+from scratchfs.foundation.checks import MAX_INT_BITS, VERSION_PATTERN, check_context, check_utf8, shorten
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import (
     DEFAULT_CONTEXT,
@@ -24,6 +24,7 @@ from scratchfs.foundation.limits import (
     DEFAULT_MATCHES,
     DEFAULT_READ_BYTES,
     DEFAULT_TTL,
+    LINE_WINDOW_BYTES,
     MAX_COLUMN_CHARS,
     MAX_COLUMNS,
     MAX_CONTEXT_BYTES,
@@ -116,8 +117,9 @@ _READ_HANDLE = ToolSpec(
                                       "text to start from. No other structure read takes it."},
             "length": {"type": "integer", "minimum": 1, "maximum": MAX_READ_BYTES, "default": DEFAULT_READ_BYTES,
                        "description": "Range only: how many bytes to return."},
-            "line": {"type": "integer", "minimum": 1, "default": 1,
-                     "description": "Lines: the first line to return (1-based)."},
+            "line": {"type": "integer", "default": 1,
+                     "description": "Lines: the first line to return (1-based; negative counts from the end: -1 is "
+                                    "the last line, line=-50 with lines=50 the last 50)."},
             "lines": {"type": "integer", "minimum": 1, "maximum": MAX_LINES, "default": DEFAULT_LINES,
                       "description": "Lines: how many lines to return."},
             "match": {"type": "string", "minLength": 1, "maxLength": MAX_NEEDLE_BYTES,
@@ -128,9 +130,11 @@ _READ_HANDLE = ToolSpec(
                                        f"most {MAX_REACH_BYTES} bytes)."},
             "ignore_case": {"type": "boolean", "default": False,
                             "description": "Search only: match ASCII letters regardless of case."},
-            "context": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT_BYTES,
+            "context": {"anyOf": [{"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT_BYTES},
+                                  {"const": "line"}],
                         "default": DEFAULT_CONTEXT, "description": "Search only: bytes shown on each side of a "
-                                                                   "match."},
+                                                                   "match, or \"line\": the whole line holding it "
+                                                                   f"(at most {LINE_WINDOW_BYTES} bytes a side)."},
             "count": {"type": "boolean", "default": False,
                       "description": "Search only: count the matches of `match`/`pattern` (from `offset`) and the "
                                      "lines they start in over the whole content, {matches, lines}, instead of "
@@ -327,6 +331,9 @@ def check_arguments(name: object, arguments: object) -> dict[str, Any]:
     if not isinstance(arguments, Mapping):
         raise InvalidArgument(f"the arguments of {name} must be a JSON object, not {type(arguments).__name__}")
     _check_shape(name, arguments)
+    if name == "read_handle" and arguments.get("context") is not None:  # one message naming both forms
+        given = arguments["context"]
+        check_context(int(given) if isinstance(given, float) and given.is_integer() else given)
     validator = _VALIDATORS.get(name)
     if validator is None:
         validator = _VALIDATORS[name] = Draft202012Validator(spec.input_schema)
@@ -341,8 +348,13 @@ def check_arguments(name: object, arguments: object) -> dict[str, Any]:
         raise InvalidArgument(f"{name}: {where + ': ' if where else ''}{message}")
     for k, v in arguments.items():  # every text, lists' items too, before anything measures or encodes it
         check_utf8(v, f"{name}: {k}")
-    return {k: int(v) if isinstance(v, float) and v.is_integer() and
-            spec.input_schema["properties"][k].get("type") == "integer" else v for k, v in arguments.items()}
+    return {k: int(v) if isinstance(v, float) and v.is_integer() and _integral(spec.input_schema["properties"][k])
+            else v for k, v in arguments.items()}
+
+
+def _integral(schema: dict[str, Any]) -> bool:
+    """The argument takes integers (its schema's type, or one of its ``anyOf`` forms')."""
+    return schema.get("type") == "integer" or any(form.get("type") == "integer" for form in schema.get("anyOf", ()))
 
 
 def _check_shape(name: str, arguments: Mapping) -> None:
