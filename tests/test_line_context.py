@@ -11,12 +11,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scratchfs import InvalidArgument
+from scratchfs import InvalidArgument, ScratchStore
 from scratchfs.api.contract import ScratchTools, window_hits
 from scratchfs.api.tools import TOOL_SPECS
 from scratchfs.api.views import reply_size
 from scratchfs.foundation.limits import LINE_WINDOW_BYTES, MAX_REPLY_BYTES
 
+from .mcp_support import ERAS, connect, error_of, payload, run, scratchfs_params
 from .reference import lines_of
 
 B = LINE_WINDOW_BYTES
@@ -296,3 +297,32 @@ def test_the_schema_says_both_forms():
     props = TOOL_SPECS["read_handle"].input_schema["properties"]
     assert props["context"]["anyOf"] == [{"type": "integer", "minimum": 0, "maximum": 8192}, {"const": "line"}]
     assert "minimum" not in props["line"] and "-1 is the last line" in props["line"]["description"]
+
+
+# -- the MCP face ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_line_windows_and_the_last_lines_over_stdio(era, tmp_path, fixture_data):
+    """``scratchfs mcp`` with the official client: the schema lists both forms of context, a search by lines gives
+    the split lines, line=-3 the last three, a bad context is a tool error naming both forms."""
+    data = fixture_data["workspace-grep-stdlib-defs.txt"]
+    with ScratchStore(tmp_path) as store:
+        handle = store.scope("run-1", "agent-1").spill(data, source_tool="workspace.grep").handle
+    ref = lines_of(data)
+
+    async def body():
+        async with connect(scratchfs_params("mcp", "--root", str(tmp_path), "--run", "run-1", "--agent", "agent-1"),
+                           era) as client:
+            (tool,) = [t for t in (await client.list_tools()).tools if t.name == "read_handle"]
+            assert {"const": "line"} in tool.input_schema["properties"]["context"]["anyOf"]
+            found = payload(await client.call_tool("read_handle", {"handle": handle, "match": "def __enter__",
+                                                                   "context": "line"}))
+            want = [(i + 1, t.rstrip(b"\n")) for i, t in enumerate(ref) if b"def __enter__" in t]
+            assert want and [(w["line"], w["data"].encode()) for w in found["windows"]] == want
+            tail = payload(await client.call_tool("read_handle", {"handle": handle, "line": -3, "lines": 3}))
+            assert (tail["data"].encode(), tail["first_line"]) == (b"".join(ref[-3:]), len(ref) - 2)
+            bad = error_of(await client.call_tool("read_handle", {"handle": handle, "match": "x", "context": "lines"}))
+            assert bad.startswith('invalid argument: context must be an integer from 0 to 8192') and '"line"' in bad
+
+    run(body)

@@ -79,11 +79,12 @@ _READ_HANDLE = ToolSpec(
     "what you need, in small pieces. Modes:\n"
     "- Search (usually best first): `match` (exact text) or `pattern` (a regular expression, Python syntax, `^` "
     "and `$` per line, matched against the UTF-8 bytes: `.` is one byte, so write `caf(é|e)`, not `caf.`; "
-    "`ignore_case` for either, ASCII letters only); you get windows of `context` bytes around up to "
-    "`max_matches` matches: {line, offset, length, data}, plus `match_offset`/`match_length` where the match is not "
-    "the whole window, or `matches` [{offset, length, line}] when it holds several. `count`: how many matches (and "
-    "lines), no windows.\n"
-    f"- Lines: `line` (1-based) and `lines` (default {DEFAULT_LINES}), as an editor counts them; a line read cut "
+    "`ignore_case` for either, ASCII letters only); you get windows of `context` bytes (\"line\": the match's "
+    "whole line, `cut` if longer) around up to `max_matches` matches: {line, offset, length, data}, plus "
+    "`match_offset`/`match_length` where the match is not the whole window, or `matches` [{offset, length, line}] "
+    "when it holds several. `count`: how many matches (and lines), no windows.\n"
+    f"- Lines: `line` (1-based; -N: N from the end) and `lines` (default {DEFAULT_LINES}), as an editor counts "
+    "them; a line read cut "
     "inside a line goes on from a byte `offset` with `lines`.\n"
     f"- Range: bytes from `offset` (default 0), `length` bytes (default {DEFAULT_READ_BYTES}).\n"
     "- Structure (the stub's shape and note say which fits): `jq` (a jq filter over JSON), `record`/`records` (JSON "
@@ -118,8 +119,8 @@ _READ_HANDLE = ToolSpec(
             "length": {"type": "integer", "minimum": 1, "maximum": MAX_READ_BYTES, "default": DEFAULT_READ_BYTES,
                        "description": "Range only: how many bytes to return."},
             "line": {"type": "integer", "default": 1,
-                     "description": "Lines: the first line to return (1-based; negative counts from the end: -1 is "
-                                    "the last line, line=-50 with lines=50 the last 50)."},
+                     "description": "Lines: the first line to return (1-based; negative from the end: -1 is the "
+                                    "last line)."},
             "lines": {"type": "integer", "minimum": 1, "maximum": MAX_LINES, "default": DEFAULT_LINES,
                       "description": "Lines: how many lines to return."},
             "match": {"type": "string", "minLength": 1, "maxLength": MAX_NEEDLE_BYTES,
