@@ -326,3 +326,38 @@ def test_line_windows_and_the_last_lines_over_stdio(era, tmp_path, fixture_data)
             assert bad.startswith('invalid argument: context must be an integer from 0 to 8192') and '"line"' in bad
 
     run(body)
+
+
+def test_a_line_that_ends_after_the_buffer_did_not_join_the_next_lines_window(small_frames_store):
+    """Matches near the end of a 4 KiB frame: two on one line that ends right after the second, one at the start of
+    the next line, whose line goes on into the next frame (its end an upper bound until that frame is read): two
+    windows, as the split lines say, the second read on into the next frame."""
+    data = b"a" * 3900 + b"NEEDLE" + b"b" * 44 + b"NEEDLE" + b"cccc\n" + b"NEEDLE" + b"d" * 5000 + b"\n"
+    tools, scope = _tools(small_frames_store)
+    handle = scope.spill(data, source_tool="t").handle
+    reply = tools.call("read_handle", {"handle": handle, "match": "NEEDLE", "context": "line",
+                                       "budget": MAX_REPLY_BYTES})
+    check_windows(data, reply, literal_spans(data, NEEDLE))
+    assert [w["line"] for w in reply["windows"]] == [1, 2]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=texts(), budget=st.integers(2048, 9000), max_matches=st.integers(1, 30))
+def test_paging_line_windows_in_small_budgets_finds_every_match_once(small_frames_store, data, budget, max_matches):
+    """Following next_call with context="line" and a small budget: every reply fits it, every window's text is the
+    bytes it names, and the matches shown are the substring's, each once."""
+    tools, scope = _tools(small_frames_store)
+    handle = scope.spill(data, source_tool="t").handle
+    seen: list[int] = []
+    offset: int | None = 0
+    while offset is not None:
+        reply = tools.call("read_handle", {"handle": handle, "match": "NEEDLE", "context": "line", "offset": offset,
+                                           "budget": budget, "max_matches": max_matches})
+        assert reply_size(reply) <= budget
+        for w in reply["windows"]:
+            if w.get("encoding") != "hexdump":
+                assert w["data"] == data[w["offset"] : w["offset"] + w["length"]].decode("utf-8", "replace")
+            seen += [m["offset"] for m in window_hits(w)]
+        assert reply["next_call"] is None or 'context="line"' in reply["next_call"]
+        offset = reply["next_offset"]
+    assert seen == [s for s, _ in literal_spans(data, NEEDLE)]

@@ -82,7 +82,7 @@ class LineSink(Sink):
         hi, _, known = self._end(buf, base, start, end)
         reach = self.hi if self.known else min(self.size, self.last[1] + self.bound)  # (its end is at most this)
         merge = self.open and lo <= reach
-        cost = max(hi, self.hi) - self.hi if merge else hi - lo
+        cost = hi - self.hi if merge else hi - lo  # (merged: the window ends where its last match's line does)
         limit = None
         if not self.taken and cost > self.budget:  # one match too long for any window: show its start, go on
             limit = hi = self.cut(lo, hi)
@@ -91,8 +91,8 @@ class LineSink(Sink):
             return False
         if self.open and not merge:
             self.close(buf, base)
-        if merge:
-            self.hi = max(self.hi, hi)
+        if merge:  # a later match's line ends no earlier: its end (or bound) is the window's, an upper bound of
+            self.hi = hi  # the open one's given back if it was one
         else:
             self.lo, self.hi, self.before, self.limit = lo, hi, before, limit
         self.last, self.known = (start, end), known
