@@ -332,7 +332,7 @@ def check_arguments(name: object, arguments: object) -> dict[str, Any]:
     if not isinstance(arguments, Mapping):
         raise InvalidArgument(f"the arguments of {name} must be a JSON object, not {type(arguments).__name__}")
     _check_shape(name, arguments)
-    if name == "read_handle" and arguments.get("context") is not None:  # one message naming both forms
+    if name == "read_handle" and "context" in arguments:  # one message naming both forms (null included)
         given = arguments["context"]
         check_context(int(given) if isinstance(given, float) and given.is_integer() else given)
     validator = _VALIDATORS.get(name)
