@@ -778,3 +778,22 @@ def test_a_source_that_fails_to_read_is_named_not_taken_for_the_store(cli, verb)
                                                     "error\n")
     with ScratchStore(cli.root) as store:
         assert store.list_entries() == []
+
+
+def test_read_handle_by_whole_lines_and_from_the_end(cli, tmp_path):
+    """--context line: windows of whole lines (a CRLF line's \\r not shown); --line -N: the last lines; a bad
+    --context is one usage line (exit 2) naming both forms."""
+    data = b"one needle\r\ntwo\nthree needle here\nfour"
+    path = tmp_path / "t.txt"
+    path.write_bytes(data)
+    handle = json.loads(cli("spill", str(path)).stdout)["handle"]
+    found = json.loads(cli("read-handle", handle, "--match", "needle", "--context", "line").stdout)
+    assert [(w["line"], w["data"]) for w in found["windows"]] == [(1, "one needle"), (3, "three needle here")]
+    assert cli("read-handle", handle, "--line", "-2", "--lines", "5").stdout_bytes == b"three needle here\nfour"
+    as_json = json.loads(cli("read-handle", handle, "--line", "-9", "--lines", "1", "--json").stdout)
+    assert (as_json["first_line"], as_json["data"], as_json["note"]) == (
+        1, "one needle\r\n", "line=-9 is before the first line (4 lines): read from line 1, as tail -n does")
+    for bad in ("lines", "1.5", "-1"):
+        result = cli("read-handle", handle, "--match", "needle", "--context", bad)
+        assert result.exit_code == 2 and result.stdout == ""
+        assert len(result.stderr.splitlines()) == 1 and '"line"' in result.stderr, result.stderr

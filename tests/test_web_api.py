@@ -139,6 +139,9 @@ def test_entry_metadata(store, clock, client, fixture_data):
     {"match": "Ownership", "context": 50, "max_matches": 5},
     {"pattern": "^<h2 .*ownership", "ignore_case": True, "max_matches": 3},
     {"match": "the", "offset": 200_000, "max_matches": 2, "context": 0},
+    {"match": "Ownership", "context": "line", "max_matches": 5},
+    {"line": -40, "lines": 40},
+    {"line": -10**6, "lines": 2},
 ])
 def test_reads_are_the_model_facing_contract(store, client, fixture_data, args):
     scope = store.scope("run-r", "agent-1")
@@ -159,6 +162,11 @@ def test_reads_keep_the_contract_budgets_and_checks(store, client):
     assert mixed.status_code == 400
     assert client.get(h_url(scope, handle, "/read"), params={"offset": "1e3"}).status_code == 400
     assert client.get(h_url(scope, handle, "/read"), params={"ignore_case": "maybe", "match": "a"}).status_code == 400
+    for context in ("lines", "-1", "1.5", "8193"):  # one message naming both forms, as over MCP
+        bad = client.get(h_url(scope, handle, "/read"), params={"match": "abc", "context": context})
+        assert bad.status_code == 400 and bad.json()["error"]["message"].startswith(
+            'context must be an integer from 0 to 8192 (bytes shown on each side of a match) or "line"')
+    assert client.get(h_url(scope, handle, "/read"), params={"line": 0}).status_code == 400
     unknown = client.get(h_url(scope, handle, "/read"), params={"column": "name"})  # a typo of columns
     assert unknown.status_code == 400
     allowed = unknown.json()["error"]["message"].split("; allowed: ")[1].split(", ")

@@ -157,6 +157,10 @@ def test_search_shows_highlighted_matches(site, page):
     expect(page.locator("#search-pane p.summary")).to_have_text("3 matches shown")
     assert page.locator("#search-pane mark").all_inner_texts() == [
         "line 000997: needle", "line 010967: needle", "line 020937: needle"]
+    page.check("#search-lines")  # context="line": each window the whole line, no byte of its neighbours
+    page.press("#search-text", "Enter")
+    expect(page.locator("#search-pane pre.window").first).to_have_text(site["big"].decode().split("\n")[996])
+    assert page.inner_text("#search-pane p.summary") == "3 matches shown"
 
 
 def test_json_tree_of_the_fixture(site, page, fixture_data):

@@ -12,11 +12,15 @@ bytes as U+FFFD, counted by ``replaced``) or, for binary content, a hex dump (``
   starts after it, and ``offset`` says where; a range shorter than the character at its start returns that whole
   character, so a reader always gets on).
 * by lines: the range keys plus ``first_line, lines, total_lines, next_line, cut``; a read cut inside a line (by the
-  cap or the budget) goes on by ``offset=next_offset, lines=N``: no byte is skipped.
+  cap or the budget) goes on by ``offset=next_offset, lines=N``: no byte is skipped. A negative ``line`` counts from
+  the end (``-1``: the last line; ``first_line`` is the positive number); one before the first line reads from line
+  1, as ``tail -n`` does, and adds a ``note`` saying so.
 * by ``match`` / ``pattern``: ``{handle, match (or pattern, ignore_case), size, next_offset, more, remaining,
   next_call, windows: [{line, offset, length, data}]}``, each fact once: a window of one match adds
   ``match_offset`` / ``match_length`` where they are not the window's own, one of several lists ``matches: [{offset,
   length, line}]`` (:func:`~scratchfs.api.search_reply.window_json`); windows whose context overlaps are merged;
+  ``context="line"``: each window is the line holding its matches (:mod:`scratchfs.engine.line_windows`), and one
+  cut by the bound of 1 KiB a side (or by the budget) says ``"cut": "before" | "after" | "both"``;
   a reply over budget keeps fewer windows, then fewer matches, then less context, and ``next_offset`` is the first
   match not shown. With ``view="text"`` (an HTML page): ``view`` too, and offsets, lines and ``size`` are the text
   view's.
@@ -96,7 +100,7 @@ def lines_reply(ls: LineSlice, budget: int) -> dict[str, Any]:
         return {"handle": ls.handle, **shown.fields(), "size": ls.size, "next_offset": part.next_offset,
                 "first_line": part.first_line, "lines": part.lines, "total_lines": part.total_lines,
                 "next_line": part.next_line, "cut": part.cut, "remaining": part.remaining,
-                "next_call": part.next_call, **shown.content_fields()}
+                "next_call": part.next_call, **shown.content_fields(), **({"note": ls.note} if ls.note else {})}
 
     if small(budget, ls.handle):  # a handle: always
         return fit(len(ls.data), build, budget)
@@ -299,7 +303,7 @@ class ScratchTools:
 
     def read_handle(self, handle: str, offset: int = 0, length: int | None = None, line: int | None = None,
                     lines: int | None = None, match: str | None = None, pattern: str | None = None,
-                    ignore_case: bool = False, context: int | None = None, max_matches: int | None = None,
+                    ignore_case: bool = False, context: int | str | None = None, max_matches: int | None = None,
                     budget: int | None = None, **structure: Any) -> dict[str, Any]:
         """``read_handle`` by range, by lines, by match / pattern (see :meth:`Scope.read_handle`, whose checks
         apply: mixing the options of two modes is an invalid argument), or by structure (``jq``, ``record``,
@@ -311,7 +315,7 @@ class ScratchTools:
 
     def _read_handle(self, checked: bool, handle: str, offset: int = 0, length: int | None = None,
                      line: int | None = None, lines: int | None = None, match: str | None = None,
-                     pattern: str | None = None, ignore_case: bool = False, context: int | None = None,
+                     pattern: str | None = None, ignore_case: bool = False, context: int | str | None = None,
                      max_matches: int | None = None, budget: int | None = None, **structure: Any) -> dict[str, Any]:
         """:meth:`read_handle`; ``checked``: its texts were checked as UTF-8 already (by :meth:`call`)."""
         scope = self.scope

@@ -144,6 +144,8 @@ class LineSlice:
         requested: the number of lines asked for (the next call asks for as many).
         binary: the content is binary (not text).
         budget: the reply budget the caller gave (bytes; the next call repeats it), or ``None``.
+        asked: the ``line`` the call gave when it was negative (from the end: ``first_line`` is the line it named,
+            or 1 when it named one before the first), else ``None``.
     """
 
     handle: str
@@ -159,6 +161,15 @@ class LineSlice:
     requested: int = DEFAULT_LINES
     binary: bool = False
     budget: int | None = None
+    asked: int | None = None
+
+    @property
+    def note(self) -> str | None:
+        """What a reply says of a ``line`` from the end that named a line before the first (``None`` otherwise)."""
+        if self.asked is None or -self.asked <= self.total_lines:
+            return None
+        return (f"line={self.asked} is before the first line ({self.total_lines} lines): read from line 1, as "
+                "tail -n does")
 
     def prefix(self, length: int) -> LineSlice:
         """This read cut to its first ``length`` bytes (a reply budget), its line counts and cursor moved to match."""
@@ -201,7 +212,8 @@ class Matches:
         next_offset: pass it as ``offset=`` to resume after these windows; ``None`` when no match is left.
         pattern: the regular expression (pattern search), else ``None``.
         ignore_case: matched ignoring ASCII case.
-        context, max_matches: the search's settings (the next call uses them too).
+        context, max_matches: the search's settings (the next call uses them too); ``context`` is bytes a side, or
+            ``"line"`` (windows of whole lines, :mod:`scratchfs.engine.line_windows`).
         binary: the content is binary (not text).
         budget: the reply budget the caller gave (bytes; the next call repeats it), or ``None``.
         view: ``"text"``: the search ran over an HTML page's text view (offsets, lines and ``size`` are the view's,
@@ -215,7 +227,7 @@ class Matches:
     next_offset: int | None
     pattern: str | None = None
     ignore_case: bool = False
-    context: int = DEFAULT_CONTEXT
+    context: int | str = DEFAULT_CONTEXT
     max_matches: int = DEFAULT_MATCHES
     binary: bool = False
     budget: int | None = None

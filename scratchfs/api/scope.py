@@ -31,9 +31,10 @@ from scratchfs.api.stub import (
 )
 from scratchfs.api.views import reply_size
 from scratchfs.engine import segments
+from scratchfs.engine.line_windows import LineSink
 from scratchfs.engine.lines import read_lines
 from scratchfs.engine.protocols import Entry
-from scratchfs.engine.search import Matcher, search
+from scratchfs.engine.search import Matcher, Sink, search
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import Changed, InvalidArgument, QuotaExceeded, ScratchError
 from scratchfs.foundation.limits import (
@@ -41,7 +42,7 @@ from scratchfs.foundation.limits import (
     DEFAULT_LINES,
     DEFAULT_MATCHES,
     DEFAULT_READ_BYTES,
-    MAX_CONTEXT_BYTES,
+    LINE_WINDOW_BYTES,
     MAX_KEY_BYTES,
     MAX_LINES,
     MAX_LIST_ENTRIES,
@@ -280,21 +281,24 @@ class Scope:
 
     def read_lines(self, handle: str, line: int | None = None, lines: int | None = None, *, offset: int | None = None,
                    cap: int = MAX_READ_BYTES) -> LineSlice:
-        """Lines ``line`` to ``line + lines - 1`` (1-based; a line ends at ``\\n`` only, see
+        """Lines ``line`` to ``line + lines - 1`` (1-based; negative from the end, as a Python index: ``-1`` is
+        the last line, ``line=-50, lines=50`` the last 50 and, as ``tail -n`` does, a ``line`` before the first line
+        starts at the first; a line ends at ``\\n`` only, see
         :mod:`scratchfs.engine.lines`); or, with ``offset`` instead of ``line``, ``lines`` lines from content byte
         ``offset`` (the rest of the line it falls in counts as the first): the cursor of a line read cut inside a line.
         ``lines`` is 50 by default, at most 10,000, and the bytes at most ``cap`` (64 KiB at most; a longer line is cut
         and ``next_call`` goes on from where it stops, by lines). Finds line N from per-frame line counts.
 
         Raises:
-            InvalidArgument: a malformed handle, ``line`` past the last line, ``offset`` past the end, both ``line``
-                and ``offset``, ``lines`` or ``cap`` out of range.
+            InvalidArgument: a malformed handle, ``line`` 0 or past the last line, ``offset`` past the end, both
+                ``line`` and ``offset``, ``lines`` or ``cap`` out of range.
             NotFound (Expired, Deleted), CorruptBlob: as :meth:`read_range`.
         """
         handle = checks.check_handle(handle)
         if line is not None and offset is not None:
             raise InvalidArgument("a line read starts at a line or at a byte offset, not both")
-        first = checks.check_int(1 if line is None else line, "line", 1)
+        first = checks.check_line(1 if line is None else line)
+        asked = first if first < 0 else None  # (from the end: the reply says so if it named a line before the first)
         start = None if offset is None else checks.check_int(offset, "offset", 0)
         count = checks.check_int(DEFAULT_LINES if lines is None else lines, "lines", 1, MAX_LINES)
         cap = checks.check_int(cap, "cap", 1, MAX_READ_BYTES)
@@ -304,6 +308,8 @@ class Scope:
                 if start is not None:
                     if start > entry.size:
                         raise InvalidArgument(f"offset {start} is past the end of {handle} ({entry.size} bytes)")
+                elif first < 0:  # from the end, as tail -n counts: before the first line, from the first
+                    first = max(1, entry.lines + 1 + first)
                 elif first > max(entry.lines, 1):
                     raise InvalidArgument(f"line {first} is past the end of {handle} ({entry.lines} lines)")
                 got = read_lines(opened.reader, opened.lines, first, count, cap, start)
@@ -313,22 +319,26 @@ class Scope:
         # the next read starts after the last whole line, or in the line the cap cut (its rest at next_offset)
         return LineSlice(handle, got.offset, got.data, entry.size, first, got.lines, entry.lines,
                          first + got.newlines if more else None, end if more else None, got.cut, count,
-                         entry.content_type == "binary")
+                         entry.content_type == "binary", asked=asked)
 
     def search(self, handle: str, match: str | bytes | None = None, pattern: str | None = None, offset: int = 0, *,
-               ignore_case: bool = False, context: int | None = None, max_matches: int | None = None,
+               ignore_case: bool = False, context: int | str | None = None, max_matches: int | None = None,
                cap: int = MAX_READ_BYTES, view: str | None = None) -> Matches:
         """Non-overlapping matches starting at or after byte ``offset``: a substring (``match``; text is searched as
         UTF-8) or a Python ``re`` pattern over the bytes (``pattern``; ``^``/``$`` per line, ASCII ``ignore_case``;
         see :mod:`scratchfs.engine.search`); empty matches are not reported. Each match gets up to ``context`` bytes
-        (default 200) on each side; overlapping windows are merged; at most ``max_matches`` (default 20) matches and
-        ``cap`` bytes of windows (64 KiB at most) per call. Pass the result's ``next_offset`` as ``offset=`` to resume.
-        Streams the blob; ``view="text"``: searches an HTML page's text view, offsets and lines the view's
-        (:meth:`~scratchfs.api.structured.StructureReads.text_search`, which raises the errors of that read too).
+        (default 200) on each side, or ``context="line"``: the line holding it, at most
+        :data:`~scratchfs.foundation.limits.LINE_WINDOW_BYTES` on each side (:mod:`scratchfs.engine.line_windows`:
+        a window cut there says so in its ``line_cut``); overlapping windows are merged; at most ``max_matches``
+        (default 20) matches and ``cap`` bytes of windows (64 KiB at most) per call. Pass the result's
+        ``next_offset`` as ``offset=`` to resume. Streams the blob; ``view="text"``: searches an HTML page's text view,
+        offsets and lines the view's (:meth:`~scratchfs.api.structured.StructureReads.text_search`, which raises the
+        errors of that read too).
 
         Raises:
             InvalidArgument: a malformed handle; both or neither of ``match``/``pattern``; an empty, too long or
-                invalid needle or pattern; ``offset``, ``context`` or ``max_matches`` out of range.
+                invalid needle or pattern; ``offset`` or ``max_matches`` out of range; a ``context`` that is
+                neither an integer from 0 to 8192 nor ``"line"``.
             PatternTimeout: the search ran past ``pattern_timeout`` (its ``resume_offset`` says where it stood).
             PatternTooLong: a pattern match is longer than the reach bound (16 KiB).
             NotFound (Expired, Deleted), CorruptBlob: as :meth:`read_range`.
@@ -339,14 +349,15 @@ class Scope:
             raise InvalidArgument("give match (a substring) or pattern (a regular expression), not both")
         if match is None and pattern is None:
             raise InvalidArgument("a search needs match (a substring) or pattern (a regular expression)")
-        context = checks.check_int(DEFAULT_CONTEXT if context is None else context, "context", 0, MAX_CONTEXT_BYTES)
+        context = checks.check_context(DEFAULT_CONTEXT if context is None else context)
+        reach, sink = (LINE_WINDOW_BYTES + 2, LineSink) if context == "line" else (context, Sink)
         max_matches = checks.check_int(DEFAULT_MATCHES if max_matches is None else max_matches, "max_matches", 1,
                                        MAX_MATCHES)
         ignore_case = checks.check_flag(ignore_case, "ignore_case")
-        cap = max(checks.check_int(cap, "cap", 1, MAX_READ_BYTES), 2 * context + 1)
+        cap = max(checks.check_int(cap, "cap", 1, MAX_READ_BYTES), 2 * reach + 1)
         needle, matcher = self._matcher(match, pattern, ignore_case)
         if view is not None:
-            found, size = self.structure.text_search(handle, view, matcher, (offset, context, max_matches, cap))
+            found, size = self.structure.text_search(handle, view, matcher, (offset, reach, max_matches, cap), sink)
             return Matches(handle, needle, found.windows, size, found.next_offset, pattern, ignore_case, context,
                            max_matches, view=view)
         with self._entries.open(self.run_id, self.agent_id, "handle", handle) as opened:
@@ -354,8 +365,8 @@ class Scope:
             if offset > size:
                 raise InvalidArgument(f"offset {offset} is past the end of {handle} ({size} bytes)")
             with reading(handle):
-                found = search(opened.reader, matcher, offset, context, max_matches, cap,
-                               opened.lines.line_of_frame)
+                found = search(opened.reader, matcher, offset, reach, max_matches, cap,
+                               opened.lines.line_of_frame, sink)
         return Matches(handle, needle, found.windows, size, found.next_offset, pattern, ignore_case, context,
                        max_matches, binary)
 
@@ -365,7 +376,7 @@ class Scope:
 
     def read_handle(self, handle: str, offset: int = 0, length: int | None = None, *,
                     match: str | bytes | None = None, pattern: str | None = None, ignore_case: bool = False,
-                    context: int | None = None, max_matches: int | None = None, line: int | None = None,
+                    context: int | str | None = None, max_matches: int | None = None, line: int | None = None,
                     lines: int | None = None, cap: int = MAX_READ_BYTES) -> Slice | LineSlice | Matches:
         """The model-facing read verb: a byte range (:meth:`read_range`, the default), a line range
         (:meth:`read_lines`: ``line``, ``lines``) or a search (:meth:`search`: ``match`` or ``pattern``, with

@@ -12,7 +12,7 @@ from scratchfs.api.fixed import Squeeze
 from scratchfs.api.results import Matches
 from scratchfs.api.views import piece, reply_size
 from scratchfs.engine.search import Window
-from scratchfs.foundation.limits import MAX_REPLY_BYTES
+from scratchfs.foundation.limits import LINE_WINDOW_BYTES, MAX_REPLY_BYTES
 
 
 def window_json(window: Window, size: int, binary: bool) -> dict[str, Any]:
@@ -20,12 +20,21 @@ def window_json(window: Window, size: int, binary: bool) -> dict[str, Any]:
     is its first match's (1-based); a window of one match gives the match's start as ``match_offset`` when it is
     not ``offset`` (context before it) and its length as ``match_length`` when it does not end where the window
     ends (context after it, or a match longer than the window, cut to the budget); a window of several matches
-    lists them, ``matches: [{offset, length, line}]``. :func:`window_hits` reads the matches back from either."""
+    lists them, ``matches: [{offset, length, line}]``. :func:`window_hits` reads the matches back from either.
+    A window of whole lines (``context="line"``) whose line goes on past it (:data:`LINE_WINDOW_BYTES` bytes a side
+    at most) says where: ``cut`` is ``"before"``, ``"after"`` or ``"both"``, as a line read's ``cut`` says it stops
+    inside a line; a line's bytes are shown whole at its ends, an invalid byte there included (as U+FFFD)."""
     hits = window.matches
     match_end = max(h.offset + h.length for h in hits) if hits else window.match_offset
-    shown = piece(window.data, window.offset, size, binary, before=None, keep_from=window.match_offset,
-                  keep_to=match_end)
+    keep_from, keep_to = window.match_offset, match_end
+    before, after = window.line_cut or (True, True)
+    if window.line_cut is not None:  # a line's ends are character boundaries: nothing there is left out
+        keep_from = keep_from if before else window.offset
+        keep_to = keep_to if after else window.offset + len(window.data)
+    shown = piece(window.data, window.offset, size, binary, before=None, keep_from=keep_from, keep_to=keep_to)
     out: dict[str, Any] = {"line": window.line, **shown.fields()}
+    if window.line_cut is not None and (before or after):
+        out["cut"] = "both" if before and after else "before" if before else "after"
     if len(hits) > 1:
         out["matches"] = [{"offset": h.offset, "length": h.length, "line": h.line} for h in hits]
     elif hits:
@@ -94,15 +103,19 @@ def _fit_one_window(found: Matches, window: Window, after: int | None, budget: i
     """The first window alone is over budget: keep its first matches, then less context, then the match's start
     (``shown(windows, next_offset)``: the reply showing those windows)."""
     hits = window.matches
+    reach = LINE_WINDOW_BYTES if found.context == "line" else int(found.context)
 
     def cut(first: int, last: int, keep: int) -> Window:
-        """The window's bytes ``[first, last)`` holding its first ``keep`` hits."""
+        """The window's bytes ``[first, last)`` holding its first ``keep`` hits (a window of lines cut shorter says
+        its line goes on)."""
         lo, hi = max(first, window.offset), min(last, window.offset + len(window.data))
         data = window.data[lo - window.offset : hi - window.offset]
-        return Window(hits[0].offset, lo, data, hits[0].line, tuple(hits[:keep]))
+        line_cut = None if window.line_cut is None else (
+            window.line_cut[0] or lo > window.offset, window.line_cut[1] or hi < window.offset + len(window.data))
+        return Window(hits[0].offset, lo, data, hits[0].line, tuple(hits[:keep]), line_cut)
 
     def with_hits(n: int) -> dict[str, Any]:
-        end = hits[n - 1].offset + hits[n - 1].length + found.context
+        end = hits[n - 1].offset + hits[n - 1].length + reach
         return shown([cut(window.offset, end, n)], hits[n].offset if n < len(hits) else after)
 
     keep = _most(len(hits), lambda n: n >= 1 and reply_size(with_hits(n)) <= budget)
@@ -112,14 +125,20 @@ def _fit_one_window(found: Matches, window: Window, after: int | None, budget: i
     rest = hits[1].offset if len(hits) > 1 else after
 
     def with_context(c: int) -> dict[str, Any]:
-        reply = shown([cut(first.offset - c, first.offset + first.length + c, 1)], rest, c < found.context)
-        if c < found.context:  # said, so that a model asking for wide windows knows what it trades
-            cut_note = (f"context cut to {c} bytes a side to fit the budget, one match a reply; a smaller context= "
-                        "shows more matches a reply")
+        narrow = cut(first.offset - c, first.offset + first.length + c, 1)
+        reply = shown([narrow], rest, c < reach)
+        if c < reach:  # said, so that a model asking for wide windows knows what it trades
+            if window.line_cut is None:
+                cut_note = (f"context cut to {c} bytes a side to fit the budget, one match a reply; a smaller "
+                            "context= shows more matches a reply")
+            else:  # (a line shorter than the bound is not cut by it: said only when it is)
+                shorter = " and its line cut to fit (cut says where)" if narrow.length < window.length else ""
+                cut_note = (f"the budget ({budget} bytes) cut this reply to one match{shorter}; a larger budget= or "
+                            "a number of bytes as context= shows more matches a reply")
             reply["note"] = f"{reply['note']}; {cut_note}" if reply.get("note") else cut_note
         return reply
 
-    context = _most(found.context, lambda c: reply_size(with_context(c)) <= budget)
+    context = _most(reach, lambda c: reply_size(with_context(c)) <= budget)
     if reply_size(with_context(context)) <= budget:
         return with_context(context)
     most = _most(first.length, lambda n: n >= 1 and reply_size(

@@ -16,7 +16,7 @@ from scratchfs.api.entries import reading
 from scratchfs.api.misfit import explained_jq, holds, jq_misfit, refusal, text_misfit
 from scratchfs.api.results import render_call
 from scratchfs.api.shape import binary_format
-from scratchfs.engine.search import Matcher, SearchResult
+from scratchfs.engine.search import Matcher, SearchResult, Sink
 from scratchfs.engine.segments import token_of
 from scratchfs.engine.structure import (
     MAX_HTML_BYTES,
@@ -257,10 +257,11 @@ class StructureReads:
 
         return self._page(handle, read)
 
-    def text_search(self, handle: str, view: str, matcher: Matcher, search: tuple[int, int, int, int]
-                    ) -> tuple[SearchResult, int]:
+    def text_search(self, handle: str, view: str, matcher: Matcher, search: tuple[int, int, int, int],
+                    sink_class: type[Sink] = Sink) -> tuple[SearchResult, int]:
         """``(the matches, the view's size)`` of ``matcher`` in the text view of an HTML page (``view="text"``),
-        ``search`` = ``(offset, context, max_matches, cap)`` as :func:`~scratchfs.engine.search.search` takes them,
+        ``search`` = ``(offset, context, max_matches, cap)`` as :func:`~scratchfs.engine.search.search` takes them
+        (and ``sink_class``: :class:`~scratchfs.engine.line_windows.LineSink` for windows of whole lines),
         over the view's bytes (:func:`~scratchfs.engine.structure.text_search.search_text`): offsets and lines are
         the view's. The view is rendered once and kept (:func:`~scratchfs.engine.structure.html_text`): a next search
         costs a search of its bytes. Raises InvalidArgument (``view`` not ``"text"``; an offset past the view's end;
@@ -278,7 +279,7 @@ class StructureReads:
             if content_type != "html":
                 raise InvalidArgument(text_misfit(content_type, self.line_bytes, self.shape))
             text = html_text(src, cache_key=blob, timeout=self._timeout())
-            return search_text(text, matcher, *search), len(text)
+            return search_text(text, matcher, *search, sink_class), len(text)
 
         return self._page(handle, read)
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scratchfs.engine.search import MAX_REACH_BYTES
-from scratchfs.foundation.checks import MAX_INT_BITS, VERSION_PATTERN, check_utf8, shorten
+from scratchfs.foundation.checks import MAX_INT_BITS, VERSION_PATTERN, check_context, check_utf8, shorten
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import (
     DEFAULT_CONTEXT,
@@ -24,6 +24,7 @@ from scratchfs.foundation.limits import (
     DEFAULT_MATCHES,
     DEFAULT_READ_BYTES,
     DEFAULT_TTL,
+    LINE_WINDOW_BYTES,
     MAX_COLUMN_CHARS,
     MAX_COLUMNS,
     MAX_CONTEXT_BYTES,
@@ -78,11 +79,12 @@ _READ_HANDLE = ToolSpec(
     "what you need, in small pieces. Modes:\n"
     "- Search (usually best first): `match` (exact text) or `pattern` (a regular expression, Python syntax, `^` "
     "and `$` per line, matched against the UTF-8 bytes: `.` is one byte, so write `caf(é|e)`, not `caf.`; "
-    "`ignore_case` for either, ASCII letters only); you get windows of `context` bytes around up to "
-    "`max_matches` matches: {line, offset, length, data}, plus `match_offset`/`match_length` where the match is not "
-    "the whole window, or `matches` [{offset, length, line}] when it holds several. `count`: how many matches (and "
-    "lines), no windows.\n"
-    f"- Lines: `line` (1-based) and `lines` (default {DEFAULT_LINES}), as an editor counts them; a line read cut "
+    "`ignore_case` for either, ASCII letters only); you get windows of `context` bytes (\"line\": the match's "
+    "whole line, `cut` if longer) around up to `max_matches` matches: {line, offset, length, data}, plus "
+    "`match_offset`/`match_length` where the match is not the whole window, or `matches` [{offset, length, line}] "
+    "when it holds several. `count`: how many matches (and lines), no windows.\n"
+    f"- Lines: `line` (1-based; -N: N from the end) and `lines` (default {DEFAULT_LINES}), as an editor counts "
+    "them; a line read cut "
     "inside a line goes on from a byte `offset` with `lines`.\n"
     f"- Range: bytes from `offset` (default 0), `length` bytes (default {DEFAULT_READ_BYTES}).\n"
     "- Structure (the stub's shape and note say which fits): `jq` (a jq filter over JSON), `record`/`records` (JSON "
@@ -116,8 +118,9 @@ _READ_HANDLE = ToolSpec(
                                       "text to start from. No other structure read takes it."},
             "length": {"type": "integer", "minimum": 1, "maximum": MAX_READ_BYTES, "default": DEFAULT_READ_BYTES,
                        "description": "Range only: how many bytes to return."},
-            "line": {"type": "integer", "minimum": 1, "default": 1,
-                     "description": "Lines: the first line to return (1-based)."},
+            "line": {"type": "integer", "default": 1,
+                     "description": "Lines: the first line to return (1-based; negative from the end: -1 is the "
+                                    "last line)."},
             "lines": {"type": "integer", "minimum": 1, "maximum": MAX_LINES, "default": DEFAULT_LINES,
                       "description": "Lines: how many lines to return."},
             "match": {"type": "string", "minLength": 1, "maxLength": MAX_NEEDLE_BYTES,
@@ -128,9 +131,11 @@ _READ_HANDLE = ToolSpec(
                                        f"most {MAX_REACH_BYTES} bytes)."},
             "ignore_case": {"type": "boolean", "default": False,
                             "description": "Search only: match ASCII letters regardless of case."},
-            "context": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT_BYTES,
+            "context": {"anyOf": [{"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT_BYTES},
+                                  {"const": "line"}],
                         "default": DEFAULT_CONTEXT, "description": "Search only: bytes shown on each side of a "
-                                                                   "match."},
+                                                                   "match, or \"line\": the whole line holding it "
+                                                                   f"(at most {LINE_WINDOW_BYTES} bytes a side)."},
             "count": {"type": "boolean", "default": False,
                       "description": "Search only: count the matches of `match`/`pattern` (from `offset`) and the "
                                      "lines they start in over the whole content, {matches, lines}, instead of "
@@ -327,6 +332,9 @@ def check_arguments(name: object, arguments: object) -> dict[str, Any]:
     if not isinstance(arguments, Mapping):
         raise InvalidArgument(f"the arguments of {name} must be a JSON object, not {type(arguments).__name__}")
     _check_shape(name, arguments)
+    if name == "read_handle" and "context" in arguments:  # one message naming both forms (null included)
+        given = arguments["context"]
+        check_context(int(given) if isinstance(given, float) and given.is_integer() else given)
     validator = _VALIDATORS.get(name)
     if validator is None:
         validator = _VALIDATORS[name] = Draft202012Validator(spec.input_schema)
@@ -341,8 +349,13 @@ def check_arguments(name: object, arguments: object) -> dict[str, Any]:
         raise InvalidArgument(f"{name}: {where + ': ' if where else ''}{message}")
     for k, v in arguments.items():  # every text, lists' items too, before anything measures or encodes it
         check_utf8(v, f"{name}: {k}")
-    return {k: int(v) if isinstance(v, float) and v.is_integer() and
-            spec.input_schema["properties"][k].get("type") == "integer" else v for k, v in arguments.items()}
+    return {k: int(v) if isinstance(v, float) and v.is_integer() and _integral(spec.input_schema["properties"][k])
+            else v for k, v in arguments.items()}
+
+
+def _integral(schema: dict[str, Any]) -> bool:
+    """The argument takes integers (its schema's type, or one of its ``anyOf`` forms')."""
+    return schema.get("type") == "integer" or any(form.get("type") == "integer" for form in schema.get("anyOf", ()))
 
 
 def _check_shape(name: str, arguments: Mapping) -> None:

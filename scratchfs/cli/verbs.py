@@ -39,13 +39,27 @@ from scratchfs.cli.app import (
     with_store,
 )
 from scratchfs.cli.settings_options import settings_options
-from scratchfs.foundation.checks import HANDLE_RE
+from scratchfs.foundation.checks import CONTEXT_FORMS, HANDLE_RE
 from scratchfs.foundation.errors import InvalidArgument
-from scratchfs.foundation.limits import MAX_READ_BYTES
-from scratchfs.foundation.text import digits_int
+from scratchfs.foundation.limits import LINE_WINDOW_BYTES, MAX_READ_BYTES
+from scratchfs.foundation.text import digits_int, is_digits
 
 INT = Integer()
 """The type of every integer option here: ASCII digits only (:class:`~scratchfs.cli.app.Integer`)."""
+
+
+class Context(Integer):
+    """``--context``: ``line`` (windows of whole lines) or a number of bytes, in ASCII digits as :data:`INT` takes
+    them (the tool checks the range); anything else is a usage error naming both forms."""
+
+    name = "integer|line"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int | str:
+        if value == "line":
+            return "line"
+        if isinstance(value, str) and not is_digits(value.removeprefix("-")):
+            self.fail(f"{value[:40]!r} is not {CONTEXT_FORMS}", param, ctx)
+        return super().convert(value, param, ctx)
 
 
 @main.command()
@@ -71,13 +85,16 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
 @click.option("--offset", type=INT, default=None,
               help="First byte to read [default: 0]; with --match or --pattern, where the search starts.")
 @click.option("--length", type=INT, default=None, help=f"Bytes to read [default: 4096; at most {MAX_READ_BYTES}].")
-@click.option("--line", type=INT, default=None, help="First line to read (1-based; lines end at \\n).")
+@click.option("--line", type=INT, default=None,
+              help="First line to read (1-based; lines end at \\n; negative from the end: -1 the last line).")
 @click.option("--lines", type=INT, default=None, help="Lines to read from --line [default: 50].")
 @click.option("--match", "needle", default=None, help="Search for this text; print the windows as JSON.")
 @click.option("--pattern", default=None, help="Search for this regular expression (Python re syntax, ^ and $ per "
               "line); print the windows as JSON.")
 @click.option("--ignore-case", is_flag=True, default=None, help="Match --pattern or --match ignoring ASCII case.")
-@click.option("--context", type=INT, default=None, help="Bytes of context on each side of a match [default: 200].")
+@click.option("--context", type=Context(), default=None,
+              help="Bytes of context on each side of a match [default: 200], or 'line': the line holding it (at most "
+                   f"{LINE_WINDOW_BYTES} bytes a side).")
 @click.option("--max-matches", type=INT, default=None, help="Most matches to print [default: 20].")
 @click.option("--count", is_flag=True, default=None,
               help="Count the matches of --match or --pattern, and their lines, instead of printing windows.")

@@ -92,6 +92,9 @@ class Window:
         data: the window's bytes: context, the matches and what lies between them, context.
         line: 1-based line of the first match.
         matches: every match in the window, in order (:class:`Hit`).
+        line_cut: a window of whole lines (``context="line"``, :class:`~scratchfs.engine.line_windows.LineSink`):
+            ``(the line goes on before the window, after it)`` -- a line longer than the window's bound; ``None`` for
+            a window of bytes of context.
     """
 
     match_offset: int
@@ -99,6 +102,7 @@ class Window:
     data: bytes
     line: int
     matches: tuple[Hit, ...]
+    line_cut: tuple[bool, bool] | None = None
 
     @property
     def length(self) -> int:

@@ -29,6 +29,8 @@ import secrets
 
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import (
+    LINE_WINDOW_BYTES,
+    MAX_CONTEXT_BYTES,
     MAX_ID_BYTES,
     MAX_KEY_BYTES,
     MAX_NEEDLE_BYTES,
@@ -234,6 +236,40 @@ def check_int(value: object, what: str, low: int, high: int | None = None) -> in
     return number
 
 
+CONTEXT_FORMS = (f'an integer from 0 to {MAX_CONTEXT_BYTES} (bytes shown on each side of a match) or "line" (the '
+                 f'line holding each match, at most {LINE_WINDOW_BYTES} bytes on each side of it)')
+"""The accepted forms of a search's ``context``, as its errors name them."""
+
+
+def check_context(value: object) -> int | str:
+    """A search's ``context``: an ``int`` in ``[0, MAX_CONTEXT_BYTES]`` (bytes on each side of a match), or the text
+    ``"line"`` (each window the whole line holding its matches, bounded by ``LINE_WINDOW_BYTES`` on each side).
+
+    Raises:
+        InvalidArgument: anything else (another text, a bool, a float, a negative or too large integer), one message
+            naming the accepted forms (:data:`CONTEXT_FORMS`) and the value.
+    """
+    if value == "line" and isinstance(value, str):
+        return "line"
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value <= MAX_CONTEXT_BYTES:
+        raise InvalidArgument(f"context must be {CONTEXT_FORMS}: {shorten(value)}")
+    return int(value)
+
+
+def check_line(value: object) -> int:
+    """A line read's ``line``: a nonzero ``int``, 1-based from the start (``1``: the first line) or, negative, from
+    the end as Python indexes a list (``-1``: the last line).
+
+    Raises:
+        InvalidArgument: not an integer (bools refused), of more than :data:`MAX_INT_BITS` bits, or 0.
+    """
+    number = check_int(value, "line", -(1 << MAX_INT_BITS) + 1)
+    if not number:
+        raise InvalidArgument("line must be a line number from 1, or negative to count from the end (-1: the last "
+                              "line, as tail -n 1): 0")
+    return number
+
+
 def check_seconds(value: object, what: str, maximum: float, zero_ok: bool = False) -> float:
     """A number of seconds in ``(0, maximum]`` (``[0, maximum]`` when ``zero_ok``), as a float.
 
@@ -329,6 +365,7 @@ def check_needle(match: object) -> bytes:
 
 
 __all__ = [
+    "CONTEXT_FORMS",
     "HANDLE_PREFIX",
     "HANDLE_RE",
     "MAX_INT_BITS",
@@ -336,10 +373,12 @@ __all__ = [
     "VERSION_PATTERN",
     "check_agent_id",
     "check_choice",
+    "check_context",
     "check_flag",
     "check_handle",
     "check_int",
     "check_key",
+    "check_line",
     "check_needle",
     "check_run_id",
     "check_seconds",

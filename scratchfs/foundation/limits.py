@@ -75,6 +75,9 @@ DEFAULT_CONTEXT = 200
 """Bytes of context on each side of a match when no ``context`` is given."""
 MAX_CONTEXT_BYTES = 8 * 1024
 """Largest ``context`` of a search, in bytes on each side of a match."""
+LINE_WINDOW_BYTES = 1024
+"""``context="line"``: most bytes of the line holding a match shown on each side of it (a longer line -- minified
+JavaScript, one line of JSON -- is cut there, and the window says so)."""
 DEFAULT_MATCHES = 20
 """Matches a search returns when no ``max_matches`` is given."""
 MAX_MATCHES = 1000

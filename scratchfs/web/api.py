@@ -323,7 +323,7 @@ def handle_meta(request: Request, run: str, agent: str, handle: str) -> dict[str
 
 READ_INTS = ("offset", "length", "line", "lines", "context", "max_matches", "record", "records", "row", "rows",
              "budget")
-"""Integer query parameters of a read (as the ``read_handle`` tool's arguments)."""
+"""Integer query parameters of a read (as the ``read_handle`` tool's arguments; ``context`` may be ``line`` too)."""
 READ_TEXTS = ("match", "pattern", "jq", "view", "select", "cursor")
 """Text query parameters of a read; ``ignore_case`` is a boolean, ``columns`` may repeat."""
 
@@ -336,7 +336,9 @@ def handle_read(request: Request, run: str, agent: str, handle: str) -> dict[str
     q = _query(request, (*READ_INTS, *READ_TEXTS, "ignore_case"), repeatable=("columns",))
     args: dict[str, Any] = {"handle": handle}
     for name, value in q.items():
-        if name in READ_INTS:
+        if name == "context" and not _INT_RE.match(value):  # "line", or a text the tool refuses naming both forms
+            args[name] = value
+        elif name in READ_INTS:
             args[name] = _int(value, name, tool="read_handle")
         elif name == "ignore_case":
             args[name] = _bool(value, name)

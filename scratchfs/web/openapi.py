@@ -56,9 +56,10 @@ _PIECE = {"offset": _INT, "length": _INT, "size": _INT, "next_offset": _NULLABLE
           "next_call": {"type": ["string", "null"]}, "data": _STR}
 RANGE = _obj({"handle": _STR, **_PIECE}, {"encoding": {"const": "base64"}})
 LINES = _obj({"handle": _STR, **_PIECE, "first_line": _INT, "lines": _INT, "total_lines": _INT,
-              "next_line": _NULLABLE_INT, "cut": {"type": "boolean"}}, {"encoding": {"const": "base64"}})
+              "next_line": _NULLABLE_INT, "cut": {"type": "boolean"}}, {"encoding": {"const": "base64"}, "note": _STR})
 WINDOW = _obj({"line": _INT, "offset": _INT, "length": _INT, "data": _STR},
               {"match_offset": _INT, "match_length": _INT, "encoding": {"const": "base64"},
+               "cut": {"enum": ["before", "after", "both"]},
                "matches": {"type": "array", "items": _obj({"offset": _INT, "length": _INT, "line": _INT})}})
 SEARCH = _obj({"handle": _STR, "size": _INT, "next_offset": _NULLABLE_INT, "more": {"type": "boolean"},
                "remaining": _INT, "next_call": {"type": ["string", "null"]},

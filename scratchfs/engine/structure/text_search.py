@@ -13,7 +13,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterator
 
-from scratchfs.engine.search import Matcher, SearchResult, search
+from scratchfs.engine.search import Matcher, SearchResult, Sink, search
 from scratchfs.foundation.errors import InvalidArgument
 
 __all__ = ["FRAME_BYTES", "search_text"]
@@ -54,10 +54,11 @@ class _Frames:
 
 
 def search_text(text: bytes, matcher: Matcher, start: int, context: int, max_matches: int,
-                budget: int) -> SearchResult:
+                budget: int, sink_class: type[Sink] = Sink) -> SearchResult:
     """The matches of ``matcher`` in ``text`` from byte ``start`` on, as :func:`~scratchfs.engine.search.search`
     finds them in a stored content (``context`` bytes a side, at most ``max_matches`` matches and ``budget`` bytes of
-    windows; 1-based line numbers of the text).
+    windows; 1-based line numbers of the text; ``sink_class`` collects the windows: a
+    :class:`~scratchfs.engine.line_windows.LineSink` makes them whole lines).
 
     Raises:
         InvalidArgument: ``start`` past the end of the text.
@@ -69,4 +70,5 @@ def search_text(text: bytes, matcher: Matcher, start: int, context: int, max_mat
     starts = [1]
     for index in range(frames.frames):  # the line of each frame's first byte (and of the end)
         starts.append(starts[-1] + text.count(b"\n", frames.d_offsets[index], frames.d_offsets[index + 1]))
-    return search(frames, matcher, start, context, max_matches, budget, starts.__getitem__)  # type: ignore[arg-type]
+    return search(frames, matcher, start, context, max_matches, budget, starts.__getitem__,  # type: ignore[arg-type]
+                  sink_class)

@@ -316,11 +316,12 @@ function searchPane(base) {
   const regex = el("input", {type: "checkbox", id: "search-regex"});
   const fold = el("input", {type: "checkbox", id: "search-ignore-case"});
   const context = el("input", {type: "number", id: "search-context", min: 0, max: 8192, value: 120, size: 6});
+  const wholeLines = el("input", {type: "checkbox", id: "search-lines"});  // context="line": each match's line
   const out = el("div", {class: "out"});
   const more = el("button", {type: "button", id: "more-matches", text: "more matches", hidden: true});
   let count = 0;
   async function run(offset) {
-    const params = {context: context.value, max_matches: 50, offset, budget: 65536};
+    const params = {context: wholeLines.checked ? "line" : context.value, max_matches: 50, offset, budget: 65536};
     params[regex.checked ? "pattern" : "match"] = input.value;
     if (fold.checked) params.ignore_case = "true";
     try {
@@ -346,7 +347,8 @@ function searchPane(base) {
     ev.preventDefault();
     if (input.value) run(0);
   }}, input, el("label", {}, regex, " regex"), el("label", {}, fold, " ignore case"),
-     el("label", {}, "context ", context), el("button", {type: "submit", text: "search"}));
+     el("label", {}, "context ", context), el("label", {}, wholeLines, " whole lines"),
+     el("button", {type: "submit", text: "search"}));
   pane.append(el("div", {class: "tools"}, form), out, more);
   return pane;
 }
