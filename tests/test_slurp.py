@@ -3,6 +3,7 @@ against the plain Python answer (json.loads per line, csv.DictReader)."""
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import json
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 from scratchfs import BadRecord, InvalidArgument
 from scratchfs.api.contract import ScratchTools
 from scratchfs.engine.structure import slurp as slurp_module
+from tests.conftest import FIXTURES
 
 GROUP = "group_by(.{k}) | map({{k: .[0].{k}, n: length}})"
 
@@ -179,3 +181,53 @@ def test_a_runaway_filter_is_a_structure_timeout_and_the_worker_goes_on(tmp_path
         assert time.monotonic() - began < 5
         reply = tools.call("read_handle", {"handle": handle, "jq": "map(.n) | add", "slurp": True})
         assert reply["results"] == [sum(range(100))]
+
+
+def test_a_joins_repeated_column_names_lose_no_cell(tools, scratch_scope):
+    """``sqlite3 -header -csv`` of a self-join (fixtures/tools/sqlite-csv-join-repeated-names.csv) has the header
+    'name,version,name,version,month': the rows were keyed by name, so the later 'name' overwrote the first, and half
+    the pairs' packages were gone from every slurp answer without a word (atk27). Now the n-th column of a repeated
+    name is keyed name_n and the note says so."""
+    data = (FIXTURES / "tools" / "sqlite-csv-join-repeated-names.csv").read_bytes()
+    handle = scratch_scope.spill(data, source_tool="sqlite3").handle
+    reply = tools.call("read_handle", {"handle": handle, "jq": "map([.name, .name_2, .version_2])", "slurp": True})
+    rows = list(csv.reader(io.StringIO(data.decode())))
+    assert rows[0] == ["name", "version", "name", "version", "month"]
+    assert reply["results"] == [[[r[0], r[2], r[3]] for r in rows[1:]]]
+    assert reply["note"] == ("the header repeats a name: its rows key column 3 ('name') as 'name_2', column 4 "
+                             "('version') as 'version_2'")
+
+
+def test_a_column_named_extra_keeps_its_cell_beside_cells_past_the_header(tools, scratch_scope):
+    """A header with a column '_extra' and a row longer than the header: the cells past it were put under '_extra',
+    over the column's own cell (atk27)."""
+    table = b"_extra,b\n" + b"".join(b"x%d,y%d\n" % (i, i) for i in range(40)) + b"x,y,z\n"
+    handle = scratch_scope.spill(table, source_tool="sqlite3").handle
+    reply = tools.call("read_handle", {"handle": handle, "jq": ".[-1]", "slurp": True})
+    assert reply["results"] == [{"_extra": "x", "b": "y", "_extra_2": ["z"]}]
+    assert "under '_extra_2'" in reply["note"]
+
+
+def test_row_keys_are_unique_and_the_header_s_own_where_they_can_be():
+    assert slurp_module.row_keys(["id", "id", "id_2", "id"]) == (["id", "id_3", "id_2", "id_4"], "_extra")
+    assert slurp_module.row_keys(["a", "_extra", "_extra_2"]) == (["a", "_extra", "_extra_2"], "_extra_3")
+    assert slurp_module.row_keys([]) == ([], "_extra")
+
+
+def test_a_long_repeated_name_s_note_stays_within_the_budget(tools, scratch_scope):
+    name = "é" * 700
+    table = ",".join([name] * 40).encode() + b"\n" + b"".join(b",".join([b"%d" % i] * 40) + b"\n" for i in range(60))
+    handle = scratch_scope.spill(table, source_tool="sqlite3").handle
+    pages = follow(tools, {"handle": handle, "jq": ".[:2][]", "slurp": True}, 2048)
+    assert all(len(json.dumps(p, ensure_ascii=False, separators=(",", ":")).encode()) <= 2048 for p in pages)
+    assert "(and 36 more columns)" in pages[0]["note"] and len(pages[0]["note"].encode()) < 1024
+
+
+def test_json_lines_with_a_byte_order_mark_slurp_as_their_record_read_reads_them(tools, scratch_scope):
+    """JSON lines written with a UTF-8 byte order mark (PowerShell's Out-File -Encoding utf8): a record read reads
+    record 1 without it, the slurp read refused 'record 1 is not JSON' (atk27)."""
+    lines = codecs.BOM_UTF8 + b"".join(b'{"unit": "u%d"}\n' % (i % 3) for i in range(30))
+    handle = scratch_scope.spill(lines, source_tool="log").handle
+    first = tools.call("read_handle", {"handle": handle, "record": 1, "records": 1})["records"]
+    reply = tools.call("read_handle", {"handle": handle, "jq": GROUP.format(k="unit"), "slurp": True})
+    assert first == [{"unit": "u0"}] and _counts(reply["results"]) == {"u0": 10, "u1": 10, "u2": 10}

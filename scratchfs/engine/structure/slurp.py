@@ -16,6 +16,7 @@ between reads.
 
 from __future__ import annotations
 
+import codecs
 import json
 from typing import Any
 
@@ -27,7 +28,7 @@ from scratchfs.engine.structure.table import iter_rows
 from scratchfs.foundation import limits
 from scratchfs.foundation.errors import InvalidArgument
 
-__all__ = ["EXTRA_CELLS", "MAX_SLURP_BYTES", "slurp_page"]
+__all__ = ["EXTRA_CELLS", "MAX_SLURP_BYTES", "row_keys", "slurp_page"]
 
 MAX_SLURP_BYTES = 16 * 1024 * 1024
 """Largest content (bytes) a slurp read takes; a larger one is refused with InvalidArgument."""
@@ -46,9 +47,10 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
         source: the content, at most :data:`MAX_SLURP_BYTES` bytes.
         filter: a jq filter (jq 1.7), given the array as ``.`` (e.g. ``group_by(.unit) | map([.[0].unit, length])``).
         form: ``"records"`` (JSON lines: the array of records), ``"rows"`` (CSV/TSV with a header: the array of
-            rows after it, each an object keyed by the header's names -- a later column of a repeated name wins, a
-            missing cell is ``null``, cells past the header are listed under :data:`EXTRA_CELLS`) or ``"arrays"``
-            (a table with no header: every row, an array of strings).
+            rows after it, each an object keyed by the header's names -- the n-th column of a repeated name keyed
+            ``name_n``, a missing cell ``null``, cells past the header listed under :data:`EXTRA_CELLS` (keys as
+            :func:`row_keys` gives them; the page's ``extra["note"]`` names any key that is not the header's name)
+            -- or ``"arrays"`` (a table with no header: every row, an array of strings).
         cursor, budget_bytes, timeout: as :func:`~scratchfs.engine.structure.jsondoc.jq_page`.
         cache_key: names the content (a blob token): the array text built is kept under it (:data:`_ARRAYS`, 32 MiB
             over all reads) and jq's outputs as ``jq_page`` keeps them, so the next pages neither rebuild nor rerun.
@@ -72,9 +74,14 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
         _records(source, entry) if form == "records" else _rows(source, form == "rows"))
     if cache_key is not None and kept is None:
         _ARRAYS.put(f"{form}:{cache_key}", data)
-    return jq_page(BytesSource(data), filter, cursor, budget_bytes,
+    keyed = _keys_note(source) if form == "rows" else None
+    room = 0 if keyed is None else len(json.dumps(keyed, ensure_ascii=False).encode("utf-8")) + len(',"note":; ')
+    page = jq_page(BytesSource(data), filter, cursor, max(256, budget_bytes - room),  # (the note fits beside it)
                    cache_key=None if cache_key is None else f"slurp:{form}:{cache_key}", timeout=timeout,
                    entry=f"{entry or ''}/slurp:{source.size}")
+    if keyed is not None and keyed not in page.extra.get("note", ""):
+        page.extra["note"] = "; ".join(n for n in (keyed, page.extra.get("note")) if n)
+    return page
 
 
 def _records(source: ContentSource, entry: str | None) -> bytes:
@@ -82,7 +89,8 @@ def _records(source: ContentSource, entry: str | None) -> bytes:
     (through a record read of it) at the first line that is not JSON."""
     data = read_whole(source, MAX_SLURP_BYTES, "slurp")
     kept: list[bytes] = []
-    for line in data.split(b"\n"):
+    for line in data[len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0 :].split(b"\n"):  # (a byte
+        # order mark at the start is no part of record 1, as a record read has it)
         if not line.strip():
             continue
         try:
@@ -101,16 +109,68 @@ def _rows(source: ContentSource, header: bool) -> bytes:
         read_whole(source, MAX_SLURP_BYTES, "slurp")  # raises naming the bound
     rows = iter_rows(source)
     names: list[str] | None = None
+    extra = EXTRA_CELLS
     out: list[Any] = []
     for _start, cells in rows:
         if not header:
             out.append(cells)
         elif names is None:
-            names = cells
+            names, extra = row_keys(cells)
         else:
             row: dict[str, Any] = dict.fromkeys(names)
             row.update(zip(names, cells, strict=False))
             if len(cells) > len(names):
-                row[EXTRA_CELLS] = cells[len(names):]
+                row[extra] = cells[len(names):]
             out.append(row)
     return json.dumps(out, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+
+
+def row_keys(header: list[str]) -> tuple[list[str], str]:
+    """``(the keys of a row's cells, the key of its cells past the header)`` for a table's ``header``: each name
+    its own key, except that the n-th column of a repeated name is keyed ``name_n`` (``id``, ``name``, ``id_2``: a
+    join's ``SELECT *``), and the cells past the header are under :data:`EXTRA_CELLS`, or ``_extra_2`` (...) when
+    the header has a column of that name -- so no cell is keyed as another and lost. A key the header already has
+    is passed over (``_3`` when ``id_2`` is a column of its own)."""
+    taken = set(header)
+    seen: dict[str, int] = {}
+    keys: list[str] = []
+    for name in header:
+        n = seen[name] = seen.get(name, 0) + 1
+        key = name
+        while n > 1 and key in taken:
+            key, n = f"{name}_{n}", n + 1
+        taken.add(key)
+        keys.append(key)
+    extra, n = EXTRA_CELLS, 1
+    while extra in taken:
+        n += 1
+        extra = f"{EXTRA_CELLS}_{n}"
+    return keys, extra
+
+
+def _keys_note(source: ContentSource) -> str | None:
+    """What a note says of a table whose header repeats a name or has a column named :data:`EXTRA_CELLS` (the
+    keys :func:`row_keys` gives instead, the first :data:`_NOTED` of them, each name cut to :data:`_NOTED_CHARS`
+    characters: under 1 KiB of JSON, the reply's budget gives it room), else ``None``."""
+    header = next(iter(iter_rows(source)), (0, []))[1]
+    keys, extra = row_keys(header)
+    renamed = [f"column {at} ({_short(name)}) as {_short(key)}"
+               for at, (name, key) in enumerate(zip(header, keys, strict=True), 1) if key != name]
+    if not renamed and extra == EXTRA_CELLS:
+        return None
+    more = f" (and {len(renamed) - _NOTED:,} more columns)" if len(renamed) > _NOTED else ""
+    said = [f"the header repeats a name: its rows key {', '.join(renamed[:_NOTED])}{more}"] if renamed else []
+    if extra != EXTRA_CELLS:
+        said.append(f"the header has a column {EXTRA_CELLS!r}: cells past the header are under {extra!r}")
+    return "; ".join(said)
+
+
+_NOTED = 3
+"""Most renamed columns a note names."""
+_NOTED_CHARS = 24
+"""Most characters of a column name a note shows (of a longer one its start and its end, ``…`` between)."""
+
+
+def _short(name: str) -> str:
+    """``name`` quoted for a note, cut to :data:`_NOTED_CHARS` characters: its start and end (a key's ``_n``)."""
+    return repr(name if len(name) <= _NOTED_CHARS else f"{name[:_NOTED_CHARS - 9]}…{name[-8:]}")
