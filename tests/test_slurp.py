@@ -231,3 +231,40 @@ def test_json_lines_with_a_byte_order_mark_slurp_as_their_record_read_reads_them
     first = tools.call("read_handle", {"handle": handle, "record": 1, "records": 1})["records"]
     reply = tools.call("read_handle", {"handle": handle, "jq": GROUP.format(k="unit"), "slurp": True})
     assert first == [{"unit": "u0"}] and _counts(reply["results"]) == {"u0": 10, "u1": 10, "u2": 10}
+
+
+def test_a_table_whose_rows_make_a_huge_array_is_refused_as_it_grows(tools, scratch_scope, monkeypatch):
+    """Each row is an object repeating the header's names: 16 MiB of one-character cells under fifty 200-character
+    names made a 1,654 MiB array -- 24 s and 3.6 GB of the server's memory -- before jq refused it as 'the
+    document is 1654 MiB ... path filters stream', no way a slurp read can take (atk27). The array is now bounded
+    as it is built (MAX_ARRAY_BYTES, twice the content bound), and the refusal names the row read."""
+    assert slurp_module.MAX_ARRAY_BYTES == 2 * slurp_module.MAX_SLURP_BYTES
+    monkeypatch.setattr(slurp_module, "MAX_ARRAY_BYTES", 256 * 1024)
+    header = ",".join(f"column_{i}_" + "n" * 190 for i in range(50)).encode() + b"\n"
+    table = header + (b",".join([b"1"] * 50) + b"\n") * 400  # 50 KB: a 4 MB array
+    handle = scratch_scope.spill(table, source_tool="sql").handle
+    with pytest.raises(InvalidArgument, match=r"at most 0 MiB.*by row 400 .*row=1, rows=10000, columns="):
+        tools.call("read_handle", {"handle": handle, "jq": "length", "slurp": True})
+    fits = header + (b",".join([b"1"] * 50) + b"\n") * 20  # 20 rows: a 210 KB array
+    handle = scratch_scope.spill(fits, source_tool="sql").handle
+    assert tools.call("read_handle", {"handle": handle, "jq": "length", "slurp": True})["results"] == [20]
+
+
+def test_a_slurp_timeout_names_the_paged_reads_not_a_path_read(tmp_path):
+    """16 MiB of JSON lines (bench/slurp_memory.py's) with its group count ran past the 5 s limit on a busy machine
+    (load 3.8 on 2 cores), and the message said 'try a simpler filter ... or a path read such as .items[3]', neither
+    of which a slurp read can use: jq's reading of the array counts toward the limit (atk27). The message now says
+    so, with the array's size and the paged reads."""
+    from scratchfs import ScratchStore, StructureTimeout
+
+    with ScratchStore(tmp_path, pattern_timeout=1.0) as store:
+        scope = store.scope("r", "a")
+        tools = ScratchTools(scope)
+        lines = scope.spill(b"".join(b'{"n": %d}\n' % i for i in range(100)), source_tool="log").handle
+        with pytest.raises(StructureTimeout, match=r"jq reads the array of all the records \(0\.0 MiB of JSON\).*"
+                           r"record=1, records=10000 and a jq filter run on each record.*count=true") as late:
+            tools.call("read_handle", {"handle": lines, "jq": "last(range(1e10))", "slurp": True})
+        assert ".items[3]" not in str(late.value) and str(late.value).startswith("the jq filter ran past")
+        table = scope.spill(b"n,m\n" + b"".join(b"%d,%d\n" % (i, i) for i in range(100)), source_tool="sql").handle
+        with pytest.raises(StructureTimeout, match=r"all the rows .*row=1, rows=10000 and columns="):
+            tools.call("read_handle", {"handle": table, "jq": "last(range(1e10))", "slurp": True})

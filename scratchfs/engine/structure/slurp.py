@@ -6,11 +6,13 @@ header as objects keyed by the header (values strings, as the ``csv`` module giv
 header, every row as an array of strings -- and :func:`~scratchfs.engine.structure.jsondoc.jq_page` runs the filter
 once over it: the same outputs, pages, cursors, notes and errors as a jq read of a document holding that array.
 
-Memory: bounded by :data:`MAX_SLURP_BYTES` of content. The reading process holds the content, the array text and (for
-a table) the rows; the jq worker holds the array text and jq's tree of it. Peak RSS (VmHWM) at the bound with a
-group-count filter, ``python bench/slurp_memory.py`` (2026-12-03): 16 MiB of JSON lines (194,368 records), the
-reading process 90 -> 129 MiB and the jq worker 240 MiB, 3.8 s; 16 MiB of CSV (203,152 rows of 6 columns), 93
--> 237 MiB and 307 MiB, 5.6 s. Array texts are kept for the next pages (:data:`_ARRAYS`): up to 32 MiB more, held
+Memory: bounded by :data:`MAX_SLURP_BYTES` of content and :data:`MAX_ARRAY_BYTES` of array text. The reading process
+holds the content, the array text and (for a table) a chunk of rows; the jq worker holds the array text and jq's
+tree of it. Peak RSS (VmHWM) at the bound with a group-count filter, ``python bench/slurp_memory.py`` (2026-12-03):
+16 MiB of JSON lines (194,368 records), the reading process 90 -> 129 MiB and the jq worker 240 MiB, 3.8 s; 16 MiB
+of CSV (203,152 rows of 6 columns, a 26 MiB array), 93 -> 164 MiB (237 MiB when the rows were all held at once,
+before atk27) and 307 MiB, 5.6 s. At a load of 3 on 2 cores both ran past the default 5 s ``pattern_timeout`` (jq's
+reading of the array counts). Array texts are kept for the next pages (:data:`_ARRAYS`): up to 32 MiB more, held
 between reads.
 """
 
@@ -26,15 +28,19 @@ from scratchfs.engine.structure.jsonl import records_page
 from scratchfs.engine.structure.paging import BytesSource, ContentSource, ItemPage, read_whole
 from scratchfs.engine.structure.table import iter_rows
 from scratchfs.foundation import limits
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import InvalidArgument, StructureTimeout
 
-__all__ = ["EXTRA_CELLS", "MAX_SLURP_BYTES", "row_keys", "slurp_page"]
+__all__ = ["EXTRA_CELLS", "MAX_ARRAY_BYTES", "MAX_SLURP_BYTES", "row_keys", "slurp_page"]
 
 MAX_SLURP_BYTES = 16 * 1024 * 1024
 """Largest content (bytes) a slurp read takes; a larger one is refused with InvalidArgument."""
+MAX_ARRAY_BYTES = 2 * MAX_SLURP_BYTES
+"""Largest JSON array text (bytes) a slurp read of a table builds for jq; a table whose rows make a larger one (its
+rows are objects repeating the header's names: 16 MiB of short cells under long names made 1,654 MiB) is refused
+with InvalidArgument. JSON lines' array is their records' text: it stays under :data:`MAX_SLURP_BYTES`."""
 EXTRA_CELLS = "_extra"
 """The key under which a row's cells past the header's columns are listed (a row longer than its header)."""
-_ARRAYS: LRU[str, bytes] = LRU(4, max_weight=2 * MAX_SLURP_BYTES, weigh=len, max_item_weight=2 * MAX_SLURP_BYTES)
+_ARRAYS: LRU[str, bytes] = LRU(4, max_weight=MAX_ARRAY_BYTES, weigh=len, max_item_weight=MAX_ARRAY_BYTES)
 """The array texts slurp reads built, by blob token and form: the next pages of a read do not build them again."""
 
 
@@ -61,11 +67,13 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
         an :class:`ItemPage` named ``results``, as :func:`~scratchfs.engine.structure.jsondoc.jq_page` gives it.
 
     Raises:
-        InvalidArgument: content over :data:`MAX_SLURP_BYTES`, an unknown ``form``, a malformed table (as
+        InvalidArgument: content over :data:`MAX_SLURP_BYTES`, a table whose rows make an array over
+            :data:`MAX_ARRAY_BYTES`, an unknown ``form``, a malformed table (as
             :func:`~scratchfs.engine.structure.table.iter_rows`), and what ``jq_page`` raises.
         BadRecord (an InvalidArgument): a record that is not JSON (as a record read of it raises it: its number,
             bytes and the parser's message).
-        StructureTimeout: the filter ran past ``timeout``. StoreBusy: as ``jq_page``.
+        StructureTimeout: the filter ran past ``timeout`` (jq's reading of the array counts: its message names the
+            paged reads). StoreBusy: as ``jq_page``.
     """
     if form not in ("records", "rows", "arrays"):
         raise InvalidArgument(f"form must be 'records', 'rows' or 'arrays', not {str(form)[:20]!r}")
@@ -76,9 +84,19 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
         _ARRAYS.put(f"{form}:{cache_key}", data)
     keyed = _keys_note(source) if form == "rows" else None
     room = 0 if keyed is None else len(json.dumps(keyed, ensure_ascii=False).encode("utf-8")) + len(',"note":; ')
-    page = jq_page(BytesSource(data), filter, cursor, max(256, budget_bytes - room),  # (the note fits beside it)
-                   cache_key=None if cache_key is None else f"slurp:{form}:{cache_key}", timeout=timeout,
-                   entry=f"{entry or ''}/slurp:{source.size}")
+    try:
+        page = jq_page(BytesSource(data), filter, cursor, max(256, budget_bytes - room),  # (the note fits beside it)
+                       cache_key=None if cache_key is None else f"slurp:{form}:{cache_key}", timeout=timeout,
+                       entry=f"{entry or ''}/slurp:{source.size}")
+    except StructureTimeout as exc:  # (its advice, a path read such as '.items[3]', is no slurp read's)
+        said = str(exc).split("; try ", 1)[0]
+        each = ("record=1, records=10000 and a jq filter run on each record" if form == "records" else
+                "row=1, rows=10000 and columns= the ones needed")
+        raise StructureTimeout(
+            f"{said}: jq reads the array of all the {'records' if form == 'records' else 'rows'} "
+            f"({len(data) / 2**20:.1f} MiB of JSON) within that limit too, so a filter as simple as 'length' can run "
+            f"past it on a busy machine; read pages instead ({each}), or count with count=true and match= or "
+            "pattern=") from None
     if keyed is not None and keyed not in page.extra.get("note", ""):
         page.extra["note"] = "; ".join(n for n in (keyed, page.extra.get("note")) if n)
     return page
@@ -104,25 +122,56 @@ def _records(source: ContentSource, entry: str | None) -> bytes:
 
 
 def _rows(source: ContentSource, header: bool) -> bytes:
-    """The JSON array text of a table's rows (objects keyed by the header when ``header``, else arrays)."""
+    """The JSON array text of a table's rows (objects keyed by the header when ``header``, else arrays), at most
+    :data:`MAX_ARRAY_BYTES`: built :data:`_CHUNK_ROWS` rows at a time, and refused (InvalidArgument, naming the row
+    it got to) once it grows past the bound -- each row repeats the header's names, so 2 MiB of one-character cells
+    under fifty 200-character names made a 206 MiB array (3.6 GB of memory for 16 MiB of them, before jq refused
+    it)."""
     if source.size > MAX_SLURP_BYTES:
         read_whole(source, MAX_SLURP_BYTES, "slurp")  # raises naming the bound
-    rows = iter_rows(source)
     names: list[str] | None = None
     extra = EXTRA_CELLS
-    out: list[Any] = []
-    for _start, cells in rows:
-        if not header:
-            out.append(cells)
-        elif names is None:
+    chunk: list[Any] = []
+    parts: list[bytes] = []
+    size, count = 1, 0
+    for _start, cells in iter_rows(source):
+        if header and names is None:
             names, extra = row_keys(cells)
+            continue
+        if names is None:
+            chunk.append(cells)
         else:
             row: dict[str, Any] = dict.fromkeys(names)
             row.update(zip(names, cells, strict=False))
             if len(cells) > len(names):
                 row[extra] = cells[len(names):]
-            out.append(row)
-    return json.dumps(out, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+            chunk.append(row)
+        count += 1
+        if len(chunk) >= _CHUNK_ROWS:
+            size += _put(chunk, parts, size, count)
+    _put(chunk, parts, size, count)
+    return b"[" + b",".join(parts) + b"]"
+
+
+_CHUNK_ROWS = 1024
+"""Rows turned into JSON text at a time (one ``json.dumps`` each: the array's size is known as it grows)."""
+
+
+def _put(chunk: list[Any], parts: list[bytes], size: int, count: int) -> int:
+    """Put the JSON text of ``chunk``'s rows (the array's items, no brackets) in ``parts`` and empty ``chunk``;
+    return its bytes. ``size``: the bytes of the array so far; ``count``: the rows so far. Raises InvalidArgument
+    when the array would grow past :data:`MAX_ARRAY_BYTES`."""
+    if not chunk:
+        return 0
+    text = json.dumps(chunk, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")[1:-1]
+    chunk.clear()
+    if size + len(text) + 1 > MAX_ARRAY_BYTES:
+        raise InvalidArgument(
+            f"slurp=true gives jq the rows as one JSON array of at most {MAX_ARRAY_BYTES // 2**20} MiB, and this "
+            f"table's rows make more by row {count:,} (each row an object repeating the header's names): read pages "
+            "of its rows instead (row=1, rows=10000, columns= the ones needed)")
+    parts.append(text)
+    return len(text) + 1
 
 
 def row_keys(header: list[str]) -> tuple[list[str], str]:
