@@ -18,7 +18,9 @@ uncollapsed, as the text view renders them: ``browser-rust-book.html@0+200000`` 
 (JSON lines cut in their last line count the whole records and say the line is cut, ``records.jsonl@0+16384`` and the
 ``lists/mixed.jsonl`` cuts, 7 records; ``cjk.txt`` slices cut inside a character count those bytes as not UTF-8, 4;
 one-line JSON cut past the sample is "longest at least", 3; previews no longer end inside a ``\\uXXXX`` escape or a
-``\\\\`` pair, ``wide.json`` and ``quotes.txt`` slices, 5).
+``\\\\`` pair, ``wide.json`` and ``quotes.txt`` slices, 5); branch atk27 (a key's name that would read as something
+else -- a ``?``, the mark of a key some items lack, or a control character, shown as ``?`` -- is in JSON quotes:
+``wide.json@0+7380``'s keys ``"k0\\u0001"``, which it showed as ``k0?``, 1).
 """
 
 from __future__ import annotations
