@@ -253,18 +253,24 @@ def test_a_table_whose_rows_make_a_huge_array_is_refused_as_it_grows(tools, scra
 def test_a_slurp_timeout_names_the_paged_reads_not_a_path_read(tmp_path):
     """16 MiB of JSON lines (bench/slurp_memory.py's) with its group count ran past the 5 s limit on a busy machine
     (load 3.8 on 2 cores), and the message said 'try a simpler filter ... or a path read such as .items[3]', neither
-    of which a slurp read can use: jq's reading of the array counts toward the limit (atk27). The message now says
-    so, with the array's size and the paged reads."""
+    of which helps: jq's reading of the array counts toward the limit (atk27). For an array of 1 MiB or more the
+    message now says so, with its size and the paged reads."""
     from scratchfs import ScratchStore, StructureTimeout
 
     with ScratchStore(tmp_path, pattern_timeout=1.0) as store:
         scope = store.scope("r", "a")
         tools = ScratchTools(scope)
-        lines = scope.spill(b"".join(b'{"n": %d}\n' % i for i in range(100)), source_tool="log").handle
-        with pytest.raises(StructureTimeout, match=r"jq reads the array of all the records \(0\.0 MiB of JSON\).*"
+        lines = scope.spill(b"".join(b'{"n": %d, "pad": "%s"}\n' % (i, b"x" * 100) for i in range(10000)),
+                            source_tool="log").handle
+        with pytest.raises(StructureTimeout, match=r"jq reads the array of all the records \(1\.2 MiB of JSON\).*"
                            r"record=1, records=10000 and a jq filter run on each record.*count=true") as late:
             tools.call("read_handle", {"handle": lines, "jq": "last(range(1e10))", "slurp": True})
         assert ".items[3]" not in str(late.value) and str(late.value).startswith("the jq filter ran past")
-        table = scope.spill(b"n,m\n" + b"".join(b"%d,%d\n" % (i, i) for i in range(100)), source_tool="sql").handle
+        table = scope.spill(b"n,pad\n" + b"".join(b"%d,%s\n" % (i, b"x" * 100) for i in range(10000)),
+                            source_tool="sql").handle
         with pytest.raises(StructureTimeout, match=r"all the rows .*row=1, rows=10000 and columns="):
             tools.call("read_handle", {"handle": table, "jq": "last(range(1e10))", "slurp": True})
+        small = scope.spill(b"".join(b'{"n": %d}\n' % i for i in range(100)), source_tool="log").handle
+        with pytest.raises(StructureTimeout, match=r"was stopped; try a simpler filter \(select early") as late:
+            tools.call("read_handle", {"handle": small, "jq": "last(range(1e10))", "slurp": True})
+        assert "reads the array" not in str(late.value) and ".items[3]" not in str(late.value)

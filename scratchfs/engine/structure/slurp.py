@@ -72,8 +72,9 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
             :func:`~scratchfs.engine.structure.table.iter_rows`), and what ``jq_page`` raises.
         BadRecord (an InvalidArgument): a record that is not JSON (as a record read of it raises it: its number,
             bytes and the parser's message).
-        StructureTimeout: the filter ran past ``timeout`` (jq's reading of the array counts: its message names the
-            paged reads). StoreBusy: as ``jq_page``.
+        StructureTimeout: the filter ran past ``timeout`` (jq's reading of the array counts: for an array of
+            :data:`_BIG_ARRAY_BYTES` or more the message says so and names the paged reads). StoreBusy: as
+            ``jq_page``.
     """
     if form not in ("records", "rows", "arrays"):
         raise InvalidArgument(f"form must be 'records', 'rows' or 'arrays', not {str(form)[:20]!r}")
@@ -90,6 +91,9 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
                        entry=f"{entry or ''}/slurp:{source.size}")
     except StructureTimeout as exc:  # (its advice, a path read such as '.items[3]', is no slurp read's)
         said = str(exc).split("; try ", 1)[0]
+        if len(data) < _BIG_ARRAY_BYTES:
+            raise StructureTimeout(f"{said}; try a simpler filter (select early, avoid range/repeat/recursion)"
+                                   ) from None
         each = ("record=1, records=10000 and a jq filter run on each record" if form == "records" else
                 "row=1, rows=10000 and columns= the ones needed")
         raise StructureTimeout(
@@ -153,6 +157,8 @@ def _rows(source: ContentSource, header: bool) -> bytes:
     return b"[" + b",".join(parts) + b"]"
 
 
+_BIG_ARRAY_BYTES = 1024 * 1024
+"""An array from which size up a slurp read's timeout says that jq's reading of it counts toward the limit."""
 _CHUNK_ROWS = 1024
 """Rows turned into JSON text at a time (one ``json.dumps`` each: the array's size is known as it grows)."""
 
