@@ -274,3 +274,12 @@ def test_a_slurp_timeout_names_the_paged_reads_not_a_path_read(tmp_path):
         with pytest.raises(StructureTimeout, match=r"was stopped; try a simpler filter \(select early") as late:
             tools.call("read_handle", {"handle": small, "jq": "last(range(1e10))", "slurp": True})
         assert "reads the array" not in str(late.value) and ".items[3]" not in str(late.value)
+
+
+def test_slurp_of_binary_data_names_byte_ranges_not_lines(tools, scratch_scope):
+    """slurp=true over a PNG said 'search it ... or read its lines' (atk27): an image has no lines to read."""
+    png = (FIXTURES / "tools" / "git-logo.png").read_bytes()
+    handle = scratch_scope.spill(png, source_tool="fetch").handle
+    with pytest.raises(InvalidArgument, match=r"stored as binary: search it \(match=, pattern=, count=true\) or read "
+                                              r"its bytes \(offset=, length=\)$"):
+        tools.call("read_handle", {"handle": handle, "jq": "length", "slurp": True})
