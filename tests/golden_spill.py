@@ -22,7 +22,9 @@ one-line JSON cut past the sample is "longest at least", 3; previews no longer e
 package's ``\\X``, UAX #29 whole: CR LF is one cluster, so a head+tail preview's tail no longer starts at the LF of a
 CR LF, ``query-packages-by-month.csv@0+600000``; a head cut between CR and LF ends before the CR, which moves the
 stub's preview-fitting steps of the three ``crlf.txt`` slices: their previews end 1 to 2 characters later, within
-the same bound; 4 records).
+the same bound; 4 records); branch atk27 (a key's name that would read as something else -- a ``?``, the mark of a
+key some items lack, or a control character, shown as ``?`` -- is in JSON quotes: ``wide.json@0+7380``'s keys
+``"k0\\u0001"``, which it showed as ``k0?``, 1).
 """
 
 from __future__ import annotations

@@ -775,3 +775,16 @@ def test_a_preview_of_json_written_with_ascii_escapes_is_not_cut_inside_an_escap
     assert json.loads(data)  # (the content is JSON: its escapes are the ones a reader decodes)
     for whole in (b'{"path": "C:\\', b"ends in \\u12"):  # all of a content is shown: nothing is cut
         assert scope.spill(whole, source_tool="api").preview == whole.decode()
+
+
+@pytest.mark.parametrize("items", [200, 20000])  # (described from the sample; by the streaming scan)
+def test_a_key_named_with_a_question_mark_is_not_read_as_a_key_some_items_lack(scope, items):
+    """'?' after a key marks one some of an array's items lack: items {"a": 1, "a?": 2} and {"a?": 3} were described
+    as '{a?: int}' -- key a, lacked by some, and the key named 'a?', merged into one (the template's 'a' + '?' was
+    the key 'a?'), and items all holding 'a?' read as lacking 'a' (atk27). A name that would read as something else
+    is in JSON quotes; a control character in it is its escape, not '?' (which read as the mark too)."""
+    rows = [{"a": 1, "a?": 2, "pad": "x" * 40}, {"a?": 3, "pad": "y"}] * (items // 2)
+    shape = scope.spill(json.dumps({"cells": rows}).encode(), source_tool="cat").shape
+    assert re.search(rf'cells: array\({items}\) of \{{a\?(?:: int)?, "a\?"(?:: int)?, pad(?:: str)?\}}', shape), shape
+    odd = scope.spill(json.dumps([{"": 1, "?": 2, "x, y": 3, "k\u0001": 4, "b": 5}] * 300).encode()).shape
+    assert odd.endswith('first item: "": int, "?": int, "x, y": int, "k\\u0001": int, b: int'), odd

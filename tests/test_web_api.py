@@ -19,6 +19,7 @@ from scratchfs.api.contract import ScratchTools
 from scratchfs.api.inspector import stats
 from scratchfs.web import create_app
 from scratchfs.web.structure import json_tree
+from tests.conftest import FIXTURES
 
 TOKEN = "test-token-0123456789abcdef"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -759,3 +760,38 @@ def test_a_head_of_a_download_decompresses_nothing(tmp_path, fixture_data):
         proc.wait(10)
         err = proc.stderr.read().decode()
     assert "cut short" not in err and "ERROR" not in err, err
+
+
+def test_a_read_takes_every_argument_the_tool_and_the_openapi_description_name(store, client, fixture_data):
+    """The OpenAPI description lists the read's query parameters from the read_handle tool's schema -- count, slurp
+    and raw_offset among them -- but the handler kept its own list without them: ?count=true, ?slurp=true (a slurp
+    reply's next_call, 'the same arguments as query parameters') and ?raw_offset= were 400 'unknown query parameter'
+    (atk27). The handler takes its parameters from the same schema."""
+    from scratchfs.api.tools import TOOL_SPECS
+    from scratchfs.web.openapi import openapi
+
+    scope = store.scope("run-r", "agent-1")
+    table = scope.spill(fixture_data["query-packages-by-month.csv"], source_tool="sql").handle
+    terminal = scope.spill((FIXTURES / "tools" / "pytest-color-v.txt").read_bytes(), source_tool="pytest").handle
+    tools = ScratchTools(scope)
+    for handle, args in [(table, {"match": "2026-11", "count": True}),
+                         (table, {"pattern": "^a", "count": True, "ignore_case": True, "offset": 100}),
+                         (table, {"jq": "group_by(.month) | map([.[0].month, length])", "slurp": True,
+                                  "budget": 2048}),
+                         (table, {"jq": ".[].name", "slurp": True, "budget": 2048}),
+                         (terminal, {"view": "text", "raw_offset": 2000})]:
+        params = {k: str(v).lower() if isinstance(v, bool) else v for k, v in args.items()}
+        got = client.get(h_url(scope, handle, "/read"), params=params)
+        assert got.status_code == 200, got.text
+        assert got.json() == tools.call("read_handle", {"handle": handle, **args})
+        if got.json().get("next_call") and "cursor" in got.json()["next_call"]:  # its next page, as query params
+            cursor = got.json()["next_call"].split('cursor="', 1)[1].split('"', 1)[0]
+            more = client.get(h_url(scope, handle, "/read"), params={**params, "cursor": cursor})
+            assert more.status_code == 200 and more.json()["first"] > 1
+    assert client.get(h_url(scope, table, "/read"), params={"match": "a", "count": "yes"}).status_code == 400
+    named = {p["name"] for p in openapi()["paths"]["/api/runs/{run}/agents/{agent}/handles/{handle}/read"]["get"][
+        "parameters"]} - {"run", "agent", "handle"}
+    assert named == set(TOOL_SPECS["read_handle"].input_schema["properties"]) - {"handle"}
+    for name in named - {"columns"}:  # each one known to the handler (a wrong value is the tool's 400, not 'unknown')
+        answer = client.get(h_url(scope, table, "/read"), params={name: "0"})
+        assert "unknown query parameter" not in answer.text, name

@@ -34,7 +34,7 @@ from scratchfs.api.shape_table import (
     tail_fault,
 )
 from scratchfs.api.shape_terminal import TERMINAL_SHAPE, terminal_controls
-from scratchfs.api.shape_words import MAX_SHAPE_CHARS, clip, items_template, kib, plural, short_name
+from scratchfs.api.shape_words import MAX_SHAPE_CHARS, clip, items_template, key_name, kib, plural, short_name
 from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import ContentSource
@@ -257,11 +257,11 @@ def _tree(value: object, depth: int, width: int, items: dict | None = None) -> s
         if depth <= 0 or not value:
             return _value(value)
         if len(value) <= width:
-            return "{" + ", ".join(f"{short_name(k)}: {_tree(v, depth - 1, width, items)}"
+            return "{" + ", ".join(f"{key_name(k)}: {_tree(v, depth - 1, width, items)}"
                                    for k, v in value.items()) + "}"
         key, first = next(iter(value.items()))
-        names = "".join(f", {short_name(k, 24)}" for k in list(value)[1 : max(2, width // 2)])
-        return f"object({len(value)} keys: {short_name(key)}: {_tree(first, depth - 1, width, items)}{names}, …)"
+        names = "".join(f", {key_name(k, 24)}" for k in list(value)[1 : max(2, width // 2)])
+        return f"object({len(value)} keys: {key_name(key)}: {_tree(first, depth - 1, width, items)}{names}, …)"
     if isinstance(value, list):
         if not value or depth <= 0:
             return _value(value)
@@ -335,7 +335,7 @@ def _streamed(source: ContentSource) -> Shape | None:
 def _item_names(entry: TopEntry) -> str:
     """The keys of an array's objects, ``?`` after one some item lacks: ``{id, name, tags?}``."""
     common = entry.common if entry.common is not None else set(entry.names)
-    names = ", ".join(short_name(n) + ("" if n in common else "?") for n in entry.names[:8])
+    names = ", ".join(key_name(n, lacked=n not in common) for n in entry.names[:8])
     return f"{{{names}{', …' if len(entry.names) >= 8 else ''}}}"
 
 
@@ -344,7 +344,7 @@ def _entry_text(entry: TopEntry) -> str:
         return f"{entry.kind} (runs past the scan)" if entry.kind not in ("object", "array") else \
             _entry_text(replace(entry, cut=False)).replace("(", "(at least ", 1)
     if entry.kind == "object":
-        names = ", ".join(short_name(n) for n in entry.names[:6])
+        names = ", ".join(key_name(n) for n in entry.names[:6])
         more = ", …" if entry.count > len(entry.names[:6]) else ""
         return f"object({entry.count} keys: {names}{more})" if entry.count else "object(0 keys)"
     if entry.kind == "array":
@@ -370,7 +370,7 @@ def _top_text(top: TopLevel, size: int) -> str:
     text = f"JSON object, {least}{plural(top.count, 'key')}{scope}: "
     listed = ""
     for count, entry in enumerate(top.entries):
-        part = f"{short_name(entry.key)}: {_entry_text(entry)}"
+        part = f"{key_name(entry.key)}: {_entry_text(entry)}"
         more = f", … {top.count - count} more" if count < top.count else ""
         if len(text) + len(listed) + len(part) + 2 + len(more) > MAX_SHAPE_CHARS:
             return clip(text + listed + more)
@@ -382,7 +382,7 @@ def _top_text(top: TopLevel, size: int) -> str:
 def _items(items: list) -> str:
     first = items[0] if items else None
     if isinstance(first, dict):
-        return "; first item: object with keys " + ", ".join(short_name(k) for k in list(first)[:12])
+        return "; first item: object with keys " + ", ".join(key_name(k) for k in list(first)[:12])
     if first is not None:
         return f"; first item: {_value(first)}"
     return ""
@@ -429,10 +429,10 @@ def _partial_json(text: str, decoder: json.JSONDecoder, scope: str) -> Shape | N
                     value, pos = decoder.raw_decode(text, pos)
                 except ValueError:
                     kind = {"{": "object", "[": "array", '"': "str"}.get(text[pos : pos + 1], "value")
-                    seen.append(f"{short_name(key)}: {kind} (runs past the sample)")
+                    seen.append(f"{key_name(key)}: {kind} (runs past the sample)")
                     count += 1
                     break
-                seen.append(f"{short_name(key)}: {_value(value)}")
+                seen.append(f"{key_name(key)}: {_value(value)}")
             else:
                 value, pos = decoder.raw_decode(text, pos)
                 if count == 0:

@@ -4,11 +4,12 @@ in the stub's JSON, and the one item that stands for an array's items (:func:`it
 
 from __future__ import annotations
 
+import json
 import re
 
 from scratchfs.foundation import text as texts
 
-__all__ = ["MAX_SHAPE_CHARS", "clip", "items_template", "kib", "plural", "short_name"]
+__all__ = ["MAX_SHAPE_CHARS", "LackedKey", "clip", "items_template", "key_name", "kib", "plural", "short_name"]
 
 MAX_SHAPE_CHARS = 600
 """Longest shape text, in characters (the stub's preview gives way to it within the 1.5 KiB stub)."""
@@ -45,10 +46,36 @@ def short_name(key: object, limit: int = 32) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+class LackedKey(str):
+    """A key of an array's objects that some of them lack: :func:`key_name` writes a ``?`` after it. A key of its
+    own, so that ``"a"`` lacked by some items and a key named ``"a?"`` stay two keys."""
+
+    __slots__ = ()
+
+
+_AMBIGUOUS_RE = re.compile(r'[?,:{}"…]|^\s|\s$|^$')
+"""What makes a key's name read as something else in a shape: a ``?`` (the mark of a key some items lack), the
+``,`` ``:`` ``{`` ``}`` that separate keys and values, a quote, the ellipsis of a cut, white space at an end,
+nothing."""
+
+
+def key_name(key: object, limit: int = 32, lacked: bool = False) -> str:
+    """A JSON key's name in a shape: :func:`short_name`, in JSON quotes when it would read as something else
+    (:data:`_AMBIGUOUS_RE`: ``"a?"``, ``"a, b"``, ``""``; or holds a control character: ``"\\u0000"``), then a
+    ``?`` when it is a :class:`LackedKey` or ``lacked`` -- so ``{a?, "a?": int}`` tells the key ``a`` some items
+    lack from a key named ``a?``."""
+    text = str(key)
+    if _AMBIGUOUS_RE.search(text) or _CONTROL_RE.search(text):  # (a control character as its JSON escape here)
+        name = json.dumps(text if len(text) <= limit else text[: limit - 1] + "…", ensure_ascii=False)
+    else:
+        name = short_name(text, limit)
+    return name + ("?" if lacked or isinstance(key, LackedKey) else "")
+
+
 def items_template(items: list) -> object:
     """The item that stands for ``items`` (an array, not empty) in a shape: its first item, unless the items are
     objects that differ in their keys -- then one object of every key they hold, in the order first seen, each with
-    its first value, and a ``?`` after the name of a key some item lacks (``{id, name, tags?}``). Set operations at C
+    its first value, a key some item lacks as a :class:`LackedKey` (``{id, name, tags?}``). Set operations at C
     speed for items that hold the same keys."""
     first = items[0]
     if not isinstance(first, dict):
@@ -64,4 +91,4 @@ def items_template(items: list) -> object:
             merged.setdefault(key, value)
     if merged is None:
         return first
-    return {key if key in common else f"{key}?": value for key, value in merged.items()}
+    return {key if key in common else LackedKey(key): value for key, value in merged.items()}

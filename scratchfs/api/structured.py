@@ -422,7 +422,8 @@ def _slurp_form(handle: str, kind: str | None, shape: str | None) -> str:
         raise InvalidArgument(f"slurp=true is for JSON lines and CSV/TSV tables; {handle} is one JSON document, "
                               "already one value: use jq= alone (it sees the whole document)")
     raise InvalidArgument(f"slurp=true is for JSON lines and CSV/TSV tables; {handle} is stored as {kind or 'unknown'}"
-                          ": search it (match=, pattern=, count=true) or read its lines" + (
+                          ": search it (match=, pattern=, count=true) or read its " + (
+                              "bytes (offset=, length=)" if kind == "binary" else "lines") + (
                               ', or view="text" / select= for HTML' if kind == "html" else ""))
 
 

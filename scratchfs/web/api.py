@@ -321,29 +321,48 @@ def handle_meta(request: Request, run: str, agent: str, handle: str) -> dict[str
     return entry_dict(_find(store, run, agent, "handle", handle), store.now())
 
 
-READ_INTS = ("offset", "length", "line", "lines", "context", "max_matches", "record", "records", "row", "rows",
-             "budget")
-"""Integer query parameters of a read (as the ``read_handle`` tool's arguments; ``context`` may be ``line`` too)."""
-READ_TEXTS = ("match", "pattern", "jq", "view", "select", "cursor")
-"""Text query parameters of a read; ``ignore_case`` is a boolean, ``columns`` may repeat."""
+def _read_types() -> dict[str, set[str]]:
+    """Each ``read_handle`` argument but ``handle`` with the JSON types its input schema gives it (``type``, or the
+    types of its ``anyOf``/``oneOf``): the query parameters of a read, from the one schema the MCP tool and the
+    OpenAPI description are made from too."""
+    out: dict[str, set[str]] = {}
+    for name, prop in TOOL_SPECS["read_handle"].input_schema["properties"].items():
+        kinds = [prop, *prop.get("anyOf", ()), *prop.get("oneOf", ())]
+        out[name] = {t for k in kinds for t in ([k["type"]] if isinstance(k.get("type"), str) else k.get("type", []))}
+    out.pop("handle", None)
+    return out
+
+
+READ_TYPES = _read_types()
+"""The query parameters of a read and their JSON types (the ``read_handle`` tool's input schema)."""
+READ_INTS = tuple(n for n, t in READ_TYPES.items() if "integer" in t)
+"""Integer query parameters of a read (as the ``read_handle`` tool's arguments)."""
+READ_TEXTS = tuple(n for n, t in READ_TYPES.items() if "string" in t and "integer" not in t)
+"""Text query parameters of a read; booleans (``ignore_case``, ``count``, ``slurp``) are ``true``/``false``,
+``columns`` may repeat."""
+
+
+def _read_arg(name: str, value: str) -> Any:
+    """Query parameter ``name`` of a read as the tool's argument: an integer (the parameter's schema allows one and
+    it is written as one, or allows nothing else), ``true``/``false`` for a boolean, else the text."""
+    types = READ_TYPES[name]
+    if "integer" in types and (types <= {"integer"} or _INT_RE.match(value)):
+        return _int(value, name, tool="read_handle")
+    if "boolean" in types:
+        return _bool(value, name)
+    return value
 
 
 def handle_read(request: Request, run: str, agent: str, handle: str) -> dict[str, Any]:
-    """A range, line, search or structure read of a spilled entry: the ``read_handle`` tool's arguments as query
-    parameters (``columns`` repeated for a list; a column given by digits is a column number), its result object
-    as the body, within the same reply budget as over MCP (:mod:`scratchfs.api.contract`)."""
+    """A range, line, search, count or structure read of a spilled entry: the ``read_handle`` tool's arguments as
+    query parameters (every one its input schema names; ``columns`` repeated for a list, a column given by digits
+    a column number; a boolean ``true`` or ``false``), its result object as the body, within the same reply budget
+    as over MCP (:mod:`scratchfs.api.contract`)."""
     columns = request.query_params.getlist("columns")
-    q = _query(request, (*READ_INTS, *READ_TEXTS, "ignore_case"), repeatable=("columns",))
+    q = _query(request, [n for n in READ_TYPES if n != "columns"], repeatable=("columns",))
     args: dict[str, Any] = {"handle": handle}
     for name, value in q.items():
-        if name == "context" and not _INT_RE.match(value):  # "line", or a text the tool refuses naming both forms
-            args[name] = value
-        elif name in READ_INTS:
-            args[name] = _int(value, name, tool="read_handle")
-        elif name == "ignore_case":
-            args[name] = _bool(value, name)
-        else:
-            args[name] = value
+        args[name] = _read_arg(name, value)
     if columns:
         # a column of digits is a column number; one too long for int() stays a name (no such column)
         args["columns"] = [c if (number := digits_int(c)) is None else number for c in columns]
@@ -508,5 +527,5 @@ def _delete_entry(scope: Scope, kind: str, key: str) -> bool:
     return scope.scratch_delete(key) if kind == "scratch" else scope.delete_entry(kind, key)
 
 
-__all__ = ["DEFAULT_PAGE", "MAX_PAGE", "READ_INTS", "READ_TEXTS", "RETRY_AFTER", "STATUS_OF_KIND", "endpoint",
-           "entry_dict", "error_response"]
+__all__ = ["DEFAULT_PAGE", "MAX_PAGE", "READ_INTS", "READ_TEXTS", "READ_TYPES", "RETRY_AFTER", "STATUS_OF_KIND",
+           "endpoint", "entry_dict", "error_response"]

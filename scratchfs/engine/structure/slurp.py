@@ -6,16 +6,19 @@ header as objects keyed by the header (values strings, as the ``csv`` module giv
 header, every row as an array of strings -- and :func:`~scratchfs.engine.structure.jsondoc.jq_page` runs the filter
 once over it: the same outputs, pages, cursors, notes and errors as a jq read of a document holding that array.
 
-Memory: bounded by :data:`MAX_SLURP_BYTES` of content. The reading process holds the content, the array text and (for
-a table) the rows; the jq worker holds the array text and jq's tree of it. Peak RSS (VmHWM) at the bound with a
-group-count filter, ``python bench/slurp_memory.py`` (2026-12-03): 16 MiB of JSON lines (194,368 records), the
-reading process 90 -> 129 MiB and the jq worker 240 MiB, 3.8 s; 16 MiB of CSV (203,152 rows of 6 columns), 93
--> 237 MiB and 307 MiB, 5.6 s. Array texts are kept for the next pages (:data:`_ARRAYS`): up to 32 MiB more, held
+Memory: bounded by :data:`MAX_SLURP_BYTES` of content and :data:`MAX_ARRAY_BYTES` of array text. The reading process
+holds the content, the array text and (for a table) a chunk of rows; the jq worker holds the array text and jq's
+tree of it. Peak RSS (VmHWM) at the bound with a group-count filter, ``python bench/slurp_memory.py`` (2026-12-03):
+16 MiB of JSON lines (194,368 records), the reading process 90 -> 129 MiB and the jq worker 240 MiB, 3.8 s; 16 MiB
+of CSV (203,152 rows of 6 columns, a 26 MiB array), 93 -> 164 MiB (237 MiB when the rows were all held at once,
+before atk27) and 307 MiB, 5.6 s. At a load of 3 on 2 cores both ran past the default 5 s ``pattern_timeout`` (jq's
+reading of the array counts). Array texts are kept for the next pages (:data:`_ARRAYS`): up to 32 MiB more, held
 between reads.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
 from typing import Any
 
@@ -25,15 +28,19 @@ from scratchfs.engine.structure.jsonl import records_page
 from scratchfs.engine.structure.paging import BytesSource, ContentSource, ItemPage, read_whole
 from scratchfs.engine.structure.table import iter_rows
 from scratchfs.foundation import limits
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import InvalidArgument, StructureTimeout
 
-__all__ = ["EXTRA_CELLS", "MAX_SLURP_BYTES", "slurp_page"]
+__all__ = ["EXTRA_CELLS", "MAX_ARRAY_BYTES", "MAX_SLURP_BYTES", "row_keys", "slurp_page"]
 
 MAX_SLURP_BYTES = 16 * 1024 * 1024
 """Largest content (bytes) a slurp read takes; a larger one is refused with InvalidArgument."""
+MAX_ARRAY_BYTES = 2 * MAX_SLURP_BYTES
+"""Largest JSON array text (bytes) a slurp read of a table builds for jq; a table whose rows make a larger one (its
+rows are objects repeating the header's names: 16 MiB of short cells under long names made 1,654 MiB) is refused
+with InvalidArgument. JSON lines' array is their records' text: it stays under :data:`MAX_SLURP_BYTES`."""
 EXTRA_CELLS = "_extra"
 """The key under which a row's cells past the header's columns are listed (a row longer than its header)."""
-_ARRAYS: LRU[str, bytes] = LRU(4, max_weight=2 * MAX_SLURP_BYTES, weigh=len, max_item_weight=2 * MAX_SLURP_BYTES)
+_ARRAYS: LRU[str, bytes] = LRU(4, max_weight=MAX_ARRAY_BYTES, weigh=len, max_item_weight=MAX_ARRAY_BYTES)
 """The array texts slurp reads built, by blob token and form: the next pages of a read do not build them again."""
 
 
@@ -46,9 +53,10 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
         source: the content, at most :data:`MAX_SLURP_BYTES` bytes.
         filter: a jq filter (jq 1.7), given the array as ``.`` (e.g. ``group_by(.unit) | map([.[0].unit, length])``).
         form: ``"records"`` (JSON lines: the array of records), ``"rows"`` (CSV/TSV with a header: the array of
-            rows after it, each an object keyed by the header's names -- a later column of a repeated name wins, a
-            missing cell is ``null``, cells past the header are listed under :data:`EXTRA_CELLS`) or ``"arrays"``
-            (a table with no header: every row, an array of strings).
+            rows after it, each an object keyed by the header's names -- the n-th column of a repeated name keyed
+            ``name_n``, a missing cell ``null``, cells past the header listed under :data:`EXTRA_CELLS` (keys as
+            :func:`row_keys` gives them; the page's ``extra["note"]`` names any key that is not the header's name)
+            -- or ``"arrays"`` (a table with no header: every row, an array of strings).
         cursor, budget_bytes, timeout: as :func:`~scratchfs.engine.structure.jsondoc.jq_page`.
         cache_key: names the content (a blob token): the array text built is kept under it (:data:`_ARRAYS`, 32 MiB
             over all reads) and jq's outputs as ``jq_page`` keeps them, so the next pages neither rebuild nor rerun.
@@ -59,11 +67,14 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
         an :class:`ItemPage` named ``results``, as :func:`~scratchfs.engine.structure.jsondoc.jq_page` gives it.
 
     Raises:
-        InvalidArgument: content over :data:`MAX_SLURP_BYTES`, an unknown ``form``, a malformed table (as
+        InvalidArgument: content over :data:`MAX_SLURP_BYTES`, a table whose rows make an array over
+            :data:`MAX_ARRAY_BYTES`, an unknown ``form``, a malformed table (as
             :func:`~scratchfs.engine.structure.table.iter_rows`), and what ``jq_page`` raises.
         BadRecord (an InvalidArgument): a record that is not JSON (as a record read of it raises it: its number,
             bytes and the parser's message).
-        StructureTimeout: the filter ran past ``timeout``. StoreBusy: as ``jq_page``.
+        StructureTimeout: the filter ran past ``timeout`` (jq's reading of the array counts: for an array of
+            :data:`_BIG_ARRAY_BYTES` or more the message says so and names the paged reads). StoreBusy: as
+            ``jq_page``.
     """
     if form not in ("records", "rows", "arrays"):
         raise InvalidArgument(f"form must be 'records', 'rows' or 'arrays', not {str(form)[:20]!r}")
@@ -72,9 +83,27 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
         _records(source, entry) if form == "records" else _rows(source, form == "rows"))
     if cache_key is not None and kept is None:
         _ARRAYS.put(f"{form}:{cache_key}", data)
-    return jq_page(BytesSource(data), filter, cursor, budget_bytes,
-                   cache_key=None if cache_key is None else f"slurp:{form}:{cache_key}", timeout=timeout,
-                   entry=f"{entry or ''}/slurp:{source.size}")
+    keyed = _keys_note(source) if form == "rows" else None
+    room = 0 if keyed is None else len(json.dumps(keyed, ensure_ascii=False).encode("utf-8")) + len(',"note":; ')
+    try:
+        page = jq_page(BytesSource(data), filter, cursor, max(256, budget_bytes - room),  # (the note fits beside it)
+                       cache_key=None if cache_key is None else f"slurp:{form}:{cache_key}", timeout=timeout,
+                       entry=f"{entry or ''}/slurp:{source.size}")
+    except StructureTimeout as exc:  # (its advice, a path read such as '.items[3]', is no slurp read's)
+        said = str(exc).split("; try ", 1)[0]
+        if len(data) < _BIG_ARRAY_BYTES:
+            raise StructureTimeout(f"{said}; try a simpler filter (select early, avoid range/repeat/recursion)"
+                                   ) from None
+        each = ("record=1, records=10000 and a jq filter run on each record" if form == "records" else
+                "row=1, rows=10000 and columns= the ones needed")
+        raise StructureTimeout(
+            f"{said}: jq reads the array of all the {'records' if form == 'records' else 'rows'} "
+            f"({len(data) / 2**20:.1f} MiB of JSON) within that limit too, so a filter as simple as 'length' can run "
+            f"past it on a busy machine; read pages instead ({each}), or count with count=true and match= or "
+            "pattern=") from None
+    if keyed is not None and keyed not in page.extra.get("note", ""):
+        page.extra["note"] = "; ".join(n for n in (keyed, page.extra.get("note")) if n)
+    return page
 
 
 def _records(source: ContentSource, entry: str | None) -> bytes:
@@ -82,7 +111,8 @@ def _records(source: ContentSource, entry: str | None) -> bytes:
     (through a record read of it) at the first line that is not JSON."""
     data = read_whole(source, MAX_SLURP_BYTES, "slurp")
     kept: list[bytes] = []
-    for line in data.split(b"\n"):
+    for line in data[len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0 :].split(b"\n"):  # (a byte
+        # order mark at the start is no part of record 1, as a record read has it)
         if not line.strip():
             continue
         try:
@@ -96,21 +126,106 @@ def _records(source: ContentSource, entry: str | None) -> bytes:
 
 
 def _rows(source: ContentSource, header: bool) -> bytes:
-    """The JSON array text of a table's rows (objects keyed by the header when ``header``, else arrays)."""
+    """The JSON array text of a table's rows (objects keyed by the header when ``header``, else arrays), at most
+    :data:`MAX_ARRAY_BYTES`: built :data:`_CHUNK_ROWS` rows at a time, and refused (InvalidArgument, naming the row
+    it got to) once it grows past the bound -- each row repeats the header's names, so 2 MiB of one-character cells
+    under fifty 200-character names made a 206 MiB array (3.6 GB of memory for 16 MiB of them, before jq refused
+    it)."""
     if source.size > MAX_SLURP_BYTES:
         read_whole(source, MAX_SLURP_BYTES, "slurp")  # raises naming the bound
-    rows = iter_rows(source)
     names: list[str] | None = None
-    out: list[Any] = []
-    for _start, cells in rows:
-        if not header:
-            out.append(cells)
-        elif names is None:
-            names = cells
+    extra = EXTRA_CELLS
+    chunk: list[Any] = []
+    parts: list[bytes] = []
+    size, count = 1, 0
+    for _start, cells in iter_rows(source):
+        if header and names is None:
+            names, extra = row_keys(cells)
+            continue
+        if names is None:
+            chunk.append(cells)
         else:
             row: dict[str, Any] = dict.fromkeys(names)
             row.update(zip(names, cells, strict=False))
             if len(cells) > len(names):
-                row[EXTRA_CELLS] = cells[len(names):]
-            out.append(row)
-    return json.dumps(out, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+                row[extra] = cells[len(names):]
+            chunk.append(row)
+        count += 1
+        if len(chunk) >= _CHUNK_ROWS:
+            size += _put(chunk, parts, size, count)
+    _put(chunk, parts, size, count)
+    return b"[" + b",".join(parts) + b"]"
+
+
+_BIG_ARRAY_BYTES = 1024 * 1024
+"""An array from which size up a slurp read's timeout says that jq's reading of it counts toward the limit."""
+_CHUNK_ROWS = 1024
+"""Rows turned into JSON text at a time (one ``json.dumps`` each: the array's size is known as it grows)."""
+
+
+def _put(chunk: list[Any], parts: list[bytes], size: int, count: int) -> int:
+    """Put the JSON text of ``chunk``'s rows (the array's items, no brackets) in ``parts`` and empty ``chunk``;
+    return its bytes. ``size``: the bytes of the array so far; ``count``: the rows so far. Raises InvalidArgument
+    when the array would grow past :data:`MAX_ARRAY_BYTES`."""
+    if not chunk:
+        return 0
+    text = json.dumps(chunk, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")[1:-1]
+    chunk.clear()
+    if size + len(text) + 1 > MAX_ARRAY_BYTES:
+        raise InvalidArgument(
+            f"slurp=true gives jq the rows as one JSON array of at most {MAX_ARRAY_BYTES // 2**20} MiB, and this "
+            f"table's rows make more by row {count:,} (each row an object repeating the header's names): read pages "
+            "of its rows instead (row=1, rows=10000, columns= the ones needed)")
+    parts.append(text)
+    return len(text) + 1
+
+
+def row_keys(header: list[str]) -> tuple[list[str], str]:
+    """``(the keys of a row's cells, the key of its cells past the header)`` for a table's ``header``: each name
+    its own key, except that the n-th column of a repeated name is keyed ``name_n`` (``id``, ``name``, ``id_2``: a
+    join's ``SELECT *``), and the cells past the header are under :data:`EXTRA_CELLS`, or ``_extra_2`` (...) when
+    the header has a column of that name -- so no cell is keyed as another and lost. A key the header already has
+    is passed over (``_3`` when ``id_2`` is a column of its own)."""
+    taken = set(header)
+    seen: dict[str, int] = {}
+    keys: list[str] = []
+    for name in header:
+        n = seen[name] = seen.get(name, 0) + 1
+        key = name
+        while n > 1 and key in taken:
+            key, n = f"{name}_{n}", n + 1
+        taken.add(key)
+        keys.append(key)
+    extra, n = EXTRA_CELLS, 1
+    while extra in taken:
+        n += 1
+        extra = f"{EXTRA_CELLS}_{n}"
+    return keys, extra
+
+
+def _keys_note(source: ContentSource) -> str | None:
+    """What a note says of a table whose header repeats a name or has a column named :data:`EXTRA_CELLS` (the
+    keys :func:`row_keys` gives instead, the first :data:`_NOTED` of them, each name cut to :data:`_NOTED_CHARS`
+    characters: under 1 KiB of JSON, the reply's budget gives it room), else ``None``."""
+    header = next(iter(iter_rows(source)), (0, []))[1]
+    keys, extra = row_keys(header)
+    renamed = [f"column {at} ({_short(name)}) as {_short(key)}"
+               for at, (name, key) in enumerate(zip(header, keys, strict=True), 1) if key != name]
+    if not renamed and extra == EXTRA_CELLS:
+        return None
+    more = f" (and {len(renamed) - _NOTED:,} more columns)" if len(renamed) > _NOTED else ""
+    said = [f"the header repeats a name: its rows key {', '.join(renamed[:_NOTED])}{more}"] if renamed else []
+    if extra != EXTRA_CELLS:
+        said.append(f"the header has a column {EXTRA_CELLS!r}: cells past the header are under {extra!r}")
+    return "; ".join(said)
+
+
+_NOTED = 3
+"""Most renamed columns a note names."""
+_NOTED_CHARS = 24
+"""Most characters of a column name a note shows (of a longer one its start and its end, ``…`` between)."""
+
+
+def _short(name: str) -> str:
+    """``name`` quoted for a note, cut to :data:`_NOTED_CHARS` characters: its start and end (a key's ``_n``)."""
+    return repr(name if len(name) <= _NOTED_CHARS else f"{name[:_NOTED_CHARS - 9]}…{name[-8:]}")
