@@ -323,12 +323,14 @@ def handle_meta(request: Request, run: str, agent: str, handle: str) -> dict[str
 
 def _read_types() -> dict[str, set[str]]:
     """Each ``read_handle`` argument but ``handle`` with the JSON types its input schema gives it (``type``, or the
-    types of its ``anyOf``/``oneOf``): the query parameters of a read, from the one schema the MCP tool and the
-    OpenAPI description are made from too."""
+    types of its ``anyOf``/``oneOf``, ``string`` for a text ``const`` or ``enum`` value among them): the query
+    parameters of a read, from the one schema the MCP tool and the OpenAPI description are made from too."""
     out: dict[str, set[str]] = {}
     for name, prop in TOOL_SPECS["read_handle"].input_schema["properties"].items():
         kinds = [prop, *prop.get("anyOf", ()), *prop.get("oneOf", ())]
         out[name] = {t for k in kinds for t in ([k["type"]] if isinstance(k.get("type"), str) else k.get("type", []))}
+        values = [v for k in kinds for v in (*k.get("enum", ()), *([k["const"]] if "const" in k else []))]
+        out[name] |= {"string" for v in values if isinstance(v, str)}  # (context: an integer or the text "line")
     out.pop("handle", None)
     return out
 
