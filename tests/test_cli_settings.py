@@ -94,6 +94,11 @@ def test_default_ttl_and_durable_from_the_environment_reach_the_store(tmp_path):
     (["--reply-budget-bytes", "1MiB"], None,
      "Invalid value for '--reply-budget-bytes': reply_budget_bytes must be between 2048 and 65536: 1048576"),
     ([], {"SCRATCHFS_DEFAULT_TTL": "0.5"}, "Invalid value for $SCRATCHFS_DEFAULT_TTL: default_ttl must be"),
+    # worded as Settings words it (before: "must be positive, finite seconds of at most 2592000" for 0)
+    (["--default-ttl", "0"], None,
+     "Invalid value for '--default-ttl': default_ttl must be finite seconds between 1 and 2592000: 0.0"),
+    ([], {"SCRATCHFS_DEFAULT_TTL": "0"},
+     "Invalid value for $SCRATCHFS_DEFAULT_TTL: default_ttl must be finite seconds between 1 and 2592000: 0.0"),
     (["--pattern-timeout", "nan"], None, "Invalid value for '--pattern-timeout': pattern_timeout must be"),
     ([], {"SCRATCHFS_DURABLE": "maybe"}, "Invalid value for $SCRATCHFS_DURABLE: 'maybe' is not a valid boolean"),
     (["--run-quota-entries", "٣"], None, "Invalid value for '--run-quota-entries': '٣' is not an integer"),

@@ -363,8 +363,8 @@ class Seconds(click.ParamType):
             except ValueError:
                 self.fail(f"{value!r} is not a number of seconds", param, ctx)
         try:
-            if self.ttl:
-                return check_ttl(number, DEFAULT_TTL)
+            if self.ttl:  # as Settings and the tools word it
+                return check_ttl(number, DEFAULT_TTL, param.name if param is not None and param.name else "ttl")
             return check_seconds(number, param.name if param is not None and param.name else "seconds",
                                  self.maximum, zero_ok=self.zero_ok)
         except InvalidArgument as exc:
