@@ -111,6 +111,23 @@ def test_a_bad_value_is_one_stderr_line_and_exit_2(args, env, line, tmp_path):
     assert not (tmp_path / "index.sqlite").exists() or entries_of(tmp_path, "r") == []
 
 
+def test_a_misspelt_variable_is_one_stderr_line_naming_the_one_it_meant(tmp_path):
+    """A misspelt settings variable ($SCRATCHFS_DEFAULT_TL) was ignored silently: the store took the default TTL.
+    It is still ignored (it may be another program's), with one line naming the variable meant; a variable of
+    another name far from any of the CLI's (the test suite's own) is not named."""
+    env = {"SCRATCHFS_DEFAULT_TL": "60", "SCRATCHFS_SPILL_TRESHOLD_BYTES": "100", "SCRATCHFS_REQUIRE_SERVICES": "0",
+           "SCRATCHFS_STRESS": "1"}
+    result = spill(tmp_path, "r", b"v", env=env)
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        "scratchfs: $SCRATCHFS_DEFAULT_TL is no scratchfs variable (did you mean $SCRATCHFS_DEFAULT_TTL?); ignored",
+        "scratchfs: $SCRATCHFS_SPILL_TRESHOLD_BYTES is no scratchfs variable (did you mean "
+        "$SCRATCHFS_SPILL_THRESHOLD_BYTES?); ignored"]
+    (entry,) = entries_of(tmp_path, "r")
+    assert entry["expires_at"] - entry["created_at"] == 3600  # the default: the misspelt variable was not read
+    assert spill(tmp_path, "r", b"w", env={"SCRATCHFS_REQUIRE_SERVICES": "0"}).stderr == ""
+
+
 @pytest.mark.parametrize(("text", "size"), [("0", 0), ("65536", 65536), ("64KiB", 65536), ("64 kib", 65536),
                                             ("1MiB", 1 << 20), ("2GiB", 2 << 30), ("512B", 512)])
 def test_size_takes_bytes_and_binary_suffixes(text, size):
