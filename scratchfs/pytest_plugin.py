@@ -12,6 +12,9 @@ Fixtures:
   store's entries expired, and its sweep delete them); give ``index=``/``blobs=`` in the marker to test on a fleet.
 * ``scratch_scope``: ``scratch_store.scope("run-1", "agent-1")``; other ids with
   ``@pytest.mark.scratch_scope("run", "agent")``.
+
+A marker with a bad setting or id (``default_ttl=0``, a misspelt ``spill_treshold_bytes``: the message names the
+closest setting) fails its test's setup with one line saying so (``pytest.fail(..., pytrace=False)``), no traceback.
 * ``scratch_store_factory``: ``factory(name="extra", **settings)`` opens more stores in ``tmp_path`` on the same
   clock (each closed after the test; embedded, as ``scratch_store``, unless ``index=``/``blobs=`` are given).
 
@@ -29,6 +32,7 @@ import pytest
 
 from scratchfs.api.scope import Scope
 from scratchfs.api.store import ScratchStore
+from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import SEGMENT_ENTRY_BYTES
 
 DEFAULT_START = 1_800_000_000.0
@@ -102,15 +106,29 @@ def scratch_store(request: pytest.FixtureRequest, scratch_store_factory: Callabl
     """A store in ``tmp_path`` on ``scratch_clock``, closed after the test; settings from
     ``@pytest.mark.scratch_store(...)``."""
     marker = request.node.get_closest_marker("scratch_store")
-    return scratch_store_factory("scratchfs", **(marker.kwargs if marker else {}))
+    if marker is not None and marker.args:
+        pytest.fail(f"@pytest.mark.scratch_store takes settings by name (frame_bytes=4096), not {marker.args!r}",
+                    pytrace=False)
+    try:
+        return scratch_store_factory("scratchfs", **(marker.kwargs if marker else {}))
+    except InvalidArgument as exc:  # a bad setting is the marker's fault: one line at the test, no traceback
+        bad = str(exc)
+    pytest.fail(f"@pytest.mark.scratch_store: {bad}", pytrace=False)  # (outside the except: no chained error)
 
 
 @pytest.fixture
 def scratch_scope(request: pytest.FixtureRequest, scratch_store: ScratchStore) -> Scope:
     """``scratch_store.scope("run-1", "agent-1")``, or the ids of ``@pytest.mark.scratch_scope(run, agent)``."""
     marker = request.node.get_closest_marker("scratch_scope")
+    if marker is not None and (len(marker.args) != 2 or marker.kwargs):
+        pytest.fail(f"@pytest.mark.scratch_scope takes a run id and an agent id, (\"run-1\", \"agent-1\"), not "
+                    f"{marker.args!r}" + (f" and {marker.kwargs!r}" if marker.kwargs else ""), pytrace=False)
     run_id, agent_id = marker.args if marker else (DEFAULT_RUN_ID, DEFAULT_AGENT_ID)
-    return scratch_store.scope(run_id, agent_id)
+    try:
+        return scratch_store.scope(run_id, agent_id)
+    except InvalidArgument as exc:
+        bad = str(exc)
+    pytest.fail(f"@pytest.mark.scratch_scope: {bad}", pytrace=False)
 
 
 __all__ = ["ScratchClock"]

@@ -94,6 +94,11 @@ def test_default_ttl_and_durable_from_the_environment_reach_the_store(tmp_path):
     (["--reply-budget-bytes", "1MiB"], None,
      "Invalid value for '--reply-budget-bytes': reply_budget_bytes must be between 2048 and 65536: 1048576"),
     ([], {"SCRATCHFS_DEFAULT_TTL": "0.5"}, "Invalid value for $SCRATCHFS_DEFAULT_TTL: default_ttl must be"),
+    # worded as Settings words it (before: "must be positive, finite seconds of at most 2592000" for 0)
+    (["--default-ttl", "0"], None,
+     "Invalid value for '--default-ttl': default_ttl must be finite seconds between 1 and 2592000: 0.0"),
+    ([], {"SCRATCHFS_DEFAULT_TTL": "0"},
+     "Invalid value for $SCRATCHFS_DEFAULT_TTL: default_ttl must be finite seconds between 1 and 2592000: 0.0"),
     (["--pattern-timeout", "nan"], None, "Invalid value for '--pattern-timeout': pattern_timeout must be"),
     ([], {"SCRATCHFS_DURABLE": "maybe"}, "Invalid value for $SCRATCHFS_DURABLE: 'maybe' is not a valid boolean"),
     (["--run-quota-entries", "٣"], None, "Invalid value for '--run-quota-entries': '٣' is not an integer"),
@@ -104,6 +109,23 @@ def test_a_bad_value_is_one_stderr_line_and_exit_2(args, env, line, tmp_path):
     assert result.stderr.startswith(f"scratchfs: usage: {line}")
     assert result.stderr.count("\n") == 1 and result.stderr.endswith("(see scratchfs spill --help)\n")
     assert not (tmp_path / "index.sqlite").exists() or entries_of(tmp_path, "r") == []
+
+
+def test_a_misspelt_variable_is_one_stderr_line_naming_the_one_it_meant(tmp_path):
+    """A misspelt settings variable ($SCRATCHFS_DEFAULT_TL) was ignored silently: the store took the default TTL.
+    It is still ignored (it may be another program's), with one line naming the variable meant; a variable of
+    another name far from any of the CLI's (the test suite's own) is not named."""
+    env = {"SCRATCHFS_DEFAULT_TL": "60", "SCRATCHFS_SPILL_TRESHOLD_BYTES": "100", "SCRATCHFS_REQUIRE_SERVICES": "0",
+           "SCRATCHFS_STRESS": "1"}
+    result = spill(tmp_path, "r", b"v", env=env)
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        "scratchfs: $SCRATCHFS_DEFAULT_TL is no scratchfs variable (did you mean $SCRATCHFS_DEFAULT_TTL?); ignored",
+        "scratchfs: $SCRATCHFS_SPILL_TRESHOLD_BYTES is no scratchfs variable (did you mean "
+        "$SCRATCHFS_SPILL_THRESHOLD_BYTES?); ignored"]
+    (entry,) = entries_of(tmp_path, "r")
+    assert entry["expires_at"] - entry["created_at"] == 3600  # the default: the misspelt variable was not read
+    assert spill(tmp_path, "r", b"w", env={"SCRATCHFS_REQUIRE_SERVICES": "0"}).stderr == ""
 
 
 @pytest.mark.parametrize(("text", "size"), [("0", 0), ("65536", 65536), ("64KiB", 65536), ("64 kib", 65536),

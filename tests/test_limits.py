@@ -284,6 +284,40 @@ def test_a_ttl_under_one_second_is_refused_on_every_face(tmp_path, clock, ttl):
         ScratchStore(tmp_path / "other", default_ttl=ttl)
 
 
+def test_the_ttl_bounds_are_worded_once(tmp_path, clock):
+    """default_ttl=0 raised "between 1 and 2592000" chained to "positive, finite seconds of at most 2592000": two
+    wordings of one bound in every traceback (and the CLI's --default-ttl gave the second alone)."""
+    from scratchfs import InvalidArgument
+
+    with pytest.raises(InvalidArgument) as caught:
+        ScratchStore(tmp_path, default_ttl=0)
+    assert str(caught.value) == "default_ttl must be finite seconds between 1 and 2592000: 0"
+    assert caught.value.__cause__ is None and caught.value.__suppress_context__
+
+
+@pytest.mark.parametrize("make", ["Settings", "with_changes", "ScratchStore"])
+def test_a_misspelt_setting_names_the_one_it_meant(tmp_path, make):
+    """A misspelt setting was a TypeError (Settings(...): "unexpected keyword argument") or "unknown store
+    setting(s): spill_treshold_bytes", with no hint; each names the closest setting now, or lists them all."""
+    from scratchfs import InvalidArgument, Settings
+
+    def build(**settings):
+        if make == "Settings":
+            return Settings(**settings)
+        if make == "with_changes":
+            return Settings().with_changes(**settings)
+        return ScratchStore(tmp_path, **settings)
+
+    with pytest.raises(InvalidArgument) as caught:
+        build(spill_treshold_bytes=100)
+    assert str(caught.value) == "unknown store setting 'spill_treshold_bytes' (did you mean 'spill_threshold_bytes'?)"
+    with pytest.raises(InvalidArgument, match=r"^unknown store settings 'Default_TTL' \(did you mean "
+                                              r"'default_ttl'\?\), 'colour'; the store settings are .*"
+                                              r"\bspill_threshold_bytes\b"):
+        build(colour="red", Default_TTL=60)
+    assert not (tmp_path / "index.sqlite").exists()
+
+
 def test_a_ttl_of_one_second_lives_one_second(tmp_path, clock):
     with ScratchStore(tmp_path, clock=clock) as store:
         scope = store.scope("run", "a")

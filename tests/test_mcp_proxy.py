@@ -20,6 +20,7 @@ from .mcp_fake_upstream import big_text
 from .mcp_support import (
     ERAS,
     FAKE_UPSTREAM,
+    TESTS,
     connect,
     error_of,
     find_all,
@@ -515,3 +516,92 @@ def test_an_answer_the_parser_refuses_fails_its_call_at_once(era, tmp_path):
             assert (await client.call_tool("last", {})).content[0].text == "called last"
 
     run(body)
+
+
+TYPED_UPSTREAM = '''
+import csv, sys
+from pydantic import BaseModel
+from mcp.server import MCPServer
+
+class Package(BaseModel):
+    name: str
+    version: str
+    month: str
+    summary: str
+
+class Packages(BaseModel):
+    packages: list[Package]
+
+with open(sys.argv[1], newline="", encoding="utf-8") as f:
+    ROWS = [Package(**row) for row in csv.DictReader(f)]
+
+mcp = MCPServer("typed")
+
+@mcp.tool()
+def packages(n: int) -> Packages:
+    """The first n packages of the fixture."""
+    return Packages(packages=ROWS[:n])
+
+@mcp.tool()
+def packages_text(n: int) -> str:
+    """The first n packages as text."""
+    return Packages(packages=ROWS[:n]).model_dump_json()
+
+mcp.run()
+'''
+
+
+def test_a_typed_result_passed_through_whole_for_its_structured_content_is_said_once_per_tool(tmp_path):
+    """A tool of the SDK's MCPServer returning a pydantic model (structuredContent and an outputSchema) passed through
+    whole however large (by design: a stub would strip what the schema promises), and the proxy's stderr said
+    nothing: a developer saw 37 KB reach the model and did not know why. The first such result of each tool is now
+    one stderr line naming the tool, its bytes, why and what to do; a small one, or one of a tool that returns text
+    (spilled), is not logged."""
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    fixture = TESTS.parent / "fixtures" / "query-packages-by-month.csv"
+    upstream = tmp_path / "typed_upstream.py"
+    upstream.write_text(TYPED_UPSTREAM)
+    params = scratchfs_params("mcp-proxy", "--root", str(tmp_path / "store"), "--run", "r", "--agent", "a",
+                              "--default-class", "query", "--", sys.executable, str(upstream), str(fixture))
+    errlog = tmp_path / "stderr.txt"
+
+    async def body():
+        with errlog.open("w") as err:
+            async with stdio_client(params, errlog=err) as (read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                small = await session.call_tool("packages", {"n": 2})
+                large = [await session.call_tool("packages", {"n": 200}) for _ in range(2)]
+                text = await session.call_tool("packages_text", {"n": 200})
+                return small, large, text
+
+    small, large, text = run(body)
+    assert len(small.structured_content["packages"]) == 2
+    for result in large:  # whole, as designed: the text and the structured content
+        assert len(result.structured_content["packages"]) == 200
+        assert json.loads(result.content[0].text) == result.structured_content
+    size = len(json.dumps(large[0].content[0].text, ensure_ascii=False).encode()) - 2
+    assert size > 8192
+    assert json.loads(text.content[0].text)["handle"]  # a tool returning text is spilled (and not logged)
+    lines = [line for line in errlog.read_text().splitlines() if "structured content" in line]
+    assert lines == [f"scratchfs mcp-proxy: tool 'packages' returned {size} bytes with structured content: passed "
+                     "through whole, not spilled (a stub would strip what its output schema promises); for large "
+                     "results, have the tool return text (a str, or @mcp.tool(structured_output=False)) or fewer "
+                     "rows. Said once per tool"]
+
+
+@pytest.mark.parametrize(("cls", "size", "said"), [("query", 20_000, True), ("effect", 20_000, False),
+                                                    ("query", 8000, False)])
+def test_a_structured_result_is_said_only_when_the_policy_would_spill_it_otherwise(cls, size, said, scratch_scope,
+                                                                                   caplog):
+    from scratchfs.mcp.proxy import ProxyConfig, spill_result
+
+    upstream = types.CallToolResult(content=[types.TextContent(text="x" * size)], structured_content={"n": size})
+    noted: set[str] = set()
+    with caplog.at_level("WARNING", logger="scratchfs"):
+        for _ in range(3):
+            assert spill_result(scratch_scope, ProxyConfig("x", default_class=cls), "t", upstream, noted) is upstream
+    assert [r.getMessage()[:60] for r in caplog.records] == \
+        [f"scratchfs mcp-proxy: tool 't' returned {size} bytes with structured content"[:60]] * said
+    assert noted == ({"t"} if said else set())

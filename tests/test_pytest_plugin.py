@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import shutil
 import socket
 from importlib.metadata import entry_points
@@ -415,3 +416,53 @@ def test_load_leaves_out_a_file_larger_than_its_limit_without_reading_it(tmp_pat
     assert result.stderr == ("scratchfs: skipped 2 that are not tool outputs or are larger than --max-file-bytes: "
                              "a.txt (larger than the limit of 9 bytes (10 bytes)), huge.bin (larger than the limit "
                              "of 9 bytes (5368709120 bytes))\n")
+
+
+def test_a_bad_marker_fails_its_test_in_one_line_saying_what_to_fix(pytester):
+    """@pytest.mark.scratch_store(default_ttl=0) or a misspelt spill_treshold_bytes gave ~100 lines of chained
+    traceback starting inside the plugin, the TTL's bounds worded two ways, and no hint for the misspelling (an agent
+    developer's trial). Each bad marker is now one line at its test's setup, the TTL's bounds worded once, a
+    misspelt setting with the one it meant; the other tests run."""
+    pytester.makepyfile(r'''
+        import pytest
+
+        @pytest.mark.scratch_store(default_ttl=0)
+        def test_ttl(scratch_store):
+            pass
+
+        @pytest.mark.scratch_store(spill_treshold_bytes=100)
+        def test_misspelt(scratch_scope):
+            pass
+
+        @pytest.mark.scratch_store(4096)
+        def test_positional(scratch_store):
+            pass
+
+        @pytest.mark.scratch_scope("run-only")
+        def test_one_id(scratch_scope):
+            pass
+
+        @pytest.mark.scratch_scope("run", "agent\n")
+        def test_bad_id(scratch_scope):
+            pass
+
+        @pytest.mark.scratch_store(spill_threshold_bytes=100)
+        def test_good(scratch_scope):
+            assert scratch_scope.store.settings.spill_threshold_bytes == 100
+    ''')
+    result = pytester.runpytest("-W", "error", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, errors=5)
+    out = result.stdout.str()
+    errors = out.split("= ERRORS =", 1)[1].split("= short test summary info =", 1)[0]
+    sections = re.split(r"\n_+ ERROR at setup of (\w+) _+\n", errors)[1:]
+    said = {name: body.strip().rstrip("=").strip() for name, body in zip(sections[::2], sections[1::2], strict=True)}
+    assert said == {
+        "test_ttl": "@pytest.mark.scratch_store: default_ttl must be finite seconds between 1 and 2592000: 0",
+        "test_misspelt": "@pytest.mark.scratch_store: unknown store setting 'spill_treshold_bytes' (did you mean "
+                         "'spill_threshold_bytes'?)",
+        "test_positional": "@pytest.mark.scratch_store takes settings by name (frame_bytes=4096), not (4096,)",
+        "test_one_id": "@pytest.mark.scratch_scope takes a run id and an agent id, (\"run-1\", \"agent-1\"), not "
+                       "('run-only',)",
+        "test_bad_id": "@pytest.mark.scratch_scope: agent id contains a control character: 'agent\\n'",
+    }, errors
+    assert "Traceback" not in out and "pytest_plugin.py" not in out and "During handling" not in out

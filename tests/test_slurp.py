@@ -7,7 +7,9 @@ import codecs
 import csv
 import io
 import json
+import math
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -18,6 +20,7 @@ from scratchfs.api.contract import ScratchTools
 from scratchfs.engine.structure import slurp as slurp_module
 from tests.conftest import FIXTURES
 
+TOOLS = Path(__file__).resolve().parent.parent / "fixtures" / "tools"
 GROUP = "group_by(.{k}) | map({{k: .[0].{k}, n: length}})"
 
 
@@ -38,6 +41,34 @@ def _cursor(call: str) -> str:
 @pytest.fixture
 def tools(scratch_scope):
     return ScratchTools(scratch_scope)
+
+
+def plain_number(cell: str) -> int | float | None:
+    """The rule written plainly: a cell JSON reads as a number, with nothing around it (json.loads takes spaces,
+    NaN and Infinity too), an integer of at most 2**53 in magnitude or a finite double."""
+    if cell != cell.strip() or cell in ("NaN", "Infinity", "-Infinity"):
+        return None
+    try:
+        value = json.loads(cell)
+    except ValueError:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, int):
+        return value if abs(value) <= 2**53 else None
+    return value if math.isfinite(value) else None
+
+
+def typed_rows(text: str) -> list[dict]:
+    """csv.DictReader's rows, a column whose non-empty cells are all numbers (one at least) read as numbers and its
+    empty cells as None."""
+    rows = list(csv.DictReader(io.StringIO(text)))
+    for name in rows[0] if rows else []:
+        cells = [row[name] for row in rows if row[name]]
+        if cells and all(plain_number(cell) is not None for cell in cells):
+            for row in rows:
+                row[name] = plain_number(row[name]) if row[name] else None
+    return rows
 
 
 def _counts(results: list) -> dict:
@@ -73,8 +104,88 @@ def test_group_count_of_json_lines_and_csv_is_pythons(tools, scratch_scope, pair
     if scratch_scope.entry("handle", handle).content_type != "csv":
         return  # (a table the sniffer does not take for one is no slurp read's)
     reply = tools.call("read_handle", {"handle": handle, "jq": GROUP.format(k="v"), "slurp": True})
-    want = Counter(row["v"] for row in csv.DictReader(io.StringIO(table.decode())))
+    want = Counter(row["v"] for row in typed_rows(table.decode()))  # (v: a number column)
     assert _counts(reply["results"]) == dict(want)
+
+
+def test_max_by_over_a_number_column_of_a_real_table_compares_numbers(tools, scratch_scope):
+    """An agent developer's read_handle(h, jq="max_by(.size)", slurp=true) answered the row of size "9993": the cells
+    were strings, compared as text. A column of numbers is read as numbers; one with a cell that is none (a version,
+    43-1) stays strings, "3.134" included."""
+    data = (TOOLS / "sqlite-csv-header-sizes.csv").read_bytes()
+    handle = scratch_scope.spill(data, source_tool="sqlite3").handle
+    reply = tools.call("read_handle", {"handle": handle, "jq": "max_by(.installed_kib)", "slurp": True})
+    rows = list(csv.DictReader(io.StringIO(data.decode())))
+    biggest = max(rows, key=lambda row: int(row["installed_kib"]))
+    assert biggest["installed_kib"] != max(row["installed_kib"] for row in rows)  # text compares otherwise
+    assert reply["results"] == [{**biggest, "installed_kib": int(biggest["installed_kib"])}]
+    versions = tools.call("read_handle", {"handle": handle, "jq": "map(.version | type) | unique", "slurp": True})
+    assert versions["results"] == [["string"]] and any(row["version"] == "3.134" for row in rows)
+
+
+def test_number_columns_are_decided_over_every_row_not_the_first_chunk(tools, scratch_scope):
+    """A slurp read builds its array 1,024 rows at a time (atk27's bound on its size) and decides number columns
+    over all the rows first (nu6fix): a column of numbers whose one text cell lies past the first chunk stays text
+    in every row, one empty until a later chunk is numbers with null before them, and a headerless table the
+    same."""
+    n = 2500
+    rows = [[str(i), "x" if i == 2100 else str(i * 3), "" if i < 1500 else str(i / 4), "" if i > 10 else "7"]
+            for i in range(n)]
+    body = "\n".join(",".join(r) for r in rows) + "\n"
+    expected = [[int(a), b, None if c == "" else float(c), None if d == "" else int(d)] for a, b, c, d in rows]
+    handle = scratch_scope.spill(("a,b,c,d\n" + body).encode(), source_tool="sqlite3").handle
+    whole = tools.call("read_handle", {"handle": handle, "jq": "map([.a, .b, .c, .d]) | .[2095:2105], "
+                                       ".[1495:1505], .[5:15]", "slurp": True})["results"]
+    assert whole == [expected[2095:2105], expected[1495:1505], expected[5:15]]
+    types = tools.call("read_handle", {"handle": handle, "jq": "map([.a, .b, .c, .d] | map(type)) | unique",
+                                       "slurp": True})["results"]
+    assert types == [[["number", "string", "null", "null"], ["number", "string", "null", "number"],
+                      ["number", "string", "number", "null"]]]
+    bare = scratch_scope.spill(body.encode(), source_tool="sqlite3")
+    assert "no header" in bare.shape, bare.shape
+    arrays = tools.call("read_handle", {"handle": bare.handle, "jq": ".[2095:2105], .[1495:1505], .[5:15]",
+                                        "slurp": True})["results"]
+    assert arrays == [expected[2095:2105], expected[1495:1505], expected[5:15]]
+
+
+CELLS = {
+    "numbers": st.one_of(st.integers(-2**53 - 2, 2**53 + 2).map(str), st.just(""),
+                         st.floats(allow_nan=False, allow_infinity=False).map(repr)),
+    "mixed": st.one_of(st.integers(-99, 99).map(str), st.sampled_from(
+        ["", "01234", "0", "-0", "1.", ".5", "+1", " 1", "1 ", "NaN", "inf", "-Infinity", "1e400", "1E5", "2e-3",
+         "0x10", "1_000", "\u0663", "true", "null", "[1]", "9" * 40, "-9007199254740993", "9007199254740992"])),
+    "words": st.sampled_from(["a", "b c", "é", 'q"t', ""]),
+}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.fixed_dictionaries({"w": CELLS["words"], "n": CELLS["numbers"], "m": CELLS["mixed"]}), min_size=1,
+                max_size=30))
+def test_the_rows_of_a_table_are_typed_by_column_as_pythons_plain_rule(tools, scratch_scope, rows):
+    """Each column of a slurped table is numbers (its empty cells null) when every non-empty cell is a strict JSON
+    number (not 01234, NaN, inf, 1e400, an integer past 2**53) and one at least is; else strings, as csv gives them."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, ["id", "w", "n", "m"], lineterminator="\n")
+    writer.writeheader()
+    writer.writerows({"id": f"r{i}", **row} for i, row in enumerate(rows))
+    table = out.getvalue()
+    handle = scratch_scope.spill(table.encode(), source_tool="sql").handle
+    entry = scratch_scope.entry("handle", handle)
+    if entry.content_type != "csv" or "no header" in (entry.shape or ""):
+        return  # (a table the sniffer does not take for one, with its header, is no such read's)
+    pages = follow(tools, {"handle": handle, "jq": ".[]", "slurp": True}, 65536)
+    assert [r for page in pages for r in page["results"]] == typed_rows(table)
+
+
+def test_ragged_rows_are_typed_by_the_cells_they_have():
+    """A missing cell neither counts nor is added; cells past the header stay strings; an integer past 2**53, or a
+    float JSON reads as infinite, keeps its column strings."""
+    rows = [["1", "x", "7", "8"], ["2"], ["", "y", "9007199254740993"], ["-0.5e3", "z", "3", "1e400"]]
+    assert slurp_module.type_number_columns(rows, 3) == [0]
+    assert rows == [[1, "x", "7", "8"], [2], [None, "y", "9007199254740993"], [-500.0, "z", "3", "1e400"]]
+    rows = [["1", "2", "1e400"], ["3"], ["4", "9007199254740992", "5"]]
+    assert slurp_module.type_number_columns(rows, None) == [0, 1]
+    assert rows == [[1, 2, "1e400"], [3], [4, 9007199254740992, "5"]]
 
 
 def test_a_large_output_pages_as_a_jq_read(tools, scratch_scope):
@@ -128,7 +239,7 @@ def test_a_table_without_header_slurps_as_arrays(tools, scratch_scope):
     assert entry.content_type == "csv" and "no header" in entry.shape
     reply = tools.call("read_handle", {"handle": handle, "jq": "[length, .[0], (map(.[1]) | group_by(.) | "
                                        "map(length))]", "slurp": True})
-    assert reply["results"] == [[40, ["1", "b"], [20, 20]]]
+    assert reply["results"] == [[40, [1, "b"], [20, 20]]]  # (the first column: numbers)
 
 
 def test_the_cli_slurps_beside_jq(tmp_path):

@@ -281,6 +281,10 @@ def test_jq_over_content_that_is_not_json_says_what_it_holds_and_which_reads_fit
     assert all(f"read it with {fit}" in message or f" or {fit}" in message for fit in fits)
     assert ('view="text"' in message) is ('view="text"' in fits)
     assert "line=" in message and "pattern=" in message and (kind == "csv" or "(jq: parse error: " in message)
+    # (a table: and jq over all its rows at once, which the refusal did not name)
+    assert ("or jq= with slurp=true (all rows at once)" in message) is (kind == "csv")
+    if kind == "csv":  # and it works
+        assert tools.call("read_handle", {"handle": handle, "jq": "length", "slurp": True})["results"] == [4486]
     for fit in fits:  # each read named works on the entry
         call = {"view": "text"} if fit == 'view="text"' else {"select": "h1"} if fit == "select=" else {"row": 1}
         assert tools.call("read_handle", {"handle": handle, **call})["handle"] == handle

@@ -22,7 +22,8 @@ _WHAT = {"html": "an HTML page", "csv": "a CSV/TSV table", "log": "log output", 
 _GREP = "grep-style path:line: output"  # (as the shape of grep output names it)
 _FITS = {"html": 'view="text" (the page\'s readable text) or select= (the text of the elements a CSS selector '
                  'matches, e.g. select="h2")',
-         "csv": "row= (rows with the header, e.g. row=1; columns= picks some)",
+         "csv": "row= (rows with the header, e.g. row=1; columns= picks some) or jq= with slurp=true (all rows at "
+                "once)",
          "terminal": 'view="text" (rendered as a terminal shows it)',
          "binary": "offset= and length= (byte ranges)",
          "json": 'jq= (e.g. jq="keys", jq=".items[0]")',

@@ -8,13 +8,12 @@ not come from the store's own verbs or another tool listed in :data:`NEVER_SPILL
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from scratchfs.api.stub import Stub
-from scratchfs.foundation.checks import shorten
+from scratchfs.foundation.checks import closest, shorten
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import SPILL_THRESHOLD_BYTES
 from scratchfs.foundation.text import json_string_bytes
@@ -94,25 +93,12 @@ def check_result_class(value: object, spill_classes: Iterable[str] = SPILL_CLASS
     if not isinstance(value, str):
         raise InvalidArgument(f"the {what} must be text, not {type(value).__name__}: {shorten(value)}; the known "
                               f"classes are {names}")
-    close = _closest(value, known)
+    close = closest(value, known)
     if open_ended and close is None:
         return value
     hint = f"; did you mean {close!r}?" if close else ""
     raise InvalidArgument(f"the {what} is {shorten(value)}, not a known class: the known classes are {names} "
                           f"(effect: never spilled){hint}")
-
-
-def _closest(value: str, known: Iterable[str]) -> str | None:
-    """The known class ``value`` most likely meant: the same but for case, else the closest spelling, if close."""
-    folded = value.casefold()
-    same = sorted(k for k in known if k.casefold() == folded)
-    if same:
-        return same[0]
-    if len(value) > 64:  # no class name is that long: no near miss (and difflib stays cheap)
-        return None
-    by_fold = {k.casefold(): k for k in sorted(known)}
-    found = difflib.get_close_matches(folded, list(by_fold), n=1, cutoff=0.7)
-    return by_fold[found[0]] if found else None
 
 
 def tool_basename(tool: str) -> str:

@@ -16,7 +16,7 @@ from scratchfs.api.policy import NEVER_SPILL_TOOLS, SPILL_CLASSES, check_result_
 from scratchfs.api.stub import PREVIEW_MODES
 from scratchfs.engine.seekable import MAX_FRAME_BYTES, MIN_FRAME_BYTES
 from scratchfs.foundation import limits
-from scratchfs.foundation.checks import check_choice, check_int, check_seconds, check_ttl
+from scratchfs.foundation.checks import check_choice, check_int, check_names, check_seconds, check_ttl
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.text import digits_int
 
@@ -36,7 +36,8 @@ def default_segment_entry_bytes() -> int | str:
 @dataclass(frozen=True)
 class Settings:
     """How a store behaves. Build one with keywords (``Settings(default_ttl=600)``); every field is checked once, in
-    ``__post_init__``, and :class:`~scratchfs.foundation.errors.InvalidArgument` names the first bad one.
+    ``__post_init__``, and :class:`~scratchfs.foundation.errors.InvalidArgument` names the first bad one (a keyword
+    that is no setting too, with the closest one: ``did you mean 'spill_threshold_bytes'?``).
 
     Attributes:
         default_ttl: seconds an entry lives when no TTL is given (finite, at least 1, at most 30 days).
@@ -93,6 +94,11 @@ class Settings:
     pattern_timeout: float = limits.PATTERN_TIMEOUT
     sweep_interval: float = limits.SWEEP_INTERVAL
     reply_budget_bytes: int = limits.REPLY_BUDGET_BYTES
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Settings:
+        # a misspelt keyword is InvalidArgument naming the closest setting, not __init__'s TypeError
+        check_names(kwargs, cls.names(), "store setting")
+        return super().__new__(cls)
 
     def __post_init__(self) -> None:
         for name, value in _checked(self).items():

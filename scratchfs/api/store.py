@@ -120,9 +120,9 @@ class ScratchStore:
             (needs a PostgreSQL index).
 
     Raises:
-        InvalidArgument: a bad setting (or an unknown one); an empty root string; a root that is an existing
-            directory, not empty, and not a scratchfs store (nothing in it is changed); a PostgreSQL index and
-            blobs that do not belong together (:mod:`scratchfs.engine.pairing`).
+        InvalidArgument: a bad setting (or an unknown one, with the closest: "did you mean ...?"); an empty root
+            string; a root that is an existing directory, not empty, and not a scratchfs store (nothing in it is
+            changed); a PostgreSQL index and blobs that do not belong together (:mod:`scratchfs.engine.pairing`).
         StorageError: the root cannot be created or its index opened.
         StoreBusy: the index stayed locked past ``busy_timeout`` while opening.
 
@@ -132,9 +132,7 @@ class ScratchStore:
 
     def __init__(self, root: str | os.PathLike[str] | None = None, *, settings: Settings | None = None,
                  index: str | None = None, blobs: str | None = None, **overrides: Any) -> None:
-        unknown = set(overrides) - Settings.names()
-        if unknown:
-            raise InvalidArgument(f"unknown store setting(s): {', '.join(sorted(unknown))}")
+        checks.check_names(overrides, Settings.names() | {"settings", "index", "blobs"}, "store setting")
         self.settings = (settings or Settings()).with_changes(**overrides) if overrides else (settings or Settings())
         s = self.settings
         self.root = store_root(root)

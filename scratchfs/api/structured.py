@@ -170,7 +170,8 @@ class StructureReads:
     def slurp(self, handle: str, filter: str, *, cursor: str | None = None, budget: int = 8192,
               call_budget: int | None = None) -> ItemPage:
         """One page of the outputs of jq ``filter`` run once over the array of all the records of JSON lines, or of
-        all the rows of a CSV/TSV table (objects keyed by its header; arrays when its stub found no header line):
+        all the rows of a CSV/TSV table (objects keyed by its header; arrays when its stub found no header line;
+        strings, but numbers in a column of numbers, :func:`~scratchfs.engine.structure.slurp.type_number_columns`):
         :func:`~scratchfs.engine.structure.slurp.slurp_page`, paged as :meth:`jq` pages. Raises InvalidArgument (a
         content over :data:`~scratchfs.engine.structure.slurp.MAX_SLURP_BYTES`, naming the per-record or per-row
         read that works; an entry that is no JSON lines or table -- a JSON document, text, a log, HTML, binary data

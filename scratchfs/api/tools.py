@@ -149,7 +149,8 @@ _READ_HANDLE = ToolSpec(
                                   "see nothing and are refused)."},
             "slurp": {"type": "boolean", "default": False,
                       "description": "Structure, with `jq`: run it once over the array of all JSON-lines records, or "
-                                     "of all CSV/TSV rows (objects keyed by the header, string values), e.g. "
+                                     "of all CSV/TSV rows (objects keyed by the header; a column of numbers as "
+                                     "numbers), e.g. "
                                      "`group_by(.unit) | map({unit: .[0].unit, n: length})`; at most 16 MiB."},
             "record": {"type": "integer", "minimum": 1, "description": "Structure: the first JSON-lines record (from "
                                                                      "1)."},

@@ -21,15 +21,16 @@ import shlex
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import click
 
-from scratchfs.api.settings import Settings
+from scratchfs.api.settings import SEGMENTS_ENV, Settings
 from scratchfs.api.store import ScratchStore, existing_store
 from scratchfs.cli.output import InputError, OutputError, TaggedSource, tagged_stdout
-from scratchfs.foundation.checks import check_seconds, check_ttl
+from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX
+from scratchfs.foundation.checks import check_seconds, check_ttl, closest
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import DEFAULT_TTL, MAX_TTL
 from scratchfs.foundation.text import is_digits, one_line
@@ -218,6 +219,38 @@ def main(ctx: click.Context, root: str | None, run_id: str | None, agent_id: str
     directory. --root, --run and --agent may come before the command (for every command) or after it.
     """
     ctx.obj = {"root": root, "run_id": run_id, "agent_id": agent_id}
+    for line in misspelt_variables(ctx.command, os.environ):
+        warn(line)
+
+
+ENV_PREFIX = "SCRATCHFS_"
+_OTHER_VARIABLES = frozenset({ENV_INDEX, ENV_BLOBS, SEGMENTS_ENV})
+"""The variables no option names (read by the store itself)."""
+
+
+def misspelt_variables(command: click.Command, environ: Mapping[str, str]) -> list[str]:
+    """One line for each variable of ``environ`` that starts with ``SCRATCHFS_``, is none of the CLI's (the
+    ``envvar`` of every option of ``command`` and its subcommands, and the store's own) and is a near miss of one
+    (:func:`~scratchfs.foundation.checks.closest`): a misspelt variable is otherwise ignored, silently.
+    ``$SCRATCHFS_DEFAULT_TL is no scratchfs variable (did you mean $SCRATCHFS_DEFAULT_TTL?); ignored``."""
+    given = [name for name in environ if name.startswith(ENV_PREFIX)]
+    if not given:
+        return []
+    known = set(_OTHER_VARIABLES)
+    commands = [command]
+    while commands:
+        cmd = commands.pop()
+        commands += list(getattr(cmd, "commands", {}).values())
+        for param in cmd.params:
+            envvar = getattr(param, "envvar", None)
+            known.update([envvar] if isinstance(envvar, str) else envvar or [])
+    suffixes = [name[len(ENV_PREFIX):] for name in known if name.startswith(ENV_PREFIX)]
+    lines = []
+    for name in sorted(set(given) - known):
+        meant = closest(name[len(ENV_PREFIX):], suffixes)  # (the prefix alone would make every name a near miss)
+        if meant is not None:
+            lines.append(f"${name[:100]} is no scratchfs variable (did you mean ${ENV_PREFIX}{meant}?); ignored")
+    return lines
 
 
 def global_option(name: str) -> str | None:
@@ -363,8 +396,8 @@ class Seconds(click.ParamType):
             except ValueError:
                 self.fail(f"{value!r} is not a number of seconds", param, ctx)
         try:
-            if self.ttl:
-                return check_ttl(number, DEFAULT_TTL)
+            if self.ttl:  # as Settings and the tools word it
+                return check_ttl(number, DEFAULT_TTL, param.name if param is not None and param.name else "ttl")
             return check_seconds(number, param.name if param is not None and param.name else "seconds",
                                  self.maximum, zero_ok=self.zero_ok)
         except InvalidArgument as exc:
@@ -418,7 +451,8 @@ class SourceFile(click.File):
 
 INPUT_ARGUMENT = click.argument("source", type=SourceFile(), default="-", required=False)
 
-__all__ = ["EXIT_CODES_HELP", "INPUT_ARGUMENT", "SETTINGS_META", "TTL_OPTION", "Folder", "Integer", "ScratchGroup",
-           "Seconds", "Terminated", "command_settings", "echo_json", "fail", "global_option", "handle_termination",
-           "json_accepted", "main", "opened", "resolve_root", "resolve_scope", "restore_signals", "root_option",
-           "scope_options", "stdout_bytes", "warn", "with_existing_store", "with_store"]
+__all__ = ["ENV_PREFIX", "EXIT_CODES_HELP", "INPUT_ARGUMENT", "SETTINGS_META", "TTL_OPTION", "Folder", "Integer",
+           "ScratchGroup", "Seconds", "Terminated", "command_settings", "echo_json", "fail", "global_option",
+           "handle_termination", "json_accepted", "main", "misspelt_variables", "opened", "resolve_root",
+           "resolve_scope", "restore_signals", "root_option", "scope_options", "stdout_bytes", "warn",
+           "with_existing_store", "with_store"]

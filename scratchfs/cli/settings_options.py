@@ -105,7 +105,7 @@ def _kib(size: int) -> str:
 
 
 _OPTIONS: tuple[tuple[str, str, click.ParamType | None, str, str], ...] = (
-    ("--default-ttl", "default_ttl", Seconds(maximum=limits.MAX_TTL),
+    ("--default-ttl", "default_ttl", Seconds(ttl=True),
      "Seconds an entry written without a TTL (--ttl, the tool's ttl) lives, 1 to 30 days",
      f"{limits.DEFAULT_TTL:.0f}"),
     ("--run-quota-bytes", "run_quota_bytes", Size(),

@@ -18,6 +18,7 @@ Ids come from models and sandboxes, so nothing about them is trusted:
 
 from __future__ import annotations
 
+import difflib
 import functools
 import hashlib
 import math
@@ -26,6 +27,7 @@ import operator
 import re
 import reprlib
 import secrets
+from collections.abc import Iterable
 
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import (
@@ -316,13 +318,47 @@ def check_ttl(ttl: object, default: float, what: str = "ttl") -> float:
     bounds = f"{what} must be finite seconds between {MIN_TTL:g} and {MAX_TTL:.0f}"
     try:
         seconds = check_seconds(ttl, what, MAX_TTL)
-    except InvalidArgument as exc:
+    except InvalidArgument:
         if isinstance(ttl, bool) or not isinstance(ttl, (int, float)):
             raise
-        raise InvalidArgument(f"{bounds}: {shorten(ttl)}") from exc
+        raise InvalidArgument(f"{bounds}: {shorten(ttl)}") from None  # one wording of the bounds, not two chained
     if seconds < MIN_TTL:
         raise InvalidArgument(f"{bounds}: {shorten(ttl)}")
     return seconds
+
+
+def closest(value: str, known: Iterable[str]) -> str | None:
+    """The name of ``known`` that ``value`` most likely meant: the same but for case, else the closest spelling
+    (:func:`difflib.get_close_matches`, ratio 0.7 or more: ``spill_treshold_bytes`` -> ``spill_threshold_bytes``),
+    else ``None``."""
+    folded = value.casefold()
+    same = sorted(k for k in known if k.casefold() == folded)
+    if same:
+        return same[0]
+    if len(value) > 64:  # no name is that long: no near miss (and difflib stays cheap)
+        return None
+    by_fold = {k.casefold(): k for k in sorted(known)}
+    found = difflib.get_close_matches(folded, list(by_fold), n=1, cutoff=0.7)
+    return by_fold[found[0]] if found else None
+
+
+def check_names(given: Iterable[object], known: Iterable[str], what: str) -> None:
+    """Refuse names in ``given`` that are not in ``known`` (``what`` names them: ``"store setting"``), each with the
+    closest known one: ``unknown store setting 'spill_treshold_bytes' (did you mean 'spill_threshold_bytes'?)``;
+    the known names are listed when none is close.
+
+    Raises:
+        InvalidArgument: a name of ``given`` is not in ``known``.
+    """
+    known = sorted(known)
+    unknown = sorted({str(name) for name in given} - set(known))
+    if not unknown:
+        return
+    hints = [closest(name, known) for name in unknown]
+    named = ", ".join(shorten(name) + (f" (did you mean {hint!r}?)" if hint else "")
+                      for name, hint in zip(unknown, hints, strict=True))
+    listed = "" if all(hints) else f"; the {what}s are {', '.join(known)}"
+    raise InvalidArgument(f"unknown {what}{'s' if len(unknown) > 1 else ''} {named}{listed}")
 
 
 def check_choice(value: object, what: str, choices: tuple[str, ...]) -> str:
@@ -379,6 +415,7 @@ __all__ = [
     "check_int",
     "check_key",
     "check_line",
+    "check_names",
     "check_needle",
     "check_run_id",
     "check_seconds",
@@ -389,6 +426,7 @@ __all__ = [
     "check_version",
     "clean_tool",
     "clock_reading",
+    "closest",
     "new_handle",
     "new_token",
     "path_part",

@@ -21,7 +21,9 @@ the client gets one text block holding the stub as compact JSON:
   JSON string (escapes included, as the SDK writes it), the tool's result class (``--class TOOL=CLASS``, else
   ``--default-class``) is one that floods the context, and the tool is not one of the never-spilled verbs.
 
-A failed spill passes the whole result through (logged at ERROR level). Everything else passes through untouched:
+A failed spill passes the whole result through (logged at ERROR level); so does structured content, and a result
+the policy would otherwise spill is then logged at WARNING level, once per tool, with what to do
+(:func:`scratchfs.mcp.proxy_spill.spill_result`). Everything else passes through untouched:
 tool-list, prompt-list and resource-list changes (to clients of both eras: ``notifications/*/list_changed`` on the
 handshake era, ``subscriptions/listen`` on 2026-07-28), upstream JSON-RPC errors, resources, resource templates,
 subscriptions, prompts and completions (each served only when the upstream offers it), progress notifications of a
@@ -52,14 +54,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scratchfs.api.contract import error_text
-from scratchfs.api.policy import KNOWN_CLASSES, SPILL_CLASSES, Observation, check_result_class
-from scratchfs.api.scope import Scope
+from scratchfs.api.policy import KNOWN_CLASSES, SPILL_CLASSES, check_result_class
 from scratchfs.api.settings import Settings
 from scratchfs.api.store import ScratchStore
 from scratchfs.api.tools import TOOL_SPECS
 from scratchfs.foundation.errors import InvalidArgument, ScratchError, UpstreamUnavailable
 from scratchfs.foundation.limits import DEFAULT_TTL, SPILL_THRESHOLD_BYTES, SWEEP_INTERVAL
 from scratchfs.foundation.text import one_line
+from scratchfs.mcp.proxy_spill import spill_result
 from scratchfs.mcp.server import (
     INSTRUCTIONS,
     META_PREFIX,
@@ -161,35 +163,6 @@ def _without_meta(params: Any) -> Any:
     if params is None:
         return None
     return params.model_copy(update={"meta": strip_meta(params.meta)})
-
-
-def spill_result(scope: Scope, config: ProxyConfig, tool: str, result: Any) -> Any:
-    """Apply the spill policy to an upstream ``CallToolResult``: the result unchanged, or one text block holding the
-    stub. Blocking (call it from a worker thread); never raises (a failed spill passes the result through)."""
-    import mcp_types as types
-
-    # conservative, as for an Observation: anything but None counts as set (an empty ``_meta`` included), and a
-    # result type other than "complete" (an extension's) is meaning the stub's new result would rewrite
-    if result.is_error or result.meta is not None or not result.content:
-        return result
-    if result.result_type not in (None, "complete"):
-        return result
-    if any(not isinstance(block, types.TextContent) or block.annotations is not None or block.meta is not None
-           for block in result.content):
-        return result
-    texts = [block.text for block in result.content]
-    text = texts[0] if len(texts) == 1 else "\n".join(texts)
-    # what the SDK's MCPServer adds to a str result ({"result": text}) or to a list[str] one, a block per item
-    # ({"result": [text, ...]}): nothing a stub strips; it becomes {"result": stub} or {"result": [stub]}
-    mirrored = result.structured_content == {"result": text}
-    listed = not mirrored and bool(texts) and result.structured_content == {"result": texts}  # one item too
-    if result.structured_content is not None and not (mirrored or listed):
-        return result
-    out = scope.offload(Observation(tool=tool, content=text, result_class=config.class_of(tool)))
-    if out.stub is None and out.refused is None:  # not spilled (or a failed spill): the result as it came
-        return result
-    structured = {"result": out.content} if mirrored else {"result": [out.content]} if listed else None
-    return types.CallToolResult(content=[types.TextContent(text=out.content)], structured_content=structured)
 
 
 class Upstream:
@@ -327,6 +300,7 @@ class Proxy:
         self.upstream = Upstream(config, self._on_upstream_notification)
         self.own_tools = scratch_tools(store.settings)
         self._upstream_tools: list[Any] | None = None
+        self._noted: set[str] = set()  # the tools whose structured result was logged as passed through whole
         self._bus = InMemorySubscriptionBus()
         self._handshake_session: Any = None  # the latest handshake-era client session, for notifications
 
@@ -419,7 +393,8 @@ class Proxy:
             result = await self.upstream.request(request, types.CallToolResult, progress)
         except UpstreamUnavailable as exc:
             return text_result(error_text(exc), is_error=True)
-        return await anyio.to_thread.run_sync(spill_result, scope, self.config, params.name, result)
+        return await anyio.to_thread.run_sync(spill_result, scope, self.config, params.name, result,
+                                              self._noted)
 
     # -- everything else passes through ---------------------------------------------------------------------------
 

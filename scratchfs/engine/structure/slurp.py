@@ -2,24 +2,29 @@
 document's jq read is.
 
 The content is turned into one JSON array -- the records in order (blank lines skipped), or the rows after the
-header as objects keyed by the header (values strings, as the ``csv`` module gives them), or, for a table with no
-header, every row as an array of strings -- and :func:`~scratchfs.engine.structure.jsondoc.jq_page` runs the filter
-once over it: the same outputs, pages, cursors, notes and errors as a jq read of a document holding that array.
+header as objects keyed by the header, or, for a table with no header, every row as an array -- and
+:func:`~scratchfs.engine.structure.jsondoc.jq_page` runs the filter once over it: the same outputs, pages, cursors,
+notes and errors as a jq read of a document holding that array. A table's cells are strings, as the ``csv`` module
+gives them, but in its number columns (:func:`type_number_columns`: every non-empty cell a strict JSON number, decided
+over all the rows), whose cells are numbers and empty cells ``null``.
 
 Memory: bounded by :data:`MAX_SLURP_BYTES` of content and :data:`MAX_ARRAY_BYTES` of array text. The reading process
 holds the content, the array text and (for a table) a chunk of rows; the jq worker holds the array text and jq's
 tree of it. Peak RSS (VmHWM) at the bound with a group-count filter, ``python bench/slurp_memory.py`` (2026-12-03):
 16 MiB of JSON lines (194,368 records), the reading process 90 -> 129 MiB and the jq worker 240 MiB, 3.8 s; 16 MiB
 of CSV (203,152 rows of 6 columns, a 26 MiB array), 93 -> 164 MiB (237 MiB when the rows were all held at once,
-before atk27) and 307 MiB, 5.6 s. At a load of 3 on 2 cores both ran past the default 5 s ``pattern_timeout`` (jq's
-reading of the array counts). Array texts are kept for the next pages (:data:`_ARRAYS`): up to 32 MiB more, held
-between reads.
+before atk27) and 307 MiB, 5.6 s, before number columns were typed (a first pass over the rows decides them: 0.6 s
+for this CSV on a loaded 2-core machine). At a load of 3 on 2 cores both ran past the default 5 s
+``pattern_timeout`` (jq's reading of the array counts). Array texts are kept for the next pages (:data:`_ARRAYS`):
+up to 32 MiB more, held between reads.
 """
 
 from __future__ import annotations
 
 import codecs
 import json
+import math
+import re
 from typing import Any
 
 from scratchfs.engine.caches import LRU
@@ -30,7 +35,8 @@ from scratchfs.engine.structure.table import iter_rows
 from scratchfs.foundation import limits
 from scratchfs.foundation.errors import InvalidArgument, StructureTimeout
 
-__all__ = ["EXTRA_CELLS", "MAX_ARRAY_BYTES", "MAX_SLURP_BYTES", "row_keys", "slurp_page"]
+__all__ = ["EXTRA_CELLS", "MAX_ARRAY_BYTES", "MAX_EXACT_INTEGER", "MAX_SLURP_BYTES", "row_keys", "slurp_page",
+           "type_number_columns"]
 
 MAX_SLURP_BYTES = 16 * 1024 * 1024
 """Largest content (bytes) a slurp read takes; a larger one is refused with InvalidArgument."""
@@ -40,6 +46,10 @@ rows are objects repeating the header's names: 16 MiB of short cells under long 
 with InvalidArgument. JSON lines' array is their records' text: it stays under :data:`MAX_SLURP_BYTES`."""
 EXTRA_CELLS = "_extra"
 """The key under which a row's cells past the header's columns are listed (a row longer than its header)."""
+MAX_EXACT_INTEGER = 2**53
+"""Largest magnitude of an integer cell read as a number (jq's doubles hold every integer up to it exactly)."""
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+"""JSON's number grammar (RFC 8259, section 6): what a cell must be to be read as a number."""
 _ARRAYS: LRU[str, bytes] = LRU(4, max_weight=MAX_ARRAY_BYTES, weigh=len, max_item_weight=MAX_ARRAY_BYTES)
 """The array texts slurp reads built, by blob token and form: the next pages of a read do not build them again."""
 
@@ -56,7 +66,8 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
             rows after it, each an object keyed by the header's names -- the n-th column of a repeated name keyed
             ``name_n``, a missing cell ``null``, cells past the header listed under :data:`EXTRA_CELLS` (keys as
             :func:`row_keys` gives them; the page's ``extra["note"]`` names any key that is not the header's name)
-            -- or ``"arrays"`` (a table with no header: every row, an array of strings).
+            -- or ``"arrays"`` (a table with no header: every row, an array). A table's cells are strings, but in its
+            number columns (:func:`type_number_columns`): numbers, an empty cell ``null``.
         cursor, budget_bytes, timeout: as :func:`~scratchfs.engine.structure.jsondoc.jq_page`.
         cache_key: names the content (a blob token): the array text built is kept under it (:data:`_ARRAYS`, 32 MiB
             over all reads) and jq's outputs as ``jq_page`` keeps them, so the next pages neither rebuild nor rerun.
@@ -78,11 +89,7 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
     """
     if form not in ("records", "rows", "arrays"):
         raise InvalidArgument(f"form must be 'records', 'rows' or 'arrays', not {str(form)[:20]!r}")
-    kept = None if cache_key is None else _ARRAYS.get(f"{form}:{cache_key}")
-    data = kept if kept is not None else (
-        _records(source, entry) if form == "records" else _rows(source, form == "rows"))
-    if cache_key is not None and kept is None:
-        _ARRAYS.put(f"{form}:{cache_key}", data)
+    data = _array(source, form, cache_key, entry)
     keyed = _keys_note(source) if form == "rows" else None
     room = 0 if keyed is None else len(json.dumps(keyed, ensure_ascii=False).encode("utf-8")) + len(',"note":; ')
     try:
@@ -106,6 +113,17 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
     return page
 
 
+def _array(source: ContentSource, form: str, cache_key: str | None, entry: str | None) -> bytes:
+    """The JSON array text of ``source``'s records or rows, kept in :data:`_ARRAYS` under ``cache_key`` (built
+    once for the pages of a read)."""
+    kept = None if cache_key is None else _ARRAYS.get(f"{form}:{cache_key}")
+    data = kept if kept is not None else (
+        _records(source, entry) if form == "records" else _rows(source, form == "rows"))
+    if cache_key is not None and kept is None:
+        _ARRAYS.put(f"{form}:{cache_key}", data)
+    return data
+
+
 def _records(source: ContentSource, entry: str | None) -> bytes:
     """The JSON array text of the records of JSON lines: each non-blank line's own text, in order. Raises BadRecord
     (through a record read of it) at the first line that is not JSON."""
@@ -126,13 +144,15 @@ def _records(source: ContentSource, entry: str | None) -> bytes:
 
 
 def _rows(source: ContentSource, header: bool) -> bytes:
-    """The JSON array text of a table's rows (objects keyed by the header when ``header``, else arrays), at most
+    """The JSON array text of a table's rows (objects keyed by the header when ``header``, else arrays), the cells
+    of its number columns numbers (:func:`type_number_columns`, decided by a first pass over the rows), at most
     :data:`MAX_ARRAY_BYTES`: built :data:`_CHUNK_ROWS` rows at a time, and refused (InvalidArgument, naming the row
     it got to) once it grows past the bound -- each row repeats the header's names, so 2 MiB of one-character cells
     under fifty 200-character names made a 206 MiB array (3.6 GB of memory for 16 MiB of them, before jq refused
     it)."""
     if source.size > MAX_SLURP_BYTES:
         read_whole(source, MAX_SLURP_BYTES, "slurp")  # raises naming the bound
+    numbers = _number_columns(source, header)
     names: list[str] | None = None
     extra = EXTRA_CELLS
     chunk: list[Any] = []
@@ -142,19 +162,67 @@ def _rows(source: ContentSource, header: bool) -> bytes:
         if header and names is None:
             names, extra = row_keys(cells)
             continue
-        if names is None:
-            chunk.append(cells)
-        else:
-            row: dict[str, Any] = dict.fromkeys(names)
-            row.update(zip(names, cells, strict=False))
-            if len(cells) > len(names):
-                row[extra] = cells[len(names):]
-            chunk.append(row)
+        chunk.append(cells)
         count += 1
         if len(chunk) >= _CHUNK_ROWS:
-            size += _put(chunk, parts, size, count)
-    _put(chunk, parts, size, count)
+            size += _put(_shaped(chunk, names, extra, numbers), parts, size, count)
+            chunk = []
+    _put(_shaped(chunk, names, extra, numbers), parts, size, count)
     return b"[" + b",".join(parts) + b"]"
+
+
+def _shaped(chunk: list[list[Any]], names: list[str] | None, extra: str, numbers: list[int]) -> list[Any]:
+    """``chunk``'s rows as the array holds them: the cells of the ``numbers`` columns numbers (an empty one
+    ``None``), and each row an object keyed by ``names`` (cells past them under ``extra``), or its list of cells
+    when ``names`` is ``None``."""
+    for c in numbers:
+        column = [cells[c] if c < len(cells) else "" for cells in chunk]
+        for cells, value in zip(chunk, json.loads("[" + ",".join([cell or "null" for cell in column]) + "]"),
+                                strict=True):
+            if c < len(cells):
+                cells[c] = value
+    if names is None:
+        return chunk
+    rows = []
+    for cells in chunk:
+        row: dict[str, Any] = dict.fromkeys(names)
+        row.update(zip(names, cells, strict=False))
+        if len(cells) > len(names):
+            row[extra] = cells[len(names):]
+        rows.append(row)
+    return rows
+
+
+def _number_columns(source: ContentSource, header: bool) -> list[int]:
+    """The indexes of a table's number columns (see :func:`type_number_columns`), judged :data:`_CHUNK_ROWS` rows
+    at a time so that the rows are never all held: a column stops being one at its first chunk that is not all
+    numbers, and is one if some chunk held a number in it."""
+    width: int | None = None
+    out: set[int] = set()
+    lost: set[int] = set()
+    chunk: list[list[str]] = []
+    rows = iter(iter_rows(source))
+    if header:
+        width = len(next(rows, (0, []))[1])
+    for _start, cells in rows:
+        chunk.append(cells)
+        if len(chunk) >= _CHUNK_ROWS:
+            _judge(chunk, width, out, lost)
+            chunk = []
+    _judge(chunk, width, out, lost)
+    return sorted(out - lost)
+
+
+def _judge(chunk: list[list[str]], width: int | None, out: set[int], lost: set[int]) -> None:
+    """Add to ``out`` the columns (before ``width``) ``chunk`` holds numbers in, to ``lost`` those it holds other
+    text in (:func:`_numbers`)."""
+    longest = max(map(len, chunk), default=0)
+    for c in range(longest if width is None else min(width, longest)):
+        if c in lost:
+            continue
+        column = [cells[c] if c < len(cells) else "" for cells in chunk]
+        if any(column):
+            (out if _numbers(column) is not None else lost).add(c)
 
 
 _BIG_ARRAY_BYTES = 1024 * 1024
@@ -229,3 +297,49 @@ _NOTED_CHARS = 24
 def _short(name: str) -> str:
     """``name`` quoted for a note, cut to :data:`_NOTED_CHARS` characters: its start and end (a key's ``_n``)."""
     return repr(name if len(name) <= _NOTED_CHARS else f"{name[:_NOTED_CHARS - 9]}…{name[-8:]}")
+
+
+def type_number_columns(rows: list[list[Any]], width: int | None) -> list[int]:
+    """Make the cells of each number column of a table's ``rows`` (after its header; lists of strings, changed in
+    place) numbers, and its empty cells ``None``; returns the indexes of those columns.
+
+    A number column: every non-empty cell is a strict number and one at least is -- JSON's number grammar (an
+    optional ``-``, no leading zero but in ``0`` itself, no ``+``, no space: ``"01234"``, ``"1."``, ``"NaN"``,
+    ``"inf"``, ``" 1"`` are none), an integer (no fraction or exponent) of at most 2**53 in magnitude (jq's doubles
+    hold it exactly), any other a finite double (``"1e400"`` is none) -- decided over all the rows, as DuckDB's
+    ``read_csv`` and Miller type them: a ``max_by(.size)`` then compares numbers, not text ("9993" > "10000").
+    ``width``: the header's column count (cells past it, listed under :data:`EXTRA_CELLS`, stay strings); ``None``:
+    a table with no header, every column counts.
+    """
+    typed = []
+    shortest, longest = min(map(len, rows), default=0), max(map(len, rows), default=0)
+    for c in range(longest if width is None else min(width, longest)):
+        column = [cells[c] for cells in rows] if c < shortest else [
+            cells[c] if c < len(cells) else "" for cells in rows]  # (a missing cell: not there to type)
+        values = _numbers(column)
+        if values is None:
+            continue
+        typed.append(c)
+        for cells, value in zip(rows, values, strict=True):
+            if c < len(cells):
+                cells[c] = value
+    return typed
+
+
+def _numbers(column: list[str]) -> list[Any] | None:
+    """The cells of ``column`` as numbers (an empty one ``None``) if it is a number column (see
+    :func:`type_number_columns`), else ``None``."""
+    if not any(column) or not all(map(_NUMBER.fullmatch, filter(None, column))):  # (stops at the first text)
+        return None
+    try:  # the cells are JSON numbers: read at C speed, as json reads them (an integer as an int)
+        values = json.loads("[" + ",".join([cell or "null" for cell in column]) + "]")
+    except ValueError:  # an integer of more digits than int() converts: no number jq holds
+        return None
+    numbers = [value for value in values if value is not None]
+    low, high = min(numbers), max(numbers)
+    if low < -MAX_EXACT_INTEGER or high > MAX_EXACT_INTEGER:  # (else no int is out, and no float infinite)
+        if any(type(value) is int and abs(value) > MAX_EXACT_INTEGER for value in numbers):
+            return None
+        if not all(map(math.isfinite, numbers)):
+            return None
+    return values

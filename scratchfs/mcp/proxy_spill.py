@@ -1,0 +1,81 @@
+"""The spill policy of ``scratchfs mcp-proxy`` applied to one upstream ``CallToolResult`` (see
+:mod:`scratchfs.mcp.proxy` for the rules), and the one stderr line that says when a result the policy would spill
+went through whole only because it carries structured content."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import MutableSet
+from typing import Any, Protocol
+
+from scratchfs.api.policy import Observation, result_size, should_spill
+from scratchfs.api.scope import Scope
+from scratchfs.foundation.checks import shorten
+
+log = logging.getLogger(__name__)
+
+MOST_NOTED = 1024
+"""Most tools whose structured pass-through is remembered (and so logged once each); past it, no more are logged."""
+
+
+class ClassOf(Protocol):
+    def class_of(self, tool: str) -> str:
+        """The result class of an upstream tool."""
+
+
+def spill_result(scope: Scope, config: ClassOf, tool: str, result: Any,
+                 noted: MutableSet[str] | None = None) -> Any:
+    """Apply the spill policy to an upstream ``CallToolResult``: the result unchanged, or one text block holding the
+    stub. Blocking (call it from a worker thread); never raises (a failed spill passes the result through).
+
+    A result the policy would spill (all text, over the threshold, a spilling class) that goes through whole only
+    because of its structured content -- a tool of the SDK's ``MCPServer`` returning a pydantic model or a dict --
+    is logged at WARNING level (on stderr), once per tool: when ``noted`` (the tools logged so far) does not hold it
+    yet, and it then does (``None``: every such result is logged).
+    """
+    import mcp_types as types
+
+    # conservative, as for an Observation: anything but None counts as set (an empty ``_meta`` included), and a
+    # result type other than "complete" (an extension's) is meaning the stub's new result would rewrite
+    if result.is_error or result.meta is not None or not result.content:
+        return result
+    if result.result_type not in (None, "complete"):
+        return result
+    if any(not isinstance(block, types.TextContent) or block.annotations is not None or block.meta is not None
+           for block in result.content):
+        return result
+    texts = [block.text for block in result.content]
+    text = texts[0] if len(texts) == 1 else "\n".join(texts)
+    # what the SDK's MCPServer adds to a str result ({"result": text}) or to a list[str] one, a block per item
+    # ({"result": [text, ...]}): nothing a stub strips; it becomes {"result": stub} or {"result": [stub]}
+    mirrored = result.structured_content == {"result": text}
+    listed = not mirrored and bool(texts) and result.structured_content == {"result": texts}  # one item too
+    if result.structured_content is not None and not (mirrored or listed):
+        note_structured(scope, Observation(tool=tool, content=text, result_class=config.class_of(tool)), noted)
+        return result
+    out = scope.offload(Observation(tool=tool, content=text, result_class=config.class_of(tool)))
+    if out.stub is None and out.refused is None:  # not spilled (or a failed spill): the result as it came
+        return result
+    structured = {"result": out.content} if mirrored else {"result": [out.content]} if listed else None
+    return types.CallToolResult(content=[types.TextContent(text=out.content)], structured_content=structured)
+
+
+def note_structured(scope: Scope, obs: Observation, noted: MutableSet[str] | None) -> None:
+    """Log that ``obs`` (a result with structured content) passes through whole, if the policy would otherwise have
+    spilled it and its tool is not in ``noted`` yet (then added; see :func:`spill_result`). Never raises."""
+    tool = obs.tool
+    if noted is not None and (tool in noted or len(noted) >= MOST_NOTED):
+        return
+    settings = scope.store.settings
+    if not should_spill(obs, settings.spill_threshold_bytes, never_spill_tools=settings.never_spill_tools,
+                        spill_classes=settings.spill_classes):
+        return
+    if noted is not None:
+        noted.add(tool)
+    log.warning("scratchfs mcp-proxy: tool %s returned %d bytes with structured content: passed through whole, not "
+                "spilled (a stub would strip what its output schema promises); for large results, have the tool "
+                "return text (a str, or @mcp.tool(structured_output=False)) or fewer rows. Said once per tool",
+                shorten(tool, 120), result_size(obs.content))
+
+
+__all__ = ["MOST_NOTED", "ClassOf", "note_structured", "spill_result"]
