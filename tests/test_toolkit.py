@@ -199,6 +199,25 @@ def test_count_is_the_plain_answer(scratch_scope, text, needle):
     assert "windows" not in r and "note" not in r
 
 
+def test_a_pattern_that_matches_only_empty_text_says_why_it_found_nothing(scratch_scope, fixture_data):
+    """atk27: pattern="^" with count=true over 100,000 lines answered matches 0, lines 0 and nothing else (searches
+    skip empty matches, as the README says, but a model counting lines that way reads 0 as the answer). A count or
+    search that finds nothing with a pattern that matches empty text says so and names patterns that count lines;
+    one that matches no empty text, or finds something, adds no note."""
+    data = fixture_data["workspace-grep-stdlib-defs.txt"]
+    handle = scratch_scope.spill(data).handle
+    tools = ScratchTools(scratch_scope)
+    for pattern in ("^", "$", r"\b", "(?m)^", "(?:zzz)?"):
+        for extra in ({"count": True}, {}):
+            r = tools.call("read_handle", {"handle": handle, "pattern": pattern, **extra})
+            assert r.get("matches", 0) == 0 and not r.get("windows"), (pattern, r)
+            assert "matches empty text" in r["note"] and 'pattern="^."' in r["note"], (pattern, r)
+    lines = tools.call("read_handle", {"handle": handle, "pattern": "^.", "count": True})
+    assert lines["lines"] == sum(1 for line in data.split(b"\n") if line) and "note" not in lines
+    none = tools.call("read_handle", {"handle": handle, "pattern": "^zzz", "count": True})
+    assert none["matches"] == 0 and "note" not in none
+
+
 def test_a_pattern_count_over_a_fixture_and_its_refusals(scratch_scope, fixture_data):
     data = fixture_data["workspace-grep-stdlib-defs.txt"]
     handle = scratch_scope.spill(data).handle

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from scratchfs.api.counting import MatchCount
+from scratchfs.api.counting import MatchCount, empty_match_note
 from scratchfs.api.fixed import Squeeze
 from scratchfs.api.results import Matches
 from scratchfs.api.views import piece, reply_size
@@ -170,6 +170,8 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
         reply["note"] = (f"the budget ({budget} bytes) cut this reply to {count} of max_matches={found.max_matches} "
                          f"matches{grouped}; next_call goes on (a larger budget=, up to {MAX_REPLY_BYTES},{narrower} "
                          f"shows more a reply){total}")
+    elif not windows and shown.next_offset is None and (empty := empty_match_note(found.pattern, found.ignore_case)):
+        reply["note"] = empty
     return reply
 
 
@@ -189,6 +191,8 @@ def count_reply(counted: MatchCount, budget: int) -> dict[str, Any]:
         reply["note"] = (f"counted bytes {counted.offset}-{end} of {counted.size} in the time bound "
                          f"({counted.seconds:g} s); next_call counts on from next_offset: add up the counts (a line "
                          "with matches on both sides of next_offset is in both lines counts)")
+    elif not counted.matches and (empty := empty_match_note(counted.pattern, counted.ignore_case)):
+        reply["note"] = empty
     return Squeeze(reply, budget, {"match": ("match",), "pattern": ("pattern",)})(reply)
 
 
