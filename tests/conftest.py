@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 from pathlib import Path
 
@@ -56,6 +57,35 @@ def pytest_runtest_call(item: pytest.Item):
         yield
     finally:
         test._hypothesis_internal_use_settings = base
+
+
+_RUN_LOCK = pytest.StashKey[int]()
+
+
+def _run_lock(config: pytest.Config) -> int | None:
+    """The descriptor of the lock file of this run's pytest-xdist workers (in the run's temporary directory, which
+    every worker's own is in), opened once per worker; ``None`` in a run without workers."""
+    if not hasattr(config, "workerinput"):
+        return None
+    if _RUN_LOCK not in config.stash:
+        path = Path(config.option.basetemp).parent / "alone.lock"
+        config.stash[_RUN_LOCK] = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    return config.stash[_RUN_LOCK]
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    """Under pytest-xdist a test marked ``alone`` (a bound of wall-clock time, or of work done in it) runs while no
+    other worker runs a test: it holds the run's lock exclusively, every other test holds it shared."""
+    lock = _run_lock(item.config)
+    if lock is None:
+        yield
+        return
+    fcntl.flock(lock, fcntl.LOCK_EX if item.get_closest_marker("alone") else fcntl.LOCK_SH)
+    try:
+        yield
+    finally:
+        fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 @pytest.fixture

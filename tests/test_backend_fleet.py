@@ -244,6 +244,7 @@ def test_several_hosts_share_one_database_and_one_bucket(urls, tmp_path):
         assert objects(store) == {e.blob for e in entries}  # no orphan left, none missing
 
 
+@pytest.mark.alone
 def test_a_stopped_object_store_gives_storage_error_and_offload_passes_through(fleet, monkeypatch):
     from moto.server import ThreadedMotoServer
 
@@ -267,6 +268,7 @@ def test_a_stopped_object_store_gives_storage_error_and_offload_passes_through(f
     assert [e.key for e in store.list_entries()] == [stub.handle]  # the failed uploads left no row
 
 
+@pytest.mark.alone
 def test_a_stopped_database_gives_storage_error_and_offload_passes_through(s3_env, tmp_path):
     if _pg_bin() is None:
         unavailable("no PostgreSQL binaries to start a server of this test's own")

@@ -213,6 +213,7 @@ def test_platform_cascade_deletes_entries_with_the_run_row(postgres_dsn, pg_sche
             conn.execute(f'DROP SCHEMA "{pg_schema}_p" CASCADE')
 
 
+@pytest.mark.alone
 def test_a_held_row_lock_gives_store_busy_within_the_timeout(index, postgres_dsn, pg_schema):
     index.put(entry(kind="scratch", key="k"), b"", lambda: True)
     with psycopg.connect(postgres_dsn) as other:
@@ -242,6 +243,7 @@ def test_the_sweep_lock_admits_one_host_at_a_time(postgres_dsn, pg_schema):
         b.close()
 
 
+@pytest.mark.alone
 def test_a_stopped_server_gives_storage_error_within_a_bounded_time():
     if _pg_bin() is None:
         unavailable("no PostgreSQL binaries to start a server of this test's own")
@@ -273,6 +275,7 @@ def test_a_stopped_server_gives_storage_error_within_a_bounded_time():
         server.remove()
 
 
+@pytest.mark.alone
 def test_a_server_that_refuses_fails_the_open_at_once_saying_why(postgres_dsn, pg_schema):
     """A DSN whose server refuses (nothing listens on the port) or whose database does not exist waited the whole
     busy timeout (30 s by default) in the pool's retries, printing a line per retry, then said only "no connection
@@ -287,6 +290,7 @@ def test_a_server_that_refuses_fails_the_open_at_once_saying_why(postgres_dsn, p
         assert time.monotonic() - started < 5.0
 
 
+@pytest.mark.alone
 def test_a_slow_statement_gives_store_busy_within_the_timeout(postgres_dsn, pg_schema):
     index = PostgresIndex(postgres_dsn, schema=pg_schema, busy_timeout=0.5, clock="caller")
     try:

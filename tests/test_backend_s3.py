@@ -163,6 +163,7 @@ def test_bad_urls_are_refused():
     assert parse_s3_url("s3://my-bucket") == ("my-bucket", "")
 
 
+@pytest.mark.alone
 def test_an_unreachable_store_gives_storage_error_within_a_bounded_time(s3_env, monkeypatch):
     monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{free_port()}")  # nothing listens there
     blobs = S3Blobs(s3_env, frame_bytes=4096, level=3, timeout=1.0)

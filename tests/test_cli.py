@@ -727,6 +727,7 @@ def test_a_raw_read_of_a_fleet_store_hints_the_fleet_not_a_local_root(tmp_path, 
     assert f"--length 100 --root {tmp_path / 'local'} --run r --agent a\n" in result.stderr
 
 
+@pytest.mark.alone  # the moment of the signal in the start-up moves with the load beside it
 @pytest.mark.parametrize("delay", [0.06, 0.1, 0.14])
 def test_a_ctrl_c_while_the_command_line_loads_is_one_line(tmp_path, delay):
     """Ctrl-C in a command's first ~0.2 s, while its modules were still being imported, printed a 12-38 line

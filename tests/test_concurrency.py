@@ -180,6 +180,7 @@ def test_a_live_entry_never_reads_as_missing_or_partial(tmp_path):
         assert store.integrity_check() == "ok"
 
 
+@pytest.mark.alone
 def test_sweeps_never_remove_a_writer_file_or_directory(tmp_path):
     """A sweeper at grace 0 against writers that keep emptying and refilling their directories."""
     with ScratchStore(tmp_path / "root", orphan_grace=0.0) as store:
@@ -449,6 +450,7 @@ HOLDER = """
 """
 
 
+@pytest.mark.alone
 def test_contention_waits_then_raises_store_busy(tmp_path):
     root = tmp_path / "root"
     ScratchStore(root).close()

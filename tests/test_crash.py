@@ -119,6 +119,7 @@ def _hold_and_kill(root: Path, body: str, before: str = "") -> None:
 
 
 @pytest.mark.parametrize("lock", list(HOLDERS))
+@pytest.mark.alone
 def test_a_killed_lock_holder_blocks_nobody(tmp_path, lock):
     root = tmp_path / "root"
     ScratchStore(root).close()
@@ -139,6 +140,7 @@ def test_a_killed_lock_holder_blocks_nobody(tmp_path, lock):
     assert [p for p in root.rglob("*.lock") if p.parent != root / "locks"] == []  # no lock inside runs/ or trash/
 
 
+@pytest.mark.alone
 def test_killed_while_creating_the_schema_of_a_new_root(tmp_path):
     root = tmp_path / "new"
     before = """

@@ -66,6 +66,7 @@ def _web(store):
     return TestClient(create_app(store, token), headers={"Authorization": f"Bearer {token}"})
 
 
+@pytest.mark.alone
 def test_the_web_api_answers_503_with_retry_after_while_the_index_database_is_down(tmp_path):
     """A fleet trial: with PostgreSQL down every API call answered 500 ``storage``; an index that cannot be reached
     is a server unavailable for now (503, with Retry-After), as a busy one is."""

@@ -29,6 +29,7 @@ def _page(rows: int) -> bytes:
 BIG = _page(40_000)  # 2.3 MB
 
 
+@pytest.mark.alone
 def test_a_runaway_select_raises_structure_timeout_near_its_limit():
     began = time.monotonic()
     with pytest.raises(StructureTimeout, match="time limit") as caught:
@@ -53,6 +54,7 @@ def test_a_large_page_is_given_time_for_its_size(monkeypatch):
     assert view.count(b"a") == 20_000 and view.count(b"b") == 20_000
 
 
+@pytest.mark.alone
 def test_other_threads_run_while_a_select_runs_away():
     def runaway() -> None:
         with pytest.raises(StructureTimeout):
@@ -107,6 +109,7 @@ def test_selected_texts_page_through_as_in_process(sizes, budget, max_elements, 
     assert _all_elements(doc, selector, budget, max_elements) == expected
 
 
+@pytest.mark.alone
 def test_the_text_view_of_a_page_whose_text_is_one_long_block_takes_time_linear_in_it(fixture_data):
     """rustdoc's source pages (the Rust toolchain's core_arch avx512f.rs.html: 7.6 MiB, a line-numbered listing
     of spans) render as few, very long blocks, and inscriptis appended each piece of text to its block's string:

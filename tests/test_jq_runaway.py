@@ -38,6 +38,7 @@ def test_a_runaway_records_filter_raises_structure_timeout():
     assert page.items == [0, 2, 4, 6, 8]
 
 
+@pytest.mark.alone
 def test_other_threads_run_while_a_filter_runs_away():
     def runaway() -> None:
         with pytest.raises(StructureTimeout):
@@ -105,6 +106,7 @@ def _exited(pid: int) -> bool:
         return True
 
 
+@pytest.mark.alone
 def test_a_worker_that_dies_is_a_typed_error_and_a_dead_idle_one_is_replaced():
     assert jq_page(BytesSource(b"[5]"), ".[0]").items == [5]  # a worker is idle now
     killed = _kill_workers()

@@ -25,6 +25,7 @@ def p99(latencies: list[float]) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
 
 
+@pytest.mark.alone
 def test_two_runaway_searches_stop_in_time_and_other_calls_answer_promptly(tmp_path):
     limit = 2.0
     with ScratchStore(tmp_path, pattern_timeout=limit) as store:
@@ -61,6 +62,7 @@ def test_two_runaway_searches_stop_in_time_and_other_calls_answer_promptly(tmp_p
     assert max(seconds for seconds, _ in ended) <= 1.5 * limit
 
 
+@pytest.mark.alone
 def test_a_runaway_search_over_mcp_leaves_scratch_list_prompt(tmp_path):
     # the server runs each tool call in a worker thread; the regex engine releases the GIL while it matches
     with ScratchStore(tmp_path) as store:
@@ -99,6 +101,7 @@ def test_a_runaway_search_over_mcp_leaves_scratch_list_prompt(tmp_path):
 
 
 @pytest.mark.parametrize("limit", [0.5, 1.0])
+@pytest.mark.alone
 def test_a_search_alone_stops_within_its_limit(tmp_path, limit):
     with ScratchStore(tmp_path, pattern_timeout=limit) as store:
         scope = store.scope("r", "a")

@@ -164,6 +164,7 @@ HUGE = ["a{100000000}", "(?:a{1000}){1000}", "((a{100}){100}){100}", "x{42949672
 
 
 @pytest.mark.parametrize("pattern", HUGE)
+@pytest.mark.alone
 def test_patterns_beyond_the_compile_bounds_are_invalid_arguments(scope, pattern):
     handle = scope.spill(b"a" * 10_000, source_tool="t").handle
     began = time.monotonic()
@@ -185,6 +186,7 @@ print(time.monotonic() - began, (resource.getrusage(resource.RUSAGE_SELF).ru_max
 """
 
 
+@pytest.mark.alone
 def test_the_largest_patterns_allowed_compile_in_little_memory_and_time():
     largest = ["a{19990}", "(?:a{140}){140}", "(?:(?:a|b){1,65535}){1,65535}", "(?:" * 99 + "a+" + ")*" * 99,
                "(?:ab|cd|ef)" * 1300, r"\w{9990}\d{9990}"]

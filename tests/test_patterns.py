@@ -138,6 +138,7 @@ def test_prefilter_is_chosen_for_required_literals():
     assert PatternMatcher(r"(?i)abc").literal is None
 
 
+@pytest.mark.alone
 def test_catastrophic_backtracking_is_stopped_with_a_resume_offset(tmp_path):
     with ScratchStore(tmp_path, pattern_timeout=0.3) as store:
         scope = store.scope("r", "a")

@@ -200,6 +200,7 @@ def test_the_stores_own_verbs_behind_a_prefix_with_an_underscore_or_dash_never_s
 
 
 @pytest.mark.parametrize("name", ["x" * 200_000, "_" * 200_000, "a-" * 100_000, "a\n" * 100_000 + "ns__tool"])
+@pytest.mark.alone
 def test_the_spill_policy_of_a_long_tool_name_costs_linear_time(name):
     """A tool name is the caller's (a hostile or broken host may pass anything): before, telling its basename ran
     ``.*(?:__|[./:])`` from every position (quadratic: 80 s for 100,000 characters without a separator) and the

@@ -250,6 +250,7 @@ def quick_idle():
     return FramePool(idle_seconds=0.2)
 
 
+@pytest.mark.alone
 def test_a_large_write_keeps_frame_order_and_its_workers_end_when_idle(tmp_path, fixture_data, quick_idle):
     data = b"".join(fixture_data.values())  # about 2 MiB: 512 frames of 4 KiB, compressed on worker threads
     path = tmp_path / "big.zst"
@@ -266,6 +267,7 @@ def test_a_large_write_keeps_frame_order_and_its_workers_end_when_idle(tmp_path,
     assert again.digest() == writer.digest()
 
 
+@pytest.mark.alone
 def test_a_large_write_abandoned_midway_leaves_no_worker_thread(tmp_path, fixture_data, quick_idle):
     # a content stream that fails after several frames: the writer is dropped without close(); its frames not yet
     # started are cancelled, and the workers end once idle

@@ -277,6 +277,7 @@ def test_the_mcp_face_slurps(tmp_path):
     run(body)
 
 
+@pytest.mark.alone
 def test_a_runaway_filter_is_a_structure_timeout_and_the_worker_goes_on(tmp_path):
     import time
 

@@ -350,6 +350,7 @@ def test_a_binding_payload_is_what_the_json_encoder_writes_for_any_value(text, t
     assert Binding(**fields).encode() == expected
 
 
+@pytest.mark.alone
 def test_the_transaction_log_keeps_the_cpu_of_its_longest_transaction(store):
     # the CPU of a transaction is read at its end only when it is the longest so far: the longest one's is kept
     import time

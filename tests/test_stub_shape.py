@@ -380,6 +380,7 @@ def test_the_note_of_a_json_array_names_a_read_of_its_first_item(scope):
     assert 'jq="keys"' in scope.spill(json.dumps({"items": items}).encode(), source_tool="api.get").note
 
 
+@pytest.mark.alone
 def test_telling_lone_cr_line_ends_from_redraws_costs_linear_time():
     """Telling classic Mac text (lines ending in a lone \\r) from a progress bar looks at the pieces around each
     bare \\r: a sample of nothing but carriage returns (no newline to stop a backward search) is told at once."""
@@ -394,6 +395,7 @@ def test_telling_lone_cr_line_ends_from_redraws_costs_linear_time():
         assert shape.content_type == "log"  # pieces that are blank or differ only in digits: redraws of one line
 
 
+@pytest.mark.alone
 def test_a_spill_of_carriage_returns_costs_no_more_than_one_of_plain_text(tmp_path, fixture_data):
     """512 KiB of bare carriage returns (with a byte order mark before them, in pairs, in runs between short
     pieces) spill in about the time 512 KiB of real text does: before, each of the 1,024 bare \\r looked at ran two

@@ -30,6 +30,7 @@ def _wait_idle(store: ScratchStore, seconds: float = 10) -> None:
         time.sleep(0.005)
 
 
+@pytest.mark.alone
 def test_no_connection_checkpoints_inside_a_commit(tmp_path, monkeypatch):
     opened: list[sqlite3.Connection] = []
     monkeypatch.setattr(Index, "on_connect", opened.append)
@@ -68,6 +69,7 @@ def _small_counts(tmp_path) -> Iterator[tuple[ScratchStore, Checkpoints]]:
         yield store, checkpoints
 
 
+@pytest.mark.alone
 def test_a_writer_without_pauses_settles_the_log_every_settle_rows(tmp_path, monkeypatch):
     ran = _where_checkpoints_ran(monkeypatch)
     with _small_counts(tmp_path) as (store, checkpoints):
@@ -88,6 +90,7 @@ def test_a_writer_without_pauses_settles_the_log_every_settle_rows(tmp_path, mon
     assert not _checkpoint_threads()
 
 
+@pytest.mark.alone
 def test_a_background_checkpoint_starved_of_cpu_does_not_let_the_log_grow_without_bound(tmp_path):
     # the writer leaves the settling to a background checkpoint under way; one that is slow to run (a loaded
     # machine: seen in a loop under 3 busy processes) let the log grow by every row committed meanwhile. Once twice
@@ -145,6 +148,7 @@ def test_threads_writing_without_pauses_settle_the_log_too(tmp_path):
     assert not _checkpoint_threads()
 
 
+@pytest.mark.alone
 def test_a_writer_with_pauses_never_checkpoints_itself(tmp_path, monkeypatch):
     ran = _where_checkpoints_ran(monkeypatch)
     with _small_counts(tmp_path) as (store, checkpoints):
@@ -174,6 +178,7 @@ def test_without_a_thread_the_committing_connection_checkpoints(tmp_path, monkey
         assert scope.scratch_read("k0") == b"value"
 
 
+@pytest.mark.alone
 def test_a_batched_job_settles_the_log_between_its_transactions_never_in_one(tmp_path, monkeypatch):
     # a delete's batches are sized by how long they take (engine.batches): a checkpoint run by one of its commits
     # (two fsync calls) would be timed as the batch's. With no background thread to be had, every checkpoint is the
@@ -279,6 +284,7 @@ def test_a_failing_checkpoint_is_skipped(tmp_path):
     assert seen == []
 
 
+@pytest.mark.alone
 def test_a_fork_child_starts_its_own(monkeypatch):
     gate = threading.Event()
     ran = []
@@ -306,6 +312,7 @@ def test_a_fork_child_starts_its_own(monkeypatch):
     assert len(set(ran)) == 2
 
 
+@pytest.mark.alone
 def test_a_fork_waits_until_the_checkpoint_thread_is_out_of_sqlite():
     # a child forked while the checkpoint thread held one of SQLite's process-wide mutexes would hang at its first
     # SQLite call; so fork() waits for the thread to leave SQLite (here: its connect, held open by the test)
@@ -341,6 +348,7 @@ def test_a_fork_waits_until_the_checkpoint_thread_is_out_of_sqlite():
     assert forked_at and forked_at[0] >= left
 
 
+@pytest.mark.alone
 def test_a_settle_that_could_not_restart_the_log_is_tried_again_at_the_next_commit(tmp_path, monkeypatch):
     """A settle whose RESTART checkpoint came back busy (a background checkpoint starved of CPU still under way:
     seen in CI, the log at 8.1 MB where the bound was 6.6) left the count of rows since a settle at 0, so the log grew

@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from scratchfs.engine.worker_pipe import CPU_SLACK_SECONDS
 
 _CHILD = """
@@ -87,6 +89,7 @@ def _gone_within(workers: list[int], seconds: float, cpu: list[float] | None = N
     return time.monotonic() - began
 
 
+@pytest.mark.alone
 def test_a_busy_worker_whose_parent_is_killed_ends_within_its_limit_and_the_slack():
     limit = 3.0
     child, workers = _start(limit, "sleep")
@@ -102,6 +105,7 @@ def test_a_busy_worker_whose_parent_is_killed_ends_within_its_limit_and_the_slac
     assert max(cpu) <= limit + CPU_SLACK_SECONDS + 2, cpu  # + 1 rounding up, + at most 1 of start-up before the call
 
 
+@pytest.mark.alone
 def test_a_busy_worker_is_killed_when_its_parent_exits():
     child, workers = _start(60.0, "exit")
     assert child.wait(10) == 0
