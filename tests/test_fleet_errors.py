@@ -191,6 +191,7 @@ def test_the_pools_warnings_in_an_outage_are_one_line_once_a_minute(s3_env, tmp_
         server.remove()
 
 
+@pytest.mark.alone
 def test_with_the_index_database_down_each_operation_fails_at_once_not_after_the_busy_timeout(tmp_path):
     """psycopg_pool waits its whole timeout for a connection while the server refuses new ones: with PostgreSQL down,
     every spill waited busy_timeout (30 s by default) before it failed, and an agent loop's offload held each large
