@@ -45,6 +45,8 @@ def _fixed(data: bytes, starts: list[int]) -> list[list[str]]:
 _CASES = {
     "ps-auxww.txt": (["USER", "PID", "%CPU", "%MEM", "VSZ", "RSS", "TTY", "STAT", "START", "TIME", "COMMAND"], RUNS),
     "df-h.txt": (["Filesystem", "Size", "Used", "Avail", "Use%", "Mounted on"], RUNS),
+    "df-T.txt": (["Filesystem", "Type", "1K-blocks", "Used", "Available", "Use%", "Mounted on"], RUNS),
+    "sqlite-column.txt": (["id", "name", "score"], FIXED),
     "pip-list.txt": (["Package", "Version", "Editable project location"], RUNS),
     "free-m.txt": (["", "total", "used", "free", "shared", "buff/cache", "available"], RUNS),
     "ss-tan.txt": (["State", "Recv-Q", "Send-Q", "Local Address:Port", "Peer Address:Port Process"], RUNS),
@@ -52,7 +54,7 @@ _CASES = {
     "docker-ps-by-hand.txt": (["CONTAINER ID", "IMAGE", "COMMAND", "CREATED", "STATUS", "PORTS", "NAMES"], FIXED),
     "kubectl-get-pods-by-hand.txt": (["NAME", "READY", "STATUS", "RESTARTS", "AGE"], FIXED),
 }
-_FIXED_STARTS = {"docker-ps-by-hand.txt": [0, 15, 36, 61, 78, 106, 150],
+_FIXED_STARTS = {"docker-ps-by-hand.txt": [0, 15, 36, 61, 78, 106, 150], "sqlite-column.txt": [0, 4, 16],
                  "kubectl-get-pods-by-hand.txt": [0, 36, 44, 63, 78]}
 
 
@@ -156,8 +158,10 @@ def test_what_is_no_aligned_table_is_not_taken_for_one(name):
 
 
 @pytest.mark.parametrize("name", ["find-ls-usr.txt", "du-ah-python3.tsv", "git-log-format.tsv", "man-ls-overstrike.txt",
-                                  "sqlite-csv-packages.csv", "pytest-color-v.txt"])
+                                  "sqlite-csv-packages.csv", "pytest-color-v.txt", "ss-tulpn.txt"])
 def test_other_real_outputs_are_not_taken_for_one(name):
+    # ss -tulpn glues two names ("Peer Address:PortProcess"): the column the header names "Peer" would be empty and
+    # the last hold the peer's address and the process, so it is no such table
     data = (_TOOLS / name).read_bytes()
     assert not describe(data, len(data), data.count(b"\n")).text.startswith(ALIGNED_SHAPE)
 

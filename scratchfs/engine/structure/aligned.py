@@ -48,6 +48,7 @@ _WORD = re.compile(r"[^ ]+")
 _SPACES = re.compile(r" +")
 _RULE = re.compile(r" *[-=][-=+ ]*")
 _MASK = bytes([1] * 32 + [0] + [1] * 223)  # a space is blank, any other byte a character
+_WORDY = re.compile(r"[^\W\d_]{3}")  # a name starting with a digit holds a word (1K-blocks; 4.0K is a size)
 _LINE_NUMBER = re.compile(r":\d+[:-]")  # grep's path:line: (a header names no line)
 
 
@@ -116,6 +117,8 @@ def _columns(header: str, rows: list[str]) -> tuple[list[str], list[int]] | None
     merged = [spans[0]]
     for start, end in spans[1:]:  # (a name with no gutter before it continues the one before)
         if 0 not in taken[merged[-1][1] : start]:
+            if header[start].islower() or header[merged[-1][0]].islower():
+                return None  # (names of several words are capitalised: CONTAINER ID; words of text are not)
             merged[-1] = (merged[-1][0], end)
         else:
             merged.append((start, end))
@@ -143,14 +146,16 @@ def find_table(lines: list[str]) -> tuple[Layout, list[list[str]]] | None:
     """The layout of the table whose header is ``lines[0]`` and whose rows are the rest (at most
     :data:`HEAD_LINES` are looked at; no newlines, the caller leaves out a last line its sample may have cut) and
     those rows' cells, or ``None`` when they make no such table: a header of 2 to 64 names (each starting with a
-    letter, ``%``, ``#`` or ``_``; none holding a run of spaces) with a run of 2 spaces or more between two of them,
-    at most 1,024 characters, no ``:digits:`` (grep's line numbers); no tab in any line; 2 rows or more, none the
-    header again, each with 2 cells or more, 60% of all their cells filled."""
+    letter, ``%``, ``#`` or ``_``, or holding 3 letters in a row; none holding a run of spaces) with a run of 2
+    spaces or more between two of them, at most 1,024 characters, no ``:digits:`` (grep's line numbers); no tab in
+    any line; 2 rows or more, none the header again, each with 2 cells or more, 60% of all their cells filled; by
+    the columns' positions (the runs rule aside), no last cell holding a run of spaces."""
     header = lines[0].rstrip(" \r") if lines else ""
     if len(header) > _MAX_HEADER_CHARS or "  " not in header.strip(" ") or "\t" in header:
         return None
     words = header.split()
-    if any(not (word[0].isalpha() or word[0] in "%#_") for word in words) or _LINE_NUMBER.search(header):
+    if not all(word[0].isalpha() or word[0] in "%#_" or _WORDY.search(word) for word in words) or \
+            _LINE_NUMBER.search(header):
         return None
     rows = [line.rstrip(" \r") for line in lines[1:HEAD_LINES] if is_row(line)]
     if len(rows) < _MIN_ROWS or any("\t" in row or row == header for row in rows):
@@ -165,8 +170,11 @@ def find_table(lines: list[str]) -> tuple[Layout, list[list[str]]] | None:
     if min(filled) < 2 or sum(filled) < _FILLED_SHARE * len(names) * len(rows):
         return None
     runs = Layout(fixed.names, fixed.starts, RUNS)
-    same = all(runs.split(row) == row_cells for row, row_cells in zip(rows, cells, strict=True))
-    return (runs if same else fixed), cells
+    if all(runs.split(row) == row_cells for row, row_cells in zip(rows, cells, strict=True)):
+        return runs, cells
+    if any("  " in row[-1] for row in cells):  # the last cell across a gap: a column the header does not name
+        return None  # where it stands (ss -p's "Peer Address:PortProcess")
+    return fixed, cells
 
 
 def head_lines(head: str, whole: bool) -> list[str]:
