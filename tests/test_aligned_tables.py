@@ -182,6 +182,7 @@ def _tables(draw):
     value = {"word": _WORD, "phrase": _PHRASE, "number": st.integers(0, 10**6).map(str)}
     rows = [[draw(value[kind]) for kind in kinds] for _ in range(count)]
     pad = draw(st.integers(2, 4))
+    end = draw(st.sampled_from(["\n", "\r\n"]))
     sizes = [max(len(name), *(len(row[i]) for row in rows)) for i, name in enumerate(names)]
 
     def line(cells: list[str]) -> str:
@@ -191,7 +192,7 @@ def _tables(draw):
             out.append(cell.rjust(sizes[i]) if right else cell.ljust(sizes[i]))
         return (" " * pad).join(out).rstrip()
 
-    return names, rows, "".join(line(cells) + "\n" for cells in [names, *rows])
+    return names, rows, "".join(line(cells) + end for cells in [names, *rows])
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -199,7 +200,7 @@ def _tables(draw):
 def test_a_printed_table_reads_back_as_its_cells(tools, scratch_scope, table):
     names, rows, text = table
     lines = text.split("\n")
-    layout = find_layout(lines[:-1])
+    layout = find_layout(lines[:-1])  # (a CR before each newline: a CR LF line end)
     data = text.encode()
     assert layout is not None and describe(data, len(data), text.count("\n")).text.startswith(ALIGNED_SHAPE)
     handle = scratch_scope.spill(data, source_tool="t").handle
@@ -222,3 +223,16 @@ def test_jq_alone_on_such_a_table_names_the_row_and_slurp_reads(tools, scratch_s
     handle = scratch_scope.spill(data, source_tool="ps").handle
     with pytest.raises(InvalidArgument, match=r"a table aligned by spaces .*row=.*slurp=true"):
         tools.call("read_handle", {"handle": handle, "jq": ".[0]"})
+
+
+def test_a_table_larger_than_the_sample_is_told_from_its_start_and_read_whole(tools, scratch_scope):
+    data = (_TOOLS / "ps-auxww.txt").read_bytes()
+    header, body = data.split(b"\n", 1)
+    big = header + b"\n" + body * 60  # 720 KB: past the 512 KiB sample
+    stub = scratch_scope.spill(big, source_tool="ps")
+    rows = big.count(b"\n") - 1
+    assert stub.shape.startswith(f"{ALIGNED_SHAPE}, 11 columns: ") and f"~{rows:,} rows (by line count)" in stub.shape
+    pages = follow(tools, {"handle": stub.handle, "row": 1, "rows": 10000, "columns": [1, "RSS"]}, 65536)
+    assert [r for p in pages for r in p["rows"]] == [[row[1], row[5]] for row in _runs(big, 11)]
+    reply = tools.call("read_handle", {"handle": stub.handle, "jq": "length", "slurp": True})
+    assert reply["results"] == [rows]

@@ -6,9 +6,10 @@ Its layout (:func:`find_layout`) is told from the header and the rows of the fir
 runs of non-spaces, a name that starts with a lowercase letter one space after a capitalised one continuing it
 (``Mounted on``, ``Editable project location``); a *gutter* is a position, before the last name, where no line has a
 character (lines shorter count as blank there). Two names with no gutter between them are one (``CONTAINER ID``,
-``Local Address:Port``: a row's value runs across the space); each column starts right after the last gutter before
-its name (numbers right-aligned under their name start left of it), the first at 0 -- a first column with no name
-(``free``'s ``Mem:``) when the header starts with spaces the rows write in. The last column runs to the line's end.
+``Local Address:Port``: a row's value runs across the space) when both are capitalised (words of text are not: no
+table); each column starts right after the last gutter before its name (numbers right-aligned under their name start
+left of it), the first at 0 -- a first column with no name (``free``'s ``Mem:``) when the header starts with spaces
+the rows write in. The last column runs to the line's end.
 
 Two rules split a line (:attr:`Layout.rule`):
 
