@@ -62,7 +62,7 @@ def fitting_reads(content_type: str | None, line_bytes: float = 0.0, shape: str 
     JSON document's do, or when it is binary data: the stub's rule) and searches."""
     fits = _FITS.get("terminal" if _terminal(content_type, shape) else content_type or "")
     if is_aligned(content_type, shape):
-        fits = f"{_FITS['csv']} or jq= with slurp=true (one filter over all its rows, objects keyed by the header)"
+        fits = _FITS["csv"]  # (read as a table's rows)
     if content_type == "binary":
         return f"read it with {fits} or by search (match=, pattern=)"
     by = "byte range (offset=, length=)" if line_bytes > DEFAULT_READ_BYTES else "lines (line=, lines=)"
