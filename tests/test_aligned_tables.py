@@ -235,3 +235,16 @@ def test_a_table_larger_than_the_sample_is_told_from_its_start_and_read_whole(to
     assert [r for p in pages for r in p["rows"]] == [[row[1], row[5]] for row in _runs(big, 11)]
     reply = tools.call("read_handle", {"handle": stub.handle, "jq": "length", "slurp": True})
     assert reply["results"] == [rows]
+
+
+def test_a_blank_line_ends_the_rows(tools, scratch_scope):
+    # systemctl list-units: a first column with no name (a failed unit's dot), a legend after a blank line
+    data = (_TOOLS / "systemctl-list-units-by-hand.txt").read_bytes()
+    stub = scratch_scope.spill(data, source_tool="systemctl")
+    assert "5 rows (up to the blank line at line 7; the lines after it are no rows)" in stub.shape
+    (page,) = follow(tools, {"handle": stub.handle, "row": 1, "rows": 100}, 8192)
+    assert page["header"] == ["", "UNIT", "LOAD", "ACTIVE", "SUB", "DESCRIPTION"]
+    assert page["rows"] == _fixed(data.split(b"\n\n")[0], [0, 2, 39, 46, 53, 61])
+    assert page["rows"][2][:3] == ["●", "foo.service", "loaded"]
+    with pytest.raises(InvalidArgument, match="past the last row"):
+        tools.call("read_handle", {"handle": stub.handle, "row": 7})  # (row 6: an empty page, as a CSV's)

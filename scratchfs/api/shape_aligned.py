@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from scratchfs.api.shape_table import first_row_is_data
 from scratchfs.api.shape_words import clip, plural, short_name
-from scratchfs.engine.structure.aligned import HEAD_CHARS, RUNS, find_table, head_lines, is_row
+from scratchfs.engine.structure.aligned import HEAD_CHARS, RUNS, find_table, head_lines, is_blank, is_row
 
 __all__ = ["ALIGNED_SHAPE", "aligned_shape", "is_aligned"]
 
@@ -43,13 +43,25 @@ def aligned_shape(text: str, complete: bool, lines: int) -> str | None:
     names = [short_name(name, 24) if name else '""' for name in layout.names]
     listed = ", ".join(names[:_SHOWN_NAMES]) + (
         f", … {len(names) - _SHOWN_NAMES} more" if len(names) > _SHOWN_NAMES else "")
-    if complete:
-        count = plural(sum(map(is_row, text.split("\n"))) - 1, "row")
-    else:
-        count = f"~{plural(lines - 1, 'row')} (by line count)"
+    count = _count(text, complete, lines)
     if layout.rule == RUNS:
         rest = "" if len(names) > _SHOWN_NAMES else " (the rest of the line)"
         rule = "split at runs of spaces"
     else:
         rest, rule = "", "cells at the header's column positions (a cell may hold spaces or be empty)"
     return clip(f"{ALIGNED_SHAPE}, {len(names)} columns: {listed}{rest}, {count}; {rule}")
+
+
+def _count(text: str, complete: bool, lines: int) -> str:
+    """The rows of a table whose text (or sample, not ``complete``) is ``text``: those before its first blank line
+    that lines follow (which ends them), exact when the sample shows it or holds all; else about ``lines - 1``."""
+    parts = text.split("\n")
+    if not complete or parts[-1] == "":
+        parts.pop()  # (the rest after the last newline: empty, or maybe cut)
+    blank = next((at for at, part in enumerate(parts) if at and is_blank(part)), len(parts))
+    if blank < len(parts) and not all(map(is_blank, parts[blank:])):
+        rows = plural(sum(map(is_row, parts[1:blank])), "row")
+        return f"{rows} (up to the blank line at line {blank + 1:,}; the lines after it are no rows)"
+    if complete:
+        return plural(sum(map(is_row, parts)) - 1, "row")
+    return f"~{plural(lines - 1, 'row')} (by line count)"

@@ -382,7 +382,8 @@ def _aligned_note(layout: Layout) -> str:
     """What a rows page of a table aligned by spaces says of how its lines were split."""
     how = ("split at runs of spaces, the last column taking the rest of the line" if layout.rule == RUNS else
            "cut at the header's column positions")
-    return (f"a table aligned by spaces (stored as text): each line {how}; a line of spaces or of dashes is no row"
+    return (f"a table aligned by spaces (stored as text): each line {how}; a line of dashes is no row, a blank "
+            "line ends the rows"
             + ("; the first column has no name in the header" if layout.names[0] == "" else ""))
 
 

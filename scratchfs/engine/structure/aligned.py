@@ -20,7 +20,8 @@ Two rules split a line (:attr:`Layout.rule`):
 - ``"fixed"`` -- the columns' positions: cells may hold single spaces (``Up 2 hours``) or be empty (``docker ps``'s
   ``PORTS``), as tools that size each column to its widest value over all rows print them.
 
-A line of spaces only, or of dashes and equal signs drawing a rule under the header (``pip list``), is no row. Lines
+A line of dashes and equal signs drawing a rule under the header (``pip list``) is no row; a blank line (spaces only)
+ends the rows (what follows -- ``systemctl list-units``' legend, ``kubectl get all``'s next table -- is none). Lines
 are compared as they are (a tab is no space: text holding a tab is no such table). Everything here is pure and costs
 the first lines only.
 """
@@ -33,7 +34,7 @@ from dataclasses import dataclass
 from scratchfs.engine.structure.paging import ContentSource
 
 __all__ = ["FIXED", "HEAD_CHARS", "HEAD_LINES", "RUNS", "Layout", "find_layout", "find_table", "head_lines",
-           "is_row", "source_layout"]
+           "is_blank", "is_row", "source_layout"]
 
 RUNS = "runs"
 FIXED = "fixed"
@@ -51,6 +52,11 @@ _RULE = re.compile(r" *[-=][-=+ ]*")
 _MASK = bytes([1] * 32 + [0] + [1] * 223)  # a space is blank, any other byte a character
 _WORDY = re.compile(r"[^\W\d_]{3}")  # a name starting with a digit holds a word (1K-blocks; 4.0K is a size)
 _LINE_NUMBER = re.compile(r":\d+[:-]")  # grep's path:line: (a header names no line)
+
+
+def is_blank(line: str) -> bool:
+    """Whether ``line`` (no newline) holds only spaces (and a trailing ``\r``): the end of a table's rows."""
+    return not line.strip(" \r")
 
 
 def is_row(line: str) -> bool:
@@ -149,8 +155,8 @@ def find_table(lines: list[str]) -> tuple[Layout, list[list[str]]] | None:
     those rows' cells, or ``None`` when they make no such table: a header of 2 to 64 names (each starting with a
     letter, ``%``, ``#`` or ``_``, or holding 3 letters in a row; none holding a run of spaces) with a run of 2
     spaces or more between two of them, at most 1,024 characters, no ``:digits:`` (grep's line numbers); no tab in
-    any line; 2 rows or more, none the header again, each with 2 cells or more, 60% of all their cells filled; by
-    the columns' positions (the runs rule aside), no last cell holding a run of spaces."""
+    any line; 2 rows or more before the first blank line, none the header again, each with 2 cells or more, 60% of
+    all their cells filled; by the columns' positions (the runs rule aside), no last cell holding a run of spaces."""
     header = lines[0].rstrip(" \r") if lines else ""
     if len(header) > _MAX_HEADER_CHARS or "  " not in header.strip(" ") or "\t" in header:
         return None
@@ -158,7 +164,9 @@ def find_table(lines: list[str]) -> tuple[Layout, list[list[str]]] | None:
     if not all(word[0].isalpha() or word[0] in "%#_" or _WORDY.search(word) for word in words) or \
             _LINE_NUMBER.search(header):
         return None
-    rows = [line.rstrip(" \r") for line in lines[1:HEAD_LINES] if is_row(line)]
+    body = lines[1:HEAD_LINES]
+    end = next((at for at, line in enumerate(body) if is_blank(line)), len(body))  # (a blank line ends the rows)
+    rows = [line.rstrip(" \r") for line in body[:end] if is_row(line)]
     if len(rows) < _MIN_ROWS or any("\t" in row or row == header for row in rows):
         return None  # (a row that repeats the first line: that line is no header)
     found = _columns(header, rows)

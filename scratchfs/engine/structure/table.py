@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from scratchfs.engine.structure.aligned import Layout, is_row
+from scratchfs.engine.structure.aligned import Layout, is_blank, is_row
 from scratchfs.engine.structure.paging import (
     STOP,
     ContentSource,
@@ -144,9 +144,12 @@ def _per_cell(cells: list[str], marks: list[int]) -> tuple[tuple[int, ...], ...]
 
 
 def _aligned(lines: Iterator[str], layout: Layout, header: bool) -> Iterator[list[str]]:
-    """The cells of each line of a table aligned by spaces (``[]`` for a line that is no row); the first row is
-    the header, its cells the layout's names, when ``header`` (the lines start at the content's start)."""
+    """The cells of each line of a table aligned by spaces (``[]`` for a line that is no row) up to its first
+    blank line (which ends them); the first row is the header, its cells the layout's names, when ``header`` (the
+    lines start at the content's start)."""
     for line in lines:
+        if is_blank(line.rstrip("\n")):
+            return
         if not is_row(line.rstrip("\n")):
             yield []
         elif header:
@@ -227,7 +230,7 @@ def iter_rows(source: ContentSource, delimiter: str | None = None, *, layout: La
     record. ``delimiter``: ``","``, ``"\\t"``, ``";"`` or ``"|"``; ``None`` detects it from the header line
     (:func:`detect_delimiter`). ``layout``: the content is a table aligned by spaces
     (:mod:`~scratchfs.engine.structure.aligned`), each line split by it (``delimiter`` ignored; the header's cells
-    are its names; lines of spaces or of a rule are no records).
+    are its names; a line of a rule is no record, a blank line ends them).
 
     Raises:
         InvalidArgument: a bad delimiter; while iterating, a malformed table (the ``csv`` module's message and the
