@@ -9,6 +9,7 @@ import json
 import os
 import re
 import urllib.parse
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -18,7 +19,7 @@ from starlette.testclient import TestClient
 from scratchfs.api.contract import ScratchTools
 from scratchfs.api.inspector import stats
 from scratchfs.web import create_app
-from scratchfs.web.structure import json_tree
+from scratchfs.web.structure import MAX_CELL_CHARS, json_tree
 from tests.conftest import FIXTURES
 
 TOKEN = "test-token-0123456789abcdef"
@@ -420,6 +421,18 @@ def test_the_web_table_is_the_models_rows(store, client):
     web = client.get(h_url(scope, handle, "/table"), params={"rows": 500}).json()
     assert web["columns"] == page.extra["header"] == ["name", "note"]
     assert web["rows"] == model and web["total_rows"] == 300 and web["partial"] is False
+
+
+def test_the_web_table_of_a_table_aligned_by_spaces_is_the_models_rows(store, client):
+    scope = store.scope("run-c2", "agent-1")
+    data = (Path(__file__).resolve().parent.parent / "fixtures" / "tools" / "ps-auxww.txt").read_bytes()
+    stub = scope.spill(data, source_tool="ps auxww")
+    page = scope.structure.rows(stub.handle, 1, 10_000, budget=65536)
+    web = client.get(h_url(scope, stub.handle, "/table"), params={"rows": 500}).json()
+    assert stub.shape.startswith("table aligned by spaces") and page.cursor is None
+    assert web["columns"] == page.extra["header"] and web["columns"][-1] == "COMMAND"
+    assert web["rows"] == [[cell[:MAX_CELL_CHARS] for cell in row] for row in page.items]
+    assert web["total_rows"] == len(page.items) == 103
 
 
 def test_fsck_is_bounded_and_served_again_while_fresh(store, client, monkeypatch):

@@ -54,6 +54,8 @@ def site(tmp_path_factory, fixture_data):
             "json": scope.spill(fixture_data["api-ec2-service-model.json"], source_tool="aws.describe").handle,
             "csv": scope.spill(fixture_data["query-packages-by-month.csv"], source_tool="sql.query").handle,
             "html": scope.spill(fixture_data["browser-rust-book.html"], source_tool="browser.fetch").handle,
+            "aligned": scope.spill((Path(__file__).resolve().parent.parent / "fixtures" / "tools" / "ps-auxww.txt")
+                                   .read_bytes(), source_tool="ps.auxww").handle,
             "evil": store.scope(RUN, "agent-2").spill(EVIL.encode() + b"\n", source_tool="browser.get").handle,
         }
         scope.scratch_write("plan", "1) find the needle 2) read around it")
@@ -100,9 +102,10 @@ def test_open_a_run(site, page, fixture_data):
     page.wait_for_url(f"{site['base']}/runs/{RUN}")
     rows = page.locator("table.grid tbody tr")
     rows.first.wait_for()
-    assert rows.count() == 6  # five spilled results and the scratchpad value
+    assert rows.count() == 7  # six spilled results and the scratchpad value
     tools = page.locator("table.grid tbody tr td:nth-child(4)").all_inner_texts()
-    assert sorted(tools) == ["", "aws.describe", "browser.fetch", "browser.get", "sql.query", "workspace.cat"]
+    assert sorted(tools) == ["", "aws.describe", "browser.fetch", "browser.get", "ps.auxww", "sql.query",
+                             "workspace.cat"]
     widths = page.locator("div.bar > span").evaluate_all("spans => spans.map(s => s.style.width)")
     sizes = [len(site["big"]), len(fixture_data["api-ec2-service-model.json"]),
              len(fixture_data["query-packages-by-month.csv"])]
@@ -198,6 +201,17 @@ def test_csv_table(site, page, fixture_data):
     first = page.locator("#table-pane tbody tr").first.locator("td").all_text_contents()
     assert first == ["1", *records[1]]
     shot(site, page, "06-csv")
+
+
+def test_a_table_aligned_by_spaces_shows_as_a_table(site, page):
+    data = (Path(__file__).resolve().parent.parent / "fixtures" / "tools" / "ps-auxww.txt").read_text()
+    header, first = data.split("\n")[:2]
+    page.goto(entry_url(site, "aligned"))
+    page.click("#tab-table")
+    page.locator("#table-pane tbody tr").first.wait_for()
+    assert page.locator("#table-pane thead th").all_text_contents() == ["#", *header.split()]
+    cells = page.locator("#table-pane tbody tr").first.locator("td").all_text_contents()
+    assert cells == ["1", *first.split(None, 10)]  # (COMMAND: the rest of the line)
 
 
 def test_the_text_of_an_html_entry(site, page, fixture_data):

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from scratchfs.api.shape import binary_format
+from scratchfs.api.shape_aligned import is_aligned
 from scratchfs.api.shape_terminal import TERMINAL_SHAPE
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import DEFAULT_READ_BYTES
@@ -48,6 +49,8 @@ def what_it_holds(content_type: str | None, shape: str | None = None) -> str:
         return "terminal output"
     if content_type == "binary" and binary_format(shape) is not None:
         return f"binary data ({binary_format(shape)})"
+    if is_aligned(content_type, shape):
+        return "a table aligned by spaces"
     what = _WHAT.get(content_type or "", "content of no detected type")
     return f"{what} ({_GREP})" if content_type == "text" and shape is not None and _GREP in shape else what
 
@@ -58,6 +61,8 @@ def fitting_reads(content_type: str | None, line_bytes: float = 0.0, shape: str 
     entry: lines (byte ranges when its lines average ``line_bytes`` bytes, more than a default read, as a one-line
     JSON document's do, or when it is binary data: the stub's rule) and searches."""
     fits = _FITS.get("terminal" if _terminal(content_type, shape) else content_type or "")
+    if is_aligned(content_type, shape):
+        fits = _FITS["csv"]  # (read as a table's rows)
     if content_type == "binary":
         return f"read it with {fits} or by search (match=, pattern=)"
     by = "byte range (offset=, length=)" if line_bytes > DEFAULT_READ_BYTES else "lines (line=, lines=)"

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from scratchfs.api.shape_aligned import aligned_shape
 from scratchfs.api.shape_html import html_shape
 from scratchfs.api.shape_table import (
     count_records,
@@ -206,8 +207,9 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     is_log = logs > 0 and logs >= 0.5 * head_rows  # most start with a timestamp or a log level
     found = None if is_log else _delimited(text, lambda: _utf8(sample, complete) or sample.decode("utf-8", "replace"),
                                            complete, size, lines)
-    if found is not None:
-        return found
+    aligned = None if is_log or found is not None else aligned_shape(text, complete, lines)
+    if found is not None or aligned is not None:
+        return found or Shape("text", aligned)
     return _plain(sample, size, lines, scope, is_log, (head, head_rows), odd=odd)
 
 

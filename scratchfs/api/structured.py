@@ -7,15 +7,18 @@ carries a ``cursor`` that resumes exactly where it stopped.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from scratchfs.api.entries import reading
 from scratchfs.api.misfit import explained_jq, holds, jq_misfit, refusal, text_misfit
 from scratchfs.api.results import render_call
 from scratchfs.api.shape import binary_format
+from scratchfs.api.shape_aligned import is_aligned
 from scratchfs.engine.search import Matcher, SearchResult, Sink
 from scratchfs.engine.segments import token_of
 from scratchfs.engine.structure import (
@@ -35,6 +38,8 @@ from scratchfs.engine.structure import (
     text_page,
     view_page,
 )
+from scratchfs.engine.structure.aligned import RUNS, Layout, source_layout
+from scratchfs.engine.structure.table import detect_delimiter
 from scratchfs.engine.structure.text_search import search_text
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import BadRecord, InvalidArgument
@@ -191,6 +196,8 @@ class StructureReads:
                 raise InvalidArgument(
                     f"slurp=true reads at most {MAX_SLURP_BYTES // 2**20} MiB of content (it holds every record or "
                     f"row at once); {handle} is {src.size / 2**20:.1f} MiB: page it instead, {each}")
+            if is_aligned(kind, self.shape):  # its rows as CSV, which a slurp read of a table reads
+                src, blob = BytesSource(_as_csv(iter_rows(src, layout=self._layout(src, handle)))), f"{blob}:aligned"
             return slurp_page(src, filter, form, cursor=cursor, budget_bytes=budget, cache_key=blob,
                               timeout=self._timeout(), entry=entry_identity(handle, blob))
 
@@ -212,12 +219,15 @@ class StructureReads:
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             self._fits(kind, "row", handle)
-            if cursor is None:  # (a cursor is bound to this entry and read: its first page passed the check)
-                self._table_fits(src, kind, handle)
+            layout = self._layout(src, handle) if is_aligned(kind, self.shape) else None
+            if cursor is None and layout is None:  # (a cursor is bound to this entry and read: its first page
+                self._table_fits(src, kind, handle)  # passed the check)
             page = rows_page(src, row, rows, columns=columns, cursor=cursor, budget_bytes=budget,
-                             entry=entry_identity(handle, blob))
+                             entry=entry_identity(handle, blob), layout=layout)
             said = None
-            if kind in _SNIFFED_NO_TABLE:
+            if layout is not None:
+                said = _aligned_note(layout)
+            elif kind in _SNIFFED_NO_TABLE:
                 said = (f"stored as {kind}: no table was found in its first lines when it was stored; these are its "
                         "lines cut at the delimiter of its first line")
             elif kind == "csv" and self.shape is not None and _NO_HEADER in self.shape:  # (sqlite3 -csv, exports)
@@ -228,6 +238,16 @@ class StructureReads:
             return page
 
         return self._page(handle, read)
+
+    def _layout(self, src: ReaderSource, handle: str) -> Layout:
+        """The layout of an entry whose shape says it is a table aligned by spaces, told again from its first lines
+        as the shape was (:func:`~scratchfs.engine.structure.aligned.source_layout`). Raises InvalidArgument if they
+        make none (they did at spill time: the entry is not what its shape says)."""
+        layout = source_layout(src)
+        if layout is None:
+            raise InvalidArgument(f"{handle}'s first lines make no table aligned by spaces, though its shape says "
+                                  "so; read its lines instead")
+        return layout
 
     def _table_fits(self, src: ReaderSource, kind: str | None, handle: str) -> None:
         """Refuse rows of text, a log or binary data (in which no table was found at spill time) whose first
@@ -332,9 +352,11 @@ class StructureReads:
 
         def read(src: ReaderSource, _blob: str, kind: str | None) -> tuple[list[list[str]], bool]:
             self._fits(kind, "row", handle)
-            self._table_fits(src, kind, handle)
+            layout = self._layout(src, handle) if is_aligned(kind, self.shape) else None
+            if layout is None:
+                self._table_fits(src, kind, handle)
             records = []
-            for start, cells in iter_rows(src):
+            for start, cells in iter_rows(src, layout=layout):
                 if start >= max_bytes:
                     return records, True
                 records.append(cells)
@@ -354,6 +376,29 @@ _SNIFFED_NO_TABLE = ("text", "log", "binary")
 _NO_HEADER = ", no header, "  # (in a table's shape whose first line holds a number or an empty name)
 _TABLE_RECORDS = 50  # the first records of text, a log or binary data that must make a table for a rows read of it
 _AROUND_BYTES = 32 * 1024  # bytes on each side of a bad record whose lines tell JSON lines from text
+
+
+def _aligned_note(layout: Layout) -> str:
+    """What a rows page of a table aligned by spaces says of how its lines were split."""
+    how = ("split at runs of spaces, the last column taking the rest of the line" if layout.rule == RUNS else
+           "cut at the header's column positions")
+    return (f"a table aligned by spaces (stored as text): each line {how}; a line of dashes is no row, a blank "
+            "line ends the rows"
+            + ("; the first column has no name in the header" if layout.names[0] == "" else ""))
+
+
+def _as_csv(rows: Iterator[tuple[int, list[str]]]) -> bytes:
+    """The rows (the header first) as CSV text, which a slurp read of a table reads back as the same cells. Written
+    with ``,`` unless the header line would then have more ``;`` than ``,`` (the read's delimiter rule would take
+    ``;``): then with ``;``."""
+    table = [cells for _start, cells in rows]
+    for delimiter in (",", ";"):
+        out = io.StringIO()
+        csv.writer(out, delimiter=delimiter, lineterminator="\n").writerows(table)
+        text = out.getvalue()
+        if detect_delimiter(text.split("\n", 1)[0]) == delimiter:
+            break
+    return text.encode("utf-8", "surrogatepass")
 
 
 def table_like(source: ReaderSource) -> bool:
@@ -417,6 +462,8 @@ def _slurp_form(handle: str, kind: str | None, shape: str | None) -> str:
     ``"arrays"`` (a table whose stub found no header). Raises InvalidArgument for any other kind, naming what works."""
     if kind == "jsonl":
         return "records"
+    if is_aligned(kind, shape):
+        return "rows"
     if kind == "csv":
         return "arrays" if shape is not None and _NO_HEADER in shape else "rows"
     if kind == "json":

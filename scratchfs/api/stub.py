@@ -13,6 +13,7 @@ import regex
 
 from scratchfs.api.results import render_call
 from scratchfs.api.shape import TEXT_PROBE_BYTES, is_text
+from scratchfs.api.shape_aligned import is_aligned
 from scratchfs.api.shape_terminal import TERMINAL_SHAPE
 from scratchfs.api.views import HEX_LINE_BYTES, hex_piece
 from scratchfs.engine.patterns import MAX_LINE_BYTES
@@ -281,6 +282,8 @@ class _Note:
         by_structure = _STRUCTURE.get(content_type or "")
         if content_type == "log" and shape is not None and shape.startswith(TERMINAL_SHAPE):
             by_structure = _AS_TERMINAL  # colours, cursor moves, progress bars: rendered as a terminal shows them
+        elif is_aligned(content_type, shape):  # a table aligned by spaces: its rows, and one jq over all of them
+            by_structure = f"{_STRUCTURE['csv']} | {call}, {_SLURP}"
         elif content_type == "json" and size > MAX_JQ_DOCUMENT_BYTES:  # past the jq bound only paths stream
             by_structure = _BY_ITEMS if shape is not None and shape.startswith("JSON array") else None
         elif content_type == "json" and shape is not None and shape.startswith("JSON array"):
@@ -323,6 +326,7 @@ _BY_MATCH, _BY_PATTERN = _after_handle(match="TEXT"), _after_handle(pattern="REG
 _AS_TERMINAL = _STRUCTURE["html"]  # view="text"
 _BY_ITEMS = _after_handle(jq=".[]")  # a JSON array past the jq bound: a path read, streamed
 _FIRST_ITEM = _after_handle(jq=".[0]")  # a JSON array within it
+_SLURP = _after_handle(jq="JQ", slurp=True)  # one jq filter over the array of all the rows, objects by the header
 _RANGE_END = f", length={DEFAULT_READ_BYTES!r})"  # a range read asks for the default read
 
 

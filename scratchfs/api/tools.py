@@ -88,8 +88,8 @@ _READ_HANDLE = ToolSpec(
     "inside a line goes on from a byte `offset` with `lines`.\n"
     f"- Range: bytes from `offset` (default 0), `length` bytes (default {DEFAULT_READ_BYTES}).\n"
     "- Structure (the stub's shape and note say which fits): `jq` (a jq filter over JSON), `record`/`records` (JSON "
-    "lines, optionally with `jq` per record), `row`/`rows`/`columns` (CSV/TSV, with the header), `slurp` with `jq` "
-    "(one filter over all records or rows, to count or group), `view=\"text\"` "
+    "lines, optionally with `jq` per record), `row`/`rows`/`columns` (CSV/TSV or a table aligned by spaces, with "
+    "the header), `slurp` with `jq` (one filter over all records or rows, to count or group), `view=\"text\"` "
     "(an HTML page's text, or terminal output as rendered), `select` (CSS selector over HTML); a page holds as "
     "many records, rows or outputs as fit the budget (at most `records`/`rows`) and next_call reads the next page; "
     "its `first` is the number of its first item (from 1); with `jq` over records, `record` is the record its "
@@ -149,8 +149,8 @@ _READ_HANDLE = ToolSpec(
                                   "see nothing and are refused)."},
             "slurp": {"type": "boolean", "default": False,
                       "description": "Structure, with `jq`: run it once over the array of all JSON-lines records, or "
-                                     "of all CSV/TSV rows (objects keyed by the header; a column of numbers as "
-                                     "numbers), e.g. "
+                                     "of all CSV/TSV rows or those of a table aligned by spaces (objects keyed by the "
+                                     "header; a column of numbers as numbers), e.g. "
                                      "`group_by(.unit) | map({unit: .[0].unit, n: length})`; at most 16 MiB."},
             "record": {"type": "integer", "minimum": 1, "description": "Structure: the first JSON-lines record (from "
                                                                      "1)."},

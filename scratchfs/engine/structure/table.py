@@ -22,6 +22,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from scratchfs.engine.structure.aligned import Layout, is_blank, is_row
 from scratchfs.engine.structure.paging import (
     STOP,
     ContentSource,
@@ -142,13 +143,30 @@ def _per_cell(cells: list[str], marks: list[int]) -> tuple[tuple[int, ...], ...]
     return tuple(out)
 
 
+def _aligned(lines: Iterator[str], layout: Layout, header: bool) -> Iterator[list[str]]:
+    """The cells of each line of a table aligned by spaces (``[]`` for a line that is no row) up to its first
+    blank line (which ends them); the first row is the header, its cells the layout's names, when ``header`` (the
+    lines start at the content's start)."""
+    for line in lines:
+        if is_blank(line.rstrip("\n")):
+            return
+        if not is_row(line.rstrip("\n")):
+            yield []
+        elif header:
+            header = False
+            yield list(layout.names)
+        else:
+            yield layout.split(line)
+
+
 def _reader(source: ContentSource, offset: int, delimiter: str, replaced: dict[int, tuple] | None = None,
-            ) -> tuple[_Lines, Iterator[tuple[int, list[str]]]]:
+            layout: Layout | None = None) -> tuple[_Lines, Iterator[tuple[int, list[str]]]]:
     """Rows from ``offset``: ``(byte offset where the row starts, cells)``, blank lines skipped. ``replaced``, when
     given, gets ``{row start: for each cell, the bytes each of its U+FFFD shows (0: the content's own)}`` for each
-    row that shows any byte as U+FFFD."""
+    row that shows any byte as U+FFFD. ``layout``: a table aligned by spaces, its lines split by it (not CSV)."""
     lines = _Lines(source, offset)
-    reader = csv.reader(iter(lines), delimiter=delimiter)
+    reader = csv.reader(iter(lines), delimiter=delimiter) if layout is None else _aligned(iter(lines), layout,
+                                                                                         offset == 0)
 
     def rows() -> Iterator[tuple[int, list[str]]]:
         start = lines.consumed
@@ -205,16 +223,21 @@ def _select(header: list[str], columns: object) -> list[int] | None:
     return picked
 
 
-def iter_rows(source: ContentSource, delimiter: str | None = None) -> Iterator[tuple[int, list[str]]]:
+def iter_rows(source: ContentSource, delimiter: str | None = None, *, layout: Layout | None = None,
+              ) -> Iterator[tuple[int, list[str]]]:
     """Every record of a CSV/TSV content from its start, the header first, as :func:`rows_page` reads them:
     ``(byte offset where the record starts, cells)``, blank lines skipped, a quoted multi-line field part of one
     record. ``delimiter``: ``","``, ``"\\t"``, ``";"`` or ``"|"``; ``None`` detects it from the header line
-    (:func:`detect_delimiter`).
+    (:func:`detect_delimiter`). ``layout``: the content is a table aligned by spaces
+    (:mod:`~scratchfs.engine.structure.aligned`), each line split by it (``delimiter`` ignored; the header's cells
+    are its names; a line of a rule is no record, a blank line ends them).
 
     Raises:
         InvalidArgument: a bad delimiter; while iterating, a malformed table (the ``csv`` module's message and the
             byte offset), a field longer than :data:`FIELD_LIMIT_CHARS` (the byte range read that shows it).
     """
+    if layout is not None:
+        return _reader(source, 0, "", layout=layout)[1]
     delimiter, start = _delimiter(source, delimiter)
     return _reader(source, start, delimiter)[1]
 
@@ -251,20 +274,20 @@ def _items(body: Iterator[tuple[int, list[str]]], number: int, picked: list[int]
 
 def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: list[str | int] | None = None,
               cursor: str | None = None, budget_bytes: int = 8192, delimiter: str | None = None,
-              entry: str | None = None) -> ItemPage:
+              entry: str | None = None, layout: Layout | None = None) -> ItemPage:
     """Read a page of the rows of a CSV/TSV content from ``row`` (at most ``rows``, fewer when the budget fills
     first: ``cursor`` goes on from the first row not shown), with the header, optionally some columns only.
 
     Args:
         source: the content (UTF-8; invalid bytes read as U+FFFD).
-        row: the first row, from 1 after the header (ignored when ``cursor`` is given).
-        rows: most rows per page (1 to :data:`MAX_ROWS`).
+        row, rows: the first row, from 1 after the header (ignored with ``cursor``); most rows, 1 to :data:`MAX_ROWS`.
         columns: column names or 0-based numbers to keep, in the order given (``None``: all).
         cursor: ``page.cursor`` of the previous page of the same read.
         budget_bytes: most UTF-8 bytes of the page's compact JSON (256 to 65536).
         delimiter: ``","``, ``"\\t"``, ``";"`` or ``"|"``; ``None``: :func:`detect_delimiter` of the header.
         entry: the entry's identity its cursors are bound to (:class:`~scratchfs.engine.structure.paging.CursorKey`;
-            with ``columns``, the delimiter and the size): a cursor of another entry or read is refused.
+            with ``columns``, the delimiter or ``layout``, and the size): a cursor of another entry or read is refused.
+        layout: a table aligned by spaces, read as :func:`iter_rows` reads it (``delimiter`` ignored).
 
     Returns:
         an :class:`ItemPage` named ``rows`` (cells; ``None`` for a selected column a row is too short for),
@@ -282,9 +305,9 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
     """
     budget = check_budget(budget_bytes)
     rows = check_int(rows, "rows", 1, MAX_ROWS)
-    delimiter, start = _delimiter(source, delimiter)
+    delimiter, start = _delimiter(source, delimiter) if layout is None else (f"aligned:{layout.key}", 0)
     bad: dict[int, tuple] = {}  # row start -> for each cell, the bytes each of its U+FFFD shows
-    _, header_rows = _reader(source, start, delimiter, bad)
+    _, header_rows = _reader(source, start, delimiter, bad, layout)
     first = next(header_rows, None)
     header = first[1] if first else []
     picked = _select(header, columns)
@@ -294,7 +317,7 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
         if number < 1 or (first is not None and offset <= first[0]):
             raise InvalidArgument(f"cursor {cursor[:40]!r} names no row of this read: start it again without one")
         check_line_start(source, offset, "a row start")
-        _, body = _reader(source, offset, delimiter, bad)
+        _, body = _reader(source, offset, delimiter, bad, layout)
     else:
         row = check_int(row, "row", 1)
         number, chars, body = row, 0, header_rows

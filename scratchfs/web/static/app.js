@@ -470,7 +470,8 @@ async function viewHandle() {
     ["ratio", meta.ratio === null ? "—" : meta.ratio.toFixed(1) + "×"], ["expires in", seconds(meta.expires_in)]];
   const panes = {lines: linesPane(base, meta), search: searchPane(base)};
   if (meta.content_type === "json") panes.tree = treePane(base);
-  if (meta.content_type === "csv") panes.table = tablePane(base);
+  const aligned = meta.content_type === "text" && (meta.shape || "").startsWith("table aligned by spaces");
+  if (meta.content_type === "csv" || aligned) panes.table = tablePane(base);
   if (meta.content_type === "html") panes.text = textPane(base);
   const names = {lines: "Lines", search: "Search", tree: "JSON tree", table: "Table", text: "Text"};
   const tabs = el("nav", {class: "tabs"});

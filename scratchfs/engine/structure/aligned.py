@@ -1,0 +1,202 @@
+"""Tables aligned by spaces (``ps aux``, ``df -h``, ``pip list``, ``free -m``, ``ss -tan``, ``lsblk``, ``docker ps``,
+``kubectl get pods``): where their columns are, told from their first lines, and how a line splits into cells.
+
+A table aligned by spaces has a header line of column names and lines of rows under it, each cell under its name.
+Its layout (:func:`find_layout`) is told from the header and the rows of the first lines: the header's names are its
+runs of non-spaces, a name that starts with a lowercase letter one space after a capitalised one continuing it
+(``Mounted on``, ``Editable project location``); a *gutter* is a position, before the last name, where no line has a
+character (lines shorter count as blank there). Two names with no gutter between them are one (``CONTAINER ID``,
+``Local Address:Port``: a row's value runs across the space) when both are capitalised (words of text are not: no
+table); each column starts right after the last gutter before its name (numbers right-aligned under their name start
+left of it), the first at 0 -- a first column with no name (``free``'s ``Mem:``) when the header starts with spaces
+the rows write in. The last column runs to the line's end.
+
+Two rules split a line (:attr:`Layout.rule`):
+
+- ``"runs"`` -- runs of spaces, the last column taking the rest of the line, cells missing at the end empty: chosen
+  when it gives every row of the first lines the same cells as the columns' positions do (no cell of them empty but
+  at the end, none holding a space but the last). It holds when a later row's value is wider than the first rows'
+  (``ps`` widens no column for it);
+- ``"fixed"`` -- the columns' positions: cells may hold single spaces (``Up 2 hours``) or be empty (``docker ps``'s
+  ``PORTS``), as tools that size each column to its widest value over all rows print them.
+
+A line of dashes and equal signs drawing a rule under the header (``pip list``) is no row; a blank line (spaces only)
+ends the rows (what follows -- ``systemctl list-units``' legend, ``kubectl get all``'s next table -- is none). Lines
+are compared as they are (a tab is no space: text holding a tab is no such table). Everything here is pure and costs
+the first lines only.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from scratchfs.engine.structure.paging import ContentSource
+
+__all__ = ["FIXED", "HEAD_CHARS", "HEAD_LINES", "RUNS", "Layout", "find_layout", "find_table", "head_lines",
+           "is_blank", "is_row", "source_layout"]
+
+RUNS = "runs"
+FIXED = "fixed"
+HEAD_LINES = 50
+"""The first lines (the header one of them) a layout is told from."""
+HEAD_CHARS = 8192
+"""Characters of the start of a content whose lines (at most :data:`HEAD_LINES`) a layout is told from."""
+_MAX_HEADER_CHARS = 1024
+_MAX_NAMES = 64
+_MIN_ROWS = 2
+_FILLED_SHARE = 0.6  # most of the rows' cells hold something (a text laid out otherwise leaves most columns empty)
+_WORD = re.compile(r"[^ ]+")
+_SPACES = re.compile(r" +")
+_RULE = re.compile(r" *[-=][-=+ ]*")
+_MASK = bytes([1] * 32 + [0] + [1] * 223)  # a space is blank, any other byte a character
+_WORDY = re.compile(r"[^\W\d_]{3}")  # a name starting with a digit holds a word (1K-blocks; 4.0K is a size)
+_LINE_NUMBER = re.compile(r":\d+[:-]")  # grep's path:line: (a header names no line)
+
+
+def is_blank(line: str) -> bool:
+    """Whether ``line`` (no newline) holds only spaces (and a trailing ``\r``): the end of a table's rows."""
+    return not line.strip(" \r")
+
+
+def is_row(line: str) -> bool:
+    """Whether ``line`` (no newline; a trailing ``\\r`` ignored) is a row: not blank (spaces only) and no rule of
+    dashes and equal signs (``---- -----``, at least two of them)."""
+    body = line.rstrip(" \r")
+    return bool(body) and not (body.count("-") + body.count("=") >= 2 and _RULE.fullmatch(body) is not None)
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Where a table's columns are: ``names`` (the header's, ``""`` for a first column with no name), ``starts``
+    (the character offset in a line where each column starts, ``0`` first) and ``rule`` (``"runs"`` or
+    ``"fixed"``, see the module docstring)."""
+
+    names: tuple[str, ...]
+    starts: tuple[int, ...]
+    rule: str
+
+    @property
+    def key(self) -> str:
+        """The layout as text: what a read's cursor is bound to (the same content gives the same key)."""
+        return f"{self.rule}:{','.join(map(str, self.starts))}"
+
+    def split(self, line: str) -> list[str]:
+        """The cells of ``line`` (no newline; a trailing ``\\r`` ignored): one per column, ``""`` for an empty
+        one, spaces around each stripped."""
+        line = line.rstrip(" \r\n")
+        count = len(self.starts)
+        if self.rule == RUNS:
+            cells = _SPACES.split(line.lstrip(" "), count - 1) if line.strip(" ") else []
+            return cells + [""] * (count - len(cells))
+        ends = (*self.starts[1:], len(line))
+        return [line[start:end].strip(" ") for start, end in zip(self.starts, ends, strict=True)]
+
+
+def _names(header: str) -> list[tuple[int, int]]:
+    """The spans of the header's names: its runs of non-spaces, a lowercase word one space after a capitalised
+    name joined to it (``Mounted on``)."""
+    spans: list[tuple[int, int]] = []
+    for word in _WORD.finditer(header):
+        start, end = word.span()
+        if spans and start == spans[-1][1] + 1 and header[start].islower() and header[spans[-1][0]].isupper():
+            spans[-1] = (spans[-1][0], end)
+        else:
+            spans.append((start, end))
+    return spans
+
+
+def _occupied(lines: list[str], width: int) -> bytes:
+    """For each position before ``width``: 1 where some line has a character there, else 0 (each line masked at C
+    speed: one byte a character, as Latin-1 with ``?`` for any other; the masks OR-ed as integers)."""
+    taken = 0
+    for line in lines:
+        taken |= int.from_bytes(line[:width].ljust(width).encode("latin-1", "replace").translate(_MASK), "big")
+    return taken.to_bytes(width, "big")
+
+
+def _columns(header: str, rows: list[str]) -> tuple[list[str], list[int]] | None:
+    """The names and starts of the columns, or ``None`` when the header's names have no gutters between them."""
+    spans = _names(header)
+    if not 2 <= len(spans) <= _MAX_NAMES:
+        return None
+    taken = _occupied(rows, spans[-1][0])
+    merged = [spans[0]]
+    for start, end in spans[1:]:  # (a name with no gutter before it continues the one before)
+        if 0 not in taken[merged[-1][1] : start]:
+            if header[start].islower() or header[merged[-1][0]].islower():
+                return None  # (names of several words are capitalised: CONTAINER ID; words of text are not)
+            merged[-1] = (merged[-1][0], end)
+        else:
+            merged.append((start, end))
+    if len(merged) < 2:
+        return None
+    names = [header[start:end] for start, end in merged]
+    if any("  " in name for name in names):  # rows' values run across wide gaps of the header: no columns
+        return None
+    starts = [taken.rindex(0, merged[i - 1][1], start) + 1 for i, (start, _end) in enumerate(merged) if i]
+    first = merged[0][0]
+    lead = taken.rfind(0, 0, first) + 1 if first else 0  # (the start of the first name's column)
+    if lead and 1 in taken[:lead]:  # rows write before the first name's column: a column with no name
+        return ["", *names], [0, lead, *starts]
+    return names, [0, *starts]
+
+
+def find_layout(lines: list[str]) -> Layout | None:
+    """The layout of the table whose header is ``lines[0]`` and whose rows are the rest (:func:`find_table`'s), or
+    ``None``."""
+    found = find_table(lines)
+    return None if found is None else found[0]
+
+
+def find_table(lines: list[str]) -> tuple[Layout, list[list[str]]] | None:
+    """The layout of the table whose header is ``lines[0]`` and whose rows are the rest (at most
+    :data:`HEAD_LINES` are looked at; no newlines, the caller leaves out a last line its sample may have cut) and
+    those rows' cells, or ``None`` when they make no such table: a header of 2 to 64 names (each starting with a
+    letter, ``%``, ``#`` or ``_``, or holding 3 letters in a row; none holding a run of spaces) with a run of 2
+    spaces or more between two of them, at most 1,024 characters, no ``:digits:`` (grep's line numbers); no tab in
+    any line; 2 rows or more before the first blank line, none the header again, each with 2 cells or more, 60% of
+    all their cells filled; by the columns' positions (the runs rule aside), no last cell holding a run of spaces."""
+    header = lines[0].rstrip(" \r") if lines else ""
+    if len(header) > _MAX_HEADER_CHARS or "  " not in header.strip(" ") or "\t" in header:
+        return None
+    words = header.split()
+    if not all(word[0].isalpha() or word[0] in "%#_" or _WORDY.search(word) for word in words) or \
+            _LINE_NUMBER.search(header):
+        return None
+    body = lines[1:HEAD_LINES]
+    end = next((at for at, line in enumerate(body) if is_blank(line)), len(body))  # (a blank line ends the rows)
+    rows = [line.rstrip(" \r") for line in body[:end] if is_row(line)]
+    if len(rows) < _MIN_ROWS or any("\t" in row or row == header for row in rows):
+        return None  # (a row that repeats the first line: that line is no header)
+    found = _columns(header, rows)
+    if found is None:
+        return None
+    names, starts = found
+    fixed = Layout(tuple(names), tuple(starts), FIXED)
+    cells = [fixed.split(row) for row in rows]
+    filled = [sum(map(bool, row)) for row in cells]
+    if min(filled) < 2 or sum(filled) < _FILLED_SHARE * len(names) * len(rows):
+        return None
+    runs = Layout(fixed.names, fixed.starts, RUNS)
+    if all(runs.split(row) == row_cells for row, row_cells in zip(rows, cells, strict=True)):
+        return runs, cells
+    if any("  " in row[-1] for row in cells):  # the last cell across a gap: a column the header does not name
+        return None  # where it stands (ss -p's "Peer Address:PortProcess")
+    return fixed, cells
+
+
+def head_lines(head: str, whole: bool) -> list[str]:
+    """The lines a layout is told from: those of ``head`` (a content's start as text) in its first
+    :data:`HEAD_CHARS` characters, at most :data:`HEAD_LINES`, the last left out unless ``whole`` (``head`` is all
+    of the content and no longer than that: its last line is not cut)."""
+    lines = head[:HEAD_CHARS].split("\n", HEAD_LINES)
+    return lines[:HEAD_LINES] if whole and len(head) <= HEAD_CHARS and len(lines) <= HEAD_LINES else lines[:-1]
+
+
+def source_layout(source: ContentSource) -> Layout | None:
+    """:func:`find_layout` of a whole content's :func:`head_lines` (it reads its first 32 KiB): what a spill's
+    shape found from the same lines. Raises what ``source.read`` raises."""
+    data = source.read(0, 4 * HEAD_CHARS + 4)
+    head = data.decode("utf-8", "replace")
+    return find_layout(head_lines(head, len(data) >= source.size))

@@ -1,0 +1,250 @@
+"""Tables aligned by spaces (``ps auxww``, ``df -h``, ``pip list``, ``free -m``, ``ss -tan``, ``lsblk``, and
+docker-ps- and kubectl-like tables written by hand: fixtures/tools/, fixtures/README.md) are told at spill time --
+content type ``text``, a shape naming the columns, the rows and the split rule -- and read back by ``row=``,
+``rows=``, ``columns=`` and ``slurp=true`` as a CSV with those cells would be; prose, logs, code, ``ls -l``, CSV and
+grep output are not taken for one."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scratchfs import InvalidArgument
+from scratchfs.api.contract import ScratchTools, to_json
+from scratchfs.api.shape import describe
+from scratchfs.api.shape_aligned import ALIGNED_SHAPE
+from scratchfs.engine.structure.aligned import FIXED, RUNS, find_layout
+
+_TOOLS = Path(__file__).resolve().parent.parent / "fixtures" / "tools"
+
+
+def _lines(data: bytes) -> list[str]:
+    return [line for line in data.decode().split("\n") if line.strip(" ") and set(line) - set("- ")]
+
+
+def _runs(data: bytes, columns: int) -> list[list[str]]:
+    """The plain Python answer of the runs rule: each line split at whitespace, the last column the rest."""
+    out = []
+    for line in _lines(data)[1:]:
+        cells = line.rstrip().split(None, columns - 1)  # (spaces around a cell are no part of it)
+        out.append(cells + [""] * (columns - len(cells)))
+    return out
+
+
+def _fixed(data: bytes, starts: list[int]) -> list[list[str]]:
+    """The plain Python answer of the fixed rule: each line cut at the given positions, cells stripped."""
+    return [[line[a:b].strip() for a, b in zip(starts, [*starts[1:], None], strict=True)]
+            for line in _lines(data)[1:]]
+
+
+# fixture, its header names, the rule, and the plain Python answer's split
+_CASES = {
+    "ps-auxww.txt": (["USER", "PID", "%CPU", "%MEM", "VSZ", "RSS", "TTY", "STAT", "START", "TIME", "COMMAND"], RUNS),
+    "df-h.txt": (["Filesystem", "Size", "Used", "Avail", "Use%", "Mounted on"], RUNS),
+    "df-T.txt": (["Filesystem", "Type", "1K-blocks", "Used", "Available", "Use%", "Mounted on"], RUNS),
+    "sqlite-column.txt": (["id", "name", "score"], FIXED),
+    "pip-list.txt": (["Package", "Version", "Editable project location"], RUNS),
+    "free-m.txt": (["", "total", "used", "free", "shared", "buff/cache", "available"], RUNS),
+    "ss-tan.txt": (["State", "Recv-Q", "Send-Q", "Local Address:Port", "Peer Address:Port Process"], RUNS),
+    "lsblk.txt": (["NAME", "MAJ:MIN", "RM", "SIZE", "RO", "TYPE", "MOUNTPOINTS"], RUNS),
+    "docker-ps-by-hand.txt": (["CONTAINER ID", "IMAGE", "COMMAND", "CREATED", "STATUS", "PORTS", "NAMES"], FIXED),
+    "kubectl-get-pods-by-hand.txt": (["NAME", "READY", "STATUS", "RESTARTS", "AGE"], FIXED),
+}
+_FIXED_STARTS = {"docker-ps-by-hand.txt": [0, 15, 36, 61, 78, 106, 150], "sqlite-column.txt": [0, 4, 16],
+                 "kubectl-get-pods-by-hand.txt": [0, 36, 44, 63, 78]}
+
+
+def follow(tools: ScratchTools, args: dict, budget: int) -> list[dict]:
+    """Every page of a read, by its next_call; checks each reply's size against the budget."""
+    pages, call = [], {**args, "budget": budget}
+    while call is not None:
+        reply = tools.call("read_handle", call)
+        assert len(to_json(reply).encode()) <= budget
+        pages.append(reply)
+        if reply["next_call"] is None:
+            break
+        node = ast.parse(reply["next_call"], mode="eval").body
+        call = {k.arg: ast.literal_eval(k.value) for k in node.keywords} | {"budget": budget}
+    return pages
+
+
+@pytest.fixture
+def tools(scratch_scope):
+    return ScratchTools(scratch_scope)
+
+
+def _expected(name: str, data: bytes) -> list[list[str]]:
+    names, rule = _CASES[name]
+    return _runs(data, len(names)) if rule == RUNS else _fixed(data, _FIXED_STARTS[name])
+
+
+@pytest.mark.parametrize("name", sorted(_CASES))
+def test_a_real_table_is_told_and_its_rows_read_as_python_splits_its_lines(tools, scratch_scope, name):
+    data = (_TOOLS / name).read_bytes()
+    names, rule = _CASES[name]
+    stub = scratch_scope.spill(data, source_tool="bash")
+    want = _expected(name, data)
+    assert stub.content_type == "text" and stub.shape.startswith(f"{ALIGNED_SHAPE}, {len(names)} columns: ")
+    assert f", {len(want)} rows; " in stub.shape
+    assert ("split at runs of spaces" if rule == RUNS else "header's column positions") in stub.shape
+    assert "shows all of it" in stub.note or ("row=1, rows=20" in stub.note and "slurp=True" in stub.note)
+    pages = follow(tools, {"handle": stub.handle, "row": 1, "rows": 7}, 4096)
+    assert all(page["header"] == names for page in pages)
+    assert [row for page in pages for row in page["rows"]] == want
+    assert "aligned by spaces" in pages[0]["note"]
+
+
+def test_columns_pick_cells_and_slurp_finds_the_largest_rss(tools, scratch_scope):
+    data = (_TOOLS / "ps-auxww.txt").read_bytes()
+    handle = scratch_scope.spill(data, source_tool="bash").handle
+    want = _runs(data, 11)
+    pages = follow(tools, {"handle": handle, "row": 1, "rows": 1000, "columns": ["PID", "RSS"]}, 8192)
+    assert [r for p in pages for r in p["rows"]] == [[row[1], row[5]] for row in want]
+    reply = tools.call("read_handle", {"handle": handle, "jq": "max_by(.RSS) | {PID, RSS, COMMAND}", "slurp": True})
+    top = max(want, key=lambda row: int(row[5]))  # (a column of numbers slurps as numbers, as a CSV's does)
+    assert reply["results"] == [{"PID": int(top[1]), "RSS": int(top[5]), "COMMAND": top[10]}]
+    counted = tools.call("read_handle", {"handle": handle, "jq": "length", "slurp": True})
+    assert counted["results"] == [len(want)]
+
+
+def test_slurp_keys_rows_by_the_header_with_cells_holding_spaces(tools, scratch_scope):
+    data = (_TOOLS / "docker-ps-by-hand.txt").read_bytes()
+    handle = scratch_scope.spill(data, source_tool="docker").handle
+    reply = tools.call("read_handle", {"handle": handle, "jq": 'map(select(.STATUS | startswith("Up"))) | '
+                                       'map([.NAMES, .PORTS])', "slurp": True})
+    want = [[row[6], row[5]] for row in _fixed(data, _FIXED_STARTS["docker-ps-by-hand.txt"])
+            if row[4].startswith("Up")]
+    assert reply["results"] == [want] and ["sleeper", ""] not in want
+
+
+def test_a_cursor_goes_on_where_the_last_page_stopped(tools, scratch_scope):
+    data = (_TOOLS / "pip-list.txt").read_bytes()
+    handle = scratch_scope.spill(data, source_tool="pip").handle
+    page = scratch_scope.structure.rows(handle, 1, 500, budget=1024)
+    got, pages = list(page.items), 1
+    while page.cursor is not None:
+        page = scratch_scope.structure.rows(handle, cursor=page.cursor, budget=1024)
+        got, pages = got + page.items, pages + 1
+    assert pages >= 3 and got == _runs(data, 3)
+
+
+_NEGATIVES = {
+    "prose": b"The quick brown fox.  It jumped over the lazy dog.\nThen it ran  away into the woods and was never\n"
+             b"seen again by anyone in the village,  not even the miller.\nThe end.\n",
+    "log": b"2026-12-03 10:00:00  INFO  started  worker=1\n2026-12-03 10:00:01  WARN  slow  worker=2\n"
+           b"2026-12-03 10:00:02  INFO  done  worker=1\n",
+    "code": b"def main():\n    x = 1  # the first\n    y = 2  # the second\n    return x + y\n",
+    "aligned code": b"NAME     = scratchfs\nVERSION  = 0.1.0\nLICENSE  = MIT\nAUTHOR   = someone\n",
+    "ls -l": b"total 12\n-rw-r--r-- 1 root root  1234 Dec  3 10:00 a.txt\n-rw-r--r-- 1 root root   987 Dec  3 10:01 b\n"
+             b"drwxr-xr-x 2 root root  4096 Dec  3 10:02 c\n",
+    "ls -l, no total": b"-rw-r--r-- 1 root root  1234 Dec  3 10:00 a.txt\n-rw-r--r-- 1 root root   987 Dec  3 b\n"
+                       b"drwxr-xr-x 2 root root  4096 Dec  3 10:02 c\n",
+    "csv": b"name,  size,  when\nalpha,  1,  today\nbeta,  2,  yesterday\n",
+    "grep": b"src/a.py:12:    def  foo(self):\nsrc/b.py:40:        return  bar\nsrc/c.py:7:import  os\n",
+    "du -sh": b"4.0K    alpha\n8.0K    beta\n12K     gamma\n16K     delta\n20K     epsilon\n",
+    "markdown": b"Title  here\n===========\n\nSome text  with two spaces.\nAnd more text here.\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_NEGATIVES))
+def test_what_is_no_aligned_table_is_not_taken_for_one(name):
+    data = _NEGATIVES[name]
+    assert not describe(data, len(data), data.count(b"\n")).text.startswith(ALIGNED_SHAPE)
+
+
+@pytest.mark.parametrize("name", ["find-ls-usr.txt", "du-ah-python3.tsv", "git-log-format.tsv", "man-ls-overstrike.txt",
+                                  "sqlite-csv-packages.csv", "pytest-color-v.txt", "ss-tulpn.txt"])
+def test_other_real_outputs_are_not_taken_for_one(name):
+    # ss -tulpn glues two names ("Peer Address:PortProcess"): the column the header names "Peer" would be empty and
+    # the last hold the peer's address and the process, so it is no such table
+    data = (_TOOLS / name).read_bytes()
+    assert not describe(data, len(data), data.count(b"\n")).text.startswith(ALIGNED_SHAPE)
+
+
+_NAME = st.from_regex(r"[A-Z][A-Z0-9_%]{0,7}", fullmatch=True)
+_WORD = st.from_regex(r"[a-z0-9./:-]{1,9}", fullmatch=True)
+_PHRASE = st.lists(_WORD, min_size=1, max_size=3).map(" ".join)
+
+
+@st.composite
+def _tables(draw):
+    """A table as a tool that sizes each column to its widest value prints it, and its cells: left-aligned (a
+    cell may hold single spaces), or right-aligned numbers; 2 spaces or more between columns."""
+    width = draw(st.integers(2, 6))
+    names = draw(st.lists(_NAME, min_size=width, max_size=width, unique=True))
+    count = draw(st.integers(2, 30))
+    kinds = [draw(st.sampled_from(["word", "phrase", "number"])) for _ in names]
+    value = {"word": _WORD, "phrase": _PHRASE, "number": st.integers(0, 10**6).map(str)}
+    rows = [[draw(value[kind]) for kind in kinds] for _ in range(count)]
+    pad = draw(st.integers(2, 4))
+    end = draw(st.sampled_from(["\n", "\r\n"]))
+    sizes = [max(len(name), *(len(row[i]) for row in rows)) for i, name in enumerate(names)]
+
+    def line(cells: list[str]) -> str:
+        out = []
+        for i, cell in enumerate(cells):
+            right = kinds[i] == "number" and cell not in names
+            out.append(cell.rjust(sizes[i]) if right else cell.ljust(sizes[i]))
+        return (" " * pad).join(out).rstrip()
+
+    return names, rows, "".join(line(cells) + end for cells in [names, *rows])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(_tables())
+def test_a_printed_table_reads_back_as_its_cells(tools, scratch_scope, table):
+    names, rows, text = table
+    lines = text.split("\n")
+    layout = find_layout(lines[:-1])  # (a CR before each newline: a CR LF line end)
+    data = text.encode()
+    assert layout is not None and describe(data, len(data), text.count("\n")).text.startswith(ALIGNED_SHAPE)
+    handle = scratch_scope.spill(data, source_tool="t").handle
+    pages = follow(tools, {"handle": handle, "row": 1, "rows": 100}, 65536)
+    got = [r for p in pages for r in p["rows"]]
+    plain = _runs(data, len(names)) if layout.rule == RUNS else _fixed(data, list(layout.starts))
+    assert pages[0]["header"] == names and got == plain == rows
+
+
+def test_the_csv_a_slurp_reads_keeps_semicolons_and_quotes(tools, scratch_scope):
+    text = ('NAME  A;B  C;D  NOTE\nx     1;2  "q"  a,b\ny     3    4    c "d" e\n')
+    handle = scratch_scope.spill(text.encode(), source_tool="t").handle
+    reply = tools.call("read_handle", {"handle": handle, "jq": "map([.NAME, .[\"A;B\"], .[\"C;D\"], .NOTE])",
+                                       "slurp": True})
+    assert reply["results"] == [[["x", "1;2", '"q"', "a,b"], ["y", "3", "4", 'c "d" e']]]
+
+
+def test_jq_alone_on_such_a_table_names_the_row_and_slurp_reads(tools, scratch_scope):
+    data = (_TOOLS / "ps-auxww.txt").read_bytes()
+    handle = scratch_scope.spill(data, source_tool="ps").handle
+    with pytest.raises(InvalidArgument, match=r"a table aligned by spaces .*row=.*slurp=true"):
+        tools.call("read_handle", {"handle": handle, "jq": ".[0]"})
+
+
+def test_a_table_larger_than_the_sample_is_told_from_its_start_and_read_whole(tools, scratch_scope):
+    data = (_TOOLS / "ps-auxww.txt").read_bytes()
+    header, body = data.split(b"\n", 1)
+    big = header + b"\n" + body * 60  # 720 KB: past the 512 KiB sample
+    stub = scratch_scope.spill(big, source_tool="ps")
+    rows = big.count(b"\n") - 1
+    assert stub.shape.startswith(f"{ALIGNED_SHAPE}, 11 columns: ") and f"~{rows:,} rows (by line count)" in stub.shape
+    pages = follow(tools, {"handle": stub.handle, "row": 1, "rows": 10000, "columns": [1, "RSS"]}, 65536)
+    assert [r for p in pages for r in p["rows"]] == [[row[1], row[5]] for row in _runs(big, 11)]
+    reply = tools.call("read_handle", {"handle": stub.handle, "jq": "length", "slurp": True})
+    assert reply["results"] == [rows]
+
+
+def test_a_blank_line_ends_the_rows(tools, scratch_scope):
+    # systemctl list-units: a first column with no name (a failed unit's dot), a legend after a blank line
+    data = (_TOOLS / "systemctl-list-units-by-hand.txt").read_bytes()
+    stub = scratch_scope.spill(data, source_tool="systemctl")
+    assert "5 rows (up to the blank line at line 7; the lines after it are no rows)" in stub.shape
+    (page,) = follow(tools, {"handle": stub.handle, "row": 1, "rows": 100}, 8192)
+    assert page["header"] == ["", "UNIT", "LOAD", "ACTIVE", "SUB", "DESCRIPTION"]
+    assert page["rows"] == _fixed(data.split(b"\n\n")[0], [0, 2, 39, 46, 53, 61])
+    assert page["rows"][2][:3] == ["●", "foo.service", "loaded"]
+    with pytest.raises(InvalidArgument, match="past the last row"):
+        tools.call("read_handle", {"handle": stub.handle, "row": 7})  # (row 6: an empty page, as a CSV's)
