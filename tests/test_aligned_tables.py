@@ -6,7 +6,6 @@ grep output are not taken for one."""
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import pytest
@@ -14,10 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scratchfs import InvalidArgument
-from scratchfs.api.contract import ScratchTools, to_json
+from scratchfs.api.contract import ScratchTools
 from scratchfs.api.shape import describe
 from scratchfs.api.shape_aligned import ALIGNED_SHAPE
 from scratchfs.engine.structure.aligned import FIXED, RUNS, find_layout
+from tests.test_structure_reads import follow
 
 _TOOLS = Path(__file__).resolve().parent.parent / "fixtures" / "tools"
 
@@ -56,20 +56,6 @@ _CASES = {
 }
 _FIXED_STARTS = {"docker-ps-by-hand.txt": [0, 15, 36, 61, 78, 106, 150], "sqlite-column.txt": [0, 4, 16],
                  "kubectl-get-pods-by-hand.txt": [0, 36, 44, 63, 78]}
-
-
-def follow(tools: ScratchTools, args: dict, budget: int) -> list[dict]:
-    """Every page of a read, by its next_call; checks each reply's size against the budget."""
-    pages, call = [], {**args, "budget": budget}
-    while call is not None:
-        reply = tools.call("read_handle", call)
-        assert len(to_json(reply).encode()) <= budget
-        pages.append(reply)
-        if reply["next_call"] is None:
-            break
-        node = ast.parse(reply["next_call"], mode="eval").body
-        call = {k.arg: ast.literal_eval(k.value) for k in node.keywords} | {"budget": budget}
-    return pages
 
 
 @pytest.fixture
