@@ -660,3 +660,20 @@ def _elements(pages: list[dict]) -> list[str]:
                 part = None
         out += page["elements"]
     return out + ([part[1]] if part else [])
+
+
+def test_a_column_named_twice_in_the_header_is_named_by_number(scratch_scope):
+    """``columns=["name"]`` over a join's header ``name,version,name,version,month`` (real ``sqlite3 -header -csv``
+    output) gave the first ``name`` alone, with no word of the second (atk27). A name the header holds more than once
+    is refused, naming its column numbers; by number each is read."""
+    data = (_TOOLS / "sqlite-csv-join-repeated-names.csv").read_bytes()
+    handle = scratch_scope.spill(data, source_tool="sqlite3").handle
+    tools = ScratchTools(scratch_scope)
+    with pytest.raises(InvalidArgument, match=r'column "name" is in the header 2 times \(column numbers 0, 2, '
+                                              r"counting from 0\): name the ones needed by number, e.g. "
+                                              r"columns=\[0, 2\]"):
+        tools.call("read_handle", {"handle": handle, "row": 1, "rows": 3, "columns": ["name", "month"]})
+    rows = list(csv.reader(io.StringIO(data.decode())))
+    page = tools.call("read_handle", {"handle": handle, "row": 1, "rows": 3, "columns": [0, 2, "month"]})
+    assert [list(r.values()) if isinstance(r, dict) else r for r in page["rows"]] == \
+        [[r[0], r[2], r[4]] for r in rows[1:4]], page["rows"]

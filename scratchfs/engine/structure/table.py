@@ -213,7 +213,12 @@ def _select(header: list[str], columns: object) -> list[int] | None:
         if isinstance(column, int) and 0 <= column < len(header):
             picked.append(column)
         elif isinstance(column, str) and column in header:
-            picked.append(header.index(column))
+            at = [i for i, name in enumerate(header) if name == column]
+            if len(at) > 1:  # (the first alone would hide the others: a join's SELECT * repeats names)
+                raise InvalidArgument(f"column {json.dumps(column[:60], ensure_ascii=False)} is in the header "
+                                      f"{len(at)} times (column numbers {', '.join(map(str, at[:10]))}, counting "
+                                      f"from 0): name the ones needed by number, e.g. columns={at[:10]}")
+            picked.append(at[0])
         else:
             names = json.dumps(header[:20], ensure_ascii=False)  # quoted and escaped, as the header is given
             names = names if len(names) <= 300 else names[:299] + "…"
