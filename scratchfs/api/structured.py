@@ -7,11 +7,9 @@ carries a ``cursor`` that resumes exactly where it stopped.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from scratchfs.api.entries import reading
@@ -39,7 +37,6 @@ from scratchfs.engine.structure import (
     view_page,
 )
 from scratchfs.engine.structure.aligned import RUNS, Layout, source_layout
-from scratchfs.engine.structure.table import detect_delimiter
 from scratchfs.engine.structure.text_search import search_text
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import BadRecord, InvalidArgument
@@ -196,10 +193,10 @@ class StructureReads:
                 raise InvalidArgument(
                     f"slurp=true reads at most {MAX_SLURP_BYTES // 2**20} MiB of content (it holds every record or "
                     f"row at once); {handle} is {src.size / 2**20:.1f} MiB: page it instead, {each}")
-            if is_aligned(kind, self.shape):  # its rows as CSV, which a slurp read of a table reads
-                src, blob = BytesSource(_as_csv(iter_rows(src, layout=self._layout(src, handle)))), f"{blob}:aligned"
+            layout = self._layout(src, handle) if is_aligned(kind, self.shape) else None  # (split by it, not CSV)
+            blob = blob if layout is None else f"{blob}:aligned"
             return slurp_page(src, filter, form, cursor=cursor, budget_bytes=budget, cache_key=blob,
-                              timeout=self._timeout(), entry=entry_identity(handle, blob))
+                              timeout=self._timeout(), entry=entry_identity(handle, blob), layout=layout)
 
         try:
             return self._page(handle, read)
@@ -385,20 +382,6 @@ def _aligned_note(layout: Layout) -> str:
     return (f"a table aligned by spaces (stored as text): each line {how}; a line of dashes is no row, a blank "
             "line ends the rows"
             + ("; the first column has no name in the header" if layout.names[0] == "" else ""))
-
-
-def _as_csv(rows: Iterator[tuple[int, list[str]]]) -> bytes:
-    """The rows (the header first) as CSV text, which a slurp read of a table reads back as the same cells. Written
-    with ``,`` unless the header line would then have more ``;`` than ``,`` (the read's delimiter rule would take
-    ``;``): then with ``;``."""
-    table = [cells for _start, cells in rows]
-    for delimiter in (",", ";"):
-        out = io.StringIO()
-        csv.writer(out, delimiter=delimiter, lineterminator="\n").writerows(table)
-        text = out.getvalue()
-        if detect_delimiter(text.split("\n", 1)[0]) == delimiter:
-            break
-    return text.encode("utf-8", "surrogatepass")
 
 
 def table_like(source: ReaderSource) -> bool:

@@ -28,6 +28,7 @@ import re
 from typing import Any
 
 from scratchfs.engine.caches import LRU
+from scratchfs.engine.structure.aligned import Layout
 from scratchfs.engine.structure.jsondoc import jq_page
 from scratchfs.engine.structure.jsonl import records_page
 from scratchfs.engine.structure.paging import BytesSource, ContentSource, ItemPage, read_whole
@@ -56,7 +57,7 @@ _ARRAYS: LRU[str, bytes] = LRU(4, max_weight=MAX_ARRAY_BYTES, weigh=len, max_ite
 
 def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | None = None,
                budget_bytes: int = 8192, cache_key: str | None = None, timeout: float = limits.PATTERN_TIMEOUT,
-               entry: str | None = None) -> ItemPage:
+               entry: str | None = None, layout: Layout | None = None) -> ItemPage:
     """One page of the outputs of jq ``filter`` run once over the array of all of ``source``'s records or rows.
 
     Args:
@@ -73,6 +74,8 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
             over all reads) and jq's outputs as ``jq_page`` keeps them, so the next pages neither rebuild nor rerun.
         entry: the entry's identity; the cursors are bound to it and to the slurp read (a cursor of a plain jq,
             record or row read of the entry is refused, and the other way round).
+        layout: for ``"rows"``/``"arrays"``, a table aligned by spaces (:mod:`~scratchfs.engine.structure.aligned`):
+            its lines split by the layout, as a rows read splits them, instead of read as CSV.
 
     Returns:
         an :class:`ItemPage` named ``results``, as :func:`~scratchfs.engine.structure.jsondoc.jq_page` gives it.
@@ -89,8 +92,8 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
     """
     if form not in ("records", "rows", "arrays"):
         raise InvalidArgument(f"form must be 'records', 'rows' or 'arrays', not {str(form)[:20]!r}")
-    data = _array(source, form, cache_key, entry)
-    keyed = _keys_note(source) if form == "rows" else None
+    data = _array(source, form, cache_key, entry, layout)
+    keyed = _keys_note(source, layout) if form == "rows" else None
     room = 0 if keyed is None else len(json.dumps(keyed, ensure_ascii=False).encode("utf-8")) + len(',"note":; ')
     try:
         page = jq_page(BytesSource(data), filter, cursor, max(256, budget_bytes - room),  # (the note fits beside it)
@@ -113,12 +116,13 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
     return page
 
 
-def _array(source: ContentSource, form: str, cache_key: str | None, entry: str | None) -> bytes:
+def _array(source: ContentSource, form: str, cache_key: str | None, entry: str | None,
+           layout: Layout | None) -> bytes:
     """The JSON array text of ``source``'s records or rows, kept in :data:`_ARRAYS` under ``cache_key`` (built
     once for the pages of a read)."""
     kept = None if cache_key is None else _ARRAYS.get(f"{form}:{cache_key}")
     data = kept if kept is not None else (
-        _records(source, entry) if form == "records" else _rows(source, form == "rows"))
+        _records(source, entry) if form == "records" else _rows(source, form == "rows", layout))
     if cache_key is not None and kept is None:
         _ARRAYS.put(f"{form}:{cache_key}", data)
     return data
@@ -143,7 +147,7 @@ def _records(source: ContentSource, entry: str | None) -> bytes:
     return b"[" + b",\n".join(kept) + b"]"
 
 
-def _rows(source: ContentSource, header: bool) -> bytes:
+def _rows(source: ContentSource, header: bool, layout: Layout | None = None) -> bytes:
     """The JSON array text of a table's rows (objects keyed by the header when ``header``, else arrays), the cells
     of its number columns numbers (:func:`type_number_columns`, decided by a first pass over the rows), at most
     :data:`MAX_ARRAY_BYTES`: built :data:`_CHUNK_ROWS` rows at a time, and refused (InvalidArgument, naming the row
@@ -152,13 +156,13 @@ def _rows(source: ContentSource, header: bool) -> bytes:
     it)."""
     if source.size > MAX_SLURP_BYTES:
         read_whole(source, MAX_SLURP_BYTES, "slurp")  # raises naming the bound
-    numbers = _number_columns(source, header)
+    numbers = _number_columns(source, header, layout)
     names: list[str] | None = None
     extra = EXTRA_CELLS
     chunk: list[Any] = []
     parts: list[bytes] = []
     size, count = 1, 0
-    for _start, cells in iter_rows(source):
+    for _start, cells in iter_rows(source, layout=layout):
         if header and names is None:
             names, extra = row_keys(cells)
             continue
@@ -193,7 +197,7 @@ def _shaped(chunk: list[list[Any]], names: list[str] | None, extra: str, numbers
     return rows
 
 
-def _number_columns(source: ContentSource, header: bool) -> list[int]:
+def _number_columns(source: ContentSource, header: bool, layout: Layout | None) -> list[int]:
     """The indexes of a table's number columns (see :func:`type_number_columns`), judged :data:`_CHUNK_ROWS` rows
     at a time so that the rows are never all held: a column stops being one at its first chunk that is not all
     numbers, and is one if some chunk held a number in it."""
@@ -201,7 +205,7 @@ def _number_columns(source: ContentSource, header: bool) -> list[int]:
     out: set[int] = set()
     lost: set[int] = set()
     chunk: list[list[str]] = []
-    rows = iter(iter_rows(source))
+    rows = iter(iter_rows(source, layout=layout))
     if header:
         width = len(next(rows, (0, []))[1])
     for _start, cells in rows:
@@ -271,11 +275,11 @@ def row_keys(header: list[str]) -> tuple[list[str], str]:
     return keys, extra
 
 
-def _keys_note(source: ContentSource) -> str | None:
+def _keys_note(source: ContentSource, layout: Layout | None) -> str | None:
     """What a note says of a table whose header repeats a name or has a column named :data:`EXTRA_CELLS` (the
     keys :func:`row_keys` gives instead, the first :data:`_NOTED` of them, each name cut to :data:`_NOTED_CHARS`
     characters: under 1 KiB of JSON, the reply's budget gives it room), else ``None``."""
-    header = next(iter(iter_rows(source)), (0, []))[1]
+    header = next(iter(iter_rows(source, layout=layout)), (0, []))[1]
     keys, extra = row_keys(header)
     renamed = [f"column {at} ({_short(name)}) as {_short(key)}"
                for at, (name, key) in enumerate(zip(header, keys, strict=True), 1) if key != name]
