@@ -1,7 +1,8 @@
 """The CPU of what a spill computes besides storing bytes (issue 16): shape detection (``describe``) and the stub
 (``build_stub``) of 2,000 16 KiB slices of the bench corpus (the payloads of ``spill_loop.py`` and T1) and of twelve
-512 KiB samples (a large spill's shape sample, T2), this code against the copies of the code before the CPU work
-(``tests/reference_shape.py``, ``tests/reference_stub.py``), alternating in one process, medians.
+512 KiB samples (a large spill's shape sample, T2), and of a real ``ps auxww`` table (``fixtures/tools/``: text
+to the reference, a table aligned by spaces since 2026-12-03), this code against the copies of the code before the
+CPU work (``tests/reference_shape.py``, ``tests/reference_stub.py``), alternating in one process, medians.
 
     python bench/spill_cpu.py [REPETITIONS]      # default 7
 """
@@ -39,6 +40,7 @@ def main(argv: list[str]) -> int:
     samples = [benchlib.repeated(corpus, 4 << 20, start=i * 977)[:SAMPLE_BYTES] for i in range(12)]
     shapes = [describe(p, size, n) for p, n in zip(payloads, lines, strict=True)]
     handle = "h_" + "a" * 24
+    table = (Path(__file__).resolve().parent.parent / "fixtures" / "tools" / "ps-auxww.txt").read_bytes()
 
     def stub_of(build):
         return lambda i: build(handle, payloads[i], b"", size, lines[i], shapes[i].content_type, shapes[i].text,
@@ -50,6 +52,9 @@ def main(argv: list[str]) -> int:
         "build_stub, 16 KiB": (stub_of(build_stub), stub_of(reference_stub.build_stub), range(len(payloads))),
         "describe, 512 KiB sample of 4 MiB": (lambda s: describe(s, 4 << 20, 40_000),
                                               lambda s: reference_shape.describe(s, 4 << 20, 40_000), samples),
+        "describe, ps auxww (a table aligned by spaces, 12 KB)": (
+            lambda t: describe(t, len(t), t.count(b"\n")),
+            lambda t: reference_shape.describe(t, len(t), t.count(b"\n")), [table] * 50),
     }
     for name, (new, old, items) in cases.items():
         now, before = [], []
