@@ -57,6 +57,19 @@ def test_tying_an_existing_schema_to_a_runs_table_names_the_runs_it_lacks(postgr
         assert [e.run_id for e in store.list_entries()] == ["run-1"]
 
 
+@pytest.fixture
+def server():
+    """A PostgreSQL server of the test's own, started (the test stops and starts it again), removed after."""
+    if _pg_bin() is None:
+        unavailable("no PostgreSQL binaries to start a server of this test's own")
+    server = PostgresServer(_pg_bin())
+    try:
+        server.start()
+        yield server
+    finally:
+        server.remove()
+
+
 def _web(store):
     from starlette.testclient import TestClient
 
@@ -67,32 +80,25 @@ def _web(store):
 
 
 @pytest.mark.alone
-def test_the_web_api_answers_503_with_retry_after_while_the_index_database_is_down(tmp_path):
+def test_the_web_api_answers_503_with_retry_after_while_the_index_database_is_down(tmp_path, server):
     """A fleet trial: with PostgreSQL down every API call answered 500 ``storage``; an index that cannot be reached
     is a server unavailable for now (503, with Retry-After), as a busy one is."""
-    if _pg_bin() is None:
-        unavailable("no PostgreSQL binaries to start a server of this test's own")
-    server = PostgresServer(_pg_bin())
-    try:
-        server.start()
-        with ScratchStore(tmp_path, index=postgres_url(server.dsn, "scratchfs"), busy_timeout=1.0) as store:
-            scope = store.scope("run-1", "agent-1")
-            handle = scope.spill(b"before the outage\n" * 100).handle
-            with _web(store) as client:
-                assert client.get("/api/runs").status_code == 200
-                server.stop()
-                for path in ("/api/runs", "/api/stats", f"/api/runs/run-1/agents/agent-1/handles/{handle}/read",
-                             "/api/runs/run-1/scratch"):
-                    started = time.monotonic()
-                    got = client.get(path)
-                    assert got.status_code == 503, (path, got.status_code, got.text)
-                    assert got.headers["Retry-After"].isdigit(), path
-                    assert got.json()["error"]["kind"] == "storage", path
-                    assert time.monotonic() - started < 15, path
-                server.start()
-                assert client.get("/api/runs").status_code == 200  # the pool reconnects
-    finally:
-        server.remove()
+    with ScratchStore(tmp_path, index=postgres_url(server.dsn, "scratchfs"), busy_timeout=1.0) as store:
+        scope = store.scope("run-1", "agent-1")
+        handle = scope.spill(b"before the outage\n" * 100).handle
+        with _web(store) as client:
+            assert client.get("/api/runs").status_code == 200
+            server.stop()
+            for path in ("/api/runs", "/api/stats", f"/api/runs/run-1/agents/agent-1/handles/{handle}/read",
+                         "/api/runs/run-1/scratch"):
+                started = time.monotonic()
+                got = client.get(path)
+                assert got.status_code == 503, (path, got.status_code, got.text)
+                assert got.headers["Retry-After"].isdigit(), path
+                assert got.json()["error"]["kind"] == "storage", path
+                assert time.monotonic() - started < 15, path
+            server.start()
+            assert client.get("/api/runs").status_code == 200  # the pool reconnects
 
 
 def test_a_busy_index_is_503_with_retry_after_and_a_failing_one_500():
@@ -159,40 +165,33 @@ def test_a_rebuild_makes_a_schema_lost_whole_again(postgres_dsn, pg_schema, tmp_
         assert store.scope("run-1", "agent-1").read_handle(handle, length=17).data == b"kept in its blob\n"
 
 
-def test_the_pools_warnings_in_an_outage_are_one_line_once_a_minute(s3_env, tmp_path, caplog):
+def test_the_pools_warnings_in_an_outage_are_one_line_once_a_minute(s3_env, tmp_path, caplog, server):
     """psycopg_pool logs each failed reconnection of the store's pool at WARNING, libpq's message over several lines,
     about twice a second (newuser5): the store keeps the first of each kind a minute, on one line."""
     import logging
 
     from scratchfs.engine.pool_log import FILTER, POOL_NAME
 
-    if _pg_bin() is None:
-        unavailable("no PostgreSQL binaries to start a server of this test's own")
-    server = PostgresServer(_pg_bin())
-    try:
-        server.start()
-        with ScratchStore(tmp_path, index=postgres_url(server.dsn, "scratchfs"), blobs=s3_env,
-                          busy_timeout=1.0) as store:
-            assert store.index.pool().name == POOL_NAME
-            scope = store.scope("run-1", "agent-1")
-            scope.spill(b"before the outage " * 1000)
-            server.stop()
-            FILTER.forget()  # (an outage of an earlier test in this process let its records through already)
-            caplog.set_level(logging.WARNING, logger="psycopg.pool")
-            for _ in range(3):
-                with pytest.raises(StorageError):
-                    scope.spill(b"during the outage " * 1000)
-            time.sleep(2)
-            ours = [r for r in caplog.records if r.name == "psycopg.pool" and repr(POOL_NAME) in r.getMessage()]
-            assert ours, "the pool logged nothing about the outage"
-            assert len({r.msg for r in ours}) == len(ours)  # one of each kind
-            assert all("\n" not in r.getMessage() for r in ours)
-    finally:
-        server.remove()
+    with ScratchStore(tmp_path, index=postgres_url(server.dsn, "scratchfs"), blobs=s3_env,
+                      busy_timeout=1.0) as store:
+        assert store.index.pool().name == POOL_NAME
+        scope = store.scope("run-1", "agent-1")
+        scope.spill(b"before the outage " * 1000)
+        server.stop()
+        FILTER.forget()  # (an outage of an earlier test in this process let its records through already)
+        caplog.set_level(logging.WARNING, logger="psycopg.pool")
+        for _ in range(3):
+            with pytest.raises(StorageError):
+                scope.spill(b"during the outage " * 1000)
+        time.sleep(2)
+        ours = [r for r in caplog.records if r.name == "psycopg.pool" and repr(POOL_NAME) in r.getMessage()]
+        assert ours, "the pool logged nothing about the outage"
+        assert len({r.msg for r in ours}) == len(ours)  # one of each kind
+        assert all("\n" not in r.getMessage() for r in ours)
 
 
 @pytest.mark.alone
-def test_with_the_index_database_down_each_operation_fails_at_once_not_after_the_busy_timeout(tmp_path):
+def test_with_the_index_database_down_each_operation_fails_at_once_not_after_the_busy_timeout(tmp_path, server):
     """psycopg_pool waits its whole timeout for a connection while the server refuses new ones: with PostgreSQL down,
     every spill waited busy_timeout (30 s by default) before it failed, and an agent loop's offload held each large
     result's turn that long before passing it through. A refused fresh connection now fails the operation at once,
@@ -200,30 +199,23 @@ def test_with_the_index_database_down_each_operation_fails_at_once_not_after_the
     operations go on, the entries from before the outage whole."""
     from scratchfs.engine.postgres_pool import DOWN_SECONDS
 
-    if _pg_bin() is None:
-        unavailable("no PostgreSQL binaries to start a server of this test's own")
-    server = PostgresServer(_pg_bin())
-    try:
-        server.start()
-        with ScratchStore(tmp_path, index=postgres_url(server.dsn, "scratchfs"), busy_timeout=10.0) as store:
-            scope = store.scope("run-1", "agent-1")
-            before = b"before the outage\n" * 1000
-            handle = scope.spill(before).handle
-            server.stop()
-            for _ in range(4):
-                started = time.monotonic()
-                with pytest.raises(StorageError) as failed:
-                    scope.spill(b"during the outage\n" * 1000)
-                assert time.monotonic() - started < 2.5, "waited for the busy timeout"
-                assert failed.value.unavailable and "refused" in str(failed.value).lower(), str(failed.value)
+    with ScratchStore(tmp_path, index=postgres_url(server.dsn, "scratchfs"), busy_timeout=10.0) as store:
+        scope = store.scope("run-1", "agent-1")
+        before = b"before the outage\n" * 1000
+        handle = scope.spill(before).handle
+        server.stop()
+        for _ in range(4):
             started = time.monotonic()
-            passed = scope.offload(Observation("fetch", "during the outage\n" * 1000, result_class="query"))
-            assert passed.content == "during the outage\n" * 1000 and passed.stub is None  # passed through, whole
-            assert time.monotonic() - started < 2.5
-            server.start()
-            time.sleep(DOWN_SECONDS)
-            assert scope.read_handle(handle, length=len(before)).data == before
-            after = scope.spill(b"after the outage\n" * 1000).handle
-            assert scope.read_handle(after, length=17).data == b"after the outage\n"
-    finally:
-        server.remove()
+            with pytest.raises(StorageError) as failed:
+                scope.spill(b"during the outage\n" * 1000)
+            assert time.monotonic() - started < 2.5, "waited for the busy timeout"
+            assert failed.value.unavailable and "refused" in str(failed.value).lower(), str(failed.value)
+        started = time.monotonic()
+        passed = scope.offload(Observation("fetch", "during the outage\n" * 1000, result_class="query"))
+        assert passed.content == "during the outage\n" * 1000 and passed.stub is None  # passed through, whole
+        assert time.monotonic() - started < 2.5
+        server.start()
+        time.sleep(DOWN_SECONDS)
+        assert scope.read_handle(handle, length=len(before)).data == before
+        after = scope.spill(b"after the outage\n" * 1000).handle
+        assert scope.read_handle(after, length=17).data == b"after the outage\n"
