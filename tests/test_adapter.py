@@ -6,6 +6,7 @@ import asyncio
 import contextvars
 import json
 import logging
+import uuid
 
 import pytest
 
@@ -317,7 +318,8 @@ def test_a_class_is_text_and_a_store_may_add_its_own(scratch_store_factory, capl
         offloader.classes["tail"] = "brower"  # read-only: a class is set (and checked) by wrap/tool
     assert offloader.offload("tail", "l\n" * 9000).stub is not None
     # a scope picked per call: the store is not known yet, so a class unlike every known one waits for it
-    odd = f"tails{id(scope)}"  # (a class never seen before in this process: each is logged once)
+    odd = f"tails{uuid.uuid4().hex}"  # (a class never seen before in this process: each is logged once; not id(),
+    # which a later object reuses: the parametrized run on another store then found it already logged)
     picked = Offloader(lambda: scope, classes={"tail": "logs", "other": odd})
     assert picked.offload("tail", "l\n" * 9000).stub is not None
     with caplog.at_level(logging.WARNING, logger="scratchfs.api.scope"):
@@ -332,7 +334,7 @@ def test_a_class_is_text_and_a_store_may_add_its_own(scratch_store_factory, capl
 def test_an_observation_of_no_class_is_allowed_and_one_of_an_unknown_class_is_logged_once(scratch_scope, caplog):
     big = "x" * 20_000
     assert scratch_scope.offload(Observation("t", big, None)) == Observation("t", big, None)
-    unknown = f"qurey{id(caplog)}"  # (a class never seen before in this process: each is logged once)
+    unknown = f"qurey{uuid.uuid4().hex}"  # (a class never seen before in this process: each is logged once)
     with caplog.at_level(logging.WARNING, logger="scratchfs.api.scope"):
         for _ in range(3):
             assert scratch_scope.offload(Observation("sql", big, unknown)).content == big

@@ -8,6 +8,7 @@ import io
 import json
 import os
 import re
+import uuid
 from typing import ClassVar
 
 import jq
@@ -598,7 +599,7 @@ def test_rendered_views_are_kept_by_cache_key_in_the_shared_lru():
             return super().iter_frames(first_frame)
 
     source = Counting(b"<p>kept</p>")
-    key = f"test-{os.getpid()}-{id(source)}"
+    key = f"test-{uuid.uuid4().hex}"
     assert html.html_text(source, key) == html.html_text(source, key) == b"kept\n"
     assert Counting.reads == 1  # the second view came from the cache
     html.html_text(source, None)
