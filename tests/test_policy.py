@@ -212,7 +212,8 @@ def test_the_spill_policy_of_a_long_tool_name_costs_linear_time(name):
     assert should_spill(Observation(name, BIG, "query"))
     assert is_never_spilled(name + "_read_handle") and not is_never_spilled(name + "_grep")
     assert tool_basename(name + "/mcp__read_handle").rpartition("\n")[2] == "read_handle"
-    assert time.perf_counter() - started < 1.0
+    # linear: about 0.5 s on an idle 2-core machine, 1.9 s at load 15 (CI beside four builds); quadratic was 80 s
+    assert time.perf_counter() - started < 8.0
     assert tool_basename("a/b\nc.d") == "b\nd" and tool_basename("a___b") == "b" and tool_basename("plain") == "plain"
 
 
