@@ -201,3 +201,47 @@ def test_a_fleet_host_keeps_no_reserve_file_under_its_root(index, s3_env, tmp_pa
     with ScratchStore(tmp_path / "local") as store:
         pass
     assert (tmp_path / "local" / "reserve").stat().st_size == 256 * 1024
+
+
+def test_a_local_index_is_refused_over_files_a_postgres_index_keeps(index, tmp_path, postgres_dsn, pg_schema):
+    """newuser7: a host started without $SCRATCHFS_INDEX over a root whose files a PostgreSQL index keeps was told to
+    rebuild a local index from them (scratchfs fsck --rebuild-index), which worked; a sweep of that local index then
+    removed the fleet's entry as an orphan ("orphans_removed": 1) and the fleet's handle read as not found. The root's
+    store-id marker now refuses every local opening -- store, sweep, rebuild -- naming the marker and the fix."""
+    root = tmp_path / "shared"
+    with ScratchStore(root, index=index) as store:
+        handles = spill_three(store)
+        expected = read_all(store, handles)
+    with pytest.raises(InvalidArgument, match=r"belong to a PostgreSQL index \(their store-id marker names store"):
+        ScratchStore(root)
+    for args in (["sweep"], ["fsck", "--rebuild-index"], ["ls"]):
+        result = CliRunner().invoke(main, [*args, "--root", str(root)], env={"SCRATCHFS_INDEX": ""})
+        assert result.exit_code == 2, (args, result.output)
+        assert "belong to a PostgreSQL index" in result.output and "Traceback" not in result.output
+    assert not (root / "index.sqlite").exists() or (root / "index.sqlite").stat().st_size == 0
+    with ScratchStore(root, index=index) as store:  # every entry still there, read through its own index
+        assert read_all(store, handles) == expected
+
+
+def test_a_postgres_index_does_not_take_a_local_stores_files_unless_told_to_move_them(index, tmp_path, postgres_dsn,
+                                                                                     pg_schema):
+    """The other way round: an empty PostgreSQL index opened over a local store's root paired with its files, and
+    each index's sweep then deleted the other's blobs as orphans. It is refused, naming the move; the move
+    (fsck --rebuild-index with the PostgreSQL index) takes every entry, large and small (segments), and the local
+    index is refused after it."""
+    root = tmp_path / "local"
+    with ScratchStore(root) as store:
+        handles = spill_three(store)
+        scope = store.scope("run-1", "agent-1")
+        small = scope.spill(b"small entry\n" * 900).handle  # ~10 KiB: a segment record
+        handles.append(small)
+        expected = read_all(store, handles)
+    with pytest.raises(InvalidArgument, match="already hold a local store's blobs"):
+        ScratchStore(root, index=index)
+    assert pairing_row(postgres_dsn, pg_schema) == [] and not (root / "store-id").exists()
+    result = CliRunner().invoke(main, ["fsck", "--rebuild-index", "--root", str(root)], env={"SCRATCHFS_INDEX": index})
+    assert result.exit_code == 0, result.output
+    with ScratchStore(root, index=index) as store:
+        assert read_all(store, handles) == expected
+    with pytest.raises(InvalidArgument, match="belong to a PostgreSQL index"):
+        ScratchStore(root)

@@ -37,7 +37,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from scratchfs.engine import pool_log
 from scratchfs.engine.local_blobs import Blobs
-from scratchfs.engine.pairing import check_pairing, local_marker, location_of, s3_marker
+from scratchfs.engine.pairing import MARKER_NAME, check_pairing, local_marker, location_of, s3_marker
 from scratchfs.engine.protocols import BlobFile, BlobStore, IndexBackend
 from scratchfs.engine.root import prepare_root
 from scratchfs.engine.segment_sweep import known_locations
@@ -169,6 +169,7 @@ def open_backends(root: Path, index_url: str | None = None, blobs_url: str | Non
     if index_url in _DEFAULT:
         prepare_root(root)  # 0700 root, 0600 index files before SQLite opens them; no links followed
         if blobs_url in _DEFAULT:
+            _refuse_paired_root(root)
             blobs = Blobs(root, frame_bytes, level, durable, segment_entry_bytes)
             index = Index(root / "index.sqlite", root / "locks", busy_timeout, durable,
                           existing_data=lambda: bool(blobs.blob_files()))  # an empty index beside blobs is refused
@@ -198,6 +199,25 @@ def open_backends(root: Path, index_url: str | None = None, blobs_url: str | Non
         raise
 
 
+def _holds_blobs(blobs: Blobs) -> bool:
+    """Whether a root holds any blob file (a local store's, when no marker pairs them: see check_pairing)."""
+    return bool(blobs.blob_files())
+
+
+def _refuse_paired_root(root: Path) -> None:
+    """Refuse a local index over files a PostgreSQL index keeps (a ``store-id`` marker under the root): its sweep
+    would delete them as orphans, and a rebuild would give one blob two indexes (newuser7: a host started without
+    ``$SCRATCHFS_INDEX`` was told to rebuild, and its sweep then removed the fleet's entries). Raises InvalidArgument
+    naming the marker and the fix; StorageError when the marker cannot be read."""
+    marker = local_marker(root)[0]()
+    if marker is not None:
+        raise InvalidArgument(
+            f"the files under {root} belong to a PostgreSQL index (their {MARKER_NAME} marker names store {marker}): "
+            "open them with that index ($SCRATCHFS_INDEX or --index postgresql://...), or give this local store "
+            f"another root; if that index is gone for good, remove {root / MARKER_NAME} and rebuild a local index "
+            "from the blobs (scratchfs fsck --rebuild-index)")
+
+
 def adopt_pairing(root: Path, index_url: str, blobs_url: str | None, *, busy_timeout: float) -> None:
     """Before ``fsck --rebuild-index`` of a PostgreSQL index lost whole (its schema dropped, its rows deleted): pair
     it with the blobs it is rebuilt from (the store id their marker names), which would otherwise refuse it as
@@ -219,14 +239,16 @@ def _paired_blobs(index: Any, root: Path, blobs_url: str, *, busy_timeout: float
         if blobs_url in _DEFAULT:
             blobs = Blobs(root, frame_bytes, level, durable, segment_entry_bytes)
             read_marker, write_marker = local_marker(root)
+            holds_blobs: Callable[[], bool] | None = functools.partial(_holds_blobs, blobs)
         else:
             from scratchfs.engine.s3_blobs import S3Blobs
 
             blobs = S3Blobs(blobs_url, frame_bytes, level, timeout=max(busy_timeout, 1.0),
                             delete_lock=index.delete_lock)
             read_marker, write_marker = s3_marker(blobs)
+            holds_blobs = None
         check = functools.partial(check_pairing, index, location_of(blobs_url), read_marker, write_marker,
-                                  blobs.exists, adopt=adopt)
+                                  blobs.exists, adopt=adopt, holds_blobs=holds_blobs)
         try:
             check()
         except (StorageError, StoreBusy):
@@ -317,10 +339,12 @@ def create_empty_index(root: Path, *, busy_timeout: float) -> str | None:
     SQLite file of another application, or a link or other file where the index belongs, is still refused.
 
     Raises:
+        InvalidArgument: the root's files belong to a PostgreSQL index (a ``store-id`` marker).
         StorageError: the index cannot be created or moved aside, or is another application's file. StoreBusy: it
             stayed locked.
     """
     prepare_root(root)  # private modes before SQLite creates the file
+    _refuse_paired_root(root)  # (files a PostgreSQL index keeps get no local index beside them)
     try:
         Index(root / "index.sqlite", root / "locks", busy_timeout).close()
         return None

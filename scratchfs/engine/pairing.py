@@ -64,7 +64,7 @@ def location_of(blobs_url: str) -> str:
 
 def check_pairing(index: Any, location: str, read_marker: Callable[[], str | None],
                   write_marker: Callable[[str], None], blob_exists: Callable[[str, str, str], bool], *,
-                  adopt: bool = False) -> None:
+                  adopt: bool = False, holds_blobs: Callable[[], bool] | None = None) -> None:
     """Check, and record when new, that ``index`` (a :class:`~scratchfs.engine.postgres_index.PostgresIndex`) keeps
     its entries in the blob location ``location`` (see the module docstring).
 
@@ -72,11 +72,15 @@ def check_pairing(index: Any, location: str, read_marker: Callable[[], str | Non
         read_marker: the blob location's store id, or ``None`` when it has no marker.
         write_marker: writes the marker. blob_exists: ``(run_id, agent_id, blob) -> bool`` for a row's blob.
         adopt: for a rebuild of an index lost whole (``fsck --rebuild-index``): an index with no pairing and no row
-            takes the store id the blobs' marker names, instead of being refused as another index.
+            takes the store id the blobs' marker names, instead of being refused as another index; one with no
+            pairing, no row and no marker takes blobs already there (``holds_blobs``: a local store moved under it).
+        holds_blobs: for local files: whether the root holds any blob file. Files there with no marker and an index
+            with no pairing and no row are a local (SQLite) store's: refused unless ``adopt``.
 
     Raises:
-        InvalidArgument: the index is paired with another location; the blobs carry another store's marker; or the
-            index is not paired yet and none of its newest rows has its blob here.
+        InvalidArgument: the index is paired with another location; the blobs carry another store's marker; the
+            index is not paired yet and none of its newest rows has its blob here; or, not adopting, it has no row and
+            the local files are another (SQLite) store's.
         StorageError, StoreBusy: the index or the blob store failed.
     """
     marker = read_marker()  # first: a marker is written after its index row, so that row is seen next
@@ -87,13 +91,23 @@ def check_pairing(index: Any, location: str, read_marker: Callable[[], str | Non
         if record is None and adopt and not _newest(index):
             record = _claim(index, location, marker)
         if record is None or record[0] != marker:
+            lost = " or, if this is the index they were written by and it lost its rows (its schema dropped or " \
+                   "emptied), rebuild it from them: scratchfs fsck --rebuild-index with this index" \
+                if record is None else ""
             raise InvalidArgument(f"the blobs at {location} belong to another index (their {MARKER_NAME} marker "
-                                  "names another store): give each index (each PostgreSQL schema) its own blobs URL")
+                                  "names another store): give each index (each PostgreSQL schema) its own blobs URL;"
+                                  f"{lost}".rstrip(";"))
         return
-    if not _entries_here(index, blob_exists):
+    rows = _newest(index)
+    if rows and not _entries_here(rows, blob_exists):
         where = f"at {record[1]}" if record is not None else "elsewhere"
         raise InvalidArgument(f"none of this index's newest entries has its blob in {location}: its blobs are "
                               f"{where}; give the blobs URL the other hosts use ($SCRATCHFS_BLOBS or --blobs)")
+    if record is None and not rows and not adopt and holds_blobs is not None and holds_blobs():
+        raise InvalidArgument(f"the {location} already hold a local store's blobs (beside its index.sqlite): they "
+                              "belong to it, and two indexes over one set of files delete each other's entries as "
+                              "orphans; to move that store under this index, run scratchfs fsck --rebuild-index with "
+                              "this index and root (the local index is then refused), or give this index another root")
     if record is None:
         record = _claim(index, location)
         if record[1] != location:  # another host paired it with its own location meanwhile
@@ -156,16 +170,15 @@ def _newest(index: Any) -> list[tuple[str, str, str]]:
                       "looking for the index's entries in its blobs")
 
 
-def _entries_here(index: Any, blob_exists: Callable[[str, str, str], bool]) -> bool:
-    """True if the index has no row, or one of its newest rows has its blob in this blob store."""
-    rows = _newest(index)
+def _entries_here(rows: list[tuple[str, str, str]], blob_exists: Callable[[str, str, str], bool]) -> bool:
+    """True if one of the index's newest ``rows`` (:func:`_newest`) has its blob in this blob store."""
     for run_id, agent_id, blob in rows:
         try:
             if blob_exists(run_id, agent_id, blob):
                 return True
         except (OSError, ValueError, ScratchError):  # a row this blob store cannot even name: not here
             continue
-    return not rows
+    return False
 
 
 def local_marker(root: Path) -> tuple[Callable[[], str | None], Callable[[str], None]]:
