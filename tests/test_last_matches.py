@@ -231,3 +231,26 @@ def test_every_face_takes_before(tmp_path):
     assert reply["next_before"] == data.index(b"error: 1998")
     schema = {t["name"]: t for t in tool_definitions()}["read_handle"]["input_schema"]["properties"]
     assert schema["before"]["type"] == "integer" and schema["before"]["minimum"] == 0
+
+
+def test_a_pattern_spanning_lines_out_of_time_says_so_and_its_next_calls_reach_the_last_match(scratch_store_factory):
+    """The forward search of a pattern that can match a line end, stopped by the time bound, shows no window (not the
+    last matches of the bytes it got through, which are not the last of all) and searches on from where it got."""
+    store = scratch_store_factory("quick", pattern_timeout=0.05)
+    scope = store.scope("r", "a")
+    data = b"".join(b"%d error: x\nline %d\n" % (i, i) for i in range(300000))
+    handle = scope.spill(data, source_tool="t").handle
+    tools = ScratchTools(scope)
+    reply = tools.read_handle(handle, pattern=r"x\nline \d+5$", before=len(data), max_matches=2)
+    assert reply["windows"] == [] and reply["next_before"] == len(data)
+    _, call = parse_call(reply["next_call"])
+    got = call["offset"]
+    assert 0 < got < len(data) and call["before"] == len(data)
+    assert reply["note"].endswith(f"bytes 0-{got} searched in the time bound (0.04 s), no match shown; next_call "
+                                  f"searches on from {got} (the matches before it: offset=0, before={got})")
+    for _ in range(500):
+        if reply["windows"]:
+            break
+        reply = tools.call("read_handle", parse_call(reply["next_call"])[1])
+    last = [m.start() for m in re.finditer(rb"x\nline \d+5$", data, re.M)][-1]
+    assert window_hits(reply["windows"][-1])[-1]["offset"] == last

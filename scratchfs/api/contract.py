@@ -23,7 +23,9 @@ bytes as U+FFFD, counted by ``replaced``) or, for binary content, a hex dump (``
   cut by the bound of 1 KiB a side (or by the budget) says ``"cut": "before" | "after" | "both"``;
   a reply over budget keeps fewer windows, then fewer matches, then less context, and ``next_offset`` is the first
   match not shown. With ``view="text"`` (an HTML page): ``view`` too, and offsets, lines and ``size`` are the text
-  view's.
+  view's. With ``before`` (the last matches, :mod:`scratchfs.api.last_search`): ``next_before`` for ``next_offset``,
+  the first match shown when matches precede it (the next call's ``before``), ``remaining`` the bytes before it not
+  searched; a reply over budget keeps its last windows.
 * ``scratch_write``: ``{key, size, ttl, expires_at}``; ``scratch_read``: a range read of the value (``key`` for
   ``handle``, ``next_call`` names ``scratch_read``); ``scratch_list``: ``{prefix, entries: [{key, size, expires_in,
   preview}], next_call}``; ``scratch_delete``: ``{key, deleted}``.

@@ -66,7 +66,8 @@ class LastResult:
 class TailSink(Sink):
     """Keeps the spans ``(start, end)`` of the last ``keep`` matches starting before ``stop``, no window; refuses a
     match at or after ``stop`` and, past ``deadline`` (:func:`time.monotonic`, ``None``: none), stops before the next
-    match or frame. ``taken`` stays 0, so a pattern error is raised, not turned into a place to resume."""
+    match or frame. Without a deadline (a piece read back) ``taken`` stays 0, so a pattern error is raised; with one
+    (a forward search) a pattern error after a match becomes the place to search on from, as a count's does."""
 
     def __init__(self, keep: int, stop: int, deadline: float | None, size: int) -> None:
         super().__init__(0, 0, 0, size)
@@ -84,6 +85,8 @@ class TailSink(Sink):
             return False
         self.spans.append((start, end))
         self.seen += 1
+        if self.deadline is not None:
+            self.taken = self.seen
         return True
 
 
