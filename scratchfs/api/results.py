@@ -242,7 +242,7 @@ class Matches:
 
     @property
     def more(self) -> bool:
-        """True when more matches follow ``next_offset`` (precede it, from the end)."""
+        """True when more matches follow ``next_offset`` (from the end: bytes before it are left to search)."""
         return self.next_offset is not None
 
     @property

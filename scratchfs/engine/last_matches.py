@@ -7,9 +7,11 @@ when their windows pass the budget), in file order, with the same windows, lines
 How, without a scan from ``start``: the forward sequence from a *sync point* ``p`` -- a byte that no match, of any
 start, straddles -- is the forward sequence from ``start`` restricted to the matches at or after ``p`` (the scan from
 ``start`` reaches ``p`` with no match open, and a match's extent depends only on where it starts). So the engine takes
-a piece ``[p, hi)`` before ``before`` (256 KiB, doubling), collects its matches with the forward
-:class:`~scratchfs.engine.search.Searcher`, and steps back piece by piece until ``max_matches + 1`` matches are held
-(or ``start`` is reached); the windows are then the forward search from the first match kept (itself a sync point).
+a piece ``[p, hi)`` before ``before`` (256 KiB, doubling up to 4 MiB), collects its matches with the forward
+:class:`~scratchfs.engine.search.Searcher`, and steps back piece by piece until ``max_matches`` matches are held
+(or ``start`` is reached: a search from the end never proves that no match precedes the ones it holds, which would
+cost a pass over all the bytes before them); the windows are then the forward search from the first match kept
+(itself a sync point).
 Sync points:
 
 * a substring (:class:`~scratchfs.engine.search.LiteralMatcher`): a byte no occurrence of the needle straddles
@@ -34,10 +36,16 @@ from dataclasses import dataclass
 from scratchfs.engine.search import LiteralMatcher, Matcher, PatternMatcher, Searcher, Sink, Window, search
 from scratchfs.engine.seekable import SeekableReader
 
-__all__ = ["FIRST_PIECE_BYTES", "MAX_STEPS_BACK", "LastResult", "TailSink", "last_matches", "sync_point", "syncs"]
+__all__ = ["FIRST_PIECE_BYTES", "MAX_PIECE_BYTES", "MAX_STEPS_BACK", "LastResult", "TailSink", "last_matches",
+           "sync_point", "syncs"]
 
 FIRST_PIECE_BYTES = 256 * 1024
-"""Bytes before ``before`` the first piece takes; each piece further back is twice the one before."""
+"""Bytes before ``before`` the first piece takes; each piece further back is twice the one before, up to
+:data:`MAX_PIECE_BYTES`."""
+MAX_PIECE_BYTES = 4 * 1024 * 1024
+"""Largest piece: a piece is searched whole, so this bounds how far past the last match the search reads (with
+pieces doubling without bound, a match 25 MB from the end was found in a 16 MiB piece read to its start: twice the
+bytes of a forward pass from there)."""
 MAX_STEPS_BACK = 4096
 """Most occurrences of a self-overlapping needle stepped back over to find a sync point before the search goes
 forward instead."""
@@ -50,8 +58,9 @@ class LastResult:
 
     Attributes:
         windows: the windows, in file order (as :func:`~scratchfs.engine.search.search` cuts them).
-        next_before: the first match shown when matches start before it (from ``start``): the next call's
-            ``before``; ``None`` when none does.
+        next_before: the first match shown when bytes before it (from ``start``) are left unsearched -- the search
+            stops once it holds ``max_matches``, so matches *may* start before it (the next call says) -- or when the
+            budget left matches out: the next call's ``before``; ``None`` when no match starts before it.
         resume: a forward search stopped by its deadline: the byte it got to (its matches are not shown; the search
             goes on from it, ``before`` the same); else ``None``.
         backward: the matches were found reading back from ``before`` (``False``: searched forward from ``start``).
@@ -152,19 +161,19 @@ def last_matches(reader: SeekableReader, matcher: Matcher, start: int, before: i
         return LastResult([], None)
     spans: deque[tuple[int, int]] = deque()
     hi, piece, at = before, first_piece, start
-    backward = True
-    while hi > start and len(spans) <= max_matches:
+    backward, dropped = True, False  # dropped: a piece held more matches than were kept
+    while hi > start and len(spans) < max_matches:
         at = sync_point(reader, matcher, max(start, hi - piece), start)
         if at is None:  # no sync point: forward from start, bounded by the deadline
             backward, at = False, start
-        sink = TailSink(max_matches + 1 - len(spans), hi, None if backward else deadline, reader.table.size)
+        sink = TailSink(max_matches - len(spans), hi, None if backward else deadline, reader.table.size)
         stopped = Searcher(reader, matcher, at, line_of_frame, stop=hi).run(sink)
         if stopped is not None and stopped < hi:  # the deadline: searched on from there
             return LastResult([], before, resume=stopped, backward=False)
         spans.extendleft(reversed(sink.spans))
-        hi, piece = at, piece * 2
-    spans = deque(list(spans)[-(max_matches + 1):])
-    count = min(max_matches, len(spans))
+        dropped = sink.seen > len(sink.spans)
+        hi, piece = at, min(piece * 2, MAX_PIECE_BYTES)
+    count = len(spans)
     if not count:
         return LastResult([], None, backward=backward)
     while True:  # the windows of the last ``count``; fewer when the budget holds fewer
@@ -174,4 +183,5 @@ def last_matches(reader: SeekableReader, matcher: Matcher, start: int, before: i
         if taken >= count:
             break
         count = max(1, taken)
-    return LastResult(found.windows, first if count < len(spans) else None, backward=backward)
+    more = count < len(spans) or hi > start or dropped
+    return LastResult(found.windows, first if more else None, backward=backward)
