@@ -259,3 +259,21 @@ def test_a_pattern_spanning_lines_out_of_time_says_so_and_its_next_calls_reach_t
         reply = tools.call("read_handle", parse_call(reply["next_call"])[1])
     last = [m.start() for m in re.finditer(rb"x\nline \d+5$", data, re.M)][-1]
     assert window_hits(reply["windows"][-1])[-1]["offset"] == last
+
+
+@pytest.mark.parametrize("context", ["line", 900])
+def test_a_last_window_over_the_budget_keeps_its_last_match_and_the_chain_its_order(scratch_scope, context):
+    """A window larger than the whole budget (a long line of many matches): a search from the end keeps its last
+    match (a forward one keeps its first), and the chain of next_calls still gives every match once, in order."""
+    data = b"".join(b"%d " % i + (b"x" * 40 + b"error ") * 60 + b"\n" for i in range(6))
+    handle = scratch_scope.spill(data, source_tool="t").handle
+    tools = ScratchTools(scratch_scope)
+    call = {"handle": handle, "match": "error", "before": len(data), "context": context, "budget": 2048}
+    pages: list[list[int]] = []
+    while call is not None:
+        reply = tools.call("read_handle", call)
+        assert reply_size(reply) <= 2048
+        pages.insert(0, [h["offset"] for w in reply["windows"] for h in window_hits(w)])
+        call = None if reply["next_call"] is None else parse_call(reply["next_call"])[1]
+    assert pages[-1][-1] == data.rindex(b"error")
+    assert [offset for page in pages for offset in page] == [m.start() for m in re.finditer(b"error", data)]
