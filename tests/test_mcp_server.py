@@ -77,6 +77,10 @@ def test_tools_over_stdio_answer_the_contract_byte_exact(era, tmp_path, fixture_
             assert found["pattern"] == r"^<h2 id=\"wh" and found["more"] is True
             assert [w["line"] for w in found["windows"]] == [
                 i + 1 for i, ln in enumerate(page.splitlines()) if ln.lower().startswith(b'<h2 id="wh')][:2]
+            last = payload(await client.call_tool("read_handle", {"handle": handle, "match": "ownership",
+                                                                  "before": len(page), "max_matches": 2}))
+            assert match_offsets(last["windows"]) == find_all(page, b"ownership")[-2:]  # from the end, in file order
+            assert last["next_before"] == find_all(page, b"ownership")[-2]
 
             # the scratchpad
             assert payload(await client.call_tool("scratch_write", {"key": "plan", "value": "read ch. 4 — then 5",

@@ -144,6 +144,8 @@ def test_entry_metadata(store, clock, client, fixture_data):
     {"match": "Ownership", "context": "line", "max_matches": 5},
     {"line": -40, "lines": 40},
     {"line": -10**6, "lines": 2},
+    {"match": "Ownership", "before": 524273, "max_matches": 3},
+    {"pattern": "^<h2 .*ownership", "ignore_case": True, "before": 300_000, "context": "line", "max_matches": 2},
 ])
 def test_reads_are_the_model_facing_contract(store, client, fixture_data, args):
     scope = store.scope("run-r", "agent-1")

@@ -23,7 +23,9 @@ bytes as U+FFFD, counted by ``replaced``) or, for binary content, a hex dump (``
   cut by the bound of 1 KiB a side (or by the budget) says ``"cut": "before" | "after" | "both"``;
   a reply over budget keeps fewer windows, then fewer matches, then less context, and ``next_offset`` is the first
   match not shown. With ``view="text"`` (an HTML page): ``view`` too, and offsets, lines and ``size`` are the text
-  view's.
+  view's. With ``before`` (the last matches, :mod:`scratchfs.api.last_search`): ``next_before`` for ``next_offset``,
+  the first match shown when matches precede it (the next call's ``before``), ``remaining`` the bytes before it not
+  searched; a reply over budget keeps its last windows.
 * ``scratch_write``: ``{key, size, ttl, expires_at}``; ``scratch_read``: a range read of the value (``key`` for
   ``handle``, ``next_call`` names ``scratch_read``); ``scratch_list``: ``{prefix, entries: [{key, size, expires_in,
   preview}], next_call}``; ``scratch_delete``: ``{key, deleted}``.
@@ -304,19 +306,21 @@ class ScratchTools:
     def read_handle(self, handle: str, offset: int = 0, length: int | None = None, line: int | None = None,
                     lines: int | None = None, match: str | None = None, pattern: str | None = None,
                     ignore_case: bool = False, context: int | str | None = None, max_matches: int | None = None,
-                    budget: int | None = None, **structure: Any) -> dict[str, Any]:
-        """``read_handle`` by range, by lines, by match / pattern (see :meth:`Scope.read_handle`, whose checks
+                    budget: int | None = None, before: int | None = None, **structure: Any) -> dict[str, Any]:
+        """``read_handle`` by range, by lines, by match / pattern (``before``: the last matches before that byte,
+        :mod:`scratchfs.api.last_search`; see :meth:`Scope.read_handle`, whose checks
         apply: mixing the options of two modes is an invalid argument), or by structure (``jq``, ``record``,
         ``records``, ``row``, ``rows``, ``columns``, ``view``, ``select``, ``cursor``: :func:`structure_reply`); a
         search with ``view="text"`` searches an HTML page's text view (:meth:`~scratchfs.api.scope.Scope.search`);
         see the module docstring for the result."""
         return self._read_handle(False, handle, offset, length, line, lines, match, pattern, ignore_case, context,
-                                 max_matches, budget, **structure)
+                                 max_matches, budget, before, **structure)
 
     def _read_handle(self, checked: bool, handle: str, offset: int = 0, length: int | None = None,
                      line: int | None = None, lines: int | None = None, match: str | None = None,
                      pattern: str | None = None, ignore_case: bool = False, context: int | str | None = None,
-                     max_matches: int | None = None, budget: int | None = None, **structure: Any) -> dict[str, Any]:
+                     max_matches: int | None = None, budget: int | None = None, before: int | None = None,
+                     **structure: Any) -> dict[str, Any]:
         """:meth:`read_handle`; ``checked``: its texts were checked as UTF-8 already (by :meth:`call`)."""
         scope = self.scope
         budget, echo = self._budgeted(scope, budget)
@@ -326,18 +330,20 @@ class ScratchTools:
             structure["slurp"] = None  # (slurp=false: the read it would be without it)
         given = {k: v for k, v in structure.items() if v is not None}
         if counting:
-            shaping = {"length": length, "line": line, "lines": lines, "context": context, "max_matches": max_matches}
+            shaping = {"length": length, "line": line, "lines": lines, "context": context, "max_matches": max_matches,
+                       "before": before}
             _count_alone(given.keys() | {k for k, v in shaping.items() if v is not None})
             return count_reply(count_matches(scope, handle, match, pattern, offset, ignore_case=ignore_case,
                                              budget=echo), budget)
         if given:
             others = {"length": length, "line": line, "lines": lines, "match": match, "pattern": pattern,
-                      "context": context, "max_matches": max_matches}
+                      "context": context, "max_matches": max_matches, "before": before}
             mixed = [name for name, value in others.items() if value is not None] + (["ignore_case"] if ignore_case
                                                                                      else [])
             if given.keys() == {"view"} and (match or pattern) and length is None and line is None and lines is None:
                 result = scope.search(handle, match, pattern, offset, ignore_case=ignore_case, context=context,
-                                      max_matches=max_matches, cap=min(MAX_READ_BYTES, budget), view=given["view"])
+                                      max_matches=max_matches, cap=min(MAX_READ_BYTES, budget), view=given["view"],
+                                      before=before)
                 return matches_reply(replace(result, budget=echo), budget)  # (offsets and lines in the view)
             if mixed:
                 raise InvalidArgument(f"{', '.join(mixed)} cannot be mixed with a structure read "
@@ -347,13 +353,14 @@ class ScratchTools:
             return structure_reply(scope, handle, offset, given, budget, checked=checked, call_budget=echo)
         cap = min(MAX_READ_BYTES, budget)
         ranged = not (match or pattern or ignore_case or line is not None or lines is not None or context is not None
-                      or max_matches is not None)
+                      or max_matches is not None or before is not None)
         if ranged:  # one read that also takes the bytes just before the range
             requested = min(check_int(DEFAULT_READ_BYTES if length is None else length, "length", 1),
                             MAX_READ_BYTES)
             return self._range(lambda at, n: scope.read_range(handle, at, n), offset, requested, budget, echo)
         result = scope.read_handle(handle, offset, length, match=match, pattern=pattern, ignore_case=ignore_case,
-                                   context=context, max_matches=max_matches, line=line, lines=lines, cap=cap)
+                                   context=context, max_matches=max_matches, line=line, lines=lines, cap=cap,
+                                   before=before)
         result = replace(result, budget=echo)  # its next_call repeats the caller's budget
         if isinstance(result, Matches):
             return matches_reply(result, budget)

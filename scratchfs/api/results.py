@@ -218,6 +218,10 @@ class Matches:
         budget: the reply budget the caller gave (bytes; the next call repeats it), or ``None``.
         view: ``"text"``: the search ran over an HTML page's text view (offsets, lines and ``size`` are the view's,
             and the next call searches it too), else ``None``.
+        before: a search from the end (:mod:`scratchfs.engine.last_matches`): the ``before`` it was given, else
+            ``None``. Its ``next_offset`` is then the next call's ``before`` (the first match shown, when matches
+            start before it) and ``origin`` its ``offset`` (where the forward sequence starts); ``note`` says why
+            none is shown when a forward search of a pattern that spans lines ran out of time.
     """
 
     handle: str
@@ -232,16 +236,22 @@ class Matches:
     binary: bool = False
     budget: int | None = None
     view: str | None = None
+    before: int | None = None
+    origin: int = 0
+    note: str | None = None
 
     @property
     def more(self) -> bool:
-        """True when more matches follow ``next_offset``."""
+        """True when more matches follow ``next_offset`` (from the end: bytes before it are left to search)."""
         return self.next_offset is not None
 
     @property
     def remaining(self) -> int:
-        """Bytes from ``next_offset`` to the end, not searched yet (0 when the search is complete)."""
-        return 0 if self.next_offset is None else self.size - self.next_offset
+        """Bytes from ``next_offset`` to the end (from ``origin`` to it, from the end), not searched yet (0 when the
+        search is complete)."""
+        if self.next_offset is None:
+            return 0
+        return self.next_offset - self.origin if self.before is not None else self.size - self.next_offset
 
     @property
     def match_count(self) -> int:
@@ -259,8 +269,10 @@ class Matches:
             what = {"pattern": self.pattern}
         else:
             what = {"match": (self.match or b"").decode("utf-8", "replace")}
+        where = {"offset": self.next_offset} if self.before is None else {
+            "offset": self.origin or None, "before": self.next_offset}
         return _reader_call("handle", self.handle, **what, view=self.view,
-                            ignore_case=True if self.ignore_case else None, offset=self.next_offset,
+                            ignore_case=True if self.ignore_case else None, **where,
                             context=self.context, max_matches=self.max_matches, budget=self.budget)
 
 

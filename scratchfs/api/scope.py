@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from scratchfs.api.counting import search_matcher
 from scratchfs.api.entries import Entries, OpenEntry, reading
+from scratchfs.api.last_search import last_search
 from scratchfs.api.policy import KNOWN_CLASSES, Observation, check_result_class, should_spill
 from scratchfs.api.results import LineSlice, Matches, Page, Slice, render_call, short_digest
 from scratchfs.api.structured import StructureReads
@@ -323,17 +324,16 @@ class Scope:
 
     def search(self, handle: str, match: str | bytes | None = None, pattern: str | None = None, offset: int = 0, *,
                ignore_case: bool = False, context: int | str | None = None, max_matches: int | None = None,
-               cap: int = MAX_READ_BYTES, view: str | None = None) -> Matches:
+               cap: int = MAX_READ_BYTES, view: str | None = None, before: int | None = None) -> Matches:
         """Non-overlapping matches starting at or after byte ``offset``: a substring (``match``; text is searched as
         UTF-8) or a Python ``re`` pattern over the bytes (``pattern``; ``^``/``$`` per line, ASCII ``ignore_case``;
         see :mod:`scratchfs.engine.search`); empty matches are not reported. Each match gets up to ``context`` bytes
-        (default 200) on each side, or ``context="line"``: the line holding it, at most
-        :data:`~scratchfs.foundation.limits.LINE_WINDOW_BYTES` on each side (:mod:`scratchfs.engine.line_windows`:
-        a window cut there says so in its ``line_cut``); overlapping windows are merged; at most ``max_matches``
-        (default 20) matches and ``cap`` bytes of windows (64 KiB at most) per call. Pass the result's
-        ``next_offset`` as ``offset=`` to resume. Streams the blob; ``view="text"``: searches an HTML page's text view,
-        offsets and lines the view's (:meth:`~scratchfs.api.structured.StructureReads.text_search`, which raises the
-        errors of that read too).
+        (default 200) on each side, or ``context="line"``: the line holding it, at most ``LINE_WINDOW_BYTES`` on
+        each side (:mod:`scratchfs.engine.line_windows`: a window cut there says so in its ``line_cut``); overlapping
+        windows are merged; at most ``max_matches`` (default 20) matches and ``cap`` bytes of windows (64 KiB at most)
+        per call. Pass the result's ``next_offset`` as ``offset=`` to resume; ``before``: the last matches before that
+        byte (:mod:`scratchfs.api.last_search`, whose errors it raises too). Streams the blob; ``view="text"``: an
+        HTML page's text view, offsets and lines the view's (``StructureReads.text_search``, errors included).
 
         Raises:
             InvalidArgument: a malformed handle; both or neither of ``match``/``pattern``; an empty, too long or
@@ -356,6 +356,9 @@ class Scope:
         ignore_case = checks.check_flag(ignore_case, "ignore_case")
         cap = max(checks.check_int(cap, "cap", 1, MAX_READ_BYTES), 2 * reach + 1)
         needle, matcher = self._matcher(match, pattern, ignore_case)
+        if before is not None:  # (the settings ride on an empty result)
+            settings = Matches(handle, needle, [], 0, None, pattern, ignore_case, context, max_matches, view=view)
+            return last_search(self, settings, matcher, offset, before, (reach, sink, cap))
         if view is not None:
             found, size = self.structure.text_search(handle, view, matcher, (offset, reach, max_matches, cap), sink)
             return Matches(handle, needle, found.windows, size, found.next_offset, pattern, ignore_case, context,
@@ -377,20 +380,21 @@ class Scope:
     def read_handle(self, handle: str, offset: int = 0, length: int | None = None, *,
                     match: str | bytes | None = None, pattern: str | None = None, ignore_case: bool = False,
                     context: int | str | None = None, max_matches: int | None = None, line: int | None = None,
-                    lines: int | None = None, cap: int = MAX_READ_BYTES) -> Slice | LineSlice | Matches:
+                    lines: int | None = None, cap: int = MAX_READ_BYTES, before: int | None = None
+                    ) -> Slice | LineSlice | Matches:
         """The model-facing read verb: a byte range (:meth:`read_range`, the default), a line range
         (:meth:`read_lines`: ``line``, ``lines``) or a search (:meth:`search`: ``match`` or ``pattern``, with
-        ``offset``, ``ignore_case``, ``context``, ``max_matches``); ``cap`` bounds the content bytes of a line read
-        or of a search's windows (64 KiB at most). Every result says how to go on:
-        ``next_offset`` / ``next_line``, ``remaining`` bytes and ``next_call``.
+        ``offset``, ``ignore_case``, ``context``, ``max_matches``, ``before``); ``cap`` bounds the content bytes of a
+        line read or of a search's windows (64 KiB at most). Every result says how to go on: ``next_offset`` /
+        ``next_line``, ``remaining`` bytes and ``next_call``.
 
         Raises:
             InvalidArgument: options of different modes mixed, and whatever the chosen read raises.
             PatternTimeout, PatternTooLong, NotFound, CorruptBlob, StoreBusy, StorageError: as the chosen read.
         """
         searching = match is not None or pattern is not None
-        if not searching and (context is not None or max_matches is not None):
-            raise InvalidArgument("context and max_matches apply to searches (match or pattern)")
+        if not searching and (context is not None or max_matches is not None or before is not None):
+            raise InvalidArgument("context, max_matches and before apply to searches (match or pattern)")
         if line is not None or lines is not None:
             if searching or length is not None:
                 raise InvalidArgument("a line read takes line (or offset) and lines; length, match and pattern are "
@@ -405,7 +409,7 @@ class Scope:
         if length is not None:
             raise InvalidArgument("length applies to range reads; a search takes context and max_matches")
         return self.search(handle, match, pattern, offset, ignore_case=ignore_case, context=context,
-                           max_matches=max_matches, cap=cap)
+                           max_matches=max_matches, cap=cap, before=before)
 
     # -- scratchpad -----------------------------------------------------------------------------------------------
 

@@ -61,9 +61,10 @@ def matches_reply(found: Matches, budget: int) -> dict[str, Any]:
     first window, then less context, then the first match cut; ``next_offset`` is the first match not shown. The
     echoed ``match``/``pattern`` and ``next_call`` are measured first (:class:`~scratchfs.api.fixed.Squeeze`)."""
     windows = found.windows
-    if windows:  # the floor: the first match's first byte alone, the search going on after it
-        hit = windows[0].matches[0]
-        floor = _matches_json(found, [Window(hit.offset, hit.offset, windows[0].data[hit.offset - windows[0].offset:][
+    if windows:  # the floor: one match's first byte alone, the search going on past it
+        edge = windows[0] if found.before is None else windows[-1]
+        hit = edge.matches[0] if found.before is None else edge.matches[-1]
+        floor = _matches_json(found, [Window(hit.offset, hit.offset, edge.data[hit.offset - edge.offset:][
             :1], hit.line, (hit,))], found.size, budget)
     else:
         floor = _matches_json(found, [], found.next_offset, budget)
@@ -75,11 +76,33 @@ def matches_reply(found: Matches, budget: int) -> dict[str, Any]:
     reply = shown(windows, found.next_offset)
     if reply_size(reply) <= budget or not windows:
         return reply
+    if found.before is not None:
+        return _fit_last(found, budget, shown)
     count = _most(len(windows) - 1, lambda n: reply_size(shown(windows[:n], _first_hit(windows[n]))) <= budget)
     if count:
         return shown(windows[:count], _first_hit(windows[count]))
     after = _first_hit(windows[1]) if len(windows) > 1 else found.next_offset
     return _fit_one_window(found, windows[0], after, budget, shown)
+
+
+def _fit_last(found: Matches, budget: int, shown: Callable[..., dict[str, Any]]) -> dict[str, Any]:
+    """A search from the end over budget: its last windows, then its last window's last match alone, cut as
+    :func:`_fit_one_window` cuts a first one; the next call's ``before`` is the first match shown."""
+    windows = found.windows
+
+    def tail(part: list[Window], _next: int | None = None, quiet: bool = False) -> dict[str, Any]:
+        first = _first_hit(part[0]) if part else None
+        return shown(part, found.next_offset if first == _first_hit(windows[0]) else first, quiet)
+
+    count = _most(len(windows) - 1, lambda n: reply_size(tail(windows[len(windows) - n:])) <= budget)
+    if count:
+        return tail(windows[len(windows) - count:])
+    last = windows[-1]
+    hit = last.matches[-1]
+    lo = max(last.offset, hit.offset - (LINE_WINDOW_BYTES if found.context == "line" else int(found.context)))
+    line_cut = None if last.line_cut is None else (last.line_cut[0] or lo > last.offset, last.line_cut[1])
+    alone = Window(hit.offset, lo, last.data[lo - last.offset:], hit.line, (hit,), line_cut)
+    return _fit_one_window(found, alone, None, budget, tail)
 
 
 def _first_hit(window: Window) -> int:
@@ -162,8 +185,10 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
     reply = {"handle": found.handle, **what, "size": found.size, "next_offset": shown.next_offset,
              "more": shown.more, "remaining": shown.remaining, "next_call": shown.next_call,
              "windows": [window_json(w, found.size, found.binary) for w in windows]}
+    if found.before is not None:  # from the end: where the next call ends, not starts
+        reply = {("next_before" if k == "next_offset" else k): v for k, v in reply.items()}
     count = shown.match_count
-    if shown.more and count < found.max_matches and not quiet:
+    if shown.more and count < found.max_matches and not quiet and not found.note:  # (a note: why none is shown)
         narrower = " or a smaller context=" if found.context else ""
         grouped = f" in {len(windows)} windows" if len(windows) != count else ""  # (windows merge near matches)
         total = "" if found.view else "; count=true counts them all"  # (a text view is not counted)
@@ -172,6 +197,8 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
                          f"shows more a reply){total}")
     elif not windows and shown.next_offset is None and (empty := empty_match_note(found.pattern, found.ignore_case)):
         reply["note"] = empty
+    if found.note:
+        reply["note"] = f"{reply['note']}; {found.note}" if reply.get("note") else found.note
     return reply
 
 

@@ -142,6 +142,9 @@ _READ_HANDLE = ToolSpec(
                                      "showing windows; a count the time bound stops gives next_call to count on."},
             "max_matches": {"type": "integer", "minimum": 1, "maximum": MAX_MATCHES, "default": DEFAULT_MATCHES,
                             "description": "Search only: most matches to return in this call."},
+            "before": {"type": "integer", "minimum": 0,
+                       "description": "Search only: the last matches starting before this byte (size: the last ones), "
+                                      "in file order; next_call goes back."},
             "jq": {"type": "string", "minLength": 1, "maxLength": MAX_FILTER_CHARS,
                    "description": "Structure: a jq filter over the JSON document (e.g. `.items[] | select(.state == "
                                   "\"running\") | .id`, `keys`, `.operations.DescribeInstances.input`); with "

@@ -96,6 +96,8 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
               help="Bytes of context on each side of a match [default: 200], or 'line': the line holding it (at most "
                    f"{LINE_WINDOW_BYTES} bytes a side).")
 @click.option("--max-matches", type=INT, default=None, help="Most matches to print [default: 20].")
+@click.option("--before", type=INT, default=None,
+              help="With --match or --pattern: the last matches starting before this byte (the size: the very last).")
 @click.option("--count", is_flag=True, default=None,
               help="Count the matches of --match or --pattern, and their lines, instead of printing windows.")
 @click.option("--jq", default=None, help="Structure: a jq filter over the JSON document (prints JSON).")

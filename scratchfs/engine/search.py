@@ -333,9 +333,12 @@ class Searcher:
         matcher: what to find.
         start: content offset where the search starts (matches start at or after it).
         line_of_frame: ``f(frame index) -> 1-based line number of the frame's first byte``.
+        stop: content offset the search need not decide matches past: it reads no frame once every match starting
+            before it is decided (``None``: the end). Its sink refuses the matches starting at or after it.
     """
 
-    def __init__(self, reader: SeekableReader, matcher: Matcher, start: int, line_of_frame) -> None:
+    def __init__(self, reader: SeekableReader, matcher: Matcher, start: int, line_of_frame,
+                 stop: int | None = None) -> None:
         self.reader, self.matcher = reader, matcher
         self.size = reader.table.size
         self.lines = _Lines(reader, line_of_frame)
@@ -343,6 +346,7 @@ class Searcher:
         self.base = 0  # content offset of buf[0]
         self.pos = start  # content offset where the next match may start
         self.next_offset: int | None = None
+        self.stop = self.size if stop is None else stop
 
     def run(self, sink: Sink) -> int | None:
         """Search to the end of the content or until ``sink`` stops it; the open window is closed.
@@ -361,6 +365,8 @@ class Searcher:
         first = self.reader.table.frame_at(max(0, self.pos - keep))
         self.base = self.reader.table.d_offsets[first]
         for frame_start, data in self.reader.iter_frames(first, batch_bytes=1024 * 1024, ahead=READ_AHEAD):
+            if self.pos >= self.stop and not sink.open:  # every match starting before stop is decided
+                break
             if self.next_offset is None and self.pos > start and sink.expired():  # a count's time bound, once it
                 # got on: it goes on from here
                 self.next_offset = self.pos

@@ -1,0 +1,73 @@
+"""A search from the end (``before=``): the last matches of a substring or a pattern, "the last error in this log",
+without paging forward through every match before it. :meth:`Scope.search` checks the search's other arguments and
+calls :func:`last_search`; the engine is :mod:`scratchfs.engine.last_matches`.
+
+Why ``before`` (a byte offset) and not ``last=true`` or a negative ``max_matches``: a search from the end must also
+say where its next call ends, as a forward search's ``offset`` says where the next one starts; one argument that is
+that end does both -- ``before=<size>`` (the stub's ``size``) asks for the last matches, and ``next_call`` repeats
+the call with ``before=`` the first match shown. ``offset`` keeps its meaning (where the forward sequence starts) and
+``max_matches`` its range.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from scratchfs.api.counting import COUNT_SHARE
+from scratchfs.api.entries import reading
+from scratchfs.api.results import Matches
+from scratchfs.engine.last_matches import last_matches
+from scratchfs.engine.search import Matcher, Sink
+from scratchfs.foundation import checks
+from scratchfs.foundation.errors import InvalidArgument
+
+if TYPE_CHECKING:
+    from scratchfs.api.scope import Scope
+
+__all__ = ["last_search"]
+
+
+def last_search(scope: Scope, found: Matches, matcher: Matcher, offset: int, before: object,
+                shape: tuple[int, type[Sink], int]) -> Matches:
+    """The last matches of ``matcher`` starting at or after ``offset`` and before byte ``before``: exactly the tail
+    of the matches a forward search from ``offset`` finds before ``before`` (at most ``found.max_matches``, fewer
+    when their windows pass ``cap``), in file order, with the usual windows. ``found`` is the empty result carrying
+    the search's settings (handle, needle, pattern, ignore_case, context, max_matches, view); ``shape`` is ``(bytes
+    of context the engine keeps, the sink, cap)``.
+
+    A substring, or a pattern that never matches a line end, is read back from ``before`` piece by piece; a pattern
+    that can span lines is searched forward from ``offset`` within :data:`~scratchfs.api.counting.COUNT_SHARE` of
+    ``pattern_timeout``: one that cannot finish shows no window, its ``note`` says how far it got and its
+    ``next_call`` searches on from there (the matches before that byte: ``offset=``, ``before=`` that byte).
+
+    Raises:
+        InvalidArgument: ``before`` not an integer from ``offset`` to the content's size; a ``view``.
+        PatternTimeout, PatternTooLong: a pattern error in the bytes read (its ``resume_offset`` says where).
+        NotFound (Expired, Deleted), CorruptBlob: as :meth:`Scope.read_range`.
+    """
+    handle, before = found.handle, checks.check_int(before, "before", 0)
+    if found.view is not None:
+        raise InvalidArgument('before (the last matches) searches the stored content, not view="text"')
+    reach, sink, cap = shape
+    timeout = scope.store.settings.pattern_timeout
+    with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened:
+        size, binary = opened.entry.size, opened.entry.content_type == "binary"
+        if before > size:
+            raise InvalidArgument(f"before {before} is past the end of {handle} ({size} bytes): before={size} gives "
+                                  "the last matches")
+        if offset > before:
+            raise InvalidArgument(f"offset {offset} is after before={before}: a search from the end shows the last "
+                                  "matches that start from offset up to before")
+        with reading(handle):
+            got = last_matches(opened.reader, matcher, offset, before, reach, found.max_matches, cap,
+                               opened.lines.line_of_frame, sink, time.monotonic() + COUNT_SHARE * timeout)
+    origin, next_before, note = offset, got.next_before, None
+    if got.resume is not None:
+        origin, next_before = got.resume, before
+        note = (f"a pattern that can match a line end is searched forward from offset (no line start is a safe "
+                f"place to begin from the end): bytes {offset}-{got.resume} searched in the time bound "
+                f"({COUNT_SHARE * timeout:g} s), no match shown; next_call searches on from {got.resume} (the "
+                f"matches before it: offset={offset}, before={got.resume})")
+    return Matches(handle, found.match, got.windows, size, next_before, found.pattern, found.ignore_case,
+                   found.context, found.max_matches, binary, before=before, origin=origin, note=note)
