@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scratchfs.engine.caches import LRU
-from scratchfs.engine.structure.html_worker import cut_page, run_html, selector_problem
+from scratchfs.engine.structure.html_worker import cut_page, run_html, selector_problem, view_spaces
 from scratchfs.engine.structure.paging import (
     STOP,
     ContentSource,
@@ -48,7 +48,8 @@ from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
 
-__all__ = ["MAX_HTML_BYTES", "MAX_SELECTOR_CHARS", "VIEW_SECONDS_PER_MIB", "html_text", "select_page", "text_page"]
+__all__ = ["MAX_HTML_BYTES", "MAX_SELECTOR_CHARS", "VIEW_SECONDS_PER_MIB", "html_text", "select_page", "text_page",
+           "view_spaces"]
 
 MAX_HTML_BYTES = 32 * 1024 * 1024
 """Largest HTML document (bytes) parsed for a text view or a selector read."""
