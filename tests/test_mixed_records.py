@@ -71,3 +71,33 @@ def test_the_shape_counts_records_by_kind_and_marks_keys_some_lack(first, rest):
     described = text.partition("keys: ")[2]
     named = [part.split(":")[0] for part in described.split(", ")] if objects else []
     assert named == [key + ("" if all(key in o for o in objects) else "?") for key in keys], text
+
+
+# -- JSON arrays whose items are of several kinds ----------------------------------------------------------------
+
+_ITEM_NOUNS = {**_NOUNS, float: "number"}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(_RECORDS, st.floats(0, 9)), min_size=1, max_size=40))
+def test_an_arrays_items_of_several_kinds_are_counted_by_kind(items):
+    """The plain answer: the items' kinds counted (numbers, whole or not, are one kind), most frequent first; an array
+    of one kind is described by its item as before ("b: array(3) of int" over ``[1, 2, {"c": null}]`` before)."""
+    data = json.dumps({"x": items, "n": 1}).encode()
+    text = describe(data, len(data), 1).text
+    kinds = Counter(_ITEM_NOUNS[type(item)] for item in items)
+    counts = ", ".join(f"{n:,} {kind}{'' if n == 1 else 's'}" for kind, n in kinds.most_common())
+    assert (f"x: array({len(items)}) of mixed kinds ({counts})" in text) == (len(kinds) > 1), text
+    assert "mixed" in text or len(kinds) == 1, text
+
+
+def test_a_large_documents_arrays_of_several_kinds_are_told_by_streaming(scratch_scope):
+    """Past the 512 KiB sample the top level is read by streaming: an array whose first item is an object and the
+    rest arrays was "array(N) of {a, b}"; at the top level "items: {a, b}"."""
+    events = [{"version": 2, "width": 80}] + [[i / 10, "o", "x" * 40] for i in range(30_000)]
+    stub = scratch_scope.spill(json.dumps(events).encode(), source_tool="api")
+    assert stub.shape.startswith("JSON array of ") and stub.shape.endswith("; items of mixed kinds, objects {version, "
+                                                                          "width}")
+    doc = {"events": events, "n": [1, 2.5] * 1000}
+    stub = scratch_scope.spill(json.dumps(doc).encode(), source_tool="api")
+    assert "events: array(30001) of mixed kinds, objects {version, width}, n: array(2000) of int" in stub.shape

@@ -37,7 +37,17 @@ from scratchfs.api.shape_table import (
 )
 from scratchfs.api.shape_terminal import TERMINAL_SHAPE, terminal_controls
 from scratchfs.api.shape_top import top_text
-from scratchfs.api.shape_words import MAX_SHAPE_CHARS, clip, items_template, key_name, kib, plural, short_name
+from scratchfs.api.shape_words import (
+    MAX_SHAPE_CHARS,
+    MixedItems,
+    clip,
+    items_template,
+    key_name,
+    kib,
+    mixed_items,
+    plural,
+    short_name,
+)
 from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import ContentSource
@@ -257,6 +267,9 @@ def _tree(value: object, depth: int, width: int, items: dict | None = None) -> s
     keys -- a map -- shows its first value described and the next few keys by name), an array by its items'
     :func:`items_template` (kept in ``items`` by the array's id, for the next call)."""
     items = {} if items is None else items
+    if isinstance(value, MixedItems):  # (an array's items of several kinds: counted, its objects' keys after)
+        objects = value.objects
+        return value.text + ("" if objects is None else f", objects {_tree(objects, depth, width, items)}")
     if isinstance(value, dict):
         if depth <= 0 or not value:
             return _value(value)
@@ -309,7 +322,8 @@ def _json(text: str, complete: bool, size: int, lines: int, scope: str, source: 
         if isinstance(value, dict):
             return Shape("json", _fitted(f"JSON object, {plural(len(value), 'key')}: ", value))
         if isinstance(value, list):
-            head = f"JSON array of {plural(len(value), 'item')}"
+            mixed = mixed_items(value)
+            head = f"JSON array of {plural(len(value), 'item')}" + (f", {mixed.text}" if mixed else "")
             return Shape("json", _fitted(f"{head}; first item: ", value[0]) if value else head)
         return Shape("json", clip(f"JSON {_value(value)}"))
     jsonl = _jsonl(text, decoder, complete, lines, source)

@@ -27,6 +27,9 @@ def _entry_text(entry: TopEntry) -> str:
         more = ", …" if entry.count > len(entry.names[:6]) else ""
         return f"object({entry.count} keys: {names}{more})" if entry.count else "object(0 keys)"
     if entry.kind == "array":
+        if entry.mixed:  # (the first item's kind or keys are not the others')
+            return f"array({entry.count}) of mixed kinds, " + (f"objects {_item_names(entry)}" if entry.names else
+                                                                 f"the first {entry.item_kind}")
         if entry.names:
             return f"array({entry.count}) of {_item_names(entry)}"
         return f"array({entry.count}) of {entry.item_kind}" if entry.item_kind else f"array({entry.count})"
@@ -44,7 +47,10 @@ def top_text(top: TopLevel, size: int) -> str:
     if top.kind == "array":
         items = top.entries[0] if top.entries else None
         first = ""
-        if items is not None and items.names:
+        if items is not None and items.mixed:
+            first = "; items of mixed kinds, " + (f"objects {_item_names(items)}" if items.names else
+                                                  f"the first {items.item_kind}")
+        elif items is not None and items.names:
             first = f"; items: {_item_names(items)}"
         elif items is not None and items.item_kind:
             first = f"; first item: {items.item_kind}"
