@@ -6,7 +6,8 @@ distinctions the page makes:
   ``:contains()`` (before, ``match="a\\u00a0b"`` found nothing in a page holding ``a&nbsp;b``, and a ``<pre>`` kept
   the character the rest of the view showed as a space);
 - text is shown as lxml decodes it, once: ``&amp;lt;`` is ``&lt;`` as a browser shows it (inscriptis unescaped it a
-  second time, to ``<``);
+  second time, to ``<``); raised, lowered and struck text is marked (``10^6``, ``H_2O``, ``~~$50~~``: it was "106"
+  and "$50");
 - a table nested in a cell is told from the row around it: the row is written cell by cell on lines of its own, the
   cells after the first opened by ``| ``, a cell's further lines indented (before, ``x | in 1 | in 2`` / ``in 3 | y``
   ran the inner table's rows into the outer row's cells). The real page: ``fixtures/tools/pydoc-typing.html``, whose
@@ -108,6 +109,14 @@ def test_text_is_shown_as_the_page_writes_it(text):
 def test_a_page_showing_markup_shows_its_references():
     page = b"<html><body><p>write &amp;lt;p&amp;gt; as &amp;amp;lt;p&amp;amp;gt;, and &amp;nbsp; for a space</p>"
     assert _view(page).rstrip("\n") == "write &lt;p&gt; as &amp;lt;p&amp;gt;, and &nbsp; for a space"
+
+
+def test_raised_lowered_and_struck_text_is_marked():
+    """A browser shows 10<sup>6</sup> raised and a struck price with a line through it: the view showed "106" and
+    "$50 $30", the old price beside the new as if both held."""
+    page = (b"<html><body><p>10<sup>6</sup> bytes of H<sub>2</sub>O for <s>$50</s> $30, <del>sold out</del> "
+            b"<strike>old</strike> new</p></body></html>")
+    assert _view(page).rstrip("\n") == "10^6 bytes of H_2O for ~~$50~~ $30, ~~sold out~~ ~~old~~ new"
 
 
 # -- tables in tables ----------------------------------------------------------------------------------------------

@@ -311,8 +311,12 @@ def _tables_drift() -> bool:
 
 # inscriptis's default ("relaxed") profile, but a definition list's terms and descriptions on lines of their own, as
 # a browser shows them (the profile has no rule for them: pydoc's "<dt>f(x)</dt><dd>Does y.</dd>" ran on as one line,
-# "f(x)Does y.")
-_CSS = {**CSS_PROFILES["relaxed"], "dt": HtmlElement(display=Display.block), "dd": HtmlElement(display=Display.block)}
+# "f(x)Does y."), and the marks a browser shows by the text's place or a line through it, in the plain-text ways of
+# writing them: 10<sup>6</sup> is "10^6" (it was "106"), H<sub>2</sub>O "H_2O", a price struck through "~~$50~~"
+# (it was "$50", beside the price that holds)
+_STRUCK = HtmlElement(prefix="~~", suffix="~~")
+_CSS = {**CSS_PROFILES["relaxed"], "dt": HtmlElement(display=Display.block), "dd": HtmlElement(display=Display.block),
+        "sup": HtmlElement(prefix="^"), "sub": HtmlElement(prefix="_"), "s": _STRUCK, "strike": _STRUCK, "del": _STRUCK}
 
 
 def parser_config() -> ParserConfig:
