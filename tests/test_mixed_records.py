@@ -11,9 +11,11 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scratchfs import BadRecord
 from scratchfs.api.contract import ScratchTools
 from scratchfs.api.shape import describe
 
@@ -38,6 +40,22 @@ def test_a_recorded_terminal_session_is_told_an_object_then_arrays(scratch_scope
     assert "record keys" not in stub.shape
     reply = ScratchTools(scratch_scope).read_handle(stub.handle, record=2, records=2)  # the records are what it says
     assert reply["records"] == [[0.0, "o", json.loads(content.split(b"\n")[1])[2]], [0.1, "o", reply["records"][1][2]]]
+
+
+def test_a_filter_of_the_first_records_keys_fails_naming_how_to_pass_the_others(scratch_scope):
+    """A model that aims jq at the header's keys meets an event array: the failure says the records are not all
+    objects and how to pass the others over; the way it names reads the header's value alone."""
+    content, events = _cast()
+    tools = ScratchTools(scratch_scope)
+    handle = scratch_scope.spill(content, source_tool="asciinema").handle
+    with pytest.raises(BadRecord, match=r'jq failed on record 2 .*Cannot index array with string \("width"\) \(a key '
+                                        r"looked up in an array, not an object: .* \(\.a\?\) or a filter starting "
+                                        r"objects \| passes over the others\)") as failed:
+        tools.call("read_handle", {"handle": handle, "record": 2, "jq": ".width"})
+    assert failed.value.record == 2
+    for way in (".width?", "objects | .width"):
+        reply = tools.call("read_handle", {"handle": handle, "record": 1, "records": events + 1, "jq": way})
+        assert (reply["results"], reply["more"]) == ([120], False), way
 
 
 def _shape(records: list) -> str:
