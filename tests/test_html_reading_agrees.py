@@ -117,6 +117,8 @@ def test_raised_lowered_and_struck_text_is_marked():
     page = (b"<html><body><p>10<sup>6</sup> bytes of H<sub>2</sub>O for <s>$50</s> $30, <del>sold out</del> "
             b"<strike>old</strike> new</p></body></html>")
     assert _view(page).rstrip("\n") == "10^6 bytes of H_2O for ~~$50~~ $30, ~~sold out~~ ~~old~~ new"
+    book = _view((_FIXTURES / "browser-rust-book.html").read_bytes())  # the real page: an integer type's range
+    assert "from −(2^7) to 2^7 − 1, which equals −128 to 127" in book and "−(27)" not in book
 
 
 # -- tables in tables ----------------------------------------------------------------------------------------------
