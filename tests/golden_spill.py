@@ -24,7 +24,12 @@ CR LF, ``query-packages-by-month.csv@0+600000``; a head cut between CR and LF en
 stub's preview-fitting steps of the three ``crlf.txt`` slices: their previews end 1 to 2 characters later, within
 the same bound; 4 records); branch atk27 (a key's name that would read as something else -- a ``?``, the mark of a
 key some items lack, or a control character, shown as ``?`` -- is in JSON quotes: ``wide.json@0+7380``'s keys
-``"k0\\u0001"``, which it showed as ``k0?``, 1).
+``"k0\\u0001"``, which it showed as ``k0?``, 1); branch structfix (a JSON-lines record key some records lack ends in
+``?``, as a JSON array's items' keys do: ``mixed.jsonl@0+1024``, ``@0+1537``, ``@0+16384`` and ``@0+85111``, whose
+``extra_0`` to ``extra_6`` are each in one record in 7, said ``extra_0: bool`` as if every record had it; their shapes
+and stubs, 4 records; and an array whose items are of several kinds is counted by kind, not described by its first
+item: ``array.json@0+172692``'s ``b: array(3) of int`` over ``[1, 2, {"c": null}]`` is ``b: array(3) of mixed kinds
+(2 numbers, 1 object), objects {c: null}``, 1 record).
 """
 
 from __future__ import annotations

@@ -99,7 +99,8 @@ _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 def _name(key: object, limit: int = 32) -> str:
     text = _CONTROL_RE.sub("?", str(key))  # control characters would cost six bytes each in the stub's JSON
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    mark = "?" if isinstance(key, _Lacked) else ""  # (changed on purpose, branch structfix: a key some records lack)
+    return (text if len(text) <= limit else text[: limit - 1] + "…") + mark
 
 
 def _utf8(sample: bytes, complete: bool) -> str | None:
@@ -367,8 +368,6 @@ def _jsonl(text: str, decoder: json.JSONDecoder, complete: bool, lines: int, sco
     else:
         count = "~" + _plural(round(lines * len(records) / max(1, len(whole_lines))), "record")
     first = values[0]
-    if not isinstance(first, dict):
-        return Shape("jsonl", _clip(f"JSON lines, {count}; first record: {_value(first)}"))
     merged: dict = {}
     scanned, total = [], 0
     for record in records:  # keys from the records in the first 128 Ki characters (at least one): ~4 ms, not ~15
@@ -376,15 +375,42 @@ def _jsonl(text: str, decoder: json.JSONDecoder, complete: bool, lines: int, sco
         if total > 128 * 1024 and scanned:
             break
         scanned.append(record)
+    # Changed on purpose (branch structfix): a key some of the scanned objects lack is marked '?' (as a JSON array's
+    # items' are), and records of more than one kind (objects and arrays, or scalars) are counted by kind, most
+    # frequent first, the objects' keys after: the first record's kind or keys alone described records most of
+    # which were something else ("record keys: a, b" over 300 arrays).
+    kinds: dict = {}
+    objects = []
     for record in scanned:  # the keys of the sample's records, in order of first appearance
         try:
-            value = json.loads(record)
+            value = json.loads(record, parse_constant=lambda name: json.loads("x"))
         except (ValueError, RecursionError):
             continue
+        kind = ("object" if isinstance(value, dict) else "array" if isinstance(value, list) else "string"
+                if isinstance(value, str) else "boolean" if isinstance(value, bool) else "null" if value is None
+                else "number")
+        kinds[kind] = kinds.get(kind, 0) + 1
         if isinstance(value, dict):
+            objects.append(value)
             for key, item in value.items():
                 merged.setdefault(key, item)
+    merged = {(key if all(key in o for o in objects) else _Lacked(key)): item for key, item in merged.items()}
+    if len(kinds) > 1:
+        shown = len(records) - bool(last)
+        scanned_count = sum(kinds.values())
+        of = f"of the first {scanned_count:,}: " if scanned_count < shown else ""
+        ranked = sorted(kinds.items(), key=lambda kind: -kind[1])
+        head = f"JSON lines, {count}; records of mixed kinds ({of}{', '.join(_plural(n, k) for k, n in ranked)})"
+        return Shape("jsonl", _fitted(f"{head}; the objects' keys: ", merged) if merged else _clip(head))
+    if not isinstance(first, dict):
+        return Shape("jsonl", _clip(f"JSON lines, {count}; first record: {_value(first)}"))
     return Shape("jsonl", _fitted(f"JSON lines, {count}; record keys: ", merged))
+
+
+class _Lacked(str):
+    """A key some records lack, written with a '?' after its name (branch structfix)."""
+
+    __slots__ = ()
 
 
 def _partial_json(text: str, decoder: json.JSONDecoder, scope: str) -> Shape | None:

@@ -134,7 +134,7 @@ def test_grep_fixture_shape(scope, fixture_data):
 
 
 @pytest.mark.parametrize(("content", "content_type", "shape"), [
-    (b'{"a":1}\n{"a":2}\n{"b":[3]}\n', "jsonl", "JSON lines, 3 records; record keys: a: int, b: array(1) of int"),
+    (b'{"a":1}\n{"a":2}\n{"b":[3]}\n', "jsonl", "JSON lines, 3 records; record keys: a?: int, b?: array(1) of int"),
     (b"[1, 2, 3]", "json", "JSON array of 3 items; first item: int"),
     (b'{"items": [{"id": 1, "tags": ["x"]}], "n": null}', "json",
      "JSON object, 2 keys: items: array(1) of {id: int, tags: array(1) of str}, n: null"),

@@ -36,6 +36,7 @@ from scratchfs.engine.line_windows import LineSink
 from scratchfs.engine.lines import read_lines
 from scratchfs.engine.protocols import Entry
 from scratchfs.engine.search import Matcher, Sink, search
+from scratchfs.engine.structure.html import view_spaces
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import Changed, InvalidArgument, QuotaExceeded, ScratchError
 from scratchfs.foundation.limits import (
@@ -328,12 +329,15 @@ class Scope:
         """Non-overlapping matches starting at or after byte ``offset``: a substring (``match``; text is searched as
         UTF-8) or a Python ``re`` pattern over the bytes (``pattern``; ``^``/``$`` per line, ASCII ``ignore_case``;
         see :mod:`scratchfs.engine.search`); empty matches are not reported. Each match gets up to ``context`` bytes
-        (default 200) on each side, or ``context="line"``: the line holding it, at most ``LINE_WINDOW_BYTES`` on
-        each side (:mod:`scratchfs.engine.line_windows`: a window cut there says so in its ``line_cut``); overlapping
-        windows are merged; at most ``max_matches`` (default 20) matches and ``cap`` bytes of windows (64 KiB at most)
-        per call. Pass the result's ``next_offset`` as ``offset=`` to resume; ``before``: the last matches before that
-        byte (:mod:`scratchfs.api.last_search`, whose errors it raises too). Streams the blob; ``view="text"``: an
-        HTML page's text view, offsets and lines the view's (``StructureReads.text_search``, errors included).
+        (default 200) on each side, or ``context="line"``: the line holding it, at most
+        :data:`~scratchfs.foundation.limits.LINE_WINDOW_BYTES` on each side (:mod:`scratchfs.engine.line_windows`:
+        a window cut there says so in its ``line_cut``); overlapping windows are merged; at most ``max_matches``
+        (default 20) matches and ``cap`` bytes of windows (64 KiB at most) per call. Pass the result's
+        ``next_offset`` as ``offset=`` to resume; ``before``: the last matches before that byte
+        (:mod:`scratchfs.api.last_search`, whose errors it raises too). Streams the blob; ``view="text"``: searches
+        an HTML page's text view (a text's Unicode spaces, ``\u00a0``, sought as the view writes them: ``" "``),
+        offsets and lines the view's (:meth:`~scratchfs.api.structured.StructureReads.text_search`, which raises the
+        errors of that read too).
 
         Raises:
             InvalidArgument: a malformed handle; both or neither of ``match``/``pattern``; an empty, too long or
@@ -355,6 +359,8 @@ class Scope:
                                        MAX_MATCHES)
         ignore_case = checks.check_flag(ignore_case, "ignore_case")
         cap = max(checks.check_int(cap, "cap", 1, MAX_READ_BYTES), 2 * reach + 1)
+        if view is not None:  # the text view writes each Unicode space (&nbsp;) as " ": so is the text sought there
+            match, pattern = (view_spaces(t) if isinstance(t, str) else t for t in (match, pattern))
         needle, matcher = self._matcher(match, pattern, ignore_case)
         if before is not None:  # (the settings ride on an empty result)
             settings = Matches(handle, needle, [], 0, None, pattern, ignore_case, context, max_matches, view=view)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from scratchfs.api.shape_aligned import aligned_shape
@@ -30,17 +30,29 @@ from scratchfs.api.shape_table import (
     estimate_records,
     first_row_is_data,
     json_lines,
+    mixed_kinds,
     table_head,
     table_rows,
     tail_fault,
 )
 from scratchfs.api.shape_terminal import TERMINAL_SHAPE, terminal_controls
-from scratchfs.api.shape_words import MAX_SHAPE_CHARS, clip, items_template, key_name, kib, plural, short_name
+from scratchfs.api.shape_top import top_text
+from scratchfs.api.shape_words import (
+    MAX_SHAPE_CHARS,
+    MixedItems,
+    clip,
+    items_template,
+    key_name,
+    kib,
+    mixed_items,
+    plural,
+    short_name,
+)
 from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.engine.structure.table import detect_delimiter, named_separator
-from scratchfs.engine.structure.toplevel import FEED_TAIL_BYTES, TopEntry, TopLevel, top_level
+from scratchfs.engine.structure.toplevel import FEED_TAIL_BYTES, top_level
 from scratchfs.foundation import text as texts
 from scratchfs.foundation.text import GREP_LINE_PATTERN, GREP_RUN_PATTERN, grep_files, grep_runs, line_stats
 
@@ -255,6 +267,9 @@ def _tree(value: object, depth: int, width: int, items: dict | None = None) -> s
     keys -- a map -- shows its first value described and the next few keys by name), an array by its items'
     :func:`items_template` (kept in ``items`` by the array's id, for the next call)."""
     items = {} if items is None else items
+    if isinstance(value, MixedItems):  # (an array's items of several kinds: counted, its objects' keys after)
+        objects = value.objects
+        return value.text + ("" if objects is None else f", objects {_tree(objects, depth, width, items)}")
     if isinstance(value, dict):
         if depth <= 0 or not value:
             return _value(value)
@@ -307,7 +322,8 @@ def _json(text: str, complete: bool, size: int, lines: int, scope: str, source: 
         if isinstance(value, dict):
             return Shape("json", _fitted(f"JSON object, {plural(len(value), 'key')}: ", value))
         if isinstance(value, list):
-            head = f"JSON array of {plural(len(value), 'item')}"
+            mixed = mixed_items(value)
+            head = f"JSON array of {plural(len(value), 'item')}" + (f", {mixed.text}" if mixed else "")
             return Shape("json", _fitted(f"{head}; first item: ", value[0]) if value else head)
         return Shape("json", clip(f"JSON {_value(value)}"))
     jsonl = _jsonl(text, decoder, complete, lines, source)
@@ -331,54 +347,7 @@ def _streamed(source: ContentSource) -> Shape | None:
         return None
     if top is None or top.kind not in ("object", "array"):
         return None
-    return Shape("json", _top_text(top, source.size))
-
-
-def _item_names(entry: TopEntry) -> str:
-    """The keys of an array's objects, ``?`` after one some item lacks: ``{id, name, tags?}``."""
-    common = entry.common if entry.common is not None else set(entry.names)
-    names = ", ".join(key_name(n, lacked=n not in common) for n in entry.names[:8])
-    return f"{{{names}{', …' if len(entry.names) >= 8 else ''}}}"
-
-
-def _entry_text(entry: TopEntry) -> str:
-    if entry.cut:  # the scan stopped inside it: what was read, at least
-        return f"{entry.kind} (runs past the scan)" if entry.kind not in ("object", "array") else \
-            _entry_text(replace(entry, cut=False)).replace("(", "(at least ", 1)
-    if entry.kind == "object":
-        names = ", ".join(key_name(n) for n in entry.names[:6])
-        more = ", …" if entry.count > len(entry.names[:6]) else ""
-        return f"object({entry.count} keys: {names}{more})" if entry.count else "object(0 keys)"
-    if entry.kind == "array":
-        if entry.names:
-            return f"array({entry.count}) of {_item_names(entry)}"
-        return f"array({entry.count}) of {entry.item_kind}" if entry.item_kind else f"array({entry.count})"
-    if entry.kind == "str":
-        return "str" if entry.count < 200 else f"str({kib(entry.count)})"
-    return entry.kind
-
-
-def _top_text(top: TopLevel, size: int) -> str:
-    least = "" if top.complete else "at least "
-    scope = "" if top.complete else f" (in the first {kib(top.read_bytes)} of {kib(size)})"
-    if top.kind == "array":
-        items = top.entries[0] if top.entries else None
-        first = ""
-        if items is not None and items.names:
-            first = f"; items: {_item_names(items)}"
-        elif items is not None and items.item_kind:
-            first = f"; first item: {items.item_kind}"
-        return clip(f"JSON array of {least}{plural(top.count, 'item')}{scope}{first}")
-    text = f"JSON object, {least}{plural(top.count, 'key')}{scope}: "
-    listed = ""
-    for count, entry in enumerate(top.entries):
-        part = f"{key_name(entry.key)}: {_entry_text(entry)}"
-        more = f", … {top.count - count} more" if count < top.count else ""
-        if len(text) + len(listed) + len(part) + 2 + len(more) > MAX_SHAPE_CHARS:
-            return clip(text + listed + more)
-        listed += (", " if listed else "") + part
-    extra = f", … {top.count - len(top.entries)} more" if top.count > len(top.entries) else ""
-    return clip(text + listed + extra)
+    return Shape("json", top_text(top, source.size))
 
 
 def _items(items: list) -> str:
@@ -404,9 +373,14 @@ def _jsonl(text: str, decoder: json.JSONDecoder, complete: bool, lines: int, sou
     else:
         count = "~" + plural(round(lines * found.records / max(1, found.lines)) - bool(found.last), "record")
     count += f", {found.last}" if found.last else ""
+    mixed = mixed_kinds(found)  # objects and arrays (or scalars): the first record's keys are no record's shape
+    if mixed is not None:
+        return Shape("jsonl", _fitted(f"JSON lines, {count}; {mixed}; the objects' keys: ", found.keys)
+                     if found.keys else clip(f"JSON lines, {count}; {mixed}"))
     if not isinstance(found.first, dict):
         return Shape("jsonl", clip(f"JSON lines, {count}; first record: {_value(found.first)}"))
     return Shape("jsonl", _fitted(f"JSON lines, {count}; record keys: ", found.keys))
+
 
 
 def _partial_json(text: str, decoder: json.JSONDecoder, scope: str) -> Shape | None:

@@ -8,7 +8,7 @@ import html
 import re
 
 from scratchfs.api.shape_words import MAX_SHAPE_CHARS, clip, kib, plural, short_name
-from scratchfs.engine.structure.html_worker import decode_as, page_codec
+from scratchfs.engine.structure.html_codec import decode_as, page_codec
 
 __all__ = ["html_shape"]
 

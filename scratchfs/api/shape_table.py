@@ -14,16 +14,19 @@ import csv
 import io
 import json
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
 
+from scratchfs.api.shape_words import LackedKey, plural
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.table import FIELD_LIMIT_CHARS
 
 __all__ = ["HEAD_CHARS", "JSONL_HEAD_CHARS", "RECORD_BLANKS", "JsonLines", "count_records", "estimate_records",
-           "first_row_is_data", "json_lines", "last_line_fault", "table_head", "table_rows", "tail_fault"]
+           "first_row_is_data", "json_kind", "json_lines", "last_line_fault", "merged_keys", "mixed_kinds",
+           "table_head", "table_rows", "tail_fault"]
 
 HEAD_CHARS = 8192
 """Characters of the start of a text a table is told from (all of the sample when they hold fewer than 2 newlines)."""
@@ -127,13 +130,16 @@ def estimate_records(head: str, delimiter: str, size: int) -> int | None:
 
 @dataclass(slots=True)
 class JsonLines:
-    """What a sample of JSON lines shows: ``first`` (the first record), ``keys`` (every key of the scanned records, if
-    objects, first-seen order, each with its first value), ``records`` (records in the sample's whole lines, a last
-    one that is not JSON left out) and ``lines`` (those lines); ``last``, for a whole content: what its last record
-    is when it is not JSON (:func:`last_line_fault`), else ``""``."""
+    """What a sample of JSON lines shows: ``first`` (the first record), ``keys`` (every key of the scanned records that
+    are objects, first-seen order, each with its first value; a key some of those objects lack as a
+    :class:`~scratchfs.api.shape_words.LackedKey`), ``kinds`` (how many scanned records are of each kind: ``object``,
+    ``array``, ``str``, ``number``, ``bool``, ``null``), ``records`` (records in the sample's whole lines, a last one
+    that is not JSON left out) and ``lines`` (those lines); ``last``, for a whole content: what its last record is
+    when it is not JSON (:func:`last_line_fault`), else ``""``."""
 
     first: Any
     keys: dict = field(default_factory=dict)
+    kinds: Counter = field(default_factory=Counter)
     records: int = 0
     lines: int = 0
     last: str = ""
@@ -195,12 +201,55 @@ def json_lines(text: str, decoder: json.JSONDecoder, complete: bool) -> JsonLine
     if complete:
         found.last = last_line_fault(records[-1], "\n" in text[len(text.rstrip(RECORD_BLANKS)) :], decoder)
         found.records -= bool(found.last)
-    objects = [value for value in _values(_scanned(records), decoder) if isinstance(value, dict)]
+    values = _values(_scanned(records), decoder)
+    found.kinds = Counter(map(json_kind, values))
+    objects = [value for value in values if isinstance(value, dict)]
+    found.keys = merged_keys(objects)
+    return found
+
+
+_KIND_NOUNS = {"object": "object", "array": "array", "str": "string", "number": "number", "bool": "boolean",
+               "null": "null"}
+"""The noun of each kind of JSON value (:func:`json_kind`) in a shape's counts."""
+
+
+def mixed_kinds(found: JsonLines) -> str | None:
+    """``None`` when the scanned records are all of one kind, else what a JSON-lines shape says of them:
+    ``"records of mixed kinds (300 arrays, 1 object)"``, most frequent first, with ``"of the first N: "`` before the
+    counts when fewer records were scanned than the sample holds."""
+    if len(found.kinds) < 2:
+        return None
+    scanned = sum(found.kinds.values())
+    of = f"of the first {scanned:,}: " if scanned < found.records else ""
+    kinds = ", ".join(plural(n, _KIND_NOUNS[kind]) for kind, n in found.kinds.most_common())
+    return f"records of mixed kinds ({of}{kinds})"
+
+
+def json_kind(value: object) -> str:
+    """The kind of a JSON value: ``object``, ``array``, ``str``, ``number``, ``bool`` or ``null``."""
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "str"
+    if isinstance(value, bool):
+        return "bool"
+    return "null" if value is None else "number"
+
+
+def merged_keys(objects: list[dict]) -> dict:
+    """Every key of ``objects`` in the order first seen, each with the first object's value of it that holds it; a
+    key some object lacks as a :class:`~scratchfs.api.shape_words.LackedKey` (its shape name ends in ``?``). Set
+    operations and updates at C speed."""
+    if not objects:
+        return {}
     first_values: dict = {}
     for value in reversed(objects):  # the earliest record's value of a key written last
         first_values.update(value)
-    found.keys = {key: first_values[key] for key in dict.fromkeys(chain.from_iterable(objects))}
-    return found
+    common = set(objects[0]).intersection(*objects[1:])
+    return {key if key in common else LackedKey(key): first_values[key]
+            for key in dict.fromkeys(chain.from_iterable(objects))}
 
 
 def _scanned(records: list[str]) -> list[str]:

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 
 from scratchfs.foundation import text as texts
 
-__all__ = ["MAX_SHAPE_CHARS", "LackedKey", "clip", "items_template", "key_name", "kib", "plural", "short_name"]
+__all__ = ["MAX_SHAPE_CHARS", "LackedKey", "MixedItems", "clip", "items_template", "key_name", "kib", "mixed_items",
+           "plural", "short_name"]
 
 MAX_SHAPE_CHARS = 600
 """Longest shape text, in characters (the stub's preview gives way to it within the 1.5 KiB stub)."""
@@ -72,17 +74,46 @@ def key_name(key: object, limit: int = 32, lacked: bool = False) -> str:
     return name + ("?" if lacked or isinstance(key, LackedKey) else "")
 
 
+_KIND_NOUNS = {dict: "object", list: "array", str: "string", int: "number", float: "number", bool: "boolean",
+               type(None): "null"}
+
+
+class MixedItems:
+    """An array's items of several kinds, as a shape says them: ``text`` (``mixed kinds (299 arrays, 1 object)``,
+    most frequent first) and ``objects``, the template of its objects (:func:`items_template`), or ``None``."""
+
+    __slots__ = ("objects", "text")
+
+    def __init__(self, text: str, objects: object) -> None:
+        self.text, self.objects = text, objects
+
+
+def mixed_items(items: list) -> MixedItems | None:
+    """:class:`MixedItems` when ``items`` are of more than one kind (numbers, whole or not, are one), else ``None``
+    (one ``set`` of their types, at C speed, for an array of one kind)."""
+    types = set(map(type, items))
+    if len(types) < 2 or types == {int, float}:
+        return None
+    counts = Counter(_KIND_NOUNS.get(type(item), "value") for item in items)
+    objects = [item for item in items if isinstance(item, dict)]
+    text = "mixed kinds (" + ", ".join(plural(n, kind) for kind, n in counts.most_common()) + ")"
+    return MixedItems(text, items_template(objects) if objects else None)
+
+
 def items_template(items: list) -> object:
-    """The item that stands for ``items`` (an array, not empty) in a shape: its first item, unless the items are
-    objects that differ in their keys -- then one object of every key they hold, in the order first seen, each with
-    its first value, a key some item lacks as a :class:`LackedKey` (``{id, name, tags?}``). Set operations at C
-    speed for items that hold the same keys."""
+    """The item that stands for ``items`` (an array, not empty) in a shape: :func:`mixed_items` when they are of more
+    than one kind; else its first item, unless the items are objects that differ in their keys -- then one object
+    of every key they hold, in the order first seen, each with its first value, a key some item lacks as a
+    :class:`LackedKey` (``{id, name, tags?}``). Set operations at C speed for items that hold the same keys."""
+    mixed = mixed_items(items)
+    if mixed is not None:
+        return mixed
     first = items[0]
     if not isinstance(first, dict):
         return first
     keys, common, merged = first.keys(), set(first), None
     for item in items:
-        if not isinstance(item, dict) or item.keys() == keys:
+        if item.keys() == keys:
             continue
         common.intersection_update(item.keys())
         if merged is None:

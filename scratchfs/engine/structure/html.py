@@ -3,7 +3,9 @@
 Libraries: ``lxml`` parses (libxml2's HTML parser: forgiving, C speed), ``inscriptis`` renders the text as a browser
 lays it out -- block elements on their own lines, lists with bullets, ``<script>`` and ``<style>`` dropped; but tables
 one row a line, cells between `` | ``, not padded to aligned columns (a layout table's padding made ``pydoc``'s pages 7
-to 20 times their text: :func:`~scratchfs.engine.structure.html_worker.parser_config`) -- and ``cssselect`` (the
+to 20 times their text: :func:`~scratchfs.engine.structure.html_worker.parser_config`; a row with a cell of several
+lines or holding a table cell by cell on lines of its own, so a nested table is told from the row around it), every
+Unicode space a space (a search for a no-break space seeks one: :func:`view_spaces`) -- and ``cssselect`` (the
 selector engine of Scrapy/parsel) turns CSS selectors into XPath over the same lxml tree, so a selected element's text
 is rendered by the same renderer as the page. Measured on the 512 KiB Rust-book fixture: inscriptis 0.1 s (selectolax's
 ``text()`` takes 6 ms but keeps no layout: every inline element on its own line, hundreds of blank lines), html2text
@@ -29,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scratchfs.engine.caches import LRU
-from scratchfs.engine.structure.html_worker import cut_page, run_html, selector_problem
+from scratchfs.engine.structure.html_worker import cut_page, run_html, selector_problem, view_spaces
 from scratchfs.engine.structure.paging import (
     STOP,
     ContentSource,
@@ -48,7 +50,8 @@ from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
 
-__all__ = ["MAX_HTML_BYTES", "MAX_SELECTOR_CHARS", "VIEW_SECONDS_PER_MIB", "html_text", "select_page", "text_page"]
+__all__ = ["MAX_HTML_BYTES", "MAX_SELECTOR_CHARS", "VIEW_SECONDS_PER_MIB", "html_text", "select_page", "text_page",
+           "view_spaces"]
 
 MAX_HTML_BYTES = 32 * 1024 * 1024
 """Largest HTML document (bytes) parsed for a text view or a selector read."""

@@ -6,9 +6,11 @@ caller's :class:`~scratchfs.foundation.errors.StructureTimeout`). The text view 
 (``inscriptis.get_text``, 0.13-0.54 s of CPU a MiB: ``python bench/structure_workers.py``) runs there too.
 
 A worker is a fresh interpreter running this file by path (it imports ``lxml``, ``cssselect`` and ``inscriptis``,
-not ``scratchfs``; the process plumbing: :mod:`scratchfs.engine.worker_pipe`). It gets the page's bytes (decoded
-there: :func:`page_text`) and returns at most a page's worth of element texts: each text cut one character past what
-a page of ``budget`` bytes can hold, and no elements past the first whose texts alone overflow the page. At most
+not ``scratchfs``; the process plumbing: :mod:`scratchfs.engine.worker_pipe`; and its sibling
+:mod:`scratchfs.engine.structure.html_codec`, loaded by path). It gets the page's bytes (decoded there:
+:func:`~scratchfs.engine.structure.html_codec.page_text`) and returns at most a page's worth of element texts:
+each text cut one character past what a page of ``budget`` bytes can hold, and no elements past the first whose
+texts alone overflow the page. At most
 :data:`MAX_WORKERS` run; a call that finds every one busy waits for one until its deadline (then PoolBusy, which the
 caller reports as busy, not as a runaway). A worker given more than :data:`KEEP_AFTER_BYTES` of input is stopped after
 its call (lxml's tree of a page takes several times its text), and a worker's address space is capped
@@ -28,14 +30,14 @@ comes back as the answer ``("invalid", one-line message)``: a typed refusal, nev
 
 from __future__ import annotations
 
-import codecs
 import functools
+import importlib.util
+import os
 import pickle
 import re
 import sys
 import time
 from collections.abc import Callable
-from html import unescape
 from typing import Any
 
 import inscriptis.model.canvas
@@ -55,6 +57,13 @@ from inscriptis.model.tag.table_tag import table_end_handler
 from lxml.cssselect import LxmlHTMLTranslator
 
 from scratchfs.engine.worker_pipe import WORKER_NAME, Pool, limit_memory, reply, requests
+
+if __name__ == WORKER_NAME:  # (run by path, without the package: its sibling is loaded by path, as worker_pipe is)
+    _SPEC = importlib.util.spec_from_file_location("scratchfs.engine.structure.html_codec",
+                                                   os.path.join(os.path.dirname(__file__), "html_codec.py"))
+    sys.modules[_SPEC.name] = importlib.util.module_from_spec(_SPEC)
+    _SPEC.loader.exec_module(sys.modules[_SPEC.name])
+from scratchfs.engine.structure.html_codec import declared_encoding, decode_as, page_codec, page_text
 
 __all__ = ["CELL_SEPARATOR", "KEEP_AFTER_BYTES", "MAX_WORKERS", "RECURSION_LIMIT", "WORKER_MEMORY_BYTES",
            "SelectorTranslator", "TooDeep", "compile_selector", "cut_page", "declared_encoding", "decode_as",
@@ -82,10 +91,11 @@ _FUNCTIONS = "urn:scratchfs:css"
 
 
 def _contains(_context: Any, text: str, needle: str) -> bool:
-    """XPath ``scratchfs:contains(string(.), hex)``: the element's text, lower-cased, holds the text ``hex`` encodes
-    (UTF-8 bytes as hex digits; lower-cased already). It returns a boolean: no string goes back to lxml, which
-    refuses strings holding control characters."""
-    return bytes.fromhex(needle).decode("utf-8") in text.lower()
+    """XPath ``scratchfs:contains(string(.), hex)``: the element's text, lower-cased, its runs of blank space as one
+    ``" "`` (as the text view shows it: ``a&nbsp;b`` and ``a\n  b`` are ``a b``), holds the text ``hex`` encodes
+    (UTF-8 bytes as hex digits; lower-cased and blank space as one ``" "`` already). It returns a boolean: no string
+    goes back to lxml, which refuses strings holding control characters."""
+    return bytes.fromhex(needle).decode("utf-8") in " ".join(text.split()).lower()
 
 
 lxml.etree.FunctionNamespace(_FUNCTIONS)["contains"] = _contains
@@ -100,7 +110,8 @@ class SelectorTranslator(LxmlHTMLTranslator):  # type: ignore[misc]
     def xpath_contains_function(self, xpath: Any, function: Any) -> Any:
         if function.argument_types() not in (["STRING"], ["IDENT"]):
             raise ExpressionError(f"Expected a single string or ident for :contains(), got {function.arguments!r}")
-        needle = function.arguments[0].value.lower().encode("utf-8", "surrogatepass").hex()
+        sought = function.arguments[0].value
+        needle = (" ".join(sought.split()) or sought).lower().encode("utf-8", "surrogatepass").hex()
         return xpath.add_condition(f"scratchfs:contains(string(.), '{needle}')")
 
 
@@ -151,7 +162,9 @@ def parse_page(text: str) -> Any:
 class _PartsBlock(Block):
     """inscriptis's text block, its text kept as a list of pieces joined when it is read: inscriptis appends each
     piece to the block's string (``self._content += text``, an attribute: a copy each time), quadratic in a block's
-    length -- a rustdoc source page of 7.6 MiB, a few blocks of millions of characters, ran past its time limit."""
+    length -- a rustdoc source page of 7.6 MiB, a few blocks of millions of characters, ran past its time limit.
+    Text is written as lxml decoded it, not unescaped again (inscriptis did: ``&amp;lt;`` showed as ``<``, where a
+    browser shows ``&lt;``), and a ``<pre>``'s Unicode spaces as ``" "`` (:data:`VIEW_SPACES`)."""
 
     __slots__ = ("_parts",)
 
@@ -170,10 +183,11 @@ class _PartsBlock(Block):
                 self.collapsable_whitespace = True
         if normalized:
             first = self.prefix.first if not (self._content or self._parts) else ""
-            self._append(unescape("".join((first, *normalized))))
+            self._append("".join((first, *normalized)))
 
     def merge_pre_text(self, text: str) -> None:
-        self._append(unescape("".join((self.prefix.first, text.replace("\n", "\n" + self.prefix.rest)))))
+        text = text.translate(VIEW_SPACES)
+        self._append("".join((self.prefix.first, text.replace("\n", "\n" + self.prefix.rest))))
         self.collapsable_whitespace = False
 
     def _append(self, text: str) -> None:
@@ -196,43 +210,85 @@ if "_content" in getattr(Block, "__slots__", ()) and hasattr(Block, "merge_norma
     inscriptis.model.canvas.Block = _PartsBlock  # the canvas opens its first block with it
 
 
+VIEW_SPACES = dict.fromkeys(map(ord, "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+                                     "\u202f\u205f\u3000"), " ")
+"""The text view writes every Unicode space (a no-break space, ``&nbsp;``; an em, thin or ideographic space) as
+``" "``, inside ``<pre>`` too (outside, runs of blank space are one ``" "`` already): a model that sees a space
+searches for one (``str.translate`` table; :func:`view_spaces`)."""
+
+
+def view_spaces(text: str) -> str:
+    """``text`` with its Unicode spaces as the text view writes them (:data:`VIEW_SPACES`): what a search of the view
+    or a ``:contains()`` looks for when a model's text holds a no-break space."""
+    return text.translate(VIEW_SPACES)
+
+
 CELL_SEPARATOR = " | "
 """What stands between two cells of a table row in the text view (:class:`_FlatTable`)."""
 
 
 class _FlatTable(Table):  # type: ignore[misc]
     """A table as the text view renders it: each row on one line, its cells' texts (stripped) joined by
-    :data:`CELL_SEPARATOR`, a cell's own lines kept (a cell of several lines continues the row on the next lines), the
-    blank cells at the end of a row and rows of blank cells left out. inscriptis pads every cell to its column's
-    widest and its row's tallest: a page's layout tables rendered at up to 20 times their text (``pydoc -w typing``:
-    152,413 bytes of HTML, 1,162,496 of text, 96% spaces; one 1,000-character cell put 1,000 spaces in every other
-    row of its column). A model pays for every byte and needs no alignment. Annotations are not kept (the text view
-    asks for none)."""
+    :data:`CELL_SEPARATOR`, the blank cells at the end of a row and rows of blank cells left out. inscriptis pads every
+    cell to its column's widest and its row's tallest: a page's layout tables rendered at up to 20 times their text
+    (``pydoc -w typing``: 152,413 bytes of HTML, 1,162,496 of text, 96% spaces). A model pays for every byte and needs
+    no alignment. A row with a cell of several lines (a list, a ``<br>``) or holding a table is :func:`_tall_row`,
+    between empty lines, so that a nested table's rows are not read as the outer row's cells. ``depth``: the tables
+    around it. Annotations are not kept (the text view asks for none)."""
 
-    __slots__ = ()
+    __slots__ = ("depth",)
 
     def get_text(self) -> str:
-        rows = []
+        rows: list[str] = []
+        tall = False  # (the last row written was of several lines)
         for row in self.rows:
-            cells = []
+            cells, nested = [], False
             for cell in row.columns:
                 cell.normalize_blocks()  # (the cell's text as one line a block)
                 cells.append("\n".join(line.rstrip() for line in cell.blocks).strip())
+                nested = nested or (bool(cells[-1]) and getattr(cell, "holds_table", False))
             while cells and not cells[-1]:
                 cells.pop()
-            if cells:
-                rows.append(CELL_SEPARATOR.join(cells))
+            if not cells:
+                continue
+            was_tall, tall = tall, nested or any("\n" in cell for cell in cells)
+            rows += [""] if rows and (tall or was_tall) else []  # (a row of several lines between empty lines)
+            rows.append(_tall_row(cells, self.depth < _INDENTED_DEPTH) if tall else CELL_SEPARATOR.join(cells))
         return "\n".join(rows) + "\n"
 
     def get_annotations(self, idx: int, left_margin_len: int) -> list:
         return []
 
 
+_INDENTED_DEPTH = 3
+"""Tables nested deeper than this indent their rows' later lines no further (a line's indent stays at most 6 spaces:
+a page of tables nested 2,000 deep is not rendered in quadratic space)."""
+
+
+def _tall_row(cells: list[str], indent: bool) -> str:
+    """A row with a cell of several lines, its blank cells at the start (a layout's margin) left out: its one cell as
+    it is (a layout table's block of text), or each cell on lines of its own, every cell but the first opened by
+    ``"| "`` (a blank one is ``"|"``), the lines of a cell after its first indented two spaces (``indent``), so the
+    row's cells and the rows of a table nested in one are told apart: ``x`` | (``in 1`` | ``in 2`` / ``in 3``) |
+    ``y`` is ``x``, ``| in 1 | in 2``, ``  in 3``, ``| y``."""
+    while not cells[0]:
+        del cells[0]
+    if len(cells) == 1:
+        return cells[0]
+    lines = [("| " if number else "") + (cell.replace("\n", "\n  ") if indent else cell) if cell else "|"
+             for number, cell in enumerate(cells)]
+    return "\n".join(line.rstrip() for part in lines for line in part.split("\n"))
+
+
 def _table_start(state: Any, _attributes: dict) -> None:
-    """inscriptis's ``<table>`` handler, opening a :class:`_FlatTable`."""
+    """inscriptis's ``<table>`` handler, opening a :class:`_FlatTable` (``depth``: the tables it is in); the cell of
+    the table it is in is marked ``holds_table``: its row is of several lines even when this table is one line."""
+    if state.current_table and state.current_table[-1].rows and state.current_table[-1].rows[-1].columns:
+        state.current_table[-1].rows[-1].columns[-1].holds_table = True
     state.tags[-1].set_canvas(Canvas())
-    state.current_table.append(_FlatTable(left_margin_len=state.tags[-1].canvas.left_margin,
-                                          cell_separator=CELL_SEPARATOR))
+    table = _FlatTable(left_margin_len=state.tags[-1].canvas.left_margin, cell_separator=CELL_SEPARATOR)
+    table.depth = len(state.current_table)
+    state.current_table.append(table)
 
 
 def _table_end(state: Any) -> None:
@@ -255,8 +311,12 @@ def _tables_drift() -> bool:
 
 # inscriptis's default ("relaxed") profile, but a definition list's terms and descriptions on lines of their own, as
 # a browser shows them (the profile has no rule for them: pydoc's "<dt>f(x)</dt><dd>Does y.</dd>" ran on as one line,
-# "f(x)Does y.")
-_CSS = {**CSS_PROFILES["relaxed"], "dt": HtmlElement(display=Display.block), "dd": HtmlElement(display=Display.block)}
+# "f(x)Does y."), and the marks a browser shows by the text's place or a line through it, in the plain-text ways of
+# writing them: 10<sup>6</sup> is "10^6" (it was "106"), H<sub>2</sub>O "H_2O", a price struck through "~~$50~~"
+# (it was "$50", beside the price that holds)
+_STRUCK = HtmlElement(prefix="~~", suffix="~~")
+_CSS = {**CSS_PROFILES["relaxed"], "dt": HtmlElement(display=Display.block), "dd": HtmlElement(display=Display.block),
+        "sup": HtmlElement(prefix="^"), "sub": HtmlElement(prefix="_"), "s": _STRUCK, "strike": _STRUCK, "del": _STRUCK}
 
 
 def parser_config() -> ParserConfig:
@@ -346,105 +406,6 @@ def cut_page(text_of: Callable[[int], str | None], index: int, chars: int, budge
         if cost > budget:
             break
     return texts
-
-
-_META = re.compile(rb"<!--.*?-->|<meta(?=[\s/])([^>]*)>", re.IGNORECASE | re.DOTALL)
-_ATTRIBUTE = re.compile(rb"""([^\s/>=]+)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s>]+))?""")
-_CHARSET_IN_CONTENT = re.compile(rb"""charset\s*=\s*["']?([^"';\s]+)""", re.IGNORECASE)
-_PRESCAN_BYTES = 1024
-_AS_WINDOWS_1252 = {"ascii", "us-ascii", "iso-8859-1", "iso8859-1", "iso_8859-1", "latin1", "latin-1", "l1",
-                    "cp819", "ibm819", "iso-ir-100", "csisolatin1", "x-cp1252", "cp1252", "windows-1252",
-                    "ansi_x3.4-1968", "iso_8859-1:1987"}
-"""Labels the WHATWG Encoding Standard maps to windows-1252 (a page declared Latin-1 or ASCII is read so by every
-browser: 0x80-0x9F are the windows-1252 letters and quotes, not C1 controls)."""
-
-
-def _c1_as_latin1(error: UnicodeDecodeError) -> tuple[str, int]:
-    """The 5 bytes windows-1252 leaves undefined (0x81, 0x8D, 0x8F, 0x90, 0x9D) as the C1 controls the WHATWG
-    decoder gives them."""
-    return chr(error.object[error.start]), error.start + 1
-
-
-codecs.register_error("scratchfs-windows-1252", _c1_as_latin1)
-
-
-def declared_encoding(page: bytes) -> str | None:
-    """The Python codec of the encoding the page declares in a ``<meta charset>`` or ``<meta http-equiv=
-    "content-type" content="...; charset=...">`` within its first 1,024 bytes (the HTML standard's prescan,
-    comments skipped), or ``None``: no declaration, or only labels Python does not know. A UTF-16 label means UTF-8
-    (as the standard says: the bytes of a page that prescans were ASCII-compatible); a Latin-1 or ASCII label
-    means windows-1252."""
-    for found in _META.finditer(page[:_PRESCAN_BYTES]):
-        if found.group(1) is None:
-            continue  # a comment
-        attributes = {name.lower(): (value or b"").strip(b"\"'") for name, value in _ATTRIBUTE.findall(found.group(1))}
-        label = attributes.get(b"charset")
-        if label is None and attributes.get(b"http-equiv", b"").lower() == b"content-type":
-            inside = _CHARSET_IN_CONTENT.search(attributes.get(b"content", b""))
-            label = inside.group(1) if inside else None
-        if label:
-            codec = _codec(label.decode("ascii", "replace").strip().lower())
-            if codec is not None:
-                return codec
-    return None
-
-
-def _codec(label: str) -> str | None:
-    if label in _AS_WINDOWS_1252:
-        return "windows-1252"
-    if label.startswith(("utf-16", "utf16", "unicode")):
-        return "utf-8"
-    try:
-        return codecs.lookup(label).name
-    except LookupError:
-        return None
-
-
-def page_text(page: bytes) -> str:
-    """The text of the page's bytes, decoded as a browser decodes them (:func:`page_codec`), a byte order mark
-    dropped. Pages come to the worker as bytes, decoded once, here (a str was decoded in the caller and again by
-    unpickling: 4 ms more a 2 MiB page; a CSS select over it 51 -> 46 ms)."""
-    codec, skip = page_codec(page)
-    if codec == "utf-8" and skip == 0:
-        return page.decode("utf-8", "replace")
-    return decode_as(page[skip:], codec)
-
-
-def page_codec(page: bytes) -> tuple[str, int]:
-    """``(codec, bytes of its byte order mark)``: how a browser decodes the page's bytes. A byte order mark (UTF-8,
-    UTF-16) says the encoding; else bytes that are valid UTF-8 (but for a character cut at the end) are UTF-8,
-    whatever the page declares (a tool that fetched the page as text and gave it on wrote it as UTF-8, its old
-    ``<meta charset>`` kept: reading it so again would garble it, and Latin-1 text is practically never valid UTF-8
-    once it has a letter past ASCII); else the encoding the page declares (:func:`declared_encoding`); else UTF-8
-    when its valid multi-byte characters outnumber its invalid bytes (a UTF-8 page with a stray byte); else
-    windows-1252, the browsers' fallback."""
-    for mark, codec in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"),
-                        (codecs.BOM_UTF16_BE, "utf-16-be")):
-        if page.startswith(mark):
-            return codec, len(mark)
-    try:
-        page.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        if exc.reason == "unexpected end of data":  # valid but for a character cut at the end (a cut sample)
-            return "utf-8", 0
-    else:
-        return "utf-8", 0
-    codec = declared_encoding(page)
-    if codec is not None:
-        return codec, 0
-    text = page.decode("utf-8", "replace")
-    replaced = text.count("\ufffd")
-    invalid = replaced - page.count("\ufffd".encode())  # (the page's own U+FFFD are valid characters)
-    wide = len(text) - len(text.encode("ascii", "ignore")) - replaced + (replaced - invalid)  # valid, past ASCII
-    return ("utf-8" if wide > invalid else "windows-1252"), 0
-
-
-def decode_as(data: bytes, codec: str) -> str:
-    """``data`` decoded with ``codec`` as a browser does: undecodable bytes as U+FFFD; windows-1252 as the WHATWG
-    standard has it (its 5 undefined bytes as C1 controls)."""
-    if codec in ("cp1252", "windows-1252"):
-        return data.decode("cp1252", "scratchfs-windows-1252")
-    return data.decode(codec, "replace")
 
 
 def view_text(page: bytes) -> bytes:

@@ -328,5 +328,21 @@ def _run_outputs(program: Any, source: ContentSource, number: int, offset: int, 
                 yield (at, start, index), output, is_text
         if failed is not None:
             at, start, _value, length = batch[failed]
-            raise BadRecord(f"jq failed on record {at} (bytes {start} to {start + length - 1}): {jq_message(message)}",
-                            at, start, length)
+            raise BadRecord(f"jq failed on record {at} (bytes {start} to {start + length - 1}): {jq_message(message)}"
+                            + _not_an_object(message, at), at, start, length)
+
+
+_NOT_OBJECT = re.compile(r"Cannot index (array|number|string|boolean|null) with string")
+"""jq's error for a key looked up in a value that is not an object."""
+
+
+def _not_an_object(message: str, number: int) -> str:
+    """What a failure on record ``number`` adds when jq's ``message`` says a key was looked up in a record (or a
+    value in it) that is not an object -- JSON lines of mixed kinds, an object then arrays -- : how to pass such
+    records over; else ``""``."""
+    found = _NOT_OBJECT.search(message)
+    if found is None:
+        return ""
+    return (f" (a key looked up in {'an' if found[1] == 'array' else 'a'} {found[1]}, not an object: not every "
+            "record, or value in one, is an object holding it -- a path ending in ? (.a?) or a filter starting "
+            "objects | passes over the others)")

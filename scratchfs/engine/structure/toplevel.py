@@ -40,8 +40,9 @@ class TopEntry:
     """One top-level member of a JSON document: ``key`` (``None`` for an array's first item), ``kind`` (``object``,
     ``array``, ``str``, ``int``, ``float``, ``bool``, ``null``), ``count`` (keys or items; bytes of a ``str``) and
     ``names`` (an object's first keys; an array's items' first keys, in the order first seen), ``item_kind`` (an
-    array's first item's kind), ``common`` (of an array of objects: the keys every item read holds), ``cut``: the
-    scan stopped inside its value (its count is of what was read: at least that many)."""
+    array's first item's kind), ``mixed`` (an array's items read are of more than one kind: numbers, whole or not,
+    are one), ``common`` (of an array of objects: the keys every item read holds), ``cut``: the scan stopped inside
+    its value (its count is of what was read: at least that many)."""
 
     key: str | None
     kind: str = "null"
@@ -50,6 +51,7 @@ class TopEntry:
     item_kind: str = ""
     cut: bool = False
     common: set[str] | None = None
+    mixed: bool = False
 
 
 @dataclass(slots=True)
@@ -170,6 +172,11 @@ def _kind(value: Any) -> str:
     return {str: "str", int: "int", float: "float"}.get(type(value), "null")
 
 
+_KINDS = {dict: "object", list: "array", str: "str", int: "number", float: "number", bool: "bool", type(None): "null"}
+"""The kind of an array's item, by its type, as :attr:`TopEntry.mixed` compares them (numbers are one kind)."""
+_KIND_TYPES = {"object": dict, "array": list, "str": str, "int": int, "float": float, "bool": bool, "null": type(None)}
+"""The type of each of :func:`_kind`'s kinds."""
+
 _DONE, _SHORT, _NEED = "done", "short", "need"  # how _walk left a container: closed, refill ahead, refill
 _OPEN = "open"  # how _open left it: the buffer ended before the character after its opening
 
@@ -259,8 +266,11 @@ def _walk(text: _Text, entry: TopEntry, is_object: bool, max_names: int, room: i
                 if isinstance(child, dict):
                     names[:] = [str(k) for k in list(child)[:max_names]]
                     entry.common = set(child)
-            elif isinstance(child, dict) and entry.common is not None:
-                _more_keys(entry, child, max_names)
+            else:
+                if not entry.mixed and _KINDS.get(type(child)) != _KINDS.get(_KIND_TYPES[entry.item_kind]):
+                    entry.mixed = True
+                if isinstance(child, dict) and entry.common is not None:
+                    _more_keys(entry, child, max_names)
             if following == closing:
                 return _DONE, room
             if following != ",":
