@@ -53,8 +53,9 @@ def test_stub_note_names_the_exact_next_calls(scope):
     assert f'read_handle(handle="{stub.handle}", pattern="REGEX")' in stub.note
 
 
-def test_previews_are_valid_text(store):
-    store_small = ScratchStore(store.root, preview_bytes=10, clock=store.clock)
+def test_previews_are_valid_text(store, tmp_path):
+    # (a root of its own: a local store over the root of a PostgreSQL index's files is refused)
+    store_small = ScratchStore(tmp_path / "small", preview_bytes=10, clock=store.clock)
     scope = store_small.scope("r", "a")
     # binary content: a hex dump of its first bytes, as a range read gives it
     binary = scope.spill(b"\xff\xfe\x00abc\xe2\x82")

@@ -30,8 +30,12 @@ def search_matcher(match: object, pattern: object, ignore_case: bool, timeout: f
                    ) -> tuple[bytes | None, Matcher]:
     """``(the needle or None, the matcher)`` of a search: a substring (``match``; text searched as UTF-8; with
     ``ignore_case`` a case-blind pattern of it) or a Python ``re`` pattern over the bytes, ``timeout`` seconds in
-    the regex engine. Raises InvalidArgument (an empty, too long or invalid needle or pattern; ignore_case with a
-    needle of bytes)."""
+    the regex engine. Raises InvalidArgument (both or neither of them; an empty, too long or invalid needle or
+    pattern; ignore_case with a needle of bytes)."""
+    if match is not None and pattern is not None:
+        raise InvalidArgument("give match (a substring) or pattern (a regular expression), not both")
+    if match is None and pattern is None:
+        raise InvalidArgument("a search needs match (a substring) or pattern (a regular expression)")
     if pattern is None:
         needle = checks.check_needle(match)
         if not ignore_case:

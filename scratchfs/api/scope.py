@@ -329,15 +329,13 @@ class Scope:
         """Non-overlapping matches starting at or after byte ``offset``: a substring (``match``; text is searched as
         UTF-8) or a Python ``re`` pattern over the bytes (``pattern``; ``^``/``$`` per line, ASCII ``ignore_case``;
         see :mod:`scratchfs.engine.search`); empty matches are not reported. Each match gets up to ``context`` bytes
-        (default 200) on each side, or ``context="line"``: the line holding it, at most
-        :data:`~scratchfs.foundation.limits.LINE_WINDOW_BYTES` on each side (:mod:`scratchfs.engine.line_windows`:
-        a window cut there says so in its ``line_cut``); overlapping windows are merged; at most ``max_matches``
-        (default 20) matches and ``cap`` bytes of windows (64 KiB at most) per call. Pass the result's
-        ``next_offset`` as ``offset=`` to resume; ``before``: the last matches before that byte
-        (:mod:`scratchfs.api.last_search`, whose errors it raises too). Streams the blob; ``view="text"``: searches
-        an HTML page's text view (a text's Unicode spaces, ``\u00a0``, sought as the view writes them: ``" "``),
-        offsets and lines the view's (:meth:`~scratchfs.api.structured.StructureReads.text_search`, which raises the
-        errors of that read too).
+        (default 200) on each side, or ``context="line"``: the line holding it, at most ``LINE_WINDOW_BYTES`` a side
+        (:mod:`scratchfs.engine.line_windows`: a window cut there says so in its ``line_cut``); overlapping windows
+        merged; at most ``max_matches`` (default 20) matches and ``cap`` bytes of windows (64 KiB at most) per call.
+        Pass the result's ``next_offset`` as ``offset=`` to resume; ``before``: the last matches before that byte
+        (:mod:`scratchfs.api.last_search`, whose errors it raises too). Streams the blob; ``view="text"``: an HTML
+        page's text view (Unicode spaces, ``\u00a0``, sought as the view writes them: ``" "``), offsets and lines
+        the view's (:meth:`~scratchfs.api.structured.StructureReads.text_search`, whose errors it raises too).
 
         Raises:
             InvalidArgument: a malformed handle; both or neither of ``match``/``pattern``; an empty, too long or
@@ -349,10 +347,6 @@ class Scope:
         """
         handle = checks.check_handle(handle)
         offset = checks.check_int(offset, "offset", 0)
-        if match is not None and pattern is not None:
-            raise InvalidArgument("give match (a substring) or pattern (a regular expression), not both")
-        if match is None and pattern is None:
-            raise InvalidArgument("a search needs match (a substring) or pattern (a regular expression)")
         context = checks.check_context(DEFAULT_CONTEXT if context is None else context)
         reach, sink = (LINE_WINDOW_BYTES + 2, LineSink) if context == "line" else (context, Sink)
         max_matches = checks.check_int(DEFAULT_MATCHES if max_matches is None else max_matches, "max_matches", 1,
@@ -363,8 +357,8 @@ class Scope:
             match, pattern = (view_spaces(t) if isinstance(t, str) else t for t in (match, pattern))
         needle, matcher = self._matcher(match, pattern, ignore_case)
         if before is not None:  # (the settings ride on an empty result)
-            settings = Matches(handle, needle, [], 0, None, pattern, ignore_case, context, max_matches, view=view)
-            return last_search(self, settings, matcher, offset, before, (reach, sink, cap))
+            return last_search(self, Matches(handle, needle, [], 0, None, pattern, ignore_case, context, max_matches,
+                                             view=view), matcher, offset, before, (reach, sink, cap))
         if view is not None:
             found, size = self.structure.text_search(handle, view, matcher, (offset, reach, max_matches, cap), sink)
             return Matches(handle, needle, found.windows, size, found.next_offset, pattern, ignore_case, context,
