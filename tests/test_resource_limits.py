@@ -74,3 +74,50 @@ def test_a_new_store_imports_neither_numpy_nor_pandas(tmp_path):
                           cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[]"
+
+
+FSCK_WITHOUT_DESCRIPTORS = """
+import errno, json, os, resource, sys
+from scratchfs import ScratchStore
+from scratchfs.api.inspector import fsck
+from scratchfs.foundation.errors import ScratchError
+store = ScratchStore(sys.argv[1])
+for i in range(3):
+    store.scope("r", "a").spill(os.urandom(20_000), source_tool="t")
+fsck(store)  # the index's connection and every module are ready: only the checks' own files are left to open
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (64, hard))
+held = []
+try:
+    while True:
+        held.append(os.open(os.devnull, os.O_RDONLY))
+except OSError:
+    pass
+try:
+    report = fsck(store)
+    out = {"problems": [p.detail for p in report.problems]}
+except ScratchError as exc:
+    out = {"error": type(exc).__name__, "errno": getattr(exc, "errno", None), "message": str(exc)}
+for fd in held:
+    os.close(fd)
+resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+out["after"] = [p.detail for p in fsck(store).problems]
+print(json.dumps(out))
+"""
+
+
+def test_fsck_out_of_descriptors_is_a_storage_error_not_problems_of_the_store(tmp_path):
+    """Under ``ulimit -n 8``, ``scratchfs fsck`` listed every entry, runs/ and trash/ as 'unexpected' problems ('cannot
+    open runs/r1: too many open files in this process') and exited 3, corrupt, with '`scratchfs fsck --repair`
+    removes them' (atk28): the store was sound, the check could not look. It is the StorageError (EMFILE), exit 4."""
+    import errno
+    import json
+
+    done = subprocess.run([sys.executable, "-c", FSCK_WITHOUT_DESCRIPTORS, str(tmp_path / "root")],
+                          capture_output=True, text=True, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout.splitlines()[-1])
+    assert out.get("error") == "StorageError" and out["errno"] == errno.EMFILE, out
+    assert "too many open files" in out["message"]
+    assert out["after"] == []
