@@ -798,3 +798,25 @@ def test_read_handle_by_whole_lines_and_from_the_end(cli, tmp_path):
         result = cli("read-handle", handle, "--match", "needle", "--context", bad)
         assert result.exit_code == 2 and result.stdout == ""
         assert len(result.stderr.splitlines()) == 1 and '"line"' in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("count", [0, 3, 7, 20])
+def test_scratch_list_prints_a_page_at_a_time_the_same_json(cli, monkeypatch, count):
+    """``scratchfs scratch-list`` held every entry, every dict and the whole JSON text at once: 437 MB of memory for
+    100,000 keys in one agent (atk28), so a big scratchpad failed under ``ulimit -v``. It reads keyset pages and
+    prints each as read, byte for byte the indented JSON list it printed (here pages of 7 entries)."""
+    from scratchfs.api.scope import Scope
+    from scratchfs.cli import verbs
+
+    with ScratchStore(cli.root) as store:
+        scope = store.scope("run-1", "agent-1")
+        for i in range(count):
+            scope.scratch_write(f"k{i:02d}", f"value {i} \u00e9\n" * (i + 1))
+        scope.scratch_write("other", b"not listed")
+        expected = json.dumps([e.to_dict() for e in scope.scratch_list("k")], ensure_ascii=False, indent=2) + "\n"
+    monkeypatch.setattr(verbs, "MAX_LIST_ENTRIES", 7)
+    monkeypatch.setattr(Scope, "scratch_list", lambda *a, **k: pytest.fail("the whole listing was loaded"))
+    result = cli("scratch-list", "--prefix", "k")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == expected
+    assert [e["key"] for e in json.loads(result.stdout)] == [f"k{i:02d}" for i in range(count)]

@@ -66,6 +66,27 @@ def test_a_hint_of_a_script_run_by_its_path_reads_on_when_pasted(tmp_path):
     assert pasted.stdout == b"z" * 100
 
 
+@pytest.mark.skipif(not Path("/bin/bash").exists(), reason="pastes the hint into bash")
+def test_a_hint_naming_a_root_with_a_newline_or_a_byte_not_utf8_reads_on_when_pasted(tmp_path):
+    """The hint quoted a root with shlex.quote, which put the newline inside quotes; the one-line stderr then wrote
+    it as \\n, and a byte that is not UTF-8 as \\udcff: pasted, another path ('no store at ...', atk28). Such a word
+    is ANSI-C quoted: $'...\\x0a...\\xff...'."""
+    root = os.fsencode(tmp_path) + b"/store \n\xff 'q'"
+    env = {**os.environ, "PYTHONPATH": str(CHECKOUT), "SCRATCHFS_RUN_ID": "r", "SCRATCHFS_AGENT_ID": "a"}
+    run = {"env": env, "cwd": tmp_path, "capture_output": True, "timeout": 120}
+    command = [sys.executable, "-m", "scratchfs"]
+    spilled = subprocess.run([*command, "spill", "-", "--root", root], input=b"y" * 9000 + b"z" * 100, check=True,
+                             **run)
+    handle = json.loads(spilled.stdout)["handle"]
+    first = subprocess.run([*command, "read-handle", handle, "--length", "9000", "--root", root], check=True, **run)
+    err = first.stderr.decode("utf-8")
+    assert err.count("\n") == 1, err
+    hint = err.split("next: scratchfs ", 1)[1].strip()
+    pasted = subprocess.run(["/bin/bash", "-c", f"{shlex.join(command)} {hint}"], **run)
+    assert pasted.returncode == 0, pasted.stderr
+    assert pasted.stdout == b"z" * 100
+
+
 def test_every_command_a_message_writes_names_the_program_and_no_other_word_does(monkeypatch):
     from scratchfs.cli.app import as_invoked
 

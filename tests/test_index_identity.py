@@ -15,6 +15,7 @@ import threading
 import pytest
 
 from scratchfs import ScratchStore
+from scratchfs.api.inspector import fsck
 from scratchfs.engine.sqlite_connections import APPLICATION_ID
 from scratchfs.engine.sqlite_index import SCHEMA_VERSION
 from scratchfs.foundation.errors import ScratchError, StorageError
@@ -222,3 +223,33 @@ def test_sweep_and_writes_on_a_foreign_index_opened_as_ours_are_typed(tmp_path):
             with pytest.raises(StorageError, match="no such table"):
                 call()
 
+
+
+@pytest.mark.parametrize("how", ["deleted", "replaced"])
+def test_a_write_ahead_log_removed_while_open_never_acknowledges_a_write(tmp_path, how):
+    """An operator removing ``index.sqlite-wal`` under a running store (atk28): SQLite writes on into the unlinked
+    log, so every write after it was acknowledged, and went with the log when the process was killed (the index
+    then read as lost: 'empty or missing, but the store holds blob files'). Now the first commit after it is
+    refused, and closing the store writes what the log held to the index: nothing acknowledged is lost."""
+    store = ScratchStore(tmp_path)
+    scope = store.scope("run", "agent")
+    handles = [scope.spill(b"x%d " % i * 5000, source_tool="t").handle for i in range(3)]
+    scope.scratch_write("before", b"kept")
+    wal = tmp_path / "index.sqlite-wal"
+    assert wal.stat().st_size > 0
+    wal.unlink()
+    if how == "replaced":
+        wal.write_bytes(b"")
+    with pytest.raises(StorageError, match=f"write-ahead log .* was {how} while the store was open"):
+        scope.scratch_write("after", b"never acknowledged")
+    with pytest.raises(StorageError, match=how):  # and every later call says so
+        scope.spill(b"y" * 50_000)
+    store.close()
+    with ScratchStore(tmp_path) as again:
+        scope = again.scope("run", "agent")
+        assert scope.scratch_read("before") == b"kept"
+        assert [b"".join(scope.iter_content("handle", h)) for h in handles] == [b"x%d " % i * 5000 for i in range(3)]
+        with pytest.raises(ScratchError):
+            scope.scratch_read("after")
+        report = fsck(again)
+        assert (report.problems, report.index, report.entries_checked) == ([], "ok", 4), report

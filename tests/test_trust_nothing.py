@@ -143,6 +143,29 @@ def test_cli_refuses_a_foreign_root_with_exit_2_and_one_line(tmp_path):
     assert _snapshot(foreign) == (0o755, ["passwd"])
 
 
+def test_a_root_too_long_for_sqlite_is_refused_before_anything_is_made_and_one_just_short_enough_works(tmp_path):
+    """A root whose index.sqlite path is over SQLite's limit (504 bytes; the system's PATH_MAX is 4096) was made,
+    with runs/, locks/ and trash/, and then failed as 'storage: the index failed while opening the index: the
+    index file cannot be opened (unable to open database file, SQLITE_CANTOPEN)', exit 4 (atk28)."""
+    SQLITE_PATH_BYTES = 504  # SQLite's MAX_PATHNAME (512) less its "-journal" (8)
+    parent = tmp_path / ("p" * 200) / ("q" * 200)
+    parent.mkdir(parents=True)
+    fits = SQLITE_PATH_BYTES - len("/index.sqlite") - len(os.fsencode(parent)) - 1
+    too_long, just_right = parent / ("r" * (fits + 1)), parent / ("s" * fits)
+    result = CliRunner().invoke(main, ["--root", str(too_long), "spill", "-", "--run", "r", "--agent", "a"],
+                                input="x" * 20_000)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("scratchfs: invalid argument: "), result.stderr
+    assert f"choose a root of at most {SQLITE_PATH_BYTES - 13} bytes" in result.stderr
+    assert not too_long.exists()
+    with pytest.raises(InvalidArgument, match="too long a path for SQLite"):
+        ScratchStore(too_long)
+    assert len(os.fsencode(just_right / "index.sqlite")) == SQLITE_PATH_BYTES
+    with ScratchStore(just_right) as store:
+        handle = store.scope("r", "a").spill(b"y" * 20_000, source_tool="t").handle
+        assert store.scope("r", "a").read_range(handle, 0, 5).data == b"yyyyy"
+
+
 # -- F2: deep JSON -----------------------------------------------------------------------------------------------
 
 DEEP_ARRAY = "[" * 5000 + "]" * 5000

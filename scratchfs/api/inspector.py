@@ -48,7 +48,7 @@ from scratchfs.engine.segments import is_location
 from scratchfs.engine.sweeper import empty_trash, trash_left
 from scratchfs.engine.verify import verify_blob
 from scratchfs.foundation import checks, cursors
-from scratchfs.foundation.errors import CorruptBlob, InvalidArgument, StorageError
+from scratchfs.foundation.errors import CorruptBlob, InvalidArgument, StorageError, unless_exhausted
 from scratchfs.foundation.limits import SOON_SECONDS
 
 DEFAULT_SOON = SOON_SECONDS
@@ -391,7 +391,8 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
                 continue
             problem = Problem("missing", entry.run_id, entry.agent_id, entry.key, path, "the blob file is gone")
         except StorageError as exc:  # a directory on the way is a link or not a directory: reported, row kept
-            report.problems.append(Problem("unexpected", entry.run_id, entry.agent_id, entry.key, path, str(exc)))
+            report.problems.append(Problem("unexpected", entry.run_id, entry.agent_id, entry.key, path,
+                                           str(unless_exhausted(exc))))
             continue
         else:
             if deep and verified(detail):  # (a blob written before the binding frame: its frames too)
@@ -445,7 +446,7 @@ def _trash_problems(store: ScratchStore, report: FsckReport) -> None:
     try:
         left = trash_left(store.blobs, time.time() - TRASH_GRACE_SECONDS)
     except StorageError as exc:
-        report.problems.append(Problem("unexpected", "", "", None, str(store.root / "trash"), str(exc)))
+        report.problems.append(Problem("unexpected", "", "", None, f"{store.root}/trash", str(unless_exhausted(exc))))
         return
     _report_trash(store, report, left, "a delete's directory the sweep could not remove whole; the sweep and fsck "
                   "--repair remove what they can (links never followed)")
@@ -464,7 +465,7 @@ def _blob_files(store: ScratchStore, report: FsckReport) -> list[BlobFile]:
     try:
         files = store.blobs.blob_files()
     except StorageError as exc:
-        report.problems.append(Problem("unexpected", "", "", None, store.blobs.locate(), str(exc)))
+        report.problems.append(Problem("unexpected", "", "", None, store.blobs.locate(), str(unless_exhausted(exc))))
         files = []
     report.files_checked = len(files)
     return files

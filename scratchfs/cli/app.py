@@ -43,7 +43,7 @@ Exit codes:
   2    bad usage or invalid argument
   3    corrupt data
   4    busy (lock timeout) or I/O failure (disk full, permissions; "output:" or "input:" when it is stdout or
-       the file read that failed)
+       the file read that failed), or out of memory (ulimit -v)
   5    quota exceeded (the run holds too many bytes or entries)
   129  hung up (SIGHUP)
   130  interrupted (SIGINT)
@@ -146,6 +146,10 @@ class ScratchGroup(click.Group):
             ctx.exit(4)
         except OSError as exc:
             warn(f"storage: {exc.strerror or exc}")
+            ctx.exit(4)
+        except MemoryError:  # the address-space limit (ulimit -v) or the machine's memory: a resource, as a full disk
+            warn("out of memory: the command stopped (the process's memory limit, ulimit -v, or the machine's); "
+                 "a write in flight took effect whole or not at all")
             ctx.exit(4)
         except KeyboardInterrupt:  # past click's main, which prints a blank line first; a terminal's ^C echo ended
             if sys.stderr is not None and sys.stderr.isatty():

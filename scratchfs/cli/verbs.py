@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
+import os
+import re
 import shlex
 import tempfile
 from collections.abc import Iterator
@@ -41,7 +44,7 @@ from scratchfs.cli.app import (
 from scratchfs.cli.settings_options import settings_options
 from scratchfs.foundation.checks import CONTEXT_FORMS, HANDLE_RE
 from scratchfs.foundation.errors import InvalidArgument
-from scratchfs.foundation.limits import LINE_WINDOW_BYTES, MAX_READ_BYTES
+from scratchfs.foundation.limits import LINE_WINDOW_BYTES, MAX_LIST_ENTRIES, MAX_READ_BYTES
 from scratchfs.foundation.text import digits_int, is_digits
 
 INT = Integer()
@@ -171,8 +174,24 @@ def shell_next(result: Slice | LineSlice, run_id: str, agent_id: str, root: str 
         more = ["--offset", str(result.next_offset), "--length", str(result.requested)]
     words = ["read-handle", result.handle, *more, *(["--root", root] if root is not None else []), "--run", run_id,
              "--agent", agent_id]
-    command = " ".join([program(), *(shlex.quote(word) for word in words)])
+    command = " ".join([program(), *(shell_word(word) for word in words)])
     return command if root is not None else f"{command} (with this store's $SCRATCHFS_INDEX and $SCRATCHFS_BLOBS)"
+
+
+_NOT_PRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")  # what one_line would escape
+_PLAIN_BYTES = frozenset(range(0x20, 0x7F)) - {ord("'"), ord("\\")}
+
+
+def shell_word(word: str) -> str:
+    """``word`` (a name as the OS gave it: undecodable bytes as surrogate escapes) quoted for a POSIX shell, on one
+    line: ``shlex.quote`` when it is printable, else ANSI-C quoting, ``$'...'`` (bash, zsh, ksh, busybox sh and
+    POSIX.1-2024 sh), with every other byte as ``\\xHH`` -- ``shlex.quote`` put a newline inside quotes, which the
+    one-line stderr then showed as ``\\n`` and a non-UTF-8 byte as ``\\udcff``: pasted, another path (atk28)."""
+    if not _NOT_PRINTABLE.search(word):
+        return shlex.quote(word)
+    raw = os.fsencode(word)
+    return "$'" + "".join(chr(b) if b in _PLAIN_BYTES else f"\\{chr(b)}" if b in b"'\\" else f"\\x{b:02x}"
+                          for b in raw) + "'"
 
 
 @main.command("scratch-write")
@@ -232,7 +251,17 @@ def write_all(chunks: Iterator[bytes]) -> None:
 @with_existing_store
 def scratch_list(store: ScratchStore, run_id: str, agent_id: str, prefix: str) -> None:
     """List the scratchpad's live keys as JSON."""
-    echo_json([entry.to_dict() for entry in store.scope(run_id, agent_id).scratch_list(prefix)])
+    scope, cursor, opened = store.scope(run_id, agent_id), None, False
+    while True:  # a page at a time, printed as read (atk28: the whole list, 437 MB for 100,000 keys, was held)
+        page = scope.scratch_page(prefix, limit=MAX_LIST_ENTRIES, cursor=cursor)
+        if page.entries:  # the page's entries as json.dumps of the whole list (indent=2) writes them
+            text = json.dumps([entry.to_dict() for entry in page.entries], ensure_ascii=False, indent=2)[2:-2]
+            click.echo((",\n" if opened else "[\n") + text, nl=False)
+            opened = True
+        if not page.more:
+            break
+        cursor = page.next_cursor
+    click.echo("\n]" if opened else "[]")
 
 
 @main.command("scratch-delete")
@@ -337,6 +366,7 @@ __all__ = [
     "scratch_read",
     "scratch_write",
     "shell_next",
+    "shell_word",
     "spill",
     "sweep_command",
 ]

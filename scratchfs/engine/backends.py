@@ -47,9 +47,24 @@ from scratchfs.engine.sweeper import SweepResult, check_orphan, sweep
 from scratchfs.foundation.errors import InvalidArgument, StorageError, StoreBusy
 from scratchfs.foundation.limits import FRAME_BYTES, SEGMENT_ENTRY_BYTES, ZSTD_LEVEL
 
-__all__ = ["ENV_BLOBS", "ENV_INDEX", "adopt_pairing", "blob_age", "create_empty_index", "describe_url", "find_orphan",
-           "local_blobs", "local_index", "missing_index", "open_backends", "require_extra", "split_postgres_url",
-           "sweep_backends"]
+__all__ = [
+    "ENV_BLOBS",
+    "ENV_INDEX",
+    "SQLITE_PATH_BYTES",
+    "adopt_pairing",
+    "blob_age",
+    "check_index_path",
+    "create_empty_index",
+    "describe_url",
+    "find_orphan",
+    "local_blobs",
+    "local_index",
+    "missing_index",
+    "open_backends",
+    "require_extra",
+    "split_postgres_url",
+    "sweep_backends",
+]
 
 ENV_INDEX = "SCRATCHFS_INDEX"
 """Environment variable naming the index URL when none is given."""
@@ -138,6 +153,23 @@ def _check_libpq(dsn: str) -> None:
                                   "it (an '@', ':' or '/' in a user name or password is written %40, %3A, %2F)")
 
 
+SQLITE_PATH_BYTES = 504
+"""The longest path of a database file SQLite's unix VFS opens: its ``MAX_PATHNAME``, 512 bytes, less the 8 of the
+``-journal`` suffix it makes room for (a 505-byte path is SQLITE_CANTOPEN, 'unable to open database file')."""
+
+
+def check_index_path(root: Path) -> None:
+    """Refuse a root whose ``index.sqlite`` path (links resolved, as SQLite resolves them) is too long for SQLite to
+    open, before anything is made there: it was the index's 'unable to open database file (SQLITE_CANTOPEN)', exit
+    4, after the root and its directories were made (atk28). Raises InvalidArgument naming the limit."""
+    size = len(os.fsencode(os.path.join(os.path.realpath(root), "index.sqlite")))
+    if size > SQLITE_PATH_BYTES:
+        raise InvalidArgument(
+            f"the store root {root} is too long a path for SQLite: its index.sqlite would be {size} bytes (links "
+            f"resolved), and SQLite opens none over {SQLITE_PATH_BYTES}; choose a root of at most "
+            f"{SQLITE_PATH_BYTES - len('/index.sqlite')} bytes")
+
+
 def open_backends(root: Path, index_url: str | None = None, blobs_url: str | None = None, *, busy_timeout: float,
                   durable: bool, frame_bytes: int, level: int, database_clock: bool = False,
                   segment_entry_bytes: int = SEGMENT_ENTRY_BYTES, adopt: bool = False
@@ -156,10 +188,11 @@ def open_backends(root: Path, index_url: str | None = None, blobs_url: str | Non
             the blobs' (:func:`scratchfs.engine.pairing.check_pairing`).
 
     Raises:
-        InvalidArgument: an unknown URL scheme, a bad schema or runs table, S3 blobs without PostgreSQL, a
-            backend whose optional extra is not installed (:func:`require_extra`), or a PostgreSQL index and blobs
-            that do not belong together (:mod:`scratchfs.engine.pairing`: the index keeps its entries elsewhere, or
-            the blobs belong to another index).
+        InvalidArgument: a root too long a path for SQLite (:func:`check_index_path`), an unknown URL scheme, a
+            bad schema or runs table, S3 blobs without PostgreSQL, a backend whose optional extra is not installed
+            (:func:`require_extra`), or a PostgreSQL index and blobs that do not belong together
+            (:mod:`scratchfs.engine.pairing`: the index keeps its entries elsewhere, or the blobs belong to another
+            index).
         StorageError, StoreBusy: a backend cannot be opened (the root is not private and ours, the database is
             down, the schema is newer, a local index is empty or missing beside existing blobs, ...).
     """
@@ -167,6 +200,7 @@ def open_backends(root: Path, index_url: str | None = None, blobs_url: str | Non
     postgres = _check_urls(index_url, blobs_url)  # (told before anything is created or connected to)
     index: IndexBackend
     if index_url in _DEFAULT:
+        check_index_path(root)
         prepare_root(root)  # 0700 root, 0600 index files before SQLite opens them; no links followed
         if blobs_url in _DEFAULT:
             _refuse_paired_root(root)
@@ -343,6 +377,7 @@ def create_empty_index(root: Path, *, busy_timeout: float) -> str | None:
         StorageError: the index cannot be created or moved aside, or is another application's file. StoreBusy: it
             stayed locked.
     """
+    check_index_path(root)
     prepare_root(root)  # private modes before SQLite creates the file
     _refuse_paired_root(root)  # (files a PostgreSQL index keeps get no local index beside them)
     try:

@@ -148,6 +148,7 @@ class Connection(sqlite3.Connection):
     owner = 0
     busy = 0
     dropped = False
+    wal: tuple[int, int] | None = None  # the -wal file's device and inode at its first commit (check_identity)
 
 
 class Hold:
@@ -288,9 +289,10 @@ class Connections:
             self._break(f"the index {self.path} was replaced by another file while the store was open")
         self.check_identity()
 
-    def check_identity(self) -> None:
-        """Check that the index path still names the file the store opened (device and inode); called before each
-        write is committed. Raises StorageError (and every later call does) when it was deleted or replaced."""
+    def check_identity(self, conn: Connection | None = None) -> None:
+        """Check before each commit that the index path names the file the store opened, and ``conn``'s ``-wal`` the
+        file of its first commit (SQLite removes none under an open connection: an outsider's removal takes what it
+        held when the process dies, atk28). Raises StorageError (and every later call does) when either is gone."""
         try:
             st = os.stat(self.path)
         except FileNotFoundError:
@@ -299,6 +301,22 @@ class Connections:
             raise StorageError(f"cannot check the index {self.path}: {exc.strerror or exc}") from None
         if (st.st_dev, st.st_ino) != self.identity:
             self._break(f"the index {self.path} was replaced by another file while the store was open")
+        if conn is not None:
+            self._check_wal(conn)
+
+    def _check_wal(self, conn: Connection) -> None:
+        try:
+            st = os.stat(f"{self.path}-wal")
+        except FileNotFoundError:
+            st = None
+        except OSError as exc:
+            raise StorageError(f"cannot check the index's write-ahead log {self.path}-wal: {exc.strerror}") from None
+        found = None if st is None else (st.st_dev, st.st_ino)
+        if conn.wal is None:
+            conn.wal = found  # (none: not in WAL mode, nothing to watch)
+        elif found != conn.wal:
+            self._break(f"the index's write-ahead log {self.path}-wal was {'replaced' if found else 'deleted'} while "
+                        "the store was open (closing the store writes what that log held to the index)")
 
     def _guard(self) -> threading.RLock:
         """The lock of the counts and the registry, new in a ``fork()`` child (a parent's thread may have held it at
@@ -499,7 +517,7 @@ class Transaction:
                 if not conn.in_transaction:  # the body rolled back on purpose (Index.put when its check fails)
                     return
                 try:
-                    connections.check_identity()
+                    connections.check_identity(conn)
                     conn.execute("COMMIT")
                 except BaseException as failed:
                     connections.rollback(conn)

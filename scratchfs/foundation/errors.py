@@ -192,6 +192,18 @@ def storage_error(exc: OSError, doing: str) -> StorageError:
     return err
 
 
+_EXHAUSTED = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM})
+
+
+def unless_exhausted(exc: StorageError) -> StorageError:
+    """``exc``, raised instead when its cause is this process or the system out of descriptors or memory
+    (``EMFILE``, ``ENFILE``, ``ENOMEM``): a check that met it could not look, and nothing is known to be wrong with
+    what it looked at (``fsck`` under ``ulimit -n 8`` reported every entry as a problem, exit 3, atk28)."""
+    if exc.errno in _EXHAUSTED:
+        raise exc
+    return exc
+
+
 __all__ = [
     "BadRecord",
     "Changed",
@@ -210,4 +222,5 @@ __all__ = [
     "StructureTimeout",
     "UpstreamUnavailable",
     "storage_error",
+    "unless_exhausted",
 ]

@@ -1,0 +1,123 @@
+"""Resource limits met for real (atk28): a command run under an address-space limit (``ulimit -v``) in a subprocess
+ends in the content stored or one stderr line and a documented exit code -- never a traceback, never another
+library's own message and exit."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+UNDER_A_MEMORY_LIMIT = """
+import resource, sys
+def address_space():
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+from scratchfs.cli import main
+margin = int(sys.argv[1])
+resource.setrlimit(resource.RLIMIT_AS, (address_space() + margin, resource.RLIM_INFINITY))
+sys.argv = ["scratchfs", *sys.argv[2:]]
+main()
+"""
+
+
+def _cli(*args: str, stdin=None, margin: int | None = None) -> subprocess.CompletedProcess:
+    """``scratchfs ARGS`` in a subprocess; with ``margin``, under an address-space limit of the interpreter's
+    address space (scratchfs's CLI imported) plus ``margin`` bytes, set just before the command runs."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    if margin is None:
+        command = [sys.executable, "-m", "scratchfs", *args]
+    else:
+        command = [sys.executable, "-c", UNDER_A_MEMORY_LIMIT, str(margin), *args]
+    return subprocess.run(command, stdin=stdin, capture_output=True, env=env, cwd=REPO, timeout=300)
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the address space from /proc")
+@pytest.mark.parametrize("margin_mib", [1, 16, 64])
+def test_a_spill_into_a_new_root_under_a_memory_limit_is_stored_or_one_line_exit_4(tmp_path, margin_mib):
+    content = os.urandom(8 << 20)
+    source = tmp_path / "content.bin"
+    source.write_bytes(content)
+    root = tmp_path / "root"
+    scope = ("--root", str(root), "--run", "r", "--agent", "a")
+    with source.open("rb") as stdin:
+        done = _cli("spill", "-", "--tool", "t", *scope, stdin=stdin, margin=margin_mib << 20)
+    err = done.stderr.decode()
+    assert done.returncode in (0, 4), (done.returncode, err[-2000:])
+    if done.returncode == 4:  # before: a MemoryError traceback, exit 1; or numpy's OpenBLAS's own line, exit 1
+        assert err.count("\n") == 1 and err.startswith("scratchfs: out of memory: "), err[-2000:]
+        assert b'"handle"' not in done.stdout
+    else:
+        handle = next(line.split('"')[3] for line in done.stdout.decode().splitlines() if '"handle"' in line)
+        read = _cli("read-handle", handle, "--all", *scope)
+        assert read.returncode == 0 and read.stdout == content
+    check = _cli("fsck", "--root", str(root))  # a spill stopped half way left nothing behind
+    assert check.returncode == 0, check.stderr.decode()
+    assert b"missing 0, corrupt 0, orphaned 0, unexpected 0, incomplete writes 0" in check.stdout, check.stdout
+
+
+def test_a_new_store_imports_neither_numpy_nor_pandas(tmp_path):
+    """Creating the index's schema imported sqlite-utils, which imports numpy and pandas when installed: 100 ms,
+    tens of MiB, and numpy's OpenBLAS threads, whose allocation failure under ``ulimit -v`` ends the process."""
+    code = ("import sys; from scratchfs import ScratchStore\n"
+            "with ScratchStore(sys.argv[1]) as store:\n"
+            "    store.scope('r', 'a').spill(b'x' * 100000, source_tool='t')\n"
+            "print(sorted(m for m in ('numpy', 'pandas', 'sqlite_utils') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "root")], capture_output=True, text=True,
+                          cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]"
+
+
+FSCK_WITHOUT_DESCRIPTORS = """
+import errno, json, os, resource, sys
+from scratchfs import ScratchStore
+from scratchfs.api.inspector import fsck
+from scratchfs.foundation.errors import ScratchError
+store = ScratchStore(sys.argv[1])
+for i in range(3):
+    store.scope("r", "a").spill(os.urandom(20_000), source_tool="t")
+fsck(store)  # the index's connection and every module are ready: only the checks' own files are left to open
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (64, hard))
+held = []
+try:
+    while True:
+        held.append(os.open(os.devnull, os.O_RDONLY))
+except OSError:
+    pass
+try:
+    report = fsck(store)
+    out = {"problems": [p.detail for p in report.problems]}
+except ScratchError as exc:
+    out = {"error": type(exc).__name__, "errno": getattr(exc, "errno", None), "message": str(exc)}
+for fd in held:
+    os.close(fd)
+resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+out["after"] = [p.detail for p in fsck(store).problems]
+print(json.dumps(out))
+"""
+
+
+def test_fsck_out_of_descriptors_is_a_storage_error_not_problems_of_the_store(tmp_path):
+    """Under ``ulimit -n 8``, ``scratchfs fsck`` listed every entry, runs/ and trash/ as 'unexpected' problems ('cannot
+    open runs/r1: too many open files in this process') and exited 3, corrupt, with '`scratchfs fsck --repair`
+    removes them' (atk28): the store was sound, the check could not look. It is the StorageError (EMFILE), exit 4."""
+    import errno
+    import json
+
+    done = subprocess.run([sys.executable, "-c", FSCK_WITHOUT_DESCRIPTORS, str(tmp_path / "root")],
+                          capture_output=True, text=True, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout.splitlines()[-1])
+    assert out.get("error") == "StorageError" and out["errno"] == errno.EMFILE, out
+    assert "too many open files" in out["message"]
+    assert out["after"] == []
