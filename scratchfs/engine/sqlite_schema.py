@@ -1,4 +1,4 @@
-"""The SQLite index's tables and indexes: ``entries``, one row per
+"""The SQLite index's tables and indexes (``sqlite-utils`` writes the DDL): ``entries``, one row per
 ``(run_id, agent_id, kind, key)``, ``gone``, the tombstones, and ``deleted_scopes``, the deletes in progress
 (schema 2); the index ``entries_run_kind_created`` (schema 3). Created inside the caller's transaction, idempotent.
 :func:`schema_problem` tells an index file whose objects of those names are another's (checked before a migration
@@ -10,33 +10,6 @@ import functools
 import re
 import sqlite3
 
-_TABLES = (
-    'CREATE TABLE IF NOT EXISTS "entries" (\n   "id" INTEGER PRIMARY KEY,\n   "kind" TEXT NOT NULL,\n'
-    '   "run_id" TEXT NOT NULL,\n   "agent_id" TEXT NOT NULL,\n   "key" TEXT NOT NULL,\n   "blob" TEXT NOT NULL,\n'
-    '   "size" INTEGER NOT NULL,\n   "stored_size" INTEGER NOT NULL,\n   "frames" INTEGER NOT NULL,\n'
-    '   "lines" INTEGER NOT NULL,\n   "preview" TEXT NOT NULL,\n   "source_tool" TEXT,\n   "content_type" TEXT,\n'
-    '   "shape" TEXT,\n   "created_at" REAL NOT NULL,\n   "expires_at" REAL NOT NULL,\n   "ttl" REAL NOT NULL,\n'
-    '   "frame_newlines" BLOB\n)',
-    'CREATE UNIQUE INDEX IF NOT EXISTS "entries_scope_key"\n    ON "entries" ("run_id", "agent_id", "kind", "key")',
-    'CREATE INDEX IF NOT EXISTS "entries_expires_at"\n    ON "entries" ("expires_at")',
-    'CREATE INDEX IF NOT EXISTS "entries_run_created"\n    ON "entries" ("run_id", "created_at")',
-    'CREATE UNIQUE INDEX IF NOT EXISTS "entries_blob"\n    ON "entries" ("blob")',
-    # schema 3: a run's entries of one kind in listing order, so a listing of one kind reads no row of the other
-    'CREATE INDEX IF NOT EXISTS "entries_run_kind_created"\n    ON "entries" ("run_id", "kind", "created_at")',
-    'CREATE TABLE IF NOT EXISTS "gone" (\n   "run_id" TEXT,\n   "agent_id" TEXT,\n   "kind" TEXT,\n   "key" TEXT,\n'
-    '   "reason" TEXT NOT NULL,\n   "at" REAL NOT NULL,\n   PRIMARY KEY ("run_id", "agent_id", "kind", "key")\n)',
-    'CREATE INDEX IF NOT EXISTS "gone_at"\n    ON "gone" ("at")',
-    # schema 2 (issue 13): when each entry was born (written or last refreshed), for capping entries born in the
-    # future after a clock step; and the deletes in progress (see scratchfs.engine.sqlite_scale)
-    "CREATE INDEX IF NOT EXISTS entries_born ON entries (expires_at - ttl)",
-    "CREATE TABLE IF NOT EXISTS deleted_scopes (run_id TEXT NOT NULL, agent_id TEXT NOT NULL, "
-    "upto INTEGER NOT NULL, at REAL NOT NULL, PRIMARY KEY (run_id, agent_id, upto))",
-)
-"""The statements of :func:`create_tables`, in order: the text sqlite-utils wrote for the first schemas, kept
-byte for byte (``sqlite_master`` of a new index reads as an old one's). Plain SQL, not sqlite-utils at run time:
-importing it imports numpy and pandas when they are installed, and numpy's OpenBLAS ends the process under a
-memory limit (``ulimit -v``) with a line of its own and exit 1 (atk28) -- on the first spill into a new root."""
-
 
 def create_tables(conn: sqlite3.Connection) -> None:
     """Create the tables and indexes that do not exist yet (call inside a write transaction).
@@ -44,8 +17,41 @@ def create_tables(conn: sqlite3.Connection) -> None:
     Raises:
         sqlite3.Error: the caller types it.
     """
-    for statement in _TABLES:
-        conn.execute(statement)
+    import sqlite_utils  # only needed here: keeps it off the import path of every read (about 100 ms)
+
+    db = sqlite_utils.Database(conn)
+    db["entries"].create(
+        {
+            "id": int, "kind": str, "run_id": str, "agent_id": str, "key": str, "blob": str,
+            "size": int, "stored_size": int, "frames": int, "lines": int, "preview": str,
+            "source_tool": str, "content_type": str, "shape": str,
+            "created_at": float, "expires_at": float, "ttl": float, "frame_newlines": bytes,
+        },
+        pk="id",
+        not_null={"kind", "run_id", "agent_id", "key", "blob", "size", "stored_size", "frames", "lines",
+                  "preview", "created_at", "expires_at", "ttl"},
+        if_not_exists=True,
+    )
+    table = db["entries"]
+    table.create_index(["run_id", "agent_id", "kind", "key"], unique=True, if_not_exists=True,
+                       index_name="entries_scope_key")
+    table.create_index(["expires_at"], if_not_exists=True, index_name="entries_expires_at")
+    table.create_index(["run_id", "created_at"], if_not_exists=True, index_name="entries_run_created")
+    table.create_index(["blob"], unique=True, if_not_exists=True, index_name="entries_blob")
+    # schema 3: a run's entries of one kind in listing order, so a listing of one kind reads no row of the other
+    table.create_index(["run_id", "kind", "created_at"], if_not_exists=True, index_name="entries_run_kind_created")
+    db["gone"].create(
+        {"run_id": str, "agent_id": str, "kind": str, "key": str, "reason": str, "at": float},
+        pk=("run_id", "agent_id", "kind", "key"), not_null={"reason", "at"}, if_not_exists=True,
+    )
+    db["gone"].create_index(["at"], if_not_exists=True, index_name="gone_at")
+    # schema 2 (issue 13): when each entry was born (written or last refreshed), for capping entries born in the
+    # future after a clock step; and the deletes in progress (see scratchfs.engine.sqlite_scale)
+    conn.execute("CREATE INDEX IF NOT EXISTS entries_born ON entries (expires_at - ttl)")
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS deleted_scopes (run_id TEXT NOT NULL, agent_id TEXT NOT NULL, "
+        "upto INTEGER NOT NULL, at REAL NOT NULL, PRIMARY KEY (run_id, agent_id, upto))"
+    )
 
 
 def schema_objects(conn: sqlite3.Connection) -> dict[str, tuple]:
