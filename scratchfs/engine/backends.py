@@ -203,11 +203,7 @@ def open_backends(root: Path, index_url: str | None = None, blobs_url: str | Non
         check_index_path(root)
         prepare_root(root)  # 0700 root, 0600 index files before SQLite opens them; no links followed
         if blobs_url in _DEFAULT:
-            _refuse_paired_root(root)
-            blobs = Blobs(root, frame_bytes, level, durable, segment_entry_bytes)
-            index = Index(root / "index.sqlite", root / "locks", busy_timeout, durable,
-                          existing_data=lambda: bool(blobs.blob_files()))  # an empty index beside blobs is refused
-            return index, blobs
+            return _local_backends(root, busy_timeout, durable, frame_bytes, level, segment_entry_bytes)
         index = Index(root / "index.sqlite", root / "locks", busy_timeout, durable)
     else:
         from scratchfs.engine.postgres_index import PostgresIndex
@@ -231,6 +227,16 @@ def open_backends(root: Path, index_url: str | None = None, blobs_url: str | Non
     except BaseException:
         index.close()
         raise
+
+
+def _local_backends(root: Path, busy_timeout: float, durable: bool, frame_bytes: int, level: int,
+                    segment_entry_bytes: int) -> tuple[IndexBackend, BlobStore]:
+    """The SQLite index and the files of a local store (its root prepared). Raises as :func:`open_backends`."""
+    _refuse_paired_root(root)
+    blobs = Blobs(root, frame_bytes, level, durable, segment_entry_bytes)
+    index = Index(root / "index.sqlite", root / "locks", busy_timeout, durable,
+                  existing_data=functools.partial(_holds_blobs, blobs))  # an empty index beside blobs is refused
+    return index, blobs
 
 
 def _holds_blobs(blobs: Blobs) -> bool:
