@@ -37,6 +37,7 @@ from scratchfs.engine.structure import (
     view_page,
 )
 from scratchfs.engine.structure.aligned import RUNS, Layout, source_layout
+from scratchfs.engine.structure.table import UNSPLIT_KEY
 from scratchfs.engine.structure.text_search import search_text
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import BadRecord, InvalidArgument
@@ -223,7 +224,7 @@ class StructureReads:
                              entry=entry_identity(handle, blob), layout=layout)
             said = None
             if layout is not None:
-                said = _aligned_note(layout)
+                said = _aligned_note(layout, page)
             elif kind in _SNIFFED_NO_TABLE:
                 said = (f"stored as {kind}: no table was found in its first lines when it was stored; these are its "
                         "lines cut at the delimiter of its first line")
@@ -344,7 +345,8 @@ class StructureReads:
     def table(self, handle: str, max_bytes: int) -> tuple[list[list[str]], bool]:
         """The records of a CSV/TSV entry that start in its first ``max_bytes`` bytes, the header first, parsed as
         :meth:`rows` parses them (same delimiter rule, quoted multi-line fields one record, blank lines skipped), and
-        whether records were left out past ``max_bytes``. Raises InvalidArgument (not valid CSV; an entry stored as
+        whether records were left out past ``max_bytes`` (a row of a table aligned by spaces whose cells cannot be
+        told for certain: one cell, its whole line). Raises InvalidArgument (not valid CSV; an entry stored as
         what no rows read parses, :func:`check_kind`), NotFound, CorruptBlob."""
 
         def read(src: ReaderSource, _blob: str, kind: str | None) -> tuple[list[list[str]], bool]:
@@ -356,7 +358,7 @@ class StructureReads:
             for start, cells in iter_rows(src, layout=layout):
                 if start >= max_bytes:
                     return records, True
-                records.append(cells)
+                records.append([cells[UNSPLIT_KEY]] if isinstance(cells, dict) else cells)
             return records, False
 
         return self._page(handle, read)
@@ -375,13 +377,17 @@ _TABLE_RECORDS = 50  # the first records of text, a log or binary data that must
 _AROUND_BYTES = 32 * 1024  # bytes on each side of a bad record whose lines tell JSON lines from text
 
 
-def _aligned_note(layout: Layout) -> str:
-    """What a rows page of a table aligned by spaces says of how its lines were split."""
+def _aligned_note(layout: Layout, page: ItemPage) -> str:
+    """What a rows page of a table aligned by spaces says of how its lines were split (and of its rows given
+    whole, when it shows any)."""
     how = ("split at runs of spaces, the last column taking the rest of the line" if layout.rule == RUNS else
            "cut at the header's column positions")
-    return (f"a table aligned by spaces (stored as text): each line {how}; a line of dashes is no row, a blank "
-            "line ends the rows"
-            + ("; the first column has no name in the header" if layout.names[0] == "" else ""))
+    whole = sum(isinstance(row, dict) for row in page.items)
+    return (f"a table aligned by spaces (stored as text): each line {how}, each cell where its words stand under "
+            "the header; a line of dashes is no row, a blank line ends the rows"
+            + ("; the first column has no name in the header" if layout.names[0] == "" else "")
+            + (f"; {whole} row(s) given whole as {{\"{UNSPLIT_KEY}\": line}}: their cells could not be told for "
+               "certain (a value wider than its column, cells not under their names)" if whole else ""))
 
 
 def table_like(source: ReaderSource) -> bool:

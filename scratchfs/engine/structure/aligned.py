@@ -29,8 +29,9 @@ the first lines only.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from scratchfs.engine.structure.aligned_fit import Fit, learn_fit
 from scratchfs.engine.structure.paging import ContentSource
 
 __all__ = ["FIXED", "HEAD_CHARS", "HEAD_LINES", "RUNS", "Layout", "find_layout", "find_table", "head_lines",
@@ -75,11 +76,19 @@ class Layout:
     names: tuple[str, ...]
     starts: tuple[int, ...]
     rule: str
+    fit: Fit | None = None
 
     @property
     def key(self) -> str:
         """The layout as text: what a read's cursor is bound to (the same content gives the same key)."""
         return f"{self.rule}:{','.join(map(str, self.starts))}"
+
+    def cells(self, line: str) -> list[str] | None:
+        """The cells of ``line`` (a row; no newline) as a person reads them under the header, one per column, or
+        ``None`` when they cannot be told for certain (:mod:`~scratchfs.engine.structure.aligned_fit`): a row after
+        the first lines may hold a value wider than its column, or leave a cell empty, where :meth:`split` would
+        cut a value or shift the cells after it."""
+        return self.split(line) if self.fit is None else self.fit.cells(line)
 
     def split(self, line: str) -> list[str]:
         """The cells of ``line`` (no newline; a trailing ``\\r`` ignored): one per column, ``""`` for an empty
@@ -115,8 +124,9 @@ def _occupied(lines: list[str], width: int) -> bytes:
     return taken.to_bytes(width, "big")
 
 
-def _columns(header: str, rows: list[str]) -> tuple[list[str], list[int]] | None:
-    """The names and starts of the columns, or ``None`` when the header's names have no gutters between them."""
+def _columns(header: str, rows: list[str]) -> tuple[list[str], list[int], list[tuple[int, int]]] | None:
+    """The names, starts and names' spans in the header (``(0, 0)`` for a first column with no name) of the
+    columns, or ``None`` when the header's names have no gutters between them."""
     spans = _names(header)
     if not 2 <= len(spans) <= _MAX_NAMES:
         return None
@@ -138,15 +148,18 @@ def _columns(header: str, rows: list[str]) -> tuple[list[str], list[int]] | None
     first = merged[0][0]
     lead = taken.rfind(0, 0, first) + 1 if first else 0  # (the start of the first name's column)
     if lead and 1 in taken[:lead]:  # rows write before the first name's column: a column with no name
-        return ["", *names], [0, lead, *starts]
-    return names, [0, *starts]
+        return ["", *names], [0, lead, *starts], [(0, 0), *merged]
+    return names, [0, *starts], merged
 
 
 def find_layout(lines: list[str]) -> Layout | None:
     """The layout of the table whose header is ``lines[0]`` and whose rows are the rest (:func:`find_table`'s), or
     ``None``."""
-    found = find_table(lines)
-    return None if found is None else found[0]
+    found = _table(lines)
+    if found is None:
+        return None
+    layout, _cells, spans, rows = found
+    return replace(layout, fit=learn_fit(list(layout.starts), spans, rows))
 
 
 def find_table(lines: list[str]) -> tuple[Layout, list[list[str]]] | None:
@@ -156,7 +169,14 @@ def find_table(lines: list[str]) -> tuple[Layout, list[list[str]]] | None:
     letter, ``%``, ``#`` or ``_``, or holding 3 letters in a row; none holding a run of spaces) with a run of 2
     spaces or more between two of them, at most 1,024 characters, no ``:digits:`` (grep's line numbers); no tab in
     any line; 2 rows or more before the first blank line, none the header again, each with 2 cells or more, 60% of
-    all their cells filled; by the columns' positions (the runs rule aside), no last cell holding a run of spaces."""
+    all their cells filled; by the columns' positions (the runs rule aside), no last cell holding a run of spaces.
+    Its :attr:`Layout.fit` is ``None`` (what a shape needs; :func:`find_layout` tells it too, as reads need it)."""
+    found = _table(lines)
+    return None if found is None else found[:2]
+
+
+def _table(lines: list[str]) -> tuple[Layout, list[list[str]], list[tuple[int, int]], list[str]] | None:
+    """:func:`find_table`'s layout and cells, the spans of the header's names (one per column) and the rows."""
     header = lines[0].rstrip(" \r") if lines else ""
     if len(header) > _MAX_HEADER_CHARS or "  " not in header.strip(" ") or "\t" in header:
         return None
@@ -172,18 +192,17 @@ def find_table(lines: list[str]) -> tuple[Layout, list[list[str]]] | None:
     found = _columns(header, rows)
     if found is None:
         return None
-    names, starts = found
+    names, starts, spans = found
     fixed = Layout(tuple(names), tuple(starts), FIXED)
     cells = [fixed.split(row) for row in rows]
     filled = [sum(map(bool, row)) for row in cells]
     if min(filled) < 2 or sum(filled) < _FILLED_SHARE * len(names) * len(rows):
         return None
     runs = Layout(fixed.names, fixed.starts, RUNS)
-    if all(runs.split(row) == row_cells for row, row_cells in zip(rows, cells, strict=True)):
-        return runs, cells
-    if any("  " in row[-1] for row in cells):  # the last cell across a gap: a column the header does not name
-        return None  # where it stands (ss -p's "Peer Address:PortProcess")
-    return fixed, cells
+    rule = RUNS if all(runs.split(row) == row_cells for row, row_cells in zip(rows, cells, strict=True)) else FIXED
+    if rule == FIXED and any("  " in row[-1] for row in cells):  # the last cell across a gap: a column the
+        return None  # header does not name where it stands (ss -p's "Peer Address:PortProcess")
+    return Layout(fixed.names, fixed.starts, rule), cells, spans, rows
 
 
 def head_lines(head: str, whole: bool) -> list[str]:
