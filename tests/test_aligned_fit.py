@@ -165,3 +165,21 @@ def test_what_a_row_is_read_as_by_hand(tools, scratch_scope):
     reply = tools.call("read_handle", {"handle": handle, "jq": "map(select(.NAME == null))", "slurp": True})
     assert reply["results"] == [[{"NAME": None, "READY": None, "STATUS": None, "RESTARTS": None, "AGE": None,
                                   "_unsplit": "worker-7    1/1   Running     0          1h"}]]
+
+
+def test_a_table_after_a_preamble_is_told_and_read_from_its_header(tools, scratch_scope):
+    # top -bn1: 5 lines of summary and a blank line before the header (fixtures/README.md)
+    data = (_TOOLS / "top-bn1.txt").read_bytes()
+    lines = data.decode().split("\n")[:-1]
+    stub = scratch_scope.spill(data, source_tool="top")
+    assert stub.shape.startswith("table aligned by spaces, 12 columns: PID, USER, PR, NI, VIRT, RES, SHR, S, %CPU")
+    assert f", {len(lines) - 7} rows; " in stub.shape
+    assert stub.shape.endswith("; the header is line 7, after 6 lines (line=1, lines=6 reads them)")
+    pages = follow(tools, {"handle": stub.handle, "row": 1, "rows": 20}, 4096)
+    assert pages[0]["header"] == ["PID", "USER", "PR", "NI", "VIRT", "RES", "SHR", "S", "%CPU", "%MEM", "TIME+",
+                                  "COMMAND"]
+    assert [row for page in pages for row in page["rows"]] == [line.rstrip().split(None, 11) for line in lines[7:]]
+    reply = tools.call("read_handle", {"handle": stub.handle, "jq": "map(.PID) | length", "slurp": True})
+    assert reply["results"] == [len(lines) - 7]
+    preamble = tools.call("read_handle", {"handle": stub.handle, "line": 1, "lines": 6})
+    assert preamble["data"].startswith("top - ")

@@ -34,11 +34,13 @@ from dataclasses import dataclass, replace
 from scratchfs.engine.structure.aligned_fit import Fit, learn_fit
 from scratchfs.engine.structure.paging import ContentSource
 
-__all__ = ["FIXED", "HEAD_CHARS", "HEAD_LINES", "RUNS", "Layout", "find_layout", "find_table", "head_lines",
-           "is_blank", "is_row", "source_layout"]
+__all__ = ["FIXED", "HEAD_CHARS", "HEAD_LINES", "MAX_PREAMBLE", "RUNS", "Layout", "find_layout", "find_table",
+           "head_lines", "header_candidates", "is_blank", "is_row", "may_be_header", "source_layout"]
 
 RUNS = "runs"
 FIXED = "fixed"
+MAX_PREAMBLE = 8
+"""Most lines before a table's header (``top -bn1``'s summary, ``w``'s uptime line)."""
 HEAD_LINES = 50
 """The first lines (the header one of them) a layout is told from."""
 HEAD_CHARS = 8192
@@ -70,18 +72,20 @@ def is_row(line: str) -> bool:
 @dataclass(frozen=True, slots=True)
 class Layout:
     """Where a table's columns are: ``names`` (the header's, ``""`` for a first column with no name), ``starts``
-    (the character offset in a line where each column starts, ``0`` first) and ``rule`` (``"runs"`` or
-    ``"fixed"``, see the module docstring)."""
+    (the character offset in a line where each column starts, ``0`` first), ``rule`` (``"runs"`` or ``"fixed"``,
+    see the module docstring), ``fit`` (how each row is split: :meth:`cells`) and ``start`` (the byte offset of the
+    header line in the content: past a preamble)."""
 
     names: tuple[str, ...]
     starts: tuple[int, ...]
     rule: str
     fit: Fit | None = None
+    start: int = 0
 
     @property
     def key(self) -> str:
         """The layout as text: what a read's cursor is bound to (the same content gives the same key)."""
-        return f"{self.rule}:{','.join(map(str, self.starts))}"
+        return f"{self.rule}:{','.join(map(str, self.starts))}" + (f"@{self.start}" if self.start else "")
 
     def cells(self, line: str) -> list[str] | None:
         """The cells of ``line`` (a row; no newline) as a person reads them under the header, one per column, or
@@ -152,14 +156,32 @@ def _columns(header: str, rows: list[str]) -> tuple[list[str], list[int], list[t
     return names, [0, *starts], merged
 
 
-def find_layout(lines: list[str]) -> Layout | None:
-    """The layout of the table whose header is ``lines[0]`` and whose rows are the rest (:func:`find_table`'s), or
-    ``None``."""
-    found = _table(lines)
+def find_layout(lines: list[str], header: int = 0) -> Layout | None:
+    """The layout of the table whose header is ``lines[header]`` (the lines before it a preamble, at most
+    :data:`MAX_PREAMBLE`, holding no U+FFFD: :attr:`Layout.start` is the header's byte offset) and whose rows are
+    the rest (:func:`find_table`'s), its :attr:`Layout.fit` told, or ``None``."""
+    if not 0 <= header <= MAX_PREAMBLE or any("\ufffd" in line for line in lines[:header]):
+        return None
+    found = _table(lines[header:])
     if found is None:
         return None
     layout, _cells, spans, rows = found
-    return replace(layout, fit=learn_fit(list(layout.starts), spans, rows))
+    start = sum(len(line.encode("utf-8", "surrogatepass")) + 1 for line in lines[:header])
+    return replace(layout, fit=learn_fit(list(layout.starts), spans, rows), start=start)
+
+
+def header_candidates(lines: list[str]) -> list[int]:
+    """The lines that may be a table's header, in order, those of line 0, line 1 (``w``: after an uptime line) and
+    the line after the first blank line before line :data:`MAX_PREAMBLE` (``top -bn1``: after its summary) that
+    pass :func:`may_be_header`."""
+    first = next((at + 1 for at in range(1, min(len(lines) - 1, MAX_PREAMBLE)) if is_blank(lines[at])), 0)
+    return [at for at in dict.fromkeys((0, 1, first)) if at < len(lines) and may_be_header(lines[at])]
+
+
+def may_be_header(line: str) -> bool:
+    """The first test of a header line, which most text fails at once: a run of 2 spaces between two of its
+    words, no tab, its first character a letter, a space, ``%``, ``#`` or ``_``."""
+    return "  " in line.strip(" \r") and "\t" not in line and (line[:1].isalpha() or line[:1] in " %#_")
 
 
 def find_table(lines: list[str]) -> tuple[Layout, list[list[str]]] | None:
@@ -213,9 +235,9 @@ def head_lines(head: str, whole: bool) -> list[str]:
     return lines[:HEAD_LINES] if whole and len(head) <= HEAD_CHARS and len(lines) <= HEAD_LINES else lines[:-1]
 
 
-def source_layout(source: ContentSource) -> Layout | None:
-    """:func:`find_layout` of a whole content's :func:`head_lines` (it reads its first 32 KiB): what a spill's
-    shape found from the same lines. Raises what ``source.read`` raises."""
+def source_layout(source: ContentSource, header: int = 0) -> Layout | None:
+    """:func:`find_layout` of a whole content's :func:`head_lines` (it reads its first 32 KiB), its header at line
+    ``header`` (from 0): what a spill's shape found from the same lines. Raises what ``source.read`` raises."""
     data = source.read(0, 4 * HEAD_CHARS + 4)
     head = data.decode("utf-8", "replace")
-    return find_layout(head_lines(head, len(data) >= source.size))
+    return find_layout(head_lines(head, len(data) >= source.size), header)

@@ -171,7 +171,7 @@ def _reader(source: ContentSource, offset: int, delimiter: str, replaced: dict[i
     row that shows any byte as U+FFFD. ``layout``: a table aligned by spaces, its lines split by it (not CSV)."""
     lines = _Lines(source, offset)
     reader = csv.reader(iter(lines), delimiter=delimiter) if layout is None else _aligned(iter(lines), layout,
-                                                                                         offset == 0)
+                                                                                         offset == layout.start)
 
     def rows() -> Iterator[tuple[int, list[str]]]:
         start = lines.consumed
@@ -246,8 +246,8 @@ def iter_rows(source: ContentSource, delimiter: str | None = None, *, layout: La
         InvalidArgument: a bad delimiter; while iterating, a malformed table (the ``csv`` module's message and the
             byte offset), a field longer than :data:`FIELD_LIMIT_CHARS` (the byte range read that shows it).
     """
-    if layout is not None:
-        return _reader(source, 0, "", layout=layout)[1]
+    if layout is not None:  # (from its header: past a preamble)
+        return _reader(source, layout.start, "", layout=layout)[1]
     delimiter, start = _delimiter(source, delimiter)
     return _reader(source, start, delimiter)[1]
 
@@ -316,7 +316,7 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
     """
     budget = check_budget(budget_bytes)
     rows = check_int(rows, "rows", 1, MAX_ROWS)
-    delimiter, start = _delimiter(source, delimiter) if layout is None else (f"aligned:{layout.key}", 0)
+    delimiter, start = _delimiter(source, delimiter) if layout is None else (f"aligned:{layout.key}", layout.start)
     bad: dict[int, tuple] = {}  # row start -> for each cell, the bytes each of its U+FFFD shows
     _, header_rows = _reader(source, start, delimiter, bad, layout)
     first = next(header_rows, None)
