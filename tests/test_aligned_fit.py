@@ -183,3 +183,34 @@ def test_a_table_after_a_preamble_is_told_and_read_from_its_header(tools, scratc
     assert reply["results"] == [len(lines) - 7]
     preamble = tools.call("read_handle", {"handle": stub.handle, "line": 1, "lines": 6})
     assert preamble["data"].startswith("top - ")
+
+
+def test_a_table_after_one_line_is_read_from_its_header(tools, scratch_scope):
+    # w's layout, written by hand (no one is logged in here: w printed its header alone): an uptime line first
+    data = (_TOOLS / "w-by-hand.txt").read_bytes()
+    stub = scratch_scope.spill(data, source_tool="w")
+    assert stub.shape.endswith("3 rows; split at runs of spaces; the header is line 2, after 1 line (line=1, "
+                               "lines=1 reads them)")
+    (page,) = follow(tools, {"handle": stub.handle, "row": 1, "rows": 10}, 4096)
+    assert page["header"] == ["USER", "TTY", "FROM", "LOGIN@", "IDLE", "JCPU", "PCPU", "WHAT"]
+    assert page["rows"][1] == ["bob", "pts/1", "10.0.0.7", "21:40", "3.00s", "0.25s", "0.01s", "vim notes.txt"]
+    assert [row[0] for row in page["rows"]] == ["alice", "bob", "carol"]
+
+
+def test_the_layout_is_told_once_per_entry_and_the_split_rule_said_on_the_first_page(tools, scratch_scope,
+                                                                                      monkeypatch):
+    from scratchfs.api import structured
+
+    told = []
+
+    def counted(src, header=0):
+        told.append(header)
+        return source_layout(src, header)
+
+    source_layout = structured.source_layout
+    monkeypatch.setattr(structured, "source_layout", counted)
+    data = (_TOOLS / "ps-auxww.txt").read_bytes()
+    handle = scratch_scope.spill(data, source_tool="ps").handle
+    pages = follow(tools, {"handle": handle, "row": 1, "rows": 10}, 4096)
+    assert len(pages) >= 10 and told == [0]
+    assert "aligned by spaces" in pages[0]["note"] and all("note" not in page for page in pages[1:])

@@ -224,8 +224,8 @@ class StructureReads:
             page = rows_page(src, row, rows, columns=columns, cursor=cursor, budget_bytes=budget,
                              entry=entry_identity(handle, blob), layout=layout)
             said = None
-            if layout is not None:
-                said = _aligned_note(layout, page)
+            if layout is not None:  # (how its lines split: on the first page of a read only)
+                said = _aligned_note(layout, page, cursor is None)
             elif kind in _SNIFFED_NO_TABLE:
                 said = (f"stored as {kind}: no table was found in its first lines when it was stored; these are its "
                         "lines cut at the delimiter of its first line")
@@ -385,17 +385,19 @@ _TABLE_RECORDS = 50  # the first records of text, a log or binary data that must
 _AROUND_BYTES = 32 * 1024  # bytes on each side of a bad record whose lines tell JSON lines from text
 
 
-def _aligned_note(layout: Layout, page: ItemPage) -> str:
-    """What a rows page of a table aligned by spaces says of how its lines were split (and of its rows given
-    whole, when it shows any)."""
+def _aligned_note(layout: Layout, page: ItemPage, first: bool) -> str | None:
+    """What a rows page of a table aligned by spaces says of how its lines were split (when it is the ``first``
+    page of a read) and of its rows given whole (when it shows any)."""
     how = ("split at runs of spaces, the last column taking the rest of the line" if layout.rule == RUNS else
            "cut at the header's column positions")
     whole = sum(isinstance(row, dict) for row in page.items)
-    return (f"a table aligned by spaces (stored as text): each line {how}, each cell where its words stand under "
+    said = [f"a table aligned by spaces (stored as text): each line {how}, each cell where its words stand under "
             "the header; a line of dashes is no row, a blank line ends the rows"
-            + ("; the first column has no name in the header" if layout.names[0] == "" else "")
-            + (f"; {whole} row(s) given whole as {{\"{UNSPLIT_KEY}\": line}}: their cells could not be told for "
-               "certain (a value wider than its column, cells not under their names)" if whole else ""))
+            + ("; the first column has no name in the header" if layout.names[0] == "" else "")] if first else []
+    if whole:
+        said.append(f"{whole} row(s) given whole as {{\"{UNSPLIT_KEY}\": line}}: their cells could not be told for "
+                    "certain (a value wider than its column, cells not under their names)")
+    return "; ".join(said) or None
 
 
 def table_like(source: ReaderSource) -> bool:
