@@ -214,3 +214,18 @@ def test_the_layout_is_told_once_per_entry_and_the_split_rule_said_on_the_first_
     pages = follow(tools, {"handle": handle, "row": 1, "rows": 10}, 4096)
     assert len(pages) >= 10 and told == [0]
     assert "aligned by spaces" in pages[0]["note"] and all("note" not in page for page in pages[1:])
+
+
+def test_dpkg_l_is_read_past_its_legend_and_its_rule(tools, scratch_scope):
+    # dpkg -l: 3 lines of legend, a header whose first name is "||/" (over the status column), a rule of "+++-===="
+    data = (_TOOLS / "dpkg-l.txt").read_bytes()
+    lines = data.decode().split("\n")[:-1]
+    stub = scratch_scope.spill(data, source_tool="dpkg")
+    assert stub.shape.startswith("table aligned by spaces, 5 columns: ||/, Name, Version, Architecture, Description")
+    assert stub.shape.endswith(f", {len(lines) - 5} rows; split at runs of spaces; the header is line 4, after 3 "
+                               "lines (line=1, lines=3 reads them)")
+    pages = follow(tools, {"handle": stub.handle, "row": 1, "rows": 30}, 8192)
+    assert [row for page in pages for row in page["rows"]] == [line.rstrip().split(None, 4) for line in lines[5:]]
+    reply = tools.call("read_handle", {"handle": stub.handle, "slurp": True,
+                                       "jq": '[.[] | select(.Name == "adduser") | .Version]'})
+    assert reply["results"] == [["3.134"]]

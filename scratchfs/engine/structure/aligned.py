@@ -51,7 +51,8 @@ _MIN_ROWS = 2
 _FILLED_SHARE = 0.6  # most of the rows' cells hold something (a text laid out otherwise leaves most columns empty)
 _WORD = re.compile(r"[^ ]+")
 _SPACES = re.compile(r" +")
-_RULE = re.compile(r" *[-=][-=+ ]*")
+_RULE = re.compile(r" *[-=+][-=+ ]*")  # (dpkg -l's "+++-====-...")
+_STATUS = re.compile(r"[|/]+")  # dpkg -l's first name, "||/", over its status column
 _MASK = bytes([1] * 32 + [0] + [1] * 223)  # a space is blank, any other byte a character
 _WORDY = re.compile(r"[^\W\d_]{3}")  # a name starting with a digit holds a word (1K-blocks; 4.0K is a size)
 _LINE_NUMBER = re.compile(r":\d+[:-]")  # grep's path:line: (a header names no line)
@@ -171,17 +172,21 @@ def find_layout(lines: list[str], header: int = 0) -> Layout | None:
 
 
 def header_candidates(lines: list[str]) -> list[int]:
-    """The lines that may be a table's header, in order, those of line 0, line 1 (``w``: after an uptime line) and
-    the line after the first blank line before line :data:`MAX_PREAMBLE` (``top -bn1``: after its summary) that
-    pass :func:`may_be_header`."""
+    """The lines that may be a table's header, in order, those of line 0, line 1 (``w``: after an uptime line), the
+    line after the first blank line before line :data:`MAX_PREAMBLE` (``top -bn1``: after its summary) and the
+    line over the first rule of dashes after line 1 (``dpkg -l``: after its legend) that pass
+    :func:`may_be_header`."""
     first = next((at + 1 for at in range(1, min(len(lines) - 1, MAX_PREAMBLE)) if is_blank(lines[at])), 0)
-    return [at for at in dict.fromkeys((0, 1, first)) if at < len(lines) and may_be_header(lines[at])]
+    ruled = next((at - 1 for at in range(2, min(len(lines), MAX_PREAMBLE + 2)) if not is_row(lines[at])
+                  and not is_blank(lines[at])), 0)  # (the line over a rule of dashes: dpkg -l's header)
+    return [at for at in dict.fromkeys((0, 1, first, ruled)) if at < len(lines) and may_be_header(lines[at])]
 
 
 def may_be_header(line: str) -> bool:
     """The first test of a header line, which most text fails at once: a run of 2 spaces between two of its
-    words, no tab, its first character a letter, a space, ``%``, ``#`` or ``_``."""
-    return "  " in line.strip(" \r") and "\t" not in line and (line[:1].isalpha() or line[:1] in " %#_")
+    words, no tab, its first character a letter, a space, ``%``, ``#`` or ``_`` (or ``||/ ``, ``dpkg -l``'s)."""
+    return "  " in line.strip(" \r") and "\t" not in line and (line[:1].isalpha() or line[:1] in " %#_" or
+                                                                 line.startswith("||/ "))
 
 
 def find_table(lines: list[str]) -> tuple[Layout, list[list[str]]] | None:
@@ -203,7 +208,8 @@ def _table(lines: list[str]) -> tuple[Layout, list[list[str]], list[tuple[int, i
     if len(header) > _MAX_HEADER_CHARS or "  " not in header.strip(" ") or "\t" in header:
         return None
     words = header.split()
-    if not all(word[0].isalpha() or word[0] in "%#_" or _WORDY.search(word) for word in words) or \
+    if not all(word[0].isalpha() or word[0] in "%#_" or _WORDY.search(word) or (at == 0 and _STATUS.fullmatch(word))
+               for at, word in enumerate(words)) or \
             _LINE_NUMBER.search(header):
         return None
     body = lines[1:HEAD_LINES]
