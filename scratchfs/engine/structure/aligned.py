@@ -48,6 +48,7 @@ HEAD_CHARS = 8192
 _MAX_HEADER_CHARS = 1024
 _MAX_NAMES = 64
 _MIN_ROWS = 2
+_TOLERANT_ROWS = 10  # rows from which one writing across a gutter leaves it one
 _FILLED_SHARE = 0.6  # most of the rows' cells hold something (a text laid out otherwise leaves most columns empty)
 _WORD = re.compile(r"[^ ]+")
 _SPACES = re.compile(r" +")
@@ -121,12 +122,16 @@ def _names(header: str) -> list[tuple[int, int]]:
 
 
 def _occupied(lines: list[str], width: int) -> bytes:
-    """For each position before ``width``: 1 where some line has a character there, else 0 (each line masked at C
-    speed: one byte a character, as Latin-1 with ``?`` for any other; the masks OR-ed as integers)."""
-    taken = 0
+    """For each position before ``width``: 1 where some line has a character there -- 2 lines or more of 10 or
+    more: one row's value wider than its column, past the ones above it, leaves the gutter it crosses one -- else
+    0 (each line masked at C speed: one byte a character, as Latin-1 with ``?`` for any other; the masks OR-ed as
+    integers)."""
+    taken = twice = 0
     for line in lines:
-        taken |= int.from_bytes(line[:width].ljust(width).encode("latin-1", "replace").translate(_MASK), "big")
-    return taken.to_bytes(width, "big")
+        mask = int.from_bytes(line[:width].ljust(width).encode("latin-1", "replace").translate(_MASK), "big")
+        twice |= taken & mask
+        taken |= mask
+    return (twice if len(lines) >= _TOLERANT_ROWS else taken).to_bytes(width, "big")
 
 
 def _columns(header: str, rows: list[str]) -> tuple[list[str], list[int], list[tuple[int, int]]] | None:

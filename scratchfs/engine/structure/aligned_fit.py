@@ -13,7 +13,7 @@ reads them under the header:
 - a cell is the words of one column: it starts where its column's cells start or ends where they end, or it is
   *pushed*: the cell before it (or the line's start) reaches too near to where it would stand, and it starts 1 to
   ``pad`` spaces after that cell (at 0; ``pad``: the fewest spaces between two columns' cells in the first
-  lines); a cell of a free column lies within its column's span;
+  lines); a cell of a free column starts within its column's span, or is pushed past its start;
 - within a cell (the last column's aside, which takes the rest of the line -- unless it is placed by its end), words
   are at most ``gap`` spaces apart:
   the most its column's cells of the first lines hold (0: one word), or ``pad - 1`` up to 2 when they hold none; a
@@ -100,12 +100,13 @@ class Fit:
             return False
         a, b = words[j][0], words[k - 1][1]
         left, right = self.lefts[c], self.rights[c]
-        if left < 0 and right < 0:  # (a free column: within its span)
-            return a >= self.starts[c] and (last or b <= self.starts[c + 1])
+        before = words[j - 1][1] if j else -1  # (a first cell pushed by the line's start: it starts at 0)
+        if left < 0 and right < 0:  # (a free column: starting within its span, or pushed)
+            return (a >= self.starts[c] and (last or a < self.starts[c + 1])) or (
+                1 <= a - before <= self.pad and before + self.pad > self.starts[c])
         ends = not last or self._together(c, words, j, k)  # (the last cell takes the rest: aligned by its end,
         if a == left or (b == right and ends):  # its words are as far apart as the first lines' only)
             return True
-        before = words[j - 1][1] if j else -1  # (a first cell pushed by the line's start: it starts at 0)
         if not 1 <= a - before <= self.pad:
             return False
         return (left >= 0 and a > left and before + self.pad > left) or (
