@@ -75,8 +75,15 @@ def _header(text: str, complete: bool) -> tuple[int, Layout] | None:
     """``(the line of the header, from 0; the layout)`` of the table ``text`` starts with (a preamble of at most
     :data:`~scratchfs.engine.structure.aligned.MAX_PREAMBLE` lines before it: ``top -bn1``, ``w``), else
     ``None``."""
+    end = -1
+    for _ in range(MAX_PREAMBLE + 1):  # (the first test: a header holds a run of 2 spaces, which most text has
+        end = text.find("\n", end + 1, HEAD_CHARS)  # not in its first lines: it stops here)
+        if end < 0:
+            break
+    if text.find("  ", 0, end if end >= 0 else HEAD_CHARS) < 0:
+        return None
     firsts, at = [], 0
-    for _ in range(MAX_PREAMBLE + 1):  # (the first test, on the first lines only: most text stops here)
+    for _ in range(MAX_PREAMBLE + 1):
         end = text.find("\n", at, at + HEAD_CHARS)
         firsts.append(text[at : end if end >= 0 else at + HEAD_CHARS])
         if end < 0:
