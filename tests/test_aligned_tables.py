@@ -133,6 +133,11 @@ _NEGATIVES = {
     "grep": b"src/a.py:12:    def  foo(self):\nsrc/b.py:40:        return  bar\nsrc/c.py:7:import  os\n",
     "du -sh": b"4.0K    alpha\n8.0K    beta\n12K     gamma\n16K     delta\n20K     epsilon\n",
     "markdown": b"Title  here\n===========\n\nSome text  with two spaces.\nAnd more text here.\n",
+    "prose after a title": b"Report\nThe quick  brown fox jumped over it.\nIt ran  away into the woods then.\n"
+                           b"The end  came soon after that.\n",
+    "settings after a comment": b"# settings\nNAME     = scratchfs\nVERSION  = 0.1.0\nLICENSE  = MIT\n",
+    "log after a blank line": b"started\n\n2026-12-03 10:00:00  INFO  started  worker=1\n"
+                              b"2026-12-03 10:00:01  WARN  slow  worker=2\n2026-12-03 10:00:02  INFO  done  worker=1\n",
 }
 
 

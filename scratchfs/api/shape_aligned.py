@@ -9,15 +9,31 @@ the first 50 lines of the first 8 KiB only, and, for a whole content, counts its
 
 from __future__ import annotations
 
+import re
+
 from scratchfs.api.shape_table import first_row_is_data
 from scratchfs.api.shape_words import clip, plural, short_name
-from scratchfs.engine.structure.aligned import HEAD_CHARS, RUNS, find_table, head_lines, is_blank, is_row
+from scratchfs.engine.structure.aligned import (
+    HEAD_CHARS,
+    MAX_PREAMBLE,
+    RUNS,
+    Layout,
+    find_table,
+    head_lines,
+    header_candidates,
+    is_blank,
+    is_row,
+)
 
-__all__ = ["ALIGNED_SHAPE", "aligned_shape", "is_aligned"]
+__all__ = ["ALIGNED_SHAPE", "aligned_shape", "header_line", "is_aligned"]
 
 ALIGNED_SHAPE = "table aligned by spaces"
 """How the shape of a table aligned by spaces starts."""
 _SHOWN_NAMES = 16
+PREAMBLE = "the header is line"
+"""What a shape says of a table after a preamble: ``"; the header is line 7, after 6 lines (line=1, lines=6 reads
+them)"``."""
+_PREAMBLE = re.compile(re.escape(PREAMBLE) + r" (\d+), after ")
 
 
 def is_aligned(content_type: str | None, shape: str | None) -> bool:
@@ -27,41 +43,75 @@ def is_aligned(content_type: str | None, shape: str | None) -> bool:
 
 def aligned_shape(text: str, complete: bool, lines: int) -> str | None:
     """The shape of ``text`` (a content's start; ``complete``: all of it; ``lines``: the whole content's line
-    count) when its first lines are a table aligned by spaces whose first line is a header (not a row of data like
-    the others: :func:`~scratchfs.api.shape_table.first_row_is_data`), else ``None``: ``"table aligned by spaces,
+    count) when its first lines are a table aligned by spaces whose first line -- or a line after a preamble of a
+    few, which the shape names -- is a header (not a row of data like the others:
+    :func:`~scratchfs.api.shape_table.first_row_is_data`), else ``None``: ``"table aligned by spaces,
     11 columns: USER, PID, ..., COMMAND (the rest of the line), 110 rows; split at runs of spaces"``."""
-    end = text.find("\n", 0, HEAD_CHARS)
-    first = text[: end if end >= 0 else HEAD_CHARS]
-    if "  " not in first or "\t" in first or not (first[:1].isalpha() or first[:1] in " %#_"):
-        return None  # (the first test: most text stops here)
-    found = find_table(head_lines(text, complete))
-    if found is None:
+    header = _header(text, complete)
+    if header is None:
         return None
-    layout, body = found
-    if first_row_is_data([list(layout.names), *body]):
-        return None
+    at, layout = header
     names = [short_name(name, 24) if name else '""' for name in layout.names]
     listed = ", ".join(names[:_SHOWN_NAMES]) + (
         f", … {len(names) - _SHOWN_NAMES} more" if len(names) > _SHOWN_NAMES else "")
-    count = _count(text, complete, lines)
+    count = _count(text, complete, lines, at)
     if layout.rule == RUNS:
         rest = "" if len(names) > _SHOWN_NAMES else " (the rest of the line)"
         rule = "split at runs of spaces"
     else:
         rest, rule = "", "cells at the header's column positions (a cell may hold spaces or be empty)"
-    return clip(f"{ALIGNED_SHAPE}, {len(names)} columns: {listed}{rest}, {count}; {rule}")
+    before = f"; {PREAMBLE} {at + 1}, after {plural(at, 'line')} (line=1, lines={at} reads them)" if at else ""
+    return clip(f"{ALIGNED_SHAPE}, {len(names)} columns: {listed}{rest}, {count}; {rule}{before}")
 
 
-def _count(text: str, complete: bool, lines: int) -> str:
-    """The rows of a table whose text (or sample, not ``complete``) is ``text``: those before its first blank line
-    that lines follow (which ends them), exact when the sample shows it or holds all; else about ``lines - 1``."""
+def header_line(shape: str | None) -> int:
+    """The line (from 0) of the header of a table aligned by spaces whose shape is ``shape``: past the preamble it
+    names (``"...; the header is line 7, after 6 lines"``), else 0."""
+    found = _PREAMBLE.search(shape or "")
+    return int(found.group(1)) - 1 if found else 0
+
+
+def _header(text: str, complete: bool) -> tuple[int, Layout] | None:
+    """``(the line of the header, from 0; the layout)`` of the table ``text`` starts with (a preamble of at most
+    :data:`~scratchfs.engine.structure.aligned.MAX_PREAMBLE` lines before it: ``top -bn1``, ``w``), else
+    ``None``."""
+    end = -1
+    for _ in range(MAX_PREAMBLE + 1):  # (the first test: a header holds a run of 2 spaces, which most text has
+        end = text.find("\n", end + 1, HEAD_CHARS)  # not in its first lines: it stops here)
+        if end < 0:
+            break
+    if text.find("  ", 0, end if end >= 0 else HEAD_CHARS) < 0:
+        return None
+    firsts, at = [], 0
+    for _ in range(MAX_PREAMBLE + 1):
+        end = text.find("\n", at, at + HEAD_CHARS)
+        firsts.append(text[at : end if end >= 0 else at + HEAD_CHARS])
+        if end < 0:
+            break
+        at = end + 1
+    candidates = header_candidates(firsts)
+    if not candidates:
+        return None
+    lines = head_lines(text, complete)
+    for line in candidates:
+        found = find_table(lines[line:])
+        if found is not None and not first_row_is_data([list(found[0].names), *found[1]]) and not any(
+                "\ufffd" in before for before in lines[:line]):
+            return line, found[0]
+    return None
+
+
+def _count(text: str, complete: bool, lines: int, header: int) -> str:
+    """The rows of a table whose text (or sample, not ``complete``) is ``text`` and whose header is line ``header``
+    (from 0): those before its first blank line that lines follow (which ends them), exact when the sample shows it
+    or holds all; else about ``lines - 1 - header``."""
     parts = text.split("\n")
     if not complete or parts[-1] == "":
         parts.pop()  # (the rest after the last newline: empty, or maybe cut)
-    blank = next((at for at, part in enumerate(parts) if at and is_blank(part)), len(parts))
+    blank = next((at for at, part in enumerate(parts) if at > header and is_blank(part)), len(parts))
     if blank < len(parts) and not all(map(is_blank, parts[blank:])):
-        rows = plural(sum(map(is_row, parts[1:blank])), "row")
+        rows = plural(sum(map(is_row, parts[header + 1 : blank])), "row")
         return f"{rows} (up to the blank line at line {blank + 1:,}; the lines after it are no rows)"
     if complete:
-        return plural(sum(map(is_row, parts)) - 1, "row")
-    return f"~{plural(lines - 1, 'row')} (by line count)"
+        return plural(sum(map(is_row, parts[header:])) - 1, "row")
+    return f"~{plural(lines - 1 - header, 'row')} (by line count)"

@@ -16,7 +16,8 @@ from scratchfs.api.entries import reading
 from scratchfs.api.misfit import explained_jq, holds, jq_misfit, refusal, text_misfit
 from scratchfs.api.results import render_call
 from scratchfs.api.shape import binary_format
-from scratchfs.api.shape_aligned import is_aligned
+from scratchfs.api.shape_aligned import header_line, is_aligned
+from scratchfs.engine.caches import LRU
 from scratchfs.engine.search import Matcher, SearchResult, Sink
 from scratchfs.engine.segments import token_of
 from scratchfs.engine.structure import (
@@ -37,6 +38,7 @@ from scratchfs.engine.structure import (
     view_page,
 )
 from scratchfs.engine.structure.aligned import RUNS, Layout, source_layout
+from scratchfs.engine.structure.table import UNSPLIT_KEY
 from scratchfs.engine.structure.text_search import search_text
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import BadRecord, InvalidArgument
@@ -193,7 +195,7 @@ class StructureReads:
                 raise InvalidArgument(
                     f"slurp=true reads at most {MAX_SLURP_BYTES // 2**20} MiB of content (it holds every record or "
                     f"row at once); {handle} is {src.size / 2**20:.1f} MiB: page it instead, {each}")
-            layout = self._layout(src, handle) if is_aligned(kind, self.shape) else None  # (split by it, not CSV)
+            layout = self._layout(src, handle, blob) if is_aligned(kind, self.shape) else None  # (split by it, not CSV)
             blob = blob if layout is None else f"{blob}:aligned"
             return slurp_page(src, filter, form, cursor=cursor, budget_bytes=budget, cache_key=blob,
                               timeout=self._timeout(), entry=entry_identity(handle, blob), layout=layout)
@@ -216,14 +218,14 @@ class StructureReads:
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             self._fits(kind, "row", handle)
-            layout = self._layout(src, handle) if is_aligned(kind, self.shape) else None
+            layout = self._layout(src, handle, blob) if is_aligned(kind, self.shape) else None
             if cursor is None and layout is None:  # (a cursor is bound to this entry and read: its first page
                 self._table_fits(src, kind, handle)  # passed the check)
             page = rows_page(src, row, rows, columns=columns, cursor=cursor, budget_bytes=budget,
                              entry=entry_identity(handle, blob), layout=layout)
             said = None
-            if layout is not None:
-                said = _aligned_note(layout)
+            if layout is not None:  # (how its lines split: on the first page of a read only)
+                said = _aligned_note(layout, page, cursor is None)
             elif kind in _SNIFFED_NO_TABLE:
                 said = (f"stored as {kind}: no table was found in its first lines when it was stored; these are its "
                         "lines cut at the delimiter of its first line")
@@ -236,14 +238,18 @@ class StructureReads:
 
         return self._page(handle, read)
 
-    def _layout(self, src: ReaderSource, handle: str) -> Layout:
+    def _layout(self, src: ReaderSource, handle: str, blob: str) -> Layout:
         """The layout of an entry whose shape says it is a table aligned by spaces, told again from its first lines
-        as the shape was (:func:`~scratchfs.engine.structure.aligned.source_layout`). Raises InvalidArgument if they
+        as the shape was (:func:`~scratchfs.engine.structure.aligned.source_layout`, its header past the preamble
+        the shape names), kept per entry (:data:`_LAYOUTS`) for the next pages. Raises InvalidArgument if they
         make none (they did at spill time: the entry is not what its shape says)."""
-        layout = source_layout(src)
+        header = header_line(self.shape)
+        key = f"{entry_identity(handle, blob)}\0{header}"
+        layout = _LAYOUTS.get(key) or source_layout(src, header)
         if layout is None:
             raise InvalidArgument(f"{handle}'s first lines make no table aligned by spaces, though its shape says "
                                   "so; read its lines instead")
+        _LAYOUTS.put(key, layout)
         return layout
 
     def _table_fits(self, src: ReaderSource, kind: str | None, handle: str) -> None:
@@ -344,19 +350,20 @@ class StructureReads:
     def table(self, handle: str, max_bytes: int) -> tuple[list[list[str]], bool]:
         """The records of a CSV/TSV entry that start in its first ``max_bytes`` bytes, the header first, parsed as
         :meth:`rows` parses them (same delimiter rule, quoted multi-line fields one record, blank lines skipped), and
-        whether records were left out past ``max_bytes``. Raises InvalidArgument (not valid CSV; an entry stored as
+        whether records were left out past ``max_bytes`` (a row of a table aligned by spaces whose cells cannot be
+        told for certain: one cell, its whole line). Raises InvalidArgument (not valid CSV; an entry stored as
         what no rows read parses, :func:`check_kind`), NotFound, CorruptBlob."""
 
-        def read(src: ReaderSource, _blob: str, kind: str | None) -> tuple[list[list[str]], bool]:
+        def read(src: ReaderSource, blob: str, kind: str | None) -> tuple[list[list[str]], bool]:
             self._fits(kind, "row", handle)
-            layout = self._layout(src, handle) if is_aligned(kind, self.shape) else None
+            layout = self._layout(src, handle, blob) if is_aligned(kind, self.shape) else None
             if layout is None:
                 self._table_fits(src, kind, handle)
             records = []
             for start, cells in iter_rows(src, layout=layout):
                 if start >= max_bytes:
                     return records, True
-                records.append(cells)
+                records.append([cells[UNSPLIT_KEY]] if isinstance(cells, dict) else cells)
             return records, False
 
         return self._page(handle, read)
@@ -370,18 +377,27 @@ _REFUSED = {"json": {"row", "select"}, "jsonl": {"row", "select"}, "csv": {"jq",
 # timestamp, a table holding a NUL -- or a part of an HTML page; rows, records and select= then refuse what their
 # parse shows is not one, and jq's parse error is explained.)
 _SNIFFED_NO_TABLE = ("text", "log", "binary")
+_LAYOUTS: LRU[str, Layout] = LRU(64)
+"""The layouts of the tables aligned by spaces read last, by entry (telling one again reads its first lines and
+costs ~0.4 ms)."""
 _NO_HEADER = ", no header, "  # (in a table's shape whose first line holds a number or an empty name)
 _TABLE_RECORDS = 50  # the first records of text, a log or binary data that must make a table for a rows read of it
 _AROUND_BYTES = 32 * 1024  # bytes on each side of a bad record whose lines tell JSON lines from text
 
 
-def _aligned_note(layout: Layout) -> str:
-    """What a rows page of a table aligned by spaces says of how its lines were split."""
+def _aligned_note(layout: Layout, page: ItemPage, first: bool) -> str | None:
+    """What a rows page of a table aligned by spaces says of how its lines were split (when it is the ``first``
+    page of a read) and of its rows given whole (when it shows any)."""
     how = ("split at runs of spaces, the last column taking the rest of the line" if layout.rule == RUNS else
            "cut at the header's column positions")
-    return (f"a table aligned by spaces (stored as text): each line {how}; a line of dashes is no row, a blank "
-            "line ends the rows"
-            + ("; the first column has no name in the header" if layout.names[0] == "" else ""))
+    whole = sum(isinstance(row, dict) for row in page.items)
+    said = [f"a table aligned by spaces (stored as text): each line {how}, each cell where its words stand under "
+            "the header; a line of dashes is no row, a blank line ends the rows"
+            + ("; the first column has no name in the header" if layout.names[0] == "" else "")] if first else []
+    if whole:
+        said.append(f"{whole} row(s) given whole as {{\"{UNSPLIT_KEY}\": line}}: their cells could not be told for "
+                    "certain (a value wider than its column, cells not under their names)")
+    return "; ".join(said) or None
 
 
 def table_like(source: ReaderSource) -> bool:

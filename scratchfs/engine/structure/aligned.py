@@ -29,15 +29,18 @@ the first lines only.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from scratchfs.engine.structure.aligned_fit import Fit, learn_fit
 from scratchfs.engine.structure.paging import ContentSource
 
-__all__ = ["FIXED", "HEAD_CHARS", "HEAD_LINES", "RUNS", "Layout", "find_layout", "find_table", "head_lines",
-           "is_blank", "is_row", "source_layout"]
+__all__ = ["FIXED", "HEAD_CHARS", "HEAD_LINES", "MAX_PREAMBLE", "RUNS", "Layout", "find_layout", "find_table",
+           "head_lines", "header_candidates", "is_blank", "is_row", "may_be_header", "source_layout"]
 
 RUNS = "runs"
 FIXED = "fixed"
+MAX_PREAMBLE = 8
+"""Most lines before a table's header (``top -bn1``'s summary, ``w``'s uptime line)."""
 HEAD_LINES = 50
 """The first lines (the header one of them) a layout is told from."""
 HEAD_CHARS = 8192
@@ -45,10 +48,12 @@ HEAD_CHARS = 8192
 _MAX_HEADER_CHARS = 1024
 _MAX_NAMES = 64
 _MIN_ROWS = 2
+_TOLERANT_ROWS = 10  # rows from which one writing across a gutter leaves it one
 _FILLED_SHARE = 0.6  # most of the rows' cells hold something (a text laid out otherwise leaves most columns empty)
 _WORD = re.compile(r"[^ ]+")
 _SPACES = re.compile(r" +")
-_RULE = re.compile(r" *[-=][-=+ ]*")
+_RULE = re.compile(r" *[-=+][-=+ ]*")  # (dpkg -l's "+++-====-...")
+_STATUS = re.compile(r"[|/]+")  # dpkg -l's first name, "||/", over its status column
 _MASK = bytes([1] * 32 + [0] + [1] * 223)  # a space is blank, any other byte a character
 _WORDY = re.compile(r"[^\W\d_]{3}")  # a name starting with a digit holds a word (1K-blocks; 4.0K is a size)
 _LINE_NUMBER = re.compile(r":\d+[:-]")  # grep's path:line: (a header names no line)
@@ -69,17 +74,27 @@ def is_row(line: str) -> bool:
 @dataclass(frozen=True, slots=True)
 class Layout:
     """Where a table's columns are: ``names`` (the header's, ``""`` for a first column with no name), ``starts``
-    (the character offset in a line where each column starts, ``0`` first) and ``rule`` (``"runs"`` or
-    ``"fixed"``, see the module docstring)."""
+    (the character offset in a line where each column starts, ``0`` first), ``rule`` (``"runs"`` or ``"fixed"``,
+    see the module docstring), ``fit`` (how each row is split: :meth:`cells`) and ``start`` (the byte offset of the
+    header line in the content: past a preamble)."""
 
     names: tuple[str, ...]
     starts: tuple[int, ...]
     rule: str
+    fit: Fit | None = None
+    start: int = 0
 
     @property
     def key(self) -> str:
         """The layout as text: what a read's cursor is bound to (the same content gives the same key)."""
-        return f"{self.rule}:{','.join(map(str, self.starts))}"
+        return f"{self.rule}:{','.join(map(str, self.starts))}" + (f"@{self.start}" if self.start else "")
+
+    def cells(self, line: str) -> list[str] | None:
+        """The cells of ``line`` (a row; no newline) as a person reads them under the header, one per column, or
+        ``None`` when they cannot be told for certain (:mod:`~scratchfs.engine.structure.aligned_fit`): a row after
+        the first lines may hold a value wider than its column, or leave a cell empty, where :meth:`split` would
+        cut a value or shift the cells after it."""
+        return self.split(line) if self.fit is None else self.fit.cells(line)
 
     def split(self, line: str) -> list[str]:
         """The cells of ``line`` (no newline; a trailing ``\\r`` ignored): one per column, ``""`` for an empty
@@ -107,16 +122,21 @@ def _names(header: str) -> list[tuple[int, int]]:
 
 
 def _occupied(lines: list[str], width: int) -> bytes:
-    """For each position before ``width``: 1 where some line has a character there, else 0 (each line masked at C
-    speed: one byte a character, as Latin-1 with ``?`` for any other; the masks OR-ed as integers)."""
-    taken = 0
+    """For each position before ``width``: 1 where some line has a character there -- 2 lines or more of 10 or
+    more: one row's value wider than its column, past the ones above it, leaves the gutter it crosses one -- else
+    0 (each line masked at C speed: one byte a character, as Latin-1 with ``?`` for any other; the masks OR-ed as
+    integers)."""
+    taken = twice = 0
     for line in lines:
-        taken |= int.from_bytes(line[:width].ljust(width).encode("latin-1", "replace").translate(_MASK), "big")
-    return taken.to_bytes(width, "big")
+        mask = int.from_bytes(line[:width].ljust(width).encode("latin-1", "replace").translate(_MASK), "big")
+        twice |= taken & mask
+        taken |= mask
+    return (twice if len(lines) >= _TOLERANT_ROWS else taken).to_bytes(width, "big")
 
 
-def _columns(header: str, rows: list[str]) -> tuple[list[str], list[int]] | None:
-    """The names and starts of the columns, or ``None`` when the header's names have no gutters between them."""
+def _columns(header: str, rows: list[str]) -> tuple[list[str], list[int], list[tuple[int, int]]] | None:
+    """The names, starts and names' spans in the header (``(0, 0)`` for a first column with no name) of the
+    columns, or ``None`` when the header's names have no gutters between them."""
     spans = _names(header)
     if not 2 <= len(spans) <= _MAX_NAMES:
         return None
@@ -138,15 +158,40 @@ def _columns(header: str, rows: list[str]) -> tuple[list[str], list[int]] | None
     first = merged[0][0]
     lead = taken.rfind(0, 0, first) + 1 if first else 0  # (the start of the first name's column)
     if lead and 1 in taken[:lead]:  # rows write before the first name's column: a column with no name
-        return ["", *names], [0, lead, *starts]
-    return names, [0, *starts]
+        return ["", *names], [0, lead, *starts], [(0, 0), *merged]
+    return names, [0, *starts], merged
 
 
-def find_layout(lines: list[str]) -> Layout | None:
-    """The layout of the table whose header is ``lines[0]`` and whose rows are the rest (:func:`find_table`'s), or
-    ``None``."""
-    found = find_table(lines)
-    return None if found is None else found[0]
+def find_layout(lines: list[str], header: int = 0) -> Layout | None:
+    """The layout of the table whose header is ``lines[header]`` (the lines before it a preamble, at most
+    :data:`MAX_PREAMBLE`, holding no U+FFFD: :attr:`Layout.start` is the header's byte offset) and whose rows are
+    the rest (:func:`find_table`'s), its :attr:`Layout.fit` told, or ``None``."""
+    if not 0 <= header <= MAX_PREAMBLE or any("\ufffd" in line for line in lines[:header]):
+        return None
+    found = _table(lines[header:])
+    if found is None:
+        return None
+    layout, _cells, spans, rows = found
+    start = sum(len(line.encode("utf-8", "surrogatepass")) + 1 for line in lines[:header])
+    return replace(layout, fit=learn_fit(list(layout.starts), spans, rows), start=start)
+
+
+def header_candidates(lines: list[str]) -> list[int]:
+    """The lines that may be a table's header, in order, those of line 0, line 1 (``w``: after an uptime line), the
+    line after the first blank line before line :data:`MAX_PREAMBLE` (``top -bn1``: after its summary) and the
+    line over the first rule of dashes after line 1 (``dpkg -l``: after its legend) that pass
+    :func:`may_be_header`."""
+    first = next((at + 1 for at in range(1, min(len(lines) - 1, MAX_PREAMBLE)) if is_blank(lines[at])), 0)
+    ruled = next((at - 1 for at in range(2, min(len(lines), MAX_PREAMBLE + 2)) if not is_row(lines[at])
+                  and not is_blank(lines[at])), 0)  # (the line over a rule of dashes: dpkg -l's header)
+    return [at for at in dict.fromkeys((0, 1, first, ruled)) if at < len(lines) and may_be_header(lines[at])]
+
+
+def may_be_header(line: str) -> bool:
+    """The first test of a header line, which most text fails at once: a run of 2 spaces between two of its
+    words, no tab, its first character a letter, a space, ``%``, ``#`` or ``_`` (or ``||/ ``, ``dpkg -l``'s)."""
+    return "  " in line.strip(" \r") and "\t" not in line and (line[:1].isalpha() or line[:1] in " %#_" or
+                                                                 line.startswith("||/ "))
 
 
 def find_table(lines: list[str]) -> tuple[Layout, list[list[str]]] | None:
@@ -156,12 +201,20 @@ def find_table(lines: list[str]) -> tuple[Layout, list[list[str]]] | None:
     letter, ``%``, ``#`` or ``_``, or holding 3 letters in a row; none holding a run of spaces) with a run of 2
     spaces or more between two of them, at most 1,024 characters, no ``:digits:`` (grep's line numbers); no tab in
     any line; 2 rows or more before the first blank line, none the header again, each with 2 cells or more, 60% of
-    all their cells filled; by the columns' positions (the runs rule aside), no last cell holding a run of spaces."""
+    all their cells filled; by the columns' positions (the runs rule aside), no last cell holding a run of spaces.
+    Its :attr:`Layout.fit` is ``None`` (what a shape needs; :func:`find_layout` tells it too, as reads need it)."""
+    found = _table(lines)
+    return None if found is None else found[:2]
+
+
+def _table(lines: list[str]) -> tuple[Layout, list[list[str]], list[tuple[int, int]], list[str]] | None:
+    """:func:`find_table`'s layout and cells, the spans of the header's names (one per column) and the rows."""
     header = lines[0].rstrip(" \r") if lines else ""
     if len(header) > _MAX_HEADER_CHARS or "  " not in header.strip(" ") or "\t" in header:
         return None
     words = header.split()
-    if not all(word[0].isalpha() or word[0] in "%#_" or _WORDY.search(word) for word in words) or \
+    if not all(word[0].isalpha() or word[0] in "%#_" or _WORDY.search(word) or (at == 0 and _STATUS.fullmatch(word))
+               for at, word in enumerate(words)) or \
             _LINE_NUMBER.search(header):
         return None
     body = lines[1:HEAD_LINES]
@@ -172,18 +225,17 @@ def find_table(lines: list[str]) -> tuple[Layout, list[list[str]]] | None:
     found = _columns(header, rows)
     if found is None:
         return None
-    names, starts = found
+    names, starts, spans = found
     fixed = Layout(tuple(names), tuple(starts), FIXED)
     cells = [fixed.split(row) for row in rows]
     filled = [sum(map(bool, row)) for row in cells]
     if min(filled) < 2 or sum(filled) < _FILLED_SHARE * len(names) * len(rows):
         return None
     runs = Layout(fixed.names, fixed.starts, RUNS)
-    if all(runs.split(row) == row_cells for row, row_cells in zip(rows, cells, strict=True)):
-        return runs, cells
-    if any("  " in row[-1] for row in cells):  # the last cell across a gap: a column the header does not name
-        return None  # where it stands (ss -p's "Peer Address:PortProcess")
-    return fixed, cells
+    rule = RUNS if all(runs.split(row) == row_cells for row, row_cells in zip(rows, cells, strict=True)) else FIXED
+    if rule == FIXED and any("  " in row[-1] for row in cells):  # the last cell across a gap: a column the
+        return None  # header does not name where it stands (ss -p's "Peer Address:PortProcess")
+    return Layout(fixed.names, fixed.starts, rule), cells, spans, rows
 
 
 def head_lines(head: str, whole: bool) -> list[str]:
@@ -194,9 +246,9 @@ def head_lines(head: str, whole: bool) -> list[str]:
     return lines[:HEAD_LINES] if whole and len(head) <= HEAD_CHARS and len(lines) <= HEAD_LINES else lines[:-1]
 
 
-def source_layout(source: ContentSource) -> Layout | None:
-    """:func:`find_layout` of a whole content's :func:`head_lines` (it reads its first 32 KiB): what a spill's
-    shape found from the same lines. Raises what ``source.read`` raises."""
+def source_layout(source: ContentSource, header: int = 0) -> Layout | None:
+    """:func:`find_layout` of a whole content's :func:`head_lines` (it reads its first 32 KiB), its header at line
+    ``header`` (from 0): what a spill's shape found from the same lines. Raises what ``source.read`` raises."""
     data = source.read(0, 4 * HEAD_CHARS + 4)
     head = data.decode("utf-8", "replace")
-    return find_layout(head_lines(head, len(data) >= source.size))
+    return find_layout(head_lines(head, len(data) >= source.size), header)

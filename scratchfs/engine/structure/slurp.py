@@ -32,7 +32,7 @@ from scratchfs.engine.structure.aligned import Layout
 from scratchfs.engine.structure.jsondoc import jq_page
 from scratchfs.engine.structure.jsonl import records_page
 from scratchfs.engine.structure.paging import BytesSource, ContentSource, ItemPage, read_whole
-from scratchfs.engine.structure.table import iter_rows
+from scratchfs.engine.structure.table import UNSPLIT_KEY, iter_rows
 from scratchfs.foundation import limits
 from scratchfs.foundation.errors import InvalidArgument, StructureTimeout
 
@@ -75,7 +75,8 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
         entry: the entry's identity; the cursors are bound to it and to the slurp read (a cursor of a plain jq,
             record or row read of the entry is refused, and the other way round).
         layout: for ``"rows"``/``"arrays"``, a table aligned by spaces (:mod:`~scratchfs.engine.structure.aligned`):
-            its lines split by the layout, as a rows read splits them, instead of read as CSV.
+            its lines split by the layout, as a rows read splits them, instead of read as CSV (a row whose cells
+            cannot be told for certain: its names all ``null``, its line under ``"_unsplit"``).
 
     Returns:
         an :class:`ItemPage` named ``results``, as :func:`~scratchfs.engine.structure.jsondoc.jq_page` gives it.
@@ -179,9 +180,10 @@ def _shaped(chunk: list[list[Any]], names: list[str] | None, extra: str, numbers
     """``chunk``'s rows as the array holds them: the cells of the ``numbers`` columns numbers (an empty one
     ``None``), and each row an object keyed by ``names`` (cells past them under ``extra``), or its list of cells
     when ``names`` is ``None``."""
+    split = [cells for cells in chunk if not isinstance(cells, dict)]  # (a row given whole is no cells)
     for c in numbers:
-        column = [cells[c] if c < len(cells) else "" for cells in chunk]
-        for cells, value in zip(chunk, json.loads("[" + ",".join([cell or "null" for cell in column]) + "]"),
+        column = [cells[c] if c < len(cells) else "" for cells in split]
+        for cells, value in zip(split, json.loads("[" + ",".join([cell or "null" for cell in column]) + "]"),
                                 strict=True):
             if c < len(cells):
                 cells[c] = value
@@ -190,6 +192,10 @@ def _shaped(chunk: list[list[Any]], names: list[str] | None, extra: str, numbers
     rows = []
     for cells in chunk:
         row: dict[str, Any] = dict.fromkeys(names)
+        if isinstance(cells, dict):  # (a row of a table aligned by spaces left whole: its line, cells null)
+            row[_whole_key(names, extra)] = cells[UNSPLIT_KEY]
+            rows.append(row)
+            continue
         row.update(zip(names, cells, strict=False))
         if len(cells) > len(names):
             row[extra] = cells[len(names):]
@@ -220,6 +226,7 @@ def _number_columns(source: ContentSource, header: bool, layout: Layout | None) 
 def _judge(chunk: list[list[str]], width: int | None, out: set[int], lost: set[int]) -> None:
     """Add to ``out`` the columns (before ``width``) ``chunk`` holds numbers in, to ``lost`` those it holds other
     text in (:func:`_numbers`)."""
+    chunk = [cells for cells in chunk if not isinstance(cells, dict)]  # (a row given whole is no cells)
     longest = max(map(len, chunk), default=0)
     for c in range(longest if width is None else min(width, longest)):
         if c in lost:
@@ -227,6 +234,16 @@ def _judge(chunk: list[list[str]], width: int | None, out: set[int], lost: set[i
         column = [cells[c] if c < len(cells) else "" for cells in chunk]
         if any(column):
             (out if _numbers(column) is not None else lost).add(c)
+
+
+def _whole_key(names: list[str], extra: str) -> str:
+    """The key of the line of a row given whole (:data:`~scratchfs.engine.structure.table.UNSPLIT_KEY`, ``_``
+    before it, or ``_2``... after it when the header has a column of that name)."""
+    key, n = f"_{UNSPLIT_KEY}", 1
+    while key in names or key == extra:
+        n += 1
+        key = f"_{UNSPLIT_KEY}_{n}"
+    return key
 
 
 _BIG_ARRAY_BYTES = 1024 * 1024

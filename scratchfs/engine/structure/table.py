@@ -40,11 +40,14 @@ from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import MAX_COLUMN_CHARS, MAX_COLUMNS
 
-__all__ = ["FIELD_LIMIT_CHARS", "MAX_ROWS", "UTF8_BOM", "detect_delimiter", "iter_rows", "named_separator",
-           "rows_page"]
+__all__ = ["FIELD_LIMIT_CHARS", "MAX_ROWS", "UNSPLIT_KEY", "UTF8_BOM", "detect_delimiter", "iter_rows",
+           "named_separator", "rows_page"]
 
 MAX_ROWS = 10_000
 """Most rows a page asks for."""
+UNSPLIT_KEY = "unsplit"
+"""The key of a row of a table aligned by spaces given whole, ``{"unsplit": its line}``: its cells cannot be told
+for certain (:meth:`~scratchfs.engine.structure.aligned.Layout.cells`)."""
 _MAX_LINE_BYTES = 16 * 1024 * 1024
 FIELD_LIMIT_CHARS = 16 * 1024 * 1024
 """Longest field (characters) a row read holds: the ``csv`` module's field limit (131,072 by default, a process-wide
@@ -143,10 +146,11 @@ def _per_cell(cells: list[str], marks: list[int]) -> tuple[tuple[int, ...], ...]
     return tuple(out)
 
 
-def _aligned(lines: Iterator[str], layout: Layout, header: bool) -> Iterator[list[str]]:
+def _aligned(lines: Iterator[str], layout: Layout, header: bool) -> Iterator[list[str] | dict[str, str]]:
     """The cells of each line of a table aligned by spaces (``[]`` for a line that is no row) up to its first
-    blank line (which ends them); the first row is the header, its cells the layout's names, when ``header`` (the
-    lines start at the content's start)."""
+    blank line (which ends them), ``{"unsplit": line}`` for a row whose cells cannot be told for certain
+    (:meth:`Layout.cells`); the first row is the header, its cells the layout's names, when ``header`` (the lines
+    start at the content's start)."""
     for line in lines:
         if is_blank(line.rstrip("\n")):
             return
@@ -156,7 +160,8 @@ def _aligned(lines: Iterator[str], layout: Layout, header: bool) -> Iterator[lis
             header = False
             yield list(layout.names)
         else:
-            yield layout.split(line)
+            cells = layout.cells(line.rstrip("\n"))
+            yield {UNSPLIT_KEY: line.strip(" \r\n")} if cells is None else cells
 
 
 def _reader(source: ContentSource, offset: int, delimiter: str, replaced: dict[int, tuple] | None = None,
@@ -166,7 +171,7 @@ def _reader(source: ContentSource, offset: int, delimiter: str, replaced: dict[i
     row that shows any byte as U+FFFD. ``layout``: a table aligned by spaces, its lines split by it (not CSV)."""
     lines = _Lines(source, offset)
     reader = csv.reader(iter(lines), delimiter=delimiter) if layout is None else _aligned(iter(lines), layout,
-                                                                                         offset == 0)
+                                                                                         offset == layout.start)
 
     def rows() -> Iterator[tuple[int, list[str]]]:
         start = lines.consumed
@@ -190,7 +195,7 @@ def _reader(source: ContentSource, offset: int, delimiter: str, replaced: dict[i
             marks, lines.marks = lines.marks, []
             if row:
                 if replaced is not None and lines.replaced > before:
-                    replaced[start] = _per_cell(row, marks)
+                    replaced[start] = _per_cell(list(row.values()) if isinstance(row, dict) else row, marks)
                 yield start, row
             start = lines.consumed
 
@@ -241,8 +246,8 @@ def iter_rows(source: ContentSource, delimiter: str | None = None, *, layout: La
         InvalidArgument: a bad delimiter; while iterating, a malformed table (the ``csv`` module's message and the
             byte offset), a field longer than :data:`FIELD_LIMIT_CHARS` (the byte range read that shows it).
     """
-    if layout is not None:
-        return _reader(source, 0, "", layout=layout)[1]
+    if layout is not None:  # (from its header: past a preamble)
+        return _reader(source, layout.start, "", layout=layout)[1]
     delimiter, start = _delimiter(source, delimiter)
     return _reader(source, start, delimiter)[1]
 
@@ -268,7 +273,8 @@ def _items(body: Iterator[tuple[int, list[str]]], number: int, picked: list[int]
     given = 0
     try:
         for at, (start, cells) in enumerate(body, number):
-            value = cells if picked is None else [cells[i] if i < len(cells) else None for i in picked]  # (short)
+            value = cells if picked is None or isinstance(cells, dict) else [  # (a row left whole: whole)
+                cells[i] if i < len(cells) else None for i in picked]  # (short)
             yield (at, start), value, False
             given += 1
     except _RowError as exc:
@@ -310,7 +316,7 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
     """
     budget = check_budget(budget_bytes)
     rows = check_int(rows, "rows", 1, MAX_ROWS)
-    delimiter, start = _delimiter(source, delimiter) if layout is None else (f"aligned:{layout.key}", 0)
+    delimiter, start = _delimiter(source, delimiter) if layout is None else (f"aligned:{layout.key}", layout.start)
     bad: dict[int, tuple] = {}  # row start -> for each cell, the bytes each of its U+FFFD shows
     _, header_rows = _reader(source, start, delimiter, bad, layout)
     first = next(header_rows, None)

@@ -1,0 +1,231 @@
+"""A row of a table aligned by spaces is split into the cells a person reads under the header, or given whole with a
+mark (``{"unsplit": line}``), never cut wrong: random tables printed as tools print them -- each column as wide as
+its widest value over all rows (``docker ps``, ``kubectl``, ``sqlite3 -column``), or at fixed widths that a wider
+value overruns, pushing the cells after it right (``ps``, ``top``) -- with empty cells and over-wide values at any
+row, the first 50 lines (which the layout is told from) included; and real outputs made on this machine
+(fixtures/tools/, fixtures/README.md)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from scratchfs.api.contract import ScratchTools
+from scratchfs.engine.structure.aligned import find_layout
+from tests.test_structure_reads import follow
+
+_TOOLS = Path(__file__).resolve().parent.parent / "fixtures" / "tools"
+_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789./:-"
+_CAPS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+@pytest.fixture
+def tools(scratch_scope):
+    return ScratchTools(scratch_scope)
+
+
+def _word(rng: random.Random, low: int = 1, high: int = 9) -> str:
+    return "".join(rng.choice(_CHARS) for _ in range(rng.randint(low, high)))
+
+
+def _cell(rng: random.Random, kind: str, at: int) -> str:
+    """A cell of row ``at`` (0-based): empty 1 in 8; wider than its column 1 in 150 in the first lines, 1 in 13
+    after; else a word, up to 3 words (``phrase``) or a number."""
+    if rng.randint(0, 7) == 0:
+        return ""
+    if rng.randint(0, 150 if at < 49 else 12) == 0:
+        return _word(rng, 10, 30) if kind != "number" else str(rng.randint(10**9, 10**14))
+    if kind == "number":
+        return str(rng.randint(0, 10**5))
+    return " ".join(_word(rng) for _ in range(rng.randint(1, 3) if kind == "phrase" else 1))
+
+
+def printed(rng: random.Random) -> tuple[str, list[str], list[list[str]], list[str]]:
+    """``(style, names, rows, lines)``: a table as a tool prints it, ``"sized"`` (each column as wide as its widest
+    value over all rows, 2 to 4 spaces between columns, cells may hold single spaces) or ``"pushed"`` (each column
+    as wide as its name and the usual values, 1 or 2 spaces between; a wider value overruns it and the cells after
+    it start 1 space after it; only the last column's cells hold spaces), numbers right-aligned (their name too),
+    the rest left-aligned."""
+    style = rng.choice(["sized", "pushed"])
+    names: list[str] = []
+    while len(names) < rng.randint(2, 6) or len(names) < 2:
+        name = rng.choice(_CAPS) + "".join(rng.choice(_CAPS + "0123456789_%") for _ in range(rng.randint(1, 7)))
+        names += [name] if name not in names else []
+    spaced = ["word", "phrase", "number"] if style == "sized" else ["word", "number"]
+    kinds = [rng.choice(spaced) for _ in names[:-1]] + [rng.choice(["word", "phrase"])]
+    rows = []
+    for at in range(rng.randint(2, 120)):
+        row = [_cell(rng, kind, at) for kind in kinds]
+        rows.append(row if sum(map(bool, row)) >= 2 else [_word(rng), *row[1:-1], _word(rng)])
+    pad = rng.randint(2, 4) if style == "sized" else rng.randint(1, 2)
+    columns = list(zip(*rows, strict=True))
+    sizes = [max(len(name), *(len(c) for c in column if style == "sized" or len(c) < 10 or kind == "phrase"))
+             for name, column, kind in zip(names, columns, kinds, strict=True)]
+    return style, names, rows, [_line(cells, sizes, kinds, pad) for cells in [names, *rows]]
+
+
+def _line(cells: list[str], sizes: list[int], kinds: list[str], pad: int) -> str:
+    """One printed line: each cell at its column's place, or 1 space after the cell before when that overruns it."""
+    out, end, place = "", -1, 0
+    for cell, size, kind in zip(cells, sizes, kinds, strict=True):
+        if cell:
+            start = max(place + size - len(cell) if kind == "number" else place, end + 1)
+            out = out.ljust(start) + cell
+            end = start + len(cell)
+        place += size + pad
+    return out
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(st.integers(0, 2**64))
+def test_each_row_reads_as_its_cells_or_whole_never_cut_wrong(seed):
+    _style, names, rows, lines = printed(random.Random(seed))  # (a seed: a table drawn from it, shown on failure)
+    layout = find_layout(lines)
+    assume(layout is not None and list(layout.names) == names)  # (see test_what_a_row_is_read_as_by_hand)
+    for line, cells in zip(lines[1:], rows, strict=True):
+        got = layout.cells(line)
+        assert got is None or got == cells, (line, got, cells)
+        if not any(len(cell) >= 10 and " " not in cell for cell in cells[:-1]):
+            assert got == cells, line  # (a row with no value wider than its column is always split)
+
+
+def test_random_tables_many_at_once():
+    # the same as above over 1,500 tables at once (~10 s): every row right or given whole, and how many are given
+    # whole -- the rows with a value wider than its column that the rules cannot place for certain
+    rng = random.Random(16)
+    counts = {"rows": 0, "whole": 0}
+    for _ in range(1500):
+        _style, names, rows, lines = printed(rng)
+        layout = find_layout(lines)
+        if layout is None or list(layout.names) != names:
+            continue
+        for line, cells in zip(lines[1:], rows, strict=True):
+            got = layout.cells(line)
+            assert got is None or got == cells, (line, got, cells)
+            counts["rows"] += 1
+            counts["whole"] += got is None
+    assert counts["rows"] > 50_000 and counts["whole"] < counts["rows"] // 100
+
+
+def test_a_null_past_the_first_50_lines_leaves_its_cell_empty(tools, scratch_scope):
+    # sqlite3 -column of 80 rows: version NULL at rows 57 and 71, a long arch at row 64 (fixtures/README.md); the
+    # first 50 lines make the runs rule, which gave row 57 as ['57', 'pkg57', 'amd64', 'description', '57']
+    data = (_TOOLS / "sqlite-column-nulls.txt").read_bytes()
+    stub = scratch_scope.spill(data, source_tool="sqlite3")
+    pages = follow(tools, {"handle": stub.handle, "row": 1, "rows": 100}, 16384)
+    got = [row for page in pages for row in page["rows"]]
+    assert pages[0]["header"] == ["id", "name", "version", "arch", "descr"] and len(got) == 80
+    assert got[56] == ["57", "pkg57", "", "amd64", "description 57"] and got[70][2] == ""
+    assert got[63] == ["64", "pkg64", "1.1", "a-much-longer-architecture-name", "description 64"]
+    want = [[str(i), f"pkg{i}", "" if i in (57, 71) else f"1.{i % 7}",
+             "a-much-longer-architecture-name" if i == 64 else "amd64", f"description {i}"] for i in range(1, 81)]
+    assert got == want
+    reply = tools.call("read_handle", {"handle": stub.handle, "jq": "map(select(.version == null) | .id)",
+                                       "slurp": True})
+    assert reply["results"] == [[57, 71]]
+
+
+def test_values_wider_than_their_column_past_the_first_lines_push_the_cells_after(tools, scratch_scope):
+    # ps auxww with a process of 4 TiB of address space (VSZ 4294984160, 10 digits in a column of 6) and one with
+    # RSS 113368 (6 digits in 5): ps prints them past their column and the cells after one space later
+    data = (_TOOLS / "ps-auxww-wide-values.txt").read_bytes()
+    lines = data.decode().split("\n")[1:-1]
+    want = [line.rstrip().split(None, 10) for line in lines]  # (the plain Python answer: no cell empty)
+    stub = scratch_scope.spill(data, source_tool="ps")
+    pages = follow(tools, {"handle": stub.handle, "row": 1, "rows": 100}, 16384)
+    got = [row for page in pages for row in page["rows"]]
+    assert got == want and got[61][4:6] == ["4294984160", "14028"] and got[60][4:6] == ["245052", "113368"]
+
+
+_BY_HAND = ("NAME        READY   STATUS    RESTARTS   AGE\n"
+            + "".join(f"web-{i:<7} 1/1     Running   0          5d\n" for i in range(48))  # (the first lines)
+            + "db-0        1/1     Running   2 (5h ago) 9d\n"
+            "a-pod-with-a-longer-name 0/1 Pending 0   1m\n"
+            "queue-0             Running   0          2d\n"
+            "worker-7    1/1   Running     0          1h\n")
+
+
+def test_what_a_row_is_read_as_by_hand(tools, scratch_scope):
+    # written here in kubectl's layout: past the first lines, row 50's name runs past its column and pushes the
+    # cells after it (1 space each, ps's way; AGE back at its place), row 51 has no READY, row 52's cells stand
+    # where no column's cells do -- given whole, marked, never cut
+    handle = scratch_scope.spill(_BY_HAND.encode(), source_tool="kubectl").handle
+    (page,) = follow(tools, {"handle": handle, "row": 49, "rows": 10}, 8192)
+    assert page["rows"][1] == ["a-pod-with-a-longer-name", "0/1", "Pending", "0", "1m"]
+    assert page["rows"][2] == ["queue-0", "", "Running", "0", "2d"]
+    assert page["rows"][3] == {"unsplit": "worker-7    1/1   Running     0          1h"}
+    assert page["rows"][0] == ["db-0", "1/1", "Running", "2 (5h ago)", "9d"]
+    assert '1 row(s) given whole as {"unsplit": line}' in page["note"]
+    (picked,) = follow(tools, {"handle": handle, "row": 52, "rows": 1, "columns": ["AGE"]}, 8192)
+    assert picked["rows"] == [{"unsplit": "worker-7    1/1   Running     0          1h"}]
+    reply = tools.call("read_handle", {"handle": handle, "jq": "map(select(.NAME == null))", "slurp": True})
+    assert reply["results"] == [[{"NAME": None, "READY": None, "STATUS": None, "RESTARTS": None, "AGE": None,
+                                  "_unsplit": "worker-7    1/1   Running     0          1h"}]]
+
+
+def test_a_table_after_a_preamble_is_told_and_read_from_its_header(tools, scratch_scope):
+    # top -bn1: 5 lines of summary and a blank line before the header (fixtures/README.md)
+    data = (_TOOLS / "top-bn1.txt").read_bytes()
+    lines = data.decode().split("\n")[:-1]
+    stub = scratch_scope.spill(data, source_tool="top")
+    assert stub.shape.startswith("table aligned by spaces, 12 columns: PID, USER, PR, NI, VIRT, RES, SHR, S, %CPU")
+    assert f", {len(lines) - 7} rows; " in stub.shape
+    assert stub.shape.endswith("; the header is line 7, after 6 lines (line=1, lines=6 reads them)")
+    pages = follow(tools, {"handle": stub.handle, "row": 1, "rows": 20}, 4096)
+    assert pages[0]["header"] == ["PID", "USER", "PR", "NI", "VIRT", "RES", "SHR", "S", "%CPU", "%MEM", "TIME+",
+                                  "COMMAND"]
+    assert [row for page in pages for row in page["rows"]] == [line.rstrip().split(None, 11) for line in lines[7:]]
+    reply = tools.call("read_handle", {"handle": stub.handle, "jq": "map(.PID) | length", "slurp": True})
+    assert reply["results"] == [len(lines) - 7]
+    preamble = tools.call("read_handle", {"handle": stub.handle, "line": 1, "lines": 6})
+    assert preamble["data"].startswith("top - ")
+
+
+def test_a_table_after_one_line_is_read_from_its_header(tools, scratch_scope):
+    # w's layout, written by hand (no one is logged in here: w printed its header alone): an uptime line first
+    data = (_TOOLS / "w-by-hand.txt").read_bytes()
+    stub = scratch_scope.spill(data, source_tool="w")
+    assert stub.shape.endswith("3 rows; split at runs of spaces; the header is line 2, after 1 line (line=1, "
+                               "lines=1 reads them)")
+    (page,) = follow(tools, {"handle": stub.handle, "row": 1, "rows": 10}, 4096)
+    assert page["header"] == ["USER", "TTY", "FROM", "LOGIN@", "IDLE", "JCPU", "PCPU", "WHAT"]
+    assert page["rows"][1] == ["bob", "pts/1", "10.0.0.7", "21:40", "3.00s", "0.25s", "0.01s", "vim notes.txt"]
+    assert [row[0] for row in page["rows"]] == ["alice", "bob", "carol"]
+
+
+def test_the_layout_is_told_once_per_entry_and_the_split_rule_said_on_the_first_page(tools, scratch_scope,
+                                                                                      monkeypatch):
+    from scratchfs.api import structured
+
+    told = []
+
+    def counted(src, header=0):
+        told.append(header)
+        return source_layout(src, header)
+
+    source_layout = structured.source_layout
+    monkeypatch.setattr(structured, "source_layout", counted)
+    data = (_TOOLS / "ps-auxww.txt").read_bytes()
+    handle = scratch_scope.spill(data, source_tool="ps").handle
+    pages = follow(tools, {"handle": handle, "row": 1, "rows": 10}, 4096)
+    assert len(pages) >= 10 and told == [0]
+    assert "aligned by spaces" in pages[0]["note"] and all("note" not in page for page in pages[1:])
+
+
+def test_dpkg_l_is_read_past_its_legend_and_its_rule(tools, scratch_scope):
+    # dpkg -l: 3 lines of legend, a header whose first name is "||/" (over the status column), a rule of "+++-===="
+    data = (_TOOLS / "dpkg-l.txt").read_bytes()
+    lines = data.decode().split("\n")[:-1]
+    stub = scratch_scope.spill(data, source_tool="dpkg")
+    assert stub.shape.startswith("table aligned by spaces, 5 columns: ||/, Name, Version, Architecture, Description")
+    assert stub.shape.endswith(f", {len(lines) - 5} rows; split at runs of spaces; the header is line 4, after 3 "
+                               "lines (line=1, lines=3 reads them)")
+    pages = follow(tools, {"handle": stub.handle, "row": 1, "rows": 30}, 8192)
+    assert [row for page in pages for row in page["rows"]] == [line.rstrip().split(None, 4) for line in lines[5:]]
+    reply = tools.call("read_handle", {"handle": stub.handle, "slurp": True,
+                                       "jq": '[.[] | select(.Name == "adduser") | .Version]'})
+    assert reply["results"] == [["3.134"]]
