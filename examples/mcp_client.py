@@ -13,13 +13,14 @@ What it shows:
    arguments) and called until it is ``null``.
 
 The server is started as an MCP client starts it: by its absolute path, with every setting in its arguments (a client
-passes it almost none of your environment). The SDK's result objects use snake_case attributes (``is_error``,
-``structured_content``, ``input_schema``).
+passes it almost none of your environment; this example passes on a ``$PYTHONPATH`` only). The SDK's result
+objects use snake_case attributes (``is_error``, ``structured_content``, ``input_schema``).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 import tempfile
@@ -40,8 +41,11 @@ def server(root: str) -> StdioServerParameters:
     """``scratchfs mcp`` of this virtual environment (beside its python), for one store and scope."""
     scratchfs = Path(sys.executable).with_name("scratchfs")
     command, args = (str(scratchfs), []) if scratchfs.exists() else (sys.executable, ["-m", "scratchfs"])
+    # the one variable passed on: a $PYTHONPATH naming the scratchfs to run (this checkout's, as its tests run the
+    # example), else the server would import the one installed in the environment, whatever state that one is in
+    env = {"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else None
     return StdioServerParameters(command=command, args=[*args, "mcp", "--root", root, "--run", RUN,
-                                                        "--agent", AGENT])
+                                                        "--agent", AGENT], env=env)
 
 
 async def call(session: ClientSession, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -85,6 +89,11 @@ if __name__ == "__main__":
             stub = store.scope(RUN, AGENT).spill(GREP.read_bytes(), source_tool="workspace.grep")
         print(f"spilled {stub.size:,} bytes as {re.sub('[a-z2-7]{24}', '…', stub.handle)}: {stub.shape}")
         with tempfile.TemporaryFile("w+") as errlog:  # the server's stderr, which a client keeps in its log
-            anyio.run(main, root, stub.handle, errlog)
+            try:
+                anyio.run(main, root, stub.handle, errlog)
+            except BaseException:  # (the server exited, say): what it said is the first thing to look at
+                errlog.seek(0)
+                print("the server's log:", errlog.read() or "(empty)", sep="\n", file=sys.stderr)
+                raise
             errlog.seek(0)
             print("the server's log:", errlog.readline().strip().replace(root, "ROOT"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import time
+import uuid
 
 import pytest
 from hypothesis import given
@@ -33,7 +34,7 @@ def contents(draw):
 
 def run_search(tmp_path, data: bytes, matcher, start: int, context: int, max_matches: int, budget: int = 65536,
                sink_class=Sink):
-    path = tmp_path / f"s{time.monotonic_ns()}.zst"
+    path = tmp_path / f"s{uuid.uuid4().hex}.zst"  # (one file per call: a Hypothesis test shares its tmp_path)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT)
     writer = SeekableWriter(fd, frame_bytes=4096, count_lines=True)
     writer.write(data)

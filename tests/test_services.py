@@ -11,10 +11,13 @@ import tempfile
 from tests import services
 
 
-def test_a_killed_sessions_server_directory_is_reaped_and_a_live_ones_is_kept():
+def test_a_killed_sessions_server_directory_is_reaped_and_a_live_ones_is_kept(tmp_path, monkeypatch):
     """Five ``scratchfs-pg-*`` directories and one running server were left in /tmp by sessions killed by a
     ``timeout`` (a new user's trial): their teardown never ran. A directory whose owning session is gone is now
     removed by the next session; one whose owner runs (this process) is kept."""
+    # in a temporary directory of this test's own: in the shared one, the other worker's session (or any other
+    # test session on the machine) starting its PostgreSQL server reaps the 'dead' directory first
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
                           check=True).stdout.strip()  # a process id that no longer runs
     dead = tempfile.mkdtemp(prefix=services._PG_PREFIX)

@@ -87,17 +87,29 @@ def test_a_page_nested_past_the_parsers_limit_is_a_typed_refusal_never_a_cut_pag
         assert scope.structure.select(shallower, "p").extra["matches"] == 2002
 
 
-def _occupy(run, count: int) -> list[threading.Thread]:
-    """``count`` threads each running ``run`` (a read that runs away until its own limit), started and given time to
-    take a worker each."""
+def _occupy(run, count: int, monkeypatch: pytest.MonkeyPatch, busy: float = 0.0) -> list[threading.Thread]:
+    """``count`` threads each running ``run`` (a read that runs away until its own limit), started and waited for
+    until each has sent its request to a worker (its limit counts from then), then ``busy`` seconds more. (A fixed
+    1 s after the threads' start stood in for this: on a loaded machine a new worker took most of it, or more, to
+    start, so the workers were held past the time the test's own call meant them to be free.)"""
+    sent = threading.Semaphore(0)
+    send = worker_pipe.Worker.send
+
+    def counted(self, request, deadline):
+        send(self, request, deadline)
+        sent.release()
+
+    monkeypatch.setattr(worker_pipe.Worker, "send", counted)
     threads = [threading.Thread(target=run) for _ in range(count)]
     for thread in threads:
         thread.start()
-    time.sleep(1.0)
+    for _ in range(count):
+        assert sent.acquire(timeout=60), "a runaway read never got a worker"
+    time.sleep(busy)
     return threads
 
 
-def test_a_jq_read_that_finds_every_worker_busy_is_store_busy_not_a_runaway_filter():
+def test_a_jq_read_that_finds_every_worker_busy_is_store_busy_not_a_runaway_filter(monkeypatch):
     stopped = []
 
     def runaway():
@@ -105,7 +117,7 @@ def test_a_jq_read_that_finds_every_worker_busy_is_store_busy_not_a_runaway_filt
             jq_page(BytesSource(b'{"a": 1}'), "last(range(1e10))", timeout=4)
         stopped.append(1)
 
-    threads = _occupy(runaway, JQ_WORKERS)
+    threads = _occupy(runaway, JQ_WORKERS, monkeypatch)
     with pytest.raises(StoreBusy, match=rf"the jq filter: busy: all {JQ_WORKERS} jq worker processes were in use "
                                         r"until the time limit; the call was not run \(pattern_timeout\); retry"):
         jq_page(BytesSource(b'{"a": 1}'), ".a", timeout=1)
@@ -115,14 +127,14 @@ def test_a_jq_read_that_finds_every_worker_busy_is_store_busy_not_a_runaway_filt
     assert jq_page(BytesSource(b'{"a": 1}'), ".a", timeout=5).items == [1]  # free again
 
 
-def test_a_css_read_that_finds_every_worker_busy_is_store_busy_not_a_bad_selector():
+def test_a_css_read_that_finds_every_worker_busy_is_store_busy_not_a_bad_selector(monkeypatch):
     big = b"<html><body>" + b"<div><p>x</p><span>a</span><div><span>b</span></div></div>" * 40_000 + b"</body></html>"
 
     def runaway():
         with pytest.raises(StructureTimeout):
             select_page(BytesSource(big), "div:nth-child(2n) span", timeout=4)
 
-    threads = _occupy(runaway, HTML_WORKERS)
+    threads = _occupy(runaway, HTML_WORKERS, monkeypatch)
     with pytest.raises(StoreBusy, match=rf"the CSS selector: busy: all {HTML_WORKERS} HTML worker .* not run"):
         select_page(BytesSource(b"<html><body><p>a</p></body></html>"), "p", timeout=1)
     for thread in threads:
@@ -196,16 +208,18 @@ def test_through_the_store_no_worker_is_store_busy_not_a_storage_error(no_proces
 
 
 @pytest.mark.alone
-def test_a_call_that_waited_for_a_worker_longer_than_it_then_ran_is_store_busy():
+def test_a_call_that_waited_for_a_worker_longer_than_it_then_ran_is_store_busy(monkeypatch):
     def runaway():
         with pytest.raises(StructureTimeout):
-            jq_page(BytesSource(b'{"a": 1}'), "last(range(1e10))", timeout=2.5)
+            jq_page(BytesSource(b'{"a": 1}'), "last(range(1e10))", timeout=4)
 
-    threads = _occupy(runaway, JQ_WORKERS)  # they hold every worker for 1.5 s more
+    threads = _occupy(runaway, JQ_WORKERS, monkeypatch, busy=0.5)  # they hold every worker for 3.5 s more
     began = time.monotonic()
+    # it waits 3.5 s of its 4.5, then runs for the 1 s left and the start of the new worker it gets (the runaway's
+    # is stopped): busy while that start takes under 2.5 s (it used to be 0.5 s, less the runaways' own starts)
     with pytest.raises(StoreBusy, match=r"were in use for \d\.\d s of the time limit; the call got the last \d\.\d s"):
-        jq_page(BytesSource(b'{"a": 1}'), "last(range(1e10))", timeout=2)
-    assert time.monotonic() - began < 5
+        jq_page(BytesSource(b'{"a": 1}'), "last(range(1e10))", timeout=4.5)
+    assert time.monotonic() - began < 4.5 + 3  # its limit and a worker's start: it did not wait on past it
     for thread in threads:
         thread.join(30)
 
@@ -326,17 +340,20 @@ def test_a_new_workers_start_is_no_part_of_the_calls_time_limit(tmp_path):
 
 @pytest.mark.alone
 def test_a_worker_never_ready_is_no_worker_and_one_dying_at_start_gives_its_last_words(monkeypatch, tmp_path):
-    monkeypatch.setattr(worker_pipe, "BOOT_SECONDS", 0.3)
     script = tmp_path / "slow_worker.py"
     script.write_text(_SLOW_WORKER)
     pool = worker_pipe.Pool(str(script), 1, "slow")
     try:
         began = time.monotonic()
-        with pytest.raises(worker_pipe.NoWorker, match=r"a new slow worker was not ready within 0 s"):
-            pool.run(pickle.dumps((1,)), time.monotonic() + 30)
+        with monkeypatch.context() as short:
+            short.setattr(worker_pipe, "BOOT_SECONDS", 0.3)
+            with pytest.raises(worker_pipe.NoWorker, match=r"a new slow worker was not ready within 0 s"):
+                pool.run(pickle.dumps((1,)), time.monotonic() + 30)
         assert time.monotonic() - began < 5 and pool.counts() == (0, 0)
     finally:
         pool.kill_all()
+    # the usual BOOT_SECONDS again: the 0.3 s one held for the whole test, and on a loaded machine the broken worker
+    # below had not even got Python started within it ("not ready within 0 s", not its last words)
     broken = tmp_path / "broken_worker.py"
     broken.write_text("raise ImportError('no such library in the worker')\n")
     pool = worker_pipe.Pool(str(broken), 1, "broken")
