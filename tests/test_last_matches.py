@@ -5,7 +5,6 @@ next_call that walks back through every earlier match."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 
@@ -23,9 +22,9 @@ from scratchfs.cli.app import main
 from scratchfs.engine.last_matches import last_matches
 from scratchfs.engine.line_windows import LineSink
 from scratchfs.engine.search import LiteralMatcher, PatternMatcher, Sink
-from scratchfs.engine.seekable import SeekableReader, SeekableWriter, read_seek_table
 
 from .reference import find_loop, line_of, regex_spans, windows
+from .seekable_file import seekable_reader
 
 _atoms = [r"a", r"b", r"ab", r"\b", r"^", r"$", r"(?<=a)", r"(?<!b)", r"(?=b)", r"(?!a)", r"a+", r"[ab]{1,3}",
           r"\r", r" ", r".", r"(?:ab|ba)", r"b?", r"\w", r"x\d", r"(?<=\n)", r"\r?$", r"\n", r"\s", r"[^\n]"]
@@ -46,23 +45,10 @@ def contents(draw):  # CRLF and lone \r, often no final newline; a unit repeated
 
 def run_last(tmp_path, data: bytes, matcher, start: int, before: int, context, max_matches: int,
              budget: int = 65536, piece: int = 64):
-    path = tmp_path / f"s{time.monotonic_ns()}.zst"
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
-    writer = SeekableWriter(fd, frame_bytes=4096, count_lines=True)  # frames: pieces and matches span them
-    writer.write(data)
-    writer.close()
-    os.close(fd)
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        reader = SeekableReader(fd, read_seek_table(fd, os.fstat(fd).st_size))
-        lines_before = [0]
-        for count in writer.frame_newlines:
-            lines_before.append(lines_before[-1] + count)
+    with seekable_reader(tmp_path, data) as (reader, line_of_frame):
         sink = LineSink if context == "line" else Sink
         return last_matches(reader, matcher, start, before, 0 if context == "line" else context, max_matches, budget,
-                            lambda f: lines_before[f] + 1, sink, time.monotonic() + 60, first_piece=piece)
-    finally:
-        os.close(fd)
+                            line_of_frame, sink, time.monotonic() + 60, first_piece=piece)
 
 
 def as_tuples(windows_):
@@ -161,19 +147,9 @@ def test_a_forward_search_out_of_time_says_where_it_got(tmp_path):
     data = b"error: x\n" * 20000
     got = run_last(tmp_path, data, PatternMatcher(r"x\nerror"), 0, len(data), 5, 3)
     assert got.windows and got.resume is None
-    path = tmp_path / "late.zst"
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
-    writer = SeekableWriter(fd, frame_bytes=4096, count_lines=True)
-    writer.write(data)
-    writer.close()
-    os.close(fd)
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        reader = SeekableReader(fd, read_seek_table(fd, os.fstat(fd).st_size))
+    with seekable_reader(tmp_path, data) as (reader, _):
         late = last_matches(reader, PatternMatcher(r"x\nerror"), 0, len(data), 5, 3, 65536, lambda f: 1, Sink,
                             time.monotonic() - 1)
-    finally:
-        os.close(fd)
     assert late.windows == [] and late.resume is not None and 0 < late.resume < len(data)
     assert late.next_before == len(data)
 

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import re
 import time
-import uuid
 
 import pytest
 from hypothesis import given
@@ -13,9 +11,9 @@ from hypothesis import strategies as st
 
 from scratchfs import InvalidArgument, PatternTimeout, PatternTooLong, ScratchStore
 from scratchfs.engine.search import LiteralMatcher, PatternMatcher, Sink, search
-from scratchfs.engine.seekable import SeekableReader, SeekableWriter, read_seek_table
 
 from .reference import find_loop, line_of, regex_spans, windows
+from .seekable_file import seekable_reader
 
 # small pieces so that \\b, ^, $ and lookarounds meet buffer and frame edges often
 _atoms = [r"a", r"b", r"ab", r"\b", r"^", r"$", r"(?<=a)", r"(?<!b)", r"(?=b)", r"(?!a)", r"a+", r"[ab]{1,3}",
@@ -34,22 +32,8 @@ def contents(draw):
 
 def run_search(tmp_path, data: bytes, matcher, start: int, context: int, max_matches: int, budget: int = 65536,
                sink_class=Sink):
-    path = tmp_path / f"s{uuid.uuid4().hex}.zst"  # (one file per call: a Hypothesis test shares its tmp_path)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT)
-    writer = SeekableWriter(fd, frame_bytes=4096, count_lines=True)
-    writer.write(data)
-    writer.close()
-    os.close(fd)
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        reader = SeekableReader(fd, read_seek_table(fd, os.fstat(fd).st_size))
-        lines_before = [0]
-        for count in writer.frame_newlines:
-            lines_before.append(lines_before[-1] + count)
-        return search(reader, matcher, start, context, max_matches, budget, lambda f: lines_before[f] + 1,
-                      sink_class)
-    finally:
-        os.close(fd)
+    with seekable_reader(tmp_path, data) as (reader, line_of_frame):
+        return search(reader, matcher, start, context, max_matches, budget, line_of_frame, sink_class)
 
 
 def as_tuples(result):
