@@ -332,3 +332,15 @@ def test_a_bad_scratchfs_busy_timeout_is_a_usage_error_for_a_command_without_the
     done = CliRunner().invoke(main, ["ls", "--root", str(tmp_path)])
     assert done.exit_code == 2, done.output
     assert "$SCRATCHFS_BUSY_TIMEOUT: 'soon' is not a number of seconds" in done.stderr, done.stderr
+
+
+def test_a_database_that_cannot_be_connected_to_is_told_as_such_not_as_the_schemas(postgres_dsn, tmp_path):
+    """newuser7: every PostgreSQL failure said "while creating the schema" (a wrong password, ``ls``): a connection
+    refused by the server says what was being done."""
+    dsn = postgres_dsn.replace("dbname=postgres", "dbname=no_such_database")
+    assert dsn != postgres_dsn
+    with pytest.raises(StorageError) as err:
+        ScratchStore(tmp_path, index=postgres_url(dsn, "scratchfs"), busy_timeout=2.0)
+    message = str(err.value)
+    assert message.startswith("the index database failed while connecting to it: "), message
+    assert 'database "no_such_database" does not exist' in message, message

@@ -108,6 +108,22 @@ def test_a_refused_connection_names_the_endpoint_and_the_setting(s3_env, monkeyp
     assert "scratchfs-test-secret" not in str(err.value)
 
 
+def test_missing_credentials_name_the_settings_that_give_them(postgres_dsn, pg_schema, s3_env, tmp_path,
+                                                                monkeypatch):
+    """newuser7: with no AWS credentials the error was a bare "... reading dev/store-id (NoCredentialsError)"."""
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")  # (no instance role to ask, here)
+    with ScratchStore(tmp_path / "host", index=postgres_url(postgres_dsn, pg_schema), blobs=s3_env,
+                      busy_timeout=2.0) as store, pytest.raises(StorageError) as err:
+        store.scope("run-1", "agent-1").spill(b"an entry\n" * 1000)
+    message = str(err.value)
+    assert "\n" not in message
+    assert message.endswith("(NoCredentialsError: no AWS credentials were found: set AWS_ACCESS_KEY_ID and "
+                            "AWS_SECRET_ACCESS_KEY, or AWS_PROFILE to a profile of ~/.aws/credentials (or run where an "
+                            "instance or task role gives them))"), message
+
+
 def test_without_an_endpoint_setting_the_error_says_to_set_one(s3_env, monkeypatch):
     """No AWS_ENDPOINT_URL: the client goes to AWS (unreachable here, a sandbox without network -- or a region
     host that does not resolve); the message names the AWS endpoint it tried and the setting that was missing."""

@@ -17,7 +17,7 @@ half. Any answer from the store closes the breaker. As :mod:`scratchfs.engine.po
 
 **Messages.** :func:`storage_error` turns a botocore failure into one :class:`StorageError` line that names what
 failed and what to do: the endpoint that cannot be reached or did not answer (and ``AWS_ENDPOINT_URL`` when it is
-unset, or as the setting to check), a missing bucket, refused credentials. A store out of reach for now (not
+unset, or as the setting to check), a missing bucket, refused or missing credentials. A store out of reach for now (not
 reached, no answer, or slowing down) marks the error ``unavailable = True``.
 """
 
@@ -186,6 +186,9 @@ def storage_error(exc: BaseException, doing: str, endpoint: str | None = None, t
         reason += f": {named} does not exist; create it first (scratchfs never creates a bucket)"
     elif code in ("AccessDenied", "403", "InvalidAccessKeyId", "SignatureDoesNotMatch"):
         reason += ": check the AWS credentials and the bucket's policy"
+    elif type(exc).__name__ in ("NoCredentialsError", "PartialCredentialsError"):
+        reason += (": no AWS credentials were found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE "
+                   "to a profile of ~/.aws/credentials (or run where an instance or task role gives them)")
     elif not code:
         reason = _unreached(exc, reason, endpoint, timeout) or reason
     error = StorageError(f"the object store failed while {doing} ({reason})")
