@@ -344,3 +344,31 @@ def test_a_database_that_cannot_be_connected_to_is_told_as_such_not_as_the_schem
     message = str(err.value)
     assert message.startswith("the index database failed while connecting to it: "), message
     assert 'database "no_such_database" does not exist' in message, message
+
+
+def test_the_cost_of_a_spill_is_what_the_readme_says(tmp_path, server, s3_env):
+    """newuser7 counted a spill with PostgreSQL's statement log: 6 round trips and a PUT and a HEAD, where README said
+    "a small one is one PUT". Counted the same way here, against what README now says."""
+    import re
+    from pathlib import Path
+
+    readme = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8").split())
+    assert "is one `PUT` and one `HEAD`, and 6 PostgreSQL round trips" in readme
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        conn.execute("ALTER SYSTEM SET log_statement = 'all'")
+        conn.execute("SELECT pg_reload_conf()")
+    time.sleep(0.5)
+    log = Path(server.dir) / "log"
+    with ScratchStore(tmp_path, index=postgres_url(server.dsn, "scratchfs"), blobs=s3_env) as store:
+        scope = store.scope("run-1", "agent-1")
+        scope.spill(b"warm up\n" * 100)
+        requests = []
+        store.blobs.client().meta.events.register("before-send.s3", lambda request, **_: requests.append(
+            request.method))
+        before = len(log.read_text(errors="replace").splitlines())
+        scope.spill(b"a result\n" * 5000)
+        time.sleep(0.5)  # (the server's log is written as it goes)
+    lines = log.read_text(errors="replace").splitlines()[before:]
+    statements = [line for line in lines if re.search(r"LOG:  (statement|execute)", line)]
+    assert len(statements) == 6, statements
+    assert requests == ["PUT", "HEAD"], requests
