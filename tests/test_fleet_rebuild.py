@@ -5,6 +5,7 @@ skipped as ``unreadable``: the rebuild opened S3 objects by an empty key)."""
 from __future__ import annotations
 
 import json
+import logging
 
 import psycopg
 import pytest
@@ -75,7 +76,7 @@ def test_a_postgresql_index_is_rebuilt_from_its_blobs_and_every_entry_reads_back
 
 
 def test_a_local_stores_segment_files_copied_to_s3_are_named_not_silently_ignored(postgres_dsn, pg_schema, s3_env,
-                                                                                   tmp_path, monkeypatch):
+                                                                                   tmp_path, monkeypatch, caplog):
     """newuser7 copied a local store's files to S3 and rebuilt: "5 entries restored, 0 blob files skipped", while the
     28 small entries in its ``.zseg`` segment files were not restored, and fsck said "unexpected 0". An S3 store
     does not read a local store's segment files: each such object is now named, skipped with why, and unexpected."""
@@ -110,3 +111,10 @@ def test_a_local_stores_segment_files_copied_to_s3_are_named_not_silently_ignore
         assert [e.key for e in store.list_entries()] == [big]
     human = CliRunner().invoke(main, ["fsck", "--root", str(tmp_path / "host")])
     assert f"unexpected {len(keys)}" in human.output and keys[0] in human.output, human.output
+    with caplog.at_level(logging.WARNING, logger="scratchfs.engine.fleet_sweeper"), \
+            ScratchStore(tmp_path / "host") as store:
+        assert store.sweep().unread_objects == len(keys)  # counted, logged, left alone
+        assert [e.key for e in store.list_entries()] == [big]
+    assert any(keys[0] in r.getMessage() and "segment file" in r.getMessage() for r in caplog.records), caplog.text
+    assert sorted(o["Key"] for o in s3.list_objects_v2(Bucket=bucket, Prefix=prefix)["Contents"]
+                  if o["Key"].endswith(".zseg")) == keys

@@ -69,7 +69,7 @@ from scratchfs.foundation.errors import InvalidArgument, StorageError, StoreBusy
 from scratchfs.foundation.text import digits_int
 
 __all__ = ["OTHER_UNREAD", "PART_BYTES", "SEGMENT_UNREAD", "TAIL_BYTES", "S3Blobs", "S3Object", "S3Pending", "S3Source",
-           "parse_s3_url"]
+           "parse_s3_url", "unread_why"]
 
 PART_BYTES = 8 * 1024 * 1024
 """Bytes per part of a multipart upload (S3 requires at least 5 MiB for every part but the last)."""
@@ -89,6 +89,12 @@ SEGMENT_UNREAD = ("a local store's segment file (its small entries, in one file)
 """Why an S3 store leaves a ``.zseg`` object under its prefix unread (:meth:`S3Blobs.unread`)."""
 OTHER_UNREAD = "not a blob object of scratchfs (<run>/<agent>/<token>.zst): left alone"
 """Why an S3 store leaves another object under its prefix alone."""
+
+
+def unread_why(key: str) -> str:
+    """Why an S3 store leaves the object ``key`` under its prefix unread: :data:`SEGMENT_UNREAD` or
+    :data:`OTHER_UNREAD`."""
+    return SEGMENT_UNREAD if key.endswith(".zseg") else OTHER_UNREAD
 
 
 def parse_s3_url(url: str) -> tuple[str, str]:
@@ -164,6 +170,9 @@ class S3Blobs:
                  client: Any = None) -> None:
         self.bucket, self.prefix = parse_s3_url(url)
         self.url = url
+        self.unread_listed: list[str] = []
+        """The keys under the prefix that the last full :meth:`list_objects` found not to be blob objects (nor the
+        marker): what :meth:`unread` names and the fleet sweep counts."""
         self.frame_bytes = frame_bytes
         self.level = level
         self.timeout = timeout
@@ -438,7 +447,7 @@ class S3Blobs:
         are left alone. Raises StorageError."""
         base = (f"{self.prefix}/" if self.prefix else "") if prefix is None else prefix
         root = f"{self.prefix}/" if self.prefix else ""
-        found = []
+        found, other = [], []
         try:
             pages = self.client().get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=base)
             for page in pages:
@@ -447,23 +456,20 @@ class S3Blobs:
                     if match and item["Key"].startswith(root):
                         found.append(S3Object(match["run"], match["agent"], item["Key"], match["token"],
                                               int(item.get("Size", 0)), item["LastModified"].timestamp()))
+                    elif item["Key"] != f"{root}{MARKER_NAME}":
+                        other.append(item["Key"])
         except self._errors() as exc:
             raise self.failure(exc, "listing blobs") from None
+        if prefix is None:
+            self.unread_listed = sorted(other)
         return sorted(found, key=lambda o: o.location)
 
     def unread(self) -> list[tuple[str, str]]:
         """``(key, why)`` of every object under the store's prefix that is not a blob object of an S3 store (nor its
         marker): a local store's segment files (``.zseg``, copied here with its blob files) and anything else. They
         are left alone, but never silently: fsck names them, a rebuild counts them skipped. Raises StorageError."""
-        root = f"{self.prefix}/" if self.prefix else ""
-        found = []
-        try:
-            for page in self.client().get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=root):
-                found += [item["Key"] for item in page.get("Contents", []) if not _KEY_RE.match(item["Key"][len(root):])
-                          and item["Key"] != f"{root}{MARKER_NAME}"]
-        except self._errors() as exc:
-            raise self.failure(exc, "listing the objects under the store's prefix") from None
-        return [(key, SEGMENT_UNREAD if key.endswith(".zseg") else OTHER_UNREAD) for key in sorted(found)]
+        self.list_objects()
+        return [(key, unread_why(key)) for key in self.unread_listed]
 
     def blob_files(self) -> list[BlobFile]:
         """Every blob of the store, as :class:`~scratchfs.engine.protocols.BlobFile` records (location = key), for
