@@ -130,9 +130,10 @@ class _Breaker:
 
     def failed(self, exception: BaseException | None = None, **_: Any) -> None:
         from botocore.exceptions import ConnectionError as BotoConnectionError
+        from botocore.exceptions import ReadTimeoutError
 
-        with self.lock:
-            if isinstance(exception, (NoAnswer, BotoConnectionError)):  # (timeouts are ConnectionErrors too)
+        with self.lock:  # (a connect timeout is a ConnectionError; a read timeout is not)
+            if isinstance(exception, (NoAnswer, BotoConnectionError, ReadTimeoutError)):
                 self.cause, self.until = exception, time.monotonic() + DOWN_SECONDS
             else:
                 self.cause = None
