@@ -4,6 +4,8 @@ that the table lacks); the web inspector answers 503 with Retry-After while the 
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import time
 
 import psycopg
@@ -228,3 +230,154 @@ def test_with_the_index_database_down_each_operation_fails_at_once_not_after_the
         assert scope.read_handle(handle, length=len(before)).data == before
         after = scope.spill(b"after the outage\n" * 1000).handle
         assert scope.read_handle(after, length=17).data == b"after the outage\n"
+
+
+def _stopped(server):
+    """Stop (SIGSTOP) ``server``'s processes, its postmaster and every child: a server that lets TCP connect and
+    never answers. Returns the pids, for :func:`_resumed`."""
+    import os
+    import signal
+    import subprocess
+
+    with open(os.path.join(server.data, "postmaster.pid")) as pid_file:
+        parent = pid_file.readline().strip()
+    kids = subprocess.run(["ps", "-o", "pid=", "--ppid", parent], capture_output=True, text=True).stdout.split()
+    pids = [int(parent), *map(int, kids)]
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):  # (a backend that just ended)
+            os.kill(pid, signal.SIGSTOP)
+    return pids
+
+
+def _resumed(pids):
+    import os
+    import signal
+
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGCONT)
+
+
+@pytest.mark.alone
+def test_a_stopped_index_server_fails_each_call_within_about_the_busy_timeout(tmp_path, server):
+    """newuser7: with PostgreSQL's processes stopped (SIGSTOP: TCP connects, nothing answers) a read at busy_timeout=5
+    took 35 s, the whole stop: the server's statement_timeout never fires and the pool's check of a connection had
+    no client-side bound. Now the first call fails within about the busy timeout, with a message that says the server
+    did not answer, the next ones at once (the circuit breaker), and a probe after that within about it again; once
+    the server runs again, so do the calls."""
+    from scratchfs.engine.postgres_pool import DOWN_SECONDS
+
+    with ScratchStore(tmp_path, index=postgres_url(server.dsn, "scratchfs"), busy_timeout=2.0) as store:
+        scope = store.scope("run-1", "agent-1")
+        handle = scope.spill(b"before the hang\n" * 5000).handle
+        pids = _stopped(server)
+        safety = threading.Timer(20, _resumed, (pids,))  # (before the fix a call waited as long as the stop lasted)
+        safety.start()
+        try:
+            took = []
+            for call in (lambda: scope.read_range(handle, 0, 10), lambda: scope.scratch_write("k", "v"),
+                         lambda: scope.read_range(handle, 0, 10)):
+                started = time.monotonic()
+                with pytest.raises(StorageError) as failed:
+                    call()
+                took.append(time.monotonic() - started)
+                assert failed.value.unavailable, str(failed.value)
+                assert "no reply from the server within 3 s" in str(failed.value), str(failed.value)
+            assert took[0] < 2.0 + 2.5, took  # the busy timeout and a second (and a margin for a loaded host)
+            assert took[1] < 0.5, took  # the circuit breaker: at once
+            time.sleep(DOWN_SECONDS)
+            started = time.monotonic()
+            passed = scope.offload(Observation("fetch", "during the hang\n" * 5000, result_class="query"))
+            assert passed.stub is None and passed.content == "during the hang\n" * 5000  # passed through, whole
+            assert time.monotonic() - started < 2.0 + 2.5
+        finally:
+            safety.cancel()
+            _resumed(pids)
+        time.sleep(DOWN_SECONDS)
+        assert scope.read_range(handle, 0, 16).data == b"before the hang\n"
+
+
+@pytest.mark.alone
+@pytest.mark.parametrize("args", [["ls"], ["read-handle", "h_aaaaaaaaaaaaaaaaaaaaaaaa"]])
+def test_a_command_against_a_stopped_index_server_fails_within_about_scratchfs_busy_timeout(
+        args, tmp_path, server, monkeypatch):
+    """newuser7: ``ls`` against a stopped PostgreSQL took 22 s with SCRATCHFS_BUSY_TIMEOUT=5 (ls has no
+    --busy-timeout and read the variable nowhere; its schema check had a 10 s connect timeout of its own),
+    ``read-handle`` 17.5 s: now each fails within about the busy timeout, one stderr line saying what was being done."""
+    from click.testing import CliRunner
+
+    from scratchfs.cli import main
+
+    index = postgres_url(server.dsn, "scratchfs")
+    with ScratchStore(tmp_path, index=index) as store:
+        store.scope("run-1", "agent-1").spill(b"an entry\n" * 100)
+    monkeypatch.setenv("SCRATCHFS_INDEX", index)
+    monkeypatch.setenv("SCRATCHFS_BUSY_TIMEOUT", "2")
+    monkeypatch.setenv("SCRATCHFS_RUN_ID", "run-1")
+    monkeypatch.setenv("SCRATCHFS_AGENT_ID", "agent-1")
+    monkeypatch.delenv("SCRATCHFS_BLOBS", raising=False)
+    pids = _stopped(server)
+    safety = threading.Timer(30, _resumed, (pids,))
+    safety.start()
+    try:
+        started = time.monotonic()
+        done = CliRunner().invoke(main, [*args, "--root", str(tmp_path)])
+        took = time.monotonic() - started
+    finally:
+        safety.cancel()
+        _resumed(pids)
+    assert done.exit_code not in (0, 2), done.output
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert "while connecting to it" in done.stderr and "creating the schema" not in done.stderr, done.stderr
+    assert took < 2 + 2.5, (took, done.stderr)
+
+
+def test_a_bad_scratchfs_busy_timeout_is_a_usage_error_for_a_command_without_the_option(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from scratchfs.cli import main
+
+    monkeypatch.setenv("SCRATCHFS_BUSY_TIMEOUT", "soon")
+    done = CliRunner().invoke(main, ["ls", "--root", str(tmp_path)])
+    assert done.exit_code == 2, done.output
+    assert "$SCRATCHFS_BUSY_TIMEOUT: 'soon' is not a number of seconds" in done.stderr, done.stderr
+
+
+def test_a_database_that_cannot_be_connected_to_is_told_as_such_not_as_the_schemas(postgres_dsn, tmp_path):
+    """newuser7: every PostgreSQL failure said "while creating the schema" (a wrong password, ``ls``): a connection
+    refused by the server says what was being done."""
+    dsn = postgres_dsn.replace("dbname=postgres", "dbname=no_such_database")
+    assert dsn != postgres_dsn
+    with pytest.raises(StorageError) as err:
+        ScratchStore(tmp_path, index=postgres_url(dsn, "scratchfs"), busy_timeout=2.0)
+    message = str(err.value)
+    assert message.startswith("the index database failed while connecting to it: "), message
+    assert 'database "no_such_database" does not exist' in message, message
+
+
+def test_the_cost_of_a_spill_is_what_the_readme_says(tmp_path, server, s3_env):
+    """newuser7 counted a spill with PostgreSQL's statement log: 6 round trips and a PUT and a HEAD, where README said
+    "a small one is one PUT". Counted the same way here, against what README now says."""
+    import re
+    from pathlib import Path
+
+    readme = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8").split())
+    assert "is one `PUT` and one `HEAD`, and 6 PostgreSQL round trips" in readme
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        conn.execute("ALTER SYSTEM SET log_statement = 'all'")
+        conn.execute("SELECT pg_reload_conf()")
+    time.sleep(0.5)
+    log = Path(server.dir) / "log"
+    with ScratchStore(tmp_path, index=postgres_url(server.dsn, "scratchfs"), blobs=s3_env) as store:
+        scope = store.scope("run-1", "agent-1")
+        scope.spill(b"warm up\n" * 100)
+        requests = []
+        store.blobs.client().meta.events.register("before-send.s3", lambda request, **_: requests.append(
+            request.method))
+        before = len(log.read_text(errors="replace").splitlines())
+        scope.spill(b"a result\n" * 5000)
+        time.sleep(0.5)  # (the server's log is written as it goes)
+    lines = log.read_text(errors="replace").splitlines()[before:]
+    statements = [line for line in lines if re.search(r"LOG:  (statement|execute)", line)]
+    assert len(statements) == 6, statements
+    assert requests == ["PUT", "HEAD"], requests

@@ -108,6 +108,22 @@ def test_a_refused_connection_names_the_endpoint_and_the_setting(s3_env, monkeyp
     assert "scratchfs-test-secret" not in str(err.value)
 
 
+def test_missing_credentials_name_the_settings_that_give_them(postgres_dsn, pg_schema, s3_env, tmp_path,
+                                                                monkeypatch):
+    """newuser7: with no AWS credentials the error was a bare "... reading dev/store-id (NoCredentialsError)"."""
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")  # (no instance role to ask, here)
+    with ScratchStore(tmp_path / "host", index=postgres_url(postgres_dsn, pg_schema), blobs=s3_env,
+                      busy_timeout=2.0) as store, pytest.raises(StorageError) as err:
+        store.scope("run-1", "agent-1").spill(b"an entry\n" * 1000)
+    message = str(err.value)
+    assert "\n" not in message
+    assert message.endswith("(NoCredentialsError: no AWS credentials were found: set AWS_ACCESS_KEY_ID and "
+                            "AWS_SECRET_ACCESS_KEY, or AWS_PROFILE to a profile of ~/.aws/credentials (or run where an "
+                            "instance or task role gives them))"), message
+
+
 def test_without_an_endpoint_setting_the_error_says_to_set_one(s3_env, monkeypatch):
     """No AWS_ENDPOINT_URL: the client goes to AWS (unreachable here, a sandbox without network -- or a region
     host that does not resolve); the message names the AWS endpoint it tried and the setting that was missing."""
@@ -194,3 +210,35 @@ def test_a_store_that_hangs_in_the_middle_of_a_multipart_upload_fails_the_spill_
     bucket = s3_env.removeprefix("s3://").split("/")[0]
     assert direct.list_objects_v2(Bucket=bucket).get("KeyCount", 0) == 0
     assert len(direct.list_multipart_uploads(Bucket=bucket).get("Uploads", [])) == 1
+
+
+@pytest.mark.alone
+def test_a_hung_object_store_costs_one_bound_then_calls_fail_at_once_for_a_second(postgres_dsn, pg_schema, s3_env,
+                                                                                  tmp_path, hung_endpoint,
+                                                                                  monkeypatch):
+    """newuser7: a hung S3 cost every call its whole bound (busy_timeout), and opening a store ~1.5 times it. As the
+    PostgreSQL index's circuit breaker does: opening costs one bound, then for a second every call fails at once with
+    the same line, then one request tries again (one bound)."""
+    from scratchfs.engine.s3_client import DOWN_SECONDS
+
+    index = postgres_url(postgres_dsn, pg_schema)
+    with ScratchStore(tmp_path / "before", index=index, blobs=s3_env) as store:
+        handle = store.scope("run-1", "agent-1").spill(b"spilled before the hang\n" * 4000).handle
+    monkeypatch.setenv("AWS_ENDPOINT_URL", hung_endpoint)
+    store, took = timed(lambda: ScratchStore(tmp_path / "during", index=index, blobs=s3_env, busy_timeout=BUSY))
+    assert isinstance(store, ScratchStore), store  # (a store opens while its object store is out of reach)
+    assert took < BUSY + SLACK, took  # before: the marker's GET and then part of another request's bound
+    with store:
+        scope = store.scope("run-1", "agent-1")
+        lines = set()
+        for _ in range(3):
+            failed, took = timed(lambda: scope.spill(b"during the hang\n" * 4000))
+            assert isinstance(failed, StorageError), failed
+            assert took < 0.5, took  # at once: the opening's request found the store out of reach
+            lines.add(str(failed).split(" (", 1)[1])
+        assert len(lines) == 1 and "did not answer within 3 s" in lines.pop()  # the same reason and fix
+        failed, took = timed(lambda: scope.read_handle(handle, length=100))
+        assert isinstance(failed, StorageError) and took < 0.5, (failed, took)
+        time.sleep(DOWN_SECONDS)
+        again, took = timed(lambda: scope.read_handle(handle, length=100))
+        assert isinstance(again, StorageError) and BUSY / 2 < took < BUSY + SLACK, (again, took)  # one tries again

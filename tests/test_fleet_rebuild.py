@@ -5,6 +5,7 @@ skipped as ``unreadable``: the rebuild opened S3 objects by an empty key)."""
 from __future__ import annotations
 
 import json
+import logging
 
 import psycopg
 import pytest
@@ -72,3 +73,48 @@ def test_a_postgresql_index_is_rebuilt_from_its_blobs_and_every_entry_reads_back
         assert {(r.kind, r.key): r.source_tool for r in rows if r.kind == "handle"} == {
             ("handle", key): f"fixture.{i}" for i, key in enumerate(k for _, _, kind, k in written if kind == "handle")}
         _read_all(store, written)
+
+
+def test_a_local_stores_segment_files_copied_to_s3_are_named_not_silently_ignored(postgres_dsn, pg_schema, s3_env,
+                                                                                   tmp_path, monkeypatch, caplog):
+    """newuser7 copied a local store's files to S3 and rebuilt: "5 entries restored, 0 blob files skipped", while the
+    28 small entries in its ``.zseg`` segment files were not restored, and fsck said "unexpected 0". An S3 store
+    does not read a local store's segment files: each such object is now named, skipped with why, and unexpected."""
+    import boto3
+
+    from scratchfs.engine.s3_blobs import SEGMENT_UNREAD, parse_s3_url
+
+    with ScratchStore(tmp_path / "local") as store:
+        scope = store.scope("run-1", "agent-1")
+        big = scope.spill(b"a large entry, in a file of its own\n" * 4000).handle
+        for i in range(5):
+            scope.spill(f"small entry {i}\n".encode())  # (in a segment file)
+    files = sorted(p for p in (tmp_path / "local" / "runs").rglob("*") if p.is_file())
+    segments = [p for p in files if p.name.endswith(".zseg")]
+    assert segments and len(files) > len(segments)
+    bucket, prefix = parse_s3_url(s3_env)[:2]
+    s3 = boto3.client("s3")
+    for path in files:  # as newuser7 did: the files under runs/, each at its path under the prefix
+        s3.put_object(Bucket=bucket, Key=f"{prefix}/{path.relative_to(tmp_path / 'local' / 'runs')}",
+                      Body=path.read_bytes())
+    monkeypatch.setenv("SCRATCHFS_INDEX", postgres_url(postgres_dsn, pg_schema))
+    monkeypatch.setenv("SCRATCHFS_BLOBS", s3_env)
+    done = CliRunner().invoke(main, ["fsck", "--rebuild-index", "--json", "--root", str(tmp_path / "host")])
+    report = json.loads(done.stdout)
+    keys = sorted(f"{prefix}/{p.relative_to(tmp_path / 'local' / 'runs')}" for p in segments)
+    assert report["rebuilt"]["restored"] == 1, report["rebuilt"]
+    assert report["rebuilt"]["skipped"] == [[key, SEGMENT_UNREAD] for key in keys]
+    assert report["rebuilt"]["reasons"] == {"segment": len(keys)}
+    assert sorted(p["path"] for p in report["problems"] if p["kind"] == "unexpected") == keys
+    assert done.exit_code == 3, done.output  # a problem that remains: those entries are not in this store
+    with ScratchStore(tmp_path / "host") as store:
+        assert [e.key for e in store.list_entries()] == [big]
+    human = CliRunner().invoke(main, ["fsck", "--root", str(tmp_path / "host")])
+    assert f"unexpected {len(keys)}" in human.output and keys[0] in human.output, human.output
+    with caplog.at_level(logging.WARNING, logger="scratchfs.engine.fleet_sweeper"), \
+            ScratchStore(tmp_path / "host") as store:
+        assert store.sweep().unread_objects == len(keys)  # counted, logged, left alone
+        assert [e.key for e in store.list_entries()] == [big]
+    assert any(keys[0] in r.getMessage() and "segment file" in r.getMessage() for r in caplog.records), caplog.text
+    assert sorted(o["Key"] for o in s3.list_objects_v2(Bucket=bucket, Prefix=prefix)["Contents"]
+                  if o["Key"].endswith(".zseg")) == keys

@@ -461,13 +461,14 @@ def _report_trash(store: ScratchStore, report: FsckReport, names: list[str], why
 
 def _blob_files(store: ScratchStore, report: FsckReport) -> list[BlobFile]:
     """Every blob file of the store (``report.files_checked`` set to their number); a ``runs/`` that is a link or not
-    a directory is reported as ``unexpected``, never walked through, and gives none."""
+    a directory (never walked through: it gives none), or an S3 object the store does not read, is ``unexpected``."""
     try:
         files = store.blobs.blob_files()
     except StorageError as exc:
         report.problems.append(Problem("unexpected", "", "", None, store.blobs.locate(), str(unless_exhausted(exc))))
         files = []
     report.files_checked = len(files)
+    report.problems += [Problem("unexpected", "", "", None, k, w) for k, w in getattr(store.blobs, "unread", list)()]
     return files
 
 

@@ -51,7 +51,9 @@ class RebuildReport:
             written before it; ``fsck --repair`` binds it while its index row exists), ``"expired"`` (the
             sweeper's), ``"superseded"`` (a newer entry holds its key), ``"foreign"`` (its binding names another
             token or scope, or holds a bad field), ``"corrupt"`` (it does not verify), ``"vanished"`` (removed while
-            its row was written), ``"unreadable"`` (the file system failed).
+            its row was written), ``"unreadable"`` (the file system failed); of an S3 store, ``"segment"`` (a local
+            store's ``.zseg`` segment file copied under its prefix: an S3 store does not read one) and ``"not a
+            blob"`` (another object under its prefix).
     """
 
     restored: int = 0
@@ -100,7 +102,7 @@ def rebuild_index(store: ScratchStore) -> RebuildReport:
     """Insert a row for every sound, bound, live blob file that no row names (see the module docstring).
 
     Raises:
-        StoreBusy, StorageError: from the index or the delete lock (rows inserted so far stay).
+        StoreBusy, StorageError: from the index, the delete lock or the object store (rows inserted so far stay).
     """
     report = RebuildReport()
     for found in store.blobs.blob_files():
@@ -121,6 +123,10 @@ def rebuild_index(store: ScratchStore) -> RebuildReport:
         else:
             report.skipped.append([path, skipped[1]])
             report.reasons[skipped[0]] = report.reasons.get(skipped[0], 0) + 1
+    for key, why in getattr(store.blobs, "unread", list)():  # (an S3 store's: a local store's .zseg copied there)
+        report.skipped.append([key, why])
+        reason = "segment" if key.endswith(".zseg") else "not a blob"
+        report.reasons[reason] = report.reasons.get(reason, 0) + 1
     return report
 
 

@@ -45,7 +45,7 @@ from scratchfs.engine.reserve import RESERVE_BYTES, Reserve
 from scratchfs.engine.sweeper import Sweeper, SweepResult
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import InvalidArgument, NotFound, StorageError, StoreBusy
-from scratchfs.foundation.limits import MAX_LIST_ENTRIES, MAX_SWEEP_INTERVAL, SWEEP_INTERVAL
+from scratchfs.foundation.limits import BUSY_TIMEOUT, MAX_LIST_ENTRIES, MAX_SWEEP_INTERVAL, SWEEP_INTERVAL
 
 log = logging.getLogger(__name__)
 
@@ -67,23 +67,26 @@ def store_root(root: str | os.PathLike[str] | None) -> Path:
     return Path(root).expanduser().absolute()
 
 
-def existing_store(root: str | os.PathLike[str] | None, *, new_index_ok: bool = False) -> Path:
+def existing_store(root: str | os.PathLike[str] | None, *, new_index_ok: bool = False,
+                   busy_timeout: float = BUSY_TIMEOUT) -> Path:
     """:func:`store_root`, when it exists: what a command that only reads or removes opens, so that a mistyped root
     is told, not made into a new empty store (an index, a reserve file and three folders). With a PostgreSQL index
     (``$SCRATCHFS_INDEX``) the root holds only lock files and is not checked, but the index's schema must hold an
     index (a mistyped ``?schema=`` is told, not created empty; unless ``new_index_ok``: a rebuild of a lost one);
     nor is it with other than local blobs (``$SCRATCHFS_BLOBS``: the opening tells a configuration no store can
-    have before it makes anything). A directory that exists is opened as :class:`ScratchStore` opens it (a folder
+    have before it makes anything; the index is asked within about ``busy_timeout`` seconds). A directory that
+    exists is opened as :class:`ScratchStore` opens it (a folder
     of other files is refused there).
 
     Raises:
         NotFound: nothing is at the root's path (``ENOENT``, looked up without following a link), or a link to where
             nothing is; or the PostgreSQL index's schema holds no index.
+        StorageError: the PostgreSQL index's server did not answer within about ``busy_timeout``.
         InvalidArgument: as :func:`store_root`; a malformed index URL.
     """
     path = store_root(root)
     if not (local_index(os.environ.get(ENV_INDEX)) and local_blobs(os.environ.get(ENV_BLOBS))):
-        missing = None if new_index_ok else missing_index(os.environ.get(ENV_INDEX))
+        missing = None if new_index_ok else missing_index(os.environ.get(ENV_INDEX), busy_timeout)
         if missing:
             raise NotFound(missing)
         return path  # (a fleet's root holds only locks; blobs no store can have are told by the opening, first)

@@ -228,7 +228,9 @@ _SKIPS = {"unbound": "with no binding frame (written before it, by the first scr
                      "it; `scratchfs fsck --repair` binds it while an index names it)",
           "expired": "expired (left to the sweeper)", "superseded": "superseded (a newer entry holds the key)",
           "foreign": "bound to another token or scope", "corrupt": "that do not verify",
-          "vanished": "removed while their row was written", "unreadable": "unreadable"}
+          "vanished": "removed while their row was written", "unreadable": "unreadable",
+          "segment": "local store segment files (.zseg) that an S3 store does not read (named below as unexpected)",
+          "not a blob": "objects that are not scratchfs blobs (named below as unexpected)"}
 
 
 def _skips(reasons: dict[str, int]) -> str:

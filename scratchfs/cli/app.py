@@ -32,7 +32,7 @@ from scratchfs.cli.output import InputError, OutputError, TaggedSource, tagged_s
 from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX
 from scratchfs.foundation.checks import check_seconds, check_ttl, closest
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
-from scratchfs.foundation.limits import DEFAULT_TTL, MAX_TTL
+from scratchfs.foundation.limits import BUSY_TIMEOUT, DEFAULT_TTL, MAX_BUSY_TIMEOUT, MAX_TTL
 from scratchfs.foundation.text import is_digits, one_line
 
 EXIT_CODES_HELP = """\b
@@ -321,8 +321,26 @@ def command_settings() -> Settings | None:
     :class:`~scratchfs.foundation.errors.InvalidArgument` only for a bad ``$SCRATCHFS_SEGMENT_ENTRY_BYTES`` (each
     option's value was checked as it was parsed)."""
     ctx = click.get_current_context(silent=True)
-    given = ctx.meta.get(SETTINGS_META) if ctx is not None else None
+    given = dict(ctx.meta.get(SETTINGS_META) or {}) if ctx is not None else {}
+    env = os.environ.get(BUSY_TIMEOUT_ENV, "").strip()
+    if "busy_timeout" not in given and env:  # a command without --busy-timeout (ls, stats, fsck) still waits it
+        try:
+            given["busy_timeout"] = check_seconds(Seconds(zero_ok=True, maximum=MAX_BUSY_TIMEOUT).number(env),
+                                                  "busy_timeout", MAX_BUSY_TIMEOUT, zero_ok=True)
+        except InvalidArgument as exc:
+            raise click.UsageError(f"${BUSY_TIMEOUT_ENV}: {exc}") from None
     return Settings(**given) if given else None
+
+
+BUSY_TIMEOUT_ENV = "SCRATCHFS_BUSY_TIMEOUT"
+"""The environment variable of ``busy_timeout``, read by every command that opens a store (one without
+``--busy-timeout`` too: newuser7's ``ls`` against a hung index waited its default, 30 s, with it set to 5)."""
+
+
+def command_busy_timeout() -> float:
+    """The busy timeout the running command opens its store with (:func:`command_settings`), seconds."""
+    settings = command_settings()
+    return settings.busy_timeout if settings is not None else BUSY_TIMEOUT
 
 
 def opened(store: ScratchStore) -> ScratchStore:
@@ -350,7 +368,8 @@ def with_existing_store(func: Callable) -> Callable:
 
     @functools.wraps(func)
     def wrapper(root: str | None, **kwargs: Any) -> Any:
-        with ScratchStore(existing_store(resolve_root(root)), settings=command_settings()) as store:
+        path = existing_store(resolve_root(root), busy_timeout=command_busy_timeout())
+        with ScratchStore(path, settings=command_settings()) as store:
             return func(opened(store), **kwargs)
 
     return wrapper
@@ -388,17 +407,28 @@ class Seconds(click.ParamType):
     def __init__(self, zero_ok: bool = False, maximum: float = MAX_TTL, ttl: bool = False) -> None:
         self.zero_ok, self.maximum, self.ttl = zero_ok, maximum, ttl
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+    @staticmethod
+    def number(value: Any) -> float:
+        """``value`` as a float of seconds, written in ASCII as in JSON.
+
+        Raises:
+            InvalidArgument: not such a number.
+        """
         if isinstance(value, float):
-            number = value
-        else:
-            try:
-                text = str(value).strip()
-                if not text.isascii() or "_" in text:
-                    raise ValueError(text)
-                number = float(text)
-            except ValueError:
-                self.fail(f"{value!r} is not a number of seconds", param, ctx)
+            return value
+        text = str(value).strip()
+        try:
+            if not text.isascii() or "_" in text:
+                raise ValueError(text)
+            return float(text)
+        except ValueError:
+            raise InvalidArgument(f"{value!r} is not a number of seconds") from None
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        try:
+            number = self.number(value)
+        except InvalidArgument as exc:
+            self.fail(str(exc), param, ctx)
         try:
             if self.ttl:  # as Settings and the tools word it
                 return check_ttl(number, DEFAULT_TTL, param.name if param is not None and param.name else "ttl")
@@ -455,8 +485,9 @@ class SourceFile(click.File):
 
 INPUT_ARGUMENT = click.argument("source", type=SourceFile(), default="-", required=False)
 
-__all__ = ["ENV_PREFIX", "EXIT_CODES_HELP", "INPUT_ARGUMENT", "SETTINGS_META", "TTL_OPTION", "Folder", "Integer",
-           "ScratchGroup", "Seconds", "Terminated", "command_settings", "echo_json", "fail", "global_option",
+__all__ = ["BUSY_TIMEOUT_ENV", "ENV_PREFIX", "EXIT_CODES_HELP", "INPUT_ARGUMENT", "SETTINGS_META", "TTL_OPTION",
+           "Folder", "Integer", "ScratchGroup", "Seconds", "Terminated", "command_busy_timeout", "command_settings",
+           "echo_json", "fail", "global_option",
            "handle_termination", "json_accepted", "main", "misspelt_variables", "opened", "resolve_root",
            "resolve_scope", "restore_signals", "root_option", "scope_options", "stdout_bytes", "warn",
            "with_existing_store", "with_store"]

@@ -306,14 +306,15 @@ _EXTRAS = {"postgres": ("psycopg", "psycopg_pool"), "s3": ("boto3", "botocore")}
 """The modules each optional extra of ``pyproject.toml`` installs, by extra."""
 
 
-def missing_index(index_url: str | None, connect_timeout: int = 10) -> str | None:
+def missing_index(index_url: str | None, busy_timeout: float = 10.0) -> str | None:
     """Why a command that only reads or removes finds no store in a PostgreSQL index (``index_url``): the schema
     holds no scratchfs index -- a mistyped ``?schema=``, which opening would create empty -- as one line naming the
     schema, the database and the fix; ``None`` for a local index, one that is there, or a server that cannot be asked
     (the opening then says why). Creates nothing.
 
     Raises:
-        InvalidArgument: a malformed index URL (:func:`split_postgres_url`).
+        InvalidArgument: a malformed index URL (:func:`split_postgres_url`). StorageError: the server did not answer
+            within about ``busy_timeout`` seconds (its connect or reply timeout).
     """
     if local_index(index_url):
         return None
@@ -322,7 +323,10 @@ def missing_index(index_url: str | None, connect_timeout: int = 10) -> str | Non
         from scratchfs.engine.postgres_schema import holds_index
     except ImportError:
         return None  # (a missing or broken extra: told by the opening, in one line)
-    if holds_index(dsn, schema, connect_timeout) is not False:
+    found = holds_index(dsn, schema, busy_timeout)
+    if isinstance(found, StorageError):
+        raise found  # (a server that did not answer in time: told now, not waited for again by the opening)
+    if found is not False:
         return None
     return (f"no index schema {schema!r} in the database at {describe_url(index_url)}: a spill, scratch-write or "
             f"load creates it (check ?schema= in the index URL, ${ENV_INDEX})")

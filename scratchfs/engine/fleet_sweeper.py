@@ -33,7 +33,7 @@ import time
 from collections.abc import Callable
 
 from scratchfs.engine.postgres_index import PostgresIndex
-from scratchfs.engine.s3_blobs import S3Blobs
+from scratchfs.engine.s3_blobs import S3Blobs, unread_why
 from scratchfs.engine.sweeper import BATCH_ROWS, SweepResult
 from scratchfs.foundation.checks import path_part
 from scratchfs.foundation.limits import CLOCK_SLACK_SECONDS
@@ -96,8 +96,12 @@ def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], 
         if failures:
             log.warning("scratchfs: fleet sweep: the object store did not delete %d objects (left for the next "
                         "sweep)", len(failures))
+        if blobs.unread_listed:  # never silently: a local store's .zseg copied here holds entries this store lacks
+            log.warning("scratchfs: fleet sweep: %d objects under the prefix are not blob objects and are left "
+                        "alone, e.g. %s: %s", len(blobs.unread_listed), blobs.unread_listed[0],
+                        unread_why(blobs.unread_listed[0]))
         return SweepResult(rows + dropped, files, freed + sum(obj.size for obj in removed), len(removed), dropped,
-                           len(failures))
+                           len(failures), unread_objects=len(blobs.unread_listed))
 
 
 def _where(run_id: str, agent_id: str, blob: str) -> tuple[str, str, str]:

@@ -53,7 +53,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from scratchfs.engine.keyset import LISTING_ORDER, page_filter
 from scratchfs.engine.postgres_expiry import OVERTAKEN, PostgresExpiry
 from scratchfs.engine.postgres_pool import IndexPool
-from scratchfs.engine.postgres_schema import SCHEMA_VERSION, flag_unavailable, lock_key, migrate, run_refusal
+from scratchfs.engine.postgres_schema import SCHEMA_VERSION, flag_unavailable, lock_key, migrate, no_answer, run_refusal
 from scratchfs.engine.postgres_stats import PostgresAggregates
 from scratchfs.engine.protocols import Entry, ExpiredRow, Gone, check_quota
 from scratchfs.foundation.errors import StorageError, StoreBusy, StoreClosed
@@ -81,7 +81,7 @@ def _typed(exc: BaseException, doing: str, runs: tuple[str | None, str, str] | N
                                                   f"while {doing} (the server is down, refusing or overloaded)"))
     if isinstance(exc, pg_errors.ForeignKeyViolation):
         return run_refusal(exc, doing, runs)
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    text = no_answer(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
     return flag_unavailable(exc, StorageError(f"the index database failed while {doing}: {text}"))
 
 
@@ -187,8 +187,12 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
     # -- schema ---------------------------------------------------------------------------------------------------
 
     def _migrate(self) -> None:
+        try:  # (a refusal, a wrong password or a server that does not answer is told as such, not as the schema's)
+            self._connections.pool()
+        except (psycopg.Error, PoolTimeout) as exc:
+            raise _typed(exc, "connecting to it") from None
         try:
-            with self.transaction("creating the schema") as conn:
+            with self.transaction("checking the index schema (creating or migrating it if needed)") as conn:
                 found = migrate(conn, self.schema, self._runs.groups() if self._runs is not None else None)
             self.migrated_from = found if 0 < found < SCHEMA_VERSION else None
         except PoolTimeout as exc:

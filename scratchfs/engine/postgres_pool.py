@@ -12,6 +12,15 @@ circuit breaker: an outage costs one connection attempt a second, not a wait per
 answers busy (too many connections, starting up) or that lets the fresh connection in is waited for the rest of
 ``busy_timeout``, as before: a pool whose connections are all in use, or a server just restarted, is not down.
 
+**A server that stops answering** (its processes stopped, ``SIGSTOP``, or its host gone without a reset) lets TCP
+connect and holds every reply: ``statement_timeout`` is the server's own and never fires, so a call waited as long as
+the hang lasted (35 s of a 35 s stop at ``busy_timeout=5``; the pool's empty-query check of a connection on checkout
+waited too). Every connection here is a :class:`~scratchfs.engine.postgres_connect.BoundedConnection`: each wait for
+the server's reply lasts at most ``busy_timeout`` and a second (the server's own ``statement_timeout`` answers first
+when it can), after which the connection is closed and the wait fails with
+:class:`~scratchfs.engine.postgres_connect.NoReply`; the circuit breaker then fails every operation at once for
+:data:`DOWN_SECONDS` with that error, as it does for a refused connection, and a fresh connection is tried after.
+
 Library: psycopg_pool (see :mod:`scratchfs.engine.postgres_index`); the pattern is the circuit breaker of
 M. Nygard, *Release It!* (2007), chapter 5, with one probe as its half-open state.
 """
@@ -27,6 +36,7 @@ from contextlib import ExitStack, contextmanager
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
+from scratchfs.engine.postgres_connect import BoundedConnection, NoReply, connect_kwargs, reply_timeout
 from scratchfs.engine.postgres_schema import probe
 from scratchfs.foundation.errors import StoreClosed
 
@@ -53,7 +63,6 @@ class IndexPool:
                  configure: Callable[[psycopg.Connection], None]) -> None:
         self._dsn = dsn
         self.busy_timeout = busy_timeout
-        self.connect_timeout = max(1, min(int(busy_timeout) or 1, 10))
         self._size = max(1, pool_size)
         self._configure = configure
         self._lock = threading.Lock()
@@ -79,12 +88,12 @@ class IndexPool:
             if self._pid != os.getpid() or self._pool is None:
                 if self._pool is not None:
                     self._inherited.append(self._pool)
-                probe(self._dsn, self.connect_timeout)
+                probe(self._dsn, self.busy_timeout)
                 pool = ConnectionPool(
                     self._dsn, min_size=1, max_size=self._size, open=False, timeout=max(self.busy_timeout, 0.1),
-                    kwargs={"autocommit": True, "connect_timeout": self.connect_timeout}, configure=self._configure,
-                    check=ConnectionPool.check_connection, reconnect_timeout=max(self.busy_timeout, 1.0),
-                    name="scratchfs-index",
+                    kwargs={"autocommit": True, **connect_kwargs(self.busy_timeout)}, configure=self._setup,
+                    check=self._check, reconnect_timeout=max(self.busy_timeout, 1.0), name="scratchfs-index",
+                    connection_class=BoundedConnection,
                 )
                 try:
                     pool.open(wait=True, timeout=max(self.busy_timeout, 1.0))
@@ -104,9 +113,33 @@ class IndexPool:
             StoreClosed: after :meth:`close`.
         """
         with ExitStack() as stack:
-            yield self._enter(stack, self.pool())
+            conn = self._enter(stack, self.pool())
+            try:
+                yield conn
+            except NoReply as exc:
+                self._trip(exc)
+                raise
+
+    def _setup(self, conn: BoundedConnection) -> None:
+        conn.reply_after = reply_timeout(self.busy_timeout)
+        self._configure(conn)
+
+    def _check(self, conn: BoundedConnection) -> None:
+        """The pool's check of a connection on checkout (an empty query, bounded): a server that does not answer
+        trips the circuit breaker."""
+        try:
+            ConnectionPool.check_connection(conn)
+        except NoReply as exc:
+            self._trip(exc)
+            raise
+
+    def _trip(self, exc: psycopg.Error) -> None:
+        self._down = (time.monotonic() + DOWN_SECONDS, exc)
 
     def _enter(self, stack: ExitStack, pool: ConnectionPool) -> psycopg.Connection:
+        down = self._down  # (a server that did not answer: even a pooled connection's check would wait for it)
+        if down is not None and isinstance(down[1], NoReply) and time.monotonic() < down[0]:
+            raise down[1].with_traceback(None)
         first = min(self.busy_timeout, FIRST_WAIT)
         try:
             return stack.enter_context(pool.connection(timeout=first))
@@ -122,9 +155,9 @@ class IndexPool:
         if down is not None and time.monotonic() < down[0]:
             raise down[1].with_traceback(None)  # (not the tracebacks of every earlier raise)
         try:
-            probe(self._dsn, self.connect_timeout)
+            probe(self._dsn, self.busy_timeout)
         except psycopg.Error as exc:
-            self._down = (time.monotonic() + DOWN_SECONDS, exc)
+            self._trip(exc)
             raise
         self._down = None
 

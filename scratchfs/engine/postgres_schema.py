@@ -21,11 +21,12 @@ import psycopg
 from psycopg import sql as pg_sql
 from psycopg_pool import PoolTimeout
 
+from scratchfs.engine.postgres_connect import bounded_connect
 from scratchfs.foundation.checks import shorten
 from scratchfs.foundation.errors import StorageError
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "busy_refusal", "flag_unavailable", "holds_index", "lock_key", "migrate",
-           "probe", "run_refusal", "runs_name"]
+           "no_answer", "probe", "run_refusal", "runs_name"]
 
 SCHEMA_VERSION = 3
 """The schema version this scratchfs writes and reads."""
@@ -136,8 +137,9 @@ def busy_refusal(exc: psycopg.OperationalError) -> bool:
     return getattr(exc, "sqlstate", None) in _BUSY or any(word in str(exc).lower() for word in _BUSY[2:])
 
 
-_AWAY = ("refused", "timeout expired", "closed the connection", "terminating connection", "could not receive",
-         "could not send", "no route to host", "is the server running", "connection is lost", "connection is closed")
+_AWAY = ("refused", "no reply from the server", "timeout expired", "closed the connection", "terminating connection",
+         "could not receive", "could not send", "no route to host", "is the server running", "connection is lost",
+         "connection is closed")
 
 
 def flag_unavailable(exc: BaseException, error: StorageError) -> StorageError:
@@ -153,22 +155,38 @@ def flag_unavailable(exc: BaseException, error: StorageError) -> StorageError:
     return error
 
 
-def probe(dsn: str, connect_timeout: int) -> None:
+def probe(dsn: str, busy_timeout: float) -> None:
     """Make one connection to ``dsn`` and close it: raises the psycopg error of a server that refuses, a wrong
     password or database; a server only busy (:func:`busy_refusal`) passes, for a pool's retries to wait out."""
     try:
-        psycopg.connect(dsn, autocommit=True, connect_timeout=connect_timeout).close()
+        bounded_connect(dsn, busy_timeout).close()
     except psycopg.OperationalError as exc:
         if not busy_refusal(exc):
             raise
 
 
-def holds_index(dsn: str, schema: str, connect_timeout: int) -> bool | None:
+def holds_index(dsn: str, schema: str, busy_timeout: float) -> bool | StorageError | None:
     """Whether ``schema`` holds a scratchfs index (its ``schema_version`` table), looked up without creating
-    anything; ``None`` when the server cannot be asked (the opening then tells why). Never raises."""
+    anything; a :class:`StorageError` (returned) when the server did not answer within its connect or reply timeout
+    (the opening would wait as long again); ``None`` when it refused to be asked (the opening then tells why).
+    Never raises."""
     try:
-        with psycopg.connect(dsn, autocommit=True, connect_timeout=connect_timeout) as conn:
+        with bounded_connect(dsn, busy_timeout) as conn:
             found = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (f'"{schema}".schema_version',)).fetchone()
             return bool(found and found[0])
-    except psycopg.Error:
+    except psycopg.Error as exc:
+        text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        if isinstance(exc, psycopg.OperationalError) and any(word in text for word in _NO_ANSWER):
+            return flag_unavailable(exc, StorageError(f"the index database failed while connecting to it: "
+                                                      f"{no_answer(text)}"))
         return None
+
+
+_NO_ANSWER = ("no reply from the server", "timeout expired")
+
+
+def no_answer(text: str) -> str:
+    """``text`` (a psycopg error's first line), with why when it is libpq's bare "connection timeout expired"."""
+    if text.startswith("connection timeout expired"):
+        return f"{text} (no answer within the busy timeout: the server is stopped, overloaded or unreachable)"
+    return text

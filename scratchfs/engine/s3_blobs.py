@@ -59,7 +59,7 @@ from urllib.parse import urlsplit
 
 from scratchfs.engine.binding import Binding
 from scratchfs.engine.caches import LRU
-from scratchfs.engine.pairing import Gate
+from scratchfs.engine.pairing import MARKER_NAME, Gate
 from scratchfs.engine.protocols import BlobFile, BlobInfo
 from scratchfs.engine.s3_client import client_errors, error_code, make_client, storage_error
 from scratchfs.engine.s3_readers import HeldKeys, S3Source
@@ -68,7 +68,8 @@ from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import InvalidArgument, StorageError, StoreBusy
 from scratchfs.foundation.text import digits_int
 
-__all__ = ["PART_BYTES", "TAIL_BYTES", "S3Blobs", "S3Object", "S3Pending", "S3Source", "parse_s3_url"]
+__all__ = ["OTHER_UNREAD", "PART_BYTES", "SEGMENT_UNREAD", "TAIL_BYTES", "S3Blobs", "S3Object", "S3Pending", "S3Source",
+           "parse_s3_url", "unread_why"]
 
 PART_BYTES = 8 * 1024 * 1024
 """Bytes per part of a multipart upload (S3 requires at least 5 MiB for every part but the last)."""
@@ -82,6 +83,18 @@ _BUCKET_RE = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]\Z")
 _PREFIX_RE = re.compile(r"[A-Za-z0-9._/-]{0,512}\Z")
 _KEY_RE = re.compile(r"(?P<run>[^/]+)/(?P<agent>[^/]+)/(?P<token>[a-z2-7]{24})\.zst\Z")
 _MISSING = {"404", "NoSuchKey", "NotFound"}
+SEGMENT_UNREAD = ("a local store's segment file (its small entries, in one file): an S3 store keeps each entry in an "
+                  "object of its own and does not read a local store's segment files, so its entries are not here; "
+                  "read them where that store's root is (or spill them again into this store)")
+"""Why an S3 store leaves a ``.zseg`` object under its prefix unread (:meth:`S3Blobs.unread`)."""
+OTHER_UNREAD = "not a blob object of scratchfs (<run>/<agent>/<token>.zst): left alone"
+"""Why an S3 store leaves another object under its prefix alone."""
+
+
+def unread_why(key: str) -> str:
+    """Why an S3 store leaves the object ``key`` under its prefix unread: :data:`SEGMENT_UNREAD` or
+    :data:`OTHER_UNREAD`."""
+    return SEGMENT_UNREAD if key.endswith(".zseg") else OTHER_UNREAD
 
 
 def parse_s3_url(url: str) -> tuple[str, str]:
@@ -157,6 +170,9 @@ class S3Blobs:
                  client: Any = None) -> None:
         self.bucket, self.prefix = parse_s3_url(url)
         self.url = url
+        self.unread_listed: list[str] = []
+        """The keys under the prefix that the last full :meth:`list_objects` found not to be blob objects (nor the
+        marker): what :meth:`unread` names and the fleet sweep counts."""
         self.frame_bytes = frame_bytes
         self.level = level
         self.timeout = timeout
@@ -431,7 +447,7 @@ class S3Blobs:
         are left alone. Raises StorageError."""
         base = (f"{self.prefix}/" if self.prefix else "") if prefix is None else prefix
         root = f"{self.prefix}/" if self.prefix else ""
-        found = []
+        found, other = [], []
         try:
             pages = self.client().get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=base)
             for page in pages:
@@ -440,9 +456,20 @@ class S3Blobs:
                     if match and item["Key"].startswith(root):
                         found.append(S3Object(match["run"], match["agent"], item["Key"], match["token"],
                                               int(item.get("Size", 0)), item["LastModified"].timestamp()))
+                    elif item["Key"] != f"{root}{MARKER_NAME}":
+                        other.append(item["Key"])
         except self._errors() as exc:
             raise self.failure(exc, "listing blobs") from None
+        if prefix is None:
+            self.unread_listed = sorted(other)
         return sorted(found, key=lambda o: o.location)
+
+    def unread(self) -> list[tuple[str, str]]:
+        """``(key, why)`` of every object under the store's prefix that is not a blob object of an S3 store (nor its
+        marker): a local store's segment files (``.zseg``, copied here with its blob files) and anything else. They
+        are left alone, but never silently: fsck names them, a rebuild counts them skipped. Raises StorageError."""
+        self.list_objects()
+        return [(key, unread_why(key)) for key in self.unread_listed]
 
     def blob_files(self) -> list[BlobFile]:
         """Every blob of the store, as :class:`~scratchfs.engine.protocols.BlobFile` records (location = key), for

@@ -9,24 +9,35 @@ about ``timeout`` seconds (plus the second botocore waits for a ``100 Continue``
 asks to retry (``503 SlowDown``) gets its ``ATTEMPTS`` without the deadline: each answer came within an attempt's
 timeouts.
 
+**Circuit breaker.** A request that found the store out of reach (no answer within the bound, no connection) makes
+every request of the same client fail at once, with the same one-line error, for :data:`DOWN_SECONDS`; then one
+request tries again (the others still fail at once while it is under way): a hung store costs one bound a second,
+not one per call -- and opening a store (which reads its marker and then checks the bucket) costs one, not one and a
+half. Any answer from the store closes the breaker. As :mod:`scratchfs.engine.postgres_pool` does for PostgreSQL.
+
 **Messages.** :func:`storage_error` turns a botocore failure into one :class:`StorageError` line that names what
 failed and what to do: the endpoint that cannot be reached or did not answer (and ``AWS_ENDPOINT_URL`` when it is
-unset, or as the setting to check), a missing bucket, refused credentials. A store out of reach for now (not
+unset, or as the setting to check), a missing bucket, refused or missing credentials. A store out of reach for now (not
 reached, no answer, or slowing down) marks the error ``unavailable = True``.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 import time
 from typing import Any
 
 from scratchfs.foundation.errors import StorageError
 
-__all__ = ["ATTEMPTS", "NoAnswer", "attempt_timeout", "client_errors", "error_code", "make_client", "storage_error"]
+__all__ = ["ATTEMPTS", "DOWN_SECONDS", "NoAnswer", "StoreDown", "attempt_timeout", "client_errors", "error_code",
+           "make_client", "storage_error"]
 
 ATTEMPTS = 3
 """Most attempts of one S3 request (the first and two retries), all within the store's ``timeout``."""
+
+DOWN_SECONDS = 1.0
+"""Seconds after a request found the store out of reach during which every request fails at once."""
 
 _DEADLINE = "scratchfs_deadline"
 _LAST = "scratchfs_last_failure"
@@ -83,10 +94,49 @@ def make_client(timeout: float, data_loader: Any = None) -> Any:
         if deadline is not None and not last.startswith("HTTP") and time.monotonic() + each > deadline + 0.05:
             raise NoAnswer(timeout, last or "no answer")  # not retried: the request fails
 
+    breaker = _Breaker(timeout)
+    client.meta.events.register("before-call.s3", breaker.before)
     client.meta.events.register("before-call.s3", start)
+    client.meta.events.register("after-call.s3", breaker.answered)
+    client.meta.events.register("after-call-error.s3", breaker.failed)
     client.meta.events.register_first("needs-retry.s3", failed)
     client.meta.events.register_first("before-send.s3", before_send)
     return client
+
+
+class _Breaker:
+    """One client's circuit breaker (see the module docstring): open for :data:`DOWN_SECONDS` after a request found
+    the store out of reach; then one request at a time tries."""
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self.lock = threading.Lock()
+        self.until = 0.0
+        self.cause: BaseException | None = None
+
+    def before(self, **_: Any) -> None:
+        with self.lock:
+            if self.cause is None:
+                return
+            now = time.monotonic()
+            if now < self.until:
+                raise StoreDown(self.cause)
+            self.until = now + self.timeout + 1.0  # this request tries; the others fail at once meanwhile
+
+    def answered(self, **_: Any) -> None:
+        if self.cause is not None:
+            with self.lock:
+                self.cause = None
+
+    def failed(self, exception: BaseException | None = None, **_: Any) -> None:
+        from botocore.exceptions import ConnectionError as BotoConnectionError
+        from botocore.exceptions import ReadTimeoutError
+
+        with self.lock:  # (a connect timeout is a ConnectionError; a read timeout is not)
+            if isinstance(exception, (NoAnswer, BotoConnectionError, ReadTimeoutError)):
+                self.cause, self.until = exception, time.monotonic() + DOWN_SECONDS
+            else:
+                self.cause = None
 
 
 class NoAnswer(Exception):
@@ -98,12 +148,21 @@ class NoAnswer(Exception):
         self.after = after
 
 
+class StoreDown(Exception):
+    """A request not made: an earlier one found the store out of reach less than :data:`DOWN_SECONDS` ago.
+    ``cause``: that request's failure (its message is this one's)."""
+
+    def __init__(self, cause: BaseException) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
 def client_errors() -> tuple[type[BaseException], ...]:
     """What a call of a :func:`make_client` client raises for a failure of the store (botocore's and
     :class:`NoAnswer`)."""
     from botocore.exceptions import BotoCoreError, ClientError
 
-    return (BotoCoreError, ClientError, NoAnswer)
+    return (BotoCoreError, ClientError, NoAnswer, StoreDown)
 
 
 def error_code(exc: BaseException) -> str:
@@ -118,6 +177,8 @@ def storage_error(exc: BaseException, doing: str, endpoint: str | None = None, t
     """One line for a botocore failure ``exc`` while ``doing`` (e.g. ``"uploading <key>"``): ``the object store
     failed while <doing> (<why>: <what to do>)``. ``endpoint``: the URL the client talks to (named when the failure
     is one of reaching it); ``timeout``: the store's bound on a request (seconds). Never echoes credentials."""
+    if isinstance(exc, StoreDown):  # (the same line as the failure that opened the breaker)
+        exc = exc.cause
     code = error_code(exc)
     reason = f"error {code}" if code else (exc.after if isinstance(exc, NoAnswer) else type(exc).__name__)
     if code == "NoSuchBucket":  # a set-up step, told as one: scratchfs never creates a bucket
@@ -126,6 +187,9 @@ def storage_error(exc: BaseException, doing: str, endpoint: str | None = None, t
         reason += f": {named} does not exist; create it first (scratchfs never creates a bucket)"
     elif code in ("AccessDenied", "403", "InvalidAccessKeyId", "SignatureDoesNotMatch"):
         reason += ": check the AWS credentials and the bucket's policy"
+    elif type(exc).__name__ in ("NoCredentialsError", "PartialCredentialsError"):
+        reason += (": no AWS credentials were found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE "
+                   "to a profile of ~/.aws/credentials (or run where an instance or task role gives them)")
     elif not code:
         reason = _unreached(exc, reason, endpoint, timeout) or reason
     error = StorageError(f"the object store failed while {doing} ({reason})")

@@ -90,6 +90,8 @@ class SweepResult:
             that could not be removed whole (everything in them that could be was; logged); left for the next sweep
             and counted nowhere else.
         skipped: True if another sweep held the lock and this one did nothing.
+        unread_objects: objects under an S3 store's prefix that are not its blob objects (a local store's ``.zseg``
+            segment files copied there): left alone, counted here and logged (fleet sweep).
     """
 
     rows_deleted: int = 0
@@ -99,6 +101,7 @@ class SweepResult:
     missing_files: int = 0
     delete_failures: int = 0
     skipped: bool = False
+    unread_objects: int = 0
 
     def to_dict(self) -> dict:
         return asdict(self)
