@@ -1,5 +1,4 @@
-"""The inspector: what a store holds (``scratchfs ls``, ``scratchfs stats``) and whether its index and files agree
-(``scratchfs fsck``).
+"""The inspector: what a store holds (``scratchfs ls``, ``stats``) and whether its index and files agree (``fsck``).
 
 ``fsck`` compares the index with the blob files under ``runs/``:
 
@@ -460,15 +459,15 @@ def _report_trash(store: ScratchStore, report: FsckReport, names: list[str], why
 
 
 def _blob_files(store: ScratchStore, report: FsckReport) -> list[BlobFile]:
-    """Every blob file of the store (``report.files_checked`` set to their number); a ``runs/`` that is a link or not
-    a directory (never walked through: it gives none), or an S3 object the store does not read, is ``unexpected``."""
+    """The store's blob files (``report.files_checked``: how many); a ``runs/`` it cannot list (a link: never walked)
+    or an object it never reads is ``unexpected``."""
     try:
         files = store.blobs.blob_files()
     except StorageError as exc:
         report.problems.append(Problem("unexpected", "", "", None, store.blobs.locate(), str(unless_exhausted(exc))))
         files = []
     report.files_checked = len(files)
-    report.problems += [Problem("unexpected", "", "", None, k, w) for k, w in getattr(store.blobs, "unread", list)()]
+    report.problems += [Problem("unexpected", "", "", None, key, why) for key, why in store.blobs.unread()]
     return files
 
 

@@ -123,7 +123,7 @@ def rebuild_index(store: ScratchStore) -> RebuildReport:
         else:
             report.skipped.append([path, skipped[1]])
             report.reasons[skipped[0]] = report.reasons.get(skipped[0], 0) + 1
-    for key, why in getattr(store.blobs, "unread", list)():  # (an S3 store's: a local store's .zseg copied there)
+    for key, why in store.blobs.unread():  # (an S3 store's: a local store's .zseg copied there)
         report.skipped.append([key, why])
         reason = "segment" if key.endswith(".zseg") else "not a blob"
         report.reasons[reason] = report.reasons.get(reason, 0) + 1

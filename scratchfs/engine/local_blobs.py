@@ -188,7 +188,7 @@ class Blobs:
                 os.fsync(dir_fd)
         except BaseException as exc:
             if writer is None or not writer.forked:  # in a fork() child the file is the parent's, still being written
-                _unlink_quietly(dir_fd, name)
+                safe_fs.unlink_quietly(dir_fd, name, OSError)  # (the write's own error is the one to tell)
             os.close(fd)
             os.close(dir_fd)
             if isinstance(exc, OSError) and not isinstance(exc, ScratchError):
@@ -499,6 +499,10 @@ class Blobs:
                         found += self._segment_records(run, agent, name)
         return found
 
+    def unread(self) -> list[tuple[str, str]]:
+        """None: the files of a local store that are not blobs are told by fsck's walk of ``runs/``."""
+        return []
+
     def _segment_records(self, run: str, agent: str, name: str) -> list[BlobFile]:
         """A :class:`BlobFile` per complete record of a segment, its ``token`` the record's location."""
         records = self.scan_segment(("runs", run, agent), name)[0]
@@ -543,7 +547,3 @@ def _file_name(blob: str) -> str:
     except ValueError:
         raise FileNotFoundError(errno.ENOENT, f"no file can hold the blob {ids.shorten(blob)!r}") from None
 
-
-def _unlink_quietly(dir_fd: int, name: str) -> None:
-    with contextlib.suppress(OSError):
-        os.unlink(name, dir_fd=dir_fd)

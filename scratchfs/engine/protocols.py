@@ -306,6 +306,11 @@ class BlobStore(Protocol):
         """Every blob in the store (for orphan reconciliation and fsck)."""
         ...
 
+    def unread(self) -> list[tuple[str, str]]:
+        """``(location, why)`` of what the store holds and never reads (an S3 store's: a local store's ``.zseg``
+        copied under its prefix), for fsck and a rebuild to name; a local store's odd files are told by fsck's walk."""
+        ...
+
     def close(self) -> None: ...
 
 

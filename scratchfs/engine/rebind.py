@@ -90,7 +90,7 @@ def bind_file(blobs, entry: Entry, locked: Callable[[], AbstractContextManager[o
             try:
                 return _swap(dir_fd, name, st, size, locked, named, commit)
             finally:
-                _unlink_quietly(dir_fd, name + TEMP_SUFFIX)  # (gone once renamed)
+                safe_fs.unlink_quietly(dir_fd, name + TEMP_SUFFIX)  # (gone once renamed)
         finally:
             os.close(fd)
     except OSError as exc:
@@ -161,7 +161,7 @@ def _write_bound(fd: int, dir_fd: int, name: str, table: SeekTable, entry: Entry
     frame = encode_binding_frame(payload)
     tail = frame + encode_seek_table([*compressed, len(frame)], [*decompressed, 0], [*checksums, EMPTY_CHECKSUM])
     temp = name + TEMP_SUFFIX
-    _unlink_quietly(dir_fd, temp)  # one a killed binder left
+    safe_fs.unlink_quietly(dir_fd, temp)  # one a killed binder left
     out = safe_fs.open_file(dir_fd, temp, os.O_RDWR | os.O_CREAT | os.O_EXCL, temp)
     try:
         offset = 0
@@ -180,14 +180,8 @@ def _write_bound(fd: int, dir_fd: int, name: str, table: SeekTable, entry: Entry
             pass
         return offset + len(tail)
     except BaseException:
-        _unlink_quietly(dir_fd, temp)
+        safe_fs.unlink_quietly(dir_fd, temp)
         raise
     finally:
         os.close(out)
 
-
-def _unlink_quietly(dir_fd: int, name: str) -> None:
-    try:
-        os.unlink(name, dir_fd=dir_fd)
-    except FileNotFoundError:
-        pass

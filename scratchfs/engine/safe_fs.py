@@ -37,6 +37,7 @@ __all__ = [
     "remove_tree_at",
     "storage_error",
     "unexpected",
+    "unlink_quietly",
     "walk",
     "write_all",
 ]
@@ -337,3 +338,13 @@ def list_stats(root_fd: int, parts: tuple[str, ...]) -> list[tuple[str, os.stat_
         raise storage_error(exc, f"cannot list {'/'.join(parts)}") from exc
     finally:
         os.close(fd)
+
+
+def unlink_quietly(dir_fd: int, name: str, ignore: type[OSError] | tuple[type[OSError], ...] = FileNotFoundError
+                   ) -> None:
+    """Remove the file ``name`` of the directory ``dir_fd`` (a link itself, never its target), an error of the kinds
+    ``ignore`` (by default: it is gone already) left unsaid; any other OSError is raised."""
+    try:
+        os.unlink(name, dir_fd=dir_fd)
+    except ignore:
+        pass
