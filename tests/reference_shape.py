@@ -450,6 +450,8 @@ def _partial_json(text: str, decoder: json.JSONDecoder, scope: str) -> Shape | N
         if text[pos : pos + 1] != ",":
             break
         pos += 1
+    if text[pos : pos + 1] in "}]" and text[(end := ws.match(text, pos + 1).end()) : end + 1] not in ("", "{", "["):
+        return None  # (changed, newuser8: text after the document's end is no JSON -- dmesg's "[    0.000000] ...")
     if count == 0 and opening == "{":
         return Shape("json", _clip(f"JSON object{scope}; its first value is larger than the sample"))
     if opening == "{":

@@ -790,3 +790,22 @@ def test_a_key_named_with_a_question_mark_is_not_read_as_a_key_some_items_lack(s
     assert re.search(rf'cells: array\({items}\) of \{{a\?(?:: int)?, "a\?"(?:: int)?, pad(?:: str)?\}}', shape), shape
     odd = scope.spill(json.dumps([{"": 1, "?": 2, "x, y": 3, "k\u0001": 4, "b": 5}] * 300).encode()).shape
     assert odd.endswith('first item: "": int, "?": int, "x, y": int, "k\\u0001": int, b: int'), odd
+
+
+_DMESG = Path(__file__).resolve().parent.parent / "fixtures" / "tools" / "dmesg.txt"
+
+
+@pytest.mark.parametrize("copies", [1, 30])
+def test_a_log_whose_lines_open_with_a_bracketed_number_is_text_not_json(scope, copies):
+    """newuser8: a log over 512 KiB whose lines open with "[<number>]" -- dmesg's "[    0.000000] Linux version",
+    a build's "[   12] CC x.o" -- was stubbed as JSON, "JSON array, at least 1 item ...; first item: float", and
+    its note sent the model to jq=".[0]", whose next page failed with a parse error: the first value's end was
+    taken for the document's. After a JSON document comes blank space or another document (a stream, as jq reads)."""
+    data = _DMESG.read_bytes() * copies  # (real dmesg of this machine; 30 copies: 676 KiB, read by streaming)
+    for content in (data, b"".join(b"[%8d] CC build/obj%d.o\n" % (i, i) for i in range(30000))):
+        stub = scope.spill(content, source_tool="t")
+        assert stub.content_type == "text" and not stub.shape.startswith("JSON"), stub.shape
+        assert stub.shape.startswith(f"text, {len(lines_of(content)):,} lines"), stub.shape
+    for document in (b"[" + b"1," * 300_000 + b"2]\n\n", b'{"a": [' + b"1," * 300_000 + b"2]}  \n"):
+        stub = scope.spill(document, source_tool="t")
+        assert stub.content_type == "json" and stub.shape.startswith("JSON"), stub.shape

@@ -420,6 +420,8 @@ def _partial_json(text: str, decoder: json.JSONDecoder, scope: str) -> Shape | N
         if text[pos : pos + 1] != ",":
             break
         pos += 1
+    if text[pos : pos + 1] in "}]" and text[(end := ws.match(text, pos + 1).end()) : end + 1] not in ("", "{", "["):
+        return None  # text after the document (not another, as jq reads a stream): a log of "[   1] CC x.o" lines
     if count == 0 and opening == "{":
         return Shape("json", clip(f"JSON object{scope}; its first value is larger than the sample"))
     if opening == "{":

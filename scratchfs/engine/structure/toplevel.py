@@ -332,6 +332,8 @@ def _scan(text: _Text, max_entries: int, max_names: int) -> Generator[int, bytes
                 text.pos += 1
             else:
                 yield from _members(text, found, max_entries, max_names)
+        if (yield from text.peek()) not in ("", "{", "["):  # text after it, not another document (as jq reads a
+            return None  # stream of them): a log of "[   1] CC x.o" lines, dmesg's "[    0.000000] Linux ..."
     except _Stop as stop:
         if found is None or str(stop) == "malformed" or text.at_end:
             return None
