@@ -165,12 +165,17 @@ def test_a_search_cut_by_the_budget_says_so(scratch_scope, fixture_data):
     assert cut["more"] and shown < 1000 and shown < data.count(b"def ")
     assert cut["note"] == (f"the budget (8192 bytes) cut this reply to {shown} of max_matches=1000 matches; "
                            "next_call goes on (a larger budget=, up to 65536, shows more a reply); count=true counts "
-                           "them all")
+                           f"them all; before={len(data)} shows the last ones")
+    # (newuser8: the last of 106 errors took three forward pages, where before=<size> gives them in one reply)
+    last = tools.call("read_handle", {"handle": handle, "match": "def ", "context": 0, "max_matches": 3,
+                                      "before": len(data)})
+    assert [h["offset"] for w in last["windows"] for h in window_hits(w)] == [
+        i for i in range(len(data)) if data.startswith(b"def ", i)][-3:]
     assert len(to_json(cut).encode()) <= 8192
     wide = tools.call("read_handle", {"handle": handle, "match": "def ", "context": 30, "max_matches": 1000,
                                       "budget": 4096})
     assert wide["note"].endswith("(a larger budget=, up to 65536, or a smaller context= shows more a reply); "
-                                 "count=true counts them all")
+                                 f"count=true counts them all; before={len(data)} shows the last ones")
     # near matches share a window (agentsim2 counted 12 windows where the note said 14 matches): the note says both
     windows, matches = len(wide["windows"]), sum(len(window_hits(w)) for w in wide["windows"])
     assert windows < matches and f"cut this reply to {matches} of max_matches=1000 matches in {windows} windows;" \

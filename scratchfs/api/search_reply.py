@@ -192,6 +192,7 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
         narrower = " or a smaller context=" if found.context else ""
         grouped = f" in {len(windows)} windows" if len(windows) != count else ""  # (windows merge near matches)
         total = "" if found.view else "; count=true counts them all"  # (a text view is not counted)
+        total += f"; before={found.size} shows the last ones" if found.before is None and not found.view else ""
         reply["note"] = (f"the budget ({budget} bytes) cut this reply to {count} of max_matches={found.max_matches} "
                          f"matches{grouped}; next_call goes on (a larger budget=, up to {MAX_REPLY_BYTES},{narrower} "
                          f"shows more a reply){total}")
