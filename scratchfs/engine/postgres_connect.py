@@ -2,7 +2,8 @@
 
 PostgreSQL's ``statement_timeout`` is the server's: a server whose processes are stopped (``SIGSTOP``), or whose host
 is gone without a reset, never sends it, and psycopg waits for a reply as long as the hang lasts. psycopg 3's
-``Connection.wait(gen, interval, timeout)`` (every query, fetch and check goes through it) takes a timeout: a
+``Connection.wait(gen, interval, timeout)`` (every query, fetch and check goes through it; psycopg 3.3.6 and later,
+which ``pyproject.toml`` requires: before it, ``wait`` took no timeout) takes a timeout: a
 :class:`BoundedConnection` passes :attr:`~BoundedConnection.reply_after` to it, closes the connection when it runs out
 and raises :class:`NoReply`. libpq's ``tcp_user_timeout`` and keepalives (:func:`connect_kwargs`) bound the same at the
 socket for a peer that is gone; ``connect_timeout`` bounds a connection attempt.
