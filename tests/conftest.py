@@ -10,7 +10,15 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from scratchfs import ScratchStore
-from tests.services import pg_schema, postgres_dsn, postgres_server, postgres_url, s3_endpoint, s3_env  # noqa: F401
+from tests.services import (  # noqa: F401
+    own_postgres_server,
+    pg_schema,
+    postgres_dsn,
+    postgres_server,
+    postgres_url,
+    s3_endpoint,
+    s3_env,
+)
 
 pytest_plugins = ["pytester"]
 

@@ -169,6 +169,20 @@ def postgres_server() -> Iterator[PostgresServer | None]:
     server.remove()
 
 
+@pytest.fixture
+def own_postgres_server() -> Iterator[PostgresServer]:
+    """A PostgreSQL server of the test's own, started (the test may stop and start it again: an outage), removed
+    after; skips, saying why, where no PostgreSQL binaries are installed."""
+    if _pg_bin() is None:
+        unavailable("no PostgreSQL binaries to start a server of this test's own")
+    server = PostgresServer(_pg_bin())
+    try:
+        server.start()
+        yield server
+    finally:
+        server.remove()
+
+
 @pytest.fixture(scope="session")
 def postgres_dsn(postgres_server: PostgresServer | None) -> str:
     """A DSN (libpq ``key=value`` form) of the session's PostgreSQL database."""

@@ -18,7 +18,7 @@ import pytest
 from scratchfs import Deleted, NotFound, Observation, ScratchStore, StorageError
 from scratchfs.foundation.checks import new_token
 from tests.fleet_host import content
-from tests.services import PostgresServer, _pg_bin, free_port, postgres_url, unavailable
+from tests.services import free_port, postgres_url
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -269,28 +269,22 @@ def test_a_stopped_object_store_gives_storage_error_and_offload_passes_through(f
 
 
 @pytest.mark.alone
-def test_a_stopped_database_gives_storage_error_and_offload_passes_through(s3_env, tmp_path):
-    if _pg_bin() is None:
-        unavailable("no PostgreSQL binaries to start a server of this test's own")
-    server = PostgresServer(_pg_bin())
-    try:
-        server.start()
-        index = postgres_url(server.dsn, "scratchfs")
-        with ScratchStore(tmp_path, index=index, blobs=s3_env, busy_timeout=1.0) as store:
-            scope = store.scope("run-1", "agent-1")
-            stub = scope.spill(b"before the outage " * 1000)
-            server.stop()
-            started = time.monotonic()
-            with pytest.raises(StorageError):
-                scope.read_handle(stub.handle)
-            with pytest.raises(StorageError):
-                scope.spill(b"during the outage " * 1000)
-            obs = Observation(tool="sql.query", content="y" * 100_000, result_class="query")
-            assert scope.offload(obs) is obs
-            assert time.monotonic() - started < 30
-            assert store.blobs.blob_files() != []  # the spilled object of the failed row is an orphan for the sweep
-    finally:
-        server.remove()
+def test_a_stopped_database_gives_storage_error_and_offload_passes_through(s3_env, tmp_path, own_postgres_server):
+    server = own_postgres_server
+    index = postgres_url(server.dsn, "scratchfs")
+    with ScratchStore(tmp_path, index=index, blobs=s3_env, busy_timeout=1.0) as store:
+        scope = store.scope("run-1", "agent-1")
+        stub = scope.spill(b"before the outage " * 1000)
+        server.stop()
+        started = time.monotonic()
+        with pytest.raises(StorageError):
+            scope.read_handle(stub.handle)
+        with pytest.raises(StorageError):
+            scope.spill(b"during the outage " * 1000)
+        obs = Observation(tool="sql.query", content="y" * 100_000, result_class="query")
+        assert scope.offload(obs) is obs
+        assert time.monotonic() - started < 30
+        assert store.blobs.blob_files() != []  # the spilled object of the failed row is an orphan for the sweep
 
 
 def test_fsck_finds_and_repairs_missing_corrupt_and_orphaned_objects(fleet):

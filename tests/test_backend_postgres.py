@@ -16,7 +16,6 @@ from scratchfs.engine.postgres_schema import SCHEMA_VERSION
 from scratchfs.engine.sqlite_index import Entry
 from scratchfs.foundation.checks import new_token
 from scratchfs.foundation.errors import QuotaExceeded, StorageError, StoreBusy
-from tests.services import PostgresServer, _pg_bin, unavailable
 
 NOW = 1_800_000_000.0
 
@@ -244,35 +243,29 @@ def test_the_sweep_lock_admits_one_host_at_a_time(postgres_dsn, pg_schema):
 
 
 @pytest.mark.alone
-def test_a_stopped_server_gives_storage_error_within_a_bounded_time():
-    if _pg_bin() is None:
-        unavailable("no PostgreSQL binaries to start a server of this test's own")
-    server = PostgresServer(_pg_bin())
-    try:
-        server.start()
-        index = PostgresIndex(server.dsn, busy_timeout=1.0, clock="caller")
-        index.put(entry(key="h"), b"", lambda: True)
-        server.stop("fast")
-        started = time.monotonic()
-        for _ in range(3):
-            with pytest.raises(StorageError):
-                index.lookup("run-1", "agent-1", "handle", "h", NOW)
-        assert time.monotonic() - started < 15.0
-        server.start()  # the pool re-makes its connections once the server is back
-        deadline = time.monotonic() + 15
-        while True:
-            try:
-                assert index.lookup("run-1", "agent-1", "handle", "h", NOW) is not None
-                break
-            except StorageError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.2)
-        index.close()
+def test_a_stopped_server_gives_storage_error_within_a_bounded_time(own_postgres_server):
+    server = own_postgres_server
+    index = PostgresIndex(server.dsn, busy_timeout=1.0, clock="caller")
+    index.put(entry(key="h"), b"", lambda: True)
+    server.stop("fast")
+    started = time.monotonic()
+    for _ in range(3):
         with pytest.raises(StorageError):
-            PostgresIndex(server.dsn.replace(f"port={server.port}", "port=1"), busy_timeout=1.0)
-    finally:
-        server.remove()
+            index.lookup("run-1", "agent-1", "handle", "h", NOW)
+    assert time.monotonic() - started < 15.0
+    server.start()  # the pool re-makes its connections once the server is back
+    deadline = time.monotonic() + 15
+    while True:
+        try:
+            assert index.lookup("run-1", "agent-1", "handle", "h", NOW) is not None
+            break
+        except StorageError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+    index.close()
+    with pytest.raises(StorageError):
+        PostgresIndex(server.dsn.replace(f"port={server.port}", "port=1"), busy_timeout=1.0)
 
 
 @pytest.mark.alone

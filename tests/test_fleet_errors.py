@@ -12,7 +12,7 @@ import psycopg
 import pytest
 
 from scratchfs import Observation, ScratchStore, StorageError, StoreBusy
-from tests.services import PostgresServer, _pg_bin, postgres_url, unavailable
+from tests.services import postgres_url
 
 
 @pytest.fixture
@@ -60,16 +60,9 @@ def test_tying_an_existing_schema_to_a_runs_table_names_the_runs_it_lacks(postgr
 
 
 @pytest.fixture
-def server():
-    """A PostgreSQL server of the test's own, started (the test stops and starts it again), removed after."""
-    if _pg_bin() is None:
-        unavailable("no PostgreSQL binaries to start a server of this test's own")
-    server = PostgresServer(_pg_bin())
-    try:
-        server.start()
-        yield server
-    finally:
-        server.remove()
+def server(own_postgres_server):
+    """A PostgreSQL server of the test's own (the test stops and starts it again)."""
+    return own_postgres_server
 
 
 def _web(store):
