@@ -180,7 +180,7 @@ def last_matches(reader: SeekableReader, matcher: Matcher, start: int, before: i
         first = spans[-count][0]
         found = search(reader, matcher, first, context, count, budget, line_of_frame, sink_class)
         taken = sum(len(w.matches) for w in found.windows)
-        if taken >= count:
+        if taken >= count or count == 1:  # (one match is always shown, cut to the budget by the reply: no loop)
             break
         count = max(1, taken)
     more = count < len(spans) or hi > start or dropped
