@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from scratchfs.api.counting import search_matcher
+from scratchfs.api.counting import search_matcher, text_view_hint
 from scratchfs.api.entries import Entries, OpenEntry, reading
 from scratchfs.api.last_search import last_search
 from scratchfs.api.policy import KNOWN_CLASSES, Observation, check_result_class, should_spill
@@ -364,14 +364,14 @@ class Scope:
             return Matches(handle, needle, found.windows, size, found.next_offset, pattern, ignore_case, context,
                            max_matches, view=view)
         with self._entries.open(self.run_id, self.agent_id, "handle", handle) as opened:
-            size, binary = opened.entry.size, opened.entry.content_type == "binary"
+            size, kind = opened.entry.size, opened.entry.content_type
             if offset > size:
                 raise InvalidArgument(f"offset {offset} is past the end of {handle} ({size} bytes)")
             with reading(handle):
                 found = search(opened.reader, matcher, offset, reach, max_matches, cap,
                                opened.lines.line_of_frame, sink)
-        return Matches(handle, needle, found.windows, size, found.next_offset, pattern, ignore_case, context,
-                       max_matches, binary)
+        return text_view_hint(Matches(handle, needle, found.windows, size, found.next_offset, pattern, ignore_case,
+                                      context, max_matches, kind == "binary"), kind, offset)
 
     def _matcher(self, match: object, pattern: object, ignore_case: bool) -> tuple[bytes | None, Matcher]:
         """The needle (for a substring search) and the matcher of a search."""

@@ -1,0 +1,62 @@
+"""A search of a stored HTML page that finds nothing in its source names the search of the text the page shows: the
+model reads that text in the stub's preview ("café au lait"), while the source holds ``caf&eacute; <b>au</b> lait``,
+so the first search misses, and a miss said nothing else (its ``next_call`` is null)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from scratchfs.api.contract import ScratchTools
+
+PAGE = Path(__file__).resolve().parent.parent / "fixtures" / "browser-rust-book.html"
+
+
+def _call(note: str) -> dict:
+    """The arguments of the ``read_handle(...)`` call a note ends with, as the model would pass them."""
+    text = re.search(r"read_handle\((.*)\)\Z", note).group(1)
+    tree = ast.parse(f"f({text})", mode="eval")
+    return {k.arg: ast.literal_eval(k.value) for k in tree.body.keywords}
+
+
+def _split_phrase(scope, handle: str, page: bytes) -> str:
+    """A phrase of the page's text view that its source does not hold (split there by a tag or a reference)."""
+    text = scope.structure.text(handle, budget=60000).text
+    for line in text.splitlines():
+        words = line.split()
+        for i in range(len(words) - 2):
+            phrase = " ".join(words[i:i + 3])
+            if len(phrase) > 12 and phrase.encode() not in page:
+                return phrase
+    raise AssertionError("no split phrase in the page's text view")
+
+
+@pytest.mark.parametrize("how", ["match", "pattern"])
+def test_a_miss_in_a_pages_source_names_the_search_of_its_text(scope, how):
+    page = PAGE.read_bytes()
+    tools = ScratchTools(scope)
+    handle = scope.spill(page, source_tool="browser").handle
+    phrase = _split_phrase(scope, handle, page)
+    needle = phrase if how == "match" else re.escape(phrase)
+    miss = tools.call("read_handle", {"handle": handle, how: needle, "ignore_case": True})
+    assert miss["windows"] == [] and miss["next_call"] is None
+    arguments = _call(miss["note"])
+    assert arguments == {"handle": handle, how: needle, "view": "text", "ignore_case": True, "context": 200,
+                         "max_matches": 20}
+    found = tools.call("read_handle", arguments)
+    assert found["windows"] and phrase.lower() in found["windows"][0]["data"].lower()
+
+
+def test_no_note_where_the_text_view_is_not_the_way_on(scope):
+    tools = ScratchTools(scope)
+    page = PAGE.read_bytes()
+    html = scope.spill(page, source_tool="browser").handle
+    text = scope.spill(b"plain text, no markup\n" * 1000, source_tool="shell").handle
+    assert "note" not in tools.call("read_handle", {"handle": text, "match": "caf\u00e9"})  # not a page
+    assert "note" not in tools.call("read_handle", {"handle": html, "match": "\u2603 nowhere", "offset": 100})
+    assert "note" not in tools.call("read_handle", {"handle": html, "match": "\u2603 nowhere", "view": "text"})
+    hit = tools.call("read_handle", {"handle": html, "match": "<html"})
+    assert hit["windows"] and "note" not in hit
