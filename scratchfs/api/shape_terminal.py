@@ -60,10 +60,9 @@ def terminal_controls(sample: bytes) -> str:
     line. Bare carriage returns that end
     lines (:func:`cr_ends_lines`) are no overwrites. Never raises."""
     escapes = sample.count(b"\x1b[") if b"\x1b" in sample else 0  # (memchr first: most text holds no ESC)
-    overstrikes = sample.count(b"\b")  # nroff's bold (X\bX) and underline (_\bX): man pages, as man -P cat keeps them
-    crlf = sample.count(b"\r\n") if b"\n" in sample else 0  # (a two-byte count is slow on a run of \r: not without \n)
-    overwrites = sample.count(b"\r") - crlf  # each \r\n holds one \r: the rest are bare (a regex search for one
-    # scanned all of a CRLF text, 3 times the rest of its description)
+    # nroff's bold (X\bX) and underline (_\bX): man pages, as man -P cat keeps them (memchr first, as for ESC)
+    overstrikes = sample.count(b"\b") if b"\b" in sample else 0
+    overwrites = _bare_crs(sample)
     if overwrites and cr_ends_lines(sample, overwrites):
         overwrites = 0
     most = max(escapes, overwrites, overstrikes)
@@ -72,6 +71,15 @@ def terminal_controls(sample: bytes) -> str:
     found = [_plural(n, word) for n, word in ((escapes, "escape sequence"), (overwrites, "overwritten line"),
                                               (overstrikes, "backspace overstrike")) if n]
     return f", {', '.join(found[:-1])}{' and ' if len(found) > 1 else ''}{found[-1]}"
+
+
+def _bare_crs(sample: bytes) -> int:
+    """The carriage returns of ``sample`` that no ``\\n`` follows: none when one search finds none (CRLF text: one
+    pass), else every ``\\r`` less those of the ``\\r\\n`` pairs (a two-byte count is slow on a run of ``\\r``:
+    not without ``\\n``)."""
+    if b"\r" not in sample or _BARE_CR.search(sample) is None:
+        return 0
+    return sample.count(b"\r") - (sample.count(b"\r\n") if b"\n" in sample else 0)
 
 
 def cr_ends_lines(sample: bytes, bare: int) -> bool:

@@ -104,8 +104,10 @@ class Layout:
         if self.rule == RUNS:
             cells = _SPACES.split(line.lstrip(" "), count - 1) if line.strip(" ") else []
             return cells + [""] * (count - len(cells))
-        ends = (*self.starts[1:], len(line))
-        return [line[start:end].strip(" ") for start, end in zip(self.starts, ends, strict=True)]
+        starts = self.starts
+        cells = [line[start:end].strip(" ") for start, end in zip(starts, starts[1:])]
+        cells.append(line[starts[-1] :].strip(" "))  # (the last column runs to the line's end)
+        return cells
 
 
 def _names(header: str) -> list[tuple[int, int]]:
