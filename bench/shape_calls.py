@@ -1,7 +1,7 @@
 """The per-call CPU of shape detection (``describe``) and the stub (``build_stub``) on small contents (issue 16's
 "shapefast"): 3,000 slices of 4 KiB and 2,000 of 16 KiB of the bench corpus, and the real small outputs of
 ``fixtures/tools/`` (each whole), for two checkouts alternated in back-to-back processes (the same module names
-cannot be loaded twice in one), best of 5 loops per process, medians over the rounds.
+cannot be loaded twice in one), best of 5 loops per process (process CPU time, not wall: the machine is shared), medians over the rounds.
 
     python bench/shape_calls.py [BEFORE_ROOT] [ROUNDS]     # default: /work/main, 3 rounds; AFTER is this checkout
     python bench/shape_calls.py --one ROOT                 # one process's figures for ROOT (what the rounds run)
@@ -22,10 +22,10 @@ HERE = Path(__file__).resolve().parent
 def _best(function, items, loops: int = 5) -> float:
     best = float("inf")
     for _ in range(loops):
-        start = time.perf_counter()
+        start = time.process_time()
         for item in items:
             function(item)
-        best = min(best, (time.perf_counter() - start) / len(items) * 1e6)
+        best = min(best, (time.process_time() - start) / len(items) * 1e6)
     return best
 
 

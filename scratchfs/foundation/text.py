@@ -128,6 +128,7 @@ _DENSE_LINE_BYTES = 16
 _SPLIT_AT_ONCE_BYTES = 32 * 1024  # a sample up to this is split without counting its newlines first (bounded)
 _MARK = bytes(b if b == 10 else 97 for b in range(256))  # every byte but a newline as b"a"
 _LONG_LINE_RE = re.compile(b"a{%d,}" % _DENSE_LINE_BYTES)
+_CR_PAIR = re.compile(b"\r\r")  # (its search is twice as fast as ``in`` of two bytes: CRLF text has \r everywhere)
 
 
 def line_stats(sample: bytes) -> tuple[int, int, int]:
@@ -154,7 +155,7 @@ def line_stats(sample: bytes) -> tuple[int, int, int]:
             pieces.pop()
         empty = pieces.count(b"")
         if b"\r" in sample:  # (a memchr: text without one pays nothing measurable)
-            empty = empty + pieces.count(b"\r") if b"\r\r" not in sample else _blank_rows(sample, rows)
+            empty = empty + pieces.count(b"\r") if _CR_PAIR.search(sample) is None else _blank_rows(sample, rows)
         return rows, max(map(len, pieces)), empty
     rows = (sample.count(b"\n") if newlines < 0 else newlines) + tail
     marked = sample.translate(_MARK)
