@@ -1,7 +1,8 @@
 """The per-call CPU of shape detection (``describe``) and the stub (``build_stub``) on small contents (issue 16's
 "shapefast"): 3,000 slices of 4 KiB and 2,000 of 16 KiB of the bench corpus, and the real small outputs of
-``fixtures/tools/`` (each whole), for two checkouts alternated in back-to-back processes (the same module names
-cannot be loaded twice in one), best of 5 loops per process (process CPU time, not wall: the machine is shared), medians over the rounds.
+``fixtures/tools/`` (each whole, up to 64 KiB), for two checkouts alternated in back-to-back processes (the same
+module names cannot be loaded twice in one), best of 5 loops per process (process CPU time, not wall: the machine is
+shared), medians over the rounds.
 
     python bench/shape_calls.py [BEFORE_ROOT] [ROUNDS]     # default: /work/main, 3 rounds; AFTER is this checkout
     python bench/shape_calls.py --one ROOT                 # one process's figures for ROOT (what the rounds run)
@@ -49,10 +50,11 @@ def one(root: str) -> dict[str, float]:
         lines = [p.count(b"\n") + (p[-1:] != b"\n") for p in payloads]
         shapes = [describe(p, len(p), n) for p, n in zip(payloads, lines, strict=True)]
         items = range(len(payloads))
-        figures[f"describe, {name}"] = _best(lambda i: describe(payloads[i], len(payloads[i]), lines[i]), items)
+        figures[f"describe, {name}"] = _best(lambda i, p=payloads, n=lines: describe(p[i], len(p[i]), n[i]), items)
         figures[f"build_stub, {name}"] = _best(
-            lambda i: build_stub("h_" + "a" * 24, payloads[i], b"", len(payloads[i]), lines[i],
-                                 shapes[i].content_type, shapes[i].text, "bench.loop", 1024, "head"), items)
+            lambda i, p=payloads, n=lines, s=shapes: build_stub("h_" + "a" * 24, p[i], b"", len(p[i]), n[i],
+                                                              s[i].content_type, s[i].text, "bench.loop", 1024, "head"),
+            items)
     return figures
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from itertools import pairwise
 
 from scratchfs.engine.structure.aligned_fit import Fit, learn_fit
 from scratchfs.engine.structure.paging import ContentSource
@@ -105,7 +106,7 @@ class Layout:
             cells = _SPACES.split(line.lstrip(" "), count - 1) if line.strip(" ") else []
             return cells + [""] * (count - len(cells))
         starts = self.starts
-        cells = [line[start:end].strip(" ") for start, end in zip(starts, starts[1:])]
+        cells = [line[start:end].strip(" ") for start, end in pairwise(starts)]
         cells.append(line[starts[-1] :].strip(" "))  # (the last column runs to the line's end)
         return cells
 
