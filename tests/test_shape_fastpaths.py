@@ -15,9 +15,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from scratchfs.api import shape, shape_aligned, shape_table, shape_terminal
+from scratchfs.api import shape, shape_aligned, shape_table, shape_terminal, stub
 from scratchfs.engine.structure import aligned
 from scratchfs.foundation import text as ftext
+from scratchfs.foundation.text import quote
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 REAL = sorted(p for p in [*FIXTURES.iterdir(), *(FIXTURES / "tools").iterdir()]
@@ -120,6 +121,11 @@ def full_paths():
             setattr(owner, name, fast)
 
 
+def full_json_bytes(text: str) -> int:
+    literal = quote(text)
+    return len(literal) if literal.isascii() else len(literal.encode("utf-8"))
+
+
 def lines_of(data: bytes) -> int:
     return data.count(b"\n") + (data[-1:] not in (b"", b"\n"))
 
@@ -157,6 +163,21 @@ def test_the_other_fast_paths_against_their_full_paths(data):
             assert [layout.split(line) for line in lines] == [full_split(layout, line) for line in lines]
 
 
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(st.text(), st.text(alphabet="\x00\x01\x08\t\n\x0b\x0c\r\x1b\x1f \"\\/\x7fé\u2028\u2029\ufffd😀\ud800"),
+                 TEXTS.map(lambda data: data.decode("utf-8", "replace"))))
+@example("a\ud800b")  # (a lone surrogate: both raise)
+def test_json_bytes_counted_as_written(text):
+    try:
+        expected: int | type = full_json_bytes(text)
+    except UnicodeEncodeError:
+        expected = UnicodeEncodeError
+    try:
+        assert stub._json_bytes(text) == expected
+    except UnicodeEncodeError:
+        assert expected is UnicodeEncodeError
+
+
 @pytest.mark.parametrize("cell", ["x²", "²x", "٣4", "Ⅻ", "é9", " 4.0K ", "v1.2.3", "", "a_b", "1-2"])
 def test_a_pattern_of_non_ascii_or_odd_cells(cell):
     assert shape_table._pattern(cell) == full_pattern(cell)
@@ -187,19 +208,25 @@ def test_describe_of_real_outputs_with_the_full_paths(path):
 
 # -- the fast paths are taken ---------------------------------------------------------------------------------------
 
+def test_a_preview_is_counted_not_written(monkeypatch):
+    monkeypatch.setattr(stub, "quote", lambda text: pytest.fail("written"))
+    # 15 characters as they are, 2 quotes, 5 escaped in 2 bytes, one in 6 (\\u0001), é in 2
+    assert stub._json_bytes('line "one"\n\tline\x01two\\é') == 35
+
+
 class CountedBytes(bytes):
-    """Bytes that note each ``count`` (a pass over all of them)."""
+    """Bytes that note each ``count`` of all of them (a pass over all of them; one of the first KiB is not)."""
 
     counts = 0
 
-    def count(self, *args):  # type: ignore[override]
-        CountedBytes.counts += 1
-        return super().count(*args)
+    def count(self, sub, start=None, end=None):  # type: ignore[override]
+        CountedBytes.counts += end is None or end - (start or 0) > 1024
+        return super().count(sub, start, end)
 
 
 def test_crlf_text_is_not_counted_for_terminal_controls():
     CountedBytes.counts = 0
-    assert shape_terminal.terminal_controls(CountedBytes(b"id,name\r\n1,a\r\n2,b\r\n" * 50)) == ""
+    assert shape_terminal.terminal_controls(CountedBytes(b"1,a,the rest of the row\r\n" * 200)) == ""
     assert CountedBytes.counts == 0  # (three counts before: backspaces, carriage returns, CRLF pairs)
 
 
