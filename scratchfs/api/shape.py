@@ -439,7 +439,8 @@ def _delimited(text: str, whole: Callable[[], str], complete: bool, size: int, l
     text, size, lines = text[cut:], size - 3 * bom - (cut - bom), lines - bool(named)
     head = table_head(text, lambda: whole()[cut:])  # the first lines tell a table
     text = head if len(head) > len(text) else text
-    first_line = head.split("\n", 1)[0]
+    end = head.find("\n")
+    first_line = head if end < 0 else head[:end]  # (the rest not copied, as a split would)
     delimiter = named or detect_delimiter(first_line)  # (the rows read's rule)
     if first_line.count(delimiter) < 1 or (first_line[:1] in ("{", "[") and _is_json(first_line)):
         return None  # (JSON lines with a line that is not JSON are no table)

@@ -47,7 +47,7 @@ def table_head(text: str, whole: Callable[[], str]) -> str:
     """The head a table is told from: the first :data:`HEAD_CHARS` characters of ``text`` or, when those hold fewer
     than 2 newlines (a long first row), ``whole()``: all of the sample as text (``text`` may be its start only)."""
     head = text[:HEAD_CHARS]
-    return head if head.count("\n", 0, HEAD_CHARS) >= 2 else whole()
+    return head if head.find("\n", head.find("\n") + 1) >= 0 else whole()  # (2 newlines: found, not counted)
 
 
 def table_rows(lines: list[str], delimiter: str) -> list[list[str]] | None:
@@ -74,6 +74,7 @@ def table_rows(lines: list[str], delimiter: str) -> list[list[str]] | None:
 
 
 _RUN = re.compile(r"\d+|[^\W\d_]+")
+_ASCII_DIGITS, _ASCII_LETTERS = re.compile(r"[0-9]+"), re.compile(r"[A-Za-z]+")
 _TYPED_PATTERNS = 3  # most patterns the cells of a column of typed data (sizes, dates, versions) take
 _HEADER_BODY = 20  # rows under the first one looked at
 
@@ -81,7 +82,10 @@ _HEADER_BODY = 20  # rows under the first one looked at
 def _pattern(cell: str) -> str:
     """A cell's pattern: each run of digits ``9``, each run of letters ``a``, other characters as they are
     (``4.0K`` and ``8.0K``: ``9.9a``; ``Thu Dec 3 13:28:20 2026``: ``a a 9 9:9:9 9``)."""
-    return _RUN.sub(lambda run: "9" if run.group()[0].isdigit() else "a", cell.strip())
+    cell = cell.strip()
+    if cell.isascii():  # (two substitutions at C speed, no call a run: ASCII digits and letters are the runs)
+        return _ASCII_LETTERS.sub("a", _ASCII_DIGITS.sub("9", cell))
+    return _RUN.sub(lambda run: "9" if run.group()[0].isdigit() else "a", cell)
 
 
 def first_row_is_data(rows: list[list[str]]) -> bool:
@@ -96,8 +100,15 @@ def first_row_is_data(rows: list[list[str]]) -> bool:
         return False
     votes = 0
     for column, cell in enumerate(rows[0]):
-        patterns = {_pattern(row[column]) for row in body if column < len(row)}
-        if len(patterns) <= _TYPED_PATTERNS and all("9" in pattern for pattern in patterns):
+        patterns: set[str] = set()
+        for row in body:  # (a pattern without a digit, or one too many, ends the column: it does not vote)
+            if column >= len(row):
+                continue
+            pattern = _pattern(row[column])
+            patterns.add(pattern)
+            if "9" not in pattern or len(patterns) > _TYPED_PATTERNS:
+                break
+        else:
             votes += 1 if _pattern(cell) in patterns else -1
     return votes > 0
 

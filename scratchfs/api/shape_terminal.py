@@ -41,6 +41,8 @@ REDRAW_SAME = 0.4
 in curl, wget, apt, tqdm and rich output; rows of numbers keep 0 to 0.3)."""
 
 _BARE_CR = re.compile(rb"\r(?!\n)")  # a carriage return that ends no line: a redraw, or a classic Mac line end
+_SEARCHED_BYTES = 64 * 1024  # samples up to this searched for a bare carriage return before any count ...
+_SPARSE_CR_BYTES = 16  # ... when their first KiB holds at most one \r in this many bytes
 _COMPARED = 256  # bytes of each piece compared
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _SPINNER_BYTES = 2  # pieces this short are redraws of each other (a spinner: | / - \)
@@ -60,10 +62,9 @@ def terminal_controls(sample: bytes) -> str:
     line. Bare carriage returns that end
     lines (:func:`cr_ends_lines`) are no overwrites. Never raises."""
     escapes = sample.count(b"\x1b[") if b"\x1b" in sample else 0  # (memchr first: most text holds no ESC)
-    overstrikes = sample.count(b"\b")  # nroff's bold (X\bX) and underline (_\bX): man pages, as man -P cat keeps them
-    crlf = sample.count(b"\r\n") if b"\n" in sample else 0  # (a two-byte count is slow on a run of \r: not without \n)
-    overwrites = sample.count(b"\r") - crlf  # each \r\n holds one \r: the rest are bare (a regex search for one
-    # scanned all of a CRLF text, 3 times the rest of its description)
+    # nroff's bold (X\bX) and underline (_\bX): man pages, as man -P cat keeps them (memchr first, as for ESC)
+    overstrikes = sample.count(b"\b") if b"\b" in sample else 0
+    overwrites = _bare_crs(sample)
     if overwrites and cr_ends_lines(sample, overwrites):
         overwrites = 0
     most = max(escapes, overwrites, overstrikes)
@@ -72,6 +73,19 @@ def terminal_controls(sample: bytes) -> str:
     found = [_plural(n, word) for n, word in ((escapes, "escape sequence"), (overwrites, "overwritten line"),
                                               (overstrikes, "backspace overstrike")) if n]
     return f", {', '.join(found[:-1])}{' and ' if len(found) > 1 else ''}{found[-1]}"
+
+
+def _bare_crs(sample: bytes) -> int:
+    """The carriage returns of ``sample`` that no ``\\n`` follows: none when one search finds none, else every
+    ``\\r`` less those of the ``\\r\\n`` pairs (a two-byte count is slow on a run of ``\\r``: not without ``\\n``).
+    The search (half the two counts on CRLF text) is made only in a small sample whose first KiB holds few ``\\r``:
+    it stops at each one, 4 times the counts where every other byte is one."""
+    if b"\r" not in sample:
+        return 0
+    sparse = len(sample) <= _SEARCHED_BYTES and sample.count(b"\r", 0, 1024) * _SPARSE_CR_BYTES <= 1024
+    if sparse and _BARE_CR.search(sample) is None:
+        return 0
+    return sample.count(b"\r") - (sample.count(b"\r\n") if b"\n" in sample else 0)
 
 
 def cr_ends_lines(sample: bytes, bare: int) -> bool:

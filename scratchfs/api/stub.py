@@ -381,10 +381,22 @@ def _fixed_bytes(handle: str, size: int, lines: int, content_type: str | None, s
             + (4 if content_type is None else _json_bytes(content_type)) + (4 if shape is None else _json_bytes(shape)))
 
 
+_ESCAPED = bytes(range(0x20)) + b'"\\'  # the bytes a JSON string escapes (RFC 8259, section 7): none is in a
+_NOT_ESCAPED = bytes(sorted(set(range(256)) - set(_ESCAPED)))  # multi-byte UTF-8 character
+_SHORT_ESCAPES = b'"\\\b\t\n\f\r'  # escaped in 2 bytes; another control character in 6 (\u00XX)
+
+
 def _json_bytes(text: str) -> int:
-    """UTF-8 bytes of ``text`` as a JSON string literal (quotes included, non-ASCII kept as is)."""
-    literal = quote(text)
-    return len(literal) if literal.isascii() else len(literal.encode("utf-8"))
+    """UTF-8 bytes of ``text`` as a JSON string literal (quotes included, non-ASCII kept as is): what
+    ``len(quote(text).encode("utf-8"))`` gives, counted rather than written (two ``translate``, twice as fast as the
+    encoder on a preview) -- its UTF-8 bytes, one more for each character escaped in 2 bytes (:data:`_SHORT_ESCAPES`)
+    and five more for each other control character. Raises UnicodeEncodeError for a lone surrogate, as that does."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        return len(quote(text).encode("utf-8"))
+    escaped = data.translate(None, _NOT_ESCAPED)
+    return len(data) + 2 + len(escaped) + 4 * len(escaped.translate(None, _SHORT_ESCAPES))
 
 
 FREE_BY_DELETING = "Free room by deleting scratchpad values no longer needed (scratch_list, scratch_delete), or ask " \

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from itertools import pairwise
 
 from scratchfs.engine.structure.aligned_fit import Fit, learn_fit
 from scratchfs.engine.structure.paging import ContentSource
@@ -104,8 +105,10 @@ class Layout:
         if self.rule == RUNS:
             cells = _SPACES.split(line.lstrip(" "), count - 1) if line.strip(" ") else []
             return cells + [""] * (count - len(cells))
-        ends = (*self.starts[1:], len(line))
-        return [line[start:end].strip(" ") for start, end in zip(self.starts, ends, strict=True)]
+        starts = self.starts
+        cells = [line[start:end].strip(" ") for start, end in pairwise(starts)]
+        cells.append(line[starts[-1] :].strip(" "))  # (the last column runs to the line's end)
+        return cells
 
 
 def _names(header: str) -> list[tuple[int, int]]:
@@ -181,6 +184,8 @@ def header_candidates(lines: list[str]) -> list[int]:
     line after the first blank line before line :data:`MAX_PREAMBLE` (``top -bn1``: after its summary) and the
     line over the first rule of dashes after line 1 (``dpkg -l``: after its legend) that pass
     :func:`may_be_header`."""
+    if not any(map(may_be_header, lines[: MAX_PREAMBLE + 1])):  # (every candidate is one of these: most text stops)
+        return []
     first = next((at + 1 for at in range(1, min(len(lines) - 1, MAX_PREAMBLE)) if is_blank(lines[at])), 0)
     ruled = next((at - 1 for at in range(2, min(len(lines), MAX_PREAMBLE + 2)) if not is_row(lines[at])
                   and not is_blank(lines[at])), 0)  # (the line over a rule of dashes: dpkg -l's header)
@@ -212,10 +217,11 @@ def _table(lines: list[str]) -> tuple[Layout, list[list[str]], list[tuple[int, i
     header = lines[0].rstrip(" \r") if lines else ""
     if len(header) > _MAX_HEADER_CHARS or "  " not in header.strip(" ") or "\t" in header:
         return None
+    if _LINE_NUMBER.search(header):  # (first: grep output's lines are the text most often tried here)
+        return None
     words = header.split()
     if not all(word[0].isalpha() or word[0] in "%#_" or _WORDY.search(word) or (at == 0 and _STATUS.fullmatch(word))
-               for at, word in enumerate(words)) or \
-            _LINE_NUMBER.search(header):
+               for at, word in enumerate(words)):
         return None
     body = lines[1:HEAD_LINES]
     end = next((at for at, line in enumerate(body) if is_blank(line)), len(body))  # (a blank line ends the rows)

@@ -1,0 +1,81 @@
+"""The per-call CPU of shape detection (``describe``) and the stub (``build_stub``) on small contents (issue 16's
+"shapefast"): 3,000 slices of 4 KiB and 2,000 of 16 KiB of the bench corpus, and the real small outputs of
+``fixtures/tools/`` (each whole, up to 64 KiB), for two checkouts alternated in back-to-back processes (the same
+module names cannot be loaded twice in one), best of 5 loops per process (process CPU time, not wall: the machine is
+shared), medians over the rounds.
+
+    python bench/shape_calls.py [BEFORE_ROOT] [ROUNDS]     # default: /work/main, 3 rounds; AFTER is this checkout
+    python bench/shape_calls.py --one ROOT                 # one process's figures for ROOT (what the rounds run)
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def _best(function, items, loops: int = 5) -> float:
+    best = float("inf")
+    for _ in range(loops):
+        start = time.process_time()
+        for item in items:
+            function(item)
+        best = min(best, (time.process_time() - start) / len(items) * 1e6)
+    return best
+
+
+def one(root: str) -> dict[str, float]:
+    """Per-call µs of each case, with ``scratchfs`` imported from ``root``."""
+    sys.path.insert(0, str(HERE))
+    sys.path.insert(0, root)
+    import benchlib
+
+    from scratchfs.api.shape import describe
+    from scratchfs.api.stub import build_stub
+
+    corpus = benchlib.corpus()
+    contents = {f"{size // 1024} KiB slices": [benchlib.repeated(corpus, size, start=i * size + i * 7)
+                                               for i in range(count)] for size, count in ((4096, 3000), (16384, 2000))}
+    tools = sorted(p for p in (benchlib.FIXTURES / "tools").iterdir() if p.suffix in (".txt", ".csv", ".tsv", ".xml",
+                                                                                     ".html", ".json"))
+    contents["fixtures/tools (whole)"] = [p.read_bytes()[:65536] for p in tools]
+    figures = {}
+    for name, payloads in contents.items():
+        lines = [p.count(b"\n") + (p[-1:] != b"\n") for p in payloads]
+        shapes = [describe(p, len(p), n) for p, n in zip(payloads, lines, strict=True)]
+        items = range(len(payloads))
+        figures[f"describe, {name}"] = _best(lambda i, p=payloads, n=lines: describe(p[i], len(p[i]), n[i]), items)
+        figures[f"build_stub, {name}"] = _best(
+            lambda i, p=payloads, n=lines, s=shapes: build_stub("h_" + "a" * 24, p[i], b"", len(p[i]), n[i],
+                                                              s[i].content_type, s[i].text, "bench.loop", 1024, "head"),
+            items)
+    return figures
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--one"]:
+        print(json.dumps(one(argv[1])))
+        return 0
+    before = argv[0] if argv else "/work/main"
+    rounds = int(argv[1]) if len(argv) > 1 else 3
+    after = str(HERE.parent)
+    runs: dict[str, list[dict[str, float]]] = {before: [], after: []}
+    for _ in range(rounds):
+        for root in (before, after):
+            out = subprocess.run([sys.executable, __file__, "--one", root], check=True, capture_output=True, text=True)
+            runs[root].append(json.loads(out.stdout))
+    for case in runs[after][0]:
+        was = statistics.median(run[case] for run in runs[before])
+        now = statistics.median(run[case] for run in runs[after])
+        print(f"{case}: {was:,.1f} -> {now:,.1f} µs a call ({was / now:.2f}x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
