@@ -9,7 +9,10 @@
   with the directory). A blob that left its place any other way (removed while its directory stayed) fails the
   write with :class:`~scratchfs.foundation.errors.StorageError`: it is never acknowledged without its row. A failure
   at any step discards the blob: nothing half-written is ever visible. An overwrite's old blob is removed after the
-  commit.
+  commit. A spill whose blob went to a segment file (local index and blobs, ``index_write_behind``, no run quota)
+  has its row queued instead (:mod:`scratchfs.engine.write_behind`): it is acknowledged on its segment record, the
+  row committed with others in one transaction, before any other use of the index in the process; a killed
+  writer's rows are restored from its journal (:attr:`Entries.recover`, tried once before a handle is NotFound).
 * **Open** (:meth:`Entries.open`): the live row is looked up in the caller's scope, its blob opened and its seek table
   checked against the row (:class:`OpenEntry`). An entry born in the future (the clock stepped back since it was
   written) first has its expiry capped at ``now + ttl``; a read that reports an entry Expired removes its row, so a

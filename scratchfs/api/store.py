@@ -6,6 +6,7 @@ How the main paths flow (each module has one job)::
 
     spill        Scope.spill -> Entries.write: blob store writes frames + seek table (locked while in flight)
                               -> shape, stub (preview, note) -> index.put (one short transaction, delete lock shared)
+                              (a small spill in a segment: its row queued, engine.write_behind, put_many behind)
     read_handle  Scope.read_* -> Entries.open: index lookup (scoped, live rows only) -> blob opened, checked
                               -> seekable reader (frames covering the range), lines, or search (frames streamed)
     delete_run   under the delete lock (exclusive): index.hide_scope (rows invisible, one short commit)
@@ -118,7 +119,7 @@ class ScratchStore:
             ``busy_timeout`` (seconds), ``orphan_grace`` (seconds), ``durable``, ``clock`` (epoch seconds),
             ``never_spill_tools``, ``spill_classes``, ``preview_mode``, ``preview_modes``, ``detect_shape``,
             ``refresh_on_read``, ``run_quota_bytes``, ``run_quota_entries``, ``pattern_timeout`` (seconds),
-            ``sweep_interval`` (seconds) -- see :class:`~scratchfs.api.settings.Settings`.
+            ``sweep_interval`` (seconds), ``index_write_behind`` -- see :class:`~scratchfs.api.settings.Settings`.
         index: the index: unset for the embedded SQLite file under the root (else ``$SCRATCHFS_INDEX``), or a
             ``postgresql://`` URL (see :mod:`scratchfs.engine.backends`).
         blobs: the blob store: unset for files under the root (else ``$SCRATCHFS_BLOBS``), or ``s3://bucket/prefix``
