@@ -30,6 +30,7 @@ import logging
 import os
 import stat
 import threading
+import weakref
 from collections.abc import Callable
 
 from scratchfs.engine import safe_fs, segments
@@ -64,6 +65,7 @@ class Journal:
         self.name: str | None = None
         self._noted: set[str] = set()
         self._generation = forks.generation
+        _JOURNALS.add(self)
 
     def note(self, path: str) -> None:
         """Record that ``path`` (a segment's path relative to the root) holds a record whose row is not yet
@@ -151,6 +153,21 @@ class Journal:
             except OSError:
                 pass
         self._fd, self.name, self._noted, self._generation = -1, None, set(), forks.generation
+
+
+_JOURNALS: weakref.WeakSet[Journal] = weakref.WeakSet()
+
+
+def _close_in_child() -> None:
+    """Right after ``fork()``, in the child: close every inherited journal descriptor, so that a child that lives on
+    (a worker) does not keep its parent's journals locked after the parent died (their recovery would wait for it)."""
+    for journal in list(_JOURNALS):
+        if journal._generation != forks.generation:
+            journal._after_fork()
+
+
+if hasattr(os, "register_at_fork"):  # pragma: no branch - POSIX (registered after forks', which counts first)
+    os.register_at_fork(after_in_child=_close_in_child)
 
 
 def _unlink(root_fd: int, name: str) -> None:
