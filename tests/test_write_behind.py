@@ -203,7 +203,7 @@ def test_a_sweep_never_removes_a_segment_a_dead_writers_journal_names(tmp_path, 
     root = tmp_path / "root"
     proc, handles = _writer(root, 10)
     _kill(proc)
-    monkeypatch.setattr(ScratchStore, "recover", lambda self: 0)  # as if the writer died after the recovery
+    monkeypatch.setattr(ScratchStore, "recover", lambda self, quiet=False: 0)  # a writer died after recovery
     with ScratchStore(root, orphan_grace=0) as store:
         assert store.list_entries() == []
         store.sweep(full=True)
@@ -266,7 +266,7 @@ def test_a_killed_writers_rows_of_a_deleted_run_are_not_resurrected(tmp_path, mo
     root = tmp_path / "root"
     proc, _handles = _writer(root, 5)
     _kill(proc)
-    monkeypatch.setattr(ScratchStore, "recover", lambda self: 0)
+    monkeypatch.setattr(ScratchStore, "recover", lambda self, quiet=False: 0)
     with ScratchStore(root, orphan_grace=0) as store:
         store.delete_run("run")
     monkeypatch.undo()

@@ -170,16 +170,18 @@ class ScratchStore:
             entries.behind = write_behind(self.index, self.blobs, durable=s.durable, busy_timeout=s.busy_timeout,
                                           delete_lock=lambda: entries.delete_lock(False))
         entries.recover = self.recover
-        self.recover()
+        self.recover(quiet=True)
 
-    def recover(self) -> int:
+    def recover(self, quiet: bool = False) -> int:
         """Restore the rows of spills a killed process acknowledged but never committed
         (:func:`~scratchfs.api.restore.recover_journals`); return the journals recovered. Never raises: a failure is
-        logged, and the next open, sweep or lookup tries again."""
+        logged (at INFO with ``quiet``, as when a store opens: a full disk or a busy index is told by the command
+        itself), and the next open, sweep or lookup tries again."""
         try:
             return recover_journals(self)
         except ScratchError as exc:
-            log.warning("scratchfs: cannot recover the write-behind journals (%s); the next sweep tries again", exc)
+            log.log(logging.INFO if quiet else logging.WARNING, "scratchfs: cannot recover the write-behind journals "
+                    "(%s); the next sweep tries again", exc)
             return 0
 
     # -- settings read often --------------------------------------------------------------------------------------
