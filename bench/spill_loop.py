@@ -2,7 +2,7 @@
 the spilling thread per spill: the loop to run under ``strace -f -c`` or ``perf stat`` when counting what one spill
 costs (issue 16).
 
-    python bench/spill_loop.py SIZE_BYTES COUNT [DIR] [--steps]     # e.g. 16384 1000, or 4194304 8
+    python bench/spill_loop.py SIZE_BYTES COUNT [DIR] [--steps] [--sync]     # e.g. 16384 1000, or 4194304 8
 
 The payloads are the real corpus repeated (``benchlib.repeated``), as T1 and T2 use them; the store is made in a new
 directory under ``DIR`` (default: the system temp directory) and removed afterwards. One spill before the timed loop
@@ -11,6 +11,10 @@ opens the index and the directories, so the counts are those of the steady state
 ``--steps`` also prints the spilling thread's CPU per spill by step (µs; each step's own time, the steps it calls
 taken out; a large content's frames compressed by worker threads are not the spilling thread's and not counted): the
 wrappers cost a few µs a spill themselves, so the total is a little above a run without them.
+
+The timed loop ends with :meth:`ScratchStore.flush` (the rows written behind committed, issue 16), and the process's
+CPU per spill (every thread: the write-behind flusher's too) is printed beside the spilling thread's. ``--sync``
+opens the store with ``index_write_behind=False`` (each row committed before its spill returns), to compare.
 """
 
 from __future__ import annotations
@@ -40,10 +44,13 @@ STEPS = (
     ("blob write: segment append", "scratchfs.engine.segments", "SegmentWriter.append"),
     ("blob write: the rest (sampling, writer, binding payload, seek table)", "scratchfs.engine.local_blobs",
      "Blobs.write"),
-    ("shape (describe)", "scratchfs.api.entries", "describe"),
+    ("shape (describe)", "scratchfs.api.describe", "describe"),
     ("stub (build_stub)", "scratchfs.api.entries", "build_stub"),
-    ("listing preview", "scratchfs.api.entries", "list_preview"),
+    ("listing preview", "scratchfs.api.describe", "list_preview"),
     ("index put (BEGIN, check, upsert, COMMIT)", "scratchfs.engine.sqlite_index", "Index.put"),
+    ("row queued behind (journal, queue)", "scratchfs.engine.write_behind", "WriteBehind.accept"),
+    ("index put_many (rows behind, when this thread commits them)", "scratchfs.engine.sqlite_index",
+     "Index.put_many"),
     ("delete lock + commit glue", "scratchfs.api.entries", "Entries._commit"),
     ("entry glue (token, checks, row)", "scratchfs.api.entries", "Entries.write"),
 )
@@ -102,8 +109,8 @@ class StepTimer:
 
 
 def main(argv: list[str]) -> int:
-    steps = "--steps" in argv
-    argv = [a for a in argv if a != "--steps"]
+    steps, sync = "--steps" in argv, "--sync" in argv
+    argv = [a for a in argv if a not in ("--steps", "--sync")]
     if len(argv) not in (2, 3):
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2
@@ -115,19 +122,22 @@ def main(argv: list[str]) -> int:
         timer.install()
     directory = tempfile.mkdtemp(prefix="spill-loop-", dir=argv[2] if len(argv) == 3 else None)
     try:
-        with ScratchStore(directory) as store:
+        with ScratchStore(directory, index_write_behind=not sync) as store:
             scope = store.scope("bench", "loop")
             scope.spill(payloads[0], source_tool="bench.loop")
             if timer:
                 timer.own.update(dict.fromkeys(timer.own, 0.0))  # the first spill's opening out
-            start, cpu = time.perf_counter(), time.thread_time()
+            start, cpu, all_cpu = time.perf_counter(), time.thread_time(), time.process_time()
             for payload in payloads[1:]:
                 scope.spill(payload, source_tool="bench.loop")
+            store.flush()
             seconds, cpu = time.perf_counter() - start, time.thread_time() - cpu
+            all_cpu = time.process_time() - all_cpu
     finally:
         shutil.rmtree(directory, ignore_errors=True)
     print(f"{count / seconds:,.0f} spills/s of {size:,} bytes ({seconds / count * 1e6:,.0f} µs each, "
-          f"{cpu / count * 1e6:,.0f} µs of the spilling thread's CPU)")
+          f"{cpu / count * 1e6:,.0f} µs of the spilling thread's CPU, {all_cpu / count * 1e6:,.0f} µs of the "
+          f"process's){' [sync rows]' if sync else ''}")
     if timer:
         named = sum(timer.own.values())
         for name, spent in [*timer.own.items(), ("everything else (scope.spill, the sample's watch)", cpu - named)]:

@@ -389,6 +389,7 @@ def test_two_delete_runs_at_once_with_a_spill_in_flight(tmp_path):
                 scope = store.scope(run, "agent")
                 for i in range(5):
                     scope.spill(make_content(i, 3000), source_tool="t")
+                store.flush()  # small spills' rows are written behind: committed now, for the deleters to count
                 started, release = threading.Event(), threading.Event()
 
                 def content(started=started, release=release):
@@ -457,7 +458,8 @@ def test_contention_waits_then_raises_store_busy(tmp_path):
     holder = _child(HOLDER, str(root), stdin=subprocess.PIPE)
     try:
         assert holder.stdout.readline() == b"holding\n"
-        with ScratchStore(root, busy_timeout=0.5) as store:
+        # a small spill's row written behind would not wait for the lock (its record is the acknowledged write)
+        with ScratchStore(root, busy_timeout=0.5, index_write_behind=False) as store:
             scope = store.scope("run", "agent")
             start = time.monotonic()
             with pytest.raises(StoreBusy, match="busy timeout"):

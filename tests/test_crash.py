@@ -235,7 +235,7 @@ def test_durable_store_syncs_file_and_directory_before_the_row(tmp_path, monkeyp
     from scratchfs.engine.sqlite_index import Index
 
     events = []
-    real_fsync, real_put = os.fsync, Index.put
+    real_fsync, real_put, real_put_many = os.fsync, Index.put, Index.put_many
 
     def fsync(fd):
         events.append("fsync " + ("dir" if os.path.isdir(f"/proc/self/fd/{fd}") else "file"))
@@ -245,11 +245,17 @@ def test_durable_store_syncs_file_and_directory_before_the_row(tmp_path, monkeyp
         events.append("commit")
         return real_put(self, *args)
 
+    def put_many(self, *args):  # a spill's row written behind (engine.write_behind): committed after it returned
+        events.append("commit")
+        return real_put_many(self, *args)
+
     monkeypatch.setattr(blobs.os, "fsync", fsync)
     monkeypatch.setattr(Index, "put", put)
+    monkeypatch.setattr(Index, "put_many", put_many)
     with ScratchStore(tmp_path / "root", durable=True) as store:
         assert store.index.conn().execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
         store.scope("run", "agent").spill(b"x" * 10_000, source_tool="t")
+        store.flush()
     first_commit = events.index("commit")
     assert "fsync file" in events[:first_commit] and "fsync dir" in events[:first_commit]
 

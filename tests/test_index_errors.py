@@ -22,6 +22,7 @@ import pytest
 
 from scratchfs import ScratchStore
 from scratchfs.api.inspector import fsck
+from scratchfs.engine import write_behind
 from scratchfs.engine.sqlite_index import Index
 from scratchfs.foundation.errors import NotFound, ScratchError, StorageError, StoreBusy
 
@@ -57,6 +58,7 @@ class Fault:
 def fault(monkeypatch):
     fault = Fault()
     monkeypatch.setattr(Index, "on_connect", fault.install)
+    monkeypatch.setattr(write_behind, "FLUSH_DELAY", 3600.0)  # rows written behind: committed by a use of the index
     return fault
 
 
@@ -69,6 +71,7 @@ class World:
         self.store = ScratchStore(root, clock=lambda: self.now[0], orphan_grace=0.0)
         self.refreshing = ScratchStore(root, clock=lambda: self.now[0], refresh_on_read=True)
         self.quota = ScratchStore(root, clock=lambda: self.now[0], run_quota_bytes=10**9)
+        self.sync = ScratchStore(root, clock=lambda: self.now[0], index_write_behind=False)  # a row per spill
         keep = self.store.scope("keep", "agent")
         self.kept: dict[tuple[str, str], bytes] = {}
         for i in range(3):
@@ -87,7 +90,7 @@ class World:
             self.store.scope("expiring", "agent").scratch_write(f"e{i}", b"short-lived", ttl=5)
 
     def close(self) -> None:
-        for store in (self.store, self.refreshing, self.quota):
+        for store in (self.store, self.refreshing, self.quota, self.sync):
             store.close()
 
     def check_kept(self) -> None:
@@ -118,7 +121,9 @@ def _operations(w: World) -> dict:
 
     return {
         # name: (call, check after a failure)
-        "put: spill": (lambda: victim.spill(BIG + b"new"), None),
+        "put: spill": (lambda: w.sync.scope("victim", "agent").spill(BIG + b"new"), None),
+        # a small spill's row written behind (engine.write_behind), committed by the flush: put_many
+        "put: spill written behind, flushed": (lambda: (victim.spill(BIG + b"behind"), w.store.flush()), None),
         "put: scratch_write (overwrite)": (
             lambda: victim.scratch_write("old", b"new value"),
             lambda: victim.scratch_read("old") == b"old value"),
@@ -229,7 +234,7 @@ def _every_step_of_every_operation(w: World, fault: Fault) -> None:
             _call(call)  # unfaulted, it goes through
         w.check_kept()
         w.check_sound()
-    assert len(tried) == 14, tried
+    assert len(tried) == 15, tried
 
 
 def test_a_failure_at_every_step_of_schema_creation_is_typed_and_leaves_a_usable_root(tmp_path, fault):

@@ -218,7 +218,10 @@ def test_sweep_and_writes_on_a_foreign_index_opened_as_ours_are_typed(tmp_path):
     conn.close()
     with ScratchStore(tmp_path) as store:
         scope = store.scope("r", "a")
-        for call in (lambda: scope.scratch_write("k", b"w"), lambda: scope.spill(b"x" * 50_000), store.sweep,
+        # a spill over SEGMENT_ENTRY_BYTES commits its row at once; a small one's row is written behind: its commit
+        # (the flush, or the next use of the index) is refused
+        for call in (lambda: scope.scratch_write("k", b"w"), lambda: scope.spill(b"x" * 100_000), store.sweep,
+                     lambda: (scope.spill(b"y" * 100), store.flush()),
                      lambda: scope.scratch_read("k"), lambda: store.delete_run("r")):
             with pytest.raises(StorageError, match="no such table"):
                 call()

@@ -154,6 +154,7 @@ def test_a_sweep_never_removes_anything_through_a_linked_trash_or_runs(tmp_path,
     before = snapshot(target)
     with ScratchStore(tmp_path / "root", orphan_grace=0) as store:
         store.scope("r", "a").spill(b"x", source_tool="t")
+        store.flush()  # its row (written behind) committed before the directory is swapped
         os.rename(store.root / which, tmp_path / f"{which}-moved")
         os.symlink(target, store.root / which)
         if which == "runs":
@@ -182,7 +183,8 @@ def test_a_lock_file_planted_as_a_link_is_a_typed_error_and_its_target_is_untouc
         os.symlink(target / "file.txt", root / "locks" / name)  # planted while the store is open
         scope = store.scope("r", "a")
         if name in ("delete.lock", "delete.gate"):  # a new thread opens its own descriptor of the delete lock
-            outcome, exc = in_thread(lambda: scope.spill(b"x", source_tool="t"))
+            # (a small spill's row is written behind: its commit, the flush, takes the delete lock)
+            outcome, exc = in_thread(lambda: (scope.spill(b"x", source_tool="t"), store.flush()))
             assert outcome == "raised" and isinstance(exc, StorageError) and "symbolic link" in str(exc), exc
         if name == "sweep.lock":
             with pytest.raises(StorageError, match="symbolic link"):

@@ -9,7 +9,10 @@
   with the directory). A blob that left its place any other way (removed while its directory stayed) fails the
   write with :class:`~scratchfs.foundation.errors.StorageError`: it is never acknowledged without its row. A failure
   at any step discards the blob: nothing half-written is ever visible. An overwrite's old blob is removed after the
-  commit.
+  commit. A spill whose blob went to a segment file (local index and blobs, ``index_write_behind``, no run quota)
+  has its row queued instead (:mod:`scratchfs.engine.write_behind`): it is acknowledged on its segment record, the
+  row committed with others in one transaction, before any other use of the index in the process; a killed
+  writer's rows are restored from its journal (:attr:`Entries.recover`, tried once before a handle is NotFound).
 * **Open** (:meth:`Entries.open`): the live row is looked up in the caller's scope, its blob opened and its seek table
   checked against the row (:class:`OpenEntry`). An entry born in the future (the clock stepped back since it was
   written) first has its expiry capped at ``now + ttl``; a read that reports an entry Expired removes its row, so a
@@ -24,21 +27,24 @@ import datetime as _dt
 import threading
 from array import array
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
-from typing import NamedTuple, TypeVar
+from typing import TypeVar
 
 from scratchfs.api import shape as shapes
+from scratchfs.api.describe import Description, describe_content, json_start
 from scratchfs.api.settings import Settings
-from scratchfs.api.shape import SAMPLE_BYTES, Shape, describe
-from scratchfs.api.stub import Stub, build_stub, list_preview
+from scratchfs.api.shape import SAMPLE_BYTES
+from scratchfs.api.stub import Stub, build_stub
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.chunks import iter_chunks
 from scratchfs.engine.lines import LineTable, longest_line_bound
 from scratchfs.engine.protocols import BlobInfo, BlobSource, BlobStore, Entry, IndexBackend
 from scratchfs.engine.seekable import FormatError, SeekableReader, SeekTableCache
-from scratchfs.engine.structure.paging import ContentSource, ReaderSource
+from scratchfs.engine.segments import is_location
+from scratchfs.engine.structure.paging import ReaderSource
 from scratchfs.engine.structure.toplevel import TopLevelFeed
+from scratchfs.engine.write_behind import WriteBehind
 from scratchfs.foundation import checks, forks
 from scratchfs.foundation.errors import (
     CorruptBlob,
@@ -54,7 +60,6 @@ from scratchfs.foundation.errors import (
 from scratchfs.foundation.limits import (
     CLOCK_SLACK_SECONDS,
     LINE_TABLE_CACHE_ENTRIES,
-    LIST_PREVIEW_BYTES,
     MAX_CACHED_VALUE_BYTES,
     VALUE_CACHE_BYTES,
 )
@@ -152,7 +157,7 @@ class _Sample:
             if self.feed is not None:
                 self.feed.feed(chunk)
             elif self.stream is not None and seen > self.head_limit:  # longer than the head: JSON is streamed
-                if _json_start(self.head):
+                if json_start(self.head):
                     self.feed = TopLevelFeed(*self.stream)
                     self.feed.feed(self.head)
                     self.feed.feed(memoryview(chunk)[size - (seen - self.head_limit) :])
@@ -186,6 +191,10 @@ class Entries:
         self._line_tables: LRU[str, LineTable] = LRU(LINE_TABLE_CACHE_ENTRIES)
         self._values: LRU[str, bytes] = LRU(1 << 30, max_weight=VALUE_CACHE_BYTES, weigh=len,
                                             max_item_weight=MAX_CACHED_VALUE_BYTES)
+        self.behind: WriteBehind | None = None
+        """Where a small spill's row is queued (:mod:`scratchfs.engine.write_behind`), set by the store."""
+        self.recover: Callable[[], object] | None = None
+        """Restores rows of dead writers' journals (set by the store): tried once before a handle is NotFound."""
 
     def drop_value_cache(self) -> None:
         """Stop serving whole scratchpad values from memory: from now on every read goes to the blob (after blobs
@@ -265,6 +274,8 @@ class Entries:
             blob = pending.info.blob or token  # a small entry's location in a segment file
             entry, stub = self._describe(run_id, agent_id, kind, key, blob, pending.info, sample, tool, ttl, mode,
                                          now)
+            if self._behind(kind, blob) and self.behind.accept(entry, pending):
+                return entry, stub  # its segment record is the durable record; the row follows (write_behind)
             old = self._commit(entry, pending)
         except BaseException:
             pending.discard()
@@ -273,6 +284,13 @@ class Entries:
         if old is not None and old != blob:
             self.blobs.unlink(run_id, agent_id, old)
         return entry, stub
+
+    def _behind(self, kind: str, blob: str) -> bool:
+        """True if the row of this write is queued rather than committed now: a spill whose blob went to a segment
+        file, with write-behind on and no run quota (a quota must count every row before the next write)."""
+        settings = self.settings
+        return (self.behind is not None and kind == "handle" and is_location(blob)
+                and settings.run_quota_bytes is None and settings.run_quota_entries is None)
 
     def _check_quota(self, run_id: str) -> None:
         quota = (self.settings.run_quota_bytes, self.settings.run_quota_entries)
@@ -340,9 +358,13 @@ class Entries:
         """
         self.check_open()
         index = self.index
+        recover = self.recover if kind == "handle" else None
         for _ in range(5):
             now = self.now()
             found = index.lookup_with_lines(run_id, agent_id, kind, key, now)
+            if found is None and recover is not None:
+                recover, _ = None, recover()  # a killed writer's spill: its row restored from its journal, once
+                found = index.lookup_with_lines(run_id, agent_id, kind, key, self.now())
             if found is None:
                 break
             entry, newlines = found
@@ -481,59 +503,6 @@ class Entries:
             again = "run the tool that made it again" if kind == "handle" else "write it again"
             return Expired(f"{what} expired at {when}; {again} if it is still needed")
         return Deleted(f"{what} was {gone.reason} at {when}")
-
-
-class Description(NamedTuple):
-    """What :func:`describe_content` tells of a content: ``lines`` (a line ends at ``\\n``), ``content_type`` and
-    ``shape`` (``None`` when shape detection is off), ``preview`` (the list preview, text: a hex dump for binary
-    content, :func:`~scratchfs.api.stub.list_preview`)."""
-
-    lines: int
-    content_type: str | None
-    shape: str | None
-    preview: str
-
-
-def describe_content(settings: Settings, head: bytes, size: int, frame_newlines: bytes, last_byte: int | None,
-                     whole: Callable[[], AbstractContextManager[ContentSource]]) -> Description:
-    """Describe a content of ``size`` bytes for its row, the same way for a spill and for ``fsck --rebuild-index``.
-
-    Args:
-        settings: the store's (``detect_shape``, ``preview_bytes``).
-        head: its first bytes (at least ``SAMPLE_BYTES`` when shape detection is on, the whole content if shorter).
-        frame_newlines: the ``\\n`` count of each frame (``array('I')`` bytes). last_byte: its last byte, or None.
-        whole: opens the whole content as a content source (a context manager), called only for a JSON document
-            larger than ``head``, whose top level is then described whole, streamed (or gives a closed
-            :class:`~scratchfs.engine.structure.toplevel.TopLevelFeed` that read it while it was written); any
-            failure to read it (OSError, FormatError, ScratchError) leaves the shape of ``head``.
-
-    Never raises for the blob.
-    """
-    lines = sum(memoryview(frame_newlines).cast("I")) + (last_byte not in (None, 0x0A))
-    content_type = shape = None
-    if settings.detect_shape:
-        found = _shape(head, size, lines, whole)
-        content_type, shape = found.content_type, found.text
-    preview = list_preview(head, size, min(settings.preview_bytes, LIST_PREVIEW_BYTES), content_type == "binary",
-                           LIST_PREVIEW_BYTES)
-    return Description(lines, content_type, shape, preview)
-
-
-_JSON_START_BYTES = 64  # a content whose first bytes, past a BOM and white space, start with "{" or "[" is JSON
-
-
-def _json_start(head: bytes) -> bool:
-    return head[:_JSON_START_BYTES].lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"[")
-
-
-def _shape(head: bytes, size: int, lines: int, whole: Callable[[], AbstractContextManager[ContentSource]]) -> Shape:
-    if len(head) >= size or not _json_start(head):
-        return describe(head, size, lines)
-    try:
-        with whole() as source:
-            return describe(head, size, lines, source)
-    except (OSError, FormatError, ScratchError):
-        return describe(head, size, lines)
 
 
 def _utc(epoch: float) -> str:

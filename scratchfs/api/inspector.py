@@ -365,8 +365,8 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
         raise InvalidArgument(f"limit must be at least 1: {limit}")
     report = FsckReport()
     advance = progress or (lambda n: None)
-    if rebuild_index:
-        report.rebuilt = rebuild(store)
+    report.rebuilt = rebuild(store) if rebuild_index else None
+    store.recover()  # a killed writer's spills get their rows (write-behind journals) before anything is judged
     report.index = store.integrity_check()
     start = None if after is None else decode_cursor(after)
     files = _blob_files(store, report) if after is None and limit is None else None

@@ -15,23 +15,16 @@ from __future__ import annotations
 
 import logging
 import os
-from array import array
-from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scratchfs.api.entries import describe_content
+from scratchfs.api.restore import recover_journals, restore_blob
 from scratchfs.api.settings import Settings
-from scratchfs.api.shape import SAMPLE_BYTES
 from scratchfs.api.store import ScratchStore
 from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX, adopt_pairing, create_empty_index, local_index
-from scratchfs.engine.binding import Binding, UnboundBlob
-from scratchfs.engine.protocols import BlobFile, Entry
-from scratchfs.engine.seekable import FormatError, SeekableReader, read_seek_table
-from scratchfs.engine.segments import token_of
-from scratchfs.engine.structure.paging import ReaderSource
-from scratchfs.foundation import checks as ids
+from scratchfs.engine.binding import UnboundBlob
+from scratchfs.engine.seekable import FormatError
 from scratchfs.foundation.errors import CorruptBlob, ScratchError
 
 __all__ = ["UNBOUND_SKIP", "RebuildReport", "open_for_rebuild", "rebuild_index"]
@@ -105,13 +98,14 @@ def rebuild_index(store: ScratchStore) -> RebuildReport:
         StoreBusy, StorageError: from the index, the delete lock or the object store (rows inserted so far stay).
     """
     report = RebuildReport()
+    recover_journals(store)  # dead writers' journals first: their rows are restored as a spill's, not counted
     for found in store.blobs.blob_files():
         path, token = found.location, found.token
         if store.index.has_blob(token):
             report.already += 1
             continue
         try:
-            skipped = _restore(store, found)
+            skipped = restore_blob(store, found)
         except UnboundBlob:
             skipped = ("unbound", UNBOUND_SKIP)
         except (FormatError, CorruptBlob) as exc:
@@ -134,71 +128,3 @@ UNBOUND_SKIP = ("no binding frame (written before it, by the first scratchfs): n
                 "with the index that names it (a damaged one was moved aside to index.sqlite.damaged-*), "
                 "`scratchfs fsck --repair` binds it")
 """Why a rebuild skips a blob without a binding frame."""
-
-
-def _restore(store: ScratchStore, found: BlobFile) -> tuple[str, str] | None:
-    """Insert the row of the blob ``found`` (as listed: an object is opened by its key, its ``location``); None on
-    success, else why not (a :attr:`RebuildReport.reasons` key and the words)."""
-    where, token = (found.run, found.agent), found.token
-    source = store.blobs.open_file(found)
-    try:
-        stored_size = source.size
-        table = read_seek_table(source, stored_size)
-        b = Binding.of_table(table)
-        problem = b.mismatch(token_of(token)) or _check_fields(b, where)  # a segment entry's token: its location
-        if problem:
-            return "foreign", problem
-        now = store.now()
-        if b.created_at + b.ttl <= now:
-            return "expired", "expired (left to the sweeper)"
-        live = store.index.lookup(b.run_id, b.agent_id, b.kind, b.key, now)
-        if live is not None and live.created_at >= b.created_at:
-            return "superseded", "a newer entry holds its key"
-        settings = store.settings
-        reader = SeekableReader(source, table)
-        newlines, head, last = _scan(reader, max(SAMPLE_BYTES, settings.preview_bytes + 4))
-        found = describe_content(settings, head, b.size, newlines.tobytes(), last,
-                                 lambda: nullcontext(ReaderSource(reader, b.size)))  # as a spill describes it
-    finally:
-        source.close()
-    entry = Entry(b.kind, b.run_id, b.agent_id, b.key, token, b.size, stored_size, b.frames, found.lines,
-                  found.preview, b.tool, found.content_type, found.shape, b.created_at, b.created_at + b.ttl, b.ttl)
-    with store.entries.delete_lock(False):  # counted: close() never closes the descriptor under it
-        written, old = store.index.put(entry, newlines.tobytes(),
-                                       lambda: store.blobs.exists(b.run_id, b.agent_id, token))
-    if not written:
-        return "vanished", "the file vanished while its row was written"
-    if old is not None and old != token:
-        store.blobs.unlink(b.run_id, b.agent_id, old)
-    return None
-
-
-def _check_fields(b: Binding, where: tuple[str, str]) -> str | None:
-    """Why a binding cannot be an entry of the directory ``where``, or None."""
-    try:
-        run_id, agent_id = ids.check_run_id(b.run_id), ids.check_agent_id(b.agent_id)
-        (ids.check_handle if b.kind == "handle" else ids.check_key)(b.key)
-        ids.check_tool(b.tool)
-    except ScratchError as exc:
-        return f"the binding holds a bad field: {exc}"
-    if b.kind not in ("handle", "scratch"):
-        return f"the binding's kind {b.kind!r} is not an entry kind"
-    if (ids.path_part(run_id), ids.path_part(agent_id)) != where:
-        return "the binding names another scope than the directory the file is in"
-    if not b.ttl > 0:
-        return "the binding's TTL is not positive"
-    return None
-
-
-def _scan(reader: SeekableReader, head_bytes: int) -> tuple[array, bytes, int | None]:
-    """Per-frame newline counts, the first ``head_bytes`` bytes and the last byte, every frame verified."""
-    newlines = array("I")
-    head = bytearray()
-    last = None
-    for _, data in reader.iter_frames(ahead=True):
-        newlines.append(data.count(b"\n"))
-        if len(head) < head_bytes:
-            head += data[: head_bytes - len(head)]
-        if data:
-            last = data[-1]
-    return newlines, bytes(head), last

@@ -71,6 +71,10 @@ class Settings:
         sweep_interval: seconds between background sweeps of the MCP server and proxy (0: none).
         reply_budget_bytes: the default most bytes of one model-facing reply, counted as the model receives them
             (its JSON text); 2 KiB to 64 KiB, 8 KiB by default. A call may ask for another, up to 64 KiB.
+        index_write_behind: the row of a spill whose blob went to a segment file is committed behind, with others in
+            one transaction, instead of one transaction per spill (:mod:`scratchfs.engine.write_behind`; local
+            SQLite index and local blobs, no run quota): the spill is acknowledged once its segment record is
+            written (``fsync``-ed when ``durable``). On by default; off commits each row before the spill returns.
     """
 
     default_ttl: float = limits.DEFAULT_TTL
@@ -94,6 +98,7 @@ class Settings:
     pattern_timeout: float = limits.PATTERN_TIMEOUT
     sweep_interval: float = limits.SWEEP_INTERVAL
     reply_budget_bytes: int = limits.REPLY_BUDGET_BYTES
+    index_write_behind: bool = True
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Settings:
         # a misspelt keyword is InvalidArgument naming the closest setting, not __init__'s TypeError
@@ -156,6 +161,7 @@ def _checked(s: Settings) -> dict[str, Any]:
         "sweep_interval": check_seconds(s.sweep_interval, "sweep_interval", limits.MAX_SWEEP_INTERVAL, zero_ok=True),
         "reply_budget_bytes": check_int(s.reply_budget_bytes, "reply_budget_bytes", limits.MIN_REPLY_BYTES,
                                         limits.MAX_REPLY_BYTES),
+        "index_write_behind": bool(s.index_write_behind),
     }
 
 

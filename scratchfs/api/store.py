@@ -6,6 +6,7 @@ How the main paths flow (each module has one job)::
 
     spill        Scope.spill -> Entries.write: blob store writes frames + seek table (locked while in flight)
                               -> shape, stub (preview, note) -> index.put (one short transaction, delete lock shared)
+                              (a small spill in a segment: its row queued, engine.write_behind, put_many behind)
     read_handle  Scope.read_* -> Entries.open: index lookup (scoped, live rows only) -> blob opened, checked
                               -> seekable reader (frames covering the range), lines, or search (frames streamed)
     delete_run   under the delete lock (exclusive): index.hide_scope (rows invisible, one short commit)
@@ -27,6 +28,7 @@ from typing import Any
 import platformdirs
 
 from scratchfs.api.entries import Entries
+from scratchfs.api.restore import recover_journals
 from scratchfs.api.results import Page, decode_cursor, listing_tag
 from scratchfs.api.scope import Scope
 from scratchfs.api.settings import Settings
@@ -39,12 +41,13 @@ from scratchfs.engine.backends import (
     missing_index,
     open_backends,
     sweep_backends,
+    write_behind,
 )
 from scratchfs.engine.protocols import Entry
 from scratchfs.engine.reserve import RESERVE_BYTES, Reserve
 from scratchfs.engine.sweeper import Sweeper, SweepResult
 from scratchfs.foundation import checks
-from scratchfs.foundation.errors import InvalidArgument, NotFound, StorageError, StoreBusy
+from scratchfs.foundation.errors import InvalidArgument, NotFound, ScratchError, StorageError, StoreBusy
 from scratchfs.foundation.limits import BUSY_TIMEOUT, MAX_LIST_ENTRIES, MAX_SWEEP_INTERVAL, SWEEP_INTERVAL
 
 log = logging.getLogger(__name__)
@@ -116,7 +119,7 @@ class ScratchStore:
             ``busy_timeout`` (seconds), ``orphan_grace`` (seconds), ``durable``, ``clock`` (epoch seconds),
             ``never_spill_tools``, ``spill_classes``, ``preview_mode``, ``preview_modes``, ``detect_shape``,
             ``refresh_on_read``, ``run_quota_bytes``, ``run_quota_entries``, ``pattern_timeout`` (seconds),
-            ``sweep_interval`` (seconds) -- see :class:`~scratchfs.api.settings.Settings`.
+            ``sweep_interval`` (seconds), ``index_write_behind`` -- see :class:`~scratchfs.api.settings.Settings`.
         index: the index: unset for the embedded SQLite file under the root (else ``$SCRATCHFS_INDEX``), or a
             ``postgresql://`` URL (see :mod:`scratchfs.engine.backends`).
         blobs: the blob store: unset for files under the root (else ``$SCRATCHFS_BLOBS``), or ``s3://bucket/prefix``
@@ -154,6 +157,32 @@ class ScratchStore:
         self.reserve.ensure()
         self._sweeper: Sweeper | None = None
         self._sweeper_lock = threading.Lock()
+        self._start_write_behind()
+
+    def _start_write_behind(self) -> None:
+        """With the local SQLite index and local blobs, writable: queue small spills' rows
+        (:mod:`scratchfs.engine.write_behind`, when ``index_write_behind``), and restore those a killed writer
+        left (:func:`~scratchfs.api.restore.recover_journals`, now and before a handle is reported not found)."""
+        if self.read_only or not self.embedded:
+            return
+        entries, s = self.entries, self.settings
+        if s.index_write_behind:
+            entries.behind = write_behind(self.index, self.blobs, durable=s.durable, busy_timeout=s.busy_timeout,
+                                          delete_lock=lambda: entries.delete_lock(False))
+        entries.recover = self.recover
+        self.recover(quiet=True)
+
+    def recover(self, quiet: bool = False) -> int:
+        """Restore the rows of spills a killed process acknowledged but never committed
+        (:func:`~scratchfs.api.restore.recover_journals`); return the journals recovered. Never raises: a failure is
+        logged (at INFO with ``quiet``, as when a store opens: a full disk or a busy index is told by the command
+        itself), and the next open, sweep or lookup tries again."""
+        try:
+            return recover_journals(self)
+        except ScratchError as exc:
+            log.log(logging.INFO if quiet else logging.WARNING, "scratchfs: cannot recover the write-behind journals "
+                    "(%s); the next sweep tries again", exc)
+            return 0
 
     # -- settings read often --------------------------------------------------------------------------------------
 
@@ -185,10 +214,24 @@ class ScratchStore:
         """Stop the background sweeper (if any) and close this process's connections. Idempotent, and safe from any
         thread at any time: calls in flight finish or raise :class:`~scratchfs.foundation.errors.StoreClosed`, later
         calls raise it; a connection or lock descriptor in use is closed once its call is done with it."""
+        if self.entries.behind is not None:  # the rows written behind, committed while the store is still open
+            self.entries.behind.close()
         self.closed = True
         self.stop_sweeper()
         self.index.close()
         self.entries.close_blobs()
+
+    def flush(self) -> None:
+        """Commit the rows of this store's spills written behind (:mod:`scratchfs.engine.write_behind`) now; they
+        are committed within milliseconds anyway, and before any other use of the index in this process. For another
+        process to see them at once, and for benchmarks that must count their cost.
+
+        Raises:
+            StorageError, StoreBusy: the rows stay queued (and are retried). StoreClosed: the store is closed.
+        """
+        self.entries.check_open()
+        if self.entries.behind is not None:
+            self.entries.behind.flush()
 
     @property
     def read_only(self) -> str | None:
@@ -340,6 +383,7 @@ class ScratchStore:
         """
         self.entries.check_open()
         self.index.check_writable("sweeping")
+        self.recover()  # a killed writer's rows first: its segments are then judged by them
         return self.reserve.run(lambda: sweep_backends(
             self.index, self.blobs, str(self._locks / "sweep.lock"), self.now, self.settings.orphan_grace,
             self.settings.busy_timeout if wait is None else wait, full))

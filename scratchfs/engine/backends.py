@@ -36,6 +36,7 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from scratchfs.engine import pool_log
+from scratchfs.engine.journal import Journal
 from scratchfs.engine.local_blobs import Blobs
 from scratchfs.engine.pairing import MARKER_NAME, check_pairing, local_marker, location_of, s3_marker
 from scratchfs.engine.protocols import BlobFile, BlobStore, IndexBackend
@@ -44,6 +45,7 @@ from scratchfs.engine.segment_sweep import known_locations
 from scratchfs.engine.sqlite_connections import DAMAGED_CODES
 from scratchfs.engine.sqlite_index import Index
 from scratchfs.engine.sweeper import SweepResult, check_orphan, sweep
+from scratchfs.engine.write_behind import WriteBehind
 from scratchfs.foundation.errors import InvalidArgument, StorageError, StoreBusy
 from scratchfs.foundation.limits import FRAME_BYTES, SEGMENT_ENTRY_BYTES, ZSTD_LEVEL
 
@@ -64,6 +66,7 @@ __all__ = [
     "require_extra",
     "split_postgres_url",
     "sweep_backends",
+    "write_behind",
 ]
 
 ENV_INDEX = "SCRATCHFS_INDEX"
@@ -227,6 +230,16 @@ def open_backends(root: Path, index_url: str | None = None, blobs_url: str | Non
     except BaseException:
         index.close()
         raise
+
+
+def write_behind(index: IndexBackend, blobs: BlobStore, *, durable: bool, busy_timeout: float,
+                 delete_lock: Callable[[], Any]) -> WriteBehind | None:
+    """A :class:`~scratchfs.engine.write_behind.WriteBehind` queue (with its journal) for a store with the local
+    SQLite index and local blobs, writable; else ``None`` (every row is committed at once). ``delete_lock()``
+    holds the store's delete lock shared (a context manager)."""
+    if not (isinstance(index, Index) and isinstance(blobs, Blobs)) or index.read_only:
+        return None
+    return WriteBehind(index, Journal(blobs.root_fd, durable), delete_lock, blobs.locks.held_here, busy_timeout)
 
 
 def _local_backends(root: Path, busy_timeout: float, durable: bool, frame_bytes: int, level: int,

@@ -59,11 +59,20 @@ class _LockLocal(threading.local):
     generation = -1
 
 
+class _Held(threading.local):
+    roots: dict[tuple[int, int], int] | None = None
+
+
+_HELD = _Held()  # delete locks the current thread holds: root identity -> depth
+
+
 class RootLocks:
     """The lock files of the root open on ``root`` (a :class:`Descriptor` owned by the caller)."""
 
     def __init__(self, root: Descriptor) -> None:
         self._root = root
+        self.root_identity = safe_fs.identity(root.fd)
+        """The root directory's ``(st_dev, st_ino)``: stores over one root share its delete lock."""
         self._local = _LockLocal()
         self._locks: weakref.WeakSet[Descriptor] = weakref.WeakSet()
         self._inherited: list[int] = []  # a fork() parent's descriptors: kept open, never used here
@@ -98,10 +107,24 @@ class RootLocks:
             fcntl.flock(gate, fcntl.LOCK_UN)
         if not got:
             raise StoreBusy(f"the delete lock stayed busy past the busy timeout ({timeout:g} s)")
+        held = _HELD.roots
+        if held is None:
+            held = _HELD.roots = {}
+        key = self.root_identity
+        held[key] = held.get(key, 0) + 1
         try:
             yield
         finally:
+            held[key] -= 1
+            if not held[key]:
+                del held[key]
             fcntl.flock(fd, fcntl.LOCK_UN)
+
+    def held_here(self) -> bool:
+        """True while the calling thread holds the delete lock of this root (shared or exclusive), through any
+        store object: what it does meanwhile must not take it again (a second ``flock`` of another descriptor of
+        the same process would wait for itself)."""
+        return bool(_HELD.roots) and self.root_identity in _HELD.roots
 
     def open_lock(self, name: str) -> int:
         """A new descriptor of the lock file ``locks/<name>`` (created 0600; the caller closes it).

@@ -29,6 +29,7 @@ import time
 from dataclasses import dataclass
 
 from scratchfs.engine import safe_fs, segments
+from scratchfs.engine.journal import journaled
 from scratchfs.engine.protocols import BlobInfo
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import ScratchError
@@ -84,8 +85,10 @@ def check_segment(index, blobs, where: tuple[str, str], name: str, cutoff: float
 
     Returns ``None`` when it is not judged: it is younger than ``cutoff`` (tested first, as for a blob file: such a
     segment is neither removed nor compacted, so it is not scanned and the index is not asked), locked (in use by a
-    writer), gone, or not a regular file reached without a link. Never raises for the file system (logged); raises
-    what the index raises (StoreBusy, StorageError)."""
+    writer), gone, or not a regular file reached without a link; nor is it with ``remove`` or ``compact`` while
+    another process's write-behind journal names it (:func:`~scratchfs.engine.journal.journaled`, asked once its lock
+    is held: its writer may have died before committing its rows). Never raises for the file system (logged);
+    raises what the index raises (StoreBusy, StorageError)."""
     parts = ("runs", *where)
     try:
         dir_fd = safe_fs.walk(blobs.root_fd, parts)
@@ -107,6 +110,8 @@ def check_segment(index, blobs, where: tuple[str, str], name: str, cutoff: float
     except ScratchError:
         return _closed(fd, dir_fd)
     try:
+        if (remove or compact) and "/".join((*parts, name)) in journaled(blobs.root_fd):
+            return None  # its writer may have died before committing rows: recovered first (closed below)
         fcntl.flock(dir_fd, fcntl.LOCK_UN)  # a compaction may create this process's own segment in the directory
         return _judge(index, blobs, parts, name, (fd, dir_fd), cutoff, (remove, compact, dying))
     except OSError as exc:

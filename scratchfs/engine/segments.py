@@ -443,6 +443,11 @@ class SegmentPending:
         self._seg = seg
         self._moved = False
 
+    @property
+    def segment_path(self) -> str:
+        """The segment file's path relative to the store root (``runs/<run dir>/<agent dir>/<token>.zseg``)."""
+        return self._seg.path
+
     def exists(self) -> bool:
         """True while the segment is still at its place below the root; False once a delete of its run or agent
         moved it away.

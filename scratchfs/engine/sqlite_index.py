@@ -37,7 +37,6 @@ from scratchfs.engine.keyset import LISTING_ORDER
 from scratchfs.engine.protocols import Entry, Gone, check_quota
 from scratchfs.engine.sqlite_connections import (
     APPLICATION_ID,
-    Connections,
     Transaction,
     index_error,
     read_only_reason,
@@ -45,6 +44,7 @@ from scratchfs.engine.sqlite_connections import (
 from scratchfs.engine.sqlite_scale import NEXT_ID, VISIBLE, ScaleQueries
 from scratchfs.engine.sqlite_schema import create_tables, schema_objects, schema_problem
 from scratchfs.engine.wal_checkpoints import Checkpoints
+from scratchfs.engine.write_behind import HookedConnections, reader_hook
 from scratchfs.foundation.errors import ScratchError, StorageError, StoreBusy
 from scratchfs.foundation.limits import LOOKUP_CACHE_ENTRIES, TOMBSTONE_SECONDS
 
@@ -103,7 +103,7 @@ class Index(ScaleQueries):
                  existing_data: Callable[[], bool] | None = None) -> None:
         self.path = path
         self.busy_timeout = busy_timeout
-        self.connections = Connections(path, busy_timeout, "FULL" if durable else "NORMAL", type(self).on_connect)
+        self.connections = HookedConnections(path, busy_timeout, "FULL" if durable else "NORMAL", type(self).on_connect)
         self._existing_data = existing_data or (lambda: False)
         self.migrated_from: int | None = None
         """The schema version this object migrated the index from when it opened it, or ``None``."""
@@ -115,6 +115,8 @@ class Index(ScaleQueries):
         except BaseException:
             self.close()  # refused (not ours, not a database, ...): leaves no connection open
             raise
+        if self.connections.identity is not None:  # every use first commits the rows written behind in this process
+            self.connections.before_use = reader_hook(self.connections.identity)
 
     @property
     def read_only(self) -> str | None:
@@ -368,6 +370,31 @@ class Index(ScaleQueries):
         return self._decided("writing an entry", lambda conn: self._put(conn, entry, frame_newlines, check, quota),
                              lambda result: result[0] and self._has_blob(entry.blob))
 
+    def put_many(self, rows: list[tuple[Entry, bytes, Callable[[], bool]]]) -> list[bool | ScratchError]:
+        """Insert the rows of new spills ``[(entry, frame_newlines, check)]`` in ONE transaction (rows written
+        behind, :mod:`scratchfs.engine.write_behind`), each as :meth:`put` inserts one without a quota: a row whose
+        ``check`` returns False is not inserted (False: a delete of its run or agent moved its blob away first); a
+        ``check`` that raises StorageError leaves its row out (that error is its outcome). Returns each row's
+        outcome, in order (True: inserted).
+
+        Raises:
+            StorageError, StoreBusy: nothing was inserted (the transaction failed as a whole).
+        """
+
+        def body(conn: sqlite3.Connection) -> list[bool | ScratchError]:
+            outcomes: list[bool | ScratchError] = []
+            for entry, newlines, check in rows:
+                try:
+                    outcomes.append(self._put(conn, entry, newlines, check, (None, None))[0])
+                except StorageError as exc:  # its blob left its place some other way: this row alone is refused
+                    outcomes.append(exc)
+            return outcomes
+
+        blobs = [entry.blob for entry, _, _ in rows]  # a failed COMMIT that took effect shows in any row written
+        return self._decided("writing entries", body,
+                             lambda result: next((self._has_blob(blob) for blob, done in zip(blobs, result, strict=True)
+                                                  if done is True), True))
+
     def _put(self, conn: sqlite3.Connection, e: Entry, frame_newlines: bytes, check: Callable[[], bool],
              quota: tuple[int | None, int | None]) -> tuple[bool, str | None]:
         if not check():  # a delete of its run or agent moved the blob away: the write is ordered before it
@@ -489,18 +516,6 @@ class Index(ScaleQueries):
                                    "DELETE FROM gone WHERE rowid IN (SELECT rowid FROM gone WHERE at <= ? LIMIT ?)",
                                    (cutoff, want)).rowcount)
 
-    def blob_rows(self) -> list[tuple[int, str, str, str]]:
-        """``(id, run_id, agent_id, blob)`` of every row, expired or not."""
-        return self.read("SELECT id, run_id, agent_id, blob FROM entries", (), "listing blobs")
-
-    def blobs(self) -> set[str]:
-        """The blob token of every row."""
-        return {row[0] for row in self.read("SELECT blob FROM entries", (), "listing blobs")}
-
-    def has_blob(self, blob: str) -> bool:
-        """True if a row names this blob token."""
-        return bool(self.read("SELECT 1 FROM entries WHERE blob = ?", (blob,), "looking up a blob"))
-
     def delete_rows(self, rows: list[tuple[int, str]], sizer: BatchSizer | None = None) -> int:
         """Delete rows by ``(id, blob)``, each only if it still names that blob, in transactions sized by ``sizer``;
         return rows deleted."""
@@ -518,18 +533,6 @@ class Index(ScaleQueries):
             self.in_batches("removing rows whose file is gone", sizer or BatchSizer(BATCH_START_ROWS), step)
         return deleted
 
-    def relocate(self, moves: list[tuple[str, str]]) -> int:
-        """Point rows at a new copy of their blob, by ``(old blob, new blob)``, each only if it still names the old
-        one (an overwrite or delete meanwhile wins), in one transaction; return rows moved (segment compaction)."""
-        if not moves:
-            return 0
-        with self.write("moving rows to a compacted segment") as conn:
-            return sum(conn.execute("UPDATE entries SET blob = ? WHERE blob = ?", (new, old)).rowcount
-                       for old, new in moves)
-
-    def integrity_check(self) -> str:
-        """The result of ``PRAGMA integrity_check`` (``"ok"`` when the database is sound)."""
-        return "\n".join(row[0] for row in self.read("PRAGMA integrity_check", (), "checking integrity"))
 
 
 

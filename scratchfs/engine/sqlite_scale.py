@@ -345,6 +345,31 @@ class ScaleQueries:
         sql += " GROUP BY run_id, agent_id ORDER BY run_id, agent_id"
         return self.read(sql, params, "aggregating entries")
 
+    def blob_rows(self) -> list[tuple[int, str, str, str]]:
+        """``(id, run_id, agent_id, blob)`` of every row, expired or not."""
+        return self.read("SELECT id, run_id, agent_id, blob FROM entries", (), "listing blobs")
+
+    def blobs(self) -> set[str]:
+        """The blob token of every row."""
+        return {row[0] for row in self.read("SELECT blob FROM entries", (), "listing blobs")}
+
+    def has_blob(self, blob: str) -> bool:
+        """True if a row names this blob token."""
+        return bool(self.read("SELECT 1 FROM entries WHERE blob = ?", (blob,), "looking up a blob"))
+
+    def relocate(self, moves: list[tuple[str, str]]) -> int:
+        """Point rows at a new copy of their blob, by ``(old blob, new blob)``, each only if it still names the old
+        one (an overwrite or delete meanwhile wins), in one transaction; return rows moved (segment compaction)."""
+        if not moves:
+            return 0
+        with self.write("moving rows to a compacted segment") as conn:
+            return sum(conn.execute("UPDATE entries SET blob = ? WHERE blob = ?", (new, old)).rowcount
+                       for old, new in moves)
+
+    def integrity_check(self) -> str:
+        """The result of ``PRAGMA integrity_check`` (``"ok"`` when the database is sound)."""
+        return "\n".join(row[0] for row in self.read("PRAGMA integrity_check", (), "checking integrity"))
+
 
 __all__ = [
     "CAP_BATCH_ROWS",

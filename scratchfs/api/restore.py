@@ -1,0 +1,137 @@
+"""Restoring one entry's row from its blob (``fsck --rebuild-index``, :mod:`scratchfs.api.rebuild`), and the
+recovery of rows written behind by a process killed before it committed them (:mod:`scratchfs.engine.journal`).
+
+Both read a blob's binding frame (:mod:`scratchfs.engine.binding`) and describe its content the way a spill does
+(:func:`~scratchfs.api.entries.describe_content`: line counts, shape, preview), so a restored row says what the
+spill's row said. :func:`recover_journals` passes :func:`restore_blob` down to the engine's recovery as a callback
+(the engine never imports the api).
+"""
+
+from __future__ import annotations
+
+import logging
+from array import array
+from contextlib import nullcontext
+from typing import TYPE_CHECKING
+
+from scratchfs.api.describe import describe_content
+from scratchfs.api.shape import SAMPLE_BYTES
+from scratchfs.engine import journal
+from scratchfs.engine.binding import Binding, UnboundBlob
+from scratchfs.engine.protocols import BlobFile, Entry
+from scratchfs.engine.seekable import FormatError, SeekableReader, read_seek_table
+from scratchfs.engine.segment_sweep import known_locations
+from scratchfs.engine.segments import token_of
+from scratchfs.engine.structure.paging import ReaderSource
+from scratchfs.foundation import checks as ids
+from scratchfs.foundation.errors import CorruptBlob, ScratchError
+
+if TYPE_CHECKING:
+    from scratchfs.api.store import ScratchStore
+
+__all__ = ["recover_journals", "restore_blob"]
+
+log = logging.getLogger(__name__)
+
+
+def recover_journals(store: ScratchStore) -> int:
+    """Restore the rows of spills a killed process acknowledged but never committed (write-behind journals of dead
+    writers, :func:`scratchfs.engine.journal.recover`): each live spill of a segment such a journal lists, that no
+    row names, of a scope not deleted (its segment still at its place), not expired, gets its row as
+    ``fsck --rebuild-index`` would give it. Return the journals recovered. A store without local segment files, or
+    read-only, recovers nothing (0).
+
+    Raises:
+        StorageError, StoreBusy: from the journal directory, the index or the delete lock (a journal not fully
+            recovered stays for the next recovery).
+    """
+    blobs, index = store.blobs, store.index
+    if store.read_only or not hasattr(blobs, "scan_segment") or not hasattr(blobs, "root_fd"):
+        return 0
+
+    def restore(found: BlobFile) -> None:
+        try:
+            skipped = restore_blob(store, found, ("handle",))
+        except (UnboundBlob, FormatError, CorruptBlob) as exc:
+            skipped = ("corrupt", str(exc))
+        if skipped is not None and skipped[0] not in ("expired", "kind", "superseded"):
+            log.warning("scratchfs: recovery left %s alone: %s", found.location, skipped[1])
+
+    return journal.recover(blobs, lambda located, where: known_locations(index, located, where), restore)
+
+
+def restore_blob(store: ScratchStore, found: BlobFile, kinds: tuple[str, ...] = ("handle", "scratch")
+                 ) -> tuple[str, str] | None:
+    """Insert the row of the blob ``found`` (as listed: an object is opened by its key, its ``location``) if its
+    binding's kind is one of ``kinds``; None on success, else why not (a
+    :attr:`~scratchfs.api.rebuild.RebuildReport.reasons` key and the words).
+
+    Raises:
+        UnboundBlob: no binding frame. FormatError, CorruptBlob: it does not verify. StorageError, StoreBusy: from
+            the file system, the index or the delete lock.
+    """
+    where, token = (found.run, found.agent), found.token
+    source = store.blobs.open_file(found)
+    try:
+        stored_size = source.size
+        table = read_seek_table(source, stored_size)
+        b = Binding.of_table(table)
+        problem = b.mismatch(token_of(token)) or _check_fields(b, where)  # a segment entry's token: its location
+        if problem:
+            return "foreign", problem
+        if b.kind not in kinds:
+            return "kind", f"a {b.kind} entry (restored here: {', '.join(kinds)} only)"
+        now = store.now()
+        if b.created_at + b.ttl <= now:
+            return "expired", "expired (left to the sweeper)"
+        live = store.index.lookup(b.run_id, b.agent_id, b.kind, b.key, now)
+        if live is not None and live.created_at >= b.created_at:
+            return "superseded", "a newer entry holds its key"
+        settings = store.settings
+        reader = SeekableReader(source, table)
+        newlines, head, last = _scan(reader, max(SAMPLE_BYTES, settings.preview_bytes + 4))
+        found = describe_content(settings, head, b.size, newlines.tobytes(), last,
+                                 lambda: nullcontext(ReaderSource(reader, b.size)))  # as a spill describes it
+    finally:
+        source.close()
+    entry = Entry(b.kind, b.run_id, b.agent_id, b.key, token, b.size, stored_size, b.frames, found.lines,
+                  found.preview, b.tool, found.content_type, found.shape, b.created_at, b.created_at + b.ttl, b.ttl)
+    with store.entries.delete_lock(False):  # counted: close() never closes the descriptor under it
+        written, old = store.index.put(entry, newlines.tobytes(),
+                                       lambda: store.blobs.exists(b.run_id, b.agent_id, token))
+    if not written:
+        return "vanished", "the file vanished while its row was written"
+    if old is not None and old != token:
+        store.blobs.unlink(b.run_id, b.agent_id, old)
+    return None
+
+
+def _check_fields(b: Binding, where: tuple[str, str]) -> str | None:
+    """Why a binding cannot be an entry of the directory ``where``, or None."""
+    try:
+        run_id, agent_id = ids.check_run_id(b.run_id), ids.check_agent_id(b.agent_id)
+        (ids.check_handle if b.kind == "handle" else ids.check_key)(b.key)
+        ids.check_tool(b.tool)
+    except ScratchError as exc:
+        return f"the binding holds a bad field: {exc}"
+    if b.kind not in ("handle", "scratch"):
+        return f"the binding's kind {b.kind!r} is not an entry kind"
+    if (ids.path_part(run_id), ids.path_part(agent_id)) != where:
+        return "the binding names another scope than the directory the file is in"
+    if not b.ttl > 0:
+        return "the binding's TTL is not positive"
+    return None
+
+
+def _scan(reader: SeekableReader, head_bytes: int) -> tuple[array, bytes, int | None]:
+    """Per-frame newline counts, the first ``head_bytes`` bytes and the last byte, every frame verified."""
+    newlines = array("I")
+    head = bytearray()
+    last = None
+    for _, data in reader.iter_frames(ahead=True):
+        newlines.append(data.count(b"\n"))
+        if len(head) < head_bytes:
+            head += data[: head_bytes - len(head)]
+        if data:
+            last = data[-1]
+    return newlines, bytes(head), last
