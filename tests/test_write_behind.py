@@ -314,3 +314,42 @@ def test_a_fork_child_starts_with_an_empty_queue(tmp_path, held_back):
         assert os.waitpid(pid, 0)[1] == 0
         store.flush()
         assert len(store.list_entries()) == 2
+
+
+def test_while_the_queue_cannot_be_committed_reads_go_on_and_new_spills_commit_their_own_rows(tmp_path, held_back,
+                                                                                             monkeypatch):
+    """A flush that fails (a full disk, an index locked past the busy timeout: here put_many raising) keeps its rows
+    queued, and must neither fail every later read of the process nor queue more rows behind it: a spill then
+    commits its own row (and would fail as before, so that the adapter passes the result through)."""
+    from scratchfs.engine.sqlite_index import Index
+    from scratchfs.foundation.errors import StorageError
+
+    failing = [False]
+    put_many = Index.put_many
+
+    def faulty(self, rows):
+        if failing[0]:
+            raise StorageError("cannot commit (a fault of the test)")
+        return put_many(self, rows)
+
+    monkeypatch.setattr(Index, "put_many", faulty)
+    with ScratchStore(tmp_path / "root") as store:
+        scope = store.scope("run", "agent")
+        old = scope.spill(_content(1), source_tool="t").handle
+        store.flush()
+        failing[0] = True
+        queued = scope.spill(_content(2), source_tool="t").handle
+        with pytest.raises(StorageError):  # asked for, the flush says why
+            store.flush()
+        assert _read(scope, old, 10_000) == _content(1)  # reads go on
+        assert len(scope.list_entries()) == 1
+        fresh = scope.spill(_content(3), source_tool="t").handle  # committed with the spill
+        assert store.entries.behind.queued == 1
+        with ScratchStore(tmp_path / "root", index_write_behind=False) as other:
+            assert _read(other.scope("run", "agent"), fresh, 10_000) == _content(3)
+        failing[0] = False
+        assert _read(scope, queued, 10_000) == _content(2)  # committed by the next use
+        assert store.entries.behind.queued == 0
+        later = scope.spill(_content(4), source_tool="t").handle
+        assert store.entries.behind.queued == 1  # written behind again
+        assert _read(scope, later, 10_000) == _content(4)

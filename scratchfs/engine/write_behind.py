@@ -23,9 +23,11 @@ rows of a writer killed before it committed them.
   handle not found).
 * **Backpressure**: at most :data:`MAX_QUEUED` rows wait; a spill finding the queue full commits it itself.
 * **Errors**: a flush that fails (StorageError, StoreBusy) keeps its rows queued and is retried with a bounded
-  backoff (one warning per run of failures); a row whose segment left its place some other way (``pending.exists``
-  raises) is logged as an error and dropped, as the synchronous path would fail that write. :meth:`WriteBehind.close`
-  tries a final flush; rows it could not commit are left to recovery (the journal stays).
+  backoff (one warning per run of failures); meanwhile a spill commits its own row (and fails as it would without
+  write-behind), and a use of the index that finds the queue cannot be committed goes on without it. A row whose
+  segment left its place some other way (``pending.exists`` raises) is logged as an error and dropped, as the
+  synchronous path would fail that write. :meth:`WriteBehind.close` tries a final flush; rows it could not commit
+  are left to recovery (the journal stays).
 * **fork()**: a child starts with an empty queue and no journal (the parent's rows are the parent's).
 """
 
@@ -75,9 +77,14 @@ class _Group:
         self.members: weakref.WeakSet[WriteBehind] = weakref.WeakSet()
 
     def flush(self) -> None:
+        """Commit every member's queue; one that cannot be committed now stays queued (its flusher retries, and
+        warns). Never raises StorageError or StoreBusy."""
         for member in list(self.members):
             if member.queued:
-                member.flush()
+                try:
+                    member.flush()
+                except (StorageError, StoreBusy) as exc:
+                    log.debug("scratchfs: the write-behind rows stay queued: %s", exc)
 
 
 _GROUPS: weakref.WeakValueDictionary[tuple[int, int], _Group] = weakref.WeakValueDictionary()
@@ -94,8 +101,10 @@ def _group(identity: tuple[int, int]) -> _Group:
 
 def reader_hook(identity: tuple[int, int]) -> Callable[[], None]:
     """The hook a SQLite index over the file of ``identity`` (``(st_dev, st_ino)``) calls before each outermost
-    use of a connection: it commits what every write-behind queue of that file in this process holds. Raises what a
-    flush raises (StorageError, StoreBusy): the use then fails as a busy index would fail it."""
+    use of a connection: it commits what every write-behind queue of that file in this process holds. A queue that
+    cannot be committed now (a full disk, an index locked past the busy timeout) stays queued and the use goes on:
+    reads of every other entry keep working while the index cannot be written, as they did before rows were written
+    behind, and no further spill is queued meanwhile (:meth:`WriteBehind.accept`). Raises StoreClosed only."""
     group = _group(identity)
 
     def before_use() -> None:
@@ -163,8 +172,9 @@ class WriteBehind:
 
     def accept(self, entry: Entry, pending) -> bool:
         """Queue the row of a spill whose blob is the segment record ``pending`` (a ``SegmentPending``): True once
-        it is queued (the spill may be acknowledged); False if the journal cannot be written (the caller commits
-        the row itself, synchronously).
+        it is queued (the spill may be acknowledged); False if the journal cannot be written, or while the last
+        commit of the queue failed (the caller commits the row itself, synchronously: a spill the index cannot take
+        fails as it did before rows were written behind, and the adapter passes the result through).
 
         Raises:
             StoreClosed: this queue was closed. StorageError, StoreBusy: the queue was full and committing it failed
@@ -172,6 +182,8 @@ class WriteBehind:
         """
         if self._generation != forks.generation:
             self._reset()  # a fork() child: the parent's rows are the parent's
+        if self._failing:
+            return False
         try:
             self.journal.note(pending.segment_path)
         except StorageError as exc:
@@ -202,11 +214,16 @@ class WriteBehind:
         """
         if not self.queued:
             return
-        if self._held_here():
-            self._commit()
-        else:
-            with self._delete_lock():
+        try:
+            if self._held_here():
                 self._commit()
+            else:
+                with self._delete_lock():
+                    self._commit()
+        except (StorageError, StoreBusy):
+            self._failing = True
+            raise
+        self._failing = False
 
     def _commit(self) -> None:
         with self._flush_lock:
@@ -231,7 +248,7 @@ class WriteBehind:
 
     def _run(self) -> None:
         """The flusher thread: commit when :data:`BATCH_ROWS` rows wait or the oldest waited :data:`FLUSH_DELAY`."""
-        backoff = 0.0
+        backoff, warned = 0.0, False
         try:
             while True:
                 with self._cond:
@@ -240,14 +257,14 @@ class WriteBehind:
                         return
                 try:
                     self.flush()
-                    if self._failing:
+                    if warned:
                         log.warning("scratchfs: the write-behind rows are committed again")
-                    backoff, self._failing = 0.0, False
+                    backoff, warned = 0.0, False
                 except (StorageError, StoreBusy) as exc:
-                    if not self._failing:
+                    if not warned:
                         log.warning("scratchfs: cannot commit the write-behind rows (%s); they stay queued and are "
-                                    "retried", exc)
-                    self._failing = True
+                                    "retried, and new spills commit their own rows meanwhile", exc)
+                    warned = True
                     backoff = min(_MAX_BACKOFF, max(0.01, backoff * 2))
                     time.sleep(backoff)
                 except StoreClosed:
