@@ -36,9 +36,9 @@ from collections.abc import Callable
 from scratchfs.engine import safe_fs, segments
 from scratchfs.engine.protocols import BlobFile
 from scratchfs.foundation import checks, forks
-from scratchfs.foundation.errors import ScratchError, StorageError, StoreBusy, storage_error
+from scratchfs.foundation.errors import ScratchError, StorageError, StoreBusy, StoreClosed, storage_error
 
-__all__ = ["JOURNAL_DIR", "Journal", "journaled", "recover"]
+__all__ = ["JOURNAL_DIR", "MAX_JOURNAL_BYTES", "Journal", "journaled", "recover"]
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +64,7 @@ class Journal:
         self._fd = -1
         self.name: str | None = None
         self._noted: set[str] = set()
+        self._closed = False  # after close(): no journal is made again (a spill racing the close fails)
         self._generation = forks.generation
         _JOURNALS.add(self)
 
@@ -73,6 +74,7 @@ class Journal:
 
         Raises:
             StorageError: the journal cannot be created or written (the caller then commits the row at once).
+            StoreClosed: the journal was closed (its store is closing).
         """
         if self._generation != forks.generation:
             self._after_fork()
@@ -81,6 +83,8 @@ class Journal:
         with self._lock:
             if path in self._noted:
                 return
+            if self._closed:
+                raise StoreClosed("the store is closed")
             try:
                 if self._fd < 0:
                     self._open()
@@ -120,13 +124,15 @@ class Journal:
 
     def close(self, remove: bool) -> None:
         """Close the journal (dropping its lock); with ``remove``, unlink it first (every row it covers is
-        committed). Idempotent; never raises (a journal left behind is recovered by the next open or sweep)."""
+        committed). A later :meth:`note` raises StoreClosed (a spill racing its store's close makes no journal that
+        would stay locked for the process's life). Idempotent; never raises (a journal left behind is recovered by
+        the next open or sweep)."""
         if self._generation != forks.generation:
             self._after_fork()
             return
         with self._lock:
             fd, name, self._fd, self.name = self._fd, self.name, -1, None
-            self._noted = set()
+            self._noted, self._closed = set(), True
             if fd < 0:
                 return
             with _OWN_LOCK:
@@ -153,6 +159,7 @@ class Journal:
             except OSError:
                 pass
         self._fd, self.name, self._noted, self._generation = -1, None, set(), forks.generation
+        self._closed = False
 
 
 _JOURNALS: weakref.WeakSet[Journal] = weakref.WeakSet()
@@ -187,21 +194,46 @@ def _names(root_fd: int) -> list[str]:
             if checks.TOKEN_RE.fullmatch(name) and stat.S_ISREG(st.st_mode)]
 
 
-def _paths(fd: int) -> list[str]:
-    """The segment paths a journal lists (well-formed ones only; a torn last line is left out)."""
-    data, size = b"", os.fstat(fd).st_size
-    while len(data) < size:
-        chunk = os.pread(fd, size - len(data), len(data))
+MAX_JOURNAL_BYTES = 64 << 20
+"""Bytes of a journal file read at most (a writer's journal holds one line per segment it wrote behind into: far
+less); the lines beyond are not read, and a journal longer than this is never unlinked by recovery."""
+_MAX_LINE_BYTES = 4096  # a longer line is no segment path: skipped without being kept
+_CHUNK_BYTES = 1 << 20
+
+
+def _paths(fd: int) -> tuple[list[str], bool]:
+    """The distinct segment paths a journal lists (well-formed ones only, in order; a torn last line is left out)
+    and whether the whole file was read (False: longer than :data:`MAX_JOURNAL_BYTES`). Read in chunks: a huge or
+    sparse file costs neither memory nor more than that many bytes of reading. Raises OSError."""
+    size = os.fstat(fd).st_size
+    end = min(size, MAX_JOURNAL_BYTES)
+    found: dict[str, None] = {}
+    tail, at = b"", 0
+    while at < end:
+        chunk = os.pread(fd, min(_CHUNK_BYTES, end - at), at)
         if not chunk:
             break
-        data += chunk
-    found = []
-    for line in data.split(b"\n")[:-1]:
-        parts = line.decode("ascii", "replace").split("/")
-        if (len(parts) == 4 and parts[0] == "runs" and all(p not in ("", ".", "..") for p in parts)
-                and segments.SEGMENT_NAME_RE.fullmatch(parts[3])):
-            found.append("/".join(parts))
-    return found
+        at += len(chunk)
+        lines = (tail + chunk).split(b"\n")
+        tail = lines.pop()
+        if len(tail) > _MAX_LINE_BYTES:
+            tail = b"\xff"  # an overlong line: never a path (its rest is dropped with it)
+        for line in lines:
+            path = _path(line)
+            if path is not None:
+                found[path] = None
+    return list(found), size <= MAX_JOURNAL_BYTES
+
+
+def _path(line: bytes) -> str | None:
+    """The segment path a journal line names, or None if it is no well-formed one."""
+    if len(line) > _MAX_LINE_BYTES:
+        return None
+    parts = line.decode("ascii", "replace").split("/")
+    if (len(parts) == 4 and parts[0] == "runs" and all(p not in ("", ".", "..") for p in parts)
+            and segments.SEGMENT_NAME_RE.fullmatch(parts[3])):
+        return "/".join(parts)
+    return None
 
 
 def _open_journal(dir_fd: int, name: str) -> int | None:
@@ -234,7 +266,7 @@ def journaled(root_fd: int) -> set[str]:
             if fd is None:
                 continue
             try:
-                found.update(_paths(fd))
+                found.update(_paths(fd)[0])
             except OSError as exc:
                 raise storage_error(exc, f"cannot read {JOURNAL_DIR}/{name}") from exc
             finally:
@@ -283,8 +315,14 @@ def _recover_one(blobs, known: Callable[[list[str], tuple[str, ...]], set[str]],
             raise storage_error(exc, f"cannot lock {JOURNAL_DIR}/{name}") from exc
         if not os.fstat(fd).st_nlink:
             return 0  # recovered (or closed cleanly) meanwhile
-        for path in _paths(fd):
+        paths, whole = _paths(fd)
+        for path in paths:
             _recover_segment(blobs, known, restore, path)
+        if not whole:
+            log.warning("scratchfs: the write-behind journal %s/%s is longer than %d bytes: the segments its first "
+                        "bytes name were recovered, it is left in place (remove it by hand)", JOURNAL_DIR, name,
+                        MAX_JOURNAL_BYTES)
+            return 0
         safe_fs.unlink_quietly(dir_fd, name)
         return 1
     except OSError as exc:

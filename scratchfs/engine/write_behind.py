@@ -177,8 +177,8 @@ class WriteBehind:
         fails as it did before rows were written behind, and the adapter passes the result through).
 
         Raises:
-            StoreClosed: this queue was closed. StorageError, StoreBusy: the queue was full and committing it failed
-                (the row is not queued; the queued ones stay).
+            StoreClosed: this queue (or its journal) was closed. StorageError, StoreBusy: the queue was full and
+                committing it failed (the row is not queued; the queued ones stay).
         """
         if self._generation != forks.generation:
             self._reset()  # a fork() child: the parent's rows are the parent's
@@ -186,6 +186,8 @@ class WriteBehind:
             return False
         try:
             self.journal.note(pending.segment_path)
+        except StoreClosed:
+            raise  # closed meanwhile (by another thread): no journal is made again
         except StorageError as exc:
             log.warning("scratchfs: %s; the row is committed at once", exc)
             return False
