@@ -62,3 +62,29 @@ def test_a_spill_racing_the_close_makes_no_journal(tmp_path):
 
 def test_journal_reading_is_bounded():
     assert journal.MAX_JOURNAL_BYTES <= 1 << 30
+
+
+def test_a_delete_moving_a_segment_away_during_its_recovery_ends_that_recovery_cleanly(tmp_path, monkeypatch, caplog):
+    from scratchfs.api import restore
+
+    root = tmp_path / "root"
+    proc, _handles = _writer(root, 3)
+    _kill(proc)
+    monkeypatch.setattr(ScratchStore, "recover", lambda self, quiet=False: 0)
+    store = ScratchStore(root, orphan_grace=0)
+    monkeypatch.undo()
+    real = restore.known_locations
+
+    def known_then_moved(index, located, where):  # a delete_run takes the directory between the scan and the restore
+        found = real(index, located, where)
+        if (root / "runs").exists():
+            os.rename(root / "runs", tmp_path / "moved")
+            os.mkdir(root / "runs", 0o700)
+        return found
+
+    monkeypatch.setattr(restore, "known_locations", known_then_moved)
+    with store:
+        assert store.recover() == 1  # (0 before: 'cannot recover journal/...: No such file or directory', left)
+        assert os.listdir(root / JOURNAL_DIR) == []
+        assert store.list_entries() == []
+    assert "cannot recover" not in caplog.text

@@ -52,9 +52,11 @@ def recover_journals(store: ScratchStore) -> int:
     def restore(found: BlobFile) -> None:
         try:
             skipped = restore_blob(store, found, ("handle",))
+        except FileNotFoundError:  # a delete moved its segment away since the scan: deleted, nothing to restore
+            skipped = ("vanished", "deleted meanwhile")
         except (UnboundBlob, FormatError, CorruptBlob) as exc:
             skipped = ("corrupt", str(exc))
-        if skipped is not None and skipped[0] not in ("expired", "kind", "superseded"):
+        if skipped is not None and skipped[0] not in ("expired", "kind", "superseded", "vanished"):
             log.warning("scratchfs: recovery left %s alone: %s", found.location, skipped[1])
 
     return journal.recover(blobs, lambda located, where: known_locations(index, located, where), restore)
