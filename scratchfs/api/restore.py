@@ -56,7 +56,7 @@ def recover_journals(store: ScratchStore) -> int:
             skipped = ("vanished", "deleted meanwhile")
         except (UnboundBlob, FormatError, CorruptBlob) as exc:
             skipped = ("corrupt", str(exc))
-        if skipped is not None and skipped[0] not in ("expired", "kind", "superseded", "vanished"):
+        if skipped is not None and skipped[0] not in ("expired", "kind", "superseded", "vanished", "deleted"):
             log.warning("scratchfs: recovery left %s alone: %s", found.location, skipped[1])
 
     return journal.recover(blobs, lambda located, where: known_locations(index, located, where), restore)
@@ -65,7 +65,8 @@ def recover_journals(store: ScratchStore) -> int:
 def restore_blob(store: ScratchStore, found: BlobFile, kinds: tuple[str, ...] = ("handle", "scratch")
                  ) -> tuple[str, str] | None:
     """Insert the row of the blob ``found`` (as listed: an object is opened by its key, its ``location``) if its
-    binding's kind is one of ``kinds``; None on success, else why not (a
+    binding's kind is one of ``kinds`` and no tombstone of its key is as new as it (a delete that had not yet marked
+    its segment record dead); None on success, else why not (a
     :attr:`~scratchfs.api.rebuild.RebuildReport.reasons` key and the words).
 
     Raises:
@@ -89,6 +90,9 @@ def restore_blob(store: ScratchStore, found: BlobFile, kinds: tuple[str, ...] = 
         live = store.index.lookup(b.run_id, b.agent_id, b.kind, b.key, now)
         if live is not None and live.created_at >= b.created_at:
             return "superseded", "a newer entry holds its key"
+        gone = store.index.gone(b.run_id, b.agent_id, b.kind, b.key, now)
+        if gone is not None and gone.at >= b.created_at:  # a delete killed (or racing) before it marked it dead
+            return "deleted", f"{gone.reason} since it was written (a tombstone says so)"
         settings = store.settings
         reader = SeekableReader(source, table)
         newlines, head, last = _scan(reader, max(SAMPLE_BYTES, settings.preview_bytes + 4))
