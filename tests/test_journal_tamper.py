@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from scratchfs import ScratchStore
 from scratchfs.engine import journal
 from scratchfs.engine.journal import JOURNAL_DIR
@@ -161,3 +163,42 @@ def test_a_handle_deleted_by_a_process_killed_before_it_marked_the_record_dead_i
         report = fsck(store, rebuild_index=True)
         assert sorted(e.key for e in store.list_entries()) == sorted(handles[1:])
     assert report is not None
+
+
+_LONG_LIVED_WRITER = """
+import os, sys, time
+sys.path.insert(0, {repo!r})
+from scratchfs import ScratchStore
+from scratchfs.engine import segments
+segments.SEGMENT_BYTES = 64 * 1024  # a segment is left for a new one every few spills
+store = ScratchStore({root!r})
+scope = store.scope("run", "agent")
+for i in range(24):
+    scope.spill(os.urandom(6000).hex().encode(), source_tool="t", ttl=1)
+store.flush()
+print(open(os.path.join({root!r}, "journal", store.entries.behind.journal.name or "-"), "rb").read()
+      if store.entries.behind.journal.name else b"", flush=True)
+time.sleep(60)
+"""
+
+
+@pytest.mark.alone
+def test_a_live_writers_drained_journal_leaves_its_segments_to_other_processes_sweeps(tmp_path):
+    import subprocess
+    import sys
+    import time
+
+    from tests.test_write_behind import REPO
+
+    root = tmp_path / "root"
+    proc = subprocess.Popen([sys.executable, "-c", _LONG_LIVED_WRITER.format(repo=str(REPO), root=str(root))],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "b''"  # drained: the journal names nothing (every segment before)
+        time.sleep(1.2)  # every spill expired
+        with ScratchStore(root, orphan_grace=0) as store:
+            store.sweep(full=True)
+        left = [n for _, _, names in os.walk(root / "runs") for n in names if n.endswith(".zseg")]
+        assert len(left) <= 1  # its active segment at most (the sync path leaves the same); all 5+ before
+    finally:
+        _kill(proc)

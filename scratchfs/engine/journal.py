@@ -5,8 +5,11 @@ A process writing rows behind keeps one journal file ``<root>/journal/<fresh tok
 made through :mod:`scratchfs.engine.safe_fs`: no link is followed) holding the paths, relative to the root, of the
 segments it appended such records to, one per line (``runs/<run dir>/<agent dir>/<segment>.zseg``), each appended --
 and ``fsync``-ed when the store is durable -- the first time a segment is used that way, before that spill is
-acknowledged. The writer holds ``LOCK_EX`` on its journal for its life and unlinks it on close after a successful
-final flush; a journal whose ``flock`` can be taken (``LOCK_EX|LOCK_NB``) is a dead writer's.
+acknowledged. Whenever its queue drains (every noted row committed or dropped, no spill between its note and its
+queueing), the writer empties its journal (:meth:`Journal.reset`): a long-lived writer's journal names only the
+segments that may hold rows not yet committed, not every segment it ever wrote to (which no other process's sweep
+would reclaim while it lives). The writer holds ``LOCK_EX`` on its journal for its life and unlinks it on close after
+a successful final flush; a journal whose ``flock`` can be taken (``LOCK_EX|LOCK_NB``) is a dead writer's.
 
 * **Recovery** (:func:`recover`): for each dead writer's journal, each listed segment still at its place is scanned
   (:func:`~scratchfs.engine.segments.scan`); each live record no row names is handed to a ``restore`` callback (the
@@ -96,6 +99,25 @@ class Journal:
                     raise
                 raise storage_error(exc, "cannot write the write-behind journal") from exc
             self._noted.add(path)
+
+    def reset(self) -> None:
+        """Every row noted so far is committed or dropped (the caller's queue drained, no spill between its
+        :meth:`note` and its queueing): empty the journal (``ftruncate``, not ``fsync``-ed: lines that come back
+        after a power loss only keep their segments from sweepers until a recovery) and forget what was noted, so
+        that the journal of a long-lived writer names only segments that may hold rows not yet committed, and
+        other processes' sweeps reclaim the rest. Never raises (a failure is logged; the lines stay)."""
+        if self._generation != forks.generation:
+            return
+        with self._lock:
+            if self._fd < 0 or not self._noted:
+                return
+            try:
+                os.ftruncate(self._fd, 0)
+            except OSError as exc:
+                log.warning("scratchfs: cannot empty the write-behind journal %s/%s (%s)", JOURNAL_DIR, self.name,
+                            exc)
+                return
+            self._noted = set()
 
     def _open(self) -> None:
         """Create this writer's journal file and lock it (call with the lock held). Raises OSError, StorageError."""
