@@ -217,8 +217,8 @@ def _names(root_fd: int) -> list[str]:
 
 
 MAX_JOURNAL_BYTES = 64 << 20
-"""Bytes of a journal file read at most (a writer's journal holds one line per segment it wrote behind into: far
-less); the lines beyond are not read, and a journal longer than this is never unlinked by recovery."""
+"""Bytes of a journal file read at most (a writer's journal holds one line per segment it wrote behind into since
+its queue last drained: far less); the lines beyond are not read (recovery tells so, and removes the file)."""
 _MAX_LINE_BYTES = 4096  # a longer line is no segment path: skipped without being kept
 _CHUNK_BYTES = 1 << 20
 
@@ -340,11 +340,9 @@ def _recover_one(blobs, known: Callable[[list[str], tuple[str, ...]], set[str]],
         paths, whole = _paths(fd)
         for path in paths:
             _recover_segment(blobs, known, restore, path)
-        if not whole:
-            log.warning("scratchfs: the write-behind journal %s/%s is longer than %d bytes: the segments its first "
-                        "bytes name were recovered, it is left in place (remove it by hand)", JOURNAL_DIR, name,
-                        MAX_JOURNAL_BYTES)
-            return 0
+        if not whole:  # no writer's (one emptied whenever its queue drains): not read again at every recovery
+            log.warning("scratchfs: the write-behind journal %s/%s is longer than %d bytes: only the segments its "
+                        "first bytes name were recovered", JOURNAL_DIR, name, MAX_JOURNAL_BYTES)
         safe_fs.unlink_quietly(dir_fd, name)
         return 1
     except OSError as exc:
