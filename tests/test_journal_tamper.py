@@ -203,3 +203,20 @@ def test_a_live_writers_drained_journal_leaves_its_segments_to_other_processes_s
         assert len(left) <= 1  # its active segment at most (the sync path leaves the same); all 5+ before
     finally:
         _kill(proc)
+
+
+def test_a_killed_writers_rows_of_a_run_whose_delete_was_killed_half_way_are_not_restored(tmp_path, monkeypatch):
+    root = tmp_path / "root"
+    proc, _handles = _writer(root, 3)
+    _kill(proc)
+    monkeypatch.setattr(ScratchStore, "recover", lambda self, quiet=False: 0)
+    with ScratchStore(root) as store:
+        store.index.hide_scope("run", None, store.now())  # delete_run's first step; its process is killed here
+        assert store.list_entries() == []
+    monkeypatch.undo()
+    with ScratchStore(root, orphan_grace=0) as store:  # (restored, visible, before: rows newer than the delete's upto)
+        assert store.list_entries() == []
+        store.sweep(full=True)  # finishes the delete
+        assert store.list_entries() == []
+    with ScratchStore(root) as store:
+        assert store.list_entries() == []
