@@ -42,7 +42,8 @@ class RebuildReport:
         skipped: ``[path, why]`` of the blob files left alone.
         reasons: how many were skipped per reason (only reasons that occurred): ``"unbound"`` (no binding frame:
             written before it; ``fsck --repair`` binds it while its index row exists), ``"expired"`` (the
-            sweeper's), ``"superseded"`` (a newer entry holds its key), ``"foreign"`` (its binding names another
+            sweeper's), ``"superseded"`` (a newer entry holds its key), ``"deleted"`` (a tombstone of its key
+            is as new as it: deleted within the last hour), ``"foreign"`` (its binding names another
             token or scope, or holds a bad field), ``"corrupt"`` (it does not verify), ``"vanished"`` (removed while
             its row was written), ``"unreadable"`` (the file system failed); of an S3 store, ``"segment"`` (a local
             store's ``.zseg`` segment file copied under its prefix: an S3 store does not read one) and ``"not a

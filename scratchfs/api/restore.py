@@ -52,9 +52,11 @@ def recover_journals(store: ScratchStore) -> int:
     def restore(found: BlobFile) -> None:
         try:
             skipped = restore_blob(store, found, ("handle",))
+        except FileNotFoundError:  # a delete moved its segment away since the scan: deleted, nothing to restore
+            skipped = ("vanished", "deleted meanwhile")
         except (UnboundBlob, FormatError, CorruptBlob) as exc:
             skipped = ("corrupt", str(exc))
-        if skipped is not None and skipped[0] not in ("expired", "kind", "superseded"):
+        if skipped is not None and skipped[0] not in ("expired", "kind", "superseded", "vanished", "deleted"):
             log.warning("scratchfs: recovery left %s alone: %s", found.location, skipped[1])
 
     return journal.recover(blobs, lambda located, where: known_locations(index, located, where), restore)
@@ -63,8 +65,9 @@ def recover_journals(store: ScratchStore) -> int:
 def restore_blob(store: ScratchStore, found: BlobFile, kinds: tuple[str, ...] = ("handle", "scratch")
                  ) -> tuple[str, str] | None:
     """Insert the row of the blob ``found`` (as listed: an object is opened by its key, its ``location``) if its
-    binding's kind is one of ``kinds``; None on success, else why not (a
-    :attr:`~scratchfs.api.rebuild.RebuildReport.reasons` key and the words).
+    binding's kind is one of ``kinds`` and neither a tombstone of its key nor a delete in progress of its scope is as
+    new as it (a delete killed before it marked the record dead or moved the directory); None on success, else why
+    not (a :attr:`~scratchfs.api.rebuild.RebuildReport.reasons` key and the words).
 
     Raises:
         UnboundBlob: no binding frame. FormatError, CorruptBlob: it does not verify. StorageError, StoreBusy: from
@@ -87,6 +90,13 @@ def restore_blob(store: ScratchStore, found: BlobFile, kinds: tuple[str, ...] = 
         live = store.index.lookup(b.run_id, b.agent_id, b.kind, b.key, now)
         if live is not None and live.created_at >= b.created_at:
             return "superseded", "a newer entry holds its key"
+        gone = store.index.gone(b.run_id, b.agent_id, b.kind, b.key, now)
+        if gone is not None and gone.at >= b.created_at:  # a delete killed (or racing) before it marked it dead
+            return "deleted", f"{gone.reason} since it was written (a tombstone says so)"
+        deleting = getattr(store.index, "scope_deleted_at", None)
+        since = deleting(b.run_id, b.agent_id) if deleting is not None else None
+        if since is not None and since >= b.created_at:  # a delete_run/agent killed before it moved the directory
+            return "deleted", "its run or agent is being deleted since it was written"
         settings = store.settings
         reader = SeekableReader(source, table)
         newlines, head, last = _scan(reader, max(SAMPLE_BYTES, settings.preview_bytes + 4))

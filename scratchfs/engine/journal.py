@@ -5,8 +5,11 @@ A process writing rows behind keeps one journal file ``<root>/journal/<fresh tok
 made through :mod:`scratchfs.engine.safe_fs`: no link is followed) holding the paths, relative to the root, of the
 segments it appended such records to, one per line (``runs/<run dir>/<agent dir>/<segment>.zseg``), each appended --
 and ``fsync``-ed when the store is durable -- the first time a segment is used that way, before that spill is
-acknowledged. The writer holds ``LOCK_EX`` on its journal for its life and unlinks it on close after a successful
-final flush; a journal whose ``flock`` can be taken (``LOCK_EX|LOCK_NB``) is a dead writer's.
+acknowledged. Whenever its queue drains (every noted row committed or dropped, no spill between its note and its
+queueing), the writer empties its journal (:meth:`Journal.reset`): a long-lived writer's journal names only the
+segments that may hold rows not yet committed, not every segment it ever wrote to (which no other process's sweep
+would reclaim while it lives). The writer holds ``LOCK_EX`` on its journal for its life and unlinks it on close after
+a successful final flush; a journal whose ``flock`` can be taken (``LOCK_EX|LOCK_NB``) is a dead writer's.
 
 * **Recovery** (:func:`recover`): for each dead writer's journal, each listed segment still at its place is scanned
   (:func:`~scratchfs.engine.segments.scan`); each live record no row names is handed to a ``restore`` callback (the
@@ -36,9 +39,9 @@ from collections.abc import Callable
 from scratchfs.engine import safe_fs, segments
 from scratchfs.engine.protocols import BlobFile
 from scratchfs.foundation import checks, forks
-from scratchfs.foundation.errors import ScratchError, StorageError, StoreBusy, storage_error
+from scratchfs.foundation.errors import ScratchError, StorageError, StoreBusy, StoreClosed, storage_error
 
-__all__ = ["JOURNAL_DIR", "Journal", "journaled", "recover"]
+__all__ = ["JOURNAL_DIR", "MAX_JOURNAL_BYTES", "Journal", "journaled", "recover"]
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +67,7 @@ class Journal:
         self._fd = -1
         self.name: str | None = None
         self._noted: set[str] = set()
+        self._closed = False  # after close(): no journal is made again (a spill racing the close fails)
         self._generation = forks.generation
         _JOURNALS.add(self)
 
@@ -73,6 +77,7 @@ class Journal:
 
         Raises:
             StorageError: the journal cannot be created or written (the caller then commits the row at once).
+            StoreClosed: the journal was closed (its store is closing).
         """
         if self._generation != forks.generation:
             self._after_fork()
@@ -81,6 +86,8 @@ class Journal:
         with self._lock:
             if path in self._noted:
                 return
+            if self._closed:
+                raise StoreClosed("the store is closed")
             try:
                 if self._fd < 0:
                     self._open()
@@ -92,6 +99,25 @@ class Journal:
                     raise
                 raise storage_error(exc, "cannot write the write-behind journal") from exc
             self._noted.add(path)
+
+    def reset(self) -> None:
+        """Every row noted so far is committed or dropped (the caller's queue drained, no spill between its
+        :meth:`note` and its queueing): empty the journal (``ftruncate``, not ``fsync``-ed: lines that come back
+        after a power loss only keep their segments from sweepers until a recovery) and forget what was noted, so
+        that the journal of a long-lived writer names only segments that may hold rows not yet committed, and
+        other processes' sweeps reclaim the rest. Never raises (a failure is logged; the lines stay)."""
+        if self._generation != forks.generation:
+            return
+        with self._lock:
+            if self._fd < 0 or not self._noted:
+                return
+            try:
+                os.ftruncate(self._fd, 0)
+            except OSError as exc:
+                log.warning("scratchfs: cannot empty the write-behind journal %s/%s (%s)", JOURNAL_DIR, self.name,
+                            exc)
+                return
+            self._noted = set()
 
     def _open(self) -> None:
         """Create this writer's journal file and lock it (call with the lock held). Raises OSError, StorageError."""
@@ -120,13 +146,15 @@ class Journal:
 
     def close(self, remove: bool) -> None:
         """Close the journal (dropping its lock); with ``remove``, unlink it first (every row it covers is
-        committed). Idempotent; never raises (a journal left behind is recovered by the next open or sweep)."""
+        committed). A later :meth:`note` raises StoreClosed (a spill racing its store's close makes no journal that
+        would stay locked for the process's life). Idempotent; never raises (a journal left behind is recovered by
+        the next open or sweep)."""
         if self._generation != forks.generation:
             self._after_fork()
             return
         with self._lock:
             fd, name, self._fd, self.name = self._fd, self.name, -1, None
-            self._noted = set()
+            self._noted, self._closed = set(), True
             if fd < 0:
                 return
             with _OWN_LOCK:
@@ -153,6 +181,7 @@ class Journal:
             except OSError:
                 pass
         self._fd, self.name, self._noted, self._generation = -1, None, set(), forks.generation
+        self._closed = False
 
 
 _JOURNALS: weakref.WeakSet[Journal] = weakref.WeakSet()
@@ -187,21 +216,46 @@ def _names(root_fd: int) -> list[str]:
             if checks.TOKEN_RE.fullmatch(name) and stat.S_ISREG(st.st_mode)]
 
 
-def _paths(fd: int) -> list[str]:
-    """The segment paths a journal lists (well-formed ones only; a torn last line is left out)."""
-    data, size = b"", os.fstat(fd).st_size
-    while len(data) < size:
-        chunk = os.pread(fd, size - len(data), len(data))
+MAX_JOURNAL_BYTES = 64 << 20
+"""Bytes of a journal file read at most (a writer's journal holds one line per segment it wrote behind into since
+its queue last drained: far less); the lines beyond are not read (recovery tells so, and removes the file)."""
+_MAX_LINE_BYTES = 4096  # a longer line is no segment path: skipped without being kept
+_CHUNK_BYTES = 1 << 20
+
+
+def _paths(fd: int) -> tuple[list[str], bool]:
+    """The distinct segment paths a journal lists (well-formed ones only, in order; a torn last line is left out)
+    and whether the whole file was read (False: longer than :data:`MAX_JOURNAL_BYTES`). Read in chunks: a huge or
+    sparse file costs neither memory nor more than that many bytes of reading. Raises OSError."""
+    size = os.fstat(fd).st_size
+    end = min(size, MAX_JOURNAL_BYTES)
+    found: dict[str, None] = {}
+    tail, at = b"", 0
+    while at < end:
+        chunk = os.pread(fd, min(_CHUNK_BYTES, end - at), at)
         if not chunk:
             break
-        data += chunk
-    found = []
-    for line in data.split(b"\n")[:-1]:
-        parts = line.decode("ascii", "replace").split("/")
-        if (len(parts) == 4 and parts[0] == "runs" and all(p not in ("", ".", "..") for p in parts)
-                and segments.SEGMENT_NAME_RE.fullmatch(parts[3])):
-            found.append("/".join(parts))
-    return found
+        at += len(chunk)
+        lines = (tail + chunk).split(b"\n")
+        tail = lines.pop()
+        if len(tail) > _MAX_LINE_BYTES:
+            tail = b"\xff"  # an overlong line: never a path (its rest is dropped with it)
+        for line in lines:
+            path = _path(line)
+            if path is not None:
+                found[path] = None
+    return list(found), size <= MAX_JOURNAL_BYTES
+
+
+def _path(line: bytes) -> str | None:
+    """The segment path a journal line names, or None if it is no well-formed one."""
+    if len(line) > _MAX_LINE_BYTES:
+        return None
+    parts = line.decode("ascii", "replace").split("/")
+    if (len(parts) == 4 and parts[0] == "runs" and all(p not in ("", ".", "..") for p in parts)
+            and segments.SEGMENT_NAME_RE.fullmatch(parts[3])):
+        return "/".join(parts)
+    return None
 
 
 def _open_journal(dir_fd: int, name: str) -> int | None:
@@ -234,7 +288,7 @@ def journaled(root_fd: int) -> set[str]:
             if fd is None:
                 continue
             try:
-                found.update(_paths(fd))
+                found.update(_paths(fd)[0])
             except OSError as exc:
                 raise storage_error(exc, f"cannot read {JOURNAL_DIR}/{name}") from exc
             finally:
@@ -283,8 +337,12 @@ def _recover_one(blobs, known: Callable[[list[str], tuple[str, ...]], set[str]],
             raise storage_error(exc, f"cannot lock {JOURNAL_DIR}/{name}") from exc
         if not os.fstat(fd).st_nlink:
             return 0  # recovered (or closed cleanly) meanwhile
-        for path in _paths(fd):
+        paths, whole = _paths(fd)
+        for path in paths:
             _recover_segment(blobs, known, restore, path)
+        if not whole:  # no writer's (one emptied whenever its queue drains): not read again at every recovery
+            log.warning("scratchfs: the write-behind journal %s/%s is longer than %d bytes: only the segments its "
+                        "first bytes name were recovered", JOURNAL_DIR, name, MAX_JOURNAL_BYTES)
         safe_fs.unlink_quietly(dir_fd, name)
         return 1
     except OSError as exc:

@@ -471,6 +471,15 @@ class SegmentPending:
             writer.done(self._seg, self._moved)
 
     def discard(self) -> None:
-        """The row was not written: the bytes stay, unreferenced, until the sweeper reclaims the segment
-        (idempotent)."""
+        """The row was not written (the write failed): the record is marked dead as :func:`forget` marks a deleted
+        entry's (one 4-byte ``pwrite`` to its header, not ``fsync``-ed), so that neither the recovery of a
+        write-behind journal naming this segment nor ``fsck --rebuild-index`` brings back a spill whose caller was
+        told it failed; the bytes stay, unreferenced, until the sweeper reclaims the segment (idempotent; never
+        raises: a failure to mark it is logged)."""
+        if self._writer is not None and is_location(self.info.blob):
+            try:
+                at = parse_location(self.info.blob).offset - RECORD_BYTES
+                os.pwrite(self._seg.fd, struct.pack("<I", DEAD_RECORD_MAGIC), at)
+            except (OSError, ValueError) as exc:
+                log.warning("scratchfs: cannot mark the failed write %s dead in its segment (%s)", self.info.blob, exc)
         self.release()

@@ -180,6 +180,14 @@ class ScaleQueries:
         if found is not None:
             conn.execute("INSERT OR REPLACE INTO gone VALUES (?, ?, ?, ?, ?, ?)", (run_id, agent_id, kind, key, *found))
 
+    def scope_deleted_at(self, run_id: str, agent_id: str) -> float | None:
+        """When the latest delete in progress of this agent or its run began (epoch seconds, the deleter's clock), or
+        ``None``: a journal's recovery restores no row written before it (its deleter was killed before it moved the
+        directory away). Raises StoreBusy, StorageError."""
+        rows = self.read("SELECT MAX(at) FROM deleted_scopes WHERE run_id = ? AND agent_id IN ('', ?)",
+                         (run_id, agent_id), "looking up the deletes in progress")
+        return rows[0][0] if rows else None
+
     def hidden_reason(self, run_id: str, agent_id: str, kind: str, key: str) -> tuple[str, float] | None:
         """``(reason, at)`` if a delete in progress hides the row of this key, else ``None``."""
         rows = self.read(

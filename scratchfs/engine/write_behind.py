@@ -163,6 +163,7 @@ class WriteBehind:
         self._thread: threading.Thread | None = None
         self._closed = False
         self._failing = False
+        self._noting = 0  # spills between their journal note and their queueing
         self._generation = forks.generation
 
     @property
@@ -177,18 +178,29 @@ class WriteBehind:
         fails as it did before rows were written behind, and the adapter passes the result through).
 
         Raises:
-            StoreClosed: this queue was closed. StorageError, StoreBusy: the queue was full and committing it failed
-                (the row is not queued; the queued ones stay).
+            StoreClosed: this queue (or its journal) was closed. StorageError, StoreBusy: the queue was full and
+                committing it failed (the row is not queued; the queued ones stay).
         """
         if self._generation != forks.generation:
             self._reset()  # a fork() child: the parent's rows are the parent's
         if self._failing:
             return False
+        with self._cond:
+            self._noting += 1  # the journal is not emptied between this note and the queueing (_commit)
         try:
-            self.journal.note(pending.segment_path)
-        except StorageError as exc:
-            log.warning("scratchfs: %s; the row is committed at once", exc)
-            return False
+            try:
+                self.journal.note(pending.segment_path)
+            except StoreClosed:
+                raise  # closed meanwhile (by another thread): no journal is made again
+            except StorageError as exc:
+                log.warning("scratchfs: %s; the row is committed at once", exc)
+                return False
+            return self._enqueue(entry, pending)
+        finally:
+            with self._cond:
+                self._noting -= 1
+
+    def _enqueue(self, entry: Entry, pending) -> bool:
         while True:
             with self._cond:
                 if self._closed:
@@ -240,6 +252,8 @@ class WriteBehind:
                 del self._queue[: len(batch)]
                 self._oldest = time.monotonic()
                 self._cond.notify_all()
+                if not self._queue and not self._noting:
+                    self.journal.reset()  # every noted row is committed: the journal names no segment any more
         for (entry, pending), outcome in zip(batch, outcomes, strict=True):
             if isinstance(outcome, BaseException):
                 log.error("scratchfs: the row of the spill %s of run %r, agent %r was dropped: %s", entry.key,
