@@ -353,3 +353,22 @@ def test_while_the_queue_cannot_be_committed_reads_go_on_and_new_spills_commit_t
         later = scope.spill(_content(4), source_tool="t").handle
         assert store.entries.behind.queued == 1  # written behind again
         assert _read(scope, later, 10_000) == _content(4)
+
+
+def test_a_use_of_the_index_with_nothing_queued_walks_no_queue(tmp_path, held_back, monkeypatch):
+    """The hook before each use of the index tests one count: walking the store objects' queues on every read cost a
+    cached scratch_read a third of its time (bench T8: 1.88x diskcache.get against 1.50x with the rows synchronous)."""
+    walks = []
+    flush = write_behind._Group.flush
+    monkeypatch.setattr(write_behind._Group, "flush", lambda group: (walks.append(1), flush(group)))
+    with ScratchStore(tmp_path / "root") as store:
+        scope = store.scope("run", "agent")
+        handle = scope.spill(_content(1), source_tool="t").handle
+        scope.scratch_write("k", b"v")
+        assert _read(scope, handle, 10_000) == _content(1)  # commits the queued row: one walk
+        assert len(walks) == 1
+        for _ in range(20):
+            assert scope.scratch_read("k") == b"v"
+            assert _read(scope, handle, 10_000) == _content(1)
+        assert len(scope.list_entries()) == 2
+        assert len(walks) == 1

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import atexit
 import logging
+import os
 import threading
 import time
 import weakref
@@ -71,10 +72,19 @@ _LOCAL = _Local()  # True in a thread committing a queue: its own use of the ind
 class _Group:
     """The write-behind queues of one index file in this process."""
 
-    __slots__ = ("__weakref__", "members")
+    __slots__ = ("__weakref__", "lock", "members", "pending")
 
     def __init__(self) -> None:
         self.members: weakref.WeakSet[WriteBehind] = weakref.WeakSet()
+        self.lock = threading.Lock()
+        self.pending = 0
+        """Rows the members hold queued, or more (counted up after a row is queued, down after it left the queue):
+        a use of the index with none queued pays one attribute test, not a walk of the members."""
+
+    def count(self, rows: int) -> None:
+        """Add ``rows`` (negative: rows that left a queue) to :attr:`pending`."""
+        with self.lock:
+            self.pending += rows
 
     def flush(self) -> None:
         """Commit every member's queue; one that cannot be committed now stays queued (its flusher retries, and
@@ -108,7 +118,7 @@ def reader_hook(identity: tuple[int, int]) -> Callable[[], None]:
     group = _group(identity)
 
     def before_use() -> None:
-        if group.members and not _LOCAL.flushing:
+        if group.pending and not _LOCAL.flushing:
             group.flush()
 
     return before_use
@@ -209,6 +219,7 @@ class WriteBehind:
                     if not self._queue:
                         self._oldest = time.monotonic()
                     self._queue.append((entry, pending))
+                    self._group.count(1)
                     if self._thread is None:
                         self._thread = threading.Thread(target=self._run, name="scratchfs-write-behind", daemon=True)
                         self._thread.start()
@@ -250,6 +261,7 @@ class WriteBehind:
                 _LOCAL.flushing = False
             with self._cond:
                 del self._queue[: len(batch)]
+                self._group.count(-len(batch))
                 self._oldest = time.monotonic()
                 self._cond.notify_all()
                 if not self._queue and not self._noting:
@@ -325,6 +337,7 @@ class WriteBehind:
             done = False
         with self._cond:
             left, self._queue = self._queue, []
+            self._group.count(-len(left))
         for _entry, pending in left:
             pending.release()  # the segment's lock goes; the journal (kept) keeps it from the sweeper
         self.journal.close(remove=done)
@@ -348,3 +361,14 @@ def flush_all() -> None:
 
 
 atexit.register(flush_all)
+
+
+def _forget_in_child() -> None:
+    """Right after ``fork()``, in the child: no row the parent queued is the child's to commit (each queue resets
+    when the child first uses it), so no use of the index there flushes for them."""
+    for group in list(_GROUPS.values()):
+        group.lock, group.pending = threading.Lock(), 0
+
+
+if hasattr(os, "register_at_fork"):  # pragma: no branch - POSIX
+    os.register_at_fork(after_in_child=_forget_in_child)
