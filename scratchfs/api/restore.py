@@ -2,7 +2,7 @@
 recovery of rows written behind by a process killed before it committed them (:mod:`scratchfs.engine.journal`).
 
 Both read a blob's binding frame (:mod:`scratchfs.engine.binding`) and describe its content the way a spill does
-(:func:`~scratchfs.api.entries.describe_content`: line counts, shape, preview), so a restored row says what the
+(:func:`~scratchfs.api.describe.describe_content`: line counts, shape, preview), so a restored row says what the
 spill's row said. :func:`recover_journals` passes :func:`restore_blob` down to the engine's recovery as a callback
 (the engine never imports the api).
 """
@@ -93,8 +93,7 @@ def restore_blob(store: ScratchStore, found: BlobFile, kinds: tuple[str, ...] = 
         gone = store.index.gone(b.run_id, b.agent_id, b.kind, b.key, now)
         if gone is not None and gone.at >= b.created_at:  # a delete killed (or racing) before it marked it dead
             return "deleted", f"{gone.reason} since it was written (a tombstone says so)"
-        deleting = getattr(store.index, "scope_deleted_at", None)
-        since = deleting(b.run_id, b.agent_id) if deleting is not None else None
+        since = store.index.scope_deleted_at(b.run_id, b.agent_id)
         if since is not None and since >= b.created_at:  # a delete_run/agent killed before it moved the directory
             return "deleted", "its run or agent is being deleted since it was written"
         settings = store.settings

@@ -48,9 +48,6 @@ log = logging.getLogger(__name__)
 JOURNAL_DIR = "journal"
 """The directory of the journal files, below the store root."""
 
-_OWN: dict[str, int] = {}  # names of this process's live journals -> fork generation that made them
-_OWN_LOCK = threading.Lock()
-
 
 class Journal:
     """The journal of one writer (one store object): created on the first :meth:`note`.
@@ -133,8 +130,6 @@ class Journal:
                         if self._durable:
                             os.fsync(dir_fd)
                         self._fd, self.name = fd, name
-                        with _OWN_LOCK:
-                            _OWN[name] = forks.generation
                         return
                 except BaseException:
                     os.close(fd)
@@ -157,8 +152,6 @@ class Journal:
             self._noted, self._closed = set(), True
             if fd < 0:
                 return
-            with _OWN_LOCK:
-                _OWN.pop(name, None)
             try:
                 if remove:
                     _unlink(self._root_fd, name)
@@ -171,9 +164,6 @@ class Journal:
     def _after_fork(self) -> None:
         """In a ``fork()`` child: close the inherited descriptor (the parent's lock stays with the parent) and start
         with no journal."""
-        with _OWN_LOCK:
-            for name in [n for n, generation in _OWN.items() if generation != forks.generation]:
-                del _OWN[name]
         self._lock = threading.Lock()
         if self._fd >= 0:
             try:
@@ -275,8 +265,7 @@ def journaled(root_fd: int) -> set[str]:
     Raises:
         StorageError: the journal directory cannot be read (the caller then judges no segment).
     """
-    with _OWN_LOCK:
-        own = {name for name, generation in _OWN.items() if generation == forks.generation}
+    own = {j.name for j in list(_JOURNALS) if j.name is not None and j._generation == forks.generation}
     names = [name for name in _names(root_fd) if name not in own]
     if not names:
         return set()
@@ -304,8 +293,7 @@ def recover(blobs, known: Callable[[list[str], tuple[str, ...]], set[str]],
     journals recovered. ``restore(found)`` gets a :class:`BlobFile` (its ``token`` the record's location) of each
     record of a listed segment that no row names (``known(locations, (run dir, agent dir))``: those a row of that
     scope names, :func:`~scratchfs.engine.segment_sweep.known_locations`), and decides (it restores only live
-    spills). A journal whose
-    segments could not all be read or restored is left for the next recovery.
+    spills). A journal whose segments could not all be read or restored is left for the next recovery.
 
     Raises:
         StorageError: the journal directory cannot be read. StoreBusy, StorageError: from the index.

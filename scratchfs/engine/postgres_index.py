@@ -227,6 +227,11 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
         )
         return Gone(*rows[0]) if rows else None
 
+    def scope_deleted_at(self, run_id: str, agent_id: str) -> float | None:
+        """``None``: a PostgreSQL index deletes a run's or agent's rows in one transaction, so no delete of a scope
+        is ever in progress (the SQLite index's deletes in batches are; see its ``scope_deleted_at``)."""
+        return None
+
     def usage(self, run_id: str, now: float) -> tuple[int, int]:
         """``(stored bytes, entries)`` of a run's live entries."""
         with self.connection("reading a run's usage") as conn:

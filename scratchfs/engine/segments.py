@@ -477,7 +477,7 @@ class SegmentPending:
         told it failed; the bytes stay, unreferenced, until the sweeper reclaims the segment (idempotent; never
         raises: a failure to mark it is logged)."""
         if self._writer is not None and is_location(self.info.blob):
-            try:
+            try:  # (not forget(): it reads the header first, and the writer's descriptor is write-only)
                 at = parse_location(self.info.blob).offset - RECORD_BYTES
                 os.pwrite(self._seg.fd, struct.pack("<I", DEAD_RECORD_MAGIC), at)
             except (OSError, ValueError) as exc:

@@ -349,9 +349,6 @@ class Index(ScaleQueries):
                 raise
         return box[0]
 
-    def _has_blob(self, blob: str) -> bool:
-        return bool(self.read("SELECT 1 FROM entries WHERE blob = ?", (blob,), "checking a failed write"))
-
     def put(self, entry: Entry, frame_newlines: bytes, check: Callable[[], bool],
             quota: tuple[int | None, int | None] = (None, None)) -> tuple[bool, str | None]:
         """Insert or replace the row of ``(run_id, agent_id, kind, key)`` in one transaction.
@@ -368,7 +365,7 @@ class Index(ScaleQueries):
             QuotaExceeded: the run would go over a quota; nothing was written.
         """
         return self._decided("writing an entry", lambda conn: self._put(conn, entry, frame_newlines, check, quota),
-                             lambda result: result[0] and self._has_blob(entry.blob))
+                             lambda result: result[0] and self.has_blob(entry.blob))
 
     def put_many(self, rows: list[tuple[Entry, bytes, Callable[[], bool]]]) -> list[bool | ScratchError]:
         """Insert the rows of new spills ``[(entry, frame_newlines, check)]`` in ONE transaction (rows written
@@ -392,7 +389,7 @@ class Index(ScaleQueries):
 
         blobs = [entry.blob for entry, _, _ in rows]  # a failed COMMIT that took effect shows in any row written
         return self._decided("writing entries", body,
-                             lambda result: next((self._has_blob(blob) for blob, done in zip(blobs, result, strict=True)
+                             lambda result: next((self.has_blob(blob) for blob, done in zip(blobs, result, strict=True)
                                                   if done is True), True))
 
     def _put(self, conn: sqlite3.Connection, e: Entry, frame_newlines: bytes, check: Callable[[], bool],
@@ -437,7 +434,7 @@ class Index(ScaleQueries):
                 conn.execute("INSERT OR REPLACE INTO gone VALUES (?, ?, ?, ?, ?, ?)", (*params, reason, at))
             return row
 
-        row = self._decided("deleting an entry", body, lambda row: row is not None and not self._has_blob(row[0]))
+        row = self._decided("deleting an entry", body, lambda row: row is not None and not self.has_blob(row[0]))
         if row is None:
             return False, None
         return row[1] > now, row[0]

@@ -163,7 +163,6 @@ class WriteBehind:
         self._group = _group(index.connections.identity)
         self._group.members.add(self)
         self._reset()
-        _LIVE.add(self)
 
     def _reset(self) -> None:
         self._cond = threading.Condition(threading.Lock())
@@ -298,9 +297,7 @@ class WriteBehind:
                         self._thread = None
                     return
         finally:
-            release = getattr(self._index, "release_thread", None)
-            if release is not None:
-                release()
+            self._index.release_thread()
 
     def _wait_for_rows(self) -> bool:
         """Wait (holding the condition) until a flush is due; False when the thread should end (closed, or idle)."""
@@ -342,16 +339,12 @@ class WriteBehind:
             pending.release()  # the segment's lock goes; the journal (kept) keeps it from the sweeper
         self.journal.close(remove=done)
         self._group.members.discard(self)
-        _LIVE.discard(self)
         return done
-
-
-_LIVE: weakref.WeakSet[WriteBehind] = weakref.WeakSet()
 
 
 def flush_all() -> None:
     """Commit every write-behind queue of this process (at interpreter exit; never raises)."""
-    for behind in list(_LIVE):
+    for behind in [member for group in list(_GROUPS.values()) for member in list(group.members)]:
         if behind.queued:
             try:
                 behind.flush()
