@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from scratchfs.api.contract import ScratchTools
+from scratchfs.api.views import reply_size
 
 PAGE = Path(__file__).resolve().parent.parent / "fixtures" / "browser-rust-book.html"
 
@@ -60,3 +61,16 @@ def test_no_note_where_the_text_view_is_not_the_way_on(scope):
     assert "note" not in tools.call("read_handle", {"handle": html, "match": "\u2603 nowhere", "view": "text"})
     hit = tools.call("read_handle", {"handle": html, "match": "<html"})
     assert hit["windows"] and "note" not in hit
+
+
+@pytest.mark.parametrize("budget", [2048, 4096, 8192])
+@pytest.mark.parametrize("length", [200, 257, 2000, 4096])
+def test_the_note_keeps_the_reply_within_its_budget(scope, budget, length):
+    """The note's call repeats the needle: a 2,000-byte needle made a 2,468-byte reply of a 2,048-byte budget. A
+    needle over HINT_CALL_BYTES is named as "the same call" instead."""
+    tools = ScratchTools(scope)
+    handle = scope.spill(PAGE.read_bytes(), source_tool="browser").handle
+    reply = tools.call("read_handle", {"handle": handle, "match": "q" * length, "budget": budget})
+    assert reply_size(reply) <= budget
+    assert reply["note"].endswith('view="text", context=200, max_matches=20)' if length <= 254
+                                  else 'the same call with view="text"')
