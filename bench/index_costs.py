@@ -4,7 +4,9 @@ dropped, interleaved, in WAL mode with synchronous=NORMAL as the store opens it.
 
     python bench/index_costs.py [PRESET_ROWS] [DIR]      # default 5000 rows, /dev/shm (else the temp directory)
 
-Prints the median thread CPU per transaction of each variant (7 rounds of 1,000) and its difference to all indexes.
+Prints the median thread CPU per row of each variant (7 rounds of 1,000 rows, one transaction a row) and its
+difference to all indexes; and, with all indexes, per row at 64 rows a transaction (a flush of rows written behind,
+``engine/write_behind.py``: BATCH_ROWS) and 100.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ UPSERT = sqlite_index._UPSERT  # the one statement of a write, measured as the i
 VARIANTS = {"all indexes": (), "without entries_born": ("entries_born",), "without entries_blob": ("entries_blob",),
             "without entries_expires_at": ("entries_expires_at",),
             "without entries_run_created": ("entries_run_created",)}
+BATCHED = {"all indexes, 64 rows a transaction": 64, "all indexes, 100 rows a transaction": 100}
 
 
 def _open(path: str, drop: tuple[str, ...], preset: int) -> sqlite3.Connection:
@@ -50,10 +53,11 @@ def _row() -> tuple:
             "x" * 256, "bench.loop", "text", "text, 300 lines", now, now + 3600, 3600.0, b"\x2c\x01\x00\x00")
 
 
-def _insert(conn: sqlite3.Connection, rows: list[tuple]) -> None:
-    for row in rows:
+def _insert(conn: sqlite3.Connection, rows: list[tuple], per: int = 1) -> None:
+    for at in range(0, len(rows), per):
         conn.execute("BEGIN IMMEDIATE")
-        conn.execute(UPSERT, row)
+        for row in rows[at : at + per]:
+            conn.execute(UPSERT, row)
         conn.execute("COMMIT")
 
 
@@ -62,18 +66,21 @@ def main(argv: list[str]) -> int:
     where = argv[1] if len(argv) > 1 else ("/dev/shm" if os.path.isdir("/dev/shm") else None)
     directory = tempfile.mkdtemp(prefix="index-costs-", dir=where)
     try:
-        conns = {name: _open(f"{directory}/{i}.db", drop, preset) for i, (name, drop) in enumerate(VARIANTS.items())}
+        variants = {name: (drop, 1) for name, drop in VARIANTS.items()} | {name: ((), per) for name, per in
+                                                                             BATCHED.items()}
+        conns = {name: _open(f"{directory}/{i}.db", drop, preset) for i, (name, (drop, _)) in
+                 enumerate(variants.items())}
         times: dict[str, list[float]] = {name: [] for name in conns}
         for _ in range(7):
             for name, conn in conns.items():
                 rows = [_row() for _ in range(1000)]
                 start = time.thread_time()
-                _insert(conn, rows)
+                _insert(conn, rows, variants[name][1])
                 times[name].append((time.thread_time() - start) / 1000 * 1e6)
         base = statistics.median(times["all indexes"])
         for name, values in times.items():
             median = statistics.median(values)
-            print(f"{name:28s} {median:6.1f} µs a transaction ({median - base:+.1f})")
+            print(f"{name:38s} {median:6.1f} µs a row ({median - base:+.1f})")
         for conn in conns.values():
             conn.close()
     finally:
