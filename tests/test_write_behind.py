@@ -372,3 +372,24 @@ def test_a_use_of_the_index_with_nothing_queued_walks_no_queue(tmp_path, held_ba
             assert _read(scope, handle, 10_000) == _content(1)
         assert len(scope.list_entries()) == 2
         assert len(walks) == 1
+
+
+@pytest.mark.parametrize("how", ["store left open", "adapter offload"])
+def test_rows_queued_when_the_interpreter_exits_are_committed_quietly(tmp_path, how):
+    """A program that spills and exits without ``close()`` (a script, the adapter's ``offload``) has its queued rows
+    committed at exit, with nothing on stderr: the lock files' descriptors stay open until they are (weakref's exit
+    hook, which closed them first, ran before the write-behind's)."""
+    root = tmp_path / "root"
+    body = {"store left open": "s = ScratchStore(root=sys.argv[1]); h = s.scope('r', 'a').spill(b'x' * 20_000).handle",
+            "adapter offload": "s = ScratchStore(root=sys.argv[1]); "
+                               "o = Observation(tool='t', content='y' * 20_000, result_class='query'); "
+                               "h = s.scope('r', 'a').offload(o).stub.handle"}
+    code = f"import sys\nfrom scratchfs import Observation, ScratchStore\n{body[how]}\nprint(h)\n"
+    done = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, text=True, timeout=60,
+                          cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert os.listdir(root / JOURNAL_DIR) == []  # committed, not left for recovery
+    handle = done.stdout.strip()
+    with ScratchStore(root) as store:
+        assert [e.key for e in store.list_entries()] == [handle]

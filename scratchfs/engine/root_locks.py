@@ -28,13 +28,19 @@ __all__ = ["Descriptor", "RootLocks", "flock_within"]
 
 
 class Descriptor:
-    """A file descriptor closed when this object is collected (a thread's dies with the thread) or by :meth:`close`."""
+    """A file descriptor closed when this object is collected (a thread's dies with the thread) or by :meth:`close`.
+
+    Not at interpreter exit: ``weakref``'s exit hook runs before hooks registered earlier (``atexit`` is last in,
+    first out, and it registers on the first ``finalize``), and the write-behind rows still queued then are committed
+    under these lock files (:func:`scratchfs.engine.write_behind.flush_all`); the kernel closes the descriptor, and
+    releases its ``flock``, when the process ends."""
 
     __slots__ = ("__weakref__", "_finalizer", "fd")
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
         self._finalizer = weakref.finalize(self, _close_quietly, fd)
+        self._finalizer.atexit = False
 
     def close(self) -> None:
         """Close the descriptor now (idempotent; never raises)."""

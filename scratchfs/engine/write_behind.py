@@ -343,14 +343,16 @@ class WriteBehind:
 
 
 def flush_all() -> None:
-    """Commit every write-behind queue of this process (at interpreter exit; never raises)."""
+    """At interpreter exit: close every write-behind queue of this process that its store left open (its rows
+    committed, its journal unlinked, :meth:`WriteBehind.close`: a script that exits without ``close()`` leaves
+    nothing to recover). Never raises; a queue that cannot be committed is logged by ``close`` and left to
+    recovery."""
     for behind in [member for group in list(_GROUPS.values()) for member in list(group.members)]:
-        if behind.queued:
-            try:
-                behind.flush()
-            except Exception as exc:
-                log.warning("scratchfs: cannot commit the write-behind rows at exit (%s); the next open or sweep "
-                            "restores them", exc)
+        try:
+            behind.close()
+        except Exception as exc:  # (close never raises; a last guard at exit)
+            log.warning("scratchfs: cannot commit the write-behind rows at exit (%s); the next open or sweep "
+                        "restores them", exc)
 
 
 atexit.register(flush_all)
