@@ -176,6 +176,21 @@ def test_int_options_take_ascii_digits_only(cli):
     assert cli("read-handle", stub["handle"], "--offset", "0" * 29 + "5", "--length", "3").stdout == "567"
 
 
+def test_byte_count_options_take_sizes_as_the_size_settings_do(cli):
+    """``--length`` and ``--budget`` are numbers of bytes: ``4KiB`` works there as in ``--reply-budget-bytes 4KiB``
+    (it was "not an integer"); ``KB``, a sign or a fraction stays a usage error (exit 2, one line)."""
+    stub = json.loads(cli("spill", "--tool", "t", input="0123456789" * 1000).stdout)
+    assert cli("read-handle", stub["handle"], "--length", "1KiB").stdout == ("0123456789" * 103)[:1024]
+    assert cli("scratch-write", "k", input="abc" * 1000).exit_code == 0
+    assert json.loads(cli("scratch-read", "k", "--json", "--length", "1 KiB").stdout)["size"] == 3000
+    found = json.loads(cli("read-handle", stub["handle"], "--match", "789", "--budget", "2KiB").stdout)
+    assert found["windows"] and len(json.dumps(found, separators=(",", ":")).encode()) <= 2048
+    for value in ("4KB", "-1", "1.5KiB", "٤KiB"):
+        result = cli("read-handle", stub["handle"], "--match", "x", "--budget", value)
+        assert result.exit_code == 2 and "is not a size" in result.stderr, (value, result.stderr)
+        assert result.stderr.count("\n") == 1
+
+
 def test_seconds_options_take_ascii_only(cli):
     """``float`` takes Unicode digits (``"٥"`` is 5.0) and underscores; a span of seconds is an ASCII number: a
     usage error (exit 2, one line), while ASCII forms ``float`` reads (``1e1``, `` 5``) still pass."""

@@ -41,14 +41,17 @@ from scratchfs.cli.app import (
     with_existing_store,
     with_store,
 )
-from scratchfs.cli.settings_options import settings_options
+from scratchfs.cli.settings_options import Size, settings_options
 from scratchfs.foundation.checks import CONTEXT_FORMS, HANDLE_RE
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import LINE_WINDOW_BYTES, MAX_LIST_ENTRIES, MAX_READ_BYTES
 from scratchfs.foundation.text import digits_int, is_digits
 
 INT = Integer()
-"""The type of every integer option here: ASCII digits only (:class:`~scratchfs.cli.app.Integer`)."""
+"""The type of every integer option here but sizes: ASCII digits only (:class:`~scratchfs.cli.app.Integer`)."""
+SIZE = Size()
+"""The type of the options that are numbers of bytes (``--length``, ``--budget``): digits with an optional unit,
+``4096`` or ``4KiB``, as the size settings take them (:class:`~scratchfs.cli.settings_options.Size`)."""
 
 
 class Context(Integer):
@@ -87,7 +90,8 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
 @click.argument("handle")
 @click.option("--offset", type=INT, default=None,
               help="First byte to read [default: 0]; with --match or --pattern, where the search starts.")
-@click.option("--length", type=INT, default=None, help=f"Bytes to read [default: 4096; at most {MAX_READ_BYTES}].")
+@click.option("--length", type=SIZE, default=None,
+              help=f"Bytes to read (a size: 4096, 4KiB) [default: 4096; at most {MAX_READ_BYTES}].")
 @click.option("--line", type=INT, default=None,
               help="First line to read (1-based; lines end at \\n; negative from the end: -1 the last line).")
 @click.option("--lines", type=INT, default=None, help="Lines to read from --line [default: 50].")
@@ -120,8 +124,8 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
                    "output (a search window's offset).")
 @click.option("--select", default=None, help="Structure: the text of the HTML elements this CSS selector matches.")
 @click.option("--cursor", default=None, help="Structure: where the next page starts (a previous reply's cursor).")
-@click.option("--budget", type=INT, default=None,
-              help="Most bytes of the JSON reply (2048 to 65536) [default: 8192].")
+@click.option("--budget", type=SIZE, default=None,
+              help="Most bytes of the JSON reply (a size: 2048 to 65536, 8KiB) [default: 8192].")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the result as the JSON a model receives (the MCP read_handle result) instead of raw bytes.")
 @click.option("--all", "whole", is_flag=True,
@@ -216,7 +220,8 @@ def scratch_write(store: ScratchStore, run_id: str, agent_id: str, key: str, sou
               help="Print the JSON a model receives (the MCP scratch_read result: {key, offset, length, size, "
                    "next_offset, remaining, next_call, data}) instead of the raw value.")
 @click.option("--offset", type=INT, default=None, help="With --json: the first byte [default: 0].")
-@click.option("--length", type=INT, default=None, help=f"With --json: most bytes [default: {MAX_READ_BYTES}].")
+@click.option("--length", type=SIZE, default=None,
+              help=f"With --json: most bytes (a size: 4096, 4KiB) [default: {MAX_READ_BYTES}].")
 @click.option("--version", "version", default=None,
               help="With --json: the version a next_call gave; a value written again since exits 1 (changed).")
 @settings_options(reads=True)
