@@ -13,7 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scratchfs import InvalidArgument
+from scratchfs import InvalidArgument, ScratchStore
+from scratchfs.api import stub as stub_module
+from scratchfs.api.contract import ScratchTools
 from scratchfs.engine.structure import BytesSource, jq_page, jsondoc, jsonscan
 from scratchfs.engine.structure.paging import CursorKey, decode_cursor, encode_cursor
 
@@ -225,3 +227,24 @@ def test_malformed_documents_are_refused_where_the_read_goes(monkeypatch):
                      (b'{"a": 1 "b": 2}', ".b"), (b'{"a": "\xff"}', ".a"), (b'[1, 2] x', ".[0]")]:
         with pytest.raises(InvalidArgument, match=r"not valid JSON|not UTF-8"):
             jq_page(BytesSource(doc, 3), flt, budget_bytes=4096)
+
+
+def test_the_stub_of_an_object_past_the_jq_bound_offers_a_path_read_of_a_key_that_works(monkeypatch, tmp_path):
+    """Past the jq bound (64 MiB) an array's stub offered ``jq=".[]"`` and an object's offered no structure read at
+    all, though path reads of its keys stream; it now offers ``jq=".KEY[]"`` (the items of a key its shape names,
+    streamed a page at a time), and that call, with a key put in, answers as jq does over the whole document."""
+    monkeypatch.setattr(stub_module, "MAX_JQ_DOCUMENT_BYTES", 10_000)
+    monkeypatch.setattr(jsondoc, "MAX_JQ_DOCUMENT_BYTES", 10_000)
+    doc = {"meta": {"n": 3, "src": "x"}, "items": [{"id": i, "name": f"item {i}"} for i in range(2000)]}
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("run", "agent")
+        spilled = scope.spill(json.dumps(doc), source_tool="t")
+        assert spilled.shape.startswith("JSON object, 2 keys: meta: ")
+        assert f'read_handle(handle="{spilled.handle}", jq=".KEY[]")' in spilled.note
+        tools = ScratchTools(scope)
+        for key in doc:
+            page = tools.read_handle(handle=spilled.handle, jq=f".{key}[]")
+            assert page["results"] == list(doc[key].values() if key == "meta" else doc[key])[: len(page["results"])]
+            assert page["results"] and (page["more"] or key == "meta"), page
+        array = scope.spill(json.dumps(doc["items"]), source_tool="t")
+        assert f'read_handle(handle="{array.handle}", jq=".[]")' in array.note
