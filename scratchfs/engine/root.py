@@ -3,12 +3,14 @@
 :func:`prepare_root` creates the root (0700) with ``runs/``, ``locks/`` and ``trash/`` (0700), the index file
 ``index.sqlite`` and the lock files (0600) *before* SQLite or a lock opens them -- SQLite creates its ``-wal`` and
 ``-shm`` files with the main file's permissions, so they are 0600 too, whatever the umask. An existing root that is
-group- or world-accessible is tightened when it is ours (same owner), refused otherwise; its subdirectories, index
-files and lock files are tightened the same way. Nothing below the root is followed: a link, FIFO or other file
-where a directory, index or lock file should be is refused with a :class:`~scratchfs.errors.StorageError` naming
-what was found. An existing directory that is not empty and holds none of a store's own names (:data:`STORE_NAMES`)
-is refused with :class:`~scratchfs.errors.InvalidArgument` before anything in it is changed: a mistyped root such as
-``~`` or ``/etc`` is never made private nor filled with store files. One holding only ``lost+found`` (the mount point
+group- or world-accessible is tightened when it is ours (same owner), refused otherwise; its subdirectories
+(``journal/`` too when it is a directory: the write-behind journals', never made here), index files and lock files
+are tightened the same way. Nothing below the root is followed: a link, FIFO or other file where a directory, index
+or lock file should be is refused with a :class:`~scratchfs.errors.StorageError` naming what was found (at
+``journal/`` it is left for ``fsck`` to report and sweeps to work around). An existing directory that is not empty
+and holds none of a store's own names (:data:`STORE_NAMES`) is refused with
+:class:`~scratchfs.errors.InvalidArgument` before anything in it is changed: a mistyped root such as ``~`` or
+``/etc`` is never made private nor filled with store files. One holding only ``lost+found`` (the mount point
 of a new file system, :data:`EMPTY_NAMES`) counts as empty.
 """
 
@@ -31,6 +33,7 @@ FILE_MODE = 0o600
 """Mode of every file in the root."""
 INDEX_NAME = "index.sqlite"
 SUBDIRS = ("runs", "locks", "trash")
+JOURNAL_DIR = "journal"  # the write-behind journals' (engine.journal): tightened when it is a directory, never made
 INDEX_FILES = (INDEX_NAME, INDEX_NAME + "-wal", INDEX_NAME + "-shm", INDEX_NAME + "-journal")
 LOCK_FILES = ("delete.lock", "delete.gate", "sweep.lock", "index.lock")
 STORE_NAMES = frozenset((*SUBDIRS, *INDEX_FILES, "reserve"))
@@ -66,6 +69,8 @@ def prepare_root(root: Path) -> None:
         _tighten(fd, str(root), DIR_MODE)
         for name in SUBDIRS:
             _prepare_dir(fd, name)
+        if _is_real_dir(fd, JOURNAL_DIR):  # made by the first writer behind; anything else there is fsck's to report
+            _prepare_dir(fd, JOURNAL_DIR)
         _prepare_file(fd, INDEX_NAME, "", create=True)
         for name in INDEX_FILES[1:]:
             _prepare_file(fd, name, "", create=False)
