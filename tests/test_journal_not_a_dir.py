@@ -121,3 +121,15 @@ def test_fsck_reports_what_is_in_the_journal_directory_and_is_no_journal(tmp_pat
     found = sorted(os.path.basename(p.path) for p in report.problems if p.kind == "unexpected")
     assert found == ["aaaaaaaaaaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbbbbbbbbbb"]
     assert all("not a regular file" in p.detail for p in report.problems)
+
+
+def test_spills_while_the_journal_is_a_file_commit_at_once_and_warn_once(tmp_path, caplog):
+    root = tmp_path / "root"
+    with ScratchStore(root) as store:
+        store.scope("run", "agent").spill(_content(1), source_tool="t")
+    _tamper(root, tmp_path, "file")
+    with ScratchStore(root) as store, ScratchStore(root) as other:
+        for i in range(50):
+            store.scope("run", "agent").spill(_content(i) * 3, source_tool="t")
+        assert len(other.list_entries()) == 51  # every row committed by its spill (no journal, nothing queued)
+    assert caplog.text.count("the row is committed at once") == 1  # (one warning a spill before)
