@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
 from scratchfs.engine import journal
+from scratchfs.engine.root import odd_own_files
 
 if TYPE_CHECKING:
     from scratchfs.api.store import ScratchStore
@@ -56,10 +57,11 @@ def trash_problem_list(store: ScratchStore, names: list[str], why: str) -> list[
 
 
 def journal_problems(store: ScratchStore) -> list[Problem]:
-    """``unexpected`` problems of a local store's ``journal/`` (:func:`scratchfs.engine.journal.problems`): never
-    repaired (what is there is its owner's to move away), each path absolute. ``[]`` for a store without local
+    """``unexpected`` problems of a local store's ``journal/`` (:func:`scratchfs.engine.journal.problems`) and of
+    its ``reserve`` and sweep cursor (:func:`scratchfs.engine.root.odd_own_files`): never repaired (what is there is
+    its owner's to move away; the sweep replaces a cursor), each path absolute. ``[]`` for a store without local
     segment files."""
     if not hasattr(store.blobs, "scan_segment") or not hasattr(store.blobs, "root_fd"):
         return []
     return [Problem("unexpected", "", "", None, str(store.root / path), detail)
-            for path, detail in journal.problems(store.blobs.root_fd)]
+            for path, detail in (*journal.problems(store.blobs.root_fd), *odd_own_files(store.blobs.root_fd))]

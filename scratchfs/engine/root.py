@@ -25,7 +25,8 @@ from scratchfs.engine import safe_fs
 from scratchfs.engine.safe_fs import storage_error
 from scratchfs.foundation.errors import InvalidArgument, StorageError
 
-__all__ = ["DIR_MODE", "EMPTY_NAMES", "FILE_MODE", "INDEX_NAME", "STORE_NAMES", "prepare_root"]
+__all__ = ["DIR_MODE", "EMPTY_NAMES", "FILE_MODE", "INDEX_NAME", "OWN_FILES", "STORE_NAMES", "odd_own_files",
+           "prepare_root"]
 
 DIR_MODE = 0o700
 """Mode of the root and every directory in it."""
@@ -85,6 +86,24 @@ def prepare_root(root: Path) -> None:
             os.close(locks)
     finally:
         os.close(fd)
+
+
+OWN_FILES = ("reserve", "locks/sweep.cursor")
+"""Files of the root that no open checks (the reserve a full disk releases; where the last sweep's slices stopped)."""
+
+
+def odd_own_files(root_fd: int) -> list[tuple[str, str]]:
+    """``(path relative to the root, what)`` of each of :data:`OWN_FILES` that is there and no regular file (a link,
+    FIFO, directory): the reserve is then not kept (a full disk has nothing to release), the sweep cursor not saved
+    (a sweep removes what is at its name, so the next sweeps go on where the last stopped). Nothing is followed."""
+    found = []
+    for path in OWN_FILES:
+        kind = safe_fs.describe(root_fd, path)  # (an lstat: the directories above it are the root's own, checked)
+        if kind not in ("a regular file", "missing"):
+            found.append((path, f"{kind}, not a regular file: scratchfs never follows links or opens other kinds of "
+                                "files inside its root; " + ("a full disk has no reserve to release (move it away)"
+                                                             if path == "reserve" else "the next sweep removes it")))
+    return found
 
 
 _KINDS = ((stat.S_ISREG, "a regular file"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),

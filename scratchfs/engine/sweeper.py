@@ -217,11 +217,39 @@ class _Cursor:
         (``auto_da_alloc``) and cost a sweep milliseconds. Errors are ignored (a full disk: the next sweep starts
         over, no harm done)."""
         text = json.dumps({"row": self.row, "run": self.run, "agent": self.agent}).encode()
-        try:
-            _cursor_file(blobs, os.O_WRONLY | os.O_CREAT,
-                         lambda fd: os.pwrite(fd, text.ljust(max(_CURSOR_BYTES, len(text))), 0))
-        except (OSError, ScratchError):
-            pass
+        for _ in range(2):
+            try:
+                _cursor_file(blobs, os.O_WRONLY | os.O_CREAT,
+                             lambda fd: os.pwrite(fd, text.ljust(max(_CURSOR_BYTES, len(text))), 0))
+                return
+            except ScratchError:  # a link, FIFO or directory at its name: every sweep would start over, silently
+                if not _clear_cursor(blobs):
+                    return
+            except OSError:
+                return
+
+
+def _clear_cursor(blobs: Blobs) -> bool:
+    """Remove what is at ``locks/sweep.cursor`` and is no regular file -- a link itself (never its target), a FIFO,
+    an empty directory -- so that a cursor can be written there again; True if it went (logged)."""
+    try:
+        locks = safe_fs.walk(blobs.root_fd, ("locks",))
+    except (OSError, ScratchError):
+        return False
+    try:
+        found = safe_fs.describe(locks, CURSOR_NAME)
+        if found in ("a regular file", "missing"):
+            return False
+        (os.rmdir if found == "a directory" else os.unlink)(CURSOR_NAME, dir_fd=locks)
+        log.warning("scratchfs: removed %s at locks/%s (where the sweep keeps its place) to write the cursor",
+                    found, CURSOR_NAME)
+        return True
+    except OSError as exc:
+        log.warning("scratchfs: cannot remove what is at locks/%s (%s): each sweep starts its slices over", CURSOR_NAME,
+                    exc)
+        return False
+    finally:
+        os.close(locks)
 
 
 def _cursor_file(blobs: Blobs, flags: int, use: Callable[[int], object]) -> object:
