@@ -133,3 +133,19 @@ def test_spills_while_the_journal_is_a_file_commit_at_once_and_warn_once(tmp_pat
             store.scope("run", "agent").spill(_content(i) * 3, source_tool="t")
         assert len(other.list_entries()) == 51  # every row committed by its spill (no journal, nothing queued)
     assert caplog.text.count("the row is committed at once") == 1  # (one warning a spill before)
+
+
+def test_the_cli_says_no_repair_touches_a_journal_out_of_place(tmp_path):
+    from click.testing import CliRunner
+
+    from scratchfs.cli.app import main
+
+    root = tmp_path / "root"
+    with ScratchStore(root) as store:
+        store.scope("run", "agent").spill(_content(3) * 20, source_tool="t")
+    _tamper(root, tmp_path, "link")
+    found = CliRunner().invoke(main, ["fsck", "--root", str(root)], catch_exceptions=False)
+    assert found.exit_code == 3
+    last = found.stderr.strip().splitlines()[-1]  # (said '`scratchfs fsck --repair` removes them' before)
+    assert last == ("scratchfs: corrupt: 1 problem remains; it is the store's own file or directory out of place, "
+                    "which no repair touches: move it away (its detail says what it is)")
