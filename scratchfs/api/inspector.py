@@ -34,6 +34,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 
+from scratchfs.api.fsck_problems import Problem, journal_problems, trash_problem_list
 from scratchfs.api.odd_names import OddName, odd_blob_names, remove_odd_name
 from scratchfs.api.old_blobs import bind_unbound, bindable, verified
 from scratchfs.api.rebuild import RebuildReport
@@ -249,39 +250,6 @@ def _listed(store: ScratchStore, now: float, run_id: str | None, agent_id: str |
 # -- fsck -----------------------------------------------------------------------------------------------------------
 
 @dataclass
-class Problem:
-    """One inconsistency found by :func:`fsck`.
-
-    Attributes:
-        kind: ``"missing"``, ``"corrupt"``, ``"orphaned"``, ``"incomplete"`` (an orphan with no seek table: a
-            write abandoned by a killed writer) or ``"unexpected"`` (a link or other file where a directory of the
-            root belongs: reported, never followed, never repaired; an entry of ``trash/`` that a repair could
-            not remove whole; or a link, FIFO or directory at a blob's name, which a repair removes itself but for a
-            directory: :mod:`scratchfs.api.odd_names`).
-        run_id, agent_id: the scope (of the entry, or of the directory the orphan is in, as path parts).
-        key: the handle or scratchpad key (``None`` for an orphan).
-        path: the blob file.
-        detail: what is wrong.
-        repaired: True once :func:`fsck` removed it (a corrupt entry: row and file; False if either stays) or bound it.
-        sweeps: an orphaned file younger than ``orphan_grace``, which the sweep removes once older (the row a
-            platform cascade or a run's delete took, a writer killed before its row), or an ``incomplete`` write not
-            dated more than the grace ahead: reported, not a problem that remains.
-    """
-
-    kind: str
-    run_id: str
-    agent_id: str
-    key: str | None
-    path: str
-    detail: str
-    repaired: bool = False
-    sweeps: bool = False
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-
-@dataclass
 class FsckReport:
     """The result of :func:`fsck`.
 
@@ -430,6 +398,8 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
         _repair(store, report, broken_rows, broken_problems, orphans)
     elif report.next_cursor is None:
         _trash_problems(store, report)
+    if report.next_cursor is None:
+        report.problems += journal_problems(store)  # (a journal/ that is no directory stalls no sweep, but is told)
     return report
 
 
@@ -447,15 +417,8 @@ def _trash_problems(store: ScratchStore, report: FsckReport) -> None:
     except StorageError as exc:
         report.problems.append(Problem("unexpected", "", "", None, f"{store.root}/trash", str(unless_exhausted(exc))))
         return
-    _report_trash(store, report, left, "a delete's directory the sweep could not remove whole; the sweep and fsck "
-                  "--repair remove what they can (links never followed)")
-
-
-def _report_trash(store: ScratchStore, report: FsckReport, names: list[str], why: str) -> None:
-    """One ``unexpected`` problem per entry of ``trash/`` in ``names``: "left in the trash: ``why``"."""
-    for name in names:
-        report.problems.append(Problem("unexpected", "", "", None, str(store.root / "trash" / name),
-                                       f"left in the trash: {why}"))
+    report.problems += trash_problem_list(store, left, "a delete's directory the sweep could not remove whole; the "
+                                          "sweep and fsck --repair remove what they can (links never followed)")
 
 
 def _blob_files(store: ScratchStore, report: FsckReport) -> list[BlobFile]:
@@ -531,8 +494,9 @@ def _repair(store: ScratchStore, report: FsckReport, broken_rows: list[tuple[int
                                            orphans[id(problem)], remove=True,
                                            grace=store.settings.orphan_grace) is not None
     if hasattr(store.blobs, "remove_tree"):  # a local store's trash/, emptied as the sweep does
-        _report_trash(store, report, empty_trash(store.blobs)[1], "it could not be removed whole (everything in it "
-                      "that could be was; links are never followed); see the log")
+        report.problems += trash_problem_list(store, empty_trash(store.blobs)[1], "it could not be removed whole "
+                                              "(everything in it that could be was; links are never followed); see "
+                                              "the log")
 
 
 def _still_there(store: ScratchStore, problem: Problem, blob: str) -> bool:

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scratchfs.api.restore import recover_journals, restore_blob
+from scratchfs.api.restore import restore_blob
 from scratchfs.api.settings import Settings
 from scratchfs.api.store import ScratchStore
 from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX, adopt_pairing, create_empty_index, local_index
@@ -99,7 +99,9 @@ def rebuild_index(store: ScratchStore) -> RebuildReport:
         StoreBusy, StorageError: from the index, the delete lock or the object store (rows inserted so far stay).
     """
     report = RebuildReport()
-    recover_journals(store)  # dead writers' journals first: their rows are restored as a spill's, not counted
+    # dead writers' journals first: their rows are restored as a spill's, not counted; journals that cannot be read
+    # (journal/ a link or a file: logged) fail no rebuild, which restores those spills from their segments below
+    store.recover()
     for found in store.blobs.blob_files():
         path, token = found.location, found.token
         if store.index.has_blob(token):

@@ -240,8 +240,19 @@ def _skips(reasons: dict[str, int]) -> str:
 
 def _repair_hint(problems: list) -> str:
     """What ``fsck --repair`` does to the problems that remain: removes them, and binds the blobs written before the
-    binding frame."""
+    binding frame; the root's own files and directories out of place (``journal``, ``reserve``, ``runs/`` a link:
+    unexpected, of no scope, not in the trash) it never touches, which the hint says instead."""
     left = [p for p in problems if not (p.repaired or p.sweeps)]
+    own = [p for p in left if p.kind == "unexpected" and not p.run_id and "left in the trash" not in p.detail]
+    left = [p for p in left if p not in own]
+    if own:
+        if len(own) == 1:
+            moved = ("; it is the store's own file or directory out of place, which no repair touches: move it away "
+                     "(its detail says what it is)")
+        else:
+            moved = (f"; {len(own)} are the store's own files or directories out of place, which no repair touches: "
+                     "move them away (their details say what they are)")
+        return moved if not left else f"{_repair_hint(left)}{moved}"
     bound = sum(bindable(p.detail) for p in left)
     if not bound:
         return "; `scratchfs fsck --repair` removes them"

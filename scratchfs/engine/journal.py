@@ -41,7 +41,7 @@ from scratchfs.engine.protocols import BlobFile
 from scratchfs.foundation import checks, forks
 from scratchfs.foundation.errors import ScratchError, StorageError, StoreBusy, StoreClosed, storage_error
 
-__all__ = ["JOURNAL_DIR", "MAX_JOURNAL_BYTES", "Journal", "journaled", "recover"]
+__all__ = ["JOURNAL_DIR", "MAX_JOURNAL_BYTES", "Journal", "journaled", "problems", "recover"]
 
 log = logging.getLogger(__name__)
 
@@ -246,6 +246,38 @@ def _path(line: bytes) -> str | None:
             and segments.SEGMENT_NAME_RE.fullmatch(parts[3])):
         return "/".join(parts)
     return None
+
+
+def problems(root_fd: int) -> list[tuple[str, str]]:
+    """What is wrong with the journal directory, as ``(path relative to the root, what)`` pairs, nothing touched or
+    followed: ``journal`` itself a link, file, FIFO or other non-directory, or unreadable (then no dead writer's rows
+    can be recovered, and sweeps keep every segment holding a live spill no row names); ``journal`` open to other
+    users (one this user owns is made private when a store opens); and an entry of it that is no journal a writer
+    leaves (a link, FIFO, directory or other file at a journal's name, or a name no writer gives), never read.
+    ``[]`` when there is no ``journal`` (no process wrote behind) or all is well."""
+    why = ("the write-behind journals cannot be read: a killed writer's spills are not recovered, and sweeps keep the "
+           "segments holding live spills no row names; move it away, then run fsck --rebuild-index")
+    try:
+        dir_st = os.stat(JOURNAL_DIR, dir_fd=root_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        return [(JOURNAL_DIR, f"cannot look at it ({exc.strerror}): {why}")]
+    try:
+        found = safe_fs.list_stats(root_fd, (JOURNAL_DIR,))
+    except (OSError, ScratchError) as exc:
+        return [(JOURNAL_DIR, f"{exc}: {why}")]
+    out = []
+    if dir_st.st_mode & 0o077:
+        out.append((JOURNAL_DIR, f"the journal directory is accessible to other users (mode "
+                                 f"{stat.S_IMODE(dir_st.st_mode):04o}, owner uid {dir_st.st_uid})"))
+    for name, st in found:
+        if not stat.S_ISREG(st.st_mode):
+            out.append((f"{JOURNAL_DIR}/{name}", f"{safe_fs.describe(root_fd, f'{JOURNAL_DIR}/{name}')}, not a "
+                        "regular file: no write-behind journal, never opened (remove it)"))
+        elif not checks.TOKEN_RE.fullmatch(name):
+            out.append((f"{JOURNAL_DIR}/{name}", "a file no writer names a journal so: never read (remove it)"))
+    return out
 
 
 def _open_journal(dir_fd: int, name: str) -> int | None:

@@ -29,8 +29,8 @@ try:  # the parser behind `re`: the one parser of the pattern syntax
 except ImportError:  # pragma: no cover - Python 3.10
     import sre_parse as _sre_parse  # type: ignore[no-redef]
 
-__all__ = ["MAXREPEAT", "MAX_NESTING", "MAX_PATTERN_BYTES", "MAX_PROGRAM_SIZE", "MAX_REPEAT_COUNT", "parse",
-           "write_core"]
+__all__ = ["MAXREPEAT", "MAX_NESTING", "MAX_PATTERN_BYTES", "MAX_PROGRAM_SIZE", "MAX_REPEAT_COUNT", "first_bytes",
+           "parse", "write_core"]
 
 MAX_PATTERN_BYTES = 16 * 1024
 """Longest pattern, in bytes of its UTF-8 text (room for an escaped ``match`` of the longest needle)."""
@@ -347,6 +347,55 @@ class _Writer:
         if direction > 0 and lookahead is not None:
             lookahead = None if width >= MAXREPEAT else lookahead + width
         return opening + text + b")", crosses, lookahead
+
+
+def first_bytes(tree) -> frozenset[int] | None:
+    """The bytes a non-empty match of the parsed pattern ``tree`` can begin with (a superset: lookarounds and anchors
+    are taken to allow anything), or ``None`` when that is not known (a backreference, a construct not looked
+    into). A non-empty match consumes its first byte by its first consuming item, so no non-empty match starts at a
+    byte outside this set: the search of a pattern that matches empty text (``x*``, ``(?:ab)*``) runs the engine
+    only where one can (an empty set: it never matches non-empty text, as ``\\b`` or ``(?=a)`` alone)."""
+    try:
+        return _first_seq(tree, tree.state.flags, 0)[0]
+    except RecursionError:  # pragma: no cover - parse bounds the nesting first
+        return None
+
+
+def _first_seq(items, flags: int, depth: int) -> tuple[frozenset[int] | None, bool]:
+    """``(first bytes or None, whether the sequence can match empty text)``."""
+    found: set[int] = set()
+    for op, av in items:
+        first, nullable = _first_item(_op(op), av, flags, depth)
+        if first is None or depth > MAX_NESTING:
+            return None, True
+        found |= first
+        if not nullable:
+            return frozenset(found), False
+    return frozenset(found), True
+
+
+def _first_item(name: str, av, flags: int, depth: int) -> tuple[frozenset[int] | None, bool]:
+    if name in ("LITERAL", "NOT_LITERAL", "ANY", "IN"):
+        return frozenset(_members(name, av, flags)), False
+    if name in ("AT", "ASSERT", "ASSERT_NOT"):
+        return frozenset(), True  # zero-width: consumes nothing
+    if name == "SUBPATTERN":
+        return _first_seq(av[-1], (flags | av[1]) & ~av[2], depth + 1)
+    if name == "ATOMIC_GROUP":
+        return _first_seq(av, flags, depth + 1)
+    if name in _REPEATS:
+        low, high, sub = av
+        if high == 0:
+            return frozenset(), True
+        first, nullable = _first_seq(sub, flags, depth + 1)
+        return first, nullable or low == 0
+    if name in ("BRANCH", "GROUPREF_EXISTS"):
+        subs = av[1] if name == "BRANCH" else av[1:]
+        results = [(frozenset(), True) if sub is None else _first_seq(sub, flags, depth + 1) for sub in subs]
+        if any(first is None for first, _ in results):
+            return None, True
+        return frozenset().union(*(first for first, _ in results)), any(n for _, n in results)
+    return None, True  # a backreference, or anything else: not known
 
 
 def _combine(results: list[tuple[bytes, bool, int | None]]) -> tuple[bool, int | None]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -64,7 +65,7 @@ class Reserve:
             return False
         try:
             st = os.lstat(self.path)
-            if st.st_size >= self.size:
+            if stat.S_ISREG(st.st_mode) and st.st_size >= self.size:  # (a link or FIFO there is replaced below)
                 return True
         except OSError:
             pass

@@ -3,12 +3,14 @@
 :func:`prepare_root` creates the root (0700) with ``runs/``, ``locks/`` and ``trash/`` (0700), the index file
 ``index.sqlite`` and the lock files (0600) *before* SQLite or a lock opens them -- SQLite creates its ``-wal`` and
 ``-shm`` files with the main file's permissions, so they are 0600 too, whatever the umask. An existing root that is
-group- or world-accessible is tightened when it is ours (same owner), refused otherwise; its subdirectories, index
-files and lock files are tightened the same way. Nothing below the root is followed: a link, FIFO or other file
-where a directory, index or lock file should be is refused with a :class:`~scratchfs.errors.StorageError` naming
-what was found. An existing directory that is not empty and holds none of a store's own names (:data:`STORE_NAMES`)
-is refused with :class:`~scratchfs.errors.InvalidArgument` before anything in it is changed: a mistyped root such as
-``~`` or ``/etc`` is never made private nor filled with store files. One holding only ``lost+found`` (the mount point
+group- or world-accessible is tightened when it is ours (same owner), refused otherwise; its subdirectories
+(``journal/`` too when it is a directory: the write-behind journals', never made here), index files and lock files
+are tightened the same way. Nothing below the root is followed: a link, FIFO or other file where a directory, index
+or lock file should be is refused with a :class:`~scratchfs.errors.StorageError` naming what was found (at
+``journal/`` it is left for ``fsck`` to report and sweeps to work around). An existing directory that is not empty
+and holds none of a store's own names (:data:`STORE_NAMES`) is refused with
+:class:`~scratchfs.errors.InvalidArgument` before anything in it is changed: a mistyped root such as ``~`` or
+``/etc`` is never made private nor filled with store files. One holding only ``lost+found`` (the mount point
 of a new file system, :data:`EMPTY_NAMES`) counts as empty.
 """
 
@@ -23,7 +25,8 @@ from scratchfs.engine import safe_fs
 from scratchfs.engine.safe_fs import storage_error
 from scratchfs.foundation.errors import InvalidArgument, StorageError
 
-__all__ = ["DIR_MODE", "EMPTY_NAMES", "FILE_MODE", "INDEX_NAME", "STORE_NAMES", "prepare_root"]
+__all__ = ["DIR_MODE", "EMPTY_NAMES", "FILE_MODE", "INDEX_NAME", "OWN_FILES", "STORE_NAMES", "odd_own_files",
+           "prepare_root"]
 
 DIR_MODE = 0o700
 """Mode of the root and every directory in it."""
@@ -31,6 +34,7 @@ FILE_MODE = 0o600
 """Mode of every file in the root."""
 INDEX_NAME = "index.sqlite"
 SUBDIRS = ("runs", "locks", "trash")
+JOURNAL_DIR = "journal"  # the write-behind journals' (engine.journal): tightened when it is a directory, never made
 INDEX_FILES = (INDEX_NAME, INDEX_NAME + "-wal", INDEX_NAME + "-shm", INDEX_NAME + "-journal")
 LOCK_FILES = ("delete.lock", "delete.gate", "sweep.lock", "index.lock")
 STORE_NAMES = frozenset((*SUBDIRS, *INDEX_FILES, "reserve"))
@@ -66,6 +70,8 @@ def prepare_root(root: Path) -> None:
         _tighten(fd, str(root), DIR_MODE)
         for name in SUBDIRS:
             _prepare_dir(fd, name)
+        if _is_real_dir(fd, JOURNAL_DIR):  # made by the first writer behind; anything else there is fsck's to report
+            _prepare_dir(fd, JOURNAL_DIR)
         _prepare_file(fd, INDEX_NAME, "", create=True)
         for name in INDEX_FILES[1:]:
             _prepare_file(fd, name, "", create=False)
@@ -80,6 +86,24 @@ def prepare_root(root: Path) -> None:
             os.close(locks)
     finally:
         os.close(fd)
+
+
+OWN_FILES = ("reserve", "locks/sweep.cursor")
+"""Files of the root that no open checks (the reserve a full disk releases; where the last sweep's slices stopped)."""
+
+
+def odd_own_files(root_fd: int) -> list[tuple[str, str]]:
+    """``(path relative to the root, what)`` of each of :data:`OWN_FILES` that is there and no regular file (a link,
+    FIFO, directory): the reserve is then not kept (a full disk has nothing to release), the sweep cursor not saved
+    (a sweep removes what is at its name, so the next sweeps go on where the last stopped). Nothing is followed."""
+    found = []
+    for path in OWN_FILES:
+        kind = safe_fs.describe(root_fd, path)  # (an lstat: the directories above it are the root's own, checked)
+        if kind not in ("a regular file", "missing"):
+            found.append((path, f"{kind}, not a regular file: scratchfs never follows links or opens other kinds of "
+                                "files inside its root; " + ("a full disk has no reserve to release (move it away)"
+                                                             if path == "reserve" else "the next sweep removes it")))
+    return found
 
 
 _KINDS = ((stat.S_ISREG, "a regular file"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),

@@ -29,10 +29,13 @@ import time
 from dataclasses import dataclass
 
 from scratchfs.engine import safe_fs, segments
+from scratchfs.engine.binding import Binding, FormatError
 from scratchfs.engine.journal import journaled
 from scratchfs.engine.protocols import BlobInfo
+from scratchfs.engine.seek_table import read_seek_table
+from scratchfs.engine.sources import SliceRange
 from scratchfs.foundation import checks
-from scratchfs.foundation.errors import ScratchError
+from scratchfs.foundation.errors import ScratchError, StorageError
 from scratchfs.foundation.limits import BUSY_TIMEOUT, SEGMENT_COMPACT_FRACTION
 
 __all__ = ["SegmentCheck", "SegmentUsage", "check_segment", "known_locations", "segment_usage"]
@@ -76,7 +79,8 @@ def known_locations(index, locations: list[str], where: tuple[str, ...] | None =
 
 
 def check_segment(index, blobs, where: tuple[str, str], name: str, cutoff: float | None, remove: bool,
-                  compact: bool = False, dying: frozenset[str] = frozenset()) -> SegmentCheck | None:
+                  compact: bool = False, dying: frozenset[str] = frozenset(), now: float | None = None
+                  ) -> SegmentCheck | None:
     """Judge the segment ``name`` in ``runs/<run dir>/<agent dir>`` (``where``): how much of it is live, and with
     ``remove`` remove it if nothing is (and it was last modified before ``cutoff``, epoch seconds on the file
     system's clock; ``None``: any age), with ``compact`` compact it if it is mostly dead and older than ``cutoff``.
@@ -87,8 +91,12 @@ def check_segment(index, blobs, where: tuple[str, str], name: str, cutoff: float
     segment is neither removed nor compacted, so it is not scanned and the index is not asked), locked (in use by a
     writer), gone, or not a regular file reached without a link; nor is it with ``remove`` or ``compact`` while
     another process's write-behind journal names it (:func:`~scratchfs.engine.journal.journaled`, asked once its lock
-    is held: its writer may have died before committing its rows). Never raises for the file system (logged);
-    raises what the index raises (StoreBusy, StorageError)."""
+    is held: its writer may have died before committing its rows). When the journals cannot be read (``journal/``
+    is a link, a file, a FIFO, or unreadable: no dead writer's journal can be told), it is not compacted, and removed
+    only if no blob in it that no row names is one a recovery would restore (:func:`_restorable`: a bound handle
+    not expired at ``now``, epoch seconds on the store's clock, ``None``: ``time.time()``); such a segment is kept
+    for ``fsck --rebuild-index``, which ``fsck`` (reporting the journal directory) points to. Never raises for the
+    file system (logged); raises what the index raises (StoreBusy, StorageError)."""
     parts = ("runs", *where)
     try:
         dir_fd = safe_fs.walk(blobs.root_fd, parts)
@@ -110,10 +118,16 @@ def check_segment(index, blobs, where: tuple[str, str], name: str, cutoff: float
     except ScratchError:
         return _closed(fd, dir_fd)
     try:
-        if (remove or compact) and "/".join((*parts, name)) in journaled(blobs.root_fd):
-            return None  # its writer may have died before committing rows: recovered first (closed below)
+        guard = None  # the time a blob no row names is judged restorable at, when no journal can be read
+        if remove or compact:
+            try:
+                if "/".join((*parts, name)) in journaled(blobs.root_fd):
+                    return None  # its writer may have died before committing rows: recovered first (closed below)
+            except StorageError as exc:  # journal/ not a directory (or unreadable): whose rows are lost is unknown
+                _tell_unreadable(exc)
+                guard, compact = time.time() if now is None else now, False
         fcntl.flock(dir_fd, fcntl.LOCK_UN)  # a compaction may create this process's own segment in the directory
-        return _judge(index, blobs, parts, name, (fd, dir_fd), cutoff, (remove, compact, dying))
+        return _judge(index, blobs, parts, name, (fd, dir_fd), cutoff, (remove, compact, dying, guard))
     except OSError as exc:
         log.warning("scratchfs: cannot check the segment %s (%s); a later sweep will", name, exc)
         return None
@@ -150,26 +164,53 @@ def _closed(fd: int, dir_fd: int) -> None:
 
 
 def _judge(index, blobs, parts: tuple[str, ...], name: str, fds: tuple[int, int], cutoff: float | None,
-           what: tuple[bool, bool, frozenset[str]]) -> SegmentCheck:
+           what: tuple[bool, bool, frozenset[str], float | None]) -> SegmentCheck:
     fd, dir_fd = fds
-    remove, compact, dying = what
+    remove, compact, dying, guard = what
     st = os.fstat(fd)
     records, _end, problem = segments.scan(lambda n, at: os.pread(fd, n, at), st.st_size)
     located = segments.locations(name, records)
-    known = known_locations(index, list(located), parts[1:]) - dying
+    named = known_locations(index, list(located), parts[1:])
+    known = named - dying
     check = SegmentCheck(st.st_size, sum(located[k].length for k in known), len(records), len(known),
                          problem=problem)
     old = cutoff is None or st.st_mtime <= cutoff
     if compact and known and old and check.live < SEGMENT_COMPACT_FRACTION * st.st_size:
         check.moved = _compact(index, blobs, parts, name, fd, [(k, located[k]) for k in sorted(known)])
         known = known_locations(index, list(known), parts[1:])
-    if remove and not known and (old or check.moved):
-        try:
+    if remove and not known and (old or check.moved) and (
+            guard is None or not _restorable(fd, st, [r for k, r in located.items() if k not in named], guard)):
+        try:  # (a restorable blob, its journal unreadable: perhaps a dead writer's spill, kept for a rebuild)
             os.unlink(name, dir_fd=dir_fd)
             check.removed = True
         except FileNotFoundError:
             pass
     return check
+
+
+_TOLD_EVERY = 60.0  # seconds between two warnings that the journals cannot be read
+_told = [0.0]
+
+
+def _tell_unreadable(exc: StorageError) -> None:
+    """Warn (at most once a minute) that segments are judged without the write-behind journals."""
+    if time.monotonic() - _told[0] >= _TOLD_EVERY:
+        _told[0] = time.monotonic()
+        log.warning("scratchfs: the write-behind journals cannot be read (%s): segments holding a live spill no row "
+                    "names are kept (fsck reports it; fsck --rebuild-index restores such spills)", exc)
+
+
+def _restorable(fd: int, st: os.stat_result, records: list, now: float) -> bool:
+    """Whether one of ``records`` (blobs of the segment open at ``fd`` that no row names) is what a journal's
+    recovery would restore: a sound, bound handle not expired at ``now`` (epoch seconds). Raises OSError."""
+    for record in records:
+        try:
+            b = Binding.of_table(read_seek_table(SliceRange(fd, record.offset, record.length, st), record.length))
+        except FormatError:
+            continue  # unbound or damaged: no recovery restores it
+        if b.kind == "handle" and b.created_at + b.ttl > now:
+            return True
+    return False
 
 
 def _compact(index, blobs, parts: tuple[str, ...], name: str, fd: int, live: list) -> int:

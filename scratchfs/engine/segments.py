@@ -169,36 +169,86 @@ def record_header(token: str, length: int) -> bytes:
 
 
 def scan(pread: Callable[[int, int], bytes], size: int) -> tuple[list[Record], int, str | None]:
-    """Read a segment's record headers forward from its start.
+    """Read a segment's record headers forward from its start; past a damaged header or a record cut short, go on
+    from the next place a sound record header starts (:func:`_resync`), so that damage in place (a header
+    overwritten) hides no record after it -- a sweep judging the segment by its records would otherwise take it for
+    dead and remove the live entries after the damage.
 
     Args:
         pread: ``pread(length, offset)`` of the segment file. size: its size, bytes.
 
     Returns:
         ``(records, end, problem)``: the records whose header and bytes are complete, the offset where the scan
-        stopped (``size`` for a sound segment), and ``None`` or what stopped it early (a damaged header, or a record
-        cut short: the tail of a write that crashed).
+        first stopped (``size`` for a sound segment), and ``None`` or what first stopped it (a damaged header, or a
+        record cut short: the tail of a write that crashed, after which no sound header is found).
 
     Raises:
         OSError: from ``pread``.
     """
     records: list[Record] = []
-    pos = 0
-    for pos, header in _headers(pread, size):
-        if len(header) < RECORD_BYTES:
-            return records, pos, f"a record header is cut short at byte {pos}"
-        magic, payload, raw, length = _RECORD.unpack(header)
-        token = raw.decode("ascii", "replace")
-        if magic == DEAD_RECORD_MAGIC and payload == RECORD_BYTES - 8 and length > 0:
-            if pos + RECORD_BYTES + length > size:
-                return records, pos, f"the record at byte {pos} is cut short"
-            continue  # a deleted entry's: stepped over, never restored
-        if magic != RECORD_MAGIC or payload != RECORD_BYTES - 8 or not TOKEN_RE.match(token) or length <= 0:
-            return records, pos, f"no record header at byte {pos}"
-        if pos + RECORD_BYTES + length > size:
-            return records, pos, f"the record at byte {pos} is cut short"
-        records.append(Record(token, pos + RECORD_BYTES, length))
-    return records, size if not records else records[-1].offset + records[-1].length, None
+    end: int | None = None
+    problem: str | None = None
+    start = 0
+    while True:
+        found, stop, why = _scan_from(pread, size, start)
+        records += found
+        if why is None:
+            if end is None:
+                end = size if not records else records[-1].offset + records[-1].length
+            return records, end, problem
+        if end is None:
+            end, problem = stop, why
+        start = _resync(pread, size, stop + 1)
+        if start is None:
+            return records, end, problem
+
+
+def _scan_from(pread: Callable[[int, int], bytes], size: int, start: int) -> tuple[list[Record], int, str | None]:
+    """:func:`scan` from ``start`` (a record header) up to the first problem: ``(records, stop, problem)``."""
+    records: list[Record] = []
+    for pos, header in _headers(pread, size, start):
+        why = _bad_header(header, pos, size)
+        if why is not None:
+            return records, pos, why
+        magic, _payload, raw, length = _RECORD.unpack(header)
+        if magic == RECORD_MAGIC:
+            records.append(Record(raw.decode("ascii"), pos + RECORD_BYTES, length))
+        # (a dead record, a deleted entry's: stepped over, never restored)
+    return records, size, None
+
+
+def _bad_header(header: bytes, pos: int, size: int) -> str | None:
+    """Why ``header`` (read at ``pos`` of a segment of ``size`` bytes) is no sound record header, or None."""
+    if len(header) < RECORD_BYTES:
+        return f"a record header is cut short at byte {pos}"
+    magic, payload, raw, length = _RECORD.unpack(header)
+    if (magic not in (RECORD_MAGIC, DEAD_RECORD_MAGIC) or payload != RECORD_BYTES - 8 or length <= 0
+            or (magic == RECORD_MAGIC and not TOKEN_RE.match(raw.decode("ascii", "replace")))):
+        return f"no record header at byte {pos}"
+    if pos + RECORD_BYTES + length > size:
+        return f"the record at byte {pos} is cut short"
+    return None
+
+
+_MAGICS = (struct.pack("<I", RECORD_MAGIC), struct.pack("<I", DEAD_RECORD_MAGIC))
+
+
+def _resync(pread: Callable[[int, int], bytes], size: int, pos: int) -> int | None:
+    """The first offset at or after ``pos`` where a sound record header starts (a live record's with a token, or a
+    dead one's, whose record fits in the file), or None: the rest of the segment is read once, in chunks."""
+    while pos + RECORD_BYTES <= size:
+        chunk = pread(min(1 << 20, size - pos), pos)
+        if len(chunk) < RECORD_BYTES:
+            return None
+        hits = [at for at in (chunk.find(magic) for magic in _MAGICS) if at >= 0]
+        if not hits:
+            pos += len(chunk) - 3  # (a magic number split by the chunk's end is found by the next chunk)
+            continue
+        at = pos + min(hits)
+        if _bad_header(pread(RECORD_BYTES, at), at, size) is None:
+            return at
+        pos = at + 1
+    return None
 
 
 def forget(fd: int, blob: str) -> bool:
@@ -235,10 +285,9 @@ def forget_at(open_rw: Callable[[], int], blob: str) -> None:
         log.warning("scratchfs: cannot mark the deleted entry %s dead in its segment (%s)", blob, exc)
 
 
-def _headers(pread: Callable[[int, int], bytes], size: int) -> Iterator[tuple[int, bytes]]:
-    """``(offset, header bytes)`` of each record in turn; the caller validates each before the next is read (the
-    next offset comes from the header's length field, read through the generator's state)."""
-    pos = 0
+def _headers(pread: Callable[[int, int], bytes], size: int, pos: int = 0) -> Iterator[tuple[int, bytes]]:
+    """``(offset, header bytes)`` of each record in turn from ``pos``; the caller validates each before the next is
+    read (the next offset comes from the header's length field, read through the generator's state)."""
     chunk, chunk_at = b"", 0
     while pos < size:
         if not chunk_at <= pos <= pos + RECORD_BYTES <= chunk_at + len(chunk):

@@ -160,17 +160,17 @@ def _sweep(index: Index, blobs: Blobs, now: float, grace: float, full: bool) -> 
         named = {(r.run_id, r.agent_id, segments.parse_location(r.blob).name) for r in batch
                  if segments.is_location(r.blob)}
         # segments too, each judged the first time a batch names it (judging scans it: not once per batch)
-        files, freed = _add(_drop_dead_segments(index, blobs, named - touched, batch), files, freed)
+        files, freed = _add(_drop_dead_segments(index, blobs, named - touched, batch, now), files, freed)
         touched |= named
         rows += index.delete_expired(batch, now, sizer) if scaled else len(batch)
         if len(batch) < want:
             break
-    files, freed = _add(_drop_dead_segments(index, blobs, touched, []), files, freed)  # and once their rows went
+    files, freed = _add(_drop_dead_segments(index, blobs, touched, [], now), files, freed)  # and once their rows went
     index.forget_tombstones(now)
     full = full or not scaled
     cursor = _Cursor() if full else _Cursor.load(blobs)
     missing = _drop_rows_without_files(index, blobs, cursor, None if full else SLICE_ROWS)
-    orphans, orphan_bytes = _remove_orphans(index, blobs, grace, cursor, None if full else SLICE_FILES)
+    orphans, orphan_bytes = _remove_orphans(index, blobs, (grace, now), cursor, None if full else SLICE_FILES)
     trashed, stuck = empty_trash(blobs)
     if not full:
         cursor.save(blobs)
@@ -182,7 +182,7 @@ def _add(found: tuple[int, int], files: int, freed: int) -> tuple[int, int]:
 
 
 def _drop_dead_segments(index: Index, blobs: Blobs, touched: set[tuple[str, str, str]],
-                        batch: list) -> tuple[int, int]:
+                        batch: list, now: float) -> tuple[int, int]:
     """Remove the segments ``touched`` (``(run_id, agent_id, segment name)``) that name no row's blob but those of
     ``batch``, expired rows about to be deleted (unless a writer still holds them); return how many and their bytes.
     A judgement scans its segment, so a sweep judges each segment its expired rows name at most twice: before the
@@ -191,7 +191,7 @@ def _drop_dead_segments(index: Index, blobs: Blobs, touched: set[tuple[str, str,
     removed = freed = 0
     for run_id, agent_id, name in sorted(touched):
         found = check_segment(index, blobs, blobs.segment_dir(run_id, agent_id), name, None, remove=True,
-                              dying=dying)
+                              dying=dying, now=now)
         if found is not None and found.removed:
             removed += 1
             freed += found.size
@@ -217,11 +217,39 @@ class _Cursor:
         (``auto_da_alloc``) and cost a sweep milliseconds. Errors are ignored (a full disk: the next sweep starts
         over, no harm done)."""
         text = json.dumps({"row": self.row, "run": self.run, "agent": self.agent}).encode()
-        try:
-            _cursor_file(blobs, os.O_WRONLY | os.O_CREAT,
-                         lambda fd: os.pwrite(fd, text.ljust(max(_CURSOR_BYTES, len(text))), 0))
-        except (OSError, ScratchError):
-            pass
+        for _ in range(2):
+            try:
+                _cursor_file(blobs, os.O_WRONLY | os.O_CREAT,
+                             lambda fd: os.pwrite(fd, text.ljust(max(_CURSOR_BYTES, len(text))), 0))
+                return
+            except ScratchError:  # a link, FIFO or directory at its name: every sweep would start over, silently
+                if not _clear_cursor(blobs):
+                    return
+            except OSError:
+                return
+
+
+def _clear_cursor(blobs: Blobs) -> bool:
+    """Remove what is at ``locks/sweep.cursor`` and is no regular file -- a link itself (never its target), a FIFO,
+    an empty directory -- so that a cursor can be written there again; True if it went (logged)."""
+    try:
+        locks = safe_fs.walk(blobs.root_fd, ("locks",))
+    except (OSError, ScratchError):
+        return False
+    try:
+        found = safe_fs.describe(locks, CURSOR_NAME)
+        if found in ("a regular file", "missing"):
+            return False
+        (os.rmdir if found == "a directory" else os.unlink)(CURSOR_NAME, dir_fd=locks)
+        log.warning("scratchfs: removed %s at locks/%s (where the sweep keeps its place) to write the cursor",
+                    found, CURSOR_NAME)
+        return True
+    except OSError as exc:
+        log.warning("scratchfs: cannot remove what is at locks/%s (%s): each sweep starts its slices over", CURSOR_NAME,
+                    exc)
+        return False
+    finally:
+        os.close(locks)
 
 
 def _cursor_file(blobs: Blobs, flags: int, use: Callable[[int], object]) -> object:
@@ -298,10 +326,12 @@ def _agent_dirs(blobs: Blobs, cursor: _Cursor) -> Iterator[tuple[str, str | None
                 yield runs[start], agent
 
 
-def _remove_orphans(index: Index, blobs: Blobs, grace: float, cursor: _Cursor,
+def _remove_orphans(index: Index, blobs: Blobs, ages: tuple[float, float], cursor: _Cursor,
                     limit: int | None) -> tuple[int, int]:
     """Look at agent directories from the cursor on, up to ``limit`` directory entries (``None``: all): remove
-    orphan files older than the grace period, and empty directories older than it."""
+    orphan files older than the grace period, and empty directories older than it. ``ages``: the grace (seconds) and
+    the store clock's time (epoch seconds, for :func:`check_segment`)."""
+    grace, now = ages
     cutoff = time.time() - grace  # file modification times are on the file system's clock
     removed = freed = seen = 0
     deadline = time.perf_counter() + SLICE_SECONDS
@@ -318,7 +348,7 @@ def _remove_orphans(index: Index, blobs: Blobs, grace: float, cursor: _Cursor,
                  if stat.S_ISREG(mode) and BLOB_NAME_RE.match(name)]
         for name, mode in entries:  # (a link or FIFO at a segment's name is fsck's to report, not checked here)
             found = (check_segment(index, blobs, (run, agent), name, cutoff, remove=True,
-                                   compact=limits.SEGMENT_COMPACTION)
+                                   compact=limits.SEGMENT_COMPACTION, now=now)
                      if segments.SEGMENT_NAME_RE.match(name) and stat.S_ISREG(mode) else None)
             if found is not None and found.removed:
                 removed += 1

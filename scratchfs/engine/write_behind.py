@@ -48,9 +48,13 @@ from scratchfs.engine.sqlite_connections import Connection, Connections
 from scratchfs.foundation import forks
 from scratchfs.foundation.errors import StorageError, StoreBusy, StoreClosed
 
-__all__ = ["BATCH_ROWS", "FLUSH_DELAY", "MAX_QUEUED", "HookedConnections", "WriteBehind", "flush_all", "reader_hook"]
+__all__ = ["BATCH_ROWS", "FLUSH_DELAY", "MAX_QUEUED", "WARN_SECONDS", "HookedConnections", "WriteBehind", "flush_all",
+           "reader_hook"]
 
 log = logging.getLogger(__name__)
+
+WARN_SECONDS = 60.0
+"""Seconds between two warnings that the journal cannot be written (each spill meanwhile commits its own row)."""
 
 BATCH_ROWS = 64
 """Queued rows that start a flush at once."""
@@ -162,6 +166,7 @@ class WriteBehind:
         self._busy_timeout = busy_timeout
         self._group = _group(index.connections.identity)
         self._group.members.add(self)
+        self._told = -WARN_SECONDS  # time.monotonic() of the last warning that the journal cannot be written
         self._reset()
 
     def _reset(self) -> None:
@@ -201,8 +206,11 @@ class WriteBehind:
                 self.journal.note(pending.segment_path)
             except StoreClosed:
                 raise  # closed meanwhile (by another thread): no journal is made again
-            except StorageError as exc:
-                log.warning("scratchfs: %s; the row is committed at once", exc)
+            except StorageError as exc:  # (journal/ a file or a link: every spill would say so)
+                if time.monotonic() - self._told >= WARN_SECONDS:
+                    self._told = time.monotonic()
+                    log.warning("scratchfs: %s; the row is committed at once (each spill's, while this lasts: told "
+                                "once a minute)", exc)
                 return False
             return self._enqueue(entry, pending)
         finally:

@@ -37,7 +37,7 @@ if __name__ == WORKER_NAME:  # no scratchfs package in a worker: its sibling is 
 else:
     from scratchfs.engine.structure import numbers
 
-__all__ = ["KEEP_AFTER_BYTES", "MAX_WORKERS", "WORKER_MEMORY_BYTES", "run_jq", "workers"]
+__all__ = ["KEEP_AFTER_BYTES", "MAX_OUTPUT_CHARS", "MAX_WORKERS", "WORKER_MEMORY_BYTES", "run_jq", "workers"]
 
 MAX_WORKERS = 2
 """Most jq worker processes alive at once."""
@@ -47,8 +47,19 @@ WORKER_MEMORY_BYTES = 4 * 1024**3
 """Address space of a worker (``RLIMIT_AS``): a filter that builds an enormous value (``[range(1e10)]``)
 ends there at most, with the worker; a 64 MiB document parses in well under it."""
 
+MAX_OUTPUT_CHARS = 128 * 1024 * 1024
+"""Most characters of JSON text a worker sends back for one output (or for all the outputs of one call's records):
+twice the largest document jq reads (``.``, ``tostring`` or ``[., .]`` of it fits). Past it the worker answers as
+a filter failing at that output (:func:`_too_large`): ``"x" * 1e9`` made one gigabyte of text, which the reading
+process took in whole (1.8 GB, ~20 s holding the GIL) before its time limit could say anything."""
+
 
 _DEEP = "the result is JSON nested too deeply to return; select a shallower part"
+
+
+def _too_large(what: str, chars: int) -> str:
+    return (f"{what} is {chars:,} characters of JSON, more than the {MAX_OUTPUT_CHARS:,} a read returns; narrow the "
+            "filter (a path, .[:n], length, keys)")
 
 
 def _error(mode: str, message: str) -> tuple[str, Any]:
@@ -74,6 +85,8 @@ def _page_texts(outputs: Iterator[str], first: int, need: tuple[int, int, int], 
         for number, text in enumerate(outputs):
             if number < first:
                 continue
+            if len(text) > MAX_OUTPUT_CHARS:
+                return texts, False, _too_large(f"output {number + 1}", len(text))
             texts.append(text)
             cost += len(text) + 1
             taken += len(text)
@@ -126,9 +139,16 @@ def _apply(program: Any, mode: str, data: Any) -> Any:
         return "ok", (texts, stopped, error, numbers.imprecise_number(text) if check else None)
     records, check = data
     done: list[list] = []
+    chars = 0
     for index, record in enumerate(records):
         try:
-            done.append(_record_outputs(program.input_text(record).all()))
+            texts = []
+            for text in program.input_text(record):
+                chars += len(text)
+                if chars > MAX_OUTPUT_CHARS:
+                    return "error", (index, _too_large("the outputs of this read up to this record", chars), done)
+                texts.append(text)
+            done.append(_record_outputs(texts))
         except ValueError as exc:
             return "error", (index, str(exc), done)
         except RecursionError:

@@ -1,0 +1,67 @@
+"""What ``fsck`` reports (:class:`Problem`), and the problems of a local store's own tree beside its blobs: entries
+left in ``trash/`` and a write-behind journal directory that is not what writers leave
+(:func:`~scratchfs.engine.journal.problems`). Split from :mod:`scratchfs.api.inspector`, which runs the check."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
+
+from scratchfs.engine import journal
+from scratchfs.engine.root import odd_own_files
+
+if TYPE_CHECKING:
+    from scratchfs.api.store import ScratchStore
+
+__all__ = ["Problem", "journal_problems", "trash_problem_list"]
+
+
+@dataclass
+class Problem:
+    """One inconsistency found by :func:`~scratchfs.api.inspector.fsck`.
+
+    Attributes:
+        kind: ``"missing"``, ``"corrupt"``, ``"orphaned"``, ``"incomplete"`` (an orphan with no seek table: a
+            write abandoned by a killed writer) or ``"unexpected"`` (a link or other file where a directory of the
+            root belongs: reported, never followed, never repaired; an entry of ``trash/`` that a repair could
+            not remove whole; a link, FIFO or directory at a blob's name, which a repair removes itself but for a
+            directory: :mod:`scratchfs.api.odd_names`; a ``journal`` that is no directory, open to other users,
+            or holding what is no journal: :func:`journal_problems`).
+        run_id, agent_id: the scope (of the entry, or of the directory the orphan is in, as path parts).
+        key: the handle or scratchpad key (``None`` for an orphan).
+        path: the blob file.
+        detail: what is wrong.
+        repaired: True once :func:`fsck` removed it (a corrupt entry: row and file; False if either stays) or bound it.
+        sweeps: an orphaned file younger than ``orphan_grace``, which the sweep removes once older (the row a
+            platform cascade or a run's delete took, a writer killed before its row), or an ``incomplete`` write not
+            dated more than the grace ahead: reported, not a problem that remains.
+    """
+
+    kind: str
+    run_id: str
+    agent_id: str
+    key: str | None
+    path: str
+    detail: str
+    repaired: bool = False
+    sweeps: bool = False
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def trash_problem_list(store: ScratchStore, names: list[str], why: str) -> list[Problem]:
+    """One ``unexpected`` problem per entry of ``trash/`` in ``names``: "left in the trash: ``why``"."""
+    return [Problem("unexpected", "", "", None, str(store.root / "trash" / name), f"left in the trash: {why}")
+            for name in names]
+
+
+def journal_problems(store: ScratchStore) -> list[Problem]:
+    """``unexpected`` problems of a local store's ``journal/`` (:func:`scratchfs.engine.journal.problems`) and of
+    its ``reserve`` and sweep cursor (:func:`scratchfs.engine.root.odd_own_files`): never repaired (what is there is
+    its owner's to move away; the sweep replaces a cursor), each path absolute. ``[]`` for a store without local
+    segment files."""
+    if not hasattr(store.blobs, "scan_segment") or not hasattr(store.blobs, "root_fd"):
+        return []
+    return [Problem("unexpected", "", "", None, str(store.root / path), detail)
+            for path, detail in (*journal.problems(store.blobs.root_fd), *odd_own_files(store.blobs.root_fd))]

@@ -1,0 +1,79 @@
+"""Patterns that match empty text (``x*``, ``(?:)``, ``\\b``, ``(?=a)``, ``(?:ab)*?``): a search reports their non-empty
+matches only, as ``re.finditer`` gives them, and runs the engine only where a non-empty match can begin
+(scratchfs.engine.pattern_syntax.first_bytes). Each empty match used to cost a trip through Python: "(?:)" and
+"q*" over a large text ran into the 5 s time limit (PatternTimeout 5 MB into 64 MiB) instead of saying "no matches"."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from scratchfs import PatternTooLong, ScratchStore
+from scratchfs.api.contract import ScratchTools
+from scratchfs.engine.pattern_syntax import parse
+from scratchfs.engine.search import PatternMatcher
+
+from .reference import regex_spans, windows
+from .test_patterns import as_tuples, run_search
+
+_NULLABLE = [r"a*", r"b*?", r"(?:ab)*", r"(?:a|)", r"(?:|b)", r"x?", r"\b", r"(?=a)", r"(?<=b)", r"[ab]{0,2}",
+             r"(a)?", r"(?:a\n)*", r"\s*", r"(?i:A)*", r"(?>a*)", r"(b)?(?(1)a|)", r"^", r"$", r"(?:)"]
+_ANY = [r"a", r"b", r"\n", r" ", r"x\d", r"."]
+
+
+@st.composite
+def nullable_patterns(draw):
+    return "".join(draw(st.lists(st.sampled_from(_NULLABLE + _ANY[:1]), min_size=1, max_size=4)))
+
+
+@given(pattern=nullable_patterns(), data=st.text(alphabet="ab \nAx1", max_size=3000).map(str.encode),
+       start=st.integers(0, 3000), ignore_case=st.booleans())
+def test_matches_of_patterns_that_match_empty_text_equal_re_finditers_non_empty_ones(tmp_path_factory, pattern,
+                                                                                     data, start, ignore_case):
+    start = min(start, len(data))
+    ref = regex_spans(data, pattern, start, ignore_case)
+    try:
+        got = run_search(tmp_path_factory.mktemp("e"), data, PatternMatcher(pattern, ignore_case, reach=64), start,
+                         8, 400, budget=1 << 20)
+    except PatternTooLong as exc:
+        error = exc
+    else:
+        error = None
+    if error is not None:  # only a match longer than the reach bound may stop the search
+        assert any(end - begin > 64 for begin, end in ref if begin <= error.resume_offset)
+        return
+    assert as_tuples(got) == windows(data, ref, 8, 400, budget=1 << 20)
+
+
+@pytest.mark.parametrize(("pattern", "starts"), [("x*", b"x"), ("(?:)", b""), (r"\b", b""), ("(?=a)", b""),
+                                                 ("(?:ab)*", b"a"), ("(?i)k*", b"Kk"), (r"\d*|y*", b"0123456789y"),
+                                                 ("(?:x|)z?", b"xz"), (r"(a)?\1", None)])
+def test_first_bytes_of_patterns_that_match_empty_text(pattern, starts):
+    from scratchfs.engine.pattern_syntax import first_bytes
+
+    found = first_bytes(parse(pattern, False))
+    assert (None if found is None else bytes(sorted(found))) == starts
+
+
+@pytest.mark.alone
+@pytest.mark.parametrize("pattern", ["(?:)", r"\b", "(?=needle)", r"\B", "q*", "(?:qz)*", "Q?"])
+def test_a_pattern_matching_only_empty_text_here_answers_at_once_on_a_large_text(tmp_path, pattern):
+    rnd = random.Random(7)
+    words = [b"alpha", b"beta", b"needle", b"x" * 30, b"ERROR"]
+    text = b"".join(b" ".join(rnd.choice(words) for _ in range(rnd.randint(1, 20))) + b"\n" for _ in range(200_000))
+    with ScratchStore(tmp_path / "root") as store:
+        scope = store.scope("run", "agent")
+        handle = scope.spill(text, source_tool="t").handle  # 17 MB
+        tools = ScratchTools(scope)
+        began = time.perf_counter()
+        reply = tools.call("read_handle", {"handle": handle, "pattern": pattern})
+        counted = tools.call("read_handle", {"handle": handle, "pattern": pattern, "count": True})
+        took = time.perf_counter() - began
+    assert reply["windows"] == [] and reply["next_call"] is None
+    assert pattern == "(?=needle)" or "matches empty text" in reply["note"]  # (told when a short probe shows it)
+    assert counted["matches"] == 0 and counted["next_call"] is None
+    assert took < 4.0  # (PatternTimeout at 5 s, or a count cut at its time bound, before)
