@@ -5,18 +5,13 @@ cannot finish within the store's ``pattern_timeout`` says how far it got, and it
 
 from __future__ import annotations
 
-import json
 import re
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from scratchfs.api.entries import reading
-from scratchfs.api.results import Matches, render_call
-from scratchfs.api.shape import NOT_UTF8
-from scratchfs.api.shape_terminal import split_by_controls
-from scratchfs.api.view_search import RENDERED_KINDS, rendered_hint
-from scratchfs.api.views import reply_size
+from scratchfs.api.results import render_call
 from scratchfs.engine.patterns import MAX_REACH_BYTES, compile_pattern
 from scratchfs.engine.search import LiteralMatcher, Matcher, PatternMatcher, count
 from scratchfs.foundation import checks
@@ -105,93 +100,6 @@ class MatchCount:
                            budget=self.budget)
 
 
-HINT_CALL_BYTES = 256
-"""Longest needle or pattern (bytes of its JSON string) :func:`text_view_hint` writes out again in its call; a longer
-one is named as "the same call" with ``view="text"``: the reply's budget (2,048 bytes at least) holds the echoed
-needle once, squeezed if need be (:class:`~scratchfs.api.fixed.Squeeze`), not a second copy in the note."""
-
-
-def text_view_hint(found: Matches, content_type: str | None, offset: int, shape: str | None = None) -> Matches:
-    """``found`` with a ``note`` naming the way on when a search of a stored content from its start found nothing
-    (``next_call`` ``None``, no ``view``), ``shape`` its stored shape:
-
-    * an HTML page: the search of the page's text view. Markup and character references split the text a model reads
-      in the stub's preview (``caf&eacute; <b>au</b> lait`` holds no ``"café au lait"``).
-    * terminal output holding escape sequences or backspace overstrikes
-      (:func:`~scratchfs.api.shape_terminal.split_by_controls`; ``grep --color``, ``man``): the same needle with
-      ``view="text"`` (:func:`~scratchfs.api.view_search.rendered_hint`), or for a pattern how to search the text.
-    * content whose bytes are not UTF-8 (its shape says so, :data:`~scratchfs.api.shape.NOT_UTF8`) sought with
-      non-ASCII characters, which a search writes as UTF-8 bytes: the pattern that seeks them as single bytes of
-      Latin-1 or cp1252 as well (:func:`single_byte_note`).
-
-    A note ends with the exact call for a needle or pattern of at most :data:`HINT_CALL_BYTES` (in bytes of its JSON
-    string; at most about 460 bytes of note), else names "the same call". ``found`` itself otherwise. Never
-    raises."""
-    if offset or found.windows or found.next_offset is not None or found.view:
-        return found
-    what = ({"pattern": found.pattern} if found.pattern is not None
-            else {"match": (found.match or b"").decode("utf-8", "replace")})
-    spelled = reply_size(next(iter(what.values()))) <= HINT_CALL_BYTES
-    if content_type == "html":
-        call = (render_call("read_handle", handle=found.handle, **what, view="text",
-                            ignore_case=True if found.ignore_case else None, context=found.context,
-                            max_matches=found.max_matches) if spelled else 'the same call with view="text"')
-        return replace(found, note=("no match in the page's HTML source, where tags and character references "
-                                    f"(&eacute;, &nbsp;) split its text; search the text the page shows: {call}"))
-    if content_type in RENDERED_KINDS and split_by_controls(shape):
-        split = ("no match in the stored bytes, where escape sequences (colours) and backspace overstrikes split the "
-                 "text the view shows")
-        if found.pattern is not None:
-            return replace(found, note=f"{split}: search that text with match= (a substring) and view=\"text\", or "
-                                       "allow them in the pattern (e.g. (?:\\x1b\\[[0-9;]*[mK]|.\\x08)* between "
-                                       "characters)")
-        way = rendered_hint(found.handle, what["match"], found.ignore_case, found.context, found.max_matches, spelled)
-        return replace(found, note=f"{split}; search that text: {way}")
-    if shape is not None and NOT_UTF8 in shape and not next(iter(what.values())).isascii():
-        return replace(found, note=single_byte_note(found, spelled))
-    return found
-
-
-def single_byte_note(found: Matches, spelled: bool) -> str:
-    """What a miss of non-ASCII text in content that is not UTF-8 says (see :func:`text_view_hint`): for a needle
-    whose non-ASCII characters are each one byte in cp1252 or Latin-1, the pattern that seeks each as its UTF-8
-    bytes or that byte (``caf(?:é|\\xe9)``), as a call when ``spelled`` and that pattern is at most
-    :data:`HINT_CALL_BYTES` too; else its longest ASCII part, or, for a pattern, how to write a byte. Never raises."""
-    said = "no match: the stored bytes are not UTF-8 (its shape says so), and a search writes text as UTF-8 bytes"
-    if found.pattern is not None:
-        return (f"{said}: write a byte of another encoding as \\xHH in the pattern (\\xe9 is a Latin-1 or cp1252 "
-                "\"é\"; (?:é|\\xe9) seeks either)")
-    needle = (found.match or b"").decode("utf-8", "replace")
-    single = [_single_byte(char) for char in needle]
-    pattern = "".join(f"(?:{char}|\\x{byte:02x})" if byte is not None and byte >= 0x80 else _escaped(char)
-                      for char, byte in zip(needle, single, strict=True))
-    if spelled and None not in single and reply_size(pattern) <= HINT_CALL_BYTES:
-        call = render_call("read_handle", handle=found.handle, pattern=pattern,
-                           ignore_case=True if found.ignore_case else None, context=found.context,
-                           max_matches=found.max_matches)
-        return f"{said}; seek each non-ASCII character as its Latin-1 or cp1252 byte too: {call}"
-    part = max(re.split(r"[^\x00-\x7f]+", needle), key=len).strip()
-    return f"{said}; search an ASCII part of it{f' (match={json.dumps(part)[:60]})' if part else ''}, or write each " \
-           "byte as \\xHH in a pattern (\\xe9 is a Latin-1 or cp1252 \"é\")"
-
-
-def _single_byte(char: str) -> int | None:
-    """The one byte ``char`` is in cp1252 (``€`` is ``0x80``), else in Latin-1, else ``None``."""
-    for encoding in ("cp1252", "latin-1"):
-        try:
-            data = char.encode(encoding)
-        except UnicodeEncodeError:
-            continue
-        if len(data) == 1:
-            return data[0]
-    return None
-
-
-def _escaped(char: str) -> str:
-    """``char`` in a pattern, matching itself (a space left as it is)."""
-    return char if char == " " else re.escape(char)
-
-
 def count_matches(scope: Scope, handle: str, match: str | None, pattern: str | None, offset: int = 0, *,
                   ignore_case: bool = False, budget: int | None = None) -> MatchCount:
     """Count the matches of ``match`` or ``pattern`` (as :meth:`Scope.search` finds them) starting at or after byte
@@ -222,5 +130,4 @@ def count_matches(scope: Scope, handle: str, match: str | None, pattern: str | N
                       COUNT_SHARE * timeout, budget)
 
 
-__all__ = ["COUNT_SHARE", "HINT_CALL_BYTES", "MatchCount", "count_matches", "search_matcher", "single_byte_note",
-           "text_view_hint"]
+__all__ = ["COUNT_SHARE", "MatchCount", "count_matches", "search_matcher"]

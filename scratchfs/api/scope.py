@@ -16,11 +16,12 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from scratchfs.api.counting import search_matcher, text_view_hint
+from scratchfs.api.counting import search_matcher
 from scratchfs.api.entries import Entries, OpenEntry, reading
 from scratchfs.api.last_search import last_search
 from scratchfs.api.policy import KNOWN_CLASSES, Observation, check_result_class, should_spill
 from scratchfs.api.results import LineSlice, Matches, Page, Slice, render_call, short_digest
+from scratchfs.api.search_misses import stored_search
 from scratchfs.api.structured import StructureReads
 from scratchfs.api.stub import (
     FREE_BY_DELETING,
@@ -36,7 +37,7 @@ from scratchfs.engine import segments
 from scratchfs.engine.line_windows import LineSink
 from scratchfs.engine.lines import read_lines
 from scratchfs.engine.protocols import Entry
-from scratchfs.engine.search import Matcher, Sink, search
+from scratchfs.engine.search import Matcher, Sink
 from scratchfs.engine.structure.html import view_spaces
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import Changed, InvalidArgument, QuotaExceeded, ScratchError
@@ -363,15 +364,8 @@ class Scope:
         if view is not None:
             return view_search(self, Matches(handle, needle, [], 0, None, pattern, ignore_case, context, max_matches,
                                              view=view), matcher, offset, (reach, sink, cap))
-        with self._entries.open(self.run_id, self.agent_id, "handle", handle) as opened:
-            size, kind, shape = opened.entry.size, opened.entry.content_type, opened.entry.shape
-            if offset > size:
-                raise InvalidArgument(f"offset {offset} is past the end of {handle} ({size} bytes)")
-            with reading(handle):
-                found = search(opened.reader, matcher, offset, reach, max_matches, cap,
-                               opened.lines.line_of_frame, sink)
-        return text_view_hint(Matches(handle, needle, found.windows, size, found.next_offset, pattern, ignore_case,
-                                      context, max_matches, kind == "binary"), kind, offset, shape)
+        return stored_search(self, Matches(handle, needle, [], 0, None, pattern, ignore_case, context, max_matches),
+                             matcher, offset, (reach, sink, cap))
 
     def _matcher(self, match: object, pattern: object, ignore_case: bool) -> tuple[bytes | None, Matcher]:
         """The needle (for a substring search) and the matcher of a search."""

@@ -2,7 +2,7 @@
 text view is rendered and searched (:meth:`~scratchfs.api.structured.StructureReads.text_search`, offsets the
 view's); terminal output is searched over its stored bytes for the text its view shows -- a needle found across the
 escape sequences and overstrikes between its characters
-(:func:`~scratchfs.engine.structure.terminal_match.rendered_needle_pattern`) -- its offsets, lines and windows the
+(:class:`~scratchfs.engine.structure.terminal_match.RenderedMatcher`) -- its offsets, lines and windows the
 stored output's, each window read rendered with ``view="text", raw_offset=<its offset>`` (the reply's ``note`` gives
 that call for its first window).
 
@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 from scratchfs.api.entries import reading
 from scratchfs.api.results import Matches, render_call
-from scratchfs.engine.search import Matcher, PatternMatcher, Sink, search
-from scratchfs.engine.structure.terminal_match import MAX_RENDERED_NEEDLE_CHARS, rendered_needle_pattern
+from scratchfs.engine.search import Matcher, Sink, search
+from scratchfs.engine.structure.terminal_match import MAX_RENDERED_NEEDLE_CHARS, RenderedMatcher
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import InvalidArgument
 
@@ -52,7 +52,7 @@ def view_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, how
         InvalidArgument: ``view`` not ``"text"``; ``pattern=`` on terminal output (:data:`TERMINAL_PATTERN_REFUSAL`);
             a needle the view cannot show or over
             :data:`~scratchfs.engine.structure.terminal_match.MAX_RENDERED_NEEDLE_CHARS` characters
-            (:func:`~scratchfs.engine.structure.terminal_match.rendered_needle_pattern`); an offset past the end;
+            (:class:`~scratchfs.engine.structure.terminal_match.RenderedMatcher`); an offset past the end;
             what :meth:`~scratchfs.api.structured.StructureReads.text_search` raises for other contents.
         PatternTimeout, PatternTooLong, NotFound (Expired, Deleted), CorruptBlob: as the search raises them.
     """
@@ -75,7 +75,7 @@ def view_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, how
     return replace(asked, windows=found.windows, size=size, next_offset=found.next_offset)
 
 
-def _rendered_matcher(asked: Matches, timeout: float) -> PatternMatcher:
+def _rendered_matcher(asked: Matches, timeout: float) -> RenderedMatcher:
     """The matcher of ``asked``'s needle in terminal output as rendered (``timeout`` seconds in the regex engine).
     Raises InvalidArgument (a pattern, a needle of bytes that are not UTF-8, one the view cannot show or too long)."""
     if asked.pattern is not None:
@@ -85,7 +85,7 @@ def _rendered_matcher(asked: Matches, timeout: float) -> PatternMatcher:
     except UnicodeDecodeError:
         raise InvalidArgument('match= with view="text" on terminal output takes text (UTF-8), as the view shows '
                               "it; search bytes without view=\"text\"") from None
-    return PatternMatcher(rendered_needle_pattern(needle), asked.ignore_case, timeout=timeout)
+    return RenderedMatcher(needle, asked.ignore_case, timeout)
 
 
 def _rendered_note(handle: str, offset: int) -> str:

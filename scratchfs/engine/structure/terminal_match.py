@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import re
 
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.engine.search import PatternMatcher
+from scratchfs.foundation.errors import InvalidArgument, PatternTimeout
 
-__all__ = ["MAX_RENDERED_NEEDLE_CHARS", "SKIP_PATTERN", "SKIP_PATTERN_BYTES", "rendered_needle_pattern"]
+__all__ = ["MAX_RENDERED_NEEDLE_CHARS", "SKIP_PATTERN", "SKIP_PATTERN_BYTES", "RenderedMatcher",
+           "rendered_needle_pattern"]
 
 SKIP_PATTERN = (
     r"(?:\x1b(?:\[(?:[0-?]*[ -/]*[@-BEFH-JL-~]|0?K)"  # CSI but cursor moves and erasures before the cursor
@@ -44,6 +46,58 @@ _DRAWN = r"(?!\x08)"  # a character drawn, not overstruck by the next one
 MAX_RENDERED_NEEDLE_CHARS = (MAX_PATTERN_BYTES - 64) // (SKIP_PATTERN_BYTES + 16 + len(_DRAWN))
 """Most characters of a needle searched in the rendered view (its pattern within the engine's bound, 16 KiB)."""
 _NOT_DRAWN = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")  # control characters the view never shows (tabs: spaces)
+_ESCAPE = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|[PX^_][^\x1b\n]*(?:\x1b\\)?"
+                     rb"|[ -/]*[0-~]?)")
+"""An escape sequence as the renderer reads one (its ``_TOKEN``, over bytes; an OSC or DCS string not ended runs to
+the line's end): no part of one but its first byte is ESC but the ST (``ESC \\``) that ends a string, which reads
+as an escape of its own."""
+LOOK_BACK_BYTES = 16 * 1024
+"""Most bytes before a match's start looked at for the escape sequence it may fall in (an OSC string longer than
+this -- a hyperlink of 16 KiB -- is not seen)."""
+
+
+class RenderedMatcher:
+    """The :class:`~scratchfs.engine.search.Matcher` of a needle in terminal output as rendered: the matches of
+    :func:`rendered_needle_pattern` (a :class:`~scratchfs.engine.search.PatternMatcher`) that do not start inside an
+    escape sequence -- the ``31m`` of ``ESC[01;31m``, the text of an OSC title or hyperlink, which the view does not
+    show. ``needle`` is text; ``ignore_case`` ASCII; ``timeout`` seconds of the regex engine, as a pattern search's.
+
+    Raises InvalidArgument as :func:`rendered_needle_pattern` does. Its searches raise PatternTimeout naming the
+    needle (not its pattern) and PatternTooLong as a pattern search does."""
+
+    def __init__(self, needle: str, ignore_case: bool, timeout: float) -> None:
+        self.needle = needle
+        self.inner = PatternMatcher(rendered_needle_pattern(needle), ignore_case, timeout=timeout)
+        self.keep_before = max(self.inner.keep_before, LOOK_BACK_BYTES)
+
+    def limit(self, buf: bytearray, pos: int, at_end: bool, base: int) -> int:
+        return self.inner.limit(buf, pos, at_end, base)
+
+    def skippable(self, buf: bytearray, base: int, pos: int, data: bytes, frame_start: int) -> int:
+        return 0
+
+    def find(self, buf: bytearray, pos: int, limit: int, at_end: bool, base: int) -> tuple[int, int] | None:
+        while pos < limit:
+            try:
+                found = self.inner.find(buf, pos, limit, at_end, base)
+            except PatternTimeout as exc:
+                said = str(exc).split(" ran past ", 1)[-1]
+                raise PatternTimeout(f"match={ascii(self.needle)[:80]} with view=\"text\" ran past {said}",
+                                     resume_offset=exc.resume_offset) from None
+            if found is None or not _in_escape(buf, found[0]):
+                return found
+            pos = found[0] + 1
+        return None
+
+
+def _in_escape(buf: bytearray, start: int) -> bool:
+    """Whether byte ``start`` of ``buf`` lies inside an escape sequence that begins before it on its line."""
+    low = buf.rfind(b"\n", max(0, start - LOOK_BACK_BYTES), start) + 1 or max(0, start - LOOK_BACK_BYTES)
+    escape = buf.rfind(b"\x1b", low, start)
+    if escape < 0:
+        return False
+    token = _ESCAPE.match(buf, escape)
+    return token is not None and token.end() > start
 
 
 def rendered_needle_pattern(needle: str) -> str:
