@@ -192,8 +192,10 @@ def test_the_text_view_search_refuses_what_it_cannot_do_naming_what_works(tools,
     with pytest.raises(InvalidArgument, match=r'view must be "text"'):
         ScratchTools(scratch_scope).read_handle(handle, view="html", match="x")
     terminal = scratch_scope.spill(b"\x1b[1mbold\x1b[0m line\r\nnext\n" * 50, source_tool="bash").handle
-    with pytest.raises(InvalidArgument, match=r'raw_offset=<its offset>'):
-        tools.call("read_handle", {"handle": terminal, "view": "text", "match": "bold"})
+    with pytest.raises(InvalidArgument, match=r'raw_offset=<its offset>'):  # (a pattern; a needle is searched:
+        tools.call("read_handle", {"handle": terminal, "view": "text", "pattern": "bold"})  # test_terminal_view_search)
+    found = tools.call("read_handle", {"handle": terminal, "view": "text", "match": "bold line", "max_matches": 100})
+    assert sum(len(w.get("matches", [0])) for w in found["windows"]) == 50
 
 
 @pytest.mark.parametrize("frame", [text_search.FRAME_BYTES, 1021])

@@ -23,8 +23,10 @@ bytes as U+FFFD, counted by ``replaced``) or, for binary content, a hex dump (``
   cut by the bound of 1 KiB a side (or by the budget) says ``"cut": "before" | "after" | "both"``;
   a reply over budget keeps fewer windows, then fewer matches, then less context, and ``next_offset`` is the first
   match not shown. With ``view="text"`` (an HTML page): ``view`` too, and offsets, lines and ``size`` are the text
-  view's. With ``before`` (the last matches, :mod:`scratchfs.api.last_search`): ``next_before`` for ``next_offset``,
-  the first match shown when matches precede it (the next call's ``before``), ``remaining`` the bytes before it not
+  view's; of terminal output (``match`` only, :mod:`scratchfs.api.view_search`): the text as its view shows it,
+  offsets, lines and windows the stored output's, and a ``note`` naming the rendered read of the first window.
+  With ``before`` (the last matches, :mod:`scratchfs.api.last_search`): ``next_before`` for ``next_offset``, the
+  first match shown when matches precede it (the next call's ``before``), ``remaining`` the bytes before it not
   searched; a reply over budget keeps its last windows.
 * ``scratch_write``: ``{key, size, ttl, expires_at}``; ``scratch_read``: a range read of the value (``key`` for
   ``handle``, ``next_call`` names ``scratch_read``); ``scratch_list``: ``{prefix, entries: [{key, size, expires_in,
@@ -311,7 +313,7 @@ class ScratchTools:
         :mod:`scratchfs.api.last_search`; see :meth:`Scope.read_handle`, whose checks
         apply: mixing the options of two modes is an invalid argument), or by structure (``jq``, ``record``,
         ``records``, ``row``, ``rows``, ``columns``, ``view``, ``select``, ``cursor``: :func:`structure_reply`); a
-        search with ``view="text"`` searches an HTML page's text view (:meth:`~scratchfs.api.scope.Scope.search`);
+        search with ``view="text"`` searches the text view (:meth:`~scratchfs.api.scope.Scope.search`);
         see the module docstring for the result."""
         return self._read_handle(False, handle, offset, length, line, lines, match, pattern, ignore_case, context,
                                  max_matches, budget, before, **structure)

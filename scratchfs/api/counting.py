@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from scratchfs.api.entries import reading
-from scratchfs.api.results import Matches, render_call
-from scratchfs.api.views import reply_size
+from scratchfs.api.results import render_call
 from scratchfs.engine.patterns import MAX_REACH_BYTES, compile_pattern
 from scratchfs.engine.search import LiteralMatcher, Matcher, PatternMatcher, count
 from scratchfs.foundation import checks
@@ -101,33 +100,6 @@ class MatchCount:
                            budget=self.budget)
 
 
-HINT_CALL_BYTES = 256
-"""Longest needle or pattern (bytes of its JSON string) :func:`text_view_hint` writes out again in its call; a longer
-one is named as "the same call" with ``view="text"``: the reply's budget (2,048 bytes at least) holds the echoed
-needle once, squeezed if need be (:class:`~scratchfs.api.fixed.Squeeze`), not a second copy in the note."""
-
-
-def text_view_hint(found: Matches, content_type: str | None, offset: int) -> Matches:
-    """``found`` with a ``note`` naming the search of the page's text view when a search of a stored HTML page from
-    its start found nothing: markup and character references split the text a model reads in the stub's preview
-    (``caf&eacute; <b>au</b> lait`` holds no ``"café au lait"``), and a miss said nothing else (its ``next_call`` is
-    ``None``). The note ends with the exact call for a needle or pattern of at most :data:`HINT_CALL_BYTES` (in
-    bytes of its JSON string; at most about 460 bytes of note), else names "the same call" with ``view="text"``.
-    ``found`` itself otherwise. Never raises."""
-    if content_type != "html" or offset or found.windows or found.next_offset is not None or found.view:
-        return found
-    what = ({"pattern": found.pattern} if found.pattern is not None
-            else {"match": (found.match or b"").decode("utf-8", "replace")})
-    if reply_size(next(iter(what.values()))) > HINT_CALL_BYTES:
-        call = 'the same call with view="text"'
-    else:
-        call = render_call("read_handle", handle=found.handle, **what, view="text",
-                           ignore_case=True if found.ignore_case else None, context=found.context,
-                           max_matches=found.max_matches)
-    return replace(found, note=("no match in the page's HTML source, where tags and character references (&eacute;, "
-                                f"&nbsp;) split its text; search the text the page shows: {call}"))
-
-
 def count_matches(scope: Scope, handle: str, match: str | None, pattern: str | None, offset: int = 0, *,
                   ignore_case: bool = False, budget: int | None = None) -> MatchCount:
     """Count the matches of ``match`` or ``pattern`` (as :meth:`Scope.search` finds them) starting at or after byte
@@ -158,4 +130,4 @@ def count_matches(scope: Scope, handle: str, match: str | None, pattern: str | N
                       COUNT_SHARE * timeout, budget)
 
 
-__all__ = ["COUNT_SHARE", "HINT_CALL_BYTES", "MatchCount", "count_matches", "search_matcher", "text_view_hint"]
+__all__ = ["COUNT_SHARE", "MatchCount", "count_matches", "search_matcher"]

@@ -222,7 +222,7 @@ class Matches:
             ``None``. Its ``next_offset`` is then the next call's ``before`` (the first match shown, when matches
             start before it) and ``origin`` its ``offset`` (where the forward sequence starts).
         note: why none is shown when a forward search of a pattern that spans lines ran out of time; where to search
-            on when a stored HTML page's source held no match (:func:`~scratchfs.api.counting.text_view_hint`).
+            on when a stored HTML page's source held no match (:func:`~scratchfs.api.search_misses.text_view_hint`).
     """
 
     handle: str

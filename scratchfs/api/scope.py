@@ -16,11 +16,12 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from scratchfs.api.counting import search_matcher, text_view_hint
+from scratchfs.api.counting import search_matcher
 from scratchfs.api.entries import Entries, OpenEntry, reading
 from scratchfs.api.last_search import last_search
 from scratchfs.api.policy import KNOWN_CLASSES, Observation, check_result_class, should_spill
 from scratchfs.api.results import LineSlice, Matches, Page, Slice, render_call, short_digest
+from scratchfs.api.search_misses import stored_search
 from scratchfs.api.structured import StructureReads
 from scratchfs.api.stub import (
     FREE_BY_DELETING,
@@ -30,12 +31,13 @@ from scratchfs.api.stub import (
     Stub,
     refusal_notice,
 )
+from scratchfs.api.view_search import view_search
 from scratchfs.api.views import reply_size
 from scratchfs.engine import segments
 from scratchfs.engine.line_windows import LineSink
 from scratchfs.engine.lines import read_lines
 from scratchfs.engine.protocols import Entry
-from scratchfs.engine.search import Matcher, Sink, search
+from scratchfs.engine.search import Matcher, Sink
 from scratchfs.engine.structure.html import view_spaces
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import Changed, InvalidArgument, QuotaExceeded, ScratchError
@@ -334,8 +336,8 @@ class Scope:
         merged; at most ``max_matches`` (default 20) matches and ``cap`` bytes of windows (64 KiB at most) per call.
         Pass the result's ``next_offset`` as ``offset=`` to resume; ``before``: the last matches before that byte
         (:mod:`scratchfs.api.last_search`, whose errors it raises too). Streams the blob; ``view="text"``: an HTML
-        page's text view (Unicode spaces, ``\u00a0``, sought as the view writes them: ``" "``), offsets and lines
-        the view's (:meth:`~scratchfs.api.structured.StructureReads.text_search`, whose errors it raises too).
+        page's text view (Unicode spaces sought as ``" "``), offsets and lines the view's; terminal output as shown,
+        offsets the stored output's (:func:`~scratchfs.api.view_search.view_search`, whose errors it raises too).
 
         Raises:
             InvalidArgument: a malformed handle; both or neither of ``match``/``pattern``; an empty, too long or
@@ -360,18 +362,10 @@ class Scope:
             return last_search(self, Matches(handle, needle, [], 0, None, pattern, ignore_case, context, max_matches,
                                              view=view), matcher, offset, before, (reach, sink, cap))
         if view is not None:
-            found, size = self.structure.text_search(handle, view, matcher, (offset, reach, max_matches, cap), sink)
-            return Matches(handle, needle, found.windows, size, found.next_offset, pattern, ignore_case, context,
-                           max_matches, view=view)
-        with self._entries.open(self.run_id, self.agent_id, "handle", handle) as opened:
-            size, kind = opened.entry.size, opened.entry.content_type
-            if offset > size:
-                raise InvalidArgument(f"offset {offset} is past the end of {handle} ({size} bytes)")
-            with reading(handle):
-                found = search(opened.reader, matcher, offset, reach, max_matches, cap,
-                               opened.lines.line_of_frame, sink)
-        return text_view_hint(Matches(handle, needle, found.windows, size, found.next_offset, pattern, ignore_case,
-                                      context, max_matches, kind == "binary"), kind, offset)
+            return view_search(self, Matches(handle, needle, [], 0, None, pattern, ignore_case, context, max_matches,
+                                             view=view), matcher, offset, (reach, sink, cap))
+        return stored_search(self, Matches(handle, needle, [], 0, None, pattern, ignore_case, context, max_matches),
+                             matcher, offset, (reach, sink, cap))
 
     def _matcher(self, match: object, pattern: object, ignore_case: bool) -> tuple[bytes | None, Matcher]:
         """The needle (for a substring search) and the matcher of a search."""

@@ -188,7 +188,8 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
     if found.before is not None:  # from the end: where the next call ends, not starts
         reply = {("next_before" if k == "next_offset" else k): v for k, v in reply.items()}
     count = shown.match_count
-    if shown.more and count < found.max_matches and not quiet and not found.note:  # (a note: why none is shown)
+    if shown.more and count < found.max_matches and not quiet and (found.view or not found.note):  # (a note of a
+        # search not of a view: why none is shown; of terminal output's view: how to read a window rendered)
         narrower = " or a smaller context=" if found.context else ""
         grouped = f" in {len(windows)} windows" if len(windows) != count else ""  # (windows merge near matches)
         total = "" if found.view else "; count=true counts them all"  # (a text view is not counted)

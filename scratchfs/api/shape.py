@@ -63,6 +63,8 @@ STREAM_BYTES = 2 * 1024 * 1024
 the scan decodes ~150 MB/s holding the GIL while two cores compress ~450 MB/s (bench/README.md, S1 and the bound)."""
 STREAM_SECONDS = 0.5
 """About the most time spent streaming a large JSON document for its top level (past it: "at least")."""
+NOT_UTF8 = " not UTF-8 (shown as U+FFFD)"
+"""What a text's shape says after the count of its bytes that are not UTF-8 (``", 3,000 bytes not UTF-8 ..."``)."""
 _PARTIAL_JSON_CHARS = 128 * 1024  # a JSON document larger than the sample is parsed this far for its top level
 
 _MAGIC = ((b"\x89PNG", "PNG image"), (b"\x1f\x8b", "gzip"), (b"PK\x03\x04", "zip"), (b"%PDF", "PDF"),
@@ -516,11 +518,11 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
         files = grep_files(head, grep[1], sample)
         extra = f", grep-style path:line: output ({plural(files, 'file')} in {'the sample' if scope else 'all'})"
     name = TERMINAL_SHAPE if terminal else kind
-    odd_bytes = f", {plural(odd, 'byte')} not UTF-8 (shown as U+FFFD)" if odd else ""
+    odd_bytes = f", {plural(odd, 'byte')}{NOT_UTF8}" if odd else ""
     text = (f"{name}, {plural(lines, 'line')}, longest {longest_text} bytes, {blank:.0%} blank{odd_bytes}{terminal}"
             f"{extra}{scope}")
     return Shape(kind, clip(text))
 
 
-__all__ = ["GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "MAX_NUL_SHARE", "MAX_ODD_SHARE", "MAX_SHAPE_CHARS", "SAMPLE_BYTES",
-           "STREAM_BYTES", "TERMINAL_SHAPE", "TEXT_PROBE_BYTES", "Shape", "describe", "is_text"]
+__all__ = ["GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "MAX_NUL_SHARE", "MAX_ODD_SHARE", "MAX_SHAPE_CHARS", "NOT_UTF8",
+           "SAMPLE_BYTES", "STREAM_BYTES", "TERMINAL_SHAPE", "TEXT_PROBE_BYTES", "Shape", "describe", "is_text"]

@@ -20,7 +20,8 @@ from __future__ import annotations
 import re
 from operator import eq
 
-__all__ = ["REDRAW_AGREEMENT", "REDRAW_PAIRS", "REDRAW_SAME", "TERMINAL_SHAPE", "cr_ends_lines", "terminal_controls"]
+__all__ = ["REDRAW_AGREEMENT", "REDRAW_PAIRS", "REDRAW_SAME", "TERMINAL_SHAPE", "cr_ends_lines", "split_by_controls",
+           "terminal_controls"]
 
 TERMINAL_SHAPE = "terminal output"
 """How the shape of terminal output starts (content type ``log``): text holding colour or cursor escape sequences
@@ -73,6 +74,15 @@ def terminal_controls(sample: bytes) -> str:
     found = [_plural(n, word) for n, word in ((escapes, "escape sequence"), (overwrites, "overwritten line"),
                                               (overstrikes, "backspace overstrike")) if n]
     return f", {', '.join(found[:-1])}{' and ' if len(found) > 1 else ''}{found[-1]}"
+
+
+def split_by_controls(shape: str | None) -> bool:
+    """Whether ``shape`` (a stored shape) is that of terminal output holding escape sequences or backspace
+    overstrikes (:func:`terminal_controls` counted them): what stands between the characters of the text its view
+    shows, so that a search of its stored bytes misses that text. Never raises."""
+    if not shape or not shape.startswith(TERMINAL_SHAPE):
+        return False
+    return " escape sequence" in shape or " backspace overstrike" in shape
 
 
 def _bare_crs(sample: bytes) -> int:

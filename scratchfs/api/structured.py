@@ -289,17 +289,16 @@ class StructureReads:
         over the view's bytes (:func:`~scratchfs.engine.structure.text_search.search_text`): offsets and lines are
         the view's. The view is rendered once and kept (:func:`~scratchfs.engine.structure.html_text`): a next search
         costs a search of its bytes. Raises InvalidArgument (``view`` not ``"text"``; an offset past the view's end;
-        not an HTML page -- terminal output's view is searched by searching the stored output, then read from a
-        window with ``raw_offset``), PatternTimeout, PatternTooLong, StructureTimeout (rendering ran past
-        ``pattern_timeout``), NotFound, CorruptBlob."""
+        not an HTML page -- terminal output's view is searched over its stored bytes by
+        :func:`~scratchfs.api.view_search.view_search`), PatternTimeout, PatternTooLong, StructureTimeout (rendering
+        ran past ``pattern_timeout``), NotFound, CorruptBlob."""
         if view != "text":
             raise InvalidArgument(f'view must be "text", not {json.dumps(view)[:40]}')
 
         def read(src: ReaderSource, blob: str, content_type: str | None) -> tuple[SearchResult, int]:
-            if content_type in ("log", "text", None):
-                raise InvalidArgument("match and pattern search the text view of an HTML page only: search this "
-                                      'output without view="text" (offsets of the stored output), then read a '
-                                      'window\'s rendered lines with view="text", raw_offset=<its offset>')
+            if content_type in ("log", "text", None):  # (searched over its stored bytes: api.view_search)
+                raise InvalidArgument("the text view of terminal output is searched over its stored bytes "
+                                      "(scratchfs.api.view_search.view_search), not rendered here")
             if content_type != "html":
                 raise InvalidArgument(text_misfit(content_type, self.line_bytes, self.shape))
             text = html_text(src, cache_key=blob, timeout=self._timeout())

@@ -78,7 +78,9 @@ _READ_HANDLE = ToolSpec(
     "stub instead: {handle, preview, size, lines, content_type, shape, note}. Pass its handle here and read only "
     "what you need, in small pieces. Modes:\n"
     "- Search (usually best first): `match` (exact text) or `pattern` (a regular expression, Python syntax, `^` "
-    "and `$` per line, matched against the UTF-8 bytes: `.` is one byte, so write `caf(é|e)`, not `caf.`; "
+    "and `$` per line, matched against the stored bytes, text as UTF-8: `.` is one byte, so write `caf(é|e)`, not "
+    "`caf.`; in content that is not UTF-8 (its shape counts bytes not UTF-8) write a byte as `\\xe9` (Latin-1 "
+    "é); "
     "`ignore_case` for either, ASCII letters only); you get windows of `context` bytes (\"line\": the match's "
     "whole line, `cut` if longer) around up to `max_matches` matches: {line, offset, length, data}, plus "
     "`match_offset`/`match_length` where the match is not the whole window, or `matches` [{offset, length, line}] "
@@ -173,8 +175,10 @@ _READ_HANDLE = ToolSpec(
             "view": {"type": "string", "enum": ["text"],
                      "description": "Structure: \"text\": the readable text of an HTML page, or terminal output as a "
                                     "person sees it (ANSI escapes removed, \\r redraws applied); paged by `offset` "
-                                    "into that text. With `match`/`pattern` (an HTML page's text only): a search of "
-                                    "that text, its offsets and lines the text's."},
+                                    "into that text. With `match`/`pattern` (an HTML page): a search of that text, "
+                                    "its offsets and lines the text's; with `match` (terminal output): the text as "
+                                    "shown, found across escapes and overstrikes, its offsets the stored output's "
+                                    "(read a window rendered with `raw_offset`)."},
             "raw_offset": {"type": "integer", "minimum": 0,
                            "description": "view=\"text\" of terminal output: start at the rendered line holding "
                                           "this byte of the stored output (a search window's offset)."},

@@ -1,0 +1,170 @@
+"""A search of a stored content (no view), and what it says when it finds nothing from the start (``next_call``
+``None``): the way on when the text the model reads is not the bytes the search looked at -- an HTML page's markup,
+terminal output's escape sequences and overstrikes, a text that is not UTF-8 -- so that a miss there is not silent.
+Every note keeps its reply within budget: a call in a note repeats a needle or pattern of at most
+:data:`HINT_CALL_BYTES`, else names it ("the same call")."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from scratchfs.api.entries import reading
+from scratchfs.api.results import Matches, render_call
+from scratchfs.api.shape import NOT_UTF8
+from scratchfs.api.shape_terminal import split_by_controls
+from scratchfs.api.view_search import RENDERED_KINDS, rendered_hint
+from scratchfs.api.views import reply_size
+from scratchfs.engine.search import Matcher, Sink, search
+from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.text import invalid_utf8_bytes, utf8_partial_tail
+
+if TYPE_CHECKING:
+    from scratchfs.api.scope import Scope
+
+__all__ = ["HINT_CALL_BYTES", "SNIFFED_UTF8_BYTES", "single_byte_note", "stored_search", "text_view_hint"]
+
+SNIFFED_UTF8_BYTES = 64 * 1024
+"""Bytes of a content's start read, on a miss of non-ASCII text whose stored shape does not count bytes not UTF-8
+(a table's, a JSON document's), to tell whether it is UTF-8."""
+
+
+def stored_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, how: tuple[int, type[Sink], int]
+                  ) -> Matches:
+    """The matches of ``matcher`` in the stored content of ``asked.handle`` from byte ``offset``, as
+    :meth:`~scratchfs.api.scope.Scope.search` finds them (``asked``: the empty result carrying the search's settings;
+    ``how``: ``(bytes of context the engine keeps, the sink, cap)``), with :func:`text_view_hint`'s note on a miss.
+    A miss of non-ASCII text from the start reads the content's first :data:`SNIFFED_UTF8_BYTES` bytes when its shape
+    does not say whether they are UTF-8.
+
+    Raises:
+        InvalidArgument: ``offset`` past the end.
+        PatternTimeout, PatternTooLong, NotFound (Expired, Deleted), CorruptBlob: as the search raises them.
+    """
+    reach, sink, cap = how
+    handle = asked.handle
+    with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened:
+        size, kind, shape = opened.entry.size, opened.entry.content_type, opened.entry.shape
+        if offset > size:
+            raise InvalidArgument(f"offset {offset} is past the end of {handle} ({size} bytes)")
+        with reading(handle):
+            found = search(opened.reader, matcher, offset, reach, asked.max_matches, cap, opened.lines.line_of_frame,
+                           sink)
+            result = replace(asked, windows=found.windows, size=size, next_offset=found.next_offset,
+                             binary=kind == "binary")
+            not_utf8 = shape is not None and NOT_UTF8 in shape
+            if _missed(result, offset) and not _sought(result).isascii() and not not_utf8 and kind != "binary":
+                head = opened.reader.read(0, min(size, SNIFFED_UTF8_BYTES))
+                not_utf8 = invalid_utf8_bytes(head[: len(head) - utf8_partial_tail(head)] if len(head) < size
+                                              else head) > 0
+    return text_view_hint(result, kind, offset, shape, not_utf8)
+
+
+def _missed(found: Matches, offset: int) -> bool:
+    """A search from the start that found nothing (no view)."""
+    return not offset and not found.windows and found.next_offset is None and not found.view
+
+
+def _sought(found: Matches) -> str:
+    """The needle or pattern of a search, as text."""
+    return found.pattern if found.pattern is not None else (found.match or b"").decode("utf-8", "replace")
+
+
+HINT_CALL_BYTES = 256
+"""Longest needle or pattern (bytes of its JSON string) :func:`text_view_hint` writes out again in its call; a longer
+one is named as "the same call" with ``view="text"``: the reply's budget (2,048 bytes at least) holds the echoed
+needle once, squeezed if need be (:class:`~scratchfs.api.fixed.Squeeze`), not a second copy in the note."""
+
+
+def text_view_hint(found: Matches, content_type: str | None, offset: int, shape: str | None = None,
+                   not_utf8: bool = False) -> Matches:
+    """``found`` with a ``note`` naming the way on when a search of a stored content from its start found nothing
+    (``next_call`` ``None``, no ``view``), ``shape`` its stored shape, ``not_utf8``: its bytes are not all UTF-8:
+
+    * an HTML page: the search of the page's text view. Markup and character references split the text a model reads
+      in the stub's preview (``caf&eacute; <b>au</b> lait`` holds no ``"café au lait"``).
+    * terminal output holding escape sequences or backspace overstrikes
+      (:func:`~scratchfs.api.shape_terminal.split_by_controls`; ``grep --color``, ``man``): the same needle with
+      ``view="text"`` (:func:`~scratchfs.api.view_search.rendered_hint`), or for a pattern how to search the text.
+    * content whose bytes are not UTF-8 (``not_utf8``, or its shape says so, :data:`~scratchfs.api.shape.NOT_UTF8`)
+      sought with non-ASCII characters, which a search writes as UTF-8 bytes: the pattern that seeks them as single
+      bytes of Latin-1 or cp1252 as well (:func:`single_byte_note`).
+
+    A note ends with the exact call for a needle or pattern of at most :data:`HINT_CALL_BYTES` (in bytes of its JSON
+    string; at most about 460 bytes of note), else names "the same call". ``found`` itself otherwise. Never
+    raises."""
+    if not _missed(found, offset):
+        return found
+    what = {"pattern": found.pattern} if found.pattern is not None else {"match": _sought(found)}
+    spelled = reply_size(_sought(found)) <= HINT_CALL_BYTES
+    if content_type == "html":
+        call = (render_call("read_handle", handle=found.handle, **what, view="text",
+                            ignore_case=True if found.ignore_case else None, context=found.context,
+                            max_matches=found.max_matches) if spelled else 'the same call with view="text"')
+        return replace(found, note=("no match in the page's HTML source, where tags and character references "
+                                    f"(&eacute;, &nbsp;) split its text; search the text the page shows: {call}"))
+    if content_type in RENDERED_KINDS and split_by_controls(shape):
+        split = ("no match in the stored bytes, where escape sequences (colours) and backspace overstrikes split the "
+                 "text the view shows")
+        if found.pattern is not None:
+            return replace(found, note=f"{split}: search that text with match= (a substring) and view=\"text\", or "
+                                       "allow them in the pattern (e.g. (?:\\x1b\\[[0-9;]*[mK]|.\\x08)* between "
+                                       "characters)")
+        way = rendered_hint(found.handle, what["match"], found.ignore_case, found.context, found.max_matches, spelled)
+        return replace(found, note=f"{split}; search that text: {way}")
+    if (not_utf8 or (shape is not None and NOT_UTF8 in shape)) and not _sought(found).isascii():
+        return replace(found, note=single_byte_note(found, spelled))
+    return found
+
+
+def single_byte_note(found: Matches, spelled: bool) -> str:
+    """What a miss of non-ASCII text in content that is not UTF-8 says (see :func:`text_view_hint`): for a needle
+    whose non-ASCII characters are each one byte in cp1252 or Latin-1, the pattern that seeks each as its UTF-8
+    bytes or that byte (``caf(?:é|\\xe9)``, :func:`_either`), as a call when ``spelled`` and that pattern is at most
+    :data:`HINT_CALL_BYTES` too; else its longest ASCII part, or, for a pattern, how to write a byte. Never raises."""
+    said = "no match: the stored bytes are not UTF-8, and a search writes text as UTF-8 bytes"
+    if found.pattern is not None:
+        return (f"{said}: write a byte of another encoding as \\xHH in the pattern (\\xe9 is a Latin-1 or cp1252 "
+                "\"é\"; (?:é|\\xe9) seeks either)")
+    needle = (found.match or b"").decode("utf-8", "replace")
+    pieces = [_either(char, found.ignore_case) for char in needle]
+    pattern = "".join(piece or "" for piece in pieces)
+    if spelled and None not in pieces and reply_size(pattern) <= HINT_CALL_BYTES:
+        call = render_call("read_handle", handle=found.handle, pattern=pattern,
+                           ignore_case=True if found.ignore_case else None, context=found.context,
+                           max_matches=found.max_matches)
+        return f"{said}; seek each non-ASCII character as its Latin-1 or cp1252 byte too: {call}"
+    part = max(re.split(r"[^\x00-\x7f]+", needle), key=len).strip()
+    return f"{said}; search an ASCII part of it{f' (match={json.dumps(part)[:60]})' if part else ''}, or write each " \
+           "byte as \\xHH in a pattern (\\xe9 is a Latin-1 or cp1252 \"é\")"
+
+
+def _single_byte(char: str) -> int | None:
+    """The one byte ``char`` is in cp1252 (``€`` is ``0x80``), else in Latin-1, else ``None``."""
+    for encoding in ("cp1252", "latin-1"):
+        try:
+            data = char.encode(encoding)
+        except UnicodeEncodeError:
+            continue
+        if len(data) == 1:
+            return data[0]
+    return None
+
+
+def _either(char: str, ignore_case: bool) -> str | None:
+    """``char`` in a pattern that seeks it as UTF-8 or as its one byte (:func:`_single_byte`): ``(?:é|\\xe9)``; with
+    ``ignore_case`` (ASCII only in a search), its other case too: ``(?:é|É|\\xe9|\\xc9)``. An ASCII character as
+    itself (a space left as it is); ``None`` for a character of no single byte."""
+    if char.isascii():
+        return char if char == " " else re.escape(char)
+    cases = [char] + [other for other in (char.lower(), char.upper()) if ignore_case and len(other) == 1 and
+                      other != char]
+    cases = list(dict.fromkeys(cases))
+    units = [_single_byte(case) for case in cases]
+    if None in units:
+        return None
+    return "(?:" + "|".join(cases + [f"\\x{unit:02x}" for unit in units]) + ")"
+
+

@@ -1,0 +1,109 @@
+"""Searches of a text view (``read_handle`` with ``view="text"`` and ``match=`` or ``pattern=``): an HTML page's
+text view is rendered and searched (:meth:`~scratchfs.api.structured.StructureReads.text_search`, offsets the
+view's); terminal output is searched over its stored bytes for the text its view shows -- a needle found across the
+escape sequences and overstrikes between its characters
+(:class:`~scratchfs.engine.structure.terminal_match.RenderedMatcher`) -- its offsets, lines and windows the
+stored output's, each window read rendered with ``view="text", raw_offset=<its offset>`` (the reply's ``note`` gives
+that call for its first window).
+
+Why not render terminal output and search the rendering, as for an HTML page: an output of any size would be
+rendered whole at each search (an HTML page's view is bounded and kept), and the view's offsets could not be read
+back but by rendering from the start; the stored offsets are what ``raw_offset`` takes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from scratchfs.api.entries import reading
+from scratchfs.api.results import Matches, render_call
+from scratchfs.engine.search import Matcher, Sink, search
+from scratchfs.engine.structure.terminal_match import MAX_RENDERED_NEEDLE_CHARS, RenderedMatcher
+from scratchfs.foundation import checks
+from scratchfs.foundation.errors import InvalidArgument
+
+if TYPE_CHECKING:
+    from scratchfs.api.scope import Scope
+
+__all__ = ["RENDERED_KINDS", "TERMINAL_PATTERN_REFUSAL", "view_search"]
+
+RENDERED_KINDS = ("log", "text", None)
+"""Content types whose ``view="text"`` is terminal output rendered (what
+:meth:`~scratchfs.api.structured.StructureReads.text` renders so)."""
+TERMINAL_PATTERN_REFUSAL = (
+    'view="text" with pattern= searches an HTML page\'s text view; terminal output\'s view is searched with match= '
+    "(a substring, found across the escape sequences and backspace overstrikes between its characters) and "
+    'view="text"; or search its stored bytes with pattern= alone, allowing for them (e.g. (?:\\x1b\\[[0-9;]*[mK])* '
+    'between characters), then read a window rendered with view="text", raw_offset=<its offset>')
+"""The refusal of ``pattern=`` with ``view="text"`` on terminal output (a pattern's text is the stored bytes'
+syntax; no rewrite of an arbitrary pattern passes over escapes as a needle's does)."""
+
+
+def view_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, how: tuple[int, type[Sink], int]
+                ) -> Matches:
+    """The matches of a ``view="text"`` search (see the module docstring) from byte ``offset`` (of the view for an
+    HTML page, of the stored output for terminal output): ``asked`` is the empty result carrying the search's
+    settings (handle, needle, pattern, ignore_case, context, max_matches, view), ``matcher`` its matcher over an HTML
+    page's view, ``how`` is ``(bytes of context the engine keeps, the sink, cap)``. A search of terminal output that
+    shows windows has a ``note`` naming the rendered read of its first window.
+
+    Raises:
+        InvalidArgument: ``view`` not ``"text"``; ``pattern=`` on terminal output (:data:`TERMINAL_PATTERN_REFUSAL`);
+            a needle the view cannot show or over
+            :data:`~scratchfs.engine.structure.terminal_match.MAX_RENDERED_NEEDLE_CHARS` characters
+            (:class:`~scratchfs.engine.structure.terminal_match.RenderedMatcher`); an offset past the end;
+            what :meth:`~scratchfs.api.structured.StructureReads.text_search` raises for other contents.
+        PatternTimeout, PatternTooLong, NotFound (Expired, Deleted), CorruptBlob: as the search raises them.
+    """
+    reach, sink, cap = how
+    handle = checks.check_handle(asked.handle)
+    if asked.view == "text":
+        with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened:
+            if opened.entry.content_type in RENDERED_KINDS:
+                rendered = _rendered_matcher(asked, scope.store.settings.pattern_timeout)
+                size = opened.entry.size
+                if offset > size:
+                    raise InvalidArgument(f"offset {offset} is past the end of {handle} ({size} bytes)")
+                with reading(handle):
+                    found = search(opened.reader, rendered, offset, reach, asked.max_matches, cap,
+                                   opened.lines.line_of_frame, sink)
+                return replace(asked, windows=found.windows, size=size, next_offset=found.next_offset,
+                               note=_rendered_note(handle, found.windows[0].match_offset) if found.windows else None)
+    found, size = scope.structure.text_search(handle, str(asked.view), matcher, (offset, reach, asked.max_matches,
+                                                                                  cap), sink)
+    return replace(asked, windows=found.windows, size=size, next_offset=found.next_offset)
+
+
+def _rendered_matcher(asked: Matches, timeout: float) -> RenderedMatcher:
+    """The matcher of ``asked``'s needle in terminal output as rendered (``timeout`` seconds in the regex engine).
+    Raises InvalidArgument (a pattern, a needle of bytes that are not UTF-8, one the view cannot show or too long)."""
+    if asked.pattern is not None:
+        raise InvalidArgument(TERMINAL_PATTERN_REFUSAL)
+    try:
+        needle = (asked.match or b"").decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidArgument('match= with view="text" on terminal output takes text (UTF-8), as the view shows '
+                              "it; search bytes without view=\"text\"") from None
+    return RenderedMatcher(needle, asked.ignore_case, timeout)
+
+
+def _rendered_note(handle: str, offset: int) -> str:
+    """What a search of terminal output's view says of its windows, the first at ``offset`` (about 330 bytes)."""
+    see = render_call("read_handle", handle=handle, view="text", raw_offset=offset)
+    return ("matched in the text as rendered (escape sequences and backspace overstrikes between its characters "
+            "passed over); offsets, lines and data are the stored output's: read a window rendered with "
+            f'view="text", raw_offset=<its offset>, the first: {see}')
+
+
+def rendered_hint(handle: str, needle: str, ignore_case: bool, context: int | str, max_matches: int,
+                  budget_call: bool) -> str:
+    """The way on from a miss in terminal output's stored bytes: the same needle searched with ``view="text"``,
+    as an exact call when ``budget_call`` (else named), or a part of it when it is over
+    :data:`~scratchfs.engine.structure.terminal_match.MAX_RENDERED_NEEDLE_CHARS` characters."""
+    if len(needle) > MAX_RENDERED_NEEDLE_CHARS:
+        return f'search a part of it (at most {MAX_RENDERED_NEEDLE_CHARS} characters) with view="text"'
+    if not budget_call:
+        return 'the same call with view="text"'
+    return render_call("read_handle", handle=handle, match=needle, view="text",
+                       ignore_case=True if ignore_case else None, context=context, max_matches=max_matches)

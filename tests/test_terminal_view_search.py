@@ -1,0 +1,238 @@
+"""Searching terminal output for the text the model is shown, and non-UTF-8 text for what it reads.
+
+``grep --color=always`` output and ``MAN_KEEP_FORMATTING=1 man -P cat`` output show "def openhook" and "SYNOPSIS" in
+the stub's preview and in ``view="text"``, but their stored bytes hold ``ESC[01;31mESC[Kdef openESC[mESC[Khook`` and
+``S\\bSY\\bY...``: a search found nothing and said nothing, and ``view="text"`` with ``match=`` was refused with advice
+to search without it (circular). A Latin-1 file's ``café`` is the byte ``\\xe9``, which a search for UTF-8 ``é``
+missed, silently."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from scratchfs.api.contract import ScratchTools
+from scratchfs.api.tools import tool_specs
+from scratchfs.api.views import reply_size
+from scratchfs.engine.structure import render_text
+from scratchfs.engine.structure.terminal_match import MAX_RENDERED_NEEDLE_CHARS
+from scratchfs.foundation.errors import InvalidArgument
+
+DEFS = Path(__file__).resolve().parent.parent / "fixtures" / "workspace-grep-stdlib-defs.txt"
+
+
+def _call(note: str) -> dict:
+    """The arguments of the ``read_handle(...)`` call a note ends with, as the model would pass them."""
+    tree = ast.parse(note[note.rindex("read_handle(") :], mode="eval")
+    return {k.arg: ast.literal_eval(k.value) for k in tree.body.keywords}
+
+
+def grep_colour(word: bytes = b"def ") -> bytes:
+    """``grep --color=always -n 'def '`` over the fixture, as GNU grep colours it (line numbers green, separators
+    cyan, each match bold red, each colour ended by ``ESC[m ESC[K``)."""
+    out = []
+    for number, line in enumerate(DEFS.read_bytes().splitlines(), 1):
+        if word in line:
+            marked = line.replace(word, b"\x1b[01;31m\x1b[K" + word + b"\x1b[m\x1b[K")
+            out.append(b"\x1b[32m\x1b[K%d\x1b[m\x1b[K\x1b[36m\x1b[K:\x1b[m\x1b[K%s\n" % (number, marked))
+    return b"".join(out)
+
+
+def nroff(lines: int = 3000) -> bytes:
+    """A man page as ``man -P cat`` writes it with MAN_KEEP_FORMATTING=1: section headings in bold (``X\\bX`` each
+    character), option names bold, their arguments underlined (``_\\bx``)."""
+
+    def bold(text: str) -> str:
+        return "".join(f"{c}\b{c}" if c != " " else c for c in text)
+
+    def underline(text: str) -> str:
+        return "".join(f"_\b{c}" if c != " " else c for c in text)
+
+    out = []
+    for i in range(lines):
+        if i % 100 == 0:
+            out.append(bold("SYNOPSIS" if i == 0 else f"SECTION {i // 100}"))
+        out.append(f"       {bold(f'--option-{i}')} {underline('file')}  reads the file named by option {i}")
+    return ("\n".join(out) + "\n").encode()
+
+
+def _spill(scope, data: bytes) -> str:
+    return scope.spill(data, source_tool="bash").handle
+
+
+def _all_matches(tools, call: dict) -> list[dict]:
+    """Every match of a search, following its next_call."""
+    found = []
+    while call:
+        reply = tools.call("read_handle", call)
+        found += [m for w in reply["windows"] for m in w.get("matches", [{"offset": w.get("match_offset", w["offset"]),
+                                                                            "line": w["line"]}])]
+        call = _call(reply["next_call"]) if reply["next_call"] else None
+    return found
+
+
+@pytest.mark.scratch_store(frame_bytes=4096)
+def test_grep_colour_output_is_searched_for_the_text_it_shows(scope):
+    tools = ScratchTools(scope)
+    raw = grep_colour()
+    handle = _spill(scope, raw)
+    miss = tools.call("read_handle", {"handle": handle, "match": "def openhook"})
+    assert miss["windows"] == [] and miss["next_call"] is None
+    arguments = _call(miss["note"])
+    assert arguments == {"handle": handle, "match": "def openhook", "view": "text", "context": 200, "max_matches": 20}
+    found = tools.call("read_handle", arguments)
+    rendered = render_text(raw)
+    assert len(found["windows"]) == rendered.count("def openhook") == 1
+    window = found["windows"][0]
+    start, length = window["match_offset"], window["match_length"]
+    assert render_text(raw[start : start + length]) == "def openhook"  # (the stored bytes of what is shown)
+    assert window["line"] == raw[:start].count(b"\n") + 1
+    page = tools.call("read_handle", _call(found["note"]))  # the rendered read the note names
+    assert _call(found["note"])["raw_offset"] == start
+    assert page["text"].split("\n", 1)[0].endswith("def openhook(filename, mode):")
+
+
+@pytest.mark.scratch_store(frame_bytes=4096)
+@pytest.mark.parametrize("needle", ["def ", "def __init__(self", "Def", "e("])
+def test_every_match_across_frames_is_one_of_the_rendered_text(scope, needle):
+    """Paged by next_call over 4 KiB frames: the matches are those of ``str.find`` over the rendered text, at its
+    lines (case-blind for "Def")."""
+    tools = ScratchTools(scope)
+    raw = grep_colour()
+    handle = _spill(scope, raw)
+    ignore_case = needle == "Def"
+    call = {"handle": handle, "match": needle, "view": "text", "context": 0, "max_matches": 500,
+            **({"ignore_case": True} if ignore_case else {})}
+    found = _all_matches(tools, call)
+    rendered = render_text(raw)
+    haystack, sought = (rendered.lower(), needle.lower()) if ignore_case else (rendered, needle)
+    lines, at = [], haystack.find(sought)
+    while at >= 0:
+        lines.append(rendered.count("\n", 0, at) + 1)
+        at = haystack.find(sought, at + len(needle))
+    assert [m["line"] for m in found] == lines and len(lines) > 10
+
+
+@pytest.mark.scratch_store(frame_bytes=4096)
+def test_a_man_page_with_overstrikes_is_searched_for_the_text_it_shows(scope):
+    tools = ScratchTools(scope)
+    raw = nroff()
+    handle = _spill(scope, raw)
+    for needle in ("SYNOPSIS", "--option-2999 file", "SECTION 7"):
+        miss = tools.call("read_handle", {"handle": handle, "match": needle})
+        assert miss["windows"] == [] and "backspace overstrikes" in miss["note"]
+        found = tools.call("read_handle", _call(miss["note"]))
+        assert len(found["windows"]) == render_text(raw).count(needle) == 1
+        start = found["windows"][0]["match_offset"]
+        page = tools.call("read_handle", {"handle": handle, "view": "text", "raw_offset": start})
+        assert needle in page["text"].split("\n", 1)[0]
+    lines = [m["line"] for m in _all_matches(tools, {"handle": handle, "match": "option 1", "view": "text",
+                                                     "context": 0, "max_matches": 300})]
+    rendered = render_text(raw).split("\n")
+    assert lines == [i + 1 for i, line in enumerate(rendered) if "option 1" in line]
+
+
+def test_a_pattern_in_terminal_outputs_view_is_refused_naming_the_way_on(scope):
+    tools = ScratchTools(scope)
+    handle = _spill(scope, grep_colour())
+    with pytest.raises(InvalidArgument, match=r"searched with match= .* and view=\"text\"; or search its stored "
+                                              r"bytes with pattern= alone"):
+        tools.call("read_handle", {"handle": handle, "pattern": "def open", "view": "text"})
+    miss = tools.call("read_handle", {"handle": handle, "pattern": r"def openhook\("})
+    assert "with match= (a substring) and view=\"text\"" in miss["note"]
+    with pytest.raises(InvalidArgument, match="tabs are spaces there"):
+        tools.call("read_handle", {"handle": handle, "match": "def\topen", "view": "text"})
+
+
+@pytest.mark.parametrize("budget", [2048, 4096])
+@pytest.mark.parametrize("length", [12, 40, MAX_RENDERED_NEEDLE_CHARS])
+def test_a_view_search_of_terminal_output_keeps_its_note_within_the_budget(scope, budget, length):
+    tools = ScratchTools(scope)
+    raw = grep_colour()
+    handle = _spill(scope, raw)
+    rendered = render_text(raw)
+    line = max(rendered.split("\n"), key=len)
+    needle = line[-length:].lstrip()
+    reply = tools.call("read_handle", {"handle": handle, "match": needle, "view": "text", "budget": budget})
+    assert reply["windows"] and reply_size(reply) <= budget and "raw_offset=" in reply["note"]
+
+
+@pytest.mark.parametrize("budget", [2048, 4096, 8192])
+@pytest.mark.parametrize("length", [12, MAX_RENDERED_NEEDLE_CHARS + 1, 257, 2000, 4096])
+def test_the_terminal_miss_note_keeps_the_reply_within_its_budget(scope, budget, length):
+    tools = ScratchTools(scope)
+    handle = _spill(scope, grep_colour())
+    reply = tools.call("read_handle", {"handle": handle, "match": "q" * length, "budget": budget})
+    assert reply_size(reply) <= budget
+    assert reply["note"].endswith('view="text", context=200, max_matches=20)' if length <= MAX_RENDERED_NEEDLE_CHARS
+                                  else f'(at most {MAX_RENDERED_NEEDLE_CHARS} characters) with view="text"')
+
+
+def test_no_terminal_note_where_the_view_is_not_the_way_on(scope):
+    tools = ScratchTools(scope)
+    coloured = _spill(scope, grep_colour())
+    plain = _spill(scope, DEFS.read_bytes())
+    progress = _spill(scope, b"".join(b"\r%3d%% [" % p + b"#" * p + b"]" for p in range(100)) * 40 + b"\n")
+    assert "note" not in tools.call("read_handle", {"handle": plain, "match": "nowhere to be found"})
+    assert "note" not in tools.call("read_handle", {"handle": progress, "match": "nowhere to be found"})
+    assert "note" not in tools.call("read_handle", {"handle": coloured, "match": "nowhere", "offset": 100})
+    assert "note" not in tools.call("read_handle", {"handle": coloured, "match": "nowhere", "view": "text"})
+    hit = tools.call("read_handle", {"handle": coloured, "match": "hook"})
+    assert hit["windows"] and "note" not in hit
+
+
+LATIN = "".join(f"café naïve résumé line {i}\n" for i in range(1, 3001)).encode("latin-1")
+
+
+@pytest.mark.parametrize("needle", ["café", "naïve résumé", "RÉSUMÉ line 7"])
+def test_a_miss_of_non_ascii_text_in_latin1_content_names_the_pattern_that_finds_it(scope, needle):
+    tools = ScratchTools(scope)
+    handle = scope.spill(LATIN, source_tool="cat").handle
+    ignore_case = needle.isupper() or needle[0].isupper()
+    asked = {"handle": handle, "match": needle, **({"ignore_case": True} if ignore_case else {})}
+    miss = tools.call("read_handle", asked)
+    assert miss["windows"] == [] and "the stored bytes are not UTF-8" in miss["note"]
+    arguments = _call(miss["note"])
+    assert set(arguments) == {"handle", "pattern", "context", "max_matches"} | ({"ignore_case"} if ignore_case
+                                                                                 else set())
+    del arguments["context"], arguments["max_matches"]
+    found = tools.call("read_handle", {**arguments, "count": True})
+    text = LATIN.decode("latin-1")
+    expected = len(re.findall(re.escape(needle), text, re.IGNORECASE)) if ignore_case else text.count(needle)
+    assert found["matches"] == expected > 0
+
+
+def test_non_utf8_notes_for_patterns_and_needles_with_no_single_byte(scope):
+    tools = ScratchTools(scope)
+    handle = scope.spill(LATIN, source_tool="cat").handle
+    miss = tools.call("read_handle", {"handle": handle, "pattern": "caf(é|e) na"})
+    assert "write a byte of another encoding as \\xHH in the pattern" in miss["note"]
+    miss = tools.call("read_handle", {"handle": handle, "match": "naïve ☃ résumé"})  # (a snowman has no byte)
+    assert 'search an ASCII part of it (match=" r")' not in miss["note"] and "\\xHH" in miss["note"]
+    cp1252 = scope.spill("".join(f"price {i} €, “quoted”\n" for i in range(2000)).encode("cp1252"),
+                         source_tool="cat")
+    assert cp1252.content_type == "csv" and "not UTF-8" not in cp1252.shape  # (its start read tells)
+    arguments = _call(tools.call("read_handle", {"handle": cp1252.handle, "match": "7 €"})["note"])
+    assert arguments["pattern"] == "7 (?:€|\\x80)"
+    del arguments["context"], arguments["max_matches"]
+    assert tools.call("read_handle", {**arguments, "count": True})["matches"] == 200
+    for quiet in ({"match": "line 7"}, {"match": "café", "offset": 5}, {"match": "zzz"}):
+        reply = tools.call("read_handle", {"handle": handle, **quiet})
+        assert "note" not in reply or "not UTF-8" not in reply["note"]
+
+
+@pytest.mark.parametrize("budget", [2048, 4096])
+@pytest.mark.parametrize("count", [1, 40, 127, 500, 2048])
+def test_the_non_utf8_note_keeps_the_reply_within_its_budget(scope, budget, count):
+    tools = ScratchTools(scope)
+    handle = scope.spill(LATIN, source_tool="cat").handle
+    reply = tools.call("read_handle", {"handle": handle, "match": "é" * count, "budget": budget})
+    assert reply_size(reply) <= budget and "not UTF-8" in reply["note"]
+
+
+def test_the_tool_description_says_how_to_seek_a_byte_of_content_not_utf8():
+    description = tool_specs()["read_handle"].description
+    assert "`caf(é|e)`" in description and "not UTF-8" in description and "`\\xe9`" in description
