@@ -24,6 +24,7 @@ from scratchfs.cli.app import (
     Integer,
     Seconds,
     as_invoked,
+    command_settings,
     echo_json,
     main,
     opened,
@@ -164,7 +165,8 @@ def fsck_command(root: str | None, repair: bool, quick: bool, rebuild_index: boo
     root = resolve_root(root)  # --root, else the global --root or $SCRATCHFS_ROOT, else the default root
     path = existing_store(root, new_index_ok=rebuild_index)  # (a rebuild too: a mistyped root has no blobs to
     # restore; but a PostgreSQL schema lost whole is made again, for the blobs' rows)
-    store = open_for_rebuild(path) if rebuild_index else ScratchStore(path)
+    settings = command_settings()  # $SCRATCHFS_BUSY_TIMEOUT, as every command that opens a store reads it
+    store = open_for_rebuild(path, settings=settings) if rebuild_index else ScratchStore(path, settings=settings)
     with store:
         _fsck(opened(store), repair, quick, rebuild_index, limit, after, progress, as_json)
 
