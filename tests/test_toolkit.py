@@ -244,8 +244,9 @@ def test_a_pattern_count_over_a_fixture_and_its_refusals(scratch_scope, fixture_
         tools.call("read_handle", {"handle": handle, "count": True})
     with pytest.raises(InvalidArgument) as refused:  # the text view is not counted: the refusal names what works
         tools.call("read_handle", {"handle": handle, "match": "def", "count": True, "view": "text"})
-    assert str(refused.value).endswith('count the stored page (no view), or list the view\'s matches (view="text", '
-                                       'context=0, max_matches=1000)'), str(refused.value)
+    assert str(refused.value).endswith('terminal output as rendered) is not counted: list the view\'s matches '
+                                       '(view="text", context=0, max_matches=1000), or count the stored content (no '
+                                       'view), where markup or escape sequences may split the text'), str(refused.value)
 
 
 def test_a_count_the_time_bound_stops_says_how_far_it_got_and_counts_on(scratch_store_factory, fixture_data):

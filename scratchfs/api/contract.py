@@ -250,8 +250,9 @@ def _structure_read(reads: StructureReads, handle: str, offset: int, given: dict
 def _count_alone(others: set[str]) -> None:
     """Refuse ``count`` beside arguments of windows, lines, ranges or structure reads (a count shows none)."""
     if others:
-        view = ('; an HTML page\'s text view is not counted: count the stored page (no view), or list the view\'s '
-                'matches (view="text", context=0, max_matches=1000)') if "view" in others else ""
+        view = ('; a text view (an HTML page\'s, terminal output as rendered) is not counted: list the view\'s '
+                'matches (view="text", context=0, max_matches=1000), or count the stored content (no view), where '
+                'markup or escape sequences may split the text') if "view" in others else ""
         raise InvalidArgument(f"count cannot be combined with {', '.join(sorted(others))}: it counts the matches of "
                               f"match= or pattern= (from offset=, with ignore_case=) and shows no window{view}")
 
