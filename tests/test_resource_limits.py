@@ -57,7 +57,9 @@ def test_a_spill_under_a_memory_limit_is_stored_or_one_line_exit_4(tmp_path, mar
     err = done.stderr.decode()
     assert done.returncode in (0, 4), (done.returncode, err[-2000:])
     if done.returncode == 4:  # before: a MemoryError traceback, exit 1; or numpy's OpenBLAS's own line, exit 1
-        assert err.count("\n") == 1 and err.startswith("scratchfs: out of memory: "), err[-2000:]
+        assert err.count("\n") == 1, err[-2000:]  # Python's MemoryError, or SQLite's map of the -shm file failing
+        assert err.startswith("scratchfs: out of memory: ") or (
+            err.startswith("scratchfs: storage: ") and "out of memory or address space" in err), err[-2000:]
         assert b'"handle"' not in done.stdout
     else:
         handle = next(line.split('"')[3] for line in done.stdout.decode().splitlines() if '"handle"' in line)
@@ -128,3 +130,20 @@ def test_fsck_out_of_descriptors_is_a_storage_error_not_problems_of_the_store(tm
     assert out.get("error") == "StorageError" and out["errno"] == errno.EMFILE, out
     assert "too many open files" in out["message"]
     assert out["after"] == []
+
+
+@pytest.mark.parametrize(("name", "code", "memory"), [
+    ("SQLITE_IOERR_SHMMAP", 5386, True), ("SQLITE_IOERR_NOMEM", 3082, True), ("SQLITE_NOMEM", 7, True),
+    ("SQLITE_IOERR_WRITE", 778, False), ("SQLITE_IOERR_SHMSIZE", 4874, False)])
+def test_sqlite_out_of_memory_is_named_as_memory_not_as_a_failing_disk(name, code, memory):
+    """Under ``ulimit -v`` SQLite's map of the ``-shm`` file fails first (``SQLITE_IOERR_SHMMAP``, a CI run's spill
+    at 1 MiB of margin): the one line said "an I/O error (disk full, file-size limit or a failing device)"."""
+    import sqlite3
+
+    from scratchfs.engine.sqlite_connections import index_error
+
+    exc = sqlite3.OperationalError("disk I/O error" if code & 0xFF == 10 else "out of memory")
+    exc.sqlite_errorcode, exc.sqlite_errorname = code, name
+    text = str(index_error(exc, "opening the index"))
+    assert ("out of memory or address space" in text) is memory, text
+    assert ("failing device" in text) is (not memory), text

@@ -62,6 +62,10 @@ _REASONS = {
     14: "the index file cannot be opened",  # SQLITE_CANTOPEN
     26: "the file is not a SQLite database",  # SQLITE_NOTADB
 }
+_OUT_OF_MEMORY = "out of memory or address space (the process's memory limit, ulimit -v, or the machine's)"
+_MEMORY_NAMES = {"SQLITE_NOMEM", "SQLITE_IOERR_NOMEM", "SQLITE_IOERR_SHMMAP", "SQLITE_IOERR_MMAP"}
+"""SQLite's errors of memory it could not get: an allocation, or a map of the ``-shm`` file or the database (under
+``ulimit -v`` the map fails first, as ``SQLITE_IOERR_SHMMAP``): named as memory, not as a failing disk."""
 DAMAGED_CODES = frozenset({11, 26})
 """SQLite's primary result codes of an index file that is damaged (``SQLITE_CORRUPT``) or not a database at all
 (``SQLITE_NOTADB``): the ``sqlite_code`` of the :class:`StorageError` :func:`index_error` makes."""
@@ -97,7 +101,7 @@ def index_error(exc: sqlite3.Error, doing: str, path: Path | None = None) -> Sto
     primary = code & 0xFF if isinstance(code, int) else None
     if primary in _BUSY_CODES or (primary is None and ("locked" in text or "busy" in text)):
         return StoreBusy(f"the index stayed busy past the busy timeout while {doing}")
-    reason = _REASONS.get(primary or 0, text)
+    reason = _OUT_OF_MEMORY if name in _MEMORY_NAMES or primary == 7 else _REASONS.get(primary or 0, text)
     detail = f"{text}, {name}" if name else text
     err_no = None
     if path is not None and (primary == 14 or "unable to open" in text):
