@@ -31,8 +31,7 @@ still names that file, so a write into an index deleted or replaced under an ope
 **Errors.** Every :class:`sqlite3.Error` becomes :class:`~scratchfs.foundation.errors.StoreBusy` (the lock stayed
 busy past the busy timeout) or :class:`~scratchfs.foundation.errors.StorageError` whose message names the operation,
 SQLite's error name (e.g. ``SQLITE_IOERR_WRITE``, ``SQLITE_FULL``, ``SQLITE_CANTOPEN``) and, for a file that cannot be
-opened, the operating system's reason (``EMFILE``, ``EACCES``, ``ENOENT``...).
-"""
+opened, the operating system's reason (``EMFILE``, ``EACCES``, ``ENOENT``...)."""
 
 from __future__ import annotations
 
@@ -55,6 +54,7 @@ APPLICATION_ID = 0x53435246
 
 _BUSY_CODES = {5, 6}  # SQLITE_BUSY, SQLITE_LOCKED (primary result codes)
 _REASONS = {
+    7: "out of memory or address space (the process's memory limit, ulimit -v, or the machine's)",  # SQLITE_NOMEM
     8: "the index is read-only",  # SQLITE_READONLY
     10: "an I/O error (disk full, file-size limit or a failing device)",  # SQLITE_IOERR
     11: "the index file is corrupt",  # SQLITE_CORRUPT
@@ -62,10 +62,7 @@ _REASONS = {
     14: "the index file cannot be opened",  # SQLITE_CANTOPEN
     26: "the file is not a SQLite database",  # SQLITE_NOTADB
 }
-_OUT_OF_MEMORY = "out of memory or address space (the process's memory limit, ulimit -v, or the machine's)"
-_MEMORY_NAMES = {"SQLITE_NOMEM", "SQLITE_IOERR_NOMEM", "SQLITE_IOERR_SHMMAP", "SQLITE_IOERR_MMAP"}
-"""SQLite's errors of memory it could not get: an allocation, or a map of the ``-shm`` file or the database (under
-``ulimit -v`` the map fails first, as ``SQLITE_IOERR_SHMMAP``): named as memory, not as a failing disk."""
+_MEMORY_NAMES = {"SQLITE_IOERR_NOMEM", "SQLITE_IOERR_SHMMAP", "SQLITE_IOERR_MMAP"}  # a map failed (ulimit -v): memory
 DAMAGED_CODES = frozenset({11, 26})
 """SQLite's primary result codes of an index file that is damaged (``SQLITE_CORRUPT``) or not a database at all
 (``SQLITE_NOTADB``): the ``sqlite_code`` of the :class:`StorageError` :func:`index_error` makes."""
@@ -91,8 +88,7 @@ def index_error(exc: sqlite3.Error, doing: str, path: Path | None = None) -> Sto
     ``path``, a file that cannot be opened is probed for the operating system's reason, which also sets the error's
     ``errno``, and a damaged one (:data:`DAMAGED_CODES`) gets the ways back in its message. On Python 3.10, whose
     errors carry neither SQLite's code nor its name, both come from SQLite's message (:data:`_BY_MESSAGE`): the
-    primary code only (``SQLITE_IOERR``, not ``SQLITE_IOERR_WRITE``).
-    """
+    primary code only (``SQLITE_IOERR``, not ``SQLITE_IOERR_WRITE``). A failed map or allocation is named memory."""
     text = str(exc)
     code = getattr(exc, "sqlite_errorcode", None)
     name = getattr(exc, "sqlite_errorname", None)
@@ -101,7 +97,7 @@ def index_error(exc: sqlite3.Error, doing: str, path: Path | None = None) -> Sto
     primary = code & 0xFF if isinstance(code, int) else None
     if primary in _BUSY_CODES or (primary is None and ("locked" in text or "busy" in text)):
         return StoreBusy(f"the index stayed busy past the busy timeout while {doing}")
-    reason = _OUT_OF_MEMORY if name in _MEMORY_NAMES or primary == 7 else _REASONS.get(primary or 0, text)
+    reason = _REASONS[7] if name in _MEMORY_NAMES else _REASONS.get(primary or 0, text)
     detail = f"{text}, {name}" if name else text
     err_no = None
     if path is not None and (primary == 14 or "unable to open" in text):
