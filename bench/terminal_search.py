@@ -8,7 +8,9 @@ alternating in one process, medians printed:
 
 Content: ``grep --color=always -n 'def '`` output of the fixture (GNU grep's colours) and an nroff page (bold
 ``X\\bX`` headings and options, underlined ``_\\bx`` arguments), each repeated to about 4 MiB; each search runs to
-the end (``max_matches`` past the matches there are) or stops at its 20th match.
+the end (``max_matches`` past the matches there are) or stops at its 20th match. Last, the cost of making the
+matcher of a needle (its pattern is about 1 KiB a character): cold (compiled) and kept (a next page's, from
+:func:`~scratchfs.engine.patterns.compiled_pattern`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from scratchfs.engine.patterns import compiled_pattern
 from scratchfs.engine.search import LiteralMatcher, PatternMatcher
 from scratchfs.engine.structure.terminal_match import RenderedMatcher, rendered_needle_pattern
 from scratchfs.engine.structure.text_search import search_text
@@ -74,6 +77,18 @@ def main(reps: int) -> None:
                 median = statistics.median(times[way])
                 print(f"  {needle!r:16} {way:34} {median * 1000:8.1f} ms  {counts[way]:7,} matches  "
                       f"{median / base:5.2f}x")
+    print("making a needle's matcher (median of REPS):")
+    for length in (8, 12, 30, 70):
+        needle = ("return value of the call " * 3)[:length]
+        cold, kept = [], []
+        for _ in range(reps):
+            compiled_pattern.cache_clear()
+            for times_ in (cold, kept):
+                started = time.perf_counter()
+                RenderedMatcher(needle, False, 60)
+                times_.append(time.perf_counter() - started)
+        print(f"  {length:3} characters: cold {statistics.median(cold) * 1000:7.2f} ms, kept "
+              f"{statistics.median(kept) * 1000:7.3f} ms")
 
 
 if __name__ == "__main__":

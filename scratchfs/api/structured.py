@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 from scratchfs.api.entries import reading
@@ -46,6 +47,7 @@ from scratchfs.foundation.limits import DEFAULT_READ_BYTES
 from scratchfs.foundation.text import utf8_partial_tail
 
 if TYPE_CHECKING:
+    from scratchfs.api.entries import OpenEntry
     from scratchfs.api.scope import Scope
 
 
@@ -76,14 +78,16 @@ class StructureReads:
         self.shape: str | None = None
         self.line_bytes = 0.0  # the entry's average line length, bytes: what the reads that fit it are (misfit)
 
-    def _page(self, handle: str, read: Callable[[ReaderSource, str, str | None], Any]) -> Any:
-        """Open the entry, run ``read(source, blob token, content type)`` over it, map damaged data to CorruptBlob
-        and content nested deeper than Python's JSON parser and encoder go (a ``RecursionError``) to
-        InvalidArgument. The reads pass :func:`entry_identity` of the blob token to the readers, which bind their
-        cursors to it."""
+    def _page(self, handle: str, read: Callable[[ReaderSource, str, str | None], Any],
+              given: OpenEntry | None = None) -> Any:
+        """Open the entry (unless the caller has: ``given``), run ``read(source, blob token, content type)`` over
+        it, map damaged data to CorruptBlob and content nested deeper than Python's JSON parser and encoder go (a
+        ``RecursionError``) to InvalidArgument. The reads pass :func:`entry_identity` of the blob token to the
+        readers, which bind their cursors to it."""
         scope = self.scope
         handle = checks.check_handle(handle)
-        with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened, reading(handle):
+        with (nullcontext(given) if given is not None else
+              scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle)) as opened, reading(handle):
             self.size, self.content_type, self.shape = opened.entry.size, opened.entry.content_type, opened.entry.shape
             self.line_bytes = opened.entry.size / max(1, opened.entry.lines)
             try:
@@ -282,7 +286,7 @@ class StructureReads:
         return self._page(handle, read)
 
     def text_search(self, handle: str, view: str, matcher: Matcher, search: tuple[int, int, int, int],
-                    sink_class: type[Sink] = Sink) -> tuple[SearchResult, int]:
+                    sink_class: type[Sink] = Sink, opened: OpenEntry | None = None) -> tuple[SearchResult, int]:
         """``(the matches, the view's size)`` of ``matcher`` in the text view of an HTML page (``view="text"``),
         ``search`` = ``(offset, context, max_matches, cap)`` as :func:`~scratchfs.engine.search.search` takes them
         (and ``sink_class``: :class:`~scratchfs.engine.line_windows.LineSink` for windows of whole lines),
@@ -291,7 +295,8 @@ class StructureReads:
         costs a search of its bytes. Raises InvalidArgument (``view`` not ``"text"``; an offset past the view's end;
         not an HTML page -- terminal output's view is searched over its stored bytes by
         :func:`~scratchfs.api.view_search.view_search`), PatternTimeout, PatternTooLong, StructureTimeout (rendering
-        ran past ``pattern_timeout``), NotFound, CorruptBlob."""
+        ran past ``pattern_timeout``), NotFound, CorruptBlob. ``opened``: the entry when the caller has it open
+        (:func:`~scratchfs.api.view_search.view_search`, which opened it to learn its content type)."""
         if view != "text":
             raise InvalidArgument(f'view must be "text", not {json.dumps(view)[:40]}')
 
@@ -304,7 +309,7 @@ class StructureReads:
             text = html_text(src, cache_key=blob, timeout=self._timeout())
             return search_text(text, matcher, *search, sink_class), len(text)
 
-        return self._page(handle, read)
+        return self._page(handle, read, opened)
 
     def select(self, handle: str, selector: str, *, cursor: str | None = None, budget: int = 8192) -> ItemPage:
         """The text of the HTML elements a CSS ``selector`` matches (``elements``), in document order. Raises

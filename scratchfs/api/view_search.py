@@ -70,6 +70,9 @@ def view_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, how
                                    opened.lines.line_of_frame, sink)
                 return replace(asked, windows=found.windows, size=size, next_offset=found.next_offset,
                                note=_rendered_note(handle, found.windows[0].match_offset) if found.windows else None)
+            found, size = scope.structure.text_search(handle, "text", matcher, (offset, reach, asked.max_matches,
+                                                                                 cap), sink, opened)
+            return replace(asked, windows=found.windows, size=size, next_offset=found.next_offset)
     found, size = scope.structure.text_search(handle, str(asked.view), matcher, (offset, reach, asked.max_matches,
                                                                                   cap), sink)
     return replace(asked, windows=found.windows, size=size, next_offset=found.next_offset)
