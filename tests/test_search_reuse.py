@@ -72,3 +72,18 @@ def test_a_bad_pattern_is_refused_each_time_not_kept():
     for _ in range(2):
         with pytest.raises(InvalidArgument):
             PatternMatcher("(unclosed")
+
+
+def test_a_no_break_space_in_terminal_output_is_found_as_its_view_shows_it(scope):
+    """Terminal output's view shows a no-break space as one (an HTML page's writes it as " "): a needle holding one
+    finds it there, across escapes, and the next page's call keeps it (it was sought as " " and found nothing)."""
+    line = "\x1b[32m12\u00a0345\x1b[m\u00a0bytes free\n".encode()
+    handle = scope.spill(line * 3000, source_tool="bash").handle
+    tools = ScratchTools(scope)
+    reply = tools.call("read_handle", {"handle": handle, "match": "12\u00a0345\u00a0bytes", "view": "text",
+                                       "max_matches": 2})
+    assert [m["offset"] for w in reply["windows"] for m in w["matches"]] == [5, 5 + len(line)]
+    assert reply["match"] == "12\u00a0345\u00a0bytes"
+    assert 'match="12\u00a0345\u00a0bytes"' in reply["next_call"]
+    plain = tools.call("read_handle", {"handle": handle, "match": "12 345", "view": "text"})
+    assert plain["windows"] == []  # (as str.find over the view: a space is not a no-break space)

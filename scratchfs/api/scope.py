@@ -355,7 +355,8 @@ class Scope:
                                        MAX_MATCHES)
         ignore_case = checks.check_flag(ignore_case, "ignore_case")
         cap = max(checks.check_int(cap, "cap", 1, MAX_READ_BYTES), 2 * reach + 1)
-        if view is not None:  # the text view writes each Unicode space (&nbsp;) as " ": so is the text sought there
+        shown = match  # (terminal output's view shows Unicode spaces as they are: sought so, view_search)
+        if view is not None:  # an HTML page's text view writes each Unicode space (&nbsp;) as " ": so is its needle
             match, pattern = (view_spaces(t) if isinstance(t, str) else t for t in (match, pattern))
         needle, matcher = self._matcher(match, pattern, ignore_case)
         if before is not None:  # (the settings ride on an empty result)
@@ -363,7 +364,7 @@ class Scope:
                                              view=view), matcher, offset, before, (reach, sink, cap))
         if view is not None:
             return view_search(self, Matches(handle, needle, [], 0, None, pattern, ignore_case, context, max_matches,
-                                             view=view), matcher, offset, (reach, sink, cap))
+                                             view=view), matcher, offset, (reach, sink, cap), shown)
         return stored_search(self, Matches(handle, needle, [], 0, None, pattern, ignore_case, context, max_matches),
                              matcher, offset, (reach, sink, cap))
 

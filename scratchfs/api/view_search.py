@@ -40,13 +40,15 @@ TERMINAL_PATTERN_REFUSAL = (
 syntax; no rewrite of an arbitrary pattern passes over escapes as a needle's does)."""
 
 
-def view_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, how: tuple[int, type[Sink], int]
-                ) -> Matches:
+def view_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, how: tuple[int, type[Sink], int],
+                shown: object = None) -> Matches:
     """The matches of a ``view="text"`` search (see the module docstring) from byte ``offset`` (of the view for an
     HTML page, of the stored output for terminal output): ``asked`` is the empty result carrying the search's
     settings (handle, needle, pattern, ignore_case, context, max_matches, view), ``matcher`` its matcher over an HTML
-    page's view, ``how`` is ``(bytes of context the engine keeps, the sink, cap)``. A search of terminal output that
-    shows windows has a ``note`` naming the rendered read of its first window.
+    page's view, ``how`` is ``(bytes of context the engine keeps, the sink, cap)``; ``shown``: the needle as the
+    caller wrote it, before its Unicode spaces were written as ``" "`` for an HTML page's view (terminal output's
+    view shows a no-break space as one: the needle sought there is ``shown`` when it is text). A search of terminal
+    output that shows windows has a ``note`` naming the rendered read of its first window.
 
     Raises:
         InvalidArgument: ``view`` not ``"text"``; ``pattern=`` on terminal output (:data:`TERMINAL_PATTERN_REFUSAL`);
@@ -61,6 +63,8 @@ def view_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, how
     if asked.view == "text":
         with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened:
             if opened.entry.content_type in RENDERED_KINDS:
+                if isinstance(shown, str):
+                    asked = replace(asked, match=shown.encode("utf-8", "surrogatepass"))
                 rendered = _rendered_matcher(asked, scope.store.settings.pattern_timeout)
                 size = opened.entry.size
                 if offset > size:
