@@ -133,6 +133,9 @@ def make_note(handle: str, size: int, covered: int, next_line: int, lines: int, 
                 f"Next: {by_range} | {by_pattern}.")
     count = max(1, min(DEFAULT_LINES, int(DEFAULT_READ_BYTES // max(1.0, average))))
     by_line = render_call("read_handle", handle=handle, line=next_line, lines=count)
+    if content_type in ("log", "text") and tail_offset is None and lines >= next_line + 2 * count:
+        # changed (2026-12-04): a log's or text's note names its last lines too (a build's errors, a test summary)
+        by_line += " | " + render_call("read_handle", handle=handle, line=-count, lines=count)
     return f"{what}; the preview shows {shows}. Next: {by_range} | {by_line} | {by_pattern}."
 
 

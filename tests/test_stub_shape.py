@@ -16,6 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scratchfs import Observation, ScratchStore
+from scratchfs.api.contract import ScratchTools
 from scratchfs.foundation.limits import MAX_STUB_BYTES
 
 from .reference import lines_of
@@ -198,6 +199,36 @@ def test_note_names_the_next_calls_with_this_handle(scope, fixture_data):
     count = 4096 * stub.lines // stub.size  # as many lines as hold about 4 KiB, at the average line length
     assert f'read_handle(handle="{stub.handle}", line={next_line}, lines={count})' in stub.note
     assert f'read_handle(handle="{stub.handle}", pattern="REGEX")' in stub.note
+
+
+def _calls(note: str) -> list[dict]:
+    """The keyword arguments of each read_handle call a note names, as the model would pass them."""
+    import ast
+
+    return [{k.arg: ast.literal_eval(k.value) for k in ast.parse(call, mode="eval").body.keywords}
+            for call in re.findall(r'read_handle\(handle="[^"]+"(?:, [a-z_]+=(?:-?\d+|"[^"]*"|True))*\)', note)]
+
+
+@pytest.mark.parametrize("name", ["workspace-grep-stdlib-defs.txt", "tools/dmesg.txt", "tools/pytest-color-v.txt"])
+def test_a_logs_note_names_its_last_lines_and_that_call_reads_them(scope, name):
+    """A build's errors, a test run's summary: at a log's or text's end. Its note names the read of its last lines
+    (line=-N), and that call gives them; a table's, a page's or JSON's note does not, nor a head+tail preview's."""
+    data = (Path(__file__).resolve().parent.parent / "fixtures" / name).read_bytes()
+    data = data * (1 + 100_000 // len(data))
+    stub = scope.spill(data, source_tool="bash")
+    assert stub.content_type in ("log", "text")
+    tails = [c for c in _calls(stub.note) if c.get("line", 0) < 0]
+    assert len(tails) == 1, stub.note
+    got = ScratchTools(scope).call("read_handle", tails[0])
+    want = data.splitlines(keepends=True)[tails[0]["line"]:]
+    assert got["data"].encode() == b"".join(want) and got["next_call"] is None
+    assert all(c.get("line", 0) >= 0 for c in _calls(scope.spill(data, preview="head+tail").note))
+
+
+def test_a_tables_note_names_no_last_lines(scope, fixture_data):
+    for name in ("query-packages-by-month.csv", "api-ec2-service-model.json", "browser-rust-book.html"):
+        stub = scope.spill(fixture_data[name], source_tool="t")
+        assert all(c.get("line", 0) >= 0 for c in _calls(stub.note)), (name, stub.note)
 
 
 @given(content=st.one_of(st.binary(max_size=5000), st.text(max_size=3000).map(str.encode),

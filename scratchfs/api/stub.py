@@ -265,7 +265,7 @@ class _Note:
     array). The parts
     that do not depend on where the preview stops are made once per stub (its fitting tries several previews)."""
 
-    __slots__ = ("by_other", "call", "count", "lines_average", "size", "what")
+    __slots__ = ("by_other", "call", "count", "lines", "lines_average", "size", "tail_lines", "what")
 
     def __init__(self, handle: str, size: int, lines: int, tool: str | None, content_type: str | None,
                  shape: str | None = None, longest_line: int | None = None) -> None:
@@ -274,7 +274,8 @@ class _Note:
         if content_type != "binary":
             counted += f", {lines:,} line{'' if lines == 1 else 's'}"
         self.what = f"{source} ({counted}) stored out of context as {handle}"
-        self.call, self.size = f"read_handle(handle={quote(handle)}", size  # call_start, the handle quoted once
+        self.call, self.size, self.lines = f"read_handle(handle={quote(handle)}", size, lines  # the handle quoted once
+        self.tail_lines = content_type in _TAIL_KINDS  # (a log's or text's end: a build's errors, a test summary)
         self.lines_average: float | None = None  # binary content: no line read
         self.count = 0
         call = self.call  # each other call is this start and its own arguments, rendered once (_ARGUMENTS)
@@ -313,6 +314,8 @@ class _Note:
             return (f"{what}; the preview shows {shows}; its lines average {average:,.0f} bytes, so read it by "
                     f"range. Next: {by_range} | {self.by_other}.")
         by_line = f"{self.call}, line={next_line!r}, lines={self.count!r})"  # call_with(self.call, line=, lines=)
+        if self.tail_lines and tail_offset is None and self.lines >= next_line + 2 * self.count:
+            by_line += f" | {self.call}, line={-self.count!r}, lines={self.count!r})"  # the last lines
         return f"{what}; the preview shows {shows}. Next: {by_range} | {by_line} | {self.by_other}."
 
 
@@ -332,6 +335,7 @@ _BY_KEY = _after_handle(jq=".KEY[]")  # a JSON object past it: the items of a ke
 _FIRST_ITEM = _after_handle(jq=".[0]")  # a JSON array within it
 _SLURP = _after_handle(jq="JQ", slurp=True)  # one jq filter over the array of all the rows, objects by the header
 _RANGE_END = f", length={DEFAULT_READ_BYTES!r})"  # a range read asks for the default read
+_TAIL_KINDS = ("log", "text")  # contents whose note names their last lines too (line=-N), when the preview ends before
 
 
 def _clip(text: str, limit: int) -> str:
