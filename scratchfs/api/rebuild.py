@@ -25,9 +25,9 @@ from scratchfs.api.store import ScratchStore
 from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX, adopt_pairing, create_empty_index, local_index
 from scratchfs.engine.binding import UnboundBlob
 from scratchfs.engine.seekable import FormatError
-from scratchfs.foundation.errors import CorruptBlob, ScratchError
+from scratchfs.foundation.errors import CorruptBlob, InvalidArgument, ScratchError
 
-__all__ = ["UNBOUND_SKIP", "RebuildReport", "open_for_rebuild", "rebuild_index"]
+__all__ = ["UNBOUND_SKIP", "RebuildReport", "open_for_rebuild", "open_lost_blobs", "rebuild_index"]
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +83,31 @@ def open_for_rebuild(root: str | os.PathLike[str], **settings: Any) -> ScratchSt
     aside = create_empty_index(path, busy_timeout=_busy_timeout(settings))
     if aside is not None:
         log.warning("scratchfs: the index was damaged: moved aside to %s; rebuilding it from the blobs", path / aside)
+    return ScratchStore(path, **settings)
+
+
+def open_lost_blobs(root: str | os.PathLike[str], **settings: Any) -> ScratchStore:
+    """Open a PostgreSQL index whose blob location lost its entries -- it holds no ``store-id`` marker and none of
+    the index's newest rows' blobs (its bucket or prefix emptied, an S3 server that keeps nothing restarted), which
+    opening refuses (:mod:`scratchfs.engine.pairing`) -- after pairing the index with that location again, for
+    ``fsck --lost-blobs --repair`` to drop the rows whose blobs are gone. Only that refusal is lifted: a location
+    with another index's marker, or an index paired with another location, is refused as on any opening.
+
+    Args:
+        root: the store's root. settings: as :class:`ScratchStore` takes them (``index=``/``blobs=``, else
+            ``$SCRATCHFS_INDEX``/``$SCRATCHFS_BLOBS``).
+
+    Raises:
+        InvalidArgument: the index is not a PostgreSQL one, or the pairing refuses it for another reason.
+        StorageError, StoreBusy: from the index or the blob store.
+    """
+    path = Path(root).expanduser().absolute()
+    index_url = settings.get("index") or os.environ.get(ENV_INDEX)
+    if local_index(index_url):
+        raise InvalidArgument("--lost-blobs is for a PostgreSQL index ($SCRATCHFS_INDEX or --index postgresql://...) "
+                              "whose blobs were lost; a local store's lost index is rebuilt with --rebuild-index")
+    blobs = settings.get("blobs") or os.environ.get(ENV_BLOBS)
+    adopt_pairing(path, index_url or "", blobs, busy_timeout=_busy_timeout(settings), lost=True)
     return ScratchStore(path, **settings)
 
 
