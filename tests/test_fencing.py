@@ -123,15 +123,25 @@ def test_an_old_marker_of_the_id_alone_keeps_working_and_is_upgraded_in_place(po
     assert _marker(s3_env)[1]["scratchfs-owner"].startswith(f"schema {pg_schema} of database ")
 
 
-def test_a_rebuild_over_local_files_fences_the_old_schema(postgres_dsn, pg_schema, tmp_path):
+def test_a_rebuild_over_local_files_fences_the_old_schema_and_its_sweep(postgres_dsn, pg_schema, tmp_path):
     old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
-    with ScratchStore(tmp_path / "a", index=old) as store:
-        handles = _spill(store, "entry")
-    assert _rebuild(new, None, tmp_path / "a")["rebuilt"]["restored"] == len(handles)
+    a = ScratchStore(tmp_path / "a", index=old, orphan_grace=0)  # live throughout
+    try:
+        handles = _spill(a, "entry")
+        assert _rebuild(new, None, tmp_path / "a")["rebuilt"]["restored"] == len(handles)
+        with ScratchStore(tmp_path / "a", index=new) as b:
+            fresh = [b.scope("run-2", "agent-2").spill(b"written in B\n" * n).handle for n in (5, 50_000)]
+        time.sleep(1.1)
+        with pytest.raises(InvalidArgument, match="no longer owns them"):
+            a.sweep(full=True)
+    finally:
+        a.close()
     with pytest.raises(InvalidArgument, match="no longer owns them"):
         ScratchStore(tmp_path / "a", index=old, orphan_grace=0)
     with ScratchStore(tmp_path / "a", index=new) as store:
         assert _read(store, handles[0])[:5] == b"entry"
+        assert [b"".join(store.scope("run-2", "agent-2").iter_content("handle", h))[:12] for h in fresh] == [
+            b"written in B"] * 2
 
 
 def test_lost_bucket_contents_are_named_and_fsck_lost_blobs_repair_recovers(postgres_dsn, pg_schema, s3_env,

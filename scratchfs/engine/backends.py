@@ -30,6 +30,7 @@ import importlib.util
 import os
 import sys
 import time
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -307,9 +308,8 @@ def _paired_blobs(index: Any, root: Path, blobs_url: str, *, busy_timeout: float
             holds_blobs = None
         check = functools.partial(check_pairing, index, location_of(blobs_url), read_marker, write_marker,
                                   blobs.exists, adopt=adopt, lost=lost, holds_blobs=holds_blobs)
-        if blobs_url not in _DEFAULT:  # run again right before the fleet sweep deletes: a takeover stops it
-            blobs.fence = functools.partial(check_pairing, index, location_of(blobs_url),  # type: ignore[union-attr]
-                                            read_marker, write_marker, blobs.exists)
+        _FENCES[blobs] = functools.partial(check_pairing, index, location_of(blobs_url), read_marker, write_marker,
+                                           blobs.exists)  # run again by each sweep: a takeover stops it
         try:
             check()
         except (StorageError, StoreBusy):
@@ -489,12 +489,26 @@ def sweep_backends(index: IndexBackend, blobs: BlobStore, lock_path: str, now: C
     store clock (epoch seconds), read once the sweep's lock is held.
 
     Raises:
+        InvalidArgument: the blobs of this PostgreSQL index belong to another index now (a rebuild took them over:
+            :mod:`scratchfs.engine.pairing`); nothing more is deleted.
         StoreBusy, StorageError: from the backends.
     ``full``: the local sweep reconciles every row and file at once instead of its next slice.
     """
 
+    fence = _FENCES.get(blobs, _unfenced)
     if isinstance(blobs, Blobs):
+        fence()  # (files of a PostgreSQL index: checked once a sweep, before it takes its lock)
         return sweep(index, blobs, lock_path, now, grace, wait, full)  # type: ignore[arg-type]
     from scratchfs.engine.fleet_sweeper import fleet_sweep
 
-    return fleet_sweep(index, blobs, now, grace, wait, time.time)  # type: ignore[arg-type]
+    return fleet_sweep(index, blobs, now, grace, wait, time.time, fence)  # type: ignore[arg-type]
+
+
+def _unfenced() -> None:
+    """The fence of a local store's files (no pairing: nothing to check)."""
+
+
+_FENCES: weakref.WeakKeyDictionary[Any, Callable[[], None]] = weakref.WeakKeyDictionary()
+"""The pairing check of each open PostgreSQL index's blob store (:func:`scratchfs.engine.pairing.check_pairing`),
+run again by its sweeps (:func:`sweep_backends`): once a rebuild gave the blobs to another index, the sweep of the
+index that lost them raises InvalidArgument instead of deleting the other's objects as orphans."""

@@ -26,7 +26,7 @@ work, the others return at once with ``skipped=True``. Steps, each a short trans
    period's length guards against.)
 
 **Ownership.** Before each batch of step 1 (before its rows are taken) and under the delete lock right before step
-4's deletions, the sweep runs the store's pairing check again (``blobs.fence``:
+4's deletions, the sweep runs the store's pairing check again (``fence``:
 :func:`~scratchfs.engine.pairing.check_pairing`, one ``GET`` of the marker and one query): once another index has
 taken the prefix over (``fsck --rebuild-index`` into another schema), the sweep of the index that lost it raises
 ``InvalidArgument`` and deletes nothing more -- a long-running sweeper of the old schema would otherwise remove the
@@ -55,7 +55,8 @@ log = logging.getLogger(__name__)
 
 
 def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], float], grace: float,
-                wait: float | None, clock: Callable[[], float] = time.time) -> SweepResult:
+                wait: float | None, clock: Callable[[], float] = time.time,
+                fence: Callable[[], None] = lambda: None) -> SweepResult:
     """Run one fleet sweep (see the module docstring).
 
     Args:
@@ -63,16 +64,17 @@ def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], 
             on the database clock).
         grace: seconds an object with no row is left alone (by its ``LastModified``, against ``clock()``).
         wait: seconds to wait for another host's sweep; ``None`` or 0 returns at once with ``skipped=True``.
+        fence: the store's pairing check (see Ownership above), raising InvalidArgument when another index owns
+            the prefix.
 
     Raises:
-        InvalidArgument: another index owns the prefix now (``blobs.fence``; what was done before stays done).
+        InvalidArgument: another index owns the prefix now (``fence``; what was done before stays done).
         StoreBusy, StorageError: from the index or the object store (what was done before stays done).
     """
     with index.sweep_lock(wait) as got:
         if not got:
             return SweepResult(skipped=True)
         now = now() if callable(now) else now
-        fence = blobs.fence or (lambda: None)
         index.cap_future(now, slack=CLOCK_SLACK_SECONDS)  # born in the future (a clock step): at most now + ttl
         rows = files = freed = 0
         failures: set[str] = set()  # keys the store did not delete (one object may fail in two steps)

@@ -185,8 +185,6 @@ class S3Blobs:
                                                             weigh=lambda found: len(found[2]))
         self.held = HeldKeys()  # objects this process reads: their deletion by an entry's removal waits
         self.gate = Gate()  # a check every request waits for: the store's pairing, when it could not be made at open
-        self.fence: Callable[[], None] | None = None  # the pairing check again: run by the fleet sweep before it
-        # deletes objects, raising InvalidArgument once another index owns the prefix (scratchfs.engine.pairing)
 
     # -- client ---------------------------------------------------------------------------------------------------
 
