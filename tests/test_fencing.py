@@ -136,8 +136,9 @@ def test_a_rebuild_over_local_files_fences_the_old_schema_and_its_sweep(postgres
             a.sweep(full=True)
     finally:
         a.close()
-    with pytest.raises(InvalidArgument, match="no longer owns them"):
+    with pytest.raises(InvalidArgument, match="no longer owns them") as refused:
         ScratchStore(tmp_path / "a", index=old, orphan_grace=0)
+    assert f"schema {pg_schema}_b of database" in str(refused.value)  # (a file marker names none: looked up)
     with ScratchStore(tmp_path / "a", index=new) as store:
         assert _read(store, handles[0])[:5] == b"entry"
         assert [b"".join(store.scope("run-2", "agent-2").iter_content("handle", h))[:12] for h in fresh] == [

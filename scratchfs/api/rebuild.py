@@ -6,7 +6,9 @@ row names, checks each binding (its token is the file's name, its scope the dire
 and the blobs of segment files found by scanning their record headers (:mod:`scratchfs.engine.segments`),
 decompresses and verifies every frame to count lines per frame and take the preview and shape sample, and inserts
 the row -- unless the entry has expired (the sweeper's), or a newer live entry already holds its key. Tombstones
-(expired or deleted within the hour) are not rebuilt.
+(expired or deleted within the hour) are not rebuilt. Each blob skipped is named with why, and the skips are counted
+per reason (:attr:`RebuildReport.reasons`): a blob of the first scratchfs, written before the binding frame, holds
+nothing to rebuild a row from (``fsck --repair`` binds it while its old index still names it).
 
 **Times.** A rebuilt row's ``created_at`` and ``expires_at`` are the binding's (``created_at``, and ``created_at +
 ttl``: epoch seconds on the writing store's clock), on SQLite and PostgreSQL alike (a PostgreSQL index on the
@@ -14,9 +16,7 @@ database clock stamps a new row with the server's now, but not a rebuilt one: ``
 record an expiry moved later after the write (``refresh_on_read``): such a row expires at ``created_at + ttl``.
 
 **Ownership.** A PostgreSQL index rebuilt whole (no pairing, no row) takes its blobs over from the index their
-``store-id`` marker names (:mod:`scratchfs.engine.pairing`): that index, if still live, is refused from then on. Each blob skipped is named with why, and the skips are counted
-per reason (:attr:`RebuildReport.reasons`): a blob of the first scratchfs, written before the binding frame, holds
-nothing to rebuild a row from (``fsck --repair`` binds it while its old index still names it).
+``store-id`` marker names (:mod:`scratchfs.engine.pairing`): that index, if still live, is refused from then on.
 """
 
 from __future__ import annotations

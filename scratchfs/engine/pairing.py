@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import secrets
 import threading
 import time
@@ -156,7 +157,8 @@ def check_pairing(index: Any, location: str, read_marker: Callable[[], Marker | 
 def _not_owner(index: Any, location: str, marker: Marker, paired: bool) -> InvalidArgument:
     """The refusal of blobs whose marker names another index: ``paired`` -- this index was paired with them, and a
     rebuild (or a re-pairing) gave them to another index since -- or not (a new index)."""
-    owner = marker.owner or f"the index of store {marker.id} (an older scratchfs did not record which schema)"
+    owner = marker.owner or _find_owner(index, marker.id) or f"the index of store {marker.id} (its marker names no " \
+        "schema, and no schema of this database holds that store id)"
     if paired:
         return InvalidArgument(
             f"the blobs at {location} belong to another index now: {owner} owns them (their {MARKER_NAME} marker "
@@ -265,6 +267,26 @@ def owner_of(index: Any) -> str:
     since = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
     text = f"schema {_schema(index)} of database {database} (owner since {since})"
     return text.encode("ascii", "backslashreplace").decode("ascii")
+
+
+def _find_owner(index: Any, store_id: str) -> str | None:
+    """``"schema S of database D"`` for the schema of this index's database whose ``store`` table holds
+    ``store_id`` (a marker that names no owner: a local file's, or an older scratchfs's), or ``None`` (none, or the
+    catalog cannot be read). Two queries; on a refusal only."""
+    try:
+        schemas = [row[0] for row in index.read(
+            "SELECT DISTINCT table_schema FROM information_schema.columns WHERE table_name = 'store' AND "
+            "column_name = 'paired_at' ORDER BY 1 LIMIT 200", {}, "looking for the index that owns the blobs")
+            if _SCHEMA_RE.fullmatch(row[0])]
+        found = index.read(" UNION ALL ".join(f"SELECT '{name}', current_database() FROM \"{name}\".store WHERE id = "
+                                              "%(id)s" for name in schemas) + " LIMIT 1", {"id": store_id},
+                           "looking for the index that owns the blobs") if schemas else []
+    except ScratchError:
+        return None
+    return f"schema {found[0][0]} of database {found[0][1]}" if found else None
+
+
+_SCHEMA_RE = re.compile(r"[a-z_][a-z0-9_]{0,62}")  # the schema names scratchfs takes (and safe to quote as they are)
 
 
 def _schema(index: Any) -> str:
