@@ -19,10 +19,11 @@ refused for another's marker is told which one. On opening (:func:`check_pairing
 2. a marker naming another store id is refused (these blobs belong to another index) -- unless the index is being
    rebuilt from them (``adopt``: no pairing, no row): it then takes them over, with a store id of its own written in
    the marker, and the index that owned them is refused from then on, at its opening and -- the crucial part -- by
-   its fleet sweep, which runs this check again right before each batch of object deletions
-   (:attr:`~scratchfs.engine.s3_blobs.S3Blobs.fence`): two live schemas over one prefix would otherwise each
-   delete the other's newer objects as orphans. A marker of an older scratchfs (no owner named) is rewritten with
-   its owner by the next opening of its index (upgrade in place; its body, the id alone, is unchanged);
+   its sweep, which runs this check again (:func:`scratchfs.engine.backends.sweep_backends`; the fleet sweep right
+   before each batch of object deletions, :mod:`scratchfs.engine.fleet_sweeper`; a sweep of local files once, as it
+   starts): two live schemas over one prefix would otherwise each delete the other's newer objects as orphans. A
+   marker of an older scratchfs (no owner named) is rewritten with its owner by the next opening of its index
+   (upgrade in place; its body, the id alone, is unchanged);
 3. with no marker yet, the index pairs (or, already paired, writes its marker again) only if it has no row, or one
    of its newest rows (:data:`PROBE_ROWS`) has its blob here -- an index whose entries are elsewhere is refused:
    the first host to open an existing unpaired store (made before this check) with the wrong blobs cannot claim it.
@@ -97,7 +98,7 @@ def check_pairing(index: Any, location: str, read_marker: Callable[[], Marker | 
                   adopt: bool = False, lost: bool = False, holds_blobs: Callable[[], bool] | None = None) -> None:
     """Check, and record when new, that ``index`` (a :class:`~scratchfs.engine.postgres_index.PostgresIndex`) keeps
     its entries in the blob location ``location`` and owns it (see the module docstring). Run as a store opens,
-    and again by the fleet sweep before it deletes objects (:attr:`~scratchfs.engine.s3_blobs.S3Blobs.fence`).
+    and again by each sweep before it deletes (:func:`scratchfs.engine.backends.sweep_backends`).
 
     Args:
         read_marker: the blob location's marker (:class:`Marker`), or ``None`` when it has none.
