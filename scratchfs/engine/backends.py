@@ -30,7 +30,6 @@ import importlib.util
 import os
 import sys
 import time
-import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -308,8 +307,10 @@ def _paired_blobs(index: Any, root: Path, blobs_url: str, *, busy_timeout: float
             holds_blobs = None
         check = functools.partial(check_pairing, index, location_of(blobs_url), read_marker, write_marker,
                                   blobs.exists, adopt=adopt, lost=lost, holds_blobs=holds_blobs)
-        _FENCES[blobs] = functools.partial(check_pairing, index, location_of(blobs_url), read_marker, write_marker,
-                                           blobs.exists)  # run again by each sweep: a takeover stops it
+        # the check again, for each sweep (sweep_backends): an attribute of the store, as a table keyed by the
+        # store would keep it alive (the check refers to it)
+        blobs.fence = functools.partial(check_pairing, index, location_of(blobs_url),  # type: ignore[union-attr]
+                                        read_marker, write_marker, blobs.exists)
         try:
             check()
         except (StorageError, StoreBusy):
@@ -495,7 +496,7 @@ def sweep_backends(index: IndexBackend, blobs: BlobStore, lock_path: str, now: C
     ``full``: the local sweep reconciles every row and file at once instead of its next slice.
     """
 
-    fence = _FENCES.get(blobs, _unfenced)
+    fence = getattr(blobs, "fence", _unfenced)
     if isinstance(blobs, Blobs):
         fence()  # (files of a PostgreSQL index: checked once a sweep, before it takes its lock)
         return sweep(index, blobs, lock_path, now, grace, wait, full)  # type: ignore[arg-type]
@@ -507,8 +508,3 @@ def sweep_backends(index: IndexBackend, blobs: BlobStore, lock_path: str, now: C
 def _unfenced() -> None:
     """The fence of a local store's files (no pairing: nothing to check)."""
 
-
-_FENCES: weakref.WeakKeyDictionary[Any, Callable[[], None]] = weakref.WeakKeyDictionary()
-"""The pairing check of each open PostgreSQL index's blob store (:func:`scratchfs.engine.pairing.check_pairing`),
-run again by its sweeps (:func:`sweep_backends`): once a rebuild gave the blobs to another index, the sweep of the
-index that lost them raises InvalidArgument instead of deleting the other's objects as orphans."""
