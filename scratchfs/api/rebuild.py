@@ -9,6 +9,14 @@ the row -- unless the entry has expired (the sweeper's), or a newer live entry a
 (expired or deleted within the hour) are not rebuilt. Each blob skipped is named with why, and the skips are counted
 per reason (:attr:`RebuildReport.reasons`): a blob of the first scratchfs, written before the binding frame, holds
 nothing to rebuild a row from (``fsck --repair`` binds it while its old index still names it).
+
+**Times.** A rebuilt row's ``created_at`` and ``expires_at`` are the binding's (``created_at``, and ``created_at +
+ttl``: epoch seconds on the writing store's clock), on SQLite and PostgreSQL alike (a PostgreSQL index on the
+database clock stamps a new row with the server's now, but not a rebuilt one: ``keep_times``). The binding does not
+record an expiry moved later after the write (``refresh_on_read``): such a row expires at ``created_at + ttl``.
+
+**Ownership.** A PostgreSQL index rebuilt whole (no pairing, no row) takes its blobs over from the index their
+``store-id`` marker names (:mod:`scratchfs.engine.pairing`): that index, if still live, is refused from then on.
 """
 
 from __future__ import annotations
@@ -25,9 +33,9 @@ from scratchfs.api.store import ScratchStore
 from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX, adopt_pairing, create_empty_index, local_index
 from scratchfs.engine.binding import UnboundBlob
 from scratchfs.engine.seekable import FormatError
-from scratchfs.foundation.errors import CorruptBlob, ScratchError
+from scratchfs.foundation.errors import CorruptBlob, InvalidArgument, ScratchError
 
-__all__ = ["UNBOUND_SKIP", "RebuildReport", "open_for_rebuild", "rebuild_index"]
+__all__ = ["UNBOUND_SKIP", "RebuildReport", "open_for_rebuild", "open_lost_blobs", "rebuild_index"]
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +91,31 @@ def open_for_rebuild(root: str | os.PathLike[str], **settings: Any) -> ScratchSt
     aside = create_empty_index(path, busy_timeout=_busy_timeout(settings))
     if aside is not None:
         log.warning("scratchfs: the index was damaged: moved aside to %s; rebuilding it from the blobs", path / aside)
+    return ScratchStore(path, **settings)
+
+
+def open_lost_blobs(root: str | os.PathLike[str], **settings: Any) -> ScratchStore:
+    """Open a PostgreSQL index whose blob location lost its entries -- it holds no ``store-id`` marker and none of
+    the index's newest rows' blobs (its bucket or prefix emptied, an S3 server that keeps nothing restarted), which
+    opening refuses (:mod:`scratchfs.engine.pairing`) -- after pairing the index with that location again, for
+    ``fsck --lost-blobs --repair`` to drop the rows whose blobs are gone. Only that refusal is lifted: a location
+    with another index's marker, or an index paired with another location, is refused as on any opening.
+
+    Args:
+        root: the store's root. settings: as :class:`ScratchStore` takes them (``index=``/``blobs=``, else
+            ``$SCRATCHFS_INDEX``/``$SCRATCHFS_BLOBS``).
+
+    Raises:
+        InvalidArgument: the index is not a PostgreSQL one, or the pairing refuses it for another reason.
+        StorageError, StoreBusy: from the index or the blob store.
+    """
+    path = Path(root).expanduser().absolute()
+    index_url = settings.get("index") or os.environ.get(ENV_INDEX)
+    if local_index(index_url):
+        raise InvalidArgument("--lost-blobs is for a PostgreSQL index ($SCRATCHFS_INDEX or --index postgresql://...) "
+                              "whose blobs were lost; a local store's lost index is rebuilt with --rebuild-index")
+    blobs = settings.get("blobs") or os.environ.get(ENV_BLOBS)
+    adopt_pairing(path, index_url or "", blobs, busy_timeout=_busy_timeout(settings), lost=True)
     return ScratchStore(path, **settings)
 
 

@@ -106,8 +106,8 @@ def restore_blob(store: ScratchStore, found: BlobFile, kinds: tuple[str, ...] = 
     entry = Entry(b.kind, b.run_id, b.agent_id, b.key, token, b.size, stored_size, b.frames, found.lines,
                   found.preview, b.tool, found.content_type, found.shape, b.created_at, b.created_at + b.ttl, b.ttl)
     with store.entries.delete_lock(False):  # counted: close() never closes the descriptor under it
-        written, old = store.index.put(entry, newlines.tobytes(),
-                                       lambda: store.blobs.exists(b.run_id, b.agent_id, token))
+        written, old = store.index.put(entry, newlines.tobytes(),  # its times as the blob's binding records them
+                                       lambda: store.blobs.exists(b.run_id, b.agent_id, token), keep_times=True)
     if not written:
         return "vanished", "the file vanished while its row was written"
     if old is not None and old != token:

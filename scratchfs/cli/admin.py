@@ -15,7 +15,7 @@ import click
 
 from scratchfs.api.inspector import PAGE_ROWS, decode_cursor, encode_cursor, fsck, iter_entries, stats_in_sql
 from scratchfs.api.old_blobs import bindable
-from scratchfs.api.rebuild import open_for_rebuild
+from scratchfs.api.rebuild import open_for_rebuild, open_lost_blobs
 from scratchfs.api.store import ScratchStore, existing_store
 from scratchfs.api.stub import Stub
 from scratchfs.cli.app import (
@@ -148,6 +148,10 @@ def stats_command(store: ScratchStore, run_id: str | None, soon: float, as_json:
 @click.option("--rebuild-index", "rebuild_index", is_flag=True,
               help="First restore the index rows of sound, live blobs that no row names, from the bindings the blobs "
                    "carry (after a lost or damaged index).")
+@click.option("--lost-blobs", "lost_blobs", is_flag=True,
+              help="With --repair, for a PostgreSQL index whose blobs were lost (its S3 prefix emptied: no store-id "
+                   "marker and none of its newest entries' blobs, which every command refuses): pair the index with "
+                   "the blobs again and drop the rows whose blobs are gone.")
 @click.option("--limit", type=Integer(minimum=1), default=None,
               help="Check at most this many entries (then print a cursor to resume with --after); orphan files are "
                    "looked for only by a check that reaches the last entry.")
@@ -155,18 +159,22 @@ def stats_command(store: ScratchStore, run_id: str | None, soon: float, as_json:
 @click.option("--progress/--no-progress", default=None,
               help="Show a progress bar on stderr [default: on a terminal, for stores over 64 MiB or 1000 entries].")
 @JSON_TABLE
-def fsck_command(root: str | None, repair: bool, quick: bool, rebuild_index: bool, limit: int | None,
-                 after: str | None, progress: bool | None, as_json: bool) -> None:
+def fsck_command(root: str | None, repair: bool, quick: bool, rebuild_index: bool, lost_blobs: bool,
+                 limit: int | None, after: str | None, progress: bool | None, as_json: bool) -> None:
     """Check the index against the blob files: missing, orphaned and corrupt entries (exit code 3 if any remain).
 
     Entries are read a page at a time (constant memory); --limit bounds a check and --after resumes one."""
+    if lost_blobs and (not repair or rebuild_index or limit is not None or after is not None):
+        raise click.UsageError("--lost-blobs goes with --repair (it drops the rows whose blobs are gone, so the whole "
+                               "index is checked: no --limit or --after), not with --rebuild-index")
     if after is not None:
         decode_cursor(after)  # a bad cursor is a usage error before any work
     root = resolve_root(root)  # --root, else the global --root or $SCRATCHFS_ROOT, else the default root
     path = existing_store(root, new_index_ok=rebuild_index)  # (a rebuild too: a mistyped root has no blobs to
     # restore; but a PostgreSQL schema lost whole is made again, for the blobs' rows)
     settings = command_settings()  # $SCRATCHFS_BUSY_TIMEOUT, as every command that opens a store reads it
-    store = open_for_rebuild(path, settings=settings) if rebuild_index else ScratchStore(path, settings=settings)
+    store = open_for_rebuild(path, settings=settings) if rebuild_index else \
+        open_lost_blobs(path, settings=settings) if lost_blobs else ScratchStore(path, settings=settings)
     with store:
         _fsck(opened(store), repair, quick, rebuild_index, limit, after, progress, as_json)
 

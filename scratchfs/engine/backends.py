@@ -175,7 +175,7 @@ def check_index_path(root: Path) -> None:
 
 def open_backends(root: Path, index_url: str | None = None, blobs_url: str | None = None, *, busy_timeout: float,
                   durable: bool, frame_bytes: int, level: int, database_clock: bool = False,
-                  segment_entry_bytes: int = SEGMENT_ENTRY_BYTES, adopt: bool = False
+                  segment_entry_bytes: int = SEGMENT_ENTRY_BYTES, adopt: bool = False, lost: bool = False
                   ) -> tuple[IndexBackend, BlobStore]:
     """The index and blob store the URLs name (see the module docstring). The root is created private (0700/0600)
     when missing and checked when not (:func:`scratchfs.engine.root.prepare_root`): it holds the local backends and
@@ -188,7 +188,8 @@ def open_backends(root: Path, index_url: str | None = None, blobs_url: str | Non
             clock); otherwise the store's clock decides (a test clock).
         segment_entry_bytes: local blobs of at most this many content bytes go to segment files (0: none).
         adopt: a PostgreSQL index lost whole is being rebuilt from these blobs: with no pairing and no row, it takes
-            the blobs' (:func:`scratchfs.engine.pairing.check_pairing`).
+            the blobs over (:func:`scratchfs.engine.pairing.check_pairing`).
+        lost: the blobs lost the PostgreSQL index's entries (``fsck --lost-blobs``): pair them again (same).
 
     Raises:
         InvalidArgument: a root too long a path for SQLite (:func:`check_index_path`), an unknown URL scheme, a
@@ -226,7 +227,7 @@ def open_backends(root: Path, index_url: str | None = None, blobs_url: str | Non
     try:
         return index, _paired_blobs(index, root, blobs_url, busy_timeout=busy_timeout, durable=durable,
                                     frame_bytes=frame_bytes, level=level, segment_entry_bytes=segment_entry_bytes,
-                                    adopt=adopt)
+                                    adopt=adopt, lost=lost)
     except BaseException:
         index.close()
         raise
@@ -265,25 +266,29 @@ def _refuse_paired_root(root: Path) -> None:
     marker = local_marker(root)[0]()
     if marker is not None:
         raise InvalidArgument(
-            f"the files under {root} belong to a PostgreSQL index (their {MARKER_NAME} marker names store {marker}): "
+            f"the files under {root} belong to a PostgreSQL index (their {MARKER_NAME} marker names store "
+            f"{marker.id}): "
             "open them with that index ($SCRATCHFS_INDEX or --index postgresql://...), or give this local store "
             f"another root; if that index is gone for good, remove {root / MARKER_NAME} and rebuild a local index "
             "from the blobs (scratchfs fsck --rebuild-index)")
 
 
-def adopt_pairing(root: Path, index_url: str, blobs_url: str | None, *, busy_timeout: float) -> None:
+def adopt_pairing(root: Path, index_url: str, blobs_url: str | None, *, busy_timeout: float,
+                  lost: bool = False) -> None:
     """Before ``fsck --rebuild-index`` of a PostgreSQL index lost whole (its schema dropped, its rows deleted): pair
-    it with the blobs it is rebuilt from (the store id their marker names), which would otherwise refuse it as
-    another index's. An index that has rows or a pairing is checked as on any opening. Raises as
+    it with the blobs it is rebuilt from, taking them over (a store id of its own in their marker: the index that
+    owned them is refused from then on), which would otherwise refuse it as another index's. An index that has rows
+    or a pairing is checked as on any opening. With ``lost`` (``fsck --lost-blobs --repair``) instead: pair an index
+    with blobs that lost its entries (no marker, none of its newest rows' blobs), which would refuse it. Raises as
     :func:`open_backends`."""
     index, blobs = open_backends(root, index_url, blobs_url, busy_timeout=busy_timeout, durable=False,
-                                 frame_bytes=FRAME_BYTES, level=ZSTD_LEVEL, adopt=True)
+                                 frame_bytes=FRAME_BYTES, level=ZSTD_LEVEL, adopt=not lost, lost=lost)
     blobs.close()
     index.close()
 
 
 def _paired_blobs(index: Any, root: Path, blobs_url: str, *, busy_timeout: float, durable: bool, frame_bytes: int,
-                  level: int, segment_entry_bytes: int, adopt: bool) -> BlobStore:
+                  level: int, segment_entry_bytes: int, adopt: bool, lost: bool) -> BlobStore:
     """The blob store of a PostgreSQL ``index``, after :func:`scratchfs.engine.pairing.check_pairing` (left to the
     object store's first request when it cannot answer now: a store still opens -- and offload passes results
     through -- while its object store is down). Raises as :func:`open_backends`."""
@@ -301,7 +306,11 @@ def _paired_blobs(index: Any, root: Path, blobs_url: str, *, busy_timeout: float
             read_marker, write_marker = s3_marker(blobs)
             holds_blobs = None
         check = functools.partial(check_pairing, index, location_of(blobs_url), read_marker, write_marker,
-                                  blobs.exists, adopt=adopt, holds_blobs=holds_blobs)
+                                  blobs.exists, adopt=adopt, lost=lost, holds_blobs=holds_blobs)
+        # the check again, for each sweep (sweep_backends): an attribute of the store, as a table keyed by the
+        # store would keep it alive (the check refers to it)
+        blobs.fence = functools.partial(check_pairing, index, location_of(blobs_url),  # type: ignore[union-attr]
+                                        read_marker, write_marker, blobs.exists)
         try:
             check()
         except (StorageError, StoreBusy):
@@ -481,12 +490,21 @@ def sweep_backends(index: IndexBackend, blobs: BlobStore, lock_path: str, now: C
     store clock (epoch seconds), read once the sweep's lock is held.
 
     Raises:
+        InvalidArgument: the blobs of this PostgreSQL index belong to another index now (a rebuild took them over:
+            :mod:`scratchfs.engine.pairing`); nothing more is deleted.
         StoreBusy, StorageError: from the backends.
     ``full``: the local sweep reconciles every row and file at once instead of its next slice.
     """
 
+    fence = getattr(blobs, "fence", _unfenced)
     if isinstance(blobs, Blobs):
+        fence()  # (files of a PostgreSQL index: checked once a sweep, before it takes its lock)
         return sweep(index, blobs, lock_path, now, grace, wait, full)  # type: ignore[arg-type]
     from scratchfs.engine.fleet_sweeper import fleet_sweep
 
-    return fleet_sweep(index, blobs, now, grace, wait, time.time)  # type: ignore[arg-type]
+    return fleet_sweep(index, blobs, now, grace, wait, time.time, fence)  # type: ignore[arg-type]
+
+
+def _unfenced() -> None:
+    """The fence of a local store's files (no pairing: nothing to check)."""
+

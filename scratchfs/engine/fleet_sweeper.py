@@ -24,6 +24,17 @@ work, the others return at once with ``skipped=True``. Steps, each a short trans
    object and commits its row), so no row is committed for an object deleted after that look. (A write slower than
    the grace period still loses its object -- its check finds it gone and writes no row -- which is what the grace
    period's length guards against.)
+
+**Ownership.** Before each batch of step 1 (before its rows are taken) and under the delete lock right before step
+4's deletions, the sweep runs the store's pairing check again (``fence``:
+:func:`~scratchfs.engine.pairing.check_pairing`, one ``GET`` of the marker and one query): once another index has
+taken the prefix over (``fsck --rebuild-index`` into another schema), the sweep of the index that lost it raises
+``InvalidArgument`` and deletes nothing more -- a long-running sweeper of the old schema would otherwise remove the
+new one's objects as orphans. Remaining window: a takeover landing between that check and the ``DeleteObjects`` it
+precedes (one request, at most about ``busy_timeout``) is not seen by that batch; the objects in it were listed
+before the check, so none is a write of the new index (those follow its marker), but the rebuild may have restored
+rows for some of them (an orphan of the old index, a bound blob of an entry it just expired), which then read as
+missing.
 """
 
 from __future__ import annotations
@@ -44,7 +55,8 @@ log = logging.getLogger(__name__)
 
 
 def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], float], grace: float,
-                wait: float | None, clock: Callable[[], float] = time.time) -> SweepResult:
+                wait: float | None, clock: Callable[[], float] = time.time,
+                fence: Callable[[], None] = lambda: None) -> SweepResult:
     """Run one fleet sweep (see the module docstring).
 
     Args:
@@ -52,8 +64,11 @@ def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], 
             on the database clock).
         grace: seconds an object with no row is left alone (by its ``LastModified``, against ``clock()``).
         wait: seconds to wait for another host's sweep; ``None`` or 0 returns at once with ``skipped=True``.
+        fence: the store's pairing check (see Ownership above), raising InvalidArgument when another index owns
+            the prefix.
 
     Raises:
+        InvalidArgument: another index owns the prefix now (``fence``; what was done before stays done).
         StoreBusy, StorageError: from the index or the object store (what was done before stays done).
     """
     with index.sweep_lock(wait) as got:
@@ -64,6 +79,7 @@ def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], 
         rows = files = freed = 0
         failures: set[str] = set()  # keys the store did not delete (one object may fail in two steps)
         while True:
+            fence()  # (before the rows are taken: a sweep refused changes nothing of the batch)
             batch = index.pop_expired(now, BATCH_ROWS)
             rows += len(batch)
             if batch:
@@ -82,17 +98,8 @@ def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], 
                    if _where(run_id, agent_id, blob) not in listed
                    and ((key := blobs.object_key(run_id, agent_id, blob)) is None or blobs.head(key) is None)]
         dropped = index.delete_rows(missing)
-        named = {_where(*row[1:]) for row in known}
-        cutoff = clock() - grace
-        candidates = [obj for obj in objects if (obj.run, obj.agent, obj.token) not in named and obj.modified <= cutoff]
-        removed: list = []
-        if candidates:
-            with blobs.delete_lock(True, blobs.timeout):  # no write commits a row between this look and the delete
-                named = {_where(*row[1:]) for row in index.blob_rows()}  # committed since the first read: kept
-                candidates = [obj for obj in candidates if (obj.run, obj.agent, obj.token) not in named]
-                deleted, failed = blobs.delete_confirmed(obj.location for obj in candidates)
-            removed = [obj for obj in candidates if obj.location in deleted]  # only what the store confirmed
-            failures.update(failed)
+        removed, failed = _remove_orphans(index, blobs, objects, known, clock() - grace, fence)
+        failures.update(failed)
         if failures:
             log.warning("scratchfs: fleet sweep: the object store did not delete %d objects (left for the next "
                         "sweep)", len(failures))
@@ -102,6 +109,23 @@ def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], 
                         unread_why(blobs.unread_listed[0]))
         return SweepResult(rows + dropped, files, freed + sum(obj.size for obj in removed), len(removed), dropped,
                            len(failures), unread_objects=len(blobs.unread_listed))
+
+
+def _remove_orphans(index: PostgresIndex, blobs: S3Blobs, objects: list, known: list, cutoff: float,
+                    fence: Callable[[], None]) -> tuple[list, list[str]]:
+    """Step 4: delete the listed ``objects`` that no row of ``known`` (nor of a second look, under the exclusive
+    delete lock) names and that were last modified at or before ``cutoff`` (epoch seconds), after ``fence``; return
+    the objects the store confirmed deleted and the keys it did not delete."""
+    named = {_where(*row[1:]) for row in known}
+    candidates = [obj for obj in objects if (obj.run, obj.agent, obj.token) not in named and obj.modified <= cutoff]
+    if not candidates:
+        return [], []
+    with blobs.delete_lock(True, blobs.timeout):  # no write commits a row between this look and the delete
+        named = {_where(*row[1:]) for row in index.blob_rows()}  # committed since the first read: kept
+        candidates = [obj for obj in candidates if (obj.run, obj.agent, obj.token) not in named]
+        fence()  # the prefix is still this index's, right before its orphans go
+        deleted, failed = blobs.delete_confirmed(obj.location for obj in candidates)
+    return [obj for obj in candidates if obj.location in deleted], list(failed)  # only what the store confirmed
 
 
 def _where(run_id: str, agent_id: str, blob: str) -> tuple[str, str, str]:

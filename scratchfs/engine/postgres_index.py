@@ -244,10 +244,12 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
         return int(row[0]), int(row[1])
 
     def put(self, entry: Entry, frame_newlines: bytes, check: Callable[[], bool],
-            quota: tuple[int | None, int | None] = (None, None)) -> tuple[bool, str | None]:
+            quota: tuple[int | None, int | None] = (None, None),
+            keep_times: bool = False) -> tuple[bool, str | None]:
         """Insert or replace the row of ``(run_id, agent_id, kind, key)`` in one transaction (see
         :meth:`scratchfs.engine.sqlite_index.Index.put`). With the database clock the row's ``created_at`` is the
-        server's now and ``expires_at`` that plus ``ttl``.
+        server's now and ``expires_at`` that plus ``ttl`` -- unless ``keep_times`` (a row rebuilt from its blob,
+        :func:`scratchfs.api.restore.restore_blob`): the entry's ``created_at`` and ``expires_at`` (epoch seconds).
 
         Raises:
             QuotaExceeded: the run would go over a quota; nothing was written.
@@ -261,8 +263,9 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
             if not check():  # a delete of its run or agent took the blob: the write is ordered before it
                 conn.execute(self.q(OVERTAKEN), ident)  # its tombstone, as the delete left its entries'
                 return False, None
-            created = conn.execute(self.q("SELECT @NOW"), ident).fetchone()[0] if self.database_clock else e.created_at
-            expires = created + e.ttl if self.database_clock else e.expires_at
+            stamp = self.database_clock and not keep_times
+            created = conn.execute(self.q("SELECT @NOW"), ident).fetchone()[0] if stamp else e.created_at
+            expires = created + e.ttl if stamp else e.expires_at
             if quota != (None, None):
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(f"scratchfs quota {e.run_id}"),))
             old = None if e.kind == "handle" else conn.execute(
