@@ -244,6 +244,8 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
                        f"the sweep reclaims a wholly dead segment once it was last written over orphan_grace "
                        f"({store.settings.orphan_grace:g} s) ago (counted with the orphans); the dead bytes of "
                        "others stay until their segment is wholly dead (compaction is off)")
+        if report.uploads is not None and report.uploads[0]:
+            click.echo(_uploads_line(*report.uploads))
         if report.problems:
             show(problems_listing([replace(p, detail=as_invoked(p.detail)) for p in report.problems],
                                   str(store.root)))
@@ -256,6 +258,15 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
         remain = "1 problem remains" if left == 1 else f"{left} problems remain"
         what = f"{remain}{hint}" if left else f"the index failed its integrity check: {report.index}"
         raise CorruptBlob(what)
+
+
+def _uploads_line(count: int, oldest_age: float | None) -> str:
+    """The line of ``fsck`` for an S3 store's incomplete multipart uploads (what they are, what ends them)."""
+    age = "" if oldest_age is None else f", the oldest begun {oldest_age / 3600:.1f} h ago"
+    return (f"incomplete multipart uploads under the prefix: {count}{age} (spills in flight, or ones the store stopped "
+            "answering in the middle of, which are not aborted); they hold storage until aborted: give the bucket a "
+            "lifecycle rule that aborts incomplete multipart uploads (AbortIncompleteMultipartUpload, "
+            "DaysAfterInitiation 1; README: S3 permissions)")
 
 
 _SKIPS = {"unbound": "with no binding frame (written before it, by the first scratchfs: no row can be rebuilt from "
