@@ -128,6 +128,21 @@ def test_the_cascade_is_the_schemas_and_a_url_without_runs_table_is_told_so(post
     assert "invalid argument: the platform's runs table" in done.output
 
 
+def test_a_runtime_role_opens_a_tied_schema_without_access_to_the_runs_table(postgres_dsn, pg_schema, runs, role,
+                                                                             tmp_path):
+    """The tie is looked up in the catalogs alone: a runtime role needs no privilege on the platform's schema (the
+    foreign key's checks run as the tables' owners)."""
+    tie = f"&runs_table={runs}.runs(id)"
+    with ScratchStore(tmp_path, index=postgres_url(postgres_dsn, pg_schema) + tie) as store:
+        store.scope("run-1", "agent").spill(b"by the admin")
+    admin(postgres_dsn, *runtime_grants(pg_schema, role))
+    with ScratchStore(tmp_path, index=as_role(postgres_dsn, pg_schema, role) + tie) as store:
+        store.scope("run-1", "agent").spill(b"by the runtime role")
+        with pytest.raises(InvalidArgument, match="has no run 'run-2'"):
+            store.scope("run-2", "agent").spill(b"a run the platform does not know")
+        assert len(store.list_entries()) == 2
+
+
 def test_a_schema_holding_other_tables_is_not_taken_for_an_index(postgres_dsn, pg_schema, tmp_path):
     admin(postgres_dsn, f'CREATE SCHEMA "{pg_schema}"', f'CREATE TABLE "{pg_schema}".unrelated (id int)')
     with pytest.raises(NotFound, match="holds other tables and no scratchfs index"):

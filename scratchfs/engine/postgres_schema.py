@@ -195,19 +195,20 @@ def _tied(conn: psycopg.Connection, schema: str, runs: tuple[str | None, str, st
         InvalidArgument: it has one to another table or column.
     """
     ref_schema, table, column = runs
-    target = pg_sql.Identifier(table) if ref_schema is None else pg_sql.Identifier(ref_schema, table)
-    tied = conn.execute(  # the table and column the schema is tied to, if it is
-        "SELECT c.confrelid::regclass::text, a.attname, c.confrelid = to_regclass(%s) FROM pg_constraint c "
+    tied = conn.execute(  # the table and column the schema is tied to, if it is (read from the catalogs alone: a
+        "SELECT n.nspname, r.relname, a.attname FROM pg_constraint c "  # runtime role may not see the platform's)
+        "JOIN pg_class r ON r.oid = c.confrelid JOIN pg_namespace n ON n.oid = r.relnamespace "
         "JOIN pg_attribute a ON a.attrelid = c.confrelid AND a.attnum = c.confkey[1] "
-        "WHERE c.conname = 'entries_run_fk' AND c.conrelid = %s::regclass",
-        (target.as_string(conn), f'"{schema}".entries'),
+        "WHERE c.conname = 'entries_run_fk' AND c.conrelid = %s::regclass", (f'"{schema}".entries',),
     ).fetchone()
-    if tied is not None and not (tied[2] and tied[1] == column):
+    if tied is None:
+        return False
+    if (tied[1], tied[2]) != (table, column) or ref_schema not in (None, tied[0]):
         raise InvalidArgument(
-            f"the index schema {schema!r} is tied to the runs table {tied[0]}({tied[1]}), not {runs_name(runs)} "
-            f"(runs_table= in the index URL): give the table it is tied to, or have an admin end the tie "
-            f"({untie_command(schema)}) and open it again with the new runs_table=")
-    return tied is not None
+            f"the index schema {schema!r} is tied to the runs table {tied[0]}.{tied[1]}({tied[2]}), not "
+            f"{runs_name(runs)} (runs_table= in the index URL): give the table it is tied to, or have an admin end "
+            f"the tie ({untie_command(schema)}) and open it again with the new runs_table=")
+    return True
 
 
 def _tie_to_runs(conn: psycopg.Connection, schema: str, runs: tuple[str | None, str, str]) -> None:
