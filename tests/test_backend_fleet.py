@@ -15,7 +15,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from scratchfs import Deleted, NotFound, Observation, ScratchStore, StorageError
+from scratchfs import Deleted, InvalidArgument, NotFound, Observation, ScratchStore, StorageError
 from scratchfs.foundation.checks import new_token
 from tests.fleet_host import content
 from tests.services import free_port, postgres_url
@@ -197,7 +197,7 @@ def test_the_platform_cascade_deletes_entries_and_the_sweep_reclaims_their_objec
         doomed, kept = store.scope("run-1", "agent"), store.scope("run-2", "agent")
         handles = [doomed.spill(b"doomed " * 2000).handle for _ in range(3)]
         keep = kept.spill(b"kept " * 2000).handle
-        with pytest.raises(StorageError, match="runs table"):
+        with pytest.raises(InvalidArgument, match="runs table"):  # (a setting error: exit 2)
             store.scope("run-unknown", "agent").spill(b"no such run")
         with psycopg.connect(postgres_dsn, autocommit=True) as conn:
             conn.execute(f"DELETE FROM \"{platform}\".runs WHERE id = 'run-1'")  # the platform deletes its run

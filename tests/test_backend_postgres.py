@@ -15,7 +15,7 @@ from scratchfs.engine.postgres_index import PostgresIndex
 from scratchfs.engine.postgres_schema import SCHEMA_VERSION
 from scratchfs.engine.sqlite_index import Entry
 from scratchfs.foundation.checks import new_token
-from scratchfs.foundation.errors import QuotaExceeded, StorageError, StoreBusy
+from scratchfs.foundation.errors import InvalidArgument, QuotaExceeded, StorageError, StoreBusy
 
 NOW = 1_800_000_000.0
 
@@ -199,7 +199,7 @@ def test_platform_cascade_deletes_entries_with_the_run_row(postgres_dsn, pg_sche
         kept, doomed = entry(run="run-2", key="k"), entry(run="run-1", key="d")
         index.put(kept, b"", lambda: True)
         index.put(doomed, b"", lambda: True)
-        with pytest.raises(StorageError, match="runs table"):
+        with pytest.raises(InvalidArgument, match="runs table"):  # (a setting error: exit 2)
             index.put(entry(run="run-unknown"), b"", lambda: True)
         with psycopg.connect(postgres_dsn, autocommit=True) as conn:
             conn.execute(f"DELETE FROM \"{pg_schema}_p\".runs WHERE id = 'run-1'")

@@ -11,7 +11,7 @@ import time
 import psycopg
 import pytest
 
-from scratchfs import Observation, ScratchStore, StorageError, StoreBusy
+from scratchfs import InvalidArgument, Observation, ScratchStore, StorageError, StoreBusy
 from tests.services import postgres_url
 
 
@@ -31,11 +31,11 @@ def test_a_spill_for_a_run_the_runs_table_lacks_names_the_run_and_the_table(post
     index = postgres_url(postgres_dsn, pg_schema) + f"&runs_table={platform}"
     with ScratchStore(tmp_path, index=index) as store:
         store.scope("run-1", "agent").spill(b"a known run")
-        with pytest.raises(StorageError) as err:
+        with pytest.raises(InvalidArgument) as err:
             store.scope("run-unknown", "agent").spill(b"no such run")
         assert str(err.value) == (
             f"the platform's runs table {platform} has no run 'run-unknown' while writing an entry: the platform "
-            "adds a run's row before its agents write (or leave runs_table= off the index URL)")
+            "adds a run's row before its agents write")
         assert [e.run_id for e in store.list_entries()] == ["run-1"]
 
 
@@ -45,12 +45,12 @@ def test_tying_an_existing_schema_to_a_runs_table_names_the_runs_it_lacks(postgr
     with ScratchStore(tmp_path, index=plain) as store:
         for run in ("run-1", "run-7", "run-9", "run-9"):
             store.scope(run, "agent").spill(f"an entry of {run}".encode())
-    with pytest.raises(StorageError) as err:
+    with pytest.raises(InvalidArgument) as err:
         ScratchStore(tmp_path, index=plain + f"&runs_table={platform}")
     assert str(err.value) == (
         f"cannot tie the index schema '{pg_schema}' to the runs table {platform}: its entries name 2 runs the table "
         "lacks ('run-7', 'run-9'); add them to the table, delete their entries (scratchfs delete-run), or leave "
-        "runs_table= off the index URL")
+        "runs_table= off the index URL (nothing was changed)")
     with ScratchStore(tmp_path, index=plain) as store:  # nothing was changed: the schema works as before
         assert len(store.list_entries()) == 4
         store.delete_run("run-7")

@@ -29,6 +29,7 @@ are not checked: they are the sweeper's (:mod:`scratchfs.sweeper`).
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -40,7 +41,7 @@ from scratchfs.api.old_blobs import bind_unbound, bindable, verified
 from scratchfs.api.rebuild import RebuildReport
 from scratchfs.api.rebuild import rebuild_index as rebuild
 from scratchfs.api.store import ScratchStore
-from scratchfs.engine.backends import blob_age, find_orphan, local_blobs
+from scratchfs.engine.backends import blob_age, find_orphan, incomplete_uploads, local_blobs
 from scratchfs.engine.protocols import BlobFile, Entry
 from scratchfs.engine.seekable import FormatError, read_seek_table
 from scratchfs.engine.segment_sweep import SegmentUsage, known_locations, segment_usage
@@ -50,6 +51,8 @@ from scratchfs.engine.verify import verify_blob
 from scratchfs.foundation import checks, cursors
 from scratchfs.foundation.errors import CorruptBlob, InvalidArgument, StorageError, unless_exhausted
 from scratchfs.foundation.limits import SOON_SECONDS
+
+log = logging.getLogger(__name__)
 
 DEFAULT_SOON = SOON_SECONDS
 """Seconds: ``stats`` counts entries expiring within this as expiring soon."""
@@ -265,6 +268,9 @@ class FsckReport:
         segments: the segment files' live and dead bytes (:class:`~scratchfs.engine.segment_sweep.SegmentUsage`;
             ``None`` for a blob store without segments, or a bounded or resumed check). Dead bytes are not a
             problem: the sweeper reclaims them.
+        uploads: ``(count, oldest age in seconds or None)`` of the incomplete multipart uploads under an S3 store's
+            prefix (``None``: files under a root, a bounded or resumed check, or a listing refused -- logged).
+            Not a problem of the store: storage the bucket's lifecycle rule should end (README: S3 permissions).
     """
 
     entries_checked: int = 0
@@ -275,6 +281,7 @@ class FsckReport:
     rebuilt: RebuildReport | None = None
     next_cursor: str | None = None
     segments: SegmentUsage | None = None
+    uploads: tuple[int, float | None] | None = None
 
     @property
     def clean(self) -> bool:
@@ -304,7 +311,19 @@ class FsckReport:
             out["rebuilt"] = self.rebuilt.to_dict()
         if self.segments is not None:
             out["segments"] = self.segments.to_dict()
+        if self.uploads is not None:
+            out["incomplete_uploads"] = {"count": self.uploads[0], "oldest_age": self.uploads[1]}
         return out
+
+
+def _uploads(store: ScratchStore) -> tuple[int, float | None] | None:
+    """:attr:`FsckReport.uploads` (the oldest's age by the store's clock), or ``None`` (a listing refused: logged)."""
+    try:
+        found = incomplete_uploads(store.blobs)
+    except StorageError as exc:
+        log.warning("scratchfs fsck: cannot count the incomplete multipart uploads (%s)", exc)
+        return None
+    return None if found is None else (found[0], None if found[1] is None else max(0.0, store.now() - found[1]))
 
 
 def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
@@ -338,6 +357,7 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
     report.index = store.integrity_check()
     start = None if after is None else decode_cursor(after)
     files = _blob_files(store, report) if after is None and limit is None else None
+    report.uploads = _uploads(store) if files is not None else None
     broken_rows: list[tuple[int, str]] = []
     broken_problems: list[Problem] = []
     unbound: list[tuple[Entry, Problem]] = []  # written before the binding frame: a repair binds, never removes them

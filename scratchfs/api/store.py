@@ -71,15 +71,15 @@ def store_root(root: str | os.PathLike[str] | None) -> Path:
 
 
 def existing_store(root: str | os.PathLike[str] | None, *, new_index_ok: bool = False,
-                   busy_timeout: float = BUSY_TIMEOUT) -> Path:
+                   busy_timeout: float = BUSY_TIMEOUT, index: str | None = None, blobs: str | None = None) -> Path:
     """:func:`store_root`, when it exists: what a command that only reads or removes opens, so that a mistyped root
     is told, not made into a new empty store (an index, a reserve file and three folders). With a PostgreSQL index
     (``$SCRATCHFS_INDEX``) the root holds only lock files and is not checked, but the index's schema must hold an
     index (a mistyped ``?schema=`` is told, not created empty; unless ``new_index_ok``: a rebuild of a lost one);
     nor is it with other than local blobs (``$SCRATCHFS_BLOBS``: the opening tells a configuration no store can
     have before it makes anything; the index is asked within about ``busy_timeout`` seconds). A directory that
-    exists is opened as :class:`ScratchStore` opens it (a folder
-    of other files is refused there).
+    exists is opened as :class:`ScratchStore` opens it (a folder of other files is refused there). ``index`` and
+    ``blobs``: the URLs, as :class:`ScratchStore` takes them (unset: the environment's).
 
     Raises:
         NotFound: nothing is at the root's path (``ENOENT``, looked up without following a link), or a link to where
@@ -88,8 +88,10 @@ def existing_store(root: str | os.PathLike[str] | None, *, new_index_ok: bool = 
         InvalidArgument: as :func:`store_root`; a malformed index URL.
     """
     path = store_root(root)
-    if not (local_index(os.environ.get(ENV_INDEX)) and local_blobs(os.environ.get(ENV_BLOBS))):
-        missing = None if new_index_ok else missing_index(os.environ.get(ENV_INDEX), busy_timeout)
+    index = os.environ.get(ENV_INDEX) if index is None else index
+    blobs = os.environ.get(ENV_BLOBS) if blobs is None else blobs
+    if not (local_index(index) and local_blobs(blobs)):
+        missing = None if new_index_ok else missing_index(index, busy_timeout)
         if missing:
             raise NotFound(missing)
         return path  # (a fleet's root holds only locks; blobs no store can have are told by the opening, first)

@@ -13,7 +13,15 @@ from dataclasses import replace
 
 import click
 
-from scratchfs.api.inspector import PAGE_ROWS, decode_cursor, encode_cursor, fsck, iter_entries, stats_in_sql
+from scratchfs.api.inspector import (
+    PAGE_ROWS,
+    check_filter,
+    decode_cursor,
+    encode_cursor,
+    fsck,
+    iter_entries,
+    stats_in_sql,
+)
 from scratchfs.api.old_blobs import bindable
 from scratchfs.api.rebuild import open_for_rebuild, open_lost_blobs
 from scratchfs.api.store import ScratchStore, existing_store
@@ -24,7 +32,9 @@ from scratchfs.cli.app import (
     Integer,
     Seconds,
     as_invoked,
+    command_busy_timeout,
     command_settings,
+    command_store,
     echo_json,
     main,
     opened,
@@ -36,6 +46,7 @@ from scratchfs.cli.app import (
     with_store,
 )
 from scratchfs.cli.settings_options import Size, settings_options
+from scratchfs.engine.backends import ENV_INDEX
 from scratchfs.foundation.errors import CorruptBlob, ScratchError, StorageError
 from scratchfs.foundation.limits import SOON_SECONDS
 from scratchfs.loader import MAX_FILE_BYTES, TOO_LARGE, Skipped, load_dir
@@ -56,6 +67,7 @@ TERMINAL_LIMIT = 50
 @click.option("--after", "after", default=None, metavar="CURSOR",
               help="Go on after this cursor (printed on stderr when --limit cut a listing short).")
 @JSON_TABLE
+@settings_options(fleet_only=True)
 @with_existing_store
 def ls(store: ScratchStore, run_id: str | None, agent_id: str | None, limit: int | None, after: str | None,
        as_json: bool) -> None:
@@ -123,20 +135,35 @@ def _print_page(page: list, shown: int, as_json: bool, store: ScratchStore, titl
 @main.command("stats")
 @root_option
 @click.option("--run", "run_id", default=None, help="Only this run [default: every run].")
+@click.option("--agent", "agent_id", default=None, help="Only this agent (of every run, or of --run's).")
 @click.option("--soon", type=Seconds(zero_ok=True), default=SOON_SECONDS, show_default=True,
               help="Seconds: entries expiring within this count as expiring soon.")
 @JSON_TABLE
+@settings_options(fleet_only=True)
 @with_existing_store
-def stats_command(store: ScratchStore, run_id: str | None, soon: float, as_json: bool) -> None:
+def stats_command(store: ScratchStore, run_id: str | None, agent_id: str | None, soon: float, as_json: bool) -> None:
     """Per run and agent: entries, bytes in, bytes on disk, oldest entry, entries expiring soon (aggregated by the
     index: no entry is loaded)."""
-    rows = stats_in_sql(store, store.now(), soon, run_id)
+    check_filter(run_id, agent_id)
+    rows = [row for row in stats_in_sql(store, store.now(), soon, run_id)
+            if agent_id is None or row.agent_id == agent_id]
     if as_json:
         echo_json([row.to_dict() for row in rows])
         return
     from scratchfs.cli.render import show, stats_listing
 
-    show(stats_listing(rows, soon, title=f"{'run ' + run_id if run_id else 'all runs'} at {store.root}"))
+    where = store.root if store.embedded else repr(store)
+    title = f"{'run ' + run_id if run_id else 'all runs'}{', agent ' + agent_id if agent_id else ''} at {where}"
+    show(stats_listing(rows, soon, title=title))
+
+
+def _whole_store(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    """``fsck --run``/``--agent``: a usage error saying why (fsck checks the whole store: orphans belong to no
+    row) and what looks at one run instead -- not click's bare "no such option"."""
+    if value is not None:
+        raise click.UsageError("fsck checks the whole store (an orphan blob belongs to no run's row) and takes no "
+                               "--run or --agent; for one run see `scratchfs stats --run RUN` or `scratchfs ls --run "
+                               "RUN`, or bound a check with --limit", ctx)
 
 
 @main.command("fsck")
@@ -158,23 +185,28 @@ def stats_command(store: ScratchStore, run_id: str | None, soon: float, as_json:
 @click.option("--after", "after", default=None, metavar="CURSOR", help="Resume after this cursor.")
 @click.option("--progress/--no-progress", default=None,
               help="Show a progress bar on stderr [default: on a terminal, for stores over 64 MiB or 1000 entries].")
+@click.option("--run", "--agent", "scope", default=None, hidden=True, expose_value=False, callback=_whole_store)
 @JSON_TABLE
+@settings_options(fleet_only=True)
 def fsck_command(root: str | None, repair: bool, quick: bool, rebuild_index: bool, lost_blobs: bool,
                  limit: int | None, after: str | None, progress: bool | None, as_json: bool) -> None:
     """Check the index against the blob files: missing, orphaned and corrupt entries (exit code 3 if any remain).
 
-    Entries are read a page at a time (constant memory); --limit bounds a check and --after resumes one."""
+    Entries are read a page at a time (constant memory); --limit bounds a check and --after resumes one. It checks
+    the whole store: it takes no --run or --agent."""
     if lost_blobs and (not repair or rebuild_index or limit is not None or after is not None):
         raise click.UsageError("--lost-blobs goes with --repair (it drops the rows whose blobs are gone, so the whole "
                                "index is checked: no --limit or --after), not with --rebuild-index")
     if after is not None:
         decode_cursor(after)  # a bad cursor is a usage error before any work
     root = resolve_root(root)  # --root, else the global --root or $SCRATCHFS_ROOT, else the default root
-    path = existing_store(root, new_index_ok=rebuild_index)  # (a rebuild too: a mistyped root has no blobs to
-    # restore; but a PostgreSQL schema lost whole is made again, for the blobs' rows)
+    urls = command_store()
     settings = command_settings()  # $SCRATCHFS_BUSY_TIMEOUT, as every command that opens a store reads it
-    store = open_for_rebuild(path, settings=settings) if rebuild_index else \
-        open_lost_blobs(path, settings=settings) if lost_blobs else ScratchStore(path, settings=settings)
+    path = existing_store(root, new_index_ok=rebuild_index, busy_timeout=command_busy_timeout(), **urls)  # (a
+    # rebuild too: a mistyped root has no blobs to restore; but a PostgreSQL schema lost whole is made again)
+    store = (open_for_rebuild(path, settings=settings, **urls) if rebuild_index
+             else open_lost_blobs(path, settings=settings, **urls) if lost_blobs
+             else ScratchStore(path, settings=settings, **urls))
     with store:
         _fsck(opened(store), repair, quick, rebuild_index, limit, after, progress, as_json)
 
@@ -220,6 +252,8 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
                        f"the sweep reclaims a wholly dead segment once it was last written over orphan_grace "
                        f"({store.settings.orphan_grace:g} s) ago (counted with the orphans); the dead bytes of "
                        "others stay until their segment is wholly dead (compaction is off)")
+        if report.uploads is not None and report.uploads[0]:
+            click.echo(_uploads_line(*report.uploads))
         if report.problems:
             show(problems_listing([replace(p, detail=as_invoked(p.detail)) for p in report.problems],
                                   str(store.root)))
@@ -232,6 +266,15 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
         remain = "1 problem remains" if left == 1 else f"{left} problems remain"
         what = f"{remain}{hint}" if left else f"the index failed its integrity check: {report.index}"
         raise CorruptBlob(what)
+
+
+def _uploads_line(count: int, oldest_age: float | None) -> str:
+    """The line of ``fsck`` for an S3 store's incomplete multipart uploads (what they are, what ends them)."""
+    age = "" if oldest_age is None else f", the oldest begun {oldest_age / 3600:.1f} h ago"
+    return (f"incomplete multipart uploads under the prefix: {count}{age} (spills in flight, or ones the store stopped "
+            "answering in the middle of, which are not aborted); they hold storage until aborted: give the bucket a "
+            "lifecycle rule that aborts incomplete multipart uploads (AbortIncompleteMultipartUpload, "
+            "DaysAfterInitiation 1; README: S3 permissions)")
 
 
 _SKIPS = {"unbound": "with no binding frame (written before it, by the first scratchfs: no row can be rebuilt from "
@@ -270,6 +313,24 @@ def _repair_hint(problems: list) -> str:
         return "; `scratchfs fsck --repair` binds their blobs (written before the binding frame)"
     return (f"; `scratchfs fsck --repair` binds the {bound} blobs written before the binding frame and removes the "
             "rest")
+
+
+@main.command("migrate-index")
+@click.option("--json", "as_json", is_flag=True, help="Print {schema, found, version} as JSON.")
+@settings_options(fleet_only=True)
+def migrate_index_command(as_json: bool) -> None:
+    """Create or migrate a PostgreSQL index's schema (--index or $SCRATCHFS_INDEX, with its ?schema= and
+    ?runs_table=) and nothing else: run it as a role that may create in the schema, once per scratchfs upgrade, so
+    that the fleet's runtime roles need no CREATE privilege (README: Beyond one host)."""
+    from scratchfs.engine.backends import migrate_index
+
+    schema, found, now = migrate_index(command_store().get("index", os.environ.get(ENV_INDEX)),
+                                       busy_timeout=command_busy_timeout())
+    if as_json:
+        echo_json({"schema": schema, "found": found, "version": now})
+        return
+    done = "created" if not found else "already current" if found == now else f"migrated from version {found}"
+    click.echo(f"index schema {schema!r}: {done} (version {now})")
 
 
 @main.command("load")

@@ -315,6 +315,19 @@ SETTINGS_META = "scratchfs.settings"
 the values given to them: a dict of :class:`~scratchfs.api.settings.Settings` field name -> checked value."""
 
 
+STORE_META = "scratchfs.store"
+"""The key in click's ``ctx.meta`` under which ``--index`` and ``--blobs`` (:mod:`scratchfs.cli.settings_options`)
+keep the URLs given to them: a dict of :class:`~scratchfs.api.store.ScratchStore` keyword -> URL."""
+
+
+def command_store() -> dict[str, str]:
+    """The keywords of :class:`~scratchfs.api.store.ScratchStore` the running command's ``--index`` and ``--blobs``
+    give (only those given, or read from ``$SCRATCHFS_INDEX`` / ``$SCRATCHFS_BLOBS`` by the option: the store reads
+    the same variables when they are not given)."""
+    ctx = click.get_current_context(silent=True)
+    return dict(ctx.meta.get(STORE_META) or {}) if ctx is not None else {}
+
+
 def command_settings() -> Settings | None:
     """The :class:`~scratchfs.api.settings.Settings` the running command's settings options (or their environment
     variables) give, or ``None`` when none is given: the store's defaults. Raises
@@ -356,7 +369,7 @@ def with_store(func: Callable) -> Callable:
 
     @functools.wraps(func)
     def wrapper(root: str | None, **kwargs: Any) -> Any:
-        with ScratchStore(resolve_root(root), settings=command_settings()) as store:
+        with ScratchStore(resolve_root(root), settings=command_settings(), **command_store()) as store:
             return func(opened(store), **kwargs)
 
     return wrapper
@@ -368,8 +381,9 @@ def with_existing_store(func: Callable) -> Callable:
 
     @functools.wraps(func)
     def wrapper(root: str | None, **kwargs: Any) -> Any:
-        path = existing_store(resolve_root(root), busy_timeout=command_busy_timeout())
-        with ScratchStore(path, settings=command_settings()) as store:
+        urls = command_store()
+        path = existing_store(resolve_root(root), busy_timeout=command_busy_timeout(), **urls)
+        with ScratchStore(path, settings=command_settings(), **urls) as store:
             return func(opened(store), **kwargs)
 
     return wrapper
@@ -485,8 +499,9 @@ class SourceFile(click.File):
 
 INPUT_ARGUMENT = click.argument("source", type=SourceFile(), default="-", required=False)
 
-__all__ = ["BUSY_TIMEOUT_ENV", "ENV_PREFIX", "EXIT_CODES_HELP", "INPUT_ARGUMENT", "SETTINGS_META", "TTL_OPTION",
-           "Folder", "Integer", "ScratchGroup", "Seconds", "Terminated", "command_busy_timeout", "command_settings",
+__all__ = ["BUSY_TIMEOUT_ENV", "ENV_PREFIX", "EXIT_CODES_HELP", "INPUT_ARGUMENT", "SETTINGS_META", "STORE_META",
+           "TTL_OPTION", "Folder", "Integer", "ScratchGroup", "Seconds", "Terminated", "command_busy_timeout",
+           "command_settings", "command_store",
            "echo_json", "fail", "global_option",
            "handle_termination", "json_accepted", "main", "misspelt_variables", "opened", "resolve_root",
            "resolve_scope", "restore_signals", "root_option", "scope_options", "stdout_bytes", "warn",

@@ -33,7 +33,9 @@ from scratchfs.api.store import ScratchStore, existing_store
 from scratchfs.cli.app import (
     Integer,
     Terminated,
+    command_busy_timeout,
     command_settings,
+    command_store,
     handle_termination,
     main,
     opened,
@@ -111,9 +113,10 @@ def serve_command(root: str | None, host: str, port: int, token: str | None, all
         # the arguments are readable by every local user, and so is the loopback port
         warn("warning: --token puts the token in the process's arguments, which every local user can read (ps): "
              "give it in $SCRATCHFS_TOKEN instead")
-    root = existing_store(resolve_root(root))  # a mistyped root is told, not served as a new empty store
-    sock = _listen(host, port)
-    with ScratchStore(root, settings=command_settings()) as store:
+    urls = command_store()
+    root = existing_store(resolve_root(root), busy_timeout=command_busy_timeout(), **urls)  # a mistyped root is told,
+    sock = _listen(host, port)  # not served as a new empty store
+    with ScratchStore(root, settings=command_settings(), **urls) as store:
         app = create_app(opened(store), token, allow_delete=allow_delete)
         config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False)
         bound = sock.getsockname()[1]

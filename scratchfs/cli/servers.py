@@ -9,9 +9,18 @@ from typing import Any
 import click
 
 from scratchfs.api.settings import SEGMENTS_ENV
-from scratchfs.cli.app import Integer, Seconds, command_settings, global_option, main, resolve_root, root_option, warn
+from scratchfs.cli.app import (
+    Integer,
+    Seconds,
+    command_settings,
+    command_store,
+    global_option,
+    main,
+    resolve_root,
+    root_option,
+    warn,
+)
 from scratchfs.cli.settings_options import Size, setting_env, settings_options
-from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import DEFAULT_TTL, SPILL_THRESHOLD_BYTES, SWEEP_INTERVAL
 
@@ -39,25 +48,20 @@ SWEEP_INTERVAL_OPTION = click.option(
 
 
 def store_options(func: Callable) -> Callable:
-    """``--index``, ``--blobs`` and ``--segment-entry-bytes``: what else the store is opened with, each also read
-    from its environment variable -- an MCP client starts a server with a minimal environment (HOME, PATH, ...), so
-    every setting the server reads from the environment can be given as an option of its own too."""
-    func = click.option("--segment-entry-bytes", type=Integer(minimum=0), default=None, metavar="BYTES",
+    """``--segment-entry-bytes`` (also read from its environment variable): what else a server's store is opened
+    with -- an MCP client starts a server with a minimal environment (HOME, PATH, ...), so every setting the server
+    reads from the environment can be given as an option of its own too (``--index`` and ``--blobs`` come with
+    :func:`~scratchfs.cli.settings_options.settings_options`, as on every command that opens a store)."""
+    return click.option("--segment-entry-bytes", type=Integer(minimum=0), default=None, metavar="BYTES",
                         envvar=SEGMENTS_ENV, show_envvar=True,
                         help="Store contents of at most this many bytes in segment files; 0: a file per entry "
                              "[default: 65536].")(func)
-    func = click.option("--blobs", "blobs_url", default=None, metavar="URL", envvar=ENV_BLOBS, show_envvar=True,
-                        help="Blob store: s3://bucket/prefix (needs a PostgreSQL index; AWS credentials from the "
-                             "environment) [default: files under the root].")(func)
-    return click.option("--index", "index_url", default=None, metavar="URL", envvar=ENV_INDEX, show_envvar=True,
-                        help="Index: postgresql://... [default: the SQLite file under the root].")(func)
 
 
-def store_arguments(index_url: str | None, blobs_url: str | None, segment_entry_bytes: int | None
-                    ) -> dict[str, Any]:
-    """The keywords of :class:`~scratchfs.api.store.ScratchStore` that :func:`store_options` gave (only those
-    given)."""
-    given = {"index": index_url, "blobs": blobs_url, "segment_entry_bytes": segment_entry_bytes}
+def store_arguments(segment_entry_bytes: int | None) -> dict[str, Any]:
+    """The keywords of :class:`~scratchfs.api.store.ScratchStore` given on the command line: ``--index``,
+    ``--blobs`` (:func:`~scratchfs.cli.app.command_store`) and ``--segment-entry-bytes`` (only those given)."""
+    given = {**command_store(), "segment_entry_bytes": segment_entry_bytes}
     return {name: value for name, value in given.items() if value is not None}
 
 
@@ -77,9 +81,8 @@ ALLOW_META_SCOPE = click.option(
 @ALLOW_META_SCOPE
 @SWEEP_INTERVAL_OPTION
 @settings_options()
-def mcp_command(root: str | None, run_id: str | None, agent_id: str | None, index_url: str | None,
-                blobs_url: str | None, segment_entry_bytes: int | None, allow_meta_scope: bool,
-                sweep_interval: float) -> None:
+def mcp_command(root: str | None, run_id: str | None, agent_id: str | None, segment_entry_bytes: int | None,
+                allow_meta_scope: bool, sweep_interval: float) -> None:
     """Serve read_handle and the scratchpad tools to an MCP client over stdio (needs: pip install 'scratchfs[mcp]').
 
     An MCP client starts the server with a minimal environment: give the store and scope here (--root, --run,
@@ -91,7 +94,7 @@ def mcp_command(root: str | None, run_id: str | None, agent_id: str | None, inde
         mcp_server.run(resolve_root(root), run_id if run_id is not None else global_option("run_id"),
                        agent_id if agent_id is not None else global_option("agent_id"),
                        sweep_interval, allow_meta_scope=allow_meta_scope, settings=command_settings(),
-                       store=store_arguments(index_url, blobs_url, segment_entry_bytes))
+                       store=store_arguments(segment_entry_bytes))
     except ImportError as exc:
         _missing_mcp(exc)
     except OSError as exc:
@@ -145,8 +148,8 @@ def _check_default_class(ctx: click.Context, param: click.Parameter, value: str)
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def mcp_proxy_command(root: str | None, run_id: str | None, agent_id: str | None, threshold: int,
                       classes: dict[str, str], default_class: str, ttl: float, timeout: float,
-                      index_url: str | None, blobs_url: str | None, segment_entry_bytes: int | None,
-                      allow_meta_scope: bool, sweep_interval: float, command: tuple[str, ...]) -> None:
+                      segment_entry_bytes: int | None, allow_meta_scope: bool, sweep_interval: float,
+                      command: tuple[str, ...]) -> None:
     """Run the MCP server COMMAND behind a proxy that spills its large text results (stdio; use -- before COMMAND).
 
     Offers the upstream's tools unchanged plus read_handle and the scratchpad tools (needs the mcp extra).
@@ -159,7 +162,7 @@ def mcp_proxy_command(root: str | None, run_id: str | None, agent_id: str | None
                                    run_id=run_id if run_id is not None else global_option("run_id"),
                                    agent_id=agent_id if agent_id is not None else global_option("agent_id"),
                                    allow_meta_scope=allow_meta_scope,
-                                   store=store_arguments(index_url, blobs_url, segment_entry_bytes))
+                                   store=store_arguments(segment_entry_bytes))
     try:
         mcp_proxy.run(config, sweep_interval, settings=command_settings())
     except ImportError as exc:

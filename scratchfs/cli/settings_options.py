@@ -1,5 +1,8 @@
 """A store's settings as command-line options, each with its environment variable, for every command that opens a
-store to write, to read for a model or to serve: ``@settings_options()`` on the command is all it takes.
+store: ``@settings_options()`` on the command is all it takes. Every such command takes the fleet's ``--index URL``
+(``$SCRATCHFS_INDEX``), ``--blobs URL`` (``$SCRATCHFS_BLOBS``) and ``--busy-timeout`` alike; the others below go to
+the commands they change something for (``fleet_only``: ``ls``, ``stats``, ``fsck``, ``sweep``, the deletes, have
+only those three).
 
 The options an operator sets (a deployment that starts ``scratchfs mcp`` from a JSON config and writes no Python):
 
@@ -37,7 +40,8 @@ import click
 from click.core import ParameterSource
 
 from scratchfs.api.settings import Settings
-from scratchfs.cli.app import SETTINGS_META, Integer, Seconds
+from scratchfs.cli.app import SETTINGS_META, STORE_META, Integer, Seconds
+from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX
 from scratchfs.foundation import limits
 from scratchfs.foundation.errors import InvalidArgument
 
@@ -129,21 +133,52 @@ _OPTIONS: tuple[tuple[str, str, click.ParamType | None, str, str], ...] = (
 
 _READ_SETTINGS = frozenset({"reply_budget_bytes", "pattern_timeout", "busy_timeout", "refresh_on_read"})
 """The settings a command that only reads uses (a quota, a TTL or durability would change nothing it does)."""
+_FLEET_SETTINGS = frozenset({"busy_timeout"})
+"""The settings of a command that only lists, counts, checks or removes (``ls``, ``stats``, ``fsck``, ``sweep``,
+the deletes): how long it waits for a busy or unreachable index."""
 
 
-def settings_options(*, ttl: bool = True, reads: bool = False) -> Callable[[Callable], Callable]:
-    """The decorator giving a command every settings option (see the module docstring); ``ttl=False`` leaves out
-    ``--default-ttl``, for a command whose own ``--ttl`` sets it (``mcp-proxy``); ``reads=True`` gives only those a
-    read uses (:data:`_READ_SETTINGS`: ``read-handle``, ``scratch-read``). The command opens its store with
-    :func:`~scratchfs.cli.app.command_settings` (``with_store`` and ``with_existing_store`` do)."""
+class StoreOption(click.Option):
+    """``--index`` or ``--blobs``: a URL of the store's backends, kept in ``ctx.meta[STORE_META]`` (read by
+    :func:`~scratchfs.cli.app.command_store`), not passed to the command. Given or from its variable, it wins over
+    nothing else: unset, the store reads the same variable itself."""
+
+    def process_value(self, ctx: click.Context, value: Any) -> Any:
+        value = super().process_value(ctx, value)
+        if value is not None and self.name is not None:
+            ctx.meta.setdefault(STORE_META, {})[self.name] = value
+        return value
+
+
+_STORE_OPTIONS = (
+    ("--index", "index", ENV_INDEX, "Index: postgresql://user@host:port/db (?schema=, ?runs_table=; the fleet's) "
+                                    "[env: SCRATCHFS_INDEX; default: the SQLite file under the root]."),
+    ("--blobs", "blobs", ENV_BLOBS, "Blob store: s3://bucket/prefix (needs a PostgreSQL index; AWS credentials from "
+                                    "the environment) [env: SCRATCHFS_BLOBS; default: files under the root]."),
+)
+
+
+def settings_options(*, ttl: bool = True, reads: bool = False, fleet_only: bool = False
+                     ) -> Callable[[Callable], Callable]:
+    """The decorator giving a command every settings option (see the module docstring) and the fleet's ``--index``
+    and ``--blobs``; ``ttl=False`` leaves out ``--default-ttl``, for a command whose own ``--ttl`` sets it
+    (``mcp-proxy``); ``reads=True`` gives only those a read uses (:data:`_READ_SETTINGS`: ``read-handle``,
+    ``scratch-read``); ``fleet_only=True`` only ``--busy-timeout`` beside the URLs (:data:`_FLEET_SETTINGS`: a
+    command that lists, counts, checks or removes). The command opens its store with
+    :func:`~scratchfs.cli.app.command_settings` and :func:`~scratchfs.cli.app.command_store` (``with_store`` and
+    ``with_existing_store`` do)."""
 
     def decorate(func: Callable) -> Callable:
         for flags, name, kind, help_text, default in reversed(_OPTIONS):
-            if (ttl or name != "default_ttl") and (not reads or name in _READ_SETTINGS):
+            if (ttl or name != "default_ttl") and (not reads or name in _READ_SETTINGS) and (
+                    not fleet_only or name in _FLEET_SETTINGS):
                 func = _option(flags, name, kind, help_text, default)(func)
+        for flags, name, env, help_text in reversed(_STORE_OPTIONS):
+            func = click.option(flags, name, cls=StoreOption, envvar=env, default=None, expose_value=False,
+                                metavar="URL", help=help_text)(func)
         return func
 
     return decorate
 
 
-__all__ = ["SIZE_UNITS", "SettingOption", "Size", "setting_env", "settings_options"]
+__all__ = ["SIZE_UNITS", "SettingOption", "Size", "StoreOption", "setting_env", "settings_options"]

@@ -253,6 +253,7 @@ def write_all(chunks: Iterator[bytes]) -> None:
 @scope_options
 @click.option("--prefix", default="", help="Only keys starting with this text (exact, case-sensitive).")
 @json_accepted
+@settings_options(fleet_only=True)
 @with_existing_store
 def scratch_list(store: ScratchStore, run_id: str, agent_id: str, prefix: str) -> None:
     """List the scratchpad's live keys as JSON."""
@@ -273,6 +274,7 @@ def scratch_list(store: ScratchStore, run_id: str, agent_id: str, prefix: str) -
 @scope_options
 @click.argument("key")
 @json_accepted
+@settings_options(fleet_only=True)
 @with_existing_store
 def scratch_delete(store: ScratchStore, run_id: str, agent_id: str, key: str) -> None:
     """Delete KEY from the scratchpad (exit code 1 if there was no live value)."""
@@ -289,6 +291,7 @@ def scratch_delete(store: ScratchStore, run_id: str, agent_id: str, key: str) ->
 @root_option
 @click.argument("run_id")
 @json_accepted
+@settings_options(fleet_only=True)
 @with_existing_store
 def delete_run(store: ScratchStore, run_id: str) -> None:
     """Delete every entry of RUN_ID, with its directory; print {run_id, rows_deleted} as JSON.
@@ -305,6 +308,7 @@ def delete_run(store: ScratchStore, run_id: str) -> None:
 @main.command("delete-agent")
 @scope_options
 @json_accepted
+@settings_options(fleet_only=True)
 @with_existing_store
 def delete_agent(store: ScratchStore, run_id: str, agent_id: str) -> None:
     """Delete every entry of one agent of a run, with its directory; print {run_id, agent_id, rows_deleted} as JSON.
@@ -321,6 +325,7 @@ def delete_agent(store: ScratchStore, run_id: str, agent_id: str) -> None:
 @main.command("sweep")
 @root_option
 @json_accepted
+@settings_options(fleet_only=True)
 @with_existing_store
 def sweep_command(store: ScratchStore) -> None:
     """Delete expired entries and their files, and reconcile orphans; print the counts as JSON."""

@@ -59,8 +59,10 @@ __all__ = [
     "create_empty_index",
     "describe_url",
     "find_orphan",
+    "incomplete_uploads",
     "local_blobs",
     "local_index",
+    "migrate_index",
     "missing_index",
     "open_backends",
     "require_extra",
@@ -348,10 +350,51 @@ def missing_index(index_url: str | None, busy_timeout: float = 10.0) -> str | No
     found = holds_index(dsn, schema, busy_timeout)
     if isinstance(found, StorageError):
         raise found  # (a server that did not answer in time: told now, not waited for again by the opening)
+    if found == "other":
+        return (f"the schema {schema!r} in the database at {describe_url(index_url)} holds other tables and no "
+                f"scratchfs index (check ?schema= in the index URL, ${ENV_INDEX})")
     if found is not False:
         return None
     return (f"no index schema {schema!r} in the database at {describe_url(index_url)}: a spill, scratch-write or "
-            f"load creates it (check ?schema= in the index URL, ${ENV_INDEX})")
+            f"load creates it (check ?schema= in the index URL, ${ENV_INDEX}), or scratchfs migrate-index does")
+
+
+def migrate_index(index_url: str | None, *, busy_timeout: float) -> tuple[str, int, int]:
+    """Create or migrate the PostgreSQL index ``index_url`` names -- its schema, its tables, the platform cascade of
+    its ``runs_table=`` -- and touch nothing else (no blobs, no root): what an admin runs as a role that may create
+    in the schema, so that the fleet's runtime roles need none of the ``CREATE`` privileges. Returns ``(schema,
+    version found (0: none), version now)``.
+
+    Raises:
+        InvalidArgument: no ``postgresql://`` index URL (a local SQLite index migrates as a store opens it), a
+            malformed one, a bad schema or runs table. StorageError, StoreBusy: as :func:`open_backends` (the
+            privilege the role lacks is named).
+    """
+    if local_index(index_url):
+        raise InvalidArgument(f"migrate-index needs a postgresql:// index URL (--index or ${ENV_INDEX}); a local "
+                              "SQLite index is migrated by any command that opens it")
+    dsn, schema, runs_table = _check_urls(index_url or "", "")  # type: ignore[misc]
+    from scratchfs.engine.postgres_index import PostgresIndex
+    from scratchfs.engine.postgres_schema import SCHEMA_VERSION
+
+    try:
+        index = PostgresIndex(dsn, schema=schema, busy_timeout=busy_timeout, runs_table=runs_table, clock="caller")
+    except ValueError as exc:
+        raise InvalidArgument(str(exc)) from None
+    index.close()
+    return schema, index.found_version, SCHEMA_VERSION
+
+
+def incomplete_uploads(blobs: BlobStore) -> tuple[int, float | None] | None:
+    """``(count, oldest start in epoch seconds or None)`` of the incomplete multipart uploads under an S3 store's
+    prefix (:mod:`scratchfs.engine.s3_uploads`); ``None`` for a blob store that makes none (files under a root).
+    Raises StorageError (the object store refused or did not answer)."""
+    if getattr(blobs, "bucket", None) is None:
+        return None
+    from scratchfs.engine.s3_uploads import incomplete_uploads as listed
+
+    found = listed(blobs)
+    return found.count, found.oldest
 
 
 def require_extra(extra: str, what: str) -> None:

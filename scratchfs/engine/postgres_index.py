@@ -28,8 +28,10 @@ version to open applies the missing steps in one transaction; an older scratchfs
 **Platform cascade.** ``runs_table="runs(id)"`` (optionally ``"schema.table(column)"``) adds a foreign key from
 ``entries.run_id`` to the platform's own runs table with ``ON DELETE CASCADE``: deleting the platform's run row
 deletes its entries in the same transaction; the sweeper then removes the blobs no row names (orphans). A write for
-a run the platform does not know fails with :class:`StorageError`. The referenced column must be ``text`` (or
-``varchar``) with a unique constraint.
+a run the platform does not know fails with :class:`InvalidArgument` (exit code 2). The tie is the schema's: an
+opening whose URL leaves ``runs_table`` off keeps it (one host's URL does not change the fleet's schema; an admin ends
+it, :func:`scratchfs.engine.postgres_schema.untie_command`), and one naming another table is refused. The
+referenced column must be ``text`` (or ``varchar``) with a unique constraint.
 
 **Failures** are typed within a bounded time: connections come from a ``psycopg_pool`` pool that waits at most
 ``busy_timeout`` seconds for a connection from a server that is up, and fails at once when the server refuses a fresh
@@ -71,7 +73,8 @@ _DB_NOW = "extract(epoch from statement_timestamp())::float8"
 _SCOPE_KEY = "run_id = %(run)s AND agent_id = %(agent)s AND kind = %(kind)s AND key = %(key)s"
 
 
-def _typed(exc: BaseException, doing: str, runs: tuple[str | None, str, str] | None = None) -> Exception:
+def _typed(exc: BaseException, doing: str, runs: tuple[str | None, str, str] | None = None,
+           schema: str = "scratchfs") -> Exception:
     """The store's error for a psycopg or pool failure (the DSN and its password never appear in a message)."""
     if isinstance(exc, (pg_errors.LockNotAvailable, pg_errors.QueryCanceled, pg_errors.DeadlockDetected,
                         pg_errors.SerializationFailure)):
@@ -80,7 +83,7 @@ def _typed(exc: BaseException, doing: str, runs: tuple[str | None, str, str] | N
         return flag_unavailable(exc, StorageError(f"no connection to the index database within the busy timeout "
                                                   f"while {doing} (the server is down, refusing or overloaded)"))
     if isinstance(exc, pg_errors.ForeignKeyViolation):
-        return run_refusal(exc, doing, runs)
+        return run_refusal(exc, doing, runs, schema)
     text = no_answer(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
     return flag_unavailable(exc, StorageError(f"the index database failed while {doing}: {text}"))
 
@@ -99,9 +102,11 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
         pool_size: most connections this process keeps open.
 
     Raises:
-        InvalidArgument-like ``ValueError``: a bad schema, runs table or clock.
-        StorageError: the database cannot be reached, the schema is newer than this scratchfs knows, or the foreign
-            key cannot be created. StoreBusy: the schema lock stayed busy.
+        InvalidArgument-like ``ValueError``: a bad schema, runs table or clock; InvalidArgument: the schema is tied
+            to another runs table, or its entries name runs the runs table lacks.
+        StorageError: the database cannot be reached, the schema is newer than this scratchfs knows, or the role
+            lacks the privilege that creating or migrating what is missing takes (named). StoreBusy: the schema lock
+            stayed busy.
     """
 
     def __init__(self, dsn: str, *, schema: str = "scratchfs", busy_timeout: float = 30.0,
@@ -123,7 +128,13 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
         self._delete_lock_key = lock_key(f"scratchfs delete {schema}")
         self.migrated_from: int | None = None
         """The schema version this object migrated the index from when it opened it, or ``None``."""
-        self._migrate()
+        self.found_version = 0
+        """The schema version found as it opened (0: none; the schema was created)."""
+        try:
+            self._migrate()
+        except BaseException:
+            self._connections.close()  # (no pool left behind by an opening that failed)
+            raise
 
     # -- connections ----------------------------------------------------------------------------------------------
 
@@ -143,7 +154,7 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
             with self._connections.connection() as conn:
                 yield conn
         except (psycopg.Error, PoolTimeout) as exc:
-            raise _typed(exc, doing, self._runs.groups() if self._runs is not None else None) from None
+            raise _typed(exc, doing, self._runs.groups() if self._runs is not None else None, self.schema) from None
 
     @contextmanager
     def transaction(self, doing: str) -> Iterator[psycopg.Connection]:
@@ -192,9 +203,10 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
         except (psycopg.Error, PoolTimeout) as exc:
             raise _typed(exc, "connecting to it") from None
         try:
-            with self.transaction("checking the index schema (creating or migrating it if needed)") as conn:
+            with self.connection("checking the index schema (creating or migrating it if needed)") as conn:
                 found = migrate(conn, self.schema, self._runs.groups() if self._runs is not None else None)
             self.migrated_from = found if 0 < found < SCHEMA_VERSION else None
+            self.found_version = found
         except PoolTimeout as exc:
             raise _typed(exc, "opening the index") from None
 

@@ -23,10 +23,10 @@ from psycopg_pool import PoolTimeout
 
 from scratchfs.engine.postgres_connect import bounded_connect
 from scratchfs.foundation.checks import shorten
-from scratchfs.foundation.errors import StorageError
+from scratchfs.foundation.errors import InvalidArgument, StorageError
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "busy_refusal", "flag_unavailable", "holds_index", "lock_key", "migrate",
-           "no_answer", "probe", "run_refusal", "runs_name"]
+           "no_answer", "probe", "run_refusal", "runs_name", "untie_command"]
 
 SCHEMA_VERSION = 3
 """The schema version this scratchfs writes and reads."""
@@ -59,28 +59,100 @@ def lock_key(text: str) -> int:
 
 
 def migrate(conn: psycopg.Connection, schema: str, runs: tuple[str | None, str, str] | None) -> int:
-    """Create or migrate ``schema`` inside the caller's transaction (under an advisory lock), and add the platform
-    cascade when ``runs`` (``(schema or None, table, column)``) is given. Returns the version found (0: none).
+    """Check ``schema`` and create or migrate only what is missing, and add the platform cascade when ``runs``
+    (``(schema or None, table, column)``) is given and its foreign key is not there yet. Returns the version found
+    (0: none). ``conn``: an autocommit connection, in no transaction.
+
+    A schema at this version (tied as ``runs`` asks) is only read -- its ``schema_version``, the foreign key looked
+    up --, so a runtime role with no ``CREATE`` privilege (``USAGE`` on the schema and rights on its tables) opens
+    it. Anything missing is made in one transaction begun once this session holds the schema's advisory lock (many
+    hosts may open a new schema at once; a transaction begun after the last holder committed reads the catalogs as
+    it left them), after the role's privileges are checked: an empty schema an admin made is migrated when the role
+    may create in it.
 
     Raises:
-        StorageError: the schema is newer than this scratchfs knows. psycopg errors: from the database.
+        StorageError: the schema is newer than this scratchfs knows; or something is missing that the role may not
+            create (the message names the privilege, the role and the admin's command). InvalidArgument: the schema
+            is tied to another runs table, or its entries name runs the runs table lacks. psycopg errors: from the
+            database.
     """
-    quoted = f'"{schema}"'
-    conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(f"scratchfs schema {schema}"),))
-    conn.execute(f"CREATE SCHEMA IF NOT EXISTS {quoted}")
-    conn.execute(f"CREATE TABLE IF NOT EXISTS {quoted}.schema_version (version integer PRIMARY KEY, "
-                 "applied_at timestamptz NOT NULL DEFAULT now())")
-    version = conn.execute(f"SELECT COALESCE(max(version), 0) FROM {quoted}.schema_version").fetchone()[0]
-    if version > SCHEMA_VERSION:
+    version = _version(conn, schema)
+    if version is not None and version > SCHEMA_VERSION:
         raise StorageError(f"the index schema {schema!r} has version {version}; this scratchfs knows "
                            f"{SCHEMA_VERSION}: upgrade scratchfs")
-    for step in range(version + 1, SCHEMA_VERSION + 1):
+    if version == SCHEMA_VERSION and (runs is None or _tied(conn, schema, runs)):
+        return version
+    key = lock_key(f"scratchfs schema {schema}")
+    conn.execute("SELECT pg_advisory_lock(%s)", (key,))
+    try:
+        with conn.transaction():
+            version = _version(conn, schema)  # (another host may have made it while this one waited)
+            if version is not None and version > SCHEMA_VERSION:
+                raise StorageError(f"the index schema {schema!r} has version {version}; this scratchfs knows "
+                                   f"{SCHEMA_VERSION}: upgrade scratchfs")
+            if version is None or version < SCHEMA_VERSION:
+                _create(conn, schema, version)
+            if runs is not None and not _tied(conn, schema, runs):
+                _tie_to_runs(conn, schema, runs)
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
+    return version or 0
+
+
+def _create(conn: psycopg.Connection, schema: str, version: int | None) -> None:
+    """Make what the schema lacks from ``version`` (``None``: no ``schema_version`` table) to :data:`SCHEMA_VERSION`,
+    after :func:`_check_may_migrate`."""
+    _check_may_migrate(conn, schema, version)
+    quoted = f'"{schema}"'
+    if version is None:
+        if conn.execute("SELECT to_regnamespace(%s) IS NULL", (schema,)).fetchone()[0]:
+            conn.execute(f"CREATE SCHEMA {quoted}")  # (even IF NOT EXISTS takes CREATE on the database)
+        conn.execute(f"CREATE TABLE IF NOT EXISTS {quoted}.schema_version (version integer PRIMARY KEY, "
+                     "applied_at timestamptz NOT NULL DEFAULT now())")
+    for step in range((version or 0) + 1, SCHEMA_VERSION + 1):
         for statement in MIGRATIONS[step]:
             conn.execute(statement.replace("@S", quoted))
         conn.execute(f"INSERT INTO {quoted}.schema_version (version) VALUES (%s)", (step,))
-    if runs is not None:
-        _tie_to_runs(conn, schema, runs)
-    return version
+
+
+def _version(conn: psycopg.Connection, schema: str) -> int | None:
+    """The schema's version (0: its ``schema_version`` table is empty); ``None`` when it has no such table (or the
+    schema does not exist). Creates nothing; needs no privilege beyond ``USAGE`` and ``SELECT``."""
+    found = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (f'"{schema}".schema_version',)).fetchone()
+    if not (found and found[0]):
+        return None
+    return conn.execute(f'SELECT COALESCE(max(version), 0) FROM "{schema}".schema_version').fetchone()[0]
+
+
+def _check_may_migrate(conn: psycopg.Connection, schema: str, version: int | None) -> None:
+    """Raise StorageError, before anything is tried, when the role lacks what creating or migrating the schema from
+    ``version`` (``None``: nothing there yet) takes: ``CREATE`` on the database (no schema), ``CREATE`` on the
+    schema (an empty one an admin made), and being (a member of) the owner of its tables (a step that changes one).
+    The message names the privilege, the role and the admin's command."""
+    user, database, exists, on_database, on_schema, owns = conn.execute(
+        "SELECT current_user, current_database(), to_regnamespace(%(s)s) IS NOT NULL, "
+        "has_database_privilege(current_database(), 'CREATE'), "
+        "to_regnamespace(%(s)s) IS NOT NULL AND has_schema_privilege(%(s)s, 'CREATE'), "
+        "COALESCE((SELECT pg_has_role(relowner, 'USAGE') FROM pg_class WHERE oid = to_regclass(%(e)s)), true)",
+        {"s": schema, "e": f'"{schema}".entries'}).fetchone()
+    who = f"role {user!r}"
+    if not exists and not on_database:
+        lacks, grant = f"CREATE on database {database!r}", f'CREATE SCHEMA "{schema}"'
+        state = "does not exist"
+    elif exists and not on_schema:
+        lacks, grant = f"CREATE on schema {schema!r}", f'GRANT CREATE ON SCHEMA "{schema}" TO "{user}"'
+        state = "is empty" if version is None else f"is at version {version} of {SCHEMA_VERSION}"
+    elif exists and version and not owns:
+        lacks, grant = f"ownership of {schema}.entries", f'GRANT <the owner of {schema}.entries> TO "{user}"'
+        state = f"is at version {version} of {SCHEMA_VERSION}"
+    else:
+        return
+    raise StorageError(
+        f"the index schema {schema!r} {state} and {who} may not create or migrate it (it lacks {lacks}): have an "
+        f"admin run the scratchfs of this version once with an index URL whose user may (the schema's owner), e.g. "
+        f"SCRATCHFS_INDEX='postgresql://OWNER@HOST/{database}?schema={schema}' scratchfs migrate-index, or "
+        f"grant what lacks ({grant}); a runtime role needs only USAGE on the schema and SELECT, INSERT, UPDATE, "
+        "DELETE on its tables (README: Beyond one host)")
 
 
 def runs_name(runs: tuple[str | None, str, str]) -> str:
@@ -90,26 +162,59 @@ def runs_name(runs: tuple[str | None, str, str]) -> str:
 
 
 _FK_DETAIL = re.compile(r'Key \((?P<column>.*?)\)=\((?P<value>.*)\) is not present in table "(?P<table>.*)"', re.S)
-_LACKS = " the platform adds a run's row before its agents write (or leave runs_table= off the index URL)"
 
 
-def run_refusal(exc: psycopg.Error, doing: str, runs: tuple[str | None, str, str] | None) -> StorageError:
+def untie_command(schema: str) -> str:
+    """The SQL an admin runs to remove the platform cascade from ``schema`` (the tie is the schema's, not a URL's)."""
+    return f'ALTER TABLE "{schema}".entries DROP CONSTRAINT entries_run_fk'
+
+
+def run_refusal(exc: psycopg.Error, doing: str, runs: tuple[str | None, str, str] | None,
+                schema: str = "scratchfs") -> InvalidArgument:
     """The error of a write the platform cascade refused (``ForeignKeyViolation``): the run and the runs table
-    named, from the server's detail (``Key (run_id)=(r) is not present in table "runs"``), and what to do."""
+    named, from the server's detail (``Key (run_id)=(r) is not present in table "runs"``), and what to do --
+    an :class:`InvalidArgument` (exit code 2): a run the platform does not know, or a tie the URL no longer asks for
+    (``runs`` ``None``: the schema keeps the foreign key made by a URL that named ``runs_table=``; leaving it off
+    a URL does not remove it, as one host's URL must not change the fleet's schema)."""
     found = _FK_DETAIL.search(getattr(getattr(exc, "diag", None), "message_detail", None) or "")
     table = runs_name(runs) if runs is not None else (repr(found["table"]) if found else "")
     run = f"run {shorten(found['value'])}" if found else "such run"
-    return StorageError(f"the platform's runs table {table + ' ' if table else ''}has no {run} while {doing}:{_LACKS}")
+    lead = f"the platform's runs table {table + ' ' if table else ''}has no {run} while {doing}"
+    if runs is not None:
+        return InvalidArgument(f"{lead}: the platform adds a run's row before its agents write")
+    return InvalidArgument(
+        f"{lead}: this index URL names no runs_table=, but the index schema {schema!r} keeps the tie (the foreign "
+        f"key entries_run_fk) an opening with runs_table= made, for every host; have the platform add the run's row "
+        f"before its agents write, or, to end the tie, have an admin run {untie_command(schema)}")
+
+
+def _tied(conn: psycopg.Connection, schema: str, runs: tuple[str | None, str, str]) -> bool:
+    """Whether ``schema.entries`` has the foreign key of ``runs`` (False: none).
+
+    Raises:
+        InvalidArgument: it has one to another table or column.
+    """
+    ref_schema, table, column = runs
+    tied = conn.execute(  # the table and column the schema is tied to, if it is (read from the catalogs alone: a
+        "SELECT n.nspname, r.relname, a.attname FROM pg_constraint c "  # runtime role may not see the platform's)
+        "JOIN pg_class r ON r.oid = c.confrelid JOIN pg_namespace n ON n.oid = r.relnamespace "
+        "JOIN pg_attribute a ON a.attrelid = c.confrelid AND a.attnum = c.confkey[1] "
+        "WHERE c.conname = 'entries_run_fk' AND c.conrelid = %s::regclass", (f'"{schema}".entries',),
+    ).fetchone()
+    if tied is None:
+        return False
+    if (tied[1], tied[2]) != (table, column) or ref_schema not in (None, tied[0]):
+        raise InvalidArgument(
+            f"the index schema {schema!r} is tied to the runs table {tied[0]}.{tied[1]}({tied[2]}), not "
+            f"{runs_name(runs)} (runs_table= in the index URL): give the table it is tied to, or have an admin end "
+            f"the tie ({untie_command(schema)}) and open it again with the new runs_table=")
+    return True
 
 
 def _tie_to_runs(conn: psycopg.Connection, schema: str, runs: tuple[str | None, str, str]) -> None:
+    """Add the foreign key of ``runs`` to ``schema.entries`` (not there: :func:`_tied`), after checking that no
+    entry names a run the table lacks and that the role owns the table. Raises InvalidArgument, StorageError."""
     ref_schema, table, column = runs
-    exists = conn.execute(
-        "SELECT 1 FROM pg_constraint WHERE conname = 'entries_run_fk' AND conrelid = %s::regclass",
-        (f'"{schema}".entries',),
-    ).fetchone()
-    if exists:
-        return
     target = pg_sql.Identifier(table) if ref_schema is None else pg_sql.Identifier(ref_schema, table)
     count, some = conn.execute(pg_sql.SQL(  # the runs the key would refuse, told before it is tried
         "SELECT count(*), (array_agg(run_id ORDER BY run_id))[1:3] FROM (SELECT DISTINCT run_id FROM {}.entries e "
@@ -117,10 +222,17 @@ def _tie_to_runs(conn: psycopg.Connection, schema: str, runs: tuple[str | None, 
         pg_sql.Identifier(schema), target, pg_sql.Identifier(column))).fetchone()
     if count:
         named = ", ".join(shorten(run) for run in some) + (f", and {count - len(some)} more" if count > 3 else "")
-        raise StorageError(
+        raise InvalidArgument(
             f"cannot tie the index schema {schema!r} to the runs table {runs_name(runs)}: its entries name {count} "
             f"run{'' if count == 1 else 's'} the table lacks ({named}); add them to the table, delete their entries "
-            "(scratchfs delete-run), or leave runs_table= off the index URL")
+            "(scratchfs delete-run), or leave runs_table= off the index URL (nothing was changed)")
+    owns = conn.execute("SELECT pg_has_role(relowner, 'USAGE') FROM pg_class WHERE oid = %s::regclass",
+                        (f'"{schema}".entries',)).fetchone()[0]
+    if not owns:
+        raise StorageError(
+            f"cannot tie the index schema {schema!r} to the runs table {runs_name(runs)}: adding its foreign key takes "
+            f"ownership of {schema}.entries, which role {conn.info.user!r} lacks; have an admin open it once with "
+            f"runs_table= and an index URL whose user owns the schema (scratchfs migrate-index)")
     conn.execute(pg_sql.SQL(
         "ALTER TABLE {}.entries ADD CONSTRAINT entries_run_fk FOREIGN KEY (run_id) REFERENCES {} ({}) "
         "ON DELETE CASCADE").format(pg_sql.Identifier(schema), target, pg_sql.Identifier(column)))
@@ -165,15 +277,20 @@ def probe(dsn: str, busy_timeout: float) -> None:
             raise
 
 
-def holds_index(dsn: str, schema: str, busy_timeout: float) -> bool | StorageError | None:
-    """Whether ``schema`` holds a scratchfs index (its ``schema_version`` table), looked up without creating
-    anything; a :class:`StorageError` (returned) when the server did not answer within its connect or reply timeout
+def holds_index(dsn: str, schema: str, busy_timeout: float) -> bool | str | StorageError | None:
+    """Whether ``schema`` holds a scratchfs index (its ``schema_version`` table) -- or is an empty schema, made by an
+    admin for the index (True too: the opening migrates it, or says which privilege it lacks) --, looked up without
+    creating anything: ``False`` when there is no such schema, ``"other"`` when it holds other tables and no index;
+    a :class:`StorageError` (returned) when the server did not answer within its connect or reply timeout
     (the opening would wait as long again); ``None`` when it refused to be asked (the opening then tells why).
     Never raises."""
     try:
         with bounded_connect(dsn, busy_timeout) as conn:
-            found = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (f'"{schema}".schema_version',)).fetchone()
-            return bool(found and found[0])
+            index, exists, empty = conn.execute(
+                "SELECT to_regclass(%s) IS NOT NULL, to_regnamespace(%s) IS NOT NULL, NOT EXISTS (SELECT 1 FROM "
+                "pg_class WHERE relnamespace = to_regnamespace(%s))",
+                (f'"{schema}".schema_version', schema, schema)).fetchone()
+            return True if index or (exists and empty) else "other" if exists else False
     except psycopg.Error as exc:
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         if isinstance(exc, psycopg.OperationalError) and any(word in text for word in _NO_ANSWER):

@@ -21,7 +21,9 @@ the client gets one text block holding the stub as compact JSON:
   JSON string (escapes included, as the SDK writes it), the tool's result class (``--class TOOL=CLASS``, else
   ``--default-class``) is one that floods the context, and the tool is not one of the never-spilled verbs.
 
-A failed spill passes the whole result through (logged at ERROR level); so does structured content, and a result
+A failed spill passes the whole result through (logged at ERROR level), as does every result while the store is not
+open yet (its index out of reach at start-up: the proxy serves and opens it when it answers,
+:mod:`scratchfs.api.deferred_store`); so does structured content, and a result
 the policy would otherwise spill is then logged at WARNING level, once per tool, with what to do
 (:func:`scratchfs.mcp.proxy_spill.spill_result`). Everything else passes through untouched:
 tool-list, prompt-list and resource-list changes (to clients of both eras: ``notifications/*/list_changed`` on the
@@ -45,6 +47,7 @@ exactly one JSON-RPC reply.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import secrets
@@ -54,6 +57,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scratchfs.api.contract import error_text
+from scratchfs.api.deferred_store import DeferredStore, out_of_reach
 from scratchfs.api.policy import KNOWN_CLASSES, SPILL_CLASSES, check_result_class
 from scratchfs.api.settings import Settings
 from scratchfs.api.store import ScratchStore
@@ -70,6 +74,7 @@ from scratchfs.mcp.server import (
     require_mcp,
     run_scratch_tool,
     scratch_tools,
+    store_name,
     text_result,
 )
 
@@ -288,7 +293,7 @@ class Proxy:
         InvalidArgument: a class of ``config`` is not known (:meth:`ProxyConfig.check_classes`).
     """
 
-    def __init__(self, config: ProxyConfig, store: ScratchStore) -> None:
+    def __init__(self, config: ProxyConfig, store: ScratchStore | DeferredStore) -> None:
         config.check_classes(store.settings.spill_classes)
         from mcp.server.subscriptions import InMemorySubscriptionBus
 
@@ -378,9 +383,11 @@ class Proxy:
             return await anyio.to_thread.run_sync(run_scratch_tool, self.resolver, params.name, params.arguments,
                                                   meta)
         try:
-            scope = self.resolver.resolve(meta)
+            scope: Any = self.resolver.resolve(meta)
         except ScratchError as exc:
-            return text_result(error_text(exc), is_error=True)
+            if not out_of_reach(exc):
+                return text_result(error_text(exc), is_error=True)
+            scope = None  # the store is not open yet: the result goes through whole (a failed spill's way)
         progress = None
         if meta.get("progress_token", meta.get("progressToken")) is not None:  # the SDK names it progress_token
             session = ctx.session
@@ -393,6 +400,8 @@ class Proxy:
             result = await self.upstream.request(request, types.CallToolResult, progress)
         except UpstreamUnavailable as exc:
             return text_result(error_text(exc), is_error=True)
+        if scope is None:
+            return result
         return await anyio.to_thread.run_sync(spill_result, scope, self.config, params.name, result,
                                               self._noted)
 
@@ -498,8 +507,9 @@ def run(config: ProxyConfig, sweep_interval: float = SWEEP_INTERVAL, settings: S
 
     Raises:
         ImportError: the ``mcp`` package is missing (the message says how to install it).
-        ScratchError: the store cannot be opened, or a setting is invalid (InvalidArgument: a class of ``config``
-            that is not known, :meth:`ProxyConfig.check_classes`).
+        ScratchError: the store cannot be opened for another reason than an outage (one is waited out: the upstream
+            is served meanwhile, :class:`~scratchfs.api.deferred_store.DeferredStore`), or a setting is invalid
+            (InvalidArgument: a class of ``config`` that is not known, :meth:`ProxyConfig.check_classes`).
     """
     require_mcp()
     import anyio
@@ -508,11 +518,11 @@ def run(config: ProxyConfig, sweep_interval: float = SWEEP_INTERVAL, settings: S
 
     settings = (settings or Settings()).with_changes(default_ttl=config.ttl, spill_threshold_bytes=config.threshold,
                                                      sweep_interval=sweep_interval)
-    with ScratchStore(config.root, settings=settings, **config.store) as store:
+    on_open = (lambda store: store.start_sweeper(sweep_interval)) if sweep_interval > 0 else None
+    with DeferredStore(functools.partial(ScratchStore, config.root, settings=settings, **config.store), settings,
+                       on_open=on_open, name=store_name(config.store)) as store:
         proxy = Proxy(config, store)
         announce("mcp-proxy", proxy.resolver)
-        if sweep_interval > 0:
-            store.start_sweeper(sweep_interval)
         try:
             anyio.run(proxy.serve)
         except BaseExceptionGroup as group:  # a signal's exception (SIGTERM, ^C) comes alone, as the CLI expects it

@@ -19,16 +19,20 @@ SDK cannot read is answered by the transport, with -32700 or -32600).
 
 from __future__ import annotations
 
+import functools
 import logging
+import os
 import sys
 from collections.abc import Mapping
 from typing import Any
 
 from scratchfs.api.contract import ScratchTools, error_text, to_json
+from scratchfs.api.deferred_store import DeferredStore
 from scratchfs.api.scope import Scope
 from scratchfs.api.settings import Settings
 from scratchfs.api.store import ScratchStore
 from scratchfs.api.tools import TOOL_SPECS, tool_specs
+from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX, describe_url
 from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import SWEEP_INTERVAL
@@ -84,7 +88,8 @@ class ScopeResolver:
     with ``allow_meta_scope`` (``--allow-meta-scope``). An id the server was not given may come from ``_meta``.
 
     Args:
-        store: the store.
+        store: the store, or a :class:`~scratchfs.api.deferred_store.DeferredStore` (a face's store that may open
+            later: a call before then raises its ``StorageError``).
         run_id, agent_id: the server's ids (``None``: none; a call must then name it in ``_meta``).
         pin_run, pin_agent: whether the given ids pin the scope (default: yes, when given); the proxy's generated
             default ids do not.
@@ -94,25 +99,34 @@ class ScopeResolver:
         InvalidArgument: a bad id.
     """
 
-    def __init__(self, store: ScratchStore, run_id: str | None, agent_id: str | None, *,
+    def __init__(self, store: ScratchStore | DeferredStore, run_id: str | None, agent_id: str | None, *,
                  pin_run: bool | None = None, pin_agent: bool | None = None, allow_meta_scope: bool = False) -> None:
-        self.store = store
+        self.opener = store if isinstance(store, DeferredStore) else None
+        self._store = None if isinstance(store, DeferredStore) else store
+        self.settings = store.settings
         self.run_id = ids.check_run_id(run_id) if run_id is not None else None
         self.agent_id = ids.check_agent_id(agent_id) if agent_id is not None else None
         self.pin_run = (run_id is not None if pin_run is None else pin_run) and not allow_meta_scope
         self.pin_agent = (agent_id is not None if pin_agent is None else pin_agent) and not allow_meta_scope
 
+    @property
+    def store(self) -> ScratchStore | None:
+        """The store, or ``None`` while a deferred one is not open yet (:mod:`scratchfs.api.deferred_store`)."""
+        return self._store if self.opener is None else self.opener.store
+
     def resolve(self, meta: Mapping[str, Any] | None) -> Scope:
-        """The scope for a request with this ``_meta``.
+        """The scope for a request with this ``_meta`` (its ids checked first, then the store asked for).
 
         Raises:
             InvalidArgument: an id in ``_meta`` is malformed, names another scope than a pinned one, or no run id or
                 agent id is known.
+            StorageError: a deferred store is not open yet (``unavailable``; :meth:`DeferredStore.get`).
         """
         meta = meta or {}
         run_id = self._pick(meta, META_RUN_ID, self.run_id, self.pin_run, "run", "--run")
         agent_id = self._pick(meta, META_AGENT_ID, self.agent_id, self.pin_agent, "agent", "--agent")
-        return self.store.scope(run_id, agent_id)
+        store = self._store if self.opener is None else self.opener.get()
+        return store.scope(run_id, agent_id)  # type: ignore[union-attr]
 
     @staticmethod
     def _pick(meta: Mapping[str, Any], key: str, default: str | None, pinned: bool, what: str, option: str) -> str:
@@ -172,12 +186,26 @@ def announce(face: str, resolver: ScopeResolver) -> None:
     store = resolver.store
     scope = ", ".join(_id_words(what, value, pinned) for what, value, pinned in (
         ("run", resolver.run_id, resolver.pin_run), ("agent", resolver.agent_id, resolver.pin_agent)))
-    where = f"the local store at {store.root}" if store.embedded else repr(store)
+    opener = resolver.opener
+    if store is None and opener is not None:
+        where = (f"{opener.name}, not open yet ({opener.failure}; its tools answer 'storage' errors until it opens, "
+                 f"tried again every {opener.retry:g} s)")
+    else:
+        where = f"the local store at {store.root}" if store.embedded else repr(store)  # type: ignore[union-attr]
     try:
         sys.stderr.write(one_line(f"scratchfs {face}: serving {where}; {scope}") + "\n")
         sys.stderr.flush()
     except (AttributeError, OSError, ValueError):
         pass
+
+
+def store_name(store: Mapping[str, Any] | None) -> str:
+    """The store that keywords of :class:`ScratchStore` (``index``, ``blobs``; unset: ``$SCRATCHFS_INDEX`` /
+    ``$SCRATCHFS_BLOBS``) name, as a start-up line says it before it is open: no password, no query."""
+    store = store or {}
+    index = store.get("index", os.environ.get(ENV_INDEX))
+    blobs = store.get("blobs", os.environ.get(ENV_BLOBS))
+    return f"the store with index {describe_url(index)} and blobs {describe_url(blobs)}"
 
 
 def _id_words(what: str, value: str | None, pinned: bool) -> str:
@@ -194,7 +222,7 @@ def build_server(resolver: ScopeResolver) -> Any:
 
     from scratchfs import __version__
 
-    tools = scratch_tools(resolver.store.settings)
+    tools = scratch_tools(resolver.settings)
 
     async def list_tools(ctx: Any, params: Any) -> Any:
         return types.ListToolsResult(tools=tools)
@@ -224,7 +252,9 @@ def run(root: str | None, run_id: str | None, agent_id: str | None, sweep_interv
         allow_meta_scope: bool = False, settings: Settings | None = None,
         store: Mapping[str, Any] | None = None) -> None:
     """``scratchfs mcp``: open the store (with ``settings``; ``None``: the defaults), serve the tools over stdio,
-    close the store when the client leaves.
+    close the store when the client leaves. A store whose index is out of reach at start-up is served anyway and
+    opened when it answers (:class:`~scratchfs.api.deferred_store.DeferredStore`); meanwhile each tool call is a
+    ``storage`` tool error saying so and when to retry.
 
     Args:
         store: more keywords of :class:`~scratchfs.api.store.ScratchStore` (``index``, ``blobs``, a setting such as
@@ -233,18 +263,23 @@ def run(root: str | None, run_id: str | None, agent_id: str | None, sweep_interv
 
     Raises:
         ImportError: the ``mcp`` package is missing (the message says how to install it).
-        ScratchError: the store cannot be opened, or a default id is malformed.
+        ScratchError: the store cannot be opened for another reason than an outage (a setting to fix), or a default
+            id is malformed.
     """
     require_mcp()
     import anyio
 
     from scratchfs.mcp.stdio import interrupt_of
 
-    with ScratchStore(root, settings=settings, **(store or {})) as opened:
-        resolver = ScopeResolver(opened, run_id, agent_id, allow_meta_scope=allow_meta_scope)
-        announce("mcp", resolver)
+    def start_sweeper(opened: ScratchStore) -> None:
         if sweep_interval > 0:
             opened.start_sweeper(sweep_interval)
+
+    deferred = DeferredStore(functools.partial(ScratchStore, root, settings=settings, **(store or {})), settings,
+                             on_open=start_sweeper, name=store_name(store))
+    with deferred:
+        resolver = ScopeResolver(deferred, run_id, agent_id, allow_meta_scope=allow_meta_scope)
+        announce("mcp", resolver)
         try:
             anyio.run(serve_stdio, build_server(resolver))
         except BaseExceptionGroup as group:  # a signal's exception (SIGTERM, ^C) comes alone, as the CLI expects it
@@ -252,4 +287,4 @@ def run(root: str | None, run_id: str | None, agent_id: str | None, sweep_interv
 
 
 __all__ = ["META_AGENT_ID", "META_PREFIX", "META_RUN_ID", "ScopeResolver", "announce", "build_server", "run",
-           "run_scratch_tool", "scratch_tools"]
+           "run_scratch_tool", "scratch_tools", "store_name"]

@@ -1,0 +1,153 @@
+"""A store a long-running face opens when it can: ``scratchfs mcp`` and ``mcp-proxy`` start and serve while the
+index database is out of reach, and the store opens as soon as it answers, without a restart.
+
+An MCP proxy that exited because PostgreSQL was down when it started cost the agent every upstream tool (a fleet
+trial); once a store is open, an outage is already a typed error of each call (the index's circuit breaker,
+:mod:`scratchfs.engine.postgres_pool`) and ``offload`` passes results through. :class:`DeferredStore` gives the
+start-up the same behaviour: the first opening is tried at once; when it fails because the index (or object store)
+is out of reach for now -- a :class:`~scratchfs.foundation.errors.StorageError` flagged ``unavailable``, as the web
+inspector's 503 is -- a daemon thread tries again every :data:`RETRY_SECONDS`, and meanwhile :meth:`DeferredStore.get`
+raises, at once, one ``StorageError`` (``unavailable``, ``retry_after`` seconds) naming the outage and when to
+retry. Any other failure of the first opening (a wrong password, a schema newer than this scratchfs, an index and
+blobs that do not belong together, a bad setting) is raised by :meth:`DeferredStore.start`, as before: it is a
+setting to fix, not an outage to wait out. A call never waits for an opening: the thread does the waiting.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from scratchfs.api.settings import Settings
+from scratchfs.api.store import ScratchStore
+from scratchfs.foundation.errors import ScratchError, StorageError
+from scratchfs.foundation.text import one_line
+
+log = logging.getLogger(__name__)
+
+RETRY_SECONDS = 2.0
+"""Seconds between two attempts to open a store whose index was out of reach (and what a call is told to wait)."""
+
+
+def out_of_reach(exc: BaseException) -> bool:
+    """Whether ``exc`` says a backend is out of reach for now (the ``unavailable`` flag of the index's and the object
+    store's errors: down, refusing, not answering, busy starting up) rather than refusing a setting."""
+    return isinstance(exc, StorageError) and bool(getattr(exc, "unavailable", False))
+
+
+class DeferredStore:
+    """The store of a face that must keep serving through an outage at start-up (see the module docstring).
+
+    Args:
+        open_store: makes the :class:`ScratchStore` (blocking; raises as ``ScratchStore`` does).
+        settings: the settings the store is opened with (known before it opens: the tools' descriptions use them).
+        on_open: called with the store once it is open (e.g. to start its sweeper), from the thread that opened it.
+        retry: seconds between two attempts while the store is out of reach.
+        name: the store as a start-up line names it before it is open (no password: ``describe_url``).
+    """
+
+    def __init__(self, open_store: Callable[[], ScratchStore], settings: Settings | None = None, *,
+                 on_open: Callable[[ScratchStore], Any] | None = None, retry: float = RETRY_SECONDS,
+                 name: str = "the store") -> None:
+        self._open_store = open_store
+        self.name = name
+        self.settings = settings or Settings()
+        self._on_open = on_open
+        self.retry = retry
+        self._store: ScratchStore | None = None
+        self._failure: ScratchError | None = None
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def store(self) -> ScratchStore | None:
+        """The open store, or ``None`` while it could not be opened."""
+        return self._store
+
+    @property
+    def failure(self) -> ScratchError | None:
+        """Why the last attempt to open the store failed (``None`` once it is open)."""
+        return None if self._store is not None else self._failure
+
+    def start(self) -> DeferredStore:
+        """Try to open the store now; if its backends are out of reach, go on trying in a daemon thread.
+
+        Raises:
+            ScratchError: the opening failed for another reason than an outage (a setting to fix: see the module
+                docstring); nothing is left running.
+        """
+        try:
+            self._opened(self._open_store())
+        except ScratchError as exc:
+            if not out_of_reach(exc):
+                raise
+            self._failure = exc
+            log.warning("scratchfs: the store cannot be opened yet (%s); serving anyway, trying again every %g s",
+                        one_line(str(exc)), self.retry)
+            self._thread = threading.Thread(target=self._keep_trying, name="scratchfs-open", daemon=True)
+            self._thread.start()
+        return self
+
+    def get(self) -> ScratchStore:
+        """The open store.
+
+        Raises:
+            StorageError: not open yet (``unavailable = True``, ``retry_after`` seconds): names the outage and when
+                to retry; raised at once, never after a wait.
+        """
+        store = self._store
+        if store is not None:
+            return store
+        failure = self._failure
+        error = StorageError(f"the store is not open: {failure}; this server keeps serving and opens it as soon as "
+                             f"it answers (it tries every {self.retry:g} s): retry in {self.retry:g} s or more")
+        error.unavailable = True  # type: ignore[attr-defined]
+        error.retry_after = self.retry  # type: ignore[attr-defined]
+        raise error
+
+    def _opened(self, store: ScratchStore) -> None:
+        with self._lock:
+            if self._stop.is_set():  # closed while it was opening: nobody will close it but us
+                store.close()
+                return
+            self._store = store
+        if self._on_open is not None:
+            self._on_open(store)
+
+    def _keep_trying(self) -> None:
+        while not self._stop.wait(self.retry):
+            try:
+                store = self._open_store()
+            except ScratchError as exc:
+                self._failure = exc
+                continue
+            except Exception as exc:  # a bug must not end the retries silently
+                log.exception("scratchfs: opening the store failed")
+                self._failure = StorageError(f"opening the store failed: {type(exc).__name__}: {exc}")
+                continue
+            self._opened(store)
+            log.warning("scratchfs: the store is open now (its index answers again)")
+            return
+
+    def close(self) -> None:
+        """Stop trying and close the store if it opened. Idempotent."""
+        with self._lock:
+            self._stop.set()
+            store, self._store = self._store, None
+        if store is not None:
+            store.close()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=1.0)  # (an opening in flight is bounded by busy_timeout; it closes what it opens)
+
+    def __enter__(self) -> DeferredStore:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+__all__ = ["RETRY_SECONDS", "DeferredStore", "out_of_reach"]

@@ -1,0 +1,149 @@
+"""A PostgreSQL index opened by a least-privilege runtime role (a fleet trial: every opening ran ``CREATE SCHEMA IF
+NOT EXISTS``, so a role without ``CREATE`` on the database could not use a schema migrated for it, and an empty schema
+an admin made was reported as "no index schema"): an opening checks first and creates or migrates only what is
+missing; what the role may not create is one error naming the privilege and the admin's command. Real roles
+(``CREATE ROLE ... LOGIN``) on the test server; the cascade's tie kept when ``runs_table=`` is left off a URL."""
+
+from __future__ import annotations
+
+import uuid
+
+import psycopg
+import pytest
+from click.testing import CliRunner
+
+from scratchfs import InvalidArgument, NotFound, ScratchStore, StorageError
+from scratchfs.api.store import existing_store
+from scratchfs.cli import main
+from scratchfs.engine.backends import migrate_index
+from tests.services import postgres_url
+
+
+@pytest.fixture
+def role(postgres_dsn):
+    """A fresh login role with no privilege of its own (dropped after, with what it owns)."""
+    name = f"rt_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE ROLE "{name}" LOGIN')
+    yield name
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+        conn.execute(f'DROP OWNED BY "{name}"')
+        conn.execute(f'DROP ROLE "{name}"')
+
+
+def as_role(postgres_dsn: str, schema: str, role: str) -> str:
+    """The index URL of ``schema`` with ``role`` as its user."""
+    return postgres_url(postgres_dsn, schema).replace("postgresql://postgres@", f"postgresql://{role}@", 1)
+
+
+def admin(postgres_dsn: str, *statements: str) -> None:
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+        for statement in statements:
+            conn.execute(statement)
+
+
+def runtime_grants(schema: str, role: str) -> tuple[str, ...]:
+    """What README says a runtime role needs on a migrated schema."""
+    return (f'GRANT USAGE ON SCHEMA "{schema}" TO "{role}"',
+            f'GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "{schema}" TO "{role}"',
+            f'GRANT USAGE ON ALL SEQUENCES IN SCHEMA "{schema}" TO "{role}"')
+
+
+def test_a_runtime_role_without_create_uses_a_migrated_schema(postgres_dsn, pg_schema, role, tmp_path):
+    with ScratchStore(tmp_path, index=postgres_url(postgres_dsn, pg_schema)) as store:  # the admin migrates it
+        store.scope("run-0", "agent").spill(b"written by the admin\n" * 100)
+    admin(postgres_dsn, *runtime_grants(pg_schema, role))
+    with ScratchStore(tmp_path, index=as_role(postgres_dsn, pg_schema, role)) as store:
+        scope = store.scope("run-1", "agent")
+        stub = scope.spill(b"written by the runtime role\n" * 1000)
+        assert scope.read_handle(stub.handle, length=9).data == b"written b"
+        scope.scratch_write("note", b"a value")
+        scope.scratch_write("note", b"a new value")  # (the old value's tombstone)
+        assert sorted({e.run_id for e in store.list_entries()}) == ["run-0", "run-1"]
+        store.delete_run("run-0")
+        store.sweep()
+        assert {e.run_id for e in store.list_entries()} == {"run-1"}
+
+
+def test_an_empty_schema_an_admin_made_is_migrated_when_the_role_may_and_named_when_it_may_not(
+        postgres_dsn, pg_schema, role, tmp_path):
+    admin(postgres_dsn, f'CREATE SCHEMA "{pg_schema}"', f'GRANT USAGE ON SCHEMA "{pg_schema}" TO "{role}"')
+    url = as_role(postgres_dsn, pg_schema, role)
+    assert existing_store(tmp_path, busy_timeout=5, index=url) == tmp_path  # (not "no index schema": it is empty)
+    with pytest.raises(StorageError) as err:
+        ScratchStore(tmp_path, index=url)
+    message = str(err.value)
+    assert f"the index schema '{pg_schema}' is empty and role '{role}' may not create or migrate it (it lacks " \
+           f"CREATE on schema '{pg_schema}')" in message, message
+    assert "scratchfs migrate-index" in message and f'GRANT CREATE ON SCHEMA "{pg_schema}" TO "{role}"' in message
+    assert "permission denied" not in message
+    admin(postgres_dsn, f'GRANT CREATE ON SCHEMA "{pg_schema}" TO "{role}"')
+    with ScratchStore(tmp_path, index=url) as store:
+        store.scope("run-1", "agent").spill(b"now it is migrated")
+        assert len(store.list_entries()) == 1
+
+
+def test_a_role_that_may_not_create_the_schema_is_told_and_the_admin_command_makes_it(postgres_dsn, pg_schema, role,
+                                                                                      tmp_path, monkeypatch):
+    url = as_role(postgres_dsn, pg_schema, role)
+    with pytest.raises(StorageError) as err:
+        ScratchStore(tmp_path, index=url)
+    assert f"the index schema '{pg_schema}' does not exist and role '{role}' may not create or migrate it (it lacks " \
+           "CREATE on database 'postgres')" in str(err.value), str(err.value)
+    monkeypatch.delenv("SCRATCHFS_INDEX", raising=False)
+    done = CliRunner().invoke(main, ["migrate-index", "--index", postgres_url(postgres_dsn, pg_schema)])
+    assert done.exit_code == 0, done.output
+    assert f"schema '{pg_schema}'" in done.output and "created" in done.output, done.output
+    assert migrate_index(postgres_url(postgres_dsn, pg_schema), busy_timeout=5)[1:] == (3, 3)  # nothing to do now
+    admin(postgres_dsn, *runtime_grants(pg_schema, role))
+    with ScratchStore(tmp_path, index=url) as store:
+        store.scope("run-1", "agent").spill(b"the runtime role writes")
+
+
+@pytest.fixture
+def runs(postgres_dsn, pg_schema):
+    name = f"{pg_schema}_platform"
+    admin(postgres_dsn, f'CREATE SCHEMA "{name}"', f'CREATE TABLE "{name}".runs (id text PRIMARY KEY)',
+          f'CREATE TABLE "{name}".other (id text PRIMARY KEY)', f"INSERT INTO \"{name}\".runs VALUES ('run-1')")
+    return name
+
+
+def test_the_cascade_is_the_schemas_and_a_url_without_runs_table_is_told_so(postgres_dsn, pg_schema, runs, tmp_path,
+                                                                             monkeypatch):
+    plain = postgres_url(postgres_dsn, pg_schema)
+    with ScratchStore(tmp_path, index=f"{plain}&runs_table={runs}.runs(id)") as store:
+        store.scope("run-1", "agent").spill(b"a known run")
+    with ScratchStore(tmp_path, index=plain) as store, pytest.raises(InvalidArgument) as err:
+        store.scope("run-2", "agent").spill(b"a run the platform does not know")
+    message = str(err.value)
+    assert "this index URL names no runs_table=, but the index schema" in message, message
+    assert f'ALTER TABLE "{pg_schema}".entries DROP CONSTRAINT entries_run_fk' in message
+    assert "leave runs_table= off" not in message  # (the old advice: it changed nothing)
+    with pytest.raises(InvalidArgument, match=r"is tied to the runs table .*runs\(id\), not .*other\(id\)"):
+        ScratchStore(tmp_path, index=f"{plain}&runs_table={runs}.other(id)")
+    monkeypatch.setenv("SCRATCHFS_INDEX", plain)
+    done = CliRunner().invoke(main, ["spill", "--root", str(tmp_path), "--run", "run-2", "--agent", "a"],
+                              input=b"x" * 100)
+    assert done.exit_code == 2, done.output  # a setting to fix (was 4: a storage failure)
+    assert "invalid argument: the platform's runs table" in done.output
+
+
+def test_a_runtime_role_opens_a_tied_schema_without_access_to_the_runs_table(postgres_dsn, pg_schema, runs, role,
+                                                                             tmp_path):
+    """The tie is looked up in the catalogs alone: a runtime role needs no privilege on the platform's schema (the
+    foreign key's checks run as the tables' owners)."""
+    tie = f"&runs_table={runs}.runs(id)"
+    with ScratchStore(tmp_path, index=postgres_url(postgres_dsn, pg_schema) + tie) as store:
+        store.scope("run-1", "agent").spill(b"by the admin")
+    admin(postgres_dsn, *runtime_grants(pg_schema, role))
+    with ScratchStore(tmp_path, index=as_role(postgres_dsn, pg_schema, role) + tie) as store:
+        store.scope("run-1", "agent").spill(b"by the runtime role")
+        with pytest.raises(InvalidArgument, match="has no run 'run-2'"):
+            store.scope("run-2", "agent").spill(b"a run the platform does not know")
+        assert len(store.list_entries()) == 2
+
+
+def test_a_schema_holding_other_tables_is_not_taken_for_an_index(postgres_dsn, pg_schema, tmp_path):
+    admin(postgres_dsn, f'CREATE SCHEMA "{pg_schema}"', f'CREATE TABLE "{pg_schema}".unrelated (id int)')
+    with pytest.raises(NotFound, match="holds other tables and no scratchfs index"):
+        existing_store(tmp_path, busy_timeout=5, index=postgres_url(postgres_dsn, pg_schema))
