@@ -41,8 +41,9 @@ from scratchfs.api.old_blobs import bind_unbound, bindable, verified
 from scratchfs.api.rebuild import RebuildReport
 from scratchfs.api.rebuild import rebuild_index as rebuild
 from scratchfs.api.store import ScratchStore
-from scratchfs.engine.backends import blob_age, find_orphan, incomplete_uploads, local_blobs
+from scratchfs.engine.backends import blob_age, find_orphan, local_blobs
 from scratchfs.engine.protocols import BlobFile, Entry
+from scratchfs.engine.s3_uploads import incomplete_uploads
 from scratchfs.engine.seekable import FormatError, read_seek_table
 from scratchfs.engine.segment_sweep import SegmentUsage, known_locations, segment_usage
 from scratchfs.engine.segments import is_location
@@ -323,7 +324,8 @@ def _uploads(store: ScratchStore) -> tuple[int, float | None] | None:
     except StorageError as exc:
         log.warning("scratchfs fsck: cannot count the incomplete multipart uploads (%s)", exc)
         return None
-    return None if found is None else (found[0], None if found[1] is None else max(0.0, store.now() - found[1]))
+    return None if found is None else (found.count, None if found.oldest is None else
+                                       max(0.0, store.now() - found.oldest))
 
 
 def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,

@@ -59,7 +59,6 @@ __all__ = [
     "create_empty_index",
     "describe_url",
     "find_orphan",
-    "incomplete_uploads",
     "local_blobs",
     "local_index",
     "migrate_index",
@@ -383,18 +382,6 @@ def migrate_index(index_url: str | None, *, busy_timeout: float) -> tuple[str, i
         raise InvalidArgument(str(exc)) from None
     index.close()
     return schema, index.found_version, SCHEMA_VERSION
-
-
-def incomplete_uploads(blobs: BlobStore) -> tuple[int, float | None] | None:
-    """``(count, oldest start in epoch seconds or None)`` of the incomplete multipart uploads under an S3 store's
-    prefix (:mod:`scratchfs.engine.s3_uploads`); ``None`` for a blob store that makes none (files under a root).
-    Raises StorageError (the object store refused or did not answer)."""
-    if getattr(blobs, "bucket", None) is None:
-        return None
-    from scratchfs.engine.s3_uploads import incomplete_uploads as listed
-
-    found = listed(blobs)
-    return found.count, found.oldest
 
 
 def require_extra(extra: str, what: str) -> None:

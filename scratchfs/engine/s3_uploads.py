@@ -30,13 +30,16 @@ class IncompleteUploads:
     oldest: float | None = None
 
 
-def incomplete_uploads(blobs: Any) -> IncompleteUploads:
-    """The incomplete multipart uploads under ``blobs``' prefix (an :class:`~scratchfs.engine.s3_blobs.S3Blobs`).
-    Uploads in flight now count too (a spill being written).
+def incomplete_uploads(blobs: Any) -> IncompleteUploads | None:
+    """The incomplete multipart uploads under ``blobs``' prefix (an :class:`~scratchfs.engine.s3_blobs.S3Blobs`);
+    ``None`` for a blob store that makes none (files under a root). Uploads in flight now count too (a spill being
+    written).
 
     Raises:
         StorageError: the object store refused (no ``s3:ListBucketMultipartUploads``) or did not answer.
     """
+    if getattr(blobs, "bucket", None) is None:
+        return None
     base = f"{blobs.prefix}/" if blobs.prefix else ""
     count, oldest = 0, None
     try:
