@@ -734,7 +734,7 @@ def test_a_raw_read_of_a_fleet_store_hints_the_fleet_not_a_local_root(tmp_path, 
     assert result.exit_code == 0, result.stderr
     assert result.stderr == (f"scratchfs: 100 bytes from offset 0; 29900 bytes follow; next: scratchfs read-handle "
                              f"{handle} --offset 100 --length 100 --run r --agent a (with this store's "
-                             "$SCRATCHFS_INDEX and $SCRATCHFS_BLOBS)\n")
+                             "--index and --blobs, or $SCRATCHFS_INDEX and $SCRATCHFS_BLOBS)\n")
     with ScratchStore(tmp_path / "local", index="") as store:
         handle = store.scope("r", "a").spill(b"x" * 30_000, source_tool="t").handle
     result = CliRunner().invoke(main, ["read-handle", handle, "--length", "100", "--root", str(tmp_path / "local")],

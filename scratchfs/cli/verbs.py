@@ -170,7 +170,8 @@ def shell_next(result: Slice | LineSlice, run_id: str, agent_id: str, root: str 
     """The shell command that reads on after a raw read (the CLI's twin of ``next_call``): it names the program as it
     was invoked (:func:`~scratchfs.cli.app.program`) and the store's ``root`` as well as the scope, so it reads the
     same store whatever the environment it is run in. A fleet's store (``root`` None) is named by
-    ``$SCRATCHFS_INDEX`` and ``$SCRATCHFS_BLOBS``, which the command is said to need instead."""
+    ``--index`` and ``--blobs`` (or ``$SCRATCHFS_INDEX`` and ``$SCRATCHFS_BLOBS``), which the command is said to need
+    instead: not printed, they may hold a password."""
     if isinstance(result, LineSlice):
         where = (["--offset", str(result.next_offset)] if result.cut else ["--line", str(result.next_line)])
         more = [*where, "--lines", str(result.requested)]
@@ -179,7 +180,8 @@ def shell_next(result: Slice | LineSlice, run_id: str, agent_id: str, root: str 
     words = ["read-handle", result.handle, *more, *(["--root", root] if root is not None else []), "--run", run_id,
              "--agent", agent_id]
     command = " ".join([program(), *(shell_word(word) for word in words)])
-    return command if root is not None else f"{command} (with this store's $SCRATCHFS_INDEX and $SCRATCHFS_BLOBS)"
+    return command if root is not None else (f"{command} (with this store's --index and --blobs, or $SCRATCHFS_INDEX "
+                                             "and $SCRATCHFS_BLOBS)")
 
 
 _NOT_PRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")  # what one_line would escape
