@@ -66,7 +66,7 @@ def test_pydoc_layout_tables_are_not_padded():
     assert max(map(len, re.findall(" +", view))) <= 4
     # (the class's docs are the second cell of a row whose first is a blank margin: the row is the docs, between
     # empty lines, no longer " | " and the docs' first line run on as if the row were one line)
-    assert "\nclass SupportsRound(Protocol)\n\nSupportsRound (*args, **kwargs)\n" in view
+    assert "\nclass SupportsRound(Protocol)\n\nSupportsRound(*args, **kwargs)\n" in view  # (spans add no space)
     assert "get_type_hints(obj, globalns=None, localns=None, include_extras=False)" in view
 
 
@@ -236,3 +236,14 @@ def test_a_definition_lists_terms_and_descriptions_are_lines_of_their_own(tools,
     reply = tools.call("read_handle", {"handle": _spill(scratch_scope, page), "view": "text",
                                        "pattern": r"^get_type_hints\(", "context": 0})
     assert [hit["offset"] for w in reply["windows"] for hit in window_hits(w)] == starts
+
+
+@pytest.mark.parametrize(("page", "shown"), [
+    ("<p><span>a.</span><span>Y</span> <span>www.example.</span><span>com</span></p>", "a.Y www.example.com"),
+    ('<p>Use <code><span class="n">os</span><span class="o">.</span><span class="n">sep</span></code> here.</p>',
+     "Use os.sep here."),  # (Sphinx's inline code, a span a token)
+    ("<p>python3.<span class='emphasis'><em>Y</em></span> executable</p>", "python3.Y executable"),
+    ("<p>a <span> b </span> c</p>", "a b c"),
+])
+def test_spans_add_no_space_a_browser_does_not_show(page, shown):
+    assert text_page(BytesSource(page.encode())).text.strip() == shown

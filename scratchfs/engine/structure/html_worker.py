@@ -314,8 +314,12 @@ def _tables_drift() -> bool:
 # "f(x)Does y."), and the marks a browser shows by the text's place or a line through it, in the plain-text ways of
 # writing them: 10<sup>6</sup> is "10^6" (it was "106"), H<sub>2</sub>O "H_2O", a price struck through "~~$50~~"
 # (it was "$50", beside the price that holds)
+# -- and a <span> inline with nothing added around it, as a browser shows it (the profile put a space on each side:
+# Sphinx's inline code <code><span>os</span><span>.</span><span>sep</span></code> read "os . sep", a link split over
+# spans "www.example. com", and a search for what the page shows found nothing)
 _STRUCK = HtmlElement(prefix="~~", suffix="~~")
-_CSS = {**CSS_PROFILES["relaxed"], "dt": HtmlElement(display=Display.block), "dd": HtmlElement(display=Display.block),
+_CSS = {**CSS_PROFILES["relaxed"], "span": HtmlElement(display=Display.inline),
+        "dt": HtmlElement(display=Display.block), "dd": HtmlElement(display=Display.block),
         "sup": HtmlElement(prefix="^"), "sub": HtmlElement(prefix="_"), "s": _STRUCK, "strike": _STRUCK, "del": _STRUCK}
 
 
