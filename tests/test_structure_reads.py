@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from scratchfs import BadRecord, InvalidArgument, ScratchStore
 from scratchfs.api.contract import ScratchTools, to_json, window_hits
+from scratchfs.api.structured import calls_inputs
 from scratchfs.cli import main
 
 _TOOLS = Path(__file__).resolve().parent.parent / "fixtures" / "tools"
@@ -66,9 +67,23 @@ def test_jq_that_reads_input_or_inputs_is_refused_saying_what_works(tools, scrat
         with pytest.raises(InvalidArgument, match=r"input and inputs see nothing") as refused:
             tools.call("read_handle", {"handle": handle, "jq": program, **read})
         assert "count=true" in str(refused.value) and "slurp=true" in str(refused.value)
-    for program in (".input", '.unit == "inputs"', ". as $input | $input.unit", '{input: .input} | .input'):
+    for program in (".input", '.unit == "inputs"', ". as $input | $input.unit", '{input: .input} | .input',
+                    "{input} | .input", "{unit, input} | .input", "{$__loc__, input} | .input"):
         reply = tools.call("read_handle", {"handle": handle, "jq": program, **read})
         assert reply["results"][:2] in ([0, 1], [False, False], ["u0", "u1"])
+
+
+@pytest.mark.parametrize(("program", "calls"), [
+    ("{input, output}", False), ("{name, input}", False), ("{a: 1, input}", False), ('{"input"}', False),
+    ("{$input}", False), (".[] | {input}", False), ("# input\n.", False), ('"inputs"', False),
+    ("input", True), ("[inputs]", True), ("{x: input}", True), ("{(input | tostring): 1}", True),
+    ("{a: {b: input}}", True), ("{a: [input]}", True), ("{a: .b | input}", True), ("{a, b: input}", True),
+    ("{input} | input", True), ("def f: input; f", True), ("reduce inputs as $x (0; . + 1)", True),
+])
+def test_an_objects_key_named_input_is_no_call_of_the_builtin(program, calls):
+    """jq's object shorthand {input, output} is {input: .input, output: .output} (jq 1.7 manual, Object
+    Construction): a key, not the builtin -- a new user's filter on the EC2 model was refused as calling it."""
+    assert calls_inputs(program) is calls
 
 
 def test_rows_page_through_with_their_header_exactly_once(tools, scratch_scope, fixture_data):

@@ -498,7 +498,29 @@ def way_past(handle: str, bad: BadRecord, records: int, jq: str | None, budget: 
 
 
 _JQ_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|#[^\n]*')  # a jq string literal or comment (no input call inside)
-_JQ_INPUTS = re.compile(r"(?<![\w$.@])inputs?(?!\w|\s*:)")  # the builtins, not .input, $input, {input: ...}
+_JQ_TOKEN = re.compile(r"[$.@]?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*|[{}()\[\],:]")  # names and what nests or parts them
+
+
+def calls_inputs(filter: str) -> bool:
+    """Whether jq ``filter`` calls the builtin ``input`` or ``inputs``: the name standing alone, not a field
+    (``.input``), a variable (``$input``) nor an object's key (``{input: 1}``, and the shorthand ``{input, output}``
+    for ``{input: .input, output: .output}``), which stands first in an object or after one of its commas; strings
+    and comments are passed over. Source: jq 1.7's manual (Object Construction)."""
+    braces: list[list] = []  # what encloses the token: [bracket, a key stands next (objects)]
+    for token in _JQ_TOKEN.findall(_JQ_STRING.sub('""', filter)):
+        if token in "{([":
+            braces.append([token, token == "{"])
+        elif token in ")]}":
+            if braces:
+                braces.pop()
+        elif token in ",:":
+            if braces and braces[-1][0] == "{":
+                braces[-1][1] = token == ","
+        elif braces and braces[-1][0] == "{" and braces[-1][1]:
+            braces[-1][1] = False  # (a key: a name, $name or @format)
+        elif token in ("input", "inputs"):
+            return True
+    return False
 
 
 def refuse_inputs(filter: str, slurping: bool = False) -> None:
@@ -506,7 +528,7 @@ def refuse_inputs(filter: str, slurping: bool = False) -> None:
     time (the document, or each JSON-lines record alone), where they see nothing -- a ``reduce inputs`` over JSON
     lines gave a page of ``{}`` per record (``slurping``: a slurp read, whose ``.`` is the array of them all).
     Raises InvalidArgument naming the reads that do work."""
-    if not _JQ_INPUTS.search(_JQ_STRING.sub('""', filter)):
+    if not calls_inputs(filter):
         return
     if slurping:
         raise InvalidArgument("with slurp=true, . is already the array of all the records (rows): use . where "
@@ -518,4 +540,5 @@ def refuse_inputs(filter: str, slurping: bool = False) -> None:
         "slurp=true; a bounded size); or count the records holding a value with count=true and match= or pattern=")
 
 
-__all__ = ["StructureReads", "check_kind", "entry_identity", "mostly_json", "refuse_inputs", "table_like", "way_past"]
+__all__ = ["StructureReads", "calls_inputs", "check_kind", "entry_identity", "mostly_json", "refuse_inputs",
+           "table_like", "way_past"]
