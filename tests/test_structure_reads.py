@@ -249,9 +249,14 @@ def test_a_bad_record_says_how_to_see_it_and_read_past_it(tools, scratch_scope, 
     handle = scratch_scope.spill(data, source_tool="logs").handle
     first = tools.call("read_handle", {"handle": handle, "record": 1, "records": 10, **({"jq": flt} if flt else {})})
     assert len(first["results" if flt else "records"]) == 3 and first["next_call"]
+    # the page that ends before it names it and the byte read of it; its next_call reads on after it
+    seen = ast.parse(first["note"].split(" -- its bytes: ")[1].split(" -- ")[0], mode="eval").body
+    assert tools.call("read_handle", {k.arg: ast.literal_eval(k.value) for k in seen.keywords})["data"] == bad.decode()
     node = ast.parse(first["next_call"], mode="eval").body
-    with pytest.raises(BadRecord) as caught:
-        tools.call("read_handle", {k.arg: ast.literal_eval(k.value) for k in node.keywords})
+    following = tools.call("read_handle", {k.arg: ast.literal_eval(k.value) for k in node.keywords})
+    assert following["results" if flt else "records"] == ([2, 3, 4] if flt else [{"a": 1}, {"a": 2}, {"a": 3}])
+    with pytest.raises(BadRecord) as caught:  # a read that starts at it
+        tools.call("read_handle", {"handle": handle, "record": 4, "records": 10, **({"jq": flt} if flt else {})})
     message = str(caught.value)
     calls = [c + ")" for c in message.split("read_handle(")[1:]]
     see, on = (ast.parse("read_handle(" + c.split(")")[0] + ")", mode="eval").body for c in calls[:2])
