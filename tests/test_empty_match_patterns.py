@@ -9,7 +9,7 @@ import random
 import time
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scratchfs import PatternTooLong, ScratchStore
@@ -79,7 +79,8 @@ def test_a_pattern_matching_only_empty_text_here_answers_at_once_on_a_large_text
     assert took < 4.0  # (PatternTimeout at 5 s, or a count cut at its time bound, before)
 
 
-_BODY_PARTS = [r"e", r"q", r"e?", r"q*", r"(?:e|)", r"[eq]", r"\n", r"x?", r"(?=q)", r"\b", r"(?:qe)+", r"e{0,2}"]
+_BODY_PARTS = [r"e", r"q", r"e?", r"q*", r"(?:e|)", r"[eq]", r"\n", r"x?", r"(?=q)", r"\b", r"(?:qe)+", r"e{0,2}",
+               r"(?:(?:e|)*q|)"]
 
 
 @st.composite
@@ -94,6 +95,7 @@ def starred_groups(draw):
     return pattern if not draw(st.booleans()) else f"(?:{pattern})*"
 
 
+@settings(max_examples=1000)
 @given(pattern=starred_groups(), data=st.text(alphabet="eqx \n1", max_size=2000).map(str.encode),
        start=st.integers(0, 2000), ignore_case=st.booleans())
 def test_starred_groups_that_match_empty_text_find_re_finditers_non_empty_matches(tmp_path_factory, pattern, data,
@@ -107,8 +109,10 @@ def test_starred_groups_that_match_empty_text_find_re_finditers_non_empty_matche
 
 @pytest.mark.parametrize(("pattern", "finder"), [
     ("(?:eq)*", b"(?:eq){1,}"), ("a*b?", b"(?:(?:a){1,}(?:b){0,1}|(?:b){1,1})"),
-    (r"(?:e?q?)*", b"(?:(?:e){1,1}(?:q){0,1}|(?:q){1,1})"), (r"(?=a)b*", b"(?:b){1,}"), (r"(a)?\1", None),
-    (r"\b", None)])
+    (r"(?:e?q?)*", b"(?:(?:e){1,1}(?:q){0,1}|(?:q){1,1})(?:(?:e){0,1}(?:q){0,1}){0,}"), (r"(?=a)b*", b"(?:b){1,}"),
+    (r"(?:a|)*b", b"(?:(?:a)(?:(?:a|)){0,}b|b)"), (r"(a)?\1", None), (r"\b", None),
+    # (before: the body's first non-empty iteration alone, then q: "eeq" was found at its second byte)
+    (r"(?:(?:e|)*q|)", b"(?:(?:(?:e)(?:(?:e|)){0,}q|q))")])
 def test_the_finder_of_a_pattern_that_matches_empty_text(pattern, finder):
     from scratchfs.engine.pattern_syntax import nonempty_core
 
@@ -133,3 +137,12 @@ def test_a_starred_group_whose_body_starts_with_a_common_byte_answers_in_time(tm
         took = time.perf_counter() - began
     assert reply["windows"] == [] and reply["next_call"] is None
     assert took < 4.0, took  # (PatternTimeout at 5 s before)
+
+
+@pytest.mark.parametrize("pattern", [r"(?:(?:e|)*q|)", r"(?:(?:e?)+q|x)?", r"(?:(?:e|)*q)*"])
+def test_a_repeat_whose_body_matches_empty_text_is_found_with_all_its_iterations(tmp_path, pattern):
+    """The finder of a repeat whose body can match empty text took its first non-empty iteration alone, then what
+    follows the repeat: "eeq" was found at its second "e", and the match at its first was missed."""
+    data = b"xx eeq ab eeeeq q eq"
+    got = run_search(tmp_path, data, PatternMatcher(pattern, False, reach=64), 0, 8, 400, budget=1 << 20)
+    assert as_tuples(got) == windows(data, regex_spans(data, pattern, 0, False), 8, 400, budget=1 << 20)

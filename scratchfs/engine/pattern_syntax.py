@@ -366,7 +366,8 @@ def nonempty_core(tree, reach: int) -> bytes | None:
     match of the parsed pattern ``tree`` can begin, a non-empty text, and matches nothing but non-empty text: a
     finder for the search of a pattern that matches empty text, which then runs that pattern only where it finds
     (``(?:eq)*`` is found as ``(?:eq){1,}``, ``a*b?`` as ``a{1,}b?|b``). It is a superset -- lookarounds and anchors
-    are passed over, a repeat of a body that matches empty text is found by the body's first non-empty iteration --
+    are passed over, a repeat of a body that matches empty text is found by the body's first non-empty iteration and
+    any more --
     so no non-empty match starts where it finds nothing. ``None`` when that is not known (a backreference, a
     conditional group) or when it would be more than 4 times as long as the pattern's own core. Never raises."""
     try:
@@ -425,10 +426,13 @@ class _NonEmpty:
             _low, high, sub = av
             if high == 0:
                 return None
-            if _first_seq(sub, flags, depth + 1)[1]:  # a body that can match empty: its first non-empty iteration
-                return self.seq(sub, flags, depth + 1)
-            return b"(?:" + self.write(sub, flags, depth + 1) + b")" + (
-                b"{1,}" if high == MAXREPEAT else b"{1,%d}" % high)
+            body = b"(?:" + self.write(sub, flags, depth + 1) + b")"
+            if not _first_seq(sub, flags, depth + 1)[1]:
+                return body + (b"{1,}" if high == MAXREPEAT else b"{1,%d}" % high)
+            first = self.seq(sub, flags, depth + 1)  # a body that can match empty: its first non-empty iteration,
+            if first is None or high == 1:  # then any more
+                return first
+            return first + body + (b"{0,}" if high == MAXREPEAT else b"{0,%d}" % (high - 1))
         if name == "BRANCH":
             ways = [way for way in (self.seq(sub, flags, depth + 1) for sub in av[1]) if way is not None]
             return b"(?:" + b"|".join(ways) + b")" if ways else None
