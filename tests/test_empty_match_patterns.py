@@ -9,7 +9,7 @@ import random
 import time
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scratchfs import PatternTooLong, ScratchStore
@@ -77,3 +77,72 @@ def test_a_pattern_matching_only_empty_text_here_answers_at_once_on_a_large_text
     assert pattern == "(?=needle)" or "matches empty text" in reply["note"]  # (told when a short probe shows it)
     assert counted["matches"] == 0 and counted["next_call"] is None
     assert took < 4.0  # (PatternTimeout at 5 s, or a count cut at its time bound, before)
+
+
+_BODY_PARTS = [r"e", r"q", r"e?", r"q*", r"(?:e|)", r"[eq]", r"\n", r"x?", r"(?=q)", r"\b", r"(?:qe)+", r"e{0,2}",
+               r"(?:(?:e|)*q|)"]
+
+
+@st.composite
+def starred_groups(draw):
+    """Patterns built of starred (optional, counted) groups whose body can match empty text or not -- ``(?:eq)*``,
+    ``(?:e?q)*?``, ``(?:x?(?=q))+`` -- in sequences and alternatives: each matches empty text at every place."""
+    def group() -> str:
+        body = "".join(draw(st.lists(st.sampled_from(_BODY_PARTS), min_size=1, max_size=3)))
+        return f"(?:{body}){draw(st.sampled_from(['*', '*?', '?', '{0,2}', '+', '*+']))}"
+    pieces = [group() for _ in range(draw(st.integers(1, 3)))]
+    pattern = "".join(pieces) if draw(st.booleans()) else "|".join(pieces)
+    return pattern if not draw(st.booleans()) else f"(?:{pattern})*"
+
+
+@settings(max_examples=1000)
+@given(pattern=starred_groups(), data=st.text(alphabet="eqx \n1", max_size=2000).map(str.encode),
+       start=st.integers(0, 2000), ignore_case=st.booleans())
+def test_starred_groups_that_match_empty_text_find_re_finditers_non_empty_matches(tmp_path_factory, pattern, data,
+                                                                                   start, ignore_case):
+    """The search of such a pattern runs it only where its finder
+    (:func:`~scratchfs.engine.pattern_syntax.nonempty_core`) finds a non-empty match can begin: the matches are
+    ``re.finditer``'s non-empty ones all the same."""
+    test_matches_of_patterns_that_match_empty_text_equal_re_finditers_non_empty_ones.hypothesis.inner_test(
+        tmp_path_factory, pattern, data, start, ignore_case)
+
+
+@pytest.mark.parametrize(("pattern", "finder"), [
+    ("(?:eq)*", b"(?:eq){1,}"), ("a*b?", b"(?:(?:a){1,}(?:b){0,1}|(?:b){1,1})"),
+    (r"(?:e?q?)*", b"(?:(?:e){1,1}(?:q){0,1}|(?:q){1,1})(?:(?:e){0,1}(?:q){0,1}){0,}"), (r"(?=a)b*", b"(?:b){1,}"),
+    (r"(?:a|)*b", b"(?:(?:a)(?:(?:a|)){0,}b|b)"), (r"(a)?\1", None), (r"\b", None),
+    # (before: the body's first non-empty iteration alone, then q: "eeq" was found at its second byte)
+    (r"(?:(?:e|)*q|)", b"(?:(?:(?:e)(?:(?:e|)){0,}q|q))")])
+def test_the_finder_of_a_pattern_that_matches_empty_text(pattern, finder):
+    from scratchfs.engine.pattern_syntax import nonempty_core
+
+    assert nonempty_core(parse(pattern, False), 64) == finder
+
+
+@pytest.mark.alone
+@pytest.mark.parametrize("pattern", ["(?:eq)*", "(?:eqx|)*", r"(?:e\d)*", "(?:ee?q)*?", "(?:x*eq)*"])
+def test_a_starred_group_whose_body_starts_with_a_common_byte_answers_in_time(tmp_path, pattern):
+    """``(?:eq)*`` over text full of "e" (none followed by "q"): the engine ran at each "e" (each a byte a
+    non-empty match can begin with), a trip through Python each, and ran into the 5 s time limit 1 MB into 20 MB
+    (PatternTimeout); it now runs only where its finder finds "eq"."""
+    rnd = random.Random(7)
+    words = [b"alpha", b"beta", b"needle", b"eerie", b"e" * 30, b"ERROR", b"queue"]
+    text = b"".join(b" ".join(rnd.choice(words) for _ in range(rnd.randint(1, 20))) + b"\n" for _ in range(200_000))
+    with ScratchStore(tmp_path / "root") as store:
+        scope = store.scope("run", "agent")
+        handle = scope.spill(text, source_tool="t").handle  # 20 MB, 58% of it "e"
+        tools = ScratchTools(scope)
+        began = time.perf_counter()
+        reply = tools.call("read_handle", {"handle": handle, "pattern": pattern})
+        took = time.perf_counter() - began
+    assert reply["windows"] == [] and reply["next_call"] is None
+    assert took < 4.0, took  # (PatternTimeout at 5 s before)
+
+
+@pytest.mark.parametrize("pattern", [r"(?:(?:e|)*q|)", r"(?:(?:e?)+q|x)?", r"(?:(?:e|)*q)*"])
+def test_a_repeat_whose_body_matches_empty_text_is_found_with_all_its_iterations(tmp_path, pattern):
+    """The finder of a repeat whose body can match empty text took its first non-empty iteration alone, then what
+    follows the repeat: "eeq" was found at its second "e", and the match at its first was missed."""
+    data = b"xx eeq ab eeeeq q eq"
+    got = run_search(tmp_path, data, PatternMatcher(pattern, False, reach=64), 0, 8, 400, budget=1 << 20)
+    assert as_tuples(got) == windows(data, regex_spans(data, pattern, 0, False), 8, 400, budget=1 << 20)

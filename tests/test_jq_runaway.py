@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import threading
 import time
@@ -75,9 +76,10 @@ def test_results_equal_jq_in_process(flt):
 def test_a_record_that_fails_keeps_its_number_and_the_outputs_before_it():
     data = b'{"n": 1}\n{"n": 2}\n"x"\n{"n": 4}\n'
     page = records_page(BytesSource(data), jq=".n")  # the page stops before the record the filter fails on
-    assert page.items == [1, 2] and page.more
+    assert page.items == [1, 2] and page.more and page.passed.record == 3 and "record 3" in page.extra["note"]
+    assert records_page(BytesSource(data), jq=".n", cursor=page.cursor).items == [4]  # and passes over it
     with pytest.raises(InvalidArgument, match="record 3"):
-        records_page(BytesSource(data), jq=".n", cursor=page.cursor)
+        records_page(BytesSource(data), 3, jq=".n")
     page = records_page(BytesSource(data), jq=".n", records=2)
     assert page.items == [1, 2]
 
@@ -127,3 +129,42 @@ def test_a_worker_that_dies_is_a_typed_error_and_a_dead_idle_one_is_replaced():
     finally:
         timer.cancel()
     assert jq_page(BytesSource(b"[7]"), ".[0]").items == [7]
+
+
+@pytest.mark.parametrize(("start", "refused"), [
+    (b"\xfd\x3f\xeb", "byte 0xfd, which starts no JSON value, at byte 0"), (b"  hello", "'h', which starts"),
+    (b"\xef\xbb\xbf\n<html>", "'<', which starts no JSON value, at byte 4"), (b"{x", "'x' after '{' at byte 1"),
+    (b"[ }", "'}' after '[' at byte 2"), (b"12abc", "'a', which no JSON value holds, at byte 2"),
+    (b"\x00\x01", "byte 0x00"), (b'{"a": 1}', None), (b"\xef\xbb\xbf [1]", None), (b'"\xff"', None),
+    (b"1 2", None), (b"NaN", None), (b"true\n", None), (b"  ", None), (b"", None), (b"[]{}", None)])
+def test_a_document_whose_first_bytes_cannot_be_json_is_refused_at_once(start, refused):
+    from scratchfs.engine.structure.jsonscan import refuse_unlike_json
+
+    data = start + b"\x80" * 8192 if start.strip() else start * 3000  # (blank: nothing but blanks in the window)
+    if refused is None:
+        refuse_unlike_json(BytesSource(data))
+        return
+    with pytest.raises(InvalidArgument, match=re.escape(f"the document is not valid JSON: {refused}")):
+        refuse_unlike_json(BytesSource(data))
+
+
+@pytest.mark.alone
+def test_jq_over_64_mib_of_binary_data_is_refused_at_once(tmp_path):
+    """jq over 64 MiB of random bytes (no UTF-8, no JSON) read, decoded and handed the whole content to jq, and ran
+    into its 5 s time limit (StructureTimeout); it is refused at once, naming what the entry holds and the reads
+    that work."""
+    import random
+
+    from scratchfs.api.contract import ScratchTools
+
+    with ScratchStore(tmp_path / "root") as store:
+        scope = store.scope("run", "agent")
+        handle = scope.spill(random.Random(3).randbytes(64 * 2**20), source_tool="t").handle
+        began = time.perf_counter()
+        with pytest.raises(InvalidArgument) as refused:
+            ScratchTools(scope).call("read_handle", {"handle": handle, "jq": "."})
+        took = time.perf_counter() - began
+    message = str(refused.value)
+    assert type(refused.value) is InvalidArgument and message.startswith(f"{handle} holds binary data"), message
+    assert "offset= and length=" in message and "which starts no JSON value, at byte 0" in message, message
+    assert took < 1.5, took  # (5 s, StructureTimeout, before)

@@ -210,6 +210,33 @@ def test_bad_lines_before_initialize_are_answered_and_the_handshake_still_works(
         wire.kill()
 
 
+@pytest.mark.parametrize("face", ["mcp", "proxy"])
+def test_a_request_before_initialize_is_told_to_initialize_first(face, tmp_path):
+    """A raw tools/list (tools/call) sent before the handshake got the SDK's bare "Invalid request parameters", the
+    very words of a malformed request: the reply (still -32602) says the session is not initialized and what to
+    send first; a malformed request keeps its own message, and the handshake then works."""
+    wire = Wire(face_command(face, tmp_path))
+    try:
+        for rid, line in [("list", req("list", "tools/list")), ("list-empty", req("list-empty", "tools/list", {})),
+                          ("call", call("call", "scratch_list", {}))]:
+            wire.send(line)
+            reply = wire.lines.get(timeout=REPLY_SECONDS)
+            assert (reply["id"], reply["error"]["code"]) == (rid, BAD_PARAMS), reply
+            message = reply["error"]["message"]
+            assert "not initialized" in message and "initialize request first" in message, message
+            assert "notifications/initialized" in message and line.split(b'"method": "')[1].split(b'"')[0].decode() \
+                in message, message
+        wire.send(req("bad", "tools/list", [1]))
+        bad = wire.lines.get(timeout=REPLY_SECONDS)
+        assert bad["error"]["code"] == BAD_PARAMS and "not initialized" not in bad["error"]["message"], bad
+        wire.initialize()
+        wire.send(req("listed", "tools/list"))
+        assert wire.replies("listed", 0) == [] and {"read_handle"} <= {t["name"] for t in wire.last["tools"]}
+        wire.close()
+    finally:
+        wire.kill()
+
+
 @pytest.mark.parametrize(("line", "passed"), [
     (b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n', True),
     (b'{"jsonrpc":"2.0","id":3,"result":{}}\r\n', True),

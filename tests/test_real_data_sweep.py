@@ -144,7 +144,8 @@ def _fixture_rows(count: int) -> list[dict]:
 def test_a_jq_records_read_gives_every_record_before_a_bad_one(tools, budget):
     """JSON lines (the CSV fixture's rows) with some records cut short, as a capped or interleaved output leaves
     them: each is a BadRecord, and the records before it on its page still come first (before: the page that met
-    it raised at once, and the records between the last page's end and the bad one were shown by no read)."""
+    it raised at once, and the records between the last page's end and the bad one were shown by no read); the page
+    that ends before it names it in its note and its next_call reads on after it (before: it failed on it)."""
     rows = _fixture_rows(600)
     lines = [json.dumps(row, ensure_ascii=False).encode() for row in rows]
     cut = set(range(149, 600, 173))  # records 150, 323, 496
@@ -159,6 +160,7 @@ def test_a_jq_records_read_gives_every_record_before_a_bad_one(tools, budget):
             call = _call_of(str(exc).rsplit("read on after it: ", 1)[1])
             continue
         names += reply["results"]
+        bad += [int(n) for n in re.findall(r"record (\d+) \(bytes \d+ to \d+\) is not JSON", reply.get("note", ""))]
         call = _call_of(reply["next_call"]) if reply["next_call"] else None
     assert names == [row["name"] for n, row in enumerate(rows) if n not in cut]
     assert bad == [n + 1 for n in sorted(cut)]

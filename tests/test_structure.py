@@ -630,18 +630,28 @@ def test_a_byte_order_mark_is_no_part_of_the_first_column_name(table, budget, pe
 
 
 @pytest.mark.parametrize("flt", [None, ".a"])
-def test_a_bad_record_ends_the_page_before_it_and_the_next_read_names_it(flt):
-    """Records (or outputs) before a bad record are given, the page's cursor stops at it, and the read from there
-    raises BadRecord with its number and bytes; jq failing on a record is a bad record too."""
-    data = b'{"a":1}\n\n{"a":2}\n' + (b'{"a":\n' if flt is None else b'"text"\n') + b'{"a":4}\n'
+@pytest.mark.parametrize("after", [b'{"a":4}\n', b"\n \n", b""])
+def test_a_bad_record_ends_the_page_before_it_and_is_passed_over(flt, after):
+    """Records (or outputs) before a bad record are given, the page's note names it (number, bytes) and its cursor
+    goes on after it -- the page's next call reads on rather than failing on it (before: the cursor stopped at it
+    and the next page raised) --; a page starting at it raises BadRecord; jq failing on a record is a bad record
+    too. A bad last record (blank lines after it) ends the read."""
+    bad_line = b'{"a":\n' if flt is None else b'"text"\n'
+    data = b'{"a":1}\n\n{"a":2}\n' + bad_line + after
     page = records_page(BytesSource(data), 1, 50, jq=flt)
-    assert ([1, 2] if flt else [{"a": 1}, {"a": 2}]) == page.items and page.cursor is not None
+    assert ([1, 2] if flt else [{"a": 1}, {"a": 2}]) == page.items
+    assert page.passed is not None and (page.passed.record, page.passed.offset) == (3, data.index(bad_line))
+    assert page.to_dict()["note"].startswith(str(page.passed)) and "passed over" in page.to_dict()["note"]
+    if after.strip():
+        assert page.cursor is not None
+        rest = records_page(BytesSource(data), 1, 50, jq=flt, cursor=page.cursor)
+        assert (rest.items, rest.cursor, rest.passed) == ([4] if flt else [{"a": 4}], None, None)
+    else:
+        assert page.cursor is None and "the last record" in page.to_dict()["note"]
     with pytest.raises(BadRecord) as caught:
-        records_page(BytesSource(data), 1, 50, jq=flt, cursor=page.cursor)
+        records_page(BytesSource(data), 3, 50, jq=flt)
     bad = caught.value
-    assert (bad.record, data[bad.offset : bad.offset + bad.length]) == (3, data.splitlines(True)[3])
-    after = records_page(BytesSource(data), 4, 50, jq=flt)
-    assert after.items == ([4] if flt else [{"a": 4}])
+    assert (bad.record, data[bad.offset : bad.offset + bad.length]) == (3, bad_line)
 
 
 @pytest.mark.parametrize("flt", [None, ".a"])

@@ -264,9 +264,14 @@ def test_a_bad_record_says_how_to_see_it_and_read_past_it(tools, scratch_scope, 
     handle = scratch_scope.spill(data, source_tool="logs").handle
     first = tools.call("read_handle", {"handle": handle, "record": 1, "records": 10, **({"jq": flt} if flt else {})})
     assert len(first["results" if flt else "records"]) == 3 and first["next_call"]
+    # the page that ends before it names it and the byte read of it; its next_call reads on after it
+    seen = ast.parse(first["note"].split(" -- its bytes: ")[1].split(" -- ")[0], mode="eval").body
+    assert tools.call("read_handle", {k.arg: ast.literal_eval(k.value) for k in seen.keywords})["data"] == bad.decode()
     node = ast.parse(first["next_call"], mode="eval").body
-    with pytest.raises(BadRecord) as caught:
-        tools.call("read_handle", {k.arg: ast.literal_eval(k.value) for k in node.keywords})
+    following = tools.call("read_handle", {k.arg: ast.literal_eval(k.value) for k in node.keywords})
+    assert following["results" if flt else "records"] == ([2, 3, 4] if flt else [{"a": 1}, {"a": 2}, {"a": 3}])
+    with pytest.raises(BadRecord) as caught:  # a read that starts at it
+        tools.call("read_handle", {"handle": handle, "record": 4, "records": 10, **({"jq": flt} if flt else {})})
     message = str(caught.value)
     calls = [c + ")" for c in message.split("read_handle(")[1:]]
     see, on = (ast.parse("read_handle(" + c.split(")")[0] + ")", mode="eval").body for c in calls[:2])
@@ -295,7 +300,8 @@ def test_jq_over_content_that_is_not_json_says_what_it_holds_and_which_reads_fit
     assert message.startswith(f"{handle} holds ") and f"(content type {kind}), {refused}" in message  # jq runs)
     assert all(f"read it with {fit}" in message or f" or {fit}" in message for fit in fits)
     assert ('view="text"' in message) is ('view="text"' in fits)
-    assert "line=" in message and "pattern=" in message and (kind == "csv" or "(jq: parse error: " in message)
+    assert "line=" in message and "pattern=" in message and (kind == "csv" or "(jq: parse error: " in message
+                                                                  or "(the document is not valid JSON: " in message)
     # (a table: and jq over all its rows at once, which the refusal did not name)
     assert ("or jq= with slurp=true (all rows at once)" in message) is (kind == "csv")
     if kind == "csv":  # and it works

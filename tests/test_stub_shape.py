@@ -427,7 +427,9 @@ def test_telling_lone_cr_line_ends_from_redraws_costs_linear_time():
         started = time.perf_counter()
         shape = describe(data, len(data), 1)
         assert time.perf_counter() - started < 2.0
-        assert shape.content_type == "log"  # pieces that are blank or differ only in digits: redraws of one line
+        # pieces that differ only in digits: redraws of one line; carriage returns with nothing after them (or
+        # before) overwrite nothing: line ends
+        assert shape.content_type == ("text" if data.endswith(b"\r\r") else "log"), data[:20]
 
 
 @pytest.mark.alone
@@ -501,6 +503,30 @@ def test_a_column_of_numbers_whose_lines_end_in_a_lone_cr_is_text(fixture_data):
     for name, data in bars.items():
         shape = describe(data, len(data), data.count(b"\n") + 1)
         assert shape.text.startswith("terminal output") and "overwritten lines" in shape.text, (name, shape)
+
+
+@pytest.mark.parametrize("end", [b"\r\r", b"\r\r\n", b"\n\r", b"\r\r\r", b"\r\r\r\n", b"\r\n\r"])
+def test_doubled_carriage_return_line_ends_are_lines_not_redraws(fixture_data, end):
+    """Text whose lines end in doubled carriage returns (``\\r\\r``: a classic Mac file with a blank line between its
+    lines; ``\\r\\r\\n``: CRLF text written again through a text-mode stream, as some CSV exports are) or in
+    ``\\n\\r``: before, each \\r beside another line end was passed over, none was compared, and the text was taken
+    for progress output (terminal output, "N overwritten lines") whose view draws each line over the last. A run of
+    \\r counts once, the pieces it parts are compared, and one that overwrites nothing (at a line's start or end) is
+    a line end. Progress output whose lines end so stays terminal output."""
+    from scratchfs.api.shape import describe
+
+    lines = [line for line in fixture_data["workspace-grep-stdlib-defs.txt"].splitlines() if line][:400]
+    rng = random.Random(7)
+    table = [b"%d,%s,%d" % (i, rng.choice([b"alpha", b"beta", b"gamma"]), rng.randrange(1000)) for i in range(400)]
+    for name, rows in (("grep output", lines), ("a CSV export", table)):
+        data = end.join(rows) + end
+        shape = describe(data, len(data), data.count(b"\n") + 1)
+        assert not shape.text.startswith("terminal output") and "overwritten" not in shape.text, (name, shape)
+        if name == "a CSV export" and end.endswith(b"\r\n"):  # (a table whose lines start with \r is no CSV)
+            assert shape.text.startswith("CSV, 3 columns"), (name, shape)
+    bar = b"".join(b"\r%3d%% [%s%s]" % (p, b"#" * (p // 5), b"." * (20 - p // 5)) for p in range(101)) + end
+    shape = describe(bar * 3, len(bar) * 3, (bar * 3).count(b"\n") + 1)
+    assert shape.text.startswith("terminal output") and "overwritten lines" in shape.text, shape
 
 
 def test_an_object_of_a_few_keys_names_them_all_when_its_values_are_large():

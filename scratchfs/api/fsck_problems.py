@@ -8,12 +8,14 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
 from scratchfs.engine import journal
+from scratchfs.engine.private_modes import loose_modes
 from scratchfs.engine.root import odd_own_files
+from scratchfs.foundation.errors import StorageError
 
 if TYPE_CHECKING:
     from scratchfs.api.store import ScratchStore
 
-__all__ = ["Problem", "journal_problems", "trash_problem_list"]
+__all__ = ["Problem", "journal_problems", "mode_problems", "trash_problem_list"]
 
 
 @dataclass
@@ -26,7 +28,8 @@ class Problem:
             root belongs: reported, never followed, never repaired; an entry of ``trash/`` that a repair could
             not remove whole; a link, FIFO or directory at a blob's name, which a repair removes itself but for a
             directory: :mod:`scratchfs.api.odd_names`; a ``journal`` that is no directory, open to other users,
-            or holding what is no journal: :func:`journal_problems`).
+            or holding what is no journal: :func:`journal_problems`; a run or agent directory or a blob file open to
+            other users, which a repair makes private: :func:`mode_problems`).
         run_id, agent_id: the scope (of the entry, or of the directory the orphan is in, as path parts).
         key: the handle or scratchpad key (``None`` for an orphan).
         path: the blob file.
@@ -65,3 +68,21 @@ def journal_problems(store: ScratchStore) -> list[Problem]:
         return []
     return [Problem("unexpected", "", "", None, str(store.root / path), detail)
             for path, detail in (*journal.problems(store.blobs.root_fd), *odd_own_files(store.blobs.root_fd))]
+
+
+def mode_problems(store: ScratchStore, repair: bool = False, reported: list[Problem] = ()) -> list[Problem]:
+    """``unexpected`` problems of a local store's run and agent directories and their files that are open to other
+    users (:func:`scratchfs.engine.private_modes.loose_modes`): with ``repair``, made 0700 (0600), ``repaired``
+    once they are; each path absolute; a file ``reported`` names already (an orphan, an incomplete write: the sweep
+    or a repair removes it) is left out. ``[]`` for a store without local blob files, or whose ``runs/`` cannot be
+    listed (the blob walk reports that)."""
+    if not hasattr(store.blobs, "scan_segment") or not hasattr(store.blobs, "root_fd"):
+        return []
+    try:
+        loose = loose_modes(store.blobs.root_fd, repair)
+    except StorageError:
+        return []
+    known = {p.path.split(" (bytes ")[0] for p in reported}  # (a segment's records are named by their bytes)
+    problems = [Problem("unexpected", parts[1], parts[2] if len(parts) > 2 else "", None,
+                        str(store.root / "/".join(parts)), detail, repaired) for parts, detail, repaired in loose]
+    return [p for p in problems if p.path not in known]

@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 
-from scratchfs.api.fsck_problems import Problem, journal_problems, trash_problem_list
+from scratchfs.api.fsck_problems import Problem, journal_problems, mode_problems, trash_problem_list
 from scratchfs.api.odd_names import OddName, odd_blob_names, remove_odd_name
 from scratchfs.api.old_blobs import bind_unbound, bindable, verified
 from scratchfs.api.rebuild import RebuildReport
@@ -422,6 +422,7 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
         _trash_problems(store, report)
     if report.next_cursor is None:
         report.problems += journal_problems(store)  # (a journal/ that is no directory stalls no sweep, but is told)
+        report.problems += mode_problems(store, repair, report.problems)  # (a scope's, open to other users)
     return report
 
 

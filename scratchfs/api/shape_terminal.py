@@ -10,7 +10,9 @@ line agree position by position (a digit agrees with any digit: a count that mov
 of their very bytes; the lines of a text do not (rows of a table, sentences, a column of numbers). Bare carriage
 returns are taken for **line ends** when the sample holds fewer newlines than bare carriage returns and most pairs of
 consecutive pieces (of the first :data:`REDRAW_PAIRS`) agree in fewer than :data:`REDRAW_AGREEMENT` of their
-positions or hold the same byte in fewer than :data:`REDRAW_SAME`. Everything here runs over the
+positions or hold the same byte in fewer than :data:`REDRAW_SAME`. A run of them (``\\r\\r``) parts two pieces as
+one does, and one that overwrites nothing -- at a line's start or end: ``\\r\\r\\n``, ``\\n\\r`` -- is a line
+end: text whose carriage returns all are is no terminal output. Everything here runs over the
 sample :func:`~scratchfs.api.shape.describe` holds (at most 512 KiB), at C speed but for at most
 :data:`REDRAW_PAIRS` short comparisons.
 """
@@ -42,13 +44,12 @@ REDRAW_SAME = 0.4
 in curl, wget, apt, tqdm and rich output; rows of numbers keep 0 to 0.3)."""
 
 _BARE_CR = re.compile(rb"\r(?!\n)")  # a carriage return that ends no line: a redraw, or a classic Mac line end
+_CR_RUN = re.compile(rb"\r\r+\n?|\r(?!\n)")  # a run of carriage returns other than a CRLF's (with its \n)
 _SEARCHED_BYTES = 64 * 1024  # samples up to this searched for a bare carriage return before any count ...
 _SPARSE_CR_BYTES = 16  # ... when their first KiB holds at most one \r in this many bytes
 _COMPARED = 256  # bytes of each piece compared
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _SPINNER_BYTES = 2  # pieces this short are redraws of each other (a spinner: | / - \)
-_LINE_END = (0x0A, 0x0D)  # the byte before a bare \r when the piece before it is blank
-_EMPTY_OR_CR = (b"", b"\r")  # the byte after it (a \n never is) when the piece after it is blank
 _LOOKED_AT = 16 * REDRAW_PAIRS  # most bare carriage returns looked at (blank pieces are passed over)
 
 
@@ -99,26 +100,30 @@ def _bare_crs(sample: bytes) -> int:
 
 
 def cr_ends_lines(sample: bytes, bare: int) -> bool:
-    """True when the ``bare`` carriage returns of ``sample`` that no ``\\n`` follows end lines (classic Mac OS text)
-    rather than redraw one (a progress bar): see the module docstring. Never raises."""
-    if sample.count(b"\n") >= bare:  # newlines end its lines: bare carriage returns within them are redraws
-        return False
-    pairs = redraws = 0
-    for looked, found in enumerate(_BARE_CR.finditer(sample)):
+    """True when the ``bare`` carriage returns of ``sample`` that no ``\\n`` follows end lines (classic Mac OS text,
+    blank lines between its lines as ``\\r\\r``, or ``\\r\\r\\n`` line ends) rather than redraw one (a progress
+    bar): see the module docstring. A run of them counts once; one that overwrites nothing -- at a line's start or
+    end, before ``\\n`` or the sample's end, as in ``\\r\\r\\n`` -- is a line end. Never raises."""
+    pairs = redraws = ends = 0
+    for looked, found in enumerate(_CR_RUN.finditer(sample)):
         if pairs >= REDRAW_PAIRS or looked >= _LOOKED_AT:
             break
-        at = found.start()
-        if at == 0 or sample[at - 1] in _LINE_END or sample[at + 1 : at + 2] in _EMPTY_OR_CR:
-            continue  # a blank piece before or after it (told without a search: a run of \r costs little)
+        at, end = found.span()
+        if end == len(sample) or sample[end - 1] == 0x0A or at == 0 or sample[at - 1] == 0x0A:
+            ends += 1  # it overwrites nothing (told without a search: a run of \r is one match)
+            continue
         start = sample.rfind(b"\r", 0, at) + 1  # each search bounded by the piece it parts: linear in the sample
         start = sample.rfind(b"\n", start, at) + 1 or start
-        end = sample.find(b"\r", at + 1)
-        end = len(sample) if end < 0 else end
-        newline = sample.find(b"\n", at + 1, end)
-        before, after = sample[start:at], sample[at + 1 : end if newline < 0 else newline]
+        stop = sample.find(b"\r", end)
+        stop = len(sample) if stop < 0 else stop
+        newline = sample.find(b"\n", end, stop)
         pairs += 1
-        redraws += _redraw(before, after)
-    return pairs > 0 and redraws * 2 < pairs
+        redraws += _redraw(sample[start:at], sample[end : stop if newline < 0 else newline])
+    if pairs == 0:
+        return ends > 0
+    if sample.count(b"\n") >= bare * pairs / (pairs + ends):  # newlines end its lines: the overwrites are redraws
+        return False
+    return redraws * 2 < pairs
 
 
 def _redraw(before: bytes, after: bytes) -> bool:

@@ -149,8 +149,9 @@ class StructureReads:
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             self._fits(kind, "record", handle)
             try:
-                return records_page(src, record, records, jq=jq, cursor=cursor, budget_bytes=budget,
+                page = records_page(src, record, records, jq=jq, cursor=cursor, budget_bytes=budget,
                                     timeout=self._timeout(), entry=entry_identity(handle, blob))
+                return page if page.passed is None else _seeing_passed(page, handle, call_budget)
             except BadRecord as exc:
                 if " is not JSON: " not in str(exc) or kind == "jsonl":
                     raise
@@ -476,6 +477,17 @@ def _slurp_form(handle: str, kind: str | None, shape: str | None) -> str:
                           ": search it (match=, pattern=, count=true) or read its " + (
                               "bytes (offset=, length=)" if kind == "binary" else "lines") + (
                               ', or view="text" / select= for HTML' if kind == "html" else ""))
+
+
+def _seeing_passed(page: ItemPage, handle: str, budget: int | None) -> ItemPage:
+    """``page``, which ended before a bad record and passed over it (``page.passed``), its note naming the byte read
+    that shows that record (its first :data:`~scratchfs.foundation.limits.DEFAULT_READ_BYTES` bytes at most, with
+    ``budget``, the reply budget the caller gave)."""
+    bad = page.passed
+    see = render_call("read_handle", handle=handle, offset=bad.offset, length=min(bad.length, DEFAULT_READ_BYTES),
+                      budget=budget)
+    page.extra["note"] = page.extra["note"].replace(" -- passed over: ", f" -- its bytes: {see} -- passed over: ", 1)
+    return page
 
 
 def way_past(handle: str, bad: BadRecord, records: int, jq: str | None, budget: int | None = None,

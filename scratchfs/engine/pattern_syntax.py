@@ -30,7 +30,7 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_parse as _sre_parse  # type: ignore[no-redef]
 
 __all__ = ["MAXREPEAT", "MAX_NESTING", "MAX_PATTERN_BYTES", "MAX_PROGRAM_SIZE", "MAX_REPEAT_COUNT", "first_bytes",
-           "parse", "write_core"]
+           "nonempty_core", "parse", "write_core"]
 
 MAX_PATTERN_BYTES = 16 * 1024
 """Longest pattern, in bytes of its UTF-8 text (room for an escaped ``match`` of the longest needle)."""
@@ -359,6 +359,84 @@ def first_bytes(tree) -> frozenset[int] | None:
         return _first_seq(tree, tree.state.flags, 0)[0]
     except RecursionError:  # pragma: no cover - parse bounds the nesting first
         return None
+
+
+def nonempty_core(tree, reach: int) -> bytes | None:
+    """The core syntax (as :func:`write_core` writes it) of a pattern that matches, at every place where a non-empty
+    match of the parsed pattern ``tree`` can begin, a non-empty text, and matches nothing but non-empty text: a
+    finder for the search of a pattern that matches empty text, which then runs that pattern only where it finds
+    (``(?:eq)*`` is found as ``(?:eq){1,}``, ``a*b?`` as ``a{1,}b?|b``). It is a superset -- lookarounds and anchors
+    are passed over, a repeat of a body that matches empty text is found by the body's first non-empty iteration and
+    any more --
+    so no non-empty match starts where it finds nothing. ``None`` when that is not known (a backreference, a
+    conditional group) or when it would be more than 4 times as long as the pattern's own core. Never raises."""
+    try:
+        found = _NonEmpty(reach).seq(tree, tree.state.flags, 0)
+        core = write_core(tree, reach)[0]
+    except (_Unknown, InvalidArgument, RecursionError, MemoryError):
+        return None
+    return None if found is None or len(found) > 4 * len(core) + 256 else found
+
+
+class _Unknown(Exception):
+    """A construct :class:`_NonEmpty` does not look into."""
+
+
+class _NonEmpty:
+    """Writes the finder of :func:`nonempty_core`: each method returns its core syntax, or ``None`` where the part
+    can match only empty text; raises :class:`_Unknown`."""
+
+    def __init__(self, reach: int) -> None:
+        self.writer = _Writer(reach)
+
+    def write(self, items, flags: int, depth: int) -> bytes:
+        return self.writer.seq(items, flags, depth, 1)[0]
+
+    def seq(self, items, flags: int, depth: int) -> bytes | None:
+        """A non-empty match of ``items`` begins with the first item that consumes a byte: either the first item
+        that cannot match empty text (then the rest as written), or an earlier one's non-empty match (then the
+        rest as written, the items before it matched empty and passed over)."""
+        if depth > MAX_NESTING:
+            raise _Unknown
+        items, ways = list(items), []
+        for i, (op, av) in enumerate(items):
+            name = _op(op)
+            first, nullable = _first_item(name, av, flags, depth)
+            if first is None:
+                raise _Unknown
+            if not nullable:
+                ways.append(self.write(items[i:], flags, depth))
+                break
+            inner = self.item(name, av, flags, depth)
+            if inner is not None:
+                ways.append(inner + self.write(items[i + 1 :], flags, depth))
+        if not ways:
+            return None
+        return ways[0] if len(ways) == 1 else b"(?:" + b"|".join(ways) + b")"
+
+    def item(self, name: str, av, flags: int, depth: int) -> bytes | None:
+        """The non-empty matches of one item that can match empty text."""
+        if name in ("AT", "ASSERT", "ASSERT_NOT"):
+            return None  # zero-width
+        if name == "SUBPATTERN":
+            return self.seq(av[-1], (flags | av[1]) & ~av[2], depth + 1)
+        if name == "ATOMIC_GROUP":
+            return self.seq(av, flags, depth + 1)
+        if name in _REPEATS:
+            _low, high, sub = av
+            if high == 0:
+                return None
+            body = b"(?:" + self.write(sub, flags, depth + 1) + b")"
+            if not _first_seq(sub, flags, depth + 1)[1]:
+                return body + (b"{1,}" if high == MAXREPEAT else b"{1,%d}" % high)
+            first = self.seq(sub, flags, depth + 1)  # a body that can match empty: its first non-empty iteration,
+            if first is None or high == 1:  # then any more
+                return first
+            return first + body + (b"{0,}" if high == MAXREPEAT else b"{0,%d}" % (high - 1))
+        if name == "BRANCH":
+            ways = [way for way in (self.seq(sub, flags, depth + 1) for sub in av[1]) if way is not None]
+            return b"(?:" + b"|".join(ways) + b")" if ways else None
+        raise _Unknown  # a backreference, a conditional group
 
 
 def _first_seq(items, flags: int, depth: int) -> tuple[frozenset[int] | None, bool]:

@@ -24,7 +24,7 @@ from functools import lru_cache
 
 import regex
 
-from scratchfs.engine.pattern_syntax import MAXREPEAT, first_bytes, parse, write_core
+from scratchfs.engine.pattern_syntax import MAXREPEAT, first_bytes, nonempty_core, parse, write_core
 from scratchfs.engine.pattern_worker import FLAGS, Engine, Span
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import shorten
@@ -77,6 +77,9 @@ class Analysis:
         starts: for a pattern that matches empty text, the bytes a non-empty match can begin with
             (:func:`~scratchfs.engine.pattern_syntax.first_bytes`; empty: it matches nothing but empty text);
             ``None`` for any other pattern, or when not known.
+        finder: for a pattern that matches empty text, and non-empty text too, the core syntax of a pattern that
+            finds each place where a non-empty match can begin
+            (:func:`~scratchfs.engine.pattern_syntax.nonempty_core`); ``None`` for any other, or when not known.
     """
 
     literal: bytes | None
@@ -84,6 +87,7 @@ class Analysis:
     crosses_lines: bool
     reach: int | None
     starts: frozenset[int] | None = None
+    finder: bytes | None = None
 
 
 def compile_pattern(pattern: str, ignore_case: bool, reach: int) -> tuple[regex.Pattern, Analysis]:
@@ -110,7 +114,8 @@ def compile_pattern(pattern: str, ignore_case: bool, reach: int) -> tuple[regex.
     total = None if lookahead is None or width >= MAXREPEAT else width + lookahead
     literal, prefix = (None, 0) if tree.state.flags & re.IGNORECASE else _required_literal(tree)
     starts = first_bytes(tree) if tree.getwidth()[0] == 0 else None  # (matches empty text: no required literal)
-    return compiled, Analysis(literal, prefix, crosses, total, starts)
+    finder = nonempty_core(tree, reach) if starts else None
+    return compiled, Analysis(literal, prefix, crosses, total, starts, finder)
 
 
 COMPILED_PATTERNS = 32
@@ -175,6 +180,10 @@ class PatternMatcher:
         self.starts = None if not analysis.starts or len(analysis.starts) == 256 else re.compile(
             b"[" + b"".join(b"\\x%02x" % value for value in sorted(analysis.starts)) + b"]")
         self.empty_only = analysis.starts == frozenset()  # ("\\b", "(?=a)", "(?:)": never a non-empty match)
+        # ... and where a pattern finds each place a non-empty match can begin (a byte of "e" need not start one of
+        # "(?:eq)*": each such byte cost a trip through Python too, 5 s into 64 MiB of text), it runs only there
+        self.finder = None if analysis.finder is None or self.empty_only else Engine(
+            regex.compile(analysis.finder, FLAGS, cache_pattern=False), self.deadline, timeout)
         if not analysis.crosses_lines:
             self.mode = "lines"
         elif analysis.reach is not None and analysis.reach <= reach:
@@ -206,7 +215,7 @@ class PatternMatcher:
         if self.empty_only:
             return None
         try:
-            if self.starts is not None:
+            if self.starts is not None or self.finder is not None:
                 return self._at_starts(buf, pos, limit, at_end, base)
             if self.literal is None:
                 return self._scan(buf, pos, limit, at_end, base)
@@ -270,10 +279,13 @@ class PatternMatcher:
         begin one (:attr:`starts`), for a match starting there; exact, as no non-empty match starts elsewhere."""
         partial = self.mode == "reach" and not at_end
         while pos < limit:
-            candidate = self.starts.search(buf, pos, limit)
+            if self.finder is not None:  # (a match of the finder is non-empty and may end past limit)
+                candidate = self.finder.first(buf, pos, limit if self.mode == "lines" else len(buf), partial, limit)
+            else:
+                candidate = self.starts.search(buf, pos, limit)
             if candidate is None:
                 return None
-            start = candidate.start()
+            start = candidate[0] if self.finder is not None else candidate.start()
             self._deciding = (start, start + 1)
             endpos = (buf.find(b"\n", start, limit) + 1 or limit) if self.mode == "lines" else len(buf)
             found = self.engine.first(buf, start, endpos, partial, start + 1)

@@ -71,6 +71,7 @@ from scratchfs.mcp.server import (
     META_PREFIX,
     ScopeResolver,
     announce,
+    initialize_first,
     require_mcp,
     run_scratch_tool,
     scratch_tools,
@@ -457,7 +458,7 @@ class Proxy:
                 self._handshake_session = ctx.session
             return await call_next(ctx)
 
-        server.middleware.append(remember_session)
+        server.middleware += [remember_session, initialize_first]
         return server
 
     def initialization_options(self, server: Any) -> Any:

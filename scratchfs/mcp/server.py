@@ -236,8 +236,41 @@ def build_server(resolver: ScopeResolver) -> Any:
         return await anyio.to_thread.run_sync(run_scratch_tool, resolver, params.name, params.arguments,
                                               dict(ctx.meta or {}))
 
-    return Server("scratchfs", version=__version__, instructions=INSTRUCTIONS,
-                  on_list_tools=list_tools, on_call_tool=call_tool)
+    server = Server("scratchfs", version=__version__, instructions=INSTRUCTIONS,
+                    on_list_tools=list_tools, on_call_tool=call_tool)
+    server.middleware.append(initialize_first)
+    return server
+
+
+_GATE_MESSAGE = "Invalid request parameters"
+"""The message of the SDK's pre-initialize gate (``ServerRunner``: a request other than ``ping`` before the
+handshake), the very one a malformed request gets."""
+
+
+async def initialize_first(ctx: Any, call_next: Any) -> Any:
+    """Server middleware (``Server.middleware``): a request the SDK refuses because it came before the session was
+    initialized -- a raw ``tools/list`` or ``tools/call`` sent first -- is answered with a message saying so and what
+    to send first, not the SDK's bare "Invalid request parameters" (the code stays -32602, INVALID_PARAMS, which
+    the SDK pins for it). Every other outcome passes through unchanged.
+
+    Raises:
+        MCPError: what ``call_next`` raises, the gate's refusal with that message.
+    """
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import INVALID_PARAMS
+
+    try:
+        return await call_next(ctx)
+    except MCPError as exc:
+        refused = (exc.error.code == INVALID_PARAMS and exc.error.message == _GATE_MESSAGE and not exc.error.data
+                   and ctx.request_id is not None and ctx.method != "initialize" and ctx.session.client_params is None)
+        if not refused:
+            raise
+        method = ctx.method if len(ctx.method) <= 100 else ctx.method[:97] + "..."
+        raise MCPError(code=INVALID_PARAMS, data={"method": method}, message=(
+            f"the session is not initialized: send an initialize request first and, once it is answered, the "
+            f"notifications/initialized notification; then {method} (a request of the sessionless 2026-07-28 "
+            "protocol names its version in params._meta instead)")) from None
 
 
 async def serve_stdio(server: Any) -> None:
@@ -286,5 +319,5 @@ def run(root: str | None, run_id: str | None, agent_id: str | None, sweep_interv
             raise interrupt_of(group) or group from None
 
 
-__all__ = ["META_AGENT_ID", "META_PREFIX", "META_RUN_ID", "ScopeResolver", "announce", "build_server", "run",
-           "run_scratch_tool", "scratch_tools", "store_name"]
+__all__ = ["META_AGENT_ID", "META_PREFIX", "META_RUN_ID", "ScopeResolver", "announce", "build_server",
+           "initialize_first", "run", "run_scratch_tool", "scratch_tools", "store_name"]

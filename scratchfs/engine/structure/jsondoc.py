@@ -34,6 +34,7 @@ import jq
 
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.structure.jq_worker import run_jq
+from scratchfs.engine.structure.jsonscan import refuse_unlike_json
 from scratchfs.engine.structure.jsonstream import path_page
 from scratchfs.engine.structure.numbers import (
     LoneSurrogateScan,
@@ -404,6 +405,7 @@ def _run(source: ContentSource, filter: str, index: int, need: tuple[int, int, i
     compute with it), lone surrogate escapes read as U+FFFD, else ``None``."""
     limit = (index // _MORE_OUTPUTS + 2) * _MORE_OUTPUTS
     program = compile_filter(filter, limit)
+    refuse_unlike_json(source)  # (binary data: at once, not after reading and handing over 64 MiB)
     data, invalid = _as_utf8(read_whole(source, MAX_JQ_DOCUMENT_BYTES, "jq"))
     data, escape = _replaced(data)
     more = (_MORE_CHARS, max(0.0, deadline - time.monotonic()) / 2)

@@ -75,12 +75,14 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
         named ``results`` with ``extra["record"]``: the record of the first output the page shows, whole or in
         ``part`` (``first`` numbers the outputs of that record from 1; a page showing none names the record it
         started reading at). A record or output larger than the page comes as ``part`` pieces of its compact JSON.
-        Its ``note`` names only records it shows.
+        Its ``note`` names only records it shows, and the bad record it ends before, if any (``passed``, see
+        Raises).
 
     Raises:
         BadRecord (an InvalidArgument): the first record the page would show is not JSON or is nested too deeply to
             parse, or the filter fails on it (its number, bytes and the parser's or jq's message); a bad record
-            after some records (outputs) ends the page before it instead, and the next page raises it.
+            after the first ends the page before it instead and is passed over: the page's ``note`` names it, its
+            ``passed`` is it, and its cursor goes on after it (none when it is the last record).
         InvalidArgument: a filter that does not compile, a bad cursor (edited, of another entry or read, or not at
             a record start), count or budget, a record past the last one, a line longer than
             :data:`MAX_RECORD_BYTES`.
@@ -103,15 +105,39 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
         candidates.clear()
         note.clear()
         if program is None:
-            page = ItemPage("records", number)
-            items = _values(source, number, offset, lambda text: candidates.append((len(page.items), text)), note)
-            return fill_items(page, items, chars, room, records, lambda pos, skip: cursor_of((pos[0], pos[1], 0), skip))
-        page = ItemPage("results", out_index + 1, extra={"record": number})
-        outputs = _outputs(program, source, number, offset, out_index, records, time.monotonic() + timeout,
-                           lambda text: candidates.append((len(page.items), text)), note, parse_path(jq) is None)
-        return fill_items(page, _labelled(page, outputs), chars, room, 1_000_000, cursor_of)
+            return _records_fill(source, (number, offset, 0, chars), records, room, candidates, note, cursor_of)
+        return _results_fill(program, source, (number, offset, out_index, chars), records, room,
+                             time.monotonic() + timeout, parse_path(jq) is None, candidates, note, cursor_of)
 
     return with_as_text(lambda room: _noting_what_it_shows(fill(room), note, key), budget, candidates, note)
+
+
+def _records_fill(source: ContentSource, at: tuple[int, int, int, int], records: int, room: int,
+                  candidates: list[tuple[int, str]], note: list[str], cursor_of: Callable[[tuple, int], str],
+                  ) -> ItemPage:
+    """The page of records from ``at`` (``(number, offset, 0, characters into it)``) within ``room`` bytes, at
+    most ``records``; the bad record it ends before and passes over, if any, in its ``passed``."""
+    number, offset, _index, chars = at
+    page, passed = ItemPage("records", number), []
+    items = _values(source, number, offset, lambda text: candidates.append((len(page.items), text)), note, passed)
+    page = fill_items(page, items, chars, room, records, lambda pos, skip: cursor_of((pos[0], pos[1], 0), skip))
+    page.passed = passed[-1] if passed else None
+    return page
+
+
+def _results_fill(program: Any, source: ContentSource, at: tuple[int, int, int, int], records: int, room: int,
+                  deadline: float, numbers: bool, candidates: list[tuple[int, str]], note: list[str],
+                  cursor_of: Callable[[tuple, int], str]) -> ItemPage:
+    """The page of the outputs of ``program`` from ``at`` (``(record number, offset, output index, characters into
+    it)``) within ``room`` bytes, reading at most ``records`` records until ``deadline`` (``time.monotonic()``);
+    the bad record it ends before and passes over, if any, in its ``passed``."""
+    number, offset, out_index, chars = at
+    page, passed = ItemPage("results", out_index + 1, extra={"record": number}), []
+    outputs = _outputs(program, source, number, offset, out_index, records, deadline,
+                       lambda text: candidates.append((len(page.items), text)), note, numbers, passed)
+    page = fill_items(page, _labelled(page, outputs), chars, room, 1_000_000, cursor_of)
+    page.passed = passed[-1] if passed else None
+    return page
 
 
 _NOTED = re.compile(r"record (\d+) ")
@@ -225,12 +251,11 @@ _NOT_UTF8 = " is not UTF-8 text"
 
 
 def _values(source: ContentSource, number: int, offset: int, as_text: Callable[[str], None], note: list[str],
-            ) -> Iterator[tuple[tuple[int, int], Any, bool]]:
+            passed: list[BadRecord]) -> Iterator[tuple[tuple[int, int], Any, bool]]:
     """The records from ``number`` (at ``offset``), a record holding a number no value holds exactly or a lone
     surrogate escape (a character no UTF-8 carries: :func:`~scratchfs.engine.structure.numbers.lone_surrogate`, the
-    first one noted in ``note``) as its text (told to ``as_text`` first); a bad record after some were given ends the
-    page there (its cursor meets the error on the next read), so the records before it are not lost."""
-    given = False
+    first one noted in ``note``) as its text (told to ``as_text`` first). A bad record after the first ends the page
+    before it and is passed over (:func:`_passing_over`); the first one is raised (BadRecord)."""
     try:
         for at, start, value, _length, text, exact in _records(source, number, offset, note):
             if exact:
@@ -242,11 +267,33 @@ def _values(source: ContentSource, number: int, offset: int, as_text: Callable[[
                     note.append(surrogate_note(escape, f"record {at}", False))
                 as_text(text)
                 yield (at, start), text, True
-            given = True
     except BadRecord as exc:
-        if not given:
+        if exc.record == number:
             raise
-        yield (exc.record, exc.offset), STOP, False
+        after = _passing_over(source, exc, note, passed)
+        if after is not None:
+            yield after, STOP, False
+
+
+def _passing_over(source: ContentSource, bad: BadRecord, note: list[str], passed: list[BadRecord],
+                  ) -> tuple[int, int] | None:
+    """``(number, byte offset)`` of the record after ``bad``, a bad record met after the page's first one: the page
+    ends before it and its cursor goes on after it, so that the page's next call reads on rather than failing on it
+    (the records before it are shown, and no read is left that only fails). ``None`` when it is the last record
+    (the page is the last one). ``bad`` is noted in ``note`` (its number, bytes and what is wrong) and put in
+    ``passed``. A line after it longer than :data:`MAX_RECORD_BYTES` (which the next page refuses) leaves the
+    cursor at ``bad``."""
+    try:
+        for start, line in iter_lines(source, bad.offset + bad.length, MAX_RECORD_BYTES):
+            if not _blank(line, start):
+                passed.append(bad)
+                note.append(f"{bad} -- passed over: the page ends before it and its cursor goes on after it")
+                return bad.record + 1, start
+    except InvalidArgument:
+        return bad.record, bad.offset
+    passed.append(bad)
+    note.append(f"{bad} -- passed over: it is the last record")
+    return None
 
 
 def _batches(source: ContentSource, number: int, offset: int, records: int, note: list[str],
@@ -289,21 +336,20 @@ def _batches(source: ContentSource, number: int, offset: int, records: int, note
 
 def _outputs(program: Any, source: ContentSource, number: int, offset: int, out_index: int, records: int,
              deadline: float, as_text: Callable[[str], None], note: list[str], numbers: bool,
-             ) -> Iterator[tuple[tuple[int, int, int], Any, bool]]:
+             passed: list[BadRecord]) -> Iterator[tuple[tuple[int, int, int], Any, bool]]:
     """The filter's outputs from output ``out_index`` of record ``number`` (at ``offset``), an output holding a
     number no value holds exactly as its JSON text (told to ``as_text`` first); the notes go in ``note``:
     :func:`_batches`' and, with ``numbers`` (a filter that may compute), the one on the first number of the records a
-    double cannot hold. A bad record after some outputs were given ends the page there (see :func:`_values`)."""
-    given = False
+    double cannot hold. A bad record after the first is passed over, as :func:`_values` does."""
     try:
-        for item in _run_outputs(program, source, number, offset, out_index, records, deadline, as_text, note,
-                                 numbers):
-            yield item
-            given = True
+        yield from _run_outputs(program, source, number, offset, out_index, records, deadline, as_text, note,
+                                numbers)
     except BadRecord as exc:
-        if not given:
+        if exc.record == number:
             raise
-        yield (exc.record, exc.offset, 0), STOP, False
+        after = _passing_over(source, exc, note, passed)
+        if after is not None:
+            yield (*after, 0), STOP, False
 
 
 def _run_outputs(program: Any, source: ContentSource, number: int, offset: int, out_index: int, records: int,

@@ -17,7 +17,7 @@ from scratchfs.foundation import text as texts
 from scratchfs.foundation.errors import InvalidArgument
 
 __all__ = ["KINDS", "OPEN", "REST_ARRAY", "REST_OBJECT", "SCALAR", "TOKEN_CHARS", "VALUE_START", "Scan", "jq_short",
-           "jq_string", "not_json", "previous_byte", "scalar_text", "utf8_text"]
+           "jq_string", "not_json", "previous_byte", "refuse_unlike_json", "scalar_text", "utf8_text"]
 
 _WS = re.compile(rb"[ \t\r\n]*")
 _STR = rb'"[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*"'
@@ -59,6 +59,44 @@ _TAIL = re.compile(rb"[-+.0-9eE]*\Z")
 def not_json(offset: int, what: str) -> InvalidArgument:
     """The error of a document that is not JSON at byte ``offset`` (``what`` is wrong there)."""
     return InvalidArgument(f"the document is not valid JSON: {what} at byte {offset:,}")
+
+
+_HEAD_BYTES = 4096
+"""Bytes at a document's start :func:`refuse_unlike_json` looks at."""
+
+
+def refuse_unlike_json(source: ContentSource) -> None:
+    """Refuse at once a document whose first bytes cannot begin JSON (binary data, most text): after a UTF-8 byte
+    order mark and whitespace, a byte that starts no JSON value, a container whose next byte cannot follow its
+    opening, or a number or literal that is not one or runs into a byte no value follows -- a jq read would read,
+    decode and hand up to 64 MiB to jq first, and run to its time limit. A start that may be JSON (a string, ``NaN``
+    or ``Infinity``, which the read names) passes: the parser decides. Reads at most :data:`_HEAD_BYTES` bytes.
+
+    Raises:
+        InvalidArgument: :func:`not_json`, naming the byte and its offset.
+    """
+    head = source.read(0, _HEAD_BYTES)
+    pos = _WS.match(head, 3 if head.startswith(b"\xef\xbb\xbf") else 0).end()
+    if pos >= len(head) or head[pos] in b'"NI':
+        return
+    first = head[pos]
+    if first not in VALUE_START:
+        raise not_json(pos, f"{_shown(first)}, which starts no JSON value,")
+    if first in OPEN:
+        after = _WS.match(head, pos + 1).end()
+        fits = (b'"}' if first == ord("{") else VALUE_START | {ord("]")} | frozenset(b"NI"))
+        if after < len(head) and head[after] not in fits:
+            raise not_json(after, f"{_shown(head[after])} after {chr(first)!r}")
+        return
+    token = SCALAR.match(head, pos)
+    end = pos if token is None else token.end()
+    if end < len(head) and head[end] not in _BLANK | VALUE_START | _CLOSE | frozenset(b",NI"):
+        raise not_json(end, f"{_shown(head[end])}, which no JSON value holds,")
+
+
+def _shown(byte: int) -> str:
+    """A byte as an error names it: a printable ASCII character quoted, else its hex value."""
+    return repr(chr(byte)) if 0x20 < byte < 0x7F else f"byte 0x{byte:02x}"
 
 
 class Scan:

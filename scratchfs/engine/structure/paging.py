@@ -272,6 +272,8 @@ class ItemPage:
         extra: format fields shown before the items (CSV ``header``).
         failure: the error the read meets after this page's items, when it is known already (a jq run that failed
             past them: the page that starts there raises it); not in :meth:`to_dict`.
+        passed: the bad record (a BadRecord) a JSON-lines page ended before and passed over (its cursor goes on
+            after it); not in :meth:`to_dict`.
     """
 
     name: str
@@ -281,6 +283,7 @@ class ItemPage:
     cursor: str | None = None
     extra: dict = field(default_factory=dict)
     failure: str | None = None
+    passed: Any = None
 
     @property
     def more(self) -> bool:

@@ -1,0 +1,89 @@
+"""The modes of what a local store's ``runs/`` holds: its run and agent directories are 0700 and their files 0600
+(:data:`~scratchfs.engine.root.DIR_MODE`, :data:`~scratchfs.engine.root.FILE_MODE`), as the store makes them.
+
+One left open to other users -- a run or agent directory at 0777 (or any group or other bit), as a ``chmod -R``, a
+restore from an archive or another tool may leave it -- lets them read every spilled result of that scope, or
+plant and swap files in it. Opening a store tightens only its root and its own files
+(:func:`~scratchfs.engine.root.prepare_root`); :func:`loose_modes` finds the rest for ``fsck``, and with ``repair``
+tightens them: top down (a directory before what it holds, so that no other user can swap an entry of a directory
+once it is tightened), each checked with ``lstat`` first (a link is never followed, nor changed), and only what this
+user owns (another owner's is reported, left as it is).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from scratchfs.engine.root import DIR_MODE, FILE_MODE
+from scratchfs.engine.safe_fs import list_stats, walk
+from scratchfs.foundation.errors import StorageError
+
+__all__ = ["LooseMode", "loose_modes"]
+
+LooseMode = tuple[tuple[str, ...], str, bool]
+"""``(path parts below the root, detail, repaired)`` of a directory or file open to other users."""
+
+
+def loose_modes(root_fd: int, repair: bool = False) -> list[LooseMode]:
+    """Every run directory (``runs/<run>``), agent directory (``runs/<run>/<agent>``) and regular file in an agent
+    directory whose mode gives its group or other users any access, in walk order, each with what is wrong and, with
+    ``repair``, whether it was tightened (to 0700 or 0600). A directory that cannot be listed (a link, gone) is passed
+    over: fsck's walk of the blobs reports it. Never follows a link.
+
+    Raises:
+        StorageError: ``runs/`` cannot be listed (a link, not a directory, unreadable).
+    """
+    found: list[LooseMode] = []
+    for run, run_st in list_stats(root_fd, ("runs",)):
+        if stat.S_ISDIR(run_st.st_mode):
+            found += _walked(root_fd, ("runs", run), run_st, repair)
+    return found
+
+
+def _walked(root_fd: int, parts: tuple[str, ...], st: os.stat_result, repair: bool) -> list[LooseMode]:
+    """The loose modes of the directory ``parts`` (its ``lstat`` ``st``) and of what it holds: agent directories in
+    a run's, regular files in an agent's. What it holds is repaired only once it is private itself."""
+    checked = _checked(root_fd, parts, st, DIR_MODE, repair)
+    private = not checked or checked[0][2]
+    try:
+        inside = list_stats(root_fd, parts)
+    except StorageError:
+        return checked  # replaced by a link or removed since it was listed: the blob walk reports what it is
+    for name, child in inside:
+        if len(parts) == 2 and stat.S_ISDIR(child.st_mode):
+            checked += _walked(root_fd, (*parts, name), child, repair and private)
+        elif len(parts) == 3 and stat.S_ISREG(child.st_mode):
+            checked += _checked(root_fd, (*parts, name), child, FILE_MODE, repair and private)
+    return checked
+
+
+def _checked(root_fd: int, parts: tuple[str, ...], st: os.stat_result, mode: int, repair: bool) -> list[LooseMode]:
+    """``[]`` when ``st`` (the ``lstat`` of ``parts``) gives no access to other users; else the one loose mode, made
+    ``mode`` with ``repair`` when this user owns it (``chmod`` by name in its parent: a directory already private,
+    or being walked by its owner, whose entries no other user can swap)."""
+    if not st.st_mode & 0o077:
+        return []
+    what = "directory" if stat.S_ISDIR(st.st_mode) else "file"
+    detail = (f"{'a scope directory' if what == 'directory' else 'a blob file'} open to other users (mode "
+              f"{stat.S_IMODE(st.st_mode):04o}; the store makes them {mode:04o}): they may read "
+              f"{'its files' if what == 'directory' else 'it'}"
+              f"{', and add or swap files in it' if what == 'directory' and st.st_mode & 0o022 else ''}")
+    if not repair:
+        return [(parts, f"{detail}; fsck --repair makes it {mode:04o}", False)]
+    if st.st_uid != os.geteuid():
+        return [(parts, f"{detail}; owned by uid {st.st_uid}, not this user: left as it is", False)]
+    try:
+        parent = walk(root_fd, parts[:-1])  # (no link followed on the way)
+    except (OSError, StorageError) as exc:
+        return [(parts, f"{detail}; cannot make it {mode:04o}: {exc}", False)]
+    try:
+        now = os.stat(parts[-1], dir_fd=parent, follow_symlinks=False)
+        if (now.st_ino, now.st_dev, stat.S_IFMT(now.st_mode)) != (st.st_ino, st.st_dev, stat.S_IFMT(st.st_mode)):
+            return [(parts, f"{detail}; replaced while checked: left as it is", False)]
+        os.chmod(parts[-1], mode, dir_fd=parent)
+    except OSError as exc:
+        return [(parts, f"{detail}; cannot make it {mode:04o}: {exc.strerror or exc}", False)]
+    finally:
+        os.close(parent)
+    return [(parts, f"{detail}; made {mode:04o}", True)]
