@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from scratchfs import BadRecord, InvalidArgument, ScratchStore
 from scratchfs.api.contract import ScratchTools, to_json, window_hits
-from scratchfs.api.structured import calls_inputs
+from scratchfs.api.jq_inputs import calls_inputs
 from scratchfs.cli import main
 
 _TOOLS = Path(__file__).resolve().parent.parent / "fixtures" / "tools"
