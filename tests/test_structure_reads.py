@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from scratchfs import BadRecord, InvalidArgument, ScratchStore
 from scratchfs.api.contract import ScratchTools, to_json, window_hits
@@ -698,3 +700,33 @@ def test_a_column_named_twice_in_the_header_is_named_by_number(scratch_scope):
     page = tools.call("read_handle", {"handle": handle, "row": 1, "rows": 3, "columns": [0, 2, "month"]})
     assert [list(r.values()) if isinstance(r, dict) else r for r in page["rows"]] == \
         [[r[0], r[2], r[4]] for r in rows[1:4]], page["rows"]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(keep=st.lists(st.booleans(), min_size=1, max_size=600), records=st.integers(1, 40), start=st.integers(1, 5),
+       outputs=st.integers(0, 3))
+def test_jq_over_records_counts_the_records_it_shows_not_those_it_passes_over(tools, scratch_scope, keep, records,
+                                                                              start, outputs):
+    """records= with jq bounds the records whose outputs a page shows: a select keeping few (a new user's
+    select(.size > 100000) over 2,942 records, records=10) took 295 pages to follow, most of them empty. Following
+    next_call gives every output once, in order, as Python's filter does; a page shows at most `records` records."""
+    start = min(start, len(keep))
+    data = b"".join(b'{"i": %d, "keep": %s, "n": %d}\n' % (i, b"true" if k else b"false", outputs)
+                    for i, k in enumerate(keep, 1))
+    handle = scratch_scope.spill(data).handle
+    pages = follow(tools, {"handle": handle, "record": start, "records": records,
+                           "jq": "select(.keep) | range(.n) as $k | [.i, $k]"}, 8192)
+    got = [tuple(r) for p in pages for r in p["results"]]
+    assert got == [(i, k) for i, kept in enumerate(keep, 1) if kept and i >= start for k in range(outputs)]
+    for page in pages:
+        assert len({r[0] for r in page["results"]}) <= records
+    shown = sum(keep[start - 1:]) if outputs else 0
+    assert len(pages) <= -(-shown // records) + 1  # (pages cut by the budget aside: these outputs are small)
+
+
+def test_a_sparse_select_over_records_is_read_in_few_pages(tools, scratch_scope):
+    data = b"".join(b'{"path": "/usr/x/%d", "size": %d}\n' % (i, 200_000 if i % 50 == 0 else 10) for i in range(3000))
+    handle = scratch_scope.spill(data).handle
+    pages = follow(tools, {"handle": handle, "record": 1, "records": 10, "jq": "select(.size > 100000) | .path"}, 8192)
+    assert [r for p in pages for r in p["results"]] == [f"/usr/x/{i}" for i in range(0, 3000, 50)]
+    assert len(pages) <= 7  # (60 records kept, 10 a page, and the records after the last: 300 pages before)

@@ -161,7 +161,8 @@ _READ_HANDLE = ToolSpec(
                                                                      "1)."},
             "records": {"type": "integer", "minimum": 1, "maximum": 10_000,
                         "description": "Structure: most JSON-lines records a page (fewer when the budget fills "
-                                       "first; next_call goes on)."},
+                                       "first; next_call goes on); with `jq`, most records whose outputs it shows "
+                                       "(records it gives nothing for are passed over)."},
             "row": {"type": "integer", "minimum": 1,
                     "description": "Structure: the first CSV/TSV row (from 1, after the header; the header always "
                                    "comes with the rows)."},

@@ -61,7 +61,9 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
     Args:
         source: the content.
         record: the first record, from 1 (ignored when ``cursor`` is given).
-        records: most records per page (1 to :data:`MAX_RECORDS`); with ``jq``, most records *read* per page.
+        records: most records per page (1 to :data:`MAX_RECORDS`); with ``jq``, most records whose outputs the page
+            shows (those the filter gives nothing for are passed over: at most :data:`MAX_RECORDS` read a page, for
+            half of ``timeout``).
         jq: a jq filter applied to each record; the page lists its outputs (a record with none adds nothing).
         cursor: ``page.cursor`` of the previous page of the same read.
         budget_bytes: most UTF-8 bytes of the page's compact JSON (256 to 65536).
@@ -355,9 +357,18 @@ def _outputs(program: Any, source: ContentSource, number: int, offset: int, out_
 def _run_outputs(program: Any, source: ContentSource, number: int, offset: int, out_index: int, records: int,
                  deadline: float, as_text: Callable[[str], None], note: list[str], numbers: bool,
                  ) -> Iterator[tuple[tuple[int, int, int], Any, bool]]:
-    for batch in _batches(source, number, offset, records, note):
-        if batch[0][2] is STOP:
-            yield (batch[0][0], batch[0][1], 0), STOP, False
+    """The outputs of at most ``records`` records that give some: a record the filter gives nothing for (a
+    ``select`` that keeps few) is passed over, not counted -- a page of 10 records read of which none was kept came
+    back empty, 295 pages to follow for 55 outputs --, at most :data:`MAX_RECORDS` records read a page and for half
+    its time (``deadline``), the next page going on after them."""
+    shown, started, half = 0, time.monotonic(), (deadline - time.monotonic()) / 2
+    for batch in _batches(source, number, offset, MAX_RECORDS, note):
+        at, start = batch[0][0], batch[0][1]
+        if batch[0][2] is STOP or shown >= records or (at > number and time.monotonic() - started > half):
+            if (not shown and batch[0][2] is not STOP) or at - number >= MAX_RECORDS:
+                note.append(f"records {number:,} to {at - 1:,} gave {'no' if not shown else 'few'} outputs: "
+                            "next_call reads on")
+            yield (at, start, 0), STOP, False  # the page's record limit: the next page starts here
             return
         check = numbers and not any(n.startswith("the document") for n in note)  # no numbers note yet
         status, detail = run_jq_checked(program, "records", ([text for _, _, text, _ in batch], check), deadline,
@@ -366,6 +377,10 @@ def _run_outputs(program: Any, source: ContentSource, number: int, offset: int, 
         if status == "ok" and detail[1] is not None and check:
             note.append(numbers_note(detail[1]))
         for (at, start, _text, _length), outputs in zip(batch, done, strict=False):  # a page may fill before a failure
+            if shown >= records:
+                yield (at, start, 0), STOP, False
+                return
+            shown += bool(outputs[out_index:] if at == number else outputs)
             for index, (output, is_text) in enumerate(outputs):
                 if at == number and index < out_index:
                     continue
