@@ -125,6 +125,9 @@ def make_note(handle: str, size: int, covered: int, next_line: int, lines: int, 
                 f"read gives it). Next: {by_range} | {render_call('read_handle', handle=handle, match='TEXT')}.")
     by_pattern = render_call("read_handle", handle=handle, pattern="REGEX")
     by_structure = _structure_call(handle, content_type)
+    if content_type in ("csv", "jsonl") and size <= 16 * 1024 * 1024:
+        # changed (2026-12-04): a table's or JSON lines' note names one jq over all of them (slurp), within its bound
+        by_structure += " | " + render_call("read_handle", handle=handle, jq="JQ", slurp=True)
     if by_structure:
         by_pattern = f"{by_structure} | {by_pattern}"
     average = size / max(1, lines)

@@ -21,7 +21,7 @@ from scratchfs.api.stub import build_stub
 from scratchfs.engine.binding import Binding, binding_payload
 from scratchfs.engine.patterns import MAX_LINE_BYTES
 from scratchfs.engine.seekable import MIN_FRAME_BYTES, SeekableWriter, one_frame_blob
-from scratchfs.engine.structure import MAX_JQ_DOCUMENT_BYTES
+from scratchfs.engine.structure import MAX_JQ_DOCUMENT_BYTES, MAX_SLURP_BYTES
 from scratchfs.foundation import text as ftext
 from scratchfs.foundation.text import line_stats
 from tests import reference_shape, reference_stub
@@ -336,6 +336,8 @@ def test_a_note_writes_each_call_as_render_call_writes_it_whole(handle, content_
         by_pattern = render_call("read_handle", handle=handle, **({"pattern": "REGEX"} if searchable else
                                                                    {"match": "TEXT"}))
         by_structure = render_call("read_handle", handle=handle, **structure) if structure else None
+        if content_type in ("csv", "jsonl") and size + 1 <= MAX_SLURP_BYTES:  # and one jq over all (slurp)
+            by_structure += " | " + render_call("read_handle", handle=handle, jq="JQ", slurp=True)
         assert note.by_other == (f"{by_structure} | {by_pattern}" if by_structure else by_pattern)
     text = note.text(covered % (size + 1), next_line, None)
     if covered % (size + 1):

@@ -870,3 +870,24 @@ def test_a_log_whose_lines_open_with_a_bracketed_number_is_text_not_json(scope, 
     for document in (b"[" + b"1," * 300_000 + b"2]\n\n", b'{"a": [' + b"1," * 300_000 + b"2]}  \n"):
         stub = scope.spill(document, source_tool="t")
         assert stub.content_type == "json" and stub.shape.startswith("JSON"), stub.shape
+
+
+def test_a_tables_note_names_one_jq_over_all_its_rows_and_it_answers(scope, fixture_data):
+    """A question of counts or maxima over a table is one slurp call, not pages of rows (a new user's trial: the
+    CSV stub named rows only, slurp was in the tool description alone)."""
+    data = fixture_data["query-packages-by-month.csv"]
+    stub = scope.spill(data, source_tool="sql")
+    slurps = [c for c in _calls(stub.note) if c.get("slurp")]
+    assert slurps == [{"handle": stub.handle, "jq": "JQ", "slurp": True}]
+    rows = list(csv.reader(io.StringIO(data.decode())))[1:]
+    reply = ScratchTools(scope).call("read_handle", {**slurps[0], "jq": "length"})
+    assert reply["results"] == [len([r for r in rows if r])]
+
+
+def test_no_slurp_is_named_past_its_bound(scope):
+    from scratchfs.engine.structure import MAX_SLURP_BYTES
+
+    row = b"name,month,count\n" + b"package-with-a-long-name,2026-12,123456\n" * (MAX_SLURP_BYTES // 40 + 10)
+    stub = scope.spill(row, source_tool="sql")
+    assert stub.content_type == "csv" and stub.size > MAX_SLURP_BYTES
+    assert not [c for c in _calls(stub.note) if c.get("slurp")]

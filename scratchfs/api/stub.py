@@ -17,7 +17,7 @@ from scratchfs.api.shape_aligned import is_aligned
 from scratchfs.api.shape_terminal import TERMINAL_SHAPE
 from scratchfs.api.views import HEX_LINE_BYTES, hex_piece
 from scratchfs.engine.patterns import MAX_LINE_BYTES
-from scratchfs.engine.structure import MAX_JQ_DOCUMENT_BYTES
+from scratchfs.engine.structure import MAX_JQ_DOCUMENT_BYTES, MAX_SLURP_BYTES
 from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES, MAX_STUB_BYTES
 from scratchfs.foundation.text import decode_or_none, quote, utf8_prefix, utf8_suffix_start
 
@@ -262,7 +262,8 @@ class _Note:
     (jq filters are refused there; path reads stream), but the path ``.[]`` when it is an array (its items stream a
     page at a time) and ``.KEY[]`` when it is an object (its shape names the keys and what each holds: the items of
     one key's array or object stream a page at a time, where ``.KEY`` would be read whole first, 27 s for an 83 MB
-    array). The parts
+    array); a table's or JSON lines' note names ``slurp=true`` too, within its bound (one jq over all the rows or
+    records: a question of counts or maxima answered in one call, not pages of rows). The parts
     that do not depend on where the preview stops are made once per stub (its fitting tries several previews)."""
 
     __slots__ = ("by_other", "call", "count", "lines", "lines_average", "size", "tail_lines", "what")
@@ -292,6 +293,8 @@ class _Note:
                             else None) if shape is not None else None
         elif content_type == "json" and shape is not None and shape.startswith("JSON array"):
             by_structure = _FIRST_ITEM  # (an array's keys are its indices: its first item shows what they hold)
+        elif content_type in ("csv", "jsonl") and size <= MAX_SLURP_BYTES:  # rows or records, and one jq over all
+            by_structure = f"{by_structure} | {call}, {_SLURP}"  # of them: to count, group or find the largest
         longest = size - lines + 1 if longest_line is None else longest_line
         by_search = _BY_PATTERN if longest <= MAX_LINE_BYTES else _BY_MATCH  # a longer line refuses a pattern
         self.by_other = f"{call}, {by_structure} | {call}, {by_search}" if by_structure else f"{call}, {by_search}"
