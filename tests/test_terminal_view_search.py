@@ -236,3 +236,20 @@ def test_the_non_utf8_note_keeps_the_reply_within_its_budget(scope, budget, coun
 def test_the_tool_description_says_how_to_seek_a_byte_of_content_not_utf8():
     description = tool_specs()["read_handle"].description
     assert "`caf(é|e)`" in description and "not UTF-8" in description and "`\\xe9`" in description
+
+
+def test_reading_past_the_views_end_or_by_lines_names_the_read_of_its_end(scope):
+    """offset= counts the view's bytes, not the stored output's (a new user's offset=size-4000 met "past the end"
+    with no size); line=-N does not take view=: both errors name raw_offset=, which reads the end rendered."""
+    raw = grep_colour()
+    handle = _spill(scope, raw)
+    tools = ScratchTools(scope)
+    view_size = len(render_text(raw).encode())
+    with pytest.raises(InvalidArgument) as past:
+        tools.call("read_handle", {"handle": handle, "view": "text", "offset": len(raw) - 100})
+    assert f"({view_size:,} bytes;" in str(past.value) and f"stored output has {len(raw):,}" in str(past.value)
+    said = int(re.search(r"raw_offset=(\d+)", str(past.value))[1])
+    end = tools.call("read_handle", {"handle": handle, "view": "text", "raw_offset": said})
+    assert end["text"] and render_text(raw).endswith(end["text"].rstrip("\n").rsplit("\n", 1)[-1] + "\n")
+    with pytest.raises(InvalidArgument, match=r'raw_offset=N \(its end: N = size - 4096\)'):
+        tools.call("read_handle", {"handle": handle, "view": "text", "line": -20})

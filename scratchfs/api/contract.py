@@ -349,10 +349,12 @@ class ScratchTools:
                                       before=before)
                 return matches_reply(replace(result, budget=echo), budget)  # (offsets and lines in the view)
             if mixed:
+                tail = ('; terminal output\'s view is read from a stored byte with view="text", raw_offset=N (its '
+                        "end: N = size - 4096)") if "view" in given and {"line", "lines"} & set(mixed) else ""
                 raise InvalidArgument(f"{', '.join(mixed)} cannot be mixed with a structure read "
                                       f"({', '.join(sorted(given))}); a search of an HTML page's text view takes "
                                       'view="text" with match= or pattern= (and offset, context, max_matches, '
-                                      "ignore_case) alone")
+                                      f"ignore_case) alone{tail}")
             return structure_reply(scope, handle, offset, given, budget, checked=checked, call_budget=echo)
         cap = min(MAX_READ_BYTES, budget)
         ranged = not (match or pattern or ignore_case or line is not None or lines is not None or context is not None

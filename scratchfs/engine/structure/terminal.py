@@ -177,7 +177,10 @@ def view_page(source: ContentSource, offset: int = 0, *, cursor: str | None = No
             break
     view = b"".join(pieces)
     if skip > len(view):
-        raise InvalidArgument(f"offset {offset} is past the end of the rendered view")
+        raise InvalidArgument(f"offset {offset} is past the end of the rendered view ({view_at + len(view):,} bytes; "
+                              f"offset= counts the view's bytes, the stored output has {source.size:,}): read its "
+                              "end rendered from a stored byte near it with raw_offset= (e.g. raw_offset="
+                              f"{max(0, source.size - 4096)})")
     skip += utf8_suffix_start(memoryview(view)[skip : skip + 3])  # inside a character: from the next one
     page, end = fill_text(view, skip, budget, TextPage(view_at + skip, "", None))
     if end >= len(view) and exhausted:
