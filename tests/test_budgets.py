@@ -62,7 +62,8 @@ def cli_reply(root, name: str, args: dict) -> str:
     assert name == "read_handle"
     argv = ["read-handle", args.pop("handle"), "--json", "--root", str(root), "--run", "r", "--agent", "a"]
     for key, value in args.items():
-        argv += ["--ignore-case"] if key == "ignore_case" else [f"--{key.replace('_', '-')}", str(value)]
+        flag = f"--{key.replace('_', '-')}"
+        argv += [flag] if value is True else [flag, str(value)]  # (ignore_case, slurp: flags)
     result = CliRunner().invoke(main, argv)
     assert result.exit_code == 0, result.output
     return result.stdout.rstrip("\n")
@@ -84,7 +85,8 @@ def test_every_suggested_call_fits_the_default_budget(tmp_path, outputs):
             calls = suggested_calls(stub.note)
             assert calls, (name, stub.note)
             for call in calls:
-                verb, args = call_args(call.replace('"REGEX"', '"e"').replace('"TEXT"', '"e"'))
+                filled = call.replace('"REGEX"', '"e"').replace('"TEXT"', '"e"').replace('"JQ"', '"length"')
+                verb, args = call_args(filled)
                 text = mcp_reply(store, verb, args)
                 assert len(text.encode()) <= DEFAULT, (name, call, len(text.encode()))
                 assert cli_reply(tmp_path, verb, dict(args)) == text

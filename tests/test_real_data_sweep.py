@@ -39,7 +39,7 @@ def _latin1_rows() -> tuple[list[dict], bytes]:
 def _note_calls(note: str) -> list[dict]:
     calls = re.findall(r'read_handle\((handle="[^"]+"[^)]*)\)', note)
     return [{k.arg: ast.literal_eval(k.value) for k in ast.parse(f"f({c})", mode="eval").body.keywords}
-            for c in calls]
+            for c in (c.replace('jq="JQ"', 'jq="length"') for c in calls)]  # (the placeholder of a slurp's filter)
 
 
 def test_a_latin1_json_document_is_read_by_the_jq_calls_its_stub_names(tools):

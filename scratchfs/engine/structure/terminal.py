@@ -177,10 +177,7 @@ def view_page(source: ContentSource, offset: int = 0, *, cursor: str | None = No
             break
     view = b"".join(pieces)
     if skip > len(view):
-        raise InvalidArgument(f"offset {offset} is past the end of the rendered view ({view_at + len(view):,} bytes; "
-                              f"offset= counts the view's bytes, the stored output has {source.size:,}): read its "
-                              "end rendered from a stored byte near it with raw_offset= (e.g. raw_offset="
-                              f"{max(0, source.size - 4096)})")
+        raise _past_the_end(offset, view_at + len(view), source.size)
     skip += utf8_suffix_start(memoryview(view)[skip : skip + 3])  # inside a character: from the next one
     page, end = fill_text(view, skip, budget, TextPage(view_at + skip, "", None))
     if end >= len(view) and exhausted:
@@ -191,6 +188,14 @@ def view_page(source: ContentSource, offset: int = 0, *, cursor: str | None = No
             raw, base = raw_start, view_start
     page.cursor = encode_cursor((raw, base, end - (base - view_at)), key)
     return page
+
+
+def _past_the_end(offset: object, view_size: int, size: int) -> InvalidArgument:
+    """The refusal of an ``offset`` past the end of a view of ``view_size`` bytes (of ``size`` stored): the way to
+    read its end."""
+    return InvalidArgument(f"offset {offset} is past the end of the rendered view ({view_size:,} bytes; offset= "
+                           f"counts the view's bytes, the stored output has {size:,}): read its end rendered from a "
+                           f"stored byte near it with raw_offset= (e.g. raw_offset={max(0, size - 4096)})")
 
 
 def _line_of(source: ContentSource, raw_offset: object) -> tuple[int, int]:
