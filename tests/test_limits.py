@@ -18,6 +18,43 @@ def quota_store(tmp_path, clock):
         yield store
 
 
+def _segment_bytes(root) -> int:
+    return sum(p.stat().st_size for p in (root / "runs").rglob("*") if p.is_file())
+
+
+@pytest.mark.parametrize("kind", ["spill", "scratch_write"])
+def test_a_refused_write_retried_leaves_no_bytes_behind(tmp_path, clock, kind):
+    """A write the quota refuses is rolled back from its segment: retried 30 times, the run's files do not grow
+    (before: each refused 40 KB value left its bytes in the segment until a sweep, 300 s after the last write)."""
+    import base64
+    import os
+
+    with ScratchStore(tmp_path, clock=clock, run_quota_bytes=20 * 1024) as store:
+        scope = store.scope("q", "a")
+        scope.scratch_write("small", b"fits")
+        before = _segment_bytes(tmp_path)
+        for i in range(30):
+            value = base64.b64encode(os.urandom(30_000))
+            with pytest.raises(QuotaExceeded):
+                scope.spill(value) if kind == "spill" else scope.scratch_write(f"big{i}", value)
+        assert _segment_bytes(tmp_path) == before
+        assert scope.scratch_read("small") == b"fits"
+        scope.scratch_write("after", b"still written")  # the segment goes on after the cut
+        assert scope.scratch_read("after") == b"still written"
+    with ScratchStore(tmp_path, clock=clock, run_quota_bytes=20 * 1024) as store:
+        assert store.scope("q", "a").scratch_read("after") == b"still written"
+
+
+def test_a_store_whose_only_write_was_refused_leaves_no_segment_file(tmp_path, clock):
+    """One refused spill per process (the CLI's case) leaves no empty segment file to wait for a sweep."""
+    import os
+
+    for _ in range(3):
+        with ScratchStore(tmp_path, clock=clock, run_quota_bytes=10 * 1024) as store, pytest.raises(QuotaExceeded):
+            store.scope("qc", "a").spill(os.urandom(30_000))  # alone over the quota: refused after writing
+    assert [p.name for p in (tmp_path / "runs").rglob("*") if p.is_file()] == []
+
+
 def test_entry_quota(quota_store, clock):
     scope = quota_store.scope("run", "a")
     for key in ("a", "b", "c"):

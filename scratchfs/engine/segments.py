@@ -331,7 +331,16 @@ class _Segment:
         return safe_fs.is_at(root_fd, "/".join(self.parts), self.dir_ident)
 
     def close(self) -> None:
-        """Close both descriptors (dropping the ``flock``); idempotent."""
+        """Close both descriptors (dropping the ``flock``); idempotent. A segment that holds no record (nothing was
+        appended, or every append was rolled back) is unlinked first, while its lock is still held, if it is still at
+        its place: it would otherwise wait for a sweep."""
+        if self.end == 0 and self.fd >= 0 and self.dir_fd >= 0:
+            try:
+                st = os.stat(self.name, dir_fd=self.dir_fd, follow_symlinks=False)
+                if (st.st_dev, st.st_ino) == self.ident and st.st_size == 0:
+                    os.unlink(self.name, dir_fd=self.dir_fd)
+            except OSError:
+                pass  # (moved away with its directory, or already gone: the sweeper's, or nobody's)
         for attr in ("fd", "dir_fd"):
             fd = getattr(self, attr)
             if fd >= 0:
@@ -436,6 +445,23 @@ class SegmentWriter:
             self._retire(seg)
             return True
 
+    def roll_back(self, seg: _Segment, start: int, end: int) -> None:
+        """Mark the record at ``[start, end)`` of ``seg`` (a write whose row was not written) dead, and if it is still
+        the segment's last record, cut it off (``ftruncate``): a refused write, retried, does not grow the segment.
+        The mark comes first, so a crash between the two leaves a dead record, never a live one.
+
+        Raises:
+            OSError: the mark or the cut failed (the bytes then stay, unreferenced, until the sweeper reclaims the
+                segment).
+        """
+        with self._lock:
+            if seg.fd < 0:
+                return
+            os.pwrite(seg.fd, struct.pack("<I", DEAD_RECORD_MAGIC), start)
+            if seg.end == end:
+                os.ftruncate(seg.fd, start)
+                seg.end = start
+
     def done(self, seg: _Segment, moved: bool = False) -> None:
         """A write into ``seg`` is committed or discarded; ``moved``: it was found away from its place."""
         with self._lock:
@@ -523,12 +549,13 @@ class SegmentPending:
         """The row was not written (the write failed): the record is marked dead as :func:`forget` marks a deleted
         entry's (one 4-byte ``pwrite`` to its header, not ``fsync``-ed), so that neither the recovery of a
         write-behind journal naming this segment nor ``fsck --rebuild-index`` brings back a spill whose caller was
-        told it failed; the bytes stay, unreferenced, until the sweeper reclaims the segment (idempotent; never
-        raises: a failure to mark it is logged)."""
+        told it failed; if it is still the segment's last record it is cut off (:meth:`SegmentWriter.roll_back`), so
+        a refused write retried does not grow the segment; otherwise its bytes stay, unreferenced, until the sweeper
+        reclaims the segment (idempotent; never raises: a failure is logged)."""
         if self._writer is not None and is_location(self.info.blob):
             try:  # (not forget(): it reads the header first, and the writer's descriptor is write-only)
-                at = parse_location(self.info.blob).offset - RECORD_BYTES
-                os.pwrite(self._seg.fd, struct.pack("<I", DEAD_RECORD_MAGIC), at)
+                where = parse_location(self.info.blob)
+                self._writer.roll_back(self._seg, where.offset - RECORD_BYTES, where.offset + where.length)
             except (OSError, ValueError) as exc:
                 log.warning("scratchfs: cannot mark the failed write %s dead in its segment (%s)", self.info.blob, exc)
         self.release()
