@@ -43,7 +43,7 @@ STEPS = (
     ("blob write: newline count and frame glue (frames of the writer)", "scratchfs.engine.seekable",
      "_compress_frame"),
     ("blob write: binding frame", "scratchfs.engine.seekable", "encode_binding_frame"),
-    ("blob write: segment append", "scratchfs.engine.segments", "SegmentWriter.append"),
+    ("blob write: segment append", "scratchfs.engine.segment_writer", "SegmentWriter.append"),
     ("blob write: the rest (sampling, writer, binding payload, seek table)", "scratchfs.engine.local_blobs",
      "Blobs.write"),
     ("shape (describe)", "scratchfs.api.describe", "describe"),

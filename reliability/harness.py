@@ -260,7 +260,7 @@ def worker(root: str, wid: int, seed: int, kill_point: str | None = None) -> Non
 # -- deterministic crash points -----------------------------------------------------------------------------------
 
 _BLOBS = "scratchfs.engine.local_blobs"
-_SEGMENTS = "scratchfs.engine.segments"
+_SEGMENTS = "scratchfs.engine.segment_writer"
 _WRITE_BEHIND = "scratchfs.engine.write_behind"
 KILL_POINTS = {
     # name: (module path, class, method, "before"/"after", the operation that reaches it)

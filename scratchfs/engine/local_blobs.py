@@ -45,7 +45,8 @@ from scratchfs.engine.open_files import OpenFiles
 from scratchfs.engine.protocols import BlobFile, BlobInfo
 from scratchfs.engine.root_locks import Descriptor, RootLocks
 from scratchfs.engine.seekable import SeekableWriter, one_frame_blob
-from scratchfs.engine.segments import SEGMENT_NAME_RE, SegmentPending, SegmentSource, SegmentWriter
+from scratchfs.engine.segment_writer import SegmentPending, SegmentWriter
+from scratchfs.engine.segments import SEGMENT_NAME_RE, SegmentSource
 from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import CorruptBlob, ScratchError, StorageError, storage_error
 from scratchfs.foundation.limits import OPEN_BLOB_FILES, SEGMENT_ENTRY_BYTES, SMALL_CONTENT_LEVEL

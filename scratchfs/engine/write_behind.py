@@ -5,7 +5,7 @@ A spill whose blob went to a segment file (:mod:`scratchfs.engine.segments`) is 
 appended (and ``fsync``-ed when the store is durable): that record is a complete blob whose binding frame names
 everything its row needs that the content cannot tell, as ``fsck --rebuild-index`` uses it. Its row (the
 :class:`~scratchfs.engine.protocols.Entry` and the per-frame newline counts) is queued here, and the segment stays
-locked (its :class:`~scratchfs.engine.segments.SegmentPending` is not released) until the row is committed or
+locked (its :class:`~scratchfs.engine.segment_writer.SegmentPending` is not released) until the row is committed or
 dropped, so no sweep judges the segment meanwhile. Before the first such spill into a segment, the segment's path is
 written to the process's journal (:mod:`scratchfs.engine.journal`), from which a later open or sweep restores the
 rows of a writer killed before it committed them.
