@@ -2,10 +2,12 @@
 
 Rows are numbered from 1 after the header (the first record; a UTF-8 byte order mark before it is not part of its
 first name, as ``encoding="utf-8-sig"`` reads it); a quoted field spanning several lines is part of one
-row (the ``csv`` module's reading of RFC 4180); blank lines are not rows; a first line ``sep=;`` names the delimiter
+row (the ``csv`` module's reading of RFC 4180); a line ends at ``\\n``, ``\\r\\n`` or a lone ``\\r``, as
+``open(path, newline="")`` reads a file for the module (:mod:`~scratchfs.engine.structure.row_lines`: ``\\r`` and
+``\\n\\r`` line ends read as rows); blank lines are not rows; a first line ``sep=;`` names the delimiter
 and is no part of the table (:func:`named_separator`). A field may hold up to
-:data:`FIELD_LIMIT_CHARS` characters (an embedded base64 blob, a long text) and a line up to 16 MiB; a longer one is
-refused with ``InvalidArgument`` naming the byte read that shows it. The delimiter is a tab when the header line
+:data:`FIELD_LIMIT_CHARS` characters (an embedded base64 blob, a long text) and a line up to 16 MiB; a row holding a
+longer one cannot be read (below). The delimiter is a tab when the header line
 has at least as many tabs as commas, else a semicolon when it has more semicolons than commas, else a comma
 (:func:`detect_delimiter`). A page is read by streaming from the cursor's byte offset (the
 offset where its first row starts), so it costs the bytes it shows; the first read of row N scans the rows before it.
@@ -35,14 +37,13 @@ from scratchfs.engine.structure.paging import (
     CursorKey,
     ItemPage,
     check_budget,
-    check_line_start,
     decode_cursor,
     encode_cursor,
     fill_items,
-    iter_chunks,
     iter_lines,
     json_bytes,
 )
+from scratchfs.engine.structure.row_lines import LINE_END, iter_row_lines, line_end_after, row_line_start
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import BadRecord, InvalidArgument
 from scratchfs.foundation.limits import MAX_COLUMN_CHARS, MAX_COLUMNS
@@ -112,11 +113,11 @@ class _Lines:
     at the start of the content is dropped (as ``encoding="utf-8-sig"`` drops it), not made part of the first
     column's name; the bytes handed out still count it, so row offsets stay offsets into the content."""
 
-    def __init__(self, source: ContentSource, offset: int) -> None:
+    def __init__(self, source: ContentSource, offset: int, csv_lines: bool = True) -> None:
         self.consumed = offset
         self.replaced = 0  # bytes handed out as U+FFFD (not part of a valid UTF-8 character), so far
         self.marks: list[int] = []  # for each U+FFFD handed out since last emptied, in order: the bytes it shows
-        self._lines = iter_lines(source, offset, _MAX_LINE_BYTES)
+        self._lines = (iter_row_lines if csv_lines else iter_lines)(source, offset, _MAX_LINE_BYTES)
 
     def __iter__(self) -> Iterator[str]:
         for start, line in self._lines:
@@ -186,7 +187,7 @@ def _reader(source: ContentSource, offset: int, delimiter: str, replaced: dict[i
     each cell, the bytes each of its U+FFFD shows (0: the content's own)}`` for each row that shows any byte as
     U+FFFD. ``layout``: a table aligned by spaces, its lines split by it (not CSV)."""
     while offset < source.size or offset == 0:
-        lines = _Lines(source, offset)
+        lines = _Lines(source, offset, layout is None)
         reader = csv.reader(iter(lines), delimiter=delimiter) if layout is None else _aligned(
             iter(lines), layout, offset == layout.start)
         bad = yield from _rows_until_bad(source, lines, reader, replaced)
@@ -208,10 +209,7 @@ def _rows_until_bad(source: ContentSource, lines: _Lines, reader: Iterator, repl
         except StopIteration:
             return None
         except csv.Error as exc:
-            if "new-line character seen in unquoted field" in str(exc):  # (the module's advice is for files)
-                reason = ("holds a carriage return (\\r) in a field that is not quoted, which no CSV row holds (a row "
-                          "ends at \\n)")
-            elif "field larger than field limit" in str(exc):
+            if "field larger than field limit" in str(exc):
                 reason = (f"holds a field longer than {csv.field_size_limit():,} characters, the most a row read "
                           "holds")
             else:
@@ -220,23 +218,13 @@ def _rows_until_bad(source: ContentSource, lines: _Lines, reader: Iterator, repl
         except InvalidArgument as exc:  # a line longer than the line bound (iter_lines)
             del exc  # (it names the line's start; the row's is named)
             return _RowError(f"holds a line longer than {_MAX_LINE_BYTES:,} bytes, the most a row read holds", start,
-                             _line_end(source, lines.consumed) - start)
+                             line_end_after(source, lines.consumed) - start)
         marks, lines.marks = lines.marks, []
         if row:
             if replaced is not None and lines.replaced > before:
                 replaced[start] = _per_cell(list(row.values()) if isinstance(row, dict) else row, marks)
             yield start, row
         start = lines.consumed
-
-
-def _line_end(source: ContentSource, offset: int) -> int:
-    """The byte offset after the first ``\\n`` at or after ``offset`` (the content's size when there is none)."""
-    for chunk in iter_chunks(source, offset):
-        found = chunk.find(b"\n")
-        if found >= 0:
-            return offset + found + 1
-        offset += len(chunk)
-    return source.size
 
 
 def _select(header: list[str], columns: object) -> list[int] | None:
@@ -300,9 +288,11 @@ def _raising(rows: Iterator[tuple[int, Any]]) -> Iterator[tuple[int, list[str]]]
 def _delimiter(source: ContentSource, delimiter: str | None) -> tuple[str, int]:
     """The delimiter (``delimiter``, or the header line's) and the byte offset where the table starts: past a first
     line ``sep=;`` (:func:`named_separator`), which names the delimiter when ``delimiter`` is ``None``."""
-    first = source.read(0, 65536).split(b"\n", 1)[0]
+    head = source.read(0, 65536)
+    end = LINE_END.search(head)  # (a line ends at \n, \r\n or a lone \r: row_lines)
+    first = head if end is None else head[: end.start()]
     named = named_separator(first)
-    start = len(first) + 1 if named else 0
+    start = (len(head) if end is None else end.end()) if named else 0
     if delimiter is None:
         return (named or detect_delimiter(first)), start
     if delimiter not in (",", "\t", ";", "|"):
@@ -379,7 +369,9 @@ def _page_start(source: ContentSource, header_rows: Iterator[tuple[int, Any]], f
         number, offset, chars = decode_cursor(cursor, 3, key)
         if number < 1 or (first is not None and offset <= first[0]):
             raise InvalidArgument(f"cursor {cursor[:40]!r} names no row of this read: start it again without one")
-        check_line_start(source, offset, "a row start")
+        if not row_line_start(source, offset):
+            raise InvalidArgument(f"cursor points at byte {offset}, which is not a row start of this entry: start the "
+                                  "read again without a cursor")
         return number, offset, chars, None
     row = check_int(row, "row", 1)
     for skipped in range(row - 1):
