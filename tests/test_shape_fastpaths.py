@@ -63,8 +63,8 @@ def full_bare_crs(sample: bytes) -> int:
 
 
 def full_table_head(text: str, whole) -> str:
-    head = text[: shape_table.HEAD_CHARS]
-    return head if head.count("\n", 0, shape_table.HEAD_CHARS) >= 2 else whole()
+    head = text[: shape_table.HEAD_CHARS]  # (2 line ends: \n, or \r in text without one, as a rows read cuts lines)
+    return head if (head.count("\n") if "\n" in head else head.count("\r")) >= 2 else whole()
 
 
 _RUN = re.compile(r"\d+|[^\W\d_]+")

@@ -495,9 +495,10 @@ def test_a_column_of_numbers_whose_lines_end_in_a_lone_cr_is_text(fixture_data):
                "numbers": b"\r".join(b"%d" % rng.randrange(10**6) for _ in range(3000)),
                "pairs of decimals": b"\r".join(b"%.3f,%.2f" % (rng.random() * 100, rng.random() * 10)
                                                for _ in range(3000))}
-    for name, data in columns.items():
+    for name, data in columns.items():  # (pairs of decimals are a table: two columns, no header, as rows read them)
         shape = describe(data, len(data), 1)
-        assert (shape.content_type, shape.text.split(",")[0]) == ("text", "text"), (name, shape)
+        told = ("csv", "CSV") if name == "pairs of decimals" else ("text", "text")
+        assert (shape.content_type, shape.text.split(",")[0]) == told, (name, shape)
     bars = {"curl": CURL_PROGRESS, "percent": b"".join(b"\r%d%%" % p for p in range(101)) + b"\n",
             "bytes": b"\r".join(b"%d bytes" % (i * 104857) for i in range(1000))}
     for name, data in bars.items():

@@ -231,7 +231,7 @@ def _structure_read(reads: StructureReads, handle: str, offset: int, given: dict
         if cursor is not None and "row" in given:
             check_resumes_at(cursor, given["row"], "row")
         return lambda b: reads.rows(handle, given.get("row", 1), given.get("rows", 50), columns=given.get("columns"),
-                                    cursor=cursor, budget=b)
+                                    cursor=cursor, budget=b, call_budget=call_budget)
     if {"record", "records"} & given.keys():
         _only(given, {"record", "records", "jq", "cursor"})
         if cursor is not None and "record" in given:

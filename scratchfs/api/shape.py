@@ -29,9 +29,11 @@ from scratchfs.api.shape_table import (
     count_records,
     estimate_records,
     first_row_is_data,
+    first_table_line,
     json_lines,
     mixed_kinds,
     table_head,
+    table_lines,
     table_rows,
     tail_fault,
 )
@@ -441,12 +443,11 @@ def _delimited(text: str, whole: Callable[[], str], complete: bool, size: int, l
     text, size, lines = text[cut:], size - 3 * bom - (cut - bom), lines - bool(named)
     head = table_head(text, lambda: whole()[cut:])  # the first lines tell a table
     text = head if len(head) > len(text) else text
-    end = head.find("\n")
-    first_line = head if end < 0 else head[:end]  # (the rest not copied, as a split would)
+    first_line = first_table_line(head)  # (a line ends at \n, \r\n or a lone \r, as a rows read's)
     delimiter = named or detect_delimiter(first_line)  # (the rows read's rule)
     if first_line.count(delimiter) < 1 or (first_line[:1] in ("{", "[") and _is_json(first_line)):
         return None  # (JSON lines with a line that is not JSON are no table)
-    sample_lines = head.split("\n", 50)[:50]
+    sample_lines = table_lines(head)
     if len(head) < len(text) or not complete or not head.endswith("\n"):
         sample_lines = sample_lines[:-1] or sample_lines  # the last may be cut
     rows = table_rows(sample_lines, delimiter)

@@ -24,9 +24,25 @@ from scratchfs.api.shape_words import LackedKey, plural
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.table import FIELD_LIMIT_CHARS
 
-__all__ = ["HEAD_CHARS", "JSONL_HEAD_CHARS", "RECORD_BLANKS", "JsonLines", "count_records", "estimate_records",
-           "first_row_is_data", "json_kind", "json_lines", "last_line_fault", "merged_keys", "mixed_kinds",
-           "table_head", "table_rows", "tail_fault"]
+__all__ = [
+    "HEAD_CHARS",
+    "JSONL_HEAD_CHARS",
+    "RECORD_BLANKS",
+    "JsonLines",
+    "count_records",
+    "estimate_records",
+    "first_row_is_data",
+    "first_table_line",
+    "json_kind",
+    "json_lines",
+    "last_line_fault",
+    "merged_keys",
+    "mixed_kinds",
+    "table_head",
+    "table_lines",
+    "table_rows",
+    "tail_fault",
+]
 
 HEAD_CHARS = 8192
 """Characters of the start of a text a table is told from (all of the sample when they hold fewer than 2 newlines)."""
@@ -45,9 +61,33 @@ assert csv.field_size_limit() >= FIELD_LIMIT_CHARS  # (raised by the table modul
 
 def table_head(text: str, whole: Callable[[], str]) -> str:
     """The head a table is told from: the first :data:`HEAD_CHARS` characters of ``text`` or, when those hold fewer
-    than 2 newlines (a long first row), ``whole()``: all of the sample as text (``text`` may be its start only)."""
+    than 2 line ends (``\\n``; ``\\r`` in text without one) -- a long first row --, ``whole()``: all of the sample
+    as text (``text`` may be its start only)."""
     head = text[:HEAD_CHARS]
-    return head if head.find("\n", head.find("\n") + 1) >= 0 else whole()  # (2 newlines: found, not counted)
+    end = "\n" if "\n" in head or "\r" not in head else "\r"
+    return head if head.find(end, head.find(end) + 1) >= 0 else whole()  # (2 line ends: found, not counted)
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+"""A line end as a rows read takes it (:mod:`scratchfs.engine.structure.row_lines`): ``\\r\\n``, a lone ``\\r``,
+``\\n``."""
+
+
+def first_table_line(head: str) -> str:
+    """The first line of ``head``, its end left out (:func:`table_lines`), found without copying the rest."""
+    end = head.find("\n")
+    cr = head.find("\r", 0, len(head) if end < 0 else end)
+    end = cr if cr >= 0 else end
+    return head if end < 0 else head[:end]
+
+
+def table_lines(head: str, limit: int = 50) -> list[str]:
+    """The first ``limit`` lines of ``head`` (the last may be cut), their ends left out: a line ends at ``\\n``,
+    ``\\r\\n`` or a lone ``\\r``, as a rows read cuts them (``\\n\\r`` line ends leave an empty line between
+    rows; text without ``\\r`` is split at ``\\n`` alone, at C speed)."""
+    if "\r" not in head:
+        return head.split("\n", limit)[:limit]
+    return _LINE_END.split(head, limit)[:limit]
 
 
 def table_rows(lines: list[str], delimiter: str) -> list[list[str]] | None:
@@ -57,7 +97,7 @@ def table_rows(lines: list[str], delimiter: str) -> list[list[str]] | None:
     if '"' in text or "\r" in text or "\x00" in text or len(text) > csv.field_size_limit():
         rows: list[list[str]] = []
         try:  # row by row: a row (not the last) of another width than the first ends it
-            for row in csv.reader(io.StringIO(text), delimiter=delimiter):
+            for row in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter):  # (lines as a rows read's)
                 if row and len(rows) >= 2 and len(rows[-1]) != len(rows[0]):
                     return None
                 rows += [row] if row else []
@@ -121,7 +161,7 @@ def count_records(text: str, delimiter: str, lines: int) -> int:
         if max(map(len, parts)) <= csv.field_size_limit():  # a longer field is an error to the csv module
             return len(parts) - parts.count("")
     try:
-        return sum(map(bool, csv.reader(io.StringIO(text), delimiter=delimiter)))  # a row is counted if not empty
+        return sum(map(bool, csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)))  # (non-empty rows)
     except csv.Error:
         return lines
 
@@ -131,10 +171,11 @@ def estimate_records(head: str, delimiter: str, size: int) -> int | None:
     byte order mark left out, ``size`` counted without it): ``None`` when each of those lines is one record (the
     content's line count is then the answer), else the records of those lines per byte of them, times ``size``.
     Quoted fields over several lines, and blank lines, make the records fewer than the lines."""
-    body = head[: head.rfind("\n") + 1]
-    newlines = body.count("\n")
+    end = "\n" if "\n" in head or "\r" not in head else "\r"  # (lines ending in \r alone: the line count is 1)
+    body = head[: head.rfind(end) + 1]
+    newlines = body.count(end)
     records = count_records(body, delimiter, -1)
-    if records in (-1, newlines) or not body:
+    if records == -1 or (records == newlines and end == "\n") or not body:
         return None
     return round(records * size / len(body.encode("utf-8")))
 

@@ -211,23 +211,34 @@ class StructureReads:
             raise self._past(handle, exc, 10000, None, call_budget) from None
 
     def rows(self, handle: str, row: int = 1, rows: int = 50, *, columns: list[str | int] | None = None,
-             cursor: str | None = None, budget: int = 8192) -> ItemPage:
+             cursor: str | None = None, budget: int = 8192, call_budget: int | None = None) -> ItemPage:
         """A page of the rows of CSV/TSV (numbered from 1 after the header) from ``row`` (or ``cursor``): at most
         ``rows``, fewer when the page's ``budget`` (bytes of its JSON) fills first; always with the header,
         quoted multi-line fields counted as one row; ``columns`` by name or 0-based number. An entry stored as text,
         a log or binary data (whose first lines make a table: :func:`table_like`) is read too, its page saying so
         (``note``); so does a page of a table whose stub found no header line (its first row is the header).
-        Raises InvalidArgument (also a JSON or JSON-lines entry: :func:`check_kind`; text, a log or binary data
-        whose first lines make no table; a field or line past the bound, naming the byte read), NotFound,
-        CorruptBlob."""
+        A row that cannot be read (a field or line past the bound, CSV the ``csv`` module refuses) after the
+        page's first is passed over: the page's ``note`` names it and the byte read that shows it (with
+        ``call_budget``, the reply budget the caller gave), and its cursor goes on after it.
+        Raises BadRecord (an InvalidArgument: the row the read starts at cannot be read; the message names its
+        bytes and the read that goes on after it), InvalidArgument (also a JSON or JSON-lines entry:
+        :func:`check_kind`; text, a log or binary data whose first lines make no table; a header that cannot be
+        read), NotFound, CorruptBlob."""
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             self._fits(kind, "row", handle)
             layout = self._layout(src, handle, blob) if is_aligned(kind, self.shape) else None
             if cursor is None and layout is None:  # (a cursor is bound to this entry and read: its first page
                 self._table_fits(src, kind, handle)  # passed the check)
-            page = rows_page(src, row, rows, columns=columns, cursor=cursor, budget_bytes=budget,
-                             entry=entry_identity(handle, blob), layout=layout)
+            try:
+                page = rows_page(src, row, rows, columns=columns, cursor=cursor, budget_bytes=budget,
+                                 entry=entry_identity(handle, blob), layout=layout)
+            except BadRecord as exc:  # (the row the read starts at)
+                on = ("it is the last row" if exc.offset + exc.length >= src.size else "read on after it: " +
+                      render_call("read_handle", handle=handle, row=exc.record + 1, rows=rows, columns=columns,
+                                  budget=call_budget))
+                raise BadRecord(f"{exc}; {on}", exc.record, exc.offset, exc.length) from None
+            page = page if page.passed is None else _seeing_passed(page, handle, call_budget)
             said = None
             if layout is not None:  # (how its lines split: on the first page of a read only)
                 said = _aligned_note(layout, page, cursor is None)
@@ -480,13 +491,14 @@ def _slurp_form(handle: str, kind: str | None, shape: str | None) -> str:
 
 
 def _seeing_passed(page: ItemPage, handle: str, budget: int | None) -> ItemPage:
-    """``page``, which ended before a bad record and passed over it (``page.passed``), its note naming the byte read
-    that shows that record (its first :data:`~scratchfs.foundation.limits.DEFAULT_READ_BYTES` bytes at most, with
-    ``budget``, the reply budget the caller gave)."""
-    bad = page.passed
-    see = render_call("read_handle", handle=handle, offset=bad.offset, length=min(bad.length, DEFAULT_READ_BYTES),
-                      budget=budget)
-    page.extra["note"] = page.extra["note"].replace(" -- passed over: ", f" -- its bytes: {see} -- passed over: ", 1)
+    """``page``, which passed over a bad record or rows (``page.passed``: a BadRecord, or a list of them for rows),
+    its note naming the byte read that shows each (its first :data:`~scratchfs.foundation.limits.DEFAULT_READ_BYTES`
+    bytes at most, with ``budget``, the reply budget the caller gave)."""
+    for bad in page.passed if isinstance(page.passed, list) else [page.passed]:
+        see = render_call("read_handle", handle=handle, offset=bad.offset, length=min(bad.length, DEFAULT_READ_BYTES),
+                          budget=budget)
+        page.extra["note"] = page.extra["note"].replace(f"{bad} -- passed over: ",
+                                                        f"{bad} -- its bytes: {see} -- passed over: ", 1)
     return page
 
 

@@ -85,11 +85,12 @@ class StructureTimeout(InvalidArgument):
 
 class BadRecord(InvalidArgument):
     """A record of a JSON-lines read cannot be given: it is not JSON (or nested too deeply to parse), or the read's
-    jq filter fails on it. The message says how to go on: the byte read that shows the record and the read that
-    starts after it.
+    jq filter fails on it; or a row of a CSV/TSV read cannot be read (a field or line past the bound, CSV the ``csv``
+    module refuses). The message says how to go on: the byte read that shows the record and the read that starts
+    after it.
 
     Attributes:
-        record: the record's number (from 1).
+        record: the record's (row's) number (from 1).
         offset: the byte offset where the record starts in the content.
         length: the record's length in bytes (its line end included).
     """

@@ -273,7 +273,7 @@ class ItemPage:
         failure: the error the read meets after this page's items, when it is known already (a jq run that failed
             past them: the page that starts there raises it); not in :meth:`to_dict`.
         passed: the bad record (a BadRecord) a JSON-lines page ended before and passed over (its cursor goes on
-            after it); not in :meth:`to_dict`.
+            after it); for rows, the list of those a page passed over (BadRecords); not in :meth:`to_dict`.
     """
 
     name: str

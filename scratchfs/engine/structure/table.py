@@ -2,13 +2,20 @@
 
 Rows are numbered from 1 after the header (the first record; a UTF-8 byte order mark before it is not part of its
 first name, as ``encoding="utf-8-sig"`` reads it); a quoted field spanning several lines is part of one
-row (the ``csv`` module's reading of RFC 4180); blank lines are not rows; a first line ``sep=;`` names the delimiter
+row (the ``csv`` module's reading of RFC 4180); a line ends at ``\\n``, ``\\r\\n`` or a lone ``\\r``, as
+``open(path, newline="")`` reads a file for the module (:mod:`~scratchfs.engine.structure.row_lines`: ``\\r`` and
+``\\n\\r`` line ends read as rows); blank lines are not rows; a first line ``sep=;`` names the delimiter
 and is no part of the table (:func:`named_separator`). A field may hold up to
-:data:`FIELD_LIMIT_CHARS` characters (an embedded base64 blob, a long text) and a line up to 16 MiB; a longer one is
-refused with ``InvalidArgument`` naming the byte read that shows it. The delimiter is a tab when the header line
+:data:`FIELD_LIMIT_CHARS` characters (an embedded base64 blob, a long text) and a line up to 16 MiB; a row holding a
+longer one cannot be read (below). The delimiter is a tab when the header line
 has at least as many tabs as commas, else a semicolon when it has more semicolons than commas, else a comma
 (:func:`detect_delimiter`). A page is read by streaming from the cursor's byte offset (the
 offset where its first row starts), so it costs the bytes it shows; the first read of row N scans the rows before it.
+
+A row that cannot be read -- a field or line past the bound, CSV the ``csv`` module refuses -- keeps its row number
+(the rows after it are numbered as if it were read); its bytes are the row's to the end of the line its reader
+stopped in, and the rows after it are read from the next line, as the ``csv`` module's reader reads on after an
+error. A page passes over it, naming it (:func:`rows_page`).
 The standard library's reader is the reference here and costs no dependency.
 """
 
@@ -19,7 +26,8 @@ import csv
 import json
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
+from itertools import chain
 from typing import Any
 
 from scratchfs.engine.structure.aligned import Layout, is_blank, is_row
@@ -29,15 +37,15 @@ from scratchfs.engine.structure.paging import (
     CursorKey,
     ItemPage,
     check_budget,
-    check_line_start,
     decode_cursor,
     encode_cursor,
     fill_items,
     iter_lines,
     json_bytes,
 )
+from scratchfs.engine.structure.row_lines import LINE_END, iter_row_lines, line_end_after, row_line_start
 from scratchfs.foundation.checks import check_int
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import BadRecord, InvalidArgument
 from scratchfs.foundation.limits import MAX_COLUMN_CHARS, MAX_COLUMNS
 
 __all__ = ["FIELD_LIMIT_CHARS", "MAX_ROWS", "UNSPLIT_KEY", "UTF8_BOM", "detect_delimiter", "iter_rows",
@@ -105,11 +113,11 @@ class _Lines:
     at the start of the content is dropped (as ``encoding="utf-8-sig"`` drops it), not made part of the first
     column's name; the bytes handed out still count it, so row offsets stay offsets into the content."""
 
-    def __init__(self, source: ContentSource, offset: int) -> None:
+    def __init__(self, source: ContentSource, offset: int, csv_lines: bool = True) -> None:
         self.consumed = offset
         self.replaced = 0  # bytes handed out as U+FFFD (not part of a valid UTF-8 character), so far
         self.marks: list[int] = []  # for each U+FFFD handed out since last emptied, in order: the bytes it shows
-        self._lines = iter_lines(source, offset, _MAX_LINE_BYTES)
+        self._lines = (iter_row_lines if csv_lines else iter_lines)(source, offset, _MAX_LINE_BYTES)
 
     def __iter__(self) -> Iterator[str]:
         for start, line in self._lines:
@@ -126,14 +134,21 @@ class _Lines:
 
 
 class _RowError(InvalidArgument):
-    """A row that cannot be read (malformed, or a field or line past the bound), at byte ``offset``."""
+    """A row that cannot be read (malformed, or a field or line past the bound): ``length`` bytes from byte
+    ``offset`` (to the end of the line its reader stopped in), ``reason`` what is wrong with it."""
 
-    def __init__(self, message: str, offset: int) -> None:
-        super().__init__(message)
-        self.offset = offset
+    def __init__(self, reason: str, offset: int, length: int) -> None:
+        super().__init__(f"the row at byte {offset} {reason}: {_BY_RANGE.format(offset)}")
+        self.reason, self.offset, self.length = reason, offset, length
 
     def __reduce__(self) -> tuple:
-        return (type(self), (str(self), self.offset))
+        return (type(self), (self.reason, self.offset, self.length))
+
+    def numbered(self, number: int, raised: bool = False) -> BadRecord:
+        """This row as row ``number`` of a read: a BadRecord whose message names it, its bytes and what is wrong
+        (``raised``: and the byte read that shows it, for the read that starts at it)."""
+        return BadRecord(f"row {number} (bytes {self.offset} to {self.offset + self.length - 1}) {self.reason}"
+                         + (f": {_BY_RANGE.format(self.offset)}" if raised else ""), number, self.offset, self.length)
 
 
 def _per_cell(cells: list[str], marks: list[int]) -> tuple[tuple[int, ...], ...]:
@@ -165,41 +180,51 @@ def _aligned(lines: Iterator[str], layout: Layout, header: bool) -> Iterator[lis
 
 
 def _reader(source: ContentSource, offset: int, delimiter: str, replaced: dict[int, tuple] | None = None,
-            layout: Layout | None = None) -> tuple[_Lines, Iterator[tuple[int, list[str]]]]:
-    """Rows from ``offset``: ``(byte offset where the row starts, cells)``, blank lines skipped. ``replaced``, when
-    given, gets ``{row start: for each cell, the bytes each of its U+FFFD shows (0: the content's own)}`` for each
-    row that shows any byte as U+FFFD. ``layout``: a table aligned by spaces, its lines split by it (not CSV)."""
-    lines = _Lines(source, offset)
-    reader = csv.reader(iter(lines), delimiter=delimiter) if layout is None else _aligned(iter(lines), layout,
-                                                                                         offset == layout.start)
+            layout: Layout | None = None) -> Iterator[tuple[int, list[str] | dict[str, str] | _RowError]]:
+    """Rows from ``offset``: ``(byte offset where the row starts, cells)``, blank lines skipped; a row that cannot
+    be read as ``(its start, _RowError)``, the rows after it read on from the line after the one its reader stopped
+    in (as the ``csv`` module's reader reads on after an error). ``replaced``, when given, gets ``{row start: for
+    each cell, the bytes each of its U+FFFD shows (0: the content's own)}`` for each row that shows any byte as
+    U+FFFD. ``layout``: a table aligned by spaces, its lines split by it (not CSV)."""
+    while offset < source.size or offset == 0:
+        lines = _Lines(source, offset, layout is None)
+        reader = csv.reader(iter(lines), delimiter=delimiter) if layout is None else _aligned(
+            iter(lines), layout, offset == layout.start)
+        bad = yield from _rows_until_bad(source, lines, reader, replaced)
+        if bad is None:
+            return
+        yield bad.offset, bad
+        offset = bad.offset + bad.length
 
-    def rows() -> Iterator[tuple[int, list[str]]]:
+
+def _rows_until_bad(source: ContentSource, lines: _Lines, reader: Iterator, replaced: dict[int, tuple] | None,
+                    ) -> Generator[tuple[int, list[str]], None, _RowError | None]:
+    """The rows ``reader`` reads from ``lines`` (see :func:`_reader`) up to the first it cannot read, which it
+    returns (``None`` at the end)."""
+    start = lines.consumed
+    while True:
+        before = lines.replaced
+        try:
+            row = next(reader)
+        except StopIteration:
+            return None
+        except csv.Error as exc:
+            if "field larger than field limit" in str(exc):
+                reason = (f"holds a field longer than {csv.field_size_limit():,} characters, the most a row read "
+                          "holds")
+            else:
+                reason = f"is not valid CSV: {exc}"
+            return _RowError(reason, start, max(1, lines.consumed - start))
+        except InvalidArgument as exc:  # a line longer than the line bound (iter_lines)
+            del exc  # (it names the line's start; the row's is named)
+            return _RowError(f"holds a line longer than {_MAX_LINE_BYTES:,} bytes, the most a row read holds", start,
+                             line_end_after(source, lines.consumed) - start)
+        marks, lines.marks = lines.marks, []
+        if row:
+            if replaced is not None and lines.replaced > before:
+                replaced[start] = _per_cell(list(row.values()) if isinstance(row, dict) else row, marks)
+            yield start, row
         start = lines.consumed
-        while True:
-            before = lines.replaced
-            try:
-                row = next(reader)
-            except StopIteration:
-                return
-            except csv.Error as exc:
-                if "new-line character seen in unquoted field" in str(exc):  # (the module's advice is for files)
-                    raise _RowError(f"the row at byte {start} holds a carriage return (\\r) in a field that is not "
-                                    f"quoted, which no CSV row holds (a row ends at \\n): {_BY_RANGE.format(start)}",
-                                    start) from None
-                if "field larger than field limit" not in str(exc):
-                    raise _RowError(f"the table is not valid CSV near byte {start}: {exc}", start) from None
-                raise _RowError(f"the row at byte {start} holds a field longer than {csv.field_size_limit():,} "
-                                f"characters, the most a row read holds: {_BY_RANGE.format(start)}", start) from None
-            except InvalidArgument as exc:  # a line longer than the line bound (iter_lines)
-                raise _RowError(f"{exc}, the most a row read holds: {_BY_RANGE.format(start)}", start) from None
-            marks, lines.marks = lines.marks, []
-            if row:
-                if replaced is not None and lines.replaced > before:
-                    replaced[start] = _per_cell(list(row.values()) if isinstance(row, dict) else row, marks)
-                yield start, row
-            start = lines.consumed
-
-    return lines, rows()
 
 
 def _select(header: list[str], columns: object) -> list[int] | None:
@@ -247,17 +272,27 @@ def iter_rows(source: ContentSource, delimiter: str | None = None, *, layout: La
             byte offset), a field longer than :data:`FIELD_LIMIT_CHARS` (the byte range read that shows it).
     """
     if layout is not None:  # (from its header: past a preamble)
-        return _reader(source, layout.start, "", layout=layout)[1]
+        return _raising(_reader(source, layout.start, "", layout=layout))
     delimiter, start = _delimiter(source, delimiter)
-    return _reader(source, start, delimiter)[1]
+    return _raising(_reader(source, start, delimiter))
+
+
+def _raising(rows: Iterator[tuple[int, Any]]) -> Iterator[tuple[int, list[str]]]:
+    """``rows``, a row that cannot be read raised (its _RowError)."""
+    for start, cells in rows:
+        if isinstance(cells, _RowError):
+            raise cells
+        yield start, cells
 
 
 def _delimiter(source: ContentSource, delimiter: str | None) -> tuple[str, int]:
     """The delimiter (``delimiter``, or the header line's) and the byte offset where the table starts: past a first
     line ``sep=;`` (:func:`named_separator`), which names the delimiter when ``delimiter`` is ``None``."""
-    first = source.read(0, 65536).split(b"\n", 1)[0]
+    head = source.read(0, 65536)
+    end = LINE_END.search(head)  # (a line ends at \n, \r\n or a lone \r: row_lines)
+    first = head if end is None else head[: end.start()]
     named = named_separator(first)
-    start = len(first) + 1 if named else 0
+    start = (len(head) if end is None else end.end()) if named else 0
     if delimiter is None:
         return (named or detect_delimiter(first)), start
     if delimiter not in (",", "\t", ";", "|"):
@@ -265,22 +300,85 @@ def _delimiter(source: ContentSource, delimiter: str | None) -> tuple[str, int]:
     return delimiter, start
 
 
-def _items(body: Iterator[tuple[int, list[str]]], number: int, picked: list[int] | None,
-           ) -> Iterator[tuple[tuple[int, int], Any, bool]]:
+_MOST_PASSED = 10
+"""Most rows that cannot be read a page passes over (the next page passes over those after them)."""
+
+
+def _items(body: Iterator[tuple[int, Any]], number: int, picked: list[int] | None, resumed: bool,
+           passed: list[tuple[BadRecord, bool]]) -> Iterator[tuple[tuple[int, int], Any, bool]]:
     """The page's items from row ``number`` on: ``((row number, byte offset), cells, False)``, the ``picked``
-    columns only; a row that cannot be read after some rows were given ends them (``STOP`` at it: the next page
-    raises its error), as the first it is raised."""
-    given = 0
-    try:
-        for at, (start, cells) in enumerate(body, number):
-            value = cells if picked is None or isinstance(cells, dict) else [  # (a row left whole: whole)
-                cells[i] if i < len(cells) else None for i in picked]  # (short)
-            yield (at, start), value, False
-            given += 1
-    except _RowError as exc:
-        if not given:
-            raise
-        yield (number + given, exc.offset), STOP, False
+    columns only. A row that cannot be read is passed over and put in ``passed`` (a BadRecord, and whether rows
+    came before it on the page): after rows it ends them (``STOP`` at the next row that can be read: the page's
+    cursor goes on after it), before any the page reads on after it; at most :data:`_MOST_PASSED` a page (``STOP``
+    at the next). Row ``number`` is raised instead (BadRecord) when the read starts there (``row=``, not
+    ``resumed`` at a cursor): the caller asked for that row."""
+    given, ending = 0, False
+    for at, (start, cells) in enumerate(body, number):
+        if isinstance(cells, _RowError):
+            if at == number and not resumed:
+                raise cells.numbered(at, raised=True)
+            if len(passed) >= _MOST_PASSED:
+                yield (at, start), STOP, False
+                return
+            passed.append((cells.numbered(at), given > 0))
+            ending = given > 0
+            continue
+        if ending:
+            yield (at, start), STOP, False
+            return
+        value = cells if picked is None or isinstance(cells, dict) else [  # (a row left whole: whole)
+            cells[i] if i < len(cells) else None for i in picked]  # (short)
+        yield (at, start), value, False
+        given += 1
+
+
+def _passed_note(page: ItemPage, passed: list[tuple[BadRecord, bool]]) -> ItemPage:
+    """``page`` with ``passed`` (the rows it passed over, :func:`_items`) named in ``extra["note"]`` and put in its
+    ``passed`` (a list of BadRecords), when there are any."""
+    if not passed:
+        return page
+    said = []
+    for bad, after_rows in passed:
+        how = "the page reads on after it" if not after_rows else "the page ends before it and " + (
+            "its cursor goes on after it" if page.cursor is not None else "no row follows it")
+        said.append(f"{bad} -- passed over: {how}")
+    page.extra["note"] = "; ".join(said)
+    page.passed = [bad for bad, _ in passed]
+    return page
+
+
+def _header(source: ContentSource, delimiter: str | None, layout: Layout | None, bad: dict[int, tuple],
+            ) -> tuple[str, Iterator[tuple[int, Any]], tuple[int, Any] | None]:
+    """``(the delimiter or the layout's key, the rows after the header, the header: (its start, cells) or None)``
+    of a rows read (:func:`_reader`, ``bad`` given to it). Raises InvalidArgument: a header that cannot be read."""
+    delimiter, start = _delimiter(source, delimiter) if layout is None else (f"aligned:{layout.key}", layout.start)
+    header_rows = _reader(source, start, delimiter, bad, layout)
+    first = next(header_rows, None)
+    if first is not None and isinstance(first[1], _RowError):
+        raise first[1]
+    return delimiter, header_rows, first
+
+
+def _page_start(source: ContentSource, header_rows: Iterator[tuple[int, Any]], first: tuple[int, Any] | None,
+                row: object, cursor: str | None, key: CursorKey,
+                ) -> tuple[int, int, int, Iterator[tuple[int, Any]] | None]:
+    """``(row number, its byte offset, characters into it, the rows from it or None)`` where a page starts: at
+    ``cursor`` (checked: made with ``key``, at a row start after the header ``first``) or at row ``row``
+    (``header_rows``, the rows after the header, read up to it: those that cannot be read count too)."""
+    if cursor is not None:
+        number, offset, chars = decode_cursor(cursor, 3, key)
+        if number < 1 or (first is not None and offset <= first[0]):
+            raise InvalidArgument(f"cursor {cursor[:40]!r} names no row of this read: start it again without one")
+        if not row_line_start(source, offset):
+            raise InvalidArgument(f"cursor points at byte {offset}, which is not a row start of this entry: start the "
+                                  "read again without a cursor")
+        return number, offset, chars, None
+    row = check_int(row, "row", 1)
+    for skipped in range(row - 1):
+        if next(header_rows, None) is None:
+            raise InvalidArgument(f"row {row} is past the last row ({skipped:,})")
+    at = next(header_rows, None)
+    return row, source.size if at is None else at[0], 0, iter(()) if at is None else chain([at], header_rows)
 
 
 def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: list[str | int] | None = None,
@@ -306,43 +404,43 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
         (every column) shown as U+FFFD; ``first``: the first row shown. A row larger than the page comes as ``part``
         pieces of its JSON, each counting the replaced bytes it shows (the first also the unselected columns').
 
+    A row that cannot be read is passed over (see the module docstring; :func:`_items`): ``extra["note"]`` names
+    it and ``passed`` lists it (BadRecords); a page that shows rows before it ends before it, its cursor going on
+    after it, so that every cursor reads on.
+
     Raises:
+        BadRecord (an InvalidArgument): row ``row``, where a read without ``cursor`` starts, cannot be read (its
+            number, bytes, what is wrong and the byte range read that shows it).
         InvalidArgument: an unknown column (the message lists the columns), a column neither text nor an integer
-            (``1.0``), a row past the last; the first row the page would show unreadable (one after some rows
-            ends the page before it instead, and the next page raises it): a malformed table (the ``csv`` module's
-            message and the byte offset), a field longer than :data:`FIELD_LIMIT_CHARS` or a line over 16 MiB (the
-            byte range read that shows it); a bad cursor (edited, of another entry or read, or not at a row start),
-            count or budget.
+            (``1.0``), a row past the last; a header that cannot be read; a bad cursor (edited, of another entry or
+            read, or not at a row start), count or budget.
     """
     budget = check_budget(budget_bytes)
     rows = check_int(rows, "rows", 1, MAX_ROWS)
-    delimiter, start = _delimiter(source, delimiter) if layout is None else (f"aligned:{layout.key}", layout.start)
     bad: dict[int, tuple] = {}  # row start -> for each cell, the bytes each of its U+FFFD shows
-    _, header_rows = _reader(source, start, delimiter, bad, layout)
-    first = next(header_rows, None)
+    delimiter, header_rows, first = _header(source, delimiter, layout, bad)
     header = first[1] if first else []
     picked = _select(header, columns)
     key = CursorKey(f"rows\0{delimiter}\0{picked}", source.size, entry)  # (row= beside a cursor: as records_page's)
-    if cursor is not None:
-        number, offset, chars = decode_cursor(cursor, 3, key)
-        if number < 1 or (first is not None and offset <= first[0]):
-            raise InvalidArgument(f"cursor {cursor[:40]!r} names no row of this read: start it again without one")
-        check_line_start(source, offset, "a row start")
-        _, body = _reader(source, offset, delimiter, bad, layout)
-    else:
-        row = check_int(row, "row", 1)
-        number, chars, body = row, 0, header_rows
-        for skipped in range(row - 1):
-            if next(body, None) is None:
-                raise InvalidArgument(f"row {row} is past the last row ({skipped:,})")
-
+    number, offset, chars, held = _page_start(source, header_rows, first, row, cursor, key)
     shown = header if picked is None else [header[i] for i in picked]
     if json_bytes(shown) > budget // 2:
         raise InvalidArgument(f"the header alone takes {json_bytes(shown):,} bytes of the {budget:,}-byte budget; "
                               "select fewer columns")
-    page = ItemPage("rows", number, extra={"header": shown})
-    return _counted(page, lambda items: fill_items(page, items, chars, budget, rows, lambda pos, skip: encode_cursor(
-        (pos[0], pos[1], skip), key)), _items(body, number, picked), bad, first[0] if first else -1, picked, chars)
+    passed: list[tuple[BadRecord, bool]] = []
+
+    def fill(room: int) -> ItemPage:  # (again with less room when the note on the rows passed over does not fit)
+        nonlocal held
+        body, held, page = held or _reader(source, offset, delimiter, bad, layout), None, ItemPage("rows", number)
+        page.extra["header"], passed[:] = shown, []
+        items = _items(body, number, picked, cursor is not None, passed)
+        return _passed_note(_counted(page, lambda items: fill_items(page, items, chars, room, rows, lambda pos, skip:
+                            encode_cursor((pos[0], pos[1], skip), key)), items, bad, first[0] if first else -1,
+                            picked, chars), passed)
+
+    page = fill(budget)
+    over = page.passed and json_bytes(page.to_dict()) > budget
+    return fill(max(budget // 2, budget - json_bytes(page.extra["note"]))) if over else page
 
 
 def _counted(page: ItemPage, fill: Callable[[Iterator], ItemPage], items: Iterator[tuple[tuple[int, int], Any, bool]],
