@@ -1,5 +1,5 @@
-"""A store a long-running face opens when it can: ``scratchfs mcp`` and ``mcp-proxy`` start and serve while the
-index database is out of reach, and the store opens as soon as it answers, without a restart.
+"""A store a long-running face opens when it can: ``scratchfs mcp``, ``mcp-proxy`` and ``serve`` start and serve
+while the index database is out of reach or busy, and the store opens as soon as it answers, without a restart.
 
 An MCP proxy that exited because PostgreSQL was down when it started cost the agent every upstream tool (a fleet
 trial); once a store is open, an outage is already a typed error of each call (the index's circuit breaker,

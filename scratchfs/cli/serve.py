@@ -11,6 +11,11 @@ At start it prints one line on stdout, flushed, with the URL to open, the token 
 ``scratchfs inspector: http://127.0.0.1:8765/?token=...`` (with ``--json``: ``{url, host, port, token}``). Exit
 codes as for every command: 2 for a bad option or a missing ``web`` extra, 4 when the address cannot be bound.
 
+A store whose index is out of reach or busy at start-up is served anyway and opened when it answers
+(:class:`~scratchfs.api.deferred_store.DeferredStore`): meanwhile its routes answer 503 with ``Retry-After`` and
+``GET /api/health`` says so; a store that cannot be opened for another reason (a mistyped root or schema, a wrong
+password, blobs of another index) ends the start-up with its exit code, before the address is bound.
+
 SIGTERM and SIGHUP stop the server gracefully (exit 143 and 129, as for every command): from the start line on they
 only ask uvicorn to stop (:func:`_stop_on_signals`) and are raised as ``Terminated`` once it has. Raising it at once,
 as the other commands do, could land in uvicorn's or asyncio's start-up between two of their steps; a CI run saw a
