@@ -54,7 +54,7 @@ from scratchfs.api.scope import Scope
 from scratchfs.api.search_reply import count_reply, matches_reply, window_hits, window_json
 from scratchfs.api.structured import StructureReads
 from scratchfs.api.stub import shown_preview
-from scratchfs.api.tools import TOOL_SPECS, check_arguments
+from scratchfs.api.tools import TOOL_SPECS, check_arguments, check_read_modes
 from scratchfs.api.views import fit, lead_inside_character, piece, reply_size, to_json
 from scratchfs.engine.structure.paging import check_resumes_at, cursor_position
 from scratchfs.foundation.checks import HANDLE_RE, check_flag, check_int, check_key, check_utf8
@@ -257,6 +257,33 @@ def _count_alone(others: set[str]) -> None:
                               f"match= or pattern= (from offset=, with ignore_case=) and shows no window{view}")
 
 
+def _refuse_mixed(counting: bool, given: dict[str, Any], asked: dict[str, Any], offset: int,
+                  ignore_case: bool) -> None:
+    """Refuse a ``read_handle`` call whose options belong to different modes: ``count`` beside windows, a structure
+    read (``given``) beside the options of the others (``asked``) -- but for the search of a text view --, and the
+    plain reads' mixes (:func:`~scratchfs.api.tools.check_read_modes`). Raises InvalidArgument."""
+    if counting:
+        _count_alone(given.keys() | {k for k, v in asked.items() if v is not None and k not in ("match", "pattern")})
+        return
+    searching = asked["match"] is not None or asked["pattern"] is not None
+    if not given:
+        check_read_modes(offset=offset, length=asked["length"], line=asked["line"], lines=asked["lines"],
+                         searching=searching, ignore_case=ignore_case, context=asked["context"],
+                         max_matches=asked["max_matches"], before=asked["before"])
+        return
+    if given.keys() == {"view"} and (asked["match"] or asked["pattern"]) and asked["length"] is None \
+            and asked["line"] is None and asked["lines"] is None:
+        return  # a search of the text view
+    mixed = [name for name, value in asked.items() if value is not None] + (["ignore_case"] if ignore_case else [])
+    if mixed:
+        tail = ('; terminal output\'s view is read from a stored byte with view="text", raw_offset=N (its '
+                "end: N = size - 4096)") if "view" in given and {"line", "lines"} & set(mixed) else ""
+        raise InvalidArgument(f"{', '.join(mixed)} cannot be mixed with a structure read "
+                              f"({', '.join(sorted(given))}); a search of an HTML page's text view takes "
+                              'view="text" with match= or pattern= (and offset, context, max_matches, '
+                              f"ignore_case) alone{tail}")
+
+
 def _only(given: dict[str, Any], allowed: set[str]) -> None:
     extra = sorted(set(given) - allowed)
     if extra:
@@ -324,37 +351,27 @@ class ScratchTools:
                      pattern: str | None = None, ignore_case: bool = False, context: int | str | None = None,
                      max_matches: int | None = None, budget: int | None = None, before: int | None = None,
                      **structure: Any) -> dict[str, Any]:
-        """:meth:`read_handle`; ``checked``: its texts were checked as UTF-8 already (by :meth:`call`)."""
-        scope = self.scope
-        budget, echo = self._budgeted(scope, budget)
+        """:meth:`read_handle`; ``checked``: its texts were checked as UTF-8 already (by :meth:`call`). The options
+        of two modes mixed are refused before the scope is asked for (a face's store may be out of reach)."""
         counting = structure.pop("count", None)
         counting = counting is not None and check_flag(counting, "count")
         if structure.get("slurp") is not None and not check_flag(structure["slurp"], "slurp"):
             structure["slurp"] = None  # (slurp=false: the read it would be without it)
         given = {k: v for k, v in structure.items() if v is not None}
+        asked = {"length": length, "line": line, "lines": lines, "match": match, "pattern": pattern,
+                 "context": context, "max_matches": max_matches, "before": before}
+        _refuse_mixed(counting, given, asked, offset, ignore_case)
+        scope = self.scope
+        budget, echo = self._budgeted(scope, budget)
         if counting:
-            shaping = {"length": length, "line": line, "lines": lines, "context": context, "max_matches": max_matches,
-                       "before": before}
-            _count_alone(given.keys() | {k for k, v in shaping.items() if v is not None})
             return count_reply(count_matches(scope, handle, match, pattern, offset, ignore_case=ignore_case,
                                              budget=echo), budget)
         if given:
-            others = {"length": length, "line": line, "lines": lines, "match": match, "pattern": pattern,
-                      "context": context, "max_matches": max_matches, "before": before}
-            mixed = [name for name, value in others.items() if value is not None] + (["ignore_case"] if ignore_case
-                                                                                     else [])
-            if given.keys() == {"view"} and (match or pattern) and length is None and line is None and lines is None:
+            if given.keys() == {"view"} and (match or pattern):  # (_refuse_mixed let only a text view's search by)
                 result = scope.search(handle, match, pattern, offset, ignore_case=ignore_case, context=context,
                                       max_matches=max_matches, cap=min(MAX_READ_BYTES, budget), view=given["view"],
                                       before=before)
                 return matches_reply(replace(result, budget=echo), budget)  # (offsets and lines in the view)
-            if mixed:
-                tail = ('; terminal output\'s view is read from a stored byte with view="text", raw_offset=N (its '
-                        "end: N = size - 4096)") if "view" in given and {"line", "lines"} & set(mixed) else ""
-                raise InvalidArgument(f"{', '.join(mixed)} cannot be mixed with a structure read "
-                                      f"({', '.join(sorted(given))}); a search of an HTML page's text view takes "
-                                      'view="text" with match= or pattern= (and offset, context, max_matches, '
-                                      f"ignore_case) alone{tail}")
             return structure_reply(scope, handle, offset, given, budget, checked=checked, call_budget=echo)
         cap = min(MAX_READ_BYTES, budget)
         ranged = not (match or pattern or ignore_case or line is not None or lines is not None or context is not None

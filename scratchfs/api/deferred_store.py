@@ -1,12 +1,15 @@
-"""A store a long-running face opens when it can: ``scratchfs mcp`` and ``mcp-proxy`` start and serve while the
-index database is out of reach, and the store opens as soon as it answers, without a restart.
+"""A store a long-running face opens when it can: ``scratchfs mcp``, ``mcp-proxy`` and ``serve`` start and serve
+while the index database is out of reach or busy, and the store opens as soon as it answers, without a restart.
 
 An MCP proxy that exited because PostgreSQL was down when it started cost the agent every upstream tool (a fleet
 trial); once a store is open, an outage is already a typed error of each call (the index's circuit breaker,
 :mod:`scratchfs.engine.postgres_pool`) and ``offload`` passes results through. :class:`DeferredStore` gives the
 start-up the same behaviour: the first opening is tried at once; when it fails because the index (or object store)
 is out of reach for now -- a :class:`~scratchfs.foundation.errors.StorageError` flagged ``unavailable``, as the web
-inspector's 503 is -- a daemon thread tries again every :data:`RETRY_SECONDS`, and meanwhile :meth:`DeferredStore.get`
+inspector's 503 is -- or busy for now (:class:`~scratchfs.foundation.errors.StoreBusy`: SQLite or the schema lock
+locked, PostgreSQL's ``lock_timeout``; too many connections is flagged ``unavailable``), logged once, a daemon thread
+tries again every :data:`RETRY_SECONDS` (each attempt bounded by the busy timeout), and meanwhile
+:meth:`DeferredStore.get`
 raises, at once, one ``StorageError`` (``unavailable``, ``retry_after`` seconds) naming the outage and when to
 retry. Any other failure of the first opening (a wrong password, a schema newer than this scratchfs, an index and
 blobs that do not belong together, a bad setting) is raised by :meth:`DeferredStore.start`, as before: it is a
@@ -16,13 +19,15 @@ setting to fix, not an outage to wait out. A call never waits for an opening: th
 from __future__ import annotations
 
 import logging
+import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from scratchfs.api.settings import Settings
 from scratchfs.api.store import ScratchStore
-from scratchfs.foundation.errors import ScratchError, StorageError
+from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX, describe_url
+from scratchfs.foundation.errors import ScratchError, StorageError, StoreBusy
 from scratchfs.foundation.text import one_line
 
 log = logging.getLogger(__name__)
@@ -33,8 +38,19 @@ RETRY_SECONDS = 2.0
 
 def out_of_reach(exc: BaseException) -> bool:
     """Whether ``exc`` says a backend is out of reach for now (the ``unavailable`` flag of the index's and the object
-    store's errors: down, refusing, not answering, busy starting up) rather than refusing a setting."""
-    return isinstance(exc, StorageError) and bool(getattr(exc, "unavailable", False))
+    store's errors: down, refusing, not answering, busy starting up, too many connections) or busy for now
+    (:class:`~scratchfs.foundation.errors.StoreBusy`: a lock -- SQLite's, the schema lock, PostgreSQL's
+    ``lock_timeout`` -- held past the busy timeout) rather than refusing a setting."""
+    return isinstance(exc, StoreBusy) or (isinstance(exc, StorageError) and bool(getattr(exc, "unavailable", False)))
+
+
+def store_name(store: Mapping[str, Any] | None) -> str:
+    """The store that keywords of :class:`ScratchStore` (``index``, ``blobs``; unset: ``$SCRATCHFS_INDEX`` /
+    ``$SCRATCHFS_BLOBS``) name, as a start-up line says it before it is open: no password, no query."""
+    store = store or {}
+    index = store.get("index", os.environ.get(ENV_INDEX))
+    blobs = store.get("blobs", os.environ.get(ENV_BLOBS))
+    return f"the store with index {describe_url(index)} and blobs {describe_url(blobs)}"
 
 
 class DeferredStore:
@@ -150,4 +166,4 @@ class DeferredStore:
         self.close()
 
 
-__all__ = ["RETRY_SECONDS", "DeferredStore", "out_of_reach"]
+__all__ = ["RETRY_SECONDS", "DeferredStore", "out_of_reach", "store_name"]

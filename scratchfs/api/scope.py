@@ -31,6 +31,7 @@ from scratchfs.api.stub import (
     Stub,
     refusal_notice,
 )
+from scratchfs.api.tools import check_read_modes
 from scratchfs.api.view_search import view_search
 from scratchfs.api.views import reply_size
 from scratchfs.engine import segments
@@ -388,21 +389,12 @@ class Scope:
             PatternTimeout, PatternTooLong, NotFound, CorruptBlob, StoreBusy, StorageError: as the chosen read.
         """
         searching = match is not None or pattern is not None
-        if not searching and (context is not None or max_matches is not None or before is not None):
-            raise InvalidArgument("context, max_matches and before apply to searches (match or pattern)")
+        check_read_modes(offset=offset, length=length, line=line, lines=lines, searching=searching,
+                         ignore_case=ignore_case, context=context, max_matches=max_matches, before=before)
         if line is not None or lines is not None:
-            if searching or length is not None:
-                raise InvalidArgument("a line read takes line (or offset) and lines; length, match and pattern are "
-                                      "for other reads")
-            if line is not None and offset:
-                raise InvalidArgument("a line read starts at a line or at a byte offset, not both")
             return self.read_lines(handle, line, lines, offset=offset if line is None and offset else None, cap=cap)
         if not searching:
-            if ignore_case:
-                raise InvalidArgument("ignore_case applies to searches (match or pattern)")
             return self.read_range(handle, offset, length)
-        if length is not None:
-            raise InvalidArgument("length applies to range reads; a search takes context and max_matches")
         return self.search(handle, match, pattern, offset, ignore_case=ignore_case, context=context,
                            max_matches=max_matches, cap=cap, before=before)
 

@@ -16,7 +16,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from scratchfs.engine.search import MAX_REACH_BYTES
-from scratchfs.foundation.checks import MAX_INT_BITS, VERSION_PATTERN, check_context, check_utf8, shorten
+from scratchfs.foundation.checks import (
+    MAX_INT_BITS,
+    VERSION_PATTERN,
+    check_context,
+    check_handle,
+    check_key,
+    check_ttl,
+    check_utf8,
+    shorten,
+)
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import (
     DEFAULT_CONTEXT,
@@ -324,7 +333,8 @@ def check_arguments(name: object, arguments: object) -> dict[str, Any]:
         InvalidArgument: a tool name that is not text or not a tool; arguments that are not an object (``None`` is
             no arguments), whose names are not text, nested deeper than :data:`MAX_ARGUMENT_DEPTH` or holding an
             integer of more than :data:`~scratchfs.foundation.checks.MAX_INT_BITS` bits; the first schema violation
-            (the message names the argument and the bad value); or a text that is not valid UTF-8 (a lone surrogate).
+            (the message names the argument and the bad value); a text that is not valid UTF-8 (a lone surrogate);
+            or a ``handle``, ``key`` or ``ttl`` the store refuses (:data:`_NAMED`).
     """
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import best_match
@@ -358,8 +368,39 @@ def check_arguments(name: object, arguments: object) -> dict[str, Any]:
         raise InvalidArgument(f"{name}: {where + ': ' if where else ''}{message}")
     for k, v in arguments.items():  # every text, lists' items too, before anything measures or encodes it
         check_utf8(v, f"{name}: {k}")
+    for k, check in _NAMED.items():  # what the store checks of a name or a ttl, told before the store is reached
+        if arguments.get(k) is not None:
+            check(arguments[k])
     return {k: int(v) if isinstance(v, float) and v.is_integer() and _integral(spec.input_schema["properties"][k])
             else v for k, v in arguments.items()}
+
+
+_NAMED: dict[str, Any] = {"handle": check_handle, "key": check_key, "ttl": lambda ttl: check_ttl(ttl, DEFAULT_TTL)}
+"""The checks the store makes of an argument beyond its schema (a handle's shape, a key's bytes and characters, a
+ttl's finiteness), made by :func:`check_arguments` with the store's own functions: a call with a bad one is told so
+at once, even while the store cannot be reached (an outage, :mod:`scratchfs.api.deferred_store`)."""
+
+
+def check_read_modes(*, offset: int, length: int | None, line: int | None, lines: int | None, searching: bool,
+                     ignore_case: bool, context: object, max_matches: int | None, before: int | None) -> None:
+    """Refuse the options of two ``read_handle`` modes (range, lines, search) mixed in one call: the checks of
+    :meth:`scratchfs.api.scope.Scope.read_handle`, which need no store (so a face tells them during an outage too).
+
+    Raises:
+        InvalidArgument: naming the options that do not go together.
+    """
+    if not searching and (context is not None or max_matches is not None or before is not None):
+        raise InvalidArgument("context, max_matches and before apply to searches (match or pattern)")
+    if line is not None or lines is not None:
+        if searching or length is not None:
+            raise InvalidArgument("a line read takes line (or offset) and lines; length, match and pattern are "
+                                  "for other reads")
+        if line is not None and offset:
+            raise InvalidArgument("a line read starts at a line or at a byte offset, not both")
+    elif not searching and ignore_case:
+        raise InvalidArgument("ignore_case applies to searches (match or pattern)")
+    elif searching and length is not None:
+        raise InvalidArgument("length applies to range reads; a search takes context and max_matches")
 
 
 def _integral(schema: dict[str, Any]) -> bool:
@@ -386,4 +427,4 @@ def _check_shape(name: str, arguments: Mapping) -> None:
             stack.extend((where, item, depth + 1) for item in items)
 
 
-__all__ = ["MAX_ARGUMENT_DEPTH", "TOOL_SPECS", "ToolSpec", "check_arguments", "tool_specs"]
+__all__ = ["MAX_ARGUMENT_DEPTH", "TOOL_SPECS", "ToolSpec", "check_arguments", "check_read_modes", "tool_specs"]

@@ -11,6 +11,11 @@ At start it prints one line on stdout, flushed, with the URL to open, the token 
 ``scratchfs inspector: http://127.0.0.1:8765/?token=...`` (with ``--json``: ``{url, host, port, token}``). Exit
 codes as for every command: 2 for a bad option or a missing ``web`` extra, 4 when the address cannot be bound.
 
+A store whose index is out of reach or busy at start-up is served anyway and opened when it answers
+(:class:`~scratchfs.api.deferred_store.DeferredStore`): meanwhile its routes answer 503 with ``Retry-After`` and
+``GET /api/health`` says so; a store that cannot be opened for another reason (a mistyped root or schema, a wrong
+password, blobs of another index) ends the start-up with its exit code, before the address is bound.
+
 SIGTERM and SIGHUP stop the server gracefully (exit 143 and 129, as for every command): from the start line on they
 only ask uvicorn to stop (:func:`_stop_on_signals`) and are raised as ``Terminated`` once it has. Raising it at once,
 as the other commands do, could land in uvicorn's or asyncio's start-up between two of their steps; a CI run saw a
@@ -19,16 +24,20 @@ server go on running after a SIGTERM sent just after its start line.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import json
 import re
 import socket
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
 from click.core import ParameterSource
 
+from scratchfs.api.deferred_store import DeferredStore, store_name
+from scratchfs.api.settings import Settings
 from scratchfs.api.store import ScratchStore, existing_store
 from scratchfs.cli.app import (
     Integer,
@@ -44,6 +53,7 @@ from scratchfs.cli.app import (
 )
 from scratchfs.cli.settings_options import settings_options
 from scratchfs.foundation.errors import InvalidArgument, StorageError
+from scratchfs.foundation.text import one_line
 
 DEFAULT_PORT = 8765
 """The port ``scratchfs serve`` listens on when no ``--port`` is given."""
@@ -97,9 +107,9 @@ def serve_command(root: str | None, host: str, port: int, token: str | None, all
     Every request needs the access token; open the printed URL, which carries it. Read-only unless --allow-delete.
     """
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401
 
-        from scratchfs.web import create_app
+        from scratchfs.web import create_app  # noqa: F401
         from scratchfs.web.security import new_access_token
     except ImportError as exc:
         click.echo("scratchfs: missing dependency: serve needs the web extra (pip install 'scratchfs[web]'; from a "
@@ -114,28 +124,61 @@ def serve_command(root: str | None, host: str, port: int, token: str | None, all
         warn("warning: --token puts the token in the process's arguments, which every local user can read (ps): "
              "give it in $SCRATCHFS_TOKEN instead")
     urls = command_store()
-    root = existing_store(resolve_root(root), busy_timeout=command_busy_timeout(), **urls)  # a mistyped root is told,
-    sock = _listen(host, port)  # not served as a new empty store
-    with ScratchStore(root, settings=command_settings(), **urls) as store:
-        app = create_app(opened(store), token, allow_delete=allow_delete)
-        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False)
-        bound = sock.getsockname()[1]
-        shown = f"[{host.strip('[]')}]" if ":" in host else host
-        url = f"http://{shown}:{bound}/?token={token}"
-        server = uvicorn.Server(config)
-        stopped = _stop_on_signals(server)  # before the start line: whoever reads it may stop the server at once
-        click.echo(json.dumps({"url": url, "host": host, "port": bound, "token": token}) if as_json
-                   else f"scratchfs inspector: {url}")
-        sys.stdout.flush()
-        mode = "deletes allowed" if allow_delete else "read-only"
-        where = store.root if not (store.index_url or store.blobs_url) else repr(store)  # a fleet: its index, blobs
-        warn(f"serving {where} ({mode}); Ctrl-C stops")
-        if not _is_loopback(host):
-            click.echo(f"scratchfs: warning: {host} is not a loopback address; anyone who can reach it and has the "
-                       "token can read the store", err=True)
-        server.run(sockets=[sock])
+    settings = command_settings()
+    deferred = DeferredStore(functools.partial(_open, resolve_root(root), urls, settings, command_busy_timeout()),
+                             settings, on_open=opened, name=store_name(urls))
+    deferred.start()  # a mistyped root or a setting to fix ends the start-up; an outage is served through
+    try:
+        sock = _listen(host, port)
+        stopped = _run(deferred, sock, host, token, allow_delete, as_json)
+    finally:
+        deferred.close()
     if stopped:
         raise Terminated(stopped[0])
+
+
+def _open(root: Path, urls: dict[str, Any], settings: Settings | None, busy_timeout: float) -> ScratchStore:
+    """The store at ``root`` with the index and blobs ``urls`` name, if it exists (a mistyped root is told, not served
+    as a new empty store: :func:`existing_store`). Called again from the opening thread while the store is out of
+    reach: it takes every setting as an argument (the command's context is this thread's).
+
+    Raises:
+        NotFound, InvalidArgument, StorageError, StoreBusy: as :func:`existing_store` and :class:`ScratchStore`.
+    """
+    path = existing_store(root, busy_timeout=busy_timeout, **urls)
+    return ScratchStore(path, settings=settings, **urls)
+
+
+def _run(deferred: DeferredStore, sock: socket.socket, host: str, token: str, allow_delete: bool,
+         as_json: bool) -> list[int]:
+    """Serve the app over ``deferred`` on ``sock`` until a signal or Ctrl-C; returns the signals received."""
+    import uvicorn
+
+    from scratchfs.web import create_app
+
+    app = create_app(deferred, token, allow_delete=allow_delete)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False)
+    bound = sock.getsockname()[1]
+    shown = f"[{host.strip('[]')}]" if ":" in host else host
+    url = f"http://{shown}:{bound}/?token={token}"
+    server = uvicorn.Server(config)
+    stopped = _stop_on_signals(server)  # before the start line: whoever reads it may stop the server at once
+    click.echo(json.dumps({"url": url, "host": host, "port": bound, "token": token}) if as_json
+               else f"scratchfs inspector: {url}")
+    sys.stdout.flush()
+    mode = "deletes allowed" if allow_delete else "read-only"
+    store = deferred.store
+    if store is None:
+        where = (f"{deferred.name}, not open yet ({one_line(str(deferred.failure))}; its routes answer 503 until it "
+                 f"opens, tried again every {deferred.retry:g} s)")
+    else:
+        where = store.root if not (store.index_url or store.blobs_url) else repr(store)  # a fleet: its index, blobs
+    warn(f"serving {where} ({mode}); Ctrl-C stops")
+    if not _is_loopback(host):
+        click.echo(f"scratchfs: warning: {host} is not a loopback address; anyone who can reach it and has the "
+                   "token can read the store", err=True)
+    server.run(sockets=[sock])
+    return stopped
 
 
 def _stop_on_signals(server: Any) -> list[int]:

@@ -38,7 +38,15 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from scratchfs.engine import pool_log
 from scratchfs.engine.journal import Journal
 from scratchfs.engine.local_blobs import Blobs
-from scratchfs.engine.pairing import MARKER_NAME, check_pairing, local_marker, location_of, s3_marker
+from scratchfs.engine.pairing import (
+    MARKER_NAME,
+    OwnerCheck,
+    check_pairing,
+    local_marker,
+    location_of,
+    s3_marker,
+    s3_owner,
+)
 from scratchfs.engine.protocols import BlobFile, BlobStore, IndexBackend
 from scratchfs.engine.root import prepare_root
 from scratchfs.engine.segment_sweep import known_locations
@@ -312,6 +320,8 @@ def _paired_blobs(index: Any, root: Path, blobs_url: str, *, busy_timeout: float
         # store would keep it alive (the check refers to it)
         blobs.fence = functools.partial(check_pairing, index, location_of(blobs_url),  # type: ignore[union-attr]
                                         read_marker, write_marker, blobs.exists)
+        if blobs_url not in _DEFAULT:  # its writes and delete-runs check it still owns the prefix (one HEAD)
+            blobs.owned = OwnerCheck(index, blobs.fence, s3_owner(blobs))  # type: ignore[union-attr]
         try:
             check()
         except (StorageError, StoreBusy):

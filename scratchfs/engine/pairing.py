@@ -62,8 +62,8 @@ from typing import Any, NamedTuple
 from scratchfs.engine import safe_fs
 from scratchfs.foundation.errors import InvalidArgument, ScratchError, storage_error
 
-__all__ = ["LOCAL_LOCATION", "MARKER_NAME", "PROBE_ROWS", "Gate", "Marker", "check_pairing", "local_marker",
-           "location_of", "owner_of", "s3_marker"]
+__all__ = ["LOCAL_LOCATION", "MARKER_NAME", "OWNER_CHECK_SECONDS", "PROBE_ROWS", "Gate", "Marker", "OwnerCheck",
+           "check_pairing", "local_marker", "location_of", "owner_of", "s3_marker", "s3_owner", "unchecked"]
 
 log = logging.getLogger(__name__)
 
@@ -230,6 +230,63 @@ class Gate:
                 self._thread = None
 
 
+OWNER_CHECK_SECONDS = 30.0
+"""Seconds a write (spill, scratchpad write or overwrite) goes on trusting this index's last ownership check before
+it checks again (:class:`OwnerCheck`); a delete-run checks right before its object deletions, whatever its age."""
+
+
+class OwnerCheck:
+    """Whether this index still owns its blobs, cheaply: ``read_owner`` (one request: an S3 marker's ``HEAD``) names
+    the marker's owner, and when it is not this index (another named, none named, no marker; or no cheap read, for
+    local files) the full pairing check (``full_check``, :func:`check_pairing`) decides -- and raises, naming the
+    owner, for an index that lost its blobs to a rebuild. Thread-safe; a check that raised is made again next time.
+
+    Args:
+        index: the PostgreSQL index (its schema and database name this index in a marker: :func:`owner_of`).
+        full_check: the store's pairing check (no arguments).
+        read_owner: ``() -> str | None``, the marker's owner as its metadata names it (``None``: no marker, or one
+            naming no owner), or ``None`` for none cheaper than the full check.
+        clock: monotonic seconds.
+    """
+
+    def __init__(self, index: Any, full_check: Callable[[], None],
+                 read_owner: Callable[[], str | None] | None = None, clock: Callable[[], float] = time.monotonic
+                 ) -> None:
+        self._index, self._full, self._read_owner, self._clock = index, full_check, read_owner, clock
+        self._mine: str | None = None
+        self._checked_at: float | None = None
+        self.checks = 0
+        """Checks made (not those a recent one answered): for tests and measurements."""
+
+    def __call__(self, max_age: float = 0.0) -> None:
+        """Check ownership unless one passed within the last ``max_age`` seconds (0: check now).
+
+        Raises:
+            InvalidArgument: another index owns the blobs now (the message names it and the fix).
+            StorageError, StoreBusy: the object store or the index failed.
+        """
+        checked = self._checked_at
+        if max_age > 0 and checked is not None and self._clock() - checked < max_age:
+            return
+        started = self._clock()
+        self.checks += 1
+        owner = self._read_owner() if self._read_owner is not None else None
+        if owner is None or not owner.startswith(self._me()):
+            self._full()
+        self._checked_at = started
+
+    def _me(self) -> str:
+        """``"schema S of database D ("``: how this index's own markers begin (one query, the first time)."""
+        if self._mine is None:
+            self._mine = owner_of(self._index).split(" (owner since ", 1)[0] + " ("
+        return self._mine
+
+
+def unchecked(max_age: float = 0.0) -> None:
+    """The :class:`OwnerCheck` of blobs no pairing is checked for (an object store opened without an index's
+    pairing: fsck's readers, tests): passes."""
+
+
 def _record(index: Any) -> tuple[str, str] | None:
     rows = index.read("SELECT id, blobs FROM @S.store", {}, "reading the store's pairing")
     return (rows[0][0], rows[0][1]) if rows else None
@@ -367,6 +424,18 @@ def s3_marker(blobs: Any) -> tuple[Callable[[], Marker | None], Callable[[str, s
             raise blobs.failure(exc, f"writing the store's blob marker {key}") from None
 
     return read, write
+
+
+def s3_owner(blobs: Any) -> Callable[[], str | None]:
+    """``read_owner`` of :class:`OwnerCheck` for an :class:`~scratchfs.engine.s3_blobs.S3Blobs`: the owner its
+    marker's metadata names, by one ``HEAD`` (``None``: no marker, or one naming no owner). Raises StorageError."""
+    key = (f"{blobs.prefix}/" if blobs.prefix else "") + MARKER_NAME
+
+    def read() -> str | None:
+        found = blobs.head(key)
+        return None if found is None else (found.get("Metadata") or {}).get(_OWNER_KEY)
+
+    return read
 
 
 def _open_root(root: Path) -> int:

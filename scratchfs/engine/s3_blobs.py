@@ -59,7 +59,7 @@ from urllib.parse import urlsplit
 
 from scratchfs.engine.binding import Binding
 from scratchfs.engine.caches import LRU
-from scratchfs.engine.pairing import MARKER_NAME, Gate
+from scratchfs.engine.pairing import MARKER_NAME, OWNER_CHECK_SECONDS, Gate, unchecked
 from scratchfs.engine.protocols import BlobFile, BlobInfo
 from scratchfs.engine.s3_client import client_errors, error_code, make_client, storage_error
 from scratchfs.engine.s3_readers import HeldKeys, S3Source
@@ -185,6 +185,7 @@ class S3Blobs:
                                                             weigh=lambda found: len(found[2]))
         self.held = HeldKeys()  # objects this process reads: their deletion by an entry's removal waits
         self.gate = Gate()  # a check every request waits for: the store's pairing, when it could not be made at open
+        self.owned: Callable[[float], None] = unchecked  # the index's OwnerCheck (a fleet store's: backends.py)
 
     # -- client ---------------------------------------------------------------------------------------------------
 
@@ -256,9 +257,11 @@ class S3Blobs:
         Raises:
             StorageError: the object store refused or did not answer; no object is left behind (a multipart upload
                 is aborted, unless the store did not answer: then it is left to the bucket's lifecycle rule).
-            InvalidArgument: from ``chunks`` (bad content); no object is left behind.
+            InvalidArgument: from ``chunks`` (bad content); no object is left behind; or another index owns the
+                prefix now (:attr:`owned`, checked at most every ``OWNER_CHECK_SECONDS``): nothing is written.
         """
         key = self.key(run_id, agent_id, token)
+        self.owned(OWNER_CHECK_SECONDS)
         fields = {"kind": "", "key": "", "tool": None, "ttl": 0.0, "created_at": time.time(), **(bound or {})}
         fd, spool = tempfile.mkstemp(prefix="scratchfs-s3-")  # mode 0600
         os.unlink(spool)  # nothing else can open it; it vanishes with the descriptor
@@ -435,7 +438,8 @@ class S3Blobs:
         """Delete every object of a run (or one agent) now, under the exclusive delete lock, so that a write in
         flight finds its object gone and fails instead of committing a row for it. Returns the objects deleted,
         or ``None`` if there were none. Raises StorageError if the listing fails (the rows are already gone: the
-        sweeper reclaims what is left)."""
+        sweeper reclaims what is left), InvalidArgument if another index owns the prefix now (checked first)."""
+        self.owned(0.0)  # one HEAD: a fenced-off index deletes none of the new owner's objects
         keys = [obj.location for obj in self.list_objects(self.scope_prefix(run_id, agent_id))]
         return self.delete_keys(keys) if keys else None  # (those being read: when they are done)
 

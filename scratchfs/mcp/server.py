@@ -21,18 +21,16 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import sys
 from collections.abc import Mapping
 from typing import Any
 
 from scratchfs.api.contract import ScratchTools, error_text, to_json
-from scratchfs.api.deferred_store import DeferredStore
+from scratchfs.api.deferred_store import DeferredStore, store_name
 from scratchfs.api.scope import Scope
 from scratchfs.api.settings import Settings
 from scratchfs.api.store import ScratchStore
 from scratchfs.api.tools import TOOL_SPECS, tool_specs
-from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX, describe_url
 from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import SWEEP_INTERVAL
@@ -166,10 +164,12 @@ def run_scratch_tool(resolver: ScopeResolver, name: str, arguments: Mapping[str,
     """Run one scratchfs tool (blocking: call it from a worker thread) and return its ``CallToolResult``.
 
     Never raises for a failure of the call: a :class:`~scratchfs.errors.ScratchError` becomes a tool error whose
-    text is ``"<kind>: <message>"``; anything unexpected is logged and becomes a tool error too.
+    text is ``"<kind>: <message>"``; anything unexpected is logged and becomes a tool error too. The arguments are
+    checked before the scope is resolved (:meth:`ScratchTools.call` asks for it only then): a call with bad ones is
+    told its mistake even while a deferred store is not open.
     """
     try:
-        result = ScratchTools(resolver.resolve(meta)).call(name, arguments)
+        result = ScratchTools(lambda: resolver.resolve(meta)).call(name, arguments)
     except ScratchError as exc:
         return text_result(error_text(exc), is_error=True)
     except Exception as exc:  # a bug must not take the server down: report it to the caller and the log
@@ -197,15 +197,6 @@ def announce(face: str, resolver: ScopeResolver) -> None:
         sys.stderr.flush()
     except (AttributeError, OSError, ValueError):
         pass
-
-
-def store_name(store: Mapping[str, Any] | None) -> str:
-    """The store that keywords of :class:`ScratchStore` (``index``, ``blobs``; unset: ``$SCRATCHFS_INDEX`` /
-    ``$SCRATCHFS_BLOBS``) name, as a start-up line says it before it is open: no password, no query."""
-    store = store or {}
-    index = store.get("index", os.environ.get(ENV_INDEX))
-    blobs = store.get("blobs", os.environ.get(ENV_BLOBS))
-    return f"the store with index {describe_url(index)} and blobs {describe_url(blobs)}"
 
 
 def _id_words(what: str, value: str | None, pinned: bool) -> str:

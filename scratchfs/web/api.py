@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import logging
+import math
 import os
 import re
 import time
@@ -30,6 +31,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from scratchfs.api.contract import ScratchTools
+from scratchfs.api.deferred_store import DeferredStore
 from scratchfs.api.inspector import (
     DEFAULT_SOON,
     count_entries,
@@ -70,13 +72,15 @@ _INT_MAX = 10**_INT_DIGITS - 1
 
 def error_response(exc: ScratchError) -> JSONResponse:
     """The JSON error of a :class:`ScratchError` with the status of its kind (:data:`STATUS_OF_KIND`); a busy or
-    unreachable store's 503 carries ``Retry-After`` (:data:`RETRY_AFTER`)."""
+    unreachable store's 503 carries ``Retry-After`` (the error's ``retry_after`` seconds, rounded up, else
+    :data:`RETRY_AFTER`)."""
     body: dict[str, Any] = {"kind": exc.kind, "message": str(exc)}
     if hasattr(exc, "resume_offset"):
         body["resume_offset"] = exc.resume_offset
     away = exc.kind == "busy" or getattr(exc, "unavailable", False)
+    wait = math.ceil(getattr(exc, "retry_after", RETRY_AFTER))  # (a store not open yet: its own retry period)
     return JSONResponse({"error": body}, status_code=503 if away else STATUS_OF_KIND.get(exc.kind, 500),
-                        headers={"Retry-After": str(RETRY_AFTER)} if away else None)
+                        headers={"Retry-After": str(wait)} if away else None)
 
 
 def endpoint(func: Callable[..., Any]) -> Callable[[Request], Any]:
@@ -237,7 +241,10 @@ def _bool(value: str, name: str) -> bool:
 
 
 def _store(request: Request) -> ScratchStore:
-    return request.app.state.store
+    """The app's store; one not open yet (a :class:`~scratchfs.api.deferred_store.DeferredStore`) raises its
+    ``StorageError`` (``unavailable``: a 503 with ``Retry-After``)."""
+    store = request.app.state.store
+    return store.get() if isinstance(store, DeferredStore) else store
 
 
 def entry_dict(entry: Entry, now: float) -> dict[str, Any]:
@@ -368,7 +375,7 @@ def handle_read(request: Request, run: str, agent: str, handle: str) -> dict[str
     if columns:
         # a column of digits is a column number; one too long for int() stays a name (no such column)
         args["columns"] = [c if (number := digits_int(c)) is None else number for c in columns]
-    return ScratchTools(_store(request).scope(run, agent)).call("read_handle", args)
+    return ScratchTools(lambda: _store(request).scope(run, agent)).call("read_handle", args)
 
 
 def handle_tree(request: Request, run: str, agent: str, handle: str) -> dict[str, Any]:
@@ -436,7 +443,7 @@ def scratch_read(request: Request, run: str, agent: str) -> dict[str, Any]:
     for name in ("offset", "length"):
         if name in q:
             args[name] = _int(q[name], name, tool="scratch_read")
-    return ScratchTools(_store(request).scope(run, agent)).call("scratch_read", args)
+    return ScratchTools(lambda: _store(request).scope(run, agent)).call("scratch_read", args)
 
 
 # -- inspector --------------------------------------------------------------------------------------------------------

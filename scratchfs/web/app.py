@@ -21,7 +21,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from scratchfs.api.deferred_store import DeferredStore
 from scratchfs.api.store import ScratchStore
+from scratchfs.foundation.errors import ScratchError
 from scratchfs.web import api, page
 from scratchfs.web.openapi import openapi
 from scratchfs.web.security import Guard
@@ -42,6 +44,19 @@ def _openapi(request: Request) -> JSONResponse:
     return JSONResponse(openapi())
 
 
+def health(request: Request) -> JSONResponse:
+    """``GET /api/health``: ``{"store": "open"}`` (200) once the store is open; while it is not (its index out of
+    reach since the start-up: :class:`~scratchfs.api.deferred_store.DeferredStore`), the 503 every store route
+    answers, with ``Retry-After`` (seconds), saying why and when to retry. Asks nothing of the index."""
+    store = request.app.state.store
+    if isinstance(store, DeferredStore) and store.store is None:
+        try:
+            store.get()
+        except ScratchError as exc:
+            return api.error_response(exc)
+    return JSONResponse({"store": "open"})
+
+
 def _no_icon(request: Request) -> Response:
     return Response(status_code=204)
 
@@ -59,6 +74,7 @@ def routes() -> list[Route]:
         Route("/static/{name:str}", page.asset, methods=get),
         Route("/favicon.ico", _no_icon, methods=get),
         Route("/api/openapi.json", _openapi, methods=get),
+        Route("/api/health", health, methods=get),
         Route("/api/runs", api.endpoint(api.list_runs), methods=get),
         Route("/api/runs/{run}/scratch", api.endpoint(api.run_entries), methods=get),
         Route(h, api.endpoint(api.handle_meta), methods=get),
@@ -79,11 +95,12 @@ def routes() -> list[Route]:
     ]
 
 
-def create_app(store: ScratchStore, token: str, *, allow_delete: bool = False) -> Any:
+def create_app(store: ScratchStore | DeferredStore, token: str, *, allow_delete: bool = False) -> Any:
     """The inspector's ASGI app over ``store``, guarded by the access ``token``.
 
     Args:
-        store: the open store to inspect (the caller closes it).
+        store: the open store to inspect, or a :class:`~scratchfs.api.deferred_store.DeferredStore` that may open
+            later (until then its routes answer 503 with ``Retry-After``); the caller closes it.
         token: the access token every request must carry (see :mod:`scratchfs.web.security`).
         allow_delete: serve the delete routes (POST); without it they answer 403.
 

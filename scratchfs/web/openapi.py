@@ -150,6 +150,13 @@ def _post(summary: str, params: list[dict[str, Any]], operation_id: str) -> dict
                         operation_id, (400, 403, 404, 500, 503))}
 
 
+def _health() -> dict[str, Any]:
+    """The path of the health check (no store request: :func:`scratchfs.web.app.health`)."""
+    return {"/api/health": {"get": _op("Whether the store is open: 503 with Retry-After while its index has been out "
+                                       "of reach since the start-up", _obj({"store": {"const": "open"}}), [],
+                                       "getHealth", (503,))}}
+
+
 def _deletes() -> dict[str, Any]:
     """The paths of the deletes (served only with ``--allow-delete``)."""
     return {
@@ -172,6 +179,7 @@ def openapi() -> dict[str, Any]:
                                            "token": {"type": "apiKey", "in": "query", "name": "token"}}},
         "security": [{"bearer": []}, {"token": []}],
         "paths": {
+            **_health(),
             "/api/runs": {"get": _op("Runs with their agents, entry counts, bytes and next expiry", RUNS, [],
                                      "listRuns")},
             "/api/runs/{run}/scratch": {"get": _op("A run's live entries, oldest first, paged by cursor", PAGE, [

@@ -1,0 +1,58 @@
+"""A host still holding the old (fenced-off) schema after a rebuild took its S3 prefix over (scratchfs.engine.pairing):
+its delete-run checks the marker's owner right before deleting objects (one HEAD), and its writes -- spills,
+scratchpad writes and overwrites -- check it at most every ``OWNER_CHECK_SECONDS``, so that they fail with the
+typed refusal naming the new owner instead of deleting the new index's objects or writing objects it never sees.
+Real PostgreSQL and S3 API servers (moto)."""
+
+from __future__ import annotations
+
+import pytest
+
+from scratchfs import InvalidArgument, ScratchStore
+from scratchfs.engine import s3_blobs
+from tests.services import postgres_url
+from tests.test_fencing import _read, _rebuild, _spill
+
+
+def test_a_fenced_off_schemas_delete_run_deletes_none_of_the_new_owners_objects(postgres_dsn, pg_schema, s3_env,
+                                                                                tmp_path):
+    """Before the fix: A's delete-run listed run-1's prefix and deleted every object there -- the entries the
+    rebuild restored into B and B's own new spill -- and B read them as lost."""
+    old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
+    with ScratchStore(tmp_path / "a", index=old, blobs=s3_env) as a:
+        kept = _spill(a, "written in A")
+        _rebuild(new, s3_env, tmp_path / "rebuild")
+        with ScratchStore(tmp_path / "b", index=new, blobs=s3_env) as b:
+            (fresh,) = _spill(b, "written in B", 1)
+        with pytest.raises(InvalidArgument, match="no longer owns them") as refused:
+            a.delete_run("run-1")
+        assert f"schema {pg_schema}_b of database" in str(refused.value)
+    with ScratchStore(tmp_path / "b2", index=new, blobs=s3_env) as b:
+        assert _read(b, fresh)[:12] == b"written in B"
+        assert [_read(b, h)[:12] for h in kept] == [b"written in A"] * 3
+
+
+def test_a_fenced_off_schemas_writes_fail_naming_the_new_owner(postgres_dsn, pg_schema, s3_env, tmp_path,
+                                                               monkeypatch):
+    """A's writes after the takeover: refused once its last check is older than the bound (here 0.2 s for the test;
+    30 s by default), a spill and an overwrite alike, and no object of theirs is left in the prefix."""
+    monkeypatch.setattr(s3_blobs, "OWNER_CHECK_SECONDS", 0.2)
+    old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
+    with ScratchStore(tmp_path / "a", index=old, blobs=s3_env) as a:
+        scope = a.scope("run-1", "agent-1")
+        scope.scratch_write("notes", b"first\n")
+        checks = a.blobs.owned.checks
+        scope.scratch_write("notes", b"second\n")  # within the bound: no request to check it again
+        assert a.blobs.owned.checks == checks
+        _rebuild(new, s3_env, tmp_path / "rebuild")
+        objects = {o.location for o in a.blobs.list_objects()}
+        import time
+
+        time.sleep(0.3)
+        for write in (lambda: scope.scratch_write("notes", b"third\n"), lambda: scope.spill(b"x\n" * 50_000)):
+            with pytest.raises(InvalidArgument, match="no longer owns them") as refused:
+                write()
+            assert f"schema {pg_schema}_b of database" in str(refused.value)
+        assert {o.location for o in a.blobs.list_objects()} == objects
+    with ScratchStore(tmp_path / "b", index=new, blobs=s3_env) as b:
+        assert b.scope("run-1", "agent-1").scratch_read("notes") == b"second\n"
