@@ -655,6 +655,27 @@ def test_a_bad_record_ends_the_page_before_it_and_is_passed_over(flt, after):
 
 
 @pytest.mark.parametrize("flt", [None, ".a"])
+@pytest.mark.parametrize("run", [2, 3, 12])
+def test_bad_records_one_after_another_are_passed_over_by_every_page(flt, run):
+    """A run of bad records: the page before them passes over the first, and each page its cursor resumes passes
+    over the next -- every next call reads on (before: the second bad record's page raised BadRecord) -- and the
+    records after them are read; a read started at one by its number still raises."""
+    bad_line = b'{"a":\n' if flt is None else b'"text"\n'
+    data = b'{"a":1}\n' + bad_line * run + b'{"a":2}\n{"a":3}\n'
+    page, got, passed = records_page(BytesSource(data), 1, 50, jq=flt), [], []
+    while True:
+        got += page.items
+        passed.append(page.passed.record if page.passed else None)
+        if page.cursor is None:
+            break
+        page = records_page(BytesSource(data), 1, 50, jq=flt, cursor=page.cursor)
+    assert got == ([1, 2, 3] if flt else [{"a": 1}, {"a": 2}, {"a": 3}])
+    assert [n for n in passed if n is not None] == list(range(2, 2 + run))
+    with pytest.raises(BadRecord):
+        records_page(BytesSource(data), 3, 50, jq=flt)
+
+
+@pytest.mark.parametrize("flt", [None, ".a"])
 def test_a_byte_order_mark_is_no_part_of_the_first_record(flt):
     data = b'\xef\xbb\xbf{"a": 1}\n{"a": 2}\n'
     page = records_page(BytesSource(data), jq=flt)

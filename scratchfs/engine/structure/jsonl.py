@@ -84,7 +84,8 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
         BadRecord (an InvalidArgument): the first record the page would show is not JSON or is nested too deeply to
             parse, or the filter fails on it (its number, bytes and the parser's or jq's message); a bad record
             after the first ends the page before it instead and is passed over: the page's ``note`` names it, its
-            ``passed`` is it, and its cursor goes on after it (none when it is the last record).
+            ``passed`` is it, and its cursor goes on after it (none when it is the last record); a page a cursor
+            resumes passes over a bad first record the same way (a run of bad records: one a page).
         InvalidArgument: a filter that does not compile, a bad cursor (edited, of another entry or read, or not at
             a record start), count or budget, a record past the last one, a line longer than
             :data:`MAX_RECORD_BYTES`.
@@ -97,6 +98,7 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
     key = CursorKey("records" if jq is None else f"records\0{jq}", source.size, entry)  # (record=: check_resumes_at)
     number, offset, out_index, chars = _start(source, record, cursor, key, jq is None)
     program = compile_filter(jq, 1_000_000) if jq is not None else None
+    resumed = cursor is not None  # a page a cursor resumes passes over a bad first record too (a run of them)
     candidates: list[tuple[int, str]] = []  # (index on the page, text) of items given as their JSON text
     note: list[str] = []  # the notes on numbers a double cannot hold and lone surrogate escapes, each once seen
 
@@ -107,21 +109,23 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
         candidates.clear()
         note.clear()
         if program is None:
-            return _records_fill(source, (number, offset, 0, chars), records, room, candidates, note, cursor_of)
+            return _records_fill(source, (number, offset, 0, chars), records, room, candidates, note, cursor_of,
+                                 resumed)
         return _results_fill(program, source, (number, offset, out_index, chars), records, room,
-                             time.monotonic() + timeout, parse_path(jq) is None, candidates, note, cursor_of)
+                             time.monotonic() + timeout, parse_path(jq) is None, candidates, note, cursor_of, resumed)
 
     return with_as_text(lambda room: _noting_what_it_shows(fill(room), note, key), budget, candidates, note)
 
 
 def _records_fill(source: ContentSource, at: tuple[int, int, int, int], records: int, room: int,
                   candidates: list[tuple[int, str]], note: list[str], cursor_of: Callable[[tuple, int], str],
-                  ) -> ItemPage:
+                  resumed: bool) -> ItemPage:
     """The page of records from ``at`` (``(number, offset, 0, characters into it)``) within ``room`` bytes, at
     most ``records``; the bad record it ends before and passes over, if any, in its ``passed``."""
     number, offset, _index, chars = at
     page, passed = ItemPage("records", number), []
-    items = _values(source, number, offset, lambda text: candidates.append((len(page.items), text)), note, passed)
+    items = _values(source, number, offset, lambda text: candidates.append((len(page.items), text)), note, passed,
+                    resumed)
     page = fill_items(page, items, chars, room, records, lambda pos, skip: cursor_of((pos[0], pos[1], 0), skip))
     page.passed = passed[-1] if passed else None
     return page
@@ -129,14 +133,14 @@ def _records_fill(source: ContentSource, at: tuple[int, int, int, int], records:
 
 def _results_fill(program: Any, source: ContentSource, at: tuple[int, int, int, int], records: int, room: int,
                   deadline: float, numbers: bool, candidates: list[tuple[int, str]], note: list[str],
-                  cursor_of: Callable[[tuple, int], str]) -> ItemPage:
+                  cursor_of: Callable[[tuple, int], str], resumed: bool) -> ItemPage:
     """The page of the outputs of ``program`` from ``at`` (``(record number, offset, output index, characters into
     it)``) within ``room`` bytes, reading at most ``records`` records until ``deadline`` (``time.monotonic()``);
     the bad record it ends before and passes over, if any, in its ``passed``."""
     number, offset, out_index, chars = at
     page, passed = ItemPage("results", out_index + 1, extra={"record": number}), []
     outputs = _outputs(program, source, number, offset, out_index, records, deadline,
-                       lambda text: candidates.append((len(page.items), text)), note, numbers, passed)
+                       lambda text: candidates.append((len(page.items), text)), note, numbers, passed, resumed)
     page = fill_items(page, _labelled(page, outputs), chars, room, 1_000_000, cursor_of)
     page.passed = passed[-1] if passed else None
     return page
@@ -253,11 +257,13 @@ _NOT_UTF8 = " is not UTF-8 text"
 
 
 def _values(source: ContentSource, number: int, offset: int, as_text: Callable[[str], None], note: list[str],
-            passed: list[BadRecord]) -> Iterator[tuple[tuple[int, int], Any, bool]]:
+            passed: list[BadRecord], resumed: bool) -> Iterator[tuple[tuple[int, int], Any, bool]]:
     """The records from ``number`` (at ``offset``), a record holding a number no value holds exactly or a lone
     surrogate escape (a character no UTF-8 carries: :func:`~scratchfs.engine.structure.numbers.lone_surrogate`, the
     first one noted in ``note``) as its text (told to ``as_text`` first). A bad record after the first ends the page
-    before it and is passed over (:func:`_passing_over`); the first one is raised (BadRecord)."""
+    before it and is passed over (:func:`_passing_over`); the first one is raised (BadRecord), unless the page is
+    ``resumed`` by a cursor (one that passed over the bad record before it: a run of bad records), whose page passes
+    over it the same way, so that no cursor is left that only fails."""
     try:
         for at, start, value, _length, text, exact in _records(source, number, offset, note):
             if exact:
@@ -270,7 +276,7 @@ def _values(source: ContentSource, number: int, offset: int, as_text: Callable[[
                 as_text(text)
                 yield (at, start), text, True
     except BadRecord as exc:
-        if exc.record == number:
+        if exc.record == number and not resumed:
             raise
         after = _passing_over(source, exc, note, passed)
         if after is not None:
@@ -338,16 +344,17 @@ def _batches(source: ContentSource, number: int, offset: int, records: int, note
 
 def _outputs(program: Any, source: ContentSource, number: int, offset: int, out_index: int, records: int,
              deadline: float, as_text: Callable[[str], None], note: list[str], numbers: bool,
-             passed: list[BadRecord]) -> Iterator[tuple[tuple[int, int, int], Any, bool]]:
+             passed: list[BadRecord], resumed: bool) -> Iterator[tuple[tuple[int, int, int], Any, bool]]:
     """The filter's outputs from output ``out_index`` of record ``number`` (at ``offset``), an output holding a
     number no value holds exactly as its JSON text (told to ``as_text`` first); the notes go in ``note``:
     :func:`_batches`' and, with ``numbers`` (a filter that may compute), the one on the first number of the records a
-    double cannot hold. A bad record after the first is passed over, as :func:`_values` does."""
+    double cannot hold. A bad record after the first (or first, ``resumed``) is passed over, as :func:`_values`
+    does."""
     try:
         yield from _run_outputs(program, source, number, offset, out_index, records, deadline, as_text, note,
                                 numbers)
     except BadRecord as exc:
-        if exc.record == number:
+        if exc.record == number and not resumed:
             raise
         after = _passing_over(source, exc, note, passed)
         if after is not None:
