@@ -81,11 +81,9 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
         Raises).
 
     Raises:
-        BadRecord (an InvalidArgument): the first record the page would show is not JSON or is nested too deeply to
-            parse, or the filter fails on it (its number, bytes and the parser's or jq's message); a bad record
-            after the first ends the page before it instead and is passed over: the page's ``note`` names it, its
-            ``passed`` is it, and its cursor goes on after it (none when it is the last record); a page a cursor
-            resumes passes over a bad first record the same way (a run of bad records: one a page).
+        BadRecord (an InvalidArgument): the first record the page would show (not by a cursor) is not JSON or is
+            nested too deeply to parse, or the filter fails on it (its number, bytes, the parser's or jq's message);
+            any other is passed over (``note`` names it, ``passed`` is it, the cursor goes on after it), one a page.
         InvalidArgument: a filter that does not compile, a bad cursor (edited, of another entry or read, or not at
             a record start), count or budget, a record past the last one, a line longer than
             :data:`MAX_RECORD_BYTES`.
@@ -97,8 +95,7 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
     records = check_int(records, "records", 1, MAX_RECORDS)
     key = CursorKey("records" if jq is None else f"records\0{jq}", source.size, entry)  # (record=: check_resumes_at)
     number, offset, out_index, chars = _start(source, record, cursor, key, jq is None)
-    program = compile_filter(jq, 1_000_000) if jq is not None else None
-    resumed = cursor is not None  # a page a cursor resumes passes over a bad first record too (a run of them)
+    program, resumed = compile_filter(jq, 1_000_000) if jq is not None else None, cursor is not None
     candidates: list[tuple[int, str]] = []  # (index on the page, text) of items given as their JSON text
     note: list[str] = []  # the notes on numbers a double cannot hold and lone surrogate escapes, each once seen
 
