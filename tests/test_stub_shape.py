@@ -380,7 +380,9 @@ def test_every_call_a_big_contents_note_names_succeeds(scope, case):
             tools.call("read_handle", {"handle": stub.handle, "jq": "keys"})
     for _, args in calls:
         if args.get("jq") == ".KEY[]":  # a placeholder: the key the shape names put in
-            assert stub.shape.startswith("JSON object, at least 1 key (in the first 2.0 MiB of 79.2 MiB): items: ")
+            # (how much is streamed is bounded by time too: 2.0 MiB on an idle machine, less under load)
+            assert re.match(r"JSON object, at least 1 key \(in the first [\d.]+ [KM]iB of 79\.2 MiB\): items: ",
+                            stub.shape), stub.shape
             args = {**args, "jq": ".items[]"}
         reply = tools.call("read_handle", args)
         assert isinstance(reply, dict) and reply.get("handle") == stub.handle, (args, reply)
