@@ -12,8 +12,9 @@ from typing import Any
 import regex
 
 from scratchfs.api.results import render_call
-from scratchfs.api.shape import TEXT_PROBE_BYTES, is_text
+from scratchfs.api.shape import TEXT_PROBE_BYTES, binary_format, is_text
 from scratchfs.api.shape_aligned import is_aligned
+from scratchfs.api.shape_binary import COMPRESSED, TarMember, tar_listing, tar_members
 from scratchfs.api.shape_terminal import TERMINAL_SHAPE
 from scratchfs.api.views import HEX_LINE_BYTES, hex_piece
 from scratchfs.engine.patterns import MAX_LINE_BYTES
@@ -266,7 +267,7 @@ class _Note:
     records: a question of counts or maxima answered in one call, not pages of rows). The parts
     that do not depend on where the preview stops are made once per stub (its fitting tries several previews)."""
 
-    __slots__ = ("by_other", "call", "count", "lines", "lines_average", "size", "tail_lines", "what")
+    __slots__ = ("by_other", "call", "count", "format", "lines", "lines_average", "size", "tail_lines", "what")
 
     def __init__(self, handle: str, size: int, lines: int, tool: str | None, content_type: str | None,
                  shape: str | None = None, longest_line: int | None = None) -> None:
@@ -280,8 +281,9 @@ class _Note:
         self.lines_average: float | None = None  # binary content: no line read
         self.count = 0
         call = self.call  # each other call is this start and its own arguments, rendered once (_ARGUMENTS)
-        if content_type == "binary":
-            self.by_other = f"{call}, {_BY_MATCH}"
+        self.format = binary_format(shape) if content_type == "binary" else None
+        if content_type == "binary":  # (compressed bytes: no search finds their text, byte ranges alone read them)
+            self.by_other = "" if self.format in COMPRESSED else f"{call}, {_BY_MATCH}"
             return
         by_structure = _STRUCTURE.get(content_type or "")
         if content_type == "log" and shape is not None and shape.startswith(TERMINAL_SHAPE):
@@ -301,6 +303,16 @@ class _Note:
         self.lines_average = average = size / max(1, lines)
         self.count = max(1, min(DEFAULT_LINES, int(DEFAULT_READ_BYTES // max(1.0, average))))
 
+    def tar_text(self, members: list[TarMember]) -> str:
+        """The note of a tar's preview that lists ``members`` (its first, at least one): each one's data is read
+        with ``offset=`` its offset and ``length=`` its bytes; the next call reads the first that holds data."""
+        first = next((member for member in members if member.size > 0), members[0])
+        shown = f"{len(members)} member{'' if len(members) == 1 else 's'}"
+        by_member = f"{self.call}, offset={first.offset!r}, length={max(1, min(first.size, DEFAULT_READ_BYTES))!r})"
+        return (f"{self.what}; an uncompressed tar archive, the preview lists its first {shown} (name, bytes, "
+                f"offset of its data): read a member with offset= its offset and length= its bytes. Next: {by_member}"
+                f" | {self.by_other}.")
+
     def text(self, covered: int, next_line: int, tail_offset: int | None) -> str:
         """The note of a preview that shows ``covered`` bytes of the start (and the tail from ``tail_offset``)."""
         what, size, average = self.what, self.size, self.lines_average
@@ -310,6 +322,10 @@ class _Note:
             return f"{what}; the preview shows all of it."
         shows = f"bytes 0-{covered}" + (f" and {tail_offset}-{size}" if tail_offset is not None else "")
         by_range = f"{self.call}, offset={covered!r}{_RANGE_END}"  # call_with(self.call, offset=, length=)
+        if average is None and self.format in COMPRESSED:
+            return (f"{what}; {self.format}-compressed binary content: a search (match=, pattern=) finds no text in "
+                    f"compressed bytes and no read decompresses them, so only byte ranges read it. The preview shows "
+                    f"{shows} as a hex dump (OFFSET  HEX  |ASCII|, as a range read gives it). Next: {by_range}.")
         if average is None:
             return (f"{what}; binary content, the preview shows {shows} as a hex dump (OFFSET  HEX  |ASCII|, as "
                     f"a range read gives it). Next: {by_range} | {self.by_other}.")
@@ -359,13 +375,17 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
     fixed = _fixed_bytes(handle, size, lines, content_type, shape)
     notes = _Note(handle, size, lines, tool, content_type, shape, longest_line)
     limit = preview_bytes
+    members = tar_members(head) if notes.format == "tar" else []
     while True:
-        if content_type == "binary":  # as a range read shows it: escaped control bytes would fill the stub
+        listing, shown = tar_listing(members, limit) if members else ("", 0)
+        if shown:  # a tar's first members, each with its data's bytes and offset
+            preview, covered, tail_offset = listing, 0, None
+        elif content_type == "binary":  # as a range read shows it: escaped control bytes would fill the stub
             preview, covered, tail_offset = hex_preview(head, size, limit)
         else:
             preview, covered, tail_offset = make_preview(head, tail, size, limit, mode)
         next_line = head.count(b"\n", 0, covered) + 1
-        note = notes.text(covered, next_line, tail_offset)
+        note = notes.tar_text(members[:shown]) if shown else notes.text(covered, next_line, tail_offset)
         preview_cost = _json_bytes(preview) - 2
         total = fixed + preview_cost + _json_bytes(note) - 2
         if total <= MAX_STUB_BYTES:
