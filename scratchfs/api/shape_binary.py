@@ -118,7 +118,7 @@ def binary_shape(sample: bytes, size: int) -> str:
     kind = binary_kind(sample)
     detail = ""
     if kind in COMPRESSED:
-        detail = ", compressed (no search finds its text: read it by byte range)"
+        detail = ", compressed"  # (the stub's note says what that allows: byte ranges, no search)
         names = _tgz_names(sample) if kind == "gzip" else []
         if names:
             detail += f"; a tar inside: {', '.join(short_name(name, 40) for name in names[:6])}" + (

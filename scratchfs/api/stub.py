@@ -323,9 +323,9 @@ class _Note:
         shows = f"bytes 0-{covered}" + (f" and {tail_offset}-{size}" if tail_offset is not None else "")
         by_range = f"{self.call}, offset={covered!r}{_RANGE_END}"  # call_with(self.call, offset=, length=)
         if average is None and self.format in COMPRESSED:
-            return (f"{what}; {self.format}-compressed binary content: a search (match=, pattern=) finds no text in "
-                    f"compressed bytes and no read decompresses them, so only byte ranges read it. The preview shows "
-                    f"{shows} as a hex dump (OFFSET  HEX  |ASCII|, as a range read gives it). Next: {by_range}.")
+            return (f"{what}; {self.format}-compressed binary content: no search (match=, pattern=) finds text in "
+                    f"compressed bytes and no read decompresses them. The preview shows {shows} as a hex dump "
+                    f"(OFFSET  HEX  |ASCII|, as a range read gives it). Next: {by_range}.")
         if average is None:
             return (f"{what}; binary content, the preview shows {shows} as a hex dump (OFFSET  HEX  |ASCII|, as "
                     f"a range read gives it). Next: {by_range} | {self.by_other}.")
