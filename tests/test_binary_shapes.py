@@ -86,6 +86,13 @@ def test_a_refused_jq_over_compressed_content_names_no_search(scope):
     assert "no search (match=, pattern=) finds text in its compressed bytes" in message, message
 
 
+def test_slurp_over_compressed_content_names_byte_ranges_and_no_search(scope):
+    handle = scope.spill(bz2.compress(PAYLOAD), source_tool="bash").handle
+    with pytest.raises(InvalidArgument, match=r"stored as binary, bzip2-compressed: read its bytes \(offset=, "
+                                              r"length=\); no search \(match=, pattern=\) finds text in compressed"):
+        ScratchTools(scope).call("read_handle", {"handle": handle, "jq": "length", "slurp": True})
+
+
 def test_an_uncompressed_tar_lists_its_first_members_and_where_each_ones_data_is(scope):
     """A tar was not recognised (a tar of text files was even "text"); its stub lists the first members, each with
     its size and the offset of its data, so offset= and length= read exactly one member."""

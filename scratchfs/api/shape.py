@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scratchfs.api.shape_aligned import aligned_shape
-from scratchfs.api.shape_binary import FORMATS, binary_kind, binary_shape
+from scratchfs.api.shape_binary import FORMATS, STARTS, TAR_MAGIC_AT, binary_kind, binary_shape
 from scratchfs.api.shape_html import html_shape
 from scratchfs.api.shape_table import (
     count_records,
@@ -139,7 +139,8 @@ def _probe(sample: bytes) -> tuple[bool, str | None]:
     probe = sample[:TEXT_PROBE_BYTES]
     if not probe:
         return True, None
-    if binary_kind(probe) is not None:  # (a format's magic number: gzip, PNG, a tar, UTF-16 text...)
+    if (probe.startswith(STARTS) or probe[TAR_MAGIC_AT : TAR_MAGIC_AT + 5] == b"ustar") and \
+            binary_kind(probe) is not None:  # (a format's magic number: gzip, PNG, a tar, UTF-16 text...)
         return False, None
     if probe.find(0) >= 0 and probe.count(0) > MAX_NUL_SHARE * len(probe):  # find (memchr) stops at the first NUL
         return False, None

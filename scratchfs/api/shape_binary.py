@@ -24,8 +24,8 @@ import imagesize
 
 from scratchfs.api.shape_words import kib, plural, short_name
 
-__all__ = ["BINARY_MAGIC", "COMPRESSED", "FORMATS", "TarMember", "binary_kind", "binary_shape", "is_binary_format",
-           "tar_listing", "tar_members"]
+__all__ = ["BINARY_MAGIC", "COMPRESSED", "FORMATS", "STARTS", "TAR_MAGIC_AT", "TarMember", "binary_kind",
+           "binary_shape", "tar_listing", "tar_members"]
 
 BINARY_MAGIC = ((b"\x89PNG", "PNG image"), (b"\x1f\x8b", "gzip"), (b"PK\x03\x04", "zip"), (b"%PDF", "PDF"),
                 (b"\x28\xb5\x2f\xfd", "zstd"), (b"\x7fELF", "ELF"), (b"\xff\xd8\xff", "JPEG image"),
@@ -39,27 +39,24 @@ COMPRESSED = frozenset({"gzip", "zstd", "bzip2", "xz", "zip"})
 FORMATS = frozenset({name for _, name in BINARY_MAGIC} | {"tar", "WebP image"})
 """Every format :func:`binary_kind` names."""
 _IMAGES = frozenset({"PNG image", "JPEG image", "GIF image", "WebP image"})
-_TAR_MAGIC_AT = 257  # the ustar header's magic field (POSIX.1-2017, pax: "ustar\0" and version "00"; GNU "ustar ")
+TAR_MAGIC_AT = 257
+"""Where a tar's first header holds ``ustar``: its magic field (POSIX.1-2017, pax; GNU writes ``"ustar "``)."""
 _MOST_MEMBERS = 64  # members read from the first bytes for a listing (a stub shows about 20)
 _TGZ_BYTES = 64 * 1024  # decompressed bytes of a .tgz looked at for its first members' names
-_STARTS = tuple({magic[:1] for magic, _ in BINARY_MAGIC} | {b"R"})
+STARTS = tuple({magic[:1] for magic, _ in BINARY_MAGIC} | {b"R"})
+"""The first bytes of every format but a tar: content that starts with none (and has no ``ustar`` at byte 257)
+starts no format, told by one ``startswith``."""
 
 
 def binary_kind(sample: bytes) -> str | None:
     """The format ``sample`` (a content's first bytes) starts (one of :data:`FORMATS`), or ``None``. Never raises."""
-    if sample.startswith(_STARTS):
+    if sample.startswith(STARTS):
         if sample.startswith(b"RIFF") and sample[8:12] == b"WEBP":
             return "WebP image"
         found = next((name for magic, name in BINARY_MAGIC if sample.startswith(magic)), None)
         if found is not None:
             return found
-    return "tar" if sample[_TAR_MAGIC_AT : _TAR_MAGIC_AT + 5] == b"ustar" else None
-
-
-def is_binary_format(sample: bytes) -> bool:
-    """Whether ``sample`` starts a binary format :func:`binary_kind` names (text is never one of them)."""
-    kind = binary_kind(sample)
-    return kind is not None and not kind.endswith(" text")
+    return "tar" if sample[TAR_MAGIC_AT : TAR_MAGIC_AT + 5] == b"ustar" else None
 
 
 class TarMember(NamedTuple):
@@ -148,6 +145,6 @@ def _tgz_names(sample: bytes) -> list[str]:
         data = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(sample, _TGZ_BYTES)
     except zlib.error:
         return []
-    if data[_TAR_MAGIC_AT : _TAR_MAGIC_AT + 5] != b"ustar":
+    if data[TAR_MAGIC_AT : TAR_MAGIC_AT + 5] != b"ustar":
         return []
     return [member.name for member in tar_members(data, 16)]
