@@ -77,6 +77,16 @@ def test_a_gzipped_tar_names_its_first_members():
     assert ", gzip, compressed" in shape.text and "a tar inside: src/module_0.py, src/module_1.py" in shape.text
 
 
+def test_a_zip_names_its_first_members_from_their_local_headers():
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for i in range(8):
+            archive.writestr(f"report/part_{i}.csv", b"a,b\n" * (100 + i))
+    shape, _ = _stub(out.getvalue())
+    assert ", zip, compressed; members: report/part_0.csv, report/part_1.csv," in shape.text, shape
+    assert "report/part_5.csv, …;" in shape.text, shape
+
+
 def test_a_refused_jq_over_compressed_content_names_no_search(scope):
     handle = scope.spill(gzip.compress(PAYLOAD * 3), source_tool="bash").handle
     with pytest.raises(InvalidArgument) as refused:

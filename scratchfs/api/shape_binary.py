@@ -6,16 +6,19 @@ Sources: the magic numbers are those of each format's specification -- gzip RFC 
 zstd RFC 8878 section 3.1.1 (``28 b5 2f fd``), xz's file format 1.2.1 section 2.1.1.1 (``fd 37 7a 58 5a 00``),
 bzip2 (``BZh``, a block size ``1``-``9``, the block magic ``31 41 59 26 53 59``), zip's APPNOTE.TXT 4.3.7 (a local
 file header ``PK 03 04``), POSIX.1 pax/ustar (``ustar`` at byte 257 of the first header), PNG, GIF, JPEG, WebP
-(RFC 9649: ``RIFF``, a size, ``WEBP``). An uncompressed tar's members are read by the stdlib's ``tarfile`` from the
-first bytes (a member cut by their end is still listed: its header is whole); a gzip-compressed tar (``.tgz``) has its
-first members named by decompressing the first bytes (``zlib``; their offsets are of the decompressed stream, so not
-given). An image's dimensions are read by the ``imagesize`` package (pure Python, no dependencies: the header fields of
-PNG IHDR, GIF's logical screen, JPEG's SOF, WebP's VP8/VP8L/VP8X and more), never by decoding pixels.
+(RFC 9649: ``RIFF``, a size, ``WEBP``). An uncompressed tar's members are read by the stdlib's ``tarfile`` from
+the first bytes (a member cut by their end is still listed: its header is whole); a zip's first members are named
+from their local file headers (APPNOTE.TXT 4.3.7; the central directory is at the end, past the first bytes); a
+gzip-compressed tar (``.tgz``) has its first members named by decompressing the first bytes (``zlib``: their offsets
+are of the decompressed stream, so not given). An image's dimensions are read by the ``imagesize`` package (pure
+Python, no dependencies: the header fields of PNG's IHDR, GIF's logical screen, JPEG's SOF, WebP's VP8/VP8L/VP8X and
+more), never by decoding pixels.
 """
 
 from __future__ import annotations
 
 import io
+import struct
 import tarfile
 import zlib
 from typing import NamedTuple
@@ -116,10 +119,10 @@ def binary_shape(sample: bytes, size: int) -> str:
     detail = ""
     if kind in COMPRESSED:
         detail = ", compressed"  # (the stub's note says what that allows: byte ranges, no search)
-        names = _tgz_names(sample) if kind == "gzip" else []
+        names = _tgz_names(sample) if kind == "gzip" else _zip_names(sample) if kind == "zip" else []
         if names:
-            detail += f"; a tar inside: {', '.join(short_name(name, 40) for name in names[:6])}" + (
-                ", …" if len(names) > 6 else "")
+            detail += f"; {'a tar inside' if kind == 'gzip' else 'members'}: " + ", ".join(
+                short_name(name, 40) for name in names[:6]) + (", …" if len(names) > 6 else "")
     elif kind == "tar":
         members = tar_members(sample)
         count = plural(len(members), "member")
@@ -136,6 +139,28 @@ def _dimensions(sample: bytes) -> tuple[int, int]:
     """An image's (width, height) in pixels as shown (an EXIF rotation applied), or ``(-1, -1)``: ``imagesize``
     reads them from the header fields, and gives ``(-1, -1)`` for anything it cannot read."""
     return imagesize.get(io.BytesIO(sample))
+
+
+_ZIP_HEADER = struct.Struct("<4sHHHHHIIIHH")
+"""A zip local file header (APPNOTE.TXT 4.3.7): signature, version, flags, method, time, date, CRC-32, compressed
+and uncompressed sizes, name and extra field lengths; the name follows, then the extra field, then the data."""
+
+
+def _zip_names(sample: bytes, most: int = 16) -> list[str]:
+    """The names of a zip's first members, from the local file headers in ``sample`` (the central directory is at
+    the end, past the first bytes): each header's compressed size leads to the next; a member whose size its header
+    does not give (a data descriptor follows it, flag bit 3; or Zip64) ends the list. Names are UTF-8 when flag bit
+    11 says so, else code page 437 (APPNOTE.TXT appendix D)."""
+    names: list[str] = []
+    at = 0
+    while len(names) < most and at + _ZIP_HEADER.size <= len(sample) and sample.startswith(b"PK\x03\x04", at):
+        _, _, flags, _, _, _, _, packed, _, name_bytes, extra = _ZIP_HEADER.unpack_from(sample, at)
+        start = at + _ZIP_HEADER.size
+        names.append(sample[start : start + name_bytes].decode("utf-8" if flags & 0x800 else "cp437", "replace"))
+        if (flags & 0x8 and not packed) or packed == 0xFFFFFFFF:
+            break
+        at = start + name_bytes + extra + packed
+    return names
 
 
 def _tgz_names(sample: bytes) -> list[str]:
