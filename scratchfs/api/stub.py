@@ -368,7 +368,11 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
 
     The preview starts at ``preview_bytes`` bytes of content and shrinks, in proportion to what its JSON escaping
     costs, until the whole stub fits; the note names the next calls from where the preview stops. Binary content's
-    preview is a hex dump of its first bytes (:func:`hex_preview`; ``mode`` does not apply to it).
+    preview is a hex dump of its first bytes (:func:`hex_preview`; ``mode`` does not apply to it), but an uncompressed
+    tar's lists its first members -- name, bytes, offset of the data, as many as fit
+    (:func:`~scratchfs.api.shape_binary.tar_listing`) -- and its note names the range read of the first member that
+    holds data. The note of compressed content (gzip, zstd, bzip2, xz, zip: its shape names the format) names byte
+    ranges alone: no search finds text in compressed bytes.
     ``longest_line``: at least the bytes of the content's longest line, if known (what the note may search by).
     """
     # the JSON's bytes but for the preview's and the note's text (their quotes included), once: each try adds those
