@@ -254,8 +254,9 @@ def shown_preview(preview: str, binary: bool, chars: int) -> str:
 
 class _Note:
     """The stub's note: what was stored, what the preview shows, and the exact next calls that read on by range, by
-    line and by pattern (by range and by match for binary content, which has no lines). Every call it names fits the
-    default reply budget: a line read asks for as many lines as hold about :data:`DEFAULT_READ_BYTES` bytes at the
+    line and by pattern (by range and by match for binary content, which has no lines; by range alone for compressed
+    content, whose bytes no search finds text in). Every call it names fits the default reply budget: a line read
+    asks for as many lines as hold about :data:`DEFAULT_READ_BYTES` bytes at the
     content's average line length, and content whose lines are longer than that gets no line read. Content that may
     hold a line over :data:`~scratchfs.engine.patterns.MAX_LINE_BYTES` (``longest_line``: at least its longest
     line's bytes; unknown, ``size - lines + 1``) is searched by match, not by pattern (a pattern search refuses such a
