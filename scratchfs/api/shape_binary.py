@@ -46,7 +46,7 @@ TAR_MAGIC_AT = 257
 """Where a tar's first header holds ``ustar``: its magic field (POSIX.1-2017, pax; GNU writes ``"ustar "``)."""
 _MOST_MEMBERS = 64  # members read from the first bytes for a listing (a stub shows about 20)
 _TGZ_BYTES = 64 * 1024  # decompressed bytes of a .tgz looked at for its first members' names
-STARTS = tuple({magic[:1] for magic, _ in BINARY_MAGIC} | {b"R"})
+STARTS = tuple({magic[:1] for magic, _ in BINARY_MAGIC} | {b"RIFF"})
 """The first bytes of every format but a tar: content that starts with none (and has no ``ustar`` at byte 257)
 starts no format, told by one ``startswith``."""
 
