@@ -29,7 +29,9 @@ key some items lack, or a control character, shown as ``?`` -- is in JSON quotes
 ``extra_0`` to ``extra_6`` are each in one record in 7, said ``extra_0: bool`` as if every record had it; their shapes
 and stubs, 4 records; and an array whose items are of several kinds is counted by kind, not described by its first
 item: ``array.json@0+172692``'s ``b: array(3) of int`` over ``[1, 2, {"c": null}]`` is ``b: array(3) of mixed kinds
-(2 numbers, 1 object), objects {c: null}``, 1 record).
+(2 numbers, 1 object), objects {c: null}``, 1 record); branch shapes (compressed content's shape says
+``compressed`` and its note names byte ranges alone, no ``match="TEXT"``, which finds nothing in compressed bytes:
+``gzip.bin@0+1024``, ``@0+1537`` and ``@0+9004``, their shapes and stubs' notes, the previews unchanged, 3 records).
 """
 
 from __future__ import annotations

@@ -193,7 +193,7 @@ def test_a_structure_read_of_compressed_or_image_data_is_refused_naming_its_form
     refused, naming the format and the reads that fit."""
     stub = scratch_scope.spill((_TOOLS / name).read_bytes(), source_tool="t")
     fmt = {"bash-changelog.Debian.gz": "gzip", "git-logo.png": "PNG image"}[name]
-    assert stub.content_type == "binary" and f", {fmt};" in stub.shape, stub.shape
+    assert stub.content_type == "binary" and stub.shape.split(";")[0].split(", ")[2] == fmt, stub.shape
     with pytest.raises(InvalidArgument) as caught:
         tools.call("read_handle", {"handle": stub.handle, **read})
     assert str(caught.value).startswith(f"{stub.handle} holds binary data ({fmt}) (content type binary), which a "

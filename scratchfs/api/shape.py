@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scratchfs.api.shape_aligned import aligned_shape
+from scratchfs.api.shape_binary import FORMATS, STARTS, TAR_MAGIC_AT, binary_kind, binary_shape
 from scratchfs.api.shape_html import html_shape
 from scratchfs.api.shape_table import (
     count_records,
@@ -69,11 +70,6 @@ NOT_UTF8 = " not UTF-8 (shown as U+FFFD)"
 """What a text's shape says after the count of its bytes that are not UTF-8 (``", 3,000 bytes not UTF-8 ..."``)."""
 _PARTIAL_JSON_CHARS = 128 * 1024  # a JSON document larger than the sample is parsed this far for its top level
 
-_MAGIC = ((b"\x89PNG", "PNG image"), (b"\x1f\x8b", "gzip"), (b"PK\x03\x04", "zip"), (b"%PDF", "PDF"),
-          (b"\x28\xb5\x2f\xfd", "zstd"), (b"\x7fELF", "ELF"), (b"\xff\xd8\xff", "JPEG image"), (b"GIF8", "GIF image"),
-          (b"SQLite format 3\x00", "SQLite database"),
-          (b"\xff\xfe", "UTF-16LE text"), (b"\xfe\xff", "UTF-16BE text"))  # (by its byte order mark: Windows tools)
-_FORMATS = frozenset(name for _, name in _MAGIC)
 _HTML_RE = re.compile(rb"<!doctype\s+html|<html[\s>]", re.IGNORECASE)
 _FRAGMENT_RE = re.compile(rb"<(?:head|body|div|p|span|table|section|article|main|nav|header|footer|form|ul|ol|dl|h[1-6]"
                           rb"|pre|a|img|br|hr|script|style|meta|link|template|iframe|button|input|label"
@@ -127,7 +123,6 @@ MAX_NUL_SHARE = 0.01
 """Most share of NUL bytes text may hold (binary formats are full of them)."""
 _NOT_ODD_CONTROL = bytes(b for b in range(256) if not ((b < 0x20 and b not in b"\t\n\r\f\b\x1b\x0b") or b == 0x7F))
 _HIGH_BYTES = bytes(range(0x80, 0x100))
-_MAGIC_STARTS = tuple({magic[:1] for magic, _ in _MAGIC})  # one startswith() rules out every magic number
 _BLANKS = "\ufeff \t\r\n"  # what may precede the first character that tells a type
 # Bytes that hold more than the 8,192 characters a table is told from (4 bytes at most each, and the 3 dropped after
 # a character the cut may split): a sample cut from a larger content that is neither JSON nor blank is decoded this far.
@@ -146,7 +141,8 @@ def _probe(sample: bytes) -> tuple[bool, str | None]:
     probe = sample[:TEXT_PROBE_BYTES]
     if not probe:
         return True, None
-    if probe.startswith(_MAGIC_STARTS) and any(probe.startswith(magic) for magic, _ in _MAGIC):
+    if (probe.startswith(STARTS) or probe[TAR_MAGIC_AT : TAR_MAGIC_AT + 5] == b"ustar") and \
+            binary_kind(probe) is not None:  # (a format's magic number: gzip, PNG, a tar, UTF-16 text...)
         return False, None
     if probe.find(0) >= 0 and probe.count(0) > MAX_NUL_SHARE * len(probe):  # find (memchr) stops at the first NUL
         return False, None
@@ -189,7 +185,7 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
         return Shape("text", "empty")
     textual, text = _probe(sample)
     if not textual:
-        return Shape("binary", _binary(sample, size))
+        return Shape("binary", binary_shape(sample, size))
     if text is None and not complete and len(sample) > _HEAD_TEXT_BYTES:  # only JSON reads past the head's text
         head_text = sample[:_HEAD_TEXT_BYTES].decode("utf-8", "replace")[:-3]  # (a character cut at its end dropped)
         start = head_text[:256].lstrip(_BLANKS)
@@ -240,18 +236,13 @@ def xml_root(sample: bytes) -> str | None:
 
 
 def binary_format(shape: str | None) -> str | None:
-    """The format a binary entry's stored ``shape`` names (``"gzip"``, ``"PNG image"``: one of :data:`_MAGIC`'s,
-    told by its first bytes at spill time), or ``None`` (no such shape, or no format named). Never raises."""
+    """The format a binary entry's stored ``shape`` names (``"gzip"``, ``"PNG image"``, ``"tar"``: one of
+    :data:`~scratchfs.api.shape_binary.FORMATS`, told by its first bytes at spill time), or ``None`` (no such
+    shape, or no format named). Never raises."""
     if not shape or not shape.startswith("binary, "):
         return None
     named = shape.split(";", 1)[0].split(", ")[2:]
-    return named[0] if named and named[0] in _FORMATS else None
-
-
-def _binary(sample: bytes, size: int) -> str:
-    kind = next((name for magic, name in _MAGIC if sample.startswith(magic)), None)
-    head = sample[:8].hex(" ")
-    return f"binary, {kib(size)}" + (f", {kind}" if kind else "") + (f"; starts with {head}" if head else "")
+    return named[0] if named and named[0] in FORMATS else None
 
 
 def _value(value: object) -> str:

@@ -12,8 +12,9 @@ from typing import Any
 import regex
 
 from scratchfs.api.results import render_call
-from scratchfs.api.shape import TEXT_PROBE_BYTES, is_text
+from scratchfs.api.shape import TEXT_PROBE_BYTES, binary_format, is_text
 from scratchfs.api.shape_aligned import is_aligned
+from scratchfs.api.shape_binary import COMPRESSED, TarMember, tar_listing, tar_members
 from scratchfs.api.shape_terminal import TERMINAL_SHAPE
 from scratchfs.api.views import HEX_LINE_BYTES, hex_piece
 from scratchfs.engine.patterns import MAX_LINE_BYTES
@@ -253,8 +254,9 @@ def shown_preview(preview: str, binary: bool, chars: int) -> str:
 
 class _Note:
     """The stub's note: what was stored, what the preview shows, and the exact next calls that read on by range, by
-    line and by pattern (by range and by match for binary content, which has no lines). Every call it names fits the
-    default reply budget: a line read asks for as many lines as hold about :data:`DEFAULT_READ_BYTES` bytes at the
+    line and by pattern (by range and by match for binary content, which has no lines; by range alone for compressed
+    content, whose bytes no search finds text in). Every call it names fits the default reply budget: a line read
+    asks for as many lines as hold about :data:`DEFAULT_READ_BYTES` bytes at the
     content's average line length, and content whose lines are longer than that gets no line read. Content that may
     hold a line over :data:`~scratchfs.engine.patterns.MAX_LINE_BYTES` (``longest_line``: at least its longest
     line's bytes; unknown, ``size - lines + 1``) is searched by match, not by pattern (a pattern search refuses such a
@@ -266,7 +268,7 @@ class _Note:
     records: a question of counts or maxima answered in one call, not pages of rows). The parts
     that do not depend on where the preview stops are made once per stub (its fitting tries several previews)."""
 
-    __slots__ = ("by_other", "call", "count", "lines", "lines_average", "size", "tail_lines", "what")
+    __slots__ = ("by_other", "call", "count", "format", "lines", "lines_average", "size", "tail_lines", "what")
 
     def __init__(self, handle: str, size: int, lines: int, tool: str | None, content_type: str | None,
                  shape: str | None = None, longest_line: int | None = None) -> None:
@@ -280,8 +282,9 @@ class _Note:
         self.lines_average: float | None = None  # binary content: no line read
         self.count = 0
         call = self.call  # each other call is this start and its own arguments, rendered once (_ARGUMENTS)
-        if content_type == "binary":
-            self.by_other = f"{call}, {_BY_MATCH}"
+        self.format = binary_format(shape) if content_type == "binary" else None
+        if content_type == "binary":  # (compressed bytes: no search finds their text, byte ranges alone read them)
+            self.by_other = "" if self.format in COMPRESSED else f"{call}, {_BY_MATCH}"
             return
         by_structure = _STRUCTURE.get(content_type or "")
         if content_type == "log" and shape is not None and shape.startswith(TERMINAL_SHAPE):
@@ -301,6 +304,16 @@ class _Note:
         self.lines_average = average = size / max(1, lines)
         self.count = max(1, min(DEFAULT_LINES, int(DEFAULT_READ_BYTES // max(1.0, average))))
 
+    def tar_text(self, members: list[TarMember]) -> str:
+        """The note of a tar's preview that lists ``members`` (its first, at least one): each one's data is read
+        with ``offset=`` its offset and ``length=`` its bytes; the next call reads the first that holds data."""
+        first = next((member for member in members if member.size > 0), members[0])
+        shown = f"{len(members)} member{'' if len(members) == 1 else 's'}"
+        by_member = f"{self.call}, offset={first.offset!r}, length={max(1, min(first.size, DEFAULT_READ_BYTES))!r})"
+        return (f"{self.what}; an uncompressed tar archive, the preview lists its first {shown} (name, bytes, "
+                f"offset of its data): read a member with offset= its offset and length= its bytes. Next: {by_member}"
+                f" | {self.by_other}.")
+
     def text(self, covered: int, next_line: int, tail_offset: int | None) -> str:
         """The note of a preview that shows ``covered`` bytes of the start (and the tail from ``tail_offset``)."""
         what, size, average = self.what, self.size, self.lines_average
@@ -310,6 +323,10 @@ class _Note:
             return f"{what}; the preview shows all of it."
         shows = f"bytes 0-{covered}" + (f" and {tail_offset}-{size}" if tail_offset is not None else "")
         by_range = f"{self.call}, offset={covered!r}{_RANGE_END}"  # call_with(self.call, offset=, length=)
+        if average is None and self.format in COMPRESSED:
+            return (f"{what}; {self.format}-compressed binary content: no search (match=, pattern=) finds text in "
+                    f"compressed bytes and no read decompresses them. The preview shows {shows} as a hex dump "
+                    f"(OFFSET  HEX  |ASCII|, as a range read gives it). Next: {by_range}.")
         if average is None:
             return (f"{what}; binary content, the preview shows {shows} as a hex dump (OFFSET  HEX  |ASCII|, as "
                     f"a range read gives it). Next: {by_range} | {self.by_other}.")
@@ -352,20 +369,28 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
 
     The preview starts at ``preview_bytes`` bytes of content and shrinks, in proportion to what its JSON escaping
     costs, until the whole stub fits; the note names the next calls from where the preview stops. Binary content's
-    preview is a hex dump of its first bytes (:func:`hex_preview`; ``mode`` does not apply to it).
+    preview is a hex dump of its first bytes (:func:`hex_preview`; ``mode`` does not apply to it), but an uncompressed
+    tar's lists its first members -- name, bytes, offset of the data, as many as fit
+    (:func:`~scratchfs.api.shape_binary.tar_listing`) -- and its note names the range read of the first member that
+    holds data. The note of compressed content (gzip, zstd, bzip2, xz, zip: its shape names the format) names byte
+    ranges alone: no search finds text in compressed bytes.
     ``longest_line``: at least the bytes of the content's longest line, if known (what the note may search by).
     """
     # the JSON's bytes but for the preview's and the note's text (their quotes included), once: each try adds those
     fixed = _fixed_bytes(handle, size, lines, content_type, shape)
     notes = _Note(handle, size, lines, tool, content_type, shape, longest_line)
     limit = preview_bytes
+    members = tar_members(head) if notes.format == "tar" else []
     while True:
-        if content_type == "binary":  # as a range read shows it: escaped control bytes would fill the stub
+        listing, shown = tar_listing(members, limit) if members else ("", 0)
+        if shown:  # a tar's first members, each with its data's bytes and offset
+            preview, covered, tail_offset = listing, 0, None
+        elif content_type == "binary":  # as a range read shows it: escaped control bytes would fill the stub
             preview, covered, tail_offset = hex_preview(head, size, limit)
         else:
             preview, covered, tail_offset = make_preview(head, tail, size, limit, mode)
         next_line = head.count(b"\n", 0, covered) + 1
-        note = notes.text(covered, next_line, tail_offset)
+        note = notes.tar_text(members[:shown]) if shown else notes.text(covered, next_line, tail_offset)
         preview_cost = _json_bytes(preview) - 2
         total = fixed + preview_cost + _json_bytes(note) - 2
         if total <= MAX_STUB_BYTES:

@@ -34,7 +34,7 @@ import jq
 
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.structure.jq_worker import run_jq
-from scratchfs.engine.structure.jsonscan import refuse_unlike_json
+from scratchfs.engine.structure.jsonscan import read_json_whole, refuse_unlike_json
 from scratchfs.engine.structure.jsonstream import path_page
 from scratchfs.engine.structure.numbers import (
     LoneSurrogateScan,
@@ -52,7 +52,6 @@ from scratchfs.engine.structure.paging import (
     encode_cursor,
     fill_items,
     in_worker,
-    read_whole,
     with_as_text,
 )
 from scratchfs.foundation import limits
@@ -406,7 +405,7 @@ def _run(source: ContentSource, filter: str, index: int, need: tuple[int, int, i
     limit = (index // _MORE_OUTPUTS + 2) * _MORE_OUTPUTS
     program = compile_filter(filter, limit)
     refuse_unlike_json(source)  # (binary data: at once, not after reading and handing over 64 MiB)
-    data, invalid = _as_utf8(read_whole(source, MAX_JQ_DOCUMENT_BYTES, "jq"))
+    data, invalid = _as_utf8(read_json_whole(source, MAX_JQ_DOCUMENT_BYTES))  # (binary data: refused where it starts)
     data, escape = _replaced(data)
     more = (_MORE_CHARS, max(0.0, deadline - time.monotonic()) / 2)
     status, detail = run_jq_checked(program, "page", (data, index, need, more, parse_path(filter) is None),

@@ -12,14 +12,16 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from scratchfs.engine.structure.paging import CHUNK_BYTES, ContentSource
+from scratchfs.engine.structure.paging import CHUNK_BYTES, ContentSource, read_whole
 from scratchfs.foundation import text as texts
 from scratchfs.foundation.errors import InvalidArgument
 
 __all__ = ["KINDS", "OPEN", "REST_ARRAY", "REST_OBJECT", "SCALAR", "TOKEN_CHARS", "VALUE_START", "Scan", "jq_short",
-           "jq_string", "not_json", "previous_byte", "refuse_unlike_json", "scalar_text", "utf8_text"]
+           "jq_string", "not_json", "previous_byte", "read_json_whole", "refuse_unlike_json", "scalar_text",
+           "utf8_text"]
 
 _WS = re.compile(rb"[ \t\r\n]*")
+_WS_TEXT = re.compile(r"[ \t\r\n]*")
 _STR = rb'"[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*"'
 _NUM = rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?"
 _STRING = re.compile(_STR)
@@ -92,6 +94,60 @@ def refuse_unlike_json(source: ContentSource) -> None:
     end = pos if token is None else token.end()
     if end < len(head) and head[end] not in _BLANK | VALUE_START | _CLOSE | frozenset(b",NI"):
         raise not_json(end, f"{_shown(head[end])}, which no JSON value holds,")
+
+
+_CONTROL = bytes(b for b in range(0x20) if b not in b"\t\n\r")
+"""Bytes no JSON text holds anywhere (RFC 8259, sections 2 and 7: control characters are escaped in a string, and
+only tab, newline and carriage return are whitespace): one of them is where JSON has stopped."""
+_NOT_CONTROL = bytes(b for b in range(256) if b not in _CONTROL)
+_CONTROL_RE = re.compile(b"[" + re.escape(_CONTROL) + b"]")
+_MOST_VALUES = 1000  # JSON values (jq reads a stream of them) parsed to find where JSON stops, before the control byte
+
+
+def read_json_whole(source: ContentSource, limit: int) -> bytes:
+    """The whole document (at most ``limit`` bytes), read frame by frame, each checked for a byte no JSON text holds
+    (:data:`_CONTROL`, a C ``translate`` at about 800 MB/s): JSON that turns into binary data -- a document followed
+    by a compressed or binary payload, or binary data that starts like JSON (which :func:`refuse_unlike_json`
+    passes) -- is refused at the frame where the binary data starts, not after reading, decoding and handing up to
+    ``limit`` bytes to jq (which then failed or ran to its time limit).
+
+    Raises:
+        InvalidArgument: over ``limit`` (naming the bound, as :func:`~.paging.read_whole`), or the document holds a
+            control byte: ``"the document is not valid JSON: ..."`` naming the byte offset where its JSON stops (the
+            end of its last whole value, or where the parser stops), that control byte and its offset, and the byte
+            range that holds the JSON.
+    """
+    if source.size > limit:
+        return read_whole(source, limit, "jq")  # (raises naming the bound)
+    frames: list[bytes] = []
+    for _, frame in source.iter_frames():
+        frames.append(frame)
+        if frame.translate(None, _NOT_CONTROL):
+            data = b"".join(frames)
+            raise _binary_after_json(data, _CONTROL_RE.search(data, len(data) - len(frame)).start())
+    return b"".join(frames)
+
+
+def _binary_after_json(data: bytes, control: int) -> InvalidArgument:
+    """The error of a document whose first control byte is at ``control``: where JSON stops before it, found by
+    ``json`` (C) over the bytes before it (each byte that is no UTF-8 kept as one character, so offsets map back):
+    the end of its last whole value, or where the parser stops inside its first."""
+    text = data[:control].decode("utf-8", "surrogateescape")
+    pos, end, values = _WS_TEXT.match(text, 1 if text.startswith("\ufeff") else 0).end(), 0, 0
+    while pos < len(text) and values < _MOST_VALUES:
+        try:
+            end = _DECODER.raw_decode(text, pos)[1]
+        except (ValueError, RecursionError) as exc:
+            pos = getattr(exc, "pos", pos) if not values else pos
+            break
+        pos, values = _WS_TEXT.match(text, end).end(), values + 1
+    stop = len(text[: end if values else pos].encode("utf-8", "surrogateescape"))
+    where = (f"past byte {stop:,}, where its {'last whole ' if values > 1 else ''}JSON value ends" if values
+             else f"from byte {stop:,} on, inside its first value")
+    return InvalidArgument(
+        f"the document is not valid JSON {where} (byte 0x{data[control]:02x} at byte {control:,} is a control "
+        f"byte no JSON text holds: binary data follows), so jq reads none of it: read its JSON by byte range "
+        f"(offset=0, length={max(1, stop)}) and the rest from offset={stop}")
 
 
 def _shown(byte: int) -> str:
