@@ -24,11 +24,12 @@ from functools import lru_cache
 
 import regex
 
-from scratchfs.engine.pattern_syntax import MAXREPEAT, first_bytes, nonempty_core, parse, write_core
+from scratchfs.engine.pattern_finder import first_bytes, nonempty_core
+from scratchfs.engine.pattern_syntax import MAXREPEAT, parse, write_core
 from scratchfs.engine.pattern_worker import FLAGS, Engine, Span
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import shorten
-from scratchfs.foundation.errors import InvalidArgument, PatternTimeout, PatternTooLong
+from scratchfs.foundation.errors import InvalidArgument, PatternMatchesEmpty, PatternTimeout, PatternTooLong
 
 try:  # the parser behind `re`: its tree's node kinds, for the required literal
     from re import _parser as _sre_parse  # Python 3.11+
@@ -75,11 +76,11 @@ class Analysis:
             own line.
         reach: longest match plus lookahead, in bytes; ``None`` if unbounded.
         starts: for a pattern that matches empty text, the bytes a non-empty match can begin with
-            (:func:`~scratchfs.engine.pattern_syntax.first_bytes`; empty: it matches nothing but empty text);
+            (:func:`~scratchfs.engine.pattern_finder.first_bytes`; empty: it matches nothing but empty text);
             ``None`` for any other pattern, or when not known.
         finder: for a pattern that matches empty text, and non-empty text too, the core syntax of a pattern that
             finds each place where a non-empty match can begin
-            (:func:`~scratchfs.engine.pattern_syntax.nonempty_core`); ``None`` for any other, or when not known.
+            (:func:`~scratchfs.engine.pattern_finder.nonempty_core`); ``None`` for any other, or when not known.
     """
 
     literal: bytes | None
@@ -101,6 +102,8 @@ def compile_pattern(pattern: str, ignore_case: bool, reach: int) -> tuple[regex.
         InvalidArgument: from :func:`~scratchfs.engine.pattern_syntax.parse` and
             :func:`~scratchfs.engine.pattern_syntax.write_core` (not text, empty, not UTF-8, too long, does not
             compile, ambiguous syntax, beyond a compile bound, a lookbehind longer than ``reach`` bytes).
+        PatternMatchesEmpty: (an InvalidArgument) a pattern that matches empty text and non-empty text too, with no
+            finder (:func:`~scratchfs.engine.pattern_finder.nonempty_core`).
     """
     tree = parse(pattern, ignore_case)
     core, crosses, lookahead = write_core(tree, reach)
@@ -115,7 +118,18 @@ def compile_pattern(pattern: str, ignore_case: bool, reach: int) -> tuple[regex.
     literal, prefix = (None, 0) if tree.state.flags & re.IGNORECASE else _required_literal(tree)
     starts = first_bytes(tree) if tree.getwidth()[0] == 0 else None  # (matches empty text: no required literal)
     finder = nonempty_core(tree, reach) if starts else None
+    if tree.getwidth()[0] == 0 and (starts is None or (starts and finder is None)):
+        raise _unsearchable(pattern)
     return compiled, Analysis(literal, prefix, crosses, total, starts, finder)
+
+
+def _unsearchable(pattern: str) -> PatternMatchesEmpty:
+    """The refusal of a pattern that matches empty text and has no finder (see :class:`PatternMatchesEmpty`)."""
+    return PatternMatchesEmpty(
+        f"pattern {shorten(pattern, _NAMED_CHARS)} matches empty text, and where its non-empty matches begin cannot "
+        "be found ahead (a backreference to a group captured inside a lookaround): it would be tried at every byte. "
+        "Write it so that it cannot match empty text -- a group it needs made required ((a)\\1 rather than "
+        "(a)?\\1), + rather than * -- or capture the group outside the lookaround")
 
 
 COMPILED_PATTERNS = 32
