@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scratchfs import InvalidArgument, PatternMatchesEmpty, PatternTooLong, ScratchStore
+from scratchfs import InvalidArgument, PatternMatchesEmpty, PatternTimeout, PatternTooLong, ScratchStore
 from scratchfs.api.contract import ScratchTools
 from scratchfs.engine.pattern_finder import nonempty_core
 from scratchfs.engine.pattern_syntax import parse
@@ -140,3 +140,46 @@ def test_a_pattern_with_a_backreference_or_conditional_that_matches_empty_text_a
         took = time.perf_counter() - began
     assert reply["windows"] or reply["next_call"] is None, reply
     assert took < 4.0, took
+
+
+@settings(max_examples=int(os.environ.get("FINDER_EXAMPLES", "1500")) // 10, deadline=None)
+@given(pattern=grammar_patterns(), piece=st.text(alphabet="ab\nx", min_size=1, max_size=60).map(str.encode),
+       times=st.integers(80, 300), ignore_case=st.booleans())
+def test_leading_class_scans_find_re_finditers_non_empty_matches(tmp_path_factory, pattern, piece, times,
+                                                                 ignore_case):
+    """Over more than 4 KiB (where a finder's scan of leading classes is decided: ClassScan) the search is exact;
+    a pattern that backtracks without end over the repeated text (``(a(a??))*b`` over 8 KiB of "a") is not this
+    test's (PatternTimeout at 1 s)."""
+    try:
+        re.compile(pattern)
+        matcher = PatternMatcher(pattern, ignore_case, timeout=1.0, reach=64)
+    except (re.error, PatternMatchesEmpty):
+        return
+    data = (piece * times)[:8192]
+    ref = regex_spans(data, pattern, 0, ignore_case)
+    try:
+        got = run_search(tmp_path_factory.mktemp("s"), data, matcher, 0, 4, 400, budget=1 << 20)
+    except (PatternTooLong, PatternTimeout) as exc:
+        error = exc
+    else:
+        error = None
+    if isinstance(error, PatternTooLong):
+        assert any(end - begin > 64 for begin, end in ref if begin <= error.resume_offset)
+    if error is None:
+        assert as_tuples(got) == windows(data, ref, 4, 400, budget=1 << 20), pattern
+
+
+@pytest.mark.parametrize(("pattern", "classes", "scans"), [
+    (r"(?:e\d)*", [b"e", b"0123456789"], b"(?<=e)[0-9]"), (r"(e)?(?(1)q|)", [b"e", b"q"], b"(?<=e)q"),
+    (r"(a)?\1", [b"a", b"a"], b"aa"), (r"(?:(a)|b)?(?(1)z|y)", [], None)])
+def test_a_finder_is_scanned_for_its_leading_classes(pattern, classes, scans):
+    """``(?:e\\d)*`` over text with many "e" and no digit: its finder ``(?:e[0-9]){1,}`` tried at each "e" (1.85 s
+    over 64 MB, ``python bench/empty_finders.py``); the scan of ``[0-9]`` after an "e" takes 0.12 s."""
+    from scratchfs.engine.pattern_syntax import class_syntax
+
+    matcher = PatternMatcher(pattern, False)
+    assert [bytes(sorted(c)) for c in matcher.scan.classes] == classes
+    text = bytearray(b"eerie alpha beta queue\n" * 1000)
+    assert matcher.scan.used(text, 0) == (scans is not None)
+    if scans is not None:
+        assert matcher.scan.chosen[1].pattern.replace(class_syntax(frozenset(b"e")), b"e") == scans

@@ -24,7 +24,12 @@ from scratchfs.engine.pattern_syntax import (
 )
 from scratchfs.foundation.errors import InvalidArgument
 
-__all__ = ["first_bytes", "nonempty_core"]
+try:  # the parser behind `re`: a core syntax read back (leading_classes)
+    from re import _parser as _sre_parse  # Python 3.11+
+except ImportError:  # pragma: no cover - Python 3.10
+    import sre_parse as _sre_parse  # type: ignore[no-redef]
+
+__all__ = ["SCAN_OFFSETS", "first_bytes", "leading_classes", "nonempty_core", "opens_optionally"]
 
 # a loose backreference as CoreWriter writes it, and its group number
 _LOOSE_REFS = re.compile(rb"\(\?:(\(\?i:)?\(\?P=g(\d+)\)\)?\|\)")
@@ -83,6 +88,18 @@ def _finder(tree, reach: int, short: bool, bound: int) -> bytes | None:
         if not unheld & solid:
             return _drop_unheld_refs(way[0])
         solid -= unheld
+
+
+def opens_optionally(tree) -> bool:
+    """Whether the parsed pattern's first item can match empty text (``(a)?\\1``, ``x?y``): ``regex`` then knows no
+    byte its matches begin with, and tries it at every byte. Never raises."""
+    if not len(tree):
+        return False
+    op, av = tree[0]
+    try:
+        return _first_item(op_name(op), av, tree.state.flags, 0)[1]
+    except RecursionError:  # pragma: no cover - parse bounds the nesting first
+        return False
 
 
 def _looked_around_refs(tree) -> bool:
@@ -261,3 +278,53 @@ def _first_item(name: str, av, flags: int, depth: int) -> tuple[frozenset[int] |
             return None, True
         return frozenset().union(*(first for first, _ in results)), any(n for _, n in results)
     return None, True  # anything else: not known
+
+
+SCAN_OFFSETS = 8
+"""Most leading bytes :func:`leading_classes` reads."""
+
+
+def leading_classes(core: bytes) -> list[frozenset[int]]:
+    """The classes of the bytes at offsets 0, 1, 2, ... (at most :data:`SCAN_OFFSETS`) that every match of ``core``
+    (core syntax: a finder, or a pattern's own) begins with: each match's byte at offset ``k`` is in the ``k``-th
+    class. Read through groups, repeats of at least one iteration, zero-width items (passed), a backreference or
+    conditional naming a group matched whole before it; stops at anything else. Never raises (``[]``: not known)."""
+    try:
+        tree = _sre_parse.parse(core.decode("latin-1"), re.MULTILINE)
+        found: list[frozenset[int]] = []
+        _leading(tree, tree.state.flags, found, {})
+        return found[:SCAN_OFFSETS]
+    except (re.error, RecursionError, ValueError, OverflowError, InvalidArgument):
+        return []
+
+
+def _leading(items, flags: int, found: list[frozenset[int]], groups: dict[int, list[frozenset[int]]]) -> bool:
+    """Appends to ``found`` the classes of ``items``' leading bytes; whether ``items`` were read whole (of fixed
+    width). ``groups``: the classes of the groups matched whole so far."""
+    for op, av in items:
+        if len(found) >= SCAN_OFFSETS:
+            return False
+        name = op_name(op)
+        if name in ("LITERAL", "NOT_LITERAL", "ANY", "IN"):
+            found.append(frozenset(class_members(name, av, flags)))
+        elif name in ("AT", "ASSERT", "ASSERT_NOT"):
+            continue
+        elif name == "SUBPATTERN":
+            mark = len(found)
+            if not _leading(av[-1], (flags | av[1]) & ~av[2], found, groups):
+                return False
+            if av[0] is not None:
+                groups[av[0]] = found[mark:]
+        elif name in REPEATS and av[0] >= 1:
+            if not _leading(av[2], flags, found, groups) or av[0] != av[1]:
+                return False
+            if av[0] > 1:  # (a fixed repeat: its first iteration read; the rest not)
+                return False
+        elif name == "GROUPREF" and av in groups and not flags & re.IGNORECASE:
+            found.extend(groups[av])
+        elif name == "GROUPREF_EXISTS" and av[0] in groups:
+            if not _leading(av[1], flags, found, groups):
+                return False
+        else:
+            return False
+    return True

@@ -29,8 +29,20 @@ try:  # the parser behind `re`: the one parser of the pattern syntax
 except ImportError:  # pragma: no cover - Python 3.10
     import sre_parse as _sre_parse  # type: ignore[no-redef]
 
-__all__ = ["MAXREPEAT", "MAX_NESTING", "MAX_PATTERN_BYTES", "MAX_PROGRAM_SIZE", "MAX_REPEAT_COUNT",
-           "REPEATS", "CoreWriter", "class_members", "op_name", "parse", "write_core"]
+__all__ = [
+    "MAXREPEAT",
+    "MAX_NESTING",
+    "MAX_PATTERN_BYTES",
+    "MAX_PROGRAM_SIZE",
+    "MAX_REPEAT_COUNT",
+    "REPEATS",
+    "CoreWriter",
+    "class_members",
+    "class_syntax",
+    "op_name",
+    "parse",
+    "write_core",
+]
 
 MAX_PATTERN_BYTES = 16 * 1024
 """Longest pattern, in bytes of its UTF-8 text (room for an escaped ``match`` of the longest needle)."""
@@ -185,7 +197,7 @@ def _is_single_byte(text: bytes) -> bool:
     return len(text) == 1 or (len(text) == 4 and text.startswith(b"\\x"))
 
 
-def _class(members: frozenset[int] | set[int]) -> bytes:
+def class_syntax(members: frozenset[int] | set[int]) -> bytes:
     """The core syntax for a set of bytes: one byte, ``[\\xHH-\\xHH...]``, or ``(?!)`` (matches nothing)."""
     if not members:
         return b"(?!)"
@@ -300,7 +312,7 @@ class CoreWriter:
                 f"pattern is too large: more than {MAX_PROGRAM_SIZE} items once its counted repeats are unrolled")
         if name in ("LITERAL", "NOT_LITERAL", "ANY", "IN"):
             members = class_members(name, av, flags)
-            return _class(members), _NEWLINE in members, 0
+            return class_syntax(members), _NEWLINE in members, 0
         if name == "AT" and op_name(av) in _ANCHORS:
             if not flags & re.MULTILINE and op_name(av) in _SINGLE_LINE_ANCHORS:
                 return _SINGLE_LINE_ANCHORS[op_name(av)]
