@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and IDEs; at run time
         Expired,
         InvalidArgument,
         NotFound,
+        PatternMatchesEmpty,
         PatternTimeout,
         PatternTooLong,
         QuotaExceeded,
@@ -49,9 +50,9 @@ _WHERE = {  # each public name and the module that defines it, imported on first
         "scratchfs.engine.search": ("Hit", "Window"),
         "scratchfs.engine.sweeper": ("SweepResult",),
         "scratchfs.foundation.errors": (
-            "BadRecord", "CorruptBlob", "Deleted", "Expired", "InvalidArgument", "NotFound", "PatternTimeout",
-            "PatternTooLong", "QuotaExceeded", "ScratchError", "StorageError", "StoreBusy", "StoreClosed",
-            "StructureTimeout"),
+            "BadRecord", "CorruptBlob", "Deleted", "Expired", "InvalidArgument", "NotFound", "PatternMatchesEmpty",
+            "PatternTimeout", "PatternTooLong", "QuotaExceeded", "ScratchError", "StorageError", "StoreBusy",
+            "StoreClosed", "StructureTimeout"),
         "scratchfs.foundation.limits": ("MAX_READ_BYTES",),
     }.items()
     for name in names
@@ -91,6 +92,7 @@ __all__ = [
     "Matches",
     "NotFound",
     "Observation",
+    "PatternMatchesEmpty",
     "PatternTimeout",
     "PatternTooLong",
     "QuotaExceeded",

@@ -1,6 +1,6 @@
 """Patterns that match empty text (``x*``, ``(?:)``, ``\\b``, ``(?=a)``, ``(?:ab)*?``): a search reports their non-empty
 matches only, as ``re.finditer`` gives them, and runs the engine only where a non-empty match can begin
-(scratchfs.engine.pattern_syntax.first_bytes). Each empty match used to cost a trip through Python: "(?:)" and
+(scratchfs.engine.pattern_finder.first_bytes). Each empty match used to cost a trip through Python: "(?:)" and
 "q*" over a large text ran into the 5 s time limit (PatternTimeout 5 MB into 64 MiB) instead of saying "no matches"."""
 
 from __future__ import annotations
@@ -51,9 +51,11 @@ def test_matches_of_patterns_that_match_empty_text_equal_re_finditers_non_empty_
 
 @pytest.mark.parametrize(("pattern", "starts"), [("x*", b"x"), ("(?:)", b""), (r"\b", b""), ("(?=a)", b""),
                                                  ("(?:ab)*", b"a"), ("(?i)k*", b"Kk"), (r"\d*|y*", b"0123456789y"),
-                                                 ("(?:x|)z?", b"xz"), (r"(a)?\1", None)])
+                                                 ("(?:x|)z?", b"xz"), (r"(a)?\1", b"a"),
+                                                 (r"(b)?(?(1)a|)", b"b"), (r"(b?)(?(1)a|)", b"ab"),
+                                                 (r"(?=(a))\1?", None)])
 def test_first_bytes_of_patterns_that_match_empty_text(pattern, starts):
-    from scratchfs.engine.pattern_syntax import first_bytes
+    from scratchfs.engine.pattern_finder import first_bytes
 
     found = first_bytes(parse(pattern, False))
     assert (None if found is None else bytes(sorted(found))) == starts
@@ -101,7 +103,7 @@ def starred_groups(draw):
 def test_starred_groups_that_match_empty_text_find_re_finditers_non_empty_matches(tmp_path_factory, pattern, data,
                                                                                    start, ignore_case):
     """The search of such a pattern runs it only where its finder
-    (:func:`~scratchfs.engine.pattern_syntax.nonempty_core`) finds a non-empty match can begin: the matches are
+    (:func:`~scratchfs.engine.pattern_finder.nonempty_core`) finds a non-empty match can begin: the matches are
     ``re.finditer``'s non-empty ones all the same."""
     test_matches_of_patterns_that_match_empty_text_equal_re_finditers_non_empty_ones.hypothesis.inner_test(
         tmp_path_factory, pattern, data, start, ignore_case)
@@ -110,11 +112,11 @@ def test_starred_groups_that_match_empty_text_find_re_finditers_non_empty_matche
 @pytest.mark.parametrize(("pattern", "finder"), [
     ("(?:eq)*", b"(?:eq){1,}"), ("a*b?", b"(?:(?:a){1,}(?:b){0,1}|(?:b){1,1})"),
     (r"(?:e?q?)*", b"(?:(?:e){1,1}(?:q){0,1}|(?:q){1,1})(?:(?:e){0,1}(?:q){0,1}){0,}"), (r"(?=a)b*", b"(?:b){1,}"),
-    (r"(?:a|)*b", b"(?:(?:a)(?:(?:a|)){0,}b|b)"), (r"(a)?\1", None), (r"\b", None),
+    (r"(?:a|)*b", b"(?:(?:a)(?:(?:a|)){0,}b|b)"), (r"(a)?\1", b"(?:(?P<g1>a)){1,1}(?P=g1)"), (r"\b", None),
     # (before: the body's first non-empty iteration alone, then q: "eeq" was found at its second byte)
     (r"(?:(?:e|)*q|)", b"(?:(?:(?:e)(?:(?:e|)){0,}q|q))")])
 def test_the_finder_of_a_pattern_that_matches_empty_text(pattern, finder):
-    from scratchfs.engine.pattern_syntax import nonempty_core
+    from scratchfs.engine.pattern_finder import nonempty_core
 
     assert nonempty_core(parse(pattern, False), 64) == finder
 

@@ -29,8 +29,20 @@ try:  # the parser behind `re`: the one parser of the pattern syntax
 except ImportError:  # pragma: no cover - Python 3.10
     import sre_parse as _sre_parse  # type: ignore[no-redef]
 
-__all__ = ["MAXREPEAT", "MAX_NESTING", "MAX_PATTERN_BYTES", "MAX_PROGRAM_SIZE", "MAX_REPEAT_COUNT", "first_bytes",
-           "nonempty_core", "parse", "write_core"]
+__all__ = [
+    "MAXREPEAT",
+    "MAX_NESTING",
+    "MAX_PATTERN_BYTES",
+    "MAX_PROGRAM_SIZE",
+    "MAX_REPEAT_COUNT",
+    "REPEATS",
+    "CoreWriter",
+    "class_members",
+    "class_syntax",
+    "op_name",
+    "parse",
+    "write_core",
+]
 
 MAX_PATTERN_BYTES = 16 * 1024
 """Longest pattern, in bytes of its UTF-8 text (room for an escaped ``match`` of the longest needle)."""
@@ -102,7 +114,7 @@ def write_core(tree, reach: int) -> tuple[bytes, bool, int | None]:
             writer does not know.
     """
     try:
-        return _Writer(reach).seq(tree, tree.state.flags, 0, 1)
+        return CoreWriter(reach).seq(tree, tree.state.flags, 0, 1)
     except (RecursionError, MemoryError) as exc:
         raise InvalidArgument(f"pattern is too complex: {type(exc).__name__}") from None
 
@@ -171,7 +183,7 @@ def _class_end(text: str, i: int) -> int:
     return j
 
 
-def _op(constant: object) -> str:
+def op_name(constant: object) -> str:
     """The name of an ``re`` parser constant (``LITERAL``, ``CATEGORY_SPACE``, ...)."""
     return getattr(constant, "name", str(constant))
 
@@ -185,7 +197,7 @@ def _is_single_byte(text: bytes) -> bool:
     return len(text) == 1 or (len(text) == 4 and text.startswith(b"\\x"))
 
 
-def _class(members: frozenset[int] | set[int]) -> bytes:
+def class_syntax(members: frozenset[int] | set[int]) -> bytes:
     """The core syntax for a set of bytes: one byte, ``[\\xHH-\\xHH...]``, or ``(?!)`` (matches nothing)."""
     if not members:
         return b"(?!)"
@@ -213,7 +225,7 @@ def _fold(members: set[int] | frozenset[int]) -> set[int]:
     return folded
 
 
-def _members(name: str, av, flags: int) -> set[int] | frozenset[int]:
+def class_members(name: str, av, flags: int) -> set[int] | frozenset[int]:
     """The bytes one class-like item (LITERAL, NOT_LITERAL, ANY, IN) matches under ``flags``, as ``re`` does."""
     ignore = bool(flags & re.IGNORECASE)
     if name == "ANY":
@@ -224,17 +236,17 @@ def _members(name: str, av, flags: int) -> set[int] | frozenset[int]:
     negate = False
     members: set[int] = set()
     for op, value in av:
-        item = _op(op)
+        item = op_name(op)
         if item == "NEGATE":
             negate = True
         elif item == "LITERAL":
             members.add(value)
         elif item == "RANGE":
             members.update(range(value[0], value[1] + 1))
-        elif item == "CATEGORY" and _op(value) in _CATEGORIES:
-            members |= _CATEGORIES[_op(value)]
+        elif item == "CATEGORY" and op_name(value) in _CATEGORIES:
+            members |= _CATEGORIES[op_name(value)]
         else:
-            raise InvalidArgument(f"pattern uses a class item that is not supported: {item} {_op(value)}")
+            raise InvalidArgument(f"pattern uses a class item that is not supported: {item} {op_name(value)}")
     if ignore:
         members = _fold(members)
     return _ALL - members if negate else members
@@ -252,18 +264,28 @@ _SINGLE_LINE_ANCHORS = {  # ^ and $ without MULTILINE (in a (?-m:...) group): th
     "AT_BEGINNING": (b"\\A", False, 0),
     "AT_END": (b"(?=\\n?\\Z)", True, 2),
 }
-_REPEATS = {"MAX_REPEAT": b"", "MIN_REPEAT": b"?", "POSSESSIVE_REPEAT": b"+"}
+REPEATS = {"MAX_REPEAT": b"", "MIN_REPEAT": b"?", "POSSESSIVE_REPEAT": b"+"}
+_LOOSE_REF = b"(?:%s|)"  # a backreference as a finder writes it (CoreWriter's loose): what its group holds, or empty
+# text (scratchfs.engine.pattern_finder reads it back)
 
 
-class _Writer:
+class CoreWriter:
     """One walk over the parse tree: writes the core syntax for ``regex`` and gathers the analysis.
 
-    Each method returns ``(core syntax, crosses lines, bytes looked at beyond the match or None if unbounded)``.
+    Each method returns ``(core syntax, crosses lines, bytes looked at beyond the match or None if unbounded)``;
+    each raises InvalidArgument (beyond a bound, a construct it does not know).
+
+    Args:
+        reach: the longest lookbehind accepted, in bytes.
+        loose: write a finder's syntax (:mod:`scratchfs.engine.pattern_finder`): a backreference as what its group
+            holds or empty text, a conditional as either arm ...
+        solid: ... but those naming these groups as written.
     """
 
-    def __init__(self, reach: int) -> None:
+    def __init__(self, reach: int, loose: bool = False, solid: frozenset[int] = frozenset()) -> None:
         self.reach = reach
         self.size = 0
+        self.loose, self.solid = loose, solid
 
     def seq(self, tree, flags: int, depth: int, weight: int) -> tuple[bytes, bool, int | None]:
         if depth > MAX_NESTING:
@@ -273,7 +295,7 @@ class _Writer:
         lookahead: int | None = 0
         run = 0  # single bytes written one after another (``regex`` joins them into one string)
         for op, av in tree:
-            text, item_crosses, item_lookahead = self.item(_op(op), av, flags, depth, weight)
+            text, item_crosses, item_lookahead = self.item(op_name(op), av, flags, depth, weight)
             run = run + 1 if _is_single_byte(text) else 0
             if run > MAX_STRING_BYTES:  # break the string: (?=X)X matches what X matches, and regex keeps them apart
                 parts.append(b"(?=" + text + b")")
@@ -289,18 +311,18 @@ class _Writer:
             raise InvalidArgument(
                 f"pattern is too large: more than {MAX_PROGRAM_SIZE} items once its counted repeats are unrolled")
         if name in ("LITERAL", "NOT_LITERAL", "ANY", "IN"):
-            members = _members(name, av, flags)
-            return _class(members), _NEWLINE in members, 0
-        if name == "AT" and _op(av) in _ANCHORS:
-            if not flags & re.MULTILINE and _op(av) in _SINGLE_LINE_ANCHORS:
-                return _SINGLE_LINE_ANCHORS[_op(av)]
-            return _ANCHORS[_op(av)]
+            members = class_members(name, av, flags)
+            return class_syntax(members), _NEWLINE in members, 0
+        if name == "AT" and op_name(av) in _ANCHORS:
+            if not flags & re.MULTILINE and op_name(av) in _SINGLE_LINE_ANCHORS:
+                return _SINGLE_LINE_ANCHORS[op_name(av)]
+            return _ANCHORS[op_name(av)]
         if name == "BRANCH":
             results = [self.seq(sub, flags, depth + 1, weight) for sub in av[1]]
             return b"(?:" + b"|".join(r[0] for r in results) + b")", *_combine(results)
         if name == "SUBPATTERN":
             return self.group(av, flags, depth, weight)
-        if name in _REPEATS:
+        if name in REPEATS:
             return self.repeat(name, av, flags, depth, weight)
         if name in ("ASSERT", "ASSERT_NOT"):
             return self.lookaround(name, av, flags, depth, weight)
@@ -309,9 +331,12 @@ class _Writer:
             return b"(?>" + text + b")", crosses, lookahead
         if name == "GROUPREF":
             ref = b"(?P=g%d)" % av
-            return (b"(?i:" + ref + b")" if flags & re.IGNORECASE else ref), True, 0
+            ref = b"(?i:" + ref + b")" if flags & re.IGNORECASE else ref
+            return (_LOOSE_REF % ref if self.loose and av not in self.solid else ref), True, 0
         if name == "GROUPREF_EXISTS":
             results = [self.seq(sub, flags, depth + 1, weight) for sub in av[1:] if sub is not None]
+            if self.loose and av[0] not in self.solid:  # either arm (an arm left out matches empty text)
+                return b"(?:" + b"|".join([r[0] for r in results] + [b""] * (av[2] is None)) + b")", *_combine(results)
             text = b"(?(g%d)" % av[0] + b"|".join(r[0] for r in results) + b")"
             return text, *_combine(results)
         raise InvalidArgument(f"pattern uses a construct that is not supported: {name}")
@@ -332,7 +357,7 @@ class _Writer:
         text, crosses, lookahead = self.seq(sub, flags, depth + 1, weight * max(low, 1))
         upper = b"" if high == MAXREPEAT else b"%d" % high
         quantifier = b"{%d}" % low if low == high else b"{%d,%s}" % (low, upper)
-        return b"(?:" + text + b")" + quantifier + _REPEATS[name], crosses, lookahead
+        return b"(?:" + text + b")" + quantifier + REPEATS[name], crosses, lookahead
 
     def lookaround(self, name: str, av, flags: int, depth: int, weight: int) -> tuple[bytes, bool, int | None]:
         direction, sub = av
@@ -347,133 +372,6 @@ class _Writer:
         if direction > 0 and lookahead is not None:
             lookahead = None if width >= MAXREPEAT else lookahead + width
         return opening + text + b")", crosses, lookahead
-
-
-def first_bytes(tree) -> frozenset[int] | None:
-    """The bytes a non-empty match of the parsed pattern ``tree`` can begin with (a superset: lookarounds and anchors
-    are taken to allow anything), or ``None`` when that is not known (a backreference, a construct not looked
-    into). A non-empty match consumes its first byte by its first consuming item, so no non-empty match starts at a
-    byte outside this set: the search of a pattern that matches empty text (``x*``, ``(?:ab)*``) runs the engine
-    only where one can (an empty set: it never matches non-empty text, as ``\\b`` or ``(?=a)`` alone)."""
-    try:
-        return _first_seq(tree, tree.state.flags, 0)[0]
-    except RecursionError:  # pragma: no cover - parse bounds the nesting first
-        return None
-
-
-def nonempty_core(tree, reach: int) -> bytes | None:
-    """The core syntax (as :func:`write_core` writes it) of a pattern that matches, at every place where a non-empty
-    match of the parsed pattern ``tree`` can begin, a non-empty text, and matches nothing but non-empty text: a
-    finder for the search of a pattern that matches empty text, which then runs that pattern only where it finds
-    (``(?:eq)*`` is found as ``(?:eq){1,}``, ``a*b?`` as ``a{1,}b?|b``). It is a superset -- lookarounds and anchors
-    are passed over, a repeat of a body that matches empty text is found by the body's first non-empty iteration and
-    any more --
-    so no non-empty match starts where it finds nothing. ``None`` when that is not known (a backreference, a
-    conditional group) or when it would be more than 4 times as long as the pattern's own core. Never raises."""
-    try:
-        found = _NonEmpty(reach).seq(tree, tree.state.flags, 0)
-        core = write_core(tree, reach)[0]
-    except (_Unknown, InvalidArgument, RecursionError, MemoryError):
-        return None
-    return None if found is None or len(found) > 4 * len(core) + 256 else found
-
-
-class _Unknown(Exception):
-    """A construct :class:`_NonEmpty` does not look into."""
-
-
-class _NonEmpty:
-    """Writes the finder of :func:`nonempty_core`: each method returns its core syntax, or ``None`` where the part
-    can match only empty text; raises :class:`_Unknown`."""
-
-    def __init__(self, reach: int) -> None:
-        self.writer = _Writer(reach)
-
-    def write(self, items, flags: int, depth: int) -> bytes:
-        return self.writer.seq(items, flags, depth, 1)[0]
-
-    def seq(self, items, flags: int, depth: int) -> bytes | None:
-        """A non-empty match of ``items`` begins with the first item that consumes a byte: either the first item
-        that cannot match empty text (then the rest as written), or an earlier one's non-empty match (then the
-        rest as written, the items before it matched empty and passed over)."""
-        if depth > MAX_NESTING:
-            raise _Unknown
-        items, ways = list(items), []
-        for i, (op, av) in enumerate(items):
-            name = _op(op)
-            first, nullable = _first_item(name, av, flags, depth)
-            if first is None:
-                raise _Unknown
-            if not nullable:
-                ways.append(self.write(items[i:], flags, depth))
-                break
-            inner = self.item(name, av, flags, depth)
-            if inner is not None:
-                ways.append(inner + self.write(items[i + 1 :], flags, depth))
-        if not ways:
-            return None
-        return ways[0] if len(ways) == 1 else b"(?:" + b"|".join(ways) + b")"
-
-    def item(self, name: str, av, flags: int, depth: int) -> bytes | None:
-        """The non-empty matches of one item that can match empty text."""
-        if name in ("AT", "ASSERT", "ASSERT_NOT"):
-            return None  # zero-width
-        if name == "SUBPATTERN":
-            return self.seq(av[-1], (flags | av[1]) & ~av[2], depth + 1)
-        if name == "ATOMIC_GROUP":
-            return self.seq(av, flags, depth + 1)
-        if name in _REPEATS:
-            _low, high, sub = av
-            if high == 0:
-                return None
-            body = b"(?:" + self.write(sub, flags, depth + 1) + b")"
-            if not _first_seq(sub, flags, depth + 1)[1]:
-                return body + (b"{1,}" if high == MAXREPEAT else b"{1,%d}" % high)
-            first = self.seq(sub, flags, depth + 1)  # a body that can match empty: its first non-empty iteration,
-            if first is None or high == 1:  # then any more
-                return first
-            return first + body + (b"{0,}" if high == MAXREPEAT else b"{0,%d}" % (high - 1))
-        if name == "BRANCH":
-            ways = [way for way in (self.seq(sub, flags, depth + 1) for sub in av[1]) if way is not None]
-            return b"(?:" + b"|".join(ways) + b")" if ways else None
-        raise _Unknown  # a backreference, a conditional group
-
-
-def _first_seq(items, flags: int, depth: int) -> tuple[frozenset[int] | None, bool]:
-    """``(first bytes or None, whether the sequence can match empty text)``."""
-    found: set[int] = set()
-    for op, av in items:
-        first, nullable = _first_item(_op(op), av, flags, depth)
-        if first is None or depth > MAX_NESTING:
-            return None, True
-        found |= first
-        if not nullable:
-            return frozenset(found), False
-    return frozenset(found), True
-
-
-def _first_item(name: str, av, flags: int, depth: int) -> tuple[frozenset[int] | None, bool]:
-    if name in ("LITERAL", "NOT_LITERAL", "ANY", "IN"):
-        return frozenset(_members(name, av, flags)), False
-    if name in ("AT", "ASSERT", "ASSERT_NOT"):
-        return frozenset(), True  # zero-width: consumes nothing
-    if name == "SUBPATTERN":
-        return _first_seq(av[-1], (flags | av[1]) & ~av[2], depth + 1)
-    if name == "ATOMIC_GROUP":
-        return _first_seq(av, flags, depth + 1)
-    if name in _REPEATS:
-        low, high, sub = av
-        if high == 0:
-            return frozenset(), True
-        first, nullable = _first_seq(sub, flags, depth + 1)
-        return first, nullable or low == 0
-    if name in ("BRANCH", "GROUPREF_EXISTS"):
-        subs = av[1] if name == "BRANCH" else av[1:]
-        results = [(frozenset(), True) if sub is None else _first_seq(sub, flags, depth + 1) for sub in subs]
-        if any(first is None for first, _ in results):
-            return None, True
-        return frozenset().union(*(first for first, _ in results)), any(n for _, n in results)
-    return None, True  # a backreference, or anything else: not known
 
 
 def _combine(results: list[tuple[bytes, bool, int | None]]) -> tuple[bool, int | None]:

@@ -112,6 +112,13 @@ class PatternTooLong(_Resumable):
     """
 
 
+class PatternMatchesEmpty(InvalidArgument):
+    """A pattern that matches empty text, and non-empty text too, whose non-empty matches cannot be found but by
+    trying it at every byte (a backreference to a group captured inside a lookaround, as in ``(?=(a))\\1?``): it is
+    refused before it runs, as such a search would run into its time limit over a large content. The message says
+    how to write it so that it cannot match empty text."""
+
+
 class QuotaExceeded(ScratchError):
     """Writing this entry would take its run past ``run_quota_bytes`` (stored bytes) or ``run_quota_entries``.
 
