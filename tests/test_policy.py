@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import tempfile
 
 import pytest
 from hypothesis import given, settings
@@ -240,8 +241,8 @@ def test_should_spill_judges_a_structure_as_offload_spills_it(content, threshold
     """One rule: should_spill judges a dict or list as its JSON text, and offload spills exactly what it says (a new
     user's {"a": "x" * 100000} was False for should_spill, and spilled)."""
     obs = Observation("q", content, result_class="query")
-    store = ScratchStore(root=None, spill_threshold_bytes=threshold)
-    spilled = store.scope("r", "a").offload(obs).stub is not None
+    with tempfile.TemporaryDirectory() as root, ScratchStore(root, spill_threshold_bytes=threshold) as store:
+        spilled = store.scope("r", "a").offload(obs).stub is not None
     assert should_spill(obs, threshold) == spilled
     assert should_spill(obs, threshold) == should_spill(
         Observation("q", json.dumps(content, ensure_ascii=False), result_class="query"), threshold)
