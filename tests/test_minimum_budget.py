@@ -97,6 +97,7 @@ def read_all(key: str, value: str) -> None:
             got += reply["data"]
             if reply["next_call"] is not None:
                 name, args = parse_call(reply["next_call"])
+                assert name == "scratch_read"
                 assert "version" in args
             elif reply["next_offset"] is not None:  # the call does not fit: the cursor of a value is given
                 assert len(reply["version"]) == 8 and "version" in reply["note"]
