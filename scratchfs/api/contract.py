@@ -35,7 +35,8 @@ bytes as U+FFFD, counted by ``replaced``) or, for binary content, a hex dump (``
 The budget holds the whole reply: the arguments it echoes and ``next_call`` are measured first
 (:class:`~scratchfs.api.fixed.Squeeze`); an echo too long is shortened (``"shortened": {argument: full length}``), a
 ``next_call`` that cannot fit is ``null`` with a ``note``, and only then does the reply give its cursor
-(``next_cursor``, a structure page's ``cursor``) alone. Tool errors are at most ``MIN_REPLY_BYTES`` bytes.
+(``next_cursor``, a structure page's ``cursor``, a scratchpad value's ``version`` beside ``next_offset``) alone.
+Tool errors are at most ``MIN_REPLY_BYTES`` bytes.
 """
 
 from __future__ import annotations
