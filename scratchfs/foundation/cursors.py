@@ -71,7 +71,7 @@ _CHECK: dict[str, Callable[[object], object]] = {
 
 def encode_cursor(values: Sequence[object], *, ascii_only: bool = False) -> str:
     """``values`` (JSON-serialisable) as a cursor: URL-safe base64 of their JSON array (packed when long and that
-    makes it shorter: a listing cursor of a key of 512 quotes took 1,368 characters, 84 packed), ``=`` padding removed.
+    makes it shorter: a listing cursor of a key of 512 quotes took 1,442 characters, 86 packed), ``=`` padding removed.
     ``ascii_only``: non-ASCII text written as ``\\u`` escapes (longer; the CLI inspector's cursors have always been).
     Raises TypeError: a value JSON cannot encode."""
     raw = json.dumps(list(values), ensure_ascii=ascii_only).encode("utf-8")
