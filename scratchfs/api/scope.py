@@ -276,10 +276,7 @@ class Scope:
 
     def _range(self, kind: str, key: str, offset: object, length: object, version: str | None = None) -> Slice:
         offset = checks.check_int(offset, "offset", 0)
-        length = checks.check_int(DEFAULT_READ_BYTES if length is None else length, "length", 1)
-        if length > MAX_READ_BYTES:
-            raise InvalidArgument(f"length must be at most {MAX_READ_BYTES} (64 KiB a read): {length}; read on from "
-                                  "next_offset")
+        length = checks.check_int(DEFAULT_READ_BYTES if length is None else length, "length", 1, MAX_READ_BYTES)
         check = None if version is None else functools.partial(_same_version, key, version)
         entry, data = self._entries.read_range(self.run_id, self.agent_id, kind, key, offset, length, check)
         size, end = entry.size, offset + len(data)
