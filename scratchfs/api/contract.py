@@ -372,8 +372,7 @@ class ScratchTools:
         if ranged:  # one read that also takes the bytes just before the range
             requested = min(check_int(DEFAULT_READ_BYTES if length is None else length, "length", 1),
                             MAX_READ_BYTES)
-            return self._range(lambda at, n: scope.read_range(handle, at, min(n, MAX_READ_BYTES)), offset, requested,
-                               budget, echo)
+            return self._range(lambda at, n: scope.read_range(handle, at, n), offset, requested, budget, echo)
         result = scope.read_handle(handle, offset, length, match=match, pattern=pattern, ignore_case=ignore_case,
                                    context=context, max_matches=max_matches, line=line, lines=lines, cap=cap,
                                    before=before)
@@ -445,7 +444,7 @@ class ScratchTools:
         length = check_int(length, "length", 1)
         def read(at: int, n: int) -> Slice:  # every read of this reply pinned to the first one's version
             nonlocal version
-            piece = scope.scratch_read_range(key, at, min(n, MAX_READ_BYTES), version=version)
+            piece = scope.scratch_read_range(key, at, n, version=version)
             version = piece.version
             return piece
 

@@ -246,13 +246,11 @@ class Scope:
     # -- reading --------------------------------------------------------------------------------------------------
 
     def read_range(self, handle: str, offset: int = 0, length: int | None = None) -> Slice:
-        """Bytes ``[offset, offset + length)`` of a spilled result (``length`` 4096 by default, at most
-        :data:`~scratchfs.foundation.limits.MAX_READ_BYTES`, as over MCP and the CLI); decompresses only the frames
-        that cover the range.
+        """Bytes ``[offset, offset + length)`` of a spilled result (``length`` 4096 by default, capped at
+        :data:`~scratchfs.foundation.limits.MAX_READ_BYTES`); decompresses only the frames that cover the range.
 
         Raises:
-            InvalidArgument: a malformed handle; ``offset`` not an integer in ``[0, size]``; a bad ``length`` (not an
-                integer from 1 to ``MAX_READ_BYTES``: a longer read is refused, never cut short quietly).
+            InvalidArgument: a malformed handle; ``offset`` not an integer in ``[0, size]``; a bad ``length``.
             NotFound (Expired, Deleted): no live entry of this scope has this handle. CorruptBlob: a damaged blob.
         """
         handle = checks.check_handle(handle)
@@ -261,8 +259,8 @@ class Scope:
     def scratch_read_range(self, key: str, offset: int = 0, length: int | None = None,
                            version: str | None = None) -> Slice:
         """Bytes ``[offset, offset + length)`` of a scratchpad value, as :meth:`read_range` reads a spilled result
-        (``length`` 4096 by default, at most 64 KiB: a longer one is refused); the slice's ``version`` names the value
-        read (8 characters, :func:`value_version`) and its ``next_call`` (``scratch_read``) repeats it.
+        (``length`` 4096 by default, capped at 64 KiB); the slice's ``version`` names the value read (8 characters,
+        :func:`value_version`) and its ``next_call`` (``scratch_read``) repeats it.
 
         Args:
             version: from an earlier page's ``next_call``: the value must still be the one that page read.
@@ -276,7 +274,7 @@ class Scope:
 
     def _range(self, kind: str, key: str, offset: object, length: object, version: str | None = None) -> Slice:
         offset = checks.check_int(offset, "offset", 0)
-        length = checks.check_int(DEFAULT_READ_BYTES if length is None else length, "length", 1, MAX_READ_BYTES)
+        length = min(checks.check_int(DEFAULT_READ_BYTES if length is None else length, "length", 1), MAX_READ_BYTES)
         check = None if version is None else functools.partial(_same_version, key, version)
         entry, data = self._entries.read_range(self.run_id, self.agent_id, kind, key, offset, length, check)
         size, end = entry.size, offset + len(data)
