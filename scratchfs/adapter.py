@@ -192,7 +192,7 @@ class Offloader:
         if not isinstance(tool, str):
             raise InvalidArgument(f"a tool name must be text, not {type(tool).__name__}: {shorten(tool)}")
         if result_class is not None:
-            self._classes[tool] = self._checked(result_class, f"result_class of {shorten(tool)}")
+            self._classes[tool] = self._checked(result_class, f"result class of {shorten(tool)}")
 
         if inspect.iscoroutinefunction(func):
             async def observe_async(*args: Any, **kwargs: Any) -> Observation:
@@ -224,9 +224,11 @@ class Offloader:
 
     def tool(self, name: str | None = None, *, result_class: str | None = None) -> Callable[[Callable], Callable]:
         """Decorator form of :meth:`wrap`: ``@offloader.tool(result_class="browser")``. Raises InvalidArgument
-        as :meth:`wrap` does (an unknown ``result_class`` at once, before a function is given)."""
-        if result_class is not None:
-            self._checked(result_class, "result_class" if name is None else f"result_class of {shorten(name)}")
+        as :meth:`wrap` does: an unknown ``result_class`` with a ``name`` at once; without one, when the function is
+        given (the decorator applied), so that the message names the tool (``the result class of 'fetch_page' is
+        'brower', ...; did you mean 'browser'?``)."""
+        if result_class is not None and name is not None:
+            self._checked(result_class, f"result class of {shorten(name)}")
 
         def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
             return self.wrap(func, name=name, result_class=result_class)

@@ -290,7 +290,7 @@ def test_every_log_record_of_a_failed_offload_is_one_short_line_whatever_the_too
     (lambda off: Offloader(off.scope, default_class="qurey"), "query"),
     (lambda off: Offloader(lambda: off.scope, default_class="qurey"), "query"),  # a scope picked per call too
     (lambda off: Offloader(lambda: off.scope, classes={"grep": "Workspace"}), "workspace"),
-    (lambda off: offloaded(off.scope, "efect"), "effect"),
+    (lambda off: offloaded(off.scope, "efect")(lambda url: url), "effect"),  # (checked as it is applied)
     (lambda off: off.offload("fetch_page", "x" * 20_000, result_class="browsers"), "browser"),
 ])
 def test_a_misspelled_or_differently_cased_class_is_refused_where_it_is_configured(scratch_scope, configure, meant):
@@ -490,3 +490,19 @@ def test_scope_offload_judges_a_dict_or_list_by_its_json_text_as_the_adapter_doe
     (record,) = [r for r in caplog.records if r.name.startswith("scratchfs")]  # (no other library's)
     assert "the result of 'api' is not JSON-serialisable (RuntimeError: RuntimeError('connection lost'))" in (
         record.getMessage())
+
+
+def test_the_decorator_refusing_a_misspelled_class_names_the_tool_as_the_readme_quotes_it(scratch_scope):
+    """``@off.tool(result_class="brower")`` said "the result_class is 'brower'": which tool's? The README quotes
+    "the result class of 'fetch_page' is 'brower', not a known class: ...; did you mean 'browser'?"."""
+    off = Offloader(scratch_scope)
+    with pytest.raises(InvalidArgument) as raised:
+        @off.tool(result_class="brower")
+        def fetch_page(url: str) -> str:
+            return url
+    message = str(raised.value)
+    assert message.startswith("the result class of 'fetch_page' is 'brower', not a known class: "), message
+    assert message.endswith("did you mean 'browser'?"), message
+    with pytest.raises(InvalidArgument, match=r"^the result class of 'named' is 'brower'"):
+        off.tool("named", result_class="brower")  # a name given: at once
+    assert off.classes == {}

@@ -9,6 +9,7 @@ import json
 import re
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -102,6 +103,11 @@ def test_default_ttl_and_durable_from_the_environment_reach_the_store(tmp_path):
     (["--pattern-timeout", "nan"], None, "Invalid value for '--pattern-timeout': pattern_timeout must be"),
     ([], {"SCRATCHFS_DURABLE": "maybe"}, "Invalid value for $SCRATCHFS_DURABLE: 'maybe' is not a valid boolean"),
     (["--run-quota-entries", "٣"], None, "Invalid value for '--run-quota-entries': '٣' is not an integer"),
+    # a size like the others (it said "segment_entry_bytes must be an integer, not str: '1MiB'", exit 2 as an
+    # invalid argument, not as usage)
+    ([], {"SCRATCHFS_SEGMENT_ENTRY_BYTES": "lots"}, "$SCRATCHFS_SEGMENT_ENTRY_BYTES: 'lots' is not a size"),
+    ([], {"SCRATCHFS_SEGMENT_ENTRY_BYTES": "2MiB"},
+     "$SCRATCHFS_SEGMENT_ENTRY_BYTES: segment_entry_bytes must be between 0 and 1048576: 2097152"),
 ])
 def test_a_bad_value_is_one_stderr_line_and_exit_2(args, env, line, tmp_path):
     result = spill(tmp_path, "r", b"v", *args, env=env)
@@ -132,6 +138,24 @@ def test_a_misspelt_variable_is_one_stderr_line_naming_the_one_it_meant(tmp_path
                                             ("1MiB", 1 << 20), ("2GiB", 2 << 30), ("512B", 512)])
 def test_size_takes_bytes_and_binary_suffixes(text, size):
     assert Size().convert(text, None, None) == size
+
+
+@pytest.mark.parametrize(("text", "size"), [("1MiB", 1 << 20), ("64 KiB", 65536), ("0", 0), ("512B", 512)])
+def test_the_segment_entry_bytes_is_a_size_from_its_variable_and_the_servers_option(text, size, tmp_path,
+                                                                                      monkeypatch):
+    """$SCRATCHFS_SEGMENT_ENTRY_BYTES=1MiB exited 2 ("must be an integer, not str") and `mcp --segment-entry-bytes
+    1MiB` was refused, where every other size setting takes KiB and MiB."""
+    result = spill(tmp_path, "r", b"v", env={"SCRATCHFS_SEGMENT_ENTRY_BYTES": text})
+    assert result.exit_code == 0, result.stderr
+    monkeypatch.setenv("SCRATCHFS_SEGMENT_ENTRY_BYTES", text)
+    assert ScratchStore(tmp_path / "py").settings.segment_entry_bytes == size
+    monkeypatch.delenv("SCRATCHFS_SEGMENT_ENTRY_BYTES")
+    for command in ("mcp", "mcp-proxy"):
+        option = next(p for p in main.commands[command].params if p.name == "segment_entry_bytes")
+        ctx = main.commands[command].make_context(command, [], resilient_parsing=True)
+        assert option.process_value(ctx, text) == size
+        with pytest.raises(click.BadParameter, match="between 0 and 1048576: 2097152"):
+            option.process_value(ctx, "2MiB")
 
 
 _READS = (("--reply-budget-bytes", "SCRATCHFS_REPLY_BUDGET_BYTES"), ("--pattern-timeout", "SCRATCHFS_PATTERN_TIMEOUT"),

@@ -171,3 +171,24 @@ def test_any_json_array_as_a_cursor_is_a_page_or_invalid_argument(listed, values
             pass
         except Exception as exc:
             pytest.fail(f"{where}: {text!r} raised {type(exc).__name__}: {exc}")
+
+
+def test_a_long_cursor_is_packed_and_read_back_and_a_forged_packing_is_refused():
+    """A key of 512 quotes made a listing cursor of 1,368 characters, too long for its row's next_call at the
+    smallest budget: a long cursor's JSON is packed (raw DEFLATE) when that is shorter; short ones are as before."""
+    import base64
+    import zlib
+
+    from scratchfs.foundation.cursors import KEY, NUMBER, TEXT, decode_cursor, encode_cursor
+    from scratchfs.foundation.errors import InvalidArgument
+
+    values = [1.5, '"' * 512, "tag"]
+    cursor = encode_cursor(values)
+    assert len(cursor) < 80 and decode_cursor(cursor, [NUMBER, KEY, TEXT], "bad") == values
+    short = [1.5, "k", "tag"]
+    assert base64.urlsafe_b64decode(encode_cursor(short) + "==").startswith(b"[")
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+    bomb = b"\x00" + packer.compress(b"[" + b" " * 10**6 + b"1]") + packer.flush()
+    for forged in (bomb, b"\x00not deflate", b"\x00" + zlib.compress(b"[1]")[2:-6]):
+        with pytest.raises(InvalidArgument, match="bad"):
+            decode_cursor(base64.urlsafe_b64encode(forged).decode().rstrip("="), [NUMBER], "bad")

@@ -84,7 +84,9 @@ TABLE = [
     ("a number beyond a double (JSON)", b'{"jsonrpc":"2.0","id":22,"method":"ping","params":{"x":1e400}}',
      ("result", 22)),
     ("a line over the limit", b'{"jsonrpc":"2.0","id":23,"method":"tools/list","params":{"x":"'
-     + b"a" * MAX_MESSAGE_BYTES + b'"}}', (INVALID, None)),
+     + b"a" * MAX_MESSAGE_BYTES + b'"}}', (INVALID, 23)),
+    ("a response over the limit", b'{"jsonrpc":"2.0","id":26,"result":{"x":"' + b"a" * MAX_MESSAGE_BYTES + b'"}}',
+     (INVALID, None)),
     ("a response of the client", b'{"jsonrpc":"2.0","id":24,"result":{}}', None),
     ("an error of the client", b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}', None),
     ("an unknown notification", b'{"jsonrpc":"2.0","method":"notifications/whatever"}', None),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import tempfile
 
 import pytest
 from hypothesis import given, settings
@@ -225,3 +226,32 @@ def test_a_preview_mode_for_a_class_that_is_not_known_is_refused(key):
     with pytest.raises(InvalidArgument, match=f"the preview_modes key is '{key}', not a known class"):
         Settings(preview_modes={key: "head+tail"})
     assert dict(Settings(spill_classes={"mine"}, preview_modes={"mine": "head"}).preview_modes) == {"mine": "head"}
+
+
+_JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=40),
+                            lambda inner: st.lists(inner, max_size=6) | st.dictionaries(st.text(max_size=8), inner,
+                                                                                       max_size=6), max_leaves=30)
+
+
+@settings(max_examples=150, deadline=None)
+@given(content=st.one_of(st.dictionaries(st.text(max_size=8), _JSON_VALUES, max_size=8),
+                         st.lists(_JSON_VALUES, max_size=8)),
+       threshold=st.integers(min_value=0, max_value=400))
+def test_should_spill_judges_a_structure_as_offload_spills_it(content, threshold):
+    """One rule: should_spill judges a dict or list as its JSON text, and offload spills exactly what it says (a new
+    user's {"a": "x" * 100000} was False for should_spill, and spilled)."""
+    obs = Observation("q", content, result_class="query")
+    with tempfile.TemporaryDirectory() as root, ScratchStore(root, spill_threshold_bytes=threshold) as store:
+        spilled = store.scope("r", "a").offload(obs).stub is not None
+    assert should_spill(obs, threshold) == spilled
+    assert should_spill(obs, threshold) == should_spill(
+        Observation("q", json.dumps(content, ensure_ascii=False), result_class="query"), threshold)
+
+
+def test_a_large_dict_is_spilled_by_the_rule_that_judges_it():
+    obs = Observation(tool="q", content={"a": "x" * 100000}, result_class="query")
+    assert should_spill(obs)
+    assert should_spill(Observation("q", ("x" * 8187,), "query"))  # 8,193 bytes of JSON (quotes count twice)
+    assert not should_spill(Observation("q", ["x" * 8186], "query"))  # 8,192: not over the threshold
+    assert not should_spill(Observation("q", {"a": object()}, "query"))  # no JSON text: never spilled
+    assert not should_spill(Observation("q", {"a": "x" * 100000}, "effect"))

@@ -154,3 +154,19 @@ def test_the_command_line_session_of_the_readme_runs_as_written(tmp_path):
     done = subprocess.run(["bash", "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert '"rows_deleted":' in done.stdout and "ownership" in done.stdout
+
+
+def test_the_readme_gives_the_size_of_the_tool_definitions_as_they_are(tmp_path):
+    """The agent-loop section says how many bytes of compact JSON ``tool_definitions(store)`` takes (sent with every
+    request); it said 12,785 where they were 13,159. The figure is read from the README, so it cannot drift."""
+    from scratchfs import ScratchStore
+    from scratchfs.adapter import tool_definitions
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"\(~([0-9.]+) KB, ([0-9,]+) bytes of compact JSON", text)
+    assert found is not None, "the README no longer gives the tool definitions' size"
+    store = ScratchStore(tmp_path, default_ttl=3600.0, spill_threshold_bytes=8192, preview_bytes=1024)
+    size = len(json.dumps(tool_definitions(store), separators=(",", ":")))
+    assert int(found.group(2).replace(",", "")) == size
+    assert found.group(1) == f"{size / 1000:.1f}"
+    store.close()

@@ -293,10 +293,15 @@ def test_deleting_from_the_page_with_allow_delete(site, tmp_path):
         context = site["browser"].new_context()
         tab = context.new_page()
         dialogs: list[str] = []
-        tab.on("dialog", lambda d: (dialogs.append(d.message), d.accept()))
+        answer = [False]  # an entry's delete asks first, as "Delete run" does: dismissed, nothing is deleted
+        tab.on("dialog", lambda d: (dialogs.append(d.message), d.accept() if answer[0] else d.dismiss()))
         tab.goto(found.group(1))
         tab.goto(found.group(1).split("/?")[0] + "/runs/run-del")
         row = tab.locator("table.grid tbody tr", has_text=gone)
+        row.locator("button", has_text="delete").click()
+        expect(tab.locator("table.grid tbody tr")).to_have_count(2)
+        assert dialogs == [f"Delete the spilled result {gone} of agent agent-1?"]
+        answer[0] = True
         row.locator("button", has_text="delete").click()  # a POST with the page's CSRF header
         expect(row).to_have_count(0)
         expect(tab.locator("table.grid tbody tr")).to_have_count(1)
@@ -304,7 +309,7 @@ def test_deleting_from_the_page_with_allow_delete(site, tmp_path):
         tab.locator("button", has_text="Delete run").click()
         tab.wait_for_url(found.group(1).split("/?")[0] + "/")
         context.close()
-    assert dialogs == ["Delete every entry of run run-del?"]
+    assert dialogs[1:] == [f"Delete the spilled result {gone} of agent agent-1?", "Delete every entry of run run-del?"]
     with ScratchStore(tmp_path / "root") as store:
         assert store.list_entries() == []
 

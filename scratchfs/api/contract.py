@@ -35,7 +35,8 @@ bytes as U+FFFD, counted by ``replaced``) or, for binary content, a hex dump (``
 The budget holds the whole reply: the arguments it echoes and ``next_call`` are measured first
 (:class:`~scratchfs.api.fixed.Squeeze`); an echo too long is shortened (``"shortened": {argument: full length}``), a
 ``next_call`` that cannot fit is ``null`` with a ``note``, and only then does the reply give its cursor
-(``next_cursor``, a structure page's ``cursor``) alone. Tool errors are at most ``MIN_REPLY_BYTES`` bytes.
+(``next_cursor``, a structure page's ``cursor``, a scratchpad value's ``version`` beside ``next_offset``) alone.
+Tool errors are at most ``MIN_REPLY_BYTES`` bytes.
 """
 
 from __future__ import annotations
@@ -84,11 +85,15 @@ def range_reply(sl: Slice, budget: int, before: bytes = b"") -> dict[str, Any]:
         part = replace(part, offset=shown.offset, data=part.data[at : at + shown.length])
         part = part.prefix(shown.length)
         return {name: sl.handle, **shown.fields(), "size": sl.size, "next_offset": part.next_offset,
-                "remaining": part.remaining, "next_call": part.next_call, **shown.content_fields()}
+                "remaining": part.remaining, "next_call": part.next_call, **shown.content_fields(),
+                **({"version": sl.version} if guarded else {})}
 
+    guarded = sl.kind == "scratch" and sl.version is not None  # a value's next page must be of the same value
     if small(budget, sl.handle):  # nothing long is echoed: the fixed part is small (the common case, measured first)
-        return fit(len(sl.data), build, budget)
-    squeeze = Squeeze(build(1), budget, {"key": ("key",)} if sl.kind == "scratch" else None)
+        return fit(len(sl.data), lambda k: _unguarded(build(k)), budget)
+    squeeze = Squeeze(build(1), budget, {"key": ("key",)} if sl.kind == "scratch" else None,
+                      cursor_key="version" if guarded else None,
+                      resume="offset=next_offset and version" if guarded else None)
     return fit(len(sl.data), lambda k: squeeze(build(k)), budget)
 
 
@@ -110,6 +115,11 @@ def lines_reply(ls: LineSlice, budget: int) -> dict[str, Any]:
         return fit(len(ls.data), build, budget)
     squeeze = Squeeze(build(1), budget, resume="next_offset and lines (or next_line)")
     return fit(len(ls.data), lambda k: squeeze(build(k)), budget)
+
+
+def _unguarded(reply: dict[str, Any]) -> dict[str, Any]:
+    """``reply`` without the ``version`` its ``next_call`` carries (given alone only when next_call is left out)."""
+    return {k: v for k, v in reply.items() if k != "version"} if "version" in reply else reply
 
 
 def _first_character(data: bytes) -> int:

@@ -99,13 +99,14 @@ class Squeeze:
         cursor_key: the reply's cursor field (``"next_cursor"``, ``"cursor"``), which builders always fill and
             which is kept only when ``next_call`` is left out; ``None`` for reply kinds with none.
         reserve: bytes the content needs beyond the floor's (a structure page measured apart).
-        resume: what the note says to go on from when ``next_call`` is left out (``"next_offset"``).
+        resume: what the note says to go on from when ``next_call`` is left out (default: the cursor field, else
+            ``"next_offset"``).
     """
 
     def __init__(self, floor: dict[str, Any], budget: int, echoes: Mapping[str, tuple[str, ...]] | None = None,
-                 cursor_key: str | None = None, reserve: int = 0, resume: str = "next_offset") -> None:
+                 cursor_key: str | None = None, reserve: int = 0, resume: str | None = None) -> None:
         self.cursor_key, self.keep_cursor = cursor_key, cursor_key is not None
-        self.resume = f"the same arguments and {cursor_key or resume}"
+        self.resume = f"the same arguments and {resume or cursor_key or 'next_offset'}"
         self.cuts: dict[str, tuple[tuple[str, ...], Any, int]] = {}  # name -> (path, shortened value, full length)
         self.call_bytes = 0  # > 0: next_call is left out; the size it would take
         target = budget - SLACK_BYTES - reserve

@@ -8,6 +8,7 @@ not come from the store's own verbs or another tool listed in :data:`NEVER_SPILL
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -47,8 +48,8 @@ class Observation:
     Attributes:
         tool: the tool's name.
         content: the result, ``str`` or ``bytes``; or a ``dict``, ``list`` or ``tuple`` (a structured result), which
-            :meth:`scratchfs.Scope.offload` judges and spills as its JSON text (:func:`should_spill` itself judges
-            text and bytes only).
+            :func:`should_spill` judges, and :meth:`scratchfs.Scope.offload` spills, as its JSON text
+            (:func:`judged_text`).
         result_class: ``"query"``, ``"workspace"``, ``"browser"`` (may flood the context), ``"effect"`` (a side
             effect's receipt), or ``None`` (unknown: never spilled).
         artifact_id, mutation_complete, metadata, memory_entry_id, persisted: out-of-band meaning; when any is set
@@ -149,6 +150,29 @@ def result_size(content: str | bytes | bytearray | memoryview) -> int:
     return json_string_bytes(bytes(content).decode("utf-8", "replace"))
 
 
+def judged_text(content: object) -> str | bytes | bytearray | memoryview | None:
+    """The text a result is judged (and spilled) as: ``str`` and bytes-like content as it is; a ``dict``, ``list`` or
+    ``tuple`` as its JSON text, ``json.dumps(content, ensure_ascii=False)`` (what an agent loop sends the model);
+    ``None`` for content of another type or a structure with no JSON text (whatever writing it raised: a value JSON
+    has no form for, a dict changed by another thread as it is written, a lazy list whose iteration fails)."""
+    if isinstance(content, (str, bytes, bytearray, memoryview)):
+        return content
+    if not isinstance(content, (dict, list, tuple)):
+        return None
+    try:
+        return json_text(content)
+    except Exception:
+        return None
+
+
+def json_text(content: dict[str, Any] | list[Any] | tuple[Any, ...]) -> str:
+    """The JSON text a structured result is judged and spilled as: ``json.dumps(content, ensure_ascii=False)``.
+
+    Raises:
+        whatever ``json.dumps`` raises (TypeError, ValueError, RecursionError, an error of a lazy iterable)."""
+    return json.dumps(content, ensure_ascii=False)
+
+
 def should_spill(
     obs: Observation,
     threshold_bytes: int = SPILL_THRESHOLD_BYTES,
@@ -158,11 +182,13 @@ def should_spill(
 ) -> bool:
     """Decide whether an observation's content should leave the context.
 
-    True only when all hold: the content is ``str`` or bytes-like and larger than ``threshold_bytes`` as the model
-    receives it (:func:`result_size`: its text as a JSON string, escapes included; 8,192 control characters are
-    40,960 bytes of JSON and are spilled); ``obs.result_class`` is in ``spill_classes``; no out-of-band field is set
-    (``artifact_id``, ``mutation_complete``, ``metadata``, ``memory_entry_id``, ``persisted``); the tool is not
-    never-spilled (:func:`is_never_spilled`); and the observation was not already offloaded.
+    True only when all hold: the content is ``str`` or bytes-like, or a ``dict``, ``list`` or ``tuple`` judged as its
+    JSON text (:func:`judged_text`, as :meth:`scratchfs.Scope.offload` spills it: its quotes count twice), and is
+    larger than ``threshold_bytes`` as the model receives it (:func:`result_size`: its text as a JSON string,
+    escapes included; 8,192 control characters are 49,152 bytes of JSON and are spilled); ``obs.result_class`` is
+    in ``spill_classes``; no out-of-band field is set (``artifact_id``, ``mutation_complete``, ``metadata``,
+    ``memory_entry_id``, ``persisted``); the tool is not never-spilled (:func:`is_never_spilled`); and the
+    observation was not already offloaded.
 
     Cheap: a result longer than the threshold (characters, or bytes) is over it without a look at its text, as its
     JSON is at least that long; one of at most a sixth of it is under it (a character or byte is at most 6 bytes of
@@ -175,7 +201,7 @@ def should_spill(
         return False
     if not isinstance(obs.tool, str) or is_never_spilled(obs.tool, never_spill_tools):
         return False
-    content = obs.content
+    content = obs.content if isinstance(obs.content, (str, bytes)) else judged_text(obs.content)
     if isinstance(content, str):
         length = len(content)
     elif isinstance(content, (bytes, bytearray, memoryview)):
@@ -193,4 +219,4 @@ def should_spill(
 
 
 __all__ = ["KNOWN_CLASSES", "NEVER_SPILL_TOOLS", "SPILL_CLASSES", "Observation", "check_result_class", "content_size",
-           "is_never_spilled", "result_size", "should_spill", "tool_basename"]
+           "is_never_spilled", "json_text", "judged_text", "result_size", "should_spill", "tool_basename"]

@@ -10,7 +10,6 @@ a program rather than a model: :meth:`Scope.iter_content` (its frames' bytes, on
 from __future__ import annotations
 
 import functools
-import json
 import logging
 from collections.abc import Iterator
 from dataclasses import replace
@@ -19,7 +18,7 @@ from typing import TYPE_CHECKING
 from scratchfs.api.counting import search_matcher
 from scratchfs.api.entries import Entries, OpenEntry, reading
 from scratchfs.api.last_search import last_search
-from scratchfs.api.policy import KNOWN_CLASSES, Observation, check_result_class, should_spill
+from scratchfs.api.policy import KNOWN_CLASSES, Observation, check_result_class, json_text, should_spill
 from scratchfs.api.results import LineSlice, Matches, Page, Slice, render_call, short_digest
 from scratchfs.api.search_misses import stored_search
 from scratchfs.api.structured import StructureReads
@@ -221,7 +220,7 @@ class Scope:
         if obs.result_class not in self.store.settings.spill_classes:
             return obs  # never spilled, whatever its size: not written out for nothing
         try:
-            text = json.dumps(obs.content, ensure_ascii=False)
+            text = json_text(obs.content)  # (the text should_spill judges a structure by)
         except Exception as exc:
             log.warning("scratchfs: the result of %s is not JSON-serialisable (%s: %s); passing it through",
                         checks.shorten(obs.tool, 120), type(exc).__name__, checks.shorten(exc))

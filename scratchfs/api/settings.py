@@ -18,7 +18,7 @@ from scratchfs.engine.seekable import MAX_FRAME_BYTES, MIN_FRAME_BYTES
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_choice, check_int, check_names, check_seconds, check_ttl
 from scratchfs.foundation.errors import InvalidArgument
-from scratchfs.foundation.text import digits_int
+from scratchfs.foundation.text import size_bytes
 
 SEGMENTS_ENV = "SCRATCHFS_SEGMENT_ENTRY_BYTES"
 """Environment variable giving the default ``segment_entry_bytes`` (unset: 65536; 0 turns segment files off)."""
@@ -26,10 +26,11 @@ SEGMENTS_ENV = "SCRATCHFS_SEGMENT_ENTRY_BYTES"
 
 def default_segment_entry_bytes() -> int | str:
     """The default ``segment_entry_bytes``: ``$SCRATCHFS_SEGMENT_ENTRY_BYTES`` if set (0: a blob file per entry),
-    else :data:`~scratchfs.foundation.limits.SEGMENT_ENTRY_BYTES` (64 KiB, the measured threshold). A value that is
-    not a number is returned as it is, for validation to refuse (InvalidArgument)."""
+    else :data:`~scratchfs.foundation.limits.SEGMENT_ENTRY_BYTES` (64 KiB, the measured threshold). The variable is
+    a size as every size setting is (:func:`~scratchfs.foundation.text.size_bytes`: ``65536``, ``64KiB``,
+    ``1MiB``); a value that is not one is returned as it is, for validation to refuse (InvalidArgument)."""
     raw = os.environ.get(SEGMENTS_ENV, "").strip()
-    number = digits_int(raw)  # (digits too many for int() are no number: refused as the text they are)
+    number = size_bytes(raw)
     return number if number is not None else (raw or limits.SEGMENT_ENTRY_BYTES)
 
 

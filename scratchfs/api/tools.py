@@ -43,6 +43,7 @@ from scratchfs.foundation.limits import (
     MAX_LINES,
     MAX_LIST_ENTRIES,
     MAX_MATCHES,
+    MAX_MESSAGE_BYTES,
     MAX_NEEDLE_BYTES,
     MAX_READ_BYTES,
     MAX_REPLY_BYTES,
@@ -65,7 +66,8 @@ class ToolSpec:
 
 _HANDLE = {"type": "string", "description": "The handle from a stub, e.g. \"h_abc...\" (exactly as given)."}
 _KEY = {"type": "string", "minLength": 1, "maxLength": MAX_KEY_BYTES,
-        "description": f"The scratchpad key (1-{MAX_KEY_BYTES} bytes of text, case-sensitive)."}
+        "description": f"The scratchpad key, case-sensitive: 1 to {MAX_KEY_BYTES} bytes of UTF-8 text (so at most "
+                       f"{MAX_KEY_BYTES} characters; a non-ASCII one takes 2 to 4 bytes)."}
 _BUDGET = {"type": "integer", "minimum": MIN_REPLY_BYTES, "maximum": MAX_REPLY_BYTES, "default": REPLY_BUDGET_BYTES,
            "description": f"Most bytes this reply may take, counted as you receive them (its JSON text); default "
                           f"{REPLY_BUDGET_BYTES}, at most {MAX_REPLY_BYTES}. A larger reply is cut to fit, and its "
@@ -214,7 +216,11 @@ _SCRATCH_WRITE = ToolSpec(
         "type": "object",
         "properties": {
             "key": _KEY,
-            "value": {"type": "string", "description": "The text to store (or base64, see encoding)."},
+            "value": {"type": "string", "description": "The text to store (or base64, see encoding). At most "
+                                                       f"{MAX_MESSAGE_BYTES // 2**20} MiB as JSON text, escapes "
+                                                       "included (the whole call is one message of at most "
+                                                       f"{MAX_MESSAGE_BYTES // 2**20} MiB): store more in parts "
+                                                       "under several keys."},
             "encoding": {"type": "string", "enum": ["utf-8", "base64"], "default": "utf-8",
                          "description": "\"base64\" if value is base64-encoded bytes."},
             "ttl": {"type": "number", "minimum": MIN_TTL, "maximum": MAX_TTL,

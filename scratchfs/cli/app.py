@@ -26,13 +26,13 @@ from typing import Any
 
 import click
 
-from scratchfs.api.settings import SEGMENTS_ENV, Settings
+from scratchfs.api.settings import SEGMENTS_ENV, Settings, default_segment_entry_bytes
 from scratchfs.api.store import ScratchStore, existing_store
 from scratchfs.cli.output import InputError, OutputError, TaggedSource, tagged_stdout
 from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX
-from scratchfs.foundation.checks import check_seconds, check_ttl, closest
+from scratchfs.foundation.checks import check_int, check_seconds, check_ttl, closest
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
-from scratchfs.foundation.limits import BUSY_TIMEOUT, DEFAULT_TTL, MAX_BUSY_TIMEOUT, MAX_TTL
+from scratchfs.foundation.limits import BUSY_TIMEOUT, DEFAULT_TTL, MAX_BUSY_TIMEOUT, MAX_SEGMENT_ENTRY_BYTES, MAX_TTL
 from scratchfs.foundation.text import is_digits, one_line
 
 EXIT_CODES_HELP = """\b
@@ -331,8 +331,8 @@ def command_store() -> dict[str, str]:
 def command_settings() -> Settings | None:
     """The :class:`~scratchfs.api.settings.Settings` the running command's settings options (or their environment
     variables) give, or ``None`` when none is given: the store's defaults. Raises
-    :class:`~scratchfs.foundation.errors.InvalidArgument` only for a bad ``$SCRATCHFS_SEGMENT_ENTRY_BYTES`` (each
-    option's value was checked as it was parsed)."""
+    :class:`click.UsageError` for a bad ``$SCRATCHFS_BUSY_TIMEOUT`` or ``$SCRATCHFS_SEGMENT_ENTRY_BYTES`` (read
+    here: not every command has their options; each option's value was checked as it was parsed)."""
     ctx = click.get_current_context(silent=True)
     given = dict(ctx.meta.get(SETTINGS_META) or {}) if ctx is not None else {}
     env = os.environ.get(BUSY_TIMEOUT_ENV, "").strip()
@@ -342,6 +342,16 @@ def command_settings() -> Settings | None:
                                                   "busy_timeout", MAX_BUSY_TIMEOUT, zero_ok=True)
         except InvalidArgument as exc:
             raise click.UsageError(f"${BUSY_TIMEOUT_ENV}: {exc}") from None
+    segments = os.environ.get(SEGMENTS_ENV, "").strip()
+    if segments:  # read by the store's settings themselves: a bad value is a usage error all the same
+        size = default_segment_entry_bytes()
+        if not isinstance(size, int):
+            raise click.UsageError(f"${SEGMENTS_ENV}: {segments!r} is not a size (bytes in ASCII digits, optionally "
+                                   "followed by B, KiB, MiB or GiB)")
+        try:
+            check_int(size, "segment_entry_bytes", 0, MAX_SEGMENT_ENTRY_BYTES)
+        except InvalidArgument as exc:
+            raise click.UsageError(f"${SEGMENTS_ENV}: {exc}") from None
     return Settings(**given) if given else None
 
 

@@ -10,7 +10,6 @@ import click
 
 from scratchfs.api.settings import SEGMENTS_ENV
 from scratchfs.cli.app import (
-    Integer,
     Seconds,
     command_settings,
     command_store,
@@ -21,8 +20,9 @@ from scratchfs.cli.app import (
     warn,
 )
 from scratchfs.cli.settings_options import Size, setting_env, settings_options
+from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
-from scratchfs.foundation.limits import DEFAULT_TTL, SPILL_THRESHOLD_BYTES, SWEEP_INTERVAL
+from scratchfs.foundation.limits import DEFAULT_TTL, MAX_SEGMENT_ENTRY_BYTES, SPILL_THRESHOLD_BYTES, SWEEP_INTERVAL
 
 
 def _missing_mcp(exc: ImportError) -> None:
@@ -52,10 +52,21 @@ def store_options(func: Callable) -> Callable:
     with -- an MCP client starts a server with a minimal environment (HOME, PATH, ...), so every setting the server
     reads from the environment can be given as an option of its own too (``--index`` and ``--blobs`` come with
     :func:`~scratchfs.cli.settings_options.settings_options`, as on every command that opens a store)."""
-    return click.option("--segment-entry-bytes", type=Integer(minimum=0), default=None, metavar="BYTES",
-                        envvar=SEGMENTS_ENV, show_envvar=True,
-                        help="Store contents of at most this many bytes in segment files; 0: a file per entry "
-                             "[default: 65536].")(func)
+    return click.option("--segment-entry-bytes", type=Size(), default=None, metavar="SIZE", envvar=SEGMENTS_ENV,
+                        show_envvar=True, callback=_segment_bound,
+                        help="Store contents of at most this size in segment files (bytes, or with KiB, MiB; at most "
+                             "1MiB); 0: a file per entry [default: 64KiB].")(func)
+
+
+def _segment_bound(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
+    """``--segment-entry-bytes`` within its bounds (0 to 1 MiB), checked as :class:`Settings` checks it: else a usage
+    error naming the option (or its variable)."""
+    if value is not None:
+        try:
+            check_int(value, "segment_entry_bytes", 0, MAX_SEGMENT_ENTRY_BYTES)
+        except InvalidArgument as exc:
+            raise click.BadParameter(str(exc), ctx, param) from None
+    return value
 
 
 def store_arguments(segment_entry_bytes: int | None) -> dict[str, Any]:

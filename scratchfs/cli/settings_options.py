@@ -32,7 +32,6 @@ from -- and :class:`~scratchfs.foundation.errors.InvalidArgument`'s text, exit c
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -44,29 +43,26 @@ from scratchfs.cli.app import SETTINGS_META, STORE_META, Integer, Seconds
 from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX
 from scratchfs.foundation import limits
 from scratchfs.foundation.errors import InvalidArgument
-
-SIZE_UNITS = {"": 1, "b": 1, "kib": 1024, "mib": 1024 ** 2, "gib": 1024 ** 3}
-"""The suffixes a size may carry (case-insensitive), and the bytes each stands for."""
-_SIZE_RE = re.compile(r"([0-9]{1,20})[ ]?([A-Za-z]{0,3})\Z")
+from scratchfs.foundation.text import SIZE_UNITS, size_bytes
 
 
 class Size(click.ParamType):
     """A click option type for a number of bytes: ASCII digits, optionally followed by ``B``, ``KiB``, ``MiB`` or
     ``GiB`` (binary units, any case, one space allowed before the unit): ``65536``, ``64KiB``, ``1 GiB``. Anything
     else -- a sign, a fraction, ``KB`` or ``MB`` (decimal or binary? not guessed), Unicode digits -- is a usage error
-    (exit 2, one line). Bounds are the setting's own (checked by :class:`Settings`)."""
+    (exit 2, one line). Parsed by :func:`~scratchfs.foundation.text.size_bytes`, as ``$SCRATCHFS_SEGMENT_ENTRY_BYTES``
+    is. Bounds are the setting's own (checked by :class:`Settings`)."""
 
     name = "size"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
         if isinstance(value, int) and not isinstance(value, bool):
             return value
-        found = _SIZE_RE.match(str(value).strip())
-        unit = found.group(2).lower() if found else None
-        if found is None or unit not in SIZE_UNITS:
+        size = size_bytes(str(value))
+        if size is None:
             self.fail(f"{value!r} is not a size (bytes in ASCII digits, optionally followed by B, KiB, MiB or GiB)",
                       param, ctx)
-        return int(found.group(1)) * SIZE_UNITS[unit]
+        return size
 
 
 class SettingOption(click.Option):

@@ -126,8 +126,8 @@ def check_quota(entry: Entry, stored: int, count: int, replaced: tuple[int, bool
         raise QuotaExceeded(f"run {entry.run_id!r} would hold {stored + entry.stored_size:,} stored bytes, over its "
                             f"quota of {max_bytes:,}; delete entries or wait for them to expire")
     if max_entries is not None and count + 1 > max_entries:
-        raise QuotaExceeded(f"run {entry.run_id!r} would hold {count + 1:,} entries, over its quota of "
-                            f"{max_entries:,}; delete entries or wait for them to expire")
+        raise QuotaExceeded(f"run {entry.run_id!r} would hold {count + 1:,} {'entry' if count == 0 else 'entries'}, "
+                            f"over its quota of {max_entries:,}; delete entries or wait for them to expire")
 
 
 class BlobFile(NamedTuple):

@@ -16,6 +16,7 @@ import base64
 import binascii
 import json
 import math
+import zlib
 from collections.abc import Callable, Sequence
 
 from scratchfs.foundation import checks
@@ -69,11 +70,39 @@ _CHECK: dict[str, Callable[[object], object]] = {
 
 
 def encode_cursor(values: Sequence[object], *, ascii_only: bool = False) -> str:
-    """``values`` (JSON-serialisable) as a cursor: URL-safe base64 of their JSON array, ``=`` padding removed.
+    """``values`` (JSON-serialisable) as a cursor: URL-safe base64 of their JSON array (packed when long and that
+    makes it shorter: a listing cursor of a key of 512 quotes took 1,442 characters, 86 packed), ``=`` padding removed.
     ``ascii_only``: non-ASCII text written as ``\\u`` escapes (longer; the CLI inspector's cursors have always been).
     Raises TypeError: a value JSON cannot encode."""
-    raw = json.dumps(list(values), ensure_ascii=ascii_only)
-    return base64.urlsafe_b64encode(raw.encode("utf-8")).decode("ascii").rstrip("=")
+    raw = json.dumps(list(values), ensure_ascii=ascii_only).encode("utf-8")
+    if len(raw) > _PACK_OVER:  # a long key: its JSON escapes (a quote is 2 bytes) packed, so that a listing's
+        packer = zlib.compressobj(9, zlib.DEFLATED, -15)  # next_call fits the smallest budget beside its row
+        packed = _PACKED + packer.compress(raw) + packer.flush()
+        raw = packed if len(packed) < len(raw) else raw
+    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+_PACKED = b"\x00"
+"""Starts a cursor whose JSON is packed (raw DEFLATE, RFC 1951); a JSON text never starts with it."""
+_PACK_OVER = 256
+"""A cursor's JSON longer than this many bytes is packed when that makes it shorter (the common, short ones never
+are: cursors of short keys look as they always have)."""
+_UNPACKED_MOST = 64 * 1024
+"""Most bytes a packed cursor may unpack to (a cursor is at most 4,096 characters; its JSON far less)."""
+
+
+def _unpacked(data: bytes) -> bytes:
+    """The JSON of a cursor's bytes: unpacked when packed (ValueError past :data:`_UNPACKED_MOST` or incomplete)."""
+    if not data.startswith(_PACKED):
+        return data
+    unpacker = zlib.decompressobj(-15)
+    try:
+        raw = unpacker.decompress(data[len(_PACKED):], _UNPACKED_MOST)
+    except zlib.error as exc:
+        raise ValueError("not a packed cursor") from exc
+    if not unpacker.eof or unpacker.unconsumed_tail or unpacker.unused_data:
+        raise ValueError("not a packed cursor")
+    return raw
 
 
 def decode_cursor(cursor: object, types: Sequence[str], error: str) -> list[object]:
@@ -88,7 +117,7 @@ def decode_cursor(cursor: object, types: Sequence[str], error: str) -> list[obje
     try:
         if not isinstance(cursor, str):
             raise TypeError(cursor)
-        values = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("utf-8"))
+        values = json.loads(_unpacked(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))).decode("utf-8"))
         if not isinstance(values, list) or len(values) != len(types):
             raise ValueError(cursor)
         return [_CHECK[kind](value) for value, kind in zip(values, types, strict=True)]

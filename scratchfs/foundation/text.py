@@ -43,6 +43,24 @@ def digits_int(text: str, max_digits: int = 30) -> int | None:
     return int(significant or "0") if len(significant) <= max_digits else None
 
 
+SIZE_UNITS = {"": 1, "b": 1, "kib": 1024, "mib": 1024 ** 2, "gib": 1024 ** 3}
+"""The suffixes a size may carry (case-insensitive), and the bytes each stands for."""
+_SIZE_RE = re.compile(r"([0-9]{1,20})[ ]?([A-Za-z]{0,3})\Z")
+
+
+def size_bytes(text: str) -> int | None:
+    """The bytes a size setting's text stands for -- ASCII digits, optionally followed by ``B``, ``KiB``, ``MiB`` or
+    ``GiB`` (binary units, any case, one space allowed before the unit): ``65536``, ``64KiB``, ``1 GiB`` -- or
+    ``None`` for anything else (a sign, a fraction, ``KB`` or ``MB``: decimal or binary? not guessed; Unicode
+    digits; more than 20 digits). Surrounding white space is ignored. The one parser of every size setting (the
+    command line's options and their environment variables)."""
+    found = _SIZE_RE.match(text.strip())
+    unit = found.group(2).lower() if found else None
+    if found is None or unit not in SIZE_UNITS:
+        return None
+    return int(found.group(1)) * SIZE_UNITS[unit]
+
+
 def utf8_lead_length(byte: int) -> int:
     """Bytes in the UTF-8 sequence that ``byte`` starts (RFC 3629): 2 to 4 for a lead byte, else 1."""
     return 2 if byte >> 5 == 0b110 else 3 if byte >> 4 == 0b1110 else 4 if byte >> 3 == 0b11110 else 1
@@ -197,6 +215,6 @@ def grep_files(head: bytes, paths: set[bytes], sample: bytes) -> int:
     return len(paths)
 
 
-__all__ = ["GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "decode_or_none", "digits_int", "grep_files", "grep_runs",
-           "invalid_utf8_bytes", "is_digits", "json_string_bytes", "line_stats", "one_line", "quote",
-           "utf8_lead_length", "utf8_partial_tail", "utf8_prefix", "utf8_suffix_start", "utf8_text"]
+__all__ = ["GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "SIZE_UNITS", "decode_or_none", "digits_int", "grep_files",
+           "grep_runs", "invalid_utf8_bytes", "is_digits", "json_string_bytes", "line_stats", "one_line", "quote",
+           "size_bytes", "utf8_lead_length", "utf8_partial_tail", "utf8_prefix", "utf8_suffix_start", "utf8_text"]

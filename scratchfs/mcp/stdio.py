@@ -9,9 +9,10 @@ screens each line (:func:`screen`) and answers what the SDK would drop, as JSON-
 * a line that is not UTF-8 or not JSON (``NaN`` and ``Infinity`` are not JSON): ``-32700`` Parse error, ``id`` null;
 * JSON that is not a JSON-RPC message (not an object, ``{}``, no ``"jsonrpc": "2.0"``, a ``method`` that is not a
   string, ``params`` that are not an object, an ``id`` that is neither a string nor an integer -- MCP's ids), a
-  line longer than the limit (skipped as it arrives), JSON the SDK's parser refuses (a lone surrogate ``\\ud800``,
-  nesting over 200 deep, an integer of more than 4,300 digits): ``-32600`` Invalid Request, with
-  the request's ``id`` when it has a valid one, else null;
+  line longer than the limit (skipped as it arrives; its ``id`` is read from its first 4 KiB,
+  :func:`~scratchfs.mcp.request_ids.id_at_start`), JSON the SDK's parser refuses (a lone surrogate ``\\ud800``,
+  nesting over 200 deep, an integer of more than 4,300 digits): ``-32600`` Invalid Request, with the request's
+  ``id`` when it has a valid one, else null;
 * a batch (a JSON array; MCP has no batches): an empty one is one ``-32600`` error; otherwise one array holding a
   ``-32600`` error for each of its requests (and invalid members), none for its notifications and responses, and
   nothing is run;
@@ -48,6 +49,7 @@ from dataclasses import dataclass, replace
 from typing import Any, BinaryIO
 
 from scratchfs.foundation.limits import MAX_MESSAGE_BYTES
+from scratchfs.mcp.request_ids import HEAD_BYTES, id_at_start, is_request_id, request_id_of
 
 if sys.version_info < (3, 11):  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup
@@ -98,32 +100,10 @@ def error_reply(request_id: int | str | None, code: int, message: str, data: Any
     return reply.model_dump_json(by_alias=True, exclude_unset=True)  # as the SDK writes its own: "id": null kept
 
 
-def is_request_id(value: Any) -> bool:
-    """Whether ``value`` is an id MCP allows and a reply can carry: a string (of valid Unicode: no lone surrogate) or
-    an integer (not a boolean, a float or null)."""
-    if isinstance(value, str):
-        return value.isascii() or _is_unicode(value)
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_unicode(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def request_id_of(obj: Any) -> int | str | None:
-    """The id to answer a message with: its ``id`` when it is a request with a valid one, else ``None``."""
-    if isinstance(obj, dict) and "method" in obj and is_request_id(obj.get("id")):
-        return obj["id"]
-    return None
-
-
-def too_long(skipped: int, limit: int = MAX_MESSAGE_BYTES) -> Verdict:
-    """The verdict on a line longer than ``limit`` bytes (``skipped`` bytes were read and dropped)."""
-    return Verdict(reply=error_reply(None, INVALID_REQUEST,
+def too_long(skipped: int, limit: int = MAX_MESSAGE_BYTES, head: bytes = b"") -> Verdict:
+    """The verdict on a line longer than ``limit`` bytes (``skipped`` bytes were read and dropped; ``head``: its first
+    bytes, where the request's id is looked for, :func:`~scratchfs.mcp.request_ids.id_at_start`)."""
+    return Verdict(reply=error_reply(id_at_start(head), INVALID_REQUEST,
                                      f"Invalid Request: a line longer than {limit} bytes was skipped",
                                      {"max_bytes": limit, "skipped_bytes": skipped}))
 
@@ -434,13 +414,13 @@ class ScreenedLines:
             except Exception:  # a bug of the screen must cost one line, never the connection
                 log.exception("scratchfs mcp: could not screen a line")
                 return Verdict(reply=error_reply(None, INTERNAL_ERROR, "Internal error: the line could not be read"))
-        skipped = len(line)
+        skipped, head = len(line), line[:HEAD_BYTES]
         while not line.endswith(b"\n"):
             line = self._file.readline(1 << 20)
             if not line:
                 break
             skipped += len(line)
-        return too_long(skipped, self._limit)
+        return too_long(skipped, self._limit, head)
 
 
 @dataclass

@@ -213,6 +213,8 @@ async function viewRun() {
       el("td", {class: "bar"}, el("div", {class: "bar"}, el("span", {}))),
       allowDelete ? el("td", {}, el("button", {type: "button", class: "danger small", text: "delete",
         onclick: async () => {
+          const what = e.kind === "handle" ? "the spilled result " : "the scratchpad value ";
+          if (!confirm("Delete " + what + e.key + " of agent " + e.agent_id + "?")) return;
           const base = "/api/runs/" + seg(e.run_id) + "/agents/" + seg(e.agent_id);
           if (e.kind === "handle") await postJson(base + "/handles/" + seg(e.key) + "/delete");
           else await postJson(base + "/scratchpad/delete", {key: e.key});

@@ -1,0 +1,76 @@
+"""The ids a JSON-RPC reply of the MCP stdio transport (:mod:`scratchfs.mcp.stdio`) carries: whether a value is an
+id MCP allows, the id of a message read whole, and the id at the start of a line too long to read."""
+
+from __future__ import annotations
+
+import codecs
+import io
+from typing import Any
+
+
+def is_request_id(value: Any) -> bool:
+    """Whether ``value`` is an id MCP allows and a reply can carry: a string (of valid Unicode: no lone surrogate) or
+    an integer (not a boolean, a float or null)."""
+    if isinstance(value, str):
+        return value.isascii() or _is_unicode(value)
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def request_id_of(obj: Any) -> int | str | None:
+    """The id to answer a message with: its ``id`` when it is a request with a valid one, else ``None``."""
+    if isinstance(obj, dict) and "method" in obj and is_request_id(obj.get("id")):
+        return obj["id"]
+    return None
+
+
+HEAD_BYTES = 4096
+"""Bytes at the start of a line too long to read whose top-level ``id`` is looked for (:func:`id_at_start`)."""
+
+
+def id_at_start(head: bytes) -> int | str | None:
+    """The ``id`` of the message a line starts with, read from ``head`` (its first bytes, :data:`HEAD_BYTES`) by a
+    JSON tokenizer (ijson's pure-Python backend: bounded, and a number of thousands of digits is refused, where the
+    C backend crashes): the value of a top-level ``"id"`` member that is valid (:func:`is_request_id`) and complete
+    in ``head`` (more of the line read after it), when ``head`` names it once and names a ``"method"`` (a request:
+    a client's response, whose id is of the server's requests, is never answered) and no ``"result"`` or
+    ``"error"``; else ``None``. Never raises."""
+    import ijson
+
+    if head.startswith(codecs.BOM_UTF8):
+        head = head[len(codecs.BOM_UTF8):]
+    found: list[Any] = []  # the id's values (a number once an event after it shows it complete: it may go on)
+    named: set[str] = set()  # the top-level members named
+    events = ijson.get_backend("python").parse(io.BytesIO(head))
+    try:
+        if next(events)[:2] != ("", "start_map"):
+            return None
+        member, last = None, None
+        for prefix, event, value in events:
+            if last is not None:
+                found.append(last)
+                last = None
+            if prefix == "" and event == "map_key":
+                if value in ("result", "error"):
+                    return None
+                member = value
+                named.add(value)
+            elif prefix == "id" and member == "id" and event == "string":
+                found.append(value)  # (complete: its closing quote was read)
+            elif prefix == "id" and member == "id" and event == "number":
+                last = value
+    except Exception:  # the end of the head (or a fault of the line): what was read before it counts
+        pass
+    if len(found) == 1 and is_request_id(found[0]) and "method" in named:
+        return found[0]
+    return None
+
+
+__all__ = ["HEAD_BYTES", "id_at_start", "is_request_id", "request_id_of"]
