@@ -29,7 +29,11 @@ def test_listing_cursors_are_the_old_bytes_and_round_trip(created, agent, kind, 
     entry = Entry._make([None] * len(Entry._fields))._replace(created_at=created, agent_id=agent, kind=kind, key=key)
     listing = results.listing_tag("run", agent, kind, "")
     text = results.encode_cursor(entry, listing)
-    assert text == _old([created, agent, kind, key, listing], False)
+    values = [created, agent, kind, key, listing]
+    if len(json.dumps(values, ensure_ascii=False).encode()) <= 256:  # (longer ones are packed when that is shorter)
+        assert text == _old(values, False)
+    else:
+        assert len(text) <= len(_old(values, False))
     assert results.decode_cursor(text, listing) == (created, agent, kind, key)
     with pytest.raises(InvalidArgument, match="of another listing"):
         results.decode_cursor(text, results.listing_tag("another run", agent, kind, ""))
@@ -38,7 +42,10 @@ def test_listing_cursors_are_the_old_bytes_and_round_trip(created, agent, kind, 
 @given(run=ID, created=TIME, row=st.integers(0, 2**63 - 1))
 def test_inspector_cursors_are_the_old_bytes_and_round_trip(run, created, row):
     text = inspector.encode_cursor((run, created, row))
-    assert text == _old([run, created, row], True)
+    if len(json.dumps([run, created, row])) <= 256:  # (longer ones are packed when that is shorter)
+        assert text == _old([run, created, row], True)
+    else:
+        assert len(text) <= len(_old([run, created, row], True))
     assert inspector.decode_cursor(text) == (run, created, row)
 
 
