@@ -38,7 +38,7 @@ from scratchfs.api.shape_table import (
     table_rows,
     tail_fault,
 )
-from scratchfs.api.shape_terminal import TERMINAL_SHAPE, terminal_controls
+from scratchfs.api.shape_terminal import TERMINAL_SHAPE, lone_cr_line_ends, terminal_controls
 from scratchfs.api.shape_top import top_text
 from scratchfs.api.shape_words import (
     MAX_SHAPE_CHARS,
@@ -210,7 +210,7 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
             return Shape("xml", clip(f"XML, root <{short_name(root or '?')}>, {kib(size)}, {plural(lines, 'line')}"))
     bom = 3 if sample.startswith(b"\xef\xbb\xbf") else 0  # (a byte order mark is no part of the first line)
     head = b"\n" + sample[bom : bom + 4096]  # the first lines tell a log or grep output
-    terminal = terminal_controls(sample) if b"\x1b" in sample or b"\r" in sample or b"\b" in sample else ""
+    terminal = terminal_controls(sample, complete) if b"\x1b" in sample or b"\r" in sample or b"\b" in sample else ""
     odd = texts.invalid_utf8_bytes(sample if complete else sample[:-3]) if "\ufffd" in text else 0  # (not UTF-8)
     if terminal:
         return _plain(sample, size, lines, scope, True, (head, 0), terminal, odd)
@@ -511,8 +511,11 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
         extra = f", grep-style path:line: output ({plural(files, 'file')} in {'the sample' if scope else 'all'})"
     name = TERMINAL_SHAPE if terminal else kind
     odd_bytes = f", {plural(odd, 'byte')}{NOT_UTF8}" if odd else ""
+    lone_cr = 0 if terminal or b"\r" not in sample else lone_cr_line_ends(sample)
+    cr_ends = f", {plural(lone_cr, 'line')} ending in a lone \\r, which line " \
+        "reads do not count (they count \\n)" if lone_cr else ""
     text = (f"{name}, {plural(lines, 'line')}, longest {longest_text} bytes, {blank:.0%} blank{odd_bytes}{terminal}"
-            f"{extra}{scope}")
+            f"{cr_ends}{extra}{scope}")
     return Shape(kind, clip(text))
 
 

@@ -12,7 +12,11 @@ returns are taken for **line ends** when the sample holds fewer newlines than ba
 consecutive pieces (of the first :data:`REDRAW_PAIRS`) agree in fewer than :data:`REDRAW_AGREEMENT` of their
 positions or hold the same byte in fewer than :data:`REDRAW_SAME`. A run of them (``\\r\\r``) parts two pieces as
 one does, and one that overwrites nothing -- at a line's start or end: ``\\r\\r\\n``, ``\\n\\r`` -- is a line
-end: text whose carriage returns all are is no terminal output. Everything here runs over the
+end: text whose carriage returns all are is no terminal output. A sample that holds no newline, does not start
+with a ``\\r`` (a redraw's comes before the state it draws: tqdm, curl) and ends with one (when it is the whole
+content) is text whose lines end in a lone ``\\r``, whatever its pieces hold: rows of dates and numbers, or a log of
+timestamped lines, agree as a counter's redraws do, and taken for redraws their view would show the last line alone,
+where a counter taken for lines is only read whole. Everything here runs over the
 sample :func:`~scratchfs.api.shape.describe` holds (at most 512 KiB), at C speed but for at most
 :data:`REDRAW_PAIRS` short comparisons.
 """
@@ -22,8 +26,8 @@ from __future__ import annotations
 import re
 from operator import eq
 
-__all__ = ["REDRAW_AGREEMENT", "REDRAW_PAIRS", "REDRAW_SAME", "TERMINAL_SHAPE", "cr_ends_lines", "split_by_controls",
-           "terminal_controls"]
+__all__ = ["REDRAW_AGREEMENT", "REDRAW_PAIRS", "REDRAW_SAME", "TERMINAL_SHAPE", "cr_ends_lines", "lone_cr_line_ends",
+           "split_by_controls", "terminal_controls"]
 
 TERMINAL_SHAPE = "terminal output"
 """How the shape of terminal output starts (content type ``log``): text holding colour or cursor escape sequences
@@ -57,17 +61,17 @@ def _plural(count: int, word: str) -> str:
     return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
-def terminal_controls(sample: bytes) -> str:
+def terminal_controls(sample: bytes, complete: bool = True) -> str:
     """What makes ``sample`` terminal output -- its escape sequences, carriage-return overwrites and backspace
     overstrikes (a man page's bold and underline), counted, as ``", N escape sequences and M overwritten lines"`` --
     or ``""`` when it holds fewer than :data:`TERMINAL_CONTROLS` of each, or fewer than :data:`TERMINAL_SHARE` a
     line. Bare carriage returns that end
-    lines (:func:`cr_ends_lines`) are no overwrites. Never raises."""
+    lines (:func:`cr_ends_lines`; ``complete``: the sample is the whole content) are no overwrites. Never raises."""
     escapes = sample.count(b"\x1b[") if b"\x1b" in sample else 0  # (memchr first: most text holds no ESC)
     # nroff's bold (X\bX) and underline (_\bX): man pages, as man -P cat keeps them (memchr first, as for ESC)
     overstrikes = sample.count(b"\b") if b"\b" in sample else 0
     overwrites = _bare_crs(sample)
-    if overwrites and cr_ends_lines(sample, overwrites):
+    if overwrites and cr_ends_lines(sample, overwrites, complete):
         overwrites = 0
     most = max(escapes, overwrites, overstrikes)
     if most < TERMINAL_CONTROLS or most < sample.count(b"\n") * TERMINAL_SHARE:  # (lines counted only if needed)
@@ -75,6 +79,14 @@ def terminal_controls(sample: bytes) -> str:
     found = [_plural(n, word) for n, word in ((escapes, "escape sequence"), (overwrites, "overwritten line"),
                                               (overstrikes, "backspace overstrike")) if n]
     return f", {', '.join(found[:-1])}{' and ' if len(found) > 1 else ''}{found[-1]}"
+
+
+def lone_cr_line_ends(sample: bytes) -> int:
+    """The lines of ``sample`` that end in a lone carriage return, when it is no terminal output
+    (:func:`terminal_controls` gave ``""``) and such lines are more than those ending in ``\\n``: classic Mac OS
+    text, which line reads (counting ``\\n``) see as one line; else 0. Never raises."""
+    bare = _bare_crs(sample)
+    return bare if bare > sample.count(b"\n") else 0
 
 
 def split_by_controls(shape: str | None) -> bool:
@@ -99,11 +111,14 @@ def _bare_crs(sample: bytes) -> int:
     return sample.count(b"\r") - (sample.count(b"\r\n") if b"\n" in sample else 0)
 
 
-def cr_ends_lines(sample: bytes, bare: int) -> bool:
+def cr_ends_lines(sample: bytes, bare: int, complete: bool = True) -> bool:
     """True when the ``bare`` carriage returns of ``sample`` that no ``\\n`` follows end lines (classic Mac OS text,
     blank lines between its lines as ``\\r\\r``, or ``\\r\\r\\n`` line ends) rather than redraw one (a progress
     bar): see the module docstring. A run of them counts once; one that overwrites nothing -- at a line's start or
-    end, before ``\\n`` or the sample's end, as in ``\\r\\r\\n`` -- is a line end. Never raises."""
+    end, before ``\\n`` or the sample's end, as in ``\\r\\r\\n`` -- is a line end. ``complete``: the sample is
+    the whole content (its end is the content's). Never raises."""
+    if b"\n" not in sample and sample[:1] != b"\r" and (not complete or sample.endswith(b"\r")):
+        return True  # each piece ended by its \r, no line ended otherwise: lines (see the module docstring)
     pairs = redraws = ends = 0
     for looked, found in enumerate(_CR_RUN.finditer(sample)):
         if pairs >= REDRAW_PAIRS or looked >= _LOOKED_AT:
