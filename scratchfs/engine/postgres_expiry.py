@@ -9,7 +9,8 @@ the database server's, which decides expiry on a fleet -- do the same on every b
   at most the step, and by at most its TTL once a read or sweep saw the corrected clock. (On the database clock a read
   leaves it to the sweep: a host's own clock may lag the server's, and every read would then write.)
 
-And :data:`OVERTAKEN`, the tombstone of a write whose blob a delete of its run or agent took first."""
+And the tombstones' statements: :data:`OVERTAKEN`, the tombstone of a write whose blob a delete of its run or agent
+took first; :data:`DELETE_KEY`, a key's delete and its tombstone in one statement."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from typing import Any
 
 from scratchfs.foundation.limits import TOMBSTONE_SECONDS
 
-__all__ = ["OVERTAKEN", "PostgresExpiry"]
+__all__ = ["DELETE_KEY", "OVERTAKEN", "PostgresExpiry"]
 
 _KEY = "WHERE run_id = %(run)s AND agent_id = %(agent)s AND kind = %(kind)s AND key = %(key)s"
 _WHERE = f"{_KEY} AND expires_at <= @NOW"
@@ -29,6 +30,17 @@ _EXPIRE = (
     "WHERE expires_at > @NOW - %(keep)s ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET "
     "reason = excluded.reason, at = excluded.at) SELECT blob FROM d"
 )
+
+DELETE_KEY = (
+    f"WITH d AS (DELETE FROM @E {_KEY} RETURNING blob, expires_at, expires_at > @NOW AS live, @NOW AS now), "
+    "t AS (INSERT INTO @G SELECT %(run)s, %(agent)s, %(kind)s, %(key)s, CASE WHEN live THEN 'deleted' ELSE "
+    "'expired' END, CASE WHEN live THEN now ELSE expires_at END FROM d ON CONFLICT (run_id, agent_id, kind, key) DO "
+    "UPDATE SET reason = excluded.reason, at = excluded.at) SELECT blob, live FROM d"
+)
+"""Delete the row of a key (parameters ``run``, ``agent``, ``kind``, ``key``, and ``now`` on the caller's clock) and
+leave its tombstone -- ``deleted`` now if it was live, else ``expired`` at its expiry -- in one statement, so in one
+round trip and atomic without a transaction (a data-modifying ``WITH``: PostgreSQL, "Data-Modifying Statements in
+WITH"); answers the deleted row's ``(blob, live)``, or no row."""
 
 OVERTAKEN = (
     "INSERT INTO @G SELECT run_id, agent_id, %(kind)s, %(key)s, reason, at FROM @G WHERE run_id = %(run)s AND "

@@ -53,7 +53,8 @@ from psycopg import errors as pg_errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from scratchfs.engine.keyset import LISTING_ORDER, page_filter
-from scratchfs.engine.postgres_expiry import OVERTAKEN, PostgresExpiry
+from scratchfs.engine.postgres_connect import pipelined
+from scratchfs.engine.postgres_expiry import DELETE_KEY, OVERTAKEN, PostgresExpiry
 from scratchfs.engine.postgres_pool import IndexPool
 from scratchfs.engine.postgres_schema import SCHEMA_VERSION, flag_unavailable, lock_key, migrate, no_answer, run_refusal
 from scratchfs.engine.postgres_stats import PostgresAggregates
@@ -70,6 +71,10 @@ _COLUMNS = (
     "created_at, expires_at, ttl"
 )
 _DB_NOW = "extract(epoch from statement_timestamp())::float8"
+_LOCKED = "SELECT 0.0 FROM (SELECT pg_advisory_xact_lock_shared(%s)) AS locked"
+_LOCKED_NOW = ("SELECT extract(epoch from clock_timestamp())::float8 FROM (SELECT pg_advisory_xact_lock_shared(%s)) "
+               "AS locked")
+_USAGE = "SELECT COALESCE(SUM(stored_size), 0)::bigint, COUNT(*) FROM @E WHERE run_id = %(run)s AND expires_at > @NOW"
 _SCOPE_KEY = "run_id = %(run)s AND agent_id = %(agent)s AND kind = %(kind)s AND key = %(key)s"
 
 
@@ -162,6 +167,13 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
         with self.connection(doing) as conn, conn.transaction():
             yield conn
 
+    @contextmanager
+    def batch(self, doing: str) -> Iterator[psycopg.Connection]:
+        """One transaction on a pooled connection in pipeline mode (:func:`~.postgres_connect.pipelined`); errors
+        raised as :meth:`connection` raises them."""
+        with self.connection(doing) as conn, pipelined(conn):
+            yield conn
+
     def q(self, text: str) -> str:
         """``text`` with ``@E``/``@G``/``@S`` (tables, schema) and ``@NOW`` (the clock's epoch seconds) filled in."""
         found = self._sql.get(text)
@@ -250,9 +262,7 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
             return self._usage(conn, run_id, now)
 
     def _usage(self, conn: psycopg.Connection, run_id: str, now: float) -> tuple[int, int]:
-        row = conn.execute(self.q("SELECT COALESCE(SUM(stored_size), 0)::bigint, COUNT(*) FROM @E "
-                                  "WHERE run_id = %(run)s AND expires_at > @NOW"), {"run": run_id, "now": now},
-                           prepare=True).fetchone()
+        row = conn.execute(self.q(_USAGE), {"run": run_id, "now": now}, prepare=True).fetchone()
         return int(row[0]), int(row[1])
 
     def put(self, entry: Entry, frame_newlines: bytes, check: Callable[[], bool],
@@ -263,28 +273,32 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
         server's now and ``expires_at`` that plus ``ttl`` -- unless ``keep_times`` (a row rebuilt from its blob,
         :func:`scratchfs.api.restore.restore_blob`): the entry's ``created_at`` and ``expires_at`` (epoch seconds).
 
+        Three round trips after the pool's check, in psycopg's pipeline mode (libpq's "Pipeline Mode"): the
+        ``BEGIN`` with the shared delete lock and the clock; ``check()`` (the blob's ``HEAD``, under the lock); the
+        statements and the ``COMMIT`` in one batch. A quota reads the old row first: one more.
+
         Raises:
             QuotaExceeded: the run would go over a quota; nothing was written.
             StorageError: the platform's runs table has no such run (``runs_table``), or the database failed.
         """
         e = entry
         ident = {"run": e.run_id, "agent": e.agent_id, "kind": e.kind, "key": e.key, "now": e.created_at}
-        with self.transaction("writing an entry") as conn:
-            # the delete lock, shared (see delete_lock): no delete of a scope runs between the check and the commit
-            conn.execute("SELECT pg_advisory_xact_lock_shared(%s)", (self._delete_lock_key,))
+        stamp = self.database_clock and not keep_times
+        with self.batch("writing an entry") as conn:
+            # the delete lock, shared (see delete_lock): no delete of a scope runs between the check and the commit;
+            # sent with the BEGIN, and the database clock read once it is held (a volatile subquery runs first)
+            created = conn.execute(_LOCKED_NOW if stamp else _LOCKED, (self._delete_lock_key,)).fetchone()[0]
             if not check():  # a delete of its run or agent took the blob: the write is ordered before it
                 conn.execute(self.q(OVERTAKEN), ident)  # its tombstone, as the delete left its entries'
                 return False, None
-            stamp = self.database_clock and not keep_times
-            created = conn.execute(self.q("SELECT @NOW"), ident).fetchone()[0] if stamp else e.created_at
+            created = created if stamp else e.created_at
             expires = created + e.ttl if stamp else e.expires_at
             if quota != (None, None):
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(f"scratchfs quota {e.run_id}"),))
             old = None if e.kind == "handle" else conn.execute(
-                self.q(f"SELECT blob, stored_size, expires_at FROM @E WHERE {_SCOPE_KEY} FOR UPDATE"), ident,
-            ).fetchone()
-            if quota != (None, None):
-                self._check_quota(conn, e, created, old, quota)
+                self.q(f"SELECT blob, stored_size, expires_at FROM @E WHERE {_SCOPE_KEY} FOR UPDATE"), ident)
+            if quota != (None, None):  # (the old row and the run's usage read in one batch: a round trip more)
+                old = self._check_quota(conn, e, created, old, quota)
             conn.execute(self.q(
                 f"INSERT INTO @E ({_COLUMNS}, frame_newlines) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,"
                 "%s) ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET blob = excluded.blob, "
@@ -298,29 +312,26 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
             )
             if e.kind != "handle":
                 conn.execute(self.q(f"DELETE FROM @G WHERE {_SCOPE_KEY}"), ident)
+        old = old.fetchone() if isinstance(old, psycopg.Cursor) else old  # (sent with the COMMIT: fetched now)
         return True, (old[0] if old else None)
 
-    def _check_quota(self, conn: psycopg.Connection, e: Entry, now: float, old: tuple | None,
-                     quota: tuple[int | None, int | None]) -> None:
-        stored, count = self._usage(conn, e.run_id, now)
-        check_quota(e, stored, count, None if old is None else (old[1], old[2] > now), quota)
+    def _check_quota(self, conn: psycopg.Connection, e: Entry, now: float, old: psycopg.Cursor | None,
+                     quota: tuple[int | None, int | None]) -> tuple | None:
+        """Raise QuotaExceeded if ``e`` would take its run over ``quota``; ``old``: the query of the key's row (sent,
+        its result not yet fetched), whose row is returned."""
+        usage = conn.execute(self.q(_USAGE), {"run": e.run_id, "now": now}, prepare=True)
+        row = old and old.fetchone()
+        stored, count = usage.fetchone()
+        check_quota(e, int(stored), int(count), None if row is None else (row[1], row[2] > now), quota)
+        return row
 
     def delete_key(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> tuple[bool, str | None]:
-        """Delete the row of a scope and key (leaving a tombstone); return ``(it was live, its blob or None)``."""
+        """Delete the row of a scope and key (leaving a tombstone); return ``(it was live, its blob or None)``. One
+        statement (:data:`~scratchfs.engine.postgres_expiry.DELETE_KEY`), one round trip after the pool's check."""
         params = {"run": run_id, "agent": agent_id, "kind": kind, "key": key, "now": now}
-        with self.transaction("deleting an entry") as conn:
-            row = conn.execute(self.q(
-                f"DELETE FROM @E WHERE {_SCOPE_KEY} RETURNING blob, expires_at, expires_at > @NOW, @NOW"),
-                params).fetchone()
-            if row is not None:
-                reason, at = ("deleted", row[3]) if row[2] else ("expired", row[1])
-                conn.execute(self.q(
-                    "INSERT INTO @G VALUES (%(run)s, %(agent)s, %(kind)s, %(key)s, %(reason)s, %(at)s) "
-                    "ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET reason = excluded.reason, "
-                    "at = excluded.at"), {**params, "reason": reason, "at": at})
-        if row is None:
-            return False, None
-        return bool(row[2]), row[0]
+        with self.connection("deleting an entry") as conn:
+            row = conn.execute(self.q(DELETE_KEY), params).fetchone()
+        return (False, None) if row is None else (bool(row[1]), row[0])
 
     def delete_scope(self, run_id: str, agent_id: str | None, now: float) -> int:
         """Delete every row of a run (or one agent of it) in one transaction; live rows leave a tombstone. Return the
