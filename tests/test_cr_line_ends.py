@@ -105,3 +105,21 @@ def test_lines_each_ended_by_a_lone_cr_are_never_terminal_output(lines):
     assert not shape.text.startswith("terminal output"), shape
     if shape.text.startswith(("text, ", "log, ")):  # (plain text; an aligned table's shape says otherwise)
         assert f"{len(lines):,} lines ending in a lone \\r" in shape.text, shape
+
+
+def test_the_text_view_of_lines_ending_in_a_lone_cr_shows_every_line(scratch_scope):
+    """``view="text"`` of such a log drew each line over the last (terminal rendering: a \\r returns the cursor) and
+    showed the last line alone, ``more: false`` (a new user's trial): now each \\r ends a line in the view, paging by
+    next_call gives every line once, and ``raw_offset=`` starts at the line holding that stored byte."""
+    data = _timestamped_log(1500)
+    stub = scratch_scope.spill(data, source_tool="app.logs")
+    tools = ScratchTools(scratch_scope)
+    call, text = {"handle": stub.handle, "view": "text"}, ""
+    while call:
+        reply = tools.read_handle(**call)
+        text += reply["text"]
+        call = reply["next_call"] and _note_calls(reply["next_call"])[0]
+    assert text == data.decode().replace("\r", "\n")  # (each line once, in order, each ended)
+    at = data.index(b"request 1234 ")
+    reply = tools.read_handle(stub.handle, view="text", raw_offset=at + 5)
+    assert reply["text"].startswith(data[data.rindex(b"\r", 0, at) + 1 : at].decode()), reply["text"][:80]

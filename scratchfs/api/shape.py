@@ -66,6 +66,10 @@ STREAM_BYTES = 2 * 1024 * 1024
 the scan decodes ~150 MB/s holding the GIL while two cores compress ~450 MB/s (bench/README.md, S1 and the bound)."""
 STREAM_SECONDS = 0.5
 """About the most time spent streaming a large JSON document for its top level (past it: "at least")."""
+CR_LINE_ENDS = " ending in a lone \\r"
+"""What a text's shape says after the count of its lines that end in a lone ``\\r`` (classic Mac OS line ends, no
+terminal output): its text view then renders each as a line end (:func:`~scratchfs.engine.structure.terminal.
+render_lines`)."""
 NOT_UTF8 = " not UTF-8 (shown as U+FFFD)"
 """What a text's shape says after the count of its bytes that are not UTF-8 (``", 3,000 bytes not UTF-8 ..."``)."""
 _PARTIAL_JSON_CHARS = 128 * 1024  # a JSON document larger than the sample is parsed this far for its top level
@@ -512,12 +516,13 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
     name = TERMINAL_SHAPE if terminal else kind
     odd_bytes = f", {plural(odd, 'byte')}{NOT_UTF8}" if odd else ""
     lone_cr = 0 if terminal or b"\r" not in sample else lone_cr_line_ends(sample)
-    cr_ends = f", {plural(lone_cr, 'line')} ending in a lone \\r, which line " \
-        "reads do not count (they count \\n)" if lone_cr else ""
+    cr_ends = f", {plural(lone_cr, 'line')}{CR_LINE_ENDS}, which line reads do not count (they count \\n)" \
+        if lone_cr else ""
     text = (f"{name}, {plural(lines, 'line')}, longest {longest_text} bytes, {blank:.0%} blank{odd_bytes}{terminal}"
             f"{cr_ends}{extra}{scope}")
     return Shape(kind, clip(text))
 
 
-__all__ = ["GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "MAX_NUL_SHARE", "MAX_ODD_SHARE", "MAX_SHAPE_CHARS", "NOT_UTF8",
-           "SAMPLE_BYTES", "STREAM_BYTES", "TERMINAL_SHAPE", "TEXT_PROBE_BYTES", "Shape", "describe", "is_text"]
+__all__ = ["CR_LINE_ENDS", "GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "MAX_NUL_SHARE", "MAX_ODD_SHARE", "MAX_SHAPE_CHARS",
+           "NOT_UTF8", "SAMPLE_BYTES", "STREAM_BYTES", "TERMINAL_SHAPE", "TEXT_PROBE_BYTES", "Shape", "describe",
+           "is_text"]

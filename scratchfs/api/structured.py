@@ -16,7 +16,7 @@ from scratchfs.api.entries import reading
 from scratchfs.api.jq_inputs import refuse_inputs
 from scratchfs.api.misfit import explained_jq, holds, jq_misfit, refusal, text_misfit
 from scratchfs.api.results import render_call
-from scratchfs.api.shape import binary_format
+from scratchfs.api.shape import CR_LINE_ENDS, binary_format
 from scratchfs.api.shape_aligned import header_line, is_aligned
 from scratchfs.api.shape_binary import COMPRESSED
 from scratchfs.engine.caches import LRU
@@ -293,7 +293,7 @@ class StructureReads:
                                  timeout=self._timeout(), entry=entry_identity(handle, blob))
             if content_type in ("log", "text", None):
                 return view_page(src, offset, cursor=cursor, budget_bytes=budget, raw_offset=raw_offset,
-                                 entry=entry_identity(handle, blob))
+                                 entry=entry_identity(handle, blob), cr_ends_lines=CR_LINE_ENDS in (self.shape or ""))
             raise InvalidArgument(text_misfit(content_type, self.line_bytes, self.shape))
 
         return self._page(handle, read)

@@ -193,14 +193,15 @@ def decode_cursor(cursor: object, count: int, key: CursorKey) -> list[int]:
     return [int(p) for p in parts]
 
 
-def check_line_start(source: ContentSource, offset: int, what: str) -> int:
-    """``offset``, checked to be a line start of ``source`` (0, or just after a ``\n``) within its size: where a
-    reader's cursor may point (``what`` names it in the message). Reads one byte.
+def check_line_start(source: ContentSource, offset: int, what: str, ends: bytes = b"\n") -> int:
+    """``offset``, checked to be a line start of ``source`` (0, or just after a ``\n``, or after any byte of
+    ``ends``) within its size: where a reader's cursor may point (``what`` names it in the message). Reads one byte.
 
     Raises:
         InvalidArgument: past the content's end, or not at a line start.
     """
-    if offset > source.size or (offset > 0 and source.read(offset - 1, 1) != b"\n"):
+    if offset > source.size or (offset > 0 and source.read(offset - 1, 1)[:1] not in [ends[i : i + 1] for i in
+                                                                                      range(len(ends))]):
         raise InvalidArgument(f"cursor points at byte {offset}, which is not {what} of this entry: start the read "
                               "again without a cursor")
     return offset

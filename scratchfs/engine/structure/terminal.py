@@ -21,6 +21,7 @@ to :data:`MAX_LINE_BYTES` per raw line is handled (a longer line is refused with
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from scratchfs.engine.structure.paging import (
     ContentSource,
@@ -121,6 +122,28 @@ def _csi(cells: list[str], col: int, params: str, final: str) -> int:
     return col
 
 
+_BARE_CR = re.compile(rb"\r(?!\n)")
+
+
+def _view_lines(source: ContentSource, offset: int, cr_ends_lines: bool) -> Iterator[tuple[int, bytes, bool]]:
+    """``(raw offset, the line's text without its end, whether a line end ended it)`` of each line from ``offset``
+    (a line start): lines end at ``\\n`` -- and, ``cr_ends_lines`` (text whose lines end in a lone ``\\r``, told
+    by its shape: a ``\\r`` there draws no line over another), at a ``\\r`` no ``\\n`` follows too."""
+    for start, line in iter_lines(source, offset, MAX_LINE_BYTES):
+        at = 0
+        if cr_ends_lines and b"\r" in line:
+            for found in _BARE_CR.finditer(line):
+                yield start + at, line[at : found.start()], True
+                at = found.end()
+        if at < len(line) or not at:
+            ended = line.endswith(b"\n")
+            yield start + at, line[at : len(line) - ended], ended
+
+
+def _rendered(text: bytes, ended: bool) -> bytes:
+    return render_line(text.decode("utf-8", "replace")).encode("utf-8") + (b"\n" if ended else b"")
+
+
 def render_text(raw: bytes) -> str:
     """A whole content rendered (invalid UTF-8 read as U+FFFD); lines end with ``\\n`` as in the content."""
     text = raw.decode("utf-8", "replace")
@@ -129,8 +152,9 @@ def render_text(raw: bytes) -> str:
 
 
 def view_page(source: ContentSource, offset: int = 0, *, cursor: str | None = None, budget_bytes: int = 8192,
-              raw_offset: int | None = None, entry: str | None = None) -> TextPage:
-    """One page of the rendered view of terminal output.
+              raw_offset: int | None = None, entry: str | None = None, cr_ends_lines: bool = False) -> TextPage:
+    """One page of the rendered view of terminal output (or, ``cr_ends_lines``, of text whose lines end in a lone
+    ``\\r``, each of which then ends a line of the view: :func:`_view_lines`).
 
     Args:
         source: the raw output (UTF-8; invalid bytes read as U+FFFD).
@@ -153,18 +177,16 @@ def view_page(source: ContentSource, offset: int = 0, *, cursor: str | None = No
     key = CursorKey(f"view\0{offset}\0{raw_offset}", source.size, entry)  # (the start: as records_page's)
     if cursor is not None:
         raw_at, view_at, skip = decode_cursor(cursor, 3, key)
-        check_line_start(source, raw_at, "a line start")
+        check_line_start(source, raw_at, "a line start", b"\n\r" if cr_ends_lines else b"\n")
     elif raw_offset is not None:
-        (raw_at, view_at), skip = _line_of(source, raw_offset), 0
+        (raw_at, view_at), skip = _line_of(source, raw_offset, cr_ends_lines), 0
     else:
         raw_at, view_at, skip = 0, 0, check_int(offset, "offset", 0)
     pieces: list[bytes] = []
     starts: list[tuple[int, int]] = []  # (raw offset, view offset) of each rendered line held
     held, exhausted = 0, True
-    for start, line in iter_lines(source, raw_at, MAX_LINE_BYTES):
-        ended = line.endswith(b"\n")
-        data = render_line((line[:-1] if ended else line).decode("utf-8", "replace")).encode("utf-8")
-        data += b"\n" if ended else b""
+    for start, text, ended in _view_lines(source, raw_at, cr_ends_lines):
+        data = _rendered(text, ended)
         if not pieces and skip >= len(data) > 0:
             skip -= len(data)  # a whole line before the offset asked for
             view_at += len(data)
@@ -198,13 +220,12 @@ def _past_the_end(offset: object, view_size: int, size: int) -> InvalidArgument:
                            f"stored byte near it with raw_offset= (e.g. raw_offset={max(0, size - 4096)})")
 
 
-def _line_of(source: ContentSource, raw_offset: object) -> tuple[int, int]:
+def _line_of(source: ContentSource, raw_offset: object, cr_ends_lines: bool) -> tuple[int, int]:
     """``(raw offset, view offset)`` of the line holding byte ``raw_offset`` (rendering the lines before it)."""
     raw_offset = check_int(raw_offset, "raw_offset", 0, source.size)
     view_at = 0
-    for start, line in iter_lines(source, 0, MAX_LINE_BYTES):
-        if start + len(line) > raw_offset:
+    for start, text, ended in _view_lines(source, 0, cr_ends_lines):
+        if start + len(text) + ended > raw_offset:
             return start, view_at
-        ended = line.endswith(b"\n")
-        view_at += len(render_line((line[:-1] if ended else line).decode("utf-8", "replace")).encode("utf-8")) + ended
+        view_at += len(_rendered(text, ended))
     return source.size, view_at
