@@ -372,6 +372,7 @@ def _jsonl(text: str, decoder: json.JSONDecoder, complete: bool, lines: int, sou
     else:
         count = "~" + plural(round(lines * found.records / max(1, found.lines)) - bool(found.last), "record")
     count += f", {found.last}" if found.last else ""
+    count += _bad_records(found.bad, found.scanned, found.records)
     mixed = mixed_kinds(found)  # objects and arrays (or scalars): the first record's keys are no record's shape
     if mixed is not None:
         return Shape("jsonl", _fitted(f"JSON lines, {count}; {mixed}; the objects' keys: ", found.keys)
@@ -380,6 +381,16 @@ def _jsonl(text: str, decoder: json.JSONDecoder, complete: bool, lines: int, sou
         return Shape("jsonl", clip(f"JSON lines, {count}; first record: {_value(found.first)}"))
     return Shape("jsonl", _fitted(f"JSON lines, {count}; record keys: ", found.keys))
 
+
+
+def _bad_records(bad: list[int], scanned: int, records: int) -> str:
+    """What a JSON-lines shape says of the records of its sample that are not JSON (``bad``: their numbers, of the
+    first ``scanned``; ``records`` in the sample): a record read passes over each, naming it."""
+    if not bad:
+        return ""
+    named = ", ".join(f"{n:,}" for n in bad[:3]) + (", …" if len(bad) > 3 else "")
+    where = "" if scanned >= records else f" of the first {scanned:,}"
+    return f", {plural(len(bad), 'record')}{where} not JSON ({'record' if len(bad) == 1 else 'records'} {named})"
 
 
 def _partial_json(text: str, decoder: json.JSONDecoder, scope: str) -> Shape | None:

@@ -51,7 +51,8 @@ JSONL_HEAD_CHARS = 65536
 2 whole lines)."""
 RECORD_BLANKS = " \t\n\r\x0b\x0c"
 """What ``bytes.strip()`` strips: a line of only these is no record to a ``record=`` read."""
-_PROBE_LINES = 20  # the first lines that must all be JSON for a text to be JSON lines
+_PROBE_LINES = 20  # the first lines that must be JSON for a text to be JSON lines ...
+_PROBE_BAD_SHARE = 10  # ... all but one in this many (a record cut or garbled: record= reads pass over it)
 KEY_SCAN_CHARS = 128 * 1024
 """Characters of a sample's records (whole records, from its start) whose keys a JSON-lines shape lists
 (``python bench/scan_costs.py``: 1.6-2.0 ms for a 512 KiB sample, 4.5-4.9 ms with the keys of all of it)."""
@@ -187,7 +188,8 @@ class JsonLines:
     :class:`~scratchfs.api.shape_words.LackedKey`), ``kinds`` (how many scanned records are of each kind: ``object``,
     ``array``, ``str``, ``number``, ``bool``, ``null``), ``records`` (records in the sample's whole lines, a last one
     that is not JSON left out) and ``lines`` (those lines); ``last``, for a whole content: what its last record is
-    when it is not JSON (:func:`last_line_fault`), else ``""``."""
+    when it is not JSON (:func:`last_line_fault`), else ``""``; ``bad``: the numbers (from 1, as ``record=`` reads
+    number them) of the scanned records that are not JSON, the content's last aside; ``scanned``: how many were."""
 
     first: Any
     keys: dict = field(default_factory=dict)
@@ -195,6 +197,8 @@ class JsonLines:
     records: int = 0
     lines: int = 0
     last: str = ""
+    bad: list[int] = field(default_factory=list)
+    scanned: int = 0
 
 
 def last_line_fault(line: str, ended: bool, decoder: json.JSONDecoder) -> str:
@@ -241,10 +245,10 @@ def json_lines(text: str, decoder: json.JSONDecoder, complete: bool) -> JsonLine
             break
     if len(rows) < 2 or (ends and len(rows) < 3 and not _is_json(rows[-1], decoder)):
         return None
-    try:
-        values = [decoder.decode(row) for row in rows[: -1 if ends else None]]  # (the content's last line: below)
-    except ValueError:
-        return None
+    probed = rows[: -1 if ends else None]  # (the content's last line: below)
+    values = _values(probed, decoder)[0]
+    if len(values) < 2 or len(probed) - len(values) > len(probed) // _PROBE_BAD_SHARE:
+        return None  # (one line in 10 may be no JSON -- a record cut or garbled -- as record= reads pass over it)
     body = (text if complete else text[: text.rfind("\n") + 1]).split("\n")
     if body[-1] == "":
         body.pop()  # the empty rest after the last newline is no line
@@ -253,7 +257,9 @@ def json_lines(text: str, decoder: json.JSONDecoder, complete: bool) -> JsonLine
     if complete:
         found.last = last_line_fault(records[-1], "\n" in text[len(text.rstrip(RECORD_BLANKS)) :], decoder)
         found.records -= bool(found.last)
-    values = _values(_scanned(records), decoder)
+    scanned = _scanned(records)
+    values, bad = _values(scanned, decoder)
+    found.scanned, found.bad = len(scanned), [n for n in bad if n <= found.records]
     found.kinds = Counter(map(json_kind, values))
     objects = [value for value in values if isinstance(value, dict)]
     found.keys = merged_keys(objects)
@@ -314,19 +320,19 @@ def _scanned(records: list[str]) -> list[str]:
     return records
 
 
-def _values(records: list[str], decoder: json.JSONDecoder) -> list[Any]:
-    """The JSON values of ``records`` (lines), those that are not JSON left out: parsed as one array (one call of
-    the C parser) unless a record is not JSON, then one by one."""
+def _values(records: list[str], decoder: json.JSONDecoder) -> tuple[list[Any], list[int]]:
+    """``(the JSON values of records (lines), the numbers from 1 of those that are not JSON)``: parsed as one array
+    (one call of the C parser) unless a record is not JSON, then one by one."""
     try:
         values = json.loads("[" + ",".join(records) + "]", parse_constant=refuse_constant)
         if len(values) == len(records):  # (a record such as '1, 2' would read as two values)
-            return values
+            return values, []
     except (ValueError, RecursionError):
         pass
-    values = []
-    for record in records:
+    values, bad = [], []
+    for number, record in enumerate(records, 1):
         try:
             values.append(decoder.decode(record))
         except (ValueError, RecursionError):
-            continue
-    return values
+            bad.append(number)
+    return values, bad
