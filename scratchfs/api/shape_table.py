@@ -247,7 +247,7 @@ def json_lines(text: str, decoder: json.JSONDecoder, complete: bool) -> JsonLine
         return None
     probed = rows[: -1 if ends else None]  # (the content's last line: below)
     values = _values(probed, decoder)[0]
-    if len(values) < 2 or len(probed) - len(values) > len(probed) // _PROBE_BAD_SHARE:
+    if not values or len(probed) - len(values) > len(probed) // _PROBE_BAD_SHARE:
         return None  # (one line in 10 may be no JSON -- a record cut or garbled -- as record= reads pass over it)
     body = (text if complete else text[: text.rfind("\n") + 1]).split("\n")
     if body[-1] == "":
