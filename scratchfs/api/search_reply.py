@@ -12,10 +12,11 @@ from scratchfs.api.fixed import Squeeze
 from scratchfs.api.results import Matches
 from scratchfs.api.views import piece, reply_size
 from scratchfs.engine.search import Window
+from scratchfs.engine.structure.terminal import render_fragment
 from scratchfs.foundation.limits import LINE_WINDOW_BYTES, MAX_REPLY_BYTES
 
 
-def window_json(window: Window, size: int, binary: bool) -> dict[str, Any]:
+def window_json(window: Window, size: int, binary: bool, rendered: bool = False) -> dict[str, Any]:
     """One search window: ``{line, offset, length, data}`` (plus ``replaced``/``encoding``), each fact once: ``line``
     is its first match's (1-based); a window of one match gives the match's start as ``match_offset`` when it is
     not ``offset`` (context before it) and its length as ``match_length`` when it does not end where the window
@@ -23,7 +24,10 @@ def window_json(window: Window, size: int, binary: bool) -> dict[str, Any]:
     lists them, ``matches: [{offset, length, line}]``. :func:`window_hits` reads the matches back from either.
     A window of whole lines (``context="line"``) whose line goes on past it (:data:`LINE_WINDOW_BYTES` bytes a side
     at most) says where: ``cut`` is ``"before"``, ``"after"`` or ``"both"``, as a line read's ``cut`` says it stops
-    inside a line; a line's bytes are shown whole at its ends, an invalid byte there included (as U+FFFD)."""
+    inside a line; a line's bytes are shown whole at its ends, an invalid byte there included (as U+FFFD).
+    ``rendered`` (terminal output searched in its text view): ``data`` is the bytes ``offset``/``length`` name as the
+    view renders them (:func:`~scratchfs.engine.structure.terminal.render_fragment`: escapes drawn as nothing,
+    overstrikes and ``\r`` redraws applied), every offset and length still the stored bytes'."""
     hits = window.matches
     match_end = max(h.offset + h.length for h in hits) if hits else window.match_offset
     keep_from, keep_to = window.match_offset, match_end
@@ -42,7 +46,11 @@ def window_json(window: Window, size: int, binary: bool) -> dict[str, Any]:
             out["match_offset"] = hits[0].offset
         if hits[0].offset + hits[0].length != shown.offset + shown.length:
             out["match_length"] = hits[0].length
-    return {**out, **shown.content_fields()}
+    content = shown.content_fields()
+    if rendered and not binary:
+        start = shown.offset - window.offset
+        content["data"] = render_fragment(window.data[start : start + shown.length])
+    return {**out, **content}
 
 
 def window_hits(window: dict[str, Any]) -> list[dict[str, Any]]:
@@ -184,7 +192,7 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
     what.update({"view": found.view} if found.view else {})
     reply = {"handle": found.handle, **what, "size": found.size, "next_offset": shown.next_offset,
              "more": shown.more, "remaining": shown.remaining, "next_call": shown.next_call,
-             "windows": [window_json(w, found.size, found.binary) for w in windows]}
+             "windows": [window_json(w, found.size, found.binary, found.rendered) for w in windows]}
     if found.before is not None:  # from the end: where the next call ends, not starts
         reply = {("next_before" if k == "next_offset" else k): v for k, v in reply.items()}
     count = shown.match_count

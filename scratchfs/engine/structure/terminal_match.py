@@ -26,7 +26,7 @@ import re
 from scratchfs.engine.search import PatternMatcher
 from scratchfs.foundation.errors import InvalidArgument, PatternTimeout
 
-__all__ = ["MAX_RENDERED_NEEDLE_CHARS", "SKIP_PATTERN", "SKIP_PATTERN_BYTES", "RenderedMatcher",
+__all__ = ["MAX_RENDERED_NEEDLE_CHARS", "SKIP_PATTERN", "SKIP_PATTERN_BYTES", "RenderedMatcher", "escape_around",
            "rendered_needle_pattern"]
 
 SKIP_PATTERN = (
@@ -92,12 +92,19 @@ class RenderedMatcher:
 
 def _in_escape(buf: bytearray, start: int) -> bool:
     """Whether byte ``start`` of ``buf`` lies inside an escape sequence that begins before it on its line."""
-    low = buf.rfind(b"\n", max(0, start - LOOK_BACK_BYTES), start) + 1 or max(0, start - LOOK_BACK_BYTES)
-    escape = buf.rfind(b"\x1b", low, start)
+    return escape_around(buf, start) is not None
+
+
+def escape_around(buf: bytes | bytearray, at: int) -> tuple[int, int] | None:
+    """The escape sequence that holds byte ``at`` of ``buf`` past its first byte, as ``(start, end)`` indices of
+    ``buf`` (``start < at < end``; it begins on ``at``'s line, at most :data:`LOOK_BACK_BYTES` before it, and is read
+    as the renderer reads one), or ``None``: ``at`` is the first byte of one, or lies in none."""
+    low = buf.rfind(b"\n", max(0, at - LOOK_BACK_BYTES), at) + 1 or max(0, at - LOOK_BACK_BYTES)
+    escape = buf.rfind(b"\x1b", low, at)
     if escape < 0:
-        return False
+        return None
     token = _ESCAPE.match(buf, escape)
-    return token is not None and token.end() > start
+    return (escape, token.end()) if token is not None and token.end() > at else None
 
 
 def rendered_needle_pattern(needle: str) -> str:
