@@ -309,3 +309,15 @@ def test_every_window_of_a_view_search_is_a_piece_of_the_view(scope, output, nee
     assert reply["windows"]
     for window in reply["windows"]:
         assert window["data"] in view, window["data"]
+
+
+@pytest.mark.parametrize("context", [505, 1284, 1940, 3000])
+def test_a_window_cut_to_fit_the_budget_is_a_piece_of_the_view_too(scope, context):
+    """A reply over its budget cuts its first window (fewer matches, less context) anywhere in the stored bytes: its
+    edges are moved off escape sequences as the search's own are (cut there, "ESC[01;31m" showed as "01")."""
+    raw = grep_colour()
+    handle = _spill(scope, raw)
+    reply = ScratchTools(scope).call("read_handle", {"handle": handle, "match": "def ", "view": "text",
+                                                     "context": context, "budget": 2048, "max_matches": 50})
+    assert reply["windows"] and "\x1b" not in json.dumps(reply, ensure_ascii=False)
+    assert all(window["data"] in render_text(raw) for window in reply["windows"])

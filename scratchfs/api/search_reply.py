@@ -13,6 +13,7 @@ from scratchfs.api.results import Matches
 from scratchfs.api.views import piece, reply_size
 from scratchfs.engine.search import Window
 from scratchfs.engine.structure.terminal import render_fragment
+from scratchfs.engine.structure.terminal_match import drawn_edges
 from scratchfs.foundation.limits import LINE_WINDOW_BYTES, MAX_REPLY_BYTES
 
 
@@ -182,6 +183,8 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
     """The reply showing ``windows``, the search going on at ``next_offset``; a ``note`` says when the reply's
     ``budget`` (bytes) cut it: fewer matches shown than ``max_matches`` while more follow (``quiet``: the caller
     says how instead)."""
+    if found.rendered:  # (a window cut to fit: its edges off what it would render otherwise than the view)
+        windows = [_drawn(window, found.windows) for window in windows]
     shown = replace(found, windows=windows, next_offset=next_offset)
     if found.pattern is not None:
         what: dict[str, Any] = {"pattern": found.pattern, "ignore_case": found.ignore_case}
@@ -210,6 +213,22 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
     if found.note:
         reply["note"] = f"{reply['note']}; {found.note}" if reply.get("note") else found.note
     return reply
+
+
+def _drawn(window: Window, found: list[Window]) -> Window:
+    """A window of terminal output searched in its view, cut from one of the windows ``found`` (whose edges
+    :func:`~scratchfs.api.view_search.view_search` set), with its edges moved as
+    :func:`~scratchfs.engine.structure.terminal_match.drawn_edges` moves them, by the bytes of the window it was
+    cut from."""
+    end = window.offset + len(window.data)
+    whole = next((w for w in found if w.offset <= window.offset and end <= w.offset + len(w.data)), None)
+    if whole is None or not window.matches or (window.offset, end) == (whole.offset, whole.offset + len(whole.data)):
+        return window
+    last = max(hit.offset + hit.length for hit in window.matches)
+    lo, hi = (at + whole.offset for at in drawn_edges(whole.data, window.offset - whole.offset, end - whole.offset,
+                                                      window.matches[0].offset - whole.offset, last - whole.offset))
+    return window if (lo, hi) == (window.offset, end) else replace(
+        window, offset=lo, data=window.data[lo - window.offset : hi - window.offset])
 
 
 def count_reply(counted: MatchCount, budget: int) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from scratchfs.engine.structure.terminal_match import (
     LOOK_BACK_BYTES,
     MAX_RENDERED_NEEDLE_CHARS,
     RenderedMatcher,
-    escape_around,
+    drawn_edges,
 )
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import InvalidArgument
@@ -109,16 +109,8 @@ def _off_escapes(reader: SeekableReader, size: int, window: Window) -> Window:
     before = reader.read(lo - min(lo, LOOK_BACK_BYTES), min(lo, LOOK_BACK_BYTES))
     after = reader.read(hi, min(size - hi, LOOK_BACK_BYTES))
     joined = before + window.data + after
-    start = escape_around(joined, len(before))
-    end = escape_around(joined, len(before) + len(window.data))
-    new_lo = lo if start is None else min(first, lo + start[1] - len(before))
-    new_hi = hi if end is None else max(last, lo + end[0] - len(before))
     data, shift = window.data, len(before) - lo  # (joined[at + shift] is content byte at)
-    if joined[hi + shift : hi + shift + 1] == b"\x08" and new_hi == hi > last:  # its last character is drawn over
-        back = 1
-        while back < min(4, len(data)) and data[-back] & 0xC0 == 0x80:
-            back += 1
-        new_hi = max(last, hi - back)
+    new_lo, new_hi = (at - shift for at in drawn_edges(joined, lo + shift, hi + shift, first + shift, last + shift))
     head = data.find(b"\n", new_lo - lo, first - lo)  # the piece of a line before the first match's line
     if head >= 0 and joined[new_lo + shift - 1 : new_lo + shift] not in (b"\n", b"") and _REDRAW.search(
             data, new_lo - lo, head):
