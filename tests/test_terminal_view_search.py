@@ -9,12 +9,13 @@ missed, silently."""
 from __future__ import annotations
 
 import ast
+import json
 import re
 from pathlib import Path
 
 import pytest
 
-from scratchfs.api.contract import ScratchTools
+from scratchfs.api.contract import ScratchTools, window_hits
 from scratchfs.api.tools import tool_specs
 from scratchfs.api.views import reply_size
 from scratchfs.engine.structure import render_text
@@ -253,3 +254,70 @@ def test_reading_past_the_views_end_or_by_lines_names_the_read_of_its_end(scope)
     assert end["text"] and render_text(raw).endswith(end["text"].rstrip("\n").rsplit("\n", 1)[-1] + "\n")
     with pytest.raises(InvalidArgument, match=r'raw_offset=N \(its end: N = size - 4096\)'):
         tools.call("read_handle", {"handle": handle, "view": "text", "line": -20})
+
+
+@pytest.mark.scratch_store(frame_bytes=4096)
+@pytest.mark.parametrize("context", [0, 7, 40, 200, "line"])
+def test_a_view_search_of_terminal_output_shows_its_windows_rendered(scope, context):
+    """``view="text"`` asks for the text view: each window's ``data`` is its stored bytes rendered (no escape
+    sequence; on grep's output, where nothing redraws, a piece of the view itself), while ``offset``/``length`` and
+    the matches' offsets stay the stored output's -- what ``raw_offset=`` and the next call's ``offset=`` take, as
+    README says. Before, ``data`` was the raw bytes, escapes and all: "def __init__" with the default context, 9
+    windows in 7,754 bytes of reply (380 escapes); now 14 in 7,504 (none)."""
+    tools = ScratchTools(scope)
+    raw = grep_colour()
+    handle = _spill(scope, raw)
+    view = render_text(raw)
+    call = {"handle": handle, "match": "def __init__", "view": "text", "context": context, "max_matches": 30}
+    reply = tools.call("read_handle", call)
+    windows = reply["windows"]
+    assert windows and "\x1b" not in json.dumps(reply, ensure_ascii=False)
+    for window in windows:
+        assert window["data"] in view, window
+        assert "def __init__" in window["data"]
+        stored = raw[window["offset"] : window["offset"] + window["length"]]
+        assert window["data"].rstrip(" ") == render_text(stored).rstrip(" ")  # (the stored bytes it shows)
+        for hit in window_hits(window):
+            assert render_text(raw[hit["offset"] : hit["offset"] + hit["length"]]) == "def __init__"
+    assert "data" in reply["note"] and "rendered" in reply["note"]
+    shown, stored = sum(len(w["data"].encode()) for w in windows), sum(w["length"] for w in windows)
+    assert shown < stored * (0.8 if context else 1) and reply_size(reply) <= 8192, (shown, stored)
+    following = tools.call("read_handle", _call(reply["next_call"]))  # the next page: from a stored offset
+    assert window_hits(following["windows"][0])[0]["offset"] == reply["next_offset"] > window_hits(windows[-1])[-1][
+        "offset"]
+
+
+PROGRESS = b"".join(b"step %d\n" % i + b"".join(b"\r%3d%% [" % p + b"#" * (p // 10) + b"]" for p in range(0, 101, 25))
+                    + b" done\n" for i in range(300))
+"""A progress bar redrawn after each ``\\r``, its line ending ``100% [##########] done``."""
+
+
+@pytest.mark.scratch_store(frame_bytes=4096)
+@pytest.mark.parametrize("context", [0, 3, 7, 40, 200, "line"])
+@pytest.mark.parametrize(("output", "needle"), [("grep", "def __init__"), ("nroff", "option 1"),
+                                                ("progress", "done"), ("progress", "step 2")])
+def test_every_window_of_a_view_search_is_a_piece_of_the_view(scope, output, needle, context):
+    """A window's edges are moved off what a piece would render otherwise than the view: an escape sequence they
+    cut, a character a backspace overstrikes just past its end, and the piece of a line redrawn after a ``\\r``
+    that holds no match (a cut progress line showed " 75% [####]" where the view shows the line's last state)."""
+    raw = {"grep": grep_colour, "nroff": nroff, "progress": lambda: PROGRESS}[output]()
+    tools = ScratchTools(scope)
+    handle = _spill(scope, raw)
+    view = render_text(raw)
+    reply = tools.call("read_handle", {"handle": handle, "match": needle, "view": "text", "context": context,
+                                       "max_matches": 50})
+    assert reply["windows"]
+    for window in reply["windows"]:
+        assert window["data"] in view, window["data"]
+
+
+@pytest.mark.parametrize("context", [505, 1284, 1940, 3000])
+def test_a_window_cut_to_fit_the_budget_is_a_piece_of_the_view_too(scope, context):
+    """A reply over its budget cuts its first window (fewer matches, less context) anywhere in the stored bytes: its
+    edges are moved off escape sequences as the search's own are (cut there, "ESC[01;31m" showed as "01")."""
+    raw = grep_colour()
+    handle = _spill(scope, raw)
+    reply = ScratchTools(scope).call("read_handle", {"handle": handle, "match": "def ", "view": "text",
+                                                     "context": context, "budget": 2048, "max_matches": 50})
+    assert reply["windows"] and "\x1b" not in json.dumps(reply, ensure_ascii=False)
+    assert all(window["data"] in render_text(raw) for window in reply["windows"])

@@ -24,7 +24,8 @@ bytes as U+FFFD, counted by ``replaced``) or, for binary content, a hex dump (``
   a reply over budget keeps fewer windows, then fewer matches, then less context, and ``next_offset`` is the first
   match not shown. With ``view="text"`` (an HTML page): ``view`` too, and offsets, lines and ``size`` are the text
   view's; of terminal output (``match`` only, :mod:`scratchfs.api.view_search`): the text as its view shows it,
-  offsets, lines and windows the stored output's, and a ``note`` naming the rendered read of the first window.
+  offsets, lengths and lines the stored output's, each window's ``data`` its bytes rendered (``rendered``), and a
+  ``note`` naming the rendered read of the first window.
   With ``before`` (the last matches, :mod:`scratchfs.api.last_search`): ``next_before`` for ``next_offset``, the
   first match shown when matches precede it (the next call's ``before``), ``remaining`` the bytes before it not
   searched; a reply over budget keeps its last windows.

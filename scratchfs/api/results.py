@@ -223,6 +223,9 @@ class Matches:
             start before it) and ``origin`` its ``offset`` (where the forward sequence starts).
         note: why none is shown when a forward search of a pattern that spans lines ran out of time; where to search
             on when a stored HTML page's source held no match (:func:`~scratchfs.api.search_misses.text_view_hint`).
+        rendered: the windows are terminal output's stored bytes, shown as its text view renders them (``view="text"``
+            on terminal output: :func:`~scratchfs.api.view_search.view_search`): a window's ``data`` is its bytes
+            rendered, its offsets and lengths the stored bytes'.
     """
 
     handle: str
@@ -240,6 +243,7 @@ class Matches:
     before: int | None = None
     origin: int = 0
     note: str | None = None
+    rendered: bool = False
 
     @property
     def more(self) -> bool:

@@ -1,7 +1,7 @@
 """A search of a stored content (no view), and what it says when it finds nothing from the start (``next_call``
 ``None``): the way on when the text the model reads is not the bytes the search looked at -- an HTML page's markup,
-terminal output's escape sequences and overstrikes, a text that is not UTF-8 -- so that a miss there is not silent.
-Every note keeps its reply within budget: a call in a note repeats a needle or pattern of at most
+terminal output's escape sequences and overstrikes, a text that is not UTF-8, compressed bytes -- so that a miss
+there is not silent. Every note keeps its reply within budget: a call in a note repeats a needle or pattern of at most
 :data:`HINT_CALL_BYTES`, else names it ("the same call")."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from scratchfs.api.entries import reading
 from scratchfs.api.results import Matches, render_call
 from scratchfs.api.shape import NOT_UTF8
+from scratchfs.api.shape_binary import compressed_kind
 from scratchfs.api.shape_terminal import split_by_controls
 from scratchfs.api.view_search import RENDERED_KINDS, rendered_hint
 from scratchfs.api.views import reply_size
@@ -24,7 +25,8 @@ from scratchfs.foundation.text import invalid_utf8_bytes, utf8_partial_tail
 if TYPE_CHECKING:
     from scratchfs.api.scope import Scope
 
-__all__ = ["HINT_CALL_BYTES", "SNIFFED_UTF8_BYTES", "single_byte_note", "stored_search", "text_view_hint"]
+__all__ = ["HINT_CALL_BYTES", "SNIFFED_UTF8_BYTES", "compressed_note", "single_byte_note", "stored_search",
+           "text_view_hint"]
 
 SNIFFED_UTF8_BYTES = 64 * 1024
 """Bytes of a content's start read, on a miss of non-ASCII text whose stored shape does not count bytes not UTF-8
@@ -91,12 +93,18 @@ def text_view_hint(found: Matches, content_type: str | None, offset: int, shape:
     * content whose bytes are not UTF-8 (``not_utf8``, or its shape says so, :data:`~scratchfs.api.shape.NOT_UTF8`)
       sought with non-ASCII characters, which a search writes as UTF-8 bytes: the pattern that seeks them as single
       bytes of Latin-1 or cp1252 as well (:func:`single_byte_note`).
+    * compressed content (gzip, zstd, zip, xz, bzip2: its shape says ``", compressed"``,
+      :func:`~scratchfs.api.shape_binary.compressed_kind`): a search cannot see inside it; what works
+      (:func:`compressed_note`, about 330 bytes).
 
     A note ends with the exact call for a needle or pattern of at most :data:`HINT_CALL_BYTES` (in bytes of its JSON
     string; at most about 460 bytes of note), else names "the same call". ``found`` itself otherwise. Never
     raises."""
     if not _missed(found, offset):
         return found
+    packed = compressed_kind(shape) if content_type == "binary" else None
+    if packed is not None:
+        return replace(found, note=compressed_note(found.handle, packed))
     what = {"pattern": found.pattern} if found.pattern is not None else {"match": _sought(found)}
     spelled = reply_size(_sought(found)) <= HINT_CALL_BYTES
     if content_type == "html":
@@ -117,6 +125,20 @@ def text_view_hint(found: Matches, content_type: str | None, offset: int, shape:
     if (not_utf8 or (shape is not None and NOT_UTF8 in shape)) and not _sought(found).isascii():
         return replace(found, note=single_byte_note(found, spelled))
     return found
+
+
+_DECOMPRESSORS = {"gzip": "gunzip", "zstd": "zstd -d", "zip": "unzip -p", "xz": "xz -d", "bzip2": "bunzip2"}
+
+
+def compressed_note(handle: str, kind: str) -> str:
+    """What a miss in ``kind``-compressed content (one of :data:`~scratchfs.api.shape_binary.COMPRESSED`) says:
+    a search looks at the stored bytes, and these are compressed; the ways on: a byte range (a hex dump), or the
+    content decompressed where it came from and that output searched. About 330 bytes. Never raises."""
+    see = render_call("read_handle", handle=handle, offset=0, length=512)
+    return (f"no match: the content is {kind}-compressed, and a search cannot see inside it (it looks at the stored, "
+            "compressed bytes; none is decompressed here): read it by byte ranges, offset= and length= (a hex "
+            f"dump: {see}), or decompress it where it came from ({_DECOMPRESSORS.get(kind, 'its tool')}) and "
+            "search that output")
 
 
 def single_byte_note(found: Matches, spelled: bool) -> str:

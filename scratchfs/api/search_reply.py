@@ -12,10 +12,12 @@ from scratchfs.api.fixed import Squeeze
 from scratchfs.api.results import Matches
 from scratchfs.api.views import piece, reply_size
 from scratchfs.engine.search import Window
+from scratchfs.engine.structure.terminal import render_fragment
+from scratchfs.engine.structure.terminal_match import drawn_edges
 from scratchfs.foundation.limits import LINE_WINDOW_BYTES, MAX_REPLY_BYTES
 
 
-def window_json(window: Window, size: int, binary: bool) -> dict[str, Any]:
+def window_json(window: Window, size: int, binary: bool, rendered: bool = False) -> dict[str, Any]:
     """One search window: ``{line, offset, length, data}`` (plus ``replaced``/``encoding``), each fact once: ``line``
     is its first match's (1-based); a window of one match gives the match's start as ``match_offset`` when it is
     not ``offset`` (context before it) and its length as ``match_length`` when it does not end where the window
@@ -23,7 +25,10 @@ def window_json(window: Window, size: int, binary: bool) -> dict[str, Any]:
     lists them, ``matches: [{offset, length, line}]``. :func:`window_hits` reads the matches back from either.
     A window of whole lines (``context="line"``) whose line goes on past it (:data:`LINE_WINDOW_BYTES` bytes a side
     at most) says where: ``cut`` is ``"before"``, ``"after"`` or ``"both"``, as a line read's ``cut`` says it stops
-    inside a line; a line's bytes are shown whole at its ends, an invalid byte there included (as U+FFFD)."""
+    inside a line; a line's bytes are shown whole at its ends, an invalid byte there included (as U+FFFD).
+    ``rendered`` (terminal output searched in its text view): ``data`` is the bytes ``offset``/``length`` name as the
+    view renders them (:func:`~scratchfs.engine.structure.terminal.render_fragment`: escapes drawn as nothing,
+    overstrikes and ``\r`` redraws applied), every offset and length still the stored bytes'."""
     hits = window.matches
     match_end = max(h.offset + h.length for h in hits) if hits else window.match_offset
     keep_from, keep_to = window.match_offset, match_end
@@ -42,7 +47,11 @@ def window_json(window: Window, size: int, binary: bool) -> dict[str, Any]:
             out["match_offset"] = hits[0].offset
         if hits[0].offset + hits[0].length != shown.offset + shown.length:
             out["match_length"] = hits[0].length
-    return {**out, **shown.content_fields()}
+    content = shown.content_fields()
+    if rendered and not binary:
+        start = shown.offset - window.offset
+        content["data"] = render_fragment(window.data[start : start + shown.length])
+    return {**out, **content}
 
 
 def window_hits(window: dict[str, Any]) -> list[dict[str, Any]]:
@@ -174,6 +183,8 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
     """The reply showing ``windows``, the search going on at ``next_offset``; a ``note`` says when the reply's
     ``budget`` (bytes) cut it: fewer matches shown than ``max_matches`` while more follow (``quiet``: the caller
     says how instead)."""
+    if found.rendered:  # (a window cut to fit: its edges off what it would render otherwise than the view)
+        windows = [_drawn(window, found.windows) for window in windows]
     shown = replace(found, windows=windows, next_offset=next_offset)
     if found.pattern is not None:
         what: dict[str, Any] = {"pattern": found.pattern, "ignore_case": found.ignore_case}
@@ -184,7 +195,7 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
     what.update({"view": found.view} if found.view else {})
     reply = {"handle": found.handle, **what, "size": found.size, "next_offset": shown.next_offset,
              "more": shown.more, "remaining": shown.remaining, "next_call": shown.next_call,
-             "windows": [window_json(w, found.size, found.binary) for w in windows]}
+             "windows": [window_json(w, found.size, found.binary, found.rendered) for w in windows]}
     if found.before is not None:  # from the end: where the next call ends, not starts
         reply = {("next_before" if k == "next_offset" else k): v for k, v in reply.items()}
     count = shown.match_count
@@ -202,6 +213,22 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
     if found.note:
         reply["note"] = f"{reply['note']}; {found.note}" if reply.get("note") else found.note
     return reply
+
+
+def _drawn(window: Window, found: list[Window]) -> Window:
+    """A window of terminal output searched in its view, cut from one of the windows ``found`` (whose edges
+    :func:`~scratchfs.api.view_search.view_search` set), with its edges moved as
+    :func:`~scratchfs.engine.structure.terminal_match.drawn_edges` moves them, by the bytes of the window it was
+    cut from."""
+    end = window.offset + len(window.data)
+    whole = next((w for w in found if w.offset <= window.offset and end <= w.offset + len(w.data)), None)
+    if whole is None or not window.matches or (window.offset, end) == (whole.offset, whole.offset + len(whole.data)):
+        return window
+    last = max(hit.offset + hit.length for hit in window.matches)
+    lo, hi = (at + whole.offset for at in drawn_edges(whole.data, window.offset - whole.offset, end - whole.offset,
+                                                      window.matches[0].offset - whole.offset, last - whole.offset))
+    return window if (lo, hi) == (window.offset, end) else replace(
+        window, offset=lo, data=window.data[lo - window.offset : hi - window.offset])
 
 
 def count_reply(counted: MatchCount, budget: int) -> dict[str, Any]:

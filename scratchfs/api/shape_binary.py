@@ -28,7 +28,7 @@ import imagesize
 from scratchfs.api.shape_words import kib, plural, short_name
 
 __all__ = ["BINARY_MAGIC", "COMPRESSED", "FORMATS", "STARTS", "TAR_MAGIC_AT", "TarMember", "binary_kind",
-           "binary_shape", "tar_listing", "tar_members"]
+           "binary_shape", "compressed_kind", "tar_listing", "tar_members"]
 
 BINARY_MAGIC = ((b"\x89PNG", "PNG image"), (b"\x1f\x8b", "gzip"), (b"PK\x03\x04", "zip"), (b"%PDF", "PDF"),
                 (b"\x28\xb5\x2f\xfd", "zstd"), (b"\x7fELF", "ELF"), (b"\xff\xd8\xff", "JPEG image"),
@@ -133,6 +133,15 @@ def binary_shape(sample: bytes, size: int) -> str:
         detail = f", {width}×{height} pixels" if width > 0 and height > 0 else ""
     head = sample[:8].hex(" ")
     return f"binary, {kib(size)}" + (f", {kind}{detail}" if kind else "") + (f"; starts with {head}" if head else "")
+
+
+def compressed_kind(shape: str | None) -> str | None:
+    """The compressed format (one of :data:`COMPRESSED`) a stored shape names (``"binary, 1.3 KiB, gzip,
+    compressed; ..."``, :func:`binary_shape`), or ``None`` (another shape, or none). Never raises."""
+    if not shape or not shape.startswith("binary, "):
+        return None
+    parts = shape.split("; ", 1)[0].split(", ")
+    return parts[2] if len(parts) > 3 and parts[2] in COMPRESSED and parts[3] == "compressed" else None
 
 
 def _dimensions(sample: bytes) -> tuple[int, int]:

@@ -189,8 +189,8 @@ _READ_HANDLE = ToolSpec(
                                     "person sees it (ANSI escapes removed, \\r redraws applied); paged by `offset` "
                                     "into that text. With `match`/`pattern` (an HTML page): a search of that text, "
                                     "its offsets and lines the text's; with `match` (terminal output): the text as "
-                                    "shown, found across escapes and overstrikes, its offsets the stored output's "
-                                    "(read a window rendered with `raw_offset`)."},
+                                    "shown, found across escapes and overstrikes, its windows rendered, their offsets "
+                                    "the stored output's (read on rendered with `raw_offset`)."},
             "raw_offset": {"type": "integer", "minimum": 0,
                            "description": "view=\"text\" of terminal output: start at the rendered line holding "
                                           "this byte of the stored output (a search window's offset)."},

@@ -38,7 +38,7 @@ from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.text import digits_int, is_digits, utf8_suffix_start
 
-__all__ = ["MAX_CURSOR_COLUMN", "MAX_LINE_BYTES", "render_line", "render_text", "view_page"]
+__all__ = ["MAX_CURSOR_COLUMN", "MAX_LINE_BYTES", "render_fragment", "render_line", "render_text", "view_page"]
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """Longest raw line (bytes, between two newlines) rendered."""
@@ -149,6 +149,21 @@ def render_text(raw: bytes) -> str:
     text = raw.decode("utf-8", "replace")
     parts = text.split("\n")
     return "\n".join(render_line(part) for part in parts)
+
+
+_END = "\ue000"  # (a private-use character: marks where a fragment's last line was cut)
+
+
+def render_fragment(raw: bytes) -> str:
+    """A piece of terminal output cut anywhere (a search's window) as the view shows it: each line rendered as
+    :func:`render_text` renders it, the first from the piece's first byte (a ``\r`` in it returns to there), and the
+    last, which the cut may end inside, keeping its blanks (the view's line goes on). Invalid UTF-8 reads as U+FFFD;
+    an escape sequence the piece holds only part of draws what its part reads as (see :func:`render_line`)."""
+    parts = raw.decode("utf-8", "replace").split("\n")
+    tail = parts[-1].rstrip("\r")  # (a line end cut after its \r, as render_line drops a CRLF's)
+    last = render_line(tail + _END) if tail else ""
+    last = last[: -len(_END)] if last.endswith(_END) else last.replace(_END, "")  # (a move left drew over it)
+    return "\n".join([*(render_line(part) for part in parts[:-1]), last])
 
 
 def view_page(source: ContentSource, offset: int = 0, *, cursor: str | None = None, budget_bytes: int = 8192,

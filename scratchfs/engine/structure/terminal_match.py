@@ -26,7 +26,8 @@ import re
 from scratchfs.engine.search import PatternMatcher
 from scratchfs.foundation.errors import InvalidArgument, PatternTimeout
 
-__all__ = ["MAX_RENDERED_NEEDLE_CHARS", "SKIP_PATTERN", "SKIP_PATTERN_BYTES", "RenderedMatcher",
+__all__ = ["MAX_RENDERED_NEEDLE_CHARS", "SKIP_PATTERN", "SKIP_PATTERN_BYTES", "RenderedMatcher", "drawn_edges",
+           "escape_around",
            "rendered_needle_pattern"]
 
 SKIP_PATTERN = (
@@ -92,12 +93,36 @@ class RenderedMatcher:
 
 def _in_escape(buf: bytearray, start: int) -> bool:
     """Whether byte ``start`` of ``buf`` lies inside an escape sequence that begins before it on its line."""
-    low = buf.rfind(b"\n", max(0, start - LOOK_BACK_BYTES), start) + 1 or max(0, start - LOOK_BACK_BYTES)
-    escape = buf.rfind(b"\x1b", low, start)
+    return escape_around(buf, start) is not None
+
+
+def escape_around(buf: bytes | bytearray, at: int) -> tuple[int, int] | None:
+    """The escape sequence that holds byte ``at`` of ``buf`` past its first byte, as ``(start, end)`` indices of
+    ``buf`` (``start < at < end``; it begins on ``at``'s line, at most :data:`LOOK_BACK_BYTES` before it, and is read
+    as the renderer reads one), or ``None``: ``at`` is the first byte of one, or lies in none."""
+    low = buf.rfind(b"\n", max(0, at - LOOK_BACK_BYTES), at) + 1 or max(0, at - LOOK_BACK_BYTES)
+    escape = buf.rfind(b"\x1b", low, at)
     if escape < 0:
-        return False
+        return None
     token = _ESCAPE.match(buf, escape)
-    return token is not None and token.end() > start
+    return (escape, token.end()) if token is not None and token.end() > at else None
+
+
+def drawn_edges(buf: bytes | bytearray, lo: int, hi: int, first: int, last: int) -> tuple[int, int]:
+    """``(lo, hi)``, indices of ``buf``, moved so that the bytes between render as the view shows them (a search
+    window's edges), never past ``first`` nor ``last`` (its first match's start, its last one's end): its start past
+    an escape sequence it begins inside (:func:`escape_around`), its end before one it ends inside, or before a
+    character that the backspace just after it draws over (``_`` of an underlined ``_\bx``). ``buf`` holds the
+    bytes around them (up to :data:`LOOK_BACK_BYTES` each side tell). Never raises."""
+    start, end = escape_around(buf, lo), escape_around(buf, hi)
+    new_lo = lo if start is None else min(first, start[1])
+    new_hi = hi if end is None else min(hi, max(last, end[0]))  # (a match may run past a window cut to fit)
+    if new_hi == hi > last and buf[hi : hi + 1] == b"\x08":
+        back = 1
+        while back < min(4, hi - lo) and buf[hi - back] & 0xC0 == 0x80:
+            back += 1
+        new_hi = max(last, hi - back)
+    return new_lo, new_hi
 
 
 def rendered_needle_pattern(needle: str) -> str:
