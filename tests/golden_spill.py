@@ -31,7 +31,14 @@ and stubs, 4 records; and an array whose items are of several kinds is counted b
 item: ``array.json@0+172692``'s ``b: array(3) of int`` over ``[1, 2, {"c": null}]`` is ``b: array(3) of mixed kinds
 (2 numbers, 1 object), objects {c: null}``, 1 record); branch shapes (compressed content's shape says
 ``compressed`` and its note names byte ranges alone, no ``match="TEXT"``, which finds nothing in compressed bytes:
-``gzip.bin@0+1024``, ``@0+1537`` and ``@0+9004``, their shapes and stubs' notes, the previews unchanged, 3 records).
+``gzip.bin@0+1024``, ``@0+1537`` and ``@0+9004``, their shapes and stubs' notes, the previews unchanged, 3 records);
+branch jsonshape (an array's items and JSON lines' records are a sample of them merged, never the first alone:
+``array.json@0+172692`` says ``items: ...`` and ``b: array(3) of int|{c: null}``, ``d: str(up to 271 B)``, where it
+said ``first item: ...``, a ``mixed kinds`` count of the first item's array and ``d: str``; the ``mixed.jsonl`` cuts
+``v: array(0-2)`` where the first record's ``v: array(0)`` stood; 5 records; and a table's shape counts its bytes
+that are not UTF-8, as a text's does: the 8 ``latin1.txt`` slices, CSV to the shape, end ``; 171 bytes not UTF-8
+(shown as U+FFFD)`` or the like, and ``query-packages-by-month.csv@0+200000``, a slice that cuts its last character,
+``; 1 byte not UTF-8 ...``; 14 records, shapes and the stubs that carry them, previews and notes unchanged).
 """
 
 from __future__ import annotations

@@ -94,6 +94,8 @@ def both(sample: bytes, size: int, lines: int) -> tuple[tuple, tuple]:
         reject()
     odd = re.compile(r", [\d,]+ bytes? not UTF-8 \(shown as U\+FFFD\)")  # counted since the reference (atk26)
     text = odd.sub("", new.text)
+    text = re.sub(r"; [\d,]+ bytes? not UTF-8 .*\Z", "", text, flags=re.S)  # (a table's, JSON's or a page's:
+    # counted since the reference, branch jsonshape)
     if grep.sub("", text) == grep.sub("", old.text) and re.search(rb"\n[^:\n]*[ \t]\d\d?:\d+[:-]", b"\n" + original):
         reject()  # a clock time's hour ("Dec  3 02:31:21") is no path since the reference: lines that hold one name
         # one path fewer to the new code, which can leave too few for grep output (or another count of files)
@@ -108,6 +110,10 @@ def both(sample: bytes, size: int, lines: int) -> tuple[tuple, tuple]:
     if new.content_type == "json" == old.content_type and "mixed kinds" in text and "mixed kinds" not in old.text:
         reject()  # an array whose items are of several kinds is counted by kind since the reference (structfix): its
         # first item described them all to it ("array(3) of int" over [1, 2, {"c": null}])
+    if new.content_type == old.content_type in ("json", "jsonl") and text != old.text and \
+            text.split(":", 1)[0].split(";", 1)[0] == old.text.split(":", 1)[0].split(";", 1)[0]:
+        reject()  # an array's items (JSON lines' records) are a sample of them merged since the reference (jsonshape):
+        # it described them by the first ("tags: array(0)" over items of 0 to 2 tags; "first item: int")
     return (new.content_type, text), (old.content_type, old.text)
 
 

@@ -136,7 +136,7 @@ def test_grep_fixture_shape(scope, fixture_data):
 
 @pytest.mark.parametrize(("content", "content_type", "shape"), [
     (b'{"a":1}\n{"a":2}\n{"b":[3]}\n', "jsonl", "JSON lines, 3 records; record keys: a?: int, b?: array(1) of int"),
-    (b"[1, 2, 3]", "json", "JSON array of 3 items; first item: int"),
+    (b"[1, 2, 3]", "json", "JSON array of 3 items; items: int"),
     (b'{"items": [{"id": 1, "tags": ["x"]}], "n": null}', "json",
      "JSON object, 2 keys: items: array(1) of {id: int, tags: array(1) of str}, n: null"),
     (b"2024-01-01 10:00:00 INFO start\n2024-01-01 10:00:01 ERROR boom\n", "log",
@@ -855,7 +855,7 @@ def test_a_key_named_with_a_question_mark_is_not_read_as_a_key_some_items_lack(s
     shape = scope.spill(json.dumps({"cells": rows}).encode(), source_tool="cat").shape
     assert re.search(rf'cells: array\({items}\) of \{{a\?(?:: int)?, "a\?"(?:: int)?, pad(?:: str)?\}}', shape), shape
     odd = scope.spill(json.dumps([{"": 1, "?": 2, "x, y": 3, "k\u0001": 4, "b": 5}] * 300).encode()).shape
-    assert odd.endswith('first item: "": int, "?": int, "x, y": int, "k\\u0001": int, b: int'), odd
+    assert odd.endswith('items: "": int, "?": int, "x, y": int, "k\\u0001": int, b: int'), odd
 
 
 _DMESG = Path(__file__).resolve().parent.parent / "fixtures" / "tools" / "dmesg.txt"
