@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import time
 
 import pytest
@@ -110,3 +111,44 @@ def test_a_shape_cut_by_the_cap_keeps_its_count_of_bytes_not_utf8():
     data = (header + "\n" + ";".join("x" * 200) + "\n").encode("latin-1")
     shape = shape_of(data)
     assert len(shape) <= MAX_SHAPE_CHARS and shape.endswith("bytes not UTF-8 (shown as U+FFFD)"), shape
+
+
+def _line_reads(note: str) -> list[tuple[int, int]]:
+    return [(int(line), int(lines)) for line, lines in re.findall(r"line=(-?\d+), lines=(\d+)\)", note)]
+
+
+def _long_tail(count: int = 30, width: int = 500) -> bytes:
+    """``ps aux`` output whose last lines are long (a COMMAND line's arguments): the average is no guide to them."""
+    head = "".join(f"root {i:5d}  0.0  0.0      0     0 ?  S  10:00  0:00 [kworker/{i}]\n" for i in range(200))
+    tail = "".join(f"app  {i:5d}  0.1  0.4 123456  7890 ?  Sl 10:00  0:01 /usr/bin/java -cp {'x' * width}\n"
+                   for i in range(count))
+    return ("USER         PID %CPU %MEM    VSZ   RSS TTY STAT START TIME COMMAND\n" + head + tail).encode()
+
+
+@pytest.mark.parametrize("mode", ["head", "head+tail"])
+def test_the_line_reads_a_stub_names_each_fit_one_reply(scope, mode):
+    data = _long_tail()
+    stub = scope.spill(data, source_tool="ps", preview=mode)
+    reads = _line_reads(stub.note)
+    assert reads and (mode == "head+tail" or any(line < 0 for line, _ in reads)), stub.note
+    tools = ScratchTools(scope)
+    for line, lines in reads:
+        reply = tools.read_handle(stub.handle, line=line, lines=lines)
+        assert reply["lines"] == lines and not reply.get("cut"), (line, lines, reply.get("cut"))
+        assert len(json.dumps(reply["data"], ensure_ascii=False).encode()) <= 4096 + 2, (line, lines)
+        assert reply["next_call"] is None or line > 0, reply["next_call"]  # (the last lines: all of them at once)
+
+
+def test_a_head_read_is_sized_from_the_lines_it_reads(scope):
+    data = ("".join(f"{i}\n" for i in range(100)) + "".join(f"{i} {'y' * 900}\n" for i in range(40))
+            + "".join(f"{i}\n" for i in range(5000))).encode()
+    stub = scope.spill(data, source_tool="cat")  # the preview stops before the long lines; the average is 14 bytes
+    (line, lines), *_ = _line_reads(stub.note)
+    reply = ScratchTools(scope).read_handle(stub.handle, line=line, lines=lines)
+    assert not reply.get("cut") and len(reply["data"].encode()) <= 4096 + lines, (line, lines)
+
+
+def test_no_read_of_the_last_lines_when_the_last_line_alone_is_longer_than_a_read(scope):
+    data = ("".join(f"line {i}\n" for i in range(2000)) + "z" * 6000 + "\n").encode()
+    stub = scope.spill(data, source_tool="cat")
+    assert all(line > 0 for line, _ in _line_reads(stub.note)), stub.note

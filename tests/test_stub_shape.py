@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import csv
 import io
+import itertools
 import json
 import random
 import re
@@ -196,7 +197,9 @@ def test_note_names_the_next_calls_with_this_handle(scope, fixture_data):
     covered = len(stub.preview.encode())
     next_line = stub.preview.count("\n") + 1
     assert f'read_handle(handle="{stub.handle}", offset={covered}, length=4096)' in stub.note
-    count = 4096 * stub.lines // stub.size  # as many lines as hold about 4 KiB, at the average line length
+    costs = itertools.accumulate(len(json.dumps(line.decode(), ensure_ascii=False).encode())  # (each with its
+                                 for line in data.split(b"\n")[next_line - 1 : next_line + 49])  # newline, \n)
+    count = sum(cost <= 4096 for cost in costs)  # as many of the lines it reads as hold at most 4 KiB of JSON text
     assert f'read_handle(handle="{stub.handle}", line={next_line}, lines={count})' in stub.note
     assert f'read_handle(handle="{stub.handle}", pattern="REGEX")' in stub.note
 
