@@ -237,31 +237,40 @@ def value_word(value: object) -> str:
     return type(value).__name__
 
 
-def _tree(value: object, depth: int, width: int, items: dict | None = None) -> str:
+class _TooLong(Exception):
+    """A description ran past the room it was given (the next, shallower one is tried)."""
+
+
+def _tree(value: object, depth: int, width: int, items: dict, room: int) -> str:
     """``value`` described ``depth`` levels down, listing at most ``width`` keys per object (an object with more
     keys -- a map -- shows its first value described and the next few keys by name), an array by its items'
-    :func:`~scratchfs.api.shape_merge.items_template` (kept in ``items`` by the array's id, for the next call):
-    a sample of them merged, never the first alone."""
-    items = {} if items is None else items
+    :func:`items_template` (kept in ``items`` by the array's id, for the next call): a sample of them merged, never
+    the first alone. Raises :class:`_TooLong` as soon as an object's description passes ``room`` characters (no
+    more arrays merged for a description that cannot fit)."""
     if isinstance(value, Merged):
         return merged_text(value, depth, width)
     if isinstance(value, MixedItems):  # (an array's items of several kinds: counted, its objects' keys after)
         objects = value.objects
-        return value.text + ("" if objects is None else f", objects {_tree(objects, depth, width, items)}")
+        return value.text + ("" if objects is None else f", objects {_tree(objects, depth, width, items, room)}")
     if isinstance(value, dict):
         if depth <= 0 or not value:
             return value_word(value)
         if len(value) <= width:
-            return "{" + ", ".join(f"{key_name(k)}: {_tree(v, depth - 1, width, items)}"
-                                   for k, v in value.items()) + "}"
+            parts, used = [], 2
+            for key, item in value.items():
+                parts.append(f"{key_name(key)}: {_tree(item, depth - 1, width, items, room)}")
+                used += len(parts[-1]) + 2
+                if used > room:
+                    raise _TooLong
+            return "{" + ", ".join(parts) + "}"
         key, first = next(iter(value.items()))
         names = "".join(f", {key_name(k, 24)}" for k in list(value)[1 : max(2, width // 2)])
-        return f"object({len(value)} keys: {key_name(key)}: {_tree(first, depth - 1, width, items)}{names}, …)"
+        return f"object({len(value)} keys: {key_name(key)}: {_tree(first, depth - 1, width, items, room)}{names}, …)"
     if isinstance(value, list):
         if not value or depth <= 0:
             return value_word(value)
         template = items.get(id(value)) or items.setdefault(id(value), (value, items_template(value)))
-        return f"array({len(value)}) of {_tree(template[1], depth - 1, width, items)}"
+        return f"array({len(value)}) of {_tree(template[1], depth - 1, width, items, room)}"
     return value_word(value)
 
 
@@ -273,14 +282,20 @@ def fitted(head: str, value: object) -> str:
     """``head`` + the deepest description of ``value`` that fits :data:`MAX_SHAPE_CHARS` (an object's outer braces
     dropped). An object's own keys are all named when any description that names them fits (a description of its
     first key's value and the next few names, as for a map, only when none does), and such a description of the
-    object itself drops its ``object(N keys: ...)`` wrapper, which ``head`` says."""
+    object itself drops its ``object(N keys: ...)`` wrapper, which ``head`` says. A description is given up as soon
+    as it runs past the room (but the last, shallowest one, clipped)."""
     text = ""
     keys = len(value) if isinstance(value, dict) else len(value.present or ()) if isinstance(value, Merged) and \
         list(value.kinds) == ["object"] else 0
     wrapper = f"object({keys} keys: "
     items: dict = {}  # (each array's template, made once)
-    for depth, width in sorted(_FITS, key=lambda fit: fit[1] < keys):  # (stable: deepest first within each)
-        body = _tree(value, depth, width, items)
+    fits = sorted(_FITS, key=lambda fit: fit[1] < keys)  # (stable: deepest first within each)
+    room = MAX_SHAPE_CHARS - len(head) + len(wrapper) + 2  # (the braces or the wrapper dropped)
+    for number, (depth, width) in enumerate(fits):
+        try:
+            body = _tree(value, depth, width, items, room if number < len(fits) - 1 else 1 << 62)
+        except _TooLong:
+            continue
         if body.startswith("{") and body.endswith("}"):
             body = body[1:-1]
         elif keys and body.startswith(wrapper):
