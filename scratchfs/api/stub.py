@@ -405,11 +405,11 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
             preview, covered, tail_offset = make_preview(head, tail, size, limit, mode)
         next_line = head.count(b"\n", 0, covered) + 1
         start = head.rfind(b"\n", 0, covered) + 1  # (where line next_line starts)
-        if start not in head_counts:
+        if start not in head_counts and covered < size and notes.lines_average is not None and not shown:
             head_counts[start] = lines_within(head[start : start + DEFAULT_READ_BYTES + 1],
                                               start + DEFAULT_READ_BYTES + 1 >= size, size <= len(head), True)
         note = notes.tar_text(members[:shown]) if shown else notes.text(covered, next_line, tail_offset,
-                                                                        head_counts[start], tail_count)
+                                                                        head_counts.get(start), tail_count)
         preview_cost = _json_bytes(preview) - 2
         total = fixed + preview_cost + _json_bytes(note) - 2
         if total <= MAX_STUB_BYTES:
@@ -429,7 +429,6 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
 LAST_LINES_BYTES = DEFAULT_READ_BYTES + 2
 """Bytes of a content's end that size the stub's read of its last lines (``line=-N``): the bytes such a read may hold,
 the newline that ends the last line and the one before the first (a spill keeps at least these, :func:`build_stub`)."""
-_PLAIN_JSON = bytes(sorted(set(range(0x20, 0x80)) - set(b'"\\'))) + b"\n"  # bytes JSON writes as they are (\n: 2)
 
 
 def lines_within(data: bytes, at_end: bool, at_start: bool, forward: bool) -> int | None:
@@ -440,23 +439,36 @@ def lines_within(data: bytes, at_end: bool, at_start: bool, forward: bool) -> in
     a read may and does not reach the content's end, ``at_end``, or, backward, its start, ``at_start``)."""
     if len(data) <= DEFAULT_READ_BYTES and not (at_end if forward else at_start):
         return None
-    if not forward:
-        data = data[:-1] if data.endswith(b"\n") else data  # (a last newline ends the last line: no line after it)
+    data = data[:-1] if not forward and data.endswith(b"\n") else data  # (a last newline ends the last line)
     pieces = data.split(b"\n")
-    if forward:
-        last = pieces.pop()  # cut by the window, or the rest after a last newline; the content's last line if whole
-        if at_end and last:
-            pieces.append(last)
-    else:
-        if not at_start:
-            pieces.pop(0)  # (cut by the window's start)
-        pieces.reverse()
+    last = pieces.pop() if forward else pieces.pop(0) if not at_start else b""  # cut by the window (or the rest
+    pieces = (pieces + [last] * bool(at_end and last)) if forward else pieces[::-1]  # after a last newline)
     del pieces[DEFAULT_LINES:]  # (a read names at most these: 4 KiB of empty lines are not each counted)
-    if not data.translate(None, _PLAIN_JSON):  # (printable ASCII but quotes and backslashes: as it is)
-        costs = [len(piece) + 2 for piece in pieces]
-    else:  # quotes, backslashes, control bytes or non-ASCII: each line's JSON text counted
-        costs = [_json_bytes(piece.decode("utf-8", "replace")) for piece in pieces]
-    return bisect.bisect_right(list(itertools.accumulate(costs)), DEFAULT_READ_BYTES)
+    ends = list(itertools.accumulate(map(len, pieces)))  # (each line's newline added below)
+    spans = [min(len(data), end + number - (not forward)) for number, end in enumerate(ends, 1)]  # the bytes of the
+    least = [span + 1 + span - end for span, end in zip(spans, ends, strict=True)]  # first (last) lines; their JSON
+    escaped = data.translate(None, _NOT_ESCAPED).replace(b"\n", b"")  # text's bytes but for escapes not newlines
+    common = [bytes([byte]) for byte in _COMMON_ESCAPES if byte in escaped]  # (each counted at memchr speed)
+    plain = len(escaped) == sum(map(escaped.count, common))  # (no other control byte: 2 bytes each)
+    low = bisect.bisect_right(least, DEFAULT_READ_BYTES - len(escaped) * (1 if plain else 5))  # (all escapes in)
+    high = bisect.bisect_right(least, DEFAULT_READ_BYTES)  # (none): the answer is between, found by halves
+    while low < high:
+        middle = (low + high + 1) // 2
+        held = spans[middle - 1]
+        start, end = (0, held) if forward else (len(data) - held, len(data))
+        extra = sum(data.count(byte, start, end) for byte in common) if plain else _escape_bytes(data[start:end])
+        low, high = (middle, high) if least[middle - 1] + extra <= DEFAULT_READ_BYTES else (low, middle - 1)
+    return low
+
+
+_COMMON_ESCAPES = b'"\\\t\r'  # the bytes other than a newline that text's JSON escapes most (in two bytes each)
+
+
+def _escape_bytes(data: bytes) -> int:
+    """How many bytes more ``data`` (UTF-8) takes as JSON string text than as it is: one for each byte escaped in
+    two (a newline, a quote), five for each other control byte (:func:`_json_bytes`, but of bytes)."""
+    escaped = data.translate(None, _NOT_ESCAPED)
+    return len(escaped) + 4 * len(escaped.translate(None, _SHORT_ESCAPES))
 
 
 _FIXED = len('{"handle":,"preview":"","size":,"lines":,"content_type":,"shape":,"note":""}')
