@@ -393,7 +393,8 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
     members = tar_members(head) if notes.format == "tar" else []
     head_counts: dict[int, int | None] = {}  # (the lines a read from each line start holds, counted once)
     ends = tail if len(tail) >= min(size, LAST_LINES_BYTES) else head if len(head) >= size else b""
-    tail_count = None if not ends or content_type in (None, "binary") else lines_within(
+    named = ends and notes.tail_lines and mode == "head"  # (a log's or a text's last lines, not in the preview)
+    tail_count = None if not named else lines_within(
         ends[-LAST_LINES_BYTES:], True, len(ends) >= size or len(ends) > LAST_LINES_BYTES, False)
     while True:
         listing, shown = tar_listing(members, limit) if members else ("", 0)
