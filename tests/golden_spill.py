@@ -31,7 +31,19 @@ and stubs, 4 records; and an array whose items are of several kinds is counted b
 item: ``array.json@0+172692``'s ``b: array(3) of int`` over ``[1, 2, {"c": null}]`` is ``b: array(3) of mixed kinds
 (2 numbers, 1 object), objects {c: null}``, 1 record); branch shapes (compressed content's shape says
 ``compressed`` and its note names byte ranges alone, no ``match="TEXT"``, which finds nothing in compressed bytes:
-``gzip.bin@0+1024``, ``@0+1537`` and ``@0+9004``, their shapes and stubs' notes, the previews unchanged, 3 records).
+``gzip.bin@0+1024``, ``@0+1537`` and ``@0+9004``, their shapes and stubs' notes, the previews unchanged, 3 records);
+branch jsonshape (an array's items and JSON lines' records are a sample of them merged, never the first alone:
+``array.json@0+172692`` says ``items: ...`` and ``b: array(3) of int|{c: null}``, ``d: str(up to 271 B)``, where it
+said ``first item: ...``, a ``mixed kinds`` count of the first item's array and ``d: str``; the ``mixed.jsonl`` cuts
+``v: array(0-2)`` where the first record's ``v: array(0)`` stood; 5 records; and a table's shape counts its bytes
+that are not UTF-8, as a text's does: the 8 ``latin1.txt`` slices, CSV to the shape, end ``; 171 bytes not UTF-8
+(shown as U+FFFD)`` or the like, and ``query-packages-by-month.csv@0+200000``, a slice that cuts its last character,
+``; 1 byte not UTF-8 ...``; 14 records, shapes and the stubs that carry them, previews and notes unchanged); then,
+branch jsonshape (a note's line reads are sized on the lines they read, at most 4 KiB of JSON text each, no longer
+from the average line: ``lines=`` of the head's read and ``line=-N`` of the last lines' change in 393 stubs of 159
+records -- a content's last lines counted where its end is (the harness passes the last ``LAST_LINES_BYTES``, as a
+spill keeps them), a read near a short content's end asking for the lines left -- and 16 previews move by the
+note's new length; the shapes unchanged).
 """
 
 from __future__ import annotations
@@ -44,7 +56,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from scratchfs.api.shape import SAMPLE_BYTES, describe
-from scratchfs.api.stub import build_stub, list_preview
+from scratchfs.api.stub import LAST_LINES_BYTES, build_stub, list_preview
 from scratchfs.engine.binding import Binding
 from scratchfs.foundation.limits import LIST_PREVIEW_BYTES, PREVIEW_BYTES
 from tests.test_budgets import generated
@@ -169,7 +181,8 @@ def record(name: str, content: bytes, index: int) -> dict:
     shape = describe(head, size, lines, source)
     stubs = []
     for mode, tool, preview in _variants(index):
-        tail = content[size - preview :] if mode == "head+tail" and preview else b""
+        kept = max(preview if mode == "head+tail" else 0, LAST_LINES_BYTES)  # (what a spill keeps of the end)
+        tail = content[max(0, size - kept) :]
         stub = build_stub(HANDLE, head, tail, size, lines, shape.content_type, shape.text, tool, preview, mode)
         stubs.append(stub.to_json())
     listing = list_preview(head, size, min(PREVIEW_BYTES, LIST_PREVIEW_BYTES), shape.content_type == "binary",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import csv
 import io
+import itertools
 import json
 import random
 import re
@@ -136,7 +137,7 @@ def test_grep_fixture_shape(scope, fixture_data):
 
 @pytest.mark.parametrize(("content", "content_type", "shape"), [
     (b'{"a":1}\n{"a":2}\n{"b":[3]}\n', "jsonl", "JSON lines, 3 records; record keys: a?: int, b?: array(1) of int"),
-    (b"[1, 2, 3]", "json", "JSON array of 3 items; first item: int"),
+    (b"[1, 2, 3]", "json", "JSON array of 3 items; items: int"),
     (b'{"items": [{"id": 1, "tags": ["x"]}], "n": null}', "json",
      "JSON object, 2 keys: items: array(1) of {id: int, tags: array(1) of str}, n: null"),
     (b"2024-01-01 10:00:00 INFO start\n2024-01-01 10:00:01 ERROR boom\n", "log",
@@ -196,7 +197,9 @@ def test_note_names_the_next_calls_with_this_handle(scope, fixture_data):
     covered = len(stub.preview.encode())
     next_line = stub.preview.count("\n") + 1
     assert f'read_handle(handle="{stub.handle}", offset={covered}, length=4096)' in stub.note
-    count = 4096 * stub.lines // stub.size  # as many lines as hold about 4 KiB, at the average line length
+    costs = itertools.accumulate(len(json.dumps(line.decode(), ensure_ascii=False).encode())  # (each with its
+                                 for line in data.split(b"\n")[next_line - 1 : next_line + 49])  # newline, \n)
+    count = sum(cost <= 4096 for cost in costs)  # as many of the lines it reads as hold at most 4 KiB of JSON text
     assert f'read_handle(handle="{stub.handle}", line={next_line}, lines={count})' in stub.note
     assert f'read_handle(handle="{stub.handle}", pattern="REGEX")' in stub.note
 
@@ -855,7 +858,7 @@ def test_a_key_named_with_a_question_mark_is_not_read_as_a_key_some_items_lack(s
     shape = scope.spill(json.dumps({"cells": rows}).encode(), source_tool="cat").shape
     assert re.search(rf'cells: array\({items}\) of \{{a\?(?:: int)?, "a\?"(?:: int)?, pad(?:: str)?\}}', shape), shape
     odd = scope.spill(json.dumps([{"": 1, "?": 2, "x, y": 3, "k\u0001": 4, "b": 5}] * 300).encode()).shape
-    assert odd.endswith('first item: "": int, "?": int, "x, y": int, "k\\u0001": int, b: int'), odd
+    assert odd.endswith('items: "": int, "?": int, "x, y": int, "k\\u0001": int, b: int'), odd
 
 
 _DMESG = Path(__file__).resolve().parent.parent / "fixtures" / "tools" / "dmesg.txt"

@@ -35,7 +35,7 @@ from scratchfs.api import shape as shapes
 from scratchfs.api.describe import Description, describe_content, json_start
 from scratchfs.api.settings import Settings
 from scratchfs.api.shape import SAMPLE_BYTES
-from scratchfs.api.stub import Stub, build_stub
+from scratchfs.api.stub import LAST_LINES_BYTES, Stub, build_stub
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.chunks import iter_chunks
 from scratchfs.engine.lines import LineTable, longest_line_bound
@@ -308,7 +308,8 @@ class Entries:
         preview = self.settings.preview_bytes
         head = max(SAMPLE_BYTES, preview + 4) if self.settings.detect_shape else preview + 4
         stream = (shapes.STREAM_BYTES, shapes.STREAM_SECONDS) if self.settings.detect_shape else None  # (read now)
-        return _Sample(head, preview if kind == "handle" and mode == "head+tail" else 0, stream)
+        tail = max(preview if mode == "head+tail" else 0, LAST_LINES_BYTES) if kind == "handle" else 0  # (the
+        return _Sample(head, tail, stream)  # stub's read of the last lines is sized on them)
 
     def _describe(self, run_id: str, agent_id: str, kind: str, key: str, token: str, info: BlobInfo,
                   sample: _Sample, tool: str | None, ttl: float, mode: str, now: float) -> tuple[Entry, Stub | None]:

@@ -26,6 +26,7 @@ from typing import Any
 from scratchfs.api.shape_aligned import aligned_shape
 from scratchfs.api.shape_binary import FORMATS, STARTS, TAR_MAGIC_AT, binary_kind, binary_shape
 from scratchfs.api.shape_html import html_shape
+from scratchfs.api.shape_merge import MixedItems, fitted, items_template, value_word
 from scratchfs.api.shape_table import (
     count_records,
     estimate_records,
@@ -42,16 +43,14 @@ from scratchfs.api.shape_terminal import TERMINAL_SHAPE, lone_cr_line_ends, term
 from scratchfs.api.shape_top import top_text
 from scratchfs.api.shape_words import (
     MAX_SHAPE_CHARS,
-    MixedItems,
     clip,
-    items_template,
     key_name,
     kib,
-    mixed_items,
     plural,
     short_name,
 )
 from scratchfs.engine.seekable import FormatError
+from scratchfs.engine.structure.html_codec import page_codec
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.engine.structure.table import detect_delimiter, named_separator
@@ -196,6 +195,32 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
         text = head_text if len(start) >= 8 and start[0] not in "{[" else None
     if text is None:  # (the probe's text is the sample's when the probe was all of it)
         text = _utf8(sample, complete) or sample.decode("utf-8", "replace")
+    odd = texts.invalid_utf8_bytes(sample if complete else sample[:-3]) if "\ufffd" in text else 0  # (not UTF-8)
+    found = _structured(sample, text, complete, size, lines, scope, source)
+    if found is not None:  # (a table's, JSON's, a page's: its bytes that are not UTF-8 counted after it)
+        return found if not odd else _not_utf8(found, odd, "" if complete else f" in the first {kib(len(sample))}",
+                                               sample)
+    bom = 3 if sample.startswith(b"\xef\xbb\xbf") else 0  # (a byte order mark is no part of the first line)
+    head = b"\n" + sample[bom : bom + 4096]  # the first lines tell a log or grep output
+    terminal = terminal_controls(sample, complete) if b"\x1b" in sample or b"\r" in sample or b"\b" in sample else ""
+    if terminal:
+        return _plain(sample, size, lines, scope, True, (head, 0), terminal, odd)
+    logs = len(_LOG_LINE_RE.findall(head))
+    head_rows = _head_rows(head) if logs else 0  # (0 until needed: no log line is never half of 1 row or more)
+    is_log = logs > 0 and logs >= 0.5 * head_rows  # most start with a timestamp or a log level
+    found = None if is_log else _delimited(text, lambda: _utf8(sample, complete) or sample.decode("utf-8", "replace"),
+                                           complete, size, lines)
+    aligned = None if is_log or found is not None else aligned_shape(text, complete, lines)
+    if found is not None or aligned is not None:
+        found = found or Shape("text", aligned)
+        return found if not odd else _not_utf8(found, odd, "" if complete else f" in the first {kib(len(sample))}",
+                                               sample)
+    return _plain(sample, size, lines, scope, is_log, (head, head_rows), odd=odd)
+
+
+def _structured(sample: bytes, text: str, complete: bool, size: int, lines: int, scope: str,
+                source: ContentSource | None) -> Shape | None:
+    """The shape of JSON (or JSON lines), an HTML page or an XML document, else ``None``."""
     stripped = text[:256].lstrip(_BLANKS)  # the start after blanks, without copying the whole text for it
     stripped = _lstrip_blanks(text) if len(stripped) < 8 and len(text) > 256 else stripped
     first = stripped[:1]
@@ -212,21 +237,18 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
         root = xml_root(sample)
         if stripped.startswith("<?xml") or root is not None:
             return Shape("xml", clip(f"XML, root <{short_name(root or '?')}>, {kib(size)}, {plural(lines, 'line')}"))
-    bom = 3 if sample.startswith(b"\xef\xbb\xbf") else 0  # (a byte order mark is no part of the first line)
-    head = b"\n" + sample[bom : bom + 4096]  # the first lines tell a log or grep output
-    terminal = terminal_controls(sample, complete) if b"\x1b" in sample or b"\r" in sample or b"\b" in sample else ""
-    odd = texts.invalid_utf8_bytes(sample if complete else sample[:-3]) if "\ufffd" in text else 0  # (not UTF-8)
-    if terminal:
-        return _plain(sample, size, lines, scope, True, (head, 0), terminal, odd)
-    logs = len(_LOG_LINE_RE.findall(head))
-    head_rows = _head_rows(head) if logs else 0  # (0 until needed: no log line is never half of 1 row or more)
-    is_log = logs > 0 and logs >= 0.5 * head_rows  # most start with a timestamp or a log level
-    found = None if is_log else _delimited(text, lambda: _utf8(sample, complete) or sample.decode("utf-8", "replace"),
-                                           complete, size, lines)
-    aligned = None if is_log or found is not None else aligned_shape(text, complete, lines)
-    if found is not None or aligned is not None:
-        return found or Shape("text", aligned)
-    return _plain(sample, size, lines, scope, is_log, (head, head_rows), odd=odd)
+    return None
+
+
+def _not_utf8(found: Shape, odd: int, scope: str, sample: bytes) -> Shape:
+    """``found`` with its count of ``odd`` bytes that are not UTF-8 after it (``"; 3 bytes not UTF-8 (shown as
+    U+FFFD)"``, and ``scope``), its text clipped to leave room for it. An HTML page that a browser decodes otherwise
+    (:func:`~scratchfs.engine.structure.html_codec.page_codec`: windows-1252, a declared charset) says so: its
+    text view decodes it that way (the other reads show those bytes as U+FFFD)."""
+    codec = page_codec(sample)[0] if found.content_type == "html" else "utf-8"
+    said = f"; {plural(odd, 'byte')}{NOT_UTF8}{scope}" + (
+        "" if codec == "utf-8" else f', which view="text" decodes as {codec}, as a browser does')
+    return Shape(found.content_type, clip(found.text, MAX_SHAPE_CHARS - len(said)) + said)
 
 
 def xml_root(sample: bytes) -> str | None:
@@ -249,68 +271,6 @@ def binary_format(shape: str | None) -> str | None:
     return named[0] if named and named[0] in FORMATS else None
 
 
-def _value(value: object) -> str:
-    if isinstance(value, dict):
-        return f"object({len(value)} keys)"
-    if isinstance(value, list):
-        return f"array({len(value)})"
-    if isinstance(value, str):
-        return "str" if len(value) < 200 else f"str({kib(len(value.encode('utf-8', 'surrogatepass')))})"
-    if value is None:
-        return "null"
-    return type(value).__name__
-
-
-def _tree(value: object, depth: int, width: int, items: dict | None = None) -> str:
-    """``value`` described ``depth`` levels down, listing at most ``width`` keys per object (an object with more
-    keys -- a map -- shows its first value described and the next few keys by name), an array by its items'
-    :func:`items_template` (kept in ``items`` by the array's id, for the next call)."""
-    items = {} if items is None else items
-    if isinstance(value, MixedItems):  # (an array's items of several kinds: counted, its objects' keys after)
-        objects = value.objects
-        return value.text + ("" if objects is None else f", objects {_tree(objects, depth, width, items)}")
-    if isinstance(value, dict):
-        if depth <= 0 or not value:
-            return _value(value)
-        if len(value) <= width:
-            return "{" + ", ".join(f"{key_name(k)}: {_tree(v, depth - 1, width, items)}"
-                                   for k, v in value.items()) + "}"
-        key, first = next(iter(value.items()))
-        names = "".join(f", {key_name(k, 24)}" for k in list(value)[1 : max(2, width // 2)])
-        return f"object({len(value)} keys: {key_name(key)}: {_tree(first, depth - 1, width, items)}{names}, …)"
-    if isinstance(value, list):
-        if not value or depth <= 0:
-            return _value(value)
-        template = items.get(id(value)) or items.setdefault(id(value), (value, items_template(value)))
-        return f"array({len(value)}) of {_tree(template[1], depth - 1, width, items)}"
-    return _value(value)
-
-
-_FITS = ((5, 8), (4, 8), (4, 6), (3, 8), (3, 6), (3, 4), (2, 8), (2, 4), (1, 12), (1, 6), (0, 0))
-"""The (depth, width) of :func:`_tree` tried in turn, deepest first."""
-
-
-def _fitted(head: str, value: object) -> str:
-    """``head`` + the deepest description of ``value`` that fits :data:`MAX_SHAPE_CHARS` (an object's outer braces
-    dropped). An object's own keys are all named when any description that names them fits (a description of its
-    first key's value and the next few names, as for a map, only when none does), and such a description of the
-    object itself drops its ``object(N keys: ...)`` wrapper, which ``head`` says."""
-    text = ""
-    keys = len(value) if isinstance(value, dict) else 0
-    wrapper = f"object({keys} keys: "
-    items: dict = {}  # (each array's template, made once)
-    for depth, width in sorted(_FITS, key=lambda fit: fit[1] < keys):  # (stable: deepest first within each)
-        body = _tree(value, depth, width, items)
-        if body.startswith("{") and body.endswith("}"):
-            body = body[1:-1]
-        elif keys and body.startswith(wrapper):
-            body = body[len(wrapper) : -1]
-        text = f"{head}{body}"
-        if len(text) <= MAX_SHAPE_CHARS:
-            return clip(text)
-    return clip(text)
-
-
 def _json(text: str, complete: bool, size: int, lines: int, scope: str, source: Any = None) -> Shape | None:
     decoder = json.JSONDecoder(parse_constant=refuse_constant)  # NaN and Infinity are not JSON
     if complete:
@@ -319,12 +279,18 @@ def _json(text: str, complete: bool, size: int, lines: int, scope: str, source: 
         except ValueError:
             return _jsonl(text, decoder, complete, lines)
         if isinstance(value, dict):
-            return Shape("json", _fitted(f"JSON object, {plural(len(value), 'key')}: ", value))
+            return Shape("json", fitted(f"JSON object, {plural(len(value), 'key')}: ", value))
         if isinstance(value, list):
-            mixed = mixed_items(value)
-            head = f"JSON array of {plural(len(value), 'item')}" + (f", {mixed.text}" if mixed else "")
-            return Shape("json", _fitted(f"{head}; first item: ", value[0]) if value else head)
-        return Shape("json", clip(f"JSON {_value(value)}"))
+            head = f"JSON array of {plural(len(value), 'item')}"
+            if not value:
+                return Shape("json", head)
+            template = items_template(value)  # (a sample of the items merged, or their kinds counted)
+            if isinstance(template, MixedItems):
+                head = f"{head}, {template.text}"
+                return Shape("json", fitted(f"{head}; the objects: ", template.objects) if template.objects
+                             else clip(head))
+            return Shape("json", fitted(f"{head}; items: ", template))
+        return Shape("json", clip(f"JSON {value_word(value)}"))
     jsonl = _jsonl(text, decoder, complete, lines, source)
     if jsonl is not None:
         return jsonl
@@ -354,7 +320,7 @@ def _items(items: list) -> str:
     if isinstance(first, dict):
         return "; first item: object with keys " + ", ".join(key_name(k) for k in list(first)[:12])
     if first is not None:
-        return f"; first item: {_value(first)}"
+        return f"; first item: {value_word(first)}"
     return ""
 
 
@@ -375,11 +341,11 @@ def _jsonl(text: str, decoder: json.JSONDecoder, complete: bool, lines: int, sou
     count += _bad_records(found.bad, found.scanned, found.records)
     mixed = mixed_kinds(found)  # objects and arrays (or scalars): the first record's keys are no record's shape
     if mixed is not None:
-        return Shape("jsonl", _fitted(f"JSON lines, {count}; {mixed}; the objects' keys: ", found.keys)
+        return Shape("jsonl", fitted(f"JSON lines, {count}; {mixed}; the objects' keys: ", found.keys)
                      if found.keys else clip(f"JSON lines, {count}; {mixed}"))
     if not isinstance(found.first, dict):
-        return Shape("jsonl", clip(f"JSON lines, {count}; first record: {_value(found.first)}"))
-    return Shape("jsonl", _fitted(f"JSON lines, {count}; record keys: ", found.keys))
+        return Shape("jsonl", clip(f"JSON lines, {count}; first record: {value_word(found.first)}"))
+    return Shape("jsonl", fitted(f"JSON lines, {count}; record keys: ", found.keys))
 
 
 
@@ -418,7 +384,7 @@ def _partial_json(text: str, decoder: json.JSONDecoder, scope: str) -> Shape | N
                     seen.append(f"{key_name(key)}: {kind} (runs past the sample)")
                     count += 1
                     break
-                seen.append(f"{key_name(key)}: {_value(value)}")
+                seen.append(f"{key_name(key)}: {value_word(value)}")
             else:
                 value, pos = decoder.raw_decode(text, pos)
                 if count == 0:

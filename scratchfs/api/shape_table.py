@@ -17,10 +17,10 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import chain
 from typing import Any
 
-from scratchfs.api.shape_words import LackedKey, plural
+from scratchfs.api.shape_merge import Merged, merged_items
+from scratchfs.api.shape_words import plural
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.table import FIELD_LIMIT_CHARS
 
@@ -36,7 +36,6 @@ __all__ = [
     "json_kind",
     "json_lines",
     "last_line_fault",
-    "merged_keys",
     "mixed_kinds",
     "table_head",
     "table_lines",
@@ -183,16 +182,16 @@ def estimate_records(head: str, delimiter: str, size: int) -> int | None:
 
 @dataclass(slots=True)
 class JsonLines:
-    """What a sample of JSON lines shows: ``first`` (the first record), ``keys`` (every key of the scanned records that
-    are objects, first-seen order, each with its first value; a key some of those objects lack as a
-    :class:`~scratchfs.api.shape_words.LackedKey`), ``kinds`` (how many scanned records are of each kind: ``object``,
+    """What a sample of JSON lines shows: ``first`` (the first record), ``keys`` (the scanned records that are objects
+    merged, :func:`~scratchfs.api.shape_merge.merged_items`: every key, a key some lack marked; ``None`` if
+    none is an object), ``kinds`` (how many scanned records are of each kind: ``object``,
     ``array``, ``str``, ``number``, ``bool``, ``null``), ``records`` (records in the sample's whole lines, a last one
     that is not JSON left out) and ``lines`` (those lines); ``last``, for a whole content: what its last record is
     when it is not JSON (:func:`last_line_fault`), else ``""``; ``bad``: the numbers (from 1, as ``record=`` reads
     number them) of the scanned records that are not JSON, the content's last aside; ``scanned``: how many were."""
 
     first: Any
-    keys: dict = field(default_factory=dict)
+    keys: Merged | None = None
     kinds: Counter = field(default_factory=Counter)
     records: int = 0
     lines: int = 0
@@ -262,7 +261,7 @@ def json_lines(text: str, decoder: json.JSONDecoder, complete: bool) -> JsonLine
     found.scanned, found.bad = len(scanned), [n for n in bad if n <= found.records]
     found.kinds = Counter(map(json_kind, values))
     objects = [value for value in values if isinstance(value, dict)]
-    found.keys = merged_keys(objects)
+    found.keys = merged_items(objects) if objects else None
     return found
 
 
@@ -294,20 +293,6 @@ def json_kind(value: object) -> str:
     if isinstance(value, bool):
         return "bool"
     return "null" if value is None else "number"
-
-
-def merged_keys(objects: list[dict]) -> dict:
-    """Every key of ``objects`` in the order first seen, each with the first object's value of it that holds it; a
-    key some object lacks as a :class:`~scratchfs.api.shape_words.LackedKey` (its shape name ends in ``?``). Set
-    operations and updates at C speed."""
-    if not objects:
-        return {}
-    first_values: dict = {}
-    for value in reversed(objects):  # the earliest record's value of a key written last
-        first_values.update(value)
-    common = set(objects[0]).intersection(*objects[1:])
-    return {key if key in common else LackedKey(key): first_values[key]
-            for key in dict.fromkeys(chain.from_iterable(objects))}
 
 
 def _scanned(records: list[str]) -> list[str]:

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import json
 import re
 from dataclasses import dataclass, field
@@ -314,8 +316,11 @@ class _Note:
                 f"offset of its data): read a member with offset= its offset and length= its bytes. Next: {by_member}"
                 f" | {self.by_other}.")
 
-    def text(self, covered: int, next_line: int, tail_offset: int | None) -> str:
-        """The note of a preview that shows ``covered`` bytes of the start (and the tail from ``tail_offset``)."""
+    def text(self, covered: int, next_line: int, tail_offset: int | None, head_count: int | None = None,
+             tail_count: int | None = None) -> str:
+        """The note of a preview that shows ``covered`` bytes of the start (and the tail from ``tail_offset``);
+        ``head_count`` and ``tail_count``: the lines from ``next_line`` and the last lines that a read holds
+        (:func:`lines_within`), ``None`` when not known (then as many as the average line holds)."""
         what, size, average = self.what, self.size, self.lines_average
         if size == 0:
             return f"{what}; it is empty."
@@ -333,10 +338,12 @@ class _Note:
         if average > DEFAULT_READ_BYTES:
             return (f"{what}; the preview shows {shows}; its lines average {average:,.0f} bytes, so read it by "
                     f"range. Next: {by_range} | {self.by_other}.")
-        by_line = f"{self.call}, line={next_line!r}, lines={self.count!r})"  # call_with(self.call, line=, lines=)
-        if self.tail_lines and tail_offset is None and self.lines >= next_line + 2 * self.count:
-            by_line += f" | {self.call}, line={-self.count!r}, lines={self.count!r})"  # the last lines
-        return f"{what}; the preview shows {shows}. Next: {by_range} | {by_line} | {self.by_other}."
+        count = self.count if head_count is None else head_count
+        last = self.count if tail_count is None else tail_count
+        by_line = f" | {self.call}, line={next_line!r}, lines={count!r})" if count else ""  # call_with(line=, lines=)
+        if self.tail_lines and tail_offset is None and last and self.lines >= next_line + count + last:
+            by_line += f" | {self.call}, line={-last!r}, lines={last!r})"  # the last lines
+        return f"{what}; the preview shows {shows}. Next: {by_range}{by_line} | {self.by_other}."
 
 
 def _after_handle(**arguments: object) -> str:
@@ -375,12 +382,20 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
     holds data. The note of compressed content (gzip, zstd, bzip2, xz, zip: its shape names the format) names byte
     ranges alone: no search finds text in compressed bytes.
     ``longest_line``: at least the bytes of the content's longest line, if known (what the note may search by).
+    ``tail``: the content's last bytes (``head+tail``'s preview shows some; at least :data:`LAST_LINES_BYTES` of them
+    size the read of the last lines the note names, else -- the head not holding the end either -- they are told
+    from the average line).
     """
     # the JSON's bytes but for the preview's and the note's text (their quotes included), once: each try adds those
     fixed = _fixed_bytes(handle, size, lines, content_type, shape)
     notes = _Note(handle, size, lines, tool, content_type, shape, longest_line)
     limit = preview_bytes
     members = tar_members(head) if notes.format == "tar" else []
+    head_counts: dict[int, int | None] = {}  # (the lines a read from each line start holds, counted once)
+    ends = tail if len(tail) >= min(size, LAST_LINES_BYTES) else head if len(head) >= size else b""
+    named = ends and notes.tail_lines and mode == "head"  # (a log's or a text's last lines, not in the preview)
+    tail_count = None if not named else lines_within(
+        ends[-LAST_LINES_BYTES:], True, len(ends) >= size or len(ends) > LAST_LINES_BYTES, False)
     while True:
         listing, shown = tar_listing(members, limit) if members else ("", 0)
         if shown:  # a tar's first members, each with its data's bytes and offset
@@ -390,7 +405,12 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
         else:
             preview, covered, tail_offset = make_preview(head, tail, size, limit, mode)
         next_line = head.count(b"\n", 0, covered) + 1
-        note = notes.tar_text(members[:shown]) if shown else notes.text(covered, next_line, tail_offset)
+        start = head.rfind(b"\n", 0, covered) + 1  # (where line next_line starts)
+        if start not in head_counts and covered < size and notes.lines_average is not None and not shown:
+            head_counts[start] = lines_within(head[start : start + DEFAULT_READ_BYTES + 1],
+                                              start + DEFAULT_READ_BYTES + 1 >= size, size <= len(head), True)
+        note = notes.tar_text(members[:shown]) if shown else notes.text(covered, next_line, tail_offset,
+                                                                        head_counts.get(start), tail_count)
         preview_cost = _json_bytes(preview) - 2
         total = fixed + preview_cost + _json_bytes(note) - 2
         if total <= MAX_STUB_BYTES:
@@ -405,6 +425,51 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
         room = max(0, MAX_STUB_BYTES - (total - preview_cost) - 8)  # 8: the note's numbers may grow a digit
         limit = min(limit - 1, int(limit * room / max(1, preview_cost)))
         limit = max(0, limit)
+
+
+LAST_LINES_BYTES = DEFAULT_READ_BYTES + 2
+"""Bytes of a content's end that size the stub's read of its last lines (``line=-N``): the bytes such a read may hold,
+the newline that ends the last line and the one before the first (a spill keeps at least these, :func:`build_stub`)."""
+
+
+def lines_within(data: bytes, at_end: bool, at_start: bool, forward: bool) -> int | None:
+    """How many whole lines of ``data`` a line read holds within :data:`DEFAULT_READ_BYTES` bytes of JSON text (each
+    line's text with its newline as ``\\n``, escapes counted), at most :data:`DEFAULT_LINES`: from its start
+    (``forward``, ``data`` starting at a line's start) or back from its end (``data`` the content's last bytes). 0
+    when the first such line alone is longer; ``None`` when ``data`` is too short to tell (it holds fewer bytes than
+    a read may and does not reach the content's end, ``at_end``, or, backward, its start, ``at_start``)."""
+    if len(data) <= DEFAULT_READ_BYTES and not (at_end if forward else at_start):
+        return None
+    data = data[:-1] if not forward and data.endswith(b"\n") else data  # (a last newline ends the last line)
+    pieces = data.split(b"\n")
+    last = pieces.pop() if forward else pieces.pop(0) if not at_start else b""  # cut by the window (or the rest
+    pieces = (pieces + [last] * bool(at_end and last)) if forward else pieces[::-1]  # after a last newline)
+    del pieces[DEFAULT_LINES:]  # (a read names at most these: 4 KiB of empty lines are not each counted)
+    ends = list(itertools.accumulate(map(len, pieces)))  # (each line's newline added below)
+    spans = [min(len(data), end + number - (not forward)) for number, end in enumerate(ends, 1)]  # the bytes of the
+    least = [span + 1 + span - end for span, end in zip(spans, ends, strict=True)]  # first (last) lines; their JSON
+    escaped = data.translate(None, _NOT_ESCAPED).replace(b"\n", b"")  # text's bytes but for escapes not newlines
+    common = [bytes([byte]) for byte in _COMMON_ESCAPES if byte in escaped]  # (each counted at memchr speed)
+    plain = len(escaped) == sum(map(escaped.count, common))  # (no other control byte: 2 bytes each)
+    low = bisect.bisect_right(least, DEFAULT_READ_BYTES - len(escaped) * (1 if plain else 5))  # (all escapes in)
+    high = bisect.bisect_right(least, DEFAULT_READ_BYTES)  # (none): the answer is between, found by halves
+    while low < high:
+        middle = (low + high + 1) // 2
+        held = spans[middle - 1]
+        start, end = (0, held) if forward else (len(data) - held, len(data))
+        extra = sum(data.count(byte, start, end) for byte in common) if plain else _escape_bytes(data[start:end])
+        low, high = (middle, high) if least[middle - 1] + extra <= DEFAULT_READ_BYTES else (low, middle - 1)
+    return low
+
+
+_COMMON_ESCAPES = b'"\\\t\r'  # the bytes other than a newline that text's JSON escapes most (in two bytes each)
+
+
+def _escape_bytes(data: bytes) -> int:
+    """How many bytes more ``data`` (UTF-8) takes as JSON string text than as it is: one for each byte escaped in
+    two (a newline, a quote), five for each other control byte (:func:`_json_bytes`, but of bytes)."""
+    escaped = data.translate(None, _NOT_ESCAPED)
+    return len(escaped) + 4 * len(escaped.translate(None, _SHORT_ESCAPES))
 
 
 _FIXED = len('{"handle":,"preview":"","size":,"lines":,"content_type":,"shape":,"note":""}')
@@ -474,5 +539,6 @@ def refusal_notice(content: bytes, tool: str | None, reason: str, preview_bytes:
         limit = max(0, min(limit - 1, int(limit * (cost - (total - MAX_STUB_BYTES) - 8) / cost)))
 
 
-__all__ = ["FREE_BY_DELETING", "NOTHING_TO_FREE", "OVER_THE_WHOLE_QUOTA", "PREVIEW_MODES", "Stub", "build_stub",
-           "hex_line_chars", "hex_preview", "list_preview", "make_preview", "refusal_notice", "shown_preview"]
+__all__ = ["FREE_BY_DELETING", "LAST_LINES_BYTES", "NOTHING_TO_FREE", "OVER_THE_WHOLE_QUOTA", "PREVIEW_MODES", "Stub",
+           "build_stub", "hex_line_chars", "hex_preview", "lines_within", "list_preview", "make_preview",
+           "refusal_notice", "shown_preview"]
