@@ -18,7 +18,7 @@ from scratchfs.api.misfit import explained_jq, holds, jq_misfit, refusal, text_m
 from scratchfs.api.results import render_call
 from scratchfs.api.shape import binary_format
 from scratchfs.api.shape_aligned import header_line, is_aligned
-from scratchfs.api.shape_binary import COMPRESSED
+from scratchfs.api.shape_binary import compressed_format
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.search import Matcher, SearchResult, Sink
 from scratchfs.engine.segments import token_of
@@ -485,7 +485,7 @@ def _slurp_form(handle: str, kind: str | None, shape: str | None) -> str:
     if kind == "json":
         raise InvalidArgument(f"slurp=true is for JSON lines and CSV/TSV tables; {handle} is one JSON document, "
                               "already one value: use jq= alone (it sees the whole document)")
-    if kind == "binary" and binary_format(shape) in COMPRESSED:  # (no search finds text in compressed bytes)
+    if kind == "binary" and compressed_format(shape):  # (no search finds text in compressed bytes)
         raise InvalidArgument(f"slurp=true is for JSON lines and CSV/TSV tables; {handle} is stored as binary, "
                               f"{binary_format(shape)}-compressed: read its bytes (offset=, length=); no search "
                               "(match=, pattern=) finds text in compressed bytes")
