@@ -203,8 +203,9 @@ class StructureReads:
                     f"row at once); {handle} is {src.size / 2**20:.1f} MiB: page it instead, {each}")
             layout = self._layout(src, handle, blob) if is_aligned(kind, self.shape) else None  # (split by it, not CSV)
             blob = blob if layout is None else f"{blob}:aligned"
-            return slurp_page(src, filter, form, cursor=cursor, budget_bytes=budget, cache_key=blob,
+            page = slurp_page(src, filter, form, cursor=cursor, budget_bytes=budget, cache_key=blob,
                               timeout=self._timeout(), entry=entry_identity(handle, blob), layout=layout)
+            return page if page.passed is None else _seeing_passed(page, handle, call_budget)
 
         try:
             return self._page(handle, read)
@@ -502,8 +503,8 @@ def _seeing_passed(page: ItemPage, handle: str, budget: int | None) -> ItemPage:
     for bad in page.passed if isinstance(page.passed, list) else [page.passed]:
         see = render_call("read_handle", handle=handle, offset=bad.offset, length=min(bad.length, DEFAULT_READ_BYTES),
                           budget=budget)
-        page.extra["note"] = page.extra["note"].replace(f"{bad} -- passed over: ",
-                                                        f"{bad} -- its bytes: {see} -- passed over: ", 1)
+        page.extra["note"] = page.extra["note"].replace(f"{bad} -- passed over",
+                                                        f"{bad} -- its bytes: {see} -- passed over", 1)
     return page
 
 
