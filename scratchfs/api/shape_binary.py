@@ -1,6 +1,7 @@
 """Binary content's shape, told from its first bytes: its format by magic number, whether it is compressed (then no
 search finds its text and no read decompresses it: only byte ranges read it), an uncompressed tar's first members
-and where each one's data lies, an image's width and height.
+and where each one's data lies -- and a zip's stored uncompressed (method 0), whose bytes are their text: such a zip
+is no compressed content --, an image's width and height.
 
 Sources: the magic numbers are those of each format's specification -- gzip RFC 1952 section 2.3.1 (``1f 8b``),
 zstd RFC 8878 section 3.1.1 (``28 b5 2f fd``), xz's file format 1.2.1 section 2.1.1.1 (``fd 37 7a 58 5a 00``),
@@ -8,7 +9,8 @@ bzip2 (``BZh``, a block size ``1``-``9``, the block magic ``31 41 59 26 53 59``)
 file header ``PK 03 04``), POSIX.1 pax/ustar (``ustar`` at byte 257 of the first header), PNG, GIF, JPEG, WebP
 (RFC 9649: ``RIFF``, a size, ``WEBP``). An uncompressed tar's members are read by the stdlib's ``tarfile`` from
 the first bytes (a member cut by their end is still listed: its header is whole); a zip's first members are named
-from their local file headers (APPNOTE.TXT 4.3.7; the central directory is at the end, past the first bytes); a
+from their local file headers (APPNOTE.TXT 4.3.7; the central directory is at the end, past the first bytes), which
+give each one's compression method and, past the header's name and extra field, where its data starts; a
 gzip-compressed tar (``.tgz``) has its first members named by decompressing the first bytes (``zlib``: their offsets
 are of the decompressed stream, so not given). An image's dimensions are read by the ``imagesize`` package (pure
 Python, no dependencies: the header fields of PNG's IHDR, GIF's logical screen, JPEG's SOF, WebP's VP8/VP8L/VP8X and

@@ -316,9 +316,11 @@ class _Note:
         by_member = f"{self.call}, offset={first.offset!r}, length={max(1, min(first.size, DEFAULT_READ_BYTES))!r})"
         what = ("an uncompressed tar archive, the preview lists its first" if self.format == "tar" else
                 "a zip archive whose members are stored uncompressed, the preview lists its first" if not packed else
-                "a zip archive, some of whose members are stored uncompressed: the preview lists the first stored,")
+                "a zip archive, the preview lists its first")
+        if packed:
+            shown = shown.replace(" member", " stored uncompressed member")
         but = (f"; {packed} other{'' if packed == 1 else 's'} among its first {'is' if packed == 1 else 'are'} "
-               "compressed: no search finds their text") if packed else ""
+               f"compressed: no search finds {'its' if packed == 1 else 'their'} text") if packed else ""
         return (f"{self.what}; {what} {shown} (name, bytes, offset of its data){but}: read a member with offset= "
                 f"its offset and length= its bytes. Next: {by_member} | {self.by_other}.")
 

@@ -130,17 +130,19 @@ def hex_piece(raw: bytes, offset: int) -> Piece:
     return Piece(offset, len(raw), "\n".join(lines), 0, "hexdump")
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-"""A control character but tab, newline and carriage return (C0, DEL, C1): what no text range of binary content
-holds."""
+_NOT_CONTROL = bytes(sorted(set(range(256)) - {*range(9), 11, 12, *range(14, 32), 127}))
+"""Every byte but the control bytes other than tab, newline and carriage return (C0, DEL): ``translate`` deletes
+these, leaving the control bytes (4 times as fast as a regular expression over the decoded text)."""
+_C1 = re.compile(rb"\xc2[\x80-\x9f]")
+"""A C1 control character (U+0080 to U+009F) in UTF-8."""
 
 
 def reads_as_text(raw: bytes, offset: int, size: int, before: bytes = b"") -> bool:
     """Whether the bytes ``raw`` at ``offset`` of a binary content of ``size`` bytes are text, shown as
     :func:`text_piece` shows text: valid UTF-8 (but a character begun in ``before``, the up to 3 bytes just before
     ``raw``, or cut by its end, which ``text_piece`` leaves out) of at least one whole character, holding no control
-    character but tab, newline and carriage return (:data:`_CONTROL`: a NUL, an escape sequence, DEL or a C1 control
-    makes it binary, as does any byte that is no UTF-8). Decided once for a whole range: a range holding one such byte
+    character but tab, newline and carriage return (a NUL, an escape sequence, DEL or a C1 control makes it
+    binary, as does any byte that is no UTF-8). Decided once for a whole range: a range holding one such byte
     stays a hex dump. Never raises."""
     lead = lead_inside_character(raw, before) if offset > 0 else 0
     tail = utf8_partial_tail(raw[lead:]) if offset + len(raw) < size else 0
@@ -148,10 +150,10 @@ def reads_as_text(raw: bytes, offset: int, size: int, before: bytes = b"") -> bo
         tail = 0
     body = raw[lead : len(raw) - tail]
     try:
-        text = body.decode("utf-8")
+        body.decode("utf-8")
     except UnicodeDecodeError:
         return False
-    return bool(text) and _CONTROL.search(text) is None
+    return bool(body) and not body.translate(None, _NOT_CONTROL) and (b"\xc2" not in body or not _C1.search(body))
 
 
 def piece(raw: bytes, offset: int, size: int, binary: bool, **text_options: Any) -> Piece:
