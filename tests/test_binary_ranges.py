@@ -225,3 +225,12 @@ def test_a_zip_of_compressed_members_is_still_compressed():
     shape, stub = _stub(_zip([(f"p{i}.log", JSONL, zipfile.ZIP_DEFLATED) for i in range(3)]))
     assert ", zip, compressed; members: p0.log, p1.log, p2.log;" in shape.text, shape
     assert "zip-compressed" in stub.note and "match=" not in stub.note.split("Next:")[1], stub.note
+
+
+def test_lines_of_a_tar_member_of_text_come_back_as_text(scratch_scope):
+    data = _tar([("a.jsonl", JSONL)])
+    handle = scratch_scope.spill(data, source_tool="tar").handle
+    reply = ScratchTools(scratch_scope).call("read_handle", {"handle": handle, "offset": 512, "lines": 3})
+    assert reply["encoding"] == "text" and reply["data"].encode() == b"".join(JSONL.splitlines(True)[:3]), reply
+    reply = ScratchTools(scratch_scope).call("read_handle", {"handle": handle, "line": 1, "lines": 1})
+    assert reply["encoding"] == "hexdump", reply  # (the header's NUL bytes)

@@ -104,17 +104,20 @@ def range_reply(sl: Slice, budget: int, before: bytes = b"") -> dict[str, Any]:
 
 def lines_reply(ls: LineSlice, budget: int) -> dict[str, Any]:
     """A line read as the contract's JSON object, fitted into ``budget`` bytes (cut inside a line when it must; the
-    cursor then resumes there)."""
+    cursor then resumes there). Lines of binary content are a hex dump, or text when they are
+    (:func:`~scratchfs.api.views.reads_as_text`), ``"encoding": "text"`` saying so, as :func:`range_reply` has it."""
+    binary = ls.binary and not reads_as_text(ls.data, ls.offset, ls.size)
+    said = {"encoding": "text"} if ls.binary and not binary else {}
 
     def build(k: int) -> dict[str, Any]:
-        part = ls.prefix(max(k, _first_character(ls.data) if not ls.binary else 1))
-        shown = piece(part.data, part.offset, part.size, part.binary)
+        part = ls.prefix(max(k, _first_character(ls.data) if not binary else 1))
+        shown = piece(part.data, part.offset, part.size, binary)
         if shown.length < len(part.data):  # a character cut at the end: left for the next read
             part = part.prefix(shown.length)
         return {"handle": ls.handle, **shown.fields(), "size": ls.size, "next_offset": part.next_offset,
                 "first_line": part.first_line, "lines": part.lines, "total_lines": part.total_lines,
                 "next_line": part.next_line, "cut": part.cut, "remaining": part.remaining,
-                "next_call": part.next_call, **shown.content_fields(), **({"note": ls.note} if ls.note else {})}
+                "next_call": part.next_call, **shown.content_fields(), **said, **({"note": ls.note} if ls.note else {})}
 
     if small(budget, ls.handle):  # a handle: always
         return fit(len(ls.data), build, budget)
