@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scratchfs import BadRecord
+from scratchfs import BadRecord, InvalidArgument
 from scratchfs.api.contract import ScratchTools, to_json
 from scratchfs.engine.structure import BytesSource, rows_page
 
@@ -155,3 +155,80 @@ def test_rows_that_cannot_be_read_one_after_another_are_passed_over_by_every_pag
         assert (got, noted) == ([["1", "2"], ["3", "4"]], 25)
     finally:
         csv.field_size_limit(before)
+
+
+# -- slurp=true: the whole table at once -----------------------------------------------------------------------------
+
+
+def _slurp_all(tools: ScratchTools, handle: str, jq: str, budget: int) -> tuple[list, list[str]]:
+    """The results of a slurp read, following next_call, and the notes of its pages; each reply within ``budget``."""
+    call, results, notes = {"handle": handle, "jq": jq, "slurp": True}, [], []
+    while call is not None:
+        reply = tools.call("read_handle", {**call, "budget": budget})
+        assert len(to_json(reply).encode()) <= budget
+        results += reply["results"]
+        notes.append(reply.get("note", ""))
+        call = _call_of(reply["next_call"]) if reply["next_call"] else None
+    return results, notes
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(first=st.integers(1, 4300), count=st.integers(70, 150),
+       bad=st.lists(st.tuples(st.integers(61, 150), st.sampled_from(sorted(_BAD))), max_size=14),
+       budget=st.sampled_from([2048, 3000, 8192]))
+def test_a_slurp_read_passes_over_rows_that_cannot_be_read_as_pages_of_rows_do(tools, scratch_scope, low_field_limit,
+                                                                             first, count, bad, budget):
+    """slurp=true failed at the first row that cannot be read (a bare "the row at byte N ..." error), where the
+    paged reads pass over it: jq gets the rows the pages give, and the note names the rows passed over."""
+    table = list(_fixture_rows()[first : first + count])
+    for at, kind in sorted(bad, reverse=True):
+        table.insert(min(at, len(table)), _BAD[kind])
+    data = _fixture_rows()[0] + b"".join(table)
+    handle = scratch_scope.spill(data, source_tool="sql").handle
+    low_field_limit()
+    wanted, unreadable = _python_reads(data)
+    results, notes = _slurp_all(tools, handle, ".[] | [.name, .version, .month, .summary] + (._extra // [])", budget)
+    header = wanted[0][1]
+    assert header == ["name", "version", "month", "summary"]
+    assert results == [row + [None] * (4 - len(row)) for _, row in wanted[1:]]
+    said = notes[0]
+    named = [int(n) for n in re.findall(r"row (\d+) \(bytes \d+ to \d+\) ", said)]
+    assert named == unreadable[: len(named)] and (named or not unreadable), said
+    if unreadable:
+        assert f"{len(unreadable)} row{'s' if len(unreadable) > 1 else ''} " in said, said
+        for begin, _shown in re.findall(r"offset=(\d+), length=(\d+)", said):
+            assert data[int(begin) : int(begin) + 2] == b"x,"
+
+
+def test_a_slurp_read_counts_the_rows_it_read_and_names_those_it_passed_over(tools, scratch_scope, low_field_limit):
+    data = b"".join(_fixture_rows()[:70]) + _BAD["long field"] + b"".join(_fixture_rows()[70:80])
+    handle = scratch_scope.spill(data, source_tool="sql").handle
+    low_field_limit()
+    reply = tools.call("read_handle", {"handle": handle, "jq": "length", "slurp": True})
+    assert reply["results"] == [79], reply
+    assert re.search(r"^1 row could not be read and is not in the array jq was given: row 70 \(bytes \d+ to \d+\) "
+                     r"holds a field longer than 200 characters.* -- its bytes: read_handle\(handle=\"h_\w+\", "
+                     r"offset=\d+, length=\d+\)", reply["note"]), reply["note"]
+
+
+def test_many_rows_that_cannot_be_read_are_counted_and_the_first_named_within_the_smallest_budget(
+        tools, scratch_scope, low_field_limit):
+    data = b"a,b\n1,2\n" + (b"x," + b"y" * (_LIMIT + 7) + b"\n5,6\n") * 40 + b"3,4\n"
+    handle = scratch_scope.spill(data, source_tool="sql").handle
+    low_field_limit()
+    reply = tools.call("read_handle", {"handle": handle, "jq": "map(.a) | join(\"\")", "slurp": True,
+                                       "budget": 2048})
+    assert len(to_json(reply).encode()) <= 2048
+    assert reply["results"] == ["1" + "5" * 40 + "3"], reply
+    note = reply["note"]
+    assert note.startswith("40 rows could not be read and are not in the array jq was given: row 2 (bytes "), note
+    assert re.search(r"; and \d+ more \(rows \d+, \d+, .*\): a rows read \(row=N\) names each$", note), note
+
+
+def test_a_slurp_read_of_a_table_whose_header_cannot_be_read_is_refused_naming_it(tools, scratch_scope,
+                                                                                 low_field_limit):
+    data = b"name,version,month,summary" + b"h" * (_LIMIT + 50) + b"\r\n" + b"".join(_fixture_rows()[1:40])
+    handle = scratch_scope.spill(data, source_tool="sql").handle
+    low_field_limit()
+    with pytest.raises(InvalidArgument, match=r"^the header \(bytes 0 to \d+\) holds a field longer than 200 "):
+        tools.call("read_handle", {"handle": handle, "jq": "length", "slurp": True})

@@ -69,8 +69,9 @@ def test_reading_on_from_next_offset_reassembles_the_content(scratch_scope, fixt
 
 @given(data=st.binary(max_size=3000), offset=st.integers(0, 3000), length=st.integers(1, 3000))
 def test_any_bytes_come_as_text_with_replacements_or_as_a_hex_dump(scratch_scope, data, offset, length):
-    """One rule: binary content is a hex dump of exactly the range; any other content is text, each invalid byte a
-    U+FFFD, counted by ``replaced``."""
+    """One rule: binary content is a hex dump of exactly the range, unless the range is text (valid UTF-8, no control
+    byte but tab, newline, CR: ``"encoding": "text"``); any other content is text, each invalid byte a U+FFFD,
+    counted by ``replaced``."""
     offset = min(offset, len(data))
     stub = scratch_scope.spill(data)
     r = ScratchTools(scratch_scope).read_handle(stub.handle, offset, length)
@@ -78,6 +79,10 @@ def test_any_bytes_come_as_text_with_replacements_or_as_a_hex_dump(scratch_scope
     if r.get("encoding") == "hexdump":
         assert stub.content_type == "binary"
         assert r["offset"] == offset and piece_bytes(r) == raw
+    elif r.get("encoding") == "text":  # a range of binary content whose bytes are text
+        assert stub.content_type == "binary" and "replaced" not in r
+        assert r["data"].encode() == raw and not re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]", r["data"])
+        assert 0 <= r["offset"] - offset <= 3
     else:
         assert "encoding" not in r and stub.content_type != "binary"
         assert r["data"] == raw.decode("utf-8", "replace")

@@ -5,7 +5,8 @@ Every result is one JSON object; every read says how to go on: ``next_offset`` /
 ``remaining`` bytes and ``next_call``, the exact call that reads on (``null`` at the end), repeating the settings the
 call gave that shape the next page, ``budget`` (when given) included. Sizes and offsets are bytes
 of the content; ``ttl`` and ``expires_in`` are seconds; ``expires_at`` is epoch seconds. ``data`` is text (invalid
-bytes as U+FFFD, counted by ``replaced``) or, for binary content, a hex dump (``"encoding": "hexdump"``).
+bytes as U+FFFD, counted by ``replaced``) or, for binary content, a hex dump (``"encoding": "hexdump"``) -- but a
+byte range of binary content that is text (a tar member of JSON lines) is text, ``"encoding": "text"``.
 
 * ``read_handle`` by range: ``{handle, offset, length, size, next_offset, remaining, next_call, data}``: whole UTF-8
   characters (a character cut by the end of the range is left for the next read; a range starting inside a character
@@ -57,7 +58,7 @@ from scratchfs.api.search_reply import count_reply, matches_reply, window_hits, 
 from scratchfs.api.structured import StructureReads
 from scratchfs.api.stub import shown_preview
 from scratchfs.api.tools import TOOL_SPECS, check_arguments, check_read_modes
-from scratchfs.api.views import fit, lead_inside_character, piece, reply_size, to_json
+from scratchfs.api.views import fit, lead_inside_character, piece, reads_as_text, reply_size, to_json
 from scratchfs.engine.structure.paging import check_resumes_at, cursor_position
 from scratchfs.foundation.checks import HANDLE_RE, check_flag, check_int, check_key, check_utf8
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
@@ -76,17 +77,21 @@ from scratchfs.foundation.text import utf8_lead_length
 
 def range_reply(sl: Slice, budget: int, before: bytes = b"") -> dict[str, Any]:
     """A range read as the contract's JSON object, fitted into ``budget`` bytes (``before``: up to 3 content bytes
-    just before the slice, to tell whether it starts inside a character)."""
+    just before the slice, to tell whether it starts inside a character). A range of binary content is a hex dump,
+    or, when its bytes are text (:func:`~scratchfs.api.views.reads_as_text`, decided over the whole slice read),
+    text as a text content's range shows it, ``"encoding": "text"`` saying so."""
     name = "key" if sl.kind == "scratch" else "handle"
+    binary = sl.binary and not reads_as_text(sl.data, sl.offset, sl.size, before)  # (a tar member of text: text)
+    said = {"encoding": "text"} if sl.binary and not binary else {}
 
     def build(k: int) -> dict[str, Any]:
-        part = sl.prefix(max(k, _first_character(sl.data) if not sl.binary else 1))
-        shown = piece(part.data, part.offset, part.size, part.binary, before=before)
+        part = sl.prefix(max(k, _first_character(sl.data) if not binary else 1))
+        shown = piece(part.data, part.offset, part.size, binary, before=before)
         at = shown.offset - part.offset
         part = replace(part, offset=shown.offset, data=part.data[at : at + shown.length])
         part = part.prefix(shown.length)
         return {name: sl.handle, **shown.fields(), "size": sl.size, "next_offset": part.next_offset,
-                "remaining": part.remaining, "next_call": part.next_call, **shown.content_fields(),
+                "remaining": part.remaining, "next_call": part.next_call, **shown.content_fields(), **said,
                 **({"version": sl.version} if guarded else {})}
 
     guarded = sl.kind == "scratch" and sl.version is not None  # a value's next page must be of the same value
@@ -100,17 +105,20 @@ def range_reply(sl: Slice, budget: int, before: bytes = b"") -> dict[str, Any]:
 
 def lines_reply(ls: LineSlice, budget: int) -> dict[str, Any]:
     """A line read as the contract's JSON object, fitted into ``budget`` bytes (cut inside a line when it must; the
-    cursor then resumes there)."""
+    cursor then resumes there). Lines of binary content are a hex dump, or text when they are
+    (:func:`~scratchfs.api.views.reads_as_text`), ``"encoding": "text"`` saying so, as :func:`range_reply` has it."""
+    binary = ls.binary and not reads_as_text(ls.data, ls.offset, ls.size)
+    said = {"encoding": "text"} if ls.binary and not binary else {}
 
     def build(k: int) -> dict[str, Any]:
-        part = ls.prefix(max(k, _first_character(ls.data) if not ls.binary else 1))
-        shown = piece(part.data, part.offset, part.size, part.binary)
+        part = ls.prefix(max(k, _first_character(ls.data) if not binary else 1))
+        shown = piece(part.data, part.offset, part.size, binary)
         if shown.length < len(part.data):  # a character cut at the end: left for the next read
             part = part.prefix(shown.length)
         return {"handle": ls.handle, **shown.fields(), "size": ls.size, "next_offset": part.next_offset,
                 "first_line": part.first_line, "lines": part.lines, "total_lines": part.total_lines,
                 "next_line": part.next_line, "cut": part.cut, "remaining": part.remaining,
-                "next_call": part.next_call, **shown.content_fields(), **({"note": ls.note} if ls.note else {})}
+                "next_call": part.next_call, **shown.content_fields(), **said, **({"note": ls.note} if ls.note else {})}
 
     if small(budget, ls.handle):  # a handle: always
         return fit(len(ls.data), build, budget)
@@ -423,7 +431,7 @@ class ScratchTools:
         sl = replace(wide, offset=offset, data=wide.data[lead:], requested=requested, budget=echo).prefix(
             min(requested, budget))
         reply = range_reply(sl, budget, before)
-        if not reply["length"] and sl.data and reply["next_offset"] is not None and not sl.binary:
+        if not reply["length"] and sl.data and reply["next_offset"] is not None and reply.get("encoding") != "hexdump":
             wider = read(sl.offset, len(sl.data) + 3)
             lead = lead_inside_character(wider.data, before)
             wider = wider.prefix(lead + _first_character(wider.data[lead:]))  # that one character, whole

@@ -14,7 +14,7 @@ from typing import TypeVar
 
 from scratchfs.api.shape import binary_format
 from scratchfs.api.shape_aligned import is_aligned
-from scratchfs.api.shape_binary import COMPRESSED
+from scratchfs.api.shape_binary import compressed_format
 from scratchfs.api.shape_terminal import TERMINAL_SHAPE
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import DEFAULT_READ_BYTES
@@ -64,7 +64,7 @@ def fitting_reads(content_type: str | None, line_bytes: float = 0.0, shape: str 
     fits = _FITS.get("terminal" if _terminal(content_type, shape) else content_type or "")
     if is_aligned(content_type, shape):
         fits = _FITS["csv"]  # (read as a table's rows)
-    if content_type == "binary" and binary_format(shape) in COMPRESSED:  # (compressed bytes hold no text)
+    if content_type == "binary" and compressed_format(shape):  # (compressed bytes hold no text)
         return f"read it with {fits}; no search (match=, pattern=) finds text in its compressed bytes"
     if content_type == "binary":
         return f"read it with {fits} or by search (match=, pattern=)"

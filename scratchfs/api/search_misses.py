@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from scratchfs.api.entries import reading
 from scratchfs.api.results import Matches, render_call
 from scratchfs.api.shape import NOT_UTF8
-from scratchfs.api.shape_binary import compressed_kind
+from scratchfs.api.shape_binary import compressed_format
 from scratchfs.api.shape_terminal import split_by_controls
 from scratchfs.api.view_search import RENDERED_KINDS, rendered_hint
 from scratchfs.api.views import reply_size
@@ -94,7 +94,7 @@ def text_view_hint(found: Matches, content_type: str | None, offset: int, shape:
       sought with non-ASCII characters, which a search writes as UTF-8 bytes: the pattern that seeks them as single
       bytes of Latin-1 or cp1252 as well (:func:`single_byte_note`).
     * compressed content (gzip, zstd, zip, xz, bzip2: its shape says ``", compressed"``,
-      :func:`~scratchfs.api.shape_binary.compressed_kind`): a search cannot see inside it; what works
+      :func:`~scratchfs.api.shape_binary.compressed_format`): a search cannot see inside it; what works
       (:func:`compressed_note`, about 330 bytes).
 
     A note ends with the exact call for a needle or pattern of at most :data:`HINT_CALL_BYTES` (in bytes of its JSON
@@ -102,7 +102,7 @@ def text_view_hint(found: Matches, content_type: str | None, offset: int, shape:
     raises."""
     if not _missed(found, offset):
         return found
-    packed = compressed_kind(shape) if content_type == "binary" else None
+    packed = compressed_format(shape) if content_type == "binary" else None
     if packed is not None:
         return replace(found, note=compressed_note(found.handle, packed))
     what = {"pattern": found.pattern} if found.pattern is not None else {"match": _sought(found)}

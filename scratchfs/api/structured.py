@@ -18,7 +18,7 @@ from scratchfs.api.misfit import explained_jq, holds, jq_misfit, refusal, text_m
 from scratchfs.api.results import render_call
 from scratchfs.api.shape import CR_LINE_ENDS, binary_format
 from scratchfs.api.shape_aligned import header_line, is_aligned
-from scratchfs.api.shape_binary import COMPRESSED
+from scratchfs.api.shape_binary import compressed_format
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.search import Matcher, SearchResult, Sink
 from scratchfs.engine.segments import token_of
@@ -203,8 +203,9 @@ class StructureReads:
                     f"row at once); {handle} is {src.size / 2**20:.1f} MiB: page it instead, {each}")
             layout = self._layout(src, handle, blob) if is_aligned(kind, self.shape) else None  # (split by it, not CSV)
             blob = blob if layout is None else f"{blob}:aligned"
-            return slurp_page(src, filter, form, cursor=cursor, budget_bytes=budget, cache_key=blob,
+            page = slurp_page(src, filter, form, cursor=cursor, budget_bytes=budget, cache_key=blob,
                               timeout=self._timeout(), entry=entry_identity(handle, blob), layout=layout)
+            return page if page.passed is None else _seeing_passed(page, handle, call_budget)
 
         try:
             return self._page(handle, read)
@@ -485,7 +486,7 @@ def _slurp_form(handle: str, kind: str | None, shape: str | None) -> str:
     if kind == "json":
         raise InvalidArgument(f"slurp=true is for JSON lines and CSV/TSV tables; {handle} is one JSON document, "
                               "already one value: use jq= alone (it sees the whole document)")
-    if kind == "binary" and binary_format(shape) in COMPRESSED:  # (no search finds text in compressed bytes)
+    if kind == "binary" and compressed_format(shape):  # (no search finds text in compressed bytes)
         raise InvalidArgument(f"slurp=true is for JSON lines and CSV/TSV tables; {handle} is stored as binary, "
                               f"{binary_format(shape)}-compressed: read its bytes (offset=, length=); no search "
                               "(match=, pattern=) finds text in compressed bytes")
@@ -502,8 +503,8 @@ def _seeing_passed(page: ItemPage, handle: str, budget: int | None) -> ItemPage:
     for bad in page.passed if isinstance(page.passed, list) else [page.passed]:
         see = render_call("read_handle", handle=handle, offset=bad.offset, length=min(bad.length, DEFAULT_READ_BYTES),
                           budget=budget)
-        page.extra["note"] = page.extra["note"].replace(f"{bad} -- passed over: ",
-                                                        f"{bad} -- its bytes: {see} -- passed over: ", 1)
+        page.extra["note"] = page.extra["note"].replace(f"{bad} -- passed over",
+                                                        f"{bad} -- its bytes: {see} -- passed over", 1)
     return page
 
 

@@ -16,7 +16,7 @@ import regex
 from scratchfs.api.results import render_call
 from scratchfs.api.shape import TEXT_PROBE_BYTES, binary_format, is_text
 from scratchfs.api.shape_aligned import is_aligned
-from scratchfs.api.shape_binary import COMPRESSED, TarMember, tar_listing, tar_members
+from scratchfs.api.shape_binary import TarMember, compressed_format, tar_listing, tar_members, zip_members
 from scratchfs.api.shape_terminal import TERMINAL_SHAPE
 from scratchfs.api.views import HEX_LINE_BYTES, hex_piece
 from scratchfs.engine.patterns import MAX_LINE_BYTES
@@ -270,7 +270,8 @@ class _Note:
     records: a question of counts or maxima answered in one call, not pages of rows). The parts
     that do not depend on where the preview stops are made once per stub (its fitting tries several previews)."""
 
-    __slots__ = ("by_other", "call", "count", "format", "lines", "lines_average", "size", "tail_lines", "what")
+    __slots__ = ("by_other", "call", "compressed", "count", "format", "lines", "lines_average", "size", "tail_lines",
+                 "what")
 
     def __init__(self, handle: str, size: int, lines: int, tool: str | None, content_type: str | None,
                  shape: str | None = None, longest_line: int | None = None) -> None:
@@ -285,8 +286,9 @@ class _Note:
         self.count = 0
         call = self.call  # each other call is this start and its own arguments, rendered once (_ARGUMENTS)
         self.format = binary_format(shape) if content_type == "binary" else None
+        self.compressed = compressed_format(shape) if content_type == "binary" else None  # (a zip may store them)
         if content_type == "binary":  # (compressed bytes: no search finds their text, byte ranges alone read them)
-            self.by_other = "" if self.format in COMPRESSED else f"{call}, {_BY_MATCH}"
+            self.by_other = "" if self.compressed else f"{call}, {_BY_MATCH}"
             return
         by_structure = _STRUCTURE.get(content_type or "")
         if content_type == "log" and shape is not None and shape.startswith(TERMINAL_SHAPE):
@@ -306,15 +308,23 @@ class _Note:
         self.lines_average = average = size / max(1, lines)
         self.count = max(1, min(DEFAULT_LINES, int(DEFAULT_READ_BYTES // max(1.0, average))))
 
-    def tar_text(self, members: list[TarMember]) -> str:
-        """The note of a tar's preview that lists ``members`` (its first, at least one): each one's data is read
-        with ``offset=`` its offset and ``length=`` its bytes; the next call reads the first that holds data."""
+    def tar_text(self, members: list[TarMember], packed: int = 0) -> str:
+        """The note of a tar's preview that lists ``members`` (its first, at least one) -- or a zip's that lists
+        its first members stored uncompressed (``packed``: how many others among its first are compressed) --: each
+        one's data is read with ``offset=`` its offset and ``length=`` its bytes; the next call reads the first that
+        holds data."""
         first = next((member for member in members if member.size > 0), members[0])
         shown = f"{len(members)} member{'' if len(members) == 1 else 's'}"
         by_member = f"{self.call}, offset={first.offset!r}, length={max(1, min(first.size, DEFAULT_READ_BYTES))!r})"
-        return (f"{self.what}; an uncompressed tar archive, the preview lists its first {shown} (name, bytes, "
-                f"offset of its data): read a member with offset= its offset and length= its bytes. Next: {by_member}"
-                f" | {self.by_other}.")
+        what = ("an uncompressed tar archive, the preview lists its first" if self.format == "tar" else
+                "a zip archive whose members are stored uncompressed, the preview lists its first" if not packed else
+                "a zip archive, the preview lists its first")
+        if packed:
+            shown = shown.replace(" member", " stored uncompressed member")
+        but = (f"; {packed} other{'' if packed == 1 else 's'} among its first {'is' if packed == 1 else 'are'} "
+               f"compressed: no search finds {'its' if packed == 1 else 'their'} text") if packed else ""
+        return (f"{self.what}; {what} {shown} (name, bytes, offset of its data){but}: read a member with offset= "
+                f"its offset and length= its bytes. Next: {by_member} | {self.by_other}.")
 
     def text(self, covered: int, next_line: int, tail_offset: int | None, head_count: int | None = None,
              tail_count: int | None = None) -> str:
@@ -328,7 +338,7 @@ class _Note:
             return f"{what}; the preview shows all of it."
         shows = f"bytes 0-{covered}" + (f" and {tail_offset}-{size}" if tail_offset is not None else "")
         by_range = f"{self.call}, offset={covered!r}{_RANGE_END}"  # call_with(self.call, offset=, length=)
-        if average is None and self.format in COMPRESSED:
+        if average is None and self.compressed:
             return (f"{what}; {self.format}-compressed binary content: no search (match=, pattern=) finds text in "
                     f"compressed bytes and no read decompresses them. The preview shows {shows} as a hex dump "
                     f"(OFFSET  HEX  |ASCII|, as a range read gives it). Next: {by_range}.")
@@ -379,8 +389,10 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
     preview is a hex dump of its first bytes (:func:`hex_preview`; ``mode`` does not apply to it), but an uncompressed
     tar's lists its first members -- name, bytes, offset of the data, as many as fit
     (:func:`~scratchfs.api.shape_binary.tar_listing`) -- and its note names the range read of the first member that
-    holds data. The note of compressed content (gzip, zstd, bzip2, xz, zip: its shape names the format) names byte
-    ranges alone: no search finds text in compressed bytes.
+    holds data; so does a zip's whose first members hold some stored uncompressed (method 0: those are listed,
+    :func:`~scratchfs.api.shape_binary.zip_members`). The note of compressed content (gzip, zstd, bzip2, xz, a zip
+    of compressed members: its shape names the format and says ``compressed``) names byte ranges alone: no search
+    finds text in compressed bytes.
     ``longest_line``: at least the bytes of the content's longest line, if known (what the note may search by).
     ``tail``: the content's last bytes (``head+tail``'s preview shows some; at least :data:`LAST_LINES_BYTES` of them
     size the read of the last lines the note names, else -- the head not holding the end either -- they are told
@@ -390,14 +402,15 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
     fixed = _fixed_bytes(handle, size, lines, content_type, shape)
     notes = _Note(handle, size, lines, tool, content_type, shape, longest_line)
     limit = preview_bytes
-    members = tar_members(head) if notes.format == "tar" else []
+    members, packed = (tar_members(head), 0) if notes.format == "tar" else zip_members(head) if (
+        notes.format == "zip" and not notes.compressed) else ([], 0)
     head_counts: dict[int, int | None] = {}  # (the lines a read from each line start holds, counted once)
     ends = tail if len(tail) >= min(size, LAST_LINES_BYTES) else head if len(head) >= size else b""
     named = ends and notes.tail_lines and mode == "head"  # (a log's or a text's last lines, not in the preview)
     tail_count = None if not named else lines_within(
         ends[-LAST_LINES_BYTES:], True, len(ends) >= size or len(ends) > LAST_LINES_BYTES, False)
     while True:
-        listing, shown = tar_listing(members, limit) if members else ("", 0)
+        listing, shown = tar_listing(members, limit, notes.format or "tar") if members else ("", 0)
         if shown:  # a tar's first members, each with its data's bytes and offset
             preview, covered, tail_offset = listing, 0, None
         elif content_type == "binary":  # as a range read shows it: escaped control bytes would fill the stub
@@ -409,7 +422,7 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
         if start not in head_counts and covered < size and notes.lines_average is not None and not shown:
             head_counts[start] = lines_within(head[start : start + DEFAULT_READ_BYTES + 1],
                                               start + DEFAULT_READ_BYTES + 1 >= size, size <= len(head), True)
-        note = notes.tar_text(members[:shown]) if shown else notes.text(covered, next_line, tail_offset,
+        note = notes.tar_text(members[:shown], packed) if shown else notes.text(covered, next_line, tail_offset,
                                                                         head_counts.get(start), tail_count)
         preview_cost = _json_bytes(preview) - 2
         total = fixed + preview_cost + _json_bytes(note) - 2

@@ -119,7 +119,8 @@ _READ_HANDLE = ToolSpec(
     "the next piece, with your settings and budget (null when there is nothing more). Offsets and sizes are bytes "
     "of the content. Text comes as "
     "text: bytes that are not valid UTF-8 show as U+FFFD and `replaced` counts them; binary content comes as a hex "
-    f"dump (\"encoding\": \"hexdump\"). {_READ_BUDGET} Never try to read a whole large result.",
+    "dump (\"encoding\": \"hexdump\"), but a byte range of it that is text (a tar member of text) as text, "
+    f"\"encoding\": \"text\". {_READ_BUDGET} Never try to read a whole large result.",
     {
         "type": "object",
         "properties": {

@@ -4,7 +4,10 @@
 even with a few invalid bytes, a stray NUL or Latin-1 letters -- is shown as text: whole UTF-8 characters, each byte
 that is not part of a valid character replaced by U+FFFD, and ``"replaced": N`` saying how many bytes were (absent
 when none were). Only content classified as binary (:func:`scratchfs.api.shape.describe`) is shown as a hex dump
-(``"encoding": "hexdump"``: 16 bytes a line, ``OFFSET  HEX  |ASCII|``), which a model reads better than base64.
+(``"encoding": "hexdump"``: 16 bytes a line, ``OFFSET  HEX  |ASCII|``), which a model reads better than base64 --
+but a byte range of binary content whose bytes are text (:func:`reads_as_text`: a tar member of JSON lines, a zip
+member stored uncompressed) is shown as text is, ``"encoding": "text"`` saying so: a hex dump costs about 4.8 times
+the bytes it shows.
 
 **Budgets.** A reply's size is what the model receives: the UTF-8 bytes of its compact JSON text, escapes
 included (a control byte costs six). :func:`fit` finds the largest piece of a result whose reply fits the budget,
@@ -15,6 +18,7 @@ skipped and nothing is returned twice.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -126,6 +130,32 @@ def hex_piece(raw: bytes, offset: int) -> Piece:
     return Piece(offset, len(raw), "\n".join(lines), 0, "hexdump")
 
 
+_NOT_CONTROL = bytes(sorted(set(range(256)) - {*range(9), 11, 12, *range(14, 32), 127}))
+"""Every byte but the control bytes other than tab, newline and carriage return (C0, DEL): ``translate`` deletes
+these, leaving the control bytes (4 times as fast as a regular expression over the decoded text)."""
+_C1 = re.compile(rb"\xc2[\x80-\x9f]")
+"""A C1 control character (U+0080 to U+009F) in UTF-8."""
+
+
+def reads_as_text(raw: bytes, offset: int, size: int, before: bytes = b"") -> bool:
+    """Whether the bytes ``raw`` at ``offset`` of a binary content of ``size`` bytes are text, shown as
+    :func:`text_piece` shows text: valid UTF-8 (but a character begun in ``before``, the up to 3 bytes just before
+    ``raw``, or cut by its end, which ``text_piece`` leaves out) of at least one whole character, holding no control
+    character but tab, newline and carriage return (a NUL, an escape sequence, DEL or a C1 control makes it
+    binary, as does any byte that is no UTF-8). Decided once for a whole range: a range holding one such byte
+    stays a hex dump. Never raises."""
+    lead = lead_inside_character(raw, before) if offset > 0 else 0
+    tail = utf8_partial_tail(raw[lead:]) if offset + len(raw) < size else 0
+    if tail and not _valid_prefix(raw[len(raw) - tail :]):
+        tail = 0
+    body = raw[lead : len(raw) - tail]
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return bool(body) and not body.translate(None, _NOT_CONTROL) and (b"\xc2" not in body or not _C1.search(body))
+
+
 def piece(raw: bytes, offset: int, size: int, binary: bool, **text_options: Any) -> Piece:
     """:func:`hex_piece` for binary content, else :func:`text_piece`."""
     return hex_piece(raw, offset) if binary else text_piece(raw, offset, size, **text_options)
@@ -150,5 +180,5 @@ def fit(length: int, build: Callable[[int], dict[str, Any]], budget: int) -> dic
     return best if best is not None else build(1)
 
 
-__all__ = ["HEX_LINE_BYTES", "Piece", "fit", "hex_piece", "lead_inside_character", "piece", "reply_size",
-           "text_piece", "to_json"]
+__all__ = ["HEX_LINE_BYTES", "Piece", "fit", "hex_piece", "lead_inside_character", "piece", "reads_as_text",
+           "reply_size", "text_piece", "to_json"]

@@ -54,11 +54,11 @@ PAGE = _obj({"run_id": _STR, "now": _NUM, "count": _INT, "remaining": _INT,
              "next_cursor": {"type": ["string", "null"]}, "entries": {"type": "array", "items": ENTRY}})
 _PIECE = {"offset": _INT, "length": _INT, "size": _INT, "next_offset": _NULLABLE_INT, "remaining": _INT,
           "next_call": {"type": ["string", "null"]}, "data": _STR}
-RANGE = _obj({"handle": _STR, **_PIECE}, {"encoding": {"const": "base64"}})
+RANGE = _obj({"handle": _STR, **_PIECE}, {"encoding": {"enum": ["hexdump", "text"]}, "replaced": _INT})
 LINES = _obj({"handle": _STR, **_PIECE, "first_line": _INT, "lines": _INT, "total_lines": _INT,
-              "next_line": _NULLABLE_INT, "cut": {"type": "boolean"}}, {"encoding": {"const": "base64"}, "note": _STR})
+              "next_line": _NULLABLE_INT, "cut": {"type": "boolean"}}, {"encoding": {"const": "hexdump"}, "note": _STR})
 WINDOW = _obj({"line": _INT, "offset": _INT, "length": _INT, "data": _STR},
-              {"match_offset": _INT, "match_length": _INT, "encoding": {"const": "base64"},
+              {"match_offset": _INT, "match_length": _INT, "encoding": {"const": "hexdump"},
                "cut": {"enum": ["before", "after", "both"]},
                "matches": {"type": "array", "items": _obj({"offset": _INT, "length": _INT, "line": _INT})}})
 SEARCH = _obj({"handle": _STR, "size": _INT, "next_offset": _NULLABLE_INT, "more": {"type": "boolean"},
@@ -67,7 +67,7 @@ SEARCH = _obj({"handle": _STR, "size": _INT, "next_offset": _NULLABLE_INT, "more
               {"match": _STR, "pattern": _STR, "ignore_case": {"type": "boolean"}})
 STRUCTURE = {"type": "object", "required": ["handle"], "description": "A structure read (jq, records, rows, view, "
              "select): see scratchfs.api.contract."}
-SCRATCH_READ = _obj({"key": _STR, **_PIECE}, {"encoding": {"const": "base64"}})
+SCRATCH_READ = _obj({"key": _STR, **_PIECE}, {"encoding": {"enum": ["hexdump", "text"]}, "replaced": _INT})
 TREE = _obj({"handle": _STR, "path": _STR, "type": _STR, "count": _INT, "offset": _INT,
              "next_offset": _NULLABLE_INT,
              "children": {"type": "array", "items": _obj({"key": {"type": ["string", "integer"]}, "path": _STR,

@@ -8,6 +8,18 @@ notes and errors as a jq read of a document holding that array. A table's cells 
 gives them, but in its number columns (:func:`type_number_columns`: every non-empty cell a strict JSON number, decided
 over all the rows), whose cells are numbers and empty cells ``null``.
 
+**A row of a table that cannot be read** (a field past the ``csv`` module's field limit, a quote left open until
+then) is passed over, as the pages of a rows read pass over it (the ``csv`` module's reader reading on after the
+error): jq is given the rows those pages give, no more and no fewer, and every page's ``extra["note"]`` says how many
+rows were left out, names the first (its number, bytes and what is wrong; as many more as fit a quarter of the page's
+budget, at most :data:`_MOST_NAMED`) and the numbers of the next :data:`_MOST_NUMBERED`; the page's ``passed`` lists
+those named (BadRecords), for the reads layer to add the byte read that shows each. Why not refuse, as jq refuses
+input it cannot parse: a table's row that cannot be read is one the tools that read tables (Python's ``csv``,
+DuckDB's ``ignore_errors``) read past, whereas a JSON-lines record that is not JSON is jq's own input (it fails the
+read, as a record read of it does); and a refusal would leave no whole-table read at all (a rows read takes no jq):
+a count or a sum over the rows read, said to be so, answers the question, and a model that needs every row sees
+which were not read. A header that cannot be read is refused (no row can be keyed by it).
+
 Memory: bounded by :data:`MAX_SLURP_BYTES` of content and :data:`MAX_ARRAY_BYTES` of array text. The reading process
 holds the content, the array text and (for a table) a chunk of rows; the jq worker holds the array text and jq's
 tree of it. Peak RSS (VmHWM) at the bound with a group-count filter, ``python bench/slurp_memory.py`` (2026-12-03):
@@ -34,7 +46,7 @@ from scratchfs.engine.structure.jsonl import records_page
 from scratchfs.engine.structure.paging import BytesSource, ContentSource, ItemPage, read_whole
 from scratchfs.engine.structure.table import UNSPLIT_KEY, iter_rows
 from scratchfs.foundation import limits
-from scratchfs.foundation.errors import InvalidArgument, StructureTimeout
+from scratchfs.foundation.errors import BadRecord, InvalidArgument, StructureTimeout
 
 __all__ = ["EXTRA_CELLS", "MAX_ARRAY_BYTES", "MAX_EXACT_INTEGER", "MAX_SLURP_BYTES", "row_keys", "slurp_page",
            "type_number_columns"]
@@ -51,8 +63,11 @@ MAX_EXACT_INTEGER = 2**53
 """Largest magnitude of an integer cell read as a number (jq's doubles hold every integer up to it exactly)."""
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 """JSON's number grammar (RFC 8259, section 6): what a cell must be to be read as a number."""
-_ARRAYS: LRU[str, bytes] = LRU(4, max_weight=MAX_ARRAY_BYTES, weigh=len, max_item_weight=MAX_ARRAY_BYTES)
-"""The array texts slurp reads built, by blob token and form: the next pages of a read do not build them again."""
+_ARRAYS: LRU[str, tuple[bytes, tuple[BadRecord, ...]]] = LRU(4, max_weight=MAX_ARRAY_BYTES,
+                                                             weigh=lambda kept: len(kept[0]),
+                                                             max_item_weight=MAX_ARRAY_BYTES)
+"""The array texts slurp reads built, by blob token and form, with the rows each passed over: the next pages of a
+read do not build them again."""
 
 
 def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | None = None,
@@ -79,12 +94,13 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
             cannot be told for certain: its names all ``null``, its line under ``"_unsplit"``).
 
     Returns:
-        an :class:`ItemPage` named ``results``, as :func:`~scratchfs.engine.structure.jsondoc.jq_page` gives it.
+        an :class:`ItemPage` named ``results``, as :func:`~scratchfs.engine.structure.jsondoc.jq_page` gives it; a
+        table's row that cannot be read is passed over, its ``note`` naming it (the module docstring says why).
 
     Raises:
         InvalidArgument: content over :data:`MAX_SLURP_BYTES`, a table whose rows make an array over
-            :data:`MAX_ARRAY_BYTES`, an unknown ``form``, a malformed table (as
-            :func:`~scratchfs.engine.structure.table.iter_rows`), and what ``jq_page`` raises.
+            :data:`MAX_ARRAY_BYTES`, an unknown ``form``, a table whose header cannot be read (as
+            :func:`~scratchfs.engine.structure.table.iter_rows` with ``passed``), and what ``jq_page`` raises.
         BadRecord (an InvalidArgument): a record that is not JSON (as a record read of it raises it: its number,
             bytes and the parser's message).
         StructureTimeout: the filter ran past ``timeout`` (jq's reading of the array counts: for an array of
@@ -93,9 +109,8 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
     """
     if form not in ("records", "rows", "arrays"):
         raise InvalidArgument(f"form must be 'records', 'rows' or 'arrays', not {str(form)[:20]!r}")
-    data = _array(source, form, cache_key, entry, layout)
-    keyed = _keys_note(source, layout) if form == "rows" else None
-    room = 0 if keyed is None else len(json.dumps(keyed, ensure_ascii=False).encode("utf-8")) + len(',"note":; ')
+    data, passed = _array(source, form, cache_key, entry, layout)
+    keyed, room, named = _table_note(source, form, layout, passed, budget_bytes)
     try:
         page = jq_page(BytesSource(data), filter, cursor, max(256, budget_bytes - room),  # (the note fits beside it)
                        cache_key=None if cache_key is None else f"slurp:{form}:{cache_key}", timeout=timeout,
@@ -112,21 +127,81 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
             f"({len(data) / 2**20:.1f} MiB of JSON) within that limit too, so a filter as simple as 'length' can run "
             f"past it on a busy machine; read pages instead ({each}), or count with count=true and match= or "
             "pattern=") from None
+    return _noted(page, keyed, named)
+
+
+def _noted(page: ItemPage, keyed: str | None, named: tuple[BadRecord, ...]) -> ItemPage:
+    """``page`` with the table's note (:func:`_table_note`) before its own, and ``named`` (the rows passed over it
+    names) as its ``passed`` (``None``: none)."""
     if keyed is not None and keyed not in page.extra.get("note", ""):
         page.extra["note"] = "; ".join(n for n in (keyed, page.extra.get("note")) if n)
+    page.passed = list(named) or None
     return page
 
 
+def _table_note(source: ContentSource, form: str, layout: Layout | None, passed: tuple[BadRecord, ...],
+                budget: int) -> tuple[str | None, int, tuple[BadRecord, ...]]:
+    """``(what a slurp page's note says of the table -- keys renamed, rows passed over --, or None; the bytes of JSON
+    kept for it, the byte reads the reads layer adds included; the rows passed over it names, :func:`_named`)``."""
+    named = _named(passed, budget)
+    keyed = _keys_note(source, layout) if form == "rows" else None
+    keyed = "; ".join([said for said in (keyed, _passed_note(passed, named)) if said]) or None
+    if keyed is None:
+        return None, 0, named
+    return keyed, len(json.dumps(keyed, ensure_ascii=False).encode("utf-8")) + len(',"note":; ') + (
+        _SEE_BYTES * len(named)), named
+
+
+_SEE_BYTES = 112
+"""Bytes of JSON a note's naming of a row passed over grows by when the reads layer adds the byte read that shows it
+(`` -- its bytes: read_handle(handle="h_...", offset=N, length=N, budget=N)``, its quotes escaped): room kept."""
+_MOST_NAMED = 10
+"""Most rows passed over a slurp page's note names in full (as many as a rows page passes over)."""
+_MOST_NUMBERED = 10
+"""Most rows passed over past those named that the note gives by number."""
+
+
+def _named(passed: tuple[BadRecord, ...], budget: int) -> tuple[BadRecord, ...]:
+    """The rows passed over that a page's note names in full (each with what is wrong and, added by the reads layer,
+    the byte read that shows it): the first, and those after it while their naming stays within a quarter of
+    ``budget`` (the page's bytes of JSON), at most :data:`_MOST_NAMED`."""
+    named, used = [], 0
+    for bad in passed[:_MOST_NAMED]:
+        used += len(str(bad)) + len(" -- passed over; ") + _SEE_BYTES
+        if named and used > budget // 4:
+            break
+        named.append(bad)
+    return tuple(named)
+
+
+def _passed_note(passed: tuple[BadRecord, ...], named: tuple[BadRecord, ...]) -> str | None:
+    """What a slurp page says of the rows of a table that could not be read, passed over (``named``: those it names in
+    full, the first of ``passed``): how many, each named, then how many more and the first numbers of those;
+    ``None`` when there are none."""
+    if not passed:
+        return None
+    count = len(passed)
+    said = (f"{count:,} row{'s' if count > 1 else ''} could not be read and {'are' if count > 1 else 'is'} not in "
+            f"the array jq was given: " + "; ".join(f"{bad} -- passed over" for bad in named))
+    rest = passed[len(named) :]
+    if rest:
+        numbers = ", ".join(str(bad.record) for bad in rest[:_MOST_NUMBERED]) + (
+            ", …" if len(rest) > _MOST_NUMBERED else "")
+        said += (f"; and {len(rest):,} more (row{'s' if len(rest) > 1 else ''} {numbers}): a rows read (row=N) "
+                 "names each")
+    return said
+
+
 def _array(source: ContentSource, form: str, cache_key: str | None, entry: str | None,
-           layout: Layout | None) -> bytes:
-    """The JSON array text of ``source``'s records or rows, kept in :data:`_ARRAYS` under ``cache_key`` (built
-    once for the pages of a read)."""
+           layout: Layout | None) -> tuple[bytes, tuple[BadRecord, ...]]:
+    """``(the JSON array text of source's records or rows, the rows passed over as they could not be read)``, kept
+    in :data:`_ARRAYS` under ``cache_key`` (built once for the pages of a read)."""
     kept = None if cache_key is None else _ARRAYS.get(f"{form}:{cache_key}")
-    data = kept if kept is not None else (
-        _records(source, entry) if form == "records" else _rows(source, form == "rows", layout))
+    made = kept if kept is not None else (
+        (_records(source, entry), ()) if form == "records" else _rows(source, form == "rows", layout))
     if cache_key is not None and kept is None:
-        _ARRAYS.put(f"{form}:{cache_key}", data)
-    return data
+        _ARRAYS.put(f"{form}:{cache_key}", made)
+    return made
 
 
 def _records(source: ContentSource, entry: str | None) -> bytes:
@@ -148,22 +223,24 @@ def _records(source: ContentSource, entry: str | None) -> bytes:
     return b"[" + b",\n".join(kept) + b"]"
 
 
-def _rows(source: ContentSource, header: bool, layout: Layout | None = None) -> bytes:
+def _rows(source: ContentSource, header: bool, layout: Layout | None = None,
+          ) -> tuple[bytes, tuple[BadRecord, ...]]:
     """The JSON array text of a table's rows (objects keyed by the header when ``header``, else arrays), the cells
     of its number columns numbers (:func:`type_number_columns`, decided by a first pass over the rows), at most
     :data:`MAX_ARRAY_BYTES`: built :data:`_CHUNK_ROWS` rows at a time, and refused (InvalidArgument, naming the row
     it got to) once it grows past the bound -- each row repeats the header's names, so 2 MiB of one-character cells
     under fifty 200-character names made a 206 MiB array (3.6 GB of memory for 16 MiB of them, before jq refused
-    it)."""
+    it). Returns it and the rows passed over (:func:`~scratchfs.engine.structure.table.iter_rows`)."""
     if source.size > MAX_SLURP_BYTES:
         read_whole(source, MAX_SLURP_BYTES, "slurp")  # raises naming the bound
     numbers = _number_columns(source, header, layout)
+    passed: list[BadRecord] = []
     names: list[str] | None = None
     extra = EXTRA_CELLS
     chunk: list[Any] = []
     parts: list[bytes] = []
     size, count = 1, 0
-    for _start, cells in iter_rows(source, layout=layout):
+    for _start, cells in iter_rows(source, layout=layout, passed=passed):
         if header and names is None:
             names, extra = row_keys(cells)
             continue
@@ -173,7 +250,7 @@ def _rows(source: ContentSource, header: bool, layout: Layout | None = None) -> 
             size += _put(_shaped(chunk, names, extra, numbers), parts, size, count)
             chunk = []
     _put(_shaped(chunk, names, extra, numbers), parts, size, count)
-    return b"[" + b",".join(parts) + b"]"
+    return b"[" + b",".join(parts) + b"]", tuple(passed)
 
 
 def _shaped(chunk: list[list[Any]], names: list[str] | None, extra: str, numbers: list[int]) -> list[Any]:
@@ -211,7 +288,7 @@ def _number_columns(source: ContentSource, header: bool, layout: Layout | None) 
     out: set[int] = set()
     lost: set[int] = set()
     chunk: list[list[str]] = []
-    rows = iter(iter_rows(source, layout=layout))
+    rows = iter(iter_rows(source, layout=layout, passed=[]))  # (rows that cannot be read: passed over, as by _rows)
     if header:
         width = len(next(rows, (0, []))[1])
     for _start, cells in rows:

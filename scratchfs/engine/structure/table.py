@@ -259,29 +259,41 @@ def _select(header: list[str], columns: object) -> list[int] | None:
 
 
 def iter_rows(source: ContentSource, delimiter: str | None = None, *, layout: Layout | None = None,
-              ) -> Iterator[tuple[int, list[str]]]:
+              passed: list[BadRecord] | None = None) -> Iterator[tuple[int, list[str]]]:
     """Every record of a CSV/TSV content from its start, the header first, as :func:`rows_page` reads them:
     ``(byte offset where the record starts, cells)``, blank lines skipped, a quoted multi-line field part of one
     record. ``delimiter``: ``","``, ``"\\t"``, ``";"`` or ``"|"``; ``None`` detects it from the header line
     (:func:`detect_delimiter`). ``layout``: the content is a table aligned by spaces
     (:mod:`~scratchfs.engine.structure.aligned`), each line split by it (``delimiter`` ignored; the header's cells
-    are its names; a line of a rule is no record, a blank line ends them).
+    are its names; a line of a rule is no record, a blank line ends them). ``passed``: when given, a row after the
+    header that cannot be read is passed over, as a rows read's pages pass over it, and put in it (a BadRecord
+    numbered as a rows read numbers it, from 1 after the header; the rows after it keep their numbers); else it is
+    raised.
 
     Raises:
         InvalidArgument: a bad delimiter; while iterating, a malformed table (the ``csv`` module's message and the
-            byte offset), a field longer than :data:`FIELD_LIMIT_CHARS` (the byte range read that shows it).
+            byte offset), a field longer than :data:`FIELD_LIMIT_CHARS` (the byte range read that shows it) -- with
+            ``passed``, only a header that cannot be read (its bytes and what is wrong with it).
     """
     if layout is not None:  # (from its header: past a preamble)
-        return _raising(_reader(source, layout.start, "", layout=layout))
+        return _raising(_reader(source, layout.start, "", layout=layout), passed)
     delimiter, start = _delimiter(source, delimiter)
-    return _raising(_reader(source, start, delimiter))
+    return _raising(_reader(source, start, delimiter), passed)
 
 
-def _raising(rows: Iterator[tuple[int, Any]]) -> Iterator[tuple[int, list[str]]]:
-    """``rows``, a row that cannot be read raised (its _RowError)."""
-    for start, cells in rows:
+def _raising(rows: Iterator[tuple[int, Any]], passed: list[BadRecord] | None = None,
+             ) -> Iterator[tuple[int, list[str]]]:
+    """``rows``, a row that cannot be read raised (its _RowError), or, with ``passed``, put in it (numbered: the
+    header is row 0, raised)."""
+    for number, (start, cells) in enumerate(rows):
         if isinstance(cells, _RowError):
-            raise cells
+            if passed is None:
+                raise cells
+            if not number:
+                raise InvalidArgument(f"the header (bytes {cells.offset} to {cells.offset + cells.length - 1}) "
+                                      f"{cells.reason}: no row can be keyed by it; {_BY_RANGE.format(cells.offset)}")
+            passed.append(cells.numbered(number))
+            continue
         yield start, cells
 
 
