@@ -232,3 +232,20 @@ def test_a_slurp_read_of_a_table_whose_header_cannot_be_read_is_refused_naming_i
     low_field_limit()
     with pytest.raises(InvalidArgument, match=r"^the header \(bytes 0 to \d+\) holds a field longer than 200 "):
         tools.call("read_handle", {"handle": handle, "jq": "length", "slurp": True})
+
+
+@pytest.mark.parametrize("budget", [2048, 3000])
+def test_a_page_passing_over_many_rows_at_the_table_end_fits_its_budget(tools, scratch_scope, low_field_limit,
+                                                                       budget):
+    """Five rows that cannot be read end the table: the last page shows 4 rows and passes over all 5, each named with
+    the byte read that shows it, which the reply adds to the reader's note (about 95 bytes each): the reply was 2,054
+    bytes of a 2,048 budget (the reply's fitting gave the page 38 bytes less room 4 times, and a page that fitted its
+    own budget was read the same each time). Each page now fits, and every bad row is named once."""
+    rows = _fixture_rows()
+    data = rows[0] + b"".join(rows[1:127]) + _BAD["long field"] * 5
+    handle = scratch_scope.spill(data, source_tool="sql").handle
+    low_field_limit()
+    pages, errors = _follow(tools, {"handle": handle, "row": 123, "rows": 10}, budget)
+    noted = [int(n) for page in pages for n in re.findall(r"row (\d+) \(bytes \d+ to \d+\) ", page.get("note", ""))]
+    assert not errors and sorted(noted) == [127, 128, 129, 130, 131]
+    assert [row for page in pages for row in page["rows"]] == [r for n, r in _python_reads(data)[0] if n >= 123]

@@ -317,19 +317,20 @@ _MOST_PASSED = 10
 
 
 def _items(body: Iterator[tuple[int, Any]], number: int, picked: list[int] | None, resumed: bool,
-           passed: list[tuple[BadRecord, bool]]) -> Iterator[tuple[tuple[int, int], Any, bool]]:
+           passed: list[tuple[BadRecord, bool]], most: int = _MOST_PASSED,
+           ) -> Iterator[tuple[tuple[int, int], Any, bool]]:
     """The page's items from row ``number`` on: ``((row number, byte offset), cells, False)``, the ``picked``
     columns only. A row that cannot be read is passed over and put in ``passed`` (a BadRecord, and whether rows
     came before it on the page): after rows it ends them (``STOP`` at the next row that can be read: the page's
-    cursor goes on after it), before any the page reads on after it; at most :data:`_MOST_PASSED` a page (``STOP``
-    at the next). Row ``number`` is raised instead (BadRecord) when the read starts there (``row=``, not
+    cursor goes on after it), before any the page reads on after it; at most ``most`` a page (``STOP`` at the
+    next). Row ``number`` is raised instead (BadRecord) when the read starts there (``row=``, not
     ``resumed`` at a cursor): the caller asked for that row."""
     given, ending = 0, False
     for at, (start, cells) in enumerate(body, number):
         if isinstance(cells, _RowError):
             if at == number and not resumed:
                 raise cells.numbered(at, raised=True)
-            if len(passed) >= _MOST_PASSED:
+            if len(passed) >= most:
                 yield (at, start), STOP, False
                 return
             passed.append((cells.numbered(at), given > 0))
@@ -441,18 +442,32 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
                               "select fewer columns")
     passed: list[tuple[BadRecord, bool]] = []
 
-    def fill(room: int) -> ItemPage:  # (again with less room when the note on the rows passed over does not fit)
-        nonlocal held
+    def fill(room: int, most: int = _MOST_PASSED) -> ItemPage:  # (again with less room, or fewer rows passed
+        nonlocal held  # over, when the note on them does not fit)
         body, held, page = held or _reader(source, offset, delimiter, bad, layout), None, ItemPage("rows", number)
         page.extra["header"], passed[:] = shown, []
-        items = _items(body, number, picked, cursor is not None, passed)
+        items = _items(body, number, picked, cursor is not None, passed, most)
         return _passed_note(_counted(page, lambda items: fill_items(page, items, chars, room, rows, lambda pos, skip:
                             encode_cursor((pos[0], pos[1], skip), key)), items, bad, first[0] if first else -1,
                             picked, chars), passed)
 
-    page = fill(budget)
-    over = page.passed and json_bytes(page.to_dict()) > budget
-    return fill(max(budget // 2, budget - json_bytes(page.extra["note"]))) if over else page
+    return _fitted(fill, budget)
+
+
+def _fitted(fill: Callable[..., ItemPage], budget: int) -> ItemPage:
+    """``fill(room, most)`` within ``budget`` bytes of JSON: the note on the rows passed over takes room from the
+    rows, and when it takes over half the budget the page passes over fewer rows (down to one, whose note is a few
+    hundred bytes; the next page passes over the rest)."""
+    page, room, most = fill(budget), budget, _MOST_PASSED
+    for _ in range(8):  # (each try gives the rows less room or passes over fewer)
+        if not page.passed or json_bytes(page.to_dict()) <= budget:
+            break
+        note = json_bytes(page.extra["note"])
+        if note > budget // 2 and len(page.passed) > 1:
+            most = max(1, len(page.passed) * (budget // 4) // note)
+        room = max(budget // 4, min(room, budget - note * min(most, len(page.passed)) // len(page.passed)) - 64)
+        page = fill(room, most)
+    return page
 
 
 def _counted(page: ItemPage, fill: Callable[[Iterator], ItemPage], items: Iterator[tuple[tuple[int, int], Any, bool]],
