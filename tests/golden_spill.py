@@ -55,8 +55,9 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from scratchfs.api.line_fit import LAST_LINES_BYTES
 from scratchfs.api.shape import SAMPLE_BYTES, describe
-from scratchfs.api.stub import LAST_LINES_BYTES, build_stub, list_preview
+from scratchfs.api.stub import build_stub, list_preview
 from scratchfs.engine.binding import Binding
 from scratchfs.foundation.limits import LIST_PREVIEW_BYTES, PREVIEW_BYTES
 from tests.test_budgets import generated

@@ -88,6 +88,8 @@ def both(sample: bytes, size: int, lines: int) -> tuple[tuple, tuple]:
     if shape.CR_LINE_ENDS in new.text or (old.text.startswith(shape.TERMINAL_SHAPE) and b"\n" not in sample):
         reject()  # lines ending in a lone \r are counted in the shape, and with no newline at all are lines, not
         # redraws, when each ends in its \r, since 4279772
+    if new.content_type == "csv" != old.content_type and re.search(rb"\r(?!\n)", sample):
+        reject()  # lines ending in \n\r or a lone \r end a table's rows since the rows merge (open(newline="")'s rule)
     if new.content_type == "jsonl" and " not JSON (record" in new.text:
         reject()  # one line in 10 of the first 20 may be no JSON since 488bf36, and the shape names such records
     if new.text.startswith(shape.TERMINAL_SHAPE):  # told apart since the reference: text or a log to it, the same

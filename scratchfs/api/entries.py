@@ -33,9 +33,10 @@ from typing import TypeVar
 
 from scratchfs.api import shape as shapes
 from scratchfs.api.describe import Description, describe_content, json_start
+from scratchfs.api.line_fit import LAST_LINES_BYTES
 from scratchfs.api.settings import Settings
 from scratchfs.api.shape import SAMPLE_BYTES
-from scratchfs.api.stub import LAST_LINES_BYTES, Stub, build_stub
+from scratchfs.api.stub import Stub, build_stub
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.chunks import iter_chunks
 from scratchfs.engine.lines import LineTable, longest_line_bound

@@ -3,9 +3,7 @@
 
 from __future__ import annotations
 
-import bisect
 import functools
-import itertools
 import json
 import re
 from dataclasses import dataclass, field
@@ -13,6 +11,7 @@ from typing import Any
 
 import regex
 
+from scratchfs.api.line_fit import LAST_LINES_BYTES, escape_bytes, lines_within
 from scratchfs.api.results import render_call
 from scratchfs.api.shape import TEXT_PROBE_BYTES, binary_format, is_text
 from scratchfs.api.shape_aligned import is_aligned
@@ -440,51 +439,6 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
         limit = max(0, limit)
 
 
-LAST_LINES_BYTES = DEFAULT_READ_BYTES + 2
-"""Bytes of a content's end that size the stub's read of its last lines (``line=-N``): the bytes such a read may hold,
-the newline that ends the last line and the one before the first (a spill keeps at least these, :func:`build_stub`)."""
-
-
-def lines_within(data: bytes, at_end: bool, at_start: bool, forward: bool) -> int | None:
-    """How many whole lines of ``data`` a line read holds within :data:`DEFAULT_READ_BYTES` bytes of JSON text (each
-    line's text with its newline as ``\\n``, escapes counted), at most :data:`DEFAULT_LINES`: from its start
-    (``forward``, ``data`` starting at a line's start) or back from its end (``data`` the content's last bytes). 0
-    when the first such line alone is longer; ``None`` when ``data`` is too short to tell (it holds fewer bytes than
-    a read may and does not reach the content's end, ``at_end``, or, backward, its start, ``at_start``)."""
-    if len(data) <= DEFAULT_READ_BYTES and not (at_end if forward else at_start):
-        return None
-    data = data[:-1] if not forward and data.endswith(b"\n") else data  # (a last newline ends the last line)
-    pieces = data.split(b"\n")
-    last = pieces.pop() if forward else pieces.pop(0) if not at_start else b""  # cut by the window (or the rest
-    pieces = (pieces + [last] * bool(at_end and last)) if forward else pieces[::-1]  # after a last newline)
-    del pieces[DEFAULT_LINES:]  # (a read names at most these: 4 KiB of empty lines are not each counted)
-    ends = list(itertools.accumulate(map(len, pieces)))  # (each line's newline added below)
-    spans = [min(len(data), end + number - (not forward)) for number, end in enumerate(ends, 1)]  # the bytes of the
-    least = [span + 1 + span - end for span, end in zip(spans, ends, strict=True)]  # first (last) lines; their JSON
-    escaped = data.translate(None, _NOT_ESCAPED).replace(b"\n", b"")  # text's bytes but for escapes not newlines
-    common = [bytes([byte]) for byte in _COMMON_ESCAPES if byte in escaped]  # (each counted at memchr speed)
-    plain = len(escaped) == sum(map(escaped.count, common))  # (no other control byte: 2 bytes each)
-    low = bisect.bisect_right(least, DEFAULT_READ_BYTES - len(escaped) * (1 if plain else 5))  # (all escapes in)
-    high = bisect.bisect_right(least, DEFAULT_READ_BYTES)  # (none): the answer is between, found by halves
-    while low < high:
-        middle = (low + high + 1) // 2
-        held = spans[middle - 1]
-        start, end = (0, held) if forward else (len(data) - held, len(data))
-        extra = sum(data.count(byte, start, end) for byte in common) if plain else _escape_bytes(data[start:end])
-        low, high = (middle, high) if least[middle - 1] + extra <= DEFAULT_READ_BYTES else (low, middle - 1)
-    return low
-
-
-_COMMON_ESCAPES = b'"\\\t\r'  # the bytes other than a newline that text's JSON escapes most (in two bytes each)
-
-
-def _escape_bytes(data: bytes) -> int:
-    """How many bytes more ``data`` (UTF-8) takes as JSON string text than as it is: one for each byte escaped in
-    two (a newline, a quote), five for each other control byte (:func:`_json_bytes`, but of bytes)."""
-    escaped = data.translate(None, _NOT_ESCAPED)
-    return len(escaped) + 4 * len(escaped.translate(None, _SHORT_ESCAPES))
-
-
 _FIXED = len('{"handle":,"preview":"","size":,"lines":,"content_type":,"shape":,"note":""}')
 
 
@@ -495,22 +449,16 @@ def _fixed_bytes(handle: str, size: int, lines: int, content_type: str | None, s
             + (4 if content_type is None else _json_bytes(content_type)) + (4 if shape is None else _json_bytes(shape)))
 
 
-_ESCAPED = bytes(range(0x20)) + b'"\\'  # the bytes a JSON string escapes (RFC 8259, section 7): none is in a
-_NOT_ESCAPED = bytes(sorted(set(range(256)) - set(_ESCAPED)))  # multi-byte UTF-8 character
-_SHORT_ESCAPES = b'"\\\b\t\n\f\r'  # escaped in 2 bytes; another control character in 6 (\u00XX)
-
-
 def _json_bytes(text: str) -> int:
     """UTF-8 bytes of ``text`` as a JSON string literal (quotes included, non-ASCII kept as is): what
     ``len(quote(text).encode("utf-8"))`` gives, counted rather than written (two ``translate``, twice as fast as the
-    encoder on a preview) -- its UTF-8 bytes, one more for each character escaped in 2 bytes (:data:`_SHORT_ESCAPES`)
-    and five more for each other control character. Raises UnicodeEncodeError for a lone surrogate, as that does."""
+    encoder on a preview) -- its UTF-8 bytes and :func:`~scratchfs.api.line_fit.escape_bytes`. Raises
+    UnicodeEncodeError for a lone surrogate, as that does."""
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:
         return len(quote(text).encode("utf-8"))
-    escaped = data.translate(None, _NOT_ESCAPED)
-    return len(data) + 2 + len(escaped) + 4 * len(escaped.translate(None, _SHORT_ESCAPES))
+    return len(data) + 2 + escape_bytes(data)
 
 
 FREE_BY_DELETING = "Free room by deleting scratchpad values no longer needed (scratch_list, scratch_delete), or ask " \
@@ -552,6 +500,6 @@ def refusal_notice(content: bytes, tool: str | None, reason: str, preview_bytes:
         limit = max(0, min(limit - 1, int(limit * (cost - (total - MAX_STUB_BYTES) - 8) / cost)))
 
 
-__all__ = ["FREE_BY_DELETING", "LAST_LINES_BYTES", "NOTHING_TO_FREE", "OVER_THE_WHOLE_QUOTA", "PREVIEW_MODES", "Stub",
-           "build_stub", "hex_line_chars", "hex_preview", "lines_within", "list_preview", "make_preview",
+__all__ = ["FREE_BY_DELETING", "NOTHING_TO_FREE", "OVER_THE_WHOLE_QUOTA", "PREVIEW_MODES", "Stub",
+           "build_stub", "hex_line_chars", "hex_preview", "list_preview", "make_preview",
            "refusal_notice", "shown_preview"]
