@@ -174,3 +174,18 @@ def test_a_zip_whose_name_is_64_kib_is_cut_in_its_shape():
     with zipfile.ZipFile(archive, "w") as made:
         made.writestr("ok.txt", b"x")
     assert "members: ok.txt" in _spill(archive.getvalue())[0].text
+
+
+@pytest.mark.parametrize("data", [b"x" * 256 + b"custard is a word in this log line\n" + b"plain text line\n" * 100,
+                                  b'{"a": "' + b"x" * 249 + b'custard", "b": [1, 2]}\n'])
+def test_text_with_ustar_at_byte_257_is_text_not_a_tar(scope, data):
+    """A tar was told by ``ustar`` at byte 257 alone: a log or a JSON document with "custard" there was binary
+    ("tar, 0 members"), its jq refused. A tar's first header must also have a checksum that holds."""
+    from scratchfs.api.contract import ScratchTools
+
+    shape, _ = _spill(data)
+    assert shape.content_type in ("text", "json") and "tar" not in shape.text, shape
+    handle = scope.spill(data, source_tool="bash").handle
+    if shape.content_type == "json":
+        assert ScratchTools(scope).call("read_handle", {"handle": handle, "jq": ".b"})["results"] == [[1, 2]]
+    assert tar_members(data) == [] and binary_shape(data, len(data)).startswith("binary, ")

@@ -51,14 +51,18 @@ starts no format, told by one ``startswith``."""
 
 
 def binary_kind(sample: bytes) -> str | None:
-    """The format ``sample`` (a content's first bytes) starts (one of :data:`FORMATS`), or ``None``. Never raises."""
+    """The format ``sample`` (a content's first bytes) starts (one of :data:`FORMATS`), or ``None``: a tar is told by
+    ``ustar`` at byte 257 *and* a first header whose checksum holds (a JSON document or a log with ``ustar`` there
+    was told a tar, so binary: its jq and search refused). Never raises."""
     if sample.startswith(STARTS):
         if sample.startswith(b"RIFF") and sample[8:12] == b"WEBP":
             return "WebP image"
         found = next((name for magic, name in BINARY_MAGIC if sample.startswith(magic)), None)
         if found is not None:
             return found
-    return "tar" if sample[TAR_MAGIC_AT : TAR_MAGIC_AT + 5] == b"ustar" else None
+    if sample[TAR_MAGIC_AT : TAR_MAGIC_AT + 5] != b"ustar" or len(sample) < _BLOCK:
+        return None
+    return "tar" if _tar_checksum_ok(sample[:_BLOCK]) else None  # (text with "custard" at byte 256 is no tar)
 
 
 class TarMember(NamedTuple):
