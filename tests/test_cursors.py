@@ -226,3 +226,21 @@ def test_a_cursor_of_32_mib_is_refused_at_once():
     with pytest.raises(InvalidArgument, match="bad: 'AAAA"):
         decode_cursor(cursor, [NUMBER], "bad")
     assert time.perf_counter() - started < 0.05
+
+
+@pytest.mark.alone
+def test_a_huge_non_text_cursor_is_refused_without_writing_it_out():
+    """A cursor that is not text was shown in the message as ``str(cursor)[:60]``: the whole str() of a list of
+    3 million numbers was built first (~0.3 s). Both codecs name its type instead."""
+    import time
+
+    from scratchfs.engine.structure.paging import CursorKey
+    from scratchfs.engine.structure.paging import decode_cursor as read_cursor
+    from scratchfs.foundation.cursors import NUMBER, decode_cursor
+
+    huge = list(range(3_000_000))
+    for call in (lambda: decode_cursor(huge, [NUMBER], "bad"), lambda: read_cursor(huge, 1, CursorKey("r", 1))):
+        started = time.perf_counter()
+        with pytest.raises(InvalidArgument, match="'list'"):
+            call()
+        assert time.perf_counter() - started < 0.05
