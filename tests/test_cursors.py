@@ -199,3 +199,48 @@ def test_a_long_cursor_is_packed_and_read_back_and_a_forged_packing_is_refused()
     for forged in (bomb, b"\x00not deflate", b"\x00" + zlib.compress(b"[1]")[2:-6]):
         with pytest.raises(InvalidArgument, match="bad"):
             decode_cursor(base64.urlsafe_b64encode(forged).decode().rstrip("="), [NUMBER], "bad")
+
+
+def test_an_overlong_cursor_is_one_typed_error_in_every_listing(listed):
+    """A cursor is at most MAX_CURSOR_CHARS (4,096) characters -- the tools' schema said so, but the Python faces,
+    the CLI and the web inspector decoded any length: 32 MiB of base64 took 3.9 s to refuse. No cursor made is
+    longer (a listing cursor of the longest key of escapes and a 256-byte agent is under 900 characters)."""
+    store, scope = listed
+    made = scope.scratch_page(limit=1).next_cursor
+    values = json.loads(base64.urlsafe_b64decode(made + "=" * (-len(made) % 4)))
+    padded = _b64(" " * 15000 + json.dumps(values))  # (a cursor any listing would take, but for its length)
+    for where, call in _listings(store, scope).items():
+        with pytest.raises(InvalidArgument, match=r"not a (listing )?cursor|cursor: 20,?\d+ characters") as err:
+            call(padded)
+        assert len(str(err.value)) < 400, where
+
+
+@pytest.mark.alone
+def test_a_cursor_of_32_mib_is_refused_at_once():
+    import time
+
+    from scratchfs.foundation.cursors import NUMBER, decode_cursor
+
+    cursor = "A" * (32 << 20)
+    started = time.perf_counter()
+    with pytest.raises(InvalidArgument, match="bad: 'AAAA"):
+        decode_cursor(cursor, [NUMBER], "bad")
+    assert time.perf_counter() - started < 0.05
+
+
+@pytest.mark.alone
+def test_a_huge_non_text_cursor_is_refused_without_writing_it_out():
+    """A cursor that is not text was shown in the message as ``str(cursor)[:60]``: the whole str() of a list of
+    3 million numbers was built first (~0.3 s). Both codecs name its type instead."""
+    import time
+
+    from scratchfs.engine.structure.paging import CursorKey
+    from scratchfs.engine.structure.paging import decode_cursor as read_cursor
+    from scratchfs.foundation.cursors import NUMBER, decode_cursor
+
+    huge = list(range(3_000_000))
+    for call in (lambda: decode_cursor(huge, [NUMBER], "bad"), lambda: read_cursor(huge, 1, CursorKey("r", 1))):
+        started = time.perf_counter()
+        with pytest.raises(InvalidArgument, match="'list'"):
+            call()
+        assert time.perf_counter() - started < 0.05

@@ -46,15 +46,21 @@ def read_line(proc: subprocess.Popen, timeout: float) -> str:
     return line.decode()
 
 
+_LIMITED = ("import resource, runpy, sys; resource.setrlimit(resource.RLIMIT_NOFILE, (%d, %d)); "
+            "sys.argv[0] = 'scratchfs'; runpy.run_module('scratchfs', run_name='__main__')")
+
+
 @contextlib.contextmanager
-def serve(root: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[tuple[re.Match, subprocess.Popen]]:
+def serve(root: Path, *args: str, env: dict[str, str] | None = None,
+          files_limit: int | None = None) -> Iterator[tuple[re.Match, subprocess.Popen]]:
     """Run ``scratchfs serve --root ROOT --port 0 ARGS`` until the block ends; yield the match of its URL line
-    (groups: url, host, port, token) and the process."""
+    (groups: url, host, port, token) and the process (``files_limit``: its limit of open descriptors)."""
     environment = {k: v for k, v in os.environ.items() if k != "SCRATCHFS_TOKEN"}
     environment.update(env or {})
     if not root.exists() and "SCRATCHFS_INDEX" not in environment:  # serve opens a store, never makes one
         ScratchStore(root).close()
-    proc = subprocess.Popen([sys.executable, "-m", "scratchfs", "serve", "--root", str(root), "--port", "0", *args],
+    launch = ["-m", "scratchfs"] if files_limit is None else ["-c", _LIMITED % (files_limit, files_limit)]
+    proc = subprocess.Popen([sys.executable, *launch, "serve", "--root", str(root), "--port", "0", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment)
     try:
         line = read_line(proc, 30)

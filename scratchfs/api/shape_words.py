@@ -14,7 +14,11 @@ __all__ = ["MAX_SHAPE_CHARS", "clip", "key_name", "kib", "plural", "short_name"]
 MAX_SHAPE_CHARS = 600
 """Longest shape text, in characters (the stub's preview gives way to it within the 1.5 KiB stub)."""
 
-_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+"""What a name in a shape does not show as itself: C0 and C1 controls (each would cost six bytes in the stub's
+JSON; a newline would start a line of its own), the bidirectional controls
+(Unicode UAX #9: U+202E shows ``x``, U+202E, ``txt.exe`` as ``xexe.txt``) and lone surrogates (a tar member's
+undecodable byte; no UTF-8 carries one)."""
 
 
 def plural(count: int, word: str) -> str:
@@ -40,8 +44,8 @@ def clip(text: str, limit: int = MAX_SHAPE_CHARS) -> str:
 
 
 def short_name(key: object, limit: int = 32) -> str:
-    """``str(key)`` with control characters as ``?`` (each would cost six bytes in the stub's JSON), cut to
-    ``limit`` characters."""
+    """``str(key)`` with each character of :data:`_CONTROL_RE` as ``?`` (controls, bidirectional controls, lone
+    surrogates), cut to ``limit`` characters."""
     text = _CONTROL_RE.sub("?", str(key))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -59,6 +63,7 @@ def key_name(key: object, limit: int = 32, lacked: bool = False) -> str:
     text = str(key)
     if _AMBIGUOUS_RE.search(text) or _CONTROL_RE.search(text):  # (a control character as its JSON escape here)
         name = json.dumps(text if len(text) <= limit else text[: limit - 1] + "…", ensure_ascii=False)
+        name = _CONTROL_RE.sub(lambda found: f"\\u{ord(found[0]):04x}", name)  # (what JSON left as itself)
     else:
         name = short_name(text, limit)
     return name + ("?" if lacked else "")

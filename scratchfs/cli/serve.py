@@ -2,7 +2,9 @@
 
 Server: uvicorn (the reference ASGI server from the Starlette authors, well kept, pure Python with optional speed-ups),
 run on a socket this command binds itself, so ``--port 0`` picks a free port and the printed URL names the real one.
-Its access log is off (the first request's URL carries the token).
+Its access log is off (the first request's URL carries the token). Each request's line and headers must arrive within
+10 s and at most 256 connections are kept (:mod:`scratchfs.cli.serve_guard`: uvicorn alone kept a connection that
+never completed a request for ever, and enough of them took every file descriptor).
 
 A token given with ``--token`` gets a warning on stderr: the process's arguments are readable by every local user
 (``ps``), and so is a loopback port; ``$SCRATCHFS_TOKEN`` is private to the user.
@@ -51,6 +53,7 @@ from scratchfs.cli.app import (
     resolve_root,
     warn,
 )
+from scratchfs.cli.serve_guard import BACKLOG, connection_bound, guarded_h11
 from scratchfs.cli.settings_options import settings_options
 from scratchfs.foundation.errors import InvalidArgument, StorageError
 from scratchfs.foundation.text import one_line
@@ -71,7 +74,7 @@ def _listen(host: str, port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host.strip("[]"), port))
-        sock.listen(128)
+        sock.listen(connection_bound(BACKLOG, 8))
     except (OSError, OverflowError) as exc:
         sock.close()
         raise StorageError(f"cannot listen on {host}:{port}: {getattr(exc, 'strerror', None) or exc}") from None
@@ -157,7 +160,9 @@ def _run(deferred: DeferredStore, sock: socket.socket, host: str, token: str, al
     from scratchfs.web import create_app
 
     app = create_app(deferred, token, allow_delete=allow_delete)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False,
+                            http=guarded_h11(), backlog=connection_bound(BACKLOG, 8))
+    # (a deadline for each request's headers, connections bounded, and how many are accepted at once: serve_guard)
     bound = sock.getsockname()[1]
     shown = f"[{host.strip('[]')}]" if ":" in host else host
     url = f"http://{shown}:{bound}/?token={token}"

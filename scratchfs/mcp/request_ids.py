@@ -48,24 +48,25 @@ def id_at_start(head: bytes) -> int | str | None:
         head = head[len(codecs.BOM_UTF8):]
     found: list[Any] = []  # the id's values (a number once an event after it shows it complete: it may go on)
     named: set[str] = set()  # the top-level members named
-    events = ijson.get_backend("python").parse(io.BytesIO(head))
-    try:
-        if next(events)[:2] != ("", "start_map"):
+    events = ijson.get_backend("python").basic_parse(io.BytesIO(head))  # (not parse: its prefixes of a head of
+    try:  # 4,096 '[' are 4,096 strings up to 20 KB long, 116 ms; basic_parse's events and a depth take 8 ms)
+        if next(events)[0] != "start_map":
             return None
-        member, last = None, None
-        for prefix, event, value in events:
+        depth, member, last = 1, None, None
+        for event, value in events:
             if last is not None:
                 found.append(last)
                 last = None
-            if prefix == "" and event == "map_key":
+            if depth == 1 and event == "map_key":
                 if value in ("result", "error"):
                     return None
                 member = value
                 named.add(value)
-            elif prefix == "id" and member == "id" and event == "string":
+            elif depth == 1 and member == "id" and event == "string":
                 found.append(value)  # (complete: its closing quote was read)
-            elif prefix == "id" and member == "id" and event == "number":
+            elif depth == 1 and member == "id" and event == "number":
                 last = value
+            depth += (event in ("start_map", "start_array")) - (event in ("end_map", "end_array"))
     except Exception:  # the end of the head (or a fault of the line): what was read before it counts
         pass
     if len(found) == 1 and is_request_id(found[0]) and "method" in named:

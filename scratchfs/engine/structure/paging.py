@@ -182,7 +182,8 @@ def decode_cursor(cursor: object, count: int, key: CursorKey) -> list[int]:
             or another entry; the message says to pass the cursor exactly as the reply gave it or to start over.
     """
     if not isinstance(cursor, str) or len(cursor) > _MAX_CURSOR_CHARS:
-        raise InvalidArgument(f"cursor must be the string a previous read returned: {str(cursor)[:40]!r}")
+        shown = cursor[:40] if isinstance(cursor, str) else type(cursor).__name__  # (not str() of a huge object)
+        raise InvalidArgument(f"cursor must be the string a previous read returned: {shown!r}")
     body, _, tag = cursor.rpartition(".")
     parts = body.split(".")
     if (len(parts) != count or not all(is_digits(p) and len(p) <= 20 for p in parts)

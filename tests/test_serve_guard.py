@@ -1,0 +1,124 @@
+"""Slow and idle HTTP clients of ``scratchfs serve`` (an attacker's findings): uvicorn armed no timer on a
+connection before its first response, so a client that sends a request's headers slowly or not at all held a
+connection and a descriptor for ever. 400 such connections to a server limited to 200 descriptors made every request
+time out and wrote thousands of ``OSError: [Errno 24] Too many open files`` tracebacks. Now each request's headers
+have a deadline, connections are bounded (the one waiting longest for headers goes first) and so is each accept
+burst (:mod:`scratchfs.cli.serve_guard`)."""
+
+from __future__ import annotations
+
+import os
+import resource
+import socket
+import threading
+import time
+
+import pytest
+
+from scratchfs.cli.serve_guard import connection_bound, guarded_h11
+
+from .web_support import serve
+
+
+def _get(port: int, path: str, token: str) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\nConnection: close\r\n\r\n"
+                     .encode())
+        return sock.recv(4096).split(b"\r\n")[0]
+
+
+@pytest.mark.alone
+def test_many_connections_that_never_send_a_request_leave_the_server_answering(tmp_path):
+    """400 connections each sending half a request, to a server with 256 descriptors: a request is still answered
+    at once, the server's descriptors stay under its limit and its stderr holds no traceback."""
+    with serve(tmp_path / "root", files_limit=256) as (found, proc):
+        port, token = int(found.group(3)), found.group(4)
+        held = []
+        try:
+            for _ in range(400):
+                sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+                sock.sendall(b"GET /api/health HTTP/1.1\r\nHost: x\r\n")
+                held.append(sock)
+            time.sleep(0.5)
+            started = time.monotonic()
+            assert _get(port, "/api/health", token) == b"HTTP/1.1 200 OK"
+            assert time.monotonic() - started < 2
+            assert len(os.listdir(f"/proc/{proc.pid}/fd")) < 200
+        finally:
+            for sock in held:
+                sock.close()
+        assert _get(port, "/api/health", token) == b"HTTP/1.1 200 OK"
+        proc.terminate()
+        proc.wait(10)
+        assert b"Traceback" not in proc.stderr.read(), "a traceback on stderr"
+
+
+async def _app(scope, receive, send):
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
+    await send({"type": "http.response.body", "body": b"ok"})
+
+
+@pytest.fixture
+def guarded():
+    """A uvicorn server of a two-byte app with the guards (0.5 s for headers, 4 connections) on a free port."""
+    import uvicorn
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    config = uvicorn.Config(_app, log_level="warning", lifespan="off", http=guarded_h11(0.5, 4), backlog=16)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.01)
+    opened: list[socket.socket] = []
+
+    def connect() -> socket.socket:
+        opened.append(socket.create_connection(("127.0.0.1", sock.getsockname()[1])))
+        return opened[-1]
+
+    yield connect
+    for each in opened:
+        each.close()
+    server.should_exit = True
+    thread.join(5)
+    sock.close()
+
+
+def _closed(sock: socket.socket, within: float) -> bool:
+    sock.settimeout(within)
+    try:
+        return sock.recv(100) == b""
+    except ConnectionResetError:
+        return True
+    except TimeoutError:
+        return False
+
+
+def test_a_connection_whose_headers_do_not_come_in_time_is_closed(guarded):
+    slow = guarded()
+    slow.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
+    idle = guarded()
+    assert not _closed(slow, 0.2) and _closed(slow, 2) and _closed(idle, 1)
+    kept = guarded()  # a second request on a kept-alive connection, too
+    kept.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+    reply = b""
+    while not reply.endswith(b"ok"):
+        reply += kept.recv(1000)
+    kept.sendall(b"GET / HTTP/1.1\r\n")
+    assert _closed(kept, 2)
+
+
+def test_one_connection_too_many_closes_the_one_waiting_longest_for_headers(guarded):
+    waiting = [guarded() for _ in range(4)]
+    time.sleep(0.1)
+    fresh = guarded()
+    assert _closed(waiting[0], 0.3) and not _closed(waiting[1], 0.05)
+    fresh.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    assert fresh.recv(1000).startswith(b"HTTP/1.1 200 OK")
+
+
+def test_the_connection_bound_is_a_quarter_of_the_descriptor_limit():
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    assert connection_bound(256) == max(8, min(256, soft // 4))
+    assert connection_bound(128, 8) == max(8, min(128, soft // 8))
