@@ -31,7 +31,11 @@ and stubs, 4 records; and an array whose items are of several kinds is counted b
 item: ``array.json@0+172692``'s ``b: array(3) of int`` over ``[1, 2, {"c": null}]`` is ``b: array(3) of mixed kinds
 (2 numbers, 1 object), objects {c: null}``, 1 record); branch shapes (compressed content's shape says
 ``compressed`` and its note names byte ranges alone, no ``match="TEXT"``, which finds nothing in compressed bytes:
-``gzip.bin@0+1024``, ``@0+1537`` and ``@0+9004``, their shapes and stubs' notes, the previews unchanged, 3 records).
+``gzip.bin@0+1024``, ``@0+1537`` and ``@0+9004``, their shapes and stubs' notes, the previews unchanged, 3 records);
+branch htmlsel (the text view keeps the lines of code in a ``<pre>``, each indented two spaces a ``<div>`` around it,
+and an HTML shape's "~N KiB of text" counts that indent: the ``browser-rust-book.html`` slices, 6 records and the
+spill through the store, say ~141 and ~379 KiB where they said ~132 and ~354 (0+65536 its markup share); the view of
+the 512 KiB slice is 395 KiB).
 """
 
 from __future__ import annotations

@@ -370,12 +370,13 @@ def test_a_css_select_of_what_is_no_html_page_is_refused_naming_the_reads_that_f
 
 def test_a_css_select_gives_each_element_s_text_without_the_text_after_it(tools, scratch_scope):
     """An element's text ran on into the text after its end tag (lxml keeps it on the element as its tail):
-    select="b" over "<b>bold</b> after tail text." gave "bold after tail text.", select="li" gave "* one\ntail1"."""
+    select="b" over "<b>bold</b> after tail text." gave "bold after tail text.", select="li" gave "* one\ntail1" (a
+    list item is its text, without a bullet, as a browser's innerText: tests/test_html_select_text.py)."""
     page = (b"<html><body><p>Before <b>bold</b> after tail text.</p><ul><li>one</li> tail1 <li>two</li></ul>"
             b"<p>" + b"filler " * 1400 + b"<em>and</em> fast performance,</p></body></html>")
     handle = scratch_scope.spill(page, source_tool="t").handle
     texts = {s: tools.call("read_handle", {"handle": handle, "select": s})["elements"] for s in ("b", "li", "em")}
-    assert texts == {"b": ["bold"], "li": ["* one", "* two"], "em": ["and"]}
+    assert texts == {"b": ["bold"], "li": ["one", "two"], "em": ["and"]}
     assert tools.call("read_handle", {"handle": handle, "select": "p"})["elements"][0] == "Before bold after tail text."
 
 
