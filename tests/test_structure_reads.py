@@ -475,7 +475,8 @@ def test_a_row_or_record_next_call_names_where_it_goes_on(tools, scratch_scope, 
 @pytest.mark.parametrize("kind", ["html", "terminal"])
 def test_a_text_view_from_an_offset_is_followed_by_its_next_call_to_the_end(tools, scratch_scope, fixture_data,
                                                                             kind, budget):
-    # the view's cursor binds its start offset: next_call named the cursor without offset=, and was refused
+    # the view's cursor bound its start offset: next_call named the cursor without offset=, and was refused; then
+    # with the stale offset= beside it (tests/test_next_call_positions.py): now the cursor is bound to no start
     if kind == "html":
         data = fixture_data["browser-rust-book.html"]
     else:
@@ -485,7 +486,7 @@ def test_a_text_view_from_an_offset_is_followed_by_its_next_call_to_the_end(tool
     start = len(whole.encode()) // 3
     pages = follow(tools, {"handle": h, "view": "text", "offset": start}, budget)
     assert len(pages) > 1 and not pages[-1]["more"]
-    assert all(f"offset={start}," in p["next_call"] for p in pages[:-1])
+    assert all("offset=" not in p["next_call"] for p in pages[:-1])
     assert "".join(p["text"] for p in pages).encode() == whole.encode()[pages[0]["offset"]:]
 
 

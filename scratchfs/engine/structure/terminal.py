@@ -150,7 +150,7 @@ def view_page(source: ContentSource, offset: int = 0, *, cursor: str | None = No
             start of the raw output), a raw line longer than :data:`MAX_LINE_BYTES`.
     """
     budget = check_budget(budget_bytes)
-    key = CursorKey(f"view\0{offset}\0{raw_offset}", source.size, entry)  # (the start: as records_page's)
+    key = CursorKey("view\x000\x00None", source.size, entry)  # (bound to no start: the cursor says where it goes on)
     if cursor is not None:
         raw_at, view_at, skip = decode_cursor(cursor, 3, key)
         check_line_start(source, raw_at, "a line start")
