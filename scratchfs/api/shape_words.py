@@ -9,6 +9,7 @@ import re
 from collections import Counter
 
 from scratchfs.foundation import text as texts
+from scratchfs.foundation.text import plural
 
 __all__ = ["MAX_SHAPE_CHARS", "LackedKey", "MixedItems", "clip", "items_template", "key_name", "kib", "mixed_items",
            "plural", "short_name"]
@@ -17,11 +18,6 @@ MAX_SHAPE_CHARS = 600
 """Longest shape text, in characters (the stub's preview gives way to it within the 1.5 KiB stub)."""
 
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
-def plural(count: int, word: str) -> str:
-    """``"1 line"``, ``"1,234 lines"``."""
-    return f"{count:,} {word}" + ("" if count == 1 else "s")
 
 
 def kib(size: int) -> str:

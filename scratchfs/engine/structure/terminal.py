@@ -35,7 +35,7 @@ from scratchfs.engine.structure.paging import (
 )
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
-from scratchfs.foundation.text import digits_int, is_digits, utf8_suffix_start
+from scratchfs.foundation.text import digits_int, is_digits, plural, utf8_suffix_start
 
 __all__ = ["MAX_CURSOR_COLUMN", "MAX_LINE_BYTES", "render_line", "render_text", "view_page"]
 
@@ -193,9 +193,9 @@ def view_page(source: ContentSource, offset: int = 0, *, cursor: str | None = No
 def _past_the_end(offset: object, view_size: int, size: int) -> InvalidArgument:
     """The refusal of an ``offset`` past the end of a view of ``view_size`` bytes (of ``size`` stored): the way to
     read its end."""
-    return InvalidArgument(f"offset {offset} is past the end of the rendered view ({view_size:,} bytes; offset= "
-                           f"counts the view's bytes, the stored output has {size:,}): read its end rendered from a "
-                           f"stored byte near it with raw_offset= (e.g. raw_offset={max(0, size - 4096)})")
+    return InvalidArgument(f"offset {offset} is past the end of the rendered view ({plural(view_size, 'byte')}; "
+                           f"offset= counts the view's bytes, the stored output has {size:,}): read its end rendered "
+                           f"from a stored byte near it with raw_offset= (e.g. raw_offset={max(0, size - 4096)})")
 
 
 def _line_of(source: ContentSource, raw_offset: object) -> tuple[int, int]:
