@@ -388,7 +388,7 @@ def _in_context(element: Any) -> Iterator[tuple[Any, bool]]:
     if parent is None or tag not in (*_ROWS, *_CELLS, "li"):
         yield element, pre
         return
-    at, root = parent.index(element), lxml.html.Element("table")
+    before, root = element.getprevious(), lxml.html.Element("table")  # (index() is linear: quadratic over rows)
     try:
         if tag == "li":
             element.tag = "div"
@@ -399,7 +399,7 @@ def _in_context(element: Any) -> Iterator[tuple[Any, bool]]:
     finally:
         element.tag = tag
         if element.getparent() is not parent:
-            parent.insert(at, element)
+            parent.insert(0, element) if before is None else before.addnext(element)
 
 
 def select_texts(page: bytes, selector: str, index: int, chars: int, budget: int, max_elements: int,
