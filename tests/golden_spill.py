@@ -43,7 +43,12 @@ branch jsonshape (a note's line reads are sized on the lines they read, at most 
 from the average line: ``lines=`` of the head's read and ``line=-N`` of the last lines' change in 393 stubs of 159
 records -- a content's last lines counted where its end is (the harness passes the last ``LAST_LINES_BYTES``, as a
 spill keeps them), a read near a short content's end asking for the lines left -- and 16 previews move by the
-note's new length; the shapes unchanged).
+note's new length; the shapes unchanged); then,
+branch htmlsel (the text view keeps the lines of code in a ``<pre>``, each indented two spaces a ``<div>`` around it,
+and an HTML shape's "~N KiB of text" counts that indent: the ``browser-rust-book.html`` slices, 6 records and the
+spill through the store, say ~141 and ~379 KiB where they said ~132 and ~354 (0+65536 its markup share); the view of
+the 512 KiB slice is 395 KiB); and a count of 1 is worded singular (``tests/test_reply_wording.py``):
+``one-byte@0+1``'s shape says "longest 1 byte", ``deep.json@0+254``'s "object(1 key)", 2 records).
 """
 
 from __future__ import annotations

@@ -192,7 +192,7 @@ def _binary(sample: bytes, size: int) -> str:
 
 def _value(value: object) -> str:
     if isinstance(value, dict):
-        return f"object({len(value)} keys)"
+        return f"object({_plural(len(value), 'key')})"  # (htmlsel: "object(1 key)")
     if isinstance(value, list):
         return f"array({len(value)})"
     if isinstance(value, str):
@@ -275,7 +275,7 @@ def _entry_text(entry: TopEntry) -> str:
     if entry.kind == "object":
         names = ", ".join(_name(n) for n in entry.names[:6])
         more = ", …" if entry.count > len(entry.names[:6]) else ""
-        return f"object({entry.count} keys: {names}{more})" if entry.count else "object(0 keys)"
+        return f"object({_plural(entry.count, 'key')}: {names}{more})" if entry.count else "object(0 keys)"
     if entry.kind == "array":
         if entry.names:
             names = ", ".join(_name(n) for n in entry.names[:8])
@@ -571,7 +571,7 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool) -> Sh
     if not is_log and len(_GREP_RE.findall(head)) >= 0.8 * head_rows:
         files = len(set(_GREP_RE.findall(b"\n" + sample)))
         extra = f", grep-style path:line: output ({_plural(files, 'file')} in {'the sample' if scope else 'all'})"
-    text = f"{kind}, {_plural(lines, 'line')}, longest {longest:,} bytes, {blank:.0%} blank{extra}{scope}"
+    text = f"{kind}, {_plural(lines, 'line')}, longest {_plural(longest, 'byte')}, {blank:.0%} blank{extra}{scope}"
     return Shape(kind, _clip(text))
 
 

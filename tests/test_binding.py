@@ -216,7 +216,7 @@ def test_a_rebuilt_large_json_document_is_described_as_its_spill_was(tmp_path, c
     with ScratchStore(tmp_path, clock=clock) as store:
         handle = store.scope("r", "a").spill(data, source_tool="api").handle
         (spilled,) = store.list_entries()
-    assert spilled.shape.endswith("total: int, tail: object(1 keys: x)")  # keys past the sample: streamed
+    assert spilled.shape.endswith("total: int, tail: object(1 key: x)")  # keys past the sample: streamed
     _drop_index(tmp_path)
     with open_for_rebuild(tmp_path, clock=clock) as store:
         assert fsck(store, rebuild_index=True).rebuilt.restored == 1

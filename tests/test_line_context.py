@@ -257,8 +257,8 @@ def test_lines_from_the_end_equal_the_last_split_lines(small_frames_store, data,
     assert reply.get("encoding") == "hexdump" or reply["data"] == shown.decode("utf-8", "replace")
     assert ("note" in reply) == (back > len(ref))
     if back > len(ref):
-        assert reply["note"] == (f"line=-{back} is before the first line ({len(ref)} lines): read from line 1, as "
-                                 "tail -n does")
+        lines = f"{len(ref)} line" + ("" if len(ref) == 1 else "s")
+        assert reply["note"] == f"line=-{back} is before the first line ({lines}): read from line 1, as tail -n does"
     if reply["next_call"] is not None:  # goes on by positive numbers
         assert "line=-" not in reply["next_call"]
 

@@ -378,12 +378,13 @@ def test_a_css_select_of_what_is_no_html_page_is_refused_naming_the_reads_that_f
 
 def test_a_css_select_gives_each_element_s_text_without_the_text_after_it(tools, scratch_scope):
     """An element's text ran on into the text after its end tag (lxml keeps it on the element as its tail):
-    select="b" over "<b>bold</b> after tail text." gave "bold after tail text.", select="li" gave "* one\ntail1"."""
+    select="b" over "<b>bold</b> after tail text." gave "bold after tail text.", select="li" gave "* one\ntail1" (a
+    list item is its text, without a bullet, as a browser's innerText: tests/test_html_select_text.py)."""
     page = (b"<html><body><p>Before <b>bold</b> after tail text.</p><ul><li>one</li> tail1 <li>two</li></ul>"
             b"<p>" + b"filler " * 1400 + b"<em>and</em> fast performance,</p></body></html>")
     handle = scratch_scope.spill(page, source_tool="t").handle
     texts = {s: tools.call("read_handle", {"handle": handle, "select": s})["elements"] for s in ("b", "li", "em")}
-    assert texts == {"b": ["bold"], "li": ["* one", "* two"], "em": ["and"]}
+    assert texts == {"b": ["bold"], "li": ["one", "two"], "em": ["and"]}
     assert tools.call("read_handle", {"handle": handle, "select": "p"})["elements"][0] == "Before bold after tail text."
 
 
@@ -445,7 +446,7 @@ def test_a_cursor_beside_another_start_than_its_read_s_is_refused(tools, scratch
     nxt = ast.parse(first["next_call"], mode="eval").body
     call = {k.arg: ast.literal_eval(k.value) for k in nxt.keywords}
     assert tools.call("read_handle", call)["handle"] == handle  # as given: goes on
-    with pytest.raises(InvalidArgument, match="was not made by this read"):
+    with pytest.raises(InvalidArgument, match=r"was not made by this read|beside a cursor"):  # (a view's: named)
         tools.call("read_handle", {**call, **moved})
     jumped = tools.call("read_handle", {**{k: v for k, v in call.items() if k != "cursor"}, **moved})
     assert jumped.get("first", jumped.get("offset")) == next(iter(moved.values()))
@@ -482,7 +483,8 @@ def test_a_row_or_record_next_call_names_where_it_goes_on(tools, scratch_scope, 
 @pytest.mark.parametrize("kind", ["html", "terminal"])
 def test_a_text_view_from_an_offset_is_followed_by_its_next_call_to_the_end(tools, scratch_scope, fixture_data,
                                                                             kind, budget):
-    # the view's cursor binds its start offset: next_call named the cursor without offset=, and was refused
+    # the view's cursor bound its start offset: next_call named the cursor without offset=, and was refused; then
+    # with the stale offset= beside it (tests/test_next_call_positions.py): now the cursor is bound to no start
     if kind == "html":
         data = fixture_data["browser-rust-book.html"]
     else:
@@ -492,7 +494,7 @@ def test_a_text_view_from_an_offset_is_followed_by_its_next_call_to_the_end(tool
     start = len(whole.encode()) // 3
     pages = follow(tools, {"handle": h, "view": "text", "offset": start}, budget)
     assert len(pages) > 1 and not pages[-1]["more"]
-    assert all(f"offset={start}," in p["next_call"] for p in pages[:-1])
+    assert all("offset=" not in p["next_call"] for p in pages[:-1])
     assert "".join(p["text"] for p in pages).encode() == whole.encode()[pages[0]["offset"]:]
 
 

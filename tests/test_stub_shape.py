@@ -169,7 +169,7 @@ def test_streaming_spill_of_a_large_json_says_it_sampled(scope, monkeypatch):
     assert stub.size == size
     assert stub.content_type == "json"
     # a large document: its top level is described whole, by streaming the stored content
-    assert stub.shape == "JSON object, 3 keys: meta: object(1 keys: n), items: array(100001) of {id}, tail: int"
+    assert stub.shape == "JSON object, 3 keys: meta: object(1 key: n), items: array(100001) of {id}, tail: int"
 
 
 def test_head_and_tail_preview(tmp_path, fixture_data):
@@ -401,7 +401,7 @@ def test_a_top_level_value_the_scan_stops_inside_is_named_as_far_as_read(scratch
     for doc, named in (
         ({"items": rows}, r"items: array\(at least \d+\) of \{id, name\}$"),
         ({"meta": {"n": 1}, "blob": "y" * 10_000_000, "z": 1},
-         r"meta: object\(1 keys: n\), blob: str \(runs past the scan\)$"),
+         r"meta: object\(1 key: n\), blob: str \(runs past the scan\)$"),
     ):
         shape = scratch_scope.spill(json.dumps(doc, indent=2).encode(), source_tool="t").shape
         scope = r"^JSON object, at least \d keys? \(in the first 2\.0 MiB of \d+\.\d MiB\): "

@@ -169,8 +169,8 @@ def test_a_search_cut_by_the_budget_says_so(scratch_scope, fixture_data):
     shown = sum(len(window_hits(w)) for w in cut["windows"])
     assert cut["more"] and shown < 1000 and shown < data.count(b"def ")
     assert cut["note"] == (f"the budget (8192 bytes) cut this reply to {shown} of max_matches=1000 matches; "
-                           "next_call goes on (a larger budget=, up to 65536, shows more a reply); count=true counts "
-                           f"them all; before={len(data)} shows the last ones")
+                           "next_call goes on (a larger budget=, up to 65536, shows more matches a reply); count=true "
+                           f"counts them all; before={len(data)} shows the last ones")
     # (newuser8: the last of 106 errors took three forward pages, where before=<size> gives them in one reply)
     last = tools.call("read_handle", {"handle": handle, "match": "def ", "context": 0, "max_matches": 3,
                                       "before": len(data)})
@@ -179,7 +179,7 @@ def test_a_search_cut_by_the_budget_says_so(scratch_scope, fixture_data):
     assert len(to_json(cut).encode()) <= 8192
     wide = tools.call("read_handle", {"handle": handle, "match": "def ", "context": 30, "max_matches": 1000,
                                       "budget": 4096})
-    assert wide["note"].endswith("(a larger budget=, up to 65536, or a smaller context= shows more a reply); "
+    assert wide["note"].endswith("(a larger budget=, up to 65536, or a smaller context= shows more matches a reply); "
                                  f"count=true counts them all; before={len(data)} shows the last ones")
     # near matches share a window (agentsim2 counted 12 windows where the note said 14 matches): the note says both
     windows, matches = len(wide["windows"]), sum(len(window_hits(w)) for w in wide["windows"])
@@ -451,7 +451,7 @@ def test_a_search_whose_context_is_cut_to_fit_says_so(scratch_scope):
     handle = scratch_scope.spill(data, source_tool="t").handle
     wide = tools.read_handle(handle, match="needle", context=8192, max_matches=1000)
     assert len(wide["windows"]) == 1 and len(to_json(wide).encode()) <= 8192
-    assert re.fullmatch(r"context cut to \d+ bytes a side to fit the budget, one match a reply; a smaller context= "
+    assert re.fullmatch(r"context cut to [\d,]+ bytes a side to fit the budget, one match a reply; a smaller context= "
                         r"shows more matches a reply", wide["note"])
     narrow = tools.read_handle(handle, match="needle", context=100)
     assert len(narrow["windows"]) == 20 and "note" not in narrow

@@ -169,17 +169,16 @@ def structure_reply(scope: Scope, handle: str, offset: int, given: dict[str, Any
     reads = scope.structure
     read = _structure_read(reads, handle, offset, given, call_budget)
     shown = {k: v for k, v in given.items() if k != "cursor"}
-    # a view's cursor is bound to the offset its read started at: said again (a row or record cursor: resumed())
-    start = {"offset": offset} if offset and "view" in given else {}
+    onward = {k: v for k, v in shown.items() if k != "raw_offset"}  # (a view's cursor says where it goes on)
     place = "row" if {"row", "rows", "columns"} & given.keys() else "record" if {"record", "records"} & \
         given.keys() else None
 
     def resumed(cursor: str) -> dict[str, Any]:  # a row or record read's names where it goes on, first
         at = {} if place is None else _goes_on_at(place, cursor)
-        return {**at, **shown, **at}
+        return {**at, **onward, **at}
 
     def whole(page: dict[str, Any], cursor: str | None, size: int) -> dict[str, Any]:
-        call = render_call("read_handle", handle=handle, **start, **resumed(cursor), cursor=cursor,
+        call = render_call("read_handle", handle=handle, **resumed(cursor), cursor=cursor,
                            budget=call_budget) if cursor else None
         return {"handle": handle, "read": shown, "size": size, **page, "next_call": call}
 
@@ -244,6 +243,10 @@ def _structure_read(reads: StructureReads, handle: str, offset: int, given: dict
         return lambda b: reads.select(handle, given["select"], cursor=cursor, budget=b)
     if "view" in given:
         _only(given, {"view", "raw_offset", "cursor"})
+        if cursor is not None and (offset or "raw_offset" in given):  # (the cursor goes on where it says)
+            raise InvalidArgument(f"{'offset' if offset else 'raw_offset'}= starts a text view read and cannot be "
+                                  "given beside a cursor, which goes on where the last page stopped: pass the "
+                                  "next_call as written, or start from the offset without a cursor")
         return lambda b: reads.text(handle, offset, cursor=cursor, budget=b, raw_offset=given.get("raw_offset"))
     if {"row", "rows", "columns"} & given.keys():
         _only(given, {"row", "rows", "columns", "cursor"})

@@ -17,6 +17,7 @@ from scratchfs.engine.search import LiteralMatcher, Matcher, PatternMatcher, cou
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import MAX_NEEDLE_BYTES
+from scratchfs.foundation.text import plural
 
 if TYPE_CHECKING:
     from scratchfs.api.scope import Scope
@@ -122,7 +123,7 @@ def count_matches(scope: Scope, handle: str, match: str | None, pattern: str | N
     with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened:
         size = opened.entry.size
         if offset > size:
-            raise InvalidArgument(f"offset {offset} is past the end of {handle} ({size} bytes)")
+            raise InvalidArgument(f"offset {offset} is past the end of {handle} ({plural(size, 'byte')})")
         with reading(handle):
             found, lines, next_offset = count(opened.reader, matcher, offset, opened.lines.line_of_frame,
                                               time.monotonic() + COUNT_SHARE * timeout)

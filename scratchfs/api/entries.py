@@ -64,6 +64,7 @@ from scratchfs.foundation.limits import (
     MAX_CACHED_VALUE_BYTES,
     VALUE_CACHE_BYTES,
 )
+from scratchfs.foundation.text import plural
 
 T = TypeVar("T")
 _COUNT_BYTES = array("I").itemsize  # bytes per frame of an entry's per-frame newline counts
@@ -436,7 +437,7 @@ class Entries:
                 if check is not None:
                     check(entry)
                 if offset > entry.size:
-                    raise InvalidArgument(f"offset {offset} is past the end of {key} ({entry.size} bytes)")
+                    raise InvalidArgument(f"offset {offset} is past the end of {key} ({plural(entry.size, 'byte')})")
                 with reading(key):
                     return entry, reader.read(offset, length)
             finally:
@@ -474,7 +475,7 @@ class Entries:
         with reading(name):
             table = self._tables.get(source, entry.blob)
         if table.size != entry.size:
-            raise CorruptBlob(f"{name}: the blob holds {table.size} bytes, the index says {entry.size}")
+            raise CorruptBlob(f"{name}: the blob holds {plural(table.size, 'byte')}, the index says {entry.size}")
         return SeekableReader(source, table)
 
     def _line_table(self, blob: str, newlines: bytes) -> LineTable:

@@ -21,6 +21,7 @@ from scratchfs.engine.last_matches import last_matches
 from scratchfs.engine.search import Matcher, Sink
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.text import plural
 
 if TYPE_CHECKING:
     from scratchfs.api.scope import Scope
@@ -54,8 +55,8 @@ def last_search(scope: Scope, found: Matches, matcher: Matcher, offset: int, bef
     with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened:
         size, binary = opened.entry.size, opened.entry.content_type == "binary"
         if before > size:
-            raise InvalidArgument(f"before {before} is past the end of {handle} ({size} bytes): before={size} gives "
-                                  "the last matches")
+            raise InvalidArgument(f"before {before} is past the end of {handle} ({plural(size, 'byte')}): "
+                                  f"before={size} gives the last matches")
         if offset > before:
             raise InvalidArgument(f"offset {offset} is after before={before}: a search from the end shows the last "
                                   "matches that start from offset up to before")

@@ -26,7 +26,7 @@ from scratchfs.foundation.limits import (
     DEFAULT_MATCHES,
     DEFAULT_READ_BYTES,
 )
-from scratchfs.foundation.text import quote
+from scratchfs.foundation.text import plural, quote
 
 
 def render_call(verb: str, **arguments: object) -> str:
@@ -168,8 +168,8 @@ class LineSlice:
         """What a reply says of a ``line`` from the end that named a line before the first (``None`` otherwise)."""
         if self.asked is None or -self.asked <= self.total_lines:
             return None
-        return (f"line={self.asked} is before the first line ({self.total_lines} lines): read from line 1, as "
-                "tail -n does")
+        return (f"line={self.asked} is before the first line ({plural(self.total_lines, 'line')}): read from line 1, "
+                "as tail -n does")
 
     def prefix(self, length: int) -> LineSlice:
         """This read cut to its first ``length`` bytes (a reply budget), its line counts and cursor moved to match."""

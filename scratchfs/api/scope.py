@@ -53,7 +53,7 @@ from scratchfs.foundation.limits import (
     MAX_MATCHES,
     MAX_READ_BYTES,
 )
-from scratchfs.foundation.text import one_line
+from scratchfs.foundation.text import one_line, plural
 
 if TYPE_CHECKING:
     from scratchfs.api.store import ScratchStore
@@ -74,8 +74,8 @@ def _same_version(key: str, version: str, entry: Entry) -> None:
         name = key if len(key) <= 64 and key.isprintable() else "this key"
         if reply_size(again) > _AGAIN_BYTES:
             again, name = "scratch_read with this key and no offset or version", "this key"
-        raise Changed(f"the value of {name} is version {found!r} ({entry.size:,} bytes), not {version!r}: it was "
-                      f"written again since the read that gave {version!r}, or no read of it gave that version; "
+        raise Changed(f"the value of {name} is version {found!r} ({plural(entry.size, 'byte')}), not {version!r}: "
+                      f"it was written again since the read that gave {version!r}, or no read of it gave that version; "
                       f"read it again from offset 0: {again}")
 
 
@@ -311,11 +311,12 @@ class Scope:
             with reading(handle):
                 if start is not None:
                     if start > entry.size:
-                        raise InvalidArgument(f"offset {start} is past the end of {handle} ({entry.size} bytes)")
+                        raise InvalidArgument(f"offset {start} is past the end of {handle} "
+                                              f"({plural(entry.size, 'byte')})")
                 elif first < 0:  # from the end, as tail -n counts: before the first line, from the first
                     first = max(1, entry.lines + 1 + first)
                 elif first > max(entry.lines, 1):
-                    raise InvalidArgument(f"line {first} is past the end of {handle} ({entry.lines} lines)")
+                    raise InvalidArgument(f"line {first} is past the end of {handle} ({plural(entry.lines, 'line')})")
                 got = read_lines(opened.reader, opened.lines, first, count, cap, start)
                 first = got.line  # with an offset: the line that holds it, counted as the read decoded its frame
         end = got.offset + len(got.data)

@@ -20,7 +20,7 @@ from scratchfs.api.view_search import RENDERED_KINDS, rendered_hint
 from scratchfs.api.views import reply_size
 from scratchfs.engine.search import Matcher, Sink, search
 from scratchfs.foundation.errors import InvalidArgument
-from scratchfs.foundation.text import invalid_utf8_bytes, utf8_partial_tail
+from scratchfs.foundation.text import invalid_utf8_bytes, plural, utf8_partial_tail
 
 if TYPE_CHECKING:
     from scratchfs.api.scope import Scope
@@ -50,7 +50,7 @@ def stored_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, h
     with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened:
         size, kind, shape = opened.entry.size, opened.entry.content_type, opened.entry.shape
         if offset > size:
-            raise InvalidArgument(f"offset {offset} is past the end of {handle} ({size} bytes)")
+            raise InvalidArgument(f"offset {offset} is past the end of {handle} ({plural(size, 'byte')})")
         with reading(handle):
             found = search(opened.reader, matcher, offset, reach, asked.max_matches, cap, opened.lines.line_of_frame,
                            sink)

@@ -15,6 +15,7 @@ from scratchfs.engine.search import Window
 from scratchfs.engine.structure.terminal import render_fragment
 from scratchfs.engine.structure.terminal_match import drawn_edges
 from scratchfs.foundation.limits import LINE_WINDOW_BYTES, MAX_REPLY_BYTES
+from scratchfs.foundation.text import plural
 
 
 def window_json(window: Window, size: int, binary: bool, rendered: bool = False) -> dict[str, Any]:
@@ -161,8 +162,8 @@ def _fit_one_window(found: Matches, window: Window, after: int | None, budget: i
         reply = shown([narrow], rest, c < reach)
         if c < reach:  # said, so that a model asking for wide windows knows what it trades
             if window.line_cut is None:
-                cut_note = (f"context cut to {c} bytes a side to fit the budget, one match a reply; a smaller "
-                            "context= shows more matches a reply")
+                cut_note = (f"context cut to {plural(c, 'byte')} a side to fit the budget, one match a reply; a "
+                            "smaller context= shows more matches a reply")
             else:  # (a line shorter than the bound is not cut by it: said only when it is)
                 shorter = " and its line cut to fit (cut says where)" if narrow.length < window.length else ""
                 cut_note = (f"the budget ({budget} bytes) cut this reply to one match{shorter}; a larger budget= or "
@@ -202,12 +203,12 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
     if shown.more and count < found.max_matches and not quiet and (found.view or not found.note):  # (a note of a
         # search not of a view: why none is shown; of terminal output's view: how to read a window rendered)
         narrower = " or a smaller context=" if found.context else ""
-        grouped = f" in {len(windows)} windows" if len(windows) != count else ""  # (windows merge near matches)
+        grouped = f" in {plural(len(windows), 'window')}" if len(windows) != count else ""  # (near matches merge)
         total = "" if found.view else "; count=true counts them all"  # (a text view is not counted)
         total += f"; before={found.size} shows the last ones" if found.before is None and not found.view else ""
         reply["note"] = (f"the budget ({budget} bytes) cut this reply to {count} of max_matches={found.max_matches} "
                          f"matches{grouped}; next_call goes on (a larger budget=, up to {MAX_REPLY_BYTES},{narrower} "
-                         f"shows more a reply){total}")
+                         f"shows more matches a reply){total}")
     elif not windows and shown.next_offset is None and (empty := empty_match_note(found.pattern, found.ignore_case)):
         reply["note"] = empty
     if found.note:

@@ -477,7 +477,7 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
     if cut and cut < len(sample):
         sample = sample[: len(sample) - cut]  # whole lines only
     rows, longest, empty = line_stats(sample)
-    longest_text = f"at least {cut:,}" if cut and cut >= longest else f"{longest:,}"
+    longest_text = f"at least {plural(cut, 'byte')}" if cut and cut >= longest else plural(longest, "byte")
     blank = empty / max(1, rows)
     head, head_rows = known
     if len(sample) < 4096 and len(head) != len(sample) + 1:  # the whole lines are fewer than the head
@@ -495,7 +495,7 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
     lone_cr = 0 if terminal or b"\r" not in sample else lone_cr_line_ends(sample)
     cr_ends = f", {plural(lone_cr, 'line')}{CR_LINE_ENDS}, which line reads do not count (they count \\n)" \
         if lone_cr else ""
-    text = (f"{name}, {plural(lines, 'line')}, longest {longest_text} bytes, {blank:.0%} blank{odd_bytes}{terminal}"
+    text = (f"{name}, {plural(lines, 'line')}, longest {longest_text}, {blank:.0%} blank{odd_bytes}{terminal}"
             f"{cr_ends}{extra}{scope}")
     return Shape(kind, clip(text))
 

@@ -30,15 +30,20 @@ def _page_text(raw: bytes, codec: str) -> str:
 
 def _text_bytes(sample: bytes, codec: str) -> int:
     """The UTF-8 bytes of the text of ``sample`` as the text view renders it, about: outside markup, ``<script>``
-    and ``<style>``, character references resolved, white space collapsed but inside ``<pre>``."""
-    kept = 0
+    and ``<style>``, character references resolved, white space collapsed but inside ``<pre>``, whose every line
+    the view indents two spaces for each ``<div>`` it is in (the Rust book's code: 8)."""
+    kept, depth, seen = 0, 0, 0
+    page = _SCRIPT_RE.sub(b" ", sample)
 
     def preformatted(found: re.Match[bytes]) -> bytes:
-        nonlocal kept
-        kept += len(html.unescape(decode_as(_TAG_RE.sub(b"", found.group()), codec)).encode("utf-8", "replace"))
+        nonlocal kept, depth, seen
+        before = page[seen : found.start()].lower()
+        depth, seen = max(0, depth + before.count(b"<div") - before.count(b"</div")), found.end()
+        text = html.unescape(decode_as(_TAG_RE.sub(b"", found.group()), codec))
+        kept += len(text.encode("utf-8", "replace")) + 2 * depth * text.count("\n")
         return b" "
 
-    rest = _PRE_RE.sub(preformatted, _SCRIPT_RE.sub(b" ", sample))
+    rest = _PRE_RE.sub(preformatted, page)
     return kept + len(_page_text(_TAG_RE.sub(b" ", rest), codec).encode("utf-8", "replace"))
 
 

@@ -179,7 +179,7 @@ def merged_text(merged: Merged, depth: int, width: int) -> str:
 def _object_text(merged: Merged, depth: int, width: int) -> str:
     present = merged.present
     if depth <= 0 or not present:
-        return f"object({_count(merged.key_lengths)} keys)"
+        return f"object({_count(merged.key_lengths)} key{'' if merged.key_lengths == (1, 1) else 's'})"
 
     def name(key: object, limit: int = 32) -> str:
         return key_name(key, limit, merged.lacked(key))
@@ -188,7 +188,7 @@ def _object_text(merged: Merged, depth: int, width: int) -> str:
         return "{" + ", ".join(f"{name(k)}: {merged_text(v, depth - 1, width)}" for k, v in present.items()) + "}"
     key, first = next(iter(present.items()))
     names = "".join(f", {name(k, 24)}" for k in list(present)[1 : max(2, width // 2)])
-    return f"object({len(present)} keys: {name(key)}: {merged_text(first, depth - 1, width)}{names}, …)"
+    return f"object({plural(len(present), 'key')}: {name(key)}: {merged_text(first, depth - 1, width)}{names}, …)"
 
 
 _KIND_NOUNS = {dict: "object", list: "array", str: "string", int: "number", float: "number", bool: "boolean",
@@ -227,7 +227,7 @@ def value_word(value: object) -> str:
     """One JSON value in a word: ``object(3 keys)``, ``array(12)``, ``str`` (``str(12 KiB)`` for a long one), ``int``,
     ``null``..."""
     if isinstance(value, dict):
-        return f"object({len(value)} keys)"
+        return f"object({plural(len(value), 'key')})"
     if isinstance(value, list):
         return f"array({len(value)})"
     if isinstance(value, str):
@@ -265,7 +265,8 @@ def _tree(value: object, depth: int, width: int, items: dict, room: int) -> str:
             return "{" + ", ".join(parts) + "}"
         key, first = next(iter(value.items()))
         names = "".join(f", {key_name(k, 24)}" for k in list(value)[1 : max(2, width // 2)])
-        return f"object({len(value)} keys: {key_name(key)}: {_tree(first, depth - 1, width, items, room)}{names}, …)"
+        described = _tree(first, depth - 1, width, items, room)
+        return f"object({plural(len(value), 'key')}: {key_name(key)}: {described}{names}, …)"
     if isinstance(value, list):
         if not value or depth <= 0:
             return value_word(value)
@@ -287,7 +288,7 @@ def fitted(head: str, value: object) -> str:
     text = ""
     keys = len(value) if isinstance(value, dict) else len(value.present or ()) if isinstance(value, Merged) and \
         list(value.kinds) == ["object"] else 0
-    wrapper = f"object({keys} keys: "
+    wrapper = f"object({plural(keys, 'key')}: "
     items: dict = {}  # (each array's template, made once)
     fits = sorted(_FITS, key=lambda fit: fit[1] < keys)  # (stable: deepest first within each)
     room = MAX_SHAPE_CHARS - len(head) + len(wrapper) + 2  # (the braces or the wrapper dropped)

@@ -25,7 +25,7 @@ def _entry_text(entry: TopEntry) -> str:
     if entry.kind == "object":
         names = ", ".join(key_name(n) for n in entry.names[:6])
         more = ", …" if entry.count > len(entry.names[:6]) else ""
-        return f"object({entry.count} keys: {names}{more})" if entry.count else "object(0 keys)"
+        return f"object({plural(entry.count, 'key')}: {names}{more})" if entry.count else "object(0 keys)"
     if entry.kind == "array":
         if entry.mixed:  # (the first item's kind or keys are not the others')
             return f"array({entry.count}) of mixed kinds, " + (f"objects {_item_names(entry)}" if entry.names else

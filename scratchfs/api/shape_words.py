@@ -8,6 +8,7 @@ import json
 import re
 
 from scratchfs.foundation import text as texts
+from scratchfs.foundation.text import plural
 
 __all__ = ["MAX_SHAPE_CHARS", "clip", "key_name", "kib", "plural", "short_name"]
 
@@ -19,11 +20,6 @@ _CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u20
 JSON; a newline would start a line of its own), the bidirectional controls
 (Unicode UAX #9: U+202E shows ``x``, U+202E, ``txt.exe`` as ``xexe.txt``) and lone surrogates (a tar member's
 undecodable byte; no UTF-8 carries one)."""
-
-
-def plural(count: int, word: str) -> str:
-    """``"1 line"``, ``"1,234 lines"``."""
-    return f"{count:,} {word}" + ("" if count == 1 else "s")
 
 
 def kib(size: int) -> str:

@@ -21,7 +21,7 @@ from scratchfs.api.views import HEX_LINE_BYTES, hex_piece
 from scratchfs.engine.patterns import MAX_LINE_BYTES
 from scratchfs.engine.structure import MAX_JQ_DOCUMENT_BYTES, MAX_SLURP_BYTES
 from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES, MAX_STUB_BYTES
-from scratchfs.foundation.text import decode_or_none, quote, utf8_prefix, utf8_suffix_start
+from scratchfs.foundation.text import decode_or_none, plural, quote, utf8_prefix, utf8_suffix_start
 
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # json.dumps with options makes one a call
 PREVIEW_MODES = ("head", "head+tail")
@@ -275,9 +275,9 @@ class _Note:
     def __init__(self, handle: str, size: int, lines: int, tool: str | None, content_type: str | None,
                  shape: str | None = None, longest_line: int | None = None) -> None:
         source = f"Output of {_clip(tool, 64)}" if tool else "Content"
-        counted = f"{size:,} byte{'' if size == 1 else 's'}"
+        counted = plural(size, "byte")
         if content_type != "binary":
-            counted += f", {lines:,} line{'' if lines == 1 else 's'}"
+            counted += f", {plural(lines, 'line')}"
         self.what = f"{source} ({counted}) stored out of context as {handle}"
         self.call, self.size, self.lines = f"read_handle(handle={quote(handle)}", size, lines  # the handle quoted once
         self.tail_lines = content_type in _TAIL_KINDS  # (a log's or text's end: a build's errors, a test summary)
@@ -313,7 +313,7 @@ class _Note:
         one's data is read with ``offset=`` its offset and ``length=`` its bytes; the next call reads the first that
         holds data."""
         first = next((member for member in members if member.size > 0), members[0])
-        shown = f"{len(members)} member{'' if len(members) == 1 else 's'}"
+        shown = plural(len(members), "member")
         by_member = f"{self.call}, offset={first.offset!r}, length={max(1, min(first.size, DEFAULT_READ_BYTES))!r})"
         what = ("an uncompressed tar archive, the preview lists its first" if self.format == "tar" else
                 "a zip archive whose members are stored uncompressed, the preview lists its first" if not packed else

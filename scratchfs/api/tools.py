@@ -323,7 +323,7 @@ def tool_specs(reply_budget_bytes: int = REPLY_BUDGET_BYTES, default_ttl: float 
 
 
 def _seconds(ttl: float) -> str:
-    return "one hour" if ttl == 3600 else f"{ttl:g} seconds"
+    return "one hour" if ttl == 3600 else f"{ttl:g} second{'' if ttl == 1 else 's'}"
 
 
 _VALIDATORS: dict[str, Any] = {}

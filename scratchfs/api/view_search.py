@@ -29,6 +29,7 @@ from scratchfs.engine.structure.terminal_match import (
 )
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.text import plural
 
 if TYPE_CHECKING:
     from scratchfs.api.scope import Scope
@@ -75,7 +76,7 @@ def view_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, how
                 rendered = _rendered_matcher(asked, scope.store.settings.pattern_timeout)
                 size = opened.entry.size
                 if offset > size:
-                    raise InvalidArgument(f"offset {offset} is past the end of {handle} ({size} bytes)")
+                    raise InvalidArgument(f"offset {offset} is past the end of {handle} ({plural(size, 'byte')})")
                 with reading(handle):
                     found = search(opened.reader, rendered, offset, reach, asked.max_matches, cap,
                                    opened.lines.line_of_frame, sink)

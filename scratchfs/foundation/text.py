@@ -25,6 +25,12 @@ _POSSESSIVE = b"+" if sys.version_info >= (3, 11) else b""
 _GREP_FILES_RE = re.compile(GREP_LINE_PATTERN + rb"[^\n]*%b(?:\n\1:[^\n]*%b)*%b" % ((_POSSESSIVE,) * 3))
 
 
+def plural(count: int, word: str) -> str:
+    """``"1 line"``, ``"0 lines"``, ``"1,234 lines"``: a count and its noun, the noun plural unless the count is 1
+    (every count a reply or note words goes through it: ``tests/test_reply_wording.py``)."""
+    return f"{count:,} {word}" + ("" if count == 1 else "s")
+
+
 def is_digits(text: str) -> bool:
     """True if ``text`` is one or more ASCII digits ``0-9``: what ``int(text)`` parses as a plain decimal number.
     (``str.isdigit`` is true for ``"²"`` and other Unicode digits that ``int`` refuses, and ``isdecimal`` for
@@ -216,5 +222,6 @@ def grep_files(head: bytes, paths: set[bytes], sample: bytes) -> int:
 
 
 __all__ = ["GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "SIZE_UNITS", "decode_or_none", "digits_int", "grep_files",
-           "grep_runs", "invalid_utf8_bytes", "is_digits", "json_string_bytes", "line_stats", "one_line", "quote",
-           "size_bytes", "utf8_lead_length", "utf8_partial_tail", "utf8_prefix", "utf8_suffix_start", "utf8_text"]
+           "grep_runs", "invalid_utf8_bytes", "is_digits", "json_string_bytes", "line_stats", "one_line", "plural",
+           "quote", "size_bytes", "utf8_lead_length", "utf8_partial_tail", "utf8_prefix", "utf8_suffix_start",
+           "utf8_text"]

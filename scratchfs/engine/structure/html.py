@@ -122,7 +122,7 @@ def text_page(source: ContentSource, offset: int = 0, *, cursor: str | None = No
     """
     budget = check_budget(budget_bytes)
     view = html_text(source, cache_key, timeout)
-    return page_of_text(view, CursorKey(f"html-text\0{offset}", source.size, entry), offset, cursor, budget)
+    return page_of_text(view, CursorKey("html-text\x000", source.size, entry), offset, cursor, budget)  # (no start)
 
 
 def page_of_text(view: bytes, key: CursorKey, offset: int, cursor: str | None, budget: int) -> TextPage:

@@ -30,14 +30,16 @@ comes back as the answer ``("invalid", one-line message)``: a typed refusal, nev
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
 import os
 import pickle
 import re
 import sys
+import textwrap
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import inscriptis.model.canvas
@@ -317,33 +319,87 @@ def _tables_drift() -> bool:
 # -- and a <span> inline with nothing added around it, as a browser shows it (the profile put a space on each side:
 # Sphinx's inline code <code><span>os</span><span>.</span><span>sep</span></code> read "os . sep", a link split over
 # spans "www.example. com", and a search for what the page shows found nothing)
+# -- and white space inherited, as in CSS (inscriptis gave each element but <pre>s "normal" white space: the <code>
+# in a <pre> collapsed its lines, the Rust book's every code block was one line); a tag of no rule inherits too
 _STRUCK = HtmlElement(prefix="~~", suffix="~~")
-_CSS = {**CSS_PROFILES["relaxed"], "span": HtmlElement(display=Display.inline),
-        "dt": HtmlElement(display=Display.block), "dd": HtmlElement(display=Display.block),
-        "sup": HtmlElement(prefix="^"), "sub": HtmlElement(prefix="_"), "s": _STRUCK, "strike": _STRUCK, "del": _STRUCK}
+_PRE_TAGS = ("pre", "xmp", "listing", "plaintext")
 
 
-def parser_config() -> ParserConfig:
+def _inheriting(rule: HtmlElement) -> HtmlElement:  # (get_refined_html_element: None is the parent's white space)
+    rule = rule.__copy__()
+    rule.whitespace = None
+    return rule
+
+
+class _Rules(dict):  # type: ignore[type-arg]
+    """The CSS profile, whose rule for a tag of none is an inline element inheriting its parent's white space."""
+
+    def get(self, tag: str, default: Any = None) -> Any:
+        return super().get(tag) or _INLINE
+
+
+_INLINE = _inheriting(HtmlElement())
+_PRE_BODY = HtmlElement(whitespace=CSS_PROFILES["relaxed"]["pre"].whitespace)  # (the root, inside a <pre>)
+_CSS = _Rules({tag: rule if tag in ("body", *_PRE_TAGS) else _inheriting(rule) for tag, rule in {
+    **CSS_PROFILES["relaxed"], "span": HtmlElement(display=Display.inline),
+    "dt": HtmlElement(display=Display.block), "dd": HtmlElement(display=Display.block),
+    "sup": HtmlElement(prefix="^"), "sub": HtmlElement(prefix="_"), "s": _STRUCK, "strike": _STRUCK, "del": _STRUCK,
+}.items()})
+
+
+@functools.lru_cache(maxsize=2)
+def parser_config(pre: bool = False) -> ParserConfig:
     """inscriptis's configuration for a rendering: its default, but for tables, rendered unpadded
     (:class:`_FlatTable`), and with :func:`_table_end` when the installed version lets sibling tables drift right
-    (:func:`_tables_drift`), so that a page's text is the same on every Python; ``<dt>`` and ``<dd>`` are blocks."""
+    (:func:`_tables_drift`), so that a page's text is the same on every Python; ``<dt>`` and ``<dd>`` are blocks;
+    white space inherited (:data:`_CSS`). ``pre``: the rendering starts inside a ``<pre>`` (an element in one)."""
     ends = {"table": _table_end} if _tables_drift() else {}
-    return ParserConfig(css=_CSS, table_cell_separator=CELL_SEPARATOR,
+    css = _Rules({**_CSS, "body": _PRE_BODY}) if pre else _CSS
+    return ParserConfig(css=css, table_cell_separator=CELL_SEPARATOR,
                         custom_html_tag_handler_mapping=CustomHtmlTagHandlerMapping({"table": _table_start}, ends))
 
 
 def element_text(element: Any, config: ParserConfig | None = None) -> str:
-    """An element's text as inscriptis renders it, stripped of surrounding blank space; when inscriptis renders
-    nothing (it drops ``<title>``, ``<script>``, ``<style>`` and other head elements), the element's text content
-    (lxml ``text_content()``, comments left out), stripped. The element's tail -- the text after its end tag, up to
-    its next sibling, which lxml keeps on the element -- is no part of it (inscriptis renders a node's tail after
-    the node: ``<b>bold</b> after`` was "bold after")."""
+    """An element's text as the text view renders it where it stands (:func:`_in_context`), a browser's ``innerText``
+    but for cells between :data:`CELL_SEPARATOR` (a tab there; lxml's ``text_content()`` runs cells, items, blocks
+    together): rows, blocks, list items and ``<br>`` on lines of their own, inline elements joined as written, an
+    item without its bullet, code in a ``<pre>`` with its lines; blank lines around it and the indent common to its
+    lines left out. When inscriptis renders nothing (it drops ``<title>``, ``<script>``, ``<style>``), the element's
+    text content (comments left out), stripped. The element's tail (the text after its end tag, which lxml keeps on
+    it) is no part of it (inscriptis renders a node's tail after the node: ``<b>bold</b> after`` was "bold after")."""
     tail, element.tail = element.tail, None
     try:
-        text = Inscriptis(element, config or parser_config()).get_text().strip()
+        with _in_context(element) as (root, pre):
+            text = Inscriptis(root, parser_config(pre=True) if pre else config or parser_config()).get_text()
     finally:
         element.tail = tail
+    text = textwrap.dedent(text).strip("\n").rstrip()
     return text or element.text_content().strip()
+
+_ROWS, _CELLS = ("thead", "tbody", "tfoot", "tr"), ("td", "th")
+
+
+@contextlib.contextmanager
+def _in_context(element: Any) -> Iterator[tuple[Any, bool]]:
+    """``(what to render, inside a <pre>)`` for ``element`` as the page lays it out: a row (or a table's head, body,
+    foot) in a ``<table>`` and a cell in a row of one (alone, inscriptis ran its cells together), a list item as a
+    block (alone, inscriptis gave an ``<ol>``'s item a ``*``); moved into the table and put back, its tag restored."""
+    tag, parent, pre = element.tag, element.getparent(), next(element.iterancestors(*_PRE_TAGS), None) is not None
+    if parent is None or tag not in (*_ROWS, *_CELLS, "li"):
+        yield element, pre
+        return
+    before, root = element.getprevious(), lxml.html.Element("table")  # (index() is linear: quadratic over rows)
+    try:
+        if tag == "li":
+            element.tag = "div"
+            yield element, pre
+        else:
+            (root if tag in _ROWS else lxml.etree.SubElement(root, "tr")).append(element)
+            yield root, pre
+    finally:
+        element.tag = tag
+        if element.getparent() is not parent:
+            parent.insert(0, element) if before is None else before.addnext(element)
 
 
 def select_texts(page: bytes, selector: str, index: int, chars: int, budget: int, max_elements: int,

@@ -30,7 +30,7 @@ from typing import Any, Protocol
 from scratchfs.engine.worker_pipe import NoWorker, PoolBusy
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument, StoreBusy, StructureTimeout
-from scratchfs.foundation.text import is_digits
+from scratchfs.foundation.text import is_digits, plural
 
 __all__ = [
     "CHUNK_BYTES",
@@ -396,7 +396,7 @@ def fill_items(page: ItemPage, items: Iterator[tuple[Any, Any, bool]], skip_char
 
 
 def _not_inside(skip_chars: int) -> None:
-    raise InvalidArgument(f"cursor points {skip_chars:,} characters into an item that is not that long (or not "
+    raise InvalidArgument(f"cursor points {plural(skip_chars, 'character')} into an item that is not that long (or not "
                           "there): start the read again without a cursor")
 
 

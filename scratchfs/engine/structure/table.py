@@ -47,6 +47,7 @@ from scratchfs.engine.structure.row_lines import LINE_END, iter_row_lines, line_
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import BadRecord, InvalidArgument
 from scratchfs.foundation.limits import MAX_COLUMN_CHARS, MAX_COLUMNS
+from scratchfs.foundation.text import plural
 
 __all__ = ["FIELD_LIMIT_CHARS", "MAX_ROWS", "UNSPLIT_KEY", "UTF8_BOM", "detect_delimiter", "iter_rows",
            "named_separator", "rows_page"]
@@ -254,7 +255,8 @@ def _select(header: list[str], columns: object) -> list[int] | None:
             names = names if len(names) <= 300 else names[:299] + "…"
             which = (f"no column number {column} (numbers count from 0: 0 to {len(header) - 1})"
                      if isinstance(column, int) else f"no column {json.dumps(column[:60], ensure_ascii=False)}")
-            raise InvalidArgument(f"{which}; the {len(header):,} columns are: {names}")
+            are = "is" if len(header) == 1 else "are"
+            raise InvalidArgument(f"{which}; the {plural(len(header), 'column')} {are}: {names}")
     return picked
 
 
@@ -438,8 +440,8 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
     number, offset, chars, held = _page_start(source, header_rows, first, row, cursor, key)
     shown = header if picked is None else [header[i] for i in picked]
     if json_bytes(shown) > budget // 2:
-        raise InvalidArgument(f"the header alone takes {json_bytes(shown):,} bytes of the {budget:,}-byte budget; "
-                              "select fewer columns")
+        raise InvalidArgument(f"the header alone takes {plural(json_bytes(shown), 'byte')} of the {budget:,}-byte "
+                              "budget; select fewer columns")
     passed: list[tuple[BadRecord, bool]] = []
 
     def fill(room: int, most: int = _MOST_PASSED) -> ItemPage:  # (again with less room, or fewer rows passed

@@ -36,7 +36,7 @@ from scratchfs.engine.structure.paging import (
 )
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
-from scratchfs.foundation.text import digits_int, is_digits, utf8_suffix_start
+from scratchfs.foundation.text import digits_int, is_digits, plural, utf8_suffix_start
 
 __all__ = ["MAX_CURSOR_COLUMN", "MAX_LINE_BYTES", "render_fragment", "render_line", "render_text", "view_page"]
 
@@ -189,7 +189,7 @@ def view_page(source: ContentSource, offset: int = 0, *, cursor: str | None = No
             start of the raw output), a raw line longer than :data:`MAX_LINE_BYTES`.
     """
     budget = check_budget(budget_bytes)
-    key = CursorKey(f"view\0{offset}\0{raw_offset}", source.size, entry)  # (the start: as records_page's)
+    key = CursorKey("view\x000\x00None", source.size, entry)  # (bound to no start: the cursor says where it goes on)
     if cursor is not None:
         raw_at, view_at, skip = decode_cursor(cursor, 3, key)
         check_line_start(source, raw_at, "a line start", b"\n\r" if cr_ends_lines else b"\n")
@@ -230,9 +230,9 @@ def view_page(source: ContentSource, offset: int = 0, *, cursor: str | None = No
 def _past_the_end(offset: object, view_size: int, size: int) -> InvalidArgument:
     """The refusal of an ``offset`` past the end of a view of ``view_size`` bytes (of ``size`` stored): the way to
     read its end."""
-    return InvalidArgument(f"offset {offset} is past the end of the rendered view ({view_size:,} bytes; offset= "
-                           f"counts the view's bytes, the stored output has {size:,}): read its end rendered from a "
-                           f"stored byte near it with raw_offset= (e.g. raw_offset={max(0, size - 4096)})")
+    return InvalidArgument(f"offset {offset} is past the end of the rendered view ({plural(view_size, 'byte')}; "
+                           f"offset= counts the view's bytes, the stored output has {size:,}): read its end rendered "
+                           f"from a stored byte near it with raw_offset= (e.g. raw_offset={max(0, size - 4096)})")
 
 
 def _line_of(source: ContentSource, raw_offset: object, cr_ends_lines: bool) -> tuple[int, int]:

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 from scratchfs.engine.search import Matcher, SearchResult, Sink, search
 from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.text import plural
 
 __all__ = ["FRAME_BYTES", "search_text"]
 
@@ -65,7 +66,7 @@ def search_text(text: bytes, matcher: Matcher, start: int, context: int, max_mat
         PatternTimeout, PatternTooLong: as the search raises them.
     """
     if start > len(text):
-        raise InvalidArgument(f"offset {start} is past the end of the text view ({len(text)} bytes)")
+        raise InvalidArgument(f"offset {start} is past the end of the text view ({plural(len(text), 'byte')})")
     frames = _Frames(text)
     starts = [1]
     for index in range(frames.frames):  # the line of each frame's first byte (and of the end)
