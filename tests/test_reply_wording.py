@@ -37,8 +37,6 @@ NEVER_ONE = {  # (module, the count's expression): why it is never 1 (or is no c
     ("fixed.py", "self.call_bytes"): "a next_call's bytes: dozens at least",
     ("search_reply.py", "budget"): "a reply budget: 2,048 bytes at least",
     ("search_reply.py", "found.max_matches"): "said when fewer than max_matches were shown: 2 at least",
-    ("shape.py", "keys"): "an object shown with a key and an ellipsis: 2 keys at least",
-    ("shape.py", "len(value)"): "the same",
     ("shape.py", "width"): "a table: 2 columns at least",
     ("shape_aligned.py", "len(names)"): "a table aligned by spaces: 2 columns at least",
     ("shape_binary.py", "archive"): "no count: the archive's format ('tar members', 'zip members')",
