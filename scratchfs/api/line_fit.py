@@ -32,13 +32,17 @@ def lines_within(data: bytes, at_end: bool, at_start: bool, forward: bool) -> in
     if len(data) <= DEFAULT_READ_BYTES and not (at_end if forward else at_start):
         return None
     data = data[:-1] if not forward and data.endswith(b"\n") else data  # (a last newline ends the last line)
-    pieces = data.split(b"\n")
+    pieces = data.split(b"\n", DEFAULT_LINES + 1) if forward else data.rsplit(b"\n", DEFAULT_LINES + 1)  # (those
     last = pieces.pop() if forward else pieces.pop(0) if not at_start else b""  # cut by the window (or the rest
     pieces = (pieces + [last] * bool(at_end and last)) if forward else pieces[::-1]  # after a last newline)
-    del pieces[DEFAULT_LINES:]  # (a read names at most these: 4 KiB of empty lines are not each counted)
+    del pieces[DEFAULT_LINES:]  # past the first (last) lines a read names at most: 4 KiB of empty lines not each split)
     ends = list(itertools.accumulate(map(len, pieces)))  # (each line's newline added below)
-    spans = [min(len(data), end + number - (not forward)) for number, end in enumerate(ends, 1)]  # the bytes of the
-    least = [span + 1 + span - end for span, end in zip(spans, ends, strict=True)]  # first (last) lines; their JSON
+    back = not forward  # the bytes of the first (last) k lines, newlines in: ends[k-1] + k - back, at most the data's;
+    least = list(itertools.accumulate(map((2).__add__, map(len, pieces)), initial=1 - 2 * back))[1:]  # their JSON
+    for k in range(len(ends), 0, -1):  # (only the last can run past the data's end: a line no newline ends)
+        if ends[k - 1] + k - back <= len(data):
+            break
+        least[k - 1] = 2 * len(data) + 1 - ends[k - 1]
     escaped = data.translate(None, _NOT_ESCAPED).replace(b"\n", b"")  # text's bytes but for escapes not newlines
     common = [bytes([byte]) for byte in _COMMON_ESCAPES if byte in escaped]  # (each counted at memchr speed)
     plain = len(escaped) == sum(map(escaped.count, common))  # (no other control byte: 2 bytes each)
@@ -46,7 +50,7 @@ def lines_within(data: bytes, at_end: bool, at_start: bool, forward: bool) -> in
     high = bisect.bisect_right(least, DEFAULT_READ_BYTES)  # (none): the answer is between, found by halves
     while low < high:
         middle = (low + high + 1) // 2
-        held = spans[middle - 1]
+        held = min(len(data), ends[middle - 1] + middle - back)
         start, end = (0, held) if forward else (len(data) - held, len(data))
         extra = sum(data.count(byte, start, end) for byte in common) if plain else escape_bytes(data[start:end])
         low, high = (middle, high) if least[middle - 1] + extra <= DEFAULT_READ_BYTES else (low, middle - 1)
