@@ -187,12 +187,9 @@ def test_records_with_jq_equal_jq_record_by_record():
 
 
 def test_record_errors():
-    """A page started at a record that is not JSON passes over it (before: raised BadRecord, so that the record=1 a
-    stub names failed on a stream whose first record is cut): no record, its note and ``passed`` name it."""
-    page = records_page(BytesSource(b'{"a":1}\n{"a":\n'), 2, 5)
-    assert page.items == [] and page.cursor is None
-    assert (page.passed.record, page.passed.offset, page.passed.length) == (2, 8, 6)
-    assert re.match(r"record 2 \(bytes 8 to 13\) is not JSON", page.to_dict()["note"])
+    with pytest.raises(BadRecord, match=r"record 2 \(bytes 8 to 13\) is not JSON") as caught:
+        records_page(BytesSource(b'{"a":1}\n{"a":\n'), 2, 5)
+    assert (caught.value.record, caught.value.offset, caught.value.length) == (2, 8, 6)
     with pytest.raises(InvalidArgument, match="past the last record"):
         records_page(BytesSource(b'{"a":1}\n'), 3, 5)
 
@@ -637,8 +634,8 @@ def test_a_byte_order_mark_is_no_part_of_the_first_column_name(table, budget, pe
 def test_a_bad_record_ends_the_page_before_it_and_is_passed_over(flt, after):
     """Records (or outputs) before a bad record are given, the page's note names it (number, bytes) and its cursor
     goes on after it -- the page's next call reads on rather than failing on it (before: the cursor stopped at it
-    and the next page raised) --; a page starting at it passes over it too, but one jq fails on raises BadRecord
-    (jq failing on a record is a bad record too). A bad last record (blank lines after it) ends the read."""
+    and the next page raised) --; a page starting at it raises BadRecord; jq failing on a record is a bad record
+    too. A bad last record (blank lines after it) ends the read."""
     bad_line = b'{"a":\n' if flt is None else b'"text"\n'
     data = b'{"a":1}\n\n{"a":2}\n' + bad_line + after
     page = records_page(BytesSource(data), 1, 50, jq=flt)
@@ -651,12 +648,9 @@ def test_a_bad_record_ends_the_page_before_it_and_is_passed_over(flt, after):
         assert (rest.items, rest.cursor, rest.passed) == ([4] if flt else [{"a": 4}], None, None)
     else:
         assert page.cursor is None and "the last record" in page.to_dict()["note"]
-    if flt is None:  # a page started at a record that is not JSON passes over it (jq failing on it: raised)
-        bad = records_page(BytesSource(data), 3, 50, jq=flt).passed
-    else:
-        with pytest.raises(BadRecord) as caught:
-            records_page(BytesSource(data), 3, 50, jq=flt)
-        bad = caught.value
+    with pytest.raises(BadRecord) as caught:
+        records_page(BytesSource(data), 3, 50, jq=flt)
+    bad = caught.value
     assert (bad.record, data[bad.offset : bad.offset + bad.length]) == (3, bad_line)
 
 
@@ -665,8 +659,7 @@ def test_a_bad_record_ends_the_page_before_it_and_is_passed_over(flt, after):
 def test_bad_records_one_after_another_are_passed_over_by_every_page(flt, run):
     """A run of bad records: the page before them passes over the first, and each page its cursor resumes passes
     over the next -- every next call reads on (before: the second bad record's page raised BadRecord) -- and the
-    records after them are read; a read started at one by its number passes over it too, unless the filter fails on
-    it (raised: a filter failing on every record is told at once)."""
+    records after them are read; a read started at one by its number still raises."""
     bad_line = b'{"a":\n' if flt is None else b'"text"\n'
     data = b'{"a":1}\n' + bad_line * run + b'{"a":2}\n{"a":3}\n'
     page, got, passed = records_page(BytesSource(data), 1, 50, jq=flt), [], []
@@ -678,11 +671,8 @@ def test_bad_records_one_after_another_are_passed_over_by_every_page(flt, run):
         page = records_page(BytesSource(data), 1, 50, jq=flt, cursor=page.cursor)
     assert got == ([1, 2, 3] if flt else [{"a": 1}, {"a": 2}, {"a": 3}])
     assert [n for n in passed if n is not None] == list(range(2, 2 + run))
-    if flt is None:  # a read started at one by its number passes over it too (one the filter fails on: raised)
-        assert records_page(BytesSource(data), 3, 50, jq=flt).passed.record == 3
-    else:
-        with pytest.raises(BadRecord):
-            records_page(BytesSource(data), 3, 50, jq=flt)
+    with pytest.raises(BadRecord):
+        records_page(BytesSource(data), 3, 50, jq=flt)
 
 
 @pytest.mark.parametrize("flt", [None, ".a"])

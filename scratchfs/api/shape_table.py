@@ -50,8 +50,7 @@ JSONL_HEAD_CHARS = 65536
 2 whole lines)."""
 RECORD_BLANKS = " \t\n\r\x0b\x0c"
 """What ``bytes.strip()`` strips: a line of only these is no record to a ``record=`` read."""
-_PROBE_LINES = 20  # the first lines that must be JSON for a text to be JSON lines ...
-_PROBE_BAD_SHARE = 10  # ... all but one in this many (a record cut or garbled: record= reads pass over it)
+_PROBE_LINES = 20  # the first lines that must all be JSON for a text to be JSON lines
 KEY_SCAN_CHARS = 128 * 1024
 """Characters of a sample's records (whole records, from its start) whose keys a JSON-lines shape lists
 (``python bench/scan_costs.py``: 1.6-2.0 ms for a 512 KiB sample, 4.5-4.9 ms with the keys of all of it)."""
@@ -244,10 +243,10 @@ def json_lines(text: str, decoder: json.JSONDecoder, complete: bool) -> JsonLine
             break
     if len(rows) < 2 or (ends and len(rows) < 3 and not _is_json(rows[-1], decoder)):
         return None
-    probed = rows[: -1 if ends else None]  # (the content's last line: below)
-    values = _values(probed, decoder)[0]
-    if not values or len(probed) - len(values) > len(probed) // _PROBE_BAD_SHARE:
-        return None  # (one line in 10 may be no JSON -- a record cut or garbled -- as record= reads pass over it)
+    try:
+        values = [decoder.decode(row) for row in rows[: -1 if ends else None]]  # (the content's last line: below)
+    except ValueError:
+        return None
     body = (text if complete else text[: text.rfind("\n") + 1]).split("\n")
     if body[-1] == "":
         body.pop()  # the empty rest after the last newline is no line

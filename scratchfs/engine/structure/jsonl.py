@@ -81,10 +81,9 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
         Raises).
 
     Raises:
-        BadRecord (an InvalidArgument): the filter fails on the first record the page would show (not by a
-            cursor; its number, bytes and jq's message). Any other bad record -- not JSON, nested too deeply to parse,
-            or one the filter fails on after the first -- is passed over (``note`` names it, ``passed`` is it, the
-            cursor goes on after it), one a page.
+        BadRecord (an InvalidArgument): the first record the page would show (not by a cursor) is not JSON or is
+            nested too deeply to parse, or the filter fails on it (its number, bytes, the parser's or jq's message);
+            any other is passed over (``note`` names it, ``passed`` is it, the cursor goes on after it), one a page.
         InvalidArgument: a filter that does not compile, a bad cursor (edited, of another entry or read, or not at
             a record start), count or budget, a record past the last one, a line longer than
             :data:`MAX_RECORD_BYTES`.
@@ -107,7 +106,8 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
         candidates.clear()
         note.clear()
         if program is None:
-            return _records_fill(source, (number, offset, 0, chars), records, room, candidates, note, cursor_of)
+            return _records_fill(source, (number, offset, 0, chars), records, room, candidates, note, cursor_of,
+                                 resumed)
         return _results_fill(program, source, (number, offset, out_index, chars), records, room,
                              time.monotonic() + timeout, parse_path(jq) is None, candidates, note, cursor_of, resumed)
 
@@ -116,12 +116,13 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
 
 def _records_fill(source: ContentSource, at: tuple[int, int, int, int], records: int, room: int,
                   candidates: list[tuple[int, str]], note: list[str], cursor_of: Callable[[tuple, int], str],
-                  ) -> ItemPage:
+                  resumed: bool) -> ItemPage:
     """The page of records from ``at`` (``(number, offset, 0, characters into it)``) within ``room`` bytes, at
     most ``records``; the bad record it ends before and passes over, if any, in its ``passed``."""
     number, offset, _index, chars = at
     page, passed = ItemPage("records", number), []
-    items = _values(source, number, offset, lambda text: candidates.append((len(page.items), text)), note, passed)
+    items = _values(source, number, offset, lambda text: candidates.append((len(page.items), text)), note, passed,
+                    resumed)
     page = fill_items(page, items, chars, room, records, lambda pos, skip: cursor_of((pos[0], pos[1], 0), skip))
     page.passed = passed[-1] if passed else None
     return page
@@ -253,13 +254,13 @@ _NOT_UTF8 = " is not UTF-8 text"
 
 
 def _values(source: ContentSource, number: int, offset: int, as_text: Callable[[str], None], note: list[str],
-            passed: list[BadRecord]) -> Iterator[tuple[tuple[int, int], Any, bool]]:
+            passed: list[BadRecord], resumed: bool) -> Iterator[tuple[tuple[int, int], Any, bool]]:
     """The records from ``number`` (at ``offset``), a record holding a number no value holds exactly or a lone
     surrogate escape (a character no UTF-8 carries: :func:`~scratchfs.engine.structure.numbers.lone_surrogate`, the
-    first one noted in ``note``) as its text (told to ``as_text`` first). A record that is not JSON ends the page
-    before it and is passed over (:func:`_passing_over`), the page's first too (a page of none then names it and
-    goes on after it), so that no read is left that only fails -- a read started at it by its number, or the
-    ``record=1`` a stub names."""
+    first one noted in ``note``) as its text (told to ``as_text`` first). A bad record after the first ends the page
+    before it and is passed over (:func:`_passing_over`); the first one is raised (BadRecord), unless the page is
+    ``resumed`` by a cursor (one that passed over the bad record before it: a run of bad records), whose page passes
+    over it the same way, so that no cursor is left that only fails."""
     try:
         for at, start, value, _length, text, exact in _records(source, number, offset, note):
             if exact:
@@ -272,6 +273,8 @@ def _values(source: ContentSource, number: int, offset: int, as_text: Callable[[
                 as_text(text)
                 yield (at, start), text, True
     except BadRecord as exc:
+        if exc.record == number and not resumed:
+            raise
         after = _passing_over(source, exc, note, passed)
         if after is not None:
             yield after, STOP, False
@@ -342,15 +345,14 @@ def _outputs(program: Any, source: ContentSource, number: int, offset: int, out_
     """The filter's outputs from output ``out_index`` of record ``number`` (at ``offset``), an output holding a
     number no value holds exactly as its JSON text (told to ``as_text`` first); the notes go in ``note``:
     :func:`_batches`' and, with ``numbers`` (a filter that may compute), the one on the first number of the records a
-    double cannot hold. A bad record is passed over as :func:`_values` does, but for the page's first record when
-    the filter fails on it and the page is not ``resumed`` by a cursor: raised, so that a filter that fails on every
-    record is told at once rather than one record a page."""
+    double cannot hold. A bad record after the first (or first, ``resumed``) is passed over, as :func:`_values`
+    does."""
     try:
         yield from _run_outputs(program, source, number, offset, out_index, records, deadline, as_text, note,
                                 numbers)
     except BadRecord as exc:
-        if exc.record == number and not resumed and isinstance(exc, _FilterFailed):
-            raise  # (a filter that fails on every record is told at once, not one record a page)
+        if exc.record == number and not resumed:
+            raise
         after = _passing_over(source, exc, note, passed)
         if after is not None:
             yield (*after, 0), STOP, False
@@ -391,12 +393,8 @@ def _run_outputs(program: Any, source: ContentSource, number: int, offset: int, 
                 yield (at, start, index), output, is_text
         if failed is not None:
             at, start, _value, length = batch[failed]
-            raise _FilterFailed(f"jq failed on record {at} (bytes {start} to {start + length - 1}): "
-                                f"{jq_message(message)}{_not_an_object(message, at)}", at, start, length)
-
-
-class _FilterFailed(BadRecord):
-    """The read's jq filter failed on a record (which is JSON): a fault of the filter more likely than of the data."""
+            raise BadRecord(f"jq failed on record {at} (bytes {start} to {start + length - 1}): {jq_message(message)}"
+                            + _not_an_object(message, at), at, start, length)
 
 
 _NOT_OBJECT = re.compile(r"Cannot index (array|number|string|boolean|null) with string")
