@@ -194,13 +194,14 @@ def structure_reply(scope: Scope, handle: str, offset: int, given: dict[str, Any
         return out
 
     page_budget = budget - reply_size(squeeze(whole({"cursor": longest}, longest, widest))) + 2
-    for tried in range(12):  # the page fits its own budget; what the reply's own fields take is measured and given
-        page = read(max(MIN_PAGE_BYTES, page_budget))  # room -- by the excess, then (a page that fits its budget
-        reply = squeeze(whole(page.to_dict(), page.cursor, reads.size))  # but not the reply: the notes on rows passed
-        excess = reply_size(reply) - budget  # over name a byte read each here) by a quarter of what is left
+    for tried in range(12):  # the reply's fields (and notes the reader did not count) get room: see below
+        page = read(max(MIN_PAGE_BYTES, page_budget))
+        reply = squeeze(whole(page.to_dict(), page.cursor, reads.size))  # the size of the entry the read opened
+        excess = reply_size(reply) - budget
         if excess <= 0 or page_budget <= MIN_PAGE_BYTES:
             return reply
-        page_budget -= max(excess + 32, 0 if tried < 2 else (page_budget - MIN_PAGE_BYTES) // 4)
+        page_budget -= max(excess + 32, 0 if tried < 2 else (page_budget - MIN_PAGE_BYTES) // 4)  # (the excess;
+        # then a quarter of what is left: a page naming bad rows, a byte read each here, is read the same otherwise)
     return reply
 
 

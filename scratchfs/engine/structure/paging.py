@@ -201,8 +201,8 @@ def check_line_start(source: ContentSource, offset: int, what: str, ends: bytes 
     Raises:
         InvalidArgument: past the content's end, or not at a line start.
     """
-    if offset > source.size or (offset > 0 and source.read(offset - 1, 1)[:1] not in [ends[i : i + 1] for i in
-                                                                                      range(len(ends))]):
+    before = source.read(offset - 1, 1) if 0 < offset <= source.size else b"\n"  # (0: a line start)
+    if offset > source.size or not before or before[0] not in ends:
         raise InvalidArgument(f"cursor points at byte {offset}, which is not {what} of this entry: start the read "
                               "again without a cursor")
     return offset
