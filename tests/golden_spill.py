@@ -48,7 +48,11 @@ branch htmlsel (the text view keeps the lines of code in a ``<pre>``, each inden
 and an HTML shape's "~N KiB of text" counts that indent: the ``browser-rust-book.html`` slices, 6 records and the
 spill through the store, say ~141 and ~379 KiB where they said ~132 and ~354 (0+65536 its markup share); the view of
 the 512 KiB slice is 395 KiB); and a count of 1 is worded singular (``tests/test_reply_wording.py``):
-``one-byte@0+1``'s shape says "longest 1 byte", ``deep.json@0+254``'s "object(1 key)", 2 records).
+``one-byte@0+1``'s shape says "longest 1 byte", ``deep.json@0+254``'s "object(1 key)", 2 records); then, main
+on 2026-12-04 (a stub counts the lines its line reads hold only for a preview that fits with the average line's
+counts, so a try that does not fit is measured with those: 13 stubs of 12 records -- ``latin1.txt``, ``grep.txt``,
+``data.csv``, ``iso.log``, ``blank.txt``, ``cjk.txt``, ``array.json`` slices and ``browser-rust-book.html@777+16384``
+-- end their previews 1 to 2 characters earlier, one 2 later, their notes naming the new next line; shapes unchanged).
 """
 
 from __future__ import annotations

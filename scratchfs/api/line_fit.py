@@ -4,9 +4,6 @@ that its ``line=-N, lines=N`` fits one reply instead of being cut at the budget 
 
 from __future__ import annotations
 
-import bisect
-import itertools
-
 from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES
 
 __all__ = ["LAST_LINES_BYTES", "escape_bytes", "lines_within"]
@@ -14,8 +11,6 @@ __all__ = ["LAST_LINES_BYTES", "escape_bytes", "lines_within"]
 _ESCAPED = bytes(range(0x20)) + b'"\\'  # the bytes a JSON string escapes (RFC 8259, section 7): none is in a
 _NOT_ESCAPED = bytes(sorted(set(range(256)) - set(_ESCAPED)))  # multi-byte UTF-8 character
 _SHORT_ESCAPES = b'"\\\b\t\n\f\r'  # escaped in 2 bytes; another control character in 6 (\u00XX)
-
-
 
 LAST_LINES_BYTES = DEFAULT_READ_BYTES + 2
 """Bytes of a content's end that size the stub's read of its last lines (``line=-N``): the bytes such a read may hold,
@@ -25,39 +20,33 @@ the newline that ends the last line and the one before the first (a spill keeps 
 
 def lines_within(data: bytes, at_end: bool, at_start: bool, forward: bool) -> int | None:
     """How many whole lines of ``data`` a line read holds within :data:`DEFAULT_READ_BYTES` bytes of JSON text (each
-    line's text with its newline as ``\\n``, escapes counted), at most :data:`DEFAULT_LINES`: from its start
-    (``forward``, ``data`` starting at a line's start) or back from its end (``data`` the content's last bytes). 0
-    when the first such line alone is longer; ``None`` when ``data`` is too short to tell (it holds fewer bytes than
-    a read may and does not reach the content's end, ``at_end``, or, backward, its start, ``at_start``)."""
+    line's text with its newline as ``\\n``, escapes counted, and one byte more), at most :data:`DEFAULT_LINES`: from
+    its start (``forward``, ``data`` starting at a line's start) or back from its end (``data`` the content's last
+    bytes; a last newline ends the last line). 0 when the first such line alone is longer; ``None`` when ``data`` is
+    too short to tell (it holds fewer bytes than a read may and does not reach the content's end, ``at_end``, or,
+    backward, its start, ``at_start``).
+
+    Counted on ``data`` with each byte JSON escapes written as many times as its escape has bytes (a newline as two
+    newlines): there a byte's offset is its JSON text's, and the lines that fit are the pairs of newlines within the
+    bytes a read holds, one ``bytes.count`` of newlines halved."""
     if len(data) <= DEFAULT_READ_BYTES and not (at_end if forward else at_start):
         return None
-    data = data[:-1] if not forward and data.endswith(b"\n") else data  # (a last newline ends the last line)
-    pieces = data.split(b"\n", DEFAULT_LINES + 1) if forward else data.rsplit(b"\n", DEFAULT_LINES + 1)  # (those
-    last = pieces.pop() if forward else pieces.pop(0) if not at_start else b""  # cut by the window (or the rest
-    pieces = (pieces + [last] * bool(at_end and last)) if forward else pieces[::-1]  # after a last newline)
-    del pieces[DEFAULT_LINES:]  # past the first (last) lines a read names at most: 4 KiB of empty lines not each split)
-    ends = list(itertools.accumulate(map(len, pieces)))  # (each line's newline added below)
-    back = not forward  # the bytes of the first (last) k lines, newlines in: ends[k-1] + k - back, at most the data's;
-    least = list(itertools.accumulate(map((2).__add__, map(len, pieces)), initial=1 - 2 * back))[1:]  # their JSON
-    for k in range(len(ends), 0, -1):  # (only the last can run past the data's end: a line no newline ends)
-        if ends[k - 1] + k - back <= len(data):
-            break
-        least[k - 1] = 2 * len(data) + 1 - ends[k - 1]
-    escaped = data.translate(None, _NOT_ESCAPED).replace(b"\n", b"")  # text's bytes but for escapes not newlines
-    common = [bytes([byte]) for byte in _COMMON_ESCAPES if byte in escaped]  # (each counted at memchr speed)
-    plain = len(escaped) == sum(map(escaped.count, common))  # (no other control byte: 2 bytes each)
-    low = bisect.bisect_right(least, DEFAULT_READ_BYTES - len(escaped) * (1 if plain else 5))  # (all escapes in)
-    high = bisect.bisect_right(least, DEFAULT_READ_BYTES)  # (none): the answer is between, found by halves
-    while low < high:
-        middle = (low + high + 1) // 2
-        held = min(len(data), ends[middle - 1] + middle - back)
-        start, end = (0, held) if forward else (len(data) - held, len(data))
-        extra = sum(data.count(byte, start, end) for byte in common) if plain else escape_bytes(data[start:end])
-        low, high = (middle, high) if least[middle - 1] + extra <= DEFAULT_READ_BYTES else (low, middle - 1)
-    return low
+    if not forward and data.endswith(b"\n"):
+        data = data[:-1]  # (the newline that ends the last line: a read's text does not hold it)
+    expanded = data
+    for byte in set(data.translate(None, _NOT_ESCAPED)):  # (each kind of escaped byte: a newline, a quote, a tab)
+        expanded = expanded.replace(_BYTES[byte], _ESCAPED_AS[byte])
+    fits = len(expanded) <= _MOST_TEXT  # (all of data: its last line, or first, no newline ends)
+    if forward:
+        count = expanded.count(b"\n", 0, _MOST_TEXT) // 2 + (at_end and fits and data[-1:] not in b"\n")
+    else:  # (a pair the bounds cut counts one newline: not a line)
+        count = expanded.count(b"\n", max(0, len(expanded) - _MOST_TEXT - 2)) // 2 + (at_start and fits)
+    return min(count, DEFAULT_LINES)
 
 
-_COMMON_ESCAPES = b'"\\\t\r'  # the bytes other than a newline that text's JSON escapes most (in two bytes each)
+_MOST_TEXT = DEFAULT_READ_BYTES - 1  # a read's JSON bytes for its lines: their escaped text and one byte more
+_BYTES = [bytes([byte]) for byte in range(256)]
+_ESCAPED_AS = [one * (2 if one in _SHORT_ESCAPES else 6) for one in _BYTES]  # (\n or \u00XX: 2 or 6 bytes)
 
 
 def escape_bytes(data: bytes) -> int:

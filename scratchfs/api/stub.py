@@ -378,6 +378,37 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+class _LineReads:
+    """How many lines the line reads of a stub's note hold (:func:`~scratchfs.api.line_fit.lines_within`): from a
+    line start of the head, and back from the content's end (``named``: a log's or a text's last lines, when the tail
+    or the head holds them). Each is counted once, and only for a preview that fits the stub with the average line's
+    counts (they change a note's length by a digit or a clause at most): the fitting tries several previews."""
+
+    __slots__ = ("ends", "from_start", "head", "last", "size")
+
+    def __init__(self, head: bytes, tail: bytes, size: int, named: bool) -> None:
+        ends = tail if len(tail) >= min(size, LAST_LINES_BYTES) else head if len(head) >= size else b""
+        self.head, self.size, self.ends = head, size, ends if named else b""
+        self.from_start: dict[int, int | None] = {}
+        self.last: list[int | None] = []
+
+    def known(self, start: int) -> tuple[int | None, int | None]:
+        """The counts from line start ``start`` and of the last lines, each ``None`` until counted."""
+        return self.from_start.get(start), self.last[0] if self.last else None
+
+    def counts(self, start: int) -> tuple[int | None, int | None]:
+        """The counts from line start ``start`` and of the last lines (``None``: too few bytes to tell, or no last
+        lines named), counted now if not yet."""
+        head, size, ends = self.head, self.size, self.ends
+        if start not in self.from_start:
+            self.from_start[start] = lines_within(head[start : start + DEFAULT_READ_BYTES + 1],
+                                                  start + DEFAULT_READ_BYTES + 1 >= size, size <= len(head), True)
+        if not self.last:
+            self.last.append(None if not ends else lines_within(
+                ends[-LAST_LINES_BYTES:], True, len(ends) >= size or len(ends) > LAST_LINES_BYTES, False))
+        return self.known(start)
+
+
 def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, content_type: str | None,
                shape: str | None, tool: str | None, preview_bytes: int, mode: str = "head",
                longest_line: int | None = None) -> Stub:
@@ -403,11 +434,7 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
     limit = preview_bytes
     members, packed = (tar_members(head), 0) if notes.format == "tar" else zip_members(head) if (
         notes.format == "zip" and not notes.compressed) else ([], 0)
-    head_counts: dict[int, int | None] = {}  # (the lines a read from each line start holds, counted once)
-    ends = tail if len(tail) >= min(size, LAST_LINES_BYTES) else head if len(head) >= size else b""
-    named = ends and notes.tail_lines and mode == "head"  # (a log's or a text's last lines, not in the preview)
-    tail_count = None if not named else lines_within(
-        ends[-LAST_LINES_BYTES:], True, len(ends) >= size or len(ends) > LAST_LINES_BYTES, False)
+    reads = _LineReads(head, tail, size, notes.tail_lines and mode == "head")
     while True:
         listing, shown = tar_listing(members, limit, notes.format or "tar") if members else ("", 0)
         if shown:  # a tar's first members, each with its data's bytes and offset
@@ -418,13 +445,14 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
             preview, covered, tail_offset = make_preview(head, tail, size, limit, mode)
         next_line = head.count(b"\n", 0, covered) + 1
         start = head.rfind(b"\n", 0, covered) + 1  # (where line next_line starts)
-        if start not in head_counts and covered < size and notes.lines_average is not None and not shown:
-            head_counts[start] = lines_within(head[start : start + DEFAULT_READ_BYTES + 1],
-                                              start + DEFAULT_READ_BYTES + 1 >= size, size <= len(head), True)
-        note = notes.tar_text(members[:shown], packed) if shown else notes.text(covered, next_line, tail_offset,
-                                                                        head_counts.get(start), tail_count)
+        counted = shown or covered >= size or notes.lines_average is None  # (no line read named)
         preview_cost = _json_bytes(preview) - 2
-        total = fixed + preview_cost + _json_bytes(note) - 2
+        for exact in (False, True):  # the lines' counts only for a try that fits without them (it may be kept)
+            note = notes.tar_text(members[:shown], packed) if shown else notes.text(
+                covered, next_line, tail_offset, *(reads.counts(start) if exact else reads.known(start)))
+            total = fixed + preview_cost + _json_bytes(note) - 2
+            if (total > MAX_STUB_BYTES and limit) or counted:  # (the try with no preview left is kept)
+                break
         if total <= MAX_STUB_BYTES:
             return Stub(handle, preview, size, note, lines, content_type, shape, tool)
         if limit == 0:  # the preview is gone and it still does not fit: the shape gives way too
