@@ -20,6 +20,9 @@ from .mcp_support import ERAS, connect, run, scratchfs_params
     (b'\xef\xbb\xbf {"id" : "call-\xc3\xa9", "jsonrpc":"2.0","method":"x","params":{"v":"', "call-\u00e9"),
     (b'{"jsonrpc":"2.0","params":{"id":7,"v":"aaa', None),  # a nested id is no request's
     (b'{"jsonrpc":"2.0","id":12', None),  # the number may go on past the head
+    (b'{"jsonrpc":"2.0","method":"x","id":12', None),  # (so may this one)
+    (b'{"jsonrpc":"2.0","method":"x","id":12' + b" " * HEAD_BYTES, 12),  # blanks end it, up to the head's end
+    (b'{"jsonrpc":"2.0","method":"x","id":12\r\n\t ' + b" " * HEAD_BYTES, 12),
     (b'{"jsonrpc":"2.0","id":1.5,"method":"x","params":{"v":"', None),
     (b'{"jsonrpc":"2.0","id":true,"method":"x","params":{"v":"', None),
     (b'{"jsonrpc":"2.0","id":"\\ud800","method":"x","params":{"v":"', None),

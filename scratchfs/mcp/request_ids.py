@@ -32,6 +32,7 @@ def request_id_of(obj: Any) -> int | str | None:
 
 
 HEAD_BYTES = 4096
+_BLANKS = (b" ", b"\t", b"\r", b"\n")  # JSON's whitespace (RFC 8259, section 2)
 """Bytes at the start of a line too long to read whose top-level ``id`` is looked for (:func:`id_at_start`)."""
 
 
@@ -39,15 +40,16 @@ def id_at_start(head: bytes) -> int | str | None:
     """The ``id`` of the message a line starts with, read from ``head`` (its first bytes, :data:`HEAD_BYTES`) by a
     JSON tokenizer (ijson's pure-Python backend: bounded, and a number of thousands of digits is refused, where the
     C backend crashes): the value of a top-level ``"id"`` member that is valid (:func:`is_request_id`) and complete
-    in ``head`` (more of the line read after it), when ``head`` names it once and names a ``"method"`` (a request:
-    a client's response, whose id is of the server's requests, is never answered) and no ``"result"`` or
-    ``"error"``; else ``None``. Never raises."""
+    in ``head`` (more of the line read after it, or JSON whitespace alone up to the head's end), when ``head`` names
+    it once and names a ``"method"`` (a request: a client's response, whose id is of the server's requests, is never
+    answered) and no ``"result"`` or ``"error"``; else ``None``. Never raises."""
     import ijson
 
     if head.startswith(codecs.BOM_UTF8):
         head = head[len(codecs.BOM_UTF8):]
     found: list[Any] = []  # the id's values (a number once an event after it shows it complete: it may go on)
     named: set[str] = set()  # the top-level members named
+    last = None  # the id's number last read, not yet known whole
     events = ijson.get_backend("python").basic_parse(io.BytesIO(head))  # (not parse: its prefixes of a head of
     try:  # 4,096 '[' are 4,096 strings up to 20 KB long, 116 ms; basic_parse's events and a depth take 8 ms)
         if next(events)[0] != "start_map":
@@ -69,6 +71,8 @@ def id_at_start(head: bytes) -> int | str | None:
             depth += (event in ("start_map", "start_array")) - (event in ("end_map", "end_array"))
     except Exception:  # the end of the head (or a fault of the line): what was read before it counts
         pass
+    if last is not None and head[-1:] in _BLANKS:  # a number that blanks end, up to the head's end, is whole
+        found.append(last)
     if len(found) == 1 and is_request_id(found[0]) and "method" in named:
         return found[0]
     return None
