@@ -59,7 +59,8 @@ class DeferredStore:
     Args:
         open_store: makes the :class:`ScratchStore` (blocking; raises as ``ScratchStore`` does).
         settings: the settings the store is opened with (known before it opens: the tools' descriptions use them).
-        on_open: called with the store once it is open (e.g. to start its sweeper), from the thread that opened it.
+        on_open: called with the store once it is open (e.g. to start its sweeper), from the thread that opened it,
+            before a :meth:`close` closes it (never after).
         retry: seconds between two attempts while the store is out of reach.
         name: the store as a start-up line names it before it is open (no password: ``describe_url``).
     """
@@ -125,13 +126,13 @@ class DeferredStore:
         raise error
 
     def _opened(self, store: ScratchStore) -> None:
-        with self._lock:
+        with self._lock:  # (on_open inside: a close() waits for it, so it never runs on a store already closed)
             if self._stop.is_set():  # closed while it was opening: nobody will close it but us
                 store.close()
                 return
             self._store = store
-        if self._on_open is not None:
-            self._on_open(store)
+            if self._on_open is not None:
+                self._on_open(store)
 
     def _keep_trying(self) -> None:
         while not self._stop.wait(self.retry):
