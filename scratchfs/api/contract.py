@@ -49,6 +49,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from scratchfs.api.archive import MEMBERS_VIEW
 from scratchfs.api.counting import count_matches
 from scratchfs.api.fixed import Squeeze, small
 from scratchfs.api.listing import listing_reply
@@ -242,7 +243,14 @@ def _structure_read(reads: StructureReads, handle: str, offset: int, given: dict
     if "select" in given:
         _only(given, {"select", "cursor"})
         return lambda b: reads.select(handle, given["select"], cursor=cursor, budget=b)
+    if given.get("view") == MEMBERS_VIEW:  # an archive's members, page by page
+        _only(given, {"view", "cursor"})
+        if offset:
+            raise InvalidArgument('offset cannot be combined with view="members": its pages go on by cursor')
+        return lambda b: reads.members(handle, cursor=cursor, budget=b)
     if "view" in given:
+        if given["view"] != "text":
+            raise InvalidArgument(f'view must be "text" or "members", not {str(given["view"])[:40]!r}')
         _only(given, {"view", "raw_offset", "cursor"})
         if cursor is not None and (offset or "raw_offset" in given):  # (the cursor goes on where it says)
             raise InvalidArgument(f"{'offset' if offset else 'raw_offset'}= starts a text view read and cannot be "
@@ -294,7 +302,8 @@ def _refuse_mixed(counting: bool, given: dict[str, Any], asked: dict[str, Any], 
                          searching=searching, ignore_case=ignore_case, context=asked["context"],
                          max_matches=asked["max_matches"], before=asked["before"])
         return
-    if given.keys() == {"view"} and (asked["match"] or asked["pattern"]) and asked["length"] is None \
+    if given.keys() == {"view"} and given["view"] != MEMBERS_VIEW and (asked["match"] or asked["pattern"]) \
+            and asked["length"] is None \
             and asked["line"] is None and asked["lines"] is None:
         return  # a search of the text view
     mixed = [name for name, value in asked.items() if value is not None] + (["ignore_case"] if ignore_case else [])

@@ -22,13 +22,14 @@ from __future__ import annotations
 import io
 import struct
 import zlib
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 import imagesize
 
 from scratchfs.api.shape_words import kib, plural, short_name
 
-__all__ = ["BINARY_MAGIC", "COMPRESSED", "FORMATS", "STARTS", "TAR_MAGIC_AT", "TarMember", "binary_kind",
+__all__ = ["BINARY_MAGIC", "COMPRESSED", "FORMATS", "STARTS", "TAR_MAGIC_AT", "TarMember", "TarWalk", "binary_kind",
            "binary_shape", "compressed_format", "tar_listing", "tar_members", "zip_members"]
 
 BINARY_MAGIC = ((b"\x89PNG", "PNG image"), (b"\x1f\x8b", "gzip"), (b"PK\x03\x04", "zip"), (b"%PDF", "PDF"),
@@ -80,57 +81,92 @@ class TarMember(NamedTuple):
 
 def tar_members(head: bytes, most: int = _MOST_MEMBERS) -> list[TarMember]:
     """The first members (at most ``most``) of the uncompressed tar whose first bytes are ``head``, read from their
-    512-byte headers (POSIX.1-2017 pax/ustar, GNU long names ``L``/``K``, pax ``x``/``g`` records) as the stdlib's
-    ``tarfile`` reads them, in time linear in ``len(head)``; those past ``head`` are not listed (a member whose data
-    runs past it is). A header that is not one -- its checksum wrong, a size not octal or negative, a pax record
-    cut or malformed (or past :data:`_MOST_PAX_RECORDS` in all), a long name or pax header not whole in ``head`` --
-    ends the list, and so does a sparse member (its data is not its bytes). Names are UTF-8 (an invalid byte as
-    U+FFFD). Never raises.
+    512-byte headers by :class:`TarWalk` (the same reader lists a whole tar page by page), in time linear in
+    ``len(head)``; those past ``head`` are not listed (a member whose data runs past it is). Never raises."""
+    found: list[TarMember] = []
+    for member, _ in TarWalk(lambda at, n: head[at : at + n], 0, len(head)):
+        if len(found) >= most:
+            break
+        found.append(member)
+    return found
+
+
+class TarWalk:
+    """The members of an uncompressed tar read through ``read(offset, length) -> bytes`` from the header at byte
+    ``start`` on: iterating yields ``(TarMember, offset of its first header)`` -- where a pax ``x`` header or a GNU
+    long name before it starts, so a listing resumed there reads it whole --, read from their 512-byte headers
+    (POSIX.1-2017 pax/ustar, GNU long names ``L``/``K``, pax ``x``/``g`` records) as the stdlib's ``tarfile`` reads
+    them, one read a header and one a meta header's records, skipping each member's data unread. A header that is
+    not one -- its checksum wrong, a size not octal or negative, a pax record cut or malformed (or past
+    :data:`_MOST_PAX_RECORDS` in all), a long name or pax header over ``meta_limit`` bytes or cut by the content's
+    end -- ends the walk, and so does a sparse member (its data is not its bytes); ``at`` is then the offset of the
+    header it stopped at and ``ended`` says why (``"end"``: the content or its zero blocks ended, ``"header"``: a
+    header that is not one, ``"sparse"``). Names are UTF-8 (an invalid byte as U+FFFD). Never raises (but what
+    ``read`` raises). Global pax records (``g``) apply to the members after them within one walk.
 
     Source: ``tarfile`` 3.11 read pax records with a backtracking regex (CVE-2024-6232: 64 KiB of ``4 x `` records
     took 1.6 s, 512 KiB did not end in 300 s), raised ``OverflowError`` for a base-256 size past 2**63 and listed
     negative sizes; this reader does neither."""
-    found: list[TarMember] = []
-    shared: dict[bytes, bytes] = {}  # pax ``g`` records: they apply to every member after them
-    pending: dict[bytes, bytes] = {}  # pax ``x`` records and GNU long names: they apply to the next member
-    at, pax_left = 0, _MOST_PAX_RECORDS
-    while len(found) < most and at + _BLOCK <= len(head):
-        header = head[at : at + _BLOCK]
-        size = _tar_number(header[124:136])
-        if header.count(0) == _BLOCK or size is None or not _tar_checksum_ok(header):
-            break
-        kind, data_at = header[156:157], at + _BLOCK
-        if kind in _TAR_META:
-            if data_at + size > len(head):
-                break
-            payload = head[data_at : data_at + size]
-            records = ({b"path": _nts(payload)} if kind == b"L" else {} if kind == b"K"
-                       else _pax_records(payload, pax_left))
-            if records is None:
-                break
-            pax_left -= payload.count(b"\n") if kind in b"xg" else 0
-            (shared if kind == b"g" else pending).update(records)
-            at = data_at + _blocks(size)
-            continue
-        fields = {**shared, **pending}
-        pending = {}
-        if kind == b"S" or any(key.startswith(b"GNU.sparse.") for key in fields):
-            break
-        size = _tar_number(fields[b"size"], octal=False) if b"size" in fields else size
-        if size is None:
-            break
-        name = fields.get(b"path") or _nts(header[:100])
-        prefix = _nts(header[345:500]) if header[257:263] == b"ustar\x00" else b""
-        if prefix and b"path" not in fields:
-            name = prefix + b"/" + name
-        text = name.decode("utf-8", "replace")
-        role = _TAR_KINDS.get(kind, "other")
-        if role == "file" and kind == b"\x00" and text.endswith("/"):
-            role = "dir"  # (an old V7 tar's directory)
-        skipped = role == "file" or kind not in _TAR_KNOWN
-        found.append(TarMember(text.rstrip("/") if role == "dir" else text, size if skipped else 0, data_at, role))
-        at = data_at + (_blocks(size) if skipped else 0)
-    return found
+
+    def __init__(self, read: Callable[[int, int], bytes], start: int = 0, meta_limit: int = 1 << 20) -> None:
+        self.read, self.at, self.meta_limit, self.ended = read, start, meta_limit, ""
+
+    def __iter__(self) -> Iterator[tuple[TarMember, int]]:
+        read = self.read
+        shared: dict[bytes, bytes] = {}  # pax ``g`` records: they apply to every member after them
+        pending: dict[bytes, bytes] = {}  # pax ``x`` records and GNU long names: they apply to the next member
+        pax_left, first = _MOST_PAX_RECORDS, self.at
+        while True:
+            at = self.at
+            header = read(at, _BLOCK)
+            size = _tar_number(header[124:136]) if len(header) == _BLOCK else None
+            if len(header) < _BLOCK or header.count(0) == _BLOCK:
+                self.at, self.ended = (first, "end")
+                return
+            if size is None or not _tar_checksum_ok(header):
+                self.at, self.ended = first, "header"
+                return
+            kind, data_at = header[156:157], at + _BLOCK
+            if kind in _TAR_META:
+                payload = read(data_at, size) if size <= self.meta_limit else b""
+                records = None if len(payload) < size else ({b"path": _nts(payload)} if kind == b"L" else {}
+                                                              if kind == b"K" else _pax_records(payload, pax_left))
+                if records is None:
+                    self.at, self.ended = first, "header"
+                    return
+                pax_left -= payload.count(b"\n") if kind in b"xg" else 0
+                (shared if kind == b"g" else pending).update(records)
+                self.at = data_at + _blocks(size)
+                continue
+            fields = {**shared, **pending}
+            pending = {}
+            if kind == b"S" or any(key.startswith(b"GNU.sparse.") for key in fields):
+                self.at, self.ended = first, "sparse"
+                return
+            size = _tar_number(fields[b"size"], octal=False) if b"size" in fields else size
+            if size is None:
+                self.at, self.ended = first, "header"
+                return
+            member, skipped = _tar_member(header, fields, kind, size, data_at)
+            self.at = data_at + (_blocks(size) if skipped else 0)
+            yield member, first
+            first = self.at
+
+
+def _tar_member(header: bytes, fields: dict[bytes, bytes], kind: bytes, size: int, data_at: int
+                ) -> tuple[TarMember, bool]:
+    """The member a (non-meta) header tells, with its pax records and long name ``fields``; and whether its data
+    follows the header (skipped to reach the next one)."""
+    name = fields.get(b"path") or _nts(header[:100])
+    prefix = _nts(header[345:500]) if header[257:263] == b"ustar\x00" else b""
+    if prefix and b"path" not in fields:
+        name = prefix + b"/" + name
+    text = name.decode("utf-8", "replace")
+    role = _TAR_KINDS.get(kind, "other")
+    if role == "file" and kind == b"\x00" and text.endswith("/"):
+        role = "dir"  # (an old V7 tar's directory)
+    skipped = role == "file" or kind not in _TAR_KNOWN
+    return TarMember(text.rstrip("/") if role == "dir" else text, size if skipped else 0, data_at, role), skipped
 
 
 _BLOCK = 512

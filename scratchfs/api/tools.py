@@ -185,8 +185,10 @@ _READ_HANDLE = ToolSpec(
                         "minItems": 1, "maxItems": MAX_COLUMNS,
                         "description": "Structure: only these CSV/TSV columns (names, or numbers from 0); null where a "
                                        "row is shorter."},
-            "view": {"type": "string", "enum": ["text"],
-                     "description": "Structure: \"text\": the readable text of an HTML page, or terminal output as a "
+            "view": {"type": "string", "enum": ["text", "members"],
+                     "description": "Structure: \"members\": every member of a tar or zip, {name, offset, length, "
+                                    "read} (a compressed zip member: `compressed`, to extract). \"text\": the "
+                                    "readable text of an HTML page, or terminal output as a "
                                     "person sees it (ANSI escapes removed, \\r redraws applied); paged by `offset` "
                                     "into that text. With `match`/`pattern` (an HTML page): a search of that text, "
                                     "its offsets and lines the text's; with `match` (terminal output): the text as "

@@ -117,8 +117,9 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
 @click.option("--rows", type=INT, default=None,
               help="Structure: most CSV/TSV rows a page (fewer when the budget fills first).")
 @click.option("--column", "columns", multiple=True, help="Structure: only this CSV/TSV column (repeatable).")
-@click.option("--view", type=click.Choice(["text"]), default=None,
-              help="Structure: the text of an HTML page, or terminal output as rendered.")
+@click.option("--view", type=click.Choice(["text", "members"]), default=None,
+              help="Structure: the text of an HTML page, or terminal output as rendered; members: every member "
+                   "of a tar or zip, page by page.")
 @click.option("--raw-offset", "raw_offset", type=INT, default=None,
               help="With --view text on terminal output: start at the rendered line holding this byte of the raw "
                    "output (a search window's offset).")
