@@ -48,7 +48,10 @@ branch htmlsel (the text view keeps the lines of code in a ``<pre>``, each inden
 and an HTML shape's "~N KiB of text" counts that indent: the ``browser-rust-book.html`` slices, 6 records and the
 spill through the store, say ~141 and ~379 KiB where they said ~132 and ~354 (0+65536 its markup share); the view of
 the 512 KiB slice is 395 KiB); and a count of 1 is worded singular (``tests/test_reply_wording.py``):
-``one-byte@0+1``'s shape says "longest 1 byte", ``deep.json@0+254``'s "object(1 key)", 2 records).
+``one-byte@0+1``'s shape says "longest 1 byte", ``deep.json@0+254``'s "object(1 key)", 2 records); then,
+branch members (a magic number is a format only when the header after it agrees: ``png.bin``, the PNG signature and
+random bytes with no IHDR chunk, is ``binary, ...; starts with ...`` without ``PNG image``: its 4 slices, their shapes
+and the stubs that carry them, 4 records).
 """
 
 from __future__ import annotations

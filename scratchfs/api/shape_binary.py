@@ -55,18 +55,59 @@ starts no format, told by one ``startswith``."""
 
 
 def binary_kind(sample: bytes) -> str | None:
-    """The format ``sample`` (a content's first bytes) starts (one of :data:`FORMATS`), or ``None``: a tar is told by
+    """The format ``sample`` (a content's first bytes) starts (one of :data:`FORMATS`), or ``None``: its magic number
+    and the header fields after it (:data:`_HEADER_AGREES`: a WebP's size field and first chunk, PNG's IHDR, gzip's
+    method...) -- or a header that does not agree is no format, and a tar is told by
     ``ustar`` at byte 257 *and* a first header whose checksum holds (a JSON document or a log with ``ustar`` there
     was told a tar, so binary: its jq and search refused). Never raises."""
     if sample.startswith(STARTS):
         if sample.startswith(b"RIFF") and sample[8:12] == b"WEBP":
-            return "WebP image"
+            return "WebP image" if _HEADER_AGREES["WebP image"](sample) else None
         found = next((name for magic, name in BINARY_MAGIC if sample.startswith(magic)), None)
         if found is not None:
-            return found
+            agrees = _HEADER_AGREES.get(found)
+            return found if agrees is None or agrees(sample) else None
     if sample[TAR_MAGIC_AT : TAR_MAGIC_AT + 5] != b"ustar" or len(sample) < _BLOCK:
         return None
     return "tar" if _tar_checksum_ok(sample[:_BLOCK]) else None  # (text with "custard" at byte 256 is no tar)
+
+
+def _webp(sample: bytes) -> bool:
+    """RFC 9649 section 2.5: the RIFF size (bytes from offset 8) holds ``WEBP`` and a chunk header at least, is even
+    (chunks are padded to even sizes) and at most 2**32 - 10; the first chunk is ``VP8 ``, ``VP8L`` or ``VP8X``."""
+    size = int.from_bytes(sample[4:8], "little")
+    return 12 <= size <= 2**32 - 10 and not size % 2 and sample[12:16] in (b"VP8 ", b"VP8L", b"VP8X")
+
+
+def _xz(sample: bytes) -> bool:
+    """xz file format 1.2.1 section 2.1.1.2-3: the stream flags (a zero byte, a check type 0-15) and their CRC32."""
+    return (len(sample) >= 12 and sample[6] == 0 and sample[7] < 16
+            and zlib.crc32(sample[6:8]) == int.from_bytes(sample[8:12], "little"))
+
+
+_ZIP_METHODS = frozenset({*range(21), 93, 94, 95, 96, 97, 98, 99})  # APPNOTE.TXT 4.4.5 (and 99: AE-x encryption)
+_HEADER_AGREES = {
+    "WebP image": _webp,
+    # PNG 3rd edition 5.2-5.3: the whole 8-byte signature, then IHDR (13 bytes), the first chunk
+    "PNG image": lambda s: s[:16] == b"\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR",
+    # RFC 1952 2.3.1: CM 8 (deflate), FLG's reserved bits 5-7 zero
+    "gzip": lambda s: len(s) >= 10 and s[2] == 8 and not s[3] & 0xE0,
+    # APPNOTE.TXT 4.3.7: a whole local header, version needed at most 6.3, a method the note lists
+    "zip": lambda s: len(s) >= 30 and s[4] <= 63 and int.from_bytes(s[8:10], "little") in _ZIP_METHODS,
+    # RFC 8878 3.1.1.1.1.4: the frame header descriptor's reserved bit (3) is zero
+    "zstd": lambda s: len(s) >= 6 and not s[4] & 0x08,
+    "xz": _xz,
+    "PDF": lambda s: s[4:5] == b"-" and s[5:6].isdigit(),  # ISO 32000 7.5.2: %PDF-1.7
+    "ELF": lambda s: len(s) >= 7 and s[4] in (1, 2) and s[5] in (1, 2) and s[6] == 1,  # class, data, version 1
+    "JPEG image": lambda s: len(s) >= 4 and 0xC0 <= s[3] <= 0xFE,  # ITU T.81 B.1.1.3: a marker follows SOI
+    "GIF image": lambda s: s[:6] in (b"GIF87a", b"GIF89a"),  # GIF89a section 17: signature and version
+    # sqlite.org/fileformat.html 1.3: a page size a power of two, 512 to 32768 (1: 65536); payload fractions 64/32/32
+    "SQLite database": lambda s: int.from_bytes(s[16:18], "big") in _SQLITE_PAGES and s[21:24] == b"\x40\x20\x20",
+}
+"""Whether the header fields after each format's magic number agree with it (the magic number alone told a WebP
+image whatever its size field said, a PNG image of ``\\x89PNG`` and text): a content whose header does not is no
+format (:func:`binary_kind`). bzip2's is in its magic (the first block's); UTF-16's byte order mark has none."""
+_SQLITE_PAGES = frozenset({1, *(2**n for n in range(9, 16))})
 
 
 class TarMember(NamedTuple):
