@@ -51,7 +51,10 @@ the 512 KiB slice is 395 KiB); and a count of 1 is worded singular (``tests/test
 ``one-byte@0+1``'s shape says "longest 1 byte", ``deep.json@0+254``'s "object(1 key)", 2 records); then,
 branch members (a magic number is a format only when the header after it agrees: ``png.bin``, the PNG signature and
 random bytes with no IHDR chunk, is ``binary, ...; starts with ...`` without ``PNG image``: its 4 slices, their shapes
-and the stubs that carry them, 4 records).
+and the stubs that carry them, 4 records); and text whose bytes not UTF-8 are a single-byte encoding's (no valid
+UTF-8 character but ASCII) names the read argument that shows them: the ``latin1.txt`` slices' shapes end ``...
+bytes not UTF-8 (shown as U+FFFD), encoding="latin-1" reads them as Latin-1``, their stubs' previews a little
+shorter to fit, 7 records and the spill through the store).
 """
 
 from __future__ import annotations

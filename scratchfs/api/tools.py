@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from scratchfs.api.encodings import ENCODINGS
 from scratchfs.engine.search import MAX_REACH_BYTES
 from scratchfs.foundation.checks import (
     MAX_INT_BITS,
@@ -90,8 +91,8 @@ _READ_HANDLE = ToolSpec(
     "what you need, in small pieces. Modes:\n"
     "- Search (usually best first): `match` (exact text) or `pattern` (a regular expression, Python syntax, `^` "
     "and `$` per line, matched against the stored bytes, text as UTF-8: `.` is one byte, so write `caf(é|e)`, not "
-    "`caf.`; in content that is not UTF-8 (its shape counts bytes not UTF-8) write a byte as `\\xe9` (Latin-1 "
-    "é); "
+    "`caf.`; in content that is not UTF-8 (its shape counts bytes not UTF-8) pass `encoding` or write a byte as "
+    "`\\xe9`; "
     "`ignore_case` for either, ASCII letters only); you get windows of `context` bytes (\"line\": the match's "
     "whole line, `cut` if longer) around up to `max_matches` matches: {line, offset, length, data}, plus "
     "`match_offset`/`match_length` where the match is not the whole window, or `matches` [{offset, length, line}] "
@@ -199,6 +200,9 @@ _READ_HANDLE = ToolSpec(
                                           "this byte of the stored output (a search window's offset)."},
             "select": {"type": "string", "minLength": 1, "maxLength": MAX_SELECTOR_CHARS,
                        "description": "Structure: the text of the HTML elements this CSS selector matches."},
+            "encoding": {"type": "string", "enum": list(ENCODINGS),
+                         "description": "Range, lines, search: latin-1/cp1252 shows each byte as one character (no "
+                                        "U+FFFD); `match`/`pattern` are written in it."},
             "cursor": {"type": "string", "minLength": 1, "maxLength": MAX_CURSOR_CHARS,
                        "description": "Structure: where the next page starts (next_call passes it; a reply whose "
                                       "next_call did not fit its budget gives the cursor alone)."},
