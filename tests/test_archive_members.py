@@ -147,3 +147,19 @@ def test_the_cli_lists_members_too(tmp_path, monkeypatch):
     reply = json.loads(done.stdout)
     assert [m["name"] for m in reply["members"]] == [i.name for i in infos[: len(reply["members"])]]
     assert reply["next_call"] and 'view="members"' in reply["next_call"]
+
+
+def test_a_tar_of_meta_headers_alone_ends_its_listing_without_reading_it_all(tmp_path):
+    """A tar of empty GNU ``K`` headers (meta headers, no member after them) was walked to its end, a read a
+    header: the walk stops 4 MiB of meta headers after the last member, with a note."""
+    member = tarfile.TarInfo("a.txt")
+    member.size = 3
+    head = member.tobuf(tarfile.GNU_FORMAT) + b"abc".ljust(512, b"\0")
+    meta = tarfile.TarInfo("././@LongLink")
+    meta.type = b"K"
+    data = head + meta.tobuf(tarfile.GNU_FORMAT) * 20_000 + bytes(1024)  # 10 MB
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("r", "a")
+        page = scope.structure.members(scope.spill(data, source_tool="t").handle)
+        assert [m["name"] for m in page.items] == ["a.txt"] and page.cursor is None
+        assert "byte 1024" in page.extra["note"]
