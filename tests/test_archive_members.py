@@ -163,3 +163,23 @@ def test_a_tar_of_meta_headers_alone_ends_its_listing_without_reading_it_all(tmp
         page = scope.structure.members(scope.spill(data, source_tool="t").handle)
         assert [m["name"] for m in page.items] == ["a.txt"] and page.cursor is None
         assert "byte 1024" in page.extra["note"]
+
+
+def test_a_zip_whose_end_record_lies_is_refused_and_a_cut_directory_ends_the_listing(tmp_path):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as archive:
+        for n in range(5):
+            archive.writestr(f"f{n}.txt", "x" * 100)
+    data = buf.getvalue()
+    end = data.rfind(b"PK\x05\x06")
+    lying = data[: end + 12] + (10**9).to_bytes(4, "little") + data[end + 16 :]  # a directory larger than the file
+    cd = end - int.from_bytes(data[end + 12 : end + 16], "little")
+    second = data.find(b"PK\x01\x02", cd + 4)
+    cut = data[:second] + b"XX" + data[second + 2 :]  # the second central header's signature broken
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("r", "a")
+        with pytest.raises(InvalidArgument, match="end of central directory"):
+            scope.structure.members(scope.spill(lying, source_tool="t").handle)
+        page = scope.structure.members(scope.spill(cut, source_tool="t").handle)
+        assert [m["name"] for m in page.items] == ["f0.txt"] and page.cursor is None
+        assert f"ends at byte {second}" in page.extra["note"]

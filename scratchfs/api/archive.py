@@ -147,24 +147,30 @@ def _zip_page(read: Callable[[int, int], bytes], size: int, handle: str, cursor:
         raise InvalidArgument(f"cursor points at byte {at}, outside the central directory: start the read again "
                               "without a cursor")
     page = ItemPage("members", index + 1)
-    items = ((place, item, False) for place, item in _central(read, at, end, index, shift, handle))
+    stopped: list[int] = []  # (where a central header that is not one ended the directory, if one did)
+    items = ((place, item, False) for place, item in _central(read, at, end, index, shift, handle, stopped))
     fill_items(page, items, 0, budget, 1 << 30, lambda place, _: encode_cursor(place, key))
+    if page.cursor is None and stopped:
+        page.extra["note"] = (f"the listing ends at byte {stopped[0]}, before the central directory's end "
+                              f"({end}): a header there is not one")
     if any("compressed" in item for item in page.items):
+        said = page.extra.get("note")
         page.extra["note"] = ("a member with `compressed` holds compressed (or encrypted) bytes: extract it with an "
-                              "unzip tool; no read here decompresses it")
+                              "unzip tool; no read here decompresses it") + (f"; {said}" if said else "")
     return page
 
 
-def _central(read: Callable[[int, int], bytes], at: int, end: int, index: int, shift: int, handle: str
-             ) -> Iterator[tuple[tuple[int, int], dict[str, Any]]]:
+def _central(read: Callable[[int, int], bytes], at: int, end: int, index: int, shift: int, handle: str,
+             stopped: list[int]) -> Iterator[tuple[tuple[int, int], dict[str, Any]]]:
     """``((index, offset of its central header), item)`` for each member from the central header at ``at`` on, to
-    the directory's ``end`` or the first header that is not one."""
+    the directory's ``end`` or the first header that is not one (its offset then appended to ``stopped``)."""
     block, block_at = b"", at
     while at < end:
         if at + _CENTRAL.size > block_at + len(block):
             block, block_at = read(at, min(_CENTRAL_READ, end - at)), at
         head = block[at - block_at : at - block_at + _CENTRAL.size]
         if len(head) < _CENTRAL.size or not head.startswith(b"PK\x01\x02"):
+            stopped.append(at)
             return
         fields = _CENTRAL.unpack(head)
         flags, method, packed, unpacked, name_len, extra_len, comment_len, local = (
@@ -174,6 +180,7 @@ def _central(read: Callable[[int, int], bytes], at: int, end: int, index: int, s
             block, block_at = read(at, max(whole, min(_CENTRAL_READ, end - at))), at
         body = block[at - block_at + _CENTRAL.size : at - block_at + whole]
         if len(body) < whole - _CENTRAL.size:
+            stopped.append(at)
             return
         name = body[:name_len].decode("utf-8" if flags & 0x800 else "cp437", "replace")
         packed, unpacked, local = _zip64_sizes(body[name_len : name_len + extra_len], packed, unpacked, local)
