@@ -52,7 +52,14 @@ the 512 KiB slice is 395 KiB); and a count of 1 is worded singular (``tests/test
 on 2026-12-04 (a stub counts the lines its line reads hold only for a preview that fits with the average line's
 counts, so a try that does not fit is measured with those: 13 stubs of 12 records -- ``latin1.txt``, ``grep.txt``,
 ``data.csv``, ``iso.log``, ``blank.txt``, ``cjk.txt``, ``array.json`` slices and ``browser-rust-book.html@777+16384``
--- end their previews 1 to 2 characters earlier, one 2 later, their notes naming the new next line; shapes unchanged).
+-- end their previews 1 to 2 characters earlier, one 2 later, their notes naming the new next line; shapes
+unchanged); then,
+branch members (a magic number is a format only when the header after it agrees: ``png.bin``, the PNG signature and
+random bytes with no IHDR chunk, is ``binary, ...; starts with ...`` without ``PNG image``: its 4 slices, their shapes
+and the stubs that carry them, 4 records); and text whose bytes not UTF-8 are a single-byte encoding's (no valid
+UTF-8 character but ASCII) names the read argument that shows them: the ``latin1.txt`` slices' shapes end ``...
+bytes not UTF-8 (shown as U+FFFD), encoding="latin-1" reads them as Latin-1``, their stubs' previews a little
+shorter to fit, 7 records and the spill through the store).
 """
 
 from __future__ import annotations

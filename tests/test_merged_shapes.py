@@ -88,7 +88,8 @@ def test_shapes_of_tables_and_json_count_bytes_not_utf8(scope, data, kind):
     stub = scope.spill(data, source_tool="cat")
     invalid = data.decode("utf-8", "replace").count("\ufffd")
     assert stub.content_type == kind
-    assert stub.shape.endswith(f"; {invalid:,} bytes not UTF-8 (shown as U+FFFD)"), stub.shape
+    assert stub.shape.endswith(f"; {invalid:,} bytes not UTF-8 (shown as U+FFFD)"
+                               ', encoding="latin-1" reads them as Latin-1'), stub.shape  # (branch members)
     tools = ScratchTools(scope)  # and the reads the note names do show them as U+FFFD
     read = {"csv": {"row": 1, "rows": 2}, "json": {"jq": "keys"}, "jsonl": {"record": 1, "records": 2},
             "text": {"row": 1, "rows": 2}}[kind]
@@ -110,7 +111,8 @@ def test_a_shape_cut_by_the_cap_keeps_its_count_of_bytes_not_utf8():
     header = ";".join(f"column_{i}_Ä" for i in range(200))
     data = (header + "\n" + ";".join("x" * 200) + "\n").encode("latin-1")
     shape = shape_of(data)
-    assert len(shape) <= MAX_SHAPE_CHARS and shape.endswith("bytes not UTF-8 (shown as U+FFFD)"), shape
+    assert len(shape) <= MAX_SHAPE_CHARS and shape.endswith(
+        'bytes not UTF-8 (shown as U+FFFD), encoding="latin-1" reads them as Latin-1'), shape
 
 
 def _line_reads(note: str) -> list[tuple[int, int]]:

@@ -49,12 +49,14 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from scratchfs.api.archive import MEMBERS_VIEW
 from scratchfs.api.counting import count_matches
+from scratchfs.api.encodings import check_encoding, search_form
 from scratchfs.api.fixed import Squeeze, small
 from scratchfs.api.listing import listing_reply
 from scratchfs.api.results import LineSlice, Matches, Slice, render_call
 from scratchfs.api.scope import Scope
-from scratchfs.api.search_reply import count_reply, matches_reply, window_hits, window_json
+from scratchfs.api.search_reply import as_given, count_reply, matches_reply, window_hits, window_json
 from scratchfs.api.structured import StructureReads
 from scratchfs.api.stub import shown_preview
 from scratchfs.api.tools import TOOL_SPECS, check_arguments, check_read_modes
@@ -81,12 +83,13 @@ def range_reply(sl: Slice, budget: int, before: bytes = b"") -> dict[str, Any]:
     or, when its bytes are text (:func:`~scratchfs.api.views.reads_as_text`, decided over the whole slice read),
     text as a text content's range shows it, ``"encoding": "text"`` saying so."""
     name = "key" if sl.kind == "scratch" else "handle"
-    binary = sl.binary and not reads_as_text(sl.data, sl.offset, sl.size, before)  # (a tar member of text: text)
-    said = {"encoding": "text"} if sl.binary and not binary else {}
+    single = sl.encoding is not None  # (latin-1, cp1252: a byte a character, api.encodings)
+    binary = sl.binary and not single and not reads_as_text(sl.data, sl.offset, sl.size, before)  # (a tar member
+    said = {"encoding": "text"} if sl.binary and not binary and not single else {}  # of text: text)
 
     def build(k: int) -> dict[str, Any]:
-        part = sl.prefix(max(k, _first_character(sl.data) if not binary else 1))
-        shown = piece(part.data, part.offset, part.size, binary, before=before)
+        part = sl.prefix(max(k, _first_character(sl.data) if not binary and not single else 1))
+        shown = piece(part.data, part.offset, part.size, binary, sl.encoding, before=before)
         at = shown.offset - part.offset
         part = replace(part, offset=shown.offset, data=part.data[at : at + shown.length])
         part = part.prefix(shown.length)
@@ -107,12 +110,13 @@ def lines_reply(ls: LineSlice, budget: int) -> dict[str, Any]:
     """A line read as the contract's JSON object, fitted into ``budget`` bytes (cut inside a line when it must; the
     cursor then resumes there). Lines of binary content are a hex dump, or text when they are
     (:func:`~scratchfs.api.views.reads_as_text`), ``"encoding": "text"`` saying so, as :func:`range_reply` has it."""
-    binary = ls.binary and not reads_as_text(ls.data, ls.offset, ls.size)
-    said = {"encoding": "text"} if ls.binary and not binary else {}
+    single = ls.encoding is not None
+    binary = ls.binary and not single and not reads_as_text(ls.data, ls.offset, ls.size)
+    said = {"encoding": "text"} if ls.binary and not binary and not single else {}
 
     def build(k: int) -> dict[str, Any]:
-        part = ls.prefix(max(k, _first_character(ls.data) if not binary else 1))
-        shown = piece(part.data, part.offset, part.size, binary)
+        part = ls.prefix(max(k, _first_character(ls.data) if not binary and not single else 1))
+        shown = piece(part.data, part.offset, part.size, binary, ls.encoding)
         if shown.length < len(part.data):  # a character cut at the end: left for the next read
             part = part.prefix(shown.length)
         return {"handle": ls.handle, **shown.fields(), "size": ls.size, "next_offset": part.next_offset,
@@ -231,7 +235,7 @@ def _structure_read(reads: StructureReads, handle: str, offset: int, given: dict
     """The reader (of ``reads``) for the structure arguments ``given``: a function of the page's budget.
     Raises InvalidArgument for arguments that do not make one read (a byte ``offset`` is ``view``'s alone)."""
     cursor = given.get("cursor")
-    if offset and "view" not in given:  # 0 is the default: only a view="text" read starts at a byte offset
+    if offset and given.get("view") != "text":  # 0 is the default: only a view="text" read starts at a byte offset
         mode = ", ".join(sorted(given.keys() - {"cursor"})) or "cursor"
         raise InvalidArgument(f"offset cannot be combined with {mode}: a structure read starts where its own "
                               "arguments say (row=, record=, or the cursor its next_call gives); offset= is for "
@@ -242,7 +246,12 @@ def _structure_read(reads: StructureReads, handle: str, offset: int, given: dict
     if "select" in given:
         _only(given, {"select", "cursor"})
         return lambda b: reads.select(handle, given["select"], cursor=cursor, budget=b)
+    if given.get("view") == MEMBERS_VIEW:  # an archive's members, page by page
+        _only(given, {"view", "cursor"})
+        return lambda b: reads.members(handle, cursor=cursor, budget=b)
     if "view" in given:
+        if given["view"] != "text":
+            raise InvalidArgument(f'view must be "text" or "members", not {str(given["view"])[:40]!r}')
         _only(given, {"view", "raw_offset", "cursor"})
         if cursor is not None and (offset or "raw_offset" in given):  # (the cursor goes on where it says)
             raise InvalidArgument(f"{'offset' if offset else 'raw_offset'}= starts a text view read and cannot be "
@@ -294,7 +303,8 @@ def _refuse_mixed(counting: bool, given: dict[str, Any], asked: dict[str, Any], 
                          searching=searching, ignore_case=ignore_case, context=asked["context"],
                          max_matches=asked["max_matches"], before=asked["before"])
         return
-    if given.keys() == {"view"} and (asked["match"] or asked["pattern"]) and asked["length"] is None \
+    if given.keys() == {"view"} and given["view"] != MEMBERS_VIEW and (asked["match"] or asked["pattern"]) \
+            and asked["length"] is None \
             and asked["line"] is None and asked["lines"] is None:
         return  # a search of the text view
     mixed = [name for name, value in asked.items() if value is not None] + (["ignore_case"] if ignore_case else [])
@@ -359,21 +369,22 @@ class ScratchTools:
     def read_handle(self, handle: str, offset: int = 0, length: int | None = None, line: int | None = None,
                     lines: int | None = None, match: str | None = None, pattern: str | None = None,
                     ignore_case: bool = False, context: int | str | None = None, max_matches: int | None = None,
-                    budget: int | None = None, before: int | None = None, **structure: Any) -> dict[str, Any]:
+                    budget: int | None = None, before: int | None = None, encoding: str | None = None,
+                    **structure: Any) -> dict[str, Any]:
         """``read_handle`` by range, by lines, by match / pattern (``before``: the last matches before that byte,
         :mod:`scratchfs.api.last_search`; see :meth:`Scope.read_handle`, whose checks
         apply: mixing the options of two modes is an invalid argument), or by structure (``jq``, ``record``,
         ``records``, ``row``, ``rows``, ``columns``, ``view``, ``select``, ``cursor``: :func:`structure_reply`); a
         search with ``view="text"`` searches the text view (:meth:`~scratchfs.api.scope.Scope.search`);
-        see the module docstring for the result."""
+        see the module docstring for the result; ``encoding``: :mod:`scratchfs.api.encodings` (no structure read)."""
         return self._read_handle(False, handle, offset, length, line, lines, match, pattern, ignore_case, context,
-                                 max_matches, budget, before, **structure)
+                                 max_matches, budget, before, encoding, **structure)
 
     def _read_handle(self, checked: bool, handle: str, offset: int = 0, length: int | None = None,
                      line: int | None = None, lines: int | None = None, match: str | None = None,
                      pattern: str | None = None, ignore_case: bool = False, context: int | str | None = None,
                      max_matches: int | None = None, budget: int | None = None, before: int | None = None,
-                     **structure: Any) -> dict[str, Any]:
+                     encoding: str | None = None, **structure: Any) -> dict[str, Any]:
         """:meth:`read_handle`; ``checked``: its texts were checked as UTF-8 already (by :meth:`call`). The options
         of two modes mixed are refused before the scope is asked for (a face's store may be out of reach)."""
         counting = structure.pop("count", None)
@@ -384,11 +395,14 @@ class ScratchTools:
         asked = {"length": length, "line": line, "lines": lines, "match": match, "pattern": pattern,
                  "context": context, "max_matches": max_matches, "before": before}
         _refuse_mixed(counting, given, asked, offset, ignore_case)
+        if (single := check_encoding(encoding)) is not None and given:
+            raise InvalidArgument("encoding applies to byte, line and search reads, not to a structure read")
+        sought = (match, pattern) if single is None else search_form(match, pattern, ignore_case, single)
         scope = self.scope
         budget, echo = self._budgeted(scope, budget)
         if counting:
-            return count_reply(count_matches(scope, handle, match, pattern, offset, ignore_case=ignore_case,
-                                             budget=echo), budget)
+            counted = count_matches(scope, handle, *sought, offset, ignore_case=ignore_case, budget=echo)
+            return count_reply(replace(counted, match=match, pattern=pattern, encoding=single), budget)
         if given:
             if given.keys() == {"view"} and (match or pattern):  # (_refuse_mixed let only a text view's search by)
                 result = scope.search(handle, match, pattern, offset, ignore_case=ignore_case, context=context,
@@ -402,14 +416,15 @@ class ScratchTools:
         if ranged:  # one read that also takes the bytes just before the range
             requested = min(check_int(DEFAULT_READ_BYTES if length is None else length, "length", 1),
                             MAX_READ_BYTES)
-            return self._range(lambda at, n: scope.read_range(handle, at, n), offset, requested, budget, echo)
-        result = scope.read_handle(handle, offset, length, match=match, pattern=pattern, ignore_case=ignore_case,
-                                   context=context, max_matches=max_matches, line=line, lines=lines, cap=cap,
-                                   before=before)
-        result = replace(result, budget=echo)  # its next_call repeats the caller's budget
+            return self._range(lambda at, n: replace(scope.read_range(handle, at, n), encoding=single), offset,
+                               requested, budget, echo)
+        result = scope.read_handle(handle, offset, length, match=sought[0], pattern=sought[1],
+                                   ignore_case=ignore_case, context=context, max_matches=max_matches, line=line,
+                                   lines=lines, cap=cap, before=before)
+        result = replace(result, budget=echo, encoding=single)  # its next_call repeats the budget and encoding
         if isinstance(result, Matches):
-            return matches_reply(result, budget)
-        lead = min(3, result.offset) if line is None and not result.binary else 0  # lines from a byte offset:
+            return matches_reply(as_given(result, match, pattern), budget)
+        lead = 0 if line is not None or result.binary or single else min(3, result.offset)  # lines from a byte offset:
         if lead and result.data[:1] and result.data[0] & 0xC0 == 0x80:  # a continuation byte: it may fall inside a
             # character (the bytes before tell); then they start at the next one, as a range read does
             skip = lead_inside_character(result.data, scope.read_range(handle, result.offset - lead, lead).data)

@@ -76,8 +76,9 @@ def empty_match_note(pattern: str | None, ignore_case: bool) -> str | None:
 class MatchCount:
     """A count of a search's matches from byte ``offset``: ``matches``, and ``lines`` (the lines their starts are
     in), over ``[offset, next_offset)`` -- to the end when ``next_offset`` is ``None``, else as far as the time
-    bound (``seconds``) let it go; ``size`` is the content's, in bytes; ``budget`` the caller's, repeated by
-    ``next_call``."""
+    bound (``seconds``) let it go; ``size`` is the content's, in bytes; ``budget`` the caller's and ``encoding``
+    (``"latin-1"``, ``"cp1252"``: what ``match``/``pattern`` are written in, :mod:`scratchfs.api.encodings`)
+    repeated by ``next_call``."""
 
     handle: str
     match: str | None
@@ -90,6 +91,7 @@ class MatchCount:
     next_offset: int | None
     seconds: float
     budget: int | None = None
+    encoding: str | None = None
 
     @property
     def next_call(self) -> str | None:
@@ -98,7 +100,7 @@ class MatchCount:
             return None
         return render_call("read_handle", handle=self.handle, match=self.match, pattern=self.pattern,
                            ignore_case=True if self.ignore_case else None, offset=self.next_offset, count=True,
-                           budget=self.budget)
+                           budget=self.budget, encoding=self.encoding)
 
 
 def count_matches(scope: Scope, handle: str, match: str | None, pattern: str | None, offset: int = 0, *,

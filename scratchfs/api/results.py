@@ -15,6 +15,7 @@ import hashlib
 import json
 from dataclasses import dataclass, replace
 
+from scratchfs.api.encodings import decode_single
 from scratchfs.engine.protocols import Entry
 from scratchfs.engine.search import Window
 from scratchfs.foundation import cursors
@@ -90,6 +91,8 @@ class Slice:
         budget: the reply budget the caller gave (bytes; the next call repeats it), or ``None``.
         version: a scratchpad value's version (8 characters; the next call repeats it, so that a value written again
             between two pages is refused rather than joined), or ``None`` for a spilled result (never rewritten).
+        encoding: ``"latin-1"`` or ``"cp1252"``: the read shows each byte as one character of it (the next call
+            repeats it, :mod:`scratchfs.api.encodings`), else ``None`` (UTF-8).
     """
 
     handle: str
@@ -102,6 +105,7 @@ class Slice:
     binary: bool = False
     budget: int | None = None
     version: str | None = None
+    encoding: str | None = None
 
     def prefix(self, length: int) -> Slice:
         """This slice cut to its first ``length`` bytes, its cursor moved to match."""
@@ -121,7 +125,7 @@ class Slice:
         if self.next_offset is None:
             return None
         return _reader_call(self.kind, self.handle, offset=self.next_offset, length=self.requested,
-                            budget=self.budget, version=self.version)
+                            budget=self.budget, version=self.version, encoding=self.encoding)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +150,7 @@ class LineSlice:
         budget: the reply budget the caller gave (bytes; the next call repeats it), or ``None``.
         asked: the ``line`` the call gave when it was negative (from the end: ``first_line`` is the line it named,
             or 1 when it named one before the first), else ``None``.
+        encoding: as :class:`Slice`'s.
     """
 
     handle: str
@@ -162,6 +167,7 @@ class LineSlice:
     binary: bool = False
     budget: int | None = None
     asked: int | None = None
+    encoding: str | None = None
 
     @property
     def note(self) -> str | None:
@@ -193,10 +199,11 @@ class LineSlice:
         same budget), or ``None``."""
         if self.cut and self.next_offset is not None:
             return _reader_call("handle", self.handle, offset=self.next_offset, lines=self.requested,
-                                budget=self.budget)
+                                budget=self.budget, encoding=self.encoding)
         if self.next_line is None:
             return None
-        return _reader_call("handle", self.handle, line=self.next_line, lines=self.requested, budget=self.budget)
+        return _reader_call("handle", self.handle, line=self.next_line, lines=self.requested, budget=self.budget,
+                            encoding=self.encoding)
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,6 +233,8 @@ class Matches:
         rendered: the windows are terminal output's stored bytes, shown as its text view renders them (``view="text"``
             on terminal output: :func:`~scratchfs.api.view_search.view_search`): a window's ``data`` is its bytes
             rendered, its offsets and lengths the stored bytes'.
+        encoding: ``"latin-1"`` or ``"cp1252"``: ``match`` is that encoding's bytes and windows show a byte a
+            character (:mod:`scratchfs.api.encodings`), else ``None``.
     """
 
     handle: str
@@ -244,6 +253,7 @@ class Matches:
     origin: int = 0
     note: str | None = None
     rendered: bool = False
+    encoding: str | None = None
 
     @property
     def more(self) -> bool:
@@ -269,16 +279,21 @@ class Matches:
         ``context``, ``max_matches``, ``budget``), or ``None`` when no match is left."""
         if self.next_offset is None:
             return None
-        what: dict[str, object]
-        if self.pattern is not None:
-            what = {"pattern": self.pattern}
-        else:
-            what = {"match": (self.match or b"").decode("utf-8", "replace")}
+        what: dict[str, object] = {"pattern": self.pattern} if self.pattern is not None else {
+            "match": self.needle_text}
         where = {"offset": self.next_offset} if self.before is None else {
             "offset": self.origin or None, "before": self.next_offset}
         return _reader_call("handle", self.handle, **what, view=self.view,
                             ignore_case=True if self.ignore_case else None, **where,
-                            context=self.context, max_matches=self.max_matches, budget=self.budget)
+                            context=self.context, max_matches=self.max_matches, budget=self.budget,
+                            encoding=self.encoding)
+
+    @property
+    def needle_text(self) -> str:
+        """``match`` as the text a call gives: its bytes decoded as UTF-8 (invalid ones as U+FFFD) or as
+        ``encoding``."""
+        needle = self.match or b""
+        return needle.decode("utf-8", "replace") if self.encoding is None else decode_single(needle, self.encoding)
 
 
 @dataclass(frozen=True, slots=True)

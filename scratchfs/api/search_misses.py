@@ -25,8 +25,8 @@ from scratchfs.foundation.text import invalid_utf8_bytes, plural, utf8_partial_t
 if TYPE_CHECKING:
     from scratchfs.api.scope import Scope
 
-__all__ = ["HINT_CALL_BYTES", "SNIFFED_UTF8_BYTES", "compressed_note", "single_byte_note", "stored_search",
-           "text_view_hint"]
+__all__ = ["HINT_CALL_BYTES", "NOT_UTF8_MISS", "SNIFFED_UTF8_BYTES", "compressed_note", "single_byte_note",
+           "stored_search", "text_view_hint"]
 
 SNIFFED_UTF8_BYTES = 64 * 1024
 """Bytes of a content's start read, on a miss of non-ASCII text whose stored shape does not count bytes not UTF-8
@@ -141,12 +141,16 @@ def compressed_note(handle: str, kind: str) -> str:
             "search that output")
 
 
+NOT_UTF8_MISS = "no match: the stored bytes are not UTF-8, and a search writes text as UTF-8 bytes"
+"""How a search's note starts when it missed non-ASCII text in content that is not UTF-8 (:func:`single_byte_note`)."""
+
+
 def single_byte_note(found: Matches, spelled: bool) -> str:
     """What a miss of non-ASCII text in content that is not UTF-8 says (see :func:`text_view_hint`): for a needle
     whose non-ASCII characters are each one byte in cp1252 or Latin-1, the pattern that seeks each as its UTF-8
     bytes or that byte (``caf(?:é|\\xe9)``, :func:`_either`), as a call when ``spelled`` and that pattern is at most
     :data:`HINT_CALL_BYTES` too; else its longest ASCII part, or, for a pattern, how to write a byte. Never raises."""
-    said = "no match: the stored bytes are not UTF-8, and a search writes text as UTF-8 bytes"
+    said = NOT_UTF8_MISS
     if found.pattern is not None:
         return (f"{said}: write a byte of another encoding as \\xHH in the pattern (\\xe9 is a Latin-1 or cp1252 "
                 "\"é\"; (?:é|\\xe9) seeks either)")

@@ -8,8 +8,10 @@ from dataclasses import replace
 from typing import Any
 
 from scratchfs.api.counting import MatchCount, empty_match_note
+from scratchfs.api.encodings import encode_needle
 from scratchfs.api.fixed import Squeeze
 from scratchfs.api.results import Matches
+from scratchfs.api.search_misses import NOT_UTF8_MISS
 from scratchfs.api.views import piece, reply_size
 from scratchfs.engine.search import Window
 from scratchfs.engine.structure.terminal import render_fragment
@@ -18,7 +20,8 @@ from scratchfs.foundation.limits import LINE_WINDOW_BYTES, MAX_REPLY_BYTES
 from scratchfs.foundation.text import plural
 
 
-def window_json(window: Window, size: int, binary: bool, rendered: bool = False) -> dict[str, Any]:
+def window_json(window: Window, size: int, binary: bool, rendered: bool = False, encoding: str | None = None
+                ) -> dict[str, Any]:
     """One search window: ``{line, offset, length, data}`` (plus ``replaced``/``encoding``), each fact once: ``line``
     is its first match's (1-based); a window of one match gives the match's start as ``match_offset`` when it is
     not ``offset`` (context before it) and its length as ``match_length`` when it does not end where the window
@@ -29,7 +32,8 @@ def window_json(window: Window, size: int, binary: bool, rendered: bool = False)
     inside a line; a line's bytes are shown whole at its ends, an invalid byte there included (as U+FFFD).
     ``rendered`` (terminal output searched in its text view): ``data`` is the bytes ``offset``/``length`` name as the
     view renders them (:func:`~scratchfs.engine.structure.terminal.render_fragment`: escapes drawn as nothing,
-    overstrikes and ``\r`` redraws applied), every offset and length still the stored bytes'."""
+    overstrikes and ``\r`` redraws applied), every offset and length still the stored bytes'. ``encoding``
+    (``"latin-1"``, ``"cp1252"``): each byte one character of it (:func:`~scratchfs.api.views.piece`)."""
     hits = window.matches
     match_end = max(h.offset + h.length for h in hits) if hits else window.match_offset
     keep_from, keep_to = window.match_offset, match_end
@@ -37,7 +41,8 @@ def window_json(window: Window, size: int, binary: bool, rendered: bool = False)
     if window.line_cut is not None:  # a line's ends are character boundaries: nothing there is left out
         keep_from = keep_from if before else window.offset
         keep_to = keep_to if after else window.offset + len(window.data)
-    shown = piece(window.data, window.offset, size, binary, before=None, keep_from=keep_from, keep_to=keep_to)
+    shown = piece(window.data, window.offset, size, binary, encoding, before=None, keep_from=keep_from,
+                  keep_to=keep_to)
     out: dict[str, Any] = {"line": window.line, **shown.fields()}
     if window.line_cut is not None and (before or after):
         out["cut"] = "both" if before and after else "before" if before else "after"
@@ -190,13 +195,14 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
     if found.pattern is not None:
         what: dict[str, Any] = {"pattern": found.pattern, "ignore_case": found.ignore_case}
     else:
-        what = {"match": (found.match or b"").decode("utf-8", "replace")}
+        what = {"match": found.needle_text}
         if found.ignore_case:
             what["ignore_case"] = True
     what.update({"view": found.view} if found.view else {})
+    what.update({"encoding": found.encoding} if found.encoding else {})
     reply = {"handle": found.handle, **what, "size": found.size, "next_offset": shown.next_offset,
              "more": shown.more, "remaining": shown.remaining, "next_call": shown.next_call,
-             "windows": [window_json(w, found.size, found.binary, found.rendered) for w in windows]}
+             "windows": [window_json(w, found.size, found.binary, found.rendered, found.encoding) for w in windows]}
     if found.before is not None:  # from the end: where the next call ends, not starts
         reply = {("next_before" if k == "next_offset" else k): v for k, v in reply.items()}
     count = shown.match_count
@@ -232,6 +238,19 @@ def _drawn(window: Window, found: list[Window]) -> Window:
         window, offset=lo, data=window.data[lo - window.offset : hi - window.offset])
 
 
+def as_given(found: Matches, match: str | bytes | None, pattern: str | None) -> Matches:
+    """A search of text in a single-byte encoding (``found.encoding``: its ``match`` and ``pattern`` sought as
+    :func:`~scratchfs.api.encodings.search_form` writes them over the stored bytes) as the call gave it: ``match``
+    that encoding's bytes, ``pattern`` the call's, which its next_call repeats; and no note that the stored bytes
+    are not UTF-8 (:func:`~scratchfs.api.search_misses.single_byte_note`): they were sought as they are. A search
+    without an encoding is returned as it is."""
+    if found.encoding is None:
+        return found
+    note = None if found.note is not None and found.note.startswith(NOT_UTF8_MISS) else found.note
+    return replace(found, match=None if match is None else encode_needle(match, found.encoding), pattern=pattern,
+                   note=note)
+
+
 def count_reply(counted: MatchCount, budget: int) -> dict[str, Any]:
     """A count (``count=true``) as the contract's JSON object: ``{handle, match (or pattern, ignore_case), offset,
     size, matches, lines, next_offset, remaining, next_call}``, and a ``note`` when the time bound stopped it
@@ -240,6 +259,8 @@ def count_reply(counted: MatchCount, budget: int) -> dict[str, Any]:
     what: dict[str, Any] = {"pattern": counted.pattern} if counted.pattern is not None else {"match": counted.match}
     if counted.ignore_case or counted.pattern is not None:
         what["ignore_case"] = counted.ignore_case
+    if counted.encoding:
+        what["encoding"] = counted.encoding
     end = counted.size if counted.next_offset is None else counted.next_offset
     reply: dict[str, Any] = {"handle": counted.handle, **what, "offset": counted.offset, "size": counted.size,
                              "matches": counted.matches, "lines": counted.lines, "next_offset": counted.next_offset,
@@ -253,4 +274,4 @@ def count_reply(counted: MatchCount, budget: int) -> dict[str, Any]:
     return Squeeze(reply, budget, {"match": ("match",), "pattern": ("pattern",)})(reply)
 
 
-__all__ = ["count_reply", "matches_reply", "window_hits", "window_json"]
+__all__ = ["as_given", "count_reply", "matches_reply", "window_hits", "window_json"]

@@ -196,15 +196,16 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     if text is None:  # (the probe's text is the sample's when the probe was all of it)
         text = _utf8(sample, complete) or sample.decode("utf-8", "replace")
     odd = texts.invalid_utf8_bytes(sample if complete else sample[:-3]) if "\ufffd" in text else 0  # (not UTF-8)
+    read_as = _read_as(text, sample) if odd else ""
     found = _structured(sample, text, complete, size, lines, scope, source)
     if found is not None:  # (a table's, JSON's, a page's: its bytes that are not UTF-8 counted after it)
         return found if not odd else _not_utf8(found, odd, "" if complete else f" in the first {kib(len(sample))}",
-                                               sample)
+                                               sample, read_as)
     bom = 3 if sample.startswith(b"\xef\xbb\xbf") else 0  # (a byte order mark is no part of the first line)
     head = b"\n" + sample[bom : bom + 4096]  # the first lines tell a log or grep output
     terminal = terminal_controls(sample, complete) if b"\x1b" in sample or b"\r" in sample or b"\b" in sample else ""
     if terminal:
-        return _plain(sample, size, lines, scope, True, (head, 0), terminal, odd)
+        return _plain(sample, size, lines, scope, True, (head, 0), terminal, odd, read_as)
     logs = len(_LOG_LINE_RE.findall(head))
     head_rows = _head_rows(head) if logs else 0  # (0 until needed: no log line is never half of 1 row or more)
     is_log = logs > 0 and logs >= 0.5 * head_rows  # most start with a timestamp or a log level
@@ -214,8 +215,8 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     if found is not None or aligned is not None:
         found = found or Shape("text", aligned)
         return found if not odd else _not_utf8(found, odd, "" if complete else f" in the first {kib(len(sample))}",
-                                               sample)
-    return _plain(sample, size, lines, scope, is_log, (head, head_rows), odd=odd)
+                                               sample, read_as)
+    return _plain(sample, size, lines, scope, is_log, (head, head_rows), odd=odd, read_as=read_as)
 
 
 def _structured(sample: bytes, text: str, complete: bool, size: int, lines: int, scope: str,
@@ -240,14 +241,28 @@ def _structured(sample: bytes, text: str, complete: bool, size: int, lines: int,
     return None
 
 
-def _not_utf8(found: Shape, odd: int, scope: str, sample: bytes) -> Shape:
+_UTF8_CHARACTER = re.compile("[^\x00-\x7f\ufffd]")  # a character of valid UTF-8 that is not ASCII
+
+
+def _read_as(text: str, sample: bytes) -> str:
+    """What a shape says after its count of bytes not UTF-8 when the text holds no valid UTF-8 character that is
+    not ASCII (its letters are a single-byte encoding's, each shown as U+FFFD): the ``encoding`` argument that reads
+    them as such -- ``cp1252`` when a byte 0x80-0x9F is among them (its quotes, dashes and euro sign), else
+    ``latin-1`` (:mod:`scratchfs.api.encodings`) --; ``""`` for text with UTF-8 characters (a cut or stray byte)."""
+    if _UTF8_CHARACTER.search(text):
+        return ""
+    name = "cp1252" if re.search(rb"[\x80-\x9f]", sample) else "latin-1"
+    return f', encoding="{name}" reads them as {"cp1252" if name == "cp1252" else "Latin-1"}'
+
+
+def _not_utf8(found: Shape, odd: int, scope: str, sample: bytes, read_as: str = "") -> Shape:
     """``found`` with its count of ``odd`` bytes that are not UTF-8 after it (``"; 3 bytes not UTF-8 (shown as
     U+FFFD)"``, and ``scope``), its text clipped to leave room for it. An HTML page that a browser decodes otherwise
     (:func:`~scratchfs.engine.structure.html_codec.page_codec`: windows-1252, a declared charset) says so: its
     text view decodes it that way (the other reads show those bytes as U+FFFD)."""
     codec = page_codec(sample)[0] if found.content_type == "html" else "utf-8"
     said = f"; {plural(odd, 'byte')}{NOT_UTF8}{scope}" + (
-        "" if codec == "utf-8" else f', which view="text" decodes as {codec}, as a browser does')
+        read_as if codec == "utf-8" else f', which view="text" decodes as {codec}, as a browser does')
     return Shape(found.content_type, clip(found.text, MAX_SHAPE_CHARS - len(said)) + said)
 
 
@@ -469,10 +484,11 @@ def _head_rows(head: bytes) -> int:
 
 
 def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known: tuple[bytes, int],
-           terminal: str = "", odd: int = 0) -> Shape:
+           terminal: str = "", odd: int = 0, read_as: str = "") -> Shape:
     """A text or log's shape; ``known`` is ``(b"\n" + sample[:4096], its _head_rows or 0 if not counted)``;
     ``terminal``: what makes it terminal output (:func:`terminal_controls`), or ``""``; ``odd``: bytes of the
-    sample that are no UTF-8 character (a legacy encoding's letters: every read shows each as U+FFFD)."""
+    sample that are no UTF-8 character (a legacy encoding's letters: every read shows each as U+FFFD), ``read_as``
+    what names the encoding that reads them (:func:`_read_as`)."""
     cut = len(sample) - sample.rfind(b"\n") - 1 if len(sample) < size else 0  # a line running past the sample
     if cut and cut < len(sample):
         sample = sample[: len(sample) - cut]  # whole lines only
@@ -491,7 +507,7 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
         files = grep_files(head, grep[1], sample)
         extra = f", grep-style path:line: output ({plural(files, 'file')} in {'the sample' if scope else 'all'})"
     name = TERMINAL_SHAPE if terminal else kind
-    odd_bytes = f", {plural(odd, 'byte')}{NOT_UTF8}" if odd else ""
+    odd_bytes = f", {plural(odd, 'byte')}{NOT_UTF8}{read_as}" if odd else ""
     lone_cr = 0 if terminal or b"\r" not in sample else lone_cr_line_ends(sample)
     cr_ends = f", {plural(lone_cr, 'line')}{CR_LINE_ENDS}, which line reads do not count (they count \\n)" \
         if lone_cr else ""

@@ -22,13 +22,14 @@ from __future__ import annotations
 import io
 import struct
 import zlib
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 import imagesize
 
 from scratchfs.api.shape_words import kib, plural, short_name
 
-__all__ = ["BINARY_MAGIC", "COMPRESSED", "FORMATS", "STARTS", "TAR_MAGIC_AT", "TarMember", "binary_kind",
+__all__ = ["BINARY_MAGIC", "COMPRESSED", "FORMATS", "STARTS", "TAR_MAGIC_AT", "TarMember", "TarWalk", "binary_kind",
            "binary_shape", "compressed_format", "tar_listing", "tar_members", "zip_members"]
 
 BINARY_MAGIC = ((b"\x89PNG", "PNG image"), (b"\x1f\x8b", "gzip"), (b"PK\x03\x04", "zip"), (b"%PDF", "PDF"),
@@ -54,18 +55,59 @@ starts no format, told by one ``startswith``."""
 
 
 def binary_kind(sample: bytes) -> str | None:
-    """The format ``sample`` (a content's first bytes) starts (one of :data:`FORMATS`), or ``None``: a tar is told by
+    """The format ``sample`` (a content's first bytes) starts (one of :data:`FORMATS`), or ``None``: its magic number
+    and the header fields after it (:data:`_HEADER_AGREES`: a WebP's size field and first chunk, PNG's IHDR, gzip's
+    method...) -- or a header that does not agree is no format, and a tar is told by
     ``ustar`` at byte 257 *and* a first header whose checksum holds (a JSON document or a log with ``ustar`` there
     was told a tar, so binary: its jq and search refused). Never raises."""
     if sample.startswith(STARTS):
         if sample.startswith(b"RIFF") and sample[8:12] == b"WEBP":
-            return "WebP image"
+            return "WebP image" if _HEADER_AGREES["WebP image"](sample) else None
         found = next((name for magic, name in BINARY_MAGIC if sample.startswith(magic)), None)
         if found is not None:
-            return found
+            agrees = _HEADER_AGREES.get(found)
+            return found if agrees is None or agrees(sample) else None
     if sample[TAR_MAGIC_AT : TAR_MAGIC_AT + 5] != b"ustar" or len(sample) < _BLOCK:
         return None
     return "tar" if _tar_checksum_ok(sample[:_BLOCK]) else None  # (text with "custard" at byte 256 is no tar)
+
+
+def _webp(sample: bytes) -> bool:
+    """RFC 9649 section 2.5: the RIFF size (bytes from offset 8) holds ``WEBP`` and a chunk header at least, is even
+    (chunks are padded to even sizes) and at most 2**32 - 10; the first chunk is ``VP8 ``, ``VP8L`` or ``VP8X``."""
+    size = int.from_bytes(sample[4:8], "little")
+    return 12 <= size <= 2**32 - 10 and not size % 2 and sample[12:16] in (b"VP8 ", b"VP8L", b"VP8X")
+
+
+def _xz(sample: bytes) -> bool:
+    """xz file format 1.2.1 section 2.1.1.2-3: the stream flags (a zero byte, a check type 0-15) and their CRC32."""
+    return (len(sample) >= 12 and sample[6] == 0 and sample[7] < 16
+            and zlib.crc32(sample[6:8]) == int.from_bytes(sample[8:12], "little"))
+
+
+_ZIP_METHODS = frozenset({*range(21), 93, 94, 95, 96, 97, 98, 99})  # APPNOTE.TXT 4.4.5 (and 99: AE-x encryption)
+_HEADER_AGREES = {
+    "WebP image": _webp,
+    # PNG 3rd edition 5.2-5.3: the whole 8-byte signature, then IHDR (13 bytes), the first chunk
+    "PNG image": lambda s: s[:16] == b"\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR",
+    # RFC 1952 2.3.1: CM 8 (deflate), FLG's reserved bits 5-7 zero
+    "gzip": lambda s: len(s) >= 10 and s[2] == 8 and not s[3] & 0xE0,
+    # APPNOTE.TXT 4.3.7: a whole local header, version needed at most 6.3, a method the note lists
+    "zip": lambda s: len(s) >= 30 and s[4] <= 63 and int.from_bytes(s[8:10], "little") in _ZIP_METHODS,
+    # RFC 8878 3.1.1.1.1.4: the frame header descriptor's reserved bit (3) is zero
+    "zstd": lambda s: len(s) >= 6 and not s[4] & 0x08,
+    "xz": _xz,
+    "PDF": lambda s: s[4:5] == b"-" and s[5:6].isdigit(),  # ISO 32000 7.5.2: %PDF-1.7
+    "ELF": lambda s: len(s) >= 7 and s[4] in (1, 2) and s[5] in (1, 2) and s[6] == 1,  # class, data, version 1
+    "JPEG image": lambda s: len(s) >= 4 and 0xC0 <= s[3] <= 0xFE,  # ITU T.81 B.1.1.3: a marker follows SOI
+    "GIF image": lambda s: s[:6] in (b"GIF87a", b"GIF89a"),  # GIF89a section 17: signature and version
+    # sqlite.org/fileformat.html 1.3: a page size a power of two, 512 to 32768 (1: 65536); payload fractions 64/32/32
+    "SQLite database": lambda s: int.from_bytes(s[16:18], "big") in _SQLITE_PAGES and s[21:24] == b"\x40\x20\x20",
+}
+"""Whether the header fields after each format's magic number agree with it (the magic number alone told a WebP
+image whatever its size field said, a PNG image of ``\\x89PNG`` and text): a content whose header does not is no
+format (:func:`binary_kind`). bzip2's is in its magic (the first block's); UTF-16's byte order mark has none."""
+_SQLITE_PAGES = frozenset({1, *(2**n for n in range(9, 16))})
 
 
 class TarMember(NamedTuple):
@@ -80,60 +122,102 @@ class TarMember(NamedTuple):
 
 def tar_members(head: bytes, most: int = _MOST_MEMBERS) -> list[TarMember]:
     """The first members (at most ``most``) of the uncompressed tar whose first bytes are ``head``, read from their
-    512-byte headers (POSIX.1-2017 pax/ustar, GNU long names ``L``/``K``, pax ``x``/``g`` records) as the stdlib's
-    ``tarfile`` reads them, in time linear in ``len(head)``; those past ``head`` are not listed (a member whose data
-    runs past it is). A header that is not one -- its checksum wrong, a size not octal or negative, a pax record
-    cut or malformed (or past :data:`_MOST_PAX_RECORDS` in all), a long name or pax header not whole in ``head`` --
-    ends the list, and so does a sparse member (its data is not its bytes). Names are UTF-8 (an invalid byte as
-    U+FFFD). Never raises.
+    512-byte headers by :class:`TarWalk` (the same reader lists a whole tar page by page), in time linear in
+    ``len(head)``; those past ``head`` are not listed (a member whose data runs past it is). Never raises."""
+    found: list[TarMember] = []
+    for member, _ in TarWalk(lambda at, n: head[at : at + n], 0, len(head)):
+        if len(found) >= most:
+            break
+        found.append(member)
+    return found
+
+
+class TarWalk:
+    """The members of an uncompressed tar read through ``read(offset, length) -> bytes`` from the header at byte
+    ``start`` on: iterating yields ``(TarMember, offset of its first header)`` -- where a pax ``x`` header or a GNU
+    long name before it starts, so a listing resumed there reads it whole --, read from their 512-byte headers
+    (POSIX.1-2017 pax/ustar, GNU long names ``L``/``K``, pax ``x``/``g`` records) as the stdlib's ``tarfile`` reads
+    them, one read a header and one a meta header's records, skipping each member's data unread. A header that is
+    not one -- its checksum wrong, a size not octal or negative, a pax record cut or malformed (or past
+    :data:`_MOST_PAX_RECORDS` in all), a long name or pax header over ``meta_limit`` bytes or cut by the content's
+    end, meta headers over :data:`_MOST_META_BYTES` before one member -- ends the walk, and so does a sparse member
+    (its data is not its bytes); ``at`` is then the offset of the
+    header it stopped at and ``ended`` says why (``"end"``: the content or its zero blocks ended, ``"header"``: a
+    header that is not one, ``"sparse"``). Names are UTF-8 (an invalid byte as U+FFFD). Never raises (but what
+    ``read`` raises). Global pax records (``g``) apply to the members after them within one walk.
 
     Source: ``tarfile`` 3.11 read pax records with a backtracking regex (CVE-2024-6232: 64 KiB of ``4 x `` records
     took 1.6 s, 512 KiB did not end in 300 s), raised ``OverflowError`` for a base-256 size past 2**63 and listed
     negative sizes; this reader does neither."""
-    found: list[TarMember] = []
-    shared: dict[bytes, bytes] = {}  # pax ``g`` records: they apply to every member after them
-    pending: dict[bytes, bytes] = {}  # pax ``x`` records and GNU long names: they apply to the next member
-    at, pax_left = 0, _MOST_PAX_RECORDS
-    while len(found) < most and at + _BLOCK <= len(head):
-        header = head[at : at + _BLOCK]
-        size = _tar_number(header[124:136])
-        if header.count(0) == _BLOCK or size is None or not _tar_checksum_ok(header):
-            break
-        kind, data_at = header[156:157], at + _BLOCK
-        if kind in _TAR_META:
-            if data_at + size > len(head):
-                break
-            payload = head[data_at : data_at + size]
-            records = ({b"path": _nts(payload)} if kind == b"L" else {} if kind == b"K"
-                       else _pax_records(payload, pax_left))
-            if records is None:
-                break
-            pax_left -= payload.count(b"\n") if kind in b"xg" else 0
-            (shared if kind == b"g" else pending).update(records)
-            at = data_at + _blocks(size)
-            continue
-        fields = {**shared, **pending}
-        pending = {}
-        if kind == b"S" or any(key.startswith(b"GNU.sparse.") for key in fields):
-            break
-        size = _tar_number(fields[b"size"], octal=False) if b"size" in fields else size
-        if size is None:
-            break
-        name = fields.get(b"path") or _nts(header[:100])
-        prefix = _nts(header[345:500]) if header[257:263] == b"ustar\x00" else b""
-        if prefix and b"path" not in fields:
-            name = prefix + b"/" + name
-        text = name.decode("utf-8", "replace")
-        role = _TAR_KINDS.get(kind, "other")
-        if role == "file" and kind == b"\x00" and text.endswith("/"):
-            role = "dir"  # (an old V7 tar's directory)
-        skipped = role == "file" or kind not in _TAR_KNOWN
-        found.append(TarMember(text.rstrip("/") if role == "dir" else text, size if skipped else 0, data_at, role))
-        at = data_at + (_blocks(size) if skipped else 0)
-    return found
+
+    def __init__(self, read: Callable[[int, int], bytes], start: int = 0, meta_limit: int = 1 << 20) -> None:
+        self.read, self.at, self.meta_limit, self.ended = read, start, meta_limit, ""
+
+    def __iter__(self) -> Iterator[tuple[TarMember, int]]:
+        read = self.read
+        shared: dict[bytes, bytes] = {}  # pax ``g`` records: they apply to every member after them
+        pending: dict[bytes, bytes] = {}  # pax ``x`` records and GNU long names: they apply to the next member
+        pax_left, first = _MOST_PAX_RECORDS, self.at
+        while True:
+            at = self.at
+            if at - first > _MOST_META_BYTES:  # (meta headers with no member after them: a hostile tar's)
+                self.at, self.ended = first, "header"
+                return
+            header = read(at, _BLOCK)
+            size = _tar_number(header[124:136]) if len(header) == _BLOCK else None
+            if len(header) < _BLOCK or header.count(0) == _BLOCK:
+                self.at, self.ended = (first, "end")
+                return
+            if size is None or not _tar_checksum_ok(header):
+                self.at, self.ended = first, "header"
+                return
+            kind, data_at = header[156:157], at + _BLOCK
+            if kind in _TAR_META:
+                payload = read(data_at, size) if size <= self.meta_limit else b""
+                records = None if len(payload) < size else ({b"path": _nts(payload)} if kind == b"L" else {}
+                                                              if kind == b"K" else _pax_records(payload, pax_left))
+                if records is None:
+                    self.at, self.ended = first, "header"
+                    return
+                pax_left -= payload.count(b"\n") if kind in b"xg" else 0
+                (shared if kind == b"g" else pending).update(records)
+                self.at = data_at + _blocks(size)
+                continue
+            fields = {**shared, **pending}
+            pending = {}
+            if kind == b"S" or any(key.startswith(b"GNU.sparse.") for key in fields):
+                self.at, self.ended = first, "sparse"
+                return
+            size = _tar_number(fields[b"size"], octal=False) if b"size" in fields else size
+            if size is None:
+                self.at, self.ended = first, "header"
+                return
+            member, skipped = _tar_member(header, fields, kind, size, data_at)
+            self.at = data_at + (_blocks(size) if skipped else 0)
+            yield member, first
+            first = self.at
+
+
+def _tar_member(header: bytes, fields: dict[bytes, bytes], kind: bytes, size: int, data_at: int
+                ) -> tuple[TarMember, bool]:
+    """The member a (non-meta) header tells, with its pax records and long name ``fields``; and whether its data
+    follows the header (skipped to reach the next one)."""
+    name = fields.get(b"path") or _nts(header[:100])
+    prefix = _nts(header[345:500]) if header[257:263] == b"ustar\x00" else b""
+    if prefix and b"path" not in fields:
+        name = prefix + b"/" + name
+    text = name.decode("utf-8", "replace")
+    role = _TAR_KINDS.get(kind, "other")
+    if role == "file" and kind == b"\x00" and text.endswith("/"):
+        role = "dir"  # (an old V7 tar's directory)
+    skipped = role == "file" or kind not in _TAR_KNOWN
+    return TarMember(text.rstrip("/") if role == "dir" else text, size if skipped else 0, data_at, role), skipped
 
 
 _BLOCK = 512
+_MOST_META_BYTES = 4 << 20
+"""Bytes of meta headers (pax records, GNU long names) read before one member at most: a tar of empty ``K``
+headers would otherwise be walked to its end, a read a header, without listing anything."""
 _MOST_PAX_RECORDS = 4096
 """pax records read from one content's first bytes, all headers together (a real tar's member has a few: path,
 times, ids); more end the list. 100,000 records of ``5 a=\\n`` in a 512 KiB sample took 0.4 s, twice a spill."""

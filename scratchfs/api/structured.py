@@ -12,6 +12,7 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
+from scratchfs.api.archive import members_page
 from scratchfs.api.entries import reading
 from scratchfs.api.jq_inputs import refuse_inputs
 from scratchfs.api.misfit import explained_jq, holds, jq_misfit, refusal, text_misfit
@@ -298,6 +299,14 @@ class StructureReads:
             raise InvalidArgument(text_misfit(content_type, self.line_bytes, self.shape))
 
         return self._page(handle, read)
+
+    def members(self, handle: str, *, cursor: str | None = None, budget: int = 8192) -> ItemPage:
+        """A page of the members of a tar or zip (``view="members"``), each ``{name, offset, length, read}`` (its
+        data's byte offset and length, the range call that reads it; a compressed zip member's ``compressed`` and
+        ``size`` instead of ``read``), within ``budget`` bytes of JSON: :func:`~scratchfs.api.archive.members_page`.
+        Raises InvalidArgument (no tar or zip, a cursor not of this read), NotFound, CorruptBlob."""
+        return self._page(handle, lambda src, blob, _: members_page(src.read, src.size, handle, cursor, budget,
+                                                                   entry_identity(handle, blob)))
 
     def text_search(self, handle: str, view: str, matcher: Matcher, search: tuple[int, int, int, int],
                     sink_class: type[Sink] = Sink, opened: OpenEntry | None = None) -> tuple[SearchResult, int]:

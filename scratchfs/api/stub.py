@@ -287,7 +287,8 @@ class _Note:
         self.format = binary_format(shape) if content_type == "binary" else None
         self.compressed = compressed_format(shape) if content_type == "binary" else None  # (a zip may store them)
         if content_type == "binary":  # (compressed bytes: no search finds their text, byte ranges alone read them)
-            self.by_other = "" if self.compressed else f"{call}, {_BY_MATCH}"
+            listed = f"{call}, {_MEMBERS} | " if self.format in ("tar", "zip") else ""  # (every member, paged)
+            self.by_other = (listed + ("" if self.compressed else f"{call}, {_BY_MATCH}")).removesuffix(" | ")
             return
         by_structure = _STRUCTURE.get(content_type or "")
         if content_type == "log" and shape is not None and shape.startswith(TERMINAL_SHAPE):
@@ -323,7 +324,8 @@ class _Note:
         but = (f"; {packed} other{'' if packed == 1 else 's'} among its first {'is' if packed == 1 else 'are'} "
                f"compressed: no search finds {'its' if packed == 1 else 'their'} text") if packed else ""
         return (f"{self.what}; {what} {shown} (name, bytes, offset of its data){but}: read a member with offset= "
-                f"its offset and length= its bytes. Next: {by_member} | {self.by_other}.")
+                f"its offset and length= its bytes; view=\"members\" lists every member. Next: {by_member} | "
+                f"{self.by_other}.")
 
     def text(self, covered: int, next_line: int, tail_offset: int | None, head_count: int | None = None,
              tail_count: int | None = None) -> str:
@@ -340,7 +342,8 @@ class _Note:
         if average is None and self.compressed:
             return (f"{what}; {self.format}-compressed binary content: no search (match=, pattern=) finds text in "
                     f"compressed bytes and no read decompresses them. The preview shows {shows} as a hex dump "
-                    f"(OFFSET  HEX  |ASCII|, as a range read gives it). Next: {by_range}.")
+                    f"(OFFSET  HEX  |ASCII|, as a range read gives it). Next: {by_range}"
+                    f"{' | ' + self.by_other if self.by_other else ''}.")
         if average is None:
             return (f"{what}; binary content, the preview shows {shows} as a hex dump (OFFSET  HEX  |ASCII|, as "
                     f"a range read gives it). Next: {by_range} | {self.by_other}.")
@@ -365,6 +368,7 @@ def _after_handle(**arguments: object) -> str:
 _STRUCTURE = {"json": _after_handle(jq="keys"), "jsonl": _after_handle(record=1, records=10),
               "csv": _after_handle(row=1, rows=20), "html": _after_handle(view="text")}
 _BY_MATCH, _BY_PATTERN = _after_handle(match="TEXT"), _after_handle(pattern="REGEX")
+_MEMBERS = _after_handle(view="members")  # a tar's or a zip's every member, page by page (scratchfs.api.archive)
 _AS_TERMINAL = _STRUCTURE["html"]  # view="text"
 _BY_ITEMS = _after_handle(jq=".[]")  # a JSON array past the jq bound: a path read, streamed
 _BY_KEY = _after_handle(jq=".KEY[]")  # a JSON object past it: the items of a key its shape names, streamed

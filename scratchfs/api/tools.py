@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from scratchfs.api.encodings import ENCODINGS
 from scratchfs.engine.search import MAX_REACH_BYTES
 from scratchfs.foundation.checks import (
     MAX_INT_BITS,
@@ -90,8 +91,8 @@ _READ_HANDLE = ToolSpec(
     "what you need, in small pieces. Modes:\n"
     "- Search (usually best first): `match` (exact text) or `pattern` (a regular expression, Python syntax, `^` "
     "and `$` per line, matched against the stored bytes, text as UTF-8: `.` is one byte, so write `caf(é|e)`, not "
-    "`caf.`; in content that is not UTF-8 (its shape counts bytes not UTF-8) write a byte as `\\xe9` (Latin-1 "
-    "é); "
+    "`caf.`; in content that is not UTF-8 (its shape counts bytes not UTF-8) pass `encoding` or write a byte as "
+    "`\\xe9`; "
     "`ignore_case` for either, ASCII letters only); you get windows of `context` bytes (\"line\": the match's "
     "whole line, `cut` if longer) around up to `max_matches` matches: {line, offset, length, data}, plus "
     "`match_offset`/`match_length` where the match is not the whole window, or `matches` [{offset, length, line}] "
@@ -185,8 +186,10 @@ _READ_HANDLE = ToolSpec(
                         "minItems": 1, "maxItems": MAX_COLUMNS,
                         "description": "Structure: only these CSV/TSV columns (names, or numbers from 0); null where a "
                                        "row is shorter."},
-            "view": {"type": "string", "enum": ["text"],
-                     "description": "Structure: \"text\": the readable text of an HTML page, or terminal output as a "
+            "view": {"type": "string", "enum": ["text", "members"],
+                     "description": "Structure: \"members\": every member of a tar or zip, {name, offset, length, "
+                                    "read} (a compressed zip member: `compressed`, to extract). \"text\": the "
+                                    "readable text of an HTML page, or terminal output as a "
                                     "person sees it (ANSI escapes removed, \\r redraws applied); paged by `offset` "
                                     "into that text. With `match`/`pattern` (an HTML page): a search of that text, "
                                     "its offsets and lines the text's; with `match` (terminal output): the text as "
@@ -197,6 +200,9 @@ _READ_HANDLE = ToolSpec(
                                           "this byte of the stored output (a search window's offset)."},
             "select": {"type": "string", "minLength": 1, "maxLength": MAX_SELECTOR_CHARS,
                        "description": "Structure: the text of the HTML elements this CSS selector matches."},
+            "encoding": {"type": "string", "enum": list(ENCODINGS),
+                         "description": "Range, lines, search: latin-1/cp1252 shows each byte as one character (no "
+                                        "U+FFFD); `match`/`pattern` are written in it."},
             "cursor": {"type": "string", "minLength": 1, "maxLength": MAX_CURSOR_CHARS,
                        "description": "Structure: where the next page starts (next_call passes it; a reply whose "
                                       "next_call did not fit its budget gives the cursor alone)."},

@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from scratchfs.api.encodings import decode_single
 from scratchfs.foundation.text import invalid_utf8_bytes, utf8_lead_length, utf8_partial_tail, utf8_suffix_start
 
 HEX_LINE_BYTES = 16
@@ -156,8 +157,13 @@ def reads_as_text(raw: bytes, offset: int, size: int, before: bytes = b"") -> bo
     return bool(body) and not body.translate(None, _NOT_CONTROL) and (b"\xc2" not in body or not _C1.search(body))
 
 
-def piece(raw: bytes, offset: int, size: int, binary: bool, **text_options: Any) -> Piece:
-    """:func:`hex_piece` for binary content, else :func:`text_piece`."""
+def piece(raw: bytes, offset: int, size: int, binary: bool, encoding: str | None = None, **text_options: Any
+          ) -> Piece:
+    """:func:`hex_piece` for binary content, else :func:`text_piece`; with a single-byte ``encoding``
+    (``"latin-1"``, ``"cp1252"``: :mod:`scratchfs.api.encodings`), binary or not, every byte as one character of it,
+    ``"encoding"`` naming it."""
+    if encoding is not None:
+        return Piece(offset, len(raw), decode_single(raw, encoding), 0, encoding)
     return hex_piece(raw, offset) if binary else text_piece(raw, offset, size, **text_options)
 
 

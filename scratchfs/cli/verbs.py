@@ -16,11 +16,13 @@ import re
 import shlex
 import tempfile
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import click
 
 from scratchfs.api.contract import A_HANDLE_IS_NO_KEY, STRUCTURE_ARGUMENTS, ScratchTools, to_json
+from scratchfs.api.encodings import ENCODINGS, check_encoding, decode_single
 from scratchfs.api.results import LineSlice, Slice
 from scratchfs.api.store import ScratchStore
 from scratchfs.api.tools import check_arguments
@@ -117,12 +119,16 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
 @click.option("--rows", type=INT, default=None,
               help="Structure: most CSV/TSV rows a page (fewer when the budget fills first).")
 @click.option("--column", "columns", multiple=True, help="Structure: only this CSV/TSV column (repeatable).")
-@click.option("--view", type=click.Choice(["text"]), default=None,
-              help="Structure: the text of an HTML page, or terminal output as rendered.")
+@click.option("--view", type=click.Choice(["text", "members"]), default=None,
+              help="Structure: the text of an HTML page, or terminal output as rendered; members: every member "
+                   "of a tar or zip, page by page.")
 @click.option("--raw-offset", "raw_offset", type=INT, default=None,
               help="With --view text on terminal output: start at the rendered line holding this byte of the raw "
                    "output (a search window's offset).")
 @click.option("--select", default=None, help="Structure: the text of the HTML elements this CSS selector matches.")
+@click.option("--encoding", type=click.Choice(list(ENCODINGS)), default=None,
+              help="Range, lines, search: the text's encoding; latin-1 or cp1252: each byte one character, printed as "
+                   "UTF-8 (a search's text written in it).")
 @click.option("--cursor", default=None, help="Structure: where the next page starts (a previous reply's cursor).")
 @click.option("--budget", type=SIZE, default=None,
               help="Most bytes of the JSON reply (a size: 2048 to 65536, 8KiB) [default: 8192].")
@@ -157,9 +163,10 @@ def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, as
     if as_json or given.keys() & {"match", "pattern", "count", "budget", *STRUCTURE_ARGUMENTS}:
         click.echo(to_json(ScratchTools(scope).call("read_handle", arguments)))
         return
-    result = scope.read_handle(**arguments)
+    single = check_encoding(arguments.pop("encoding", None))
+    result = replace(scope.read_handle(**arguments), encoding=single)  # (the next command names it too)
     out = stdout_bytes()
-    out.write(result.data)
+    out.write(result.data if single is None else decode_single(result.data, single).encode("utf-8"))
     out.flush()
     if result.next_call is not None:
         warn(f"{len(result.data)} bytes from offset {result.offset}; {result.remaining} bytes follow; next: "
@@ -177,8 +184,8 @@ def shell_next(result: Slice | LineSlice, run_id: str, agent_id: str, root: str 
         more = [*where, "--lines", str(result.requested)]
     else:
         more = ["--offset", str(result.next_offset), "--length", str(result.requested)]
-    words = ["read-handle", result.handle, *more, *(["--root", root] if root is not None else []), "--run", run_id,
-             "--agent", agent_id]
+    words = ["read-handle", result.handle, *more, *(["--encoding", result.encoding] if result.encoding else []),
+             *(["--root", root] if root is not None else []), "--run", run_id, "--agent", agent_id]
     command = " ".join([program(), *(shell_word(word) for word in words)])
     return command if root is not None else (f"{command} (with this store's --index and --blobs, or $SCRATCHFS_INDEX "
                                              "and $SCRATCHFS_BLOBS)")
