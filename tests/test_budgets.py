@@ -10,7 +10,7 @@ import re
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from scratchfs import ScratchStore
@@ -144,25 +144,32 @@ CONTENT = st.lists(st.sampled_from([b"a", b"b", b"\n", b" ", "é".encode(), "日
 @settings(max_examples=40, deadline=None)
 @given(data=CONTENT, budget=st.integers(MIN_REPLY_BYTES, 4000), mode=st.sampled_from(["range", "lines"]),
        size=st.integers(1, 400))
+@example(data=b"\x00a", budget=MIN_REPLY_BYTES, mode="range", size=1)  # (a hex dump, then a piece that is text)
+@example(data="é\x00".encode() + b"x" * 50 + "éa".encode(), budget=2048, mode="range", size=54)  # (the dump's end
+# cut the second é: the range after it, text, started past the character, its second byte shown by neither)
 def test_following_next_call_returns_every_byte_once(scratch_store, data, budget, mode, size):
     scope = scratch_store.scope("r", "a")
     handle = scope.spill(data, source_tool="t").handle
     args = {"handle": handle, "budget": budget, **({"length": size} if mode == "range" else {"line": 1,
                                                                                              "lines": size})}
-    verb, covered, texts = "read_handle", 0, []
+    verb, covered, texts, dumps = "read_handle", 0, [], 0
     for _ in range(10_000):
         text = mcp_reply(scratch_store, verb, args)
         assert len(text.encode()) <= budget
         reply = json.loads(text)
         assert reply["offset"] == covered, "a byte skipped or returned twice"
+        piece = data[covered : covered + reply["length"]]
+        if reply.get("encoding") == "text":  # (a piece of binary content that is text: its bytes as they are)
+            assert reply["data"] == piece.decode("utf-8")
         covered += reply["length"]
         texts.append(reply["data"])
+        dumps += reply.get("encoding") == "hexdump"  # (binary content: its pieces that are text come as text)
         if reply["next_call"] is None:
             break
         assert reply["next_offset"] == covered
         verb, args = call_args(reply["next_call"])
     assert covered == len(data)
-    if reply.get("encoding") != "hexdump":
+    if not dumps:
         assert "".join(texts) == data.decode("utf-8", "replace") or not _valid(data)
 
 

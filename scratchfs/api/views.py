@@ -138,6 +138,16 @@ _C1 = re.compile(rb"\xc2[\x80-\x9f]")
 """A C1 control character (U+0080 to U+009F) in UTF-8."""
 
 
+def hex_shown(raw: bytes, offset: int, size: int) -> int:
+    """How many of the bytes ``raw`` at ``offset`` of a binary content of ``size`` bytes a range's hex dump shows:
+    all of them, but the start of a UTF-8 character their end cuts when the content goes on past them and a byte is
+    left before it -- so that the range after starts on that character, where :func:`reads_as_text` may find text
+    (a range starting inside a character is shown from the next, and the bytes before would be shown by neither).
+    Never raises."""
+    tail = utf8_partial_tail(raw) if offset + len(raw) < size else 0
+    return len(raw) - tail if tail and tail < len(raw) and _valid_prefix(raw[len(raw) - tail :]) else len(raw)
+
+
 def reads_as_text(raw: bytes, offset: int, size: int, before: bytes = b"") -> bool:
     """Whether the bytes ``raw`` at ``offset`` of a binary content of ``size`` bytes are text, shown as
     :func:`text_piece` shows text: valid UTF-8 (but a character begun in ``before``, the up to 3 bytes just before
@@ -186,5 +196,5 @@ def fit(length: int, build: Callable[[int], dict[str, Any]], budget: int) -> dic
     return best if best is not None else build(1)
 
 
-__all__ = ["HEX_LINE_BYTES", "Piece", "fit", "hex_piece", "lead_inside_character", "piece", "reads_as_text",
-           "reply_size", "text_piece", "to_json"]
+__all__ = ["HEX_LINE_BYTES", "Piece", "fit", "hex_piece", "hex_shown", "lead_inside_character", "piece",
+           "reads_as_text", "reply_size", "text_piece", "to_json"]
