@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -11,14 +12,15 @@ from scratchfs.api.counting import MatchCount, empty_match_note
 from scratchfs.api.fixed import Squeeze
 from scratchfs.api.results import Matches
 from scratchfs.api.views import piece, reply_size
-from scratchfs.engine.search import Window
+from scratchfs.engine.search import Hit, Window
 from scratchfs.engine.structure.terminal import render_fragment
 from scratchfs.engine.structure.terminal_match import drawn_edges
 from scratchfs.foundation.limits import LINE_WINDOW_BYTES, MAX_REPLY_BYTES
 from scratchfs.foundation.text import plural
 
 
-def window_json(window: Window, size: int, binary: bool, rendered: bool = False) -> dict[str, Any]:
+def window_json(window: Window, size: int, binary: bool, rendered: bool = False,
+                cut: tuple[bool, bool] = (False, False)) -> dict[str, Any]:
     """One search window: ``{line, offset, length, data}`` (plus ``replaced``/``encoding``), each fact once: ``line``
     is its first match's (1-based); a window of one match gives the match's start as ``match_offset`` when it is
     not ``offset`` (context before it) and its length as ``match_length`` when it does not end where the window
@@ -26,7 +28,10 @@ def window_json(window: Window, size: int, binary: bool, rendered: bool = False)
     lists them, ``matches: [{offset, length, line}]``. :func:`window_hits` reads the matches back from either.
     A window of whole lines (``context="line"``) whose line goes on past it (:data:`LINE_WINDOW_BYTES` bytes a side
     at most) says where: ``cut`` is ``"before"``, ``"after"`` or ``"both"``, as a line read's ``cut`` says it stops
-    inside a line; a line's bytes are shown whole at its ends, an invalid byte there included (as U+FFFD).
+    inside a line; a line's bytes are shown whole at its ends, an invalid byte there included (as U+FFFD). A window
+    of bytes of context says ``cut`` where the reply's budget cut its context shorter than ``context=`` asks (and
+    than the content's ends allow; ``cut``: ``(before, after)``): the rest, and the matches merged with it past
+    those shown, come with the next call.
     ``rendered`` (terminal output searched in its text view): ``data`` is the bytes ``offset``/``length`` name as the
     view renders them (:func:`~scratchfs.engine.structure.terminal.render_fragment`: escapes drawn as nothing,
     overstrikes and ``\r`` redraws applied), every offset and length still the stored bytes'."""
@@ -39,7 +44,8 @@ def window_json(window: Window, size: int, binary: bool, rendered: bool = False)
         keep_to = keep_to if after else window.offset + len(window.data)
     shown = piece(window.data, window.offset, size, binary, before=None, keep_from=keep_from, keep_to=keep_to)
     out: dict[str, Any] = {"line": window.line, **shown.fields()}
-    if window.line_cut is not None and (before or after):
+    before, after = cut if window.line_cut is None else window.line_cut
+    if before or after:
         out["cut"] = "both" if before and after else "before" if before else "after"
     if len(hits) > 1:
         out["matches"] = [{"offset": h.offset, "length": h.length, "line": h.line} for h in hits]
@@ -89,10 +95,56 @@ def matches_reply(found: Matches, budget: int) -> dict[str, Any]:
     if found.before is not None:
         return _fit_last(found, budget, shown)
     count = _most(len(windows) - 1, lambda n: reply_size(shown(windows[:n], _first_hit(windows[n]))) <= budget)
+    after = _first_hit(windows[count + 1]) if count + 1 < len(windows) else found.next_offset
+    trimmed = _trim_after(found, windows[count], after, budget, lambda part, nxt: shown(windows[:count] + part, nxt),
+                          alone=not count)
+    if trimmed is not None:
+        return trimmed
     if count:
         return shown(windows[:count], _first_hit(windows[count]))
-    after = _first_hit(windows[1]) if len(windows) > 1 else found.next_offset
     return _fit_one_window(found, windows[0], after, budget, shown)
+
+
+def _reach(found: Matches) -> int:
+    """Bytes of context a side a window of ``found`` holds at most."""
+    return LINE_WINDOW_BYTES if found.context == "line" else int(found.context)
+
+
+def _cut(window: Window, first: int, last: int, hits: tuple[Hit, ...]) -> Window:
+    """The bytes ``[first, last)`` of ``window`` (clamped to it) holding ``hits`` (some of its matches, in order): a
+    window of lines cut shorter says its line goes on (its ``line_cut``)."""
+    lo, hi = max(first, window.offset), min(last, window.offset + len(window.data))
+    data = window.data[lo - window.offset : hi - window.offset]
+    line_cut = None if window.line_cut is None else (
+        window.line_cut[0] or lo > window.offset, window.line_cut[1] or hi < window.offset + len(window.data))
+    return Window(hits[0].offset, lo, data, hits[0].line, hits, line_cut)
+
+
+def _trim_after(found: Matches, window: Window, after: int | None, budget: int,
+                shown: Callable[[list[Window], int | None], dict[str, Any]], alone: bool = False
+                ) -> dict[str, Any] | None:
+    """The reply showing ``window``'s first matches, its context before whole, cut after so that it fits ``budget``:
+    the most matches, then the most context after the last of them (never into the next one); ``shown(part,
+    next_offset)`` is the reply showing the windows before it and ``part``, ``after`` the first match past
+    ``window``. The next call starts at its first match not shown (``after`` when all are, only context cut):
+    no match is left out or shown twice. ``None`` when not even its first match fits with no context after, and
+    (``alone``: the reply's only window) when its first match alone fits but not with its whole context after
+    (:func:`_fit_one_window` narrows its context on both sides instead, the match in the middle)."""
+    hits, end = window.matches, window.offset + len(window.data)
+
+    def upto(keep: int, context: int) -> dict[str, Any]:
+        last = hits[keep - 1]
+        stop = hits[keep].offset if keep < len(hits) else end
+        part = _cut(window, window.offset, min(last.offset + last.length + context, stop), hits[:keep])
+        return shown([part], hits[keep].offset if keep < len(hits) else after)
+
+    keep = _most(len(hits), lambda n: n >= 1 and reply_size(upto(n, 0)) <= budget)
+    if not keep:
+        return None
+    last = hits[keep - 1]
+    room = max(0, min(_reach(found), (hits[keep].offset if keep < len(hits) else end) - last.offset - last.length))
+    context = _most(room, lambda c: reply_size(upto(keep, c)) <= budget)
+    return None if alone and keep == 1 and context < room else upto(keep, context)
 
 
 def _fit_last(found: Matches, budget: int, shown: Callable[..., dict[str, Any]]) -> dict[str, Any]:
@@ -105,14 +157,41 @@ def _fit_last(found: Matches, budget: int, shown: Callable[..., dict[str, Any]])
         return shown(part, found.next_offset if first == _first_hit(windows[0]) else first, quiet)
 
     count = _most(len(windows) - 1, lambda n: reply_size(tail(windows[len(windows) - n:])) <= budget)
+    kept = windows[len(windows) - count:] if count else []
+    trimmed = _trim_before(found, windows[len(windows) - count - 1], budget, lambda part: tail(part + kept))
+    if trimmed is not None:
+        return trimmed
     if count:
-        return tail(windows[len(windows) - count:])
+        return tail(kept)
     last = windows[-1]
     hit = last.matches[-1]
-    lo = max(last.offset, hit.offset - (LINE_WINDOW_BYTES if found.context == "line" else int(found.context)))
+    lo = max(last.offset, hit.offset - _reach(found))
     line_cut = None if last.line_cut is None else (last.line_cut[0] or lo > last.offset, last.line_cut[1])
     alone = Window(hit.offset, lo, last.data[lo - last.offset:], hit.line, (hit,), line_cut)
     return _fit_one_window(found, alone, None, budget, tail)
+
+
+def _trim_before(found: Matches, window: Window, budget: int, shown: Callable[[list[Window]], dict[str, Any]]
+                 ) -> dict[str, Any] | None:
+    """:func:`_trim_after` from the end: ``window``'s last matches, its context after whole, cut before them (the
+    most matches, then the most context before the first of them, never into the match before it); ``shown(part)``
+    is the reply showing ``part`` and the windows after it (the next call's ``before`` its first match shown).
+    ``None`` when not even its last match fits with no context before."""
+    hits, end = window.matches, window.offset + len(window.data)
+
+    def floor(keep: int) -> int:  # where the match before the last ``keep`` ends (the window's start: none)
+        before = hits[len(hits) - keep - 1] if keep < len(hits) else None
+        return window.offset if before is None else before.offset + before.length
+
+    def upto(keep: int, context: int) -> dict[str, Any]:
+        first = hits[len(hits) - keep]
+        return shown([_cut(window, max(first.offset - context, floor(keep)), end, hits[len(hits) - keep:])])
+
+    keep = _most(len(hits), lambda n: n >= 1 and reply_size(upto(n, 0)) <= budget)
+    if not keep:
+        return None
+    room = max(0, min(_reach(found), hits[len(hits) - keep].offset - floor(keep)))
+    return upto(keep, _most(room, lambda c: reply_size(upto(keep, c)) <= budget))
 
 
 def _first_hit(window: Window) -> int:
@@ -133,32 +212,21 @@ def _most(high: int, fits: Callable[[int], bool]) -> int:
 
 def _fit_one_window(found: Matches, window: Window, after: int | None, budget: int,
                     shown: Callable[..., dict[str, Any]]) -> dict[str, Any]:
-    """The first window alone is over budget: keep its first matches, then less context, then the match's start
-    (``shown(windows, next_offset)``: the reply showing those windows)."""
+    """The first window alone is over budget even with its first match alone and no context after it
+    (:func:`_trim_after` failed): less context a side, then the match's start (``shown(windows, next_offset)``: the
+    reply showing those windows; ``after``: the first match past ``window``)."""
     hits = window.matches
-    reach = LINE_WINDOW_BYTES if found.context == "line" else int(found.context)
+    reach = _reach(found)
 
     def cut(first: int, last: int, keep: int) -> Window:
-        """The window's bytes ``[first, last)`` holding its first ``keep`` hits (a window of lines cut shorter says
-        its line goes on)."""
-        lo, hi = max(first, window.offset), min(last, window.offset + len(window.data))
-        data = window.data[lo - window.offset : hi - window.offset]
-        line_cut = None if window.line_cut is None else (
-            window.line_cut[0] or lo > window.offset, window.line_cut[1] or hi < window.offset + len(window.data))
-        return Window(hits[0].offset, lo, data, hits[0].line, tuple(hits[:keep]), line_cut)
+        return _cut(window, first, last, hits[:keep])
 
-    def with_hits(n: int) -> dict[str, Any]:
-        end = hits[n - 1].offset + hits[n - 1].length + reach
-        return shown([cut(window.offset, end, n)], hits[n].offset if n < len(hits) else after)
-
-    keep = _most(len(hits), lambda n: n >= 1 and reply_size(with_hits(n)) <= budget)
-    if keep:
-        return with_hits(keep)
     first = hits[0]
     rest = hits[1].offset if len(hits) > 1 else after
 
-    def with_context(c: int) -> dict[str, Any]:
-        narrow = cut(first.offset - c, first.offset + first.length + c, 1)
+    def with_context(c: int) -> dict[str, Any]:  # (never into the window's next match: it shows next)
+        narrow = cut(first.offset - c, min(first.offset + first.length + c, hits[1].offset if len(hits) > 1 else
+                                           first.offset + first.length + c), 1)
         reply = shown([narrow], rest, c < reach)
         if c < reach:  # said, so that a model asking for wide windows knows what it trades
             if window.line_cut is None:
@@ -184,6 +252,7 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
     """The reply showing ``windows``, the search going on at ``next_offset``; a ``note`` says when the reply's
     ``budget`` (bytes) cut it: fewer matches shown than ``max_matches`` while more follow (``quiet``: the caller
     says how instead)."""
+    cuts = _cuts(found, windows)
     if found.rendered:  # (a window cut to fit: its edges off what it would render otherwise than the view)
         windows = [_drawn(window, found.windows) for window in windows]
     shown = replace(found, windows=windows, next_offset=next_offset)
@@ -196,7 +265,8 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
     what.update({"view": found.view} if found.view else {})
     reply = {"handle": found.handle, **what, "size": found.size, "next_offset": shown.next_offset,
              "more": shown.more, "remaining": shown.remaining, "next_call": shown.next_call,
-             "windows": [window_json(w, found.size, found.binary, found.rendered) for w in windows]}
+             "windows": [window_json(w, found.size, found.binary, found.rendered, cut)
+                         for w, cut in zip(windows, cuts, strict=True)]}
     if found.before is not None:  # from the end: where the next call ends, not starts
         reply = {("next_before" if k == "next_offset" else k): v for k, v in reply.items()}
     count = shown.match_count
@@ -214,6 +284,24 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
     if found.note:
         reply["note"] = f"{reply['note']}; {found.note}" if reply.get("note") else found.note
     return reply
+
+
+def _cuts(found: Matches, windows: list[Window]) -> list[tuple[bool, bool]]:
+    """For each of ``windows`` (a piece of one of ``found``'s windows, which do not overlap): whether it was cut
+    before and after, its context there shorter than ``found.context`` asks and the content's ends allow (a window
+    of terminal output's view: than its window found, whose edges were moved off escape sequences)."""
+    reach, starts = _reach(found), [whole.offset for whole in found.windows]
+    out = []
+    for window in windows:
+        if not window.matches:
+            out.append((False, False))
+            continue
+        lo, hi = 0, found.size
+        if found.rendered and (at := bisect_right(starts, window.offset) - 1) >= 0:
+            lo, hi = found.windows[at].offset, found.windows[at].offset + len(found.windows[at].data)
+        first, last = window.matches[0].offset, max(hit.offset + hit.length for hit in window.matches)
+        out.append((window.offset > max(lo, first - reach), window.offset + len(window.data) < min(hi, last + reach)))
+    return out
 
 
 def _drawn(window: Window, found: list[Window]) -> Window:
