@@ -13,6 +13,7 @@ import re
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from scratchfs import ScratchStore
 from scratchfs.api.contract import ScratchTools, window_hits
 from scratchfs.api.views import reply_size
 from scratchfs.foundation.limits import MIN_REPLY_BYTES
@@ -116,3 +117,20 @@ def test_pages_cut_to_fit_find_every_match_once_and_say_where_they_are_cut(scrat
             said = window.get("cut")
             assert said == ("both" if before and after else "before" if before else "after" if after else None), (
                 window, context, budget, from_end, len(data), page.get("note"))
+
+
+def test_a_page_the_time_limit_stopped_says_so_with_the_call_that_goes_on(tmp_path):
+    """A pattern that runs away past some matches: the page shows those matches and says the time limit stopped the
+    search where it did, the bytes from there not searched (it said nothing, or that the budget had cut it)."""
+    with ScratchStore(tmp_path, pattern_timeout=1.0) as store:
+        scope = store.scope("r", "a")
+        data = b"aaa\n" * 5 + b"a" * 6000 + b"b\n" + b"aaa\n"
+        handle = scope.spill(data, source_tool="t").handle
+        reply = ScratchTools(scope).call("read_handle", {"handle": handle, "pattern": r"(a+)+$"})
+    assert [m["offset"] for w in reply["windows"] for m in window_hits(w)] == [0, 4, 8, 12, 16]
+    stop = reply["next_offset"]
+    assert reply["more"] and stop in (19, 20)  # (the line end after the last match, or the line past it)
+    assert f"time limit (1 s) stopped this search at byte {stop}: the bytes from there are not searched" in reply[
+        "note"]
+    assert f"offset={stop}" in reply["next_call"]
+    assert "budget" not in reply["note"]  # (it said the budget cut the reply to 5 of max_matches=20: not so)

@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from scratchfs.api.entries import reading
-from scratchfs.api.results import Matches, render_call
+from scratchfs.api.results import Matches, render_call, stopped_note
 from scratchfs.api.shape import NOT_UTF8
 from scratchfs.api.shape_binary import compressed_format
 from scratchfs.api.shape_terminal import split_by_controls
@@ -55,7 +55,8 @@ def stored_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, h
             found = search(opened.reader, matcher, offset, reach, asked.max_matches, cap, opened.lines.line_of_frame,
                            sink)
             result = replace(asked, windows=found.windows, size=size, next_offset=found.next_offset,
-                             binary=kind == "binary")
+                             binary=kind == "binary",
+                             stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))
             not_utf8 = shape is not None and NOT_UTF8 in shape
             if _missed(result, offset) and not _sought(result).isascii() and not not_utf8 and kind != "binary":
                 head = opened.reader.read(0, min(size, SNIFFED_UTF8_BYTES))

@@ -251,7 +251,8 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
                   quiet: bool = False) -> dict[str, Any]:
     """The reply showing ``windows``, the search going on at ``next_offset``; a ``note`` says when the reply's
     ``budget`` (bytes) cut it: fewer matches shown than ``max_matches`` while more follow (``quiet``: the caller
-    says how instead)."""
+    says how instead); ``found.note`` and ``found.stopped`` (a pattern's time limit stopped the search: every page
+    of it says so, and a page showing all it found does not blame the budget) follow it."""
     cuts = _cuts(found, windows)
     if found.rendered:  # (a window cut to fit: its edges off what it would render otherwise than the view)
         windows = [_drawn(window, found.windows) for window in windows]
@@ -270,20 +271,28 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
     if found.before is not None:  # from the end: where the next call ends, not starts
         reply = {("next_before" if k == "next_offset" else k): v for k, v in reply.items()}
     count = shown.match_count
-    if shown.more and count < found.max_matches and not quiet and (found.view or not found.note):  # (a note of a
-        # search not of a view: why none is shown; of terminal output's view: how to read a window rendered)
-        narrower = " or a smaller context=" if found.context else ""
-        grouped = f" in {plural(len(windows), 'window')}" if len(windows) != count else ""  # (near matches merge)
-        total = "" if found.view else "; count=true counts them all"  # (a text view is not counted)
-        total += f"; before={found.size} shows the last ones" if found.before is None and not found.view else ""
-        reply["note"] = (f"the budget ({budget} bytes) cut this reply to {count} of max_matches={found.max_matches} "
-                         f"matches{grouped}; next_call goes on (a larger budget=, up to {MAX_REPLY_BYTES},{narrower} "
-                         f"shows more matches a reply){total}")
+    stopped = found.stopped is not None and next_offset == found.next_offset  # (a pattern error, not the budget)
+    if shown.more and count < found.max_matches and not quiet and not stopped and (found.view or not found.note):
+        # (a note of a search not of a view: why none is shown; of terminal output's view: how to read a window)
+        reply["note"] = _budget_note(found, len(windows), count, budget)
     elif not windows and shown.next_offset is None and (empty := empty_match_note(found.pattern, found.ignore_case)):
         reply["note"] = empty
-    if found.note:
-        reply["note"] = f"{reply['note']}; {found.note}" if reply.get("note") else found.note
+    for said in (found.note, found.stopped):
+        if said:
+            reply["note"] = f"{reply['note']}; {said}" if reply.get("note") else said
     return reply
+
+
+def _budget_note(found: Matches, windows: int, count: int, budget: int) -> str:
+    """What a reply says when its ``budget`` (bytes) cut it to ``count`` matches in ``windows`` windows, fewer than
+    ``max_matches`` while more follow."""
+    narrower = " or a smaller context=" if found.context else ""
+    grouped = f" in {plural(windows, 'window')}" if windows != count else ""  # (near matches merge)
+    total = "" if found.view else "; count=true counts them all"  # (a text view is not counted)
+    total += f"; before={found.size} shows the last ones" if found.before is None and not found.view else ""
+    return (f"the budget ({budget} bytes) cut this reply to {count} of max_matches={found.max_matches} "
+            f"matches{grouped}; next_call goes on (a larger budget=, up to {MAX_REPLY_BYTES},{narrower} "
+            f"shows more matches a reply){total}")
 
 
 def _cuts(found: Matches, windows: list[Window]) -> list[tuple[bool, bool]]:
