@@ -5,10 +5,12 @@ match not shown. ``match="rustdoc", context=900`` over a rustdoc-like page took 
 
 from __future__ import annotations
 
+import io
 import itertools
 import json
 import random
 import re
+import tarfile
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
@@ -134,3 +136,25 @@ def test_a_page_the_time_limit_stopped_says_so_with_the_call_that_goes_on(tmp_pa
         "note"]
     assert f"offset={stop}" in reply["next_call"]
     assert "budget" not in reply["note"]  # (it said the budget cut the reply to 5 of max_matches=20: not so)
+
+
+def test_search_windows_in_a_tar_member_of_text_are_text_and_windows_over_its_headers_a_hex_dump(scratch_scope):
+    """A search of a tar (binary) whose member is JSON lines: a window within the member is text, ``"encoding":
+    "text"``, as a byte range of it is (it was a hex dump, 4.8 times the bytes); one reaching into the tar's
+    headers (NUL bytes) stays a hex dump."""
+    member = b"".join(b'{"id": %d, "city": "K\\u00f6ln \xe6\x9d\xb1", "msg": "line %d"}\n' % (i, i) for i in range(300))
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:") as archive:
+        info = tarfile.TarInfo("records.jsonl")
+        info.size = len(member)
+        archive.addfile(info, io.BytesIO(member))
+    data = out.getvalue()
+    stored = scratch_scope.spill(data, source_tool="tar")
+    assert stored.content_type == "binary"
+    tools = ScratchTools(scratch_scope)
+    reply = tools.call("read_handle", {"handle": stored.handle, "match": '"line 150"', "context": 100})
+    (window,) = reply["windows"]
+    assert window["encoding"] == "text"
+    assert window["data"].encode() == data[window["offset"] : window["offset"] + window["length"]]
+    first = tools.call("read_handle", {"handle": stored.handle, "match": '"id": 0,', "context": 600})
+    assert first["windows"][0]["encoding"] == "hexdump"  # (the tar header's NUL bytes before it)

@@ -11,12 +11,12 @@ from typing import Any
 from scratchfs.api.counting import MatchCount, empty_match_note
 from scratchfs.api.fixed import Squeeze
 from scratchfs.api.results import Matches
-from scratchfs.api.views import piece, reply_size
+from scratchfs.api.views import piece, reads_as_text, reply_size
 from scratchfs.engine.search import Hit, Window
 from scratchfs.engine.structure.terminal import render_fragment
 from scratchfs.engine.structure.terminal_match import drawn_edges
 from scratchfs.foundation.limits import LINE_WINDOW_BYTES, MAX_REPLY_BYTES
-from scratchfs.foundation.text import plural
+from scratchfs.foundation.text import plural, utf8_suffix_start
 
 
 def window_json(window: Window, size: int, binary: bool, rendered: bool = False,
@@ -34,7 +34,9 @@ def window_json(window: Window, size: int, binary: bool, rendered: bool = False,
     those shown, come with the next call.
     ``rendered`` (terminal output searched in its text view): ``data`` is the bytes ``offset``/``length`` name as the
     view renders them (:func:`~scratchfs.engine.structure.terminal.render_fragment`: escapes drawn as nothing,
-    overstrikes and ``\r`` redraws applied), every offset and length still the stored bytes'."""
+    overstrikes and ``\r`` redraws applied), every offset and length still the stored bytes'. A window of binary
+    content is a hex dump (``"encoding": "hexdump"``) but when its bytes are text (a tar member's): then it is text,
+    ``"encoding": "text"`` saying so, as a byte range of it is."""
     hits = window.matches
     match_end = max(h.offset + h.length for h in hits) if hits else window.match_offset
     keep_from, keep_to = window.match_offset, match_end
@@ -42,7 +44,9 @@ def window_json(window: Window, size: int, binary: bool, rendered: bool = False,
     if window.line_cut is not None:  # a line's ends are character boundaries: nothing there is left out
         keep_from = keep_from if before else window.offset
         keep_to = keep_to if after else window.offset + len(window.data)
-    shown = piece(window.data, window.offset, size, binary, before=None, keep_from=keep_from, keep_to=keep_to)
+    textual = binary and _reads_as_text(window, size, keep_from)  # (a tar member's text in a binary content)
+    shown = piece(window.data, window.offset, size, binary and not textual, before=None, keep_from=keep_from,
+                  keep_to=keep_to)
     out: dict[str, Any] = {"line": window.line, **shown.fields()}
     before, after = cut if window.line_cut is None else window.line_cut
     if before or after:
@@ -54,11 +58,19 @@ def window_json(window: Window, size: int, binary: bool, rendered: bool = False,
             out["match_offset"] = hits[0].offset
         if hits[0].offset + hits[0].length != shown.offset + shown.length:
             out["match_length"] = hits[0].length
-    content = shown.content_fields()
+    content = shown.content_fields() | ({"encoding": "text"} if textual else {})
     if rendered and not binary:
         start = shown.offset - window.offset
         content["data"] = render_fragment(window.data[start : start + shown.length])
     return {**out, **content}
+
+
+def _reads_as_text(window: Window, size: int, keep_from: int) -> bool:
+    """Whether a window of binary content (of ``size`` bytes) shows as text
+    (:func:`~scratchfs.api.views.reads_as_text`): its bytes but those of a character begun before it (up to 3
+    continuation bytes, never from ``keep_from`` on: text_piece leaves them out too) are text."""
+    lead = min(utf8_suffix_start(window.data), max(0, keep_from - window.offset)) if window.offset else 0
+    return reads_as_text(window.data[lead:], window.offset + lead, size)
 
 
 def window_hits(window: dict[str, Any]) -> list[dict[str, Any]]:
