@@ -12,12 +12,14 @@ import random
 import re
 import tarfile
 
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from scratchfs import ScratchStore
 from scratchfs.api.contract import ScratchTools, window_hits
 from scratchfs.api.views import reply_size
+from scratchfs.engine.pattern_syntax import crlf_line_ends
 from scratchfs.foundation.limits import MIN_REPLY_BYTES
 
 
@@ -158,3 +160,41 @@ def test_search_windows_in_a_tar_member_of_text_are_text_and_windows_over_its_he
     assert window["data"].encode() == data[window["offset"] : window["offset"] + window["length"]]
     first = tools.call("read_handle", {"handle": stored.handle, "match": '"id": 0,', "context": 600})
     assert first["windows"][0]["encoding"] == "hexdump"  # (the tar header's NUL bytes before it)
+
+
+def test_a_pattern_ending_lines_that_misses_crlf_content_names_the_pattern_that_finds_them(scratch_scope):
+    """``$`` matches before ``\\n`` only (Python's re), so ``value=7000$`` found nothing in CRLF lines and said
+    nothing; the note names ``\\r?$``, and its call finds the line's match at its exact offset."""
+    data = b"".join(b"key%d: value=%d\r\n" % (i, i * 1000) for i in range(20))
+    handle = scratch_scope.spill(data, source_tool="t").handle
+    tools = ScratchTools(scratch_scope)
+    reply = tools.call("read_handle", {"handle": handle, "pattern": "^key7: value=7000$"})
+    assert reply["windows"] == [] and reply["next_call"] is None
+    assert "lines end in \\r\\n" in reply["note"], reply
+    call = re.search(r"read_handle\(.*\)$", reply["note"]).group(0)
+    args = _call_args(call)
+    assert args["pattern"] == "^key7: value=7000\\r?$"
+    found = tools.call("read_handle", args)
+    (window,) = found["windows"]
+    start = data.index(b"key7:")
+    assert window_hits(window) == [{"offset": start, "length": len(b"key7: value=7000\r"), "line": 8}]
+    lf = scratch_scope.spill(data.replace(b"\r\n", b"\n"), source_tool="t").handle
+    assert tools.call("read_handle", {"handle": lf, "pattern": "value=7000$"})["windows"]  # (LF: found, no note)
+    missed = tools.call("read_handle", {"handle": lf, "pattern": "value=7001$"})
+    assert "note" not in missed
+
+
+def _call_args(call: str) -> dict:
+    import ast
+
+    node = ast.parse(call, mode="eval").body
+    return {k.arg: ast.literal_eval(k.value) for k in node.keywords}
+
+
+@pytest.mark.parametrize(("pattern", "fixed"), [
+    ("value=7000$", "value=7000\\r?$"), ("^a$|^b$", "^a\\r?$|^b\\r?$"), ("[$]x$", "[$]x\\r?$"),
+    ("(a(?=b$))", "(a(?=b\\r?$))"), ("a\\$", None), ("abc", None), ("(?<=a$)b", None), ("(?x) a$ # end$", None)])
+def test_the_crlf_fix_rewrites_each_end_anchor_and_nothing_else(pattern, fixed):
+    """Only ``$`` anchors (not ``\\$``, not a ``$`` in a class or a verbose comment); none for a lookbehind, whose
+    width the rewrite would vary."""
+    assert crlf_line_ends(pattern, False) == fixed
