@@ -6,7 +6,8 @@ Every result is one JSON object; every read says how to go on: ``next_offset`` /
 call gave that shape the next page, ``budget`` (when given) included. Sizes and offsets are bytes
 of the content; ``ttl`` and ``expires_in`` are seconds; ``expires_at`` is epoch seconds. ``data`` is text (invalid
 bytes as U+FFFD, counted by ``replaced``) or, for binary content, a hex dump (``"encoding": "hexdump"``) -- but a
-byte range of binary content that is text (a tar member of JSON lines) is text, ``"encoding": "text"``.
+byte range (or a search window) of binary content that is text (a tar member of JSON lines) is text,
+``"encoding": "text"``.
 
 * ``read_handle`` by range: ``{handle, offset, length, size, next_offset, remaining, next_call, data}``: whole UTF-8
   characters (a character cut by the end of the range is left for the next read; a range starting inside a character
@@ -22,8 +23,12 @@ byte range of binary content that is text (a tar member of JSON lines) is text, 
   length, line}]`` (:func:`~scratchfs.api.search_reply.window_json`); windows whose context overlaps are merged;
   ``context="line"``: each window is the line holding its matches (:mod:`scratchfs.engine.line_windows`), and one
   cut by the bound of 1 KiB a side (or by the budget) says ``"cut": "before" | "after" | "both"``;
-  a reply over budget keeps fewer windows, then fewer matches, then less context, and ``next_offset`` is the first
-  match not shown. With ``view="text"`` (an HTML page): ``view`` too, and offsets, lines and ``size`` are the text
+  a reply over budget keeps the windows that fit and the next one cut to fit (its first matches, then less context
+  after the last; from the end, its last matches and less context before: a window whose context the budget cut
+  says ``cut`` too), then, for one window alone, less context a side, then the first match cut; ``next_offset`` is
+  the first match not shown. A window of binary content whose bytes are text is text, ``"encoding": "text"``. A
+  search a pattern's time limit (or bound) stopped says so in its ``note``, the byte it stopped at.
+  With ``view="text"`` (an HTML page): ``view`` too, and offsets, lines and ``size`` are the text
   view's; of terminal output (``match`` only, :mod:`scratchfs.api.view_search`): the text as its view shows it,
   offsets, lengths and lines the stored output's, each window's ``data`` its bytes rendered (``rendered``), and a
   ``note`` naming the rendered read of the first window.

@@ -85,9 +85,10 @@ def window_hits(window: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def matches_reply(found: Matches, budget: int) -> dict[str, Any]:
-    """A search as the contract's JSON object, fitted into ``budget`` bytes: fewer windows, then fewer matches of the
-    first window, then less context, then the first match cut; ``next_offset`` is the first match not shown. The
-    echoed ``match``/``pattern`` and ``next_call`` are measured first (:class:`~scratchfs.api.fixed.Squeeze`)."""
+    """A search as the contract's JSON object, fitted into ``budget`` bytes: the windows that fit and the next one cut
+    to fit (:func:`_trim_after`; from the end, :func:`_trim_before`), then, for a first window alone, less context a
+    side, then the first match cut; ``next_offset`` is the first match not shown. The echoed ``match``/``pattern``
+    and ``next_call`` are measured first (:class:`~scratchfs.api.fixed.Squeeze`)."""
     windows = found.windows
     if windows:  # the floor: one match's first byte alone, the search going on past it
         edge = windows[0] if found.before is None else windows[-1]
