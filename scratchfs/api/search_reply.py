@@ -58,7 +58,9 @@ def window_json(window: Window, size: int, binary: bool, rendered: bool = False,
             out["match_offset"] = hits[0].offset
         if hits[0].offset + hits[0].length != shown.offset + shown.length:
             out["match_length"] = hits[0].length
-    content = shown.content_fields() | ({"encoding": "text"} if textual else {})
+    content = shown.content_fields()
+    if textual:
+        content["encoding"] = "text"
     if rendered and not binary:
         start = shown.offset - window.offset
         content["data"] = render_fragment(window.data[start : start + shown.length])
@@ -98,9 +100,10 @@ def matches_reply(found: Matches, budget: int) -> dict[str, Any]:
     else:
         floor = _matches_json(found, [], found.next_offset, budget)
     squeeze = Squeeze(floor, budget, {"match": ("match",), "pattern": ("pattern",)})
+    drawn: dict[tuple[int, int, int, tuple[bool, bool]], dict[str, Any]] = {}  # the windows drawn, by extent
 
     def shown(part: list[Window], next_offset: int | None, quiet: bool = False) -> dict[str, Any]:
-        return squeeze(_matches_json(found, part, next_offset, budget, quiet))
+        return squeeze(_matches_json(found, part, next_offset, budget, quiet, drawn))
 
     reply = shown(windows, found.next_offset)
     if reply_size(reply) <= budget or not windows:
@@ -261,11 +264,13 @@ def _fit_one_window(found: Matches, window: Window, after: int | None, budget: i
 
 
 def _matches_json(found: Matches, windows: list[Window], next_offset: int | None, budget: int,
-                  quiet: bool = False) -> dict[str, Any]:
+                  quiet: bool = False, drawn: dict | None = None) -> dict[str, Any]:
     """The reply showing ``windows``, the search going on at ``next_offset``; a ``note`` says when the reply's
     ``budget`` (bytes) cut it: fewer matches shown than ``max_matches`` while more follow (``quiet``: the caller
     says how instead); ``found.note`` and ``found.stopped`` (a pattern's time limit stopped the search: every page
-    of it says so, and a page showing all it found does not blame the budget) follow it."""
+    of it says so, and a page showing all it found does not blame the budget) follow it. ``drawn``: the windows'
+    JSON kept across the calls of one reply's fitting, by extent (a window's bytes and matches are those of its
+    offset, length and match count: pieces of the same windows found)."""
     cuts = _cuts(found, windows)
     if found.rendered:  # (a window cut to fit: its edges off what it would render otherwise than the view)
         windows = [_drawn(window, found.windows) for window in windows]
@@ -279,8 +284,7 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
     what.update({"view": found.view} if found.view else {})
     reply = {"handle": found.handle, **what, "size": found.size, "next_offset": shown.next_offset,
              "more": shown.more, "remaining": shown.remaining, "next_call": shown.next_call,
-             "windows": [window_json(w, found.size, found.binary, found.rendered, cut)
-                         for w, cut in zip(windows, cuts, strict=True)]}
+             "windows": [_drawn_json(found, w, cut, drawn) for w, cut in zip(windows, cuts, strict=True)]}
     if found.before is not None:  # from the end: where the next call ends, not starts
         reply = {("next_before" if k == "next_offset" else k): v for k, v in reply.items()}
     count = shown.match_count
@@ -294,6 +298,17 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
         if said:
             reply["note"] = f"{reply['note']}; {said}" if reply.get("note") else said
     return reply
+
+
+def _drawn_json(found: Matches, window: Window, cut: tuple[bool, bool], drawn: dict | None) -> dict[str, Any]:
+    """:func:`window_json` of ``window``, kept in ``drawn`` (``None``: not kept)."""
+    if drawn is None:
+        return window_json(window, found.size, found.binary, found.rendered, cut)
+    key = (window.offset, len(window.data), len(window.matches), cut)
+    out = drawn.get(key)
+    if out is None:
+        out = drawn[key] = window_json(window, found.size, found.binary, found.rendered, cut)
+    return out
 
 
 def _budget_note(found: Matches, windows: int, count: int, budget: int) -> str:
@@ -312,16 +327,17 @@ def _cuts(found: Matches, windows: list[Window]) -> list[tuple[bool, bool]]:
     """For each of ``windows`` (a piece of one of ``found``'s windows, which do not overlap): whether it was cut
     before and after, its context there shorter than ``found.context`` asks and the content's ends allow (a window
     of terminal output's view: than its window found, whose edges were moved off escape sequences)."""
-    reach, starts = _reach(found), [whole.offset for whole in found.windows]
+    reach, starts = _reach(found), [whole.offset for whole in found.windows] if found.rendered else []
     out = []
     for window in windows:
         if not window.matches:
             out.append((False, False))
             continue
         lo, hi = 0, found.size
-        if found.rendered and (at := bisect_right(starts, window.offset) - 1) >= 0:
+        if starts and (at := bisect_right(starts, window.offset) - 1) >= 0:
             lo, hi = found.windows[at].offset, found.windows[at].offset + len(found.windows[at].data)
-        first, last = window.matches[0].offset, max(hit.offset + hit.length for hit in window.matches)
+        first, last = window.matches[0].offset, window.matches[-1].offset + window.matches[-1].length  # (in order,
+        # not overlapping: the last ends last)
         out.append((window.offset > max(lo, first - reach), window.offset + len(window.data) < min(hi, last + reach)))
     return out
 
