@@ -59,10 +59,10 @@ def stored_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, h
                              binary=kind == "binary",
                              stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))
             not_utf8 = shape is not None and NOT_UTF8 in shape
-            sniff_utf8 = not _sought(result).isascii() and not not_utf8 and kind != "binary"
-            fixed = crlf_line_ends(result.pattern, result.ignore_case) if result.pattern is not None else None
-            head = opened.reader.read(0, min(size, SNIFFED_UTF8_BYTES)) if _missed(result, offset) and (
-                sniff_utf8 or fixed) else b""
+            missed = _missed(result, offset)  # (what follows only then: a pattern parsed again, a read)
+            sniff_utf8 = missed and not _sought(result).isascii() and not not_utf8 and kind != "binary"
+            fixed = crlf_line_ends(result.pattern, result.ignore_case) if missed and result.pattern else None
+            head = opened.reader.read(0, min(size, SNIFFED_UTF8_BYTES)) if sniff_utf8 or fixed else b""
             if sniff_utf8 and head:
                 not_utf8 = invalid_utf8_bytes(head[: len(head) - utf8_partial_tail(head)] if len(head) < size
                                               else head) > 0
