@@ -174,7 +174,8 @@ def _fit_last(found: Matches, budget: int, shown: Callable[..., dict[str, Any]])
 
     count = _most(len(windows) - 1, lambda n: reply_size(tail(windows[len(windows) - n:])) <= budget)
     kept = windows[len(windows) - count:] if count else []
-    trimmed = _trim_before(found, windows[len(windows) - count - 1], budget, lambda part: tail(part + kept))
+    trimmed = _trim_before(found, windows[len(windows) - count - 1], budget, lambda part: tail(part + kept),
+                           alone=not count)
     if trimmed is not None:
         return trimmed
     if count:
@@ -187,12 +188,12 @@ def _fit_last(found: Matches, budget: int, shown: Callable[..., dict[str, Any]])
     return _fit_one_window(found, alone, None, budget, tail)
 
 
-def _trim_before(found: Matches, window: Window, budget: int, shown: Callable[[list[Window]], dict[str, Any]]
-                 ) -> dict[str, Any] | None:
+def _trim_before(found: Matches, window: Window, budget: int, shown: Callable[[list[Window]], dict[str, Any]],
+                 alone: bool = False) -> dict[str, Any] | None:
     """:func:`_trim_after` from the end: ``window``'s last matches, its context after whole, cut before them (the
     most matches, then the most context before the first of them, never into the match before it); ``shown(part)``
     is the reply showing ``part`` and the windows after it (the next call's ``before`` its first match shown).
-    ``None`` when not even its last match fits with no context before."""
+    ``None`` when not even its last match fits with no context before, or (``alone``) fits only so."""
     hits, end = window.matches, window.offset + len(window.data)
 
     def floor(keep: int) -> int:  # where the match before the last ``keep`` ends (the window's start: none)
@@ -207,7 +208,8 @@ def _trim_before(found: Matches, window: Window, budget: int, shown: Callable[[l
     if not keep:
         return None
     room = max(0, min(_reach(found), hits[len(hits) - keep].offset - floor(keep)))
-    return upto(keep, _most(room, lambda c: reply_size(upto(keep, c)) <= budget))
+    context = _most(room, lambda c: reply_size(upto(keep, c)) <= budget)
+    return None if alone and keep == 1 and context < room else upto(keep, context)
 
 
 def _first_hit(window: Window) -> int:
