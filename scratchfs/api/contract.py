@@ -6,7 +6,8 @@ Every result is one JSON object; every read says how to go on: ``next_offset`` /
 call gave that shape the next page, ``budget`` (when given) included. Sizes and offsets are bytes
 of the content; ``ttl`` and ``expires_in`` are seconds; ``expires_at`` is epoch seconds. ``data`` is text (invalid
 bytes as U+FFFD, counted by ``replaced``) or, for binary content, a hex dump (``"encoding": "hexdump"``) -- but a
-byte range of binary content that is text (a tar member of JSON lines) is text, ``"encoding": "text"``.
+byte range (or a search window) of binary content that is text (a tar member of JSON lines) is text,
+``"encoding": "text"``.
 
 * ``read_handle`` by range: ``{handle, offset, length, size, next_offset, remaining, next_call, data}``: whole UTF-8
   characters (a character cut by the end of the range is left for the next read; a range starting inside a character
@@ -17,19 +18,8 @@ byte range of binary content that is text (a tar member of JSON lines) is text, 
   the end (``-1``: the last line; ``first_line`` is the positive number); one before the first line reads from line
   1, as ``tail -n`` does, and adds a ``note`` saying so.
 * by ``match`` / ``pattern``: ``{handle, match (or pattern, ignore_case), size, next_offset, more, remaining,
-  next_call, windows: [{line, offset, length, data}]}``, each fact once: a window of one match adds
-  ``match_offset`` / ``match_length`` where they are not the window's own, one of several lists ``matches: [{offset,
-  length, line}]`` (:func:`~scratchfs.api.search_reply.window_json`); windows whose context overlaps are merged;
-  ``context="line"``: each window is the line holding its matches (:mod:`scratchfs.engine.line_windows`), and one
-  cut by the bound of 1 KiB a side (or by the budget) says ``"cut": "before" | "after" | "both"``;
-  a reply over budget keeps fewer windows, then fewer matches, then less context, and ``next_offset`` is the first
-  match not shown. With ``view="text"`` (an HTML page): ``view`` too, and offsets, lines and ``size`` are the text
-  view's; of terminal output (``match`` only, :mod:`scratchfs.api.view_search`): the text as its view shows it,
-  offsets, lengths and lines the stored output's, each window's ``data`` its bytes rendered (``rendered``), and a
-  ``note`` naming the rendered read of the first window.
-  With ``before`` (the last matches, :mod:`scratchfs.api.last_search`): ``next_before`` for ``next_offset``, the
-  first match shown when matches precede it (the next call's ``before``), ``remaining`` the bytes before it not
-  searched; a reply over budget keeps its last windows.
+  next_call, windows: [{line, offset, length, data}]}`` (:mod:`scratchfs.api.search_reply` says each field: merged
+  windows, ``cut``, a reply over budget, ``view="text"``, ``before``).
 * ``scratch_write``: ``{key, size, ttl, expires_at}``; ``scratch_read``: a range read of the value (``key`` for
   ``handle``, ``next_call`` names ``scratch_read``); ``scratch_list``: ``{prefix, entries: [{key, size, expires_in,
   preview}], next_call}``; ``scratch_delete``: ``{key, deleted}``.

@@ -20,7 +20,7 @@ from scratchfs.engine.protocols import Entry
 from scratchfs.engine.search import Window
 from scratchfs.foundation import cursors
 from scratchfs.foundation.checks import shorten
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import InvalidArgument, PatternTimeout, PatternTooLong
 from scratchfs.foundation.limits import (
     DEFAULT_CONTEXT,
     DEFAULT_LINES,
@@ -235,6 +235,8 @@ class Matches:
             rendered, its offsets and lengths the stored bytes'.
         encoding: ``"latin-1"`` or ``"cp1252"``: ``match`` is that encoding's bytes and windows show a byte a
             character (:mod:`scratchfs.api.encodings`), else ``None``.
+        stopped: why the search stopped before ``max_matches`` and the end, when a pattern's time limit or bounds did
+            (:func:`stopped_note`; every page of it says so), else ``None``.
     """
 
     handle: str
@@ -254,6 +256,7 @@ class Matches:
     note: str | None = None
     rendered: bool = False
     encoding: str | None = None
+    stopped: str | None = None
 
     @property
     def more(self) -> bool:
@@ -294,6 +297,21 @@ class Matches:
         ``encoding``."""
         needle = self.match or b""
         return needle.decode("utf-8", "replace") if self.encoding is None else decode_single(needle, self.encoding)
+
+
+def stopped_note(error: PatternTimeout | PatternTooLong | None, timeout: float) -> str | None:
+    """What a search page says when ``error`` stopped the search after its windows (``None``: nothing stopped it),
+    ``timeout`` the ``pattern_timeout`` setting (seconds): where it stopped and that the bytes from there are not
+    searched yet, so that a page of fewer matches than asked is not read as the last of them. At most about 250
+    bytes. Never raises."""
+    if error is None:
+        return None
+    at = error.resume_offset
+    if isinstance(error, PatternTimeout):
+        return (f"the pattern's time limit ({timeout:g} s) stopped this search at byte {at}: the bytes from there are "
+                "not searched yet (more matches may follow); next_call searches on")
+    return (f"the search stopped at byte {at}, where a match may pass a pattern search's bounds: the bytes from there "
+            "are not searched yet; next_call meets it and says how to go on past it")
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,4 +388,5 @@ __all__ = [
     "listing_tag",
     "render_call",
     "short_digest",
+    "stopped_note",
 ]

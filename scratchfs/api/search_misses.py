@@ -12,12 +12,13 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from scratchfs.api.entries import reading
-from scratchfs.api.results import Matches, render_call
+from scratchfs.api.results import Matches, render_call, stopped_note
 from scratchfs.api.shape import NOT_UTF8
 from scratchfs.api.shape_binary import compressed_format
 from scratchfs.api.shape_terminal import split_by_controls
 from scratchfs.api.view_search import RENDERED_KINDS, rendered_hint
 from scratchfs.api.views import reply_size
+from scratchfs.engine.pattern_syntax import crlf_line_ends
 from scratchfs.engine.search import Matcher, Sink, search
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.text import invalid_utf8_bytes, plural, utf8_partial_tail
@@ -55,13 +56,17 @@ def stored_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, h
             found = search(opened.reader, matcher, offset, reach, asked.max_matches, cap, opened.lines.line_of_frame,
                            sink)
             result = replace(asked, windows=found.windows, size=size, next_offset=found.next_offset,
-                             binary=kind == "binary")
+                             binary=kind == "binary",
+                             stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))
             not_utf8 = shape is not None and NOT_UTF8 in shape
-            if _missed(result, offset) and not _sought(result).isascii() and not not_utf8 and kind != "binary":
-                head = opened.reader.read(0, min(size, SNIFFED_UTF8_BYTES))
+            missed = _missed(result, offset)  # (what follows only then: a pattern parsed again, a read)
+            sniff_utf8 = missed and not _sought(result).isascii() and not not_utf8 and kind != "binary"
+            fixed = crlf_line_ends(result.pattern, result.ignore_case) if missed and result.pattern else None
+            head = opened.reader.read(0, min(size, SNIFFED_UTF8_BYTES)) if sniff_utf8 or fixed else b""
+            if sniff_utf8 and head:
                 not_utf8 = invalid_utf8_bytes(head[: len(head) - utf8_partial_tail(head)] if len(head) < size
                                               else head) > 0
-    return text_view_hint(result, kind, offset, shape, not_utf8)
+    return text_view_hint(result, kind, offset, shape, not_utf8, fixed if b"\r\n" in head else None)
 
 
 def _missed(found: Matches, offset: int) -> bool:
@@ -81,7 +86,7 @@ needle once, squeezed if need be (:class:`~scratchfs.api.fixed.Squeeze`), not a 
 
 
 def text_view_hint(found: Matches, content_type: str | None, offset: int, shape: str | None = None,
-                   not_utf8: bool = False) -> Matches:
+                   not_utf8: bool = False, crlf_fix: str | None = None) -> Matches:
     """``found`` with a ``note`` naming the way on when a search of a stored content from its start found nothing
     (``next_call`` ``None``, no ``view``), ``shape`` its stored shape, ``not_utf8``: its bytes are not all UTF-8:
 
@@ -96,6 +101,10 @@ def text_view_hint(found: Matches, content_type: str | None, offset: int, shape:
     * compressed content (gzip, zstd, zip, xz, bzip2: its shape says ``", compressed"``,
       :func:`~scratchfs.api.shape_binary.compressed_format`): a search cannot see inside it; what works
       (:func:`compressed_note`, about 330 bytes).
+    * a pattern holding ``$`` over content whose lines end in ``\\r\\n`` (its first :data:`SNIFFED_UTF8_BYTES`
+      bytes hold one): ``$`` matches before a ``\\n`` only, as Python's ``re`` has it -- after a CRLF line's
+      ``\\r`` -- so ``value=7000$`` finds no ``value=7000\\r\\n``; ``crlf_fix`` is the pattern with each ``$``
+      written ``\\r?$`` (:func:`~scratchfs.engine.pattern_syntax.crlf_line_ends`), which the note names.
 
     A note ends with the exact call for a needle or pattern of at most :data:`HINT_CALL_BYTES` (in bytes of its JSON
     string; at most about 460 bytes of note), else names "the same call". ``found`` itself otherwise. Never
@@ -124,6 +133,13 @@ def text_view_hint(found: Matches, content_type: str | None, offset: int, shape:
         return replace(found, note=f"{split}; search that text: {way}")
     if (not_utf8 or (shape is not None and NOT_UTF8 in shape)) and not _sought(found).isascii():
         return replace(found, note=single_byte_note(found, spelled))
+    if crlf_fix is not None:
+        call = render_call("read_handle", handle=found.handle, pattern=crlf_fix,
+                           ignore_case=True if found.ignore_case else None, context=found.context,
+                           max_matches=found.max_matches) if reply_size(crlf_fix) <= HINT_CALL_BYTES else (
+            "the same call with each $ written \\r?$")
+        return replace(found, note="no match: the content's lines end in \\r\\n, and $ matches before \\n only (as "
+                                   f"Python's re has it), after a line's \\r: write \\r?$ for a line's end: {call}")
     return found
 
 

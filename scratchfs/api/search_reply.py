@@ -1,8 +1,29 @@
 """Search replies: the windows of a ``match`` / ``pattern`` search as the model-facing JSON, fitted into a budget
-(:mod:`scratchfs.api.contract` documents the reply; every face builds it here)."""
+(:mod:`scratchfs.api.contract` documents the replies; every face builds this one here).
+
+A search reply: ``{handle, match (or pattern, ignore_case), size, next_offset, more, remaining,
+next_call, windows: [{line, offset, length, data}]}``, each fact once: a window of one match adds
+``match_offset`` / ``match_length`` where they are not the window's own, one of several lists ``matches: [{offset,
+length, line}]`` (:func:`~scratchfs.api.search_reply.window_json`); windows whose context overlaps are merged;
+``context="line"``: each window is the line holding its matches (:mod:`scratchfs.engine.line_windows`), and one
+cut by the bound of 1 KiB a side (or by the budget) says ``"cut": "before" | "after" | "both"``;
+a reply over budget keeps the windows that fit and the next one cut to fit (its first matches, then less context
+after the last; from the end, its last matches and less context before: a window whose context the budget cut
+says ``cut`` too), then, for one window alone, less context a side, then the first match cut; ``next_offset`` is
+the first match not shown. A window of binary content whose bytes are text is text, ``"encoding": "text"``. A
+search a pattern's time limit (or bound) stopped says so in its ``note``, the byte it stopped at.
+With ``view="text"`` (an HTML page): ``view`` too, and offsets, lines and ``size`` are the text
+view's; of terminal output (``match`` only, :mod:`scratchfs.api.view_search`): the text as its view shows it,
+offsets, lengths and lines the stored output's, each window's ``data`` its bytes rendered (``rendered``), and a
+``note`` naming the rendered read of the first window.
+With ``before`` (the last matches, :mod:`scratchfs.api.last_search`): ``next_before`` for ``next_offset``, the
+first match shown when matches precede it (the next call's ``before``), ``remaining`` the bytes before it not
+searched; a reply over budget keeps its last windows. With ``encoding`` (``"latin-1"``, ``"cp1252"``,
+:mod:`scratchfs.api.encodings`): ``encoding`` too, each window a byte a character."""
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -12,16 +33,16 @@ from scratchfs.api.encodings import encode_needle
 from scratchfs.api.fixed import Squeeze
 from scratchfs.api.results import Matches
 from scratchfs.api.search_misses import NOT_UTF8_MISS
-from scratchfs.api.views import piece, reply_size
-from scratchfs.engine.search import Window
+from scratchfs.api.views import piece, reads_as_text, reply_size
+from scratchfs.engine.search import Hit, Window
 from scratchfs.engine.structure.terminal import render_fragment
 from scratchfs.engine.structure.terminal_match import drawn_edges
 from scratchfs.foundation.limits import LINE_WINDOW_BYTES, MAX_REPLY_BYTES
-from scratchfs.foundation.text import plural
+from scratchfs.foundation.text import plural, utf8_suffix_start
 
 
-def window_json(window: Window, size: int, binary: bool, rendered: bool = False, encoding: str | None = None
-                ) -> dict[str, Any]:
+def window_json(window: Window, size: int, binary: bool, rendered: bool = False,
+                cut: tuple[bool, bool] = (False, False), encoding: str | None = None) -> dict[str, Any]:
     """One search window: ``{line, offset, length, data}`` (plus ``replaced``/``encoding``), each fact once: ``line``
     is its first match's (1-based); a window of one match gives the match's start as ``match_offset`` when it is
     not ``offset`` (context before it) and its length as ``match_length`` when it does not end where the window
@@ -29,11 +50,16 @@ def window_json(window: Window, size: int, binary: bool, rendered: bool = False,
     lists them, ``matches: [{offset, length, line}]``. :func:`window_hits` reads the matches back from either.
     A window of whole lines (``context="line"``) whose line goes on past it (:data:`LINE_WINDOW_BYTES` bytes a side
     at most) says where: ``cut`` is ``"before"``, ``"after"`` or ``"both"``, as a line read's ``cut`` says it stops
-    inside a line; a line's bytes are shown whole at its ends, an invalid byte there included (as U+FFFD).
+    inside a line; a line's bytes are shown whole at its ends, an invalid byte there included (as U+FFFD). A window
+    of bytes of context says ``cut`` where the reply's budget cut its context shorter than ``context=`` asks (and
+    than the content's ends allow; ``cut``: ``(before, after)``): the rest, and the matches merged with it past
+    those shown, come with the next call.
     ``rendered`` (terminal output searched in its text view): ``data`` is the bytes ``offset``/``length`` name as the
     view renders them (:func:`~scratchfs.engine.structure.terminal.render_fragment`: escapes drawn as nothing,
-    overstrikes and ``\r`` redraws applied), every offset and length still the stored bytes'. ``encoding``
-    (``"latin-1"``, ``"cp1252"``): each byte one character of it (:func:`~scratchfs.api.views.piece`)."""
+    overstrikes and ``\r`` redraws applied), every offset and length still the stored bytes'. A window of binary
+    content is a hex dump (``"encoding": "hexdump"``) but when its bytes are text (a tar member's): then it is text,
+    ``"encoding": "text"`` saying so, as a byte range of it is. ``encoding`` (``"latin-1"``, ``"cp1252"``): each
+    byte one character of it (:func:`~scratchfs.api.views.piece`)."""
     hits = window.matches
     match_end = max(h.offset + h.length for h in hits) if hits else window.match_offset
     keep_from, keep_to = window.match_offset, match_end
@@ -41,10 +67,13 @@ def window_json(window: Window, size: int, binary: bool, rendered: bool = False,
     if window.line_cut is not None:  # a line's ends are character boundaries: nothing there is left out
         keep_from = keep_from if before else window.offset
         keep_to = keep_to if after else window.offset + len(window.data)
-    shown = piece(window.data, window.offset, size, binary, encoding, before=None, keep_from=keep_from,
+    textual = binary and encoding is None and _reads_as_text(window, size, keep_from)  # (a tar member's text in a
+    shown = piece(window.data, window.offset, size, binary and not textual, encoding, before=None,  # binary content)
+                  keep_from=keep_from,
                   keep_to=keep_to)
     out: dict[str, Any] = {"line": window.line, **shown.fields()}
-    if window.line_cut is not None and (before or after):
+    before, after = cut if window.line_cut is None else window.line_cut
+    if before or after:
         out["cut"] = "both" if before and after else "before" if before else "after"
     if len(hits) > 1:
         out["matches"] = [{"offset": h.offset, "length": h.length, "line": h.line} for h in hits]
@@ -54,10 +83,20 @@ def window_json(window: Window, size: int, binary: bool, rendered: bool = False,
         if hits[0].offset + hits[0].length != shown.offset + shown.length:
             out["match_length"] = hits[0].length
     content = shown.content_fields()
+    if textual:
+        content["encoding"] = "text"
     if rendered and not binary:
         start = shown.offset - window.offset
         content["data"] = render_fragment(window.data[start : start + shown.length])
     return {**out, **content}
+
+
+def _reads_as_text(window: Window, size: int, keep_from: int) -> bool:
+    """Whether a window of binary content (of ``size`` bytes) shows as text
+    (:func:`~scratchfs.api.views.reads_as_text`): its bytes but those of a character begun before it (up to 3
+    continuation bytes, never from ``keep_from`` on: text_piece leaves them out too) are text."""
+    lead = min(utf8_suffix_start(window.data), max(0, keep_from - window.offset)) if window.offset else 0
+    return reads_as_text(window.data[lead:], window.offset + lead, size)
 
 
 def window_hits(window: dict[str, Any]) -> list[dict[str, Any]]:
@@ -72,9 +111,10 @@ def window_hits(window: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def matches_reply(found: Matches, budget: int) -> dict[str, Any]:
-    """A search as the contract's JSON object, fitted into ``budget`` bytes: fewer windows, then fewer matches of the
-    first window, then less context, then the first match cut; ``next_offset`` is the first match not shown. The
-    echoed ``match``/``pattern`` and ``next_call`` are measured first (:class:`~scratchfs.api.fixed.Squeeze`)."""
+    """A search as the contract's JSON object, fitted into ``budget`` bytes: the windows that fit and the next one cut
+    to fit (:func:`_trim_after`; from the end, :func:`_trim_before`), then, for a first window alone, less context a
+    side, then the first match cut; ``next_offset`` is the first match not shown. The echoed ``match``/``pattern``
+    and ``next_call`` are measured first (:class:`~scratchfs.api.fixed.Squeeze`)."""
     windows = found.windows
     if windows:  # the floor: one match's first byte alone, the search going on past it
         edge = windows[0] if found.before is None else windows[-1]
@@ -84,9 +124,10 @@ def matches_reply(found: Matches, budget: int) -> dict[str, Any]:
     else:
         floor = _matches_json(found, [], found.next_offset, budget)
     squeeze = Squeeze(floor, budget, {"match": ("match",), "pattern": ("pattern",)})
+    drawn: dict[tuple[int, int, int, tuple[bool, bool]], dict[str, Any]] = {}  # the windows drawn, by extent
 
     def shown(part: list[Window], next_offset: int | None, quiet: bool = False) -> dict[str, Any]:
-        return squeeze(_matches_json(found, part, next_offset, budget, quiet))
+        return squeeze(_matches_json(found, part, next_offset, budget, quiet, drawn))
 
     reply = shown(windows, found.next_offset)
     if reply_size(reply) <= budget or not windows:
@@ -94,10 +135,56 @@ def matches_reply(found: Matches, budget: int) -> dict[str, Any]:
     if found.before is not None:
         return _fit_last(found, budget, shown)
     count = _most(len(windows) - 1, lambda n: reply_size(shown(windows[:n], _first_hit(windows[n]))) <= budget)
+    after = _first_hit(windows[count + 1]) if count + 1 < len(windows) else found.next_offset
+    trimmed = _trim_after(found, windows[count], after, budget, lambda part, nxt: shown(windows[:count] + part, nxt),
+                          alone=not count)
+    if trimmed is not None:
+        return trimmed
     if count:
         return shown(windows[:count], _first_hit(windows[count]))
-    after = _first_hit(windows[1]) if len(windows) > 1 else found.next_offset
     return _fit_one_window(found, windows[0], after, budget, shown)
+
+
+def _reach(found: Matches) -> int:
+    """Bytes of context a side a window of ``found`` holds at most."""
+    return LINE_WINDOW_BYTES if found.context == "line" else int(found.context)
+
+
+def _cut(window: Window, first: int, last: int, hits: tuple[Hit, ...]) -> Window:
+    """The bytes ``[first, last)`` of ``window`` (clamped to it) holding ``hits`` (some of its matches, in order): a
+    window of lines cut shorter says its line goes on (its ``line_cut``)."""
+    lo, hi = max(first, window.offset), min(last, window.offset + len(window.data))
+    data = window.data[lo - window.offset : hi - window.offset]
+    line_cut = None if window.line_cut is None else (
+        window.line_cut[0] or lo > window.offset, window.line_cut[1] or hi < window.offset + len(window.data))
+    return Window(hits[0].offset, lo, data, hits[0].line, hits, line_cut)
+
+
+def _trim_after(found: Matches, window: Window, after: int | None, budget: int,
+                shown: Callable[[list[Window], int | None], dict[str, Any]], alone: bool = False
+                ) -> dict[str, Any] | None:
+    """The reply showing ``window``'s first matches, its context before whole, cut after so that it fits ``budget``:
+    the most matches, then the most context after the last of them (never into the next one); ``shown(part,
+    next_offset)`` is the reply showing the windows before it and ``part``, ``after`` the first match past
+    ``window``. The next call starts at its first match not shown (``after`` when all are, only context cut):
+    no match is left out or shown twice. ``None`` when not even its first match fits with no context after, and
+    (``alone``: the reply's only window) when its first match alone fits but not with its whole context after
+    (:func:`_fit_one_window` narrows its context on both sides instead, the match in the middle)."""
+    hits, end = window.matches, window.offset + len(window.data)
+
+    def upto(keep: int, context: int) -> dict[str, Any]:
+        last = hits[keep - 1]
+        stop = hits[keep].offset if keep < len(hits) else end
+        part = _cut(window, window.offset, min(last.offset + last.length + context, stop), hits[:keep])
+        return shown([part], hits[keep].offset if keep < len(hits) else after)
+
+    keep = _most(len(hits), lambda n: n >= 1 and reply_size(upto(n, 0)) <= budget)
+    if not keep:
+        return None
+    last = hits[keep - 1]
+    room = max(0, min(_reach(found), (hits[keep].offset if keep < len(hits) else end) - last.offset - last.length))
+    context = _most(room, lambda c: reply_size(upto(keep, c)) <= budget)
+    return None if alone and keep == 1 and context < room else upto(keep, context)
 
 
 def _fit_last(found: Matches, budget: int, shown: Callable[..., dict[str, Any]]) -> dict[str, Any]:
@@ -110,14 +197,43 @@ def _fit_last(found: Matches, budget: int, shown: Callable[..., dict[str, Any]])
         return shown(part, found.next_offset if first == _first_hit(windows[0]) else first, quiet)
 
     count = _most(len(windows) - 1, lambda n: reply_size(tail(windows[len(windows) - n:])) <= budget)
+    kept = windows[len(windows) - count:] if count else []
+    trimmed = _trim_before(found, windows[len(windows) - count - 1], budget, lambda part: tail(part + kept),
+                           alone=not count)
+    if trimmed is not None:
+        return trimmed
     if count:
-        return tail(windows[len(windows) - count:])
+        return tail(kept)
     last = windows[-1]
     hit = last.matches[-1]
-    lo = max(last.offset, hit.offset - (LINE_WINDOW_BYTES if found.context == "line" else int(found.context)))
+    lo = max(last.offset, hit.offset - _reach(found))
     line_cut = None if last.line_cut is None else (last.line_cut[0] or lo > last.offset, last.line_cut[1])
     alone = Window(hit.offset, lo, last.data[lo - last.offset:], hit.line, (hit,), line_cut)
     return _fit_one_window(found, alone, None, budget, tail)
+
+
+def _trim_before(found: Matches, window: Window, budget: int, shown: Callable[[list[Window]], dict[str, Any]],
+                 alone: bool = False) -> dict[str, Any] | None:
+    """:func:`_trim_after` from the end: ``window``'s last matches, its context after whole, cut before them (the
+    most matches, then the most context before the first of them, never into the match before it); ``shown(part)``
+    is the reply showing ``part`` and the windows after it (the next call's ``before`` its first match shown).
+    ``None`` when not even its last match fits with no context before, or (``alone``) fits only so."""
+    hits, end = window.matches, window.offset + len(window.data)
+
+    def floor(keep: int) -> int:  # where the match before the last ``keep`` ends (the window's start: none)
+        before = hits[len(hits) - keep - 1] if keep < len(hits) else None
+        return window.offset if before is None else before.offset + before.length
+
+    def upto(keep: int, context: int) -> dict[str, Any]:
+        first = hits[len(hits) - keep]
+        return shown([_cut(window, max(first.offset - context, floor(keep)), end, hits[len(hits) - keep:])])
+
+    keep = _most(len(hits), lambda n: n >= 1 and reply_size(upto(n, 0)) <= budget)
+    if not keep:
+        return None
+    room = max(0, min(_reach(found), hits[len(hits) - keep].offset - floor(keep)))
+    context = _most(room, lambda c: reply_size(upto(keep, c)) <= budget)
+    return None if alone and keep == 1 and context < room else upto(keep, context)
 
 
 def _first_hit(window: Window) -> int:
@@ -138,32 +254,21 @@ def _most(high: int, fits: Callable[[int], bool]) -> int:
 
 def _fit_one_window(found: Matches, window: Window, after: int | None, budget: int,
                     shown: Callable[..., dict[str, Any]]) -> dict[str, Any]:
-    """The first window alone is over budget: keep its first matches, then less context, then the match's start
-    (``shown(windows, next_offset)``: the reply showing those windows)."""
+    """The first window alone is over budget even with its first match alone and no context after it
+    (:func:`_trim_after` failed): less context a side, then the match's start (``shown(windows, next_offset)``: the
+    reply showing those windows; ``after``: the first match past ``window``)."""
     hits = window.matches
-    reach = LINE_WINDOW_BYTES if found.context == "line" else int(found.context)
+    reach = _reach(found)
 
     def cut(first: int, last: int, keep: int) -> Window:
-        """The window's bytes ``[first, last)`` holding its first ``keep`` hits (a window of lines cut shorter says
-        its line goes on)."""
-        lo, hi = max(first, window.offset), min(last, window.offset + len(window.data))
-        data = window.data[lo - window.offset : hi - window.offset]
-        line_cut = None if window.line_cut is None else (
-            window.line_cut[0] or lo > window.offset, window.line_cut[1] or hi < window.offset + len(window.data))
-        return Window(hits[0].offset, lo, data, hits[0].line, tuple(hits[:keep]), line_cut)
+        return _cut(window, first, last, hits[:keep])
 
-    def with_hits(n: int) -> dict[str, Any]:
-        end = hits[n - 1].offset + hits[n - 1].length + reach
-        return shown([cut(window.offset, end, n)], hits[n].offset if n < len(hits) else after)
-
-    keep = _most(len(hits), lambda n: n >= 1 and reply_size(with_hits(n)) <= budget)
-    if keep:
-        return with_hits(keep)
     first = hits[0]
     rest = hits[1].offset if len(hits) > 1 else after
 
-    def with_context(c: int) -> dict[str, Any]:
-        narrow = cut(first.offset - c, first.offset + first.length + c, 1)
+    def with_context(c: int) -> dict[str, Any]:  # (never into the window's next match: it shows next)
+        narrow = cut(first.offset - c, min(first.offset + first.length + c, hits[1].offset if len(hits) > 1 else
+                                           first.offset + first.length + c), 1)
         reply = shown([narrow], rest, c < reach)
         if c < reach:  # said, so that a model asking for wide windows knows what it trades
             if window.line_cut is None:
@@ -185,10 +290,14 @@ def _fit_one_window(found: Matches, window: Window, after: int | None, budget: i
 
 
 def _matches_json(found: Matches, windows: list[Window], next_offset: int | None, budget: int,
-                  quiet: bool = False) -> dict[str, Any]:
+                  quiet: bool = False, drawn: dict | None = None) -> dict[str, Any]:
     """The reply showing ``windows``, the search going on at ``next_offset``; a ``note`` says when the reply's
     ``budget`` (bytes) cut it: fewer matches shown than ``max_matches`` while more follow (``quiet``: the caller
-    says how instead)."""
+    says how instead); ``found.note`` and ``found.stopped`` (a pattern's time limit stopped the search: every page
+    of it says so, and a page showing all it found does not blame the budget) follow it. ``drawn``: the windows'
+    JSON kept across the calls of one reply's fitting, by extent (a window's bytes and matches are those of its
+    offset, length and match count: pieces of the same windows found)."""
+    cuts = _cuts(found, windows)
     if found.rendered:  # (a window cut to fit: its edges off what it would render otherwise than the view)
         windows = [_drawn(window, found.windows) for window in windows]
     shown = replace(found, windows=windows, next_offset=next_offset)
@@ -202,24 +311,62 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
     what.update({"encoding": found.encoding} if found.encoding else {})
     reply = {"handle": found.handle, **what, "size": found.size, "next_offset": shown.next_offset,
              "more": shown.more, "remaining": shown.remaining, "next_call": shown.next_call,
-             "windows": [window_json(w, found.size, found.binary, found.rendered, found.encoding) for w in windows]}
+             "windows": [_drawn_json(found, w, cut, drawn) for w, cut in zip(windows, cuts, strict=True)]}
     if found.before is not None:  # from the end: where the next call ends, not starts
         reply = {("next_before" if k == "next_offset" else k): v for k, v in reply.items()}
     count = shown.match_count
-    if shown.more and count < found.max_matches and not quiet and (found.view or not found.note):  # (a note of a
-        # search not of a view: why none is shown; of terminal output's view: how to read a window rendered)
-        narrower = " or a smaller context=" if found.context else ""
-        grouped = f" in {plural(len(windows), 'window')}" if len(windows) != count else ""  # (near matches merge)
-        total = "" if found.view else "; count=true counts them all"  # (a text view is not counted)
-        total += f"; before={found.size} shows the last ones" if found.before is None and not found.view else ""
-        reply["note"] = (f"the budget ({budget} bytes) cut this reply to {count} of max_matches={found.max_matches} "
-                         f"matches{grouped}; next_call goes on (a larger budget=, up to {MAX_REPLY_BYTES},{narrower} "
-                         f"shows more matches a reply){total}")
+    stopped = found.stopped is not None and next_offset == found.next_offset  # (a pattern error, not the budget)
+    if shown.more and count < found.max_matches and not quiet and not stopped and (found.view or not found.note):
+        # (a note of a search not of a view: why none is shown; of terminal output's view: how to read a window)
+        reply["note"] = _budget_note(found, len(windows), count, budget)
     elif not windows and shown.next_offset is None and (empty := empty_match_note(found.pattern, found.ignore_case)):
         reply["note"] = empty
-    if found.note:
-        reply["note"] = f"{reply['note']}; {found.note}" if reply.get("note") else found.note
+    for said in (found.note, found.stopped):
+        if said:
+            reply["note"] = f"{reply['note']}; {said}" if reply.get("note") else said
     return reply
+
+
+def _drawn_json(found: Matches, window: Window, cut: tuple[bool, bool], drawn: dict | None) -> dict[str, Any]:
+    """:func:`window_json` of ``window``, kept in ``drawn`` (``None``: not kept)."""
+    if drawn is None:
+        return window_json(window, found.size, found.binary, found.rendered, cut, found.encoding)
+    key = (window.offset, len(window.data), len(window.matches), cut)
+    out = drawn.get(key)
+    if out is None:
+        out = drawn[key] = window_json(window, found.size, found.binary, found.rendered, cut, found.encoding)
+    return out
+
+
+def _budget_note(found: Matches, windows: int, count: int, budget: int) -> str:
+    """What a reply says when its ``budget`` (bytes) cut it to ``count`` matches in ``windows`` windows, fewer than
+    ``max_matches`` while more follow."""
+    narrower = " or a smaller context=" if found.context else ""
+    grouped = f" in {plural(windows, 'window')}" if windows != count else ""  # (near matches merge)
+    total = "" if found.view else "; count=true counts them all"  # (a text view is not counted)
+    total += f"; before={found.size} shows the last ones" if found.before is None and not found.view else ""
+    return (f"the budget ({budget} bytes) cut this reply to {count} of max_matches={found.max_matches} "
+            f"matches{grouped}; next_call goes on (a larger budget=, up to {MAX_REPLY_BYTES},{narrower} "
+            f"shows more matches a reply){total}")
+
+
+def _cuts(found: Matches, windows: list[Window]) -> list[tuple[bool, bool]]:
+    """For each of ``windows`` (a piece of one of ``found``'s windows, which do not overlap): whether it was cut
+    before and after, its context there shorter than ``found.context`` asks and the content's ends allow (a window
+    of terminal output's view: than its window found, whose edges were moved off escape sequences)."""
+    reach, starts = _reach(found), [whole.offset for whole in found.windows] if found.rendered else []
+    out = []
+    for window in windows:
+        if not window.matches:
+            out.append((False, False))
+            continue
+        lo, hi = 0, found.size
+        if starts and (at := bisect_right(starts, window.offset) - 1) >= 0:
+            lo, hi = found.windows[at].offset, found.windows[at].offset + len(found.windows[at].data)
+        first, last = window.matches[0].offset, window.matches[-1].offset + window.matches[-1].length  # (in order,
+        # not overlapping: the last ends last)
+        out.append((window.offset > max(lo, first - reach), window.offset + len(window.data) < min(hi, last + reach)))
+    return out
 
 
 def _drawn(window: Window, found: list[Window]) -> Window:

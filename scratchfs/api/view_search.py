@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from scratchfs.api.entries import reading
-from scratchfs.api.results import Matches, render_call
+from scratchfs.api.results import Matches, render_call, stopped_note
 from scratchfs.engine.search import Matcher, Sink, Window, search
 from scratchfs.engine.seekable import SeekableReader
 from scratchfs.engine.structure.terminal_match import (
@@ -83,13 +83,16 @@ def view_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, how
                     frames = _Frames(opened.reader)
                     windows = [_off_escapes(frames, size, w) for w in found.windows]
                 return replace(asked, windows=windows, size=size, next_offset=found.next_offset, rendered=True,
-                               note=_rendered_note(handle, windows[0].match_offset) if windows else None)
+                               note=_rendered_note(handle, windows[0].match_offset) if windows else None,
+                               stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))
             found, size = scope.structure.text_search(handle, "text", matcher, (offset, reach, asked.max_matches,
                                                                                  cap), sink, opened)
-            return replace(asked, windows=found.windows, size=size, next_offset=found.next_offset)
+            return replace(asked, windows=found.windows, size=size, next_offset=found.next_offset,
+                           stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))
     found, size = scope.structure.text_search(handle, str(asked.view), matcher, (offset, reach, asked.max_matches,
                                                                                   cap), sink)
-    return replace(asked, windows=found.windows, size=size, next_offset=found.next_offset)
+    return replace(asked, windows=found.windows, size=size, next_offset=found.next_offset,
+                   stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))
 
 
 _REDRAW = re.compile(rb"\r(?!\r*\n)|\x1b\[[0-9;]*(?:[GCD]|[12]K)|\x08\x08")

@@ -39,6 +39,7 @@ __all__ = [
     "CoreWriter",
     "class_members",
     "class_syntax",
+    "crlf_line_ends",
     "op_name",
     "parse",
     "write_core",
@@ -117,6 +118,46 @@ def write_core(tree, reach: int) -> tuple[bytes, bool, int | None]:
         return CoreWriter(reach).seq(tree, tree.state.flags, 0, 1)
     except (RecursionError, MemoryError) as exc:
         raise InvalidArgument(f"pattern is too complex: {type(exc).__name__}") from None
+
+
+def crlf_line_ends(pattern: str, ignore_case: bool) -> str | None:
+    """``pattern`` with each ``$`` anchor written ``\\r?$``, so that it matches at the end of a line ending in
+    ``\\r\\n`` too (``$`` matches before a ``\\n`` only: after a CRLF line's ``\\r``); ``None`` when it holds no
+    ``$`` anchor, or when the rewrite is not exactly that (a ``$`` the scan cannot tell from the parse's: in a
+    verbose-mode comment; a rewrite that does not compile: in a lookbehind, which must keep its width). Never
+    raises."""
+    try:
+        anchors = _end_anchors(parse(pattern, ignore_case))
+        out, i, seen = [], 0, 0
+        while anchors and i < len(pattern):
+            end = i + 2 if pattern[i] == "\\" else _class_end(pattern, i) if pattern[i] == "[" else i + 1
+            out.append("\\r?$" if pattern[i] == "$" else pattern[i:end])
+            seen += pattern[i] == "$"
+            i = end
+        fixed = "".join(out)
+        if not anchors or seen != anchors:  # (none, or not the scan's: a $ in a verbose-mode comment)
+            return None
+        write_core(parse(fixed, ignore_case), MAX_PATTERN_BYTES)
+    except (InvalidArgument, RecursionError):
+        return None
+    return fixed
+
+
+def _end_anchors(tree) -> int:
+    """How many ``$`` anchors (``AT_END``) a parsed pattern holds, its groups, branches and lookarounds included."""
+    count = 0
+    for op, av in tree:
+        if op_name(op) == "AT":
+            count += op_name(av) == "AT_END"
+            continue
+        stack = [av]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, _sre_parse.SubPattern):
+                count += _end_anchors(item)
+            elif isinstance(item, (list, tuple)):
+                stack.extend(item)
+    return count
 
 
 def _source(pattern: object) -> bytes:

@@ -113,10 +113,13 @@ class Window:
 
 @dataclass(frozen=True, slots=True)
 class SearchResult:
-    """Windows found by :func:`search`, and where the next search starts (``None``: no match is left)."""
+    """Windows found by :func:`search`, and where the next search starts (``None``: no match is left); ``stopped``:
+    the pattern error (time limit, reach) that stopped the search at ``next_offset`` after its windows, else
+    ``None``."""
 
     windows: list[Window]
     next_offset: int | None
+    stopped: PatternTimeout | PatternTooLong | None = None
 
 
 class Matcher(Protocol):
@@ -351,6 +354,7 @@ class Searcher:
         self.pos = start  # content offset where the next match may start
         self.next_offset: int | None = None
         self.stop = self.size if stop is None else stop
+        self.stopped: PatternTimeout | PatternTooLong | None = None  # the pattern error that set next_offset
 
     def run(self, sink: Sink) -> int | None:
         """Search to the end of the content or until ``sink`` stops it; the open window is closed.
@@ -429,6 +433,7 @@ class Searcher:
             if not sink.taken:
                 raise
             self.next_offset = exc.resume_offset  # return what was found; the next call meets the error
+            self.stopped = exc
 
     def _line_of(self, offset: int) -> int:
         return self.lines.at(self.buf, self.base, offset)
@@ -459,13 +464,14 @@ def search(reader: SeekableReader, matcher: Matcher, start: int, context: int, m
         :class:`SearchResult`; its ``next_offset`` is the first match not returned, or ``None`` when none is left.
         A first match whose window would not fit ``budget`` comes cut to the budget (its :class:`Hit` keeps its
         whole length), so a search always gets past it.
-        When a pattern error (time limit, reach) comes after some matches were found, those are returned and
-        ``next_offset`` is where the error stood, so the next call meets it.
+        When a pattern error (time limit, reach) comes after some matches were found, those are returned,
+        ``next_offset`` is where the error stood, so the next call meets it, and ``stopped`` is the error.
 
     Raises:
         FormatError: a damaged frame. PatternTimeout, PatternTooLong: from a
             :class:`~scratchfs.engine.patterns.PatternMatcher`, before any match was found.
     """
     sink = sink_class(context, max_matches, budget, reader.table.size)
-    next_offset = Searcher(reader, matcher, start, line_of_frame).run(sink)
-    return SearchResult(sink.windows, next_offset)
+    searcher = Searcher(reader, matcher, start, line_of_frame)
+    next_offset = searcher.run(sink)
+    return SearchResult(sink.windows, next_offset, searcher.stopped)

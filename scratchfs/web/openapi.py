@@ -58,7 +58,7 @@ RANGE = _obj({"handle": _STR, **_PIECE}, {"encoding": {"enum": ["hexdump", "text
 LINES = _obj({"handle": _STR, **_PIECE, "first_line": _INT, "lines": _INT, "total_lines": _INT,
               "next_line": _NULLABLE_INT, "cut": {"type": "boolean"}}, {"encoding": {"const": "hexdump"}, "note": _STR})
 WINDOW = _obj({"line": _INT, "offset": _INT, "length": _INT, "data": _STR},
-              {"match_offset": _INT, "match_length": _INT, "encoding": {"const": "hexdump"},
+              {"match_offset": _INT, "match_length": _INT, "encoding": {"enum": ["hexdump", "text"]},
                "cut": {"enum": ["before", "after", "both"]},
                "matches": {"type": "array", "items": _obj({"offset": _INT, "length": _INT, "line": _INT})}})
 SEARCH = _obj({"handle": _STR, "size": _INT, "next_offset": _NULLABLE_INT, "more": {"type": "boolean"},
