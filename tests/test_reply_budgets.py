@@ -300,3 +300,12 @@ def test_a_listing_of_long_quote_keys_at_the_minimum_budget_says_the_exact_budge
             break
         args = {**args, "cursor": re.search(r'cursor="([^"]+)"', reply["next_call"]).group(1)}
     assert sorted(seen) == sorted(keys) and len(seen) == len(keys)
+
+
+def test_a_rows_page_after_the_first_is_not_refused_for_its_header(store):
+    """A column named in 400-660 characters: the first page fits (its header under half its budget); the page its
+    next_call (or its note's cursor) reads had its budget less the echoed cursor, and was refused ("the header alone
+    takes 803 bytes of the 1,603-byte budget"). Found by test_structure_replies_fit."""
+    for name, budget in (('"' * 397, 2048), ("n" * 658, 3000)):
+        handle = store.scope("r", "a").spill(_csv(["id", name], 200)).handle
+        check(store, "read_handle", {"handle": handle, "columns": [name, 0], "budget": budget}, budget)

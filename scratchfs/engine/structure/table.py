@@ -318,6 +318,8 @@ _MOST_PASSED = 10
 """Most rows that cannot be read a page passes over (the next page passes over those after them)."""
 
 
+_ROW_ROOM = 128  # the bytes a page after the first keeps for its rows beside the header (a row cut in parts if it must)
+
 def _items(body: Iterator[tuple[int, Any]], number: int, picked: list[int] | None, resumed: bool,
            passed: list[tuple[BadRecord, bool]], most: int = _MOST_PASSED,
            ) -> Iterator[tuple[tuple[int, int], Any, bool]]:
@@ -427,7 +429,8 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
         BadRecord (an InvalidArgument): row ``row``, where a read without ``cursor`` starts, cannot be read (its
             number, bytes, what is wrong and the byte range read that shows it).
         InvalidArgument: an unknown column (the message lists the columns), a column neither text nor an integer
-            (``1.0``), a row past the last; a header that cannot be read; a bad cursor (edited, of another entry or
+            (``1.0``), a row past the last; a header that cannot be read, or that takes over half the budget (a page
+            after the first, ``cursor`` given: all but 128 bytes of it); a bad cursor (edited, of another entry or
             read, or not at a row start), count or budget.
     """
     budget = check_budget(budget_bytes)
@@ -439,9 +442,10 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
     key = CursorKey(f"rows\0{delimiter}\0{picked}", source.size, entry)  # (row= beside a cursor: as records_page's)
     number, offset, chars, held = _page_start(source, header_rows, first, row, cursor, key)
     shown = header if picked is None else [header[i] for i in picked]
-    if json_bytes(shown) > budget // 2:
-        raise InvalidArgument(f"the header alone takes {plural(json_bytes(shown), 'byte')} of the {budget:,}-byte "
-                              "budget; select fewer columns")
+    if json_bytes(shown) > (budget // 2 if cursor is None else budget - _ROW_ROOM):  # (a page after the first:
+        raise InvalidArgument(  # its budget less the echoed cursor may be under what the first page had)
+            f"the header alone takes {plural(json_bytes(shown), 'byte')} of the {budget:,}-byte budget; select fewer "
+            "columns")
     passed: list[tuple[BadRecord, bool]] = []
 
     def fill(room: int, most: int = _MOST_PASSED) -> ItemPage:  # (again with less room, or fewer rows passed
