@@ -48,7 +48,11 @@ branch htmlsel (the text view keeps the lines of code in a ``<pre>``, each inden
 and an HTML shape's "~N KiB of text" counts that indent: the ``browser-rust-book.html`` slices, 6 records and the
 spill through the store, say ~141 and ~379 KiB where they said ~132 and ~354 (0+65536 its markup share); the view of
 the 512 KiB slice is 395 KiB); and a count of 1 is worded singular (``tests/test_reply_wording.py``):
-``one-byte@0+1``'s shape says "longest 1 byte", ``deep.json@0+254``'s "object(1 key)", 2 records).
+``one-byte@0+1``'s shape says "longest 1 byte", ``deep.json@0+254``'s "object(1 key)", 2 records); branch jsonlines
+(a slice cut inside its first record is JSON lines when the rest of its first 20 lines are JSON objects or arrays,
+its shape saying "1 record not JSON (record 1)": ``records.jsonl@5+16384``, a "CSV" of cells such as ``:
+1700000000``, and ``lists.jsonl@5+…`` and ``mixed.jsonl@5+…`` at 1024, 1537 and 16384 bytes, text; 7 records, their
+content types, shapes and stubs, the listings unchanged).
 """
 
 from __future__ import annotations
