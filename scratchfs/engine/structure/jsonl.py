@@ -339,19 +339,16 @@ def _leading(source: ContentSource, bad: BadRecord, note: list[str], passed: lis
     how.leading += 1
     if how.leading == 1:
         passed.append(bad)
-        note.append(f"{bad} -- passed over: the page reads on after it")
+        note.append(f"{bad} -- passed over: " + ("the page reads on after it" if after else "it is the last record"))
     else:
-        first = passed[0]
-        said = f"{first} -- passed over: the page reads on after it"
+        said = f"{passed[0]} -- passed over: the page reads on after it"
         index = next(i for i, n in enumerate(note) if n.startswith(said))
-        numbers = ", ".join(str(n) for n in range(first.record + 1, bad.record + 1))
-        note[index] = (f"{said}; and {how.leading - 1} more bad record{'s' if how.leading > 2 else ''} after it "
-                       f"(record{'s' if how.leading > 2 else ''} {numbers}), passed over too")
-    if after is None:
-        note.append("no record follows: it is the last record" if how.leading == 1 else "the last of them is the "
-                    "last record")
-        return None, False
-    return after, how.leading < MOST_LEADING
+        more = how.leading - 1
+        numbers = ", ".join(str(n) for n in range(passed[0].record + 1, bad.record + 1))
+        note[index] = (f"{said}; and {more} more bad record{'s' if more > 1 else ''} after it (record"
+                       f"{'s' if more > 1 else ''} {numbers}), passed over too" + (
+                           "" if after else ", the last of them the last record"))
+    return (after, how.leading < MOST_LEADING) if after else (None, False)
 
 
 def _after(source: ContentSource, bad: BadRecord) -> tuple[int, int] | None:
