@@ -59,7 +59,12 @@ random bytes with no IHDR chunk, is ``binary, ...; starts with ...`` without ``P
 and the stubs that carry them, 4 records); and text whose bytes not UTF-8 are a single-byte encoding's (no valid
 UTF-8 character but ASCII) names the read argument that shows them: the ``latin1.txt`` slices' shapes end ``...
 bytes not UTF-8 (shown as U+FFFD), encoding="latin-1" reads them as Latin-1``, their stubs' previews a little
-shorter to fit, 7 records and the spill through the store).
+shorter to fit, 7 records and the spill through the store); then,
+branch jsonlines
+(a slice cut inside its first record is JSON lines when the rest of its first 20 lines are JSON objects or arrays,
+its shape saying "1 record not JSON (record 1)": ``records.jsonl@5+16384``, a "CSV" of cells such as ``:
+1700000000``, and ``lists.jsonl@5+…`` and ``mixed.jsonl@5+…`` at 1024, 1537 and 16384 bytes, text; 7 records, their
+content types, shapes and stubs, the listings unchanged).
 """
 
 from __future__ import annotations

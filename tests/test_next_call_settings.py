@@ -225,15 +225,20 @@ def test_python_api_next_call_names_no_budget(ra, grep_text):
 
 
 def test_a_bad_records_ways_on_keep_the_budget(scratch_store, ra, ec2):
-    """A bad JSON-lines record's error names the byte read that shows it and the read past it: both with the
-    caller's budget, and following the read past it pages on as the first call did."""
+    """A read that starts at a bad JSON-lines record passes over it (branch jsonlines; before, its error named the
+    byte read that shows it and the read past it): its note names that byte read with the caller's budget, and its
+    pages go on as the first call did. One the filter fails on still fails, both ways on with the budget."""
     good = [json.dumps(op) for op in list(ec2["operations"].values())[:12]]
     handle = ra.spill(("\n".join([*good[:5], "{not json", *good[5:]]) + "\n").encode()).handle
-    result = run_scratch_tool(ScopeResolver(scratch_store, "r", "a"), "read_handle",
-                              {"handle": handle, "record": 6, "records": 3, "budget": BUDGET}, None)
-    assert result.is_error and "is not JSON" in result.content[0].text
-    see, on = re.findall(r"read_handle\([^)]*\)", result.content[0].text)[:2]
-    assert call_args(see)[1]["budget"] == BUDGET and call_args(on)[1] == {"handle": handle, "record": 7,
-                                                                           "records": 3, "budget": BUDGET}
-    pages = follow(scratch_store, "read_handle", {"handle": handle, "record": 7, "records": 3})
+    pages = follow(scratch_store, "read_handle", {"handle": handle, "record": 6, "records": 3})
+    assert pages[0]["note"].startswith("record 6 (bytes ") and "is not JSON" in pages[0]["note"]
+    see = re.findall(r"read_handle\([^)]*\)", pages[0]["note"])[0]
+    assert call_args(see)[1]["budget"] == BUDGET
     assert items(pages, "records") == [json.loads(line) for line in good[5:]]
+    result = run_scratch_tool(ScopeResolver(scratch_store, "r", "a"), "read_handle",
+                              {"handle": handle, "record": 7, "records": 3, "jq": ".name + 1", "budget": BUDGET}, None)
+    assert result.is_error and "jq failed on record 7" in result.content[0].text
+    see, on = re.findall(r"read_handle\([^)]*\)", result.content[0].text)[:2]
+    assert call_args(see)[1]["budget"] == BUDGET and call_args(on)[1] == {"handle": handle, "record": 8,
+                                                                           "records": 3, "jq": ".name + 1",
+                                                                           "budget": BUDGET}

@@ -75,18 +75,23 @@ def test_terminal_output_is_advised_its_text_view_and_the_view_works(tools, scra
     assert view.startswith("[100%]\n") and "\x1b" not in view and "\r" not in view
 
 
+_COMMENTS = ["# a comment line", "# another", "# and one more"]  # (3 of the first 20 lines: text to the sniffer)
+
+
 def test_a_bad_record_among_json_lines_a_sniffer_called_text_reads_on(tools, scratch_scope):
-    """A record read of text whose lines are mostly JSON (a tool's output cut in its last record) keeps its advice:
-    the bad record's bytes and the read after it."""
+    """A record read of text whose lines are mostly JSON (a tool's output cut in its last record) reads as JSON
+    lines do: a page that starts at a bad record passes over it and those right after it, naming the first and the
+    byte read that shows it (before branch jsonlines: raised, naming that read and the read after it; one comment
+    line among 30 records, which this test held, now makes JSON lines: test_jsonl_bad_records_stub)."""
     records = [json.dumps({"i": i}) for i in range(30)]
-    data = "\n".join([*records[:15], "# a comment line", *records[15:]]) + "\n" + records[0][:5]
+    data = "\n".join([*records[:15], *_COMMENTS, *records[15:]]) + "\n" + records[0][:5]
     stub = scratch_scope.spill(data, source_tool="logs")
     assert stub.content_type == "text"
-    with pytest.raises(BadRecord) as caught:
-        tools.call("read_handle", {"handle": stub.handle, "record": 16, "records": 5})
-    see, on = _calls(str(caught.value))
+    page = tools.call("read_handle", {"handle": stub.handle, "record": 16, "records": 5})
+    assert page["records"] == [{"i": i} for i in range(15, 20)] and page["first"] == 19
+    assert page["note"].startswith("record 16 (bytes ") and "(records 17, 18), passed over too" in page["note"]
+    see = _calls(page["note"])[0]
     assert tools.call("read_handle", see)["data"] == "# a comment line\n"
-    assert tools.call("read_handle", on)["records"] == [{"i": i} for i in range(15, 20)]
 
 
 def test_the_cli_and_the_web_table_refuse_rows_of_text_as_the_model_s_read_does(scratch_store, fixture_data,
@@ -169,7 +174,7 @@ def test_jq_over_text_whose_first_words_are_json_values_is_refused_on_its_first_
     """``find /usr -ls`` (fixtures/tools/find-ls-usr.txt) starts '   260074      4 drwxr-xr-x': jq="." over it gave
     'results: [260074, 4], more: true' -- the inode and block count read as two JSON documents -- and only the next
     page said it holds text which jq cannot parse. Text whose lines are not JSON is refused on the first page;
-    JSON lines the sniffer called text, one of them bad, still give the outputs before it."""
+    JSON lines the sniffer called text, three of their first 20 lines bad, still give the outputs before them."""
     stub = scratch_scope.spill(data, source_tool="t")
     assert stub.content_type == "text", stub.shape
     with pytest.raises(InvalidArgument) as caught:
@@ -177,7 +182,7 @@ def test_jq_over_text_whose_first_words_are_json_values_is_refused_on_its_first_
     assert str(caught.value).startswith(f"{stub.handle} holds text (content type text), which jq cannot parse as "
                                         "JSON: read it by lines"), caught.value
     records = [json.dumps({"i": i}) for i in range(30)]
-    mostly = "\n".join([*records[:15], "# a comment line", *records[15:]]) + "\n" + records[0][:5]
+    mostly = "\n".join([*records[:15], *_COMMENTS, *records[15:]]) + "\n" + records[0][:5]
     mostly_stub = scratch_scope.spill(mostly, source_tool="logs")
     assert mostly_stub.content_type == "text"
     first = tools.call("read_handle", {"handle": mostly_stub.handle, "jq": ".i"})

@@ -28,6 +28,7 @@ from scratchfs.api.shape_binary import FORMATS, STARTS, TAR_MAGIC_AT, binary_kin
 from scratchfs.api.shape_html import html_shape
 from scratchfs.api.shape_merge import MixedItems, fitted, items_template, value_word
 from scratchfs.api.shape_table import (
+    JSONL_HEAD_CHARS,
     count_records,
     estimate_records,
     first_row_is_data,
@@ -232,6 +233,14 @@ def _structured(sample: bytes, text: str, complete: bool, size: int, lines: int,
             found = Shape("text", f"JSON nested too deeply to parse, {kib(size)}, {plural(lines, 'line')}")
         if found is not None:
             return found
+    if first not in ("{", "[", "<", "") and _json_after_first_line(text):  # a line before JSON lines (a log line)
+        try:
+            found = _jsonl(_lstrip_blanks(text), json.JSONDecoder(parse_constant=refuse_constant), complete, lines,
+                           source)
+        except (RecursionError, MemoryError):
+            found = None
+        if found is not None:
+            return found
     if first == "<":
         if _HTML_RE.search(sample, 0, 4096) or _FRAGMENT_RE.match(stripped.encode("utf-8", "replace")):
             return Shape("html", html_shape(sample, scope))
@@ -239,6 +248,13 @@ def _structured(sample: bytes, text: str, complete: bool, size: int, lines: int,
         if stripped.startswith("<?xml") or root is not None:
             return Shape("xml", clip(f"XML, root <{short_name(root or '?')}>, {kib(size)}, {plural(lines, 'line')}"))
     return None
+
+
+def _json_after_first_line(text: str) -> bool:
+    """Whether the first line of ``text`` that is not blank after its first line opens a JSON object or array (JSON
+    lines after a line that is none may be JSON lines: :func:`~scratchfs.api.shape_table.json_lines` decides)."""
+    end = text.find("\n", 0, JSONL_HEAD_CHARS)
+    return end >= 0 and text[end + 1 : end + 257].lstrip(_BLANKS)[:1] in ("{", "[")
 
 
 _UTF8_CHARACTER = re.compile("[^\x00-\x7f\ufffd]")  # a character of valid UTF-8 that is not ASCII

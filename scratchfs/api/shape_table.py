@@ -50,7 +50,8 @@ JSONL_HEAD_CHARS = 65536
 2 whole lines)."""
 RECORD_BLANKS = " \t\n\r\x0b\x0c"
 """What ``bytes.strip()`` strips: a line of only these is no record to a ``record=`` read."""
-_PROBE_LINES = 20  # the first lines that must all be JSON for a text to be JSON lines
+_PROBE_LINES = 20  # the first lines that tell JSON lines: all JSON, ...
+_PROBE_MISS_SHARE = 10  # ... or all but one in this many JSON objects or arrays (a record cut or garbled, a log line)
 KEY_SCAN_CHARS = 128 * 1024
 """Characters of a sample's records (whole records, from its start) whose keys a JSON-lines shape lists
 (``python bench/scan_costs.py``: 1.6-2.0 ms for a 512 KiB sample, 4.5-4.9 ms with the keys of all of it)."""
@@ -226,10 +227,35 @@ def _is_json(line: str, decoder: json.JSONDecoder) -> bool:
     return True
 
 
+def _probed(rows: list[str], decoder: json.JSONDecoder) -> list[Any] | None:
+    """The JSON values of ``rows`` (a text's first lines, not blank) if they tell JSON lines, else ``None``: all of
+    them JSON values, or -- one or a few not JSON (a record cut or garbled, a log line among the records) -- all but
+    one in :data:`_PROBE_MISS_SHARE` of them JSON objects or arrays (a line that is not JSON, or a JSON scalar, is a
+    miss: text whose lines start with JSON words, ``true``, ``404``, ``[1]``, is no JSON lines), 2 at least. Gives
+    up at the first miss past the bound (text: after 1 to 3 lines)."""
+    allowed = len(rows) // _PROBE_MISS_SHARE
+    values: list[Any] = []
+    bad = scalars = 0
+    for row in rows:
+        try:
+            value = decoder.decode(row)
+        except ValueError:  # (RecursionError goes on: the caller's "JSON nested too deeply to parse")
+            bad += 1
+            if bad > allowed:
+                return None
+            continue
+        values.append(value)
+        scalars += not isinstance(value, (dict, list))
+    if bad and (bad + scalars > allowed or len(values) < 2):
+        return None
+    return values
+
+
 def json_lines(text: str, decoder: json.JSONDecoder, complete: bool) -> JsonLines | None:
     """The records of ``text`` (a sample, starting at its first non-blank character; ``complete``: the whole
     content) if its first whole lines (at most 20 in the first :data:`JSONL_HEAD_CHARS` characters, or in all of
-    it when those hold fewer than 2) are 2 or more JSON values and nothing else, else ``None``. Keys are gathered
+    it when those hold fewer than 2) are 2 or more JSON values and nothing else -- or objects and arrays, all but one
+    in 10 of them (:func:`_probed`: the shape names the records that are not JSON) --, else ``None``. Keys are gathered
     from the records of the sample's whole lines in its first :data:`KEY_SCAN_CHARS` characters (at least one
     record; a line that is not JSON adds none: a read names it)."""
     for head in (text[:JSONL_HEAD_CHARS], text):
@@ -243,9 +269,8 @@ def json_lines(text: str, decoder: json.JSONDecoder, complete: bool) -> JsonLine
             break
     if len(rows) < 2 or (ends and len(rows) < 3 and not _is_json(rows[-1], decoder)):
         return None
-    try:
-        values = [decoder.decode(row) for row in rows[: -1 if ends else None]]  # (the content's last line: below)
-    except ValueError:
+    values = _probed(rows[: -1 if ends else None], decoder)  # (the content's last line: below)
+    if values is None:
         return None
     body = (text if complete else text[: text.rfind("\n") + 1]).split("\n")
     if body[-1] == "":

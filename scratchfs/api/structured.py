@@ -137,9 +137,15 @@ class StructureReads:
                 cursor: str | None = None, budget: int = 8192, call_budget: int | None = None) -> ItemPage:
         """A page of the records of JSON lines (numbered from 1) from ``record`` (or ``cursor``), or of their ``jq``
         outputs, streamed record by record: at most ``records`` records, fewer when the page's ``budget`` (bytes of
-        its JSON) fills first (``cursor`` then resumes at the first record not shown). Raises BadRecord (a record
-        that is not JSON, or that ``jq`` fails on: the message gives the byte read that shows it and the read that
-        goes on after it, both with ``call_budget``, the reply budget the caller gave, when given), InvalidArgument
+        its JSON) fills first (``cursor`` then resumes at the first record not shown). A record that is not JSON is
+        passed over, the page's ``note`` naming it and the byte read that shows it (with ``call_budget``, the reply
+        budget the caller gave, when given): after the page's first record the page ends before it, its cursor going
+        on after it; at the page's start (of JSON lines, or of text whose lines around it are mostly JSON) the page
+        reads on after it and the bad records right after it
+        (:func:`~scratchfs.engine.structure.jsonl.records_page`'s ``pass_first``). Raises BadRecord (the record
+        the read starts at is not JSON and is the entry's last -- a cut last line --, or ``jq`` fails on it: the
+        message gives the byte read that shows it and the read that goes on after it, both with ``call_budget``,
+        or says it is the last record), InvalidArgument
         (also a CSV entry, :func:`check_kind`; a JSON document over several lines; a record that is not JSON in an
         entry not stored as JSON lines whose lines around it are mostly not JSON either -- text, a log, binary data
         --, naming what it holds and the reads that fit: :func:`~scratchfs.api.misfit.refusal`), StructureTimeout
@@ -150,17 +156,21 @@ class StructureReads:
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             self._fits(kind, "record", handle)
-            try:
+
+            def page_of(pass_first: bool) -> ItemPage:
                 page = records_page(src, record, records, jq=jq, cursor=cursor, budget_bytes=budget,
-                                    timeout=self._timeout(), entry=entry_identity(handle, blob))
+                                    timeout=self._timeout(), entry=entry_identity(handle, blob), pass_first=pass_first)
                 return page if page.passed is None else _seeing_passed(page, handle, call_budget)
+
+            try:  # (JSON lines: a page that starts at a bad record passes over it and reads on)
+                return page_of(kind == "jsonl")
             except BadRecord as exc:
                 if " is not JSON: " not in str(exc) or kind == "jsonl":
                     raise
                 if kind == "json":  # (one line is one record: whole)
                     how = " over several lines"
                 elif mostly_json(src, exc.offset, exc.offset + exc.length):
-                    raise
+                    return page_of(True)  # (JSON lines the sniffer did not tell: read as JSON lines are)
                 else:
                     how = ", not JSON lines"
                 raise InvalidArgument(refusal(handle, kind, "record", how, self.line_bytes, self.shape)) from None

@@ -14,6 +14,7 @@ import codecs
 import re
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from itertools import chain
 from typing import Any
 
@@ -42,7 +43,7 @@ from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import BadRecord, InvalidArgument
 
-__all__ = ["MAX_RECORDS", "MAX_RECORD_BYTES", "records_page"]
+__all__ = ["MAX_RECORDS", "MAX_RECORD_BYTES", "MOST_LEADING", "records_page"]
 
 MAX_RECORD_BYTES = 64 * 1024 * 1024
 """Longest record (bytes) a read holds in memory; a longer line is refused with InvalidArgument."""
@@ -54,7 +55,8 @@ _BATCH_BYTES = 1024 * 1024
 
 def records_page(source: ContentSource, record: int = 1, records: int = 50, *, jq: str | None = None,
                  cursor: str | None = None, budget_bytes: int = 8192,
-                 timeout: float = limits.PATTERN_TIMEOUT, entry: str | None = None) -> ItemPage:
+                 timeout: float = limits.PATTERN_TIMEOUT, entry: str | None = None,
+                 pass_first: bool = False) -> ItemPage:
     """Read a page of the records of a JSON-lines content from ``record`` (at most ``records``, fewer when the
     budget fills first: ``cursor`` goes on from the first record not shown), or of their jq outputs.
 
@@ -71,31 +73,31 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
             limit (:mod:`scratchfs.engine.structure.jq_worker`).
         entry: the entry's identity its cursors are bound to (:class:`~scratchfs.engine.structure.paging.CursorKey`;
             with ``jq`` and the size): a cursor of another entry or read is refused.
+        pass_first: a bad record the page starts at, and those right after it (at most :data:`MOST_LEADING`), are
+            passed over, the page giving the records after them (``note`` names the first, counting the others).
 
     Returns:
         an :class:`ItemPage` named ``records`` (``first`` is the number of the first record shown), or, with ``jq``,
         named ``results`` with ``extra["record"]``: the record of the first output the page shows, whole or in
         ``part`` (``first`` numbers the outputs of that record from 1; a page showing none names the record it
         started reading at). A record or output larger than the page comes as ``part`` pieces of its compact JSON.
-        Its ``note`` names only records it shows, and the bad record it ends before, if any (``passed``, see
-        Raises).
+        Its ``note`` names only records it shows and those it passed over (``passed``: the first, or a list).
 
     Raises:
-        BadRecord (an InvalidArgument): the first record the page would show (not by a cursor) is not JSON or is
-            nested too deeply to parse, or the filter fails on it (its number, bytes, the parser's or jq's message);
-            any other is passed over (``note`` names it, ``passed`` is it, the cursor goes on after it), one a page.
+        BadRecord (an InvalidArgument): the first record the page would show (not by a cursor) is not JSON or too
+            deeply nested (with ``pass_first``: only if it is the content's last, a cut last line), or the filter
+            fails on it (its number, bytes, the parser's or jq's message); any other is passed over (above).
         InvalidArgument: a filter that does not compile, a bad cursor (edited, of another entry or read, or not at
             a record start), count or budget, a record past the last one, a line longer than
             :data:`MAX_RECORD_BYTES`.
         StructureTimeout: the filter ran past ``timeout`` over the page's records.
-        StoreBusy: every worker process stayed busy until the time limit, or none could be started (out of
-            descriptors or memory); nothing was run: retry.
+        StoreBusy: every worker stayed busy until the time limit, or none could be started: nothing was run, retry.
     """
     budget = check_budget(budget_bytes)
     records = check_int(records, "records", 1, MAX_RECORDS)
     key = CursorKey("records" if jq is None else f"records\0{jq}", source.size, entry)  # (record=: check_resumes_at)
     number, offset, out_index, chars = _start(source, record, cursor, key, jq is None)
-    program, resumed = compile_filter(jq, 1_000_000) if jq is not None else None, cursor is not None
+    program, how = compile_filter(jq, 1_000_000) if jq is not None else None, _Start(cursor is not None, pass_first)
     candidates: list[tuple[int, str]] = []  # (index on the page, text) of items given as their JSON text
     note: list[str] = []  # the notes on numbers a double cannot hold and lone surrogate escapes, each once seen
 
@@ -106,41 +108,62 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
         candidates.clear()
         note.clear()
         if program is None:
-            return _records_fill(source, (number, offset, 0, chars), records, room, candidates, note, cursor_of,
-                                 resumed)
+            return _records_fill(source, (number, offset, 0, chars), records, room, candidates, note, cursor_of, how)
         return _results_fill(program, source, (number, offset, out_index, chars), records, room,
-                             time.monotonic() + timeout, parse_path(jq) is None, candidates, note, cursor_of, resumed)
+                             time.monotonic() + timeout, parse_path(jq) is None, candidates, note, cursor_of, how)
 
     return with_as_text(lambda room: _noting_what_it_shows(fill(room), note, key), budget, candidates, note)
 
 
 def _records_fill(source: ContentSource, at: tuple[int, int, int, int], records: int, room: int,
                   candidates: list[tuple[int, str]], note: list[str], cursor_of: Callable[[tuple, int], str],
-                  resumed: bool) -> ItemPage:
+                  how: _Start) -> ItemPage:
     """The page of records from ``at`` (``(number, offset, 0, characters into it)``) within ``room`` bytes, at
-    most ``records``; the bad record it ends before and passes over, if any, in its ``passed``."""
+    most ``records``; the bad records it passes over, if any, in its ``passed`` (:func:`_passed`)."""
     number, offset, _index, chars = at
-    page, passed = ItemPage("records", number), []
+    page, passed, how = ItemPage("records", number), [], how.again()
     items = _values(source, number, offset, lambda text: candidates.append((len(page.items), text)), note, passed,
-                    resumed)
+                    how)
     page = fill_items(page, items, chars, room, records, lambda pos, skip: cursor_of((pos[0], pos[1], 0), skip))
-    page.passed = passed[-1] if passed else None
+    page.first += how.leading
+    page.passed = _passed(passed)
     return page
 
 
 def _results_fill(program: Any, source: ContentSource, at: tuple[int, int, int, int], records: int, room: int,
                   deadline: float, numbers: bool, candidates: list[tuple[int, str]], note: list[str],
-                  cursor_of: Callable[[tuple, int], str], resumed: bool) -> ItemPage:
+                  cursor_of: Callable[[tuple, int], str], how: _Start) -> ItemPage:
     """The page of the outputs of ``program`` from ``at`` (``(record number, offset, output index, characters into
     it)``) within ``room`` bytes, reading at most ``records`` records until ``deadline`` (``time.monotonic()``);
     the bad record it ends before and passes over, if any, in its ``passed``."""
     number, offset, out_index, chars = at
-    page, passed = ItemPage("results", out_index + 1, extra={"record": number}), []
+    page, passed, how = ItemPage("results", out_index + 1, extra={"record": number}), [], how.again()
     outputs = _outputs(program, source, number, offset, out_index, records, deadline,
-                       lambda text: candidates.append((len(page.items), text)), note, numbers, passed, resumed)
+                       lambda text: candidates.append((len(page.items), text)), note, numbers, passed, how)
     page = fill_items(page, _labelled(page, outputs), chars, room, 1_000_000, cursor_of)
-    page.passed = passed[-1] if passed else None
+    page.passed = _passed(passed)
     return page
+
+
+@dataclass(slots=True)
+class _Start:
+    """How a page treats a bad record at its start: ``resumed`` (by a cursor: passed over, a page of none),
+    ``pass_first`` (passed over, the page reading on: :func:`records_page`); ``leading``: how many it passed over
+    so (counted as the page is filled)."""
+
+    resumed: bool
+    pass_first: bool
+    leading: int = 0
+
+    def again(self) -> _Start:
+        """A fresh count, for a page filled again (with less room)."""
+        return _Start(self.resumed, self.pass_first)
+
+
+def _passed(passed: list[BadRecord]) -> BadRecord | list[BadRecord] | None:
+    """A page's ``passed``: the bad record it passed over (the first of a run at its start, which its note names), or
+    both when it also ended before one, or ``None``."""
+    return None if not passed else passed[0] if len(passed) == 1 else list(passed)
 
 
 _NOTED = re.compile(r"record (\d+) ")
@@ -254,30 +277,87 @@ _NOT_UTF8 = " is not UTF-8 text"
 
 
 def _values(source: ContentSource, number: int, offset: int, as_text: Callable[[str], None], note: list[str],
-            passed: list[BadRecord], resumed: bool) -> Iterator[tuple[tuple[int, int], Any, bool]]:
+            passed: list[BadRecord], how: _Start) -> Iterator[tuple[tuple[int, int], Any, bool]]:
     """The records from ``number`` (at ``offset``), a record holding a number no value holds exactly or a lone
     surrogate escape (a character no UTF-8 carries: :func:`~scratchfs.engine.structure.numbers.lone_surrogate`, the
     first one noted in ``note``) as its text (told to ``as_text`` first). A bad record after the first ends the page
     before it and is passed over (:func:`_passing_over`); the first one is raised (BadRecord), unless the page is
     ``resumed`` by a cursor (one that passed over the bad record before it: a run of bad records), whose page passes
-    over it the same way, so that no cursor is left that only fails."""
+    over it the same way, so that no cursor is left that only fails, or ``how.pass_first``: the page passes over it
+    and reads on (:func:`_leading`)."""
+    while True:
+        try:
+            for at, start, value, _length, text, exact in _records(source, number, offset, note):
+                if exact:
+                    yield (at, start), value, False
+                else:
+                    text = text.strip()
+                    escape = lone_surrogate(text)
+                    if escape is not None and not any(_SURROGATE in n for n in note):
+                        note.append(surrogate_note(escape, f"record {at}", False))
+                    as_text(text)
+                    yield (at, start), text, True
+            return
+        except BadRecord as exc:
+            if exc.record == number and how.pass_first:
+                after, going = _leading(source, exc, note, passed, how)
+                if going:
+                    number, offset = after
+                    continue
+                if after is not None:
+                    yield after, STOP, False
+                return
+            if exc.record == number and not how.resumed:
+                raise
+            after = _passing_over(source, exc, note, passed)
+            if after is not None:
+                yield after, STOP, False
+            return
+
+
+MOST_LEADING = 10
+"""Most bad records a page passes over at its start (``pass_first``); the next page passes over those after them."""
+
+
+def _leading(source: ContentSource, bad: BadRecord, note: list[str], passed: list[BadRecord], how: _Start,
+             ) -> tuple[tuple[int, int] | None, bool]:
+    """``((number, byte offset) of the record after ``bad``, whether the page reads on there)`` for ``bad``, a bad
+    record at the start of a ``pass_first`` page (or right after those it passed over): the first is noted in ``note``
+    and put in ``passed``, the others counted in its note. ``(position, False)`` past :data:`MOST_LEADING` (the page
+    ends there, its cursor going on), ``(None, False)`` when it is the last record. Raises ``bad`` when it is the
+    page's first record and its last (nothing follows it: a cut last line), or one the filter fails on."""
+    if isinstance(bad, _FilterFailed):
+        raise bad
     try:
-        for at, start, value, _length, text, exact in _records(source, number, offset, note):
-            if exact:
-                yield (at, start), value, False
-            else:
-                text = text.strip()
-                escape = lone_surrogate(text)
-                if escape is not None and not any(_SURROGATE in n for n in note):
-                    note.append(surrogate_note(escape, f"record {at}", False))
-                as_text(text)
-                yield (at, start), text, True
-    except BadRecord as exc:
-        if exc.record == number and not resumed:
-            raise
-        after = _passing_over(source, exc, note, passed)
-        if after is not None:
-            yield after, STOP, False
+        after = _after(source, bad)
+    except InvalidArgument:  # (a line after it too long to read: the page ends at it, the next one raises it)
+        if not how.leading:
+            raise bad from None
+        return (bad.record, bad.offset), False
+    if after is None and not how.leading and not how.resumed:
+        raise bad
+    how.leading += 1
+    if how.leading == 1:
+        passed.append(bad)
+        note.append(f"{bad} -- passed over: " + ("the page reads on after it" if after else "it is the last record"))
+    else:
+        said = f"{passed[0]} -- passed over: the page reads on after it"
+        index = next(i for i, n in enumerate(note) if n.startswith(said))
+        more = how.leading - 1
+        numbers = ", ".join(str(n) for n in range(passed[0].record + 1, bad.record + 1))
+        note[index] = (f"{said}; and {more} more bad record{'s' if more > 1 else ''} after it (record"
+                       f"{'s' if more > 1 else ''} {numbers}), passed over too" + (
+                           "" if after else ", the last of them the last record"))
+    return (after, how.leading < MOST_LEADING) if after else (None, False)
+
+
+def _after(source: ContentSource, bad: BadRecord) -> tuple[int, int] | None:
+    """``(number, byte offset)`` of the record after ``bad``, or ``None`` when it is the last. Raises
+    InvalidArgument for a line after it longer than :data:`MAX_RECORD_BYTES`."""
+    for start, line in iter_lines(source, bad.offset + bad.length, MAX_RECORD_BYTES):
+        if not _blank(line, start):
+            return bad.record + 1, start
+    return None
 
 
 def _passing_over(source: ContentSource, bad: BadRecord, note: list[str], passed: list[BadRecord],
@@ -289,13 +369,13 @@ def _passing_over(source: ContentSource, bad: BadRecord, note: list[str], passed
     ``passed``. A line after it longer than :data:`MAX_RECORD_BYTES` (which the next page refuses) leaves the
     cursor at ``bad``."""
     try:
-        for start, line in iter_lines(source, bad.offset + bad.length, MAX_RECORD_BYTES):
-            if not _blank(line, start):
-                passed.append(bad)
-                note.append(f"{bad} -- passed over: the page ends before it and its cursor goes on after it")
-                return bad.record + 1, start
+        after = _after(source, bad)
     except InvalidArgument:
         return bad.record, bad.offset
+    if after is not None:
+        passed.append(bad)
+        note.append(f"{bad} -- passed over: the page ends before it and its cursor goes on after it")
+        return after
     passed.append(bad)
     note.append(f"{bad} -- passed over: it is the last record")
     return None
@@ -341,21 +421,32 @@ def _batches(source: ContentSource, number: int, offset: int, records: int, note
 
 def _outputs(program: Any, source: ContentSource, number: int, offset: int, out_index: int, records: int,
              deadline: float, as_text: Callable[[str], None], note: list[str], numbers: bool,
-             passed: list[BadRecord], resumed: bool) -> Iterator[tuple[tuple[int, int, int], Any, bool]]:
+             passed: list[BadRecord], how: _Start) -> Iterator[tuple[tuple[int, int, int], Any, bool]]:
     """The filter's outputs from output ``out_index`` of record ``number`` (at ``offset``), an output holding a
     number no value holds exactly as its JSON text (told to ``as_text`` first); the notes go in ``note``:
     :func:`_batches`' and, with ``numbers`` (a filter that may compute), the one on the first number of the records a
-    double cannot hold. A bad record after the first (or first, ``resumed``) is passed over, as :func:`_values`
-    does."""
-    try:
-        yield from _run_outputs(program, source, number, offset, out_index, records, deadline, as_text, note,
-                                numbers)
-    except BadRecord as exc:
-        if exc.record == number and not resumed:
-            raise
-        after = _passing_over(source, exc, note, passed)
-        if after is not None:
-            yield (*after, 0), STOP, False
+    double cannot hold. A bad record after the first (or first, ``resumed`` or ``pass_first``) is passed over, as
+    :func:`_values` does."""
+    while True:
+        try:
+            yield from _run_outputs(program, source, number, offset, out_index, records, deadline, as_text, note,
+                                    numbers)
+            return
+        except BadRecord as exc:
+            if exc.record == number and how.pass_first and not isinstance(exc, _FilterFailed):
+                after, going = _leading(source, exc, note, passed, how)
+                if going:
+                    (number, offset), out_index = after, 0
+                    continue
+                if after is not None:
+                    yield (*after, 0), STOP, False
+                return
+            if exc.record == number and not how.resumed:
+                raise
+            after = _passing_over(source, exc, note, passed)
+            if after is not None:
+                yield (*after, 0), STOP, False
+            return
 
 
 def _run_outputs(program: Any, source: ContentSource, number: int, offset: int, out_index: int, records: int,
@@ -393,8 +484,13 @@ def _run_outputs(program: Any, source: ContentSource, number: int, offset: int, 
                 yield (at, start, index), output, is_text
         if failed is not None:
             at, start, _value, length = batch[failed]
-            raise BadRecord(f"jq failed on record {at} (bytes {start} to {start + length - 1}): {jq_message(message)}"
-                            + _not_an_object(message, at), at, start, length)
+            raise _FilterFailed(f"jq failed on record {at} (bytes {start} to {start + length - 1}): "
+                                f"{jq_message(message)}{_not_an_object(message, at)}", at, start, length)
+
+
+class _FilterFailed(BadRecord):
+    """The read's jq filter failed on a record (which is JSON): a fault of the filter more likely than of the data,
+    raised at the page's first record even with ``pass_first`` (a filter failing on every record is told at once)."""
 
 
 _NOT_OBJECT = re.compile(r"Cannot index (array|number|string|boolean|null) with string")

@@ -16,9 +16,11 @@ budget, at most :data:`_MOST_NAMED`) and the numbers of the next :data:`_MOST_NU
 those named (BadRecords), for the reads layer to add the byte read that shows each. Why not refuse, as jq refuses
 input it cannot parse: a table's row that cannot be read is one the tools that read tables (Python's ``csv``,
 DuckDB's ``ignore_errors``) read past, whereas a JSON-lines record that is not JSON is jq's own input (it fails the
-read, as a record read of it does); and a refusal would leave no whole-table read at all (a rows read takes no jq):
-a count or a sum over the rows read, said to be so, answers the question, and a model that needs every row sees
-which were not read. A header that cannot be read is refused (no row can be keyed by it).
+read, naming it and the record read after it) -- but for the content's last line (:func:`_records`: an output cut at
+its size limit ends inside a record, the most common real case), which the stub counts out too: it is left out and
+the note names it, with the byte read that shows it; and a refusal would leave no whole-table read at all (a rows
+read takes no jq): a count or a sum over the rows read, said to be so, answers the question, and a model that needs
+every row sees which were not read. A header that cannot be read is refused (no row can be keyed by it).
 
 Memory: bounded by :data:`MAX_SLURP_BYTES` of content and :data:`MAX_ARRAY_BYTES` of array text. The reading process
 holds the content, the array text and (for a table) a chunk of rows; the jq worker holds the array text and jq's
@@ -95,14 +97,15 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
 
     Returns:
         an :class:`ItemPage` named ``results``, as :func:`~scratchfs.engine.structure.jsondoc.jq_page` gives it; a
-        table's row that cannot be read is passed over, its ``note`` naming it (the module docstring says why).
+        table's row that cannot be read, or a last record that is not JSON (a cut last line), is passed over, its
+        ``note`` naming it (the module docstring says why).
 
     Raises:
         InvalidArgument: content over :data:`MAX_SLURP_BYTES`, a table whose rows make an array over
             :data:`MAX_ARRAY_BYTES`, an unknown ``form``, a table whose header cannot be read (as
             :func:`~scratchfs.engine.structure.table.iter_rows` with ``passed``), and what ``jq_page`` raises.
-        BadRecord (an InvalidArgument): a record that is not JSON (as a record read of it raises it: its number,
-            bytes and the parser's message).
+        BadRecord (an InvalidArgument): a record before the last that is not JSON (as a record read of it raises
+            it: its number, bytes and the parser's message).
         StructureTimeout: the filter ran past ``timeout`` (jq's reading of the array counts: for an array of
             :data:`_BIG_ARRAY_BYTES` or more the message says so and names the paged reads). StoreBusy: as
             ``jq_page``.
@@ -145,7 +148,7 @@ def _table_note(source: ContentSource, form: str, layout: Layout | None, passed:
     kept for it, the byte reads the reads layer adds included; the rows passed over it names, :func:`_named`)``."""
     named = _named(passed, budget)
     keyed = _keys_note(source, layout) if form == "rows" else None
-    keyed = "; ".join([said for said in (keyed, _passed_note(passed, named)) if said]) or None
+    keyed = "; ".join([said for said in (keyed, _passed_note(passed, named, form)) if said]) or None
     if keyed is None:
         return None, 0, named
     return keyed, len(json.dumps(keyed, ensure_ascii=False).encode("utf-8")) + len(',"note":; ') + (
@@ -174,12 +177,16 @@ def _named(passed: tuple[BadRecord, ...], budget: int) -> tuple[BadRecord, ...]:
     return tuple(named)
 
 
-def _passed_note(passed: tuple[BadRecord, ...], named: tuple[BadRecord, ...]) -> str | None:
+def _passed_note(passed: tuple[BadRecord, ...], named: tuple[BadRecord, ...], form: str) -> str | None:
     """What a slurp page says of the rows of a table that could not be read, passed over (``named``: those it names in
-    full, the first of ``passed``): how many, each named, then how many more and the first numbers of those;
-    ``None`` when there are none."""
+    full, the first of ``passed``): how many, each named, then how many more and the first numbers of those; of
+    JSON lines (``form`` ``"records"``), the last line that is not JSON (:func:`_records`); ``None`` when there are
+    none."""
     if not passed:
         return None
+    if form == "records":
+        return (f"{passed[0]} -- passed over: it is not in the array jq was given: it is the last line (cut short, or "
+                "no record), which the stub counts out too")
     count = len(passed)
     said = (f"{count:,} row{'s' if count > 1 else ''} could not be read and {'are' if count > 1 else 'is'} not in "
             f"the array jq was given: " + "; ".join(f"{bad} -- passed over" for bad in named))
@@ -198,29 +205,38 @@ def _array(source: ContentSource, form: str, cache_key: str | None, entry: str |
     in :data:`_ARRAYS` under ``cache_key`` (built once for the pages of a read)."""
     kept = None if cache_key is None else _ARRAYS.get(f"{form}:{cache_key}")
     made = kept if kept is not None else (
-        (_records(source, entry), ()) if form == "records" else _rows(source, form == "rows", layout))
+        _records(source, entry) if form == "records" else _rows(source, form == "rows", layout))
     if cache_key is not None and kept is None:
         _ARRAYS.put(f"{form}:{cache_key}", made)
     return made
 
 
-def _records(source: ContentSource, entry: str | None) -> bytes:
-    """The JSON array text of the records of JSON lines: each non-blank line's own text, in order. Raises BadRecord
-    (through a record read of it) at the first line that is not JSON."""
+def _records(source: ContentSource, entry: str | None) -> tuple[bytes, tuple[BadRecord, ...]]:
+    """``(the JSON array text of the records of JSON lines: each non-blank line's own text, in order; the last
+    record when it is not JSON, passed over)``: a content cut at a size limit ends inside a record (or a tool adds
+    a line such as '[output truncated]'), which the stub counts out too -- jq is given the records it counts. Raises
+    BadRecord (through a record read of it) at the first line that is not JSON before the last."""
     data = read_whole(source, MAX_SLURP_BYTES, "slurp")
     kept: list[bytes] = []
-    for line in data[len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0 :].split(b"\n"):  # (a byte
-        # order mark at the start is no part of record 1, as a record read has it)
+    lines = data[len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0 :].split(b"\n")  # (a byte order
+    # mark at the start is no part of record 1, as a record read has it)
+    for index, line in enumerate(lines):
         if not line.strip():
             continue
         try:
             json.loads(line.decode("utf-8", "replace"))
         except (ValueError, RecursionError):
-            records_page(source, len(kept) + 1, 1, entry=entry)  # raises the record read's BadRecord
+            try:
+                records_page(source, len(kept) + 1, 1, entry=entry)  # raises the record read's BadRecord
+            except BadRecord as bad:
+                if any(rest.strip() for rest in lines[index + 1 :]):
+                    raise
+                del data, lines
+                return b"[" + b",\n".join(kept) + b"]", (bad,)
             raise InvalidArgument(f"record {len(kept) + 1:,} is not JSON") from None
         kept.append(line)
-    del data
-    return b"[" + b",\n".join(kept) + b"]"
+    del data, lines
+    return b"[" + b",\n".join(kept) + b"]", ()
 
 
 def _rows(source: ContentSource, header: bool, layout: Layout | None = None,
