@@ -15,7 +15,7 @@ import time
 from contextlib import contextmanager
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from scratchfs import InvalidArgument, PatternMatchesEmpty, PatternTimeout, PatternTooLong, ScratchStore
@@ -25,7 +25,7 @@ from scratchfs.engine.pattern_syntax import parse
 from scratchfs.engine.search import PatternMatcher
 
 from .reference import regex_spans, windows
-from .test_patterns import as_tuples, run_search
+from .test_patterns import as_tuples, run_search, stopped_by_reach
 
 _QUANTIFIERS = ["", "", "", "?", "*", "+", "??", "*?", "{0,2}"]
 
@@ -167,6 +167,8 @@ def _within(seconds: float):
 @settings(max_examples=int(os.environ.get("FINDER_EXAMPLES", "1500")) // 10, deadline=None)
 @given(pattern=grammar_patterns(), piece=st.text(alphabet="ab\nx", min_size=1, max_size=60).map(str.encode),
        times=st.integers(80, 300), ignore_case=st.booleans())
+@example(pattern=r"(aaa|\n)*a", piece=b"a" * 35 + b"\naaaa", times=300, ignore_case=False)  # (its third match is
+# 8,155 bytes: the page of the first two stops before it, SearchResult.stopped, where this test wanted all or an error)
 def test_leading_class_scans_find_re_finditers_non_empty_matches(tmp_path_factory, pattern, piece, times,
                                                                  ignore_case):
     """Over more than 4 KiB (where a finder's scan of leading classes is decided: ClassScan) the search is exact;
@@ -194,6 +196,8 @@ def test_leading_class_scans_find_re_finditers_non_empty_matches(tmp_path_factor
         error = None
     if isinstance(error, PatternTooLong):
         assert any(end - begin > 64 for begin, end in ref if begin <= error.resume_offset)
+    if error is None and stopped_by_reach(got, ref, 64):  # (the page of the matches before a match past the reach)
+        return
     if error is None and time.monotonic() < matcher.deadline:
         assert as_tuples(got) == windows(data, ref, 4, 400, budget=1 << 20), pattern
     elif error is None:  # the search ran into its time limit (a loaded machine) after some matches: the page ends
