@@ -167,6 +167,9 @@ def _within(seconds: float):
 @settings(max_examples=int(os.environ.get("FINDER_EXAMPLES", "1500")) // 10, deadline=None)
 @given(pattern=grammar_patterns(), piece=st.text(alphabet="ab\nx", min_size=1, max_size=60).map(str.encode),
        times=st.integers(80, 300), ignore_case=st.booleans())
+@example(pattern=r"aaa+|\n??", piece=b"aa\n" + b"a" * 14, times=241, ignore_case=False)  # (a match found as the
+@example(pattern=r"a*|\n", piece=b"a" * 16 + b"\n", times=241, ignore_case=False)  # first non-empty one was checked
+# as an anchored match, which is empty there: "may be longer than the reach bound" for a 1-byte match)
 @example(pattern=r"(aaa|\n)*a", piece=b"a" * 35 + b"\naaaa", times=300, ignore_case=False)  # (its third match is
 # 8,155 bytes: the page of the first two stops before it, SearchResult.stopped, where this test wanted all or an error)
 def test_leading_class_scans_find_re_finditers_non_empty_matches(tmp_path_factory, pattern, piece, times,

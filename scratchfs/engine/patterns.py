@@ -265,14 +265,17 @@ class PatternMatcher:
             resume_offset=base + start,
         )
 
-    def _accept(self, buf: bytearray, span: Span, at_end: bool, base: int) -> tuple[int, int]:
+    def _accept(self, buf: bytearray, span: Span, at_end: bool, base: int, first: bool = False) -> tuple[int, int]:
+        """``span`` if final; ``first``: it is the engine's first non-empty match from its start (``engine.first``),
+        not its anchored match (which may be empty there: ``a*|\n`` at a newline), and is checked as such."""
         start, end, partial = span
         if at_end or start < self._certain:
             return start, end
         # reach mode: the match must not depend on the end of the buffer
         if partial or end > len(buf) - self.reach:
             raise self._too_long(base, start)
-        again = self.engine.match(buf, start, len(buf) - self.reach, True)
+        again = (self.engine.first(buf, start, len(buf) - self.reach, True, start + 1) if first else
+                 self.engine.match(buf, start, len(buf) - self.reach, True))
         if again != (start, end, False):
             raise self._too_long(base, start)
         return start, end
@@ -286,12 +289,12 @@ class PatternMatcher:
                 self._deciding = (pos, end)
                 found = self.engine.first(buf, pos, end, False, end)
                 if found is not None:
-                    return self._accept(buf, found, at_end, base)
+                    return self._accept(buf, found, at_end, base, True)
                 pos = end
             return None
         partial = self.mode == "reach" and not at_end
         found = self.engine.first(buf, pos, len(buf), partial, limit)
-        return None if found is None else self._accept(buf, found, at_end, base)
+        return None if found is None else self._accept(buf, found, at_end, base, True)
 
     def _at_starts(self, buf: bytearray, pos: int, limit: int, at_end: bool, base: int) -> tuple[int, int] | None:
         """The first non-empty match of a pattern that matches empty text (or has no literal and an optional first
@@ -314,7 +317,7 @@ class PatternMatcher:
             endpos = (buf.find(b"\n", start, limit) + 1 or limit) if self.mode == "lines" else len(buf)
             found = self.engine.first(buf, start, endpos, partial, start + 1)
             if found is not None:
-                return self._accept(buf, found, at_end, base)
+                return self._accept(buf, found, at_end, base, True)
             pos = start + 1
         return None
 
