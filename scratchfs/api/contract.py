@@ -74,8 +74,7 @@ def range_reply(sl: Slice, budget: int, before: bytes = b"") -> dict[str, Any]:
     text as a text content's range shows it, ``"encoding": "text"`` saying so."""
     name = "key" if sl.kind == "scratch" else "handle"
     single = sl.encoding is not None  # (latin-1, cp1252: a byte a character, api.encodings)
-    binary = sl.binary and not single and not reads_as_text(sl.data, sl.offset, sl.size, before)  # (a tar member
-    said = {"encoding": "text"} if sl.binary and not binary and not single else {}  # of text: text)
+    binary, said = _shown_as(sl, before)
 
     def build(k: int) -> dict[str, Any]:
         part = sl.prefix(max(k, _first_character(sl.data) if not binary and not single else 1))
@@ -103,8 +102,7 @@ def lines_reply(ls: LineSlice, budget: int) -> dict[str, Any]:
     cursor then resumes there). Lines of binary content are a hex dump, or text when they are
     (:func:`~scratchfs.api.views.reads_as_text`), ``"encoding": "text"`` saying so, as :func:`range_reply` has it."""
     single = ls.encoding is not None
-    binary = ls.binary and not single and not reads_as_text(ls.data, ls.offset, ls.size)
-    said = {"encoding": "text"} if ls.binary and not binary and not single else {}
+    binary, said = _shown_as(ls)
 
     def build(k: int) -> dict[str, Any]:
         part = ls.prefix(max(k, _first_character(ls.data) if not binary and not single else 1))
@@ -120,6 +118,16 @@ def lines_reply(ls: LineSlice, budget: int) -> dict[str, Any]:
         return fit(len(ls.data), build, budget)
     squeeze = Squeeze(build(1), budget, resume="next_offset and lines (or next_line)")
     return fit(len(ls.data), lambda k: squeeze(build(k)), budget)
+
+
+def _shown_as(read: Slice | LineSlice, before: bytes = b"") -> tuple[bool, dict[str, str]]:
+    """Whether a range or line read shows a hex dump (binary content read as UTF-8 whose bytes are not text,
+    :func:`~scratchfs.api.views.reads_as_text`), and the ``{"encoding": "text"}`` it adds when binary content's
+    bytes are text; a single-byte ``encoding`` shows text either way."""
+    if not read.binary or read.encoding is not None:
+        return False, {}
+    binary = not reads_as_text(read.data, read.offset, read.size, before)
+    return binary, {} if binary else {"encoding": "text"}
 
 
 def _unguarded(reply: dict[str, Any]) -> dict[str, Any]:
