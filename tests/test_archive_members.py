@@ -183,3 +183,42 @@ def test_a_zip_whose_end_record_lies_is_refused_and_a_cut_directory_ends_the_lis
         page = scope.structure.members(scope.spill(cut, source_tool="t").handle)
         assert [m["name"] for m in page.items] == ["f0.txt"] and page.cursor is None
         assert f"ends at byte {second}" in page.extra["note"]
+
+
+def test_a_zip64_archive_is_listed_from_its_zip64_end_record_and_extra_fields(tmp_path, monkeypatch):
+    """The Zip64 path (APPNOTE 4.3.14-15, 4.5.3) without 65,536 members or 4 GiB: the standard library's own
+    writer, its limits lowered, writes a Zip64 end record and locator (more than 5 members) and Zip64 extra fields
+    holding every size and local-header offset over 1,000 (``0xFFFFFFFF`` in the header), as it does past the real
+    limits; bytes before the archive shift every offset."""
+    monkeypatch.setattr(zipfile, "ZIP_FILECOUNT_LIMIT", 5)
+    monkeypatch.setattr(zipfile, "ZIP64_LIMIT", 1000)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as archive:
+        for n in range(40):
+            method = zipfile.ZIP_STORED if n % 3 else zipfile.ZIP_DEFLATED
+            archive.writestr(zipfile.ZipInfo(f"z/part-{n:02d}.txt"), f"part {n}\n" * (30 + 40 * n),
+                             compress_type=method)
+    data = b"\x7fprefix\n" * 100 + buf.getvalue()
+    assert b"PK\x06\x06" in data and b"PK\x06\x07" in data  # a Zip64 end record and its locator were written
+    central = data[data.index(b"PK\x01\x02"):]
+    assert b"\xff\xff\xff\xff" in central  # and central headers whose fields are in their Zip64 extra field
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        infos = archive.infolist()
+    with ScratchStore(tmp_path) as store:
+        # the stub walks the local headers: a Zip64 one's sizes are in its extra field, and the walk goes on past it
+        plain = store.scope("r", "a").spill(buf.getvalue(), source_tool="t")
+        assert "26 of 40 members stored (uncompressed), 14 compressed" in plain.shape
+        stub = store.scope("r", "a").spill(data, source_tool="t")
+        members = [m for page in follow(store, stub.handle, budget=2048) for m in page["members"]]
+    assert [m["name"] for m in members] == [i.filename for i in infos]
+    for member, info in zip(members, infos, strict=True):
+        local = info.header_offset
+        assert data[local : local + 4] == b"PK\x03\x04"
+        name_len, extra_len = (int.from_bytes(data[local + k : local + k + 2], "little") for k in (26, 28))
+        assert member["offset"] == local + 30 + name_len + extra_len
+        assert member["length"] == info.compress_size
+        if info.compress_type == zipfile.ZIP_STORED:
+            got = data[member["offset"] : member["offset"] + member["length"]]
+            assert got == f"part {int(info.filename[7:9])}\n".encode() * (30 + 40 * int(info.filename[7:9]))
+        else:
+            assert member["compressed"] == "deflate" and member["size"] == info.file_size

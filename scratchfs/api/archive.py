@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from scratchfs.api.results import render_call
-from scratchfs.api.shape_binary import TarWalk, binary_kind
+from scratchfs.api.shape_binary import TarWalk, binary_kind, zip64_sizes
 from scratchfs.engine.structure.paging import (
     CursorKey,
     ItemPage,
@@ -101,7 +101,8 @@ def _tar_item(member: Any, handle: str) -> dict[str, Any]:
 def _end_record(read: Callable[[int, int], bytes], size: int) -> tuple[int, int, int, int] | None:
     """``(entries, central directory size, its offset as written, the end record's offset)`` of the zip of ``size``
     bytes, from its end of central directory record (the last ``PK 05 06`` of the last 65,557 bytes whose
-    directory lies before it), Zip64's when the record says so; ``None``: none there."""
+    directory lies before it), Zip64's when its locator lies just before that record (APPNOTE 4.3.15, as Python's
+    ``zipfile`` reads it: whether or not the record's own fields are full); ``None``: none there."""
     start = max(0, size - _EOCD.size - 0xFFFF)
     tail = read(start, size - start)
     at = tail.rfind(b"PK\x05\x06")
@@ -109,11 +110,10 @@ def _end_record(read: Callable[[int, int], bytes], size: int) -> tuple[int, int,
         if at + _EOCD.size <= len(tail):
             _, _, _, _, count, cd_size, cd_offset, _ = _EOCD.unpack_from(tail, at)
             where = start + at
-            if 0xFFFF in (count,) or 0xFFFFFFFF in (cd_size, cd_offset):
-                found = _zip64_record(read, where)
-                if found is not None:
-                    return found
-            elif cd_size <= where:
+            found = _zip64_record(read, where)  # looked for whatever the record says: a writer may add one when
+            if found is not None:  # no field is full (Python's zipfile past a lowered limit), and the directory
+                return found  # then ends at the Zip64 record, not at this one
+            if count != 0xFFFF and 0xFFFFFFFF not in (cd_size, cd_offset) and cd_size <= where:
                 return count, cd_size, cd_offset, where
         at = tail.rfind(b"PK\x05\x06", 0, at)
     return None
@@ -124,12 +124,17 @@ def _zip64_record(read: Callable[[int, int], bytes], where: int) -> tuple[int, i
     locator just before the end record at ``where``; ``None`` when not there or not whole."""
     if where < _EOCD64_LOCATOR.size:
         return None
-    signature, _, record_at, _ = _EOCD64_LOCATOR.unpack(read(where - _EOCD64_LOCATOR.size, _EOCD64_LOCATOR.size))
-    record = read(record_at, _EOCD64.size) if signature == b"PK\x06\x07" and record_at < where else b""
-    if len(record) < _EOCD64.size or not record.startswith(b"PK\x06\x06"):
+    signature, _, written_at, _ = _EOCD64_LOCATOR.unpack(read(where - _EOCD64_LOCATOR.size, _EOCD64_LOCATOR.size))
+    if signature != b"PK\x06\x07":
         return None
-    *_, count, cd_size, cd_offset = _EOCD64.unpack(record)
-    return (count, cd_size, cd_offset, record_at) if cd_size <= record_at else None
+    # the record just before its locator (as zipfile looks for it: bytes before the archive shift the offset the
+    # locator gives), else where the locator says (a record with an extensible data sector, APPNOTE 4.3.14.2)
+    for record_at in dict.fromkeys((where - _EOCD64_LOCATOR.size - _EOCD64.size, written_at)):
+        record = read(record_at, _EOCD64.size) if 0 <= record_at < where else b""
+        if len(record) == _EOCD64.size and record.startswith(b"PK\x06\x06"):
+            *_, count, cd_size, cd_offset = _EOCD64.unpack(record)
+            return (count, cd_size, cd_offset, record_at) if cd_size <= record_at else None
+    return None
 
 
 def _zip_page(read: Callable[[int, int], bytes], size: int, handle: str, cursor: str | None, budget: int,
@@ -183,26 +188,9 @@ def _central(read: Callable[[int, int], bytes], at: int, end: int, index: int, s
             stopped.append(at)
             return
         name = body[:name_len].decode("utf-8" if flags & 0x800 else "cp437", "replace")
-        packed, unpacked, local = _zip64_sizes(body[name_len : name_len + extra_len], packed, unpacked, local)
+        packed, unpacked, local = zip64_sizes(body[name_len : name_len + extra_len], packed, unpacked, local)
         yield (index, at), _zip_item(read, handle, name, flags, method, packed, unpacked, local + shift)
         index, at = index + 1, at + whole
-
-
-def _zip64_sizes(extra: bytes, packed: int, unpacked: int, local: int) -> tuple[int, int, int]:
-    """The sizes and local header offset a central header gives, those written ``0xFFFFFFFF`` taken from its Zip64
-    extra field (id 1: 8 bytes each, in the order uncompressed, compressed, offset, of those so written)."""
-    wanted = [name for name, value in (("unpacked", unpacked), ("packed", packed), ("local", local))
-              if value == 0xFFFFFFFF]
-    values = {"packed": packed, "unpacked": unpacked, "local": local}
-    pos = 0
-    while wanted and pos + 4 <= len(extra):
-        tag, length = struct.unpack_from("<HH", extra, pos)
-        if tag == 1:
-            for n, name in enumerate(wanted[: length // 8]):
-                values[name] = int.from_bytes(extra[pos + 4 + 8 * n : pos + 12 + 8 * n], "little")
-            break
-        pos += 4 + length
-    return values["packed"], values["unpacked"], values["local"]
 
 
 def _zip_item(read: Callable[[int, int], bytes], handle: str, name: str, flags: int, method: int, packed: int,

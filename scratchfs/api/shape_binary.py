@@ -30,7 +30,7 @@ import imagesize
 from scratchfs.api.shape_words import kib, plural, short_name
 
 __all__ = ["BINARY_MAGIC", "COMPRESSED", "FORMATS", "STARTS", "TAR_MAGIC_AT", "TarMember", "TarWalk", "binary_kind",
-           "binary_shape", "compressed_format", "tar_listing", "tar_members", "zip_members"]
+           "binary_shape", "compressed_format", "tar_listing", "tar_members", "zip64_sizes", "zip_members"]
 
 BINARY_MAGIC = ((b"\x89PNG", "PNG image"), (b"\x1f\x8b", "gzip"), (b"PK\x03\x04", "zip"), (b"%PDF", "PDF"),
                 (b"\x28\xb5\x2f\xfd", "zstd"), (b"\x7fELF", "ELF"), (b"\xff\xd8\xff", "JPEG image"),
@@ -379,7 +379,8 @@ class _ZipHeader(NamedTuple):
 def _zip_headers(sample: bytes, most: int = _MOST_MEMBERS) -> list[_ZipHeader]:
     """A zip's first members (at most ``most``), from the local file headers in ``sample`` (the central directory
     is at the end, past the first bytes): each header's compressed size leads to the next; a member whose size its
-    header does not give (a data descriptor follows it, flag bit 3; or Zip64) is the last listed (``packed`` -1).
+    header does not give (a data descriptor follows it, flag bit 3; or a Zip64 one without its extra field) is the
+    last listed (``packed`` -1).
     Names are UTF-8 when flag bit 11 says so, else code page 437 (APPNOTE.TXT appendix D). Never raises."""
     found: list[_ZipHeader] = []
     at = 0
@@ -387,12 +388,32 @@ def _zip_headers(sample: bytes, most: int = _MOST_MEMBERS) -> list[_ZipHeader]:
         _, _, flags, method, _, _, _, packed, _, name_bytes, extra = _ZIP_HEADER.unpack_from(sample, at)
         start = at + _ZIP_HEADER.size
         name = sample[start : start + name_bytes].decode("utf-8" if flags & 0x800 else "cp437", "replace")
+        if packed == 0xFFFFFFFF:  # Zip64: the sizes are in the extra field (a local header holds both)
+            packed, _, _ = zip64_sizes(sample[start + name_bytes : start + name_bytes + extra], packed, 0xFFFFFFFF, 0)
         known = not ((flags & 0x8 and not packed) or packed == 0xFFFFFFFF)
         found.append(_ZipHeader(name, method, flags, packed if known else -1, start + name_bytes + extra))
         if not known:
             break
         at = start + name_bytes + extra + packed
     return found
+
+
+def zip64_sizes(extra: bytes, packed: int, unpacked: int, local: int) -> tuple[int, int, int]:
+    """The sizes and local header offset a zip header gives (a local one: offset 0), those written ``0xFFFFFFFF``
+    taken from its Zip64 extra field ``extra`` (APPNOTE.TXT 4.5.3: id 1, 8 bytes each, in the order uncompressed,
+    compressed, offset, of those so written). Never raises: a field the extra does not hold stays as written."""
+    wanted = [name for name, value in (("unpacked", unpacked), ("packed", packed), ("local", local))
+              if value == 0xFFFFFFFF]
+    values = {"packed": packed, "unpacked": unpacked, "local": local}
+    pos = 0
+    while wanted and pos + 4 <= len(extra):
+        tag, length = struct.unpack_from("<HH", extra, pos)
+        if tag == 1:
+            for n, name in enumerate(wanted[: length // 8]):
+                values[name] = int.from_bytes(extra[pos + 4 + 8 * n : pos + 12 + 8 * n], "little")
+            break
+        pos += 4 + length
+    return values["packed"], values["unpacked"], values["local"]
 
 
 def _zip_names(sample: bytes, most: int = 16) -> list[str]:
