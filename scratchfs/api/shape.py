@@ -25,6 +25,7 @@ from typing import Any
 
 from scratchfs.api.shape_aligned import aligned_shape
 from scratchfs.api.shape_binary import FORMATS, STARTS, TAR_MAGIC_AT, binary_kind, binary_shape
+from scratchfs.api.shape_diff import diff_shape
 from scratchfs.api.shape_html import html_shape
 from scratchfs.api.shape_merge import MixedItems, fitted, items_template, value_word
 from scratchfs.api.shape_table import (
@@ -207,6 +208,10 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     terminal = terminal_controls(sample, complete) if b"\x1b" in sample or b"\r" in sample or b"\b" in sample else ""
     if terminal:
         return _plain(sample, size, lines, scope, True, (head, 0), terminal, odd, read_as)
+    diff = diff_shape(sample[bom:], lines, complete, scope)
+    if diff is not None:
+        return Shape("text", diff) if not odd else _not_utf8(Shape("text", diff), odd, "" if complete else
+                                                             f" in the first {kib(len(sample))}", sample, read_as)
     logs = len(_LOG_LINE_RE.findall(head))
     head_rows = _head_rows(head) if logs else 0  # (0 until needed: no log line is never half of 1 row or more)
     is_log = logs > 0 and logs >= 0.5 * head_rows  # most start with a timestamp or a log level

@@ -1,0 +1,141 @@
+"""The shape of a unified diff (``git diff``, ``git show``, ``git log -p``, ``diff -u``), for
+:mod:`scratchfs.api.shape`: its files, each with the line its diff starts at and the lines it adds and removes, its
+hunks, and the commits of a ``git log -p`` -- so that a model goes to one file's diff with one line read
+(``line=N``) instead of paging through the others. Such text stays content type ``text``; its shape starts with
+:data:`DIFF_SHAPE`.
+
+The format is GNU diffutils' unified format ("Detailed Description of Unified Format" in the diffutils manual: a
+``---`` / ``+++`` file header, then hunks ``@@ -l,s +l,s @@`` whose body lines start with a space, ``-`` or ``+``,
+``\\`` for "No newline at end of file") with git's extended headers (git-diff(1), "Generating patches with -p":
+``diff --git a/x b/y``, ``index``, mode, rename and copy lines, ``Binary files ... differ``). A hunk's body is read
+by its header's line counts, so a removed line that itself starts with ``-- `` is not taken for a file header.
+
+Only a text that is mostly diff is one: at least one file with a hunk or a binary change, and at least
+:data:`_MOST_OTHER` of its non-blank lines inside file headers, hunks or ``git log`` commit headers (a README or a
+mail quoting a short patch stays text). Looked at only when the sample holds ``@@ -`` at a line start (one scan).
+"""
+
+from __future__ import annotations
+
+import re
+
+from scratchfs.api.shape_words import MAX_SHAPE_CHARS, clip, plural, short_name
+
+__all__ = ["DIFF_SHAPE", "diff_shape"]
+
+DIFF_SHAPE = "unified diff"
+"""How the shape of a unified diff starts."""
+
+_HUNK_RE = re.compile(rb"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+_COMMIT_RE = re.compile(rb"commit [0-9a-f]{7,64}\b")
+_GIT_HEADER = (b"index ", b"old mode ", b"new mode ", b"deleted file mode ", b"new file mode ", b"similarity index ",
+               b"dissimilarity index ", b"rename from ", b"rename to ", b"copy from ", b"copy to ")
+_MOST_OTHER = 0.6
+
+
+class _File:
+    __slots__ = ("added", "line", "name", "removed")
+
+    def __init__(self, name: str, line: int) -> None:
+        self.name, self.line, self.added, self.removed = name, line, 0, 0
+
+
+def _path(header: bytes, strip: bytes) -> str:
+    """The path a ``---`` / ``+++`` header names (its ``a/`` or ``b/`` dropped, a tab and timestamp after it too)."""
+    path = header[4:].split(b"\t", 1)[0].rstrip(b"\r")
+    if path.startswith(strip):
+        path = path[len(strip):]
+    return path.decode("utf-8", "replace")
+
+
+class _Walk:
+    """One pass over a diff's lines: its files, hunks and commits, and how many lines are none of those."""
+
+    def __init__(self) -> None:
+        self.files: list[_File] = []
+        self.hunks = self.commits = self.other = self.counted = 0
+        self.old = self.new = 0  # lines left in the hunk being read
+        self.in_commit = False
+
+    def line(self, number: int, line: bytes, following: bytes) -> None:
+        if self.old > 0 or self.new > 0:
+            self._body(line)
+            return
+        if not line.strip():
+            return
+        self.counted += 1
+        if line.startswith(b"diff --git "):
+            self.in_commit = False
+            name = line.rsplit(b" b/", 1)[-1] if b" b/" in line else line[11:]
+            self.files.append(_File(name.rstrip(b"\r").decode("utf-8", "replace"), number))
+        elif line.startswith(b"--- ") and following.startswith(b"+++ "):
+            self.in_commit = False
+            last = self.files[-1] if self.files else None
+            if last is None or last.line < number - 12 or last.added or last.removed:  # (no `diff --git` before)
+                old = _path(line, b"a/")
+                new = _path(following, b"b/")
+                self.files.append(_File(old if new == "/dev/null" else new, number))
+        elif line.startswith(b"+++ ") and self.files:
+            pass
+        elif (match := _HUNK_RE.match(line)) is not None and self.files:
+            self.hunks += 1
+            self.old = int(match[1]) if match[1] is not None else 1
+            self.new = int(match[2]) if match[2] is not None else 1
+        elif _COMMIT_RE.match(line):
+            self.commits += 1
+            self.in_commit = True
+        elif line.startswith(_GIT_HEADER) or (line.startswith(b"Binary files ") and self.files) or self.in_commit:
+            pass
+        else:
+            self.other += 1
+
+    def _body(self, line: bytes) -> None:
+        first = line[:1]
+        if first == b"+":
+            self.new -= 1
+            self.files[-1].added += 1
+        elif first == b"-":
+            self.old -= 1
+            self.files[-1].removed += 1
+        elif first == b"\\":  # "\ No newline at end of file"
+            pass
+        elif first in (b" ", b"", b"\r"):  # a context line (an empty one: its space stripped by some tools)
+            self.old -= 1
+            self.new -= 1
+        else:  # not a hunk line: the hunk ended early (a truncated or hand-edited diff); read the line as a header
+            self.old = self.new = 0
+            return
+        self.counted += 1
+
+
+def diff_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str | None:
+    """The shape of ``sample`` (a content's first bytes; ``complete``: all of it; ``lines``: the whole content's line
+    count; ``scope``: what to add when the sample is not all of it) if it is a unified diff, else ``None``:
+    ``"unified diff, 198 lines, 3 files, 7 hunks, +52 -14: scratchfs/api/archive.py (line 12, +20 -8), …;
+    line=N reads from a file's diff"``. Never raises."""
+    if not (sample.startswith(b"@@ -") or b"\n@@ -" in sample):
+        return None
+    if not complete:
+        sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
+    rows = sample.split(b"\n")
+    walk = _Walk()
+    for number, line in enumerate(rows, 1):
+        walk.line(number, line, rows[number] if number < len(rows) else b"")
+    files = walk.files
+    if not files or not walk.hunks or walk.other > (1 - _MOST_OTHER) * walk.counted:
+        return None
+    added, removed = sum(f.added for f in files), sum(f.removed for f in files)
+    commits = f", {plural(walk.commits, 'commit')}" if walk.commits else ""
+    head = (f"{DIFF_SHAPE}, {plural(lines, 'line')}{commits}, {plural(len(files), 'file')}, "
+            f"{plural(walk.hunks, 'hunk')}, +{added:,} -{removed:,}{scope}: ")
+    tail = "; line=N reads from a file's diff"
+    room = MAX_SHAPE_CHARS - len(head) - len(tail) - len(", … 99,999 more")
+    listed: list[str] = []
+    for file in files:
+        item = f"{short_name(file.name, 80)} (line {file.line:,}, +{file.added:,} -{file.removed:,})"
+        room -= len(item) + 2
+        if room < 0:
+            break
+        listed.append(item)
+    more = f", … {len(files) - len(listed):,} more" if len(listed) < len(files) else ""
+    return clip(f"{head}{', '.join(listed)}{more}{tail}")

@@ -1,0 +1,117 @@
+"""A unified diff's shape (``git show``, ``git log -p``, ``diff -u``): its files, each with the line its diff starts
+at and the lines it adds and removes, against the plain answer (difflib's own diff, git's ``--numstat``); a text that
+only quotes a patch stays text."""
+
+from __future__ import annotations
+
+import difflib
+import re
+import shutil
+import subprocess
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from scratchfs import ScratchStore
+from scratchfs.api.shape import describe
+from scratchfs.api.shape_diff import DIFF_SHAPE
+
+_FILE_RE = re.compile(r"(?:: |, )([^,:]+?) \(line ([\d,]+), \+([\d,]+) -([\d,]+)\)")
+
+
+def shape_of(data: bytes) -> str:
+    return describe(data, len(data), data.count(b"\n") + (not data.endswith(b"\n"))).text
+
+
+def listed(shape: str) -> list[tuple[str, int, int, int]]:
+    return [(name, int(line.replace(",", "")), int(a.replace(",", "")), int(r.replace(",", "")))
+            for name, line, a, r in _FILE_RE.findall(shape)]
+
+
+# lines a diff could mistake for its own headers: a removed "-- x" is written "--- x", an added "++ y" "+++ y"
+_LINES = st.lists(st.sampled_from(["a", "b", "-- x", "++ y", "@@ -1 +1 @@", "", " c", "diff --git a/q b/q", "\\ z"]),
+                  max_size=30)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(_LINES, _LINES), min_size=1, max_size=6))
+@example([(["-- x", "a"], ["++ y", "a"])])
+def test_a_diff_u_of_several_files_lists_each_with_its_first_line_and_its_counts(pairs):
+    text, expected, line = [], [], 1
+    for n, (old, new) in enumerate(pairs):
+        diff = list(difflib.unified_diff(old, new, f"a/f{n}.txt", f"b/f{n}.txt", lineterm=""))
+        if not diff:
+            continue
+        body = diff[2:]  # difflib's own counts of its hunks' lines
+        expected.append((f"f{n}.txt", line, sum(1 for d in body if d.startswith("+")),
+                         sum(1 for d in body if d.startswith("-"))))
+        text += diff
+        line += len(diff)
+    data = ("\n".join(text) + "\n").encode()
+    shape = shape_of(data)
+    if not expected:
+        return
+    assert shape.startswith(DIFF_SHAPE), shape
+    assert listed(shape) == expected
+    assert f"+{sum(e[2] for e in expected):,} -{sum(e[3] for e in expected):,}" in shape
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_git_show_and_log_p_of_a_real_repository_match_numstat(tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+
+    def git(*args: str) -> bytes:
+        return subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@e", *args],
+                              check=True, capture_output=True).stdout
+
+    git("init", "-q")
+    (repo / "keep.txt").write_text("".join(f"line {i}\n" for i in range(200)))
+    (repo / "gone.txt").write_text("bye\n" * 5)
+    (repo / "bin.dat").write_bytes(b"\x00\x01" * 50)
+    git("add", "-A")
+    git("commit", "-qm", "first")
+    (repo / "keep.txt").write_text("".join(f"line {i}\n" if i % 37 else f"changed {i}\n" for i in range(210)))
+    (repo / "gone.txt").unlink()
+    (repo / "new file.md").write_text("# title\n\n-- a line starting with two dashes\n")
+    (repo / "bin.dat").write_bytes(b"\x00\x02" * 50)
+    git("add", "-A")
+    git("commit", "-qm", "second\n\nwith a body line\n--- not a header\n")
+    numstat = [line.split("\t") for line in git("show", "--numstat", "--format=").decode().split("\n") if line]
+    shown = git("show")
+    shape = shape_of(shown)
+    assert shape.startswith(f"{DIFF_SHAPE}, ") and "1 commit, 4 files" in shape, shape
+    lines = shown.split(b"\n")
+    by_name = {name: (line, added, removed) for name, line, added, removed in listed(shape)}
+    assert sorted(by_name) == sorted(name for _, _, name in numstat)
+    for added, removed, name in numstat:
+        line, got_added, got_removed = by_name[name]
+        assert lines[line - 1].startswith(b"diff --git ") and lines[line - 1].endswith(b" b/" + name.encode())
+        assert (got_added, got_removed) == ((0, 0) if added == "-" else (int(added), int(removed)))
+    log = git("log", "-p")
+    assert "2 commits, 7 files" in shape_of(log)
+    with ScratchStore(tmp_path / "store") as store:
+        stub = store.scope("r", "a").spill(log * 20, source_tool="git_log")
+        assert stub.content_type == "text" and stub.shape.startswith(f"{DIFF_SHAPE}, ")
+
+
+def test_a_readme_quoting_a_short_patch_and_a_git_log_without_p_stay_text():
+    readme = ("# Project\n\n" + "Some prose about the project, line after line.\n" * 40 + "Apply this:\n\n"
+              "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-old\n+new\n\n" + "More prose here.\n" * 40).encode()
+    assert not shape_of(readme).startswith(DIFF_SHAPE)
+    log = b"".join(b"commit %040x\nAuthor: t <t@e>\nDate:   today\n\n    message %d\n\n" % (n, n) for n in range(50))
+    assert not shape_of(log).startswith(DIFF_SHAPE)
+    hunk_only = b"@@ -1,2 +1,2 @@\n-a\n+b\n c\n" * 30  # hunks without a file header: no file to name
+    assert not shape_of(hunk_only).startswith(DIFF_SHAPE)
+
+
+def test_a_diff_of_many_files_lists_those_that_fit_and_counts_the_rest():
+    text = "".join(f"--- a/dir/file-{n:04d}.py\n+++ b/dir/file-{n:04d}.py\n@@ -1 +1 @@\n-x\n+y\n"
+                   for n in range(300))
+    shape = shape_of(text.encode())
+    assert len(shape) <= 600
+    shown = listed(shape)
+    assert 5 < len(shown) < 300 and f"… {300 - len(shown)} more" in shape
+    assert shown[3] == ("dir/file-0003.py", 16, 1, 1)
+    assert "300 files, 300 hunks, +300 -300" in shape
