@@ -26,11 +26,12 @@ __all__ = ["DIFF_SHAPE", "diff_shape"]
 DIFF_SHAPE = "unified diff"
 """How the shape of a unified diff starts."""
 
-_HUNK_RE = re.compile(rb"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+_HUNK_RE = re.compile(rb"@@ -\d{1,12}(?:,(\d{1,12}))? \+\d{1,12}(?:,(\d{1,12}))? @@")
 _COMMIT_RE = re.compile(rb"commit [0-9a-f]{7,64}\b")
 _GIT_HEADER = (b"index ", b"old mode ", b"new mode ", b"deleted file mode ", b"new file mode ", b"similarity index ",
                b"dissimilarity index ", b"rename from ", b"rename to ", b"copy from ", b"copy to ")
 _MOST_OTHER = 0.6
+_CHECK_EVERY = 1024
 
 
 class _File:
@@ -121,6 +122,8 @@ def diff_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str | N
     walk = _Walk()
     for number, line in enumerate(rows, 1):
         walk.line(number, line, rows[number] if number < len(rows) else b"")
+        if not number % _CHECK_EVERY and (not walk.files or walk.other > (1 - _MOST_OTHER) * walk.counted):
+            return None  # (no file header, or mostly other lines, so far: a text that is no diff costs no more)
     files = walk.files
     if not files or not walk.hunks or walk.other > (1 - _MOST_OTHER) * walk.counted:
         return None
