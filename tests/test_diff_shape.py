@@ -115,3 +115,10 @@ def test_a_diff_of_many_files_lists_those_that_fit_and_counts_the_rest():
     assert 5 < len(shown) < 300 and f"… {300 - len(shown)} more" in shape
     assert shown[3] == ("dir/file-0003.py", 16, 1, 1)
     assert "300 files, 300 hunks, +300 -300" in shape
+
+
+def test_a_hostile_hunk_header_or_a_text_of_bare_hunk_headers_costs_little_and_never_raises():
+    huge = b"--- a/x\n+++ b/x\n@@ -1," + b"9" * 5000 + b" +1,2 @@\n-a\n+b\n"  # (int() refuses 4,301 digits)
+    assert not shape_of(huge).startswith(DIFF_SHAPE)
+    bare = b"\n@@ -1 +1 @@" * 50_000
+    assert shape_of(bare).startswith("text, 50,001 lines")
