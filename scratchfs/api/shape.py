@@ -27,6 +27,7 @@ from scratchfs.api.shape_aligned import aligned_shape
 from scratchfs.api.shape_binary import FORMATS, STARTS, TAR_MAGIC_AT, binary_kind, binary_shape
 from scratchfs.api.shape_diff import diff_shape
 from scratchfs.api.shape_html import html_shape
+from scratchfs.api.shape_markdown import markdown_shape
 from scratchfs.api.shape_merge import MixedItems, fitted, items_template, value_word
 from scratchfs.api.shape_table import (
     JSONL_HEAD_CHARS,
@@ -208,7 +209,7 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     terminal = terminal_controls(sample, complete) if b"\x1b" in sample or b"\r" in sample or b"\b" in sample else ""
     if terminal:
         return _plain(sample, size, lines, scope, True, (head, 0), terminal, odd, read_as)
-    diff = diff_shape(sample[bom:], lines, complete, scope)
+    diff = diff_shape(sample[bom:], lines, complete, scope) or markdown_shape(sample[bom:], lines, complete, scope)
     if diff is not None:
         return Shape("text", diff) if not odd else _not_utf8(Shape("text", diff), odd, "" if complete else
                                                              f" in the first {kib(len(sample))}", sample, read_as)

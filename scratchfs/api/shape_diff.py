@@ -114,8 +114,8 @@ def diff_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str | N
     count; ``scope``: what to add when the sample is not all of it) if it is a unified diff, else ``None``:
     ``"unified diff, 198 lines, 3 files, 7 hunks, +52 -14: scratchfs/api/archive.py (line 12, +20 -8), …;
     line=N reads from a file's diff"``. Never raises."""
-    if not (sample.startswith(b"@@ -") or b"\n@@ -" in sample):
-        return None
+    if b"@@ -" not in sample or not (sample.startswith(b"@@ -") or b"\n@@ -" in sample):  # (the first scan is fast
+        return None  # over a text of newlines, where one for a newline first is not)
     if not complete:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
     rows = sample.split(b"\n")
