@@ -94,3 +94,14 @@ def test_a_page_fetched_as_markdown_and_spilled_names_its_sections_in_the_stub(t
     shown = headings(stub.shape)
     lines = data.split(b"\n")
     assert len(shown) > 5 and all(lines[line - 1] == f"{'#' * level} {text}".encode() for line, level, text in shown)
+
+
+def test_a_readme_that_starts_with_html_is_markdown_and_a_page_or_fragment_of_html_stays_html():
+    body = (ROOT / "README.md").read_bytes()
+    for start in (b'<p align="center"><img src="logo.png" width="200"></p>\n\n', b'<h1 align="center">x</h1>\n\n'):
+        found = describe(start + body, len(start + body), (start + body).count(b"\n"))
+        assert found.content_type == "text" and found.text.startswith(MARKDOWN_SHAPE), found.text[:80]
+    page = b"<!doctype html><html><body>\n\n# not a heading\n\n## nor this\n\n```\nx\n```\n</body></html>\n" * 50
+    assert describe(page, len(page), page.count(b"\n")).content_type == "html"
+    fragment = b"<div><p>Hello</p><ul><li>a</li><li>b</li></ul></div>\n" * 300
+    assert describe(fragment, len(fragment), fragment.count(b"\n")).content_type == "html"

@@ -248,8 +248,10 @@ def _structured(sample: bytes, text: str, complete: bool, size: int, lines: int,
         if found is not None:
             return found
     if first == "<":
-        if _HTML_RE.search(sample, 0, 4096) or _FRAGMENT_RE.match(stripped.encode("utf-8", "replace")):
-            return Shape("html", html_shape(sample, scope))
+        page = _HTML_RE.search(sample, 0, 4096) is not None
+        if page or _FRAGMENT_RE.match(stripped.encode("utf-8", "replace")):  # (a README starting with a logo's
+            markdown = None if page else markdown_shape(sample, lines, complete, scope)  # <p> is Markdown)
+            return Shape("text", markdown) if markdown else Shape("html", html_shape(sample, scope))
         root = xml_root(sample)
         if stripped.startswith("<?xml") or root is not None:
             return Shape("xml", clip(f"XML, root <{short_name(root or '?')}>, {kib(size)}, {plural(lines, 'line')}"))
