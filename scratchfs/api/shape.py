@@ -52,6 +52,7 @@ from scratchfs.api.shape_words import (
     plural,
     short_name,
 )
+from scratchfs.api.shape_yaml import yaml_shape
 from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.structure.html_codec import page_codec
 from scratchfs.engine.structure.numbers import refuse_constant
@@ -209,10 +210,11 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     terminal = terminal_controls(sample, complete) if b"\x1b" in sample or b"\r" in sample or b"\b" in sample else ""
     if terminal:
         return _plain(sample, size, lines, scope, True, (head, 0), terminal, odd, read_as)
-    diff = diff_shape(sample[bom:], lines, complete, scope) or markdown_shape(sample[bom:], lines, complete, scope)
-    if diff is not None:
-        return Shape("text", diff) if not odd else _not_utf8(Shape("text", diff), odd, "" if complete else
-                                                             f" in the first {kib(len(sample))}", sample, read_as)
+    for told in (diff_shape, yaml_shape, markdown_shape):  # (text its lines tell: YAML's comments are no headings)
+        shape = told(sample[bom:], lines, complete, scope)
+        if shape is not None:
+            return Shape("text", shape) if not odd else _not_utf8(Shape("text", shape), odd, "" if complete else
+                                                                  f" in the first {kib(len(sample))}", sample, read_as)
     logs = len(_LOG_LINE_RE.findall(head))
     head_rows = _head_rows(head) if logs else 0  # (0 until needed: no log line is never half of 1 row or more)
     is_log = logs > 0 and logs >= 0.5 * head_rows  # most start with a timestamp or a log level

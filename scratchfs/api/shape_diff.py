@@ -114,8 +114,9 @@ def diff_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str | N
     count; ``scope``: what to add when the sample is not all of it) if it is a unified diff, else ``None``:
     ``"unified diff, 198 lines, 3 files, 7 hunks, +52 -14: scratchfs/api/archive.py (line 12, +20 -8), …;
     line=N reads from a file's diff"``. Never raises."""
-    if b"@@ -" not in sample or not (sample.startswith(b"@@ -") or b"\n@@ -" in sample):  # (the first scan is fast
-        return None  # over a text of newlines, where one for a newline first is not)
+    # a memchr first: a scan for 4 bytes takes 11 us over 16 KiB, and one starting with a newline is slow over newlines
+    if b"@" not in sample or b"@@ -" not in sample or not (sample.startswith(b"@@ -") or b"\n@@ -" in sample):
+        return None
     if not complete:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
     rows = sample.split(b"\n")

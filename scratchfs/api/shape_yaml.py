@@ -1,0 +1,176 @@
+"""The shape of a YAML document or stream (``kubectl get -o yaml``, a compose file, a CI workflow, an OpenAPI spec),
+for :mod:`scratchfs.api.shape`: its top-level keys, each with the line it stands on and what it holds (a list of N
+items, N keys), or the items of a top-level list, and the documents of a stream -- so that a model goes to one part
+with one line read (``line=N``). Such text stays content type ``text``; its shape starts with :data:`YAML_SHAPE`.
+
+The lines are read by YAML 1.2's block layout (https://yaml.org/spec/1.2.2/, chapter 8: a mapping's keys at one
+indentation, ``key:`` then a blank or the line's end; a sequence's entries ``- ``; ``---`` starting a document,
+section 9.2), not parsed: a block scalar's lines and flow collections are read as other lines. A key is plain text
+of word characters, ``$ @ . / -`` and spaces, or quoted.
+
+Only a text that reads as YAML is one: most of its non-blank lines keys, list entries, comments or document
+markers (:data:`_MOST_OTHER` of them at most other lines), some keys indented under others (a nested mapping: an
+e-mail's or HTTP response's headers are flat) and few lines ending in ``;``, ``{`` or ``,`` (a program's object
+literals). Regular expression scans of the sample, each anchored on a literal newline.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from scratchfs.api.shape_words import MAX_SHAPE_CHARS, clip, plural, short_name
+
+__all__ = ["NEWLINE", "YAML_SHAPE", "yaml_shape"]
+
+YAML_SHAPE = "YAML"
+"""How the shape of a YAML document starts."""
+
+_KEY_RE = re.compile(rb"\n( *)(- +)?([\w$@./][\w$@./ -]{0,120}?|\"[^\"\n]{0,120}\"|'[^'\n]{0,120}'):(?= |\r?\n)")
+_ENTRY_RE = re.compile(rb"\n *- ")
+_COMMENT_RE = re.compile(rb"\n *#")
+_DOCUMENT_RE = re.compile(rb"\n---(?=[ \t]|\r?\n)")
+_TOP_ENTRY_RE = re.compile(rb"\n- ")
+_FIRST_RE = re.compile(rb"\n( *)(- )?[^\s#]")  # a block's first line that is no blank or comment
+NEWLINE = b"\n"
+_CODE_END_RE = re.compile(rb"[;{,][ \t]*\r?\n")
+_MOST_OTHER = 0.35
+_HEAD_BYTES = 8192  # the sample's head, read as YAML first
+_FIRST_LINE_RE = re.compile(  # a document start, an entry or a key
+    rb"(?:---|%YAML|- |(?:[\w$@./][\w$@./ -]{0,120}|\"[^\"\n]{0,120}\"|'[^'\n]{0,120}'):(?:[ \t]|\r?\n|\r?\Z))")
+_FIRST_LINES = 64  # most blank and comment lines before the first line read
+_NAMING = (b"kind", b"name", b"type", b"id", b"title")
+_NESTED_NAME_RE = re.compile(rb"\n  name: *([^\s#][^\r\n]{0,60})")
+_MOST_CODE = 0.05
+
+
+def _counts(block: bytes) -> str:
+    """What a top-level key holds, from its block (its line's end to the next top-level line): ``"list of 120"``
+    (entries at the block's first indentation, which may be none: ``items:`` then ``- a``), ``"3 keys"``, or ``""``
+    (a scalar)."""
+    first = _FIRST_RE.search(block)
+    if first is None or not (first[1] or first[2]):
+        return ""
+    indent = first[1]
+    if first[2]:
+        return f"list of {block.count(NEWLINE + indent + b'- '):,}"
+    keys = sum(1 for m in _KEY_RE.finditer(block) if m[1] == indent and not m[2])
+    return plural(keys, "key") if keys else ""
+
+
+def yaml_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str | None:
+    """The shape of ``sample`` (a content's first bytes; ``complete``: all of it; ``lines``: the whole content's line
+    count; ``scope``: what to add when the sample is not all of it) if it reads as YAML, else ``None``:
+    ``"YAML, 9,000 lines: apiVersion (line 1), items (line 2, list of 120), kind (line 8,990), metadata (line
+    8,991, 2 keys); line=N reads from a key"``. Never raises."""
+    if not _FIRST_LINE_RE.match(_first_line(sample)) or not _reads_as_yaml(NEWLINE + sample[:_HEAD_BYTES]):
+        return None  # (its first line no key, entry or document start, or its first 8 KiB no YAML: cheap)
+    if not complete:
+        sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
+    text = NEWLINE + sample
+    keys = list(_KEY_RE.finditer(text))
+    documents = [m.start() for m in _DOCUMENT_RE.finditer(text)]
+    top_entries = list(_TOP_ENTRY_RE.finditer(text))
+    if len(sample) > _HEAD_BYTES and not _reads_as_yaml(text, keys, documents, top_entries):
+        return None
+    count = len(documents) + (not text.startswith(b"\n---"))
+    if count > 1:  # a stream: its documents, each named by a key of its own
+        return _text(text, [(at, "doc", _label(text, keys, at)) for at in [0, *documents][
+            text.startswith(b"\n---"):]], count, lines, scope)
+    marks = sorted([(m.start(), "key", m) for m in keys if not m[1] and not m[2]]
+                   + [(m.start(), "item", None) for m in top_entries] + [(at, "doc", None) for at in documents])
+    kept, owner = [], "doc"  # a top-level entry after a top-level key is that key's: ``key:`` then ``- a``
+    for mark in marks:
+        if mark[1] != "item" or owner != "key":
+            kept.append(mark)
+            owner = mark[1] if mark[1] != "item" else owner
+    return _text(text, kept, count, lines, scope)
+
+
+def _first_line(sample: bytes) -> bytes:
+    """The first line of ``sample`` that is neither blank nor a comment (its first 4 KiB, with its line end), among
+    its first :data:`_FIRST_LINES`; ``b""`` if none (a bounded look: no scan past them, whatever the bytes)."""
+    at = 0
+    for _ in range(_FIRST_LINES):
+        end = sample.find(b"\n", at, at + 4096)
+        line = sample[at : end + 1 if end >= 0 else at + 4096]
+        stripped = line.strip()
+        if stripped and not stripped.startswith(b"#"):
+            return line
+        if end < 0:
+            return b""
+        at = end + 1
+    return b""
+
+
+def _reads_as_yaml(text: bytes, keys: list[re.Match[bytes]] | None = None, documents: list[int] | None = None,
+                   top_entries: list[re.Match[bytes]] | None = None) -> bool:
+    """Whether ``text`` (a newline, then the sample or its head) reads as YAML (the module docstring); ``keys``,
+    ``documents``, ``top_entries``: its scans, when made already."""
+    keys = list(_KEY_RE.finditer(text)) if keys is None else keys
+    if len(keys) < 3:
+        return False
+    documents = [m.start() for m in _DOCUMENT_RE.finditer(text)] if documents is None else documents
+    top_entries = list(_TOP_ENTRY_RE.finditer(text)) if top_entries is None else top_entries
+    entries = len(_ENTRY_RE.findall(text)) - sum(1 for m in keys if m[2])
+    nonblank = text.count(b"\n") - text.count(b"\n\n")  # (at least: a run of blank lines counts half of them)
+    known = len(keys) + entries + len(_COMMENT_RE.findall(text)) + len(documents)
+    nested = sum(1 for m in keys if m[1] or m[2])
+    return not (known < (1 - _MOST_OTHER) * nonblank or not nested or (nested == len(keys) and len(top_entries) < 2)
+                or len(_CODE_END_RE.findall(text)) > _MOST_CODE * nonblank)
+
+
+def _label(text: bytes, keys: list[re.Match[bytes]], start: int) -> str:
+    """What names the document starting at ``start``: its first top-level key among :data:`_NAMING` holding a
+    scalar, with it (``kind: Service``), else its first top-level key, else ``""``."""
+    end = text.find(b"\n---", start + 1)
+    own = [m for m in keys if start <= m.start() < (end if end >= 0 else len(text)) and not m[1] and not m[2]]
+    for match in sorted(own, key=lambda m: _NAMING.index(m[3]) if m[3] in _NAMING else len(_NAMING)):
+        value = text[match.end() : text.find(b"\n", match.end())].strip()
+        if match[3] in _NAMING and value and value[:1] not in b"|>&!#":
+            named = _NESTED_NAME_RE.search(text, start, end if end >= 0 else len(text))  # (Kubernetes' metadata.name)
+            label = f"{match[3].decode('utf-8', 'replace')}: {value.decode('utf-8', 'replace')}" + (
+                f", name: {named[1].decode('utf-8', 'replace')}" if named and match[3] != b"name" else "")
+            return short_name(label, 80)
+        return short_name(own[0][3].decode("utf-8", "replace"), 60)
+    return ""
+
+
+def _text(text: bytes, marks: list[tuple[int, str, Any]], documents: int, lines: int,
+          scope: str) -> str:
+    """The shape's text: the counts, then the documents, top-level keys and a top-level list's items that fit, each
+    with its line and what it holds."""
+    newlines = {"at": 0, "count": 0}
+
+    def line(offset: int) -> int:  # (asked in increasing order)
+        newlines["count"] += text.count(b"\n", newlines["at"], offset + 1)
+        newlines["at"] = offset + 1
+        return newlines["count"]
+
+    ends = [at for at, _, _ in marks[1:]] + [len(text)]
+    docs = f", {documents} documents" if documents > 1 else ""
+    head = f"{YAML_SHAPE}, {plural(lines, 'line')}{docs}{scope}: "
+    tail = "; line=N reads from a key"
+    room = MAX_SHAPE_CHARS - len(head) - len(tail) - len(", … 99,999 more")
+    listed: list[str] = []
+    total = 0
+    for (at, kind, match), end in zip(marks, ends, strict=True):
+        if kind == "doc" and documents < 2:
+            continue
+        total += 1
+        if room < 0:
+            continue
+        if kind == "doc":
+            item = f"--- {match} (line {line(at):,})" if match else f"--- (line {line(at):,})"
+        elif match is not None:
+            held = _counts(text[match.end() : end])
+            name = short_name(match[3].decode("utf-8", "replace"), 60)
+            item = f"{name} (line {line(at):,}{', ' if held else ''}{held})"
+        else:
+            first = text[at + 3 : text.find(b"\n", at + 1)].decode("utf-8", "replace").strip()
+            item = f"- {short_name(first, 60)} (line {line(at):,})"
+        room -= len(item) + 2
+        if room >= 0:
+            listed.append(item)
+    more = f", … {total - len(listed):,} more" if len(listed) < total else ""
+    return clip(f"{head}{', '.join(listed)}{more}{tail}")

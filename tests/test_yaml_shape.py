@@ -1,0 +1,87 @@
+"""A YAML document's shape: its top-level keys, each with the line it stands on and what it holds, against PyYAML's
+own reading (``yaml.compose``: each key node's line, each value's kind and length) of documents it dumped; a stream's
+documents; a top-level list's items; text that is no YAML (flat headers, a log, a program) stays text."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scratchfs import ScratchStore
+from scratchfs.api.shape import describe
+from scratchfs.api.shape_yaml import YAML_SHAPE, yaml_shape
+
+ROOT = Path(__file__).resolve().parent.parent
+_ITEM_RE = re.compile(r"(?:: |, )([A-Za-z_]+) \(line ([\d,]+)(?:, ([^)]*))?\)")
+
+
+def shape_of(data: bytes) -> str:
+    return describe(data, len(data), data.count(b"\n") + (not data.endswith(b"\n"))).text
+
+
+def held(node: yaml.Node) -> str:
+    if isinstance(node, yaml.MappingNode) and node.value:
+        return f"{len(node.value):,} key" + ("s" if len(node.value) != 1 else "")
+    if isinstance(node, yaml.SequenceNode) and node.value:
+        return f"list of {len(node.value):,}"
+    return ""
+
+
+_NAMES = st.text("abcdefghij", min_size=1, max_size=6)
+_LEAF = st.one_of(st.integers(-5, 10**6), _NAMES, st.booleans(), st.none())
+_VALUE = st.recursive(_LEAF, lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                     st.dictionaries(_NAMES, inner, max_size=4)), max_leaves=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(_NAMES, _VALUE, min_size=3, max_size=12), st.dictionaries(_NAMES, _LEAF, min_size=1, max_size=4))
+def test_a_dumped_mapping_lists_its_top_level_keys_at_the_lines_pyyaml_reads(document, nested):
+    document = {**document, "zzz": nested}  # (one nested mapping at least: a flat one is no YAML to tell)
+    data = yaml.safe_dump(document, sort_keys=False).encode()
+    shape = yaml_shape(data, data.count(b"\n"), True, "")
+    assert shape is not None and shape.startswith(f"{YAML_SHAPE}, "), data
+    root = yaml.compose(data)
+    expected = [(key.value, key.start_mark.line + 1, held(value)) for key, value in root.value]
+    shown = [(name, int(line.replace(",", "")), what or "") for name, line, what in _ITEM_RE.findall(shape)]
+    assert shown == expected[: len(shown)] and shown
+    if "more;" not in shape:
+        assert len(shown) == len(expected)
+
+
+def test_a_stream_of_kubernetes_objects_names_each_document_and_its_line():
+    kinds = ["Service", "Deployment"] * 6
+    objects = [{"apiVersion": "v1", "kind": kind, "metadata": {"name": f"obj-{n}", "labels": {"app": "web"}},
+                "spec": {"ports": [{"port": 80}, {"port": 443}]}} for n, kind in enumerate(kinds)]
+    data = yaml.safe_dump_all(objects, sort_keys=False, explicit_start=True).encode()
+    shape = shape_of(data)
+    assert shape.startswith(f"{YAML_SHAPE}, ") and "12 documents" in shape, shape
+    lines = data.split(b"\n")
+    found = re.findall(r"--- kind: (\w+), name: (obj-\d+) \(line (\d+)\)", shape)
+    assert [(k, n) for k, n, _ in found] == [(o["kind"], o["metadata"]["name"]) for o in objects][: len(found)]
+    assert len(found) >= 5 and all(lines[int(line) - 1] == b"---" for _, _, line in found)
+
+
+def test_a_top_level_list_lists_its_items_and_a_list_under_a_key_is_counted(tmp_path):
+    play = [{"hosts": f"web{n}", "tasks": [{"name": "install", "apt": "name=nginx"}]} for n in range(30)]
+    data = yaml.safe_dump(play, sort_keys=False).encode()
+    shape = shape_of(data)
+    assert shape.startswith(f"{YAML_SHAPE}, ") and "- hosts: web0 (line 1), - hosts: web1 (line " in shape, shape
+    listing = {"apiVersion": "v1", "items": [{"kind": "Pod", "metadata": {"name": f"p{n}"}} for n in range(120)],
+               "kind": "List", "metadata": {"resourceVersion": ""}}
+    data = yaml.safe_dump(listing, sort_keys=False).encode()
+    with ScratchStore(tmp_path) as store:
+        stub = store.scope("r", "a").spill(data, source_tool="kubectl")
+    assert stub.content_type == "text" and "items (line 2, list of 120)" in stub.shape, stub.shape
+    assert re.search(r"kind \(line (\d+)\)", stub.shape)[1] == str(data.split(b"\n").index(b"kind: List") + 1)
+
+
+def test_text_that_is_no_yaml_stays_text():
+    headers = b"".join(b"X-Header-%d: value %d\n" % (n, n) for n in range(300))  # flat: no key under another
+    program = (ROOT / "scratchfs" / "api" / "shape.py").read_bytes()
+    objects = b"".join(b"  key%d: value,\n  other: {\n" % n for n in range(200))  # a program's object literals
+    for data in (headers, program, objects):
+        assert not shape_of(data).startswith(YAML_SHAPE), data[:60]
