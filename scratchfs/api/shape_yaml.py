@@ -21,7 +21,7 @@ from typing import Any
 
 from scratchfs.api.shape_words import MAX_SHAPE_CHARS, clip, plural, short_name
 
-__all__ = ["NEWLINE", "YAML_SHAPE", "yaml_shape"]
+__all__ = ["YAML_SHAPE", "yaml_shape"]
 
 YAML_SHAPE = "YAML"
 """How the shape of a YAML document starts."""
@@ -32,7 +32,7 @@ _COMMENT_RE = re.compile(rb"\n *#")
 _DOCUMENT_RE = re.compile(rb"\n---(?=[ \t]|\r?\n)")
 _TOP_ENTRY_RE = re.compile(rb"\n- ")
 _FIRST_RE = re.compile(rb"\n( *)(- )?[^\s#]")  # a block's first line that is no blank or comment
-NEWLINE = b"\n"
+_NL = b"\n"
 _CODE_END_RE = re.compile(rb"[;{,][ \t]*\r?\n")
 _MOST_OTHER = 0.35
 _HEAD_BYTES = 8192  # the sample's head, read as YAML first
@@ -53,7 +53,7 @@ def _counts(block: bytes) -> str:
         return ""
     indent = first[1]
     if first[2]:
-        return f"list of {block.count(NEWLINE + indent + b'- '):,}"
+        return f"list of {block.count(_NL + indent + b'- '):,}"
     keys = sum(1 for m in _KEY_RE.finditer(block) if m[1] == indent and not m[2])
     return plural(keys, "key") if keys else ""
 
@@ -63,11 +63,11 @@ def yaml_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str | N
     count; ``scope``: what to add when the sample is not all of it) if it reads as YAML, else ``None``:
     ``"YAML, 9,000 lines: apiVersion (line 1), items (line 2, list of 120), kind (line 8,990), metadata (line
     8,991, 2 keys); line=N reads from a key"``. Never raises."""
-    if not _FIRST_LINE_RE.match(_first_line(sample)) or not _reads_as_yaml(NEWLINE + sample[:_HEAD_BYTES]):
+    if not _FIRST_LINE_RE.match(_first_line(sample)) or not _reads_as_yaml(_NL + sample[:_HEAD_BYTES]):
         return None  # (its first line no key, entry or document start, or its first 8 KiB no YAML: cheap)
     if not complete:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
-    text = NEWLINE + sample
+    text = _NL + sample
     keys = list(_KEY_RE.finditer(text))
     documents = [m.start() for m in _DOCUMENT_RE.finditer(text)]
     top_entries = list(_TOP_ENTRY_RE.finditer(text))
