@@ -19,6 +19,7 @@ from scratchfs.api import shape, shape_table, stub
 from scratchfs.api.results import call_start, call_with, render_call
 from scratchfs.api.shape_binary import binary_kind
 from scratchfs.api.shape_diff import DIFF_SHAPE
+from scratchfs.api.shape_listing import LISTING_SHAPE, PATHS_SHAPE
 from scratchfs.api.shape_markdown import MARKDOWN_SHAPE
 from scratchfs.api.shape_yaml import YAML_SHAPE
 from scratchfs.api.stub import build_stub
@@ -107,9 +108,10 @@ def both(sample: bytes, size: int, lines: int) -> tuple[tuple, tuple]:
             counts = re.compile(r"[^,]+, ([\d,]+ lines?, longest [\d,]+ bytes, \d+% blank)")
             assert counts.match(new.text).group(1) == counts.match(old.text).group(1)
         reject()
-    if new.content_type == "text" and new.text.startswith((DIFF_SHAPE, MARKDOWN_SHAPE, YAML_SHAPE)):
+    if new.content_type == "text" and new.text.startswith((DIFF_SHAPE, MARKDOWN_SHAPE, YAML_SHAPE, LISTING_SHAPE,
+                                                            PATHS_SHAPE)):
         assert old.content_type in ("text", "log", "csv", "html")  # told apart since the reference (2026-12-04):
-        reject()  # a diff's files, a Markdown document's headings, YAML's keys, with their lines; text to it
+        reject()  # a diff's files, Markdown's headings, YAML's keys, a listing's directories, with their lines
     odd = re.compile(r", [\d,]+ bytes? not UTF-8 \(shown as U\+FFFD\)(?:, encoding=\"[\w-]+\" reads them as [\w-]+)?")
     # counted since the reference (atk26), and the encoding that reads them named since branch members
     text = odd.sub("", new.text)

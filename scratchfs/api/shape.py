@@ -27,6 +27,7 @@ from scratchfs.api.shape_aligned import aligned_shape
 from scratchfs.api.shape_binary import FORMATS, STARTS, TAR_MAGIC_AT, binary_kind, binary_shape
 from scratchfs.api.shape_diff import diff_shape
 from scratchfs.api.shape_html import html_shape
+from scratchfs.api.shape_listing import listing_shape
 from scratchfs.api.shape_markdown import markdown_shape
 from scratchfs.api.shape_merge import MixedItems, fitted, items_template, value_word
 from scratchfs.api.shape_table import (
@@ -210,7 +211,8 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     terminal = terminal_controls(sample, complete) if b"\x1b" in sample or b"\r" in sample or b"\b" in sample else ""
     if terminal:
         return _plain(sample, size, lines, scope, True, (head, 0), terminal, odd, read_as)
-    for told in (diff_shape, yaml_shape, markdown_shape):  # (text its lines tell: YAML's comments are no headings)
+    for told in (diff_shape, yaml_shape, markdown_shape, listing_shape):  # (text its lines tell: YAML's comments
+        # are no Markdown headings)
         shape = told(sample[bom:], lines, complete, scope)
         if shape is not None:
             return Shape("text", shape) if not odd else _not_utf8(Shape("text", shape), odd, "" if complete else

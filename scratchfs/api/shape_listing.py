@@ -1,0 +1,142 @@
+"""The shape of a file listing, the workspace listing an agent's tool returns most: ``ls -lR`` / ``ls -R`` (a section a
+directory, each opening with its path and a colon) and ``find``-style paths (one a line), for
+:mod:`scratchfs.api.shape`: the directories with the line each starts at and how many entries or paths it holds, so
+that a model goes to one directory with one line read (``line=N``) instead of paging through the tree. Such text stays
+content type ``text``; its shape starts with :data:`LISTING_SHAPE` or :data:`PATHS_SHAPE`.
+
+``ls -R`` (POSIX ``ls``, option ``-R``; GNU coreutils' output): each directory after the first is preceded by a
+blank line, then ``path:`` alone on its line, then (with ``-l``) ``total N``; two such sections at least make one,
+the first at the first line, all with a total or none, and without totals each path starting ``/``, ``.`` or ``~``
+(a text's ``Notes:`` after a blank line is no directory).
+``find``: every line of the first :data:`_HEAD_LINES` and nine in ten of all an absolute or ``./`` path, and none
+``path:line:`` (grep's output, which :mod:`scratchfs.api.shape` tells); its paths are grouped by their first
+directory below the directory every path shares.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from scratchfs.api.shape_words import MAX_SHAPE_CHARS, clip, plural, short_name
+
+__all__ = ["LISTING_SHAPE", "PATHS_SHAPE", "listing_shape"]
+
+LISTING_SHAPE = "ls -R listing"
+"""How the shape of an ``ls -R`` listing starts."""
+PATHS_SHAPE = "paths (find-style)"
+"""How the shape of a list of paths starts."""
+
+_SECTION_RE = re.compile(rb"\n\n([^\n]{1,4096}):(?=\r?\n)(?:\r?\n(total \d+)(?=\r?\n))?")  # (its line end not taken)
+_DOTS_RE = re.compile(rb"[ \t]\.\.?\r?(?=\n|\Z)")
+_LINE_PATH_RE = re.compile(rb"\n(\.|/|~|(?:/|\./|\.\./|~/)[^\x00-\x1f]*)(?=\n|\Z)")
+_GREP_RE = re.compile(rb":\d+[:-]")
+_HEAD_LINES = 20
+_MOST_OTHER = 0.1
+
+
+def _count(count: int, one: str, many: str) -> str:
+    return f"{count:,} {one if count == 1 else many}"
+
+
+def _fitted(head: str, items: list[str], tail: str) -> str:
+    """``head``, as many of ``items`` as fit in a shape, the count of the others, then ``tail``."""
+    room = MAX_SHAPE_CHARS - len(head) - len(tail) - len(", … 99,999 more")
+    listed: list[str] = []
+    for item in items:
+        room -= len(item) + 2
+        if room < 0:
+            break
+        listed.append(item)
+    more = f", … {len(items) - len(listed):,} more" if len(listed) < len(items) else ""
+    return clip(f"{head}{', '.join(listed)}{more}{tail}")
+
+
+def _ls_sections(sample: bytes, lines: int, scope: str) -> str | None:
+    """The shape of an ``ls -R`` listing (``None``: fewer than two sections)."""
+    text = b"\n\n" + sample  # (the first section has no blank line before it)
+    sections = list(_SECTION_RE.finditer(text))
+    long = sections[0][2] is not None if sections else False  # (ls -l: each header followed by its total)
+    if len(sections) < 2 or sections[0].start() != 0 or any((found[2] is not None) != long or (
+            not long and found[1][:1] not in (b"/", b".", b"~")) for found in sections):
+        return None  # (without -l, a header is a path: "Notes:" after a blank line is no directory)
+    numbers, line, at = [], 1, 2
+    for found in sections:  # each header's line
+        line += text.count(b"\n", at, found.start() + 2)
+        at = found.start() + 2
+        numbers.append(line)
+    numbers.append(sample.count(b"\n") + (not sample.endswith(b"\n")) + 2)  # (as if a section followed the last)
+    items = []
+    for n, found in enumerate(sections):
+        body = text[found.end() : sections[n + 1].start() if n + 1 < len(sections) else len(text)]
+        dots = len(_DOTS_RE.findall(body)) if found[2] is not None else 0  # ls -la's . and .. are no entries
+        entries = numbers[n + 1] - numbers[n] - 2 - (found[2] is not None) - dots  # (less its header, blank line)
+        name = short_name(found[1].decode("utf-8", "replace").rstrip("\r"), 80)
+        items.append(f"{name} (line {numbers[n]:,}, {_count(max(0, entries), 'entry', 'entries')})")
+    head = f"{LISTING_SHAPE}, {plural(lines, 'line')}, {_count(len(sections), 'directory', 'directories')}{scope}: "
+    return _fitted(head, items, "; line=N reads from a directory")
+
+
+def _paths(sample: bytes, lines: int, scope: str) -> str | None:
+    """The shape of ``find``-style paths (``None``: not such a listing). C-speed scans: the paths counted by their
+    starts, the directory they share from the least and greatest of them, the groups by one regular expression."""
+    text = b"\n" + sample.replace(b"\r\n", b"\n")
+    rows = text.count(b"\n") - text.endswith(b"\n")
+    head = text[: _nth_newline(text, _HEAD_LINES + 1)]
+    if rows < 2 or len(_LINE_PATH_RE.findall(head)) < head.count(b"\n") - head.endswith(b"\n") or \
+            _GREP_RE.search(head):
+        return None
+    starts = sum(text.count(start) for start in (b"\n/", b"\n./", b"\n../", b"\n~/")) + text.count(b"\n.\n")
+    if starts < (1 - _MOST_OTHER) * rows:
+        return None
+    paths = [row for row in text.split(b"\n") if row[:1] in (b"/", b".", b"~")]
+    least, most = min(paths), max(paths)  # (every path starts with what these two share)
+    shared = 0
+    while shared < min(len(least), len(most)) and least[shared] == most[shared]:
+        shared += 1
+    common = least[:shared]
+    prefix = common[: common.rfind(b"/") + 1] if not (len(least) == shared and most[shared : shared + 1] == b"/") \
+        else common + b"/"  # (a directory listed before what it holds: find's own first line)
+    keys = Counter(re.findall(rb"\n" + re.escape(prefix) + rb"([^/\n]*/)?", text))
+    at = {key: _first_of(text, prefix, key) for key in keys}
+    items = []
+    for key, count in sorted(keys.items(), key=lambda item: at[item[0]]):
+        first = text.count(b"\n", 0, at[key] + 1)
+        items.append(f"{short_name(key.decode('utf-8', 'replace') or '(here)', 60)} (line {first:,}, {count:,})")
+    base = short_name(prefix.decode("utf-8", "replace"), 120)
+    head_text = f"{PATHS_SHAPE}, {plural(lines, 'line')}, under {base}{scope}: "
+    return _fitted(head_text, items, "; line=N reads from a directory's first path")
+
+
+def _first_of(text: bytes, prefix: bytes, key: bytes) -> int:
+    """The offset of the newline before the first path of group ``key`` (a directory below ``prefix``, ``b""``: a
+    path right in it)."""
+    found = re.search(rb"\n" + re.escape(prefix + key) + (b"" if key else rb"[^/\n]*(?=\n|\Z)"), text)
+    return found.start() if found is not None else len(text)
+
+
+def _nth_newline(text: bytes, count: int) -> int:
+    """The offset just past the ``count``-th newline of ``text`` (its end when fewer)."""
+    at = 0
+    for _ in range(count):
+        at = text.find(b"\n", at) + 1
+        if at == 0:
+            return len(text)
+    return at
+
+
+def listing_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str | None:
+    """The shape of ``sample`` (a content's first bytes; ``complete``: all of it; ``lines``: the whole content's line
+    count; ``scope``: what to add when the sample is not all of it) if it is an ``ls -R`` listing or ``find``-style
+    paths, else ``None``: ``"ls -R listing, 401 lines, 9 directories: /work/main/scratchfs (line 1, 12 entries),
+    /work/main/scratchfs/api (line 20, 45 entries), …; line=N reads from a directory"``. Never raises."""
+    first = sample[:1]
+    if first not in (b"/", b".", b"~") and b":\n" not in sample[:4096]:
+        return None  # (a listing starts with a path, or a section's path and colon)
+    if not complete:
+        sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
+    if sample.find(b":\n", 0, 4096) >= 0:
+        found = _ls_sections(sample, lines, scope)
+        if found is not None:
+            return found
+    return _paths(sample, lines, scope) if first in (b"/", b".", b"~") else None

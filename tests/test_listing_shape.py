@@ -1,0 +1,95 @@
+"""A file listing's shape (the workspace listing of an agent's tool): ``ls -R`` / ``ls -lR`` / ``ls -laR`` sections and
+``find``-style paths, each directory with the line it starts at and its entries or paths, against the plain answer (the
+tree made here, walked with ``os``; ``collections.Counter`` of the paths' first components); grep's ``path:line:``
+output stays grep output."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scratchfs import ScratchStore
+from scratchfs.api.shape import describe
+from scratchfs.api.shape_listing import LISTING_SHAPE, PATHS_SHAPE, listing_shape
+
+_ITEM_RE = re.compile(r"(?:: |, )(\S+) \(line ([\d,]+), ([\d,]+)(?: entr(?:y|ies))?\)")
+
+
+def shape_of(data: bytes) -> str:
+    return describe(data, len(data), data.count(b"\n") + (not data.endswith(b"\n"))).text
+
+
+def items(shape: str) -> list[tuple[str, int, int]]:
+    return [(name, int(line.replace(",", "")), int(n.replace(",", ""))) for name, line, n in _ITEM_RE.findall(shape)]
+
+
+def make_tree(root) -> None:
+    for n in range(12):
+        directory = root / f"d{n % 4}" / (f"sub{n % 3}" if n % 2 else "")
+        directory.mkdir(parents=True, exist_ok=True)
+        for k in range(n + 1):
+            (directory / f"f{n}-{k}.txt").write_text("x")
+    (root / "empty").mkdir()
+    (root / "top.txt").write_text("x")
+
+
+@pytest.mark.skipif(shutil.which("ls") is None, reason="no ls")
+@pytest.mark.parametrize("options", ["-R", "-lR", "-laR"])
+def test_an_ls_r_listing_names_each_directory_at_its_header_line_with_its_entries(tmp_path, options):
+    make_tree(tmp_path)
+    out = subprocess.run(["ls", options, "."], cwd=tmp_path, capture_output=True, check=True,
+                         env={**os.environ, "LC_ALL": "C"}).stdout
+    shape = shape_of(out)
+    assert shape.startswith(f"{LISTING_SHAPE}, "), shape
+    lines = out.split(b"\n")
+    expected = {}
+    for here, dirs, files in os.walk(tmp_path):
+        name = "." + here[len(str(tmp_path)) :]
+        expected[name] = len(dirs) + len(files)
+    shown = items(shape)
+    assert len(shown) >= 5 and f"{len(expected)} directories" in shape
+    for name, line, entries in shown:
+        assert lines[line - 1] == f"{name}:".encode() and entries == expected[name], (name, entries)
+
+
+_COMPONENT = st.text("abcxyz", min_size=1, max_size=3)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(["/srv/app", ".", "/"]), st.lists(st.lists(_COMPONENT, min_size=1, max_size=4), min_size=2,
+                                                          max_size=60))
+def test_find_style_paths_are_grouped_by_their_first_directory_below_the_shared_one(root, parts):
+    paths = [root.rstrip("/") + "/" + "/".join(p) if root != "/" else "/" + "/".join(p) for p in parts]
+    data = ("\n".join([root, *paths]) + "\n").encode()
+    shape = listing_shape(data, data.count(b"\n"), True, "")
+    assert shape is not None and shape.startswith(f"{PATHS_SHAPE}, "), data[:200]
+    base = re.search(r", under (\S*): ", shape)[1]
+    rows = data.decode().split("\n")[:-1]
+    below = [row[len(base) :] for row in rows if row.startswith(base)]
+    counted = Counter(rest.split("/", 1)[0] + "/" if "/" in rest else "" for rest in below)
+    first = {}
+    for number, rest in enumerate((row[len(base) :] if row.startswith(base) else None for row in rows), 1):
+        if rest is not None:
+            first.setdefault(rest.split("/", 1)[0] + "/" if "/" in rest else "", number)
+    shown = items(shape)
+    expected = sorted(((key or "(here)", first[key], count) for key, count in counted.items()), key=lambda t: t[1])
+    assert shown == expected[: len(shown)] and shown
+
+
+def test_a_real_find_is_told_and_grep_output_is_not(tmp_path):
+    make_tree(tmp_path)
+    out = subprocess.run(["find", "."], cwd=tmp_path, capture_output=True, check=True).stdout
+    shape = shape_of(out)
+    assert shape.startswith(f"{PATHS_SHAPE}, ") and "under ./: " in shape, shape
+    grep = b"".join(b"./src/mod%d.py:%d:def f():\n" % (n, n) for n in range(300))
+    assert not shape_of(grep).startswith((PATHS_SHAPE, LISTING_SHAPE))
+    with ScratchStore(tmp_path / "store") as store:
+        stub = store.scope("r", "a").spill(out * 40, source_tool="find")
+    assert stub.shape.startswith(f"{PATHS_SHAPE}, ")
