@@ -265,6 +265,18 @@ def global_option(name: str) -> str | None:
     return (obj or {}).get(name)
 
 
+def given_before(name: str) -> str | None:
+    """A global option (``run_id``, ``agent_id``) as given on the command line before the command, else ``None``
+    (its environment variable is no filter: ``ls`` and ``stats`` without ``--run`` show every run)."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return None
+    top = ctx.find_root()
+    if top.get_parameter_source(name) is not click.core.ParameterSource.COMMANDLINE:
+        return None
+    return (top.obj or {}).get(name)
+
+
 def resolve_root(root: str | None) -> str | None:
     """The store root: the command's ``--root``, else the global one (or ``$SCRATCHFS_ROOT``), else ``None``."""
     return root if root is not None else global_option("root")
