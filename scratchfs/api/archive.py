@@ -6,7 +6,9 @@ range call that reads it (``length`` at most :data:`~scratchfs.foundation.limits
 ``next_call`` goes on) -- plus ``kind`` when it is no regular file (``"dir"``, ``"link"``, ``"other"``: no data, no
 ``read``); a zip member that is compressed or encrypted gives ``compressed`` (its method: ``"deflate"``,
 ``"bzip2"``, ``"lzma"``, ``"zstd"``, ``"encrypted"``, ...) and ``size`` (its bytes once extracted) instead of
-``read``: its stored bytes are not its text, and no read here decompresses them.
+``read``: its stored bytes are not its text, and no read here decompresses them. A member whose data runs past the
+content's end (an archive cut short: a tool's output cut at a size limit) or, in a zip, into its central directory
+(a header that lies) adds ``stored``, the bytes of it that are there, which its ``read`` reads (none: no ``read``).
 
 Sources: a tar is walked header by header from its start by
 :class:`~scratchfs.api.shape_binary.TarWalk` (the stub's linear reader, not ``tarfile``: its pax parser is slow on
@@ -76,7 +78,7 @@ def members_page(read: Callable[[int, int], bytes], size: int, handle: str, curs
     key = CursorKey(MEMBERS_VIEW + "\0tar", size, entry)
     start = decode_cursor(cursor, 1, key)[0] if cursor is not None else 0
     walk = TarWalk(read, start)
-    items = ((at, _tar_item(member, handle), False) for member, at in walk)
+    items = ((at, _tar_item(member, handle, size), False) for member, at in walk)
     page = fill_items(ItemPage("members", 1), items, 0, budget, 1 << 30, lambda at, _: encode_cursor([at], key))
     if page.cursor is None and walk.ended != "end":
         page.extra["note"] = (f"the listing ends at byte {walk.at}: a header there is not one a tar holds"
@@ -88,14 +90,26 @@ def members_page(read: Callable[[int, int], bytes], size: int, handle: str, curs
     return page
 
 
-def _tar_item(member: Any, handle: str) -> dict[str, Any]:
+def _tar_item(member: Any, handle: str, size: int) -> dict[str, Any]:
     item: dict[str, Any] = {"name": member.name, "offset": member.offset, "length": member.size}
+    held = _held(member.offset, member.size, size)
+    if held is not None:
+        item["stored"] = held
     if member.kind != "file":
         item["kind"] = member.kind
-    elif member.size:
+    elif member.size and held != 0:
         item["read"] = render_call("read_handle", handle=handle, offset=member.offset,
-                                   length=min(member.size, MAX_READ_BYTES))
+                                   length=min(member.size if held is None else held, MAX_READ_BYTES))
     return item
+
+
+def _held(offset: int, length: int, bound: int) -> int | None:
+    """The bytes of a member's data (``length`` bytes at ``offset``) that lie before ``bound`` -- the content's end,
+    or a zip's central directory --, when fewer than ``length`` (an archive cut short, or a header that lies), else
+    ``None``: the member's ``stored``, what its ``read`` reads."""
+    if offset < 0 or offset + length <= bound:
+        return None
+    return max(0, bound - offset)
 
 
 def _end_record(read: Callable[[int, int], bytes], size: int) -> tuple[int, int, int, int] | None:
@@ -153,7 +167,8 @@ def _zip_page(read: Callable[[int, int], bytes], size: int, handle: str, cursor:
                               "without a cursor")
     page = ItemPage("members", index + 1)
     stopped: list[int] = []  # (where a central header that is not one ended the directory, if one did)
-    items = ((place, item, False) for place, item in _central(read, at, end, index, shift, handle, stopped))
+    items = ((place, item, False) for place, item in _central(read, at, end, index, shift, handle, stopped,
+                                                                       cd_start))
     fill_items(page, items, 0, budget, 1 << 30, lambda place, _: encode_cursor(place, key))
     if page.cursor is None and stopped:
         page.extra["note"] = (f"the listing ends at byte {stopped[0]}, before the central directory's end "
@@ -166,9 +181,10 @@ def _zip_page(read: Callable[[int, int], bytes], size: int, handle: str, cursor:
 
 
 def _central(read: Callable[[int, int], bytes], at: int, end: int, index: int, shift: int, handle: str,
-             stopped: list[int]) -> Iterator[tuple[tuple[int, int], dict[str, Any]]]:
+             stopped: list[int], data_end: int) -> Iterator[tuple[tuple[int, int], dict[str, Any]]]:
     """``((index, offset of its central header), item)`` for each member from the central header at ``at`` on, to
-    the directory's ``end`` or the first header that is not one (its offset then appended to ``stopped``)."""
+    the directory's ``end`` or the first header that is not one (its offset then appended to ``stopped``);
+    ``data_end``: where the directory starts (no member's data goes past it)."""
     block, block_at = b"", at
     while at < end:
         if at + _CENTRAL.size > block_at + len(block):
@@ -189,23 +205,29 @@ def _central(read: Callable[[int, int], bytes], at: int, end: int, index: int, s
             return
         name = body[:name_len].decode("utf-8" if flags & 0x800 else "cp437", "replace")
         packed, unpacked, local = zip64_sizes(body[name_len : name_len + extra_len], packed, unpacked, local)
-        yield (index, at), _zip_item(read, handle, name, flags, method, packed, unpacked, local + shift)
+        item = _zip_item(read, handle, name, flags, method, packed, unpacked, local + shift, data_end)
+        yield (index, at), item
         index, at = index + 1, at + whole
 
 
 def _zip_item(read: Callable[[int, int], bytes], handle: str, name: str, flags: int, method: int, packed: int,
-              unpacked: int, local: int) -> dict[str, Any]:
+              unpacked: int, local: int, data_end: int) -> dict[str, Any]:
     """A zip member as the listing gives it; its data's offset read from its local header (-1 when that is not
-    there: then it has no ``read``)."""
+    there: then it has no ``read``); ``stored`` when its data runs past ``data_end``, where the central directory
+    starts (:func:`_held`)."""
     header = read(local, 30) if local >= 0 else b""
     offset = (local + 30 + int.from_bytes(header[26:28], "little") + int.from_bytes(header[28:30], "little")
               if len(header) == 30 and header.startswith(b"PK\x03\x04") else -1)
     item: dict[str, Any] = {"name": name, "offset": offset, "length": packed}
+    held = _held(offset, packed, data_end)
+    if held is not None:
+        item["stored"] = held
     if name.endswith("/"):
         item["kind"] = "dir"
     elif method != 0 or flags & 0x1:
         item["compressed"] = "encrypted" if flags & 0x1 else _METHODS.get(method, f"method {method}")
         item["size"] = unpacked
-    elif offset >= 0 and packed:
-        item["read"] = render_call("read_handle", handle=handle, offset=offset, length=min(packed, MAX_READ_BYTES))
+    elif offset >= 0 and packed and held != 0:
+        item["read"] = render_call("read_handle", handle=handle, offset=offset,
+                                   length=min(packed if held is None else held, MAX_READ_BYTES))
     return item

@@ -261,13 +261,13 @@ def _structure_read(reads: StructureReads, handle: str, offset: int, given: dict
     if {"row", "rows", "columns"} & given.keys():
         _only(given, {"row", "rows", "columns", "cursor"})
         if cursor is not None and "row" in given:
-            check_resumes_at(cursor, given["row"], "row")
+            check_resumes_at(cursor, given["row"], "row", 3)  # (number, offset, chars)
         return lambda b: reads.rows(handle, given.get("row", 1), given.get("rows", 50), columns=given.get("columns"),
                                     cursor=cursor, budget=b, call_budget=call_budget)
     if {"record", "records"} & given.keys():
         _only(given, {"record", "records", "jq", "cursor"})
         if cursor is not None and "record" in given:
-            check_resumes_at(cursor, given["record"], "record")
+            check_resumes_at(cursor, given["record"], "record", 4)
         return lambda b: reads.records(handle, given.get("record", 1), given.get("records", 50),
                                        jq=given.get("jq"), cursor=cursor, budget=b, call_budget=call_budget)
     if "jq" in given:

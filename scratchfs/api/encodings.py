@@ -23,6 +23,8 @@ ENCODINGS = ("utf-8", "latin-1", "cp1252")
 _CP1252 = str.maketrans({byte: bytes([byte]).decode("cp1252") for byte in range(0x80, 0xA0)
                          if byte not in (0x81, 0x8D, 0x8F, 0x90, 0x9D)})
 """Latin-1's characters 0x80-0x9F (C1 controls) as cp1252 maps their bytes."""
+_GROUP_NAME = re.compile(r"\(\?(?:P?<(?![=!])[^>]*>|P=[^)]*\)|\([^)]*\))")
+"""A group's name where a pattern names one, ``(?P<name>``, ``(?P=name)`` or ``(?(name)``, at a ``(``."""
 
 
 def check_encoding(encoding: object) -> str | None:
@@ -66,11 +68,29 @@ def encode_needle(text: str | bytes, encoding: str) -> bytes:
 
 def byte_pattern(pattern: str, encoding: str) -> str:
     """A search's ``pattern`` with each non-ASCII character written as the ``\\xHH`` escape of its byte in
-    ``encoding`` (the pattern is matched against the stored bytes, where a UTF-8 ``é`` would be two). Raises
-    InvalidArgument for a character the encoding has no byte for."""
+    ``encoding`` (the pattern is matched against the stored bytes, where a UTF-8 ``é`` would be two). An escaped
+    one (``\\é``, ``[\\é]``: a literal é, as ``re`` reads it) becomes that escape alone, never a backslash before
+    it (which would seek the four characters ``\\xe9``); a group name is left as written (the pattern's parse
+    refuses one that is not ASCII, saying so). Raises InvalidArgument for a character the encoding has no byte for."""
     if pattern.isascii():
         return pattern
-    return "".join(char if char.isascii() else f"\\x{_byte_of(char, encoding):02x}" for char in pattern)
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        name = _GROUP_NAME.match(pattern, i) if char == "(" else None
+        if name is not None:
+            out.append(name.group())
+            i = name.end()
+            continue
+        if char == "\\" and i + 1 < len(pattern):  # an escape: the backslash and the character it escapes
+            char = pattern[i + 1]
+            out.append(f"\\x{_byte_of(char, encoding):02x}" if not char.isascii() else "\\" + char)
+            i += 2
+            continue
+        out.append(char if char.isascii() else f"\\x{_byte_of(char, encoding):02x}")
+        i += 1
+    return "".join(out)
 
 
 def search_form(match: str | bytes | None, pattern: str | None, ignore_case: bool, encoding: str

@@ -36,6 +36,7 @@ from scratchfs.cli.app import (
     command_settings,
     command_store,
     echo_json,
+    given_before,
     main,
     opened,
     resolve_root,
@@ -58,6 +59,13 @@ TERMINAL_LIMIT = 50
 """Entries ``ls`` shows on a terminal unless ``--limit`` says otherwise."""
 
 
+def _filters(run_id: str | None, agent_id: str | None) -> tuple[str | None, str | None]:
+    """``ls``'s and ``stats``'s run and agent: the command's own, else those given before the command (which were
+    passed over: ``scratchfs --run R ls`` listed every run), never the environment's."""
+    return (run_id if run_id is not None else given_before("run_id"),
+            agent_id if agent_id is not None else given_before("agent_id"))
+
+
 @main.command("ls")
 @root_option
 @click.option("--run", "run_id", default=None, help="Only this run [default: every run].")
@@ -74,7 +82,8 @@ def ls(store: ScratchStore, run_id: str | None, agent_id: str | None, limit: int
     """List live entries (no content): kind, key, agent, size, on disk, compression ratio, expires in, source tool.
 
     Entries are read a page at a time and printed as they are read (constant memory at any size), ordered by run
-    and age."""
+    and age. ``--run``/``--agent`` given before the command (``scratchfs --run R ls``) filter as after it."""
+    run_id, agent_id = _filters(run_id, agent_id)
     if limit is None:
         limit = TERMINAL_LIMIT if sys.stdout.isatty() else 0
     start = None if after is None else decode_cursor(after)
@@ -143,7 +152,8 @@ def _print_page(page: list, shown: int, as_json: bool, store: ScratchStore, titl
 @with_existing_store
 def stats_command(store: ScratchStore, run_id: str | None, agent_id: str | None, soon: float, as_json: bool) -> None:
     """Per run and agent: entries, bytes in, bytes on disk, oldest entry, entries expiring soon (aggregated by the
-    index: no entry is loaded)."""
+    index: no entry is loaded). ``--run``/``--agent`` given before the command filter as after it."""
+    run_id, agent_id = _filters(run_id, agent_id)
     check_filter(run_id, agent_id)
     rows = [row for row in stats_in_sql(store, store.now(), soon, run_id)
             if agent_id is None or row.agent_id == agent_id]

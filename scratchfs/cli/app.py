@@ -87,6 +87,10 @@ def restore_signals(replaced: dict[int, Any]) -> None:
             signal.signal(signum, handler)
 
 
+_SERVES_STDIN = frozenset({"mcp", "mcp-proxy"})
+"""The commands whose standard input is their client's requests (a closed one is refused before the store opens)."""
+
+
 class ScratchGroup(click.Group):
     """A click group that turns every error -- usage, scratchfs, I/O, interrupt -- into one stderr line and its exit
     code."""
@@ -130,6 +134,9 @@ class ScratchGroup(click.Group):
         try:
             if sys.stdout is None and ctx.protected_args:  # every command's output goes there: a closed stdout is
                 raise OutputError(errno.EBADF, "standard output is closed")  # an I/O failure up front, not lost
+            if sys.stdin is None and ctx.protected_args and ctx.protected_args[0] in _SERVES_STDIN:  # (its fd 0 would
+                raise InputError(errno.EBADF, "standard input is closed: an MCP server reads its client's requests "
+                                 "there")  # be the next file the store opens, read as requests: 'Is a directory')
             with tagged_stdout():
                 return super().invoke(ctx)
         except ScratchError as exc:
@@ -263,6 +270,18 @@ def global_option(name: str) -> str | None:
     ctx = click.get_current_context(silent=True)
     obj = ctx.find_root().obj if ctx is not None else None
     return (obj or {}).get(name)
+
+
+def given_before(name: str) -> str | None:
+    """A global option (``run_id``, ``agent_id``) as given on the command line before the command, else ``None``
+    (its environment variable is no filter: ``ls`` and ``stats`` without ``--run`` show every run)."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return None
+    top = ctx.find_root()
+    if top.get_parameter_source(name) is not click.core.ParameterSource.COMMANDLINE:
+        return None
+    return (top.obj or {}).get(name)
 
 
 def resolve_root(root: str | None) -> str | None:
@@ -503,7 +522,10 @@ class SourceFile(click.File):
         super().__init__("rb", lazy=False)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        opened = super().convert(value, param, ctx)
+        try:
+            opened = super().convert(value, param, ctx)
+        except RuntimeError:  # click's "Was not able to determine binary stream for sys.stdin": stdin is closed
+            self.fail("standard input is closed: name a file, or give the content on standard input", param, ctx)
         return TaggedSource(opened, "standard input" if value == "-" else os.fsdecode(value))
 
 
@@ -512,7 +534,7 @@ INPUT_ARGUMENT = click.argument("source", type=SourceFile(), default="-", requir
 __all__ = ["BUSY_TIMEOUT_ENV", "ENV_PREFIX", "EXIT_CODES_HELP", "INPUT_ARGUMENT", "SETTINGS_META", "STORE_META",
            "TTL_OPTION", "Folder", "Integer", "ScratchGroup", "Seconds", "Terminated", "command_busy_timeout",
            "command_settings", "command_store",
-           "echo_json", "fail", "global_option",
+           "echo_json", "fail", "given_before", "global_option",
            "handle_termination", "json_accepted", "main", "misspelt_variables", "opened", "resolve_root",
            "resolve_scope", "restore_signals", "root_option", "scope_options", "stdout_bytes", "warn",
            "with_existing_store", "with_store"]

@@ -163,12 +163,14 @@ def cursor_position(cursor: str) -> int | None:
     return int(head) if head.isdigit() and len(head) <= 20 else None
 
 
-def check_resumes_at(cursor: str, given: object, what: str) -> None:
+def check_resumes_at(cursor: str, given: object, what: str, numbers: int) -> None:
     """Refuse a row or record reader's cursor given beside a ``what=`` (``"row"``, ``"record"``) other than the one
     it goes on at (:func:`cursor_position`; the reader checks the rest): a model that edits a next_call to jump
-    ahead is refused, never obeyed in silence."""
+    ahead is refused, never obeyed in silence. ``numbers``: how many the reader's cursors hold before their tag; a
+    cursor of another shape (a jq read's, passed to a record read) is left to the reader's refusal, not told to go
+    on at its first number, where it would be refused again."""
     number = cursor_position(cursor)
-    if number is not None and given != number:
+    if number is not None and given != number and cursor.count(".") == numbers:
         raise InvalidArgument(f"cursor {cursor[:40]!r} was not made by this read of this entry at {what}={given}: it "
                               f"goes on at {what} {number}; pass it with {what}={number} (next_call does), or start "
                               "the read again without a cursor")

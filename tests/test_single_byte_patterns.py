@@ -1,0 +1,64 @@
+"""A ``pattern`` read in a single-byte encoding (``encoding="latin-1"`` / ``"cp1252"``) finds what ``re`` finds in the
+text that encoding decodes, whatever escapes the pattern holds. Found by the hostile helper (2026-12-04): an escaped
+non-ASCII character, ``caf\\é`` (a literal é to ``re``), became ``caf\\\\xe9`` -- a backslash escaping another --
+so the search found the seven characters ``caf\\xe9`` and not ``café``; ``[\\é]`` found backslashes; and a group
+name not ASCII was refused with its letters mangled into escapes (``'n\\\\xe4m'``). Offsets are exact there (one
+character a byte), so the reference is ``re.finditer`` over the decoded text, ASCII rules and MULTILINE as the
+search's own."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from scratchfs import ScratchStore
+from scratchfs.api.contract import ScratchTools
+from scratchfs.api.encodings import decode_single
+from scratchfs.api.search_reply import window_hits
+from scratchfs.foundation.errors import InvalidArgument
+
+ATOMS = ["é", "\\é", "[\\éa]", "[à-é]", "a", "\\\\", "\\\\é", "(?:é|\\\\)", ".", "x", "\\ü", "ü", "(é)\\1"]
+EURO_ATOMS = ["€", "\\€", "[\\€é]"]
+
+
+@pytest.fixture(scope="module")
+def tools(tmp_path_factory):
+    with ScratchStore(tmp_path_factory.mktemp("sbp") / "root") as store:
+        yield ScratchTools(store.scope("r", "a"))
+
+
+def found(tools: ScratchTools, content: bytes, pattern: str, encoding: str) -> list[tuple[int, int]]:
+    handle = tools.scope.spill(content, source_tool="t").handle
+    reply = tools.read_handle(handle, pattern=pattern, encoding=encoding, context=0, max_matches=1000, budget=65536)
+    assert reply["next_call"] is None
+    return [(hit["offset"], hit["length"]) for window in reply["windows"] for hit in window_hits(window)]
+
+
+def expected(content: bytes, pattern: str, encoding: str) -> list[tuple[int, int]]:
+    text = decode_single(content, encoding)
+    return [(m.start(), m.end() - m.start()) for m in re.finditer(pattern, text, re.MULTILINE | re.ASCII)
+            if m.end() > m.start()]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(encoding=st.sampled_from(["latin-1", "cp1252"]), data=st.data())
+@example(encoding="latin-1", data=None)
+def test_a_pattern_finds_what_re_finds_in_the_decoded_text(tools, encoding, data):
+    atoms = ATOMS + (EURO_ATOMS if encoding == "cp1252" else [])
+    alphabet = "aé\\xü\n" + ("€" if encoding == "cp1252" else "")
+    if data is None:  # the first example found: an escaped é, a literal one to re
+        pattern, text = "caf\\é", "one café, two caf\\xe9\n"
+    else:
+        pattern = "".join(data.draw(st.lists(st.tuples(st.sampled_from(atoms), st.sampled_from(["", "+", "?", "{2}"])),
+                                             min_size=1, max_size=4).map(lambda xs: [a + q for a, q in xs])))
+        text = data.draw(st.text(alphabet=alphabet, min_size=1, max_size=300))
+    content = text.encode(encoding)
+    assert found(tools, content, pattern, encoding) == expected(content, pattern, encoding)
+
+
+def test_a_group_name_not_ascii_is_refused_as_such_not_as_its_escapes(tools):
+    with pytest.raises(InvalidArgument, match="group name that is not ASCII"):
+        found(tools, "café\n".encode("latin-1"), "(?P<nämé>caf)é", "latin-1")
