@@ -130,13 +130,12 @@ def listing_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str 
     count; ``scope``: what to add when the sample is not all of it) if it is an ``ls -R`` listing or ``find``-style
     paths, else ``None``: ``"ls -R listing, 401 lines, 9 directories: /work/main/scratchfs (line 1, 12 entries),
     /work/main/scratchfs/api (line 20, 45 entries), …; line=N reads from a directory"``. Never raises."""
-    first = sample[:1]
-    if first not in (b"/", b".", b"~") and b":\n" not in sample[:4096]:
-        return None  # (a listing starts with a path, or a section's path and colon)
+    end = sample.find(b"\n", 0, 4096)
+    if end <= 0:
+        return None
+    sections = sample[:end].rstrip(b"\r").endswith(b":")  # (ls -R's first line is its first directory's path)
+    if not sections and sample[:1] not in (b"/", b".", b"~"):  # (find's, a path)
+        return None
     if not complete:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
-    if sample.find(b":\n", 0, 4096) >= 0:
-        found = _ls_sections(sample, lines, scope)
-        if found is not None:
-            return found
-    return _paths(sample, lines, scope) if first in (b"/", b".", b"~") else None
+    return _ls_sections(sample, lines, scope) if sections else _paths(sample, lines, scope)
