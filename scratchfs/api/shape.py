@@ -27,6 +27,7 @@ from scratchfs.api.shape_aligned import aligned_shape
 from scratchfs.api.shape_binary import FORMATS, STARTS, TAR_MAGIC_AT, binary_kind, binary_shape
 from scratchfs.api.shape_html import html_shape
 from scratchfs.api.shape_merge import MixedItems, fitted, items_template, value_word
+from scratchfs.api.shape_stream import STREAM_SHAPE, json_stream
 from scratchfs.api.shape_table import (
     JSONL_HEAD_CHARS,
     count_records,
@@ -307,8 +308,10 @@ def _json(text: str, complete: bool, size: int, lines: int, scope: str, source: 
     if complete:
         try:
             value = decoder.decode(text)
-        except ValueError:
-            return _jsonl(text, decoder, complete, lines)
+        except ValueError:  # JSON lines, or documents one after another over many lines (jq's output)
+            found = _jsonl(text, decoder, complete, lines)
+            stream = json_stream(text, decoder, complete, lines) if found is None else None
+            return Shape(*stream) if stream is not None else found
         if isinstance(value, dict):
             return Shape("json", fitted(f"JSON object, {plural(len(value), 'key')}: ", value))
         if isinstance(value, list):
@@ -325,6 +328,9 @@ def _json(text: str, complete: bool, size: int, lines: int, scope: str, source: 
     jsonl = _jsonl(text, decoder, complete, lines, source)
     if jsonl is not None:
         return jsonl
+    stream = json_stream(text[:_PARTIAL_JSON_CHARS * 4], decoder, False, lines)  # (not one document's top level)
+    if stream is not None:
+        return Shape(*stream)
     if source is not None:
         found = _streamed(source)
         if found is not None:
@@ -533,5 +539,5 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
 
 
 __all__ = ["CR_LINE_ENDS", "GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "MAX_NUL_SHARE", "MAX_ODD_SHARE", "MAX_SHAPE_CHARS",
-           "NOT_UTF8", "SAMPLE_BYTES", "STREAM_BYTES", "TERMINAL_SHAPE", "TEXT_PROBE_BYTES", "Shape", "describe",
-           "is_text"]
+           "NOT_UTF8", "SAMPLE_BYTES", "STREAM_BYTES", "STREAM_SHAPE", "TERMINAL_SHAPE", "TEXT_PROBE_BYTES", "Shape",
+           "describe", "is_text"]
