@@ -349,8 +349,10 @@ class _Note:
                     f"(OFFSET  HEX  |ASCII|, as a range read gives it). Next: {by_range}"
                     f"{' | ' + self.by_other if self.by_other else ''}.")
         if average is None:
-            return (f"{what}; binary content, the preview shows {shows} as a hex dump (OFFSET  HEX  |ASCII|, as "
-                    f"a range read gives it). Next: {by_range} | {self.by_other}.")
+            wide = f", {self.format} (a search finds its text written as its bytes: {_WIDE[self.format]})" if (
+                self.format in _WIDE) else ""
+            return (f"{what}; binary content{wide}, the preview shows {shows} as a hex dump (OFFSET  HEX  |ASCII|, "
+                    f"as a range read gives it). Next: {by_range} | {self.by_other}.")
         if average > DEFAULT_READ_BYTES:
             return (f"{what}; the preview shows {shows}; its lines average {average:,.0f} bytes, so read it by "
                     f"range. Next: {by_range} | {self.by_other}.")
@@ -379,6 +381,7 @@ _BY_KEY = _after_handle(jq=".KEY[]")  # a JSON object past it: the items of a ke
 _FIRST_ITEM = _after_handle(jq=".[0]")  # a JSON array within it
 _EACH = _after_handle(jq="JQ")  # JSON texts one after another: one filter run on each document (jq reads a stream)
 _SLURP = _after_handle(jq="JQ", slurp=True)  # one jq filter over the array of all the rows, objects by the header
+_WIDE = {"UTF-16LE text": 'pattern="p\\x00y\\x00" for "py"', "UTF-16BE text": 'pattern="\\x00p\\x00y" for "py"'}
 _RANGE_END = f", length={DEFAULT_READ_BYTES!r})"  # a range read asks for the default read
 _TAIL_KINDS = ("log", "text")  # contents whose note names their last lines too (line=-N), when the preview ends before
 
