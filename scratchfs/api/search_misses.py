@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from scratchfs.api.entries import reading
 from scratchfs.api.results import Matches, render_call, stopped_note
@@ -21,13 +21,14 @@ from scratchfs.api.views import reply_size
 from scratchfs.engine.pattern_syntax import crlf_line_ends
 from scratchfs.engine.search import Matcher, Sink, search
 from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.limits import DEFAULT_CONTEXT, DEFAULT_MATCHES
 from scratchfs.foundation.text import invalid_utf8_bytes, plural, utf8_partial_tail
 
 if TYPE_CHECKING:
     from scratchfs.api.scope import Scope
 
 __all__ = ["HINT_CALL_BYTES", "NOT_UTF8_MISS", "SNIFFED_UTF8_BYTES", "compressed_note", "single_byte_note",
-           "stored_search", "text_view_hint", "utf16_note"]
+           "stored_search", "text_view_hint", "utf16_note", "whole_miss_note"]
 
 SNIFFED_UTF8_BYTES = 64 * 1024
 """Bytes of a content's start read, on a miss of non-ASCII text whose stored shape does not count bytes not UTF-8
@@ -49,7 +50,7 @@ def stored_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, h
     reach, sink, cap = how
     handle = asked.handle
     with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened:
-        size, kind, shape = opened.entry.size, opened.entry.content_type, opened.entry.shape
+        size, kind = opened.entry.size, opened.entry.content_type
         if offset > size:
             raise InvalidArgument(f"offset {offset} is past the end of {handle} ({plural(size, 'byte')})")
         with reading(handle):
@@ -58,15 +59,34 @@ def stored_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, h
             result = replace(asked, windows=found.windows, size=size, next_offset=found.next_offset,
                              binary=kind == "binary",
                              stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))
-            not_utf8 = shape is not None and NOT_UTF8 in shape
-            missed = _missed(result, offset)  # (what follows only then: a pattern parsed again, a read)
-            sniff_utf8 = missed and not _sought(result).isascii() and not not_utf8 and kind != "binary"
-            fixed = crlf_line_ends(result.pattern, result.ignore_case) if missed and result.pattern else None
-            head = opened.reader.read(0, min(size, SNIFFED_UTF8_BYTES)) if sniff_utf8 or fixed else b""
-            if sniff_utf8 and head:
-                not_utf8 = invalid_utf8_bytes(head[: len(head) - utf8_partial_tail(head)] if len(head) < size
-                                              else head) > 0
+            return _hinted(opened, result, offset)
+
+
+def _hinted(opened: Any, result: Matches, offset: int) -> Matches:
+    """``result`` (a search of ``opened``'s stored content from byte ``offset``) with :func:`text_view_hint`'s note
+    on a miss from the start: the content's first :data:`SNIFFED_UTF8_BYTES` bytes read when the note needs them
+    (non-ASCII text sought in content whose shape does not say whether it is UTF-8; a pattern holding ``$``)."""
+    size, kind, shape = opened.entry.size, opened.entry.content_type, opened.entry.shape
+    not_utf8 = shape is not None and NOT_UTF8 in shape
+    missed = _missed(result, offset)  # (what follows only then: a pattern parsed again, a read)
+    sniff_utf8 = missed and not _sought(result).isascii() and not not_utf8 and kind != "binary"
+    fixed = crlf_line_ends(result.pattern, result.ignore_case) if missed and result.pattern else None
+    head = opened.reader.read(0, min(size, SNIFFED_UTF8_BYTES)) if sniff_utf8 or fixed else b""
+    if sniff_utf8 and head:
+        not_utf8 = invalid_utf8_bytes(head[: len(head) - utf8_partial_tail(head)] if len(head) < size else head) > 0
     return text_view_hint(result, kind, offset, shape, not_utf8, fixed if b"\r\n" in head else None)
+
+
+def whole_miss_note(opened: Any, handle: str, needle: bytes | None, pattern: str | None, ignore_case: bool
+                    ) -> str | None:
+    """The note of a search over the whole stored content of ``opened`` (an open entry, read under
+    :func:`~scratchfs.api.entries.reading`) that found nothing -- a count (``count=true``) from byte 0, or the last
+    matches (``before=<size>``) from byte 0 --: :func:`text_view_hint`'s, as a forward search from the start that
+    found nothing says it (its call a forward search, with the default context and number of matches), or ``None``
+    when it says nothing. Raises what a read of the entry raises (NotFound, CorruptBlob)."""
+    asked = Matches(handle, needle, [], opened.entry.size, None, pattern, ignore_case, DEFAULT_CONTEXT,
+                    DEFAULT_MATCHES, opened.entry.content_type == "binary")
+    return _hinted(opened, asked, 0).note
 
 
 def _missed(found: Matches, offset: int) -> bool:
