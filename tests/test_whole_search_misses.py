@@ -24,7 +24,8 @@ def cases() -> list[tuple[str, bytes, dict, str]]:
     """(name, content, the search, how its note starts)."""
     latin = DPKG.decode().replace("Name ", "Namé ").encode("latin-1")
     return [
-        ("crlf", DPKG.replace(b"\n", b"\r\n"), {"pattern": "utilities$"}, "no match: the content's lines end in \\r\\n"),
+        ("crlf", DPKG.replace(b"\n", b"\r\n"), {"pattern": "utilities$"},
+         "no match: the content's lines end in \\r\\n"),
         ("html", (TOOLS / "pydoc-typing.html").read_bytes(), {"match": "-> "}, "no match in the page's HTML source"),
         ("overstrike", (TOOLS / "man-ls-overstrike.txt").read_bytes(), {"match": "NAME"},
          "no match in the stored bytes, where escape sequences"),
