@@ -180,6 +180,9 @@ class _PartsBlock(Block):
             if not ch.isspace():
                 normalized.append(ch)
                 self.collapsable_whitespace = False
+            elif ch in _KEPT_SPACES:  # (a no-break or other Unicode space is no white space CSS collapses: a
+                normalized.append(" ")  # browser shows each, so &nbsp;&nbsp;&nbsp;&nbsp;x keeps its indent)
+                self.collapsable_whitespace = False
             elif not self.collapsable_whitespace:
                 normalized.append(" ")
                 self.collapsable_whitespace = True
@@ -217,6 +220,11 @@ VIEW_SPACES = dict.fromkeys(map(ord, "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004
 """The text view writes every Unicode space (a no-break space, ``&nbsp;``; an em, thin or ideographic space) as
 ``" "``, inside ``<pre>`` too (outside, runs of blank space are one ``" "`` already): a model that sees a space
 searches for one (``str.translate`` table; :func:`view_spaces`)."""
+
+
+_KEPT_SPACES = frozenset(map(chr, VIEW_SPACES))
+"""The spaces a browser never collapses (CSS Text 3, 4.1: only spaces, tabs and line ends are collapsible white
+space): each is one ``" "`` of the text view, a run of them as many, where a run of white space is one."""
 
 
 def view_spaces(text: str) -> str:
