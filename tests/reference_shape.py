@@ -242,7 +242,7 @@ def _json(text: str, complete: bool, size: int, lines: int, scope: str, source: 
             value = json.loads(text)
         except ValueError:  # changed: JSON texts one after another are told so (helper realworld, 2026-12-04)
             found = _jsonl(text, decoder, complete, lines, scope)
-            stream = json_stream(text, decoder, complete, lines) if found is None else None
+            stream = json_stream(text, decoder, complete, size) if found is None else None
             return Shape(*stream) if stream is not None else found
         if isinstance(value, dict):
             return Shape("json", _fitted(f"JSON object, {_plural(len(value), 'key')}: ", value))
@@ -253,7 +253,7 @@ def _json(text: str, complete: bool, size: int, lines: int, scope: str, source: 
     jsonl = _jsonl(text, decoder, complete, lines, scope)
     if jsonl is not None:
         return jsonl
-    stream = json_stream(text[: _PARTIAL_JSON_CHARS * 4], decoder, False, lines)  # changed: as above (realworld)
+    stream = json_stream(text[: _PARTIAL_JSON_CHARS * 4], decoder, False, size)  # changed: as above (realworld)
     if stream is not None:
         return Shape(*stream)
     if source is not None:

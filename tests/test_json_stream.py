@@ -125,3 +125,14 @@ def test_slurp_of_any_stream_is_its_documents(scope, values, indent):
         return
     assert stub["content_type"] == "json" and stub["shape"].startswith(STREAM_SHAPE), stub["shape"]
     assert pages(ScratchTools(scope), {"handle": stub["handle"], "jq": ".", "slurp": True}) == [values]
+
+
+@pytest.mark.parametrize("indent", [2, None])
+def test_a_stream_past_the_sample_estimates_its_documents(scope, indent):
+    docs = [{"i": i, "name": f"n{i}", "tags": ["a"] * (i % 3)} for i in range(30_000)]
+    sep = "\n" if indent else ""  # (one line in all: {..}{..}, as jq -j writes it)
+    data = sep.join(json.dumps(d, indent=indent) for d in docs).encode()
+    assert len(data) > 512 * 1024  # (past the sample the shape reads)
+    shape = scope.spill(data, source_tool="shell").to_dict()["shape"]
+    estimate = int(re.search(r"~([\d,]+) documents", shape).group(1).replace(",", ""))
+    assert abs(estimate - 30_000) <= 1_500, shape  # (within 5%: its first documents are the shorter ones)

@@ -310,7 +310,7 @@ def _json(text: str, complete: bool, size: int, lines: int, scope: str, source: 
             value = decoder.decode(text)
         except ValueError:  # JSON lines, or documents one after another over many lines (jq's output)
             found = _jsonl(text, decoder, complete, lines)
-            stream = json_stream(text, decoder, complete, lines) if found is None else None
+            stream = json_stream(text, decoder, complete, size) if found is None else None
             return Shape(*stream) if stream is not None else found
         if isinstance(value, dict):
             return Shape("json", fitted(f"JSON object, {plural(len(value), 'key')}: ", value))
@@ -328,7 +328,7 @@ def _json(text: str, complete: bool, size: int, lines: int, scope: str, source: 
     jsonl = _jsonl(text, decoder, complete, lines, source)
     if jsonl is not None:
         return jsonl
-    stream = json_stream(text[:_PARTIAL_JSON_CHARS * 4], decoder, False, lines)  # (not one document's top level)
+    stream = json_stream(text[:_PARTIAL_JSON_CHARS * 4], decoder, False, size)  # (not one document's top level)
     if stream is not None:
         return Shape(*stream)
     if source is not None:

@@ -22,10 +22,10 @@ _LATER = re.compile(r"\n[{\[]")  # a line opening a later document (jq prints ea
 _MOST_DOCUMENTS = 100_000  # documents parsed from a sample (a sample of 512 KiB holds fewer unless they are tiny)
 
 
-def json_stream(text: str, decoder: json.JSONDecoder, complete: bool, lines: int) -> tuple[str, str] | None:
-    """``("json", shape)`` when ``text`` (a sample, the whole content when ``complete``; ``lines``: the content's)
+def json_stream(text: str, decoder: json.JSONDecoder, complete: bool, size: int) -> tuple[str, str] | None:
+    """``("json", shape)`` when ``text`` (a sample, the whole content when ``complete``; ``size``: the content's bytes)
     is two or more JSON objects or arrays one after another, blanks between them -- the last one may be cut by the
-    sample's end when not ``complete`` (then the count is estimated from the sample's documents per line), or by the
+    sample's end when not ``complete`` (then the count is estimated from the sample's documents per byte), or by the
     content's (an output cut at its size limit: no line after it opens another document; the shape says so) --, else
     ``None``. Parsed at C speed (``raw_decode``), at most :data:`_MOST_DOCUMENTS`. Raises RecursionError for a
     document nested deeper than the parser goes (as :func:`json.loads` does)."""
@@ -51,9 +51,9 @@ def json_stream(text: str, decoder: json.JSONDecoder, complete: bool, lines: int
         count = f"{plural(len(values), 'document')}, then one cut short (not JSON)"
     elif complete and pos >= end:
         count = plural(len(values), "document")
-    else:  # a sample: its documents per line, over the content's lines
-        sampled = text.count("\n", 0, pos) or 1
-        count = "~" + plural(max(len(values), round(lines * len(values) / sampled)), "document")
+    else:  # a sample: its documents per byte, over the content's bytes
+        sampled = len(text[:pos].encode("utf-8", "replace")) or 1
+        count = "~" + plural(max(len(values), round(size * len(values) / sampled)), "document")
     head = f"{STREAM_SHAPE} (a stream, as jq prints one; a jq= filter runs on each), {count}"
     template = items_template(values)
     if isinstance(template, MixedItems):
