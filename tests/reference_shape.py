@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from scratchfs.api.shape_stream import json_stream
 from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.engine.structure.toplevel import TopEntry, TopLevel, top_level
@@ -239,8 +240,10 @@ def _json(text: str, complete: bool, size: int, lines: int, scope: str, source: 
     if complete:
         try:
             value = json.loads(text)
-        except ValueError:
-            return _jsonl(text, decoder, complete, lines, scope)
+        except ValueError:  # changed: JSON texts one after another are told so (helper realworld, 2026-12-04)
+            found = _jsonl(text, decoder, complete, lines, scope)
+            stream = json_stream(text, decoder, complete, size) if found is None else None
+            return Shape(*stream) if stream is not None else found
         if isinstance(value, dict):
             return Shape("json", _fitted(f"JSON object, {_plural(len(value), 'key')}: ", value))
         if isinstance(value, list):
@@ -250,6 +253,9 @@ def _json(text: str, complete: bool, size: int, lines: int, scope: str, source: 
     jsonl = _jsonl(text, decoder, complete, lines, scope)
     if jsonl is not None:
         return jsonl
+    stream = json_stream(text[: _PARTIAL_JSON_CHARS * 4], decoder, False, size)  # changed: as above (realworld)
+    if stream is not None:
+        return Shape(*stream)
     if source is not None:
         found = _streamed(source)
         if found is not None:

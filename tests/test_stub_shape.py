@@ -646,13 +646,14 @@ def test_utf16_text_with_a_byte_order_mark_is_named_so(scope, fixture_data):
     """Text saved as UTF-16 (as Windows tools and PowerShell write it: a byte order mark, then two bytes a
     character) was 'binary, 39 KiB; starts with ff fe 2e 00 ...': nothing said it is text, and its note's
     match="TEXT" finds no ASCII word in it. Its shape names the encoding its byte order mark gives, and structure
-    reads are refused naming it; without a mark it stays plain binary data."""
+    reads are refused naming it; without a mark, text mostly ASCII is named by its NUL bytes (helper realworld: it
+    was plain binary data, and a search of it came back empty with no word of why)."""
     from scratchfs import InvalidArgument
     from scratchfs.api.contract import ScratchTools
 
     text = fixture_data["workspace-grep-stdlib-defs.txt"][:20000].decode("utf-8", "ignore")
     cases = ((b"\xff\xfe" + text.encode("utf-16-le"), "UTF-16LE text"), (b"\xfe\xff" + text.encode("utf-16-be"),
-             "UTF-16BE text"), (text.encode("utf-16-le"), None), (text.encode("utf-16-be"), None))
+             "UTF-16BE text"), (text.encode("utf-16-le"), "UTF-16LE text"), (text.encode("utf-16-be"), "UTF-16BE text"))
     for data, name in cases:
         stub = scope.spill(data, source_tool="powershell")
         assert stub.content_type == "binary"

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from scratchfs.api.entries import reading
 from scratchfs.api.results import render_call
+from scratchfs.api.search_misses import whole_miss_note
 from scratchfs.engine.patterns import MAX_REACH_BYTES, compile_pattern
 from scratchfs.engine.search import LiteralMatcher, Matcher, PatternMatcher, count
 from scratchfs.foundation import checks
@@ -92,6 +93,7 @@ class MatchCount:
     seconds: float
     budget: int | None = None
     encoding: str | None = None
+    note: str | None = None
 
     @property
     def next_call(self) -> str | None:
@@ -121,7 +123,7 @@ def count_matches(scope: Scope, handle: str, match: str | None, pattern: str | N
                               "give one of them")
     ignore_case = checks.check_flag(ignore_case, "ignore_case")
     timeout = scope.store.settings.pattern_timeout
-    _, matcher = search_matcher(match, pattern, ignore_case, timeout)
+    needle, matcher = search_matcher(match, pattern, ignore_case, timeout)
     with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened:
         size = opened.entry.size
         if offset > size:
@@ -129,8 +131,10 @@ def count_matches(scope: Scope, handle: str, match: str | None, pattern: str | N
         with reading(handle):
             found, lines, next_offset = count(opened.reader, matcher, offset, opened.lines.line_of_frame,
                                               time.monotonic() + COUNT_SHARE * timeout)
+            missed = None if found or offset or next_offset is not None else whole_miss_note(  # (none in all of it:
+                opened, handle, needle, pattern, ignore_case)  # markup, escapes, CRLF, another encoding may be why)
     return MatchCount(handle, match, pattern, ignore_case, offset, size, found, lines, next_offset,
-                      COUNT_SHARE * timeout, budget)
+                      COUNT_SHARE * timeout, budget, note=missed)
 
 
 __all__ = ["COUNT_SHARE", "MatchCount", "count_matches", "search_matcher"]

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from scratchfs.api.counting import COUNT_SHARE
 from scratchfs.api.entries import reading
 from scratchfs.api.results import Matches
+from scratchfs.api.search_misses import whole_miss_note
 from scratchfs.engine.last_matches import last_matches
 from scratchfs.engine.search import Matcher, Sink
 from scratchfs.foundation import checks
@@ -63,7 +64,10 @@ def last_search(scope: Scope, found: Matches, matcher: Matcher, offset: int, bef
         with reading(handle):
             got = last_matches(opened.reader, matcher, offset, before, reach, found.max_matches, cap,
                                opened.lines.line_of_frame, sink, time.monotonic() + COUNT_SHARE * timeout)
-    origin, next_before, note = offset, got.next_before, None
+            whole = not (offset or got.windows or got.resume is not None or got.next_before is not None) and (
+                before == size)  # (no match in all of it: the reason a forward search's note gives, if any)
+            missed = whole_miss_note(opened, handle, found.match, found.pattern, found.ignore_case) if whole else None
+    origin, next_before, note = offset, got.next_before, missed
     if got.resume is not None:
         origin, next_before = got.resume, before
         note = (f"a pattern that can match a line end is searched forward from offset (no line start is a safe "

@@ -9,25 +9,26 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from scratchfs.api.entries import reading
 from scratchfs.api.results import Matches, render_call, stopped_note
-from scratchfs.api.shape import NOT_UTF8
-from scratchfs.api.shape_binary import compressed_format
+from scratchfs.api.shape import NOT_UTF8, binary_format
+from scratchfs.api.shape_binary import UTF16_FORMATS, compressed_format
 from scratchfs.api.shape_terminal import split_by_controls
 from scratchfs.api.view_search import RENDERED_KINDS, rendered_hint
 from scratchfs.api.views import reply_size
 from scratchfs.engine.pattern_syntax import crlf_line_ends
 from scratchfs.engine.search import Matcher, Sink, search
 from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.limits import DEFAULT_CONTEXT, DEFAULT_MATCHES
 from scratchfs.foundation.text import invalid_utf8_bytes, plural, utf8_partial_tail
 
 if TYPE_CHECKING:
     from scratchfs.api.scope import Scope
 
 __all__ = ["HINT_CALL_BYTES", "NOT_UTF8_MISS", "SNIFFED_UTF8_BYTES", "compressed_note", "single_byte_note",
-           "stored_search", "text_view_hint"]
+           "stored_search", "text_view_hint", "utf16_note", "whole_miss_note"]
 
 SNIFFED_UTF8_BYTES = 64 * 1024
 """Bytes of a content's start read, on a miss of non-ASCII text whose stored shape does not count bytes not UTF-8
@@ -49,7 +50,7 @@ def stored_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, h
     reach, sink, cap = how
     handle = asked.handle
     with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened:
-        size, kind, shape = opened.entry.size, opened.entry.content_type, opened.entry.shape
+        size, kind = opened.entry.size, opened.entry.content_type
         if offset > size:
             raise InvalidArgument(f"offset {offset} is past the end of {handle} ({plural(size, 'byte')})")
         with reading(handle):
@@ -58,15 +59,34 @@ def stored_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, h
             result = replace(asked, windows=found.windows, size=size, next_offset=found.next_offset,
                              binary=kind == "binary",
                              stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))
-            not_utf8 = shape is not None and NOT_UTF8 in shape
-            missed = _missed(result, offset)  # (what follows only then: a pattern parsed again, a read)
-            sniff_utf8 = missed and not _sought(result).isascii() and not not_utf8 and kind != "binary"
-            fixed = crlf_line_ends(result.pattern, result.ignore_case) if missed and result.pattern else None
-            head = opened.reader.read(0, min(size, SNIFFED_UTF8_BYTES)) if sniff_utf8 or fixed else b""
-            if sniff_utf8 and head:
-                not_utf8 = invalid_utf8_bytes(head[: len(head) - utf8_partial_tail(head)] if len(head) < size
-                                              else head) > 0
+            return _hinted(opened, result, offset)
+
+
+def _hinted(opened: Any, result: Matches, offset: int) -> Matches:
+    """``result`` (a search of ``opened``'s stored content from byte ``offset``) with :func:`text_view_hint`'s note
+    on a miss from the start: the content's first :data:`SNIFFED_UTF8_BYTES` bytes read when the note needs them
+    (non-ASCII text sought in content whose shape does not say whether it is UTF-8; a pattern holding ``$``)."""
+    size, kind, shape = opened.entry.size, opened.entry.content_type, opened.entry.shape
+    not_utf8 = shape is not None and NOT_UTF8 in shape
+    missed = _missed(result, offset)  # (what follows only then: a pattern parsed again, a read)
+    sniff_utf8 = missed and not _sought(result).isascii() and not not_utf8 and kind != "binary"
+    fixed = crlf_line_ends(result.pattern, result.ignore_case) if missed and result.pattern else None
+    head = opened.reader.read(0, min(size, SNIFFED_UTF8_BYTES)) if sniff_utf8 or fixed else b""
+    if sniff_utf8 and head:
+        not_utf8 = invalid_utf8_bytes(head[: len(head) - utf8_partial_tail(head)] if len(head) < size else head) > 0
     return text_view_hint(result, kind, offset, shape, not_utf8, fixed if b"\r\n" in head else None)
+
+
+def whole_miss_note(opened: Any, handle: str, needle: bytes | None, pattern: str | None, ignore_case: bool
+                    ) -> str | None:
+    """The note of a search over the whole stored content of ``opened`` (an open entry, read under
+    :func:`~scratchfs.api.entries.reading`) that found nothing -- a count (``count=true``) from byte 0, or the last
+    matches (``before=<size>``) from byte 0 --: :func:`text_view_hint`'s, as a forward search from the start that
+    found nothing says it (its call a forward search, with the default context and number of matches), or ``None``
+    when it says nothing. Raises what a read of the entry raises (NotFound, CorruptBlob)."""
+    asked = Matches(handle, needle, [], opened.entry.size, None, pattern, ignore_case, DEFAULT_CONTEXT,
+                    DEFAULT_MATCHES, opened.entry.content_type == "binary")
+    return _hinted(opened, asked, 0).note
 
 
 def _missed(found: Matches, offset: int) -> bool:
@@ -98,6 +118,8 @@ def text_view_hint(found: Matches, content_type: str | None, offset: int, shape:
     * content whose bytes are not UTF-8 (``not_utf8``, or its shape says so, :data:`~scratchfs.api.shape.NOT_UTF8`)
       sought with non-ASCII characters, which a search writes as UTF-8 bytes: the pattern that seeks them as single
       bytes of Latin-1 or cp1252 as well (:func:`single_byte_note`).
+    * UTF-16 text (its shape names ``UTF-16LE text`` or ``UTF-16BE text``: two bytes a character, which a search
+      written as UTF-8 never finds): the pattern that seeks the text as those bytes (:func:`utf16_note`).
     * compressed content (gzip, zstd, zip, xz, bzip2: its shape says ``", compressed"``,
       :func:`~scratchfs.api.shape_binary.compressed_format`): a search cannot see inside it; what works
       (:func:`compressed_note`, about 330 bytes).
@@ -114,6 +136,8 @@ def text_view_hint(found: Matches, content_type: str | None, offset: int, shape:
     packed = compressed_format(shape) if content_type == "binary" else None
     if packed is not None:
         return replace(found, note=compressed_note(found.handle, packed))
+    if content_type == "binary" and binary_format(shape) in UTF16_FORMATS:
+        return replace(found, note=utf16_note(found, binary_format(shape) or ""))
     what = {"pattern": found.pattern} if found.pattern is not None else {"match": _sought(found)}
     spelled = reply_size(_sought(found)) <= HINT_CALL_BYTES
     if content_type == "html":
@@ -155,6 +179,28 @@ def compressed_note(handle: str, kind: str) -> str:
             "compressed bytes; none is decompressed here): read it by byte ranges, offset= and length= (a hex "
             f"dump: {see}), or decompress it where it came from ({_DECOMPRESSORS.get(kind, 'its tool')}) and "
             "search that output")
+
+
+def utf16_note(found: Matches, kind: str) -> str:
+    """What a miss in UTF-16 text (``kind``: ``"UTF-16LE text"`` or ``"UTF-16BE text"``) says: a search writes its
+    text as UTF-8 bytes, and each character here is two bytes (``p`` is ``p\\x00`` in UTF-16LE); for a ``match=``
+    needle, the call whose pattern seeks it as those bytes (ASCII letters and digits as themselves, every other byte
+    as ``\\xHH``, so ``ignore_case`` still folds the letters) when it is at most :data:`HINT_CALL_BYTES`; for a
+    pattern, or a longer needle, how to write one. Never raises."""
+    codec = "utf-16-le" if kind.startswith("UTF-16LE") else "utf-16-be"
+    said = (f"no match: the content is {kind} (two bytes a character, stored as binary), and a search writes its "
+            "text as UTF-8 bytes")
+    example = "p\\x00" if codec == "utf-16-le" else "\\x00p"
+    if found.pattern is None:
+        needle = (found.match or b"").decode("utf-8", "replace")
+        pattern = "".join(chr(byte) if chr(byte).isascii() and chr(byte).isalnum() else f"\\x{byte:02x}"
+                          for byte in needle.encode(codec, "surrogatepass"))
+        if reply_size(pattern) <= HINT_CALL_BYTES:
+            call = render_call("read_handle", handle=found.handle, pattern=pattern,
+                               ignore_case=True if found.ignore_case else None, context=found.context,
+                               max_matches=found.max_matches)
+            return f"{said}; seek it as {kind[:8]} bytes: {call}"
+    return f"{said}: write each character as its two {kind[:8]} bytes in a pattern ({example} for p)"
 
 
 NOT_UTF8_MISS = "no match: the stored bytes are not UTF-8, and a search writes text as UTF-8 bytes"

@@ -401,8 +401,9 @@ def as_given(found: Matches, match: str | bytes | None, pattern: str | None) -> 
 def count_reply(counted: MatchCount, budget: int) -> dict[str, Any]:
     """A count (``count=true``) as the contract's JSON object: ``{handle, match (or pattern, ignore_case), offset,
     size, matches, lines, next_offset, remaining, next_call}``, and a ``note`` when the time bound stopped it
-    before the end (how far it got; ``next_call`` counts on). Fitted into ``budget`` bytes (a long echoed needle
-    shortened, :class:`~scratchfs.api.fixed.Squeeze`)."""
+    before the end (how far it got; ``next_call`` counts on), or when it counted none in the whole content and
+    the content says why (its ``note``: an HTML page's markup, CRLF line ends, another encoding...). Fitted into
+    ``budget`` bytes (a long echoed needle shortened, :class:`~scratchfs.api.fixed.Squeeze`)."""
     what: dict[str, Any] = {"pattern": counted.pattern} if counted.pattern is not None else {"match": counted.match}
     if counted.ignore_case or counted.pattern is not None:
         what["ignore_case"] = counted.ignore_case
@@ -418,6 +419,8 @@ def count_reply(counted: MatchCount, budget: int) -> dict[str, Any]:
                          "with matches on both sides of next_offset is in both lines counts)")
     elif not counted.matches and (empty := empty_match_note(counted.pattern, counted.ignore_case)):
         reply["note"] = empty
+    elif counted.note is not None and not counted.encoding:  # (a miss over all of it: why, and what finds it)
+        reply["note"] = counted.note
     return Squeeze(reply, budget, {"match": ("match",), "pattern": ("pattern",)})(reply)
 
 

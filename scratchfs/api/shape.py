@@ -25,11 +25,11 @@ from typing import Any
 
 from scratchfs.api.shape_aligned import aligned_shape
 from scratchfs.api.shape_binary import FORMATS, STARTS, TAR_MAGIC_AT, binary_kind, binary_shape
-from scratchfs.api.shape_diff import diff_shape
 from scratchfs.api.shape_html import html_shape
-from scratchfs.api.shape_listing import listing_shape
+from scratchfs.api.shape_kinds import told_by_lines
 from scratchfs.api.shape_markdown import markdown_shape
 from scratchfs.api.shape_merge import MixedItems, fitted, items_template, value_word
+from scratchfs.api.shape_stream import STREAM_SHAPE, json_stream
 from scratchfs.api.shape_table import (
     JSONL_HEAD_CHARS,
     count_records,
@@ -53,7 +53,6 @@ from scratchfs.api.shape_words import (
     plural,
     short_name,
 )
-from scratchfs.api.shape_yaml import yaml_shape
 from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.structure.html_codec import page_codec
 from scratchfs.engine.structure.numbers import refuse_constant
@@ -211,12 +210,9 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     terminal = terminal_controls(sample, complete) if b"\x1b" in sample or b"\r" in sample or b"\b" in sample else ""
     if terminal:
         return _plain(sample, size, lines, scope, True, (head, 0), terminal, odd, read_as)
-    for told in (diff_shape, yaml_shape, markdown_shape, listing_shape):  # (text its lines tell: YAML's comments
-        # are no Markdown headings)
-        shape = told(sample[bom:], lines, complete, scope)
-        if shape is not None:
-            return Shape("text", shape) if not odd else _not_utf8(Shape("text", shape), odd, "" if complete else
-                                                                  f" in the first {kib(len(sample))}", sample, read_as)
+    if kind := told_by_lines(sample[bom:], lines, complete, scope):  # (a diff's, YAML's, Markdown's, a listing's)
+        return _not_utf8(Shape("text", kind), odd, "" if complete else f" in the first {kib(len(sample))}", sample,
+                         read_as) if odd else Shape("text", kind)
     logs = len(_LOG_LINE_RE.findall(head))
     head_rows = _head_rows(head) if logs else 0  # (0 until needed: no log line is never half of 1 row or more)
     is_log = logs > 0 and logs >= 0.5 * head_rows  # most start with a timestamp or a log level
@@ -252,9 +248,9 @@ def _structured(sample: bytes, text: str, complete: bool, size: int, lines: int,
         if found is not None:
             return found
     if first == "<":
-        page = _HTML_RE.search(sample, 0, 4096) is not None
-        if page or _FRAGMENT_RE.match(stripped.encode("utf-8", "replace")):  # (a README starting with a logo's
-            markdown = None if page else markdown_shape(sample, lines, complete, scope)  # <p> is Markdown)
+        page = _HTML_RE.search(sample, 0, 4096)  # (a fragment, not a page, may be a README whose logo's <p> starts it)
+        if page or _FRAGMENT_RE.match(stripped.encode("utf-8", "replace")):
+            markdown = None if page else markdown_shape(sample, lines, complete, scope)
             return Shape("text", markdown) if markdown else Shape("html", html_shape(sample, scope))
         root = xml_root(sample)
         if stripped.startswith("<?xml") or root is not None:
@@ -319,8 +315,10 @@ def _json(text: str, complete: bool, size: int, lines: int, scope: str, source: 
     if complete:
         try:
             value = decoder.decode(text)
-        except ValueError:
-            return _jsonl(text, decoder, complete, lines)
+        except ValueError:  # JSON lines, or documents one after another over many lines (jq's output)
+            found = _jsonl(text, decoder, complete, lines)
+            stream = json_stream(text, decoder, complete, size) if found is None else None
+            return Shape(*stream) if stream is not None else found
         if isinstance(value, dict):
             return Shape("json", fitted(f"JSON object, {plural(len(value), 'key')}: ", value))
         if isinstance(value, list):
@@ -337,6 +335,9 @@ def _json(text: str, complete: bool, size: int, lines: int, scope: str, source: 
     jsonl = _jsonl(text, decoder, complete, lines, source)
     if jsonl is not None:
         return jsonl
+    stream = json_stream(text[:_PARTIAL_JSON_CHARS * 4], decoder, False, size)  # (not one document's top level)
+    if stream is not None:
+        return Shape(*stream)
     if source is not None:
         found = _streamed(source)
         if found is not None:
@@ -545,5 +546,5 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
 
 
 __all__ = ["CR_LINE_ENDS", "GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "MAX_NUL_SHARE", "MAX_ODD_SHARE", "MAX_SHAPE_CHARS",
-           "NOT_UTF8", "SAMPLE_BYTES", "STREAM_BYTES", "TERMINAL_SHAPE", "TEXT_PROBE_BYTES", "Shape", "describe",
-           "is_text"]
+           "NOT_UTF8", "SAMPLE_BYTES", "STREAM_BYTES", "STREAM_SHAPE", "TERMINAL_SHAPE", "TEXT_PROBE_BYTES", "Shape",
+           "describe", "is_text"]

@@ -20,6 +20,7 @@ SOF, WebP's VP8/VP8L/VP8X and more), never by decoding pixels.
 from __future__ import annotations
 
 import io
+import re
 import struct
 import zlib
 from collections.abc import Callable, Iterator
@@ -29,8 +30,9 @@ import imagesize
 
 from scratchfs.api.shape_words import kib, plural, short_name
 
-__all__ = ["BINARY_MAGIC", "COMPRESSED", "FORMATS", "STARTS", "TAR_MAGIC_AT", "TarMember", "TarWalk", "binary_kind",
-           "binary_shape", "compressed_format", "tar_listing", "tar_members", "zip64_sizes", "zip_members"]
+__all__ = ["BINARY_MAGIC", "COMPRESSED", "FORMATS", "NUL_SEPARATED", "STARTS", "TAR_MAGIC_AT", "UTF16_FORMATS",
+           "TarMember", "TarWalk", "binary_kind", "binary_shape", "compressed_format", "nul_separated", "tar_listing",
+           "tar_members", "utf16_bare", "zip64_sizes", "zip_members"]
 
 BINARY_MAGIC = ((b"\x89PNG", "PNG image"), (b"\x1f\x8b", "gzip"), (b"PK\x03\x04", "zip"), (b"%PDF", "PDF"),
                 (b"\x28\xb5\x2f\xfd", "zstd"), (b"\x7fELF", "ELF"), (b"\xff\xd8\xff", "JPEG image"),
@@ -39,6 +41,9 @@ BINARY_MAGIC = ((b"\x89PNG", "PNG image"), (b"\x1f\x8b", "gzip"), (b"PK\x03\x04"
                 (b"\xff\xfe", "UTF-16LE text"), (b"\xfe\xff", "UTF-16BE text"))  # (by its byte order mark)
 """(first bytes, format) of the formats told by how they start; a tar (``ustar`` at byte 257) and a WebP image
 (``RIFF``, 4 bytes, ``WEBP``) are told by :func:`binary_kind` too."""
+UTF16_FORMATS = frozenset({"UTF-16LE text", "UTF-16BE text"})
+"""Text of two bytes a character, told by its byte order mark or, without one, by its NUL bytes (:func:`utf16_bare`):
+no search written as UTF-8 finds its text."""
 COMPRESSED = frozenset({"gzip", "zstd", "bzip2", "xz", "zip"})
 """Formats whose bytes are compressed: no search (``match=``, ``pattern=``) finds their text -- but a zip's members
 may be stored uncompressed (method 0): its shape then says so, not ``compressed`` (:func:`compressed_format`)."""
@@ -306,7 +311,7 @@ def binary_shape(sample: bytes, size: int) -> str:
     """The shape of binary content whose first bytes are ``sample``: ``"binary, SIZE[, FORMAT[, DETAILS]]; starts
     with HEX"`` -- a compressed format says so and what it allows, a tar how many members its first bytes hold, a
     gzip-compressed tar its first members' names, an image its width×height in pixels. Never raises."""
-    kind = binary_kind(sample)
+    kind = binary_kind(sample) or utf16_bare(sample)
     detail = ""
     if kind in COMPRESSED and not (kind == "zip" and _zip_plain(sample)):
         detail = ", compressed"  # (the stub's note says what that allows: byte ranges, no search)
@@ -329,7 +334,54 @@ def binary_shape(sample: bytes, size: int) -> str:
         width, height = _dimensions(sample)
         detail = f", {width}×{height} pixels" if 0 < width < 2**31 and 0 < height < 2**31 else ""  # (PNG's limit)
     head = sample[:8].hex(" ")
-    return f"binary, {kib(size)}" + (f", {kind}{detail}" if kind else "") + (f"; starts with {head}" if head else "")
+    listed = f", {kind}{detail}" if kind else nul_separated(sample, size)
+    return f"binary, {kib(size)}{listed}" + (f"; starts with {head}" if head else "")
+
+
+_CONTROLS = re.compile(rb"[\x01-\x1f\x7f]")  # (a line end too: text lines holding NULs are no list of names)
+NUL_SEPARATED = "text separated by NUL bytes"
+"""What the shape of binary content that is text items each ended by a NUL byte says (:func:`nul_separated`)."""
+
+
+def nul_separated(sample: bytes, size: int) -> str:
+    """``", text separated by NUL bytes (as find -print0 or git ls-files -z print it), N items: first, second, …"``
+    when ``sample`` (the first bytes of ``size``) is UTF-8 text items each ended by a NUL byte -- file names, ``env
+    -0``'s variables -- with no control byte (no tab or line end either) and no empty item but the last; else
+    ``""``.
+    The count is estimated from the sample's items per byte when the sample is not all of it. Never raises."""
+    whole = len(sample) >= size
+    body = sample if whole else sample[: sample.rfind(b"\0") + 1]  # (the last item may be cut by the sample's end)
+    items = body.split(b"\0")
+    if items[-1] == b"":
+        items.pop()
+    if len(items) < 2 or b"" in items or _CONTROLS.search(body) is not None:
+        return ""
+    try:
+        names = [item.decode("utf-8") for item in items[:4]]
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return ""
+    count = plural(len(items), "item") if whole else "~" + plural(round(len(items) * size / len(body)), "item")
+    first = ", ".join(short_name(name, 40).replace(";", "?") for name in names) + (", …" if len(items) > 4 else "")
+    return f", {NUL_SEPARATED} (as find -print0 or git ls-files -z print it), {count}: {first}"
+
+
+_UTF16_PROBE = 4096  # bytes of a sample looked at for UTF-16 text without a byte order mark
+
+
+def utf16_bare(sample: bytes) -> str | None:
+    """``"UTF-16LE text"`` or ``"UTF-16BE text"`` for a ``sample`` with no byte order mark whose first
+    :data:`_UTF16_PROBE` bytes read as mostly ASCII text in UTF-16 (as ``iconv -t UTF-16LE`` writes it): nine in ten
+    of one parity's bytes NUL and nine in ten of the other's printable ASCII, a tab or a line end; else ``None``
+    (text of other scripts in UTF-16 is not told without its mark). Never raises."""
+    head = sample[: _UTF16_PROBE - _UTF16_PROBE % 2]
+    half = len(head) // 2
+    if half < 16 or (len(sample) % 2 and len(sample) <= _UTF16_PROBE):
+        return None
+    for kind, zeros, chars in (("UTF-16LE text", head[1::2], head[0::2]), ("UTF-16BE text", head[0::2], head[1::2])):
+        if zeros.count(0) * 10 >= half * 9 and sum(32 <= c < 127 or c in (9, 10, 13) for c in chars) * 10 >= half * 9:
+            return kind
+    return None
 
 
 def _dimensions(sample: bytes) -> tuple[int, int]:

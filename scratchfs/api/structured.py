@@ -17,7 +17,7 @@ from scratchfs.api.entries import reading
 from scratchfs.api.jq_inputs import refuse_inputs
 from scratchfs.api.misfit import explained_jq, holds, jq_misfit, refusal, text_misfit
 from scratchfs.api.results import render_call
-from scratchfs.api.shape import CR_LINE_ENDS, binary_format
+from scratchfs.api.shape import CR_LINE_ENDS, STREAM_SHAPE, binary_format
 from scratchfs.api.shape_aligned import header_line, is_aligned
 from scratchfs.api.shape_binary import compressed_format
 from scratchfs.engine.caches import LRU
@@ -495,9 +495,10 @@ def check_kind(content_type: str | None, read: str, handle: str, line_bytes: flo
 
 def _slurp_form(handle: str, kind: str | None, shape: str | None) -> str:
     """What a slurp read makes of an entry stored as ``kind``: ``"records"`` (JSON lines), ``"rows"`` (a table) or
-    ``"arrays"`` (a table whose stub found no header). Raises InvalidArgument for any other kind, naming what works."""
-    if kind == "jsonl":
-        return "records"
+    ``"arrays"`` (a table whose stub found no header), ``"documents"`` (JSON texts one after another, as jq prints
+    them: their array, as ``jq -s`` reads them). Raises InvalidArgument for any other kind, naming what works."""
+    if kind == "jsonl" or (kind == "json" and (shape or "").startswith(STREAM_SHAPE)):
+        return "records" if kind == "jsonl" else "documents"
     if is_aligned(kind, shape):
         return "rows"
     if kind == "csv":

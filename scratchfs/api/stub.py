@@ -16,6 +16,7 @@ from scratchfs.api.results import render_call
 from scratchfs.api.shape import TEXT_PROBE_BYTES, binary_format, is_text
 from scratchfs.api.shape_aligned import is_aligned
 from scratchfs.api.shape_binary import TarMember, compressed_format, tar_listing, tar_members, zip_members
+from scratchfs.api.shape_stream import STREAM_SHAPE
 from scratchfs.api.shape_terminal import TERMINAL_SHAPE
 from scratchfs.api.views import HEX_LINE_BYTES, hex_piece
 from scratchfs.engine.patterns import MAX_LINE_BYTES
@@ -300,6 +301,9 @@ class _Note:
                             else None) if shape is not None else None
         elif content_type == "json" and shape is not None and shape.startswith("JSON array"):
             by_structure = _FIRST_ITEM  # (an array's keys are its indices: its first item shows what they hold)
+        elif content_type == "json" and shape is not None and shape.startswith(STREAM_SHAPE):
+            by_structure = _EACH if size > MAX_SLURP_BYTES else f"{_EACH} | {call}, {_SLURP}"  # (documents one after
+            # another: a filter runs on each, its shape names their keys; slurp=true runs one over all of them)
         elif content_type in ("csv", "jsonl") and size <= MAX_SLURP_BYTES:  # rows or records, and one jq over all
             by_structure = f"{by_structure} | {call}, {_SLURP}"  # of them: to count, group or find the largest
         longest = size - lines + 1 if longest_line is None else longest_line
@@ -345,8 +349,10 @@ class _Note:
                     f"(OFFSET  HEX  |ASCII|, as a range read gives it). Next: {by_range}"
                     f"{' | ' + self.by_other if self.by_other else ''}.")
         if average is None:
-            return (f"{what}; binary content, the preview shows {shows} as a hex dump (OFFSET  HEX  |ASCII|, as "
-                    f"a range read gives it). Next: {by_range} | {self.by_other}.")
+            wide = f", {self.format} (a search finds its text written as its bytes: {_WIDE[self.format]})" if (
+                self.format in _WIDE) else ""
+            return (f"{what}; binary content{wide}, the preview shows {shows} as a hex dump (OFFSET  HEX  |ASCII|, "
+                    f"as a range read gives it). Next: {by_range} | {self.by_other}.")
         if average > DEFAULT_READ_BYTES:
             return (f"{what}; the preview shows {shows}; its lines average {average:,.0f} bytes, so read it by "
                     f"range. Next: {by_range} | {self.by_other}.")
@@ -373,7 +379,9 @@ _AS_TERMINAL = _STRUCTURE["html"]  # view="text"
 _BY_ITEMS = _after_handle(jq=".[]")  # a JSON array past the jq bound: a path read, streamed
 _BY_KEY = _after_handle(jq=".KEY[]")  # a JSON object past it: the items of a key its shape names, streamed
 _FIRST_ITEM = _after_handle(jq=".[0]")  # a JSON array within it
+_EACH = _after_handle(jq="JQ")  # JSON texts one after another: one filter run on each document (jq reads a stream)
 _SLURP = _after_handle(jq="JQ", slurp=True)  # one jq filter over the array of all the rows, objects by the header
+_WIDE = {"UTF-16LE text": 'pattern="p\\x00y\\x00" for "py"', "UTF-16BE text": 'pattern="\\x00p\\x00y" for "py"'}
 _RANGE_END = f", length={DEFAULT_READ_BYTES!r})"  # a range read asks for the default read
 _TAIL_KINDS = ("log", "text")  # contents whose note names their last lines too (line=-N), when the preview ends before
 

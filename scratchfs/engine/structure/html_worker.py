@@ -177,9 +177,9 @@ class _PartsBlock(Block):
     def merge_normal_text(self, text: str) -> None:
         normalized = []
         for ch in text:  # (inscriptis's own collapse of blank space, piece by piece)
-            if not ch.isspace():
-                normalized.append(ch)
-                self.collapsable_whitespace = False
+            if not ch.isspace() or ch in _KEPT_SPACES:  # (a no-break or other Unicode space is no white space CSS
+                normalized.append(_KEPT_SPACES.get(ch, ch))  # collapses: a browser shows each one, so an indent
+                self.collapsable_whitespace = False  # written &nbsp;&nbsp;&nbsp;&nbsp;x is kept, each one " ")
             elif not self.collapsable_whitespace:
                 normalized.append(" ")
                 self.collapsable_whitespace = True
@@ -214,9 +214,9 @@ if "_content" in getattr(Block, "__slots__", ()) and hasattr(Block, "merge_norma
 
 VIEW_SPACES = dict.fromkeys(map(ord, "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
                                      "\u202f\u205f\u3000"), " ")
-"""The text view writes every Unicode space (a no-break space, ``&nbsp;``; an em, thin or ideographic space) as
-``" "``, inside ``<pre>`` too (outside, runs of blank space are one ``" "`` already): a model that sees a space
-searches for one (``str.translate`` table; :func:`view_spaces`)."""
+"""Every Unicode space (``&nbsp;``; an em, thin or ideographic space) is one ``" "`` of the text view, each one, in a
+``<pre>`` or not (CSS collapses only spaces, tabs, line ends): a model that sees a space searches for one."""
+_KEPT_SPACES = {chr(space): " " for space in VIEW_SPACES}  # (CSS Text 3, 4.1: spaces, tabs, line ends collapse)
 
 
 def view_spaces(text: str) -> str:

@@ -1,8 +1,9 @@
-"""jq over all the records of JSON lines, or all the rows of a CSV/TSV table, at once ("slurp"), paged as a JSON
-document's jq read is.
+"""jq over all the records of JSON lines, all the JSON texts of a stream of them (documents one after another, as
+``jq .`` prints them), or all the rows of a CSV/TSV table, at once ("slurp"), paged as a JSON document's jq read is.
 
-The content is turned into one JSON array -- the records in order (blank lines skipped), or the rows after the
-header as objects keyed by the header, or, for a table with no header, every row as an array -- and
+The content is turned into one JSON array -- the records in order (blank lines skipped), the documents in order (as
+``jq -s`` reads them), or the rows after the header as objects keyed by the header, or, for a table with no header,
+every row as an array -- and
 :func:`~scratchfs.engine.structure.jsondoc.jq_page` runs the filter once over it: the same outputs, pages, cursors,
 notes and errors as a jq read of a document holding that array. A table's cells are strings, as the ``csv`` module
 gives them, but in its number columns (:func:`type_number_columns`: every non-empty cell a strict JSON number, decided
@@ -80,7 +81,9 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
     Args:
         source: the content, at most :data:`MAX_SLURP_BYTES` bytes.
         filter: a jq filter (jq 1.7), given the array as ``.`` (e.g. ``group_by(.unit) | map([.[0].unit, length])``).
-        form: ``"records"`` (JSON lines: the array of records), ``"rows"`` (CSV/TSV with a header: the array of
+        form: ``"records"`` (JSON lines: the array of records), ``"documents"`` (JSON texts one after another: the
+            array of the documents, each its own text; a last one cut short passed over, named), ``"rows"``
+            (CSV/TSV with a header: the array of
             rows after it, each an object keyed by the header's names -- the n-th column of a repeated name keyed
             ``name_n``, a missing cell ``null``, cells past the header listed under :data:`EXTRA_CELLS` (keys as
             :func:`row_keys` gives them; the page's ``extra["note"]`` names any key that is not the header's name)
@@ -105,13 +108,14 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
             :data:`MAX_ARRAY_BYTES`, an unknown ``form``, a table whose header cannot be read (as
             :func:`~scratchfs.engine.structure.table.iter_rows` with ``passed``), and what ``jq_page`` raises.
         BadRecord (an InvalidArgument): a record before the last that is not JSON (as a record read of it raises
-            it: its number, bytes and the parser's message).
+            it: its number, bytes and the parser's message); a document before the last that is not JSON (its
+            number, bytes and the parser's message).
         StructureTimeout: the filter ran past ``timeout`` (jq's reading of the array counts: for an array of
             :data:`_BIG_ARRAY_BYTES` or more the message says so and names the paged reads). StoreBusy: as
             ``jq_page``.
     """
-    if form not in ("records", "rows", "arrays"):
-        raise InvalidArgument(f"form must be 'records', 'rows' or 'arrays', not {str(form)[:20]!r}")
+    if form not in ("records", "documents", "rows", "arrays"):
+        raise InvalidArgument(f"form must be 'records', 'documents', 'rows' or 'arrays', not {str(form)[:20]!r}")
     data, passed = _array(source, form, cache_key, entry, layout)
     keyed, room, named = _table_note(source, form, layout, passed, budget_bytes)
     try:
@@ -123,14 +127,17 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
         if len(data) < _BIG_ARRAY_BYTES:
             raise StructureTimeout(f"{said}; try a simpler filter (select early, avoid range/repeat/recursion)"
                                    ) from None
-        each = ("record=1, records=10000 and a jq filter run on each record" if form == "records" else
-                "row=1, rows=10000 and columns= the ones needed")
         raise StructureTimeout(
-            f"{said}: jq reads the array of all the {'records' if form == 'records' else 'rows'} "
+            f"{said}: jq reads the array of all the {form if form != 'arrays' else 'rows'} "
             f"({len(data) / 2**20:.1f} MiB of JSON) within that limit too, so a filter as simple as 'length' can run "
-            f"past it on a busy machine; read pages instead ({each}), or count with count=true and match= or "
-            "pattern=") from None
+            f"past it on a busy machine; read pages instead ({_PAGED.get(form, _PAGED['rows'])}), or count with "
+            "count=true and match= or pattern=") from None
     return _noted(page, keyed, named)
+
+
+_PAGED = {"records": "record=1, records=10000 and a jq filter run on each record",
+          "documents": "jq= alone, run on each document", "rows": "row=1, rows=10000 and columns= the ones needed"}
+"""The paged reads a slurp read's time-out names, by form (``"arrays"``: as ``"rows"``)."""
 
 
 def _noted(page: ItemPage, keyed: str | None, named: tuple[BadRecord, ...]) -> ItemPage:
@@ -184,6 +191,8 @@ def _passed_note(passed: tuple[BadRecord, ...], named: tuple[BadRecord, ...], fo
     none."""
     if not passed:
         return None
+    if form == "documents":
+        return f"{passed[0]} -- passed over: it is not in the array jq was given: it is the last one (cut short)"
     if form == "records":
         return (f"{passed[0]} -- passed over: it is not in the array jq was given: it is the last line (cut short, or "
                 "no record), which the stub counts out too")
@@ -205,7 +214,8 @@ def _array(source: ContentSource, form: str, cache_key: str | None, entry: str |
     in :data:`_ARRAYS` under ``cache_key`` (built once for the pages of a read)."""
     kept = None if cache_key is None else _ARRAYS.get(f"{form}:{cache_key}")
     made = kept if kept is not None else (
-        _records(source, entry) if form == "records" else _rows(source, form == "rows", layout))
+        _records(source, entry) if form == "records" else _documents(source) if form == "documents" else
+        _rows(source, form == "rows", layout))
     if cache_key is not None and kept is None:
         _ARRAYS.put(f"{form}:{cache_key}", made)
     return made
@@ -237,6 +247,47 @@ def _records(source: ContentSource, entry: str | None) -> tuple[bytes, tuple[Bad
         kept.append(line)
     del data, lines
     return b"[" + b",\n".join(kept) + b"]", ()
+
+
+_BLANKS = re.compile(r"[ \t\r\n]*")
+
+
+def _documents(source: ContentSource) -> tuple[bytes, tuple[BadRecord, ...]]:
+    """``(the JSON array text of the JSON texts one after another that source holds -- each document's own text, in
+    order, blanks between them, as ``jq -s`` reads them --, the last document when it is not JSON, passed over)``:
+    an output cut at its size limit ends inside one. Raises BadRecord at a document before the last that is not JSON
+    (its number, bytes and the parser's message: nothing after it can be told apart)."""
+    data = read_whole(source, MAX_SLURP_BYTES, "slurp")
+    bom = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0  # (no part of the first document)
+    text, decoder, kept, pos = data[bom:].decode("utf-8", "replace"), json.JSONDecoder(), [], 0
+    del data
+    while (pos := _BLANKS.match(text, pos).end()) < len(text):
+        try:
+            end = decoder.raw_decode(text, pos)[1]
+        except (ValueError, RecursionError) as exc:
+            at = bom + len(text[:pos].encode("utf-8"))
+            length = len(text[pos:].encode("utf-8"))
+            bad = BadRecord(f"document {len(kept) + 1:,} (bytes {at} to {at + length - 1}) is not JSON: "
+                            f"{str(exc)[:200]}", len(kept) + 1, at, length)
+            if text[pos] in "{[" and _cut_last(text, pos, decoder):
+                return b"[" + b",\n".join(kept) + b"]", (bad,)
+            raise BadRecord(f"{bad}; a slurp read needs every document before the last to be JSON", len(kept) + 1,
+                            at, length) from None
+        kept.append(text[pos:end].encode("utf-8"))
+        pos = end
+    return b"[" + b",\n".join(kept) + b"]", ()
+
+
+def _cut_last(text: str, pos: int, decoder: json.JSONDecoder) -> bool:
+    """Whether the document starting at ``pos`` that does not parse is the last one: no document starts on a later
+    line (a line opening ``{`` or ``[`` that parses on from there)."""
+    for found in re.finditer(r"\n([{\[])", text[pos + 1 :]):
+        try:
+            decoder.raw_decode(text, pos + 1 + found.start(1))
+        except (ValueError, RecursionError):
+            continue
+        return False
+    return True
 
 
 def _rows(source: ContentSource, header: bool, layout: Layout | None = None,

@@ -1,0 +1,62 @@
+"""A stream of JSON texts one after another -- what ``jq .`` prints over JSON lines, ``aws ... | jq '.Items[]'``,
+``kubectl get -o json`` of several objects piped through jq: each document pretty-printed over many lines -- told
+from its sample. It is no one JSON document (a parser stops at the second: "Extra data") and no JSON lines (a
+document spans lines), but jq reads it as it is, running a filter on each document in turn, so its shape says so and
+names what the documents hold (merged as an array's items are, :func:`~scratchfs.api.shape_merge.items_template`)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from scratchfs.api.shape_merge import MixedItems, fitted, items_template
+from scratchfs.api.shape_words import clip, plural
+
+__all__ = ["STREAM_SHAPE", "json_stream"]
+
+STREAM_SHAPE = "JSON texts one after another"
+"""How the shape of a stream of JSON documents starts (the stub names a jq read that runs on each)."""
+
+_BLANKS = re.compile(r"[ \t\r\n]*")
+_LATER = re.compile(r"\n[{\[]")  # a line opening a later document (jq prints each from a line's start)
+_MOST_DOCUMENTS = 100_000  # documents parsed from a sample (a sample of 512 KiB holds fewer unless they are tiny)
+
+
+def json_stream(text: str, decoder: json.JSONDecoder, complete: bool, size: int) -> tuple[str, str] | None:
+    """``("json", shape)`` when ``text`` (a sample, the whole content when ``complete``; ``size``: the content's bytes)
+    is two or more JSON objects or arrays one after another, blanks between them -- the last one may be cut by the
+    sample's end when not ``complete`` (then the count is estimated from the sample's documents per byte), or by the
+    content's (an output cut at its size limit: no line after it opens another document; the shape says so) --, else
+    ``None``. Parsed at C speed (``raw_decode``), at most :data:`_MOST_DOCUMENTS`. Raises RecursionError for a
+    document nested deeper than the parser goes (as :func:`json.loads` does)."""
+    values: list = []
+    pos, end, cut = 0, len(text), False
+    while len(values) < _MOST_DOCUMENTS:
+        pos = _BLANKS.match(text, pos).end()
+        if pos >= end:
+            break
+        if text[pos] not in "{[":
+            return None
+        try:
+            value, pos = decoder.raw_decode(text, pos)
+        except ValueError:  # the sample's end cuts its last document; or the content's, a capped output's
+            if not values or (complete and _LATER.search(text, pos + 1) is not None):
+                return None
+            cut = complete
+            break
+        values.append(value)
+    if len(values) < 2:
+        return None
+    if cut:
+        count = f"{plural(len(values), 'document')}, then one cut short (not JSON)"
+    elif complete and pos >= end:
+        count = plural(len(values), "document")
+    else:  # a sample: its documents per byte, over the content's bytes
+        sampled = len(text[:pos].encode("utf-8", "replace")) or 1
+        count = "~" + plural(max(len(values), round(size * len(values) / sampled)), "document")
+    head = f"{STREAM_SHAPE} (a stream, as jq prints one; a jq= filter runs on each), {count}"
+    template = items_template(values)
+    if isinstance(template, MixedItems):
+        head = f"{head}, {template.text}"
+        return "json", (fitted(f"{head}; the objects: ", template.objects) if template.objects else clip(head))
+    return "json", fitted(f"{head}; each: ", template)

@@ -1,0 +1,138 @@
+"""JSON texts one after another -- what `jq .` prints over several inputs (`pip list --format json | jq '.[]'`,
+`aws ... | jq '.Items[]'`), each document pretty-printed over many lines -- told as such by the stub, read by jq on
+each document and by slurp=true over all of them (helper realworld: such output was stored as "text" with no jq read
+named, slurp was refused as "one JSON document ... it sees the whole document", and no read could aggregate it).
+Checked against the plain Python answer: the documents parsed one after another by json.JSONDecoder.raw_decode."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scratchfs import BadRecord, InvalidArgument
+from scratchfs.adapter import parse_call
+from scratchfs.api.contract import ScratchTools
+from scratchfs.api.shape import describe
+from scratchfs.engine.structure import BytesSource, slurp_page
+
+STREAM_SHAPE = "JSON texts one after another"
+STREAM = Path(__file__).resolve().parent.parent / "fixtures" / "tools" / "jq-pip-list-stream.json"
+
+
+def documents(data: bytes) -> list:
+    """The plain answer: the JSON texts of ``data`` one after another (a last one cut short left out)."""
+    text, decoder, found, pos = data.decode(), json.JSONDecoder(), [], 0
+    while (pos := len(text) - len(text[pos:].lstrip())) < len(text):
+        try:
+            value, pos = decoder.raw_decode(text, pos)
+        except ValueError:
+            break
+        found.append(value)
+    return found
+
+
+def pages(tools: ScratchTools, args: dict) -> list:
+    """Every output of a jq read, following next_call to the end (each page's results; none here is cut in parts)."""
+    reply, out = tools.call("read_handle", args), []
+    while True:
+        assert "part" not in reply
+        out += reply["results"]
+        if reply["next_call"] is None:
+            return out
+        name, args = parse_call(reply["next_call"])
+        reply = tools.call(name, args)
+
+
+def test_stub_of_jq_output_names_documents_and_jq_reads(scope):
+    data = STREAM.read_bytes()
+    docs = documents(data)
+    assert len(docs) == 60
+    stub = scope.spill(data, source_tool="shell").to_dict()
+    assert stub["content_type"] == "json"
+    assert stub["shape"].startswith(f"{STREAM_SHAPE} (a stream, as jq prints one; a jq= filter runs on each), "
+                                    "60 documents; each: name: str, version: str")
+    handle = stub["handle"]
+    assert f'read_handle(handle="{handle}", jq="JQ")' in stub["note"]
+    assert f'read_handle(handle="{handle}", jq="JQ", slurp=True)' in stub["note"]
+
+
+def test_jq_on_each_and_slurp_over_all_match_the_documents(scope):
+    data = STREAM.read_bytes()
+    docs = documents(data)
+    tools = ScratchTools(scope)
+    handle = scope.spill(data, source_tool="shell").handle
+    assert pages(tools, {"handle": handle, "jq": ".name", "budget": 2048}) == [doc["name"] for doc in docs]
+    assert pages(tools, {"handle": handle, "jq": "length", "slurp": True}) == [len(docs)]
+    assert pages(tools, {"handle": handle, "jq": "map(.version)", "slurp": True}) == [[d["version"] for d in docs]]
+    assert pages(tools, {"handle": handle, "jq": ".[]", "slurp": True, "budget": 2048}) == docs
+
+
+def test_a_stream_cut_short_is_told_and_its_last_document_passed_over(scope):
+    data = STREAM.read_bytes()
+    cut = data[: data.index(b'"mcp"')]  # (inside the last document, as an output cut at its size limit ends)
+    docs = documents(cut)
+    assert len(docs) == 59
+    stub = scope.spill(cut, source_tool="shell").to_dict()
+    assert stub["content_type"] == "json"
+    assert "59 documents, then one cut short (not JSON)" in stub["shape"]
+    reply = ScratchTools(scope).read_handle(stub["handle"], jq="length", slurp=True)
+    assert reply["results"] == [59]
+    assert re.match(r"document 60 \(bytes \d+ to \d+\) is not JSON", reply["note"])
+    start = int(re.search(r"bytes (\d+) to", reply["note"]).group(1))
+    assert cut[start:].startswith(b"{") and cut[:start].rstrip().endswith(b"}")
+
+
+def test_a_document_before_the_last_that_is_not_json_fails_slurp(scope):
+    data = STREAM.read_bytes()
+    broken = data.replace(b'"name": "anyio"', b'"name": anyio', 1)  # (a later document parses: no cut last one)
+    stub = scope.spill(broken, source_tool="shell").to_dict()
+    assert stub["content_type"] == "text"  # (the stub does not call it a stream)
+    with pytest.raises(BadRecord, match=r"document \d+ \(bytes \d+ to \d+\) is not JSON"):
+        slurp_page(BytesSource(broken), "length", "documents")
+
+
+def test_refusals_name_the_stream_and_its_reads(scope):
+    handle = scope.spill(STREAM.read_bytes(), source_tool="shell").handle
+    with pytest.raises(InvalidArgument, match=r"holds JSON texts one after another .*jq= with slurp=true"):
+        ScratchTools(scope).read_handle(handle, record=1)
+
+
+@pytest.mark.parametrize(("data", "kind", "start"), [
+    (b'{"a": 1}\n{"a": 2}\n', "jsonl", "JSON lines"),  # (one document a line: JSON lines, as before)
+    (json.dumps({"a": [1, 2]}, indent=2).encode(), "json", "JSON object"),
+    (json.dumps([{"a": 1}, {"a": 2}], indent=2).encode(), "json", "JSON array"),
+    (b'{\n  "a": 1\n}\nnot json\n', "text", "text"),  # (text after a document: no stream)
+    (b'{\n  "a": 1\n}\n"a string"\n', "text", "text"),  # (a stream of objects or arrays only)
+])
+def test_what_is_no_stream_is_told_as_before(data, kind, start):
+    shape = describe(data, len(data), data.count(b"\n"))
+    assert (shape.content_type, shape.text.split(",")[0].split(" of ")[0][: len(start)]) == (kind, start)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.one_of(st.dictionaries(st.text(max_size=5), st.integers() | st.text(max_size=8), max_size=4),
+                          st.lists(st.integers(), max_size=4)), min_size=2, max_size=30),
+       st.sampled_from([None, 2, 0]))
+def test_slurp_of_any_stream_is_its_documents(scope, values, indent):
+    data = "\n".join(json.dumps(v, indent=indent, ensure_ascii=False) for v in values).encode() + b"\n"
+    stub = scope.spill(data, source_tool="shell").to_dict()
+    if stub["content_type"] == "jsonl":  # (one document a line -- indent None or 0 of a flat value: JSON lines)
+        return
+    assert stub["content_type"] == "json" and stub["shape"].startswith(STREAM_SHAPE), stub["shape"]
+    assert pages(ScratchTools(scope), {"handle": stub["handle"], "jq": ".", "slurp": True}) == [values]
+
+
+@pytest.mark.parametrize("indent", [2, None])
+def test_a_stream_past_the_sample_estimates_its_documents(scope, indent):
+    docs = [{"i": i, "name": f"n{i}", "tags": ["a"] * (i % 3)} for i in range(30_000)]
+    sep = "\n" if indent else ""  # (one line in all: {..}{..}, as jq -j writes it)
+    data = sep.join(json.dumps(d, indent=indent) for d in docs).encode()
+    assert len(data) > 512 * 1024  # (past the sample the shape reads)
+    shape = scope.spill(data, source_tool="shell").to_dict()["shape"]
+    estimate = int(re.search(r"~([\d,]+) documents", shape).group(1).replace(",", ""))
+    assert abs(estimate - 30_000) <= 1_500, shape  # (within 5%: its first documents are the shorter ones)
