@@ -63,7 +63,9 @@ def yaml_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str | N
     count; ``scope``: what to add when the sample is not all of it) if it reads as YAML, else ``None``:
     ``"YAML, 9,000 lines: apiVersion (line 1), items (line 2, list of 120), kind (line 8,990), metadata (line
     8,991, 2 keys); line=N reads from a key"``. Never raises."""
-    if not _FIRST_LINE_RE.match(_first_line(sample)) or not _reads_as_yaml(_NL + sample[:_HEAD_BYTES]):
+    first = _first_line(sample)
+    if first.rstrip().endswith((b",", b"{", b"[", b";")) or not _FIRST_LINE_RE.match(first) or \
+            not _reads_as_yaml(_NL + sample[:_HEAD_BYTES]):  # (a first line ending as JSON's or a program's: none)
         return None  # (its first line no key, entry or document start, or its first 8 KiB no YAML: cheap)
     if not complete:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
