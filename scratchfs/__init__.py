@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and IDEs; at run time
     from scratchfs.engine.sweeper import SweepResult
     from scratchfs.foundation.errors import (
         BadRecord,
+        Changed,
         CorruptBlob,
         Deleted,
         Expired,
@@ -34,6 +35,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and IDEs; at run time
         StoreBusy,
         StoreClosed,
         StructureTimeout,
+        UpstreamUnavailable,
     )
     from scratchfs.foundation.limits import MAX_READ_BYTES
 
@@ -50,9 +52,9 @@ _WHERE = {  # each public name and the module that defines it, imported on first
         "scratchfs.engine.search": ("Hit", "Window"),
         "scratchfs.engine.sweeper": ("SweepResult",),
         "scratchfs.foundation.errors": (
-            "BadRecord", "CorruptBlob", "Deleted", "Expired", "InvalidArgument", "NotFound", "PatternMatchesEmpty",
-            "PatternTimeout", "PatternTooLong", "QuotaExceeded", "ScratchError", "StorageError", "StoreBusy",
-            "StoreClosed", "StructureTimeout"),
+            "BadRecord", "Changed", "CorruptBlob", "Deleted", "Expired", "InvalidArgument", "NotFound",
+            "PatternMatchesEmpty", "PatternTimeout", "PatternTooLong", "QuotaExceeded", "ScratchError", "StorageError",
+            "StoreBusy", "StoreClosed", "StructureTimeout", "UpstreamUnavailable"),
         "scratchfs.foundation.limits": ("MAX_READ_BYTES",),
     }.items()
     for name in names
@@ -82,6 +84,7 @@ __all__ = [
     "NEVER_SPILL_TOOLS",
     "SPILL_CLASSES",
     "BadRecord",
+    "Changed",
     "CorruptBlob",
     "Deleted",
     "Entry",
@@ -107,6 +110,7 @@ __all__ = [
     "StructureTimeout",
     "Stub",
     "SweepResult",
+    "UpstreamUnavailable",
     "Window",
     "should_spill",
 ]
