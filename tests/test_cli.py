@@ -851,3 +851,19 @@ def test_scratch_list_prints_a_page_at_a_time_the_same_json(cli, monkeypatch, co
     assert result.exit_code == 0, result.stderr
     assert result.stdout == expected
     assert [e["key"] for e in json.loads(result.stdout)] == [f"k{i:02d}" for i in range(count)]
+
+
+def test_a_scratch_read_next_call_with_a_budget_pastes_as_cli_options(cli):
+    """``scratch_read(key=..., offset=..., length=..., budget=2048, version=...)`` -- the next_call of a scratch_read
+    given a budget -- runs as ``scratch-read KEY --json --offset --length --budget --version`` (the README maps
+    ``budget=N`` to ``--budget N``; scratch-read had no such option: exit 2); a raw read refuses it."""
+    assert cli("scratch-write", "big", input="x" * 9000).exit_code == 0
+    first = json.loads(cli("scratch-read", "big", "--json", "--budget", "2048").stdout)
+    call = first["next_call"]
+    assert "budget=2048" in call and len(json.dumps(first, separators=(",", ":")).encode()) <= 2048
+    args = dict(re.findall(r'(\w+)=("[^"]*"|\d+)', call))
+    page = cli("scratch-read", "big", "--json", "--offset", args["offset"], "--length", args["length"], "--budget",
+               args["budget"], "--version", args["version"].strip('"'))
+    assert page.exit_code == 0 and json.loads(page.stdout)["offset"] == int(args["offset"])
+    raw = cli("scratch-read", "big", "--budget", "2048")
+    assert raw.exit_code == 2 and "--budget" in raw.stderr

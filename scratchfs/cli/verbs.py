@@ -233,20 +233,22 @@ def scratch_write(store: ScratchStore, run_id: str, agent_id: str, key: str, sou
               help=f"With --json: most bytes (a size: 4096, 4KiB) [default: {MAX_READ_BYTES}].")
 @click.option("--version", "version", default=None,
               help="With --json: the version a next_call gave; a value written again since exits 1 (changed).")
+@click.option("--budget", type=SIZE, default=None,
+              help="With --json: most bytes of the JSON reply (a size: 2048 to 65536, 8KiB) [default: 8192].")
 @settings_options(reads=True)
 @with_existing_store
 def scratch_read(store: ScratchStore, run_id: str, agent_id: str, key: str, as_json: bool, offset: int | None,
-                 length: int | None, version: str | None) -> None:
+                 length: int | None, version: str | None, budget: int | None) -> None:
     """Write the value of KEY to stdout, as raw bytes (or JSON with --json)."""
     scope = store.scope(run_id, agent_id)
+    given = {name: value for name, value in (("offset", offset), ("length", length), ("version", version),
+                                             ("budget", budget)) if value is not None}
     if as_json:
-        given = {name: value for name, value in (("offset", offset), ("length", length), ("version", version))
-                 if value is not None}
         click.echo(to_json(ScratchTools(scope).call("scratch_read", {"key": key, **given})))
         return
-    if offset is not None or length is not None or version is not None:
-        raise InvalidArgument("--offset, --length and --version apply to --json reads; the raw value is printed "
-                              "whole")
+    if given:
+        raise InvalidArgument("--offset, --length, --version and --budget apply to --json reads; the raw value is "
+                              "printed whole")
     write_all(scope.iter_content("scratch", key))
 
 
