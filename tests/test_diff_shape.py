@@ -90,7 +90,7 @@ def test_git_show_and_log_p_of_a_real_repository_match_numstat(tmp_path):
         assert lines[line - 1].startswith(b"diff --git ") and lines[line - 1].endswith(b" b/" + name.encode())
         assert (got_added, got_removed) == ((0, 0) if added == "-" else (int(added), int(removed)))
     log = git("log", "-p")
-    assert "2 commits, 7 files" in shape_of(log)
+    assert "2 commits, 7 file diffs of 4 files" in shape_of(log)
     with ScratchStore(tmp_path / "store") as store:
         stub = store.scope("r", "a").spill(log * 20, source_tool="git_log")
         assert stub.content_type == "text" and stub.shape.startswith(f"{DIFF_SHAPE}, ")
@@ -122,3 +122,13 @@ def test_a_hostile_hunk_header_or_a_text_of_bare_hunk_headers_costs_little_and_n
     assert not shape_of(huge).startswith(DIFF_SHAPE)
     bare = b"\n@@ -1 +1 @@" * 50_000
     assert shape_of(bare).startswith("text, 50,001 lines")
+
+
+def test_diff_r_files_start_at_their_command_line_and_a_log_counts_a_file_changed_twice_once():
+    stamp = b"\t2026-12-04 10:00:00\n"
+    data = (b"diff -ruN a/x b/x\n--- a/x" + stamp + b"+++ b/x" + stamp + b"@@ -1,2 +1,2 @@\n a\n-b\n+c\n"
+            b"diff -ruN a/y b/y\n--- a/y" + stamp + b"+++ b/y" + stamp + b"@@ -1 +1 @@\n-1\n+2\n") * 40
+    shape = shape_of(data)
+    lines = data.split(b"\n")
+    assert all(lines[line - 1].startswith(b"diff -ruN ") for _, line, _, _ in listed(shape)), shape
+    assert "80 file diffs of 2 files" in shape, shape

@@ -57,8 +57,13 @@ class _Walk:
         self.hunks = self.commits = self.other = self.counted = 0
         self.old = self.new = 0  # lines left in the hunk being read
         self.in_commit = False
+        self.previous = b""
 
     def line(self, number: int, line: bytes, following: bytes) -> None:
+        previous, self.previous = self.previous, line
+        self._line(number, line, following, previous)
+
+    def _line(self, number: int, line: bytes, following: bytes, previous: bytes) -> None:
         if self.old > 0 or self.new > 0:
             self._body(line)
             return
@@ -75,9 +80,10 @@ class _Walk:
             if last is None or last.line < number - 12 or last.added or last.removed:  # (no `diff --git` before)
                 old = _path(line, b"a/")
                 new = _path(following, b"b/")
-                self.files.append(_File(old if new == "/dev/null" else new, number))
-        elif line.startswith(b"+++ ") and self.files:
-            pass
+                start = number - 1 if previous.startswith(b"diff ") else number  # (diff -ruN's own line)
+                self.files.append(_File(old if new == "/dev/null" else new, start))
+        elif (line.startswith(b"+++ ") and self.files) or (line.startswith(b"diff ") and following.startswith(b"--- ")):
+            pass  # (a file header's second line; diff -r's command line before one)
         elif (match := _HUNK_RE.match(line)) is not None and self.files:
             self.hunks += 1
             self.old = int(match[1]) if match[1] is not None else 1
@@ -130,7 +136,10 @@ def diff_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str | N
         return None
     added, removed = sum(f.added for f in files), sum(f.removed for f in files)
     commits = f", {plural(walk.commits, 'commit')}" if walk.commits else ""
-    head = (f"{DIFF_SHAPE}, {plural(lines, 'line')}{commits}, {plural(len(files), 'file')}, "
+    distinct = len({f.name for f in files})  # (git log -p: a file changed by several commits has a diff in each)
+    counted = plural(len(files), "file") if distinct == len(files) else \
+        f"{len(files):,} file diffs of {distinct:,} files"
+    head = (f"{DIFF_SHAPE}, {plural(lines, 'line')}{commits}, {counted}, "
             f"{plural(walk.hunks, 'hunk')}, +{added:,} -{removed:,}{scope}: ")
     tail = "; line=N reads from a file's diff"
     room = MAX_SHAPE_CHARS - len(head) - len(tail) - len(", … 99,999 more")
