@@ -35,6 +35,7 @@ _PLURAL_NOUNS = {_PLURALS.get(noun, noun + "s") for noun in NOUNS}
 NEVER_ONE = {  # (module, the count's expression): why it is never 1 (or is no count)
     ("fixed.py", "needed"): "a budget that holds a reply: hundreds of bytes",
     ("fixed.py", "self.call_bytes"): "a next_call's bytes: dozens at least",
+    ("search_misses.py", "kind[:8]"): "no count: an encoding's name ('UTF-16LE bytes')",
     ("search_reply.py", "budget"): "a reply budget: 2,048 bytes at least",
     ("search_reply.py", "found.max_matches"): "said when fewer than max_matches were shown: 2 at least",
     ("shape.py", "width"): "a table: 2 columns at least",

@@ -138,7 +138,7 @@ def diff_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str | N
     commits = f", {plural(walk.commits, 'commit')}" if walk.commits else ""
     distinct = len({f.name for f in files})  # (git log -p: a file changed by several commits has a diff in each)
     counted = plural(len(files), "file") if distinct == len(files) else \
-        f"{len(files):,} file diffs of {distinct:,} files"
+        f"{len(files):,} file diffs of {plural(distinct, 'file')}"
     head = (f"{DIFF_SHAPE}, {plural(lines, 'line')}{commits}, {counted}, "
             f"{plural(walk.hunks, 'hunk')}, +{added:,} -{removed:,}{scope}: ")
     tail = "; line=N reads from a file's diff"
