@@ -12,7 +12,8 @@ by its header's line counts, so a removed line that itself starts with ``-- `` i
 
 Only a text that is mostly diff is one: at least one file with a hunk or a binary change, and at least
 :data:`_MOST_OTHER` of its non-blank lines inside file headers, hunks or ``git log`` commit headers (a README or a
-mail quoting a short patch stays text). Looked at only when the sample holds ``@@ -`` at a line start (one scan).
+mail quoting a short patch stays text). Looked at only when the sample's first 64 KiB hold ``@@ -`` at a line start
+(a scan for ``@`` first).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ _GIT_HEADER = (b"index ", b"old mode ", b"new mode ", b"deleted file mode ", b"n
                b"dissimilarity index ", b"rename from ", b"rename to ", b"copy from ", b"copy to ")
 _MOST_OTHER = 0.6
 _CHECK_EVERY = 1024
+_HEAD_BYTES = 64 * 1024
 
 
 class _File:
@@ -121,7 +123,8 @@ def diff_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str | N
     ``"unified diff, 198 lines, 3 files, 7 hunks, +52 -14: scratchfs/api/archive.py (line 12, +20 -8), …;
     line=N reads from a file's diff"``. Never raises."""
     # a memchr first: a scan for 4 bytes takes 11 us over 16 KiB, and one starting with a newline is slow over newlines
-    if b"@" not in sample or b"@@ -" not in sample or not (sample.startswith(b"@@ -") or b"\n@@ -" in sample):
+    head = sample[:_HEAD_BYTES]  # (a diff's first hunk is in its first 64 KiB: a git show's stat before it too)
+    if b"@" not in head or b"@@ -" not in head or not (head.startswith(b"@@ -") or b"\n@@ -" in head):
         return None
     if not complete:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only

@@ -80,11 +80,12 @@ def _ls_sections(sample: bytes, lines: int, scope: str) -> str | None:
 def _paths(sample: bytes, lines: int, scope: str) -> str | None:
     """The shape of ``find``-style paths (``None``: not such a listing). C-speed scans: the paths counted by their
     starts, the directory they share from the least and greatest of them, the groups by one regular expression."""
+    head = b"\n" + sample[: _nth_newline(sample, _HEAD_LINES)].replace(b"\r\n", b"\n")  # (its first lines first)
+    if len(_LINE_PATH_RE.findall(head)) < head.count(b"\n") - head.endswith(b"\n") or _GREP_RE.search(head):
+        return None
     text = b"\n" + sample.replace(b"\r\n", b"\n")
     rows = text.count(b"\n") - text.endswith(b"\n")
-    head = text[: _nth_newline(text, _HEAD_LINES + 1)]
-    if rows < 2 or len(_LINE_PATH_RE.findall(head)) < head.count(b"\n") - head.endswith(b"\n") or \
-            _GREP_RE.search(head):
+    if rows < 2:
         return None
     starts = sum(text.count(start) for start in (b"\n/", b"\n./", b"\n../", b"\n~/")) + text.count(b"\n.\n")
     if starts < (1 - _MOST_OTHER) * rows:
@@ -133,7 +134,8 @@ def listing_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str 
     end = sample.find(b"\n", 0, 4096)
     if end <= 0:
         return None
-    sections = sample[:end].rstrip(b"\r").endswith(b":")  # (ls -R's first line is its first directory's path)
+    first = sample[:end].rstrip(b"\r")  # ls -R's first line: its first directory's path and a colon, then (-l)
+    sections = first.endswith(b":") and (first[:1] in (b"/", b".", b"~") or sample.startswith(b"total ", end + 1))
     if not sections and sample[:1] not in (b"/", b".", b"~"):  # (find's, a path)
         return None
     if not complete:
