@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from scratchfs.api.shape_words import MAX_SHAPE_CHARS, clip, plural, short_name
+from scratchfs.api.shape_words import listed_within, plural, short_name
 
 __all__ = ["DIFF_SHAPE", "diff_shape"]
 
@@ -145,13 +145,5 @@ def diff_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str | N
     head = (f"{DIFF_SHAPE}, {plural(lines, 'line')}{commits}, {counted}, "
             f"{plural(walk.hunks, 'hunk')}, +{added:,} -{removed:,}{scope}: ")
     tail = "; line=N reads from a file's diff"
-    room = MAX_SHAPE_CHARS - len(head) - len(tail) - len(", … 99,999 more")
-    listed: list[str] = []
-    for file in files:
-        item = f"{short_name(file.name, 80)} (line {file.line:,}, +{file.added:,} -{file.removed:,})"
-        room -= len(item) + 2
-        if room < 0:
-            break
-        listed.append(item)
-    more = f", … {len(files) - len(listed):,} more" if len(listed) < len(files) else ""
-    return clip(f"{head}{', '.join(listed)}{more}{tail}")
+    return listed_within(head, (f"{short_name(f.name, 80)} (line {f.line:,}, +{f.added:,} -{f.removed:,})"
+                                for f in files), tail, len(files))

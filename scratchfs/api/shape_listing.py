@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from scratchfs.api.shape_words import MAX_SHAPE_CHARS, clip, plural, short_name
+from scratchfs.api.shape_words import listed_within, plural, short_name
 
 __all__ = ["LISTING_SHAPE", "PATHS_SHAPE", "listing_shape"]
 
@@ -37,19 +37,6 @@ _MOST_OTHER = 0.1
 
 def _count(count: int, one: str, many: str) -> str:
     return f"{count:,} {one if count == 1 else many}"
-
-
-def _fitted(head: str, items: list[str], tail: str) -> str:
-    """``head``, as many of ``items`` as fit in a shape, the count of the others, then ``tail``."""
-    room = MAX_SHAPE_CHARS - len(head) - len(tail) - len(", … 99,999 more")
-    listed: list[str] = []
-    for item in items:
-        room -= len(item) + 2
-        if room < 0:
-            break
-        listed.append(item)
-    more = f", … {len(items) - len(listed):,} more" if len(listed) < len(items) else ""
-    return clip(f"{head}{', '.join(listed)}{more}{tail}")
 
 
 def _ls_sections(sample: bytes, lines: int, scope: str) -> str | None:
@@ -74,7 +61,7 @@ def _ls_sections(sample: bytes, lines: int, scope: str) -> str | None:
         name = short_name(found[1].decode("utf-8", "replace").rstrip("\r"), 80)
         items.append(f"{name} (line {numbers[n]:,}, {_count(max(0, entries), 'entry', 'entries')})")
     head = f"{LISTING_SHAPE}, {plural(lines, 'line')}, {_count(len(sections), 'directory', 'directories')}{scope}: "
-    return _fitted(head, items, "; line=N reads from a directory")
+    return listed_within(head, items, "; line=N reads from a directory")
 
 
 def _paths(sample: bytes, lines: int, scope: str) -> str | None:
@@ -106,7 +93,7 @@ def _paths(sample: bytes, lines: int, scope: str) -> str | None:
         items.append(f"{short_name(key.decode('utf-8', 'replace') or '(here)', 60)} (line {first:,}, {count:,})")
     base = short_name(prefix.decode("utf-8", "replace"), 120)
     head_text = f"{PATHS_SHAPE}, {plural(lines, 'line')}, under {base}{scope}: "
-    return _fitted(head_text, items, "; line=N reads from a directory's first path")
+    return listed_within(head_text, items, "; line=N reads from a directory's first path")
 
 
 def _first_of(text: bytes, prefix: bytes, key: bytes) -> int:

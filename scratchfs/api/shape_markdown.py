@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from scratchfs.api.shape_words import MAX_SHAPE_CHARS, clip, plural, short_name
+from scratchfs.api.shape_words import MAX_SHAPE_CHARS, listed_within, plural, short_name
 
 __all__ = ["MARKDOWN_SHAPE", "markdown_shape"]
 
@@ -131,11 +131,4 @@ def _text(text: bytes, headings: list[tuple[int, int, bytes, bool]], blocks: int
         items = [f"{'#' * level} {name} (line {line:,})" for line, level, name in numbered if level <= most]
         if sum(len(item) + 2 for item in items) <= room or most <= least:
             break
-    listed: list[str] = []
-    for item in items:
-        room -= len(item) + 2
-        if room < 0:
-            break
-        listed.append(item)
-    more = f", … {len(headings) - len(listed):,} more" if len(listed) < len(headings) else ""
-    return clip(f"{head}{', '.join(listed)}{more}{tail}")
+    return listed_within(head, items, tail, len(headings))

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 
 from scratchfs.foundation import text as texts
 from scratchfs.foundation.text import plural
 
-__all__ = ["MAX_SHAPE_CHARS", "clip", "key_name", "kib", "plural", "short_name"]
+__all__ = ["MAX_SHAPE_CHARS", "clip", "key_name", "kib", "listed_within", "plural", "short_name"]
 
 MAX_SHAPE_CHARS = 600
 """Longest shape text, in characters (the stub's preview gives way to it within the 1.5 KiB stub)."""
@@ -38,6 +39,22 @@ def clip(text: str, limit: int = MAX_SHAPE_CHARS) -> str:
     text = texts.utf8_text(text)  # a JSON key or value's lone surrogate as its escape
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
+
+def listed_within(head: str, items: Iterable[str], tail: str, total: int | None = None) -> str:
+    """A shape that lists parts: ``head``, then as many of ``items`` as fit within :data:`MAX_SHAPE_CHARS` (in order,
+    joined by ``", "``; the first that does not fit ends the list, and no item after it is asked for), ``", … N
+    more"`` for the others, then ``tail``. ``total``: how many items there are (default: ``items`` counted whole)."""
+    items = list(items) if total is None else items
+    total = len(items) if total is None else total  # type: ignore[arg-type]
+    room = MAX_SHAPE_CHARS - len(head) - len(tail) - len(", … 99,999 more")
+    listed: list[str] = []
+    for item in items:
+        room -= len(item) + 2
+        if room < 0:
+            break
+        listed.append(item)
+    more = f", … {total - len(listed):,} more" if len(listed) < total else ""
+    return clip(f"{head}{', '.join(listed)}{more}{tail}")
 
 def short_name(key: object, limit: int = 32) -> str:
     """``str(key)`` with each character of :data:`_CONTROL_RE` as ``?`` (controls, bidirectional controls, lone

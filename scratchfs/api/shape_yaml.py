@@ -17,9 +17,10 @@ literals). Regular expression scans of the sample, each anchored on a literal ne
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
-from scratchfs.api.shape_words import MAX_SHAPE_CHARS, clip, plural, short_name
+from scratchfs.api.shape_words import listed_within, plural, short_name
 
 __all__ = ["YAML_SHAPE", "yaml_shape"]
 
@@ -153,26 +154,19 @@ def _text(text: bytes, marks: list[tuple[int, str, Any]], documents: int, lines:
     docs = f", {documents} documents" if documents > 1 else ""
     head = f"{YAML_SHAPE}, {plural(lines, 'line')}{docs}{scope}: "
     tail = "; line=N reads from a key"
-    room = MAX_SHAPE_CHARS - len(head) - len(tail) - len(", … 99,999 more")
-    listed: list[str] = []
-    total = 0
-    for (at, kind, match), end in zip(marks, ends, strict=True):
-        if kind == "doc" and documents < 2:
-            continue
-        total += 1
-        if room < 0:
-            continue
-        if kind == "doc":
-            item = f"--- {match} (line {line(at):,})" if match else f"--- (line {line(at):,})"
-        elif match is not None:
-            held = _counts(text[match.end() : end])
-            name = short_name(match[3].decode("utf-8", "replace"), 60)
-            item = f"{name} (line {line(at):,}{', ' if held else ''}{held})"
-        else:
-            first = text[at + 3 : text.find(b"\n", at + 1)].decode("utf-8", "replace").strip()
-            item = f"- {short_name(first, 60)} (line {line(at):,})"
-        room -= len(item) + 2
-        if room >= 0:
-            listed.append(item)
-    more = f", … {total - len(listed):,} more" if len(listed) < total else ""
-    return clip(f"{head}{', '.join(listed)}{more}{tail}")
+    shown = [(at, kind, match, end) for (at, kind, match), end in zip(marks, ends, strict=True)
+             if kind != "doc" or documents > 1]
+
+    def items() -> Iterator[str]:  # (made as they are listed: their lines are counted in order, up to the last)
+        for at, kind, match, end in shown:
+            if kind == "doc":
+                yield f"--- {match} (line {line(at):,})" if match else f"--- (line {line(at):,})"
+            elif match is not None:
+                held = _counts(text[match.end() : end])
+                name = short_name(match[3].decode("utf-8", "replace"), 60)
+                yield f"{name} (line {line(at):,}{', ' if held else ''}{held})"
+            else:
+                first = text[at + 3 : text.find(b"\n", at + 1)].decode("utf-8", "replace").strip()
+                yield f"- {short_name(first, 60)} (line {line(at):,})"
+
+    return listed_within(head, items(), tail, len(shown))
