@@ -16,7 +16,6 @@ directory below the directory every path shares.
 from __future__ import annotations
 
 import re
-from collections import Counter
 
 from scratchfs.api.shape_words import listed_within, plural, short_name
 
@@ -85,22 +84,21 @@ def _paths(sample: bytes, lines: int, scope: str) -> str | None:
     common = least[:shared]
     prefix = common[: common.rfind(b"/") + 1] if not (len(least) == shared and most[shared : shared + 1] == b"/") \
         else common + b"/"  # (a directory listed before what it holds: find's own first line)
-    keys = Counter(re.findall(rb"\n" + re.escape(prefix) + rb"([^/\n]*/)?", text))
-    at = {key: _first_of(text, prefix, key) for key in keys}
-    items = []
-    for key, count in sorted(keys.items(), key=lambda item: at[item[0]]):
-        first = text.count(b"\n", 0, at[key] + 1)
-        items.append(f"{short_name(key.decode('utf-8', 'replace') or '(here)', 60)} (line {first:,}, {count:,})")
+    groups: dict[bytes, list[int]] = {}  # first directory below the shared one: [its first path's newline, paths]
+    for found in re.finditer(rb"\n" + re.escape(prefix) + rb"([^/\n]*/)?", text):  # (one pass, in order)
+        group = groups.setdefault(found[1] or b"", [found.start(), 0])
+        group[1] += 1
+    line = {"at": 0, "count": 0}
+
+    def item(key: bytes, first: int, count: int) -> str:  # (asked in order of first paths: newlines counted once)
+        line["count"] += text.count(b"\n", line["at"], first + 1)
+        line["at"] = first + 1
+        return f"{short_name(key.decode('utf-8', 'replace') or '(here)', 60)} (line {line['count']:,}, {count:,})"
+
     base = short_name(prefix.decode("utf-8", "replace"), 120)
     head_text = f"{PATHS_SHAPE}, {plural(lines, 'line')}, under {base}{scope}: "
-    return listed_within(head_text, items, "; line=N reads from a directory's first path")
-
-
-def _first_of(text: bytes, prefix: bytes, key: bytes) -> int:
-    """The offset of the newline before the first path of group ``key`` (a directory below ``prefix``, ``b""``: a
-    path right in it)."""
-    found = re.search(rb"\n" + re.escape(prefix + key) + (b"" if key else rb"[^/\n]*(?=\n|\Z)"), text)
-    return found.start() if found is not None else len(text)
+    return listed_within(head_text, (item(key, first, count) for key, (first, count) in groups.items()),
+                         "; line=N reads from a directory's first path", len(groups))
 
 
 def _nth_newline(text: bytes, count: int) -> int:
