@@ -119,6 +119,10 @@ def both(sample: bytes, size: int, lines: int) -> tuple[tuple, tuple]:
                                                             PATHS_SHAPE)):
         assert old.content_type in ("text", "log", "csv", "html")  # told apart since the reference (2026-12-04):
         reject()  # a diff's files, Markdown's headings, YAML's keys, a listing's directories, with their lines
+    if new.content_type == old.content_type == "csv" and b"\r\n" in sample and new.text != old.text and \
+            re.sub(r"\S*…", "…", re.sub(r"\?+", "?", new.text)) == re.sub(r"\S*…", "…", re.sub(r"\?+", "?", old.text)):
+        reject()  # a header name holding a quoted CRLF shows it as one '?' (a line end, as a rows read splits it),
+        # two to the reference (each character), and a name cut at 24 characters ends a character later
     odd = re.compile(r", [\d,]+ bytes? not UTF-8 \(shown as U\+FFFD\)(?:, encoding=\"[\w-]+\" reads them as [\w-]+)?")
     # counted since the reference (atk26), and the encoding that reads them named since branch members
     text = odd.sub("", new.text)
@@ -159,6 +163,7 @@ def complete_sample(size: int, sample: bytes) -> bool:
 @given(CONTENTS, st.integers(0, 3), st.integers(0, 5000))
 @example(b',"\n\x1b[32mok\x1b[0m\rdone\n"\n2026-11-30 12:00:01 INFO started\n\x1b[32mok\x1b[0m\rdone', 0, 0)
 @example(b'0\n{"a": 1, "b": [1, 2]}', 0, 0)
+@example(b':,"\r\n2026-11-30 12:00:01 INFO started\r\n    WARNINGS are not levels', 1, 0)
 def test_describe_gives_what_it_gave(data, repeat, more):
     data = data * (repeat + 1)
     lines = data.count(b"\n") + (data[-1:] not in (b"", b"\n"))

@@ -32,10 +32,13 @@ from scratchfs.api.shape_merge import MixedItems, fitted, items_template, value_
 from scratchfs.api.shape_stream import STREAM_SHAPE, json_stream
 from scratchfs.api.shape_table import (
     JSONL_HEAD_CHARS,
+    comment_cut,
+    comments_said,
     count_records,
     estimate_records,
     first_row_is_data,
     first_table_line,
+    is_json_text,
     json_lines,
     mixed_kinds,
     table_head,
@@ -456,12 +459,14 @@ def _delimited(text: str, whole: Callable[[], str], complete: bool, size: int, l
     bom = text.startswith("\ufeff")  # a byte order mark is no part of the first column's name
     named = named_separator(text[:10].split("\n", 1)[0])  # a first line 'sep=;' names it; the table follows
     cut = bom + (text.find("\n") + 1 - bom if named else 0)
-    text, size, lines = text[cut:], size - 3 * bom - (cut - bom), lines - bool(named)
+    skip, comments = comment_cut(text[cut:])  # (comment lines before the header: a data source's, a licence's)
+    cut += skip
+    text, size, lines = text[cut:], size - 3 * bom - (cut - bom), lines - bool(named) - comments
     head = table_head(text, lambda: whole()[cut:])  # the first lines tell a table
     text = head if len(head) > len(text) else text
     first_line = first_table_line(head)  # (a line ends at \n, \r\n or a lone \r, as a rows read's)
     delimiter = named or detect_delimiter(first_line)  # (the rows read's rule)
-    if first_line.count(delimiter) < 1 or (first_line[:1] in ("{", "[") and _is_json(first_line)):
+    if first_line.count(delimiter) < 1 or (first_line[:1] in ("{", "[") and is_json_text(first_line)):
         return None  # (JSON lines with a line that is not JSON are no table)
     sample_lines = table_lines(head)
     if len(head) < len(text) or not complete or not head.endswith("\n"):
@@ -482,15 +487,7 @@ def _delimited(text: str, whole: Callable[[], str], complete: bool, size: int, l
     kind = {"\t": "TSV", ";": "CSV with ; separators"}.get(delimiter, "CSV") + (
         f" (named on a sep={named} first line)" if named else "")
     named = f"{width} columns ({columns})" if looks_like_header else f"{width} columns, no header"
-    return Shape("csv", clip(f"{kind}, {named}, {count}"))
-
-
-def _is_json(line: str) -> bool:
-    try:
-        json.loads(line, parse_constant=refuse_constant)
-    except (ValueError, RecursionError):
-        return False
-    return True
+    return Shape("csv", clip(f"{kind}, {named}, {count}{comments_said(comments)}"))
 
 
 def _lstrip_blanks(text: str) -> str:

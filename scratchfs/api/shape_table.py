@@ -22,17 +22,22 @@ from typing import Any
 from scratchfs.api.shape_merge import Merged, merged_items
 from scratchfs.api.shape_words import plural
 from scratchfs.engine.structure.numbers import refuse_constant
-from scratchfs.engine.structure.table import FIELD_LIMIT_CHARS
+from scratchfs.engine.structure.table import FIELD_LIMIT_CHARS, leading_comments
+
+_LINE_END_TEXT = re.compile(r"\r\n|\r|\n")
 
 __all__ = [
     "HEAD_CHARS",
     "JSONL_HEAD_CHARS",
     "RECORD_BLANKS",
     "JsonLines",
+    "comment_cut",
+    "comments_said",
     "count_records",
     "estimate_records",
     "first_row_is_data",
     "first_table_line",
+    "is_json_text",
     "json_kind",
     "json_lines",
     "last_line_fault",
@@ -217,6 +222,24 @@ def tail_fault(tail: bytes, whole: bool, decoder: json.JSONDecoder) -> str | Non
     if not start and not whole:
         return None
     return last_line_fault(body[start:].decode("utf-8", "replace"), b"\n" in tail[len(body) :], decoder)
+
+
+def comment_cut(text: str) -> tuple[int, int]:
+    """``(characters, lines)`` of the comment lines a table's text starts with, which every rows read passes over
+    too (:func:`~scratchfs.engine.structure.table.leading_comments`; the line ends a rows read's)."""
+    cut = leading_comments(text[:HEAD_CHARS])
+    return cut, len(_LINE_END_TEXT.findall(text, 0, cut))
+
+
+def comments_said(comments: int) -> str:
+    """What a table's shape says of the comment lines before its header (``""``: none)."""
+    return (f"; the header is line {comments + 1:,}, after {plural(comments, 'comment line')} (line=1, "
+            f"lines={comments} reads them)") if comments else ""
+
+
+def is_json_text(line: str) -> bool:
+    """Whether ``line`` is one JSON text (NaN and Infinity are none)."""
+    return _is_json(line, json.JSONDecoder(parse_constant=refuse_constant))
 
 
 def _is_json(line: str, decoder: json.JSONDecoder) -> bool:

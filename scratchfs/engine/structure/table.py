@@ -50,7 +50,7 @@ from scratchfs.foundation.limits import MAX_COLUMN_CHARS, MAX_COLUMNS
 from scratchfs.foundation.text import plural
 
 __all__ = ["FIELD_LIMIT_CHARS", "MAX_ROWS", "UNSPLIT_KEY", "UTF8_BOM", "detect_delimiter", "iter_rows",
-           "named_separator", "rows_page"]
+           "leading_comments", "named_separator", "rows_page"]
 
 MAX_ROWS = 10_000
 """Most rows a page asks for."""
@@ -91,6 +91,33 @@ def named_separator(first_line: bytes | str) -> str | None:
     found = _SEP_LINE.fullmatch(line[:8])
     return found.group(1) if found and len(line) <= 8 else None
 
+
+_LINE_END_TEXT = re.compile(r"\r\n|\r|\n")
+_COMMENT_LINES = 64  # most comment lines looked past before a table's header
+
+
+def leading_comments(head: str) -> int:
+    """Characters of the comment lines ``head`` (a table's first lines, as text: decode bytes as Latin-1 for byte
+    offsets) starts with: lines starting with ``#`` (a data source, a licence: matplotlib's ``Stocks.csv``, tzdata's
+    ``zone1970.tab``), at most :data:`_COMMENT_LINES`, before the header line. The last of them is the header itself
+    when it splits into as many fields as the line after it (VCF's ``#CHROM`` line after its ``##`` meta lines).
+    0: no comment line, or nothing but comments in ``head``. A line ends at ``\n``, ``\r\n`` or a lone ``\r``, as
+    a rows read's (:mod:`scratchfs.engine.structure.row_lines`)."""
+    at, last = 0, 0
+    for _ in range(_COMMENT_LINES):
+        if not head.startswith("#", at):
+            break
+        end = _LINE_END_TEXT.search(head, at)
+        if end is None:
+            return 0  # (a comment running past the head: no header after it here)
+        last, at = at, end.end()
+    if at == 0 or at >= len(head):
+        return 0
+    end = _LINE_END_TEXT.search(head, at)
+    first = head[at : end.start() if end is not None else len(head)]
+    delimiter = detect_delimiter(first)
+    fields = first.count(delimiter)
+    return last if fields and head[last:at].rstrip("\r\n").count(delimiter) == fields else at
 
 class _Marks(threading.local):
     spans: list[tuple[int, int]]
@@ -301,12 +328,18 @@ def _raising(rows: Iterator[tuple[int, Any]], passed: list[BadRecord] | None = N
 
 def _delimiter(source: ContentSource, delimiter: str | None) -> tuple[str, int]:
     """The delimiter (``delimiter``, or the header line's) and the byte offset where the table starts: past a first
-    line ``sep=;`` (:func:`named_separator`), which names the delimiter when ``delimiter`` is ``None``."""
+    line ``sep=;`` (:func:`named_separator`), which names the delimiter when ``delimiter`` is ``None``, and past
+    comment lines (:func:`leading_comments`)."""
     head = source.read(0, 65536)
     end = LINE_END.search(head)  # (a line ends at \n, \r\n or a lone \r: row_lines)
     first = head if end is None else head[: end.start()]
     named = named_separator(first)
     start = (len(head) if end is None else end.end()) if named else 0
+    skip = leading_comments(head[start:].decode("latin-1"))  # (one character a byte: its offsets are bytes)
+    if skip:
+        start += skip
+        end = LINE_END.search(head, start)
+        first = head[start : end.start() if end is not None else len(head)]
     if delimiter is None:
         return (named or detect_delimiter(first)), start
     if delimiter not in (",", "\t", ";", "|"):
