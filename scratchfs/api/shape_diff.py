@@ -59,13 +59,13 @@ class _Walk:
         self.hunks = self.commits = self.other = self.counted = 0
         self.old = self.new = 0  # lines left in the hunk being read
         self.in_commit = False
-        self.previous = b""
 
-    def line(self, number: int, line: bytes, following: bytes) -> None:
-        previous, self.previous = self.previous, line
-        self._line(number, line, following, previous)
+    def mostly_other(self) -> bool:
+        """Whether more than a text of diff holds of the lines taken are none of a diff's."""
+        return self.other > (1 - _MOST_OTHER) * self.counted
 
-    def _line(self, number: int, line: bytes, following: bytes, previous: bytes) -> None:
+    def line(self, number: int, line: bytes, previous: bytes, following: bytes) -> None:
+        """Take line ``number`` (from 1), with the lines around it."""
         if self.old > 0 or self.new > 0:
             self._body(line)
             return
@@ -131,11 +131,11 @@ def diff_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str | N
     rows = sample.split(b"\n")
     walk = _Walk()
     for number, line in enumerate(rows, 1):
-        walk.line(number, line, rows[number] if number < len(rows) else b"")
-        if not number % _CHECK_EVERY and (not walk.files or walk.other > (1 - _MOST_OTHER) * walk.counted):
+        walk.line(number, line, rows[number - 2] if number > 1 else b"", rows[number] if number < len(rows) else b"")
+        if not number % _CHECK_EVERY and (not walk.files or walk.mostly_other()):
             return None  # (no file header, or mostly other lines, so far: a text that is no diff costs no more)
     files = walk.files
-    if not files or not walk.hunks or walk.other > (1 - _MOST_OTHER) * walk.counted:
+    if not files or not walk.hunks or walk.mostly_other():
         return None
     added, removed = sum(f.added for f in files), sum(f.removed for f in files)
     commits = f", {plural(walk.commits, 'commit')}" if walk.commits else ""

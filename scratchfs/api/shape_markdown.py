@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from scratchfs.api.shape_words import MAX_SHAPE_CHARS, listed_within, plural, short_name
+from scratchfs.api.shape_words import listed_within, plural, room_for, short_name
 
 __all__ = ["MARKDOWN_SHAPE", "markdown_shape"]
 
@@ -124,7 +124,7 @@ def _text(text: bytes, headings: list[tuple[int, int, bytes, bool]], blocks: int
     code = f", {plural(blocks, 'code block')}" if blocks else ""
     head = f"{MARKDOWN_SHAPE}, {plural(lines, 'line')}, {plural(len(headings), 'heading')}{code}{scope}: "
     tail = "; line=N reads from a heading"
-    room = MAX_SHAPE_CHARS - len(head) - len(tail) - len(", … 99,999 more")
+    room = room_for(head, tail)
     levels = sorted({level for _, level, _ in numbered})
     least = levels[1] if len(levels) > 1 and sum(1 for item in numbered if item[1] == levels[0]) < 2 else levels[0]
     for most in reversed(levels):

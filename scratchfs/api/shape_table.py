@@ -24,8 +24,6 @@ from scratchfs.api.shape_words import plural
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.table import FIELD_LIMIT_CHARS, leading_comments
 
-_LINE_END_TEXT = re.compile(r"\r\n|\r|\n")
-
 __all__ = [
     "HEAD_CHARS",
     "JSONL_HEAD_CHARS",
@@ -225,10 +223,9 @@ def tail_fault(tail: bytes, whole: bool, decoder: json.JSONDecoder) -> str | Non
 
 
 def comment_cut(text: str) -> tuple[int, int]:
-    """``(characters, lines)`` of the comment lines a table's text starts with, which every rows read passes over
-    too (:func:`~scratchfs.engine.structure.table.leading_comments`; the line ends a rows read's)."""
-    cut = leading_comments(text[:HEAD_CHARS])
-    return cut, len(_LINE_END_TEXT.findall(text, 0, cut))
+    """``(characters, lines)`` of the comment lines a table's text starts with, in its first :data:`HEAD_CHARS`:
+    those every rows read passes over too (:func:`~scratchfs.engine.structure.table.leading_comments`)."""
+    return leading_comments(text[:HEAD_CHARS])
 
 
 def comments_said(comments: int) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from scratchfs.foundation import text as texts
 from scratchfs.foundation.text import plural
 
-__all__ = ["MAX_SHAPE_CHARS", "clip", "key_name", "kib", "listed_within", "plural", "short_name"]
+__all__ = ["MAX_SHAPE_CHARS", "clip", "key_name", "kib", "listed_within", "plural", "room_for", "short_name"]
 
 MAX_SHAPE_CHARS = 600
 """Longest shape text, in characters (the stub's preview gives way to it within the 1.5 KiB stub)."""
@@ -40,13 +40,19 @@ def clip(text: str, limit: int = MAX_SHAPE_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def room_for(head: str, tail: str) -> int:
+    """Characters a shape of ``head`` and ``tail`` leaves for the parts :func:`listed_within` lists (each with its
+    ``", "``), the count of those left out kept room for."""
+    return MAX_SHAPE_CHARS - len(head) - len(tail) - len(", … 99,999 more")
+
+
 def listed_within(head: str, items: Iterable[str], tail: str, total: int | None = None) -> str:
     """A shape that lists parts: ``head``, then as many of ``items`` as fit within :data:`MAX_SHAPE_CHARS` (in order,
     joined by ``", "``; the first that does not fit ends the list, and no item after it is asked for), ``", … N
     more"`` for the others, then ``tail``. ``total``: how many items there are (default: ``items`` counted whole)."""
     items = list(items) if total is None else items
     total = len(items) if total is None else total  # type: ignore[arg-type]
-    room = MAX_SHAPE_CHARS - len(head) - len(tail) - len(", … 99,999 more")
+    room = room_for(head, tail)
     listed: list[str] = []
     for item in items:
         room -= len(item) + 2

@@ -27,7 +27,8 @@ __all__ = ["YAML_SHAPE", "yaml_shape"]
 YAML_SHAPE = "YAML"
 """How the shape of a YAML document starts."""
 
-_KEY_RE = re.compile(rb"\n( *)(- +)?([\w$@./][\w$@./ -]{0,120}?|\"[^\"\n]{0,120}\"|'[^'\n]{0,120}'):(?= |\r?\n)")
+_KEY = rb"(?:[\w$@./][\w$@./ -]{0,120}?|\"[^\"\n]{0,120}\"|'[^'\n]{0,120}')"  # a key: plain (no ':'), or quoted
+_KEY_RE = re.compile(rb"\n( *)(- +)?(" + _KEY + rb"):(?= |\r?\n)")
 _ENTRY_RE = re.compile(rb"\n *- ")
 _COMMENT_RE = re.compile(rb"\n *#")
 _DOCUMENT_RE = re.compile(rb"\n---(?=[ \t]|\r?\n)")
@@ -37,8 +38,7 @@ _NL = b"\n"
 _CODE_END_RE = re.compile(rb"[;{,][ \t]*\r?\n")
 _MOST_OTHER = 0.35
 _HEAD_BYTES = 8192  # the sample's head, read as YAML first
-_FIRST_LINE_RE = re.compile(  # a document start, an entry or a key
-    rb"(?:---|%YAML|- |(?:[\w$@./][\w$@./ -]{0,120}|\"[^\"\n]{0,120}\"|'[^'\n]{0,120}'):(?:[ \t]|\r?\n|\r?\Z))")
+_FIRST_LINE_RE = re.compile(rb"(?:---|%YAML|- |" + _KEY + rb":(?:[ \t]|\r?\n|\r?\Z))")  # a document start, entry, key
 _FIRST_LINES = 64  # most blank and comment lines before the first line read
 _NAMING = (b"kind", b"name", b"type", b"id", b"title")
 _NESTED_NAME_RE = re.compile(rb"\n  name: *([^\s#][^\r\n]{0,60})")

@@ -96,28 +96,27 @@ _LINE_END_TEXT = re.compile(r"\r\n|\r|\n")
 _COMMENT_LINES = 64  # most comment lines looked past before a table's header
 
 
-def leading_comments(head: str) -> int:
-    """Characters of the comment lines ``head`` (a table's first lines, as text: decode bytes as Latin-1 for byte
-    offsets) starts with: lines starting with ``#`` (a data source, a licence: matplotlib's ``Stocks.csv``, tzdata's
-    ``zone1970.tab``), at most :data:`_COMMENT_LINES`, before the header line. The last of them is the header itself
-    when it splits into as many fields as the line after it (VCF's ``#CHROM`` line after its ``##`` meta lines).
-    0: no comment line, or nothing but comments in ``head``. A line ends at ``\n``, ``\r\n`` or a lone ``\r``, as
-    a rows read's (:mod:`scratchfs.engine.structure.row_lines`)."""
-    at, last = 0, 0
-    for _ in range(_COMMENT_LINES):
-        if not head.startswith("#", at):
-            break
+def leading_comments(head: str) -> tuple[int, int]:
+    """``(characters, lines)`` of the comment lines ``head`` (a table's first lines, as text: decode bytes as Latin-1
+    for byte offsets) starts with: lines starting with ``#`` (a data source, a licence: matplotlib's ``Stocks.csv``,
+    tzdata's ``zone1970.tab``), at most :data:`_COMMENT_LINES`, before the header line. The last of them is the header
+    itself when it splits into as many fields as the line after it (VCF's ``#CHROM`` line after its ``##`` meta
+    lines). ``(0, 0)``: no comment line, or nothing but comments in ``head``. A line ends at ``\n``, ``\r\n`` or a
+    lone ``\r``, as a rows read's (:mod:`scratchfs.engine.structure.row_lines`). Raises nothing."""
+    at, last, count = 0, 0, 0
+    while count < _COMMENT_LINES and head.startswith("#", at):
         end = _LINE_END_TEXT.search(head, at)
         if end is None:
-            return 0  # (a comment running past the head: no header after it here)
-        last, at = at, end.end()
+            return 0, 0  # (a comment running past the head: no header after it here)
+        last, at, count = at, end.end(), count + 1
     if at == 0 or at >= len(head):
-        return 0
+        return 0, 0
     end = _LINE_END_TEXT.search(head, at)
     first = head[at : end.start() if end is not None else len(head)]
     delimiter = detect_delimiter(first)
     fields = first.count(delimiter)
-    return last if fields and head[last:at].rstrip("\r\n").count(delimiter) == fields else at
+    own = fields and head[last:at].rstrip("\r\n").count(delimiter) == fields  # (the last is the header)
+    return (last, count - 1) if own else (at, count)
 
 class _Marks(threading.local):
     spans: list[tuple[int, int]]
@@ -335,7 +334,7 @@ def _delimiter(source: ContentSource, delimiter: str | None) -> tuple[str, int]:
     first = head if end is None else head[: end.start()]
     named = named_separator(first)
     start = (len(head) if end is None else end.end()) if named else 0
-    skip = leading_comments(head[start:].decode("latin-1"))  # (one character a byte: its offsets are bytes)
+    skip, _ = leading_comments(head[start:].decode("latin-1"))  # (one character a byte: its offsets are bytes)
     if skip:
         start += skip
         end = LINE_END.search(head, start)
