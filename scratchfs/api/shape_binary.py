@@ -357,8 +357,7 @@ def nul_separated(sample: bytes, size: int) -> str:
     if len(items) < 2 or b"" in items or _CONTROLS.search(body) is not None:
         return ""
     try:
-        names = [item.decode("utf-8") for item in items[:4]]
-        body.decode("utf-8")
+        names = body.decode("utf-8").split("\0", 4)[:4]  # (NUL is one byte in UTF-8: the same items, decoded once)
     except UnicodeDecodeError:
         return ""
     count = plural(len(items), "item") if whole else "~" + plural(round(len(items) * size / len(body)), "item")
@@ -367,6 +366,7 @@ def nul_separated(sample: bytes, size: int) -> str:
 
 
 _UTF16_PROBE = 4096  # bytes of a sample looked at for UTF-16 text without a byte order mark
+_TEXT_BYTES = bytes(range(32, 127)) + b"\t\n\r"  # printable ASCII, a tab, a line end (counted by translate, in C)
 
 
 def utf16_bare(sample: bytes) -> str | None:
@@ -379,7 +379,7 @@ def utf16_bare(sample: bytes) -> str | None:
     if half < 16 or (len(sample) % 2 and len(sample) <= _UTF16_PROBE):
         return None
     for kind, zeros, chars in (("UTF-16LE text", head[1::2], head[0::2]), ("UTF-16BE text", head[0::2], head[1::2])):
-        if zeros.count(0) * 10 >= half * 9 and sum(32 <= c < 127 or c in (9, 10, 13) for c in chars) * 10 >= half * 9:
+        if zeros.count(0) * 10 >= half * 9 and (half - len(chars.translate(None, _TEXT_BYTES))) * 10 >= half * 9:
             return kind
     return None
 

@@ -22,6 +22,7 @@ from typing import Any
 from scratchfs.api.shape_merge import Merged, merged_items
 from scratchfs.api.shape_words import plural
 from scratchfs.engine.structure.numbers import refuse_constant
+from scratchfs.engine.structure.row_lines import LINE_END_TEXT
 from scratchfs.engine.structure.table import FIELD_LIMIT_CHARS, leading_comments
 
 __all__ = [
@@ -71,7 +72,6 @@ def table_head(text: str, whole: Callable[[], str]) -> str:
     return head if head.find(end, head.find(end) + 1) >= 0 else whole()  # (2 line ends: found, not counted)
 
 
-_LINE_END = re.compile(r"\r\n|\r|\n")
 """A line end as a rows read takes it (:mod:`scratchfs.engine.structure.row_lines`): ``\\r\\n``, a lone ``\\r``,
 ``\\n``."""
 
@@ -90,7 +90,7 @@ def table_lines(head: str, limit: int = 50) -> list[str]:
     rows; text without ``\\r`` is split at ``\\n`` alone, at C speed)."""
     if "\r" not in head:
         return head.split("\n", limit)[:limit]
-    return _LINE_END.split(head, limit)[:limit]
+    return LINE_END_TEXT.split(head, limit)[:limit]
 
 
 def table_rows(lines: list[str], delimiter: str) -> list[list[str]] | None:

@@ -178,7 +178,7 @@ class _PartsBlock(Block):
         normalized = []
         for ch in text:  # (inscriptis's own collapse of blank space, piece by piece)
             if not ch.isspace() or ch in _KEPT_SPACES:  # (a no-break or other Unicode space is no white space CSS
-                normalized.append(_KEPT_SPACES.get(ch, ch))  # collapses: a browser shows each one, so an indent
+                normalized.append(" " if ch in _KEPT_SPACES else ch)  # collapses: a browser shows each, so an indent
                 self.collapsable_whitespace = False  # written &nbsp;&nbsp;&nbsp;&nbsp;x is kept, each one " ")
             elif not self.collapsable_whitespace:
                 normalized.append(" ")
@@ -216,7 +216,7 @@ VIEW_SPACES = dict.fromkeys(map(ord, "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004
                                      "\u202f\u205f\u3000"), " ")
 """Every Unicode space (``&nbsp;``; an em, thin or ideographic space) is one ``" "`` of the text view, each one, in a
 ``<pre>`` or not (CSS collapses only spaces, tabs, line ends): a model that sees a space searches for one."""
-_KEPT_SPACES = {chr(space): " " for space in VIEW_SPACES}  # (CSS Text 3, 4.1: spaces, tabs, line ends collapse)
+_KEPT_SPACES = frozenset(chr(space) for space in VIEW_SPACES)  # (CSS Text 3, 4.1: spaces, tabs, line ends collapse)
 
 
 def view_spaces(text: str) -> str:

@@ -325,9 +325,8 @@ def _leading(source: ContentSource, bad: BadRecord, note: list[str], passed: lis
     record at the start of a ``pass_first`` page (or right after those it passed over): the first is noted in ``note``
     and put in ``passed``, the others counted in its note. ``(position, False)`` past :data:`MOST_LEADING` (the page
     ends there, its cursor going on), ``(None, False)`` when it is the last record. Raises ``bad`` when it is the
-    page's first record and its last (nothing follows it: a cut last line), or one the filter fails on."""
-    if isinstance(bad, _FilterFailed):
-        raise bad
+    page's first record and its last (nothing follows it: a cut last line). (A record the filter fails on is never
+    given: the callers raise it.)"""
     try:
         after = _after(source, bad)
     except InvalidArgument:  # (a line after it too long to read: the page ends at it, the next one raises it)

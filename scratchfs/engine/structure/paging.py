@@ -168,7 +168,10 @@ def check_resumes_at(cursor: str, given: object, what: str, numbers: int) -> Non
     it goes on at (:func:`cursor_position`; the reader checks the rest): a model that edits a next_call to jump
     ahead is refused, never obeyed in silence. ``numbers``: how many the reader's cursors hold before their tag; a
     cursor of another shape (a jq read's, passed to a record read) is left to the reader's refusal, not told to go
-    on at its first number, where it would be refused again."""
+    on at its first number, where it would be refused again.
+
+    Raises:
+        InvalidArgument: such a cursor, naming the ``what=`` it goes on at."""
     number = cursor_position(cursor)
     if number is not None and given != number and cursor.count(".") == numbers:
         raise InvalidArgument(f"cursor {cursor[:40]!r} was not made by this read of this entry at {what}={given}: it "

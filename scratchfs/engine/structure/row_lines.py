@@ -15,10 +15,12 @@ from collections.abc import Iterator
 from scratchfs.engine.structure.paging import ContentSource, iter_chunks
 from scratchfs.foundation.errors import InvalidArgument
 
-__all__ = ["LINE_END", "iter_row_lines", "line_end_after", "row_line_start"]
+__all__ = ["LINE_END", "LINE_END_TEXT", "iter_row_lines", "line_end_after", "row_line_start"]
 
 LINE_END = re.compile(rb"\r\n|\r|\n")
 """A line end of a rows read: ``\\r\\n``, a lone ``\\r`` or ``\\n``."""
+LINE_END_TEXT = re.compile(r"\r\n|\r|\n")
+"""The same line ends in text (a shape's lines, a table's comment lines, as the rows reads split them)."""
 _LONE_CR = re.compile(rb"\r(?!\n)")
 
 

@@ -43,7 +43,7 @@ from scratchfs.engine.structure.paging import (
     iter_lines,
     json_bytes,
 )
-from scratchfs.engine.structure.row_lines import LINE_END, iter_row_lines, line_end_after, row_line_start
+from scratchfs.engine.structure.row_lines import LINE_END, LINE_END_TEXT, iter_row_lines, line_end_after, row_line_start
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import BadRecord, InvalidArgument
 from scratchfs.foundation.limits import MAX_COLUMN_CHARS, MAX_COLUMNS
@@ -92,7 +92,6 @@ def named_separator(first_line: bytes | str) -> str | None:
     return found.group(1) if found and len(line) <= 8 else None
 
 
-_LINE_END_TEXT = re.compile(r"\r\n|\r|\n")
 _COMMENT_LINES = 64  # most comment lines looked past before a table's header
 
 
@@ -105,13 +104,13 @@ def leading_comments(head: str) -> tuple[int, int]:
     lone ``\r``, as a rows read's (:mod:`scratchfs.engine.structure.row_lines`). Raises nothing."""
     at, last, count = 0, 0, 0
     while count < _COMMENT_LINES and head.startswith("#", at):
-        end = _LINE_END_TEXT.search(head, at)
+        end = LINE_END_TEXT.search(head, at)
         if end is None:
             return 0, 0  # (a comment running past the head: no header after it here)
         last, at, count = at, end.end(), count + 1
     if at == 0 or at >= len(head):
         return 0, 0
-    end = _LINE_END_TEXT.search(head, at)
+    end = LINE_END_TEXT.search(head, at)
     first = head[at : end.start() if end is not None else len(head)]
     delimiter = detect_delimiter(first)
     fields = first.count(delimiter)
