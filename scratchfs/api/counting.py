@@ -79,7 +79,8 @@ class MatchCount:
     in), over ``[offset, next_offset)`` -- to the end when ``next_offset`` is ``None``, else as far as the time
     bound (``seconds``) let it go; ``size`` is the content's, in bytes; ``budget`` the caller's and ``encoding``
     (``"latin-1"``, ``"cp1252"``: what ``match``/``pattern`` are written in, :mod:`scratchfs.api.encodings`)
-    repeated by ``next_call``."""
+    repeated by ``next_call``; ``note``: why a count of the whole content found nothing, when a reason is known
+    (:func:`~scratchfs.api.search_misses.whole_miss_note`), else ``None``."""
 
     handle: str
     match: str | None
@@ -108,7 +109,8 @@ class MatchCount:
 def count_matches(scope: Scope, handle: str, match: str | None, pattern: str | None, offset: int = 0, *,
                   ignore_case: bool = False, budget: int | None = None) -> MatchCount:
     """Count the matches of ``match`` or ``pattern`` (as :meth:`Scope.search` finds them) starting at or after byte
-    ``offset``, and the lines they start in, within :data:`COUNT_SHARE` of the store's ``pattern_timeout``.
+    ``offset``, and the lines they start in, within :data:`COUNT_SHARE` of the store's ``pattern_timeout`` (seconds);
+    a count from byte 0 to the end that finds none says why in its ``note`` when it can.
 
     Raises:
         InvalidArgument: a malformed handle; both or neither of ``match``/``pattern``; a bad needle, pattern or

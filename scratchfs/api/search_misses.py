@@ -94,6 +94,12 @@ def _missed(found: Matches, offset: int) -> bool:
     return not offset and not found.windows and found.next_offset is None and not found.view
 
 
+def _same_call(found: Matches, **changed: object) -> str:
+    """The read_handle call of the search ``found`` answered, on the same handle with the same ``ignore_case``,
+    ``context`` and ``max_matches``, with ``changed`` (its match or pattern, a view) instead."""
+    return render_call("read_handle", handle=found.handle, **changed, ignore_case=True if found.ignore_case else None,
+                       context=found.context, max_matches=found.max_matches)
+
 def _sought(found: Matches) -> str:
     """The needle or pattern of a search, as text."""
     return found.pattern if found.pattern is not None else (found.match or b"").decode("utf-8", "replace")
@@ -136,14 +142,12 @@ def text_view_hint(found: Matches, content_type: str | None, offset: int, shape:
     packed = compressed_format(shape) if content_type == "binary" else None
     if packed is not None:
         return replace(found, note=compressed_note(found.handle, packed))
-    if content_type == "binary" and binary_format(shape) in UTF16_FORMATS:
-        return replace(found, note=utf16_note(found, binary_format(shape) or ""))
+    if content_type == "binary" and (kind := binary_format(shape)) in UTF16_FORMATS:
+        return replace(found, note=utf16_note(found, kind or ""))
     what = {"pattern": found.pattern} if found.pattern is not None else {"match": _sought(found)}
     spelled = reply_size(_sought(found)) <= HINT_CALL_BYTES
     if content_type == "html":
-        call = (render_call("read_handle", handle=found.handle, **what, view="text",
-                            ignore_case=True if found.ignore_case else None, context=found.context,
-                            max_matches=found.max_matches) if spelled else 'the same call with view="text"')
+        call = _same_call(found, **what, view="text") if spelled else 'the same call with view="text"'
         return replace(found, note=("no match in the page's HTML source, where tags and character references "
                                     f"(&eacute;, &nbsp;) split its text; search the text the page shows: {call}"))
     if content_type in RENDERED_KINDS and split_by_controls(shape):
@@ -158,9 +162,7 @@ def text_view_hint(found: Matches, content_type: str | None, offset: int, shape:
     if (not_utf8 or (shape is not None and NOT_UTF8 in shape)) and not _sought(found).isascii():
         return replace(found, note=single_byte_note(found, spelled))
     if crlf_fix is not None:
-        call = render_call("read_handle", handle=found.handle, pattern=crlf_fix,
-                           ignore_case=True if found.ignore_case else None, context=found.context,
-                           max_matches=found.max_matches) if reply_size(crlf_fix) <= HINT_CALL_BYTES else (
+        call = _same_call(found, pattern=crlf_fix) if reply_size(crlf_fix) <= HINT_CALL_BYTES else (
             "the same call with each $ written \\r?$")
         return replace(found, note="no match: the content's lines end in \\r\\n, and $ matches before \\n only (as "
                                    f"Python's re has it), after a line's \\r: write \\r?$ for a line's end: {call}")
@@ -192,14 +194,11 @@ def utf16_note(found: Matches, kind: str) -> str:
             "text as UTF-8 bytes")
     example = "p\\x00" if codec == "utf-16-le" else "\\x00p"
     if found.pattern is None:
-        needle = (found.match or b"").decode("utf-8", "replace")
+        needle = _sought(found)
         pattern = "".join(chr(byte) if chr(byte).isascii() and chr(byte).isalnum() else f"\\x{byte:02x}"
                           for byte in needle.encode(codec, "surrogatepass"))
         if reply_size(pattern) <= HINT_CALL_BYTES:
-            call = render_call("read_handle", handle=found.handle, pattern=pattern,
-                               ignore_case=True if found.ignore_case else None, context=found.context,
-                               max_matches=found.max_matches)
-            return f"{said}; seek it as {kind[:8]} bytes: {call}"
+            return f"{said}; seek it as {kind[:8]} bytes: {_same_call(found, pattern=pattern)}"
     return f"{said}: write each character as its two {kind[:8]} bytes in a pattern ({example} for p)"
 
 
@@ -220,10 +219,8 @@ def single_byte_note(found: Matches, spelled: bool) -> str:
     pieces = [_either(char, found.ignore_case) for char in needle]
     pattern = "".join(piece or "" for piece in pieces)
     if spelled and None not in pieces and reply_size(pattern) <= HINT_CALL_BYTES:
-        call = render_call("read_handle", handle=found.handle, pattern=pattern,
-                           ignore_case=True if found.ignore_case else None, context=found.context,
-                           max_matches=found.max_matches)
-        return f"{said}; seek each non-ASCII character as its Latin-1 or cp1252 byte too: {call}"
+        return f"{said}; seek each non-ASCII character as its Latin-1 or cp1252 byte too: " \
+               f"{_same_call(found, pattern=pattern)}"
     part = max(re.split(r"[^\x00-\x7f]+", needle), key=len).strip()
     return f"{said}; search an ASCII part of it{f' (match={json.dumps(part)[:60]})' if part else ''}, or write each " \
            "byte as \\xHH in a pattern (\\xe9 is a Latin-1 or cp1252 \"é\")"

@@ -289,12 +289,12 @@ class PatternMatcher:
                 self._deciding = (pos, end)
                 found = self.engine.first(buf, pos, end, False, end)
                 if found is not None:
-                    return self._accept(buf, found, at_end, base, True)
+                    return self._accept(buf, found, at_end, base, first=True)
                 pos = end
             return None
         partial = self.mode == "reach" and not at_end
         found = self.engine.first(buf, pos, len(buf), partial, limit)
-        return None if found is None else self._accept(buf, found, at_end, base, True)
+        return None if found is None else self._accept(buf, found, at_end, base, first=True)
 
     def _at_starts(self, buf: bytearray, pos: int, limit: int, at_end: bool, base: int) -> tuple[int, int] | None:
         """The first non-empty match of a pattern that matches empty text (or has no literal and an optional first
@@ -317,7 +317,7 @@ class PatternMatcher:
             endpos = (buf.find(b"\n", start, limit) + 1 or limit) if self.mode == "lines" else len(buf)
             found = self.engine.first(buf, start, endpos, partial, start + 1)
             if found is not None:
-                return self._accept(buf, found, at_end, base, True)
+                return self._accept(buf, found, at_end, base, first=True)
             pos = start + 1
         return None
 

@@ -32,8 +32,8 @@ def request_id_of(obj: Any) -> int | str | None:
 
 
 HEAD_BYTES = 4096
-_BLANKS = (b" ", b"\t", b"\r", b"\n")  # JSON's whitespace (RFC 8259, section 2)
 """Bytes at the start of a line too long to read whose top-level ``id`` is looked for (:func:`id_at_start`)."""
+_BLANKS = (b" ", b"\t", b"\r", b"\n")  # JSON's whitespace (RFC 8259, section 2)
 
 
 def id_at_start(head: bytes) -> int | str | None:
@@ -54,7 +54,7 @@ def id_at_start(head: bytes) -> int | str | None:
     try:  # 4,096 '[' are 4,096 strings up to 20 KB long, 116 ms; basic_parse's events and a depth take 8 ms)
         if next(events)[0] != "start_map":
             return None
-        depth, member, last = 1, None, None
+        depth, member = 1, None
         for event, value in events:
             if last is not None:
                 found.append(last)
