@@ -17,7 +17,9 @@ literals). Regular expression scans of the sample, each anchored on a literal ne
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 from scratchfs.api.shape_words import listed_within, plural, short_name
@@ -77,10 +79,11 @@ def yaml_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str | N
     if len(sample) > _HEAD_BYTES and not _reads_as_yaml(text, keys, documents, top_entries):
         return None
     count = len(documents) + (not text.startswith(b"\n---"))
-    if count > 1:  # a stream: its documents, each named by a key of its own
-        return _text(text, [(at, "doc", _label(text, keys, at)) for at in [0, *documents][
+    top = [m for m in keys if not m[1] and not m[2]]  # (in order: a document's are a slice of them, by bisect)
+    if count > 1:  # a stream: its documents, each named by a key of its own (when listed)
+        return _text(text, [(at, "doc", partial(_label, text, top, at)) for at in [0, *documents][
             text.startswith(b"\n---"):]], count, lines, scope)
-    marks = sorted([(m.start(), "key", m) for m in keys if not m[1] and not m[2]]
+    marks = sorted([(m.start(), "key", m) for m in top]
                    + [(m.start(), "item", None) for m in top_entries] + [(at, "doc", None) for at in documents])
     kept, owner = [], "doc"  # a top-level entry after a top-level key is that key's: ``key:`` then ``- a``
     for mark in marks:
@@ -123,11 +126,15 @@ def _reads_as_yaml(text: bytes, keys: list[re.Match[bytes]] | None = None, docum
                 or len(_CODE_END_RE.findall(text)) > _MOST_CODE * nonblank)
 
 
-def _label(text: bytes, keys: list[re.Match[bytes]], start: int) -> str:
-    """What names the document starting at ``start``: its first top-level key among :data:`_NAMING` holding a
-    scalar, with it (``kind: Service``), else its first top-level key, else ``""``."""
+def _start(match: re.Match[bytes]) -> int:
+    return match.start()
+
+
+def _label(text: bytes, top: list[re.Match[bytes]], start: int) -> str:
+    """What names the document starting at ``start``: its first top-level key (of ``top``, all of them in order)
+    among :data:`_NAMING` holding a scalar, with it (``kind: Service``), else its first top-level key, else ``""``."""
     end = text.find(b"\n---", start + 1)
-    own = [m for m in keys if start <= m.start() < (end if end >= 0 else len(text)) and not m[1] and not m[2]]
+    own = top[bisect_left(top, start, key=_start) : bisect_left(top, end if end >= 0 else len(text), key=_start)]
     for match in sorted(own, key=lambda m: _NAMING.index(m[3]) if m[3] in _NAMING else len(_NAMING)):
         value = text[match.end() : text.find(b"\n", match.end())].strip()
         if match[3] in _NAMING and value and value[:1] not in b"|>&!#":
@@ -160,7 +167,8 @@ def _text(text: bytes, marks: list[tuple[int, str, Any]], documents: int, lines:
     def items() -> Iterator[str]:  # (made as they are listed: their lines are counted in order, up to the last)
         for at, kind, match, end in shown:
             if kind == "doc":
-                yield f"--- {match} (line {line(at):,})" if match else f"--- (line {line(at):,})"
+                label = match() if match is not None else ""
+                yield f"--- {label} (line {line(at):,})" if label else f"--- (line {line(at):,})"
             elif match is not None:
                 held = _counts(text[match.end() : end])
                 name = short_name(match[3].decode("utf-8", "replace"), 60)

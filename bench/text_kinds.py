@@ -1,0 +1,86 @@
+"""The cost of telling the kinds of text by their lines (a unified diff, YAML, Markdown, a file listing:
+``scratchfs.api.shape_kinds``) and the bytes of the stubs that name their parts. Per call, best of 5, process CPU:
+``told_by_lines`` on what is none of them (T1's 4 and 16 KiB slices of the bench corpus, T2's 512 KiB samples), and
+each kind on content it tells, made at bench time (this repository's README and ``git log -p``, a Kubernetes-like YAML
+stream, a ``find`` listing of 15,000 package directories, a dense 512 KiB diff, 50,000 bare hunk headers); then each
+of those spilled, with the bytes of its stub as the model receives it (compact JSON, at most 1,536).
+
+    python bench/text_kinds.py
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import benchlib
+
+from scratchfs import ScratchStore
+from scratchfs.api.shape_kinds import told_by_lines
+
+HERE = Path(__file__).resolve().parent
+SAMPLE = 512 * 1024
+
+
+def _per_call(function, items: list[bytes]) -> float:
+    """Best of 5 loops over ``items``, microseconds of process CPU a call."""
+    best = float("inf")
+    for _ in range(5):
+        start = time.process_time()
+        for item in items:
+            function(item)
+        best = min(best, (time.process_time() - start) / len(items))
+    return best * 1e6
+
+
+def _positives() -> dict[str, bytes]:
+    made = {"README.md (Markdown)": (HERE.parent / "README.md").read_bytes()}
+    if shutil.which("git"):
+        log = subprocess.run(["git", "-C", str(HERE.parent), "log", "-p", "-30"], capture_output=True,
+                             check=False).stdout
+        if log:
+            made["git log -p -30 (diff)"] = log
+    made["YAML stream of 150 objects"] = b"".join(
+        b"---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web-%d\n  labels:\n    app: web\nspec:\n"
+        b"  replicas: 3\n  template:\n    spec:\n      containers:\n      - name: c\n        image: nginx:1.25\n" % n
+        for n in range(150))
+    made["find of 15,000 package directories"] = b"".join(b"./node_modules/pkg%05d/index.js\n" % n
+                                                           for n in range(15000))
+    made["dense diff, 512 KiB"] = b"".join(b"--- a/%d\n+++ b/%d\n@@ -1 +1 @@\n-a\n+b\n" % (n, n)
+                                           for n in range(30000))[:SAMPLE]
+    made["50,000 bare hunk headers"] = b"\n@@ -1 +1 @@" * 50_000
+    return made
+
+
+def main() -> None:
+    corpus = benchlib.corpus()
+    for size, count in ((4096, 3000), (16384, 2000)):
+        slices = [benchlib.repeated(corpus, size, start=n * size + n * 7) for n in range(count)]
+        cost = _per_call(lambda s: told_by_lines(s, s.count(b"\n"), True, ""), slices)
+        print(f"told_by_lines, {size // 1024} KiB slices of the corpus: {cost:.1f} us a call")
+    samples = [benchlib.repeated(corpus, 4 * 1024 * 1024, start=n * 1_000_003)[:SAMPLE] for n in range(8)]
+    cost = _per_call(lambda s: told_by_lines(s, 50_000, False, ""), samples)
+    print(f"told_by_lines, T2's 512 KiB samples: {cost / 1000:.2f} ms a call")
+    directory = tempfile.mkdtemp(prefix="text-kinds-")
+    try:
+        with ScratchStore(directory) as store:
+            scope = store.scope("bench", "kinds")
+            for name, data in _positives().items():
+                lines, whole = data.count(b"\n") + 1, len(data) <= SAMPLE
+                cost = _per_call(lambda s, n=lines, w=whole: told_by_lines(s, n, w, ""), [data[:SAMPLE]])
+                stub = scope.spill(data, source_tool="bench")
+                print(f"{name}: {len(data):,} bytes, told in {cost / 1000:.1f} ms; stub "
+                      f"{len(stub.to_json().encode('utf-8')):,} bytes; shape: {stub.shape[:90]}")
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
