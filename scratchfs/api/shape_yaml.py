@@ -158,7 +158,7 @@ def _text(text: bytes, marks: list[tuple[int, str, Any]], documents: int, lines:
         return newlines["count"]
 
     ends = [at for at, _, _ in marks[1:]] + [len(text)]
-    docs = f", {documents} documents" if documents > 1 else ""
+    docs = f", {documents:,} documents" if documents > 1 else ""
     head = f"{YAML_SHAPE}, {plural(lines, 'line')}{docs}{scope}: "
     tail = "; line=N reads from a key"
     shown = [(at, kind, match, end) for (at, kind, match), end in zip(marks, ends, strict=True)
