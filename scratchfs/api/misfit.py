@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from scratchfs.api.shape import STREAM_SHAPE, binary_format
+from scratchfs.api.shape import binary_format
 from scratchfs.api.shape_aligned import is_aligned
 from scratchfs.api.shape_binary import compressed_format
+from scratchfs.api.shape_stream import is_stream
 from scratchfs.api.shape_terminal import TERMINAL_SHAPE
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import DEFAULT_READ_BYTES
@@ -52,7 +53,7 @@ def what_it_holds(content_type: str | None, shape: str | None = None) -> str:
         return f"binary data ({binary_format(shape)})"
     if is_aligned(content_type, shape):
         return "a table aligned by spaces"
-    if content_type == "json" and shape is not None and shape.startswith(STREAM_SHAPE):
+    if is_stream(content_type, shape):
         return "JSON texts one after another (a stream of documents, as jq prints them)"
     what = _WHAT.get(content_type or "", "content of no detected type")
     return f"{what} ({_GREP})" if content_type == "text" and shape is not None and _GREP in shape else what
@@ -66,7 +67,7 @@ def fitting_reads(content_type: str | None, line_bytes: float = 0.0, shape: str 
     fits = _FITS.get("terminal" if _terminal(content_type, shape) else content_type or "")
     if is_aligned(content_type, shape):
         fits = _FITS["csv"]  # (read as a table's rows)
-    elif content_type == "json" and shape is not None and shape.startswith(STREAM_SHAPE):
+    elif is_stream(content_type, shape):
         fits = "jq= (a filter run on each document) or jq= with slurp=true (one filter over the array of them all)"
     if content_type == "binary" and compressed_format(shape):  # (compressed bytes hold no text)
         return f"read it with {fits}; no search (match=, pattern=) finds text in its compressed bytes"

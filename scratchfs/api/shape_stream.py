@@ -12,10 +12,16 @@ import re
 from scratchfs.api.shape_merge import MixedItems, fitted, items_template
 from scratchfs.api.shape_words import clip, plural
 
-__all__ = ["STREAM_SHAPE", "json_stream"]
+__all__ = ["STREAM_SHAPE", "is_stream", "json_stream"]
 
 STREAM_SHAPE = "JSON texts one after another"
 """How the shape of a stream of JSON documents starts (the stub names a jq read that runs on each)."""
+
+
+def is_stream(content_type: str | None, shape: str | None) -> bool:
+    """Whether an entry stored as ``content_type`` with ``shape`` is JSON texts one after another."""
+    return content_type == "json" and shape is not None and shape.startswith(STREAM_SHAPE)
+
 
 _BLANKS = re.compile(r"[ \t\r\n]*")
 _LATER = re.compile(r"\n[{\[]")  # a line opening a later document (jq prints each from a line's start)

@@ -17,9 +17,10 @@ from scratchfs.api.entries import reading
 from scratchfs.api.jq_inputs import refuse_inputs
 from scratchfs.api.misfit import explained_jq, holds, jq_misfit, refusal, text_misfit
 from scratchfs.api.results import render_call
-from scratchfs.api.shape import CR_LINE_ENDS, STREAM_SHAPE, binary_format
+from scratchfs.api.shape import CR_LINE_ENDS, binary_format
 from scratchfs.api.shape_aligned import header_line, is_aligned
 from scratchfs.api.shape_binary import compressed_format
+from scratchfs.api.shape_stream import is_stream
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.search import Matcher, SearchResult, Sink
 from scratchfs.engine.segments import token_of
@@ -494,10 +495,9 @@ def check_kind(content_type: str | None, read: str, handle: str, line_bytes: flo
 
 
 def _slurp_form(handle: str, kind: str | None, shape: str | None) -> str:
-    """What a slurp read makes of an entry stored as ``kind``: ``"records"`` (JSON lines), ``"rows"`` (a table) or
-    ``"arrays"`` (a table whose stub found no header), ``"documents"`` (JSON texts one after another, as jq prints
-    them: their array, as ``jq -s`` reads them). Raises InvalidArgument for any other kind, naming what works."""
-    if kind == "jsonl" or (kind == "json" and (shape or "").startswith(STREAM_SHAPE)):
+    """A slurp read's form of an entry stored as ``kind``: ``"records"`` (JSON lines), ``"rows"``, ``"arrays"`` (a
+    table, no header), ``"documents"`` (JSON texts, as ``jq -s``). Raises InvalidArgument for others, naming them."""
+    if kind == "jsonl" or is_stream(kind, shape):
         return "records" if kind == "jsonl" else "documents"
     if is_aligned(kind, shape):
         return "rows"

@@ -16,7 +16,7 @@ from scratchfs.api.results import render_call
 from scratchfs.api.shape import TEXT_PROBE_BYTES, binary_format, is_text
 from scratchfs.api.shape_aligned import is_aligned
 from scratchfs.api.shape_binary import TarMember, compressed_format, tar_listing, tar_members, zip_members
-from scratchfs.api.shape_stream import STREAM_SHAPE
+from scratchfs.api.shape_stream import is_stream
 from scratchfs.api.shape_terminal import TERMINAL_SHAPE
 from scratchfs.api.views import HEX_LINE_BYTES, hex_piece
 from scratchfs.engine.patterns import MAX_LINE_BYTES
@@ -301,7 +301,7 @@ class _Note:
                             else None) if shape is not None else None
         elif content_type == "json" and shape is not None and shape.startswith("JSON array"):
             by_structure = _FIRST_ITEM  # (an array's keys are its indices: its first item shows what they hold)
-        elif content_type == "json" and shape is not None and shape.startswith(STREAM_SHAPE):
+        elif is_stream(content_type, shape):
             by_structure = _EACH if size > MAX_SLURP_BYTES else f"{_EACH} | {call}, {_SLURP}"  # (documents one after
             # another: a filter runs on each, its shape names their keys; slurp=true runs one over all of them)
         elif content_type in ("csv", "jsonl") and size <= MAX_SLURP_BYTES:  # rows or records, and one jq over all
