@@ -1,8 +1,9 @@
-"""The cost of telling the kinds of text by their lines (a unified diff, YAML, Markdown, a file listing:
+"""The cost of telling the kinds of text by their lines (a test run, a unified diff, YAML, Markdown, a file listing:
 ``scratchfs.api.shape_kinds``) and the bytes of the stubs that name their parts. Per call, best of 5, process CPU:
 ``told_by_lines`` on what is none of them (T1's 4 and 16 KiB slices of the bench corpus, T2's 512 KiB samples), and
 each kind on content it tells, made at bench time (this repository's README and ``git log -p``, a Kubernetes-like YAML
-stream, a ``find`` listing of 15,000 package directories, a dense 512 KiB diff, 50,000 bare hunk headers); then each
+stream, a ``find`` listing of 15,000 package directories, a dense 512 KiB diff, 50,000 bare hunk headers, a pytest run
+of 5,000 tests, the fixtures' ``cargo test``); then each
 of those spilled, with the bytes of its stub as the model receives it (compact JSON, at most 1,536).
 
     python bench/text_kinds.py
@@ -56,6 +57,16 @@ def _positives() -> dict[str, bytes]:
     made["dense diff, 512 KiB"] = b"".join(b"--- a/%d\n+++ b/%d\n@@ -1 +1 @@\n-a\n+b\n" % (n, n)
                                            for n in range(30000))[:SAMPLE]
     made["50,000 bare hunk headers"] = b"\n@@ -1 +1 @@" * 50_000
+    bar = b"=" * 30
+    made["pytest -v, 5,000 tests, 500 failures"] = b"\n".join(
+        [bar + b" test session starts " + bar, b"collected 5000 items", b""]
+        + [b"tests/test_a.py::test_case[%d] %s [ %d%%]" % (n, b"FAILED" if n % 10 == 3 else b"PASSED", n // 50)
+           for n in range(5000)]
+        + [b"", bar + b" FAILURES " + bar]
+        + [b"_" * 20 + b" test_case[%d] " % n + b"_" * 20 + b"\n\n    def test_case(n):\n>       assert n %% 10 != 3\n"
+           b"E       assert 3 != 3\n\ntests/test_a.py:5: AssertionError" for n in range(3, 5000, 10)]
+        + [bar + b" 500 failed, 4500 passed in 12.34s " + bar]) + b"\n"
+    made["cargo test (fixtures/tools/cargo-test.txt)"] = (HERE.parent / "fixtures/tools/cargo-test.txt").read_bytes()
     return made
 
 

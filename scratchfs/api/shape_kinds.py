@@ -1,5 +1,6 @@
 """Kinds of text told by their lines, for :mod:`scratchfs.api.shape`, tried in this order on a text that is none of
-the structured kinds (JSON, HTML, XML) nor terminal output: a unified diff (:mod:`~scratchfs.api.shape_diff`), YAML
+the structured kinds (JSON, HTML, XML) nor terminal output: a test run's output
+(:mod:`~scratchfs.api.shape_testrun`), a unified diff (:mod:`~scratchfs.api.shape_diff`), YAML
 (:mod:`~scratchfs.api.shape_yaml`; before Markdown, whose headings its ``#`` comments would be), Markdown
 (:mod:`~scratchfs.api.shape_markdown`), a file listing (:mod:`~scratchfs.api.shape_listing`). Each names the parts of
 the text with the line each starts at, for a ``line=N`` read; each gates on a scan or two of a byte before reading
@@ -10,11 +11,12 @@ from __future__ import annotations
 from scratchfs.api.shape_diff import diff_shape
 from scratchfs.api.shape_listing import listing_shape
 from scratchfs.api.shape_markdown import markdown_shape
+from scratchfs.api.shape_testrun import testrun_shape
 from scratchfs.api.shape_yaml import yaml_shape
 
 __all__ = ["told_by_lines"]
 
-_KINDS = (diff_shape, yaml_shape, markdown_shape, listing_shape)
+_KINDS = (testrun_shape, diff_shape, yaml_shape, markdown_shape, listing_shape)
 
 
 def told_by_lines(sample: bytes, lines: int, complete: bool, scope: str) -> str | None:

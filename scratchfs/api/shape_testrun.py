@@ -1,0 +1,201 @@
+"""The shape of a test run's output (pytest, unittest, ``cargo test``, TAP producers such as ``node --test``), for
+:mod:`scratchfs.api.shape`: its result line, its sections and its failures, each with the line it starts at, so
+that a model goes to one failure's traceback with one line read (``line=N``) instead of paging through the passes.
+Such text stays content type ``text``; its shape starts with :data:`TEST_RUN_SHAPE`.
+
+The formats, as their tools write them:
+
+- **pytest** (https://docs.pytest.org/en/stable/how-to/output.html): sections under bars of ``=`` (``FAILURES``,
+  ``ERRORS``, ``warnings summary``, ``short test summary info``), each failure under a bar of ``_`` with its name, and
+  the result in the last bar of ``=`` (``9 failed, 292 passed in 0.23s``) or, with ``-q``, on the last line alone;
+  bars of ``!`` tell an interrupted run.
+- **unittest** (Python's ``unittest.TextTestRunner``): each failure and error after a line of ``=`` as ``FAIL: name``
+  or ``ERROR: name``; the result ``Ran N tests in Xs`` and ``OK`` or ``FAILED (failures=N, errors=M)``.
+- **cargo test** (the Rust test harness, libtest): ``Running`` and ``Doc-tests`` lines per test binary, each
+  failure's output under ``---- name stdout ----``, the result of each binary as ``test result: FAILED. 1 passed;
+  2 failed; 1 ignored; ...``.
+- **TAP** (the Test Anything Protocol, https://testanything.org/tap-version-14-specification.html): ``ok N`` and
+  ``not ok N - description`` lines, subtests indented; a ``not ok`` with a ``# TODO`` directive is no failure;
+  ``node --test``'s totals as ``# tests N``, ``# pass N``, ``# fail N`` comments.
+
+Told only on a runner's own mark in the content's first lines -- pytest's ``test session starts`` banner or its
+progress line, a TAP version, plan or test line, unittest's ``... ok`` lines or dots line, cargo's build lines
+then ``running N tests`` -- and only with a result, a failure or a section found. On text that is none of them the
+marks cost a few matches at its start and short scans of its first 2 KiB (``python bench/text_kinds.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+from scratchfs.api.shape_words import listed_within, plural, short_name
+
+__all__ = ["TEST_RUN_SHAPE", "testrun_shape"]
+
+TEST_RUN_SHAPE = "test run"
+"""How the shape of a test run's output starts."""
+
+_FIRST_BYTES = 2048
+_FIRST_LINES = 6  # where a runner's first line is looked for (after a preamble: Django's test runner writes three)
+_HEAD_BYTES = 64 * 1024  # where cargo's "running N tests" is looked for, after its build's lines
+_NAME_CHARS = 60
+_SECTION_CHARS = 200  # the most a shape gives its sections, before its failures
+
+_PYTEST_PROGRESS_RE = re.compile(rb"[.FEsxXR]+ +\[ *\d{1,3}%\]\r?\n")
+_PYTEST_BANNER_RE = re.compile(rb"(?:\A|\n)={3,} test session starts ={3,}")
+_PYTEST_BAR_RE = re.compile(rb"\n(=|!){3,} ([^\n]*?) [=!]{3,}\r?(?=\n|\Z)")
+_PYTEST_FAILURE_RE = re.compile(rb"\n_{3,} ([^\n]*?) _{3,}\r?(?=\n|\Z)")
+_PYTEST_RESULT_RE = re.compile(rb"(?:\d+ [a-z]+(?:, )?)+ in \d[\d.]*s\b[^\n]*|no tests ran\b[^\n]*")
+_PYTEST_LAST_RE = re.compile(rb"\n((?:\d+ [a-z]+, )*\d+ [a-z]+ in \d[\d.]*s\b[^\r\n]*)\r?\n?\Z")
+_UNITTEST_START_RE = re.compile(rb"[.FEsxu]+\r?\n(?:={20,}|-{20,})\r?\n")
+_UNITTEST_LINE_RE = re.compile(rb"\) \.\.\. (?:ok|FAIL|ERROR|skipped|expected failure|unexpected success)")
+_UNITTEST_FAILURE_RE = re.compile(rb"\n={20,}\r?\n((?:FAIL|ERROR|UNEXPECTED SUCCESS): [^\r\n]*)")
+_UNITTEST_RESULT_RE = re.compile(rb"\nRan (\d+ tests?) in (\d[\d.]*s)\r?\n\r?\n(OK|FAILED)([^\r\n]*)")
+_CARGO_START_RE = re.compile(rb"\s*(?:Compiling|Finished|Running|running \d|Blocking|Updating|Locking|Downloading|"
+                             rb"Downloaded|Checking|Fresh|Doc-tests)\b")
+_CARGO_RUNNING_RE = re.compile(rb"\nrunning \d+ tests?\r?\n")
+_CARGO_BINARY_RE = re.compile(rb"\n *((?:Running|Doc-tests) [^\r\n(]*)")
+_CARGO_FAILURE_RE = re.compile(rb"\n---- ([^\r\n]*?) std(?:out|err) ----")
+_CARGO_RESULT_RE = re.compile(rb"\ntest result: (ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored")
+_TAP_START_RE = re.compile(rb"(?:TAP version \d+|1\.\.\d+|(?:not )?ok\b)")
+_TAP_FAILURE_RE = re.compile(rb"\n *not ok\b[ \d]*(?:- )?([^\r\n]*)")
+_TAP_TOTAL_RE = re.compile(rb"\n# (tests|pass|fail|cancelled|skipped|todo) (\d+)\r?(?=\n|\Z)")
+_TAP_TOP_RE = re.compile(rb"\n(not )?ok\b")
+_TAP_TODO_RE = re.compile(rb"#\s*todo\b", re.IGNORECASE)
+
+_Found = tuple[tuple[str, int] | None, list[tuple[int, str]], list[tuple[int, str]]]
+"""A run's ``(result and its offset, or None; sections; failures)``, each part ``(offset, name)``; an offset is that of
+the newline before its line, in the text that starts with a newline."""
+
+
+def _runner(sample: bytes) -> str | None:
+    """Which runner wrote ``sample``, from its mark at its start or in one of its first :data:`_FIRST_LINES` lines,
+    else ``None``. Each mark is matched where it must stand: a scan of even 2 KiB for a two-byte literal costs more
+    (2 us) than all of this on text that is none of them (1.5 us, ``python bench/text_kinds.py``)."""
+    first = sample[:_FIRST_BYTES]
+    if _TAP_START_RE.match(first) and (first.startswith((b"TAP", b"1..")) or b"\nok " in first
+                                       or b"\nnot ok " in first or b"\n1.." in first):
+        return "TAP"
+    if _PYTEST_PROGRESS_RE.match(first) or _UNITTEST_START_RE.match(first):
+        return "pytest" if _PYTEST_PROGRESS_RE.match(first) else "unittest"
+    if _CARGO_START_RE.match(first):
+        return "cargo test" if _CARGO_RUNNING_RE.search(sample, 0, _HEAD_BYTES) else None
+    end = -1
+    for _ in range(_FIRST_LINES):  # (the end of the first lines: a memchr each)
+        end = first.find(b"\n", end + 1)
+        if end < 0:
+            break
+    lines = first if end < 0 else first[:end]
+    if b" test session starts " in lines and _PYTEST_BANNER_RE.search(lines):
+        return "pytest"
+    return "unittest" if b" ... " in lines and _UNITTEST_LINE_RE.search(lines) else None
+
+
+def _name(raw: bytes) -> str:
+    return short_name(raw.strip().decode("utf-8", "replace"), _NAME_CHARS)
+
+
+def _pytest(text: bytes) -> _Found:
+    result, sections = None, []
+    for bar in _PYTEST_BAR_RE.finditer(text):
+        title = bar[2].strip()
+        if bar[1] == b"=" and _PYTEST_RESULT_RE.fullmatch(title):
+            result = (_name(title), bar.start())
+        elif title != b"test session starts":
+            sections.append((bar.start(), _name(title)))
+    if result is None and (last := _PYTEST_LAST_RE.search(text, max(0, len(text) - 1024))) is not None:
+        result = (_name(last[1]), last.start())
+    failures = [(bar.start(), _name(bar[1])) for bar in _PYTEST_FAILURE_RE.finditer(text)]
+    return result, sections, failures
+
+
+def _unittest(text: bytes) -> _Found:
+    failures = [(found.start(1) - 1, _name(found[1])) for found in _UNITTEST_FAILURE_RE.finditer(text)]
+    result = None
+    for found in _UNITTEST_RESULT_RE.finditer(text):
+        result = (_name(b"Ran %s in %s: %s%s" % (found[1], found[2], found[3], found[4])), found.start())
+    return result, [], failures
+
+
+def _cargo(text: bytes) -> _Found:
+    sections = [(found.start(), _name(found[1])) for found in _CARGO_BINARY_RE.finditer(text)]
+    failures = [(found.start(), _name(found[1])) for found in _CARGO_FAILURE_RE.finditer(text)]
+    results = list(_CARGO_RESULT_RE.finditer(text))
+    if not results:
+        return None, sections, failures
+    passed, failed, ignored = (sum(int(found[i]) for found in results) for i in (2, 3, 4))
+    verdict = "FAILED" if any(found[1] == b"FAILED" for found in results) else "ok"
+    of = f" in {len(results)} test results" if len(results) > 1 else ""
+    return (f"{verdict}, {passed:,} passed, {failed:,} failed, {ignored:,} ignored{of}", results[-1].start()), \
+        sections, failures
+
+
+def _tap(text: bytes) -> _Found:
+    failures = [(found.start(), _name(found[1])) for found in _TAP_FAILURE_RE.finditer(text)
+                if not _TAP_TODO_RE.search(found[1])]
+    totals = list(_TAP_TOTAL_RE.finditer(text))
+    if totals:
+        words = {found[1].decode(): int(found[2]) for found in totals}
+        told = ", ".join(f"{words[word]:,} {word}" for word in ("tests", "pass", "fail", "cancelled", "skipped",
+                                                                 "todo") if words.get(word))
+        return (told or "0 tests", totals[0].start()), [], failures
+    tops = list(_TAP_TOP_RE.finditer(text))
+    if not tops:
+        return None, [], failures
+    failed = sum(1 for found in tops if found[1])
+    return (f"{len(tops) - failed:,} ok, {failed:,} not ok", tops[-1].start()), [], failures
+
+
+_PARSERS: dict[str, Callable[[bytes], _Found]] = {"pytest": _pytest, "unittest": _unittest, "cargo test": _cargo,
+                                                  "TAP": _tap}
+
+
+def testrun_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str | None:
+    """The shape of ``sample`` (a content's first bytes; ``complete``: all of it; ``lines``: the whole content's line
+    count; ``scope``: what to add when the sample is not all of it) if it is a test run's output, else ``None``:
+    ``"test run (pytest), 427 lines: 9 failed, 292 passed in 0.23s (line 427); FAILURES (line 311), short test summary
+    info (line 417); 9 failures: test_many[5] (line 312), …; line=N reads from one"``. Never raises."""
+    runner = _runner(sample)
+    if runner is None:
+        return None
+    if not complete:
+        sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
+    text = b"\n" + sample
+    result, sections, failures = _PARSERS[runner](text)
+    if result is None and not sections and not failures:
+        return None
+    return _text(runner, text, (result, sections, failures), lines, scope)
+
+
+def _numbered(text: bytes, parts: list[tuple[int, str]]) -> Iterator[tuple[int, str]]:
+    """``parts`` (in order of their offsets) with their line numbers, counted as they are asked for."""
+    line, at = 0, 0
+    for offset, name in parts:
+        line += text.count(b"\n", at, offset + 1)  # (the newline before it: its line is the count of those so far)
+        at = offset + 1
+        yield line, name
+
+
+def _text(runner: str, text: bytes, found: _Found, lines: int, scope: str) -> str:
+    """The shape's text: the result, the sections that fit in :data:`_SECTION_CHARS`, then the failures that fit."""
+    result, sections, failures = found
+    head = f"{TEST_RUN_SHAPE} ({runner}), {plural(lines, 'line')}{scope}"
+    if result is not None:
+        at = text.count(b"\n", 0, result[1] + 1)
+        head += f": {result[0]} (line {at:,})"
+    else:
+        head += f", no result line{' in the sample' if scope else ''}"
+    listed, room = [], _SECTION_CHARS
+    for line, name in _numbered(text, sections):
+        room -= len(name) + len(f" (line {line:,}), ")
+        if room < 0:
+            listed.append(f"… {len(sections) - len(listed):,} more sections")
+            break
+        listed.append(f"{name} (line {line:,})")
+    head += f"; {', '.join(listed)}" if listed else ""
+    if not failures:
+        return listed_within(head, [], "; line=N reads from one" if listed else "")
+    items = (f"{name} (line {line:,})" for line, name in _numbered(text, failures))
+    return listed_within(f"{head}; {plural(len(failures), 'failure')}: ", items, "; line=N reads from one",
+                         len(failures))
