@@ -1,6 +1,7 @@
 """Kinds of text told by their lines, for :mod:`scratchfs.api.shape`, tried in this order on a text that is none of
 the structured kinds (JSON, HTML, XML) nor terminal output: a test run's output
-(:mod:`~scratchfs.api.shape_testrun`), a unified diff (:mod:`~scratchfs.api.shape_diff`), YAML
+(:mod:`~scratchfs.api.shape_testrun`), a unified diff (:mod:`~scratchfs.api.shape_diff`), a ``git log`` without patches
+(:mod:`~scratchfs.api.shape_gitlog`), YAML
 (:mod:`~scratchfs.api.shape_yaml`; before Markdown, whose headings its ``#`` comments would be), Markdown
 (:mod:`~scratchfs.api.shape_markdown`), a file listing (:mod:`~scratchfs.api.shape_listing`). Each names the parts of
 the text with the line each starts at, for a ``line=N`` read; each gates on a scan or two of a byte before reading
@@ -9,6 +10,7 @@ more (about 4 us together on 4 KiB that is none of them)."""
 from __future__ import annotations
 
 from scratchfs.api.shape_diff import diff_shape
+from scratchfs.api.shape_gitlog import git_log_shape
 from scratchfs.api.shape_listing import listing_shape
 from scratchfs.api.shape_markdown import markdown_shape
 from scratchfs.api.shape_testrun import testrun_shape
@@ -16,7 +18,7 @@ from scratchfs.api.shape_yaml import yaml_shape
 
 __all__ = ["told_by_lines"]
 
-_KINDS = (testrun_shape, diff_shape, yaml_shape, markdown_shape, listing_shape)
+_KINDS = (testrun_shape, diff_shape, git_log_shape, yaml_shape, markdown_shape, listing_shape)
 
 
 def told_by_lines(sample: bytes, lines: int, complete: bool, scope: str) -> str | None:

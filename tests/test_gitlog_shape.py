@@ -1,0 +1,76 @@
+"""A ``git log`` without patches: its commits, each with its short hash, subject and the line it starts at, against
+git's own answer (``--format=%h %s``, ``--shortstat``) in a real repository made here; ``git log -p`` stays a diff."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from scratchfs.api.shape import describe
+from scratchfs.api.shape_diff import DIFF_SHAPE
+from scratchfs.api.shape_gitlog import GIT_LOG_SHAPE
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+_ITEM_RE = re.compile(r"([0-9a-f]{7})(?: ([^,]*?))? \(line ([\d,]+)\)")
+
+
+def shape_of(data: bytes) -> str:
+    return describe(data, len(data), data.count(b"\n") + (not data.endswith(b"\n"))).text
+
+
+@pytest.fixture(scope="module")
+def git(tmp_path_factory):
+    repo = tmp_path_factory.mktemp("repo")
+
+    def run(*args: str) -> bytes:
+        return subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@e", *args],
+                              check=True, capture_output=True).stdout
+
+    run("init", "-q", "-b", "main")
+    for n in range(30):
+        (repo / f"f{n % 4}.txt").write_text("".join(f"{n} {i}\n" for i in range(n + 3)))
+        run("add", "-A")
+        run("commit", "-qm", f"change {n}: {'é' * (n % 3)} a subject\n\n    an indented body line\ncommit deadbeef0\n")
+        if n == 20:
+            run("checkout", "-qb", "side")
+            (repo / "side.txt").write_text("side\n")
+            run("add", "-A")
+            run("commit", "-qm", "on the side")
+            run("checkout", "-q", "main")
+            run("merge", "-q", "--no-ff", "-m", "merge side", "side")
+    return run
+
+
+@pytest.mark.parametrize("flags", [[], ["--stat"], ["--shortstat", "--decorate"], ["--name-status"]])
+def test_a_git_log_lists_each_commit_at_its_line_with_its_subject(git, flags):
+    log = git("log", *flags)
+    shape = shape_of(log)
+    commits = git("log", "--format=%h %s").decode().splitlines()
+    count = log.count(b"\n")
+    assert shape.startswith(f"{GIT_LOG_SHAPE}, {count:,} lines, {len(commits)} commits"), shape
+    lines = log.decode().splitlines()
+    starts = [n for n, line in enumerate(lines, 1) if line.startswith("commit ")]
+    listed = _ITEM_RE.findall(shape)
+    assert len(listed) >= 5
+    for (short, subject, line), (n, expected) in zip(listed, zip(starts, commits, strict=False), strict=False):
+        assert int(line.replace(",", "")) == n
+        assert f"{short} {subject}".rstrip("…") == expected[: len(short) + 1 + len(subject.rstrip("…"))]
+    assert f"… {len(commits) - len(listed)} more" in shape or len(listed) == len(commits)
+    if flags[:1] in (["--stat"], ["--shortstat"]):
+        files = added = removed = 0
+        for line in git("log", "--shortstat", "--format=").decode().splitlines():
+            counts = {word.rstrip("s"): int(n) for n, word in re.findall(r"(\d+) (\w+)", line)}
+            files += counts.get("file", 0)
+            added += counts.get("insertion", 0)
+            removed += counts.get("deletion", 0)
+        assert f", +{added:,} -{removed:,} in {files} file changes" in shape
+
+
+def test_a_git_log_p_stays_a_diff_and_other_texts_are_no_log(git):
+    assert shape_of(git("log", "-p")).startswith(DIFF_SHAPE)
+    assert not shape_of(git("log", "--oneline")).startswith(GIT_LOG_SHAPE)
+    prose = b"commit to the plan\nAuthor: someone wrote this\n" + b"and more prose\n" * 50  # (no hash)
+    assert not shape_of(prose).startswith(GIT_LOG_SHAPE)
