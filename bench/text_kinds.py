@@ -3,7 +3,8 @@
 ``told_by_lines`` on what is none of them (T1's 4 and 16 KiB slices of the bench corpus, T2's 512 KiB samples), and
 each kind on content it tells, made at bench time (this repository's README and ``git log -p``, a Kubernetes-like YAML
 stream, a ``find`` listing of 15,000 package directories, a dense 512 KiB diff, 50,000 bare hunk headers, a pytest run
-of 5,000 tests, the fixtures' ``cargo test``); then each
+of 5,000 tests, texts of 40,000 to 100,000 test failures, man sections and pydoc members, the fixtures' ``cargo
+test``); then each
 of those spilled, with the bytes of its stub as the model receives it (compact JSON, at most 1,536).
 
     python bench/text_kinds.py
@@ -66,8 +67,21 @@ def _positives() -> dict[str, bytes]:
         + [b"_" * 20 + b" test_case[%d] " % n + b"_" * 20 + b"\n\n    def test_case(n):\n>       assert n %% 10 != 3\n"
            b"E       assert 3 != 3\n\ntests/test_a.py:5: AssertionError" for n in range(3, 5000, 10)]
         + [bar + b" 500 failed, 4500 passed in 12.34s " + bar]) + b"\n"
+    made.update(_worst())
     made["cargo test (fixtures/tools/cargo-test.txt)"] = (HERE.parent / "fixtures/tools/cargo-test.txt").read_bytes()
     return made
+
+
+def _worst() -> dict[str, bytes]:
+    """Texts of many parts, each 512 KiB: what a shape that made a name per part paid for each (46-128 ms before
+    ``scratchfs.api.shape_parts``)."""
+    bar = b"=" * 10 + b" test session starts " + b"=" * 10 + b"\n"
+    made = {"52,000 pytest failure bars": bar + b"___ t ___\n" * 60000,
+            "40,000 TAP not ok lines": b"TAP version 13\n" + b"not ok 1 - x\n" * 40000,
+            "100,000 man sections": b"LS(1) x LS(1)\n" + b"NAME\n" * 100000,
+            "40,000 pydoc methods": b"Help on class x in y:\n" + b" |  \n |  f(\n" * 40000,
+            "58,000 pydoc sections": b"Help on package x:\n" + b"CLASSES\nFUNCTIONS\n" * 40000}
+    return {name: data[:SAMPLE] for name, data in made.items()}
 
 
 def main() -> None:

@@ -14,7 +14,9 @@ on that first line (a match at the start: nothing is scanned otherwise) and two 
 from __future__ import annotations
 
 import re
+from itertools import chain, islice
 
+from scratchfs.api.shape_parts import Parts, numbered
 from scratchfs.api.shape_words import listed_within, plural, short_name
 
 __all__ = ["MANUAL_SHAPE", "PYDOC_SHAPE", "manual_shape"]
@@ -28,9 +30,9 @@ PYDOC_SHAPE = "pydoc"
 _MAN_RE = re.compile(rb"([A-Za-z0-9_.:+-]{1,64})\((\d[A-Za-z0-9]{0,8})\) +[^\n]*\b\1\(\2\)\r?\n")
 _PYDOC_RE = re.compile(rb"Help on ([a-z_ -]{1,32}) ([^\s:]{1,200})[^\n]*:\r?\n")
 _SECTION_RE = re.compile(rb"\n([A-Z][A-Z0-9 ,/&()_-]{0,48}[A-Z0-9)])\r?(?=\n|\Z)")
-_MEMBER_RE = re.compile(rb"\n {4}(class )?([A-Za-z_][\w.]{0,80})\(")
-_METHOD_RE = re.compile(rb"\n \|[ ]*\r?\n( \|  ([A-Za-z_]\w{0,80})\()")  # (after a blank line of the class's)
-_MEMBER_SECTIONS = (b"CLASSES", b"FUNCTIONS")
+_METHOD_RE = re.compile(rb"(?:(?<=\n \|  )|(?<=\n \|))\n \|  ([A-Za-z_]\w{0,80})\(")  # (after a blank line)
+_CLASS_RE = re.compile(rb"\n {4}class ([A-Za-z_][\w.]{0,80})\(")
+_FUNCTION_RE = re.compile(rb"\n {4}([A-Za-z_][\w.]{0,80})\(")
 _MOST_SECTIONS = 13  # pydoc's sections listed before its members (it writes at most 13 kinds)
 
 
@@ -47,61 +49,47 @@ def manual_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str |
     if not complete:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
     text = b"\n" + sample
-    sections = [(found.start(), found[1]) for found in _SECTION_RE.finditer(text)]
+    sections = Parts(_SECTION_RE, text)
     if pydoc is not None and len(sections) < 2:
         return _pydoc_class(text, pydoc, lines, scope)
     if len(sections) < 2:
         return None
-    titled = [f"{short_name(name.decode('ascii'), 40)} (line {line:,})" for line, name in _numbered(text, sections)]
+    titled = (f"{short_name(raw.decode('ascii'), 40)} (line {line:,})" for line, raw in numbered(text, sections))
     if man is not None:
         name = short_name(f"{man[1].decode().lower()}({man[2].decode()})", 60)
         head = f"{MANUAL_SHAPE} {name}, {plural(lines, 'line')}, {plural(len(sections), 'section')}{scope}: "
-        return listed_within(head, titled, "; line=N reads from a section")
+        return listed_within(head, titled, "; line=N reads from a section", len(sections))
     name = short_name(f"{pydoc[1].decode()} {pydoc[2].decode('utf-8', 'replace')}", 60)
-    listed = ", ".join(titled[:_MOST_SECTIONS]) + (", …" if len(titled) > _MOST_SECTIONS else "")
-    members = _members(text, sections)
+    listed = ", ".join(islice(titled, _MOST_SECTIONS)) + (", …" if len(sections) > _MOST_SECTIONS else "")
     head = f"{PYDOC_SHAPE} of {name}, {plural(lines, 'line')}, {plural(len(sections), 'section')}{scope}: {listed}"
-    if not members:
+    classes, functions = (_members(text, title, pattern) for title, pattern in ((b"CLASSES", _CLASS_RE),
+                                                                               (b"FUNCTIONS", _FUNCTION_RE)))
+    if not classes and not functions:
         return listed_within(head, [], "; line=N reads from a section")
-    classes = sum(1 for _, name in members if name.startswith("class "))
-    counts = ", ".join(part for part in (f"{classes:,} {'class' if classes == 1 else 'classes'}" if classes else "",
-                                         plural(len(members) - classes, "function") if len(members) > classes else "")
-                       if part)
-    items = (f"{name} (line {line:,})" for line, name in _numbered(text, members))
-    return listed_within(f"{head}; {counts}: ", items, "; line=N reads from one", len(members))
+    counts = ", ".join(part for part in (
+        f"{len(classes):,} {'class' if len(classes) == 1 else 'classes'}" if classes else "",
+        plural(len(functions), "function") if functions else "") if part)
+    items = chain((f"class {short_name(raw.decode(), 48)} (line {line:,})" for line, raw in numbered(text, classes)),
+                  (f"{short_name(raw.decode(), 48)} (line {line:,})" for line, raw in numbered(text, functions)))
+    return listed_within(f"{head}; {counts}: ", items, "; line=N reads from one", len(classes) + len(functions))
 
 
 def _pydoc_class(text: bytes, pydoc: re.Match, lines: int, scope: str) -> str | None:
     """The shape of pydoc's documentation of one class: its methods but the ``__dunder__`` ones, each at its line."""
-    methods = [(found.start(1) - 1, found[2].decode()) for found in _METHOD_RE.finditer(text)
-               if not (found[2].startswith(b"__") and found[2].endswith(b"__"))]
+    methods = Parts(_METHOD_RE, text, keep=lambda name: not (name.startswith(b"__") and name.endswith(b"__")))
     if not methods:
         return None
     name = short_name(f"{pydoc[1].decode()} {pydoc[2].decode('utf-8', 'replace')}", 60)
     head = (f"{PYDOC_SHAPE} of {name}, {plural(lines, 'line')}, {plural(len(methods), 'method')} besides __dunder__ "
             f"ones{scope}: ")
-    items = (f"{short_name(method, 48)} (line {line:,})" for line, method in _numbered(text, methods))
+    items = (f"{short_name(raw.decode(), 48)} (line {line:,})" for line, raw in numbered(text, methods))
     return listed_within(head, items, "; line=N reads from one", len(methods))
 
 
-def _members(text: bytes, sections: list[tuple[int, bytes]]) -> list[tuple[int, str]]:
-    """pydoc's classes (``"class Name"``) and functions in its ``CLASSES`` and ``FUNCTIONS`` sections, in order."""
-    found: list[tuple[int, str]] = []
-    for n, (start, title) in enumerate(sections):
-        if title not in _MEMBER_SECTIONS:
-            continue
-        end = sections[n + 1][0] if n + 1 < len(sections) else len(text)
-        for member in _MEMBER_RE.finditer(text, start, end):
-            if (member[1] is not None) == (title == b"CLASSES"):
-                found.append((member.start(), short_name((member[1] or b"").decode() + member[2].decode(), 48)))
-    return found
-
-
-def _numbered(text: bytes, parts: list) -> list:
-    """``parts`` (``(offset, name)`` in order of their offsets) as ``(line, name)``."""
-    numbered, line, at = [], 0, 0
-    for offset, name in parts:
-        line += text.count(b"\n", at, offset + 1)
-        at = offset + 1
-        numbered.append((line, name))
-    return numbered
+def _members(text: bytes, title: bytes, pattern: re.Pattern[bytes]) -> Parts | list:
+    """What ``pattern`` finds in pydoc's section ``title`` (``CLASSES``, ``FUNCTIONS``: it writes each once)."""
+    start = text.find(b"\n" + title + b"\n")
+    if start < 0:
+        return []
+    after = _SECTION_RE.search(text, start + len(title) + 1)
+    return Parts(pattern, text, start=start, end=after.start() if after is not None else len(text))

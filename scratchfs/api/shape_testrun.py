@@ -27,8 +27,9 @@ marks cost a few matches at its start and short scans of its first 2 KiB (``pyth
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
+from scratchfs.api.shape_parts import Parts, numbered
 from scratchfs.api.shape_words import listed_within, plural, short_name
 
 __all__ = ["TEST_RUN_SHAPE", "testrun_shape"]
@@ -64,9 +65,9 @@ _TAP_TOTAL_RE = re.compile(rb"\n# (tests|pass|fail|cancelled|skipped|todo) (\d+)
 _TAP_TOP_RE = re.compile(rb"\n(not )?ok\b")
 _TAP_TODO_RE = re.compile(rb"#\s*todo\b", re.IGNORECASE)
 
-_Found = tuple[tuple[str, int] | None, list[tuple[int, str]], list[tuple[int, str]]]
-"""A run's ``(result and its offset, or None; sections; failures)``, each part ``(offset, name)``; an offset is that of
-the newline before its line, in the text that starts with a newline."""
+_Found = tuple[tuple[str, int] | None, Parts | list[tuple[int, bytes]], Parts | list[tuple[int, bytes]]]
+"""A run's ``(result and its offset, or None; sections; failures)``, each part ``(offset, raw name)``; an offset is that
+of the newline before its line, in the text that starts with a newline."""
 
 
 def _runner(sample: bytes) -> str | None:
@@ -97,54 +98,53 @@ def _name(raw: bytes) -> str:
 
 
 def _pytest(text: bytes) -> _Found:
-    result, sections = None, []
-    for bar in _PYTEST_BAR_RE.finditer(text):
-        title = bar[2].strip()
-        if bar[1] == b"=" and _PYTEST_RESULT_RE.fullmatch(title):
-            result = (_name(title), bar.start())
-        elif title != b"test session starts":
-            sections.append((bar.start(), _name(title)))
-    if result is None and (last := _PYTEST_LAST_RE.search(text, max(0, len(text) - 1024))) is not None:
-        result = (_name(last[1]), last.start())
-    failures = [(bar.start(), _name(bar[1])) for bar in _PYTEST_FAILURE_RE.finditer(text)]
-    return result, sections, failures
+    result, last = None, text.rfind(b"\n=")
+    bar = _PYTEST_BAR_RE.match(text, last) if last >= 0 else None  # (the result is the last bar of "=")
+    if bar is not None and bar[1] == b"=" and _PYTEST_RESULT_RE.fullmatch(bar[2].strip()):
+        result = (_name(bar[2]), bar.start())
+    elif (found := _PYTEST_LAST_RE.search(text, max(0, len(text) - 1024))) is not None:  # (-q: the last line)
+        result = (_name(found[1]), found.start())
+    sections = Parts(_PYTEST_BAR_RE, text, 2, end=result[1] if bar is not None and result else None,
+                     keep=lambda title: title.strip() != b"test session starts")
+    return result, sections, Parts(_PYTEST_FAILURE_RE, text)
 
 
 def _unittest(text: bytes) -> _Found:
-    failures = [(found.start(1) - 1, _name(found[1])) for found in _UNITTEST_FAILURE_RE.finditer(text)]
     result = None
     for found in _UNITTEST_RESULT_RE.finditer(text):
         result = (_name(b"Ran %s in %s: %s%s" % (found[1], found[2], found[3], found[4])), found.start())
-    return result, [], failures
+    return result, [], Parts(_UNITTEST_FAILURE_RE, text, at_group=True)
 
 
 def _cargo(text: bytes) -> _Found:
-    sections = [(found.start(), _name(found[1])) for found in _CARGO_BINARY_RE.finditer(text)]
-    failures = [(found.start(), _name(found[1])) for found in _CARGO_FAILURE_RE.finditer(text)]
-    results = list(_CARGO_RESULT_RE.finditer(text))
+    sections, failures = Parts(_CARGO_BINARY_RE, text), Parts(_CARGO_FAILURE_RE, text)
+    results = _CARGO_RESULT_RE.findall(text)
     if not results:
         return None, sections, failures
-    passed, failed, ignored = (sum(int(found[i]) for found in results) for i in (2, 3, 4))
-    verdict = "FAILED" if any(found[1] == b"FAILED" for found in results) else "ok"
-    of = f" in {len(results)} test results" if len(results) > 1 else ""
-    return (f"{verdict}, {passed:,} passed, {failed:,} failed, {ignored:,} ignored{of}", results[-1].start()), \
-        sections, failures
+    passed, failed, ignored = (sum(int(found[i]) for found in results) for i in (1, 2, 3))
+    verdict = "FAILED" if any(found[0] == b"FAILED" for found in results) else "ok"
+    of = f" in {len(results):,} test results" if len(results) > 1 else ""
+    last = text.rfind(b"\ntest result: ")
+    return (f"{verdict}, {passed:,} passed, {failed:,} failed, {ignored:,} ignored{of}", last), sections, failures
 
 
 def _tap(text: bytes) -> _Found:
-    failures = [(found.start(), _name(found[1])) for found in _TAP_FAILURE_RE.finditer(text)
-                if not _TAP_TODO_RE.search(found[1])]
-    totals = list(_TAP_TOTAL_RE.finditer(text))
+    todo = (lambda name: b"#" not in name or not _TAP_TODO_RE.search(name)) if b"#" in text else None
+    failures = Parts(_TAP_FAILURE_RE, text, keep=todo)
+    totals = list(_TAP_TOTAL_RE.finditer(text, max(0, len(text) - 4096)))  # (node's, at the end)
     if totals:
         words = {found[1].decode(): int(found[2]) for found in totals}
         told = ", ".join(f"{words[word]:,} {word}" for word in ("tests", "pass", "fail", "cancelled", "skipped",
                                                                  "todo") if words.get(word))
         return (told or "0 tests", totals[0].start()), [], failures
-    tops = list(_TAP_TOP_RE.finditer(text))
+    tops = _TAP_TOP_RE.findall(text)
     if not tops:
         return None, [], failures
-    failed = sum(1 for found in tops if found[1])
-    return (f"{len(tops) - failed:,} ok, {failed:,} not ok", tops[-1].start()), [], failures
+    last = max(text.rfind(b"\nok"), text.rfind(b"\nnot ok"))
+    while last > 0 and not _TAP_TOP_RE.match(text, last):  # ("\nokay" is no test line)
+        last = max(text.rfind(b"\nok", 0, last), text.rfind(b"\nnot ok", 0, last))
+    failed = tops.count(b"not ")
+    return (f"{len(tops) - failed:,} ok, {failed:,} not ok", last), [], failures
 
 
 _PARSERS: dict[str, Callable[[bytes], _Found]] = {"pytest": _pytest, "unittest": _unittest, "cargo test": _cargo,
@@ -168,15 +168,6 @@ def testrun_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str 
     return _text(runner, text, (result, sections, failures), lines, scope)
 
 
-def _numbered(text: bytes, parts: list[tuple[int, str]]) -> Iterator[tuple[int, str]]:
-    """``parts`` (in order of their offsets) with their line numbers, counted as they are asked for."""
-    line, at = 0, 0
-    for offset, name in parts:
-        line += text.count(b"\n", at, offset + 1)  # (the newline before it: its line is the count of those so far)
-        at = offset + 1
-        yield line, name
-
-
 def _text(runner: str, text: bytes, found: _Found, lines: int, scope: str) -> str:
     """The shape's text: the result, the sections that fit in :data:`_SECTION_CHARS`, then the failures that fit."""
     result, sections, failures = found
@@ -187,7 +178,8 @@ def _text(runner: str, text: bytes, found: _Found, lines: int, scope: str) -> st
     else:
         head += f", no result line{' in the sample' if scope else ''}"
     listed, room = [], _SECTION_CHARS
-    for line, name in _numbered(text, sections):
+    for line, raw in numbered(text, sections):
+        name = _name(raw)
         room -= len(name) + len(f" (line {line:,}), ")
         if room < 0:
             listed.append(f"… {len(sections) - len(listed):,} more sections")
@@ -196,6 +188,6 @@ def _text(runner: str, text: bytes, found: _Found, lines: int, scope: str) -> st
     head += f"; {', '.join(listed)}" if listed else ""
     if not failures:
         return listed_within(head, [], "; line=N reads from one" if listed else "")
-    items = (f"{name} (line {line:,})" for line, name in _numbered(text, failures))
+    items = (f"{_name(raw)} (line {line:,})" for line, raw in numbered(text, failures))
     return listed_within(f"{head}; {plural(len(failures), 'failure')}: ", items, "; line=N reads from one",
                          len(failures))
