@@ -68,6 +68,9 @@ def _positives() -> dict[str, bytes]:
            b"E       assert 3 != 3\n\ntests/test_a.py:5: AssertionError" for n in range(3, 5000, 10)]
         + [bar + b" 500 failed, 4500 passed in 12.34s " + bar]) + b"\n"
     made.update(_worst())
+    made["gcc, 20,000 warnings"] = b"".join(b"src/m%d.c:%d:5: warning: unused variable 'x' [-Wunused-variable]\n"
+                                            b"  %d |     int x;\n      |         ^\n" % (n % 50, n, n)
+                                            for n in range(20000))[:SAMPLE]
     made["cargo test (fixtures/tools/cargo-test.txt)"] = (HERE.parent / "fixtures/tools/cargo-test.txt").read_bytes()
     return made
 

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from scratchfs.api import shape, shape_binary, shape_table, stub
 from scratchfs.api.results import call_start, call_with, render_call
 from scratchfs.api.shape_binary import binary_kind
+from scratchfs.api.shape_diagnostics import DIAGNOSTICS_SHAPE
 from scratchfs.api.shape_diff import DIFF_SHAPE
 from scratchfs.api.shape_gitlog import GIT_LOG_SHAPE
 from scratchfs.api.shape_listing import LISTING_SHAPE, PATHS_SHAPE
@@ -120,10 +121,10 @@ def both(sample: bytes, size: int, lines: int) -> tuple[tuple, tuple]:
         reject()
     if new.content_type == "text" and new.text.startswith((DIFF_SHAPE, MARKDOWN_SHAPE, YAML_SHAPE, LISTING_SHAPE,
                                                             PATHS_SHAPE, TEST_RUN_SHAPE, GIT_LOG_SHAPE,
-                                                            MANUAL_SHAPE, PYDOC_SHAPE)):
+                                                            MANUAL_SHAPE, PYDOC_SHAPE, DIAGNOSTICS_SHAPE)):
         assert old.content_type in ("text", "log", "csv", "html")  # told apart since the reference (2026-12-04/05):
         reject()  # a diff's files, Markdown's headings, YAML's keys, a listing's directories, a test run's failures,
-        # a git log's commits, a manual's sections
+        # a git log's commits, a manual's sections, a compiler's diagnostics
     if new.content_type == old.content_type == "csv" and b"\r\n" in sample and new.text != old.text and \
             re.sub(r"\S*…", "…", re.sub(r"\?+", "?", new.text)) == re.sub(r"\S*…", "…", re.sub(r"\?+", "?", old.text)):
         reject()  # a header name holding a quoted CRLF shows it as one '?' (a line end, as a rows read splits it),

@@ -38,7 +38,7 @@ TEST_RUN_SHAPE = "test run"
 """How the shape of a test run's output starts."""
 
 _FIRST_BYTES = 2048
-_FIRST_LINES = 6  # where a runner's first line is looked for (after a preamble: Django's test runner writes three)
+_MARK_BYTES = 512  # where a runner's first line is looked for (after a preamble: Django's test runner writes three)
 _HEAD_BYTES = 64 * 1024  # where cargo's "running N tests" is looked for, after its build's lines
 _NAME_CHARS = 60
 _SECTION_CHARS = 200  # the most a shape gives its sections, before its failures
@@ -71,9 +71,9 @@ of the newline before its line, in the text that starts with a newline."""
 
 
 def _runner(sample: bytes) -> str | None:
-    """Which runner wrote ``sample``, from its mark at its start or in one of its first :data:`_FIRST_LINES` lines,
-    else ``None``. Each mark is matched where it must stand: a scan of even 2 KiB for a two-byte literal costs more
-    (2 us) than all of this on text that is none of them (1.5 us, ``python bench/text_kinds.py``)."""
+    """Which runner wrote ``sample``, from its mark at its start or in its first :data:`_MARK_BYTES`, else ``None``.
+    Each mark is matched where it must stand: a scan of 2 KiB for a two-byte literal costs more (2 us) than all of
+    this on text that is none of them (``python bench/text_kinds.py``)."""
     first = sample[:_FIRST_BYTES]
     if _TAP_START_RE.match(first) and (first.startswith((b"TAP", b"1..")) or b"\nok " in first
                                        or b"\nnot ok " in first or b"\n1.." in first):
@@ -82,12 +82,7 @@ def _runner(sample: bytes) -> str | None:
         return "pytest" if _PYTEST_PROGRESS_RE.match(first) else "unittest"
     if _CARGO_START_RE.match(first):
         return "cargo test" if _CARGO_RUNNING_RE.search(sample, 0, _HEAD_BYTES) else None
-    end = -1
-    for _ in range(_FIRST_LINES):  # (the end of the first lines: a memchr each)
-        end = first.find(b"\n", end + 1)
-        if end < 0:
-            break
-    lines = first if end < 0 else first[:end]
+    lines = first[:_MARK_BYTES]
     if b" test session starts " in lines and _PYTEST_BANNER_RE.search(lines):
         return "pytest"
     return "unittest" if b" ... " in lines and _UNITTEST_LINE_RE.search(lines) else None

@@ -1,0 +1,77 @@
+"""The shape of a compiler's or linter's diagnostics (``cargo build``, ``rustc``, ``ruff check``, ``gcc``, ``clang``,
+``mypy``), for :mod:`scratchfs.api.shape`: how many errors and warnings, and each error with where it points and the
+line of the output it starts at, so that a model goes to the first error's message and code frame with one line read
+(``line=N``) instead of paging through warnings. Such text stays content type ``text``; its shape starts with
+:data:`DIAGNOSTICS_SHAPE`.
+
+Two layouts, as the tools write them:
+
+- **blocks** (rustc's human-readable diagnostics, which ruff's ``full`` output format follows): a header
+  ``error[E0308]: mismatched types`` (ruff: ``F401 [*] `os` imported but unused``) and on the next line ``--> path:
+  line:column``, then the code frame; a header that starts with ``warning`` is a warning, one that starts with
+  ``note`` or ``help`` a part of the diagnostic before it, any other (an error, a lint's code) an error;
+- **GNU lines** (the GNU Coding Standards' "Formatting Error Messages": gcc, clang, mypy): ``path:line:column:
+  error: message``, with ``warning``, ``note`` and ``fatal error`` as severities; gcc's ``In function`` lines
+  before them.
+
+Told only when the output's first line is such a diagnostic, a build tool's progress line (``Compiling``,
+``Checking``) or gcc's ``In function`` line (a match at the start: nothing is scanned otherwise), and at least one
+diagnostic is found.
+"""
+
+from __future__ import annotations
+
+import re
+
+from scratchfs.api.shape_parts import Parts, numbered
+from scratchfs.api.shape_words import listed_within, plural, short_name
+
+__all__ = ["DIAGNOSTICS_SHAPE", "diagnostics_shape"]
+
+DIAGNOSTICS_SHAPE = "diagnostics"
+"""How the shape of a compiler's or linter's diagnostics starts."""
+
+_FIRST_RE = re.compile(rb"\s*(?:Compiling|Checking|Building|error|warning)\b|[A-Z]{1,4}\d{2,4} |"
+                       rb"[^\s:][^:\r\n]{0,200}:(?:\d+:){1,2} (?:fatal error|error|warning|note): |"
+                       rb"[^\s:][^:\r\n]{0,200}: In (?:function|member function|constructor|destructor|instantiation)")
+_BLOCK_RE = re.compile(rb"\n([^\s][^\r\n]{0,300})\r?\n *--> ([^\r\n]{1,300})")
+_NOT_ERRORS = (b"warning", b"note", b"help")  # (a block's note or help is a part of the error before it)
+_GNU_RE = re.compile(rb"\n([^\s:][^:\r\n]{0,200}:\d+(?::\d+)?): (fatal error|error|warning|note): ([^\r\n]*)")
+
+
+def diagnostics_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str | None:
+    """The shape of ``sample`` (a content's first bytes; ``complete``: all of it; ``lines``: the whole content's line
+    count; ``scope``: what to add when the sample is not all of it) if it is a compiler's or linter's diagnostics,
+    else ``None``: ``"diagnostics, 51 lines: 4 errors, 0 warnings: error[E0425]: cannot find value `z` in this scope
+    at src/main.rs:6:20 (line 2), …; line=N reads from one"``. Never raises."""
+    if not _FIRST_RE.match(sample):
+        return None
+    if not complete:
+        sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
+    text = b"\n" + sample
+    blocks = b"--> " in text and _BLOCK_RE.search(text) is not None
+    pattern, group = (_BLOCK_RE, 1) if blocks else (_GNU_RE, 2)
+    warning = (lambda header: header.startswith(b"warning")) if blocks else (lambda severity: severity == b"warning")
+    error = (lambda header: not header.startswith(_NOT_ERRORS)) if blocks else (lambda severity: b"error" in severity)
+    errors, warnings = Parts(pattern, text, group, keep=error), Parts(pattern, text, group, keep=warning)
+    if not errors and not warnings:
+        return None
+    notes = "" if blocks else f", {plural(len(Parts(pattern, text, group, keep=lambda s: s == b'note')), 'note')}"
+    head = (f"{DIAGNOSTICS_SHAPE}, {plural(lines, 'line')}{scope}: {plural(len(errors), 'error')}, "
+            f"{plural(len(warnings), 'warning')}{notes}: ")
+    shown = errors if errors else warnings
+    items = (f"{_told(pattern.match(text, offset), blocks)} (line {line:,})"
+             for line, offset in numbered(text, ((offset, offset) for offset, _ in shown)))
+    return listed_within(head, items, "; line=N reads from one", len(shown))
+
+
+def _told(found: re.Match[bytes] | None, blocks: bool) -> str:
+    """One diagnostic as ``"<header> at <where>"``."""
+    if found is None:
+        return ""
+    if blocks:
+        header, where = found[1], found[2]
+    else:
+        header, where = found[2] + b": " + found[3], found[1]
+    return (f"{short_name(header.decode('utf-8', 'replace').strip(), 72)} at "
+            f"{short_name(where.decode('utf-8', 'replace').strip(), 48)}")

@@ -1,0 +1,109 @@
+"""A compiler's or linter's diagnostics: how many errors and warnings, and each error at the line of the output it
+starts at, against the plain answer -- the tools' own totals in real outputs (``fixtures/tools``: cargo build, ruff
+check), a real gcc run made here, and Hypothesis streams of GNU-format lines."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scratchfs.api.shape import describe
+from scratchfs.api.shape_diagnostics import DIAGNOSTICS_SHAPE
+
+TOOLS = Path(__file__).resolve().parent.parent / "fixtures" / "tools"
+_LINE_RE = re.compile(r" \(line ([\d,]+)\)")
+
+
+def shape_of(data: bytes) -> str:
+    return describe(data, len(data), data.count(b"\n") + (not data.endswith(b"\n"))).text
+
+
+def listed_lines(shape: str) -> list[int]:
+    return [int(n.replace(",", "")) for n in _LINE_RE.findall(shape)]
+
+
+def test_cargo_build_errors_are_counted_as_rustc_counts_them_and_listed_at_their_lines():
+    data = (TOOLS / "cargo-build-errors.txt").read_bytes()
+    lines = data.decode().splitlines()
+    assert "due to 4 previous errors" in lines[-1]
+    shape = shape_of(data)
+    assert shape.startswith(f"{DIAGNOSTICS_SHAPE}, 51 lines: 4 errors, 0 warnings: error[E0425]: cannot find value "
+                            "`z` in this scope at src/main.rs:6:20 (line 2), "), shape
+    assert [lines[n - 1].split(":")[0] for n in listed_lines(shape)] == ["error[E0425]", "error[E0308]",
+                                                                         "error[E0061]", "error[E0308]"]
+    assert "note" not in shape  # (the note inside the third error is a part of it)
+
+
+def test_ruff_full_output_counts_as_ruff_does():
+    data = (TOOLS / "ruff-check-full.txt").read_bytes()
+    lines = data.decode().splitlines()
+    assert lines[-2] == "Found 11 errors."
+    shape = shape_of(data)
+    assert shape.startswith(f"{DIAGNOSTICS_SHAPE}, 127 lines: 11 errors, 0 warnings: CPY001 Missing copyright "), shape
+    shown = listed_lines(shape)
+    assert len(shown) >= 5
+    assert all(re.match(r"[A-Z]+\d+ ", lines[n - 1]) and lines[n].lstrip().startswith("--> ") for n in shown)
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
+def test_a_gcc_run_counts_its_errors_warnings_and_notes(tmp_path):
+    body = ["int f(int a) { return a + 1; }", "int main(void) {"]
+    body += [f"    int unused{i} = {i};" for i in range(12)]  # 12 warnings
+    body += [f"    return_nothing{i} = 1;" for i in range(3)]  # 3 errors (and a note)
+    body += ["    return 0;", "}"]
+    (tmp_path / "bad.c").write_text("\n".join(body) + "\n")
+    out = subprocess.run(["gcc", "-Wall", "-c", "bad.c", "-o", "/dev/null"], cwd=tmp_path, capture_output=True,
+                         check=False).stderr
+    lines = out.decode().splitlines()
+    errors = [n for n, line in enumerate(lines, 1) if re.match(r"bad\.c:\d+:\d+: error: ", line)]
+    warnings = sum(1 for line in lines if re.match(r"bad\.c:\d+:\d+: warning: ", line))
+    notes = sum(1 for line in lines if re.match(r"bad\.c:\d+:\d+: note: ", line))
+    assert len(errors) == 3 and warnings >= 12
+    shape = shape_of(out)
+    assert shape.startswith(f"{DIAGNOSTICS_SHAPE}, {len(lines)} lines: 3 errors, {warnings} warnings, "
+                            f"{notes} note{'s' if notes != 1 else ''}: error: "), shape
+    assert listed_lines(shape) == errors
+
+
+_DIAGNOSTIC = st.tuples(st.sampled_from(["src/a.c", "lib/b.py", "x y.ts"]), st.integers(1, 9999),
+                        st.sampled_from(["error", "warning", "note", "fatal error"]), st.integers(0, 3))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_DIAGNOSTIC, min_size=1, max_size=40))
+def test_gnu_diagnostics_are_counted_by_severity_and_errors_listed_at_their_lines(points):
+    out, errors = [], []
+    for path, line, severity, frame in points:
+        out.append(f"{path}:{line}:{frame + 1}: {severity}: message {len(out)}")
+        if "error" in severity:
+            errors.append(len(out))
+        out += [f"  {line} | code", "    | ^~~"][:frame]
+    data = "\n".join(out).encode() + b"\n"
+    shape = shape_of(data)
+    count = {s: sum(1 for p in points if p[2] == s) for s in ("error", "warning", "note", "fatal error")}
+    e, w, n = count["error"] + count["fatal error"], count["warning"], count["note"]
+    if not e and not w:
+        assert not shape.startswith(DIAGNOSTICS_SHAPE)
+        return
+    def counted(count: int, word: str) -> str:
+        return f"{count} {word}{'s' if count != 1 else ''}"
+
+    assert shape.startswith(f"{DIAGNOSTICS_SHAPE}, {counted(len(out), 'line')}: {counted(e, 'error')}, "
+                            f"{counted(w, 'warning')}, {counted(n, 'note')}: "), shape
+    shown = listed_lines(shape)
+    expected = errors if e else [i for i, line in enumerate(out, 1) if ": warning: " in line]
+    assert shown == expected[: len(shown)] and shown
+
+
+def test_texts_that_only_start_like_diagnostics_stay_what_they_were():
+    assert not shape_of(b"error handling is hard\n" + b"and prose goes on\n" * 40).startswith(DIAGNOSTICS_SHAPE)
+    grep = (TOOLS.parent / "workspace-grep-stdlib-defs.txt").read_bytes()[:65536]
+    assert not shape_of(grep).startswith(DIAGNOSTICS_SHAPE)
+    cargo_test = (TOOLS / "cargo-test.txt").read_bytes()
+    assert shape_of(cargo_test).startswith("test run (cargo test)")
