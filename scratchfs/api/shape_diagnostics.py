@@ -31,9 +31,10 @@ __all__ = ["DIAGNOSTICS_SHAPE", "diagnostics_shape"]
 DIAGNOSTICS_SHAPE = "diagnostics"
 """How the shape of a compiler's or linter's diagnostics starts."""
 
-_FIRST_RE = re.compile(rb"\s*(?:Compiling|Checking|Building|error|warning)\b|[A-Z]{1,4}\d{2,4} |"
+_FIRST_RE = re.compile(rb" {0,16}(?:Compiling|Checking|Building|error|warning)\b|[A-Z]{1,4}\d{2,4} |"
                        rb"[^\s:][^:\r\n]{0,200}:(?:\d+:){1,2} (?:fatal error|error|warning|note): |"
                        rb"[^\s:][^:\r\n]{0,200}: In (?:function|member function|constructor|destructor|instantiation)")
+_FIRST_BYTES = 512
 _BLOCK_RE = re.compile(rb"\n([^\s][^\r\n]{0,300})\r?\n *--> ([^\r\n]{1,300})")
 _NOT_ERRORS = (b"warning", b"note", b"help")  # (a block's note or help is a part of the error before it)
 _GNU_RE = re.compile(rb"\n([^\s:][^:\r\n]{0,200}:\d+(?::\d+)?): (fatal error|error|warning|note): ([^\r\n]*)")
@@ -44,7 +45,7 @@ def diagnostics_shape(sample: bytes, lines: int, complete: bool, scope: str) -> 
     count; ``scope``: what to add when the sample is not all of it) if it is a compiler's or linter's diagnostics,
     else ``None``: ``"diagnostics, 51 lines: 4 errors, 0 warnings: error[E0425]: cannot find value `z` in this scope
     at src/main.rs:6:20 (line 2), …; line=N reads from one"``. Never raises."""
-    if not _FIRST_RE.match(sample):
+    if not _FIRST_RE.match(sample, 0, _FIRST_BYTES):  # (bounded: 512 KiB of blanks is no first line)
         return None
     if not complete:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only

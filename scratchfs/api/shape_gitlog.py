@@ -34,7 +34,7 @@ def git_log_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str 
     count; ``scope``: what to add when the sample is not all of it) if it is a ``git log`` without patches, else
     ``None``: ``"git log, 431 lines, 40 commits, +1,234 -56 in 87 file changes: 757108e README: the last .ci/run
     took 663 s (line 1), …; line=N reads from a commit"``. Never raises."""
-    if not sample.startswith(b"commit ") or not _FIRST_RE.match(sample):
+    if not sample.startswith(b"commit ") or not _FIRST_RE.match(sample, 0, 1024):
         return None
     if not complete:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only

@@ -27,6 +27,7 @@ MANUAL_SHAPE = "manual page"
 PYDOC_SHAPE = "pydoc"
 """How the shape of pydoc's documentation starts."""
 
+_FIRST_BYTES = 1024
 _MAN_RE = re.compile(rb"([A-Za-z0-9_.:+-]{1,64})\((\d[A-Za-z0-9]{0,8})\) +[^\n]*\b\1\(\2\)\r?\n")
 _PYDOC_RE = re.compile(rb"Help on ([a-z_ -]{1,32}) ([^\s:]{1,200})[^\n]*:\r?\n")
 _SECTION_RE = re.compile(rb"\n([A-Z][A-Z0-9 ,/&()_-]{0,48}[A-Z0-9)])\r?(?=\n|\Z)")
@@ -42,8 +43,9 @@ def manual_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str |
     else ``None``: ``"manual page ls(1), 248 lines, 8 sections: NAME (line 3), SYNOPSIS (line 6), …; line=N reads
     from a section"``, ``"pydoc of package json, 561 lines, 11 sections: NAME (line 3), …; 3 classes, 4 functions:
     class JSONDecoder (line 226), …, dumps (line 446), …; line=N reads from one"``. Never raises."""
-    man = _MAN_RE.match(sample) if sample[:1].isalnum() else None
-    pydoc = _PYDOC_RE.match(sample) if man is None and sample.startswith(b"Help on ") else None
+    man = _MAN_RE.match(sample, 0, _FIRST_BYTES) if sample[:1].isalnum() else None  # (bounded: a first line
+    pydoc = _PYDOC_RE.match(sample, 0, _FIRST_BYTES) if man is None and sample.startswith(b"Help on ") else None
+    # of 512 KiB is none of theirs)
     if man is None and pydoc is None:
         return None
     if not complete:

@@ -53,7 +53,7 @@ _UNITTEST_START_RE = re.compile(rb"[.FEsxu]+\r?\n(?:={20,}|-{20,})\r?\n")
 _UNITTEST_LINE_RE = re.compile(rb"\) \.\.\. (?:ok|FAIL|ERROR|skipped|expected failure|unexpected success)")
 _UNITTEST_FAILURE_RE = re.compile(rb"\n={20,}\r?\n((?:FAIL|ERROR|UNEXPECTED SUCCESS): [^\r\n]*)")
 _UNITTEST_RESULT_RE = re.compile(rb"\nRan (\d+ tests?) in (\d[\d.]*s)\r?\n\r?\n(OK|FAILED)([^\r\n]*)")
-_CARGO_START_RE = re.compile(rb"\s*(?:Compiling|Finished|Running|running \d|Blocking|Updating|Locking|Downloading|"
+_CARGO_START_RE = re.compile(rb" {0,16}(?:Compiling|Finished|Running|running \d|Blocking|Updating|Locking|Downloading|"
                              rb"Downloaded|Checking|Fresh|Doc-tests)\b")
 _CARGO_RUNNING_RE = re.compile(rb"\nrunning \d+ tests?\r?\n")
 _CARGO_BINARY_RE = re.compile(rb"\n *((?:Running|Doc-tests) [^\r\n(]*)")
