@@ -2,9 +2,10 @@
 
 Tasks: questions over real tool outputs (the four ``fixtures/``) and generated ones shaped like common tool results
 (a one-line 2.4 MB JSON API response, the EC2 model as one compact line, JSON lines, a build log with ANSI colours and
-``\\r`` progress redraws, a 1.5 MB shop page). Each answer is computed from the data with the plain library (``json``,
-``csv``, ``re``) and is a short string; a task counts as answered by a strategy when the answer appears in what the
-strategy put into the context (ANSI escapes removed from raw output, to the peers' benefit).
+``\\r`` progress redraws, a 1.5 MB shop page, a real ``pytest -v`` run of 3,000 tests). Each answer is computed from
+the data with the plain library (``json``, ``csv``, ``re``) and is a short string; a task counts as answered by a
+strategy when the answer appears in what the strategy put into the context (ANSI escapes removed from raw output, to
+the peers' benefit).
 
 Strategies (scripted, as the peers document them):
 
@@ -30,8 +31,10 @@ import argparse
 import csv
 import io
 import json
+import os
 import random
 import re
+import subprocess
 import sys
 import tempfile
 import time
@@ -142,6 +145,20 @@ def shop_page(rng: random.Random) -> bytes:
     return "".join(parts).encode()
 
 
+def pytest_run() -> bytes:
+    """A real ``pytest -v`` run of 3,000 generated tests of which 31 fail, each with its own assertion message (about
+    330 KB): made here by the pytest of this environment."""
+    with tempfile.TemporaryDirectory() as directory:
+        Path(directory, "test_orders.py").write_text(
+            "import pytest\n\n\n@pytest.mark.parametrize('n', range(3000))\ndef test_order_total(n):\n"
+            "    total = n * 3 + (7 if n % 97 == 41 else 0)\n"
+            "    assert total == n * 3, f'order {n}: total {total} is off by {total - n * 3}'\n")
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "SCRATCHFS_"))}
+        return subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "-p", "no:xdist", "-p",
+                               "no:scratchfs", "-p", "no:randomly", "test_orders.py"], cwd=directory, env=env,
+                              capture_output=True, check=False, timeout=300).stdout
+
+
 def contents() -> dict[str, bytes]:
     rng = random.Random(12)
     kinds = {".json", ".csv", ".html", ".txt"}
@@ -152,6 +169,7 @@ def contents() -> dict[str, bytes]:
     data["events.jsonl"] = events_jsonl(rng)
     data["build.log"] = build_log(rng)
     data["shop.html"] = shop_page(rng)
+    data["pytest.txt"] = pytest_run()
     return data
 
 
@@ -222,6 +240,19 @@ def search(pattern: str, context: int = 100, max_matches: int = 3) -> Step:
 def lines_at_match(before: int = 2, count: int = 8) -> Step:
     def step(env: Env) -> str:
         line = max(1, env.state.get("line", 1) - before)
+        return _call(env, line=line, lines=count, budget=BUDGET)
+    return step
+
+
+def lines_named(name: str, count: int = 30) -> Step:
+    """The lines from the one the stub's shape names for ``name`` (``name (line N)``), else from its first match."""
+    def step(env: Env) -> str:
+        named = re.search(re.escape(name) + r" \(line ([\d,]+)\)", env.state.get("shape") or "")
+        if named is None:
+            found = env.scope.read_handle(env.handle, pattern=re.escape(name), max_matches=1)
+            line = found.windows[0].line if found.windows else 1
+        else:
+            line = int(named[1].replace(",", ""))
         return _call(env, line=line, lines=count, budget=BUDGET)
     return step
 
@@ -340,6 +371,18 @@ def tasks(data: dict[str, bytes]) -> list[Task]:
              "could not compile", [search("could not compile", 0, 1), view_at_match(512)]),
     ]
 
+    run = data["pytest.txt"].decode().splitlines()
+    failed = [line.split(" ")[0].split("::")[1] for line in run if line.endswith("]") and " FAILED " in line]
+    reason = next(line for line in run if f"order {failed[4][len('test_order_total['):-1]}: total" in line)
+    out += [
+        Task("pytest-first-failure", "pytest.txt", "Which test failed first?", failed[0], "FAILED",
+             [search("FAILED", 0, 1)]),
+        Task("pytest-failure-reason", "pytest.txt", f"Why did {failed[4]} fail?", reason.split("Error: ")[1],
+             re.escape(failed[4]), [lines_named(failed[4])]),
+        Task("pytest-failed-count", "pytest.txt", "How many tests failed?", f"{len(failed)} failed", " failed",
+             [search(r"\d+ failed", 0, 1)]),
+    ]
+
     grep = data["workspace-grep-stdlib-defs.txt"].decode().splitlines()
     target = next(line for line in grep[len(grep) // 2 :] if ":def urlsplit" in line or "def " in line)
     path, number = target.split(":")[0], target.split(":")[1]
@@ -416,7 +459,7 @@ def run_scratchfs(scope: Any, data: bytes, task: Task, handles: dict[str, str]) 
     """Bytes until the answer (or None) and the calls made, stub included."""
     stub = scope.spill(data, source_tool=task.content)
     handles[task.content] = stub.handle
-    env = Env(data, BytesSource(data), scope, stub.handle)
+    env = Env(data, BytesSource(data), scope, stub.handle, {"shape": stub.shape})
     steps: list[tuple[int, str]] = []
     text = stub.to_json()
     steps.append((len(text.encode()), text))
