@@ -6,6 +6,7 @@ indented lines, carriage returns, NULs, Latin-1, cut UTF-8, magic numbers)."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import re
@@ -22,6 +23,7 @@ from scratchfs.api.shape_diagnostics import DIAGNOSTICS_SHAPE
 from scratchfs.api.shape_diff import DIFF_SHAPE
 from scratchfs.api.shape_gitlog import GIT_LOG_SHAPE
 from scratchfs.api.shape_listing import LISTING_SHAPE, PATHS_SHAPE
+from scratchfs.api.shape_log import log_events
 from scratchfs.api.shape_manual import MANUAL_SHAPE, PYDOC_SHAPE
 from scratchfs.api.shape_markdown import MARKDOWN_SHAPE
 from scratchfs.api.shape_testrun import TEST_RUN_SHAPE
@@ -61,9 +63,20 @@ def bom_kept(sample: bytes, size: int, lines: int) -> bool:
     return sample.startswith(b"\xef\xbb\xbf") and reference_shape.describe(sample, size, lines).content_type == "csv"
 
 
+def without_log_events(found: shape.Shape, sample: bytes, size: int) -> shape.Shape:
+    """``found`` without what :func:`log_events` added to a log's shape (its levels and tracebacks, since
+    2026-12-05: none to the reference), made again from the sample's whole lines as ``_plain`` cuts them."""
+    if found.content_type != "log":
+        return found
+    sample = sample[: shape.SAMPLE_BYTES]
+    cut = len(sample) - sample.rfind(b"\n") - 1 if len(sample) < size else 0
+    events = log_events(sample[: len(sample) - cut] if cut and cut < len(sample) else sample)
+    return dataclasses.replace(found, text=found.text.replace(events, "", 1)) if events else found
+
+
 def both(sample: bytes, size: int, lines: int) -> tuple[tuple, tuple]:
     original = sample
-    new = shape.describe(sample, size, lines)
+    new = without_log_events(shape.describe(sample, size, lines), sample, size)
     if new.content_type == "csv" and sample.startswith(b"\xef\xbb\xbf"):  # the reference kept a byte order mark
         sample, size = sample[3:], size - 3  # in the first column's name: its answer for the table without it
         if sample.startswith(tuple(magic for magic, _ in reference_shape._MAGIC)):

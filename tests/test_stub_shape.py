@@ -141,7 +141,7 @@ def test_grep_fixture_shape(scope, fixture_data):
     (b'{"items": [{"id": 1, "tags": ["x"]}], "n": null}', "json",
      "JSON object, 2 keys: items: array(1) of {id: int, tags: array(1) of str}, n: null"),
     (b"2024-01-01 10:00:00 INFO start\n2024-01-01 10:00:01 ERROR boom\n", "log",
-     "log, 2 lines, longest 30 bytes, 0% blank"),
+     "log, 2 lines, longest 30 bytes, 0% blank, 1 ERROR (first at line 2)"),
     (b"\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR", "binary",
      "binary, 16 B, PNG image; starts with 89 50 4e 47 0d 0a 1a 0a"),
     (b'<?xml version="1.0"?>\n<project><a/></project>\n', "xml", "XML, root <project>, 46 B, 2 lines"),

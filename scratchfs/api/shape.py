@@ -27,6 +27,7 @@ from scratchfs.api.shape_aligned import aligned_shape
 from scratchfs.api.shape_binary import FORMATS, STARTS, TAR_MAGIC_AT, binary_kind, binary_shape
 from scratchfs.api.shape_html import html_shape
 from scratchfs.api.shape_kinds import told_by_lines
+from scratchfs.api.shape_log import log_events
 from scratchfs.api.shape_markdown import markdown_shape
 from scratchfs.api.shape_merge import MixedItems, fitted, items_template, value_word
 from scratchfs.api.shape_stream import STREAM_SHAPE, json_stream
@@ -525,7 +526,7 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
     if len(sample) < 4096 and len(head) != len(sample) + 1:  # the whole lines are fewer than the head
         head = b"\n" + sample
         head_rows = 0
-    kind, extra = ("log" if is_log else "text"), ""
+    kind, extra = ("log", log_events(sample)) if is_log else ("text", "")  # (a log's levels and tracebacks)
     hints = 0 if is_log else len(_GREP_HINT_RE.findall(head))  # (no hint is never 0.8 of 1 row or more)
     threshold = 0.8 * (head_rows or _head_rows(head)) if hints else 1
     grep = grep_runs(head) if hints >= threshold else (0, set())

@@ -1,0 +1,96 @@
+"""A log's shape counts its severe levels with the line each first appears on, and Python's tracebacks with the first
+one's exception, against the plain answer (``re.findall`` and the lines' enumeration) on real ``logging`` output
+made here and on Hypothesis logs; the line a stub names reads back as that line."""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scratchfs import ScratchStore
+from scratchfs.api.shape import describe
+
+_LEVEL_RE = re.compile(r"(\d[\d,]*) (FATAL|CRITICAL|ERROR|WARNING|WARN) \(first at line ([\d,]+)\)")
+
+
+def shape_of(data: bytes) -> str:
+    return describe(data, len(data), data.count(b"\n") + (not data.endswith(b"\n"))).text
+
+
+def told(shape: str) -> dict[str, tuple[int, int]]:
+    return {name: (int(count.replace(",", "")), int(line.replace(",", "")))
+            for count, name, line in _LEVEL_RE.findall(shape)}
+
+
+def plain(lines: list[str]) -> dict[str, tuple[int, int]]:
+    found = {}
+    for name in ("FATAL", "CRITICAL", "ERROR", "WARNING", "WARN"):
+        at = [n for n, line in enumerate(lines, 1) if re.search(rf"\b{name}\b", line)]
+        if at:
+            found[name] = (sum(len(re.findall(rf"\b{name}\b", line)) for line in lines), at[0])
+    return found
+
+
+def logged(jobs: int) -> bytes:
+    stream = io.StringIO()
+    log = logging.getLogger(f"test_log_shape.{jobs}")
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(logging.Formatter("2026-12-05 00:00:00,000 %(levelname)s %(name)s: %(message)s"))
+    log.addHandler(handler)
+    log.setLevel(logging.DEBUG)
+    log.propagate = False
+    for n in range(jobs):
+        if n % 97 == 13:
+            try:
+                {}[f"key_{n}"]
+            except KeyError:
+                log.exception("job %d failed", n)
+        elif n % 31 == 7:
+            log.warning("job %d slow", n)
+        elif n % 501 == 400:
+            log.critical("disk full at job %d", n)
+        else:
+            log.info("job %d done", n)
+    log.removeHandler(handler)
+    return stream.getvalue().encode()
+
+
+def test_a_python_log_names_its_levels_and_tracebacks_at_their_first_lines():
+    data = logged(3000)
+    lines = data.decode().splitlines()
+    shape = shape_of(data)
+    assert shape.startswith("log, "), shape
+    assert told(shape) == plain(lines)
+    tracebacks = [n for n, line in enumerate(lines, 1) if line == "Traceback (most recent call last):"]
+    assert len(tracebacks) == 31
+    assert f"31 Python tracebacks (first at line {tracebacks[0]}: KeyError: 'key_13')" in shape
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["INFO", "DEBUG", "ERROR", "WARNING", "WARN", "FATAL", "CRITICAL"]),
+                          st.sampled_from(["ok", "an ERROR in the message", "WARNINGS", "x-ERROR-y", "ERRORS"])),
+                min_size=5, max_size=60))
+def test_levels_are_counted_as_words_wherever_they_stand(entries):
+    lines = [f"2026-12-05T00:00:{n % 60:02d}Z {level} svc: {message}" for n, (level, message) in enumerate(entries)]
+    data = ("\n".join(lines) + "\n").encode()
+    shape = shape_of(data)
+    assert shape.startswith("log, "), shape
+    assert told(shape) == plain(lines)
+
+
+def test_a_logs_first_error_reads_back_from_the_line_its_stub_names(tmp_path):
+    data = logged(2000)
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("r", "a")
+        stub = scope.spill(data, source_tool="app")
+        line = told(stub.shape)["ERROR"][1]
+        assert b" ERROR " in scope.read_handle(stub.handle, line=line, lines=1).data
+
+
+def test_a_log_without_severe_levels_says_nothing_more():
+    data = b"".join(b"2026-12-05 00:00:%02d INFO job %d done\n" % (n % 60, n) for n in range(500))
+    assert re.fullmatch(r"log, 500 lines, longest \d+ bytes, 0% blank", shape_of(data))
