@@ -17,7 +17,6 @@ import functools
 import json
 import os
 import re
-import shlex
 import signal
 import sys
 import threading
@@ -29,6 +28,7 @@ import click
 from scratchfs.api.settings import SEGMENTS_ENV, Settings, default_segment_entry_bytes
 from scratchfs.api.store import ScratchStore, existing_store
 from scratchfs.cli.output import InputError, OutputError, TaggedSource, tagged_stdout
+from scratchfs.cli.shell import program
 from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX
 from scratchfs.foundation.checks import check_int, check_seconds, check_ttl, closest
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
@@ -175,26 +175,15 @@ def warn(message: str) -> None:
     click.echo(f"scratchfs: {one_line(as_invoked(str(message)))}", err=True)
 
 
-_SCRIPT_NAMES = ("scratchfs", "scratchfs.exe")
-
-
-def program() -> str:
-    """The program as a command the CLI writes names it, shell-quoted: ``sys.argv[0]`` as it was invoked when that is
-    a path to a scratchfs script (``.venv/bin/scratchfs``, which runs with scratchfs on no PATH), else
-    ``scratchfs`` (found on PATH, or ``python -m scratchfs``)."""
-    invoked = sys.argv[0] if sys.argv else ""
-    path_like = os.sep in invoked or bool(os.altsep and os.altsep in invoked)
-    return shlex.quote(invoked) if path_like and os.path.basename(invoked) in _SCRIPT_NAMES else "scratchfs"
-
-
 def as_invoked(text: str) -> str:
     """``text`` with each command it writes -- ``scratchfs`` then one of the CLI's command names or ``--help``,
     e.g. a store error's ``scratchfs fsck --rebuild-index`` -- naming :func:`program`."""
     name = program()
     if name == "scratchfs" or "scratchfs " not in text:
         return text
-    words = "|".join(re.escape(command) for command in sorted(main.commands, key=len, reverse=True))
-    return re.sub(rf"(?<![\w./-])scratchfs (?=(?:{words}|--help)(?![\w-]))", lambda _: name + " ", text)
+    words = "|".join(re.escape(command) for command in sorted(main.commands, key=len, reverse=True))  # (a command
+    # written by program() already, `python3 -m scratchfs ls`, is left as it is)
+    return re.sub(rf"(?<![\w./-])(?<!-m )scratchfs (?=(?:{words}|--help)(?![\w-]))", lambda _: name + " ", text)
 
 
 def fail(message: str, code: int) -> None:
@@ -535,6 +524,6 @@ __all__ = ["BUSY_TIMEOUT_ENV", "ENV_PREFIX", "EXIT_CODES_HELP", "INPUT_ARGUMENT"
            "TTL_OPTION", "Folder", "Integer", "ScratchGroup", "Seconds", "Terminated", "command_busy_timeout",
            "command_settings", "command_store",
            "echo_json", "fail", "given_before", "global_option",
-           "handle_termination", "json_accepted", "main", "misspelt_variables", "opened", "resolve_root",
+           "handle_termination", "json_accepted", "main", "misspelt_variables", "opened", "program", "resolve_root",
            "resolve_scope", "restore_signals", "root_option", "scope_options", "stdout_bytes", "warn",
            "with_existing_store", "with_store"]
