@@ -47,6 +47,7 @@ from scratchfs.cli.app import (
     with_store,
 )
 from scratchfs.cli.settings_options import Size, settings_options
+from scratchfs.cli.shell import shell_command
 from scratchfs.engine.backends import ENV_INDEX
 from scratchfs.foundation.errors import CorruptBlob, ScratchError, StorageError
 from scratchfs.foundation.limits import SOON_SECONDS
@@ -116,7 +117,10 @@ def ls(store: ScratchStore, run_id: str | None, agent_id: str | None, limit: int
         _print_page([], 0, False, store, title, run_id is None, single=True)
     if more is not None:
         sys.stdout.flush()
-        warn(f"{_entries(limit)} shown; more with --after {more}")
+        words = ["ls", *(["--run", run_id] if run_id is not None else []),
+                 *(["--agent", agent_id] if agent_id is not None else []), "--limit", str(limit), "--after", more,
+                 *(["--json"] if as_json else []), *(["--root", str(store.root)] if store.embedded else [])]
+        warn(f"{_entries(limit)} shown; next: {shell_command(words, store.embedded)}")
 
 
 def _entries(count: int) -> str:
@@ -268,8 +272,11 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
             show(problems_listing([replace(p, detail=as_invoked(p.detail)) for p in report.problems],
                                   str(store.root)))
     if report.next_cursor:
-        click.echo(f"scratchfs: stopped after {report.entries_checked} entries; go on with --after "
-                   f"{report.next_cursor}", err=True)
+        words = ["fsck", *(["--repair"] if repair else []), *(["--quick"] if quick else []), "--limit", str(limit),
+                 "--after", report.next_cursor, *(["--json"] if as_json else []),
+                 *(["--root", str(store.root)] if store.embedded else [])]
+        warn(f"stopped after {_entries(report.entries_checked)}; next: "
+             f"{shell_command(words, store.embedded)}")
     if not report.clean:
         left = report.remaining
         hint = "" if repair else _repair_hint(report.problems)
