@@ -813,3 +813,31 @@ def test_a_read_takes_every_argument_the_tool_and_the_openapi_description_name(s
     for name in named - {"columns"}:  # each one known to the handler (a wrong value is the tool's 400, not 'unknown')
         answer = client.get(h_url(scope, table, "/read"), params={name: "0"})
         assert "unknown query parameter" not in answer.text, name
+
+
+@pytest.mark.parametrize(("view", "fixture", "name", "end"), [
+    ("text", "browser-rust-book.html", "offset", "size"),
+    ("tree", "api-ec2-service-model.json", "offset", "count"),
+    ("table", "query-packages-by-month.csv", "row", "total_rows"),
+])
+def test_a_view_paged_past_its_end_is_a_400_as_every_read_past_the_end_is(store, client, fixture_data, view,
+                                                                          fixture, name, end):
+    """``.../text?offset=`` past the end of the text was a 200 with empty data (and the tree's offset, the table's
+    row, likewise), where the model's reads and every other endpoint answer a bad parameter with a 400 JSON error
+    (helper newuser's finding). At the end (the size, the count) is an empty page, as a read at a content's size
+    is; one past it is refused, naming the end."""
+    scope = store.scope("run-1", "agent-1")
+    handle = scope.spill(fixture_data[fixture]).handle
+    url = h_url(scope, handle, "/" + view)
+    last = client.get(url).json()[end]
+    assert last > 0
+    at_end = client.get(url, params={name: str(last)})
+    assert at_end.status_code == 200, at_end.text
+    assert at_end.json()[{"text": "data", "tree": "children", "table": "rows"}[view]] in ("", [])
+    for past in (last + 1, 10**15):
+        reply = client.get(url, params={name: str(past)})
+        assert reply.status_code == 400, reply.text
+        assert reply.headers["content-type"] == "application/json"
+        error = reply.json()["error"]
+        assert error["kind"] == "invalid argument"
+        assert error["message"].startswith(f"{name} {past} is past the ") and f"{last:,}" in error["message"], error
