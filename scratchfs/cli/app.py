@@ -20,17 +20,23 @@ import re
 import signal
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 import click
 
 from scratchfs.api.settings import SEGMENTS_ENV, Settings, default_segment_entry_bytes
 from scratchfs.api.store import ScratchStore, existing_store
+from scratchfs.cli.environment import (
+    BUSY_TIMEOUT_ENV,
+    ENV_PREFIX,
+    empty_message,
+    empty_variables,
+    misspelt_variables,
+)
 from scratchfs.cli.output import InputError, OutputError, TaggedSource, tagged_stdout
 from scratchfs.cli.shell import program
-from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX
-from scratchfs.foundation.checks import check_int, check_seconds, check_ttl, closest
+from scratchfs.foundation.checks import check_int, check_seconds, check_ttl
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import BUSY_TIMEOUT, DEFAULT_TTL, MAX_BUSY_TIMEOUT, MAX_SEGMENT_ENTRY_BYTES, MAX_TTL
 from scratchfs.foundation.text import is_digits, one_line
@@ -130,6 +136,14 @@ class ScratchGroup(click.Group):
             exc.option_name in (*param.opts, *param.secondary_opts) for param in command.params)]
         return f" It is an option of {', '.join(takers)}: give it after the command's name" if takers else ""
 
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
+        """click's, refusing a variable the command reads that is set to empty text, which click reads as unset: a
+        silent default (:func:`~scratchfs.cli.environment.empty_variables`); help reads none, and is given."""
+        name, command, rest = super().resolve_command(ctx, args)
+        if command is not None and "--help" not in rest and (empty := empty_variables(self, command, os.environ)):
+            raise click.UsageError(empty_message(empty))
+        return name, command, rest
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             if sys.stdout is None and ctx.protected_args:  # every command's output goes there: a closed stdout is
@@ -221,36 +235,6 @@ def main(ctx: click.Context, root: str | None, run_id: str | None, agent_id: str
     ctx.obj = {"root": root, "run_id": run_id, "agent_id": agent_id}
     for line in misspelt_variables(ctx.command, os.environ):
         warn(line)
-
-
-ENV_PREFIX = "SCRATCHFS_"
-_OTHER_VARIABLES = frozenset({ENV_INDEX, ENV_BLOBS, SEGMENTS_ENV})
-"""The variables no option names (read by the store itself)."""
-
-
-def misspelt_variables(command: click.Command, environ: Mapping[str, str]) -> list[str]:
-    """One line for each variable of ``environ`` that starts with ``SCRATCHFS_``, is none of the CLI's (the
-    ``envvar`` of every option of ``command`` and its subcommands, and the store's own) and is a near miss of one
-    (:func:`~scratchfs.foundation.checks.closest`): a misspelt variable is otherwise ignored, silently.
-    ``$SCRATCHFS_DEFAULT_TL is no scratchfs variable (did you mean $SCRATCHFS_DEFAULT_TTL?); ignored``."""
-    given = [name for name in environ if name.startswith(ENV_PREFIX)]
-    if not given:
-        return []
-    known = set(_OTHER_VARIABLES)
-    commands = [command]
-    while commands:
-        cmd = commands.pop()
-        commands += list(getattr(cmd, "commands", {}).values())
-        for param in cmd.params:
-            envvar = getattr(param, "envvar", None)
-            known.update([envvar] if isinstance(envvar, str) else envvar or [])
-    suffixes = [name[len(ENV_PREFIX):] for name in known if name.startswith(ENV_PREFIX)]
-    lines = []
-    for name in sorted(set(given) - known):
-        meant = closest(name[len(ENV_PREFIX):], suffixes)  # (the prefix alone would make every name a near miss)
-        if meant is not None:
-            lines.append(f"${name[:100]} is no scratchfs variable (did you mean ${ENV_PREFIX}{meant}?); ignored")
-    return lines
 
 
 def global_option(name: str) -> str | None:
@@ -361,11 +345,6 @@ def command_settings() -> Settings | None:
         except InvalidArgument as exc:
             raise click.UsageError(f"${SEGMENTS_ENV}: {exc}") from None
     return Settings(**given) if given else None
-
-
-BUSY_TIMEOUT_ENV = "SCRATCHFS_BUSY_TIMEOUT"
-"""The environment variable of ``busy_timeout``, read by every command that opens a store (one without
-``--busy-timeout`` too: newuser7's ``ls`` against a hung index waited its default, 30 s, with it set to 5)."""
 
 
 def command_busy_timeout() -> float:
