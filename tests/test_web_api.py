@@ -841,3 +841,23 @@ def test_a_view_paged_past_its_end_is_a_400_as_every_read_past_the_end_is(store,
         error = reply.json()["error"]
         assert error["kind"] == "invalid argument"
         assert error["message"].startswith(f"{name} {past} is past the ") and f"{last:,}" in error["message"], error
+
+
+def test_an_entry_views_of_a_handle_gone_say_why_as_a_read_does(store, client):
+    """The metadata, tree, table and text views said 'no live handle ...' of a handle deleted, expired or removed by
+    fsck --repair, where a read (and MCP, and the CLI) says which and when."""
+    from scratchfs.api.inspector import fsck
+
+    scope = store.scope("run-1", "agent-1")
+    repaired = scope.spill(os.urandom(100_000)).handle
+    deleted = scope.spill(b"[1, 2]" * 5000).handle
+    store.blobs.unlink("run-1", "agent-1", store.index.lookup("run-1", "agent-1", "handle", repaired,
+                                                              store.now()).blob)
+    assert fsck(store, repair=True).remaining == 0
+    assert scope.delete_entry("handle", deleted)
+    for handle, said in ((repaired, "was removed by fsck --repair (its stored copy was missing) at "),
+                         (deleted, "was deleted at ")):
+        for tail in ("", "/tree", "/table", "/text", "/read"):
+            reply = client.get(h_url(scope, handle, tail))
+            assert reply.status_code == 404, reply.text
+            assert said in reply.json()["error"]["message"], (tail, reply.json())
