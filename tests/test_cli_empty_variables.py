@@ -89,3 +89,21 @@ def test_the_api_refuses_an_empty_root_or_segment_variable(tmp_path, monkeypatch
     with ScratchStore(tmp_path / "root") as store:
         assert store.settings.segment_entry_bytes == 65536
     assert os.path.isdir(tmp_path / "root")
+
+
+@pytest.mark.parametrize(("name", "value", "args"), [
+    ("SCRATCHFS_ROOT", "A FILE", ["ls"]),
+    ("SCRATCHFS_SPILL_THRESHOLD_BYTES", "abc", ["mcp-proxy", "--", sys.executable, "-c", "pass"]),
+    ("SCRATCHFS_DEFAULT_TTL", "0", ["mcp-proxy", "--", sys.executable, "-c", "pass"]),
+    ("SCRATCHFS_SEGMENT_ENTRY_BYTES", "5MB", ["mcp"]),
+])
+def test_a_bad_value_from_a_variable_names_the_variable_not_the_option(tmp_path, name, value, args):
+    """A bad value of --root, --threshold, --ttl or --segment-entry-bytes that came from its variable said
+    "Invalid value for '--root'", an option the user never gave; the settings' options named their variable."""
+    (tmp_path / "a-file").write_bytes(b"")
+    value = str(tmp_path / "a-file") if value == "A FILE" else value
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(CHECKOUT), "HOME": str(tmp_path / "home"),
+           "SCRATCHFS_ROOT": str(tmp_path / "root"), "SCRATCHFS_RUN_ID": "r", "SCRATCHFS_AGENT_ID": "a", name: value}
+    done = subprocess.run([*COMMAND, *args], env=env, input=b"", capture_output=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.decode().startswith(f"scratchfs: usage: Invalid value for ${name}: "), done.stderr

@@ -119,6 +119,7 @@ class ScratchGroup(click.Group):
             click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
             return 0
         except click.UsageError as exc:
+            name_the_variable(exc)
             where = f"{program()} {exc.ctx.info_name} --help" if exc.ctx and exc.ctx.parent else f"{program()} --help"
             fail(f"usage: {exc.format_message()}{self._after_the_command(exc)} (see {where})", exc.exit_code)
         except click.ClickException as exc:
@@ -176,6 +177,16 @@ class ScratchGroup(click.Group):
             if sys.stderr is not None and sys.stderr.isatty():
                 click.echo(err=True)
             raise _Interrupted from None
+
+
+def name_the_variable(exc: click.UsageError) -> None:
+    """Name in ``exc`` -- a bad value of an option that came from the option's environment variable -- that variable
+    (``Invalid value for $SCRATCHFS_ROOT: ...``), not the option the user did not give (``'--root'``)."""
+    param = getattr(exc, "param", None)
+    if (isinstance(exc, click.BadParameter) and exc.param_hint is None and exc.ctx is not None and param is not None
+            and param.name and isinstance(param.envvar, str)
+            and exc.ctx.get_parameter_source(param.name) is click.core.ParameterSource.ENVIRONMENT):
+        exc.param_hint = f"${param.envvar}"
 
 
 class _Interrupted(BaseException):
@@ -503,6 +514,6 @@ __all__ = ["BUSY_TIMEOUT_ENV", "ENV_PREFIX", "EXIT_CODES_HELP", "INPUT_ARGUMENT"
            "TTL_OPTION", "Folder", "Integer", "ScratchGroup", "Seconds", "Terminated", "command_busy_timeout",
            "command_settings", "command_store",
            "echo_json", "fail", "given_before", "global_option",
-           "handle_termination", "json_accepted", "main", "misspelt_variables", "opened", "program", "resolve_root",
-           "resolve_scope", "restore_signals", "root_option", "scope_options", "stdout_bytes", "warn",
-           "with_existing_store", "with_store"]
+           "handle_termination", "json_accepted", "main", "misspelt_variables", "name_the_variable", "opened",
+           "program", "resolve_root", "resolve_scope", "restore_signals", "root_option", "scope_options",
+           "stdout_bytes", "warn", "with_existing_store", "with_store"]
