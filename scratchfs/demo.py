@@ -58,7 +58,8 @@ def outputs(folder: Path, every: bool) -> list[Path]:
     files = sorted(p for p in folder.iterdir() if not p.name.startswith(".") and p.is_file() and
                    (every or p.name in DEMO_OUTPUTS))
     if not files:
-        raise FileNotFoundError(f"no files in {folder}" if every else f"none of {', '.join(DEMO_OUTPUTS)} in {folder}")
+        raise FileNotFoundError(f"no recorded outputs in {folder}: " + (
+            "it holds no file" if every else f"none of {', '.join(DEMO_OUTPUTS)}"))
     return files
 
 
