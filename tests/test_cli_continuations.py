@@ -65,3 +65,18 @@ def test_fsck_continuations_keep_quick_and_the_store(store):
     assert [one.stdout.decode().split(" (", 1)[0] for one in done] == ["checked 2 entries"] * 3
     assert all("(0 B verified)" in one.stdout.decode() for one in done)  # --quick carried: nothing decompressed
     assert os.path.isdir(root)
+
+
+def test_fsck_names_the_repair_of_the_store_it_checked(store):
+    """fsck's '`scratchfs fsck --repair` removes them' named no store: after `fsck --root X`, pasted, it checked
+    and repaired the default store, not X. It names the root, and pasted as it is, repairs X."""
+    root, run = store
+    [blob] = [p for p in Path(root, "runs").rglob("*") if p.is_file() and p.suffix in (".zst", ".zseg")][:1]
+    blob.unlink()
+    found = subprocess.run([*COMMAND, "fsck", "--root", root], **run)
+    assert found.returncode == 3
+    hint = found.stderr.decode().split("`")[1]
+    assert hint.endswith(f" fsck --repair --root {root}"), found.stderr
+    assert subprocess.run(["/bin/sh", "-c", hint], **run).returncode == 0
+    assert subprocess.run([*COMMAND, "fsck", "--root", root], **run).returncode == 0
+    assert not Path(run["env"]["HOME"], ".cache", "scratchfs").exists()

@@ -279,7 +279,10 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
              f"{shell_command(words, store.embedded)}")
     if not report.clean:
         left = report.remaining
-        hint = "" if repair else _repair_hint(report.problems)
+        where = ["--root", str(store.root)] if store.embedded else []
+        again = f"`{shell_command(['fsck', '--repair', *where], True)}`"
+        hint = "" if repair else _repair_hint(report.problems, again if store.embedded else f"{again} (with this "
+                                              "store's --index and --blobs, or $SCRATCHFS_INDEX and $SCRATCHFS_BLOBS)")
         remain = "1 problem remains" if left == 1 else f"{left} problems remain"
         what = f"{remain}{hint}" if left else f"the index failed its integrity check: {report.index}"
         raise CorruptBlob(what)
@@ -308,10 +311,11 @@ def _skips(reasons: dict[str, int]) -> str:
     return ": " + ", ".join(f"{n} {_SKIPS.get(why, why)}" for why, n in reasons.items()) if reasons else ""
 
 
-def _repair_hint(problems: list) -> str:
-    """What ``fsck --repair`` does to the problems that remain: removes them, and binds the blobs written before the
-    binding frame; the root's own files and directories out of place (``journal``, ``reserve``, ``runs/`` a link:
-    unexpected, of no scope, not in the trash) it never touches, which the hint says instead."""
+def _repair_hint(problems: list, again: str) -> str:
+    """What ``fsck --repair`` (``again``: the quoted command that runs it on this store) does to the problems that
+    remain: removes them, and binds the blobs written before the binding frame; the root's own files and directories
+    out of place (``journal``, ``reserve``, ``runs/`` a link: unexpected, of no scope, not in the trash) it never
+    touches, which the hint says instead."""
     left = [p for p in problems if not (p.repaired or p.sweeps)]
     own = [p for p in left if p.kind == "unexpected" and not p.run_id and "left in the trash" not in p.detail]
     left = [p for p in left if p not in own]
@@ -322,13 +326,13 @@ def _repair_hint(problems: list) -> str:
         else:
             moved = (f"; {len(own)} are the store's own files or directories out of place, which no repair touches: "
                      "move them away (their details say what they are)")
-        return moved if not left else f"{_repair_hint(left)}{moved}"
+        return moved if not left else f"{_repair_hint(left, again)}{moved}"
     bound = sum(bindable(p.detail) for p in left)
     if not bound:
-        return "; `scratchfs fsck --repair` removes them"
+        return f"; {again} removes them"
     if bound == len(left):
-        return "; `scratchfs fsck --repair` binds their blobs (written before the binding frame)"
-    return (f"; `scratchfs fsck --repair` binds the {bound} blobs written before the binding frame and removes the "
+        return f"; {again} binds their blobs (written before the binding frame)"
+    return (f"; {again} binds the {bound} blobs written before the binding frame and removes the "
             "rest")
 
 
