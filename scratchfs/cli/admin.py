@@ -279,10 +279,7 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
              f"{shell_command(words, store.embedded)}")
     if not report.clean:
         left = report.remaining
-        where = ["--root", str(store.root)] if store.embedded else []
-        again = f"`{shell_command(['fsck', '--repair', *where], True)}`"
-        hint = "" if repair else _repair_hint(report.problems, again if store.embedded else f"{again} (with this "
-                                              "store's --index and --blobs, or $SCRATCHFS_INDEX and $SCRATCHFS_BLOBS)")
+        hint = "" if repair else _repair_hint(report.problems, _repair_command(store))
         remain = "1 problem remains" if left == 1 else f"{left} problems remain"
         what = f"{remain}{hint}" if left else f"the index failed its integrity check: {report.index}"
         raise CorruptBlob(what)
@@ -309,6 +306,14 @@ _SKIPS = {"unbound": "with no binding frame (written before it, by the first scr
 def _skips(reasons: dict[str, int]) -> str:
     """``": 5 with no binding frame (...), 1 expired (...)"`` for a rebuild's skips counted per reason."""
     return ": " + ", ".join(f"{n} {_SKIPS.get(why, why)}" for why, n in reasons.items()) if reasons else ""
+
+
+def _repair_command(store: ScratchStore) -> str:
+    """The command that repairs ``store``, in backquotes (``scratchfs fsck --repair --root ROOT``), pasted as it is."""
+    where = ["--root", str(store.root)] if store.embedded else []
+    again = f"`{shell_command(['fsck', '--repair', *where], True)}`"
+    return again if store.embedded else (f"{again} (with this store's --index and --blobs, or $SCRATCHFS_INDEX and "
+                                         "$SCRATCHFS_BLOBS)")
 
 
 def _repair_hint(problems: list, again: str) -> str:
