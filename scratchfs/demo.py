@@ -17,18 +17,27 @@ from rich.table import Table
 from scratchfs.api.policy import Observation
 from scratchfs.api.store import ScratchStore
 from scratchfs.cli.render import entries_listing, human_bytes
+from scratchfs.foundation.checks import clean_tool
 
 RUN_ID = "demo"
 AGENT_ID = "agent-1"
 
-# tool name and result class by file extension, as an agent runtime would tag them
-_TOOLS = {
-    ".html": ("browser.get", "browser"),
-    ".htm": ("browser.get", "browser"),
-    ".json": ("api.describe", "query"),
-    ".csv": ("sql.query", "query"),
-    ".txt": ("workspace.grep", "workspace"),
-}
+DEMO_OUTPUTS = ("api-ec2-service-model.json", "browser-rust-book.html", "query-packages-by-month.csv",
+                "workspace-grep-stdlib-defs.txt")
+"""The recorded outputs of this clone's ``fixtures/`` the demo runs on when no folder is given (the folder holds
+their provenance and generators too)."""
+_CLASSES = {".html": "browser", ".htm": "browser", ".xhtml": "browser", ".json": "query", ".jsonl": "query",
+            ".ndjson": "query", ".csv": "query", ".tsv": "query"}
+
+
+def tool_of(path: Path) -> tuple[str, str]:
+    """The tool name and result class an output is offloaded as: the file's name without its last suffix, as
+    ``scratchfs load`` records it (``browser-rust-book.html`` -> ``browser-rust-book``; control characters dropped);
+    ``browser`` for a web page, ``query`` for JSON, JSON lines, CSV and TSV, ``workspace`` (a file read, a command's
+    output) for any other file, binary ones included -- each a class the spill policy spills."""
+    return clean_tool(path.stem) or "file", _CLASSES.get(path.suffix.lower(), "workspace")
+
+
 _WORD = re.compile(rb"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]{5,}")
 
 
@@ -42,6 +51,18 @@ def find_fixtures(explicit: str | None) -> Path:
     raise FileNotFoundError("no fixtures folder found: run from a clone of scratchfs or pass --fixtures DIR")
 
 
+def outputs(folder: Path, every: bool) -> list[Path]:
+    """The outputs the demo runs on, sorted by name: with ``every``, each regular file at the top of ``folder`` whose
+    name does not start with ``.`` (of any kind: a page, JSON lines, a log, a tar, any binary), else those of
+    :data:`DEMO_OUTPUTS` it holds. Raises FileNotFoundError when there is none."""
+    files = sorted(p for p in folder.iterdir() if not p.name.startswith(".") and p.is_file() and
+                   (every or p.name in DEMO_OUTPUTS))
+    if not files:
+        raise FileNotFoundError(f"no recorded outputs in {folder}: " + (
+            "it holds no file" if every else f"none of {', '.join(DEMO_OUTPUTS)}"))
+    return files
+
+
 def pick_needle(data: bytes) -> bytes:
     """A word from the middle of the content, to search for."""
     found = _WORD.search(data, len(data) // 2) or _WORD.search(data)
@@ -52,9 +73,7 @@ def run_demo(store: ScratchStore, fixtures_dir: str | None) -> None:
     """Run the demo against ``store`` under run :data:`RUN_ID` and print its report to stdout."""
     console = Console() if sys.stdout.isatty() else Console(width=120)  # a pipe or a file does not fold lines
     folder = find_fixtures(fixtures_dir)
-    files = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix in _TOOLS)
-    if not files:
-        raise FileNotFoundError(f"no recorded outputs ({', '.join(_TOOLS)}) in {folder}")
+    files = outputs(folder, every=fixtures_dir is not None)
     store.delete_run(RUN_ID)
     scope = store.scope(RUN_ID, AGENT_ID)
     console.print(f"scratchfs demo: {len(files)} real tool outputs from {folder}, store at {store.root}\n")
@@ -67,8 +86,13 @@ def run_demo(store: ScratchStore, fixtures_dir: str | None) -> None:
     total_in = total_ctx = total_disk = 0
     stubs: list[tuple[str, str]] = []  # (file name, stub JSON) of the outputs that were spilled
     for path in files:
-        data = path.read_bytes()
-        tool, result_class = _TOOLS[path.suffix]
+        try:
+            data = path.read_bytes()
+        except OSError as exc:  # unreadable (permissions, gone): named, and the others go on
+            table.add_row(path.name, "-", "-", "-", "-")
+            checks.append(f"  {path.name}: not read ({exc.strerror or exc})")
+            continue
+        tool, result_class = tool_of(path)
         out = scope.offload(Observation(tool=tool, content=data, result_class=result_class))
         to_context = len(out.content.encode("utf-8") if isinstance(out.content, str) else out.content)
         total_in += len(data)
@@ -122,8 +146,11 @@ def run_demo(store: ScratchStore, fixtures_dir: str | None) -> None:
 
 __all__ = [
     "AGENT_ID",
+    "DEMO_OUTPUTS",
     "RUN_ID",
     "find_fixtures",
+    "outputs",
     "pick_needle",
     "run_demo",
+    "tool_of",
 ]

@@ -175,3 +175,33 @@ def test_a_write_a_delete_of_its_run_overtakes_reads_as_deleted_with_the_run(scr
             attempt()
         assert "was deleted with its run at " in str(caught.value) and f"(epoch {deleted_at:.3f})" in str(caught.value)
     assert store.list_entries_for_run("run") == []
+
+
+@pytest.mark.parametrize("remover", ["fsck --repair", "a sweep"])
+def test_a_read_of_an_entry_whose_broken_row_was_removed_is_told_why(scratch_store_factory, scratch_clock, remover):
+    """fsck --repair (and a sweep) removed the row of an entry whose stored copy was gone, and a later read said
+    only "no handle ... in this scope", as of one never written (helper attacker's finding): the row now leaves a
+    tombstone, and the read raises Deleted saying what removed it, why and when -- on every backend."""
+    from scratchfs.api.inspector import fsck
+
+    store = scratch_store_factory("a")
+    scope = store.scope("run", "agent")
+    handle = scope.spill(os.urandom(100_000), source_tool="t").handle
+    scope.scratch_write("k", os.urandom(100_000))
+    for kind, key in (("handle", handle), ("scratch", "k")):
+        store.blobs.unlink("run", "agent", store.index.lookup("run", "agent", kind, key, scratch_clock()).blob)
+    if remover == "fsck --repair":
+        assert fsck(store, repair=True).remaining == 0
+    else:
+        store.sweep(full=True)
+    for read, what in ((lambda: scope.read_handle(handle, 0, 10), f"handle {handle!r}"),
+                       (lambda: scope.scratch_read("k"), "key 'k'")):
+        with pytest.raises(Deleted) as caught:
+            read()
+        assert str(caught.value).startswith(f"{what} was removed by {remover} (its stored copy was missing) at "), \
+            caught.value
+        assert "if it is still needed" in str(caught.value)
+    assert store.scope("run", "other").scratch_list() == []
+    with pytest.raises(NotFound) as other:  # another scope's read learns nothing
+        store.scope("run", "other").read_handle(handle, 0, 10)
+    assert type(other.value) is NotFound

@@ -675,7 +675,8 @@ def test_fsck_summary_counts_every_problem_it_lists(tmp_path):
     assert result.exit_code == 3
     summary = result.stdout.splitlines()[0]
     assert "missing 0, corrupt 0, orphaned 0, unexpected 1, incomplete writes 0, repaired 0" in summary, summary
-    assert result.stderr == "scratchfs: corrupt: 1 problem remains; `scratchfs fsck --repair` removes them\n"
+    assert result.stderr == (f"scratchfs: corrupt: 1 problem remains; `scratchfs fsck --repair --root "
+                             f"{shlex.quote(str(root))}` removes them\n")
 
 
 @pytest.mark.parametrize("args", [["--help"], ["ls", "--run", "r"], ["read-handle", "--run", "r", "nope"]])

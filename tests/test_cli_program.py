@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -33,12 +34,13 @@ def cli(tmp_path, monkeypatch):
     (".venv/bin/scratchfs", ".venv/bin/scratchfs"),
     ("/opt/my tools/bin/scratchfs", "'/opt/my tools/bin/scratchfs'"),
     ("scratchfs", "scratchfs"),  # found on PATH
-    ("/usr/lib/python3/site-packages/scratchfs/__main__.py", "scratchfs"),  # python -m scratchfs
+    ("/usr/lib/python3/site-packages/scratchfs/__main__.py", shlex.quote(sys.executable) + " -m scratchfs"),
     ("/usr/bin/pytest", "scratchfs"),
 ])
 def test_a_hint_names_the_program_as_it_was_invoked(cli, monkeypatch, argv0, written):
     handle = json.loads(cli("spill", "-", "--tool", "t", input="x" * 20_000).stdout)["handle"]
     monkeypatch.setattr(sys, "argv", [argv0, "read-handle", handle])
+    monkeypatch.setattr(sys, "orig_argv", [sys.executable, "-m", "pytest", "read-handle", handle], raising=False)
     raw = cli("read-handle", handle, "--length", "8192")
     assert raw.exit_code == 0
     assert f"next: {written} read-handle {handle} --offset 8192 --length 8192 " in raw.stderr, raw.stderr
@@ -81,10 +83,54 @@ def test_a_hint_naming_a_root_with_a_newline_or_a_byte_not_utf8_reads_on_when_pa
     first = subprocess.run([*command, "read-handle", handle, "--length", "9000", "--root", root], check=True, **run)
     err = first.stderr.decode("utf-8")
     assert err.count("\n") == 1, err
-    hint = err.split("next: scratchfs ", 1)[1].strip()
-    pasted = subprocess.run(["/bin/bash", "-c", f"{shlex.join(command)} {hint}"], **run)
+    hint = err.split("next: ", 1)[1].strip()
+    assert hint.startswith(f"{shlex.join(command)} read-handle "), hint
+    pasted = subprocess.run(["/bin/bash", "-c", hint], **run)
     assert pasted.returncode == 0, pasted.stderr
     assert pasted.stdout == b"z" * 100
+
+
+@pytest.mark.parametrize(("orig", "written"), [
+    (["python3", "-X", "utf8", "-m", "scratchfs"], "python3 -X utf8 -m scratchfs"),  # as given, when on PATH
+    (["/opt/py 3/bin/python", "-mscratchfs"], "'/opt/py 3/bin/python' -mscratchfs"),
+    (["no-such-python-here", "-m", "scratchfs"], "EXE -m scratchfs"),  # a name on no PATH: the interpreter's path
+    (["python3", "-c", "..."], "EXE -m scratchfs"),  # not what it looks like: the interpreter's path
+])
+def test_python_dash_m_is_named_as_it_was_invoked(monkeypatch, orig, written):
+    """`python -m scratchfs` printed `next: scratchfs read-handle ...`, with scratchfs on no PATH (helper newuser's
+    finding): it names the interpreter and its options as they were given, then -m scratchfs."""
+    from scratchfs.cli.app import as_invoked
+    from scratchfs.cli.shell import program
+
+    python3 = shutil.which("python3")
+    monkeypatch.setattr(sys, "executable", python3 if orig[0] == "python3" else sys.executable)
+    monkeypatch.setattr(sys, "argv", ["/x/site-packages/scratchfs/__main__.py", "ls", "--limit", "1"])
+    monkeypatch.setattr(sys, "orig_argv", [*orig, "ls", "--limit", "1"])
+    expected = written.replace("EXE", shlex.quote(sys.executable))
+    assert program() == expected
+    message = "see scratchfs fsck --help, or `scratchfs ls`"
+    once = as_invoked(message)
+    assert once == f"see {expected} fsck --help, or `{expected} ls`"
+    assert as_invoked(once) == once  # a command program() wrote is not named twice
+
+
+def test_a_hint_of_python_dash_m_reads_on_when_pasted(tmp_path):
+    """Run as `python -m scratchfs` with scratchfs on no PATH, the raw read's `next:` pastes into a shell as it is."""
+    env = {**os.environ, "PATH": "/usr/bin:/bin", "PYTHONPATH": str(CHECKOUT), "SCRATCHFS_ROOT": str(tmp_path / "r"),
+           "SCRATCHFS_RUN_ID": "r", "SCRATCHFS_AGENT_ID": "a"}
+    run = {"env": env, "cwd": tmp_path, "capture_output": True, "timeout": 120}
+    command = [sys.executable, "-m", "scratchfs"]
+    spilled = subprocess.run([*command, "spill", "-"], input=b"y" * 9000 + b"z" * 100, check=True, **run)
+    handle = json.loads(spilled.stdout)["handle"]
+    first = subprocess.run([*command, "read-handle", handle, "--length", "9000"], check=True, **run)
+    hint = first.stderr.decode().split("next: ", 1)[1].strip()
+    assert hint.startswith(f"{shlex.quote(sys.executable)} -m scratchfs read-handle "), hint
+    pasted = subprocess.run(["/bin/sh", "-c", hint], **run)
+    assert pasted.returncode == 0, pasted.stderr
+    assert pasted.stdout == b"z" * 100
+    usage = subprocess.run([*command, "ls", "--bogus"], **run)
+    assert usage.returncode == 2
+    assert usage.stderr.decode().endswith(f"(see {shlex.quote(sys.executable)} -m scratchfs ls --help)\n")
 
 
 def test_every_command_a_message_writes_names_the_program_and_no_other_word_does(monkeypatch):

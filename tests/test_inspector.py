@@ -210,7 +210,8 @@ def test_fsck_finds_missing_corrupt_and_orphaned_and_repairs_them(root):
     entries, orphan = damage(root)
     found = cli("fsck", "--root", str(root), "--json")
     assert found.exit_code == 3
-    assert found.stderr == "scratchfs: corrupt: 4 problems remain; `scratchfs fsck --repair` removes them\n"
+    assert found.stderr == (f"scratchfs: corrupt: 4 problems remain; `scratchfs fsck --repair --root {root}` "
+                            "removes them\n")
     report = json.loads(found.stdout)
     problems = {(p["kind"], p["key"]) for p in report["problems"]}
     assert problems == {("missing", entries["browser.get"].key), ("corrupt", entries["sql.query"].key),

@@ -68,8 +68,8 @@ def test_ls_prints_pages_under_one_header(root, small_pages):
     lines = table.stdout.splitlines()
     assert lines[0].startswith("run\tagent\tkind\tkey") and len(lines) == 7
     assert [line.split("\t")[0] for line in lines[1:]] == ["run-0"] * 6
-    assert "6 entries shown; more with --after" in table.stderr
-    assert "scratchfs: 1 entry shown; more with --after" in cli("ls", "--root", str(root), "--limit", "1").stderr
+    assert "6 entries shown; next: " in table.stderr
+    assert "scratchfs: 1 entry shown; next: " in cli("ls", "--root", str(root), "--limit", "1").stderr
     assert cli("ls", "--root", str(root), "--after", "garbage").exit_code == 2
 
 

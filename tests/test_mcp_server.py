@@ -147,8 +147,8 @@ def test_a_pinned_server_refuses_another_scope_in_meta(era, tmp_path):
 
 
 def test_scope_from_the_environment_and_meta(tmp_path):
-    params = scratchfs_params("mcp", "--root", str(tmp_path), env={"SCRATCHFS_RUN_ID": "env-run",
-                                                                  "SCRATCHFS_AGENT_ID": ""})
+    params = scratchfs_params("mcp", "--root", str(tmp_path), env={"SCRATCHFS_RUN_ID": "env-run"})
+    params.env.pop("SCRATCHFS_AGENT_ID", None)  # (unset: an empty variable is refused)
 
     async def body():
         async with connect(params, ERAS[0]) as client:

@@ -42,7 +42,7 @@ def test_a_host_without_the_blobs_url_is_refused_and_the_fleets_rows_survive(ind
         expected = read_all(good, handles)
     with pytest.raises(InvalidArgument, match=r"keeps its blobs at s3://.*, not files under the root"):
         ScratchStore(tmp_path / "b", index=index, blobs="", orphan_grace=0)
-    env = {"SCRATCHFS_INDEX": index, "SCRATCHFS_BLOBS": ""}
+    env = {"SCRATCHFS_INDEX": index, "SCRATCHFS_BLOBS": None}  # (unset: an empty variable is refused)
     swept = CliRunner().invoke(main, ["sweep", "--root", str(tmp_path / "c")], env=env)
     assert swept.exit_code == 2, swept.output
     assert "keeps its blobs at s3://" in swept.output and "Traceback" not in swept.output
@@ -215,7 +215,7 @@ def test_a_local_index_is_refused_over_files_a_postgres_index_keeps(index, tmp_p
     with pytest.raises(InvalidArgument, match=r"belong to a PostgreSQL index \(their store-id marker names store"):
         ScratchStore(root)
     for args in (["sweep"], ["fsck", "--rebuild-index"], ["ls"]):
-        result = CliRunner().invoke(main, [*args, "--root", str(root)], env={"SCRATCHFS_INDEX": ""})
+        result = CliRunner().invoke(main, [*args, "--root", str(root)], env={"SCRATCHFS_INDEX": None})
         assert result.exit_code == 2, (args, result.output)
         assert "belong to a PostgreSQL index" in result.output and "Traceback" not in result.output
     assert not (root / "index.sqlite").exists() or (root / "index.sqlite").stat().st_size == 0

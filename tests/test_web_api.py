@@ -813,3 +813,51 @@ def test_a_read_takes_every_argument_the_tool_and_the_openapi_description_name(s
     for name in named - {"columns"}:  # each one known to the handler (a wrong value is the tool's 400, not 'unknown')
         answer = client.get(h_url(scope, table, "/read"), params={name: "0"})
         assert "unknown query parameter" not in answer.text, name
+
+
+@pytest.mark.parametrize(("view", "fixture", "name", "end"), [
+    ("text", "browser-rust-book.html", "offset", "size"),
+    ("tree", "api-ec2-service-model.json", "offset", "count"),
+    ("table", "query-packages-by-month.csv", "row", "total_rows"),
+])
+def test_a_view_paged_past_its_end_is_a_400_as_every_read_past_the_end_is(store, client, fixture_data, view,
+                                                                          fixture, name, end):
+    """``.../text?offset=`` past the end of the text was a 200 with empty data (and the tree's offset, the table's
+    row, likewise), where the model's reads and every other endpoint answer a bad parameter with a 400 JSON error
+    (helper newuser's finding). At the end (the size, the count) is an empty page, as a read at a content's size
+    is; one past it is refused, naming the end."""
+    scope = store.scope("run-1", "agent-1")
+    handle = scope.spill(fixture_data[fixture]).handle
+    url = h_url(scope, handle, "/" + view)
+    last = client.get(url).json()[end]
+    assert last > 0
+    at_end = client.get(url, params={name: str(last)})
+    assert at_end.status_code == 200, at_end.text
+    assert at_end.json()[{"text": "data", "tree": "children", "table": "rows"}[view]] in ("", [])
+    for past in (last + 1, 10**15):
+        reply = client.get(url, params={name: str(past)})
+        assert reply.status_code == 400, reply.text
+        assert reply.headers["content-type"] == "application/json"
+        error = reply.json()["error"]
+        assert error["kind"] == "invalid argument"
+        assert error["message"].startswith(f"{name} {past} is past the ") and f"{last:,}" in error["message"], error
+
+
+def test_an_entry_views_of_a_handle_gone_say_why_as_a_read_does(store, client):
+    """The metadata, tree, table and text views said 'no live handle ...' of a handle deleted, expired or removed by
+    fsck --repair, where a read (and MCP, and the CLI) says which and when."""
+    from scratchfs.api.inspector import fsck
+
+    scope = store.scope("run-1", "agent-1")
+    repaired = scope.spill(os.urandom(100_000)).handle
+    deleted = scope.spill(b"[1, 2]" * 5000).handle
+    store.blobs.unlink("run-1", "agent-1", store.index.lookup("run-1", "agent-1", "handle", repaired,
+                                                              store.now()).blob)
+    assert fsck(store, repair=True).remaining == 0
+    assert scope.delete_entry("handle", deleted)
+    for handle, said in ((repaired, "was removed by fsck --repair (its stored copy was missing) at "),
+                         (deleted, "was deleted at ")):
+        for tail in ("", "/tree", "/table", "/text", "/read"):
+            reply = client.get(h_url(scope, handle, tail))
+            assert reply.status_code == 404, reply.text
+            assert said in reply.json()["error"]["message"], (tail, reply.json())

@@ -502,9 +502,11 @@ class Entries:
         if gone is None:
             return NotFound(f"no {what} in this scope (run {run_id!r}, agent {agent_id!r})")
         when = f"{_utc(gone.at)} (epoch {gone.at:.3f})"
+        again = "run the tool that made it again" if kind == "handle" else "write it again"
         if gone.reason == "expired":
-            again = "run the tool that made it again" if kind == "handle" else "write it again"
             return Expired(f"{what} expired at {when}; {again} if it is still needed")
+        if gone.reason.startswith("removed"):  # by fsck --repair or a sweep: its stored copy was broken or gone
+            return Deleted(f"{what} was {gone.reason} at {when}; {again} if it is still needed")
         return Deleted(f"{what} was {gone.reason} at {when}")
 
 

@@ -495,11 +495,20 @@ def _unfinished(store: ScratchStore, found: BlobFile) -> str | None:
     return None
 
 
+REPAIRED = "removed by fsck --repair (its stored copy was {})"
+"""The reason a read of an entry whose row ``fsck --repair`` removed is told (``missing`` or ``corrupt``):
+``handle 'h_...' was removed by fsck --repair (its stored copy was corrupt) at <UTC time>``."""
+
+
 def _repair(store: ScratchStore, report: FsckReport, broken_rows: list[tuple[int, str]],
             broken_problems: list[Problem], orphans: dict[int, str | OddName]) -> None:
     """Remove what fsck found broken: rows of missing and corrupt entries (each only if it still names the blob that
     was checked), corrupt blobs, and orphaned blobs (checked again under their lock)."""
-    if broken_rows and store.index.delete_rows(broken_rows):
+    removed, now = 0, store.now()
+    for kind in sorted({problem.kind for problem in broken_problems}):  # each live row leaves a tombstone saying why
+        removed += store.index.delete_rows([row for row, problem in zip(broken_rows, broken_problems, strict=True)
+                                            if problem.kind == kind], reason=REPAIRED.format(kind), now=now)
+    if removed:
         for problem, (_, blob) in zip(broken_problems, broken_rows, strict=True):
             if store.index.has_blob(blob):
                 continue
@@ -533,5 +542,6 @@ def _still_there(store: ScratchStore, problem: Problem, blob: str) -> bool:
         return True
 
 
-__all__ = ["DEFAULT_SOON", "PAGE_ROWS", "FsckReport", "Problem", "ScopeStats", "check_filter", "check_run_of",
-           "count_entries", "decode_cursor", "encode_cursor", "fsck", "iter_entries", "stats", "stats_in_sql"]
+__all__ = ["DEFAULT_SOON", "PAGE_ROWS", "REPAIRED", "FsckReport", "Problem", "ScopeStats", "check_filter",
+           "check_run_of", "count_entries", "decode_cursor", "encode_cursor", "fsck", "iter_entries", "stats",
+           "stats_in_sql"]

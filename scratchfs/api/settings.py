@@ -28,10 +28,13 @@ def default_segment_entry_bytes() -> int | str:
     """The default ``segment_entry_bytes``: ``$SCRATCHFS_SEGMENT_ENTRY_BYTES`` if set (0: a blob file per entry),
     else :data:`~scratchfs.foundation.limits.SEGMENT_ENTRY_BYTES` (64 KiB, the measured threshold). The variable is
     a size as every size setting is (:func:`~scratchfs.foundation.text.size_bytes`: ``65536``, ``64KiB``,
-    ``1MiB``); a value that is not one is returned as it is, for validation to refuse (InvalidArgument)."""
-    raw = os.environ.get(SEGMENTS_ENV, "").strip()
-    number = size_bytes(raw)
-    return number if number is not None else (raw or limits.SEGMENT_ENTRY_BYTES)
+    ``1MiB``); a value that is not one -- empty text included, never read as unset -- is returned as it is, for
+    validation to refuse (InvalidArgument)."""
+    raw = os.environ.get(SEGMENTS_ENV)
+    if raw is None:
+        return limits.SEGMENT_ENTRY_BYTES
+    number = size_bytes(raw.strip())
+    return number if number is not None else raw
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,7 @@ from scratchfs.cli.app import (
     with_store,
 )
 from scratchfs.cli.settings_options import Size, settings_options
+from scratchfs.cli.shell import shell_command
 from scratchfs.engine.backends import ENV_INDEX
 from scratchfs.foundation.errors import CorruptBlob, ScratchError, StorageError
 from scratchfs.foundation.limits import SOON_SECONDS
@@ -116,7 +117,10 @@ def ls(store: ScratchStore, run_id: str | None, agent_id: str | None, limit: int
         _print_page([], 0, False, store, title, run_id is None, single=True)
     if more is not None:
         sys.stdout.flush()
-        warn(f"{_entries(limit)} shown; more with --after {more}")
+        words = ["ls", *(["--run", run_id] if run_id is not None else []),
+                 *(["--agent", agent_id] if agent_id is not None else []), "--limit", str(limit), "--after", more,
+                 *(["--json"] if as_json else []), *(["--root", str(store.root)] if store.embedded else [])]
+        warn(f"{_entries(limit)} shown; next: {shell_command(words, store.embedded)}")
 
 
 def _entries(count: int) -> str:
@@ -268,11 +272,14 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
             show(problems_listing([replace(p, detail=as_invoked(p.detail)) for p in report.problems],
                                   str(store.root)))
     if report.next_cursor:
-        click.echo(f"scratchfs: stopped after {report.entries_checked} entries; go on with --after "
-                   f"{report.next_cursor}", err=True)
+        words = ["fsck", *(["--repair"] if repair else []), *(["--quick"] if quick else []), "--limit", str(limit),
+                 "--after", report.next_cursor, *(["--json"] if as_json else []),
+                 *(["--root", str(store.root)] if store.embedded else [])]
+        warn(f"stopped after {_entries(report.entries_checked)}; next: "
+             f"{shell_command(words, store.embedded)}")
     if not report.clean:
         left = report.remaining
-        hint = "" if repair else _repair_hint(report.problems)
+        hint = "" if repair else _repair_hint(report.problems, _repair_command(store))
         remain = "1 problem remains" if left == 1 else f"{left} problems remain"
         what = f"{remain}{hint}" if left else f"the index failed its integrity check: {report.index}"
         raise CorruptBlob(what)
@@ -301,10 +308,19 @@ def _skips(reasons: dict[str, int]) -> str:
     return ": " + ", ".join(f"{n} {_SKIPS.get(why, why)}" for why, n in reasons.items()) if reasons else ""
 
 
-def _repair_hint(problems: list) -> str:
-    """What ``fsck --repair`` does to the problems that remain: removes them, and binds the blobs written before the
-    binding frame; the root's own files and directories out of place (``journal``, ``reserve``, ``runs/`` a link:
-    unexpected, of no scope, not in the trash) it never touches, which the hint says instead."""
+def _repair_command(store: ScratchStore) -> str:
+    """The command that repairs ``store``, in backquotes (``scratchfs fsck --repair --root ROOT``), pasted as it is."""
+    where = ["--root", str(store.root)] if store.embedded else []
+    again = f"`{shell_command(['fsck', '--repair', *where], True)}`"
+    return again if store.embedded else (f"{again} (with this store's --index and --blobs, or $SCRATCHFS_INDEX and "
+                                         "$SCRATCHFS_BLOBS)")
+
+
+def _repair_hint(problems: list, again: str) -> str:
+    """What ``fsck --repair`` (``again``: the quoted command that runs it on this store) does to the problems that
+    remain: removes them, and binds the blobs written before the binding frame; the root's own files and directories
+    out of place (``journal``, ``reserve``, ``runs/`` a link: unexpected, of no scope, not in the trash) it never
+    touches, which the hint says instead."""
     left = [p for p in problems if not (p.repaired or p.sweeps)]
     own = [p for p in left if p.kind == "unexpected" and not p.run_id and "left in the trash" not in p.detail]
     left = [p for p in left if p not in own]
@@ -315,13 +331,13 @@ def _repair_hint(problems: list) -> str:
         else:
             moved = (f"; {len(own)} are the store's own files or directories out of place, which no repair touches: "
                      "move them away (their details say what they are)")
-        return moved if not left else f"{_repair_hint(left)}{moved}"
+        return moved if not left else f"{_repair_hint(left, again)}{moved}"
     bound = sum(bindable(p.detail) for p in left)
     if not bound:
-        return "; `scratchfs fsck --repair` removes them"
+        return f"; {again} removes them"
     if bound == len(left):
-        return "; `scratchfs fsck --repair` binds their blobs (written before the binding frame)"
-    return (f"; `scratchfs fsck --repair` binds the {bound} blobs written before the binding frame and removes the "
+        return f"; {again} binds their blobs (written before the binding frame)"
+    return (f"; {again} binds the {bound} blobs written before the binding frame and removes the "
             "rest")
 
 

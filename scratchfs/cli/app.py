@@ -17,20 +17,26 @@ import functools
 import json
 import os
 import re
-import shlex
 import signal
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 import click
 
 from scratchfs.api.settings import SEGMENTS_ENV, Settings, default_segment_entry_bytes
 from scratchfs.api.store import ScratchStore, existing_store
+from scratchfs.cli.environment import (
+    BUSY_TIMEOUT_ENV,
+    ENV_PREFIX,
+    empty_message,
+    empty_variables,
+    misspelt_variables,
+)
 from scratchfs.cli.output import InputError, OutputError, TaggedSource, tagged_stdout
-from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX
-from scratchfs.foundation.checks import check_int, check_seconds, check_ttl, closest
+from scratchfs.cli.shell import program
+from scratchfs.foundation.checks import check_int, check_seconds, check_ttl
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import BUSY_TIMEOUT, DEFAULT_TTL, MAX_BUSY_TIMEOUT, MAX_SEGMENT_ENTRY_BYTES, MAX_TTL
 from scratchfs.foundation.text import is_digits, one_line
@@ -113,6 +119,7 @@ class ScratchGroup(click.Group):
             click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
             return 0
         except click.UsageError as exc:
+            name_the_variable(exc)
             where = f"{program()} {exc.ctx.info_name} --help" if exc.ctx and exc.ctx.parent else f"{program()} --help"
             fail(f"usage: {exc.format_message()}{self._after_the_command(exc)} (see {where})", exc.exit_code)
         except click.ClickException as exc:
@@ -129,6 +136,14 @@ class ScratchGroup(click.Group):
         takers = [name for name, command in self.commands.items() if any(
             exc.option_name in (*param.opts, *param.secondary_opts) for param in command.params)]
         return f" It is an option of {', '.join(takers)}: give it after the command's name" if takers else ""
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
+        """click's, refusing a variable the command reads that is set to empty text, which click reads as unset: a
+        silent default (:func:`~scratchfs.cli.environment.empty_variables`); help reads none, and is given."""
+        name, command, rest = super().resolve_command(ctx, args)
+        if command is not None and "--help" not in rest and (empty := empty_variables(self, command, os.environ)):
+            raise click.UsageError(empty_message(empty))
+        return name, command, rest
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -164,6 +179,16 @@ class ScratchGroup(click.Group):
             raise _Interrupted from None
 
 
+def name_the_variable(exc: click.UsageError) -> None:
+    """Name in ``exc`` -- a bad value of an option that came from the option's environment variable -- that variable
+    (``Invalid value for $SCRATCHFS_ROOT: ...``), not the option the user did not give (``'--root'``)."""
+    param = getattr(exc, "param", None)
+    if (isinstance(exc, click.BadParameter) and exc.param_hint is None and exc.ctx is not None and param is not None
+            and param.name and isinstance(param.envvar, str)
+            and exc.ctx.get_parameter_source(param.name) is click.core.ParameterSource.ENVIRONMENT):
+        exc.param_hint = f"${param.envvar}"
+
+
 class _Interrupted(BaseException):
     """SIGINT in a command: one line, ``scratchfs: interrupted``, exit 130."""
 
@@ -175,26 +200,15 @@ def warn(message: str) -> None:
     click.echo(f"scratchfs: {one_line(as_invoked(str(message)))}", err=True)
 
 
-_SCRIPT_NAMES = ("scratchfs", "scratchfs.exe")
-
-
-def program() -> str:
-    """The program as a command the CLI writes names it, shell-quoted: ``sys.argv[0]`` as it was invoked when that is
-    a path to a scratchfs script (``.venv/bin/scratchfs``, which runs with scratchfs on no PATH), else
-    ``scratchfs`` (found on PATH, or ``python -m scratchfs``)."""
-    invoked = sys.argv[0] if sys.argv else ""
-    path_like = os.sep in invoked or bool(os.altsep and os.altsep in invoked)
-    return shlex.quote(invoked) if path_like and os.path.basename(invoked) in _SCRIPT_NAMES else "scratchfs"
-
-
 def as_invoked(text: str) -> str:
     """``text`` with each command it writes -- ``scratchfs`` then one of the CLI's command names or ``--help``,
     e.g. a store error's ``scratchfs fsck --rebuild-index`` -- naming :func:`program`."""
     name = program()
     if name == "scratchfs" or "scratchfs " not in text:
         return text
-    words = "|".join(re.escape(command) for command in sorted(main.commands, key=len, reverse=True))
-    return re.sub(rf"(?<![\w./-])scratchfs (?=(?:{words}|--help)(?![\w-]))", lambda _: name + " ", text)
+    words = "|".join(re.escape(command) for command in sorted(main.commands, key=len, reverse=True))  # (a command
+    # written by program() already, `python3 -m scratchfs ls`, is left as it is)
+    return re.sub(rf"(?<![\w./-])(?<!-m )scratchfs (?=(?:{words}|--help)(?![\w-]))", lambda _: name + " ", text)
 
 
 def fail(message: str, code: int) -> None:
@@ -232,36 +246,6 @@ def main(ctx: click.Context, root: str | None, run_id: str | None, agent_id: str
     ctx.obj = {"root": root, "run_id": run_id, "agent_id": agent_id}
     for line in misspelt_variables(ctx.command, os.environ):
         warn(line)
-
-
-ENV_PREFIX = "SCRATCHFS_"
-_OTHER_VARIABLES = frozenset({ENV_INDEX, ENV_BLOBS, SEGMENTS_ENV})
-"""The variables no option names (read by the store itself)."""
-
-
-def misspelt_variables(command: click.Command, environ: Mapping[str, str]) -> list[str]:
-    """One line for each variable of ``environ`` that starts with ``SCRATCHFS_``, is none of the CLI's (the
-    ``envvar`` of every option of ``command`` and its subcommands, and the store's own) and is a near miss of one
-    (:func:`~scratchfs.foundation.checks.closest`): a misspelt variable is otherwise ignored, silently.
-    ``$SCRATCHFS_DEFAULT_TL is no scratchfs variable (did you mean $SCRATCHFS_DEFAULT_TTL?); ignored``."""
-    given = [name for name in environ if name.startswith(ENV_PREFIX)]
-    if not given:
-        return []
-    known = set(_OTHER_VARIABLES)
-    commands = [command]
-    while commands:
-        cmd = commands.pop()
-        commands += list(getattr(cmd, "commands", {}).values())
-        for param in cmd.params:
-            envvar = getattr(param, "envvar", None)
-            known.update([envvar] if isinstance(envvar, str) else envvar or [])
-    suffixes = [name[len(ENV_PREFIX):] for name in known if name.startswith(ENV_PREFIX)]
-    lines = []
-    for name in sorted(set(given) - known):
-        meant = closest(name[len(ENV_PREFIX):], suffixes)  # (the prefix alone would make every name a near miss)
-        if meant is not None:
-            lines.append(f"${name[:100]} is no scratchfs variable (did you mean ${ENV_PREFIX}{meant}?); ignored")
-    return lines
 
 
 def global_option(name: str) -> str | None:
@@ -372,11 +356,6 @@ def command_settings() -> Settings | None:
         except InvalidArgument as exc:
             raise click.UsageError(f"${SEGMENTS_ENV}: {exc}") from None
     return Settings(**given) if given else None
-
-
-BUSY_TIMEOUT_ENV = "SCRATCHFS_BUSY_TIMEOUT"
-"""The environment variable of ``busy_timeout``, read by every command that opens a store (one without
-``--busy-timeout`` too: newuser7's ``ls`` against a hung index waited its default, 30 s, with it set to 5)."""
 
 
 def command_busy_timeout() -> float:
@@ -535,6 +514,6 @@ __all__ = ["BUSY_TIMEOUT_ENV", "ENV_PREFIX", "EXIT_CODES_HELP", "INPUT_ARGUMENT"
            "TTL_OPTION", "Folder", "Integer", "ScratchGroup", "Seconds", "Terminated", "command_busy_timeout",
            "command_settings", "command_store",
            "echo_json", "fail", "given_before", "global_option",
-           "handle_termination", "json_accepted", "main", "misspelt_variables", "opened", "resolve_root",
-           "resolve_scope", "restore_signals", "root_option", "scope_options", "stdout_bytes", "warn",
-           "with_existing_store", "with_store"]
+           "handle_termination", "json_accepted", "main", "misspelt_variables", "name_the_variable", "opened",
+           "program", "resolve_root", "resolve_scope", "restore_signals", "root_option", "scope_options",
+           "stdout_bytes", "warn", "with_existing_store", "with_store"]

@@ -141,6 +141,9 @@ class StoreOption(click.Option):
 
     def process_value(self, ctx: click.Context, value: Any) -> Any:
         value = super().process_value(ctx, value)
+        if value is not None and not value.strip():  # as --root "" is refused: unset means the local default
+            raise click.BadParameter(f"{value!r} is empty: leave the option out for the default (or give "
+                                     f"{'sqlite' if self.name == 'index' else 'file'})", ctx, self)
         if value is not None and self.name is not None:
             ctx.meta.setdefault(STORE_META, {})[self.name] = value
         return value

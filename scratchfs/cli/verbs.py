@@ -11,9 +11,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
-import re
-import shlex
 import tempfile
 from collections.abc import Iterator
 from dataclasses import replace
@@ -34,7 +31,6 @@ from scratchfs.cli.app import (
     echo_json,
     json_accepted,
     main,
-    program,
     resolve_root,
     root_option,
     scope_options,
@@ -44,6 +40,7 @@ from scratchfs.cli.app import (
     with_store,
 )
 from scratchfs.cli.settings_options import Size, settings_options
+from scratchfs.cli.shell import shell_command
 from scratchfs.foundation.checks import CONTEXT_FORMS, HANDLE_RE
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import LINE_WINDOW_BYTES, MAX_LIST_ENTRIES, MAX_READ_BYTES
@@ -186,25 +183,7 @@ def shell_next(result: Slice | LineSlice, run_id: str, agent_id: str, root: str 
         more = ["--offset", str(result.next_offset), "--length", str(result.requested)]
     words = ["read-handle", result.handle, *more, *(["--encoding", result.encoding] if result.encoding else []),
              *(["--root", root] if root is not None else []), "--run", run_id, "--agent", agent_id]
-    command = " ".join([program(), *(shell_word(word) for word in words)])
-    return command if root is not None else (f"{command} (with this store's --index and --blobs, or $SCRATCHFS_INDEX "
-                                             "and $SCRATCHFS_BLOBS)")
-
-
-_NOT_PRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")  # what one_line would escape
-_PLAIN_BYTES = frozenset(range(0x20, 0x7F)) - {ord("'"), ord("\\")}
-
-
-def shell_word(word: str) -> str:
-    """``word`` (a name as the OS gave it: undecodable bytes as surrogate escapes) quoted for a POSIX shell, on one
-    line: ``shlex.quote`` when it is printable, else ANSI-C quoting, ``$'...'`` (bash, zsh, ksh, busybox sh and
-    POSIX.1-2024 sh), with every other byte as ``\\xHH`` -- ``shlex.quote`` put a newline inside quotes, which the
-    one-line stderr then showed as ``\\n`` and a non-UTF-8 byte as ``\\udcff``: pasted, another path (atk28)."""
-    if not _NOT_PRINTABLE.search(word):
-        return shlex.quote(word)
-    raw = os.fsencode(word)
-    return "$'" + "".join(chr(b) if b in _PLAIN_BYTES else f"\\{chr(b)}" if b in b"'\\" else f"\\x{b:02x}"
-                          for b in raw) + "'"
+    return shell_command(words, root is not None)
 
 
 @main.command("scratch-write")
@@ -387,7 +366,6 @@ __all__ = [
     "scratch_read",
     "scratch_write",
     "shell_next",
-    "shell_word",
     "spill",
     "sweep_command",
 ]

@@ -44,6 +44,7 @@ import time
 from collections.abc import Callable
 
 from scratchfs.engine.postgres_index import PostgresIndex
+from scratchfs.engine.protocols import SWEPT_MISSING
 from scratchfs.engine.s3_blobs import S3Blobs, unread_why
 from scratchfs.engine.sweeper import BATCH_ROWS, SweepResult
 from scratchfs.foundation.checks import path_part
@@ -97,7 +98,7 @@ def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], 
         missing = [(row_id, blob) for row_id, run_id, agent_id, blob in known
                    if _where(run_id, agent_id, blob) not in listed
                    and ((key := blobs.object_key(run_id, agent_id, blob)) is None or blobs.head(key) is None)]
-        dropped = index.delete_rows(missing)
+        dropped = index.delete_rows(missing, reason=SWEPT_MISSING, now=now)
         removed, failed = _remove_orphans(index, blobs, objects, known, clock() - grace, fence)
         failures.update(failed)
         if failures:

@@ -76,6 +76,9 @@ _LOCKED_NOW = ("SELECT extract(epoch from clock_timestamp())::float8 FROM (SELEC
                "AS locked")
 _USAGE = "SELECT COALESCE(SUM(stored_size), 0)::bigint, COUNT(*) FROM @E WHERE run_id = %(run)s AND expires_at > @NOW"
 _SCOPE_KEY = "run_id = %(run)s AND agent_id = %(agent)s AND kind = %(kind)s AND key = %(key)s"
+_TOMBSTONED = ("RETURNING run_id, agent_id, kind, key, expires_at), t AS (INSERT INTO @G SELECT run_id, agent_id, "
+               "kind, key, %(reason)s, @NOW FROM d WHERE expires_at > @NOW ON CONFLICT (run_id, agent_id, kind, key) "
+               "DO UPDATE SET reason = excluded.reason, at = excluded.at) SELECT count(*) FROM d")  # ends WITH d AS (
 
 
 def _typed(exc: BaseException, doing: str, runs: tuple[str | None, str, str] | None = None,
@@ -232,13 +235,10 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
     def lookup_with_lines(self, run_id: str, agent_id: str, kind: str, key: str,
                           now: float) -> tuple[Entry, bytes] | None:
         """Like :meth:`lookup`, with the entry's per-frame newline counts (``array('I')`` bytes)."""
-        rows = self.read(
-            f"SELECT {_COLUMNS}, frame_newlines FROM @E WHERE {_SCOPE_KEY} AND expires_at > @NOW",
-            {"run": run_id, "agent": agent_id, "kind": kind, "key": key, "now": now}, "looking up an entry",
-        )
-        if not rows:
-            return None
-        return _entry(rows[0][:-1]), bytes(rows[0][-1] or b"")
+        rows = self.read(f"SELECT {_COLUMNS}, frame_newlines FROM @E WHERE {_SCOPE_KEY} AND expires_at > @NOW",
+                         {"run": run_id, "agent": agent_id, "kind": kind, "key": key, "now": now},
+                         "looking up an entry")
+        return (_entry(rows[0][:-1]), bytes(rows[0][-1] or b"")) if rows else None
 
     def gone(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> Gone | None:
         """Why the entry of a scope and key is not live: expired (row not swept yet) or a recent tombstone."""
@@ -339,12 +339,8 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
         where = "run_id = %(run)s" + ("" if agent_id is None else " AND agent_id = %(agent)s")
         reason = "deleted with its run" if agent_id is None else "deleted with its agent"
         with self.transaction("deleting a run") as conn:
-            row = conn.execute(self.q(
-                f"WITH d AS (DELETE FROM @E WHERE {where} RETURNING run_id, agent_id, kind, key, expires_at), "
-                "t AS (INSERT INTO @G SELECT run_id, agent_id, kind, key, %(reason)s, @NOW FROM d "
-                "WHERE expires_at > @NOW ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET "
-                "reason = excluded.reason, at = excluded.at) SELECT count(*) FROM d"),
-                {"run": run_id, "agent": agent_id, "reason": reason, "now": now}).fetchone()
+            row = conn.execute(self.q(f"WITH d AS (DELETE FROM @E WHERE {where} {_TOMBSTONED}"),
+                               {"run": run_id, "agent": agent_id, "reason": reason, "now": now}).fetchone()
         return int(row[0])
 
     @staticmethod
@@ -461,13 +457,16 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
                          "looking up blobs")
         return {row[0]: (row[1], row[2]) for row in rows}
 
-    def delete_rows(self, rows: list[tuple[int, str]]) -> int:
-        """Delete rows by ``(id, blob)``, each only if it still names that blob; return rows deleted."""
+    def delete_rows(self, rows: list[tuple[int, str]], *, reason: str | None = None, now: float = 0.0) -> int:
+        """Delete rows by ``(id, blob)``, each only if it still names that blob; with ``reason``, a live one leaves a
+        tombstone saying it (as :meth:`delete_scope`'s). Return rows deleted."""
         if not rows:
             return 0
+        params = {"ids": [r[0] for r in rows], "blobs": [r[1] for r in rows], "reason": reason, "now": now}
         with self.transaction("removing rows whose blob is gone") as conn:
-            return conn.execute(self.q("DELETE FROM @E WHERE (id, blob) IN (SELECT * FROM unnest(%s::bigint[], "
-                                       "%s::text[]))"), ([r[0] for r in rows], [r[1] for r in rows])).rowcount
+            return int(conn.execute(self.q("WITH d AS (DELETE FROM @E WHERE (id, blob) IN (SELECT * FROM unnest(%(ids)"
+                                           "s::bigint[], %(blobs)s::text[])) " + (_TOMBSTONED if reason else "RETURNING"
+                                           " 1) SELECT count(*) FROM d")), params).fetchone()[0])
 
     def relocate(self, moves: list[tuple[str, str]]) -> int:
         """Point rows at a new copy of their blob, by ``(old blob, new blob)``, each only if it still names the old

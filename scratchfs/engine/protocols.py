@@ -70,10 +70,15 @@ class Entry(NamedTuple):
 @dataclass(frozen=True, slots=True)
 class Gone:
     """Why an entry of one's own scope is no longer there: ``reason`` (``"expired"``, ``"deleted"``,
-    ``"deleted with its run"``, ``"deleted with its agent"``) and ``at`` (epoch seconds)."""
+    ``"deleted with its run"``, ``"deleted with its agent"``, ``"removed by fsck --repair (its stored copy was
+    corrupt)"``, :data:`SWEPT_MISSING`) and ``at`` (epoch seconds)."""
 
     reason: str
     at: float
+
+
+SWEPT_MISSING = "removed by a sweep (its stored copy was missing)"
+"""The reason a sweep's tombstone gives for a live row it removed because its blob file or object was gone."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,7 +206,7 @@ class IndexBackend(Protocol):
     def blobs(self) -> set[str]: ...
     def has_blob(self, blob: str) -> bool: ...
     def blob_scopes(self, blobs: list[str]) -> dict[str, tuple[str, str]]: ...
-    def delete_rows(self, rows: list[tuple[int, str]]) -> int: ...
+    def delete_rows(self, rows: list[tuple[int, str]], *, reason: str | None = None, now: float = 0.0) -> int: ...
     def integrity_check(self) -> str: ...
     def close(self) -> None: ...
 
@@ -317,6 +322,7 @@ class BlobStore(Protocol):
 
 
 __all__ = [
+    "SWEPT_MISSING",
     "BlobFile",
     "BlobInfo",
     "BlobSource",

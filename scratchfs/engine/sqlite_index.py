@@ -515,9 +515,11 @@ class Index(ScaleQueries):
                                    "DELETE FROM gone WHERE rowid IN (SELECT rowid FROM gone WHERE at <= ? LIMIT ?)",
                                    (cutoff, want)).rowcount)
 
-    def delete_rows(self, rows: list[tuple[int, str]], sizer: BatchSizer | None = None) -> int:
+    def delete_rows(self, rows: list[tuple[int, str]], sizer: BatchSizer | None = None, *, reason: str | None = None,
+                    now: float = 0.0) -> int:
         """Delete rows by ``(id, blob)``, each only if it still names that blob, in transactions sized by ``sizer``;
-        return rows deleted."""
+        with ``reason``, a row still live at ``now`` leaves a tombstone saying it (:meth:`gone`: a read is told
+        why, "removed by fsck --repair (...)"). Return rows deleted."""
         left = list(rows)
         deleted = 0
 
@@ -525,14 +527,17 @@ class Index(ScaleQueries):
             nonlocal deleted
             part = left[:want]
             del left[:want]
-            deleted += sum(conn.execute("DELETE FROM entries WHERE id = ? AND blob = ?", row).rowcount for row in part)
+            for row in part:
+                found = conn.execute("SELECT run_id, agent_id, kind, key, expires_at FROM entries WHERE id = ? AND "
+                                     "blob = ?", row).fetchone() if reason is not None else None
+                deleted += (done := conn.execute("DELETE FROM entries WHERE id = ? AND blob = ?", row).rowcount)
+                if done and found is not None and found[4] > now:
+                    conn.execute("INSERT OR REPLACE INTO gone VALUES (?, ?, ?, ?, ?, ?)", (*found[:4], reason, now))
             return len(part)
 
         if left:
             self.in_batches("removing rows whose file is gone", sizer or BatchSizer(BATCH_START_ROWS), step)
         return deleted
-
-
 
 
 __all__ = [

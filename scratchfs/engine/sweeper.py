@@ -45,6 +45,7 @@ from dataclasses import asdict, dataclass
 from scratchfs.engine import safe_fs, segments
 from scratchfs.engine.batches import BatchSizer
 from scratchfs.engine.local_blobs import BLOB_NAME_RE, BLOB_SUFFIX, Blobs
+from scratchfs.engine.protocols import SWEPT_MISSING
 from scratchfs.engine.segment_sweep import check_segment, known_locations
 from scratchfs.engine.sqlite_index import Index
 from scratchfs.foundation import limits
@@ -169,7 +170,7 @@ def _sweep(index: Index, blobs: Blobs, now: float, grace: float, full: bool) -> 
     index.forget_tombstones(now)
     full = full or not scaled
     cursor = _Cursor() if full else _Cursor.load(blobs)
-    missing = _drop_rows_without_files(index, blobs, cursor, None if full else SLICE_ROWS)
+    missing = _drop_rows_without_files(index, blobs, cursor, None if full else SLICE_ROWS, now)
     orphans, orphan_bytes = _remove_orphans(index, blobs, (grace, now), cursor, None if full else SLICE_FILES)
     trashed, stuck = empty_trash(blobs)
     if not full:
@@ -265,10 +266,11 @@ def _cursor_file(blobs: Blobs, flags: int, use: Callable[[int], object]) -> obje
         os.close(locks)
 
 
-def _drop_rows_without_files(index: Index, blobs: Blobs, cursor: _Cursor, limit: int | None) -> int:
+def _drop_rows_without_files(index: Index, blobs: Blobs, cursor: _Cursor, limit: int | None, now: float) -> int:
     """Check rows from the cursor on (wrapping around once), up to ``limit`` rows (``None``: all); delete those whose
-    file is missing. A file that cannot be reached because a link or other file is in the way is not counted missing
-    (its row stays; fsck reports it)."""
+    file is missing (a live one's read then says so: :data:`~scratchfs.engine.protocols.SWEPT_MISSING`). A file
+    that cannot be reached because a link or other file is in the way is not counted missing (its row stays; fsck
+    reports it)."""
     gone, checked, start, wrapped = [], 0, cursor.row, False
     after = start
     deadline = time.perf_counter() + SLICE_SECONDS
@@ -295,7 +297,7 @@ def _drop_rows_without_files(index: Index, blobs: Blobs, cursor: _Cursor, limit:
                 break
             wrapped, after = True, 0
     cursor.row = after
-    return index.delete_rows(gone)
+    return index.delete_rows(gone, reason=SWEPT_MISSING, now=now)
 
 
 def _agent_dirs(blobs: Blobs, cursor: _Cursor) -> Iterator[tuple[str, str | None]]:

@@ -41,7 +41,9 @@ class Expired(NotFound):
 
 
 class Deleted(NotFound):
-    """The entry was deleted (by ``scratch_delete``, ``delete_run`` or ``delete_agent``) within the last hour."""
+    """The entry was deleted (by ``scratch_delete``, ``delete_run`` or ``delete_agent``) within the last hour, or its
+    row removed because its stored copy was missing or corrupt (by ``fsck --repair`` or a sweep): the message says
+    which, and when."""
 
 
 class Changed(NotFound):

@@ -47,7 +47,7 @@ from scratchfs.api.store import ScratchStore
 from scratchfs.api.tools import TOOL_SPECS
 from scratchfs.engine.protocols import Entry
 from scratchfs.foundation import checks
-from scratchfs.foundation.errors import InvalidArgument, NotFound, ScratchError
+from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.text import digits_int, one_line
 from scratchfs.web import structure
 from scratchfs.web.security import CutShort
@@ -317,8 +317,7 @@ def _find(store: ScratchStore, run: str, agent: str, kind: str, key: str) -> Ent
     found = store.scope(run, agent).entry(kind, key)  # one lookup, not a listing of the scope
     if found is not None:
         return found
-    what = "handle" if kind == "handle" else "key"
-    raise NotFound(f"no live {what} {checks.shorten(key)} in run {checks.shorten(run)}, agent {checks.shorten(agent)}")
+    raise store.entries.not_found(run, agent, kind, key)  # what a read says: expired, deleted, removed by a repair
 
 
 def handle_meta(request: Request, run: str, agent: str, handle: str) -> dict[str, Any]:

@@ -195,15 +195,15 @@ def openapi() -> dict[str, Any]:
                                       [RUN, AGENT, HANDLE, *_read_params()], "readHandle")},
             _H + "/tree": {"get": _op("One node of a spilled JSON document", TREE, [
                 RUN, AGENT, HANDLE, _q("path", _STR, "A JSON pointer (RFC 6901); empty for the root."),
-                _q("offset", _NONNEG, "First child to list."),
+                _q("offset", _NONNEG, "First child to list (at most count: past it is a 400)."),
                 _q("limit", {"type": "integer", "minimum": 1, "maximum": MAX_CHILDREN}, "Children to list (200)."),
             ], "getJsonTree")},
             _H + "/table": {"get": _op("A page of rows of a spilled CSV entry", TABLE, [
-                RUN, AGENT, HANDLE, _q("row", _NONNEG, "First data row (0-based)."),
+                RUN, AGENT, HANDLE, _q("row", _NONNEG, "First data row (0-based; past total_rows: a 400)."),
                 _q("rows", {"type": "integer", "minimum": 1, "maximum": MAX_ROWS}, "Rows (100)."),
             ], "getCsvTable")},
             _H + "/text": {"get": _op("A page of the text of a spilled HTML entry (UTF-8 bytes of the text)", TEXT, [
-                RUN, AGENT, HANDLE, _q("offset", _NONNEG, "First byte of the text."),
+                RUN, AGENT, HANDLE, _q("offset", _NONNEG, "First byte of the text (at most size: past it is a 400)."),
                 _q("length", {"type": "integer", "minimum": 1, "maximum": MAX_TEXT_BYTES}, "Bytes."),
             ], "getHtmlText")},
             _S: {"get": _op("One scratchpad entry's metadata", ENTRY, [RUN, AGENT, KEY], "getScratch")},

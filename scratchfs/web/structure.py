@@ -185,7 +185,8 @@ def json_tree(scope: Scope, handle: str, pointer: str = "", offset: int = 0, lim
     ``note``: the document holds lone surrogate escapes (``"\\ud800"``), shown as U+FFFD).
 
     Raises:
-        InvalidArgument: not JSON, larger than :data:`MAX_STRUCTURE_BYTES`, a bad pointer, offset or limit.
+        InvalidArgument: not JSON, larger than :data:`MAX_STRUCTURE_BYTES`, a bad pointer, offset (negative, or
+            past the node's children: ``count`` is the last) or limit.
         NotFound, CorruptBlob, StoreBusy, StorageError: from the store.
     """
     if not 1 <= limit <= MAX_CHILDREN:
@@ -198,6 +199,10 @@ def json_tree(scope: Scope, handle: str, pointer: str = "", offset: int = 0, lim
     if escape is not None:
         result["note"] = (f"the document holds lone surrogate escapes (e.g. {escape}), which no UTF-8 text can "
                           "carry: the tree shows each as U+FFFD (\ufffd)")
+    count = len(node) if isinstance(node, (dict, list)) else 0
+    if offset > count:  # (at the end: no child, as a read at a content's size has no byte)
+        raise InvalidArgument(f"offset {offset} is past the end of the node at {pointer!r}: it has {count:,} "
+                              f"children (offsets 0 to {count})")
     if isinstance(node, dict):
         items: list[tuple[str | int, Any]] = list(node.items())[offset : offset + limit]
     elif isinstance(node, list):
@@ -224,7 +229,8 @@ def csv_table(scope: Scope, handle: str, row: int = 0, rows: int = 100) -> dict[
     :data:`MAX_STRUCTURE_BYTES` and only its first records were parsed.
 
     Raises:
-        InvalidArgument: not CSV, a bad row or rows. NotFound, CorruptBlob, StoreBusy, StorageError: from the store.
+        InvalidArgument: not CSV, a bad row (negative, or past ``total_rows``) or rows. NotFound, CorruptBlob,
+            StoreBusy, StorageError: from the store.
     """
     if not 1 <= rows <= MAX_ROWS:
         raise InvalidArgument(f"rows must be 1 to {MAX_ROWS}: {rows}")
@@ -232,6 +238,9 @@ def csv_table(scope: Scope, handle: str, row: int = 0, rows: int = 100) -> dict[
         raise InvalidArgument(f"row must not be negative: {row}")
     records, partial = _cached(scope, handle, "csv", lambda: _parse_csv(scope, handle))
     body = records[1:]
+    if row > len(body):
+        raise InvalidArgument(f"row {row} is past the last row: the table has {len(body):,} rows after its header "
+                              f"(row counts them from 0: 0 to {len(body)})")
     page = body[row : row + rows]
     end = row + len(page)
     return {"handle": handle, "columns": records[0] if records else [], "row": row, "rows": page,
@@ -254,14 +263,17 @@ def html_text(scope: Scope, handle: str, offset: int = 0, length: int = MAX_TEXT
     and the text is that of its first :data:`MAX_HTML_TEXT_BYTES` bytes.
 
     Raises:
-        InvalidArgument: a bad offset or length, not an HTML entry. NotFound, CorruptBlob, StoreBusy, StorageError:
-            from the store.
+        InvalidArgument: a bad offset (negative, or past ``size``) or length, not an HTML entry. NotFound,
+            CorruptBlob, StoreBusy, StorageError: from the store.
     """
     if not 1 <= length <= MAX_TEXT_BYTES:
         raise InvalidArgument(f"length must be 1 to {MAX_TEXT_BYTES}: {length}")
     if offset < 0:
         raise InvalidArgument(f"offset must not be negative: {offset}")
     text, partial = _cached(scope, handle, "html", lambda: _parse_html(scope, handle))
+    if offset > len(text):  # as the model's view="text" refuses it
+        raise InvalidArgument(f"offset {offset} is past the end of the text ({len(text):,} bytes: offsets 0 to "
+                              f"{len(text)})")
     while offset < len(text) and text[offset] & 0xC0 == 0x80:
         offset += 1  # inside a character: start at the next one, as the model's view does
     piece = text[offset : offset + length]

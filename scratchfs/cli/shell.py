@@ -1,0 +1,85 @@
+"""The shell commands the command line prints (a raw read's ``next:``, ``ls``'s and ``fsck``'s continuations, a
+usage error's ``--help``): each names the program as it was invoked (:func:`program`) and quotes every word for a
+POSIX shell (:func:`shell_word`), so that it pastes as it is.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import sys
+from collections.abc import Sequence
+
+_SCRIPT_NAMES = ("scratchfs", "scratchfs.exe")
+
+
+def program() -> str:
+    """The program as a command the CLI writes names it, shell-quoted: ``sys.argv[0]`` as it was invoked when that is
+    a path to a scratchfs script (``.venv/bin/scratchfs``, which runs with scratchfs on no PATH); the interpreter and
+    its options as they were given, then ``-m scratchfs``, when the package was run as a module (``python3 -m
+    scratchfs``: the bare ``scratchfs`` it wrote was on no PATH; :func:`as_module`); else ``scratchfs`` (found on
+    PATH)."""
+    invoked = sys.argv[0] if sys.argv else ""
+    path_like = os.sep in invoked or bool(os.altsep and os.altsep in invoked)
+    if path_like and os.path.basename(invoked) in _SCRIPT_NAMES:
+        return shlex.quote(invoked)
+    if os.path.basename(invoked) == "__main__.py" and os.path.basename(os.path.dirname(invoked)) == "scratchfs":
+        return as_module()
+    return "scratchfs"
+
+
+def as_module() -> str:
+    """``python -m scratchfs`` as it was invoked (``sys.orig_argv`` up to ``-m scratchfs``, interpreter options
+    included), each word shell-quoted; the interpreter by its full path (``sys.executable``) when the name it was
+    invoked by would not run it again (a bare name that is on no PATH, or another interpreter there)."""
+    orig = list(getattr(sys, "orig_argv", []) or [])
+    tail = len(sys.argv) - 1
+    head = orig[: len(orig) - tail] if 0 <= tail < len(orig) else []
+    if head[-2:] != ["-m", "scratchfs"] and head[-1:] != ["-mscratchfs"]:
+        head = [sys.executable or "python3", "-m", "scratchfs"]
+    first = head[0]
+    path_like = os.sep in first or bool(os.altsep and os.altsep in first)
+    if not path_like:
+        found = shutil.which(first)
+        if found is None or not sys.executable or not _same_file(found, sys.executable):
+            head[0] = sys.executable or first
+    return " ".join(shell_word(word) for word in head)
+
+
+def _same_file(one: str, other: str) -> bool:
+    try:
+        return os.path.samefile(one, other)
+    except OSError:
+        return False
+
+
+_NOT_PRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")  # what one_line would escape
+_PLAIN_BYTES = frozenset(range(0x20, 0x7F)) - {ord("'"), ord("\\")}
+
+
+def shell_word(word: str) -> str:
+    """``word`` (a name as the OS gave it: undecodable bytes as surrogate escapes) quoted for a POSIX shell, on one
+    line: ``shlex.quote`` when it is printable, else ANSI-C quoting, ``$'...'`` (bash, zsh, ksh, busybox sh and
+    POSIX.1-2024 sh), with every other byte as ``\\xHH`` -- ``shlex.quote`` put a newline inside quotes, which the
+    one-line stderr then showed as ``\\n`` and a non-UTF-8 byte as ``\\udcff``: pasted, another path (atk28)."""
+    if not _NOT_PRINTABLE.search(word):
+        return shlex.quote(word)
+    raw = os.fsencode(word)
+    return "$'" + "".join(chr(b) if b in _PLAIN_BYTES else f"\\{chr(b)}" if b in b"'\\" else f"\\x{b:02x}"
+                          for b in raw) + "'"
+
+
+def shell_command(words: Sequence[str], local: bool) -> str:
+    """The command line ``program() words...`` with every word quoted (:func:`shell_word`): a command that continues
+    one the CLI ran, whose words name the store's ``--root`` when it is ``local``, so that it reads the same store
+    whatever the environment it is pasted in. A fleet's store (not ``local``) is named by ``--index`` and
+    ``--blobs`` (or ``$SCRATCHFS_INDEX`` and ``$SCRATCHFS_BLOBS``), which the command is said to need instead: not
+    printed, they may hold a password."""
+    command = " ".join([program(), *(shell_word(word) for word in words)])
+    return command if local else (f"{command} (with this store's --index and --blobs, or $SCRATCHFS_INDEX and "
+                                  "$SCRATCHFS_BLOBS)")
+
+
+__all__ = ["as_module", "program", "shell_command", "shell_word"]

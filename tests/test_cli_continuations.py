@@ -1,0 +1,82 @@
+"""A continuation the command line prints (``ls``'s and ``fsck``'s ``next:``, a raw read's) repeats every filter
+of the call it continues, and the store, so that pasted as it is -- in a shell whose environment names no store
+-- it shows the rest of the same listing. ``ls --run R --limit 1`` said only ``more with --after CURSOR``: with
+that alone, ``ls --after CURSOR`` listed every run (helper newuser's finding)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import scratchfs
+
+CHECKOUT = Path(scratchfs.__file__).resolve().parent.parent
+COMMAND = [sys.executable, "-m", "scratchfs"]
+
+
+@pytest.fixture
+def store(tmp_path):
+    """A store of 3 entries of run r, agent a, among others of agent b and run s; the environment names no store."""
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(CHECKOUT), "HOME": str(tmp_path)}
+    run = {"env": env, "cwd": tmp_path, "capture_output": True, "timeout": 120}
+    root = str(tmp_path / "root")
+    for run_id, agent in (("r", "a"), ("r", "b"), ("s", "a"), ("r", "a"), ("r", "b"), ("r", "a")):
+        subprocess.run([*COMMAND, "spill", "-", "--root", root, "--run", run_id, "--agent", agent],
+                       input=b"x" * 10_000, check=True, **run)
+    return root, run
+
+
+def _follow(first: list[str], run: dict) -> tuple[list[subprocess.CompletedProcess], list[str]]:
+    """Run ``first``, then every ``next:`` it prints, pasted into sh; the runs and the hints."""
+    done, hints = [subprocess.run(first, **run)], []
+    while "next: " in done[-1].stderr.decode():
+        hints.append(done[-1].stderr.decode().split("next: ", 1)[1].strip())
+        done.append(subprocess.run(["/bin/sh", "-c", hints[-1]], **run))
+        assert len(done) < 10, hints
+    assert all(one.returncode == 0 for one in done), [one.stderr for one in done]
+    return done, hints
+
+
+def test_ls_continuations_keep_the_run_agent_and_json(store):
+    root, run = store
+    every = json.loads(subprocess.run([*COMMAND, "ls", "--root", root, "--json"], check=True, **run).stdout)
+    wanted = [e["key"] for e in every if (e["run_id"], e["agent_id"]) == ("r", "a")]
+    assert len(wanted) == 3
+    done, hints = _follow([*COMMAND, "ls", "--root", root, "--run", "r", "--agent", "a", "--limit", "1", "--json"],
+                          run)
+    assert [e["key"] for one in done for e in json.loads(one.stdout)] == wanted
+    assert len(hints) == 2
+    assert all(" ls --run r --agent a --limit 1 --after " in hint and "--json" in hint for hint in hints), hints
+    done, _ = _follow([*COMMAND, "--run", "r", "ls", "--root", root, "--limit", "2"], run)  # a table; run before
+    rows = [line.split("\t")[2] for one in done for line in one.stdout.decode().splitlines()[1:]]
+    assert rows == [e["key"] for e in every if e["run_id"] == "r"]
+
+
+def test_fsck_continuations_keep_quick_and_the_store(store):
+    root, run = store
+    done, hints = _follow([*COMMAND, "fsck", "--root", root, "--quick", "--limit", "2"], run)
+    assert len(done) == 3  # 6 entries, 2 a check
+    assert all(" fsck --quick --limit 2 --after " in hint and hint.endswith(f"--root {root}") for hint in hints)
+    assert [one.stdout.decode().split(" (", 1)[0] for one in done] == ["checked 2 entries"] * 3
+    assert all("(0 B verified)" in one.stdout.decode() for one in done)  # --quick carried: nothing decompressed
+    assert os.path.isdir(root)
+
+
+def test_fsck_names_the_repair_of_the_store_it_checked(store):
+    """fsck's '`scratchfs fsck --repair` removes them' named no store: after `fsck --root X`, pasted, it checked
+    and repaired the default store, not X. It names the root, and pasted as it is, repairs X."""
+    root, run = store
+    [blob] = [p for p in Path(root, "runs").rglob("*") if p.is_file() and p.suffix in (".zst", ".zseg")][:1]
+    blob.unlink()
+    found = subprocess.run([*COMMAND, "fsck", "--root", root], **run)
+    assert found.returncode == 3
+    hint = found.stderr.decode().split("`")[1]
+    assert hint.endswith(f" fsck --repair --root {root}"), found.stderr
+    assert subprocess.run(["/bin/sh", "-c", hint], **run).returncode == 0
+    assert subprocess.run([*COMMAND, "fsck", "--root", root], **run).returncode == 0
+    assert not Path(run["env"]["HOME"], ".cache", "scratchfs").exists()

@@ -1,0 +1,109 @@
+"""A ``SCRATCHFS_*`` variable set to empty text is refused -- one stderr line naming it, exit 2, nothing made --
+as its option given ``""`` is, never read as unset: ``SCRATCHFS_ROOT= scratchfs spill`` wrote to the default root
+(the user cache directory) where ``--root ""`` is refused (helper newuser's finding); click reads every empty
+variable as unset, so each of them fell back to its default silently."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import scratchfs
+from scratchfs import InvalidArgument, ScratchStore
+from scratchfs.cli import main
+
+CHECKOUT = Path(scratchfs.__file__).resolve().parent.parent
+COMMAND = [sys.executable, "-m", "scratchfs"]
+
+
+def _variables() -> set[str]:
+    """Every variable the command line reads: its options' and the store's own."""
+    found = {"SCRATCHFS_INDEX", "SCRATCHFS_BLOBS", "SCRATCHFS_SEGMENT_ENTRY_BYTES", "SCRATCHFS_BUSY_TIMEOUT"}
+    for command in [main, *main.commands.values()]:
+        for param in command.params:
+            envvar = getattr(param, "envvar", None)
+            found.update([envvar] if isinstance(envvar, str) else envvar or [])
+    return found
+
+
+_BY_COMMAND = {"SCRATCHFS_TOKEN": ["serve", "--port", "0"],
+               "SCRATCHFS_SPILL_THRESHOLD_BYTES": ["mcp-proxy", "--", sys.executable, "-c", "pass"]}
+VARIABLES = sorted(_variables())
+
+
+def test_every_variable_is_covered():
+    assert {name.removeprefix("SCRATCHFS_") for name in VARIABLES} == {
+        "AGENT_ID", "BLOBS", "BUSY_TIMEOUT", "DEFAULT_TTL", "DURABLE", "INDEX", "PATTERN_TIMEOUT", "REFRESH_ON_READ",
+        "REPLY_BUDGET_BYTES", "ROOT", "RUN_ID", "RUN_QUOTA_BYTES", "RUN_QUOTA_ENTRIES", "SEGMENT_ENTRY_BYTES",
+        "SPILL_THRESHOLD_BYTES", "TOKEN"}
+
+
+@pytest.mark.parametrize("name", VARIABLES)
+@pytest.mark.parametrize("value", ["", " "])
+def test_a_variable_set_to_empty_text_is_refused_in_one_line(tmp_path, name, value):
+    if name in ("SCRATCHFS_ROOT", "SCRATCHFS_RUN_ID", "SCRATCHFS_AGENT_ID") and value == " ":
+        pytest.skip("a root, run or agent of a space is a name (as --root ' ' is)")
+    home = tmp_path / "home"
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(CHECKOUT), "HOME": str(home), "XDG_CACHE_HOME": str(home),
+           "SCRATCHFS_ROOT": str(tmp_path / "root"), "SCRATCHFS_RUN_ID": "r", "SCRATCHFS_AGENT_ID": "a", name: value}
+    args = _BY_COMMAND.get(name, ["spill", "-"])
+    try:
+        done = subprocess.run([*COMMAND, *args], env=env, input=b"x" * 100, capture_output=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{name}={value!r}: the command ran (read as unset) instead of being refused")
+    err = done.stderr.decode()
+    assert done.returncode == 2, (done.returncode, err)
+    assert err.startswith(f"scratchfs: usage: ${name} is set to empty text: unset it") and err.count("\n") == 1, err
+    assert not home.exists() and not (tmp_path / "root").exists()  # no store made, at the default root or the one
+    helped = subprocess.run([*COMMAND, *args[:1], "--help"], env=env, capture_output=True, timeout=30)
+    assert helped.returncode == 0 and helped.stdout.startswith(b"Usage: ")  # help is still given
+
+
+@pytest.mark.parametrize("option", ["--root", "--index", "--blobs"])
+def test_an_option_given_empty_text_is_refused_as_its_variable_is(tmp_path, option):
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(CHECKOUT), "HOME": str(tmp_path / "home"),
+           "SCRATCHFS_RUN_ID": "r", "SCRATCHFS_AGENT_ID": "a"}
+    for args in (["spill", "-", option, ""], ["ls", "--root", str(tmp_path / "root"), option, ""]):
+        done = subprocess.run([*COMMAND, *args], env=env, input=b"x", capture_output=True, timeout=30)
+        assert done.returncode == 2, (args, done.stderr)
+        assert done.stderr.count(b"\n") == 1 and b"empty" in done.stderr, done.stderr
+    assert not (tmp_path / "home").exists()
+
+
+def test_the_api_refuses_an_empty_root_or_segment_variable(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("SCRATCHFS_ROOT", "")
+    with pytest.raises(InvalidArgument, match=r"\$SCRATCHFS_ROOT is set to an empty string"):
+        ScratchStore()
+    monkeypatch.delenv("SCRATCHFS_ROOT")
+    monkeypatch.setenv("SCRATCHFS_SEGMENT_ENTRY_BYTES", "")
+    with pytest.raises(InvalidArgument, match="segment_entry_bytes"):
+        ScratchStore(tmp_path / "root")
+    assert not (tmp_path / "home").exists() and not (tmp_path / "root").exists()
+    monkeypatch.setenv("SCRATCHFS_SEGMENT_ENTRY_BYTES", "64KiB")
+    with ScratchStore(tmp_path / "root") as store:
+        assert store.settings.segment_entry_bytes == 65536
+    assert os.path.isdir(tmp_path / "root")
+
+
+@pytest.mark.parametrize(("name", "value", "args"), [
+    ("SCRATCHFS_ROOT", "A FILE", ["ls"]),
+    ("SCRATCHFS_SPILL_THRESHOLD_BYTES", "abc", ["mcp-proxy", "--", sys.executable, "-c", "pass"]),
+    ("SCRATCHFS_DEFAULT_TTL", "0", ["mcp-proxy", "--", sys.executable, "-c", "pass"]),
+    ("SCRATCHFS_SEGMENT_ENTRY_BYTES", "5MB", ["mcp"]),
+])
+def test_a_bad_value_from_a_variable_names_the_variable_not_the_option(tmp_path, name, value, args):
+    """A bad value of --root, --threshold, --ttl or --segment-entry-bytes that came from its variable said
+    "Invalid value for '--root'", an option the user never gave; the settings' options named their variable."""
+    (tmp_path / "a-file").write_bytes(b"")
+    value = str(tmp_path / "a-file") if value == "A FILE" else value
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(CHECKOUT), "HOME": str(tmp_path / "home"),
+           "SCRATCHFS_ROOT": str(tmp_path / "root"), "SCRATCHFS_RUN_ID": "r", "SCRATCHFS_AGENT_ID": "a", name: value}
+    done = subprocess.run([*COMMAND, *args], env=env, input=b"", capture_output=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.decode().startswith(f"scratchfs: usage: Invalid value for ${name}: "), done.stderr
