@@ -50,7 +50,7 @@ from scratchfs.api.search_reply import as_given, count_reply, matches_reply, win
 from scratchfs.api.structured import StructureReads
 from scratchfs.api.stub import shown_preview
 from scratchfs.api.tools import TOOL_SPECS, check_arguments, check_read_modes
-from scratchfs.api.views import fit, hex_shown, lead_inside_character, piece, reads_as_text, reply_size, to_json
+from scratchfs.api.views import fit, lead_inside_character, piece, reads_as_text, reply_size, to_json
 from scratchfs.engine.structure.paging import check_resumes_at, cursor_position
 from scratchfs.foundation.checks import HANDLE_RE, check_flag, check_int, check_key, check_utf8
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
@@ -78,8 +78,6 @@ def range_reply(sl: Slice, budget: int, before: bytes = b"") -> dict[str, Any]:
 
     def build(k: int) -> dict[str, Any]:
         part = sl.prefix(max(k, _first_character(sl.data) if not binary and not single else 1))
-        if binary:  # (the next range starts on the character this one's end cuts: it may be text)
-            part = part.prefix(hex_shown(part.data, part.offset, part.size))
         shown = piece(part.data, part.offset, part.size, binary, sl.encoding, before=before)
         at = shown.offset - part.offset
         part = replace(part, offset=shown.offset, data=part.data[at : at + shown.length])
