@@ -72,7 +72,7 @@ def test_terminal_output_is_advised_its_text_view_and_the_view_works(tools, scra
         assert str(caught.value).startswith(f"{stub.handle} holds terminal output (content type log)")
         assert 'view="text"' in str(caught.value), caught.value
     view = tools.call("read_handle", {"handle": stub.handle, "view": "text"})["text"]
-    assert view.startswith("[100%]\n") and "\x1b" not in view and "\r" not in view
+    assert view.startswith("[100%] \n") and "\x1b" not in view and "\r" not in view  # (the space after "step 0": written)
 
 
 _COMMENTS = ["# a comment line", "# another", "# and one more"]  # (3 of the first 20 lines: text to the sniffer)
