@@ -226,7 +226,8 @@ def test_a_zip_of_stored_members_is_an_archive_whose_members_read_by_offset_and_
     assert [(name, size) for name, size, _ in listed] == [(name, len(body)) for name, body, _ in files]
     for (_, size, at), (_, body, _) in zip(listed, files, strict=True):
         assert data[at : at + size] == body
-    assert f"Next: read_handle(handle=\"{HANDLE}\", offset={listed[0][2]}, length={listed[0][1]})" in stub.note
+    assert (f"Next: read_handle(handle=\"{HANDLE}\", offset={listed[0][2]}, length={listed[0][1]}, "
+            f"end={listed[0][2] + listed[0][1]})") in stub.note
     stored = scratch_scope.spill(data, source_tool="zip")
     assert stored.preview == stub.preview and stored.shape == shape.text
     reply = ScratchTools(scratch_scope).call("read_handle", {"handle": stored.handle, "offset": listed[0][2],
