@@ -143,3 +143,19 @@ def test_an_end_bounds_a_text_entry_s_range_too(scratch_scope):
     tools = ScratchTools(scratch_scope)
     assert _follow(tools, {"handle": handle, "offset": 100, "length": 3000, "end": 9001}, 100, 9001, data) == \
         data[100:9001]
+
+
+@pytest.mark.parametrize(("offset", "length", "end", "shown", "next_offset"), [
+    (0, 1, 2, "é", None),  # the one character the range starts with, whole: it ends at the bound
+    (4, 1, 7, "é", 6),
+    (0, 1, 1, "\ufffd", None),  # a character the bound cuts: its bytes before it, as U+FFFD
+])
+def test_a_range_shorter_than_its_first_character_stops_at_the_bound(scratch_scope, offset, length, end, shown,
+                                                                      next_offset):
+    """The range read again wider to hold its first character whole went on past the bound it reached: its
+    next_call asked for ``offset=end, end=end``, which is refused."""
+    handle = scratch_scope.spill("é".encode() * 3000, source_tool="t").handle
+    reply = ScratchTools(scratch_scope).call("read_handle", {"handle": handle, "offset": offset, "length": length,
+                                                             "end": end})
+    assert (reply["data"], reply["next_offset"]) == (shown, next_offset), reply
+    assert (reply["next_call"] is None) is (next_offset is None)

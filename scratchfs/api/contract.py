@@ -454,7 +454,7 @@ class ScratchTools:
             wider = read(sl.offset, len(sl.data) + 3)
             lead = lead_inside_character(wider.data, before)
             wider = wider.prefix(lead + _first_character(wider.data[lead:]))  # that one character, whole
-            reply = range_reply(replace(wider, requested=sl.requested, budget=echo, end=end), budget, before)
+            reply = range_reply(bounded_range(replace(wider, requested=sl.requested, budget=echo), end), budget, before)
         return reply
 
     def scratch_write(self, key: str, value: str, encoding: str = "utf-8", ttl: float | None = None
