@@ -14,6 +14,7 @@ from dataclasses import replace
 from scratchfs.api.results import LineSlice, Slice
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.text import plural
 
 __all__ = ["bounded_lines", "bounded_range", "check_end"]
 
@@ -33,7 +34,7 @@ def check_end(end: object, searching: bool) -> int | None:
 
 def _check_within(start: int, end: int, size: int) -> None:
     if end > size:
-        raise InvalidArgument(f"end={end} is past the content's end ({size:,} bytes): give end= at most {size}")
+        raise InvalidArgument(f"end={end} is past the content's end ({plural(size, 'byte')}): give end= at most {size}")
     if end <= start:
         raise InvalidArgument(f"end={end} is not after the read's start (byte {start}): end= is the byte the read "
                               "stops before")
