@@ -257,3 +257,25 @@ def test_a_select_of_content_holding_no_html_element_is_refused_whatever_the_sel
     assert message.startswith(f"{stub.handle} holds {what} (content type {kind}), in which "
                               f"select={json.dumps(selector)} found no HTML element"), message
     assert "pattern=" in message
+
+
+@pytest.mark.parametrize(("name", "data", "kind", "what"), [
+    *_PLAIN, (None, BINARY, "binary", "binary data"), (None, TERMINAL, "log", "terminal output"),
+    (None, b'{"items": [' + b'{"id": 1}, ' * 2000 + b'{"id": 2}]}', "json", "one JSON document"),
+    (None, b"a,b\n" + b"1,2\n" * 3000, "csv", "a CSV/TSV table")])
+@pytest.mark.parametrize("read", [{"view": "members"}, {"view": "text"}])
+def test_a_view_that_does_not_fit_is_refused_in_the_words_of_every_refusal(tools, scratch_scope, fixture_data, name,
+                                                                           data, kind, what, read):
+    """``view="members"`` of what is no archive said only 'view="members" lists the members of a tar or zip
+    archive; h_... holds no archive', naming no read that fits, and ``view="text"`` of JSON 'view='text' is for
+    HTML pages and terminal output; this is json: ...': each now names what the entry holds, as every other
+    refusal does, and the reads that fit it."""
+    stub = scratch_scope.spill(data if name is None else fixture_data[name], source_tool="t")
+    assert stub.content_type == kind
+    if read["view"] == "text" and what == "terminal output":
+        return  # (its view)
+    with pytest.raises(InvalidArgument) as caught:
+        tools.call("read_handle", {"handle": stub.handle, **read})
+    message = str(caught.value)
+    assert message.startswith(f"{stub.handle} holds {what} (content type {kind}), "), message
+    assert f'view="{read["view"]}"' in message and "read it " in message and "pattern=" in message, message

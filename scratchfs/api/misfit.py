@@ -108,12 +108,12 @@ def jq_misfit(handle: str, content_type: str | None, message: str, line_bytes: f
     return f"{holds(handle, content_type, shape, line_bytes, ', which jq cannot parse as JSON')}. ({message})"
 
 
-def text_misfit(content_type: str | None, line_bytes: float = 0.0, shape: str | None = None) -> str:
-    """The refusal of ``view="text"`` for an entry of ``content_type`` (not HTML, terminal output or text), naming
-    the reads that fit it (jq= for JSON, record= for JSON lines, row= for CSV; ``line_bytes``,
-    ``shape``: :func:`fitting_reads`)."""
-    return (f"view='text' is for HTML pages and terminal output; this is {content_type}: "
-            f"{fitting_reads(content_type, line_bytes, shape)}")
+def text_misfit(handle: str, content_type: str | None, line_bytes: float = 0.0, shape: str | None = None) -> str:
+    """The refusal of ``view="text"`` for an entry of ``content_type`` (not HTML, terminal output or text), in the
+    words of every refusal (:func:`holds`): what it holds and the reads that fit it (jq= for JSON, record= for JSON
+    lines, row= for CSV; ``line_bytes``, ``shape``: :func:`fitting_reads`)."""
+    return holds(handle, content_type, shape, line_bytes, ', which view="text" does not render (it renders HTML pages '
+                 "and terminal output)")
 
 
 def plain_view(read: Callable[[int, int], bytes], content_type: str | None, shape: str | None) -> bool:
@@ -145,6 +145,12 @@ def no_element(read: Callable[[int, int], bytes], size: int, bound: int) -> bool
             return False
         at += _TAG_SCAN_BYTES
     return True
+
+
+def members_misfit(handle: str, content_type: str | None, shape: str | None, line_bytes: float = 0.0) -> str:
+    """The refusal of ``view="members"`` for an entry that is no tar or zip: what it holds and the reads that fit."""
+    return holds(handle, content_type, shape, line_bytes, ', which view="members" does not list (it lists the '
+                 "members of a tar or zip archive)")
 
 
 def select_misfit(handle: str, content_type: str | None, shape: str | None, line_bytes: float, selector: str) -> str:
@@ -202,5 +208,5 @@ def explained_jq(handle: str, content_type: str | None, read: Callable[[], T], l
         raise InvalidArgument(advice) from None
 
 
-__all__ = ["NO_HEADER", "explained_jq", "fitting_reads", "holds", "jq_misfit", "no_element", "plain_view", "refusal",
-           "select_misfit", "slurp_form", "text_misfit", "view_misfit", "what_it_holds"]
+__all__ = ["NO_HEADER", "explained_jq", "fitting_reads", "holds", "jq_misfit", "members_misfit", "no_element",
+           "plain_view", "refusal", "select_misfit", "slurp_form", "text_misfit", "view_misfit", "what_it_holds"]

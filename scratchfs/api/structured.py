@@ -19,6 +19,7 @@ from scratchfs.api.misfit import (
     NO_HEADER,
     explained_jq,
     jq_misfit,
+    members_misfit,
     no_element,
     plain_view,
     refusal,
@@ -318,7 +319,7 @@ class StructureReads:
             if content_type in ("log", "text", None):
                 return view_page(src, offset, cursor=cursor, budget_bytes=budget, raw_offset=raw_offset,
                                  entry=entry_identity(handle, blob), cr_ends_lines=CR_LINE_ENDS in (self.shape or ""))
-            raise InvalidArgument(text_misfit(content_type, self.line_bytes, self.shape))
+            raise InvalidArgument(text_misfit(handle, content_type, self.line_bytes, self.shape))
 
         return self._page(handle, read)
 
@@ -327,8 +328,9 @@ class StructureReads:
         data's byte offset and length, the range call that reads it; a compressed zip member's ``compressed`` and
         ``size`` instead of ``read``), within ``budget`` bytes of JSON: :func:`~scratchfs.api.archive.members_page`.
         Raises InvalidArgument (no tar or zip, a cursor not of this read), NotFound, CorruptBlob."""
-        return self._page(handle, lambda src, blob, _: members_page(src.read, src.size, handle, cursor, budget,
-                                                                   entry_identity(handle, blob)))
+        return self._page(handle, lambda src, blob, kind: members_page(
+            src.read, src.size, handle, cursor, budget, entry_identity(handle, blob),
+            lambda: members_misfit(handle, kind, self.shape, self.line_bytes)))
 
     def text_search(self, handle: str, view: str, matcher: Matcher, search: tuple[int, int, int, int],
                     sink_class: type[Sink] = Sink, opened: OpenEntry | None = None) -> tuple[SearchResult, int]:
@@ -350,7 +352,7 @@ class StructureReads:
                 raise InvalidArgument("the text view of terminal output is searched over its stored bytes "
                                       "(scratchfs.api.view_search.view_search), not rendered here")
             if content_type != "html":
-                raise InvalidArgument(text_misfit(content_type, self.line_bytes, self.shape))
+                raise InvalidArgument(text_misfit(handle, content_type, self.line_bytes, self.shape))
             text = html_text(src, cache_key=blob, timeout=self._timeout())
             return search_text(text, matcher, *search, sink_class), len(text)
 
