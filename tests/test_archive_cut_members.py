@@ -44,7 +44,7 @@ def test_a_tar_cut_inside_a_member_says_how_many_of_its_bytes_are_there(tmp_path
         assert [(m["name"], m["offset"], m["length"], m.get("stored")) for m in listed] == [
             ("m0.txt", 512, 5000, None), ("m1.txt", 6144, 5000, 1856)]
         assert parse_call(listed[1]["read"])[1] == {"handle": listed[1]["read"].split('"')[1], "offset": 6144,
-                                                    "length": 1856}
+                                                    "length": 1856, "end": 8000}
         whole = members(tools, a_tar([5000, 5000]))  # a whole tar: no stored
         assert all("stored" not in m for m in whole) and [m["length"] for m in whole] == [5000, 5000]
         cut_at_data = members(tools, a_tar([5000, 5000])[:6144])  # the content ends where m1's data starts

@@ -64,7 +64,7 @@ def test_a_tar_of_400_members_is_listed_whole_page_by_page_and_member_300_read(t
         assert [m["length"] for m in members] == [i.size for i in infos]
         three_hundred = members[300]
         assert three_hundred["read"] == (f'read_handle(handle="{stub.handle}", offset={infos[300].offset_data}, '
-                                         f"length={infos[300].size})")
+                                         f"length={infos[300].size}, end={infos[300].offset_data + infos[300].size})")
         read = ScratchTools(scope).read_handle(**call_args(three_hundred["read"])[1])
         assert read["data"].startswith("member 300\n")
         # the Python API: the same members (a page of budget= bytes: the reply's own fields aside, more of them)
@@ -95,7 +95,8 @@ def test_a_zip_is_listed_from_its_central_directory_stored_and_compressed_member
             assert member["offset"] == local + 30 + name_len + extra_len
             assert member["length"] == info.compress_size
             if info.compress_type == zipfile.ZIP_STORED:
-                assert "compressed" not in member and member["read"].endswith(f"length={info.file_size})")
+                assert "compressed" not in member and member["read"].endswith(
+                    f"length={info.file_size}, end={member['offset'] + info.file_size})")
                 got = data[member["offset"] : member["offset"] + member["length"]]
                 assert got == f"page {int(info.filename[10:13])}\n".encode() * 200
             else:

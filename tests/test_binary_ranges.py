@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import random
 import re
 import tarfile
 import zipfile
@@ -90,16 +91,49 @@ def test_a_text_range_of_binary_content_costs_about_its_bytes_not_five_times_the
 
 
 @pytest.mark.parametrize("cut", [1, 2])
-def test_a_text_range_cut_inside_a_character_at_either_end_is_text_of_whole_characters(scratch_scope, cut):
+def test_a_text_range_cut_inside_a_character_at_its_end_is_text_of_whole_characters(scratch_scope, cut):
     member = "日本語のテキスト\n".encode() * 40
     data = _tar([("ja.txt", member)])
     handle = scratch_scope.spill(data, source_tool="tar").handle
     tools = ScratchTools(scratch_scope)
-    reply = tools.call("read_handle", {"handle": handle, "offset": 512 + cut, "length": 100})
-    assert reply["encoding"] == "text" and reply["offset"] == 512 + 3, reply  # (past the character it starts in)
-    assert reply["data"].encode() == data[515 : 515 + reply["length"]], reply
-    assert 612 + cut - 3 < 515 + reply["length"] <= 612 + cut, reply  # (before the character its end cuts)
-    assert reply["next_offset"] == 515 + reply["length"]
+    reply = tools.call("read_handle", {"handle": handle, "offset": 512, "length": 100 + cut})
+    assert reply["encoding"] == "text" and reply["offset"] == 512, reply
+    assert reply["data"].encode() == data[512 : 512 + reply["length"]], reply
+    assert reply["length"] == 100 and reply["next_offset"] == 612  # (before the character its end cuts)
+
+
+@pytest.mark.parametrize("cut", [1, 2])
+def test_a_range_of_binary_content_starting_inside_a_character_is_a_hex_dump_of_exactly_its_bytes(scratch_scope,
+                                                                                                  cut):
+    """It was text from the next character on (offset moved past the cut one): after a hex dump that ends inside a
+    character (as it now may: exactly the bytes asked), the bytes between were shown by neither range."""
+    member = "日本語のテキスト\n".encode() * 40
+    data = _tar([("ja.txt", member)])
+    handle = scratch_scope.spill(data, source_tool="tar").handle
+    reply = ScratchTools(scratch_scope).call("read_handle", {"handle": handle, "offset": 512 + cut, "length": 100})
+    assert reply["encoding"] == "hexdump" and reply["offset"] == 512 + cut and reply["length"] == 100, reply
+    assert _hex_bytes(reply) == data[512 + cut : 612 + cut] and reply["next_offset"] == 612 + cut
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32), size=st.integers(64, 4000), offset=st.integers(0, 4000),
+       length=st.integers(1, 1200), lead=st.sampled_from([None, 0xC3, 0xE6, 0xF0]))
+def test_a_hex_dump_range_is_exactly_the_bytes_asked(scratch_scope, seed, size, offset, length, lead):
+    """A hex dump has no character boundaries: ``length=64`` of random binary gave 63 bytes when its last byte was
+    a UTF-8 lead byte (left for the next range). The hex decodes to ``data[offset:offset+length]``."""
+    data = bytearray(b"\x00\x01\x02" + random.Random(seed).randbytes(size))  # (binary by its NULs)
+    offset = min(offset, len(data) - 2)
+    if lead is not None and offset + length < len(data):  # the range's last byte starts a character
+        data[offset + length - 1] = lead
+    data = bytes(data)
+    handle = scratch_scope.spill(data, source_tool="t").handle
+    reply = ScratchTools(scratch_scope).call("read_handle", {"handle": handle, "offset": offset, "length": length})
+    if reply.get("encoding") != "hexdump":
+        return  # (a range of bytes that are text: shown as text)
+    end = min(offset + length, len(data))
+    assert reply["offset"] == offset and reply["length"] == end - offset, reply
+    assert _hex_bytes(reply) == data[offset:end]
+    assert reply["next_offset"] == (end if end < len(data) else None)
 
 
 @pytest.mark.parametrize("raw", [b"abc\x00def" * 20, b"abc\x1b[31mred" * 20, b"\x01\x02\x03" * 20,
@@ -134,7 +168,7 @@ def test_following_next_call_over_binary_content_shows_every_byte_once_within_bu
         assert len(to_json(reply).encode()) <= budget
         assert reply["encoding"] in ("text", "hexdump"), reply
         if covered is None:
-            assert 0 <= reply["offset"] - offset <= 3
+            assert 0 <= reply["offset"] - offset <= (0 if reply["encoding"] == "hexdump" else 3)
             covered = reply["offset"]
         assert reply["offset"] == covered, "a byte skipped or returned twice"
         shown = _shown(reply)
@@ -192,7 +226,8 @@ def test_a_zip_of_stored_members_is_an_archive_whose_members_read_by_offset_and_
     assert [(name, size) for name, size, _ in listed] == [(name, len(body)) for name, body, _ in files]
     for (_, size, at), (_, body, _) in zip(listed, files, strict=True):
         assert data[at : at + size] == body
-    assert f"Next: read_handle(handle=\"{HANDLE}\", offset={listed[0][2]}, length={listed[0][1]})" in stub.note
+    assert (f"Next: read_handle(handle=\"{HANDLE}\", offset={listed[0][2]}, length={listed[0][1]}, "
+            f"end={listed[0][2] + listed[0][1]})") in stub.note
     stored = scratch_scope.spill(data, source_tool="zip")
     assert stored.preview == stub.preview and stored.shape == shape.text
     reply = ScratchTools(scratch_scope).call("read_handle", {"handle": stored.handle, "offset": listed[0][2],

@@ -119,7 +119,8 @@ def test_an_uncompressed_tar_lists_its_first_members_and_where_each_ones_data_is
         size, offset = int(size.replace(",", "")), int(offset)
         assert data[offset : offset + size] == by_name[name]
     assert f"the preview lists its first {len(listed)} members" in stub.note, stub.note
-    assert 'Next: read_handle(handle="h_aaaaaaaaaaaaaaaaaaaaaaaa", offset=512, length=3000)' in stub.note, stub.note
+    assert 'Next: read_handle(handle="h_aaaaaaaaaaaaaaaaaaaaaaaa", offset=512, length=3000, end=3512)' in stub.note, \
+        stub.note
     stored = scope.spill(data, source_tool="tar")  # the same through the store's write path
     assert stored.preview == stub.preview and stored.shape == shape.text
     read = ScratchTools(scope).call("read_handle", {"handle": stored.handle, "offset": 512, "length": 3000})

@@ -49,11 +49,12 @@ def pairs(fixture_data) -> dict[str, tuple[bytes, bytes]]:
     book = fixture_data["browser-rust-book.html"]
     grep = fixture_data["workspace-grep-stdlib-defs.txt"]
     cut = grep.index(b"\n", 20000) + 1
+    ansi = b"\x1b[0m"  # (text whose view renders something: the view of text with no escape is refused)
     return {"json": _same_size(*(json.dumps(d).encode() for d in dicts)),
             "jsonl": _same_size(*jsonl),
             "csv": _same_size(*csvs, pad=b"\n"),
-            "html": (book[:60000], book[60000:120000]),
-            "text": _same_size(grep[:cut], grep[cut : grep.index(b"\n", 2 * cut) + 1], pad=b"\n")}
+            "html": (book[:60000], ansi + book[60004:120000]),
+            "text": _same_size(ansi + grep[4:cut], ansi + grep[cut + 4 : grep.index(b"\n", 2 * cut) + 1], pad=b"\n")}
 
 
 # kind -> (format, read(structure reads, handle, cursor)); another read of the same entry, for each

@@ -369,13 +369,28 @@ def test_a_page_blank_but_for_unicode_spaces_selects_nothing():
 
 # -- terminal -----------------------------------------------------------------------------------------------------
 
-def _pyte_lines(raw: str, width=120) -> list[str]:
+def _pyte_lines(raw: str, width: int = 400) -> list[str]:
+    """Each line as pyte's screen holds it, up to its last cell a character was written to: spaces written at the
+    end kept, cells erased (``ESC[K``, pyte writes blanks there) or never written (past a tab or a move) not -- what
+    a terminal keeps of a line (its display pads every line with blanks to the screen's width)."""
     import pyte
+
+    class Written(pyte.Screen):
+        def erase_in_line(self, how: int = 0, private: bool = False) -> None:
+            line = self.buffer[self.cursor.y]
+            for x in {0: range(self.cursor.x, self.columns), 1: range(self.cursor.x + 1),
+                      2: range(self.columns)}[how]:
+                line.pop(x, None)
+
     rows = raw.split("\n")
-    screen = pyte.Screen(width, len(rows) + 1)
-    screen.set_mode(pyte.modes.LNM)  # a newline returns to column 0, as a tty's output processing does
+    screen = Written(width, len(rows) + 1)
+    screen.set_mode(pyte.modes.LNM)
     pyte.Stream(screen).feed(raw)
-    return [line.rstrip() for line in screen.display[: len(rows)]]
+    lines = []
+    for y in range(len(rows)):
+        cells = screen.buffer[y]
+        lines.append("".join(cells[x].data for x in range(max(cells) + 1)) if cells else "")
+    return lines
 
 
 def _progress_log() -> str:
@@ -399,6 +414,25 @@ def test_terminal_view_equals_pyte():
 
 _TOKENS = ["a", "bc", "é", " ", "\r", "\b", "\x1b[K", "\x1b[2K", "\x1b[1K", "\x1b[31m", "\x1b[0m", "\x1b[3G",
            "\x1b[2C", "\x1b[D", "\x1b]8;;http://x\x07", "\n"]
+
+
+@given(st.lists(st.sampled_from([*_TOKENS, "   ", "\t", "x\t"]), max_size=60), st.integers(256, 600))
+def test_terminal_pages_keep_the_spaces_a_terminal_keeps_at_a_line_end(tokens, budget):
+    """A space written at a line's end is kept, as a terminal holds it (a progress line padded with spaces over a
+    longer one: ``\\r50%   `` was ``50%``); the blanks a tab, a move or an erasure leaves are not; a tab moves over
+    the text it passes (it wrote spaces over it)."""
+    raw = "".join(tokens)
+    rendered = "\n".join(_pyte_lines(raw))
+    pages = follow(lambda **kw: view_page(BytesSource(raw.encode(), 16), **kw), budget)
+    assert "".join(p.text for p in pages) == rendered
+
+
+def test_a_progress_line_padded_with_spaces_keeps_them():
+    raw = ("\x1b[32mdownloading\x1b[0m 100% of big.tar\r\x1b[1mdone\x1b[0m        \nabc\t\nabcdefghij\r\tX\n"
+           "[#####     ]  50%\r\x1b[1mfinished\x1b[0m            \n")
+    view = "".join(p.text for p in follow(lambda **kw: view_page(BytesSource(raw.encode()), **kw), 4096))
+    assert view == "done        100% of big.tar\nabc\nabcdefghXj\nfinished" + " " * 12 + "\n"
+    assert view.split("\n") == _pyte_lines(raw)
 
 
 @given(st.lists(st.sampled_from(_TOKENS), max_size=60), st.integers(256, 600))

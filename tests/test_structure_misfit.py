@@ -72,7 +72,7 @@ def test_terminal_output_is_advised_its_text_view_and_the_view_works(tools, scra
         assert str(caught.value).startswith(f"{stub.handle} holds terminal output (content type log)")
         assert 'view="text"' in str(caught.value), caught.value
     view = tools.call("read_handle", {"handle": stub.handle, "view": "text"})["text"]
-    assert view.startswith("[100%]\n") and "\x1b" not in view and "\r" not in view
+    assert view.startswith("[100%] \n") and "\x1b" not in view and "\r" not in view  # (the space after step 0)
 
 
 _COMMENTS = ["# a comment line", "# another", "# and one more"]  # (3 of the first 20 lines: text to the sniffer)
@@ -203,3 +203,79 @@ def test_a_structure_read_of_compressed_or_image_data_is_refused_naming_its_form
         tools.call("read_handle", {"handle": stub.handle, **read})
     assert str(caught.value).startswith(f"{stub.handle} holds binary data ({fmt}) (content type binary), which a "
                                         f"{next(iter(read))}= read does not parse: read it with offset="), caught.value
+
+
+_PLAIN = [("workspace-grep-stdlib-defs.txt", None, "text", "text (grep-style path:line: output)"),
+          (None, LOG, "log", "log output")]
+
+
+@pytest.mark.parametrize(("name", "data", "kind", "what"), _PLAIN)
+@pytest.mark.parametrize("read", [{"view": "text"}, {"view": "text", "raw_offset": 0}, {"view": "text", "offset": 10},
+                                  {"view": "text", "match": "def"}, {"view": "text", "pattern": "d.f"},
+                                  {"view": "text", "match": "step", "context": "line"}])
+def test_a_text_view_of_text_it_would_show_as_it_is_is_refused(tools, scratch_scope, fixture_data, name, data, kind,
+                                                                 what, read):
+    """``view="text"`` of plain text or a log (no escape, \\r redraw or backspace: nothing to render) gave the text
+    itself, a no-op the stub never offers; its search was a plain search. Now one typed error, as ``view="text"``
+    of JSON or CSV is, naming what the entry is and the reads that fit (lines, search)."""
+    stub = scratch_scope.spill(data if name is None else fixture_data[name], source_tool="t")
+    assert stub.content_type == kind
+    with pytest.raises(InvalidArgument) as caught:
+        tools.call("read_handle", {"handle": stub.handle, **read})
+    message = str(caught.value)
+    assert message.startswith(f'{stub.handle} holds {what} (content type {kind}), which view="text" would show as '
+                              "it is"), message
+    assert "line=" in message and "match=" in message and "pattern=" in message
+
+
+_AT = LOG.index(b"\n", 4000) + 1  # (a line start)
+
+
+@pytest.mark.parametrize("data", [LOG[:_AT] + b"\x1b[31mFAILED\x1b[0m step\n" + LOG[_AT:],  # (too few: a log)
+                                  LOG[:_AT] + b"12%\r100%\n" + LOG[_AT:]])
+def test_a_text_view_of_a_log_holding_an_escape_or_a_redraw_renders_it(tools, scratch_scope, data):
+    """A log with an escape or a redraw too few to be called terminal output is still rendered: the view differs."""
+    stub = scratch_scope.spill(data, source_tool="t")
+    assert stub.content_type == "log" and not stub.shape.startswith("terminal output"), stub.shape
+    text = "".join(tools.call("read_handle", {"handle": stub.handle, "view": "text", "budget": 65536})["text"])
+    assert "\x1b" not in text and "\r" not in text and ("FAILED step\n" in text or "100%\n" in text)
+
+
+@pytest.mark.parametrize(("name", "data", "kind", "what"), [*_PLAIN, (None, BINARY, "binary", "binary data"),
+                                                            (None, TERMINAL, "log", "terminal output")])
+@pytest.mark.parametrize("selector", ["body", "html", ":root", "*", "p", "body > p"])
+def test_a_select_of_content_holding_no_html_element_is_refused_whatever_the_selector(tools, scratch_scope,
+                                                                                      fixture_data, name, data,
+                                                                                      kind, what, selector):
+    """``select="body"`` (or ``html``, ``*``, ``:root``) of text holding no tag matched the element an HTML parser
+    makes up around it and gave the whole text as one element; ``select="p"`` was refused. Every selector now is."""
+    stub = scratch_scope.spill(data if name is None else fixture_data[name], source_tool="t")
+    assert stub.content_type == kind
+    with pytest.raises(InvalidArgument) as caught:
+        tools.call("read_handle", {"handle": stub.handle, "select": selector})
+    message = str(caught.value)
+    assert message.startswith(f"{stub.handle} holds {what} (content type {kind}), in which "
+                              f"select={json.dumps(selector)} found no HTML element"), message
+    assert "pattern=" in message
+
+
+@pytest.mark.parametrize(("name", "data", "kind", "what"), [
+    *_PLAIN, (None, BINARY, "binary", "binary data"), (None, TERMINAL, "log", "terminal output"),
+    (None, b'{"items": [' + b'{"id": 1}, ' * 2000 + b'{"id": 2}]}', "json", "one JSON document"),
+    (None, b"a,b\n" + b"1,2\n" * 3000, "csv", "a CSV/TSV table")])
+@pytest.mark.parametrize("read", [{"view": "members"}, {"view": "text"}])
+def test_a_view_that_does_not_fit_is_refused_in_the_words_of_every_refusal(tools, scratch_scope, fixture_data, name,
+                                                                           data, kind, what, read):
+    """``view="members"`` of what is no archive said only 'view="members" lists the members of a tar or zip
+    archive; h_... holds no archive', naming no read that fits, and ``view="text"`` of JSON 'view='text' is for
+    HTML pages and terminal output; this is json: ...': each now names what the entry holds, as every other
+    refusal does, and the reads that fit it."""
+    stub = scratch_scope.spill(data if name is None else fixture_data[name], source_tool="t")
+    assert stub.content_type == kind
+    if read["view"] == "text" and what == "terminal output":
+        return  # (its view)
+    with pytest.raises(InvalidArgument) as caught:
+        tools.call("read_handle", {"handle": stub.handle, **read})
+    message = str(caught.value)
+    assert message.startswith(f"{stub.handle} holds {what} (content type {kind}), "), message
+    assert f'view="{read["view"]}"' in message and "read it " in message and "pattern=" in message, message

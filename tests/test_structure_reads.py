@@ -337,7 +337,7 @@ def test_view_text_over_json_names_the_read_that_fits(tools, scratch_scope, data
     """view="text" over JSON was refused with "read it by range, lines or pattern", jq= (record=) unnamed. Lines are
     named for content of short lines; a one-line document (22 KB) gets byte ranges instead, as its stub says."""
     handle = scratch_scope.spill(data, source_tool="t").handle
-    with pytest.raises(InvalidArgument, match="view='text' is for HTML pages") as caught:
+    with pytest.raises(InvalidArgument, match='which view="text" does not render') as caught:
         tools.call("read_handle", {"handle": handle, "view": "text"})
     assert fit in str(caught.value) and by in str(caught.value)
     assert ("line=" in str(caught.value)) is (by == "line=")
@@ -514,7 +514,8 @@ def test_raw_offset_over_a_table_names_the_reads_that_fit_it(tools, scratch_scop
     """view="text" with raw_offset over a CSV table (or XML, JSON) was refused as an HTML page's text view would be
     ("an HTML page's text view is paged by offset"); it gets the text view's refusal for what it holds."""
     handle = scratch_scope.spill(b"a,b\n" + b"1,2\n" * 5000, source_tool="t").handle
-    with pytest.raises(InvalidArgument, match=r"^view='text' is for HTML pages and terminal output; this is csv: "
+    with pytest.raises(InvalidArgument, match=r'^h_\w+ holds a CSV/TSV table \(content type csv\), which view="text" '
+                                              r"does not render \(it renders HTML pages and terminal output\): "
                                               r"read it with row="):
         tools.call("read_handle", {"handle": handle, "view": "text", "raw_offset": 5})
 

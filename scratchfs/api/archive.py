@@ -2,13 +2,14 @@
 only the members whose headers lie in its first bytes, and at most 64 of them.
 
 Each member is ``{name, offset, length, read}`` -- its data's byte offset and length in the archive (bytes) and the
-range call that reads it (``length`` at most :data:`~scratchfs.foundation.limits.MAX_READ_BYTES`: the call's
-``next_call`` goes on) -- plus ``kind`` when it is no regular file (``"dir"``, ``"link"``, ``"other"``: no data, no
-``read``); a zip member that is compressed or encrypted gives ``compressed`` (its method: ``"deflate"``,
-``"bzip2"``, ``"lzma"``, ``"zstd"``, ``"encrypted"``, ...) and ``size`` (its bytes once extracted) instead of
-``read``: its stored bytes are not its text, and no read here decompresses them. A member whose data runs past the
-content's end (an archive cut short: a tool's output cut at a size limit) or, in a zip, into its central directory
-(a header that lies) adds ``stored``, the bytes of it that are there, which its ``read`` reads (none: no ``read``).
+range call that reads it (``length`` at most :data:`~scratchfs.foundation.limits.MAX_READ_BYTES`, ``end`` where the
+member ends: the call's ``next_call`` goes on within the member, and is null at its end) -- plus ``kind`` when it is no
+regular file (``"dir"``, ``"link"``, ``"other"``: no data, no ``read``); a zip member that is compressed or encrypted
+gives ``compressed`` (its method: ``"deflate"``, ``"bzip2"``, ``"lzma"``, ``"zstd"``, ``"encrypted"``, ...) and ``size``
+(its bytes once extracted) instead of ``read``: its stored bytes are not its text, and no read here decompresses them. A
+member whose data runs past the content's end (an archive cut short: a tool's output cut at a size limit) or, in a zip,
+into its central directory (a header that lies) adds ``stored``, the bytes of it that are there, which its ``read``
+reads (none: no ``read``).
 
 Sources: a tar is walked header by header from its start by
 :class:`~scratchfs.api.shape_binary.TarWalk` (the stub's linear reader, not ``tarfile``: its pax parser is slow on
@@ -57,11 +58,12 @@ _CENTRAL_READ = 64 * 1024  # bytes of the central directory read at once
 
 
 def members_page(read: Callable[[int, int], bytes], size: int, handle: str, cursor: str | None, budget: int,
-                 entry: str | None) -> ItemPage:
+                 entry: str | None, misfit: Callable[[], str] | None = None) -> ItemPage:
     """One page of the members of the tar or zip of ``size`` bytes that ``read(offset, length)`` reads (the entry
     ``handle``), from ``cursor`` (a former page's, or ``None``: the first), within ``budget`` bytes of JSON
     (``ItemPage`` named ``members``, items as the module docstring says, ``extra["note"]`` when the listing ended
-    before the archive did or a member is compressed). ``entry``: what the cursors are bound to.
+    before the archive did or a member is compressed). ``entry``: what the cursors are bound to; ``misfit``: the
+    refusal of content that is no archive (what it holds and the reads that fit it), else one of this module's.
 
     Raises:
         InvalidArgument: the content is no tar or zip (a compressed one -- gzip, zstd, ... -- says so: no read
@@ -74,7 +76,8 @@ def members_page(read: Callable[[int, int], bytes], size: int, handle: str, curs
     if kind != "tar":
         held = f"{kind}-compressed content: no read decompresses it" if kind in (
             "gzip", "zstd", "bzip2", "xz") else f"{kind or 'no archive'}"
-        raise InvalidArgument(f'view="members" lists the members of a tar or zip archive; {handle} holds {held}')
+        raise InvalidArgument(misfit() if misfit is not None else
+                              f'view="members" lists the members of a tar or zip archive; {handle} holds {held}')
     key = CursorKey(MEMBERS_VIEW + "\0tar", size, entry)
     start = decode_cursor(cursor, 1, key)[0] if cursor is not None else 0
     walk = TarWalk(read, start)
@@ -98,9 +101,15 @@ def _tar_item(member: Any, handle: str, size: int) -> dict[str, Any]:
     if member.kind != "file":
         item["kind"] = member.kind
     elif member.size and held != 0:
-        item["read"] = render_call("read_handle", handle=handle, offset=member.offset,
-                                   length=min(member.size if held is None else held, MAX_READ_BYTES))
+        item["read"] = _member_read(handle, member.offset, member.size if held is None else held)
     return item
+
+
+def _member_read(handle: str, offset: int, length: int) -> str:
+    """The range call that reads a member's ``length`` bytes at ``offset``: bounded at their end
+    (:mod:`scratchfs.api.bounds`), so that its ``next_call`` stays in the member and ends with it."""
+    return render_call("read_handle", handle=handle, offset=offset, length=min(length, MAX_READ_BYTES),
+                       end=offset + length)
 
 
 def _held(offset: int, length: int, bound: int) -> int | None:
@@ -228,6 +237,5 @@ def _zip_item(read: Callable[[int, int], bytes], handle: str, name: str, flags: 
         item["compressed"] = "encrypted" if flags & 0x1 else _METHODS.get(method, f"method {method}")
         item["size"] = unpacked
     elif offset >= 0 and packed and held != 0:
-        item["read"] = render_call("read_handle", handle=handle, offset=offset,
-                                   length=min(packed if held is None else held, MAX_READ_BYTES))
+        item["read"] = _member_read(handle, offset, packed if held is None else held)
     return item

@@ -40,6 +40,7 @@ from dataclasses import replace
 from typing import Any
 
 from scratchfs.api.archive import MEMBERS_VIEW
+from scratchfs.api.bounds import bounded_lines, bounded_range, check_end
 from scratchfs.api.counting import count_matches
 from scratchfs.api.encodings import check_encoding, search_form
 from scratchfs.api.fixed import Squeeze, small
@@ -50,7 +51,7 @@ from scratchfs.api.search_reply import as_given, count_reply, matches_reply, win
 from scratchfs.api.structured import StructureReads
 from scratchfs.api.stub import shown_preview
 from scratchfs.api.tools import TOOL_SPECS, check_arguments, check_read_modes
-from scratchfs.api.views import fit, hex_shown, lead_inside_character, piece, reads_as_text, reply_size, to_json
+from scratchfs.api.views import fit, lead_inside_character, piece, reads_as_text, reply_size, to_json
 from scratchfs.engine.structure.paging import check_resumes_at, cursor_position
 from scratchfs.foundation.checks import HANDLE_RE, check_flag, check_int, check_key, check_utf8
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
@@ -78,9 +79,7 @@ def range_reply(sl: Slice, budget: int, before: bytes = b"") -> dict[str, Any]:
 
     def build(k: int) -> dict[str, Any]:
         part = sl.prefix(max(k, _first_character(sl.data) if not binary and not single else 1))
-        if binary:  # (the next range starts on the character this one's end cuts: it may be text)
-            part = part.prefix(hex_shown(part.data, part.offset, part.size))
-        shown = piece(part.data, part.offset, part.size, binary, sl.encoding, before=before)
+        shown = piece(part.data, part.offset, part.bound, binary, sl.encoding, before=before)
         at = shown.offset - part.offset
         part = replace(part, offset=shown.offset, data=part.data[at : at + shown.length])
         part = part.prefix(shown.length)
@@ -106,7 +105,7 @@ def lines_reply(ls: LineSlice, budget: int) -> dict[str, Any]:
 
     def build(k: int) -> dict[str, Any]:
         part = ls.prefix(max(k, _first_character(ls.data) if not binary and not single else 1))
-        shown = piece(part.data, part.offset, part.size, binary, ls.encoding)
+        shown = piece(part.data, part.offset, part.bound, binary, ls.encoding)
         if shown.length < len(part.data):  # a character cut at the end: left for the next read
             part = part.prefix(shown.length)
         return {"handle": ls.handle, **shown.fields(), "size": ls.size, "next_offset": part.next_offset,
@@ -126,7 +125,7 @@ def _shown_as(read: Slice | LineSlice, before: bytes = b"") -> tuple[bool, dict[
     bytes are text; a single-byte ``encoding`` shows text either way."""
     if not read.binary or read.encoding is not None:
         return False, {}
-    binary = not reads_as_text(read.data, read.offset, read.size, before)
+    binary = not reads_as_text(read.data, read.offset, read.bound, before)
     return binary, {} if binary else {"encoding": "text"}
 
 
@@ -393,8 +392,9 @@ class ScratchTools:
             structure["slurp"] = None  # (slurp=false: the read it would be without it)
         given = {k: v for k, v in structure.items() if v is not None}
         asked = {"length": length, "line": line, "lines": lines, "match": match, "pattern": pattern,
-                 "context": context, "max_matches": max_matches, "before": before}
+                 "context": context, "max_matches": max_matches, "before": before, "end": given.pop("end", None)}
         _refuse_mixed(counting, given, asked, offset, ignore_case)
+        end = check_end(asked["end"], bool(match or pattern))
         if (single := check_encoding(encoding)) is not None and given:
             raise InvalidArgument("encoding applies to byte, line and search reads, not to a structure read")
         sought = (match, pattern) if single is None else search_form(match, pattern, ignore_case, single)
@@ -417,7 +417,7 @@ class ScratchTools:
             requested = min(check_int(DEFAULT_READ_BYTES if length is None else length, "length", 1),
                             MAX_READ_BYTES)
             return self._range(lambda at, n: replace(scope.read_range(handle, at, n), encoding=single), offset,
-                               requested, budget, echo)
+                               requested, budget, echo, end)
         result = scope.read_handle(handle, offset, length, match=sought[0], pattern=sought[1],
                                    ignore_case=ignore_case, context=context, max_matches=max_matches, line=line,
                                    lines=lines, cap=cap, before=before)
@@ -429,13 +429,13 @@ class ScratchTools:
             # character (the bytes before tell); then they start at the next one, as a range read does
             skip = lead_inside_character(result.data, scope.read_range(handle, result.offset - lead, lead).data)
             result = replace(result, offset=result.offset + skip, data=result.data[skip:])  # (no newline skipped)
-        return lines_reply(result, budget)
+        return lines_reply(bounded_lines(result, end), budget)
 
     @staticmethod
-    def _range(read: Callable[[int, int], Slice], offset: int, requested: int, budget: int, echo: int | None
-               ) -> dict[str, Any]:
+    def _range(read: Callable[[int, int], Slice], offset: int, requested: int, budget: int, echo: int | None,
+               end: int | None = None) -> dict[str, Any]:
         """A range reply of ``requested`` bytes from ``offset`` (at most ``budget`` read; ``echo``: the budget its
-        next_call repeats). One read takes the up to 3
+        next_call repeats; ``end``: a bound, :mod:`scratchfs.api.bounds`). One read takes the up to 3
         bytes before the range too (does it start inside a character?); a range shorter than the character it starts
         with is read again, a little wider, so that the reply holds that whole character."""
         offset = check_int(offset, "offset", 0)
@@ -447,14 +447,14 @@ class ScratchTools:
         if wide is None or offset > wide.size:
             wide = read(offset, 1)  # raises the error that names this offset (past the end)
         before = wide.data[:lead]
-        sl = replace(wide, offset=offset, data=wide.data[lead:], requested=requested, budget=echo).prefix(
-            min(requested, budget))
+        sl = bounded_range(replace(wide, offset=offset, data=wide.data[lead:], requested=requested, budget=echo),
+                           end).prefix(min(requested, budget))
         reply = range_reply(sl, budget, before)
         if not reply["length"] and sl.data and reply["next_offset"] is not None and reply.get("encoding") != "hexdump":
             wider = read(sl.offset, len(sl.data) + 3)
             lead = lead_inside_character(wider.data, before)
             wider = wider.prefix(lead + _first_character(wider.data[lead:]))  # that one character, whole
-            reply = range_reply(replace(wider, requested=sl.requested, budget=echo), budget, before)
+            reply = range_reply(bounded_range(replace(wider, requested=sl.requested, budget=echo), end), budget, before)
         return reply
 
     def scratch_write(self, key: str, value: str, encoding: str = "utf-8", ttl: float | None = None

@@ -9,10 +9,12 @@ or a log without escape sequences.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable
 from typing import TypeVar
 
-from scratchfs.api.shape import binary_format
+from scratchfs.api.shape import CR_LINE_ENDS, SAMPLE_BYTES, binary_format
 from scratchfs.api.shape_aligned import is_aligned
 from scratchfs.api.shape_binary import compressed_format
 from scratchfs.api.shape_stream import is_stream
@@ -35,6 +37,11 @@ _NOT_PARSED = ("jq: parse error", "the document is not valid JSON", "the documen
 _TOO_DEEP = "jq: parse error: Exceeds depth limit for parsing"
 
 T = TypeVar("T")
+NO_HEADER = ", no header, "
+"""In a table's shape whose first line holds a number or an empty name: a table of no header."""
+_DRAWN_OTHERWISE = re.compile(rb"[\x1b\x08\r]")  # an escape, a backspace, a \r: what a terminal shows otherwise
+_TAG = re.compile(rb"<[A-Za-z][A-Za-z0-9-]*[\s/>]")  # an HTML element's start tag
+_TAG_SCAN_BYTES = 1 << 20  # bytes scanned for a tag at a time
 
 
 def _terminal(content_type: str | None, shape: str | None) -> bool:
@@ -101,12 +108,79 @@ def jq_misfit(handle: str, content_type: str | None, message: str, line_bytes: f
     return f"{holds(handle, content_type, shape, line_bytes, ', which jq cannot parse as JSON')}. ({message})"
 
 
-def text_misfit(content_type: str | None, line_bytes: float = 0.0, shape: str | None = None) -> str:
-    """The refusal of ``view="text"`` for an entry of ``content_type`` (not HTML, terminal output or text), naming
-    the reads that fit it (jq= for JSON, record= for JSON lines, row= for CSV; ``line_bytes``,
-    ``shape``: :func:`fitting_reads`)."""
-    return (f"view='text' is for HTML pages and terminal output; this is {content_type}: "
-            f"{fitting_reads(content_type, line_bytes, shape)}")
+def text_misfit(handle: str, content_type: str | None, line_bytes: float = 0.0, shape: str | None = None) -> str:
+    """The refusal of ``view="text"`` for an entry of ``content_type`` (not HTML, terminal output or text), in the
+    words of every refusal (:func:`holds`): what it holds and the reads that fit it (jq= for JSON, record= for JSON
+    lines, row= for CSV; ``line_bytes``, ``shape``: :func:`fitting_reads`)."""
+    return holds(handle, content_type, shape, line_bytes, ', which view="text" does not render (it renders HTML pages '
+                 "and terminal output)")
+
+
+def plain_view(read: Callable[[int, int], bytes], content_type: str | None, shape: str | None) -> bool:
+    """Whether ``view="text"`` of an entry would show it as it is, nothing rendered: text or a log (``content_type``)
+    whose ``shape`` names neither terminal output nor lines ended by a lone ``\\r``, and whose first
+    :data:`~scratchfs.api.shape.SAMPLE_BYTES` (the bytes its shape was told from; ``read(offset, length)`` reads
+    them) hold no escape, backspace or ``\\r``. Never raises but as ``read`` does."""
+    if content_type not in ("text", "log") or _terminal(content_type, shape) or CR_LINE_ENDS in (shape or ""):
+        return False
+    return not _DRAWN_OTHERWISE.search(read(0, SAMPLE_BYTES))
+
+
+def view_misfit(handle: str, content_type: str | None, shape: str | None, line_bytes: float = 0.0) -> str:
+    """The refusal of ``view="text"`` (a page, a ``raw_offset``, a search) of an entry :func:`plain_view` finds
+    would show as it is: what it holds and the reads that fit it."""
+    return holds(handle, content_type, shape, line_bytes, ', which view="text" would show as it is: it renders HTML '
+                 "pages and terminal output (escape sequences, \\r redraws, backspaces), and this holds none")
+
+
+def no_element(read: Callable[[int, int], bytes], size: int, bound: int) -> bool:
+    """Whether the first ``bound`` bytes of a content of ``size`` bytes (``read(offset, length)`` reads them) hold no
+    HTML start tag (``<p>``, ``<div class=...``): a CSS select of it would match only the elements an HTML parser
+    makes up around text (``html``, ``body``, ``p``) and give its whole text as one. Never raises but as ``read``
+    does."""
+    at, end = 0, min(size, bound)
+    while at < end:
+        chunk = read(at, min(_TAG_SCAN_BYTES + 64, end - at))  # (64: a tag name across the chunk's edge)
+        if _TAG.search(chunk):
+            return False
+        at += _TAG_SCAN_BYTES
+    return True
+
+
+def members_misfit(handle: str, content_type: str | None, shape: str | None, line_bytes: float = 0.0) -> str:
+    """The refusal of ``view="members"`` for an entry that is no tar or zip: what it holds and the reads that fit."""
+    return holds(handle, content_type, shape, line_bytes, ', which view="members" does not list (it lists the '
+                 "members of a tar or zip archive)")
+
+
+def select_misfit(handle: str, content_type: str | None, shape: str | None, line_bytes: float, selector: str) -> str:
+    """The refusal of a CSS select of ``selector`` in an entry of text, a log or binary data that holds no HTML
+    element (:func:`no_element`, or none the selector matched): what it holds and the reads that fit it."""
+    return holds(handle, content_type, shape, line_bytes, f", in which select={json.dumps(selector)} found no HTML "
+                 "element")
+
+
+def slurp_form(handle: str, kind: str | None, shape: str | None) -> str:
+    """A slurp read's form of an entry stored as ``kind`` (of ``shape``): ``"records"`` (JSON lines), ``"rows"``,
+    ``"arrays"`` (a table, no header), ``"documents"`` (JSON texts, as ``jq -s``). Raises InvalidArgument for others,
+    naming them."""
+    if kind == "jsonl" or is_stream(kind, shape):
+        return "records" if kind == "jsonl" else "documents"
+    if is_aligned(kind, shape):
+        return "rows"
+    if kind == "csv":
+        return "arrays" if shape is not None and NO_HEADER in shape else "rows"
+    if kind == "json":
+        raise InvalidArgument(f"slurp=true is for JSON lines and CSV/TSV tables; {handle} is one JSON document, "
+                              "already one value: use jq= alone (it sees the whole document)")
+    if kind == "binary" and compressed_format(shape):  # (no search finds text in compressed bytes)
+        raise InvalidArgument(f"slurp=true is for JSON lines and CSV/TSV tables; {handle} is stored as binary, "
+                              f"{binary_format(shape)}-compressed: read its bytes (offset=, length=); no search "
+                              "(match=, pattern=) finds text in compressed bytes")
+    raise InvalidArgument(f"slurp=true is for JSON lines and CSV/TSV tables; {handle} is stored as {kind or 'unknown'}"
+                          ": search it (match=, pattern=, count=true) or read its " + (
+                              "bytes (offset=, length=)" if kind == "binary" else "lines") + (
+                              ', or view="text" / select= for HTML' if kind == "html" else ""))
 
 
 def refusal(handle: str, content_type: str | None, read: str, how: str = "", line_bytes: float = 0.0,
@@ -134,4 +208,5 @@ def explained_jq(handle: str, content_type: str | None, read: Callable[[], T], l
         raise InvalidArgument(advice) from None
 
 
-__all__ = ["explained_jq", "fitting_reads", "holds", "jq_misfit", "refusal", "text_misfit", "what_it_holds"]
+__all__ = ["NO_HEADER", "explained_jq", "fitting_reads", "holds", "jq_misfit", "members_misfit", "no_element",
+           "plain_view", "refusal", "select_misfit", "slurp_form", "text_misfit", "view_misfit", "what_it_holds"]

@@ -93,6 +93,8 @@ class Slice:
             between two pages is refused rather than joined), or ``None`` for a spilled result (never rewritten).
         encoding: ``"latin-1"`` or ``"cp1252"``: the read shows each byte as one character of it (the next call
             repeats it, :mod:`scratchfs.api.encodings`), else ``None`` (UTF-8).
+        end: the byte the read stops before (a member's end: :mod:`scratchfs.api.bounds`; the next call repeats it),
+            or ``None``: the content's end.
     """
 
     handle: str
@@ -106,26 +108,32 @@ class Slice:
     budget: int | None = None
     version: str | None = None
     encoding: str | None = None
+    end: int | None = None
+
+    @property
+    def bound(self) -> int:
+        """Where the read ends: ``end``, else the content's size."""
+        return self.size if self.end is None else self.end
 
     def prefix(self, length: int) -> Slice:
         """This slice cut to its first ``length`` bytes, its cursor moved to match."""
         data = self.data[:length]
         end = self.offset + len(data)
-        return replace(self, data=data, next_offset=end if end < self.size else None)
+        return replace(self, data=data, next_offset=end if end < self.bound else None)
 
     @property
     def remaining(self) -> int:
-        """Bytes after this slice, not read yet."""
-        return self.size - self.offset - len(self.data)
+        """Bytes after this slice, not read yet (before ``end``, when given)."""
+        return self.bound - self.offset - len(self.data)
 
     @property
     def next_call(self) -> str | None:
-        """The exact call that reads on -- the next range of the same length (and budget) -- or ``None`` at the
-        end."""
+        """The exact call that reads on -- the next range of the same length (and budget, and ``end``) -- or
+        ``None`` at the end."""
         if self.next_offset is None:
             return None
         return _reader_call(self.kind, self.handle, offset=self.next_offset, length=self.requested,
-                            budget=self.budget, version=self.version, encoding=self.encoding)
+                            budget=self.budget, version=self.version, encoding=self.encoding, end=self.end)
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +158,7 @@ class LineSlice:
         budget: the reply budget the caller gave (bytes; the next call repeats it), or ``None``.
         asked: the ``line`` the call gave when it was negative (from the end: ``first_line`` is the line it named,
             or 1 when it named one before the first), else ``None``.
-        encoding: as :class:`Slice`'s.
+        encoding, end: as :class:`Slice`'s.
     """
 
     handle: str
@@ -168,6 +176,12 @@ class LineSlice:
     budget: int | None = None
     asked: int | None = None
     encoding: str | None = None
+    end: int | None = None
+
+    @property
+    def bound(self) -> int:
+        """Where the read ends: ``end``, else the content's size."""
+        return self.size if self.end is None else self.end
 
     @property
     def note(self) -> str | None:
@@ -185,13 +199,13 @@ class LineSlice:
         newlines = data.count(b"\n")
         cut = not data.endswith(b"\n")
         end = self.offset + len(data)
-        return replace(self, data=data, lines=newlines + cut, cut=cut, next_offset=end if end < self.size else None,
-                       next_line=self.first_line + newlines if end < self.size else None)
+        return replace(self, data=data, lines=newlines + cut, cut=cut, next_offset=end if end < self.bound else None,
+                       next_line=self.first_line + newlines if end < self.bound else None)
 
     @property
     def remaining(self) -> int:
-        """Bytes after this read, not read yet."""
-        return self.size - self.offset - len(self.data)
+        """Bytes after this read, not read yet (before ``end``, when given)."""
+        return self.bound - self.offset - len(self.data)
 
     @property
     def next_call(self) -> str | None:
@@ -199,11 +213,11 @@ class LineSlice:
         same budget), or ``None``."""
         if self.cut and self.next_offset is not None:
             return _reader_call("handle", self.handle, offset=self.next_offset, lines=self.requested,
-                                budget=self.budget, encoding=self.encoding)
+                                budget=self.budget, encoding=self.encoding, end=self.end)
         if self.next_line is None:
             return None
         return _reader_call("handle", self.handle, line=self.next_line, lines=self.requested, budget=self.budget,
-                            encoding=self.encoding)
+                            encoding=self.encoding, end=self.end)
 
 
 @dataclass(frozen=True, slots=True)

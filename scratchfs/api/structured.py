@@ -15,12 +15,22 @@ from typing import TYPE_CHECKING, Any
 from scratchfs.api.archive import members_page
 from scratchfs.api.entries import reading
 from scratchfs.api.jq_inputs import refuse_inputs
-from scratchfs.api.misfit import explained_jq, holds, jq_misfit, refusal, text_misfit
+from scratchfs.api.misfit import (
+    NO_HEADER,
+    explained_jq,
+    jq_misfit,
+    members_misfit,
+    no_element,
+    plain_view,
+    refusal,
+    select_misfit,
+    slurp_form,
+    text_misfit,
+    view_misfit,
+)
 from scratchfs.api.results import render_call
 from scratchfs.api.shape import CR_LINE_ENDS, binary_format
 from scratchfs.api.shape_aligned import header_line, is_aligned
-from scratchfs.api.shape_binary import compressed_format
-from scratchfs.api.shape_stream import is_stream
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.search import Matcher, SearchResult, Sink
 from scratchfs.engine.segments import token_of
@@ -206,7 +216,7 @@ class StructureReads:
         refuse_inputs(filter, slurping=True)
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
-            form = _slurp_form(handle, kind, self.shape)
+            form = slurp_form(handle, kind, self.shape)
             if src.size > MAX_SLURP_BYTES:
                 each = (render_call("read_handle", handle=handle, record=1, records=10000, jq=filter)
                         if form == "records" else render_call("read_handle", handle=handle, row=1, rows=10000))
@@ -259,7 +269,7 @@ class StructureReads:
             elif kind in _SNIFFED_NO_TABLE:
                 said = (f"stored as {kind}: no table was found in its first lines when it was stored; these are its "
                         "lines cut at the delimiter of its first line")
-            elif kind == "csv" and self.shape is not None and _NO_HEADER in self.shape:  # (sqlite3 -csv, exports)
+            elif kind == "csv" and self.shape is not None and NO_HEADER in self.shape:  # (sqlite3 -csv, exports)
                 said = ("the table has no header line (its stub says so): `header` is its first row, and rows are "
                         "numbered from its second")
             if said is not None:
@@ -304,10 +314,12 @@ class StructureReads:
             if content_type == "html":
                 return text_page(src, offset, cursor=cursor, budget_bytes=budget, cache_key=blob,
                                  timeout=self._timeout(), entry=entry_identity(handle, blob))
+            if plain_view(src.read, content_type, self.shape):  # (text of no escape: the view is the text itself)
+                raise InvalidArgument(view_misfit(handle, content_type, self.shape, self.line_bytes))
             if content_type in ("log", "text", None):
                 return view_page(src, offset, cursor=cursor, budget_bytes=budget, raw_offset=raw_offset,
                                  entry=entry_identity(handle, blob), cr_ends_lines=CR_LINE_ENDS in (self.shape or ""))
-            raise InvalidArgument(text_misfit(content_type, self.line_bytes, self.shape))
+            raise InvalidArgument(text_misfit(handle, content_type, self.line_bytes, self.shape))
 
         return self._page(handle, read)
 
@@ -316,8 +328,9 @@ class StructureReads:
         data's byte offset and length, the range call that reads it; a compressed zip member's ``compressed`` and
         ``size`` instead of ``read``), within ``budget`` bytes of JSON: :func:`~scratchfs.api.archive.members_page`.
         Raises InvalidArgument (no tar or zip, a cursor not of this read), NotFound, CorruptBlob."""
-        return self._page(handle, lambda src, blob, _: members_page(src.read, src.size, handle, cursor, budget,
-                                                                   entry_identity(handle, blob)))
+        return self._page(handle, lambda src, blob, kind: members_page(
+            src.read, src.size, handle, cursor, budget, entry_identity(handle, blob),
+            lambda: members_misfit(handle, kind, self.shape, self.line_bytes)))
 
     def text_search(self, handle: str, view: str, matcher: Matcher, search: tuple[int, int, int, int],
                     sink_class: type[Sink] = Sink, opened: OpenEntry | None = None) -> tuple[SearchResult, int]:
@@ -339,7 +352,7 @@ class StructureReads:
                 raise InvalidArgument("the text view of terminal output is searched over its stored bytes "
                                       "(scratchfs.api.view_search.view_search), not rendered here")
             if content_type != "html":
-                raise InvalidArgument(text_misfit(content_type, self.line_bytes, self.shape))
+                raise InvalidArgument(text_misfit(handle, content_type, self.line_bytes, self.shape))
             text = html_text(src, cache_key=blob, timeout=self._timeout())
             return search_text(text, matcher, *search, sink_class), len(text)
 
@@ -356,12 +369,13 @@ class StructureReads:
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             self._fits(kind, "select", handle)
+            if kind in _SNIFFED_NO_TABLE and no_element(src.read, src.size, MAX_HTML_BYTES):  # (body: its whole text)
+                raise InvalidArgument(select_misfit(handle, kind, self.shape, self.line_bytes, selector))
             page = select_page(src, selector, cursor=cursor, budget_bytes=budget, timeout=self._timeout(),
                                entry=entry_identity(handle, blob), cache_key=blob)
             if kind in _SNIFFED_NO_TABLE and cursor is None and not page.items and page.part is None and \
                     page.cursor is None:  # (text holding an HTML page's part is read; text with no element is not)
-                raise InvalidArgument(holds(handle, kind, self.shape, self.line_bytes,
-                                            f", in which select={json.dumps(selector)} found no HTML element"))
+                raise InvalidArgument(select_misfit(handle, kind, self.shape, self.line_bytes, selector))
             return page
 
         return self._page(handle, read)
@@ -418,7 +432,6 @@ _SNIFFED_NO_TABLE = ("text", "log", "binary")
 _LAYOUTS: LRU[str, Layout] = LRU(64)
 """The layouts of the tables aligned by spaces read last, by entry (telling one again reads its first lines and
 costs ~0.4 ms)."""
-_NO_HEADER = ", no header, "  # (in a table's shape whose first line holds a number or an empty name)
 _TABLE_RECORDS = 50  # the first records of text, a log or binary data that must make a table for a rows read of it
 _AROUND_BYTES = 32 * 1024  # bytes on each side of a bad record whose lines tell JSON lines from text
 
@@ -492,28 +505,6 @@ def check_kind(content_type: str | None, read: str, handle: str, line_bytes: flo
     if (content_type in _REFUSED and read in _REFUSED[content_type]) or (
             content_type == "binary" and binary_format(shape) is not None):  # gzip, PNG...: no page, table or JSON
         raise InvalidArgument(refusal(handle, content_type, read, line_bytes=line_bytes, shape=shape))
-
-
-def _slurp_form(handle: str, kind: str | None, shape: str | None) -> str:
-    """A slurp read's form of an entry stored as ``kind``: ``"records"`` (JSON lines), ``"rows"``, ``"arrays"`` (a
-    table, no header), ``"documents"`` (JSON texts, as ``jq -s``). Raises InvalidArgument for others, naming them."""
-    if kind == "jsonl" or is_stream(kind, shape):
-        return "records" if kind == "jsonl" else "documents"
-    if is_aligned(kind, shape):
-        return "rows"
-    if kind == "csv":
-        return "arrays" if shape is not None and _NO_HEADER in shape else "rows"
-    if kind == "json":
-        raise InvalidArgument(f"slurp=true is for JSON lines and CSV/TSV tables; {handle} is one JSON document, "
-                              "already one value: use jq= alone (it sees the whole document)")
-    if kind == "binary" and compressed_format(shape):  # (no search finds text in compressed bytes)
-        raise InvalidArgument(f"slurp=true is for JSON lines and CSV/TSV tables; {handle} is stored as binary, "
-                              f"{binary_format(shape)}-compressed: read its bytes (offset=, length=); no search "
-                              "(match=, pattern=) finds text in compressed bytes")
-    raise InvalidArgument(f"slurp=true is for JSON lines and CSV/TSV tables; {handle} is stored as {kind or 'unknown'}"
-                          ": search it (match=, pattern=, count=true) or read its " + (
-                              "bytes (offset=, length=)" if kind == "binary" else "lines") + (
-                              ', or view="text" / select= for HTML' if kind == "html" else ""))
 
 
 def _seeing_passed(page: ItemPage, handle: str, budget: int | None) -> ItemPage:

@@ -315,11 +315,13 @@ class _Note:
     def tar_text(self, members: list[TarMember], packed: int = 0) -> str:
         """The note of a tar's preview that lists ``members`` (its first, at least one) -- or a zip's that lists
         its first members stored uncompressed (``packed``: how many others among its first are compressed) --: each
-        one's data is read with ``offset=`` its offset and ``length=`` its bytes; the next call reads the first that
-        holds data."""
+        one's data is read with ``offset=`` its offset, ``length=`` its bytes and ``end=`` their sum (its next_call
+        stays in the member); the next call reads the first that holds data."""
         first = next((member for member in members if member.size > 0), members[0])
         shown = plural(len(members), "member")
-        by_member = f"{self.call}, offset={first.offset!r}, length={max(1, min(first.size, DEFAULT_READ_BYTES))!r})"
+        end = min(first.offset + first.size, self.size)  # (bounded at the member's end: next_call stays in it)
+        by_member = (f"{self.call}, offset={first.offset!r}, length={max(1, min(first.size, DEFAULT_READ_BYTES))!r}"
+                     + (f", end={end!r})" if end > first.offset else ")"))
         what = ("an uncompressed tar archive, the preview lists its first" if self.format == "tar" else
                 "a zip archive whose members are stored uncompressed, the preview lists its first" if not packed else
                 "a zip archive, the preview lists its first")
@@ -328,8 +330,8 @@ class _Note:
         but = (f"; {packed} other{'' if packed == 1 else 's'} among its first {'is' if packed == 1 else 'are'} "
                f"compressed: no search finds {'its' if packed == 1 else 'their'} text") if packed else ""
         return (f"{self.what}; {what} {shown} (name, bytes, offset of its data){but}: read a member with offset= "
-                f"its offset and length= its bytes; view=\"members\" lists every member. Next: {by_member} | "
-                f"{self.by_other}.")
+                f"its offset, length= its bytes and end= their sum; view=\"members\" lists every member. Next: "
+                f"{by_member} | {self.by_other}.")
 
     def text(self, covered: int, next_line: int, tail_offset: int | None, head_count: int | None = None,
              tail_count: int | None = None) -> str:

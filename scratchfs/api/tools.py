@@ -101,7 +101,8 @@ _READ_HANDLE = ToolSpec(
     f"- Lines: `line` (1-based; -N: N from the end) and `lines` (default {DEFAULT_LINES}), as an editor counts "
     "them; a line read cut "
     "inside a line goes on from a byte `offset` with `lines`.\n"
-    f"- Range: bytes from `offset` (default 0), `length` bytes (default {DEFAULT_READ_BYTES}).\n"
+    f"- Range: bytes from `offset` (default 0), `length` bytes (default {DEFAULT_READ_BYTES}), before `end` if "
+    "given.\n"
     "- Structure (the stub's shape and note say which fits): `jq` (a jq filter over JSON), `record`/`records` (JSON "
     "lines, optionally with `jq` per record), `row`/`rows`/`columns` (CSV/TSV or a table aligned by spaces, with "
     "the header), `slurp` with `jq` (one filter over all records or rows, to count or group), `view=\"text\"` "
@@ -134,6 +135,9 @@ _READ_HANDLE = ToolSpec(
                                       "text to start from. No other structure read takes it."},
             "length": {"type": "integer", "minimum": 1, "maximum": MAX_READ_BYTES, "default": DEFAULT_READ_BYTES,
                        "description": "Range only: how many bytes to return."},
+            "end": {"type": "integer", "minimum": 1,
+                    "description": "Range and lines: the byte to stop before (an archive member's end, as its read "
+                                   "gives it): next_call stays before it, null there."},
             "line": {"type": "integer", "default": 1,
                      "description": "Lines: the first line to return (1-based; negative from the end: -1 is the "
                                     "last line)."},

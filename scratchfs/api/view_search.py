@@ -19,9 +19,11 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from scratchfs.api.entries import reading
+from scratchfs.api.misfit import plain_view, view_misfit
 from scratchfs.api.results import Matches, render_call, stopped_note
 from scratchfs.engine.search import Matcher, Sink, Window, search
 from scratchfs.engine.seekable import SeekableReader
+from scratchfs.engine.structure import ReaderSource
 from scratchfs.engine.structure.terminal_match import (
     MAX_RENDERED_NEEDLE_CHARS,
     RenderedMatcher,
@@ -59,8 +61,9 @@ def view_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, how
     output that shows windows has a ``note`` naming the rendered read of its first window.
 
     Raises:
-        InvalidArgument: ``view`` not ``"text"``; ``pattern=`` on terminal output (:data:`TERMINAL_PATTERN_REFUSAL`);
-            a needle the view cannot show or over
+        InvalidArgument: ``view`` not ``"text"``; text or a log the view would show as it is
+            (:func:`~scratchfs.api.misfit.plain_view`); ``pattern=`` on terminal output
+            (:data:`TERMINAL_PATTERN_REFUSAL`); a needle the view cannot show or over
             :data:`~scratchfs.engine.structure.terminal_match.MAX_RENDERED_NEEDLE_CHARS` characters
             (:class:`~scratchfs.engine.structure.terminal_match.RenderedMatcher`); an offset past the end;
             what :meth:`~scratchfs.api.structured.StructureReads.text_search` raises for other contents.
@@ -70,6 +73,10 @@ def view_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, how
     handle = checks.check_handle(asked.handle)
     if asked.view == "text":
         with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened:
+            entry = opened.entry
+            if plain_view(ReaderSource(opened.reader, entry.size).read, entry.content_type, entry.shape):
+                raise InvalidArgument(view_misfit(handle, entry.content_type, entry.shape,
+                                                  entry.size / max(1, entry.lines)))
             if opened.entry.content_type in RENDERED_KINDS:
                 if isinstance(shown, str):
                     asked = replace(asked, match=shown.encode("utf-8", "surrogatepass"))

@@ -7,7 +7,7 @@ when none were). Only content classified as binary (:func:`scratchfs.api.shape.d
 (``"encoding": "hexdump"``: 16 bytes a line, ``OFFSET  HEX  |ASCII|``), which a model reads better than base64 --
 but a byte range of binary content whose bytes are text (:func:`reads_as_text`: a tar member of JSON lines, a zip
 member stored uncompressed) is shown as text is, ``"encoding": "text"`` saying so: a hex dump costs about 4.8 times
-the bytes it shows.
+the bytes it shows (and shows exactly the bytes asked, never cut to a character).
 
 **Budgets.** A reply's size is what the model receives: the UTF-8 bytes of its compact JSON text, escapes
 included (a control byte costs six). :func:`fit` finds the largest piece of a result whose reply fits the budget,
@@ -138,28 +138,21 @@ _C1 = re.compile(rb"\xc2[\x80-\x9f]")
 """A C1 control character (U+0080 to U+009F) in UTF-8."""
 
 
-def hex_shown(raw: bytes, offset: int, size: int) -> int:
-    """How many of the bytes ``raw`` at ``offset`` of a binary content of ``size`` bytes a range's hex dump shows:
-    all of them, but the start of a UTF-8 character their end cuts when the content goes on past them and a byte is
-    left before it -- so that the range after starts on that character, where :func:`reads_as_text` may find text
-    (a range starting inside a character is shown from the next, and the bytes before would be shown by neither).
-    Never raises."""
-    tail = utf8_partial_tail(raw) if offset + len(raw) < size else 0
-    return len(raw) - tail if tail and tail < len(raw) and _valid_prefix(raw[len(raw) - tail :]) else len(raw)
-
-
 def reads_as_text(raw: bytes, offset: int, size: int, before: bytes = b"") -> bool:
     """Whether the bytes ``raw`` at ``offset`` of a binary content of ``size`` bytes are text, shown as
-    :func:`text_piece` shows text: valid UTF-8 (but a character begun in ``before``, the up to 3 bytes just before
-    ``raw``, or cut by its end, which ``text_piece`` leaves out) of at least one whole character, holding no control
-    character but tab, newline and carriage return (a NUL, an escape sequence, DEL or a C1 control makes it
-    binary, as does any byte that is no UTF-8). Decided once for a whole range: a range holding one such byte
-    stays a hex dump. Never raises."""
-    lead = lead_inside_character(raw, before) if offset > 0 else 0
-    tail = utf8_partial_tail(raw[lead:]) if offset + len(raw) < size else 0
+    :func:`text_piece` shows text: valid UTF-8 (but a character cut by its end, which ``text_piece`` leaves for the
+    next range) of at least one whole character, holding no control character but tab, newline and carriage return
+    (a NUL, an escape sequence, DEL or a C1 control makes it binary, as does any byte that is no UTF-8). Bytes that
+    start inside a character (one begun in ``before``, the up to 3 bytes just before ``raw``) are no text either:
+    a hex dump shows exactly the bytes asked, so the range after one may start inside a character, and a text
+    range would start after it, the bytes between shown by neither. Decided once for a whole range: a range
+    holding one such byte stays a hex dump. Never raises."""
+    if offset > 0 and lead_inside_character(raw, before):
+        return False
+    tail = utf8_partial_tail(raw) if offset + len(raw) < size else 0
     if tail and not _valid_prefix(raw[len(raw) - tail :]):
         tail = 0
-    body = raw[lead : len(raw) - tail]
+    body = raw[: len(raw) - tail]
     try:
         body.decode("utf-8")
     except UnicodeDecodeError:
@@ -196,5 +189,5 @@ def fit(length: int, build: Callable[[int], dict[str, Any]], budget: int) -> dic
     return best if best is not None else build(1)
 
 
-__all__ = ["HEX_LINE_BYTES", "Piece", "fit", "hex_piece", "hex_shown", "lead_inside_character", "piece",
+__all__ = ["HEX_LINE_BYTES", "Piece", "fit", "hex_piece", "lead_inside_character", "piece",
            "reads_as_text", "reply_size", "text_piece", "to_json"]

@@ -91,6 +91,9 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
               help="First byte to read [default: 0]; with --match or --pattern, where the search starts.")
 @click.option("--length", type=SIZE, default=None,
               help=f"Bytes to read (a size: 4096, 4KiB) [default: 4096; at most {MAX_READ_BYTES}].")
+@click.option("--end", type=INT, default=None,
+              help="Range and lines: the byte to stop before (a tar or zip member's end, as --view members gives "
+                   "it); prints JSON, whose next_call stays before it.")
 @click.option("--line", type=INT, default=None,
               help="First line to read (1-based; lines end at \\n; negative from the end: -1 the last line).")
 @click.option("--lines", type=INT, default=None, help="Lines to read from --line [default: 50].")
@@ -157,7 +160,7 @@ def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, as
         given["columns"] = [c if (number := digits_int(c)) is None else number for c in given["columns"]]
     scope = store.scope(run_id, agent_id)
     arguments = check_arguments("read_handle", {"handle": handle, **given})  # one rule with MCP and --json
-    if as_json or given.keys() & {"match", "pattern", "count", "budget", *STRUCTURE_ARGUMENTS}:
+    if as_json or given.keys() & {"match", "pattern", "count", "budget", "end", *STRUCTURE_ARGUMENTS}:
         click.echo(to_json(ScratchTools(scope).call("read_handle", arguments)))
         return
     single = check_encoding(arguments.pop("encoding", None))

@@ -11,7 +11,7 @@ and overstrikes (tests compare the two on generated output). A match starts at t
 drawn (the last of its overstrikes) and ends after its last. It does not follow what redraws a line: a ``\\r``
 within a line (progress bars), backspaces that step back over more than one character, cursor moves (``ESC[nG``,
 ``ESC[nC``, ``ESC[nD``) and erasures before the cursor (``ESC[1K``, ``ESC[2K``) -- a match does not run through them
--- nor tabs (expanded to spaces in the view: a needle holds none) nor the spaces the view drops at a line's end.
+-- nor tabs (a cursor move in the view, shown as spaces: a needle holds none).
 
 Cost: a pattern of about :data:`SKIP_PATTERN_BYTES` bytes a character (at most :data:`MAX_RENDERED_NEEDLE_CHARS`
 characters), run by the regex engine over every line (its first character is grouped so that the search's literal

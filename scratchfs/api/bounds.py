@@ -1,0 +1,66 @@
+"""Range and line reads bounded at a byte (``read_handle(..., end=N)``): a member of a tar or zip read by its offset
+and length goes on, by its ``next_call``, within the member and ends where it ends -- not into the next member's
+header or the archive's padding, as a read of the same length from the last byte shown did.
+
+A bounded read treats byte ``end`` as the content's end: it shows no byte from there, its ``remaining`` counts the
+bytes before it, its ``next_call`` carries ``end`` (and is ``None`` once the read reaches it), and a character the
+bound cuts is shown as the content's last would be (its bytes as U+FFFD), never completed from past the bound.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from scratchfs.api.results import LineSlice, Slice
+from scratchfs.foundation.checks import check_int
+from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.text import plural
+
+__all__ = ["bounded_lines", "bounded_range", "check_end"]
+
+
+def check_end(end: object, searching: bool) -> int | None:
+    """``end`` as given to ``read_handle`` (``None``: no bound), checked: an integer of at least 1, given to a range or
+    line read (``searching``: the call is a search, which takes none). Raises InvalidArgument."""
+    if end is None:
+        return None
+    bound = check_int(end, "end", 1)
+    if searching:
+        raise InvalidArgument("end= bounds a range or line read (a member's bytes: offset= its offset, end= where it "
+                              "ends); a search (match=, pattern=) takes none: search the whole content, and read a "
+                              "window's member by offset= and end=")
+    return bound
+
+
+def _check_within(start: int, end: int, size: int) -> None:
+    if end > size:
+        raise InvalidArgument(f"end={end} is past the content's end ({plural(size, 'byte')}): give end= at most {size}")
+    if end <= start:
+        raise InvalidArgument(f"end={end} is not after the read's start (byte {start}): end= is the byte the read "
+                              "stops before")
+
+
+def bounded_range(sl: Slice, end: int | None) -> Slice:
+    """``sl`` (a range read) bounded at byte ``end`` (``None``: unbounded, ``sl`` itself): its bytes from ``end`` on
+    left out, its cursor stopping there. Raises InvalidArgument (``end`` past the content's size, or not after the
+    range's start)."""
+    if end is None:
+        return sl
+    _check_within(sl.offset, end, sl.size)
+    return replace(sl, end=end).prefix(end - sl.offset)
+
+
+def bounded_lines(ls: LineSlice, end: int | None) -> LineSlice:
+    """``ls`` (a line read) bounded at byte ``end`` (``None``: ``ls`` itself): its bytes from ``end`` on left out (a
+    line the bound cuts is the last, unterminated, not cut: nothing follows it in the read), its cursor stopping
+    there. Raises InvalidArgument (``end`` past the content's size, or not after the read's start)."""
+    if end is None:
+        return ls
+    _check_within(ls.offset, end, ls.size)
+    ls = replace(ls, end=end)
+    if ls.offset + len(ls.data) < end:
+        return ls
+    data = ls.data[: end - ls.offset]
+    newlines = data.count(b"\n")
+    return replace(ls, data=data, lines=newlines + (not data.endswith(b"\n")), cut=False, next_offset=None,
+                   next_line=None)

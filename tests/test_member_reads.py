@@ -1,0 +1,161 @@
+"""Reads of a tar or zip member go on within the member and end with it: the ``read`` of a member that
+``view="members"`` lists (and the call a tar's stub names) read past the member's end by its ``next_call`` -- the
+same length from the last byte shown, into the next header or the archive's padding -- whenever the budget cut the
+first reply short (a 10,000-byte member of JSON lines: 6,430 bytes shown, next_call ``offset=6942, length=10000``).
+Such a read is bounded, ``end=`` the member's end, and so is every read that follows it: ranges and lines."""
+
+from __future__ import annotations
+
+import ast
+import io
+import random
+import tarfile
+import zipfile
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scratchfs import InvalidArgument
+from scratchfs.api.contract import ScratchTools
+
+
+def _args(call: str) -> dict:
+    node = ast.parse(call, mode="eval").body
+    return {k.arg: ast.literal_eval(k.value) for k in node.keywords}
+
+
+def _tar(files: list[tuple[str, bytes]]) -> bytes:
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w", format=tarfile.USTAR_FORMAT) as archive:
+        for name, data in files:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return out.getvalue()
+
+
+def _zip(files: list[tuple[str, bytes]]) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_STORED) as archive:
+        for name, data in files:
+            archive.writestr(name, data)
+    return out.getvalue()
+
+
+def _member(seed: int, size: int, kind: str) -> bytes:
+    rng = random.Random(seed)
+    if kind == "binary":
+        return rng.randbytes(size)
+    words = ["ok", "café", "日本", "step", "\t", "{\"id\": 1}", "😀"]
+    text = "".join(rng.choice(words) + ("\n" if rng.random() < 0.2 else " ") for _ in range(size))
+    return text.encode()[:size]
+
+
+def _follow(tools: ScratchTools, call: dict, start: int, end: int, raw: bytes) -> bytes:
+    """Every reply of a read and the ones its next_call gives, checked to stay within ``[start, end)``; the bytes
+    they show, joined."""
+    shown, replies = b"", 0
+    while call is not None:
+        reply = tools.call("read_handle", call)
+        replies += 1
+        assert start <= reply["offset"] and reply["offset"] + reply["length"] <= end, reply
+        assert reply["remaining"] == (end - reply["offset"] - reply["length"]), reply
+        if reply.get("encoding") == "hexdump":
+            shown += b"".join(bytes.fromhex(line[10:57]) for line in reply["data"].split("\n") if line)
+        else:
+            shown += raw[reply["offset"] : reply["offset"] + reply["length"]]
+            assert reply["data"].encode() == shown[-reply["length"]:] or "\ufffd" in reply["data"], reply
+        call = _args(reply["next_call"]) if reply["next_call"] else None
+        if call is not None:
+            assert call["end"] == end and start <= call.get("offset", start) < end, call
+        assert replies < 500
+    return shown
+
+
+_FILES = st.lists(st.tuples(st.integers(0, 2**32), st.integers(1, 30_000), st.sampled_from(["text", "binary"])),
+                  min_size=1, max_size=4)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(files=_FILES, archive=st.sampled_from(["tar", "zip"]), budget=st.sampled_from([2048, 8192]),
+       how=st.sampled_from(["read", "lines", "short"]))
+def test_following_a_member_read_shows_the_member_exactly_and_ends_with_it(scratch_scope, files, archive, budget,
+                                                                           how):
+    members = [(f"m{i}", _member(seed, size, kind)) for i, (seed, size, kind) in enumerate(files)]
+    raw = (_tar if archive == "tar" else _zip)(members)
+    handle = scratch_scope.spill(raw, source_tool="t").handle
+    tools = ScratchTools(scratch_scope)
+    listed = tools.call("read_handle", {"handle": handle, "view": "members", "budget": 65536})["members"]
+    assert [m["name"] for m in listed] == [name for name, _ in members]
+    for item, (_, data) in zip(listed, members, strict=True):
+        start, end = item["offset"], item["offset"] + item["length"]
+        call = {**_args(item["read"]), "budget": budget}
+        assert call["end"] == end
+        if how == "lines":  # lines of it, from its offset (the README offers them)
+            call = {"handle": handle, "offset": start, "lines": 40, "end": end, "budget": budget}
+        elif how == "short":  # pages of a length shorter than the member's
+            call["length"] = 1000
+        assert _follow(tools, call, start, end, raw) == data
+
+
+def test_the_member_read_of_the_brief_ends_at_the_member(scratch_scope):
+    """The 10,000-byte member of JSON lines: its read showed 6,430 bytes and went on at offset 6942 for 10,000
+    bytes, to byte 16,942, past the member's end (10,512) into the next member's header."""
+    jsonl = b"".join(b'{"i": %d, "pad": "xxxxxxxx"}\n' % i for i in range(400))[:10_000]
+    raw = _tar([("a.jsonl", jsonl), ("b.txt", b"other\n" * 500)])
+    handle = scratch_scope.spill(raw, source_tool="tar").handle
+    tools = ScratchTools(scratch_scope)
+    first = tools.call("read_handle", {"handle": handle, "view": "members"})["members"][0]
+    assert first["read"] == f'read_handle(handle="{handle}", offset=512, length=10000, end=10512)'
+    reply = tools.call("read_handle", _args(first["read"]))
+    assert reply["next_offset"] < 10_512 and reply["remaining"] == 10_512 - reply["next_offset"]
+    last = tools.call("read_handle", _args(reply["next_call"]))
+    assert last["offset"] + last["length"] == 10_512 and last["next_call"] is None and last["remaining"] == 0
+
+
+def test_the_stub_of_a_tar_names_a_read_bounded_at_its_first_member(scratch_scope):
+    raw = _tar([("a.txt", b"words and more\n" * 800), ("b.txt", b"x\n" * 10)])
+    stub = scratch_scope.spill(raw, source_tool="tar")
+    assert f'read_handle(handle="{stub.handle}", offset=512, length=4096, end=12512)' in stub.note, stub.note
+    assert "end= their sum" in stub.note
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    ({"offset": 512, "end": 10**9}, "past the content's end"),
+    ({"offset": 600, "end": 600}, "not after the read's start"),
+    ({"line": 3, "lines": 5, "end": 10}, "not after the read's start"),
+    ({"match": "x", "end": 900}, "a search"),
+    ({"pattern": "x", "end": 900, "count": True}, "count"),
+    ({"view": "members", "end": 900}, "cannot be mixed"),
+    ({"offset": 512, "end": 0}, "end"),
+])
+def test_an_end_that_bounds_nothing_is_one_typed_error(scratch_scope, arguments, message):
+    raw = _tar([("a.txt", b"words and more\n" * 800)])
+    handle = scratch_scope.spill(raw, source_tool="tar").handle
+    with pytest.raises(InvalidArgument, match=message):
+        ScratchTools(scratch_scope).call("read_handle", {"handle": handle, **arguments})
+
+
+def test_an_end_bounds_a_text_entry_s_range_too(scratch_scope):
+    data = "".join(f"line {i} café\n" for i in range(2000)).encode()
+    handle = scratch_scope.spill(data, source_tool="t").handle
+    tools = ScratchTools(scratch_scope)
+    assert _follow(tools, {"handle": handle, "offset": 100, "length": 3000, "end": 9001}, 100, 9001, data) == \
+        data[100:9001]
+
+
+@pytest.mark.parametrize(("offset", "length", "end", "shown", "next_offset"), [
+    (0, 1, 2, "é", None),  # the one character the range starts with, whole: it ends at the bound
+    (4, 1, 7, "é", 6),
+    (0, 1, 1, "\ufffd", None),  # a character the bound cuts: its bytes before it, as U+FFFD
+])
+def test_a_range_shorter_than_its_first_character_stops_at_the_bound(scratch_scope, offset, length, end, shown,
+                                                                      next_offset):
+    """The range read again wider to hold its first character whole went on past the bound it reached: its
+    next_call asked for ``offset=end, end=end``, which is refused."""
+    handle = scratch_scope.spill("é".encode() * 3000, source_tool="t").handle
+    reply = ScratchTools(scratch_scope).call("read_handle", {"handle": handle, "offset": offset, "length": length,
+                                                             "end": end})
+    assert (reply["data"], reply["next_offset"]) == (shown, next_offset), reply
+    assert (reply["next_call"] is None) is (next_offset is None)
