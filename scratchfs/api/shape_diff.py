@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from scratchfs.api.shape_words import listed_within, plural, short_name
+from scratchfs.api.shape_words import listed_within, plural, short_name, within_lines
 
 __all__ = ["DIFF_SHAPE", "diff_shape"]
 
@@ -117,15 +117,17 @@ class _Walk:
         self.counted += 1
 
 
-def diff_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str | None:
+def diff_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
     """The shape of ``sample`` (a content's first bytes; ``complete``: all of it; ``lines``: the whole content's line
-    count; ``scope``: what to add when the sample is not all of it) if it is a unified diff, else ``None``:
-    ``"unified diff, 198 lines, 3 files, 7 hunks, +52 -14: scratchfs/api/archive.py (line 12, +20 -8), …;
+    count; ``scope``: what to add when the sample is not all of it; ``size``: the whole content's bytes, ``None``: the
+    sample's; told from its first :data:`~scratchfs.api.shape_words.MOST_LINES` lines) if it is a unified diff, else
+    ``None``: ``"unified diff, 198 lines, 3 files, 7 hunks, +52 -14: scratchfs/api/archive.py (line 12, +20 -8), …;
     line=N reads from a file's diff"``. Never raises."""
     # a memchr first: a scan for 4 bytes takes 11 us over 16 KiB, and one starting with a newline is slow over newlines
     head = sample[:_HEAD_BYTES]  # (a diff's first hunk is in its first 64 KiB: a git show's stat before it too)
     if b"@" not in head or b"@@ -" not in head or not (head.startswith(b"@@ -") or b"\n@@ -" in head):
         return None
+    sample, complete, scope = within_lines(sample, size, complete, scope)
     if not complete:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
     rows = sample.split(b"\n")

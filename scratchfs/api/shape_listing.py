@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from scratchfs.api.shape_words import listed_within, plural, short_name
+from scratchfs.api.shape_words import listed_within, plural, short_name, within_lines
 
 __all__ = ["LISTING_SHAPE", "PATHS_SHAPE", "listing_shape"]
 
@@ -111,11 +111,12 @@ def _nth_newline(text: bytes, count: int) -> int:
     return at
 
 
-def listing_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str | None:
+def listing_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
     """The shape of ``sample`` (a content's first bytes; ``complete``: all of it; ``lines``: the whole content's line
-    count; ``scope``: what to add when the sample is not all of it) if it is an ``ls -R`` listing or ``find``-style
-    paths, else ``None``: ``"ls -R listing, 401 lines, 9 directories: /work/main/scratchfs (line 1, 12 entries),
-    /work/main/scratchfs/api (line 20, 45 entries), …; line=N reads from a directory"``. Never raises."""
+    count; ``scope``: what to add when the sample is not all of it; ``size``: the whole content's bytes, ``None``: the
+    sample's; told from its first :data:`~scratchfs.api.shape_words.MOST_LINES` lines) if it is an ``ls -R`` listing or
+    ``find``-style paths, else ``None``: ``"ls -R listing, 401 lines, 9 directories: /work/main/scratchfs (line 1, 12
+    entries), /work/main/scratchfs/api (line 20, 45 entries), …; line=N reads from a directory"``. Never raises."""
     end = sample.find(b"\n", 0, 4096)
     if end <= 0:
         return None
@@ -123,6 +124,7 @@ def listing_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str 
     sections = first.endswith(b":") and (first[:1] in (b"/", b".", b"~") or sample.startswith(b"total ", end + 1))
     if not sections and sample[:1] not in (b"/", b".", b"~"):  # (find's, a path)
         return None
+    sample, complete, scope = within_lines(sample, size, complete, scope)
     if not complete:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
     return _ls_sections(sample, lines, scope) if sections else _paths(sample, lines, scope)

@@ -21,8 +21,9 @@ stays text).
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
-from scratchfs.api.shape_words import listed_within, plural, room_for, short_name
+from scratchfs.api.shape_words import listed_within, plural, room_for, short_name, within_lines
 
 __all__ = ["MARKDOWN_SHAPE", "markdown_shape"]
 
@@ -72,8 +73,9 @@ def _headings(text: bytes) -> tuple[list[tuple[int, int, bytes, bool]], int]:
             # "key: value" before its "---" is none)
             found.append((before, 1 if match[1][:1] == b"=" else 2, line, True))
     found.sort()
-    if fences:
-        found = [h for h in found if not any(start <= h[0] < end for start, end in fences)]
+    if fences:  # (the spans are in order and apart: the one a heading could be in is the last starting at or before it)
+        starts = [start for start, _ in fences]
+        found = [h for h in found if (at := bisect_right(starts, h[0]) - 1) < 0 or h[0] >= fences[at][1]]
     return found, len(fences)
 
 
@@ -90,13 +92,15 @@ def _hash_at_line_start(sample: bytes) -> bool:
     return b"\n#" in sample
 
 
-def markdown_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str | None:
+def markdown_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
     """The shape of ``sample`` (a content's first bytes; ``complete``: all of it; ``lines``: the whole content's line
-    count; ``scope``: what to add when the sample is not all of it) if it reads as Markdown, else ``None``:
-    ``"Markdown, 1,234 lines, 45 headings, 12 code blocks: # Title (line 1), ## Install (line 20), …; line=N reads
-    from a heading"``. Never raises."""
+    count; ``scope``: what to add when the sample is not all of it; ``size``: the whole content's bytes, ``None``: the
+    sample's; told from its first :data:`~scratchfs.api.shape_words.MOST_LINES` lines) if it reads as Markdown, else
+    ``None``: ``"Markdown, 1,234 lines, 45 headings, 12 code blocks: # Title (line 1), ## Install (line 20), …; line=N
+    reads from a heading"``. Never raises."""
     if not _hash_at_line_start(sample[:_HEAD_BYTES]):  # (an ATX heading in its head: 1.5 us over 16 KiB)
         return None
+    sample, complete, scope = within_lines(sample, size, complete, scope)
     if not complete:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
     text = b"\n" + sample

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
-from scratchfs.api.shape_words import listed_within, plural, short_name
+from scratchfs.api.shape_words import listed_within, plural, short_name, within_lines
 
 __all__ = ["YAML_SHAPE", "yaml_shape"]
 
@@ -61,15 +61,17 @@ def _counts(block: bytes) -> str:
     return plural(keys, "key") if keys else ""
 
 
-def yaml_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str | None:
+def yaml_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
     """The shape of ``sample`` (a content's first bytes; ``complete``: all of it; ``lines``: the whole content's line
-    count; ``scope``: what to add when the sample is not all of it) if it reads as YAML, else ``None``:
-    ``"YAML, 9,000 lines: apiVersion (line 1), items (line 2, list of 120), kind (line 8,990), metadata (line
+    count; ``scope``: what to add when the sample is not all of it; ``size``: the whole content's bytes, ``None``: the
+    sample's; told from its first :data:`~scratchfs.api.shape_words.MOST_LINES` lines) if it reads as YAML, else
+    ``None``: ``"YAML, 9,000 lines: apiVersion (line 1), items (line 2, list of 120), kind (line 8,990), metadata (line
     8,991, 2 keys); line=N reads from a key"``. Never raises."""
     first = _first_line(sample)
     if first.rstrip().endswith((b",", b"{", b"[", b";")) or not _FIRST_LINE_RE.match(first) or \
             not _reads_as_yaml(_NL + sample[:_HEAD_BYTES]):  # (a first line ending as JSON's or a program's: none)
         return None  # (its first line no key, entry or document start, or its first 8 KiB no YAML: cheap)
+    sample, complete, scope = within_lines(sample, size, complete, scope)
     if not complete:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
     text = _NL + sample
