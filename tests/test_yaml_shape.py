@@ -85,3 +85,24 @@ def test_text_that_is_no_yaml_stays_text():
     objects = b"".join(b"  key%d: value,\n  other: {\n" % n for n in range(200))  # a program's object literals
     for data in (headers, program, objects):
         assert not shape_of(data).startswith(YAML_SHAPE), data[:60]
+
+
+_PREAMBLE = st.lists(st.sampled_from(["", "# a comment", "#", "   # indented comment", "%YAML 1.2"]), max_size=5)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_PREAMBLE, st.lists(st.dictionaries(_NAMES, _VALUE, min_size=1, max_size=4), min_size=2, max_size=6))
+def test_a_stream_after_comments_counts_the_documents_pyyaml_reads_at_their_lines(preamble, documents):
+    """Comments, blank lines and directives before a stream's first ``---`` are no document: before, they were
+    counted as one and listed at line 1 (PyYAML's own example.yaml, whose header comments precede its first
+    ``---``: 33 documents said, 32 read)."""
+    head = "\n".join(preamble) + "\n" if preamble else ""
+    body = yaml.safe_dump_all([{**d, "zz": {"a": 1}} for d in documents], sort_keys=False, explicit_start=True)
+    data = (head.replace("%YAML 1.2\n", "") + ("%YAML 1.2\n" if "%YAML 1.2" in preamble else "") + body).encode()
+    shape = shape_of(data)
+    nodes = list(yaml.compose_all(data))
+    assert shape.startswith(f"{YAML_SHAPE}, ") and f", {len(nodes):,} documents" in shape, (shape, data)
+    starts = [n for n, line in enumerate(data.split(b"\n"), 1) if line.startswith(b"---")]
+    shown = [int(line.replace(",", "")) for line in re.findall(r"--- [^(]*\(line ([\d,]+)\)|--- \(line ([\d,]+)\)",
+                                                                 shape) for line in line if line]
+    assert shown == starts[: len(shown)] and shown, shape

@@ -35,6 +35,7 @@ _ENTRY_RE = re.compile(rb"\n *- ")
 _COMMENT_RE = re.compile(rb"\n *#")
 _DOCUMENT_RE = re.compile(rb"\n---(?=[ \t]|\r?\n)")
 _TOP_ENTRY_RE = re.compile(rb"\n- ")
+_CONTENT_RE = re.compile(rb"\n *[^\s#%]")  # a line of a document: no blank, comment or directive (%YAML, %TAG)
 _FIRST_RE = re.compile(rb"\n( *)(- )?[^\s#]")  # a block's first line that is no blank or comment
 _NL = b"\n"
 _CODE_END_RE = re.compile(rb"[;{,][ \t]*\r?\n")
@@ -80,11 +81,12 @@ def yaml_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int 
     top_entries = list(_TOP_ENTRY_RE.finditer(text))
     if len(sample) > _HEAD_BYTES and not _reads_as_yaml(text, keys, documents, top_entries):
         return None
-    count = len(documents) + (not text.startswith(b"\n---"))
+    opened = text.startswith(b"\n---") or bool(documents and _CONTENT_RE.search(text, 0, documents[0]) is None)
+    count = len(documents) + (not opened)  # (comments, blanks and directives before the first "---": no document)
     top = [m for m in keys if not m[1] and not m[2]]  # (in order: a document's are a slice of them, by bisect)
     if count > 1:  # a stream: its documents, each named by a key of its own (when listed)
-        return _text(text, [(at, "doc", partial(_label, text, top, at)) for at in [0, *documents][
-            text.startswith(b"\n---"):]], count, lines, scope)
+        return _text(text, [(at, "doc", partial(_label, text, top, at)) for at in [0, *documents][opened:]], count,
+                     lines, scope)
     marks = sorted([(m.start(), "key", m) for m in top]
                    + [(m.start(), "item", None) for m in top_entries] + [(at, "doc", None) for at in documents])
     kept, owner = [], "doc"  # a top-level entry after a top-level key is that key's: ``key:`` then ``- a``
