@@ -41,7 +41,7 @@ def make_tree(root) -> None:
 
 
 @pytest.mark.skipif(shutil.which("ls") is None, reason="no ls")
-@pytest.mark.parametrize("options", ["-R", "-lR", "-laR"])
+@pytest.mark.parametrize("options", ["-R", "-lR", "-laR", "-aR", "-a1R"])  # (-aR: before, its . and .. counted)
 def test_an_ls_r_listing_names_each_directory_at_its_header_line_with_its_entries(tmp_path, options):
     make_tree(tmp_path)
     out = subprocess.run(["ls", options, "."], cwd=tmp_path, capture_output=True, check=True,

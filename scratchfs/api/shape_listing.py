@@ -27,7 +27,8 @@ PATHS_SHAPE = "paths (find-style)"
 """How the shape of a list of paths starts."""
 
 _SECTION_RE = re.compile(rb"\n\n([^\n]{1,4096}):(?=\r?\n)(?:\r?\n(total \d+)(?=\r?\n))?")  # (its line end not taken)
-_DOTS_RE = re.compile(rb"[ \t]\.\.?\r?(?=\n|\Z)")
+_DOTS_RE = re.compile(rb"[ \t]\.\.?\r?(?=\n|\Z)")  # ls -la's . and .., the last words of their lines
+_DOT_LINES_RE = re.compile(rb"\n\.\.?\r?(?=\n|\Z)")  # ls -a's, lines of their own
 _LINE_PATH_RE = re.compile(rb"\n(\.|/|~|(?:/|\./|\.\./|~/)[^\x00-\x1f]*)(?=\n|\Z)")
 _GREP_RE = re.compile(rb":\d+[:-]")
 _HEAD_LINES = 20
@@ -55,7 +56,7 @@ def _ls_sections(sample: bytes, lines: int, scope: str) -> str | None:
     items = []
     for n, found in enumerate(sections):
         body = text[found.end() : sections[n + 1].start() if n + 1 < len(sections) else len(text)]
-        dots = len(_DOTS_RE.findall(body)) if found[2] is not None else 0  # ls -la's . and .. are no entries
+        dots = len((_DOTS_RE if found[2] is not None else _DOT_LINES_RE).findall(body))  # . and .. are no entries
         entries = numbers[n + 1] - numbers[n] - 2 - (found[2] is not None) - dots  # (less its header, blank line)
         name = short_name(found[1].decode("utf-8", "replace").rstrip("\r"), 80)
         items.append(f"{name} (line {numbers[n]:,}, {_count(max(0, entries), 'entry', 'entries')})")
