@@ -29,7 +29,8 @@ PATHS_SHAPE = "paths (find-style)"
 _SECTION_RE = re.compile(rb"\n\n([^\n]{1,4096}):(?=\r?\n)(?:\r?\n(total \d+)(?=\r?\n))?")  # (its line end not taken)
 _DOTS_RE = re.compile(rb"[ \t]\.\.?\r?(?=\n|\Z)")  # ls -la's . and .., the last words of their lines
 _DOT_LINES_RE = re.compile(rb"\n\.\.?\r?(?=\n|\Z)")  # ls -a's, lines of their own
-_LINE_PATH_RE = re.compile(rb"\n(\.|/|~|(?:/|\./|\.\./|~/)[^\x00-\x1f]*)(?=\n|\Z)")
+_LINE_PATH_RE = re.compile(rb"\n(\.|/|~|(?:/(?![/*])|\./|\.\./|~/)[^\x00-\x1f]*)(?=\n|\Z)")  # (a "/*" or "//" line:
+# a comment of CSS, C or JavaScript)
 _GREP_RE = re.compile(rb":\d+[:-]")
 _HEAD_LINES = 20
 _MOST_OTHER = 0.1
@@ -74,7 +75,8 @@ def _paths(sample: bytes, lines: int, scope: str) -> str | None:
     rows = text.count(b"\n") - text.endswith(b"\n")
     if rows < 2:
         return None
-    starts = sum(text.count(start) for start in (b"\n/", b"\n./", b"\n../", b"\n~/")) + text.count(b"\n.\n")
+    starts = sum(text.count(start) for start in (b"\n/", b"\n./", b"\n../", b"\n~/")) + text.count(b"\n.\n") - \
+        text.count(b"\n/*") - text.count(b"\n//")
     if starts < (1 - _MOST_OTHER) * rows:
         return None
     paths = [row for row in text.split(b"\n") if row[:1] in (b"/", b".", b"~")]
