@@ -41,6 +41,8 @@ HOSTILE = {
     "YAML documents named by kind": fill(b"---\nkind: x\n  name: y\n"),
     "YAML, then bare document markers": b"a:\n  b: 1\nc: 2\n" + fill(b"---\n"),
     "YAML nested keys": fill(b"a:\n  b: 1\n"),
+    "YAML keys of 120 characters": fill(b"a" * 120 + b":\n  " + b"b" * 119 + b": 1\n"),
+    "YAML, then lines of words": b"a:\n  b: 1\nc:\n" + fill(b"k" * 60 + b" " + b"v" * 59 + b"x\n"),
     "one-line diffs": fill(b"--- a\n+++ b\n@@ -1 +1 @@\n-a\n+b\n"),
     "one-line git diffs": fill(b"diff --git a/x b/x\nindex 1..2 100644\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"),
     "a git log -p of one-line commits": fill(b"commit 0123456789abcdef\n--- a\n+++ b\n@@ -1 +1 @@\n-a\n+b\n"),

@@ -106,3 +106,19 @@ def test_a_stream_after_comments_counts_the_documents_pyyaml_reads_at_their_line
     shown = [int(line.replace(",", "")) for line in re.findall(r"--- [^(]*\(line ([\d,]+)\)|--- \(line ([\d,]+)\)",
                                                                  shape) for line in line if line]
     assert shown == starts[: len(shown)] and shown, shape
+
+
+_LAZY_KEY = rb"(?:[\w$@./][\w$@./ -]{0,120}?|\"[^\"\n]{0,120}\"|'[^'\n]{0,120}')"  # (the key before it was atomic)
+_LAZY_KEY_RE = re.compile(rb"\n( *)(- +)?(" + _LAZY_KEY + rb"):(?= |\r?\n)")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.text("ab :-./$@'\"\t#", max_size=30), st.integers(100, 140).map(lambda n: "k" * n + ": v"),
+                          st.integers(100, 140).map(lambda n: "k " * (n // 2) + ":")), max_size=20))
+def test_a_key_taken_whole_is_the_key_the_lazy_match_found(lines):
+    """A plain key's run of characters is taken whole (an atomic group, by a lookahead's capture), where the lazy
+    match gave one back at a time looking for its ':' -- 3 times the scan over 512 KiB of lines of words (13 ms):
+    the same keys, at the same places."""
+    from scratchfs.api.shape_yaml import _KEY_RE
+    text = ("\n" + "\n".join(lines) + "\n").encode()
+    assert [m.span(3) for m in _KEY_RE.finditer(text)] == [m.span(3) for m in _LAZY_KEY_RE.finditer(text)]
