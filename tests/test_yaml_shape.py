@@ -122,3 +122,17 @@ def test_a_key_taken_whole_is_the_key_the_lazy_match_found(lines):
     from scratchfs.api.shape_yaml import _KEY_RE
     text = ("\n" + "\n".join(lines) + "\n").encode()
     assert [m.span(3) for m in _KEY_RE.finditer(text)] == [m.span(3) for m in _LAZY_KEY_RE.finditer(text)]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(_NAMES, st.lists(st.tuples(_NAMES, st.sampled_from(["int", "str", "_Reasons"])),
+                                           min_size=1, max_size=5)), min_size=1, max_size=4), st.booleans())
+def test_a_type_stub_of_classes_is_no_yaml(classes, commented):
+    """A Python type stub's ``class C:`` over ``x: int`` lines reads as YAML's keys: before, cryptography's
+    ``exceptions.pyi`` was 'YAML, 17 lines: class _Reasons (line 5, 12 keys)'. A program's line at a line's start
+    (``class C:``, ``def f(``, ``import x``) is no YAML."""
+    head = "# This file is dual licensed\n\n" if commented else ""
+    data = (head + "\n".join(f"class {name.capitalize()}:\n" + "".join(f"    {field}: {kind}\n"
+                                                                        for field, kind in fields)
+                             for name, fields in classes)).encode()
+    assert not shape_of(data).startswith(YAML_SHAPE), shape_of(data)

@@ -13,10 +13,10 @@ paragraph of several (YAML's ``key: value`` lines before a ``---`` are no headin
 Only a text that reads as Markdown is one: two headings or more, at most :data:`_MOST_HEADINGS` of its non-blank
 lines, half of its ATX ones after a blank line (a script's runs of ``#`` comments are not), and a sign of Markdown
 beyond them: a fenced block, a link ``](``, or an ATX heading of level 2 or more; and no sign of a program: a ``#!``
-first line, or two lines of one at a line's start outside fenced blocks (:data:`_CODE_LINE_RE`). A few regular
-expression scans of the sample, each for a literal newline the engine finds fast (the README's 172 KB: 2 ms for the
-whole shape); nothing is scanned when no line of the sample's first 64 KiB starts with ``#`` (a document of setext
-headings alone stays text).
+first line, or two lines of one at a line's start outside fenced blocks
+(:data:`~scratchfs.api.shape_words.PROGRAM_LINE_RE`). A few regular expression scans of the sample, each for a literal
+newline the engine finds fast (the README's 172 KB: 2 ms for the whole shape); nothing is scanned when no line of the
+sample's first 64 KiB starts with ``#`` (a document of setext headings alone stays text).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-from scratchfs.api.shape_words import listed_within, plural, room_for, short_name, within_lines
+from scratchfs.api.shape_words import PROGRAM_LINE_RE, listed_within, plural, room_for, short_name, within_lines
 
 __all__ = ["MARKDOWN_SHAPE", "markdown_shape"]
 
@@ -35,11 +35,6 @@ _ATX_RE = re.compile(rb"\n {0,3}(#{1,6})[ \t]+([^\r\n]*)")  # (each at a newline
 _UNDERLINE_RE = re.compile(rb"\n {0,3}(={3,}|-{3,})[ \t]*(?=\r?\n|\r?\Z)")
 _FENCE_RE = re.compile(rb"\n {0,3}(`{3,}|~{3,})")
 _NOT_SETEXT = tuple(b"#>|*+-=`~")
-_CODE_LINE_RE = re.compile(rb"\n(?:import [\w.]+|from [\w.]+ import |def \w+ ?\(|class \w+ ?[:(]|#include [<\"]"
-                           rb"|use strict;|sub \w+ *\{|define \w+\r?\n)")
-"""A program's line at a line's start (Python, C, Perl, a gdb script), which Markdown holds only in a code block:
-the lines of Python modules, whose ``#`` comments after a blank line read as headings (105 of 14,914 modules of
-this machine were told as Markdown). Two outside fenced blocks tell a program."""
 _MOST_CODE_LINES = 2
 _MOST_HEADINGS = 0.3
 _MOST_HASHES = 64
@@ -120,7 +115,7 @@ def markdown_shape(sample: bytes, lines: int, complete: bool, scope: str, size: 
     text = b"\n" + sample
     headings, fences = _headings(text)
     if len(headings) < 2 or text.startswith(b"\n#!") or \
-            len(_outside(fences, [m.start() for m in _CODE_LINE_RE.finditer(text)])) >= _MOST_CODE_LINES:
+            len(_outside(fences, [m.start() for m in PROGRAM_LINE_RE.finditer(text)])) >= _MOST_CODE_LINES:
         return None  # (a script's first line; a program's own lines: its # comments are no headings)
     blocks = len(fences)
     nonblank = text.count(b"\n") - text.count(b"\n\n")  # (at least: a run of blank lines counts half of them)

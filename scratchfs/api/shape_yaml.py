@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
-from scratchfs.api.shape_words import listed_within, plural, short_name, within_lines
+from scratchfs.api.shape_words import PROGRAM_LINE_RE, listed_within, plural, short_name, within_lines
 
 __all__ = ["YAML_SHAPE", "yaml_shape"]
 
@@ -78,6 +78,8 @@ def yaml_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int 
     if not complete:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
     text = _NL + sample
+    if PROGRAM_LINE_RE.search(text) is not None:
+        return None  # (a program's line: a type stub's "class C:" over "x: int" lines is no mapping)
     keys = list(_KEY_RE.finditer(text))
     documents = [m.start() for m in _DOCUMENT_RE.finditer(text)]
     top_entries = list(_TOP_ENTRY_RE.finditer(text))
