@@ -192,3 +192,31 @@ def test_a_hunk_cut_short_by_the_next_files_header_lists_that_file_at_its_header
     data = (b"diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,5 +1,5 @@\n-a\n+b\n"
             b"diff --git a/y b/y\nindex 1234567..89abcde 100644\n--- a/y\n+++ b/y\n@@ -1 +1 @@\n-c\n+d\n")
     assert listed(shape_of(data)) == [("x", 1, 1, 1), ("y", 7, 1, 1)]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.text("abé ü\t\"\\-", min_size=1, max_size=8).map(lambda t: t.strip() or "n"), min_size=1,
+                max_size=4, unique=True))
+def test_names_git_quotes_are_listed_unquoted(tmp_path_factory, names):
+    """git quotes a path holding a tab, a quote, a backslash or a byte past ASCII (``core.quotePath``: ``diff --git
+    "a/t\\303\\251st" "b/t\\303\\251st"``): before, the shape listed that whole quoted pair as the file's name; each is
+    now the name of the file, as ``git diff --name-only -z`` gives it."""
+    repo = tmp_path_factory.mktemp("repo")
+
+    def git(*args: str) -> bytes:
+        return subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@e", *args],
+                              check=True, capture_output=True).stdout
+
+    git("init", "-q")
+    for n, name in enumerate(names):
+        (repo / f"{name}.{n}").write_text("a\n")
+    git("add", "-A")
+    git("commit", "-qm", "one")
+    for n, name in enumerate(names):
+        (repo / f"{name}.{n}").write_text("b\n")
+    git("commit", "-qam", "two")
+    shown = git("show", "--format=")
+    expected = [name.decode() for name in git("show", "--format=", "--name-only", "-z").split(b"\0") if name]
+    shape = shape_of(shown)
+    assert [name for name, _, _, _ in listed(shape)] == [name.replace("\t", "?") for name in expected], shape

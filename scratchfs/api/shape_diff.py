@@ -50,11 +50,45 @@ class _File:
 
 
 def _path(header: bytes, strip: bytes) -> str:
-    """The path a ``---`` / ``+++`` header names (its ``a/`` or ``b/`` dropped, a tab and timestamp after it too)."""
-    path = header[4:].split(b"\t", 1)[0].rstrip(b"\r")
+    """The path a ``---`` / ``+++`` header names (its ``a/`` or ``b/`` dropped, a tab and timestamp after it too; a
+    name git quoted, ``"a/t\\303\\251st"``, unquoted)."""
+    path = header[4:].rstrip(b"\r")
+    path = _unquoted(path)[0] if path.startswith(b'"') else path.split(b"\t", 1)[0]
     if path.startswith(strip):
         path = path[len(strip):]
     return path.decode("utf-8", "replace")
+
+
+_QUOTED_RE = re.compile(rb'"((?:[^"\\]|\\.)*)"')
+_ESCAPE_RE = re.compile(rb"\\([0-7]{1,3}|.)")
+_ESCAPES = {b"a": b"\a", b"b": b"\b", b"t": b"\t", b"n": b"\n", b"v": b"\v", b"f": b"\f", b"r": b"\r"}
+
+
+def _unquoted(text: bytes) -> tuple[bytes, bytes]:
+    """The name a C-quoted string at the start of ``text`` holds, as git quotes a path with special bytes
+    (git-config(1), ``core.quotePath``: ``\\t``, ``\\"``, octal bytes), and the text after it; ``text`` as it is,
+    and ``b""``, when it opens no quoted string."""
+    quoted = _QUOTED_RE.match(text)
+    if quoted is None:
+        return text, b""
+    name = _ESCAPE_RE.sub(lambda m: bytes([int(m[1], 8) & 0xFF]) if m[1][:1].isdigit() else _ESCAPES.get(m[1], m[1]),
+                          quoted[1])
+    return name, text[quoted.end():]
+
+
+def _git_name(line: bytes) -> bytes:
+    """The new name a ``diff --git a/x b/y`` line gives (``y``; unquoted when git quoted it, either side or both)."""
+    rest = line[11:].rstrip(b"\r")
+    if rest.startswith(b'"'):  # (the old name quoted: the new one after it and a space)
+        after = _unquoted(rest)[1][1:]
+    elif b' "b/' in rest:
+        after = b'"b/' + rest.rsplit(b' "b/', 1)[1]
+    elif b" b/" in rest:
+        after = b"b/" + rest.rsplit(b" b/", 1)[1]
+    else:
+        after = rest
+    name = _unquoted(after)[0] if after.startswith(b'"') else after or rest
+    return name[2:] if name.startswith(b"b/") else name
 
 
 class _Walk:
@@ -80,8 +114,7 @@ class _Walk:
         self.counted += 1
         if line.startswith(b"diff --git "):
             self.in_commit = False
-            name = line.rsplit(b" b/", 1)[-1] if b" b/" in line else line[11:]
-            self.files.append(_File(name.rstrip(b"\r").decode("utf-8", "replace"), number))
+            self.files.append(_File(_git_name(line).decode("utf-8", "replace"), number))
         elif line.startswith(_COMBINED):  # (git's --cc of a merge: a column a parent)
             self.in_commit = False
             self.files.append(_File(line.split(b" ", 2)[2].rstrip(b"\r").decode("utf-8", "replace"), number))
