@@ -34,6 +34,7 @@ HOSTILE = {
     "fenced blocks between headings": fill(b"```\n## a\n"),
     "tilde fences and headings": fill(b"~~~\n# a\n\n"),
     "ATX headings": fill(b"# x\n"),
+    "ATX headings, some indented, after a diff's lines": b"++a\n@@ -1 +1 @@\n+y\n" + fill(b"# h\n  # c\n"),
     "headings between blank lines": fill(b"## h\n\n"),
     "links and headings": fill(b"\n# a](b\n"),
     "CRLF headings": fill(b"\r\n## a\r\n\r\n"),

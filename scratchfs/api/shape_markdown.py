@@ -113,12 +113,15 @@ def markdown_shape(sample: bytes, lines: int, complete: bool, scope: str, size: 
     if not complete:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
     text = b"\n" + sample
+    nonblank = text.count(b"\n") - text.count(b"\n\n")  # (at least: a run of blank lines counts half of them)
+    if b"```" not in text and b"~~~" not in text and len(_ATX_RE.findall(text)) > _MOST_HEADINGS * nonblank:
+        return None  # (more headings than a document holds, no fenced block hiding any: a script's comments; counted
+        # before each is read: 10,000 of them cost 10 ms)
     headings, fences = _headings(text)
     if len(headings) < 2 or text.startswith(b"\n#!") or \
             len(_outside(fences, [m.start() for m in PROGRAM_LINE_RE.finditer(text)])) >= _MOST_CODE_LINES:
         return None  # (a script's first line; a program's own lines: its # comments are no headings)
     blocks = len(fences)
-    nonblank = text.count(b"\n") - text.count(b"\n\n")  # (at least: a run of blank lines counts half of them)
     atx = [h for h in headings if not h[3]]
     after_blank = sum(1 for h in atx if h[0] == 0 or not text[text.rfind(b"\n", 0, h[0]) + 1 : h[0]].strip())
     if len(headings) > _MOST_HEADINGS * nonblank or (atx and after_blank < 0.5 * len(atx)):
