@@ -105,13 +105,18 @@ class _Walk:
         """Whether more than a text of diff holds of the lines taken are none of a diff's."""
         return self.other > (1 - _MOST_OTHER) * self.counted
 
-    def line(self, number: int, line: bytes, previous: bytes, following: bytes) -> None:
-        """Take line ``number`` (from 1), with the lines around it."""
+    def line(self, number: int, rows: list[bytes]) -> None:
+        """Take line ``number`` (from 1) of ``rows`` (the lines)."""
+        line = rows[number - 1]
         if ((self.old > 0 or self.new > 0) and self._body(line)) or (self.left and self._combined(line)):
             return
         if not line.strip():
             return
         self.counted += 1
+        if line[:1] == b"@":  # (a hunk's header; none of the headers below starts so)
+            self._hunk(line)
+            return
+        following = rows[number] if number < len(rows) else b""
         if line.startswith(b"diff --git "):
             self.in_commit = False
             self.files.append(_File(_git_name(line).decode("utf-8", "replace"), number))
@@ -124,18 +129,10 @@ class _Walk:
             if last is None or last.line < number - 12 or last.added or last.removed:  # (no `diff --git` before)
                 old = _path(line, b"a/")
                 new = _path(following, b"b/")
-                start = number - 1 if previous.startswith(b"diff ") else number  # (diff -ruN's own line)
+                start = number - 1 if number > 1 and rows[number - 2].startswith(b"diff ") else number  # (diff -ruN's)
                 self.files.append(_File(old if new == "/dev/null" else new, start))
         elif (line.startswith(b"+++ ") and self.files) or (line.startswith(b"diff ") and following.startswith(b"--- ")):
             pass  # (a file header's second line; diff -r's command line before one)
-        elif (match := _HUNK_RE.match(line)) is not None and self.files:
-            self.hunks += 1
-            self.old = int(match[1]) if match[1] is not None else 1
-            self.new = int(match[2]) if match[2] is not None else 1
-        elif (match := _COMBINED_RE.match(line)) is not None and self.files and \
-                len(parents := _RANGE_RE.findall(match[2])) == len(match[1]) - 1:
-            self.hunks += 1
-            self.left = [int(n) if n else 1 for n in (*parents, match[3])]
         elif _COMMIT_RE.match(line):
             self.commits += 1
             self.in_commit = True
@@ -143,6 +140,19 @@ class _Walk:
                 self.in_commit:  # (a "\\ No newline at end of file" after its hunk's last line too)
             pass
         else:
+            self.other += 1
+
+    def _hunk(self, line: bytes) -> None:
+        """Take ``line``, starting ``@``: a hunk's header (a combined hunk's too), else another line."""
+        if (match := _HUNK_RE.match(line)) is not None and self.files:
+            self.hunks += 1
+            self.old = int(match[1]) if match[1] is not None else 1
+            self.new = int(match[2]) if match[2] is not None else 1
+        elif (match := _COMBINED_RE.match(line)) is not None and self.files and \
+                len(parents := _RANGE_RE.findall(match[2])) == len(match[1]) - 1:
+            self.hunks += 1
+            self.left = [int(n) if n else 1 for n in (*parents, match[3])]
+        elif not self.in_commit:
             self.other += 1
 
     def _body(self, line: bytes) -> bool:
@@ -204,8 +214,9 @@ def diff_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int 
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
     rows = sample.split(b"\n")
     walk = _Walk()
-    for number, line in enumerate(rows, 1):
-        walk.line(number, line, rows[number - 2] if number > 1 else b"", rows[number] if number < len(rows) else b"")
+    take = walk.line
+    for number in range(1, len(rows) + 1):
+        take(number, rows)
         if not number % _CHECK_EVERY and (not walk.files or walk.mostly_other()):
             return None  # (no file header, or mostly other lines, so far: a text that is no diff costs no more)
     files = walk.files
