@@ -94,15 +94,15 @@ def main() -> None:
         cost = _per_call(lambda s: told_by_lines(s, s.count(b"\n"), True, ""), slices)
         print(f"told_by_lines, {size // 1024} KiB slices of the corpus: {cost:.1f} us a call")
     samples = [benchlib.repeated(corpus, 4 * 1024 * 1024, start=n * 1_000_003)[:SAMPLE] for n in range(8)]
-    cost = _per_call(lambda s: told_by_lines(s, 50_000, False, ""), samples)
+    cost = _per_call(lambda s: told_by_lines(s, 50_000, False, "", 4 * 1024 * 1024), samples)
     print(f"told_by_lines, T2's 512 KiB samples: {cost / 1000:.2f} ms a call")
     directory = tempfile.mkdtemp(prefix="text-kinds-")
     try:
         with ScratchStore(directory) as store:
             scope = store.scope("bench", "kinds")
             for name, data in _positives().items():
-                lines, whole = data.count(b"\n") + 1, len(data) <= SAMPLE
-                cost = _per_call(lambda s, n=lines, w=whole: told_by_lines(s, n, w, ""), [data[:SAMPLE]])
+                lines, whole, size = data.count(b"\n") + 1, len(data) <= SAMPLE, len(data)
+                cost = _per_call(lambda s, n=lines, w=whole, z=size: told_by_lines(s, n, w, "", z), [data[:SAMPLE]])
                 stub = scope.spill(data, source_tool="bench")
                 print(f"{name}: {len(data):,} bytes, told in {cost / 1000:.1f} ms; stub "
                       f"{len(stub.to_json().encode('utf-8')):,} bytes; shape: {stub.shape[:90]}")

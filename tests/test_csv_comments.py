@@ -77,8 +77,36 @@ def test_rows_after_any_comment_lines_are_the_csv_modules(tmp_path_factory, comm
         stub = scope.spill(data, source_tool="t")
         assert stub.content_type == "csv", (stub.shape, data[:200])
         got = all_rows(ScratchTools(scope), stub.handle)
-    own = bool(comments) and comments[-1].count(",") == width - 1  # (the last splits as the rows do: the header)
+    own = False  # (the last comment is the header only over a line of data: here the line after it is the header,
+    # names; test_a_comment_holding_as_many_commas_as_the_header_is_a_comment has the other case)
     assert got == ((next(csv.reader([comments[-1]])), table) if own else (header, table[1:]))
     skipped = len(comments) - own
     assert (f"after {skipped} comment line" in stub.shape) == (skipped > 0), stub.shape
     assert json.dumps(got)  # (every cell a string)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text("abcxyz ", min_size=1, max_size=8), min_size=2, max_size=5), st.booleans())
+def test_a_comment_holding_as_many_commas_as_the_header_is_a_comment(names, numbers):
+    """A comment line that splits as the header does (``# prices, daily, USD`` before ``Date,IBM,AAPL``) is a
+    comment when that header is a line of names: before, it was taken for the header (as VCF's ``#CHROM``), and the
+    real header read as the first row. When the line after it is data -- a cell a number, as ``numpy.savetxt``
+    writes its ``# a,b`` header over rows of numbers -- the comment is the header, as before."""
+    names = [f"{name.strip() or 'n'}{n}" for n, name in enumerate(names)]
+    width = len(names)
+    comment = "# " + ", ".join(f"note {n}" for n in range(width))
+    if numbers:  # numpy.savetxt(header=...): the commented line is the header
+        data = "\n".join([comment.replace(" ", ""), *[",".join(str(r * width + c) for c in range(width))
+                                                      for r in range(40)]]) + "\n"
+        expected = (comment.replace(" ", "").split(","), 40)
+    else:
+        data = "\n".join([comment, ",".join(names), *[",".join([f"v{r}", *[str(r)] * (width - 1)])
+                                                       for r in range(40)]]) + "\n"
+        expected = (names, 40)
+    with ScratchStore() as store:
+        scope = store.scope("r", "a")
+        stub = scope.spill(data.encode(), source_tool="t")
+        header, rows = all_rows(ScratchTools(scope), stub.handle)
+    assert stub.content_type == "csv", stub.shape
+    assert (header, len(rows)) == expected, (stub.shape, header)
+    assert f"{len(rows):,} rows" in stub.shape

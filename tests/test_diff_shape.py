@@ -132,3 +132,91 @@ def test_diff_r_files_start_at_their_command_line_and_a_log_counts_a_file_change
     lines = data.split(b"\n")
     assert all(lines[line - 1].startswith(b"diff -ruN ") for _, line, _, _ in listed(shape)), shape
     assert "80 file diffs of 2 files" in shape, shape
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_git_show_of_a_merge_lists_its_combined_diffs_at_their_lines_with_their_columns_counted(tmp_path):
+    """A merge's ``git show`` is a combined diff (``diff --cc``, ``@@@ -a,b -c,d +e,f @@@``, a column a parent):
+    before, it was text (no ``@@ -`` at a line start), and inside a ``git log -p --cc`` each file was listed at its
+    ``---`` line with +0 -0, its body taken for other lines. Each file now starts at its ``diff --cc`` line, its hunk
+    read by the counts of every parent and the result; a line is added when a column is ``+``, removed when one is
+    ``-`` (counted here from the columns, as git-diff(1) defines them)."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+
+    def git(*args: str, check: bool = True) -> bytes:
+        return subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@e", *args],
+                              check=check, capture_output=True).stdout
+
+    git("init", "-q", "-b", "main")
+    for name in ("a.txt", "b.txt"):
+        (repo / name).write_text("".join(f"line {i}\n" for i in range(40)))
+    git("add", "-A")
+    git("commit", "-qm", "base")
+    git("checkout", "-qb", "side")
+    for name in ("a.txt", "b.txt"):
+        (repo / name).write_text("".join(f"side {i}\n" if i % 7 == 3 else f"line {i}\n" for i in range(40)))
+    git("commit", "-qam", "side")
+    git("checkout", "-q", "main")
+    for name in ("a.txt", "b.txt"):
+        (repo / name).write_text("".join(f"main {i}\n" if i % 7 == 3 else f"line {i}\n" for i in range(42)))
+    git("commit", "-qam", "main")
+    git("merge", "-q", "side", check=False)  # (conflicts, resolved by hand below)
+    for name in ("a.txt", "b.txt"):
+        (repo / name).write_text("".join(f"both {i}\n" if i % 7 == 3 else f"line {i}\n" for i in range(41)))
+    git("commit", "-qam", "merge")
+    shown = git("show", "--format=", "HEAD")
+    assert shown.startswith(b"diff --cc a.txt")
+    lines = shown.split(b"\n")
+    expected, name = {}, None
+    for number, line in enumerate(lines, 1):
+        if line.startswith(b"diff --cc "):
+            name = line[10:].decode()
+            expected[name] = [number, 0, 0]
+        elif name and line[:2].strip(b" +-") == b"" and not line.startswith((b"--- ", b"+++ ")) and line:
+            expected[name][1] += b"+" in line[:2]
+            expected[name][2] += b"-" in line[:2]
+    shape = shape_of(shown)
+    assert shape.startswith(f"{DIFF_SHAPE}, "), shape
+    assert listed(shape) == [(name, *counts) for name, counts in expected.items()], shape
+    log = git("log", "-p", "--cc")
+    logged = listed(shape_of(log))
+    assert len(logged) == 2 + 2 + 2 + 2 and "1 commit" not in shape_of(log)  # (base, side, main, the merge)
+    assert all(log.split(b"\n")[line - 1].startswith((b"diff --cc ", b"diff --git ")) for _, line, _, _ in logged)
+
+
+def test_a_hunk_cut_short_by_the_next_files_header_lists_that_file_at_its_header():
+    """A hunk whose lines end before its counts do (a diff cut or edited by hand) ends at the first line that is no
+    hunk line, and that line is read as a header: before, it was dropped, so the next file's ``diff --git`` line was
+    lost and the file listed at its ``---`` line, two lines after it starts (after git's ``index`` line)."""
+    data = (b"diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,5 +1,5 @@\n-a\n+b\n"
+            b"diff --git a/y b/y\nindex 1234567..89abcde 100644\n--- a/y\n+++ b/y\n@@ -1 +1 @@\n-c\n+d\n")
+    assert listed(shape_of(data)) == [("x", 1, 1, 1), ("y", 7, 1, 1)]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.text("abé ü\t\"\\-", min_size=1, max_size=8).map(lambda t: t.strip() or "n"), min_size=1,
+                max_size=4, unique=True))
+def test_names_git_quotes_are_listed_unquoted(tmp_path_factory, names):
+    """git quotes a path holding a tab, a quote, a backslash or a byte past ASCII (``core.quotePath``: ``diff --git
+    "a/t\\303\\251st" "b/t\\303\\251st"``): before, the shape listed that whole quoted pair as the file's name; each is
+    now the name of the file, as ``git diff --name-only -z`` gives it."""
+    repo = tmp_path_factory.mktemp("repo")
+
+    def git(*args: str) -> bytes:
+        return subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@e", *args],
+                              check=True, capture_output=True).stdout
+
+    git("init", "-q")
+    for n, name in enumerate(names):
+        (repo / f"{name}.{n}").write_text("a\n")
+    git("add", "-A")
+    git("commit", "-qm", "one")
+    for n, name in enumerate(names):
+        (repo / f"{name}.{n}").write_text("b\n")
+    git("commit", "-qam", "two")
+    shown = git("show", "--format=")
+    expected = [name.decode() for name in git("show", "--format=", "--name-only", "-z").split(b"\0") if name]
+    shape = shape_of(shown)
+    assert [name for name, _, _, _ in listed(shape)] == [name.replace("\t", "?") for name in expected], shape

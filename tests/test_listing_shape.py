@@ -41,7 +41,7 @@ def make_tree(root) -> None:
 
 
 @pytest.mark.skipif(shutil.which("ls") is None, reason="no ls")
-@pytest.mark.parametrize("options", ["-R", "-lR", "-laR"])
+@pytest.mark.parametrize("options", ["-R", "-lR", "-laR", "-aR", "-a1R"])  # (-aR: before, its . and .. counted)
 def test_an_ls_r_listing_names_each_directory_at_its_header_line_with_its_entries(tmp_path, options):
     make_tree(tmp_path)
     out = subprocess.run(["ls", options, "."], cwd=tmp_path, capture_output=True, check=True,
@@ -93,3 +93,16 @@ def test_a_real_find_is_told_and_grep_output_is_not(tmp_path):
     with ScratchStore(tmp_path / "store") as store:
         stub = store.scope("r", "a").spill(out * 40, source_tool="find")
     assert stub.shape.startswith(f"{PATHS_SHAPE}, ")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["/*! a.css v1.0.3 | MIT License | github.com/a */", "/* comment */",
+                                 "// a JavaScript comment", "/*! normalize.css v8.0.1 */ html{line-height:1.15}"]),
+                min_size=2, max_size=30))
+def test_comment_lines_of_css_or_javascript_are_no_paths(lines):
+    """A line starting ``/*`` or ``//`` is a comment of CSS, C or JavaScript, not a path ``find`` prints: before, a
+    minified stylesheet of two such lines (/usr/share/doc/libexpat1-dev/expat.html/ok.min.css) was 'paths
+    (find-style), under /', grouped by the words after its slash."""
+    data = ("\n".join(lines) + "\n").encode()
+    assert not shape_of(data).startswith(PATHS_SHAPE), shape_of(data)
+    assert shape_of(b"/\n/usr\n/usr/bin\n/srv/x y\n").startswith(PATHS_SHAPE)

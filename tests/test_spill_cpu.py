@@ -74,6 +74,14 @@ def without_log_events(found: shape.Shape, sample: bytes, size: int) -> shape.Sh
     return dataclasses.replace(found, text=found.text.replace(events, "", 1)) if events else found
 
 
+def ragged_at_line_ends(sample: bytes) -> bool:
+    """The first 50 lines of ``sample``, cut at ``\\r\\n``, ``\\r`` and ``\\n`` as a rows read cuts them and read by
+    :mod:`csv` one by one, are not all as wide as the first (the last aside, which a sample may cut)."""
+    lines = [line for line in re.split(r"\r\n|\r|\n", sample.decode("utf-8", "replace"))[:50] if line]
+    widths = [len(next(csv.reader([line]), [])) for line in lines]
+    return len(widths) > 2 and any(width != widths[0] for width in widths[1:-1])
+
+
 def both(sample: bytes, size: int, lines: int) -> tuple[tuple, tuple]:
     original = sample
     new = without_log_events(shape.describe(sample, size, lines), sample, size)
@@ -93,6 +101,14 @@ def both(sample: bytes, size: int, lines: int) -> tuple[tuple, tuple]:
     if original.startswith(b"\xef\xbb\xbf") and old.content_type == "csv" and new.content_type != "csv":
         reject()  # past a byte order mark (no part of the first field since the reference) a quote opens a quoted
         # field, which can leave no table; to the reference that quote was inside a first field holding the mark
+    if new.content_type in ("text", "log") and old.content_type == "csv" and b"\r" in sample and \
+            ragged_at_line_ends(sample):
+        reject()  # a lone \r ends a row as a rows read splits them (since the reference): rows of other widths than
+        # the header's are no table ('id,name,score', then a log line, then 'ok\rdone': a fresh example, 2026-12-05)
+    counts = re.compile(r"~?[\d,]+ rows?(?: \([^)]*\))?")
+    if new.content_type == old.content_type == "csv" and re.search(rb"\r(?!\n)", sample) and \
+            counts.sub("", new.text) == counts.sub("", old.text):
+        reject()  # (the same: a lone \r ends a row, so the rows are counted at it too)
     if "xml" in (new.content_type, old.content_type) and new != old:
         reject()  # since the reference (42334d5) an XML root is the first element after the prolog, never a tag in
         # a comment, and a document opening with a comment is XML: text, another root or '<?>' to the reference

@@ -214,7 +214,7 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     terminal = terminal_controls(sample, complete) if b"\x1b" in sample or b"\r" in sample or b"\b" in sample else ""
     if terminal:
         return _plain(sample, size, lines, scope, True, (head, 0), terminal, odd, read_as)
-    if kind := told_by_lines(sample[bom:], lines, complete, scope):  # (a diff's, YAML's, Markdown's, a listing's)
+    if kind := told_by_lines(sample[bom:], lines, complete, scope, size - bom):  # (a diff's, YAML's, Markdown's...)
         return _not_utf8(Shape("text", kind), odd, "" if complete else f" in the first {kib(len(sample))}", sample,
                          read_as) if odd else Shape("text", kind)
     logs = len(_LOG_LINE_RE.findall(head))
@@ -254,7 +254,7 @@ def _structured(sample: bytes, text: str, complete: bool, size: int, lines: int,
     if first == "<":
         page = _HTML_RE.search(sample, 0, 4096)  # (a fragment, not a page, may be a README whose logo's <p> starts it)
         if page or _FRAGMENT_RE.match(stripped.encode("utf-8", "replace")):
-            markdown = None if page else markdown_shape(sample, lines, complete, scope)
+            markdown = None if page else markdown_shape(sample, lines, complete, scope, size)
             return Shape("text", markdown) if markdown else Shape("html", html_shape(sample, scope))
         root = xml_root(sample)
         if stripped.startswith("<?xml") or root is not None:

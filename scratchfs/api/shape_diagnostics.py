@@ -40,11 +40,12 @@ _NOT_ERRORS = (b"warning", b"note", b"help")  # (a block's note or help is a par
 _GNU_RE = re.compile(rb"\n([^\s:][^:\r\n]{0,200}:\d+(?::\d+)?): (fatal error|error|warning|note): ([^\r\n]*)")
 
 
-def diagnostics_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str | None:
+def diagnostics_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
     """The shape of ``sample`` (a content's first bytes; ``complete``: all of it; ``lines``: the whole content's line
     count; ``scope``: what to add when the sample is not all of it) if it is a compiler's or linter's diagnostics,
     else ``None``: ``"diagnostics, 51 lines: 4 errors, 0 warnings: error[E0425]: cannot find value `z` in this scope
-    at src/main.rs:6:20 (line 2), …; line=N reads from one"``. Never raises."""
+    at src/main.rs:6:20 (line 2), …; line=N reads from one"``.
+    ``size`` (the content's bytes) is unused: the other kinds take it. Never raises."""
     if not _FIRST_RE.match(sample, 0, _FIRST_BYTES):  # (bounded: 512 KiB of blanks is no first line)
         return None
     if not complete:

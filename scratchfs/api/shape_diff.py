@@ -7,20 +7,22 @@ hunks, and the commits of a ``git log -p`` -- so that a model goes to one file's
 The format is GNU diffutils' unified format ("Detailed Description of Unified Format" in the diffutils manual: a
 ``---`` / ``+++`` file header, then hunks ``@@ -l,s +l,s @@`` whose body lines start with a space, ``-`` or ``+``,
 ``\\`` for "No newline at end of file") with git's extended headers (git-diff(1), "Generating patches with -p":
-``diff --git a/x b/y``, ``index``, mode, rename and copy lines, ``Binary files ... differ``). A hunk's body is read
-by its header's line counts, so a removed line that itself starts with ``-- `` is not taken for a file header.
+``diff --git a/x b/y``, ``index``, mode, rename and copy lines, ``Binary files ... differ``) and its combined diffs
+of a merge ("Combined diff format": ``diff --cc x``, ``@@@ -l,s -l,s +l,s @@@``, a column of ``+``/``-`` a parent).
+A hunk's body is read by its header's line counts, so a removed line that itself starts with ``-- `` is not taken for
+a file header; a line that is no hunk line ends it early (a diff cut or edited by hand) and is read as a header.
 
 Only a text that is mostly diff is one: at least one file with a hunk or a binary change, and at least
 :data:`_MOST_OTHER` of its non-blank lines inside file headers, hunks or ``git log`` commit headers (a README or a
-mail quoting a short patch stays text). Looked at only when the sample's first 64 KiB hold ``@@ -`` at a line start
-(a scan for ``@`` first).
+mail quoting a short patch stays text). Looked at only when a line of the sample's first 64 KiB starts ``@@ -``
+(``@@@ -`` and more for a merge's; a scan for ``@`` first).
 """
 
 from __future__ import annotations
 
 import re
 
-from scratchfs.api.shape_words import listed_within, plural, short_name
+from scratchfs.api.shape_words import listed_within, plural, short_name, within_lines
 
 __all__ = ["DIFF_SHAPE", "diff_shape"]
 
@@ -28,6 +30,10 @@ DIFF_SHAPE = "unified diff"
 """How the shape of a unified diff starts."""
 
 _HUNK_RE = re.compile(rb"@@ -\d{1,12}(?:,(\d{1,12}))? \+\d{1,12}(?:,(\d{1,12}))? @@")
+_COMBINED_RE = re.compile(rb"(@{3,10}) ((?:-\d{1,12}(?:,\d{1,12})? ){2,9})\+\d{1,12}(?:,(\d{1,12}))? \1")
+_RANGE_RE = re.compile(rb"-\d+(?:,(\d+))?")
+_COMBINED = (b"diff --cc ", b"diff --combined ")
+_HUNK_START_RE = re.compile(rb"(?:^|\n)@{2,10} -")
 _COMMIT_RE = re.compile(rb"commit [0-9a-f]{7,64}\b")
 _GIT_HEADER = (b"index ", b"old mode ", b"new mode ", b"deleted file mode ", b"new file mode ", b"similarity index ",
                b"dissimilarity index ", b"rename from ", b"rename to ", b"copy from ", b"copy to ")
@@ -44,11 +50,45 @@ class _File:
 
 
 def _path(header: bytes, strip: bytes) -> str:
-    """The path a ``---`` / ``+++`` header names (its ``a/`` or ``b/`` dropped, a tab and timestamp after it too)."""
-    path = header[4:].split(b"\t", 1)[0].rstrip(b"\r")
+    """The path a ``---`` / ``+++`` header names (its ``a/`` or ``b/`` dropped, a tab and timestamp after it too; a
+    name git quoted, ``"a/t\\303\\251st"``, unquoted)."""
+    path = header[4:].rstrip(b"\r")
+    path = _unquoted(path)[0] if path.startswith(b'"') else path.split(b"\t", 1)[0]
     if path.startswith(strip):
         path = path[len(strip):]
     return path.decode("utf-8", "replace")
+
+
+_QUOTED_RE = re.compile(rb'"((?:[^"\\]|\\.)*)"')
+_ESCAPE_RE = re.compile(rb"\\([0-7]{1,3}|.)")
+_ESCAPES = {b"a": b"\a", b"b": b"\b", b"t": b"\t", b"n": b"\n", b"v": b"\v", b"f": b"\f", b"r": b"\r"}
+
+
+def _unquoted(text: bytes) -> tuple[bytes, bytes]:
+    """The name a C-quoted string at the start of ``text`` holds, as git quotes a path with special bytes
+    (git-config(1), ``core.quotePath``: ``\\t``, ``\\"``, octal bytes), and the text after it; ``text`` as it is,
+    and ``b""``, when it opens no quoted string."""
+    quoted = _QUOTED_RE.match(text)
+    if quoted is None:
+        return text, b""
+    name = _ESCAPE_RE.sub(lambda m: bytes([int(m[1], 8) & 0xFF]) if m[1][:1].isdigit() else _ESCAPES.get(m[1], m[1]),
+                          quoted[1])
+    return name, text[quoted.end():]
+
+
+def _git_name(line: bytes) -> bytes:
+    """The new name a ``diff --git a/x b/y`` line gives (``y``; unquoted when git quoted it, either side or both)."""
+    rest = line[11:].rstrip(b"\r")
+    if rest.startswith(b'"'):  # (the old name quoted: the new one after it and a space)
+        after = _unquoted(rest)[1][1:]
+    elif b' "b/' in rest:
+        after = b'"b/' + rest.rsplit(b' "b/', 1)[1]
+    elif b" b/" in rest:
+        after = b"b/" + rest.rsplit(b" b/", 1)[1]
+    else:
+        after = rest
+    name = _unquoted(after)[0] if after.startswith(b'"') else after or rest
+    return name[2:] if name.startswith(b"b/") else name
 
 
 class _Walk:
@@ -58,47 +98,65 @@ class _Walk:
         self.files: list[_File] = []
         self.hunks = self.commits = self.other = self.counted = 0
         self.old = self.new = 0  # lines left in the hunk being read
+        self.left: list[int] = []  # a combined diff's: lines left of each parent, then of the result
         self.in_commit = False
 
     def mostly_other(self) -> bool:
         """Whether more than a text of diff holds of the lines taken are none of a diff's."""
         return self.other > (1 - _MOST_OTHER) * self.counted
 
-    def line(self, number: int, line: bytes, previous: bytes, following: bytes) -> None:
-        """Take line ``number`` (from 1), with the lines around it."""
-        if self.old > 0 or self.new > 0:
-            self._body(line)
+    def line(self, number: int, rows: list[bytes]) -> None:
+        """Take line ``number`` (from 1) of ``rows`` (the lines)."""
+        line = rows[number - 1]
+        if ((self.old > 0 or self.new > 0) and self._body(line)) or (self.left and self._combined(line)):
             return
         if not line.strip():
             return
         self.counted += 1
+        if line[:1] == b"@":  # (a hunk's header; none of the headers below starts so)
+            self._hunk(line)
+            return
+        following = rows[number] if number < len(rows) else b""
         if line.startswith(b"diff --git "):
             self.in_commit = False
-            name = line.rsplit(b" b/", 1)[-1] if b" b/" in line else line[11:]
-            self.files.append(_File(name.rstrip(b"\r").decode("utf-8", "replace"), number))
+            self.files.append(_File(_git_name(line).decode("utf-8", "replace"), number))
+        elif line.startswith(_COMBINED):  # (git's --cc of a merge: a column a parent)
+            self.in_commit = False
+            self.files.append(_File(line.split(b" ", 2)[2].rstrip(b"\r").decode("utf-8", "replace"), number))
         elif line.startswith(b"--- ") and following.startswith(b"+++ "):
             self.in_commit = False
             last = self.files[-1] if self.files else None
             if last is None or last.line < number - 12 or last.added or last.removed:  # (no `diff --git` before)
                 old = _path(line, b"a/")
                 new = _path(following, b"b/")
-                start = number - 1 if previous.startswith(b"diff ") else number  # (diff -ruN's own line)
+                start = number - 1 if number > 1 and rows[number - 2].startswith(b"diff ") else number  # (diff -ruN's)
                 self.files.append(_File(old if new == "/dev/null" else new, start))
         elif (line.startswith(b"+++ ") and self.files) or (line.startswith(b"diff ") and following.startswith(b"--- ")):
             pass  # (a file header's second line; diff -r's command line before one)
-        elif (match := _HUNK_RE.match(line)) is not None and self.files:
-            self.hunks += 1
-            self.old = int(match[1]) if match[1] is not None else 1
-            self.new = int(match[2]) if match[2] is not None else 1
         elif _COMMIT_RE.match(line):
             self.commits += 1
             self.in_commit = True
-        elif line.startswith(_GIT_HEADER) or (line.startswith(b"Binary files ") and self.files) or self.in_commit:
+        elif line.startswith(_GIT_HEADER) or (line.startswith((b"Binary files ", b"\\ ")) and self.files) or \
+                self.in_commit:  # (a "\\ No newline at end of file" after its hunk's last line too)
             pass
         else:
             self.other += 1
 
-    def _body(self, line: bytes) -> None:
+    def _hunk(self, line: bytes) -> None:
+        """Take ``line``, starting ``@``: a hunk's header (a combined hunk's too), else another line."""
+        if (match := _HUNK_RE.match(line)) is not None and self.files:
+            self.hunks += 1
+            self.old = int(match[1]) if match[1] is not None else 1
+            self.new = int(match[2]) if match[2] is not None else 1
+        elif (match := _COMBINED_RE.match(line)) is not None and self.files and \
+                len(parents := _RANGE_RE.findall(match[2])) == len(match[1]) - 1:
+            self.hunks += 1
+            self.left = [int(n) if n else 1 for n in (*parents, match[3])]
+        elif not self.in_commit:
+            self.other += 1
+
+    def _body(self, line: bytes) -> bool:
+        """Take ``line`` as a line of the hunk being read; ``False``: it is none (the hunk ended early)."""
         first = line[:1]
         if first == b"+":
             self.new -= 1
@@ -113,25 +171,52 @@ class _Walk:
             self.new -= 1
         else:  # not a hunk line: the hunk ended early (a truncated or hand-edited diff); read the line as a header
             self.old = self.new = 0
-            return
+            return False
         self.counted += 1
+        return True
+
+    def _combined(self, line: bytes) -> bool:
+        """Take ``line`` as a line of the combined hunk being read (git-diff(1), "Combined diff format": a column a
+        parent: ``-`` in that parent's and not the result, ``+`` in the result and not that parent, a blank in both --
+        or, beside a ``-``, in neither; counted added when a column is ``+``, removed when one is ``-``); ``False``:
+        it is none (the hunk ended early)."""
+        width = len(self.left) - 1
+        columns = line[:width] if line.strip(b"\r") else b" " * width  # (an empty context line: its blanks stripped)
+        if len(columns) < width or columns.strip(b" +-"):
+            if columns[:1] == b"\\":
+                return True
+            self.left = []
+            return False
+        removed = 45 in columns  # (a "-": in that parent and not the result; then a blank column is not in it)
+        for column, mark in enumerate(columns):
+            self.left[column] -= mark == 45 or (mark == 32 and not removed)
+        self.left[width] -= not removed
+        self.files[-1].added += 43 in columns
+        self.files[-1].removed += removed
+        self.counted += 1
+        if max(self.left) <= 0:
+            self.left = []
+        return True
 
 
-def diff_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str | None:
+def diff_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
     """The shape of ``sample`` (a content's first bytes; ``complete``: all of it; ``lines``: the whole content's line
-    count; ``scope``: what to add when the sample is not all of it) if it is a unified diff, else ``None``:
-    ``"unified diff, 198 lines, 3 files, 7 hunks, +52 -14: scratchfs/api/archive.py (line 12, +20 -8), …;
+    count; ``scope``: what to add when the sample is not all of it; ``size``: the whole content's bytes, ``None``: the
+    sample's; told from its first :data:`~scratchfs.api.shape_words.MOST_LINES` lines) if it is a unified diff, else
+    ``None``: ``"unified diff, 198 lines, 3 files, 7 hunks, +52 -14: scratchfs/api/archive.py (line 12, +20 -8), …;
     line=N reads from a file's diff"``. Never raises."""
     # a memchr first: a scan for 4 bytes takes 11 us over 16 KiB, and one starting with a newline is slow over newlines
     head = sample[:_HEAD_BYTES]  # (a diff's first hunk is in its first 64 KiB: a git show's stat before it too)
-    if b"@" not in head or b"@@ -" not in head or not (head.startswith(b"@@ -") or b"\n@@ -" in head):
+    if b"@" not in head or b"@@ -" not in head or _HUNK_START_RE.search(head) is None:
         return None
+    sample, complete, scope = within_lines(sample, size, complete, scope)
     if not complete:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
     rows = sample.split(b"\n")
     walk = _Walk()
-    for number, line in enumerate(rows, 1):
-        walk.line(number, line, rows[number - 2] if number > 1 else b"", rows[number] if number < len(rows) else b"")
+    take = walk.line
+    for number in range(1, len(rows) + 1):
+        take(number, rows)
         if not number % _CHECK_EVERY and (not walk.files or walk.mostly_other()):
             return None  # (no file header, or mostly other lines, so far: a text that is no diff costs no more)
     files = walk.files

@@ -29,11 +29,12 @@ _STAT_RE = re.compile(rb"\n (\d+) files? changed(?:, (\d+) insertions?\(\+\))?(?
 _SUBJECT_CHARS = 40
 
 
-def git_log_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str | None:
+def git_log_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
     """The shape of ``sample`` (a content's first bytes; ``complete``: all of it; ``lines``: the whole content's line
     count; ``scope``: what to add when the sample is not all of it) if it is a ``git log`` without patches, else
     ``None``: ``"git log, 431 lines, 40 commits, +1,234 -56 in 87 file changes: 757108e README: the last .ci/run
-    took 663 s (line 1), …; line=N reads from a commit"``. Never raises."""
+    took 663 s (line 1), …; line=N reads from a commit"``.
+    ``size`` (the content's bytes) is unused: the other kinds take it. Never raises."""
     if not sample.startswith(b"commit ") or not _FIRST_RE.match(sample, 0, 1024):
         return None
     if not complete:

@@ -6,7 +6,13 @@ a unified diff (:mod:`~scratchfs.api.shape_diff`), a ``git log`` without patches
 (:mod:`~scratchfs.api.shape_yaml`; before Markdown, whose headings its ``#`` comments would be), Markdown
 (:mod:`~scratchfs.api.shape_markdown`), a file listing (:mod:`~scratchfs.api.shape_listing`). Each names the parts of
 the text with the line each starts at, for a ``line=N`` read; each gates on a scan or two of a byte before reading
-more (about 7 us together on 4 KiB that is none of them: ``python bench/text_kinds.py``)."""
+more (about 7 us together on 4 KiB that is none of them: ``python bench/text_kinds.py``). The diff, YAML,
+Markdown and listing kinds then read at most the sample's first
+:data:`~scratchfs.api.shape_words.MOST_LINES` lines (:func:`~scratchfs.api.shape_words.within_lines`): a sample of
+more -- 512 KiB of short lines, ``#`` or ``- `` or a diff of thousands of one-line files -- is told from those, its
+shape saying how much of the content that is (``in the first 120 KiB of 512 KiB``), as it says so of a content larger
+than the sample; the test run, diagnostics, git log and manual kinds count their parts over the whole sample with
+one ``findall`` each (:mod:`~scratchfs.api.shape_parts`)."""
 
 from __future__ import annotations
 
@@ -16,21 +22,21 @@ from scratchfs.api.shape_gitlog import git_log_shape
 from scratchfs.api.shape_listing import listing_shape
 from scratchfs.api.shape_manual import manual_shape
 from scratchfs.api.shape_markdown import markdown_shape
-from scratchfs.api.shape_testrun import testrun_shape
+from scratchfs.api.shape_testrun import runner_shape
 from scratchfs.api.shape_yaml import yaml_shape
 
 __all__ = ["told_by_lines"]
 
-_KINDS = (testrun_shape, diagnostics_shape, diff_shape, git_log_shape, manual_shape, yaml_shape, markdown_shape,
+_KINDS = (runner_shape, diagnostics_shape, diff_shape, git_log_shape, manual_shape, yaml_shape, markdown_shape,
           listing_shape)
 
 
-def told_by_lines(sample: bytes, lines: int, complete: bool, scope: str) -> str | None:
+def told_by_lines(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
     """The shape of the first kind that tells ``sample`` (a content's first bytes; ``complete``: all of it;
-    ``lines``: the whole content's line count; ``scope``: what to add when the sample is not all of it), else
-    ``None``. Never raises."""
+    ``lines``: the whole content's line count; ``scope``: what to add when the sample is not all of it; ``size``:
+    the whole content's bytes, ``None``: the sample's), else ``None``. Never raises."""
     for told in _KINDS:
-        shape = told(sample, lines, complete, scope)
+        shape = told(sample, lines, complete, scope, size)
         if shape is not None:
             return shape
     return None

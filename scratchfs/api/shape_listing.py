@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from scratchfs.api.shape_words import listed_within, plural, short_name
+from scratchfs.api.shape_words import listed_within, plural, short_name, within_lines
 
 __all__ = ["LISTING_SHAPE", "PATHS_SHAPE", "listing_shape"]
 
@@ -27,8 +27,10 @@ PATHS_SHAPE = "paths (find-style)"
 """How the shape of a list of paths starts."""
 
 _SECTION_RE = re.compile(rb"\n\n([^\n]{1,4096}):(?=\r?\n)(?:\r?\n(total \d+)(?=\r?\n))?")  # (its line end not taken)
-_DOTS_RE = re.compile(rb"[ \t]\.\.?\r?(?=\n|\Z)")
-_LINE_PATH_RE = re.compile(rb"\n(\.|/|~|(?:/|\./|\.\./|~/)[^\x00-\x1f]*)(?=\n|\Z)")
+_DOTS_RE = re.compile(rb"[ \t]\.\.?\r?(?=\n|\Z)")  # ls -la's . and .., the last words of their lines
+_DOT_LINES_RE = re.compile(rb"\n\.\.?\r?(?=\n|\Z)")  # ls -a's, lines of their own
+_LINE_PATH_RE = re.compile(rb"\n(\.|/|~|(?:/(?![/*])|\./|\.\./|~/)[^\x00-\x1f]*)(?=\n|\Z)")  # (a "/*" or "//" line:
+# a comment of CSS, C or JavaScript)
 _GREP_RE = re.compile(rb":\d+[:-]")
 _HEAD_LINES = 20
 _MOST_OTHER = 0.1
@@ -55,7 +57,7 @@ def _ls_sections(sample: bytes, lines: int, scope: str) -> str | None:
     items = []
     for n, found in enumerate(sections):
         body = text[found.end() : sections[n + 1].start() if n + 1 < len(sections) else len(text)]
-        dots = len(_DOTS_RE.findall(body)) if found[2] is not None else 0  # ls -la's . and .. are no entries
+        dots = len((_DOTS_RE if found[2] is not None else _DOT_LINES_RE).findall(body))  # . and .. are no entries
         entries = numbers[n + 1] - numbers[n] - 2 - (found[2] is not None) - dots  # (less its header, blank line)
         name = short_name(found[1].decode("utf-8", "replace").rstrip("\r"), 80)
         items.append(f"{name} (line {numbers[n]:,}, {_count(max(0, entries), 'entry', 'entries')})")
@@ -73,7 +75,8 @@ def _paths(sample: bytes, lines: int, scope: str) -> str | None:
     rows = text.count(b"\n") - text.endswith(b"\n")
     if rows < 2:
         return None
-    starts = sum(text.count(start) for start in (b"\n/", b"\n./", b"\n../", b"\n~/")) + text.count(b"\n.\n")
+    starts = sum(text.count(start) for start in (b"\n/", b"\n./", b"\n../", b"\n~/")) + text.count(b"\n.\n") - \
+        text.count(b"\n/*") - text.count(b"\n//")
     if starts < (1 - _MOST_OTHER) * rows:
         return None
     paths = [row for row in text.split(b"\n") if row[:1] in (b"/", b".", b"~")]
@@ -111,11 +114,12 @@ def _nth_newline(text: bytes, count: int) -> int:
     return at
 
 
-def listing_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str | None:
+def listing_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
     """The shape of ``sample`` (a content's first bytes; ``complete``: all of it; ``lines``: the whole content's line
-    count; ``scope``: what to add when the sample is not all of it) if it is an ``ls -R`` listing or ``find``-style
-    paths, else ``None``: ``"ls -R listing, 401 lines, 9 directories: /work/main/scratchfs (line 1, 12 entries),
-    /work/main/scratchfs/api (line 20, 45 entries), …; line=N reads from a directory"``. Never raises."""
+    count; ``scope``: what to add when the sample is not all of it; ``size``: the whole content's bytes, ``None``: the
+    sample's; told from its first :data:`~scratchfs.api.shape_words.MOST_LINES` lines) if it is an ``ls -R`` listing or
+    ``find``-style paths, else ``None``: ``"ls -R listing, 401 lines, 9 directories: /work/main/scratchfs (line 1, 12
+    entries), /work/main/scratchfs/api (line 20, 45 entries), …; line=N reads from a directory"``. Never raises."""
     end = sample.find(b"\n", 0, 4096)
     if end <= 0:
         return None
@@ -123,6 +127,7 @@ def listing_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str 
     sections = first.endswith(b":") and (first[:1] in (b"/", b".", b"~") or sample.startswith(b"total ", end + 1))
     if not sections and sample[:1] not in (b"/", b".", b"~"):  # (find's, a path)
         return None
+    sample, complete, scope = within_lines(sample, size, complete, scope)
     if not complete:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
     return _ls_sections(sample, lines, scope) if sections else _paths(sample, lines, scope)

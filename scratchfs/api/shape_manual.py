@@ -37,12 +37,13 @@ _FUNCTION_RE = re.compile(rb"\n {4}([A-Za-z_][\w.]{0,80})\(")
 _MOST_SECTIONS = 13  # pydoc's sections listed before its members (it writes at most 13 kinds)
 
 
-def manual_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str | None:
+def manual_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
     """The shape of ``sample`` (a content's first bytes; ``complete``: all of it; ``lines``: the whole content's line
     count; ``scope``: what to add when the sample is not all of it) if it is a man page or pydoc's documentation,
     else ``None``: ``"manual page ls(1), 248 lines, 8 sections: NAME (line 3), SYNOPSIS (line 6), …; line=N reads
     from a section"``, ``"pydoc of package json, 561 lines, 11 sections: NAME (line 3), …; 3 classes, 4 functions:
-    class JSONDecoder (line 226), …, dumps (line 446), …; line=N reads from one"``. Never raises."""
+    class JSONDecoder (line 226), …, dumps (line 446), …; line=N reads from one"``.
+    ``size`` (the content's bytes) is unused: the other kinds take it. Never raises."""
     man = _MAN_RE.match(sample, 0, _FIRST_BYTES) if sample[:1].isalnum() else None  # (bounded: a first line
     pydoc = _PYDOC_RE.match(sample, 0, _FIRST_BYTES) if man is None and sample.startswith(b"Help on ") else None
     # of 512 KiB is none of theirs)

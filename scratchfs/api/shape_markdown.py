@@ -12,17 +12,19 @@ paragraph of several (YAML's ``key: value`` lines before a ``---`` are no headin
 
 Only a text that reads as Markdown is one: two headings or more, at most :data:`_MOST_HEADINGS` of its non-blank
 lines, half of its ATX ones after a blank line (a script's runs of ``#`` comments are not), and a sign of Markdown
-beyond them: a fenced block, a link ``](``, or an ATX heading of level 2 or more. A few regular expression scans of
-the sample, each for a literal newline the engine finds fast (the README's 172 KB: 2 ms for the whole shape);
-nothing is scanned when no line of the sample's first 64 KiB starts with ``#`` (a document of setext headings alone
-stays text).
+beyond them: a fenced block, a link ``](``, or an ATX heading of level 2 or more; and no sign of a program: a ``#!``
+first line, or two lines of one at a line's start outside fenced blocks
+(:data:`~scratchfs.api.shape_words.PROGRAM_LINE_RE`). A few regular expression scans of the sample, each for a literal
+newline the engine finds fast (the README's 172 KB: 2 ms for the whole shape); nothing is scanned when no line of the
+sample's first 64 KiB starts with ``#`` (a document of setext headings alone stays text).
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
-from scratchfs.api.shape_words import listed_within, plural, room_for, short_name
+from scratchfs.api.shape_words import PROGRAM_LINE_RE, listed_within, plural, room_for, short_name, within_lines
 
 __all__ = ["MARKDOWN_SHAPE", "markdown_shape"]
 
@@ -33,6 +35,7 @@ _ATX_RE = re.compile(rb"\n {0,3}(#{1,6})[ \t]+([^\r\n]*)")  # (each at a newline
 _UNDERLINE_RE = re.compile(rb"\n {0,3}(={3,}|-{3,})[ \t]*(?=\r?\n|\r?\Z)")
 _FENCE_RE = re.compile(rb"\n {0,3}(`{3,}|~{3,})")
 _NOT_SETEXT = tuple(b"#>|*+-=`~")
+_MOST_CODE_LINES = 2
 _MOST_HEADINGS = 0.3
 _MOST_HASHES = 64
 _HEAD_BYTES = 64 * 1024  # (where a document's first ATX heading is: after a page's links and menus too)
@@ -59,9 +62,16 @@ def _atx_text(raw: bytes) -> bytes:
     return bare.rstrip(b" \t") if bare != text and (not bare or bare[-1:] in b" \t") else text
 
 
-def _headings(text: bytes) -> tuple[list[tuple[int, int, bytes, bool]], int]:
+def _outside(spans: list[tuple[int, int]], offsets: list[int]) -> list[int]:
+    """The ``offsets`` (in order) outside every span of ``spans`` (in order and apart: the one an offset could be in
+    is the last starting at or before it)."""
+    starts = [start for start, _ in spans]
+    return [at for at in offsets if (n := bisect_right(starts, at) - 1) < 0 or at >= spans[n][1]]
+
+
+def _headings(text: bytes) -> tuple[list[tuple[int, int, bytes, bool]], list[tuple[int, int]]]:
     """The headings of ``text`` (a newline, then the sample) outside fenced blocks, in order, as ``(offset of the
-    newline before it, level, text, setext)``, and the number of fenced blocks."""
+    newline before it, level, text, setext)``, and the spans of the fenced blocks."""
     fences = _fenced(text) if b"```" in text or b"~~~" in text else []
     found = [(m.start(), len(m[1]), _atx_text(m[2]), False) for m in _ATX_RE.finditer(text)] if b"#" in text else []
     for match in _UNDERLINE_RE.finditer(text) if b"===" in text or b"---" in text else ():
@@ -73,8 +83,9 @@ def _headings(text: bytes) -> tuple[list[tuple[int, int, bytes, bool]], int]:
             found.append((before, 1 if match[1][:1] == b"=" else 2, line, True))
     found.sort()
     if fences:
-        found = [h for h in found if not any(start <= h[0] < end for start, end in fences)]
-    return found, len(fences)
+        kept = set(_outside(fences, [h[0] for h in found]))
+        found = [h for h in found if h[0] in kept]
+    return found, fences
 
 
 def _hash_at_line_start(sample: bytes) -> bool:
@@ -90,20 +101,27 @@ def _hash_at_line_start(sample: bytes) -> bool:
     return b"\n#" in sample
 
 
-def markdown_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str | None:
+def markdown_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
     """The shape of ``sample`` (a content's first bytes; ``complete``: all of it; ``lines``: the whole content's line
-    count; ``scope``: what to add when the sample is not all of it) if it reads as Markdown, else ``None``:
-    ``"Markdown, 1,234 lines, 45 headings, 12 code blocks: # Title (line 1), ## Install (line 20), …; line=N reads
-    from a heading"``. Never raises."""
+    count; ``scope``: what to add when the sample is not all of it; ``size``: the whole content's bytes, ``None``: the
+    sample's; told from its first :data:`~scratchfs.api.shape_words.MOST_LINES` lines) if it reads as Markdown, else
+    ``None``: ``"Markdown, 1,234 lines, 45 headings, 12 code blocks: # Title (line 1), ## Install (line 20), …; line=N
+    reads from a heading"``. Never raises."""
     if not _hash_at_line_start(sample[:_HEAD_BYTES]):  # (an ATX heading in its head: 1.5 us over 16 KiB)
         return None
+    sample, complete, scope = within_lines(sample, size, complete, scope)
     if not complete:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
     text = b"\n" + sample
-    headings, blocks = _headings(text)
-    if len(headings) < 2:
-        return None
     nonblank = text.count(b"\n") - text.count(b"\n\n")  # (at least: a run of blank lines counts half of them)
+    if b"```" not in text and b"~~~" not in text and len(_ATX_RE.findall(text)) > _MOST_HEADINGS * nonblank:
+        return None  # (more headings than a document holds, no fenced block hiding any: a script's comments; counted
+        # before each is read: 10,000 of them cost 10 ms)
+    headings, fences = _headings(text)
+    if len(headings) < 2 or text.startswith(b"\n#!") or \
+            len(_outside(fences, [m.start() for m in PROGRAM_LINE_RE.finditer(text)])) >= _MOST_CODE_LINES:
+        return None  # (a script's first line; a program's own lines: its # comments are no headings)
+    blocks = len(fences)
     atx = [h for h in headings if not h[3]]
     after_blank = sum(1 for h in atx if h[0] == 0 or not text[text.rfind(b"\n", 0, h[0]) + 1 : h[0]].strip())
     if len(headings) > _MOST_HEADINGS * nonblank or (atx and after_blank < 0.5 * len(atx)):

@@ -54,6 +54,9 @@ JSONL_HEAD_CHARS = 65536
 2 whole lines)."""
 RECORD_BLANKS = " \t\n\r\x0b\x0c"
 """What ``bytes.strip()`` strips: a line of only these is no record to a ``record=`` read."""
+_BLANKS_BUT_NEWLINE = RECORD_BLANKS.replace("\n", "").encode()
+_MOST_SCANNED = 2_000  # records whose keys and kinds a shape tells (``of the first 2,000`` when the sample holds more)
+_MOST_SCANNED_LINES = 4 * _MOST_SCANNED  # lines looked at for them (blank lines between records too)
 _PROBE_LINES = 20  # the first lines that tell JSON lines: all JSON, ...
 _PROBE_MISS_SHARE = 10  # ... or all but one in this many JSON objects or arrays (a record cut or garbled, a log line)
 KEY_SCAN_CHARS = 128 * 1024
@@ -292,15 +295,13 @@ def json_lines(text: str, decoder: json.JSONDecoder, complete: bool) -> JsonLine
     values = _probed(rows[: -1 if ends else None], decoder)  # (the content's last line: below)
     if values is None:
         return None
-    body = (text if complete else text[: text.rfind("\n") + 1]).split("\n")
-    if body[-1] == "":
-        body.pop()  # the empty rest after the last newline is no line
-    records = [line for line in body if line.strip(RECORD_BLANKS)]
-    found = JsonLines(values[0], records=len(records), lines=len(body))
+    body = text if complete else text[: text.rfind("\n") + 1]
+    lines = body.count("\n") + (not body.endswith("\n"))  # (the empty rest after the last newline is no line)
+    found = JsonLines(values[0], records=_records(body), lines=lines)
     if complete:
-        found.last = last_line_fault(records[-1], "\n" in text[len(text.rstrip(RECORD_BLANKS)) :], decoder)
+        found.last = last_line_fault(_last_record(body), "\n" in text[len(text.rstrip(RECORD_BLANKS)) :], decoder)
         found.records -= bool(found.last)
-    scanned = _scanned(records)
+    scanned = _scanned(body)
     values, bad = _values(scanned, decoder)
     found.scanned, found.bad = len(scanned), [n for n in bad if n <= found.records]
     found.kinds = Counter(map(json_kind, values))
@@ -339,14 +340,42 @@ def json_kind(value: object) -> str:
     return "null" if value is None else "number"
 
 
-def _scanned(records: list[str]) -> list[str]:
-    """The first records, as many as fit :data:`KEY_SCAN_CHARS` characters (at least one)."""
+def _records(body: str) -> int:
+    """The lines of ``body`` that are not blank (:data:`RECORD_BLANKS` only), counted at C speed: its blanks but
+    newlines deleted, each run of newlines made one (halved a pass: at most 19 over 512 KiB), its newlines counted
+    -- where a split and a strip a line cost 30 ms over 512 KiB of ``{}`` lines."""
+    squeezed = body.encode("utf-8", "surrogatepass").translate(None, _BLANKS_BUT_NEWLINE)
+    while b"\n\n" in squeezed:
+        squeezed = squeezed.replace(b"\n\n", b"\n")
+    if not squeezed.strip(b"\n"):
+        return 0
+    return squeezed.count(b"\n") + 1 - squeezed.startswith(b"\n") - squeezed.endswith(b"\n")
+
+
+def _last_record(body: str) -> str:
+    """The last line of ``body`` that is not blank, whole (its blanks around it kept: a vertical tab is no JSON
+    blank)."""
+    end = len(body.rstrip(RECORD_BLANKS))
+    start, stop = body.rfind("\n", 0, end) + 1, body.find("\n", end)
+    return body[start : stop if stop >= 0 else len(body)]
+
+
+def _scanned(body: str) -> list[str]:
+    """The first records of ``body`` (its lines that are not blank), as many as fit :data:`KEY_SCAN_CHARS`
+    characters (at least one), at most :data:`_MOST_SCANNED` among its first :data:`_MOST_SCANNED_LINES` lines: each
+    costs a parse and a merge of its keys, about 1 us, however small."""
+    scanned: list[str] = []
     total = 0
-    for number, record in enumerate(records):
-        total += len(record) + 1
-        if total > KEY_SCAN_CHARS:
-            return records[: max(1, number)]
-    return records
+    for line in body.split("\n", _MOST_SCANNED_LINES)[:_MOST_SCANNED_LINES]:
+        if not line.strip(RECORD_BLANKS):
+            continue
+        total += len(line) + 1
+        if total > KEY_SCAN_CHARS and scanned:
+            break
+        scanned.append(line)
+        if len(scanned) >= _MOST_SCANNED:
+            break
+    return scanned
 
 
 def _values(records: list[str], decoder: json.JSONDecoder) -> tuple[list[Any], list[int]]:

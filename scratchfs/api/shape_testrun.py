@@ -32,7 +32,7 @@ from collections.abc import Callable
 from scratchfs.api.shape_parts import Parts, numbered
 from scratchfs.api.shape_words import listed_within, plural, short_name
 
-__all__ = ["TEST_RUN_SHAPE", "testrun_shape"]
+__all__ = ["TEST_RUN_SHAPE", "runner_shape"]
 
 TEST_RUN_SHAPE = "test run"
 """How the shape of a test run's output starts."""
@@ -146,11 +146,12 @@ _PARSERS: dict[str, Callable[[bytes], _Found]] = {"pytest": _pytest, "unittest":
                                                   "TAP": _tap}
 
 
-def testrun_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str | None:
+def runner_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
     """The shape of ``sample`` (a content's first bytes; ``complete``: all of it; ``lines``: the whole content's line
     count; ``scope``: what to add when the sample is not all of it) if it is a test run's output, else ``None``:
     ``"test run (pytest), 427 lines: 9 failed, 292 passed in 0.23s (line 427); FAILURES (line 311), short test summary
-    info (line 417); 9 failures: test_many[5] (line 312), …; line=N reads from one"``. Never raises."""
+    info (line 417); 9 failures: test_many[5] (line 312), …; line=N reads from one"``.
+    ``size`` (the content's bytes) is unused: the other kinds take it. Never raises."""
     runner = _runner(sample)
     if runner is None:
         return None

@@ -11,7 +11,8 @@ from collections.abc import Iterable
 from scratchfs.foundation import text as texts
 from scratchfs.foundation.text import plural
 
-__all__ = ["MAX_SHAPE_CHARS", "clip", "key_name", "kib", "listed_within", "plural", "room_for", "short_name"]
+__all__ = ["MAX_SHAPE_CHARS", "MOST_LINES", "PROGRAM_LINE_RE", "clip", "key_name", "kib", "listed_within", "plural",
+           "room_for", "short_name", "within_lines"]
 
 MAX_SHAPE_CHARS = 600
 """Longest shape text, in characters (the stub's preview gives way to it within the 1.5 KiB stub)."""
@@ -21,6 +22,17 @@ _CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u20
 JSON; a newline would start a line of its own), the bidirectional controls
 (Unicode UAX #9: U+202E shows ``x``, U+202E, ``txt.exe`` as ``xexe.txt``) and lone surrogates (a tar member's
 undecodable byte; no UTF-8 carries one)."""
+
+MOST_LINES = 10_000
+"""Most lines of a sample that a kind of text told by its lines reads (:func:`within_lines`; a 512 KiB sample of
+ordinary text, 52 bytes a line or more, holds fewer)."""
+
+PROGRAM_LINE_RE = re.compile(rb"\n(?:import [\w.]+|from [\w.]+ import |def \w+ ?\(|class \w+ ?[:(]|#include [<\"]"
+                             rb"|use strict;|sub \w+ *\{|define \w+\r?\n)")
+"""A program's line at a line's start (Python, C, Perl, a gdb script; ``text`` searched with a newline before it),
+which Markdown holds only in a code block and YAML nowhere: a Python module's ``#`` comments after a blank line read
+as Markdown's headings (105 of 14,914 modules of the machine it was tried on were told as Markdown), a type stub's
+``class C:`` over ``x: int`` lines as YAML's keys."""
 
 
 def kib(size: int) -> str:
@@ -61,6 +73,26 @@ def listed_within(head: str, items: Iterable[str], tail: str, total: int | None 
         listed.append(item)
     more = f", … {total - len(listed):,} more" if len(listed) < total else ""
     return clip(f"{head}{', '.join(listed)}{more}{tail}")
+
+def within_lines(sample: bytes, size: int | None, complete: bool, scope: str) -> tuple[bytes, bool, str]:
+    """What a kind of text told by its lines reads of ``sample`` (a content's first bytes; ``size``: the whole
+    content's bytes, ``None``: the sample's; ``complete``: the sample is all of it; ``scope``: what its shape adds
+    when not): ``(sample, complete, scope)`` as given when ``sample`` holds at most :data:`MOST_LINES` newlines, else
+    its first :data:`MOST_LINES` lines, ``False`` and the scope that says so (``" (in the first 120 KiB of 512
+    KiB)"``) -- so that the kinds, which read lines in Python (a diff's headers, YAML's keys, Markdown's headings, a
+    listing's directories), cost the same on 512 KiB of ``#`` or of one-line diffs. The cut is found by counts (C
+    speed, about 0.2 ms over 512 KiB)."""
+    if len(sample) <= MOST_LINES or sample.count(b"\n") <= MOST_LINES:
+        return sample, complete, scope
+    low, high = 0, len(sample)  # the least end holding MOST_LINES newlines: just past the last of them
+    while low < high:
+        middle = (low + high) // 2
+        if sample.count(b"\n", 0, middle) >= MOST_LINES:
+            high = middle
+        else:
+            low = middle + 1
+    return sample[:low], False, f" (in the first {kib(low)} of {kib(len(sample) if size is None else size)})"
+
 
 def short_name(key: object, limit: int = 32) -> str:
     """``str(key)`` with each character of :data:`_CONTROL_RE` as ``?`` (controls, bidirectional controls, lone

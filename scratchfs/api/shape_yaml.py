@@ -22,19 +22,22 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
-from scratchfs.api.shape_words import listed_within, plural, short_name
+from scratchfs.api.shape_words import PROGRAM_LINE_RE, listed_within, plural, short_name, within_lines
 
 __all__ = ["YAML_SHAPE", "yaml_shape"]
 
 YAML_SHAPE = "YAML"
 """How the shape of a YAML document starts."""
 
-_KEY = rb"(?:[\w$@./][\w$@./ -]{0,120}?|\"[^\"\n]{0,120}\"|'[^'\n]{0,120}')"  # a key: plain (no ':'), or quoted
+_KEY = rb"(?:(?=(?P<plain>[\w$@./][\w$@./ -]{0,120}))(?P=plain)|\"[^\"\n]{0,120}\"|'[^'\n]{0,120}')"  # a key: plain
+# (no ':'; its run taken whole, as an atomic group would: the ':' can only follow the run, and giving characters
+# back to look for one cost 3 times the scan over lines of words), or quoted
 _KEY_RE = re.compile(rb"\n( *)(- +)?(" + _KEY + rb"):(?= |\r?\n)")
 _ENTRY_RE = re.compile(rb"\n *- ")
 _COMMENT_RE = re.compile(rb"\n *#")
 _DOCUMENT_RE = re.compile(rb"\n---(?=[ \t]|\r?\n)")
 _TOP_ENTRY_RE = re.compile(rb"\n- ")
+_CONTENT_RE = re.compile(rb"\n *[^\s#%]")  # a line of a document: no blank, comment or directive (%YAML, %TAG)
 _FIRST_RE = re.compile(rb"\n( *)(- )?[^\s#]")  # a block's first line that is no blank or comment
 _NL = b"\n"
 _CODE_END_RE = re.compile(rb"[;{,][ \t]*\r?\n")
@@ -61,28 +64,33 @@ def _counts(block: bytes) -> str:
     return plural(keys, "key") if keys else ""
 
 
-def yaml_shape(sample: bytes, lines: int, complete: bool, scope: str) -> str | None:
+def yaml_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
     """The shape of ``sample`` (a content's first bytes; ``complete``: all of it; ``lines``: the whole content's line
-    count; ``scope``: what to add when the sample is not all of it) if it reads as YAML, else ``None``:
-    ``"YAML, 9,000 lines: apiVersion (line 1), items (line 2, list of 120), kind (line 8,990), metadata (line
+    count; ``scope``: what to add when the sample is not all of it; ``size``: the whole content's bytes, ``None``: the
+    sample's; told from its first :data:`~scratchfs.api.shape_words.MOST_LINES` lines) if it reads as YAML, else
+    ``None``: ``"YAML, 9,000 lines: apiVersion (line 1), items (line 2, list of 120), kind (line 8,990), metadata (line
     8,991, 2 keys); line=N reads from a key"``. Never raises."""
     first = _first_line(sample)
     if first.rstrip().endswith((b",", b"{", b"[", b";")) or not _FIRST_LINE_RE.match(first) or \
             not _reads_as_yaml(_NL + sample[:_HEAD_BYTES]):  # (a first line ending as JSON's or a program's: none)
         return None  # (its first line no key, entry or document start, or its first 8 KiB no YAML: cheap)
+    sample, complete, scope = within_lines(sample, size, complete, scope)
     if not complete:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
     text = _NL + sample
+    if PROGRAM_LINE_RE.search(text) is not None:
+        return None  # (a program's line: a type stub's "class C:" over "x: int" lines is no mapping)
     keys = list(_KEY_RE.finditer(text))
     documents = [m.start() for m in _DOCUMENT_RE.finditer(text)]
     top_entries = list(_TOP_ENTRY_RE.finditer(text))
     if len(sample) > _HEAD_BYTES and not _reads_as_yaml(text, keys, documents, top_entries):
         return None
-    count = len(documents) + (not text.startswith(b"\n---"))
+    opened = text.startswith(b"\n---") or bool(documents and _CONTENT_RE.search(text, 0, documents[0]) is None)
+    count = len(documents) + (not opened)  # (comments, blanks and directives before the first "---": no document)
     top = [m for m in keys if not m[1] and not m[2]]  # (in order: a document's are a slice of them, by bisect)
     if count > 1:  # a stream: its documents, each named by a key of its own (when listed)
-        return _text(text, [(at, "doc", partial(_label, text, top, at)) for at in [0, *documents][
-            text.startswith(b"\n---"):]], count, lines, scope)
+        return _text(text, [(at, "doc", partial(_label, text, top, at)) for at in [0, *documents][opened:]], count,
+                     lines, scope)
     marks = sorted([(m.start(), "key", m) for m in top]
                    + [(m.start(), "item", None) for m in top_entries] + [(at, "doc", None) for at in documents])
     kept, owner = [], "doc"  # a top-level entry after a top-level key is that key's: ``key:`` then ``- a``

@@ -98,10 +98,11 @@ _COMMENT_LINES = 64  # most comment lines looked past before a table's header
 def leading_comments(head: str) -> tuple[int, int]:
     """``(characters, lines)`` of the comment lines ``head`` (a table's first lines, as text: decode bytes as Latin-1
     for byte offsets) starts with: lines starting with ``#`` (a data source, a licence: matplotlib's ``Stocks.csv``,
-    tzdata's ``zone1970.tab``), at most :data:`_COMMENT_LINES`, before the header line. The last of them is the header
-    itself when it splits into as many fields as the line after it (VCF's ``#CHROM`` line after its ``##`` meta
-    lines). ``(0, 0)``: no comment line, or nothing but comments in ``head``. A line ends at ``\n``, ``\r\n`` or a
-    lone ``\r``, as a rows read's (:mod:`scratchfs.engine.structure.row_lines`). Raises nothing."""
+    tzdata's ``zone1970.tab``), at most :data:`_COMMENT_LINES`, before the header line. The last is the header itself
+    when it splits as the line after it does and that line is data, a cell starting with a digit (VCF's ``#CHROM``,
+    ``numpy.savetxt``'s ``# a,b``; ``# prices, daily, USD`` before ``Date,IBM,AAPL`` is none). ``(0, 0)``: no comment
+    line, or nothing but comments in ``head``. A line ends at ``\n``, ``\r\n`` or a lone ``\r``, as a rows read's
+    (:mod:`scratchfs.engine.structure.row_lines`). Raises nothing."""
     at, last, count = 0, 0, 0
     while count < _COMMENT_LINES and head.startswith("#", at):
         end = LINE_END_TEXT.search(head, at)
@@ -114,7 +115,8 @@ def leading_comments(head: str) -> tuple[int, int]:
     first = head[at : end.start() if end is not None else len(head)]
     delimiter = detect_delimiter(first)
     fields = first.count(delimiter)
-    own = fields and head[last:at].rstrip("\r\n").count(delimiter) == fields  # (the last is the header)
+    own = fields and head[last:at].rstrip("\r\n").count(delimiter) == fields and any(  # (the last is the header,
+        cell.strip().lstrip("+-")[:1].isdigit() for cell in first.split(delimiter))  # over a row of data)
     return (last, count - 1) if own else (at, count)
 
 class _Marks(threading.local):

@@ -1,0 +1,134 @@
+"""What the kinds of text told by their lines (a unified diff, YAML, Markdown, a file listing:
+``scratchfs.api.shape_kinds``) cost on the worst text a hostile or unlucky tool gives: 512 KiB of short lines of what
+each reads in Python (``#`` headings, ``---`` documents, ``- `` entries, one-line diffs, ``ls -R`` sections, fences
+and headings in turn). Before, each was read whole: 65,000 fenced blocks between ATX headings took 56 s (each heading
+compared with every fence), a YAML stream of 131,000 ``---`` documents 0.7 s, 58,000 ``ls -R`` sections 0.13 s; 512
+KiB of ``{}`` JSON texts 0.17 s, of ``[]`` JSON lines 60 ms. Now each kind reads at most the sample's first
+:data:`~scratchfs.api.shape_words.MOST_LINES` lines, and says so; what it says of them is what it says of those lines
+alone. JSON lines are counted at C speed, and their keys and kinds told from at most their first 2,000 records; JSON
+texts one after another parsed up to 5,000, then counted from their bytes."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scratchfs.api.shape import describe
+from scratchfs.api.shape_words import MOST_LINES, kib, within_lines
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+SIZE = 512 * 1024
+
+
+def fill(unit: bytes, size: int = SIZE) -> bytes:
+    return (unit * (size // len(unit) + 1))[:size]
+
+
+HOSTILE = {
+    "fenced blocks between headings": fill(b"```\n## a\n"),
+    "tilde fences and headings": fill(b"~~~\n# a\n\n"),
+    "ATX headings": fill(b"# x\n"),
+    "ATX headings, some indented, after a diff's lines": b"++a\n@@ -1 +1 @@\n+y\n" + fill(b"# h\n  # c\n"),
+    "headings between blank lines": fill(b"## h\n\n"),
+    "links and headings": fill(b"\n# a](b\n"),
+    "CRLF headings": fill(b"\r\n## a\r\n\r\n"),
+    "YAML documents of one key": fill(b"---\na: 1\n  b: 2\n"),
+    "YAML documents named by kind": fill(b"---\nkind: x\n  name: y\n"),
+    "YAML, then bare document markers": b"a:\n  b: 1\nc: 2\n" + fill(b"---\n"),
+    "YAML nested keys": fill(b"a:\n  b: 1\n"),
+    "YAML keys of 120 characters": fill(b"a" * 120 + b":\n  " + b"b" * 119 + b": 1\n"),
+    "YAML, then lines of words": b"a:\n  b: 1\nc:\n" + fill(b"k" * 60 + b" " + b"v" * 59 + b"x\n"),
+    "one-line diffs": fill(b"--- a\n+++ b\n@@ -1 +1 @@\n-a\n+b\n"),
+    "one-line git diffs": fill(b"diff --git a/x b/x\nindex 1..2 100644\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"),
+    "a git log -p of one-line commits": fill(b"commit 0123456789abcdef\n--- a\n+++ b\n@@ -1 +1 @@\n-a\n+b\n"),
+    "hunk headers of huge counts": b"--- a/x\n+++ b/x\n" + fill(b"@@ -1,999999999999 +1,999999999999 @@\n"),
+    "a hunk of 170,000 context lines": b"--- a\n+++ b\n@@ -1,999999 +1,999999 @@\n" + fill(b" x\n"),
+    "ls -R sections": fill(b"\n\n./a:\nf\n")[2:],
+    "ls -lR sections": fill(b"\n\n./a:\ntotal 0\n")[2:],
+    "find paths of /": fill(b"/\n"),
+    "find paths of ./": fill(b"./\n"),
+    # JSON lines and JSON texts one after another of tiny records: each was split, stripped, parsed and merged
+    "JSON lines of []": fill(b"[]\n"),
+    "JSON lines of {} between blank lines": fill(b"{}\n \n"),
+    "JSON texts {}{}{} on one line": fill(b"{}"),
+}
+
+
+def cpu(data: bytes) -> float:
+    """The least process CPU time of 3 descriptions of ``data`` (one over 2 s is enough to tell)."""
+    best = float("inf")
+    for _ in range(3):
+        started = time.process_time()
+        describe(data, len(data), data.count(b"\n") + (not data.endswith(b"\n")))
+        best = min(best, time.process_time() - started)
+        assert best < 2.0
+    return best
+
+
+@pytest.mark.alone
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_a_sample_of_short_lines_of_a_kind_costs_a_few_plain_texts(name):
+    """At most 10 times the description of 512 KiB of real text (grep output: about 2 ms): 20 ms, the bound of a
+    spill's shape; before, 56 s for fenced blocks between headings, 0.1 to 0.7 s for the others."""
+    plain = (FIXTURES / "workspace-grep-stdlib-defs.txt").read_bytes()[:SIZE]
+    assert cpu(HOSTILE[name]) < 10 * cpu(plain) + 0.005
+
+
+_SCOPE_RE = re.compile(r" \(in the first [\d.]+ [KM]i?B of [\d.]+ [KM]i?B\)")
+_UNITS = [b"# t\n\ntext\n\n", b"## s\n\n```\n# c\n```\n\n", b"---\nkind: Pod\nmetadata:\n  name: p\n",
+          b"diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\n+b\n c\n", b"\n\n./d:\nf\ng\n",
+          b"./a/b\n", b"- a: 1\n  b: 2\n", b"Setext\n======\n\n", b"x\n"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(_UNITS), min_size=1, max_size=4), st.integers(1, 3))
+def test_a_sample_of_more_lines_is_told_from_its_first_ones_and_says_how_much(units, spread):
+    """A text of more than MOST_LINES lines is described as its first MOST_LINES lines are alone (the same kind,
+    parts, lines and counts: each line named is a line of that part), the shape naming how much of the content
+    that is in place of nothing."""
+    unit = b"".join(units * spread)
+    data = (unit * (3 * MOST_LINES // max(1, unit.count(b"\n")) + 1))
+    first = within_lines(data, None, True, "")[0]
+    assert first.count(b"\n") == MOST_LINES and data.startswith(first)
+    lines = data.count(b"\n")
+    whole = describe(data, len(data), lines).text
+    alone = describe(first, len(first), lines).text
+    said = _SCOPE_RE.findall(whole)
+    if said:  # (a kind told by its lines: text that is none of them reads the whole sample, as before)
+        assert said[-1] == f" (in the first {kib(len(first))} of {kib(len(data))})", said
+        whole, alone = _SCOPE_RE.sub("", whole), _SCOPE_RE.sub("", alone)
+        listed = whole.split(", … ")[0]  # (the scope takes room: fewer parts may be listed)
+        assert alone.startswith(listed) and listed.count(": ") >= 1, (whole, alone)
+    else:
+        assert not whole.startswith(("unified diff", "YAML", "Markdown", "ls -R", "paths")), whole
+
+
+_RECORD_LINES = st.lists(st.sampled_from(["{}", '{"a": 1}', "[1]", "", " ", "\t", "\r", "\x0b", "\x0c", "{}\x0b",
+                                          " {} ", "x", '{"b": "\u00e9"}']), max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_RECORD_LINES, st.booleans())
+def test_json_lines_are_counted_as_the_lines_a_record_read_numbers(rows, ended):
+    """The records of JSON lines are the lines not blank (RECORD_BLANKS), the last one whole: counted at C speed
+    as a split and a strip count them."""
+    text = "\n".join(['{"a": 1}', '{"a": 2}', *rows]) + ("\n" if ended else "")
+    data = text.encode()
+    shape = describe(data, len(data), data.count(b"\n") + (not data.endswith(b"\n"))).text
+    if not shape.startswith("JSON lines"):
+        return
+    records = [line for line in text.split("\n") if line.strip(" \t\n\r\x0b\x0c")]
+    last = records[-1]
+    try:
+        json.loads(last)
+        fault = False
+    except ValueError:
+        fault = True
+    assert re.match(rf"JSON lines, {len(records) - fault:,} records?[,;]", shape), (shape, records)
+    assert ("the last line" in shape) == fault, shape
