@@ -60,7 +60,7 @@ from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.structure.html_codec import page_codec
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import ContentSource
-from scratchfs.engine.structure.table import detect_delimiter, named_separator
+from scratchfs.engine.structure.table_start import detect_delimiter, named_separator
 from scratchfs.engine.structure.toplevel import FEED_TAIL_BYTES, top_level
 from scratchfs.foundation import text as texts
 from scratchfs.foundation.text import GREP_LINE_PATTERN, GREP_RUN_PATTERN, grep_files, grep_runs, line_stats

@@ -23,7 +23,8 @@ from scratchfs.api.shape_merge import Merged, merged_items
 from scratchfs.api.shape_words import plural
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.row_lines import LINE_END_TEXT
-from scratchfs.engine.structure.table import FIELD_LIMIT_CHARS, leading_comments
+from scratchfs.engine.structure.table import FIELD_LIMIT_CHARS
+from scratchfs.engine.structure.table_start import leading_comments
 
 __all__ = [
     "HEAD_CHARS",
@@ -224,7 +225,7 @@ def tail_fault(tail: bytes, whole: bool, decoder: json.JSONDecoder) -> str | Non
 
 def comment_cut(text: str) -> tuple[int, int]:
     """``(characters, lines)`` of the comment lines a table's text starts with, in its first :data:`HEAD_CHARS`:
-    those every rows read passes over too (:func:`~scratchfs.engine.structure.table.leading_comments`)."""
+    those every rows read passes over too (:func:`~scratchfs.engine.structure.table_start.leading_comments`)."""
     return leading_comments(text[:HEAD_CHARS])
 
 

@@ -10,7 +10,7 @@ from the same functions as the model's structure reads (:attr:`scratchfs.api.sco
   :data:`MAX_CHILDREN`; a scalar child carries its value, a string cut to :data:`MAX_STRING_CHARS` characters
   (``cut`` says so).
 * CSV/TSV records are those of the model's ``rows`` read (:meth:`~scratchfs.api.structured.StructureReads.table`:
-  the ``csv`` module, the delimiter of :func:`~scratchfs.engine.structure.table.detect_delimiter`: tab, ``;`` or
+  the ``csv`` module, the delimiter of :func:`~scratchfs.engine.structure.table_start.detect_delimiter`: tab, ``;`` or
   ``,``): the records that start in the first :data:`MAX_STRUCTURE_BYTES` bytes (``partial`` says when more
   follow), returned in pages of at most :data:`MAX_ROWS`, cells cut to :data:`MAX_CELL_CHARS` characters.
 * HTML is the model's ``view="text"`` (:meth:`~scratchfs.api.structured.StructureReads.text_view`), returned in pages
