@@ -180,14 +180,15 @@ _READ_HANDLE = ToolSpec(
                                        "(records it gives nothing for are passed over)."},
             "row": {"type": "integer", "minimum": 1,
                     "description": "Structure: the first CSV/TSV row (from 1, after the header; the header always "
-                                   "comes with the rows)."},
+                                   "comes with the rows -- but a table whose stub says \"no header\" has none: its "
+                                   "first line is row 1, as the stub counts them)."},
             "rows": {"type": "integer", "minimum": 1, "maximum": 10_000, "description": "Structure: most rows a page "
                                                                                  "(fewer when the budget fills first; "
                                                                                  "next_call goes on)."},
             "columns": {"type": "array", "items": {"type": ["string", "integer"], "maxLength": MAX_COLUMN_CHARS},
                         "minItems": 1, "maxItems": MAX_COLUMNS,
-                        "description": "Structure: only these CSV/TSV columns (names, or numbers from 0); null where a "
-                                       "row is shorter."},
+                        "description": "Structure: only these CSV/TSV columns (names, or numbers from 0; numbers "
+                                       "only when the stub says \"no header\"); null where a row is shorter."},
             "view": {"type": "string", "enum": ["text", "members"],
                      "description": "Structure: \"members\": every member of a tar or zip, {name, offset, length, "
                                     "read} (a compressed zip member: `compressed`, to extract). \"text\": the "

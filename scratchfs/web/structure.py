@@ -219,8 +219,9 @@ def _parse_csv(scope: Scope, handle: str) -> tuple[list[list[str]], bool]:
 
 def csv_table(scope: Scope, handle: str, row: int = 0, rows: int = 100) -> dict[str, Any]:
     """A page of a spilled CSV (or TSV) entry: ``{handle, columns, row, rows: [[cell, ...]], total_rows,
-    next_row, partial}``. ``columns`` is the first record; ``row`` counts data records from 0 (after it);
-    ``total_rows`` counts the data records parsed; ``partial``: the entry is larger than
+    next_row, partial}``. ``columns`` is the first record (of a table whose stub says "no header": its columns'
+    numbers, every record a row: :meth:`~scratchfs.api.structured.StructureReads.table`); ``row`` counts data
+    records from 0 (after it); ``total_rows`` counts the data records parsed; ``partial``: the entry is larger than
     :data:`MAX_STRUCTURE_BYTES` and only its first records were parsed.
 
     Raises:

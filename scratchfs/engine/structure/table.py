@@ -203,11 +203,14 @@ def _rows_until_bad(source: ContentSource, lines: _Lines, reader: Iterator, repl
         start = lines.consumed
 
 
-def _select(header: list[str], columns: object) -> list[int] | None:
+def _select(header: list[str], columns: object, headed: bool = True) -> list[int] | None:
     if columns is None:
         return None
     if isinstance(columns, (str, bytes)) or not isinstance(columns, (list, tuple)) or not columns:
         raise InvalidArgument("columns must be a non-empty list of column names or 0-based numbers")
+    if not headed and any(isinstance(column, str) for column in columns):
+        raise InvalidArgument(f"the table has no header line (its stub says so), so its columns have no names: "
+                              f"select them by number, from 0 to {len(header) - 1} (columns=[0])")
     if len(columns) > MAX_COLUMNS or any(isinstance(c, str) and len(c) > MAX_COLUMN_CHARS for c in columns):
         raise InvalidArgument(f"columns are at most {MAX_COLUMNS} names (each at most {MAX_COLUMN_CHARS} characters) "
                               "or numbers")
@@ -236,7 +239,7 @@ def _select(header: list[str], columns: object) -> list[int] | None:
 
 
 def iter_rows(source: ContentSource, delimiter: str | None = None, *, layout: Layout | None = None,
-              passed: list[BadRecord] | None = None) -> Iterator[tuple[int, list[str]]]:
+              passed: list[BadRecord] | None = None, headed: bool = True) -> Iterator[tuple[int, list[str]]]:
     """Every record of a CSV/TSV content from its start, the header first, as :func:`rows_page` reads them:
     ``(byte offset where the record starts, cells)``, blank lines skipped, a quoted multi-line field part of one
     record. ``delimiter``: ``","``, ``"\\t"``, ``";"`` or ``"|"``; ``None`` detects it from the header line
@@ -245,7 +248,8 @@ def iter_rows(source: ContentSource, delimiter: str | None = None, *, layout: La
     are its names; a line of a rule is no record, a blank line ends them). ``passed``: when given, a row after the
     header that cannot be read is passed over, as a rows read's pages pass over it, and put in it (a BadRecord
     numbered as a rows read numbers it, from 1 after the header; the rows after it keep their numbers); else it is
-    raised.
+    raised. ``headed=False``: a table with no header line (its first record is a row, numbered 1, and may be passed
+    over as the others).
 
     Raises:
         InvalidArgument: a bad delimiter; while iterating, a malformed table (the ``csv`` module's message and the
@@ -255,14 +259,14 @@ def iter_rows(source: ContentSource, delimiter: str | None = None, *, layout: La
     if layout is not None:  # (from its header: past a preamble)
         return _raising(_reader(source, layout.start, "", layout=layout), passed)
     delimiter, start = _delimiter(source, delimiter)
-    return _raising(_reader(source, start, delimiter), passed)
+    return _raising(_reader(source, start, delimiter), passed, headed)
 
 
-def _raising(rows: Iterator[tuple[int, Any]], passed: list[BadRecord] | None = None,
+def _raising(rows: Iterator[tuple[int, Any]], passed: list[BadRecord] | None = None, headed: bool = True,
              ) -> Iterator[tuple[int, list[str]]]:
     """``rows``, a row that cannot be read raised (its _RowError), or, with ``passed``, put in it (numbered: the
-    header is row 0, raised)."""
-    for number, (start, cells) in enumerate(rows):
+    header is row 0, raised; ``headed=False``: the first record is row 1)."""
+    for number, (start, cells) in enumerate(rows, 0 if headed else 1):
         if isinstance(cells, _RowError):
             if passed is None:
                 raise cells
@@ -346,15 +350,22 @@ def _passed_note(page: ItemPage, passed: list[tuple[BadRecord, bool]]) -> ItemPa
 
 
 def _header(source: ContentSource, delimiter: str | None, layout: Layout | None, bad: dict[int, tuple],
-            ) -> tuple[str, Iterator[tuple[int, Any]], tuple[int, Any] | None]:
-    """``(the delimiter or the layout's key, the rows after the header, the header: (its start, cells) or None)``
-    of a rows read (:func:`_reader`, ``bad`` given to it). Raises InvalidArgument: a header that cannot be read."""
+            headed: bool = True) -> tuple[str, Iterator[tuple[int, Any]], tuple[int, Any] | None, list[str]]:
+    """``(the delimiter or the layout's key, the rows after the header, the header: (its start, cells) or None,
+    the columns' names)`` of a rows read (:func:`_reader`, ``bad`` given to it). ``headed=False``: a table with no
+    header line -- the rows are all its records, the header ``None``, and the names the numbers of its first
+    record's columns (``"0"``, ``"1"``, ...: :func:`_select` takes numbers only). Raises InvalidArgument: a header
+    that cannot be read."""
     delimiter, start = _delimiter(source, delimiter) if layout is None else (f"aligned:{layout.key}", layout.start)
     header_rows = _reader(source, start, delimiter, bad, layout)
     first = next(header_rows, None)
+    if not headed:
+        width = len(first[1]) if first is not None and isinstance(first[1], list) else 0
+        return delimiter, header_rows if first is None else chain([first], header_rows), None, list(
+            map(str, range(width)))
     if first is not None and isinstance(first[1], _RowError):
         raise first[1]
-    return delimiter, header_rows, first
+    return delimiter, header_rows, first, first[1] if first else []
 
 
 def _page_start(source: ContentSource, header_rows: Iterator[tuple[int, Any]], first: tuple[int, Any] | None,
@@ -381,7 +392,7 @@ def _page_start(source: ContentSource, header_rows: Iterator[tuple[int, Any]], f
 
 def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: list[str | int] | None = None,
               cursor: str | None = None, budget_bytes: int = 8192, delimiter: str | None = None,
-              entry: str | None = None, layout: Layout | None = None) -> ItemPage:
+              entry: str | None = None, layout: Layout | None = None, headed: bool = True) -> ItemPage:
     """Read a page of the rows of a CSV/TSV content from ``row`` (at most ``rows``, fewer when the budget fills
     first: ``cursor`` goes on from the first row not shown), with the header, optionally some columns only.
 
@@ -395,12 +406,14 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
         entry: the entry's identity its cursors are bound to (:class:`~scratchfs.engine.structure.paging.CursorKey`;
             with ``columns``, the delimiter or ``layout``, and the size): a cursor of another entry or read is refused.
         layout: a table aligned by spaces, read as :func:`iter_rows` reads it (``delimiter`` ignored).
+        headed: ``False``: a table with no header line (its first record is row 1; ``columns`` numbers only).
 
     Returns:
         an :class:`ItemPage` named ``rows`` (cells; ``None`` for a selected column a row is too short for),
-        ``extra["header"]`` the (selected) header, ``extra["replaced"]`` (not when 0) the bytes of header and rows
-        (every column) shown as U+FFFD; ``first``: the first row shown. A row larger than the page comes as ``part``
-        pieces of its JSON, each counting the replaced bytes it shows (the first also the unselected columns').
+        ``extra["header"]`` the (selected) header (if ``headed``), ``extra["replaced"]`` (not when 0) the bytes of
+        header and rows (every column) shown as U+FFFD; ``first``: the first row shown. A row larger than the page
+        comes as ``part`` pieces of its JSON, each counting the replaced bytes it shows (the first also the
+        unselected columns').
 
     A row that cannot be read is passed over (see the module docstring; :func:`_items`): ``extra["note"]`` names
     it and ``passed`` lists it (BadRecords); a page that shows rows before it ends before it, its cursor going on
@@ -417,28 +430,36 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
     budget = check_budget(budget_bytes)
     rows = check_int(rows, "rows", 1, MAX_ROWS)
     bad: dict[int, tuple] = {}  # row start -> for each cell, the bytes each of its U+FFFD shows
-    delimiter, header_rows, first = _header(source, delimiter, layout, bad)
-    header = first[1] if first else []
-    picked = _select(header, columns)
-    key = CursorKey(f"rows\0{delimiter}\0{picked}", source.size, entry)  # (row= beside a cursor: as records_page's)
-    number, offset, chars, held = _page_start(source, header_rows, first, row, cursor, key)
-    shown = header if picked is None else [header[i] for i in picked]
-    if json_bytes(shown) > (budget // 2 if cursor is None else budget - _ROW_ROOM):  # (a page after the first:
-        raise InvalidArgument(  # its budget less the echoed cursor may be under what the first page had)
-            f"the header alone takes {plural(json_bytes(shown), 'byte')} of the {budget:,}-byte budget; select fewer "
-            "columns")
+    delimiter, header_rows, first, header = _header(source, delimiter, layout, bad, headed)
+    picked = _select(header, columns, headed)
+    key = CursorKey(f"rows\0{delimiter}\0{picked}" + ("" if headed else "\0no header"), source.size, entry)
+    number, offset, chars, held = _page_start(source, header_rows, first, row, cursor, key)  # (row= beside a
+    shown = _header_fits(header, picked, budget, cursor is None) if headed else []  # cursor: as records_page's)
     passed: list[tuple[BadRecord, bool]] = []
 
     def fill(room: int, most: int = _MOST_PASSED) -> ItemPage:  # (again with less room, or fewer rows passed
         nonlocal held  # over, when the note on them does not fit)
         body, held, page = held or _reader(source, offset, delimiter, bad, layout), None, ItemPage("rows", number)
-        page.extra["header"], passed[:] = shown, []
+        passed[:] = []
+        if headed:
+            page.extra["header"] = shown
         items = _items(body, number, picked, cursor is not None, passed, most)
         return _passed_note(_counted(page, lambda items: fill_items(page, items, chars, room, rows, lambda pos, skip:
                             encode_cursor((pos[0], pos[1], skip), key)), items, bad, first[0] if first else -1,
                             picked, chars), passed)
 
     return _fitted(fill, budget)
+
+
+def _header_fits(header: list[str], picked: list[int] | None, budget: int, first: bool) -> list[str]:
+    """The ``picked`` columns of ``header``, the header a page shows; refused (InvalidArgument) when it takes over
+    half the ``budget`` of a read's ``first`` page, or all but :data:`_ROW_ROOM` bytes of it on a page after the
+    first (whose budget less the echoed cursor may be under what the first page had)."""
+    shown = header if picked is None else [header[i] for i in picked]
+    if json_bytes(shown) > (budget // 2 if first else budget - _ROW_ROOM):
+        raise InvalidArgument(f"the header alone takes {plural(json_bytes(shown), 'byte')} of the {budget:,}-byte "
+                              "budget; select fewer columns")
+    return shown
 
 
 def _fitted(fill: Callable[..., ItemPage], budget: int) -> ItemPage:
