@@ -287,9 +287,11 @@ def _delimiter(source: ContentSource, delimiter: str | None) -> tuple[str, int]:
     first = head if end is None else head[: end.start()]
     named = named_separator(first)
     start = (len(head) if end is None else end.end()) if named else 0
-    skip, _ = leading_comments(head[start:].decode("latin-1"))  # (one character a byte: its offsets are bytes)
+    bom = len(UTF8_BOM) if not start and head.startswith(UTF8_BOM) else 0  # (no part of a comment line)
+    text = head[start + bom :].decode("utf-8", "surrogateescape")  # (as the shape reads it; each odd byte one
+    skip, _ = leading_comments(text)  # character, so its characters encode back to its bytes)
     if skip:
-        start += skip
+        start += bom + len(text[:skip].encode("utf-8", "surrogateescape"))
         end = LINE_END.search(head, start)
         first = head[start : end.start() if end is not None else len(head)]
     if delimiter is None:
