@@ -170,7 +170,8 @@ _READ_HANDLE = ToolSpec(
                       "description": "Structure, with `jq`: run it once over the array of all JSON-lines records, "
                                      "of all JSON texts one after another (jq's output), or of all CSV/TSV rows "
                                      "or those of a table aligned by spaces (objects keyed by the "
-                                     "header; a column of numbers as numbers), e.g. "
+                                     "header -- arrays when the stub says \"no header\"; a column of numbers as "
+                                     "numbers), e.g. "
                                      "`group_by(.unit) | map({unit: .[0].unit, n: length})`; at most 16 MiB."},
             "record": {"type": "integer", "minimum": 1, "description": "Structure: the first JSON-lines record (from "
                                                                      "1)."},
