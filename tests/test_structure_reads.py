@@ -775,3 +775,20 @@ def test_a_sparse_select_over_records_is_read_in_few_pages(tools, scratch_scope)
     pages = follow(tools, {"handle": handle, "record": 1, "records": 10, "jq": "select(.size > 100000) | .path"}, 8192)
     assert [r for p in pages for r in p["results"]] == [f"/usr/x/{i}" for i in range(0, 3000, 50)]
     assert len(pages) <= 7  # (60 records kept, 10 a page, and the records after the last: 300 pages before)
+
+
+def test_a_tsv_whose_first_line_holds_more_commas_than_tabs_is_read_at_its_tabs(tools, scratch_scope):
+    """``git log --format='%H%x09%an%x09%ad%x09%s'`` (fixtures/tools/git-log-format.tsv) whose newest subject holds
+    more commas than the line has tabs (line 23 of the fixture, 10 commas, put first) was 'text': the delimiter was
+    told from the first line alone (more commas than tabs: a comma), and its rows did not split alike. The lines
+    after it tell it too: a tab, 3 in the line and in every line after it."""
+    lines = (_TOOLS / "git-log-format.tsv").read_bytes().split(b"\n")
+    data = b"\n".join([lines[22], *lines[:22], *lines[23:]])
+    assert data.split(b"\n", 1)[0].count(b",") > data.split(b"\n", 1)[0].count(b"\t") == 3
+    records = [r for r in csv.reader(io.StringIO(data.decode(), newline=""), delimiter="\t") if r]
+    stub = scratch_scope.spill(data, source_tool="git")
+    assert stub.content_type == "csv" and stub.shape == "TSV, 4 columns, no header, 30 rows", stub.shape
+    pages = follow(tools, {"handle": stub.handle, "row": 1, "rows": 7, "columns": [0, 3]}, 4096)
+    assert [row for page in pages for row in page["rows"]] == [[r[0], r[3]] for r in records]
+    assert tools.call("read_handle", {"handle": stub.handle, "jq": "map(length) | unique", "slurp": True,
+                                      })["results"] == [[4]]

@@ -9,8 +9,9 @@ and is no part of the table (:func:`named_separator`). A field may hold up to
 :data:`FIELD_LIMIT_CHARS` characters (an embedded base64 blob, a long text) and a line up to 16 MiB; a row holding a
 longer one cannot be read (below). The delimiter is a tab when the header line
 has at least as many tabs as commas, else a semicolon when it has more semicolons than commas, else a comma
-(:func:`detect_delimiter`). A page is read by streaming from the cursor's byte offset (the
-offset where its first row starts), so it costs the bytes it shows; the first read of row N scans the rows before it.
+(:func:`detect_delimiter`, which the lines after it may overrule). A page is read by streaming from the cursor's
+byte offset (the offset where its first row starts), so it costs the bytes it shows; the first read of row N scans
+the rows before it.
 
 A row that cannot be read -- a field or line past the bound, CSV the ``csv`` module refuses -- keeps its row number
 (the rows after it are numbered as if it were read); its bytes are the row's to the end of the line its reader
@@ -44,7 +45,13 @@ from scratchfs.engine.structure.paging import (
     json_bytes,
 )
 from scratchfs.engine.structure.row_lines import LINE_END, iter_row_lines, line_end_after, row_line_start
-from scratchfs.engine.structure.table_start import UTF8_BOM, detect_delimiter, leading_comments, named_separator
+from scratchfs.engine.structure.table_start import (
+    COMMENT_HEAD_CHARS,
+    UTF8_BOM,
+    detect_delimiter,
+    leading_comments,
+    named_separator,
+)
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import BadRecord, InvalidArgument
 from scratchfs.foundation.limits import MAX_COLUMN_CHARS, MAX_COLUMNS
@@ -294,8 +301,10 @@ def _delimiter(source: ContentSource, delimiter: str | None) -> tuple[str, int]:
         start += bom + len(text[:skip].encode("utf-8", "surrogateescape"))
         end = LINE_END.search(head, start)
         first = head[start : end.start() if end is not None else len(head)]
-    if delimiter is None:
-        return (named or detect_delimiter(first)), start
+    if delimiter is None:  # (the lines after the header line tell it too, as the shape's)
+        at = start + len(first)
+        after = head[at : at + 4 * COMMENT_HEAD_CHARS].decode("utf-8", "surrogateescape")
+        return (named or detect_delimiter(first, after[:COMMENT_HEAD_CHARS].lstrip("\r\n"))), start
     if delimiter not in (",", "\t", ";", "|"):
         raise InvalidArgument(f"delimiter must be one of ',', tab, ';', '|': {str(delimiter)[:10]!r}")
     return delimiter, start
