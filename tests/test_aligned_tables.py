@@ -239,3 +239,82 @@ def test_a_blank_line_ends_the_rows(tools, scratch_scope):
     assert page["rows"][2][:3] == ["●", "foo.service", "loaded"]
     with pytest.raises(InvalidArgument, match="past the last row"):
         tools.call("read_handle", {"handle": stub.handle, "row": 7})  # (row 6: an empty page, as a CSV's)
+
+
+_LSOF_CUTS = [0, 10, 16, 22, 33, 41, 46, 56, 63, 72, 80]
+"""Where lsof's columns of fixtures/tools/lsof-n-unprivileged.txt are cut, read by hand from how lsof prints them:
+COMMAND left-aligned in 9 characters, PID, TID, USER, FD (its number; a mode letter after it), TYPE, DEVICE,
+SIZE/OFF and NODE right-aligned under their names, TASKCMD left-aligned, NAME the rest (no word of the file crosses
+a cut)."""
+
+
+def test_lsof_with_empty_cells_and_right_aligned_columns_is_a_table_read_as_its_columns(tools, scratch_scope):
+    """``lsof -n`` as a user who may not read other users' processes (75 KB on a real run) was "text": its kernel
+    threads' rows leave TID, TASKCMD, DEVICE, SIZE/OFF and NODE empty, 6 of 11 cells filled, under the 60% of all
+    cells a table had to fill. The share now counts the columns the rows use; and an FD cell such as '0r' (its mode
+    letter one past the numbers' end) past the first 50 lines was given whole: a cell within its column's positions,
+    a gutter on each side, is its column's. Every row is lsof's columns, cut where lsof prints them."""
+    data = (_TOOLS / "lsof-n-unprivileged.txt").read_bytes()
+    names = ["COMMAND", "PID", "TID", "TASKCMD", "USER", "FD", "TYPE", "DEVICE", "SIZE/OFF", "NODE", "NAME"]
+    stub = scratch_scope.spill(data, source_tool="lsof")
+    assert stub.shape.startswith(f"{ALIGNED_SHAPE}, 11 columns: {', '.join(names)}, 174 rows; cells at the header's "
+                                 "column positions"), stub.shape
+    plain = _fixed(data, _LSOF_CUTS)
+    assert [row[5] for row in plain[:4]] == ["cwd", "rtd", "txt", "NOFD"] and plain[0][2:4] == ["", ""]
+    own = [row[1:8] for row in plain if row[0] == "lsof"]  # (past the first 50 lines: a wider PID and USER)
+    assert ["20442", "", "", "nobody", "0r", "CHR", "1,3"] in own and len(own) > 40
+    pages = follow(tools, {"handle": stub.handle, "row": 1, "rows": 60}, 8192)
+    assert pages[0]["header"] == names and [r for p in pages for r in p["rows"]] == plain
+    nofd = tools.call("read_handle", {"handle": stub.handle, "jq": 'map(select(.FD == "NOFD")) | length',
+                                      "slurp": True})
+    assert nofd["results"] == [sum(row[5] == "NOFD" for row in plain)] and nofd["results"][0] > 10
+    picked = follow(tools, {"handle": stub.handle, "row": 150, "rows": 30, "columns": ["FD", "DEVICE", "NAME"]}, 4096)
+    assert [r for p in picked for r in p["rows"]] == [[row[5], row[7], row[10]] for row in plain[149:]]
+
+
+@st.composite
+def _sparse_tables(draw):
+    """A table as ``lsof`` prints it: each column as wide as its widest value, numbers right-aligned (their names
+    too), words left-aligned, and many rows filling only some columns (a kernel thread's: its name, number, owner
+    and a last cell), some columns empty in every row of the first lines."""
+    width = draw(st.integers(4, 9))
+    names = draw(st.lists(_NAME, min_size=width, max_size=width, unique=True))
+    kinds = [draw(st.sampled_from(["word", "number"])) for _ in names[:-1]] + ["phrase"]
+    value = {"word": _WORD, "phrase": _PHRASE, "number": st.integers(0, 10**6).map(str)}
+    least = max(0, (width + 2) // 3 - 2)  # (at least a third kept: lsof's kernel threads fill 5 or 6 of 11)
+    kept = sorted(draw(st.sets(st.integers(1, width - 2), min_size=least, max_size=max(least, width // 2 - 2)))
+                  | {0, width - 1})
+    count = draw(st.integers(3, 80))
+    sparse = draw(st.integers(max(1, count * 3 // 4), count))  # (most rows sparse, the first ones: the rest full)
+    rows = [[draw(value[kind]) if c in kept or at >= sparse else "" for c, kind in enumerate(kinds)]
+            for at in range(count)]
+    pad = draw(st.integers(2, 3))
+    sizes = [max(len(name), *(len(row[i]) for row in rows)) for i, name in enumerate(names)]
+
+    def line(cells: list[str]) -> str:
+        return (" " * pad).join(cell.rjust(sizes[i]) if kinds[i] == "number" else cell.ljust(sizes[i])
+                                for i, cell in enumerate(cells)).rstrip()
+
+    return names, rows, "".join(line(cells) + "\n" for cells in [names, *rows])
+
+
+@settings(max_examples=60, deadline=None)
+@given(_sparse_tables())
+def test_a_table_whose_rows_leave_columns_empty_is_told_and_never_cut_wrong(table):
+    names, rows, text = table
+    layout = find_layout(text.split("\n")[:-1])
+    data = text.encode()
+    shape = describe(data, len(data), text.count("\n")).text
+    assert layout is not None and list(layout.names) == names and shape.startswith(ALIGNED_SHAPE), (shape, text)
+    split = 0
+    for line, cells in zip(text.split("\n")[1:], rows, strict=False):
+        got = layout.cells(line)  # (a row the first lines' cells cannot place for certain is given whole)
+        assert got in (None, cells), (line, got, cells)  # never cut wrong
+        split += got is not None
+    assert split >= min(sparse_rows(rows), 49), text  # (the rows like the first lines': all split)
+
+
+def sparse_rows(rows: list[list[str]]) -> int:
+    """How many of the first rows leave as many cells empty as the first does."""
+    empty = rows[0].count("")
+    return next((at for at, row in enumerate(rows) if row.count("") != empty), len(rows))

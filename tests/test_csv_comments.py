@@ -18,13 +18,13 @@ from scratchfs.api.contract import ScratchTools
 from tests.test_budgets import call_args
 
 
-def all_rows(tools: ScratchTools, handle: str) -> tuple[list[str], list[list[str]]]:
-    """The header and every row, following next_call page by page."""
+def all_rows(tools: ScratchTools, handle: str) -> tuple[list[str] | None, list[list[str]]]:
+    """The header (``None``: a table with no header line) and every row, following next_call page by page."""
     call: dict | None = {"handle": handle, "row": 1, "rows": 200}
     header, rows = None, []
     while call is not None:
         page = tools.read_handle(**call)
-        header = header or page["header"]
+        header = header or page.get("header")
         rows += page["rows"]
         call = call_args(page["next_call"])[1] if page["next_call"] else None
     return header, rows
@@ -59,7 +59,7 @@ def test_a_vcf_header_starting_with_a_hash_is_the_header_and_its_meta_lines_comm
     assert header == ["#CHROM", "POS", "ID", "REF", "ALT"] and rows[999] == ["chr1", "999", ".", "A", "G"]
 
 
-_COMMENT = st.text("abc ,:/.-", max_size=40).map(lambda t: "#" + t)
+_COMMENT = st.text("abc :/.-", max_size=40).map(lambda t: "#" + t)
 _CELL = st.text("abcxyz019 .-", min_size=1, max_size=8).map(str.strip).filter(bool)
 
 
@@ -67,6 +67,8 @@ _CELL = st.text("abcxyz019 .-", min_size=1, max_size=8).map(str.strip).filter(bo
 @given(st.lists(_COMMENT, max_size=5), st.integers(2, 5), st.lists(st.lists(_CELL, min_size=5, max_size=5),
                                                                       min_size=2, max_size=40))
 def test_rows_after_any_comment_lines_are_the_csv_modules(tmp_path_factory, comments, width, cells):
+    """Comment lines that split as no row does (no comma) are passed over, whatever the rows hold; a comment line
+    that splits as the rows do is told apart from a header by test_a_hash_header_stays_the_header_..."""
     header = [f"col{n}" for n in range(width)]
     table = [header] + [row[:width] for row in cells] * 30
     body = io.StringIO()
@@ -77,12 +79,11 @@ def test_rows_after_any_comment_lines_are_the_csv_modules(tmp_path_factory, comm
         stub = scope.spill(data, source_tool="t")
         assert stub.content_type == "csv", (stub.shape, data[:200])
         got = all_rows(ScratchTools(scope), stub.handle)
-    own = False  # (the last comment is the header only over a line of data: here the line after it is the header,
-    # names; test_a_comment_holding_as_many_commas_as_the_header_is_a_comment has the other case)
-    assert got == ((next(csv.reader([comments[-1]])), table) if own else (header, table[1:]))
-    skipped = len(comments) - own
-    assert (f"after {skipped} comment line" in stub.shape) == (skipped > 0), stub.shape
+    headless = "no header" in stub.shape  # (col0 over cells such as a0: data like the rows, to the stub)
+    assert got == ((None, table) if headless else (header, table[1:])), stub.shape
+    assert (f"after {len(comments)} comment line" in stub.shape) == bool(comments), stub.shape
     assert json.dumps(got)  # (every cell a string)
+
 
 
 @settings(max_examples=60, deadline=None)
@@ -92,7 +93,8 @@ def test_a_comment_holding_as_many_commas_as_the_header_is_a_comment(names, numb
     comment when that header is a line of names: before, it was taken for the header (as VCF's ``#CHROM``), and the
     real header read as the first row. When the line after it is data -- a cell a number, as ``numpy.savetxt``
     writes its ``# a,b`` header over rows of numbers -- the comment is the header, as before."""
-    names = [f"{name.strip() or 'n'}{n}" for n, name in enumerate(names)]
+    names = [f"{name.strip() or 'n'}_{'abcde'[n]}" for n, name in enumerate(names)]  # (names of letters: a name
+    # ending in a digit, as 'a0' over a first column 'v0', 'v1'..., reads as data like the rows under it)
     width = len(names)
     comment = "# " + ", ".join(f"note {n}" for n in range(width))
     if numbers:  # numpy.savetxt(header=...): the commented line is the header
@@ -110,3 +112,54 @@ def test_a_comment_holding_as_many_commas_as_the_header_is_a_comment(names, numb
     assert stub.content_type == "csv", stub.shape
     assert (header, len(rows)) == expected, (stub.shape, header)
     assert f"{len(rows):,} rows" in stub.shape
+
+
+_NAME = st.text("abcdefghijklmnopqrstuvwxyz_", min_size=1, max_size=8)
+_WORDY_COMMENT = st.lists(st.text("abc :/.-", max_size=12), min_size=1, max_size=5).map(lambda t: "#" + ",".join(t))
+_TYPED = st.sampled_from([lambda n: str(n * 37), lambda n: f"2026-12-{n % 28 + 1:02d}", lambda n: f"{n}.{n % 7}5",
+                          lambda n: f"{n % 9 + 1}.{n % 4}K"])
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(_WORDY_COMMENT, max_size=4), st.lists(_NAME, min_size=2, max_size=5), st.data(), st.integers(0, 4),
+       st.booleans(), st.sampled_from([",", "\t"]))
+def test_a_hash_header_stays_the_header_and_comments_before_it_are_passed_over(
+        tmp_path_factory, comments, names, data, short, hashed, delimiter):
+    """A CSV whose header starts with '#' (``#id,name,value``) and whose first row is ragged (fewer cells: an
+    export that drops trailing empty fields) was read from the line after that header, which was taken for a
+    comment: the '#' line counted as the header only when it split as the line right after it did. Now the '#' line
+    is the header when it splits as most of the lines after it do and the line after it is no header of its own
+    (ragged, or data like the rows under it); a comment line before a header of names over typed rows -- even one
+    holding as many delimiters as the rows -- is still passed over. Against the csv module: the header the file
+    holds and the rows under it, whichever way the header is written."""
+    kinds = [data.draw(_TYPED) for _ in names]
+    rows = [[kind(n) for kind in kinds] for n in range(1, 41)]
+    rows[0] = rows[0][: max(1, len(names) - short)]  # (a ragged first row when short > 0)
+    comments = [c.replace(",", delimiter) for c in comments]
+    header = ("#" if hashed else "") + delimiter.join(names)
+    text = "".join(line + "\n" for line in [*comments, header, *(delimiter.join(r) for r in rows)])
+    expected = list(csv.reader(io.StringIO(text.split("\n", len(comments))[-1], newline=""), delimiter=delimiter))
+    with ScratchStore(tmp_path_factory.mktemp("s")) as store:
+        scope = store.scope("r", "a")
+        stub = scope.spill(text.encode(), source_tool="t")
+        got = all_rows(ScratchTools(scope), stub.handle)
+    assert got == (expected[0], expected[1:]), (stub.shape, text[:300])
+    if stub.content_type == "csv":  # (a ragged row among the first 50 lines: stored as text, read as a table)
+        assert (f"after {len(comments)} comment line" in stub.shape) == bool(comments), stub.shape
+        assert f"{', '.join(expected[0][:3])}" in stub.shape and "40 rows" in stub.shape, stub.shape
+
+
+def test_comment_lines_after_a_byte_order_mark_are_passed_over_by_the_reads_as_by_the_shape(tmp_path):
+    """An Excel export with a byte order mark before its comment lines: the shape passed over them ('the header is
+    line 3'), but every rows read looked for them after no mark (bytes, decoded as Latin-1: 'ï»¿#') and took the first
+    comment for the header."""
+    body = "Date,IBM,AAPL\n" + "".join(f"2014-10-{d:02d},{180 + d},{100 + d}\n" for d in range(1, 31))
+    data = "\ufeff# Data source: stocks, daily\n# retrieved 2014-11-03\n".encode() + body.encode()
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("r", "a")
+        stub = scope.spill(data, source_tool="t")
+        assert stub.shape.startswith("CSV, 3 columns (Date, IBM, AAPL), 30 rows; the header is line 3"), stub.shape
+        expected = list(csv.reader(io.StringIO(body)))
+        assert all_rows(ScratchTools(scope), stub.handle) == (expected[0], expected[1:])
+        slurped = ScratchTools(scope).read_handle(handle=stub.handle, jq="[length, .[0].IBM]", slurp=True)
+        assert slurped["results"] == [[30, 181]]

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import decimal
 import json
+import math
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scratchfs.api.contract import ScratchTools, to_json
-from scratchfs.engine.structure import BytesSource, jq_page, jsondoc, records_page
+from scratchfs.engine.structure import BytesSource, jq_page, jsondoc, numbers, records_page
 from scratchfs.foundation.errors import InvalidArgument
 
 _EXACT = decimal.Context(prec=20_000, Emax=10**6, Emin=-(10**6))
@@ -165,3 +166,69 @@ def test_two_notes_of_one_reply_are_two_clauses(scratch_scope):
     records = scratch_scope.spill(b'{"big": 12345678901234567890123, "s": "\\ud800"}\n' * 400, source_tool="t").handle
     note = tools.call("read_handle", {"handle": records, "record": 1, "records": 2, "jq": ".big + 1"})["note"]
     assert "U+FFFD (\\ufffd); the document holds numbers a double cannot hold" in note
+
+
+def _plain_first_imprecise(text: str) -> str | None:
+    """The plain answer: the first number literal of the JSON texts (one a line) that a double does not hold as
+    written (``float`` of it infinite, or its shortest ``repr`` another number), in text order, as ``json`` reads
+    them -- strings are strings."""
+    seen: list[str] = []
+
+    def real(literal: str) -> float:
+        value = float(literal)
+        if not (math.isfinite(value) and decimal.Decimal(repr(value)) == decimal.Decimal(literal)):
+            seen.append(literal)
+        return 0.0
+
+    def integer(literal: str) -> float:
+        value = float(literal)
+        if not math.isfinite(value) or int(value) != int(literal):
+            seen.append(literal)
+        return 0.0
+
+    for line in text.split("\n"):
+        json.loads(line, parse_float=real, parse_int=integer)
+    return seen[0] if seen else None
+
+
+_WORDY = st.builds(", ".join, st.lists(st.one_of(_LITERAL, st.sampled_from(
+    ["NaN", "inf", "x", "(1e400)", "v1.00000000000000000001", " 1e400 ", "[1e400]", '"1e400"', "\\", ":"])),
+    max_size=5))
+"""String cells as commit subjects write them: "no 01234, NaN, inf, 1e400, integer past 2**53"."""
+_TEXTY = st.recursive(_LITERAL | _WORDY.map(lambda s: json.dumps(s, ensure_ascii=False)),
+                      lambda inner: st.lists(inner, max_size=4).map(lambda xs: "[" + ", ".join(xs) + "]")
+                      | st.dictionaries(_WORDY, inner, max_size=4).map(
+                          lambda d: "{" + ", ".join(f"{json.dumps(k)}: {v}" for k, v in d.items()) + "}"),
+                      max_leaves=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_TEXTY, min_size=1, max_size=5))
+def test_the_number_a_double_cannot_hold_is_found_as_json_reads_the_texts(docs):
+    """A slurp of git log's TSV (real: `git log --format=%H%x09%an%x09%s` of this repository, whose subjects hold
+    "no 01234, NaN, inf, 1e400, integer past 2**53") said 'the document holds numbers a double cannot hold (e.g.
+    1e400)': a number-looking run inside a string, between ', ' and ',', was taken for a number; and a record
+    `1e400` after another (JSON lines of numbers) was missed, not standing after a '[', ':' or ','. The first such
+    number is the one ``json`` reads first, strings being strings."""
+    text = "\n".join(docs)
+    found = numbers.imprecise_number(text)
+    plain = _plain_first_imprecise(text)
+    assert found == (None if plain is None else plain[:40] + ("…" if len(plain) > 40 else "")), text
+
+
+def test_a_slurped_tsv_of_commit_subjects_holds_no_number_a_double_cannot_hold(scratch_scope):
+    """The fault as found: git log's TSV (no header), its subjects strings, one saying "inf, 1e400, integer"."""
+    subjects = ["bump to 2.0", "slurp: a column is numbers when its cells are (no 01234, NaN, inf, 1e400, integer "
+                "past 2**53)", "web JSON tree: a number no double is (1e400, 1.00000000000000000001) keeps its text",
+                "checks: NaN/Infinity/1e400 were OverflowError", "fix 12345678901234567890 ids"]
+    data = "".join(f"{i:040x}\tSeed maintainers\t{s}\n" for i, s in enumerate(subjects * 4)).encode()
+    tools = ScratchTools(scratch_scope)
+    handle = scratch_scope.spill(data, source_tool="git").handle
+    reply = tools.call("read_handle", {"handle": handle, "jq": "map(.[2] | length) | add", "slurp": True})
+    assert reply["results"] == [4 * sum(map(len, subjects))] and "note" not in reply, reply
+    typed = scratch_scope.spill(b"n\tname\n" + b"".join(b"%d\tx, 1e400, y\n" % i for i in range(40)),
+                                source_tool="sql").handle  # (a number column beside a text one: numbers, no note)
+    reply = tools.call("read_handle", {"handle": typed, "jq": "map(.n) | add", "slurp": True})
+    assert reply["results"] == [780] and "note" not in reply, reply
+    page = records_page(BytesSource(b"1\n" * 30 + b"1e400\n"), jq=". + 1").to_dict()  # (JSON lines of numbers)
+    assert "1e400" in page.get("note", ""), page

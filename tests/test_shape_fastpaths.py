@@ -16,7 +16,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from scratchfs.api import shape, shape_aligned, shape_table, shape_terminal, stub
-from scratchfs.engine.structure import aligned
+from scratchfs.engine.structure import aligned, table_start
 from scratchfs.foundation import text as ftext
 from scratchfs.foundation.text import quote
 
@@ -107,7 +107,7 @@ def full_split(self: aligned.Layout, line: str) -> list[str]:
 def full_paths():
     """``describe`` with every fast path above swapped for its full path."""
     swaps = [(shape, "line_stats", full_line_stats), (shape_terminal, "_bare_crs", full_bare_crs),
-             (shape, "table_head", full_table_head), (shape_table, "_pattern", full_pattern),
+             (shape, "table_head", full_table_head), (table_start, "cell_pattern", full_pattern),
              (shape, "first_row_is_data", full_first_row_is_data),
              (shape_aligned, "first_row_is_data", full_first_row_is_data),
              (shape_aligned, "header_candidates", full_header_candidates), (aligned.Layout, "split", full_split)]
@@ -155,7 +155,7 @@ def test_the_other_fast_paths_against_their_full_paths(data):
     rows = [re.split(r" +|,|\t", line.strip()) for line in text.split("\n")[:22]]
     assert shape_table.first_row_is_data(rows) == full_first_row_is_data(rows)
     for cell in (cell for row in rows for cell in row):
-        assert shape_table._pattern(cell) == full_pattern(cell)
+        assert table_start.cell_pattern(cell) == full_pattern(cell)
     found = aligned.find_table(lines)
     if found is not None:
         for rule in (aligned.RUNS, aligned.FIXED):
@@ -180,7 +180,7 @@ def test_json_bytes_counted_as_written(text):
 
 @pytest.mark.parametrize("cell", ["x²", "²x", "٣4", "Ⅻ", "é9", " 4.0K ", "v1.2.3", "", "a_b", "1-2"])
 def test_a_pattern_of_non_ascii_or_odd_cells(cell):
-    assert shape_table._pattern(cell) == full_pattern(cell)
+    assert table_start.cell_pattern(cell) == full_pattern(cell)
 
 
 @settings(max_examples=300, deadline=None)
@@ -239,7 +239,7 @@ def test_a_small_sample_is_split_without_a_count_of_its_newlines():
 
 def test_a_column_stops_at_its_first_cell_without_a_digit(monkeypatch):
     seen: list[str] = []
-    monkeypatch.setattr(shape_table, "_pattern", lambda cell: seen.append(cell) or full_pattern(cell))
+    monkeypatch.setattr(table_start, "cell_pattern", lambda cell: seen.append(cell) or full_pattern(cell))
     rows = [["USER", "PID"], *(["u" * (n + 1), str(n)] for n in range(20))]
     assert not shape_table.first_row_is_data(rows)
     assert "u" in seen and "uu" not in seen  # (USER's column: its first cell, "a", ends it; PID's: all 20)

@@ -8,6 +8,7 @@ import csv
 import io
 import itertools
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -198,9 +199,12 @@ def test_structure_reads_refuse_mixed_modes(tools, scratch_scope):
 
 def test_a_float_column_is_refused_not_looked_up_as_a_name(tools, scratch_scope):
     """``columns: [1.0]`` passes the schema (an integral number is a JSON Schema integer) and was looked up as the
-    column name ``'1.0'`` (even with a header holding that name); a column is text or an integer."""
+    column name ``'1.0'`` (even with a first line holding that name); a column is text or an integer. (A first line
+    ``1.0,b`` is no header to the stub -- a name that is a number -- so its columns are selected by number.)"""
     handle = scratch_scope.spill(b"1.0,b\n1,2\n3,4\n" * 50, source_tool="t").handle
-    assert tools.call("read_handle", {"handle": handle, "row": 1, "rows": 1, "columns": ["1.0"]})["header"] == ["1.0"]
+    assert tools.call("read_handle", {"handle": handle, "row": 1, "rows": 1, "columns": [0]})["rows"] == [["1.0"]]
+    with pytest.raises(InvalidArgument, match="no header line"):
+        tools.call("read_handle", {"handle": handle, "row": 1, "rows": 1, "columns": ["1.0"]})
     for column in (1.0, 1.5, True):
         with pytest.raises(InvalidArgument, match=r"names \(text\) or 0-based column numbers \(integers\)") as err:
             tools.read_handle(handle, row=1, rows=1, columns=[column])
@@ -642,20 +646,51 @@ def test_a_column_out_of_range_is_told_as_a_number_and_a_missing_name_as_a_name(
     assert str(err.value).startswith(says)
 
 
-def test_rows_of_a_table_without_a_header_line_say_that_its_header_is_its_first_row(tools, scratch_scope):
+def test_rows_of_a_table_without_a_header_line_are_numbered_from_its_first_line(tools, scratch_scope):
     """``sqlite3 -csv`` prints no header line (fixtures/tools/sqlite-csv-packages.csv): the stub says 'no header, 40
-    rows', and row=1 gave the table's second record under a 'header' holding its first (adduser, 3.134, ...) with
-    nothing saying so -- row N was the stub's row N+1 and one row looked like column names. The page says it."""
+    rows', and row=1 gave the table's second record under a 'header' holding its first (adduser, 3.134, ...) -- row N
+    was the stub's row N+1, and a model paging to the stub's count got one row fewer (a later page said the
+    'header' was the first row, but the count stayed one short). Every read now takes the first line for row 1: the
+    rows read gives no header and 40 rows, row=40 is the last, and columns are selected by number."""
     data = (_TOOLS / "sqlite-csv-packages.csv").read_bytes()
     records = list(csv.reader(io.StringIO(data.decode(), newline="")))
     stub = scratch_scope.spill(data, source_tool="sqlite3")
     assert stub.content_type == "csv" and stub.shape == "CSV, 4 columns, no header, 40 rows", stub.shape
     page = tools.call("read_handle", {"handle": stub.handle, "row": 1, "rows": 50, "budget": 65536})
-    assert [page["header"], *page["rows"]] == records and len(records) == 40
-    assert page["note"] == ("the table has no header line (its stub says so): `header` is its first row, and rows "
-                            "are numbered from its second"), page.get("note")
+    assert "header" not in page and page["rows"] == records and len(records) == 40
+    assert page["note"] == ("the table has no header line (its stub says so): rows are numbered from its first "
+                            "line, as the stub counts them, and columns= takes column numbers (from 0)"), page
+    last = tools.call("read_handle", {"handle": stub.handle, "row": 40, "rows": 5, "columns": [1, 0]})
+    assert last["rows"] == [[records[39][1], records[39][0]]] and last["first"] == 40 and not last["more"], last
+    assert tools.call("read_handle", {"handle": stub.handle, "row": 41})["rows"] == []  # (as past any table's end)
+    with pytest.raises(InvalidArgument, match=r"no header line .*by number, from 0 to 3"):
+        tools.call("read_handle", {"handle": stub.handle, "row": 1, "columns": [records[0][0]]})
     named = scratch_scope.spill(b"name,version,arch,descr\n" + data, source_tool="sqlite3")
     assert "note" not in tools.call("read_handle", {"handle": named.handle, "row": 1, "rows": 5})
+
+
+@pytest.mark.parametrize("name", ["git-log-format.tsv", "du-ah-python3.tsv", "sqlite-csv-packages.csv"])
+def test_the_rows_the_stub_counts_are_the_rows_every_read_gives(tools, scratch_scope, name):
+    """A table with no header line (real outputs: ``git log --format='%H%x09%an%x09%ad%x09%s'``, ``du -ah``,
+    ``sqlite3 -csv``): the count its stub gives is the count of rows that following next_call gives (small pages,
+    a column selected), the count slurp=true gives, and the rows of the web inspector's table; each row is the csv
+    module's record, in order."""
+    from scratchfs.web.structure import MAX_CELL_CHARS, csv_table
+
+    data = (_TOOLS / name).read_bytes()
+    delimiter = "\t" if name.endswith(".tsv") else ","
+    records = [r for r in csv.reader(io.StringIO(data.decode(), newline=""), delimiter=delimiter) if r]
+    stub = scratch_scope.spill(data, source_tool="tool")
+    counted = re.search(r"no header, ([\d,]+) rows", stub.shape)
+    assert counted and int(counted.group(1).replace(",", "")) == len(records), stub.shape
+    pages = follow(tools, {"handle": stub.handle, "row": 1, "rows": 7, "columns": [1]}, 2048)
+    assert [row for page in pages for row in page["rows"]] == [[r[1]] for r in records]
+    slurped = tools.call("read_handle", {"handle": stub.handle, "jq": "length, map(.[1])", "slurp": True,
+                                         "budget": 65536})["results"]
+    assert slurped == [len(records), [r[1] for r in records]]
+    table = csv_table(scratch_scope, stub.handle, 0, 500)
+    assert table["rows"] == [[c[:MAX_CELL_CHARS] for c in r] for r in records] and table["total_rows"] == len(records)
+    assert table["columns"] == [str(i) for i in range(len(records[0]))]
 
 
 def test_select_pages_after_the_first_reuse_its_rendered_elements(tools, scratch_scope, fixture_data, monkeypatch):
@@ -741,3 +776,20 @@ def test_a_sparse_select_over_records_is_read_in_few_pages(tools, scratch_scope)
     pages = follow(tools, {"handle": handle, "record": 1, "records": 10, "jq": "select(.size > 100000) | .path"}, 8192)
     assert [r for p in pages for r in p["results"]] == [f"/usr/x/{i}" for i in range(0, 3000, 50)]
     assert len(pages) <= 7  # (60 records kept, 10 a page, and the records after the last: 300 pages before)
+
+
+def test_a_tsv_whose_first_line_holds_more_commas_than_tabs_is_read_at_its_tabs(tools, scratch_scope):
+    """``git log --format='%H%x09%an%x09%ad%x09%s'`` (fixtures/tools/git-log-format.tsv) whose newest subject holds
+    more commas than the line has tabs (line 23 of the fixture, 10 commas, put first) was 'text': the delimiter was
+    told from the first line alone (more commas than tabs: a comma), and its rows did not split alike. The lines
+    after it tell it too: a tab, 3 in the line and in every line after it."""
+    lines = (_TOOLS / "git-log-format.tsv").read_bytes().split(b"\n")
+    data = b"\n".join([lines[22], *lines[:22], *lines[23:]])
+    assert data.split(b"\n", 1)[0].count(b",") > data.split(b"\n", 1)[0].count(b"\t") == 3
+    records = [r for r in csv.reader(io.StringIO(data.decode(), newline=""), delimiter="\t") if r]
+    stub = scratch_scope.spill(data, source_tool="git")
+    assert stub.content_type == "csv" and stub.shape == "TSV, 4 columns, no header, 30 rows", stub.shape
+    pages = follow(tools, {"handle": stub.handle, "row": 1, "rows": 7, "columns": [0, 3]}, 4096)
+    assert [row for page in pages for row in page["rows"]] == [[r[0], r[3]] for r in records]
+    assert tools.call("read_handle", {"handle": stub.handle, "jq": "map(length) | unique", "slurp": True,
+                                      })["results"] == [[4]]

@@ -150,10 +150,10 @@ def structure_reply(scope: Scope, handle: str, offset: int, given: dict[str, Any
                     checked: bool = False, call_budget: int | None = None) -> dict[str, Any]:
     """A structure read as the contract's JSON object: ``{handle, read: {the read's arguments}, size, **page,
     next_call}``
-    where the page is ``{first, results|records|rows|elements, more}`` (``header`` for rows; ``part`` for an
-    item longer than the budget; ``as_text``, the indexes of items given as their JSON text, and ``note`` for
-    numbers no JSON value here holds exactly: :func:`~scratchfs.engine.structure.jq_page`) or ``{offset, text,
-    more}`` for ``view="text"``; fitted into ``budget``
+    where the page is ``{first, results|records|rows|elements, more}`` (``header`` for rows, but a table with no
+    header line's; ``part`` for an item longer than the budget; ``as_text``, the indexes of items given as their
+    JSON text, and ``note`` for numbers no JSON value here holds exactly:
+    :func:`~scratchfs.engine.structure.jq_page`) or ``{offset, text, more}`` for ``view="text"``; fitted into ``budget``
     bytes. ``next_call`` repeats the read (and ``call_budget``, the budget the caller gave, if any) with the page's
     cursor; the page's ``cursor`` is given alone only when ``next_call`` does not fit
     (:class:`~scratchfs.api.fixed.Squeeze`, which shortens long echoed arguments too).

@@ -19,6 +19,7 @@ from scratchfs.api.shape_aligned import is_aligned
 from scratchfs.api.shape_binary import compressed_format
 from scratchfs.api.shape_stream import is_stream
 from scratchfs.api.shape_terminal import TERMINAL_SHAPE
+from scratchfs.api.table_reads import headless
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import DEFAULT_READ_BYTES
 
@@ -37,8 +38,6 @@ _NOT_PARSED = ("jq: parse error", "the document is not valid JSON", "the documen
 _TOO_DEEP = "jq: parse error: Exceeds depth limit for parsing"
 
 T = TypeVar("T")
-NO_HEADER = ", no header, "
-"""In a table's shape whose first line holds a number or an empty name: a table of no header."""
 _DRAWN_OTHERWISE = re.compile(rb"[\x1b\x08\r]")  # an escape, a backspace, a \r: what a terminal shows otherwise
 _TAG = re.compile(rb"<[A-Za-z][A-Za-z0-9-]*[\s/>]")  # an HTML element's start tag
 _TAG_SCAN_BYTES = 1 << 20  # bytes scanned for a tag at a time
@@ -169,7 +168,7 @@ def slurp_form(handle: str, kind: str | None, shape: str | None) -> str:
     if is_aligned(kind, shape):
         return "rows"
     if kind == "csv":
-        return "arrays" if shape is not None and NO_HEADER in shape else "rows"
+        return "arrays" if headless(kind, shape) else "rows"
     if kind == "json":
         raise InvalidArgument(f"slurp=true is for JSON lines and CSV/TSV tables; {handle} is one JSON document, "
                               "already one value: use jq= alone (it sees the whole document)")
@@ -208,5 +207,5 @@ def explained_jq(handle: str, content_type: str | None, read: Callable[[], T], l
         raise InvalidArgument(advice) from None
 
 
-__all__ = ["NO_HEADER", "explained_jq", "fitting_reads", "holds", "jq_misfit", "members_misfit", "no_element",
+__all__ = ["explained_jq", "fitting_reads", "holds", "jq_misfit", "members_misfit", "no_element",
            "plain_view", "refusal", "select_misfit", "slurp_form", "text_misfit", "view_misfit", "what_it_holds"]

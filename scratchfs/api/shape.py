@@ -61,7 +61,7 @@ from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.structure.html_codec import page_codec
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import ContentSource
-from scratchfs.engine.structure.table import detect_delimiter, named_separator
+from scratchfs.engine.structure.table_start import COMMENT_HEAD_CHARS, detect_delimiter, named_separator
 from scratchfs.engine.structure.toplevel import FEED_TAIL_BYTES, top_level
 from scratchfs.foundation import text as texts
 from scratchfs.foundation.text import GREP_LINE_PATTERN, GREP_RUN_PATTERN, grep_files, grep_runs, line_stats
@@ -466,7 +466,8 @@ def _delimited(text: str, whole: Callable[[], str], complete: bool, size: int, l
     head = table_head(text, lambda: whole()[cut:])  # the first lines tell a table
     text = head if len(head) > len(text) else text
     first_line = first_table_line(head)  # (a line ends at \n, \r\n or a lone \r, as a rows read's)
-    delimiter = named or detect_delimiter(first_line)  # (the rows read's rule)
+    after = text[len(first_line) : len(first_line) + COMMENT_HEAD_CHARS].lstrip("\r\n")  # (as a rows read's)
+    delimiter = named or detect_delimiter(first_line, after)  # (the rows read's rule)
     if first_line.count(delimiter) < 1 or (first_line[:1] in ("{", "[") and is_json_text(first_line)):
         return None  # (JSON lines with a line that is not JSON are no table)
     sample_lines = table_lines(head)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,7 +22,8 @@ from scratchfs.api.shape_merge import Merged, merged_items
 from scratchfs.api.shape_words import plural
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.row_lines import LINE_END_TEXT
-from scratchfs.engine.structure.table import FIELD_LIMIT_CHARS, leading_comments
+from scratchfs.engine.structure.table import FIELD_LIMIT_CHARS
+from scratchfs.engine.structure.table_start import data_votes, leading_comments
 
 __all__ = [
     "HEAD_CHARS",
@@ -119,44 +119,11 @@ def table_rows(lines: list[str], delimiter: str) -> list[list[str]] | None:
     return rows
 
 
-_RUN = re.compile(r"\d+|[^\W\d_]+")
-_ASCII_DIGITS, _ASCII_LETTERS = re.compile(r"[0-9]+"), re.compile(r"[A-Za-z]+")
-_TYPED_PATTERNS = 3  # most patterns the cells of a column of typed data (sizes, dates, versions) take
-_HEADER_BODY = 20  # rows under the first one looked at
-
-
-def _pattern(cell: str) -> str:
-    """A cell's pattern: each run of digits ``9``, each run of letters ``a``, other characters as they are
-    (``4.0K`` and ``8.0K``: ``9.9a``; ``Thu Dec 3 13:28:20 2026``: ``a a 9 9:9:9 9``)."""
-    cell = cell.strip()
-    if cell.isascii():  # (two substitutions at C speed, no call a run: ASCII digits and letters are the runs)
-        return _ASCII_LETTERS.sub("a", _ASCII_DIGITS.sub("9", cell))
-    return _RUN.sub(lambda run: "9" if run.group()[0].isdigit() else "a", cell)
-
-
 def first_row_is_data(rows: list[list[str]]) -> bool:
     """Whether the first of a table's ``rows`` is data like the rows under it rather than a header (as ``du -ah``
-    and ``git log --format`` print tab-separated rows, with no header line): a vote over its columns that hold typed
-    data -- the cells of the (at least 4, at most :data:`_HEADER_BODY`) rows under it take at most
-    :data:`_TYPED_PATTERNS` patterns, each with a digit (:func:`_pattern`) --, each for data when the first row's
-    cell has one of those patterns, else for a header; more votes for data say so. Columns of words or free text
-    do not vote (a header of names over words is told by the caller's rule)."""
-    body = rows[1 : _HEADER_BODY + 1]
-    if len(body) < 4:
-        return False
-    votes = 0
-    for column, cell in enumerate(rows[0]):
-        patterns: set[str] = set()
-        for row in body:  # (a pattern without a digit, or one too many, ends the column: it does not vote)
-            if column >= len(row):
-                continue
-            pattern = _pattern(row[column])
-            patterns.add(pattern)
-            if "9" not in pattern or len(patterns) > _TYPED_PATTERNS:
-                break
-        else:
-            votes += 1 if _pattern(cell) in patterns else -1
-    return votes > 0
+    and ``git log --format`` print tab-separated rows, with no header line): more of its columns vote for data
+    than for a header (:func:`~scratchfs.engine.structure.table_start.data_votes`)."""
+    return data_votes(rows) > 0
 
 
 def count_records(text: str, delimiter: str, lines: int) -> int:
@@ -227,7 +194,7 @@ def tail_fault(tail: bytes, whole: bool, decoder: json.JSONDecoder) -> str | Non
 
 def comment_cut(text: str) -> tuple[int, int]:
     """``(characters, lines)`` of the comment lines a table's text starts with, in its first :data:`HEAD_CHARS`:
-    those every rows read passes over too (:func:`~scratchfs.engine.structure.table.leading_comments`)."""
+    those every rows read passes over too (:func:`~scratchfs.engine.structure.table_start.leading_comments`)."""
     return leading_comments(text[:HEAD_CHARS])
 
 

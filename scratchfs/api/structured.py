@@ -16,7 +16,6 @@ from scratchfs.api.archive import members_page
 from scratchfs.api.entries import reading
 from scratchfs.api.jq_inputs import refuse_inputs
 from scratchfs.api.misfit import (
-    NO_HEADER,
     explained_jq,
     jq_misfit,
     members_misfit,
@@ -31,6 +30,7 @@ from scratchfs.api.misfit import (
 from scratchfs.api.results import render_call
 from scratchfs.api.shape import CR_LINE_ENDS, binary_format
 from scratchfs.api.shape_aligned import header_line, is_aligned
+from scratchfs.api.table_reads import SNIFFED_NO_TABLE, headless, noted_rows, table_like
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.search import Matcher, SearchResult, Sink
 from scratchfs.engine.segments import token_of
@@ -51,7 +51,7 @@ from scratchfs.engine.structure import (
     text_page,
     view_page,
 )
-from scratchfs.engine.structure.aligned import RUNS, Layout, source_layout
+from scratchfs.engine.structure.aligned import Layout, source_layout
 from scratchfs.engine.structure.table import UNSPLIT_KEY
 from scratchfs.engine.structure.text_search import search_text
 from scratchfs.foundation import checks
@@ -134,7 +134,7 @@ class StructureReads:
                                                               timeout=self._timeout(),
                                                               entry=entry_identity(handle, blob)),
                                 self.line_bytes, self.shape)
-            if page.failure is not None and kind in _SNIFFED_NO_TABLE and not mostly_json(src, 0, 0):
+            if page.failure is not None and kind in SNIFFED_NO_TABLE and not mostly_json(src, 0, 0):
                 # text whose first words parse as JSON ('404 not found', find -ls's inode numbers): no stream of
                 # JSON documents, refused here rather than on the page that meets the parse error
                 advice = jq_misfit(handle, kind, page.failure, self.line_bytes, self.shape)
@@ -254,27 +254,17 @@ class StructureReads:
             layout = self._layout(src, handle, blob) if is_aligned(kind, self.shape) else None
             if cursor is None and layout is None:  # (a cursor is bound to this entry and read: its first page
                 self._table_fits(src, kind, handle)  # passed the check)
+            headed = not headless(kind, self.shape)  # (its first line is row 1, as the stub counts it)
             try:
                 page = rows_page(src, row, rows, columns=columns, cursor=cursor, budget_bytes=budget,
-                                 entry=entry_identity(handle, blob), layout=layout)
+                                 entry=entry_identity(handle, blob), layout=layout, headed=headed)
             except BadRecord as exc:  # (the row the read starts at)
                 on = ("it is the last row" if exc.offset + exc.length >= src.size else "read on after it: " +
                       render_call("read_handle", handle=handle, row=exc.record + 1, rows=rows, columns=columns,
                                   budget=call_budget))
                 raise BadRecord(f"{exc}; {on}", exc.record, exc.offset, exc.length) from None
             page = page if page.passed is None else _seeing_passed(page, handle, call_budget)
-            said = None
-            if layout is not None:  # (how its lines split: on the first page of a read only)
-                said = _aligned_note(layout, page, cursor is None)
-            elif kind in _SNIFFED_NO_TABLE:
-                said = (f"stored as {kind}: no table was found in its first lines when it was stored; these are its "
-                        "lines cut at the delimiter of its first line")
-            elif kind == "csv" and self.shape is not None and NO_HEADER in self.shape:  # (sqlite3 -csv, exports)
-                said = ("the table has no header line (its stub says so): `header` is its first row, and rows are "
-                        "numbered from its second")
-            if said is not None:
-                page.extra["note"] = "; ".join(filter(None, (said, page.extra.get("note"))))
-            return page
+            return noted_rows(page, kind, layout, headed, cursor is None)
 
         return self._page(handle, read)
 
@@ -295,7 +285,7 @@ class StructureReads:
     def _table_fits(self, src: ReaderSource, kind: str | None, handle: str) -> None:
         """Refuse rows of text, a log or binary data (in which no table was found at spill time) whose first
         records are not those of a table (:func:`table_like`)."""
-        if kind in _SNIFFED_NO_TABLE and not table_like(src):
+        if kind in SNIFFED_NO_TABLE and not table_like(src):
             raise InvalidArgument(refusal(handle, kind, "row", ", not a table", self.line_bytes, self.shape))
 
     def text(self, handle: str, offset: int = 0, *, cursor: str | None = None, budget: int = 8192,
@@ -369,11 +359,11 @@ class StructureReads:
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             self._fits(kind, "select", handle)
-            if kind in _SNIFFED_NO_TABLE and no_element(src.read, src.size, MAX_HTML_BYTES):  # (body: its whole text)
+            if kind in SNIFFED_NO_TABLE and no_element(src.read, src.size, MAX_HTML_BYTES):  # (body: its whole text)
                 raise InvalidArgument(select_misfit(handle, kind, self.shape, self.line_bytes, selector))
             page = select_page(src, selector, cursor=cursor, budget_bytes=budget, timeout=self._timeout(),
                                entry=entry_identity(handle, blob), cache_key=blob)
-            if kind in _SNIFFED_NO_TABLE and cursor is None and not page.items and page.part is None and \
+            if kind in SNIFFED_NO_TABLE and cursor is None and not page.items and page.part is None and \
                     page.cursor is None:  # (text holding an HTML page's part is read; text with no element is not)
                 raise InvalidArgument(select_misfit(handle, kind, self.shape, self.line_bytes, selector))
             return page
@@ -400,7 +390,8 @@ class StructureReads:
         return self._page(handle, read)
 
     def table(self, handle: str, max_bytes: int) -> tuple[list[list[str]], bool]:
-        """The records of a CSV/TSV entry that start in its first ``max_bytes`` bytes, the header first, parsed as
+        """The records of a CSV/TSV entry that start in its first ``max_bytes`` bytes, the header first (of a table
+        with no header line, :func:`headless`: its columns' numbers from 0, as ``columns=`` takes them), parsed as
         :meth:`rows` parses them (same delimiter rule, quoted multi-line fields one record, blank lines skipped), and
         whether records were left out past ``max_bytes`` (a row of a table aligned by spaces whose cells cannot be
         told for certain: one cell, its whole line). Raises InvalidArgument (not valid CSV; an entry stored as
@@ -411,12 +402,16 @@ class StructureReads:
             layout = self._layout(src, handle, blob) if is_aligned(kind, self.shape) else None
             if layout is None:
                 self._table_fits(src, kind, handle)
-            records = []
-            for start, cells in iter_rows(src, layout=layout):
-                if start >= max_bytes:
-                    return records, True
+            records: list[list[str]] = []
+            headed, partial = not headless(kind, self.shape), False
+            for start, cells in iter_rows(src, layout=layout, headed=headed):
+                partial = start >= max_bytes
+                if partial:
+                    break
                 records.append([cells[UNSPLIT_KEY]] if isinstance(cells, dict) else cells)
-            return records, False
+            if not headed:  # (its columns' numbers, as columns= names them)
+                records.insert(0, list(map(str, range(max(map(len, records), default=0)))))
+            return records, partial
 
         return self._page(handle, read)
 
@@ -428,49 +423,10 @@ _REFUSED = {"json": {"row", "select"}, "jsonl": {"row", "select"}, "csv": {"jq",
 # table the sniffer did not take for one -- a line cut short, a header alone, a CSV whose first column is a
 # timestamp, a table holding a NUL -- or a part of an HTML page; rows, records and select= then refuse what their
 # parse shows is not one, and jq's parse error is explained.)
-_SNIFFED_NO_TABLE = ("text", "log", "binary")
 _LAYOUTS: LRU[str, Layout] = LRU(64)
 """The layouts of the tables aligned by spaces read last, by entry (telling one again reads its first lines and
 costs ~0.4 ms)."""
-_TABLE_RECORDS = 50  # the first records of text, a log or binary data that must make a table for a rows read of it
 _AROUND_BYTES = 32 * 1024  # bytes on each side of a bad record whose lines tell JSON lines from text
-
-
-def _aligned_note(layout: Layout, page: ItemPage, first: bool) -> str | None:
-    """What a rows page of a table aligned by spaces says of how its lines were split (when it is the ``first``
-    page of a read) and of its rows given whole (when it shows any)."""
-    how = ("split at runs of spaces, the last column taking the rest of the line" if layout.rule == RUNS else
-           "cut at the header's column positions")
-    whole = sum(isinstance(row, dict) for row in page.items)
-    said = [f"a table aligned by spaces (stored as text): each line {how}, each cell where its words stand under "
-            "the header; a line of dashes is no row, a blank line ends the rows"
-            + ("; the first column has no name in the header" if layout.names[0] == "" else "")] if first else []
-    if whole:
-        said.append(f"{whole} row(s) given whole as {{\"{UNSPLIT_KEY}\": line}}: their cells could not be told for "
-                    "certain (a value wider than its column, cells not under their names)")
-    return "; ".join(said) or None
-
-
-def table_like(source: ReaderSource) -> bool:
-    """Whether the first records of ``source`` (at most :data:`_TABLE_RECORDS`, those starting in its first
-    :data:`_AROUND_BYTES` bytes) make a table as a rows read parses them: a header of 2 columns or more, and 2 cells
-    or more in at least 4 of 5 records -- a ragged table (short rows, as exports that drop trailing empty fields
-    write them) is one; lines of text, most of which hold no delimiter, are not."""
-    header, records, wide = 0, 0, 0
-    try:
-        for count, (start, cells) in enumerate(iter_rows(source)):
-            if count >= _TABLE_RECORDS or start >= _AROUND_BYTES:
-                break
-            if count == 0:
-                header = len(cells)
-                if header < 2:
-                    return False
-                continue
-            records += 1
-            wide += len(cells) >= 2
-    except InvalidArgument:
-        return False
-    return header >= 2 and wide * 5 >= records * 4
 
 
 def mostly_json(source: ReaderSource, start: int, end: int) -> bool:
@@ -538,4 +494,4 @@ def way_past(handle: str, bad: BadRecord, records: int, jq: str | None, budget: 
             + f"; read on after it: {on}" + (" with the same jq" if long_jq else ""))
 
 
-__all__ = ["StructureReads", "check_kind", "entry_identity", "mostly_json", "table_like", "way_past"]
+__all__ = ["StructureReads", "check_kind", "entry_identity", "mostly_json", "way_past"]

@@ -174,7 +174,8 @@ _READ_HANDLE = ToolSpec(
                       "description": "Structure, with `jq`: run it once over the array of all JSON-lines records, "
                                      "of all JSON texts one after another (jq's output), or of all CSV/TSV rows "
                                      "or those of a table aligned by spaces (objects keyed by the "
-                                     "header; a column of numbers as numbers), e.g. "
+                                     "header, arrays if its stub says \"no header\"; a column of numbers as "
+                                     "numbers), e.g. "
                                      "`group_by(.unit) | map({unit: .[0].unit, n: length})`; at most 16 MiB."},
             "record": {"type": "integer", "minimum": 1, "description": "Structure: the first JSON-lines record (from "
                                                                      "1)."},
@@ -184,14 +185,14 @@ _READ_HANDLE = ToolSpec(
                                        "(records it gives nothing for are passed over)."},
             "row": {"type": "integer", "minimum": 1,
                     "description": "Structure: the first CSV/TSV row (from 1, after the header; the header always "
-                                   "comes with the rows)."},
+                                   "comes with the rows; if the stub says \"no header\", from the first line)."},
             "rows": {"type": "integer", "minimum": 1, "maximum": 10_000, "description": "Structure: most rows a page "
                                                                                  "(fewer when the budget fills first; "
                                                                                  "next_call goes on)."},
             "columns": {"type": "array", "items": {"type": ["string", "integer"], "maxLength": MAX_COLUMN_CHARS},
                         "minItems": 1, "maxItems": MAX_COLUMNS,
-                        "description": "Structure: only these CSV/TSV columns (names, or numbers from 0); null where a "
-                                       "row is shorter."},
+                        "description": "Structure: only these CSV/TSV columns (names, or numbers from 0: numbers "
+                                       "if \"no header\"); null where a row is shorter."},
             "view": {"type": "string", "enum": ["text", "members"],
                      "description": "Structure: \"members\": every member of a tar or zip, {name, offset, length, "
                                     "read} (a compressed zip member: `compressed`, to extract). \"text\": the "

@@ -115,10 +115,12 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
 @click.option("--record", type=INT, default=None, help="Structure: the first JSON-lines record (from 1).")
 @click.option("--records", type=INT, default=None,
               help="Structure: most JSON-lines records a page (fewer when the budget fills first).")
-@click.option("--row", type=INT, default=None, help="Structure: the first CSV/TSV row (from 1, after the header).")
+@click.option("--row", type=INT, default=None, help="Structure: the first CSV/TSV row (from 1, after the header; "
+              "from the first line when the shape says \"no header\").")
 @click.option("--rows", type=INT, default=None,
               help="Structure: most CSV/TSV rows a page (fewer when the budget fills first).")
-@click.option("--column", "columns", multiple=True, help="Structure: only this CSV/TSV column (repeatable).")
+@click.option("--column", "columns", multiple=True, help="Structure: only this CSV/TSV column, a name or a number "
+              "from 0 (a number only when the shape says \"no header\"; repeatable).")
 @click.option("--view", type=click.Choice(["text", "members"]), default=None,
               help="Structure: the text of an HTML page, or terminal output as rendered; members: every member "
                    "of a tar or zip, page by page.")

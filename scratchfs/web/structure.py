@@ -10,7 +10,7 @@ from the same functions as the model's structure reads (:attr:`scratchfs.api.sco
   :data:`MAX_CHILDREN`; a scalar child carries its value, a string cut to :data:`MAX_STRING_CHARS` characters
   (``cut`` says so).
 * CSV/TSV records are those of the model's ``rows`` read (:meth:`~scratchfs.api.structured.StructureReads.table`:
-  the ``csv`` module, the delimiter of :func:`~scratchfs.engine.structure.table.detect_delimiter`: tab, ``;`` or
+  the ``csv`` module, the delimiter of :func:`~scratchfs.engine.structure.table_start.detect_delimiter`: tab, ``;`` or
   ``,``): the records that start in the first :data:`MAX_STRUCTURE_BYTES` bytes (``partial`` says when more
   follow), returned in pages of at most :data:`MAX_ROWS`, cells cut to :data:`MAX_CELL_CHARS` characters.
 * HTML is the model's ``view="text"`` (:meth:`~scratchfs.api.structured.StructureReads.text_view`), returned in pages
@@ -224,8 +224,9 @@ def _parse_csv(scope: Scope, handle: str) -> tuple[list[list[str]], bool]:
 
 def csv_table(scope: Scope, handle: str, row: int = 0, rows: int = 100) -> dict[str, Any]:
     """A page of a spilled CSV (or TSV) entry: ``{handle, columns, row, rows: [[cell, ...]], total_rows,
-    next_row, partial}``. ``columns`` is the first record; ``row`` counts data records from 0 (after it);
-    ``total_rows`` counts the data records parsed; ``partial``: the entry is larger than
+    next_row, partial}``. ``columns`` is the first record (of a table whose stub says "no header": its columns'
+    numbers, every record a row: :meth:`~scratchfs.api.structured.StructureReads.table`); ``row`` counts data
+    records from 0 (after it); ``total_rows`` counts the data records parsed; ``partial``: the entry is larger than
     :data:`MAX_STRUCTURE_BYTES` and only its first records were parsed.
 
     Raises:

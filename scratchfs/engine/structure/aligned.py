@@ -1,5 +1,6 @@
-"""Tables aligned by spaces (``ps aux``, ``df -h``, ``pip list``, ``free -m``, ``ss -tan``, ``lsblk``, ``docker ps``,
-``kubectl get pods``): where their columns are, told from their first lines, and how a line splits into cells.
+"""Tables aligned by spaces (``ps aux``, ``df -h``, ``pip list``, ``free -m``, ``ss -tan``, ``lsblk``, ``lsof``,
+``docker ps``, ``kubectl get pods``): where their columns are, told from their first lines, and how a line splits
+into cells.
 
 A table aligned by spaces has a header line of column names and lines of rows under it, each cell under its name.
 Its layout (:func:`find_layout`) is told from the header and the rows of the first lines: the header's names are its
@@ -50,7 +51,6 @@ _MAX_HEADER_CHARS = 1024
 _MAX_NAMES = 64
 _MIN_ROWS = 2
 _TOLERANT_ROWS = 10  # rows from which one writing across a gutter leaves it one
-_FILLED_SHARE = 0.6  # most of the rows' cells hold something (a text laid out otherwise leaves most columns empty)
 _WORD = re.compile(r"[^ ]+")
 _SPACES = re.compile(r" +")
 _RULE = re.compile(r" *[-=+][-=+ ]*")  # (dpkg -l's "+++-====-...")
@@ -234,14 +234,24 @@ def _table(lines: list[str]) -> tuple[Layout, list[list[str]], list[tuple[int, i
     names, starts, spans = found
     fixed = Layout(tuple(names), tuple(starts), FIXED)
     cells = [fixed.split(row) for row in rows]
-    filled = [sum(map(bool, row)) for row in cells]
-    if min(filled) < 2 or sum(filled) < _FILLED_SHARE * len(names) * len(rows):
+    if not _filled(cells):
         return None
     runs = Layout(fixed.names, fixed.starts, RUNS)
     rule = RUNS if all(runs.split(row) == row_cells for row, row_cells in zip(rows, cells, strict=True)) else FIXED
     if rule == FIXED and any("  " in row[-1] for row in cells):  # the last cell across a gap: a column the
         return None  # header does not name where it stands (ss -p's "Peer Address:PortProcess")
     return Layout(fixed.names, fixed.starts, rule), cells, spans, rows
+
+
+def _filled(cells: list[list[str]]) -> bool:
+    """Whether rows whose cells (by the columns' positions) are ``cells`` fill a table: 2 cells or more in at least
+    4 of 5 rows (``lsblk -f``'s unformatted disk fills its name alone), and a third of all their cells (60% before)
+    -- ``lsof``, as a user who may not read other users' processes, fills 5 or 6 of its 11 columns on a
+    kernel thread's row (``TID``, ``TASKCMD``, ``DEVICE``, ``SIZE/OFF`` and ``NODE`` empty), where a text laid out
+    otherwise leaves most cells empty."""
+    filled = [sum(map(bool, row)) for row in cells]
+    return 5 * sum(count >= 2 for count in filled) >= 4 * len(cells) and (
+        3 * sum(filled) >= len(cells[0]) * len(cells))
 
 
 def head_lines(head: str, whole: bool) -> list[str]:

@@ -12,8 +12,9 @@ reads them under the header:
   numbers), or both, or neither (*free*); a column with no cell there takes its name's start and end;
 - a cell is the words of one column: it starts where its column's cells start or ends where they end, or it is
   *pushed*: the cell before it (or the line's start) reaches too near to where it would stand, and it starts 1 to
-  ``pad`` spaces after that cell (at 0; ``pad``: the fewest spaces between two columns' cells in the first
-  lines); a cell of a free column starts within its column's span, or is pushed past its start;
+  ``pad`` spaces after that cell (at 0; ``pad``: the fewest spaces between the cells of two neighbouring columns
+  in the first lines -- not across an empty cell, which widens the space: ``lsof``'s kernel threads); a cell of
+  a free column starts within its column's span, or is pushed past its start;
 - within a cell (the last column's aside, which takes the rest of the line -- unless it is placed by its end), words
   are at most ``gap`` spaces apart:
   the most its column's cells of the first lines hold (0: one word), or ``pad - 1`` up to 2 when they hold none; a
@@ -44,7 +45,7 @@ _GAP = 2  # most spaces between two words of a cell of a column empty in the fir
 class Fit:
     """How a table's rows are split (module docstring): for each column its ``starts`` (the layout's), ``lefts``
     and ``rights`` (where its cells start and end, ``-1`` when they vary), ``gaps`` (most spaces between two words
-    of one cell), and ``pad`` (fewest spaces between two columns' cells, at least 1)."""
+    of one cell), and ``pad`` (fewest spaces between two neighbouring columns' cells, at least 1)."""
 
     starts: tuple[int, ...]
     lefts: tuple[int, ...]
@@ -107,6 +108,8 @@ class Fit:
         ends = not last or self._together(c, words, j, k)  # (the last cell takes the rest: aligned by its end,
         if a == left or (b == right and ends):  # its words are as far apart as the first lines' only)
             return True
+        if not last and self.starts[c] <= a and b <= self.starts[c + 1] - 1:  # (within its column's positions,
+            return True  # a gutter on each side: lsof's FD '0r', its mode one past the numbers' end)
         if not 1 <= a - before <= self.pad:
             return False
         return (left >= 0 and a > left and before + self.pad > left) or (
@@ -191,8 +194,8 @@ def learn_fit(starts: list[int], spans: list[tuple[int, int]], rows: list[str]) 
                 gaps[c] = max(gaps[c], a - words[at - 1][1])
             else:
                 lefts[c].add(a)
-                if at:
-                    pad = a - words[at - 1][1] if pad is None else min(pad, a - words[at - 1][1])
+                if at and columns[at - 1] == c - 1:  # (cells of neighbouring columns: empty ones between two
+                    pad = a - words[at - 1][1] if pad is None else min(pad, a - words[at - 1][1])  # cells widen it)
             if at + 1 == len(words) or columns[at + 1] != c:
                 rights[c].add(b)
     pad = max(1, pad or 1)

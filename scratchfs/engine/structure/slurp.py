@@ -307,7 +307,7 @@ def _rows(source: ContentSource, header: bool, layout: Layout | None = None,
     chunk: list[Any] = []
     parts: list[bytes] = []
     size, count = 1, 0
-    for _start, cells in iter_rows(source, layout=layout, passed=passed):
+    for _start, cells in iter_rows(source, layout=layout, passed=passed, headed=header):
         if header and names is None:
             names, extra = row_keys(cells)
             continue
@@ -355,7 +355,8 @@ def _number_columns(source: ContentSource, header: bool, layout: Layout | None) 
     out: set[int] = set()
     lost: set[int] = set()
     chunk: list[list[str]] = []
-    rows = iter(iter_rows(source, layout=layout, passed=[]))  # (rows that cannot be read: passed over, as by _rows)
+    rows = iter(iter_rows(source, layout=layout, passed=[], headed=header))  # (rows that cannot be read: passed over,
+    # as by _rows)
     if header:
         width = len(next(rows, (0, []))[1])
     for _start, cells in rows:

@@ -9,8 +9,9 @@ and is no part of the table (:func:`named_separator`). A field may hold up to
 :data:`FIELD_LIMIT_CHARS` characters (an embedded base64 blob, a long text) and a line up to 16 MiB; a row holding a
 longer one cannot be read (below). The delimiter is a tab when the header line
 has at least as many tabs as commas, else a semicolon when it has more semicolons than commas, else a comma
-(:func:`detect_delimiter`). A page is read by streaming from the cursor's byte offset (the
-offset where its first row starts), so it costs the bytes it shows; the first read of row N scans the rows before it.
+(:func:`detect_delimiter`, which the lines after it may overrule). A page is read by streaming from the cursor's
+byte offset (the offset where its first row starts), so it costs the bytes it shows; the first read of row N scans
+the rows before it.
 
 A row that cannot be read -- a field or line past the bound, CSV the ``csv`` module refuses -- keeps its row number
 (the rows after it are numbered as if it were read); its bytes are the row's to the end of the line its reader
@@ -43,14 +44,20 @@ from scratchfs.engine.structure.paging import (
     iter_lines,
     json_bytes,
 )
-from scratchfs.engine.structure.row_lines import LINE_END, LINE_END_TEXT, iter_row_lines, line_end_after, row_line_start
+from scratchfs.engine.structure.row_lines import LINE_END, iter_row_lines, line_end_after, row_line_start
+from scratchfs.engine.structure.table_start import (
+    COMMENT_HEAD_CHARS,
+    UTF8_BOM,
+    detect_delimiter,
+    leading_comments,
+    named_separator,
+)
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import BadRecord, InvalidArgument
 from scratchfs.foundation.limits import MAX_COLUMN_CHARS, MAX_COLUMNS
 from scratchfs.foundation.text import plural
 
-__all__ = ["FIELD_LIMIT_CHARS", "MAX_ROWS", "UNSPLIT_KEY", "UTF8_BOM", "detect_delimiter", "iter_rows",
-           "leading_comments", "named_separator", "rows_page"]
+__all__ = ["FIELD_LIMIT_CHARS", "MAX_ROWS", "UNSPLIT_KEY", "iter_rows", "rows_page"]
 
 MAX_ROWS = 10_000
 """Most rows a page asks for."""
@@ -66,58 +73,6 @@ _BY_RANGE = "read its bytes by range instead (offset={}, length=4096; next_offse
 if csv.field_size_limit() < FIELD_LIMIT_CHARS:
     csv.field_size_limit(FIELD_LIMIT_CHARS)
 
-
-def detect_delimiter(first_line: bytes | str) -> str:
-    """The delimiter of a table whose header line is ``first_line``: ``"\\t"`` when it has at least one tab and no
-    more commas than tabs; else ``";"`` when it has more semicolons than commas (the CSV that spreadsheets write
-    where a comma is the decimal separator, ``id;price`` then ``7;12,50``); else ``","``. One rule for the shape a
-    spill describes and for every rows read."""
-    tab, comma, semicolon = ("\t", ",", ";") if isinstance(first_line, str) else (b"\t", b",", b";")
-    tabs, commas = first_line.count(tab), first_line.count(comma)  # type: ignore[arg-type]
-    if tabs and tabs >= commas:
-        return "\t"
-    return ";" if first_line.count(semicolon) > commas else ","  # type: ignore[arg-type]
-
-
-UTF8_BOM = b"\xef\xbb\xbf"
-"""The UTF-8 byte order mark (U+FEFF) that Excel and other Windows tools put at the start of a CSV export."""
-_SEP_LINE = re.compile(r"(?:\ufeff)?sep=([,;\t|])\r?")
-
-
-def named_separator(first_line: bytes | str) -> str | None:
-    """The delimiter a first line ``sep=;`` names (Excel's way to name a table's separator: ``,``, ``;``, tab or
-    ``|``; after a byte order mark, before a ``\\r``), or ``None``; the table then starts on the next line."""
-    line = first_line.decode("utf-8", "replace") if isinstance(first_line, bytes) else first_line
-    found = _SEP_LINE.fullmatch(line[:8])
-    return found.group(1) if found and len(line) <= 8 else None
-
-
-_COMMENT_LINES = 64  # most comment lines looked past before a table's header
-
-
-def leading_comments(head: str) -> tuple[int, int]:
-    """``(characters, lines)`` of the comment lines ``head`` (a table's first lines, as text: decode bytes as Latin-1
-    for byte offsets) starts with: lines starting with ``#`` (a data source, a licence: matplotlib's ``Stocks.csv``,
-    tzdata's ``zone1970.tab``), at most :data:`_COMMENT_LINES`, before the header line. The last is the header itself
-    when it splits as the line after it does and that line is data, a cell starting with a digit (VCF's ``#CHROM``,
-    ``numpy.savetxt``'s ``# a,b``; ``# prices, daily, USD`` before ``Date,IBM,AAPL`` is none). ``(0, 0)``: no comment
-    line, or nothing but comments in ``head``. A line ends at ``\n``, ``\r\n`` or a lone ``\r``, as a rows read's
-    (:mod:`scratchfs.engine.structure.row_lines`). Raises nothing."""
-    at, last, count = 0, 0, 0
-    while count < _COMMENT_LINES and head.startswith("#", at):
-        end = LINE_END_TEXT.search(head, at)
-        if end is None:
-            return 0, 0  # (a comment running past the head: no header after it here)
-        last, at, count = at, end.end(), count + 1
-    if at == 0 or at >= len(head):
-        return 0, 0
-    end = LINE_END_TEXT.search(head, at)
-    first = head[at : end.start() if end is not None else len(head)]
-    delimiter = detect_delimiter(first)
-    fields = first.count(delimiter)
-    own = fields and head[last:at].rstrip("\r\n").count(delimiter) == fields and any(  # (the last is the header,
-        cell.strip().lstrip("+-")[:1].isdigit() for cell in first.split(delimiter))  # over a row of data)
-    return (last, count - 1) if own else (at, count)
 
 class _Marks(threading.local):
     spans: list[tuple[int, int]]
@@ -255,11 +210,14 @@ def _rows_until_bad(source: ContentSource, lines: _Lines, reader: Iterator, repl
         start = lines.consumed
 
 
-def _select(header: list[str], columns: object) -> list[int] | None:
+def _select(header: list[str], columns: object, headed: bool = True) -> list[int] | None:
     if columns is None:
         return None
     if isinstance(columns, (str, bytes)) or not isinstance(columns, (list, tuple)) or not columns:
         raise InvalidArgument("columns must be a non-empty list of column names or 0-based numbers")
+    if not headed and any(isinstance(column, str) for column in columns):
+        raise InvalidArgument(f"the table has no header line (its stub says so), so its columns have no names: "
+                              f"select them by number, from 0 to {len(header) - 1} (columns=[0])")
     if len(columns) > MAX_COLUMNS or any(isinstance(c, str) and len(c) > MAX_COLUMN_CHARS for c in columns):
         raise InvalidArgument(f"columns are at most {MAX_COLUMNS} names (each at most {MAX_COLUMN_CHARS} characters) "
                               "or numbers")
@@ -288,7 +246,7 @@ def _select(header: list[str], columns: object) -> list[int] | None:
 
 
 def iter_rows(source: ContentSource, delimiter: str | None = None, *, layout: Layout | None = None,
-              passed: list[BadRecord] | None = None) -> Iterator[tuple[int, list[str]]]:
+              passed: list[BadRecord] | None = None, headed: bool = True) -> Iterator[tuple[int, list[str]]]:
     """Every record of a CSV/TSV content from its start, the header first, as :func:`rows_page` reads them:
     ``(byte offset where the record starts, cells)``, blank lines skipped, a quoted multi-line field part of one
     record. ``delimiter``: ``","``, ``"\\t"``, ``";"`` or ``"|"``; ``None`` detects it from the header line
@@ -297,7 +255,8 @@ def iter_rows(source: ContentSource, delimiter: str | None = None, *, layout: La
     are its names; a line of a rule is no record, a blank line ends them). ``passed``: when given, a row after the
     header that cannot be read is passed over, as a rows read's pages pass over it, and put in it (a BadRecord
     numbered as a rows read numbers it, from 1 after the header; the rows after it keep their numbers); else it is
-    raised.
+    raised. ``headed=False``: a table with no header line (its first record is a row, numbered 1, and may be passed
+    over as the others).
 
     Raises:
         InvalidArgument: a bad delimiter; while iterating, a malformed table (the ``csv`` module's message and the
@@ -307,14 +266,14 @@ def iter_rows(source: ContentSource, delimiter: str | None = None, *, layout: La
     if layout is not None:  # (from its header: past a preamble)
         return _raising(_reader(source, layout.start, "", layout=layout), passed)
     delimiter, start = _delimiter(source, delimiter)
-    return _raising(_reader(source, start, delimiter), passed)
+    return _raising(_reader(source, start, delimiter), passed, headed)
 
 
-def _raising(rows: Iterator[tuple[int, Any]], passed: list[BadRecord] | None = None,
+def _raising(rows: Iterator[tuple[int, Any]], passed: list[BadRecord] | None = None, headed: bool = True,
              ) -> Iterator[tuple[int, list[str]]]:
     """``rows``, a row that cannot be read raised (its _RowError), or, with ``passed``, put in it (numbered: the
-    header is row 0, raised)."""
-    for number, (start, cells) in enumerate(rows):
+    header is row 0, raised; ``headed=False``: the first record is row 1)."""
+    for number, (start, cells) in enumerate(rows, 0 if headed else 1):
         if isinstance(cells, _RowError):
             if passed is None:
                 raise cells
@@ -335,13 +294,17 @@ def _delimiter(source: ContentSource, delimiter: str | None) -> tuple[str, int]:
     first = head if end is None else head[: end.start()]
     named = named_separator(first)
     start = (len(head) if end is None else end.end()) if named else 0
-    skip, _ = leading_comments(head[start:].decode("latin-1"))  # (one character a byte: its offsets are bytes)
+    bom = len(UTF8_BOM) if not start and head.startswith(UTF8_BOM) else 0  # (no part of a comment line)
+    text = head[start + bom :].decode("utf-8", "surrogateescape")  # (as the shape reads it; each odd byte one
+    skip, _ = leading_comments(text)  # character, so its characters encode back to its bytes)
     if skip:
-        start += skip
+        start += bom + len(text[:skip].encode("utf-8", "surrogateescape"))
         end = LINE_END.search(head, start)
         first = head[start : end.start() if end is not None else len(head)]
-    if delimiter is None:
-        return (named or detect_delimiter(first)), start
+    if delimiter is None:  # (the lines after the header line tell it too, as the shape's)
+        at = start + len(first)
+        after = head[at : at + 4 * COMMENT_HEAD_CHARS].decode("utf-8", "surrogateescape")
+        return (named or detect_delimiter(first, after[:COMMENT_HEAD_CHARS].lstrip("\r\n"))), start
     if delimiter not in (",", "\t", ";", "|"):
         raise InvalidArgument(f"delimiter must be one of ',', tab, ';', '|': {str(delimiter)[:10]!r}")
     return delimiter, start
@@ -398,15 +361,22 @@ def _passed_note(page: ItemPage, passed: list[tuple[BadRecord, bool]]) -> ItemPa
 
 
 def _header(source: ContentSource, delimiter: str | None, layout: Layout | None, bad: dict[int, tuple],
-            ) -> tuple[str, Iterator[tuple[int, Any]], tuple[int, Any] | None]:
-    """``(the delimiter or the layout's key, the rows after the header, the header: (its start, cells) or None)``
-    of a rows read (:func:`_reader`, ``bad`` given to it). Raises InvalidArgument: a header that cannot be read."""
+            headed: bool = True) -> tuple[str, Iterator[tuple[int, Any]], tuple[int, Any] | None, list[str]]:
+    """``(the delimiter or the layout's key, the rows after the header, the header: (its start, cells) or None,
+    the columns' names)`` of a rows read (:func:`_reader`, ``bad`` given to it). ``headed=False``: a table with no
+    header line -- the rows are all its records, the header ``None``, and the names the numbers of its first
+    record's columns (``"0"``, ``"1"``, ...: :func:`_select` takes numbers only). Raises InvalidArgument: a header
+    that cannot be read."""
     delimiter, start = _delimiter(source, delimiter) if layout is None else (f"aligned:{layout.key}", layout.start)
     header_rows = _reader(source, start, delimiter, bad, layout)
     first = next(header_rows, None)
+    if not headed:
+        width = len(first[1]) if first is not None and isinstance(first[1], list) else 0
+        return delimiter, header_rows if first is None else chain([first], header_rows), None, list(
+            map(str, range(width)))
     if first is not None and isinstance(first[1], _RowError):
         raise first[1]
-    return delimiter, header_rows, first
+    return delimiter, header_rows, first, first[1] if first else []
 
 
 def _page_start(source: ContentSource, header_rows: Iterator[tuple[int, Any]], first: tuple[int, Any] | None,
@@ -433,7 +403,7 @@ def _page_start(source: ContentSource, header_rows: Iterator[tuple[int, Any]], f
 
 def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: list[str | int] | None = None,
               cursor: str | None = None, budget_bytes: int = 8192, delimiter: str | None = None,
-              entry: str | None = None, layout: Layout | None = None) -> ItemPage:
+              entry: str | None = None, layout: Layout | None = None, headed: bool = True) -> ItemPage:
     """Read a page of the rows of a CSV/TSV content from ``row`` (at most ``rows``, fewer when the budget fills
     first: ``cursor`` goes on from the first row not shown), with the header, optionally some columns only.
 
@@ -447,12 +417,14 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
         entry: the entry's identity its cursors are bound to (:class:`~scratchfs.engine.structure.paging.CursorKey`;
             with ``columns``, the delimiter or ``layout``, and the size): a cursor of another entry or read is refused.
         layout: a table aligned by spaces, read as :func:`iter_rows` reads it (``delimiter`` ignored).
+        headed: ``False``: a table with no header line (its first record is row 1; ``columns`` numbers only).
 
     Returns:
         an :class:`ItemPage` named ``rows`` (cells; ``None`` for a selected column a row is too short for),
-        ``extra["header"]`` the (selected) header, ``extra["replaced"]`` (not when 0) the bytes of header and rows
-        (every column) shown as U+FFFD; ``first``: the first row shown. A row larger than the page comes as ``part``
-        pieces of its JSON, each counting the replaced bytes it shows (the first also the unselected columns').
+        ``extra["header"]`` the (selected) header (if ``headed``), ``extra["replaced"]`` (not when 0) the bytes of
+        header and rows (every column) shown as U+FFFD; ``first``: the first row shown. A row larger than the page
+        comes as ``part`` pieces of its JSON, each counting the replaced bytes it shows (the first also the
+        unselected columns').
 
     A row that cannot be read is passed over (see the module docstring; :func:`_items`): ``extra["note"]`` names
     it and ``passed`` lists it (BadRecords); a page that shows rows before it ends before it, its cursor going on
@@ -469,28 +441,36 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
     budget = check_budget(budget_bytes)
     rows = check_int(rows, "rows", 1, MAX_ROWS)
     bad: dict[int, tuple] = {}  # row start -> for each cell, the bytes each of its U+FFFD shows
-    delimiter, header_rows, first = _header(source, delimiter, layout, bad)
-    header = first[1] if first else []
-    picked = _select(header, columns)
-    key = CursorKey(f"rows\0{delimiter}\0{picked}", source.size, entry)  # (row= beside a cursor: as records_page's)
-    number, offset, chars, held = _page_start(source, header_rows, first, row, cursor, key)
-    shown = header if picked is None else [header[i] for i in picked]
-    if json_bytes(shown) > (budget // 2 if cursor is None else budget - _ROW_ROOM):  # (a page after the first:
-        raise InvalidArgument(  # its budget less the echoed cursor may be under what the first page had)
-            f"the header alone takes {plural(json_bytes(shown), 'byte')} of the {budget:,}-byte budget; select fewer "
-            "columns")
+    delimiter, header_rows, first, header = _header(source, delimiter, layout, bad, headed)
+    picked = _select(header, columns, headed)
+    key = CursorKey(f"rows\0{delimiter}\0{picked}" + ("" if headed else "\0no header"), source.size, entry)
+    number, offset, chars, held = _page_start(source, header_rows, first, row, cursor, key)  # (row= beside a
+    shown = _header_fits(header, picked, budget, cursor is None) if headed else []  # cursor: as records_page's)
     passed: list[tuple[BadRecord, bool]] = []
 
     def fill(room: int, most: int = _MOST_PASSED) -> ItemPage:  # (again with less room, or fewer rows passed
         nonlocal held  # over, when the note on them does not fit)
         body, held, page = held or _reader(source, offset, delimiter, bad, layout), None, ItemPage("rows", number)
-        page.extra["header"], passed[:] = shown, []
+        passed[:] = []
+        if headed:
+            page.extra["header"] = shown
         items = _items(body, number, picked, cursor is not None, passed, most)
         return _passed_note(_counted(page, lambda items: fill_items(page, items, chars, room, rows, lambda pos, skip:
                             encode_cursor((pos[0], pos[1], skip), key)), items, bad, first[0] if first else -1,
                             picked, chars), passed)
 
     return _fitted(fill, budget)
+
+
+def _header_fits(header: list[str], picked: list[int] | None, budget: int, first: bool) -> list[str]:
+    """The ``picked`` columns of ``header``, the header a page shows; refused (InvalidArgument) when it takes over
+    half the ``budget`` of a read's ``first`` page, or all but :data:`_ROW_ROOM` bytes of it on a page after the
+    first (whose budget less the echoed cursor may be under what the first page had)."""
+    shown = header if picked is None else [header[i] for i in picked]
+    if json_bytes(shown) > (budget // 2 if first else budget - _ROW_ROOM):
+        raise InvalidArgument(f"the header alone takes {plural(json_bytes(shown), 'byte')} of the {budget:,}-byte "
+                              "budget; select fewer columns")
+    return shown
 
 
 def _fitted(fill: Callable[..., ItemPage], budget: int) -> ItemPage:

@@ -1,0 +1,85 @@
+"""What the rows reads of a table say beside its rows, and which tables they read as what: a table with no header
+line (its stub says "no header"), one aligned by spaces, text in which no table was found when it was stored."""
+
+from __future__ import annotations
+
+from scratchfs.engine.structure import ItemPage, ReaderSource, iter_rows
+from scratchfs.engine.structure.aligned import RUNS, Layout
+from scratchfs.engine.structure.table import UNSPLIT_KEY
+from scratchfs.foundation.errors import InvalidArgument
+
+__all__ = ["NO_HEADER_NOTE", "SNIFFED_NO_TABLE", "headless", "noted_rows", "table_like"]
+
+SNIFFED_NO_TABLE = ("text", "log", "binary")
+"""The content types in which no table was found when they were stored (a rows read of them is tried)."""
+_NO_HEADER = ", no header, "  # (in a table's shape whose first line holds a number or an empty name)
+NO_HEADER_NOTE = ("the table has no header line (its stub says so): rows are numbered from its first line, as the "
+                  "stub counts them, and columns= takes column numbers (from 0)")
+"""What a rows page of a table with no header line says (:func:`headless`)."""
+_TABLE_RECORDS = 50  # the first records of text, a log or binary data that must make a table for a rows read of it
+_TABLE_BYTES = 32 * 1024  # ... among those starting in its first bytes
+
+
+def headless(kind: str | None, shape: str | None) -> bool:
+    """Whether an entry stored as ``kind`` with ``shape`` is a table with no header line (its shape says
+    "no header": ``sqlite3 -csv``, ``git log --format=%H%x09%s``, ``du -ah``): every read of its rows takes its first
+    line for row 1 -- a rows read (no ``header`` then), ``slurp=true`` (an array of arrays), the web inspector's
+    table -- so that the row count the stub gives is the count they give."""
+    return kind == "csv" and shape is not None and _NO_HEADER in shape
+
+
+def noted_rows(page: ItemPage, kind: str | None, layout: Layout | None, headed: bool, first: bool) -> ItemPage:
+    """``page`` (of a rows read of an entry stored as ``kind``; ``layout``: a table aligned by spaces; ``headed``:
+    read with a header line; ``first``: the read's first page) with what its ``note`` says of how it was read before
+    what it said: how the lines of a table aligned by spaces split, that no table was found in text when it was
+    stored, or that the table has no header line."""
+    said = None
+    if layout is not None:  # (how its lines split: on the first page of a read only)
+        said = _aligned_note(layout, page, first)
+    elif kind in SNIFFED_NO_TABLE:
+        said = (f"stored as {kind}: no table was found in its first lines when it was stored; these are its "
+                "lines cut at the delimiter of its first line")
+    elif not headed:  # (sqlite3 -csv, git log --format, du: rows numbered as the stub counts them)
+        said = NO_HEADER_NOTE
+    if said is not None:
+        page.extra["note"] = "; ".join(filter(None, (said, page.extra.get("note"))))
+    return page
+
+
+def _aligned_note(layout: Layout, page: ItemPage, first: bool) -> str | None:
+    """What a rows page of a table aligned by spaces says of how its lines were split (when it is the ``first``
+    page of a read) and of its rows given whole (when it shows any)."""
+    how = ("split at runs of spaces, the last column taking the rest of the line" if layout.rule == RUNS else
+           "cut at the header's column positions")
+    whole = sum(isinstance(row, dict) for row in page.items)
+    said = [f"a table aligned by spaces (stored as text): each line {how}, each cell where its words stand under "
+            "the header; a line of dashes is no row, a blank line ends the rows"
+            + ("; the first column has no name in the header" if layout.names[0] == "" else "")] if first else []
+    if whole:
+        said.append(f"{whole} row(s) given whole as {{\"{UNSPLIT_KEY}\": line}}: their cells could not be told for "
+                    "certain (a value wider than its column, cells not under their names)")
+    return "; ".join(said) or None
+
+
+def table_like(source: ReaderSource) -> bool:
+    """Whether the first records of ``source`` (at most :data:`_TABLE_RECORDS`, those starting in its first
+    :data:`_TABLE_BYTES` bytes) make a table as a rows read parses them: a header of 2 columns or more, and 2 cells
+    or more in at least 4 of 5 records -- a ragged table (short rows, as exports that drop trailing empty fields
+    write them) is one; lines of text, most of which hold no delimiter, are not."""
+    header, records, wide = 0, 0, 0
+    try:
+        for count, (start, cells) in enumerate(iter_rows(source)):
+            if count >= _TABLE_RECORDS or start >= _TABLE_BYTES:
+                break
+            if count == 0:
+                header = len(cells)
+                if header < 2:
+                    return False
+                continue
+            records += 1
+            wide += len(cells) >= 2
+    except InvalidArgument:
+        return False
+    return header >= 2 and wide * 5 >= records * 4
+
+

@@ -1,0 +1,141 @@
+"""The start of a CSV/TSV table: its delimiter, told from the header line or named on a first line ``sep=;``, and
+the comment lines before its header -- one rule for the shape a spill describes (:mod:`scratchfs.api.shape`) and for
+every rows read (:mod:`~scratchfs.engine.structure.table`)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from scratchfs.engine.structure.row_lines import LINE_END_TEXT
+
+__all__ = ["COMMENT_HEAD_CHARS", "UTF8_BOM", "cell_pattern", "data_votes", "detect_delimiter", "leading_comments",
+           "named_separator"]
+
+
+def detect_delimiter(first_line: bytes | str, after: str | None = None) -> str:
+    """The delimiter of a table whose header line is ``first_line``: ``"\\t"`` when it has at least one tab and no
+    more commas than tabs; else ``";"`` when it has more semicolons than commas (the CSV that spreadsheets write
+    where a comma is the decimal separator, ``id;price`` then ``7;12,50``); else ``","``. ``after``: the text after
+    that line (as text; its first :data:`COMMENT_HEAD_CHARS` characters looked at, the last line, maybe cut, left
+    out): when that rule's delimiter is not in the line as often as in 4 of 5 of the lines after it (at most
+    :data:`_AFTER_LINES`) and another's is (tab, comma, semicolon, in that order), that one -- ``git log
+    --format=%H%x09%an%x09%s`` whose newest subject holds more commas than the line has tabs is still tab-separated.
+    One rule for the shape a spill describes and for every rows read."""
+    tab, comma, semicolon = ("\t", ",", ";") if isinstance(first_line, str) else (b"\t", b",", b";")
+    tabs, commas = first_line.count(tab), first_line.count(comma)  # type: ignore[arg-type]
+    semicolons = first_line.count(semicolon)  # type: ignore[arg-type]
+    found = "\t" if tabs and tabs >= commas else ";" if semicolons > commas else ","
+    if after is None:
+        return found
+    line = first_line.decode("utf-8", "surrogateescape") if isinstance(first_line, bytes) else first_line
+    lines = LINE_END_TEXT.split(after[:COMMENT_HEAD_CHARS], _AFTER_LINES + 1)[:-1][:_AFTER_LINES]
+    lines = [piece for piece in lines if piece]
+    if not lines or _steady(found, line, lines):
+        return found
+    return next((other for other in ("\t", ",", ";") if _steady(other, line, lines)), found)
+
+
+def _steady(delimiter: str, line: str, lines: list[str]) -> bool:
+    """Whether ``delimiter`` is in ``line`` and as often in at least 4 of 5 of ``lines``."""
+    count = line.count(delimiter)
+    return count > 0 and 5 * sum(piece.count(delimiter) == count for piece in lines) >= 4 * len(lines)
+
+
+UTF8_BOM = b"\xef\xbb\xbf"
+"""The UTF-8 byte order mark (U+FEFF) that Excel and other Windows tools put at the start of a CSV export."""
+_SEP_LINE = re.compile(r"(?:\ufeff)?sep=([,;\t|])\r?")
+
+
+def named_separator(first_line: bytes | str) -> str | None:
+    """The delimiter a first line ``sep=;`` names (Excel's way to name a table's separator: ``,``, ``;``, tab or
+    ``|``; after a byte order mark, before a ``\\r``), or ``None``; the table then starts on the next line."""
+    line = first_line.decode("utf-8", "replace") if isinstance(first_line, bytes) else first_line
+    found = _SEP_LINE.fullmatch(line[:8])
+    return found.group(1) if found and len(line) <= 8 else None
+
+
+_COMMENT_LINES = 64  # most comment lines looked past before a table's header
+COMMENT_HEAD_CHARS = 8192
+"""Characters of a table's start its comment lines and the lines after them are told from (the shape's and every
+rows read's: the same characters, so the same answer)."""
+_AFTER_LINES = 20  # the lines after the comment lines that tell whether the last of them is the header
+
+
+def leading_comments(head: str) -> tuple[int, int]:
+    """``(characters, lines)`` of the comment lines ``head`` (a table's first lines, as text; only its first
+    :data:`COMMENT_HEAD_CHARS` characters are looked at) starts with: lines starting with ``#`` (a data source, a
+    licence: matplotlib's ``Stocks.csv``, tzdata's ``zone1970.tab``), at most :data:`_COMMENT_LINES`, before the
+    header line. The last of them is the header itself (VCF's ``#CHROM`` line after its ``##`` meta lines, a
+    ``#id,name`` header) when :func:`_is_header` says so. ``(0, 0)``: no comment line, or nothing but comments in
+    ``head``. A line ends at ``\n``, ``\r\n`` or a lone ``\r``, as a rows read's
+    (:mod:`scratchfs.engine.structure.row_lines`). Raises nothing."""
+    head = head[:COMMENT_HEAD_CHARS]
+    at, last, count = 0, 0, 0
+    while count < _COMMENT_LINES and head.startswith("#", at):
+        end = LINE_END_TEXT.search(head, at)
+        if end is None:
+            return 0, 0  # (a comment running past the head: no header after it here)
+        last, at, count = at, end.end(), count + 1
+    if at == 0 or at >= len(head):
+        return 0, 0
+    return (last, count - 1) if _is_header(LINE_END_TEXT.sub("", head[last:at]), head[at:]) else (at, count)
+
+
+def _is_header(line: str, rest: str) -> bool:
+    """Whether ``line``, the last comment line before ``rest`` (the text after it), is the table's header: it
+    splits (at its own delimiter, :func:`detect_delimiter`) into as many fields as most of the lines after it do
+    (at most :data:`_AFTER_LINES`, whole), and the line after it is no header of its own -- it splits otherwise
+    than those lines (a ragged first row: data, as a header has every name), or it holds data like the lines under
+    it (:func:`data_votes`: more for data than for a header; no vote either way, as for words over words, keeps
+    the line the header). A comment of words that holds as many commas as the rows stays a comment over a header
+    of names above typed rows."""
+    lines = LINE_END_TEXT.split(rest, _AFTER_LINES)
+    lines = [piece for piece in lines[:-1] or lines if piece]  # (the last piece may be cut by the head's end)
+    if not lines:
+        return False
+    delimiter = detect_delimiter(line)  # (a header line's, as a rows read tells it)
+    widths = [piece.count(delimiter) for piece in lines]
+    most = Counter(widths).most_common(1)[0][0]  # (a tie: the first width met)
+    if not most or line.count(delimiter) != most:
+        return False
+    return widths[0] != most or data_votes([piece.split(delimiter) for piece in lines]) >= 0
+
+
+_RUN = re.compile(r"\d+|[^\W\d_]+")
+_ASCII_DIGITS, _ASCII_LETTERS = re.compile(r"[0-9]+"), re.compile(r"[A-Za-z]+")
+_TYPED_PATTERNS = 3  # most patterns the cells of a column of typed data (sizes, dates, versions) take
+_HEADER_BODY = 20  # rows under the first one looked at
+
+
+def cell_pattern(cell: str) -> str:
+    """A cell's pattern: each run of digits ``9``, each run of letters ``a``, other characters as they are
+    (``4.0K`` and ``8.0K``: ``9.9a``; ``Thu Dec 3 13:28:20 2026``: ``a a 9 9:9:9 9``)."""
+    cell = cell.strip()
+    if cell.isascii():  # (two substitutions at C speed, no call a run: ASCII digits and letters are the runs)
+        return _ASCII_LETTERS.sub("a", _ASCII_DIGITS.sub("9", cell))
+    return _RUN.sub(lambda run: "9" if run.group()[0].isdigit() else "a", cell)
+
+
+def data_votes(rows: list[list[str]]) -> int:
+    """How much more the first of a table's ``rows`` reads as data like the rows under it than as a header: a vote
+    over its columns that hold typed data -- the cells of the (at least 4, at most :data:`_HEADER_BODY`) rows under
+    it take at most :data:`_TYPED_PATTERNS` patterns, each with a digit (:func:`cell_pattern`) --, each +1 (data)
+    when the first row's cell has one of those patterns, else -1 (a header). Columns of words or free text do not
+    vote; 0 with fewer than 4 rows under it."""
+    body = rows[1 : _HEADER_BODY + 1]
+    if len(body) < 4:
+        return 0
+    votes = 0
+    for column, cell in enumerate(rows[0]):
+        patterns: set[str] = set()
+        for row in body:  # (a pattern without a digit, or one too many, ends the column: it does not vote)
+            if column >= len(row):
+                continue
+            pattern = cell_pattern(row[column])
+            patterns.add(pattern)
+            if "9" not in pattern or len(patterns) > _TYPED_PATTERNS:
+                break
+        else:
+            votes += 1 if cell_pattern(cell) in patterns else -1
+    return votes
