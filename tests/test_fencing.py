@@ -34,7 +34,7 @@ def _read(store: ScratchStore, handle: str) -> bytes:
 
 
 def _rebuild(index: str, blobs: str | None, root) -> dict:
-    env = {"SCRATCHFS_INDEX": index, "SCRATCHFS_BLOBS": blobs or ""}
+    env = {"SCRATCHFS_INDEX": index, "SCRATCHFS_BLOBS": blobs}  # (None: unset, as CliRunner takes it)
     done = CliRunner().invoke(main, ["fsck", "--rebuild-index", "--json", "--root", str(root)], env=env)
     assert done.exit_code == 0, done.output
     return json.loads(done.stdout)
