@@ -35,7 +35,7 @@ from scratchfs.cli.environment import (
     misspelt_variables,
 )
 from scratchfs.cli.output import InputError, OutputError, TaggedSource, tagged_stdout
-from scratchfs.cli.shell import program
+from scratchfs.cli.shell import program, shell_word
 from scratchfs.foundation.checks import check_int, check_seconds, check_ttl
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import BUSY_TIMEOUT, DEFAULT_TTL, MAX_BUSY_TIMEOUT, MAX_SEGMENT_ENTRY_BYTES, MAX_TTL
@@ -154,8 +154,8 @@ class ScratchGroup(click.Group):
                                  "there")  # be the next file the store opens, read as requests: 'Is a directory')
             with tagged_stdout():
                 return super().invoke(ctx)
-        except ScratchError as exc:
-            warn(f"{exc.kind}: {exc}")
+        except ScratchError as exc:  # (its advice, `scratchfs fsck --rebuild-index`, names the store it was given)
+            warn(f"{exc.kind}: {exc}", ctx.meta.get(_ROOT_META))
             ctx.exit(exc.exit_code)
         except BrokenPipeError:
             sys.stderr.close()  # the reader went away (e.g. `| head`): not an error worth a line
@@ -193,22 +193,32 @@ class _Interrupted(BaseException):
     """SIGINT in a command: one line, ``scratchfs: interrupted``, exit 130."""
 
 
-def warn(message: str) -> None:
+def warn(message: str, root: str | None = None) -> None:
     """Print ``scratchfs: <message>`` on stderr as one line, always (:func:`~scratchfs.foundation.text.one_line`:
     a newline, NUL or terminal escape in a message -- a CSV header's, a file name's -- is written as its escape); a
-    command it writes names the program as it was invoked (:func:`as_invoked`)."""
-    click.echo(f"scratchfs: {one_line(as_invoked(str(message)))}", err=True)
+    command it writes names the program as it was invoked, and the store's ``root`` when given (:func:`as_invoked`)."""
+    click.echo(f"scratchfs: {one_line(as_invoked(str(message), root))}", err=True)
 
 
-def as_invoked(text: str) -> str:
+def as_invoked(text: str, root: str | None = None) -> str:
     """``text`` with each command it writes -- ``scratchfs`` then one of the CLI's command names or ``--help``,
-    e.g. a store error's ``scratchfs fsck --rebuild-index`` -- naming :func:`program`."""
+    e.g. a store error's ``scratchfs fsck --rebuild-index`` -- naming :func:`program`, and after the command's
+    options ``--root ROOT`` when ``root`` (the store the failed command was given) is and ``text`` names no
+    ``--root``: pasted, the advice acts on that store, not on the default one (``fsck --rebuild-index`` of another
+    store's index)."""
     name = program()
-    if name == "scratchfs" or "scratchfs " not in text:
+    if (name == "scratchfs" and root is None) or "scratchfs " not in text:
         return text
     words = "|".join(re.escape(command) for command in sorted(main.commands, key=len, reverse=True))  # (a command
     # written by program() already, `python3 -m scratchfs ls`, is left as it is)
-    return re.sub(rf"(?<![\w./-])(?<!-m )scratchfs (?=(?:{words}|--help)(?![\w-]))", lambda _: name + " ", text)
+
+    rooted = root is not None and "--root" not in text  # (a command the CLI wrote with its --root already)
+
+    def command(found: re.Match[str]) -> str:
+        return f"{name} {found[1]}{found[2]}" + (f" --root {shell_word(root)}" if rooted and found[1] != "--help"
+                                                  else "")  # (after its options: `fsck --lost-blobs --repair`)
+
+    return re.sub(rf"(?<![\w./-])(?<!-m )scratchfs ({words}|--help)(?![\w-])((?: --[a-z][\w-]*)*)", command, text)
 
 
 def fail(message: str, code: int) -> None:
@@ -269,8 +279,17 @@ def given_before(name: str) -> str | None:
 
 
 def resolve_root(root: str | None) -> str | None:
-    """The store root: the command's ``--root``, else the global one (or ``$SCRATCHFS_ROOT``), else ``None``."""
-    return root if root is not None else global_option("root")
+    """The store root: the command's ``--root``, else the global one (or ``$SCRATCHFS_ROOT``), else ``None``; kept
+    for the advice of the command's errors (:func:`as_invoked`)."""
+    root = root if root is not None else global_option("root")
+    context = click.get_current_context(silent=True)
+    if context is not None and root is not None:
+        context.meta[_ROOT_META] = os.path.abspath(root)
+    return root
+
+
+_ROOT_META = "scratchfs.root"
+"""Where :func:`resolve_root` keeps the running command's store root (click's ``meta``, shared by nested contexts)."""
 
 
 def resolve_scope(run_id: str | None, agent_id: str | None) -> tuple[str, str]:
