@@ -382,6 +382,27 @@ def _pyte_lines(raw: str, width: int = 400) -> list[str]:
                       2: range(self.columns)}[how]:
                 line.pop(x, None)
 
+        def erase_characters(self, count: int | None = None) -> None:  # (ECH: blanks no character was written to)
+            line = self.buffer[self.cursor.y]
+            for x in range(self.cursor.x, min(self.cursor.x + (count or 1), self.columns)):
+                line.pop(x, None)
+
+        def delete_characters(self, count: int | None = None) -> None:  # (DCH: what moves left is what was written)
+            line, count = self.buffer[self.cursor.y], count or 1
+            for x in range(self.cursor.x, self.columns):
+                if x + count in line:
+                    line[x] = line.pop(x + count)
+                else:
+                    line.pop(x, None)
+
+        def insert_characters(self, count: int | None = None) -> None:  # (ICH: the blanks put in are no writes)
+            line, count = self.buffer[self.cursor.y], count or 1
+            for x in range(self.columns - 1, self.cursor.x - 1, -1):
+                if x in line and x + count < self.columns:
+                    line[x + count] = line.pop(x)
+                else:
+                    line.pop(x, None)
+
     rows = raw.split("\n")
     screen = Written(width, len(rows) + 1)
     screen.set_mode(pyte.modes.LNM)
@@ -421,6 +442,18 @@ def test_terminal_pages_keep_the_spaces_a_terminal_keeps_at_a_line_end(tokens, b
     """A space written at a line's end is kept, as a terminal holds it (a progress line padded with spaces over a
     longer one: ``\\r50%   `` was ``50%``); the blanks a tab, a move or an erasure leaves are not; a tab moves over
     the text it passes (it wrote spaces over it)."""
+    raw = "".join(tokens)
+    rendered = "\n".join(_pyte_lines(raw))
+    pages = follow(lambda **kw: view_page(BytesSource(raw.encode(), 16), **kw), budget)
+    assert "".join(p.text for p in pages) == rendered
+
+
+@given(st.lists(st.sampled_from([*_TOKENS, "\x1b[P", "\x1b[2P", "\x1b[@", "\x1b[3@", "\x1b[X", "\x1b[2X", "\x1b[9P",
+                                 "\x1b[9X"]), max_size=60), st.integers(256, 600))
+def test_terminal_pages_delete_insert_and_erase_characters_as_a_terminal_does(tokens, budget):
+    """``ESC[nP`` (delete), ``ESC[n@`` (insert) and ``ESC[nX`` (erase characters), which a shell's line editing writes
+    (a recording of an interactive session), were dropped: ``abc``, two steps left, ``ESC[P`` showed ``abc`` where a
+    terminal shows ``ac``. Against pyte's screen."""
     raw = "".join(tokens)
     rendered = "\n".join(_pyte_lines(raw))
     pages = follow(lambda **kw: view_page(BytesSource(raw.encode(), 16), **kw), budget)

@@ -5,7 +5,10 @@ cursor column, overwriting what is there; ``\\r`` returns to column 0; ``\\b`` s
 the next multiple of 8 (over what is there, as a terminal's tab does, writing nothing); ``ESC[K``/``ESC[0K`` erases to
 the end of the line, ``ESC[1K`` to the cursor, ``ESC[2K`` the whole line; ``ESC[nG`` moves to column n,
 ``ESC[nC``/``ESC[nD`` right/left (a move right stops at column :data:`MAX_CURSOR_COLUMN` or the line's end, whichever is
-further, as a terminal stops at its right margin: a short escape never makes a page of spaces); every other CSI sequence
+further, as a terminal stops at its right margin: a short escape never makes a page of spaces); ``ESC[nP`` deletes n
+cells at the cursor (those after it move left), ``ESC[n@`` inserts n blank ones there (at most
+:data:`MAX_CURSOR_COLUMN`), ``ESC[nX`` blanks n from it (ECMA-48's DCH, ICH and ECH, which a shell's line editing
+writes: a terminal recording of an interactive session); every other CSI sequence
 (colours, styles), OSC sequence (titles, hyperlinks) and two-byte escape is dropped, as are other control characters.
 Cursor moves to other lines (``ESC[A``, used by multi-line progress displays) are not followed: each line keeps its own
 last state. A line is its cells up to the last one a character was written to: spaces written at its end are kept (a
@@ -127,6 +130,12 @@ def _csi(cells: list[str | None], col: int, params: str, final: str) -> int:
         return min(col + _number(params), max(len(cells), MAX_CURSOR_COLUMN))
     elif final == "D":
         return max(0, col - _number(params))
+    elif final == "P":  # DCH: the cells from the cursor move left over the n deleted
+        del cells[col : col + _number(params)]
+    elif final == "@" and col < len(cells):  # ICH: n blank cells put before the cursor's (at most a margin's)
+        cells[col:col] = [None] * min(_number(params), MAX_CURSOR_COLUMN)
+    elif final == "X":  # ECH: n cells from the cursor blanked, the cursor kept
+        cells[col : col + _number(params)] = [None] * len(cells[col : col + _number(params)])
     return col
 
 
