@@ -19,8 +19,10 @@ The formats, as their tools write them:
   ``node --test``'s totals as ``# tests N``, ``# pass N``, ``# fail N`` comments.
 
 Told only on a runner's own mark in the content's first lines -- pytest's ``test session starts`` banner or its
-progress line, a TAP version, plan or test line, unittest's ``... ok`` lines or dots line, cargo's build lines
-then ``running N tests`` -- and only with a result, a failure or a section found. On text that is none of them the
+progress line, a TAP version, plan or test line, unittest's ``... ok`` lines or dots line (at the start, however long,
+or after a runner's preamble such as Django's), cargo's build lines or the build's ``warning:`` blocks (``cargo test
+-q``) then ``running N tests`` -- and only with a result, a failure or a section found. A result is told whole (up to
+160 characters: pytest's of every outcome runs past 60). On text that is none of them the
 marks cost a few matches at its start and short scans of its first 2 KiB (``python bench/text_kinds.py``).
 """
 
@@ -41,6 +43,8 @@ _FIRST_BYTES = 2048
 _MARK_BYTES = 512  # where a runner's first line is looked for (after a preamble: Django's test runner writes three)
 _HEAD_BYTES = 64 * 1024  # where cargo's "running N tests" is looked for, after its build's lines
 _NAME_CHARS = 60
+_RESULT_CHARS = 160  # a result is told whole: pytest's of every outcome ("2 failed, 5 passed, 1 skipped, 1 xfailed, 1
+# warning, 1 error in 0.08s") or unittest's "FAILED (failures=1, errors=1, skipped=1)" run past 60 characters
 _SECTION_CHARS = 200  # the most a shape gives its sections, before its failures
 
 _PYTEST_PROGRESS_RE = re.compile(rb"[.FEsxXR]+ +\[ *\d{1,3}%\]\r?\n")
@@ -50,11 +54,13 @@ _PYTEST_FAILURE_RE = re.compile(rb"\n_{3,} ([^\n]*?) _{3,}\r?(?=\n|\Z)")
 _PYTEST_RESULT_RE = re.compile(rb"(?:\d+ [a-z]+(?:, )?)+ in \d[\d.]*s\b[^\n]*|no tests ran\b[^\n]*")
 _PYTEST_LAST_RE = re.compile(rb"\n((?:\d+ [a-z]+, )*\d+ [a-z]+ in \d[\d.]*s\b[^\r\n]*)\r?\n?\Z")
 _UNITTEST_START_RE = re.compile(rb"[.FEsxu]+\r?\n(?:={20,}|-{20,})\r?\n")
+_UNITTEST_AFTER_RE = re.compile(rb"\n[.FEsxu]+\r?\n(?:={20,}|-{20,})\r?\n")  # (its dots line after a preamble)
 _UNITTEST_LINE_RE = re.compile(rb"\) \.\.\. (?:ok|FAIL|ERROR|skipped|expected failure|unexpected success)")
 _UNITTEST_FAILURE_RE = re.compile(rb"\n={20,}\r?\n((?:FAIL|ERROR|UNEXPECTED SUCCESS): [^\r\n]*)")
 _UNITTEST_RESULT_RE = re.compile(rb"\nRan (\d+ tests?) in (\d[\d.]*s)\r?\n\r?\n(OK|FAILED)([^\r\n]*)")
 _CARGO_START_RE = re.compile(rb" {0,16}(?:Compiling|Finished|Running|running \d|Blocking|Updating|Locking|Downloading|"
-                             rb"Downloaded|Checking|Fresh|Doc-tests)\b")
+                             rb"Downloaded|Checking|Fresh|Doc-tests)\b|(?:warning|error)(?:\[\w{1,64}\])?: ")
+# (``cargo test -q`` hides the build's progress lines: a build's warnings, then the tests' "running N tests")
 _CARGO_RUNNING_RE = re.compile(rb"\nrunning \d+ tests?\r?\n")
 _CARGO_BINARY_RE = re.compile(rb"\n *((?:Running|Doc-tests) [^\r\n(]*)")
 _CARGO_FAILURE_RE = re.compile(rb"\n---- ([^\r\n]*?) std(?:out|err) ----")
@@ -78,27 +84,42 @@ def _runner(sample: bytes) -> str | None:
     if _TAP_START_RE.match(first) and (first.startswith((b"TAP", b"1..")) or b"\nok " in first
                                        or b"\nnot ok " in first or b"\n1.." in first):
         return "TAP"
-    if _PYTEST_PROGRESS_RE.match(first) or _UNITTEST_START_RE.match(first):
-        return "pytest" if _PYTEST_PROGRESS_RE.match(first) else "unittest"
+    if _PYTEST_PROGRESS_RE.match(first):
+        return "pytest"
+    if _UNITTEST_START_RE.match(sample):  # (not ``first``: a suite of thousands writes one dots line past 2 KiB)
+        return "unittest"
     if _CARGO_START_RE.match(first):
         return "cargo test" if _CARGO_RUNNING_RE.search(sample, 0, _HEAD_BYTES) else None
     lines = first[:_MARK_BYTES]
     if b" test session starts " in lines and _PYTEST_BANNER_RE.search(lines):
         return "pytest"
-    return "unittest" if b" ... " in lines and _UNITTEST_LINE_RE.search(lines) else None
+    if b" ... " in lines and _UNITTEST_LINE_RE.search(lines):
+        return "unittest"
+    return "unittest" if _dots_after_preamble(sample, lines) else None
 
 
-def _name(raw: bytes) -> str:
-    return short_name(raw.strip().decode("utf-8", "replace"), _NAME_CHARS)
+def _dots_after_preamble(sample: bytes, lines: bytes) -> bool:
+    """Whether unittest's dots line, then its bar, starts one of the lines that start in ``lines`` (a runner's
+    preamble before it: Django's ``Found 4 test(s).``, ``Creating test database ...``): a match at each newline."""
+    at = lines.find(b"\n")
+    while at >= 0:
+        if _UNITTEST_AFTER_RE.match(sample, at):
+            return True
+        at = lines.find(b"\n", at + 1)
+    return False
+
+
+def _name(raw: bytes, chars: int = _NAME_CHARS) -> str:
+    return short_name(raw.strip().decode("utf-8", "replace"), chars)
 
 
 def _pytest(text: bytes) -> _Found:
     result, last = None, text.rfind(b"\n=")
     bar = _PYTEST_BAR_RE.match(text, last) if last >= 0 else None  # (the result is the last bar of "=")
     if bar is not None and bar[1] == b"=" and _PYTEST_RESULT_RE.fullmatch(bar[2].strip()):
-        result = (_name(bar[2]), bar.start())
+        result = (_name(bar[2], _RESULT_CHARS), bar.start())
     elif (found := _PYTEST_LAST_RE.search(text, max(0, len(text) - 1024))) is not None:  # (-q: the last line)
-        result = (_name(found[1]), found.start())
+        result = (_name(found[1], _RESULT_CHARS), found.start())
     sections = Parts(_PYTEST_BAR_RE, text, 2, end=result[1] if bar is not None and result else None,
                      keep=lambda title: title.strip() != b"test session starts")
     return result, sections, Parts(_PYTEST_FAILURE_RE, text)
@@ -107,7 +128,7 @@ def _pytest(text: bytes) -> _Found:
 def _unittest(text: bytes) -> _Found:
     result = None
     for found in _UNITTEST_RESULT_RE.finditer(text):
-        result = (_name(b"Ran %s in %s: %s%s" % (found[1], found[2], found[3], found[4])), found.start())
+        result = (_name(b"Ran %s in %s: %s%s" % (found[1], found[2], found[3], found[4]), _RESULT_CHARS), found.start())
     return result, [], Parts(_UNITTEST_FAILURE_RE, text, at_group=True)
 
 
