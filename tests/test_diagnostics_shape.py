@@ -107,3 +107,42 @@ def test_texts_that_only_start_like_diagnostics_stay_what_they_were():
     assert not shape_of(grep).startswith(DIAGNOSTICS_SHAPE)
     cargo_test = (TOOLS / "cargo-test.txt").read_bytes()
     assert shape_of(cargo_test).startswith("test run (cargo test)")
+
+
+def test_gcc_whose_first_diagnostic_is_in_a_header_is_diagnostics():
+    """gcc's output starting ``In file included from m.c:1:`` (its first diagnostic in an included header) was told as
+    plain text, its error untold (helper realkinds; ``fixtures/tools/gcc-wall-include.txt``, a real run)."""
+    data = (TOOLS / "gcc-wall-include.txt").read_bytes()
+    lines = data.decode().splitlines()
+    assert lines[0] == "In file included from m.c:1:"
+    errors = [n for n, line in enumerate(lines, 1) if re.match(r"\S+:\d+:\d+: error: ", line)]
+    warnings = sum(1 for line in lines if re.match(r"\S+:\d+:\d+: warning: ", line))
+    notes = sum(1 for line in lines if re.match(r"\S+:\d+:\d+: note: ", line))
+    assert (len(errors), warnings, notes) == (1, 7, 1)
+    shape = shape_of(data)
+    assert shape.startswith(f"{DIAGNOSTICS_SHAPE}, {len(lines)} lines: 1 error, 7 warnings, 1 note: error: ‘y’ "
+                            "undeclared (first use in this function) at inc/h.h:1:30 (line 3)"), shape
+    assert listed_lines(shape) == errors
+    at_top = b"cc1: some warnings\nm.c: At top level:\n" + data.split(b"\n", 2)[2]
+    assert shape_of(at_top[at_top.index(b"m.c: At top level"):]).startswith(f"{DIAGNOSTICS_SHAPE}, ")
+
+
+def test_ruff_concise_output_counts_as_ruff_does_each_code_an_error():
+    """``ruff check --output-format concise`` writes ``path:line:col: CODE message`` lines, a lint's code where gcc
+    writes its severity: it was told as grep output (helper realkinds). Each is an error, as ruff's ``Found N errors.``
+    counts them; pylint's lines (``C0114:``, a colon after the code; written here by hand) the same."""
+    data = (TOOLS / "ruff-check-concise.txt").read_bytes()
+    lines = data.decode().splitlines()
+    found = int(re.fullmatch(r"Found (\d+) errors\.", lines[-2])[1])
+    coded = [n for n, line in enumerate(lines, 1) if re.match(r"rf/\w+\.py:\d+:\d+: [A-Z]+\d+ ", line)]
+    assert found == len(coded) == 20
+    shape = shape_of(data)
+    assert shape.startswith(f"{DIAGNOSTICS_SHAPE}, {len(lines)} lines: 20 errors, 0 warnings, 0 notes: INP001 "
+                            "File `rf/a.py` is part of an implicit namespace package. Add an … at rf/a.py:1:1 "
+                            "(line 3), "
+                            ), shape
+    assert listed_lines(shape) == coded[: len(listed_lines(shape))] and len(listed_lines(shape)) >= 5
+    pylint = b"".join(b"m.py:%d:0: C0114: Missing module docstring (missing-module-docstring)\n" % n
+                      for n in range(1, 6)) + b"\n-----\nYour code has been rated at 0.00/10\n"
+    assert shape_of(pylint).startswith(f"{DIAGNOSTICS_SHAPE}, 8 lines: 5 errors, 0 warnings, 0 notes: C0114 Missing "
+                                       "module docstring (missing-module-docstring) at m.py:1:0 (line 1), ")

@@ -11,12 +11,14 @@ Two layouts, as the tools write them:
   line:column``, then the code frame; a header that starts with ``warning`` is a warning, one that starts with
   ``note`` or ``help`` a part of the diagnostic before it, any other (an error, a lint's code) an error;
 - **GNU lines** (the GNU Coding Standards' "Formatting Error Messages": gcc, clang, mypy): ``path:line:column:
-  error: message``, with ``warning``, ``note`` and ``fatal error`` as severities; gcc's ``In function`` lines
-  before them.
+  error: message``, with ``warning``, ``note`` and ``fatal error`` as severities; gcc's ``In file included from``,
+  ``In function`` and ``At top level:`` lines before them. A lint's code in the severity's place (``ruff check
+  --output-format concise``, flake8: ``path:1:8: F401 [*] ...``; pylint: ``path:1:0: C0114: ...``) is an error, as
+  in blocks.
 
 Told only when the output's first line is such a diagnostic, a build tool's progress line (``Compiling``,
-``Checking``) or gcc's ``In function`` line (a match at the start: nothing is scanned otherwise), and at least one
-diagnostic is found.
+``Checking``) or gcc's ``In file included from``, ``In function`` or ``At top level:`` line (a match at the start:
+nothing is scanned otherwise), and at least one diagnostic is found.
 """
 
 from __future__ import annotations
@@ -32,12 +34,16 @@ DIAGNOSTICS_SHAPE = "diagnostics"
 """How the shape of a compiler's or linter's diagnostics starts."""
 
 _FIRST_RE = re.compile(rb" {0,16}(?:Compiling|Checking|Building|error|warning)\b|[A-Z]{1,4}\d{2,4} |"
+                       rb"In file included from |"  # (gcc's and clang's, when the first diagnostic is in a header)
                        rb"[^\s:][^:\r\n]{0,200}:(?:\d+:){1,2} (?:fatal error|error|warning|note): |"
-                       rb"[^\s:][^:\r\n]{0,200}: In (?:function|member function|constructor|destructor|instantiation)")
+                       rb"[^\s:][^:\r\n]{0,200}:\d+:\d+: [A-Z]{1,4}\d{2,4}:? |"  # (ruff's concise, flake8, pylint)
+                       rb"[^\s:][^:\r\n]{0,200}: (?:In (?:function|member function|constructor|destructor|"
+                       rb"instantiation)|At top level:)")
 _FIRST_BYTES = 512
 _BLOCK_RE = re.compile(rb"\n([^\s][^\r\n]{0,300})\r?\n *--> ([^\r\n]{1,300})")
 _NOT_ERRORS = (b"warning", b"note", b"help")  # (a block's note or help is a part of the error before it)
-_GNU_RE = re.compile(rb"\n([^\s:][^:\r\n]{0,200}:\d+(?::\d+)?): (fatal error|error|warning|note): ([^\r\n]*)")
+_GNU_RE = re.compile(rb"\n([^\s:][^:\r\n]{0,200}:\d+(?::\d+)?): (fatal error|error|warning|note|[A-Z]{1,4}\d{2,4})"
+                     rb"(?:(?<=[a-z]): |(?<=\d):? )([^\r\n]*)")  # (a severity, or a lint's code: an error)
 
 
 def diagnostics_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
@@ -54,7 +60,8 @@ def diagnostics_shape(sample: bytes, lines: int, complete: bool, scope: str, siz
     blocks = b"--> " in text and _BLOCK_RE.search(text) is not None
     pattern, group = (_BLOCK_RE, 1) if blocks else (_GNU_RE, 2)
     warning = (lambda header: header.startswith(b"warning")) if blocks else (lambda severity: severity == b"warning")
-    error = (lambda header: not header.startswith(_NOT_ERRORS)) if blocks else (lambda severity: b"error" in severity)
+    error = (lambda header: not header.startswith(_NOT_ERRORS)) if blocks else \
+        (lambda severity: b"error" in severity or severity[-1:].isdigit())
     errors, warnings = Parts(pattern, text, group, keep=error), Parts(pattern, text, group, keep=warning)
     if not errors and not warnings:
         return None
@@ -74,6 +81,6 @@ def _told(found: re.Match[bytes] | None, blocks: bool) -> str:
     if blocks:
         header, where = found[1], found[2]
     else:
-        header, where = found[2] + b": " + found[3], found[1]
+        header, where = found[2] + (b" " if found[2][-1:].isdigit() else b": ") + found[3], found[1]
     return (f"{short_name(header.decode('utf-8', 'replace').strip(), 72)} at "
             f"{short_name(where.decode('utf-8', 'replace').strip(), 48)}")
