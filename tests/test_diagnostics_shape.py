@@ -146,3 +146,28 @@ def test_ruff_concise_output_counts_as_ruff_does_each_code_an_error():
                       for n in range(1, 6)) + b"\n-----\nYour code has been rated at 0.00/10\n"
     assert shape_of(pylint).startswith(f"{DIAGNOSTICS_SHAPE}, 8 lines: 5 errors, 0 warnings, 0 notes: C0114 Missing "
                                        "module docstring (missing-module-docstring) at m.py:1:0 (line 1), ")
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None or shutil.which("make") is None, reason="gcc or make is missing")
+def test_a_make_run_whose_commands_come_before_gccs_diagnostics_is_diagnostics(tmp_path):
+    """``make`` writes each command (``gcc -Wall -c m.c ...``) before what gcc says about it: such a build was told as
+    plain text, its errors untold (helper realkinds)."""
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "h.h").write_text("static int f(int x) { return y; }\n")
+    (tmp_path / "m.c").write_text('#include "inc/h.h"\nint main(void) { int unused; return g(); }\n')
+    (tmp_path / "n.c").write_text("int n(void) { return 0; }\n")
+    flags = " ".join(f"-DFLAG_{i}=1" for i in range(40))  # (a long command line)
+    (tmp_path / "Makefile").write_text(f"all:\n\tgcc {flags} -c n.c -o n.o\n\tgcc -Wall -c m.c -o m.o\n")
+    out = subprocess.run(["make", "-k"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         check=False).stdout
+    lines = out.decode().splitlines()
+    assert lines[0].startswith("gcc -DFLAG_0=1") and lines[1].startswith("gcc -Wall")
+    errors = [n for n, line in enumerate(lines, 1) if re.match(r"\S+:\d+:\d+: error: ", line)]
+    warnings = sum(1 for line in lines if re.match(r"\S+:\d+:\d+: warning: ", line))
+    assert errors and warnings
+    shape = shape_of(out)
+    assert shape.startswith(f"{DIAGNOSTICS_SHAPE}, {len(lines)} lines: {len(errors)} error"), shape
+    assert f", {warnings} warning" in shape and listed_lines(shape) == errors[: len(listed_lines(shape))]
+    later = b"".join(b"line %d of prose\n" % n for n in range(9)) + b"m.c:1:2: error: nine lines down\n"
+    assert not shape_of(later).startswith(DIAGNOSTICS_SHAPE)
+    assert shape_of(later[later.index(b"line 1 "):]).startswith(DIAGNOSTICS_SHAPE)

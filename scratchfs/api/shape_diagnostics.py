@@ -17,8 +17,9 @@ Two layouts, as the tools write them:
   in blocks.
 
 Told only when the output's first line is such a diagnostic, a build tool's progress line (``Compiling``,
-``Checking``) or gcc's ``In file included from``, ``In function`` or ``At top level:`` line (a match at the start:
-nothing is scanned otherwise), and at least one diagnostic is found.
+``Checking``) or gcc's ``In file included from``, ``In function`` or ``At top level:`` line (a match at the start),
+or one of the next 8 lines within the first 8 KiB starts a GNU diagnostic (after ``make``'s command lines: a match at
+each of their newlines; nothing is scanned otherwise), and at least one diagnostic is found.
 """
 
 from __future__ import annotations
@@ -40,6 +41,11 @@ _FIRST_RE = re.compile(rb" {0,16}(?:Compiling|Checking|Building|error|warning)\b
                        rb"[^\s:][^:\r\n]{0,200}: (?:In (?:function|member function|constructor|destructor|"
                        rb"instantiation)|At top level:)")
 _FIRST_BYTES = 512
+_LATER_RE = re.compile(rb"\n(?:In file included from |"  # (a diagnostic's start after make's command lines)
+                       rb"[^\s:][^:\r\n]{0,200}:\d+:\d+: (?:fatal error|error|warning): |"
+                       rb"[^\s:][^:\r\n]{0,200}: In (?:function|member function|constructor|destructor) )")
+_PREAMBLE_LINES = 8  # lines a build tool writes before the first diagnostic (make's commands) that are looked past
+_PREAMBLE_BYTES = 8192  # (a compiler's command line runs long: its flags)
 _BLOCK_RE = re.compile(rb"\n([^\s][^\r\n]{0,300})\r?\n *--> ([^\r\n]{1,300})")
 _NOT_ERRORS = (b"warning", b"note", b"help")  # (a block's note or help is a part of the error before it)
 _GNU_RE = re.compile(rb"\n([^\s:][^:\r\n]{0,200}:\d+(?::\d+)?): (fatal error|error|warning|note|[A-Z]{1,4}\d{2,4})"
@@ -52,8 +58,8 @@ def diagnostics_shape(sample: bytes, lines: int, complete: bool, scope: str, siz
     else ``None``: ``"diagnostics, 51 lines: 4 errors, 0 warnings: error[E0425]: cannot find value `z` in this scope
     at src/main.rs:6:20 (line 2), …; line=N reads from one"``.
     ``size`` (the content's bytes) is unused: the other kinds take it. Never raises."""
-    if not _FIRST_RE.match(sample, 0, _FIRST_BYTES):  # (bounded: 512 KiB of blanks is no first line)
-        return None
+    if not _FIRST_RE.match(sample, 0, _FIRST_BYTES) and not _after_commands(sample):  # (bounded: 512 KiB of
+        return None  # blanks is no first line)
     if not complete:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
     text = b"\n" + sample
@@ -72,6 +78,19 @@ def diagnostics_shape(sample: bytes, lines: int, complete: bool, scope: str, siz
     items = (f"{_told(pattern.match(text, offset), blocks)} (line {line:,})"
              for line, offset in numbered(text, ((offset, offset) for offset, _ in shown)))
     return listed_within(head, items, "; line=N reads from one", len(shown))
+
+
+def _after_commands(sample: bytes) -> bool:
+    """Whether one of the lines after the first :data:`_PREAMBLE_LINES` lines (those within :data:`_PREAMBLE_BYTES`)
+    starts a GNU diagnostic, as ``make`` writes each command before what the compiler says: a match at each newline."""
+    at = sample.find(b"\n", 0, _PREAMBLE_BYTES)
+    for _ in range(_PREAMBLE_LINES):
+        if at < 0:
+            return False
+        if _LATER_RE.match(sample, at, at + _FIRST_BYTES):
+            return True
+        at = sample.find(b"\n", at + 1, _PREAMBLE_BYTES)
+    return False
 
 
 def _told(found: re.Match[bytes] | None, blocks: bool) -> str:
