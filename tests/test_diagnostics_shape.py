@@ -171,3 +171,25 @@ def test_a_make_run_whose_commands_come_before_gccs_diagnostics_is_diagnostics(t
     later = b"".join(b"line %d of prose\n" % n for n in range(9)) + b"m.c:1:2: error: nine lines down\n"
     assert not shape_of(later).startswith(DIAGNOSTICS_SHAPE)
     assert shape_of(later[later.index(b"line 1 "):]).startswith(DIAGNOSTICS_SHAPE)
+
+
+_DIRTY = b"       Dirty ct v0.1.0 (/tmp/rk/ct): couldn't read metadata for file `target/debug/deps/libct.rlib`\n"
+"""The first line of a real ``cargo build -v`` here (helper realkinds; its path shortened): a status verb that no list
+of cargo's verbs held, so that the build's errors were plain text."""
+
+
+@pytest.mark.parametrize("verb", ["Dirty", "Compiling", "Documenting", "Scraping", "Packaging", "Doc-tests"])
+def test_cargo_output_starting_with_any_status_verb_right_aligned_is_told(verb):
+    build = (TOOLS / "cargo-build-errors.txt").read_bytes()
+    line = b"%12s x v0.1.0 (/src/x)\n" % verb.encode()
+    assert shape_of(line + build).startswith(f"{DIAGNOSTICS_SHAPE}, 52 lines: 4 errors, 0 warnings: "), verb
+    test = (TOOLS / "cargo-test.txt").read_bytes()
+    assert shape_of(line + test).startswith("test run (cargo test), 73 lines: FAILED, 1 passed, 2 failed"), verb
+    if verb not in ("Compiling", "Doc-tests"):  # (verbs the first line's own list names at any indent)
+        assert not shape_of(b" " + line + build).startswith(DIAGNOSTICS_SHAPE)  # (a verb not at column 12)
+
+
+def test_cargo_build_v_starting_with_dirty_is_diagnostics():
+    build = (TOOLS / "cargo-build-errors.txt").read_bytes()
+    assert shape_of(_DIRTY + build).startswith(f"{DIAGNOSTICS_SHAPE}, 52 lines: 4 errors, 0 warnings: error[E0425]: "
+                                               "cannot find value `z` in this scope at src/main.rs:6:20 (line 3), ")

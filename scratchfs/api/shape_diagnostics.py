@@ -17,16 +17,17 @@ Two layouts, as the tools write them:
   in blocks.
 
 Told only when the output's first line is such a diagnostic, a build tool's progress line (``Compiling``,
-``Checking``) or gcc's ``In file included from``, ``In function`` or ``At top level:`` line (a match at the start),
-or one of the next 8 lines within the first 8 KiB starts a GNU diagnostic (after ``make``'s command lines: a match at
-each of their newlines; nothing is scanned otherwise), and at least one diagnostic is found.
+``Checking``, any of cargo's status verbs right-aligned to column 12) or gcc's ``In file included from``, ``In
+function`` or ``At top level:`` line (a match at the start), or one of the next 8 lines within the first 8 KiB starts
+a GNU diagnostic (after ``make``'s command lines: a match at each of their newlines; nothing is scanned otherwise),
+and at least one diagnostic is found.
 """
 
 from __future__ import annotations
 
 import re
 
-from scratchfs.api.shape_parts import Parts, numbered
+from scratchfs.api.shape_parts import Parts, cargo_status, numbered
 from scratchfs.api.shape_words import listed_within, plural, short_name
 
 __all__ = ["DIAGNOSTICS_SHAPE", "diagnostics_shape"]
@@ -58,8 +59,9 @@ def diagnostics_shape(sample: bytes, lines: int, complete: bool, scope: str, siz
     else ``None``: ``"diagnostics, 51 lines: 4 errors, 0 warnings: error[E0425]: cannot find value `z` in this scope
     at src/main.rs:6:20 (line 2), …; line=N reads from one"``.
     ``size`` (the content's bytes) is unused: the other kinds take it. Never raises."""
-    if not _FIRST_RE.match(sample, 0, _FIRST_BYTES) and not _after_commands(sample):  # (bounded: 512 KiB of
-        return None  # blanks is no first line)
+    marked = _FIRST_RE.match(sample, 0, _FIRST_BYTES) or cargo_status(sample)  # (bounded: 512 KiB of blanks is no
+    if not marked and not _after_commands(sample):  # first line)
+        return None
     if not complete:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
     text = b"\n" + sample

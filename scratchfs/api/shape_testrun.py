@@ -20,7 +20,8 @@ The formats, as their tools write them:
 
 Told only on a runner's own mark in the content's first lines -- pytest's ``test session starts`` banner or its
 progress line, a TAP version, plan or test line, unittest's ``... ok`` lines or dots line (at the start, however long,
-or after a runner's preamble such as Django's), cargo's build lines or the build's ``warning:`` blocks (``cargo test
+or after a runner's preamble such as Django's), cargo's status lines (any verb right-aligned to column 12: ``Dirty``
+with ``-v``) or the build's ``warning:`` blocks (``cargo test
 -q``) then ``running N tests`` -- and only with a result, a failure or a section found. A result is told whole (up to
 160 characters: pytest's of every outcome runs past 60). On text that is none of them the
 marks cost a few matches at its start and short scans of its first 2 KiB (``python bench/text_kinds.py``).
@@ -31,7 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from scratchfs.api.shape_parts import Parts, numbered
+from scratchfs.api.shape_parts import Parts, cargo_status, numbered
 from scratchfs.api.shape_words import listed_within, plural, short_name
 
 __all__ = ["TEST_RUN_SHAPE", "runner_shape"]
@@ -88,7 +89,7 @@ def _runner(sample: bytes) -> str | None:
         return "pytest"
     if _UNITTEST_START_RE.match(sample):  # (not ``first``: a suite of thousands writes one dots line past 2 KiB)
         return "unittest"
-    if _CARGO_START_RE.match(first):
+    if _CARGO_START_RE.match(first) or cargo_status(first):
         return "cargo test" if _CARGO_RUNNING_RE.search(sample, 0, _HEAD_BYTES) else None
     lines = first[:_MARK_BYTES]
     if b" test session starts " in lines and _PYTEST_BANNER_RE.search(lines):
