@@ -253,3 +253,26 @@ def test_cargo_test_q_whose_build_warns_first_is_a_test_run_not_the_warnings():
                             f"ignored in 4 test results (line {last}); "), shape
     failures = [(line[5:-len(" stdout ----")], n) for n, line in enumerate(lines, 1) if line.startswith("---- ")]
     assert listed(shape) == failures
+
+
+def test_pytest_bars_of_one_character_around_a_long_title_are_read(tmp_path):
+    """pytest fills its 80 columns around a title with at least one character a side: a result of every outcome
+    (``= 3 failed, 12 passed, ... 2 errors in 0.10s =``) and a failure of a long parametrize id (``_ test_p[xxx...]
+    _``) were missed -- "no result line", 4 of 5 failures listed (helper realkinds)."""
+    (tmp_path / "test_long.py").write_text(
+        "import pytest, warnings\ndef test_f1(): assert 0\ndef test_f2(): assert 0\n"
+        "@pytest.mark.parametrize('i', range(12))\ndef test_w(i): warnings.warn('w%d' % i)\n"
+        "@pytest.mark.skip\ndef test_s(): pass\n@pytest.mark.xfail\ndef test_xf(): assert 0\n"
+        "@pytest.mark.xfail\ndef test_xp(): pass\ndef test_e(nofix): pass\ndef test_e2(nofix2): pass\n"
+        "def test_desel(): pass\n@pytest.mark.parametrize('x', ['x' * 90])\ndef test_p(x): assert 0\n")
+    out = run(["-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:scratchfs", "-p", "no:randomly",
+               "-k", "not desel", "test_long.py"], tmp_path)
+    lines = out.decode().splitlines()
+    assert re.fullmatch(r"= (3 failed, 12 passed, 1 skipped, 1 deselected, 1 xfailed, 1 xpassed, 12 warnings, 2 "
+                        r"errors in [\d.]+s) =", lines[-1])
+    shape = shape_of(out)
+    assert f": {lines[-1].strip('= ')} (line {len(lines)}); " in shape, shape
+    bars = [(line.strip("_ "), n) for n, line in enumerate(lines, 1) if re.fullmatch(r"_+ \S.* _+", line)]
+    assert len(bars) == 5 and bars[-1][0] == "test_p[" + "x" * 90 + "]"
+    assert "; 5 failures: " in shape
+    assert [line for _, line in listed(shape)] == [line for _, line in bars]

@@ -6,7 +6,8 @@ Such text stays content type ``text``; its shape starts with :data:`TEST_RUN_SHA
 The formats, as their tools write them:
 
 - **pytest** (https://docs.pytest.org/en/stable/how-to/output.html): sections under bars of ``=`` (``FAILURES``,
-  ``ERRORS``, ``warnings summary``, ``short test summary info``), each failure under a bar of ``_`` with its name, and
+  ``ERRORS``, ``warnings summary``, ``short test summary info``), each failure under a bar of ``_`` with its name (one
+  character a side around a title that fills the line: ``= 3 failed, ... 2 errors in 0.10s =``), and
   the result in the last bar of ``=`` (``9 failed, 292 passed in 0.23s``) or, with ``-q``, on the last line alone;
   bars of ``!`` tell an interrupted run.
 - **unittest** (Python's ``unittest.TextTestRunner``): each failure and error after a line of ``=`` as ``FAIL: name``
@@ -50,8 +51,10 @@ _SECTION_CHARS = 200  # the most a shape gives its sections, before its failures
 
 _PYTEST_PROGRESS_RE = re.compile(rb"[.FEsxXR]+ +\[ *\d{1,3}%\]\r?\n")
 _PYTEST_BANNER_RE = re.compile(rb"(?:\A|\n)={3,} test session starts ={3,}")
-_PYTEST_BAR_RE = re.compile(rb"\n(=|!){3,} ([^\n]*?) [=!]{3,}\r?(?=\n|\Z)")
-_PYTEST_FAILURE_RE = re.compile(rb"\n_{3,} ([^\n]*?) _{3,}\r?(?=\n|\Z)")
+_LONG_TITLE = rb"(?=[^\r\n]{66})"  # a bar of one or two characters a side holds a title this long or longer: pytest
+# fills its line (80 characters piped) around a title with at least one on each side
+_PYTEST_BAR_RE = re.compile(rb"\n(=|!)(?:[=!]{2,} |[=!]? %s)([^\n]*?) [=!]+\r?(?=\n|\Z)" % _LONG_TITLE)
+_PYTEST_FAILURE_RE = re.compile(rb"\n(?:_{3,} |_{1,2} %s)([^\n]*?) _+\r?(?=\n|\Z)" % _LONG_TITLE)
 _PYTEST_RESULT_RE = re.compile(rb"(?:\d+ [a-z]+(?:, )?)+ in \d[\d.]*s\b[^\n]*|no tests ran\b[^\n]*")
 _PYTEST_LAST_RE = re.compile(rb"\n((?:\d+ [a-z]+, )*\d+ [a-z]+ in \d[\d.]*s\b[^\r\n]*)\r?\n?\Z")
 _UNITTEST_START_RE = re.compile(rb"[.FEsxu]+\r?\n(?:={20,}|-{20,})\r?\n")
