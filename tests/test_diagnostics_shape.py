@@ -168,9 +168,13 @@ def test_a_make_run_whose_commands_come_before_gccs_diagnostics_is_diagnostics(t
     shape = shape_of(out)
     assert shape.startswith(f"{DIAGNOSTICS_SHAPE}, {len(lines)} lines: {len(errors)} error"), shape
     assert f", {warnings} warning" in shape and listed_lines(shape) == errors[: len(listed_lines(shape))]
-    later = b"".join(b"line %d of prose\n" % n for n in range(9)) + b"m.c:1:2: error: nine lines down\n"
-    assert not shape_of(later).startswith(DIAGNOSTICS_SHAPE)
-    assert shape_of(later[later.index(b"line 1 "):]).startswith(DIAGNOSTICS_SHAPE)
+    later = b"gcc -c m.c\n" + b"".join(b"line %d of prose\n" % n for n in range(7)) + b"m.c:1:2: error: down\n"
+    assert shape_of(later).startswith(DIAGNOSTICS_SHAPE)  # (the 8th line after the first)
+    assert not shape_of(later.replace(b"\n", b"\nmore\n", 1)).startswith(DIAGNOSTICS_SHAPE)  # (its 9th after)
+    assert not shape_of(later.replace(b"gcc -c", b"see")).startswith(DIAGNOSTICS_SHAPE)  # (prose first: no command)
+    for first in (b"make[2]: Entering directory '/src'", b"[ 50%] Building C object m.o",
+                  b"/usr/bin/x86_64-linux-gnu-gcc-12 -O2 -c m.c"):
+        assert shape_of(first + later[later.index(b"\n"):]).startswith(DIAGNOSTICS_SHAPE), first
 
 
 _DIRTY = b"       Dirty ct v0.1.0 (/tmp/rk/ct): couldn't read metadata for file `target/debug/deps/libct.rlib`\n"

@@ -18,8 +18,9 @@ Two layouts, as the tools write them:
 
 Told only when the output's first line is such a diagnostic, a build tool's progress line (``Compiling``,
 ``Checking``, any of cargo's status verbs right-aligned to column 12) or gcc's ``In file included from``, ``In
-function`` or ``At top level:`` line (a match at the start), or one of the next 8 lines within the first 8 KiB starts
-a GNU diagnostic (after ``make``'s command lines: a match at each of their newlines; nothing is scanned otherwise),
+function`` or ``At top level:`` line (a match at the start), or, when it is a compiler's command as ``make`` echoes it
+(``gcc ...``, ``make[1]: ...``, CMake's ``[ 50%] ...``), one of the next 8 lines within the first 8 KiB starts a GNU
+diagnostic (a match at each of their newlines; nothing is scanned otherwise),
 and at least one diagnostic is found.
 """
 
@@ -45,6 +46,11 @@ _FIRST_BYTES = 512
 _LATER_RE = re.compile(rb"\n(?:In file included from |"  # (a diagnostic's start after make's command lines)
                        rb"[^\s:][^:\r\n]{0,200}:\d+:\d+: (?:fatal error|error|warning): |"
                        rb"[^\s:][^:\r\n]{0,200}: In (?:function|member function|constructor|destructor) )")
+_COMMAND_RE = re.compile(rb"(?:make(?:\[\d{1,4}\])?: |\[ {0,2}\d{1,3}%\] |(?:[^\s/]{0,200}/){0,16}(?:[\w.-]{1,40}-)?"
+                         rb"(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|cpp|ld|ar|as|nvcc|icc|icpx|mpicc)(?:-\d{1,3})? )")
+"""How a build's first line starts when it is a command ``make`` echoes (``gcc -Wall -c m.c``, ``/usr/bin/cc ...``,
+``x86_64-linux-gnu-gcc-12 ...``), its ``make[1]: Entering directory`` or CMake's ``[ 50%] Building C object``: the
+mark that the next lines are looked at (a match at the start)."""
 _PREAMBLE_LINES = 8  # lines a build tool writes before the first diagnostic (make's commands) that are looked past
 _PREAMBLE_BYTES = 8192  # (a compiler's command line runs long: its flags)
 _BLOCK_RE = re.compile(rb"\n([^\s][^\r\n]{0,300})\r?\n *--> ([^\r\n]{1,300})")
@@ -83,8 +89,11 @@ def diagnostics_shape(sample: bytes, lines: int, complete: bool, scope: str, siz
 
 
 def _after_commands(sample: bytes) -> bool:
-    """Whether one of the lines after the first :data:`_PREAMBLE_LINES` lines (those within :data:`_PREAMBLE_BYTES`)
-    starts a GNU diagnostic, as ``make`` writes each command before what the compiler says: a match at each newline."""
+    """Whether ``sample`` starts with a build's command (:data:`_COMMAND_RE`) and one of the :data:`_PREAMBLE_LINES`
+    lines after its first (within :data:`_PREAMBLE_BYTES`) starts a GNU diagnostic, as ``make`` writes each command
+    before what the compiler says: a match at each newline."""
+    if not _COMMAND_RE.match(sample):
+        return False
     at = sample.find(b"\n", 0, _PREAMBLE_BYTES)
     for _ in range(_PREAMBLE_LINES):
         if at < 0:

@@ -21,7 +21,7 @@ The formats, as their tools write them:
 
 Told only on a runner's own mark in the content's first lines -- pytest's ``test session starts`` banner or its
 progress line, a TAP version, plan or test line, unittest's ``... ok`` lines or dots line (at the start, however long,
-or after a runner's preamble such as Django's), cargo's status lines (any verb right-aligned to column 12: ``Dirty``
+or after Django's test runner's preamble), cargo's status lines (any verb right-aligned to column 12: ``Dirty``
 with ``-v``) or the build's ``warning:`` blocks (``cargo test
 -q``) then ``running N tests`` -- and only with a result, a failure or a section found. A result is told whole (up to
 160 characters: pytest's of every outcome runs past 60). On text that is none of them the
@@ -59,6 +59,8 @@ _PYTEST_RESULT_RE = re.compile(rb"(?:\d+ [a-z]+(?:, )?)+ in \d[\d.]*s\b[^\n]*|no
 _PYTEST_LAST_RE = re.compile(rb"\n((?:\d+ [a-z]+, )*\d+ [a-z]+ in \d[\d.]*s\b[^\r\n]*)\r?\n?\Z")
 _UNITTEST_START_RE = re.compile(rb"[.FEsxu]+\r?\n(?:={20,}|-{20,})\r?\n")
 _UNITTEST_AFTER_RE = re.compile(rb"\n[.FEsxu]+\r?\n(?:={20,}|-{20,})\r?\n")  # (its dots line after a preamble)
+_PREAMBLE_RE = re.compile(rb"Found \d+ test|Creating test database|Using existing test database|System check identified"
+                          rb"|Testing against Django")  # (how Django's test runner starts, before unittest's dots)
 _UNITTEST_LINE_RE = re.compile(rb"\) \.\.\. (?:ok|FAIL|ERROR|skipped|expected failure|unexpected success)")
 _UNITTEST_FAILURE_RE = re.compile(rb"\n={20,}\r?\n((?:FAIL|ERROR|UNEXPECTED SUCCESS): [^\r\n]*)")
 _UNITTEST_RESULT_RE = re.compile(rb"\nRan (\d+ tests?) in (\d[\d.]*s)\r?\n\r?\n(OK|FAILED)([^\r\n]*)")
@@ -99,7 +101,7 @@ def _runner(sample: bytes) -> str | None:
         return "pytest"
     if b" ... " in lines and _UNITTEST_LINE_RE.search(lines):
         return "unittest"
-    return "unittest" if _dots_after_preamble(sample, lines) else None
+    return "unittest" if _PREAMBLE_RE.match(lines) and _dots_after_preamble(sample, lines) else None
 
 
 def _dots_after_preamble(sample: bytes, lines: bytes) -> bool:
