@@ -180,7 +180,7 @@ def test_a_thousand_failures_with_long_names_stay_within_the_shape():
     assert shape.startswith(f"{TEST_RUN_SHAPE} (pytest), 3,003 lines: 1000 failed in 3.21s (line 3,003)")
 
 
-_RUNS = ("cargo-test.txt", "node-test-tap.txt", "cargo-test-q-warnings.txt")
+_RUNS = ("cargo-test.txt", "node-test-tap.txt", "cargo-test-q-warnings.txt", "cargo-test-nocapture.txt")
 
 
 @pytest.mark.parametrize("path", [ROOT / "README.md", ROOT / "scratchfs" / "api" / "shape_testrun.py",
@@ -276,3 +276,16 @@ def test_pytest_bars_of_one_character_around_a_long_title_are_read(tmp_path):
     assert len(bars) == 5 and bars[-1][0] == "test_p[" + "x" * 90 + "]"
     assert "; 5 failures: " in shape
     assert [line for _, line in listed(shape)] == [line for _, line in bars]
+
+
+def test_cargo_test_nocapture_names_each_failure_at_its_panic():
+    """``cargo test -- --nocapture`` writes each test's output where it runs, with no ``---- name stdout ----``: its
+    shape said "2 failed" and listed no failure (helper realkinds); each is at its ``thread 'name' panicked at``."""
+    data = (TOOLS / "cargo-test-nocapture.txt").read_bytes()
+    lines = data.decode().splitlines()
+    assert not any(line.startswith("---- ") for line in lines)
+    panics = [(re.match(r"thread '([^']+)'", line)[1], n) for n, line in enumerate(lines, 1)
+              if re.match(r"thread '[^']+' \(\d+\) panicked at ", line)]
+    shape = shape_of(data)
+    assert "FAILED, 1 passed, 2 failed, 1 ignored" in shape and listed(shape) == panics == [
+        ("tests::bad_one", 15), ("tests::panics", 41)], shape

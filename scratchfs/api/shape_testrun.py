@@ -13,7 +13,8 @@ The formats, as their tools write them:
 - **unittest** (Python's ``unittest.TextTestRunner``): each failure and error after a line of ``=`` as ``FAIL: name``
   or ``ERROR: name``; the result ``Ran N tests in Xs`` and ``OK`` or ``FAILED (failures=N, errors=M)``.
 - **cargo test** (the Rust test harness, libtest): ``Running`` and ``Doc-tests`` lines per test binary, each
-  failure's output under ``---- name stdout ----``, the result of each binary as ``test result: FAILED. 1 passed;
+  failure's output under ``---- name stdout ----`` (with ``--nocapture``, where it ran: its ``thread 'name'
+  panicked at`` line), the result of each binary as ``test result: FAILED. 1 passed;
   2 failed; 1 ignored; ...``.
 - **TAP** (the Test Anything Protocol, https://testanything.org/tap-version-14-specification.html): ``ok N`` and
   ``not ok N - description`` lines, subtests indented; a ``not ok`` with a ``# TODO`` directive is no failure;
@@ -70,6 +71,7 @@ _CARGO_START_RE = re.compile(rb" {0,16}(?:Compiling|Finished|Running|running \d|
 _CARGO_RUNNING_RE = re.compile(rb"\nrunning \d+ tests?\r?\n")
 _CARGO_BINARY_RE = re.compile(rb"\n *((?:Running|Doc-tests) [^\r\n(]*)")
 _CARGO_FAILURE_RE = re.compile(rb"\n---- ([^\r\n]*?) std(?:out|err) ----")
+_CARGO_PANIC_RE = re.compile(rb"\nthread '([^'\r\n]{1,300})'(?: \(\d+\))? panicked at ")
 _CARGO_RESULT_RE = re.compile(rb"\ntest result: (ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored")
 _TAP_START_RE = re.compile(rb"(?:TAP version \d+|1\.\.\d+|(?:not )?ok\b)")
 _TAP_FAILURE_RE = re.compile(rb"\n *not ok\b[ \d]*(?:- )?([^\r\n]*)")
@@ -140,6 +142,8 @@ def _unittest(text: bytes) -> _Found:
 
 def _cargo(text: bytes) -> _Found:
     sections, failures = Parts(_CARGO_BINARY_RE, text), Parts(_CARGO_FAILURE_RE, text)
+    if not failures and b" panicked at " in text:  # (--nocapture: each failure's output where it ran, no "----")
+        failures = Parts(_CARGO_PANIC_RE, text)
     results = _CARGO_RESULT_RE.findall(text)
     if not results:
         return None, sections, failures
