@@ -107,3 +107,93 @@ def test_texts_that_only_start_like_diagnostics_stay_what_they_were():
     assert not shape_of(grep).startswith(DIAGNOSTICS_SHAPE)
     cargo_test = (TOOLS / "cargo-test.txt").read_bytes()
     assert shape_of(cargo_test).startswith("test run (cargo test)")
+
+
+def test_gcc_whose_first_diagnostic_is_in_a_header_is_diagnostics():
+    """gcc's output starting ``In file included from m.c:1:`` (its first diagnostic in an included header) was told as
+    plain text, its error untold (helper realkinds; ``fixtures/tools/gcc-wall-include.txt``, a real run)."""
+    data = (TOOLS / "gcc-wall-include.txt").read_bytes()
+    lines = data.decode().splitlines()
+    assert lines[0] == "In file included from m.c:1:"
+    errors = [n for n, line in enumerate(lines, 1) if re.match(r"\S+:\d+:\d+: error: ", line)]
+    warnings = sum(1 for line in lines if re.match(r"\S+:\d+:\d+: warning: ", line))
+    notes = sum(1 for line in lines if re.match(r"\S+:\d+:\d+: note: ", line))
+    assert (len(errors), warnings, notes) == (1, 7, 1)
+    shape = shape_of(data)
+    assert shape.startswith(f"{DIAGNOSTICS_SHAPE}, {len(lines)} lines: 1 error, 7 warnings, 1 note: error: ‘y’ "
+                            "undeclared (first use in this function) at inc/h.h:1:30 (line 3)"), shape
+    assert listed_lines(shape) == errors
+    at_top = b"cc1: some warnings\nm.c: At top level:\n" + data.split(b"\n", 2)[2]
+    assert shape_of(at_top[at_top.index(b"m.c: At top level"):]).startswith(f"{DIAGNOSTICS_SHAPE}, ")
+
+
+def test_ruff_concise_output_counts_as_ruff_does_each_code_an_error():
+    """``ruff check --output-format concise`` writes ``path:line:col: CODE message`` lines, a lint's code where gcc
+    writes its severity: it was told as grep output (helper realkinds). Each is an error, as ruff's ``Found N errors.``
+    counts them; pylint's lines (``C0114:``, a colon after the code; written here by hand) the same."""
+    data = (TOOLS / "ruff-check-concise.txt").read_bytes()
+    lines = data.decode().splitlines()
+    found = int(re.fullmatch(r"Found (\d+) errors\.", lines[-2])[1])
+    coded = [n for n, line in enumerate(lines, 1) if re.match(r"rf/\w+\.py:\d+:\d+: [A-Z]+\d+ ", line)]
+    assert found == len(coded) == 20
+    shape = shape_of(data)
+    assert shape.startswith(f"{DIAGNOSTICS_SHAPE}, {len(lines)} lines: 20 errors, 0 warnings, 0 notes: INP001 "
+                            "File `rf/a.py` is part of an implicit namespace package. Add an … at rf/a.py:1:1 "
+                            "(line 3), "
+                            ), shape
+    assert listed_lines(shape) == coded[: len(listed_lines(shape))] and len(listed_lines(shape)) >= 5
+    pylint = b"".join(b"m.py:%d:0: C0114: Missing module docstring (missing-module-docstring)\n" % n
+                      for n in range(1, 6)) + b"\n-----\nYour code has been rated at 0.00/10\n"
+    assert shape_of(pylint).startswith(f"{DIAGNOSTICS_SHAPE}, 8 lines: 5 errors, 0 warnings, 0 notes: C0114 Missing "
+                                       "module docstring (missing-module-docstring) at m.py:1:0 (line 1), ")
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None or shutil.which("make") is None, reason="gcc or make is missing")
+def test_a_make_run_whose_commands_come_before_gccs_diagnostics_is_diagnostics(tmp_path):
+    """``make`` writes each command (``gcc -Wall -c m.c ...``) before what gcc says about it: such a build was told as
+    plain text, its errors untold (helper realkinds)."""
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "h.h").write_text("static int f(int x) { return y; }\n")
+    (tmp_path / "m.c").write_text('#include "inc/h.h"\nint main(void) { int unused; return g(); }\n')
+    (tmp_path / "n.c").write_text("int n(void) { return 0; }\n")
+    flags = " ".join(f"-DFLAG_{i}=1" for i in range(40))  # (a long command line)
+    (tmp_path / "Makefile").write_text(f"all:\n\tgcc {flags} -c n.c -o n.o\n\tgcc -Wall -c m.c -o m.o\n")
+    out = subprocess.run(["make", "-k"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         check=False).stdout
+    lines = out.decode().splitlines()
+    assert lines[0].startswith("gcc -DFLAG_0=1") and lines[1].startswith("gcc -Wall")
+    errors = [n for n, line in enumerate(lines, 1) if re.match(r"\S+:\d+:\d+: error: ", line)]
+    warnings = sum(1 for line in lines if re.match(r"\S+:\d+:\d+: warning: ", line))
+    assert errors and warnings
+    shape = shape_of(out)
+    assert shape.startswith(f"{DIAGNOSTICS_SHAPE}, {len(lines)} lines: {len(errors)} error"), shape
+    assert f", {warnings} warning" in shape and listed_lines(shape) == errors[: len(listed_lines(shape))]
+    later = b"gcc -c m.c\n" + b"".join(b"line %d of prose\n" % n for n in range(7)) + b"m.c:1:2: error: down\n"
+    assert shape_of(later).startswith(DIAGNOSTICS_SHAPE)  # (the 8th line after the first)
+    assert not shape_of(later.replace(b"\n", b"\nmore\n", 1)).startswith(DIAGNOSTICS_SHAPE)  # (its 9th after)
+    assert not shape_of(later.replace(b"gcc -c", b"see")).startswith(DIAGNOSTICS_SHAPE)  # (prose first: no command)
+    for first in (b"make[2]: Entering directory '/src'", b"[ 50%] Building C object m.o",
+                  b"/usr/bin/x86_64-linux-gnu-gcc-12 -O2 -c m.c"):
+        assert shape_of(first + later[later.index(b"\n"):]).startswith(DIAGNOSTICS_SHAPE), first
+
+
+_DIRTY = b"       Dirty ct v0.1.0 (/tmp/rk/ct): couldn't read metadata for file `target/debug/deps/libct.rlib`\n"
+"""The first line of a real ``cargo build -v`` here (helper realkinds; its path shortened): a status verb that no list
+of cargo's verbs held, so that the build's errors were plain text."""
+
+
+@pytest.mark.parametrize("verb", ["Dirty", "Compiling", "Documenting", "Scraping", "Packaging", "Doc-tests"])
+def test_cargo_output_starting_with_any_status_verb_right_aligned_is_told(verb):
+    build = (TOOLS / "cargo-build-errors.txt").read_bytes()
+    line = b"%12s x v0.1.0 (/src/x)\n" % verb.encode()
+    assert shape_of(line + build).startswith(f"{DIAGNOSTICS_SHAPE}, 52 lines: 4 errors, 0 warnings: "), verb
+    test = (TOOLS / "cargo-test.txt").read_bytes()
+    assert shape_of(line + test).startswith("test run (cargo test), 73 lines: FAILED, 1 passed, 2 failed"), verb
+    if verb not in ("Compiling", "Doc-tests"):  # (verbs the first line's own list names at any indent)
+        assert not shape_of(b" " + line + build).startswith(DIAGNOSTICS_SHAPE)  # (a verb not at column 12)
+
+
+def test_cargo_build_v_starting_with_dirty_is_diagnostics():
+    build = (TOOLS / "cargo-build-errors.txt").read_bytes()
+    assert shape_of(_DIRTY + build).startswith(f"{DIAGNOSTICS_SHAPE}, 52 lines: 4 errors, 0 warnings: error[E0425]: "
+                                               "cannot find value `z` in this scope at src/main.rs:6:20 (line 3), ")

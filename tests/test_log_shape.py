@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from scratchfs import ScratchStore
 from scratchfs.api.shape import describe
+from scratchfs.api.shape_log import log_events
 
 _LEVEL_RE = re.compile(r"(\d[\d,]*) (FATAL|CRITICAL|ERROR|WARNING|WARN) \(first at line ([\d,]+)\)")
 
@@ -94,3 +95,24 @@ def test_a_logs_first_error_reads_back_from_the_line_its_stub_names(tmp_path):
 def test_a_log_without_severe_levels_says_nothing_more():
     data = b"".join(b"2026-12-05 00:00:%02d INFO job %d done\n" % (n % 60, n) for n in range(500))
     assert re.fullmatch(r"log, 500 lines, longest \d+ bytes, 0% blank", shape_of(data))
+
+
+_PREFIX = st.one_of(st.builds(lambda pid: f"Dec 05 01:31:00 host python3[{pid}]: ", st.integers(1, 99999)),
+                    st.builds(lambda name: f"{name}-1  | ", st.from_regex(r"[a-z]{1,12}", fullmatch=True)),
+                    st.just(""))
+
+
+@settings(max_examples=100, deadline=None)
+@given(_PREFIX, st.integers(0, 5))
+def test_a_tracebacks_exception_is_read_past_the_prefix_each_line_carries(prefix, before):
+    """journald (``Dec 05 01:31:00 host python3[4242]: ``) and docker compose (``web-1  | ``) write a prefix on each
+    line of a program's output: the first traceback's exception was told as ``Dec 05 01:31:00 host python3[4242]:
+    File "/tmp/rk/svc.py"…``, its first line not indented (helper realkinds; the prefixes here are made as those
+    tools write them, the log a real one of Python's logging)."""
+    data = logged(40)
+    lines = data.decode().splitlines()
+    raised = next(line for line in lines if line.startswith("KeyError"))
+    prefixed = "".join(f"{prefix}info line {n}\n" for n in range(before)) + "".join(f"{prefix}{line}\n"
+                                                                                   for line in lines)
+    assert f"(first at line {before + lines.index('Traceback (most recent call last):') + 1}: {raised})" in \
+        log_events(prefixed.encode()), log_events(prefixed.encode())

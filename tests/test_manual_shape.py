@@ -45,6 +45,29 @@ def test_a_man_page_lists_its_sections_at_their_lines(page):
     assert items(shape) == sections[: len(items(shape))] and len(items(shape)) >= 5
 
 
+
+@pytest.mark.skipif(shutil.which("man") is None or shutil.which("col") is None, reason="man or col is not installed")
+@pytest.mark.parametrize("page", ["ls", "bash"])
+def test_a_man_page_through_col_b_whose_header_holds_tabs_is_a_manual(page):
+    """``man bash | col -b`` (the usual way to strip a page's overstrikes) writes runs of spaces as tabs, its header
+    ``BASH(1)\t\t\t    General Commands Manual\t\t       BASH(1)``: it was told as plain text (helper realkinds)."""
+    out = subprocess.run(f"man {page} | col -b", shell=True, capture_output=True, check=False,
+                         env={"PATH": "/usr/bin:/bin", "MANWIDTH": "80"}).stdout
+    if not out.startswith(page.upper().encode()) or b"\t" not in out.split(b"\n", 1)[0]:
+        pytest.skip(f"no man page for {page} here, or col kept no tab")
+    lines = out.decode().splitlines()
+    sections = [(line, n) for n, line in enumerate(lines, 1) if re.fullmatch(r"[A-Z][A-Z ]*[A-Z]", line)]
+    shape = shape_of(out)
+    assert shape.startswith(f"{MANUAL_SHAPE} {page}(1), {len(lines):,} lines, {len(sections)} sections: "), shape
+    assert items(shape) == sections[: len(items(shape))] and len(items(shape)) >= 5
+
+
+def test_a_man_page_header_with_tabs_is_told_without_man():
+    header = b"BASH(1)\t\t\t    General Commands Manual\t\t       BASH(1)\n"  # (as col -b writes it, copied)
+    page = header + b"\nNAME\n       bash - GNU Bourne-Again SHell\n\nSYNOPSIS\n       bash [options] [file]\n"
+    assert shape_of(page).startswith(f"{MANUAL_SHAPE} bash(1), 7 lines, 2 sections: NAME (line 3), SYNOPSIS (line 6)")
+
+
 def test_pydoc_of_a_package_lists_its_sections_classes_and_functions():
     out = pydoc("json")
     lines = out.decode().splitlines()

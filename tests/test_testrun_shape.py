@@ -180,7 +180,7 @@ def test_a_thousand_failures_with_long_names_stay_within_the_shape():
     assert shape.startswith(f"{TEST_RUN_SHAPE} (pytest), 3,003 lines: 1000 failed in 3.21s (line 3,003)")
 
 
-_RUNS = ("cargo-test.txt", "node-test-tap.txt")
+_RUNS = ("cargo-test.txt", "node-test-tap.txt", "cargo-test-q-warnings.txt", "cargo-test-nocapture.txt")
 
 
 @pytest.mark.parametrize("path", [ROOT / "README.md", ROOT / "scratchfs" / "api" / "shape_testrun.py",
@@ -189,3 +189,103 @@ _RUNS = ("cargo-test.txt", "node-test-tap.txt")
 def test_texts_that_are_no_test_run_are_not_told_as_one(path):
     data = path.read_bytes()
     assert not shape_of(data[:512 * 1024]).startswith(TEST_RUN_SHAPE)
+
+
+def test_a_pytest_result_of_every_outcome_is_told_whole(tmp_path):
+    """pytest's result of failures, passes, a skip, an xfail, a warning and an error ran past 60 characters and was cut
+    ("... 1 warning, 1 erro…"): the error count, the one part a model needs, was lost (helper realkinds)."""
+    (tmp_path / "test_all.py").write_text(
+        "import pytest, warnings\ndef test_ok(): pass\ndef test_fail(): assert 0\ndef test_err(nofixture): pass\n"
+        "def test_warn(): warnings.warn('w', UserWarning)\n@pytest.mark.skip\ndef test_skip(): pass\n"
+        "@pytest.mark.xfail\ndef test_xf(): assert 0\n")
+    for flags in ([], ["-q"]):
+        out = run(["-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:scratchfs", "-p",
+                   "no:randomly", *flags, "test_all.py"], tmp_path)
+        lines = out.decode().splitlines()
+        result = lines[-1].strip("= ")
+        assert re.fullmatch(r"1 failed, 2 passed, 1 skipped, 1 xfailed, 1 warning, 1 error in [\d.]+s", result)
+        assert f": {result} (line {len(lines)})" in shape_of(out), shape_of(out)
+
+
+def test_a_unittest_result_with_skips_and_a_runner_preamble_is_told_whole():
+    """unittest's ``FAILED (failures=1, errors=1, skipped=1)`` was cut at 60 characters; and a runner's preamble before
+    the dots line (Django's test runner; the preamble lines written here by hand, the rest a real run) hid the run."""
+    module = ("import unittest\nclass T(unittest.TestCase):\n    def test_a(self): self.assertEqual(1, 2)\n"
+              "    def test_b(self): pass\n    def test_c(self): raise KeyError('k')\n"
+              "    @unittest.skip('why')\n    def test_d(self): pass\n")
+    out = subprocess.run([sys.executable, "-c", f"import unittest, sys\nexec({module!r})\nunittest.main(argv=['x'])"],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120, check=False).stdout
+    preamble = (b"Found 4 test(s).\nCreating test database for alias 'default'...\n"
+                b"System check identified no issues (0 silenced).\n")
+    for data, skip in ((out, 0), (preamble + out + b"Destroying test database for alias 'default'...\n", 3)):
+        lines = data.decode().splitlines()
+        ran = next(n for n, line in enumerate(lines, 1) if line.startswith("Ran 4 tests in "))
+        told = f": {lines[ran - 1]}: FAILED (failures=1, errors=1, skipped=1) (line {ran})"
+        assert told in shape_of(data), shape_of(data)
+        assert listed(shape_of(data)) == [(line, n) for n, line in enumerate(lines, 1)
+                                          if line.startswith(("FAIL: ", "ERROR: "))]
+        assert ran > skip
+
+
+def test_a_unittest_run_of_thousands_whose_dots_line_runs_past_2_kib_is_told(tmp_path):
+    body = ["import unittest", "class T(unittest.TestCase):"]
+    body += [f"    def test_{i:04d}(self):\n        self.assertNotEqual({i}, 2999)" for i in range(3000)]
+    (tmp_path / "test_k.py").write_text("\n".join(body) + "\n")
+    out = subprocess.run([sys.executable, "-m", "unittest", "test_k"], cwd=tmp_path, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, timeout=120, check=False).stdout
+    lines = out.decode().splitlines()
+    assert len(lines[0]) == 3000  # (one dots line)
+    ran = next(n for n, line in enumerate(lines, 1) if line.startswith("Ran 3000 tests in "))
+    assert f": {lines[ran - 1]}: FAILED (failures=1) (line {ran})" in shape_of(out), shape_of(out)
+    assert listed(shape_of(out)) == [("FAIL: test_2999 (test_k.T.test_2999)", 3)]
+
+
+def test_cargo_test_q_whose_build_warns_first_is_a_test_run_not_the_warnings():
+    """``cargo test -q`` hides the build's ``Compiling`` lines: its output starts with the build's warnings, and was
+    told as "diagnostics, 0 errors, 2 warnings", its four failures and result not told (helper realkinds)."""
+    data = (TOOLS / "cargo-test-q-warnings.txt").read_bytes()
+    lines = data.decode().splitlines()
+    results = [line for line in lines if line.startswith("test result: ")]
+    assert len(results) == 4 and lines[0].startswith("warning: unused variable")
+    last = max(n for n, line in enumerate(lines, 1) if line.startswith("test result: "))
+    shape = shape_of(data)
+    assert shape.startswith(f"{TEST_RUN_SHAPE} (cargo test), {len(lines)} lines: FAILED, 4 passed, 4 failed, 1 "
+                            f"ignored in 4 test results (line {last}); "), shape
+    failures = [(line[5:-len(" stdout ----")], n) for n, line in enumerate(lines, 1) if line.startswith("---- ")]
+    assert listed(shape) == failures
+
+
+def test_pytest_bars_of_one_character_around_a_long_title_are_read(tmp_path):
+    """pytest fills its 80 columns around a title with at least one character a side: a result of every outcome
+    (``= 3 failed, 12 passed, ... 2 errors in 0.10s =``) and a failure of a long parametrize id (``_ test_p[xxx...]
+    _``) were missed -- "no result line", 4 of 5 failures listed (helper realkinds)."""
+    (tmp_path / "test_long.py").write_text(
+        "import pytest, warnings\ndef test_f1(): assert 0\ndef test_f2(): assert 0\n"
+        "@pytest.mark.parametrize('i', range(12))\ndef test_w(i): warnings.warn('w%d' % i)\n"
+        "@pytest.mark.skip\ndef test_s(): pass\n@pytest.mark.xfail\ndef test_xf(): assert 0\n"
+        "@pytest.mark.xfail\ndef test_xp(): pass\ndef test_e(nofix): pass\ndef test_e2(nofix2): pass\n"
+        "def test_desel(): pass\n@pytest.mark.parametrize('x', ['x' * 90])\ndef test_p(x): assert 0\n")
+    out = run(["-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:scratchfs", "-p", "no:randomly",
+               "-k", "not desel", "test_long.py"], tmp_path)
+    lines = out.decode().splitlines()
+    assert re.fullmatch(r"= (3 failed, 12 passed, 1 skipped, 1 deselected, 1 xfailed, 1 xpassed, 12 warnings, 2 "
+                        r"errors in [\d.]+s) =", lines[-1])
+    shape = shape_of(out)
+    assert f": {lines[-1].strip('= ')} (line {len(lines)}); " in shape, shape
+    bars = [(line.strip("_ "), n) for n, line in enumerate(lines, 1) if re.fullmatch(r"_+ \S.* _+", line)]
+    assert len(bars) == 5 and bars[-1][0] == "test_p[" + "x" * 90 + "]"
+    assert "; 5 failures: " in shape
+    assert [line for _, line in listed(shape)] == [line for _, line in bars]
+
+
+def test_cargo_test_nocapture_names_each_failure_at_its_panic():
+    """``cargo test -- --nocapture`` writes each test's output where it runs, with no ``---- name stdout ----``: its
+    shape said "2 failed" and listed no failure (helper realkinds); each is at its ``thread 'name' panicked at``."""
+    data = (TOOLS / "cargo-test-nocapture.txt").read_bytes()
+    lines = data.decode().splitlines()
+    assert not any(line.startswith("---- ") for line in lines)
+    panics = [(re.match(r"thread '([^']+)'", line)[1], n) for n, line in enumerate(lines, 1)
+              if re.match(r"thread '[^']+' \(\d+\) panicked at ", line)]
+    shape = shape_of(data)
+    assert "FAILED, 1 passed, 2 failed, 1 ignored" in shape and listed(shape) == panics == [
+        ("tests::bad_one", 15), ("tests::panics", 41)], shape

@@ -11,19 +11,24 @@ Two layouts, as the tools write them:
   line:column``, then the code frame; a header that starts with ``warning`` is a warning, one that starts with
   ``note`` or ``help`` a part of the diagnostic before it, any other (an error, a lint's code) an error;
 - **GNU lines** (the GNU Coding Standards' "Formatting Error Messages": gcc, clang, mypy): ``path:line:column:
-  error: message``, with ``warning``, ``note`` and ``fatal error`` as severities; gcc's ``In function`` lines
-  before them.
+  error: message``, with ``warning``, ``note`` and ``fatal error`` as severities; gcc's ``In file included from``,
+  ``In function`` and ``At top level:`` lines before them. A lint's code in the severity's place (``ruff check
+  --output-format concise``, flake8: ``path:1:8: F401 [*] ...``; pylint: ``path:1:0: C0114: ...``) is an error, as
+  in blocks.
 
 Told only when the output's first line is such a diagnostic, a build tool's progress line (``Compiling``,
-``Checking``) or gcc's ``In function`` line (a match at the start: nothing is scanned otherwise), and at least one
-diagnostic is found.
+``Checking``, any of cargo's status verbs right-aligned to column 12) or gcc's ``In file included from``, ``In
+function`` or ``At top level:`` line (a match at the start), or, when it is a compiler's command as ``make`` echoes it
+(``gcc ...``, ``make[1]: ...``, CMake's ``[ 50%] ...``), one of the next 8 lines within the first 8 KiB starts a GNU
+diagnostic (a match at each of their newlines; nothing is scanned otherwise),
+and at least one diagnostic is found.
 """
 
 from __future__ import annotations
 
 import re
 
-from scratchfs.api.shape_parts import Parts, numbered
+from scratchfs.api.shape_parts import Parts, cargo_status, numbered
 from scratchfs.api.shape_words import listed_within, plural, short_name
 
 __all__ = ["DIAGNOSTICS_SHAPE", "diagnostics_shape"]
@@ -32,12 +37,26 @@ DIAGNOSTICS_SHAPE = "diagnostics"
 """How the shape of a compiler's or linter's diagnostics starts."""
 
 _FIRST_RE = re.compile(rb" {0,16}(?:Compiling|Checking|Building|error|warning)\b|[A-Z]{1,4}\d{2,4} |"
+                       rb"In file included from |"  # (gcc's and clang's, when the first diagnostic is in a header)
                        rb"[^\s:][^:\r\n]{0,200}:(?:\d+:){1,2} (?:fatal error|error|warning|note): |"
-                       rb"[^\s:][^:\r\n]{0,200}: In (?:function|member function|constructor|destructor|instantiation)")
+                       rb"[^\s:][^:\r\n]{0,200}:\d+:\d+: [A-Z]{1,4}\d{2,4}:? |"  # (ruff's concise, flake8, pylint)
+                       rb"[^\s:][^:\r\n]{0,200}: (?:In (?:function|member function|constructor|destructor|"
+                       rb"instantiation)|At top level:)")
 _FIRST_BYTES = 512
+_LATER_RE = re.compile(rb"\n(?:In file included from |"  # (a diagnostic's start after make's command lines)
+                       rb"[^\s:][^:\r\n]{0,200}:\d+:\d+: (?:fatal error|error|warning): |"
+                       rb"[^\s:][^:\r\n]{0,200}: In (?:function|member function|constructor|destructor) )")
+_COMMAND_RE = re.compile(rb"(?:make(?:\[\d{1,4}\])?: |\[ {0,2}\d{1,3}%\] |(?:[^\s/]{0,200}/){0,16}(?:[\w.-]{1,40}-)?"
+                         rb"(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|cpp|ld|ar|as|nvcc|icc|icpx|mpicc)(?:-\d{1,3})? )")
+"""How a build's first line starts when it is a command ``make`` echoes (``gcc -Wall -c m.c``, ``/usr/bin/cc ...``,
+``x86_64-linux-gnu-gcc-12 ...``), its ``make[1]: Entering directory`` or CMake's ``[ 50%] Building C object``: the
+mark that the next lines are looked at (a match at the start)."""
+_PREAMBLE_LINES = 8  # lines a build tool writes before the first diagnostic (make's commands) that are looked past
+_PREAMBLE_BYTES = 8192  # (a compiler's command line runs long: its flags)
 _BLOCK_RE = re.compile(rb"\n([^\s][^\r\n]{0,300})\r?\n *--> ([^\r\n]{1,300})")
 _NOT_ERRORS = (b"warning", b"note", b"help")  # (a block's note or help is a part of the error before it)
-_GNU_RE = re.compile(rb"\n([^\s:][^:\r\n]{0,200}:\d+(?::\d+)?): (fatal error|error|warning|note): ([^\r\n]*)")
+_GNU_RE = re.compile(rb"\n([^\s:][^:\r\n]{0,200}:\d+(?::\d+)?): (fatal error|error|warning|note|[A-Z]{1,4}\d{2,4})"
+                     rb"(?:(?<=[a-z]): |(?<=\d):? )([^\r\n]*)")  # (a severity, or a lint's code: an error)
 
 
 def diagnostics_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
@@ -46,7 +65,8 @@ def diagnostics_shape(sample: bytes, lines: int, complete: bool, scope: str, siz
     else ``None``: ``"diagnostics, 51 lines: 4 errors, 0 warnings: error[E0425]: cannot find value `z` in this scope
     at src/main.rs:6:20 (line 2), …; line=N reads from one"``.
     ``size`` (the content's bytes) is unused: the other kinds take it. Never raises."""
-    if not _FIRST_RE.match(sample, 0, _FIRST_BYTES):  # (bounded: 512 KiB of blanks is no first line)
+    marked = _FIRST_RE.match(sample, 0, _FIRST_BYTES) or cargo_status(sample)  # (bounded: 512 KiB of blanks is no
+    if not marked and not _after_commands(sample):  # first line)
         return None
     if not complete:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
@@ -54,7 +74,8 @@ def diagnostics_shape(sample: bytes, lines: int, complete: bool, scope: str, siz
     blocks = b"--> " in text and _BLOCK_RE.search(text) is not None
     pattern, group = (_BLOCK_RE, 1) if blocks else (_GNU_RE, 2)
     warning = (lambda header: header.startswith(b"warning")) if blocks else (lambda severity: severity == b"warning")
-    error = (lambda header: not header.startswith(_NOT_ERRORS)) if blocks else (lambda severity: b"error" in severity)
+    error = (lambda header: not header.startswith(_NOT_ERRORS)) if blocks else \
+        (lambda severity: b"error" in severity or severity[-1:].isdigit())
     errors, warnings = Parts(pattern, text, group, keep=error), Parts(pattern, text, group, keep=warning)
     if not errors and not warnings:
         return None
@@ -67,6 +88,22 @@ def diagnostics_shape(sample: bytes, lines: int, complete: bool, scope: str, siz
     return listed_within(head, items, "; line=N reads from one", len(shown))
 
 
+def _after_commands(sample: bytes) -> bool:
+    """Whether ``sample`` starts with a build's command (:data:`_COMMAND_RE`) and one of the :data:`_PREAMBLE_LINES`
+    lines after its first (within :data:`_PREAMBLE_BYTES`) starts a GNU diagnostic, as ``make`` writes each command
+    before what the compiler says: a match at each newline."""
+    if not _COMMAND_RE.match(sample):
+        return False
+    at = sample.find(b"\n", 0, _PREAMBLE_BYTES)
+    for _ in range(_PREAMBLE_LINES):
+        if at < 0:
+            return False
+        if _LATER_RE.match(sample, at, at + _FIRST_BYTES):
+            return True
+        at = sample.find(b"\n", at + 1, _PREAMBLE_BYTES)
+    return False
+
+
 def _told(found: re.Match[bytes] | None, blocks: bool) -> str:
     """One diagnostic as ``"<header> at <where>"``."""
     if found is None:
@@ -74,6 +111,6 @@ def _told(found: re.Match[bytes] | None, blocks: bool) -> str:
     if blocks:
         header, where = found[1], found[2]
     else:
-        header, where = found[2] + b": " + found[3], found[1]
+        header, where = found[2] + (b" " if found[2][-1:].isdigit() else b": ") + found[3], found[1]
     return (f"{short_name(header.decode('utf-8', 'replace').strip(), 72)} at "
             f"{short_name(where.decode('utf-8', 'replace').strip(), 48)}")

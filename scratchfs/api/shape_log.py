@@ -8,7 +8,7 @@ expression that starts with its literal, which the engine finds at C speed: abou
 sample). A count is of appearances: a line that names ``ERROR`` twice counts twice,
 and a message that says ``ERROR`` counts too. A Python traceback starts at ``Traceback (most recent call last):``;
 its exception is the first line after it that is not indented (the language reference's "Exceptions" chapter and
-``traceback.format_exception``'s layout).
+``traceback.format_exception``'s layout), past the prefix its ``Traceback`` line has (journald's, docker compose's).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ _LEVELS = tuple((name, re.compile(rb"%s(?![A-Za-z0-9_])(?<![A-Za-z0-9_]%s)" % (n
 tried at every position, 12.5 ms over 512 KiB against 0.15 ms so)."""
 _TRACEBACK = b"Traceback (most recent call last):"
 _EXCEPTION_RE = re.compile(rb"\n(?![ \t])([^\r\n]+)")
+_MOST_LINES = 1000  # lines of a prefixed traceback read for its exception
 
 
 def log_events(sample: bytes) -> str:
@@ -40,8 +41,28 @@ def log_events(sample: bytes) -> str:
     at = sample.find(_TRACEBACK)
     if at >= 0:
         count = sample.count(_TRACEBACK, at)
-        raised = _EXCEPTION_RE.search(sample, at + len(_TRACEBACK))
-        what = f": {short_name(raised[1].decode('utf-8', 'replace').strip(), 60)}" if raised else ""
+        raised = _raised(sample, at)
+        what = f": {short_name(raised.decode('utf-8', 'replace').strip(), 60)}" if raised else ""
         noun, line = "Python traceback" if count == 1 else "Python tracebacks", sample.count(b"\n", 0, at) + 1
         told.append(f"{count:,} {noun} (first at line {line:,}{what})")
     return f", {', '.join(told)}" if told else ""
+
+
+def _raised(sample: bytes, at: int) -> bytes | None:
+    """The exception line of the traceback whose ``Traceback`` starts at ``at``: the first line after it that is not
+    indented, read past the prefix its ``Traceback`` line has (journald's ``Dec 05 01:31:00 host python3[4242]: ``,
+    docker compose's ``web-1  | ``: each line of the traceback carries it), among the :data:`_MOST_LINES` after."""
+    prefix = at - (sample.rfind(b"\n", 0, at) + 1)
+    if not prefix:
+        found = _EXCEPTION_RE.search(sample, at + len(_TRACEBACK))
+        return found[1] if found else None
+    start = sample.find(b"\n", at)
+    for _ in range(_MOST_LINES):
+        if start < 0:
+            return None
+        end = sample.find(b"\n", start + 1)
+        line = sample[start + 1: end if end >= 0 else len(sample)].rstrip(b"\r")
+        if line[prefix:prefix + 1] not in (b"", b" ", b"\t"):
+            return line[prefix:]
+        start = end
+    return None

@@ -7,7 +7,8 @@ The layouts, as their tools write them: man-db's rendering of man(7) pages (a he
 LS(1)``, each ``.SH`` section a title in capitals at the line's start, its body indented); pydoc's text
 documentation (``pydoc.TextDoc``: a first line ``Help on module json:``, sections in capitals at the line's start,
 in ``CLASSES`` each ``class Name(...)`` and in ``FUNCTIONS`` each ``name(...)`` indented by four spaces). Told only
-on that first line (a match at the start: nothing is scanned otherwise) and two sections or more. Overstruck bold
+on that first line (a match at the start: nothing is scanned otherwise; its runs of blanks may be tabs, as ``col -b``
+writes them) and two sections or more. Overstruck bold
 (``MAN_KEEP_FORMATTING``) is terminal output, told before this.
 """
 
@@ -28,7 +29,7 @@ PYDOC_SHAPE = "pydoc"
 """How the shape of pydoc's documentation starts."""
 
 _FIRST_BYTES = 1024
-_MAN_RE = re.compile(rb"([A-Za-z0-9_.:+-]{1,64})\((\d[A-Za-z0-9]{0,8})\) +[^\n]*\b\1\(\2\)\r?\n")
+_MAN_RE = re.compile(rb"([A-Za-z0-9_.:+-]{1,64})\((\d[A-Za-z0-9]{0,8})\)[ \t]+[^\n]*\b\1\(\2\)\r?\n")  # (tabs: col -b)
 _PYDOC_RE = re.compile(rb"Help on ([a-z_ -]{1,32}) ([^\s:]{1,200})[^\n]*:\r?\n")
 _SECTION_RE = re.compile(rb"\n([A-Z][A-Z0-9 ,/&()_-]{0,48}[A-Z0-9)])\r?(?=\n|\Z)")
 _METHOD_RE = re.compile(rb"(?:(?<=\n \|  )|(?<=\n \|))\n \|  ([A-Za-z_]\w{0,80})\(")  # (after a blank line)

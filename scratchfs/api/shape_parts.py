@@ -8,7 +8,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-__all__ = ["Parts", "numbered"]
+__all__ = ["Parts", "cargo_status", "numbered"]
+
+_CARGO_STATUS_RE = re.compile(rb"( {0,11})([A-Z][a-z]{1,11}(?:-[a-z]{1,8})?) \S")
 
 
 class Parts:
@@ -47,3 +49,11 @@ def numbered(text: bytes, parts) -> Iterator[tuple[int, bytes]]:
         line += text.count(b"\n", at, offset + 1)  # (the newline before it: its line is the count of those so far)
         at = offset + 1
         yield line, value
+
+
+def cargo_status(sample: bytes) -> bool:
+    """Whether ``sample`` starts with one of cargo's status lines (``   Compiling ct v0.1.0 (/src/ct)``, ``       Dirty
+    ct ...`` with ``-v``, ``   Doc-tests ct``): a capitalised verb right-aligned to end at column 12, as cargo writes
+    each of them, whatever the verb (a match at the start)."""
+    found = _CARGO_STATUS_RE.match(sample)
+    return found is not None and found.end(2) == 12

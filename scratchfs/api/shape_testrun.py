@@ -6,21 +6,26 @@ Such text stays content type ``text``; its shape starts with :data:`TEST_RUN_SHA
 The formats, as their tools write them:
 
 - **pytest** (https://docs.pytest.org/en/stable/how-to/output.html): sections under bars of ``=`` (``FAILURES``,
-  ``ERRORS``, ``warnings summary``, ``short test summary info``), each failure under a bar of ``_`` with its name, and
+  ``ERRORS``, ``warnings summary``, ``short test summary info``), each failure under a bar of ``_`` with its name (one
+  character a side around a title that fills the line: ``= 3 failed, ... 2 errors in 0.10s =``), and
   the result in the last bar of ``=`` (``9 failed, 292 passed in 0.23s``) or, with ``-q``, on the last line alone;
   bars of ``!`` tell an interrupted run.
 - **unittest** (Python's ``unittest.TextTestRunner``): each failure and error after a line of ``=`` as ``FAIL: name``
   or ``ERROR: name``; the result ``Ran N tests in Xs`` and ``OK`` or ``FAILED (failures=N, errors=M)``.
 - **cargo test** (the Rust test harness, libtest): ``Running`` and ``Doc-tests`` lines per test binary, each
-  failure's output under ``---- name stdout ----``, the result of each binary as ``test result: FAILED. 1 passed;
+  failure's output under ``---- name stdout ----`` (with ``--nocapture``, where it ran: its ``thread 'name'
+  panicked at`` line), the result of each binary as ``test result: FAILED. 1 passed;
   2 failed; 1 ignored; ...``.
 - **TAP** (the Test Anything Protocol, https://testanything.org/tap-version-14-specification.html): ``ok N`` and
   ``not ok N - description`` lines, subtests indented; a ``not ok`` with a ``# TODO`` directive is no failure;
   ``node --test``'s totals as ``# tests N``, ``# pass N``, ``# fail N`` comments.
 
 Told only on a runner's own mark in the content's first lines -- pytest's ``test session starts`` banner or its
-progress line, a TAP version, plan or test line, unittest's ``... ok`` lines or dots line, cargo's build lines
-then ``running N tests`` -- and only with a result, a failure or a section found. On text that is none of them the
+progress line, a TAP version, plan or test line, unittest's ``... ok`` lines or dots line (at the start, however long,
+or after Django's test runner's preamble), cargo's status lines (any verb right-aligned to column 12: ``Dirty``
+with ``-v``) or the build's ``warning:`` blocks (``cargo test
+-q``) then ``running N tests`` -- and only with a result, a failure or a section found. A result is told whole (up to
+160 characters: pytest's of every outcome runs past 60). On text that is none of them the
 marks cost a few matches at its start and short scans of its first 2 KiB (``python bench/text_kinds.py``).
 """
 
@@ -29,7 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from scratchfs.api.shape_parts import Parts, numbered
+from scratchfs.api.shape_parts import Parts, cargo_status, numbered
 from scratchfs.api.shape_words import listed_within, plural, short_name
 
 __all__ = ["TEST_RUN_SHAPE", "runner_shape"]
@@ -41,23 +46,32 @@ _FIRST_BYTES = 2048
 _MARK_BYTES = 512  # where a runner's first line is looked for (after a preamble: Django's test runner writes three)
 _HEAD_BYTES = 64 * 1024  # where cargo's "running N tests" is looked for, after its build's lines
 _NAME_CHARS = 60
+_RESULT_CHARS = 160  # a result is told whole: pytest's of every outcome ("2 failed, 5 passed, 1 skipped, 1 xfailed, 1
+# warning, 1 error in 0.08s") or unittest's "FAILED (failures=1, errors=1, skipped=1)" run past 60 characters
 _SECTION_CHARS = 200  # the most a shape gives its sections, before its failures
 
 _PYTEST_PROGRESS_RE = re.compile(rb"[.FEsxXR]+ +\[ *\d{1,3}%\]\r?\n")
 _PYTEST_BANNER_RE = re.compile(rb"(?:\A|\n)={3,} test session starts ={3,}")
-_PYTEST_BAR_RE = re.compile(rb"\n(=|!){3,} ([^\n]*?) [=!]{3,}\r?(?=\n|\Z)")
-_PYTEST_FAILURE_RE = re.compile(rb"\n_{3,} ([^\n]*?) _{3,}\r?(?=\n|\Z)")
+_LONG_TITLE = rb"(?=[^\r\n]{66})"  # a bar of one or two characters a side holds a title this long or longer: pytest
+# fills its line (80 characters piped) around a title with at least one on each side
+_PYTEST_BAR_RE = re.compile(rb"\n(=|!)(?:[=!]{2,} |[=!]? %s)([^\n]*?) [=!]+\r?(?=\n|\Z)" % _LONG_TITLE)
+_PYTEST_FAILURE_RE = re.compile(rb"\n(?:_{3,} |_{1,2} %s)([^\n]*?) _+\r?(?=\n|\Z)" % _LONG_TITLE)
 _PYTEST_RESULT_RE = re.compile(rb"(?:\d+ [a-z]+(?:, )?)+ in \d[\d.]*s\b[^\n]*|no tests ran\b[^\n]*")
 _PYTEST_LAST_RE = re.compile(rb"\n((?:\d+ [a-z]+, )*\d+ [a-z]+ in \d[\d.]*s\b[^\r\n]*)\r?\n?\Z")
 _UNITTEST_START_RE = re.compile(rb"[.FEsxu]+\r?\n(?:={20,}|-{20,})\r?\n")
+_UNITTEST_AFTER_RE = re.compile(rb"\n[.FEsxu]+\r?\n(?:={20,}|-{20,})\r?\n")  # (its dots line after a preamble)
+_PREAMBLE_RE = re.compile(rb"Found \d+ test|Creating test database|Using existing test database|System check identified"
+                          rb"|Testing against Django")  # (how Django's test runner starts, before unittest's dots)
 _UNITTEST_LINE_RE = re.compile(rb"\) \.\.\. (?:ok|FAIL|ERROR|skipped|expected failure|unexpected success)")
 _UNITTEST_FAILURE_RE = re.compile(rb"\n={20,}\r?\n((?:FAIL|ERROR|UNEXPECTED SUCCESS): [^\r\n]*)")
 _UNITTEST_RESULT_RE = re.compile(rb"\nRan (\d+ tests?) in (\d[\d.]*s)\r?\n\r?\n(OK|FAILED)([^\r\n]*)")
 _CARGO_START_RE = re.compile(rb" {0,16}(?:Compiling|Finished|Running|running \d|Blocking|Updating|Locking|Downloading|"
-                             rb"Downloaded|Checking|Fresh|Doc-tests)\b")
+                             rb"Downloaded|Checking|Fresh|Doc-tests)\b|(?:warning|error)(?:\[\w{1,64}\])?: ")
+# (``cargo test -q`` hides the build's progress lines: a build's warnings, then the tests' "running N tests")
 _CARGO_RUNNING_RE = re.compile(rb"\nrunning \d+ tests?\r?\n")
 _CARGO_BINARY_RE = re.compile(rb"\n *((?:Running|Doc-tests) [^\r\n(]*)")
 _CARGO_FAILURE_RE = re.compile(rb"\n---- ([^\r\n]*?) std(?:out|err) ----")
+_CARGO_PANIC_RE = re.compile(rb"\nthread '([^'\r\n]{1,300})'(?: \(\d+\))? panicked at ")
 _CARGO_RESULT_RE = re.compile(rb"\ntest result: (ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored")
 _TAP_START_RE = re.compile(rb"(?:TAP version \d+|1\.\.\d+|(?:not )?ok\b)")
 _TAP_FAILURE_RE = re.compile(rb"\n *not ok\b[ \d]*(?:- )?([^\r\n]*)")
@@ -78,27 +92,42 @@ def _runner(sample: bytes) -> str | None:
     if _TAP_START_RE.match(first) and (first.startswith((b"TAP", b"1..")) or b"\nok " in first
                                        or b"\nnot ok " in first or b"\n1.." in first):
         return "TAP"
-    if _PYTEST_PROGRESS_RE.match(first) or _UNITTEST_START_RE.match(first):
-        return "pytest" if _PYTEST_PROGRESS_RE.match(first) else "unittest"
-    if _CARGO_START_RE.match(first):
+    if _PYTEST_PROGRESS_RE.match(first):
+        return "pytest"
+    if _UNITTEST_START_RE.match(sample):  # (not ``first``: a suite of thousands writes one dots line past 2 KiB)
+        return "unittest"
+    if _CARGO_START_RE.match(first) or cargo_status(first):
         return "cargo test" if _CARGO_RUNNING_RE.search(sample, 0, _HEAD_BYTES) else None
     lines = first[:_MARK_BYTES]
     if b" test session starts " in lines and _PYTEST_BANNER_RE.search(lines):
         return "pytest"
-    return "unittest" if b" ... " in lines and _UNITTEST_LINE_RE.search(lines) else None
+    if b" ... " in lines and _UNITTEST_LINE_RE.search(lines):
+        return "unittest"
+    return "unittest" if _PREAMBLE_RE.match(lines) and _dots_after_preamble(sample, lines) else None
 
 
-def _name(raw: bytes) -> str:
-    return short_name(raw.strip().decode("utf-8", "replace"), _NAME_CHARS)
+def _dots_after_preamble(sample: bytes, lines: bytes) -> bool:
+    """Whether unittest's dots line, then its bar, starts one of the lines that start in ``lines`` (a runner's
+    preamble before it: Django's ``Found 4 test(s).``, ``Creating test database ...``): a match at each newline."""
+    at = lines.find(b"\n")
+    while at >= 0:
+        if _UNITTEST_AFTER_RE.match(sample, at):
+            return True
+        at = lines.find(b"\n", at + 1)
+    return False
+
+
+def _name(raw: bytes, chars: int = _NAME_CHARS) -> str:
+    return short_name(raw.strip().decode("utf-8", "replace"), chars)
 
 
 def _pytest(text: bytes) -> _Found:
     result, last = None, text.rfind(b"\n=")
     bar = _PYTEST_BAR_RE.match(text, last) if last >= 0 else None  # (the result is the last bar of "=")
     if bar is not None and bar[1] == b"=" and _PYTEST_RESULT_RE.fullmatch(bar[2].strip()):
-        result = (_name(bar[2]), bar.start())
+        result = (_name(bar[2], _RESULT_CHARS), bar.start())
     elif (found := _PYTEST_LAST_RE.search(text, max(0, len(text) - 1024))) is not None:  # (-q: the last line)
-        result = (_name(found[1]), found.start())
+        result = (_name(found[1], _RESULT_CHARS), found.start())
     sections = Parts(_PYTEST_BAR_RE, text, 2, end=result[1] if bar is not None and result else None,
                      keep=lambda title: title.strip() != b"test session starts")
     return result, sections, Parts(_PYTEST_FAILURE_RE, text)
@@ -107,12 +136,14 @@ def _pytest(text: bytes) -> _Found:
 def _unittest(text: bytes) -> _Found:
     result = None
     for found in _UNITTEST_RESULT_RE.finditer(text):
-        result = (_name(b"Ran %s in %s: %s%s" % (found[1], found[2], found[3], found[4])), found.start())
+        result = (_name(b"Ran %s in %s: %s%s" % (found[1], found[2], found[3], found[4]), _RESULT_CHARS), found.start())
     return result, [], Parts(_UNITTEST_FAILURE_RE, text, at_group=True)
 
 
 def _cargo(text: bytes) -> _Found:
     sections, failures = Parts(_CARGO_BINARY_RE, text), Parts(_CARGO_FAILURE_RE, text)
+    if not failures and b" panicked at " in text:  # (--nocapture: each failure's output where it ran, no "----")
+        failures = Parts(_CARGO_PANIC_RE, text)
     results = _CARGO_RESULT_RE.findall(text)
     if not results:
         return None, sections, failures
