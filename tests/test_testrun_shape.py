@@ -76,6 +76,22 @@ def test_a_pytest_run_names_its_result_and_each_failure_at_its_line(tmp_path, fl
     assert f"short test summary info (line {summary})" in shape
 
 
+@pytest.mark.parametrize("tb", ["line", "no"])
+def test_a_pytest_run_without_failure_bars_lists_its_summary_lines(tmp_path, tb):
+    """``--tb=line`` and ``--tb=no`` write no ``___ name ___`` bar for a failure (an error at setup keeps its bar
+    with ``line``): the shape listed 1 failure of 11, or none; each is now its FAILED or ERROR summary line."""
+    (tmp_path / "test_gen.py").write_text(_MODULE)
+    out = run(["-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:scratchfs", "-p", "no:randomly",
+               f"--tb={tb}", "test_gen.py"], tmp_path)
+    lines = out.decode().splitlines()
+    summary = [(line.split(" - ")[0].split(" ", 1)[1], n) for n, line in enumerate(lines, 1)
+               if line.startswith(("FAILED ", "ERROR "))]
+    assert len(summary) == 11
+    shape = shape_of(out)
+    assert "; 11 failures: " in shape, shape
+    assert listed(shape) == summary[: len(listed(shape))] and len(listed(shape)) >= 3
+
+
 def test_a_pytest_run_stopped_by_a_collection_error_names_it(tmp_path):
     (tmp_path / "test_bad.py").write_text("def test_x(:\n    pass\n")
     out = run(["-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:scratchfs", "test_bad.py"],

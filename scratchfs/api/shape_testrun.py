@@ -55,6 +55,7 @@ _PYTEST_BANNER_RE = re.compile(rb"(?:\A|\n)={3,} test session starts ={3,}")
 _LONG_TITLE = rb"(?=[^\r\n]{66})"  # a bar of one or two characters a side holds a title this long or longer: pytest
 # fills its line (80 characters piped) around a title with at least one on each side
 _PYTEST_BAR_RE = re.compile(rb"\n(=|!)(?:[=!]{2,} |[=!]? %s)([^\n]*?) [=!]+\r?(?=\n|\Z)" % _LONG_TITLE)
+_PYTEST_SUMMARY_RE = re.compile(rb"\n(?:FAILED|ERROR) ([^\r\n]*?)(?: - [^\r\n]*)?\r?(?=\n|\Z)")
 _PYTEST_FAILURE_RE = re.compile(rb"\n(?:_{3,} |_{1,2} %s)([^\n]*?) _+\r?(?=\n|\Z)" % _LONG_TITLE)
 _PYTEST_RESULT_RE = re.compile(rb"(?:\d+ [a-z]+(?:, )?)+ in \d[\d.]*s\b[^\n]*|no tests ran\b[^\n]*")
 _PYTEST_LAST_RE = re.compile(rb"\n((?:\d+ [a-z]+, )*\d+ [a-z]+ in \d[\d.]*s\b[^\r\n]*)\r?\n?\Z")
@@ -130,7 +131,9 @@ def _pytest(text: bytes) -> _Found:
         result = (_name(found[1], _RESULT_CHARS), found.start())
     sections = Parts(_PYTEST_BAR_RE, text, 2, end=result[1] if bar is not None and result else None,
                      keep=lambda title: title.strip() != b"test session starts")
-    return result, sections, Parts(_PYTEST_FAILURE_RE, text)
+    bars, summary = Parts(_PYTEST_FAILURE_RE, text), text.rfind(b" short test summary info ")
+    listed = Parts(_PYTEST_SUMMARY_RE, text, start=summary) if summary >= 0 else []  # (--tb=line, --tb=no: no bar
+    return result, sections, listed if len(listed) > len(bars) else bars  # for a failure, its summary line)
 
 
 def _unittest(text: bytes) -> _Found:
