@@ -14,7 +14,9 @@ scanned otherwise).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
+from scratchfs.api.shape_parts import Parts, numbered
 from scratchfs.api.shape_words import listed_within, plural, short_name
 
 __all__ = ["GIT_LOG_SHAPE", "git_log_shape"]
@@ -40,24 +42,22 @@ def git_log_shape(sample: bytes, lines: int, complete: bool, scope: str, size: i
     if not complete:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
     text = b"\n" + sample
-    starts = [(found.start(), found[1]) for found in _COMMIT_RE.finditer(text)]
+    commits = Parts(_COMMIT_RE, text)
     stats = [found.groups(b"0") for found in _STAT_RE.finditer(text)] if b" changed" in text else []
     changed = ""
     if stats:
         files, added, removed = (sum(int(stat[i]) for stat in stats) for i in range(3))
         changed = f", +{added:,} -{removed:,} in {plural(files, 'file change')}"
-    head = f"{GIT_LOG_SHAPE}, {plural(lines, 'line')}, {plural(len(starts), 'commit')}{changed}{scope}: "
-    return listed_within(head, _items(text, starts), "; line=N reads from a commit", len(starts))
+    head = f"{GIT_LOG_SHAPE}, {plural(lines, 'line')}, {plural(len(commits), 'commit')}{changed}{scope}: "
+    return listed_within(head, _items(text, commits), "; line=N reads from a commit", len(commits))
 
 
-def _items(text: bytes, starts: list[tuple[int, bytes]]):
-    """Each commit as ``"<short hash> <subject> (line N)"``, made as they are asked for."""
-    line, at = 0, 0
-    for n, (offset, commit) in enumerate(starts):
-        line += text.count(b"\n", at, offset + 1)
-        at = offset + 1
-        end = starts[n + 1][0] if n + 1 < len(starts) else len(text)
-        found = _SUBJECT_RE.search(text, offset + 1, end)
+def _items(text: bytes, commits: Parts) -> Iterator[str]:
+    """Each commit as ``"<short hash> <subject> (line N)"``, made as they are asked for: its subject is the first
+    indented line after a blank one before the next commit."""
+    for line, (offset, commit) in numbered(text, ((offset, (offset, commit)) for offset, commit in commits)):
+        after = _COMMIT_RE.search(text, offset + 1)
+        found = _SUBJECT_RE.search(text, offset + 1, after.start() if after is not None else len(text))
         subject = short_name(found[1].decode("utf-8", "replace").strip(), _SUBJECT_CHARS) if found else ""
         short = commit[:7].decode()
         yield f"{short} {subject} (line {line:,})" if subject else f"{short} (line {line:,})"
