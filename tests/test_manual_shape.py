@@ -27,6 +27,16 @@ def pydoc(name: str) -> bytes:
                           env={"PAGER": "cat", "PATH": "/usr/bin:/bin"}).stdout
 
 
+def assert_sections(out: bytes, page: str) -> None:
+    """``out``, a man page's text, is told as ``page``'s manual with its sections -- the lines in capitals at a line's
+    start -- each at its line."""
+    lines = out.decode().splitlines()
+    sections = [(line, n) for n, line in enumerate(lines, 1) if re.fullmatch(r"[A-Z][A-Z ]*[A-Z]", line)]
+    shape = shape_of(out)
+    assert shape.startswith(f"{MANUAL_SHAPE} {page}(1), {len(lines):,} lines, {len(sections)} sections: "), shape
+    assert items(shape) == sections[: len(items(shape))] and len(items(shape)) >= 5
+
+
 def items(shape: str) -> list[tuple[str, int]]:
     return [(name, int(line.replace(",", ""))) for name, line in _ITEM_RE.findall(shape)]
 
@@ -38,11 +48,7 @@ def test_a_man_page_lists_its_sections_at_their_lines(page):
                                                                                "MANWIDTH": "80"}).stdout
     if not out.startswith(page.upper().encode()):
         pytest.skip(f"no man page for {page} here")
-    lines = out.decode().splitlines()
-    sections = [(line, n) for n, line in enumerate(lines, 1) if re.fullmatch(r"[A-Z][A-Z ]*[A-Z]", line)]
-    shape = shape_of(out)
-    assert shape.startswith(f"{MANUAL_SHAPE} {page}(1), {len(lines)} lines, {len(sections)} sections: "), shape
-    assert items(shape) == sections[: len(items(shape))] and len(items(shape)) >= 5
+    assert_sections(out, page)
 
 
 
@@ -55,11 +61,7 @@ def test_a_man_page_through_col_b_whose_header_holds_tabs_is_a_manual(page):
                          env={"PATH": "/usr/bin:/bin", "MANWIDTH": "80"}).stdout
     if not out.startswith(page.upper().encode()) or b"\t" not in out.split(b"\n", 1)[0]:
         pytest.skip(f"no man page for {page} here, or col kept no tab")
-    lines = out.decode().splitlines()
-    sections = [(line, n) for n, line in enumerate(lines, 1) if re.fullmatch(r"[A-Z][A-Z ]*[A-Z]", line)]
-    shape = shape_of(out)
-    assert shape.startswith(f"{MANUAL_SHAPE} {page}(1), {len(lines):,} lines, {len(sections)} sections: "), shape
-    assert items(shape) == sections[: len(items(shape))] and len(items(shape)) >= 5
+    assert_sections(out, page)
 
 
 def test_a_man_page_header_with_tabs_is_told_without_man():
