@@ -4,7 +4,7 @@
 each kind on content it tells, made at bench time (this repository's README and ``git log -p``, a Kubernetes-like YAML
 stream, a ``find`` listing of 15,000 package directories, a dense 512 KiB diff, 50,000 bare hunk headers, a pytest run
 of 5,000 tests, texts of 40,000 to 100,000 test failures, man sections and pydoc members, the fixtures' ``cargo
-test``); then each
+test``), a log's levels (``log_events``); then each
 of those spilled, with the bytes of its stub as the model receives it (compact JSON, at most 1,536).
 
     python bench/text_kinds.py
@@ -12,6 +12,7 @@ of those spilled, with the bytes of its stub as the model receives it (compact J
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -26,6 +27,7 @@ import benchlib
 
 from scratchfs import ScratchStore
 from scratchfs.api.shape_kinds import told_by_lines
+from scratchfs.api.shape_log import log_events
 
 HERE = Path(__file__).resolve().parent
 SAMPLE = 512 * 1024
@@ -87,6 +89,27 @@ def _worst() -> dict[str, bytes]:
     return {name: data[:SAMPLE] for name, data in made.items()}
 
 
+def _log_levels() -> None:
+    """A log's levels and tracebacks (``scratchfs.api.shape_log.log_events``) on 4 KiB and 512 KiB of a Python
+    ``logging`` output made here, and one level's pattern against the same word led by ``\\b`` (tried at every
+    position: what the shape's first version paid)."""
+    lines = []
+    for n in range(20000):
+        level = "ERROR" if n % 250 == 17 else "WARNING" if n % 40 == 3 else "INFO"
+        lines.append(f"2026-12-05 00:34:34,{n % 1000:03d} {level} app.worker: job {n} done in 0.{n % 997:03d}s")
+        if level == "ERROR":
+            lines += ["Traceback (most recent call last):", '  File "app.py", line 8, in <module>',
+                      f"KeyError: 'missing_key_{n}'"]
+    log = "\n".join(lines).encode()[:SAMPLE]
+    log = log[: log.rfind(b"\n") + 1]
+    small = log[: log.rfind(b"\n", 0, 4096) + 1]
+    for name, data in (("4 KiB", small), ("512 KiB", log)):
+        print(f"log_events, {name} of a log: {_per_call(log_events, [data] * 20):.1f} us a call")
+    word, led = re.compile(rb"ERROR(?![A-Za-z0-9_])(?<![A-Za-z0-9_]ERROR)"), re.compile(rb"\bERROR\b")
+    print(f"one level over 512 KiB: {_per_call(word.findall, [log] * 5) / 1000:.2f} ms from its literal, "
+          f"{_per_call(led.findall, [log] * 5) / 1000:.2f} ms led by \\b")
+
+
 def main() -> None:
     corpus = benchlib.corpus()
     for size, count in ((4096, 3000), (16384, 2000)):
@@ -96,6 +119,7 @@ def main() -> None:
     samples = [benchlib.repeated(corpus, 4 * 1024 * 1024, start=n * 1_000_003)[:SAMPLE] for n in range(8)]
     cost = _per_call(lambda s: told_by_lines(s, 50_000, False, "", 4 * 1024 * 1024), samples)
     print(f"told_by_lines, T2's 512 KiB samples: {cost / 1000:.2f} ms a call")
+    _log_levels()
     directory = tempfile.mkdtemp(prefix="text-kinds-")
     try:
         with ScratchStore(directory) as store:

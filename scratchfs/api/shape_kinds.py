@@ -6,7 +6,7 @@ a unified diff (:mod:`~scratchfs.api.shape_diff`), a ``git log`` without patches
 (:mod:`~scratchfs.api.shape_yaml`; before Markdown, whose headings its ``#`` comments would be), Markdown
 (:mod:`~scratchfs.api.shape_markdown`), a file listing (:mod:`~scratchfs.api.shape_listing`). Each names the parts of
 the text with the line each starts at, for a ``line=N`` read; each gates on a scan or two of a byte before reading
-more (about 7 us together on 4 KiB that is none of them: ``python bench/text_kinds.py``). The diff, YAML,
+more (about 11 us together on 4 KiB that is none of them: ``python bench/text_kinds.py``). The diff, YAML,
 Markdown and listing kinds then read at most the sample's first
 :data:`~scratchfs.api.shape_words.MOST_LINES` lines (:func:`~scratchfs.api.shape_words.within_lines`): a sample of
 more -- 512 KiB of short lines, ``#`` or ``- `` or a diff of thousands of one-line files -- is told from those, its
