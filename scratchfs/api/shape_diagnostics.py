@@ -76,13 +76,14 @@ def diagnostics_shape(sample: bytes, lines: int, complete: bool, scope: str, siz
     warning = (lambda header: header.startswith(b"warning")) if blocks else (lambda severity: severity == b"warning")
     error = (lambda header: not header.startswith(_NOT_ERRORS)) if blocks else \
         (lambda severity: b"error" in severity or severity[-1:].isdigit())
-    errors, warnings = Parts(pattern, text, group, keep=error), Parts(pattern, text, group, keep=warning)
+    found = [item[group - 1] for item in pattern.findall(text)]  # (one pass counts every severity)
+    errors, warnings = sum(1 for item in found if error(item)), sum(1 for item in found if warning(item))
     if not errors and not warnings:
         return None
-    notes = "" if blocks else f", {plural(len(Parts(pattern, text, group, keep=lambda s: s == b'note')), 'note')}"
-    head = (f"{DIAGNOSTICS_SHAPE}, {plural(lines, 'line')}{scope}: {plural(len(errors), 'error')}, "
-            f"{plural(len(warnings), 'warning')}{notes}: ")
-    shown = errors if errors else warnings
+    notes = "" if blocks else f", {plural(found.count(b'note'), 'note')}"
+    head = (f"{DIAGNOSTICS_SHAPE}, {plural(lines, 'line')}{scope}: {plural(errors, 'error')}, "
+            f"{plural(warnings, 'warning')}{notes}: ")
+    shown = Parts(pattern, text, group, keep=error if errors else warning, counted=errors or warnings)
     items = (f"{_told(pattern.match(text, offset), blocks)} (line {line:,})"
              for line, offset in numbered(text, ((offset, offset) for offset, _ in shown)))
     return listed_within(head, items, "; line=N reads from one", len(shown))

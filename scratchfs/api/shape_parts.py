@@ -14,15 +14,20 @@ _CARGO_STATUS_RE = re.compile(rb"( {0,11})([A-Z][a-z]{1,11}(?:-[a-z]{1,8})?) \S"
 
 
 class Parts:
-    """The matches of ``pattern`` in ``text[start:end]`` that ``keep`` accepts (given the match's group ``group``),
-    each as ``(offset, group bytes)``: the offset is that of the newline the match starts with, or with
-    ``at_group``, the newline before the group (the line the group stands on). ``count`` is how many there are;
-    iterating lists them in order, matched as they are asked for."""
+    """The matches of ``pattern`` in ``text[start:end]`` (byte offsets) that ``keep`` accepts (given the match's group
+    ``group``), each as ``(offset, group bytes)``: the offset (bytes into ``text``) is that of the newline the match
+    starts with, or with ``at_group``, the newline before the group (the line the group stands on). ``count`` is how
+    many there are -- ``counted`` when the caller counted them already, else one ``findall``; iterating lists them in
+    order, matched as they are asked for. Raises nothing (``keep`` is the caller's)."""
 
     def __init__(self, pattern: re.Pattern[bytes], text: bytes, group: int = 1, *, start: int = 0,
-                 end: int | None = None, keep: Callable[[bytes], bool] | None = None, at_group: bool = False) -> None:
+                 end: int | None = None, keep: Callable[[bytes], bool] | None = None, at_group: bool = False,
+                 counted: int | None = None) -> None:
         self.pattern, self.text, self.group, self.keep, self.at_group = pattern, text, group, keep, at_group
         self.start, self.end = start, len(text) if end is None else end
+        if counted is not None:  # (the caller counted them, in the pass that counted other matches too)
+            self.count = counted
+            return
         found = pattern.findall(text, start, self.end)
         if keep is not None:
             groups = found if pattern.groups == 1 else [item[group - 1] for item in found]
