@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import benchlib
 
 from scratchfs import ScratchStore
-from scratchfs.api.shape_kinds import told_by_lines
+from scratchfs.api.shape_kinds import KINDS, told_by_lines
 from scratchfs.api.shape_log import log_events
 
 HERE = Path(__file__).resolve().parent
@@ -115,7 +115,9 @@ def main() -> None:
     for size, count in ((4096, 3000), (16384, 2000)):
         slices = [benchlib.repeated(corpus, size, start=n * size + n * 7) for n in range(count)]
         cost = _per_call(lambda s: told_by_lines(s, s.count(b"\n"), True, ""), slices)
-        print(f"told_by_lines, {size // 1024} KiB slices of the corpus: {cost:.1f} us a call")
+        each = ", ".join(f"{told.__name__} {_per_call(lambda s, t=told: t(s, 100, True, ''), slices):.1f}"
+                         for told in KINDS)
+        print(f"told_by_lines, {size // 1024} KiB slices of the corpus: {cost:.1f} us a call ({each})")
     samples = [benchlib.repeated(corpus, 4 * 1024 * 1024, start=n * 1_000_003)[:SAMPLE] for n in range(8)]
     cost = _per_call(lambda s: told_by_lines(s, 50_000, False, "", 4 * 1024 * 1024), samples)
     print(f"told_by_lines, T2's 512 KiB samples: {cost / 1000:.2f} ms a call")

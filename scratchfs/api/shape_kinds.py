@@ -25,17 +25,18 @@ from scratchfs.api.shape_markdown import markdown_shape
 from scratchfs.api.shape_testrun import runner_shape
 from scratchfs.api.shape_yaml import yaml_shape
 
-__all__ = ["told_by_lines"]
+__all__ = ["KINDS", "told_by_lines"]
 
-_KINDS = (runner_shape, diagnostics_shape, diff_shape, git_log_shape, manual_shape, yaml_shape, markdown_shape,
+KINDS = (runner_shape, diagnostics_shape, diff_shape, git_log_shape, manual_shape, yaml_shape, markdown_shape,
           listing_shape)
+"""The kinds, in the order they are tried (each ``(sample, lines, complete, scope, size) -> shape text or None``)."""
 
 
 def told_by_lines(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
     """The shape of the first kind that tells ``sample`` (a content's first bytes; ``complete``: all of it;
     ``lines``: the whole content's line count; ``scope``: what to add when the sample is not all of it; ``size``:
     the whole content's bytes, ``None``: the sample's), else ``None``. Never raises."""
-    for told in _KINDS:
+    for told in KINDS:
         shape = told(sample, lines, complete, scope, size)
         if shape is not None:
             return shape
