@@ -28,7 +28,7 @@ from scratchfs.api.shape_yaml import yaml_shape
 __all__ = ["KINDS", "told_by_lines"]
 
 KINDS = (runner_shape, diagnostics_shape, diff_shape, git_log_shape, manual_shape, yaml_shape, markdown_shape,
-          listing_shape)
+         listing_shape)
 """The kinds, in the order they are tried (each ``(sample, lines, complete, scope, size) -> shape text or None``)."""
 
 
