@@ -45,9 +45,9 @@ def manual_shape(sample: bytes, lines: int, complete: bool, scope: str, size: in
     from a section"``, ``"pydoc of package json, 561 lines, 11 sections: NAME (line 3), …; 3 classes, 4 functions:
     class JSONDecoder (line 226), …, dumps (line 446), …; line=N reads from one"``.
     ``size`` (the content's bytes) is unused: the other kinds take it. Never raises."""
-    man = _MAN_RE.match(sample, 0, _FIRST_BYTES) if sample[:1].isalnum() else None  # (bounded: a first line
+    # (each match bounded: a first line of 512 KiB is none of theirs)
+    man = _MAN_RE.match(sample, 0, _FIRST_BYTES) if sample[:1].isalnum() else None
     pydoc = _PYDOC_RE.match(sample, 0, _FIRST_BYTES) if man is None and sample.startswith(b"Help on ") else None
-    # of 512 KiB is none of theirs)
     if man is None and pydoc is None:
         return None
     if not complete:
@@ -63,7 +63,7 @@ def manual_shape(sample: bytes, lines: int, complete: bool, scope: str, size: in
         name = short_name(f"{man[1].decode().lower()}({man[2].decode()})", 60)
         head = f"{MANUAL_SHAPE} {name}, {plural(lines, 'line')}, {plural(len(sections), 'section')}{scope}: "
         return listed_within(head, titled, "; line=N reads from a section", len(sections))
-    name = short_name(f"{pydoc[1].decode()} {pydoc[2].decode('utf-8', 'replace')}", 60)
+    name = _pydoc_name(pydoc)
     listed = ", ".join(islice(titled, _MOST_SECTIONS)) + (", …" if len(sections) > _MOST_SECTIONS else "")
     head = f"{PYDOC_SHAPE} of {name}, {plural(lines, 'line')}, {plural(len(sections), 'section')}{scope}: {listed}"
     classes, functions = (_members(text, title, pattern) for title, pattern in ((b"CLASSES", _CLASS_RE),
@@ -78,12 +78,17 @@ def manual_shape(sample: bytes, lines: int, complete: bool, scope: str, size: in
     return listed_within(f"{head}; {counts}: ", items, "; line=N reads from one", len(classes) + len(functions))
 
 
+def _pydoc_name(pydoc: re.Match[bytes]) -> str:
+    """What pydoc's first line says it documents: ``"package json"``, ``"class str in module builtins"``."""
+    return short_name(f"{pydoc[1].decode()} {pydoc[2].decode('utf-8', 'replace')}", 60)
+
+
 def _pydoc_class(text: bytes, pydoc: re.Match, lines: int, scope: str) -> str | None:
     """The shape of pydoc's documentation of one class: its methods but the ``__dunder__`` ones, each at its line."""
     methods = Parts(_METHOD_RE, text, keep=lambda name: not (name.startswith(b"__") and name.endswith(b"__")))
     if not methods:
         return None
-    name = short_name(f"{pydoc[1].decode()} {pydoc[2].decode('utf-8', 'replace')}", 60)
+    name = _pydoc_name(pydoc)
     head = (f"{PYDOC_SHAPE} of {name}, {plural(lines, 'line')}, {plural(len(methods), 'method')} besides __dunder__ "
             f"ones{scope}: ")
     items = (f"{short_name(raw.decode(), 48)} (line {line:,})" for line, raw in numbered(text, methods))
