@@ -210,8 +210,6 @@ def diff_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int 
     if b"@" not in head or b"@@ -" not in head or _HUNK_START_RE.search(head) is None:
         return None
     sample, complete, scope = within_lines(sample, size, complete, scope)
-    if not complete:
-        sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
     rows = sample.split(b"\n")
     walk = _Walk()
     take = walk.line

@@ -128,6 +128,4 @@ def listing_shape(sample: bytes, lines: int, complete: bool, scope: str, size: i
     if not sections and sample[:1] not in (b"/", b".", b"~"):  # (find's, a path)
         return None
     sample, complete, scope = within_lines(sample, size, complete, scope)
-    if not complete:
-        sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
     return _ls_sections(sample, lines, scope) if sections else _paths(sample, lines, scope)

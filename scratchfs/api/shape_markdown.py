@@ -110,8 +110,6 @@ def markdown_shape(sample: bytes, lines: int, complete: bool, scope: str, size: 
     if not _hash_at_line_start(sample[:_HEAD_BYTES]):  # (an ATX heading in its head: 1.5 us over 16 KiB)
         return None
     sample, complete, scope = within_lines(sample, size, complete, scope)
-    if not complete:
-        sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
     text = b"\n" + sample
     nonblank = text.count(b"\n") - text.count(b"\n\n")  # (at least: a run of blank lines counts half of them)
     if b"```" not in text and b"~~~" not in text and len(_ATX_RE.findall(text)) > _MOST_HEADINGS * nonblank:

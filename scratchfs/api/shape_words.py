@@ -74,16 +74,18 @@ def listed_within(head: str, items: Iterable[str], tail: str, total: int | None 
     more = f", … {total - len(listed):,} more" if len(listed) < total else ""
     return clip(f"{head}{', '.join(listed)}{more}{tail}")
 
+
 def within_lines(sample: bytes, size: int | None, complete: bool, scope: str) -> tuple[bytes, bool, str]:
     """What a kind of text told by its lines reads of ``sample`` (a content's first bytes; ``size``: the whole
     content's bytes, ``None``: the sample's; ``complete``: the sample is all of it; ``scope``: what its shape adds
-    when not): ``(sample, complete, scope)`` as given when ``sample`` holds at most :data:`MOST_LINES` newlines, else
-    its first :data:`MOST_LINES` lines, ``False`` and the scope that says so (``" (in the first 120 KiB of 512
-    KiB)"``) -- so that the kinds, which read lines in Python (a diff's headers, YAML's keys, Markdown's headings, a
-    listing's directories), cost the same on 512 KiB of ``#`` or of one-line diffs. The cut is found by counts (C
-    speed, about 0.2 ms over 512 KiB)."""
+    when not): ``(sample, complete, scope)`` as given when ``sample`` holds at most :data:`MOST_LINES` newlines (its
+    whole lines only, the last newline's rest left out, when not ``complete``), else its first :data:`MOST_LINES`
+    lines, ``False`` and the scope that says so (``" (in the first 120 KiB of 512 KiB)"``) -- so that the kinds,
+    which read lines in Python (a diff's headers, YAML's keys, Markdown's headings, a listing's directories), cost
+    the same on 512 KiB of ``#`` or of one-line diffs. The cut is found by counts (C speed, about 0.2 ms over 512
+    KiB)."""
     if len(sample) <= MOST_LINES or sample.count(b"\n") <= MOST_LINES:
-        return sample, complete, scope
+        return (sample if complete else sample[: sample.rfind(b"\n") + 1]), complete, scope
     low, high = 0, len(sample)  # the least end holding MOST_LINES newlines: just past the last of them
     while low < high:
         middle = (low + high) // 2

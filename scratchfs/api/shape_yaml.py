@@ -75,8 +75,6 @@ def yaml_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int 
             not _reads_as_yaml(_NL + sample[:_HEAD_BYTES]):  # (a first line ending as JSON's or a program's: none)
         return None  # (its first line no key, entry or document start, or its first 8 KiB no YAML: cheap)
     sample, complete, scope = within_lines(sample, size, complete, scope)
-    if not complete:
-        sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
     text = _NL + sample
     if PROGRAM_LINE_RE.search(text) is not None:
         return None  # (a program's line: a type stub's "class C:" over "x: int" lines is no mapping)
