@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from scratchfs.foundation import text as texts
 from scratchfs.foundation.text import plural
 
-__all__ = ["MAX_SHAPE_CHARS", "MOST_LINES", "PROGRAM_LINE_RE", "clip", "key_name", "kib", "listed_within", "plural",
-           "room_for", "short_name", "within_lines"]
+__all__ = ["MAX_SHAPE_CHARS", "MOST_LINES", "PROGRAM_LINE_RE", "LineNumbers", "clip", "key_name", "kib",
+           "listed_within", "plural", "room_for", "short_name", "within_lines"]
 
 MAX_SHAPE_CHARS = 600
 """Longest shape text, in characters (the stub's preview gives way to it within the 1.5 KiB stub)."""
@@ -94,6 +94,23 @@ def within_lines(sample: bytes, size: int | None, complete: bool, scope: str) ->
         else:
             low = middle + 1
     return sample[:low], False, f" (in the first {kib(low)} of {kib(len(sample) if size is None else size)})"
+
+
+class LineNumbers:
+    """The line numbers of offsets into ``text`` (a newline, then a sample), asked in increasing order: the count of
+    newlines up to and including the offset -- line 1 for the newline before the sample's first line -- each newline
+    counted once over all the calls (C speed)."""
+
+    __slots__ = ("at", "count", "text")
+
+    def __init__(self, text: bytes) -> None:
+        self.text, self.at, self.count = text, 0, 0
+
+    def __call__(self, offset: int) -> int:
+        """The line number of the newline (or other byte) at ``offset``, not less than the last one asked."""
+        self.count += self.text.count(b"\n", self.at, offset + 1)
+        self.at = offset + 1
+        return self.count
 
 
 def short_name(key: object, limit: int = 32) -> str:

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
-from scratchfs.api.shape_words import PROGRAM_LINE_RE, listed_within, plural, short_name, within_lines
+from scratchfs.api.shape_words import PROGRAM_LINE_RE, LineNumbers, listed_within, plural, short_name, within_lines
 
 __all__ = ["YAML_SHAPE", "yaml_shape"]
 
@@ -159,13 +159,7 @@ def _text(text: bytes, marks: list[tuple[int, str, Any]], documents: int, lines:
           scope: str) -> str:
     """The shape's text: the counts, then the documents, top-level keys and a top-level list's items that fit, each
     with its line and what it holds."""
-    newlines = {"at": 0, "count": 0}
-
-    def line(offset: int) -> int:  # (asked in increasing order)
-        newlines["count"] += text.count(b"\n", newlines["at"], offset + 1)
-        newlines["at"] = offset + 1
-        return newlines["count"]
-
+    line = LineNumbers(text)  # (asked in increasing order)
     ends = [at for at, _, _ in marks[1:]] + [len(text)]
     docs = f", {documents:,} documents" if documents > 1 else ""
     head = f"{YAML_SHAPE}, {plural(lines, 'line')}{docs}{scope}: "
