@@ -451,9 +451,11 @@ def _zip_headers(sample: bytes, most: int = _MOST_MEMBERS) -> list[_ZipHeader]:
 
 
 def zip64_sizes(extra: bytes, packed: int, unpacked: int, local: int) -> tuple[int, int, int]:
-    """The sizes and local header offset a zip header gives (a local one: offset 0), those written ``0xFFFFFFFF``
-    taken from its Zip64 extra field ``extra`` (APPNOTE.TXT 4.5.3: id 1, 8 bytes each, in the order uncompressed,
-    compressed, offset, of those so written). Never raises: a field the extra does not hold stays as written."""
+    """``(packed, unpacked, local)``: the compressed and uncompressed sizes (bytes) and the local header's offset
+    (bytes from the archive's start; a local header gives 0) a zip header writes, those written ``0xFFFFFFFF``
+    taken from its Zip64 extra field ``extra`` (APPNOTE.TXT 4.5.3: id 1, 8 bytes each, little-endian, in the order
+    uncompressed, compressed, offset, of those so written). Never raises: a field the extra does not hold stays as
+    written."""
     wanted = [name for name, value in (("unpacked", unpacked), ("packed", packed), ("local", local))
               if value == 0xFFFFFFFF]
     values = {"packed": packed, "unpacked": unpacked, "local": local}

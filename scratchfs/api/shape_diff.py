@@ -206,12 +206,10 @@ def diff_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int 
     ``None``: ``"unified diff, 198 lines, 3 files, 7 hunks, +52 -14: scratchfs/api/archive.py (line 12, +20 -8), …;
     line=N reads from a file's diff"``. Never raises."""
     # a memchr first: a scan for 4 bytes takes 11 us over 16 KiB, and one starting with a newline is slow over newlines
-    head = sample[:_HEAD_BYTES]  # (a diff's first hunk is in its first 64 KiB: a git show's stat before it too)
-    if b"@" not in head or b"@@ -" not in head or _HUNK_START_RE.search(head) is None:
+    start = sample[:_HEAD_BYTES]  # (a diff's first hunk is in its first 64 KiB: a git show's stat before it too)
+    if b"@" not in start or b"@@ -" not in start or _HUNK_START_RE.search(start) is None:
         return None
     sample, complete, scope = within_lines(sample, size, complete, scope)
-    if not complete:
-        sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
     rows = sample.split(b"\n")
     walk = _Walk()
     take = walk.line

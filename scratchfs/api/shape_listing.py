@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from scratchfs.api.shape_words import listed_within, plural, short_name, within_lines
+from scratchfs.api.shape_words import LineNumbers, listed_within, plural, short_name, within_lines
 
 __all__ = ["LISTING_SHAPE", "PATHS_SHAPE", "listing_shape"]
 
@@ -91,12 +91,10 @@ def _paths(sample: bytes, lines: int, scope: str) -> str | None:
     for found in re.finditer(rb"\n" + re.escape(prefix) + rb"([^/\n]*/)?", text):  # (one pass, in order)
         group = groups.setdefault(found[1] or b"", [found.start(), 0])
         group[1] += 1
-    line = {"at": 0, "count": 0}
+    line = LineNumbers(text)
 
     def item(key: bytes, first: int, count: int) -> str:  # (asked in order of first paths: newlines counted once)
-        line["count"] += text.count(b"\n", line["at"], first + 1)
-        line["at"] = first + 1
-        return f"{short_name(key.decode('utf-8', 'replace') or '(here)', 60)} (line {line['count']:,}, {count:,})"
+        return f"{short_name(key.decode('utf-8', 'replace') or '(here)', 60)} (line {line(first):,}, {count:,})"
 
     base = short_name(prefix.decode("utf-8", "replace"), 120)
     head_text = f"{PATHS_SHAPE}, {plural(lines, 'line')}, under {base}{scope}: "
@@ -128,6 +126,4 @@ def listing_shape(sample: bytes, lines: int, complete: bool, scope: str, size: i
     if not sections and sample[:1] not in (b"/", b".", b"~"):  # (find's, a path)
         return None
     sample, complete, scope = within_lines(sample, size, complete, scope)
-    if not complete:
-        sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
     return _ls_sections(sample, lines, scope) if sections else _paths(sample, lines, scope)

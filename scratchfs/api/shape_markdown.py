@@ -24,7 +24,15 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-from scratchfs.api.shape_words import PROGRAM_LINE_RE, listed_within, plural, room_for, short_name, within_lines
+from scratchfs.api.shape_words import (
+    PROGRAM_LINE_RE,
+    LineNumbers,
+    listed_within,
+    plural,
+    room_for,
+    short_name,
+    within_lines,
+)
 
 __all__ = ["MARKDOWN_SHAPE", "markdown_shape"]
 
@@ -110,8 +118,6 @@ def markdown_shape(sample: bytes, lines: int, complete: bool, scope: str, size: 
     if not _hash_at_line_start(sample[:_HEAD_BYTES]):  # (an ATX heading in its head: 1.5 us over 16 KiB)
         return None
     sample, complete, scope = within_lines(sample, size, complete, scope)
-    if not complete:
-        sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
     text = b"\n" + sample
     nonblank = text.count(b"\n") - text.count(b"\n\n")  # (at least: a run of blank lines counts half of them)
     if b"```" not in text and b"~~~" not in text and len(_ATX_RE.findall(text)) > _MOST_HEADINGS * nonblank:
@@ -134,11 +140,9 @@ def markdown_shape(sample: bytes, lines: int, complete: bool, scope: str, size: 
 def _text(text: bytes, headings: list[tuple[int, int, bytes, bool]], blocks: int, lines: int, scope: str) -> str:
     """The shape's text: the counts, then the headings that fit -- all, else those of the top levels that fit (of
     the two top ones at least when the top one is a lone title) -- each with its line."""
-    numbered, line, at = [], 0, 0
-    for offset, level, heading, _ in headings:
-        line += text.count(b"\n", at, offset + 1)  # (the newline before it: its line is the count of those so far)
-        at = offset + 1
-        numbered.append((line, level, short_name(heading.decode("utf-8", "replace"), 60)))
+    line = LineNumbers(text)  # (the newline before a heading: its line is the count of those so far)
+    numbered = [(line(offset), level, short_name(heading.decode("utf-8", "replace"), 60))
+                for offset, level, heading, _ in headings]
     code = f", {plural(blocks, 'code block')}" if blocks else ""
     head = f"{MARKDOWN_SHAPE}, {plural(lines, 'line')}, {plural(len(headings), 'heading')}{code}{scope}: "
     tail = "; line=N reads from a heading"

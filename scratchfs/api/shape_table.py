@@ -75,10 +75,6 @@ def table_head(text: str, whole: Callable[[], str]) -> str:
     return head if head.find(end, head.find(end) + 1) >= 0 else whole()  # (2 line ends: found, not counted)
 
 
-"""A line end as a rows read takes it (:mod:`scratchfs.engine.structure.row_lines`): ``\\r\\n``, a lone ``\\r``,
-``\\n``."""
-
-
 def first_table_line(head: str) -> str:
     """The first line of ``head``, its end left out (:func:`table_lines`), found without copying the rest."""
     end = head.find("\n")

@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from scratchfs.foundation import text as texts
 from scratchfs.foundation.text import plural
 
-__all__ = ["MAX_SHAPE_CHARS", "MOST_LINES", "PROGRAM_LINE_RE", "clip", "key_name", "kib", "listed_within", "plural",
-           "room_for", "short_name", "within_lines"]
+__all__ = ["MAX_SHAPE_CHARS", "MOST_LINES", "PROGRAM_LINE_RE", "LineNumbers", "clip", "key_name", "kib",
+           "listed_within", "plural", "room_for", "short_name", "within_lines"]
 
 MAX_SHAPE_CHARS = 600
 """Longest shape text, in characters (the stub's preview gives way to it within the 1.5 KiB stub)."""
@@ -74,16 +74,18 @@ def listed_within(head: str, items: Iterable[str], tail: str, total: int | None 
     more = f", … {total - len(listed):,} more" if len(listed) < total else ""
     return clip(f"{head}{', '.join(listed)}{more}{tail}")
 
+
 def within_lines(sample: bytes, size: int | None, complete: bool, scope: str) -> tuple[bytes, bool, str]:
     """What a kind of text told by its lines reads of ``sample`` (a content's first bytes; ``size``: the whole
     content's bytes, ``None``: the sample's; ``complete``: the sample is all of it; ``scope``: what its shape adds
-    when not): ``(sample, complete, scope)`` as given when ``sample`` holds at most :data:`MOST_LINES` newlines, else
-    its first :data:`MOST_LINES` lines, ``False`` and the scope that says so (``" (in the first 120 KiB of 512
-    KiB)"``) -- so that the kinds, which read lines in Python (a diff's headers, YAML's keys, Markdown's headings, a
-    listing's directories), cost the same on 512 KiB of ``#`` or of one-line diffs. The cut is found by counts (C
-    speed, about 0.2 ms over 512 KiB)."""
+    when not): ``(sample, complete, scope)`` as given when ``sample`` holds at most :data:`MOST_LINES` newlines (its
+    whole lines only, the last newline's rest left out, when not ``complete``), else its first :data:`MOST_LINES`
+    lines, ``False`` and the scope that says so (``" (in the first 120 KiB of 512 KiB)"``) -- so that the kinds,
+    which read lines in Python (a diff's headers, YAML's keys, Markdown's headings, a listing's directories), cost
+    the same on 512 KiB of ``#`` or of one-line diffs. The cut is found by counts (C speed, about 0.2 ms over 512
+    KiB)."""
     if len(sample) <= MOST_LINES or sample.count(b"\n") <= MOST_LINES:
-        return sample, complete, scope
+        return (sample if complete else sample[: sample.rfind(b"\n") + 1]), complete, scope
     low, high = 0, len(sample)  # the least end holding MOST_LINES newlines: just past the last of them
     while low < high:
         middle = (low + high) // 2
@@ -92,6 +94,23 @@ def within_lines(sample: bytes, size: int | None, complete: bool, scope: str) ->
         else:
             low = middle + 1
     return sample[:low], False, f" (in the first {kib(low)} of {kib(len(sample) if size is None else size)})"
+
+
+class LineNumbers:
+    """The line numbers of offsets into ``text`` (a newline, then a sample), asked in increasing order: the count of
+    newlines up to and including the offset -- line 1 for the newline before the sample's first line -- each newline
+    counted once over all the calls (C speed)."""
+
+    __slots__ = ("at", "count", "text")
+
+    def __init__(self, text: bytes) -> None:
+        self.text, self.at, self.count = text, 0, 0
+
+    def __call__(self, offset: int) -> int:
+        """The line number of the newline (or other byte) at ``offset``, not less than the last one asked."""
+        self.count += self.text.count(b"\n", self.at, offset + 1)
+        self.at = offset + 1
+        return self.count
 
 
 def short_name(key: object, limit: int = 32) -> str:

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
-from scratchfs.api.shape_words import PROGRAM_LINE_RE, listed_within, plural, short_name, within_lines
+from scratchfs.api.shape_words import PROGRAM_LINE_RE, LineNumbers, listed_within, plural, short_name, within_lines
 
 __all__ = ["YAML_SHAPE", "yaml_shape"]
 
@@ -75,8 +75,6 @@ def yaml_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int 
             not _reads_as_yaml(_NL + sample[:_HEAD_BYTES]):  # (a first line ending as JSON's or a program's: none)
         return None  # (its first line no key, entry or document start, or its first 8 KiB no YAML: cheap)
     sample, complete, scope = within_lines(sample, size, complete, scope)
-    if not complete:
-        sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
     text = _NL + sample
     if PROGRAM_LINE_RE.search(text) is not None:
         return None  # (a program's line: a type stub's "class C:" over "x: int" lines is no mapping)
@@ -139,32 +137,29 @@ def _start(match: re.Match[bytes]) -> int:
 
 
 def _label(text: bytes, top: list[re.Match[bytes]], start: int) -> str:
-    """What names the document starting at ``start``: its first top-level key (of ``top``, all of them in order)
-    among :data:`_NAMING` holding a scalar, with it (``kind: Service``), else its first top-level key, else ``""``."""
+    """What names the document starting at ``start``: its top-level key (of ``top``, all of them in order) named
+    first in :data:`_NAMING` (the first such when repeated), with its value when that is a scalar (``kind:
+    Service``, and ``, name: web`` from an indented ``name:`` of the document when the key is no ``name``); else --
+    no such key, or its value none -- its first top-level key; else ``""``."""
     end = text.find(b"\n---", start + 1)
     own = top[bisect_left(top, start, key=_start) : bisect_left(top, end if end >= 0 else len(text), key=_start)]
-    for match in sorted(own, key=lambda m: _NAMING.index(m[3]) if m[3] in _NAMING else len(_NAMING)):
-        value = text[match.end() : text.find(b"\n", match.end())].strip()
-        if match[3] in _NAMING and value and value[:1] not in b"|>&!#":
-            named = _NESTED_NAME_RE.search(text, start, end if end >= 0 else len(text))  # (Kubernetes' metadata.name)
-            label = f"{match[3].decode('utf-8', 'replace')}: {value.decode('utf-8', 'replace')}" + (
-                f", name: {named[1].decode('utf-8', 'replace')}" if named and match[3] != b"name" else "")
-            return short_name(label, 80)
+    if not own:
+        return ""
+    match = min(own, key=lambda m: _NAMING.index(m[3]) if m[3] in _NAMING else len(_NAMING))  # (the first least)
+    value = text[match.end() : text.find(b"\n", match.end())].strip()
+    if match[3] not in _NAMING or not value or value[:1] in b"|>&!#":
         return short_name(own[0][3].decode("utf-8", "replace"), 60)
-    return ""
+    named = _NESTED_NAME_RE.search(text, start, end if end >= 0 else len(text))  # (Kubernetes' metadata.name)
+    label = f"{match[3].decode('utf-8', 'replace')}: {value.decode('utf-8', 'replace')}" + (
+        f", name: {named[1].decode('utf-8', 'replace')}" if named and match[3] != b"name" else "")
+    return short_name(label, 80)
 
 
 def _text(text: bytes, marks: list[tuple[int, str, Any]], documents: int, lines: int,
           scope: str) -> str:
     """The shape's text: the counts, then the documents, top-level keys and a top-level list's items that fit, each
     with its line and what it holds."""
-    newlines = {"at": 0, "count": 0}
-
-    def line(offset: int) -> int:  # (asked in increasing order)
-        newlines["count"] += text.count(b"\n", newlines["at"], offset + 1)
-        newlines["at"] = offset + 1
-        return newlines["count"]
-
+    line = LineNumbers(text)  # (asked in increasing order)
     ends = [at for at, _, _ in marks[1:]] + [len(text)]
     docs = f", {documents:,} documents" if documents > 1 else ""
     head = f"{YAML_SHAPE}, {plural(lines, 'line')}{docs}{scope}: "

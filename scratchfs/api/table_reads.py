@@ -81,5 +81,3 @@ def table_like(source: ReaderSource) -> bool:
     except InvalidArgument:
         return False
     return header >= 2 and wide * 5 >= records * 4
-
-

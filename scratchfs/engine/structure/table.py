@@ -295,8 +295,10 @@ def _delimiter(source: ContentSource, delimiter: str | None) -> tuple[str, int]:
     named = named_separator(first)
     start = (len(head) if end is None else end.end()) if named else 0
     bom = len(UTF8_BOM) if not start and head.startswith(UTF8_BOM) else 0  # (no part of a comment line)
-    text = head[start + bom :].decode("utf-8", "surrogateescape")  # (as the shape reads it; each odd byte one
-    skip, _ = leading_comments(text)  # character, so its characters encode back to its bytes)
+    skip = 0
+    if head.startswith(b"#", start + bom):  # (comment lines only start with one: no 64 KiB decoded a page else)
+        text = head[start + bom :].decode("utf-8", "surrogateescape")  # (as the shape reads it; each odd byte one
+        skip, _ = leading_comments(text)  # character, so its characters encode back to its bytes)
     if skip:
         start += bom + len(text[:skip].encode("utf-8", "surrogateescape"))
         end = LINE_END.search(head, start)
