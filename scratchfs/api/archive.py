@@ -58,26 +58,23 @@ _CENTRAL_READ = 64 * 1024  # bytes of the central directory read at once
 
 
 def members_page(read: Callable[[int, int], bytes], size: int, handle: str, cursor: str | None, budget: int,
-                 entry: str | None, misfit: Callable[[], str] | None = None) -> ItemPage:
+                 entry: str | None, misfit: Callable[[], str]) -> ItemPage:
     """One page of the members of the tar or zip of ``size`` bytes that ``read(offset, length)`` reads (the entry
     ``handle``), from ``cursor`` (a former page's, or ``None``: the first), within ``budget`` bytes of JSON
     (``ItemPage`` named ``members``, items as the module docstring says, ``extra["note"]`` when the listing ended
     before the archive did or a member is compressed). ``entry``: what the cursors are bound to; ``misfit``: the
-    refusal of content that is no archive (what it holds and the reads that fit it), else one of this module's.
+    refusal of content that is no archive (what it holds and the reads that fit it:
+    :func:`~scratchfs.api.misfit.members_misfit`).
 
     Raises:
-        InvalidArgument: the content is no tar or zip (a compressed one -- gzip, zstd, ... -- says so: no read
-            decompresses it), a zip whose central directory is not where its end record says, or a cursor not made
-            by this read of this entry."""
+        InvalidArgument: the content is no tar or zip (``misfit()``), a zip whose central directory is not where
+            its end record says, or a cursor not made by this read of this entry."""
     budget = check_budget(budget)
     kind = binary_kind(read(0, _PROBE_BYTES))
     if kind == "zip" or (kind is None and _end_record(read, size) is not None):
         return _zip_page(read, size, handle, cursor, budget, CursorKey(MEMBERS_VIEW + "\0zip", size, entry))
     if kind != "tar":
-        held = f"{kind}-compressed content: no read decompresses it" if kind in (
-            "gzip", "zstd", "bzip2", "xz") else f"{kind or 'no archive'}"
-        raise InvalidArgument(misfit() if misfit is not None else
-                              f'view="members" lists the members of a tar or zip archive; {handle} holds {held}')
+        raise InvalidArgument(misfit())
     key = CursorKey(MEMBERS_VIEW + "\0tar", size, entry)
     start = decode_cursor(cursor, 1, key)[0] if cursor is not None else 0
     walk = TarWalk(read, start)

@@ -20,8 +20,10 @@ __all__ = ["bounded_lines", "bounded_range", "check_end"]
 
 
 def check_end(end: object, searching: bool) -> int | None:
-    """``end`` as given to ``read_handle`` (``None``: no bound), checked: an integer of at least 1, given to a range or
-    line read (``searching``: the call is a search, which takes none). Raises InvalidArgument."""
+    """``end`` as given to ``read_handle`` (the byte offset in the content the read stops before; ``None``: no
+    bound), checked: an integer of at least 1, given to a range or line read (``searching``: the call is a search,
+    which takes none). Returns it, or ``None``. Raises InvalidArgument (not an integer, below 1, or on a search); a
+    bound past the content's size is refused by :func:`bounded_range` and :func:`bounded_lines`, which know it."""
     if end is None:
         return None
     bound = check_int(end, "end", 1)

@@ -56,8 +56,9 @@ def _layout_bytes(page: bytes) -> tuple[int, list[int]]:
 
 
 def _text_bytes(sample: bytes, codec: str) -> int:
-    """The UTF-8 bytes of the text of ``sample`` as the text view renders it, about (within 4% on the fixtures, the
-    Rust and Python documentation and Debian's HTML manuals; 7% low before its layout was counted): outside markup,
+    """The UTF-8 bytes of the text of ``sample`` as the text view renders it, about (within 3% on the fixtures' pages
+    -- a slice of the Rust book, a pydoc page, sqlite3 -html output -- and a generated documentation page:
+    ``tests/test_html_text_view.py``): outside markup,
     ``<script>`` and ``<style>``, character references resolved, white space collapsed but inside ``<pre>``, plus
     the view's layout (:func:`_layout_bytes`)."""
     page = _SCRIPT_RE.sub(b" ", sample)
@@ -77,7 +78,7 @@ def _text_bytes(sample: bytes, codec: str) -> int:
 def html_shape(sample: bytes, scope: str) -> str:
     """The shape of an HTML page from its first bytes ``sample`` (``scope`` says how much of the page it is, or
     ``""``): its title, how much of it is text (:func:`_text_bytes`: what the text view of the sample takes, within
-    4% on the fixtures' pages, ``tests/test_html_text_view.py``), and its first headings, at most
+    3% on the fixtures' pages, ``tests/test_html_text_view.py``), and its first headings, at most
     :data:`~scratchfs.api.shape_words.MAX_SHAPE_CHARS` characters. Never raises (bytes the page's codec cannot decode
     read as U+FFFD, as a browser reads them)."""
     codec, _ = page_codec(sample)  # the title and headings decoded as the text view decodes the page

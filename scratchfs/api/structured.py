@@ -304,7 +304,9 @@ class StructureReads:
             if content_type == "html":
                 return text_page(src, offset, cursor=cursor, budget_bytes=budget, cache_key=blob,
                                  timeout=self._timeout(), entry=entry_identity(handle, blob))
-            if plain_view(src.read, content_type, self.shape):  # (text of no escape: the view is the text itself)
+            # text of no escape: the view is the text itself (told on the first page: a cursor's passed, and its
+            # first SAMPLE_BYTES are not read again each page)
+            if cursor is None and plain_view(src.read, content_type, self.shape):
                 raise InvalidArgument(view_misfit(handle, content_type, self.shape, self.line_bytes))
             if content_type in ("log", "text", None):
                 return view_page(src, offset, cursor=cursor, budget_bytes=budget, raw_offset=raw_offset,
@@ -359,7 +361,9 @@ class StructureReads:
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             self._fits(kind, "select", handle)
-            if kind in SNIFFED_NO_TABLE and no_element(src.read, src.size, MAX_HTML_BYTES):  # (body: its whole text)
+            if kind in SNIFFED_NO_TABLE and cursor is None and no_element(src.read, src.size, MAX_HTML_BYTES):
+                # (a select of no element gives its body, its whole text; told on the first page: a cursor's
+                # passed, and up to MAX_HTML_BYTES are not scanned again each page)
                 raise InvalidArgument(select_misfit(handle, kind, self.shape, self.line_bytes, selector))
             page = select_page(src, selector, cursor=cursor, budget_bytes=budget, timeout=self._timeout(),
                                entry=entry_identity(handle, blob), cache_key=blob)
