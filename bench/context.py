@@ -21,7 +21,7 @@ Strategies (scripted, as the peers document them):
 * ``scratchfs-lean``: the same with a store made with ``preview_bytes=256`` (a stub of about 1 KiB that keeps its
   room for the shape and the note).
 
-Run: ``python bench/context.py`` (about 30 s). Prints a table, writes ``bench/results/context.json`` and draws
+Run: ``python bench/context.py`` (about 10 s). Prints a table, writes ``bench/results/context.json`` and draws
 ``bench/results/context.png``.
 """
 
