@@ -66,11 +66,12 @@ def store_root(root: str | os.PathLike[str] | None) -> Path:
     """
     if root is not None and not os.fspath(root):
         raise InvalidArgument("the store root is an empty string: give a directory (a new or empty one, or a store)")
-    if root is None and os.environ.get(ENV_ROOT) == "":
-        raise InvalidArgument(f"${ENV_ROOT} is set to an empty string: unset it for the default root (the user cache "
-                              "directory), or name a directory")
     if root is None:
-        root = os.environ.get(ENV_ROOT) or platformdirs.user_cache_dir("scratchfs")
+        root = os.environ.get(ENV_ROOT)
+        if root == "":
+            raise InvalidArgument(f"${ENV_ROOT} is set to an empty string: unset it for the default root (the user "
+                                  "cache directory), or name a directory")
+        root = root or platformdirs.user_cache_dir("scratchfs")
     return Path(root).expanduser().absolute()
 
 

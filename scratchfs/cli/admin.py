@@ -47,7 +47,7 @@ from scratchfs.cli.app import (
     with_store,
 )
 from scratchfs.cli.settings_options import Size, settings_options
-from scratchfs.cli.shell import shell_command
+from scratchfs.cli.shell import FLEET_STORE_NOTE, shell_command
 from scratchfs.engine.backends import ENV_INDEX
 from scratchfs.foundation.errors import CorruptBlob, ScratchError, StorageError
 from scratchfs.foundation.limits import SOON_SECONDS
@@ -119,7 +119,7 @@ def ls(store: ScratchStore, run_id: str | None, agent_id: str | None, limit: int
         sys.stdout.flush()
         words = ["ls", *(["--run", run_id] if run_id is not None else []),
                  *(["--agent", agent_id] if agent_id is not None else []), "--limit", str(limit), "--after", more,
-                 *(["--json"] if as_json else []), *(["--root", str(store.root)] if store.embedded else [])]
+                 *(["--json"] if as_json else []), *_root_words(store)]
         warn(f"{_entries(limit)} shown; next: {shell_command(words, store.embedded)}")
 
 
@@ -273,10 +273,8 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
                                   str(store.root)))
     if report.next_cursor:
         words = ["fsck", *(["--repair"] if repair else []), *(["--quick"] if quick else []), "--limit", str(limit),
-                 "--after", report.next_cursor, *(["--json"] if as_json else []),
-                 *(["--root", str(store.root)] if store.embedded else [])]
-        warn(f"stopped after {_entries(report.entries_checked)}; next: "
-             f"{shell_command(words, store.embedded)}")
+                 "--after", report.next_cursor, *(["--json"] if as_json else []), *_root_words(store)]
+        warn(f"stopped after {_entries(report.entries_checked)}; next: {shell_command(words, store.embedded)}")
     if not report.clean:
         left = report.remaining
         hint = "" if repair else _repair_hint(report.problems, _repair_command(store))
@@ -308,12 +306,16 @@ def _skips(reasons: dict[str, int]) -> str:
     return ": " + ", ".join(f"{n} {_SKIPS.get(why, why)}" for why, n in reasons.items()) if reasons else ""
 
 
+def _root_words(store: ScratchStore) -> list[str]:
+    """``--root ROOT`` (absolute) of a local store, which a printed continuation names; none of a fleet's store
+    (:data:`~scratchfs.cli.shell.FLEET_STORE_NOTE` says what it needs instead)."""
+    return ["--root", str(store.root)] if store.embedded else []
+
+
 def _repair_command(store: ScratchStore) -> str:
     """The command that repairs ``store``, in backquotes (``scratchfs fsck --repair --root ROOT``), pasted as it is."""
-    where = ["--root", str(store.root)] if store.embedded else []
-    again = f"`{shell_command(['fsck', '--repair', *where], True)}`"
-    return again if store.embedded else (f"{again} (with this store's --index and --blobs, or $SCRATCHFS_INDEX and "
-                                         "$SCRATCHFS_BLOBS)")
+    again = f"`{shell_command(['fsck', '--repair', *_root_words(store)], True)}`"
+    return again if store.embedded else f"{again} {FLEET_STORE_NOTE}"
 
 
 def _repair_hint(problems: list, again: str) -> str:

@@ -209,15 +209,14 @@ def as_invoked(text: str, root: str | None = None) -> str:
     name = program()
     if (name == "scratchfs" and root is None) or "scratchfs " not in text:
         return text
-    words = "|".join(re.escape(command) for command in sorted(main.commands, key=len, reverse=True))  # (a command
-    # written by program() already, `python3 -m scratchfs ls`, is left as it is)
-
+    words = "|".join(re.escape(command) for command in sorted(main.commands, key=len, reverse=True))
     rooted = root is not None and "--root" not in text  # (a command the CLI wrote with its --root already)
 
     def command(found: re.Match[str]) -> str:
         return f"{name} {found[1]}{found[2]}" + (f" --root {shell_word(root)}" if rooted and found[1] != "--help"
                                                   else "")  # (after its options: `fsck --lost-blobs --repair`)
 
+    # (a command written by program() already, `python3 -m scratchfs ls`, is left as it is: the `-m ` before it)
     return re.sub(rf"(?<![\w./-])(?<!-m )scratchfs ({words}|--help)(?![\w-])((?: --[a-z][\w-]*)*)", command, text)
 
 

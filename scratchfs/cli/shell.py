@@ -78,8 +78,11 @@ def shell_command(words: Sequence[str], local: bool) -> str:
     ``--blobs`` (or ``$SCRATCHFS_INDEX`` and ``$SCRATCHFS_BLOBS``), which the command is said to need instead: not
     printed, they may hold a password."""
     command = " ".join([program(), *(shell_word(word) for word in words)])
-    return command if local else (f"{command} (with this store's --index and --blobs, or $SCRATCHFS_INDEX and "
-                                  "$SCRATCHFS_BLOBS)")
+    return command if local else f"{command} {FLEET_STORE_NOTE}"
 
 
-__all__ = ["as_module", "program", "shell_command", "shell_word"]
+FLEET_STORE_NOTE = "(with this store's --index and --blobs, or $SCRATCHFS_INDEX and $SCRATCHFS_BLOBS)"
+"""What a printed command that continues one on a fleet's store needs besides its words (:func:`shell_command`)."""
+
+
+__all__ = ["FLEET_STORE_NOTE", "as_module", "program", "shell_command", "shell_word"]

@@ -518,8 +518,9 @@ class Index(ScaleQueries):
     def delete_rows(self, rows: list[tuple[int, str]], sizer: BatchSizer | None = None, *, reason: str | None = None,
                     now: float = 0.0) -> int:
         """Delete rows by ``(id, blob)``, each only if it still names that blob, in transactions sized by ``sizer``;
-        with ``reason``, a row still live at ``now`` leaves a tombstone saying it (:meth:`gone`: a read is told
-        why, "removed by fsck --repair (...)"). Return rows deleted."""
+        with ``reason`` (a :class:`~scratchfs.engine.protocols.Gone` reason), a row still live at ``now`` (epoch
+        seconds) leaves a tombstone saying it, dated ``now`` (:meth:`gone`: a read is told why, "removed by fsck
+        --repair (...)"). Return rows deleted."""
         left = list(rows)
         deleted = 0
 
