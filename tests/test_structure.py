@@ -35,6 +35,7 @@ from scratchfs.engine.structure import (
 )
 from scratchfs.engine.structure.html_worker import element_text, parser_config
 from scratchfs.engine.structure.paging import iter_lines
+from scratchfs.engine.structure.terminal import render_line
 from scratchfs.foundation.errors import BadRecord, InvalidArgument
 
 BUDGETS = [256, 700, 8192, 65536]
@@ -458,6 +459,16 @@ def test_terminal_pages_delete_insert_and_erase_characters_as_a_terminal_does(to
     rendered = "\n".join(_pyte_lines(raw))
     pages = follow(lambda **kw: view_page(BytesSource(raw.encode(), 16), **kw), budget)
     assert "".join(p.text for p in pages) == rendered
+
+
+def test_inserted_blanks_push_cells_past_the_margin_and_never_grow_a_line():
+    """``ESC[n@`` put up to 1,024 blank cells before the cursor's and kept every cell they pushed on: 3,000 inserts
+    at column 0 of a 100-character line made a 3 MB line in a second, 20,000 ran past a minute (helper revB). A
+    terminal loses what an insert pushes past its right margin: here the line's end or MAX_CURSOR_COLUMN."""
+    assert render_line("x" * 100 + "\x1b[G\x1b[9999@" * 20000) == ""  # (all pushed off; blanks are no writes)
+    assert render_line("x" * 100 + "\x1b[G\x1b[5@y") == "y    " + "x" * 100  # (within the margin: all kept)
+    wide = "a" * 2000 + "\x1b[10G\x1b[3@"
+    assert render_line(wide) == "a" * 9 + "   " + "a" * (2000 - 12)  # (the line's end is its margin)
 
 
 def test_a_progress_line_padded_with_spaces_keeps_them():

@@ -6,10 +6,11 @@ the next multiple of 8 (over what is there, as a terminal's tab does, writing no
 the end of the line, ``ESC[1K`` to the cursor, ``ESC[2K`` the whole line; ``ESC[nG`` moves to column n,
 ``ESC[nC``/``ESC[nD`` right/left (a move right stops at column :data:`MAX_CURSOR_COLUMN` or the line's end, whichever is
 further, as a terminal stops at its right margin: a short escape never makes a page of spaces); ``ESC[nP`` deletes n
-cells at the cursor (those after it move left), ``ESC[n@`` inserts n blank ones there (at most
-:data:`MAX_CURSOR_COLUMN`), ``ESC[nX`` blanks n from it (ECMA-48's DCH, ICH and ECH, which a shell's line editing
-writes: a terminal recording of an interactive session); every other CSI sequence
-(colours, styles), OSC sequence (titles, hyperlinks) and two-byte escape is dropped, as are other control characters.
+cells at the cursor (those after it move left), ``ESC[n@`` inserts n blank ones there (cells pushed past the right
+margin -- the line's end or :data:`MAX_CURSOR_COLUMN`, whichever is further -- are lost), ``ESC[nX`` blanks n
+from it (ECMA-48's DCH, ICH and ECH, which a shell's line editing writes: a terminal recording of an interactive
+session); every other CSI sequence (colours, styles), OSC sequence (titles, hyperlinks) and two-byte escape is
+dropped, as are other control characters.
 Cursor moves to other lines (``ESC[A``, used by multi-line progress displays) are not followed: each line keeps its own
 last state. A line is its cells up to the last one a character was written to: spaces written at its end are kept (a
 terminal keeps them: a progress line padded with spaces over a longer one), blank cells left by a tab, a move or an
@@ -132,8 +133,10 @@ def _csi(cells: list[str | None], col: int, params: str, final: str) -> int:
         return max(0, col - _number(params))
     elif final == "P":  # DCH: the cells from the cursor move left over the n deleted
         del cells[col : col + _number(params)]
-    elif final == "@" and col < len(cells):  # ICH: n blank cells put before the cursor's (at most a margin's)
-        cells[col:col] = [None] * min(_number(params), MAX_CURSOR_COLUMN)
+    elif final == "@" and col < len(cells):  # ICH: n blank cells put before the cursor's; what they push past the
+        margin = max(len(cells), MAX_CURSOR_COLUMN)  # right margin (the line's end or MAX_CURSOR_COLUMN) is lost, as
+        cells[col:col] = [None] * min(_number(params), margin - col)  # on a terminal: inserts never grow a line
+        del cells[margin:]
     elif final == "X":  # ECH: n cells from the cursor blanked, the cursor kept
         cells[col : col + _number(params)] = [None] * len(cells[col : col + _number(params)])
     return col
