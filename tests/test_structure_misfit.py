@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 from starlette.testclient import TestClient
 
-from scratchfs import BadRecord, InvalidArgument
-from scratchfs.api.contract import ScratchTools
+from scratchfs import BadRecord, InvalidArgument, ScratchStore
+from scratchfs.api.contract import ScratchTools, error_text
 from scratchfs.cli import main
 from scratchfs.web import create_app
 
@@ -279,3 +279,16 @@ def test_a_view_that_does_not_fit_is_refused_in_the_words_of_every_refusal(tools
     message = str(caught.value)
     assert message.startswith(f"{stub.handle} holds {what} (content type {kind}), "), message
     assert f'view="{read["view"]}"' in message and "read it " in message and "pattern=" in message, message
+
+
+def test_a_long_selector_refused_leaves_room_for_the_reads_that_fit(tmp_path):
+    """The refusal echoed the whole selector as JSON with ASCII escapes: 1,000 characters of é made 6,000 bytes, and
+    the error, cut at its 2,048-byte cap, lost the reads that fit (helper revB). It echoes 60 characters at most."""
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("r", "a")
+        handle = scope.spill(b"plain text line\n" * 2000).handle
+        with pytest.raises(InvalidArgument) as refused:
+            ScratchTools(scope).call("read_handle", {"handle": handle, "select": "\u00e9" * 1000})
+    text = json.dumps(error_text(refused.value), ensure_ascii=False)  # (what the model receives of it)
+    assert "read it by lines (line=, lines=) or by search (match=, pattern=)" in text, text[-200:]
+    assert len(text.encode()) < 600

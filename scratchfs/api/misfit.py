@@ -19,6 +19,7 @@ from scratchfs.api.shape_aligned import is_aligned
 from scratchfs.api.shape_binary import compressed_format
 from scratchfs.api.shape_stream import is_stream
 from scratchfs.api.shape_terminal import TERMINAL_SHAPE
+from scratchfs.api.shape_words import short_name
 from scratchfs.api.table_reads import headless
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import DEFAULT_READ_BYTES
@@ -38,6 +39,7 @@ _NOT_PARSED = ("jq: parse error", "the document is not valid JSON", "the documen
 _TOO_DEEP = "jq: parse error: Exceeds depth limit for parsing"
 
 T = TypeVar("T")
+_SELECTOR_CHARS = 60  # most characters of a selector a refusal echoes
 _DRAWN_OTHERWISE = re.compile(rb"[\x1b\x08\r]")  # an escape, a backspace, a \r: what a terminal shows otherwise
 _TAG = re.compile(rb"<[A-Za-z][A-Za-z0-9-]*[\s/>]")  # an HTML element's start tag
 _TAG_SCAN_BYTES = 1 << 20  # bytes scanned for a tag at a time
@@ -155,8 +157,9 @@ def members_misfit(handle: str, content_type: str | None, shape: str | None, lin
 def select_misfit(handle: str, content_type: str | None, shape: str | None, line_bytes: float, selector: str) -> str:
     """The refusal of a CSS select of ``selector`` in an entry of text, a log or binary data that holds no HTML
     element (:func:`no_element`, or none the selector matched): what it holds and the reads that fit it."""
-    return holds(handle, content_type, shape, line_bytes, f", in which select={json.dumps(selector)} found no HTML "
-                 "element")
+    shown = json.dumps(short_name(selector, _SELECTOR_CHARS), ensure_ascii=False)  # (a long one kept the reads that
+    return holds(handle, content_type, shape, line_bytes, f", in which select={shown} found no HTML element")  # fit
+    # from the reply: 1,000 characters of é echoed as 6,000 bytes of \u escapes past its 2,048-byte cap)
 
 
 def slurp_form(handle: str, kind: str | None, shape: str | None) -> str:
