@@ -172,9 +172,9 @@ def test_a_table_after_a_preamble_is_told_and_read_from_its_header(tools, scratc
     data = (_TOOLS / "top-bn1.txt").read_bytes()
     lines = data.decode().split("\n")[:-1]
     stub = scratch_scope.spill(data, source_tool="top")
-    assert stub.shape.startswith("table aligned by spaces, 12 columns: PID, USER, PR, NI, VIRT, RES, SHR, S, %CPU")
+    assert stub.shape.startswith("table aligned by spaces, the header is line 7, after 6 lines (line=1, lines=6 reads "
+                                 "them); 12 columns: PID, USER, PR, NI, VIRT, RES, SHR, S, %CPU")
     assert f", {len(lines) - 7} rows; " in stub.shape
-    assert stub.shape.endswith("; the header is line 7, after 6 lines (line=1, lines=6 reads them)")
     pages = follow(tools, {"handle": stub.handle, "row": 1, "rows": 20}, 4096)
     assert pages[0]["header"] == ["PID", "USER", "PR", "NI", "VIRT", "RES", "SHR", "S", "%CPU", "%MEM", "TIME+",
                                   "COMMAND"]
@@ -189,8 +189,9 @@ def test_a_table_after_one_line_is_read_from_its_header(tools, scratch_scope):
     # w's layout, written by hand (no one is logged in here: w printed its header alone): an uptime line first
     data = (_TOOLS / "w-by-hand.txt").read_bytes()
     stub = scratch_scope.spill(data, source_tool="w")
-    assert stub.shape.endswith("3 rows; split at runs of spaces; the header is line 2, after 1 line (line=1, "
-                               "lines=1 reads them)")
+    assert stub.shape.startswith("table aligned by spaces, the header is line 2, after 1 line (line=1, lines=1 reads "
+                                 "them); 8 columns: USER, ")
+    assert stub.shape.endswith("3 rows; split at runs of spaces")
     (page,) = follow(tools, {"handle": stub.handle, "row": 1, "rows": 10}, 4096)
     assert page["header"] == ["USER", "TTY", "FROM", "LOGIN@", "IDLE", "JCPU", "PCPU", "WHAT"]
     assert page["rows"][1] == ["bob", "pts/1", "10.0.0.7", "21:40", "3.00s", "0.25s", "0.01s", "vim notes.txt"]
@@ -221,9 +222,9 @@ def test_dpkg_l_is_read_past_its_legend_and_its_rule(tools, scratch_scope):
     data = (_TOOLS / "dpkg-l.txt").read_bytes()
     lines = data.decode().split("\n")[:-1]
     stub = scratch_scope.spill(data, source_tool="dpkg")
-    assert stub.shape.startswith("table aligned by spaces, 5 columns: ||/, Name, Version, Architecture, Description")
-    assert stub.shape.endswith(f", {len(lines) - 5} rows; split at runs of spaces; the header is line 4, after 3 "
-                               "lines (line=1, lines=3 reads them)")
+    assert stub.shape.startswith("table aligned by spaces, the header is line 4, after 3 lines (line=1, lines=3 reads "
+                                 "them); 5 columns: ||/, Name, Version, Architecture, Description")
+    assert stub.shape.endswith(f", {len(lines) - 5} rows; split at runs of spaces")
     pages = follow(tools, {"handle": stub.handle, "row": 1, "rows": 30}, 8192)
     assert [row for page in pages for row in page["rows"]] == [line.rstrip().split(None, 4) for line in lines[5:]]
     reply = tools.call("read_handle", {"handle": stub.handle, "slurp": True,

@@ -38,7 +38,6 @@ NEVER_ONE = {  # (module, the count's expression): why it is never 1 (or is no c
     ("search_misses.py", "kind[:8]"): "no count: an encoding's name ('UTF-16LE bytes')",
     ("search_reply.py", "budget"): "a reply budget: 2,048 bytes at least",
     ("search_reply.py", "found.max_matches"): "said when fewer than max_matches were shown: 2 at least",
-    ("shape.py", "width"): "a table: 2 columns at least",
     ("shape_aligned.py", "len(names)"): "a table aligned by spaces: 2 columns at least",
     ("shape_binary.py", "archive"): "no count: the archive's format ('tar members', 'zip members')",
     ("stub.py", "size"): "a refused result, over the spill threshold",

@@ -14,9 +14,10 @@ import re
 from collections.abc import Callable
 from typing import TypeVar
 
-from scratchfs.api.shape import CR_LINE_ENDS, SAMPLE_BYTES, binary_format
+from scratchfs.api.shape import SAMPLE_BYTES, binary_format
 from scratchfs.api.shape_aligned import is_aligned
 from scratchfs.api.shape_binary import compressed_format
+from scratchfs.api.shape_said import GREP_SAID, cr_ends_said, plain_said
 from scratchfs.api.shape_stream import is_stream
 from scratchfs.api.shape_terminal import TERMINAL_SHAPE
 from scratchfs.api.shape_words import short_name
@@ -26,7 +27,6 @@ from scratchfs.foundation.limits import DEFAULT_READ_BYTES
 
 _WHAT = {"html": "an HTML page", "csv": "a CSV/TSV table", "log": "log output", "text": "text",
          "xml": "XML", "binary": "binary data", "json": "one JSON document", "jsonl": "JSON lines"}
-_GREP = "grep-style path:line: output"  # (as the shape of grep output names it)
 _FITS = {"html": 'view="text" (the page\'s readable text) or select= (the text of the elements a CSS selector '
                  'matches, e.g. select="h2")',
          "csv": "row= (rows with the header, e.g. row=1; columns= picks some) or jq= with slurp=true (all rows at "
@@ -64,7 +64,8 @@ def what_it_holds(content_type: str | None, shape: str | None = None) -> str:
     if is_stream(content_type, shape):
         return "JSON texts one after another (a stream of documents, as jq prints them)"
     what = _WHAT.get(content_type or "", "content of no detected type")
-    return f"{what} ({_GREP})" if content_type == "text" and shape is not None and _GREP in shape else what
+    said = plain_said(shape) if content_type == "text" else None
+    return f"{what} ({GREP_SAID})" if said is not None and said.grep else what
 
 
 def fitting_reads(content_type: str | None, line_bytes: float = 0.0, shape: str | None = None) -> str:
@@ -122,7 +123,7 @@ def plain_view(read: Callable[[int, int], bytes], content_type: str | None, shap
     whose ``shape`` names neither terminal output nor lines ended by a lone ``\\r``, and whose first
     :data:`~scratchfs.api.shape.SAMPLE_BYTES` (the bytes its shape was told from; ``read(offset, length)`` reads
     them) hold no escape, backspace or ``\\r``. Never raises but as ``read`` does."""
-    if content_type not in ("text", "log") or _terminal(content_type, shape) or CR_LINE_ENDS in (shape or ""):
+    if content_type not in ("text", "log") or _terminal(content_type, shape) or cr_ends_said(shape):
         return False
     return not _DRAWN_OTHERWISE.search(read(0, SAMPLE_BYTES))
 

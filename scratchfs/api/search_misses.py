@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from scratchfs.api.entries import reading
 from scratchfs.api.results import Matches, render_call, stopped_note
-from scratchfs.api.shape import NOT_UTF8, binary_format
+from scratchfs.api.shape import binary_format
 from scratchfs.api.shape_binary import UTF16_FORMATS, compressed_format
-from scratchfs.api.shape_terminal import split_by_controls
+from scratchfs.api.shape_said import not_utf8_said, split_by_controls
 from scratchfs.api.view_search import RENDERED_KINDS, rendered_hint
 from scratchfs.api.views import reply_size
 from scratchfs.engine.pattern_syntax import crlf_line_ends
@@ -67,7 +67,7 @@ def _hinted(opened: Any, result: Matches, offset: int) -> Matches:
     on a miss from the start: the content's first :data:`SNIFFED_UTF8_BYTES` bytes read when the note needs them
     (non-ASCII text sought in content whose shape does not say whether it is UTF-8; a pattern holding ``$``)."""
     size, kind, shape = opened.entry.size, opened.entry.content_type, opened.entry.shape
-    not_utf8 = shape is not None and NOT_UTF8 in shape
+    not_utf8 = not_utf8_said(shape)
     missed = _missed(result, offset)  # (what follows only then: a pattern parsed again, a read)
     sniff_utf8 = missed and not _sought(result).isascii() and not not_utf8 and kind != "binary"
     fixed = crlf_line_ends(result.pattern, result.ignore_case) if missed and result.pattern else None
@@ -119,9 +119,10 @@ def text_view_hint(found: Matches, content_type: str | None, offset: int, shape:
     * an HTML page: the search of the page's text view. Markup and character references split the text a model reads
       in the stub's preview (``caf&eacute; <b>au</b> lait`` holds no ``"café au lait"``).
     * terminal output holding escape sequences or backspace overstrikes
-      (:func:`~scratchfs.api.shape_terminal.split_by_controls`; ``grep --color``, ``man``): the same needle with
+      (:func:`~scratchfs.api.shape_said.split_by_controls`; ``grep --color``, ``man``): the same needle with
       ``view="text"`` (:func:`~scratchfs.api.view_search.rendered_hint`), or for a pattern how to search the text.
-    * content whose bytes are not UTF-8 (``not_utf8``, or its shape says so, :data:`~scratchfs.api.shape.NOT_UTF8`)
+    * content whose bytes are not UTF-8 (``not_utf8``, or its shape says so:
+      :func:`~scratchfs.api.shape_said.not_utf8_said`)
       sought with non-ASCII characters, which a search writes as UTF-8 bytes: the pattern that seeks them as single
       bytes of Latin-1 or cp1252 as well (:func:`single_byte_note`).
     * UTF-16 text (its shape names ``UTF-16LE text`` or ``UTF-16BE text``: two bytes a character, which a search
@@ -159,7 +160,7 @@ def text_view_hint(found: Matches, content_type: str | None, offset: int, shape:
                                        "characters)")
         way = rendered_hint(found.handle, what["match"], found.ignore_case, found.context, found.max_matches, spelled)
         return replace(found, note=f"{split}; search that text: {way}")
-    if (not_utf8 or (shape is not None and NOT_UTF8 in shape)) and not _sought(found).isascii():
+    if (not_utf8 or not_utf8_said(shape)) and not _sought(found).isascii():
         return replace(found, note=single_byte_note(found, spelled))
     if crlf_fix is not None:
         call = _same_call(found, pattern=crlf_fix) if reply_size(crlf_fix) <= HINT_CALL_BYTES else (

@@ -30,6 +30,7 @@ from scratchfs.api.shape_kinds import told_by_lines
 from scratchfs.api.shape_log import log_events
 from scratchfs.api.shape_markdown import markdown_shape
 from scratchfs.api.shape_merge import MixedItems, fitted, items_template, value_word
+from scratchfs.api.shape_said import CR_LINE_ENDS, GREP_SAID, NOT_UTF8
 from scratchfs.api.shape_stream import STREAM_SHAPE, json_stream
 from scratchfs.api.shape_table import (
     JSONL_HEAD_CHARS,
@@ -43,6 +44,7 @@ from scratchfs.api.shape_table import (
     json_lines,
     mixed_kinds,
     table_head,
+    table_kind,
     table_lines,
     table_rows,
     tail_fault,
@@ -73,12 +75,6 @@ STREAM_BYTES = 2 * 1024 * 1024
 the scan decodes ~150 MB/s holding the GIL while two cores compress ~450 MB/s (bench/README.md, S1 and the bound)."""
 STREAM_SECONDS = 0.5
 """About the most time spent streaming a large JSON document for its top level (past it: "at least")."""
-CR_LINE_ENDS = " ending in a lone \\r"
-"""What a text's shape says after the count of its lines that end in a lone ``\\r`` (classic Mac OS line ends, no
-terminal output): its text view then renders each as a line end (:func:`~scratchfs.engine.structure.terminal.
-render_lines`)."""
-NOT_UTF8 = " not UTF-8 (shown as U+FFFD)"
-"""What a text's shape says after the count of its bytes that are not UTF-8 (``", 3,000 bytes not UTF-8 ..."``)."""
 _PARTIAL_JSON_CHARS = 128 * 1024  # a JSON document larger than the sample is parsed this far for its top level
 
 _HTML_RE = re.compile(rb"<!doctype\s+html|<html[\s>]", re.IGNORECASE)
@@ -479,17 +475,15 @@ def _delimited(text: str, whole: Callable[[], str], complete: bool, size: int, l
     width, header = len(rows[0]), rows[0]
     looks_like_header = all(cell and not cell.replace(".", "").replace("-", "").isdigit() for cell in header) and \
         not first_row_is_data(rows)
-    columns = ", ".join(short_name(c, 24) for c in header[:16]) + (f", … {width - 16} more" if width > 16 else "")
+    columns = ", ".join(key_name(c, 24) for c in header[:16]) + (f", … {width - 16} more" if width > 16 else "")
     if complete:
         count = plural(count_records(text, delimiter, lines) - looks_like_header, "row")
     else:
         estimate = estimate_records(head, delimiter, size)
         count = (f"~{plural(lines - looks_like_header, 'row')} (by line count)" if estimate is None
                  else f"~{plural(estimate - looks_like_header, 'row')} (estimated from the sample)")
-    kind = {"\t": "TSV", ";": "CSV with ; separators"}.get(delimiter, "CSV") + (
-        f" (named on a sep={named} first line)" if named else "")
-    named = f"{width} columns ({columns})" if looks_like_header else f"{width} columns, no header"
-    return Shape("csv", clip(f"{kind}, {named}, {count}{comments_said(comments)}"))
+    kind = table_kind(delimiter, named, width, looks_like_header) + (f" ({columns})" if looks_like_header else "")
+    return Shape("csv", clip(f"{kind}, {count}{comments_said(comments)}"))
 
 
 def _lstrip_blanks(text: str) -> str:
@@ -533,7 +527,7 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
     grep = grep_runs(head) if hints >= threshold else (0, set())
     if grep[0] >= threshold:
         files = grep_files(head, grep[1], sample)
-        extra = f", grep-style path:line: output ({plural(files, 'file')} in {'the sample' if scope else 'all'})"
+        extra = f", {GREP_SAID} ({plural(files, 'file')} in {'the sample' if scope else 'all'})"
     name = TERMINAL_SHAPE if terminal else kind
     odd_bytes = f", {plural(odd, 'byte')}{NOT_UTF8}{read_as}" if odd else ""
     lone_cr = 0 if terminal or b"\r" not in sample else lone_cr_line_ends(sample)

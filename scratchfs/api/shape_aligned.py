@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from scratchfs.api.shape_table import first_row_is_data
-from scratchfs.api.shape_words import clip, plural, short_name
+from scratchfs.api.shape_words import clip, key_name, plural
 from scratchfs.engine.structure.aligned import (
     HEAD_CHARS,
     MAX_PREAMBLE,
@@ -31,9 +31,10 @@ ALIGNED_SHAPE = "table aligned by spaces"
 """How the shape of a table aligned by spaces starts."""
 _SHOWN_NAMES = 16
 PREAMBLE = "the header is line"
-"""What a shape says of a table after a preamble: ``"; the header is line 7, after 6 lines (line=1, lines=6 reads
-them)"``."""
-_PREAMBLE = re.compile(re.escape(PREAMBLE) + r" (\d+), after ")
+"""What a shape says of a table after a preamble, before its columns: ``"table aligned by spaces, the header is line
+7, after 6 lines (line=1, lines=6 reads them); 8 columns: ..."``."""
+_PREAMBLE = re.compile(re.escape(f"{ALIGNED_SHAPE}, {PREAMBLE} ") + r"(\d+), after ")  # (matched at the start:
+# the words before any of the content's, which no column name can make and no clip can cut)
 
 
 def is_aligned(content_type: str | None, shape: str | None) -> bool:
@@ -51,7 +52,7 @@ def aligned_shape(text: str, complete: bool, lines: int) -> str | None:
     if header is None:
         return None
     at, layout = header
-    names = [short_name(name, 24) if name else '""' for name in layout.names]
+    names = [key_name(name, 24) for name in layout.names]  # (quoted when it would read as more names, or empty)
     listed = ", ".join(names[:_SHOWN_NAMES]) + (
         f", … {len(names) - _SHOWN_NAMES} more" if len(names) > _SHOWN_NAMES else "")
     count = _count(text, complete, lines, at)
@@ -60,14 +61,14 @@ def aligned_shape(text: str, complete: bool, lines: int) -> str | None:
         rule = "split at runs of spaces"
     else:
         rest, rule = "", "cells at the header's column positions (a cell may hold spaces or be empty)"
-    before = f"; {PREAMBLE} {at + 1}, after {plural(at, 'line')} (line=1, lines={at} reads them)" if at else ""
-    return clip(f"{ALIGNED_SHAPE}, {len(names)} columns: {listed}{rest}, {count}; {rule}{before}")
+    before = f", {PREAMBLE} {at + 1}, after {plural(at, 'line')} (line=1, lines={at} reads them);" if at else ","
+    return clip(f"{ALIGNED_SHAPE}{before} {len(names)} columns: {listed}{rest}, {count}; {rule}")
 
 
 def header_line(shape: str | None) -> int:
     """The line (from 0) of the header of a table aligned by spaces whose shape is ``shape``: past the preamble it
-    names (``"...; the header is line 7, after 6 lines"``), else 0."""
-    found = _PREAMBLE.search(shape or "")
+    names at its start (``"table aligned by spaces, the header is line 7, after 6 lines ..."``), else 0."""
+    found = _PREAMBLE.match(shape or "")
     return int(found.group(1)) - 1 if found else 0
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -36,12 +37,14 @@ __all__ = [
     "estimate_records",
     "first_row_is_data",
     "first_table_line",
+    "is_headless",
     "is_json_text",
     "json_kind",
     "json_lines",
     "last_line_fault",
     "mixed_kinds",
     "table_head",
+    "table_kind",
     "table_lines",
     "table_rows",
     "tail_fault",
@@ -186,6 +189,28 @@ def tail_fault(tail: bytes, whole: bool, decoder: json.JSONDecoder) -> str | Non
     if not start and not whole:
         return None
     return last_line_fault(body[start:].decode("utf-8", "replace"), b"\n" in tail[len(body) :], decoder)
+
+
+_TABLE_KIND = re.compile(r"(?:TSV|CSV(?: with ; separators)?)(?: \(named on a sep=[,;\t|] first line\))?, "
+                         r"[\d,]+ columns(, no header)?")
+"""How a delimited table's shape starts (:func:`table_kind`), and whether it has no header: all of it words of
+ours, before the first of the content's (its column names come after it)."""
+
+
+def table_kind(delimiter: str, named: str | None, width: int, headed: bool) -> str:
+    """How the shape of a table of ``width`` columns split at ``delimiter`` starts (``named``: the separator a
+    ``sep=`` first line named, or None; ``headed``: its first line is a header): ``"TSV, 3 columns"``, ``"CSV, 4
+    columns, no header"`` -- the words :func:`is_headless` reads back, before any of the content's."""
+    kind = {"\t": "TSV", ";": "CSV with ; separators"}.get(delimiter, "CSV") + (
+        f" (named on a sep={named} first line)" if named else "")
+    return f"{kind}, {plural(width, 'column')}" + ("" if headed else ", no header")
+
+
+def is_headless(shape: str) -> bool:
+    """Whether a delimited table's stored ``shape`` says it has no header line (:func:`table_kind`'s words at its
+    start; a column name holding ``", no header, "`` is no such word)."""
+    found = _TABLE_KIND.match(shape)
+    return found is not None and found.group(1) is not None
 
 
 def comment_cut(text: str) -> tuple[int, int]:

@@ -27,7 +27,7 @@ import re
 from operator import eq
 
 __all__ = ["REDRAW_AGREEMENT", "REDRAW_PAIRS", "REDRAW_SAME", "TERMINAL_SHAPE", "cr_ends_lines", "lone_cr_line_ends",
-           "split_by_controls", "terminal_controls"]
+           "terminal_controls"]
 
 TERMINAL_SHAPE = "terminal output"
 """How the shape of terminal output starts (content type ``log``): text holding colour or cursor escape sequences
@@ -87,15 +87,6 @@ def lone_cr_line_ends(sample: bytes) -> int:
     text, which line reads (counting ``\\n``) see as one line; else 0. Never raises."""
     bare = _bare_crs(sample)
     return bare if bare > sample.count(b"\n") else 0
-
-
-def split_by_controls(shape: str | None) -> bool:
-    """Whether ``shape`` (a stored shape) is that of terminal output holding escape sequences or backspace
-    overstrikes (:func:`terminal_controls` counted them): what stands between the characters of the text its view
-    shows, so that a search of its stored bytes misses that text. Never raises."""
-    if not shape or not shape.startswith(TERMINAL_SHAPE):
-        return False
-    return " escape sequence" in shape or " backspace overstrike" in shape
 
 
 def _bare_crs(sample: bytes) -> int:

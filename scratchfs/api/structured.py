@@ -28,8 +28,9 @@ from scratchfs.api.misfit import (
     view_misfit,
 )
 from scratchfs.api.results import render_call
-from scratchfs.api.shape import CR_LINE_ENDS, binary_format
+from scratchfs.api.shape import binary_format
 from scratchfs.api.shape_aligned import header_line, is_aligned
+from scratchfs.api.shape_said import cr_ends_said
 from scratchfs.api.table_reads import SNIFFED_NO_TABLE, headless, noted_rows, table_like
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.search import Matcher, SearchResult, Sink
@@ -310,7 +311,7 @@ class StructureReads:
                 raise InvalidArgument(view_misfit(handle, content_type, self.shape, self.line_bytes))
             if content_type in ("log", "text", None):
                 return view_page(src, offset, cursor=cursor, budget_bytes=budget, raw_offset=raw_offset,
-                                 entry=entry_identity(handle, blob), cr_ends_lines=CR_LINE_ENDS in (self.shape or ""))
+                                 entry=entry_identity(handle, blob), cr_ends_lines=cr_ends_said(self.shape))
             raise InvalidArgument(text_misfit(handle, content_type, self.line_bytes, self.shape))
 
         return self._page(handle, read)

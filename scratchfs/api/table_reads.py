@@ -3,6 +3,7 @@ line (its stub says "no header"), one aligned by spaces, text in which no table 
 
 from __future__ import annotations
 
+from scratchfs.api.shape_table import is_headless
 from scratchfs.engine.structure import ItemPage, ReaderSource, iter_rows
 from scratchfs.engine.structure.aligned import RUNS, Layout
 from scratchfs.engine.structure.table import UNSPLIT_KEY
@@ -12,7 +13,6 @@ __all__ = ["NO_HEADER_NOTE", "SNIFFED_NO_TABLE", "headless", "noted_rows", "tabl
 
 SNIFFED_NO_TABLE = ("text", "log", "binary")
 """The content types in which no table was found when they were stored (a rows read of them is tried)."""
-_NO_HEADER = ", no header, "  # (in a table's shape whose first line holds a number or an empty name)
 NO_HEADER_NOTE = ("the table has no header line (its stub says so): rows are numbered from its first line, as the "
                   "stub counts them, and columns= takes column numbers (from 0)")
 """What a rows page of a table with no header line says (:func:`headless`)."""
@@ -25,7 +25,7 @@ def headless(kind: str | None, shape: str | None) -> bool:
     "no header": ``sqlite3 -csv``, ``git log --format=%H%x09%s``, ``du -ah``): every read of its rows takes its first
     line for row 1 -- a rows read (no ``header`` then), ``slurp=true`` (an array of arrays), the web inspector's
     table -- so that the row count the stub gives is the count they give."""
-    return kind == "csv" and shape is not None and _NO_HEADER in shape
+    return kind == "csv" and shape is not None and is_headless(shape)
 
 
 def noted_rows(page: ItemPage, kind: str | None, layout: Layout | None, headed: bool, first: bool) -> ItemPage:
