@@ -125,8 +125,9 @@ def test_the_stub_of_a_tar_names_a_read_bounded_at_its_first_member(scratch_scop
     ({"offset": 512, "end": 10**9}, "past the content's end"),
     ({"offset": 600, "end": 600}, "not after the read's start"),
     ({"line": 3, "lines": 5, "end": 10}, "not after the read's start"),
-    ({"match": "x", "end": 900}, "a search"),
-    ({"pattern": "x", "end": 900, "count": True}, "count"),
+    ({"match": "x", "offset": 900, "end": 900}, "not after the read's start"),
+    ({"pattern": "x", "end": 10**9, "count": True}, "past the content's end"),
+    ({"match": "x", "end": 900, "before": 901}, "past end=900"),
     ({"view": "members", "end": 900}, "cannot be mixed"),
     ({"offset": 512, "end": 0}, "end"),
 ])

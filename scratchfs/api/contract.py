@@ -40,7 +40,7 @@ from dataclasses import replace
 from typing import Any
 
 from scratchfs.api.archive import MEMBERS_VIEW
-from scratchfs.api.bounds import bounded_lines, bounded_range, check_end
+from scratchfs.api.bounds import bounded_range, check_end
 from scratchfs.api.counting import count_matches
 from scratchfs.api.encodings import check_encoding, search_form
 from scratchfs.api.fixed import Squeeze, small
@@ -285,7 +285,7 @@ def _count_alone(others: set[str]) -> None:
                 'matches (view="text", context=0, max_matches=1000), or count the stored content (no view), where '
                 'markup or escape sequences may split the text') if "view" in others else ""
         raise InvalidArgument(f"count cannot be combined with {', '.join(sorted(others))}: it counts the matches of "
-                              f"match= or pattern= (from offset=, with ignore_case=) and shows no window{view}")
+                              f"match= or pattern= (from offset= to end=, with ignore_case=) and shows no window{view}")
 
 
 def _refuse_mixed(counting: bool, given: dict[str, Any], asked: dict[str, Any], offset: int,
@@ -294,7 +294,8 @@ def _refuse_mixed(counting: bool, given: dict[str, Any], asked: dict[str, Any], 
     read (``given``) beside the options of the others (``asked``) -- but for the search of a text view --, and the
     plain reads' mixes (:func:`~scratchfs.api.tools.check_read_modes`). Raises InvalidArgument."""
     if counting:
-        _count_alone(given.keys() | {k for k, v in asked.items() if v is not None and k not in ("match", "pattern")})
+        _count_alone(given.keys() | {k for k, v in asked.items() if v is not None and k not in ("match", "pattern",
+                                                                                                  "end")})
         return
     searching = asked["match"] is not None or asked["pattern"] is not None
     if not given:
@@ -394,20 +395,20 @@ class ScratchTools:
         asked = {"length": length, "line": line, "lines": lines, "match": match, "pattern": pattern,
                  "context": context, "max_matches": max_matches, "before": before, "end": given.pop("end", None)}
         _refuse_mixed(counting, given, asked, offset, ignore_case)
-        end = check_end(asked["end"], bool(match or pattern))
+        end = check_end(asked["end"])
         if (single := check_encoding(encoding)) is not None and given:
             raise InvalidArgument("encoding applies to byte, line and search reads, not to a structure read")
         sought = (match, pattern) if single is None else search_form(match, pattern, ignore_case, single)
         scope = self.scope
         budget, echo = self._budgeted(scope, budget)
         if counting:
-            counted = count_matches(scope, handle, *sought, offset, ignore_case=ignore_case, budget=echo)
+            counted = count_matches(scope, handle, *sought, offset, ignore_case=ignore_case, budget=echo, end=end)
             return count_reply(replace(counted, match=match, pattern=pattern, encoding=single), budget)
         if given:
             if given.keys() == {"view"} and (match or pattern):  # (_refuse_mixed let only a text view's search by)
                 result = scope.search(handle, match, pattern, offset, ignore_case=ignore_case, context=context,
                                       max_matches=max_matches, cap=min(MAX_READ_BYTES, budget), view=given["view"],
-                                      before=before)
+                                      before=before, end=end)
                 return matches_reply(replace(result, budget=echo), budget)  # (offsets and lines in the view)
             return structure_reply(scope, handle, offset, given, budget, checked=checked, call_budget=echo)
         cap = min(MAX_READ_BYTES, budget)
@@ -420,7 +421,7 @@ class ScratchTools:
                                requested, budget, echo, end)
         result = scope.read_handle(handle, offset, length, match=sought[0], pattern=sought[1],
                                    ignore_case=ignore_case, context=context, max_matches=max_matches, line=line,
-                                   lines=lines, cap=cap, before=before)
+                                   lines=lines, cap=cap, before=before, end=end)
         result = replace(result, budget=echo, encoding=single)  # its next_call repeats the budget and encoding
         if isinstance(result, Matches):
             return matches_reply(as_given(result, match, pattern), budget)
@@ -429,7 +430,7 @@ class ScratchTools:
             # character (the bytes before tell); then they start at the next one, as a range read does
             skip = lead_inside_character(result.data, scope.read_range(handle, result.offset - lead, lead).data)
             result = replace(result, offset=result.offset + skip, data=result.data[skip:])  # (no newline skipped)
-        return lines_reply(bounded_lines(result, end), budget)
+        return lines_reply(result, budget)  # (bounded at end by the scope)
 
     @staticmethod
     def _range(read: Callable[[int, int], Slice], offset: int, requested: int, budget: int, echo: int | None,
