@@ -10,6 +10,7 @@ bound cuts is shown as the content's last would be (its bytes as U+FFFD), never 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from scratchfs.api.results import LineSlice, Slice
@@ -17,7 +18,7 @@ from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.text import plural
 
-__all__ = ["bounded_lines", "bounded_miss", "bounded_range", "check_end", "check_search_end"]
+__all__ = ["bounded_lines", "bounded_miss", "bounded_range", "check_end", "check_search_end", "tail_line"]
 
 
 def check_end(end: object) -> int | None:
@@ -79,3 +80,18 @@ def bounded_lines(ls: LineSlice, end: int | None) -> LineSlice:
     newlines = data.count(b"\n")
     return replace(ls, data=data, lines=newlines + (not data.endswith(b"\n")), cut=False, next_offset=None,
                    next_line=None)
+
+
+def tail_line(line: object, end: int | None, line_at: Callable[[int], int]) -> object:
+    """The line a negative ``line`` names in a line read bounded at byte ``end``: counted back from the line holding
+    byte ``end - 1`` (the last line before the bound: ``line=-5, end=E`` is the last 5 lines of a member ending at
+    E), as ``tail -n`` counts (one before the first line is the first); ``line_at(offset)`` gives the 1-based line
+    holding a content byte. ``line`` itself when it is not a negative integer or there is no bound. Raises
+    InvalidArgument (``end`` past the content's end: what ``line_at`` raises for its byte, said of ``end``)."""
+    if end is None or type(line) is not int or line >= 0:
+        return line
+    try:
+        last = line_at(end - 1)
+    except InvalidArgument:
+        raise InvalidArgument(f"end={end} is past the content's end: give end= at most its size") from None
+    return max(1, last + 1 + line)

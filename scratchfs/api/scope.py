@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from scratchfs.api.bounds import bounded_lines, bounded_range, check_end
+from scratchfs.api.bounds import bounded_lines, bounded_range, check_end, tail_line
 from scratchfs.api.counting import search_matcher
 from scratchfs.api.entries import Entries, OpenEntry, reading
 from scratchfs.api.last_search import last_search
@@ -403,8 +403,9 @@ class Scope:
         check_read_modes(offset=offset, length=length, line=line, lines=lines, searching=searching,
                          ignore_case=ignore_case, context=context, max_matches=max_matches, before=before)
         if line is not None or lines is not None:
-            start = offset if line is None and offset else None
-            return bounded_lines(self.read_lines(handle, line, lines, offset=start, cap=cap), check_end(end))
+            start, end = offset if line is None and offset else None, check_end(end)  # (line=-N: the last N before end)
+            line = tail_line(line, end, lambda at: self.read_lines(handle, None, 1, offset=at, cap=1).first_line)
+            return bounded_lines(self.read_lines(handle, line, lines, offset=start, cap=cap), end)
         if not searching:
             return bounded_range(self.read_range(handle, offset, length), check_end(end))
         return self.search(handle, match, pattern, offset, ignore_case=ignore_case, context=context,

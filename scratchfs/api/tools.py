@@ -142,7 +142,7 @@ _READ_HANDLE = ToolSpec(
                                    "null there."},
             "line": {"type": "integer", "default": 1,
                      "description": "Lines: the first line to return (1-based; negative from the end: -1 is the "
-                                    "last line)."},
+                                    "last line, or the last before `end`)."},
             "lines": {"type": "integer", "minimum": 1, "maximum": MAX_LINES, "default": DEFAULT_LINES,
                       "description": "Lines: how many lines to return."},
             "match": {"type": "string", "minLength": 1, "maxLength": MAX_NEEDLE_BYTES,
