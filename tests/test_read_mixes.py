@@ -55,3 +55,15 @@ def test_a_mixed_read_is_refused_saying_what_to_do_instead(scratch_scope, handle
     if arguments.get("view") != "text":  # (advice about another read's text view is no way on here)
         assert "HTML page's text view" not in message, message
     assert len(error_text(refused.value).encode()) <= MIN_REPLY_BYTES
+
+
+@pytest.mark.parametrize(("arguments", "says"), [
+    ({"match": "café", "view": "text", "encoding": "latin-1"}, "search it without encoding="),
+    ({"select": "h1", "encoding": "latin-1"}, "read it without encoding="),
+    ({"match": "words", "view": "text", "before": 100}, "give before= without view="),
+])
+def test_a_text_view_refuses_what_it_cannot_take_saying_what_works(scratch_scope, handles, arguments, says):
+    """encoding= beside a text view's search was refused as 'not to a structure read' (it is a search), and before=
+    beside it as 'searches the stored content', neither saying what works."""
+    with pytest.raises(InvalidArgument, match=says):
+        ScratchTools(scratch_scope).call("read_handle", {"handle": handles["html"], **arguments})

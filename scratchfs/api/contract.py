@@ -352,7 +352,10 @@ class ScratchTools:
         refuse_mixed(counting, given, asked, offset, ignore_case)
         end = check_end(asked["end"])
         if (single := check_encoding(encoding)) is not None and given:
-            raise InvalidArgument("encoding applies to byte, line and search reads, not to a structure read")
+            raise InvalidArgument("encoding applies to byte, line and search reads, not to a structure read" + (
+                ': view="text" decodes the text itself (an HTML page by its charset): search it without encoding=, '
+                "or search the stored bytes with encoding= and no view=" if match or pattern else
+                ": read it without encoding= (a structure read decodes its content itself)"))
         sought = (match, pattern) if single is None else search_form(match, pattern, ignore_case, single)
         scope = self.scope
         budget, echo = self._budgeted(scope, budget)

@@ -53,7 +53,9 @@ def last_search(scope: Scope, found: Matches, matcher: Matcher, offset: int, bef
     """
     handle, before = found.handle, checks.check_int(before, "before", 0)
     if found.view is not None:
-        raise InvalidArgument('before (the last matches) searches the stored content, not view="text"')
+        raise InvalidArgument('before (the last matches) searches the stored content, not view="text": give before= '
+                              'without view= (its windows are the stored bytes), or search the view forward from '
+                              'offset= with view="text"')
     reach, sink, cap = shape
     timeout = scope.store.settings.pattern_timeout
     with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened:
