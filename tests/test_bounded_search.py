@@ -75,6 +75,8 @@ def test_a_bounded_pattern_search_finds_what_finditer_finds_between_pos_and_endp
     assert [h.line for w in found.windows for h in w.matches] == [line_of(data, s) for s, _ in spans]
     counted = scope.search(handle, pattern=pattern, offset=offset, end=end, context=0, max_matches=1000)
     assert sum(len(w.matches) for w in counted.windows) == len(spans)
+    last = scope.search(handle, pattern=pattern, offset=offset, end=end, before=end, context=0, max_matches=2)
+    assert [(h.offset, h.offset + h.length) for w in last.windows for h in w.matches] == spans[-2:]
 
 
 @given(data=TEXT, needle=st.sampled_from([b"ab", b"a", b"aa", b"ba\n"]), cut=st.tuples(st.floats(0, 1),
