@@ -199,7 +199,7 @@ class _Lines:
             return data
         frame = self.frame_at(frame_start)
         self.bound_line = self.line_of_frame(frame + 1) - data.count(b"\n", self.bound - frame_start)
-        return data[: self.bound - frame_start]
+        return data[: max(0, self.bound - frame_start)]
 
     def at(self, buf: bytearray, base: int, offset: int) -> int:
         """Line of content byte ``offset``, which lies in a frame appended whole to ``buf`` (``buf[0]`` is content
