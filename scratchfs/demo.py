@@ -3,21 +3,34 @@
 For each recorded output in the fixtures folder: offload it as the agent runtime would (so the spill policy decides),
 then show the bytes the tool returned, the bytes that reached the context (the stub), the bytes on disk, and check a
 range read and a match search against the original bytes. Then a scratchpad round trip and the run's listing.
+
+Each output is opened once, as a regular file and never through a symbolic link (``O_NOFOLLOW``), and read as a
+stream: a file of a few GiB is spilled, and its reads checked against the file, in memory that does not grow with
+it (only an output small enough that the spill policy must measure its text, :data:`WHOLE_BYTES` at most, is read
+whole, to be offloaded as a runtime offloads it).
 """
 
 from __future__ import annotations
 
+import errno
+import os
 import re
+import stat
 import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
-from scratchfs.api.policy import Observation
+from scratchfs.api.policy import Observation, should_spill
+from scratchfs.api.scope import Scope
 from scratchfs.api.store import ScratchStore
+from scratchfs.api.stub import Stub
 from scratchfs.cli.render import entries_listing, human_bytes
 from scratchfs.foundation.checks import clean_tool
+from scratchfs.foundation.errors import ScratchError
 
 RUN_ID = "demo"
 AGENT_ID = "agent-1"
@@ -51,11 +64,20 @@ def find_fixtures(explicit: str | None) -> Path:
     raise FileNotFoundError("no fixtures folder found: run from a clone of scratchfs or pass --fixtures DIR")
 
 
+def _regular(path: Path) -> bool:
+    """``path`` is a regular file itself, not a symbolic link to one (nor anything else)."""
+    try:
+        return stat.S_ISREG(path.lstat().st_mode)
+    except OSError:
+        return False
+
+
 def outputs(folder: Path, every: bool) -> list[Path]:
     """The outputs the demo runs on, sorted by name: with ``every``, each regular file at the top of ``folder`` whose
-    name does not start with ``.`` (of any kind: a page, JSON lines, a log, a tar, any binary), else those of
-    :data:`DEMO_OUTPUTS` it holds. Raises FileNotFoundError when there is none."""
-    files = sorted(p for p in folder.iterdir() if not p.name.startswith(".") and p.is_file() and
+    name does not start with ``.`` (of any kind: a page, JSON lines, a log, a tar, any binary; a symbolic link is
+    none, whatever it points to), else those of :data:`DEMO_OUTPUTS` it holds. Raises FileNotFoundError when there
+    is none."""
+    files = sorted(p for p in folder.iterdir() if not p.name.startswith(".") and _regular(p) and
                    (every or p.name in DEMO_OUTPUTS))
     if not files:
         raise FileNotFoundError(f"no recorded outputs in {folder}: " + (
@@ -63,10 +85,120 @@ def outputs(folder: Path, every: bool) -> list[Path]:
     return files
 
 
+WHOLE_BYTES = 1024 * 1024
+"""Largest output the demo reads whole, to offload it as a runtime does (the spill policy measures the JSON text of
+one of at most six times the threshold); a larger one is streamed (:func:`offload_file`)."""
+_CHUNK = 1024 * 1024  # bytes read at a time from a streamed output
+_NEEDLE_LOOK = 64 * 1024  # bytes from the middle of an output a word to search for is picked in
+_OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # no link followed, no FIFO waited on
+
+
+@dataclass(frozen=True)
+class Offloaded:
+    """An output offloaded by :func:`offload_file`: its ``size`` (bytes, as opened), the bytes of JSON text that
+    reached the context (``to_context``), and its ``stub`` when it was spilled (else ``None``)."""
+
+    size: int
+    to_context: int
+    stub: Stub | None
+
+
+def _chunks(fd: int, size: int) -> Iterator[bytes]:
+    """The first ``size`` bytes of the open file ``fd`` (the size it had when opened: bytes appended meanwhile are
+    not followed), :data:`_CHUNK` at a time."""
+    at = 0
+    while at < size:
+        data = os.pread(fd, min(_CHUNK, size - at), at)
+        if not data:
+            return
+        at += len(data)
+        yield data
+
+
+def offload_file(scope: Scope, fd: int, tool: str, result_class: str) -> Offloaded:
+    """Offload the regular file open at ``fd`` as a runtime offloads a tool result (:meth:`Scope.offload`, the
+    spill policy deciding), streaming it: one of at most :data:`WHOLE_BYTES` is offloaded whole; a larger one is
+    larger than any spill threshold as the model would receive it, so the policy's other rules decide (on its first
+    bytes), and it is spilled from the file chunk by chunk. Raises ScratchError when the store refuses a streamed
+    spill (a quota, a full disk), OSError when the file cannot be read."""
+    size = os.fstat(fd).st_size
+    settings = scope.store.settings
+    if size <= WHOLE_BYTES:
+        data = b"".join(_chunks(fd, size))
+        out = scope.offload(Observation(tool=tool, content=data, result_class=result_class))
+        text = out.content.encode("utf-8") if isinstance(out.content, str) else out.content
+        return Offloaded(len(data), len(text), out.stub)
+    head = os.pread(fd, settings.spill_threshold_bytes + 1, 0)
+    if not should_spill(Observation(tool=tool, content=head, result_class=result_class),
+                        settings.spill_threshold_bytes, never_spill_tools=settings.never_spill_tools,
+                        spill_classes=settings.spill_classes):
+        return Offloaded(size, size, None)  # (passed through whole, as offload passes it: not read here)
+    mode = settings.preview_modes.get(result_class, settings.preview_mode)
+    stub = scope.spill(_chunks(fd, size), source_tool=clean_tool(tool), preview=mode)
+    return Offloaded(stub.size, len(stub.to_json().encode("utf-8")), stub)
+
+
+def _first(fd: int, size: int, needle: bytes) -> int:
+    """Offset of the first occurrence of ``needle`` in the first ``size`` bytes of ``fd`` (-1: none), read a chunk
+    at a time."""
+    tail, base = b"", 0
+    for chunk in _chunks(fd, size):
+        found = (tail + chunk).find(needle)
+        if found >= 0:
+            return base - len(tail) + found
+        base += len(chunk)
+        tail = (tail + chunk)[-(len(needle) - 1):] if len(needle) > 1 else b""
+    return -1
+
+
+def check_reads(scope: Scope, handle: str, fd: int, size: int, name: str) -> str:
+    """Read a range and search a word of the spilled output ``handle`` back, each checked against the file open at
+    ``fd`` (``size`` bytes): the report's line for output ``name``."""
+    middle = size // 2
+    part = scope.read_handle(handle, offset=middle, length=256)
+    range_ok = part.data == os.pread(fd, 256, middle)
+    around = os.pread(fd, _NEEDLE_LOOK, max(0, middle - _NEEDLE_LOOK // 2))
+    needle = pick_needle(around if _WORD.search(around) else os.pread(fd, _NEEDLE_LOOK, 0))
+    found = scope.read_handle(handle, match=needle, context=40, max_matches=5)
+    windows_ok = all(w.data == os.pread(fd, w.length, w.offset) and
+                     os.pread(fd, len(needle), w.match_offset) == needle for w in found.windows)
+    windows_ok = windows_ok and bool(found.windows) and found.windows[0].match_offset == _first(fd, size, needle)
+    more = "+" if found.next_offset is not None else ""
+    windows = f"{len(found.windows)}{more} window{'' if len(found.windows) == 1 and not more else 's'}"
+    return (f"  {name}: range read {'ok' if range_ok else 'WRONG'} ({len(part.data)} B at byte {middle}), search "
+            f"{'ok' if windows_ok else 'WRONG'} ({windows} of {needle.decode('utf-8', 'replace')!r})")
+
+
 def pick_needle(data: bytes) -> bytes:
     """A word from the middle of the content, to search for."""
     found = _WORD.search(data, len(data) // 2) or _WORD.search(data)
     return found.group(0) if found else data[len(data) // 2 : len(data) // 2 + 8] or b"a"
+
+
+def _one_output(scope: Scope, fd: int, path: Path, checks: list[str], stubs: list[tuple[str, str]]
+                ) -> tuple[int, int, int, list[str]]:
+    """Offload the output ``path`` (open at ``fd``, a regular file) and check its reads: ``(bytes returned, bytes
+    to the context, bytes on disk, the table's cells after its name)``; its report line added to ``checks`` and, when
+    spilled, its stub's JSON to ``stubs``."""
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # (it changed since it was listed)
+        checks.append(f"  {path.name}: not read (not a regular file)")
+        return 0, 0, 0, ["-"] * 4
+    tool, result_class = tool_of(path)
+    try:
+        out = offload_file(scope, fd, tool, result_class)
+    except (OSError, ScratchError) as exc:  # a read error, a store's refusal: named, and the others go on
+        checks.append(f"  {path.name}: not stored ({getattr(exc, 'kind', None) or exc.strerror}: {exc})")
+        return 0, 0, 0, ["-"] * 4
+    if out.stub is None:
+        checks.append(f"  {path.name}: kept in context")
+        return out.size, out.to_context, 0, [human_bytes(out.size), human_bytes(out.to_context), "-", "-"]
+    handle = out.stub.handle
+    stubs.append((path.name, out.stub.to_json()))
+    entry = next(e for e in scope.list_entries() if e.key == handle)
+    checks.append(check_reads(scope, handle, fd, out.size, path.name))
+    return out.size, out.to_context, entry.stored_size, [
+        human_bytes(out.size), human_bytes(out.to_context), human_bytes(entry.stored_size),
+        f"{1 - out.to_context / max(1, out.size):.1%}"]
 
 
 def run_demo(store: ScratchStore, fixtures_dir: str | None) -> None:
@@ -87,40 +219,18 @@ def run_demo(store: ScratchStore, fixtures_dir: str | None) -> None:
     stubs: list[tuple[str, str]] = []  # (file name, stub JSON) of the outputs that were spilled
     for path in files:
         try:
-            data = path.read_bytes()
-        except OSError as exc:  # unreadable (permissions, gone): named, and the others go on
+            fd = os.open(path, _OPEN_FLAGS)
+        except OSError as exc:  # unreadable (permissions, gone, a link by now): named, and the others go on
             table.add_row(path.name, "-", "-", "-", "-")
-            checks.append(f"  {path.name}: not read ({exc.strerror or exc})")
+            why = "a symbolic link, not followed" if exc.errno == errno.ELOOP else exc.strerror or exc
+            checks.append(f"  {path.name}: not read ({why})")
             continue
-        tool, result_class = tool_of(path)
-        out = scope.offload(Observation(tool=tool, content=data, result_class=result_class))
-        to_context = len(out.content.encode("utf-8") if isinstance(out.content, str) else out.content)
-        total_in += len(data)
-        total_ctx += to_context
-        if out.stub is None:
-            table.add_row(path.name, human_bytes(len(data)), human_bytes(to_context), "-", "-")
-            checks.append(f"  {path.name}: kept in context")
-            continue
-        handle = out.stub.handle
-        stubs.append((path.name, out.content))
-        entry = next(e for e in scope.list_entries() if e.key == handle)
-        total_disk += entry.stored_size
-        middle = len(data) // 2
-        part = scope.read_handle(handle, offset=middle, length=256)
-        range_ok = part.data == data[middle : middle + 256]
-        needle = pick_needle(data)
-        found = scope.read_handle(handle, match=needle, context=40, max_matches=5)
-        windows_ok = all(w.data == data[w.offset : w.offset + w.length] and
-                         data[w.match_offset : w.match_offset + len(needle)] == needle for w in found.windows)
-        first = data.find(needle)
-        windows_ok = windows_ok and bool(found.windows) and found.windows[0].match_offset == first
-        table.add_row(path.name, human_bytes(len(data)), human_bytes(to_context), human_bytes(entry.stored_size),
-                      f"{1 - to_context / len(data):.1%}")
-        more = "+" if found.next_offset is not None else ""
-        windows = f"{len(found.windows)}{more} window{'' if len(found.windows) == 1 and not more else 's'}"
-        checks.append(f"  {path.name}: range read {'ok' if range_ok else 'WRONG'} ({len(part.data)} B at byte "
-                      f"{middle}), search {'ok' if windows_ok else 'WRONG'} ({windows} of "
-                      f"{needle.decode('utf-8', 'replace')!r})")
+        try:
+            row = _one_output(scope, fd, path, checks, stubs)
+        finally:
+            os.close(fd)
+        table.add_row(path.name, *row[3])
+        total_in, total_ctx, total_disk = total_in + row[0], total_ctx + row[1], total_disk + row[2]
     table.add_section()
     table.add_row("total", human_bytes(total_in), human_bytes(total_ctx), human_bytes(total_disk),
                   f"{1 - total_ctx / max(1, total_in):.1%}")
@@ -148,7 +258,11 @@ __all__ = [
     "AGENT_ID",
     "DEMO_OUTPUTS",
     "RUN_ID",
+    "WHOLE_BYTES",
+    "Offloaded",
+    "check_reads",
     "find_fixtures",
+    "offload_file",
     "outputs",
     "pick_needle",
     "run_demo",

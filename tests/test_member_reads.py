@@ -125,8 +125,9 @@ def test_the_stub_of_a_tar_names_a_read_bounded_at_its_first_member(scratch_scop
     ({"offset": 512, "end": 10**9}, "past the content's end"),
     ({"offset": 600, "end": 600}, "not after the read's start"),
     ({"line": 3, "lines": 5, "end": 10}, "not after the read's start"),
-    ({"match": "x", "end": 900}, "a search"),
-    ({"pattern": "x", "end": 900, "count": True}, "count"),
+    ({"match": "x", "offset": 900, "end": 900}, "not after the read's start"),
+    ({"pattern": "x", "end": 10**9, "count": True}, "past the content's end"),
+    ({"match": "x", "end": 900, "before": 901}, "past end=900"),
     ({"view": "members", "end": 900}, "cannot be mixed"),
     ({"offset": 512, "end": 0}, "end"),
 ])
@@ -159,3 +160,32 @@ def test_a_range_shorter_than_its_first_character_stops_at_the_bound(scratch_sco
                                                              "end": end})
     assert (reply["data"], reply["next_offset"]) == (shown, next_offset), reply
     assert (reply["next_call"] is None) is (next_offset is None)
+
+
+def test_the_last_lines_of_a_member_are_read_from_its_end(scratch_scope):
+    """``line=-3, end=E`` (a member's last lines, as its listed read bounds it) counted from the content's end and
+    was refused ("end=... is not after the read's start (byte ...)"), saying nothing of how to read a member's tail;
+    it is the last lines before ``end``, as ``tail -n`` gives them of the member."""
+    a = b"".join(b"a.log line %d\n" % i for i in range(500))
+    raw = _tar([("a.log", a), ("b.log", b"b.log line\n" * 500)])
+    handle = scratch_scope.spill(raw, source_tool="tar").handle
+    tools = ScratchTools(scratch_scope)
+    member = tools.call("read_handle", {"handle": handle, "view": "members"})["members"][0]
+    end = member["offset"] + member["length"]
+    reply = tools.call("read_handle", {"handle": handle, "line": -3, "lines": 3, "end": end})
+    assert reply["data"] == "a.log line 497\na.log line 498\na.log line 499\n" and reply["next_call"] is None
+    assert reply["offset"] + reply["length"] == end
+
+
+@given(lines=st.lists(st.binary(max_size=30).map(lambda b: b.replace(b"\n", b"")), min_size=1, max_size=300),
+       back=st.integers(1, 40), cut=st.floats(0, 1))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_a_negative_line_with_an_end_is_tail_of_the_bytes_before_it(small_frames_store, lines, back, cut):
+    from tests.reference import lines_of
+
+    data = b"".join(line + b"\n" for line in lines)
+    end = 1 + int(cut * (len(data) - 1))
+    scope = small_frames_store.scope("r", "a")
+    handle = scope.spill(data, source_tool="t").handle
+    got = scope.read_handle(handle, line=-back, lines=back, end=end)
+    assert got.data == b"".join(lines_of(data[:end])[-back:])

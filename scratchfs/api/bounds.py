@@ -1,6 +1,7 @@
-"""Range and line reads bounded at a byte (``read_handle(..., end=N)``): a member of a tar or zip read by its offset
-and length goes on, by its ``next_call``, within the member and ends where it ends -- not into the next member's
-header or the archive's padding, as a read of the same length from the last byte shown did.
+"""Range and line reads, and searches, bounded at a byte (``read_handle(..., end=N)``): a member of a tar or zip
+read by its offset and length goes on, by its ``next_call``, within the member and ends where it ends -- not into the
+next member's header or the archive's padding, as a read of the same length from the last byte shown did -- and a
+search with ``offset=`` and ``end=`` looks inside the member alone (:func:`check_search_end`).
 
 A bounded read treats byte ``end`` as the content's end: it shows no byte from there, its ``remaining`` counts the
 bytes before it, its ``next_call`` carries ``end`` (and is ``None`` once the read reaches it), and a character the
@@ -9,6 +10,7 @@ bound cuts is shown as the content's last would be (its bytes as U+FFFD), never 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from scratchfs.api.results import LineSlice, Slice
@@ -16,22 +18,34 @@ from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.text import plural
 
-__all__ = ["bounded_lines", "bounded_range", "check_end"]
+__all__ = ["bounded_lines", "bounded_miss", "bounded_range", "check_end", "check_search_end", "tail_line"]
 
 
-def check_end(end: object, searching: bool) -> int | None:
+def check_end(end: object) -> int | None:
     """``end`` as given to ``read_handle`` (the byte offset in the content the read stops before; ``None``: no
-    bound), checked: an integer of at least 1, given to a range or line read (``searching``: the call is a search,
-    which takes none). Returns it, or ``None``. Raises InvalidArgument (not an integer, below 1, or on a search); a
-    bound past the content's size is refused by :func:`bounded_range` and :func:`bounded_lines`, which know it."""
-    if end is None:
-        return None
-    bound = check_int(end, "end", 1)
-    if searching:
-        raise InvalidArgument("end= bounds a range or line read (a member's bytes: offset= its offset, end= where it "
-                              "ends); a search (match=, pattern=) takes none: search the whole content, and read a "
-                              "window's member by offset= and end=")
-    return bound
+    bound), checked: an integer of at least 1. Returns it, or ``None``. Raises InvalidArgument (not an integer, or
+    below 1); a bound past the content's size is refused by :func:`bounded_range`, :func:`bounded_lines` and
+    :func:`check_search_end`, which know it."""
+    return None if end is None else check_int(end, "end", 1)
+
+
+def check_search_end(end: int | None, offset: int, size: int) -> int | None:
+    """``end`` (checked by :func:`check_end`) of a search from byte ``offset`` of content of ``size`` bytes: the
+    search looks at bytes ``[offset, end)`` only, as ``re.finditer(content, offset, end)`` does (a member's bytes:
+    offset= its offset, end= where it ends). Returns it, or ``None``. Raises InvalidArgument (``end`` past the
+    size, or not after ``offset``)."""
+    if end is not None:
+        _check_within(offset, end, size)
+    return end
+
+
+def bounded_miss(offset: int, end: int, size: int, name: str = "end") -> str:
+    """What a search bounded at ``end`` (from ``offset``, content of ``size`` bytes; ``name``: the argument that
+    gave ``end``, ``before`` for a search from the end) that found nothing says: where it looked, and that it looked
+    nowhere else."""
+    searched = plural(end - offset, "byte")
+    return (f"no match in bytes {offset}-{end} (offset= to {name}=), the only bytes searched ({searched} of {size:,}): "
+            "the same call without end= searches on to the content's end")
 
 
 def _check_within(start: int, end: int, size: int) -> None:
@@ -66,3 +80,18 @@ def bounded_lines(ls: LineSlice, end: int | None) -> LineSlice:
     newlines = data.count(b"\n")
     return replace(ls, data=data, lines=newlines + (not data.endswith(b"\n")), cut=False, next_offset=None,
                    next_line=None)
+
+
+def tail_line(line: object, end: int | None, line_at: Callable[[int], int]) -> object:
+    """The line a negative ``line`` names in a line read bounded at byte ``end``: counted back from the line holding
+    byte ``end - 1`` (the last line before the bound: ``line=-5, end=E`` is the last 5 lines of a member ending at
+    E), as ``tail -n`` counts (one before the first line is the first); ``line_at(offset)`` gives the 1-based line
+    holding a content byte. ``line`` itself when it is not a negative integer or there is no bound. Raises
+    InvalidArgument (``end`` past the content's end: what ``line_at`` raises for its byte, said of ``end``)."""
+    if end is None or type(line) is not int or line >= 0:
+        return line
+    try:
+        last = line_at(end - 1)
+    except InvalidArgument:
+        raise InvalidArgument(f"end={end} is past the content's end: give end= at most its size") from None
+    return max(1, last + 1 + line)

@@ -40,17 +40,18 @@ from dataclasses import replace
 from typing import Any
 
 from scratchfs.api.archive import MEMBERS_VIEW
-from scratchfs.api.bounds import bounded_lines, bounded_range, check_end
+from scratchfs.api.bounds import bounded_range, check_end
 from scratchfs.api.counting import count_matches
 from scratchfs.api.encodings import check_encoding, search_form
 from scratchfs.api.fixed import Squeeze, small
 from scratchfs.api.listing import listing_reply
+from scratchfs.api.read_mixes import only_one_read, refuse_mixed
 from scratchfs.api.results import LineSlice, Matches, Slice, render_call
 from scratchfs.api.scope import Scope
 from scratchfs.api.search_reply import as_given, count_reply, matches_reply, window_hits, window_json
 from scratchfs.api.structured import StructureReads
 from scratchfs.api.stub import shown_preview
-from scratchfs.api.tools import TOOL_SPECS, check_arguments, check_read_modes
+from scratchfs.api.tools import TOOL_SPECS, check_arguments
 from scratchfs.api.views import fit, lead_inside_character, piece, reads_as_text, reply_size, to_json
 from scratchfs.engine.structure.paging import check_resumes_at, cursor_position
 from scratchfs.foundation.checks import HANDLE_RE, check_flag, check_int, check_key, check_utf8
@@ -240,87 +241,42 @@ def _structure_read(reads: StructureReads, handle: str, offset: int, given: dict
                               "arguments say (row=, record=, or the cursor its next_call gives); offset= is for "
                               'byte, line and search reads and view="text"')
     if given.get("slurp"):
-        _only(given, {"slurp", "jq", "cursor"})
+        only_one_read(given, {"slurp", "jq", "cursor"})
         return lambda b: reads.slurp(handle, given.get("jq"), cursor=cursor, budget=b, call_budget=call_budget)
     if "select" in given:
-        _only(given, {"select", "cursor"})
+        only_one_read(given, {"select", "cursor"})
         return lambda b: reads.select(handle, given["select"], cursor=cursor, budget=b)
     if given.get("view") == MEMBERS_VIEW:  # an archive's members, page by page
-        _only(given, {"view", "cursor"})
+        only_one_read(given, {"view", "cursor"})
         return lambda b: reads.members(handle, cursor=cursor, budget=b)
     if "view" in given:
         if given["view"] != "text":
             raise InvalidArgument(f'view must be "text" or "members", not {str(given["view"])[:40]!r}')
-        _only(given, {"view", "raw_offset", "cursor"})
+        only_one_read(given, {"view", "raw_offset", "cursor"})
         if cursor is not None and (offset or "raw_offset" in given):  # (the cursor goes on where it says)
             raise InvalidArgument(f"{'offset' if offset else 'raw_offset'}= starts a text view read and cannot be "
                                   "given beside a cursor, which goes on where the last page stopped: pass the "
                                   "next_call as written, or start from the offset without a cursor")
         return lambda b: reads.text(handle, offset, cursor=cursor, budget=b, raw_offset=given.get("raw_offset"))
     if {"row", "rows", "columns"} & given.keys():
-        _only(given, {"row", "rows", "columns", "cursor"})
+        only_one_read(given, {"row", "rows", "columns", "cursor"})
         if cursor is not None and "row" in given:
             check_resumes_at(cursor, given["row"], "row", 3)  # (number, offset, chars)
         return lambda b: reads.rows(handle, given.get("row", 1), given.get("rows", 50), columns=given.get("columns"),
                                     cursor=cursor, budget=b, call_budget=call_budget)
     if {"record", "records"} & given.keys():
-        _only(given, {"record", "records", "jq", "cursor"})
+        only_one_read(given, {"record", "records", "jq", "cursor"})
         if cursor is not None and "record" in given:
             check_resumes_at(cursor, given["record"], "record", 4)
         return lambda b: reads.records(handle, given.get("record", 1), given.get("records", 50),
                                        jq=given.get("jq"), cursor=cursor, budget=b, call_budget=call_budget)
     if "jq" in given:
-        _only(given, {"jq", "cursor"})
+        only_one_read(given, {"jq", "cursor"})
         return lambda b: reads.jq(handle, given["jq"], cursor=cursor, budget=b)
     if "raw_offset" in given:  # (what is left: raw_offset, a cursor)
         raise InvalidArgument('raw_offset goes with view="text": read_handle(handle=..., view="text", raw_offset=N) '
                               "starts the text view of terminal output at the line holding byte N")
     raise InvalidArgument("a cursor continues a structure read: give the read's own arguments too (next_call does)")
-
-
-def _count_alone(others: set[str]) -> None:
-    """Refuse ``count`` beside arguments of windows, lines, ranges or structure reads (a count shows none)."""
-    if others:
-        view = ('; a text view (an HTML page\'s, terminal output as rendered) is not counted: list the view\'s '
-                'matches (view="text", context=0, max_matches=1000), or count the stored content (no view), where '
-                'markup or escape sequences may split the text') if "view" in others else ""
-        raise InvalidArgument(f"count cannot be combined with {', '.join(sorted(others))}: it counts the matches of "
-                              f"match= or pattern= (from offset=, with ignore_case=) and shows no window{view}")
-
-
-def _refuse_mixed(counting: bool, given: dict[str, Any], asked: dict[str, Any], offset: int,
-                  ignore_case: bool) -> None:
-    """Refuse a ``read_handle`` call whose options belong to different modes: ``count`` beside windows, a structure
-    read (``given``) beside the options of the others (``asked``) -- but for the search of a text view --, and the
-    plain reads' mixes (:func:`~scratchfs.api.tools.check_read_modes`). Raises InvalidArgument."""
-    if counting:
-        _count_alone(given.keys() | {k for k, v in asked.items() if v is not None and k not in ("match", "pattern")})
-        return
-    searching = asked["match"] is not None or asked["pattern"] is not None
-    if not given:
-        check_read_modes(offset=offset, length=asked["length"], line=asked["line"], lines=asked["lines"],
-                         searching=searching, ignore_case=ignore_case, context=asked["context"],
-                         max_matches=asked["max_matches"], before=asked["before"])
-        return
-    if given.keys() == {"view"} and given["view"] != MEMBERS_VIEW and (asked["match"] or asked["pattern"]) \
-            and asked["length"] is None \
-            and asked["line"] is None and asked["lines"] is None:
-        return  # a search of the text view
-    mixed = [name for name, value in asked.items() if value is not None] + (["ignore_case"] if ignore_case else [])
-    if mixed:
-        tail = ('; terminal output\'s view is read from a stored byte with view="text", raw_offset=N (its '
-                "end: N = size - 4096)") if "view" in given and {"line", "lines"} & set(mixed) else ""
-        raise InvalidArgument(f"{', '.join(mixed)} cannot be mixed with a structure read "
-                              f"({', '.join(sorted(given))}); a search of an HTML page's text view takes "
-                              'view="text" with match= or pattern= (and offset, context, max_matches, '
-                              f"ignore_case) alone{tail}")
-
-
-def _only(given: dict[str, Any], allowed: set[str]) -> None:
-    extra = sorted(set(given) - allowed)
-    if extra:
-        mode = ", ".join(sorted(allowed - {"cursor"}))
-        raise InvalidArgument(f"{', '.join(extra)} cannot be combined with {mode}")
 
 
 # -- the tools ------------------------------------------------------------------------------------------------------
@@ -393,21 +349,24 @@ class ScratchTools:
         given = {k: v for k, v in structure.items() if v is not None}
         asked = {"length": length, "line": line, "lines": lines, "match": match, "pattern": pattern,
                  "context": context, "max_matches": max_matches, "before": before, "end": given.pop("end", None)}
-        _refuse_mixed(counting, given, asked, offset, ignore_case)
-        end = check_end(asked["end"], bool(match or pattern))
+        refuse_mixed(counting, given, asked, offset, ignore_case)
+        end = check_end(asked["end"])
         if (single := check_encoding(encoding)) is not None and given:
-            raise InvalidArgument("encoding applies to byte, line and search reads, not to a structure read")
+            raise InvalidArgument("encoding applies to byte, line and search reads, not to a structure read" + (
+                ': view="text" decodes the text itself (an HTML page by its charset): search it without encoding=, '
+                "or search the stored bytes with encoding= and no view=" if match or pattern else
+                ": read it without encoding= (a structure read decodes its content itself)"))
         sought = (match, pattern) if single is None else search_form(match, pattern, ignore_case, single)
         scope = self.scope
         budget, echo = self._budgeted(scope, budget)
         if counting:
-            counted = count_matches(scope, handle, *sought, offset, ignore_case=ignore_case, budget=echo)
+            counted = count_matches(scope, handle, *sought, offset, ignore_case=ignore_case, budget=echo, end=end)
             return count_reply(replace(counted, match=match, pattern=pattern, encoding=single), budget)
         if given:
-            if given.keys() == {"view"} and (match or pattern):  # (_refuse_mixed let only a text view's search by)
+            if given.keys() == {"view"} and (match or pattern):  # (refuse_mixed let only a text view's search by)
                 result = scope.search(handle, match, pattern, offset, ignore_case=ignore_case, context=context,
                                       max_matches=max_matches, cap=min(MAX_READ_BYTES, budget), view=given["view"],
-                                      before=before)
+                                      before=before, end=end)
                 return matches_reply(replace(result, budget=echo), budget)  # (offsets and lines in the view)
             return structure_reply(scope, handle, offset, given, budget, checked=checked, call_budget=echo)
         cap = min(MAX_READ_BYTES, budget)
@@ -420,7 +379,7 @@ class ScratchTools:
                                requested, budget, echo, end)
         result = scope.read_handle(handle, offset, length, match=sought[0], pattern=sought[1],
                                    ignore_case=ignore_case, context=context, max_matches=max_matches, line=line,
-                                   lines=lines, cap=cap, before=before)
+                                   lines=lines, cap=cap, before=before, end=end)
         result = replace(result, budget=echo, encoding=single)  # its next_call repeats the budget and encoding
         if isinstance(result, Matches):
             return matches_reply(as_given(result, match, pattern), budget)
@@ -429,7 +388,7 @@ class ScratchTools:
             # character (the bytes before tell); then they start at the next one, as a range read does
             skip = lead_inside_character(result.data, scope.read_range(handle, result.offset - lead, lead).data)
             result = replace(result, offset=result.offset + skip, data=result.data[skip:])  # (no newline skipped)
-        return lines_reply(bounded_lines(result, end), budget)
+        return lines_reply(result, budget)  # (bounded at end by the scope)
 
     @staticmethod
     def _range(read: Callable[[int, int], Slice], offset: int, requested: int, budget: int, echo: int | None,

@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from scratchfs.api.bounds import bounded_miss, check_search_end
 from scratchfs.api.entries import reading
 from scratchfs.api.results import render_call
 from scratchfs.api.search_misses import whole_miss_note
@@ -80,7 +81,8 @@ class MatchCount:
     bound (``seconds``) let it go; ``size`` is the content's, in bytes; ``budget`` the caller's and ``encoding``
     (``"latin-1"``, ``"cp1252"``: what ``match``/``pattern`` are written in, :mod:`scratchfs.api.encodings`)
     repeated by ``next_call``; ``note``: why a count of the whole content found nothing, when a reason is known
-    (:func:`~scratchfs.api.search_misses.whole_miss_note`), else ``None``."""
+    (:func:`~scratchfs.api.search_misses.whole_miss_note`), or where a bounded count looked, else ``None``; ``end``:
+    the byte the count stops before (matches wholly before it; the next call repeats it), ``None``: the size."""
 
     handle: str
     match: str | None
@@ -95,6 +97,12 @@ class MatchCount:
     budget: int | None = None
     encoding: str | None = None
     note: str | None = None
+    end: int | None = None
+
+    @property
+    def bound(self) -> int:
+        """Where the count ends: ``end``, else the content's size."""
+        return self.size if self.end is None else self.end
 
     @property
     def next_call(self) -> str | None:
@@ -103,18 +111,21 @@ class MatchCount:
             return None
         return render_call("read_handle", handle=self.handle, match=self.match, pattern=self.pattern,
                            ignore_case=True if self.ignore_case else None, offset=self.next_offset, count=True,
-                           budget=self.budget, encoding=self.encoding)
+                           budget=self.budget, encoding=self.encoding, end=self.end)
 
 
 def count_matches(scope: Scope, handle: str, match: str | None, pattern: str | None, offset: int = 0, *,
-                  ignore_case: bool = False, budget: int | None = None) -> MatchCount:
+                  ignore_case: bool = False, budget: int | None = None, end: int | None = None) -> MatchCount:
     """Count the matches of ``match`` or ``pattern`` (as :meth:`Scope.search` finds them) starting at or after byte
-    ``offset``, and the lines they start in, within :data:`COUNT_SHARE` of the store's ``pattern_timeout`` (seconds);
-    a count from byte 0 to the end that finds none says why in its ``note`` when it can.
+    ``offset`` (and ending by byte ``end``, when given: the bytes ``[offset, end)`` alone are counted, as a search
+    with ``end`` finds them), and the lines they start in, within :data:`COUNT_SHARE` of the store's
+    ``pattern_timeout`` (seconds); a count from byte 0 to the end that finds none says why in its ``note`` when it
+    can, and a bounded one where it looked.
 
     Raises:
         InvalidArgument: a malformed handle; both or neither of ``match``/``pattern``; a bad needle, pattern or
-            offset (past the end included).
+            offset (past the end included); ``end`` (checked by :func:`~scratchfs.api.bounds.check_end`) past
+            the end or not after ``offset``.
         PatternTimeout, PatternTooLong: as :meth:`Scope.search`, before any match was counted.
         NotFound, CorruptBlob: as :meth:`Scope.read_range`.
     """
@@ -130,13 +141,17 @@ def count_matches(scope: Scope, handle: str, match: str | None, pattern: str | N
         size = opened.entry.size
         if offset > size:
             raise InvalidArgument(f"offset {offset} is past the end of {handle} ({plural(size, 'byte')})")
+        end = check_search_end(end, offset, size)
         with reading(handle):
             found, lines, next_offset = count(opened.reader, matcher, offset, opened.lines.line_of_frame,
-                                              time.monotonic() + COUNT_SHARE * timeout)
-            missed = None if found or offset or next_offset is not None else whole_miss_note(  # (none in all of it:
-                opened, handle, needle, pattern, ignore_case)  # markup, escapes, CRLF, another encoding may be why)
+                                              time.monotonic() + COUNT_SHARE * timeout, end)
+            missed = None if found or offset or next_offset is not None or end is not None else whole_miss_note(
+                opened, handle, needle, pattern, ignore_case)  # (none in all of it: markup, escapes, CRLF, another
+            # encoding may be why)
+    if end is not None and not found and next_offset is None:
+        missed = bounded_miss(offset, end, size)
     return MatchCount(handle, match, pattern, ignore_case, offset, size, found, lines, next_offset,
-                      COUNT_SHARE * timeout, budget, note=missed)
+                      COUNT_SHARE * timeout, budget, note=missed, end=end)
 
 
 __all__ = ["COUNT_SHARE", "MatchCount", "count_matches", "search_matcher"]

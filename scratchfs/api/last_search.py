@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+from scratchfs.api.bounds import bounded_miss, check_search_end
 from scratchfs.api.counting import COUNT_SHARE
 from scratchfs.api.entries import reading
 from scratchfs.api.results import Matches
@@ -35,8 +36,9 @@ def last_search(scope: Scope, found: Matches, matcher: Matcher, offset: int, bef
     """The last matches of ``matcher`` starting at or after ``offset`` and before byte ``before``: exactly the tail
     of the matches a forward search from ``offset`` finds before ``before`` (at most ``found.max_matches``, fewer
     when their windows pass ``cap``), in file order, with the usual windows. ``found`` is the empty result carrying
-    the search's settings (handle, needle, pattern, ignore_case, context, max_matches, view); ``shape`` is ``(bytes
-    of context the engine keeps, the sink, cap)``.
+    the search's settings (handle, needle, pattern, ignore_case, context, max_matches, view, ``end``: where the
+    content searched ends, matches wholly before it); ``shape`` is ``(bytes of context the engine keeps, the sink,
+    cap)``.
 
     A substring, or a pattern that never matches a line end, is read back from ``before`` piece by piece; a pattern
     that can span lines is searched forward from ``offset`` within :data:`~scratchfs.api.counting.COUNT_SHARE` of
@@ -44,13 +46,16 @@ def last_search(scope: Scope, found: Matches, matcher: Matcher, offset: int, bef
     ``next_call`` searches on from there (the matches before that byte: ``offset=``, ``before=`` that byte).
 
     Raises:
-        InvalidArgument: ``before`` not an integer from ``offset`` to the content's size; a ``view``.
+        InvalidArgument: ``before`` not an integer from ``offset`` to the content's size (to ``end``); a ``view``;
+            ``end`` past the size or not after ``offset``.
         PatternTimeout, PatternTooLong: a pattern error in the bytes read (its ``resume_offset`` says where).
         NotFound (Expired, Deleted), CorruptBlob: as :meth:`Scope.read_range`.
     """
     handle, before = found.handle, checks.check_int(before, "before", 0)
     if found.view is not None:
-        raise InvalidArgument('before (the last matches) searches the stored content, not view="text"')
+        raise InvalidArgument('before (the last matches) searches the stored content, not view="text": give before= '
+                              'without view= (its windows are the stored bytes), or search the view forward from '
+                              'offset= with view="text"')
     reach, sink, cap = shape
     timeout = scope.store.settings.pattern_timeout
     with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened:
@@ -61,12 +66,18 @@ def last_search(scope: Scope, found: Matches, matcher: Matcher, offset: int, bef
         if offset > before:
             raise InvalidArgument(f"offset {offset} is after before={before}: a search from the end shows the last "
                                   "matches that start from offset up to before")
+        end = check_search_end(found.end, offset, size)
+        if end is not None and before > end:
+            raise InvalidArgument(f"before={before} is past end={end}: before=end gives the last matches before it")
         with reading(handle):
             got = last_matches(opened.reader, matcher, offset, before, reach, found.max_matches, cap,
-                               opened.lines.line_of_frame, sink, time.monotonic() + COUNT_SHARE * timeout)
-            whole = not (offset or got.windows or got.resume is not None or got.next_before is not None) and (
-                before == size)  # (no match in all of it: the reason a forward search's note gives, if any)
+                               opened.lines.line_of_frame, sink, time.monotonic() + COUNT_SHARE * timeout, end=end)
+            none = not (got.windows or got.resume is not None or got.next_before is not None)
+            whole = none and not offset and before == size and end is None  # (no match in all of it: the reason a
+            # forward search's note gives, if any)
             missed = whole_miss_note(opened, handle, found.match, found.pattern, found.ignore_case) if whole else None
+            if none and end is not None:
+                missed = bounded_miss(offset, before, size, "before")
     origin, next_before, note = offset, got.next_before, missed
     if got.resume is not None:
         origin, next_before = got.resume, before
@@ -75,4 +86,4 @@ def last_search(scope: Scope, found: Matches, matcher: Matcher, offset: int, bef
                 f"({COUNT_SHARE * timeout:g} s), no match shown; next_call searches on from {got.resume} (the "
                 f"matches before it: offset={offset}, before={got.resume})")
     return Matches(handle, found.match, got.windows, size, next_before, found.pattern, found.ignore_case,
-                   found.context, found.max_matches, binary, before=before, origin=origin, note=note)
+                   found.context, found.max_matches, binary, before=before, origin=origin, note=note, end=end)

@@ -251,6 +251,8 @@ class Matches:
             character (:mod:`scratchfs.api.encodings`), else ``None``.
         stopped: why the search stopped before ``max_matches`` and the end, when a pattern's time limit or bounds did
             (:func:`stopped_note`; every page of it says so), else ``None``.
+        end: the byte the search stops before (a member's end: matches lie wholly before it, as ``re``'s
+            ``endpos``; :mod:`scratchfs.api.bounds`; the next call repeats it), or ``None``: the content's end.
     """
 
     handle: str
@@ -271,6 +273,7 @@ class Matches:
     rendered: bool = False
     encoding: str | None = None
     stopped: str | None = None
+    end: int | None = None
 
     @property
     def more(self) -> bool:
@@ -279,11 +282,12 @@ class Matches:
 
     @property
     def remaining(self) -> int:
-        """Bytes from ``next_offset`` to the end (from ``origin`` to it, from the end), not searched yet (0 when the
-        search is complete)."""
+        """Bytes from ``next_offset`` to the end (``end``, when given; from ``origin`` to it, from the end), not
+        searched yet (0 when the search is complete)."""
         if self.next_offset is None:
             return 0
-        return self.next_offset - self.origin if self.before is not None else self.size - self.next_offset
+        bound = self.size if self.end is None else self.end
+        return self.next_offset - self.origin if self.before is not None else bound - self.next_offset
 
     @property
     def match_count(self) -> int:
@@ -303,7 +307,7 @@ class Matches:
         return _reader_call("handle", self.handle, **what, view=self.view,
                             ignore_case=True if self.ignore_case else None, **where,
                             context=self.context, max_matches=self.max_matches, budget=self.budget,
-                            encoding=self.encoding)
+                            encoding=self.encoding, end=self.end)
 
     @property
     def needle_text(self) -> str:

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from scratchfs.api.bounds import bounded_lines, bounded_range, check_end, tail_line
 from scratchfs.api.counting import search_matcher
 from scratchfs.api.entries import Entries, OpenEntry, reading
 from scratchfs.api.last_search import last_search
@@ -328,7 +329,8 @@ class Scope:
 
     def search(self, handle: str, match: str | bytes | None = None, pattern: str | None = None, offset: int = 0, *,
                ignore_case: bool = False, context: int | str | None = None, max_matches: int | None = None,
-               cap: int = MAX_READ_BYTES, view: str | None = None, before: int | None = None) -> Matches:
+               cap: int = MAX_READ_BYTES, view: str | None = None, before: int | None = None,
+               end: int | None = None) -> Matches:
         """Non-overlapping matches starting at or after byte ``offset``: a substring (``match``; text is searched as
         UTF-8) or a Python ``re`` pattern over the bytes (``pattern``; ``^``/``$`` per line, ASCII ``ignore_case``;
         see :mod:`scratchfs.engine.search`); empty matches are not reported. Each match gets up to ``context`` bytes
@@ -336,14 +338,18 @@ class Scope:
         (:mod:`scratchfs.engine.line_windows`: a window cut there says so in its ``line_cut``); overlapping windows
         merged; at most ``max_matches`` (default 20) matches and ``cap`` bytes of windows (64 KiB at most) per call.
         Pass the result's ``next_offset`` as ``offset=`` to resume; ``before``: the last matches before that byte
-        (:mod:`scratchfs.api.last_search`, whose errors it raises too). Streams the blob; ``view="text"``: an HTML
-        page's text view (Unicode spaces sought as ``" "``), offsets and lines the view's; terminal output as shown,
-        offsets the stored output's (:func:`~scratchfs.api.view_search.view_search`, whose errors it raises too).
+        (:mod:`scratchfs.api.last_search`, whose errors it raises too); ``end``: the search looks at bytes
+        ``[offset, end)`` alone (a member's: matches wholly inside, as ``re``'s ``endpos``; the next call repeats it;
+        a miss says where it looked: :func:`~scratchfs.api.bounds.check_search_end`). Streams the blob;
+        ``view="text"``: an HTML page's text view (Unicode spaces sought as ``" "``), offsets and lines the view's;
+        terminal output as shown, offsets the stored output's (:func:`~scratchfs.api.view_search.view_search`, whose
+        errors it raises too).
 
         Raises:
             InvalidArgument: a malformed handle; both or neither of ``match``/``pattern``; an empty, too long or
                 invalid needle or pattern; ``offset`` or ``max_matches`` out of range; a ``context`` that is
-                neither an integer from 0 to 8192 nor ``"line"``.
+                neither an integer from 0 to 8192 nor ``"line"``; ``end`` past the size, not after ``offset``
+                (nor ``before``) or with ``view``.
             PatternTimeout: the search ran past ``pattern_timeout`` (its ``resume_offset`` says where it stood).
             PatternTooLong: a pattern match is longer than the reach bound (16 KiB).
             NotFound (Expired, Deleted), CorruptBlob: as :meth:`read_range`.
@@ -356,18 +362,22 @@ class Scope:
                                        MAX_MATCHES)
         ignore_case = checks.check_flag(ignore_case, "ignore_case")
         cap = max(checks.check_int(cap, "cap", 1, MAX_READ_BYTES), 2 * reach + 1)
+        if (end := check_end(end)) is not None and view is not None:
+            raise InvalidArgument('end= bounds a search of the stored bytes, not of view="text" (whose offsets are '
+                                  "another text's): search without view= and give offset= and end=, or search the "
+                                  "view without end=")
         shown = match  # (terminal output's view shows Unicode spaces as they are: sought so, view_search)
         if view is not None:  # an HTML page's text view writes each Unicode space (&nbsp;) as " ": so is its needle
             match, pattern = (view_spaces(t) if isinstance(t, str) else t for t in (match, pattern))
         needle, matcher = self._matcher(match, pattern, ignore_case)
         if before is not None:  # (the settings ride on an empty result)
             return last_search(self, Matches(handle, needle, [], 0, None, pattern, ignore_case, context, max_matches,
-                                             view=view), matcher, offset, before, (reach, sink, cap))
+                                             view=view, end=end), matcher, offset, before, (reach, sink, cap))
         if view is not None:
             return view_search(self, Matches(handle, needle, [], 0, None, pattern, ignore_case, context, max_matches,
                                              view=view), matcher, offset, (reach, sink, cap), shown)
-        return stored_search(self, Matches(handle, needle, [], 0, None, pattern, ignore_case, context, max_matches),
-                             matcher, offset, (reach, sink, cap))
+        return stored_search(self, Matches(handle, needle, [], 0, None, pattern, ignore_case, context, max_matches,
+                                           end=end), matcher, offset, (reach, sink, cap))
 
     def _matcher(self, match: object, pattern: object, ignore_case: bool) -> tuple[bytes | None, Matcher]:
         """The needle (for a substring search) and the matcher of a search."""
@@ -376,12 +386,13 @@ class Scope:
     def read_handle(self, handle: str, offset: int = 0, length: int | None = None, *,
                     match: str | bytes | None = None, pattern: str | None = None, ignore_case: bool = False,
                     context: int | str | None = None, max_matches: int | None = None, line: int | None = None,
-                    lines: int | None = None, cap: int = MAX_READ_BYTES, before: int | None = None
-                    ) -> Slice | LineSlice | Matches:
+                    lines: int | None = None, cap: int = MAX_READ_BYTES, before: int | None = None,
+                    end: int | None = None) -> Slice | LineSlice | Matches:
         """The model-facing read verb: a byte range (:meth:`read_range`, the default), a line range
         (:meth:`read_lines`: ``line``, ``lines``) or a search (:meth:`search`: ``match`` or ``pattern``, with
         ``offset``, ``ignore_case``, ``context``, ``max_matches``, ``before``); ``cap`` bounds the content bytes of a
-        line read or of a search's windows (64 KiB at most). Every result says how to go on: ``next_offset`` /
+        line read or of a search's windows (64 KiB at most); ``end``: each stops before that byte (a member's end,
+        :mod:`scratchfs.api.bounds`). Every result says how to go on: ``next_offset`` /
         ``next_line``, ``remaining`` bytes and ``next_call``.
 
         Raises:
@@ -392,11 +403,13 @@ class Scope:
         check_read_modes(offset=offset, length=length, line=line, lines=lines, searching=searching,
                          ignore_case=ignore_case, context=context, max_matches=max_matches, before=before)
         if line is not None or lines is not None:
-            return self.read_lines(handle, line, lines, offset=offset if line is None and offset else None, cap=cap)
+            start, end = offset if line is None and offset else None, check_end(end)  # (line=-N: the last N before end)
+            line = tail_line(line, end, lambda at: self.read_lines(handle, None, 1, offset=at, cap=1).first_line)
+            return bounded_lines(self.read_lines(handle, line, lines, offset=start, cap=cap), end)
         if not searching:
-            return self.read_range(handle, offset, length)
+            return bounded_range(self.read_range(handle, offset, length), check_end(end))
         return self.search(handle, match, pattern, offset, ignore_case=ignore_case, context=context,
-                           max_matches=max_matches, cap=cap, before=before)
+                           max_matches=max_matches, cap=cap, before=before, end=end)
 
     # -- scratchpad -----------------------------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from scratchfs.api.bounds import bounded_miss, check_search_end
 from scratchfs.api.entries import reading
 from scratchfs.api.results import Matches, render_call, stopped_note
 from scratchfs.api.shape import binary_format
@@ -38,13 +39,14 @@ SNIFFED_UTF8_BYTES = 64 * 1024
 def stored_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, how: tuple[int, type[Sink], int]
                   ) -> Matches:
     """The matches of ``matcher`` in the stored content of ``asked.handle`` from byte ``offset``, as
-    :meth:`~scratchfs.api.scope.Scope.search` finds them (``asked``: the empty result carrying the search's settings;
-    ``how``: ``(bytes of context the engine keeps, the sink, cap)``), with :func:`text_view_hint`'s note on a miss.
+    :meth:`~scratchfs.api.scope.Scope.search` finds them (``asked``: the empty result carrying the search's settings,
+    its ``end`` the byte the content searched ends at; ``how``: ``(bytes of context the engine keeps, the sink,
+    cap)``), with :func:`text_view_hint`'s note on a miss (a bounded one's: where it looked).
     A miss of non-ASCII text from the start reads the content's first :data:`SNIFFED_UTF8_BYTES` bytes when its shape
     does not say whether they are UTF-8.
 
     Raises:
-        InvalidArgument: ``offset`` past the end.
+        InvalidArgument: ``offset`` past the end; ``end`` past it or not after ``offset``.
         PatternTimeout, PatternTooLong, NotFound (Expired, Deleted), CorruptBlob: as the search raises them.
     """
     reach, sink, cap = how
@@ -53,12 +55,16 @@ def stored_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, h
         size, kind = opened.entry.size, opened.entry.content_type
         if offset > size:
             raise InvalidArgument(f"offset {offset} is past the end of {handle} ({plural(size, 'byte')})")
+        end = check_search_end(asked.end, offset, size)
         with reading(handle):
             found = search(opened.reader, matcher, offset, reach, asked.max_matches, cap, opened.lines.line_of_frame,
-                           sink)
+                           sink, end)
             result = replace(asked, windows=found.windows, size=size, next_offset=found.next_offset,
                              binary=kind == "binary",
                              stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))
+            if end is not None:  # (bounded: the hints of a miss over the whole content do not apply)
+                missed = not result.windows and result.next_offset is None
+                return replace(result, note=bounded_miss(offset, end, size)) if missed else result
             return _hinted(opened, result, offset)
 
 

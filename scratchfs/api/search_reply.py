@@ -309,6 +309,7 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
             what["ignore_case"] = True
     what.update({"view": found.view} if found.view else {})
     what.update({"encoding": found.encoding} if found.encoding else {})
+    what.update({"end": found.end} if found.end is not None else {})  # (the searched bytes' end: a member's)
     reply = {"handle": found.handle, **what, "size": found.size, "next_offset": shown.next_offset,
              "more": shown.more, "remaining": shown.remaining, "next_call": shown.next_call,
              "windows": [_drawn_json(found, w, cut, drawn) for w, cut in zip(windows, cuts, strict=True)]}
@@ -344,7 +345,8 @@ def _budget_note(found: Matches, windows: int, count: int, budget: int) -> str:
     narrower = " or a smaller context=" if found.context else ""
     grouped = f" in {plural(windows, 'window')}" if windows != count else ""  # (near matches merge)
     total = "" if found.view else "; count=true counts them all"  # (a text view is not counted)
-    total += f"; before={found.size} shows the last ones" if found.before is None and not found.view else ""
+    total += f"; before={found.end or found.size} shows the last ones" if found.before is None and not found.view \
+        else ""
     return (f"the budget ({budget} bytes) cut this reply to {count} of max_matches={found.max_matches} "
             f"matches{grouped}; next_call goes on (a larger budget=, up to {MAX_REPLY_BYTES},{narrower} "
             f"shows more matches a reply){total}")
@@ -409,17 +411,19 @@ def count_reply(counted: MatchCount, budget: int) -> dict[str, Any]:
         what["ignore_case"] = counted.ignore_case
     if counted.encoding:
         what["encoding"] = counted.encoding
-    end = counted.size if counted.next_offset is None else counted.next_offset
-    reply: dict[str, Any] = {"handle": counted.handle, **what, "offset": counted.offset, "size": counted.size,
+    end = counted.bound if counted.next_offset is None else counted.next_offset
+    reply: dict[str, Any] = {"handle": counted.handle, **what, "offset": counted.offset,
+                             **({} if counted.end is None else {"end": counted.end}), "size": counted.size,
                              "matches": counted.matches, "lines": counted.lines, "next_offset": counted.next_offset,
-                             "remaining": counted.size - end, "next_call": counted.next_call}
+                             "remaining": counted.bound - end, "next_call": counted.next_call}
     if counted.next_offset is not None:
         reply["note"] = (f"counted bytes {counted.offset}-{end} of {counted.size} in the time bound "
                          f"({counted.seconds:g} s); next_call counts on from next_offset: add up the counts (a line "
                          "with matches on both sides of next_offset is in both lines counts)")
     elif not counted.matches and (empty := empty_match_note(counted.pattern, counted.ignore_case)):
         reply["note"] = empty
-    elif counted.note is not None and not counted.encoding:  # (a miss over all of it: why, and what finds it)
+    elif counted.note is not None and (not counted.encoding or counted.end is not None):  # (a miss over all of
+        # it: why, and what finds it; a bounded one: where it looked)
         reply["note"] = counted.note
     return Squeeze(reply, budget, {"match": ("match",), "pattern": ("pattern",)})(reply)
 

@@ -97,7 +97,8 @@ _READ_HANDLE = ToolSpec(
     "whole line) around up to `max_matches` matches: {line, offset, length, data}, `cut` if cut short (a long "
     "line, or to fit the budget), plus "
     "`match_offset`/`match_length` where the match is not the whole window, or `matches` [{offset, length, line}] "
-    "when it holds several. `count`: how many matches (and lines), no windows.\n"
+    "when it holds several. `count`: how many matches (and lines), no windows. `offset`/`end` bound the bytes "
+    "searched (an archive member's).\n"
     f"- Lines: `line` (1-based; -N: N from the end) and `lines` (default {DEFAULT_LINES}), as an editor counts "
     "them; a line read cut "
     "inside a line goes on from a byte `offset` with `lines`.\n"
@@ -136,11 +137,12 @@ _READ_HANDLE = ToolSpec(
             "length": {"type": "integer", "minimum": 1, "maximum": MAX_READ_BYTES, "default": DEFAULT_READ_BYTES,
                        "description": "Range only: how many bytes to return."},
             "end": {"type": "integer", "minimum": 1,
-                    "description": "Range and lines: the byte to stop before (an archive member's end, as its read "
-                                   "gives it): next_call stays before it, null there."},
+                    "description": "Range, lines and search: the byte to stop before (an archive member's end, as "
+                                   "its read gives it; a search's matches end by it): next_call stays before it, "
+                                   "null there."},
             "line": {"type": "integer", "default": 1,
                      "description": "Lines: the first line to return (1-based; negative from the end: -1 is the "
-                                    "last line)."},
+                                    "last line, or the last before `end`)."},
             "lines": {"type": "integer", "minimum": 1, "maximum": MAX_LINES, "default": DEFAULT_LINES,
                       "description": "Lines: how many lines to return."},
             "match": {"type": "string", "minLength": 1, "maxLength": MAX_NEEDLE_BYTES,
@@ -157,8 +159,8 @@ _READ_HANDLE = ToolSpec(
                                                                    "match, or \"line\": the whole line holding it "
                                                                    f"(at most {LINE_WINDOW_BYTES} bytes a side)."},
             "count": {"type": "boolean", "default": False,
-                      "description": "Search only: count the matches of `match`/`pattern` (from `offset`) and the "
-                                     "lines they start in over the whole content, {matches, lines}, instead of "
+                      "description": "Search only: count the matches of `match`/`pattern` (from `offset`, to `end` "
+                                     "if given) and the lines they start in, {matches, lines}, instead of "
                                      "showing windows; a count the time bound stops gives next_call to count on."},
             "max_matches": {"type": "integer", "minimum": 1, "maximum": MAX_MATCHES, "default": DEFAULT_MATCHES,
                             "description": "Search only: most matches to return in this call."},

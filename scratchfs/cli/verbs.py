@@ -92,8 +92,9 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
 @click.option("--length", type=SIZE, default=None,
               help=f"Bytes to read (a size: 4096, 4KiB) [default: 4096; at most {MAX_READ_BYTES}].")
 @click.option("--end", type=INT, default=None,
-              help="Range and lines: the byte to stop before (a tar or zip member's end, as --view members gives "
-                   "it); prints JSON, whose next_call stays before it.")
+              help="Range, lines and search: the byte to stop before (a tar or zip member's end, as --view members "
+                   "gives it; a search from --offset finds the matches that end by it); prints JSON, whose next_call "
+                   "stays before it.")
 @click.option("--line", type=INT, default=None,
               help="First line to read (1-based; lines end at \\n; negative from the end: -1 the last line).")
 @click.option("--lines", type=INT, default=None, help="Lines to read from --line [default: 50].")

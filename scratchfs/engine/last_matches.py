@@ -141,7 +141,7 @@ def _literal_sync(reader: SeekableReader, needle: bytes, at: int, start: int) ->
 
 def last_matches(reader: SeekableReader, matcher: Matcher, start: int, before: int, context: int, max_matches: int,
                  budget: int, line_of_frame, sink_class: type[Sink] = Sink, deadline: float | None = None,
-                 first_piece: int = FIRST_PIECE_BYTES) -> LastResult:
+                 first_piece: int = FIRST_PIECE_BYTES, end: int | None = None) -> LastResult:
     """The last matches of ``matcher`` that a forward search from byte ``start`` finds starting before byte
     ``before``, at most ``max_matches`` and ``budget`` bytes of windows (``context``, ``sink_class`` as
     :func:`~scratchfs.engine.search.search` takes them), in file order (see the module docstring).
@@ -149,6 +149,8 @@ def last_matches(reader: SeekableReader, matcher: Matcher, start: int, before: i
     Args:
         deadline: a :func:`time.monotonic` time bounding a forward search (a pattern that can span lines).
         first_piece: bytes of the first piece read back (:data:`FIRST_PIECE_BYTES`; tests use fewer).
+        end: where the content searched ends (``None``: its size; at least ``before``): the forward search is
+            :func:`~scratchfs.engine.search.search`'s with that ``end`` (matches wholly before it).
 
     Returns:
         :class:`LastResult`. When the budget holds fewer than ``max_matches`` windows, the last ones it holds.
@@ -166,8 +168,9 @@ def last_matches(reader: SeekableReader, matcher: Matcher, start: int, before: i
         at = sync_point(reader, matcher, max(start, hi - piece), start)
         if at is None:  # no sync point: forward from start, bounded by the deadline
             backward, at = False, start
-        sink = TailSink(max_matches - len(spans), hi, None if backward else deadline, reader.table.size)
-        stopped = Searcher(reader, matcher, at, line_of_frame, stop=hi).run(sink)
+        searcher = Searcher(reader, matcher, at, line_of_frame, stop=hi, end=end)
+        sink = TailSink(max_matches - len(spans), hi, None if backward else deadline, searcher.size)
+        stopped = searcher.run(sink)
         if stopped is not None and stopped < hi:  # the deadline: searched on from there
             return LastResult([], before, resume=stopped, backward=False)
         spans.extendleft(reversed(sink.spans))
@@ -178,7 +181,7 @@ def last_matches(reader: SeekableReader, matcher: Matcher, start: int, before: i
         return LastResult([], None, backward=backward)
     while True:  # the windows of the last ``count``; fewer when the budget holds fewer
         first = spans[-count][0]
-        found = search(reader, matcher, first, context, count, budget, line_of_frame, sink_class)
+        found = search(reader, matcher, first, context, count, budget, line_of_frame, sink_class, end)
         taken = sum(len(w.matches) for w in found.windows)
         if taken >= count or count == 1:  # (one match is always shown, cut to the budget by the reply: no loop)
             break

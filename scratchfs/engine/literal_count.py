@@ -27,10 +27,11 @@ def counts_fast(needle: bytes) -> bool:
     return bool(needle) and b"\n" not in needle and not any(needle[:k] == needle[-k:] for k in range(1, len(needle)))
 
 
-def count_literal(reader: SeekableReader, needle: bytes, start: int, deadline: float) -> tuple[int, int, int | None]:
+def count_literal(reader: SeekableReader, needle: bytes, start: int, deadline: float, end: int | None = None
+                  ) -> tuple[int, int, int | None]:
     """Count the occurrences of ``needle`` (:func:`counts_fast`) starting at or after content byte ``start`` and the
-    lines they start in, frame by frame, until the content ends or ``deadline`` (:func:`time.monotonic`) passes
-    before a frame (the first is always counted).
+    lines they start in, frame by frame, until the content ends (at byte ``end``, when given: occurrences wholly
+    before it) or ``deadline`` (:func:`time.monotonic`) passes before a frame (the first is always counted).
 
     Returns:
         ``(matches, lines, next_offset)`` as :func:`scratchfs.engine.search.count` returns them: ``next_offset`` is
@@ -42,7 +43,8 @@ def count_literal(reader: SeekableReader, needle: bytes, start: int, deadline: f
         FormatError: a damaged frame.
     """
     table = reader.table
-    if start >= table.size:
+    size = table.size if end is None else min(end, table.size)
+    if start >= size:
         return 0, 0, None
     width = len(needle)
     matches = lines = 0
@@ -51,9 +53,13 @@ def count_literal(reader: SeekableReader, needle: bytes, start: int, deadline: f
     first = table.frame_at(start)
     for frame in range(first, table.frames):
         frame_start = table.d_offsets[frame]
+        if frame_start >= size:
+            break
         if frame > first and frame_start - len(tail) > start and time.monotonic() > deadline:
             return matches, lines, frame_start - len(tail)
         data = reader.frame(frame)
+        if frame_start + len(data) > size:  # (cut at end)
+            data = data[: size - frame_start]
         begin = max(0, start - frame_start)
         if tail and (seam := (tail + data[: width - 1]).count(needle)):
             matches += seam  # (one at most: two would overlap)

@@ -183,20 +183,33 @@ class _Lines:
     """1-based line numbers of buffer positions, from the per-frame line counts: counted from the start of the
     position's frame or back from its end, whichever is nearer, so no byte is counted twice over a search."""
 
-    __slots__ = ("d_offsets", "frame_at", "line_of_frame")
+    __slots__ = ("bound", "bound_line", "d_offsets", "frame_at", "line_of_frame")
 
-    def __init__(self, reader: SeekableReader, line_of_frame) -> None:
+    def __init__(self, reader: SeekableReader, line_of_frame, bound: int) -> None:
         self.d_offsets = reader.table.d_offsets
         self.frame_at = reader.table.frame_at
         self.line_of_frame = line_of_frame
+        self.bound = bound  # where the search's content ends (a frame past it is cut there)
+        self.bound_line = 0  # the line of byte ``bound``, once the frame holding it was cut (:meth:`cut`)
+
+    def cut(self, frame_start: int, data: bytes) -> bytes:
+        """``data`` (the frame starting at content byte ``frame_start``) without its bytes from ``bound`` on, the
+        line at ``bound`` noted (counted back from the frame's end, as :meth:`at` counts)."""
+        if frame_start + len(data) <= self.bound:
+            return data
+        frame = self.frame_at(frame_start)
+        self.bound_line = self.line_of_frame(frame + 1) - data.count(b"\n", self.bound - frame_start)
+        return data[: max(0, self.bound - frame_start)]
 
     def at(self, buf: bytearray, base: int, offset: int) -> int:
         """Line of content byte ``offset``, which lies in a frame appended whole to ``buf`` (``buf[0]`` is content
-        byte ``base``)."""
+        byte ``base``; a frame cut at ``bound``: up to it)."""
         frame = self.frame_at(offset)
         start, end = self.d_offsets[frame], self.d_offsets[frame + 1]
         if start >= base and offset - start <= end - offset:
             return self.line_of_frame(frame) + buf.count(b"\n", start - base, offset - base)
+        if end > self.bound:  # the frame was cut at the bound: counted back from there
+            return self.bound_line - buf.count(b"\n", offset - base, self.bound - base)
         return self.line_of_frame(frame + 1) - buf.count(b"\n", offset - base, end - base)
 
 
@@ -307,10 +320,11 @@ class CountSink(Sink):
         return True
 
 
-def count(reader: SeekableReader, matcher: Matcher, start: int, line_of_frame, deadline: float
-          ) -> tuple[int, int, int | None]:
+def count(reader: SeekableReader, matcher: Matcher, start: int, line_of_frame, deadline: float,
+          end: int | None = None) -> tuple[int, int, int | None]:
     """Count the matches of ``matcher`` starting at or after byte ``start`` and the lines they start in, until the
-    content ends or ``deadline`` (:func:`time.monotonic`) passes.
+    content ends (at byte ``end``, when given: :class:`Searcher`'s ``end``) or ``deadline`` (:func:`time.monotonic`)
+    passes.
 
     Returns:
         ``(matches, lines, next_offset)``: ``next_offset`` is where counting goes on (the first byte whose matches
@@ -322,9 +336,10 @@ def count(reader: SeekableReader, matcher: Matcher, start: int, line_of_frame, d
         FormatError: a damaged frame. PatternTimeout, PatternTooLong: before any match was counted.
     """
     if isinstance(matcher, LiteralMatcher) and counts_fast(matcher.needle):  # (the same answer, at C speed)
-        return count_literal(reader, matcher.needle, start, deadline)
-    sink = CountSink(deadline, reader.table.size)
-    next_offset = Searcher(reader, matcher, start, line_of_frame).run(sink)
+        return count_literal(reader, matcher.needle, start, deadline, end)
+    searcher = Searcher(reader, matcher, start, line_of_frame, end=end)
+    sink = CountSink(deadline, searcher.size)
+    next_offset = searcher.run(sink)
     return sink.taken, sink.lines, next_offset
 
 
@@ -342,13 +357,15 @@ class Searcher:
         line_of_frame: ``f(frame index) -> 1-based line number of the frame's first byte``.
         stop: content offset the search need not decide matches past: it reads no frame once every match starting
             before it is decided (``None``: the end). Its sink refuses the matches starting at or after it.
+        end: content offset the content is taken to end at (``None``: its size): no byte from it is read, so every
+            match lies wholly before it and ``$`` and lookahead see it as the end, as ``re``'s ``endpos`` has it.
     """
 
     def __init__(self, reader: SeekableReader, matcher: Matcher, start: int, line_of_frame,
-                 stop: int | None = None) -> None:
+                 stop: int | None = None, end: int | None = None) -> None:
         self.reader, self.matcher = reader, matcher
-        self.size = reader.table.size
-        self.lines = _Lines(reader, line_of_frame)
+        self.size = reader.table.size if end is None else min(end, reader.table.size)
+        self.lines = _Lines(reader, line_of_frame, self.size)
         self.buf = bytearray()
         self.base = 0  # content offset of buf[0]
         self.pos = start  # content offset where the next match may start
@@ -375,6 +392,7 @@ class Searcher:
         for frame_start, data in self.reader.iter_frames(first, batch_bytes=1024 * 1024, ahead=READ_AHEAD):
             if self.pos >= self.stop and not sink.open:  # every match starting before stop is decided
                 break
+            data = self.lines.cut(frame_start, data)  # (the content ends at self.size)
             if self.next_offset is None and self.pos > start and sink.expired():  # a count's time bound, once it
                 # got on: it goes on from here
                 self.next_offset = self.pos
@@ -447,7 +465,7 @@ class Searcher:
 
 
 def search(reader: SeekableReader, matcher: Matcher, start: int, context: int, max_matches: int, budget: int,
-           line_of_frame, sink_class: type[Sink] = Sink) -> SearchResult:
+           line_of_frame, sink_class: type[Sink] = Sink, end: int | None = None) -> SearchResult:
     """Find matches at or after byte ``start`` and cut merged context windows around them.
 
     Args:
@@ -459,6 +477,8 @@ def search(reader: SeekableReader, matcher: Matcher, start: int, context: int, m
         budget: most bytes all windows together may hold; needs ``budget >= 2 * context + longest match``.
         line_of_frame: ``f(frame index) -> 1-based line number of the frame's first byte``.
         sink_class: the :class:`Sink` to collect windows (a subclass may count the budget another way).
+        end: where the content searched ends (``None``: its size): matches lie wholly before it, as
+            ``re.finditer(content, start, end)`` finds them, and windows' context stops there.
 
     Returns:
         :class:`SearchResult`; its ``next_offset`` is the first match not returned, or ``None`` when none is left.
@@ -471,7 +491,7 @@ def search(reader: SeekableReader, matcher: Matcher, start: int, context: int, m
         FormatError: a damaged frame. PatternTimeout, PatternTooLong: from a
             :class:`~scratchfs.engine.patterns.PatternMatcher`, before any match was found.
     """
-    sink = sink_class(context, max_matches, budget, reader.table.size)
-    searcher = Searcher(reader, matcher, start, line_of_frame)
+    searcher = Searcher(reader, matcher, start, line_of_frame, end=end)
+    sink = sink_class(context, max_matches, budget, searcher.size)
     next_offset = searcher.run(sink)
     return SearchResult(sink.windows, next_offset, searcher.stopped)

@@ -1,0 +1,108 @@
+"""The ``read_handle`` calls whose arguments belong to different reads, refused before the store is asked (a face's
+store may be out of reach), each refusal saying what to do instead: which read each argument belongs to, and the
+call that makes one read of it (:func:`refuse_mixed`, :func:`only_one_read`).
+
+A structure read (``jq``, ``record``, ``row``, ``select``, ``view``) reads the whole entry along its structure; a byte,
+line or search read's arguments beside one (``end``, ``length``, ``line``, ``match``...) were refused with advice
+about an HTML page's text view whatever the read ("end cannot be mixed with a structure read (row, rows); a search of
+an HTML page's text view takes view="text" ..."), which told a model reading a CSV member's rows nothing it could
+use."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scratchfs.api.archive import MEMBERS_VIEW
+from scratchfs.api.tools import check_read_modes
+from scratchfs.foundation.errors import InvalidArgument
+
+__all__ = ["count_alone", "only_one_read", "refuse_mixed"]
+
+_SEARCH_ARGUMENTS = ("match", "pattern", "context", "max_matches", "before", "ignore_case")
+
+
+def count_alone(others: set[str]) -> None:
+    """Refuse ``count`` beside arguments of windows, lines, ranges or structure reads (a count shows none)."""
+    if others:
+        view = ('; a text view (an HTML page\'s, terminal output as rendered) is not counted: list the view\'s '
+                'matches (view="text", context=0, max_matches=1000), or count the stored content (no view), where '
+                'markup or escape sequences may split the text') if "view" in others else ""
+        raise InvalidArgument(f"count cannot be combined with {', '.join(sorted(others))}: it counts the matches of "
+                              f"match= or pattern= (from offset= to end=, with ignore_case=) and shows no window{view}")
+
+
+def _advice(mixed: list[str], given: dict[str, Any]) -> list[str]:
+    """What each kind of argument in ``mixed`` (of byte, line or search reads) is for, beside the structure read
+    ``given``, and the read that takes it."""
+    text_view = given.get("view") == "text"
+    out = []
+    if "end" in mixed:
+        out.append("end= bounds a byte, line or search read (a member's bytes: offset= and end= as view=\"members\" "
+                   "lists them) -- a structure read reads the whole entry; read or search the member by range")
+    if "length" in mixed:
+        out.append('length= sizes a byte range; a structure page is sized by rows=/records= and budget='
+                   + (' (view="text" pages by offset=, bytes of the text)' if text_view else ""))
+    if {"line", "lines"} & set(mixed):
+        out.append('view="text" pages by offset= (bytes of the text); terminal output\'s view is read from a stored '
+                   'byte with view="text", raw_offset=N (its end: N = size - 4096)' if text_view else
+                   "line=/lines= are a line read's (with end=, a member's lines: offset= its offset); a structure "
+                   "page starts at row=/record= (rows=/records= a page) or where its next_call's cursor says")
+    if set(_SEARCH_ARGUMENTS) & set(mixed):
+        if text_view:
+            out.append('a search of the text view takes view="text" with match= or pattern= (and offset=, context=, '
+                       "max_matches=, ignore_case=) alone")
+        else:
+            structure = ", ".join(f"{name}=" for name in sorted(given))
+            out.append(f"a search (match=, pattern=, with context=, max_matches=, before=, ignore_case=) takes no "
+                       f"{structure}: search the stored bytes without it")
+    return out
+
+
+def refuse_mixed(counting: bool, given: dict[str, Any], asked: dict[str, Any], offset: int,
+                 ignore_case: bool) -> None:
+    """Refuse a ``read_handle`` call whose options belong to different modes: ``count`` beside windows, a structure
+    read (``given``) beside the options of the others (``asked``) -- but for the search of a text view --, and the
+    plain reads' mixes (:func:`~scratchfs.api.tools.check_read_modes`). Raises InvalidArgument, whose message says
+    what each argument of another read is for and how to make one read of the call."""
+    if counting:
+        count_alone(given.keys() | {k for k, v in asked.items() if v is not None and k not in ("match", "pattern",
+                                                                                                "end")})
+        return
+    searching = asked["match"] is not None or asked["pattern"] is not None
+    if not given:
+        check_read_modes(offset=offset, length=asked["length"], line=asked["line"], lines=asked["lines"],
+                         searching=searching, ignore_case=ignore_case, context=asked["context"],
+                         max_matches=asked["max_matches"], before=asked["before"])
+        return
+    if given.keys() == {"view"} and given["view"] != MEMBERS_VIEW and (asked["match"] or asked["pattern"]) \
+            and asked["length"] is None \
+            and asked["line"] is None and asked["lines"] is None:
+        return  # a search of the text view
+    mixed = [name for name, value in asked.items() if value is not None] + (["ignore_case"] if ignore_case else [])
+    if mixed:
+        raise InvalidArgument(f"{', '.join(mixed)} cannot be mixed with a structure read ({', '.join(sorted(given))})"
+                              f": {'; '.join(_advice(mixed, given))}; make the call one read or the other")
+
+
+_TOGETHER = (
+    ({"slurp"}, {"record", "records", "row", "rows", "columns"},
+     "slurp=true runs jq= once over every record or row: give jq= and slurp=true alone"),
+    ({"record", "records"}, {"row", "rows", "columns"}, "record= pages JSON lines, row= a table's rows (the stub's "
+                                                        "shape says which the content is): one or the other"),
+    ({"jq"}, {"row", "rows", "columns"}, "jq= over a table's rows runs once over all of them with slurp=true "
+                                         "(jq=..., slurp=true), or read rows with row=/rows=/columns= alone"),
+    ({"select"}, {"view"}, 'select= gives the text of the elements it matches; view="text" the whole page\'s text: '
+                           "one or the other"),
+)
+
+
+def only_one_read(given: dict[str, Any], allowed: set[str]) -> None:
+    """Refuse structure arguments beside ``given``'s read (whose own arguments are ``allowed``) that belong to
+    another, naming the read each makes (and, for the mixes a model makes, the call that does what it meant:
+    jq= over rows is slurp=true). Raises InvalidArgument."""
+    extra = sorted(set(given) - allowed)
+    if extra:
+        mode = ", ".join(sorted(allowed - {"cursor"}))
+        said = next((how for one, other, how in _TOGETHER if (one & given.keys() and other & given.keys())), None)
+        raise InvalidArgument(f"{', '.join(extra)} cannot be combined with {mode}: "
+                              + (said or "they are two structure reads; make one call for each"))

@@ -1,0 +1,198 @@
+"""Searches bounded to a byte range (``offset=`` and ``end=``): a tar or zip member's bytes are searched alone, as a
+range read of it (``offset=O, end=E``) reads them. A search with ``end=`` was refused (``a search (match=, pattern=)
+takes none``), so a model could not search inside one member of an archive whose ``view="members"`` listing names
+``end=`` in every member's read. The matches are those of ``re.finditer(content, offset, end)`` -- wholly inside the
+bytes, ``$`` and lookahead seeing ``end`` as the content's end, as ``endpos`` has it --, the context stops at ``end``,
+``next_call`` carries ``end``, and a miss says where the search looked."""
+
+from __future__ import annotations
+
+import ast
+import io
+import json
+import re
+import tarfile
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scratchfs import InvalidArgument
+from scratchfs.api.contract import ScratchTools, window_hits
+from scratchfs.foundation.limits import MAX_MATCHES
+from tests.reference import find_loop, line_of, regex_spans, windows
+
+
+def _args(call: str) -> dict:
+    node = ast.parse(call, mode="eval").body
+    return {k.arg: ast.literal_eval(k.value) for k in node.keywords}
+
+
+def _tar(files: list[tuple[str, bytes]]) -> bytes:
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w", format=tarfile.USTAR_FORMAT) as archive:
+        for name, data in files:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return out.getvalue()
+
+
+def _every_match(tools: ScratchTools, args: dict) -> list[tuple[int, int, int]]:
+    """``(offset, length, line)`` of every match of a search, following its next_call to the end."""
+    found = []
+    for _ in range(10_000):
+        reply = tools.call("read_handle", args)
+        for window in reply["windows"]:
+            found += [(h["offset"], h["length"], h["line"]) for h in window_hits(window)]
+        if reply["next_call"] is None:
+            return found
+        args = _args(reply["next_call"])
+    raise AssertionError("the search did not end")
+
+
+TEXT = st.lists(st.sampled_from([b"ab", b"a", b"b", b"\n", b"x", b"ba\n", b"aab"]), max_size=600).map(b"".join)
+PATTERNS = ["ab", "a+b?", "b$", "^a", "a(?=b)", "b\\n?", "(?<=a)b", "x|ab\\nb"]
+
+
+@given(data=TEXT, pattern=st.sampled_from(PATTERNS), cut=st.tuples(st.floats(0, 1), st.floats(0, 1)),
+       context=st.integers(0, 12))
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_a_bounded_pattern_search_finds_what_finditer_finds_between_pos_and_endpos(small_frames_store, data, pattern,
+                                                                                  cut, context):
+    if not data:
+        data = b"ab"
+    offset = int(cut[0] * (len(data) - 1))
+    end = offset + 1 + int(cut[1] * (len(data) - offset - 1))
+    scope = small_frames_store.scope("r", "a")
+    handle = scope.spill(data, source_tool="t").handle
+    found = scope.search(handle, pattern=pattern, offset=offset, end=end, context=context, max_matches=1000)
+    spans = regex_spans(data[:end], pattern, offset)
+    assert [(h.offset, h.offset + h.length) for w in found.windows for h in w.matches] == spans
+    expected, left_out = windows(data[:end], spans, context, 1000)
+    assert [(w.match_offset, w.offset, w.data) for w in found.windows] == [(m, o, d) for m, o, d, _ in expected]
+    assert left_out is None and found.next_offset is None
+    assert [h.line for w in found.windows for h in w.matches] == [line_of(data, s) for s, _ in spans]
+    counted = scope.search(handle, pattern=pattern, offset=offset, end=end, context=0, max_matches=1000)
+    assert sum(len(w.matches) for w in counted.windows) == len(spans)
+    last = scope.search(handle, pattern=pattern, offset=offset, end=end, before=end, context=0, max_matches=2)
+    assert [(h.offset, h.offset + h.length) for w in last.windows for h in w.matches] == spans[-2:]
+
+
+@given(data=TEXT, needle=st.sampled_from([b"ab", b"a", b"aa", b"ba\n"]), cut=st.tuples(st.floats(0, 1),
+                                                                                        st.floats(0, 1)))
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_bounded_substring_searches_counts_and_last_matches_agree_with_a_find_loop(small_frames_store, data,
+                                                                                   needle, cut):
+    if not data:
+        data = b"ab"
+    offset = int(cut[0] * (len(data) - 1))
+    end = offset + 1 + int(cut[1] * (len(data) - offset - 1))
+    scope = small_frames_store.scope("r", "a")
+    handle = scope.spill(data, source_tool="t").handle
+    tools = ScratchTools(scope)
+    spans = find_loop(data[:end], needle, offset)
+    args = {"handle": handle, "match": needle.decode(), "offset": offset, "end": end, "context": 3, "max_matches": 2}
+    assert [(s, s + n) for s, n, _ in _every_match(tools, args)] == spans
+    counted = tools.call("read_handle", {"handle": handle, "match": needle.decode(), "offset": offset, "end": end,
+                                         "count": True})
+    assert (counted["matches"], counted["end"], counted["remaining"]) == (len(spans), end, 0)
+    last = tools.call("read_handle", {**args, "before": end, "max_matches": 1})
+    shown = [(h.get("match_offset", h["offset"])) for h in last["windows"]]
+    assert shown == ([spans[-1][0]] if spans else [])
+
+
+def test_a_search_inside_a_tar_member_stays_inside_it(scratch_scope):
+    """The member's ``read`` bounds gave a search of that member alone: every match of b.txt, none of a.txt's nor of
+    the headers', its next_call inside the member, and a miss that names the bytes it searched."""
+    a = b"".join(b"a.txt error %d\n" % i for i in range(600))
+    b = b"".join(b"b.txt error %d\n" % i for i in range(600))
+    raw = _tar([("a.txt", a), ("b.txt", b), ("c.txt", a)])
+    handle = scratch_scope.spill(raw, source_tool="tar").handle
+    tools = ScratchTools(scratch_scope)
+    members = tools.call("read_handle", {"handle": handle, "view": "members"})["members"]
+    read = _args(members[1]["read"])
+    start, end = read["offset"], read["end"]
+    assert raw[start:end] == b
+    found = _every_match(tools, {"handle": handle, "pattern": r"\w\.txt error \d+$", "offset": start, "end": end,
+                                 "context": 0, "max_matches": 50})
+    assert [raw[o:o + n] for o, n, _ in found] == re.findall(rb"\w\.txt error \d+$", b, re.M)
+    first = tools.call("read_handle", {"handle": handle, "match": "error", "offset": start, "end": end})
+    assert first["end"] == end and f"end={end})" in first["next_call"] and first["remaining"] < end - start
+    miss = tools.call("read_handle", {"handle": handle, "match": "a.txt", "offset": start, "end": end})
+    assert miss["windows"] == [] and miss["next_call"] is None
+    assert f"no match in bytes {start}-{end}" in miss["note"], miss
+    assert tools.call("read_handle", {"handle": handle, "match": "a.txt", "offset": start})["windows"]  # (there)
+    lines = tools.call("read_handle", {"handle": handle, "pattern": "error 599$", "offset": start, "end": end,
+                                       "context": "line"})  # (the member's last line: its end is the bound's)
+    assert [w["data"] for w in lines["windows"]] == ["b.txt error 599"] and lines["next_call"] is None
+
+
+def test_a_context_window_stops_at_the_bound(scratch_scope):
+    data = b"x" * 100 + b"needle" + b"y" * 100
+    handle = scratch_scope.spill(data * 50, source_tool="t").handle
+    found = scratch_scope.search(handle, match="needle", offset=0, end=110, context=50)
+    assert [(w.offset, w.data) for w in found.windows] == [(50, data[50:110])]
+    assert scratch_scope.search(handle, match="needle", offset=0, end=105).windows == []  # (it crosses the bound)
+
+
+def test_a_bounded_search_of_a_text_view_is_refused_saying_what_works(scratch_scope):
+    page = b"<html><body>" + b"<p>caf&eacute; au lait</p>\n" * 600 + b"</body></html>"
+    handle = scratch_scope.spill(page, source_tool="browser.get").handle
+    with pytest.raises(InvalidArgument, match='search without view= and give offset= and end=') as caught:
+        ScratchTools(scratch_scope).call("read_handle", {"handle": handle, "match": "café", "view": "text",
+                                                         "end": 100})
+    assert "view=\"text\"" in str(caught.value)
+
+
+def test_scope_read_handle_bounds_a_range_and_lines_too(scratch_scope):
+    data = b"".join(b"line %d\n" % i for i in range(2000))
+    handle = scratch_scope.spill(data, source_tool="t").handle
+    sl = scratch_scope.read_handle(handle, offset=10, length=4096, end=30)
+    assert (sl.data, sl.next_offset, sl.remaining) == (data[10:30], None, 0)
+    ls = scratch_scope.read_handle(handle, line=1, lines=10, end=20)
+    assert ls.data == data[:20]
+
+
+def test_the_cli_and_the_tool_schema_take_a_bounded_search(tmp_path, monkeypatch):
+    """``--end`` beside ``--match`` was refused (exit 2, "a search takes none"); it searches the member alone, and
+    the tool's schema says that ``end`` bounds a search."""
+    from click.testing import CliRunner
+
+    from scratchfs import ScratchStore
+    from scratchfs.api.tools import TOOL_SPECS
+    from scratchfs.cli import main
+
+    root = tmp_path / "root"
+    raw = _tar([("a.txt", b"alpha here\n" * 900), ("b.txt", b"beta here\n" * 900)])
+    with ScratchStore(root) as store:
+        handle = store.scope("r", "a").spill(raw, source_tool="tar").handle
+    monkeypatch.setenv("SCRATCHFS_ROOT", str(root))
+    result = CliRunner().invoke(main, ["read-handle", handle, "--run", "r", "--agent", "a", "--match", "here",
+                                       "--offset", "512", "--end", str(512 + 9900), "--count"])
+    assert result.exit_code == 0, result.output
+    counted = json.loads(result.stdout)
+    assert (counted["matches"], counted["end"]) == (900, 10_412)
+    assert "search" in TOOL_SPECS["read_handle"].input_schema["properties"]["end"]["description"]
+
+
+@given(unit=TEXT.filter(bool), pattern=st.sampled_from([*PATTERNS, "a"]), cut=st.tuples(st.floats(0, 1),
+                                                                                          st.floats(0, 1)))
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_a_bounded_search_across_frames_agrees_with_finditer(small_frames_store, unit, pattern, cut):
+    """Content of many 4 KiB frames: the bound cuts a frame, and lines are counted back from it."""
+    data = (unit * (20_000 // len(unit) + 1))[:20_000]
+    offset = int(cut[0] * 15_000)
+    end = offset + 1 + int(cut[1] * (len(data) - offset - 1))
+    scope = small_frames_store.scope("r", "a")
+    handle = scope.spill(data, source_tool="t").handle
+    spans = regex_spans(data[:end], pattern, offset)
+    found = scope.search(handle, pattern=pattern, offset=offset, end=end, context=5, max_matches=MAX_MATCHES)
+    hits = [h for w in found.windows for h in w.matches]
+    assert [(h.offset, h.offset + h.length) for h in hits] == spans[:len(hits)]
+    assert [h.line for h in hits] == [line_of(data, h.offset) for h in hits]
+    assert found.next_offset == (spans[len(hits)][0] if len(hits) < len(spans) else None)
+    assert all(w.offset + len(w.data) <= end for w in found.windows)
+    counted = ScratchTools(scope).call("read_handle", {"handle": handle, "pattern": pattern, "offset": offset,
+                                                       "end": end, "count": True})
+    assert counted["matches"] == len(spans)
