@@ -26,7 +26,7 @@ from typing import Any
 from scratchfs.api.shape_aligned import aligned_shape
 from scratchfs.api.shape_binary import FORMATS, STARTS, TAR_MAGIC_AT, binary_kind, binary_shape
 from scratchfs.api.shape_html import html_shape
-from scratchfs.api.shape_kinds import told_by_lines
+from scratchfs.api.shape_kinds import coloured_kind, told_by_lines
 from scratchfs.api.shape_log import log_events
 from scratchfs.api.shape_markdown import markdown_shape
 from scratchfs.api.shape_merge import MixedItems, fitted, items_template, value_word
@@ -212,9 +212,10 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     bom = 3 if sample.startswith(b"\xef\xbb\xbf") else 0  # (a byte order mark is no part of the first line)
     head = b"\n" + sample[bom : bom + 4096]  # the first lines tell a log or grep output
     terminal = terminal_controls(sample, complete) if b"\x1b" in sample or b"\r" in sample or b"\b" in sample else ""
-    if terminal:
+    kind = coloured_kind(sample[bom:], lines, complete, scope, size - bom) if terminal else None  # (colours alone)
+    if terminal and kind is None:
         return _plain(sample, size, lines, scope, True, (head, 0), terminal, odd, read_as)
-    if kind := told_by_lines(sample[bom:], lines, complete, scope, size - bom):  # (a diff's, YAML's, Markdown's...)
+    if kind := kind or told_by_lines(sample[bom:], lines, complete, scope, size - bom):  # (a diff's, YAML's...)
         return _not_utf8(Shape("text", kind), odd, "" if complete else f" in the first {kib(len(sample))}", sample,
                          read_as) if odd else Shape("text", kind)
     logs = len(_LOG_LINE_RE.findall(head))

@@ -22,10 +22,12 @@ from scratchfs.api.shape_gitlog import git_log_shape
 from scratchfs.api.shape_listing import listing_shape
 from scratchfs.api.shape_manual import manual_shape
 from scratchfs.api.shape_markdown import markdown_shape
+from scratchfs.api.shape_terminal import COLOURED, colours_removed
 from scratchfs.api.shape_testrun import runner_shape
+from scratchfs.api.shape_words import MAX_SHAPE_CHARS, plural
 from scratchfs.api.shape_yaml import yaml_shape
 
-__all__ = ["KINDS", "told_by_lines"]
+__all__ = ["KINDS", "coloured_kind", "told_by_lines"]
 
 KINDS = (runner_shape, diagnostics_shape, diff_shape, git_log_shape, manual_shape, yaml_shape, markdown_shape,
          listing_shape)
@@ -41,3 +43,30 @@ def told_by_lines(sample: bytes, lines: int, complete: bool, scope: str, size: i
         if shape is not None:
             return shape
     return None
+
+
+def coloured_kind(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
+    """The shape of the first kind that tells ``sample`` (terminal output; the arguments as :func:`told_by_lines`
+    takes them) with its colours removed, when colour sequences are all the controls it holds
+    (:func:`~scratchfs.api.shape_terminal.colours_removed`: ``pytest --color=yes``, ``cargo --color always``,
+    ``git log --color``, gcc's ``-fdiagnostics-color``, ``ls -R --color``), saying so after its line count:
+    ``"test run (pytest), 104 lines, coloured (422 escape sequences; view="text" shows it without them): ..."``.
+    Its line numbers are the stored output's (no newline is removed). ``None`` for other terminal output (progress
+    bars, cursor moves, overstrikes) and for coloured text of none of the kinds. Never raises."""
+    plain = colours_removed(sample, complete)
+    kind = None if plain is None else told_by_lines(plain, lines, complete, scope, len(plain) if complete else size)
+    if kind is None:
+        return None
+    escapes = sample.count(b"\x1b[")
+    said = f", coloured ({plural(escapes, 'escape sequence')}{COLOURED}"
+    count = f", {plural(lines, 'line')}"
+    at = kind.find(count)
+    at = len(kind) if at < 0 else at + len(count)
+    head, rest = kind[:at] + said, kind[at:]
+    if len(head) + len(rest) <= MAX_SHAPE_CHARS:
+        return head + rest
+    tail = rest[rest.rfind("; line=N"):] if "; line=N" in rest else ""  # (how to read its parts: kept whole)
+    room = MAX_SHAPE_CHARS - len(head) - len(tail) - len(", …")
+    listed = rest[: len(rest) - len(tail)]
+    cut = listed.rfind(", ", 0, max(0, room))
+    return f"{head}{listed[: max(0, cut)]}, …{tail}"
