@@ -96,9 +96,9 @@ _XML_PROLOG_BYTES = 64 * 1024  # (a prolog longer than this -- a licence in a co
 # anchored on a literal newline (the text is searched with one prepended), which the engine finds at C speed
 # The indentation is taken atomically (a lookahead's capture, then the backreference): no alternative starts with a
 # blank, so giving blanks back never matches; and every alternative starts with "[", a digit or a capital, checked
-# once before trying them.
+# once before trying them. A line may stand behind docker compose's prefix ("web-1  | ") or kubectl's ("[pod/p/c] ").
 _LOG_LINE_RE = re.compile(
-    rb"\n(?=([ \t]*))\1(?=[\[\dA-Z])"
+    rb"\n(?=([ \t]*))\1(?:[\w.-]{0,63}[-_]\d{1,4} +\| |\[pod/[\w.-]{1,253}/[\w.-]{1,63}\] )?(?=[\[\dA-Z])"
     rb"(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}|"
     rb"\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b)"
 )
