@@ -36,6 +36,8 @@ _COMMIT_RE = re.compile(rb"\ncommit ([0-9a-f]{7,64})\b")
 _SUBJECT_RE = re.compile(rb"\n\r?\n {4}([^\r\n]*)")
 _STAT_RE = re.compile(rb"\n (\d+) files? changed(?:, (\d+) insertions?\(\+\))?(?:, (\d+) deletions?\(-\))?")
 _SUBJECT_CHARS = 40
+_HEX_DIGITS = b"0123456789abcdef"
+_LEADS = {bytes([byte]): chr(byte) for byte in b"*" + _HEX_DIGITS}  # (a git log starts "commit", "* ", a hash)
 _GRAPH_START_RE = re.compile(rb"\* +(?:commit [0-9a-f]{7,64}\b|[0-9a-f]{7,40} \S)")
 _GRAPH_RE = re.compile(rb"^(?:[|/\\_. -]*\*[|/\\_. -]*?(?=commit [0-9a-f])|(?:[|/\\_.-] ?)+(?: {1,2}(?=Merge: )| *$)?)",
                        re.M)
@@ -57,10 +59,15 @@ def git_log_shape(sample: bytes, lines: int, complete: bool, scope: str, size: i
     ``None``: ``"git log, 431 lines, 40 commits, +1,234 -56 in 87 file changes: 757108e README: the last .ci/run
     took 663 s (line 1), …; line=N reads from a commit"``.
     ``size`` (the content's bytes) is unused: the other kinds take it. Never raises."""
-    graph = sample[:1] == b"*" and _GRAPH_START_RE.match(sample) is not None
-    first = sample[:7] == b"commit " or (graph and sample.startswith(b"commit ", sample.find(b"c")))
-    if not (first or graph or (sample[:1] and sample[:1] in b"0123456789abcdef")):
+    lead = _LEADS.get(sample[:1])  # (most text is told by its first byte: no log starts so)
+    if lead is None:
         return None
+    graph = lead == "*" and _GRAPH_START_RE.match(sample) is not None
+    first = sample.startswith(b"commit ", sample.find(b"c") if graph else 0)
+    if not (first or graph):  # (a --oneline log's first hash, told without a regex)
+        space = sample.find(b" ", 7, 41)
+        if space < 0 or sample[:space].strip(_HEX_DIGITS):
+            return None
     if not complete:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
     if graph:  # (every line kept, the graph taken off its start)

@@ -12,7 +12,8 @@ Markdown and listing kinds then read at most the sample's first
 more -- 512 KiB of short lines, ``#`` or ``- `` or a diff of thousands of one-line files -- is told from those, its
 shape saying how much of the content that is (``in the first 120 KiB of 512 KiB``), as it says so of a content larger
 than the sample; the test run, diagnostics, git log and manual kinds count their parts over the whole sample with
-one ``findall`` each (:mod:`~scratchfs.api.shape_parts`)."""
+one ``findall`` each (:mod:`~scratchfs.api.shape_parts`). Terminal output whose only controls are colour
+sequences is told as these kinds from its text without them (:func:`coloured_kind`), its shape saying so."""
 
 from __future__ import annotations
 
