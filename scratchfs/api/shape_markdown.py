@@ -53,6 +53,7 @@ _SETTING_RE = re.compile(rb"\n(?:[A-Za-z_$@][\w.$@/*-]*(?:[ \t]*(?::?=|:(?=[ \t]
 """A line of settings or statements, not text: ``key = value``, ``key: value``, ``key := value``, ``key "value"``, a
 call ``set(...`` (CMake), an INI file's ``[section]``, a line of quoted strings, or one ending in ``;``, ``{`` or
 ``}`` (apt's ``Acquire::IndexTargets {``, ``KeepCompressed "true";``, a Perl statement, a Tcl ``proc``)."""
+_SETTINGS_BYTES = 16 * 1024  # read for settings from the first heading (a README's 186 KB: 2 ms whole, 0.2 ms so)
 _MOST_SETTINGS = 0.5  # a share of its lines of text past which a file of # or ## comments is settings, not Markdown
 _MOST_CODE_LINES = 2
 _MOST_HEADINGS = 0.3
@@ -155,10 +156,12 @@ def _settings(text: bytes, headings: list[tuple[int, int, bytes, bool]], fences:
     outside fenced blocks (``fences``) -- not blank, not headings nor ``#`` comments, not indented (a setting's
     continued value, a nested block's lines) -- are settings (:data:`_SETTING_RE`): a configuration file (apt's
     ``50appstream``, a ``.mplstyle``, Debian's ``copyright`` of ``Files:`` and ``License:`` fields, an INI file, Tk's
-    bindings) whose ``#`` and ``##`` comments read as headings. Two scans at C speed."""
+    bindings) whose ``#`` and ``##`` comments read as headings. Two scans at C speed of its first
+    :data:`_SETTINGS_BYTES` from there."""
     start = headings[0][0]  # (from the first heading: a package's metadata fields before its README are none)
-    body = _outside(fences, [m.start() for m in _BODY_RE.finditer(text, start)])
-    settings = _outside(fences, [m.start() for m in _SETTING_RE.finditer(text, start)])
+    end = start + _SETTINGS_BYTES
+    body = _outside(fences, [m.start() for m in _BODY_RE.finditer(text, start, end)])
+    settings = _outside(fences, [m.start() for m in _SETTING_RE.finditer(text, start, end)])
     return len(settings) > _MOST_SETTINGS * len(body)
 
 
