@@ -57,7 +57,8 @@ _WS_RE = re.compile(rb"\s+")
 _XML_ROOT_RE = re.compile(rb"<([A-Za-z_][\w.:-]*)")
 # anchored on a literal newline (the text is searched with one prepended), which the engine finds at C speed
 _LOG_LINE_RE = re.compile(
-    rb"\n[ \t]*(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}|"
+    rb"\n[ \t]*(?:[\w.-]{0,63}[-_]\d{1,4} +\| |\[pod/[\w.-]{1,253}/[\w.-]{1,63}\] )?"
+    rb"(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}|"
     rb"\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b)"
 )
 

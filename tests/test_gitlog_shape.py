@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -71,6 +72,74 @@ def test_a_git_log_lists_each_commit_at_its_line_with_its_subject(git, flags):
 
 def test_a_git_log_p_stays_a_diff_and_other_texts_are_no_log(git):
     assert shape_of(git("log", "-p")).startswith(DIFF_SHAPE)
-    assert not shape_of(git("log", "--oneline")).startswith(GIT_LOG_SHAPE)
     prose = b"commit to the plan\nAuthor: someone wrote this\n" + b"and more prose\n" * 50  # (no hash)
     assert not shape_of(prose).startswith(GIT_LOG_SHAPE)
+
+
+TOOLS = Path(__file__).resolve().parent.parent / "fixtures" / "tools"
+_ANY_ITEM_RE = re.compile(r"([0-9a-f]{7,40}) (.*?) \(line ([\d,]+)\)(?:, |; |$)")
+
+
+def _check_commits(log: bytes, shape: str, commits: list[str], name: str) -> None:
+    """``shape`` names ``name``, the log's lines and every commit (``commits``: git's ``%h %s``, in the log's order),
+    and lists the first ones in order, each with its hash and subject as git writes them and the line of ``log`` that
+    holds its hash."""
+    count = log.count(b"\n")
+    assert shape.startswith(f"{name}, {count:,} lines, {len(commits)} commits"), shape
+    lines = log.decode().splitlines()
+    listed = _ANY_ITEM_RE.findall(shape.split(": ", 1)[1])
+    assert len(listed) >= 5, shape
+    for (short, subject, line), expected in zip(listed, commits, strict=False):
+        assert f"{short} {subject}".rstrip("…") == expected[: len(short) + 1 + len(subject.rstrip("…"))], expected
+        assert any(word.startswith(short) for word in lines[int(line.replace(",", "")) - 1].split()), (line, short)
+    assert f"… {len(commits) - len(listed)} more" in shape or len(listed) == len(commits)
+
+
+@pytest.mark.parametrize(("flags", "name"), [(["--graph"], "git log --graph"),
+                                             (["--graph", "--stat"], "git log --graph"),
+                                             (["--graph", "--oneline"], "git log --oneline --graph"),
+                                             (["--graph", "--oneline", "--decorate"], "git log --oneline --graph"),
+                                             (["--graph", "-p"], "git log --graph"),
+                                             (["--oneline"], "git log --oneline"),
+                                             (["--format=%h %s"], "git log --oneline")])
+def test_a_git_log_graph_or_oneline_lists_each_commit_at_its_line(git, flags, name):
+    """``git log --graph`` (each line behind its graph, a merge's ``|\\``) and ``--oneline`` were 'text, 33 lines,
+    longest 60 bytes': its commits lost. Against git's own ``%h %s`` (in the graph's order, ``--topo-order``)."""
+    log = git("log", *flags)
+    commits = git("log", *flags[:1], "--format=%h %s").decode().splitlines()  # (--graph: in its order, behind it)
+    commits = [re.sub(r"^[*|/\\ _.-]*\* +", "", line) for line in commits if "*" in line or "--graph" not in flags]
+    _check_commits(log, shape_of(log), commits, name)
+
+
+@pytest.mark.parametrize(("path", "name", "commits"), [("git-log-graph-oneline.txt", "git log --oneline --graph", 60),
+                                                       ("git-log-graph.txt", "git log --graph", 16),
+                                                       ("git-log-graph-stat.txt", "git log --graph", 8),
+                                                       ("git-log-oneline.txt", "git log --oneline", 40)])
+def test_this_repositorys_graph_is_told_as_git_log(path, name, commits):
+    """A real history with merges of branches (fixtures/tools/git-log-graph*.txt: this repository at c663c99), against
+    git's ``--topo-order --format='%h %s'`` of the same commits (git-log-graph-h-s.txt)."""
+    log = (TOOLS / path).read_bytes()
+    reference = (TOOLS / "git-log-graph-h-s.txt").read_text().splitlines()
+    if "graph" not in path:  # (--oneline alone is in date order: its own lines are git's %h %s)
+        reference = log.decode().splitlines()
+    _check_commits(log, shape_of(log), reference[:commits], name)
+
+
+@pytest.mark.parametrize("text", [
+    b"".join(b"%07d item %d\n" % (n * 7919, n) for n in range(50)),  # a column of numbers
+    b"".join(b"%040x  path/f%d.py\n" % (n * 104729, n) for n in range(50)),  # sha1sum's two spaces
+    b"* deadbeef is a word\n* cafe0123 too\n* plain bullet\n" * 20,  # a Markdown list
+    b"abcdef1 one\nfedcba2 two\nnot a commit line\n" * 10,  # a line that is no commit
+    b"abc1234 x\nabcdef0123456789abcdef0123 y\n" * 10,  # hashes of lengths no log mixes
+    b"0000000 6f23 2123 7375 2f72\n0000010 6962 2f6e 6e65 2076\n" * 20,  # od -x: offsets of digits
+])
+def test_texts_that_look_like_a_oneline_log_are_no_log(text):
+    assert not shape_of(text).startswith(GIT_LOG_SHAPE)
+
+
+@pytest.mark.parametrize("count", [2, 3, 25])
+def test_a_short_oneline_log_is_told_whole(git, count):
+    """A log of fewer lines than the first ones looked at (20): its last line read as the others."""
+    log = git("log", "--oneline", "-n", str(count))
+    first = log.split(b"\n", 1)[0].decode()
+    assert shape_of(log).startswith(f"git log --oneline, {count} lines, {count} commits: {first[:30]}")

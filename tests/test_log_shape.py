@@ -7,7 +7,9 @@ from __future__ import annotations
 import io
 import logging
 import re
+from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -116,3 +118,45 @@ def test_a_tracebacks_exception_is_read_past_the_prefix_each_line_carries(prefix
                                                                                    for line in lines)
     assert f"(first at line {before + lines.index('Traceback (most recent call last):') + 1}: {raised})" in \
         log_events(prefixed.encode()), log_events(prefixed.encode())
+
+
+_TOOLS = Path(__file__).resolve().parent.parent / "fixtures" / "tools"
+
+
+@pytest.mark.parametrize("name", ["docker-compose-logs-by-hand.txt", "kubectl-logs-prefix-by-hand.txt",
+                                  "journalctl-short-by-hand.txt"])
+def test_a_log_behind_a_containers_or_journals_prefix_is_a_log(name):
+    """docker compose's ``web-1     | 2026-12-05 ... INFO ...`` and kubectl logs --prefix's ``[pod/web-.../web] ...``
+    were 'text, 80 lines, longest 83 bytes': their levels and tracebacks not counted (journalctl's short lines were
+    a log already). Each line behind such a prefix is a log line, and the shape's levels and tracebacks are the plain
+    count's (fixtures/tools, written in the layouts these tools print: no daemon runs here)."""
+    data = (_TOOLS / name).read_bytes()
+    lines = data.decode().splitlines()
+    found = describe(data, len(data), len(lines))
+    assert found.content_type == "log" and found.text.startswith("log, "), found.text
+    assert told(found.text) == plain(lines) and told(found.text)["ERROR"][0] == 2
+    first = next(n for n, line in enumerate(lines, 1) if line.endswith("Traceback (most recent call last):"))
+    assert f"2 Python tracebacks (first at line {first}: KeyError: 'k7')" in found.text
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from(["web-1  | ", "worker_2 | ", "api-gateway-12     | ", "[pod/web-7d4b9c8f6-x2x9q/web] ",
+                        "[pod/db-0/postgres] "]),
+       st.lists(st.sampled_from(["INFO", "DEBUG", "ERROR", "WARNING", "CRITICAL"]), min_size=4, max_size=60),
+       st.booleans())
+def test_levels_behind_any_prefix_are_counted_as_without_it(prefix, levels, stamped):
+    """Behind a compose service's or a kubectl pod's prefix, with or without a timestamp: the same levels, at the same
+    lines, as the same log without the prefix."""
+    lines = [("2026-12-05T00:00:00Z " if stamped else "") + f"{level} svc: job {n}" for n, level in enumerate(levels)]
+    bare = ("\n".join(lines) + "\n").encode()
+    behind = "".join(f"{prefix}{line}\n" for line in lines).encode()
+    assert shape_of(behind).startswith("log, ")
+    assert told(shape_of(behind)) == told(shape_of(bare)) == plain(lines)
+
+
+def test_a_table_with_a_pipe_is_no_log_for_it():
+    """A psql table whose second column holds timestamps: its rows are no log lines for their ``name | `` (a compose
+    prefix is a service's name and its replica number)."""
+    rows = "".join(f" user{n} | 2026-12-05 00:00:{n % 60:02d}+00 | INFO\n" for n in range(40))
+    table = (" name   |       created_at       | level\n--------+------------------------+-------\n" + rows).encode()
+    assert not shape_of(table).startswith("log, ")

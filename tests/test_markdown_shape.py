@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
@@ -137,3 +138,31 @@ def test_a_program_is_no_markdown_and_markdown_quoting_one_in_fences_stays_markd
     fenced = "\n".join(["# Usage", "", "```python", "import os", "from a import b", "def f():", "```", "",
                         "## More", "", "Text with a [link](x)."]).encode()
     assert headings(shape_of(fenced)) == [(1, 1, "Usage"), (9, 2, "More")]
+
+
+_SETTINGS_FILES = ["apt-50appstream.conf", "mpl-dark_background.mplstyle", "libpq5-copyright.txt", "tk-panedwindow.tcl",
+                   "source-highlight-odf.outlang", "perl-lwp-with-verifycn.pl"]
+
+
+@pytest.mark.parametrize("name", _SETTINGS_FILES)
+def test_a_configuration_file_of_hash_comments_is_no_markdown(name):
+    """apt's 50appstream (``## This file is provided by appstreamcli(1)`` over ``Acquire::IndexTargets {``), a
+    matplotlib style (``### Boxplots`` over ``boxplot.boxprops.color: white``), Debian's copyright of ``Files:`` and
+    ``License:`` fields under ``### PostgreSQL copyrights ###``, Tk's bindings, a source-highlight ``outlang``, a Perl
+    example: each was 'Markdown, 77 lines, 3 headings: ## This file is provided by ...' -- its comments told as
+    headings. A text whose lines (from its first heading, not indented, outside fenced blocks) are mostly settings or
+    statements is none (fixtures/tools, this machine's files)."""
+    data = (ROOT / "fixtures" / "tools" / name).read_bytes()
+    assert not shape_of(data).startswith(MARKDOWN_SHAPE), shape_of(data)
+
+
+def test_markdown_after_settings_or_quoting_them_stays_markdown():
+    """A package's PKG-INFO (its ``Name:``/``Classifier:`` fields, then its README: fixtures/tools), a README showing
+    settings in fenced or indented blocks, and one with a few ``Note: ...`` lines keep their headings."""
+    pkg = (ROOT / "fixtures" / "tools" / "xmltodict-PKG-INFO.txt").read_bytes()
+    assert [h[2] for h in headings(shape_of(pkg))] == ["xmltodict", "Namespace support", "Streaming mode"]
+    settings_block = "```ini\n" + "".join(f"key{n} = {n}\n" for n in range(40)) + "```\n"
+    indented = "".join(f"    key{n}: {n};\n" for n in range(40))
+    doc = (f"# Setup\n\nWrite this file, then run it.\n\n{settings_block}\n## More\n\nNote: prose again.\n"
+           f"It goes on here.\n\n{indented}\nAnd ends.\n").encode()
+    assert headings(shape_of(doc)) == commonmark(doc) == [(1, 1, "Setup"), (48, 2, "More")]

@@ -130,3 +130,20 @@ def test_a_json_key_naming_bytes_not_utf8_says_nothing_of_its_bytes():
     assert not not_utf8_said(shape.text)
     latin = data.replace(b'"a"', b'"\xe9"')
     assert not_utf8_said(describe(latin, len(latin), 1).text)
+
+
+def test_a_test_runs_own_words_saying_coloured_make_no_coloured_output():
+    from scratchfs.api.shape_terminal import COLOURED, coloured
+
+    # a pytest -v run whose failing test's id holds the words a coloured kind's shape starts with; no escape in it
+    name = f"test_x[coloured (3 escape sequences{COLOURED.rstrip()}]"
+    bar = "=" * 29
+    lines = [f"{bar} test session starts {bar}", "collected 40 items", "",
+             *(f"t.py::test_{i} PASSED" for i in range(39)), f"t.py::{name} FAILED", "",
+             f"{bar}===== FAILURES ====={bar}", f"___ {name} ___", "E   assert 0",
+             f"{bar} short test summary info {bar}", f"FAILED t.py::{name} - assert 0",
+             f"{bar} 1 failed, 39 passed in 0.10s {bar}"]
+    data = ("\n".join(lines) + "\n").encode()
+    shape = describe(data, len(data), _lines(data))
+    assert shape.text.startswith("test run (pytest)") and "coloured (3 escape" in shape.text, shape.text
+    assert not coloured(shape.text) and not split_by_controls(shape.text)

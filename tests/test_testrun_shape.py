@@ -196,7 +196,8 @@ def test_a_thousand_failures_with_long_names_stay_within_the_shape():
     assert shape.startswith(f"{TEST_RUN_SHAPE} (pytest), 3,003 lines: 1000 failed in 3.21s (line 3,003)")
 
 
-_RUNS = ("cargo-test.txt", "node-test-tap.txt", "cargo-test-q-warnings.txt", "cargo-test-nocapture.txt")
+_RUNS = ("cargo-test.txt", "node-test-tap.txt", "cargo-test-q-warnings.txt", "cargo-test-nocapture.txt",
+         "cargo-test-color.txt", "pytest-color-failures.txt")  # (coloured: tests/test_coloured_kinds.py)
 
 
 @pytest.mark.parametrize("path", [ROOT / "README.md", ROOT / "scratchfs" / "api" / "shape_testrun.py",

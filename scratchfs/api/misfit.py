@@ -19,7 +19,7 @@ from scratchfs.api.shape_aligned import is_aligned
 from scratchfs.api.shape_binary import compressed_format
 from scratchfs.api.shape_said import GREP_SAID, cr_ends_said, plain_said
 from scratchfs.api.shape_stream import is_stream
-from scratchfs.api.shape_terminal import TERMINAL_SHAPE
+from scratchfs.api.shape_terminal import TERMINAL_SHAPE, coloured
 from scratchfs.api.shape_words import short_name
 from scratchfs.api.table_reads import headless
 from scratchfs.foundation.errors import InvalidArgument
@@ -70,10 +70,10 @@ def what_it_holds(content_type: str | None, shape: str | None = None) -> str:
 
 def fitting_reads(content_type: str | None, line_bytes: float = 0.0, shape: str | None = None) -> str:
     """The ``read_handle`` arguments that fit an entry of ``content_type`` (``None``: not detected) and ``shape``
-    (``view="text"`` for an HTML page and terminal output alone), as a phrase ending in the reads that fit every
-    entry: lines (byte ranges when its lines average ``line_bytes`` bytes, more than a default read, as a one-line
-    JSON document's do, or when it is binary data: the stub's rule) and searches."""
-    fits = _FITS.get("terminal" if _terminal(content_type, shape) else content_type or "")
+    (``view="text"`` for an HTML page, terminal output and a coloured kind of text alone), as a phrase ending in the
+    reads that fit every entry: lines (byte ranges when its lines average ``line_bytes`` bytes, more than a default
+    read, as a one-line JSON document's do, or when it is binary data: the stub's rule) and searches."""
+    fits = _FITS.get("terminal" if _terminal(content_type, shape) or coloured(shape) else content_type or "")
     if is_aligned(content_type, shape):
         fits = _FITS["csv"]  # (read as a table's rows)
     elif is_stream(content_type, shape):

@@ -26,7 +26,7 @@ from typing import Any
 from scratchfs.api.shape_aligned import aligned_shape
 from scratchfs.api.shape_binary import FORMATS, STARTS, TAR_MAGIC_AT, binary_kind, binary_shape
 from scratchfs.api.shape_html import html_shape
-from scratchfs.api.shape_kinds import told_by_lines
+from scratchfs.api.shape_kinds import coloured_kind, told_by_lines
 from scratchfs.api.shape_log import log_events
 from scratchfs.api.shape_markdown import markdown_shape
 from scratchfs.api.shape_merge import MixedItems, fitted, items_template, value_word
@@ -92,9 +92,9 @@ _XML_PROLOG_BYTES = 64 * 1024  # (a prolog longer than this -- a licence in a co
 # anchored on a literal newline (the text is searched with one prepended), which the engine finds at C speed
 # The indentation is taken atomically (a lookahead's capture, then the backreference): no alternative starts with a
 # blank, so giving blanks back never matches; and every alternative starts with "[", a digit or a capital, checked
-# once before trying them.
+# once before trying them. A line may stand behind docker compose's prefix ("web-1  | ") or kubectl's ("[pod/p/c] ").
 _LOG_LINE_RE = re.compile(
-    rb"\n(?=([ \t]*))\1(?=[\[\dA-Z])"
+    rb"\n(?=([ \t]*))\1(?:[\w.-]{0,63}[-_]\d{1,4} +\| |\[pod/[\w.-]{1,253}/[\w.-]{1,63}\] )?(?=[\[\dA-Z])"
     rb"(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}|"
     rb"\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b)"
 )
@@ -208,9 +208,10 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     bom = 3 if sample.startswith(b"\xef\xbb\xbf") else 0  # (a byte order mark is no part of the first line)
     head = b"\n" + sample[bom : bom + 4096]  # the first lines tell a log or grep output
     terminal = terminal_controls(sample, complete) if b"\x1b" in sample or b"\r" in sample or b"\b" in sample else ""
-    if terminal:
+    kind = coloured_kind(sample[bom:], lines, complete, scope, size - bom) if terminal else None  # (colours alone)
+    if terminal and kind is None:
         return _plain(sample, size, lines, scope, True, (head, 0), terminal, odd, read_as)
-    if kind := told_by_lines(sample[bom:], lines, complete, scope, size - bom):  # (a diff's, YAML's, Markdown's...)
+    if kind := kind or told_by_lines(sample[bom:], lines, complete, scope, size - bom):  # (a diff's, YAML's...)
         return _not_utf8(Shape("text", kind), odd, "" if complete else f" in the first {kib(len(sample))}", sample,
                          read_as) if odd else Shape("text", kind)
     logs = len(_LOG_LINE_RE.findall(head))

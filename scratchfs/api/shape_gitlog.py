@@ -9,6 +9,13 @@ The format is git-log(1)'s default ("medium", "PRETTY FORMATS"): a ``commit <has
 commit's ``N files changed, X insertions(+), Y deletions(-)``, which the shape sums. Told only when the content
 starts with a ``commit`` line followed by an ``Author:`` or ``Merge:`` one (a match at the start: nothing is
 scanned otherwise).
+
+``--oneline`` (``--format='%h %s'``) is a line a commit, its short hash then its subject: told when its first
+:data:`_ONELINE_LINES` lines all are (hashes of one length give or take :data:`_HASH_SPREAD`, half of them with a
+letter: a column of numbers is none). ``--graph`` draws each line behind the columns of its graph (``* ``, ``| ``,
+``|\\ ``, ``|/ ``: :data:`_GRAPH_RE`), a ``*`` on a commit's: told when the content starts with ``*`` and a commit
+(``* commit <hash>``, ``* <hash> <subject>``), from its lines with the graph taken off -- no line is, so every line
+number is the content's; its shape says ``git log --graph`` (``--oneline --graph``).
 """
 
 from __future__ import annotations
@@ -29,6 +36,21 @@ _COMMIT_RE = re.compile(rb"\ncommit ([0-9a-f]{7,64})\b")
 _SUBJECT_RE = re.compile(rb"\n\r?\n {4}([^\r\n]*)")
 _STAT_RE = re.compile(rb"\n (\d+) files? changed(?:, (\d+) insertions?\(\+\))?(?:, (\d+) deletions?\(-\))?")
 _SUBJECT_CHARS = 40
+_HEX_DIGITS = b"0123456789abcdef"
+_LEADS = {bytes([byte]): chr(byte) for byte in b"*" + _HEX_DIGITS}  # (a git log starts "commit", "* ", a hash)
+_GRAPH_START_RE = re.compile(rb"\* +(?:commit [0-9a-f]{7,64}\b|[0-9a-f]{7,40} \S)")
+_GRAPH_RE = re.compile(rb"^(?:[|/\\_. -]*\*[|/\\_. -]*?(?=commit [0-9a-f])|(?:[|/\\_.-] ?)+(?: {1,2}(?=Merge: )| *$)?)",
+                       re.M)
+"""The graph before a line of ``git log --graph``, taken off: on a commit's line, its columns and the ``*`` that marks
+the commit, up to its ``commit``; on another, its columns (a character and a space each: ``| ``, ``|\\ ``, ``|/ ``)
+and the space or two before a merge's ``Merge:`` (a message's lines, indented by four, keep their indent)."""
+_ONELINE_GRAPH_RE = re.compile(rb"^(?:[|/\\_. -]*\*[|/\\_. -]*?(?=[0-9a-f]{7,40} )|(?:[|/\\_.-] ?)+ *$)", re.M)
+_DECORATION_RE = re.compile(r"\((?:HEAD(?: -> [^\s,()]+)?|tag: [^\s,()]+|[^\s,()]+)(?:, (?:HEAD(?: -> [^\s,()]+)?|"
+                            r"tag: [^\s,()]+|[^\s,()]+))*\) ")
+"""``--decorate``'s refs after a hash (``(HEAD -> main, origin/main, tag: v1) ``): ref names hold no space."""
+_ONELINE_RE = re.compile(rb"\n([0-9a-f]{7,40}) ([^\r\n]*)")
+_ONELINE_LINES = 20  # the first lines (not blank) of a --oneline log that all are a commit's
+_HASH_SPREAD = 3  # git lengthens an abbreviated hash that another object shares
 
 
 def git_log_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
@@ -37,10 +59,23 @@ def git_log_shape(sample: bytes, lines: int, complete: bool, scope: str, size: i
     ``None``: ``"git log, 431 lines, 40 commits, +1,234 -56 in 87 file changes: 757108e README: the last .ci/run
     took 663 s (line 1), …; line=N reads from a commit"``.
     ``size`` (the content's bytes) is unused: the other kinds take it. Never raises."""
-    if not sample.startswith(b"commit ") or not _FIRST_RE.match(sample, 0, 1024):
+    lead = _LEADS.get(sample[:1])  # (most text is told by its first byte: no log starts so)
+    if lead is None:
         return None
+    graph = lead == "*" and _GRAPH_START_RE.match(sample) is not None
+    first = sample.startswith(b"commit ", sample.find(b"c") if graph else 0)
+    if not (first or graph):  # (a --oneline log's first hash, told without a regex)
+        space = sample.find(b" ", 7, 41)
+        if space < 0 or sample[:space].strip(_HEX_DIGITS):
+            return None
     if not complete:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
+    if graph:  # (every line kept, the graph taken off its start)
+        sample = (_GRAPH_RE if first else _ONELINE_GRAPH_RE).sub(b"", sample)
+    if not first:
+        return _oneline(sample, lines, scope, graph)
+    if not _FIRST_RE.match(sample, 0, 1024):
+        return None
     text = b"\n" + sample
     commits = Parts(_COMMIT_RE, text)
     stats = [found.groups(b"0") for found in _STAT_RE.finditer(text)] if b" changed" in text else []
@@ -48,8 +83,43 @@ def git_log_shape(sample: bytes, lines: int, complete: bool, scope: str, size: i
     if stats:
         files, added, removed = (sum(int(stat[i]) for stat in stats) for i in range(3))
         changed = f", +{added:,} -{removed:,} in {plural(files, 'file change')}"
-    head = f"{GIT_LOG_SHAPE}, {plural(lines, 'line')}, {plural(len(commits), 'commit')}{changed}{scope}: "
+    name = f"{GIT_LOG_SHAPE} --graph" if graph else GIT_LOG_SHAPE
+    head = f"{name}, {plural(lines, 'line')}, {plural(len(commits), 'commit')}{changed}{scope}: "
     return listed_within(head, _items(text, commits), "; line=N reads from a commit", len(commits))
+
+
+def _oneline(sample: bytes, lines: int, scope: str, graph: bool) -> str | None:
+    """The shape of a ``git log --oneline`` (its graph taken off when ``graph``), else ``None``: its first
+    :data:`_ONELINE_LINES` lines not blank (a graph's own lines are, taken off) all a commit's, their hashes of one
+    length give or take :data:`_HASH_SPREAD` and half of them holding a letter."""
+    if not graph and _ONELINE_RE.match(b"\n" + sample[:128]) is None:  # (its first line: most text stops here)
+        return None
+    pieces = sample[: 1024 * _ONELINE_LINES].split(b"\n")
+    if len(sample) > 1024 * _ONELINE_LINES or not pieces[-1]:
+        pieces.pop()  # (cut, or after the last newline)
+    firsts = [line for line in pieces if line.strip() or not graph][:_ONELINE_LINES]
+    found = [_ONELINE_RE.match(b"\n" + line) for line in firsts]
+    if len(found) < 2 or not all(found) or not all(match[2][:1].strip() for match in found):
+        return None
+    hashes = [match[1] for match in found]
+    spread = max(map(len, hashes)) - min(map(len, hashes))
+    if spread > _HASH_SPREAD or 2 * sum(1 for h in hashes if h.strip(b"0123456789")) < len(hashes):
+        return None
+    text = b"\n" + sample
+    commits = Parts(_ONELINE_RE, text)
+    name = f"{GIT_LOG_SHAPE} --oneline" + (" --graph" if graph else "")
+    items = (f"{short.decode()} {short_name(_undecorated(subject), _SUBJECT_CHARS)} (line {line:,})"
+             for line, (short, subject)
+             in numbered(text, ((found.start(), (found[1], found[2].decode("utf-8", "replace").strip()))
+                                for found in _ONELINE_RE.finditer(text))))
+    return listed_within(f"{name}, {plural(lines, 'line')}, {plural(len(commits), 'commit')}{scope}: ", items,
+                         "; line=N reads from a commit", len(commits))
+
+
+def _undecorated(subject: str) -> str:
+    """A ``--oneline`` line's subject without the refs ``--decorate`` puts before it."""
+    found = _DECORATION_RE.match(subject)
+    return subject[found.end():] if found else subject
 
 
 def _items(text: bytes, commits: Parts) -> Iterator[str]:

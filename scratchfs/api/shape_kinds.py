@@ -12,7 +12,8 @@ Markdown and listing kinds then read at most the sample's first
 more -- 512 KiB of short lines, ``#`` or ``- `` or a diff of thousands of one-line files -- is told from those, its
 shape saying how much of the content that is (``in the first 120 KiB of 512 KiB``), as it says so of a content larger
 than the sample; the test run, diagnostics, git log and manual kinds count their parts over the whole sample with
-one ``findall`` each (:mod:`~scratchfs.api.shape_parts`)."""
+one ``findall`` each (:mod:`~scratchfs.api.shape_parts`). Terminal output whose only controls are colour
+sequences is told as these kinds from its text without them (:func:`coloured_kind`), its shape saying so."""
 
 from __future__ import annotations
 
@@ -22,10 +23,12 @@ from scratchfs.api.shape_gitlog import git_log_shape
 from scratchfs.api.shape_listing import listing_shape
 from scratchfs.api.shape_manual import manual_shape
 from scratchfs.api.shape_markdown import markdown_shape
+from scratchfs.api.shape_terminal import COLOURED, colours_removed
 from scratchfs.api.shape_testrun import runner_shape
+from scratchfs.api.shape_words import MAX_SHAPE_CHARS, plural
 from scratchfs.api.shape_yaml import yaml_shape
 
-__all__ = ["KINDS", "told_by_lines"]
+__all__ = ["KINDS", "coloured_kind", "told_by_lines"]
 
 KINDS = (runner_shape, diagnostics_shape, diff_shape, git_log_shape, manual_shape, yaml_shape, markdown_shape,
          listing_shape)
@@ -41,3 +44,27 @@ def told_by_lines(sample: bytes, lines: int, complete: bool, scope: str, size: i
         if shape is not None:
             return shape
     return None
+
+
+def coloured_kind(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
+    """The shape of the first kind that tells ``sample`` (terminal output; the arguments as :func:`told_by_lines`
+    takes them) with its colours removed, when colour sequences are all the controls it holds
+    (:func:`~scratchfs.api.shape_terminal.colours_removed`: ``pytest --color=yes``, ``cargo --color always``,
+    ``git log --color``, gcc's ``-fdiagnostics-color``, ``ls -R --color``), saying so before it -- at its start,
+    where no word is the content's (:func:`~scratchfs.api.shape_terminal.coloured` reads it there):
+    ``"coloured (422 escape sequences; view="text" shows it without them): test run (pytest), 104 lines: ..."``.
+    Its line numbers are the stored output's (no newline is removed). ``None`` for other terminal output (progress
+    bars, cursor moves, overstrikes) and for coloured text of none of the kinds. Never raises."""
+    plain = colours_removed(sample, complete)
+    kind = None if plain is None else told_by_lines(plain, lines, complete, scope, len(plain) if complete else size)
+    if kind is None:
+        return None
+    escapes = sample.count(b"\x1b[")
+    head, rest = f"coloured ({plural(escapes, 'escape sequence')}{COLOURED}", kind  # (the words the reads look
+    if len(head) + len(rest) <= MAX_SHAPE_CHARS:  # for at its start: shape_terminal.coloured)
+        return head + rest
+    tail = rest[rest.rfind("; line=N"):] if "; line=N" in rest else ""  # (how to read its parts: kept whole)
+    room = MAX_SHAPE_CHARS - len(head) - len(tail) - len(", …")
+    listed = rest[: len(rest) - len(tail)]
+    cut = listed.rfind(", ", 0, max(0, room))
+    return f"{head}{listed[: max(0, cut)]}, …{tail}"

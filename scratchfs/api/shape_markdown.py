@@ -14,9 +14,12 @@ Only a text that reads as Markdown is one: two headings or more, at most :data:`
 lines, half of its ATX ones after a blank line (a script's runs of ``#`` comments are not), and a sign of Markdown
 beyond them: a fenced block, a link ``](``, or an ATX heading of level 2 or more; and no sign of a program: a ``#!``
 first line, or two lines of one at a line's start outside fenced blocks
-(:data:`~scratchfs.api.shape_words.PROGRAM_LINE_RE`). A few regular expression scans of the sample, each for a literal
-newline the engine finds fast (the README's 172 KB: 2 ms for the whole shape); nothing is scanned when no line of the
-sample's first 64 KiB starts with ``#`` (a document of setext headings alone stays text).
+(:data:`~scratchfs.api.shape_words.PROGRAM_LINE_RE`); nor of settings: more than half of its lines of text from its
+first heading, outside fenced blocks and not indented, ``key = value``, ``key: value``, ``[section]``, a call or
+ending in ``;``, ``{`` or ``}`` (a configuration file's ``##`` comments are no headings: :data:`_SETTING_RE`). A few
+regular expression scans of the sample, each for a literal newline the engine finds fast (the README's 172 KB: 2 ms
+for the whole shape); nothing is scanned when no line of the sample's first 64 KiB starts with ``#`` (a document of
+setext headings alone stays text).
 """
 
 from __future__ import annotations
@@ -43,6 +46,15 @@ _ATX_RE = re.compile(rb"\n {0,3}(#{1,6})[ \t]+([^\r\n]*)")  # (each at a newline
 _UNDERLINE_RE = re.compile(rb"\n {0,3}(={3,}|-{3,})[ \t]*(?=\r?\n|\r?\Z)")
 _FENCE_RE = re.compile(rb"\n {0,3}(`{3,}|~{3,})")
 _NOT_SETEXT = tuple(b"#>|*+-=`~")
+_BODY_RE = re.compile(rb"\n[^ \t#\r\n]")  # a line of text, not a heading nor a comment, not indented
+_SETTING_RE = re.compile(rb"\n(?:[A-Za-z_$@][\w.$@/*-]*(?:[ \t]*(?::?=|:(?=[ \t]|\r?\n|\Z))|[ \t]+\"|\()"
+                         rb"|\[[^\]\r\n]+\][ \t]*\r?(?=\n|\Z)|\"[^\r\n]*\"[ \t]*\r?(?=\n|\Z)"
+                         rb"|[^ \t\r\n][^\r\n]*[;{}][ \t]*\r?(?=\n|\Z))")
+"""A line of settings or statements, not text: ``key = value``, ``key: value``, ``key := value``, ``key "value"``, a
+call ``set(...`` (CMake), an INI file's ``[section]``, a line of quoted strings, or one ending in ``;``, ``{`` or
+``}`` (apt's ``Acquire::IndexTargets {``, ``KeepCompressed "true";``, a Perl statement, a Tcl ``proc``)."""
+_SETTINGS_BYTES = 16 * 1024  # read for settings from the first heading (a README's 186 KB: 2 ms whole, 0.2 ms so)
+_MOST_SETTINGS = 0.5  # a share of its lines of text past which a file of # or ## comments is settings, not Markdown
 _MOST_CODE_LINES = 2
 _MOST_HEADINGS = 0.3
 _MOST_HASHES = 64
@@ -132,9 +144,25 @@ def markdown_shape(sample: bytes, lines: int, complete: bool, scope: str, size: 
     after_blank = sum(1 for h in atx if h[0] == 0 or not text[text.rfind(b"\n", 0, h[0]) + 1 : h[0]].strip())
     if len(headings) > _MOST_HEADINGS * nonblank or (atx and after_blank < 0.5 * len(atx)):
         return None
+    if _settings(text, headings, fences):
+        return None  # (a configuration file's # and ## comments are no headings)
     if not (blocks or b"](" in sample or any(h[1] >= 2 and not h[3] for h in headings)):
         return None
     return _text(text, headings, blocks, lines, scope)
+
+
+def _settings(text: bytes, headings: list[tuple[int, int, bytes, bool]], fences: list[tuple[int, int]]) -> bool:
+    """Whether most lines of text of ``text`` (a newline, then the sample) from its first heading (of ``headings``),
+    outside fenced blocks (``fences``) -- not blank, not headings nor ``#`` comments, not indented (a setting's
+    continued value, a nested block's lines) -- are settings (:data:`_SETTING_RE`): a configuration file (apt's
+    ``50appstream``, a ``.mplstyle``, Debian's ``copyright`` of ``Files:`` and ``License:`` fields, an INI file, Tk's
+    bindings) whose ``#`` and ``##`` comments read as headings. Two scans at C speed of its first
+    :data:`_SETTINGS_BYTES` from there."""
+    start = headings[0][0]  # (from the first heading: a package's metadata fields before its README are none)
+    end = start + _SETTINGS_BYTES
+    body = _outside(fences, [m.start() for m in _BODY_RE.finditer(text, start, end)])
+    settings = _outside(fences, [m.start() for m in _SETTING_RE.finditer(text, start, end)])
+    return len(settings) > _MOST_SETTINGS * len(body)
 
 
 def _text(text: bytes, headings: list[tuple[int, int, bytes, bool]], blocks: int, lines: int, scope: str) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from scratchfs.api.shape_terminal import TERMINAL_SHAPE
+from scratchfs.api.shape_terminal import TERMINAL_SHAPE, coloured
 
 __all__ = ["CR_LINE_ENDS", "GREP_SAID", "NOT_UTF8", "PLAIN_HEAD", "PlainSaid", "cr_ends_said", "not_utf8_said",
            "plain_said", "split_by_controls"]
@@ -87,8 +87,11 @@ def not_utf8_said(shape: str | None) -> bool:
 
 def split_by_controls(shape: str | None) -> bool:
     """Whether ``shape`` (a stored shape) is that of terminal output holding escape sequences or backspace
-    overstrikes (:func:`~scratchfs.api.shape_terminal.terminal_controls` counted them in its head): what stands
+    overstrikes (:func:`~scratchfs.api.shape_terminal.terminal_controls` counted them in its head), or of a kind of
+    text told with its colours removed (:func:`~scratchfs.api.shape_terminal.coloured`): what stands
     between the characters of the text its view shows, so that a search of its stored bytes misses that text. Never
     raises."""
+    if coloured(shape):  # (a kind of text told with its colours removed)
+        return True
     said = plain_said(shape) if shape and shape.startswith(TERMINAL_SHAPE) else None
     return said is not None and ("escape sequence" in said.controls or "backspace overstrike" in said.controls)

@@ -26,8 +26,8 @@ from __future__ import annotations
 import re
 from operator import eq
 
-__all__ = ["REDRAW_AGREEMENT", "REDRAW_PAIRS", "REDRAW_SAME", "TERMINAL_SHAPE", "cr_ends_lines", "lone_cr_line_ends",
-           "terminal_controls"]
+__all__ = ["COLOURED", "REDRAW_AGREEMENT", "REDRAW_PAIRS", "REDRAW_SAME", "TERMINAL_SHAPE", "coloured",
+           "colours_removed", "cr_ends_lines", "lone_cr_line_ends", "terminal_controls"]
 
 TERMINAL_SHAPE = "terminal output"
 """How the shape of terminal output starts (content type ``log``): text holding colour or cursor escape sequences
@@ -37,6 +37,11 @@ TERMINAL_CONTROLS = 3
 """Escape sequences or overwrites in the sample that make text terminal output (see :func:`terminal_controls`)."""
 TERMINAL_SHARE = 0.02
 """... and at least this many a line (a few escapes in a long text leave it text)."""
+COLOURED = '; view="text" shows it without them): '
+"""How the shape of a kind of text told with its colours removed (:func:`colours_removed`: ``pytest --color=yes``,
+``git log --color``, gcc's ``-fdiagnostics-color``) ends the words that say so, before the kind's shape:
+``"coloured (422 escape sequences; view="text" shows it without them): test run (pytest), 104 lines: ..."``."""
+_COLOURED_HEAD = re.compile(r"coloured \([\d,]+ escape sequences?" + re.escape(COLOURED))
 REDRAW_PAIRS = 64
 """Most pairs of consecutive pieces (text between bare carriage returns) :func:`cr_ends_lines` compares."""
 REDRAW_AGREEMENT = 0.75
@@ -47,6 +52,7 @@ REDRAW_SAME = 0.4
 """... and share of positions where they hold the very same byte (a redrawn line keeps most of itself: 0.7 to 0.95
 in curl, wget, apt, tqdm and rich output; rows of numbers keep 0 to 0.3)."""
 
+_COLOUR_RE = re.compile(rb"\x1b\[[0-9;:]*[mK]")  # SGR (colours, bold) and erase-in-line (gcc's ESC[K after each)
 _BARE_CR = re.compile(rb"\r(?!\n)")  # a carriage return that ends no line: a redraw, or a classic Mac line end
 _CR_RUN = re.compile(rb"\r\r+\n?|\r(?!\n)")  # a run of carriage returns other than a CRLF's (with its \n)
 _SEARCHED_BYTES = 64 * 1024  # samples up to this searched for a bare carriage return before any count ...
@@ -79,6 +85,28 @@ def terminal_controls(sample: bytes, complete: bool = True) -> str:
     found = [_plural(n, word) for n, word in ((escapes, "escape sequence"), (overwrites, "overwritten line"),
                                               (overstrikes, "backspace overstrike")) if n]
     return f", {', '.join(found[:-1])}{' and ' if len(found) > 1 else ''}{found[-1]}"
+
+
+def colours_removed(sample: bytes, complete: bool = True) -> bytes | None:
+    """``sample`` (terminal output: :func:`terminal_controls` found its controls) without its colour sequences when
+    they are all it holds: every ``ESC`` starts an SGR sequence (``ESC[1;31m``, colours and bold) or an erase to the
+    line's end (``ESC[K``, which a line written left to right leaves as it is), and no backspace overstrike nor bare
+    carriage return redraws anything; else ``None``. The text is what ``view="text"`` shows, every line where it
+    stood (no newline is removed: a line number in it is the stored output's). Not ``complete`` (the sample is a
+    content's start): its whole lines only, so that an escape cut by the sample's end is none. Never raises."""
+    if not complete:
+        sample = sample[: sample.rfind(b"\n") + 1]
+    if b"\b" in sample or (b"\r" in sample and _bare_crs(sample)):
+        return None
+    plain = _COLOUR_RE.sub(b"", sample)
+    return None if b"\x1b" in plain else plain
+
+
+def coloured(shape: str | None) -> bool:
+    """Whether ``shape`` (a stored shape) is that of a kind of text told with its colours removed: it starts with
+    the words that say so (:data:`COLOURED`, before any of the content's), and escape sequences stand between the
+    characters its ``view="text"`` shows. Never raises."""
+    return shape is not None and _COLOURED_HEAD.match(shape) is not None
 
 
 def lone_cr_line_ends(sample: bytes) -> int:

@@ -27,9 +27,11 @@ MOST_LINES = 10_000
 """Most lines of a sample that a kind of text told by its lines reads (:func:`within_lines`; a 512 KiB sample of
 ordinary text, 52 bytes a line or more, holds fewer)."""
 
-PROGRAM_LINE_RE = re.compile(rb"\n(?:import [\w.]+|from [\w.]+ import |def \w+ ?\(|class \w+ ?[:(]|#include [<\"]"
-                             rb"|use strict;|sub \w+ *\{|define \w+\r?\n)")
-"""A program's line at a line's start (Python, C, Perl, a gdb script; ``text`` searched with a newline before it),
+PROGRAM_LINE_RE = re.compile(rb"\n(?:import [\w.]+|from [\w.]+ c?import |def \w+ ?\(|class \w+ ?[:(]|#include [<\"]"
+                             rb"|use [\w:]+[^\r\n;]*;|package [\w:]+;|sub \w+ *\{|define \w+\r?\n"
+                             rb"|c(?:p?def|typedef|import) )")
+"""A program's line at a line's start (Python, Cython, C, Perl, a gdb script; ``text`` searched with a newline before
+it),
 which Markdown holds only in a code block and YAML nowhere: a Python module's ``#`` comments after a blank line read
 as Markdown's headings (105 of 14,914 modules of the machine it was tried on were told as Markdown), a type stub's
 ``class C:`` over ``x: int`` lines as YAML's keys."""
