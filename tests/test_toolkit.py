@@ -351,7 +351,7 @@ def test_large_scratch_values_are_read_in_capped_pieces(scratch_scope):
     ("read_handle", {"handle": "h_" + "a" * 24, "offset": "10"}, "offset: '10' is not of type 'integer'"),
     ("read_handle", {"handle": "h_" + "a" * 24, "offset": -1}, "offset: -1 is less than the minimum of 0"),
     ("read_handle", {"handle": "h_" + "a" * 24, "length": 10**9}, "length: 1000000000 is greater than the maximum"),
-    ("read_handle", {"handle": "h_" + "a" * 24, "bogus": 1}, "'bogus' was unexpected"),
+    ("read_handle", {"handle": "h_" + "a" * 24, "bogus": 1}, "unknown argument 'bogus'; read_handle takes handle, "),
     ("read_handle", {"handle": "h_" + "a" * 24, "match": ""}, "match: '' should be non-empty"),
     ("scratch_write", {"key": "k", "value": 3}, "value: 3 is not of type 'string'"),
     ("scratch_write", {"key": "k", "value": "v", "ttl": 0}, "ttl: 0 is less than the minimum of 1.0"),
@@ -365,6 +365,34 @@ def test_bad_arguments_are_invalid_argument_errors_naming_the_value(name, args, 
         check_arguments(name, args)
     assert message in str(info.value)
     assert error_text(info.value).startswith("invalid argument: ")
+
+
+@pytest.mark.parametrize(("name", "given", "meant"), [
+    ("read_handle", "lenght", "length"), ("read_handle", "max_match", "max_matches"), ("read_handle", "Offset", "offset"),
+    ("read_handle", "regex", "pattern"), ("read_handle", "query", "match"), ("read_handle", "start", "offset"),
+    ("read_handle", "case_insensitive", "ignore_case"), ("read_handle", "selector", "select"),
+    ("scratch_write", "vaule", "value"), ("scratch_list", "prefx", "prefix"), ("scratch_read", "keys", "key"),
+])
+def test_an_unknown_argument_name_is_told_with_the_one_meant_and_every_one_the_tool_takes(name, given, meant):
+    """A model that wrote {"lenght": 100} or {"regex": "..."} was told "Additional properties are not allowed ('lenght'
+    was unexpected)": neither the name meant nor the names the tool takes (found by the newuser helper, trying the
+    tools as a model would). The refusal names both, within a few hundred bytes."""
+    args = {"handle": "h_" + "a" * 24} if name == "read_handle" else {"key": "k", "value": "v"}
+    args = {k: v for k, v in args.items() if k in TOOL_SPECS[name].input_schema["properties"]}
+    with pytest.raises(InvalidArgument) as info:
+        check_arguments(name, {**args, given: 1})
+    text = error_text(info.value)
+    known = ", ".join(TOOL_SPECS[name].input_schema["properties"])
+    assert text == f"invalid argument: {name}: unknown argument {given!r} (did you mean {meant!r}?); {name} takes {known}"
+    assert len(text.encode()) < 400
+
+
+def test_many_unknown_argument_names_are_named_five_and_counted():
+    args = {"handle": "h_" + "a" * 24, **{f"zz{i}": i for i in range(1000)}}
+    with pytest.raises(InvalidArgument) as info:
+        check_arguments("read_handle", args)
+    assert "unknown arguments 'zz0', 'zz1', 'zz2', 'zz3', 'zz4' and 995 more; read_handle takes handle, offset" in str(
+        info.value)
 
 
 def test_store_errors_keep_their_kind(scratch_scope):

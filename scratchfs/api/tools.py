@@ -25,6 +25,7 @@ from scratchfs.foundation.checks import (
     check_key,
     check_ttl,
     check_utf8,
+    closest,
     shorten,
 )
 from scratchfs.foundation.errors import InvalidArgument
@@ -371,6 +372,7 @@ def check_arguments(name: object, arguments: object) -> dict[str, Any]:
     if not isinstance(arguments, Mapping):
         raise InvalidArgument(f"the arguments of {name} must be a JSON object, not {type(arguments).__name__}")
     _check_shape(name, arguments)
+    _check_argument_names(name, list(spec.input_schema["properties"]), arguments)
     if name == "read_handle" and "context" in arguments:  # one message naming both forms (null included)
         given = arguments["context"]
         check_context(int(given) if isinstance(given, float) and given.is_integer() else given)
@@ -393,6 +395,37 @@ def check_arguments(name: object, arguments: object) -> dict[str, Any]:
             check(arguments[k])
     return {k: int(v) if isinstance(v, float) and v.is_integer() and _integral(spec.input_schema["properties"][k])
             else v for k, v in arguments.items()}
+
+
+_MEANT: dict[str, dict[str, str]] = {"read_handle": {
+    **dict.fromkeys(("regex", "regexp", "re", "grep"), "pattern"),
+    **dict.fromkeys(("query", "search", "find", "needle", "substring"), "match"),
+    **dict.fromkeys(("start", "from", "position", "pos", "skip"), "offset"),
+    **dict.fromkeys(("case_insensitive", "insensitive", "icase", "nocase"), "ignore_case"),
+    **dict.fromkeys(("filter", "jq_filter", "query_jq"), "jq"),
+    **dict.fromkeys(("selector", "css", "css_selector"), "select"),
+    **dict.fromkeys(("id", "handle_id"), "handle"),
+}}
+"""The arguments a model often writes under another tool's name (``regex`` for ``pattern``, ``query`` for ``match``),
+which no spelling distance finds."""
+_NAMES_SHOWN = 5  # unknown argument names a refusal echoes (a call may hold thousands)
+
+
+def _check_argument_names(name: str, known: list[str], arguments: Mapping) -> None:
+    """Refuse argument names ``name``'s schema does not have, each with the one likely meant (a near spelling,
+    :func:`~scratchfs.foundation.checks.closest`, or :data:`_MEANT`), and every argument the tool takes, in the
+    schema's order: ``read_handle: unknown argument 'lenght' (did you mean 'length'?); read_handle takes handle,
+    offset, ...``. Raises :class:`InvalidArgument`; returns ``None`` when every name is known."""
+    unknown = [key for key in arguments if key not in known]
+    if not unknown:
+        return
+    named = []
+    for key in unknown[:_NAMES_SHOWN]:
+        meant = closest(key, known) or _MEANT.get(name, {}).get(key.casefold())
+        named.append(shorten(key) + (f" (did you mean {meant!r}?)" if meant else ""))
+    more = f" and {len(unknown) - _NAMES_SHOWN:,} more" if len(unknown) > _NAMES_SHOWN else ""
+    raise InvalidArgument(f"{name}: unknown argument{'s' if len(unknown) > 1 else ''} {', '.join(named)}{more}; "
+                          f"{name} takes {', '.join(known)}")
 
 
 _NAMED: dict[str, Any] = {"handle": check_handle, "key": check_key, "ttl": lambda ttl: check_ttl(ttl, DEFAULT_TTL)}
