@@ -483,3 +483,22 @@ def test_a_search_whose_context_is_cut_to_fit_says_so(scratch_scope):
                         r"shows more matches a reply", wide["note"])
     narrow = tools.read_handle(handle, match="needle", context=100)
     assert len(narrow["windows"]) == 20 and "note" not in narrow
+
+
+@pytest.mark.parametrize("given", [" {h} ", "{h}\n", '"{h}"', 'handle="{h}"', "{H}", "`{h}`"])
+def test_a_handle_copied_with_what_surrounds_it_is_refused_naming_the_handle(scratch_scope, given):
+    """A handle copied with a blank, its quotes, its 'handle=' or in capitals was refused "not a handle (expected
+    'h_' and 24 letters ...)" without the handle it held, which the model then had to find itself (found by the
+    newuser helper). The refusal names it; the call with it reads."""
+    handle = scratch_scope.spill("x" * 100).handle
+    with pytest.raises(InvalidArgument) as info:
+        check_arguments("read_handle", {"handle": given.format(h=handle, H=handle.upper())})
+    assert str(info.value).endswith(f"; did you mean {handle!r} (the handle alone, as the stub gives it)?")
+    assert ScratchTools(scratch_scope).call("read_handle", {"handle": handle})["size"] == 100
+
+
+@pytest.mark.parametrize("given", ["h_x", "h_" + "a" * 25, f"h_{'a' * 24} h_{'b' * 24}", "x" * 5000 + "h_" + "a" * 24])
+def test_a_text_holding_no_one_handle_gets_no_handle_named(given):
+    with pytest.raises(InvalidArgument) as info:
+        check_arguments("read_handle", {"handle": given})
+    assert "did you mean" not in str(info.value)
