@@ -368,7 +368,8 @@ def test_bad_arguments_are_invalid_argument_errors_naming_the_value(name, args, 
 
 
 @pytest.mark.parametrize(("name", "given", "meant"), [
-    ("read_handle", "lenght", "length"), ("read_handle", "max_match", "max_matches"), ("read_handle", "Offset", "offset"),
+    ("read_handle", "lenght", "length"), ("read_handle", "max_match", "max_matches"),
+    ("read_handle", "Offset", "offset"),
     ("read_handle", "regex", "pattern"), ("read_handle", "query", "match"), ("read_handle", "start", "offset"),
     ("read_handle", "case_insensitive", "ignore_case"), ("read_handle", "selector", "select"),
     ("scratch_write", "vaule", "value"), ("scratch_list", "prefx", "prefix"), ("scratch_read", "keys", "key"),
@@ -383,7 +384,8 @@ def test_an_unknown_argument_name_is_told_with_the_one_meant_and_every_one_the_t
         check_arguments(name, {**args, given: 1})
     text = error_text(info.value)
     known = ", ".join(TOOL_SPECS[name].input_schema["properties"])
-    assert text == f"invalid argument: {name}: unknown argument {given!r} (did you mean {meant!r}?); {name} takes {known}"
+    assert text == (f"invalid argument: {name}: unknown argument {given!r} (did you mean {meant!r}?); "
+                    f"{name} takes {known}")
     assert len(text.encode()) < 400
 
 
