@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scratchfs import MAX_READ_BYTES, InvalidArgument, NotFound
-from scratchfs.api.contract import ScratchTools, error_text, to_json, window_hits
+from scratchfs.api.contract import A_HANDLE_IS_NO_KEY, ScratchTools, error_text, to_json, window_hits
 from scratchfs.api.tools import TOOL_SPECS, check_arguments
 from scratchfs.foundation.limits import MAX_REPLY_BYTES
 
@@ -504,3 +504,27 @@ def test_a_text_holding_no_one_handle_gets_no_handle_named(given):
     with pytest.raises(InvalidArgument) as info:
         check_arguments("read_handle", {"handle": given})
     assert "did you mean" not in str(info.value)
+
+
+def test_a_handle_and_a_scratchpad_key_taken_for_each_other_are_told_apart(scratch_scope):
+    """scratch_read(key="h_...") of a spilled result was 'not found: no key ... in this scope', and
+    read_handle(handle="notes") of the model's own note 'not a handle (expected ...)': neither said which tool reads
+    it (found by the newuser helper, calling the tools as a model mixes them up). Each refusal names the other tool;
+    scratch_delete's note and the CLI's scratch-delete line stay as they were."""
+    tools = ScratchTools(scratch_scope)
+    handle = scratch_scope.spill("x" * 100).handle
+    with pytest.raises(NotFound) as info:
+        tools.call("scratch_read", {"key": handle})
+    assert type(info.value) is NotFound and str(info.value) == (
+        f"no key '{handle}' in this scope (run {scratch_scope.run_id!r}, agent {scratch_scope.agent_id!r}); this is "
+        f'the handle of a spilled result, not a scratchpad key: read it with read_handle(handle="{handle}")')
+    with pytest.raises(NotFound) as info:
+        tools.call("scratch_read", {"key": "notes"})
+    assert str(info.value).endswith(f"agent {scratch_scope.agent_id!r})")
+    tools.call("scratch_write", {"key": "notes", "value": "v"})
+    with pytest.raises(InvalidArgument) as info:
+        tools.call("read_handle", {"handle": "notes"})
+    assert str(info.value) == ("not a handle (expected 'h_' and 24 letters a-z or digits 2-7): 'notes'; a scratchpad "
+                               "value is read with scratch_read(key=...)")
+    assert tools.call("scratch_delete", {"key": handle}) == {"key": handle, "deleted": False,
+                                                             "note": A_HANDLE_IS_NO_KEY}

@@ -486,9 +486,10 @@ class Entries:
             self._line_tables.put(blob, table)
         return table
 
-    def not_found(self, run_id: str, agent_id: str, kind: str, key: str) -> NotFound:
+    def not_found(self, run_id: str, agent_id: str, kind: str, key: str, reading: bool = True) -> NotFound:
         """The :class:`NotFound` for a key of this scope: :class:`Expired` or :class:`Deleted` when the index knows
-        what happened within the last hour."""
+        what happened within the last hour. A scratchpad key shaped as a handle that names nothing is said to be a
+        handle, with the ``read_handle`` call that reads it when ``reading`` (a read, not a delete)."""
         what = f"{'handle' if kind == 'handle' else 'key'} {key!r}"
         now = self.now()
         try:  # reported Expired: gone for good (an index without expire_now leaves it to the sweep)
@@ -500,7 +501,10 @@ class Entries:
             self.blobs.unlink(run_id, agent_id, expired)
         gone = self.index.gone(run_id, agent_id, kind, key, now)
         if gone is None:
-            return NotFound(f"no {what} in this scope (run {run_id!r}, agent {agent_id!r})")
+            handle = reading and kind != "handle" and checks.HANDLE_RE.match(key) is not None
+            hint = (f"; this is the handle of a spilled result, not a scratchpad key: read it with "
+                    f'read_handle(handle="{key}")') if handle else ""
+            return NotFound(f"no {what} in this scope (run {run_id!r}, agent {agent_id!r}){hint}")
         when = f"{_utc(gone.at)} (epoch {gone.at:.3f})"
         again = "run the tool that made it again" if kind == "handle" else "write it again"
         if gone.reason == "expired":

@@ -26,6 +26,7 @@ from scratchfs.foundation.checks import (
     check_ttl,
     check_utf8,
     closest,
+    handle_within,
     shorten,
 )
 from scratchfs.foundation.errors import InvalidArgument
@@ -428,7 +429,20 @@ def _check_argument_names(name: str, known: list[str], arguments: Mapping) -> No
                           f"{name} takes {', '.join(known)}")
 
 
-_NAMED: dict[str, Any] = {"handle": check_handle, "key": check_key, "ttl": lambda ttl: check_ttl(ttl, DEFAULT_TTL)}
+def _check_tool_handle(value: object) -> str:
+    """:func:`~scratchfs.foundation.checks.check_handle`, its refusal of a text holding no handle saying where a
+    scratchpad key is read (a model that wrote ``read_handle(handle="notes")`` for its own note). Raises
+    :class:`InvalidArgument`."""
+    try:
+        return check_handle(value)
+    except InvalidArgument as refused:
+        if not isinstance(value, str) or handle_within(value) is not None:  # (that refusal names the handle)
+            raise
+        raise InvalidArgument(f"{refused}; a scratchpad value is read with scratch_read(key=...)") from None
+
+
+_NAMED: dict[str, Any] = {"handle": _check_tool_handle, "key": check_key,
+                          "ttl": lambda ttl: check_ttl(ttl, DEFAULT_TTL)}
 """The checks the store makes of an argument beyond its schema (a handle's shape, a key's bytes and characters, a
 ttl's finiteness), made by :func:`check_arguments` with the store's own functions: a call with a bad one is told so
 at once, even while the store cannot be reached (an outage, :mod:`scratchfs.api.deferred_store`)."""

@@ -293,7 +293,7 @@ def scratch_delete(store: ScratchStore, run_id: str, agent_id: str, key: str) ->
     """Delete KEY from the scratchpad (exit code 1 if there was no live value)."""
     scope = store.scope(run_id, agent_id)
     if not scope.scratch_delete(key):
-        missing = store.entries.not_found(run_id, agent_id, "scratch", key)  # what a read says: Deleted, Expired
+        missing = store.entries.not_found(run_id, agent_id, "scratch", key, reading=False)  # Deleted, Expired
         if HANDLE_RE.match(key):  # as MCP's scratch_delete notes it; delete-run and delete-agent remove spills
             raise type(missing)(f"{missing}; {A_HANDLE_IS_NO_KEY} (or go with delete-run, delete-agent)")
         raise missing
