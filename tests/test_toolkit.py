@@ -528,3 +528,25 @@ def test_a_handle_and_a_scratchpad_key_taken_for_each_other_are_told_apart(scrat
                                "value is read with scratch_read(key=...)")
     assert tools.call("scratch_delete", {"key": handle}) == {"key": handle, "deleted": False,
                                                              "note": A_HANDLE_IS_NO_KEY}
+
+
+def test_a_handle_copied_with_a_character_changed_is_not_found_naming_the_one_of_this_scope(scratch_scope):
+    """A model that copies a handle's 24 random letters with one wrong was told "no handle ... in this scope" and
+    nothing more (found by the newuser helper). The refusal names the live handle of the same scope one or two
+    characters away; another agent's, or none close, is never named (a scope sees only its own)."""
+    tools = ScratchTools(scratch_scope)
+    handle = scratch_scope.spill("x" * 100).handle
+    other = scratch_scope.store.scope(scratch_scope.run_id, "someone-else").spill("y" * 100).handle
+    for typo in (handle[:-1] + ("a" if handle[-1] != "a" else "b"), handle[:5] + handle[6:] + "q"):
+        with pytest.raises(NotFound) as info:
+            tools.call("read_handle", {"handle": typo})
+        assert str(info.value).endswith(f"; did you mean {handle!r}, a handle of this scope one or two characters "
+                                        "away?"), str(info.value)
+    far = handle[:2] + "".join("a" if c != "a" else "b" for c in handle[2:])
+    with pytest.raises(NotFound) as info:
+        tools.call("read_handle", {"handle": far})
+    assert "did you mean" not in str(info.value)
+    near_other = other[:-1] + ("a" if other[-1] != "a" else "b")
+    with pytest.raises(NotFound) as info:
+        tools.call("read_handle", {"handle": near_other})
+    assert "did you mean" not in str(info.value) and other not in str(info.value)
