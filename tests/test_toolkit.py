@@ -358,7 +358,9 @@ def test_large_scratch_values_are_read_in_capped_pieces(scratch_scope):
     ("scratch_write", {"key": "k", "value": "v", "ttl": 1e-7}, "ttl: 1e-07 is less than the minimum of 1.0"),
     ("scratch_write", {"key": "k", "value": "v", "encoding": "hex"}, "encoding: 'hex' is not one of"),
     ("scratch_list", [], "must be a JSON object"),
-    ("no_such_tool", {}, "unknown tool 'no_such_tool'"),
+    ("no_such_tool", {}, "unknown tool 'no_such_tool'; the tools are read_handle, scratch_delete, "),
+    ("read_handl", {}, "unknown tool 'read_handl' (did you mean 'read_handle'?); the tools are read_handle, "),
+    ("Scratch_Write", {}, "unknown tool 'Scratch_Write' (did you mean 'scratch_write'?); the tools are "),
 ])
 def test_bad_arguments_are_invalid_argument_errors_naming_the_value(name, args, message):
     with pytest.raises(InvalidArgument) as info:

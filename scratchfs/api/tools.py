@@ -367,7 +367,9 @@ def check_arguments(name: object, arguments: object) -> dict[str, Any]:
                               f"{tools}")
     spec = TOOL_SPECS.get(name)
     if spec is None:
-        raise InvalidArgument(f"unknown tool {shorten(name)}; the tools are {tools}")
+        meant = closest(name, TOOL_SPECS)
+        raise InvalidArgument(f"unknown tool {shorten(name)}{f' (did you mean {meant!r}?)' if meant else ''}; the "
+                              f"tools are {tools}")
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, Mapping):
