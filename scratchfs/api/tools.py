@@ -438,8 +438,8 @@ def _check_tool_handle(value: object) -> str:
     try:
         return check_handle(value)
     except InvalidArgument as refused:
-        if not isinstance(value, str) or handle_within(value) is not None:  # (that refusal names the handle)
-            raise
+        if not isinstance(value, str) or value.lower().startswith("h_") or handle_within(value) is not None:
+            raise  # (a handle cut or mistyped, or held in more text: that refusal names it)
         raise InvalidArgument(f"{refused}; a scratchpad value is read with scratch_read(key=...)") from None
 
 
