@@ -315,7 +315,7 @@ def test_line_and_pattern_reads(cli, fixture_data, tmp_path):
 def test_raw_read_that_stops_early_says_where_to_go_on(cli):
     stub = json.loads(cli("spill", "--tool", "t", input="x" * 100_000).stdout)
     refused = cli("read-handle", stub["handle"], "--length", "100000")  # one rule with MCP: over the cap is refused
-    assert refused.exit_code == 2 and "length: 100000 is greater than the maximum of 65536" in refused.stderr
+    assert refused.exit_code == 2 and "--length 100000 is more than one read returns (65,536 bytes)" in refused.stderr
     result = cli("read-handle", stub["handle"], "--length", "65536")
     assert len(result.stdout_bytes) == 65536
     assert result.exit_code == 0
@@ -868,3 +868,20 @@ def test_a_scratch_read_next_call_with_a_budget_pastes_as_cli_options(cli):
     assert page.exit_code == 0 and json.loads(page.stdout)["offset"] == int(args["offset"])
     raw = cli("scratch-read", "big", "--budget", "2048")
     assert raw.exit_code == 2 and "--budget" in raw.stderr
+
+
+@pytest.mark.parametrize(("option", "value", "bound"), [("--length", "100000", "65,536 bytes"),
+                                                         ("--length", "1MiB", "65,536 bytes"),
+                                                         ("--lines", "20000", "10,000 lines")])
+def test_a_read_over_its_cap_names_what_reads_more(cli, option, value, bound):
+    """``read-handle --length 100000`` was refused "read_handle: length: 100000 is greater than the maximum of 65536":
+    the bound, but not --all, which reads everything (found by the newuser helper, following the README's
+    "the CLI's --length exits 2, where --all reads everything"). The refusal names --all, or with --json the paging."""
+    stub = json.loads(cli("spill", "--tool", "t", input="0123456789\n" * 20_000).stdout)
+    raw = cli("read-handle", stub["handle"], option, value)
+    assert raw.exit_code == 2 and raw.stdout == ""
+    assert raw.stderr.startswith(f"scratchfs: invalid argument: {option} ") and raw.stderr.count("\n") == 1
+    assert f"is more than one read returns ({bound}): --all writes every byte" in raw.stderr
+    as_json = cli("read-handle", stub["handle"], option, value, "--json")
+    assert as_json.exit_code == 2 and "follow each reply's next_call" in as_json.stderr
+    assert cli("read-handle", stub["handle"], "--all").stdout_bytes == b"0123456789\n" * 20_000

@@ -41,4 +41,4 @@ def test_a_read_one_byte_over_64_kib_follows_each_faces_rule_as_the_readme_says_
             ScratchTools(scope).call("read_handle", {"handle": handle, "length": MAX_READ_BYTES + 1})
     result = CliRunner().invoke(main, ["read-handle", handle, "--length", str(MAX_READ_BYTES + 1), "--root",
                                        str(tmp_path / "s"), "--run", "r", "--agent", "a"])
-    assert result.exit_code == 2 and "65536" in result.stderr
+    assert result.exit_code == 2 and "65,536" in result.stderr and "--all" in result.stderr

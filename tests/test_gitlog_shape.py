@@ -143,3 +143,27 @@ def test_a_short_oneline_log_is_told_whole(git, count):
     log = git("log", "--oneline", "-n", str(count))
     first = log.split(b"\n", 1)[0].decode()
     assert shape_of(log).startswith(f"git log --oneline, {count} lines, {count} commits: {first[:30]}")
+
+
+def test_the_git_log_of_mcp_server_git_lists_each_commit_at_its_line_with_its_subject():
+    """The README's mcp-proxy example spills the git_log results of mcp-server-git, whose layout is its own
+    ("Commit history:", then "Commit: <hash>", "Author:", "Date:", "Message: <subject>" per commit): the stub said
+    only "text, 3,487 lines, longest 1,402 bytes, 31% blank" for 500 commits (found by the newuser helper running
+    that example). Its commits are listed as a git log's are, each at the line of its "Commit:"."""
+    from pathlib import Path
+
+    log = (Path(__file__).resolve().parent.parent / "fixtures" / "tools" / "mcp-server-git-log.txt").read_bytes()
+    shape = shape_of(log)
+    lines = log.decode().splitlines()
+    starts = [n for n, line in enumerate(lines, 1) if line.startswith("Commit: ")]
+    subjects = [line.removeprefix("Message: ") for line in lines if line.startswith("Message: ")]
+    assert shape.startswith(f"{GIT_LOG_SHAPE}, {len(lines)} lines, {len(starts)} commits: "), shape
+    assert shape.endswith("; line=N reads from a commit")
+    listed = re.findall(r"(?:: |, )([0-9a-f]{7}) (.*?) \(line ([\d,]+)\)", shape)  # (subjects hold commas)
+    assert len(listed) >= 5
+    for (short, subject, line), n, expected in zip(listed, starts, subjects, strict=False):
+        assert int(line.replace(",", "")) == n and lines[n - 1] == f"Commit: {lines[n - 1][8:]}"
+        assert lines[n - 1][8:].startswith(short)
+        assert expected.startswith(subject.rstrip("…"))
+    # told at the start only: the same lines after other text are text
+    assert not shape_of(b"Some output\n" + log).startswith(GIT_LOG_SHAPE)

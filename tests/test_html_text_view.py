@@ -261,3 +261,24 @@ def test_a_definition_lists_terms_and_descriptions_are_lines_of_their_own(tools,
 ])
 def test_spans_add_no_space_a_browser_does_not_show(page, shown):
     assert text_page(BytesSource(page.encode())).text.strip() == shown
+
+
+def test_a_search_of_the_text_view_says_its_offsets_are_the_views_and_names_the_read_of_its_first_window(
+        scratch_scope):
+    """A search of an HTML page's text view gave windows whose offsets are the view's, with no word of it: a model
+    that read on from a window by offset= alone (the page's source) landed elsewhere -- offset 3605 of the Debian
+    Python policy's view is its "Unversioned python commands", of its source an author list (found by the newuser
+    helper). The reply's note says so and names the view read of its first window, which shows that window's text."""
+    handle = scratch_scope.spill(_page("tools/pydoc-typing.html"), source_tool="browser").handle
+    tools = ScratchTools(scratch_scope)
+    found = tools.call("read_handle", {"handle": handle, "view": "text", "match": "TypeVar", "context": 40,
+                                       "max_matches": 3})
+    first = found["windows"][0]
+    assert found["note"].startswith("offsets, lines and size are the page's text view's, not its source's: read on "
+                                    'from a window with view="text", offset=<its offset>, the first: ')
+    call = found["note"].rsplit("the first: ", 1)[1]
+    assert call == f'read_handle(handle="{handle}", view="text", offset={first["offset"]})'
+    page = tools.call("read_handle", {"handle": handle, "view": "text", "offset": first["offset"]})
+    assert page["text"].startswith(first["data"])
+    missed = tools.call("read_handle", {"handle": handle, "view": "text", "match": "no such words here"})
+    assert missed["windows"] == [] and "note" not in missed

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scratchfs import MAX_READ_BYTES, InvalidArgument, NotFound
-from scratchfs.api.contract import ScratchTools, error_text, to_json, window_hits
+from scratchfs.api.contract import A_HANDLE_IS_NO_KEY, ScratchTools, error_text, to_json, window_hits
 from scratchfs.api.tools import TOOL_SPECS, check_arguments
 from scratchfs.foundation.limits import MAX_REPLY_BYTES
 
@@ -351,20 +351,52 @@ def test_large_scratch_values_are_read_in_capped_pieces(scratch_scope):
     ("read_handle", {"handle": "h_" + "a" * 24, "offset": "10"}, "offset: '10' is not of type 'integer'"),
     ("read_handle", {"handle": "h_" + "a" * 24, "offset": -1}, "offset: -1 is less than the minimum of 0"),
     ("read_handle", {"handle": "h_" + "a" * 24, "length": 10**9}, "length: 1000000000 is greater than the maximum"),
-    ("read_handle", {"handle": "h_" + "a" * 24, "bogus": 1}, "'bogus' was unexpected"),
+    ("read_handle", {"handle": "h_" + "a" * 24, "bogus": 1}, "unknown argument 'bogus'; read_handle takes handle, "),
     ("read_handle", {"handle": "h_" + "a" * 24, "match": ""}, "match: '' should be non-empty"),
     ("scratch_write", {"key": "k", "value": 3}, "value: 3 is not of type 'string'"),
     ("scratch_write", {"key": "k", "value": "v", "ttl": 0}, "ttl: 0 is less than the minimum of 1.0"),
     ("scratch_write", {"key": "k", "value": "v", "ttl": 1e-7}, "ttl: 1e-07 is less than the minimum of 1.0"),
     ("scratch_write", {"key": "k", "value": "v", "encoding": "hex"}, "encoding: 'hex' is not one of"),
     ("scratch_list", [], "must be a JSON object"),
-    ("no_such_tool", {}, "unknown tool 'no_such_tool'"),
+    ("no_such_tool", {}, "unknown tool 'no_such_tool'; the tools are read_handle, scratch_delete, "),
+    ("read_handl", {}, "unknown tool 'read_handl' (did you mean 'read_handle'?); the tools are read_handle, "),
+    ("Scratch_Write", {}, "unknown tool 'Scratch_Write' (did you mean 'scratch_write'?); the tools are "),
 ])
 def test_bad_arguments_are_invalid_argument_errors_naming_the_value(name, args, message):
     with pytest.raises(InvalidArgument) as info:
         check_arguments(name, args)
     assert message in str(info.value)
     assert error_text(info.value).startswith("invalid argument: ")
+
+
+@pytest.mark.parametrize(("name", "given", "meant"), [
+    ("read_handle", "lenght", "length"), ("read_handle", "max_match", "max_matches"),
+    ("read_handle", "Offset", "offset"),
+    ("read_handle", "regex", "pattern"), ("read_handle", "query", "match"), ("read_handle", "start", "offset"),
+    ("read_handle", "case_insensitive", "ignore_case"), ("read_handle", "selector", "select"),
+    ("scratch_write", "vaule", "value"), ("scratch_list", "prefx", "prefix"), ("scratch_read", "keys", "key"),
+])
+def test_an_unknown_argument_name_is_told_with_the_one_meant_and_every_one_the_tool_takes(name, given, meant):
+    """A model that wrote {"lenght": 100} or {"regex": "..."} was told "Additional properties are not allowed ('lenght'
+    was unexpected)": neither the name meant nor the names the tool takes (found by the newuser helper, trying the
+    tools as a model would). The refusal names both, within a few hundred bytes."""
+    args = {"handle": "h_" + "a" * 24} if name == "read_handle" else {"key": "k", "value": "v"}
+    args = {k: v for k, v in args.items() if k in TOOL_SPECS[name].input_schema["properties"]}
+    with pytest.raises(InvalidArgument) as info:
+        check_arguments(name, {**args, given: 1})
+    text = error_text(info.value)
+    known = ", ".join(TOOL_SPECS[name].input_schema["properties"])
+    assert text == (f"invalid argument: {name}: unknown argument {given!r} (did you mean {meant!r}?); "
+                    f"{name} takes {known}")
+    assert len(text.encode()) < 400
+
+
+def test_many_unknown_argument_names_are_named_five_and_counted():
+    args = {"handle": "h_" + "a" * 24, **{f"zz{i}": i for i in range(1000)}}
+    with pytest.raises(InvalidArgument) as info:
+        check_arguments("read_handle", args)
+    assert "unknown arguments 'zz0', 'zz1', 'zz2', 'zz3', 'zz4' and 995 more; read_handle takes handle, offset" in str(
+        info.value)
 
 
 def test_store_errors_keep_their_kind(scratch_scope):
@@ -455,3 +487,71 @@ def test_a_search_whose_context_is_cut_to_fit_says_so(scratch_scope):
                         r"shows more matches a reply", wide["note"])
     narrow = tools.read_handle(handle, match="needle", context=100)
     assert len(narrow["windows"]) == 20 and "note" not in narrow
+
+
+@pytest.mark.parametrize("given", [" {h} ", "{h}\n", '"{h}"', 'handle="{h}"', "{H}", "`{h}`"])
+def test_a_handle_copied_with_what_surrounds_it_is_refused_naming_the_handle(scratch_scope, given):
+    """A handle copied with a blank, its quotes, its 'handle=' or in capitals was refused "not a handle (expected
+    'h_' and 24 letters ...)" without the handle it held, which the model then had to find itself (found by the
+    newuser helper). The refusal names it; the call with it reads."""
+    handle = scratch_scope.spill("x" * 100).handle
+    with pytest.raises(InvalidArgument) as info:
+        check_arguments("read_handle", {"handle": given.format(h=handle, H=handle.upper())})
+    assert str(info.value).endswith(f"; did you mean {handle!r} (the handle alone, as the stub gives it)?")
+    assert ScratchTools(scratch_scope).call("read_handle", {"handle": handle})["size"] == 100
+
+
+@pytest.mark.parametrize("given", ["h_x", "h_" + "a" * 25, f"h_{'a' * 24} h_{'b' * 24}", "x" * 5000 + "h_" + "a" * 24])
+def test_a_text_holding_no_one_handle_gets_no_handle_named(given):
+    with pytest.raises(InvalidArgument) as info:
+        check_arguments("read_handle", {"handle": given})
+    assert "did you mean" not in str(info.value)
+
+
+def test_a_handle_and_a_scratchpad_key_taken_for_each_other_are_told_apart(scratch_scope):
+    """scratch_read(key="h_...") of a spilled result was 'not found: no key ... in this scope', and
+    read_handle(handle="notes") of the model's own note 'not a handle (expected ...)': neither said which tool reads
+    it (found by the newuser helper, calling the tools as a model mixes them up). Each refusal names the other tool;
+    scratch_delete's note and the CLI's scratch-delete line stay as they were."""
+    tools = ScratchTools(scratch_scope)
+    handle = scratch_scope.spill("x" * 100).handle
+    with pytest.raises(NotFound) as info:
+        tools.call("scratch_read", {"key": handle})
+    assert type(info.value) is NotFound and str(info.value) == (
+        f"no key '{handle}' in this scope (run {scratch_scope.run_id!r}, agent {scratch_scope.agent_id!r}); this is "
+        f'the handle of a spilled result, not a scratchpad key: read it with read_handle(handle="{handle}")')
+    with pytest.raises(NotFound) as info:
+        tools.call("scratch_read", {"key": "notes"})
+    assert str(info.value).endswith(f"agent {scratch_scope.agent_id!r})")
+    tools.call("scratch_write", {"key": "notes", "value": "v"})
+    with pytest.raises(InvalidArgument) as info:
+        tools.call("read_handle", {"handle": "notes"})
+    assert str(info.value) == ("not a handle (expected 'h_' and 24 letters a-z or digits 2-7): 'notes'; a scratchpad "
+                               "value is read with scratch_read(key=...)")
+    with pytest.raises(InvalidArgument) as info:  # a handle cut short is no key
+        tools.call("read_handle", {"handle": handle[:-1]})
+    assert "scratch_read" not in str(info.value)
+    assert tools.call("scratch_delete", {"key": handle}) == {"key": handle, "deleted": False,
+                                                             "note": A_HANDLE_IS_NO_KEY}
+
+
+def test_a_handle_copied_with_a_character_changed_is_not_found_naming_the_one_of_this_scope(scratch_scope):
+    """A model that copies a handle's 24 random letters with one wrong was told "no handle ... in this scope" and
+    nothing more (found by the newuser helper). The refusal names the live handle of the same scope one or two
+    characters away; another agent's, or none close, is never named (a scope sees only its own)."""
+    tools = ScratchTools(scratch_scope)
+    handle = scratch_scope.spill("x" * 100).handle
+    other = scratch_scope.store.scope(scratch_scope.run_id, "someone-else").spill("y" * 100).handle
+    for typo in (handle[:-1] + ("a" if handle[-1] != "a" else "b"), handle[:5] + handle[6:] + "q"):
+        with pytest.raises(NotFound) as info:
+            tools.call("read_handle", {"handle": typo})
+        assert str(info.value).endswith(f"; did you mean {handle!r}, a handle of this scope one or two characters "
+                                        "away?"), str(info.value)
+    far = handle[:2] + "".join("a" if c != "a" else "b" for c in handle[2:])
+    with pytest.raises(NotFound) as info:
+        tools.call("read_handle", {"handle": far})
+    assert "did you mean" not in str(info.value)
+    near_other = other[:-1] + ("a" if other[-1] != "a" else "b")
+    with pytest.raises(NotFound) as info:
+        tools.call("read_handle", {"handle": near_other})
+    assert "did you mean" not in str(info.value) and other not in str(info.value)

@@ -815,6 +815,18 @@ def test_a_read_takes_every_argument_the_tool_and_the_openapi_description_name(s
         assert "unknown query parameter" not in answer.text, name
 
 
+def test_an_unknown_query_parameter_is_told_with_the_one_meant(store, client):
+    """?lenght=3 was told "unknown query parameter 'lenght'; allowed: ..." without the one meant, where the tools and
+    the settings name it (found by the newuser helper, reading by curl as the README shows)."""
+    scope = store.scope("run-r", "agent-1")
+    handle = scope.spill("x" * 10_000, source_tool="t").handle
+    got = client.get(h_url(scope, handle, "/read"), params={"lenght": "3"})
+    assert got.status_code == 400
+    assert got.json()["error"]["message"].startswith("unknown query parameter 'lenght' (did you mean 'length'?); "
+                                                     "allowed: before, budget, columns, ")
+    assert "did you mean" not in client.get(h_url(scope, handle, "/read"), params={"zzz": "3"}).text
+
+
 @pytest.mark.parametrize(("view", "fixture", "name", "end"), [
     ("text", "browser-rust-book.html", "offset", "size"),
     ("tree", "api-ec2-service-model.json", "offset", "count"),

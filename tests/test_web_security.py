@@ -312,6 +312,8 @@ def test_a_port_in_use_is_one_line_and_exit_4(tmp_path):
     assert got.returncode == 4 and got.stdout == ""
     assert got.stderr.count("\n") == 1
     assert got.stderr.startswith(f"scratchfs: storage: cannot listen on 127.0.0.1:{port}")
+    # what to do next, said (it was the system's "Address already in use" alone: found by the newuser helper)
+    assert got.stderr.endswith("; give another --port (--port 0: any free one), or stop what listens there\n")
 
 
 def test_the_start_line_as_json(tmp_path):

@@ -24,6 +24,7 @@
 from __future__ import annotations
 
 import datetime as _dt
+import difflib
 import threading
 from array import array
 from collections.abc import Callable, Iterable, Iterator
@@ -68,6 +69,8 @@ from scratchfs.foundation.text import plural
 
 T = TypeVar("T")
 _COUNT_BYTES = array("I").itemsize  # bytes per frame of an entry's per-frame newline counts
+_HANDLES_COMPARED = 2_000  # the live handles of a scope a handle that names nothing is compared with (one page)
+_CLOSE_HANDLE = 0.9  # difflib's ratio: 2 of 26 characters changed is 0.92 at worst; two random handles score ~0.3
 
 
 class _Reading:
@@ -486,9 +489,22 @@ class Entries:
             self._line_tables.put(blob, table)
         return table
 
-    def not_found(self, run_id: str, agent_id: str, kind: str, key: str) -> NotFound:
+    def _handle_meant(self, run_id: str, agent_id: str, handle: str, now: float) -> str | None:
+        """The live handle of this scope that ``handle`` (which names nothing) was likely copied from, a character or
+        two changed, as a model may copy 24 random letters (:data:`_CLOSE_HANDLE`; among its first
+        :data:`_HANDLES_COMPARED`), else ``None`` -- also when the index cannot say."""
+        try:
+            handles = [e.key for e in self.index.list_page(run_id, agent_id, "handle", "", now, None,
+                                                           _HANDLES_COMPARED)]
+        except ScratchError:
+            return None
+        found = difflib.get_close_matches(handle, handles, n=1, cutoff=_CLOSE_HANDLE)
+        return found[0] if found else None
+
+    def not_found(self, run_id: str, agent_id: str, kind: str, key: str, reading: bool = True) -> NotFound:
         """The :class:`NotFound` for a key of this scope: :class:`Expired` or :class:`Deleted` when the index knows
-        what happened within the last hour."""
+        what happened within the last hour. A scratchpad key shaped as a handle that names nothing is said to be a
+        handle, with the ``read_handle`` call that reads it when ``reading`` (a read, not a delete)."""
         what = f"{'handle' if kind == 'handle' else 'key'} {key!r}"
         now = self.now()
         try:  # reported Expired: gone for good (an index without expire_now leaves it to the sweep)
@@ -500,7 +516,12 @@ class Entries:
             self.blobs.unlink(run_id, agent_id, expired)
         gone = self.index.gone(run_id, agent_id, kind, key, now)
         if gone is None:
-            return NotFound(f"no {what} in this scope (run {run_id!r}, agent {agent_id!r})")
+            handle = reading and kind != "handle" and checks.HANDLE_RE.match(key) is not None
+            hint = (f"; this is the handle of a spilled result, not a scratchpad key: read it with "
+                    f'read_handle(handle="{key}")') if handle else ""
+            meant = self._handle_meant(run_id, agent_id, key, now) if kind == "handle" else None
+            hint = f"; did you mean {meant!r}, a handle of this scope one or two characters away?" if meant else hint
+            return NotFound(f"no {what} in this scope (run {run_id!r}, agent {agent_id!r}){hint}")
         when = f"{_utc(gone.at)} (epoch {gone.at:.3f})"
         again = "run the tool that made it again" if kind == "handle" else "write it again"
         if gone.reason == "expired":

@@ -8,7 +8,9 @@ The format is git-log(1)'s default ("medium", "PRETTY FORMATS"): a ``commit <has
 ``Merge:``, ``Author:`` and ``Date:`` lines, a blank line, the message indented by four spaces; ``--stat`` adds each
 commit's ``N files changed, X insertions(+), Y deletions(-)``, which the shape sums. Told only when the content
 starts with a ``commit`` line followed by an ``Author:`` or ``Merge:`` one (a match at the start: nothing is
-scanned otherwise).
+scanned otherwise). The ``git_log`` tool of the MCP reference server ``mcp-server-git`` (the upstream of the
+README's ``mcp-proxy`` example) writes its own layout, told the same way: ``Commit history:``, then per commit
+``Commit: <hash>``, ``Author:``, ``Date:`` and ``Message: <subject>`` lines (``fixtures/tools/mcp-server-git-log.txt``).
 
 ``--oneline`` (``--format='%h %s'``) is a line a commit, its short hash then its subject: told when its first
 :data:`_ONELINE_LINES` lines all are (hashes of one length give or take :data:`_HASH_SPREAD`, half of them with a
@@ -35,6 +37,9 @@ _FIRST_RE = re.compile(rb"commit [0-9a-f]{7,64}\b[^\n]*\r?\n(?:Merge|Author): ")
 _COMMIT_RE = re.compile(rb"\ncommit ([0-9a-f]{7,64})\b")
 _SUBJECT_RE = re.compile(rb"\n\r?\n {4}([^\r\n]*)")
 _STAT_RE = re.compile(rb"\n (\d+) files? changed(?:, (\d+) insertions?\(\+\))?(?:, (\d+) deletions?\(-\))?")
+_TOOL_FIRST_RE = re.compile(rb"(?:Commit history:\r?\n)?Commit: [0-9a-f]{7,64}\r?\nAuthor: ")
+_TOOL_COMMIT_RE = re.compile(rb"\nCommit: ([0-9a-f]{7,64})\r?\n")
+_TOOL_SUBJECT_RE = re.compile(rb"\nMessage: ([^\r\n]*)")
 _SUBJECT_CHARS = 40
 _HEX_DIGITS = b"0123456789abcdef"
 _LEADS = {bytes([byte]): chr(byte) for byte in b"*" + _HEX_DIGITS}  # (a git log starts "commit", "* ", a hash)
@@ -61,6 +66,9 @@ def git_log_shape(sample: bytes, lines: int, complete: bool, scope: str, size: i
     ``size`` (the content's bytes) is unused: the other kinds take it. Never raises."""
     lead = _LEADS.get(sample[:1])  # (most text is told by its first byte: no log starts so)
     if lead is None:
+        if sample.startswith(b"Commit") and _TOOL_FIRST_RE.match(sample, 0, 1024):  # mcp-server-git's git_log
+            whole = sample if complete else sample[: sample.rfind(b"\n") + 1]
+            return _medium(whole, lines, scope, GIT_LOG_SHAPE, (_TOOL_COMMIT_RE, _TOOL_SUBJECT_RE))
         return None
     graph = lead == "*" and _GRAPH_START_RE.match(sample) is not None
     first = sample.startswith(b"commit ", sample.find(b"c") if graph else 0)
@@ -76,16 +84,23 @@ def git_log_shape(sample: bytes, lines: int, complete: bool, scope: str, size: i
         return _oneline(sample, lines, scope, graph)
     if not _FIRST_RE.match(sample, 0, 1024):
         return None
+    return _medium(sample, lines, scope, f"{GIT_LOG_SHAPE} --graph" if graph else GIT_LOG_SHAPE,
+                   (_COMMIT_RE, _SUBJECT_RE))
+
+
+def _medium(sample: bytes, lines: int, scope: str, name: str, layout: tuple[re.Pattern[bytes], re.Pattern[bytes]]
+            ) -> str:
+    """The shape of a log of whole lines in git's medium format (``layout``: its commit and subject patterns; the
+    MCP git server's own layout has others), named ``name``."""
     text = b"\n" + sample
-    commits = Parts(_COMMIT_RE, text)
+    commits = Parts(layout[0], text)
     stats = [found.groups(b"0") for found in _STAT_RE.finditer(text)] if b" changed" in text else []
     changed = ""
     if stats:
         files, added, removed = (sum(int(stat[i]) for stat in stats) for i in range(3))
         changed = f", +{added:,} -{removed:,} in {plural(files, 'file change')}"
-    name = f"{GIT_LOG_SHAPE} --graph" if graph else GIT_LOG_SHAPE
     head = f"{name}, {plural(lines, 'line')}, {plural(len(commits), 'commit')}{changed}{scope}: "
-    return listed_within(head, _items(text, commits), "; line=N reads from a commit", len(commits))
+    return listed_within(head, _items(text, commits, *layout), "; line=N reads from a commit", len(commits))
 
 
 def _oneline(sample: bytes, lines: int, scope: str, graph: bool) -> str | None:
@@ -122,12 +137,12 @@ def _undecorated(subject: str) -> str:
     return subject[found.end():] if found else subject
 
 
-def _items(text: bytes, commits: Parts) -> Iterator[str]:
-    """Each commit as ``"<short hash> <subject> (line N)"``, made as they are asked for: its subject is the first
-    indented line after a blank one before the next commit."""
+def _items(text: bytes, commits: Parts, commit_re: re.Pattern[bytes], subject_re: re.Pattern[bytes]) -> Iterator[str]:
+    """Each commit as ``"<short hash> <subject> (line N)"``, made as they are asked for: its subject is what
+    ``subject_re`` finds before the next commit (git's: the first indented line after a blank one)."""
     for line, (offset, commit) in numbered(text, ((offset, (offset, commit)) for offset, commit in commits)):
-        after = _COMMIT_RE.search(text, offset + 1)
-        found = _SUBJECT_RE.search(text, offset + 1, after.start() if after is not None else len(text))
+        after = commit_re.search(text, offset + 1)
+        found = subject_re.search(text, offset + 1, after.start() if after is not None else len(text))
         subject = short_name(found[1].decode("utf-8", "replace").strip(), _SUBJECT_CHARS) if found else ""
         short = commit[:7].decode()
         yield f"{short} {subject} (line {line:,})" if subject else f"{short} (line {line:,})"

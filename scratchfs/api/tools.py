@@ -25,6 +25,8 @@ from scratchfs.foundation.checks import (
     check_key,
     check_ttl,
     check_utf8,
+    closest,
+    handle_within,
     shorten,
 )
 from scratchfs.foundation.errors import InvalidArgument
@@ -367,12 +369,15 @@ def check_arguments(name: object, arguments: object) -> dict[str, Any]:
                               f"{tools}")
     spec = TOOL_SPECS.get(name)
     if spec is None:
-        raise InvalidArgument(f"unknown tool {shorten(name)}; the tools are {tools}")
+        meant = closest(name, TOOL_SPECS)
+        raise InvalidArgument(f"unknown tool {shorten(name)}{f' (did you mean {meant!r}?)' if meant else ''}; the "
+                              f"tools are {tools}")
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, Mapping):
         raise InvalidArgument(f"the arguments of {name} must be a JSON object, not {type(arguments).__name__}")
     _check_shape(name, arguments)
+    _check_argument_names(name, list(spec.input_schema["properties"]), arguments)
     if name == "read_handle" and "context" in arguments:  # one message naming both forms (null included)
         given = arguments["context"]
         check_context(int(given) if isinstance(given, float) and given.is_integer() else given)
@@ -397,7 +402,51 @@ def check_arguments(name: object, arguments: object) -> dict[str, Any]:
             else v for k, v in arguments.items()}
 
 
-_NAMED: dict[str, Any] = {"handle": check_handle, "key": check_key, "ttl": lambda ttl: check_ttl(ttl, DEFAULT_TTL)}
+_MEANT: dict[str, dict[str, str]] = {"read_handle": {
+    **dict.fromkeys(("regex", "regexp", "re", "grep"), "pattern"),
+    **dict.fromkeys(("query", "search", "find", "needle", "substring"), "match"),
+    **dict.fromkeys(("start", "from", "position", "pos", "skip"), "offset"),
+    **dict.fromkeys(("case_insensitive", "insensitive", "icase", "nocase"), "ignore_case"),
+    **dict.fromkeys(("filter", "jq_filter", "query_jq"), "jq"),
+    **dict.fromkeys(("selector", "css", "css_selector"), "select"),
+    **dict.fromkeys(("id", "handle_id"), "handle"),
+}}
+"""The arguments a model often writes under another tool's name (``regex`` for ``pattern``, ``query`` for ``match``),
+which no spelling distance finds."""
+_NAMES_SHOWN = 5  # unknown argument names a refusal echoes (a call may hold thousands)
+
+
+def _check_argument_names(name: str, known: list[str], arguments: Mapping) -> None:
+    """Refuse argument names ``name``'s schema does not have, each with the one likely meant (a near spelling,
+    :func:`~scratchfs.foundation.checks.closest`, or :data:`_MEANT`), and every argument the tool takes, in the
+    schema's order: ``read_handle: unknown argument 'lenght' (did you mean 'length'?); read_handle takes handle,
+    offset, ...``. Raises :class:`InvalidArgument`; returns ``None`` when every name is known."""
+    unknown = [key for key in arguments if key not in known]
+    if not unknown:
+        return
+    named = []
+    for key in unknown[:_NAMES_SHOWN]:
+        meant = closest(key, known) or _MEANT.get(name, {}).get(key.casefold())
+        named.append(shorten(key) + (f" (did you mean {meant!r}?)" if meant else ""))
+    more = f" and {len(unknown) - _NAMES_SHOWN:,} more" if len(unknown) > _NAMES_SHOWN else ""
+    raise InvalidArgument(f"{name}: unknown argument{'s' if len(unknown) > 1 else ''} {', '.join(named)}{more}; "
+                          f"{name} takes {', '.join(known)}")
+
+
+def _check_tool_handle(value: object) -> str:
+    """:func:`~scratchfs.foundation.checks.check_handle`, its refusal of a text holding no handle saying where a
+    scratchpad key is read (a model that wrote ``read_handle(handle="notes")`` for its own note). Raises
+    :class:`InvalidArgument`."""
+    try:
+        return check_handle(value)
+    except InvalidArgument as refused:
+        if not isinstance(value, str) or value.lower().startswith("h_") or handle_within(value) is not None:
+            raise  # (a handle cut or mistyped, or held in more text: that refusal names it)
+        raise InvalidArgument(f"{refused}; a scratchpad value is read with scratch_read(key=...)") from None
+
+
+_NAMED: dict[str, Any] = {"handle": _check_tool_handle, "key": check_key,
+                          "ttl": lambda ttl: check_ttl(ttl, DEFAULT_TTL)}
 """The checks the store makes of an argument beyond its schema (a handle's shape, a key's bytes and characters, a
 ttl's finiteness), made by :func:`check_arguments` with the store's own functions: a call with a bad one is told so
 at once, even while the store cannot be reached (an outage, :mod:`scratchfs.api.deferred_store`)."""

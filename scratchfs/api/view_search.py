@@ -94,7 +94,9 @@ def view_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, how
                                stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))
             found, size = scope.structure.text_search(handle, "text", matcher, (offset, reach, asked.max_matches,
                                                                                  cap), sink, opened)
+            first = found.windows[0] if found.windows else None
             return replace(asked, windows=found.windows, size=size, next_offset=found.next_offset,
+                           note=None if first is None else _page_note(handle, first.offset),
                            stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))
     found, size = scope.structure.text_search(handle, str(asked.view), matcher, (offset, reach, asked.max_matches,
                                                                                   cap), sink)
@@ -184,6 +186,14 @@ def _rendered_note(handle: str, offset: int) -> str:
     return ("matched in the text as rendered (escape sequences and backspace overstrikes between its characters "
             "passed over); data is each window rendered, its offsets, lengths and lines the stored output's: read "
             f'on from a window rendered with view="text", raw_offset=<its offset>, the first: {see}')
+
+
+def _page_note(handle: str, offset: int) -> str:
+    """What a search of an HTML page's text view says of its windows, the first at ``offset`` (about 200 bytes):
+    their offsets are the view's, which a read without ``view="text"`` (the page's source) takes otherwise."""
+    see = render_call("read_handle", handle=handle, view="text", offset=offset)
+    return ("offsets, lines and size are the page's text view's, not its source's: read on from a window with "
+            f'view="text", offset=<its offset>, the first: {see}')
 
 
 def rendered_hint(handle: str, needle: str, ignore_case: bool, context: int | str, max_matches: int,

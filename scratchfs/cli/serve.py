@@ -26,6 +26,7 @@ server go on running after a SIGTERM sent just after its start line.
 
 from __future__ import annotations
 
+import errno
 import functools
 import ipaddress
 import json
@@ -77,7 +78,10 @@ def _listen(host: str, port: int) -> socket.socket:
         sock.listen(connection_bound(BACKLOG, 8))
     except (OSError, OverflowError) as exc:
         sock.close()
-        raise StorageError(f"cannot listen on {host}:{port}: {getattr(exc, 'strerror', None) or exc}") from None
+        reason = getattr(exc, "strerror", None) or exc
+        then = ("; give another --port (--port 0: any free one), or stop what listens there"
+                if getattr(exc, "errno", None) == errno.EADDRINUSE else "")
+        raise StorageError(f"cannot listen on {host}:{port}: {reason}{then}") from None
     sock.set_inheritable(True)
     return sock
 

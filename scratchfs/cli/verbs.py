@@ -43,7 +43,7 @@ from scratchfs.cli.settings_options import Size, settings_options
 from scratchfs.cli.shell import shell_command
 from scratchfs.foundation.checks import CONTEXT_FORMS, HANDLE_RE
 from scratchfs.foundation.errors import InvalidArgument
-from scratchfs.foundation.limits import LINE_WINDOW_BYTES, MAX_LIST_ENTRIES, MAX_READ_BYTES
+from scratchfs.foundation.limits import LINE_WINDOW_BYTES, MAX_LINES, MAX_LIST_ENTRIES, MAX_READ_BYTES
 from scratchfs.foundation.text import digits_int, is_digits
 
 INT = Integer()
@@ -157,6 +157,7 @@ def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, as
             raise InvalidArgument("--all writes the whole result raw and takes no other read option (nor --json)")
         write_all(store.scope(run_id, agent_id).iter_content("handle", handle))
         return
+    check_read_caps(given, as_json)
     if "needle" in given:
         given["match"] = given.pop("needle")
     if "columns" in given:
@@ -174,6 +175,23 @@ def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, as
     if result.next_call is not None:
         warn(f"{len(result.data)} bytes from offset {result.offset}; {result.remaining} bytes follow; next: "
              f"{shell_next(result, run_id, agent_id, str(store.root) if store.embedded else None)}")
+
+
+def check_read_caps(given: dict[str, Any], as_json: bool) -> None:
+    """Refuse a ``--length`` over the bytes one read returns (:data:`MAX_READ_BYTES`) or ``--lines`` over
+    :data:`MAX_LINES`, naming what reads more: ``--all`` (every byte, raw), or the next read each one names (the
+    ``next:`` line, or ``next_call`` with ``--json``). The tools' own refusal named only the bound.
+
+    Raises:
+        InvalidArgument: a length or line count over its bound.
+    """
+    for option, bound, unit in (("length", MAX_READ_BYTES, "bytes"), ("lines", MAX_LINES, "lines")):
+        value = given.get(option)
+        if isinstance(value, int) and value > bound:
+            on = (f"give --{option} {bound} or less and follow each reply's next_call" if as_json else
+                  f"--all writes every byte, whatever the size; or give --{option} {bound} or less, and each read "
+                  f"prints the command that reads on")
+            raise InvalidArgument(f"--{option} {value} is more than one read returns ({bound:,} {unit}): {on}")
 
 
 def shell_next(result: Slice | LineSlice, run_id: str, agent_id: str, root: str | None) -> str:
@@ -276,7 +294,7 @@ def scratch_delete(store: ScratchStore, run_id: str, agent_id: str, key: str) ->
     """Delete KEY from the scratchpad (exit code 1 if there was no live value)."""
     scope = store.scope(run_id, agent_id)
     if not scope.scratch_delete(key):
-        missing = store.entries.not_found(run_id, agent_id, "scratch", key)  # what a read says: Deleted, Expired
+        missing = store.entries.not_found(run_id, agent_id, "scratch", key, reading=False)  # Deleted, Expired
         if HANDLE_RE.match(key):  # as MCP's scratch_delete notes it; delete-run and delete-agent remove spills
             raise type(missing)(f"{missing}; {A_HANDLE_IS_NO_KEY} (or go with delete-run, delete-agent)")
         raise missing

@@ -163,8 +163,23 @@ def check_handle(value: object) -> str:
             error here; the lookup raises :class:`~scratchfs.errors.NotFound`.
     """
     if not isinstance(value, str) or not HANDLE_RE.match(value):
-        raise InvalidArgument(f"not a handle (expected 'h_' and 24 letters a-z or digits 2-7): {shorten(value)}")
+        meant = handle_within(value)
+        hint = f"; did you mean {meant!r} (the handle alone, as the stub gives it)?" if meant else ""
+        raise InvalidArgument(f"not a handle (expected 'h_' and 24 letters a-z or digits 2-7): {shorten(value)}{hint}")
     return value
+
+
+_HANDLE_WITHIN = re.compile(r"(?<![a-z0-9_])h_[a-z2-7]{24}(?![a-z0-9_])")
+
+
+def handle_within(value: object) -> str | None:
+    """The one handle a text that is not a handle holds, as a copy of one is apt to hold it -- with blank space or
+    quotes around it, inside ``handle="h_..."``, or in capitals (handles are lower case) -- else ``None`` (no text,
+    over 4 KiB, or none or several handles in it)."""
+    if not isinstance(value, str) or len(value) > 4096:
+        return None
+    found = {m.group() for m in _HANDLE_WITHIN.finditer(value.lower())}
+    return found.pop() if len(found) == 1 else None
 
 
 VERSION_PATTERN = "^[a-z2-7]{8}$"

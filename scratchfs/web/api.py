@@ -201,8 +201,11 @@ def _query(request: Request, allowed: Iterable[str], repeatable: tuple[str, ...]
         if name in repeatable:
             continue
         if name not in allowed:
-            raise InvalidArgument(f"unknown query parameter {checks.shorten(name)}; allowed: "
-                                  f"{', '.join(sorted((allowed | set(repeatable)) - {'token'})) or 'none'}")
+            known = (allowed | set(repeatable)) - {"token"}
+            meant = checks.closest(name, known)
+            raise InvalidArgument(f"unknown query parameter {checks.shorten(name)}"
+                                  f"{f' (did you mean {meant!r}?)' if meant else ''}; allowed: "
+                                  f"{', '.join(sorted(known)) or 'none'}")
         if name in out:
             raise InvalidArgument(f"query parameter {name} given twice")
         if name != "token":
