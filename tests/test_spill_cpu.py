@@ -542,3 +542,11 @@ def test_the_heads_rows_counted_only_for_a_log_line_or_a_grep_hint_give_what_the
     assert new == old
     new, old = both(data, len(data) + more + 1, data.count(b"\n") + more // 9)  # the sample of a larger content
     assert new == old
+
+
+@given(st.text(alphabet="\n \t[]0123456789-_:|/TZIFNOWAERGaenopd ", max_size=3000).map(str.encode))
+def test_the_plain_log_pattern_finds_what_the_prefixed_one_finds_without_a_prefix_word(data):
+    """describe tries docker compose's and kubectl's prefixes only where the head holds " | " or "[pod/"."""
+    head = b"\n" + data
+    if b" | " not in head and b"[pod/" not in head:
+        assert shape._PLAIN_LOG_LINE_RE.findall(head) == shape._LOG_LINE_RE.findall(head)

@@ -92,12 +92,15 @@ _XML_PROLOG_BYTES = 64 * 1024  # (a prolog longer than this -- a licence in a co
 # anchored on a literal newline (the text is searched with one prepended), which the engine finds at C speed
 # The indentation is taken atomically (a lookahead's capture, then the backreference): no alternative starts with a
 # blank, so giving blanks back never matches; and every alternative starts with "[", a digit or a capital, checked
-# once before trying them. A line may stand behind docker compose's prefix ("web-1  | ") or kubectl's ("[pod/p/c] ").
-_LOG_LINE_RE = re.compile(
-    rb"\n(?=([ \t]*))\1(?:[\w.-]{0,63}[-_]\d{1,4} +\| |\[pod/[\w.-]{1,253}/[\w.-]{1,63}\] )?(?=[\[\dA-Z])"
-    rb"(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}|"
-    rb"\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b)"
-)
+# once before trying them. A line may stand behind docker compose's prefix ("web-1  | ") or kubectl's ("[pod/p/c] "):
+# that pattern only where the head holds " | " or "[pod/" (each looked for after its first byte, by memchr: a search
+# of " | " costs 4 us on 4 KiB of text full of spaces), as trying the prefix at every line costs 3x (12 against 4 us
+# on 4 KiB); without those words it finds what the plain one finds.
+_LOG_LINE = (rb"(?=[\[\dA-Z])(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|"
+             rb"[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}|\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b)")
+_PLAIN_LOG_LINE_RE = re.compile(rb"\n(?=([ \t]*))\1" + _LOG_LINE)
+_LOG_LINE_RE = re.compile(rb"\n(?=([ \t]*))\1(?:[\w.-]{0,63}[-_]\d{1,4} +\| |\[pod/[\w.-]{1,253}/[\w.-]{1,63}\] )?"
+                          + _LOG_LINE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,7 +217,8 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     if kind := kind or told_by_lines(sample[bom:], lines, complete, scope, size - bom):  # (a diff's, YAML's...)
         return _not_utf8(Shape("text", kind), odd, "" if complete else f" in the first {kib(len(sample))}", sample,
                          read_as) if odd else Shape("text", kind)
-    logs = len(_LOG_LINE_RE.findall(head))
+    prefixed = (b"|" in head and b" | " in head) or (b"[" in head and b"[pod/" in head)
+    logs = len((_LOG_LINE_RE if prefixed else _PLAIN_LOG_LINE_RE).findall(head))
     head_rows = _head_rows(head) if logs else 0  # (0 until needed: no log line is never half of 1 row or more)
     is_log = logs > 0 and logs >= 0.5 * head_rows  # most start with a timestamp or a log level
     found = None if is_log else _delimited(text, lambda: _utf8(sample, complete) or sample.decode("utf-8", "replace"),
