@@ -30,17 +30,20 @@ __all__ = [
     "JSONL_HEAD_CHARS",
     "RECORD_BLANKS",
     "JsonLines",
+    "TableRows",
     "comment_cut",
     "comments_said",
     "count_records",
     "estimate_records",
     "first_row_is_data",
     "first_table_line",
+    "has_header",
     "is_json_text",
     "json_kind",
     "json_lines",
     "last_line_fault",
     "mixed_kinds",
+    "ragged_said",
     "table_head",
     "table_lines",
     "table_rows",
@@ -92,27 +95,95 @@ def table_lines(head: str, limit: int = 50) -> list[str]:
     return LINE_END_TEXT.split(head, limit)[:limit]
 
 
-def table_rows(lines: list[str], delimiter: str) -> list[list[str]] | None:
+@dataclass(slots=True)
+class TableRows:
+    """The non-empty rows of a table's first lines as :mod:`csv` reads them (``rows``, the first the header or a
+    first row of data) and the line (from 0, in those lines) each starts on (``starts``)."""
+
+    rows: list[list[str]]
+    starts: list[int]
+
+    def ragged(self) -> list[int]:
+        """The rows (their indexes in :attr:`rows`, from 1: the first row under the first line is 1) that are not as
+        wide as the first: a missing last cell, a trailing delimiter, a ``# total`` line."""
+        width = len(self.rows[0])
+        return [at for at, row in enumerate(self.rows[1:], 1) if len(row) != width]
+
+
+def table_rows(lines: list[str], delimiter: str) -> TableRows | None:
     """The non-empty rows of the first lines of a text (at most 50, no newlines) as :mod:`csv` reads them, if they
-    make a table (2 rows or more, 2 columns or more, every row but the last as wide as the first), else ``None``."""
+    make a table, else ``None``: 2 rows or more, 2 columns or more, and every row but the last as wide as the first
+    -- or, ragged (:func:`_ragged_table`), 4 rows or more under a first line of names, 4 of 5 of them with 2
+    cells filled or more and at most one more than it, most cells after a delimiter not starting with a space (prose's
+    do)."""
     text = "\n".join(lines)
     if '"' in text or "\r" in text or "\x00" in text or len(text) > csv.field_size_limit():
         rows: list[list[str]] = []
-        try:  # row by row: a row (not the last) of another width than the first ends it
-            for row in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter):  # (lines as a rows read's)
-                if row and len(rows) >= 2 and len(rows[-1]) != len(rows[0]):
-                    return None
-                rows += [row] if row else []
+        starts: list[int] = []
+        try:
+            reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)  # (lines as a rows read's)
+            line = 0
+            for row in reader:
+                if row:
+                    rows.append(row)
+                    starts.append(line)
+                line = reader.line_num  # (the line the next record starts on)
         except csv.Error:
             return None
     else:  # without quotes a row is a non-empty line cut at the delimiter: most text fails on its counts alone
-        present = [line for line in lines if line]
-        if len(present) > 2 and any(line.count(delimiter) != present[0].count(delimiter) for line in present[1:-1]):
+        starts = [at for at, line in enumerate(lines) if line]
+        present = [lines[at] for at in starts]
+        if len(present) > 2 and any(line.count(delimiter) != present[0].count(delimiter) for line in present[1:-1]) \
+                and not _may_be_ragged(present, delimiter):
             return None
         rows = [line.split(delimiter) for line in present]
-    if len(rows) < 2 or len(rows[0]) < 2 or any(len(row) != len(rows[0]) for row in rows[1:-1]):
+    if len(rows) < 2 or len(rows[0]) < 2:
         return None
-    return rows
+    if any(len(row) != len(rows[0]) for row in rows[1:-1]) and not _ragged_table(rows):
+        return None
+    return TableRows(rows, starts)
+
+
+def _may_be_ragged(present: list[str], delimiter: str) -> bool:
+    """The first test of :func:`_ragged_table` on lines without quotes (before they are split): 4 of 5 of the lines
+    after the first hold the delimiter."""
+    return len(present) >= 5 and 5 * sum(delimiter in line for line in present[1:]) >= 4 * (len(present) - 1)
+
+
+_HEADER_NAME_CHARS = 40  # a ragged table's header names are short ...
+_HEADER_NAME_SPACES = 3  # ... of at most 4 words
+
+
+def _ragged_table(rows: list[list[str]]) -> bool:
+    """Whether ``rows`` (2 cells or more in the first), not all as wide as the first, are a table with ragged rows
+    as real exports write them (a missing last cell, a trailing delimiter, a ``# total`` or ``## section`` line):
+    4 rows or more under the first; 4 of 5 of them at most one cell wider than the first, 2 of their cells filled
+    or more (lines of code ending in a comma fill one); the first's cells names (at most
+    :data:`_HEADER_NAME_CHARS` characters and 4 words each) -- or, a first row of data, as wide as most --; and at
+    most half the cells after a delimiter starting with a space, where prose's words after a comma do."""
+    first, body = rows[0], rows[1:]
+    width = len(first)
+    if len(body) < 4 or 5 * sum(len(row) <= width + 1 and sum(map(bool, row)) >= 2 for row in body) < 4 * len(body):
+        return False
+    named = all(len(cell) <= _HEADER_NAME_CHARS and cell.count(" ") <= _HEADER_NAME_SPACES for cell in first)
+    if not named and Counter(map(len, body)).most_common(1)[0][0] != width:
+        return False
+    later = [cell for row in rows for cell in row[1:] if cell]
+    return 2 * sum(cell.startswith(" ") for cell in later) <= len(later)
+
+
+def ragged_said(table: TableRows, before: int, headed: bool, whole: bool) -> str:
+    """What a table's shape says of its ragged rows (:meth:`TableRows.ragged`; ``""``: none): how many, and the
+    first as a rows read numbers it (``row=``: from 1 under the header, or from the first line when ``headed`` is
+    false) and the line it starts on (``before``: the lines before the table's first, a ``sep=`` line and comment
+    lines); ``whole``: ``table`` holds every line of the content, else the lines it was told from are named."""
+    ragged = table.ragged()
+    if not ragged:
+        return ""
+    first = ragged[0]
+    looked = "" if whole else f" in the first {before + table.starts[-1] + 1:,} lines"
+    return (f"; {plural(len(ragged), 'ragged row')} (not {len(table.rows[0])} cells){looked}, the first "
+            f"row={first + (not headed)} (line {before + table.starts[first] + 1:,})")
 
 
 def first_row_is_data(rows: list[list[str]]) -> bool:
@@ -120,6 +191,13 @@ def first_row_is_data(rows: list[list[str]]) -> bool:
     and ``git log --format`` print tab-separated rows, with no header line): more of its columns vote for data
     than for a header (:func:`~scratchfs.engine.structure.table_start.data_votes`)."""
     return data_votes(rows) > 0
+
+
+def has_header(rows: list[list[str]]) -> bool:
+    """Whether the first of a table's ``rows`` is its header: no cell of it empty or a number, and not data like
+    the rows under it (:func:`first_row_is_data`)."""
+    return all(cell and not cell.replace(".", "").replace("-", "").isdigit() for cell in rows[0]) and \
+        not first_row_is_data(rows)
 
 
 def count_records(text: str, delimiter: str, lines: int) -> int:
