@@ -23,7 +23,7 @@ from scratchfs.api.shape_words import plural
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.row_lines import LINE_END_TEXT
 from scratchfs.engine.structure.table import FIELD_LIMIT_CHARS
-from scratchfs.engine.structure.table_start import data_votes, leading_comments
+from scratchfs.engine.structure.table_start import data_votes, header_votes, is_number, leading_comments
 
 __all__ = [
     "HEAD_CHARS",
@@ -194,10 +194,13 @@ def first_row_is_data(rows: list[list[str]]) -> bool:
 
 
 def has_header(rows: list[list[str]]) -> bool:
-    """Whether the first of a table's ``rows`` is its header: no cell of it empty or a number, and not data like
-    the rows under it (:func:`first_row_is_data`)."""
-    return all(cell and not cell.replace(".", "").replace("-", "").isdigit() for cell in rows[0]) and \
-        not first_row_is_data(rows)
+    """Whether the first of a table's ``rows`` is its header, by the types of its cells against those of the rows
+    under it, column by column (:func:`~scratchfs.engine.structure.table_start.header_votes`): more columns vote
+    for a header than for data, or one of its cells is a name over numbers or typed data -- or, no vote either way,
+    it holds no number and no empty cell (``sqlite3 -csv``'s first row of a name and a version over rows of free
+    text is data, and so is a wheel's ``RECORD`` line ``__pycache__/x.pyc,,``)."""
+    votes, named = header_votes(rows)
+    return named or votes < 0 or (votes == 0 and all(cell and not is_number(cell) for cell in rows[0]))
 
 
 def count_records(text: str, delimiter: str, lines: int) -> int:

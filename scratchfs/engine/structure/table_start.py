@@ -9,8 +9,8 @@ from collections import Counter
 
 from scratchfs.engine.structure.row_lines import LINE_END_TEXT
 
-__all__ = ["COMMENT_HEAD_CHARS", "UTF8_BOM", "cell_pattern", "data_votes", "detect_delimiter", "leading_comments",
-           "named_separator"]
+__all__ = ["COMMENT_HEAD_CHARS", "UTF8_BOM", "cell_pattern", "data_votes", "detect_delimiter", "header_votes",
+           "is_number", "leading_comments", "named_separator"]
 
 
 def detect_delimiter(first_line: bytes | str, after: str | None = None) -> str:
@@ -139,3 +139,60 @@ def data_votes(rows: list[list[str]]) -> int:
         else:
             votes += 1 if cell_pattern(cell) in patterns else -1
     return votes
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d+(?:[.,]\d+)*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?%?")
+
+
+def is_number(cell: str) -> bool:
+    """Whether ``cell`` (spaces around it aside) is a number as a person reads one: digits with a sign, a decimal
+    point, thousands separators, an exponent or a ``%`` (``2024``, ``-1.5``, ``1,234.5``, ``6.02e23``, ``12%``)."""
+    return _NUMBER.fullmatch(cell.strip()) is not None
+
+
+_MISSING = frozenset({"", "-", "na", "n/a", "nan", "null", "none", "nil", "?"})  # (a missing value's words)
+
+
+def header_votes(rows: list[list[str]]) -> tuple[int, bool]:
+    """``(votes, named)``: how much more the first of a table's ``rows`` reads as data like the rows under it than
+    as a header, by the evidence a person reads it by -- each column's cells in the first line against the (at most
+    :data:`_HEADER_BODY`, at least 1) rows under it, missing values (empty, ``NA``, ``null``, ``-``...) aside: a
+    column of numbers votes +1 (data) when the first cell is a number too, else -1 (``count`` over counts); a column
+    of typed data (at most :data:`_TYPED_PATTERNS` patterns, each with a digit, signs aside: dates, sizes, versions,
+    coordinates) +1 when the first cell has one of its patterns, else -1; a column of words (no digit in any cell)
+    -1 when the first cell holds a digit (``2024`` over names), and, of 4 cells or more all of one length (codes:
+    ``AD``, ``AE``), +1 when the first cell has that length too, else -1. A first cell missing (``pandas``' index
+    column has no name) and a column of free text do not vote. ``named``: a column of numbers, or of 4 cells or
+    more of at most :data:`_TYPED_PATTERNS` patterns none of plain words (dates, paths: ``/api/a``), has a first
+    cell with no digit and none of those patterns (``count`` over counts, ``Date`` over dates, ``endpoint`` over
+    paths): a name, where no row of data writes one -- as a pivot's ``month,2024,2025`` over months and counts is
+    a header, its years voting for data."""
+    body = rows[1 : _HEADER_BODY + 1]
+    votes, named = 0, False
+    for column, cell in enumerate(rows[0]):
+        cells = [row[column] for row in body if column < len(row) and row[column].strip().lower() not in _MISSING]
+        if not cells or cell.strip().lower() in _MISSING:
+            continue
+        digits = any(character.isdigit() for character in cell)
+        patterns = set(map(_signless, cells))
+        shaped = len(cells) >= 4 and len(patterns) <= _TYPED_PATTERNS and not any(map(_PLAIN.fullmatch, patterns))
+        named = named or (not digits and _signless(cell) not in patterns and (shaped or all(map(is_number, cells))))
+        if all(map(is_number, cells)):
+            votes += 1 if is_number(cell) else -1
+        elif len(patterns) <= _TYPED_PATTERNS and all("9" in pattern for pattern in patterns):
+            votes += 1 if _signless(cell) in patterns else -1
+        elif not any(character.isdigit() for piece in cells for character in piece):
+            if digits:
+                votes -= 1
+            elif len(cells) >= 4 and len(set(map(len, cells))) == 1:  # (codes of one length: AD, AE, AF)
+                votes += 1 if len(cell) == len(cells[0]) else -1
+    return votes, named
+
+
+_PLAIN = re.compile(r"a(?:[ _-]a)*")  # the pattern of plain words (``Mounted on``, ``eol-server``, ``max_kib``)
+_SIGNED = re.compile(r"[-+]?9")
+
+
+def _signless(cell: str) -> str:
+    """:func:`cell_pattern` with a sign before a number part of it (``+4230+00131`` and ``-1230+03649``: ``99``)."""
+    return _SIGNED.sub("9", cell_pattern(cell))
