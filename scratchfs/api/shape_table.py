@@ -181,8 +181,8 @@ def ragged_said(table: TableRows, before: int, headed: bool, whole: bool) -> str
     if not ragged:
         return ""
     first = ragged[0]
-    looked = "" if whole else f" in the first {before + table.starts[-1] + 1:,} lines"
-    return (f"; {plural(len(ragged), 'ragged row')} (not {len(table.rows[0])} cells){looked}, the first "
+    looked = "" if whole else f" in the first {plural(before + table.starts[-1] + 1, 'line')}"
+    return (f"; {plural(len(ragged), 'ragged row')} (not {plural(len(table.rows[0]), 'cell')}){looked}, the first "
             f"row={first + (not headed)} (line {before + table.starts[first] + 1:,})")
 
 
