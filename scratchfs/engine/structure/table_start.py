@@ -156,43 +156,60 @@ _MISSING = frozenset({"", "-", "na", "n/a", "nan", "null", "none", "nil", "?"}) 
 def header_votes(rows: list[list[str]]) -> tuple[int, bool]:
     """``(votes, named)``: how much more the first of a table's ``rows`` reads as data like the rows under it than
     as a header, by the evidence a person reads it by -- each column's cells in the first line against the (at most
-    :data:`_HEADER_BODY`, at least 1) rows under it, missing values (empty, ``NA``, ``null``, ``-``...) aside: a
-    column of numbers votes +1 (data) when the first cell is a number too, else -1 (``count`` over counts); a column
-    of typed data (at most :data:`_TYPED_PATTERNS` patterns, each with a digit, signs aside: dates, sizes, versions,
-    coordinates) +1 when the first cell has one of its patterns, else -1; a column of words (no digit in any cell)
-    -1 when the first cell holds a digit (``2024`` over names), and, of 4 cells or more all of one length (codes:
-    ``AD``, ``AE``), +1 when the first cell has that length too, else -1. A first cell missing (``pandas``' index
-    column has no name) and a column of free text do not vote. ``named``: a column of numbers, or of 4 cells or
-    more of at most :data:`_TYPED_PATTERNS` patterns none of plain words (dates, paths: ``/api/a``), has a first
-    cell with no digit and none of those patterns (``count`` over counts, ``Date`` over dates, ``endpoint`` over
-    paths): a name, where no row of data writes one -- as a pivot's ``month,2024,2025`` over months and counts is
-    a header, its years voting for data."""
+    :data:`_HEADER_BODY`, at least 1) rows under it, missing values (empty, ``NA``, ``null``, ``-``...) aside:
+
+    - a column of numbers votes +1 (data) when the first cell is a number too, else -1 (``count`` over counts);
+    - a column of typed data (at most :data:`_TYPED_PATTERNS` patterns, each with a digit, a leading sign aside:
+      dates, sizes, versions, coordinates) +1 when the first cell has one of its patterns, -1 when it holds no
+      digit (another pattern with digits, ``1.3.3.post3`` over ``1.0.0`` and ``1.0.0b1``, does not vote);
+    - a column of 4 words or more, no digit in any, all of one length (codes: ``AD``, ``AE``) +1 when the first
+      cell, with no digit, has that length too, else -1;
+    - a first cell missing (``pandas``' index column has no name) or opened by a space where the rows' cells are
+      not (a record cut at its start), and a column of free text, do not vote.
+
+    ``named``: a column of numbers or typed data, or of 4 cells or more of at most :data:`_TYPED_PATTERNS` patterns
+    none of plain words (paths: ``/api/a``), has a first cell with no digit (and none of those patterns: ``count``
+    over counts, ``Date`` over dates, ``endpoint`` over paths): a name, where no row of data writes one -- as a
+    pivot's ``month,2024,2025`` over months and counts is a header, its years voting for data. Costs a pattern a
+    cell of at most :data:`_TYPED_PATTERNS` + 1 cells of a column of free text."""
     body = rows[1 : _HEADER_BODY + 1]
     votes, named = 0, False
     for column, cell in enumerate(rows[0]):
         cells = [row[column] for row in body if column < len(row) and row[column].strip().lower() not in _MISSING]
-        if not cells or cell.strip().lower() in _MISSING:
-            continue
-        digits = any(character.isdigit() for character in cell)
-        patterns = set(map(_signless, cells))
-        shaped = len(cells) >= 4 and len(patterns) <= _TYPED_PATTERNS and not any(map(_PLAIN.fullmatch, patterns))
-        named = named or (not digits and _signless(cell) not in patterns and (shaped or all(map(is_number, cells))))
+        if not cells or cell.strip().lower() in _MISSING or (cell[:1] == " " and 2 * sum(
+                piece[:1] == " " for piece in cells) < len(cells)):
+            continue  # (a first cell opened by a space where the rows' are not: the end of a record cut at its start)
+        digits = _DIGIT.search(cell) is not None
         if all(map(is_number, cells)):
             votes += 1 if is_number(cell) else -1
-        elif len(patterns) <= _TYPED_PATTERNS and all("9" in pattern for pattern in patterns):
-            votes += 1 if _signless(cell) in patterns else -1
-        elif not any(character.isdigit() for piece in cells for character in piece):
-            if digits:
-                votes -= 1
-            elif len(cells) >= 4 and len(set(map(len, cells))) == 1:  # (codes of one length: AD, AE, AF)
-                votes += 1 if len(cell) == len(cells[0]) else -1
+            named = named or not digits
+            continue
+        patterns = _patterns(cells)
+        if patterns is not None and all("9" in pattern for pattern in patterns):  # (typed data)
+            votes += 1 if _signless(cell) in patterns else 0 if digits else -1  # (another version: no vote)
+            named = named or not digits
+            continue
+        if patterns is not None and len(cells) >= 4 and not any(map(_PLAIN.fullmatch, patterns)):  # (paths)
+            named = named or (not digits and _signless(cell) not in patterns)
+        if not digits and len(cells) >= 4 and len(set(map(len, cells))) == 1 and not any(map(_DIGIT.search, cells)):
+            votes += 1 if len(cell) == len(cells[0]) else -1  # (codes of one length: AD, AE, AF)
     return votes, named
 
 
+_DIGIT = re.compile(r"\d")
 _PLAIN = re.compile(r"a(?:[ _-]a)*")  # the pattern of plain words (``Mounted on``, ``eol-server``, ``max_kib``)
-_SIGNED = re.compile(r"[-+]?9")
+def _patterns(cells: list[str]) -> set[str] | None:
+    """The patterns (:func:`_signless`) of ``cells``, or ``None`` past :data:`_TYPED_PATTERNS` of them (free text:
+    the rest is not looked at)."""
+    found: set[str] = set()
+    for cell in cells:
+        found.add(_signless(cell))
+        if len(found) > _TYPED_PATTERNS:
+            return None
+    return found
 
 
 def _signless(cell: str) -> str:
-    """:func:`cell_pattern` with a sign before a number part of it (``+4230+00131`` and ``-1230+03649``: ``99``)."""
-    return _SIGNED.sub("9", cell_pattern(cell))
+    """:func:`cell_pattern` without a sign before its first number (``+4230+00131`` and ``-1230+00131``: ``9+9``)."""
+    pattern = cell_pattern(cell)
+    return pattern[1:] if pattern[:2] in ("+9", "-9") else pattern
