@@ -64,11 +64,7 @@ branch jsonlines
 (a slice cut inside its first record is JSON lines when the rest of its first 20 lines are JSON objects or arrays,
 its shape saying "1 record not JSON (record 1)": ``records.jsonl@5+16384``, a "CSV" of cells such as ``:
 1700000000``, and ``lists.jsonl@5+…`` and ``mixed.jsonl@5+…`` at 1024, 1537 and 16384 bytes, text; 7 records, their
-content types, shapes and stubs, the listings unchanged); then, branch tables2 (rows of other widths than the first
-line's among a table's first 50 lines leave it a table whose shape counts them: ``data.csv@5+…`` and ``data.tsv@5+…``
-at 1024, 1537 and 16384 bytes, cut inside their header, so that each row has one cell more than the cut header
-(``me,score,when`` over rows of 4 cells), were text and are CSV and TSV, ``...; 48 ragged rows (not 3 cells) in the
-first 49 lines, the first row=1 (line 2)``; 6 records, their content types, shapes and stubs); then, branch tables2
+content types, shapes and stubs, the listings unchanged); then, branch tables2
 (a table's first line is its header by the types of its cells against the rows under it, column by column: the
 ``latin1.txt`` slices at 0, one line repeated, are a table whose first line is a row like the others -- its columns
 of one length each -- ``CSV, 3 columns, no header, 18 rows`` at 1,024 bytes, no longer ``CSV, 3 columns (R?sum?

@@ -159,8 +159,12 @@ def _ragged_table(rows: list[list[str]]) -> bool:
     as real exports write them (a missing last cell, a trailing delimiter, a ``# total`` or ``## section`` line):
     4 rows or more under the first; 4 of 5 of them at most one cell wider than the first, 2 of their cells filled
     or more (lines of code ending in a comma fill one); the first's cells names (at most
-    :data:`_HEADER_NAME_CHARS` characters and 4 words each) -- or, a first row of data, as wide as most --; and at
-    most half the cells after a delimiter starting with a space, where prose's words after a comma do."""
+    :data:`_HEADER_NAME_CHARS` characters and 4 words each) -- or, a first row of data, as wide as most --; at
+    most half the cells after a delimiter starting with a space, where prose's words after a comma do; and none of
+    the first's (but its first) starting with one unless most of the rows' do (a quoted field cut at its start:
+    ``System. Identity, delegation, governance`` over rows of a CSV); and, when no row is as wide as the first, no
+    cell past its width filled (``1.0.2,2026-10,Contacts tool`` over rows of a name, a version, a month and a
+    summary: a record cut at its start; a trailing delimiter on every row leaves a table)."""
     first, body = rows[0], rows[1:]
     width = len(first)
     if len(body) < 4 or 5 * sum(len(row) <= width + 1 and sum(map(bool, row)) >= 2 for row in body) < 4 * len(body):
@@ -168,8 +172,11 @@ def _ragged_table(rows: list[list[str]]) -> bool:
     named = all(len(cell) <= _HEADER_NAME_CHARS and cell.count(" ") <= _HEADER_NAME_SPACES for cell in first)
     if not named and Counter(map(len, body)).most_common(1)[0][0] != width:
         return False
-    later = [cell for row in rows for cell in row[1:] if cell]
-    return 2 * sum(cell.startswith(" ") for cell in later) <= len(later)
+    if all(len(row) != width for row in body) and any(len(row) > width and row[-1] for row in body):
+        return False  # (no row as wide as the first, cells past it filled: the end of a record cut at its start)
+    later = [cell for row in body for cell in row[1:] if cell]
+    opened = 2 * sum(cell.startswith(" ") for cell in later)
+    return opened <= len(later) and not (opened < len(later) and any(cell.startswith(" ") for cell in first[1:]))
 
 
 def ragged_said(table: TableRows, before: int, headed: bool, whole: bool) -> str:
