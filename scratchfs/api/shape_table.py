@@ -123,8 +123,17 @@ def table_rows(lines: list[str], delimiter: str) -> TableRows | None:
         try:
             reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)  # (lines as a rows read's)
             line = 0
+            ragged, unfit = False, 0
             for row in reader:
                 if row:
+                    if not ragged and len(rows) >= 2 and len(rows[-1]) != len(rows[0]):  # (a ragged row, not the
+                        ragged = True  # last: the first tests of a ragged table, or no table)
+                        if not _may_be_ragged(text, delimiter, rows[0], len(lines)):
+                            return None
+                    if rows and (len(row) > len(rows[0]) + 1 or sum(map(bool, row)) < 2):
+                        unfit += 1  # (a row no ragged table holds: past one in 5 of the lines, no table)
+                        if ragged and 5 * unfit > len(lines):
+                            return None
                     rows.append(row)
                     starts.append(line)
                 line = reader.line_num  # (the line the next record starts on)
@@ -134,8 +143,9 @@ def table_rows(lines: list[str], delimiter: str) -> TableRows | None:
         starts = [at for at, line in enumerate(lines) if line]
         present = [lines[at] for at in starts]
         if len(present) > 2 and any(line.count(delimiter) != present[0].count(delimiter) for line in present[1:-1]) \
-                and not _may_be_ragged(present, delimiter):
-            return None
+                and not (5 * sum(delimiter in line for line in present[1:]) >= 4 * (len(present) - 1) and
+                         _may_be_ragged(text, delimiter, present[0].split(delimiter), len(present))):
+            return None  # (a table with ragged rows has the delimiter in 4 of 5 of its lines)
         rows = [line.split(delimiter) for line in present]
     if len(rows) < 2 or len(rows[0]) < 2:
         return None
@@ -144,10 +154,14 @@ def table_rows(lines: list[str], delimiter: str) -> TableRows | None:
     return TableRows(rows, starts)
 
 
-def _may_be_ragged(present: list[str], delimiter: str) -> bool:
-    """The first test of :func:`_ragged_table` on lines without quotes (before they are split): 4 of 5 of the lines
-    after the first hold the delimiter."""
-    return len(present) >= 5 and 5 * sum(delimiter in line for line in present[1:]) >= 4 * (len(present) - 1)
+def _may_be_ragged(text: str, delimiter: str, first: list[str], lines: int) -> bool:
+    """The first tests of :func:`_ragged_table`, at C speed on ``text`` (its ``lines`` lines) and on its first row
+    of cells ``first``, before its other rows are read: 5 lines or more, at most half its delimiters followed by a
+    space (prose's are), no cell of ``first`` after its first opened by one."""
+    if lines < 5:
+        return False
+    return 2 * text.count(delimiter + " ") <= text.count(delimiter) and not any(
+        cell.startswith(" ") for cell in first[1:])
 
 
 _HEADER_NAME_CHARS = 40  # a ragged table's header names are short ...
