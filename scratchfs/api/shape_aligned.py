@@ -106,10 +106,13 @@ def _header(text: str, complete: bool) -> tuple[int, Layout] | None:
 def _data_first(rows: list[list[str]]) -> bool:
     """Whether the first of ``rows`` (a table's header line cut into its names, then its rows' cells) is a row of
     data like them: more of its columns vote for data than for a header and none names a column of numbers or
-    typed data (:func:`~scratchfs.engine.structure.table_start.header_votes`; ``ifb0  DOWN`` over ``eth0  UP``) --
-    or, as before, it is data by the rows under it (:func:`~scratchfs.api.shape_table.first_row_is_data`)."""
+    typed data (:func:`~scratchfs.engine.structure.table_start.header_votes`; ``ifb0  DOWN`` over ``eth0  UP``)
+    when fewer than 4 rows are under it; with more, as before, it is data by the rows under it
+    (:func:`~scratchfs.api.shape_table.first_row_is_data`: the vote of its typed columns, at a tenth of the cost)."""
+    if len(rows) > 4:  # (4 rows or more under it: the vote of the rows under it, as before, at its cost)
+        return first_row_is_data(rows)
     votes, named = header_votes(rows)
-    return (votes > 0 and not named) or first_row_is_data(rows)
+    return votes > 0 and not named
 
 
 def _a_row(line: str, layout: Layout) -> bool:
