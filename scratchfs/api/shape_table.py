@@ -128,11 +128,12 @@ def table_rows(lines: list[str], delimiter: str) -> TableRows | None:
                 if row:
                     if not ragged and len(rows) >= 2 and len(rows[-1]) != len(rows[0]):  # (a ragged row, not the
                         ragged = True  # last: the first tests of a ragged table, or no table)
-                        if not _may_be_ragged(text, delimiter, rows[0], len(lines)):
-                            return None
-                    if rows and (len(row) > len(rows[0]) + 1 or sum(map(bool, row)) < 2):
+                        if not _may_be_ragged(text, delimiter, rows[0], len(lines)) or all(
+                                len(under) > len(rows[0]) and under[-1] for under in (rows[1], row)):
+                            return None  # (2 rows under it wider, cells past it filled: a record cut at its start)
+                    if ragged and (len(row) > len(rows[0]) + 1 or sum(map(bool, row)) < 2):
                         unfit += 1  # (a row no ragged table holds: past one in 5 of the lines, no table)
-                        if ragged and 5 * unfit > len(lines):
+                        if 5 * unfit > len(lines):
                             return None
                     rows.append(row)
                     starts.append(line)
@@ -158,10 +159,9 @@ def _may_be_ragged(text: str, delimiter: str, first: list[str], lines: int) -> b
     """The first tests of :func:`_ragged_table`, at C speed on ``text`` (its ``lines`` lines) and on its first row
     of cells ``first``, before its other rows are read: 5 lines or more, at most half its delimiters followed by a
     space (prose's are), no cell of ``first`` after its first opened by one."""
-    if lines < 5:
+    if lines < 5 or any(cell.startswith(" ") for cell in first[1:]):
         return False
-    return 2 * text.count(delimiter + " ") <= text.count(delimiter) and not any(
-        cell.startswith(" ") for cell in first[1:])
+    return 2 * text.count(delimiter + " ") <= text.count(delimiter)
 
 
 _HEADER_NAME_CHARS = 40  # a ragged table's header names are short ...
