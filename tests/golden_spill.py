@@ -64,7 +64,13 @@ branch jsonlines
 (a slice cut inside its first record is JSON lines when the rest of its first 20 lines are JSON objects or arrays,
 its shape saying "1 record not JSON (record 1)": ``records.jsonl@5+16384``, a "CSV" of cells such as ``:
 1700000000``, and ``lists.jsonl@5+…`` and ``mixed.jsonl@5+…`` at 1024, 1537 and 16384 bytes, text; 7 records, their
-content types, shapes and stubs, the listings unchanged).
+content types, shapes and stubs, the listings unchanged); then, branch tables2
+(a table's first line is its header by the types of its cells against the rows under it, column by column: the
+``latin1.txt`` slices at 0, one line repeated, are a table whose first line is a row like the others -- its columns
+of one length each -- ``CSV, 3 columns, no header, 18 rows`` at 1,024 bytes, no longer ``CSV, 3 columns (R?sum?
+des op?rations: …, ...), 17 rows``; 4 records and the spill through the store; and ``grep.txt@5+…`` and
+``quotes.txt@5+…`` at 1024, 1537 and 16384 bytes, whose first line is a line like the others cut at its start --
+another pattern of digits in a typed column no longer votes for a header --, read ``no header``, 6 records).
 """
 
 from __future__ import annotations

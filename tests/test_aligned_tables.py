@@ -49,7 +49,7 @@ _CASES = {
     "sqlite-column.txt": (["id", "name", "score"], FIXED),
     "pip-list.txt": (["Package", "Version", "Editable project location"], RUNS),
     "free-m.txt": (["", "total", "used", "free", "shared", "buff/cache", "available"], RUNS),
-    "ss-tan.txt": (["State", "Recv-Q", "Send-Q", "Local Address:Port", "Peer Address:Port Process"], RUNS),
+    "ss-tan.txt": (["State", "Recv-Q", "Send-Q", "Local Address:Port", "Peer Address:Port", "Process"], RUNS),
     "lsblk.txt": (["NAME", "MAJ:MIN", "RM", "SIZE", "RO", "TYPE", "MOUNTPOINTS"], RUNS),
     "docker-ps-by-hand.txt": (["CONTAINER ID", "IMAGE", "COMMAND", "CREATED", "STATUS", "PORTS", "NAMES"], FIXED),
     "kubectl-get-pods-by-hand.txt": (["NAME", "READY", "STATUS", "RESTARTS", "AGE"], FIXED),
@@ -148,12 +148,16 @@ def test_what_is_no_aligned_table_is_not_taken_for_one(name):
 
 
 @pytest.mark.parametrize("name", ["find-ls-usr.txt", "du-ah-python3.tsv", "git-log-format.tsv", "man-ls-overstrike.txt",
-                                  "sqlite-csv-packages.csv", "pytest-color-v.txt", "ss-tulpn.txt"])
+                                  "sqlite-csv-packages.csv", "pytest-color-v.txt", "ss-tulpn.txt", "ip-br-addr.txt"])
 def test_other_real_outputs_are_not_taken_for_one(name):
     # ss -tulpn glues two names ("Peer Address:PortProcess"): the column the header names "Peer" would be empty and
-    # the last hold the peer's address and the process, so it is no such table
+    # the last hold the peer's address and the process, so it is no such table; ip -br addr has no header line
+    # (its first line, 'lo  UNKNOWN  127.0.0.1/8 ::1/128', a row over 'ifb0  DOWN', was a preamble over that "header")
     data = (_TOOLS / name).read_bytes()
     assert not describe(data, len(data), data.count(b"\n")).text.startswith(ALIGNED_SHAPE)
+    if name == "ip-br-addr.txt":  # (its lines from 'ifb0  DOWN' on, as 'ip -br addr show type ifb' would start:
+        data = data[data.index(b"\n") + 1 :]  # that line is a row like the others, no header)
+        assert not describe(data, len(data), data.count(b"\n")).text.startswith(ALIGNED_SHAPE)
 
 
 _NAME = st.from_regex(r"[A-Z][A-Z0-9_%]{0,7}", fullmatch=True)
@@ -318,3 +322,34 @@ def sparse_rows(rows: list[list[str]]) -> int:
     """How many of the first rows leave as many cells empty as the first does."""
     empty = rows[0].count("")
     return next((at for at, row in enumerate(rows) if row.count("") != empty), len(rows))
+
+
+# rows of real outputs cut by hand (fixture, the header's line from 1, its names, {row number: its cells}), as a
+# person reads them under the header: ss -tan's Process column is empty, never glued to the peer's address (its
+# longest values run up to the name's first letter); netstat's header is its second line
+_BY_HAND = {
+    "ss-tan.txt": (1, ["State", "Recv-Q", "Send-Q", "Local Address:Port", "Peer Address:Port", "Process"], {
+        1: ["LISTEN", "0", "644", "127.0.0.1:54141", "0.0.0.0:*", ""],
+        7: ["TIME-WAIT", "0", "0", "127.0.0.1:53053", "127.0.0.1:52204", ""]}),
+    "netstat-tan.txt": (2, ["Proto", "Recv-Q", "Send-Q", "Local Address", "Foreign Address", "State"], {
+        1: ["tcp", "0", "0", "127.0.0.1:46179", "0.0.0.0:*", "LISTEN"],
+        21: ["tcp", "0", "0", "127.0.0.1:58923", "127.0.0.1:43218", "ESTABLISHED"],
+        28: ["tcp", "0", "0", "127.0.0.1:43298", "127.0.0.1:40973", "TIME_WAIT"]}),
+    "df-h.txt": (1, ["Filesystem", "Size", "Used", "Avail", "Use%", "Mounted on"], {
+        1: ["devtmpfs", "12G", "0", "12G", "0%", "/dev"], 2: ["tmpfs", "24G", "3.2M", "24G", "1%", "/dev/shm"]}),
+    "free-m.txt": (1, ["", "total", "used", "free", "shared", "buff/cache", "available"], {
+        1: ["Mem:", "24105", "1826", "19139", "63", "3515", "22278"], 2: ["Swap:", "0", "0", "0", "", "", ""]}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_BY_HAND))
+def test_real_outputs_split_where_their_columns_were_cut_by_hand(tools, scratch_scope, name):
+    line, names, rows = _BY_HAND[name]
+    data = (_TOOLS / name).read_bytes()
+    stub = scratch_scope.spill(data, source_tool="bash")
+    before = f", the header is line {line}, after {line - 1} line{'s' if line > 2 else ''} (line=1, lines={line - 1} " \
+        "reads them);" if line > 1 else ","  # (told before its columns)
+    assert stub.shape.startswith(f"{ALIGNED_SHAPE}{before} {len(names)} columns: "), stub.shape
+    for number, cells in rows.items():
+        page = tools.read_handle(handle=stub.handle, row=number, rows=1)
+        assert page["header"] == names and page["rows"] == [cells], (number, page)

@@ -108,7 +108,7 @@ def full_paths():
     """``describe`` with every fast path above swapped for its full path."""
     swaps = [(shape, "line_stats", full_line_stats), (shape_terminal, "_bare_crs", full_bare_crs),
              (shape, "table_head", full_table_head), (table_start, "cell_pattern", full_pattern),
-             (shape, "first_row_is_data", full_first_row_is_data),
+             (shape_table, "first_row_is_data", full_first_row_is_data),
              (shape_aligned, "first_row_is_data", full_first_row_is_data),
              (shape_aligned, "header_candidates", full_header_candidates), (aligned.Layout, "split", full_split)]
     saved = [(owner, name, getattr(owner, name)) for owner, name, _ in swaps]

@@ -38,11 +38,12 @@ from scratchfs.api.shape_table import (
     comments_said,
     count_records,
     estimate_records,
-    first_row_is_data,
     first_table_line,
+    has_header,
     is_json_text,
     json_lines,
     mixed_kinds,
+    ragged_said,
     table_head,
     table_kind,
     table_lines,
@@ -474,21 +475,21 @@ def _delimited(text: str, whole: Callable[[], str], complete: bool, size: int, l
     sample_lines = table_lines(head)
     if len(head) < len(text) or not complete or not head.endswith("\n"):
         sample_lines = sample_lines[:-1] or sample_lines  # the last may be cut
-    rows = table_rows(sample_lines, delimiter)
-    if rows is None or (delimiter == ";" and not all(map(str.strip, rows[0]))):  # (lines of code ending in ";": a
-        return None  # header with no empty name tells a table)
-    width, header = len(rows[0]), rows[0]
-    looks_like_header = all(cell and not cell.replace(".", "").replace("-", "").isdigit() for cell in header) and \
-        not first_row_is_data(rows)
+    table = table_rows(sample_lines, delimiter)
+    if table is None or (delimiter == ";" and not all(map(str.strip, table.rows[0]))):  # (lines of code ending in
+        return None  # ";": a header with no empty name tells a table)
+    header = table.rows[0]
+    width, headed = len(header), has_header(table.rows)
     columns = ", ".join(key_name(c, 24) for c in header[:16]) + (f", … {width - 16} more" if width > 16 else "")
     if complete:
-        count = plural(count_records(text, delimiter, lines) - looks_like_header, "row")
+        count = plural(count_records(text, delimiter, lines) - headed, "row")
     else:
         estimate = estimate_records(head, delimiter, size)
-        count = (f"~{plural(lines - looks_like_header, 'row')} (by line count)" if estimate is None
-                 else f"~{plural(estimate - looks_like_header, 'row')} (estimated from the sample)")
-    kind = table_kind(delimiter, named, width, looks_like_header) + (f" ({columns})" if looks_like_header else "")
-    return Shape("csv", clip(f"{kind}, {count}{comments_said(comments)}"))
+        count = (f"~{plural(lines - headed, 'row')} (by line count)" if estimate is None
+                 else f"~{plural(estimate - headed, 'row')} (estimated from the sample)")
+    ragged = ragged_said(table, bool(named) + comments, headed, complete and len(sample_lines) >= lines)
+    kind = table_kind(delimiter, named, width, headed) + (f" ({columns})" if headed else "")
+    return Shape("csv", clip(f"{kind}, {count}{comments_said(comments)}{ragged}"))
 
 
 def _lstrip_blanks(text: str) -> str:

@@ -24,6 +24,7 @@ from scratchfs.engine.structure.aligned import (
     is_blank,
     is_row,
 )
+from scratchfs.engine.structure.table_start import header_votes
 
 __all__ = ["ALIGNED_SHAPE", "aligned_shape", "header_line", "is_aligned"]
 
@@ -35,6 +36,7 @@ PREAMBLE = "the header is line"
 7, after 6 lines (line=1, lines=6 reads them); 8 columns: ..."``."""
 _PREAMBLE = re.compile(re.escape(f"{ALIGNED_SHAPE}, {PREAMBLE} ") + r"(\d+), after ")  # (matched at the start:
 # the words before any of the content's, which no column name can make and no clip can cut)
+_WORD = re.compile(r"[^ ]+")
 
 
 def is_aligned(content_type: str | None, shape: str | None) -> bool:
@@ -45,8 +47,8 @@ def is_aligned(content_type: str | None, shape: str | None) -> bool:
 def aligned_shape(text: str, complete: bool, lines: int) -> str | None:
     """The shape of ``text`` (a content's start; ``complete``: all of it; ``lines``: the whole content's line
     count) when its first lines are a table aligned by spaces whose first line -- or a line after a preamble of a
-    few, which the shape names -- is a header (not a row of data like the others:
-    :func:`~scratchfs.api.shape_table.first_row_is_data`), else ``None``: ``"table aligned by spaces,
+    few, which the shape names, not under a row of the table (:func:`_a_row`) -- is a header (not a row of
+    data like the others: :func:`_data_first`), else ``None``: ``"table aligned by spaces,
     11 columns: USER, PID, ..., COMMAND (the rest of the line), 110 rows; split at runs of spaces"``."""
     header = _header(text, complete)
     if header is None:
@@ -96,10 +98,33 @@ def _header(text: str, complete: bool) -> tuple[int, Layout] | None:
     lines = head_lines(text, complete)
     for line in candidates:
         found = find_table(lines[line:])
-        if found is not None and not first_row_is_data([list(found[0].names), *found[1]]) and not any(
-                "\ufffd" in before for before in lines[:line]):
+        if found is not None and not _data_first([list(found[0].names), *found[1]]) and not any(
+                "\ufffd" in before for before in lines[:line]) and not (line and _a_row(lines[line - 1], found[0])):
             return line, found[0]
     return None
+
+
+def _data_first(rows: list[list[str]]) -> bool:
+    """Whether the first of ``rows`` (a table's header line cut into its names, then its rows' cells) is a row of
+    data like them: more of its columns vote for data than for a header and none names a column of numbers or
+    typed data (:func:`~scratchfs.engine.structure.table_start.header_votes`; ``ifb0  DOWN`` over ``eth0  UP``)
+    when fewer than 4 rows are under it; with more, as before, it is data by the rows under it
+    (:func:`~scratchfs.api.shape_table.first_row_is_data`: the vote of its typed columns, at a tenth of the cost)."""
+    if len(rows) > 4:  # (4 rows or more under it: the vote of the rows under it, as before, at its cost)
+        return first_row_is_data(rows)
+    votes, named = header_votes(rows)
+    return votes > 0 and not named
+
+
+def _a_row(line: str, layout: Layout) -> bool:
+    """Whether ``line``, the line over a header found after a preamble, is a row of that table: 2 words or more,
+    each before the last column starting where a column starts (``ip -br addr``'s first line over its second,
+    ``ifb0  DOWN``, which is no header but a row like it: such a table has no header line)."""
+    starts, last = set(layout.starts), layout.starts[-1]
+    words = [word.start() for word in _WORD.finditer(line)]
+    before = [at for at in words if at < last]
+    return len(words) >= 2 and bool(before) and all(at in starts for at in before) and (
+        len(before) >= 2 or last in words)
 
 
 def _count(text: str, complete: bool, lines: int, header: int) -> str:

@@ -24,25 +24,28 @@ from scratchfs.api.shape_words import plural
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.row_lines import LINE_END_TEXT
 from scratchfs.engine.structure.table import FIELD_LIMIT_CHARS
-from scratchfs.engine.structure.table_start import data_votes, leading_comments
+from scratchfs.engine.structure.table_start import data_votes, header_votes, is_number, leading_comments
 
 __all__ = [
     "HEAD_CHARS",
     "JSONL_HEAD_CHARS",
     "RECORD_BLANKS",
     "JsonLines",
+    "TableRows",
     "comment_cut",
     "comments_said",
     "count_records",
     "estimate_records",
     "first_row_is_data",
     "first_table_line",
+    "has_header",
     "is_headless",
     "is_json_text",
     "json_kind",
     "json_lines",
     "last_line_fault",
     "mixed_kinds",
+    "ragged_said",
     "table_head",
     "table_kind",
     "table_lines",
@@ -95,27 +98,116 @@ def table_lines(head: str, limit: int = 50) -> list[str]:
     return LINE_END_TEXT.split(head, limit)[:limit]
 
 
-def table_rows(lines: list[str], delimiter: str) -> list[list[str]] | None:
+@dataclass(slots=True)
+class TableRows:
+    """The non-empty rows of a table's first lines as :mod:`csv` reads them (``rows``, the first the header or a
+    first row of data) and the line (from 0, in those lines) each starts on (``starts``)."""
+
+    rows: list[list[str]]
+    starts: list[int]
+
+    def ragged(self) -> list[int]:
+        """The rows (their indexes in :attr:`rows`, from 1: the first row under the first line is 1) that are not as
+        wide as the first: a missing last cell, a trailing delimiter, a ``# total`` line."""
+        width = len(self.rows[0])
+        return [at for at, row in enumerate(self.rows[1:], 1) if len(row) != width]
+
+
+def table_rows(lines: list[str], delimiter: str) -> TableRows | None:
     """The non-empty rows of the first lines of a text (at most 50, no newlines) as :mod:`csv` reads them, if they
-    make a table (2 rows or more, 2 columns or more, every row but the last as wide as the first), else ``None``."""
+    make a table, else ``None``: 2 rows or more, 2 columns or more, and every row but the last as wide as the first
+    -- or, ragged (:func:`_ragged_table`), 4 rows or more under a first line of names, 4 of 5 of them with 2
+    cells filled or more and at most one more than it, most cells after a delimiter not starting with a space (prose's
+    do)."""
     text = "\n".join(lines)
     if '"' in text or "\r" in text or "\x00" in text or len(text) > csv.field_size_limit():
         rows: list[list[str]] = []
-        try:  # row by row: a row (not the last) of another width than the first ends it
-            for row in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter):  # (lines as a rows read's)
-                if row and len(rows) >= 2 and len(rows[-1]) != len(rows[0]):
-                    return None
-                rows += [row] if row else []
+        starts: list[int] = []
+        try:
+            reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)  # (lines as a rows read's)
+            line = 0
+            ragged, unfit = False, 0
+            for row in reader:
+                if row:
+                    if not ragged and len(rows) >= 2 and len(rows[-1]) != len(rows[0]):  # (a ragged row, not the
+                        ragged = True  # last: the first tests of a ragged table, or no table)
+                        if not _may_be_ragged(text, delimiter, rows[0], len(lines)) or all(
+                                len(under) > len(rows[0]) and under[-1] for under in (rows[1], row)):
+                            return None  # (2 rows under it wider, cells past it filled: a record cut at its start)
+                    if ragged and (len(row) > len(rows[0]) + 1 or sum(map(bool, row)) < 2):
+                        unfit += 1  # (a row no ragged table holds: past one in 5 of the lines, no table)
+                        if 5 * unfit > len(lines):
+                            return None
+                    rows.append(row)
+                    starts.append(line)
+                line = reader.line_num  # (the line the next record starts on)
         except csv.Error:
             return None
     else:  # without quotes a row is a non-empty line cut at the delimiter: most text fails on its counts alone
-        present = [line for line in lines if line]
-        if len(present) > 2 and any(line.count(delimiter) != present[0].count(delimiter) for line in present[1:-1]):
-            return None
+        starts = [at for at, line in enumerate(lines) if line]
+        present = [lines[at] for at in starts]
+        if len(present) > 2 and any(line.count(delimiter) != present[0].count(delimiter) for line in present[1:-1]) \
+                and not (5 * sum(delimiter in line for line in present[1:]) >= 4 * (len(present) - 1) and
+                         _may_be_ragged(text, delimiter, present[0].split(delimiter), len(present))):
+            return None  # (a table with ragged rows has the delimiter in 4 of 5 of its lines)
         rows = [line.split(delimiter) for line in present]
-    if len(rows) < 2 or len(rows[0]) < 2 or any(len(row) != len(rows[0]) for row in rows[1:-1]):
+    if len(rows) < 2 or len(rows[0]) < 2:
         return None
-    return rows
+    if any(len(row) != len(rows[0]) for row in rows[1:-1]) and not _ragged_table(rows):
+        return None
+    return TableRows(rows, starts)
+
+
+def _may_be_ragged(text: str, delimiter: str, first: list[str], lines: int) -> bool:
+    """The first tests of :func:`_ragged_table`, at C speed on ``text`` (its ``lines`` lines) and on its first row
+    of cells ``first``, before its other rows are read: 5 lines or more, at most half its delimiters followed by a
+    space (prose's are), no cell of ``first`` after its first opened by one."""
+    if lines < 5 or any(cell.startswith(" ") for cell in first[1:]):
+        return False
+    return 2 * text.count(delimiter + " ") <= text.count(delimiter)
+
+
+_HEADER_NAME_CHARS = 40  # a ragged table's header names are short ...
+_HEADER_NAME_SPACES = 3  # ... of at most 4 words
+
+
+def _ragged_table(rows: list[list[str]]) -> bool:
+    """Whether ``rows`` (2 cells or more in the first), not all as wide as the first, are a table with ragged rows
+    as real exports write them (a missing last cell, a trailing delimiter, a ``# total`` or ``## section`` line):
+    4 rows or more under the first; 4 of 5 of them at most one cell wider than the first, 2 of their cells filled
+    or more (lines of code ending in a comma fill one); the first's cells names (at most
+    :data:`_HEADER_NAME_CHARS` characters and 4 words each) -- or, a first row of data, as wide as most --; at
+    most half the cells after a delimiter starting with a space, where prose's words after a comma do; and none of
+    the first's (but its first) starting with one unless most of the rows' do (a quoted field cut at its start:
+    ``System. Identity, delegation, governance`` over rows of a CSV); and, when no row is as wide as the first, no
+    cell past its width filled (``1.0.2,2026-10,Contacts tool`` over rows of a name, a version, a month and a
+    summary: a record cut at its start; a trailing delimiter on every row leaves a table)."""
+    first, body = rows[0], rows[1:]
+    width = len(first)
+    if len(body) < 4 or 5 * sum(len(row) <= width + 1 and sum(map(bool, row)) >= 2 for row in body) < 4 * len(body):
+        return False
+    named = all(len(cell) <= _HEADER_NAME_CHARS and cell.count(" ") <= _HEADER_NAME_SPACES for cell in first)
+    if not named and Counter(map(len, body)).most_common(1)[0][0] != width:
+        return False
+    if all(len(row) != width for row in body) and any(len(row) > width and row[-1] for row in body):
+        return False  # (no row as wide as the first, cells past it filled: the end of a record cut at its start)
+    later = [cell for row in body for cell in row[1:] if cell]
+    opened = 2 * sum(cell.startswith(" ") for cell in later)
+    return opened <= len(later) and not (opened < len(later) and any(cell.startswith(" ") for cell in first[1:]))
+
+
+def ragged_said(table: TableRows, before: int, headed: bool, whole: bool) -> str:
+    """What a table's shape says of its ragged rows (:meth:`TableRows.ragged`; ``""``: none): how many, and the
+    first as a rows read numbers it (``row=``: from 1 under the header, or from the first line when ``headed`` is
+    false) and the line it starts on (``before``: the lines before the table's first, a ``sep=`` line and comment
+    lines); ``whole``: ``table`` holds every line of the content, else the lines it was told from are named."""
+    ragged = table.ragged()
+    if not ragged:
+        return ""
+    first = ragged[0]
+    looked = "" if whole else f" in the first {plural(before + table.starts[-1] + 1, 'line')}"
+    return (f"; {plural(len(ragged), 'ragged row')} (not {plural(len(table.rows[0]), 'cell')}){looked}, the first "
+            f"row={first + (not headed)} (line {before + table.starts[first] + 1:,})")
 
 
 def first_row_is_data(rows: list[list[str]]) -> bool:
@@ -123,6 +215,16 @@ def first_row_is_data(rows: list[list[str]]) -> bool:
     and ``git log --format`` print tab-separated rows, with no header line): more of its columns vote for data
     than for a header (:func:`~scratchfs.engine.structure.table_start.data_votes`)."""
     return data_votes(rows) > 0
+
+
+def has_header(rows: list[list[str]]) -> bool:
+    """Whether the first of a table's ``rows`` is its header, by the types of its cells against those of the rows
+    under it, column by column (:func:`~scratchfs.engine.structure.table_start.header_votes`): more columns vote
+    for a header than for data, or one of its cells is a name over numbers or typed data -- or, no vote either way,
+    it holds no number and no empty cell (``sqlite3 -csv``'s first row of a name and a version over rows of free
+    text is data, and so is a wheel's ``RECORD`` line ``__pycache__/x.pyc,,``)."""
+    votes, named = header_votes(rows)
+    return named or votes < 0 or (votes == 0 and all(cell and not is_number(cell) for cell in rows[0]))
 
 
 def count_records(text: str, delimiter: str, lines: int) -> int:

@@ -8,7 +8,8 @@ runs of non-spaces, a name that starts with a lowercase letter one space after a
 (``Mounted on``, ``Editable project location``); a *gutter* is a position, before the last name, where no line has a
 character (lines shorter count as blank there). Two names with no gutter between them are one (``CONTAINER ID``,
 ``Local Address:Port``: a row's value runs across the space) when both are capitalised (words of text are not: no
-table); each column starts right after the last gutter before its name (numbers right-aligned under their name start
+table), but for a last name no row reaches (``ss -tan``'s empty ``Process``: a column of its own, starting at its
+name); each column starts right after the last gutter before its name (numbers right-aligned under their name start
 left of it), the first at 0 -- a first column with no name (``free``'s ``Mem:``) when the header starts with spaces
 the rows write in. The last column runs to the line's end.
 
@@ -139,14 +140,17 @@ def _occupied(lines: list[str], width: int) -> bytes:
 
 def _columns(header: str, rows: list[str]) -> tuple[list[str], list[int], list[tuple[int, int]]] | None:
     """The names, starts and names' spans in the header (``(0, 0)`` for a first column with no name) of the
-    columns, or ``None`` when the header's names have no gutters between them."""
+    columns, or ``None`` when the header's names have no gutters between them. A last name that no row reaches is
+    a column of its own, empty in those rows, even where the cells before it run up to it (``ss -tan``'s
+    ``Process``, right after the longest ``Peer Address:Port``): it starts at its name."""
     spans = _names(header)
     if not 2 <= len(spans) <= _MAX_NAMES:
         return None
     taken = _occupied(rows, spans[-1][0])
+    unreached = max(map(len, rows)) <= spans[-1][0]  # (no row reaches the last name: ss -tan's empty Process)
     merged = [spans[0]]
-    for start, end in spans[1:]:  # (a name with no gutter before it continues the one before)
-        if 0 not in taken[merged[-1][1] : start]:
+    for at, (start, end) in enumerate(spans[1:], 2):  # (a name with no gutter before it continues the one before)
+        if 0 not in taken[merged[-1][1] : start] and not (at == len(spans) and unreached):
             if header[start].islower() or header[merged[-1][0]].islower():
                 return None  # (names of several words are capitalised: CONTAINER ID; words of text are not)
             merged[-1] = (merged[-1][0], end)
@@ -157,7 +161,7 @@ def _columns(header: str, rows: list[str]) -> tuple[list[str], list[int], list[t
     names = [header[start:end] for start, end in merged]
     if any("  " in name for name in names):  # rows' values run across wide gaps of the header: no columns
         return None
-    starts = [taken.rindex(0, merged[i - 1][1], start) + 1 for i, (start, _end) in enumerate(merged) if i]
+    starts = [taken.rfind(0, merged[i - 1][1], start) + 1 or start for i, (start, _end) in enumerate(merged) if i]
     first = merged[0][0]
     lead = taken.rfind(0, 0, first) + 1 if first else 0  # (the start of the first name's column)
     if lead and 1 in taken[:lead]:  # rows write before the first name's column: a column with no name

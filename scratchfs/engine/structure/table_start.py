@@ -9,8 +9,8 @@ from collections import Counter
 
 from scratchfs.engine.structure.row_lines import LINE_END_TEXT
 
-__all__ = ["COMMENT_HEAD_CHARS", "UTF8_BOM", "cell_pattern", "data_votes", "detect_delimiter", "leading_comments",
-           "named_separator"]
+__all__ = ["COMMENT_HEAD_CHARS", "UTF8_BOM", "cell_pattern", "data_votes", "detect_delimiter", "header_votes",
+           "is_number", "leading_comments", "named_separator"]
 
 
 def detect_delimiter(first_line: bytes | str, after: str | None = None) -> str:
@@ -139,3 +139,81 @@ def data_votes(rows: list[list[str]]) -> int:
         else:
             votes += 1 if cell_pattern(cell) in patterns else -1
     return votes
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d+(?:[.,]\d+)*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?%?")
+
+
+def is_number(cell: str) -> bool:
+    """Whether ``cell`` (spaces around it aside) is a number as a person reads one: digits with a sign, a decimal
+    point, thousands separators, an exponent or a ``%`` (``2024``, ``-1.5``, ``1,234.5``, ``6.02e23``, ``12%``)."""
+    return _NUMBER.fullmatch(cell.strip()) is not None
+
+
+_MISSING = frozenset({"", "-", "na", "n/a", "nan", "null", "none", "nil", "?"})  # (a missing value's words)
+
+
+def header_votes(rows: list[list[str]]) -> tuple[int, bool]:
+    """``(votes, named)``: how much more the first of a table's ``rows`` reads as data like the rows under it than
+    as a header, by the evidence a person reads it by -- each column's cells in the first line against the (at most
+    :data:`_HEADER_BODY`, at least 1) rows under it, missing values (empty, ``NA``, ``null``, ``-``...) aside:
+
+    - a column of numbers votes +1 (data) when the first cell is a number too, else -1 (``count`` over counts);
+    - a column of typed data (at most :data:`_TYPED_PATTERNS` patterns, each with a digit, a leading sign aside:
+      dates, sizes, versions, coordinates) +1 when the first cell has one of its patterns, -1 when it holds no
+      digit (another pattern with digits, ``1.3.3.post3`` over ``1.0.0`` and ``1.0.0b1``, does not vote);
+    - a column of 4 words or more, no digit in any, all of one length (codes: ``AD``, ``AE``) +1 when the first
+      cell, with no digit, has that length too, else -1 -- but one word repeated +1 when the first cell is that word,
+      else no vote;
+    - a first cell missing (``pandas``' index column has no name) or opened by a space where the rows' cells are
+      not (a record cut at its start), and a column of free text, do not vote.
+
+    ``named``: a column of numbers or typed data, or of 4 cells or more of at most :data:`_TYPED_PATTERNS` patterns
+    none of plain words (paths: ``/api/a``), has a first cell with no digit (and none of those patterns: ``count``
+    over counts, ``Date`` over dates, ``endpoint`` over paths): a name, where no row of data writes one -- as a
+    pivot's ``month,2024,2025`` over months and counts is a header, its years voting for data. Costs a pattern a
+    cell of at most :data:`_TYPED_PATTERNS` + 1 cells of a column of free text."""
+    body = rows[1 : _HEADER_BODY + 1]
+    votes, named = 0, False
+    for column, cell in enumerate(rows[0]):
+        cells = [row[column] for row in body if column < len(row) and row[column].strip().lower() not in _MISSING]
+        if not cells or cell.strip().lower() in _MISSING or (cell[:1] == " " and 2 * sum(
+                piece[:1] == " " for piece in cells) < len(cells)):
+            continue  # (a first cell opened by a space where the rows' are not: the end of a record cut at its start)
+        digits = _DIGIT.search(cell) is not None
+        if all(map(is_number, cells)):
+            votes += 1 if is_number(cell) else -1
+            named = named or not digits
+            continue
+        patterns = _patterns(cells)
+        if patterns is not None and all("9" in pattern for pattern in patterns):  # (typed data)
+            votes += 1 if _signless(cell) in patterns else 0 if digits else -1  # (another version: no vote)
+            named = named or not digits
+            continue
+        if patterns is not None and len(cells) >= 4 and not any(map(_PLAIN.fullmatch, patterns)):  # (paths)
+            named = named or (not digits and _signless(cell) not in patterns)
+        if not digits and len(cells) >= 4 and len(set(map(len, cells))) == 1 and not any(map(_DIGIT.search, cells)):
+            if len(set(cells)) > 1:  # (codes of one length: AD, AE, AF)
+                votes += 1 if len(cell) == len(cells[0]) else -1
+            elif cell == cells[0]:  # (one word repeated: a first line like it is data, another word no evidence)
+                votes += 1
+    return votes, named
+
+
+_DIGIT = re.compile(r"\d")
+_PLAIN = re.compile(r"a(?:[ _-]a)*")  # the pattern of plain words (``Mounted on``, ``eol-server``, ``max_kib``)
+def _patterns(cells: list[str]) -> set[str] | None:
+    """The patterns (:func:`_signless`) of ``cells``, or ``None`` past :data:`_TYPED_PATTERNS` of them (free text:
+    the rest is not looked at)."""
+    found: set[str] = set()
+    for cell in cells:
+        found.add(_signless(cell))
+        if len(found) > _TYPED_PATTERNS:
+            return None
+    return found
+
+
+def _signless(cell: str) -> str:
+    """:func:`cell_pattern` without a sign before its first number (``+4230+00131`` and ``-1230+00131``: ``9+9``)."""
+    pattern = cell_pattern(cell)
+    return pattern[1:] if pattern[:2] in ("+9", "-9") else pattern
