@@ -7,11 +7,8 @@ bytes, ``$`` and lookahead seeing ``end`` as the content's end, as ``endpos`` ha
 
 from __future__ import annotations
 
-import ast
-import io
 import json
 import re
-import tarfile
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -20,22 +17,8 @@ from hypothesis import strategies as st
 from scratchfs import InvalidArgument
 from scratchfs.api.contract import ScratchTools, window_hits
 from scratchfs.foundation.limits import MAX_MATCHES
+from tests.archives import call_args, tar_of
 from tests.reference import find_loop, line_of, regex_spans, windows
-
-
-def _args(call: str) -> dict:
-    node = ast.parse(call, mode="eval").body
-    return {k.arg: ast.literal_eval(k.value) for k in node.keywords}
-
-
-def _tar(files: list[tuple[str, bytes]]) -> bytes:
-    out = io.BytesIO()
-    with tarfile.open(fileobj=out, mode="w", format=tarfile.USTAR_FORMAT) as archive:
-        for name, data in files:
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            archive.addfile(info, io.BytesIO(data))
-    return out.getvalue()
 
 
 def _every_match(tools: ScratchTools, args: dict) -> list[tuple[int, int, int]]:
@@ -47,7 +30,7 @@ def _every_match(tools: ScratchTools, args: dict) -> list[tuple[int, int, int]]:
             found += [(h["offset"], h["length"], h["line"]) for h in window_hits(window)]
         if reply["next_call"] is None:
             return found
-        args = _args(reply["next_call"])
+        args = call_args(reply["next_call"])
     raise AssertionError("the search did not end")
 
 
@@ -55,17 +38,22 @@ TEXT = st.lists(st.sampled_from([b"ab", b"a", b"b", b"\n", b"x", b"ba\n", b"aab"
 PATTERNS = ["ab", "a+b?", "b$", "^a", "a(?=b)", "b\\n?", "(?<=a)b", "x|ab\\nb"]
 
 
+def _spilled(store, data: bytes, cut: tuple[float, float]) -> tuple[bytes, int, int, object, str]:
+    """``data`` (``b"ab"`` for none) spilled into ``store``'s scope ``r/a``, with the window ``cut`` picks in it:
+    ``(data, offset, end, scope, handle)``, ``offset < end <= len(data)``."""
+    data = data or b"ab"
+    offset = int(cut[0] * (len(data) - 1))
+    end = offset + 1 + int(cut[1] * (len(data) - offset - 1))
+    scope = store.scope("r", "a")
+    return data, offset, end, scope, scope.spill(data, source_tool="t").handle
+
+
 @given(data=TEXT, pattern=st.sampled_from(PATTERNS), cut=st.tuples(st.floats(0, 1), st.floats(0, 1)),
        context=st.integers(0, 12))
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_a_bounded_pattern_search_finds_what_finditer_finds_between_pos_and_endpos(small_frames_store, data, pattern,
                                                                                   cut, context):
-    if not data:
-        data = b"ab"
-    offset = int(cut[0] * (len(data) - 1))
-    end = offset + 1 + int(cut[1] * (len(data) - offset - 1))
-    scope = small_frames_store.scope("r", "a")
-    handle = scope.spill(data, source_tool="t").handle
+    data, offset, end, scope, handle = _spilled(small_frames_store, data, cut)
     found = scope.search(handle, pattern=pattern, offset=offset, end=end, context=context, max_matches=1000)
     spans = regex_spans(data[:end], pattern, offset)
     assert [(h.offset, h.offset + h.length) for w in found.windows for h in w.matches] == spans
@@ -84,12 +72,7 @@ def test_a_bounded_pattern_search_finds_what_finditer_finds_between_pos_and_endp
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_bounded_substring_searches_counts_and_last_matches_agree_with_a_find_loop(small_frames_store, data,
                                                                                    needle, cut):
-    if not data:
-        data = b"ab"
-    offset = int(cut[0] * (len(data) - 1))
-    end = offset + 1 + int(cut[1] * (len(data) - offset - 1))
-    scope = small_frames_store.scope("r", "a")
-    handle = scope.spill(data, source_tool="t").handle
+    data, offset, end, scope, handle = _spilled(small_frames_store, data, cut)
     tools = ScratchTools(scope)
     spans = find_loop(data[:end], needle, offset)
     args = {"handle": handle, "match": needle.decode(), "offset": offset, "end": end, "context": 3, "max_matches": 2}
@@ -107,11 +90,11 @@ def test_a_search_inside_a_tar_member_stays_inside_it(scratch_scope):
     the headers', its next_call inside the member, and a miss that names the bytes it searched."""
     a = b"".join(b"a.txt error %d\n" % i for i in range(600))
     b = b"".join(b"b.txt error %d\n" % i for i in range(600))
-    raw = _tar([("a.txt", a), ("b.txt", b), ("c.txt", a)])
+    raw = tar_of([("a.txt", a), ("b.txt", b), ("c.txt", a)])
     handle = scratch_scope.spill(raw, source_tool="tar").handle
     tools = ScratchTools(scratch_scope)
     members = tools.call("read_handle", {"handle": handle, "view": "members"})["members"]
-    read = _args(members[1]["read"])
+    read = call_args(members[1]["read"])
     start, end = read["offset"], read["end"]
     assert raw[start:end] == b
     found = _every_match(tools, {"handle": handle, "pattern": r"\w\.txt error \d+$", "offset": start, "end": end,
@@ -164,7 +147,7 @@ def test_the_cli_and_the_tool_schema_take_a_bounded_search(tmp_path, monkeypatch
     from scratchfs.cli import main
 
     root = tmp_path / "root"
-    raw = _tar([("a.txt", b"alpha here\n" * 900), ("b.txt", b"beta here\n" * 900)])
+    raw = tar_of([("a.txt", b"alpha here\n" * 900), ("b.txt", b"beta here\n" * 900)])
     with ScratchStore(root) as store:
         handle = store.scope("r", "a").spill(raw, source_tool="tar").handle
     monkeypatch.setenv("SCRATCHFS_ROOT", str(root))

@@ -6,10 +6,8 @@ Such a read is bounded, ``end=`` the member's end, and so is every read that fol
 
 from __future__ import annotations
 
-import ast
 import io
 import random
-import tarfile
 import zipfile
 
 import pytest
@@ -18,21 +16,7 @@ from hypothesis import strategies as st
 
 from scratchfs import InvalidArgument
 from scratchfs.api.contract import ScratchTools
-
-
-def _args(call: str) -> dict:
-    node = ast.parse(call, mode="eval").body
-    return {k.arg: ast.literal_eval(k.value) for k in node.keywords}
-
-
-def _tar(files: list[tuple[str, bytes]]) -> bytes:
-    out = io.BytesIO()
-    with tarfile.open(fileobj=out, mode="w", format=tarfile.USTAR_FORMAT) as archive:
-        for name, data in files:
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            archive.addfile(info, io.BytesIO(data))
-    return out.getvalue()
+from tests.archives import call_args, tar_of
 
 
 def _zip(files: list[tuple[str, bytes]]) -> bytes:
@@ -66,7 +50,7 @@ def _follow(tools: ScratchTools, call: dict, start: int, end: int, raw: bytes) -
         else:
             shown += raw[reply["offset"] : reply["offset"] + reply["length"]]
             assert reply["data"].encode() == shown[-reply["length"]:] or "\ufffd" in reply["data"], reply
-        call = _args(reply["next_call"]) if reply["next_call"] else None
+        call = call_args(reply["next_call"]) if reply["next_call"] else None
         if call is not None:
             assert call["end"] == end and start <= call.get("offset", start) < end, call
         assert replies < 500
@@ -83,14 +67,14 @@ _FILES = st.lists(st.tuples(st.integers(0, 2**32), st.integers(1, 30_000), st.sa
 def test_following_a_member_read_shows_the_member_exactly_and_ends_with_it(scratch_scope, files, archive, budget,
                                                                            how):
     members = [(f"m{i}", _member(seed, size, kind)) for i, (seed, size, kind) in enumerate(files)]
-    raw = (_tar if archive == "tar" else _zip)(members)
+    raw = (tar_of if archive == "tar" else _zip)(members)
     handle = scratch_scope.spill(raw, source_tool="t").handle
     tools = ScratchTools(scratch_scope)
     listed = tools.call("read_handle", {"handle": handle, "view": "members", "budget": 65536})["members"]
     assert [m["name"] for m in listed] == [name for name, _ in members]
     for item, (_, data) in zip(listed, members, strict=True):
         start, end = item["offset"], item["offset"] + item["length"]
-        call = {**_args(item["read"]), "budget": budget}
+        call = {**call_args(item["read"]), "budget": budget}
         assert call["end"] == end
         if how == "lines":  # lines of it, from its offset (the README offers them)
             call = {"handle": handle, "offset": start, "lines": 40, "end": end, "budget": budget}
@@ -103,19 +87,19 @@ def test_the_member_read_of_the_brief_ends_at_the_member(scratch_scope):
     """The 10,000-byte member of JSON lines: its read showed 6,430 bytes and went on at offset 6942 for 10,000
     bytes, to byte 16,942, past the member's end (10,512) into the next member's header."""
     jsonl = b"".join(b'{"i": %d, "pad": "xxxxxxxx"}\n' % i for i in range(400))[:10_000]
-    raw = _tar([("a.jsonl", jsonl), ("b.txt", b"other\n" * 500)])
+    raw = tar_of([("a.jsonl", jsonl), ("b.txt", b"other\n" * 500)])
     handle = scratch_scope.spill(raw, source_tool="tar").handle
     tools = ScratchTools(scratch_scope)
     first = tools.call("read_handle", {"handle": handle, "view": "members"})["members"][0]
     assert first["read"] == f'read_handle(handle="{handle}", offset=512, length=10000, end=10512)'
-    reply = tools.call("read_handle", _args(first["read"]))
+    reply = tools.call("read_handle", call_args(first["read"]))
     assert reply["next_offset"] < 10_512 and reply["remaining"] == 10_512 - reply["next_offset"]
-    last = tools.call("read_handle", _args(reply["next_call"]))
+    last = tools.call("read_handle", call_args(reply["next_call"]))
     assert last["offset"] + last["length"] == 10_512 and last["next_call"] is None and last["remaining"] == 0
 
 
 def test_the_stub_of_a_tar_names_a_read_bounded_at_its_first_member(scratch_scope):
-    raw = _tar([("a.txt", b"words and more\n" * 800), ("b.txt", b"x\n" * 10)])
+    raw = tar_of([("a.txt", b"words and more\n" * 800), ("b.txt", b"x\n" * 10)])
     stub = scratch_scope.spill(raw, source_tool="tar")
     assert f'read_handle(handle="{stub.handle}", offset=512, length=4096, end=12512)' in stub.note, stub.note
     assert "end= their sum" in stub.note
@@ -132,7 +116,7 @@ def test_the_stub_of_a_tar_names_a_read_bounded_at_its_first_member(scratch_scop
     ({"offset": 512, "end": 0}, "end"),
 ])
 def test_an_end_that_bounds_nothing_is_one_typed_error(scratch_scope, arguments, message):
-    raw = _tar([("a.txt", b"words and more\n" * 800)])
+    raw = tar_of([("a.txt", b"words and more\n" * 800)])
     handle = scratch_scope.spill(raw, source_tool="tar").handle
     with pytest.raises(InvalidArgument, match=message):
         ScratchTools(scratch_scope).call("read_handle", {"handle": handle, **arguments})
@@ -167,7 +151,7 @@ def test_the_last_lines_of_a_member_are_read_from_its_end(scratch_scope):
     was refused ("end=... is not after the read's start (byte ...)"), saying nothing of how to read a member's tail;
     it is the last lines before ``end``, as ``tail -n`` gives them of the member."""
     a = b"".join(b"a.log line %d\n" % i for i in range(500))
-    raw = _tar([("a.log", a), ("b.log", b"b.log line\n" * 500)])
+    raw = tar_of([("a.log", a), ("b.log", b"b.log line\n" * 500)])
     handle = scratch_scope.spill(raw, source_tool="tar").handle
     tools = ScratchTools(scratch_scope)
     member = tools.call("read_handle", {"handle": handle, "view": "members"})["members"][0]
