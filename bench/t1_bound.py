@@ -5,6 +5,7 @@ preview and note but no shape or content type, so this is a bound, not an option
 each (the same file system as ``bench/run.py``'s). Prints the median wall time and calling-thread CPU per spill.
 
     python bench/t1_bound.py [ROUNDS]       # default 5
+    python bench/t1_bound.py --parts        # shape detection and the stub alone on the same payloads (best of 3)
 
 What it showed at 21:41 UTC on 2026-12-04 (3 rounds, load 3): with detection off a spill is at the anchor's speed
 (1.03x at 4 KiB, 0.97x at 16 KiB, 1.84x at 64 KiB); with it on, 0.56x, 0.50x and 0.94x. The calling thread's CPU
@@ -60,7 +61,45 @@ def _anchor(payloads: list[bytes]) -> tuple[float, float]:
         shutil.rmtree(directory, ignore_errors=True)
 
 
+def parts() -> None:
+    """Per payload size: ``describe`` (shape detection), ``build_stub`` with the shape and without one (what
+    ``detect_shape=False`` builds), in microseconds a call, best of 3 loops over the payloads T1 spills.
+
+    What it showed at 04:01 UTC on 2026-12-05 (load 1.9, a helper and a test run sharing the cores): describe 99,
+    151 and 373 us at 4, 16 and 64 KiB; build_stub 45, 50 and 50 us, 29 to 33 us of it without a shape -- against
+    112, 188 and 540 us of wall time for a whole ``Cache.set`` (the rounds' figures at 02:44, load 1.1)."""
+    from scratchfs.api.shape import describe
+
+    corpus = benchlib.corpus()
+    for size, count in SIZES:
+        payloads = [benchlib.repeated(corpus, size, start=i * size + i * 7) for i in range(count)]
+        items = [(p, p.count(b"\n") + (not p.endswith(b"\n"))) for p in payloads]
+        items = [(p, n, describe(p, len(p), n)) for p, n in items]
+        for name in ("describe", "build_stub", "build_stub, no shape"):
+            best = float("inf")
+            for _ in range(3):
+                start = time.thread_time()
+                for payload, lines, found in items:
+                    _part(name, payload, lines, found)
+                best = min(best, time.thread_time() - start)
+            print(f"{size // 1024:>3} KiB {name:<21} {best / count * 1e6:7.1f} us CPU a call")
+
+
+def _part(name: str, payload: bytes, lines: int, found) -> None:
+    from scratchfs.api.shape import describe
+    from scratchfs.api.stub import build_stub
+
+    if name == "describe":
+        describe(payload, len(payload), lines)
+        return
+    kind, shape = (found.content_type, found.text) if name == "build_stub" else (None, None)
+    build_stub("h_" + "a" * 24, payload, payload[-8192:], len(payload), lines, kind, shape, "bench.t1", 1024)
+
+
 def main() -> None:
+    if sys.argv[1:] == ["--parts"]:
+        parts()
+        return
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5
     corpus = benchlib.corpus()
     for size, count in SIZES:
