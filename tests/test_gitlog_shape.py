@@ -167,3 +167,22 @@ def test_the_git_log_of_mcp_server_git_lists_each_commit_at_its_line_with_its_su
         assert expected.startswith(subject.rstrip("…"))
     # told at the start only: the same lines after other text are text
     assert not shape_of(b"Some output\n" + log).startswith(GIT_LOG_SHAPE)
+
+
+def test_a_message_line_of_the_mcp_git_servers_layout_is_no_commit():
+    """The MCP git server writes each message unindented, so a message's own line 'Commit: <hash>' (a revert's, a
+    cherry-pick's, quoted history) was taken for a commit: 12 commits were told as 24, every other one a hash with no
+    subject at a message's line (hostile2 helper). A commit is a 'Commit:' line over its Author:, Date: and Message:
+    lines."""
+    parts = ["Commit history:"]
+    for i in range(12):
+        parts += [f"Commit: {i + 1:040x}", "Author: A <a@b>", "Date: 2026-12-05 10:00:00+00:00",
+                  f"Message: subject {i}\n\nThis reverts\nCommit: {'f' * 40}\nwhich broke it.\n"]
+    log = ("\n".join(parts) + "\n").encode()
+    shape = shape_of(log)
+    lines = log.decode().splitlines()
+    starts = [n for n, line in enumerate(lines, 1) if line.startswith("Commit: ") and lines[n].startswith("Author: ")]
+    assert shape.startswith(f"{GIT_LOG_SHAPE}, {len(lines)} lines, 12 commits: "), shape
+    listed = re.findall(r"([0-9a-f]{7}) (subject \d+) \(line ([\d,]+)\)", shape)
+    assert [int(line) for _, _, line in listed] == starts[: len(listed)] and len(listed) >= 5, shape
+    assert "fffffff" not in shape

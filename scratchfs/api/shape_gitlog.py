@@ -38,7 +38,9 @@ _COMMIT_RE = re.compile(rb"\ncommit ([0-9a-f]{7,64})\b")
 _SUBJECT_RE = re.compile(rb"\n\r?\n {4}([^\r\n]*)")
 _STAT_RE = re.compile(rb"\n (\d+) files? changed(?:, (\d+) insertions?\(\+\))?(?:, (\d+) deletions?\(-\))?")
 _TOOL_FIRST_RE = re.compile(rb"(?:Commit history:\r?\n)?Commit: [0-9a-f]{7,64}\r?\nAuthor: ")
-_TOOL_COMMIT_RE = re.compile(rb"\nCommit: ([0-9a-f]{7,64})\r?\n")
+_TOOL_COMMIT_RE = re.compile(rb"\nCommit: ([0-9a-f]{7,64})\r?\n(?=Author: [^\n]*\nDate: [^\n]*\nMessage: )")
+"""A commit of the MCP git server's layout: its ``Commit:`` line followed by its ``Author:``, ``Date:`` and
+``Message:`` ones, so that a message's own line ``Commit: <hash>`` (the server writes messages unindented) is none."""
 _TOOL_SUBJECT_RE = re.compile(rb"\nMessage: ([^\r\n]*)")
 _SUBJECT_CHARS = 40
 _HEX_DIGITS = b"0123456789abcdef"
