@@ -53,7 +53,8 @@ def tool_of(path: Path) -> tuple[str, str]:
     return clean_tool(path.stem) or "file", _CLASSES.get(path.suffix.lower(), "workspace")
 
 
-_WORD = re.compile(rb"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]{5,}")
+_WORD = re.compile(rb"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]{5,63}")  # (a hex or base64 run of 64 KiB is no word: its
+# first 64 characters are sought, within a search's needle limit)
 
 
 def shown_name(name: str) -> str:
@@ -209,7 +210,10 @@ def _one_output(scope: Scope, fd: int, path: Path, checks: list[str], stubs: lis
     handle = out.stub.handle
     stubs.append((name, out.stub.to_json()))
     entry = next(e for e in scope.list_entries() if e.key == handle)
-    checks.append(check_reads(scope, handle, fd, out.size, name))
+    try:
+        checks.append(check_reads(scope, handle, fd, out.size, name))
+    except (OSError, ScratchError) as exc:  # (a read's refusal or failure: named, and the others go on)
+        checks.append(f"  {name}: reads not checked ({getattr(exc, 'kind', None) or exc.strerror}: {exc})")
     return out.size, out.to_context, entry.stored_size, [
         human_bytes(out.size), human_bytes(out.to_context), human_bytes(entry.stored_size),
         f"{1 - out.to_context / max(1, out.size):.1%}"]

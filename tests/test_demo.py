@@ -209,3 +209,20 @@ def test_demo_of_a_folder_it_cannot_list_names_the_folder(tmp_path, monkeypatch)
     result = CliRunner().invoke(main, ["demo", "--fixtures", str(folder), "--root", str(tmp_path / "r")])
     assert result.exit_code == 2, result.output
     assert f"cannot list {folder}: Permission denied" in result.stderr and "storage" not in result.stderr
+
+
+def test_demo_of_an_output_of_one_long_word_checks_it_and_goes_on(tmp_path):
+    """A hex dump of 600,000 digits on one line (or any run of letters and digits over 4 KiB) stopped the demo: the
+    word it searched for was the whole run, 64 KiB, and the search refused it ('match is 65536 bytes, longer than
+    the limit of 4096', exit 2), the outputs after it never read. The word is at most 64 characters, and a read the
+    store refuses is named on the output's line while the others go on."""
+    folder = tmp_path / "outputs"
+    folder.mkdir()
+    (folder / "hex.txt").write_bytes(os.urandom(300_000).hex().encode())
+    (folder / "log.txt").write_bytes(b"INFO the next output is read too\n" * 1000)
+    result = CliRunner().invoke(main, ["demo", "--fixtures", str(folder), "--root", str(tmp_path / "r")],
+                                terminal_width=200)
+    assert result.exit_code == 0, result.output
+    assert "hex.txt: range read ok" in result.stdout and "log.txt: range read ok" in result.stdout
+    hex_line = next(line for line in result.stdout.splitlines() if line.strip().startswith("hex.txt:"))
+    assert "search ok (1 window of '" in hex_line and len(hex_line.split("'")[1]) == 64, hex_line
