@@ -52,7 +52,9 @@ def _every_match(tools: ScratchTools, args: dict) -> list[tuple[int, int, int]]:
 
 
 TEXT = st.lists(st.sampled_from([b"ab", b"a", b"b", b"\n", b"x", b"ba\n", b"aab"]), max_size=600).map(b"".join)
-PATTERNS = ["ab", "a+b?", "b$", "^a", "a(?=b)", "b\\n?", "(?<=a)b", "x|ab\\nb"]
+PATTERNS = ["ab", "a+b?", "b$", "^a", "a(?=b)", "b\\n?", "(?<=a)b", "x|ab\\nb",
+            # (at the bound: word edges, \Z, negative lookaround, a line's end, lazy spans across lines)
+            "a\\b", "\\bb", "\\Bb", "b\\Z", "a(?!b)", "(?<!a)b", "[^\\n]*$", "(?s)a.*?b", "x?$"]
 
 
 @given(data=TEXT, pattern=st.sampled_from(PATTERNS), cut=st.tuples(st.floats(0, 1), st.floats(0, 1)),
