@@ -518,7 +518,10 @@ class Entries:
         gone = self.index.gone(run_id, agent_id, kind, key, now)
         if gone is None:
             handle = reading and kind != "handle" and checks.HANDLE_RE.match(key) is not None
-            live = handle and self.index.lookup(run_id, agent_id, "handle", key, now) is not None
+            try:  # (an index that cannot say: told as before, a handle)
+                live = handle and self.index.lookup(run_id, agent_id, "handle", key, now) is not None
+            except ScratchError:
+                live = handle
             hint = (f"; this is the handle of a spilled result, not a scratchpad key: read it with "
                     f'read_handle(handle="{key}")') if live else ""
             near = kind == "handle" or (handle and not live)  # (shaped as a handle that names none: one near it)
