@@ -23,6 +23,7 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from scratchfs.api.policy import Observation, should_spill
 from scratchfs.api.scope import Scope
@@ -30,7 +31,8 @@ from scratchfs.api.store import ScratchStore
 from scratchfs.api.stub import Stub
 from scratchfs.cli.render import entries_listing, human_bytes
 from scratchfs.foundation.checks import clean_tool
-from scratchfs.foundation.errors import ScratchError
+from scratchfs.foundation.errors import InvalidArgument, ScratchError
+from scratchfs.foundation.text import one_line
 
 RUN_ID = "demo"
 AGENT_ID = "agent-1"
@@ -51,7 +53,16 @@ def tool_of(path: Path) -> tuple[str, str]:
     return clean_tool(path.stem) or "file", _CLASSES.get(path.suffix.lower(), "workspace")
 
 
-_WORD = re.compile(rb"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]{5,}")
+_WORD = re.compile(rb"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]{5,63}")  # (a hex or base64 run of 64 KiB is no word: its
+# first 64 characters are sought, within a search's needle limit)
+
+
+def shown_name(name: str) -> str:
+    """A file's name (or a path) as the report prints it, on one line and as written, whatever it holds: each byte
+    that is no UTF-8 (``os.fsdecode`` keeps it as a lone surrogate, which no UTF-8 output can write) as ``\\xNN``, each
+    control character (a newline, the ESC of a terminal escape) as its Python escape; rich markup (``[bold]``,
+    ``[/]``) is never read in it, as every cell and line of the report is printed as plain text."""
+    return one_line(os.fsencode(name).decode("utf-8", "backslashreplace"))
 
 
 def find_fixtures(explicit: str | None) -> Path:
@@ -76,11 +87,14 @@ def outputs(folder: Path, every: bool) -> list[Path]:
     """The outputs the demo runs on, sorted by name: with ``every``, each regular file at the top of ``folder`` whose
     name does not start with ``.`` (of any kind: a page, JSON lines, a log, a tar, any binary; a symbolic link is
     none, whatever it points to), else those of :data:`DEMO_OUTPUTS` it holds. Raises FileNotFoundError when there
-    is none."""
-    files = sorted(p for p in folder.iterdir() if not p.name.startswith(".") and _regular(p) and
-                   (every or p.name in DEMO_OUTPUTS))
+    is none, InvalidArgument when ``folder`` cannot be listed (no permission)."""
+    try:
+        files = sorted(p for p in folder.iterdir() if not p.name.startswith(".") and _regular(p) and
+                       (every or p.name in DEMO_OUTPUTS))
+    except OSError as exc:  # (unreadable: the folder's failure, not the store's)
+        raise InvalidArgument(f"cannot list {shown_name(str(folder))}: {exc.strerror or exc}") from None
     if not files:
-        raise FileNotFoundError(f"no recorded outputs in {folder}: " + (
+        raise FileNotFoundError(f"no recorded outputs in {shown_name(str(folder))}: " + (
             "it holds no file" if every else f"none of {', '.join(DEMO_OUTPUTS)}"))
     return files
 
@@ -181,21 +195,25 @@ def _one_output(scope: Scope, fd: int, path: Path, checks: list[str], stubs: lis
     to the context, bytes on disk, the table's cells after its name)``; its report line added to ``checks`` and, when
     spilled, its stub's JSON to ``stubs``."""
     if not stat.S_ISREG(os.fstat(fd).st_mode):  # (it changed since it was listed)
-        checks.append(f"  {path.name}: not read (not a regular file)")
+        checks.append(f"  {shown_name(path.name)}: not read (not a regular file)")
         return 0, 0, 0, ["-"] * 4
+    name = shown_name(path.name)
     tool, result_class = tool_of(path)
     try:
         out = offload_file(scope, fd, tool, result_class)
     except (OSError, ScratchError) as exc:  # a read error, a store's refusal: named, and the others go on
-        checks.append(f"  {path.name}: not stored ({getattr(exc, 'kind', None) or exc.strerror}: {exc})")
+        checks.append(f"  {name}: not stored ({getattr(exc, 'kind', None) or exc.strerror}: {exc})")
         return 0, 0, 0, ["-"] * 4
     if out.stub is None:
-        checks.append(f"  {path.name}: kept in context")
+        checks.append(f"  {name}: kept in context")
         return out.size, out.to_context, 0, [human_bytes(out.size), human_bytes(out.to_context), "-", "-"]
     handle = out.stub.handle
-    stubs.append((path.name, out.stub.to_json()))
+    stubs.append((name, out.stub.to_json()))
     entry = next(e for e in scope.list_entries() if e.key == handle)
-    checks.append(check_reads(scope, handle, fd, out.size, path.name))
+    try:
+        checks.append(check_reads(scope, handle, fd, out.size, name))
+    except (OSError, ScratchError) as exc:  # (a read's refusal or failure: named, and the others go on)
+        checks.append(f"  {name}: reads not checked ({getattr(exc, 'kind', None) or exc.strerror}: {exc})")
     return out.size, out.to_context, entry.stored_size, [
         human_bytes(out.size), human_bytes(out.to_context), human_bytes(entry.stored_size),
         f"{1 - out.to_context / max(1, out.size):.1%}"]
@@ -208,7 +226,8 @@ def run_demo(store: ScratchStore, fixtures_dir: str | None) -> None:
     files = outputs(folder, every=fixtures_dir is not None)
     store.delete_run(RUN_ID)
     scope = store.scope(RUN_ID, AGENT_ID)
-    console.print(f"scratchfs demo: {len(files)} real tool outputs from {folder}, store at {store.root}\n")
+    console.print(f"scratchfs demo: {len(files)} real tool outputs from {shown_name(str(folder))}, store at "
+                  f"{shown_name(str(store.root))}\n", markup=False, highlight=False)
 
     table = Table(title="each tool result: returned, reached the context, went to disk")
     for name in ("output", "returned", "to context", "on disk", "saved"):
@@ -221,15 +240,15 @@ def run_demo(store: ScratchStore, fixtures_dir: str | None) -> None:
         try:
             fd = os.open(path, _OPEN_FLAGS)
         except OSError as exc:  # unreadable (permissions, gone, a link by now): named, and the others go on
-            table.add_row(path.name, "-", "-", "-", "-")
+            table.add_row(Text(shown_name(path.name)), "-", "-", "-", "-")
             why = "a symbolic link, not followed" if exc.errno == errno.ELOOP else exc.strerror or exc
-            checks.append(f"  {path.name}: not read ({why})")
+            checks.append(f"  {shown_name(path.name)}: not read ({why})")
             continue
         try:
             row = _one_output(scope, fd, path, checks, stubs)
         finally:
             os.close(fd)
-        table.add_row(path.name, *row[3])
+        table.add_row(Text(shown_name(path.name)), *row[3])
         total_in, total_ctx, total_disk = total_in + row[0], total_ctx + row[1], total_disk + row[2]
     table.add_section()
     table.add_row("total", human_bytes(total_in), human_bytes(total_ctx), human_bytes(total_disk),
@@ -241,7 +260,8 @@ def run_demo(store: ScratchStore, fixtures_dir: str | None) -> None:
 
     if stubs:
         name, stub = stubs[0]
-        console.print(f"\nthe stub that reached the context instead of {name} ({len(stub.encode())} bytes):")
+        console.print(f"\nthe stub that reached the context instead of {name} ({len(stub.encode())} bytes):",
+                      markup=False, highlight=False)
         console.print(stub, markup=False, highlight=False, soft_wrap=True)
 
     note = "plan: 1) read the CSV's header 2) search the grep output for 'class Thread'"
@@ -266,5 +286,6 @@ __all__ = [
     "outputs",
     "pick_needle",
     "run_demo",
+    "shown_name",
     "tool_of",
 ]

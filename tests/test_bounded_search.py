@@ -35,7 +35,9 @@ def _every_match(tools: ScratchTools, args: dict) -> list[tuple[int, int, int]]:
 
 
 TEXT = st.lists(st.sampled_from([b"ab", b"a", b"b", b"\n", b"x", b"ba\n", b"aab"]), max_size=600).map(b"".join)
-PATTERNS = ["ab", "a+b?", "b$", "^a", "a(?=b)", "b\\n?", "(?<=a)b", "x|ab\\nb"]
+PATTERNS = ["ab", "a+b?", "b$", "^a", "a(?=b)", "b\\n?", "(?<=a)b", "x|ab\\nb",
+            # (at the bound: word edges, \Z, negative lookaround, a line's end, lazy spans across lines)
+            "a\\b", "\\bb", "\\Bb", "b\\Z", "a(?!b)", "(?<!a)b", "[^\\n]*$", "(?s)a.*?b", "x?$"]
 
 
 def _spilled(store, data: bytes, cut: tuple[float, float]) -> tuple[bytes, int, int, object, str]:
@@ -179,3 +181,37 @@ def test_a_bounded_search_across_frames_agrees_with_finditer(small_frames_store,
     counted = ScratchTools(scope).call("read_handle", {"handle": handle, "pattern": pattern, "offset": offset,
                                                        "end": end, "count": True})
     assert counted["matches"] == len(spans)
+
+
+@pytest.mark.parametrize("pattern", ["(a+)+b", "a[\\s\\S]*b"])
+def test_a_pattern_error_of_a_bounded_search_names_its_end_too(scratch_store_factory, pattern):
+    """A bounded search stopped by its pattern (the time limit; a match past the reach bound) advised 'search on past
+    them with offset=N' alone: a model following it searched on past the member's end. Its refusal now names end=
+    too, for a search, a count and the last matches alike."""
+    store = scratch_store_factory("quick", pattern_timeout=0.2)
+    scope = store.scope("r", "a")
+    data = b"ok line\n" * 100 + b"a" * 40_000 + b"!\n" + b"ok line\n" * 5000 + b"b"
+    handle = scope.spill(data, source_tool="t").handle
+    end = len(data) - 100
+    tools = ScratchTools(scope)
+    for extra in ({}, {"count": True}, {"before": end}):
+        with pytest.raises(InvalidArgument, match="offset=") as caught:
+            tools.call("read_handle", {"handle": handle, "pattern": pattern, "offset": 10, "end": end, **extra})
+        assert f"with end={end}, as this search" in str(caught.value), (extra, str(caught.value))
+    if pattern == "(a+)+b":  # (unbounded: no word of it)
+        with pytest.raises(InvalidArgument) as caught:
+            tools.call("read_handle", {"handle": handle, "pattern": pattern, "offset": 10})
+        assert "end=" not in str(caught.value)
+
+
+def test_a_bounded_search_from_past_the_content_names_before_end(scratch_scope):
+    """before= past the content's size beside end= was told 'before=<size> gives the last matches', which is past
+    end= too and refused in turn; it names before=<end>, what works."""
+    data = b"".join(b"line %d\n" % i for i in range(3000))
+    handle = scratch_scope.spill(data, source_tool="t").handle
+    tools = ScratchTools(scratch_scope)
+    with pytest.raises(InvalidArgument) as caught:
+        tools.call("read_handle", {"handle": handle, "match": "line", "end": 500, "before": len(data) + 10})
+    assert "before=end" in str(caught.value) and f"before={len(data)}" not in str(caught.value)
+    last = tools.call("read_handle", {"handle": handle, "match": "line", "end": 500, "before": 500, "max_matches": 1})
+    assert [w["match_offset"] for w in last["windows"]] == [data.rindex(b"line", 0, 500)]

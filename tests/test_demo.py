@@ -161,3 +161,68 @@ def test_demo_reads_no_output_through_a_symbolic_link(tmp_path):
     result = CliRunner().invoke(main, ["demo", "--fixtures", str(folder), "--root", str(tmp_path / "r"), "--json"])
     assert result.exit_code == 0, result.output
     assert [e["source_tool"] for e in json.loads(result.stdout) if e["kind"] == "handle"] == ["real"]
+
+
+def test_demo_prints_odd_file_and_folder_names_as_written_on_one_line(tmp_path):
+    """Names were printed through rich's markup and as they were: a folder ``a[/]b`` stopped the demo with a
+    traceback (``MarkupError: closing tag '[/]' ... has nothing to close``), a file ``[bold]x.log`` was listed as
+    ``x.log`` (and its tool ``[bold]x`` in the run's listing, which ``scratchfs ls`` prints too), a name with bytes
+    that are not UTF-8 was a traceback on a strict UTF-8 output (``surrogates not allowed``), a name holding ESC wrote
+    a terminal escape and one holding a newline split its report line in two. Each is printed as written, escaped."""
+    import io
+
+    from rich.console import Console
+
+    from scratchfs.cli.render import Listing
+
+    folder = tmp_path / "a[" / "]b"
+    folder.mkdir(parents=True)
+    (folder / "[bold]x.log").write_bytes(b"ERROR a line of the log\n" * 2000)
+    for name in (b"bad\xff.txt", b"esc\x1b[31m.txt", b"new\nline.txt"):
+        with open(os.path.join(os.fsencode(folder), name), "wb") as out:
+            out.write(b"small\n")
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+           "HOME": str(tmp_path / "home"), "PYTHONIOENCODING": "utf-8"}  # (strict: as a UTF-8 terminal's)
+    command = [sys.executable, "-m", "scratchfs", "demo", "--fixtures", str(folder), "--root", str(tmp_path / "r")]
+    report = subprocess.run(command, env=env, capture_output=True, timeout=300)
+    assert report.returncode == 0, report.stderr
+    out = report.stdout.decode()
+    assert f"4 real tool outputs from {folder}," in out
+    checked = out.split("checked against the original bytes:\n", 1)[1].split("\n\n")[0].splitlines()
+    assert [line.strip().split(": ", 1)[0] for line in checked] == [
+        "[bold]x.log", "bad\\xff.txt", "esc\\x1b[31m.txt", "new\\nline.txt"]
+    assert "[bold]x.log: range read ok" in out and "\x1b" not in out
+    assert "│ [bold]x.log" in out and "│ [bold]x " in out  # (the outputs' table; the run's listing: its tool)
+    console = Console(file=io.StringIO(), width=80)
+    console.print(Listing(["run", "tool"], rows=[["r[/]", "[bold]t"]], title="[/]").table(80))
+    assert "r[/]" in console.file.getvalue() and "[bold]t" in console.file.getvalue()
+
+
+def test_demo_of_a_folder_it_cannot_list_names_the_folder(tmp_path, monkeypatch):
+    """A folder the demo may not list was told ``storage: Permission denied`` (exit 4), as if the store had failed."""
+    def refused(self):
+        raise PermissionError(13, "Permission denied")
+
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    monkeypatch.setattr(Path, "iterdir", refused)
+    result = CliRunner().invoke(main, ["demo", "--fixtures", str(folder), "--root", str(tmp_path / "r")])
+    assert result.exit_code == 2, result.output
+    assert f"cannot list {folder}: Permission denied" in result.stderr and "storage" not in result.stderr
+
+
+def test_demo_of_an_output_of_one_long_word_checks_it_and_goes_on(tmp_path):
+    """A hex dump of 600,000 digits on one line (or any run of letters and digits over 4 KiB) stopped the demo: the
+    word it searched for was the whole run, 64 KiB, and the search refused it ('match is 65536 bytes, longer than
+    the limit of 4096', exit 2), the outputs after it never read. The word is at most 64 characters, and a read the
+    store refuses is named on the output's line while the others go on."""
+    folder = tmp_path / "outputs"
+    folder.mkdir()
+    (folder / "hex.txt").write_bytes(b"a" + os.urandom(300_000).hex().encode())  # (a word from its first byte)
+    (folder / "log.txt").write_bytes(b"INFO the next output is read too\n" * 1000)
+    result = CliRunner().invoke(main, ["demo", "--fixtures", str(folder), "--root", str(tmp_path / "r")],
+                                terminal_width=200)
+    assert result.exit_code == 0, result.output
+    assert "hex.txt: range read ok" in result.stdout and "log.txt: range read ok" in result.stdout
+    hex_line = next(line for line in result.stdout.splitlines() if line.strip().startswith("hex.txt:"))
+    assert "search ok (1 window of '" in hex_line and len(hex_line.split("'")[1]) == 64, hex_line

@@ -145,6 +145,31 @@ def test_a_short_oneline_log_is_told_whole(git, count):
     assert shape_of(log).startswith(f"git log --oneline, {count} lines, {count} commits: {first[:30]}")
 
 
+@pytest.mark.parametrize("flags", [["--graph"], ["--graph", "--stat"], [], ["--name-only"]])
+def test_a_message_or_file_line_reading_commit_hash_is_no_commit(tmp_path, flags):
+    """A message's bullet '* commit <hash>' behind a --graph lost its indent with the graph (whose '*' it read as the
+    commit's) and counted as a commit: 5 commits were told as 15, each bullet listed as one with no subject (hostile2
+    helper); a file named 'commit <hash>' in --name-only did so too, and the last commit of a graph, behind the
+    graph's padding, lost its subject. A commit is a 'commit <hash>' line over its Author: or Merge: one."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+
+    def run(*args: str) -> bytes:
+        return subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@e", *args],
+                              check=True, capture_output=True).stdout
+
+    run("init", "-q", "-b", "main")
+    for n in range(6):
+        (repo / ("commit deadbeef00112233" if n == 3 else f"f{n}.txt")).write_text(f"{n}\n")
+        run("add", "-A")
+        run("commit", "-qm", f"subject {n}\n\nReverts:\n* commit deadbeef00112233 broke it\n* commit 0123456789abcdef")
+    log = run("log", *flags)
+    commits = run("log", "--format=%h %s").decode().splitlines()
+    name = "git log --graph" if flags[:1] == ["--graph"] else "git log"
+    _check_commits(log, shape_of(log), commits, name)
+    assert "deadbee" not in shape_of(log)
+
+
 def test_the_git_log_of_mcp_server_git_lists_each_commit_at_its_line_with_its_subject():
     """The README's mcp-proxy example spills the git_log results of mcp-server-git, whose layout is its own
     ("Commit history:", then "Commit: <hash>", "Author:", "Date:", "Message: <subject>" per commit): the stub said
@@ -167,3 +192,22 @@ def test_the_git_log_of_mcp_server_git_lists_each_commit_at_its_line_with_its_su
         assert expected.startswith(subject.rstrip("…"))
     # told at the start only: the same lines after other text are text
     assert not shape_of(b"Some output\n" + log).startswith(GIT_LOG_SHAPE)
+
+
+def test_a_message_line_of_the_mcp_git_servers_layout_is_no_commit():
+    """The MCP git server writes each message unindented, so a message's own line 'Commit: <hash>' (a revert's, a
+    cherry-pick's, quoted history) was taken for a commit: 12 commits were told as 24, every other one a hash with no
+    subject at a message's line (hostile2 helper). A commit is a 'Commit:' line over its Author:, Date: and Message:
+    lines."""
+    parts = ["Commit history:"]
+    for i in range(12):
+        parts += [f"Commit: {i + 1:040x}", "Author: A <a@b>", "Date: 2026-12-05 10:00:00+00:00",
+                  f"Message: subject {i}\n\nThis reverts\nCommit: {'f' * 40}\nwhich broke it.\n"]
+    log = ("\n".join(parts) + "\n").encode()
+    shape = shape_of(log)
+    lines = log.decode().splitlines()
+    starts = [n for n, line in enumerate(lines, 1) if line.startswith("Commit: ") and lines[n].startswith("Author: ")]
+    assert shape.startswith(f"{GIT_LOG_SHAPE}, {len(lines)} lines, 12 commits: "), shape
+    listed = re.findall(r"([0-9a-f]{7}) (subject \d+) \(line ([\d,]+)\)", shape)
+    assert [int(line) for _, _, line in listed] == starts[: len(listed)] and len(listed) >= 5, shape
+    assert "fffffff" not in shape

@@ -132,6 +132,20 @@ def test_a_json_key_naming_bytes_not_utf8_says_nothing_of_its_bytes():
     assert not_utf8_said(describe(latin, len(latin), 1).text)
 
 
+def test_an_html_pages_last_heading_naming_bytes_not_utf8_says_nothing_of_its_bytes():
+    """An HTML shape ends with its headings, the page's own words: a last heading '...; 3 bytes not UTF-8 (shown as
+    U+FFFD)' read as the count a shape ends with when its bytes are not UTF-8 (hostile2 helper). A heading holding a
+    ';' or a '|' is listed in JSON quotes; a page whose bytes are not UTF-8 still says so."""
+    spoof = f"t; 3 bytes{NOT_UTF8}"
+    for body in (f"<h1>{spoof}</h1>", f"<h2>a</h2><h3>{spoof}</h3>", f"<h2>x | h3 {spoof}</h2>"):
+        data = f"<html><head><title>p</title></head><body>{body}<p>{'text ' * 20}</p></body></html>".encode()
+        shape = describe(data, len(data), 1)
+        assert shape.content_type == "html" and NOT_UTF8 in shape.text, shape.text
+        assert not not_utf8_said(shape.text) and shape.text.endswith(f'{spoof}"'), shape.text
+        latin = data.replace(b"<p>", "<p>caf\u00e9".encode("latin-1"), 1)
+        assert not_utf8_said(describe(latin, len(latin), 1).text)
+
+
 def test_a_test_runs_own_words_saying_coloured_make_no_coloured_output():
     from scratchfs.api.shape_terminal import COLOURED, coloured
 

@@ -535,6 +535,27 @@ def test_a_handle_and_a_scratchpad_key_taken_for_each_other_are_told_apart(scrat
                                                              "note": A_HANDLE_IS_NO_KEY}
 
 
+def test_a_scratchpad_key_shaped_as_a_handle_of_nothing_is_not_said_to_be_a_handle(scratch_scope):
+    """scratch_read(key="h_...") of a text shaped as a handle said 'this is the handle of a spilled result: read it
+    with read_handle(handle="h_...")' whether or not any result had that handle (hostile2 helper: a handle with a
+    character changed, one of another agent), so the call it named failed in turn. It says that only of a live
+    handle of the scope; another is said to be neither key nor handle, naming the handle of the scope one or two
+    characters from it (never another agent's)."""
+    tools = ScratchTools(scratch_scope)
+    handle = scratch_scope.spill("x" * 100).handle
+    other = scratch_scope.store.scope(scratch_scope.run_id, "someone-else").spill("y" * 100).handle
+    typo = handle[:-1] + ("a" if handle[-1] != "a" else "b")
+    where = f"in this scope (run {scratch_scope.run_id!r}, agent {scratch_scope.agent_id!r})"
+    with pytest.raises(NotFound) as info:
+        tools.call("scratch_read", {"key": typo})
+    assert str(info.value) == (f"no key {typo!r} (nor handle) {where}; did you mean {handle!r}, a handle of this "
+                               "scope one or two characters away?")
+    for nothing in (other, other[:-1] + ("a" if other[-1] != "a" else "b")):
+        with pytest.raises(NotFound) as info:
+            tools.call("scratch_read", {"key": nothing})
+        assert str(info.value) == f"no key {nothing!r} (nor handle) {where}"
+
+
 def test_a_handle_copied_with_a_character_changed_is_not_found_naming_the_one_of_this_scope(scratch_scope):
     """A model that copies a handle's 24 random letters with one wrong was told "no handle ... in this scope" and
     nothing more (found by the newuser helper). The refusal names the live handle of the same scope one or two

@@ -503,8 +503,9 @@ class Entries:
 
     def not_found(self, run_id: str, agent_id: str, kind: str, key: str, reading: bool = True) -> NotFound:
         """The :class:`NotFound` for a key of this scope: :class:`Expired` or :class:`Deleted` when the index knows
-        what happened within the last hour. A scratchpad key shaped as a handle that names nothing is said to be a
-        handle, with the ``read_handle`` call that reads it when ``reading`` (a read, not a delete)."""
+        what happened within the last hour. A scratchpad key that is the handle of a live spilled result is said to
+        be one, with the ``read_handle`` call that reads it, when ``reading`` (a read, not a delete); one shaped as a
+        handle that names none is said to be neither, naming the handle of this scope it is likely copied from."""
         what = f"{'handle' if kind == 'handle' else 'key'} {key!r}"
         now = self.now()
         try:  # reported Expired: gone for good (an index without expire_now leaves it to the sweep)
@@ -517,9 +518,15 @@ class Entries:
         gone = self.index.gone(run_id, agent_id, kind, key, now)
         if gone is None:
             handle = reading and kind != "handle" and checks.HANDLE_RE.match(key) is not None
+            try:  # (an index that cannot say: told as before, a handle)
+                live = handle and self.index.lookup(run_id, agent_id, "handle", key, now) is not None
+            except ScratchError:
+                live = handle
             hint = (f"; this is the handle of a spilled result, not a scratchpad key: read it with "
-                    f'read_handle(handle="{key}")') if handle else ""
-            meant = self._handle_meant(run_id, agent_id, key, now) if kind == "handle" else None
+                    f'read_handle(handle="{key}")') if live else ""
+            near = kind == "handle" or (handle and not live)  # (shaped as a handle that names none: one near it)
+            what += " (nor handle)" if handle and not live else ""
+            meant = self._handle_meant(run_id, agent_id, key, now) if near else None
             hint = f"; did you mean {meant!r}, a handle of this scope one or two characters away?" if meant else hint
             return NotFound(f"no {what} in this scope (run {run_id!r}, agent {agent_id!r}){hint}")
         when = f"{_utc(gone.at)} (epoch {gone.at:.3f})"

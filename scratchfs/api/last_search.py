@@ -60,15 +60,15 @@ def last_search(scope: Scope, found: Matches, matcher: Matcher, offset: int, bef
     timeout = scope.store.settings.pattern_timeout
     with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened:
         size, binary = opened.entry.size, opened.entry.content_type == "binary"
+        end = check_search_end(found.end, offset, size)
+        if end is not None and before > end:  # (before= past the size too: before=end is what works)
+            raise InvalidArgument(f"before={before} is past end={end}: before=end gives the last matches before it")
         if before > size:
             raise InvalidArgument(f"before {before} is past the end of {handle} ({plural(size, 'byte')}): "
                                   f"before={size} gives the last matches")
         if offset > before:
             raise InvalidArgument(f"offset {offset} is after before={before}: a search from the end shows the last "
                                   "matches that start from offset up to before")
-        end = check_search_end(found.end, offset, size)
-        if end is not None and before > end:
-            raise InvalidArgument(f"before={before} is past end={end}: before=end gives the last matches before it")
         with reading(handle):
             got = last_matches(opened.reader, matcher, offset, before, reach, found.max_matches, cap,
                                opened.lines.line_of_frame, sink, time.monotonic() + COUNT_SHARE * timeout, end=end)

@@ -34,11 +34,17 @@ GIT_LOG_SHAPE = "git log"
 """How the shape of a ``git log`` starts."""
 
 _FIRST_RE = re.compile(rb"commit [0-9a-f]{7,64}\b[^\n]*\r?\n(?:Merge|Author): ")
-_COMMIT_RE = re.compile(rb"\ncommit ([0-9a-f]{7,64})\b")
-_SUBJECT_RE = re.compile(rb"\n\r?\n {4}([^\r\n]*)")
+_COMMIT_RE = re.compile(rb"\ncommit ([0-9a-f]{7,64})\b(?=[^\n]*\n {0,3}(?:Merge|Author): )")
+"""A commit of git's layout: its ``commit <hash>`` line over its ``Merge:`` or ``Author:`` one (as the first must be,
+:data:`_FIRST_RE`; behind a ``--graph`` taken off, the spaces a column left or the last commit's padding before it),
+so that a message's line ``* commit <hash>`` behind a ``--graph`` (whose ``*`` reads as the graph's) or a file named
+so in ``--name-only`` is none: a message's lines stand 4 spaces in."""
+_SUBJECT_RE = re.compile(rb"\n *\r?\n {4}([^\r\n]*)")  # (a blank line: the graph's padding after its last commit)
 _STAT_RE = re.compile(rb"\n (\d+) files? changed(?:, (\d+) insertions?\(\+\))?(?:, (\d+) deletions?\(-\))?")
 _TOOL_FIRST_RE = re.compile(rb"(?:Commit history:\r?\n)?Commit: [0-9a-f]{7,64}\r?\nAuthor: ")
-_TOOL_COMMIT_RE = re.compile(rb"\nCommit: ([0-9a-f]{7,64})\r?\n")
+_TOOL_COMMIT_RE = re.compile(rb"\nCommit: ([0-9a-f]{7,64})\r?\n(?=Author: [^\n]*\nDate: [^\n]*\nMessage: )")
+"""A commit of the MCP git server's layout: its ``Commit:`` line followed by its ``Author:``, ``Date:`` and
+``Message:`` ones, so that a message's own line ``Commit: <hash>`` (the server writes messages unindented) is none."""
 _TOOL_SUBJECT_RE = re.compile(rb"\nMessage: ([^\r\n]*)")
 _SUBJECT_CHARS = 40
 _HEX_DIGITS = b"0123456789abcdef"

@@ -5,6 +5,7 @@ them), and how much of the sample is text."""
 from __future__ import annotations
 
 import html
+import json
 import re
 
 from scratchfs.api.shape_words import MAX_SHAPE_CHARS, clip, kib, plural, short_name
@@ -75,6 +76,14 @@ def _text_bytes(sample: bytes, codec: str) -> int:
     return kept + len(_page_text(_TAG_RE.sub(b" ", rest), codec).encode("utf-8", "replace"))
 
 
+def _heading(body: str) -> str:
+    """A heading's text as the shape lists it (48 characters at most); in JSON quotes when it holds a ``;`` or a
+    ``|``, which would read as more of the shape -- another heading, or the count of bytes not UTF-8 that may follow
+    the list (:func:`~scratchfs.api.shape_said.not_utf8_said` reads it at the shape's end)."""
+    text = short_name(body, 48)
+    return json.dumps(text, ensure_ascii=False) if ";" in text or "|" in text else text
+
+
 def html_shape(sample: bytes, scope: str) -> str:
     """The shape of an HTML page from its first bytes ``sample`` (``scope`` says how much of the page it is, or
     ``""``): its title, how much of it is text (:func:`_text_bytes`: what the text view of the sample takes, within
@@ -96,7 +105,7 @@ def html_shape(sample: bytes, scope: str) -> str:
     text += f"; {'at least ' if scope else ''}{plural(len(headings), 'heading')}: "  # (a sample's: more may follow)
     listed: list[str] = []
     for count, (level, body) in enumerate(headings):
-        item = f"h{level} {short_name(body, 48)}"
+        item = f"h{level} {_heading(body)}"
         if listed and listed[-1] == item:
             continue  # a heading repeated right after itself (a page title over its first section)
         more = f" … {len(headings) - count} more" if count < len(headings) else ""

@@ -14,6 +14,7 @@ from typing import TextIO
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from scratchfs.engine.protocols import Entry
 
@@ -100,15 +101,16 @@ class Listing:
         """A rich table at most ``width`` characters wide (ids whole; see the class docstring)."""
         shown, widths = self.fitted(width)
         index = [self.columns.index(c) for c in shown]
-        table = Table(title=self.title, expand=False)
+        table = Table(title=None if self.title is None else Text(self.title), expand=False)  # (cells are text as
+        # written: a run, key or tool name holding '[/]' or '[bold]' is no rich markup)
         for name, size in zip(shown, widths, strict=True):
             table.add_column(name, justify="right" if name in self.right else "left", no_wrap=True,
                              overflow="ignore", min_width=min(size, len(name)), max_width=size)
         for row in self.rows:
-            table.add_row(*[middle_ellipsis(row[i], size) for i, size in zip(index, widths, strict=True)])
+            table.add_row(*[Text(middle_ellipsis(row[i], size)) for i, size in zip(index, widths, strict=True)])
         if self.total:
             table.add_section()
-            table.add_row(*[middle_ellipsis(self.total[i], size) for i, size in zip(index, widths, strict=True)])
+            table.add_row(*[Text(middle_ellipsis(self.total[i], size)) for i, size in zip(index, widths, strict=True)])
         return table
 
     def tsv(self) -> str:

@@ -63,6 +63,7 @@ __all__ = [
     "Searcher",
     "Sink",
     "Window",
+    "bounded_error",
     "count",
     "search",
 ]
@@ -365,6 +366,7 @@ class Searcher:
                  stop: int | None = None, end: int | None = None) -> None:
         self.reader, self.matcher = reader, matcher
         self.size = reader.table.size if end is None else min(end, reader.table.size)
+        self.bounded = self.size < reader.table.size  # (a pattern error's advice then says end= too)
         self.lines = _Lines(reader, line_of_frame, self.size)
         self.buf = bytearray()
         self.base = 0  # content offset of buf[0]
@@ -448,6 +450,8 @@ class Searcher:
                     return
                 self.pos = end
         except (PatternTimeout, PatternTooLong) as exc:
+            if not sink.taken and self.bounded:
+                raise bounded_error(exc, self.size) from None
             if not sink.taken:
                 raise
             self.next_offset = exc.resume_offset  # return what was found; the next call meets the error
@@ -462,6 +466,13 @@ class Searcher:
         if cut > self.base:
             del self.buf[: cut - self.base]
             self.base = cut
+
+
+def bounded_error(error: PatternTimeout | PatternTooLong, end: int) -> PatternTimeout | PatternTooLong:
+    """``error`` (met by a search that ends at byte ``end``, short of the content's end) saying so: the offsets its
+    advice names are a search's with ``end=`` too, which a search without it would pass."""
+    return type(error)(f"{error} (with end={end}, as this search: without it a search goes on past byte {end})",
+                       error.resume_offset)
 
 
 def search(reader: SeekableReader, matcher: Matcher, start: int, context: int, max_matches: int, budget: int,
