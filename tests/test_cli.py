@@ -797,7 +797,7 @@ def test_scratch_delete_of_a_handle_says_it_is_a_handle_as_mcp_does(cli):
     assert cli("read-handle", handle).stdout_bytes == b"x" * 100  # nothing deleted
     plain = cli("scratch-delete", "plan")
     assert (plain.exit_code, plain.stderr) == (1, "scratchfs: not found: no key 'plan' in this scope (run 'run-1', "
-                                                  "agent 'agent-1')\n")
+                                                  "agent 'agent-1'); scratch_list lists the keys of this scope\n")
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/mem"), reason="no /proc/self/mem on this system")

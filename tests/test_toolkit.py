@@ -404,7 +404,10 @@ def test_store_errors_keep_their_kind(scratch_scope):
     with pytest.raises(NotFound) as info:
         tools.call("read_handle", {"handle": "h_" + "a" * 24})
     assert error_text(info.value) == ("not found: no handle 'h_aaaaaaaaaaaaaaaaaaaaaaaa' in this scope "
-                                      f"(run {scratch_scope.run_id!r}, agent {scratch_scope.agent_id!r})")
+                                      f"(run {scratch_scope.run_id!r}, agent {scratch_scope.agent_id!r}); copy the "
+                                      "handle whole from the stub that gave it (another run's or agent's is not read "
+                                      "here), or run the tool that made it again if its result expired over an hour "
+                                      "ago")  # (how to go on: no handle near it, none gone in the last hour)
     handle = scratch_scope.spill("abc").handle
     with pytest.raises(InvalidArgument, match="length applies to range reads"):
         tools.call("read_handle", {"handle": handle, "match": "b", "length": 3})
@@ -522,7 +525,7 @@ def test_a_handle_and_a_scratchpad_key_taken_for_each_other_are_told_apart(scrat
         f'the handle of a spilled result, not a scratchpad key: read it with read_handle(handle="{handle}")')
     with pytest.raises(NotFound) as info:
         tools.call("scratch_read", {"key": "notes"})
-    assert str(info.value).endswith(f"agent {scratch_scope.agent_id!r})")
+    assert str(info.value).endswith(f"agent {scratch_scope.agent_id!r}); scratch_list lists the keys of this scope")
     tools.call("scratch_write", {"key": "notes", "value": "v"})
     with pytest.raises(InvalidArgument) as info:
         tools.call("read_handle", {"handle": "notes"})

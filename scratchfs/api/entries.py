@@ -69,6 +69,9 @@ from scratchfs.foundation.text import plural
 
 T = TypeVar("T")
 _COUNT_BYTES = array("I").itemsize  # bytes per frame of an entry's per-frame newline counts
+_LOST_HANDLE = ("; copy the handle whole from the stub that gave it (another run's or agent's is not read here), or "
+                "run the tool that made it again if its result expired over an hour ago")
+_LOST_KEY = "; scratch_list lists the keys of this scope"
 _HANDLES_COMPARED = 2_000  # the live handles of a scope a handle that names nothing is compared with (one page)
 _CLOSE_HANDLE = 0.9  # difflib's ratio: 2 of 26 characters changed is 0.92 at worst; two random handles score ~0.3
 
@@ -505,7 +508,9 @@ class Entries:
         """The :class:`NotFound` for a key of this scope: :class:`Expired` or :class:`Deleted` when the index knows
         what happened within the last hour. A scratchpad key that is the handle of a live spilled result is said to
         be one, with the ``read_handle`` call that reads it, when ``reading`` (a read, not a delete); one shaped as a
-        handle that names none is said to be neither, naming the handle of this scope it is likely copied from."""
+        handle that names none is said to be neither, naming the handle of this scope it is likely copied from; a
+        handle or key that names nothing else says how to go on (copy the handle whole, or run the tool again; list
+        the keys)."""
         what = f"{'handle' if kind == 'handle' else 'key'} {key!r}"
         now = self.now()
         try:  # reported Expired: gone for good (an index without expire_now leaves it to the sweep)
@@ -527,7 +532,8 @@ class Entries:
             near = kind == "handle" or (handle and not live)  # (shaped as a handle that names none: one near it)
             what += " (nor handle)" if handle and not live else ""
             meant = self._handle_meant(run_id, agent_id, key, now) if near else None
-            hint = f"; did you mean {meant!r}, a handle of this scope one or two characters away?" if meant else hint
+            hint = f"; did you mean {meant!r}, a handle of this scope one or two characters away?" if meant else \
+                hint or (_LOST_HANDLE if kind == "handle" else "" if checks.HANDLE_RE.match(key) else _LOST_KEY)
             return NotFound(f"no {what} in this scope (run {run_id!r}, agent {agent_id!r}){hint}")
         when = f"{_utc(gone.at)} (epoch {gone.at:.3f})"
         again = "run the tool that made it again" if kind == "handle" else "write it again"
