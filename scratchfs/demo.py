@@ -166,8 +166,9 @@ def _first(fd: int, size: int, needle: bytes) -> int:
 
 
 def check_reads(scope: Scope, handle: str, fd: int, size: int, name: str) -> str:
-    """Read a range and search a word of the spilled output ``handle`` back, each checked against the file open at
-    ``fd`` (``size`` bytes): the report's line for output ``name``."""
+    """Read a range (256 bytes from the middle) and search a word of the spilled output ``handle`` back, each checked
+    against the file open at ``fd`` (``size`` bytes): the report's line for output ``name``. Raises ScratchError
+    (a read's refusal, as :meth:`Scope.read_handle` raises it), OSError (the file cannot be read)."""
     middle = size // 2
     part = scope.read_handle(handle, offset=middle, length=256)
     range_ok = part.data == os.pread(fd, 256, middle)
@@ -209,7 +210,8 @@ def _one_output(scope: Scope, fd: int, path: Path, checks: list[str], stubs: lis
         return out.size, out.to_context, 0, [human_bytes(out.size), human_bytes(out.to_context), "-", "-"]
     handle = out.stub.handle
     stubs.append((name, out.stub.to_json()))
-    entry = next(e for e in scope.list_entries() if e.key == handle)
+    entry = scope.entry("handle", handle)  # (one lookup: the run's listing grows with each output)
+    assert entry is not None  # (just spilled, its ttl the store's default: an hour)
     try:
         checks.append(check_reads(scope, handle, fd, out.size, name))
     except (OSError, ScratchError) as exc:  # (a read's refusal or failure: named, and the others go on)
