@@ -6,8 +6,7 @@ range read and a match search against the original bytes. Then a scratchpad roun
 
 Each output is opened once, as a regular file and never through a symbolic link (``O_NOFOLLOW``), and read as a
 stream: a file of a few GiB is spilled, and its reads checked against the file, in memory that does not grow with
-it (only an output small enough that the spill policy must measure its text, :data:`WHOLE_BYTES` at most, is read
-whole, to be offloaded as a runtime offloads it).
+it (an output of at most :data:`WHOLE_BYTES` is read whole, to be offloaded as a runtime offloads it).
 """
 
 from __future__ import annotations
@@ -100,8 +99,8 @@ def outputs(folder: Path, every: bool) -> list[Path]:
 
 
 WHOLE_BYTES = 1024 * 1024
-"""Largest output the demo reads whole, to offload it as a runtime does (the spill policy measures the JSON text of
-one of at most six times the threshold); a larger one is streamed (:func:`offload_file`)."""
+"""Largest output, in bytes, the demo reads whole, to offload it as a runtime does (:meth:`Scope.offload`); a larger
+one is streamed (:func:`offload_file`)."""
 _CHUNK = 1024 * 1024  # bytes read at a time from a streamed output
 _NEEDLE_LOOK = 64 * 1024  # bytes from the middle of an output a word to search for is picked in
 _OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # no link followed, no FIFO waited on
@@ -132,9 +131,10 @@ def _chunks(fd: int, size: int) -> Iterator[bytes]:
 def offload_file(scope: Scope, fd: int, tool: str, result_class: str) -> Offloaded:
     """Offload the regular file open at ``fd`` as a runtime offloads a tool result (:meth:`Scope.offload`, the
     spill policy deciding), streaming it: one of at most :data:`WHOLE_BYTES` is offloaded whole; a larger one is
-    larger than any spill threshold as the model would receive it, so the policy's other rules decide (on its first
-    bytes), and it is spilled from the file chunk by chunk. Raises ScratchError when the store refuses a streamed
-    spill (a quota, a full disk), OSError when the file cannot be read."""
+    judged by the policy on its first ``spill_threshold_bytes + 1`` bytes, which decide as the whole would
+    (:func:`~scratchfs.api.policy.should_spill` measures the JSON text only of a result of at most the threshold: a
+    longer one is over it, whatever it holds), and it is spilled from the file chunk by chunk. Raises ScratchError
+    when the store refuses a streamed spill (a quota, a full disk), OSError when the file cannot be read."""
     size = os.fstat(fd).st_size
     settings = scope.store.settings
     if size <= WHOLE_BYTES:
@@ -166,8 +166,9 @@ def _first(fd: int, size: int, needle: bytes) -> int:
 
 
 def check_reads(scope: Scope, handle: str, fd: int, size: int, name: str) -> str:
-    """Read a range and search a word of the spilled output ``handle`` back, each checked against the file open at
-    ``fd`` (``size`` bytes): the report's line for output ``name``."""
+    """Read a range (256 bytes from the middle) and search a word of the spilled output ``handle`` back, each checked
+    against the file open at ``fd`` (``size`` bytes): the report's line for output ``name``. Raises ScratchError
+    (a read's refusal, as :meth:`Scope.read_handle` raises it), OSError (the file cannot be read)."""
     middle = size // 2
     part = scope.read_handle(handle, offset=middle, length=256)
     range_ok = part.data == os.pread(fd, 256, middle)
@@ -209,7 +210,8 @@ def _one_output(scope: Scope, fd: int, path: Path, checks: list[str], stubs: lis
         return out.size, out.to_context, 0, [human_bytes(out.size), human_bytes(out.to_context), "-", "-"]
     handle = out.stub.handle
     stubs.append((name, out.stub.to_json()))
-    entry = next(e for e in scope.list_entries() if e.key == handle)
+    entry = scope.entry("handle", handle)  # (one lookup: the run's listing grows with each output)
+    assert entry is not None  # (just spilled, its ttl the store's default: an hour)
     try:
         checks.append(check_reads(scope, handle, fd, out.size, name))
     except (OSError, ScratchError) as exc:  # (a read's refusal or failure: named, and the others go on)

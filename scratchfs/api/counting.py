@@ -145,11 +145,12 @@ def count_matches(scope: Scope, handle: str, match: str | None, pattern: str | N
         with reading(handle):
             found, lines, next_offset = count(opened.reader, matcher, offset, opened.lines.line_of_frame,
                                               time.monotonic() + COUNT_SHARE * timeout, end)
-            missed = None if found or offset or next_offset is not None or end is not None else whole_miss_note(
-                opened, handle, needle, pattern, ignore_case)  # (none in all of it: markup, escapes, CRLF, another
-            # encoding may be why)
-    if end is not None and not found and next_offset is None:
-        missed = bounded_miss(offset, end, size)
+            none = not found and next_offset is None  # (counted to the end: no match)
+            missed = None
+            if none and end is not None:  # (bounded: where it looked)
+                missed = bounded_miss(offset, end, size)
+            elif none and not offset:  # (none in all of it: markup, escapes, CRLF, another encoding may be why)
+                missed = whole_miss_note(opened, handle, needle, pattern, ignore_case)
     return MatchCount(handle, match, pattern, ignore_case, offset, size, found, lines, next_offset,
                       COUNT_SHARE * timeout, budget, note=missed, end=end)
 

@@ -73,11 +73,12 @@ def last_search(scope: Scope, found: Matches, matcher: Matcher, offset: int, bef
             got = last_matches(opened.reader, matcher, offset, before, reach, found.max_matches, cap,
                                opened.lines.line_of_frame, sink, time.monotonic() + COUNT_SHARE * timeout, end=end)
             none = not (got.windows or got.resume is not None or got.next_before is not None)
-            whole = none and not offset and before == size and end is None  # (no match in all of it: the reason a
-            # forward search's note gives, if any)
-            missed = whole_miss_note(opened, handle, found.match, found.pattern, found.ignore_case) if whole else None
-            if none and end is not None:
+            missed = None
+            if none and end is not None:  # (bounded: where it looked)
                 missed = bounded_miss(offset, before, size, "before")
+            elif none and not offset and before == size:  # (no match in all of it: the reason a forward search's
+                # note gives, if any)
+                missed = whole_miss_note(opened, handle, found.match, found.pattern, found.ignore_case)
     origin, next_before, note = offset, got.next_before, missed
     if got.resume is not None:
         origin, next_before = got.resume, before

@@ -16,12 +16,12 @@ from scratchfs.api.archive import MEMBERS_VIEW
 from scratchfs.api.tools import check_read_modes
 from scratchfs.foundation.errors import InvalidArgument
 
-__all__ = ["count_alone", "only_one_read", "refuse_mixed"]
+__all__ = ["only_one_read", "refuse_mixed"]
 
 _SEARCH_ARGUMENTS = ("match", "pattern", "context", "max_matches", "before", "ignore_case")
 
 
-def count_alone(others: set[str]) -> None:
+def _count_alone(others: set[str]) -> None:
     """Refuse ``count`` beside arguments of windows, lines, ranges or structure reads (a count shows none)."""
     if others:
         view = ('; a text view (an HTML page\'s, terminal output as rendered) is not counted: list the view\'s '
@@ -65,8 +65,8 @@ def refuse_mixed(counting: bool, given: dict[str, Any], asked: dict[str, Any], o
     plain reads' mixes (:func:`~scratchfs.api.tools.check_read_modes`). Raises InvalidArgument, whose message says
     what each argument of another read is for and how to make one read of the call."""
     if counting:
-        count_alone(given.keys() | {k for k, v in asked.items() if v is not None and k not in ("match", "pattern",
-                                                                                                "end")})
+        _count_alone(given.keys() | {k for k, v in asked.items()
+                                     if v is not None and k not in ("match", "pattern", "end")})
         return
     searching = asked["match"] is not None or asked["pattern"] is not None
     if not given:

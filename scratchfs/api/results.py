@@ -286,8 +286,12 @@ class Matches:
         searched yet (0 when the search is complete)."""
         if self.next_offset is None:
             return 0
-        bound = self.size if self.end is None else self.end
-        return self.next_offset - self.origin if self.before is not None else bound - self.next_offset
+        return self.next_offset - self.origin if self.before is not None else self.bound - self.next_offset
+
+    @property
+    def bound(self) -> int:
+        """Where the search ends, a byte offset: ``end``, else the content's size (as :attr:`Slice.bound`)."""
+        return self.size if self.end is None else self.end
 
     @property
     def match_count(self) -> int:

@@ -345,8 +345,7 @@ def _budget_note(found: Matches, windows: int, count: int, budget: int) -> str:
     narrower = " or a smaller context=" if found.context else ""
     grouped = f" in {plural(windows, 'window')}" if windows != count else ""  # (near matches merge)
     total = "" if found.view else "; count=true counts them all"  # (a text view is not counted)
-    total += f"; before={found.end or found.size} shows the last ones" if found.before is None and not found.view \
-        else ""
+    total += f"; before={found.bound} shows the last ones" if found.before is None and not found.view else ""
     return (f"the budget ({budget} bytes) cut this reply to {count} of max_matches={found.max_matches} "
             f"matches{grouped}; next_call goes on (a larger budget=, up to {MAX_REPLY_BYTES},{narrower} "
             f"shows more matches a reply){total}")

@@ -63,7 +63,6 @@ __all__ = [
     "Searcher",
     "Sink",
     "Window",
-    "bounded_error",
     "count",
     "search",
 ]
@@ -451,7 +450,7 @@ class Searcher:
                 self.pos = end
         except (PatternTimeout, PatternTooLong) as exc:
             if not sink.taken and self.bounded:
-                raise bounded_error(exc, self.size) from None
+                raise _bounded_error(exc, self.size) from None
             if not sink.taken:
                 raise
             self.next_offset = exc.resume_offset  # return what was found; the next call meets the error
@@ -468,7 +467,7 @@ class Searcher:
             self.base = cut
 
 
-def bounded_error(error: PatternTimeout | PatternTooLong, end: int) -> PatternTimeout | PatternTooLong:
+def _bounded_error(error: PatternTimeout | PatternTooLong, end: int) -> PatternTimeout | PatternTooLong:
     """``error`` (met by a search that ends at byte ``end``, short of the content's end) saying so: the offsets its
     advice names are a search's with ``end=`` too, which a search without it would pass."""
     return type(error)(f"{error} (with end={end}, as this search: without it a search goes on past byte {end})",
